@@ -45,8 +45,11 @@ from .signature_changes.compare import distance, explain, explain_changes  # noq
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
     _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX,
-    _INIT_METHOD_FRESH_FIX, _INSTANCE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
-    _HOIST_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change, hoistable_line, partial_call)
+    _INIT_METHOD_FRESH_FIX, _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX, _METHOD_FRESH_FIX,
+    _METHOD_NEW_OBJECT_FIX, _PARTIAL_AT_CALL_FIX,
+    _PARTIAL_FRESH_FIX,
+    _HOIST_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change, hoistable_line, method_at_the_call,
+    partial_at_the_call, partial_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.at_the_calls import at_the_calls, bound_where_called
@@ -160,8 +163,10 @@ def _fresh_jit_changes(jitted) -> tuple:
     change = fresh_jit_change(f"jit({jitted._name}) compiled for ({compiled_for})")
     free = getattr(getattr(_user_function(fun), "__code__", None), "co_freevars", ())
     if isinstance(fun, functools.partial):      # jit(partial(g, k)) made anew
+        at_call = partial_at_the_call(fun, user_source_info())
         change = _refixed(change, _PARTIAL_FRESH_FIX,
-                          func=getattr(fun.func, "__name__", "g"), **partial_call(fun))
+                          func=getattr(fun.func, "__name__", "g"), **partial_call(fun)) \
+            if at_call is None else _refixed(change, _PARTIAL_AT_CALL_FIX, **at_call)
     elif getattr(fun, "__func__", None) is not None and hasattr(fun, "__self__"):
         method = getattr(fun.__func__, "__name__", "method")
         attr = _held_by(fun.__self__, jitted)
@@ -169,7 +174,10 @@ def _fresh_jit_changes(jitted) -> tuple:
             change = _refixed(change, _INIT_METHOD_FRESH_FIX, method=method, attr=attr,
                               cls=type(fun.__self__).__name__)
         else:                                   # jax.jit(m.apply) made anew
-            change = _refixed(change, _METHOD_FRESH_FIX, method=method)
+            at_call = method_at_the_call(fun, user_source_info())
+            change = _refixed(change, _METHOD_FRESH_FIX, method=method) if at_call is None \
+                else _refixed(change, _METHOD_NEW_OBJECT_FIX if at_call.pop("new") else
+                              _METHOD_AT_CALL_FIX, **at_call)
     elif _user_function(fun) is not fun:       # jit(jax.grad(loss)) made anew
         change = _refixed(change, _WRAPPER_FRESH_FIX, func=_user_function(fun).__name__,
                           wrapper=_wrapper_name(fun))

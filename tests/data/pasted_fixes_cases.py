@@ -12,7 +12,9 @@ name -> (what the learner did, program, the jitted function's name, where the sn
 the snippet as the note writes it, traces of the pasted program). Where: ("before", callee)
 before every line calling `callee` (at its indentation: the note's "before the call", "before
 each call"); ("replace", first, last) in place of those lines (1-based: the jit or decorator
-line the note rewrites); ("top",) first thing.
+line the note rewrites); ("top",) first thing; ("hoist", line, deleted) the snippet's first
+line above the loop around `line`, its other lines in place of `line`, the lines `deleted`
+(1-based) deleted: the notes that jit once above the loop and call at the line they name.
 """
 
 CASES = {
@@ -127,7 +129,70 @@ CASES = {
         "    x = step(x)\n",
         "<lambda>", ("move", 3),
         "step = jax.jit(lambda v: v * 2)    # line 3: moved above the loop, unchanged", 1),
+    "partial_jitted_in_a_loop": (
+        "jax.jit(functools.partial(loss, beta=beta)) made at every pass, called on the next line",
+        "import functools\n"
+        "def loss(x, beta):\n"
+        "    return x * beta\n"
+        "x = jnp.ones(3)\n"
+        "for beta in (0.1, 0.2, 0.3):\n"
+        "    f = jax.jit(functools.partial(loss, beta=beta))\n"
+        "    y = f(x)\n",
+        "loss", ("hoist", 7, (6,)),
+        "loss_jit = jax.jit(loss)    # once, above the loop that runs line 7; line 6 deleted\n"
+        "y = loss_jit(x, beta=beta)    # line 7", 1),
+    "partial_jitted_and_called_on_one_line": (
+        "jax.jit(functools.partial(loss, b))(x) at every pass (bound by position)",
+        "import functools\n"
+        "def loss(beta, x):\n"
+        "    return x * beta\n"
+        "x = jnp.ones(3)\n"
+        "for b in (0.1, 0.2, 0.3):\n"
+        "    y = jax.jit(functools.partial(loss, b))(x)\n",
+        "loss", ("hoist", 6, ()),
+        "loss_jit = jax.jit(loss)    # once, above the loop that runs line 6\n"
+        "y = loss_jit(b, x)    # line 6", 1),
+    "method_jitted_in_a_loop": (
+        "jax.jit(m.apply)(x) at every pass, m made before the loop",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "    def apply(self, x):\n"
+        "        return x * self.k\n"
+        "m = Model(2.0)\n"
+        "x = jnp.ones(3)\n"
+        "for i in range(3):\n"
+        "    y = jax.jit(m.apply)(x)\n",
+        "apply", ("hoist", 9, ()),
+        "apply_jit = jax.jit(m.apply)    # once, above the loop that runs line 9\n"
+        "y = apply_jit(x)    # line 9", 1),
+    "matmul_precision_in_a_block": (
+        "a call inside `with jax.default_matmul_precision('highest')`, one outside",
+        "@jax.jit\n"
+        "def f(a):\n"
+        "    return a @ a\n"
+        "a = jnp.ones((2, 2))\n"
+        "y = f(a)\n"
+        "with jax.default_matmul_precision('highest'):\n"
+        "    y = f(a)\n",
+        "f", ("top",),
+        'jax.config.update("jax_default_matmul_precision", "highest")    # once, at start-up',
+        1),
+    "default_device_in_a_block": (
+        "a call inside `with jax.default_device(cpu 0)`, one outside",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "y = f(jnp.ones(3))\n"
+        "with jax.default_device(jax.devices('cpu')[0]):\n"
+        "    y = f(jnp.ones(3))\n",
+        "f", ("top",),
+        'jax.config.update("jax_default_device", jax.devices("cpu")[0])    # once, at start-up',
+        1),
 }
+
+# the options a case may set (config.update, a block's), each set back after a program runs
+OPTIONS = ("jax_enable_x64", "jax_default_matmul_precision", "jax_default_device")
 
 
 def pasted(name, snippet=None):
@@ -136,7 +201,23 @@ def pasted(name, snippet=None):
     _, program, _, where, recorded, _ = CASES[name]
     snippet = recorded if snippet is None else snippet
     lines, block = program.splitlines(), snippet.splitlines()
-    if where[0] == "move":          # line where[1] out, the snippet above its loop
+    if where[0] == "hoist":         # the first line above the loop around line where[1],
+        call = where[1] - 1         # the rest in place of that line, lines where[2] deleted
+        indent = len(lines[call]) - len(lines[call].lstrip())
+        loop = max(i for i in range(call) if lines[i].lstrip().startswith(("for ", "while "))
+                   and len(lines[i]) - len(lines[i].lstrip()) < indent)
+        at = lines[loop][:len(lines[loop]) - len(lines[loop].lstrip())]
+        inner = lines[call][:indent]
+        out = []
+        for i, line in enumerate(lines):
+            if i == loop:
+                out.append(at + block[0])
+            if i == call:
+                out += [inner + b for b in block[1:]]
+            elif i + 1 not in where[2]:
+                out.append(line)
+        lines = out
+    elif where[0] == "move":          # line where[1] out, the snippet above its loop
         line = where[1] - 1
         indent = len(lines[line]) - len(lines[line].lstrip())
         loop = max(i for i in range(line) if lines[i].lstrip().startswith(("for ", "while "))
@@ -194,3 +275,57 @@ def grown_filled(snippet=GROWN_SNIPPET):
         "def mean(h):\n    return h.mean()\n",
         "def mean(h, mask):\n    return (h * mask).sum() / mask.sum()\n").replace(
         "mean(h)))", "mean(h, mask)))")
+
+
+# A value closed over (a global array) rebound between calls, and a compile for a new shape
+# after it: that compile's note (a "constant" change) passes the value in. Its code is the
+# def line given the value as a parameter and the call at the line it names passing it; the
+# note says "and w so in every call": `passed_in` pastes the def line over the learner's, the
+# call line over line 7 and passes w in the other calls too. Under JAX 0.10.2, as under
+# jxkernel, the program's last call (a cache hit) keeps the first w; pasted, it reads the
+# new one (`outs`). (w = jnp.full(3, 2.0) would be weakly typed in JAX: a third trace.)
+CLOSED_OVER = (
+    "w = jnp.ones(3)\n"
+    "@jax.jit\n"
+    "def f(x):\n"
+    "    return x * w.sum()\n"
+    "outs.append(f(jnp.ones(2)).tolist())\n"
+    "w = 2 * jnp.ones(3)\n"
+    "outs.append(f(jnp.ones(3)).tolist())\n"
+    "outs.append(f(jnp.ones(2)).tolist())\n")
+CLOSED_OVER_SNIPPET = (
+    "def f(x, w):    # w passed in: its value at each call, not the one traced\n"
+    "outs.append(f(jnp.ones(3), w).tolist())    # line 7: and w so in every call")
+
+
+def passed_in(snippet=CLOSED_OVER_SNIPPET):
+    """CLOSED_OVER with the note's code pasted: its def line over line 3, its call over line
+    7, and w passed in the other calls of f, as the note says."""
+    def_line, call = snippet.splitlines()
+    lines = CLOSED_OVER.splitlines()
+    lines[2], lines[6] = def_line, call
+    lines = [line.replace("f(jnp.ones(2))", "f(jnp.ones(2), w)") for line in lines]
+    return "\n".join(lines) + "\n"
+
+
+# Two jits of one function with other options (donate_argnums), both called: JAX 0.10.2
+# traces once and lowers and compiles twice (jxkernel: two compile events). The note's code
+# binds the name the second call used; pasted over the first jit's line, the other jit's line
+# deleted ("no other"), one program (`options_pasted`).
+OPTIONS_DIFFER = (
+    "def f(x):\n"
+    "    return x * 2\n"
+    "a = jax.jit(f)\n"
+    "y = a(jnp.ones(3))\n"
+    "a = jax.jit(f, donate_argnums=0)\n"
+    "y = a(jnp.ones(3))\n")
+OPTIONS_SNIPPET = ("a = jax.jit(f, donate_argnums=(0,))    # the one jit of f: call it "
+                   "everywhere, no other")
+
+
+def options_pasted(snippet=OPTIONS_SNIPPET):
+    """OPTIONS_DIFFER with the note's code over line 3 and line 5 deleted."""
+    lines = OPTIONS_DIFFER.splitlines()
+    lines[2] = snippet
+    del lines[4]
+    return "\n".join(lines) + "\n"

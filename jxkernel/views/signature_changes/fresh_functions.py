@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import inspect
 import linecache
+import re
 import types
 
 from .change import Change
@@ -64,6 +65,17 @@ _PARTIAL_FRESH_FIX = (
     "compiles again. Jit {func} once and {then}.",
     "f_jit = jax.jit({func})    # once\n"
     "out = f_jit({call}){note}")
+# the same, written in the learner's lines (partial_at_the_call): the jit of the partial's
+# function above the loop, and the call given what the partial bound (JAX 0.10.2 traces the
+# pasted program once: pasted_fixes_reference.json's partial_jitted_in_a_loop)
+_PARTIAL_AT_CALL_FIX = (
+    "This is jit(functools.partial({func}, ...)) made anew (line {made}): every "
+    "partial is a new function object, and jit's cache is keyed on the function object, so "
+    "each one traces and compiles again. Jit {func} once, above the loop, and pass what the "
+    "partial bound in the call (traced: one program for all its values; static if it must "
+    "be), as below.",
+    "{func}_jit = jax.jit({func})    # once, above the loop that runs line {line}{dropped}\n"
+    "{call}    # line {line}")
 _METHOD_FRESH_FIX = (
     "This is jax.jit(obj.{method}) made anew: every `obj.{method}` is a new bound-method "
     "object, and jit's cache is keyed on the function object, so each jit of it traces "
@@ -71,6 +83,29 @@ _METHOD_FRESH_FIX = (
     "{method}_jit = jax.jit(obj.{method})    # once, outside the loop\n"
     "for batch in batches:\n"
     "    out = {method}_jit(batch)")
+# the same, written in the learner's lines (method_at_the_call): `jax.jit(m.apply)(x)` in a
+# loop, m made before it, hoisted (JAX 0.10.2 traces the pasted program once:
+# pasted_fixes_reference.json's method_jitted_in_a_loop)
+_METHOD_AT_CALL_FIX = (
+    "This is jax.jit({obj}.{method}) made anew (line {line}): every `{obj}.{method}` is a new "
+    "bound-method object, and jit's cache is keyed on the function object, so each jit of "
+    "it traces and compiles again. {obj} is made before the loop: jit its method once, "
+    "above the loop, and reuse it, as below.",
+    "{method}_jit = jax.jit({obj}.{method})    # once, above the loop that runs line "
+    "{line}\n"
+    "{call}    # line {line}")
+# a new object each pass (`m = Model(k)` in the loop): its method made once would keep the
+# first object's fields (a value it reads from self is baked in when traced); no code of the
+# learner's class can be written here
+_METHOD_NEW_OBJECT_FIX = (
+    "This is jax.jit({obj}.{method}) made anew (line {line}), of a new {obj} made in the "
+    "loop: every `{obj}.{method}` is a new bound-method object, and jit's cache is keyed on "
+    "the function object, so each one traces and compiles again. Jitted once, the method "
+    "would keep the first {obj}'s fields (what it reads from self is baked in when it "
+    "traces), so there is no line to move: make {obj} once and reuse it, or make what "
+    "differs between the objects (a number, an array) an argument of {method}, traced, "
+    "and jit that once. No code is written here: it depends on your class.",
+    "")
 # a class whose __init__ jits its own method (`self.step = jax.jit(self._step)`), made anew in
 # a loop: "jit it once" is to make the object once (JAX 0.10.2 lowers
 # trainer_made_each_epoch_fixed, one Trainer, once)
@@ -184,3 +219,128 @@ def hoistable_line(fun):
     if len(lambdas) != 1 or len(jits) != 1 or not isinstance(tree.body[0], ast.Assign):
         return None           # (a call of the new jit on the line: nothing to move alone)
     return code.co_firstlineno, text
+
+
+def partial_at_the_call(part, site):
+    """The fill of _PARTIAL_AT_CALL_FIX for `part`, a functools.partial jitted anew and called
+    at `site` (the learner's line): the call with the partial's function jitted once and
+    given what the partial bound (`y = loss_jit(x, beta=beta)`), the line made the partial's
+    jit (the call's own, `jax.jit(partial(loss, beta=b))(x)`, or the line above it binding
+    the name called, `f = jax.jit(partial(loss, beta=b))`); None where these cannot be read
+    (a jit with options, a call with *args or **kwargs, the name bound elsewhere)."""
+    if site is None:
+        return None
+    text = linecache.getline(site.file, site.line)
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+             _jit_of_partial(n.func) is not None or isinstance(n, ast.Call) and
+             isinstance(n.func, ast.Name)]
+    for call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or \
+                any(k.arg is None for k in call.keywords):
+            continue
+        inner, made, dropped = _jit_of_partial(call.func), site.line, ""
+        if inner is None:               # f(x): f bound on a line above, by `f = jax.jit(...)`
+            found = _bound_above(site, call.func.id)
+            if found is None:
+                continue
+            inner, made = found
+            dropped = f"; line {made} deleted"
+        func = inner.args[0]
+        if not isinstance(func, ast.Name) or func.id != getattr(part.func, "__name__", None):
+            continue
+        args = [ast.unparse(a) for a in inner.args[1:] + call.args]
+        args += [f"{k.arg}={ast.unparse(k.value)}" for k in inner.keywords + call.keywords]
+        body = text.strip()
+        new_call = f"{func.id}_jit({', '.join(args)})"
+        line = body[:call.col_offset] + new_call + body[call.end_col_offset:]
+        return {"func": func.id, "call": line, "line": site.line, "made": made,
+                "dropped": dropped}
+    return None
+
+
+def _jit_of_partial(node):
+    """The partial(...) call of `node` where it is `jax.jit(functools.partial(g, ...))` (jit
+    given nothing else), else None."""
+    if not (isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "jit" and
+            len(node.args) == 1 and not node.keywords):
+        return None
+    inner = node.args[0]
+    if isinstance(inner, ast.Call) and ast.unparse(inner.func).split(".")[-1] == "partial" \
+            and inner.args and not any(isinstance(a, ast.Starred) for a in inner.args) and \
+            all(k.arg is not None for k in inner.keywords):
+        return inner
+    return None
+
+
+def _bound_above(site, name):
+    """(the partial call, its line number) of `name = jax.jit(functools.partial(...))` on the
+    line just above `site`'s at the same indentation, else None."""
+    text = linecache.getline(site.file, site.line)
+    above = linecache.getline(site.file, site.line - 1)
+    indent = len(text) - len(text.lstrip())
+    if not above.strip() or len(above) - len(above.lstrip()) != indent:
+        return None
+    try:
+        tree = ast.parse(above.strip())
+    except SyntaxError:
+        return None
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
+            isinstance(node.targets[0], ast.Name) and node.targets[0].id == name):
+        return None
+    inner = _jit_of_partial(node.value)
+    return None if inner is None else (inner, site.line - 1)
+
+
+def method_at_the_call(method, site):
+    """The fill of _METHOD_AT_CALL_FIX (or, "new": True, of _METHOD_NEW_OBJECT_FIX) for the
+    bound method `method` jitted and called at `site` (`y = jax.jit(m.apply)(x)`), m a
+    plain name; new where the loop around the line binds m (made anew at each pass); None
+    where the line cannot be read so."""
+    if site is None:
+        return None
+    text = linecache.getline(site.file, site.line)
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return None
+    name = getattr(getattr(method, "__func__", None), "__name__", None)
+    for call in ast.walk(tree):
+        jit = call.func if isinstance(call, ast.Call) else None
+        if not (isinstance(jit, ast.Call) and ast.unparse(jit.func).split(".")[-1] == "jit"
+                and len(jit.args) == 1 and not jit.keywords and
+                isinstance(jit.args[0], ast.Attribute) and jit.args[0].attr == name and
+                isinstance(jit.args[0].value, ast.Name)):
+            continue
+        obj = jit.args[0].value.id
+        body = text.strip()
+        fill = {"obj": obj, "method": name, "line": site.line,
+                "call": body[:call.func.col_offset] + f"{name}_jit" +
+                body[call.func.end_col_offset:]}
+        new = _bound_in_loop(site, obj)
+        return None if new is None else {**fill, "new": new}
+    return None
+
+
+def _bound_in_loop(site, name) -> bool | None:
+    """Whether the loop around `site`'s line (the nearest `for`/`while` above, less
+    indented) binds `name`: its target, or an assignment to it in its body above the line;
+    None where no loop is seen around it (a function called again: no loop to move out of)."""
+    lines = [linecache.getline(site.file, n) for n in range(1, site.line + 1)]
+    indent = len(lines[-1]) - len(lines[-1].lstrip())
+    for n in range(len(lines) - 2, -1, -1):
+        line = lines[n]
+        if line.strip() and len(line) - len(line.lstrip()) < indent and \
+                line.lstrip().startswith(("for ", "while ")):
+            head = line.strip()
+            if head.startswith("for ") and re.search(rf"\b{name}\b", head.split(" in ")[0]):
+                return True
+            return any(re.match(rf"\s*{name}\s*=[^=]", body) for body in lines[n + 1:-1])
+        if line.strip() and len(line) - len(line.lstrip()) < indent and \
+                line.lstrip().startswith(("def ", "class ", "async def ")):
+            return None
+    return None
