@@ -48,7 +48,8 @@ from .signature_changes.fresh_functions import (
     _INIT_METHOD_FRESH_FIX, _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX, _METHOD_FRESH_FIX,
     _METHOD_NEW_OBJECT_FIX, _PARTIAL_AT_CALL_FIX,
     _PARTIAL_FRESH_FIX,
-    _HOIST_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change, hoistable_line, method_at_the_call,
+    _HOIST_CALL_FIX, _HOIST_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change, hoistable_call,
+    hoistable_line, method_at_the_call,
     partial_at_the_call, partial_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
@@ -206,6 +207,8 @@ def _fresh_jit_changes(jitted) -> tuple:
     elif hoistable_line(fun) is not None:       # jit(lambda ...) made anew by a loop
         line, code = hoistable_line(fun)
         change = _refixed(change, _HOIST_FIX, line=line, code=code)
+    elif hoistable_call(fun, user_source_info()) is not None:  # jax.jit(lambda ...)(x)
+        change = _refixed(change, _HOIST_CALL_FIX, **hoistable_call(fun, user_source_info()))
     return (change,)
 
 

@@ -14,7 +14,8 @@ before every line calling `callee` (at its indentation: the note's "before the c
 each call"); ("replace", first, last) in place of those lines (1-based: the jit or decorator
 line the note rewrites); ("top",) first thing; ("hoist", line, deleted) the snippet's first
 line above the loop around `line`, its other lines in place of `line`, the lines `deleted`
-(1-based) deleted: the notes that jit once above the loop and call at the line they name.
+(1-based) deleted: the notes that jit once above the loop (or the def) and call at the line
+they name.
 """
 
 CASES = {
@@ -111,6 +112,30 @@ CASES = {
         "shift", ("before", "shift"),
         "offset = jnp.zeros((3,), jnp.int32) if offset is None else offset    # an array in "
         "every call", 1),
+    "none_then_float32_array_under_x64": (
+        "x64 on: a bias passed as None, then as a float32 array (jnp.zeros alone is float64)",
+        "jax.config.update('jax_enable_x64', True)\n"
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "for bias in (None, jnp.ones(3, jnp.float32)):\n"
+        "    y = f(jnp.ones(3, jnp.float32), bias)\n",
+        "f", ("before", "f"),
+        "bias = jnp.zeros((3,), jnp.float32) if bias is None else bias    # an array in every "
+        "call", 1),
+    "dict_key_added_under_x64": (
+        "x64 on: a params dict given a 'b' entry (float64) after the first call",
+        "jax.config.update('jax_enable_x64', True)\n"
+        "@jax.jit\n"
+        "def apply(params, x):\n"
+        "    return x * params['w'] + params.get('b', 0.0)\n"
+        "params = {'w': jnp.ones(3)}\n"
+        "y = apply(params, jnp.ones(3))\n"
+        "params['b'] = jnp.zeros(3)\n"
+        "y = apply(params, jnp.ones(3))\n",
+        "apply", ("before", "apply"),
+        "defaults = {'b': jnp.zeros((3,), jnp.float64)}    # the keys some call lacks\n"
+        "params = {**defaults, **params}    # the same keys in every call: before each", 1),
     "x64_turned_on_midway": (
         "jax_enable_x64 switched on between two calls",
         "@jax.jit\n"
@@ -166,6 +191,27 @@ CASES = {
         "apply", ("hoist", 9, ()),
         "apply_jit = jax.jit(m.apply)    # once, above the loop that runs line 9\n"
         "y = apply_jit(x)    # line 9", 1),
+    "jit_of_a_lambda_called_on_its_line_in_a_loop": (
+        "x = jax.jit(lambda v: ...)(x) at every pass (its note moved that line, call and all, "
+        "above the loop: run once, not at every pass)",
+        "x = jnp.ones(3)\n"
+        "for i in range(3):\n"
+        "    x = jax.jit(lambda v: jnp.sin(v) * 2)(x)\n",
+        "<lambda>", ("hoist", 3, ()),
+        "lambda_jit = jax.jit(lambda v: jnp.sin(v) * 2)    # once, above the loop that runs it\n"
+        "x = lambda_jit(x)    # line 3", 1),
+    "jit_of_a_lambda_called_in_a_function": (
+        "return jax.jit(lambda v: ...)(x) in a function called at every pass",
+        "def g(v):\n"
+        "    return v * 2\n"
+        "def step(x):\n"
+        "    return jax.jit(lambda v: g(v) + 1)(x)\n"
+        "x = jnp.ones(3)\n"
+        "for i in range(3):\n"
+        "    x = step(x)\n",
+        "<lambda>", ("hoist", 4, ()),
+        "lambda_jit = jax.jit(lambda v: g(v) + 1)    # once, above `def step(x):`, outside it\n"
+        "return lambda_jit(x)    # line 4", 1),
     "matmul_precision_in_a_block": (
         "a call inside `with jax.default_matmul_precision('highest')`, one outside",
         "@jax.jit\n"
@@ -204,8 +250,8 @@ def pasted(name, snippet=None):
     if where[0] == "hoist":         # the first line above the loop around line where[1],
         call = where[1] - 1         # the rest in place of that line, lines where[2] deleted
         indent = len(lines[call]) - len(lines[call].lstrip())
-        loop = max(i for i in range(call) if lines[i].lstrip().startswith(("for ", "while "))
-                   and len(lines[i]) - len(lines[i].lstrip()) < indent)
+        loop = max(i for i in range(call) if lines[i].lstrip().startswith(
+            ("for ", "while ", "def ")) and len(lines[i]) - len(lines[i].lstrip()) < indent)
         at = lines[loop][:len(lines[loop]) - len(lines[loop].lstrip())]
         inner = lines[call][:indent]
         out = []

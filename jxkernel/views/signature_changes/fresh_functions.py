@@ -197,17 +197,9 @@ def hoistable_line(fun):
         >>> hoistable_line(lambda v: v) is None       # (no jit on this line)
         True
     """
-    code = getattr(fun, "__code__", None)
-    if code is None or getattr(fun, "__name__", "") != "<lambda>" or code.co_freevars or \
-            getattr(fun, "__defaults__", None) or getattr(fun, "__kwdefaults__", None):
+    if not _reads_nothing_changing(fun):
         return None
-    scope = getattr(fun, "__globals__", {})
-    for name in code.co_names:          # (attributes too: jnp.sin's `sin`, not a global)
-        value = scope.get(name)
-        if name in scope and not isinstance(value, (types.ModuleType, types.FunctionType,
-                                                    types.BuiltinFunctionType, type)) and \
-                not callable(value):
-            return None
+    code = fun.__code__
     text = linecache.getline(code.co_filename, code.co_firstlineno).strip()
     try:
         tree = ast.parse(text)
@@ -216,8 +208,11 @@ def hoistable_line(fun):
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
     jits = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
             ast.unparse(n.func).split(".")[-1] == "jit"]
-    if len(lambdas) != 1 or len(jits) != 1 or not isinstance(tree.body[0], ast.Assign):
-        return None           # (a call of the new jit on the line: nothing to move alone)
+    if len(lambdas) != 1 or len(jits) != 1 or not isinstance(tree.body[0], ast.Assign) or \
+            tree.body[0].value is not jits[0]:
+        # (a call of the new jit on the line, `x = jax.jit(lambda v: ...)(x)`: moved above
+        # the loop it would run once, not at every pass; hoistable_call writes that one)
+        return None
     return code.co_firstlineno, text
 
 
@@ -343,4 +338,81 @@ def _bound_in_loop(site, name) -> bool | None:
         if line.strip() and len(line) - len(line.lstrip()) < indent and \
                 line.lstrip().startswith(("def ", "class ", "async def ")):
             return None
+    return None
+
+
+def _reads_nothing_changing(fun) -> bool:
+    """Whether `fun` is a lambda without defaults or free variables whose globals are
+    modules, functions or classes: made once, it computes what each one made anew did."""
+    code = getattr(fun, "__code__", None)
+    if code is None or getattr(fun, "__name__", "") != "<lambda>" or code.co_freevars or \
+            getattr(fun, "__defaults__", None) or getattr(fun, "__kwdefaults__", None):
+        return False
+    scope = getattr(fun, "__globals__", {})
+    for name in code.co_names:          # (attributes too: jnp.sin's `sin`, not a global)
+        value = scope.get(name)
+        if name in scope and not isinstance(value, (types.ModuleType, types.FunctionType,
+                                                    types.BuiltinFunctionType, type)) and \
+                not callable(value):
+            return False
+    return True
+
+
+# a lambda jitted and called on one line (`return jax.jit(lambda v: g(v) + 1)(x)`), in a
+# function called again or a loop: the jit made once, outside, and called at that line (JAX
+# 0.10.2 traces the pasted program once: pasted_fixes_reference.json's
+# jit_of_a_lambda_called_in_a_function)
+_HOIST_CALL_FIX = (
+    "This is a new jit(...) of the same code in a new function object: line {line} makes "
+    "the lambda and its jit anew each time it runs ({runs}), and jit's cache is keyed on "
+    "the function object, so every time compiles. The lambda reads nothing that changes "
+    "between runs: jit it once, {where}, and call that at line {line}, as below.",
+    "lambda_jit = jax.jit({code})    # once, {where}\n"
+    "{call}    # line {line}")
+
+
+def hoistable_call(fun, site):
+    """The fill of _HOIST_CALL_FIX where the lambda `fun` was made, jitted and called at
+    `site`'s line (`jax.jit(lambda v: ...)(x)`), inside a loop or a function, and reads
+    nothing that changes (_reads_nothing_changing); else None."""
+    if site is None or not _reads_nothing_changing(fun) or \
+            fun.__code__.co_firstlineno != site.line:
+        return None
+    text = linecache.getline(site.file, site.line)
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return None
+    lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+             isinstance(n.func, ast.Call) and
+             ast.unparse(n.func.func).split(".")[-1] == "jit" and
+             len(n.func.args) == 1 and n.func.args[0] in lambdas and not n.func.keywords]
+    if len(lambdas) != 1 or len(calls) != 1:
+        return None
+    around = _block_around(site)
+    if around is None:
+        return None
+    jit = calls[0].func
+    body = text.strip()
+    where = "above the loop that runs it" if around.startswith(("for ", "while ")) else \
+        f"above `{around}`, outside it"
+    return {"line": site.line, "code": ast.get_source_segment(body, jit.args[0]),
+            "runs": "a pass of the loop" if where.startswith("above the loop") else
+            "a call of the function", "where": where,
+            "call": body[:jit.col_offset] + "lambda_jit" + body[jit.end_col_offset:]}
+
+
+def _block_around(site) -> str | None:
+    """The head of the nearest loop or def around `site`'s line (`for i in range(3):`,
+    `def step(x):`), stripped; None at the top level."""
+    text = linecache.getline(site.file, site.line)
+    indent = len(text) - len(text.lstrip())
+    for n in range(site.line - 1, 0, -1):
+        line = linecache.getline(site.file, n)
+        if line.strip() and len(line) - len(line.lstrip()) < indent:
+            head = line.strip()
+            if head.startswith(("for ", "while ", "def ", "async def ")):
+                return head
+            indent = len(line) - len(line.lstrip())
     return None
