@@ -12,7 +12,8 @@ name -> (what the learner did, program, the jitted function's name, where the sn
 the snippet as the note writes it, traces of the pasted program). Where: ("before", callee)
 before every line calling `callee` (at its indentation: the note's "before the call", "before
 each call"); ("replace", first, last) in place of those lines (1-based: the jit or decorator
-line the note rewrites); ("top",) first thing; ("hoist", line, deleted) the snippet's first
+line the note rewrites); ("top", *moved) first thing, the lines `moved` deleted; ("after",
+line) after that line; ("hoist", line, deleted) the snippet's first
 line above the loop around `line`, its other lines in place of `line`, the lines `deleted`
 (1-based) deleted: the notes that jit once above the loop (or the def) and call at the line
 they name.
@@ -212,6 +213,27 @@ CASES = {
         "<lambda>", ("hoist", 4, ()),
         "lambda_jit = jax.jit(lambda v: g(v) + 1)    # once, above `def step(x):`, outside it\n"
         "return lambda_jit(x)    # line 4", 1),
+    "user_context_in_a_block": (
+        "a call inside `with ctx(1):` of a jax.make_user_context context, one outside",
+        "ctx = jax.make_user_context(0)\n"
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "y = f(jnp.ones(3))\n"
+        "with ctx(1):\n"
+        "    y = f(jnp.ones(3))\n",
+        "f", ("after", 1),
+        "ctx.set_global(1)    # once, at start-up: every call under one value", 1),
+    "user_context_made_after_a_call": (
+        "a jax.make_user_context context made after the first call",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "y = f(jnp.ones(3))\n"
+        "mode = jax.make_user_context('train')\n"
+        "y = f(jnp.ones(3))\n",
+        "f", ("top", 5),
+        "mode = jax.make_user_context('train')    # at start-up, before any jitted call", 1),
     "matmul_precision_in_a_block": (
         "a call inside `with jax.default_matmul_precision('highest')`, one outside",
         "@jax.jit\n"
@@ -270,8 +292,10 @@ def pasted(name, snippet=None):
                    and len(lines[i]) - len(lines[i].lstrip()) < indent)
         at = lines[loop][:len(lines[loop]) - len(lines[loop].lstrip())]
         lines = lines[:loop] + [at + b for b in block] + lines[loop:line] + lines[line + 1:]
-    elif where[0] == "top":
-        lines = block + lines
+    elif where[0] == "top":         # first thing, the lines where[1:] (moved there) deleted
+        lines = block + [line for i, line in enumerate(lines) if i + 1 not in where[1:]]
+    elif where[0] == "after":       # after line where[1]
+        lines = lines[:where[1]] + block + lines[where[1]:]
     elif where[0] == "replace":     # at the first line's indentation
         first = lines[where[1] - 1]
         at = first[:len(first) - len(first.lstrip())]
