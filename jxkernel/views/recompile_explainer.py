@@ -48,8 +48,8 @@ from .signature_changes.fresh_functions import (
     _INIT_METHOD_FRESH_FIX, _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX, _METHOD_FRESH_FIX,
     _METHOD_NEW_OBJECT_FIX, _PARTIAL_AT_CALL_FIX,
     _PARTIAL_FRESH_FIX,
-    _HOIST_CALL_FIX, _HOIST_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change, hoistable_call,
-    hoistable_line, method_at_the_call,
+    _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change,
+    hoistable_call, hoistable_line, hoistable_wrapper_line, method_at_the_call,
     partial_at_the_call, partial_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
@@ -180,8 +180,14 @@ def _fresh_jit_changes(jitted) -> tuple:
                 else _refixed(change, _METHOD_NEW_OBJECT_FIX if at_call.pop("new") else
                               _METHOD_AT_CALL_FIX, **at_call)
     elif _user_function(fun) is not fun:       # jit(jax.grad(loss)) made anew
-        change = _refixed(change, _WRAPPER_FRESH_FIX, func=_user_function(fun).__name__,
-                          wrapper=_wrapper_name(fun))
+        site, wrapped = user_source_info(), _user_function(fun)
+        at_call = hoistable_call(fun, site, wrapped)
+        above = hoistable_wrapper_line(fun, site, wrapped)
+        change = _refixed(change, _HOIST_CALL_FIX, **at_call) if at_call is not None else \
+            _refixed(change, _HOIST_WRAPPER_FIX, func=wrapped.__name__, made=above[0],
+                     code=above[1], wrapper=_wrapper_name(fun)) if above is not None else \
+            _refixed(change, _WRAPPER_FRESH_FIX, func=wrapped.__name__,
+                     wrapper=_wrapper_name(fun))
     elif _instance_call(fun) is not None:      # jax.jit(Model(k)): a new object each time
         kind = type(fun).__name__
         fields = _pytree_fields(fun)

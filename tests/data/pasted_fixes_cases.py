@@ -213,6 +213,26 @@ CASES = {
         "<lambda>", ("hoist", 4, ()),
         "lambda_jit = jax.jit(lambda v: g(v) + 1)    # once, above `def step(x):`, outside it\n"
         "return lambda_jit(x)    # line 4", 1),
+    "jit_of_grad_made_in_a_loop": (
+        "g = jax.jit(jax.grad(loss)) at every pass, called on the next line",
+        "def loss(w):\n"
+        "    return (w ** 2).sum()\n"
+        "w = jnp.ones(3)\n"
+        "for i in range(3):\n"
+        "    g = jax.jit(jax.grad(loss))\n"
+        "    w = w - 0.1 * g(w)\n",
+        "loss", ("move", 5),
+        "g = jax.jit(jax.grad(loss))    # line 5: moved above the loop, unchanged", 1),
+    "jit_of_grad_called_on_its_line": (
+        "w - 0.1 * jax.jit(jax.grad(loss))(w) at every pass",
+        "def loss(w):\n"
+        "    return (w ** 2).sum()\n"
+        "w = jnp.ones(3)\n"
+        "for i in range(3):\n"
+        "    w = w - 0.1 * jax.jit(jax.grad(loss))(w)\n",
+        "loss", ("hoist", 5, ()),
+        "loss_jit = jax.jit(jax.grad(loss))    # once, above the loop that runs it\n"
+        "w = w - 0.1 * loss_jit(w)    # line 5", 1),
     "user_context_in_a_block": (
         "a call inside `with ctx(1):` of a jax.make_user_context context, one outside",
         "ctx = jax.make_user_context(0)\n"

@@ -609,7 +609,8 @@ def test_a_lambda_remade_in_a_loop_inside_one_cell_is_still_told_as_a_loop(shell
     ran = ok(shell, "for i in range(2):\n    jax.jit(lambda v: v * 5.5)(jnp.ones(3))")
     (note,) = ran.notes
     change = compile_log.compile_events()[-1].changes[0]
-    assert change.kind == "fresh_jit" and "for batch in batches" in change.snippet
+    # (the loop's note: the jit, made and called on one line, made once above the loop)
+    assert change.kind == "fresh_jit" and "above the loop that runs it" in change.snippet
     assert "defined this function anew" not in note["text/plain"]
 
 

@@ -192,3 +192,17 @@ def test_a_method_jitted_anew_on_a_new_object_each_pass_writes_no_code(tmp_path)
     assert change.kind == "fresh_jit" and change.snippet == "", change
     assert "of a new m made in the loop" in change.fix and "No code is written here" in \
         change.fix
+
+
+def test_a_lambda_reading_a_name_the_loop_rebinds_is_not_told_to_move(tmp_path):
+    """`for fn in (a, b, a): jax.jit(lambda v: fn(v))(x)`: made once, the jit would keep the
+    first fn (it is read when traced), so neither the line nor the jit moves: the note's
+    code is the plain pattern, and says so."""
+    program = ("def a(v):\n    return v * 2\ndef b(v):\n    return v * 3\n"
+               "x = jnp.ones(3)\nfor fn in (a, b, a):\n"
+               "    step = jax.jit(lambda v: fn(v))\n    y = step(x)\n")
+    events, _ = run(program, tmp_path / "rebound.py")
+    assert len(events) == 3
+    (change,) = events[1].changes
+    assert "moved above the loop" not in change.snippet and "lambda_jit" not in change.snippet
+    assert "a pattern, in names of yours to fill in" in change.fix

@@ -197,8 +197,9 @@ def hoistable_line(fun):
         >>> hoistable_line(lambda v: v) is None       # (no jit on this line)
         True
     """
-    if not _reads_nothing_changing(fun):
-        return None
+    if not _reads_nothing_changing(fun) or \
+            set(fun.__code__.co_names) & _rebound(fun.__code__.co_filename):
+        return None             # (`for fn in fs: jax.jit(lambda v: fn(v))`: fn changes)
     code = fun.__code__
     text = linecache.getline(code.co_filename, code.co_firstlineno).strip()
     try:
@@ -358,49 +359,148 @@ def _reads_nothing_changing(fun) -> bool:
     return True
 
 
-# a lambda jitted and called on one line (`return jax.jit(lambda v: g(v) + 1)(x)`), in a
-# function called again or a loop: the jit made once, outside, and called at that line (JAX
-# 0.10.2 traces the pasted program once: pasted_fixes_reference.json's
-# jit_of_a_lambda_called_in_a_function)
+# a jit made and called on one line (`return jax.jit(lambda v: g(v) + 1)(x)`,
+# `g = jax.jit(jax.grad(loss))(w)`), in a function called again or a loop: the jit made once,
+# outside, and called at that line (JAX 0.10.2 traces the pasted program once:
+# pasted_fixes_reference.json's jit_of_a_lambda_called_in_a_function, ...)
 _HOIST_CALL_FIX = (
     "This is a new jit(...) of the same code in a new function object: line {line} makes "
-    "the lambda and its jit anew each time it runs ({runs}), and jit's cache is keyed on "
-    "the function object, so every time compiles. The lambda reads nothing that changes "
-    "between runs: jit it once, {where}, and call that at line {line}, as below.",
-    "lambda_jit = jax.jit({code})    # once, {where}\n"
+    "{what} and its jit anew each time it runs ({runs}), and jit's cache is keyed on "
+    "the function object, so every time compiles. It reads nothing that changes between "
+    "runs: jit it once, {where}, and call that at line {line}, as below.",
+    "{jitted} = jax.jit({code})    # once, {where}\n"
     "{call}    # line {line}")
+# a wrapper's jit made on its own line in a loop (`g = jax.jit(jax.grad(loss))`) and called
+# on the next: that line, as it is, moved above the loop
+_HOIST_WRAPPER_FIX = (
+    "This is a new jit of {func} through a wrapper made anew ({wrapper}(...)): line {made} "
+    "makes it at every pass, and jit's cache is keyed on the function object it is given, "
+    "so every pass compiles. It reads nothing that changes between passes: move that line, "
+    "as it is, above the loop (one jit object, one program).",
+    "{code}    # line {made}: moved above the loop, unchanged")
 
 
-def hoistable_call(fun, site):
-    """The fill of _HOIST_CALL_FIX where the lambda `fun` was made, jitted and called at
-    `site`'s line (`jax.jit(lambda v: ...)(x)`), inside a loop or a function, and reads
-    nothing that changes (_reads_nothing_changing); else None."""
-    if site is None or not _reads_nothing_changing(fun) or \
-            fun.__code__.co_firstlineno != site.line:
+def hoistable_call(fun, site, wrapped=None):
+    """The fill of _HOIST_CALL_FIX where the jit of `fun` was made and called at `site`'s line
+    (`jax.jit(lambda v: ...)(x)`, `jax.jit(jax.grad(loss))(w)`), inside a loop or a
+    function, and what it jits reads nothing that changes: a lambda (_reads_nothing_changing)
+    or, `wrapped` the function a wrapper wraps, an expression of names of modules, functions
+    and classes; neither rebound anywhere in the file (`for fn in fs:` would change them).
+    Else None."""
+    found = _jit_at(site, fun, wrapped)
+    if found is None:
+        return None
+    body, call, jit = found
+    if not isinstance(call, ast.Call) or call.func is not jit:
+        return None                     # (made on the line, called elsewhere: not this one)
+    around = _block_around(site)
+    if around is None:
+        return None
+    loop = around.startswith(("for ", "while "))
+    where = "above the loop that runs it" if loop else f"above `{around}`, outside it"
+    lam = isinstance(jit.args[0], ast.Lambda)
+    return {"line": site.line, "code": ast.get_source_segment(body, jit.args[0]),
+            "what": "the lambda" if lam else "the function it jits",
+            "jitted": "lambda_jit" if lam else f"{getattr(wrapped, '__name__', 'f')}_jit",
+            "runs": "a pass of the loop" if loop else "a call of the function", "where": where,
+            "call": body[:jit.col_offset] + ("lambda_jit" if lam else
+                                            f"{getattr(wrapped, '__name__', 'f')}_jit") +
+            body[jit.end_col_offset:]}
+
+
+def hoistable_wrapper_line(fun, site, wrapped):
+    """(line number, text) of `name = jax.jit(wrapper(func))` on the line above `site`'s,
+    which calls `name`, in a loop, what it jits reading nothing that changes (as
+    hoistable_call's); else None."""
+    if site is None or wrapped is None:
+        return None
+    text = linecache.getline(site.file, site.line)
+    above = linecache.getline(site.file, site.line - 1)
+    indent = len(text) - len(text.lstrip())
+    if not above.strip() or len(above) - len(above.lstrip()) != indent:
+        return None
+    around = _block_around(site)
+    if around is None or not around.startswith(("for ", "while ")):
+        return None
+    try:
+        tree = ast.parse(above.strip())
+    except SyntaxError:
+        return None
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
+            isinstance(node.targets[0], ast.Name) and _is_jit_of_one(node.value) and
+            re.search(rf"\b{node.targets[0].id}\(", text) and
+            _reads_nothing_rebound(node.value.args[0], wrapped, site.file)):
+        return None
+    return site.line - 1, above.strip()
+
+
+def _is_jit_of_one(node) -> bool:
+    """Whether `node` is `jax.jit(E)`: jit given one argument and nothing else."""
+    return isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "jit" and \
+        len(node.args) == 1 and not node.keywords and \
+        not isinstance(node.args[0], ast.Starred)
+
+
+def _jit_at(site, fun, wrapped):
+    """(the stripped line, the call node around the jit, the jit node) of the one
+    `jax.jit(E)` at `site`'s line whose E reads nothing that changes; else None."""
+    if site is None:
         return None
     text = linecache.getline(site.file, site.line)
     try:
         tree = ast.parse(text.strip())
     except SyntaxError:
         return None
+    jits = [n for n in ast.walk(tree) if _is_jit_of_one(n)]
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
-             isinstance(n.func, ast.Call) and
-             ast.unparse(n.func.func).split(".")[-1] == "jit" and
-             len(n.func.args) == 1 and n.func.args[0] in lambdas and not n.func.keywords]
-    if len(lambdas) != 1 or len(calls) != 1:
+    if len(jits) != 1:
         return None
-    around = _block_around(site)
-    if around is None:
+    jit = jits[0]
+    if isinstance(jit.args[0], ast.Lambda):
+        if wrapped is not None or len(lambdas) != 1 or not _reads_nothing_changing(fun) or \
+                fun.__code__.co_firstlineno != site.line or \
+                set(fun.__code__.co_names) & _rebound(site.file):
+            return None
+    elif wrapped is None or lambdas or \
+            not _reads_nothing_rebound(jit.args[0], wrapped, site.file):
         return None
-    jit = calls[0].func
-    body = text.strip()
-    where = "above the loop that runs it" if around.startswith(("for ", "while ")) else \
-        f"above `{around}`, outside it"
-    return {"line": site.line, "code": ast.get_source_segment(body, jit.args[0]),
-            "runs": "a pass of the loop" if where.startswith("above the loop") else
-            "a call of the function", "where": where,
-            "call": body[:jit.col_offset] + "lambda_jit" + body[jit.end_col_offset:]}
+    parents = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.func is jit]
+    return text.strip(), parents[0] if parents else None, jit
+
+
+def _reads_nothing_rebound(node, wrapped, file) -> bool:
+    """Whether the expression `node` (what a jit is given: `jax.grad(loss)`) names only
+    modules, functions and classes of `wrapped`'s globals, none rebound in `file`."""
+    scope = getattr(wrapped, "__globals__", {})
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return bool(names) and not names & _rebound(file) and all(
+        isinstance(scope.get(name), (types.ModuleType, types.FunctionType,
+                                     types.BuiltinFunctionType, type)) for name in names)
+
+
+def _rebound(file) -> set:
+    """The names assigned anywhere in `file` (a loop's target, `fn = ...`): a function or
+    module read under one of them may change between runs. Everything where the file cannot
+    be read (no name is then told unchanging)."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(file)))
+    except (SyntaxError, ValueError):
+        return _EVERY_NAME
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and
+            isinstance(n.ctx, (ast.Store, ast.Del))}
+
+
+class _Every(set):
+    """Every name (a file that cannot be read)."""
+    def __and__(self, other):
+        return set(other)
+
+    def __rand__(self, other):
+        return set(other)
+
+
+_EVERY_NAME = _Every()
 
 
 def _block_around(site) -> str | None:
