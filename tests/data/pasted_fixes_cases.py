@@ -68,6 +68,33 @@ CASES = {
         "size = max(2, 1 << (n - 1).bit_length())    # a power of two, at least 2\n"
         "x = jnp.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1))",
         3),                                         # buckets 2, 4, 8: not one, as it says
+    "growing_length_of_an_expression": (
+        "total(jnp.ones(n)) for n from 1 to 5: the argument an expression, n the loop's",
+        "@jax.jit\n"
+        "def total(x):\n"
+        "    return x.sum()\n"
+        "for n in range(1, 6):\n"
+        "    t = total(jnp.ones(n))\n",
+        "total", ("replace", 5, 5),
+        "x = jnp.ones(n)    # line 5's argument, named\n"
+        "n_x = x.shape[0]\n"
+        "size = max(2, 1 << (n_x - 1).bit_length())    # a power of two, at least 2\n"
+        "x = jnp.pad(x, [(0, size - n_x)] + [(0, 0)] * (x.ndim - 1))\n"
+        "t = total(x)    # line 5, given it",
+        3),                                         # buckets 2, 4, 8, as for growing_length
+    "last_partial_batch_named_b": (
+        "batches of 4 rows from 10, held in b (the parameter is batch)",
+        "data = jnp.arange(30.0).reshape(10, 3)\n"
+        "@jax.jit\n"
+        "def loss(batch):\n"
+        "    return (batch ** 2).sum(axis=1).mean()\n"
+        "for i in range(0, 10, 4):\n"
+        "    b = data[i:i + 4]\n"
+        "    l = loss(b)\n",
+        "loss", ("before", "loss"),
+        "n = b.shape[0]\n"
+        "b = jnp.pad(b, [(0, 4 - n)] + [(0, 0)] * (b.ndim - 1))\n"
+        "mask = jnp.arange(4) < n    # pass it in: weigh each row by it", 1),
     "dict_key_added": (
         "a params dict given a 'b' entry after the first call",
         "@jax.jit\n"
