@@ -13,7 +13,8 @@ weighed by the mask; and an array grown by jnp.append and read whole (a mean), w
 pattern filled in (GROWN): the traces and the means of each; a closed-over value rebound
 between calls (CLOSED_OVER) and passed in as its note says: the traces and each call's
 result; two jits of one function with other donate_argnums (OPTIONS_DIFFER) and the one jit
-its note leaves. Each with JAX's compiles too (jax_log_compiles: its "Compiling" lines).
+its note leaves; jax.jit(f)(x) at every pass of a loop (JIT_OF_A_DEF_IN_A_LOOP: one trace).
+Each with JAX's compiles too (jax_log_compiles: its "Compiling" lines).
 """
 import json
 import logging
@@ -27,8 +28,8 @@ import jax.numpy as jnp
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from pasted_fixes_cases import (  # noqa: E402
-    CASES, CLOSED_OVER, GROWN, OPTIONS, OPTIONS_DIFFER, grown_filled, options_pasted,
-    passed_in, pasted)
+    CASES, CLOSED_OVER, GROWN, JIT_OF_A_DEF_IN_A_LOOP, OPTIONS, OPTIONS_DIFFER, grown_filled,
+    options_pasted, passed_in, pasted)
 from recording import cache_misses  # noqa: E402
 
 
@@ -94,6 +95,7 @@ def main():
                                                            {"outs": outs}), "outs": outs}
     out["options_differ"] = {"program": traces(OPTIONS_DIFFER, "options"),
                              "pasted": traces(options_pasted(), "options_pasted")}
+    out["jit_of_a_def_in_a_loop"] = traces(JIT_OF_A_DEF_IN_A_LOOP, "jit_of_a_def")
     with open(os.path.join(DATA, "pasted_fixes_reference.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -45,12 +45,11 @@ from .signature_changes.compare import distance, explain, explain_changes  # noq
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
     _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX,
-    _INIT_METHOD_FRESH_FIX, _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX, _METHOD_FRESH_FIX,
-    _METHOD_NEW_OBJECT_FIX, _PARTIAL_AT_CALL_FIX,
-    _PARTIAL_FRESH_FIX,
-    _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change,
-    hoistable_call, hoistable_line, hoistable_wrapper_line, method_at_the_call,
-    partial_at_the_call, partial_call)
+    _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX, _INIT_METHOD_FRESH_FIX,
+    _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX, _METHOD_FRESH_FIX, _METHOD_NEW_OBJECT_FIX,
+    _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX, _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX,
+    fresh_jit_change, hoistable_call, hoistable_line, hoistable_wrapper_line,
+    method_at_the_call, movable_nested_def, partial_at_the_call, partial_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.at_the_calls import at_the_calls, bound_where_called
@@ -215,6 +214,8 @@ def _fresh_jit_changes(jitted) -> tuple:
         change = _refixed(change, _HOIST_FIX, line=line, code=code)
     elif hoistable_call(fun, user_source_info()) is not None:  # jax.jit(lambda ...)(x)
         change = _refixed(change, _HOIST_CALL_FIX, **hoistable_call(fun, user_source_info()))
+    elif movable_nested_def(fun) is not None:   # @jax.jit def inner inside a function
+        change = _refixed(change, _NESTED_DEF_FIX, **movable_nested_def(fun))
     return (change,)
 
 

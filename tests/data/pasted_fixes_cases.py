@@ -13,7 +13,8 @@ the snippet as the note writes it, traces of the pasted program). Where: ("befor
 before every line calling `callee` (at its indentation: the note's "before the call", "before
 each call"); ("replace", first, last) in place of those lines (1-based: the jit or decorator
 line the note rewrites); ("top", *moved) first thing, the lines `moved` deleted; ("after",
-line) after that line; ("hoist", line, deleted) the snippet's first
+line) after that line; ("moved", first, last, above) those lines out, the snippet above line
+`above` (a def moved out of the function around it); ("hoist", line, deleted) the snippet's first
 line above the loop around `line`, its other lines in place of `line`, the lines `deleted`
 (1-based) deleted: the notes that jit once above the loop (or the def) and call at the line
 they name.
@@ -260,6 +261,20 @@ CASES = {
         "loss", ("hoist", 5, ()),
         "loss_jit = jax.jit(jax.grad(loss))    # once, above the loop that runs it\n"
         "w = w - 0.1 * loss_jit(w)    # line 5", 1),
+    "jitted_def_inside_a_function": (
+        "@jax.jit def inner inside a function called at every pass",
+        "def step(x):\n"
+        "    @jax.jit\n"
+        "    def inner(v):\n"
+        "        return v * 2\n"
+        "    return inner(x)\n"
+        "x = jnp.ones(3)\n"
+        "for i in range(3):\n"
+        "    x = step(x)\n",
+        "inner", ("moved", 2, 4, 1),
+        "@jax.jit    # lines 2-4: moved out of step, above `def step(x):`, unchanged\n"
+        "def inner(v):\n"
+        "    return v * 2", 1),
     "user_context_in_a_block": (
         "a call inside `with ctx(1):` of a jax.make_user_context context, one outside",
         "ctx = jax.make_user_context(0)\n"
@@ -341,6 +356,11 @@ def pasted(name, snippet=None):
         lines = lines[:loop] + [at + b for b in block] + lines[loop:line] + lines[line + 1:]
     elif where[0] == "top":         # first thing, the lines where[1:] (moved there) deleted
         lines = block + [line for i, line in enumerate(lines) if i + 1 not in where[1:]]
+    elif where[0] == "moved":       # lines where[1]..where[2] out, the snippet above line
+        first, last, above = where[1:]  # where[3], at its indentation
+        at = lines[above - 1][:len(lines[above - 1]) - len(lines[above - 1].lstrip())]
+        kept = lines[:first - 1] + lines[last:]
+        lines = kept[:above - 1] + [at + b for b in block] + kept[above - 1:]
     elif where[0] == "after":       # after line where[1]
         lines = lines[:where[1]] + block + lines[where[1]:]
     elif where[0] == "replace":     # at the first line's indentation
@@ -446,3 +466,13 @@ def options_pasted(snippet=OPTIONS_SNIPPET):
     lines[2] = snippet
     del lines[4]
     return "\n".join(lines) + "\n"
+
+
+# jax.jit(f)(x) at every pass, f a def made once: jit's cache is keyed on f, so one trace in
+# JAX 0.10.2 and no note (a new jit object of the same function object is no new function)
+JIT_OF_A_DEF_IN_A_LOOP = (
+    "def f(x):\n"
+    "    return x * 2\n"
+    "x = jnp.ones(3)\n"
+    "for i in range(3):\n"
+    "    x = jax.jit(f)(x)\n")

@@ -19,8 +19,8 @@ import jxkernel.numpy as jnp
 from jxkernel import compile_log, config
 
 from pasted_fixes_cases import (  # tests/data
-    CASES, CLOSED_OVER, CLOSED_OVER_SNIPPET, GROWN, GROWN_SNIPPET, OPTIONS, OPTIONS_DIFFER,
-    OPTIONS_SNIPPET, grown_filled, options_pasted, passed_in, pasted)
+    CASES, CLOSED_OVER, CLOSED_OVER_SNIPPET, GROWN, GROWN_SNIPPET, JIT_OF_A_DEF_IN_A_LOOP,
+    OPTIONS, OPTIONS_DIFFER, OPTIONS_SNIPPET, grown_filled, options_pasted, passed_in, pasted)
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 with open(os.path.join(DATA, "pasted_fixes_reference.json")) as f:
@@ -206,3 +206,11 @@ def test_a_lambda_reading_a_name_the_loop_rebinds_is_not_told_to_move(tmp_path):
     (change,) = events[1].changes
     assert "moved above the loop" not in change.snippet and "lambda_jit" not in change.snippet
     assert "a pattern, in names of yours to fill in" in change.fix
+
+
+def test_a_jit_of_a_def_made_at_every_pass_traces_once_and_is_told_nothing(tmp_path):
+    """jax.jit(f)(x) in a loop, f made once: one trace, as in JAX 0.10.2 (its cache is keyed
+    on f), so no note advises anything."""
+    events, _ = run(JIT_OF_A_DEF_IN_A_LOOP, tmp_path / "jit_of_f.py")
+    assert len(events) == REFERENCE["jit_of_a_def_in_a_loop"]["traces"] == 1
+    assert events[0].reason == "first call" and events[0].changes == ()

@@ -9,6 +9,7 @@ import ast
 import inspect
 import linecache
 import re
+import textwrap
 import types
 
 from .change import Change
@@ -342,11 +343,13 @@ def _bound_in_loop(site, name) -> bool | None:
     return None
 
 
-def _reads_nothing_changing(fun) -> bool:
-    """Whether `fun` is a lambda without defaults or free variables whose globals are
-    modules, functions or classes: made once, it computes what each one made anew did."""
+def _reads_nothing_changing(fun, lambda_only=True) -> bool:
+    """Whether `fun` is a lambda (or, not `lambda_only`, a def) without defaults or free
+    variables whose globals are modules, functions or classes: made once, it computes what
+    each one made anew did."""
     code = getattr(fun, "__code__", None)
-    if code is None or getattr(fun, "__name__", "") != "<lambda>" or code.co_freevars or \
+    if code is None or lambda_only and getattr(fun, "__name__", "") != "<lambda>" or \
+            code.co_freevars or \
             getattr(fun, "__defaults__", None) or getattr(fun, "__kwdefaults__", None):
         return False
     scope = getattr(fun, "__globals__", {})
@@ -516,3 +519,52 @@ def _block_around(site) -> str | None:
                 return head
             indent = len(line) - len(line.lstrip())
     return None
+
+
+# a def jitted by its decorator inside a function called again (`def step(x): @jax.jit def
+# inner(v): ...`): each call makes it anew; it reads nothing of step's (no free variables),
+# so it moves, as it is, out of step (JAX 0.10.2 traces the pasted program once:
+# pasted_fixes_reference.json's jitted_def_inside_a_function)
+_NESTED_DEF_FIX = (
+    "This is a new jit(...) of the same code in a new function object: {name} is defined, "
+    "and jitted by its decorator, inside {outer} (lines {first}-{last}), so each call of "
+    "{outer} makes it anew, and jit's cache is keyed on the function object: every call "
+    "compiles. {name} reads nothing of {outer}'s: move its def, as it is, out of {outer}, "
+    "above `{outer_head}` (one jit object, one program).",
+    "{code}")
+
+
+def movable_nested_def(fun):
+    """The fill of _NESTED_DEF_FIX where `fun` is a def jitted by its decorator inside
+    another function and reads nothing that changes (no free variables, no defaults, its
+    globals modules, functions or classes, none rebound in the file); else None."""
+    code = getattr(fun, "__code__", None)
+    qualname = getattr(fun, "__qualname__", "")
+    if code is None or fun.__name__ == "<lambda>" or \
+            not qualname.endswith(f"<locals>.{fun.__name__}") or \
+            not _reads_nothing_changing(fun, lambda_only=False) or \
+            set(code.co_names) & _rebound(code.co_filename):
+        return None
+    try:
+        lines, first = inspect.getsourcelines(fun)
+    except (OSError, TypeError):
+        return None
+    source = textwrap.dedent("".join(lines)).rstrip("\n")
+    if not source.startswith("@") or "jit" not in source.splitlines()[0]:
+        return None
+    last = first + len(lines) - 1
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    outer = qualname.split(".<locals>.")[-2].split(".")[-1]
+    head = None
+    for n in range(first - 1, 0, -1):
+        line = linecache.getline(code.co_filename, n)
+        if line.strip() and len(line) - len(line.lstrip()) < indent:
+            head = line.strip()
+            break
+    if head is None or not head.startswith(("def ", "async def ")):
+        return None
+    note = (f"    # lines {first}-{last}: moved out of {outer}, above `{head}`, "
+            "unchanged")
+    code_lines = source.splitlines()
+    return {"name": fun.__name__, "outer": outer, "first": first, "last": last,
+            "outer_head": head, "code": "\n".join([code_lines[0] + note] + code_lines[1:])}
