@@ -44,12 +44,13 @@ from .signature_changes.change import (  # noqa: F401
 from .signature_changes.compare import distance, explain, explain_changes  # noqa: F401
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
-    _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX,
-    _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX, _INIT_METHOD_FRESH_FIX,
-    _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX, _METHOD_FRESH_FIX, _METHOD_NEW_OBJECT_FIX,
-    _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX, _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX,
-    fresh_jit_change, hoistable_call, hoistable_line, hoistable_wrapper_line,
-    method_at_the_call, movable_nested_def, partial_at_the_call, partial_call)
+    _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_AT_CALL_FIX,
+    _DEFAULTS_FRESH_FIX, _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX,
+    _INIT_METHOD_FRESH_FIX, _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX, _METHOD_FRESH_FIX,
+    _METHOD_NEW_OBJECT_FIX, _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX, _PARTIAL_FRESH_FIX,
+    _WRAPPER_FRESH_FIX, defaults_at_the_call, fresh_jit_change, hoistable_call,
+    hoistable_line, hoistable_wrapper_line, method_at_the_call, movable_nested_def,
+    partial_at_the_call, partial_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.at_the_calls import at_the_calls, bound_where_called
@@ -197,8 +198,10 @@ def _fresh_jit_changes(jitted) -> tuple:
         change = _refixed(change, _INSTANCE_FRESH_FIX, kind=kind, register=register)
     elif _defaulted(fun) and (cell is None or cell == now):    # `lambda x, k=k:` in a loop
         names = _defaulted(fun)
+        at_call = defaults_at_the_call(fun, user_source_info())
         change = _refixed(change, _DEFAULTS_FRESH_FIX, names=", ".join(names),
-                          first=names[0])
+                          first=names[0]) if at_call is None else \
+            _refixed(change, _DEFAULTS_AT_CALL_FIX, **at_call)
     elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])

@@ -261,6 +261,24 @@ CASES = {
         "loss", ("hoist", 5, ()),
         "loss_jit = jax.jit(jax.grad(loss))    # once, above the loop that runs it\n"
         "w = w - 0.1 * loss_jit(w)    # line 5", 1),
+    "lambda_with_a_default_jitted_in_a_loop": (
+        "f = jax.jit(lambda v, k=k: v * k) at every pass, called on the next line",
+        "x = jnp.ones(3)\n"
+        "for k in (1.0, 2.0, 3.0):\n"
+        "    f = jax.jit(lambda v, k=k: v * k)\n"
+        "    y = f(x)\n",
+        "<lambda>", ("hoist", 4, (3,)),
+        "f = jax.jit(lambda v, k: v * k)    # once, above the loop that runs line 4; line 3 "
+        "deleted\n"
+        "y = f(x, k)    # line 4", 1),
+    "lambda_with_a_default_jitted_and_called_on_one_line": (
+        "jax.jit(lambda v, k=k: v * k)(x) at every pass",
+        "x = jnp.ones(3)\n"
+        "for k in (1.0, 2.0, 3.0):\n"
+        "    y = jax.jit(lambda v, k=k: v * k)(x)\n",
+        "<lambda>", ("hoist", 3, ()),
+        "f_jit = jax.jit(lambda v, k: v * k)    # once, above the loop that runs line 3\n"
+        "y = f_jit(x, k)    # line 3", 1),
     "jitted_def_inside_a_function": (
         "@jax.jit def inner inside a function called at every pass",
         "def step(x):\n"

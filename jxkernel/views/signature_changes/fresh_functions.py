@@ -568,3 +568,85 @@ def movable_nested_def(fun):
     code_lines = source.splitlines()
     return {"name": fun.__name__, "outer": outer, "first": first, "last": last,
             "outer_head": head, "code": "\n".join([code_lines[0] + note] + code_lines[1:])}
+
+
+# the same, written in the learner's lines (defaults_at_the_call): the lambda without its
+# defaults jitted once above the loop, and the call given them (JAX 0.10.2 traces the pasted
+# program once: pasted_fixes_reference.json's lambda_with_a_default_jitted_in_a_loop)
+_DEFAULTS_AT_CALL_FIX = (
+    "This is a new function object of the same code, made with its own default values "
+    "({names}: bound when it was made, line {made}): jit's cache is keyed on the function "
+    "object, so each one traces and compiles again. Jit the lambda once, above the loop, "
+    "without the defaults, and pass {names} in the call (traced: one program for all "
+    "values), as below.",
+    "{jitted}    # once, above the loop that runs line {line}{dropped}\n"
+    "{call}    # line {line}")
+
+
+def defaults_at_the_call(fun, site):
+    """The fill of _DEFAULTS_AT_CALL_FIX for the lambda `fun` with defaults (`lambda v, k=k:
+    v * k`), jitted at `site`'s line or bound on the line above it (`f = jax.jit(...)`) and
+    called at `site`'s line with its other arguments by position, in a loop; its body
+    reading nothing else that changes. None where that cannot be read so."""
+    code = getattr(fun, "__code__", None)
+    if site is None or code is None or fun.__name__ != "<lambda>" or code.co_freevars or \
+            getattr(fun, "__kwdefaults__", None) or not getattr(fun, "__defaults__", None):
+        return None
+    around = _block_around(site)
+    if around is None or not around.startswith(("for ", "while ")):
+        return None
+    made = code.co_firstlineno
+    if made not in (site.line, site.line - 1):
+        return None
+    made_text = linecache.getline(site.file, made)
+    call_text = linecache.getline(site.file, site.line)
+    try:
+        made_tree = ast.parse(made_text.strip())
+        call_tree = made_tree if made == site.line else ast.parse(call_text.strip())
+    except SyntaxError:
+        return None
+    lambdas = [n for n in ast.walk(made_tree) if isinstance(n, ast.Lambda)]
+    jits = [n for n in ast.walk(made_tree) if _is_jit_of_one(n) and n.args[0] in lambdas]
+    if len(lambdas) != 1 or len(jits) != 1:
+        return None
+    lam, jit = lambdas[0], jits[0]
+    args = lam.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or \
+            len(args.defaults) != len(fun.__defaults__):
+        return None
+    names = [a.arg for a in args.args]
+    defaulted = names[len(names) - len(args.defaults):]
+    if set(code.co_names) & _rebound(site.file) - set(defaulted):
+        return None
+    body = made_text.strip()
+    bare = ast.Lambda(args=ast.arguments(posonlyargs=[], args=args.args, vararg=None,
+                                         kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                         defaults=[]), body=lam.body)
+    passed = [ast.unparse(d) for d in args.defaults]
+    if made == site.line:               # jax.jit(lambda v, k=k: ...)(x) on one line
+        calls = [n for n in ast.walk(call_tree) if isinstance(n, ast.Call) and n.func is jit]
+        if len(calls) != 1 or calls[0].keywords or \
+                len(calls[0].args) != len(names) - len(defaulted):
+            return None
+        call = calls[0]
+        jitted = f"f_jit = jax.jit({ast.unparse(bare)})"
+        new_call = f"f_jit({', '.join([ast.unparse(a) for a in call.args] + passed)})"
+        return {"names": ", ".join(defaulted), "made": made, "line": site.line,
+                "jitted": jitted, "dropped": "",
+                "call": body[:call.col_offset] + new_call + body[call.end_col_offset:]}
+    node = made_tree.body[0] if len(made_tree.body) == 1 else None
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
+            isinstance(node.targets[0], ast.Name) and node.value is jit):
+        return None
+    name = node.targets[0].id
+    calls = [n for n in ast.walk(call_tree) if isinstance(n, ast.Call) and
+             isinstance(n.func, ast.Name) and n.func.id == name]
+    if len(calls) != 1 or calls[0].keywords or \
+            len(calls[0].args) != len(names) - len(defaulted):
+        return None
+    call, text = calls[0], call_text.strip()
+    new_call = f"{name}({', '.join([ast.unparse(a) for a in call.args] + passed)})"
+    return {"names": ", ".join(defaulted), "made": made, "line": site.line,
+            "jitted": f"{name} = jax.jit({ast.unparse(bare)})",
+            "dropped": f"; line {made} deleted",
+            "call": text[:call.col_offset] + new_call + text[call.end_col_offset:]}
