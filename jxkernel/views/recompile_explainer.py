@@ -46,11 +46,11 @@ from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
     _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_AT_CALL_FIX,
     _DEFAULTS_FRESH_FIX, _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX,
-    _INIT_METHOD_FRESH_FIX, _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX, _METHOD_FRESH_FIX,
-    _METHOD_NEW_OBJECT_FIX, _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX, _PARTIAL_FRESH_FIX,
-    _WRAPPER_FRESH_FIX, defaults_at_the_call, fresh_jit_change, hoistable_call,
-    hoistable_line, hoistable_wrapper_line, method_at_the_call, movable_nested_def,
-    partial_at_the_call, partial_call)
+    _INIT_METHOD_FRESH_FIX, _INIT_METHOD_MOVED_FIX, _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX,
+    _METHOD_FRESH_FIX, _METHOD_NEW_OBJECT_FIX, _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX,
+    _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX, defaults_at_the_call, fresh_jit_change,
+    hoistable_call, hoistable_line, hoistable_wrapper_line, made_in_the_loop,
+    method_at_the_call, movable_nested_def, partial_at_the_call, partial_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.at_the_calls import at_the_calls, bound_where_called
@@ -172,8 +172,11 @@ def _fresh_jit_changes(jitted) -> tuple:
         method = getattr(fun.__func__, "__name__", "method")
         attr = _held_by(fun.__self__, jitted)
         if attr is not None and _jits_in_init(type(fun.__self__), method):
+            moved = made_in_the_loop(fun.__self__, user_source_info())
             change = _refixed(change, _INIT_METHOD_FRESH_FIX, method=method, attr=attr,
-                              cls=type(fun.__self__).__name__)
+                              cls=type(fun.__self__).__name__) if moved is None else \
+                _refixed(change, _INIT_METHOD_MOVED_FIX, method=method, made=moved[0],
+                         code=moved[1], cls=type(fun.__self__).__name__)
         else:                                   # jax.jit(m.apply) made anew
             at_call = method_at_the_call(fun, user_source_info())
             change = _refixed(change, _METHOD_FRESH_FIX, method=method) if at_call is None \

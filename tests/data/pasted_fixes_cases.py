@@ -279,6 +279,20 @@ CASES = {
         "<lambda>", ("hoist", 3, ()),
         "f_jit = jax.jit(lambda v, k: v * k)    # once, above the loop that runs line 3\n"
         "y = f_jit(x, k)    # line 3", 1),
+    "object_jitting_its_method_made_in_a_loop": (
+        "t = Trainer(0.1) at every pass, its __init__ jitting self._step",
+        "class Trainer:\n"
+        "    def __init__(self, lr):\n"
+        "        self.lr = lr\n"
+        "        self.step = jax.jit(self._step)\n"
+        "    def _step(self, w):\n"
+        "        return w - self.lr * w\n"
+        "w = jnp.ones(3)\n"
+        "for epoch in range(3):\n"
+        "    t = Trainer(0.1)\n"
+        "    w = t.step(w)\n",
+        "_step", ("move", 9),
+        "t = Trainer(0.1)    # line 9: moved above the loop, unchanged", 1),
     "jitted_def_inside_a_function": (
         "@jax.jit def inner inside a function called at every pass",
         "def step(x):\n"

@@ -214,3 +214,16 @@ def test_a_jit_of_a_def_made_at_every_pass_traces_once_and_is_told_nothing(tmp_p
     events, _ = run(JIT_OF_A_DEF_IN_A_LOOP, tmp_path / "jit_of_f.py")
     assert len(events) == REFERENCE["jit_of_a_def_in_a_loop"]["traces"] == 1
     assert events[0].reason == "first call" and events[0].changes == ()
+
+
+def test_an_object_made_in_the_loop_from_the_loops_value_is_not_moved(tmp_path):
+    """`t = Trainer(lr)` with lr the loop's: moved above the loop it would keep the first lr,
+    so the note moves no line and keeps the pattern (saying so), with lr an argument."""
+    program = CASES["object_jitting_its_method_made_in_a_loop"][1].replace(
+        "for epoch in range(3):\n    t = Trainer(0.1)\n",
+        "for lr in (0.1, 0.2, 0.3):\n    t = Trainer(lr)\n")
+    events, _ = run(program, tmp_path / "trainer_lr.py")
+    assert len(events) == 3
+    (change,) = events[1].changes
+    assert "moved above the loop" not in change.snippet and "Trainer(...)" in change.snippet
+    assert "a pattern, in names of yours to fill in" in change.fix

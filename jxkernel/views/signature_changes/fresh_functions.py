@@ -650,3 +650,49 @@ def defaults_at_the_call(fun, site):
             "jitted": f"{name} = jax.jit({ast.unparse(bare)})",
             "dropped": f"; line {made} deleted",
             "call": text[:call.col_offset] + new_call + text[call.end_col_offset:]}
+
+
+# the same, written in the learner's lines (made_in_the_loop): the line making the object,
+# reading nothing that changes, moved above the loop (JAX 0.10.2 traces the pasted program
+# once: pasted_fixes_reference.json's object_jitting_its_method_made_in_a_loop)
+_INIT_METHOD_MOVED_FIX = (
+    "This is jax.jit(self.{method}) made in {cls}.__init__, and a new {cls} was made (line "
+    "{made}): each {cls} jits its own bound method, a new function object, and jit's cache "
+    "is keyed on the function object, so each new {cls} traces and compiles again. Line "
+    "{made} reads nothing that changes between passes: move it, as it is, above the loop "
+    "(one {cls}, one program); what must differ between passes (a learning rate) would "
+    "instead become an argument of {method}.",
+    "{code}    # line {made}: moved above the loop, unchanged")
+
+
+def made_in_the_loop(obj, site):
+    """(line number, text) of `name = Cls(...)` in the loop around `site`'s line, above it,
+    where `site`'s line calls `name.something(...)` and `obj` is a Cls, its arguments
+    naming nothing the file rebinds (`Trainer(lr)`, lr a loop's: not moved); else None."""
+    if site is None:
+        return None
+    around = _block_around(site)
+    if around is None or not around.startswith(("for ", "while ")):
+        return None
+    text = linecache.getline(site.file, site.line)
+    indent = len(text) - len(text.lstrip())
+    cls = type(obj).__name__
+    for n in range(site.line - 1, 0, -1):
+        line = linecache.getline(site.file, n)
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) < indent:
+            return None                 # the loop's head: not made in it
+        try:
+            tree = ast.parse(line.strip())
+        except SyntaxError:
+            continue
+        node = tree.body[0] if len(tree.body) == 1 else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call) and \
+                ast.unparse(node.value.func).split(".")[-1] == cls and \
+                re.search(rf"\b{node.targets[0].id}\.\w+\(", text):
+            read = {m.id for a in node.value.args + [k.value for k in node.value.keywords]
+                    for m in ast.walk(a) if isinstance(m, ast.Name)}
+            return None if read & _rebound(site.file) else (n, line.strip())
+    return None
