@@ -10,9 +10,14 @@ each run from a file of its own with `jax_explain_cache_misses` on; recorded are
 cache misses of the program's functions (their count: a trace each) and the first line of each
 miss, and, for the partial batch, the losses of the unpadded batches and of the padded ones
 weighed by the mask; and an array grown by jnp.append and read whole (a mean), with its note's
-pattern filled in (GROWN): the traces and the means of each.
+pattern filled in (GROWN): the traces and the means of each; a closed-over value rebound
+between calls (CLOSED_OVER) and passed in as its note says: the traces and each call's
+result; two jits of one function with other donate_argnums (OPTIONS_DIFFER) and the one jit
+its note leaves; jax.jit(f)(x) at every pass of a loop (JIT_OF_A_DEF_IN_A_LOOP: one trace).
+Each with JAX's compiles too (jax_log_compiles: its "Compiling" lines).
 """
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -22,19 +27,37 @@ import jax.numpy as jnp
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
-from pasted_fixes_cases import CASES, GROWN, grown_filled, pasted  # noqa: E402
+from pasted_fixes_cases import (  # noqa: E402
+    CASES, CLOSED_OVER, GROWN, JIT_OF_A_DEF_IN_A_LOOP, OPTIONS, OPTIONS_DIFFER, grown_filled,
+    options_pasted, passed_in, pasted)
 from recording import cache_misses  # noqa: E402
+
+
+class _Compiles(logging.Handler):
+    """JAX's "Compiling ..." lines (jax_log_compiles on): a lowering and compile each."""
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.names = []
+
+    def emit(self, record):
+        if record.getMessage().startswith("Compiling "):
+            self.names.append(record.getMessage().split()[1])
 
 
 def traces(source, tag, scope=None):
     with tempfile.NamedTemporaryFile("w", suffix=f"_{tag}.py", delete=False) as f:
         f.write(source)
+    before = {name: getattr(jax.config, name) for name in OPTIONS}
+    compiles = _Compiles()
+    logging.getLogger("jax").addHandler(compiles)
     try:
         misses = cache_misses(jax, source, f.name, {"jax": jax, "jnp": jnp, **(scope or {})})
     finally:
+        logging.getLogger("jax").removeHandler(compiles)
         os.unlink(f.name)
-        jax.config.update("jax_enable_x64", False)      # (the x64 case turns it on)
-    return {"traces": len(misses),
+        for name, value in before.items():     # (the x64 case turns it on, ...)
+            jax.config.update(name, value)
+    return {"traces": len(misses), "compiled": compiles.names,
             "misses": [m.splitlines()[0].replace(f.name, "<program>") for m in misses]}
 
 
@@ -57,6 +80,7 @@ def masked_losses():
 
 def main():
     jax.config.update("jax_explain_cache_misses", True)
+    jax.config.update("jax_log_compiles", True)     # (the compiles of each: "compiles")
     out = {"jax": jax.__version__, "cases": {}, "last_partial_batch_losses": masked_losses()}
     for name in CASES:
         out["cases"][name] = {"program": traces(CASES[name][1], name),
@@ -65,6 +89,13 @@ def main():
         means = []
         out.setdefault("grown", {})[tag] = {**traces(source, "grown_" + tag, {"means": means}),
                                             "means": means}
+    for tag, source in (("program", CLOSED_OVER), ("pasted", passed_in())):
+        outs = []
+        out.setdefault("closed_over", {})[tag] = {**traces(source, "closed_" + tag,
+                                                           {"outs": outs}), "outs": outs}
+    out["options_differ"] = {"program": traces(OPTIONS_DIFFER, "options"),
+                             "pasted": traces(options_pasted(), "options_pasted")}
+    out["jit_of_a_def_in_a_loop"] = traces(JIT_OF_A_DEF_IN_A_LOOP, "jit_of_a_def")
     with open(os.path.join(DATA, "pasted_fixes_reference.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -44,9 +44,13 @@ from .signature_changes.change import (  # noqa: F401
 from .signature_changes.compare import distance, explain, explain_changes  # noqa: F401
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
-    _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_FRESH_FIX,
-    _INIT_METHOD_FRESH_FIX, _INSTANCE_FRESH_FIX, _METHOD_FRESH_FIX, _PARTIAL_FRESH_FIX,
-    _HOIST_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change, hoistable_line, partial_call)
+    _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_AT_CALL_FIX,
+    _DEFAULTS_FRESH_FIX, _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX,
+    _INIT_METHOD_FRESH_FIX, _INIT_METHOD_MOVED_FIX, _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX,
+    _METHOD_FRESH_FIX, _METHOD_NEW_OBJECT_FIX, _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX,
+    _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX, defaults_at_the_call, fresh_jit_change,
+    hoistable_call, hoistable_line, hoistable_wrapper_line, made_in_the_loop,
+    method_at_the_call, movable_nested_def, partial_at_the_call, partial_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.at_the_calls import at_the_calls, bound_where_called
@@ -160,19 +164,33 @@ def _fresh_jit_changes(jitted) -> tuple:
     change = fresh_jit_change(f"jit({jitted._name}) compiled for ({compiled_for})")
     free = getattr(getattr(_user_function(fun), "__code__", None), "co_freevars", ())
     if isinstance(fun, functools.partial):      # jit(partial(g, k)) made anew
+        at_call = partial_at_the_call(fun, user_source_info())
         change = _refixed(change, _PARTIAL_FRESH_FIX,
-                          func=getattr(fun.func, "__name__", "g"), **partial_call(fun))
+                          func=getattr(fun.func, "__name__", "g"), **partial_call(fun)) \
+            if at_call is None else _refixed(change, _PARTIAL_AT_CALL_FIX, **at_call)
     elif getattr(fun, "__func__", None) is not None and hasattr(fun, "__self__"):
         method = getattr(fun.__func__, "__name__", "method")
         attr = _held_by(fun.__self__, jitted)
         if attr is not None and _jits_in_init(type(fun.__self__), method):
+            moved = made_in_the_loop(fun.__self__, user_source_info())
             change = _refixed(change, _INIT_METHOD_FRESH_FIX, method=method, attr=attr,
-                              cls=type(fun.__self__).__name__)
+                              cls=type(fun.__self__).__name__) if moved is None else \
+                _refixed(change, _INIT_METHOD_MOVED_FIX, method=method, made=moved[0],
+                         code=moved[1], cls=type(fun.__self__).__name__)
         else:                                   # jax.jit(m.apply) made anew
-            change = _refixed(change, _METHOD_FRESH_FIX, method=method)
+            at_call = method_at_the_call(fun, user_source_info())
+            change = _refixed(change, _METHOD_FRESH_FIX, method=method) if at_call is None \
+                else _refixed(change, _METHOD_NEW_OBJECT_FIX if at_call.pop("new") else
+                              _METHOD_AT_CALL_FIX, **at_call)
     elif _user_function(fun) is not fun:       # jit(jax.grad(loss)) made anew
-        change = _refixed(change, _WRAPPER_FRESH_FIX, func=_user_function(fun).__name__,
-                          wrapper=_wrapper_name(fun))
+        site, wrapped = user_source_info(), _user_function(fun)
+        at_call = hoistable_call(fun, site, wrapped)
+        above = hoistable_wrapper_line(fun, site, wrapped)
+        change = _refixed(change, _HOIST_CALL_FIX, **at_call) if at_call is not None else \
+            _refixed(change, _HOIST_WRAPPER_FIX, func=wrapped.__name__, made=above[0],
+                     code=above[1], wrapper=_wrapper_name(fun)) if above is not None else \
+            _refixed(change, _WRAPPER_FRESH_FIX, func=wrapped.__name__,
+                     wrapper=_wrapper_name(fun))
     elif _instance_call(fun) is not None:      # jax.jit(Model(k)): a new object each time
         kind = type(fun).__name__
         fields = _pytree_fields(fun)
@@ -183,8 +201,10 @@ def _fresh_jit_changes(jitted) -> tuple:
         change = _refixed(change, _INSTANCE_FRESH_FIX, kind=kind, register=register)
     elif _defaulted(fun) and (cell is None or cell == now):    # `lambda x, k=k:` in a loop
         names = _defaulted(fun)
+        at_call = defaults_at_the_call(fun, user_source_info())
         change = _refixed(change, _DEFAULTS_FRESH_FIX, names=", ".join(names),
-                          first=names[0])
+                          first=names[0]) if at_call is None else \
+            _refixed(change, _DEFAULTS_AT_CALL_FIX, **at_call)
     elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])
@@ -198,6 +218,10 @@ def _fresh_jit_changes(jitted) -> tuple:
     elif hoistable_line(fun) is not None:       # jit(lambda ...) made anew by a loop
         line, code = hoistable_line(fun)
         change = _refixed(change, _HOIST_FIX, line=line, code=code)
+    elif hoistable_call(fun, user_source_info()) is not None:  # jax.jit(lambda ...)(x)
+        change = _refixed(change, _HOIST_CALL_FIX, **hoistable_call(fun, user_source_info()))
+    elif movable_nested_def(fun) is not None:   # @jax.jit def inner inside a function
+        change = _refixed(change, _NESTED_DEF_FIX, **movable_nested_def(fun))
     return (change,)
 
 

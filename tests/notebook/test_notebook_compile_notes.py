@@ -609,7 +609,8 @@ def test_a_lambda_remade_in_a_loop_inside_one_cell_is_still_told_as_a_loop(shell
     ran = ok(shell, "for i in range(2):\n    jax.jit(lambda v: v * 5.5)(jnp.ones(3))")
     (note,) = ran.notes
     change = compile_log.compile_events()[-1].changes[0]
-    assert change.kind == "fresh_jit" and "for batch in batches" in change.snippet
+    # (the loop's note: the jit, made and called on one line, made once above the loop)
+    assert change.kind == "fresh_jit" and "above the loop that runs it" in change.snippet
     assert "defined this function anew" not in note["text/plain"]
 
 
@@ -629,11 +630,14 @@ def test_a_state_started_as_a_python_float_is_told_to_start_as_an_array(shell):
                                                                   "f32[3]")
     assert note["text/plain"].splitlines()[0].endswith(fix_in_brief(change.fix))
     assert "atleast_1d" not in note["text/plain"]
-    fixed = change.snippet.split("    #")[0]       # v = jnp.broadcast_to(...), as shown
+    # v_v = jnp.broadcast_to(...), as shown: in the name the learner passed (v_v), not the
+    # parameter's (v, nowhere in the learner's cells)
+    fixed = change.snippet.split("    #")[0]
+    assert fixed.startswith("v_v = jnp.broadcast_to(jnp.asarray(v_v, "), fixed
     # (a def of its own: jit(upd_v) again shares upd_v's traces, as JAX's cache is per function)
     ok(shell, "def upd_v2(w, v):\n    v = 0.9 * v + w\n    return w - 0.1 * v, v\n"
-              "upd_v2_jit = jax.jit(upd_v2)\nw_v, v = jnp.ones(3), 0.0")
-    ran = ok(shell, f"{fixed}\nfor _ in range(3):\n    w_v, v = upd_v2_jit(w_v, v)")
+              "upd_v2_jit = jax.jit(upd_v2)\nw_v, v_v = jnp.ones(3), 0.0")
+    ran = ok(shell, f"{fixed}\nfor _ in range(3):\n    w_v, v_v = upd_v2_jit(w_v, v_v)")
     assert ran.notes == [] and len(events_of(shell.user_ns["upd_v2_jit"])) == 1
 
 

@@ -1,7 +1,11 @@
 """Every kind's advised fix, pasted where its note says, removes the recompile: a static
 argument's value, a last partial batch (pad and mask), a growing length (buckets: the few
 compiles it promises), a dict key added, a list appended to, None then an array, x64
-switched on, a jit of a lambda made at every pass of a loop (its line moved above the loop).
+switched on, a jit of a lambda made at every pass of a loop (its line moved above the loop),
+a jit of a functools.partial or of a bound method made at every pass (the jit above the
+loop, the call at the line named), a call inside a default_matmul_precision or default_device
+block (set once at start-up), two jits of one function with other options (one jit left); and
+a value closed over, rebound, is passed in (a cache hit then reads the new value).
 The snippet pasted is the note's own (read from it; tests/data/pasted_fixes_cases.py holds
 it as written, for the reference), and JAX 0.10.2 traces the same programs as often
 (tests/data/pasted_fixes_reference.json, reference/make_pasted_fixes_reference.py)."""
@@ -14,7 +18,9 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import compile_log, config
 
-from pasted_fixes_cases import CASES, GROWN, GROWN_SNIPPET, grown_filled, pasted  # tests/data
+from pasted_fixes_cases import (  # tests/data
+    CASES, CLOSED_OVER, CLOSED_OVER_SNIPPET, GROWN, GROWN_SNIPPET, JIT_OF_A_DEF_IN_A_LOOP,
+    OPTIONS, OPTIONS_DIFFER, OPTIONS_SNIPPET, grown_filled, options_pasted, passed_in, pasted)
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 with open(os.path.join(DATA, "pasted_fixes_reference.json")) as f:
@@ -23,15 +29,17 @@ with open(os.path.join(DATA, "pasted_fixes_reference.json")) as f:
 
 def run(source, path, scope=None):
     """The compile events of the program `source`, run from the file `path` (linecache reads
-    the learner's lines from it), and its globals; x64 as it was before, after."""
+    the learner's lines from it), and its globals; the options a case sets (x64, the default
+    matmul precision, the default device) as they were before, after."""
     path.write_text(source)
     start = compile_log.last_seq() + 1
     scope = {"jax": jxkernel, "jnp": jnp, **(scope or {})}
-    x64 = config.jax_enable_x64
+    before = {name: getattr(config, name) for name in OPTIONS}
     try:
         exec(compile(source, str(path), "exec"), scope)
     finally:
-        config.update("jax_enable_x64", x64)
+        for name, value in before.items():
+            config.update(name, value)
     return [e for e in compile_log.events_since(start) if e.source and str(path) in e.source], \
         scope
 
@@ -118,3 +126,104 @@ def test_a_grown_arrays_pattern_filled_in_with_its_mask_traces_once_and_keeps_th
     assert len(again) == recorded["filled"]["traces"] == 1
     assert plain["means"] == filled["means"] == recorded["program"]["means"] == \
         recorded["filled"]["means"]
+
+
+def test_a_closed_over_values_note_passes_it_in_and_a_cache_hit_reads_the_new_value(tmp_path):
+    """A global array rebound between calls, then a compile for a new shape: its note writes
+    the def given the value as a parameter and the call it names passing it (it was a pattern,
+    `f = jax.jit(lambda x, w: ...)`, that pasted returned an Ellipsis). The program's last
+    call, a cache hit, keeps the first w (3.0, not 6.0); pasted as it says, it reads the new
+    one. Traces and results as under JAX 0.10.2 (exact: small integers in float32)."""
+    events, plain = run(CLOSED_OVER, tmp_path / "closed.py", {"outs": []})
+    recorded = REFERENCE["closed_over"]
+    assert len(events) == recorded["program"]["traces"] == 2
+    (constant,) = [c for c in events[1].changes if c.kind == "constant"]
+    assert constant.snippet == CLOSED_OVER_SNIPPET, constant.snippet
+    assert "a parameter of f, and w in every call of it" in constant.fix and \
+        "pattern" not in constant.fix
+    again, fixed = run(passed_in(constant.snippet), tmp_path / "passed.py", {"outs": []})
+    assert len(again) == recorded["pasted"]["traces"] == 2
+    assert plain["outs"] == recorded["program"]["outs"] == [[3.0, 3.0], [6.0] * 3, [3.0, 3.0]]
+    assert fixed["outs"] == recorded["pasted"]["outs"] == [[3.0, 3.0], [6.0] * 3, [6.0, 6.0]]
+
+
+def test_a_closed_over_values_note_without_a_def_to_rewrite_says_its_code_is_a_pattern(
+        tmp_path):
+    """The same value read by a function jitted by name (no decorated def to write): the
+    plain code, `f = jax.jit(lambda x, w: ...)`, stays, and the note says it is a pattern."""
+    program = CLOSED_OVER.replace("@jax.jit\n", "").replace(
+        "w = jnp.ones(3)\n", "w = jnp.ones(3)\n").replace(
+        "    return x * w.sum()\n", "    return x * w.sum()\ng = jax.jit(f)\n").replace(
+        "f(jnp.ones", "g(jnp.ones")
+    events, _ = run(program, tmp_path / "by_name.py", {"outs": []})
+    (constant,) = [c for c in events[1].changes if c.kind == "constant"]
+    assert "..." in constant.snippet and \
+        "the code below is a pattern: your function's body in place of ..." in constant.fix
+
+
+def test_two_jits_with_other_options_left_one_as_the_note_says_compile_once_as_in_jax(
+        tmp_path):
+    """jit(f) and jit(f, donate_argnums=0), both called: JAX 0.10.2 traces once and compiles
+    twice (its "Compiling jit(f)" lines), jxkernel logs two compiles. The note's code names f
+    and the name the call used (it read `f = jax.jit(g, ...)`: g was nowhere); pasted over
+    the first jit, the other deleted, one compile, as in JAX."""
+    events, _ = run(OPTIONS_DIFFER, tmp_path / "options.py")
+    recorded = REFERENCE["options_differ"]
+    assert recorded["program"]["traces"] == 1
+    assert len(events) == recorded["program"]["compiled"].count("jit(f)") == 2
+    (change,) = events[1].changes
+    assert change.kind == "config" and change.snippet == OPTIONS_SNIPPET, change.snippet
+    again, _ = run(options_pasted(change.snippet), tmp_path / "options_pasted.py")
+    assert len(again) == recorded["pasted"]["compiled"].count("jit(f)") == 1
+    assert recorded["pasted"]["traces"] == 1
+
+
+def test_a_method_jitted_anew_on_a_new_object_each_pass_writes_no_code(tmp_path):
+    """jax.jit(m.apply)(x) where the loop makes m anew (its k differs): made once, the jit
+    would keep the first m's k (what it reads from self is baked in when traced), so the
+    note moves no line and says that no code is written; m made before the loop, it is
+    hoisted (method_jitted_in_a_loop)."""
+    program = CASES["method_jitted_in_a_loop"][1].replace(
+        "m = Model(2.0)\n", "").replace("for i in range(3):\n",
+                                         "for k in (1.0, 2.0, 3.0):\n    m = Model(k)\n")
+    events, _ = run(program, tmp_path / "new_objects.py")
+    assert len(events) == 3
+    (change,) = events[1].changes
+    assert change.kind == "fresh_jit" and change.snippet == "", change
+    assert "of a new m made in the loop" in change.fix and "No code is written here" in \
+        change.fix
+
+
+def test_a_lambda_reading_a_name_the_loop_rebinds_is_not_told_to_move(tmp_path):
+    """`for fn in (a, b, a): jax.jit(lambda v: fn(v))(x)`: made once, the jit would keep the
+    first fn (it is read when traced), so neither the line nor the jit moves: the note's
+    code is the plain pattern, and says so."""
+    program = ("def a(v):\n    return v * 2\ndef b(v):\n    return v * 3\n"
+               "x = jnp.ones(3)\nfor fn in (a, b, a):\n"
+               "    step = jax.jit(lambda v: fn(v))\n    y = step(x)\n")
+    events, _ = run(program, tmp_path / "rebound.py")
+    assert len(events) == 3
+    (change,) = events[1].changes
+    assert "moved above the loop" not in change.snippet and "lambda_jit" not in change.snippet
+    assert "a pattern, in names of yours to fill in" in change.fix
+
+
+def test_a_jit_of_a_def_made_at_every_pass_traces_once_and_is_told_nothing(tmp_path):
+    """jax.jit(f)(x) in a loop, f made once: one trace, as in JAX 0.10.2 (its cache is keyed
+    on f), so no note advises anything."""
+    events, _ = run(JIT_OF_A_DEF_IN_A_LOOP, tmp_path / "jit_of_f.py")
+    assert len(events) == REFERENCE["jit_of_a_def_in_a_loop"]["traces"] == 1
+    assert events[0].reason == "first call" and events[0].changes == ()
+
+
+def test_an_object_made_in_the_loop_from_the_loops_value_is_not_moved(tmp_path):
+    """`t = Trainer(lr)` with lr the loop's: moved above the loop it would keep the first lr,
+    so the note moves no line and keeps the pattern (saying so), with lr an argument."""
+    program = CASES["object_jitting_its_method_made_in_a_loop"][1].replace(
+        "for epoch in range(3):\n    t = Trainer(0.1)\n",
+        "for lr in (0.1, 0.2, 0.3):\n    t = Trainer(lr)\n")
+    events, _ = run(program, tmp_path / "trainer_lr.py")
+    assert len(events) == 3
+    (change,) = events[1].changes
+    assert "moved above the loop" not in change.snippet and "Trainer(...)" in change.snippet
+    assert "a pattern, in names of yours to fill in" in change.fix

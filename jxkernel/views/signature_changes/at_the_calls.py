@@ -11,7 +11,7 @@ import inspect
 import linecache
 import re
 
-from .fixes import _refixed
+from .fixes import _refixed, constant_name
 from .input_types import _dtype_name, _shape_of
 
 
@@ -34,6 +34,13 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
         elif c.kind == "structure" and _STACKED.search(c.snippet) and \
                 re.sub(r"\[\d+\]$", "", c.path).isidentifier():
             out.append(_stacked_at_the_call(c, jitted, now))
+            continue
+        elif c.kind == "constant" and constant_name(c) and c.snippet.startswith("def "):
+            out.append(_passed_at_the_call(c, jitted, now))
+            continue
+        elif c.kind in ("shape", "structure") and c.path.isidentifier() and \
+                re.search(rf"(?m)^{re.escape(c.path)} = ", c.snippet):
+            out.append(_in_the_callers_names(c, jitted, now))
             continue
         elif cast is not None and cast.group(1) == cast.group(2) == c.path:
             # the cast belongs at the call whose dtype is not the one cast to: the new
@@ -103,9 +110,73 @@ def _call_at(site, jitted):
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and (
         n.col_offset + indent == column if column is not None
         else ast.unparse(n.func).split(".")[-1] == name)]
-    if column is not None and len(calls) > 1:     # jax.grad(f)(1.0): the outermost call
-        calls = [max(calls, key=lambda n: n.end_col_offset)]
+    if column is not None and len(calls) > 1:
+        # f(x).tolist(): the one calling the function by its name; jax.grad(f)(1.0): the
+        # outermost call
+        named = [n for n in calls if ast.unparse(n.func).split(".")[-1] == name]
+        calls = named if len(named) == 1 else [max(calls, key=lambda n: n.end_col_offset)]
     return calls[0] if len(calls) == 1 else None
+
+
+def _in_the_callers_names(change, jitted, now):
+    """A fix written before the call in the parameter's name (`n = x.shape[0]` ... for x),
+    in the caller's: the variable it passed (`total(v)`: v), or, an expression passed
+    (`total(jnp.ones(n))`), that expression named first and the call given the name
+    (pasted before the call, the parameter's name was nowhere). As it was where the call
+    cannot be read or passes the parameter's own name."""
+    site = getattr(now, "site", None)
+    found = None if not _calls_it_by_name(site, jitted) else \
+        _argument_at(site, jitted, change.path)
+    if found is None:
+        return change
+    _, arg, line, rewritten = found
+    if arg == change.path:
+        return change
+    # the names the code sets (n, size, mask): one the learner's line reads already (a loop's
+    # `n` in `total(jnp.ones(n))`) would be overwritten, so it is named after the argument
+    # (`n_x`)
+    assigned = set(re.findall(r"(?m)^(\w+) = ", change.snippet)) - {change.path}
+    for name in sorted(assigned):
+        if re.search(rf"\b{name}\b", rewritten(arg)):
+            change = dataclasses.replace(change, snippet=re.sub(
+                rf"\b{name}\b", f"{name}_{change.path}", change.snippet))
+    if arg.isidentifier():
+        return dataclasses.replace(change, snippet=re.sub(
+            rf"\b{re.escape(change.path)}\b", arg, change.snippet))
+    return dataclasses.replace(change, snippet=(
+        f"{change.path} = {arg}    # line {line}'s argument, named\n{change.snippet}\n"
+        f"{rewritten(change.path)}    # line {line}, given it"))
+
+
+def _calls_it_by_name(site, jitted) -> bool:
+    """Whether the call of `jitted` read at `site` names it (`total(...)`, `obj.step(...)`):
+    not a line another call stands for (IPython's `get_ipython().run_line_magic(...)` of a
+    %timeit line), whose arguments are not the function's."""
+    call = None if site is None else _call_at(site, jitted)
+    if call is None:
+        return False
+    func = call.func
+    return isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and
+                                          func.attr == getattr(jitted, "_name", None))
+
+
+def _passed_at_the_call(change, jitted, now):
+    """A closed-over value's fix (its def given the value as a parameter) with the call at
+    `now`'s line passing it last (`y = f(jnp.ones(4), w)    # line 8`); its def line alone
+    where the call cannot be read or has keywords or *args."""
+    site = getattr(now, "site", None)
+    call = None if not _calls_it_by_name(site, jitted) else _call_at(site, jitted)
+    if call is None or call.keywords or any(isinstance(a, ast.Starred) for a in call.args) \
+            or call.lineno != call.end_lineno:
+        return change
+    name = constant_name(change)
+    body = linecache.getline(site.file, site.line).strip()
+    end = call.end_col_offset - 1           # the call's closing parenthesis
+    if body[end:end + 1] != ")":
+        return change
+    passed = body[:end] + (", " if call.args else "") + name + body[end:]
+    return dataclasses.replace(change, snippet=f"{change.snippet}\n{passed}    # line "
+                               f"{site.line}: and {name} so in every call")
 
 
 def bound_where_called(changes, jitted, now) -> tuple:

@@ -5,6 +5,7 @@ for one cause (a static bool, a partial batch, ...) live beside the code that fi
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 
@@ -21,8 +22,9 @@ def _fixed(path, kind, old, new, name=None, dtype="float32") -> Change:
         fix, snippet = _DEVICE_FIX
     fill = dict(path=path, name=name, root=_root(path), old=old, new=new, dtype=dtype,
                 **_jitting())
-    return Change(path, kind, str(old), str(new), fix.format(**fill),
-                  _assignable(path, snippet.format(**fill)))
+    snippet = _assignable(path, snippet.format(**fill))
+    return Change(path, kind, str(old), str(new), pattern_said(fix.format(**fill), snippet),
+                  snippet)
 
 
 def _refixed(change: Change, fix_and_snippet, **more) -> Change:
@@ -31,7 +33,30 @@ def _refixed(change: Change, fix_and_snippet, **more) -> Change:
     fill = dict(path=change.path, name=change.path, root=_root(change.path), old=change.old,
                 new=change.new, **_jitting())
     fill.update(more)
-    return dataclasses.replace(change, fix=fix.format(**fill), snippet=snippet.format(**fill))
+    snippet = snippet.format(**fill)
+    return dataclasses.replace(change, fix=pattern_said(fix.format(**fill), snippet),
+                               snippet=snippet)
+
+
+# what marks a fix's code as a pattern, not code to paste as it is: a `...` to fill in, or a
+# name the learner's program need not have (the loop's `batches`, a cond's branches)
+_PLACEHOLDER = re.compile(r"\.\.\.|\b(batches|branch_true|branch_false|branch_0|branch_1|MODES|"
+                          r"flatten, unflatten)\b")
+PATTERN_SAID = " The code below is a pattern, in names of yours to fill in."
+
+
+def pattern_said(fix: str, snippet: str) -> str:
+    """`fix` saying so where `snippet` is a pattern (`...`, `batches`: pasted as it is, it
+    would not run, or run something else), unless it says so already.
+
+        >>> pattern_said("Jit it once.", "f = jax.jit(lambda x, k: ...)")
+        'Jit it once. The code below is a pattern, in names of yours to fill in.'
+        >>> pattern_said("Cast it.", "x = jnp.asarray(x, jnp.float32)")
+        'Cast it.'
+    """
+    if not _PLACEHOLDER.search(snippet) or "pattern" in fix:
+        return fix
+    return fix + PATTERN_SAID
 
 
 _FIXES = {
@@ -64,9 +89,12 @@ _FIXES = {
                   "structure compiles anew. Keep the same keys and fields (zeros or a mask "
                   "instead of a missing entry or None).",
                   "{root} = {{**defaults, **{root}}}    # the same keys in every call"),
+    # (for_function and at_the_calls write it in the learner's def and call where they can
+    # be read: _CONSTANT_PASSED; the plain code is a pattern, and says so)
     "constant": ("{name} is closed over: its value when traced is baked into the program. This "
                  "compile picked up its new value, while cache hits keep the old one. Pass it "
-                 "as an argument instead.",
+                 "as an argument instead (the code below is a pattern: your function's body "
+                 "in place of ...).",
                  "f = jax.jit(lambda x, {name}: ...)    # then call f(x, {name})"),
     "config": ("jax_enable_x64 changed ({old} -> {new}): every default dtype changes, so "
                "everything compiles anew. Set it once, at start-up.",
@@ -90,7 +118,10 @@ _OPTION_FIX = ("{path} differs between two jits of this function ({old} -> {new}
                "of jit options compiles a program of its own (JAX traces once, and lowers and "
                "compiles twice). Jit the function once with the options you need, and call "
                "that one.",
-               "f = jax.jit(g, {path}={new})    # once; call f everywhere")
+               # the function by its own name (for_function's; a generic `g` was nowhere),
+               # bound to the name the new call used (bound_where_called)
+               "{bind}jax.jit({fun}, {path}={new})    # the one jit of {fun}: call it "
+               "everywhere, no other")
 _DEVICE_FIX = ("The {path} changed ({old} -> {new}): a compiled program runs on one device. "
                "Keep the inputs on one device, or expect one compile per device.",
                "x = jax.device_put(x, jax.devices()[0])    # or %jxbackend cpu:0")
@@ -206,6 +237,8 @@ def for_function(changes, fun, uses_of, decorated_def=None) -> tuple:
             change = dataclasses.replace(change, snippet="\n".join(
                 named + line[len(generic):] if line.startswith(generic) else line
                 for line in lines))
+        if change.kind == "constant" and decorated_def is not None:
+            change = _constant_passed(change, decorated_def(fun))
         def_line = decorated_def(fun) if decorated_def is not None and \
             f"jax.jit({name}" in change.snippet else None
         if def_line is not None:
@@ -220,6 +253,45 @@ def for_function(changes, fun, uses_of, decorated_def=None) -> tuple:
                 lambda m: m.group(0).replace("f(", f"{name}("), change.snippet))
         out.append(change)
     return tuple(out)
+
+
+# a closed-over value's fix in the learner's def (and, by at_the_calls, its call): the value
+# a parameter, passed in each call, so that a cache hit reads the value it is called with
+# (JAX 0.10.2: pasted_fixes_reference.json's closed_over_value_changes)
+_CONSTANT_PASSED = (
+    "{name} is closed over: its value when traced is baked into the program. This compile "
+    "picked up its new value, while cache hits keep the old one. Pass it as an argument "
+    "instead: a parameter of {fun}, and {name} in every call of it, as below (the def line "
+    "in place of yours, under its decorator).",
+    "{def_line}    # {name} passed in: its value at each call, not the one traced")
+
+
+def constant_name(change) -> str | None:
+    """The name of the closed-over value `change` is of ("w (closed over)": "w"), where it is
+    a name the learner's code can pass; else None."""
+    name = change.path.removesuffix(" (closed over)")
+    return name if change.kind == "constant" and name != change.path and \
+        name.isidentifier() else None
+
+
+def _constant_passed(change, def_line) -> Change:
+    """`change`, a closed-over value's, with its fix in the decorated def `def_line` given the
+    value as a last parameter (`def f(x, w):`); as it was where that cannot be written (no
+    def line, defaults, *args or keyword-only parameters: a call could not pass it last)."""
+    name = constant_name(change)
+    if name is None or def_line is None:
+        return change
+    try:
+        node = ast.parse(def_line + "\n    pass").body[0]
+    except SyntaxError:
+        return change
+    args = node.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or args.posonlyargs or \
+            name in [a.arg for a in args.args]:
+        return change
+    added = ", ".join([a.arg for a in args.args] + [name])
+    return _refixed(change, _CONSTANT_PASSED, name=name, fun=node.name,
+                    def_line=f"def {node.name}({added}):")
 
 
 # a fix's generic call of the jitted function, at a line's start (`f(..., n=n)`) or in its
