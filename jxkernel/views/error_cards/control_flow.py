@@ -5,13 +5,16 @@ take other arguments than the loop passes it."""
 from __future__ import annotations
 
 import ast
+import inspect
 import re
+import textwrap
 
 from ...core import dtypes
 from ...transforms.api_util import positional_parameters
 from .card import ErrorCard
 from .reading import _user_frame, _user_lines
-from .rewrites import _lambda_branches_cast, _lambda_branches_wrapped, _parse_line, _replaced
+from .rewrites import (_lambda_branches_cast, _lambda_branches_wrapped, _parse_line, _pattern,
+                       _replaced)
 
 
 # ------------------------------------------------------------------ cond/switch branch types
@@ -60,8 +63,8 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
             back
         both = "broadcasts them"
     if api == "cond" and (mismatch == "dtypes" or _broadcasts(type1, type0)):
-        rewrite += (f"\n# or, if computing both branches is fine, jnp.where {both}:\n"
-                    f"y = jnp.where(pred, true_value, false_value)")
+        rewrite += (f"\n# or, if computing both branches is fine, jnp.where {both}: "
+                    f"jnp.where(pred, true_value, false_value)")
     return ErrorCard(
         "branch-types", f"{api}: the branches return different types",
         why=(f"{api} traces every branch into one program and picks one when it runs, so each "
@@ -128,13 +131,19 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
     ys = ", y" if loop == "scan" else ""        # (a while_loop's body returns the carry alone)
     if mismatch == "dtypes":
         dtype_in, dtype_out = came.split("[")[0], went.split("[")[0]
-        back = (f"return new_carry.astype(jnp.{dtype_in}){ys}" if path is None else
-                f"value = value.astype(jnp.{dtype_in})   # the value {body} returns as {leaf}")
-        rewrite = (f"# in {body}, give {leaf} back with the type it came in as:\n{back}\n"
-                   f"# or start it with the type {body} returns, e.g. "
-                   f"jnp.asarray(init, jnp.{dtype_out})")
+        back = _carry_back(exc, body, loop, path, lambda n: _cast(n, dtype_in)) or (
+            _pattern(f"return new_carry.astype(jnp.{dtype_in}){ys}") if path is None else
+            _pattern(f"value = value.astype(jnp.{dtype_in})   # the value {body} returns as "
+                     f"{leaf}"))
+        start = _init_as(where, loop, dtype_out) if path is None else None
+        rewrite = (f"# in {body}, give {leaf} back with the type it came in as:\n{back}\n" +
+                   (f"# or start it with the type {body} returns ({dtype_out}: often the one "
+                    f"meant, an int start of a float sum):\n{start}" if start else
+                    f"# or start it with the type {body} returns, e.g. "
+                    f"jnp.asarray(init, jnp.{dtype_out})"))
     elif mismatch == "shapes":
-        rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys, whole or "carry")
+        rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys, whole or "carry",
+                                       lambda make: _carry_back(exc, body, loop, path, make))
         if "cannot grow" not in rewrite:     # (a growing carry outgrows any start shape)
             rewrite += (f"\n# or start it with the shape {body} returns: "
                         f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
@@ -153,14 +162,90 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
         if loop != "loop" else None)
 
 
-def _carry_shape_rewrite(body, leaf, came, went, loop, ys, carry) -> str:
+# where each loop takes its start: (position, keyword)
+_INIT_AT = {"scan": (1, "init"), "while_loop": (2, "init_val"), "fori_loop": (3, "init_val")}
+
+
+def _carry_back(exc, body, loop, path, make) -> str | None:
+    """`body`'s own return with its carry (or the carry's leaf at `path`, `[1]`) rewritten by
+    `make` (its source -> new source), read from the function's source: `return c + x, x` ->
+    `return (c + x).astype(jnp.int32), x`. It wrote `return new_carry.astype(...), y` and
+    `value = value.astype(...)`, names the learner's body has not. None where the body has not
+    one plain return of the carry."""
+    frame = _user_frame(exc)
+    names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
+    found = names.get(body) if body.isidentifier() else None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(found))) if found else None
+    except (OSError, TypeError, SyntaxError):
+        tree = None
+    define = tree.body[0] if tree is not None and tree.body else None
+    if not isinstance(define, ast.FunctionDef) or define.name != body or any(
+            isinstance(n, (ast.FunctionDef, ast.Lambda)) for n in ast.walk(define)
+            if n is not define):
+        return None
+    returns = [n for n in ast.walk(define) if isinstance(n, ast.Return)]
+    if len(returns) != 1 or returns[0].value is None:
+        return None
+    value = returns[0].value
+    if loop == "scan":
+        if not (isinstance(value, ast.Tuple) and len(value.elts) == 2):
+            return None
+        carry = value.elts[0]
+    else:
+        carry = value
+    if path:
+        index = re.fullmatch(r"\[(\d+)\]", path)
+        if not (index and isinstance(carry, ast.Tuple) and int(index.group(1)) < len(carry.elts)):
+            return None
+        carry = carry.elts[int(index.group(1))]
+    was, made = (_bare(text) for text in (
+        ast.unparse(value), _replaced(ast.Expression(value), carry, make(carry))))
+    return f"return {made}    # in place of return {was}"
+
+
+def _bare(text) -> str:
+    """A returned tuple's text without the parentheses ast.unparse puts around it."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return text
+    return text[1:-1] if isinstance(node, ast.Tuple) and text.startswith("(") and \
+        text.endswith(")") and node.elts else text
+
+
+def _cast(node, dtype) -> str:
+    text = ast.unparse(node)
+    simple = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+    return f"{text if simple else f'({text})'}.astype(jnp.{dtype})"
+
+
+def _init_as(where, loop, dtype) -> str | None:
+    """The user's loop call with its start made `dtype` (`lax.scan(body, 0, xs)` ->
+    `lax.scan(body, jnp.asarray(0, jnp.float32), xs)`), or None."""
+    tree = _parse_line(where)
+    at, keyword = _INIT_AT.get(loop, (None, None))
+    for call in ast.walk(tree) if tree is not None and at is not None else ():
+        if isinstance(call, ast.Call) and ast.unparse(call.func).split(".")[-1] == loop:
+            start = call.args[at] if len(call.args) > at else next(
+                (k.value for k in call.keywords if k.arg == keyword), None)
+            if start is None:
+                return None
+            made = f"jnp.asarray({ast.unparse(start)}, jnp.{dtype})"
+            return _replaced(tree, start, made)
+    return None
+
+
+def _carry_shape_rewrite(body, leaf, came, went, loop, ys, carry, back=None) -> str:
     """Code keeping the carry's shape: broadcast back a value that lost dimensions; a carry
     that grows (jnp.append in the body) cannot: the values go out as scan's ys, or into a
     buffer made at its final size (`new_carry.sum()` was advised, whose shape is ())."""
     dims_in, dims_out = _dims(came), _dims(went)
     head = f"# in {body}, keep {leaf} at shape {_shape_of(came)}, as it came in:\n"
     if len(dims_out) < len(dims_in):
-        return head + f"return jnp.broadcast_to(new_carry, {_shape_of(came)}){ys}"
+        shape = _shape_of(came)
+        made = back(lambda n: f"jnp.broadcast_to({ast.unparse(n)}, {shape})") if back else None
+        return head + (made or _pattern(f"return jnp.broadcast_to(new_carry, {shape}){ys}"))
     if len(dims_out) == len(dims_in) and all(o >= i for i, o in zip(dims_in, dims_out)):
         if loop == "scan":     # (`carry`: the body's own name for it, else a NameError)
             return (f"# a carry cannot grow: give each new value out as scan's ys (stacked "
@@ -230,9 +315,9 @@ def _cond_rewrite(where) -> str:
     call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and len(n.args) >= 3
                  and ast.unparse(n.func).split(".")[-1] == "cond"), None) if tree else None
     if call is None:
-        return ("y = jnp.where(condition, a, b)     # per element: both computed\n"
-                "y = lax.cond(jnp.all(condition), true_fun, false_fun, *operands)   # one "
-                "branch for the whole array")
+        return _pattern("y = jnp.where(condition, a, b)     # per element: both computed\n"
+                        "y = lax.cond(jnp.all(condition), true_fun, false_fun, *operands)   "
+                        "# one branch for the whole array")
     pred, operands = call.args[0], call.args[3:]
     values = [_branch_value(b, operands) for b in call.args[1:3]]
     lines = []
@@ -484,5 +569,5 @@ def _scan_output_rewrite(where) -> str:
             text = ast.unparse(out)
             return (f"{_replaced(tree, out, f'({text}, None)')}    # the final carry only\n"
                     f"{_replaced(tree, out, f'({text}, {text})')}    # and each step's value")
-    return ("def step(carry, x):\n    new_carry = ...\n    return new_carry, None    # or "
-            "(new_carry, y): y is stacked over the steps")
+    return _pattern("def step(carry, x):\n    new_carry = ...\n    return new_carry, None    "
+                    "# or (new_carry, y): y is stacked over the steps")

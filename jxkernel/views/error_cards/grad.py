@@ -7,7 +7,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line, _replaced
+from .rewrites import _parse_line, _pattern, _replaced
 
 
 # JAX 0.10.2's words: grad, value_and_grad and jacrev "require real- or complex-valued
@@ -274,7 +274,7 @@ def _aux_rewrite(where, pair, size) -> str:
     call = _grad_call(tree)
     fix_f = "" if pair else f"# in f: return loss, ({_extras(size)})\n"
     if call is None:
-        return fix_f + "grads, aux = jax.grad(f, has_aux=True)(x)"
+        return fix_f + _pattern("grads, aux = jax.grad(f, has_aux=True)(x)")
     call.keywords.append(ast.keyword("has_aux", ast.Constant(True)))
     statement = tree.body[0] if tree.body else None
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
@@ -292,7 +292,7 @@ def _entry_rewrite(where, key) -> str:
     tree = _parse_line(where)
     call = _grad_call(tree)
     if call is None:
-        return f"grads = jax.grad(lambda *args: f(*args)[{key!r}])(x)"
+        return _pattern(f"grads = jax.grad(lambda *args: f(*args)[{key!r}])(x)")
     entry = ast.Subscript(ast.Call(call.args[0], [ast.Starred(ast.Name("args"))], []),
                           ast.Constant(key))
     call.args[0] = ast.Lambda(ast.arguments([], [], ast.arg("args"), [], [], None, []), entry)

@@ -197,7 +197,9 @@ def _static_fix(origin, where=None, exc=None) -> str:
             return _tuple_passed(in_place, arg, _parameter_at(exc, function, arg), as_tuple)
         return in_place or f"jax.jit(f, static_argnames=({arg!r},))"
     decorator, header = _jit_decorator(where, function)
-    if decorator and not as_tuple:
+    # (a 0-d array passed: static under the decorator, JAX 0.10.2 refuses it, a jax.Array
+    # being unhashable; the call would have to pass a Python value, which the card cannot see)
+    if decorator and not as_tuple and origin.get("input_kind") != "array":
         # the decorator's own name for jit: `@jit` after `from jax import jit` has no `jax`
         return (f"from functools import partial\n"
                 f"@partial({decorator[1:]}, static_argnames=({arg!r},))   # in place of "
@@ -207,13 +209,27 @@ def _static_fix(origin, where=None, exc=None) -> str:
         return _tuple_passed(rebound, arg, _parameter_at(exc, function, arg), as_tuple) \
             if not decorator else ""
     if origin.get("input_kind") != "array":
-        return rebound or f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+        return rebound or _jit_again(exc, function, arg)
     # jit was given an array, or an outer transformation's tracer (`jax.grad(jax.jit(f))(1.0)`:
     # JAX raises "Non-hashable static arguments" of a LinearizeTracer): static works only
     # where the call can pass a Python value in its place
     passed = _value_passed(rebound, arg, _parameter_at(exc, function, arg), True) \
         if rebound else ""
     return passed if passed != rebound else ""
+
+
+def _jit_again(exc, function, arg) -> str:
+    """`f = jax.jit(f, static_argnames=...)`, or, where the learner's `f` is the jit already
+    (`f = jax.jit(f)` earlier), the jit rebuilt from the function it wraps: the jit of the jit
+    still traced the argument (JAX 0.10.2 raises the same error again), as for a lambda's."""
+    frame = _user_frame(exc)
+    bound = (frame.f_globals.get(function) if frame is not None else None)
+    wrapped = getattr(bound, "__wrapped__", None)
+    if wrapped is not None and getattr(wrapped, "__name__", None) == function and \
+            getattr(bound, "lower", None) is not None:
+        return (f"{function} = jax.jit({function}.__wrapped__, static_argnames=({arg!r},))"
+                f"    # {function} is the jit already: made again from the function it wraps")
+    return f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
 
 
 def _static_or(origin, where, exc, kind, otherwise) -> tuple[str, str]:
@@ -363,7 +379,9 @@ def _jit_caller(exc, function):
     """{"code": the line} of the user's frame that called the jitted `function` (`return
     cube(x, 3)` inside the learner's `volume`, not the cell's `volume(...)`), or None."""
     caller = _caller(exc, function)
-    line = linecache.getline(*caller[:2]).strip() if caller else ""
+    # (as typed: `%timeit jax.jit(f)(1.0)` ran as get_ipython().run_line_magic(...), whose
+    # one plain call made the fix `get_ipython = jax.jit(f, ...)`)
+    line = as_typed(linecache.getline(*caller[:2]).strip()) if caller else ""
     return {"code": line} if line else None
 
 
@@ -382,11 +400,37 @@ def _caller(exc, function):
     return None
 
 
+def _magic_code(line) -> tuple:
+    """(`%magic` and its options, the Python code it runs) of a line magic as typed, or
+    ("", line): the code is the longest tail that parses.
+
+        >>> _magic_code("%timeit -n 1 -r 1 jax.jit(f)(1.0)")
+        ('%timeit -n 1 -r 1 ', 'jax.jit(f)(1.0)')
+    """
+    found = re.match(r"\s*(?:\w+\s*=\s*)?%\w+\s+", line)
+    if found is None:
+        return "", line
+    rest = line[found.end():]
+    for start in [0] + [m.end() for m in re.finditer(r"\s+", rest)]:
+        try:
+            ast.parse(rest[start:])
+        except SyntaxError:
+            continue
+        return line[:found.end() + start], rest[start:]
+    return line, ""
+
+
 def _rebound(called_from, function, arg) -> str:
     """The fix where the calling line names the jit otherwise than `function`: `jax.jit(f)(x,
     3)` gets static_argnames in place, and `g(x, 3)` with `g = jax.jit(f)` made earlier gets
     `g = jax.jit(f, ...)` (rebinding `f` left the learner's `g` tracing the argument); "" when
     the line calls `function` itself or says nothing clear."""
+    magic, code = _magic_code((called_from or {}).get("code", ""))
+    if magic:           # `%timeit -n 1 jax.jit(f)(1.0)`: its code rewritten, the magic kept
+        fixed = _rebound({"code": code}, function, arg) if code else ""
+        rebinds = re.fullmatch(rf"\w+ = jax\.jit\({re.escape(function)}, static_argnames=.*",
+                               fixed)   # `g = jax.jit(f, ...)`: a line of its own, then the magic
+        return fixed if rebinds or not fixed else magic + fixed
     tree = _parse_line(called_from)
     if tree is None:
         return ""

@@ -8,6 +8,20 @@ import linecache
 import re
 
 
+def _pattern(code: str) -> str:
+    """A template, written with names the learner's code may not have (`f`, `x`, `pred`,
+    `operands`, a body of `...`), as comments under a line saying so: pasted, it runs
+    nothing, where as code it raised NameError (or defined a function returning None). The
+    card's fix says what to do in words.
+
+        >>> print(_pattern("y = jnp.where(cond, a, b)"))
+        # the pattern, with your own names in place of these:
+        #   y = jnp.where(cond, a, b)
+    """
+    return "# the pattern, with your own names in place of these:\n" + "\n".join(
+        f"#   {line}" if line.strip() else "#" for line in code.splitlines())
+
+
 def _branch_rewrite(where) -> str:
     """Code for a Python branch on a traced condition at `where`: the user's own `if`
     turned into jnp.where / lax.cond when it is simple enough, else a template."""
@@ -34,9 +48,10 @@ def _branch_rewrite(where) -> str:
             head, a, b = simple
             return (f"{head}jnp.where({test}, {a}, {b})\n{_ONE_BRANCH}\n"
                     f"{head}lax.cond({test}, lambda: {a}, lambda: {b})")
-        return (f"def true_branch(operands): ...     # the `if` body, returning its results\n"
-                f"def false_branch(operands): ...    # the `else` body, same result types\n"
-                f"result = lax.cond({test}, true_branch, false_branch, operands)")
+        return _pattern(
+            f"def true_branch(operands): ...     # the `if` body, returning its results\n"
+            f"def false_branch(operands): ...    # the `else` body, same result types\n"
+            f"result = lax.cond({test}, true_branch, false_branch, operands)")
     if isinstance(node, ast.BoolOp):        # `a and b` of traced booleans: elementwise
         return _logical_rewrite(node)
     if isinstance(node, ast.While):
@@ -47,11 +62,12 @@ def _branch_rewrite(where) -> str:
             name, value = step
             return (f"{name} = lax.while_loop(lambda {name}: {test}, lambda {name}: {value}, "
                     f"{name})    # {_in_place_of(node)}, traced: {name} its state")
-        return (f"def cond_fun(state): return {test}   # in terms of the loop state\n"
-                f"def body_fun(state): ...              # the loop body, returning the new state\n"
-                f"state = lax.while_loop(cond_fun, body_fun, state)")
-    return ("y = jnp.where(cond, a, b)                   # elementwise, both computed\n"
-            "y = lax.cond(cond, true_fn, false_fn, *operands)   # one branch runs")
+        return _pattern(
+            f"def cond_fun(state): return {test}   # in terms of the loop state\n"
+            f"def body_fun(state): ...              # the loop body, returning the new state\n"
+            f"state = lax.while_loop(cond_fun, body_fun, state)")
+    return _pattern("y = jnp.where(cond, a, b)                   # elementwise, both computed\n"
+                    "y = lax.cond(cond, true_fn, false_fn, *operands)   # one branch runs")
 
 
 def _print_when(node) -> str | None:
