@@ -38,6 +38,17 @@ CASES = {
                           "    return x\n_r = halve(10.0)\n", (3, 4), "first"),
     "python_max": ("@jax.jit\ndef f(x):\n    return max(x, 0.0)\n_r = f(-1.0)\n", (3, 3),
                    "first"),
+    # `or` and `not` in the condition: jnp.logical_or / logical_not (jnp.where(x > 0 or y > 0,
+    # ...) pasted raised the same error: Python's `or` still needed True or False)
+    "if_with_or": ("@jax.jit\ndef f(x, y):\n    if x > 0 or y > 0:\n        return x + y\n"
+                   "    return x - y\n_r = f(-1.0, -2.0)\n", (3, 5), 0),
+    "if_with_not": ("@jax.jit\ndef f(x):\n    if not x > 0:\n        return -x\n    return x\n"
+                    "_r = f(-2.0)\n", (3, 5), 1),
+    # a range over a 0-d array's count: the loop as lax.fori_loop (it said "a size? take it
+    # from a shape", no code for the loop)
+    "range_of_an_array_count": ("@jax.jit\ndef f(x, n):\n    s = 0.0\n    for i in range(n):\n"
+                                "        s = s + x * i\n    return s\n_r = f(2.0, jnp.array(4))\n",
+                                (4, 5), "first"),
     # two draws from one key: split, each draw as written (it dropped the shape)
     "key_reused": ("jax.config.update('jax_debug_key_reuse', True)\nkey = jax.random.key(0)\n"
                    "try:\n    a = jax.random.normal(key, (2,))\n"
@@ -174,6 +185,9 @@ PASTED = {
     'if_made_static': "from functools import partial\n@partial(jax.jit, static_argnames=('x',))   # in place of @jax.jit\ndef relu(x):\n    if x > 0:\n        return x\n    return 0.0\n_r = relu(3.0)\n",
     'while_on_a_tracer': '@jax.jit\ndef halve(x):\n    x = jax.lax.while_loop(lambda x: x > 1.0, lambda x: x / 2, x)    # in place of the whole loop (its 2 lines), traced: x its state\n    return x\n_r = halve(10.0)\n',
     'python_max': "@jax.jit\ndef f(x):\n    return jnp.maximum(x, 0.0)    # jnp's max and min: traced, no True or False needed\n_r = f(-1.0)\n",
+    'if_with_or': '@jax.jit\ndef f(x, y):\n    return jnp.where(jnp.logical_or(x > 0, y > 0), x + y, x - y)\n_r = f(-1.0, -2.0)\n',
+    'if_with_not': '@jax.jit\ndef f(x):\n    return jax.lax.cond(jnp.logical_not(x > 0), lambda: -x, lambda: x)\n_r = f(-2.0)\n',
+    'range_of_an_array_count': '@jax.jit\ndef f(x, n):\n    s = 0.0\n    s = jax.lax.fori_loop(0, n, lambda i, s: s + x * i, s)    # in place of the whole loop (its 2 lines), traced: s its state\n    return s\n_r = f(2.0, jnp.array(4))\n',
     'key_reused': "jax.config.update('jax_debug_key_reuse', True)\nkey = jax.random.key(0)\ntry:\n    key, k1, k2 = jax.random.split(key, 3)    # one key per draw, and one to keep\n    a = jax.random.normal(k1, (2,))    # in place of line 4\n    b = jax.random.uniform(k2, (2,), minval=-1.0)    # in place of line 5\nfinally:\n    jax.config.update('jax_debug_key_reuse', False)\n_r = [a, b]\n",
     'seed_as_key': '_r = jax.random.normal(jax.random.key(0), (2,))    # a key from the seed; split it for the next draw\n',
     'list_made_static': 'def fill(v, shape):\n    return jnp.zeros(shape) + v\n_r = jax.jit(fill, static_argnums=1)(1.0, (2, 3))\n',

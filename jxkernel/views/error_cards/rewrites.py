@@ -27,7 +27,7 @@ def _branch_rewrite(where) -> str:
     turned into jnp.where / lax.cond when it is simple enough, else a template."""
     node = _node_at(where)
     if isinstance(node, ast.IfExp):
-        test, a, b = (ast.unparse(n) for n in (node.test, node.body, node.orelse))
+        test, a, b = _traced_test(node.test), ast.unparse(node.body), ast.unparse(node.orelse)
         where_ = f"jnp.where({test}, {a}, {b})"
         cond = f"lax.cond({test}, lambda: {a}, lambda: {b})"
         # the user's whole statement with the expression replaced: `return x if c else -x`
@@ -43,7 +43,7 @@ def _branch_rewrite(where) -> str:
         if printed is not None:
             return printed
         simple = _simple_if(node)
-        test = ast.unparse(node.test)
+        test = _traced_test(node.test)
         if simple is not None:
             head, a, b = simple
             return (f"{head}jnp.where({test}, {a}, {b})\n{_ONE_BRANCH}\n"
@@ -55,7 +55,7 @@ def _branch_rewrite(where) -> str:
     if isinstance(node, ast.BoolOp):        # `a and b` of traced booleans: elementwise
         return _logical_rewrite(node)
     if isinstance(node, ast.While):
-        test = ast.unparse(node.test)
+        test = _traced_test(node.test)
         step = _one_update(node.body)
         if step is not None and step[0] in {n.id for n in ast.walk(node.test)
                                             if isinstance(n, ast.Name)}:
@@ -152,6 +152,26 @@ def _braces(text: str) -> str:
 # types"): `3. * x ** 2` and `-4 * x` of an int x are not, where jnp.where promotes them
 _ONE_BRANCH = ("# or, to run only one branch (both must give the same dtype and shape: "
                "cast one with .astype where they differ):")
+
+
+def _traced_test(node) -> str:
+    """A condition as jnp.where / lax.cond / while_loop can take it traced: `and`, `or` and
+    `not` as jnp.logical_and / logical_or / logical_not (`jnp.where(x > 0 or y > 0, ...)`,
+    pasted, raised the same TracerBoolConversionError: Python's `or` still asked its first
+    operand for True or False).
+
+        >>> _traced_test(ast.parse("x > 0 or not y > 0", mode="eval").body)
+        'jnp.logical_or(x > 0, jnp.logical_not(y > 0))'
+    """
+    if isinstance(node, ast.BoolOp):
+        name = "jnp.logical_and" if isinstance(node.op, ast.And) else "jnp.logical_or"
+        *rest, text = [_traced_test(v) for v in node.values]
+        for value in reversed(rest):
+            text = f"{name}({value}, {text})"
+        return text
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return f"jnp.logical_not({_traced_test(node.operand)})"
+    return ast.unparse(node)
 
 
 def _logical_rewrite(node) -> str:

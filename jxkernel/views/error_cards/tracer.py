@@ -79,6 +79,7 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     converts = re.search(r"\b(int|float|complex|bool)\(([^()]*)\)?", code)
     # JAX's own advice for int(x) / float(x) of a tracer: convert the dtype, stay traced
     astype = _astype_rewrite(where, converts.group(1)) if converts else ""
+    looped = ""
     if converts and converts.group(1) in ("float", "complex") and \
             (converts.group(2) or "").strip() and converts.group(0).endswith(")"):
         # float(w) only made a Python number of an array: the array itself does as well, and
@@ -106,6 +107,8 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         if loop:                    # JAX's fori_loop takes traced bounds: nothing static
             rewrite = (f"{loop}\n# or, if {origin['argument']} is a Python int that seldom "
                        f"changes (each new value compiles anew):\n{rewrite}")
+    elif where and _range_loop_rewrite(where):       # `for i in range(n)`, n an array:
+        rewrite = looped = _range_loop_rewrite(where)    # the loop traced (it said "a size?")
     elif pulls:                                       # not a size: the number itself
         rewrite = astype
     elif astype and converts.group(1) in ("float", "complex"):     # a number, not a size
@@ -137,6 +140,9 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
                "functions take Python floats, and call float() on an array, which a traced "
                "one cannot give." + (" Or make the argument static." if static
                                      else _array_note(origin)))
+    elif looped:
+        fix = ("Loop inside the program: lax.fori_loop takes a traced count (Python's range "
+               "needs a Python int), its state carried from step to step." + _array_note(origin))
     elif static:
         fix = (f"Make the argument static ({_static_how(origin)}), so Python "
                "sees its value; sizes can come from shapes (x.shape), which are static.")
