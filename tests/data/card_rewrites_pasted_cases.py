@@ -11,7 +11,8 @@ name -> (the program, (first, last): its lines (1-based) the snippet goes in pla
 first - 1: inserted before first), which of the card's code to paste: a part's index (the
 rewrite's lines split at each `# or ...` line: 0 the card's first fix, 1 its first
 alternative, ...), or "first" (its first line), "second" (its second line), "policy" (the
-one `policy=` argument, in place of the line's)).
+one `policy=` argument, in place of the line's)); a span None where the card's code goes in
+two places: then a list of (span, which) pairs.
 """
 import re
 
@@ -96,6 +97,26 @@ CASES = {
     # below, jits the jit, whose own jit still traces n: JAX raises again)
     "static_of_a_rebound_jit": ("def f(x, n):\n    return jnp.zeros(n) + x\nf = jax.jit(f)\n"
                                 "_r = f(1.0, 3)\n", (4, 3), "first"),
+    # a static object whose class has __eq__ and no __hash__ (the hash pasted beside __eq__);
+    # a dataclass not frozen (frozen); a frozen one holding an array: registered, and the
+    # call with it traced (it said so in words: registered alone, still static, JAX raises)
+    "static_object_without_hash": ("class Cfg:\n    def __init__(self, n):\n        self.n = n\n"
+                                   "    def __eq__(self, other):\n        return self.n == other.n\n"
+                                   "def f(x, cfg):\n    return x * cfg.n\n"
+                                   "_r = jax.jit(f, static_argnums=1)(2.0, Cfg(3))\n", (4, 3), 0),
+    "static_dataclass_not_frozen": ("import dataclasses\n@dataclasses.dataclass\nclass Cfg:\n"
+                                    "    n: int\ndef f(x, cfg):\n    return x * cfg.n\n"
+                                    "_r = jax.jit(f, static_argnums=1)(2.0, Cfg(3))\n", (2, 3), 0),
+    "static_dataclass_holding_an_array": (
+        "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass Cfg:\n    w: object\n"
+        "def f(x, cfg):\n    return x * cfg.w\n"
+        "_r = jax.jit(f, static_argnums=1)(2.0, Cfg(jnp.arange(2.0)))\n", None,
+        [((5, 4), "first"), ((7, 7), "second")]),
+    # vmap's in_axes for the positional arguments alone, a keyword argument beside them (it
+    # wrote `jax.vmap(f, in_axes=(0))(...)`: no tuple, and a call of nothing)
+    "in_axes_with_a_keyword_argument": ("def f(a, b):\n    return a * b\n"
+                                        "_r = jax.vmap(f, in_axes=(0, 1))(jnp.arange(3.0), "
+                                        "b=jnp.ones(3))\n", (3, 3), "first"),
     # a scan carry started as int32, the body adding floats: the body's return cast back, or
     # the start made float32 (it named `new_carry` and `y`, which the body has not); a leaf of a
     # while_loop's carry cast back; a carry that lost its axis broadcast back
@@ -158,7 +179,12 @@ def snippet(rewrite, take) -> list:
 def pasted(program, span, take, rewrite) -> str:
     """`program` with the card's snippet in place of its lines `span`, as a learner pastes
     it: at the first replaced line's indentation (its lines as they are when the card wrote
-    them indented); `policy=` in place of the line's own."""
+    them indented); `policy=` in place of the line's own. A span None: `take` lists (span,
+    take) pairs, each pasted (the last lines first, so the numbers hold)."""
+    if span is None:
+        for each, part in sorted(take, reverse=True):
+            program = pasted(program, each, part, rewrite)
+        return program
     lines = program.splitlines(keepends=True)
     first, last = span
     code = snippet(rewrite, take)
@@ -210,6 +236,10 @@ PASTED = {
     'psum_unbound': "_r = jnp.sum(jnp.arange(3.0))    # the whole array's sum: no collective outside shard_map\n",
     'truth_of_a_vector': 'x = jnp.arange(3.0)\n_r = 0\nif jnp.all(x > -1):    # every element (jnp.any: at least one)\n    _r = 1\n',
     'static_of_a_rebound_jit': "def f(x, n):\n    return jnp.zeros(n) + x\nf = jax.jit(f)\nf = jax.jit(f.__wrapped__, static_argnames=('n',))    # f is the jit already: made again from the function it wraps\n_r = f(1.0, 3)\n",
+    'static_object_without_hash': 'class Cfg:\n    def __init__(self, n):\n        self.n = n\n    # in class Cfg, beside its __eq__:\n    def __hash__(self):\n        return hash(tuple(vars(self).values()))\n    def __eq__(self, other):\n        return self.n == other.n\ndef f(x, cfg):\n    return x * cfg.n\n_r = jax.jit(f, static_argnums=1)(2.0, Cfg(3))\n',
+    'static_dataclass_not_frozen': 'import dataclasses\n@dataclasses.dataclass(frozen=True)    # == and hash by its fields\nclass Cfg:\n    n: int\ndef f(x, cfg):\n    return x * cfg.n\n_r = jax.jit(f, static_argnums=1)(2.0, Cfg(3))\n',
+    'static_dataclass_holding_an_array': "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass Cfg:\n    w: object\njax.tree_util.register_dataclass(Cfg, data_fields=['w'], meta_fields=[])    # once, after class Cfg\ndef f(x, cfg):\n    return x * cfg.w\n_r = jax.jit(f)(2.0, Cfg(jnp.arange(2.0)))   # cfg traced\n",
+    'in_axes_with_a_keyword_argument': 'def f(a, b):\n    return a * b\n_r = jax.vmap(f, in_axes=(0,))(jnp.arange(3.0), b=jnp.ones(3))    # in_axes=(0,): one entry per argument\n',
     'scan_carry_cast_back': 'def body(c, x):\n    # in body, give carry back with the type it came in as:\n    return (c + x).astype(jnp.int32), x    # in place of return c + x, x\n_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n',
     'scan_carry_float_start': 'def body(c, x):\n    return c + x, x\n_r = jax.lax.scan(body, jnp.asarray(jnp.int32(0), jnp.float32), jnp.ones(3))\n',
     'while_carry_leaf_cast_back': 'def halve(state):\n    i, v = state\n    # in halve, give carry[1] back with the type it came in as:\n    return i + 1, (v / 2).astype(jnp.int32).astype(jnp.float32)    # in place of return i + 1, (v / 2).astype(jnp.int32)\n_r = jax.lax.while_loop(lambda s: s[0] < 3, halve, (0, jnp.ones(2)))\n',

@@ -83,7 +83,7 @@ def test_unhashable_static_dataclass_cards(shell):
                "jax.jit(lambda v, c: v * c.w, static_argnums=1)(1.0, Cfg2(jnp.ones(2)))",
         raises=(ValueError, "Non-hashable static arguments are not supported."))
     assert card["kind"] == "unhashable-static" and "tuple" not in card["fix"]
-    assert card["rewrite"].splitlines()[0] == \
+    assert card["rewrite"].splitlines()[0].split("    #")[0] == \
         "jax.tree_util.register_dataclass(Cfg2, data_fields=['w'], meta_fields=[])"
 
 
