@@ -151,6 +151,7 @@ PATTERNS = {
     "scan_named_body": "def step(c, x):\n    return c + x\n"
                        "_r = jax.lax.scan(step, 0.0, jnp.arange(3.0))\n",
     "grad_pair_made_earlier": "def f(x):\n    return x ** 2, x\ng = jax.grad(f)\n_r = g(2.0)\n",
+    "vmap_of_a_scalar": "_r = jax.vmap(lambda a: a * 2)(3.0)\n",
 }
 
 # the cases whose values are random draws (compared within 4 ulps: threefry's bits are
