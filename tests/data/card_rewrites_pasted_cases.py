@@ -8,7 +8,7 @@ under JAX 0.10.2: the program's error class, the pasted program's `_r` (lists of
 into tests/data/card_rewrites_pasted_reference.json.
 
 name -> (the program, (first, last): its lines (1-based) the snippet goes in place of (last =
-first - 1: inserted before first), which of the card's code to paste: a part's index (the
+first - 1: inserted before first; a third item: the indentation it goes in at), which of the card's code to paste: a part's index (the
 rewrite's lines split at each `# or ...` line: 0 the card's first fix, 1 its first
 alternative, ...), or "first" (its first line), "second" (its second line), "policy" (the
 one `policy=` argument, in place of the line's)); a span None where the card's code goes in
@@ -117,6 +117,17 @@ CASES = {
     "in_axes_with_a_keyword_argument": ("def f(a, b):\n    return a * b\n"
                                         "_r = jax.vmap(f, in_axes=(0, 1))(jnp.arange(3.0), "
                                         "b=jnp.ones(3))\n", (3, 3), "first"),
+    # grad of a dict holding 'loss': that entry (it took 'acc', first in sorted order); of a
+    # function returning None: `return y`, its last line's name (it wrote `return loss`); of an
+    # int held in a name: the name made a float array; a masked mean: mean's where= (the
+    # zeros jnp.where puts in counted in the mean)
+    "grad_of_a_dict_with_a_loss": ("def f(x):\n    return {'loss': x ** 2, 'acc': x}\n"
+                                   "_r = jax.grad(f)(2.0)\n", (3, 3), "first"),
+    "grad_of_no_return": ("def f(x):\n    y = x ** 2\n_r = jax.grad(f)(2.0)\n", (3, 2, "    "),
+                          "first"),
+    "grad_of_an_int_name": ("x = 3\n_r = jax.grad(lambda v: v ** 2)(x)\n", (2, 1), 0),
+    "masked_mean_under_jit": ("@jax.jit\ndef f(x):\n    return x[x > 0].mean()\n"
+                              "_r = f(jnp.arange(-1.0, 3.0))\n", (3, 3), "first"),
     # a scan carry started as int32, the body adding floats: the body's return cast back, or
     # the start made float32 (it named `new_carry` and `y`, which the body has not); a leaf of a
     # while_loop's carry cast back; a carry that lost its axis broadcast back
@@ -187,7 +198,7 @@ def pasted(program, span, take, rewrite) -> str:
             program = pasted(program, each, part, rewrite)
         return program
     lines = program.splitlines(keepends=True)
-    first, last = span
+    first, last = span[:2]
     code = snippet(rewrite, take)
     if take == "policy":
         lines[first - 1] = re.sub(r"policy=[\w.]+", code[0], lines[first - 1])
@@ -196,6 +207,7 @@ def pasted(program, span, take, rewrite) -> str:
     indent = at[:len(at) - len(at.lstrip())]
     if code and code[0][:1].isspace():
         indent = ""
+    indent = span[2] if len(span) > 2 else indent       # (a line added at a body's end)
     lines[first - 1:last] = [indent + line + "\n" for line in code]
     return "".join(lines)
 
@@ -241,6 +253,10 @@ PASTED = {
     'static_dataclass_not_frozen': 'import dataclasses\n@dataclasses.dataclass(frozen=True)    # == and hash by its fields\nclass Cfg:\n    n: int\ndef f(x, cfg):\n    return x * cfg.n\n_r = jax.jit(f, static_argnums=1)(2.0, Cfg(3))\n',
     'static_dataclass_holding_an_array': "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass Cfg:\n    w: object\njax.tree_util.register_dataclass(Cfg, data_fields=['w'], meta_fields=[])    # once, after class Cfg\ndef f(x, cfg):\n    return x * cfg.w\n_r = jax.jit(f)(2.0, Cfg(jnp.arange(2.0)))   # cfg traced\n",
     'in_axes_with_a_keyword_argument': 'def f(a, b):\n    return a * b\n_r = jax.vmap(f, in_axes=(0,))(jnp.arange(3.0), b=jnp.ones(3))    # in_axes=(0,): one entry per argument\n',
+    'grad_of_a_dict_with_a_loss': "def f(x):\n    return {'loss': x ** 2, 'acc': x}\n_r = jax.grad(lambda *args: f(*args)['loss'])(2.0)    # the loss entry: one number\n",
+    'grad_of_no_return': 'def f(x):\n    y = x ** 2\n    return y    # at the end of f: the one number grad differentiates\n_r = jax.grad(f)(2.0)\n',
+    'grad_of_an_int_name': 'x = 3\nx = jnp.asarray(x, jnp.float32)    # a float input: grad differentiates it\n_r = jax.grad(lambda v: v ** 2)(x)\n',
+    'masked_mean_under_jit': '@jax.jit\ndef f(x):\n    return x.mean(where=x > 0)    # over the elements where the mask holds: one shape, traced\n_r = f(jnp.arange(-1.0, 3.0))\n',
     'scan_carry_cast_back': 'def body(c, x):\n    # in body, give carry back with the type it came in as:\n    return (c + x).astype(jnp.int32), x    # in place of return c + x, x\n_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n',
     'scan_carry_float_start': 'def body(c, x):\n    return c + x, x\n_r = jax.lax.scan(body, jnp.asarray(jnp.int32(0), jnp.float32), jnp.ones(3))\n',
     'while_carry_leaf_cast_back': 'def halve(state):\n    i, v = state\n    # in halve, give carry[1] back with the type it came in as:\n    return i + 1, (v / 2).astype(jnp.int32).astype(jnp.float32)    # in place of return i + 1, (v / 2).astype(jnp.int32)\n_r = jax.lax.while_loop(lambda s: s[0] < 3, halve, (0, jnp.ones(2)))\n',
