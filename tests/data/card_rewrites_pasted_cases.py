@@ -128,6 +128,12 @@ CASES = {
     "grad_of_an_int_name": ("x = 3\n_r = jax.grad(lambda v: v ** 2)(x)\n", (2, 1), 0),
     "masked_mean_under_jit": ("@jax.jit\ndef f(x):\n    return x[x > 0].mean()\n"
                               "_r = f(jnp.arange(-1.0, 3.0))\n", (3, 3), "first"),
+    # a branch of lax.cond that is a named function: its own return broadcast or cast (it
+    # wrote `return jnp.broadcast_to(result, ...)`, `return result.astype(...)`)
+    "cond_branch_named_shape": ("def _cut(v):\n    return v[:1]\nx = jnp.ones((3, 2))\n"
+                                "_r = jax.lax.cond(False, lambda v: v, _cut, x)\n", (2, 2), 0),
+    "cond_branch_named_dtype": ("def zero(v):\n    return 0\n"
+                                "_r = jax.lax.cond(False, lambda v: v, zero, 1.5)\n", (2, 2), 0),
     # a scan carry started as int32, the body adding floats: the body's return cast back, or
     # the start made float32 (it named `new_carry` and `y`, which the body has not); a leaf of a
     # while_loop's carry cast back; a carry that lost its axis broadcast back
@@ -163,6 +169,8 @@ PATTERNS = {
                        "_r = jax.lax.scan(step, 0.0, jnp.arange(3.0))\n",
     "grad_pair_made_earlier": "def f(x):\n    return x ** 2, x\ng = jax.grad(f)\n_r = g(2.0)\n",
     "vmap_of_a_scalar": "_r = jax.vmap(lambda a: a * 2)(3.0)\n",
+    "scan_carry_of_a_lambda": "_r = jax.lax.scan(lambda c, x: (c + x, x), jnp.int32(0), "
+                              "jnp.ones(3))\n",
 }
 
 # the cases whose values are random draws (compared within 4 ulps: threefry's bits are
@@ -257,6 +265,8 @@ PASTED = {
     'grad_of_no_return': 'def f(x):\n    y = x ** 2\n    return y    # at the end of f: the one number grad differentiates\n_r = jax.grad(f)(2.0)\n',
     'grad_of_an_int_name': 'x = 3\nx = jnp.asarray(x, jnp.float32)    # a float input: grad differentiates it\n_r = jax.grad(lambda v: v ** 2)(x)\n',
     'masked_mean_under_jit': '@jax.jit\ndef f(x):\n    return x.mean(where=x > 0)    # over the elements where the mask holds: one shape, traced\n_r = f(jnp.arange(-1.0, 3.0))\n',
+    'cond_branch_named_shape': 'def _cut(v):\n    # in false_fun (_cut), return the shape true_fun returns:\n    return jnp.broadcast_to(v[:1], (3, 2))    # in place of return v[:1]\nx = jnp.ones((3, 2))\n_r = jax.lax.cond(False, lambda v: v, _cut, x)\n',
+    'cond_branch_named_dtype': 'def zero(v):\n    # in false_fun (zero), return float32:\n    return jnp.asarray(0, jnp.float32)    # in place of return 0\n_r = jax.lax.cond(False, lambda v: v, zero, 1.5)\n',
     'scan_carry_cast_back': 'def body(c, x):\n    # in body, give carry back with the type it came in as:\n    return (c + x).astype(jnp.int32), x    # in place of return c + x, x\n_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n',
     'scan_carry_float_start': 'def body(c, x):\n    return c + x, x\n_r = jax.lax.scan(body, jnp.asarray(jnp.int32(0), jnp.float32), jnp.ones(3))\n',
     'while_carry_leaf_cast_back': 'def halve(state):\n    i, v = state\n    # in halve, give carry[1] back with the type it came in as:\n    return i + 1, (v / 2).astype(jnp.int32).astype(jnp.float32)    # in place of return i + 1, (v / 2).astype(jnp.int32)\n_r = jax.lax.while_loop(lambda s: s[0] < 3, halve, (0, jnp.ones(2)))\n',

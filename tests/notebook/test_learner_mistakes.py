@@ -762,10 +762,12 @@ def test_cond_branches_of_two_types_get_a_card_whose_fixes_work_under_jax(shell)
     _, card = shown(shell, "lax.cond(True, lambda v: v[:2], lambda v: v, x)")
     assert card["rewrite"].splitlines()[0] == "lax.cond(True, lambda v: v[:2], lambda v: v[:2], x)"
     assert JAX["cond_branch_shapes_slice"] == ["float32", [2, 2]]
-    # a branch that is no lambda of the line keeps the words and `result`
+    # a branch that is no lambda of the line: its own return so shaped (it wrote `return
+    # jnp.broadcast_to(result, ...)`, a name _cut has not; pasted, test_card_rewrites_pasted.py)
     shell.run_cell("def _cut(v):\n    return v[:1]")
     _, card = shown(shell, "lax.cond(True, lambda v: v, _cut, x)")
-    assert card["rewrite"].splitlines()[1] == "return jnp.broadcast_to(result, (3, 2))"
+    assert card["rewrite"].splitlines()[1] == \
+        "return jnp.broadcast_to(v[:1], (3, 2))    # in place of return v[:1]"
     # switch: no jnp.where alternative (more than two branches)
     _, card = shown(shell, "lax.switch(1, [lambda v: v, lambda v: v * 1.0], jnp.ones(2, jnp.int32))")
     assert card["origin"]["api"] == "switch" and "jnp.where" not in card["rewrite"]

@@ -50,7 +50,9 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
             fix = (f"Return {dtype} from every branch: jnp.asarray(..., jnp.{dtype}) around "
                    f"what {' and '.join(n for n, _ in cast)} returns.")
         rewrite = line or "\n".join(
-            f"# in {n} ({f}), return {dtype}:\nreturn result.astype(jnp.{dtype})"
+            f"# in {n} ({f}), return {dtype}:\n" + _branch_back(
+                exc, f, lambda v: f"jnp.asarray({v}, jnp.{dtype})",
+                f"return result.astype(jnp.{dtype})")
             for n, f in cast)
         both = "promotes both to one dtype"
     else:
@@ -60,7 +62,9 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
         line = _lambda_branches_wrapped(where, {other: back[len("return "):].split("    #")[0]}) \
             if back.startswith("return ") and not path else None
         rewrite = line or f"# in {other} ({other_fun}), return the shape {first} returns:\n" + \
-            back
+            (_branch_back(exc, other_fun, lambda v: re.sub(
+                r"\bresult\b", v, back[len("return "):].split("    #")[0], count=1), back)
+             if back.startswith("return ") and not path else back)
         both = "broadcasts them"
     if api == "cond" and (mismatch == "dtypes" or _broadcasts(type1, type0)):
         rewrite += (f"\n# or, if computing both branches is fine, jnp.where {both}: "
@@ -75,6 +79,20 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
                                          [other, other_fun, type1]],
                 "path": path, "mismatch": mismatch},
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{api}.html")
+
+
+def _branch_back(exc, function, make, otherwise) -> str:
+    """The branch `function`'s own return rewritten by `make` (its value's source, bracketed
+    where it is an operation -> the new value), read from its source (`return x[:2]` ->
+    `return jnp.broadcast_to(x[:2], (3, 2))`): it wrote `return result...`, a name the
+    learner's branch has not; `otherwise` as the pattern where the source has not one plain
+    return."""
+    value = _own_return(exc, function)
+    if value is None:
+        return _pattern(otherwise)
+    text = ast.unparse(value)
+    simple = isinstance(value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant))
+    return f"return {make(text if simple else f'({text})')}    # in place of return {text}"
 
 
 def _broadcasts(type_from, type_to) -> bool:
@@ -166,28 +184,36 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
 _INIT_AT = {"scan": (1, "init"), "while_loop": (2, "init_val"), "fori_loop": (3, "init_val")}
 
 
-def _carry_back(exc, body, loop, path, make) -> str | None:
-    """`body`'s own return with its carry (or the carry's leaf at `path`, `[1]`) rewritten by
-    `make` (its source -> new source), read from the function's source: `return c + x, x` ->
-    `return (c + x).astype(jnp.int32), x`. It wrote `return new_carry.astype(...), y` and
-    `value = value.astype(...)`, names the learner's body has not. None where the body has not
-    one plain return of the carry."""
+def _own_return(exc, name):
+    """The expression the learner's function `name` (looked up where the error was raised)
+    returns, when its source has one plain `return` and no function inside; else None."""
     frame = _user_frame(exc)
     names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
-    found = names.get(body) if body.isidentifier() else None
+    found = names.get(name) if name.isidentifier() else None
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(found))) if found else None
     except (OSError, TypeError, SyntaxError):
         tree = None
     define = tree.body[0] if tree is not None and tree.body else None
-    if not isinstance(define, ast.FunctionDef) or define.name != body or any(
+    if not isinstance(define, ast.FunctionDef) or define.name != name or any(
             isinstance(n, (ast.FunctionDef, ast.Lambda)) for n in ast.walk(define)
             if n is not define):
         return None
     returns = [n for n in ast.walk(define) if isinstance(n, ast.Return)]
     if len(returns) != 1 or returns[0].value is None:
         return None
-    value = returns[0].value
+    return returns[0].value
+
+
+def _carry_back(exc, body, loop, path, make) -> str | None:
+    """`body`'s own return with its carry (or the carry's leaf at `path`, `[1]`) rewritten by
+    `make` (its source -> new source), read from the function's source: `return c + x, x` ->
+    `return (c + x).astype(jnp.int32), x`. It wrote `return new_carry.astype(...), y` and
+    `value = value.astype(...)`, names the learner's body has not. None where the body has not
+    one plain return of the carry."""
+    value = _own_return(exc, body)
+    if value is None:
+        return None
     if loop == "scan":
         if not (isinstance(value, ast.Tuple) and len(value.elts) == 2):
             return None
