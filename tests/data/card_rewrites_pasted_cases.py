@@ -119,13 +119,14 @@ CASES = {
                                         "b=jnp.ones(3))\n", (3, 3), "first"),
     # grad of a dict holding 'loss': that entry (it took 'acc', first in sorted order); of a
     # function returning None: `return y`, its last line's name (it wrote `return loss`); of an
-    # int held in a name: the name made a float array; a masked mean: mean's where= (the
+    # int held in a name: the call's argument made a float array (the template's `x =
+    # jnp.asarray(x, ...)` fitted only a name that was x); a masked mean: mean's where= (the
     # zeros jnp.where puts in counted in the mean)
     "grad_of_a_dict_with_a_loss": ("def f(x):\n    return {'loss': x ** 2, 'acc': x}\n"
                                    "_r = jax.grad(f)(2.0)\n", (3, 3), "first"),
     "grad_of_no_return": ("def f(x):\n    y = x ** 2\n_r = jax.grad(f)(2.0)\n", (3, 2, "    "),
                           "first"),
-    "grad_of_an_int_name": ("x = 3\n_r = jax.grad(lambda v: v ** 2)(x)\n", (2, 1), 0),
+    "grad_of_an_int_name": ("n = 3\n_r = jax.grad(lambda v: v ** 2)(n)\n", (2, 2), "first"),
     "masked_mean_under_jit": ("@jax.jit\ndef f(x):\n    return x[x > 0].mean()\n"
                               "_r = f(jnp.arange(-1.0, 3.0))\n", (3, 3), "first"),
     # a branch of lax.cond that is a named function: its own return broadcast or cast (it
@@ -134,6 +135,9 @@ CASES = {
                                 "_r = jax.lax.cond(False, lambda v: v, _cut, x)\n", (2, 2), 0),
     "cond_branch_named_dtype": ("def zero(v):\n    return 0\n"
                                 "_r = jax.lax.cond(False, lambda v: v, zero, 1.5)\n", (2, 2), 0),
+    # vmap of a scalar alone: a batch, passed on the learner's line (it was `ys =
+    # jax.vmap(f)(xs)`, f no name of the learner's)
+    "vmap_of_a_scalar": ("_r = jax.vmap(lambda a: a * 2)(3.0)\n", (1, 1), 0),
     # a scan carry started as int32, the body adding floats: the body's return cast back, or
     # the start made float32 (it named `new_carry` and `y`, which the body has not); a leaf of a
     # while_loop's carry cast back; a carry that lost its axis broadcast back
@@ -151,9 +155,10 @@ CASES = {
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
 # return, an `if` or `while` of several statements, a named scan body, grad's has_aux where the
-# line calls the grad made earlier): the pattern, as comments under "# the pattern, with your
-# own names in place of these:" (pasted as code it raised NameError, or defined functions
-# returning None), with the fix in words; JAX's error class recorded for each program
+# line calls the grad made earlier, a carry of a lambda body): the pattern, as comments under
+# "# the pattern, with your own names in place of these:" (pasted as code it raised NameError,
+# or defined functions returning None), with the fix in words; JAX's error class recorded for
+# each program
 PATTERNS = {
     "leaked_from_jit": "saved = []\n@jax.jit\ndef f(x):\n    y = x * 2\n    saved.append(y)\n"
                        "    return x\nf(1.0)\n_r = saved[0] + 1\n",
@@ -168,7 +173,6 @@ PATTERNS = {
     "scan_named_body": "def step(c, x):\n    return c + x\n"
                        "_r = jax.lax.scan(step, 0.0, jnp.arange(3.0))\n",
     "grad_pair_made_earlier": "def f(x):\n    return x ** 2, x\ng = jax.grad(f)\n_r = g(2.0)\n",
-    "vmap_of_a_scalar": "_r = jax.vmap(lambda a: a * 2)(3.0)\n",
     "scan_carry_of_a_lambda": "_r = jax.lax.scan(lambda c, x: (c + x, x), jnp.int32(0), "
                               "jnp.ones(3))\n",
 }
@@ -263,10 +267,11 @@ PASTED = {
     'in_axes_with_a_keyword_argument': 'def f(a, b):\n    return a * b\n_r = jax.vmap(f, in_axes=(0,))(jnp.arange(3.0), b=jnp.ones(3))    # in_axes=(0,): one entry per argument\n',
     'grad_of_a_dict_with_a_loss': "def f(x):\n    return {'loss': x ** 2, 'acc': x}\n_r = jax.grad(lambda *args: f(*args)['loss'])(2.0)    # the loss entry: one number\n",
     'grad_of_no_return': 'def f(x):\n    y = x ** 2\n    return y    # at the end of f: the one number grad differentiates\n_r = jax.grad(f)(2.0)\n',
-    'grad_of_an_int_name': 'x = 3\nx = jnp.asarray(x, jnp.float32)    # a float input: grad differentiates it\n_r = jax.grad(lambda v: v ** 2)(x)\n',
+    'grad_of_an_int_name': 'n = 3\n_r = jax.grad(lambda v: v ** 2)(jnp.asarray(n, jnp.float32))    # a float input: grad differentiates it\n',
     'masked_mean_under_jit': '@jax.jit\ndef f(x):\n    return x.mean(where=x > 0)    # over the elements where the mask holds: one shape, traced\n_r = f(jnp.arange(-1.0, 3.0))\n',
     'cond_branch_named_shape': 'def _cut(v):\n    # in false_fun (_cut), return the shape true_fun returns:\n    return jnp.broadcast_to(v[:1], (3, 2))    # in place of return v[:1]\nx = jnp.ones((3, 2))\n_r = jax.lax.cond(False, lambda v: v, _cut, x)\n',
     'cond_branch_named_dtype': 'def zero(v):\n    # in false_fun (zero), return float32:\n    return jnp.asarray(0, jnp.float32)    # in place of return 0\n_r = jax.lax.cond(False, lambda v: v, zero, 1.5)\n',
+    'vmap_of_a_scalar': 'xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per element (your values)\n_r = jax.vmap(lambda a: a * 2)(xs)\n',
     'scan_carry_cast_back': 'def body(c, x):\n    # in body, give carry back with the type it came in as:\n    return (c + x).astype(jnp.int32), x    # in place of return c + x, x\n_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n',
     'scan_carry_float_start': 'def body(c, x):\n    return c + x, x\n_r = jax.lax.scan(body, jnp.asarray(jnp.int32(0), jnp.float32), jnp.ones(3))\n',
     'while_carry_leaf_cast_back': 'def halve(state):\n    i, v = state\n    # in halve, give carry[1] back with the type it came in as:\n    return i + 1, (v / 2).astype(jnp.int32).astype(jnp.float32)    # in place of return i + 1, (v / 2).astype(jnp.int32)\n_r = jax.lax.while_loop(lambda s: s[0] < 3, halve, (0, jnp.ones(2)))\n',

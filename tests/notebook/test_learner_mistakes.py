@@ -1030,9 +1030,11 @@ def test_vmap_of_a_scalar_alone_asks_for_a_batch_not_in_axes_none(shell):
     text, card = shown(shell, "_y = jax.vmap(lambda x: x * 2)(1.0)")
     assert card["message"] == JAX["vmap_rank_scalar_alone"]["first_line"]
     assert "in_axes=None" not in card["rewrite"]
-    assert shell.run_cell(card["rewrite"].replace("jax.vmap(f)", "jax.vmap(lambda x: x * 2)"))\
-        .success
-    assert list(shell.user_ns["ys"].shape) == [3]
+    # (the learner's line with the batch passed: it was `ys = jax.vmap(f)(xs)`, f no name of
+    # the learner's, which this test had to replace before the pasted cell ran)
+    assert card["rewrite"].splitlines()[1] == "_y = jax.vmap(lambda x: x * 2)(xs)"
+    assert shell.run_cell(card["rewrite"]).success
+    assert list(shell.user_ns["_y"].shape) == [3]
 
 
 _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",

@@ -104,7 +104,8 @@ def _float_input_rewrite(where, frame=None, api="grad") -> str:
                 return f"{line}    # a float input: {api} differentiates it"
     # (the int that counts or indexes, in words: `grads = jax.grad(loss)(params, n)` named
     # what the learner's line has not)
-    return (f"x = jnp.asarray(x, jnp.float32)    # a float input: {api} differentiates it\n"
+    return (_pattern(f"x = jnp.asarray(x, jnp.float32)    # a float input: {api} "
+                     f"differentiates it") + "\n"
             f"# or, for an int that counts or indexes: pass it as a second argument, left "
             f"alone (argnums=0): jax.{api}(loss)(params, n)")
 
@@ -130,7 +131,10 @@ def _differentiated(call, frame):
     arg = call.args[index]
     if isinstance(arg, ast.Name):
         names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
-        return arg if hasattr(names.get(arg.id), "dtype") else None
+        value = names.get(arg.id)
+        # an array, or a Python int held in a name (`x = 3` then grad(f)(x): the template's
+        # `x = jnp.asarray(x, ...)` fitted only a name that was x)
+        return arg if hasattr(value, "dtype") or type(value) is int else None
     return arg if isinstance(arg, (ast.Call, ast.Attribute, ast.Subscript, ast.BinOp)) \
         else None
 
@@ -262,7 +266,7 @@ def _container_output_card(output, where, called_from, frame=None) -> ErrorCard:
         fix=("Return the loss, one number (a float, or an array of shape ()); extra outputs "
              "go beside it with has_aux=True: return loss, extra."),
         rewrite=_return_added(where, frame) if output is None else
-        "return loss    # in f: the one number grad differentiates",
+        _pattern("return loss    # in f: the one number grad differentiates"),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
 
 

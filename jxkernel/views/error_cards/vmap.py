@@ -10,7 +10,7 @@ from collections import Counter
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line, _pattern
+from .rewrites import _parse_line, _pattern, _replaced
 
 
 _VMAP_AXIS = re.compile(r"\* one axis had size (\d+): axis (-?\d+) of argument (.+?) of type "
@@ -127,8 +127,11 @@ def _vmap_rank_card(exc, where, called_from) -> ErrorCard:
     axes = [a for s, a in leaves[:sum(counts)]]
     rewrite = None
     if new is None and size is None:        # a scalar alone: there is nothing to map over
-        rewrite = _pattern("xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per "
-                           "element\nys = jax.vmap(f)(xs)")
+        batched = _batch_passed(where)
+        rewrite = ("xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per element (your "
+                   "values)\n" + batched) if batched else \
+            _pattern("xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per element\n"
+                     "ys = jax.vmap(f)(xs)")
     elif position is not None and all(c == 1 for c in counts) and len(leaves) == len(counts):
         axes[position] = new
         rewrite = _with_in_axes(where, axes)
@@ -142,6 +145,20 @@ def _vmap_rank_card(exc, where, called_from) -> ErrorCard:
         "vmap-rank", f"vmap: {which} has no axis {axis} to map", why=why, fix=fix,
         rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
+
+
+def _batch_passed(where) -> str | None:
+    """The user's `jax.vmap(f)(1.0)` with the batch `xs` passed in place of its one
+    argument (the template's `jax.vmap(f)(xs)` named an f the learner's line may not have),
+    or None."""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
+                ast.unparse(node.func.func).split(".")[-1] == "vmap" and \
+                len(node.args) == 1 and not node.keywords and \
+                not isinstance(node.args[0], ast.Starred):
+            return _replaced(tree, node.args[0], "xs")
+    return None
 
 
 def _position(leaf, counts):
