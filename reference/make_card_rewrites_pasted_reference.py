@@ -6,7 +6,7 @@ never by the tests):
 For each case of tests/data/card_rewrites_pasted_cases.py: the learner's program (its error
 class, None where it runs) and the program with the error card's code pasted (PASTED: `_r`
 as lists of numbers, or the error class), each run from a file of its own; and each
-PATTERNS program's error class.
+PATTERNS program's error class, and each REFUSED program's (a fix no card may offer).
 """
 import json
 import os
@@ -19,7 +19,7 @@ import numpy as np
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
-from card_rewrites_pasted_cases import CASES, PASTED, PATTERNS  # noqa: E402
+from card_rewrites_pasted_cases import CASES, PASTED, PATTERNS, REFUSED  # noqa: E402
 
 
 def run(source, tag):
@@ -43,6 +43,8 @@ def main():
                               "pasted": run(PASTED[name], name + "_pasted")}
     out["patterns"] = {name: run(program, name).get("error")
                        for name, program in PATTERNS.items()}
+    out["refused"] = {name: run(program, name).get("error")
+                      for name, program in REFUSED.items()}
     with open(os.path.join(DATA, "card_rewrites_pasted_reference.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -177,6 +177,16 @@ PATTERNS = {
                               "jnp.ones(3))\n",
 }
 
+# fixes a card must not offer, each run as the learner would paste it: x made static where
+# the `if` reads traced y too (the card offered it: JAX raises again when x > 0 is False)
+REFUSED = {
+    "static_x_of_an_or_reading_y": ("from functools import partial\n"
+                                    "@partial(jax.jit, static_argnames=('x',))\n"
+                                    "def f(x, y):\n    if x > 0 or y > 0:\n"
+                                    "        return x + y\n    return x - y\n"
+                                    "_r = f(-1.0, -2.0)\n"),
+}
+
 # the cases whose values are random draws (compared within 4 ulps: threefry's bits are
 # exact, the floats made of them are computed)
 RANDOM = ("key_reused", "seed_as_key")

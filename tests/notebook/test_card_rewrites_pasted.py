@@ -20,8 +20,8 @@ from locations import DATA                                                   # t
 from numerics import assert_allclose_ulp                                     # tests/support
 from ipython_shell import shell_fixture                                      # tests/support
 
-from card_rewrites_pasted_cases import (CASES, PASTED, PATTERNS, RANDOM, pasted,  # tests/data
-                                        snippet)
+from card_rewrites_pasted_cases import (CASES, PASTED, PATTERNS, RANDOM, REFUSED,  # tests/data
+                                        pasted, snippet)
 
 with open(os.path.join(DATA, "card_rewrites_pasted_reference.json")) as f:
     JAX = json.load(f)
@@ -42,6 +42,7 @@ def test_the_cases_are_the_programs_jax_ran():
     assert JAX["jax"] == "0.10.2"
     assert sorted(JAX["cases"]) == sorted(CASES) == sorted(PASTED)
     assert sorted(JAX["patterns"]) == sorted(PATTERNS)
+    assert sorted(JAX["refused"]) == sorted(REFUSED)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -83,6 +84,28 @@ def test_a_card_without_code_it_can_stand_behind_gives_its_pattern_as_comments(n
     assert "# the pattern, with your own names in place of these:" in first, card.rewrite
     assert all(line.startswith("#") for line in first), card.rewrite
     assert card.fix and "#" not in card.fix[:1]
+
+
+def test_no_static_alternative_where_the_condition_reads_another_traced_argument(tmp_path):
+    """`if x > 0 or y > 0` under jit: the card offered x static, which JAX 0.10.2 refuses
+    again (y > 0 still traced when x > 0 is False: REFUSED, recorded); it offers jnp.where and
+    lax.cond alone, and says no static."""
+    assert JAX["refused"]["static_x_of_an_or_reading_y"] == "TracerBoolConversionError"
+    with pytest.raises(Exception) as refused:
+        _run(REFUSED["static_x_of_an_or_reading_y"], str(tmp_path / "refused.py"))
+    assert type(refused.value).__name__ == JAX["refused"]["static_x_of_an_or_reading_y"]
+    program = CASES["if_with_or"][0]
+    with pytest.raises(Exception) as raised:
+        _run(program, str(tmp_path / "if_with_or.py"))
+    card = error_cards.card_for(raised.value)
+    assert "static" not in card.rewrite and "static" not in card.fix, card.rewrite
+    # a second argument static already (a Python value) asks nothing: x's static is offered
+    static_y = ("from functools import partial\n@partial(jax.jit, static_argnames=('y',))\n"
+                "def f(x, y):\n    if x > 0 or y > 0:\n        return x + y\n"
+                "    return x - y\n_r = f(1.0, -2.0)\n")
+    with pytest.raises(Exception) as raised:
+        _run(static_y, str(tmp_path / "static_y.py"))
+    assert "static_argnames=('x',)" in error_cards.card_for(raised.value).rewrite
 
 
 def test_a_static_fix_through_a_line_magic_keeps_the_magic(shell):

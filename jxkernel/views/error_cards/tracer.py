@@ -7,6 +7,7 @@ import ast
 import re
 
 from ...core import errors as jx_errors
+from ...core.trace import Tracer
 from .card import ErrorCard, _DOCS
 from .reading import (_array_note, _or_static, _origin, _static_fix, _static_how,
                       _traced_phrase, _user_frame)
@@ -22,7 +23,7 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
     builtin = _python_math_rewrite(where) if node is None else ""
     # an `if` that only prints (a learner debugging): static would print at compiles alone
     printing = isinstance(node, ast.If) and _print_when(node) is not None
-    if printing:
+    if printing or static and _tests_other_arguments(node, origin, _user_frame(exc)):
         static = None
     rewrite = (f"{builtin}    # jnp's max and min: traced, no True or False needed"
                if builtin else _in_jnp(_branch_rewrite(where))) + \
@@ -58,6 +59,24 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
         "bool-conversion", "Python control flow on a traced value",
         why=why, fix=fix, rewrite=rewrite,
         origin=origin, docs=_DOCS + "TracerBoolConversionError")
+
+
+def _tests_other_arguments(node, origin, frame) -> bool:
+    """Whether the condition at the line (an `if`'s, a `while`'s, `a if c else b`'s, or an
+    `and`/`or`) reads another argument of the function than the one the card would make
+    static, traced: `if x > 0 or y > 0` with x static still asks traced y for True or False
+    (JAX 0.10.2 raises again when x > 0 is False)."""
+    test = getattr(node, "test", node) if isinstance(node, (ast.If, ast.While, ast.IfExp,
+                                                            ast.BoolOp)) else None
+    if test is None or frame is None or not origin:
+        return False
+    code = frame.f_code
+    count = code.co_argcount + code.co_kwonlyargcount
+    parameters = set(code.co_varnames[:count])
+    read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    # (an argument static already, a Python value, asks nothing)
+    return any(isinstance(frame.f_locals.get(name), Tracer)
+               for name in (read & parameters) - {origin.get("argument")})
 
 
 # a test for NaN or inf, where checkify's float_checks name the operation that made one
