@@ -45,6 +45,14 @@ CASES = {
                    "    return x - y\n_r = f(-1.0, -2.0)\n", (3, 5), 0),
     "if_with_not": ("@jax.jit\ndef f(x):\n    if not x > 0:\n        return -x\n    return x\n"
                     "_r = f(-2.0)\n", (3, 5), 1),
+    # an `if` with no else setting the name its test reads (`if x > 1.0: x = 1.0`): x's new
+    # value where the test holds, else x (it gave the template of two branch functions)
+    "if_setting_its_tested_name_where": ("@jax.jit\ndef clip(x):\n    if x > 1.0:\n"
+                                         "        x = 1.0\n    return x\n_r = clip(3.0)\n",
+                                         (3, 4), 0),
+    "if_setting_its_tested_name_cond": ("@jax.jit\ndef clip(x):\n    if x > 1.0:\n"
+                                        "        x = 1.0\n    return x\n_r = clip(0.5)\n",
+                                        (3, 4), 1),
     # a range over a 0-d array's count: the loop as lax.fori_loop (it said "a size? take it
     # from a shape", no code for the loop)
     "range_of_an_array_count": ("@jax.jit\ndef f(x, n):\n    s = 0.0\n    for i in range(n):\n"
@@ -248,6 +256,8 @@ PASTED = {
     'python_max': "@jax.jit\ndef f(x):\n    return jnp.maximum(x, 0.0)    # jnp's max and min: traced, no True or False needed\n_r = f(-1.0)\n",
     'if_with_or': '@jax.jit\ndef f(x, y):\n    return jnp.where(jnp.logical_or(x > 0, y > 0), x + y, x - y)\n_r = f(-1.0, -2.0)\n',
     'if_with_not': '@jax.jit\ndef f(x):\n    return jax.lax.cond(jnp.logical_not(x > 0), lambda: -x, lambda: x)\n_r = f(-2.0)\n',
+    'if_setting_its_tested_name_where': '@jax.jit\ndef clip(x):\n    x = jnp.where(x > 1.0, 1.0, x)\n    return x\n_r = clip(3.0)\n',
+    'if_setting_its_tested_name_cond': '@jax.jit\ndef clip(x):\n    x = jax.lax.cond(x > 1.0, lambda: 1.0, lambda: x)\n    return x\n_r = clip(0.5)\n',
     'range_of_an_array_count': '@jax.jit\ndef f(x, n):\n    s = 0.0\n    s = jax.lax.fori_loop(0, n, lambda i, s: s + x * i, s)    # in place of the whole loop (its 2 lines), traced: s its state\n    return s\n_r = f(2.0, jnp.array(4))\n',
     'key_reused': "jax.config.update('jax_debug_key_reuse', True)\nkey = jax.random.key(0)\ntry:\n    key, k1, k2 = jax.random.split(key, 3)    # one key per draw, and one to keep\n    a = jax.random.normal(k1, (2,))    # in place of line 4\n    b = jax.random.uniform(k2, (2,), minval=-1.0)    # in place of line 5\nfinally:\n    jax.config.update('jax_debug_key_reuse', False)\n_r = [a, b]\n",
     'seed_as_key': '_r = jax.random.normal(jax.random.key(0), (2,))    # a key from the seed; split it for the next draw\n',

@@ -310,9 +310,11 @@ def _simple_if(node):
     body, orelse = node.body, node.orelse
     if not orelse and _one_update(body) is not None and \
             _one_update(body)[0] in {n.id for n in ast.walk(ast.parse(_one_update(body)[1]))
-                                     if isinstance(n, ast.Name)}:
-        # `if v > 0: n += 1` (no else; n read, so bound before): n's new value where the
-        # test holds, else n as it was (its card wrote a template of two branch functions)
+                                     if isinstance(n, ast.Name)} | \
+            {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}:
+        # `if v > 0: n += 1` (no else; n read, so bound before), or `if x > 1: x = 1.0` (x
+        # read by the test): the new value where the test holds, else the name as it was
+        # (its card wrote a template of two branch functions)
         name, value = _one_update(body)
         return f"{name} = ", value, name
     if not orelse:
