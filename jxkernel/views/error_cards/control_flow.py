@@ -5,14 +5,13 @@ take other arguments than the loop passes it."""
 from __future__ import annotations
 
 import ast
-import inspect
 import re
-import textwrap
 
 from ...core import dtypes
 from ...transforms.api_util import positional_parameters
 from .card import ErrorCard
 from .reading import _user_frame, _user_lines
+from .returns import _branch_back, _carry_back, _cast, _init_as
 from .rewrites import (_lambda_branches_cast, _lambda_branches_wrapped, _parse_line, _pattern,
                        _replaced)
 
@@ -81,20 +80,6 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{api}.html")
 
 
-def _branch_back(exc, function, make, otherwise) -> str:
-    """The branch `function`'s own return rewritten by `make` (its value's source, bracketed
-    where it is an operation -> the new value), read from its source (`return x[:2]` ->
-    `return jnp.broadcast_to(x[:2], (3, 2))`): it wrote `return result...`, a name the
-    learner's branch has not; `otherwise` as the pattern where the source has not one plain
-    return."""
-    value = _own_return(exc, function)
-    if value is None:
-        return _pattern(otherwise)
-    text = ast.unparse(value)
-    simple = isinstance(value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant))
-    return f"return {make(text if simple else f'({text})')}    # in place of return {text}"
-
-
 def _broadcasts(type_from, type_to) -> bool:
     """Whether an array of type_from's shape broadcasts to type_to's ('f32[1]' to 'f32[2]')."""
     a, b = _dims(type_from), _dims(type_to)
@@ -149,16 +134,14 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
     ys = ", y" if loop == "scan" else ""        # (a while_loop's body returns the carry alone)
     if mismatch == "dtypes":
         dtype_in, dtype_out = came.split("[")[0], went.split("[")[0]
-        back = _carry_back(exc, body, loop, path, lambda n: _cast(n, dtype_in)) or (
-            _pattern(f"return new_carry.astype(jnp.{dtype_in}){ys}") if path is None else
-            _pattern(f"value = value.astype(jnp.{dtype_in})   # the value {body} returns as "
-                     f"{leaf}"))
+        back = _carry_back(exc, body, loop, path, lambda n: _cast(n, dtype_in)) or _pattern(
+            f"return new_carry.astype(jnp.{dtype_in}){ys}" if path is None else
+            f"value = value.astype(jnp.{dtype_in})   # the value {body} returns as {leaf}")
         start = _init_as(where, loop, dtype_out) if path is None else None
-        rewrite = (f"# in {body}, give {leaf} back with the type it came in as:\n{back}\n" +
-                   (f"# or start it with the type {body} returns ({dtype_out}: often the one "
-                    f"meant, an int start of a float sum):\n{start}" if start else
-                    f"# or start it with the type {body} returns, e.g. "
-                    f"jnp.asarray(init, jnp.{dtype_out})"))
+        rewrite = (f"# in {body}, give {leaf} back with the type it came in as:\n{back}\n"
+                   f"# or start it with the type {body} returns" + (
+                       f" ({dtype_out}: often the one meant, an int start of a float sum):\n"
+                       f"{start}" if start else f", e.g. jnp.asarray(init, jnp.{dtype_out})"))
     elif mismatch == "shapes":
         rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys, whole or "carry",
                                        lambda make: _carry_back(exc, body, loop, path, make))
@@ -178,88 +161,6 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
                 "output_type": went, "mismatch": mismatch},
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{loop}.html"
         if loop != "loop" else None)
-
-
-# where each loop takes its start: (position, keyword)
-_INIT_AT = {"scan": (1, "init"), "while_loop": (2, "init_val"), "fori_loop": (3, "init_val")}
-
-
-def _own_return(exc, name):
-    """The expression the learner's function `name` (looked up where the error was raised)
-    returns, when its source has one plain `return` and no function inside; else None."""
-    frame = _user_frame(exc)
-    names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
-    found = names.get(name) if name.isidentifier() else None
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(found))) if found else None
-    except (OSError, TypeError, SyntaxError):
-        tree = None
-    define = tree.body[0] if tree is not None and tree.body else None
-    if not isinstance(define, ast.FunctionDef) or define.name != name or any(
-            isinstance(n, (ast.FunctionDef, ast.Lambda)) for n in ast.walk(define)
-            if n is not define):
-        return None
-    returns = [n for n in ast.walk(define) if isinstance(n, ast.Return)]
-    if len(returns) != 1 or returns[0].value is None:
-        return None
-    return returns[0].value
-
-
-def _carry_back(exc, body, loop, path, make) -> str | None:
-    """`body`'s own return with its carry (or the carry's leaf at `path`, `[1]`) rewritten by
-    `make` (its source -> new source), read from the function's source: `return c + x, x` ->
-    `return (c + x).astype(jnp.int32), x`. It wrote `return new_carry.astype(...), y` and
-    `value = value.astype(...)`, names the learner's body has not. None where the body has not
-    one plain return of the carry."""
-    value = _own_return(exc, body)
-    if value is None:
-        return None
-    if loop == "scan":
-        if not (isinstance(value, ast.Tuple) and len(value.elts) == 2):
-            return None
-        carry = value.elts[0]
-    else:
-        carry = value
-    if path:
-        index = re.fullmatch(r"\[(\d+)\]", path)
-        if not (index and isinstance(carry, ast.Tuple) and int(index.group(1)) < len(carry.elts)):
-            return None
-        carry = carry.elts[int(index.group(1))]
-    was, made = (_bare(text) for text in (
-        ast.unparse(value), _replaced(ast.Expression(value), carry, make(carry))))
-    return f"return {made}    # in place of return {was}"
-
-
-def _bare(text) -> str:
-    """A returned tuple's text without the parentheses ast.unparse puts around it."""
-    try:
-        node = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return text
-    return text[1:-1] if isinstance(node, ast.Tuple) and text.startswith("(") and \
-        text.endswith(")") and node.elts else text
-
-
-def _cast(node, dtype) -> str:
-    text = ast.unparse(node)
-    simple = isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
-    return f"{text if simple else f'({text})'}.astype(jnp.{dtype})"
-
-
-def _init_as(where, loop, dtype) -> str | None:
-    """The user's loop call with its start made `dtype` (`lax.scan(body, 0, xs)` ->
-    `lax.scan(body, jnp.asarray(0, jnp.float32), xs)`), or None."""
-    tree = _parse_line(where)
-    at, keyword = _INIT_AT.get(loop, (None, None))
-    for call in ast.walk(tree) if tree is not None and at is not None else ():
-        if isinstance(call, ast.Call) and ast.unparse(call.func).split(".")[-1] == loop:
-            start = call.args[at] if len(call.args) > at else next(
-                (k.value for k in call.keywords if k.arg == keyword), None)
-            if start is None:
-                return None
-            made = f"jnp.asarray({ast.unparse(start)}, jnp.{dtype})"
-            return _replaced(tree, start, made)
-    return None
 
 
 def _carry_shape_rewrite(body, leaf, came, went, loop, ys, carry, back=None) -> str:

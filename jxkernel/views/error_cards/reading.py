@@ -13,6 +13,7 @@ from ...core.source_info import JaxStackTraceBeforeTransformation, installed_pac
 from ...transforms.jit.args import python_value_of
 from ..argument_uses import argument_expression, literal_of, python_value, with_argument
 from ..source import cell_name, is_user_file
+from .magics import _magic_code, as_typed
 from ..source import label as source_label
 from .rewrites import _parse_line
 
@@ -113,26 +114,6 @@ def _location(filename, line, function) -> dict:
     return {"file": cell_name(filename) or os.path.basename(filename), "line": line,
             "function": function, "code": as_typed(linecache.getline(filename, line).strip()),
             "_path": filename}
-
-
-_LINE_MAGIC = re.compile(r"get_ipython\(\)\.run_line_magic\((['\"])(\w+)\1, ((['\"]).*\4)\)")
-
-
-def as_typed(code: str) -> str:
-    """A cell's line as the user typed it: IPython runs `%timeit f(x)` as
-    `get_ipython().run_line_magic('timeit', 'f(x)')`, which the card showed as the user's line.
-
-        >>> as_typed("t = get_ipython().run_line_magic('timeit', '-o f(x)')")
-        't = %timeit -o f(x)'
-    """
-    found = _LINE_MAGIC.search(code)
-    if found is None:
-        return code
-    try:
-        line = ast.literal_eval(found.group(3))
-    except (ValueError, SyntaxError):
-        return code
-    return code[:found.start()] + f"%{found.group(2)} {line}".rstrip() + code[found.end():]
 
 
 def _public(location):
@@ -398,26 +379,6 @@ def _caller(exc, function):
             caller = (code.co_filename, tb.tb_lineno, tb.tb_frame)
         tb = tb.tb_next
     return None
-
-
-def _magic_code(line) -> tuple:
-    """(`%magic` and its options, the Python code it runs) of a line magic as typed, or
-    ("", line): the code is the longest tail that parses.
-
-        >>> _magic_code("%timeit -n 1 -r 1 jax.jit(f)(1.0)")
-        ('%timeit -n 1 -r 1 ', 'jax.jit(f)(1.0)')
-    """
-    found = re.match(r"\s*(?:\w+\s*=\s*)?%\w+\s+", line)
-    if found is None:
-        return "", line
-    rest = line[found.end():]
-    for start in [0] + [m.end() for m in re.finditer(r"\s+", rest)]:
-        try:
-            ast.parse(rest[start:])
-        except SyntaxError:
-            continue
-        return line[:found.end() + start], rest[start:]
-    return line, ""
 
 
 def _rebound(called_from, function, arg) -> str:
