@@ -762,10 +762,12 @@ def test_cond_branches_of_two_types_get_a_card_whose_fixes_work_under_jax(shell)
     _, card = shown(shell, "lax.cond(True, lambda v: v[:2], lambda v: v, x)")
     assert card["rewrite"].splitlines()[0] == "lax.cond(True, lambda v: v[:2], lambda v: v[:2], x)"
     assert JAX["cond_branch_shapes_slice"] == ["float32", [2, 2]]
-    # a branch that is no lambda of the line keeps the words and `result`
+    # a branch that is no lambda of the line: its own return so shaped (it wrote `return
+    # jnp.broadcast_to(result, ...)`, a name _cut has not; pasted, test_card_rewrites_pasted.py)
     shell.run_cell("def _cut(v):\n    return v[:1]")
     _, card = shown(shell, "lax.cond(True, lambda v: v, _cut, x)")
-    assert card["rewrite"].splitlines()[1] == "return jnp.broadcast_to(result, (3, 2))"
+    assert card["rewrite"].splitlines()[1] == \
+        "return jnp.broadcast_to(v[:1], (3, 2))    # in place of return v[:1]"
     # switch: no jnp.where alternative (more than two branches)
     _, card = shown(shell, "lax.switch(1, [lambda v: v, lambda v: v * 1.0], jnp.ones(2, jnp.int32))")
     assert card["origin"]["api"] == "switch" and "jnp.where" not in card["rewrite"]
@@ -1028,9 +1030,11 @@ def test_vmap_of_a_scalar_alone_asks_for_a_batch_not_in_axes_none(shell):
     text, card = shown(shell, "_y = jax.vmap(lambda x: x * 2)(1.0)")
     assert card["message"] == JAX["vmap_rank_scalar_alone"]["first_line"]
     assert "in_axes=None" not in card["rewrite"]
-    assert shell.run_cell(card["rewrite"].replace("jax.vmap(f)", "jax.vmap(lambda x: x * 2)"))\
-        .success
-    assert list(shell.user_ns["ys"].shape) == [3]
+    # (the learner's line with the batch passed: it was `ys = jax.vmap(f)(xs)`, f no name of
+    # the learner's, which this test had to replace before the pasted cell ran)
+    assert card["rewrite"].splitlines()[1] == "_y = jax.vmap(lambda x: x * 2)(xs)"
+    assert shell.run_cell(card["rewrite"]).success
+    assert list(shell.user_ns["_y"].shape) == [3]
 
 
 _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",

@@ -92,9 +92,11 @@ checkified function called with an int, not jitted).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
-`rewrites.py` (the user's code read back and rewritten: branches, loops), then one module
+`rewrites.py` (the user's code read back and rewritten: branches, loops), `returns.py` (a
+function's own `return` read back and rewritten), `magics.py` (a line magic's code as typed),
+then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
-`keys.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
+`keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
 `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`, `truth.py`,
 `loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`, `lowered_calls.py`,
 `objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`, `collectives.py`, `meshes.py`,
@@ -169,10 +171,11 @@ from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
                              _list_argument_card, _list_index_card, _list_operand_card)
 from .loop_conditions import _is_while_per_element, _while_per_element_card
+from .key_reuse import _key_reuse_card
 from .keys import (_is_key_batch, _is_key_unpacked, _is_numpy_random,
                    _is_numpy_random_module, _is_raw_key_word, _is_seed_as_key, _key_batch_card,
-                   _key_reuse_card, _key_unpack_card, _numpy_random_card,
-                   _numpy_random_module_card, _raw_key_word_card, _seed_card)
+                   _key_unpack_card, _numpy_random_card, _numpy_random_module_card,
+                   _raw_key_word_card, _seed_card)
 from .methods import _is_method_self, _method_card
 from .objects import _is_unregistered_object, _unregistered_object_card
 from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_card,

@@ -9,7 +9,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _listing, _parse_line, _replaced
+from .rewrites import _listing, _parse_line, _pattern, _replaced
 
 # JAX's text (NumPy's, from canonicalize_axis); `dimension` is the operand's, or for
 # expand_dims the result's
@@ -47,7 +47,7 @@ def _axis_bounds_card(exc, where, called_from) -> ErrorCard:
                f"that axis: jnp.stack(arrays, axis={axis}).")
         rewrite = (f"{_replaced(tree, call.func, _with_name(call.func, 'stack'))}"
                    f"    # stack: the new axis {axis}") if call is not None else \
-            f"y = jnp.stack(arrays, axis={axis})"
+            _pattern(f"y = jnp.stack(arrays, axis={axis})")
     elif mixed:
         listed = ", ".join(f"{name} {shape}" for name, shape in shapes or ())
         fix = ("jnp.concatenate joins arrays along an axis they all have" +

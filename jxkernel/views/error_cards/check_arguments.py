@@ -11,7 +11,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line
+from .rewrites import _parse_line, _pattern
 
 _FORMAT_ARGS = re.compile(r"^Formatting arguments to checkify\.check need to be PyTrees of "
                           r"arrays, but got (.*) of type <class '(\w+)'>\.$")
@@ -53,11 +53,11 @@ def _check_format_args_card(exc, where, called_from) -> ErrorCard:
     value, kind = _FORMAT_ARGS.match(str(exc)).groups()
     rewrite = _as_arrays(where, _user_frame(exc))
     if rewrite is None and kind in _DTYPES:
-        rewrite = (f"checkify.check(pred, msg, x=jnp.asarray(x, {_DTYPES[kind]}))"
-                   f"    # x: the argument that was {value}")
+        rewrite = _pattern(f"checkify.check(pred, msg, x=jnp.asarray(x, {_DTYPES[kind]}))"
+                           f"    # x: the argument that was {value}")
     elif rewrite is None:       # no number: text goes into the message itself
-        rewrite = (f"checkify.check(pred, f\"... {{x}} ...\")    # x: the argument that was "
-                   f"{value}, written into the message")
+        rewrite = _pattern(f"checkify.check(pred, f\"... {{x}} ...\")    # x: the argument "
+                           f"that was {value}, written into the message")
     else:
         rewrite += "    # the number as an array: checkify carries it to the message"
     return ErrorCard(

@@ -7,7 +7,7 @@ import ast
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line
+from .rewrites import _parse_line, _pattern
 
 _UNWRAPPED = "Cannot abstractly evaluate a checkify.check which was not functionalized."
 
@@ -55,8 +55,8 @@ def _checked_rewrite(line, frame) -> str | None:
 def _checkify_unwrapped_card(exc, where, called_from) -> ErrorCard:
     rewrite = _checked_rewrite(called_from or where, _user_frame(exc))
     if rewrite is None:
-        rewrite = ("err, out = checkify.checkify(jax.jit(f))(x)    # f: the function with "
-                   "the check\nerr.throw()    # raises here if a check failed")
+        rewrite = _pattern("err, out = checkify.checkify(jax.jit(f))(x)    # f: the function "
+                           "with the check\nerr.throw()    # raises here if a check failed")
     return ErrorCard(
         "checkify-unwrapped", "checkify.check inside jit needs checkify.checkify",
         why=("A check inside a traced function (jit, scan, cond) cannot raise while the "

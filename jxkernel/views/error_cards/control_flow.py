@@ -11,7 +11,9 @@ from ...core import dtypes
 from ...transforms.api_util import positional_parameters
 from .card import ErrorCard
 from .reading import _user_frame, _user_lines
-from .rewrites import _lambda_branches_cast, _lambda_branches_wrapped, _parse_line, _replaced
+from .returns import _branch_back, _carry_back, _cast, _init_as
+from .rewrites import (_lambda_branches_cast, _lambda_branches_wrapped, _parse_line, _pattern,
+                       _replaced)
 
 
 # ------------------------------------------------------------------ cond/switch branch types
@@ -47,7 +49,9 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
             fix = (f"Return {dtype} from every branch: jnp.asarray(..., jnp.{dtype}) around "
                    f"what {' and '.join(n for n, _ in cast)} returns.")
         rewrite = line or "\n".join(
-            f"# in {n} ({f}), return {dtype}:\nreturn result.astype(jnp.{dtype})"
+            f"# in {n} ({f}), return {dtype}:\n" + _branch_back(
+                exc, f, lambda v: f"jnp.asarray({v}, jnp.{dtype})",
+                f"return result.astype(jnp.{dtype})")
             for n, f in cast)
         both = "promotes both to one dtype"
     else:
@@ -57,11 +61,13 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
         line = _lambda_branches_wrapped(where, {other: back[len("return "):].split("    #")[0]}) \
             if back.startswith("return ") and not path else None
         rewrite = line or f"# in {other} ({other_fun}), return the shape {first} returns:\n" + \
-            back
+            (_branch_back(exc, other_fun, lambda v: re.sub(
+                r"\bresult\b", v, back[len("return "):].split("    #")[0], count=1), back)
+             if back.startswith("return ") and not path else back)
         both = "broadcasts them"
     if api == "cond" and (mismatch == "dtypes" or _broadcasts(type1, type0)):
-        rewrite += (f"\n# or, if computing both branches is fine, jnp.where {both}:\n"
-                    f"y = jnp.where(pred, true_value, false_value)")
+        rewrite += (f"\n# or, if computing both branches is fine, jnp.where {both}: "
+                    f"jnp.where(pred, true_value, false_value)")
     return ErrorCard(
         "branch-types", f"{api}: the branches return different types",
         why=(f"{api} traces every branch into one program and picks one when it runs, so each "
@@ -128,13 +134,17 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
     ys = ", y" if loop == "scan" else ""        # (a while_loop's body returns the carry alone)
     if mismatch == "dtypes":
         dtype_in, dtype_out = came.split("[")[0], went.split("[")[0]
-        back = (f"return new_carry.astype(jnp.{dtype_in}){ys}" if path is None else
-                f"value = value.astype(jnp.{dtype_in})   # the value {body} returns as {leaf}")
+        back = _carry_back(exc, body, loop, path, lambda n: _cast(n, dtype_in)) or _pattern(
+            f"return new_carry.astype(jnp.{dtype_in}){ys}" if path is None else
+            f"value = value.astype(jnp.{dtype_in})   # the value {body} returns as {leaf}")
+        start = _init_as(where, loop, dtype_out) if path is None else None
         rewrite = (f"# in {body}, give {leaf} back with the type it came in as:\n{back}\n"
-                   f"# or start it with the type {body} returns, e.g. "
-                   f"jnp.asarray(init, jnp.{dtype_out})")
+                   f"# or start it with the type {body} returns" + (
+                       f" ({dtype_out}: often the one meant, an int start of a float sum):\n"
+                       f"{start}" if start else f", e.g. jnp.asarray(init, jnp.{dtype_out})"))
     elif mismatch == "shapes":
-        rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys, whole or "carry")
+        rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys, whole or "carry",
+                                       lambda make: _carry_back(exc, body, loop, path, make))
         if "cannot grow" not in rewrite:     # (a growing carry outgrows any start shape)
             rewrite += (f"\n# or start it with the shape {body} returns: "
                         f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
@@ -153,14 +163,16 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
         if loop != "loop" else None)
 
 
-def _carry_shape_rewrite(body, leaf, came, went, loop, ys, carry) -> str:
+def _carry_shape_rewrite(body, leaf, came, went, loop, ys, carry, back=None) -> str:
     """Code keeping the carry's shape: broadcast back a value that lost dimensions; a carry
     that grows (jnp.append in the body) cannot: the values go out as scan's ys, or into a
     buffer made at its final size (`new_carry.sum()` was advised, whose shape is ())."""
     dims_in, dims_out = _dims(came), _dims(went)
     head = f"# in {body}, keep {leaf} at shape {_shape_of(came)}, as it came in:\n"
     if len(dims_out) < len(dims_in):
-        return head + f"return jnp.broadcast_to(new_carry, {_shape_of(came)}){ys}"
+        shape = _shape_of(came)
+        made = back(lambda n: f"jnp.broadcast_to({ast.unparse(n)}, {shape})") if back else None
+        return head + (made or _pattern(f"return jnp.broadcast_to(new_carry, {shape}){ys}"))
     if len(dims_out) == len(dims_in) and all(o >= i for i, o in zip(dims_in, dims_out)):
         if loop == "scan":     # (`carry`: the body's own name for it, else a NameError)
             return (f"# a carry cannot grow: give each new value out as scan's ys (stacked "
@@ -230,9 +242,9 @@ def _cond_rewrite(where) -> str:
     call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and len(n.args) >= 3
                  and ast.unparse(n.func).split(".")[-1] == "cond"), None) if tree else None
     if call is None:
-        return ("y = jnp.where(condition, a, b)     # per element: both computed\n"
-                "y = lax.cond(jnp.all(condition), true_fun, false_fun, *operands)   # one "
-                "branch for the whole array")
+        return _pattern("y = jnp.where(condition, a, b)     # per element: both computed\n"
+                        "y = lax.cond(jnp.all(condition), true_fun, false_fun, *operands)   "
+                        "# one branch for the whole array")
     pred, operands = call.args[0], call.args[3:]
     values = [_branch_value(b, operands) for b in call.args[1:3]]
     lines = []
@@ -484,5 +496,5 @@ def _scan_output_rewrite(where) -> str:
             text = ast.unparse(out)
             return (f"{_replaced(tree, out, f'({text}, None)')}    # the final carry only\n"
                     f"{_replaced(tree, out, f'({text}, {text})')}    # and each step's value")
-    return ("def step(carry, x):\n    new_carry = ...\n    return new_carry, None    # or "
-            "(new_carry, y): y is stacked over the steps")
+    return _pattern("def step(carry, x):\n    new_carry = ...\n    return new_carry, None    "
+                    "# or (new_carry, y): y is stacked over the steps")

@@ -3,11 +3,13 @@ one number (an array with dimensions: the Jacobian's; a (loss, extra) pair: has_
 from __future__ import annotations
 
 import ast
+import inspect
 import re
+import textwrap
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line, _replaced
+from .rewrites import _parse_line, _pattern, _replaced
 
 
 # JAX 0.10.2's words: grad, value_and_grad and jacrev "require real- or complex-valued
@@ -100,9 +102,12 @@ def _float_input_rewrite(where, frame=None, api="grad") -> str:
             if arg is not None:
                 line = _replaced(tree, arg, f"jnp.asarray({ast.unparse(arg)}, jnp.float32)")
                 return f"{line}    # a float input: {api} differentiates it"
-    return (f"x = jnp.asarray(x, jnp.float32)    # a float input: {api} differentiates it\n"
-            "# an int that counts or indexes: a second argument, left alone (argnums=0)\n"
-            f"grads = jax.{api}(loss)(params, n)")
+    # (the int that counts or indexes, in words: `grads = jax.grad(loss)(params, n)` named
+    # what the learner's line has not)
+    return (_pattern(f"x = jnp.asarray(x, jnp.float32)    # a float input: {api} "
+                     f"differentiates it") + "\n"
+            f"# or, for an int that counts or indexes: pass it as a second argument, left "
+            f"alone (argnums=0): jax.{api}(loss)(params, n)")
 
 
 def _differentiated(call, frame):
@@ -126,7 +131,10 @@ def _differentiated(call, frame):
     arg = call.args[index]
     if isinstance(arg, ast.Name):
         names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
-        return arg if hasattr(names.get(arg.id), "dtype") else None
+        value = names.get(arg.id)
+        # an array, or a Python int held in a name (`x = 3` then grad(f)(x): the template's
+        # `x = jnp.asarray(x, ...)` fitted only a name that was x)
+        return arg if hasattr(value, "dtype") or type(value) is int else None
     return arg if isinstance(arg, (ast.Call, ast.Attribute, ast.Subscript, ast.BinOp)) \
         else None
 
@@ -148,7 +156,8 @@ def _scalar_output_card(exc, where, called_from) -> ErrorCard:
     if found:
         shape = tuple(int(d) for d in found.group(1).split(",") if d.strip())
         return _array_output_card(shape, where, called_from)
-    return _container_output_card(getattr(exc, "output", None), where, called_from)
+    return _container_output_card(getattr(exc, "output", None), where, called_from,
+                                  _user_frame(exc))
 
 
 def _grad_call(tree):
@@ -219,7 +228,7 @@ def _plain_lambda(node) -> bool:
                                                  a.kwarg or a.defaults)
 
 
-def _container_output_card(output, where, called_from) -> ErrorCard:
+def _container_output_card(output, where, called_from, frame=None) -> ErrorCard:
     kind = type(output).__name__
     if isinstance(output, (tuple, list)) and output and _is_one_number(output[0]):
         pair = len(output) == 2
@@ -237,7 +246,10 @@ def _container_output_card(output, where, called_from) -> ErrorCard:
             rewrite=_aux_rewrite(where, pair, len(output)),
             docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
     if isinstance(output, dict) and any(_is_one_number(v) for v in output.values()):
-        key = next(k for k, v in output.items() if _is_one_number(v))
+        numbers = [k for k, v in output.items() if _is_one_number(v)]
+        # the entry named as a loss, where one is ({'loss', 'acc'}: it took 'acc', first in
+        # the tree's sorted order)
+        key = next((k for k in numbers if "loss" in str(k).lower()), numbers[0])
         return ErrorCard(
             "grad-output", "grad needs one number; the function returned a dict",
             why=("grad differentiates one number (a loss); f returned a dict of values."),
@@ -253,8 +265,32 @@ def _container_output_card(output, where, called_from) -> ErrorCard:
                 f"; it returned a {kind}.")),
         fix=("Return the loss, one number (a float, or an array of shape ()); extra outputs "
              "go beside it with has_aux=True: return loss, extra."),
-        rewrite="return loss    # in f: the one number grad differentiates",
+        rewrite=_return_added(where, frame) if output is None else
+        _pattern("return loss    # in f: the one number grad differentiates"),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
+
+
+def _return_added(where, frame) -> str:
+    """For a function that returned None: `return y` at the end of it, `y` the name its last
+    line assigns (`def f(x): y = x ** 2` differentiated: it wrote `return loss`, a name f
+    has not); the pattern where its last line assigns no one name."""
+    tree = _parse_line(where)
+    call = _grad_call(tree) if tree is not None else None
+    name = ast.unparse(call.args[0]) if call is not None and call.args else ""
+    names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
+    try:
+        source = ast.parse(textwrap.dedent(inspect.getsource(names[name]))) \
+            if name.isidentifier() and name in names else None
+    except (OSError, TypeError, SyntaxError):
+        source = None
+    define = source.body[0] if source is not None and source.body else None
+    last = define.body[-1] if isinstance(define, ast.FunctionDef) else None
+    if isinstance(last, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        targets = last.targets if isinstance(last, ast.Assign) else [last.target]
+        if len(targets) == 1 and isinstance(targets[0], ast.Name):
+            return (f"return {targets[0].id}    # at the end of {name}: the one number "
+                    f"grad differentiates")
+    return _pattern("return loss    # at the end of f: the one number grad differentiates")
 
 
 def _is_one_number(value) -> bool:
@@ -274,7 +310,7 @@ def _aux_rewrite(where, pair, size) -> str:
     call = _grad_call(tree)
     fix_f = "" if pair else f"# in f: return loss, ({_extras(size)})\n"
     if call is None:
-        return fix_f + "grads, aux = jax.grad(f, has_aux=True)(x)"
+        return fix_f + _pattern("grads, aux = jax.grad(f, has_aux=True)(x)")
     call.keywords.append(ast.keyword("has_aux", ast.Constant(True)))
     statement = tree.body[0] if tree.body else None
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
@@ -292,7 +328,7 @@ def _entry_rewrite(where, key) -> str:
     tree = _parse_line(where)
     call = _grad_call(tree)
     if call is None:
-        return f"grads = jax.grad(lambda *args: f(*args)[{key!r}])(x)"
+        return _pattern(f"grads = jax.grad(lambda *args: f(*args)[{key!r}])(x)")
     entry = ast.Subscript(ast.Call(call.args[0], [ast.Starred(ast.Name("args"))], []),
                           ast.Constant(key))
     call.args[0] = ast.Lambda(ast.arguments([], [], ast.arg("args"), [], [], None, []), entry)

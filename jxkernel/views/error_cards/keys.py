@@ -9,23 +9,10 @@ import ast
 import linecache
 import re
 
-from .card import ErrorCard, _DOCS
+from .card import ErrorCard
 from ..source import cell_name
 from .reading import _user_frame, _user_lines
 from .rewrites import _parse_line, _replaced
-
-
-# ------------------------------------------------------------------ one key used twice
-def _key_reuse_card(exc, where, called_from) -> ErrorCard:
-    return ErrorCard(
-        "key-reuse", "A random key was used twice",
-        why=("The same key gives the same numbers every time it is used: two draws from one "
-             "key are not independent (jax_debug_key_reuse found this one)."),
-        fix=("Split the key, one new key per use: k1, k2 = jax.random.split(key); keep a key "
-             "to split again later as the first of the split (key, sub = split(key))."),
-        rewrite=("key, k1, k2 = jax.random.split(key, 3)    # one key per draw, and one to "
-                 "keep\na = jax.random.normal(k1)\nb = jax.random.normal(k2)"),
-        docs=_DOCS + "KeyReuseError")
 
 
 # ------------------------------------------------------------------ a seed where a key goes

@@ -13,6 +13,7 @@ from ...core.source_info import JaxStackTraceBeforeTransformation, installed_pac
 from ...transforms.jit.args import python_value_of
 from ..argument_uses import argument_expression, literal_of, python_value, with_argument
 from ..source import cell_name, is_user_file
+from .magics import _magic_code, as_typed
 from ..source import label as source_label
 from .rewrites import _parse_line
 
@@ -115,26 +116,6 @@ def _location(filename, line, function) -> dict:
             "_path": filename}
 
 
-_LINE_MAGIC = re.compile(r"get_ipython\(\)\.run_line_magic\((['\"])(\w+)\1, ((['\"]).*\4)\)")
-
-
-def as_typed(code: str) -> str:
-    """A cell's line as the user typed it: IPython runs `%timeit f(x)` as
-    `get_ipython().run_line_magic('timeit', 'f(x)')`, which the card showed as the user's line.
-
-        >>> as_typed("t = get_ipython().run_line_magic('timeit', '-o f(x)')")
-        't = %timeit -o f(x)'
-    """
-    found = _LINE_MAGIC.search(code)
-    if found is None:
-        return code
-    try:
-        line = ast.literal_eval(found.group(3))
-    except (ValueError, SyntaxError):
-        return code
-    return code[:found.start()] + f"%{found.group(2)} {line}".rstrip() + code[found.end():]
-
-
 def _public(location):
     return None if location is None else {k: v for k, v in location.items() if k != "_path"}
 
@@ -197,7 +178,9 @@ def _static_fix(origin, where=None, exc=None) -> str:
             return _tuple_passed(in_place, arg, _parameter_at(exc, function, arg), as_tuple)
         return in_place or f"jax.jit(f, static_argnames=({arg!r},))"
     decorator, header = _jit_decorator(where, function)
-    if decorator and not as_tuple:
+    # (a 0-d array passed: static under the decorator, JAX 0.10.2 refuses it, a jax.Array
+    # being unhashable; the call would have to pass a Python value, which the card cannot see)
+    if decorator and not as_tuple and origin.get("input_kind") != "array":
         # the decorator's own name for jit: `@jit` after `from jax import jit` has no `jax`
         return (f"from functools import partial\n"
                 f"@partial({decorator[1:]}, static_argnames=({arg!r},))   # in place of "
@@ -207,13 +190,27 @@ def _static_fix(origin, where=None, exc=None) -> str:
         return _tuple_passed(rebound, arg, _parameter_at(exc, function, arg), as_tuple) \
             if not decorator else ""
     if origin.get("input_kind") != "array":
-        return rebound or f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
+        return rebound or _jit_again(exc, function, arg)
     # jit was given an array, or an outer transformation's tracer (`jax.grad(jax.jit(f))(1.0)`:
     # JAX raises "Non-hashable static arguments" of a LinearizeTracer): static works only
     # where the call can pass a Python value in its place
     passed = _value_passed(rebound, arg, _parameter_at(exc, function, arg), True) \
         if rebound else ""
     return passed if passed != rebound else ""
+
+
+def _jit_again(exc, function, arg) -> str:
+    """`f = jax.jit(f, static_argnames=...)`, or, where the learner's `f` is the jit already
+    (`f = jax.jit(f)` earlier), the jit rebuilt from the function it wraps: the jit of the jit
+    still traced the argument (JAX 0.10.2 raises the same error again), as for a lambda's."""
+    frame = _user_frame(exc)
+    bound = (frame.f_globals.get(function) if frame is not None else None)
+    wrapped = getattr(bound, "__wrapped__", None)
+    if wrapped is not None and getattr(wrapped, "__name__", None) == function and \
+            getattr(bound, "lower", None) is not None:
+        return (f"{function} = jax.jit({function}.__wrapped__, static_argnames=({arg!r},))"
+                f"    # {function} is the jit already: made again from the function it wraps")
+    return f"{function} = jax.jit({function}, static_argnames=({arg!r},))"
 
 
 def _static_or(origin, where, exc, kind, otherwise) -> tuple[str, str]:
@@ -363,7 +360,9 @@ def _jit_caller(exc, function):
     """{"code": the line} of the user's frame that called the jitted `function` (`return
     cube(x, 3)` inside the learner's `volume`, not the cell's `volume(...)`), or None."""
     caller = _caller(exc, function)
-    line = linecache.getline(*caller[:2]).strip() if caller else ""
+    # (as typed: `%timeit jax.jit(f)(1.0)` ran as get_ipython().run_line_magic(...), whose
+    # one plain call made the fix `get_ipython = jax.jit(f, ...)`)
+    line = as_typed(linecache.getline(*caller[:2]).strip()) if caller else ""
     return {"code": line} if line else None
 
 
@@ -387,6 +386,12 @@ def _rebound(called_from, function, arg) -> str:
     3)` gets static_argnames in place, and `g(x, 3)` with `g = jax.jit(f)` made earlier gets
     `g = jax.jit(f, ...)` (rebinding `f` left the learner's `g` tracing the argument); "" when
     the line calls `function` itself or says nothing clear."""
+    magic, code = _magic_code((called_from or {}).get("code", ""))
+    if magic:           # `%timeit -n 1 jax.jit(f)(1.0)`: its code rewritten, the magic kept
+        fixed = _rebound({"code": code}, function, arg) if code else ""
+        rebinds = re.fullmatch(rf"\w+ = jax\.jit\({re.escape(function)}, static_argnames=.*",
+                               fixed)   # `g = jax.jit(f, ...)`: a line of its own, then the magic
+        return fixed if rebinds or not fixed else magic + fixed
     tree = _parse_line(called_from)
     if tree is None:
         return ""

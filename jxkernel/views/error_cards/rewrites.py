@@ -8,12 +8,26 @@ import linecache
 import re
 
 
+def _pattern(code: str) -> str:
+    """A template, written with names the learner's code may not have (`f`, `x`, `pred`,
+    `operands`, a body of `...`), as comments under a line saying so: pasted, it runs
+    nothing, where as code it raised NameError (or defined a function returning None). The
+    card's fix says what to do in words.
+
+        >>> print(_pattern("y = jnp.where(cond, a, b)"))
+        # the pattern, with your own names in place of these:
+        #   y = jnp.where(cond, a, b)
+    """
+    return "# the pattern, with your own names in place of these:\n" + "\n".join(
+        f"#   {line}" if line.strip() else "#" for line in code.splitlines())
+
+
 def _branch_rewrite(where) -> str:
     """Code for a Python branch on a traced condition at `where`: the user's own `if`
     turned into jnp.where / lax.cond when it is simple enough, else a template."""
     node = _node_at(where)
     if isinstance(node, ast.IfExp):
-        test, a, b = (ast.unparse(n) for n in (node.test, node.body, node.orelse))
+        test, a, b = _traced_test(node.test), ast.unparse(node.body), ast.unparse(node.orelse)
         where_ = f"jnp.where({test}, {a}, {b})"
         cond = f"lax.cond({test}, lambda: {a}, lambda: {b})"
         # the user's whole statement with the expression replaced: `return x if c else -x`
@@ -29,29 +43,31 @@ def _branch_rewrite(where) -> str:
         if printed is not None:
             return printed
         simple = _simple_if(node)
-        test = ast.unparse(node.test)
+        test = _traced_test(node.test)
         if simple is not None:
             head, a, b = simple
             return (f"{head}jnp.where({test}, {a}, {b})\n{_ONE_BRANCH}\n"
                     f"{head}lax.cond({test}, lambda: {a}, lambda: {b})")
-        return (f"def true_branch(operands): ...     # the `if` body, returning its results\n"
-                f"def false_branch(operands): ...    # the `else` body, same result types\n"
-                f"result = lax.cond({test}, true_branch, false_branch, operands)")
+        return _pattern(
+            f"def true_branch(operands): ...     # the `if` body, returning its results\n"
+            f"def false_branch(operands): ...    # the `else` body, same result types\n"
+            f"result = lax.cond({test}, true_branch, false_branch, operands)")
     if isinstance(node, ast.BoolOp):        # `a and b` of traced booleans: elementwise
         return _logical_rewrite(node)
     if isinstance(node, ast.While):
-        test = ast.unparse(node.test)
+        test = _traced_test(node.test)
         step = _one_update(node.body)
         if step is not None and step[0] in {n.id for n in ast.walk(node.test)
                                             if isinstance(n, ast.Name)}:
             name, value = step
             return (f"{name} = lax.while_loop(lambda {name}: {test}, lambda {name}: {value}, "
                     f"{name})    # {_in_place_of(node)}, traced: {name} its state")
-        return (f"def cond_fun(state): return {test}   # in terms of the loop state\n"
-                f"def body_fun(state): ...              # the loop body, returning the new state\n"
-                f"state = lax.while_loop(cond_fun, body_fun, state)")
-    return ("y = jnp.where(cond, a, b)                   # elementwise, both computed\n"
-            "y = lax.cond(cond, true_fn, false_fn, *operands)   # one branch runs")
+        return _pattern(
+            f"def cond_fun(state): return {test}   # in terms of the loop state\n"
+            f"def body_fun(state): ...              # the loop body, returning the new state\n"
+            f"state = lax.while_loop(cond_fun, body_fun, state)")
+    return _pattern("y = jnp.where(cond, a, b)                   # elementwise, both computed\n"
+                    "y = lax.cond(cond, true_fn, false_fn, *operands)   # one branch runs")
 
 
 def _print_when(node) -> str | None:
@@ -136,6 +152,26 @@ def _braces(text: str) -> str:
 # types"): `3. * x ** 2` and `-4 * x` of an int x are not, where jnp.where promotes them
 _ONE_BRANCH = ("# or, to run only one branch (both must give the same dtype and shape: "
                "cast one with .astype where they differ):")
+
+
+def _traced_test(node) -> str:
+    """A condition as jnp.where / lax.cond / while_loop can take it traced: `and`, `or` and
+    `not` as jnp.logical_and / logical_or / logical_not (`jnp.where(x > 0 or y > 0, ...)`,
+    pasted, raised the same TracerBoolConversionError: Python's `or` still asked its first
+    operand for True or False).
+
+        >>> _traced_test(ast.parse("x > 0 or not y > 0", mode="eval").body)
+        'jnp.logical_or(x > 0, jnp.logical_not(y > 0))'
+    """
+    if isinstance(node, ast.BoolOp):
+        name = "jnp.logical_and" if isinstance(node.op, ast.And) else "jnp.logical_or"
+        *rest, text = [_traced_test(v) for v in node.values]
+        for value in reversed(rest):
+            text = f"{name}({value}, {text})"
+        return text
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return f"jnp.logical_not({_traced_test(node.operand)})"
+    return ast.unparse(node)
 
 
 def _logical_rewrite(node) -> str:
@@ -274,9 +310,11 @@ def _simple_if(node):
     body, orelse = node.body, node.orelse
     if not orelse and _one_update(body) is not None and \
             _one_update(body)[0] in {n.id for n in ast.walk(ast.parse(_one_update(body)[1]))
-                                     if isinstance(n, ast.Name)}:
-        # `if v > 0: n += 1` (no else; n read, so bound before): n's new value where the
-        # test holds, else n as it was (its card wrote a template of two branch functions)
+                                     if isinstance(n, ast.Name)} | \
+            {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)}:
+        # `if v > 0: n += 1` (no else; n read, so bound before), or `if x > 1: x = 1.0` (x
+        # read by the test): the new value where the test holds, else the name as it was
+        # (its card wrote a template of two branch functions)
         name, value = _one_update(body)
         return f"{name} = ", value, name
     if not orelse:

@@ -133,6 +133,13 @@ def _mask_rewrite(where) -> str:
     if found is None:
         return "y = jnp.where(mask, x, 0)    # same shape as x: 0 where the mask is False"
     array, mask = found.group("array"), found.group("mask").strip()
+    # the mean of the kept elements: mean's where= (jnp.where's zeros, counted, made it
+    # another mean: x[x > 0].mean() of [-1, 0, 1, 2] is 1.5, the zeros' mean 0.75)
+    reduced = re.match(r"\.(mean|sum)\(\)", code[found.end():])
+    if reduced:
+        line = (code[:found.start()] + f"{array}.{reduced.group(1)}(where={mask})" +
+                code[found.end() + reduced.end():])
+        return f"{line}    # over the elements where the mask holds: one shape, traced"
     line = code[:found.start()] + f"jnp.where({mask}, {array}, 0)" + code[found.end():]
     return (f"{line}    # same shape as {array}: 0 where the mask is False\n"
             f"# or, for a sum or mean of the kept elements: {array}.sum(where={mask})")

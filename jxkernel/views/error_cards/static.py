@@ -187,8 +187,13 @@ def _object_card(text, type_name, arg, function, where, called_from) -> ErrorCar
                    f"class {kind}:")
     elif _FIELD_ARRAY in text:
         fix = advice[0].upper() + advice[1:]
+        # the call with it traced, where the line makes the jit (registered alone, the static
+        # object still had to hash: JAX raises again)
+        traced = _traced_call(where["code"] if where else "", function, arg)
         rewrite = (re.search(r"jax\.tree_util\.register_dataclass\(.*\)", advice).group(0) +
-                   f"\n# and {arg} traced: not in static_argnums/static_argnames")
+                   f"    # once, after class {kind}\n" +
+                   (f"{traced}   # {arg} traced" if traced else
+                    f"# and {arg} traced: not in static_argnums/static_argnames"))
     else:
         fix = advice[0].upper() + advice[1:]
         rewrite = f"# {advice}"

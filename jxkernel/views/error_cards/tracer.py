@@ -7,10 +7,11 @@ import ast
 import re
 
 from ...core import errors as jx_errors
+from ...core.trace import Tracer
 from .card import ErrorCard, _DOCS
 from .reading import (_array_note, _or_static, _origin, _static_fix, _static_how,
                       _traced_phrase, _user_frame)
-from .rewrites import (_branch_rewrite, _node_at, _parse_line, _print_when,
+from .rewrites import (_branch_rewrite, _node_at, _parse_line, _pattern, _print_when,
                        _python_math_rewrite, _range_loop_rewrite)
 
 
@@ -22,7 +23,7 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
     builtin = _python_math_rewrite(where) if node is None else ""
     # an `if` that only prints (a learner debugging): static would print at compiles alone
     printing = isinstance(node, ast.If) and _print_when(node) is not None
-    if printing:
+    if printing or static and _tests_other_arguments(node, origin, _user_frame(exc)):
         static = None
     rewrite = (f"{builtin}    # jnp's max and min: traced, no True or False needed"
                if builtin else _in_jnp(_branch_rewrite(where))) + \
@@ -60,6 +61,24 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
         origin=origin, docs=_DOCS + "TracerBoolConversionError")
 
 
+def _tests_other_arguments(node, origin, frame) -> bool:
+    """Whether the condition at the line (an `if`'s, a `while`'s, `a if c else b`'s, or an
+    `and`/`or`) reads another argument of the function than the one the card would make
+    static, traced: `if x > 0 or y > 0` with x static still asks traced y for True or False
+    (JAX 0.10.2 raises again when x > 0 is False)."""
+    test = getattr(node, "test", node) if isinstance(node, (ast.If, ast.While, ast.IfExp,
+                                                            ast.BoolOp)) else None
+    if test is None or frame is None or not origin:
+        return False
+    code = frame.f_code
+    count = code.co_argcount + code.co_kwonlyargcount
+    parameters = set(code.co_varnames[:count])
+    read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    # (an argument static already, a Python value, asks nothing)
+    return any(isinstance(frame.f_locals.get(name), Tracer)
+               for name in (read & parameters) - {origin.get("argument")})
+
+
 # a test for NaN or inf, where checkify's float_checks name the operation that made one
 _CHECKS_NAN = re.compile(r"\b(isnan|isinf|isfinite|isposinf|isneginf)\(")
 
@@ -78,8 +97,8 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     code = where["code"] if where else ""
     converts = re.search(r"\b(int|float|complex|bool)\(([^()]*)\)?", code)
     # JAX's own advice for int(x) / float(x) of a tracer: convert the dtype, stay traced
-    astype = f"value = x.astype({converts.group(1)})   # instead of {converts.group(1)}(x)" \
-        if converts else ""
+    astype = _astype_rewrite(where, converts.group(1)) if converts else ""
+    looped = ""
     if converts and converts.group(1) in ("float", "complex") and \
             (converts.group(2) or "").strip() and converts.group(0).endswith(")"):
         # float(w) only made a Python number of an array: the array itself does as well, and
@@ -107,14 +126,16 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         if loop:                    # JAX's fori_loop takes traced bounds: nothing static
             rewrite = (f"{loop}\n# or, if {origin['argument']} is a Python int that seldom "
                        f"changes (each new value compiles anew):\n{rewrite}")
+    elif where and _range_loop_rewrite(where):       # `for i in range(n)`, n an array:
+        rewrite = looped = _range_loop_rewrite(where)    # the loop traced (it said "a size?")
     elif pulls:                                       # not a size: the number itself
         rewrite = astype
     elif astype and converts.group(1) in ("float", "complex"):     # a number, not a size
         rewrite = astype
     elif astype:
-        rewrite = f"{astype}\n# a size? take it from a shape, known under jit:\nn = x.shape[0]"
+        rewrite = f"{astype}\n# a size? take it from a shape, known under jit (n = x.shape[0])"
     else:
-        rewrite = "n = x.shape[0]        # shapes are static under jit: use them for sizes"
+        rewrite = "# a size? take it from a shape (n = x.shape[0]): shapes are static under jit"
     math = _python_math_rewrite(where) if not (pulls or converts) else ""
     if math:            # math.exp(x): float(x) inside math; jnp's function traces
         rewrite = (f"{math}    # jnp's function: traced, no Python float needed" +
@@ -138,6 +159,9 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
                "functions take Python floats, and call float() on an array, which a traced "
                "one cannot give." + (" Or make the argument static." if static
                                      else _array_note(origin)))
+    elif looped:
+        fix = ("Loop inside the program: lax.fori_loop takes a traced count (Python's range "
+               "needs a Python int), its state carried from step to step." + _array_note(origin))
     elif static:
         fix = (f"Make the argument static ({_static_how(origin)}), so Python "
                "sees its value; sizes can come from shapes (x.shape), which are static.")
@@ -153,6 +177,34 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         fix=fix, rewrite=rewrite,
         origin=origin, docs=_DOCS + (type(exc).__name__ if isinstance(exc, jx_errors.JAXTypeError)
                                      else "ConcretizationTypeError"))
+
+
+def _astype_rewrite(where, name) -> str:
+    """JAX's advice for int(x) / bool(x) of a tracer, x.astype(int), written on the user's
+    line: the converted expression itself cast (it said `value = x.astype(int)` whatever the
+    line converted, so `x[int(i)]` pasted as the data array cast, and `int(x.sum())` as the
+    whole vector); the template where the line has no such call.
+
+        >>> _astype_rewrite({"code": "return x[int(i)]"}, "int")
+        'return x[i.astype(int)]   # instead of int(i): traced, an array of int dtype'
+        >>> _astype_rewrite({"code": "n = int(a + b)"}, "int")
+        'n = (a + b).astype(int)   # instead of int(a + b): traced, an array of int dtype'
+    """
+    code = where["code"] if where else ""
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+                call.func.id == name and len(call.args) == 1 and not call.keywords:
+            whole = ast.get_source_segment(code, call)
+            value = ast.get_source_segment(code, call.args[0])
+            if not whole or not value or code.count(whole) != 1:
+                break
+            simple = isinstance(call.args[0], (ast.Name, ast.Attribute, ast.Call,
+                                               ast.Subscript))
+            cast = f"{value if simple else f'({value})'}.astype({name})"
+            return (f"{code.replace(whole, cast, 1)}   # instead of {whole}: traced, an array "
+                    f"of {name} dtype")
+    return f"# x.astype({name}) in place of {name}(x): traced, an array of {name} dtype"
 
 
 def _kept_outside(where, frame) -> str | None:
@@ -208,7 +260,8 @@ def _array_card(exc, where, called_from) -> ErrorCard:
     code = where["code"] if where else ""
     jnp_code = re.sub(r"\b(?:np|numpy|onp)\.", "jnp.", code)
     rewrite = (jnp_code if jnp_code != code else
-               "y = jnp.asarray(x)          # jax.numpy instead of NumPy on traced values")
+               "# jax.numpy's function in place of NumPy's on traced values (jnp.asarray(x) "
+               "for np.asarray(x))")
     rewrite += ("\n# or, for NumPy code with no jnp equivalent, call it outside the transformed "
                 "function (or through jax.pure_callback)")
     return ErrorCard(
@@ -260,7 +313,8 @@ def _leak_rewrite(function, how) -> str:
     the branches' results for a body (its name, a lambda's, would not parse), else from the
     jitted function."""
     if how in _BODY_RETURNS:
-        return _BODY_RETURNS[how]
+        return _pattern(_BODY_RETURNS[how])
     name = function if function.isidentifier() else "f"
-    return (f"def {name}(x):\n    ...\n    return result, value    # return it, don't store "
-            f"it\n\nresult, value = jax.{how if how.isidentifier() else 'jit'}({name})(x)")
+    return _pattern(f"def {name}(x):\n    ...\n    return result, value    # return it, don't "
+                    f"store it\n\nresult, value = jax.{how if how.isidentifier() else 'jit'}"
+                    f"({name})(x)")

@@ -10,7 +10,7 @@ from collections import Counter
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line
+from .rewrites import _parse_line, _pattern, _replaced
 
 
 _VMAP_AXIS = re.compile(r"\* one axis had size (\d+): axis (-?\d+) of argument (.+?) of type "
@@ -63,14 +63,15 @@ def _vmap_rewrite(where, mapped, axes) -> str | None:
     return _with_in_axes(where, axes)
 
 
-def _with_in_axes(where, axes) -> str | None:
+def _with_in_axes(where, axes, keywords=False) -> str | None:
     """The user's line `jax.vmap(f, ...)(a, b)` with in_axes=`axes` (one per positional
-    argument, no keyword arguments), or None where the line is not such a call."""
+    argument; keyword arguments only where `keywords`: vmap maps them along axis 0, in_axes
+    being the positional ones'), or None where the line is not such a call."""
     tree = _parse_line(where)
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
                 ast.unparse(node.func.func).split(".")[-1] == "vmap":
-            if len(node.args) != len(axes) or node.keywords or \
+            if len(node.args) != len(axes) or node.keywords and not keywords or \
                     any(isinstance(a, ast.Starred) for a in node.args):
                 return None
             in_axes = ast.parse(repr(tuple(axes)), mode="eval").body
@@ -126,8 +127,11 @@ def _vmap_rank_card(exc, where, called_from) -> ErrorCard:
     axes = [a for s, a in leaves[:sum(counts)]]
     rewrite = None
     if new is None and size is None:        # a scalar alone: there is nothing to map over
-        rewrite = ("xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per element\n"
-                   "ys = jax.vmap(f)(xs)")
+        batched = _batch_passed(where)
+        rewrite = ("xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per element (your "
+                   "values)\n" + batched) if batched else \
+            _pattern("xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per element\n"
+                     "ys = jax.vmap(f)(xs)")
     elif position is not None and all(c == 1 for c in counts) and len(leaves) == len(counts):
         axes[position] = new
         rewrite = _with_in_axes(where, axes)
@@ -135,12 +139,26 @@ def _vmap_rank_card(exc, where, called_from) -> ErrorCard:
             rewrite += "    # " + ", ".join(f"axis {i}: size {d}" for i, d in enumerate(shape)) \
                 + ": the batch's?"
     if rewrite is None:
-        rewrite = (f"jax.vmap(f, in_axes={new!r})(x)    # per argument: an axis of the batch "
-                   f"size, or None")
+        rewrite = _pattern(f"jax.vmap(f, in_axes={new!r})(x)    # per argument: an axis of "
+                           f"the batch size, or None")
     return ErrorCard(
         "vmap-rank", f"vmap: {which} has no axis {axis} to map", why=why, fix=fix,
         rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
+
+
+def _batch_passed(where) -> str | None:
+    """The user's `jax.vmap(f)(1.0)` with the batch `xs` passed in place of its one
+    argument (the template's `jax.vmap(f)(xs)` named an f the learner's line may not have),
+    or None."""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
+                ast.unparse(node.func.func).split(".")[-1] == "vmap" and \
+                len(node.args) == 1 and not node.keywords and \
+                not isinstance(node.args[0], ast.Starred):
+            return _replaced(tree, node.args[0], "xs")
+    return None
 
 
 def _position(leaf, counts):
@@ -170,7 +188,7 @@ def _in_axes_length_card(exc, where, called_from) -> ErrorCard:
     if axes is not None and len(axes) == given:
         added = _added_axes(where, axes, passed, _user_frame(exc))
         fitted = (axes + added)[:passed]
-        rewrite = _with_in_axes(where, fitted)
+        rewrite = _with_in_axes(where, fitted, keywords=True)
     else:
         fitted, rewrite = None, None
     if given < passed:
@@ -192,8 +210,9 @@ def _in_axes_length_card(exc, where, called_from) -> ErrorCard:
         fix = (f"Give one entry per argument passed: {given - passed} too many here (the "
                f"rewrite drops the last).")
     if rewrite is None:
-        example = "(0, None)" if passed == 2 else f"({', '.join(['0'] * passed)})"
-        rewrite = f"jax.vmap(f, in_axes={example})(...)    # one entry per positional argument"
+        example = "(0, None)" if passed == 2 else repr((0,) * passed)    # (0,): a tuple
+        rewrite = _pattern(f"jax.vmap(f, in_axes={example})(...)    # one entry per "
+                           f"positional argument")
     else:
         rewrite += f"    # in_axes={tuple(fitted)!r}: one entry per argument"
     return ErrorCard(

@@ -1,0 +1,299 @@
+"""Learners' programs that raise, each with the error card's suggested code pasted where the
+card says (helper explain21): tests/notebook/test_card_rewrites_pasted.py runs each program
+under jxkernel, builds the pasted program from the card's own text with `pasted` (and checks
+it is PASTED's, the program JAX ran), runs it and compares `_r` with JAX's.
+
+reference/make_card_rewrites_pasted_reference.py runs each program and each pasted program
+under JAX 0.10.2: the program's error class, the pasted program's `_r` (lists of numbers),
+into tests/data/card_rewrites_pasted_reference.json.
+
+name -> (the program, (first, last): its lines (1-based) the snippet goes in place of (last =
+first - 1: inserted before first; a third item: the indentation it goes in at), which of the card's code to paste: a part's index (the
+rewrite's lines split at each `# or ...` line: 0 the card's first fix, 1 its first
+alternative, ...), or "first" (its first line), "second" (its second line), "policy" (the
+one `policy=` argument, in place of the line's)); a span None where the card's code goes in
+two places: then a list of (span, which) pairs.
+"""
+import re
+
+CASES = {
+    # int(i) of a traced 0-d array: i cast (it said `value = x.astype(int)`: the data cast)
+    "int_of_traced_index": ("@jax.jit\ndef pick(x, i):\n    return x[int(i)]\n"
+                            "_r = pick(jnp.arange(3.0), jnp.array(2))\n", (3, 3), 0),
+    # the same given a Python int: static under the decorator, or the index cast
+    "int_of_python_index_static": ("@jax.jit\ndef pick(x, i):\n    return x[int(i)]\n"
+                                   "_r = pick(jnp.arange(3.0), 1)\n", (1, 3), 0),
+    "int_of_python_index_traced": ("@jax.jit\ndef pick(x, i):\n    return x[int(i)]\n"
+                                   "_r = pick(jnp.arange(3.0), 1)\n", (3, 3), 1),
+    # int() of a sum: the sum cast (it cast the whole vector)
+    "int_of_a_sum": ("def count(x):\n    return jnp.zeros(3) + int(x.sum())\n"
+                     "_r = jax.jit(count)(jnp.arange(3.0))\n", (2, 2), "first"),
+    "float_static": ("@jax.jit\ndef f(x):\n    return float(x) * 2\n_r = f(3.0)\n", (1, 3), 0),
+    "float_traced": ("@jax.jit\ndef f(x):\n    return float(x) * 2\n_r = f(3.0)\n", (3, 3), 1),
+    "item_traced": ("@jax.jit\ndef f(x):\n    return x.item() + 1\n_r = f(2.0)\n", (3, 3), 0),
+    "numpy_on_a_tracer": ("import numpy as np\n@jax.jit\ndef f(x):\n    return np.sin(x) * 2\n"
+                          "_r = f(jnp.arange(3.0))\n", (4, 4), "first"),
+    "if_made_static": ("@jax.jit\ndef relu(x):\n    if x > 0:\n        return x\n"
+                       "    return 0.0\n_r = relu(3.0)\n", (1, 2), 2),
+    "while_on_a_tracer": ("@jax.jit\ndef halve(x):\n    while x > 1.0:\n        x = x / 2\n"
+                          "    return x\n_r = halve(10.0)\n", (3, 4), "first"),
+    "python_max": ("@jax.jit\ndef f(x):\n    return max(x, 0.0)\n_r = f(-1.0)\n", (3, 3),
+                   "first"),
+    # `or` and `not` in the condition: jnp.logical_or / logical_not (jnp.where(x > 0 or y > 0,
+    # ...) pasted raised the same error: Python's `or` still needed True or False)
+    "if_with_or": ("@jax.jit\ndef f(x, y):\n    if x > 0 or y > 0:\n        return x + y\n"
+                   "    return x - y\n_r = f(-1.0, -2.0)\n", (3, 5), 0),
+    "if_with_not": ("@jax.jit\ndef f(x):\n    if not x > 0:\n        return -x\n    return x\n"
+                    "_r = f(-2.0)\n", (3, 5), 1),
+    # an `if` with no else setting the name its test reads (`if x > 1.0: x = 1.0`): x's new
+    # value where the test holds, else x (it gave the template of two branch functions)
+    "if_setting_its_tested_name_where": ("@jax.jit\ndef clip(x):\n    if x > 1.0:\n"
+                                         "        x = 1.0\n    return x\n_r = clip(3.0)\n",
+                                         (3, 4), 0),
+    "if_setting_its_tested_name_cond": ("@jax.jit\ndef clip(x):\n    if x > 1.0:\n"
+                                        "        x = 1.0\n    return x\n_r = clip(0.5)\n",
+                                        (3, 4), 1),
+    # a range over a 0-d array's count: the loop as lax.fori_loop (it said "a size? take it
+    # from a shape", no code for the loop)
+    "range_of_an_array_count": ("@jax.jit\ndef f(x, n):\n    s = 0.0\n    for i in range(n):\n"
+                                "        s = s + x * i\n    return s\n_r = f(2.0, jnp.array(4))\n",
+                                (4, 5), "first"),
+    # two draws from one key: split, each draw as written (it dropped the shape)
+    "key_reused": ("jax.config.update('jax_debug_key_reuse', True)\nkey = jax.random.key(0)\n"
+                   "try:\n    a = jax.random.normal(key, (2,))\n"
+                   "    b = jax.random.uniform(key, (2,), minval=-1.0)\n"
+                   "finally:\n    jax.config.update('jax_debug_key_reuse', False)\n"
+                   "_r = [a, b]\n", (4, 5), 0),
+    "seed_as_key": ("_r = jax.random.normal(0, (2,))\n", (1, 1), "first"),
+    "list_made_static": ("def fill(v, shape):\n    return jnp.zeros(shape) + v\n"
+                         "_r = jax.jit(fill, static_argnums=1)(1.0, [2, 3])\n", (3, 3), "first"),
+    "string_into_jit": ("def f(x, mode):\n    return x * 2 if mode == 'double' else x\n"
+                        "_r = jax.jit(f)(1.0, 'double')\n", (3, 3), "first"),
+    "traced_dict_key": ("table = {0: 1.0, 1: 2.0}\n@jax.jit\ndef look(k):\n"
+                        "    return table[k]\n_r = look(1)\n", (2, 3), 0),
+    "vmap_sizes": ("_r = jax.vmap(lambda a, b: a * b)(jnp.ones(3), jnp.arange(2.0))\n", (1, 1),
+                   "first"),
+    "vmap_rank": ("_r = jax.vmap(lambda a: a * 2, in_axes=1)(jnp.arange(3.0))\n", (1, 1),
+                  "first"),
+    "item_assigned": ("x = jnp.zeros(3)\nx[1] = 5.0\n_r = x\n", (2, 2), "first"),
+    "method_jitted": ("class Model:\n    def __init__(self, w):\n        self.w = w\n"
+                      "    @jax.jit\n    def apply(self, x):\n        return self.w * x\n"
+                      "_r = Model(2.0).apply(3.0)\n", (7, 6), 0),
+    "traced_slice": ("@jax.jit\ndef head(x, n):\n    return x[:n]\n"
+                     "_r = head(jnp.arange(1.0, 6.0), 2)\n", (3, 3), "first"),
+    "grad_int": ("_r = jax.grad(lambda x: x ** 2)(3)\n", (1, 1), "first"),
+    "grad_vector_jacobian": ("def f(x):\n    return x ** 2\n_r = jax.grad(f)(jnp.arange(3.0))\n",
+                             (3, 3), "first"),
+    "grad_vector_sum": ("def f(x):\n    return x ** 2\n_r = jax.grad(f)(jnp.arange(3.0))\n",
+                        (3, 3), "second"),
+    "grad_pair": ("def f(x):\n    return x ** 2, x\n_r = jax.grad(f)(2.0)\n", (3, 3), "first"),
+    "float_of_a_vector": ("_r = float(jnp.arange(3.0))\n", (1, 1), "first"),
+    "broadcast": ("a = jnp.ones((2, 3))\nb = jnp.arange(2.0)\n_r = a + b\n", (3, 3), "first"),
+    "matmul": ("W = jnp.arange(12.0).reshape(3, 4)\nx = jnp.ones(3)\n_r = W @ x\n", (3, 3),
+               "first"),
+    "policy_misspelled": ("def f(x):\n    return jnp.sin(x) * x\n"
+                          "g = jax.checkpoint(f, policy=jax.checkpoint_policies.dots_savable)\n"
+                          "_r = jax.grad(g)(1.0)\n", (3, 3), "policy"),
+    "policy_string": ("def f(x):\n    return jnp.sin(x) * x\n"
+                      "g = jax.checkpoint(f, policy='dots_saveable')\n_r = jax.grad(g)(1.0)\n",
+                      (3, 3), "first"),
+    "psum_unbound": ("_r = jax.lax.psum(jnp.arange(3.0), 'i')\n", (1, 1), "first"),
+    "truth_of_a_vector": ("x = jnp.arange(3.0)\n_r = 0\nif x > -1:\n    _r = 1\n", (3, 3),
+                          "first"),
+    # static where the learner jitted by rebinding the name (`f = jax.jit(f)`): the jit made
+    # again from f.__wrapped__ (it wrote `f = jax.jit(f, static_argnames=...)`, which, pasted
+    # below, jits the jit, whose own jit still traces n: JAX raises again)
+    "static_of_a_rebound_jit": ("def f(x, n):\n    return jnp.zeros(n) + x\nf = jax.jit(f)\n"
+                                "_r = f(1.0, 3)\n", (4, 3), "first"),
+    # a static object whose class has __eq__ and no __hash__ (the hash pasted beside __eq__);
+    # a dataclass not frozen (frozen); a frozen one holding an array: registered, and the
+    # call with it traced (it said so in words: registered alone, still static, JAX raises)
+    "static_object_without_hash": ("class Cfg:\n    def __init__(self, n):\n        self.n = n\n"
+                                   "    def __eq__(self, other):\n        return self.n == other.n\n"
+                                   "def f(x, cfg):\n    return x * cfg.n\n"
+                                   "_r = jax.jit(f, static_argnums=1)(2.0, Cfg(3))\n", (4, 3), 0),
+    "static_dataclass_not_frozen": ("import dataclasses\n@dataclasses.dataclass\nclass Cfg:\n"
+                                    "    n: int\ndef f(x, cfg):\n    return x * cfg.n\n"
+                                    "_r = jax.jit(f, static_argnums=1)(2.0, Cfg(3))\n", (2, 3), 0),
+    "static_dataclass_holding_an_array": (
+        "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass Cfg:\n    w: object\n"
+        "def f(x, cfg):\n    return x * cfg.w\n"
+        "_r = jax.jit(f, static_argnums=1)(2.0, Cfg(jnp.arange(2.0)))\n", None,
+        [((5, 4), "first"), ((7, 7), "second")]),
+    # vmap's in_axes for the positional arguments alone, a keyword argument beside them (it
+    # wrote `jax.vmap(f, in_axes=(0))(...)`: no tuple, and a call of nothing)
+    "in_axes_with_a_keyword_argument": ("def f(a, b):\n    return a * b\n"
+                                        "_r = jax.vmap(f, in_axes=(0, 1))(jnp.arange(3.0), "
+                                        "b=jnp.ones(3))\n", (3, 3), "first"),
+    # grad of a dict holding 'loss': that entry (it took 'acc', first in sorted order); of a
+    # function returning None: `return y`, its last line's name (it wrote `return loss`); of an
+    # int held in a name: the call's argument made a float array (the template's `x =
+    # jnp.asarray(x, ...)` fitted only a name that was x); a masked mean: mean's where= (the
+    # zeros jnp.where puts in counted in the mean)
+    "grad_of_a_dict_with_a_loss": ("def f(x):\n    return {'loss': x ** 2, 'acc': x}\n"
+                                   "_r = jax.grad(f)(2.0)\n", (3, 3), "first"),
+    "grad_of_no_return": ("def f(x):\n    y = x ** 2\n_r = jax.grad(f)(2.0)\n", (3, 2, "    "),
+                          "first"),
+    "grad_of_an_int_name": ("n = 3\n_r = jax.grad(lambda v: v ** 2)(n)\n", (2, 2), "first"),
+    "masked_mean_under_jit": ("@jax.jit\ndef f(x):\n    return x[x > 0].mean()\n"
+                              "_r = f(jnp.arange(-1.0, 3.0))\n", (3, 3), "first"),
+    # a branch of lax.cond that is a named function: its own return broadcast or cast (it
+    # wrote `return jnp.broadcast_to(result, ...)`, `return result.astype(...)`)
+    "cond_branch_named_shape": ("def _cut(v):\n    return v[:1]\nx = jnp.ones((3, 2))\n"
+                                "_r = jax.lax.cond(False, lambda v: v, _cut, x)\n", (2, 2), 0),
+    "cond_branch_named_dtype": ("def zero(v):\n    return 0\n"
+                                "_r = jax.lax.cond(False, lambda v: v, zero, 1.5)\n", (2, 2), 0),
+    # vmap of a scalar alone: a batch, passed on the learner's line (it was `ys =
+    # jax.vmap(f)(xs)`, f no name of the learner's)
+    "vmap_of_a_scalar": ("_r = jax.vmap(lambda a: a * 2)(3.0)\n", (1, 1), 0),
+    # a scan carry started as int32, the body adding floats: the body's return cast back, or
+    # the start made float32 (it named `new_carry` and `y`, which the body has not); a leaf of a
+    # while_loop's carry cast back; a carry that lost its axis broadcast back
+    "scan_carry_cast_back": ("def body(c, x):\n    return c + x, x\n"
+                             "_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n", (2, 2), 0),
+    "scan_carry_float_start": ("def body(c, x):\n    return c + x, x\n"
+                               "_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n", (3, 3), 1),
+    "while_carry_leaf_cast_back": ("def halve(state):\n    i, v = state\n"
+                                   "    return i + 1, (v / 2).astype(jnp.int32)\n"
+                                   "_r = jax.lax.while_loop(lambda s: s[0] < 3, halve, "
+                                   "(0, jnp.ones(2)))\n", (3, 3), 0),
+    "scan_carry_lost_its_axis": ("def body(c, x):\n    return c.sum() + x, x\n"
+                                 "_r = jax.lax.scan(body, jnp.ones(2), jnp.ones(3))\n", (2, 2), 0),
+}
+
+# programs whose card has no code it can stand behind (its own names unknown: a leaked value's
+# return, an `if` or `while` of several statements, a named scan body, grad's has_aux where the
+# line calls the grad made earlier, a carry of a lambda body): the pattern, as comments under
+# "# the pattern, with your own names in place of these:" (pasted as code it raised NameError,
+# or defined functions returning None), with the fix in words; JAX's error class recorded for
+# each program
+PATTERNS = {
+    "leaked_from_jit": "saved = []\n@jax.jit\ndef f(x):\n    y = x * 2\n    saved.append(y)\n"
+                       "    return x\nf(1.0)\n_r = saved[0] + 1\n",
+    "leaked_from_a_loop_body": "seen = []\ndef body(i, c):\n    seen.append(c)\n"
+                               "    return c + 1.0\n_r = jax.lax.fori_loop(0, 3, body, 0.0)\n"
+                               "_s = seen[0] + 1\n",
+    "if_of_two_statements": "@jax.jit\ndef f(x):\n    if x > 0:\n        y = x * 2\n"
+                            "        z = y + 1\n    else:\n        z = x\n    return z\n"
+                            "_r = f(1.0)\n",
+    "while_of_two_statements": "@jax.jit\ndef f(x):\n    while x > 1.0:\n        x = x / 2\n"
+                               "        x = x - 0.1\n    return x\n_r = f(10.0)\n",
+    "scan_named_body": "def step(c, x):\n    return c + x\n"
+                       "_r = jax.lax.scan(step, 0.0, jnp.arange(3.0))\n",
+    "grad_pair_made_earlier": "def f(x):\n    return x ** 2, x\ng = jax.grad(f)\n_r = g(2.0)\n",
+    "scan_carry_of_a_lambda": "_r = jax.lax.scan(lambda c, x: (c + x, x), jnp.int32(0), "
+                              "jnp.ones(3))\n",
+}
+
+# fixes a card must not offer, each run as the learner would paste it: x made static where
+# the `if` reads traced y too (the card offered it: JAX raises again when x > 0 is False)
+REFUSED = {
+    "static_x_of_an_or_reading_y": ("from functools import partial\n"
+                                    "@partial(jax.jit, static_argnames=('x',))\n"
+                                    "def f(x, y):\n    if x > 0 or y > 0:\n"
+                                    "        return x + y\n    return x - y\n"
+                                    "_r = f(-1.0, -2.0)\n"),
+}
+
+# the cases whose values are random draws (compared within 4 ulps: threefry's bits are
+# exact, the floats made of them are computed)
+RANDOM = ("key_reused", "seed_as_key")
+
+
+def snippet(rewrite, take) -> list:
+    """The lines of the card's code a case pastes."""
+    lines = rewrite.splitlines()
+    if take == "first":
+        return lines[:1]
+    if take == "second":
+        return lines[1:2]
+    if take == "policy":
+        return [re.search(r"policy=[\w.]+", rewrite).group(0)]
+    parts = [[]]
+    for line in lines:
+        if line.lstrip().startswith("# or"):
+            parts.append([])
+        else:
+            parts[-1].append(line)
+    return parts[take]
+
+
+def pasted(program, span, take, rewrite) -> str:
+    """`program` with the card's snippet in place of its lines `span`, as a learner pastes
+    it: at the first replaced line's indentation (its lines as they are when the card wrote
+    them indented); `policy=` in place of the line's own. A span None: `take` lists (span,
+    take) pairs, each pasted (the last lines first, so the numbers hold)."""
+    if span is None:
+        for each, part in sorted(take, reverse=True):
+            program = pasted(program, each, part, rewrite)
+        return program
+    lines = program.splitlines(keepends=True)
+    first, last = span[:2]
+    code = snippet(rewrite, take)
+    if take == "policy":
+        lines[first - 1] = re.sub(r"policy=[\w.]+", code[0], lines[first - 1])
+        return "".join(lines)
+    at = lines[first - 1] if first <= len(lines) else ""
+    indent = at[:len(at) - len(at.lstrip())]
+    if code and code[0][:1].isspace():
+        indent = ""
+    indent = span[2] if len(span) > 2 else indent       # (a line added at a body's end)
+    lines[first - 1:last] = [indent + line + "\n" for line in code]
+    return "".join(lines)
+
+# each case's program with the card's code pasted (the card's text, checked by the test)
+PASTED = {
+    'int_of_traced_index': '@jax.jit\ndef pick(x, i):\n    return x[i.astype(int)]   # instead of int(i): traced, an array of int dtype\n    # a size? take it from a shape, known under jit (n = x.shape[0])\n_r = pick(jnp.arange(3.0), jnp.array(2))\n',
+    'int_of_python_index_static': "from functools import partial\n@partial(jax.jit, static_argnames=('i',))   # in place of @jax.jit\ndef pick(x, i):\n    # then this line sees a Python value:\n    return x[int(i)]\n_r = pick(jnp.arange(3.0), 1)\n",
+    'int_of_python_index_traced': '@jax.jit\ndef pick(x, i):\n    return x[i.astype(int)]   # instead of int(i): traced, an array of int dtype\n_r = pick(jnp.arange(3.0), 1)\n',
+    'int_of_a_sum': 'def count(x):\n    return jnp.zeros(3) + x.sum().astype(int)   # instead of int(x.sum()): traced, an array of int dtype\n_r = jax.jit(count)(jnp.arange(3.0))\n',
+    'float_static': "from functools import partial\n@partial(jax.jit, static_argnames=('x',))   # in place of @jax.jit\ndef f(x):\n    # then this line sees a Python value:\n    return float(x) * 2\n_r = f(3.0)\n",
+    'float_traced': '@jax.jit\ndef f(x):\n    return x * 2   # the array itself, traced: no float()\n_r = f(3.0)\n',
+    'item_traced': '@jax.jit\ndef f(x):\n    return x + 1   # the array itself, traced: no .item()\n_r = f(2.0)\n',
+    'numpy_on_a_tracer': 'import numpy as np\n@jax.jit\ndef f(x):\n    return jnp.sin(x) * 2\n_r = f(jnp.arange(3.0))\n',
+    'if_made_static': "from functools import partial\n@partial(jax.jit, static_argnames=('x',))   # in place of @jax.jit\ndef relu(x):\n    if x > 0:\n        return x\n    return 0.0\n_r = relu(3.0)\n",
+    'while_on_a_tracer': '@jax.jit\ndef halve(x):\n    x = jax.lax.while_loop(lambda x: x > 1.0, lambda x: x / 2, x)    # in place of the whole loop (its 2 lines), traced: x its state\n    return x\n_r = halve(10.0)\n',
+    'python_max': "@jax.jit\ndef f(x):\n    return jnp.maximum(x, 0.0)    # jnp's max and min: traced, no True or False needed\n_r = f(-1.0)\n",
+    'if_with_or': '@jax.jit\ndef f(x, y):\n    return jnp.where(jnp.logical_or(x > 0, y > 0), x + y, x - y)\n_r = f(-1.0, -2.0)\n',
+    'if_with_not': '@jax.jit\ndef f(x):\n    return jax.lax.cond(jnp.logical_not(x > 0), lambda: -x, lambda: x)\n_r = f(-2.0)\n',
+    'if_setting_its_tested_name_where': '@jax.jit\ndef clip(x):\n    x = jnp.where(x > 1.0, 1.0, x)\n    return x\n_r = clip(3.0)\n',
+    'if_setting_its_tested_name_cond': '@jax.jit\ndef clip(x):\n    x = jax.lax.cond(x > 1.0, lambda: 1.0, lambda: x)\n    return x\n_r = clip(0.5)\n',
+    'range_of_an_array_count': '@jax.jit\ndef f(x, n):\n    s = 0.0\n    s = jax.lax.fori_loop(0, n, lambda i, s: s + x * i, s)    # in place of the whole loop (its 2 lines), traced: s its state\n    return s\n_r = f(2.0, jnp.array(4))\n',
+    'key_reused': "jax.config.update('jax_debug_key_reuse', True)\nkey = jax.random.key(0)\ntry:\n    key, k1, k2 = jax.random.split(key, 3)    # one key per draw, and one to keep\n    a = jax.random.normal(k1, (2,))    # in place of line 4\n    b = jax.random.uniform(k2, (2,), minval=-1.0)    # in place of line 5\nfinally:\n    jax.config.update('jax_debug_key_reuse', False)\n_r = [a, b]\n",
+    'seed_as_key': '_r = jax.random.normal(jax.random.key(0), (2,))    # a key from the seed; split it for the next draw\n',
+    'list_made_static': 'def fill(v, shape):\n    return jnp.zeros(shape) + v\n_r = jax.jit(fill, static_argnums=1)(1.0, (2, 3))\n',
+    'string_into_jit': "def f(x, mode):\n    return x * 2 if mode == 'double' else x\n_r = jax.jit(f, static_argnames=('mode',))(1.0, 'double')\n",
+    'traced_dict_key': "table = {0: 1.0, 1: 2.0}\nfrom functools import partial\n@partial(jax.jit, static_argnames=('k',))   # in place of @jax.jit\ndef look(k):\n    return table[k]\n_r = look(1)\n",
+    'vmap_sizes': '_r = jax.vmap(lambda a, b: a * b, in_axes=(0, None))(jnp.ones(3), jnp.arange(2.0))\n',
+    'vmap_rank': "_r = jax.vmap(lambda a: a * 2, in_axes=(0,))(jnp.arange(3.0))    # axis 0: size 3: the batch's?\n",
+    'item_assigned': 'x = jnp.zeros(3)\nx = x.at[1].set(5.0)    # a new array, bound to x\n_r = x\n',
+    'method_jitted': 'class Model:\n    def __init__(self, w):\n        self.w = w\n    @jax.jit\n    def apply(self, x):\n        return self.w * x\ndef _flatten(obj):        # traced fields, then static ones\n    return (obj.w,), ()\n\ndef _unflatten(static, traced):\n    (w,), () = traced, static\n    return Model(w=w)\n\njax.tree_util.register_pytree_node(Model, _flatten, _unflatten)   # keep @jax.jit\n_r = Model(2.0).apply(3.0)\n',
+    'traced_slice': '@jax.jit\ndef head(x, n):\n    return jnp.where(jnp.arange(x.shape[0]) < n, x, 0)    # the shape of x: 0 outside the slice\n_r = head(jnp.arange(1.0, 6.0), 2)\n',
+    'grad_int': '_r = jax.grad(lambda x: x ** 2)(3.0)    # a float input: grad differentiates it\n',
+    'grad_vector_jacobian': "def f(x):\n    return x ** 2\n_r = jax.jacrev(f)(jnp.arange(3.0))    # the Jacobian: every output's derivative\n",
+    'grad_vector_sum': 'def f(x):\n    return x ** 2\n_r = jax.grad(lambda *args: f(*args).sum())(jnp.arange(3.0))    # the derivative of their sum (a loss)\n',
+    'grad_pair': 'def f(x):\n    return x ** 2, x\n_r, aux = jax.grad(f, has_aux=True)(2.0)    # aux: the rest of what f returned\n',
+    'float_of_a_vector': '_r = jnp.arange(3.0).tolist()    # every value; or one: float(jnp.arange(3.0).sum()), float(jnp.arange(3.0)[0]) for a vector\n',
+    'broadcast': 'a = jnp.ones((2, 3))\nb = jnp.arange(2.0)\n_r = a + jnp.expand_dims(b, 1)    # (2, 1): broadcasts with (2, 3)\n',
+    'matmul': 'W = jnp.arange(12.0).reshape(3, 4)\nx = jnp.ones(3)\n_r = W.T @ x    # (4,)\n',
+    'policy_misspelled': 'def f(x):\n    return jnp.sin(x) * x\ng = jax.checkpoint(f, policy=jax.checkpoint_policies.dots_saveable)\n_r = jax.grad(g)(1.0)\n',
+    'policy_string': 'def f(x):\n    return jnp.sin(x) * x\ng = jax.checkpoint(f, policy=jax.checkpoint_policies.dots_saveable)\n_r = jax.grad(g)(1.0)\n',
+    'psum_unbound': "_r = jnp.sum(jnp.arange(3.0))    # the whole array's sum: no collective outside shard_map\n",
+    'truth_of_a_vector': 'x = jnp.arange(3.0)\n_r = 0\nif jnp.all(x > -1):    # every element (jnp.any: at least one)\n    _r = 1\n',
+    'static_of_a_rebound_jit': "def f(x, n):\n    return jnp.zeros(n) + x\nf = jax.jit(f)\nf = jax.jit(f.__wrapped__, static_argnames=('n',))    # f is the jit already: made again from the function it wraps\n_r = f(1.0, 3)\n",
+    'static_object_without_hash': 'class Cfg:\n    def __init__(self, n):\n        self.n = n\n    # in class Cfg, beside its __eq__:\n    def __hash__(self):\n        return hash(tuple(vars(self).values()))\n    def __eq__(self, other):\n        return self.n == other.n\ndef f(x, cfg):\n    return x * cfg.n\n_r = jax.jit(f, static_argnums=1)(2.0, Cfg(3))\n',
+    'static_dataclass_not_frozen': 'import dataclasses\n@dataclasses.dataclass(frozen=True)    # == and hash by its fields\nclass Cfg:\n    n: int\ndef f(x, cfg):\n    return x * cfg.n\n_r = jax.jit(f, static_argnums=1)(2.0, Cfg(3))\n',
+    'static_dataclass_holding_an_array': "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass Cfg:\n    w: object\njax.tree_util.register_dataclass(Cfg, data_fields=['w'], meta_fields=[])    # once, after class Cfg\ndef f(x, cfg):\n    return x * cfg.w\n_r = jax.jit(f)(2.0, Cfg(jnp.arange(2.0)))   # cfg traced\n",
+    'in_axes_with_a_keyword_argument': 'def f(a, b):\n    return a * b\n_r = jax.vmap(f, in_axes=(0,))(jnp.arange(3.0), b=jnp.ones(3))    # in_axes=(0,): one entry per argument\n',
+    'grad_of_a_dict_with_a_loss': "def f(x):\n    return {'loss': x ** 2, 'acc': x}\n_r = jax.grad(lambda *args: f(*args)['loss'])(2.0)    # the loss entry: one number\n",
+    'grad_of_no_return': 'def f(x):\n    y = x ** 2\n    return y    # at the end of f: the one number grad differentiates\n_r = jax.grad(f)(2.0)\n',
+    'grad_of_an_int_name': 'n = 3\n_r = jax.grad(lambda v: v ** 2)(jnp.asarray(n, jnp.float32))    # a float input: grad differentiates it\n',
+    'masked_mean_under_jit': '@jax.jit\ndef f(x):\n    return x.mean(where=x > 0)    # over the elements where the mask holds: one shape, traced\n_r = f(jnp.arange(-1.0, 3.0))\n',
+    'cond_branch_named_shape': 'def _cut(v):\n    # in false_fun (_cut), return the shape true_fun returns:\n    return jnp.broadcast_to(v[:1], (3, 2))    # in place of return v[:1]\nx = jnp.ones((3, 2))\n_r = jax.lax.cond(False, lambda v: v, _cut, x)\n',
+    'cond_branch_named_dtype': 'def zero(v):\n    # in false_fun (zero), return float32:\n    return jnp.asarray(0, jnp.float32)    # in place of return 0\n_r = jax.lax.cond(False, lambda v: v, zero, 1.5)\n',
+    'vmap_of_a_scalar': 'xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per element (your values)\n_r = jax.vmap(lambda a: a * 2)(xs)\n',
+    'scan_carry_cast_back': 'def body(c, x):\n    # in body, give carry back with the type it came in as:\n    return (c + x).astype(jnp.int32), x    # in place of return c + x, x\n_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n',
+    'scan_carry_float_start': 'def body(c, x):\n    return c + x, x\n_r = jax.lax.scan(body, jnp.asarray(jnp.int32(0), jnp.float32), jnp.ones(3))\n',
+    'while_carry_leaf_cast_back': 'def halve(state):\n    i, v = state\n    # in halve, give carry[1] back with the type it came in as:\n    return i + 1, (v / 2).astype(jnp.int32).astype(jnp.float32)    # in place of return i + 1, (v / 2).astype(jnp.int32)\n_r = jax.lax.while_loop(lambda s: s[0] < 3, halve, (0, jnp.ones(2)))\n',
+    'scan_carry_lost_its_axis': 'def body(c, x):\n    # in body, keep carry at shape (2,), as it came in:\n    return jnp.broadcast_to(c.sum() + x, (2,)), x    # in place of return c.sum() + x, x\n_r = jax.lax.scan(body, jnp.ones(2), jnp.ones(3))\n',
+}

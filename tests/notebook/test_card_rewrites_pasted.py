@@ -1,0 +1,126 @@
+"""Every error card's suggested code, pasted where the card says, runs and gives what JAX
+0.10.2 gives for the same pasted program (helper explain21): a learner's program that raises
+(tests/data/card_rewrites_pasted_cases.py), the card's own text pasted into it by `pasted`,
+run under jxkernel; the pasted program is the one JAX ran
+(tests/data/card_rewrites_pasted_reference.json, reference/make_card_rewrites_pasted_reference.py).
+The cards pasted here were not pasted by any test before (the others are in
+test_learner_mistakes.py, test_notebook_error_cards.py, test_card_gaps.py and
+test_print_when_card.py)."""
+import json
+import linecache
+import os
+
+import numpy as np
+import pytest
+from IPython.utils.capture import capture_output
+
+import jxkernel
+from jxkernel.views import error_cards
+from locations import DATA                                                   # tests/support
+from numerics import assert_allclose_ulp                                     # tests/support
+from ipython_shell import shell_fixture                                      # tests/support
+
+from card_rewrites_pasted_cases import (CASES, PASTED, PATTERNS, RANDOM, REFUSED,  # tests/data
+                                        pasted, snippet)
+
+with open(os.path.join(DATA, "card_rewrites_pasted_reference.json")) as f:
+    JAX = json.load(f)
+
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp")
+
+
+def _run(source, path):
+    with open(path, "w") as f:                # a file of the learner's: the card reads it
+        f.write(source)
+    linecache.checkcache(path)
+    names = {"jax": jxkernel, "jnp": jxkernel.numpy, "__name__": os.path.basename(path)}
+    exec(compile(source, path, "exec"), names)
+    return names
+
+
+def test_the_cases_are_the_programs_jax_ran():
+    assert JAX["jax"] == "0.10.2"
+    assert sorted(JAX["cases"]) == sorted(CASES) == sorted(PASTED)
+    assert sorted(JAX["patterns"]) == sorted(PATTERNS)
+    assert sorted(JAX["refused"]) == sorted(REFUSED)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_cards_code_pasted_runs_as_jaxs(name, tmp_path):
+    """The program raises JAX's class; the card's code pasted (built from card.rewrite, as
+    the card wrote it) is the program JAX ran, and gives JAX's `_r`: exactly, or within 4
+    ulps for the random draws (threefry's bits are exact; the floats made of them, computed,
+    are compared so)."""
+    program, span, take = CASES[name]
+    recorded = JAX["cases"][name]
+    with pytest.raises(Exception) as raised:
+        _run(program, str(tmp_path / f"{name}.py"))
+    jxkernel.config.update("jax_debug_key_reuse", False)
+    assert type(raised.value).__name__ == recorded["program"]
+    card = error_cards.card_for(raised.value)
+    assert card is not None
+    source = pasted(program, span, take, card.rewrite)
+    assert source == PASTED[name], card.rewrite
+    got = json.loads(json.dumps(jxkernel.tree_util.tree_map(
+        lambda a: np.asarray(a).tolist(), _run(source, str(tmp_path / f"{name}_pasted.py"))["_r"])))
+    if name in RANDOM:
+        for ours, theirs in zip(got, recorded["pasted"]["value"]):
+            assert_allclose_ulp(np.float32(ours), np.float32(theirs), 4)
+    else:
+        assert got == recorded["pasted"]["value"]
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+def test_a_card_without_code_it_can_stand_behind_gives_its_pattern_as_comments(name, tmp_path):
+    """A template naming what the learner's code has not (`result, value = jax.jit(f)(x)`,
+    `def true_branch(operands): ...`, `grads, aux = jax.grad(f, has_aux=True)(x)`) was code:
+    pasted, a NameError, or functions returning None. It is the pattern as comments now, under
+    a line saying so; the card's first fix, pasted, runs nothing."""
+    with pytest.raises(Exception) as raised:
+        _run(PATTERNS[name], str(tmp_path / f"{name}.py"))
+    assert type(raised.value).__name__ == JAX["patterns"][name]
+    card = error_cards.card_for(raised.value)
+    first = snippet(card.rewrite, 0)
+    assert "# the pattern, with your own names in place of these:" in first, card.rewrite
+    assert all(line.startswith("#") for line in first), card.rewrite
+    assert card.fix and "#" not in card.fix[:1]
+
+
+def test_no_static_alternative_where_the_condition_reads_another_traced_argument(tmp_path):
+    """`if x > 0 or y > 0` under jit: the card offered x static, which JAX 0.10.2 refuses
+    again (y > 0 still traced when x > 0 is False: REFUSED, recorded); it offers jnp.where and
+    lax.cond alone, and says no static."""
+    assert JAX["refused"]["static_x_of_an_or_reading_y"] == "TracerBoolConversionError"
+    with pytest.raises(Exception) as refused:
+        _run(REFUSED["static_x_of_an_or_reading_y"], str(tmp_path / "refused.py"))
+    assert type(refused.value).__name__ == JAX["refused"]["static_x_of_an_or_reading_y"]
+    program = CASES["if_with_or"][0]
+    with pytest.raises(Exception) as raised:
+        _run(program, str(tmp_path / "if_with_or.py"))
+    card = error_cards.card_for(raised.value)
+    assert "static" not in card.rewrite and "static" not in card.fix, card.rewrite
+    # a second argument static already (a Python value) asks nothing: x's static is offered
+    static_y = ("from functools import partial\n@partial(jax.jit, static_argnames=('y',))\n"
+                "def f(x, y):\n    if x > 0 or y > 0:\n        return x + y\n"
+                "    return x - y\n_r = f(1.0, -2.0)\n")
+    with pytest.raises(Exception) as raised:
+        _run(static_y, str(tmp_path / "static_y.py"))
+    assert "static_argnames=('x',)" in error_cards.card_for(raised.value).rewrite
+
+
+def test_a_static_fix_through_a_line_magic_keeps_the_magic(shell):
+    """`%timeit jax.jit(f)(1.0)` of an `if` on the argument: the static alternative is the
+    magic's line with static_argnames added (it read the line IPython ran,
+    get_ipython().run_line_magic(...), and wrote `get_ipython = jax.jit(branchy, ...)`, which
+    would have replaced IPython's own get_ipython); pasted, it runs."""
+    assert shell.run_cell("def branchy(v):\n    if v > 0:\n        return v\n"
+                          "    return -v").success
+    with capture_output() as cap:
+        assert not shell.run_cell("%timeit -n 1 -r 1 jax.jit(branchy)(1.0)").success
+    (card,) = [o.data[error_cards.MIME] for o in cap.outputs if error_cards.MIME in o.data]
+    last = card["rewrite"].splitlines()[-1]
+    assert last == "%timeit -n 1 -r 1 jax.jit(branchy, static_argnames=('v',))(1.0)", \
+        card["rewrite"]
+    assert "get_ipython" not in card["rewrite"]
+    with capture_output():
+        assert shell.run_cell(last).success
