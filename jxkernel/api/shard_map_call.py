@@ -5,7 +5,7 @@ run eagerly device by device (shard_map_eager.py) or traced with local types int
 from __future__ import annotations
 
 from ..core import vma
-from ..core.avals import get_aval
+from ..core.avals import NO_UR, get_aval
 from ..core.config import config
 from ..core.lru import LRU, SIGNATURES
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
@@ -125,9 +125,24 @@ def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh
 
 
 def _varying_as(x, spec):
-    """`x` typed as varying over every axis `spec` names."""
-    missing = frozenset(_named_axes(spec)) - vma.vma_of(x) if spec is not None else ()
-    return vma.pvary(x, missing) if missing else x
+    """`x` typed as varying over every axis `spec` names, and unreduced over its unreduced
+    axes (each device's value its summand: JAX's vary_unreduced_cast, which refuses a value
+    not varying over them); JAX's error where its reduced axes are not the value's."""
+    if spec is None:
+        return x
+    missing = frozenset(_named_axes(spec)) - vma.vma_of(x)
+    x = vma.pvary(x, missing) if missing else x
+    unreduced, reduced = getattr(get_aval(x), "ur", NO_UR)
+    if spec.unreduced - unreduced:
+        x = vma.vary_unreduced_cast(x, spec.unreduced - unreduced)
+        unreduced = spec.unreduced
+    for kind, have, want in (("unreduced", unreduced, spec.unreduced),
+                             ("reduced", reduced, spec.reduced)):
+        if have != want:
+            raise ValueError(f"out_specs passed to shard_map should be equal to the {kind} "
+                             f"present on the out_aval. Got out_specs={spec} and "
+                             f"out_aval={get_aval(x).str_short(True)}")
+    return x
 
 
 def _staged(f, mesh, in_specs, out_specs, check_vma=False):

@@ -145,8 +145,7 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs, check_vma=True):
 
 def _check_summed_specs(prefix, specs, manual, mesh, typed=True) -> None:
     """JAX's errors for specs with unreduced or reduced axes: they need a shard_map manual
-    over every mesh axis, and those axes Explicit; and, where the body's values are typed
-    (`typed`: check_vma), jxkernel's refusal."""
+    over every mesh axis, and those axes Explicit."""
     kinds = dict(zip(mesh.axis_names, mesh.axis_types))
     for s in _spec_leaves(specs):
         if not s.unreduced and not s.reduced:
@@ -162,19 +161,6 @@ def _check_summed_specs(prefix, specs, manual, mesh, typed=True) -> None:
                 raise ValueError(
                     f"{kind} in {prefix}_specs {s} can only be used when the mesh passed to "
                     f"shard_map contains axis names all of type `Explicit`. Got mesh {mesh}")
-        if not typed:       # check_vma=False: each device's block is its summand, as JAX's
-            continue
-        # JAX types a body's values unreduced or reduced from such specs; jxkernel's body
-        # values carry varying axes only, and dropping the sets ran a program JAX refuses
-        # or sums otherwise (a body given each device's summand as if it were the value)
-        axes = sorted(s.unreduced | s.reduced)
-        fix = (f"Reshard the argument to a spec without them first (jax.reshard(x, P(...)) "
-               f"sums the summands) and pass that" if prefix == "in" else
-               f"Sum the result inside the body (jax.lax.psum(y, {tuple(axes)!r})) and give "
-               f"out_specs without them")
-        raise NotImplementedError(
-            f"{prefix}_specs {s}: jxkernel's shard_map does not type a body's values "
-            f"unreduced or reduced yet. {fix}.")
 
 
 def _concrete_mesh(mesh, flat_args):

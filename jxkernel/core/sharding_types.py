@@ -26,7 +26,8 @@ from . import avals as _avals
 from .avals import (dim_text, explicit_axes, make, parts_of, shape_text, summed_axes,  # noqa: F401
                     typed_sharding)
 from .mesh import AbstractMesh, abstracted, get_abstract_mesh, get_mesh
-from .primitive import rule, sharding_rules, sharding_typing_rules
+from .ir import jaxpr_params
+from .primitive import own_vma_rules, rule, sharding_rules, sharding_typing_rules
 from .source_info import user_source_info
 from .trace import EvalTrace, Tracer, current_trace
 
@@ -716,6 +717,12 @@ def _summed(prim, in_avals, params, out_avals, given) -> list:
     call_ur_rule). Nothing to do, and nothing checked, where no operand and no out_sharding=
     names such axes (every rule then gives none)."""
     sets = [summed_axes(a) for a in in_avals]
+    if any(u or r for u, r in sets) and all(getattr(a, "sharding", None) is None
+                                            for a in in_avals) and \
+            (prim in own_vma_rules or jaxpr_params(params)):
+        # in a shard_map body: the casts and collectives, and the primitives of a jaxpr,
+        # type the manual axes' sets themselves (core/vma.py)
+        return out_avals
     given = getattr(given, "spec", given)       # (reduce_sum's out_sharding param is a P)
     given_sets = given is not None and (given.unreduced or given.reduced)
     if not given_sets and not any(u or r for u, r in sets):
@@ -729,7 +736,9 @@ def _summed(prim, in_avals, params, out_avals, given) -> list:
                                       f"implemented. {_ISSUE}")
         return out_avals
     unreduced, reduced = rule(prim.name, in_avals, params, given)
-    return [a if a.sharding is None else
+    from .vma import checked        # in a check_vma body: the manual axes' sets (JAX's mat)
+    return [a.update(ur=(unreduced, reduced)) if checked and type(a) is _avals.ShapedArray
+            else a if a.sharding is None else
             a.update(sharding=make(a.sharding.mesh, parts_of(a), unreduced, reduced))
             for a in out_avals]
 

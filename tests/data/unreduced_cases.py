@@ -23,6 +23,7 @@ def run(jax) -> dict:
     _elementwise(jax, out)
     _placed(jax, out)
     _gradients(jax, out)
+    _shard_map_bodies(jax, out)
     return out
 
 
@@ -237,3 +238,69 @@ def _gradients(jax, out):
             g = grad(x)
             out[f"grad through jit of {kind}"] = [
                 repr(g.sharding.spec), np.asarray(jax.sharding.reshard(g, P())).tolist()]
+
+
+def _shard_map_bodies(jax, out):
+    """Inside a check_vma shard_map body the manual axes' sets are types too (typeof(x).mat):
+    an in_spec's reduced axes, the cast to varying where such a value meets a varying one
+    (its transpose leaves each device's cotangent as its summand: the gradient comes out
+    unreduced), an out_spec's unreduced axes (each device's value its summand), pcast's
+    casts, psum of an unreduced value, and JAX's errors."""
+    import numpy as np
+    P, lax, jnp = jax.sharding.PartitionSpec, jax.lax, jax.numpy
+    mesh = _mesh(jax, (2,), ("x",))
+
+    def mat(x):
+        m = jax.typeof(x).mat
+        return [sorted(m.varying), sorted(m.unreduced), sorted(m.reduced)]
+
+    def summands(o):
+        return [repr(o.sharding.spec), [np.asarray(s.data).tolist() for s in o.addressable_shards]]
+
+    with jax.set_mesh(mesh):
+        a = jax.device_put(np.arange(8.), P("x"))
+        r = jax.device_put(np.arange(4.) + 1, P(None, reduced={"x"}))
+        seen = {}
+
+        @jax.jit
+        @jax.shard_map(out_specs=P("x"))
+        def f(x, y):
+            seen["in"] = [mat(x), mat(y)]
+            z = x * y
+            seen["mul"] = mat(z)
+            return z
+
+        out["shard_map reduced in"] = _answer(lambda: summands(f(a, r)))
+        out["shard_map reduced in types"] = dict(seen)
+        out["shard_map reduced in jaxpr"] = _answer(
+            lambda: str(jax.make_jaxpr(f)(a, r)).count("reduced_vary_cast"))
+        grad = jax.jit(jax.grad(lambda x, y: f(x, y).sum(), argnums=(0, 1)))
+        out["shard_map reduced in grad"] = _answer(lambda: [
+            summands(g) for g in grad(a, r)])
+
+        @jax.jit
+        @jax.shard_map(out_specs=P(unreduced={"x"}))
+        def partial_sums(x):
+            return x.sum()
+
+        out["shard_map unreduced out"] = _answer(lambda: summands(partial_sums(a)) + [
+            float(jax.sharding.reshard(partial_sums(a), P()))])
+        for name, arg in (("reduced", r), ("invariant", jax.device_put(np.arange(4.), P()))):
+            out[f"shard_map unreduced out of {name}"] = _answer(lambda: summands(
+                jax.jit(jax.shard_map(lambda x: x.sum(), out_specs=P(unreduced={"x"})))(arg)))
+
+        @jax.jit
+        @jax.shard_map(out_specs=P())
+        def casts(x, y):
+            u = lax.pcast(x, "x", to="unreduced")
+            p = lax.psum(u, "x")
+            w = lax.pcast(y, "x", to="varying")
+            q = lax.pcast(lax.psum(x, "x"), "x", to="reduced")
+            seen["casts"] = [mat(u), mat(p), mat(w), mat(q)]
+            return p
+
+        out["shard_map pcast and psum"] = _answer(lambda: [
+            np.asarray(casts(a, r)).tolist(), str(jax.make_jaxpr(casts)(a, r)).count(
+                "unreduced_psum"), seen["casts"]])
+        out["shard_map pcast unsupported"] = _answer(lambda: jax.jit(jax.shard_map(
+            lambda y: lax.pcast(y, "x", to="unreduced"), out_specs=P()))(r))
