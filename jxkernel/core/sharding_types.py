@@ -717,9 +717,8 @@ def _summed(prim, in_avals, params, out_avals, given) -> list:
     call_ur_rule). Nothing to do, and nothing checked, where no operand and no out_sharding=
     names such axes (every rule then gives none)."""
     sets = [summed_axes(a) for a in in_avals]
-    if any(u or r for u, r in sets) and all(getattr(a, "sharding", None) is None
-                                            for a in in_avals) and \
-            (prim in own_vma_rules or jaxpr_params(params)):
+    from .vma import checked
+    if checked and (prim in own_vma_rules or jaxpr_params(params)):
         # in a shard_map body: the casts and collectives, and the primitives of a jaxpr,
         # type the manual axes' sets themselves (core/vma.py)
         return out_avals
@@ -736,7 +735,7 @@ def _summed(prim, in_avals, params, out_avals, given) -> list:
                                       f"implemented. {_ISSUE}")
         return out_avals
     unreduced, reduced = rule(prim.name, in_avals, params, given)
-    from .vma import checked        # in a check_vma body: the manual axes' sets (JAX's mat)
+    # (in a check_vma body: the manual axes' sets, JAX's mat)
     return [a.update(ur=(unreduced, reduced)) if checked and type(a) is _avals.ShapedArray
             else a if a.sharding is None else
             a.update(sharding=make(a.sharding.mesh, parts_of(a), unreduced, reduced))

@@ -304,3 +304,35 @@ def _shard_map_bodies(jax, out):
                 "unreduced_psum"), seen["casts"]])
         out["shard_map pcast unsupported"] = _answer(lambda: jax.jit(jax.shard_map(
             lambda y: lax.pcast(y, "x", to="unreduced"), out_specs=P()))(r))
+
+        @jax.jit
+        @jax.shard_map(out_specs=P(None, reduced={"x"}))
+        def gathered(x):
+            g = lax.all_gather(x, "x", tiled=True, to="reduced")
+            seen["gathered"] = mat(g)
+            return g
+
+        gather_grad = jax.jit(jax.grad(lambda x: gathered(x).sum()))
+        out["shard_map all_gather to reduced"] = _answer(lambda: [
+            summands(gathered(a)), seen["gathered"], summands(gather_grad(a)),
+            str(jax.make_jaxpr(gather_grad)(a)).count("unreduced_reduce_scatter")])
+
+        @jax.jit
+        @jax.shard_map(in_specs=P(unreduced={"x"}), out_specs=P("x"))
+        def scattered(x):
+            y = lax.psum_scatter(x, "x", tiled=True)
+            seen["scattered"] = mat(y)
+            return y
+
+        u = jax.jit(lambda: jnp.arange(8.), out_shardings=P(unreduced={"x"}))()
+        out["shard_map psum_scatter of unreduced"] = _answer(lambda: [
+            summands(scattered(u)), seen["scattered"]])
+
+        core = __import__("importlib").import_module(jax.__name__ + "._src.core")
+        untyped = jax.jit(jax.shard_map(lambda x: core.reduced_vary_cast(x, "x"),
+                                        in_specs=P(reduced={"x"}), out_specs=P("x"),
+                                        check_vma=False))
+        untyped_grad = jax.jit(jax.grad(lambda x: untyped(x).sum()))
+        r8 = jax.device_put(np.arange(8.), P(reduced={"x"}))
+        out["shard_map check_vma=False reduced_vary_cast grad"] = _answer(lambda: [
+            summands(untyped_grad(r8)), "psum" in str(jax.make_jaxpr(untyped_grad)(r8))])

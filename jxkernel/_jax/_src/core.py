@@ -182,3 +182,22 @@ class AxisEnv:
 def get_axis_env() -> AxisEnv:
     """The named axes bound here (an AxisEnv)."""
     return AxisEnv(visible_axes(), axis_names())
+
+
+def reduced_vary_cast(x, axis_name):
+    """JAX's core.reduced_vary_cast: `x` (a pytree), reduced over the manual axes
+    `axis_name`, typed as varying over them (the data unchanged); in a shard_map body with
+    check_vma=False, over its own axes, `x` itself.
+
+    >>> reduced_vary_cast(1.0, ())
+    1.0
+    """
+    from ...core import vma
+    from ...core.mesh import get_abstract_mesh
+    from ...tree_util import tree_map
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not axis_name:
+        return x
+    if not vma.checks(axes) and all(a in get_abstract_mesh().manual_axes for a in axes):
+        return x
+    return tree_map(lambda leaf: vma.reduced_vary_cast(leaf, axes), x)
