@@ -99,6 +99,8 @@ def pvary(x, axes):
 # (JAX's reduced_vary_cast, vary_unreduced_cast; preduced and unreduced_psum likewise).
 def _cast_rule(name, kind_from, kind_to, check):
     def rule(x, *, axes):
+        if not checked:     # (run where the body's types are erased: an eager body's steps)
+            return x
         axes_set = frozenset(axes)
         unreduced, reduced = x.ur
         have = {"varying": x.vma, "unreduced": unreduced, "reduced": reduced}

@@ -336,3 +336,12 @@ def _shard_map_bodies(jax, out):
         r8 = jax.device_put(np.arange(8.), P(reduced={"x"}))
         out["shard_map check_vma=False reduced_vary_cast grad"] = _answer(lambda: [
             summands(untyped_grad(r8)), "psum" in str(jax.make_jaxpr(untyped_grad)(r8))])
+
+        # run eagerly (outside jit): each step on every device's block, the same types
+        eager_in = jax.shard_map(lambda x: lax.pcast(x, "x", to="varying"), out_specs=P("x"))
+        eager_out = jax.shard_map(lambda x: lax.pcast(x, "x", to="unreduced"),
+                                  out_specs=P(unreduced={"x"}))
+        out["shard_map eager reduced in"] = _answer(lambda: [
+            summands(eager_in(r)), summands(jax.grad(lambda x: eager_in(x).sum())(r))])
+        out["shard_map eager unreduced out"] = _answer(lambda: [
+            summands(eager_out(a)), summands(jax.grad(lambda x: eager_out(x).sum())(a))])

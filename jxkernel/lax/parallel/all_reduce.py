@@ -341,6 +341,8 @@ own_vma_rules.add(unreduced_psum_p)
 
 
 def _unreduced_psum_abstract_eval(x, *, axes):
+    if not vma.checked:     # (run where the body's types are erased: an eager body's steps)
+        return x
     unreduced, reduced = x.ur
     if not unreduced:
         raise ValueError(f"unreduced_psum only accepts inputs that are unreduced. Got "

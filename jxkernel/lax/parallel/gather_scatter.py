@@ -177,8 +177,11 @@ own_vma_rules.update((all_gather_reduced_p, unreduced_reduce_scatter_p))
 
 
 def _sets_checked(x, axes, name, source, arrow, target):
-    """x's (varying, unreduced, reduced), after JAX's checks of a `source` -> `target` one."""
+    """x's (varying, unreduced, reduced), after JAX's checks of a `source` -> `target` one
+    (none where the body's types are erased: an eager body's steps)."""
     unreduced, reduced = getattr(x, "ur", vma.NO_UR)
+    if not vma.checked:
+        return x.vma, unreduced, reduced
     have = {"varying": x.vma, "unreduced": unreduced, "reduced": reduced}
     if not have[source]:
         raise ValueError(f"{name} only accepts inputs that are {source}. Got "
@@ -201,6 +204,8 @@ def _all_gather_reduced_abstract_eval(x, *, all_gather_dimension, axis_name, axi
     out = _all_gather_abstract_eval(x, all_gather_dimension=all_gather_dimension,
                                     axis_name=axis_name, axis_index_groups=None,
                                     axis_size=axis_size, tiled=tiled)
+    if not vma.checked:
+        return out
     return out.update(vma=varying_ - axes, ur=(unreduced, reduced | axes))
 
 
@@ -214,6 +219,8 @@ def _unreduced_reduce_scatter_abstract_eval(x, *, axis_name, scatter_dimension, 
                                         scatter_dimension=scatter_dimension,
                                         axis_index_groups=None, axis_size=axis_size,
                                         tiled=tiled)
+    if not vma.checked:
+        return out
     return out.update(vma=varying_ | axes, ur=(unreduced - axes, reduced))
 
 
