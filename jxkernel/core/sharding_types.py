@@ -726,6 +726,10 @@ def _summed(prim, in_avals, params, out_avals, given) -> list:
     given_sets = given is not None and (given.unreduced or given.reduced)
     if not given_sets and not any(u or r for u, r in sets):
         return out_avals
+    if checked and not given_sets:
+        # in a body a given sharding says nothing of the manual axes' sets (a transpose's
+        # broadcast_in_dim carries its operand's sharding): the operands' sets rule
+        given = None
     rule = ur_rules.get(prim)
     if rule is None and sharding_rules.get(prim) is broadcasting_rule:
         rule = unop_ur_rule if len(in_avals) == 1 else nary_ur_rule

@@ -345,3 +345,14 @@ def _shard_map_bodies(jax, out):
             summands(eager_in(r)), summands(jax.grad(lambda x: eager_in(x).sum())(r))])
         out["shard_map eager unreduced out"] = _answer(lambda: [
             summands(eager_out(a)), summands(jax.grad(lambda x: eager_out(x).sum())(a))])
+
+        # a residual of a linearized body keeps its sets (JAX's nospec), and a transpose's
+        # broadcast keeps its cotangent's: the gradient of a reduced input is unreduced
+        sin_sum = jax.jit(jax.shard_map(lambda x: lax.sin(x).sum(), out_specs=P(reduced={"x"})))
+        r8 = jax.device_put(np.arange(8.) / 8, P(reduced={"x"}))
+        out["shard_map grad through a reduced residual"] = _answer(lambda: [
+            summands(g) for g in [jax.jit(jax.grad(sin_sum))(r8)]][0][0])
+        u8 = jax.jit(lambda: jnp.arange(8.), out_shardings=P(unreduced={"x"}))()
+        times = jax.jit(jax.shard_map(lambda x, y: (x * y).sum(), out_specs=P(unreduced={"x"})))
+        out["shard_map grad of unreduced times reduced"] = _answer(lambda: [
+            summands(g)[0] for g in jax.jit(jax.grad(times, argnums=(0, 1)))(u8, r8)])
