@@ -710,6 +710,9 @@ def apply(prim, in_avals, params, out_avals) -> list:
 ur_rules: dict = {}     # primitive -> rule(name, in_avals, params, out spec) -> (unreduced, reduced)
 
 _ISSUE = "Please file an issue at https://github.com/jax-ml/jax/issues"
+# primitives whose results' types (with their sets) come from their params, in a body
+# (custom_lin's out_avals: the tangents' types)
+own_ur_rules: set = set()
 
 
 def _summed(prim, in_avals, params, out_avals, given) -> list:
@@ -718,7 +721,7 @@ def _summed(prim, in_avals, params, out_avals, given) -> list:
     names such axes (every rule then gives none)."""
     sets = [summed_axes(a) for a in in_avals]
     from .vma import checked
-    if checked and (prim in own_vma_rules or jaxpr_params(params)):
+    if checked and (prim in own_vma_rules or prim in own_ur_rules or jaxpr_params(params)):
         # in a shard_map body: the casts and collectives, and the primitives of a jaxpr,
         # type the manual axes' sets themselves (core/vma.py)
         return out_avals

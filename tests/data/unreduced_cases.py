@@ -356,3 +356,13 @@ def _shard_map_bodies(jax, out):
         times = jax.jit(jax.shard_map(lambda x, y: (x * y).sum(), out_specs=P(unreduced={"x"})))
         out["shard_map grad of unreduced times reduced"] = _answer(lambda: [
             summands(g)[0] for g in jax.jit(jax.grad(times, argnums=(0, 1)))(u8, r8)])
+
+        # a custom_vjp in a body: its linearized equation's types (the tangents') keep the sets
+        @jax.custom_vjp
+        def ident(x):
+            return x
+
+        ident.defvjp(lambda x: (x, None), lambda _, g: (g + g,))
+        through = jax.shard_map(lambda x: ident(x), out_specs=P(reduced={"x"}))
+        out["shard_map grad through custom_vjp of reduced"] = _answer(lambda: summands(
+            jax.jit(jax.grad(lambda x: through(x).sum()))(r8)))

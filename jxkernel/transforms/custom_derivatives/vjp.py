@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core import dtypes
+from ...core import dtypes, sharding_types
 from ...core.avals import get_aval
 from ...core.config import config
 from ...core.dce import dce_rules
@@ -365,6 +365,7 @@ def _custom_vjp_call_dce(used_outs, eqn):
 dce_rules[custom_vjp_call_p] = _custom_vjp_call_dce
 
 abstract_eval_rules[custom_lin_p] = lambda *avals, out_avals, **_: list(out_avals)
+sharding_types.own_ur_rules.add(custom_lin_p)      # (out_avals carry a body's sets)
 impl_rules[custom_lin_p] = _custom_lin_impl
 transpose_rules[custom_lin_p] = _custom_lin_transpose
 param_printers[custom_lin_p] = lambda p: [          # (alphabetically, out_avals left out, as JAX)
