@@ -339,9 +339,11 @@ def _check_explicit_args(mesh, manual, dyn, specs, avals) -> None:
         typed = public_type(aval, x).sharding.spec
         if config.jax_remove_size_one_mesh_axis_from_type:     # (the type has none, as JAX's)
             spec = _without_size_one(spec, mesh)
-        if typed._axes(ndim) != spec._axes(ndim):
+        if typed._axes(ndim) != spec._axes(ndim) or typed.unreduced != spec.unreduced or \
+                typed.reduced != spec.reduced:
             wanted = P(*[None if not a else a[0] if len(a) == 1 else a
-                         for a in spec._axes(ndim)])
+                         for a in spec._axes(ndim)], unreduced=spec.unreduced,
+                       reduced=spec.reduced)
             raise ValueError(
                 f"in_specs passed to shard_map: {wanted} does not match the specs of the "
                 f"input: {typed} for arg: {aval}. `in_specs` is an optional "

@@ -134,9 +134,10 @@ def _summed_spec_checks(jax, out):
 
 
 def _summed_spec_rewrites(jax, out):
-    """The two rewrites jxkernel's refusal of unreduced specs in a full-manual shard_map
-    advises (api/shard_map_checks.py), run: reshard an unreduced argument first; psum a
-    result inside the body and give out_specs without unreduced axes."""
+    """Two ways to a shard_map without unreduced specs (jxkernel refused such specs before
+    its bodies typed the sets: tests/data/unreduced_cases.py has them now), run: reshard an
+    unreduced argument first; psum a result inside the body and give out_specs without
+    unreduced axes."""
     jnp, P = jax.numpy, jax.sharding.PartitionSpec
     mesh = _mesh(jax, (2,), ("x",), explicit=True)
     put = lambda v, spec: jax.device_put(v, jax.sharding.NamedSharding(mesh, spec))  # noqa: E731

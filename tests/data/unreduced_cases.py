@@ -366,3 +366,9 @@ def _shard_map_bodies(jax, out):
         through = jax.shard_map(lambda x: ident(x), out_specs=P(reduced={"x"}))
         out["shard_map grad through custom_vjp of reduced"] = _answer(lambda: summands(
             jax.jit(jax.grad(lambda x: through(x).sum()))(r8)))
+
+        # an in_spec's sets must be the argument's (JAX's error: shard_map does not reshard)
+        out["shard_map unreduced in_spec of a plain value"] = _answer(lambda: jax.shard_map(
+            lambda t: t, in_specs=P(None, unreduced={"x"}), out_specs=P(None))(jnp.ones(2)))
+        out["shard_map reduced in_spec of an unreduced value"] = _answer(lambda: jax.shard_map(
+            lambda t: t, in_specs=P(reduced={"x"}), out_specs=P(None))(u8))
