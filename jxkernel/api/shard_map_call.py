@@ -30,6 +30,7 @@ from .shard_map_primitive import (
     P,
     _axes_bound,
     _bodies,
+    _body_typed,
     _local_aval,
     _named_axes,
     _outer_manual,
@@ -99,6 +100,9 @@ def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh
     """(body taking its constants first, the constants, out tree, out specs) of `f` traced
     with local types; raises JAX's errors for bad out_specs and unchecked replication."""
     local = [_local_aval(a, s, mesh, check_vma) for a, s in zip(avals, dyn_specs)]
+    if manual != frozenset(mesh.axis_names):    # (typed over the Explicit axes left)
+        local = [_body_typed(a, l, mesh, manual | _outer_manual())
+                 for a, l in zip(avals, local)]
     flat, out_tree = flatten_fun(f, in_tree)
 
     def body(*xs):

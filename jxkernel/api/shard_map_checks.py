@@ -219,10 +219,30 @@ def _inferred_spec(x) -> PartitionSpec:
     return spec if isinstance(spec, PartitionSpec) else P()
 
 
+def _manual_spec(spec, manual) -> PartitionSpec:
+    """`spec` naming the axes of `manual` only (its sets kept): a split over another axis is
+    left out, as JAX's _manual_spec (its ValueError where a manual axis follows one left out
+    of a dimension's tuple)."""
+    if all(a in manual for axes in spec._axes(0) for a in axes):
+        return spec
+    parts = []
+    for entry in spec.partitions:
+        axes = entry if isinstance(entry, tuple) else (entry,) if entry is not None else ()
+        kept = [a if a in manual else None for a in axes]
+        while kept and kept[-1] is None:
+            kept.pop()
+        if None in kept:
+            raise ValueError(f"Invalid spec: {spec}")
+        parts.append(None if not kept else kept[0] if len(kept) == 1 and
+                     not isinstance(entry, tuple) else tuple(kept))
+    return P(*parts, unreduced=spec.unreduced, reduced=spec.reduced)
+
+
 def _flat_in_specs(in_specs, args, flat_args, mesh, manual) -> list:
     """One PartitionSpec (or None: a static argument) per leaf of `args`."""
-    if in_specs is Infer:           # Explicit axes: each argument's own sharding
-        return [_inferred_spec(x) for x in flat_args]
+    if in_specs is Infer:           # Explicit axes: each argument's own sharding, over the
+        # manual axes alone (JAX's _manual_spec: the others stay the body's to partition)
+        return [_manual_spec(_inferred_spec(x), manual) for x in flat_args]
     is_leaf = lambda s: s is None or isinstance(s, P)    # noqa: E731
     if is_leaf(in_specs):
         return [in_specs] * len(flat_args)

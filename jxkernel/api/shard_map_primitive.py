@@ -170,9 +170,38 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_ma
     # are untyped or split over no axis (a body typing them over the axes left automatic
     # keeps its types)
     whole = newly_manual_axes == frozenset(mesh.axis_names)
-    return [a.update(sharding=typed_sharding(NamedSharding(mesh, s), len(a.shape)))
-            if whole or inner.sharding is None or not any(inner.sharding.spec._axes(0)) else a
+    return [a.update(sharding=typed_sharding(NamedSharding(mesh, s if whole or
+                                                           inner.sharding is None else
+                                                           _joined_spec(s, inner, mesh)),
+                                             len(a.shape)))
             for a, s, inner in zip(outs, out_specs, jaxpr.out_avals)]
+
+
+def _joined_spec(spec, inner, mesh) -> PartitionSpec:
+    """A partly manual body's result split as `spec` over the manual axes and as its type
+    says over the Explicit axes left to the body (JAX's _unshard_shaped_array), dimension by
+    dimension."""
+    ndim = len(inner.shape)
+    parts = []
+    for outer_axes, inner_axes in zip(spec._axes(ndim), inner.sharding.spec._axes(ndim)):
+        axes = tuple(outer_axes) + tuple(a for a in inner_axes if a in mesh.axis_names)
+        parts.append(None if not axes else axes[0] if len(axes) == 1 else axes)
+    return P(*parts, unreduced=spec.unreduced, reduced=spec.reduced)
+
+
+def _body_typed(aval, local, mesh, manual):
+    """`local` (a partly manual body's input) typed over the Explicit axes left to the body
+    as its argument `aval` is split over them, on the mesh with the manual axes Manual (JAX's
+    _shard_shaped_array); as it is where none is."""
+    sharding = aval.sharding
+    if sharding is None or manual >= explicit_axes(mesh):
+        return local
+    ndim = len(aval.shape)
+    parts = []
+    for axes in sharding.spec._axes(ndim):
+        kept = tuple(a for a in axes if a not in manual)
+        parts.append(None if not kept else kept[0] if len(kept) == 1 else kept)
+    return local.update(sharding=NamedSharding(_manual_abstract(mesh, manual), P(*parts)))
 
 
 def _bind(body: ClosedJaxpr, args, mesh, in_specs, out_specs, check_vma, manual_axes):

@@ -27,6 +27,7 @@ def run(jax) -> dict:
     _linearize_in_body(jax, out)
     _custom_vjp_in_body(jax, out)
     _dce_of_shard_map(jax, out)
+    _partly_manual_explicit(jax, out)
     return out
 
 
@@ -442,3 +443,31 @@ def _dce_of_shard_map(jax, out):
             return [used_inputs, [e.primitive.name for e in body.eqns],
                     [repr(s) for s in pruned.eqns[0].params["in_specs"]]]
         out[f"dce shard_map used {used}"] = _answer(run)
+
+
+def _partly_manual_explicit(jax, out):
+    """A shard_map manual over some Explicit axes only: its inputs' specs inferred over the
+    manual axes alone, the values in the body typed over the Explicit axes left (their
+    sharding's spec), and its results split over both."""
+    import numpy as np
+    P = jax.sharding.PartitionSpec
+    mesh = _mesh(jax, (2, 2), ("x", "y"), explicit=True)
+    seen = {}
+
+    def note(name, v):
+        t = jax.typeof(v)
+        seen[name] = [repr(t.sharding.spec), sorted(t.mat.varying), str(t)]
+
+    def body(v):
+        note("in", v)
+        w = v * 2
+        note("mul", w)
+        return w
+
+    with jax.set_mesh(mesh):
+        arr = jax.device_put(np.arange(16.).reshape(8, 2), P("x", "y"))
+        for name, spec, axes in (("x", P("x"), {"x"}), ("y", P(None, "y"), {"y"})):
+            seen.clear()
+            f = jax.jit(jax.shard_map(body, out_specs=spec, axis_names=axes))
+            out[f"partly manual explicit over {name}"] = _answer(lambda: [
+                repr(f(arr).sharding.spec), np.asarray(f(arr)).tolist(), dict(seen)])
