@@ -17,7 +17,7 @@ from ..core.interpret import eval_jaxpr
 from ..core.lru import LRU, PROGRAMS
 from ..core.primitive import abstract_eval_rules
 from ..core.mesh import NamedSharding, _mesh_state
-from ..core.staging import trace_to_jaxpr
+from ..core.staging import _closed_over_explicit, trace_to_jaxpr
 from ..core.trace import EvalTrace, Trace, Tracer, current_trace, new_trace, set_current_trace
 from ..lax.shapes import expand_dims, squeeze
 from ..transforms.api_util import flatten_fun
@@ -199,6 +199,9 @@ class ShardMapTrace(Trace):
     def process_primitive(self, prim, args, params):
         _refuse_eagerly(prim, params)
         vals, avals, stacked = zip(*map(self.unpack, args)) if args else ((), (), ())
+        for aval, st in zip(avals, stacked):
+            if not st:          # a value closed over: JAX's refusal of one on Explicit axes
+                _closed_over_explicit(aval)
         step, out_avals = _eager_step(prim, params, tuple(avals), tuple(stacked), self.mesh,
                                       self.check_vma, self.staged)
         with set_current_trace(self.parent), _outside_the_body():

@@ -471,3 +471,16 @@ def _partly_manual_explicit(jax, out):
             f = jax.jit(jax.shard_map(body, out_specs=spec, axis_names=axes))
             out[f"partly manual explicit over {name}"] = _answer(lambda: [
                 repr(f(arr).sharding.spec), np.asarray(f(arr)).tolist(), dict(seen)])
+
+    # a value typed over Explicit axes closed over by a body manual over all of them: JAX's
+    # NotImplementedError (eager and under jit); passed as an argument, it runs
+    emesh = _mesh(jax, (2,), ("x",), explicit=True)
+    with jax.set_mesh(emesh):
+        w = jax.numpy.ones((2, 4), dtype=np.float32)
+        x = jax.device_put(jax.numpy.ones((4, 4), dtype=np.float32), P("x"))
+        closing = jax.shard_map(lambda xi: (w * xi).sum(-1), in_specs=P("x"), out_specs=P("x"))
+        out["closed over explicit eager"] = _answer(lambda: closing(x).tolist())
+        out["closed over explicit jit"] = _answer(lambda: jax.jit(closing)(x).tolist())
+        out["passed explicit"] = _answer(lambda: jax.shard_map(
+            lambda w, xi: (w * xi).sum(-1), in_specs=(P(), P("x")), out_specs=P("x"))(
+                w, x).tolist())
