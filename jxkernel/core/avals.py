@@ -89,6 +89,11 @@ class ManualAxisType:
         along: none of varying, unreduced or reduced there."""
         return frozenset(mesh.manual_axes) - self.vur
 
+    empty = property(lambda self: not (self.varying or self.unreduced or self.reduced))
+
+    def __bool__(self):
+        return not self.empty
+
     @property
     def vur(self) -> frozenset:
         """The axes the value is varying, unreduced or reduced over."""
@@ -387,9 +392,10 @@ class ShapeDtypeStruct:
     >>> ShapeDtypeStruct((2, 3), np.float32)
     ShapeDtypeStruct(shape=(2, 3), dtype=float32)
     """
-    __slots__ = ("shape", "dtype", "weak_type", "_sharding")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding", "manual_axis_type")
 
-    def __init__(self, shape, dtype, weak_type=False, sharding=None):
+    def __init__(self, shape, dtype, weak_type=False, sharding=None, *,
+                 manual_axis_type=None):
         if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified.")
         if sharding is not None and not is_sharding(sharding) and \
@@ -410,6 +416,12 @@ class ShapeDtypeStruct:
         self.dtype = dtype if dtypes.extended_scalar_type(dtype) else np.dtype(dtype)
         self.weak_type = weak_type
         self._sharding = sharding
+        if manual_axis_type is not None and not isinstance(manual_axis_type, ManualAxisType):
+            raise TypeError(f"`manual_axis_type` argument passed to ShapeDtypeStruct should be "
+                            f"of type `jax.sharding.ManualAxisType`. Got type "
+                            f"{type(manual_axis_type)}")
+        # inside a shard_map body: how the value relates to the manual axes (eval_shape's)
+        self.manual_axis_type = manual_axis_type
 
     @property
     def sharding(self):
@@ -451,7 +463,8 @@ class ShapeDtypeStruct:
         """A copy with some of shape, dtype, weak_type, sharding replaced."""
         # (the sharding as read now: a bare P's over set_mesh's mesh, as JAX's update)
         fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type,
-                  "sharding": changes["sharding"] if "sharding" in changes else self.sharding}
+                  "sharding": changes["sharding"] if "sharding" in changes else self.sharding,
+                  "manual_axis_type": self.manual_axis_type}
         return ShapeDtypeStruct(**{**fields, **changes})
 
     @property
@@ -460,23 +473,30 @@ class ShapeDtypeStruct:
         # int32 without x64, even under jax_explicit_x64_dtypes ALLOW
         dtype = self.dtype if dtypes.extended_scalar_type(self.dtype) else \
             dtypes.canonicalize_dtype(self.dtype)
+        mat = self.manual_axis_type
+        vma, ur = (NO_AXES, NO_UR) if mat is None else \
+            (mat.varying, make_ur(mat.unreduced, mat.reduced))
         if self.sharding is None:
-            return ShapedArray(self.shape, dtype, self.weak_type)
-        return ShapedArray(self.shape, dtype, self.weak_type,
-                           sharding=typed_sharding(self.sharding, len(self.shape)))
+            return ShapedArray(self.shape, dtype, self.weak_type, vma, ur=ur)
+        return ShapedArray(self.shape, dtype, self.weak_type, vma,
+                           sharding=typed_sharding(self.sharding, len(self.shape)), ur=ur)
 
     def __eq__(self, other):
         return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type
-                and self.sharding == other.sharding)
+                and self.sharding == other.sharding
+                and self.manual_axis_type == other.manual_axis_type)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type, self.sharding))
+        return hash((self.shape, self.dtype, self.weak_type, self.sharding,
+                     self.manual_axis_type))
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
         sharding = f", sharding={self.sharding!r}" if self.sharding is not None else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{sharding})"
+        mat = f", manual_axis_type={self.manual_axis_type}" if self.manual_axis_type else ""
+        return (f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{sharding}"
+                f"{mat})")
 
 
 # where the public name is (jax.ShapeDtypeStruct, JAX's __module__ "jax"): the class as JAX's

@@ -28,6 +28,7 @@ def run(jax) -> dict:
     _custom_vjp_in_body(jax, out)
     _dce_of_shard_map(jax, out)
     _partly_manual_explicit(jax, out)
+    _eval_shape_in_body(jax, out)
     return out
 
 
@@ -484,3 +485,28 @@ def _partly_manual_explicit(jax, out):
         out["passed explicit"] = _answer(lambda: jax.shard_map(
             lambda w, xi: (w * xi).sum(-1), in_specs=(P(), P("x")), out_specs=P("x"))(
                 w, x).tolist())
+
+
+def _eval_shape_in_body(jax, out):
+    """eval_shape inside a body: a ShapeDtypeStruct with the manual axes its value varies
+    over (its `manual_axis_type`); full_like of it varies alike; a lax.map whose carry
+    varies, eagerly and under jit (the eager body's steps run with its types erased)."""
+    import numpy as np
+    P, lax, jnp = jax.sharding.PartitionSpec, jax.lax, jax.numpy
+    mesh = _mesh(jax, (2,), ("x",))
+    seen = {}
+
+    @jax.shard_map(mesh=mesh, in_specs=(P(), P("x")), out_specs=P("x"))
+    def g(p, x):
+        def one(xi):
+            s = jax.eval_shape(lambda a, b: jnp.dot(a, b), p, xi)
+            seen["sds"] = [repr(s.manual_axis_type), sorted(jax.typeof(s).mat.varying),
+                           sorted(jax.typeof(lax.full_like(s, 1)).mat.varying)]
+            _, pull = jax.vjp(lambda a, b: jnp.dot(a, b), p, xi)
+            return pull(lax.full_like(s, 1))[1]
+        return lax.map(one, x)
+
+    p, x = np.arange(3.), np.arange(12.).reshape(4, 3)
+    out["eval_shape in body eager"] = _answer(lambda: [np.asarray(g(p, x)).tolist(),
+                                                       dict(seen)])
+    out["eval_shape in body jit"] = _answer(lambda: np.asarray(jax.jit(g)(p, x)).tolist())
