@@ -510,3 +510,13 @@ def _eval_shape_in_body(jax, out):
     out["eval_shape in body eager"] = _answer(lambda: [np.asarray(g(p, x)).tolist(),
                                                        dict(seen)])
     out["eval_shape in body jit"] = _answer(lambda: np.asarray(jax.jit(g)(p, x)).tolist())
+
+    # searchsorted (jnp.histogram's) in a body: its loop's carry varies as the queries do
+    emesh = _mesh(jax, (2,), ("data",), explicit=True)
+    with jax.set_mesh(emesh):
+        xs = jax.device_put(np.arange(8 * 4 * 2).reshape(8, 4, 2), P("data"))
+        edges = jnp.histogram_bin_edges(xs, bins=10)
+        hist = jax.shard_map(lambda v, e: jax.vmap(lambda q: jnp.histogram(q, bins=e)[0])(v),
+                             in_specs=(P("data"), P()), out_specs=P("data"))
+        out["histogram in body"] = _answer(lambda: [np.asarray(hist(xs, edges)).tolist(),
+                                                    np.asarray(jax.jit(hist)(xs, edges)).tolist()])
