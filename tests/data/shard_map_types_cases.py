@@ -520,3 +520,16 @@ def _eval_shape_in_body(jax, out):
                              in_specs=(P("data"), P()), out_specs=P("data"))
         out["histogram in body"] = _answer(lambda: [np.asarray(hist(xs, edges)).tolist(),
                                                     np.asarray(jax.jit(hist)(xs, edges)).tolist()])
+
+    # a jit whose arguments are not placed, with shard_maps inside, lowered with debug_info
+    # (as_text's other lowering): partitioned over their mesh, as its call is
+    mesh8 = jax.sharding.Mesh(np.array(jax.devices()), ("i",))
+
+    def two_maps(v):
+        for _ in range(2):
+            v = jax.shard_map(lambda b: jnp.cos(b * 3.0), mesh=mesh8, in_specs=P("i"),
+                              out_specs=P("i"))(v)
+        return v
+
+    out["shard_map lowered with debug_info"] = _answer(lambda: jax.jit(two_maps).lower(
+        jnp.arange(8.)).as_text("stablehlo", debug_info=True).count("sdy.manual_computation"))

@@ -182,7 +182,11 @@ def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
     or XLA's HLO; debug_info puts each op's source line on it."""
     _check_dialect(dialect)
     text = lowered._text
-    if debug_info:
+    if debug_info and getattr(lowered, "_partitioning", None) is not None:
+        # partitioned over a mesh (a shard_map inside, sharded arguments): lowered so again
+        from .sharded import stage_partitioning
+        text = stage_partitioning(lowered.traced, "named").module.text
+    elif debug_info:
         traced = lowered.traced
         text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
                          traced.donated, lowered._platforms or None, "named", traced.arg_names,
