@@ -9,7 +9,8 @@ import math
 
 from ..core.avals import get_aval, public_type
 from ..core.config import config
-from ..core.mesh import AbstractMesh, AxisType, DuplicateSpecError, Mesh, PartitionSpec, get_mesh
+from ..core.mesh import (AbstractMesh, AxisType, DuplicateSpecError, Mesh, PartitionSpec,
+                         get_abstract_mesh, get_mesh)
 from ..tree_util import (
     broadcast_prefix,
     keystr,
@@ -101,6 +102,11 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs, check_vma=True):
             raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
                              "enter into a mesh context")
         mesh = context.as_from_context() if isinstance(context, Mesh) else context
+    elif _bodies and get_abstract_mesh() != mesh.abstract_mesh:
+        # in a body the context is its mesh with the body's axes Manual: a mesh passed to a
+        # shard_map there is another (JAX's error; leave `mesh` out to nest one)
+        raise ValueError(f"The context mesh {get_abstract_mesh()} should match the mesh passed "
+                         f"to shard_map {mesh}")
     elif context is not None and context.abstract_mesh != mesh.abstract_mesh:
         raise ValueError(f"The context mesh {_abstract_context(context)} should match the mesh "
                          f"passed to shard_map {mesh}")

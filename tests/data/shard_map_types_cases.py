@@ -533,3 +533,22 @@ def _eval_shape_in_body(jax, out):
 
     out["shard_map lowered with debug_info"] = _answer(lambda: jax.jit(two_maps).lower(
         jnp.arange(8.)).as_text("stablehlo", debug_info=True).count("sdy.manual_computation"))
+
+    # a shard_map inside a partly manual body given the mesh again: JAX's error (the
+    # context there is the mesh with the body's axes Manual)
+    amesh = _mesh(jax, (2, 2), ("i", "j"))
+    inner = jax.shard_map(lambda b: b * b, mesh=amesh, in_specs=P(None, "j"),
+                          out_specs=P(None, "j"))
+    outer = jax.jit(jax.shard_map(inner, mesh=amesh, in_specs=P("i", None),
+                                  out_specs=P("i", None), check_vma=False, axis_names={"i"}))
+
+    def mesh_again():
+        try:
+            outer(jnp.arange(32.).reshape(4, 8))
+        except ValueError as e:
+            import re
+            return ["ValueError", bool(re.search(
+                r"^The context mesh AbstractMesh\('i': 2, 'j': 2, axis_types=\(Manual, Auto\)"
+                r".* should match the mesh passed to shard_map Mesh\('i': 2, 'j': 2", str(e)))]
+        return "ran"
+    out["shard_map given its mesh again in a body"] = mesh_again()
