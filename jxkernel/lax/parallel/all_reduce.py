@@ -327,12 +327,20 @@ def _unreduced_over(leaf, axes) -> bool:
     return bool(getattr(get_aval(leaf), "ur", vma.NO_UR)[0] & frozenset(axes))
 
 
+def _cast_batching(prim):
+    # a no-op on the data, per example alike (JAX has no batching rule: vmap of a body with
+    # these casts is its NotImplementedError)
+    return lambda axis_data, vals, dims, *, axes: (prim.bind(vals[0], axes=axes), dims[0])
+
+
 for _cast, _back in ((vma.reduced_vary_cast_p, vma.vary_unreduced_cast),
-                     (vma.vary_unreduced_cast_p, vma.reduced_vary_cast)):
+                     (vma.vary_unreduced_cast_p, vma.reduced_vary_cast),
+                     (vma.preduced_p, None)):
     lowering_rules[_cast] = lambda ctx, x, *, axes: x
-    numpy_rules[_cast] = lambda x, *, axes: x
     impl_rules[_cast] = _raise_unbound
-    deflinear2(_cast, lambda ct, x, *, axes, _back=_back: [_back(instantiate(ct), axes)])
+    axis_batching_rules[_cast] = _cast_batching(_cast)
+    if _back is not None:
+        deflinear2(_cast, lambda ct, x, *, axes, _back=_back: [_back(instantiate(ct), axes)])
 
 # psum of a value unreduced over the axes (JAX's unreduced_psum: Unreduced -> Invariant),
 # whose transpose is preduced (Invariant -> Reduced), whose transpose is it again
@@ -363,9 +371,17 @@ lowering_rules[unreduced_psum_p] = lambda ctx, x, *, axes: lowering_rules[psum_p
     ctx, x, axes=axes, axis_index_groups=None)[0]
 impl_rules[unreduced_psum_p] = _raise_unbound
 deflinear2(unreduced_psum_p, lambda ct, x, *, axes: [vma.preduced(instantiate(ct), axes)])
-lowering_rules[vma.preduced_p] = lambda ctx, x, *, axes: x
-numpy_rules[vma.preduced_p] = lambda x, *, axes: x
-impl_rules[vma.preduced_p] = _raise_unbound
+
+
+def _unreduced_psum_batching(axis_data, vals, dims, *, axes):
+    if axis_data.name in axes:           # a vmap axis of the same name: psum's own rule
+        outs, out_dims = axis_batching_rules[psum_p](axis_data, vals, dims, axes=axes,
+                                                     axis_index_groups=None)
+        return outs[0], out_dims[0]
+    return unreduced_psum_p.bind(vals[0], axes=axes), dims[0]
+
+
+axis_batching_rules[unreduced_psum_p] = _unreduced_psum_batching
 deflinear2(vma.preduced_p, lambda ct, x, *, axes: [unreduced_psum_p.bind(instantiate(ct),
                                                                          axes=axes)])
 

@@ -237,10 +237,6 @@ def _all_gather_reduced(x, axis_name, *, axis, tiled):
     return tree_map(gather, x)
 
 
-def _no_batching(*args, **params):
-    raise NotImplementedError("Please file an issue at https://github.com/jax-ml/jax/issues")
-
-
 # ------------------------------------------------------------------ several axes under vmap
 # A collective over several named axes met by the vmap of one of them, `a` (shard_map's NumPy
 # rule batches its body over each manual mesh axis in turn): every member's value is stacked
@@ -368,14 +364,16 @@ _register_linear_collective(
 _register_linear_collective(
     all_gather_reduced_p, _all_gather_reduced_abstract_eval,
     lambda ctx, x, **params: _all_gather_lowering(ctx, x, axis_index_groups=None, **params),
-    _no_batching,
+    lambda axis_data, vals, dims, **params: _all_gather_batching(     # (all_gather's values)
+        axis_data, vals, dims, axis_index_groups=None, prim=all_gather_reduced_p, **params),
     lambda ct, x, *, all_gather_dimension, **params: [unreduced_reduce_scatter_p.bind(
         ct, scatter_dimension=all_gather_dimension, **params)])
 _register_linear_collective(
     unreduced_reduce_scatter_p, _unreduced_reduce_scatter_abstract_eval,
     lambda ctx, x, **params: _reduce_scatter_lowering(ctx, x, axis_index_groups=None,
                                                       **params),
-    _no_batching,
+    lambda axis_data, vals, dims, **params: _reduce_scatter_batching(  # (its values)
+        axis_data, vals, dims, axis_index_groups=None, **params),
     lambda ct, x, *, scatter_dimension, **params: [all_gather_reduced_p.bind(
         ct, all_gather_dimension=scatter_dimension, **params)])
 
