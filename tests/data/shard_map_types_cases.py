@@ -552,3 +552,14 @@ def _eval_shape_in_body(jax, out):
                 r".* should match the mesh passed to shard_map Mesh\('i': 2, 'j': 2", str(e)))]
         return "ran"
     out["shard_map given its mesh again in a body"] = mesh_again()
+
+    # with_sharding_constraint naming a manual axis inside a body: JAX's error
+    def constrained_body(b):
+        return jax.lax.with_sharding_constraint(
+            b, jax.sharding.NamedSharding(amesh, P("i", "j"))) * 2
+
+    for name, axes in (("partly", {"i"}), ("wholly", {"i", "j"})):
+        f = jax.jit(jax.shard_map(constrained_body, mesh=amesh, in_specs=P("i", None),
+                                  out_specs=P("i", None), check_vma=False, axis_names=axes))
+        out[f"constraint on a manual axis, {name} manual"] = _answer(
+            lambda: np.asarray(f(jnp.arange(32.).reshape(4, 8))).tolist())
