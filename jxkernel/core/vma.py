@@ -6,7 +6,10 @@ varies over the axes its in_spec names, `psum` removes its axes, `axis_index('x'
 over 'x', and any other primitive's result varies over the union of its inputs'. An input
 that varies over fewer axes than that union first goes through `pvary`, a no-op on the
 data that only changes the type; its transpose is a `psum`, which is how `grad` taken
-inside a body sums the cotangent of a replicated input over the devices.
+inside a body sums the cotangent of a replicated input over the devices. A value may also
+be unreduced over manual axes (each device holds a summand: `aval.ur[0]`, JAX's
+`mat.unreduced`) or reduced over them (the same on each device, its cotangent unreduced:
+`aval.ur[1]`), with JAX's casts between those and varying below.
 
     >>> from jxkernel.sharding import Mesh, PartitionSpec as P
     >>> mesh = Mesh(np.array(jax.devices()[:1]), ('x',))
