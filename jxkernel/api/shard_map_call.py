@@ -5,11 +5,11 @@ run eagerly device by device (shard_map_eager.py) or traced with local types int
 from __future__ import annotations
 
 from ..core import vma
-from ..core.avals import NO_UR, get_aval
+from ..core.avals import NO_UR, explicit_axes, get_aval
 from ..core.config import config
 from ..core.lru import LRU, SIGNATURES
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
-from ..core.mesh import AbstractMesh
+from ..core.mesh import AbstractMesh, NamedSharding
 from ..core.trace import EvalTrace, Tracer, _ctx, current_trace
 from ..core.traceback_util import api_boundary
 from ..transforms.api_util import flatten_fun, wraps
@@ -30,7 +30,7 @@ from .shard_map_primitive import (
     P,
     _axes_bound,
     _bodies,
-    _body_typed,
+    _manual_abstract,
     _local_aval,
     _named_axes,
     _outer_manual,
@@ -126,6 +126,21 @@ def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh
         _check_vma(_fun_name(f), mesh, manual, closed.out_avals, flat_out, out_struct)
     opened, consts = convert_constvars_to_invars(closed)
     return opened, consts, out_tree(), flat_out
+
+
+def _body_typed(aval, local, mesh, manual):
+    """`local` (a partly manual body's input) typed over the Explicit axes left to the body
+    as its argument `aval` is split over them, on the mesh with the manual axes Manual (JAX's
+    _shard_shaped_array); as it is where none is."""
+    sharding = aval.sharding
+    if sharding is None or manual >= explicit_axes(mesh):
+        return local
+    ndim = len(aval.shape)
+    parts = []
+    for axes in sharding.spec._axes(ndim):
+        kept = tuple(a for a in axes if a not in manual)
+        parts.append(None if not kept else kept[0] if len(kept) == 1 else kept)
+    return local.update(sharding=NamedSharding(_manual_abstract(mesh, manual), P(*parts)))
 
 
 def _varying_as(x, spec):

@@ -189,21 +189,6 @@ def _joined_spec(spec, inner, mesh) -> PartitionSpec:
     return P(*parts, unreduced=spec.unreduced, reduced=spec.reduced)
 
 
-def _body_typed(aval, local, mesh, manual):
-    """`local` (a partly manual body's input) typed over the Explicit axes left to the body
-    as its argument `aval` is split over them, on the mesh with the manual axes Manual (JAX's
-    _shard_shaped_array); as it is where none is."""
-    sharding = aval.sharding
-    if sharding is None or manual >= explicit_axes(mesh):
-        return local
-    ndim = len(aval.shape)
-    parts = []
-    for axes in sharding.spec._axes(ndim):
-        kept = tuple(a for a in axes if a not in manual)
-        parts.append(None if not kept else kept[0] if len(kept) == 1 else kept)
-    return local.update(sharding=NamedSharding(_manual_abstract(mesh, manual), P(*parts)))
-
-
 def _bind(body: ClosedJaxpr, args, mesh, in_specs, out_specs, check_vma, manual_axes):
     """Bind shard_map_p on `body`; its constants become replicated leading operands."""
     body, consts = convert_constvars_to_invars(body)

@@ -21,6 +21,7 @@ import math
 import threading
 
 from . import avals as _avals
+from . import vma as _vma
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
 from .avals import (dim_text, explicit_axes, make, parts_of, shape_text, summed_axes,  # noqa: F401
@@ -720,7 +721,7 @@ def _summed(prim, in_avals, params, out_avals, given) -> list:
     call_ur_rule). Nothing to do, and nothing checked, where no operand and no out_sharding=
     names such axes (every rule then gives none)."""
     sets = [summed_axes(a) for a in in_avals]
-    from .vma import checked
+    checked = _vma.checked      # (in a check_vma shard_map body: its manual axes)
     if checked and (prim in own_vma_rules or prim in own_ur_rules or jaxpr_params(params)):
         # in a shard_map body: the casts and collectives, and the primitives of a jaxpr,
         # type the manual axes' sets themselves (core/vma.py)

@@ -39,6 +39,9 @@ from ...core.staging import convert_constvars_to_invars, trace_to_jaxpr  # noqa:
 from ...lax.eval_jaxpr import eval_jaxpr_p  # noqa: E402
 from ...transforms.linear_util import wrap_init  # noqa: E402,F401
 from ..api_util import shaped_abstractify  # noqa: E402,F401 (JAX keeps it in core too)
+from ...core import vma as _vma  # noqa: E402
+from ...core.mesh import get_abstract_mesh  # noqa: E402
+from ...tree_util import tree_map  # noqa: E402
 
 
 def trace_state_clean() -> bool:
@@ -192,12 +195,9 @@ def reduced_vary_cast(x, axis_name):
     >>> reduced_vary_cast(1.0, ())
     1.0
     """
-    from ...core import vma
-    from ...core.mesh import get_abstract_mesh
-    from ...tree_util import tree_map
     axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
     if not axis_name:
         return x
-    if not vma.checks(axes) and all(a in get_abstract_mesh().manual_axes for a in axes):
+    if not _vma.checks(axes) and all(a in get_abstract_mesh().manual_axes for a in axes):
         return x
-    return tree_map(lambda leaf: vma.reduced_vary_cast(leaf, axes), x)
+    return tree_map(lambda leaf: _vma.reduced_vary_cast(leaf, axes), x)

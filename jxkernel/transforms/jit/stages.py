@@ -184,8 +184,7 @@ def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
     text = lowered._text
     if debug_info and getattr(lowered, "_partitioning", None) is not None:
         # partitioned over a mesh (a shard_map inside, sharded arguments): lowered so again
-        from .sharded import stage_partitioning
-        text = stage_partitioning(lowered.traced, "named").module.text
+        text = lowered._partitioning.again(lowered.traced, "named").module.text
     elif debug_info:
         traced = lowered.traced
         text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
