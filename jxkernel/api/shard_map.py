@@ -46,9 +46,11 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     an output whose out_spec leaves out an axis it varies over raises JAX's error. `grad`
     taken inside the body then sums a replicated input's gradient over the devices (the
     transpose of pvary is a psum), as JAX does; with check_vma=False each device keeps its
-    own. `axis_names` may name some of the mesh axes only: the body is manual over those
-    and XLA partitions it over the others, where another shard_map (without `mesh`) may be
-    manual over them. Explicit axes are not checked against the arguments' shardings.
+    own. Specs with unreduced or reduced axes (`P(unreduced={'x'})`, Explicit axes) type
+    the body's values so too (`.mat.unreduced`, `.mat.reduced`): each device's block is a
+    summand, or a copy whose cotangent is one. `axis_names` may name some of the mesh axes
+    only: the body is manual over those and XLA partitions it over the others (typed over
+    the Explicit ones), where another shard_map (without `mesh`) may be manual over them.
     """
     kwargs = dict(out_specs=out_specs, in_specs=in_specs, mesh=mesh, axis_names=axis_names,
                   check_vma=check_vma)
@@ -59,7 +61,8 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
 
 def top_level_all_gather(xs, out_sharding, *, multi_dim: bool = False):
     """JAX's all_gather of explicitly sharded arrays outside a shard_map, into reduced axes
-    (lax.all_gather(..., to='reduced')), which jxkernel has not: refused."""
+    (a shard_map of lax.all_gather(..., to='reduced')), which jxkernel has not: refused."""
     raise NotImplementedError(
-        f"top_level_all_gather(out_sharding={out_sharding!r}): jxkernel's all_gather has no "
-        f"`to='reduced'`; use jax.reshard(x, out_sharding) for the values without reduced axes")
+        f"top_level_all_gather(out_sharding={out_sharding!r}): jxkernel has no all_gather into "
+        f"reduced axes outside a shard_map; use jax.reshard(x, out_sharding) for the values "
+        f"without reduced axes, or a shard_map of jax.lax.all_gather(..., to='reduced')")

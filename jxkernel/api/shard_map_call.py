@@ -5,11 +5,11 @@ run eagerly device by device (shard_map_eager.py) or traced with local types int
 from __future__ import annotations
 
 from ..core import vma
-from ..core.avals import get_aval
+from ..core.avals import NO_UR, explicit_axes, get_aval
 from ..core.config import config
 from ..core.lru import LRU, SIGNATURES
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
-from ..core.mesh import AbstractMesh
+from ..core.mesh import AbstractMesh, NamedSharding
 from ..core.trace import EvalTrace, Tracer, _ctx, current_trace
 from ..core.traceback_util import api_boundary
 from ..transforms.api_util import flatten_fun, wraps
@@ -30,6 +30,7 @@ from .shard_map_primitive import (
     P,
     _axes_bound,
     _bodies,
+    _manual_abstract,
     _local_aval,
     _named_axes,
     _outer_manual,
@@ -99,6 +100,9 @@ def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh
     """(body taking its constants first, the constants, out tree, out specs) of `f` traced
     with local types; raises JAX's errors for bad out_specs and unchecked replication."""
     local = [_local_aval(a, s, mesh, check_vma) for a, s in zip(avals, dyn_specs)]
+    if manual != frozenset(mesh.axis_names):    # (typed over the Explicit axes left)
+        local = [_body_typed(a, l, mesh, manual | _outer_manual())
+                 for a, l in zip(avals, local)]
     flat, out_tree = flatten_fun(f, in_tree)
 
     def body(*xs):
@@ -124,10 +128,40 @@ def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh
     return opened, consts, out_tree(), flat_out
 
 
+def _body_typed(aval, local, mesh, manual):
+    """`local` (a partly manual body's input) typed over the Explicit axes left to the body
+    as its argument `aval` is split over them, on the mesh with the manual axes Manual (JAX's
+    _shard_shaped_array); as it is where none is."""
+    sharding = aval.sharding
+    if sharding is None or manual >= explicit_axes(mesh):
+        return local
+    ndim = len(aval.shape)
+    parts = []
+    for axes in sharding.spec._axes(ndim):
+        kept = tuple(a for a in axes if a not in manual)
+        parts.append(None if not kept else kept[0] if len(kept) == 1 else kept)
+    return local.update(sharding=NamedSharding(_manual_abstract(mesh, manual), P(*parts)))
+
+
 def _varying_as(x, spec):
-    """`x` typed as varying over every axis `spec` names."""
-    missing = frozenset(_named_axes(spec)) - vma.vma_of(x) if spec is not None else ()
-    return vma.pvary(x, missing) if missing else x
+    """`x` typed as varying over every axis `spec` names, and unreduced over its unreduced
+    axes (each device's value its summand: JAX's vary_unreduced_cast, which refuses a value
+    not varying over them); JAX's error where its reduced axes are not the value's."""
+    if spec is None:
+        return x
+    missing = frozenset(_named_axes(spec)) - vma.vma_of(x)
+    x = vma.pvary(x, missing) if missing else x
+    unreduced, reduced = getattr(get_aval(x), "ur", NO_UR)
+    if spec.unreduced - unreduced:
+        x = vma.vary_unreduced_cast(x, spec.unreduced - unreduced)
+        unreduced = spec.unreduced
+    for kind, have, want in (("unreduced", unreduced, spec.unreduced),
+                             ("reduced", reduced, spec.reduced)):
+        if have != want:
+            raise ValueError(f"out_specs passed to shard_map should be equal to the {kind} "
+                             f"present on the out_aval. Got out_specs={spec} and "
+                             f"out_aval={get_aval(x).str_short(True)}")
+    return x
 
 
 def _staged(f, mesh, in_specs, out_specs, check_vma=False):

@@ -9,7 +9,8 @@ import math
 
 from ..core.avals import get_aval, public_type
 from ..core.config import config
-from ..core.mesh import AbstractMesh, AxisType, DuplicateSpecError, Mesh, PartitionSpec, get_mesh
+from ..core.mesh import (AbstractMesh, AxisType, DuplicateSpecError, Mesh, PartitionSpec,
+                         get_abstract_mesh, get_mesh)
 from ..tree_util import (
     broadcast_prefix,
     keystr,
@@ -101,6 +102,11 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs, check_vma=True):
             raise ValueError("The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to "
                              "enter into a mesh context")
         mesh = context.as_from_context() if isinstance(context, Mesh) else context
+    elif _bodies and get_abstract_mesh() != mesh.abstract_mesh:
+        # in a body the context is its mesh with the body's axes Manual: a mesh passed to a
+        # shard_map there is another (JAX's error; leave `mesh` out to nest one)
+        raise ValueError(f"The context mesh {get_abstract_mesh()} should match the mesh passed "
+                         f"to shard_map {mesh}")
     elif context is not None and context.abstract_mesh != mesh.abstract_mesh:
         raise ValueError(f"The context mesh {_abstract_context(context)} should match the mesh "
                          f"passed to shard_map {mesh}")
@@ -145,8 +151,7 @@ def _checked_mesh(mesh, axis_names, in_specs, out_specs, check_vma=True):
 
 def _check_summed_specs(prefix, specs, manual, mesh, typed=True) -> None:
     """JAX's errors for specs with unreduced or reduced axes: they need a shard_map manual
-    over every mesh axis, and those axes Explicit; and, where the body's values are typed
-    (`typed`: check_vma), jxkernel's refusal."""
+    over every mesh axis, and those axes Explicit."""
     kinds = dict(zip(mesh.axis_names, mesh.axis_types))
     for s in _spec_leaves(specs):
         if not s.unreduced and not s.reduced:
@@ -162,19 +167,6 @@ def _check_summed_specs(prefix, specs, manual, mesh, typed=True) -> None:
                 raise ValueError(
                     f"{kind} in {prefix}_specs {s} can only be used when the mesh passed to "
                     f"shard_map contains axis names all of type `Explicit`. Got mesh {mesh}")
-        if not typed:       # check_vma=False: each device's block is its summand, as JAX's
-            continue
-        # JAX types a body's values unreduced or reduced from such specs; jxkernel's body
-        # values carry varying axes only, and dropping the sets ran a program JAX refuses
-        # or sums otherwise (a body given each device's summand as if it were the value)
-        axes = sorted(s.unreduced | s.reduced)
-        fix = (f"Reshard the argument to a spec without them first (jax.reshard(x, P(...)) "
-               f"sums the summands) and pass that" if prefix == "in" else
-               f"Sum the result inside the body (jax.lax.psum(y, {tuple(axes)!r})) and give "
-               f"out_specs without them")
-        raise NotImplementedError(
-            f"{prefix}_specs {s}: jxkernel's shard_map does not type a body's values "
-            f"unreduced or reduced yet. {fix}.")
 
 
 def _concrete_mesh(mesh, flat_args):
@@ -233,10 +225,30 @@ def _inferred_spec(x) -> PartitionSpec:
     return spec if isinstance(spec, PartitionSpec) else P()
 
 
+def _manual_spec(spec, manual) -> PartitionSpec:
+    """`spec` naming the axes of `manual` only (its sets kept): a split over another axis is
+    left out, as JAX's _manual_spec (its ValueError where a manual axis follows one left out
+    of a dimension's tuple)."""
+    if all(a in manual for axes in spec._axes(0) for a in axes):
+        return spec
+    parts = []
+    for entry in spec.partitions:
+        axes = entry if isinstance(entry, tuple) else (entry,) if entry is not None else ()
+        kept = [a if a in manual else None for a in axes]
+        while kept and kept[-1] is None:
+            kept.pop()
+        if None in kept:
+            raise ValueError(f"Invalid spec: {spec}")
+        parts.append(None if not kept else kept[0] if len(kept) == 1 and
+                     not isinstance(entry, tuple) else tuple(kept))
+    return P(*parts, unreduced=spec.unreduced, reduced=spec.reduced)
+
+
 def _flat_in_specs(in_specs, args, flat_args, mesh, manual) -> list:
     """One PartitionSpec (or None: a static argument) per leaf of `args`."""
-    if in_specs is Infer:           # Explicit axes: each argument's own sharding
-        return [_inferred_spec(x) for x in flat_args]
+    if in_specs is Infer:           # Explicit axes: each argument's own sharding, over the
+        # manual axes alone (JAX's _manual_spec: the others stay the body's to partition)
+        return [_manual_spec(_inferred_spec(x), manual) for x in flat_args]
     is_leaf = lambda s: s is None or isinstance(s, P)    # noqa: E731
     if is_leaf(in_specs):
         return [in_specs] * len(flat_args)
@@ -353,9 +365,11 @@ def _check_explicit_args(mesh, manual, dyn, specs, avals) -> None:
         typed = public_type(aval, x).sharding.spec
         if config.jax_remove_size_one_mesh_axis_from_type:     # (the type has none, as JAX's)
             spec = _without_size_one(spec, mesh)
-        if typed._axes(ndim) != spec._axes(ndim):
+        if typed._axes(ndim) != spec._axes(ndim) or typed.unreduced != spec.unreduced or \
+                typed.reduced != spec.reduced:
             wanted = P(*[None if not a else a[0] if len(a) == 1 else a
-                         for a in spec._axes(ndim)])
+                         for a in spec._axes(ndim)], unreduced=spec.unreduced,
+                       reduced=spec.reduced)
             raise ValueError(
                 f"in_specs passed to shard_map: {wanted} does not match the specs of the "
                 f"input: {typed} for arg: {aval}. `in_specs` is an optional "

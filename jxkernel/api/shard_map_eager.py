@@ -11,12 +11,13 @@ import contextlib
 import numpy as np
 
 from ..core import vma
-from ..core.avals import get_aval
+from ..core.avals import NO_UR, get_aval
 from ..core.axis_env import bound_axis
 from ..core.interpret import eval_jaxpr
 from ..core.lru import LRU, PROGRAMS
+from ..core.primitive import abstract_eval_rules
 from ..core.mesh import NamedSharding, _mesh_state
-from ..core.staging import trace_to_jaxpr
+from ..core.staging import _closed_over_explicit, trace_to_jaxpr
 from ..core.trace import EvalTrace, Trace, Tracer, current_trace, new_trace, set_current_trace
 from ..lax.shapes import expand_dims, squeeze
 from ..transforms.api_util import flatten_fun
@@ -101,6 +102,8 @@ def _unstacked(val, aval, spec, mesh, check_vma, staged):
     coordinate of the axes the blocks vary over, then a shard_map of `_rem_singleton` from
     there to `spec` (so an out_spec leaving out one of those axes raises its error, naming
     `_rem_singleton`, as JAX's does)."""
+    if check_vma and (spec.unreduced or spec.reduced or aval.ur is not NO_UR):
+        return _summed_blocks(val, aval, spec, mesh, staged)
     varying = [a for a in mesh.axis_names if a in aval.vma] if check_vma else \
         list(mesh.axis_names)
     src = P(tuple(varying)) if varying else P()
@@ -111,6 +114,30 @@ def _unstacked(val, aval, spec, mesh, check_vma, staged):
     # JAX's eager result carries `spec` as written (P(None,) stays itself, where the compiled
     # step's sharding reads P(); under jit both read P())
     sharding = getattr(out, "sharding", None)
+    if isinstance(sharding, NamedSharding) and sharding.spec != spec:
+        out = device_put(out, NamedSharding(mesh, spec))
+    return out
+
+
+def _summed_blocks(val, aval, spec, mesh, staged):
+    """The per-device blocks `val` of a value unreduced or reduced over some axes (`aval`'s),
+    or to be made unreduced over an out_spec's (JAX's vary_unreduced_cast, with its errors),
+    put together as `spec` says: each device's block is its summand, or its copy."""
+    unreduced, _ = aval.ur
+    extra = spec.unreduced - unreduced
+    if extra:
+        with vma.checking(mesh.axis_names, mesh.axis_names):
+            aval = abstract_eval_rules[vma.vary_unreduced_cast_p](
+                aval, axes=vma.in_mesh_order(extra))
+    for kind, have, want in zip(("unreduced", "reduced"), aval.ur, (spec.unreduced,
+                                                                    spec.reduced)):
+        if have != want:
+            raise ValueError(f"out_specs passed to shard_map should be equal to the {kind} "
+                             f"present on the out_aval. Got out_specs={spec} and "
+                             f"out_aval={aval.str_short(True)}")
+    out = _staged_map(("sets", spec, mesh), lambda: staged(
+        _rem_singleton, mesh, _every(mesh), spec))(val)
+    sharding = getattr(out, "sharding", None)      # (spec as written, as _unstacked's)
     if isinstance(sharding, NamedSharding) and sharding.spec != spec:
         out = device_put(out, NamedSharding(mesh, spec))
     return out
@@ -172,6 +199,9 @@ class ShardMapTrace(Trace):
     def process_primitive(self, prim, args, params):
         _refuse_eagerly(prim, params)
         vals, avals, stacked = zip(*map(self.unpack, args)) if args else ((), (), ())
+        for aval, st in zip(avals, stacked):
+            if not st:          # a value closed over: JAX's refusal of one on Explicit axes
+                _closed_over_explicit(aval)
         step, out_avals = _eager_step(prim, params, tuple(avals), tuple(stacked), self.mesh,
                                       self.check_vma, self.staged)
         with set_current_trace(self.parent), _outside_the_body():

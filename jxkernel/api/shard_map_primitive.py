@@ -19,7 +19,8 @@ import numpy as np
 from ..core import compile_record
 from ..core.config import config
 from ..core import sharding_types, vma
-from ..core.avals import ShapedArray, explicit_axes, get_aval, typed_sharding
+from ..core import avals as _avals
+from ..core.avals import ShapedArray, explicit_axes, get_aval, make_ur, typed_sharding
 from ..core.axis_env import bound_axis
 from ..core.interpret import eval_jaxpr
 from ..core.dce import dce_jaxpr_outputs, dce_rules, prune_rules, pruned_body
@@ -72,6 +73,12 @@ def _local_aval(aval, spec, mesh, check_vma=False) -> ShapedArray:
     # jax.remove_size_one_mesh_axis_from_type none of size 1, as JAX's types)
     named = frozenset(a for a in _named_axes(spec)
                       if not (config.jax_remove_size_one_mesh_axis_from_type and sizes[a] == 1))
+    if check_vma and (spec.unreduced or spec.reduced):
+        # a summand on each device, or a value typed so that its cotangent is one (JAX's
+        # mat.unreduced, mat.reduced: core/vma.py)
+        _avals.sharding_types_seen = True
+        return ShapedArray(shape, aval.dtype, aval.weak_type, aval.vma | named,
+                           ur=make_ur(spec.unreduced, spec.reduced))
     return ShapedArray(shape, aval.dtype, aval.weak_type,
                        aval.vma | named if check_vma else aval.vma)
 
@@ -86,8 +93,9 @@ def _global_aval(aval, spec, mesh, manual_axes=frozenset()) -> ShapedArray:
 
 
 def _unmentioned(spec, manual_axes, mesh) -> tuple:
-    """The manual axes `spec` does not split over (in mesh order): the value is one over them."""
-    named = _named_axes(spec)
+    """The manual axes `spec` does not split over, nor says the value is unreduced over (in
+    mesh order): the value is one over them."""
+    named = _named_axes(spec) | spec.unreduced
     return tuple(a for a in mesh.axis_names if a in manual_axes and a not in named)
 
 
@@ -162,9 +170,23 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_ma
     # are untyped or split over no axis (a body typing them over the axes left automatic
     # keeps its types)
     whole = newly_manual_axes == frozenset(mesh.axis_names)
-    return [a.update(sharding=typed_sharding(NamedSharding(mesh, s), len(a.shape)))
-            if whole or inner.sharding is None or not any(inner.sharding.spec._axes(0)) else a
+    return [a.update(sharding=typed_sharding(NamedSharding(mesh, s if whole or
+                                                           inner.sharding is None else
+                                                           _joined_spec(s, inner, mesh)),
+                                             len(a.shape)))
             for a, s, inner in zip(outs, out_specs, jaxpr.out_avals)]
+
+
+def _joined_spec(spec, inner, mesh) -> PartitionSpec:
+    """A partly manual body's result split as `spec` over the manual axes and as its type
+    says over the Explicit axes left to the body (JAX's _unshard_shaped_array), dimension by
+    dimension."""
+    ndim = len(inner.shape)
+    parts = []
+    for outer_axes, inner_axes in zip(spec._axes(ndim), inner.sharding.spec._axes(ndim)):
+        axes = tuple(outer_axes) + tuple(a for a in inner_axes if a in mesh.axis_names)
+        parts.append(None if not axes else axes[0] if len(axes) == 1 else axes)
+    return P(*parts, unreduced=spec.unreduced, reduced=spec.reduced)
 
 
 def _bind(body: ClosedJaxpr, args, mesh, in_specs, out_specs, check_vma, manual_axes):
@@ -295,16 +317,24 @@ def _transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_ma
     linear = [is_undefined(a) for a in args]
     nonlinear = [a for a in args if not is_undefined(a)]
     cts = [instantiate(ct) for ct in cts]
+    # a cotangent's spec has the primal's unreduced and reduced axes swapped (JAX's
+    # to_ct_spec): the cotangent of a reduced value is a summand on each device
+    ct_in_specs = [_ct_spec(s) for s, lin in zip(in_specs, linear) if lin]
+    out_specs = [_ct_spec(s) for s in out_specs]
     with _axes_bound(mesh, newly_manual_axes, check_vma):
         body = transpose_jaxpr(jaxpr, linear)
         if not check_vma:
             body = _spread_and_sum(body, len(nonlinear), mesh, newly_manual_axes,
-                                   list(out_specs), [s for s, lin in zip(in_specs, linear) if lin])
+                                   out_specs, ct_in_specs)
     in_cts = iter(_bind(body, nonlinear + cts, mesh,
-                        [s for s, lin in zip(in_specs, linear) if not lin] + list(out_specs),
-                        [s for s, lin in zip(in_specs, linear) if lin], check_vma,
-                        newly_manual_axes))
+                        [s for s, lin in zip(in_specs, linear) if not lin] + out_specs,
+                        ct_in_specs, check_vma, newly_manual_axes))
     return [next(in_cts) if lin else None for lin in linear]
+
+
+def _ct_spec(spec):
+    return spec.update(unreduced=spec.reduced, reduced=spec.unreduced) \
+        if spec.unreduced or spec.reduced else spec
 
 
 def _spread_and_sum(transposed, n_nonlinear, mesh, manual_axes, ct_specs, in_specs):

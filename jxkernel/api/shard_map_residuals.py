@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..core.interpret import eval_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
-from ..core.avals import get_aval
+from ..core.avals import NO_UR, get_aval
 from ..core.partial_eval import partial_eval_jaxpr
 from ..core.primitive import partial_eval_rules
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
@@ -88,10 +88,13 @@ def _partial_eval(trace, args, params):
 
 def _residual_spec(aval, mesh, manual, check_vma) -> P:
     """How a residual leaves a shard_map body (JAX's nospec): its first dimension split over
-    the manual axes it varies over (with check_vma=False, all of them)."""
+    the manual axes it varies over (with check_vma=False, all of them), unreduced and reduced
+    over those its type says (so the staged body sees it typed as the known one made it)."""
     axes = aval.vma & frozenset(manual) if check_vma else frozenset(manual)
     names = tuple(a for a in mesh.axis_names if a in axes)
-    return P(names) if names else P()
+    unreduced, reduced = getattr(aval, "ur", NO_UR) if check_vma else NO_UR
+    return P(names, unreduced=unreduced, reduced=reduced) if names else \
+        P(unreduced=unreduced, reduced=reduced)
 
 
 def _with_residuals_stacked(known: ClosedJaxpr, n_res: int) -> ClosedJaxpr:

@@ -16,7 +16,13 @@ from .errors import aval_text, jax_type_text, masked_array_error
 from .mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state, get_mesh
 
 NO_AXES = frozenset()
+NO_UR = (NO_AXES, NO_AXES)      # a value unreduced and reduced over no manual axes
 _KEEP = object()
+
+
+def make_ur(unreduced=NO_AXES, reduced=NO_AXES) -> tuple:
+    """(unreduced, reduced) as a ShapedArray's `ur` keeps them: NO_UR itself for none."""
+    return (frozenset(unreduced), frozenset(reduced)) if unreduced or reduced else NO_UR
 # Set once an aval carries a sharding (an Explicit mesh): until then primitives skip the
 # sharding rules (core/sharding_types.py) altogether
 sharding_types_seen = False
@@ -54,23 +60,25 @@ class MemorySpace(enum.Enum):
 
 
 class ManualAxisType:
-    """How a value inside a shard_map body relates to the manual mesh axes; jxkernel tracks
-    only `varying` (no unreduced or reduced values).
+    """How a value inside a shard_map body relates to the manual mesh axes: those it varies
+    over, those it is unreduced over (each device holds a summand) and those it is reduced
+    over (the same on each device, its cotangent unreduced there).
 
     >>> ShapedArray((2,), np.float32, vma=frozenset({'x'})).mat.varying
     frozenset({'x'})
     """
-    __slots__ = ("varying",)
-    unreduced = reduced = NO_AXES
+    __slots__ = ("varying", "unreduced", "reduced")
 
-    def __init__(self, varying=NO_AXES):
+    def __init__(self, varying=NO_AXES, unreduced=NO_AXES, reduced=NO_AXES):
         self.varying = frozenset(varying)
+        self.unreduced, self.reduced = frozenset(unreduced), frozenset(reduced)
 
     def __eq__(self, other):
-        return type(other) is ManualAxisType and self.varying == other.varying
+        return type(other) is ManualAxisType and self.varying == other.varying and \
+            self.unreduced == other.unreduced and self.reduced == other.reduced
 
     def __hash__(self):
-        return hash(self.varying)
+        return hash((self.varying, self.unreduced, self.reduced))
 
     def __repr__(self):
         return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
@@ -80,6 +88,11 @@ class ManualAxisType:
         """The manual axes of `mesh` (a body's `get_abstract_mesh()`) the value is the same
         along: none of varying, unreduced or reduced there."""
         return frozenset(mesh.manual_axes) - self.vur
+
+    empty = property(lambda self: not (self.varying or self.unreduced or self.reduced))
+
+    def __bool__(self):
+        return not self.empty
 
     @property
     def vur(self) -> frozenset:
@@ -120,9 +133,9 @@ pytype_aval_mappings: dict = {}
 
 class ShapedArray(AbstractValue):
     """An array's type. jaxlib reads `shape`, `dtype` and `weak_type` from it directly."""
-    __slots__ = ("shape", "dtype", "weak_type", "vma", "sharding", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "sharding", "ur", "_hash")
 
-    def __init__(self, shape, dtype, weak_type=False, vma=NO_AXES, sharding=None):
+    def __init__(self, shape, dtype, weak_type=False, vma=NO_AXES, sharding=None, ur=NO_UR):
         self.shape = tuple(shape)
         # a typed key's dtype (an extended dtype) is kept as it is: NumPy has no such dtype
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
@@ -135,25 +148,29 @@ class ShapedArray(AbstractValue):
         # could never be laid out over a mesh: it is none (public_type shows it again)
         self.sharding = None if sharding is not None and type(sharding.mesh) is AbstractMesh \
             and not sharding.mesh.axis_names else sharding
+        # inside a shard_map body (check_vma=True): (unreduced, reduced), the manual axes the
+        # value is unreduced and reduced over (JAX's mat.unreduced, mat.reduced)
+        self.ur = ur = ur if ur is NO_UR or ur[0] or ur[1] else NO_UR
         self._hash = hash((self.shape, self.dtype, self.weak_type, vma) if vma else
                           (self.shape, self.dtype, self.weak_type)) \
-            if _splitting(sharding) is None else \
-            hash((self.shape, self.dtype, self.weak_type, vma, sharding))
+            if _splitting(sharding) is None and ur is NO_UR else \
+            hash((self.shape, self.dtype, self.weak_type, vma, sharding, ur))
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
-    mat = property(lambda self: ManualAxisType(self.vma))     # JAX: typeof(x).mat.varying
+    mat = property(lambda self: ManualAxisType(self.vma, *self.ur))  # JAX: typeof(x).mat
     manual_axis_type = mat                                        # (and its long name)
 
     def update(self, shape=None, dtype=None, weak_type=None, vma=None,
-               sharding=_KEEP) -> ShapedArray:
+               sharding=_KEEP, ur=None) -> ShapedArray:
         """A copy with some fields replaced; a new rank drops the sharding unless given."""
         if sharding is _KEEP:
             sharding = self.sharding if shape is None or len(shape) == len(self.shape) else None
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type,
-                           self.vma if vma is None else frozenset(vma), sharding)
+                           self.vma if vma is None else frozenset(vma), sharding,
+                           self.ur if ur is None else make_ur(*ur))
 
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
@@ -179,7 +196,7 @@ class ShapedArray(AbstractValue):
         the type a cotangent of this type's values has, but for the dtype."""
         spec = self.sharding.spec if self.sharding is not None else None
         if spec is None or not (spec.unreduced or spec.reduced):
-            return self
+            return self if self.ur is NO_UR else self.update(ur=self.ur[::-1])
         return self.update(sharding=NamedSharding(
             self.sharding.mesh, spec.update(unreduced=spec.reduced, reduced=spec.unreduced),
             memory_kind=self.sharding.memory_kind))
@@ -225,7 +242,7 @@ class ShapedArray(AbstractValue):
     def __eq__(self, other):
         return (type(other) is ShapedArray and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type
-                and self.vma == other.vma
+                and self.vma == other.vma and self.ur == other.ur
                 and _splitting(self.sharding) == _splitting(other.sharding))
 
     def __hash__(self):
@@ -248,10 +265,12 @@ class ShapedArray(AbstractValue):
         """'{V:x, U:y}': the varying manual axes, and those the type's sharding says the
         value is unreduced or reduced over (JAX prints them together)."""
         spec = self.sharding.spec if self.sharding is not None else None
-        if not self.vma and (spec is None or not (spec.unreduced or spec.reduced)):
+        if not self.vma and self.ur is NO_UR and \
+                (spec is None or not (spec.unreduced or spec.reduced)):
             return ""
-        return vma_text(self.vma, spec.unreduced if spec is not None else (),
-                        spec.reduced if spec is not None else ())
+        unreduced, reduced = self.ur
+        return vma_text(self.vma, unreduced | (spec.unreduced if spec is not None else NO_AXES),
+                        reduced | (spec.reduced if spec is not None else NO_AXES))
 
 
 class AbstractToken(AbstractValue):
@@ -373,9 +392,10 @@ class ShapeDtypeStruct:
     >>> ShapeDtypeStruct((2, 3), np.float32)
     ShapeDtypeStruct(shape=(2, 3), dtype=float32)
     """
-    __slots__ = ("shape", "dtype", "weak_type", "_sharding")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding", "manual_axis_type")
 
-    def __init__(self, shape, dtype, weak_type=False, sharding=None):
+    def __init__(self, shape, dtype, weak_type=False, sharding=None, *,
+                 manual_axis_type=None):
         if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified.")
         if sharding is not None and not is_sharding(sharding) and \
@@ -396,6 +416,12 @@ class ShapeDtypeStruct:
         self.dtype = dtype if dtypes.extended_scalar_type(dtype) else np.dtype(dtype)
         self.weak_type = weak_type
         self._sharding = sharding
+        if manual_axis_type is not None and not isinstance(manual_axis_type, ManualAxisType):
+            raise TypeError(f"`manual_axis_type` argument passed to ShapeDtypeStruct should be "
+                            f"of type `jax.sharding.ManualAxisType`. Got type "
+                            f"{type(manual_axis_type)}")
+        # inside a shard_map body: how the value relates to the manual axes (eval_shape's)
+        self.manual_axis_type = manual_axis_type
 
     @property
     def sharding(self):
@@ -437,7 +463,8 @@ class ShapeDtypeStruct:
         """A copy with some of shape, dtype, weak_type, sharding replaced."""
         # (the sharding as read now: a bare P's over set_mesh's mesh, as JAX's update)
         fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type,
-                  "sharding": changes["sharding"] if "sharding" in changes else self.sharding}
+                  "sharding": changes["sharding"] if "sharding" in changes else self.sharding,
+                  "manual_axis_type": self.manual_axis_type}
         return ShapeDtypeStruct(**{**fields, **changes})
 
     @property
@@ -446,23 +473,30 @@ class ShapeDtypeStruct:
         # int32 without x64, even under jax_explicit_x64_dtypes ALLOW
         dtype = self.dtype if dtypes.extended_scalar_type(self.dtype) else \
             dtypes.canonicalize_dtype(self.dtype)
+        mat = self.manual_axis_type
+        vma, ur = (NO_AXES, NO_UR) if mat is None else \
+            (mat.varying, make_ur(mat.unreduced, mat.reduced))
         if self.sharding is None:
-            return ShapedArray(self.shape, dtype, self.weak_type)
-        return ShapedArray(self.shape, dtype, self.weak_type,
-                           sharding=typed_sharding(self.sharding, len(self.shape)))
+            return ShapedArray(self.shape, dtype, self.weak_type, vma, ur=ur)
+        return ShapedArray(self.shape, dtype, self.weak_type, vma,
+                           sharding=typed_sharding(self.sharding, len(self.shape)), ur=ur)
 
     def __eq__(self, other):
         return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type
-                and self.sharding == other.sharding)
+                and self.sharding == other.sharding
+                and self.manual_axis_type == other.manual_axis_type)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type, self.sharding))
+        return hash((self.shape, self.dtype, self.weak_type, self.sharding,
+                     self.manual_axis_type))
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
         sharding = f", sharding={self.sharding!r}" if self.sharding is not None else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{sharding})"
+        mat = f", manual_axis_type={self.manual_axis_type}" if self.manual_axis_type else ""
+        return (f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{sharding}"
+                f"{mat})")
 
 
 # where the public name is (jax.ShapeDtypeStruct, JAX's __module__ "jax"): the class as JAX's
@@ -613,9 +647,12 @@ def type_mesh(aval):
 def summed_axes(aval) -> tuple:
     """(unreduced, reduced): the mesh axes `aval`'s type says it is unreduced over (each
     device holds a summand) and reduced over (JAX's getu, getr); empty for an untyped one."""
+    ur = getattr(aval, "ur", NO_UR)
+    if ur is not NO_UR:         # (in a shard_map body: the manual axes, JAX's mat's)
+        return ur
     sharding = getattr(aval, "sharding", None)
     if sharding is None:
-        return frozenset(), frozenset()
+        return NO_UR
     return sharding.spec.unreduced, sharding.spec.reduced
 
 

@@ -21,12 +21,14 @@ import math
 import threading
 
 from . import avals as _avals
+from . import vma as _vma
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
 from .avals import (dim_text, explicit_axes, make, parts_of, shape_text, summed_axes,  # noqa: F401
                     typed_sharding)
 from .mesh import AbstractMesh, abstracted, get_abstract_mesh, get_mesh
-from .primitive import rule, sharding_rules, sharding_typing_rules
+from .ir import jaxpr_params
+from .primitive import own_vma_rules, rule, sharding_rules, sharding_typing_rules
 from .source_info import user_source_info
 from .trace import EvalTrace, Tracer, current_trace
 
@@ -709,6 +711,9 @@ def apply(prim, in_avals, params, out_avals) -> list:
 ur_rules: dict = {}     # primitive -> rule(name, in_avals, params, out spec) -> (unreduced, reduced)
 
 _ISSUE = "Please file an issue at https://github.com/jax-ml/jax/issues"
+# primitives whose results' types (with their sets) come from their params, in a body
+# (custom_lin's out_avals: the tangents' types)
+own_ur_rules: set = set()
 
 
 def _summed(prim, in_avals, params, out_avals, given) -> list:
@@ -716,10 +721,19 @@ def _summed(prim, in_avals, params, out_avals, given) -> list:
     call_ur_rule). Nothing to do, and nothing checked, where no operand and no out_sharding=
     names such axes (every rule then gives none)."""
     sets = [summed_axes(a) for a in in_avals]
+    checked = _vma.checked      # (in a check_vma shard_map body: its manual axes)
+    if checked and (prim in own_vma_rules or prim in own_ur_rules or jaxpr_params(params)):
+        # in a shard_map body: the casts and collectives, and the primitives of a jaxpr,
+        # type the manual axes' sets themselves (core/vma.py)
+        return out_avals
     given = getattr(given, "spec", given)       # (reduce_sum's out_sharding param is a P)
     given_sets = given is not None and (given.unreduced or given.reduced)
     if not given_sets and not any(u or r for u, r in sets):
         return out_avals
+    if checked and not given_sets:
+        # in a body a given sharding says nothing of the manual axes' sets (a transpose's
+        # broadcast_in_dim carries its operand's sharding): the operands' sets rule
+        given = None
     rule = ur_rules.get(prim)
     if rule is None and sharding_rules.get(prim) is broadcasting_rule:
         rule = unop_ur_rule if len(in_avals) == 1 else nary_ur_rule
@@ -729,7 +743,9 @@ def _summed(prim, in_avals, params, out_avals, given) -> list:
                                       f"implemented. {_ISSUE}")
         return out_avals
     unreduced, reduced = rule(prim.name, in_avals, params, given)
-    return [a if a.sharding is None else
+    # (in a check_vma body: the manual axes' sets, JAX's mat)
+    return [a.update(ur=(unreduced, reduced)) if checked and type(a) is _avals.ShapedArray
+            else a if a.sharding is None else
             a.update(sharding=make(a.sharding.mesh, parts_of(a), unreduced, reduced))
             for a in out_avals]
 

@@ -33,6 +33,7 @@ from .config import config
 from .earray import constant_handlers, foreign_constant
 from . import vma
 from .avals import ShapedArray, abstract_token, get_aval
+from .mesh import AxisType, get_abstract_mesh
 from .check import check_jaxpr
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from .name_stack import eqn_source_info
@@ -97,6 +98,21 @@ JaxprTracer = DynamicJaxprTracer     # the name jxkernel's code knows it by
 _LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)
 
 
+def _closed_over_explicit(aval) -> None:
+    """JAX's refusal of a value typed over a mesh with Explicit axes closed over by a
+    shard_map body whose mesh has its axes Manual or Auto only."""
+    sharding = getattr(aval, "sharding", None)
+    if sharding is None or AxisType.Explicit not in getattr(sharding.mesh, "axis_types", ()):
+        return
+    here = get_abstract_mesh()
+    if not here.manual_axes or AxisType.Explicit in here.axis_types:
+        return
+    raise NotImplementedError(
+        "Closing over inputs to shard_map where the input is sharded on `Explicit` axes is "
+        "not implemented. As a workaround, please pass those inputs as an argument to "
+        f"shard_map. Got input with shape {aval.str_short(True, True)}")
+
+
 class _RefOperand(Exception):
     """A Ref-typed tracer (api/state.py's RefTracer) met as a primitive's operand."""
 
@@ -154,6 +170,8 @@ class JaxprTrace(Trace):
             self.check_foreign_tracer(x)
             if x.aval.has_qdd:             # a mutable hijax value of an enclosing trace
                 return self._hi_const(x, x.aval)
+            if self.shard_map_body:
+                _closed_over_explicit(x.aval)
             return self._constvar(x, x.aval)
         if type(x) is Literal:
             return x
@@ -162,7 +180,11 @@ class JaxprTrace(Trace):
         aval = get_aval(x)
         if type(x) in constant_handlers:   # a library's array class: its data's EArray
             return self._constvar(foreign_constant(x, aval), aval, key=id(x))
+        if self.shard_map_body:
+            _closed_over_explicit(aval)
         return self._const_atom(x, aval)
+
+    shard_map_body = False       # (the trace of a shard_map body: api/shard_map_call.py)
 
     def _hi_const(self, x, aval=None):
         found = self.consts.get(id(x))

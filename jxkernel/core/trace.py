@@ -242,6 +242,8 @@ class Tracer:
     ndim = property(lambda self: self.aval.ndim)
     size = property(lambda self: self.aval.size)
     weak_type = property(lambda self: self.aval.weak_type)
+    # in a shard_map body: how it relates to the manual axes (JAX's tracer.mat)
+    mat = property(lambda self: self.aval.mat)
 
     def __len__(self):
         if not self.aval.shape:

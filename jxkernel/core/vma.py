@@ -6,7 +6,10 @@ varies over the axes its in_spec names, `psum` removes its axes, `axis_index('x'
 over 'x', and any other primitive's result varies over the union of its inputs'. An input
 that varies over fewer axes than that union first goes through `pvary`, a no-op on the
 data that only changes the type; its transpose is a `psum`, which is how `grad` taken
-inside a body sums the cotangent of a replicated input over the devices.
+inside a body sums the cotangent of a replicated input over the devices. A value may also
+be unreduced over manual axes (each device holds a summand: `aval.ur[0]`, JAX's
+`mat.unreduced`) or reduced over them (the same on each device, its cotangent unreduced:
+`aval.ur[1]`), with JAX's casts between those and varying below.
 
     >>> from jxkernel.sharding import Mesh, PartitionSpec as P
     >>> mesh = Mesh(np.array(jax.devices()[:1]), ('x',))
@@ -20,7 +23,7 @@ inside a body sums the cotangent of a replicated input over the devices.
 """
 from __future__ import annotations
 
-from .avals import NO_AXES, ShapedArray, axis_order
+from .avals import NO_AXES, NO_UR, ShapedArray, axis_order, make_ur
 from .axis_env import visible_axes
 from .config import config
 from .ir import jaxpr_params
@@ -91,6 +94,93 @@ def pvary(x, axes):
     return pvary_p.bind(x, axes=in_mesh_order(axes))
 
 
+# ------------------------------------------------------------------ unreduced and reduced
+# A body's value may be unreduced over manual axes (each device holds a summand: an
+# out_spec's unreduced axes, a contraction's partial sums) or reduced over them (the same on
+# each device, typed so that its cotangent is unreduced there: an in_spec's reduced axes).
+# The casts between those and varying are no-ops on the data, each the other's transpose
+# (JAX's reduced_vary_cast, vary_unreduced_cast; preduced and unreduced_psum likewise).
+def _cast_rule(name, kind_from, kind_to, check):
+    def rule(x, *, axes):
+        if not checked:     # (run where the body's types are erased: an eager body's steps)
+            return x
+        axes_set = frozenset(axes)
+        unreduced, reduced = x.ur
+        have = {"varying": x.vma, "unreduced": unreduced, "reduced": reduced}
+        check(name, x, axes_set, have)
+        new = dict(have)
+        if kind_from != "invarying":
+            new[kind_from] = have[kind_from] - axes_set
+        new[kind_to] = have[kind_to] | axes_set
+        return x.update(vma=new["varying"], ur=make_ur(new["unreduced"], new["reduced"]))
+    return rule
+
+
+def _check_cast(kind_from, kind_to, arrow):
+    def check(name, x, axes, have):
+        if kind_to == "unreduced":          # (JAX's check_unreduced_args)
+            for kind in ("unreduced", "reduced"):
+                if have[kind] & axes:
+                    raise ValueError(f"{name} cannot accept args which are {kind}. Got "
+                                     f"{x.str_short(True)} and axes={set(axes)}")
+        if kind_from != "invarying":
+            if not have[kind_from]:
+                raise ValueError(f"{name} only accepts inputs that are {kind_from}. Got "
+                                 f"{x.str_short(True)}")
+            if not have[kind_from] & axes:
+                raise ValueError(
+                    f"{name} is a {arrow} collective. This means that the axis names "
+                    f"mentioned in `axes` passed to `{name}` must be present in "
+                    f"`jax.typeof(x).mat.{kind_from}`. Got axes={tuple(axes)} and "
+                    f"jax.typeof(x).mat.{kind_from}={have[kind_from]}")
+        elif have["varying"] & axes:
+            raise ValueError(
+                f"{name} is a {arrow} collective. This means that the axis names mentioned "
+                f"in `axes` passed to `{name}` must not be present in "
+                f"`jax.typeof(inp).mat.varying`. Got axes={tuple(axes)} and "
+                f"jax.typeof(inp).mat.varying={have['varying']}")
+        if have[kind_to] & axes:
+            raise ValueError(f"{name} input cannot be {kind_to} across the axis_name provided. "
+                             f"Got x={x.str_short(True)} and axis_name={tuple(axes)}")
+    return check
+
+
+reduced_vary_cast_p = Primitive("reduced_vary_cast_p")
+vary_unreduced_cast_p = Primitive("vary_unreduced_cast_p")
+preduced_p = Primitive("preduced")
+for _p, _from, _to, _arrow in (
+        (reduced_vary_cast_p, "reduced", "varying", "Reduced->Varying"),
+        (vary_unreduced_cast_p, "varying", "unreduced", "Varying->Unreduced"),
+        (preduced_p, "invarying", "reduced", "Invariant->Reduced")):
+    own_vma_rules.add(_p)
+    abstract_eval_rules[_p] = _cast_rule(_p.name.removesuffix("_p"), _from, _to,
+                                         _check_cast(_from, _to, _arrow))
+
+
+def reduced_vary_cast(x, axes):
+    """`x`, reduced over `axes`, typed as varying over them (the data is unchanged)."""
+    return reduced_vary_cast_p.bind(x, axes=in_mesh_order(axes))
+
+
+def vary_unreduced_cast(x, axes):
+    """`x`, varying over `axes`, typed as unreduced over them: each device's value is its
+    summand (the data is unchanged)."""
+    return vary_unreduced_cast_p.bind(x, axes=in_mesh_order(axes))
+
+
+def preduced(x, axes):
+    """`x`, the same over `axes`, typed as reduced over them (the data is unchanged)."""
+    return preduced_p.bind(x, axes=in_mesh_order(axes))
+
+
+def _pvary_or_cast(trace, x, missing):
+    """The cast making `x` vary over `missing` too: from reduced where it is reduced over just
+    those axes (JAX's auto_insert_reshard), else pvary."""
+    prim = reduced_vary_cast_p if getattr(getattr(x, "aval", None), "ur", NO_UR)[1] == missing \
+        else pvary_p
+    return trace.process_primitive(prim, [x], {"axes": in_mesh_order(missing)})
+
+
 # ------------------------------------------------------------------ the rules for the others
 def match_inputs(trace, prim, args, params) -> list:
     """`args` with each one varying over fewer axes than the others put through pvary."""
@@ -108,8 +198,7 @@ def match_inputs(trace, prim, args, params) -> list:
                 "https://github.com/jax-ml/jax/issues and as a temporary workaround pass the "
                 "check_vma=False argument to `jax.shard_map`")
         return args
-    return [x if v == union else
-            trace.process_primitive(pvary_p, [x], {"axes": in_mesh_order(union - v)})
+    return [x if v == union else _pvary_or_cast(trace, x, union - v)
             for x, v in zip(args, vmas)]
 
 

@@ -246,8 +246,8 @@ def describe_mismatch(what1, tree1, avals1, what2, tree2, avals2) -> str | None:
             what = "shapes" if a.shape != b.shape else "dtypes"
             return (f"{what1}{where} has type {_long(a)} but {what2} has type {_long(b)}, so "
                     f"the {what} do not match.")
-        if getattr(a, "vma", None) != getattr(b, "vma", None):      # in a shard_map body
-            return _vma_mismatch(what1, what2, path, a, b)
+        if getattr(a, "vma", None) != getattr(b, "vma", None) and vma.checked:
+            return _vma_mismatch(what1, what2, path, a, b)      # (in a check_vma body only)
         # Explicit mesh axes: typed carries must keep their sharding. An untyped side (a
         # primitive with no sharding rule, or a one-device initial value, which JAX would
         # type as replicated) is let through
@@ -362,7 +362,8 @@ def check_carry(body_fun, in_tree, in_avals, out_tree, out_avals, name="body fun
             extra = extra.replace("dtypes and shapes", "dtypes do not match, and the shapes")
             diffs.append(f"{what} has type {_long(a)} but the corresponding output carry "
                          f"component has type {_long(b)}, so the {extra} do not match")
-        elif getattr(a, "vma", None) != getattr(b, "vma", None):      # in a shard_map body
+        elif getattr(a, "vma", None) != getattr(b, "vma", None) and vma.checked:
+            # (in a check_vma body only: an eager body's steps run with its types erased)
             diffs.append(_vma_mismatch(what, "the corresponding output carry component",
                                        None, a, b).rstrip("."))
             missing = in_mesh_order(b.vma - a.vma)

@@ -386,6 +386,17 @@ def _lowering(ctx, x, *, sharding, _typed=False, **_):
     if not isinstance(sharding.mesh, AbstractMesh) and sharding.mesh._ids != mesh._ids:
         raise ValueError(f"with_sharding_constraint's sharding {sharding!r} is over another mesh "
                          f"than the jitted computation's {mesh}; use one mesh")
+    manual = ctx.module_ctx.manual
+    if manual is not None and isinstance(getattr(sharding, "spec", None), PartitionSpec):
+        # in a shard_map body its manual axes are each device's own: JAX's error where the
+        # constraint names one
+        axes = tuple(a for a in manual[0].axis_names if a in manual[1])
+        if any(a in manual[1] for entry in sharding.spec._axes(len(ctx.avals_out[0].shape))
+               for a in entry):
+            raise ValueError(
+                f"pspec {sharding.spec} contains a manual axes {axes} of mesh which is not "
+                f"allowed. If you are using a with_sharding_constraint under a shard_map, only "
+                f"use the mesh axis in PartitionSpec which are not manual.")
     if not _typed:
         sharding = _with_type_axes(sharding, ctx.avals_out[0])
     return constrained(ctx, x, sharding, ctx.avals_out[0], typed=_typed)

@@ -17,6 +17,7 @@ from ..core.avals import get_aval
 from ..core.errors import ConcretizationTypeError
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
+from ..core.vma import vary_like
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
 from ..transforms.jit import jit
@@ -259,8 +260,10 @@ def _searchsorted_scan(a, q, side, dtype, unroll=False):
         return (lax.select(go_left, low, mid), lax.select(go_left, mid, high)), None
 
     levels = int(np.ceil(np.log2(n + 1)))
-    init = (lax.broadcast_in_dim(typed_constant(0, udt), shape, ()),
-            lax.broadcast_in_dim(typed_constant(n, udt), shape, ()))
+    # (in a shard_map body, varying as the queries and `a` vary: the carry the halvings
+    # give back does, as JAX's pvary of its initial bounds)
+    init = tuple(vary_like(vary_like(lax.broadcast_in_dim(typed_constant(k, udt), shape, ()),
+                                     q), a) for k in (0, n))
     (_, high), _ = lax.scan(halve, init, None, length=levels, unroll=levels if unroll else 1)
     return conversion.convert_element_type(high, dtype)
 

@@ -37,7 +37,7 @@ load_every_primitive()
 # test_library_types' 'incr_library_types_test'), which must not count here
 OURS = {name: all_primitives[name] for name in all_primitives}
 
-# Primitives with no NumPy rule yet (10 of 189): exported programs (StableHLO only XLA
+# Primitives with no NumPy rule yet: exported programs (StableHLO only XLA
 # runs), shape polymorphism's dim_as_value and foreign functions; the collectives (they need
 # an axis environment: pmap's and shard_map's rules batch them away; psum, pmax and pmin have
 # rules for what vmap leaves of them, reductions over array dimensions); and what appears only
@@ -46,6 +46,8 @@ OURS = {name: all_primitives[name] for name in all_primitives}
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported dim_as_value ffi_call
 all_gather all_gather_invariant all_to_all axis_index ppermute psum_invariant reduce_scatter
+all_gather_reduced unreduced_reduce_scatter unreduced_psum preduced reduced_vary_cast_p
+vary_unreduced_cast_p
 ragged_all_to_all psend precv
 custom_lin
 get swap addupdate freeze new_ref empty_ref

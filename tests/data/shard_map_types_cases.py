@@ -27,6 +27,8 @@ def run(jax) -> dict:
     _linearize_in_body(jax, out)
     _custom_vjp_in_body(jax, out)
     _dce_of_shard_map(jax, out)
+    _partly_manual_explicit(jax, out)
+    _eval_shape_in_body(jax, out)
     return out
 
 
@@ -134,9 +136,10 @@ def _summed_spec_checks(jax, out):
 
 
 def _summed_spec_rewrites(jax, out):
-    """The two rewrites jxkernel's refusal of unreduced specs in a full-manual shard_map
-    advises (api/shard_map_checks.py), run: reshard an unreduced argument first; psum a
-    result inside the body and give out_specs without unreduced axes."""
+    """Two ways to a shard_map without unreduced specs (jxkernel refused such specs before
+    its bodies typed the sets: tests/data/unreduced_cases.py has them now), run: reshard an
+    unreduced argument first; psum a result inside the body and give out_specs without
+    unreduced axes."""
     jnp, P = jax.numpy, jax.sharding.PartitionSpec
     mesh = _mesh(jax, (2,), ("x",), explicit=True)
     put = lambda v, spec: jax.device_put(v, jax.sharding.NamedSharding(mesh, spec))  # noqa: E731
@@ -441,3 +444,122 @@ def _dce_of_shard_map(jax, out):
             return [used_inputs, [e.primitive.name for e in body.eqns],
                     [repr(s) for s in pruned.eqns[0].params["in_specs"]]]
         out[f"dce shard_map used {used}"] = _answer(run)
+
+
+def _partly_manual_explicit(jax, out):
+    """A shard_map manual over some Explicit axes only: its inputs' specs inferred over the
+    manual axes alone, the values in the body typed over the Explicit axes left (their
+    sharding's spec), and its results split over both."""
+    import numpy as np
+    P = jax.sharding.PartitionSpec
+    mesh = _mesh(jax, (2, 2), ("x", "y"), explicit=True)
+    seen = {}
+
+    def note(name, v):
+        t = jax.typeof(v)
+        seen[name] = [repr(t.sharding.spec), sorted(t.mat.varying), str(t)]
+
+    def body(v):
+        note("in", v)
+        w = v * 2
+        note("mul", w)
+        return w
+
+    with jax.set_mesh(mesh):
+        arr = jax.device_put(np.arange(16.).reshape(8, 2), P("x", "y"))
+        for name, spec, axes in (("x", P("x"), {"x"}), ("y", P(None, "y"), {"y"})):
+            seen.clear()
+            f = jax.jit(jax.shard_map(body, out_specs=spec, axis_names=axes))
+            out[f"partly manual explicit over {name}"] = _answer(lambda: [
+                repr(f(arr).sharding.spec), np.asarray(f(arr)).tolist(), dict(seen)])
+
+    # a value typed over Explicit axes closed over by a body manual over all of them: JAX's
+    # NotImplementedError (eager and under jit); passed as an argument, it runs
+    emesh = _mesh(jax, (2,), ("x",), explicit=True)
+    with jax.set_mesh(emesh):
+        w = jax.numpy.ones((2, 4), dtype=np.float32)
+        x = jax.device_put(jax.numpy.ones((4, 4), dtype=np.float32), P("x"))
+        closing = jax.shard_map(lambda xi: (w * xi).sum(-1), in_specs=P("x"), out_specs=P("x"))
+        out["closed over explicit eager"] = _answer(lambda: closing(x).tolist())
+        out["closed over explicit jit"] = _answer(lambda: jax.jit(closing)(x).tolist())
+        out["passed explicit"] = _answer(lambda: jax.shard_map(
+            lambda w, xi: (w * xi).sum(-1), in_specs=(P(), P("x")), out_specs=P("x"))(
+                w, x).tolist())
+
+
+def _eval_shape_in_body(jax, out):
+    """eval_shape inside a body: a ShapeDtypeStruct with the manual axes its value varies
+    over (its `manual_axis_type`); full_like of it varies alike; a lax.map whose carry
+    varies, eagerly and under jit (the eager body's steps run with its types erased)."""
+    import numpy as np
+    P, lax, jnp = jax.sharding.PartitionSpec, jax.lax, jax.numpy
+    mesh = _mesh(jax, (2,), ("x",))
+    seen = {}
+
+    @jax.shard_map(mesh=mesh, in_specs=(P(), P("x")), out_specs=P("x"))
+    def g(p, x):
+        def one(xi):
+            s = jax.eval_shape(lambda a, b: jnp.dot(a, b), p, xi)
+            seen["sds"] = [repr(s.manual_axis_type), sorted(jax.typeof(s).mat.varying),
+                           sorted(jax.typeof(lax.full_like(s, 1)).mat.varying)]
+            _, pull = jax.vjp(lambda a, b: jnp.dot(a, b), p, xi)
+            return pull(lax.full_like(s, 1))[1]
+        return lax.map(one, x)
+
+    p, x = np.arange(3.), np.arange(12.).reshape(4, 3)
+    out["eval_shape in body eager"] = _answer(lambda: [np.asarray(g(p, x)).tolist(),
+                                                       dict(seen)])
+    out["eval_shape in body jit"] = _answer(lambda: np.asarray(jax.jit(g)(p, x)).tolist())
+
+    # searchsorted (jnp.histogram's) in a body: its loop's carry varies as the queries do
+    emesh = _mesh(jax, (2,), ("data",), explicit=True)
+    with jax.set_mesh(emesh):
+        xs = jax.device_put(np.arange(8 * 4 * 2).reshape(8, 4, 2), P("data"))
+        edges = jnp.histogram_bin_edges(xs, bins=10)
+        hist = jax.shard_map(lambda v, e: jax.vmap(lambda q: jnp.histogram(q, bins=e)[0])(v),
+                             in_specs=(P("data"), P()), out_specs=P("data"))
+        out["histogram in body"] = _answer(lambda: [np.asarray(hist(xs, edges)).tolist(),
+                                                    np.asarray(jax.jit(hist)(xs, edges)).tolist()])
+
+    # a jit whose arguments are not placed, with shard_maps inside, lowered with debug_info
+    # (as_text's other lowering): partitioned over their mesh, as its call is
+    mesh8 = jax.sharding.Mesh(np.array(jax.devices()), ("i",))
+
+    def two_maps(v):
+        for _ in range(2):
+            v = jax.shard_map(lambda b: jnp.cos(b * 3.0), mesh=mesh8, in_specs=P("i"),
+                              out_specs=P("i"))(v)
+        return v
+
+    out["shard_map lowered with debug_info"] = _answer(lambda: jax.jit(two_maps).lower(
+        jnp.arange(8.)).as_text("stablehlo", debug_info=True).count("sdy.manual_computation"))
+
+    # a shard_map inside a partly manual body given the mesh again: JAX's error (the
+    # context there is the mesh with the body's axes Manual)
+    amesh = _mesh(jax, (2, 2), ("i", "j"))
+    inner = jax.shard_map(lambda b: b * b, mesh=amesh, in_specs=P(None, "j"),
+                          out_specs=P(None, "j"))
+    outer = jax.jit(jax.shard_map(inner, mesh=amesh, in_specs=P("i", None),
+                                  out_specs=P("i", None), check_vma=False, axis_names={"i"}))
+
+    def mesh_again():
+        try:
+            outer(jnp.arange(32.).reshape(4, 8))
+        except ValueError as e:
+            import re
+            return ["ValueError", bool(re.search(
+                r"^The context mesh AbstractMesh\('i': 2, 'j': 2, axis_types=\(Manual, Auto\)"
+                r".* should match the mesh passed to shard_map Mesh\('i': 2, 'j': 2", str(e)))]
+        return "ran"
+    out["shard_map given its mesh again in a body"] = mesh_again()
+
+    # with_sharding_constraint naming a manual axis inside a body: JAX's error
+    def constrained_body(b):
+        return jax.lax.with_sharding_constraint(
+            b, jax.sharding.NamedSharding(amesh, P("i", "j"))) * 2
+
+    for name, axes in (("partly", {"i"}), ("wholly", {"i", "j"})):
+        f = jax.jit(jax.shard_map(constrained_body, mesh=amesh, in_specs=P("i", None),
+                                  out_specs=P("i", None), check_vma=False, axis_names=axes))
+        out[f"constraint on a manual axis, {name} manual"] = _answer(
+            lambda: np.asarray(f(jnp.arange(32.).reshape(4, 8))).tolist())

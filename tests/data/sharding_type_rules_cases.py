@@ -36,6 +36,7 @@ def run(jax) -> dict:
     _unstack(jax, out)
     _einsum(jax, out)
     _tile(jax, out)
+    _custom_vjp_tangent(jax, out)
     return out
 
 
@@ -115,3 +116,27 @@ def _tile(jax, out):
             lambda v: (f(v) * np.arange(4.)).sum()))(x)))
         out["tile split dimension"] = _answer(lambda: _typed(jax, f(
             jax.device_put(x, P("x", "y")))))
+
+
+def _custom_vjp_tangent(jax, out):
+    """A custom_vjp's output cotangent, as its bwd receives it, typed as the output is (its
+    linearized equation's results keep the tangents' shardings)."""
+    import numpy as np
+    P, jnp = jax.sharding.PartitionSpec, jax.numpy
+    mesh = _mesh(jax, (2, 2), ("x", "y"))
+    seen = {}
+
+    @jax.custom_vjp
+    def f(a, b):
+        return jnp.einsum("btd,df->btf", a, b)
+
+    def bwd(res, g):
+        seen["g"] = str(jax.typeof(g))
+        return res
+
+    f.defvjp(lambda a, b: (f(a, b), (a, b)), bwd)
+    with jax.set_mesh(mesh):
+        a = jax.device_put(np.arange(64.).reshape(8, 4, 2), P("x", "y", None))
+        b = jax.device_put(np.arange(12.).reshape(2, 6), P("y", None))
+        out["custom_vjp cotangent type"] = _answer(lambda: [
+            _typed(jax, jax.jit(jax.grad(lambda a, b: f(a, b).sum()))(a, b)), seen["g"]])

@@ -23,6 +23,7 @@ def run(jax) -> dict:
     _elementwise(jax, out)
     _placed(jax, out)
     _gradients(jax, out)
+    _shard_map_bodies(jax, out)
     return out
 
 
@@ -237,3 +238,137 @@ def _gradients(jax, out):
             g = grad(x)
             out[f"grad through jit of {kind}"] = [
                 repr(g.sharding.spec), np.asarray(jax.sharding.reshard(g, P())).tolist()]
+
+
+def _shard_map_bodies(jax, out):
+    """Inside a check_vma shard_map body the manual axes' sets are types too (typeof(x).mat):
+    an in_spec's reduced axes, the cast to varying where such a value meets a varying one
+    (its transpose leaves each device's cotangent as its summand: the gradient comes out
+    unreduced), an out_spec's unreduced axes (each device's value its summand), pcast's
+    casts, psum of an unreduced value, and JAX's errors."""
+    import numpy as np
+    P, lax, jnp = jax.sharding.PartitionSpec, jax.lax, jax.numpy
+    mesh = _mesh(jax, (2,), ("x",))
+
+    def mat(x):
+        m = jax.typeof(x).mat
+        return [sorted(m.varying), sorted(m.unreduced), sorted(m.reduced)]
+
+    def summands(o):
+        return [repr(o.sharding.spec), [np.asarray(s.data).tolist() for s in o.addressable_shards]]
+
+    with jax.set_mesh(mesh):
+        a = jax.device_put(np.arange(8.), P("x"))
+        r = jax.device_put(np.arange(4.) + 1, P(None, reduced={"x"}))
+        seen = {}
+
+        @jax.jit
+        @jax.shard_map(out_specs=P("x"))
+        def f(x, y):
+            seen["in"] = [mat(x), mat(y)]
+            z = x * y
+            seen["mul"] = mat(z)
+            return z
+
+        out["shard_map reduced in"] = _answer(lambda: summands(f(a, r)))
+        out["shard_map reduced in types"] = dict(seen)
+        out["shard_map reduced in jaxpr"] = _answer(
+            lambda: str(jax.make_jaxpr(f)(a, r)).count("reduced_vary_cast"))
+        grad = jax.jit(jax.grad(lambda x, y: f(x, y).sum(), argnums=(0, 1)))
+        out["shard_map reduced in grad"] = _answer(lambda: [
+            summands(g) for g in grad(a, r)])
+
+        @jax.jit
+        @jax.shard_map(out_specs=P(unreduced={"x"}))
+        def partial_sums(x):
+            return x.sum()
+
+        out["shard_map unreduced out"] = _answer(lambda: summands(partial_sums(a)) + [
+            float(jax.sharding.reshard(partial_sums(a), P()))])
+        for name, arg in (("reduced", r), ("invariant", jax.device_put(np.arange(4.), P()))):
+            out[f"shard_map unreduced out of {name}"] = _answer(lambda: summands(
+                jax.jit(jax.shard_map(lambda x: x.sum(), out_specs=P(unreduced={"x"})))(arg)))
+
+        @jax.jit
+        @jax.shard_map(out_specs=P())
+        def casts(x, y):
+            u = lax.pcast(x, "x", to="unreduced")
+            p = lax.psum(u, "x")
+            w = lax.pcast(y, "x", to="varying")
+            q = lax.pcast(lax.psum(x, "x"), "x", to="reduced")
+            seen["casts"] = [mat(u), mat(p), mat(w), mat(q)]
+            return p
+
+        out["shard_map pcast and psum"] = _answer(lambda: [
+            np.asarray(casts(a, r)).tolist(), str(jax.make_jaxpr(casts)(a, r)).count(
+                "unreduced_psum"), seen["casts"]])
+        out["shard_map pcast unsupported"] = _answer(lambda: jax.jit(jax.shard_map(
+            lambda y: lax.pcast(y, "x", to="unreduced"), out_specs=P()))(r))
+
+        @jax.jit
+        @jax.shard_map(out_specs=P(None, reduced={"x"}))
+        def gathered(x):
+            g = lax.all_gather(x, "x", tiled=True, to="reduced")
+            seen["gathered"] = mat(g)
+            return g
+
+        gather_grad = jax.jit(jax.grad(lambda x: gathered(x).sum()))
+        out["shard_map all_gather to reduced"] = _answer(lambda: [
+            summands(gathered(a)), seen["gathered"], summands(gather_grad(a)),
+            str(jax.make_jaxpr(gather_grad)(a)).count("unreduced_reduce_scatter")])
+
+        @jax.jit
+        @jax.shard_map(in_specs=P(unreduced={"x"}), out_specs=P("x"))
+        def scattered(x):
+            y = lax.psum_scatter(x, "x", tiled=True)
+            seen["scattered"] = mat(y)
+            return y
+
+        u = jax.jit(lambda: jnp.arange(8.), out_shardings=P(unreduced={"x"}))()
+        out["shard_map psum_scatter of unreduced"] = _answer(lambda: [
+            summands(scattered(u)), seen["scattered"]])
+
+        core = __import__("importlib").import_module(jax.__name__ + "._src.core")
+        untyped = jax.jit(jax.shard_map(lambda x: core.reduced_vary_cast(x, "x"),
+                                        in_specs=P(reduced={"x"}), out_specs=P("x"),
+                                        check_vma=False))
+        untyped_grad = jax.jit(jax.grad(lambda x: untyped(x).sum()))
+        r8 = jax.device_put(np.arange(8.), P(reduced={"x"}))
+        out["shard_map check_vma=False reduced_vary_cast grad"] = _answer(lambda: [
+            summands(untyped_grad(r8)), "psum" in str(jax.make_jaxpr(untyped_grad)(r8))])
+
+        # run eagerly (outside jit): each step on every device's block, the same types
+        eager_in = jax.shard_map(lambda x: lax.pcast(x, "x", to="varying"), out_specs=P("x"))
+        eager_out = jax.shard_map(lambda x: lax.pcast(x, "x", to="unreduced"),
+                                  out_specs=P(unreduced={"x"}))
+        out["shard_map eager reduced in"] = _answer(lambda: [
+            summands(eager_in(r)), summands(jax.grad(lambda x: eager_in(x).sum())(r))])
+        out["shard_map eager unreduced out"] = _answer(lambda: [
+            summands(eager_out(a)), summands(jax.grad(lambda x: eager_out(x).sum())(a))])
+
+        # a residual of a linearized body keeps its sets (JAX's nospec), and a transpose's
+        # broadcast keeps its cotangent's: the gradient of a reduced input is unreduced
+        sin_sum = jax.jit(jax.shard_map(lambda x: lax.sin(x).sum(), out_specs=P(reduced={"x"})))
+        r8 = jax.device_put(np.arange(8.) / 8, P(reduced={"x"}))
+        out["shard_map grad through a reduced residual"] = _answer(lambda: [
+            summands(g) for g in [jax.jit(jax.grad(sin_sum))(r8)]][0][0])
+        u8 = jax.jit(lambda: jnp.arange(8.), out_shardings=P(unreduced={"x"}))()
+        times = jax.jit(jax.shard_map(lambda x, y: (x * y).sum(), out_specs=P(unreduced={"x"})))
+        out["shard_map grad of unreduced times reduced"] = _answer(lambda: [
+            summands(g)[0] for g in jax.jit(jax.grad(times, argnums=(0, 1)))(u8, r8)])
+
+        # a custom_vjp in a body: its linearized equation's types (the tangents') keep the sets
+        @jax.custom_vjp
+        def ident(x):
+            return x
+
+        ident.defvjp(lambda x: (x, None), lambda _, g: (g + g,))
+        through = jax.shard_map(lambda x: ident(x), out_specs=P(reduced={"x"}))
+        out["shard_map grad through custom_vjp of reduced"] = _answer(lambda: summands(
+            jax.jit(jax.grad(lambda x: through(x).sum()))(r8)))
+
+        # an in_spec's sets must be the argument's (JAX's error: shard_map does not reshard)
+        out["shard_map unreduced in_spec of a plain value"] = _answer(lambda: jax.shard_map(
+            lambda t: t, in_specs=P(None, unreduced={"x"}), out_specs=P(None))(jnp.ones(2)))
+        out["shard_map reduced in_spec of an unreduced value"] = _answer(lambda: jax.shard_map(
+            lambda t: t, in_specs=P(reduced={"x"}), out_specs=P(None))(u8))

@@ -33,21 +33,3 @@ def test_case_matches_jax(runs, case):
         assert ours[case][0] == ref[case][0] and ours[case][1]
     else:
         assert ours[case] == ref[case]
-
-
-@pytest.mark.parametrize("where", ["in", "out"])
-def test_unreduced_specs_of_a_full_manual_shard_map_are_refused_with_a_rewrite(where):
-    # a body's values carry no unreduced/reduced sets in jxkernel, and dropping them ran
-    # programs JAX refuses (each device's summand given to the body as the value); the
-    # rewrites the refusal advises run as JAX runs them ("unreduced spec rewrite: ..." cases)
-    import jxkernel as jax
-    import jxkernel.numpy as jnp
-    P = jax.sharding.PartitionSpec
-    mesh = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
-    specs = {"in_specs": P(None, unreduced={"x"}), "out_specs": P(None)} if where == "in" \
-        else {"in_specs": P(None), "out_specs": P(None, unreduced={"x"})}
-    advice = r"jax.reshard\(x, P\(...\)\)" if where == "in" else r"jax.lax.psum\(y, \('x',\)\)"
-    with jax.set_mesh(mesh), pytest.raises(NotImplementedError, match=(
-            rf"^{where}_specs P\(None, unreduced=\{{'x'\}}\): jxkernel's shard_map does not "
-            rf"type a body's values unreduced or reduced yet\. .*{advice}")):
-        jax.shard_map(lambda t: t, **specs)(jnp.ones(2))

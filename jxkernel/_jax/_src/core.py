@@ -39,6 +39,9 @@ from ...core.staging import convert_constvars_to_invars, trace_to_jaxpr  # noqa:
 from ...lax.eval_jaxpr import eval_jaxpr_p  # noqa: E402
 from ...transforms.linear_util import wrap_init  # noqa: E402,F401
 from ..api_util import shaped_abstractify  # noqa: E402,F401 (JAX keeps it in core too)
+from ...core import vma as _vma  # noqa: E402
+from ...core.mesh import get_abstract_mesh  # noqa: E402
+from ...tree_util import tree_map  # noqa: E402
 
 
 def trace_state_clean() -> bool:
@@ -182,3 +185,19 @@ class AxisEnv:
 def get_axis_env() -> AxisEnv:
     """The named axes bound here (an AxisEnv)."""
     return AxisEnv(visible_axes(), axis_names())
+
+
+def reduced_vary_cast(x, axis_name):
+    """JAX's core.reduced_vary_cast: `x` (a pytree), reduced over the manual axes
+    `axis_name`, typed as varying over them (the data unchanged); in a shard_map body with
+    check_vma=False, over its own axes, `x` itself.
+
+    >>> reduced_vary_cast(1.0, ())
+    1.0
+    """
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not axis_name:
+        return x
+    if not _vma.checks(axes) and all(a in get_abstract_mesh().manual_axes for a in axes):
+        return x
+    return tree_map(lambda leaf: _vma.reduced_vary_cast(leaf, axes), x)

@@ -176,10 +176,12 @@ def _reduce(prim, x, axis_name, axis_index_groups):
         raise NotImplementedError
     leaves, tree = tree_flatten(x)
     if axis_index_groups is None and vma.checks(axes):        # in a check_vma=True body
+        if prim is psum_p:        # a leaf unreduced over the axes: its summands added up
+            return tree_unflatten(tree, [
+                unreduced_psum_p.bind(leaf, axes=axes) if _unreduced_over(leaf, axes) else
+                psum_invariant_p.bind(varying(leaf, axes, "jax.lax.psum"), axes=axes)[0]
+                for leaf in leaves])
         leaves = [varying(leaf, axes, f"jax.lax.{prim.name}") for leaf in leaves]
-        if prim is psum_p:
-            return tree_unflatten(tree, [psum_invariant_p.bind(leaf, axes=axes)[0]
-                                         for leaf in leaves])
     # one equation per leaf, as JAX's
     return tree_unflatten(tree, [prim.bind(leaf, axes=axes, axis_index_groups=axis_index_groups)[0]
                                  for leaf in leaves])
@@ -319,10 +321,94 @@ physical_rules[vma.pvary_p] = lambda in_avals, out_avals, x, *, axes: vma.pvary_
     x, axes=axes)
 
 
+# ------------------------------------------------------------------ unreduced, reduced casts
+# (core/vma.py declares them): no-ops on the data, each the other's transpose
+def _unreduced_over(leaf, axes) -> bool:
+    return bool(getattr(get_aval(leaf), "ur", vma.NO_UR)[0] & frozenset(axes))
+
+
+def _cast_batching(prim):
+    # a no-op on the data, per example alike (JAX has no batching rule: vmap of a body with
+    # these casts is its NotImplementedError)
+    return lambda axis_data, vals, dims, *, axes: (prim.bind(vals[0], axes=axes), dims[0])
+
+
+for _cast, _back in ((vma.reduced_vary_cast_p, vma.vary_unreduced_cast),
+                     (vma.vary_unreduced_cast_p, vma.reduced_vary_cast),
+                     (vma.preduced_p, None)):
+    lowering_rules[_cast] = lambda ctx, x, *, axes: x
+    impl_rules[_cast] = _raise_unbound
+    axis_batching_rules[_cast] = _cast_batching(_cast)
+    if _back is not None:
+        deflinear2(_cast, lambda ct, x, *, axes, _back=_back: [_back(instantiate(ct), axes)])
+
+# psum of a value unreduced over the axes (JAX's unreduced_psum: Unreduced -> Invariant),
+# whose transpose is preduced (Invariant -> Reduced), whose transpose is it again
+unreduced_psum_p = Primitive("unreduced_psum")
+own_vma_rules.add(unreduced_psum_p)
+
+
+def _unreduced_psum_abstract_eval(x, *, axes):
+    if not vma.checked:     # (run where the body's types are erased: an eager body's steps)
+        return x
+    unreduced, reduced = x.ur
+    if not unreduced:
+        raise ValueError(f"unreduced_psum only accepts inputs that are unreduced. Got "
+                         f"{x.str_short(True)}")
+    if not unreduced & frozenset(axes):
+        raise ValueError(
+            f"unreduced_psum is a Unreduced -> Invariant collective. This means that the "
+            f"axes={tuple(axes)} passed to `unreduced_psum` must be present in "
+            f"jax.typeof(x).mat.unreduced={unreduced}")
+    if x.vma & frozenset(axes):
+        raise ValueError(f"unreduced_psum's input cannot be varying across the  axis_name "
+                         f"provided. Got x={x.str_short(True)} and axes={tuple(axes)}")
+    return x.update(ur=(unreduced - frozenset(axes), reduced))
+
+
+abstract_eval_rules[unreduced_psum_p] = _unreduced_psum_abstract_eval
+lowering_rules[unreduced_psum_p] = lambda ctx, x, *, axes: lowering_rules[psum_p](
+    ctx, x, axes=axes, axis_index_groups=None)[0]
+impl_rules[unreduced_psum_p] = _raise_unbound
+deflinear2(unreduced_psum_p, lambda ct, x, *, axes: [vma.preduced(instantiate(ct), axes)])
+
+
+def _unreduced_psum_batching(axis_data, vals, dims, *, axes):
+    if axis_data.name in axes:           # a vmap axis of the same name: psum's own rule
+        outs, out_dims = axis_batching_rules[psum_p](axis_data, vals, dims, axes=axes,
+                                                     axis_index_groups=None)
+        return outs[0], out_dims[0]
+    return unreduced_psum_p.bind(vals[0], axes=axes), dims[0]
+
+
+axis_batching_rules[unreduced_psum_p] = _unreduced_psum_batching
+deflinear2(vma.preduced_p, lambda ct, x, *, axes: [unreduced_psum_p.bind(instantiate(ct),
+                                                                         axes=axes)])
+
+
+_PCASTS = {("invarying", "reduced"): vma.preduced,
+           ("varying", "unreduced"): vma.vary_unreduced_cast,
+           ("reduced", "varying"): vma.reduced_vary_cast}
+
+
+def _pcast_from(aval, axes) -> str:
+    """Which of varying, unreduced, reduced or invarying `aval` is over all of `axes` (JAX's
+    error where they differ)."""
+    unreduced, reduced = getattr(aval, "ur", vma.NO_UR)
+    found = {"varying" if a in aval.vma else "unreduced" if a in unreduced else
+             "reduced" if a in reduced else "invarying" for a in axes}
+    if len(found) > 1:
+        raise ValueError(
+            f"jax.lax.pcast can only accept axis_name which corresponds to one of varying, "
+            f"unreduced, reduced or invarying state of the input. Got input type: {aval}, "
+            f"axes: {axes} and input state: {found}")
+    return found.pop()
+
+
 def pcast(x, axis_name, *, to: str):
-    """`x` (any pytree) with its type changed along the manual mesh axes `axis_name`; jxkernel
-    has the cast JAX makes from a value the same on every device to a varying one
-    (`to='varying'`), inside a shard_map body with check_vma=True (elsewhere `x` itself).
+    """`x` (any pytree) with its type changed along the manual mesh axes `axis_name`, inside
+    a shard_map body with check_vma=True (elsewhere `x` itself): JAX's casts from the same
+    on every device to varying or reduced, from varying to unreduced, from reduced to varying.
 
     >>> from jxkernel.sharding import Mesh, PartitionSpec as P
     >>> mesh = Mesh(np.array(jax.devices()[:1]), ('x',))     # on n devices: (2 * n,)
@@ -338,15 +424,16 @@ def pcast(x, axis_name, *, to: str):
     if to not in ("unreduced", "reduced", "varying"):
         raise ValueError("Got unexpected `to` value. Allowed `to` values are: "
                          "{'unreduced', 'reduced', 'varying'}")
-    if to != "varying":
-        raise NotImplementedError(f"lax.pcast(..., to={to!r}): jxkernel's types have no "
-                                  f"unreduced or reduced values; only to='varying' is supported")
 
     def cast(leaf):
         if not vma.checks(axes):
             mesh = get_abstract_mesh()
             if all(a in mesh.manual_axes for a in axes):
                 return leaf          # a check_vma=False body's own axes: nothing to type
+            if to != "varying":
+                raise NotImplementedError(
+                    f"lax.pcast(..., to={to!r}) outside a shard_map body with check_vma=True: "
+                    f"jxkernel types unreduced and reduced values only there")
             left = tuple(a for a in axes if not (config.jax_remove_size_one_mesh_axis_from_type
                                                  and mesh.axis_names and mesh.shape.get(a) == 1))
             if not left:             # (axes of size 1 dropped from types: nothing to do)
@@ -356,9 +443,12 @@ def pcast(x, axis_name, *, to: str):
             if type(current_trace()) is not EvalTrace:
                 _check_bound(left, "pvary")
             return vma.pvary_p.bind(leaf, axes=vma.in_mesh_order(left))
-        has = vma.vma_of(leaf)
-        if all(a in has for a in axes):
-            raise ValueError("Unsupported pcast from=varying, to='varying'")
-        return varying(leaf, axes, "jax.lax.pcast")
+        source = _pcast_from(get_aval(leaf), axes)
+        if (source, to) == ("invarying", "varying"):
+            return varying(leaf, axes, "jax.lax.pcast")
+        cast = _PCASTS.get((source, to))
+        if cast is None:
+            raise ValueError(f"Unsupported pcast from={source}, to={to!r}")
+        return cast(leaf, axes)
     leaves, tree = tree_flatten(x)
     return tree_unflatten(tree, [cast(leaf) for leaf in leaves])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core import vma
 from ...core.avals import ShapedArray, get_aval
 from ...core.primitive import Primitive, own_vma_rules
 from ...tree_util import tree_flatten, tree_map, tree_unflatten
@@ -93,7 +94,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     `to="varying"` (JAX's default) types the result as varying over `axis_name` (its
     transpose is psum_scatter); `to="invarying"` as the same on every member of it (in a
     check_vma=True shard_map body: `typeof(y).mat.varying` without those axes; its transpose
-    is each member's slice of the cotangent). JAX's "reduced" is refused.
+    is each member's slice of the cotangent); `to="reduced"` as reduced over them (the same
+    on every member, its cotangent unreduced there: its transpose is a psum_scatter of
+    summands, JAX's unreduced_reduce_scatter).
 
         >>> jax.vmap(lambda x: lax.all_gather(x, 'i'), axis_name='i')(jnp.arange(3.0)).shape
         (3, 3)
@@ -106,12 +109,11 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
             raise NotImplementedError("jax.lax.all_gather(..., to='invarying') takes no "
                                       "axis_index_groups")
         return _all_gather_invariant(x, axis_name, axis=axis, tiled=tiled)
-    if to != "varying":
-        raise NotImplementedError(
-            f"jax.lax.all_gather(..., to={to!r}): jxkernel's gather types its result as "
-            f"varying over {axis_name!r} only; it has no {to} result types. The values are "
-            f"the same: gather with the default to='varying' (and pmean the result over "
-            f"{axis_name!r} for one typed invariant over it)")
+    if to == "reduced":
+        if axis_index_groups is not None:
+            raise NotImplementedError("jax.lax.all_gather(..., to='reduced') takes no "
+                                      "axis_index_groups")
+        return _all_gather_reduced(x, axis_name, axis=axis, tiled=tiled)
     names = _as_names(axis_name)
     groups = _canonical_groups(axis_index_groups, _axis_size(names))
     size = _axis_size(names) if groups is None else len(groups[0])
@@ -162,6 +164,76 @@ def _all_gather_invariant(x, axis_name, *, axis, tiled):
         a = canonicalize_axis(axis, len(get_aval(leaf).shape) + (0 if tiled else 1))
         return all_gather_invariant_p.bind(leaf, all_gather_dimension=a, axis_name=names,
                                            axis_size=size, tiled=tiled)
+    return tree_map(gather, x)
+
+
+# ------------------------------------------------------------------ reduced and unreduced
+# all_gather(..., to='reduced') (JAX's all_gather_reduced: Varying -> Reduced) and the
+# psum_scatter of a value unreduced over its axes (unreduced_reduce_scatter: Unreduced ->
+# Varying), each the other's transpose; the data is all_gather's and reduce_scatter's.
+all_gather_reduced_p = Primitive("all_gather_reduced")
+unreduced_reduce_scatter_p = Primitive("unreduced_reduce_scatter")
+own_vma_rules.update((all_gather_reduced_p, unreduced_reduce_scatter_p))
+
+
+def _sets_checked(x, axes, name, source, arrow, target):
+    """x's (varying, unreduced, reduced), after JAX's checks of a `source` -> `target` one
+    (none where the body's types are erased: an eager body's steps)."""
+    unreduced, reduced = getattr(x, "ur", vma.NO_UR)
+    if not vma.checked:
+        return x.vma, unreduced, reduced
+    have = {"varying": x.vma, "unreduced": unreduced, "reduced": reduced}
+    if not have[source]:
+        raise ValueError(f"{name} only accepts inputs that are {source}. Got "
+                         f"{x.str_short(True)}")
+    if not have[source] & axes:
+        raise ValueError(f"{name} is a {arrow} collective. This means that the "
+                         f"axis_name={tuple(axes)} passed to `{name}` must be present in "
+                         f"jax.typeof(x).mat.{source}={have[source]}")
+    if have[target] & axes:
+        raise ValueError(f"{name}'s input cannot be {target} across the axis_name provided. "
+                         f"Got x={x.str_short(True)} and axis_name={tuple(axes)}")
+    return x.vma, unreduced, reduced
+
+
+def _all_gather_reduced_abstract_eval(x, *, all_gather_dimension, axis_name, axis_size,
+                                      tiled):
+    axes = frozenset(axis_name)
+    varying_, unreduced, reduced = _sets_checked(x, axes, "all_gather_reduced", "varying",
+                                                 "Varying -> Reduced", "reduced")
+    out = _all_gather_abstract_eval(x, all_gather_dimension=all_gather_dimension,
+                                    axis_name=axis_name, axis_index_groups=None,
+                                    axis_size=axis_size, tiled=tiled)
+    if not vma.checked:
+        return out
+    return out.update(vma=varying_ - axes, ur=(unreduced, reduced | axes))
+
+
+def _unreduced_reduce_scatter_abstract_eval(x, *, axis_name, scatter_dimension, axis_size,
+                                            tiled):
+    axes = frozenset(axis_name)
+    varying_, unreduced, reduced = _sets_checked(x, axes, "unreduced_psum_scatter",
+                                                 "unreduced", "Unreduced -> Varying",
+                                                 "varying")
+    out = _reduce_scatter_abstract_eval(x, axis_name=axis_name,
+                                        scatter_dimension=scatter_dimension,
+                                        axis_index_groups=None, axis_size=axis_size,
+                                        tiled=tiled)
+    if not vma.checked:
+        return out
+    return out.update(vma=varying_ | axes, ur=(unreduced - axes, reduced))
+
+
+def _all_gather_reduced(x, axis_name, *, axis, tiled):
+    names = _as_names(axis_name)
+    if not names:
+        return x
+    size = _axis_size(names)
+
+    def gather(leaf):
+        a = canonicalize_axis(axis, len(get_aval(leaf).shape) + (0 if tiled else 1))
+        return all_gather_reduced_p.bind(leaf, all_gather_dimension=a, axis_name=names,
+                                         axis_size=size, tiled=tiled)
     return tree_map(gather, x)
 
 
@@ -289,6 +361,23 @@ _register_linear_collective(
     _gather_scatter_transpose(all_gather_p, "scatter_dimension", "all_gather_dimension"))
 
 
+_register_linear_collective(
+    all_gather_reduced_p, _all_gather_reduced_abstract_eval,
+    lambda ctx, x, **params: _all_gather_lowering(ctx, x, axis_index_groups=None, **params),
+    lambda axis_data, vals, dims, **params: _all_gather_batching(     # (all_gather's values)
+        axis_data, vals, dims, axis_index_groups=None, prim=all_gather_reduced_p, **params),
+    lambda ct, x, *, all_gather_dimension, **params: [unreduced_reduce_scatter_p.bind(
+        ct, scatter_dimension=all_gather_dimension, **params)])
+_register_linear_collective(
+    unreduced_reduce_scatter_p, _unreduced_reduce_scatter_abstract_eval,
+    lambda ctx, x, **params: _reduce_scatter_lowering(ctx, x, axis_index_groups=None,
+                                                      **params),
+    lambda axis_data, vals, dims, **params: _reduce_scatter_batching(  # (its values)
+        axis_data, vals, dims, axis_index_groups=None, **params),
+    lambda ct, x, *, scatter_dimension, **params: [all_gather_reduced_p.bind(
+        ct, all_gather_dimension=scatter_dimension, **params)])
+
+
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
     """psum(x, axis_name), of which member i keeps only block i along `scatter_dimension`
     (that axis is removed unless `tiled`). `x` may be a pytree.
@@ -309,5 +398,10 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         params = dict(axis_name=names, scatter_dimension=scatter_dimension % ndim,
                       axis_index_groups=groups, axis_size=size, tiled=tiled)
         _reduce_scatter_abstract_eval(get_aval(leaf), **params)   # vmap's rule never types it
+        if getattr(get_aval(leaf), "ur", vma.NO_UR)[0] & frozenset(names):
+            if groups is not None:       # (a value unreduced over the axes: its summands')
+                raise NotImplementedError
+            del params["axis_index_groups"]
+            return unreduced_reduce_scatter_p.bind(leaf, **params)
         return reduce_scatter_p.bind(varying(leaf, names, "jax.lax.psum_scatter"), **params)
     return tree_map(bind, x)

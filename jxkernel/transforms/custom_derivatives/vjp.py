@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core import dtypes
+from ...core import dtypes, sharding_types
 from ...core.avals import get_aval
 from ...core.config import config
 from ...core.dce import dce_rules
@@ -27,6 +27,7 @@ from ...core.ir import name_not_a_param, param_printers
 from ...core.name_stack import replaying
 from ...core.partial_eval import PartialEvalTrace
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
+                               sharding_typing_rules,
                                jvp_rules, lowering_rules, transpose_rules)
 from ...core.source_info import add_user_context
 from ...core.staging import is_ref
@@ -365,6 +366,9 @@ def _custom_vjp_call_dce(used_outs, eqn):
 dce_rules[custom_vjp_call_p] = _custom_vjp_call_dce
 
 abstract_eval_rules[custom_lin_p] = lambda *avals, out_avals, **_: list(out_avals)
+sharding_types.own_ur_rules.add(custom_lin_p)      # (out_avals carry a body's sets)
+# ... and the tangents' shardings (Explicit axes): its results are typed as out_avals say
+sharding_typing_rules[custom_lin_p] = lambda in_avals, params, out_avals: list(out_avals)
 impl_rules[custom_lin_p] = _custom_lin_impl
 transpose_rules[custom_lin_p] = _custom_lin_transpose
 param_printers[custom_lin_p] = lambda p: [          # (alphabetically, out_avals left out, as JAX)

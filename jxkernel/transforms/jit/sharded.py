@@ -318,6 +318,11 @@ class Partitioning:
     `.lower()` of a sharded jit holds (jit.py's Lowered)."""
     entry = None                  # its program, once compiled
 
+    @staticmethod
+    def again(traced, locations) -> Partitioning:
+        """`traced` partitioned again, its ops located (Lowered.as_text(debug_info=True))."""
+        return stage_partitioning(traced, locations)
+
     def __init__(self, jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs, locations=False):
         given_in = getattr(jitted, "_in_shardings", None)
         given_out = getattr(jitted, "_out_shardings", None)

@@ -30,7 +30,7 @@ from ...core.mesh import on_context_mesh
 from ...core.staging import convert_constvars_to_invars, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace, jax_type_text
 from ...core.traceback_util import api_boundary
-from ...core.avals import ShapedArray, ShapeDtypeStruct, abstract_token
+from ...core.avals import NO_UR, ShapedArray, ShapeDtypeStruct, abstract_token
 from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ...xla import client as _client
 from ...xla import pipeline
@@ -182,7 +182,10 @@ def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
     or XLA's HLO; debug_info puts each op's source line on it."""
     _check_dialect(dialect)
     text = lowered._text
-    if debug_info:
+    if debug_info and getattr(lowered, "_partitioning", None) is not None:
+        # partitioned over a mesh (a shard_map inside, sharded arguments): lowered so again
+        text = lowered._partitioning.again(lowered.traced, "named").module.text
+    elif debug_info:
         traced = lowered.traced
         text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
                          traced.donated, lowered._platforms or None, "named", traced.arg_names,
@@ -507,9 +510,13 @@ class Traced(_Stage):
             shardings = [g or s for g, s in zip(flat_pinned(self.jitted._out_shardings, (
                 tree_unflatten(self.out_tree, [0] * len(shardings)))), shardings)]
         # (a token's type is itself, as JAX's eval_shape gives it)
-        return tree_unflatten(self.out_tree, [a if a is abstract_token else
-                                              ShapeDtypeStruct(a.shape, a.dtype, a.weak_type, s)
-                                              for a, s in zip(self.result_avals, shardings)])
+        # (in a shard_map body, with the manual axes it varies over, as JAX's)
+        return tree_unflatten(self.out_tree, [
+            a if a is abstract_token else ShapeDtypeStruct(
+                a.shape, a.dtype, a.weak_type, s,
+                manual_axis_type=a.mat if getattr(a, "vma", None) or
+                getattr(a, "ur", NO_UR) is not NO_UR else None)
+            for a, s in zip(self.result_avals, shardings)])
 
     def lower(self, *, lowering_platforms: tuple | None = None,
               _private_parameters=None) -> Lowered:
