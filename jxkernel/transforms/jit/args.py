@@ -27,7 +27,7 @@ from ...core.trace import Tracer
 from ...xla.array import ArrayImpl
 from ...xla.layout import (AutoLayout, Format, Layout, check_layout_ranks, jit_layouts,
                            jit_sharding_of)
-from ...xla.transfers import foreign_argument, shard_arg_handlers
+from ...xla.transfers import arguments_on, foreign_argument, shard_arg_handlers
 from ...tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
                           keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten)
 
@@ -538,17 +538,17 @@ def _fits(x: int, dtype) -> bool:
     return int(info.min) <= x <= int(info.max)
 
 
-def shapes_only_leaf(leaves, names) -> TypeError | None:
-    """JAX's error for a ShapeDtypeStruct among a jitted function's arguments, found after the
-    call traced (it has a type) when there is nothing to run it on; None where none is one.
-
-    >>> shapes_only_leaf([ShapeDtypeStruct((2,), np.float32)], lambda: ["x"])
-    TypeError("Argument 'x' of shape float32[2] of type <class 'jxkernel.ShapeDtypeStruct'> is not a valid JAX type.")
-    """
-    for i, x in enumerate(leaves):
-        if isinstance(x, ShapeDtypeStruct):
-            return shapes_only_error(names()[i], x)
-    return None
+def arguments_placed(device, values, kept, leaves, names) -> list:
+    """A program's arguments on `device` (xla/transfers.arguments_on), or JAX's error for a
+    ShapeDtypeStruct among a jitted function's `leaves`: the call traced (it has a type), and
+    there is nothing to run on. `names()` gives the leaves' names."""
+    try:
+        return arguments_on(device, values, kept)
+    except TypeError:
+        shapes_only = [i for i, x in enumerate(leaves) if isinstance(x, ShapeDtypeStruct)]
+        if not shapes_only:
+            raise
+        raise shapes_only_error(names()[shapes_only[0]], leaves[shapes_only[0]]) from None
 
 
 def not_an_array(fun, index_name, x) -> TypeError:

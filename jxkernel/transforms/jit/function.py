@@ -36,10 +36,10 @@ from ...xla.dispatch import check_jitted_values
 from ...xla.placement import all_placed, found_for, placement_of, signature
 from ...xla.lowering import NeedsMesh
 from ...xla.scalars import host_placement, is_host_array, scalar_kinds, scalar_signature
-from ...xla.transfers import arguments_on, put_on_device
+from ...xla.transfers import put_on_device
 from ..api_util import check_callable, flatten_fun, results_outside, fun_name, merge_static, update_wrapper
-from .args import (SCALAR_TYPES, Arguments, check_no_kwargs, constant_handlers, set_jit_shardings,
-                   leaf_aval, not_a_jax_type, python_inputs, shapes_only_leaf, static_key, Token, token_carriers)
+from .args import (SCALAR_TYPES, Arguments, arguments_placed, check_no_kwargs, constant_handlers,
+                   set_jit_shardings, leaf_aval, not_a_jax_type, python_inputs, static_key, Token, token_carriers)
 from .pinned import arguments_placement, pin_params, pinned_constraint_error, program_placement
 from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
                     compiled_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
@@ -234,9 +234,9 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         leaves, treedef = token_carriers(*tree_flatten((dyn_args, dyn_kwargs)))
         if _ctx.trace is eval_trace and has_high(leaves, self) or has_high_tracer(leaves):
             return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)  # (high.py)
-        avals = tuple([leaf.aval if type(leaf) is Array else leaf_aval(
-            leaf, lambda i=i: self._leaf_names(dyn_args, dyn_kwargs)[i], self._fun)
-            for i, leaf in enumerate(leaves)])
+        names = functools.partial(self._leaf_names, dyn_args, dyn_kwargs)   # (read on errors)
+        avals = tuple([leaf.aval if type(leaf) is Array else leaf_aval(leaf, lambda i=i: names()[i], self._fun)
+                       for i, leaf in enumerate(leaves)])
         if _ctx.trace is not eval_trace:     # (high.py: a jit closing over hijax values)
             return jit_high.bind_inside(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         counted or test_event("jit_cpp_cache_miss")   # past the fast paths: JAX's event, once
@@ -284,14 +284,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                 self._fast[(_flatten(dyn_args)[1], avals, host_placement(leaves),
                             config._trace_state, static_key(args, kwargs, self._static_at))] = entry
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
-        try:
-            on_device = arguments_on(device, (*consts, *arrays), entry.exe.kept)
-        except TypeError:
-            error = shapes_only_leaf(leaves, lambda: self._leaf_names(dyn_args, dyn_kwargs))
-            if error is None:
-                raise
-            raise error from None
-        outs = entry.exe.call_arrays(on_device)
+        outs = entry.exe.call_arrays(arguments_placed(device, (*consts, *arrays), entry.exe.kept, leaves, names))
         outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)
         if config._checked_calls:      # NaN/inf checks, the key-reuse checker (dispatch.py)
             check_jitted_values(self._name, self._fun, outs, args, kwargs, entry.jaxpr, arrays)
