@@ -225,6 +225,26 @@ def _real_dynamic_slice(ctx, x, starts, limits, strides, aval):
                    result_type=hlo.aval_type(aval))
 
 
+def _dynamic_slice(ctx, x, *idx, slice_sizes):
+    """dynamic_slice; with symbolic slice sizes a `real_dynamic_slice` from the starts clamped
+    as dynamic_slice clamps them (to 0 .. size - slice size), as JAX's `mlir.dynamic_slice`."""
+    if not has_symbolic(slice_sizes):
+        return lowering_rules[dynamic_slice_p](ctx, x, *idx, slice_sizes=slice_sizes)
+    symbolic, block, n = ctx.module_ctx.symbolic, ctx.block, len(slice_sizes)
+    vector = f"tensor<{n}xi32>"
+    starts = [block.op1("stablehlo.reshape", [_hl.convert(ctx, i, aval, np.int32)],
+                        "tensor<1xi32>") for i, aval in zip(idx, ctx.avals_in[1:])]
+    start = block.op1("stablehlo.concatenate", starts, vector, {"dimension": hlo.i64_attr(0)})
+    sizes = symbolic.shape(block, slice_sizes)
+    room = block.op1("stablehlo.subtract", [symbolic.shape(block, ctx.avals_in[0].shape),
+                                            sizes], vector)
+    start = block.op1("stablehlo.clamp", [block.constant(np.zeros(n, np.int32)), start, room],
+                      vector)
+    limit = block.op1("stablehlo.add", [start, sizes], vector)
+    return ctx.op1("stablehlo.real_dynamic_slice",
+                   [x, start, limit, block.constant(np.ones(n, np.int32))])
+
+
 def _split(ctx, x, *, sizes, axis):
     shape = ctx.avals_in[0].shape
     if not (has_symbolic(shape) or has_symbolic(sizes)):
@@ -261,8 +281,7 @@ def _overrides() -> dict:
                   for prim in (windowed.reduce_window_sum_p, windowed.reduce_window_max_p,
                                windowed.reduce_window_min_p, windowed.reduce_window_p, fft_p)}
     return {**scatters, **cumulative, **attributed, gather_p: _gather,
-            dynamic_slice_p: _static_sizes(dynamic_slice_p,
-                                           lambda ctx, params: params["slice_sizes"]),
+            dynamic_slice_p: _dynamic_slice,
             shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
             shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota, shapes.stack_p: _stack,
             slicing.pad_p: _pad, shapes.split_p: _split, slicing.slice_p: _slice}
@@ -275,6 +294,10 @@ _SAFE = frozenset("""
     dot_general transpose concatenate select_n clamp copy rev jit pjit closed_call
     custom_jvp_call custom_vjp_call cond while stop_gradient add_any sort argmax argmin
     dynamic_update_slice
+""".split()) | frozenset("""
+    triangular_solve lu lu_pivots_to_permutation eigh geqrf geqp3 householder_product ormqr
+    qr cholesky eig schur hessenberg svd tridiagonal_solve tridiagonal custom_linear_solve
+    iota_2x32_shape rng_bit_generator bitcast_convert_type threefry2x32
 """.split())
 # ... and the elementwise ops' rules, defined by these modules
 _ELEMENTWISE_MODULES = frozenset({_elementwise.__name__, _rules.__name__})

@@ -62,7 +62,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
     data, _ = check_key("categorical", key)
     axis = operator.index(axis)     # (a concrete 0-d Array too, as JAX's takes it)
     logits_shape = _shape(logits)
-    batch_shape = tuple(np.delete(logits_shape, axis))
+    batch_shape = tuple(d for i, d in enumerate(logits_shape) if i != axis % len(logits_shape))
     if shape is None:
         shape = batch_shape
     else:

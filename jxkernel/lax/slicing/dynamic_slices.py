@@ -17,7 +17,7 @@ import numpy as np
 from ...core import dtypes, sharding_types
 from ...core.avals import ShapedArray
 from ...core.errors import InconclusiveDimensionOperation
-from ...core.symbolic import is_symbolic
+from ...core.symbolic import is_symbolic, symbolic_as_value
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
                                batching_rules, jvp_rules,
                                lowering_rules, numpy_rules, sharding_rules, transpose_rules)
@@ -232,6 +232,8 @@ def _dynamic_slice_indices(operand, start_indices, allow_negative_indices) -> li
     if len(start_indices) != len(shape):
         raise ValueError(f"Length of slice indices must match number of operand dimensions "
                          f"({len(start_indices)} vs {shape})")
+    # a symbolic start (jax.export: `(n + 1) // 2`) is its value, as JAX takes it
+    start_indices = [symbolic_as_value(i) if is_symbolic(i) else i for i in start_indices]
     if isinstance(allow_negative_indices, bool):
         allow_negative_indices = [allow_negative_indices] * len(shape)
     # An index type too narrow for its dimension (int8 into 300 elements) cannot hold i + d:
