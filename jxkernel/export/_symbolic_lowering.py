@@ -297,7 +297,7 @@ _SAFE = frozenset("""
 """.split()) | frozenset("""
     triangular_solve lu lu_pivots_to_permutation eigh geqrf geqp3 householder_product ormqr
     qr cholesky eig schur hessenberg svd tridiagonal_solve tridiagonal custom_linear_solve
-    iota_2x32_shape rng_bit_generator bitcast_convert_type threefry2x32
+    iota_2x32_shape rng_bit_generator bitcast_convert_type threefry2x32 top_k
 """.split())
 # ... and the elementwise ops' rules, defined by these modules
 _ELEMENTWISE_MODULES = frozenset({_elementwise.__name__, _rules.__name__})

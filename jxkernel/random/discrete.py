@@ -14,6 +14,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..transforms.jit import jit
 from . import key_prims
@@ -89,6 +90,9 @@ def _shuffle_impl(key, x, axis):
     """Sort by random 32-bit keys, repeated until collisions are unlikely (3 log n / log
     2**32 rounds), as in XLA's/JAX's shuffle."""
     size = math.prod(_shape(x))
+    if is_symbolic(size):
+        raise NotImplementedError(f"shape polymorphism for `permutation` or `shuffle` for "
+                                  f"arrays of non-constant size: {size}")
     rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
         key, subkey = _split2(key)

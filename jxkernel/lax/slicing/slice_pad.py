@@ -225,8 +225,8 @@ def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int =
     axis = operator.index(axis)
     start, limit, strides = [0] * len(shape), list(shape), [1] * len(shape)
     size = shape[axis]
-    lo = 0 if start_index is None else operator.index(start_index)
-    hi = size if limit_index is None else operator.index(limit_index)
+    lo = 0 if start_index is None else index_or_symbolic(start_index)
+    hi = size if limit_index is None else index_or_symbolic(limit_index)
     start[axis] = lo + size if lo < 0 else lo
     limit[axis] = hi + size if hi < 0 else hi
     strides[axis] = operator.index(stride)
