@@ -28,6 +28,7 @@ from ..lax import elementwise as _elementwise
 from ..lax import reductions as _reductions
 from ..lax import shapes, slicing, windowed
 from ..lax.fft import fft_p
+from ..lax.transfer import device_put_p
 from ..lax.reductions import cumsum_p
 from ..lax.slicing import (GatherScatterMode, _dims_attr, _scatter_lowering, dynamic_slice_p,
                            gather_p)
@@ -279,7 +280,10 @@ def _overrides() -> dict:
     # attributes: constants here, as in JAX, whose shape refinement infers the rest)
     attributed = {prim: _static_sizes(prim, _attribute_sizes)
                   for prim in (windowed.reduce_window_sum_p, windowed.reduce_window_max_p,
-                               windowed.reduce_window_min_p, windowed.reduce_window_p, fft_p)}
+                               windowed.reduce_window_min_p, windowed.reduce_window_p, fft_p,
+                               windowed.select_and_gather_add_p,
+                               windowed.select_and_scatter_add_p, _reductions.reduce_p,
+                               device_put_p)}
     return {**scatters, **cumulative, **attributed, gather_p: _gather,
             dynamic_slice_p: _dynamic_slice,
             shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
