@@ -11,10 +11,15 @@ export time, naming the primitive and the dimension (JAX 0.10.2 exports this one
 
     >>> from jxkernel import export
     >>> a, = export.symbolic_shape("a")
-    >>> export.export(jax.jit(jnp.linalg.cholesky))(jax.ShapeDtypeStruct((a, a), np.float32))
+    >>> approx = jax.jit(lambda x: jax.lax.approx_max_k(x, 2))
+    >>> export.export(approx)(jax.ShapeDtypeStruct((a, 4), np.float32))
     Traceback (most recent call last):
       ...
-    NotImplementedError: export with symbolic shapes: primitive 'cholesky' meets the symbolic dimension 'a' (in an operand or result of type f32[a,a]), and jxkernel has no shape-polymorphic lowering for it. Export with concrete shapes for this function.
+    NotImplementedError: export with symbolic shapes: primitive 'approx_top_k' meets the symbolic dimension 'a' (in an operand or result of type f32[a,4]), and jxkernel has no shape-polymorphic lowering for it. Export with concrete shapes for this function.
+
+A custom call whose results have symbolic sizes (LAPACK's) takes each result's shape as an
+operand after its own, named by `indices_of_shape_operands` (JAX's `result_shapes`); shape
+refinement types the results from them.
 """
 from __future__ import annotations
 
