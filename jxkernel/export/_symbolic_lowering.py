@@ -7,15 +7,16 @@ At call time, jaxlib's shape refinement specializes such a module to the static 
 the arguments (`_refined_text` in _export.py).
 
 A primitive without a symbolic-aware lowering that meets a symbolic dimension is refused at
-export time, naming the primitive and the dimension (JAX 0.10.2 exports this one: a gap):
+export time, naming the primitive and the dimension (JAX 0.10.2 cannot export this one
+either, with an error of its own):
 
     >>> from jxkernel import export
     >>> a, = export.symbolic_shape("a")
-    >>> approx = jax.jit(lambda x: jax.lax.approx_max_k(x, 2))
-    >>> export.export(approx)(jax.ShapeDtypeStruct((a, 4), np.float32))
+    >>> draw = jax.jit(lambda x: jax.lax.rng_uniform(0., 1., x.shape))
+    >>> export.export(draw)(jax.ShapeDtypeStruct((a, 4), np.float32))
     Traceback (most recent call last):
       ...
-    NotImplementedError: export with symbolic shapes: primitive 'approx_top_k' meets the symbolic dimension 'a' (in an operand or result of type f32[a,4]), and jxkernel has no shape-polymorphic lowering for it. Export with concrete shapes for this function.
+    NotImplementedError: export with symbolic shapes: primitive 'rng_uniform' meets the symbolic dimension 'a' (in an operand or result of type f32[a,4]), and jxkernel has no shape-polymorphic lowering for it. Export with concrete shapes for this function.
 
 A custom call whose results have symbolic sizes (LAPACK's) takes each result's shape as an
 operand after its own, named by `indices_of_shape_operands` (JAX's `result_shapes`); shape
@@ -306,7 +307,7 @@ _SAFE = frozenset("""
 """.split()) | frozenset("""
     triangular_solve lu lu_pivots_to_permutation eigh geqrf geqp3 householder_product ormqr
     qr cholesky eig schur hessenberg svd tridiagonal_solve tridiagonal custom_linear_solve
-    iota_2x32_shape rng_bit_generator bitcast_convert_type threefry2x32 top_k
+    iota_2x32_shape rng_bit_generator bitcast_convert_type threefry2x32 top_k approx_top_k
 """.split())
 # ... and the elementwise ops' rules, defined by these modules
 _ELEMENTWISE_MODULES = frozenset({_elementwise.__name__, _rules.__name__})

@@ -363,7 +363,8 @@ def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
            [2, 0]], dtype=int32))
     """
     return tuple(approx_top_k_p.bind(
-        operand, k=operator.index(k), reduction_dimension=operator.index(reduction_dimension),
+        operand, k=index_or_symbolic(k),
+        reduction_dimension=operator.index(reduction_dimension),
         recall_target=float(recall_target), is_max_k=True,
         reduction_input_size_override=reduction_input_size_override,
         aggregate_to_topk=bool(aggregate_to_topk)))
@@ -378,7 +379,8 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     (Array([1., 3.], dtype=float32), Array([1, 2], dtype=int32))
     """
     return tuple(approx_top_k_p.bind(
-        operand, k=operator.index(k), reduction_dimension=operator.index(reduction_dimension),
+        operand, k=index_or_symbolic(k),
+        reduction_dimension=operator.index(reduction_dimension),
         recall_target=float(recall_target), is_max_k=False,
         reduction_input_size_override=reduction_input_size_override,
         aggregate_to_topk=bool(aggregate_to_topk)))
