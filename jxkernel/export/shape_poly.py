@@ -567,6 +567,14 @@ def _bounds_through_minmax(d, depth=3) -> tuple:
         elif len(monomial) == 1 and monomial[0].op == "floordiv" and \
                 isinstance(monomial[0].args[1], int) and monomial[0].args[1] > 0:
             lo, hi = _bounds_through_floordiv(d, monomial, coeff, lo, hi, depth)
+        elif len(monomial) == 1 and monomial[0].op == "mod" and \
+                _bounds_through_minmax(monomial[0].args[1], depth - 1)[0] > 0:
+            # mod(e, m) for m > 0 lies in 0 .. m - 1: d lies between `d` with 0 and with
+            # m - 1 in its place (b - mod(-2, b) >= 1)
+            rest = d - coeff * _DimExpr._make({monomial: 1}, d.scope)
+            (lo1, hi1), (lo2, hi2) = (_bounds_through_minmax(rest + coeff * v, depth - 1)
+                                      for v in (0, monomial[0].args[1] - 1))
+            lo, hi = max(lo, min(lo1, lo2)), min(hi, max(hi1, hi2))
     return lo, hi
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from ...core import dtypes, sharding_types
 from ...core.avals import ShapedArray
 from ...core.errors import InconclusiveDimensionOperation
-from ...core.symbolic import is_symbolic, symbolic_as_value
+from ...core.symbolic import index_or_symbolic, is_symbolic, symbolic_as_value
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
                                batching_rules, jvp_rules,
                                lowering_rules, numpy_rules, sharding_rules, transpose_rules)
@@ -253,7 +253,7 @@ def _dynamic_slice_indices(operand, start_indices, allow_negative_indices) -> li
             if i < 0 and not allow_negative:
                 raise ValueError(f"Index {i} is out of bounds for dimension {d} if "
                                  f"allow_negative_indices=False")
-            result.append(convert_element_type(i + d if i < 0 else i, dtype))
+            result.append(convert_element_type(symbolic_as_value(i + d if i < 0 else i), dtype))
         elif allow_negative:
             negative = lt(i, typed_constant(0, dtype))
             # a weakly typed index is made strong first, as jnp's `i + d` does in JAX
@@ -320,7 +320,7 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *
     start_indices = [_zero_index(start_index)] * ndim
     start_indices[axis] = start_index
     sizes = list(_shape(operand))
-    sizes[axis] = operator.index(slice_size)
+    sizes[axis] = index_or_symbolic(slice_size)
     allow = [False] * ndim
     allow[axis] = allow_negative_indices
     return dynamic_slice(operand, start_indices, sizes, allow_negative_indices=allow)
