@@ -290,6 +290,12 @@ _OPTIONS = [
             "supports; 10 by default). Both give the same module here: 10 tells TensorFlow's "
             "XlaCallModule that the module was partitioned with Shardy.",
             validate=lambda v: _check_int(v, "jax_export_calling_convention_version")),
+    _Option("jax_export_ignore_forward_compatibility", False,
+            "JAX_EXPORT_IGNORE_FORWARD_COMPATIBILIY", _parse_bool,
+            "Whether jax.export ignores the forward-compatibility lowering rules (JAX's "
+            "option, and its environment variable's spelling). jxkernel has no such rules: "
+            "it lowers each primitive one way, the newest (LAPACK's typed-FFI calls), so "
+            "both values export the same module."),
     _Option("jax_embedded_constants_max_bytes", 32, "JAX_EMBEDDED_CONSTANTS_MAX_BYTES", int,
             "The largest array literal (bytes) a jaxpr keeps in its lowered module under "
             "jax_use_simplified_jaxpr_constants=True, larger ones hoisted as arguments. With "

@@ -23,6 +23,7 @@ from ..core import dtypes
 from ..core.avals import context_abstract_mesh, explicit_axes, public_type
 from ..core.config import config
 from ..core.errors import ConcretizationTypeError
+from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..core.sharding_types import ShardingTypeError
 from ..core.interpreter_primitives import typed_constant
@@ -147,7 +148,8 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=N
         wrap_negative_indices = mode != "promise_in_bounds"
     if wrap_negative_indices:
         # as JAX's: int32 (int64 past its range) first, so adding the size cannot overflow
-        wide = np.int64 if shape[axis] > np.iinfo(np.int32).max else np.int32
+        wide = np.int64 if not is_symbolic(shape[axis]) and \
+            shape[axis] > np.iinfo(np.int32).max else np.int32
         indices = _normalize(lax.convert_element_type(indices, wide), shape[axis])
     if mode == "one_hot":
         return _one_hot_take(a, indices, axis)
