@@ -2,7 +2,8 @@
 operands of the custom calls), a dynamic_slice of symbolic size, the random samplers
 (threefry's halves of a size not known to be even, random bits of a symbolic shape, choice's
 top_k of a symbolic k, gamma's scan of symbolic length), the gradient of a padded max pool
-(select_and_scatter_add) and jnp.average/percentile over a symbolic axis. `run(jax)` gives,
+(select_and_scatter_add), and jnp.average/percentile, approx_max_k, one_hot and lax's
+slicing helpers over a symbolic axis. `run(jax)` gives,
 per case, the exported results' shapes as text and their values at one concrete size;
 recorded on real JAX by reference/make_export_symbolic_linalg_reference.py, compared by
 tests/export/test_export_symbolic_linalg.py. Also `gamma under both threefry modes`: two
@@ -46,6 +47,16 @@ CASES = [
      lambda x, jax: jax.grad(lambda y: jax.lax.reduce_window(
          y, -np.inf, jax.lax.max, (2, 2), (1, 1), ((1, 0), (0, 1))).sum())(x),
      [_randn(3, 4)]),
+    ("approx_max_k of k = b", "b, ...", (),
+     lambda x, jax: jax.lax.approx_max_k(x.T, x.shape[0]), [_randn(3, 4)]),
+    ("dynamic_slice_in_dim, index_in_dim, slice_in_dim (symbolic)", "b, ...", ("b >= 2",),
+     lambda x, jax: (jax.lax.dynamic_slice_in_dim(x, 0, x.shape[0], axis=0),
+                     jax.lax.index_in_dim(x, x.shape[0] - 1, axis=0, keepdims=False),
+                     jax.lax.dynamic_slice(x, (-2, 0), (2, 4)),
+                     jax.lax.slice_in_dim(x, 0, x.shape[0], stride=1 + x.shape[0] // 4)),
+     [_randn(13, 4)]),
+    ("one_hot of b classes", "b, ...", (),
+     lambda x, jax: jax.nn.one_hot(jax.numpy.arange(3), x.shape[0]), [_randn(5, 2)]),
     ("average and percentile", "b, ...", (),
      lambda x, jax: (jax.numpy.average(x, axis=0), jax.numpy.percentile(x, 50., axis=0)),
      [_randn(5, 3)]),

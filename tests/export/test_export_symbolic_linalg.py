@@ -44,3 +44,21 @@ def test_values_as_jax(ours, case):
 @pytest.mark.parametrize("case", CASES)
 def test_shapes_as_jax(ours, case):
     assert ours[case]["shapes"] == JAX[case]["shapes"]
+
+
+def test_the_forward_compatibility_option_exists_and_changes_nothing():
+    # JAX 0.10.2's shape_poly_test harness "inv" sets it (it raised KeyError here); jxkernel
+    # has no forward-compatibility lowering rules, so both values export one module
+    b, = jxkernel.export.symbolic_shape("b")
+    fn = jxkernel.jit(lambda x: jxkernel.numpy.linalg.inv(x))
+    spec = jxkernel.ShapeDtypeStruct((b, b), np.float32)
+    config = jxkernel.config
+    assert config.jax_export_ignore_forward_compatibility is False
+    texts = []
+    try:
+        for value in (True, False):
+            config.update("jax_export_ignore_forward_compatibility", value)
+            texts.append(jxkernel.export.export(fn)(spec).mlir_module())
+    finally:
+        config.update("jax_export_ignore_forward_compatibility", False)
+    assert texts[0] == texts[1]
