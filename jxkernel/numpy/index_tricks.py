@@ -333,6 +333,16 @@ def _auto_repeat(a, repeats, axis, total_repeat_length, out_sharding):
 def _repeat(a, repeats, axis, total_repeat_length):
     shp = _shape(a)
     axis = canonicalize_axis(operator.index(axis), builtins.max(len(shp), 1))
+    if is_symbolic(repeats):              # jax.export: one count, a symbolic size (JAX's)
+        if total_repeat_length is not None:
+            raise ValueError(f"jnp.repeat with a non-constant `repeats` is supported only when "
+                             f"`total_repeat_length` is None. ({repeats=} "
+                             f"{total_repeat_length=})")
+        if not shp:
+            return _full_like_value(a, (repeats,))
+        out = lax.broadcast_in_dim(a, shp[:axis + 1] + (repeats,) + shp[axis + 1:],
+                                   tuple(i for i in range(len(shp) + 1) if i != axis + 1))
+        return lax.reshape(out, shp[:axis] + (shp[axis] * repeats,) + shp[axis + 1:])
     if total_repeat_length is None:
         reps = _concrete_value(repeats)
         if reps is None:

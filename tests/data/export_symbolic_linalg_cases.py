@@ -2,7 +2,7 @@
 operands of the custom calls), a dynamic_slice of symbolic size, the random samplers
 (threefry's halves of a size not known to be even, random bits of a symbolic shape, choice's
 top_k of a symbolic k, gamma's scan of symbolic length), the gradient of a padded max pool
-(select_and_scatter_add), and jnp.average/percentile, approx_max_k, one_hot and lax's
+(select_and_scatter_add), and jnp.average/percentile, approx_max_k, one_hot, jnp.repeat and lax's
 slicing helpers over a symbolic axis. `run(jax)` gives,
 per case, the exported results' shapes as text and their values at one concrete size;
 recorded on real JAX by reference/make_export_symbolic_linalg_reference.py, compared by
@@ -55,6 +55,9 @@ CASES = [
                      jax.lax.dynamic_slice(x, (-2, 0), (2, 4)),
                      jax.lax.slice_in_dim(x, 0, x.shape[0], stride=1 + x.shape[0] // 4)),
      [_randn(13, 4)]),
+    ("repeat b times", "b, ...", (),
+     lambda x, jax: (jax.numpy.repeat(x, x.shape[0], axis=0),
+                     jax.numpy.repeat(x[0, 0], x.shape[0])), [_randn(3, 2)]),
     ("one_hot of b classes", "b, ...", (),
      lambda x, jax: jax.nn.one_hot(jax.numpy.arange(3), x.shape[0]), [_randn(5, 2)]),
     ("average and percentile", "b, ...", (),

@@ -62,3 +62,13 @@ def test_the_forward_compatibility_option_exists_and_changes_nothing():
     finally:
         config.update("jax_export_ignore_forward_compatibility", False)
     assert texts[0] == texts[1]
+
+
+def test_repeat_of_a_symbolic_count_with_a_total_length_is_refused_as_jax():
+    # JAX 0.10.2's shape_poly_test harness repeat_repeats_poly_axis_None_total_repeat_length1
+    b, = jxkernel.export.symbolic_shape("b")
+    fn = jxkernel.jit(lambda x: jxkernel.numpy.repeat(x, x.shape[0], total_repeat_length=8))
+    with pytest.raises(ValueError, match=r"jnp.repeat with a non-constant `repeats` is "
+                                         r"supported only when `total_repeat_length` is None\. "
+                                         r"\(repeats=b total_repeat_length=8\)"):
+        jxkernel.export.export(fn)(jxkernel.ShapeDtypeStruct((b, 2), np.float32))
