@@ -290,11 +290,13 @@ _OPTIONS = [
             "supports; 10 by default). Both give the same module here: 10 tells TensorFlow's "
             "XlaCallModule that the module was partitioned with Shardy.",
             validate=lambda v: _check_int(v, "jax_export_calling_convention_version")),
-    _flag("jax_export_ignore_forward_compatibility", False,
-          "jax.export ignores the forward-compatibility of its lowerings (JAX's: rules that "
-          "lower anew for export, newer than what older consumers read, may then use the new "
-          "form). Lowering rules read it as ctx.module_context.lowering_parameters."
-          "export_ignore_forward_compatibility; jxkernel's own lower one way either way."),
+    _Option("jax_export_ignore_forward_compatibility", False,
+            "JAX_EXPORT_IGNORE_FORWARD_COMPATIBILIY", _parse_bool,
+            "Whether jax.export ignores the forward-compatibility lowering rules (JAX's "
+            "option, and its environment variable's spelling). jxkernel has no such rules: "
+            "it lowers each primitive one way, the newest (LAPACK's typed-FFI calls), so "
+            "both values export the same module. Lowering rules read it as "
+            "ctx.module_context.lowering_parameters.export_ignore_forward_compatibility."),
     _Option("jax_xla_profile_version", 0, "JAX_XLA_PROFILE_VERSION", int,
             "The XLA-AutoFDO profile version compile options name (JAX's "
             "compiler.get_compile_options); 0: none set. Meaningful only where XLA fetches "

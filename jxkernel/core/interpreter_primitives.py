@@ -17,6 +17,7 @@ import numpy as np
 
 from . import dtypes
 from .primitive import Primitive
+from .symbolic import is_symbolic, symbolic_as_value
 
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
 reshape_p = Primitive("reshape")
@@ -64,6 +65,8 @@ def typed_constant(value, dtype):
     >>> typed_constant(2, np.int32)
     array(2, dtype=int32)
     """
+    if is_symbolic(value):        # jax.export: a symbolic size's value, as JAX's rules take it
+        return convert_element_type(symbolic_as_value(value), dtype)
     if dtypes.is_canonical(dtype):
         return np.array(value, dtype)
     return convert_element_type(np.array(value, dtype), dtype)

@@ -7,14 +7,20 @@ At call time, jaxlib's shape refinement specializes such a module to the static 
 the arguments (`_refined_text` in _export.py).
 
 A primitive without a symbolic-aware lowering that meets a symbolic dimension is refused at
-export time, naming the primitive and the dimension (JAX 0.10.2 exports this one: a gap):
+export time, naming the primitive and the dimension (JAX 0.10.2 cannot export this one
+either, with an error of its own):
 
     >>> from jxkernel import export
     >>> a, = export.symbolic_shape("a")
-    >>> export.export(jax.jit(jnp.linalg.cholesky))(jax.ShapeDtypeStruct((a, a), np.float32))
+    >>> draw = jax.jit(lambda x: jax.lax.rng_uniform(0., 1., x.shape))
+    >>> export.export(draw)(jax.ShapeDtypeStruct((a, 4), np.float32))
     Traceback (most recent call last):
       ...
-    NotImplementedError: export with symbolic shapes: primitive 'cholesky' meets the symbolic dimension 'a' (in an operand or result of type f32[a,a]), and jxkernel has no shape-polymorphic lowering for it. Export with concrete shapes for this function.
+    NotImplementedError: export with symbolic shapes: primitive 'rng_uniform' meets the symbolic dimension 'a' (in an operand or result of type f32[a,4]), and jxkernel has no shape-polymorphic lowering for it. Export with concrete shapes for this function.
+
+A custom call whose results have symbolic sizes (LAPACK's) takes each result's shape as an
+operand after its own, named by `indices_of_shape_operands` (JAX's `result_shapes`); shape
+refinement types the results from them.
 """
 from __future__ import annotations
 
@@ -28,6 +34,7 @@ from ..lax import elementwise as _elementwise
 from ..lax import reductions as _reductions
 from ..lax import shapes, slicing, windowed
 from ..lax.fft import fft_p
+from ..lax.transfer import device_put_p
 from ..lax.reductions import cumsum_p
 from ..lax.slicing import (GatherScatterMode, _dims_attr, _scatter_lowering, dynamic_slice_p,
                            gather_p)
@@ -252,6 +259,26 @@ def _real_dynamic_slice(ctx, x, starts, limits, strides, aval):
                    result_type=hlo.aval_type(aval))
 
 
+def _dynamic_slice(ctx, x, *idx, slice_sizes):
+    """dynamic_slice; with symbolic slice sizes a `real_dynamic_slice` from the starts clamped
+    as dynamic_slice clamps them (to 0 .. size - slice size), as JAX's `mlir.dynamic_slice`."""
+    if not has_symbolic(slice_sizes):
+        return lowering_rules[dynamic_slice_p](ctx, x, *idx, slice_sizes=slice_sizes)
+    symbolic, block, n = ctx.module_ctx.symbolic, ctx.block, len(slice_sizes)
+    vector = f"tensor<{n}xi32>"
+    starts = [block.op1("stablehlo.reshape", [_hl.convert(ctx, i, aval, np.int32)],
+                        "tensor<1xi32>") for i, aval in zip(idx, ctx.avals_in[1:])]
+    start = block.op1("stablehlo.concatenate", starts, vector, {"dimension": hlo.i64_attr(0)})
+    sizes = symbolic.shape(block, slice_sizes)
+    room = block.op1("stablehlo.subtract", [symbolic.shape(block, ctx.avals_in[0].shape),
+                                            sizes], vector)
+    start = block.op1("stablehlo.clamp", [block.constant(np.zeros(n, np.int32)), start, room],
+                      vector)
+    limit = block.op1("stablehlo.add", [start, sizes], vector)
+    return ctx.op1("stablehlo.real_dynamic_slice",
+                   [x, start, limit, block.constant(np.ones(n, np.int32))])
+
+
 def _split(ctx, x, *, sizes, axis):
     shape = ctx.avals_in[0].shape
     if not (has_symbolic(shape) or has_symbolic(sizes)):
@@ -286,10 +313,12 @@ def _overrides() -> dict:
     # attributes: constants here, as in JAX, whose shape refinement infers the rest)
     attributed = {prim: _static_sizes(prim, _attribute_sizes)
                   for prim in (windowed.reduce_window_sum_p, windowed.reduce_window_max_p,
-                               windowed.reduce_window_min_p, windowed.reduce_window_p, fft_p)}
+                               windowed.reduce_window_min_p, windowed.reduce_window_p, fft_p,
+                               windowed.select_and_gather_add_p,
+                               windowed.select_and_scatter_add_p, _reductions.reduce_p,
+                               device_put_p)}
     return {**scatters, **cumulative, **attributed, gather_p: _gather,
-            dynamic_slice_p: _static_sizes(dynamic_slice_p,
-                                           lambda ctx, params: params["slice_sizes"]),
+            dynamic_slice_p: _dynamic_slice,
             shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
             shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota, shapes.stack_p: _stack,
             slicing.pad_p: _pad, shapes.split_p: _split, slicing.slice_p: _slice}
@@ -302,6 +331,10 @@ _SAFE = frozenset("""
     dot_general transpose concatenate select_n clamp copy rev jit pjit closed_call
     custom_jvp_call custom_vjp_call cond while stop_gradient add_any sort argmax argmin
     dynamic_update_slice shard_map ppermute pvary
+""".split()) | frozenset("""
+    triangular_solve lu lu_pivots_to_permutation eigh geqrf geqp3 householder_product ormqr
+    qr cholesky eig schur hessenberg svd tridiagonal_solve tridiagonal custom_linear_solve
+    iota_2x32_shape rng_bit_generator bitcast_convert_type threefry2x32 top_k approx_top_k
 """.split())
 # ... and the elementwise ops' rules, defined by these modules
 _ELEMENTWISE_MODULES = frozenset({_elementwise.__name__, _rules.__name__})

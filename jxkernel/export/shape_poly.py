@@ -564,6 +564,38 @@ def _bounds_through_minmax(d, depth=3) -> tuple:
                                       for p in monomial[0].args)
             pick = max if (monomial[0].op == "max") == (coeff > 0) else min
             lo, hi = max(lo, pick(lo1, lo2)), min(hi, pick(hi1, hi2))
+        elif len(monomial) == 1 and monomial[0].op == "floordiv" and \
+                isinstance(monomial[0].args[1], int) and monomial[0].args[1] > 0:
+            lo, hi = _bounds_through_floordiv(d, monomial, coeff, lo, hi, depth)
+        elif len(monomial) == 1 and monomial[0].op == "mod" and \
+                _bounds_through_minmax(monomial[0].args[1], depth - 1)[0] > 0:
+            # mod(e, m) for m > 0 lies in 0 .. m - 1: d lies between `d` with 0 and with
+            # m - 1 in its place (b - mod(-2, b) >= 1)
+            rest = d - coeff * _DimExpr._make({monomial: 1}, d.scope)
+            (lo1, hi1), (lo2, hi2) = (_bounds_through_minmax(rest + coeff * v, depth - 1)
+                                      for v in (0, monomial[0].args[1] - 1))
+            lo, hi = max(lo, min(lo1, lo2)), min(hi, max(hi1, hi2))
+    return lo, hi
+
+
+def _bounds_through_floordiv(d, monomial, coeff, lo, hi, depth) -> tuple:
+    """`d`'s bounds narrowed through a term coeff*floordiv(e, c) (c > 0), as JAX's decision
+    procedure uses e - c + 1 <= c*floordiv(e, c) <= e: c*d lies between c*rest + coeff*e and
+    c*rest + coeff*(e - c + 1), so d between their bounds divided by c.
+
+    >>> b, = symbolic_shape("b")
+    >>> _bounds_through_minmax(b + 1 - (b + 1) // 2)
+    (1, inf)
+    """
+    e, c = monomial[0].args
+    rest = c * (d - coeff * _DimExpr._make({monomial: 1}, d.scope))
+    (lo1, hi1), (lo2, hi2) = (_bounds_through_minmax(rest + coeff * v, depth - 1)
+                              for v in (e, e - c + 1))
+    low, high = min(lo1, lo2), max(hi1, hi2)
+    if low != -_INF:
+        lo = max(lo, -(-low // c))
+    if high != _INF:
+        hi = min(hi, high // c)
     return lo, hi
 
 

@@ -8,6 +8,7 @@ import functools
 import numpy as np
 
 from ..core import dtypes
+from ..core.config import config
 from ..core.avals import ShapedArray, context_abstract_mesh
 from ..core.ir import ClosedJaxpr
 from ..core.name_stack import replaying
@@ -152,11 +153,13 @@ def _traced(fun, multiple_results, avals, params):
     without naming an axis equal plain ones, but a jaxpr traced from them, or under
     set_mesh, has results typed over that mesh, which a program for one device refuses."""
     return _traced_cached(fun, multiple_results, avals, tuple(a.sharding for a in avals),
-                          context_abstract_mesh(), params)
+                          context_abstract_mesh(), params, config._trace_state)
 
 
 @functools.lru_cache(maxsize=4096)
-def _traced_cached(fun, multiple_results, avals, shardings, mesh, params):
+def _traced_cached(fun, multiple_results, avals, shardings, mesh, params, trace_state):
+    # (`trace_state`: the options a trace depends on, as in jit's keys: a rule drawing random
+    # bits traces again under another jax_threefry_partitionable)
     kwargs = dict(params)
 
     def flat(*args):

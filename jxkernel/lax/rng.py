@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, typed_sharding
+from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, sharding_typing_rules)
 from ..transforms import ad_util as ad
@@ -58,9 +59,18 @@ def _rng_bit_generator_lowering(ctx, key, *, shape, dtype, algorithm, out_shardi
         key = ctx.op1("stablehlo.reshape", [key],
                       result_type=hlo.tensor_type((2, 2), dtypes.uint32))
         key = ctx.op1("stablehlo.bitcast_convert", [key], result_type=u64_key)
-    new_key, bits = ctx.op("stablehlo.rng_bit_generator", [key], {
-        "rng_algorithm": f"#stablehlo<rng_algorithm {_ALGORITHM_NAMES[algorithm]}>"},
-        result_types=[u64_key, hlo.tensor_type(shape, dtype)])
+    rng_algorithm = f"#stablehlo<rng_algorithm {_ALGORITHM_NAMES[algorithm]}>"
+    if any(map(is_symbolic, shape)):
+        # jax.export with symbolic sizes: JAX's custom call with the shape as an operand
+        # (shape refinement makes it a rng_bit_generator)
+        new_key, bits = ctx.op("stablehlo.custom_call", [
+            key, ctx.module_ctx.symbolic.shape(ctx.block, shape)], {
+            "call_target_name": '"stablehlo.dynamic_rng_bit_generator"',
+            "api_version": "2 : i32", "rng_algorithm": rng_algorithm},
+            result_types=[u64_key, hlo.tensor_type(shape, dtype)])
+    else:
+        new_key, bits = ctx.op("stablehlo.rng_bit_generator", [key], {
+            "rng_algorithm": rng_algorithm}, result_types=[u64_key, hlo.tensor_type(shape, dtype)])
     if key_aval.dtype == dtypes.uint32:
         new_key = ctx.op1("stablehlo.bitcast_convert", [new_key],
                           result_type=hlo.tensor_type((2, 2), dtypes.uint32))

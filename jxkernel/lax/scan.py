@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.traceback_util import api_boundary
+from ..core.symbolic import is_symbolic, symbolic_as_value
 from ..core import sharding_types
 from ..core.avals import dim_inserted, get_aval
 from ..core.dce import dce_closed_outputs, dce_rules
@@ -289,7 +290,7 @@ def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, linear,
     ys0 = [_stacked_zeros(a.strip_weak_type(), length) for a in y_avals]
 
     def step(i, carry, ys):
-        t = sub(np.int32(length - 1), i) if reverse else i
+        t = sub(_int32(length - 1), i) if reverse else i
         # t is in range by construction: no negative-index handling in the loop body. The
         # ops are named as JAX's scan names them, whose slicing helpers are jitted and whose
         # body is a closed_call (`while/body/closed_call/sin`)
@@ -307,6 +308,9 @@ def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, linear,
 
     # JAX's trips: unroll 0, or one trip of all the iterations, is straight-line code with no
     # while loop (as `unroll=True` promises); else length // unroll trips, the rest after
+    if is_symbolic(length):
+        # jax.export: a trip count read from the arguments' shapes, one step a trip
+        unroll = 1
     main = 0 if unroll == 0 else length // unroll
     if unroll != 1 and main == 1 and length % unroll == 0:
         main = 0
@@ -317,11 +321,17 @@ def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, linear,
         return i, carry, ys
     state = (np.int32(0), list(init), ys0)
     if main:
-        state = while_loop(lambda s: lt(s[0], np.int32(main * unroll)), body, state)
+        state = while_loop(lambda s: lt(s[0], _int32(main * unroll)), body, state)
     i, carry, ys = state
     for _ in range(length - main * unroll):       # the remainder, unrolled
         i, carry, ys = step(i, carry, ys)
     return list(carry) + list(ys)
+
+
+def _int32(n):
+    """An int32 scalar of `n`, or of a symbolic size's value (jax.export)."""
+    return _convert_element_type(symbolic_as_value(n), np.int32) if is_symbolic(n) \
+        else np.int32(n)
 
 
 def _stacked_zeros(y_aval, length: int):

@@ -18,7 +18,7 @@ import numpy as np
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.errors import InconclusiveDimensionOperation
-from ..core.symbolic import is_symbolic
+from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, sharding_rules,
                               sharding_typing_rules)
@@ -220,9 +220,17 @@ def _top_k_lowering(ctx, operand, *, k, axis):
 
     operand = swap(operand, aval.shape, aval.dtype)
     moved = tuple(aval.shape[p] for p in perm[:-1]) + (k,)
-    values, indices = ctx.op("chlo.top_k", [operand], {"k": hlo.i64_attr(k)},
-                             result_types=[hlo.tensor_type(moved, aval.dtype),
-                                           hlo.tensor_type(moved, np.int32)])
+    result_types = [hlo.tensor_type(moved, aval.dtype), hlo.tensor_type(moved, np.int32)]
+    if is_symbolic(k):
+        # jax.export with a symbolic k: JAX's custom call taking k as an operand (shape
+        # refinement makes it a chlo.top_k)
+        values, indices = ctx.op("stablehlo.custom_call", [
+            operand, ctx.module_ctx.symbolic.dim(ctx.block, k)], {
+            "call_target_name": '"stablehlo.dynamic_top_k"', "api_version": "2 : i32"},
+            result_types=result_types)
+    else:
+        values, indices = ctx.op("chlo.top_k", [operand], {"k": hlo.i64_attr(k)},
+                                 result_types=result_types)
     return [swap(values, moved, aval.dtype), swap(indices, moved, np.int32)]
 
 
@@ -355,7 +363,8 @@ def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
            [2, 0]], dtype=int32))
     """
     return tuple(approx_top_k_p.bind(
-        operand, k=operator.index(k), reduction_dimension=operator.index(reduction_dimension),
+        operand, k=index_or_symbolic(k),
+        reduction_dimension=operator.index(reduction_dimension),
         recall_target=float(recall_target), is_max_k=True,
         reduction_input_size_override=reduction_input_size_override,
         aggregate_to_topk=bool(aggregate_to_topk)))
@@ -370,7 +379,8 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     (Array([1., 3.], dtype=float32), Array([1, 2], dtype=int32))
     """
     return tuple(approx_top_k_p.bind(
-        operand, k=operator.index(k), reduction_dimension=operator.index(reduction_dimension),
+        operand, k=index_or_symbolic(k),
+        reduction_dimension=operator.index(reduction_dimension),
         recall_target=float(recall_target), is_max_k=False,
         reduction_input_size_override=reduction_input_size_override,
         aggregate_to_topk=bool(aggregate_to_topk)))
@@ -419,7 +429,7 @@ def top_k(operand, k, *, axis=-1):
     >>> lax.top_k(jnp.array([9., 3., 6., 4., 10.]), 3)
     [Array([10.,  9.,  6.], dtype=float32), Array([4, 0, 2], dtype=int32)]
     """
-    k = operator.index(k)
+    k = index_or_symbolic(k)
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     axis = _canonical_axis(axis, np.ndim(operand))

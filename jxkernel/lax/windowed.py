@@ -462,7 +462,14 @@ def _select_and_scatter_add_lowering(ctx, source, operand, *, select_prim, windo
                   [operand, source, ctx.constant(np.zeros((), s_aval.dtype))],
                   _window_attrs(window_dimensions, window_strides, ((0, 0),) * n),
                   regions=[select, scatter], result_type=hlo.tensor_type(shape, s_aval.dtype))
-    if padded:
+    if padded and ctx.module_ctx.symbolic is not None and any(map(is_symbolic, x_aval.shape)):
+        # jax.export with symbolic sizes: the bounds as operands
+        sizes = ctx.module_ctx.symbolic.shape
+        out = ctx.op1("stablehlo.real_dynamic_slice", [
+            out, sizes(ctx.block, low),
+            sizes(ctx.block, [lo + d for lo, d in zip(low, x_aval.shape)]),
+            sizes(ctx.block, [1] * n)])
+    elif padded:
         out = ctx.op1("stablehlo.slice", [out], {
             "start_indices": hlo.i64_array(low),
             "limit_indices": hlo.i64_array([lo + d for lo, d in zip(low, x_aval.shape)]),

@@ -19,6 +19,7 @@ from ..core import deprecations
 from ..core import dtypes as _core
 from ..core.config import config
 from ..core.errors import ConcretizationTypeError
+from ..core.symbolic import index_or_symbolic
 from ..core.trace import Tracer
 from ..numpy import util as numpy_util
 from ..core.dtypes import canonicalize_user_dtype
@@ -401,7 +402,7 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1):
             raise ConcretizationTypeError(num_classes, "The error arose in jax.nn.one_hot "
                                                        "argument `num_classes`. ")
         num_classes = value
-    num_classes = operator.index(num_classes)
+    num_classes = index_or_symbolic(num_classes)      # (a symbolic size under jax.export)
     x = jnp.asarray(x)
     if not (_core.is_int(x.dtype)):
         deprecations.warn("jax-nn-one-hot-float-input",

@@ -23,6 +23,7 @@ from ..core import dtypes
 from ..core.avals import context_abstract_mesh, explicit_axes, public_type
 from ..core.config import config
 from ..core.errors import ConcretizationTypeError
+from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..core.sharding_types import ShardingTypeError
 from ..core.interpreter_primitives import typed_constant
@@ -147,7 +148,8 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=N
         wrap_negative_indices = mode != "promise_in_bounds"
     if wrap_negative_indices:
         # as JAX's: int32 (int64 past its range) first, so adding the size cannot overflow
-        wide = np.int64 if shape[axis] > np.iinfo(np.int32).max else np.int32
+        wide = np.int64 if not is_symbolic(shape[axis]) and \
+            shape[axis] > np.iinfo(np.int32).max else np.int32
         indices = _normalize(lax.convert_element_type(indices, wide), shape[axis])
     if mode == "one_hot":
         return _one_hot_take(a, indices, axis)
@@ -331,6 +333,16 @@ def _auto_repeat(a, repeats, axis, total_repeat_length, out_sharding):
 def _repeat(a, repeats, axis, total_repeat_length):
     shp = _shape(a)
     axis = canonicalize_axis(operator.index(axis), builtins.max(len(shp), 1))
+    if is_symbolic(repeats):              # jax.export: one count, a symbolic size (JAX's)
+        if total_repeat_length is not None:
+            raise ValueError(f"jnp.repeat with a non-constant `repeats` is supported only when "
+                             f"`total_repeat_length` is None. ({repeats=} "
+                             f"{total_repeat_length=})")
+        if not shp:
+            return _full_like_value(a, (repeats,))
+        out = lax.broadcast_in_dim(a, shp[:axis + 1] + (repeats,) + shp[axis + 1:],
+                                   tuple(i for i in range(len(shp) + 1) if i != axis + 1))
+        return lax.reshape(out, shp[:axis] + (shp[axis] * repeats,) + shp[axis + 1:])
     if total_repeat_length is None:
         reps = _concrete_value(repeats)
         if reps is None:

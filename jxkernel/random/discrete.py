@@ -14,6 +14,7 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..transforms.jit import jit
 from . import key_prims
@@ -62,7 +63,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
     data, _ = check_key("categorical", key)
     axis = operator.index(axis)     # (a concrete 0-d Array too, as JAX's takes it)
     logits_shape = _shape(logits)
-    batch_shape = tuple(np.delete(logits_shape, axis))
+    batch_shape = tuple(d for i, d in enumerate(logits_shape) if i != axis % len(logits_shape))
     if shape is None:
         shape = batch_shape
     else:
@@ -89,6 +90,9 @@ def _shuffle_impl(key, x, axis):
     """Sort by random 32-bit keys, repeated until collisions are unlikely (3 log n / log
     2**32 rounds), as in XLA's/JAX's shuffle."""
     size = math.prod(_shape(x))
+    if is_symbolic(size):
+        raise NotImplementedError(f"shape polymorphism for `permutation` or `shuffle` for "
+                                  f"arrays of non-constant size: {size}")
     rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
         key, subkey = _split2(key)

@@ -21,6 +21,7 @@ from .. import lax
 from ..core import dtypes
 from ..core.config import config
 from ..core.avals import ShapedArray, get_aval
+from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
                               numpy_rules)
 from ..transforms import batch_util as bu
@@ -177,14 +178,24 @@ def _iota_2x32_shape_lowering(ctx, *, shape):
     strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
     count = None
     for dim, stride in enumerate(strides):
-        term = ctx.op1("stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(dim)}, result_type=t64)
+        term = hl.iota(ctx, shape, np.uint64, dim)
         if stride != 1:
-            term = ctx.op1("stablehlo.multiply", [term, hl.splat(ctx, stride, np.uint64, shape)],
+            term = ctx.op1("stablehlo.multiply", [term, _splat_u64(ctx, stride, shape)],
                            result_type=t64)
         count = term if count is None else ctx.op1("stablehlo.add", [count, term], result_type=t64)
     high = ctx.op1("stablehlo.shift_right_logical", [count, hl.splat(ctx, 32, np.uint64, shape)],
                    result_type=t64)
     return [ctx.op1("stablehlo.convert", [high]), ctx.op1("stablehlo.convert", [count])]
+
+
+def _splat_u64(ctx, stride, shape):
+    """`stride` as a uint64 array of `shape`; a symbolic stride (jax.export) is computed from
+    the module's dimension values, as JAX's lowering does."""
+    if not is_symbolic(stride):
+        return hl.splat(ctx, stride, np.uint64, shape)
+    value = ctx.block.op1("stablehlo.convert", [ctx.module_ctx.symbolic.dim(ctx.block, stride)],
+                          hlo.tensor_type((), np.uint64))
+    return hl.broadcast_in_dim(ctx, value, shape, np.uint64, [])
 
 
 abstract_eval_rules[iota_2x32_shape_p] = _iota_2x32_shape_abstract_eval
@@ -243,6 +254,15 @@ def _threefry_2x32(key, counts):
     hashed as the pairs (first half, second half); the outputs keep that layout."""
     flat = lax.reshape(counts, (math.prod(counts.shape),))
     n = flat.shape[0]
+    if is_symbolic(n % 2):
+        # jax.export: whether the size is odd is not known when tracing (JAX's rewrite): the
+        # counts padded with one 0, hashed as two halves of (n + 1) // 2, the pad cut off
+        flat = lax.concatenate([flat, np.zeros((1,), u32)], 0)
+        half = (n + 1) // 2
+        x1, x2 = (lax.dynamic_slice(flat, (start,), (half,)) for start in (0, half))
+        k1, k2 = key if isinstance(key, tuple) else _unpack(key)
+        out = lax.concatenate(threefry2x32(k1, k2, x1, x2), 0)
+        return lax.reshape(lax.dynamic_slice(out, (0,), (n,)), counts.shape)
     if n % 2:
         flat = lax.concatenate([flat, np.zeros((1,), u32)], 0)
     half = flat.shape[0] // 2
@@ -288,7 +308,7 @@ def _random_bits_original(key, bit_width, shape):
     `bit_width`-bit pieces (8 and 16: the 32-bit words' bytes/halves, low first)."""
     size = math.prod(shape)
     count = -(-bit_width * size // 32)
-    if count >= 2 ** 32 - 1:
+    if not is_symbolic(count) and count >= 2 ** 32 - 1:
         raise NotImplementedError("jax_threefry_partitionable=False: random bits of more "
                                   "than 2**32 - 2 words; use the partitionable default")
     bits = _threefry_2x32(key, lax.iota(u32, count))

@@ -89,7 +89,7 @@ def _bcast(x, shape):
 
 def _binop(op, x, y):
     """A binary lax op with NumPy broadcasting, as jnp's operators apply them."""
-    shape = np.broadcast_shapes(_shape(x), _shape(y))
+    shape = lax.broadcast_shapes(_shape(x), _shape(y))
     return op(_bcast(x, shape), _bcast(y, shape))
 
 
@@ -201,7 +201,7 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
 
 def _truncated_normal_impl(key, lower, upper, shape, dtype):
     if shape is None:
-        shape = np.broadcast_shapes(_shape(lower), _shape(upper))
+        shape = lax.broadcast_shapes(_shape(lower), _shape(upper))
     else:
         _check_shape("truncated_normal", shape, _shape(lower), _shape(upper))
     sqrt2 = _c(np.sqrt(2), dtype)

@@ -148,5 +148,18 @@ def custom_call(ctx, target: str, operands, result_avals, *, backend_config: str
             f"{'[]' if single else f'[{res}]'}, operand_index = {op}, "
             f"operand_tuple_indices = []>" for op, res in sorted(aliases.items())) + "]"
     attrs.update(extra_attributes or {})
-    return ctx.op("stablehlo.custom_call", list(operands), attrs,
+    operands = list(operands)
+    symbolic = getattr(ctx.module_ctx, "symbolic", None)
+    if symbolic is not None and any(not isinstance(d, (int, np.integer))
+                                    for a in result_avals for d in a.shape):
+        # jax.export with symbolic sizes: each result's shape an operand after the others,
+        # named by `indices_of_shape_operands` (JAX's mlir.custom_call with result_shapes);
+        # shape refinement types the results from them and drops them
+        shapes = [symbolic.shape(ctx.block, a.shape) for a in result_avals]
+        indices = layout(range(len(operands), len(operands) + len(shapes)))
+        attrs["indices_of_shape_operands"] = indices.replace("xindex>", "xi64>")
+        attrs["operand_layouts"] = "[" + ", ".join(
+            [*map(layout, operand_layouts), *(layout((0,)),) * len(shapes)]) + "]"
+        operands += shapes
+    return ctx.op("stablehlo.custom_call", operands, attrs,
                   result_types=[hlo.aval_type(a) for a in result_avals])

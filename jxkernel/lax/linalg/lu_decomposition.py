@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ...core.avals import ShapedArray
+from ...core.symbolic import is_symbolic, min_dim, symbolic_as_value
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules)
 from ...xla import gpu_solver, lapack
@@ -36,7 +37,7 @@ lu_p = Primitive("lu", multiple_results=True)
 def _lu_abstract_eval(x):
     _check_matrix("lu", x)
     *batch, m, n = x.shape
-    return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min(m, n)), np.int32),
+    return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min_dim(m, n)), np.int32),
             ShapedArray((*batch, m), np.int32)]
 
 
@@ -66,7 +67,7 @@ def _lu_jvp(primals, tangents):
     a_dot = ad.instantiate(tangents[0])
     lu, pivots, permutation = lu_p.bind(a)
     *batch, m, n = _shape(a)
-    dtype, k, nb = _dtype(a), min(m, n), len(batch)
+    dtype, k, nb = _dtype(a), min_dim(m, n), len(batch)
     zero = np.zeros((), dtype)
     l = slicing.pad(_tril(lu[..., :, :k], -1), zero, [(0, 0, 0)] * (nb + 1) + [(0, m - k, 0)])
     l = l + _eye(dtype, m, ndim=nb + 2)
@@ -226,7 +227,13 @@ def _lu_pivots_to_permutation_impl(swaps, *, permutation_size):
         y = _take_last(perm, j)                                        # perm[..., j]
         perm = ew.select(ew.eq(iota, i), spread(y), perm)
         return ew.select(ew.eq(iota, spread(j)), spread(x), perm)
-    return fori_loop(np.int32(0), np.int32(k), body, iota)
+    return fori_loop(np.int32(0), _int32(k), body, iota)
+
+
+def _int32(k):
+    """A loop bound: an int32, or a symbolic size as an int32 value (jax.export)."""
+    return conversion.convert_element_type(symbolic_as_value(k), np.int32) if is_symbolic(k) \
+        else np.int32(k)
 
 
 def _take_last(x, j):

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...core import dtypes
 from ...core.avals import ShapedArray
+from ...core.symbolic import min_dim
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules)
 from ...xla import gpu_solver, lapack
@@ -34,7 +35,7 @@ geqrf_p = Primitive("geqrf", multiple_results=True)
 def _geqrf_abstract_eval(x):
     _check_matrix("geqrf", x)
     *batch, m, n = x.shape
-    return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min(m, n)), x.dtype)]
+    return [ShapedArray(x.shape, x.dtype), ShapedArray((*batch, min_dim(m, n)), x.dtype)]
 
 
 def _geqrf_lowering(ctx, x):
@@ -82,7 +83,7 @@ def _geqp3_abstract_eval(a, jpvt, *, use_magma):
         raise TypeError(f"geqp3 needs jpvt: int32[..., n] matching a, got a: "
                         f"{a.str_short(True)}, jpvt: {jpvt.str_short(True)}")
     return [ShapedArray(a.shape, a.dtype), ShapedArray(jpvt.shape, np.int32),
-            ShapedArray((*batch, min(m, n)), a.dtype)]
+            ShapedArray((*batch, min_dim(m, n)), a.dtype)]
 
 
 def _geqp3_lowering(ctx, a, jpvt, *, use_magma):
@@ -135,7 +136,7 @@ def _householder_product_abstract_eval(a, taus):
         raise ValueError(f"The first argument to householder_product must have at least as "
                          f"many rows as columns, got shape {a.shape}")
     if taus.dtype != a.dtype or tuple(taus.shape[:-1]) != tuple(batch) or \
-            taus.shape[-1] > min(m, n):
+            taus.shape[-1] > min_dim(m, n):
         raise ValueError(f"householder_product needs taus of shape batch + (k,) with k <= "
                          f"min(m, n) and a's dtype, got a: {a.str_short(True)}, taus: "
                          f"{taus.str_short(True)}")
@@ -247,7 +248,7 @@ qr_p = Primitive("qr", multiple_results=True)
 def _qr_abstract_eval(x, *, pivoting, full_matrices, use_magma):
     _check_matrix("qr", x)
     *batch, m, n = x.shape
-    k = m if full_matrices else min(m, n)
+    k = m if full_matrices else min_dim(m, n)
     outs = [ShapedArray((*batch, m, k), x.dtype), ShapedArray((*batch, k, n), x.dtype)]
     return outs + [ShapedArray((*batch, n), np.int32)] if pivoting else outs
 
@@ -256,7 +257,7 @@ def _qr_impl(a, *, pivoting, full_matrices, use_magma):
     *batch, m, n = _shape(a)
     dtype, nd = _dtype(a), len(batch) + 2
     if m == 0 or n == 0:
-        k = m if full_matrices else min(m, n)
+        k = m if full_matrices else min_dim(m, n)
         q = shapes.broadcast_in_dim(_eye(dtype, m, k), (*batch, m, k), (nd - 2, nd - 1))
         r = shapes.broadcast_in_dim(np.zeros((), dtype), (*batch, k, n), ())
         return [q, r, shapes.broadcast_in_dim(np.int32(0), (*batch, n), ())] if pivoting \

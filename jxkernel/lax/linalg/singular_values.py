@@ -12,6 +12,7 @@ import numpy as np
 
 from ...core import dtypes
 from ...core.avals import ShapedArray
+from ...core.symbolic import min_dim
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules)
 from ...xla import gpu_solver, lapack
@@ -41,7 +42,7 @@ svd_p = Primitive("svd", multiple_results=True)
 
 def _svd_shapes(shape, full_matrices, compute_uv, subset_by_index):
     *batch, m, n = shape
-    rank = min(m, n)
+    rank = min_dim(m, n)
     if subset_by_index is not None:
         if full_matrices and tuple(subset_by_index) != (0, rank):
             raise ValueError("full_matrices and subset_by_index cannot both be set")
@@ -78,7 +79,7 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
     aval = ctx.avals_in[0]
     *batch, m, n = aval.shape
     batch = tuple(batch)
-    if not (subset_by_index is None or tuple(subset_by_index) == (0, min(m, n))):
+    if not (subset_by_index is None or tuple(subset_by_index) == (0, min_dim(m, n))):
         raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
     if m == 0 or n == 0:
         return hl.lower_fun(_empty_svd, multiple_results=True)(
@@ -111,7 +112,7 @@ def _svd_gpu_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
     when m < n)."""
     aval = ctx.avals_in[0]
     *batch, m, n = aval.shape
-    batch, k, nb = tuple(batch), min(m, n), len(batch)
+    batch, k, nb = tuple(batch), min_dim(m, n), len(batch)
     s_aval = ctx.avals_out[0]
     algorithm = SvdAlgorithm.DEFAULT if algorithm is None else algorithm
     if algorithm == SvdAlgorithm.DIVIDE_AND_CONQUER:

@@ -17,7 +17,7 @@ import numpy as np
 from ...core import dtypes, sharding_types
 from ...core.avals import ShapedArray
 from ...core.errors import InconclusiveDimensionOperation
-from ...core.symbolic import is_symbolic
+from ...core.symbolic import index_or_symbolic, is_symbolic, symbolic_as_value
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
                                batching_rules, jvp_rules,
                                lowering_rules, numpy_rules, sharding_rules, transpose_rules)
@@ -232,6 +232,8 @@ def _dynamic_slice_indices(operand, start_indices, allow_negative_indices) -> li
     if len(start_indices) != len(shape):
         raise ValueError(f"Length of slice indices must match number of operand dimensions "
                          f"({len(start_indices)} vs {shape})")
+    # a symbolic start (jax.export: `(n + 1) // 2`) is its value, as JAX takes it
+    start_indices = [symbolic_as_value(i) if is_symbolic(i) else i for i in start_indices]
     if isinstance(allow_negative_indices, bool):
         allow_negative_indices = [allow_negative_indices] * len(shape)
     # An index type too narrow for its dimension (int8 into 300 elements) cannot hold i + d:
@@ -251,7 +253,7 @@ def _dynamic_slice_indices(operand, start_indices, allow_negative_indices) -> li
             if i < 0 and not allow_negative:
                 raise ValueError(f"Index {i} is out of bounds for dimension {d} if "
                                  f"allow_negative_indices=False")
-            result.append(convert_element_type(i + d if i < 0 else i, dtype))
+            result.append(convert_element_type(symbolic_as_value(i + d if i < 0 else i), dtype))
         elif allow_negative:
             negative = lt(i, typed_constant(0, dtype))
             # a weakly typed index is made strong first, as jnp's `i + d` does in JAX
@@ -318,7 +320,7 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *
     start_indices = [_zero_index(start_index)] * ndim
     start_indices[axis] = start_index
     sizes = list(_shape(operand))
-    sizes[axis] = operator.index(slice_size)
+    sizes[axis] = index_or_symbolic(slice_size)
     allow = [False] * ndim
     allow[axis] = allow_negative_indices
     return dynamic_slice(operand, start_indices, sizes, allow_negative_indices=allow)

@@ -225,11 +225,11 @@ def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int =
     axis = operator.index(axis)
     start, limit, strides = [0] * len(shape), list(shape), [1] * len(shape)
     size = shape[axis]
-    lo = 0 if start_index is None else operator.index(start_index)
-    hi = size if limit_index is None else operator.index(limit_index)
+    lo = 0 if start_index is None else index_or_symbolic(start_index)
+    hi = size if limit_index is None else index_or_symbolic(limit_index)
     start[axis] = lo + size if lo < 0 else lo
     limit[axis] = hi + size if hi < 0 else hi
-    strides[axis] = operator.index(stride)
+    strides[axis] = index_or_symbolic(stride)
     return slice(operand, start, limit, strides)
 
 
@@ -239,7 +239,7 @@ def index_in_dim(operand, index: int, axis: int = 0, keepdims: bool = True):
         >>> lax.index_in_dim(jnp.arange(6).reshape(2, 3), -1, 1, keepdims=False)
         Array([2, 5], dtype=int32)
     """
-    index, axis = operator.index(index), operator.index(axis)
+    index, axis = index_or_symbolic(index), operator.index(axis)
     size = _shape(operand)[axis]
     wrapped = index + size if index < 0 else index
     if not 0 <= wrapped < size:
