@@ -25,6 +25,8 @@ CASES = {
                          "put(jnp.ones((4, 4)), P('x'))"),
     "unsplit_rank": ("a vector, then a scalar, unsplit under the mesh", "jnp.ones(())",
                      "jnp.ones(3)"),
+    "reduced_then_split": ("reduced over x (each device a summand), then split over x",
+                           "put(jnp.ones(4), P('x'))", "put(jnp.ones(4), P(reduced={'x'}))"),
 }
 
 

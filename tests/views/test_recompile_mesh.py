@@ -43,6 +43,22 @@ with jax.set_mesh(mesh):
     start = compile_log.last_seq() + 1
     g(jnp.ones(4)); g(jnp.ones(4))
     out["context_fixed"] = [e.function for e in compile_log.events_since(start)]
+# reduced, then split: the fix remakes the spec with its reduced set (iterating such a spec is
+# refused: the explainer raised, its RuntimeWarning an error here)
+import warnings
+warnings.simplefilter("error", RuntimeWarning)
+with jax.set_mesh(mesh):
+    h = jax.jit(lambda x: x * 5)
+    h(jax.device_put(jnp.ones(4), P(reduced={"x"})))
+    start = compile_log.last_seq() + 1
+    x = jax.device_put(jnp.ones(4), P("x"))
+    h(x)
+    (event,) = compile_log.events_since(start)
+    out["reduced"] = [[c.kind, c.snippet] for c in event.changes]
+    exec(event.changes[0].snippet, {"jax": jax, "x": x}, scope := {})
+    start = compile_log.last_seq() + 1
+    h(scope["x"])
+    out["reduced_fixed"] = [e.function for e in compile_log.events_since(start)]
 print(json.dumps(out))
 """
 
@@ -81,3 +97,15 @@ def test_a_call_moved_into_set_mesh_is_told_as_the_context_and_its_fix_applies(r
     assert "inside a `with jax.set_mesh(...)` block" in fix and "weak" not in fix, fix
     assert snippet.startswith("with jax.set_mesh(mesh):")
     assert mine["context_fixed"] == [], mine["context_fixed"]
+
+
+def test_a_reduced_array_then_a_split_one_is_told_with_the_reduced_set(runs):
+    """Reduced over x, then split over x: the fix's PartitionSpec keeps the reduced set (the
+    explainer iterated the spec, which a spec with such a set refuses: it warned of a bug and
+    logged no reason); the fix, run, makes the call the earlier one's."""
+    mine, _ = runs
+    ((kind, snippet),) = mine["reduced"]
+    assert kind == "shape"
+    assert snippet.startswith(
+        "x = jax.device_put(x, jax.sharding.PartitionSpec(None, reduced={'x'}))"), snippet
+    assert mine["reduced_fixed"] == [], mine["reduced_fixed"]

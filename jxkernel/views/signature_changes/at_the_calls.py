@@ -138,11 +138,10 @@ def _in_the_callers_names(change, jitted, now):
     assigned = set(re.findall(r"(?m)^(\w+) = ", change.snippet)) - {change.path}
     for name in sorted(assigned):
         if re.search(rf"\b{name}\b", rewritten(arg)):
-            change = dataclasses.replace(change, snippet=re.sub(
-                rf"\b{name}\b", f"{name}_{change.path}", change.snippet))
+            change = dataclasses.replace(change, snippet=_renamed(
+                change.snippet, name, f"{name}_{change.path}"))
     if arg.isidentifier():
-        return dataclasses.replace(change, snippet=re.sub(
-            rf"\b{re.escape(change.path)}\b", arg, change.snippet))
+        return dataclasses.replace(change, snippet=_renamed(change.snippet, change.path, arg))
     return dataclasses.replace(change, snippet=(
         f"{change.path} = {arg}    # line {line}'s argument, named\n{change.snippet}\n"
         f"{rewritten(change.path)}    # line {line}, given it"))
@@ -247,3 +246,15 @@ _DTYPE_AT_CALL_FIX = (
     "type is the argument's). Cast it at that call so that every call has one dtype: "
     "jnp.asarray({arg}, jnp.{dtype}) in place of {arg}, as below.",
     "{code}    # line {line}")
+
+
+def _renamed(code: str, old: str, new: str) -> str:
+    """`code` with the variable `old` called `new`: not inside a string (a mesh axis named
+    like the parameter, `PartitionSpec(reduced={'x'})`) nor as an attribute (`obj.x`).
+
+    >>> _renamed("x = jax.device_put(x, P(reduced={'x'}))  # x's split", "x", "b")
+    "b = jax.device_put(b, P(reduced={'x'}))  # b's split"
+    """
+    strings = r"'(?:[^'\\\n]|\\.)*'" + "|" + r'"(?:[^"\\\n]|\\.)*"'
+    pattern = rf"({strings})|(?<![.\w]){re.escape(old)}\b"
+    return re.sub(pattern, lambda m: m.group(1) if m.group(1) is not None else new, code)

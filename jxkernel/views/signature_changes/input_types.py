@@ -76,12 +76,23 @@ def _type_changes(before, after):
             # the same shape split another way over set_mesh's mesh (f32[4@x,3], then
             # f32[4,3]): a type of its own under a mesh of Explicit axes, as in JAX
             yield _refixed(_fixed(path, "shape", b.str_short(True), a.str_short(True)), _SPLIT_FIX,
-                           spec=", ".join(map(repr, getattr(b.sharding, "spec", ()))))
+                           spec=_spec_arguments(getattr(b.sharding, "spec", None)))
         else:
             change = _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
             if b.weak_type and not a.shape:       # a Python number, then a 0-d array
                 change = _refixed(change, _NUMBER_THEN_ARRAY_FIX, dtype=a.dtype.name)
             yield change
+
+
+def _spec_arguments(spec) -> str:
+    """What goes between `PartitionSpec(` and `)` to make `spec` again, its unreduced and
+    reduced sets included (iterating a spec that has them is refused).
+
+    >>> from jxkernel.sharding import PartitionSpec as P
+    >>> _spec_arguments(P("x", None)), _spec_arguments(P(None, unreduced={"x"}))
+    ("'x', None", "None, unreduced={'x'}")
+    """
+    return "" if spec is None else repr(spec).removeprefix("P(").removesuffix(")").rstrip(",")
 
 
 def _mesh_alone(a, b) -> bool:
