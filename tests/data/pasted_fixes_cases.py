@@ -351,6 +351,49 @@ CASES = {
         "f", ("top",),
         'jax.config.update("jax_default_device", jax.devices("cpu")[0])    # once, at start-up',
         1),
+    "traced_in_one_jit": (
+        "jax.jit(f) and jax.jit(f, static_argnames='n'), called a(x, 2), then b(x, n=2)",
+        "def f(x, n):\n"
+        "    return x * n\n"
+        "a = jax.jit(f)\n"
+        "b = jax.jit(f, static_argnames='n')\n"
+        "x = jnp.ones(3)\n"
+        "y = a(x, 2)\n"
+        "y = b(x, n=2)\n",
+        "f", ("replace", 6, 6),
+        "y = b(x, n=2)    # line 6: b, the one jit of f", 1),
+    "traced_in_one_jit_by_position": (
+        "n static in the first jit (a(x, n=2)), traced in the second (b(x, 2))",
+        "def f(x, n):\n"
+        "    return x * n\n"
+        "a = jax.jit(f, static_argnames='n')\n"
+        "b = jax.jit(f)\n"
+        "x = jnp.ones(3)\n"
+        "y = a(x, n=2)\n"
+        "y = b(x, 2)\n",
+        "f", ("replace", 6, 6),
+        "y = b(x, 2)    # line 6: b, the one jit of f", 1),
+    "static_by_position_then_keyword": (
+        "a static n passed by position, then by keyword (its value the same)",
+        "import functools\n"
+        "@functools.partial(jax.jit, static_argnames='n')\n"
+        "def power(x, n):\n"
+        "    return x ** n\n"
+        "x = jnp.ones(3)\n"
+        "y = power(x, 2)\n"
+        "y = power(x, n=2)\n",
+        "power", ("replace", 6, 6),
+        "y = power(x, n=2)    # line 6: n by keyword, as at line 7", 1),
+    "static_by_keyword_then_position": (
+        "a static n passed by keyword, then by position, to a function jitted by name",
+        "def power(x, n):\n"
+        "    return x ** n\n"
+        "p = jax.jit(power, static_argnums=1)\n"
+        "x = jnp.ones(3)\n"
+        "y = p(x, n=2)\n"
+        "y = p(x, 2)\n",
+        "power", ("replace", 6, 6),
+        "y = p(x, n=2)    # line 6: n by keyword, as at line 5", 1),
 }
 
 # the options a case may set (config.update, a block's), each set back after a program runs
@@ -508,3 +551,31 @@ JIT_OF_A_DEF_IN_A_LOOP = (
     "x = jnp.ones(3)\n"
     "for i in range(3):\n"
     "    x = jax.jit(f)(x)\n")
+
+
+# An input put on another device (cpu:1 of the 8 CPU devices the suite and the reference ask
+# for) between two calls: JAX 0.10.2 traces once and compiles twice (jxkernel: two compile
+# events). The note's code puts each call's argument on the first call's device, in its
+# names, each line before the line it names: one compile, as in JAX (v alone put back,
+# committed, and x left uncommitted, JAX compiles twice: pasted_fixes_reference.json's
+# device_v_alone).
+DEVICE_CHANGED = (
+    "@jax.jit\n"
+    "def f(x):\n"
+    "    return x * 2\n"
+    "x = jnp.ones(3)\n"
+    "y = f(x)\n"
+    "v = jax.device_put(jnp.ones(3), jax.devices()[1])\n"
+    "y = f(v)\n")
+DEVICE_SNIPPET = ("x = jax.device_put(x, jax.devices()[0])    # before line 5\n"
+                  "v = jax.device_put(v, jax.devices()[0])    # before line 7")
+
+
+def device_pasted(snippet=DEVICE_SNIPPET):
+    """DEVICE_CHANGED with each line of the note's code before the line it names."""
+    lines = DEVICE_CHANGED.splitlines()
+    out = []
+    for number, line in enumerate(lines, 1):
+        out += [code for code in snippet.splitlines() if code.endswith(f"# before line {number}")]
+        out.append(line)
+    return "\n".join(out) + "\n"
