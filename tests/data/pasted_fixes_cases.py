@@ -394,6 +394,26 @@ CASES = {
         "y = p(x, 2)\n",
         "power", ("replace", 6, 6),
         "y = p(x, n=2)    # line 6: n by keyword, as at line 5", 1),
+    "argument_by_position_then_keyword": (
+        "a traced k passed by position, then by keyword",
+        "@jax.jit\n"
+        "def scale(x, k):\n"
+        "    return x * k\n"
+        "v = jnp.ones(3)\n"
+        "y = scale(v, 2.0)\n"
+        "y = scale(v, k=2.0)\n",
+        "scale", ("replace", 5, 5),
+        "y = scale(v, k=2.0)    # line 5: k by keyword, as at line 6", 1),
+    "numbers_then_array": (
+        "an array, then a list of Python numbers, passed as xs",
+        "@jax.jit\n"
+        "def total(xs):\n"
+        "    return jnp.sum(jnp.asarray(xs))\n"
+        "y = total(jnp.ones(3))\n"
+        "xs = [1.0, 2.0, 3.0]\n"
+        "y = total(xs)\n",
+        "total", ("after", 5),
+        "xs = jnp.asarray(xs)    # one array, every call", 1),
 }
 
 # the options a case may set (config.update, a block's), each set back after a program runs

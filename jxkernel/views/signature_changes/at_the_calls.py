@@ -35,9 +35,12 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
                 re.sub(r"\[\d+\]$", "", c.path).isidentifier():
             out.append(_stacked_at_the_call(c, jitted, now))
             continue
-        elif c.kind == "structure" and c.fix.startswith(f"{c.path} has the same value but came ") \
-                and {c.old, c.new} == {"by keyword", "by position"}:
-            out.append(_by_keyword_at_the_call(c, jitted, before, now))
+        elif c.kind == "structure" and {c.old, c.new} == {"by keyword", "by position"} and \
+                c.fix.startswith((f"{c.path} has the same value but came ",
+                                  "The same argument came by position in one call")):
+            template = _KEYWORD_AT_THE_CALL if c.fix.startswith(c.path) else \
+                _ARGUMENT_BY_KEYWORD_AT_THE_CALL
+            out.append(_by_keyword_at_the_call(c, jitted, before, now, template))
             continue
         elif c.kind == "config" and c.fix.startswith(f"The {c.path} changed (") and \
                 re.fullmatch(r"\w+:\d+", c.old):
@@ -274,7 +277,17 @@ _KEYWORD_AT_THE_CALL = (
     "{code}    # line {at}: {name} by keyword, as at line {line}")
 
 
-def _by_keyword_at_the_call(change, jitted, before, now):
+# a traced argument so (structure._KEYWORD_FIX's plain code was `f(x)`, x the function's
+# first parameter, whatever moved: JAX 0.10.2 traces pasted_fixes_reference.json's
+# argument_by_position_then_keyword once)
+_ARGUMENT_BY_KEYWORD_AT_THE_CALL = (
+    "{path} came by position in one call and by keyword in the other: which arguments are "
+    "keywords is part of the cache key. Pass it the same way every time: by keyword, as at "
+    "line {line}, in line {at}'s call too, as below.",
+    "{code}    # line {at}: {path} by keyword, as at line {line}")
+
+
+def _by_keyword_at_the_call(change, jitted, before, now, template=_KEYWORD_AT_THE_CALL):
     """`change`, a static passed by position in one call and by keyword in the other, fixed
     at the call passing it by position (`y = power(x, n=2)    # line 6: ...`). As it was
     where the calls cannot be read or do not call the function by one plain name."""
@@ -297,8 +310,7 @@ def _by_keyword_at_the_call(change, jitted, before, now):
     code = _passed_as(sites[0], calls[0], calls[0].func.id, name, params.index(name), True)
     if code is None:
         return change
-    return _refixed(change, _KEYWORD_AT_THE_CALL, line=sites[1].line, at=sites[0].line,
-                    code=code)
+    return _refixed(change, template, line=sites[1].line, at=sites[0].line, code=code)
 
 
 # the inputs of a call on another device than the earlier call's: every call's inputs put on

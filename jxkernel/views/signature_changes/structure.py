@@ -376,7 +376,8 @@ _KEY_FIX = ("The arguments' pytree structure changed ({path}: {old} -> {new}): a
 _KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
                 "({old} -> {new}): which arguments are keywords is part of the cache key. "
                 "Pass each argument the same way in every call.",
-                "f(x)    # or always f(x=x): one way, every call")
+                # (at_the_calls writes it in the learner's call where both can be read)
+                "f(...)    # or always f(..., x=x): one way, every call")
 _TREE_FIX = ("The arguments' pytree structure changed ({old} -> {new}), and every structure "
              "compiles anew. Pass arguments of one structure in every call.",
              "")
