@@ -414,6 +414,28 @@ CASES = {
         "y = total(xs)\n",
         "total", ("after", 5),
         "xs = jnp.asarray(xs)    # one array, every call", 1),
+    "object_static_of_number_fields": (
+        "a hashable object of number fields, static, made anew with another value each pass",
+        "import functools\n"
+        "class Params:\n"
+        "    def __init__(self, a, b):\n"
+        "        self.a = a\n"
+        "        self.b = b\n"
+        "    def __eq__(self, other):\n"
+        "        return (self.a, self.b) == (other.a, other.b)\n"
+        "    def __hash__(self):\n"
+        "        return hash((self.a, self.b))\n"
+        "@functools.partial(jax.jit, static_argnums=1)\n"
+        "def apply(x, p):\n"
+        "    return x * p.a + p.b\n"
+        "x = jnp.ones(3)\n"
+        "for a in (1.0, 2.0, 3.0):\n"
+        "    y = apply(x, Params(a, 0.5))\n",
+        "apply", ("replace", 10, 11),
+        "jax.tree_util.register_pytree_node(\n"
+        "    Params, lambda m: ((m.a, m.b,), None), lambda _, leaves: Params(*leaves))\n"
+        "@jax.jit    # p traced: its fields are the leaves\n"
+        "def apply(x, p):", 1),
 }
 
 # the options a case may set (config.update, a block's), each set back after a program runs

@@ -559,6 +559,7 @@ def test_a_cell_run_again_says_so_and_its_fix_applies(shell):
         "the same code)" in change.fix
     assert "for batch in batches" not in change.snippet
     assert change.snippet.startswith("f = jax.jit(lambda ...: ...)    # in a cell of its own")
+    assert "a pattern, in names of yours to fill in" in change.fix
     assert fix_in_brief(change.fix) in note["text/plain"]
     # the fix applied
     ok(shell, "fr2 = jax.jit(lambda v: v * 4.5)")
@@ -580,6 +581,9 @@ def test_a_decorated_def_in_a_cell_run_again_is_told_to_move_as_it_is(shell):
         "def frd(v):    # with its decorator and body, in a cell of its own, run once"), \
         change.snippet
     assert "jax.jit(frd)" not in change.snippet
+    # (its call was `out = frd(x)`, an x the cells need not have: a pattern now, said so)
+    assert "out = frd(...)" in change.snippet and \
+        "a pattern, in names of yours to fill in" in change.fix
     ok(shell, "@jax.jit\ndef frd2(v):\n    return v * 7.5")      # the fix applied
     start = compile_log.last_seq() + 1
     assert ok(shell, "frd2(jnp.ones(3))").notes == []
