@@ -436,6 +436,15 @@ CASES = {
         "    Params, lambda m: ((m.a, m.b,), None), lambda _, leaves: Params(*leaves))\n"
         "@jax.jit    # p traced: its fields are the leaves\n"
         "def apply(x, p):", 1),
+    "symbolic_shape_made_in_a_loop": (
+        "jax.export of one function with a symbolic shape, its symbol n made anew each pass",
+        "def f(x):\n"
+        "    return x * 2\n"
+        "for i in range(2):\n"
+        "    n, = jax.export.symbolic_shape(\"n\")\n"
+        "    exp = jax.export.export(jax.jit(f))(jax.ShapeDtypeStruct((n,), jnp.float32))\n",
+        "f", ("move", 4),
+        "n, = jax.export.symbolic_shape(\"n\")    # once; then every export uses n", 1),
 }
 
 # the options a case may set (config.update, a block's), each set back after a program runs
