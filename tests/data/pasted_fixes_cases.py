@@ -13,7 +13,8 @@ the snippet as the note writes it, traces of the pasted program). Where: ("befor
 before every line calling `callee` (at its indentation: the note's "before the call", "before
 each call"); ("replace", first, last) in place of those lines (1-based: the jit or decorator
 line the note rewrites); ("top", *moved) first thing, the lines `moved` deleted; ("after",
-line) after that line; ("moved", first, last, above) those lines out, the snippet above line
+line) after that line; ("in_place", line, text) the snippet's expression (its code before
+its comment) in place of `text` in that line; ("moved", first, last, above) those lines out, the snippet above line
 `above` (a def moved out of the function around it); ("hoist", line, deleted) the snippet's first
 line above the loop around `line`, its other lines in place of `line`, the lines `deleted`
 (1-based) deleted: the notes that jit once above the loop (or the def) and call at the line
@@ -445,6 +446,16 @@ CASES = {
         "    exp = jax.export.export(jax.jit(f))(jax.ShapeDtypeStruct((n,), jnp.float32))\n",
         "f", ("move", 4),
         "n, = jax.export.symbolic_shape(\"n\")    # once; then every export uses n", 1),
+    "number_then_vmap": (
+        "f(1.0), then jax.vmap(f) of an array: weak in the first call, strong under vmap",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "y = f(1.0)\n"
+        "ys = jax.vmap(f)(jnp.ones(3))\n",
+        "f", ("in_place", 4, "1.0"),
+        "jnp.asarray(1.0, jnp.float32)    # in place of 1.0 in f(1.0), and of each Python "
+        "number passed as x", 1),
 }
 
 # the options a case may set (config.update, a block's), each set back after a program runs
@@ -487,6 +498,9 @@ def pasted(name, snippet=None):
         at = lines[above - 1][:len(lines[above - 1]) - len(lines[above - 1].lstrip())]
         kept = lines[:first - 1] + lines[last:]
         lines = kept[:above - 1] + [at + b for b in block] + kept[above - 1:]
+    elif where[0] == "in_place":    # the snippet's expression for where[2] in line where[1]
+        lines[where[1] - 1] = lines[where[1] - 1].replace(
+            where[2], snippet.partition("    #")[0], 1)
     elif where[0] == "after":       # after line where[1]
         lines = lines[:where[1]] + block + lines[where[1]:]
     elif where[0] == "replace":     # at the first line's indentation
