@@ -254,8 +254,12 @@ def run(source, path):
 events = run(DEVICE_CHANGED, sys.argv[1])
 (change,) = events[1].changes
 again = run(device_pasted(change.snippet), sys.argv[2])
+inline = run(DEVICE_CHANGED.replace("v = jax.device_put(jnp.ones(3), jax.devices()[1])\\n"
+                                    "y = f(v)", "y = f(jax.device_put(jnp.ones(3), "
+                                    "jax.devices()[1]))"), sys.argv[2] + "_inline.py")
 print(json.dumps(dict(devices=jxkernel.device_count(), compiles=len(events), kind=change.kind,
-                      snippet=change.snippet, fix=change.fix, pasted=len(again))))
+                      snippet=change.snippet, fix=change.fix, pasted=len(again),
+                      inline=inline[1].changes[0].fix)))
 """
 
 
@@ -279,3 +283,5 @@ def test_an_input_on_another_device_put_on_one_as_the_note_says_compiles_once_as
     assert "pattern" not in out["fix"]
     assert out["pasted"] == len(recorded["pasted"]["compiled"]) == 1
     assert len(recorded["v_alone"]["compiled"]) == 2
+    # an argument that is no name (put on the device in the call): the plain code, a pattern
+    assert "a pattern, in names of yours to fill in" in out["inline"], out["inline"]

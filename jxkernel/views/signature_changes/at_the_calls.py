@@ -345,7 +345,7 @@ def _on_one_device(change, jitted, before, now):
                          f"line {site.line}")
             names.append(n)
     return _refixed(change, _ON_ONE_DEVICE, names=", ".join(dict.fromkeys(names)),
-                    code="\n".join(lines))
+                    code="\n".join(dict.fromkeys(lines)))     # (one line: once)
 
 
 def bound_where_called(changes, jitted, now) -> tuple:

@@ -127,8 +127,9 @@ _OPTION_FIX = ("{path} differs between two jits of this function ({old} -> {new}
                "{bind}jax.jit({fun}, {path}={new})    # the one jit of {fun}: call it "
                "everywhere, no other")
 _DEVICE_FIX = ("The {path} changed ({old} -> {new}): a compiled program runs on one device. "
-               "Keep the inputs on one device, or expect one compile per device (at_the_calls "
-               "writes it in the call's names where it can read them)." + PATTERN_SAID,
+               # (at_the_calls writes it in the calls' names where it can read them)
+               "Keep the inputs on one device, or expect one compile per device." +
+               PATTERN_SAID,
                "x = jax.device_put(x, jax.devices()[0])    # or %jxbackend cpu:0")
 
 
