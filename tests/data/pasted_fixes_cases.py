@@ -456,6 +456,22 @@ CASES = {
         "f", ("in_place", 4, "1.0"),
         "jnp.asarray(1.0, jnp.float32)    # in place of 1.0 in f(1.0), and of each Python "
         "number passed as x", 1),
+    "meta_field_changes": (
+        "a dataclass registered with k a meta field, k another number in the next call",
+        "import dataclasses\n"
+        "@dataclasses.dataclass\n"
+        "class P:\n"
+        "    w: object\n"
+        "    k: float\n"
+        "jax.tree_util.register_dataclass(P, data_fields=['w'], meta_fields=['k'])\n"
+        "@jax.jit\n"
+        "def f(p):\n"
+        "    return p.w * p.k\n"
+        "y = f(P(jnp.ones(3), 1.0))\n"
+        "y = f(P(jnp.ones(3), 2.0))\n",
+        "f", ("replace", 6, 6),
+        "jax.tree_util.register_dataclass(P, data_fields=['w', 'k'], meta_fields=[])    # k: "
+        "data, traced", 1),
 }
 
 # the options a case may set (config.update, a block's), each set back after a program runs
