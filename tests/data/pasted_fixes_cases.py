@@ -472,6 +472,17 @@ CASES = {
         "f", ("replace", 6, 6),
         "jax.tree_util.register_dataclass(P, data_fields=['w', 'k'], meta_fields=[])    # k: "
         "data, traced", 1),
+    "default_left_out_then_passed": (
+        "scale(v), factor left to its default 2.0, then scale(v, factor=3.0)",
+        "@jax.jit\n"
+        "def scale(x, factor=2.0):\n"
+        "    return x * factor\n"
+        "v = jnp.ones(5)\n"
+        "y = scale(v)\n"
+        "y = scale(v, factor=3.0)\n",
+        "scale", ("replace", 5, 5),
+        "y = scale(v, factor=2.0)    # line 5: factor passed, its default, as line 6 passes one",
+        1),
 }
 
 # the options a case may set (config.update, a block's), each set back after a program runs

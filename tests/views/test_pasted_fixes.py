@@ -9,7 +9,8 @@ a value closed over, rebound, is passed in (a cache hit then reads the new value
 static in one jit and traced in another (the earlier call calls the one jit, passing it as the
 other does), a static or traced argument passed by position, then by keyword (by keyword at
 both), a list of numbers then an array, a static object of number fields (registered as a
-pytree), a meta field given a new value (made data), symbols made anew for jax.export (made
+pytree), a meta field given a new value (made data), a default left out then passed (given
+it), symbols made anew for jax.export (made
 once), a Python number then vmap (an array in its place), an input put on another device (every call's inputs on one device, in the calls'
 names).
 The snippet pasted is the note's own (read from it; tests/data/pasted_fixes_cases.py holds

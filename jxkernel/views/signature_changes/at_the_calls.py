@@ -42,6 +42,10 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
                 _ARGUMENT_BY_KEYWORD_AT_THE_CALL
             out.append(_by_keyword_at_the_call(c, jitted, before, now, template))
             continue
+        elif c.kind == "structure" and "absent" in (c.old, c.new) and c.fix.startswith(
+                f"{c.path} was {c.old} and is {c.new} now: an argument left out"):
+            out.append(_default_at_the_call(c, jitted, before, now))
+            continue
         elif c.kind == "config" and c.fix.startswith(f"The {c.path} changed (") and \
                 re.fullmatch(r"\w+:\d+", c.old):
             out.append(_on_one_device(c, jitted, before, now))
@@ -311,6 +315,50 @@ def _by_keyword_at_the_call(change, jitted, before, now, template=_KEYWORD_AT_TH
     if code is None:
         return change
     return _refixed(change, template, line=sites[1].line, at=sites[0].line, code=code)
+
+
+# an argument left out to its default (a Python number) in one call and passed a number in
+# another: the call leaving it out given its default (JAX 0.10.2 traces
+# pasted_fixes_reference.json's default_left_out_then_passed, so written, once)
+_DEFAULT_AT_THE_CALL = (
+    "{path} was {old} and is {new} now: an argument left out (to its default) and one passed "
+    "are two different argument structures, each compiled. Pass {path} in every call: its "
+    "default, {default}, in line {at}'s call, as below.",
+    "{code}    # line {at}: {path} passed, its default, as line {line} passes one")
+_PY_KIND = {bool: "bool", int: "i", float: "f"}
+
+
+def _default_at_the_call(change, jitted, before, now):
+    """`change`, an argument left out in one call and passed a Python number in the other,
+    fixed at the call leaving it out: given its default by keyword (`y = scale(v,
+    factor=2.0)    # line 5: ...`). As it was where the calls cannot be read, the default is
+    no number of the passed one's kind, or the passed one is no Python number."""
+    left, passed_sig, passed = (before, now, change.new) if change.old == "absent" else \
+        (now, before, change.old)
+    sites = getattr(left, "site", None), getattr(passed_sig, "site", None)
+    if None in sites or not passed.endswith(" (weak)") or _shape_of(passed) != ():
+        return change
+    try:
+        param = inspect.signature(jitted._fun).parameters.get(change.path)
+    except (TypeError, ValueError, AttributeError):
+        return change
+    kind = _PY_KIND.get(type(getattr(param, "default", None)))
+    if param is None or kind is None or not passed.startswith(kind):
+        return change
+    call = _call_at(sites[0], jitted)
+    if call is None or call.lineno != call.end_lineno or \
+            any(isinstance(a, ast.Starred) for a in call.args) or \
+            any(k.arg in (None, change.path) for k in call.keywords):
+        return change
+    body = linecache.getline(sites[0].file, sites[0].line).strip()
+    default = repr(param.default)
+    args = [ast.get_source_segment(body, a) for a in call.args] + \
+        [f"{k.arg}={ast.get_source_segment(body, k.value)}" for k in call.keywords] + \
+        [f"{change.path}={default}"]
+    code = body[:call.col_offset] + ast.get_source_segment(body, call.func) + "(" + \
+        ", ".join(args) + ")" + body[call.end_col_offset:]
+    return _refixed(change, _DEFAULT_AT_THE_CALL, default=default, at=sites[0].line,
+                    line=sites[1].line, code=code)
 
 
 # the inputs of a call on another device than the earlier call's: every call's inputs put on
