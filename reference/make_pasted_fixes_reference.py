@@ -14,7 +14,9 @@ pattern filled in (GROWN): the traces and the means of each; a closed-over value
 between calls (CLOSED_OVER) and passed in as its note says: the traces and each call's
 result; two jits of one function with other donate_argnums (OPTIONS_DIFFER) and the one jit
 its note leaves; jax.jit(f)(x) at every pass of a loop (JIT_OF_A_DEF_IN_A_LOOP: one trace).
-Each with JAX's compiles too (jax_log_compiles: its "Compiling" lines).
+An input put on another device between two calls (DEVICE_CHANGED, 8 CPU devices asked for as
+the suite's conftest does) and put back as its note says. Each with JAX's compiles too
+(jax_log_compiles: its "Compiling" lines).
 """
 import json
 import logging
@@ -22,14 +24,17 @@ import os
 import sys
 import tempfile
 
-import jax
-import jax.numpy as jnp
+os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                           " --xla_force_host_platform_device_count=8").strip()
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from pasted_fixes_cases import (  # noqa: E402
-    CASES, CLOSED_OVER, GROWN, JIT_OF_A_DEF_IN_A_LOOP, OPTIONS, OPTIONS_DIFFER, grown_filled,
-    options_pasted, passed_in, pasted)
+    CASES, CLOSED_OVER, DEVICE_CHANGED, DEVICE_SNIPPET, GROWN, JIT_OF_A_DEF_IN_A_LOOP, OPTIONS,
+    OPTIONS_DIFFER, device_pasted, grown_filled, options_pasted, passed_in, pasted)
 from recording import cache_misses  # noqa: E402
 
 
@@ -96,6 +101,11 @@ def main():
     out["options_differ"] = {"program": traces(OPTIONS_DIFFER, "options"),
                              "pasted": traces(options_pasted(), "options_pasted")}
     out["jit_of_a_def_in_a_loop"] = traces(JIT_OF_A_DEF_IN_A_LOOP, "jit_of_a_def")
+    assert jax.device_count() == 8, jax.devices()
+    out["device_changed"] = {"program": traces(DEVICE_CHANGED, "device"),
+                             "pasted": traces(device_pasted(), "device_pasted"),
+                             "v_alone": traces(device_pasted(DEVICE_SNIPPET.splitlines()[1]),
+                                               "device_v_alone")}
     with open(os.path.join(DATA, "pasted_fixes_reference.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -381,6 +381,11 @@ def register_pytree_with_keys_class(cls: type) -> type:
     return cls
 
 
+# type -> (data fields, meta fields) of each register_dataclass: a recompile note for a meta
+# field's new value writes the learner's registration with that field made data
+_dataclass_fields: dict = {}
+
+
 def register_dataclass(nodetype: type, data_fields=None, meta_fields=None, drop_fields=()) -> type:
     """Make a dataclass-like type a container; data fields are children, meta fields static aux data.
 
@@ -426,7 +431,9 @@ def register_dataclass(nodetype: type, data_fields=None, meta_fields=None, drop_
         lambda x: (tuple(getattr(x, n) for n in data_fields),
                    tuple(getattr(x, n) for n in meta_fields)),
         lambda meta, data: nodetype(**dict(zip(meta_fields, meta)), **dict(zip(data_fields, data))))
+    _dataclass_fields[nodetype] = (tuple(data_fields), tuple(meta_fields))
     return nodetype
+
 
 
 def register_static(cls: type) -> type:

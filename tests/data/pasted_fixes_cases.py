@@ -13,7 +13,8 @@ the snippet as the note writes it, traces of the pasted program). Where: ("befor
 before every line calling `callee` (at its indentation: the note's "before the call", "before
 each call"); ("replace", first, last) in place of those lines (1-based: the jit or decorator
 line the note rewrites); ("top", *moved) first thing, the lines `moved` deleted; ("after",
-line) after that line; ("moved", first, last, above) those lines out, the snippet above line
+line) after that line; ("in_place", line, text) the snippet's expression (its code before
+its comment) in place of `text` in that line; ("moved", first, last, above) those lines out, the snippet above line
 `above` (a def moved out of the function around it); ("hoist", line, deleted) the snippet's first
 line above the loop around `line`, its other lines in place of `line`, the lines `deleted`
 (1-based) deleted: the notes that jit once above the loop (or the def) and call at the line
@@ -351,6 +352,137 @@ CASES = {
         "f", ("top",),
         'jax.config.update("jax_default_device", jax.devices("cpu")[0])    # once, at start-up',
         1),
+    "traced_in_one_jit": (
+        "jax.jit(f) and jax.jit(f, static_argnames='n'), called a(x, 2), then b(x, n=2)",
+        "def f(x, n):\n"
+        "    return x * n\n"
+        "a = jax.jit(f)\n"
+        "b = jax.jit(f, static_argnames='n')\n"
+        "x = jnp.ones(3)\n"
+        "y = a(x, 2)\n"
+        "y = b(x, n=2)\n",
+        "f", ("replace", 6, 6),
+        "y = b(x, n=2)    # line 6: b, the one jit of f", 1),
+    "traced_in_one_jit_by_position": (
+        "n static in the first jit (a(x, n=2)), traced in the second (b(x, 2))",
+        "def f(x, n):\n"
+        "    return x * n\n"
+        "a = jax.jit(f, static_argnames='n')\n"
+        "b = jax.jit(f)\n"
+        "x = jnp.ones(3)\n"
+        "y = a(x, n=2)\n"
+        "y = b(x, 2)\n",
+        "f", ("replace", 6, 6),
+        "y = b(x, 2)    # line 6: b, the one jit of f", 1),
+    "static_by_position_then_keyword": (
+        "a static n passed by position, then by keyword (its value the same)",
+        "import functools\n"
+        "@functools.partial(jax.jit, static_argnames='n')\n"
+        "def power(x, n):\n"
+        "    return x ** n\n"
+        "x = jnp.ones(3)\n"
+        "y = power(x, 2)\n"
+        "y = power(x, n=2)\n",
+        "power", ("replace", 6, 6),
+        "y = power(x, n=2)    # line 6: n by keyword, as at line 7", 1),
+    "static_by_keyword_then_position": (
+        "a static n passed by keyword, then by position, to a function jitted by name",
+        "def power(x, n):\n"
+        "    return x ** n\n"
+        "p = jax.jit(power, static_argnums=1)\n"
+        "x = jnp.ones(3)\n"
+        "y = p(x, n=2)\n"
+        "y = p(x, 2)\n",
+        "power", ("replace", 6, 6),
+        "y = p(x, n=2)    # line 6: n by keyword, as at line 5", 1),
+    "argument_by_position_then_keyword": (
+        "a traced k passed by position, then by keyword",
+        "@jax.jit\n"
+        "def scale(x, k):\n"
+        "    return x * k\n"
+        "v = jnp.ones(3)\n"
+        "y = scale(v, 2.0)\n"
+        "y = scale(v, k=2.0)\n",
+        "scale", ("replace", 5, 5),
+        "y = scale(v, k=2.0)    # line 5: k by keyword, as at line 6", 1),
+    "numbers_then_array": (
+        "an array, then a list of Python numbers, passed as xs",
+        "@jax.jit\n"
+        "def total(xs):\n"
+        "    return jnp.sum(jnp.asarray(xs))\n"
+        "y = total(jnp.ones(3))\n"
+        "xs = [1.0, 2.0, 3.0]\n"
+        "y = total(xs)\n",
+        "total", ("after", 5),
+        "xs = jnp.asarray(xs)    # one array, every call", 1),
+    "object_static_of_number_fields": (
+        "a hashable object of number fields, static, made anew with another value each pass",
+        "import functools\n"
+        "class Params:\n"
+        "    def __init__(self, a, b):\n"
+        "        self.a = a\n"
+        "        self.b = b\n"
+        "    def __eq__(self, other):\n"
+        "        return (self.a, self.b) == (other.a, other.b)\n"
+        "    def __hash__(self):\n"
+        "        return hash((self.a, self.b))\n"
+        "@functools.partial(jax.jit, static_argnums=1)\n"
+        "def apply(x, p):\n"
+        "    return x * p.a + p.b\n"
+        "x = jnp.ones(3)\n"
+        "for a in (1.0, 2.0, 3.0):\n"
+        "    y = apply(x, Params(a, 0.5))\n",
+        "apply", ("replace", 10, 11),
+        "jax.tree_util.register_pytree_node(\n"
+        "    Params, lambda m: ((m.a, m.b,), None), lambda _, leaves: Params(*leaves))\n"
+        "@jax.jit    # p traced: its fields are the leaves\n"
+        "def apply(x, p):", 1),
+    "symbolic_shape_made_in_a_loop": (
+        "jax.export of one function with a symbolic shape, its symbol n made anew each pass",
+        "def f(x):\n"
+        "    return x * 2\n"
+        "for i in range(2):\n"
+        "    n, = jax.export.symbolic_shape(\"n\")\n"
+        "    exp = jax.export.export(jax.jit(f))(jax.ShapeDtypeStruct((n,), jnp.float32))\n",
+        "f", ("move", 4),
+        "n, = jax.export.symbolic_shape(\"n\")    # once; then every export uses n", 1),
+    "number_then_vmap": (
+        "f(1.0), then jax.vmap(f) of an array: weak in the first call, strong under vmap",
+        "@jax.jit\n"
+        "def f(x):\n"
+        "    return x * 2\n"
+        "y = f(1.0)\n"
+        "ys = jax.vmap(f)(jnp.ones(3))\n",
+        "f", ("in_place", 4, "1.0"),
+        "jnp.asarray(1.0, jnp.float32)    # in place of 1.0 in f(1.0), and of each Python "
+        "number passed as x", 1),
+    "meta_field_changes": (
+        "a dataclass registered with k a meta field, k another number in the next call",
+        "import dataclasses\n"
+        "@dataclasses.dataclass\n"
+        "class P:\n"
+        "    w: object\n"
+        "    k: float\n"
+        "jax.tree_util.register_dataclass(P, data_fields=['w'], meta_fields=['k'])\n"
+        "@jax.jit\n"
+        "def f(p):\n"
+        "    return p.w * p.k\n"
+        "y = f(P(jnp.ones(3), 1.0))\n"
+        "y = f(P(jnp.ones(3), 2.0))\n",
+        "f", ("replace", 6, 6),
+        "jax.tree_util.register_dataclass(P, data_fields=['w', 'k'], meta_fields=[])    # k: "
+        "data, traced", 1),
+    "default_left_out_then_passed": (
+        "scale(v), factor left to its default 2.0, then scale(v, factor=3.0)",
+        "@jax.jit\n"
+        "def scale(x, factor=2.0):\n"
+        "    return x * factor\n"
+        "v = jnp.ones(5)\n"
+        "y = scale(v)\n"
+        "y = scale(v, factor=3.0)\n",
+        "scale", ("replace", 5, 5),
+        "y = scale(v, factor=2.0)    # line 5: factor passed, its default, as line 6 passes one",
+        1),
 }
 
 # the options a case may set (config.update, a block's), each set back after a program runs
@@ -393,6 +525,9 @@ def pasted(name, snippet=None):
         at = lines[above - 1][:len(lines[above - 1]) - len(lines[above - 1].lstrip())]
         kept = lines[:first - 1] + lines[last:]
         lines = kept[:above - 1] + [at + b for b in block] + kept[above - 1:]
+    elif where[0] == "in_place":    # the snippet's expression for where[2] in line where[1]
+        lines[where[1] - 1] = lines[where[1] - 1].replace(
+            where[2], snippet.partition("    #")[0], 1)
     elif where[0] == "after":       # after line where[1]
         lines = lines[:where[1]] + block + lines[where[1]:]
     elif where[0] == "replace":     # at the first line's indentation
@@ -508,3 +643,31 @@ JIT_OF_A_DEF_IN_A_LOOP = (
     "x = jnp.ones(3)\n"
     "for i in range(3):\n"
     "    x = jax.jit(f)(x)\n")
+
+
+# An input put on another device (cpu:1 of the 8 CPU devices the suite and the reference ask
+# for) between two calls: JAX 0.10.2 traces once and compiles twice (jxkernel: two compile
+# events). The note's code puts each call's argument on the first call's device, in its
+# names, each line before the line it names: one compile, as in JAX (v alone put back,
+# committed, and x left uncommitted, JAX compiles twice: pasted_fixes_reference.json's
+# device_v_alone).
+DEVICE_CHANGED = (
+    "@jax.jit\n"
+    "def f(x):\n"
+    "    return x * 2\n"
+    "x = jnp.ones(3)\n"
+    "y = f(x)\n"
+    "v = jax.device_put(jnp.ones(3), jax.devices()[1])\n"
+    "y = f(v)\n")
+DEVICE_SNIPPET = ("x = jax.device_put(x, jax.devices()[0])    # before line 5\n"
+                  "v = jax.device_put(v, jax.devices()[0])    # before line 7")
+
+
+def device_pasted(snippet=DEVICE_SNIPPET):
+    """DEVICE_CHANGED with each line of the note's code before the line it names."""
+    lines = DEVICE_CHANGED.splitlines()
+    out = []
+    for number, line in enumerate(lines, 1):
+        out += [code for code in snippet.splitlines() if code.endswith(f"# before line {number}")]
+        out.append(line)
+    return "\n".join(out) + "\n"

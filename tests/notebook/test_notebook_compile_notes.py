@@ -559,6 +559,7 @@ def test_a_cell_run_again_says_so_and_its_fix_applies(shell):
         "the same code)" in change.fix
     assert "for batch in batches" not in change.snippet
     assert change.snippet.startswith("f = jax.jit(lambda ...: ...)    # in a cell of its own")
+    assert "a pattern, in names of yours to fill in" in change.fix
     assert fix_in_brief(change.fix) in note["text/plain"]
     # the fix applied
     ok(shell, "fr2 = jax.jit(lambda v: v * 4.5)")
@@ -580,6 +581,9 @@ def test_a_decorated_def_in_a_cell_run_again_is_told_to_move_as_it_is(shell):
         "def frd(v):    # with its decorator and body, in a cell of its own, run once"), \
         change.snippet
     assert "jax.jit(frd)" not in change.snippet
+    # (its call was `out = frd(x)`, an x the cells need not have: a pattern now, said so)
+    assert "out = frd(...)" in change.snippet and \
+        "a pattern, in names of yours to fill in" in change.fix
     ok(shell, "@jax.jit\ndef frd2(v):\n    return v * 7.5")      # the fix applied
     start = compile_log.last_seq() + 1
     assert ok(shell, "frd2(jnp.ones(3))").notes == []
@@ -589,18 +593,20 @@ def test_a_decorated_def_in_a_cell_run_again_is_told_to_move_as_it_is(shell):
 
 def test_a_decorated_defs_fix_calls_it_by_its_name(shell):
     """`@jax.jit def scale(x, factor=2.0)` called without factor, then with it (two pytree
-    structures in JAX 0.10.2: learner5_decorated_keyword_left_out_then_passed): the fix's call
-    is `scale(..., factor=factor)`, the learner's name for it, not a generic `f(...)`; pasted
-    in both calls (..._fixed), one compile, as JAX lowers it once."""
+    structures in JAX 0.10.2: learner5_decorated_keyword_left_out_then_passed): the fix is
+    the learner's call that left factor out, by its name, given the default (it was the
+    pattern `scale(..., factor=factor)`); pasted over that line, one compile, as JAX lowers
+    it once (pasted_fixes_reference.json's default_left_out_then_passed)."""
     ok(shell, "@jax.jit\ndef scale11(x, factor=2.0):\n    return x * factor\n"
               "scale11(jnp.ones(2))\nscale11(jnp.ones(2), factor=3.0)")
     (change,) = events_of(shell.user_ns["scale11"])[-1].changes
     assert change.kind == "structure"
-    assert change.snippet == "scale11(..., factor=factor)    # in every call", change.snippet
+    assert change.snippet == "scale11(jnp.ones(2), factor=2.0)    # line 4: factor passed, its " \
+        "default, as line 5 passes one", change.snippet
     start = compile_log.last_seq() + 1
-    ok(shell, "@jax.jit\ndef scale12(x, factor=2.0):\n    return x * factor\n"
-              "factor = 2.0\nscale12(jnp.ones(2), factor=factor)\n"
-              "factor = 3.0\nscale12(jnp.ones(2), factor=factor)")
+    ok(shell, "@jax.jit\ndef scale12(x, factor=2.0):\n    return x * factor\n" +
+              change.snippet.replace("scale11", "scale12") +
+              "\nscale12(jnp.ones(2), factor=3.0)")
     assert len([e for e in compile_log.events_since(start)
                 if e.key is shell.user_ns["scale12"]]) == 1
 

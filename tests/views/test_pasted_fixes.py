@@ -5,12 +5,21 @@ switched on, a jit of a lambda made at every pass of a loop (its line moved abov
 a jit of a functools.partial or of a bound method made at every pass (the jit above the
 loop, the call at the line named), a call inside a default_matmul_precision or default_device
 block (set once at start-up), two jits of one function with other options (one jit left); and
-a value closed over, rebound, is passed in (a cache hit then reads the new value).
+a value closed over, rebound, is passed in (a cache hit then reads the new value); an argument
+static in one jit and traced in another (the earlier call calls the one jit, passing it as the
+other does), a static or traced argument passed by position, then by keyword (by keyword at
+both), a list of numbers then an array, a static object of number fields (registered as a
+pytree), a meta field given a new value (made data), a default left out then passed (given
+it), symbols made anew for jax.export (made
+once), a Python number then vmap (an array in its place), an input put on another device (every call's inputs on one device, in the calls'
+names).
 The snippet pasted is the note's own (read from it; tests/data/pasted_fixes_cases.py holds
 it as written, for the reference), and JAX 0.10.2 traces the same programs as often
 (tests/data/pasted_fixes_reference.json, reference/make_pasted_fixes_reference.py)."""
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -19,8 +28,9 @@ import jxkernel.numpy as jnp
 from jxkernel import compile_log, config
 
 from pasted_fixes_cases import (  # tests/data
-    CASES, CLOSED_OVER, CLOSED_OVER_SNIPPET, GROWN, GROWN_SNIPPET, JIT_OF_A_DEF_IN_A_LOOP,
-    OPTIONS, OPTIONS_DIFFER, OPTIONS_SNIPPET, grown_filled, options_pasted, passed_in, pasted)
+    CASES, CLOSED_OVER, CLOSED_OVER_SNIPPET, DEVICE_SNIPPET, GROWN, GROWN_SNIPPET,
+    JIT_OF_A_DEF_IN_A_LOOP, OPTIONS, OPTIONS_DIFFER, OPTIONS_SNIPPET, grown_filled,
+    options_pasted, passed_in, pasted)
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 with open(os.path.join(DATA, "pasted_fixes_reference.json")) as f:
@@ -227,3 +237,52 @@ def test_an_object_made_in_the_loop_from_the_loops_value_is_not_moved(tmp_path):
     (change,) = events[1].changes
     assert "moved above the loop" not in change.snippet and "Trainer(...)" in change.snippet
     assert "a pattern, in names of yours to fill in" in change.fix
+
+
+# the device case runs in a process of its own with 8 CPU devices (the suite's have one):
+# the program and its note's code pasted, each from a file (argv[1], argv[2])
+_ON_8_DEVICES = """
+import json, sys
+sys.path.insert(0, sys.argv[3])
+import jxkernel, jxkernel.numpy as jnp
+from jxkernel import compile_log
+from pasted_fixes_cases import DEVICE_CHANGED, device_pasted
+def run(source, path):
+    open(path, "w").write(source)
+    start = compile_log.last_seq() + 1
+    exec(compile(source, path, "exec"), {"jax": jxkernel, "jnp": jnp})
+    return [e for e in compile_log.events_since(start) if e.source and path in e.source]
+events = run(DEVICE_CHANGED, sys.argv[1])
+(change,) = events[1].changes
+again = run(device_pasted(change.snippet), sys.argv[2])
+inline = run(DEVICE_CHANGED.replace("v = jax.device_put(jnp.ones(3), jax.devices()[1])\\n"
+                                    "y = f(v)", "y = f(jax.device_put(jnp.ones(3), "
+                                    "jax.devices()[1]))"), sys.argv[2] + "_inline.py")
+print(json.dumps(dict(devices=jxkernel.device_count(), compiles=len(events), kind=change.kind,
+                      snippet=change.snippet, fix=change.fix, pasted=len(again),
+                      inline=inline[1].changes[0].fix)))
+"""
+
+
+@pytest.mark.cpu_only("simulated CPU devices")
+def test_an_input_on_another_device_put_on_one_as_the_note_says_compiles_once_as_in_jax(
+        tmp_path):
+    """v put on cpu:1 between two calls (8 CPU devices, in a process of its own): JAX 0.10.2
+    traces once and compiles twice, jxkernel logs two compiles. The note's code was
+    `x = jax.device_put(x, jax.devices()[0])`, an x the call need not pass; it names each
+    call's arguments, each line before the call it names (v alone put back is committed to
+    cpu:0 and the first call's x is not: JAX compiles twice). Pasted: one compile, as in JAX."""
+    ran = subprocess.run([sys.executable, "-c", _ON_8_DEVICES, str(tmp_path / "device.py"),
+                          str(tmp_path / "device_pasted.py"), DATA], capture_output=True,
+                         text=True, timeout=300, env=dict(os.environ, JXKERNEL_CPU_DEVICES="8"))
+    assert ran.returncode == 0, ran.stderr
+    out = json.loads(ran.stdout.splitlines()[-1])
+    recorded = REFERENCE["device_changed"]
+    assert out["devices"] == 8 and recorded["program"]["traces"] == 1
+    assert out["compiles"] == len(recorded["program"]["compiled"]) == 2
+    assert out["kind"] == "config" and out["snippet"] == DEVICE_SNIPPET, out["snippet"]
+    assert "pattern" not in out["fix"]
+    assert out["pasted"] == len(recorded["pasted"]["compiled"]) == 1
+    assert len(recorded["v_alone"]["compiled"]) == 2
+    # an argument that is no name (put on the device in the call): the plain code, a pattern
+    assert "a pattern, in names of yours to fill in" in out["inline"], out["inline"]

@@ -587,7 +587,7 @@ APPLIED = {
         "x = jnp.asarray(x)\n"
         "f(x)\n"),
     "static_argnames_given_positionally": (
-        "structure", "f(x, n=n)",
+        "structure", "f(..., n=n)",      # (calls on one line: the pattern, said so)
         "def scale(x, n):\n"
         "    return x * n\n"
         "f = jax.jit(scale, static_argnames='n')\n"

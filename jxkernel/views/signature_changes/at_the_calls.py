@@ -11,7 +11,7 @@ import inspect
 import linecache
 import re
 
-from .fixes import _refixed, constant_name
+from .fixes import _fixed, _refixed, constant_name
 from .input_types import _dtype_name, _shape_of
 
 
@@ -34,6 +34,24 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
         elif c.kind == "structure" and _STACKED.search(c.snippet) and \
                 re.sub(r"\[\d+\]$", "", c.path).isidentifier():
             out.append(_stacked_at_the_call(c, jitted, now))
+            continue
+        elif c.kind == "structure" and {c.old, c.new} == {"by keyword", "by position"} and \
+                c.fix.startswith((f"{c.path} has the same value but came ",
+                                  "The same argument came by position in one call")):
+            template = _KEYWORD_AT_THE_CALL if c.fix.startswith(c.path) else \
+                _ARGUMENT_BY_KEYWORD_AT_THE_CALL
+            out.append(_by_keyword_at_the_call(c, jitted, before, now, template))
+            continue
+        elif c.kind == "structure" and "absent" in (c.old, c.new) and c.fix.startswith(
+                f"{c.path} was {c.old} and is {c.new} now: an argument left out"):
+            out.append(_default_at_the_call(c, jitted, before, now))
+            continue
+        elif c.kind == "config" and c.fix.startswith(f"The {c.path} changed (") and \
+                re.fullmatch(r"\w+:\d+", c.old):
+            out.append(_on_one_device(c, jitted, before, now))
+            continue
+        elif c.kind == "traced" and c.fix == _plain_traced(c):
+            out.append(_one_jit_at_the_old_call(c, jitted, before, now))
             continue
         elif c.kind == "constant" and constant_name(c) and c.snippet.startswith("def "):
             out.append(_passed_at_the_call(c, jitted, now))
@@ -176,6 +194,205 @@ def _passed_at_the_call(change, jitted, now):
     passed = body[:end] + (", " if call.args else "") + name + body[end:]
     return dataclasses.replace(change, snippet=f"{change.snippet}\n{passed}    # line "
                                f"{site.line}: and {name} so in every call")
+
+
+def _plain_traced(change) -> str:
+    """The plain `traced` fix's words for `change` (not an array's: it stays traced)."""
+    return _fixed(change.path, "traced", change.old, change.new).fix
+
+
+# an argument static in one jit of a function and traced in another: the earlier call
+# rewritten to call the jit the new call used, the argument passed as that call passes it
+# (JAX 0.10.2: one jit called `b(x, 2)` and `b(x, n=2)` traces twice too: by position and
+# by keyword are two cache keys; pasted_fixes_reference.json's traced_in_one_jit)
+_ONE_JIT_CALLED = (
+    "{name} was {old} and is {new} now: two jits of {fun}, {name} static in one and traced "
+    "in the other (a static argument is a Python value baked into the program, a traced one "
+    "an abstract array), and each traces a program of its own. Call one jit of {fun} "
+    "everywhere, {name} passed the same way in every call (by position and by keyword are "
+    "two cache keys too): {jit}, as at line {line}, in place of line {old_line}'s call, as "
+    "below; the other jit is then not needed.",
+    "{code}    # line {old_line}: {jit}, the one jit of {fun}")
+
+
+def _one_jit_at_the_old_call(change, jitted, before, now):
+    """`change`, an argument static in one jit and traced in the other, fixed at the earlier
+    call (`before`'s site): called by the name the new call used, the argument passed as
+    the new call passes it (`y = b(x, n=2)    # line 6: ...`). As it was where either call
+    cannot be read, is not by a plain name, or both name one jit."""
+    sites = getattr(before, "site", None), getattr(now, "site", None)
+    if None in sites or (sites[0].file, sites[0].line) == (sites[1].file, sites[1].line):
+        return change
+    old, new = (_call_at(site, jitted) for site in sites)
+    if old is None or new is None or not isinstance(old.func, ast.Name) or \
+            not isinstance(new.func, ast.Name) or old.func.id == new.func.id or \
+            old.lineno != old.end_lineno:
+        return change
+    try:
+        params = list(inspect.signature(jitted._fun).parameters)
+    except (TypeError, ValueError, AttributeError):
+        return change
+    name = change.path
+    if name not in params or any(isinstance(a, ast.Starred) for a in old.args + new.args) \
+            or any(k.arg is None for k in old.keywords + new.keywords):
+        return change
+    by_keyword = any(k.arg == name for k in new.keywords)
+    if not by_keyword and len(new.args) <= params.index(name):
+        return change
+    code = _passed_as(sites[0], old, new.func.id, name, params.index(name), by_keyword)
+    if code is None:
+        return change
+    return _refixed(change, _ONE_JIT_CALLED, fun=getattr(jitted, "_name", "f"),
+                    jit=new.func.id, line=sites[1].line, old_line=sites[0].line, code=code)
+
+
+def _passed_as(site, call, callee, name, index, by_keyword):
+    """The line at `site` with its `call` calling `callee` and the argument `name` (the
+    `index`th parameter) passed by keyword (`by_keyword`) or by position; None where it
+    cannot be moved so (other arguments after it by position, or it is by keyword before
+    others are given by position) or the call spans lines."""
+    if call.lineno != call.end_lineno:
+        return None
+    body = linecache.getline(site.file, site.line).strip()
+    args = [ast.get_source_segment(body, a) for a in call.args]
+    keywords = [(k.arg, ast.get_source_segment(body, k.value)) for k in call.keywords]
+    passed = dict(keywords)
+    if by_keyword and name not in passed:
+        if len(args) != index + 1:
+            return None
+        keywords.append((name, args.pop()))
+    elif not by_keyword and name in passed:
+        if len(args) != index:
+            return None
+        args.append(passed[name])
+        keywords = [(k, v) for k, v in keywords if k != name]
+    text = f"{callee}(" + ", ".join(args + [f"{k}={v}" for k, v in keywords]) + ")"
+    return body[:call.col_offset] + text + body[call.end_col_offset:]
+
+
+# a static argument passed by position in one call and by keyword in another: the call that
+# passes it by position given it by keyword (JAX 0.10.2: pasted_fixes_reference.json's
+# static_by_position_then_keyword traces once)
+_KEYWORD_AT_THE_CALL = (
+    "{name} has the same value but came {old} in one call and {new} in the other: how a "
+    "static argument is passed is part of the cache key. Pass it the same way every time: "
+    "by keyword, as at line {line}, in line {at}'s call too, as below.",
+    "{code}    # line {at}: {name} by keyword, as at line {line}")
+
+
+# a traced argument so (structure._KEYWORD_FIX's plain code was `f(x)`, x the function's
+# first parameter, whatever moved: JAX 0.10.2 traces pasted_fixes_reference.json's
+# argument_by_position_then_keyword once)
+_ARGUMENT_BY_KEYWORD_AT_THE_CALL = (
+    "{path} came by position in one call and by keyword in the other: which arguments are "
+    "keywords is part of the cache key. Pass it the same way every time: by keyword, as at "
+    "line {line}, in line {at}'s call too, as below.",
+    "{code}    # line {at}: {path} by keyword, as at line {line}")
+
+
+def _by_keyword_at_the_call(change, jitted, before, now, template=_KEYWORD_AT_THE_CALL):
+    """`change`, a static passed by position in one call and by keyword in the other, fixed
+    at the call passing it by position (`y = power(x, n=2)    # line 6: ...`). As it was
+    where the calls cannot be read or do not call the function by one plain name."""
+    positional, keyword = (before, now) if change.old == "by position" else (now, before)
+    sites = getattr(positional, "site", None), getattr(keyword, "site", None)
+    if None in sites or (sites[0].file, sites[0].line) == (sites[1].file, sites[1].line):
+        return change           # (calls on one line: the plain pattern)
+    calls = [_call_at(site, jitted) for site in sites]
+    if None in calls or not all(isinstance(c.func, ast.Name) for c in calls) or \
+            calls[0].func.id != calls[1].func.id:
+        return change
+    try:
+        params = list(inspect.signature(jitted._fun).parameters)
+    except (TypeError, ValueError, AttributeError):
+        return change
+    name = change.path
+    if name not in params or any(isinstance(a, ast.Starred) for a in calls[0].args) or \
+            any(k.arg is None for k in calls[0].keywords):
+        return change
+    code = _passed_as(sites[0], calls[0], calls[0].func.id, name, params.index(name), True)
+    if code is None:
+        return change
+    return _refixed(change, template, line=sites[1].line, at=sites[0].line, code=code)
+
+
+# an argument left out to its default (a Python number) in one call and passed a number in
+# another: the call leaving it out given its default (JAX 0.10.2 traces
+# pasted_fixes_reference.json's default_left_out_then_passed, so written, once)
+_DEFAULT_AT_THE_CALL = (
+    "{path} was {old} and is {new} now: an argument left out (to its default) and one passed "
+    "are two different argument structures, each compiled. Pass {path} in every call: its "
+    "default, {default}, in line {at}'s call, as below.",
+    "{code}    # line {at}: {path} passed, its default, as line {line} passes one")
+_PY_KIND = {bool: "bool", int: "i", float: "f"}
+
+
+def _default_at_the_call(change, jitted, before, now):
+    """`change`, an argument left out in one call and passed a Python number in the other,
+    fixed at the call leaving it out: given its default by keyword (`y = scale(v,
+    factor=2.0)    # line 5: ...`). As it was where the calls cannot be read, the default is
+    no number of the passed one's kind, or the passed one is no Python number."""
+    left, passed_sig, passed = (before, now, change.new) if change.old == "absent" else \
+        (now, before, change.old)
+    sites = getattr(left, "site", None), getattr(passed_sig, "site", None)
+    if None in sites or not passed.endswith(" (weak)") or _shape_of(passed) != ():
+        return change
+    try:
+        param = inspect.signature(jitted._fun).parameters.get(change.path)
+    except (TypeError, ValueError, AttributeError):
+        return change
+    kind = _PY_KIND.get(type(getattr(param, "default", None)))
+    if param is None or kind is None or not passed.startswith(kind):
+        return change
+    call = _call_at(sites[0], jitted)
+    if call is None or call.lineno != call.end_lineno or \
+            any(isinstance(a, ast.Starred) for a in call.args) or \
+            any(k.arg in (None, change.path) for k in call.keywords):
+        return change
+    body = linecache.getline(sites[0].file, sites[0].line).strip()
+    default = repr(param.default)
+    args = [ast.get_source_segment(body, a) for a in call.args] + \
+        [f"{k.arg}={ast.get_source_segment(body, k.value)}" for k in call.keywords] + \
+        [f"{change.path}={default}"]
+    code = body[:call.col_offset] + ast.get_source_segment(body, call.func) + "(" + \
+        ", ".join(args) + ")" + body[call.end_col_offset:]
+    return _refixed(change, _DEFAULT_AT_THE_CALL, default=default, at=sites[0].line,
+                    line=sites[1].line, code=code)
+
+
+# the inputs of a call on another device than the earlier call's: every call's inputs put on
+# one device before it, in the caller's names. Committed there, the earlier call's too: an
+# array put on cpu:0 is committed, the earlier call's uncommitted one is not, and JAX 0.10.2
+# compiles each of those anew (pasted_fixes_reference.json's device_changed: v alone put back
+# compiled twice; both calls' inputs put, once)
+_ON_ONE_DEVICE = (
+    "The {path} changed ({old} -> {new}): a compiled program runs on one device, and each "
+    "device compiles one of its own (an array put on a device with jax.device_put is "
+    "committed to it, and a committed array and one left on the default device compile "
+    "apart too). Keep the inputs on one device: put {names} on {old} before each call, as "
+    "below (each line before the line it names).",
+    "{code}")
+
+
+def _on_one_device(change, jitted, before, now):
+    """`change`, the device of a call's inputs changed, fixed before both calls in their
+    arguments' names (`x = jax.device_put(x, jax.devices()[0])    # before line 5`, then
+    v's before line 7): the plain fix named an `x` the learner's call need not pass. As it
+    was where a call cannot be read or passes anything but plain names."""
+    lines, names = [], []
+    index = int(change.old.rpartition(":")[2])
+    for sig in (before, now):
+        site = getattr(sig, "site", None)
+        call = None if not _calls_it_by_name(site, jitted) else _call_at(site, jitted)
+        if call is None or not call.args or call.keywords or \
+                not all(isinstance(a, ast.Name) for a in call.args):
+            return change
+        for n in dict.fromkeys(a.id for a in call.args):
+            lines.append(f"{n} = jax.device_put({n}, jax.devices()[{index}])    # before "
+                         f"line {site.line}")
+            names.append(n)
+    return _refixed(change, _ON_ONE_DEVICE, names=", ".join(dict.fromkeys(names)),
+                    code="\n".join(dict.fromkeys(lines)))     # (one line: once)
 
 
 def bound_where_called(changes, jitted, now) -> tuple:

@@ -80,11 +80,15 @@ _FIXES = {
                "values few (sizes rounded up to a few buckets). If {name} only sets values, "
                "make it traced: drop it from static_argnums/static_argnames.",
                "{bind}jax.jit({fun})    # {name} traced: one program for all its values"),
+    # (at_the_calls writes it at the earlier call where both calls can be read:
+    # _ONE_JIT_CALLED; one jit called by position and by keyword traces twice too)
     "traced": ("{name} was {old} and is {new} now: a static argument is a Python value baked "
-               "into the program, a traced one an abstract array. Treat it one way in every "
-               "call.",
-               "{bind}jax.jit({fun}, static_argnames=('{name}',))    # or traced, but always "
-               "the same"),
+               "into the program, a traced one an abstract array, and two jits of a "
+               "function, {name} static in one and not in the other, trace a program each. "
+               "Jit it once, call that one everywhere, and pass {name} the same way in every "
+               "call (by position and by keyword are two cache keys too).",
+               "{bind}jax.jit({fun}, static_argnames=('{name}',))    # the one jit of {fun}: "
+               "call it everywhere, no other"),
     "structure": ("The arguments' pytree structure changed ({path}: {old} -> {new}), and every "
                   "structure compiles anew. Keep the same keys and fields (zeros or a mask "
                   "instead of a missing entry or None).",
@@ -123,7 +127,9 @@ _OPTION_FIX = ("{path} differs between two jits of this function ({old} -> {new}
                "{bind}jax.jit({fun}, {path}={new})    # the one jit of {fun}: call it "
                "everywhere, no other")
 _DEVICE_FIX = ("The {path} changed ({old} -> {new}): a compiled program runs on one device. "
-               "Keep the inputs on one device, or expect one compile per device.",
+               # (at_the_calls writes it in the calls' names where it can read them)
+               "Keep the inputs on one device, or expect one compile per device." +
+               PATTERN_SAID,
                "x = jax.device_put(x, jax.devices()[0])    # or %jxbackend cpu:0")
 
 

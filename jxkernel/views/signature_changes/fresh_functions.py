@@ -137,14 +137,14 @@ _CELL_RERUN_FIX = (
     "once, and call it from other cells: they reuse its program however often they run.",
     "{fname} = jax.jit({fun})    # in a cell of its own, run once\n"
     "# in the cells that call it, run as often as you like:\n"
-    "out = {fname}(x)")
+    "out = {fname}(...)    # your call's arguments")
 # a cell run again that jits its def with a decorator: that def, as it is, goes in the cell of
 # its own (`name = jax.jit(name)` would jit the jitted function)
 _CELL_RERUN_DECORATED_FIX = (
     _CELL_RERUN_FIX[0],
     "{def_line}    # with its decorator and body, in a cell of its own, run once\n"
     "# in the cells that call it, run as often as you like:\n"
-    "out = {fname}(x)")
+    "out = {fname}(...)    # your call's arguments")
 _CLOSURE_FRESH_FIX = (
     "This is a new function object of the same code, a closure over {names} made anew (a "
     "factory, or a def inside a loop): jit's cache is keyed on the function object, so "

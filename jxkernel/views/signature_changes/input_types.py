@@ -38,7 +38,8 @@ def _type_changes(before, after):
             symbolic = [any(not isinstance(d, (int, np.integer)) for d in v.shape)
                         for v in (b, a)]
             if any(symbolic):          # an export's symbolic shape: after a call, an export
-                change = _refixed(change, _SYMBOLIC_FIXES[tuple(symbolic)])    # or both
+                change = _refixed(change, _SYMBOLIC_FIXES[tuple(symbolic)],    # or both
+                                  **_symbols_of(a))
             elif _is_key(a) != _is_key(b):         # PRNGKey's u32[2], key's key<fry>[]
                 change = _refixed(change, _KEY_FIX)
             elif len(a.shape) == len(b.shape) >= 1 and a.shape[1:] == b.shape[1:] and \
@@ -303,12 +304,24 @@ _SYMBOLIC_AGAIN_FIX = (
     "or the same names made by another call, are another type, traced again. This is "
     "expected for two exports of other shapes; for one shape, make its symbols once and "
     "export with those every time.",
-    "a, = jax.export.symbolic_shape(\"a\")    # once; then every export uses a")
+    # (in the shape's own symbols: a generic `a` made once left the learner's `n` made anew)
+    "{names}{comma} = jax.export.symbolic_shape(\"{spec}\")    # once; then every export uses "
+    "{names}")
 _EXPORT_AFTER_CALL_FIX = (
     "{path} was {old} in a call and is {new} in a jax.export with a symbolic shape, a "
     "program for every size, traced apart from the calls' concrete shapes. This is "
     "expected: nothing to fix.",
     "")
+def _symbols_of(aval) -> dict:
+    """The fill of _SYMBOLIC_AGAIN_FIX's code: the symbols of `aval`'s shape, in order (`a`
+    where it has none of its own)."""
+    symbols = list(dict.fromkeys(n for d in aval.shape if not isinstance(d, (int, np.integer))
+                                 for n in re.findall(r"[A-Za-z_]\w*", str(d))
+                                 if n not in ("mod", "floordiv", "max", "min"))) or ["a"]
+    return dict(names=", ".join(symbols), spec=", ".join(symbols),
+                comma="," if len(symbols) == 1 else "")
+
+
 # (symbolic before, symbolic now) -> the fix
 _SYMBOLIC_FIXES = {(True, False): _SYMBOLIC_FIX, (False, True): _EXPORT_AFTER_CALL_FIX,
                    (True, True): _SYMBOLIC_AGAIN_FIX}

@@ -221,7 +221,9 @@ _DATACLASS_STATIC_FIX = (
 _STATIC_KEYWORD_FIX = (
     "{name} has the same value but came {old} in one call and {new} in the other: how a "
     "static argument is passed is part of the cache key. Pass it the same way every time.",
-    "f(x, {name}={name})    # always by keyword (or always by position)")
+    # (at_the_calls writes it in the learner's call where both can be read: the plain code
+    # is a pattern, and says so)
+    "f(..., {name}={name})    # always by keyword (or always by position)")
 _STATIC_KEEP_FIX = (
     "{name} is static ({old} -> {new}): each value compiles once, and later calls with a "
     "value seen before reuse its program. A {kind} cannot be traced, so a compile per value "

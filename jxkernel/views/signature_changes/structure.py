@@ -257,6 +257,15 @@ def _meta_fixed(change, meta, old, new):
         return _refixed(change, _AUX_IDENTITY_FIX, kind=name, aux=aux,
                         fields="\n".join(f"    {f}: object" for f in fields))
     if dataclasses.is_dataclass(kind):
+        fields = _registered_fields(kind)
+        if fields is not None and isinstance(was, tuple) and isinstance(now, tuple) and \
+                len(was) == len(now) == len(fields[1]):
+            data, meta = fields
+            changed = [m for m, a, b in zip(meta, was, now) if not _same(a, b)]
+            if changed:
+                return _refixed(change, _META_DATA_FIX, kind=name, changed=", ".join(changed),
+                                data=[*data, *changed],
+                                meta=[m for m in meta if m not in changed])
         return _refixed(change, _META_FIX, kind=name)
     return _refixed(change, _AUX_FIX, kind=name)
 
@@ -294,6 +303,33 @@ _NUMBERS_FIX = (
     "numbers are different pytrees (each number is an input of its own, weakly typed), and "
     "each structure compiles anew. Pass an array every time.",
     "{path} = jnp.asarray({path})    # one array, every call")
+# a meta field of a class registered with register_dataclass, its value changed: the fields
+# the learner registered, that one made data (JAX 0.10.2 traces pasted_fixes_reference.json's
+# meta_field_changes, so registered, once)
+_META_DATA_FIX = (
+    "{kind}'s meta fields are part of the pytree structure, like a static argument: "
+    "{old} -> {new} compiles anew (each value once; an equal one reuses its program). "
+    "{changed} changed: if it should change without compiling (a number it computes with, "
+    "not a shape or a Python branch), make it a data field (traced), registered as below in "
+    "place of your registration of {kind}.",
+    "jax.tree_util.register_dataclass({kind}, data_fields={data}, meta_fields={meta})    # "
+    "{changed}: data, traced")
+
+
+def _registered_fields(kind):
+    """(data fields, meta fields) `kind` was registered with by register_dataclass, or None."""
+    from ...tree_util import _dataclass_fields
+    found = _dataclass_fields.get(kind)
+    return None if found is None else (list(found[0]), list(found[1]))
+
+
+def _same(a, b) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:       # an array's ==: not one truth value
+        return False
+
+
 _META_FIX = (
     "{kind}'s meta fields are part of the pytree structure, like a static argument: "
     "{old} -> {new} compiles anew (each value once; an equal one reuses its program). If "
@@ -376,7 +412,8 @@ _KEY_FIX = ("The arguments' pytree structure changed ({path}: {old} -> {new}): a
 _KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
                 "({old} -> {new}): which arguments are keywords is part of the cache key. "
                 "Pass each argument the same way in every call.",
-                "f(x)    # or always f(x=x): one way, every call")
+                # (at_the_calls writes it in the learner's call where both can be read)
+                "f(...)    # or always f(..., x=x): one way, every call")
 _TREE_FIX = ("The arguments' pytree structure changed ({old} -> {new}), and every structure "
              "compiles anew. Pass arguments of one structure in every call.",
              "")
