@@ -48,9 +48,10 @@ from .signature_changes.fresh_functions import (
     _DEFAULTS_FRESH_FIX, _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX,
     _INIT_METHOD_FRESH_FIX, _INIT_METHOD_MOVED_FIX, _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX,
     _METHOD_FRESH_FIX, _METHOD_NEW_OBJECT_FIX, _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX,
-    _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX, defaults_at_the_call, fresh_jit_change,
-    hoistable_call, hoistable_line, hoistable_wrapper_line, made_in_the_loop,
-    method_at_the_call, movable_nested_def, partial_at_the_call, partial_call)
+    _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call)
+from .signature_changes.made_once import (
+    defaults_at_the_call, hoistable_call, hoistable_line, hoistable_wrapper_line,
+    made_in_the_loop, method_at_the_call, movable_nested_def, partial_at_the_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.at_the_calls import at_the_calls, bound_where_called

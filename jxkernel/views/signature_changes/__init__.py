@@ -14,6 +14,8 @@ Read it top-down; each module imports only those above it:
   `statics.py` (static arguments), `structure.py` (the arguments' pytree structure),
   `input_types.py` (a leaf's shape, dtype or weak type), `closed_over.py` (closed-over
   constants), and `fresh_functions.py` (a new function object of code jitted before).
+* `made_once.py`: where such a jit can be made once, in the learner's own lines (a line moved
+  above its loop, a jit made once and the call given what a partial or a default carried).
 * `at_the_calls.py`: a weak type's or a dtype's fix written in the learner's call that passed
   the odd one (`f(jnp.asarray(1.0, jnp.float32))`), read back from its line.
 * `compare.py`: `explain_changes`, which asks each of those in turn, and the compile log's

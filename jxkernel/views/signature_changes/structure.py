@@ -9,6 +9,7 @@ import dataclasses
 import re
 
 from ...core.config import config
+from ...tree_util import _dataclass_fields
 from .change import Change, _aval_text, _root
 from .fixes import _assignable, _fixed, _refixed
 from .statics import _static_repr
@@ -318,7 +319,6 @@ _META_DATA_FIX = (
 
 def _registered_fields(kind):
     """(data fields, meta fields) `kind` was registered with by register_dataclass, or None."""
-    from ...tree_util import _dataclass_fields
     found = _dataclass_fields.get(kind)
     return None if found is None else (list(found[0]), list(found[1]))
 

@@ -1,0 +1,464 @@
+"""Where a jit made anew at every pass can be made once (kind "fresh_jit"; its Change and the
+text of each fix are fresh_functions.py's): the learner's own lines, read from the source, and
+what a fix written in them says, only where the rewrite keeps every result: a line moved above
+its loop unchanged, a jit made once and the call given what a partial, a default or a bound
+method carried, a nested `@jax.jit` def moved out, an object whose `__init__` jits its method
+made once. Each gives None where it cannot be done, and views/recompile_explainer.py then gives
+the fix in words or as a pattern.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import re
+import textwrap
+import types
+
+
+def hoistable_line(fun):
+    """(line number, text) of the one line of the learner's that made the lambda `fun` and
+    jitted it, where moving it above its loop changes no result: a lambda without defaults
+    or free variables whose globals are modules, functions or classes; else None.
+
+        >>> hoistable_line(lambda v: v) is None       # (no jit on this line)
+        True
+    """
+    if not _reads_nothing_changing(fun) or \
+            set(fun.__code__.co_names) & _rebound(fun.__code__.co_filename):
+        return None             # (`for fn in fs: jax.jit(lambda v: fn(v))`: fn changes)
+    code = fun.__code__
+    text = linecache.getline(code.co_filename, code.co_firstlineno).strip()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+    jits = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+            ast.unparse(n.func).split(".")[-1] == "jit"]
+    if len(lambdas) != 1 or len(jits) != 1 or not isinstance(tree.body[0], ast.Assign) or \
+            tree.body[0].value is not jits[0]:
+        # (a call of the new jit on the line, `x = jax.jit(lambda v: ...)(x)`: moved above
+        # the loop it would run once, not at every pass; hoistable_call writes that one)
+        return None
+    return code.co_firstlineno, text
+
+
+def partial_at_the_call(part, site):
+    """The fill of _PARTIAL_AT_CALL_FIX for `part`, a functools.partial jitted anew and called
+    at `site` (the learner's line): the call with the partial's function jitted once and
+    given what the partial bound (`y = loss_jit(x, beta=beta)`), the line made the partial's
+    jit (the call's own, `jax.jit(partial(loss, beta=b))(x)`, or the line above it binding
+    the name called, `f = jax.jit(partial(loss, beta=b))`); None where these cannot be read
+    (a jit with options, a call with *args or **kwargs, the name bound elsewhere)."""
+    if site is None:
+        return None
+    text = linecache.getline(site.file, site.line)
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+             _jit_of_partial(n.func) is not None or isinstance(n, ast.Call) and
+             isinstance(n.func, ast.Name)]
+    for call in calls:
+        if any(isinstance(a, ast.Starred) for a in call.args) or \
+                any(k.arg is None for k in call.keywords):
+            continue
+        inner, made, dropped = _jit_of_partial(call.func), site.line, ""
+        if inner is None:               # f(x): f bound on a line above, by `f = jax.jit(...)`
+            found = _bound_above(site, call.func.id)
+            if found is None:
+                continue
+            inner, made = found
+            dropped = f"; line {made} deleted"
+        func = inner.args[0]
+        if not isinstance(func, ast.Name) or func.id != getattr(part.func, "__name__", None):
+            continue
+        args = [ast.unparse(a) for a in inner.args[1:] + call.args]
+        args += [f"{k.arg}={ast.unparse(k.value)}" for k in inner.keywords + call.keywords]
+        body = text.strip()
+        new_call = f"{func.id}_jit({', '.join(args)})"
+        line = body[:call.col_offset] + new_call + body[call.end_col_offset:]
+        return {"func": func.id, "call": line, "line": site.line, "made": made,
+                "dropped": dropped}
+    return None
+
+
+def _jit_of_partial(node):
+    """The partial(...) call of `node` where it is `jax.jit(functools.partial(g, ...))` (jit
+    given nothing else), else None."""
+    if not (isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "jit" and
+            len(node.args) == 1 and not node.keywords):
+        return None
+    inner = node.args[0]
+    if isinstance(inner, ast.Call) and ast.unparse(inner.func).split(".")[-1] == "partial" \
+            and inner.args and not any(isinstance(a, ast.Starred) for a in inner.args) and \
+            all(k.arg is not None for k in inner.keywords):
+        return inner
+    return None
+
+
+def _bound_above(site, name):
+    """(the partial call, its line number) of `name = jax.jit(functools.partial(...))` on the
+    line just above `site`'s at the same indentation, else None."""
+    text = linecache.getline(site.file, site.line)
+    above = linecache.getline(site.file, site.line - 1)
+    indent = len(text) - len(text.lstrip())
+    if not above.strip() or len(above) - len(above.lstrip()) != indent:
+        return None
+    try:
+        tree = ast.parse(above.strip())
+    except SyntaxError:
+        return None
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
+            isinstance(node.targets[0], ast.Name) and node.targets[0].id == name):
+        return None
+    inner = _jit_of_partial(node.value)
+    return None if inner is None else (inner, site.line - 1)
+
+
+def method_at_the_call(method, site):
+    """The fill of _METHOD_AT_CALL_FIX (or, "new": True, of _METHOD_NEW_OBJECT_FIX) for the
+    bound method `method` jitted and called at `site` (`y = jax.jit(m.apply)(x)`), m a
+    plain name; new where the loop around the line binds m (made anew at each pass); None
+    where the line cannot be read so."""
+    if site is None:
+        return None
+    text = linecache.getline(site.file, site.line)
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return None
+    name = getattr(getattr(method, "__func__", None), "__name__", None)
+    for call in ast.walk(tree):
+        jit = call.func if isinstance(call, ast.Call) else None
+        if not (isinstance(jit, ast.Call) and ast.unparse(jit.func).split(".")[-1] == "jit"
+                and len(jit.args) == 1 and not jit.keywords and
+                isinstance(jit.args[0], ast.Attribute) and jit.args[0].attr == name and
+                isinstance(jit.args[0].value, ast.Name)):
+            continue
+        obj = jit.args[0].value.id
+        body = text.strip()
+        fill = {"obj": obj, "method": name, "line": site.line,
+                "call": body[:call.func.col_offset] + f"{name}_jit" +
+                body[call.func.end_col_offset:]}
+        new = _bound_in_loop(site, obj)
+        return None if new is None else {**fill, "new": new}
+    return None
+
+
+def _bound_in_loop(site, name) -> bool | None:
+    """Whether the loop around `site`'s line (the nearest `for`/`while` above, less
+    indented) binds `name`: its target, or an assignment to it in its body above the line;
+    None where no loop is seen around it (a function called again: no loop to move out of)."""
+    lines = [linecache.getline(site.file, n) for n in range(1, site.line + 1)]
+    indent = len(lines[-1]) - len(lines[-1].lstrip())
+    for n in range(len(lines) - 2, -1, -1):
+        line = lines[n]
+        if line.strip() and len(line) - len(line.lstrip()) < indent and \
+                line.lstrip().startswith(("for ", "while ")):
+            head = line.strip()
+            if head.startswith("for ") and re.search(rf"\b{name}\b", head.split(" in ")[0]):
+                return True
+            return any(re.match(rf"\s*{name}\s*=[^=]", body) for body in lines[n + 1:-1])
+        if line.strip() and len(line) - len(line.lstrip()) < indent and \
+                line.lstrip().startswith(("def ", "class ", "async def ")):
+            return None
+    return None
+
+
+def _reads_nothing_changing(fun, lambda_only=True) -> bool:
+    """Whether `fun` is a lambda (or, not `lambda_only`, a def) without defaults or free
+    variables whose globals are modules, functions or classes: made once, it computes what
+    each one made anew did."""
+    code = getattr(fun, "__code__", None)
+    if code is None or lambda_only and getattr(fun, "__name__", "") != "<lambda>" or \
+            code.co_freevars or \
+            getattr(fun, "__defaults__", None) or getattr(fun, "__kwdefaults__", None):
+        return False
+    scope = getattr(fun, "__globals__", {})
+    for name in code.co_names:          # (attributes too: jnp.sin's `sin`, not a global)
+        value = scope.get(name)
+        if name in scope and not isinstance(value, (types.ModuleType, types.FunctionType,
+                                                    types.BuiltinFunctionType, type)) and \
+                not callable(value):
+            return False
+    return True
+
+
+def hoistable_call(fun, site, wrapped=None):
+    """The fill of _HOIST_CALL_FIX where the jit of `fun` was made and called at `site`'s line
+    (`jax.jit(lambda v: ...)(x)`, `jax.jit(jax.grad(loss))(w)`), inside a loop or a
+    function, and what it jits reads nothing that changes: a lambda (_reads_nothing_changing)
+    or, `wrapped` the function a wrapper wraps, an expression of names of modules, functions
+    and classes; neither rebound anywhere in the file (`for fn in fs:` would change them).
+    Else None."""
+    found = _jit_at(site, fun, wrapped)
+    if found is None:
+        return None
+    body, call, jit = found
+    if not isinstance(call, ast.Call) or call.func is not jit:
+        return None                     # (made on the line, called elsewhere: not this one)
+    around = _block_around(site)
+    if around is None:
+        return None
+    loop = around.startswith(("for ", "while "))
+    where = "above the loop that runs it" if loop else f"above `{around}`, outside it"
+    lam = isinstance(jit.args[0], ast.Lambda)
+    return {"line": site.line, "code": ast.get_source_segment(body, jit.args[0]),
+            "what": "the lambda" if lam else "the function it jits",
+            "jitted": "lambda_jit" if lam else f"{getattr(wrapped, '__name__', 'f')}_jit",
+            "runs": "a pass of the loop" if loop else "a call of the function", "where": where,
+            "call": body[:jit.col_offset] + ("lambda_jit" if lam else
+                                            f"{getattr(wrapped, '__name__', 'f')}_jit") +
+            body[jit.end_col_offset:]}
+
+
+def hoistable_wrapper_line(fun, site, wrapped):
+    """(line number, text) of `name = jax.jit(wrapper(func))` on the line above `site`'s,
+    which calls `name`, in a loop, what it jits reading nothing that changes (as
+    hoistable_call's); else None."""
+    if site is None or wrapped is None:
+        return None
+    text = linecache.getline(site.file, site.line)
+    above = linecache.getline(site.file, site.line - 1)
+    indent = len(text) - len(text.lstrip())
+    if not above.strip() or len(above) - len(above.lstrip()) != indent:
+        return None
+    around = _block_around(site)
+    if around is None or not around.startswith(("for ", "while ")):
+        return None
+    try:
+        tree = ast.parse(above.strip())
+    except SyntaxError:
+        return None
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
+            isinstance(node.targets[0], ast.Name) and _is_jit_of_one(node.value) and
+            re.search(rf"\b{node.targets[0].id}\(", text) and
+            _reads_nothing_rebound(node.value.args[0], wrapped, site.file)):
+        return None
+    return site.line - 1, above.strip()
+
+
+def _is_jit_of_one(node) -> bool:
+    """Whether `node` is `jax.jit(E)`: jit given one argument and nothing else."""
+    return isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "jit" and \
+        len(node.args) == 1 and not node.keywords and \
+        not isinstance(node.args[0], ast.Starred)
+
+
+def _jit_at(site, fun, wrapped):
+    """(the stripped line, the call node around the jit, the jit node) of the one
+    `jax.jit(E)` at `site`'s line whose E reads nothing that changes; else None."""
+    if site is None:
+        return None
+    text = linecache.getline(site.file, site.line)
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return None
+    jits = [n for n in ast.walk(tree) if _is_jit_of_one(n)]
+    lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+    if len(jits) != 1:
+        return None
+    jit = jits[0]
+    if isinstance(jit.args[0], ast.Lambda):
+        if wrapped is not None or len(lambdas) != 1 or not _reads_nothing_changing(fun) or \
+                fun.__code__.co_firstlineno != site.line or \
+                set(fun.__code__.co_names) & _rebound(site.file):
+            return None
+    elif wrapped is None or lambdas or \
+            not _reads_nothing_rebound(jit.args[0], wrapped, site.file):
+        return None
+    parents = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.func is jit]
+    return text.strip(), parents[0] if parents else None, jit
+
+
+def _reads_nothing_rebound(node, wrapped, file) -> bool:
+    """Whether the expression `node` (what a jit is given: `jax.grad(loss)`) names only
+    modules, functions and classes of `wrapped`'s globals, none rebound in `file`."""
+    scope = getattr(wrapped, "__globals__", {})
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return bool(names) and not names & _rebound(file) and all(
+        isinstance(scope.get(name), (types.ModuleType, types.FunctionType,
+                                     types.BuiltinFunctionType, type)) for name in names)
+
+
+def _rebound(file) -> set:
+    """The names assigned anywhere in `file` (a loop's target, `fn = ...`): a function or
+    module read under one of them may change between runs. Everything where the file cannot
+    be read (no name is then told unchanging)."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(file)))
+    except (SyntaxError, ValueError):
+        return _EVERY_NAME
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and
+            isinstance(n.ctx, (ast.Store, ast.Del))}
+
+
+class _Every(set):
+    """Every name (a file that cannot be read)."""
+    def __and__(self, other):
+        return set(other)
+
+    def __rand__(self, other):
+        return set(other)
+
+
+_EVERY_NAME = _Every()
+
+
+def _block_around(site) -> str | None:
+    """The head of the nearest loop or def around `site`'s line (`for i in range(3):`,
+    `def step(x):`), stripped; None at the top level."""
+    text = linecache.getline(site.file, site.line)
+    indent = len(text) - len(text.lstrip())
+    for n in range(site.line - 1, 0, -1):
+        line = linecache.getline(site.file, n)
+        if line.strip() and len(line) - len(line.lstrip()) < indent:
+            head = line.strip()
+            if head.startswith(("for ", "while ", "def ", "async def ")):
+                return head
+            indent = len(line) - len(line.lstrip())
+    return None
+
+
+def movable_nested_def(fun):
+    """The fill of _NESTED_DEF_FIX where `fun` is a def jitted by its decorator inside
+    another function and reads nothing that changes (no free variables, no defaults, its
+    globals modules, functions or classes, none rebound in the file); else None."""
+    code = getattr(fun, "__code__", None)
+    qualname = getattr(fun, "__qualname__", "")
+    if code is None or fun.__name__ == "<lambda>" or \
+            not qualname.endswith(f"<locals>.{fun.__name__}") or \
+            not _reads_nothing_changing(fun, lambda_only=False) or \
+            set(code.co_names) & _rebound(code.co_filename):
+        return None
+    try:
+        lines, first = inspect.getsourcelines(fun)
+    except (OSError, TypeError):
+        return None
+    source = textwrap.dedent("".join(lines)).rstrip("\n")
+    if not source.startswith("@") or "jit" not in source.splitlines()[0]:
+        return None
+    last = first + len(lines) - 1
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    outer = qualname.split(".<locals>.")[-2].split(".")[-1]
+    head = None
+    for n in range(first - 1, 0, -1):
+        line = linecache.getline(code.co_filename, n)
+        if line.strip() and len(line) - len(line.lstrip()) < indent:
+            head = line.strip()
+            break
+    if head is None or not head.startswith(("def ", "async def ")):
+        return None
+    note = (f"    # lines {first}-{last}: moved out of {outer}, above `{head}`, "
+            "unchanged")
+    code_lines = source.splitlines()
+    return {"name": fun.__name__, "outer": outer, "first": first, "last": last,
+            "outer_head": head, "code": "\n".join([code_lines[0] + note] + code_lines[1:])}
+
+
+def defaults_at_the_call(fun, site):
+    """The fill of _DEFAULTS_AT_CALL_FIX for the lambda `fun` with defaults (`lambda v, k=k:
+    v * k`), jitted at `site`'s line or bound on the line above it (`f = jax.jit(...)`) and
+    called at `site`'s line with its other arguments by position, in a loop; its body
+    reading nothing else that changes. None where that cannot be read so."""
+    code = getattr(fun, "__code__", None)
+    if site is None or code is None or fun.__name__ != "<lambda>" or code.co_freevars or \
+            getattr(fun, "__kwdefaults__", None) or not getattr(fun, "__defaults__", None):
+        return None
+    around = _block_around(site)
+    if around is None or not around.startswith(("for ", "while ")):
+        return None
+    made = code.co_firstlineno
+    if made not in (site.line, site.line - 1):
+        return None
+    made_text = linecache.getline(site.file, made)
+    call_text = linecache.getline(site.file, site.line)
+    try:
+        made_tree = ast.parse(made_text.strip())
+        call_tree = made_tree if made == site.line else ast.parse(call_text.strip())
+    except SyntaxError:
+        return None
+    lambdas = [n for n in ast.walk(made_tree) if isinstance(n, ast.Lambda)]
+    jits = [n for n in ast.walk(made_tree) if _is_jit_of_one(n) and n.args[0] in lambdas]
+    if len(lambdas) != 1 or len(jits) != 1:
+        return None
+    lam, jit = lambdas[0], jits[0]
+    args = lam.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or \
+            len(args.defaults) != len(fun.__defaults__):
+        return None
+    names = [a.arg for a in args.args]
+    defaulted = names[len(names) - len(args.defaults):]
+    if set(code.co_names) & _rebound(site.file) - set(defaulted):
+        return None
+    body = made_text.strip()
+    bare = ast.Lambda(args=ast.arguments(posonlyargs=[], args=args.args, vararg=None,
+                                         kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                         defaults=[]), body=lam.body)
+    passed = [ast.unparse(d) for d in args.defaults]
+    if made == site.line:               # jax.jit(lambda v, k=k: ...)(x) on one line
+        calls = [n for n in ast.walk(call_tree) if isinstance(n, ast.Call) and n.func is jit]
+        if len(calls) != 1 or calls[0].keywords or \
+                len(calls[0].args) != len(names) - len(defaulted):
+            return None
+        call = calls[0]
+        jitted = f"f_jit = jax.jit({ast.unparse(bare)})"
+        new_call = f"f_jit({', '.join([ast.unparse(a) for a in call.args] + passed)})"
+        return {"names": ", ".join(defaulted), "made": made, "line": site.line,
+                "jitted": jitted, "dropped": "",
+                "call": body[:call.col_offset] + new_call + body[call.end_col_offset:]}
+    node = made_tree.body[0] if len(made_tree.body) == 1 else None
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
+            isinstance(node.targets[0], ast.Name) and node.value is jit):
+        return None
+    name = node.targets[0].id
+    calls = [n for n in ast.walk(call_tree) if isinstance(n, ast.Call) and
+             isinstance(n.func, ast.Name) and n.func.id == name]
+    if len(calls) != 1 or calls[0].keywords or \
+            len(calls[0].args) != len(names) - len(defaulted):
+        return None
+    call, text = calls[0], call_text.strip()
+    new_call = f"{name}({', '.join([ast.unparse(a) for a in call.args] + passed)})"
+    return {"names": ", ".join(defaulted), "made": made, "line": site.line,
+            "jitted": f"{name} = jax.jit({ast.unparse(bare)})",
+            "dropped": f"; line {made} deleted",
+            "call": text[:call.col_offset] + new_call + text[call.end_col_offset:]}
+
+
+def made_in_the_loop(obj, site):
+    """(line number, text) of `name = Cls(...)` in the loop around `site`'s line, above it,
+    where `site`'s line calls `name.something(...)` and `obj` is a Cls, its arguments
+    naming nothing the file rebinds (`Trainer(lr)`, lr a loop's: not moved); else None."""
+    if site is None:
+        return None
+    around = _block_around(site)
+    if around is None or not around.startswith(("for ", "while ")):
+        return None
+    text = linecache.getline(site.file, site.line)
+    indent = len(text) - len(text.lstrip())
+    cls = type(obj).__name__
+    for n in range(site.line - 1, 0, -1):
+        line = linecache.getline(site.file, n)
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) < indent:
+            return None                 # the loop's head: not made in it
+        try:
+            tree = ast.parse(line.strip())
+        except SyntaxError:
+            continue
+        node = tree.body[0] if len(tree.body) == 1 else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call) and \
+                ast.unparse(node.value.func).split(".")[-1] == cls and \
+                re.search(rf"\b{node.targets[0].id}\.\w+\(", text):
+            read = {m.id for a in node.value.args + [k.value for k in node.value.keywords]
+                    for m in ast.walk(a) if isinstance(m, ast.Name)}
+            return None if read & _rebound(site.file) else (n, line.strip())
+    return None
