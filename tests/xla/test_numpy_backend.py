@@ -592,3 +592,16 @@ def test_a_programs_results_never_share_its_arguments_memory(numpy_device):
             assert not np.shares_memory(np.asarray(out), np.asarray(x))
     y = x.reshape(3, 2)                                        # eager too
     assert not np.shares_memory(np.asarray(y), np.asarray(x))
+
+
+def test_jitted_jvp_of_a_custom_vjp_is_jaxs_type_error(numpy_device):
+    # XLA's lowering of `custom_lin` raises JAX's TypeError (custom_api_test's
+    # test_jvp_error); the NumPy backend refused the program for a missing rule instead
+    @jax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+    f.defvjp(lambda x: (f(x), jnp.cos(x)), lambda cos_x, g: (2 * cos_x * g,))
+    with config.override("jax_platforms", "numpy"):
+        with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a "
+                                            r"custom_vjp function"):
+            jax.jvp(jax.jit(f), (3.,), (1.,))
