@@ -411,10 +411,13 @@ def _check_compiler_options(options) -> None:
         >>> _check_compiler_options({"xla_cpu_enable_fast_math": False})
     """
     for name, value in (options or {}).items():
-        if name in _BUILD_OPTION_NAMES:      # fields of the build options: ints
-            if not isinstance(value, int):
+        if name in _BUILD_OPTION_NAMES:      # fields of the build options, as jaxlib's setters
+            # take them: the two efforts a float (an int or bool too), the two levels an int
+            effort = name.endswith("_effort")
+            if not isinstance(value, (int, float) if effort else int):
                 raise TypeError(f"compiler_options[{name!r}] is {value!r}: XLA's build option "
-                                f"{name} takes an int (an effort level's value)")
+                                f"{name} takes " + ("a float (an effort between -1 and 1)"
+                                                    if effort else "an int (an effort level's value)"))
             continue
         if name not in DEBUG_OPTIONS:
             raise JaxRuntimeError(

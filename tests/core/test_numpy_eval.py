@@ -40,14 +40,14 @@ OURS = {name: all_primitives[name] for name in all_primitives}
 # Primitives with no NumPy rule yet (10 of 189): exported programs (StableHLO only XLA
 # runs), shape polymorphism's dim_as_value and foreign functions; the collectives (they need
 # an axis environment: pmap's and shard_map's rules batch them away; psum, pmax and pmin have
-# rules for what vmap leaves of them, reductions over array dimensions); and what appears only
-# inside AD (custom_lin). JAX's Box primitives (_jax/_src/hijax.py) are high: jit lowers
-# them to their low equations before any backend runs a jaxpr.
+# rules for what vmap leaves of them, reductions over array dimensions). (custom_lin's rule
+# raises JAX's TypeError, as its lowering: a jitted jvp of a custom_vjp.) JAX's Box
+# primitives (_jax/_src/hijax.py) are high: jit lowers them to their low equations before any
+# backend runs a jaxpr.
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported dim_as_value ffi_call
 all_gather all_gather_invariant all_to_all axis_index ppermute psum_invariant reduce_scatter
 ragged_all_to_all psend precv
-custom_lin
 get swap addupdate freeze new_ref empty_ref
 random_seed random_bits random_split random_fold_in random_wrap random_unwrap random_clone
 to_edtype from_edtype
@@ -868,7 +868,9 @@ _OPTIONS = [{"bogus_option": 1}, {"xla_cpu_enable_fast_math": True},
             {"xla_step_marker_location": "bogus"}, {"xla_step_marker_location": 0},
             {"xla_cpu_experimental_xnn_fusion_type": "LIBRARY_FUSION_TYPE_DOT,bogus"},
             {"xla_cpu_experimental_xnn_fusion_type": ""},
-            {"xla_backend_extra_options": "a=b"}, {"optimization_level": 1}]
+            {"xla_backend_extra_options": "a=b"}, {"optimization_level": 1},
+            # (the two efforts are floats: api_test's exec_time_optimization_effort=0.0)
+            {"exec_time_optimization_effort": 0.0}, {"memory_fitting_effort": -0.5}]
 
 
 @pytest.mark.xla_only("XLA compiler")
@@ -901,6 +903,8 @@ NOT_STAGED = {"stage": "test_rules_outside_a_jaxpr", "platform_index": "test_pla
               "debug_print": "test_debug_callbacks_run_on_numpy_values",
               "rng_uniform": "test_rng_uniform_draws_in_its_bounds",
               "check": "test_an_unfunctionalized_check",
+              "custom_lin": "tests/xla/test_numpy_backend.py's "
+                            "test_jitted_jvp_of_a_custom_vjp_is_jaxs_type_error",
               "shard_map": "test_shard_map_batches_its_body_over_the_mesh",
               "pvary": "test_shard_map_batches_its_body_over_the_mesh",
               # (it calls back when the program is lowered, its run does nothing)
