@@ -11,6 +11,7 @@ and a last-bit difference in linspace's values moves cos(x) by a few ulp more; m
 most 4).
 """
 import gc
+import warnings
 
 import numpy as np
 import pytest
@@ -605,3 +606,27 @@ def test_jitted_jvp_of_a_custom_vjp_is_jaxs_type_error(numpy_device):
         with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a "
                                             r"custom_vjp function"):
             jax.jvp(jax.jit(f), (3.,), (1.,))
+
+
+def test_a_donation_no_result_takes_is_kept_with_jaxs_warning(numpy_device):
+    # as XLA's lowering (JAX's _set_up_aliases): a donated input no result of its shape and
+    # dtype (or size) takes is not donated, and jit warns (api_test's
+    # test_jit_donate_warning_raised); the NumPy backend deleted every donated input, silently
+    if jax.default_backend() == "numpy":
+        pytest.skip("the suite runs on the numpy backend: no XLA device to compare with")
+
+    def run(device):
+        x = jax.device_put(np.float32([1, 2]), device)
+        y = jax.device_put(np.int32([1, 2]), device)
+        seen = []
+        for f in (lambda x, y: x.sum() + jnp.float32(y.sum()), lambda x, y: (x * 2, y.sum())):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out = jax.jit(f, donate_argnums=(0, 1))(x, y)
+            seen.append(([np.asarray(o).tolist() for o in jax.tree.leaves(out)],
+                         [str(w.message) for w in caught], x.is_deleted(), y.is_deleted()))
+        return seen
+    ours, xlas = run(numpy_device), run(jax.devices("cpu")[0])
+    assert ours == xlas, (ours, xlas)
+    assert ours[0][1] and "Some donated buffers were not usable: float32[2], int32[2]" \
+        in ours[0][1][0]
