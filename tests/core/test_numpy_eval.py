@@ -844,6 +844,28 @@ def _bytes(x):
 
 
 @pytest.mark.xla_only("CPU platform")
+@pytest.mark.usefixtures("xla_default_code")
+def test_expm1_is_xlas_formula_on_its_exp():
+    # XLA's CPU expm1 is its exp(x) - 1 above |x| = 1/2, tanh(x/2) (exp(x) + 1) at or below,
+    # x where x/2 reads as zero (a subnormal x passes through); float16 rounds each step.
+    # NumPy's expm1 differs in the last bit for 1 in 3 float32 inputs: expm1(48) + 1 was not
+    # exp(48), which JAX's testExpm1Grad checks within 1e-7, less than an ulp
+    big = np.linspace(17, 88, 301, dtype=np.float32)        # exp(x) - 1 + 1 is exp(x) there
+    x = np.concatenate([np.linspace(-104, 89, 773, dtype=np.float32),
+                        np.linspace(-0.6, 0.6, 241, dtype=np.float32),
+                        np.float32([1e-40, -3e-39, 1e-30, 0, -0.0, np.inf, -np.inf, np.nan])])
+    numpy_device, cpu = jax.devices("numpy")[0], jax.devices("cpu")[0]
+    f = lambda b: jnp.array_equal(lax.expm1(b) + 1, lax.exp(b))
+    for device in (numpy_device, cpu):
+        assert bool(_on(device, f, [big], True)[0]), device
+    for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+        ours, = _on(numpy_device, lax.expm1, [x.astype(dtype)], True)
+        theirs, = _on(cpu, lax.expm1, [x.astype(dtype)], True)
+        assert_allclose_ulp(ours, theirs, ELEMENTWISE, err_msg=np.dtype(dtype).name)
+        np.testing.assert_array_equal(_bytes(ours[-8:-5]), _bytes(x[-8:-5].astype(dtype)))
+
+
+@pytest.mark.xla_only("CPU platform")
 def test_float64_edges_on_the_numpy_backend_match_xla():
     d = np.float64(1e-310)
     x = np.float64([d, -d, 0.0, -0.0, 1.0, 3 * d])
