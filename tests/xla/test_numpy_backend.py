@@ -630,3 +630,48 @@ def test_a_donation_no_result_takes_is_kept_with_jaxs_warning(numpy_device):
     assert ours == xlas, (ours, xlas)
     assert ours[0][1] and "Some donated buffers were not usable: float32[2], int32[2]" \
         in ours[0][1][0]
+
+
+def test_debug_prints_in_a_batched_while_as_on_xla(numpy_device, capsys):
+    # debug.print hands the callback Arrays, as XLA's host call (a pytree's values printed as
+    # numpy's `array(2, ...)`: debugging_primitives_test's
+    # test_can_stage_out_ordered_print_with_pytree), and a while whose predicate vmap batched
+    # evaluates it again after the body, as XLA's lowering (`while/body_pred`): a print in the
+    # cond printed once per step (test_can_print_in_batched_while_cond1)
+    if jax.default_backend() == "numpy":
+        pytest.skip("the suite runs on the numpy backend: no XLA device to compare with")
+
+    def staged(x):
+        jax.debug.print("x: {}", dict(foo=x), ordered=True)
+
+    def loop(x):
+        def cond(x):
+            jax.debug.print("x: {x}", x=x, ordered=False)
+            return x < 3
+        return jax.lax.while_loop(cond, lambda x: x + 1, x)
+
+    printed = []
+    for device in (numpy_device, jax.devices("cpu")[0]):
+        jax.jit(staged)(jax.device_put(np.int32(2), device))
+        out = jax.jit(jax.vmap(loop))(jax.device_put(np.arange(2, dtype=np.int32), device))
+        jax.effects_barrier()
+        printed.append((capsys.readouterr().out, np.asarray(out).tolist()))
+    assert printed[0] == printed[1]
+    assert printed[0][0].startswith("x: {'foo': Array(2, dtype=int32)}\nx: 0\nx: 1\nx: 0\n")
+
+
+def test_an_ordered_print_over_several_numpy_devices_is_refused_as_on_xla():
+    # JAX's ValueError, as XLA's lowering raises it (debugging_primitives_test's
+    # test_ordered_print_not_supported_in_pmap); the NumPy backend printed
+    got = run_json("""
+import json, jxkernel as jax, jxkernel.numpy as jnp
+f = jax.pmap(lambda x: jax.debug.print("{}", x, ordered=True))
+try:
+    f(jnp.arange(2)); said = None
+except ValueError as e:
+    said = str(e)
+print(json.dumps({"said": said}))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert (got["said"] or "").startswith(
+        "The following ordered effects are not supported for more than 1 device: "
+        "[OrderedDebugEffect]"), got
