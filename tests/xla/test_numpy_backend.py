@@ -451,6 +451,24 @@ def test_lowered_text_is_the_cpu_module(numpy_device):
                                   np.asarray(jnp.sin(x) * 2))
 
 
+def test_lowered_text_over_a_one_device_mesh_is_the_cpu_module(numpy_device):
+    # a sharding constraint inside: the program is partitioned over the mesh, and its text is
+    # XLA's CPU module for it, as on XLA (lax_test's test_ragged_dot_out_sharding: the NumPy
+    # backend lowered it as one device's and raised NeedsMesh)
+    if jax.default_backend() == "numpy":
+        pytest.skip("the suite runs on the numpy backend: no XLA device to compare with")
+    texts = []
+    for device in (numpy_device, jax.devices("cpu")[0]):
+        mesh = jax.make_mesh((1,), ("x",), devices=[device],
+                             axis_types=(jax.sharding.AxisType.Auto,))
+        f = jax.jit(lambda v: jax.lax.with_sharding_constraint(
+            jnp.sin(v), jax.NamedSharding(mesh, jax.P("x"))) * 2)
+        lowered = f.lower(jax.device_put(np.ones(4, np.float32), device))
+        texts.append(lowered.as_text())
+    assert "sdy.sharding_constraint" in texts[1] or "mhlo.sharding" in texts[1], texts[1]
+    assert texts[0] == texts[1]
+
+
 NOTEBOOK = """
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
