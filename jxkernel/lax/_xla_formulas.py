@@ -254,6 +254,30 @@ def tanh32(x):
     return out.astype(dtype, copy=False)
 
 
+def expm1(x):
+    """e^x - 1 of a real float x as XLA's CPU backend computes it
+    (its elemental emitter's EmitExpm1): e^x - 1 above |x| = 1/2, tanh(x/2) (e^x + 1) at or
+    below, x itself where x/2 is zero; e^x and tanh XLA's own (exp32/exp64, tanh32; float64's
+    tanh is NumPy's, which XLA's float64 tanh does not always match: there below 1/2 NumPy's
+    expm1 is kept). float16 rounds each step to float16, as XLA's CPU computes each of the
+    expansion's operations of float16 in float32. NumPy's float32 expm1 differs in the last
+    bit for 1 in 3 inputs, so expm1(48) + 1 was not XLA's exp(48) (JAX's testExpm1Grad)."""
+    x, dtype = _computing(x)
+    f = x.dtype.type
+    step = ((lambda v: v.astype(np.float16).astype(np.float32)) if dtype == np.float16 else
+            (lambda v: v))
+    with np.errstate(all="ignore"):
+        if x.dtype == np.float64:
+            small = np.expm1(x)
+            e = exp64(x)
+        else:
+            e = step(exp32(x))
+            small = step(tanh32(x * f(0.5))) * step(e + f(1))
+        out = np.where(np.abs(x) > f(0.5), e - f(1), small)
+        out = np.where(x * f(0.5) == f(0), x, out)
+    return out.astype(dtype, copy=False)
+
+
 def _exp_halves(x):
     """(e^x / 2, e^-x / 2) as exp(x + log 1/2), exp(log 1/2 - x): no overflow below the
     result's own (the sums round, as XLA's do)."""

@@ -510,8 +510,9 @@ impl_rules[debug_print_p] = _debug_print_impl
 
 def _debug_print_numpy(*args, fmt, ordered, partitioned, in_tree, static_args, np_printoptions,
                        has_placeholders, logging_record):
+    # Arrays, as XLA's host call hands them (a pytree's values print as `Array(2, ...)`)
     _print_function(fmt, has_placeholders, in_tree, static_args, np_printoptions,
-                    logging_record)(*[np.array(a) for a in args])
+                    logging_record)(*_as_arrays(args))
     return []
 
 

@@ -326,6 +326,9 @@ def _while_numpy(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         if not pred.shape:
             carry = new
         else:                              # a predicate per element (vmap's): those change
+            # the predicate again after the body, on the old carry, as XLA's lowering
+            # (`while/body_pred`): a debug.print in the cond prints twice per step, as JAX's
+            pred = np.asarray(eval_closed_jaxpr_numpy(cond_jaxpr, *cond_consts, *carry)[0])
             carry = [np.where(pred.reshape(pred.shape + (1,) * (np.ndim(n) - pred.ndim)), n, c)
                      for n, c in zip(new, carry)]
 

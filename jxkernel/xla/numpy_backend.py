@@ -249,9 +249,10 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
 
 # XLA's CPU arithmetic reads subnormal floats as zero and writes zero for them (the CPU's DAZ
 # and FTZ modes, which NumPy leaves off): log(1e-40) is -inf there, 1e-40 > 0 is False. Code
-# that moves or masks bits passes them through, and so do tanh, atan and sin, which return a
-# tiny argument itself, and cbrt, which reads its argument's bits: abs(1e-40) is 1e-40; the
-# total-order comparisons (eq_to, le_to, lt_to) compare bits, so 1e-45 is above 0.0 there.
+# that moves or masks bits passes them through, and so do tanh, expm1, atan and sin, which
+# return a tiny argument itself, and cbrt, which reads its argument's bits: abs(1e-40) is
+# 1e-40; the total-order comparisons (eq_to, le_to, lt_to) compare bits, so 1e-45 is above
+# 0.0 there.
 # sort, top_k and a scatter without a computation move their operands' values (sort's rule
 # compares them as XLA's comparator reads them, a subnormal as zero; top_k's by their bits).
 # These primitives are that code. nextafter and bitcast_convert_type write bits: their
@@ -259,7 +260,7 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
 _PASSES_SUBNORMALS = frozenset(
     "abs neg copy reshape broadcast_in_dim transpose squeeze expand_dims rev slice "
     "dynamic_slice dynamic_update_slice concatenate pad gather select_n bitcast_convert_type "
-    "reduce_precision tanh atan sin cbrt real imag complex conj eq_to le_to lt_to "
+    "reduce_precision tanh expm1 atan sin cbrt real imag complex conj eq_to le_to lt_to "
     "sort top_k approx_top_k nextafter tile stack unstack split device_put reshard "
     "sharding_constraint layout_constraint optimization_barrier pvary stop_gradient".split())
 _MAKES_SUBNORMALS = frozenset(("nextafter", "bitcast_convert_type"))
@@ -411,10 +412,13 @@ def _check_compiler_options(options) -> None:
         >>> _check_compiler_options({"xla_cpu_enable_fast_math": False})
     """
     for name, value in (options or {}).items():
-        if name in _BUILD_OPTION_NAMES:      # fields of the build options: ints
-            if not isinstance(value, int):
+        if name in _BUILD_OPTION_NAMES:      # fields of the build options, as jaxlib's setters
+            # take them: the two efforts a float (an int or bool too), the two levels an int
+            effort = name.endswith("_effort")
+            if not isinstance(value, (int, float) if effort else int):
                 raise TypeError(f"compiler_options[{name!r}] is {value!r}: XLA's build option "
-                                f"{name} takes an int (an effort level's value)")
+                                f"{name} takes " + ("a float (an effort between -1 and 1)"
+                                                    if effort else "an int (an effort level's value)"))
             continue
         if name not in DEBUG_OPTIONS:
             raise JaxRuntimeError(

@@ -26,7 +26,8 @@ from . import client as _client
 from .compiler import compile_module
 from .executable import Executable
 from . import numpy_sharded
-from .lowering import NeedsMesh, lower_module
+from .lowering import (NeedsMesh, check_one_device_effects, lower_module, set_up_aliases,
+                       set_up_donors)
 from .numpy_device import NumpyDevice, unsupported
 
 
@@ -82,8 +83,15 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
                             f"device (over {needed})", needed)
         if platforms is None and not locations:
             # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower,
-            # but what lowering does besides (numpy_lowering_rules)
+            # but what lowering does besides (numpy_lowering_rules, its checks)
+            if mesh is not None and mesh.size > 1:
+                check_one_device_effects(jaxpr, mesh)
             _numpy_lowering(jaxpr, devices)
+            if donated is not None:
+                # what XLA's lowering would donate after all: one no result takes is kept
+                # (not deleted by calls), with JAX's warning (set_up_aliases)
+                donated = (set_up_aliases(jaxpr, donated, aliases)[1] if mesh is None else
+                           set_up_donors(jaxpr, donated, arg_shardings, result_shardings)[1])
             return Module("", None, devices, out_avals,
                           tuple(donated) if donated is not None else (), None, 0.0, jaxpr,
                           None if arg_shardings is None else tuple(arg_shardings), kept)

@@ -40,16 +40,16 @@ OURS = {name: all_primitives[name] for name in all_primitives}
 # Primitives with no NumPy rule yet: exported programs (StableHLO only XLA
 # runs), shape polymorphism's dim_as_value and foreign functions; the collectives (they need
 # an axis environment: pmap's and shard_map's rules batch them away; psum, pmax and pmin have
-# rules for what vmap leaves of them, reductions over array dimensions); and what appears only
-# inside AD (custom_lin). JAX's Box primitives (_jax/_src/hijax.py) are high: jit lowers
-# them to their low equations before any backend runs a jaxpr.
+# rules for what vmap leaves of them, reductions over array dimensions). (custom_lin's rule
+# raises JAX's TypeError, as its lowering: a jitted jvp of a custom_vjp.) JAX's Box
+# primitives (_jax/_src/hijax.py) are high: jit lowers them to their low equations before any
+# backend runs a jaxpr.
 WITHOUT_NUMPY_RULE = sorted("""
 call_exported dim_as_value ffi_call
 all_gather all_gather_invariant all_to_all axis_index ppermute psum_invariant reduce_scatter
 all_gather_reduced unreduced_reduce_scatter unreduced_psum preduced reduced_vary_cast_p
 vary_unreduced_cast_p
 ragged_all_to_all psend precv
-custom_lin
 get swap addupdate freeze new_ref empty_ref
 random_seed random_bits random_split random_fold_in random_wrap random_unwrap random_clone
 to_edtype from_edtype
@@ -846,6 +846,28 @@ def _bytes(x):
 
 
 @pytest.mark.xla_only("CPU platform")
+@pytest.mark.usefixtures("xla_default_code")
+def test_expm1_is_xlas_formula_on_its_exp():
+    # XLA's CPU expm1 is its exp(x) - 1 above |x| = 1/2, tanh(x/2) (exp(x) + 1) at or below,
+    # x where x/2 reads as zero (a subnormal x passes through); float16 rounds each step.
+    # NumPy's expm1 differs in the last bit for 1 in 3 float32 inputs: expm1(48) + 1 was not
+    # exp(48), which JAX's testExpm1Grad checks within 1e-7, less than an ulp
+    big = np.linspace(17, 88, 301, dtype=np.float32)        # exp(x) - 1 + 1 is exp(x) there
+    x = np.concatenate([np.linspace(-104, 89, 773, dtype=np.float32),
+                        np.linspace(-0.6, 0.6, 241, dtype=np.float32),
+                        np.float32([1e-40, -3e-39, 1e-30, 0, -0.0, np.inf, -np.inf, np.nan])])
+    numpy_device, cpu = jax.devices("numpy")[0], jax.devices("cpu")[0]
+    f = lambda b: jnp.array_equal(lax.expm1(b) + 1, lax.exp(b))
+    for device in (numpy_device, cpu):
+        assert bool(_on(device, f, [big], True)[0]), device
+    for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+        ours, = _on(numpy_device, lax.expm1, [x.astype(dtype)], True)
+        theirs, = _on(cpu, lax.expm1, [x.astype(dtype)], True)
+        assert_allclose_ulp(ours, theirs, ELEMENTWISE, err_msg=np.dtype(dtype).name)
+        np.testing.assert_array_equal(_bytes(ours[-8:-5]), _bytes(x[-8:-5].astype(dtype)))
+
+
+@pytest.mark.xla_only("CPU platform")
 def test_float64_edges_on_the_numpy_backend_match_xla():
     d = np.float64(1e-310)
     x = np.float64([d, -d, 0.0, -0.0, 1.0, 3 * d])
@@ -870,7 +892,9 @@ _OPTIONS = [{"bogus_option": 1}, {"xla_cpu_enable_fast_math": True},
             {"xla_step_marker_location": "bogus"}, {"xla_step_marker_location": 0},
             {"xla_cpu_experimental_xnn_fusion_type": "LIBRARY_FUSION_TYPE_DOT,bogus"},
             {"xla_cpu_experimental_xnn_fusion_type": ""},
-            {"xla_backend_extra_options": "a=b"}, {"optimization_level": 1}]
+            {"xla_backend_extra_options": "a=b"}, {"optimization_level": 1},
+            # (the two efforts are floats: api_test's exec_time_optimization_effort=0.0)
+            {"exec_time_optimization_effort": 0.0}, {"memory_fitting_effort": -0.5}]
 
 
 @pytest.mark.xla_only("XLA compiler")
@@ -903,6 +927,8 @@ NOT_STAGED = {"stage": "test_rules_outside_a_jaxpr", "platform_index": "test_pla
               "debug_print": "test_debug_callbacks_run_on_numpy_values",
               "rng_uniform": "test_rng_uniform_draws_in_its_bounds",
               "check": "test_an_unfunctionalized_check",
+              "custom_lin": "tests/xla/test_numpy_backend.py's "
+                            "test_jitted_jvp_of_a_custom_vjp_is_jaxs_type_error",
               "shard_map": "test_shard_map_batches_its_body_over_the_mesh",
               "pvary": "test_shard_map_batches_its_body_over_the_mesh",
               # (it calls back when the program is lowered, its run does nothing)

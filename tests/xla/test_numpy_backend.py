@@ -11,6 +11,7 @@ and a last-bit difference in linspace's values moves cos(x) by a few ulp more; m
 most 4).
 """
 import gc
+import warnings
 
 import numpy as np
 import pytest
@@ -450,6 +451,24 @@ def test_lowered_text_is_the_cpu_module(numpy_device):
                                   np.asarray(jnp.sin(x) * 2))
 
 
+def test_lowered_text_over_a_one_device_mesh_is_the_cpu_module(numpy_device):
+    # a sharding constraint inside: the program is partitioned over the mesh, and its text is
+    # XLA's CPU module for it, as on XLA (lax_test's test_ragged_dot_out_sharding: the NumPy
+    # backend lowered it as one device's and raised NeedsMesh)
+    if jax.default_backend() == "numpy":
+        pytest.skip("the suite runs on the numpy backend: no XLA device to compare with")
+    texts = []
+    for device in (numpy_device, jax.devices("cpu")[0]):
+        mesh = jax.make_mesh((1,), ("x",), devices=[device],
+                             axis_types=(jax.sharding.AxisType.Auto,))
+        f = jax.jit(lambda v: jax.lax.with_sharding_constraint(
+            jnp.sin(v), jax.NamedSharding(mesh, jax.P("x"))) * 2)
+        lowered = f.lower(jax.device_put(np.ones(4, np.float32), device))
+        texts.append(lowered.as_text())
+    assert "sdy.sharding_constraint" in texts[1] or "mhlo.sharding" in texts[1], texts[1]
+    assert texts[0] == texts[1]
+
+
 NOTEBOOK = """
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
@@ -592,3 +611,85 @@ def test_a_programs_results_never_share_its_arguments_memory(numpy_device):
             assert not np.shares_memory(np.asarray(out), np.asarray(x))
     y = x.reshape(3, 2)                                        # eager too
     assert not np.shares_memory(np.asarray(y), np.asarray(x))
+
+
+def test_jitted_jvp_of_a_custom_vjp_is_jaxs_type_error(numpy_device):
+    # XLA's lowering of `custom_lin` raises JAX's TypeError (custom_api_test's
+    # test_jvp_error); the NumPy backend refused the program for a missing rule instead
+    @jax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+    f.defvjp(lambda x: (f(x), jnp.cos(x)), lambda cos_x, g: (2 * cos_x * g,))
+    with config.override("jax_platforms", "numpy"):
+        with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a "
+                                            r"custom_vjp function"):
+            jax.jvp(jax.jit(f), (3.,), (1.,))
+
+
+def test_a_donation_no_result_takes_is_kept_with_jaxs_warning(numpy_device):
+    # as XLA's lowering (JAX's _set_up_aliases): a donated input no result of its shape and
+    # dtype (or size) takes is not donated, and jit warns (api_test's
+    # test_jit_donate_warning_raised); the NumPy backend deleted every donated input, silently
+    if jax.default_backend() == "numpy":
+        pytest.skip("the suite runs on the numpy backend: no XLA device to compare with")
+
+    def run(device):
+        x = jax.device_put(np.float32([1, 2]), device)
+        y = jax.device_put(np.int32([1, 2]), device)
+        seen = []
+        for f in (lambda x, y: x.sum() + jnp.float32(y.sum()), lambda x, y: (x * 2, y.sum())):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out = jax.jit(f, donate_argnums=(0, 1))(x, y)
+            seen.append(([np.asarray(o).tolist() for o in jax.tree.leaves(out)],
+                         [str(w.message) for w in caught], x.is_deleted(), y.is_deleted()))
+        return seen
+    ours, xlas = run(numpy_device), run(jax.devices("cpu")[0])
+    assert ours == xlas, (ours, xlas)
+    assert ours[0][1] and "Some donated buffers were not usable: float32[2], int32[2]" \
+        in ours[0][1][0]
+
+
+def test_debug_prints_in_a_batched_while_as_on_xla(numpy_device, capsys):
+    # debug.print hands the callback Arrays, as XLA's host call (a pytree's values printed as
+    # numpy's `array(2, ...)`: debugging_primitives_test's
+    # test_can_stage_out_ordered_print_with_pytree), and a while whose predicate vmap batched
+    # evaluates it again after the body, as XLA's lowering (`while/body_pred`): a print in the
+    # cond printed once per step (test_can_print_in_batched_while_cond1)
+    if jax.default_backend() == "numpy":
+        pytest.skip("the suite runs on the numpy backend: no XLA device to compare with")
+
+    def staged(x):
+        jax.debug.print("x: {}", dict(foo=x), ordered=True)
+
+    def loop(x):
+        def cond(x):
+            jax.debug.print("x: {x}", x=x, ordered=False)
+            return x < 3
+        return jax.lax.while_loop(cond, lambda x: x + 1, x)
+
+    printed = []
+    for device in (numpy_device, jax.devices("cpu")[0]):
+        jax.jit(staged)(jax.device_put(np.int32(2), device))
+        out = jax.jit(jax.vmap(loop))(jax.device_put(np.arange(2, dtype=np.int32), device))
+        jax.effects_barrier()
+        printed.append((capsys.readouterr().out, np.asarray(out).tolist()))
+    assert printed[0] == printed[1]
+    assert printed[0][0].startswith("x: {'foo': Array(2, dtype=int32)}\nx: 0\nx: 1\nx: 0\n")
+
+
+def test_an_ordered_print_over_several_numpy_devices_is_refused_as_on_xla():
+    # JAX's ValueError, as XLA's lowering raises it (debugging_primitives_test's
+    # test_ordered_print_not_supported_in_pmap); the NumPy backend printed
+    got = run_json("""
+import json, jxkernel as jax, jxkernel.numpy as jnp
+f = jax.pmap(lambda x: jax.debug.print("{}", x, ordered=True))
+try:
+    f(jnp.arange(2)); said = None
+except ValueError as e:
+    said = str(e)
+print(json.dumps({"said": said}))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert (got["said"] or "").startswith(
+        "The following ordered effects are not supported for more than 1 device: "
+        "[OrderedDebugEffect]"), got

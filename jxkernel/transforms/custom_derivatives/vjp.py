@@ -27,8 +27,8 @@ from ...core.ir import name_not_a_param, param_printers
 from ...core.name_stack import replaying
 from ...core.partial_eval import PartialEvalTrace
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
-                               sharding_typing_rules,
-                               jvp_rules, lowering_rules, transpose_rules)
+                               jvp_rules, lowering_rules, numpy_rules, sharding_typing_rules,
+                               transpose_rules)
 from ...core.source_info import add_user_context
 from ...core.staging import is_ref
 from ...core.trace import Tracer, _ctx, _jax_name, set_current_trace
@@ -399,5 +399,7 @@ def _custom_lin_batching(axis_data, vals, dims, *, num_res, bwd, out_avals, symb
 
 
 lowering_rules[custom_lin_p] = _custom_lin_lowering
+# the NumPy backend runs a jitted jvp of a custom_vjp into JAX's TypeError, as XLA's lowering
+numpy_rules[custom_lin_p] = _custom_lin_impl
 jvp_rules[custom_lin_p] = _custom_lin_jvp
 axis_batching_rules[custom_lin_p] = _custom_lin_batching

@@ -373,6 +373,7 @@ class Partitioning:
         numpy = mesh._flat_devices[0].platform == "numpy"
         self.open_in = [s is None and bool(a.shape) and not numpy
                         for s, a in zip(flat_in, jaxpr.in_avals)]
+        self._xla_open = [s is None and bool(a.shape) for s, a in zip(flat_in, jaxpr.in_avals)]
         # (an untyped result is laid out as XLA's propagation chooses and its choice types it,
         # as JAX's _concretize_abstract_out_shardings; under set_mesh over Explicit axes the
         # results JAX types over the context's mesh are typed here too: sharding_types'
@@ -382,10 +383,20 @@ class Partitioning:
         donated = jitted._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves)
         self.donated = (False,) * n_consts + tuple(donated)
         self.closed, self.out_tree, self.name = closed, out_tree, jitted._name
-        self.module = lower_partitioned(
+        self._lowering = (
             closed, self.name, mesh, [replicated] * n_consts + [
                 None if o else s for o, s in zip(self.open_in, self.in_shardings)], flat_out,
             self.donated, locations, result_paths(out_tree), leaf_names, jitted._keep_unused)
+        self.module = lower_partitioned(*self._lowering)
+
+    def cpu_text(self) -> str:
+        """The StableHLO text XLA's CPU would run for this partitioning (the NumPy backend's
+        module holds the jaxpr, unlowered: Lowered.as_text lowers it when first asked)."""
+        closed, name, mesh, _, *rest = self._lowering
+        n_consts = len(closed.jaxpr.constvars)
+        args = [self.replicated] * n_consts + [
+            None if o else s for o, s in zip(self._xla_open, self.in_shardings)]
+        return lower_partitioned(closed, name, mesh, args, *rest, platforms=("cpu",)).text
 
     def typed_in_avals(self) -> list:
         """The inputs' types, each typed by its sharding over Explicit axes (`float32[8@x,2]`),

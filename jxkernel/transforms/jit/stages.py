@@ -582,6 +582,11 @@ class Lowered(_Stage):
         """The module's StableHLO text. The NumPy backend runs the jaxpr unlowered: its text is
         then XLA's CPU module for the same program, lowered when first asked for."""
         if not self._module_text and \
+                getattr(getattr(self, "_module", None), "jaxpr", None) is not None and \
+                getattr(self, "_partitioning", None) is not None:
+            # (over a mesh: a one-device mesh's sharding constraints need it)
+            self._module_text = self._partitioning.cpu_text()
+        elif not self._module_text and \
                 getattr(getattr(self, "_module", None), "jaxpr", None) is not None:
             traced = self.traced
             self._module_text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree,
