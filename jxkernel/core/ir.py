@@ -115,6 +115,11 @@ class EffectTypeSet:
 control_flow_allowed_effects = EffectTypeSet()
 custom_derivatives_allowed_effects = EffectTypeSet()
 remat_allowed_effects = EffectTypeSet()
+# the effect types a library's lowering rules may have (others are JAX's ValueError at
+# lowering), and those kept in program order by a token each equation takes and gives
+# (xla/effect_tokens.py: a rule's `ctx.tokens_in` / `ctx.set_tokens_out`)
+lowerable_effects = EffectTypeSet()
+ordered_effects = EffectTypeSet()
 
 
 def check_effects(jaxprs, allowed: EffectTypeSet, where: str) -> None:

@@ -17,7 +17,7 @@ def call_cached_rule(ctx: LoweringRuleContext, prim, rule, args, params):
     module_ctx = ctx.module_ctx
     key = _rule_key(prim, ctx, params)
     if key is None or module_ctx.multi_platform or module_ctx.symbolic is not None \
-            or module_ctx.manual is not None:
+            or module_ctx.manual is not None or ctx.tokens_in:   # (tokens: the block's)
         return rule(ctx, *args, **params)
     fn = module_ctx.rule_lowerings.get(key)
     if fn is None:
