@@ -352,13 +352,16 @@ _ORDERED_EFFECT_NAMES = {"debug_print": "OrderedDebugEffect"}
 def check_one_device_effects(jaxpr, mesh) -> None:
     """JAX's ValueError for an ordered debug print in a program over several devices (a
     pmap's, a shard_map's, or a jit's over a mesh): its order is one program's on one device."""
-    names = sorted(_ordered_effect_names(jaxpr))
+    debug = sorted(_ordered_effect_names(jaxpr))
+    # a library's ordered effects (effect_tokens.py), by their text as JAX names them
+    names = debug + sorted(map(repr, _tokens.ordered_library_effects(jaxpr.effects)))
     if names:
+        hint = ("pass ordered=False to its jax.debug.print (each device's call then runs in "
+                "no set order), or run it on one device") if debug else "run it on one device"
         raise ValueError(
             f"The following ordered effects are not supported for more than 1 device: "
             f"[{', '.join(names)}]. This program runs over the {mesh.size} devices of "
-            f"{mesh}; pass ordered=False to its jax.debug.print (each device's "
-            f"call then runs in no set order), or run it on one device.")
+            f"{mesh}; {hint}.")
 
 
 def _ordered_effect_names(jaxpr) -> set:

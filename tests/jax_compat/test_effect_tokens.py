@@ -112,3 +112,41 @@ def test_token_set_is_jaxs_immutable_mapping():
     assert ts.update_tokens(mlir.TokenSet()) is ts
     assert ts.update_tokens(mlir.TokenSet({_foo2: "new"})).items() == \
         ((_foo, "t0"), (_foo2, "new"), (_bar, "t2"))
+
+
+def test_a_rule_passes_its_token_to_emit_python_callback_and_gives_back_the_next(effect_p):
+    from jxkernel.interpreters.mlir import emit_python_callback
+    log = []
+
+    def rule(ctx, x, *, effect):
+        outs, token, _ = emit_python_callback(
+            ctx, lambda v: log.append(float(v)) or (), ctx.tokens_in.get(effect), [x],
+            list(ctx.avals_in), [], has_side_effect=True, returns_token=True)
+        ctx.set_tokens_out(ctx.tokens_in.update_tokens(mlir.TokenSet({effect: token})))
+        return outs
+    mlir.register_lowering(effect_p, rule)
+    p = Primitive("logged")
+    p.multiple_results = True
+    p.def_effectful_abstract_eval(lambda x, *, effect: ([], {effect}))
+    mlir.register_lowering(p, rule)
+    f = jxkernel.jit(lambda x: p.bind(x, effect=_foo) or p.bind(x + 1.0, effect=_foo) or x)
+    f(2.0)
+    jxkernel.effects_barrier()
+    assert log == [2.0, 3.0]
+
+
+def test_a_librarys_ordered_effect_over_several_devices_and_a_strings_effect_are_refused(
+        effect_p):
+    from jxkernel.xla.lowering import check_one_device_effects
+
+    class TwoDevices:                   # (the check reads the mesh's size and text only)
+        size = 2
+    jaxpr = jxkernel.make_jaxpr(lambda x: effect_p.bind(effect=_foo) or x)(1.0)
+    with pytest.raises(ValueError, match=r"The following ordered effects are not supported for "
+                                         r"more than 1 device: \[foo\]"):
+        check_one_device_effects(jaxpr.jaxpr, TwoDevices())
+    check_one_device_effects(jxkernel.make_jaxpr(lambda x: effect_p.bind(effect=_bar) or x)(
+        1.0).jaxpr, TwoDevices())
+    mlir.register_lowering(effect_p, _seen_rule([]))
+    with pytest.raises(ValueError, match="Cannot lower jaxpr with effects: {'abc'}"):
+        jxkernel.jit(lambda x: effect_p.bind(effect="abc") or x)(1.0)
