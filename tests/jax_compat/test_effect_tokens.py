@@ -150,3 +150,20 @@ def test_a_librarys_ordered_effect_over_several_devices_and_a_strings_effect_are
     mlir.register_lowering(effect_p, _seen_rule([]))
     with pytest.raises(ValueError, match="Cannot lower jaxpr with effects: {'abc'}"):
         jxkernel.jit(lambda x: effect_p.bind(effect="abc") or x)(1.0)
+
+
+def test_a_jaxprs_declared_effects_must_hold_its_equations(effect_p):
+    from jxkernel.core import JaxprTypeError, check_jaxpr
+
+    def f(x):
+        effect_p.bind(effect=_foo)
+        effect_p.bind(effect=_bar)
+        return x + 1.0
+    jaxpr = jxkernel.make_jaxpr(f)(2.0).jaxpr
+    check_jaxpr(jaxpr.replace(effects={_foo, _bar}))
+    narrowed = jaxpr.replace(effects={_foo})
+    assert narrowed.effects == {_foo} and jaxpr.effects == {_foo, _bar}
+    with pytest.raises(JaxprTypeError, match="Equation effect not present in jaxpr effects."):
+        check_jaxpr(narrowed)
+    with pytest.raises(ValueError, match="Unknown keyword arguments"):
+        jaxpr.replace(bogus=1)
