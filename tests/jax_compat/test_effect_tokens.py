@@ -167,3 +167,19 @@ def test_a_jaxprs_declared_effects_must_hold_its_equations(effect_p):
         check_jaxpr(narrowed)
     with pytest.raises(ValueError, match="Unknown keyword arguments"):
         jaxpr.replace(bogus=1)
+
+
+def test_a_rule_registered_not_inline_is_a_private_function_each_equation_calls(effect_p):
+    mlir.register_lowering(effect_p, _seen_rule([]), inline=False)
+
+    def f(x):
+        effect_p.bind(effect=_bar)
+        effect_p.bind(effect=_bar)
+        effect_p.bind(effect=_foo)
+        return x + 1.0
+    text = jxkernel.jit(f).lower(1.0).as_text()
+    assert text.count("call @effect() : () -> ()") == 2
+    assert text.count("call @effect_0(%0) : (!stablehlo.token) -> !stablehlo.token") == 1
+    assert "func.func private @effect() {" in text
+    assert "func.func private @effect_0(%arg0: !stablehlo.token) -> !stablehlo.token" in text
+    assert float(jxkernel.jit(f)(1.0)) == 2.0
