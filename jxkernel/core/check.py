@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 
 from .avals import NO_AXES, ShapedArray
-from .ir import (ClosedJaxpr, Jaxpr, Literal, Names, Var, call_primitives, jaxpr_params,
-                 pp_eqn, pp_toplevel)
+from .ir import (ClosedJaxpr, Jaxpr, JaxprInputEffect, Literal, Names, Var, call_primitives,
+                 jaxpr_params, pp_eqn, pp_toplevel)
 from .hijax import HiPrimitive
 from .sharding_types import abstract_eval
 from . import vma
@@ -93,9 +93,12 @@ def _check(jaxpr, names: _Names) -> None:
         define(v)
     for v in jaxpr.invars:
         define(v)
+    declared = jaxpr.declared_effects
     for i, eqn in enumerate(jaxpr.eqns):
         try:
             _check_eqn(eqn, read, define, names)
+            if declared is not None:
+                _check_declared_effects(eqn, declared)
         except JaxprTypeError as e:
             source = "" if eqn.source_info is None else str(eqn.source_info)
             raise _EquationError("\n\n".join(
@@ -103,6 +106,15 @@ def _check(jaxpr, names: _Names) -> None:
                  f"from source: {source}"]), i) from None
     for v in jaxpr.outvars:
         read(v)
+
+
+def _check_declared_effects(eqn, declared) -> None:
+    """JAX's error for an equation's effect a jaxpr's declared effects lack (a Ref's effects,
+    on an input, are not checked here)."""
+    for effect in eqn.effects:
+        if not isinstance(effect, JaxprInputEffect) and effect not in declared:
+            raise JaxprTypeError(f"Equation effect not present in jaxpr effects. Equation "
+                                 f"effect: {effect}. Jaxpr effects: {declared}")
 
 
 def _check_eqn(eqn, read, define, names) -> None:

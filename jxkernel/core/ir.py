@@ -115,6 +115,11 @@ class EffectTypeSet:
 control_flow_allowed_effects = EffectTypeSet()
 custom_derivatives_allowed_effects = EffectTypeSet()
 remat_allowed_effects = EffectTypeSet()
+# the effect types a library's lowering rules may have (others are JAX's ValueError at
+# lowering), and those kept in program order by a token each equation takes and gives
+# (xla/effect_tokens.py: a rule's `ctx.tokens_in` / `ctx.set_tokens_out`)
+lowerable_effects = EffectTypeSet()
+ordered_effects = EffectTypeSet()
 
 
 def check_effects(jaxprs, allowed: EffectTypeSet, where: str) -> None:
@@ -192,16 +197,32 @@ Eqn = JaxprEqn          # the short name used throughout jxkernel
 class Jaxpr:
     """A typed, first-order program over primitives, in A-normal form."""
     # (weakly referenced: caches keyed by a jaxpr must not keep its inner consts alive)
-    __slots__ = ("constvars", "invars", "outvars", "eqns", "__weakref__")
+    __slots__ = ("constvars", "invars", "outvars", "eqns", "declared_effects", "__weakref__")
 
     def __init__(self, constvars, invars, outvars, eqns):
         self.constvars, self.invars = list(constvars), list(invars)
         self.outvars, self.eqns = list(outvars), list(eqns)
+        self.declared_effects = None      # (what `replace(effects=...)` says, else computed)
+
+    def replace(self, **kw) -> Jaxpr:
+        """This jaxpr with fields replaced, as JAX's: `effects=` declares its effects in
+        place of those its equations have (check_jaxpr then refuses an equation's effect
+        not among them, as JAX's)."""
+        fields = {k: kw.pop(k, getattr(self, k)) for k in ("constvars", "invars", "outvars",
+                                                           "eqns")}
+        effects = kw.pop("effects", self.declared_effects)
+        if kw:
+            raise ValueError(f"Unknown keyword arguments: {kw}")
+        out = Jaxpr(**fields)
+        out.declared_effects = None if effects is None else frozenset(effects)
+        return out
 
     @property
     def effects(self) -> frozenset:
         """The side effects of its equations and of the jaxprs inside them (JAX's
-        `jaxpr.effects`)."""
+        `jaxpr.effects`), or those `replace(effects=...)` declared."""
+        if self.declared_effects is not None:
+            return self.declared_effects
         out = set()
         inputs = None
         for eqn in self.eqns:

@@ -265,16 +265,21 @@ def _maximal(ctx, sharding, n_results: int, what: str):
     return f"#sdy.sharding_per_value<[{', '.join([each] * max(1, n_results))}]>"
 
 
-def _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals, sharding=None):
+def _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals, sharding=None,
+                  token=None):
     """The call taking the block's token first and giving the next one first (JAX's
-    emit_python_callback with a token: the host function passes it through)."""
+    emit_python_callback with a token: the host function passes it through); given a
+    `token` (a library rule's), it takes that one and returns the next one first."""
     def with_token(token, *values):
         return (token, *host_fn(*values))
     avals = list(ctx.avals_in if operand_avals is None else operand_avals)
     ordered_ctx = _TokenTyped(ctx, [hlo.aval_type(a) for a in result_avals])
-    outs = emit_host_callback(ordered_ctx, with_token, [effect_token(ctx), *operands],
+    outs = emit_host_callback(ordered_ctx, with_token,
+                              [effect_token(ctx) if token is None else token, *operands],
                               result_avals, has_side_effect=True, what=what,
                               operand_avals=avals, sharding=sharding)
+    if token is not None:
+        return outs
     ctx.block.effect_token = outs[0]
     return outs[1:]
 
@@ -316,10 +321,6 @@ def emit_python_callback(ctx, callback, token, operands, operand_avals, result_a
     >>> jax.jit(p.bind)(jnp.arange(3.0))
     Array([0., 2., 4.], dtype=float32)
     """
-    if token is not None:
-        raise NotImplementedError(
-            "emit_python_callback: jxkernel's compiled programs thread no tokens, so token "
-            f"must be None (got {token!r}); order side effects with has_side_effect=True")
     if partitioned and result_avals:
         raise ValueError("Partitioned callback not supported with return values.")
     if sharding is not None:
@@ -329,6 +330,10 @@ def emit_python_callback(ctx, callback, token, operands, operand_avals, result_a
     result_avals = tuple(result_avals)
     host_fn = _host_function("emit_python_callback", _NumpyCallback(callback, result_avals),
                              result_avals, numpy_in=True)
+    if token is not None:       # an ordered effect's (ctx.tokens_in): the call passes it on
+        results = _emit_ordered(ctx, host_fn, list(operands), result_avals,
+                                "emit_python_callback", list(operand_avals), token=token)
+        return results[1:], results[0], host_fn
     results = emit_host_callback(ctx, host_fn, list(operands), result_avals,
                                  has_side_effect=has_side_effect, what="emit_python_callback",
                                  operand_avals=list(operand_avals))

@@ -22,6 +22,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.mesh import UNCONSTRAINED
 from ..core.primitive import lowering_rules
 from ..core.source_info import SourceInfo, stack_text, user_stacklevel
+from . import effect_tokens as _tokens
 from . import stablehlo as hlo
 from .client import JAX_NAMES
 
@@ -151,6 +152,7 @@ class LoweringParameters:
 
 
 _PLAIN_PARAMETERS = LoweringParameters()
+_NO_TOKENS = _tokens.TokenSet()
 # the contexts of the users' rules running now, innermost last: jax._src.lib.mlir.dialects.hlo's
 # builders append to its block (a rule registered with jax's register_lowering, or overriding)
 rule_contexts: list = []
@@ -175,12 +177,20 @@ def _in_context(rule, ctx, args, params):
 class LoweringRuleContext:
     """One equation's view while lowering: its block, types, source line and name (`sin`,
     `jit(g)`: what its ops' location says)."""
-    __slots__ = ("module_ctx", "block", "avals_in", "avals_out", "source_info", "name")
+    __slots__ = ("module_ctx", "block", "avals_in", "avals_out", "source_info", "name",
+                 "tokens_in", "tokens_out")
 
     def __init__(self, module_ctx, block, avals_in, avals_out, source_info=None, name=None):
         self.module_ctx, self.block = module_ctx, block
         self.avals_in, self.avals_out = avals_in, avals_out
         self.source_info, self.name = source_info, name
+        # a library's ordered effects' tokens (effect_tokens.py), JAX's names
+        self.tokens_in, self.tokens_out = _NO_TOKENS, None
+
+    def set_tokens_out(self, tokens_out) -> None:
+        """Give the tokens this equation's ordered effects leave (JAX's; once)."""
+        assert self.tokens_out is None, "Should only set `tokens_out` once."
+        self.tokens_out = tokens_out
 
     def __repr__(self):
         # the fields a rule reads; JAX's dataclass repr also shows its MLIR context and caches
@@ -301,7 +311,7 @@ class LoweringRuleContext:
 
 
 # ------------------------------------------------------------------ ordered effects
-TOKEN = "!stablehlo.token"
+TOKEN = _tokens.TOKEN
 _ORDERED = {"debug_print", "io_callback"}
 
 
@@ -310,9 +320,7 @@ def effect_token(ctx: "LoweringRuleContext"):
     ordered effects: each ordered callback takes it and gives the next one, so XLA keeps them
     in program order (a `lax.cond` holding one included). A block starts its own
     (`stablehlo.after_all`) unless a cond's branch was handed its enclosing block's."""
-    if ctx.block.effect_token is None:
-        ctx.block.effect_token = ctx.block.op1("stablehlo.after_all", [], TOKEN, loc=ctx.loc)
-    return ctx.block.effect_token
+    return _tokens.block_token(ctx.block, ctx.loc)
 
 
 def has_ordered_effect(jaxpr) -> bool:
@@ -326,6 +334,8 @@ def has_ordered_effect(jaxpr) -> bool:
     jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
     for eqn in jaxpr.eqns:
         if eqn.primitive.name in _ORDERED and eqn.params.get("ordered"):
+            return True
+        if eqn.effects and _tokens.ordered_library_effects(eqn.effects):
             return True
         for param in eqn.params.values():
             inner = param if isinstance(param, (tuple, list)) else (param,)
@@ -342,13 +352,16 @@ _ORDERED_EFFECT_NAMES = {"debug_print": "OrderedDebugEffect"}
 def check_one_device_effects(jaxpr, mesh) -> None:
     """JAX's ValueError for an ordered debug print in a program over several devices (a
     pmap's, a shard_map's, or a jit's over a mesh): its order is one program's on one device."""
-    names = sorted(_ordered_effect_names(jaxpr))
+    debug = sorted(_ordered_effect_names(jaxpr))
+    # a library's ordered effects (effect_tokens.py), by their text as JAX names them
+    names = debug + sorted(map(repr, _tokens.ordered_library_effects(jaxpr.effects)))
     if names:
+        hint = ("pass ordered=False to its jax.debug.print (each device's call then runs in "
+                "no set order), or run it on one device") if debug else "run it on one device"
         raise ValueError(
             f"The following ordered effects are not supported for more than 1 device: "
             f"[{', '.join(names)}]. This program runs over the {mesh.size} devices of "
-            f"{mesh}; pass ordered=False to its jax.debug.print (each device's "
-            f"call then runs in no set order), or run it on one device.")
+            f"{mesh}; {hint}.")
 
 
 def _ordered_effect_names(jaxpr) -> set:
@@ -484,6 +497,8 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
         ctx = LoweringRuleContext(module_ctx, block, [a.aval for a in eqn.invars],
                                   [v.aval for v in eqn.outvars], info, _eqn_name(eqn))
         args = list(map(read, eqn.invars))
+        if eqn.effects:
+            ctx.tokens_in = _tokens.tokens_in(ctx, eqn.effects)
 
         def lower(ctx):
             outs = rule(ctx, *args, **eqn.params)
@@ -491,6 +506,8 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
         outs = lower_per_platform(ctx, lower) if module_ctx.multi_platform and \
             module_ctx.one_platform is None else lower(ctx)
         assert len(outs) == len(eqn.outvars), (eqn.primitive, len(outs), len(eqn.outvars))
+        if ctx.tokens_in:
+            _tokens.take_tokens_out(ctx, eqn.primitive)
         if _avals.sharding_types_seen and module_ctx.manual is None:
             outs = _typed_layouts(ctx, eqn.outvars, outs)
         env.update(zip(eqn.outvars, outs))
@@ -722,6 +739,7 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     `manual`: (mesh, axes) where the module is one device's program, manual over those axes
     (custom_partitioning's per-device function: its collectives address the mesh).
     """
+    _tokens.check_lowerable(jaxpr)
     partitions = 1 if mesh is None else mesh.size
     # one replica always, as JAX's modules say: several devices are partitions of one program
     attrs = {"mhlo.num_partitions": hlo.i32_attr(partitions),

@@ -16,13 +16,12 @@ is in `control_flow_allowed_effects`, `custom_derivatives_allowed_effects` or
     >>> ordered_effects.contains(Beep()), lowerable_effects.contains(Beep())
     (True, False)
 """
-from ...core.ir import custom_derivatives_allowed_effects, remat_allowed_effects  # noqa: F401
+from ...core.ir import (custom_derivatives_allowed_effects, lowerable_effects,  # noqa: F401
+                        ordered_effects, remat_allowed_effects)
 from ...core.primitive import JaxprInputEffect  # noqa: F401 (a Ref's effects subclass it)
 from ..extend.core import (Effect, Effects, EffectTypeSet,  # noqa: F401
                            control_flow_allowed_effects, no_effects)
 
-lowerable_effects = EffectTypeSet()
-ordered_effects = EffectTypeSet()
 shardable_ordered_effects = EffectTypeSet()
 partial_eval_kept_effects = EffectTypeSet()
 

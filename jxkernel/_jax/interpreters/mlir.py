@@ -48,14 +48,14 @@ def current_rule_context():
     return _rule_contexts[-1] if _rule_contexts else None
 
 
-def _with_context(prim, rule, cacheable=True):
+def _with_context(prim, rule, cacheable=True, inline=True):
     """`rule` run with its context current, once per module for equal equations where
     `cacheable` (JAX's lowering cache: `xla/user_rules.py`); a JAX-style rule's
     one-element list of results for a single-result primitive is that result (JAX's rules
     always return a list)."""
     def run(ctx, *args, **params):
         if cacheable:
-            return call_cached_rule(ctx, prim, in_context, args, params)
+            return call_cached_rule(ctx, prim, in_context, args, params, inline)
         return in_context(ctx, *args, **params)
 
     def in_context(ctx, *args, **params):
@@ -75,13 +75,14 @@ def register_lowering(prim, rule, platform: str | None = None, inline: bool = Tr
                       cacheable: bool = True) -> None:
     """Compile `prim` with `rule` on `platform` ("cpu", "cuda", "rocm", "tpu"), or on all.
     A `cacheable` rule is called once per module for each (input types, parameters), its
-    operands the arguments of a function of its own, as JAX's; `inline` changes nothing (XLA
-    inlines the calls)."""
+    operands the arguments of a function of its own, as JAX's, emitted in place, or, with
+    `inline=False`, kept as a private function of the module each equation calls (`func.call`;
+    an ordered effect's tokens passed first and returned first)."""
     if platform is not None and platform not in _KNOWN_PLATFORMS:
         raise NotImplementedError(
             f"Registering an MLIR lowering rule for primitive {prim} for an unknown platform "
             f"{platform}. Known platforms are: {', '.join(_KNOWN_PLATFORMS)}.")
-    rule = _with_context(prim, rule, cacheable)
+    rule = _with_context(prim, rule, cacheable, inline)
     if platform is None:
         lowering_rules[prim] = rule
         return

@@ -22,6 +22,7 @@ from ....core.earray import constant_handlers as _constant_handlers  # noqa: F40
 from ....core.primitive import lowering_rules as _lowerings  # noqa: F401
 from ....xla.lowering import LoweringParameters, LoweringRuleContext  # noqa: F401
 from ....xla import lowering as _lowering
+from ....xla.effect_tokens import TokenSet  # noqa: F401
 
 
 class _MlirView(types.ModuleType):

@@ -1,0 +1,117 @@
+"""The tokens a library's ordered effects are threaded by in a lowering, in JAX's words: a
+rule of an equation with effects whose types are in `effects.ordered_effects` reads
+`ctx.tokens_in` (a TokenSet, one token per such effect), passes them to the operations it
+emits, and gives the tokens those return with `ctx.set_tokens_out(...)`; an equation with
+only unordered effects gets an empty TokenSet. jxkernel threads one token per block through
+every ordered effect (lowering.py's effect_token: debug prints and io_callbacks use it too),
+so each of an equation's effects gets the block's token, and the tokens a rule gives back
+become the block's (joined by `stablehlo.after_all` where they differ): a library's ordered
+effects stay in program order, with each other and with jxkernel's, in a cond, a while loop
+and a scan too. The tokens stay inside the program (JAX also passes them between programs).
+
+    >>> ts = TokenSet({"a": "%0"})
+    >>> len(ts), ts.get("a"), ts.update_tokens(TokenSet({"a": "%1"})).items()
+    (1, '%0', (('a', '%1'),))
+"""
+from __future__ import annotations
+
+from ..core.ir import Effect, JaxprInputEffect, lowerable_effects, ordered_effects
+
+TOKEN = "!stablehlo.token"
+
+
+def block_token(block, loc=None):
+    """The token `block`'s ordered effects are threaded by, started there
+    (`stablehlo.after_all`) on first use unless the block was handed one."""
+    if block.effect_token is None:
+        block.effect_token = block.op1("stablehlo.after_all", [], TOKEN, loc=loc)
+    return block.effect_token
+
+
+class TokenSet:
+    """An immutable mapping from effects to the tokens (values) that order them, in insertion
+    order (JAX's mlir.TokenSet)."""
+    __slots__ = ("_tokens",)
+
+    def __init__(self, tokens: dict | None = None):
+        self._tokens = tokens if tokens is not None else {}
+
+    def __len__(self):
+        return len(self._tokens)
+
+    def __repr__(self):
+        return f"TokenSet({self._tokens!r})"
+
+    def get(self, effect):
+        return self._tokens[effect]
+
+    def items(self) -> tuple:
+        return tuple(self._tokens.items())
+
+    def effects(self) -> set:
+        return set(self._tokens)
+
+    def subset(self, effects) -> TokenSet:
+        return TokenSet({e: self._tokens[e] for e in effects})
+
+    def update_tokens(self, tokens: TokenSet) -> TokenSet:
+        """A TokenSet with `tokens`' in place of this one's, this one's order kept."""
+        if not tokens:
+            return self
+        return TokenSet({**self._tokens, **tokens._tokens})
+
+
+def ordered_library_effects(effects) -> list:
+    """The effects of `effects` a library declared and registered as ordered, in a fixed
+    order (by their text: an equation's effects are a set)."""
+    found = [e for e in effects if isinstance(e, Effect) and ordered_effects.contains(e)]
+    return sorted(found, key=repr) if len(found) > 1 else found
+
+
+def tokens_in(ctx, effects) -> TokenSet:
+    """The TokenSet an equation with `effects` is lowered with: the block's token for each
+    of its ordered ones."""
+    ordered = ordered_library_effects(effects)
+    if not ordered:
+        return _EMPTY
+    token = block_token(ctx.block, ctx.loc)
+    return TokenSet({e: token for e in ordered})
+
+
+def take_tokens_out(ctx, primitive) -> None:
+    """After the rule of an equation given tokens: JAX's ValueErrors where it set none or
+    those of other effects; the tokens it gave become its block's."""
+    given = ctx.tokens_in
+    if not given:
+        return
+    out = ctx.tokens_out
+    if out is None:
+        raise ValueError(f"Lowering rule for `{primitive}` needs to set `tokens_out` "
+                         f"because it has effects: {tuple(given.effects())}.")
+    if out.effects() != given.effects():
+        raise ValueError(f"Lowering rule for `{primitive}` returns incorrect set of output "
+                         f"token. Expected: {tuple(given.effects())} vs. Actual: "
+                         f"{tuple(out.effects())}")
+    tokens = list(dict.fromkeys(token for _, token in out.items()))
+    if len(tokens) > 1:
+        tokens = [ctx.block.op1("stablehlo.after_all", tokens, TOKEN)]
+    ctx.block.effect_token = tokens[0]
+
+
+def check_lowerable(jaxpr) -> None:
+    """JAX's ValueError for a library's effect whose type is not in `lowerable_effects`."""
+    effects = getattr(jaxpr, "effects", ())
+    if any(_a_librarys(e) and not lowerable_effects.contains(e) for e in effects):
+        raise ValueError(f"Cannot lower jaxpr with effects: {set(effects)}")
+
+
+def _a_librarys(effect) -> bool:
+    """Whether `effect` is a library's, not jxkernel's own (callbacks', checkify's, which
+    are no Effects, and a Ref's, discharged before lowering): an Effect, or any value of a
+    class from outside jxkernel (JAX's tests bind a string)."""
+    if isinstance(effect, Effect):
+        return not isinstance(effect, JaxprInputEffect)
+    return not type(effect).__module__.startswith("jxkernel")
+
+
+_EMPTY = TokenSet()
