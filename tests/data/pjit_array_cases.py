@@ -21,6 +21,7 @@ def run(jax) -> dict:
     _spec_errors(jax, out)
     _unreduced_display(jax, out)
     _deleted(jax, out)
+    _mesh_contexts(jax, out)
     return out
 
 
@@ -297,3 +298,46 @@ def _deleted(jax, out):
             except RuntimeError as e:
                 return str(e).split(" .delete() was called")[0]
         out[f"deleted {name} read"] = _answer(read)
+
+
+def _mesh_contexts(jax, out):
+    """`jax._src.mesh.thread_resources.env.physical_mesh`: the mesh of the innermost `with
+    mesh:` block (EMPTY_ENV's outside any), and a Mesh used as a decorator."""
+    import importlib
+    import warnings
+    import numpy as np
+    mesh_lib = importlib.import_module(jax.__name__ + "._src.mesh")
+    devs = np.array(jax.devices()[:4])
+    m1 = jax.sharding.Mesh(devs[:2].reshape(2, 1), ("x", "y"))
+    m2 = jax.sharding.Mesh(devs.reshape(2, 2), ("a", "b"))
+
+    def nested():
+        env = lambda: mesh_lib.thread_resources.env.physical_mesh      # noqa: E731
+        seen = [env() == mesh_lib.EMPTY_ENV.physical_mesh]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            with m1:
+                with m2:
+                    seen += [env() == m2, env().axis_names]
+                seen += [env() == m1, env().axis_names]
+                with m1:
+                    seen.append(env() == m1)
+        seen.append(env() == mesh_lib.EMPTY_ENV.physical_mesh)
+        return seen
+    out["thread_resources nested"] = _answer(nested)
+    out["thread_resources repr"] = _answer(lambda: repr(mesh_lib.EMPTY_ENV))
+
+    def decorated():
+        P = jax.sharding.PartitionSpec
+        pjit = importlib.import_module(jax.__name__ + ".experimental.pjit").pjit
+
+        @m2
+        def dec(v):
+            return [mesh_lib.thread_resources.env.physical_mesh == m2,
+                    pjit(lambda u: u * 2, in_shardings=P("a"), out_shardings=None)(v).tolist()]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            got = dec(np.arange(4))
+        return got + [dec.__name__,
+                      mesh_lib.thread_resources.env.physical_mesh == mesh_lib.EMPTY_ENV.physical_mesh]
+    out["mesh decorator"] = _answer(decorated)
