@@ -22,6 +22,7 @@ def run(jax) -> dict:
     _unreduced_display(jax, out)
     _deleted(jax, out)
     _mesh_contexts(jax, out)
+    _jit_option_errors(jax, out)
     return out
 
 
@@ -341,3 +342,41 @@ def _mesh_contexts(jax, out):
         return got + [dec.__name__,
                       mesh_lib.thread_resources.env.physical_mesh == mesh_lib.EMPTY_ENV.physical_mesh]
     out["mesh decorator"] = _answer(decorated)
+
+
+def _jit_option_errors(jax, out):
+    """`compiler_options` on a jit staged into another's trace (JAX's ValueError; under jvp
+    and vmap it runs; JAX's grad refuses it too, jxkernel's runs it: not recorded), and a
+    `device=` pjit in a `with mesh:` block (jit's runs)."""
+    import importlib
+    import warnings
+    import numpy as np
+    jnp = jax.numpy
+
+    def head(e):                  # (the message up to the caller's place, which differs)
+        return str(e).split(" and source info")[0]
+
+    def answer(f):
+        try:
+            return ["ok", np.asarray(f()).tolist()]
+        except ValueError as e:
+            return [type(e).__name__, head(e)]
+    g = jax.jit(lambda x: x * 2, compiler_options={"invalid_key": "invalid_value"})
+    out["compiler_options nested"] = answer(lambda: jax.jit(lambda x: g(x + 2))(jnp.arange(4)))
+    g2 = jax.jit(lambda x: x * 2, compiler_options={"xla_embed_ir_in_executable": True})
+    x = jnp.arange(4.0)
+    out["compiler_options jvp"] = answer(lambda: jax.jvp(g2, (x,), (jnp.ones(4),))[1])
+    out["compiler_options vmap"] = answer(lambda: jax.vmap(g2)(x))
+    out["compiler_options make_jaxpr"] = answer(lambda: len(jax.make_jaxpr(g2)(1.0).eqns))
+    out["compiler_options top"] = answer(lambda: g2(x))
+    pjit = importlib.import_module(jax.__name__ + ".experimental.pjit").pjit
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("x",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with mesh:
+            out["pjit device in mesh"] = answer(
+                lambda: pjit(lambda v: v, device=jax.devices()[0])(jnp.arange(8)))
+            out["jit device in mesh"] = answer(
+                lambda: jax.jit(lambda v: v + 1, device=jax.devices()[0])(jnp.arange(3)))
+        out["pjit device outside"] = answer(
+            lambda: pjit(lambda v: v, device=jax.devices()[1])(jnp.arange(3)))
