@@ -23,6 +23,7 @@ def run(jax) -> dict:
     _deleted(jax, out)
     _mesh_contexts(jax, out)
     _jit_option_errors(jax, out)
+    _typed_selects(jax, out)
     return out
 
 
@@ -380,3 +381,45 @@ def _jit_option_errors(jax, out):
                 lambda: jax.jit(lambda v: v + 1, device=jax.devices()[0])(jnp.arange(3)))
         out["pjit device outside"] = answer(
             lambda: pjit(lambda v: v, device=jax.devices()[1])(jnp.arange(3)))
+
+
+def _typed_selects(jax, out):
+    """Over Explicit axes, the values a rule selects between are typed alike: vmapped
+    scatter-min/max and dynamic_update_slice_in_dim differentiated (their masks, zeros and
+    index columns split as the batch), jnp.triu/tril of a split array (the mask and zeros
+    split as it)."""
+    import numpy as np
+    jnp = jax.numpy
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+    fns = {"min": lambda x, ind, y: x.at[ind].min(y),
+           "max": lambda x, ind, y: x.at[ind].max(y),
+           "dus": lambda x, ind, y: jax.lax.dynamic_update_slice_in_dim(x, y[None], ind, axis=0)}
+    with jax.set_mesh(mesh):
+        for spec_name, operand_spec, update_spec in (("xy", P("x", None, "y"), P("x", "y")),
+                                                     ("x", P("x", None, None), P("x", None))):
+            for op_name, fn in fns.items():
+                def case(fn=fn, operand_spec=operand_spec, update_spec=update_spec):
+                    operand = jax.device_put(jnp.arange(160.0).reshape(2, 10, 8),
+                                             NamedSharding(mesh, operand_spec))
+                    indices = jax.device_put(jnp.array([2, 3], dtype=jnp.int32),
+                                             NamedSharding(mesh, P("x")))
+                    updates = jax.device_put(jnp.full((2, 8), 20.0),
+                                             NamedSharding(mesh, update_spec))
+                    f = jax.jit(jax.vmap(fn))
+                    y = f(operand, indices, updates)
+                    gs = jax.grad(lambda *a: f(*a).sum(), argnums=(0, 2))(operand, indices,
+                                                                         updates)
+                    return [str(y.sharding.spec), np.asarray(y).sum().item()] + \
+                        [[str(g.sharding.spec), np.asarray(g).tolist()] for g in gs]
+                out[f"typed select {op_name} {spec_name}"] = _answer(case)
+        for shape, spec in [((8, 8), P("x")), ((8, 8, 4), P(None, "x", None)),
+                            ((8, 8, 4), P("x"))]:
+            def tri(shape=shape, spec=spec):
+                one = jnp.ones(shape, out_sharding=spec)
+                lo, up = jnp.tril(one, 3), jnp.triu(one, -3)
+                return [str(lo.sharding.spec), str(up.sharding.spec),
+                        np.asarray(lo).sum().item(), np.asarray(up).sum().item()]
+            out[f"typed select tri {shape} {spec}"] = _answer(tri)
+        out["typed select tri unsplit jaxpr"] = _answer(
+            lambda: str(jax.make_jaxpr(lambda v: jnp.triu(v, 1))(jnp.ones((4, 4)))))
