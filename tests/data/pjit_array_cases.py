@@ -24,6 +24,7 @@ def run(jax) -> dict:
     _mesh_contexts(jax, out)
     _jit_option_errors(jax, out)
     _typed_selects(jax, out)
+    _size_one_constraints(jax, out)
     return out
 
 
@@ -423,3 +424,32 @@ def _typed_selects(jax, out):
             out[f"typed select tri {shape} {spec}"] = _answer(tri)
         out["typed select tri unsplit jaxpr"] = _answer(
             lambda: str(jax.make_jaxpr(lambda v: jnp.triu(v, 1))(jnp.ones((4, 4)))))
+
+
+def _size_one_constraints(jax, out):
+    """Under jax_remove_size_one_mesh_axis_from_type, with_sharding_constraint over Explicit
+    axes (an assert of the type) compares the spec less its mesh's axes of size 1."""
+    import numpy as np
+    P = jax.sharding.PartitionSpec
+    wsc = jax.lax.with_sharding_constraint
+    jax.config.update("jax_remove_size_one_mesh_axis_from_type", True)
+    try:
+        mesh = jax.make_mesh((2, 1), ("x", "y"),
+                             axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+        with jax.set_mesh(mesh):
+            for arr_spec in [P("x", "y"), P(("x", "y")), P("y"), P(None, "x")]:
+                def case(arr_spec=arr_spec):
+                    arr = jax.device_put(np.arange(16).reshape(8, 2), arr_spec)
+                    seen = []
+
+                    def f(x):
+                        seen.append(str(x.aval.sharding.spec))
+                        return wsc(x * 2, arr_spec)
+                    y = jax.jit(f)(arr)
+                    return [seen, str(y.sharding.spec), np.asarray(y).sum().item()]
+                out[f"size one constraint {arr_spec}"] = _answer(case)
+            x = jax.device_put(np.arange(16).reshape(8, 2), P("x"))
+            out["size one constraint mismatch"] = _answer(
+                lambda: jax.jit(lambda v: wsc(v, P(None, "y")))(x).tolist())
+    finally:
+        jax.config.update("jax_remove_size_one_mesh_axis_from_type", False)
