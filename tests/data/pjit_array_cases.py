@@ -25,6 +25,7 @@ def run(jax) -> dict:
     _jit_option_errors(jax, out)
     _typed_selects(jax, out)
     _size_one_constraints(jax, out)
+    _array_mappings(jax, out)
     return out
 
 
@@ -453,3 +454,14 @@ def _size_one_constraints(jax, out):
                 lambda: jax.jit(lambda v: wsc(v, P(None, "y")))(x).tolist())
     finally:
         jax.config.update("jax_remove_size_one_mesh_axis_from_type", False)
+
+
+def _array_mappings(jax, out):
+    """`jax._src.sharding_impls.array_mapping_to_axis_resources`: a {mesh axis: dimension}
+    mapping as a PartitionSpec."""
+    import importlib
+    impls = importlib.import_module(jax.__name__ + "._src.sharding_impls")
+    for mapping in [{}, {"x": 0, "y": 1, "z": 2}, {"x": 0, "y": 0, "z": 1},
+                    {"x": 0, "y": 0, "z": 2}, {"x": 0, "y": 1, "z": 3}, {"y": 1, "x": 1}]:
+        out[f"array mapping {mapping}"] = _answer(
+            lambda m=mapping: repr(impls.array_mapping_to_axis_resources(m)))
