@@ -26,6 +26,7 @@ def run(jax) -> dict:
     _typed_selects(jax, out)
     _size_one_constraints(jax, out)
     _array_mappings(jax, out)
+    _array_to_device(jax, out)
     return out
 
 
@@ -465,3 +466,26 @@ def _array_mappings(jax, out):
                     {"x": 0, "y": 0, "z": 2}, {"x": 0, "y": 1, "z": 3}, {"y": 1, "x": 1}]:
         out[f"array mapping {mapping}"] = _answer(
             lambda m=mapping: repr(impls.array_mapping_to_axis_resources(m)))
+
+
+def _array_to_device(jax, out):
+    """`jnp.array(x, device=d)` of an Array committed elsewhere: JAX's "Received incompatible
+    devices" ValueError; uncommitted ones and host data move to `d`."""
+    import numpy as np
+    jnp = jax.numpy
+    devs = jax.devices()
+    arr = jax.device_put(np.arange(8), devs[0])
+    mesh = jax.make_mesh((2,), ("x",), devices=devs[:2],
+                         axis_types=(jax.sharding.AxisType.Auto,))
+    split = jax.device_put(np.arange(8), jax.NamedSharding(mesh, jax.P("x")))
+    for name, f in [("committed", lambda: jnp.array(arr, device=devs[1])),
+                    ("asarray", lambda: jnp.asarray(arr, device=devs[1])),
+                    ("no copy", lambda: jnp.array(arr, copy=False, device=devs[1])),
+                    ("same device", lambda: jnp.array(arr, device=devs[0])),
+                    ("uncommitted", lambda: jnp.array(jnp.arange(3), device=devs[1])),
+                    ("numpy", lambda: jnp.array(np.arange(3), device=devs[1])),
+                    ("split", lambda: jnp.array(split, device=devs[1]))]:
+        def case(f=f):
+            y = f()
+            return [sorted(d.id for d in y.devices()), y.tolist()]
+        out[f"array to device {name}"] = _answer(case)
