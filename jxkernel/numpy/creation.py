@@ -36,6 +36,7 @@ from ..xla.array import Array, host_to_device
 from ..lax.transfer import place
 from ..xla.put import device_put
 from ..xla.sharding import Sharding
+from ..transforms.jit.args import device_mismatch
 from . import util
 from .dtypes import canonicalize_user_dtype, lattice_result_type, result_type
 
@@ -255,7 +256,6 @@ def _check_committed(x, device) -> None:
     devices than `d` (its convert_element_type constrained to `d`, in a jit's words)."""
     if isinstance(device, Sharding) or not x.committed or x.devices() == {device}:
         return
-    from ..transforms.jit.args import device_mismatch
     device_mismatch("convert_element_type", ["args[0]"], [x],
                     [(x.sharding._device_assignment, "ARG_SHARDING"),
                      ((device,), "sharding_constraint inside jit", " at ")])

@@ -26,7 +26,7 @@ from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
 from ..core.staging import DynamicJaxprTracer
 from ..core.avals import parts_of, typed_sharding
-from ..core.sharding_types import broadcast_sharding
+from ..core.sharding_types import abstract_sharding, broadcast_sharding
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
@@ -724,10 +724,10 @@ def _broadcast_mask(mask, shp, m=None):
 
 def _typed_like(m):
     """`m`'s sharding type over its abstract mesh (None: untyped, or splitting nothing)."""
-    from ..core.sharding_types import abstract_sharding
-    if m is None or not any(parts_of(aval_of(m))):
+    a = None if m is None else aval_of(m)
+    if a is None or getattr(a, "sharding", None) is None or not any(parts_of(a)):
         return None
-    return abstract_sharding(aval_of(m))
+    return abstract_sharding(a)
 
 
 def _tri_zeros(m):

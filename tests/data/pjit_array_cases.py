@@ -426,6 +426,9 @@ def _typed_selects(jax, out):
             out[f"typed select tri {shape} {spec}"] = _answer(tri)
         out["typed select tri unsplit jaxpr"] = _answer(
             lambda: str(jax.make_jaxpr(lambda v: jnp.triu(v, 1))(jnp.ones((4, 4)))))
+    out["typed select tri no mesh"] = _answer(lambda: [
+        jnp.triu(jnp.ones((3, 3)), 1).tolist(), jnp.tril(jnp.ones((2, 3, 3)))[1].tolist(),
+        str(jax.make_jaxpr(lambda v: jnp.tril(v))(jnp.ones((2, 2))))])
 
 
 def _size_one_constraints(jax, out):
