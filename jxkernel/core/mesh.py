@@ -563,6 +563,15 @@ class Mesh(_AxisTypeQueries, _Interned):
         _mesh_state.mesh, _mesh_state.legacy = self._previous.pop()
         return False
 
+    def __call__(self, func):
+        """`@mesh` on a function: each call runs in `with mesh:` (JAX's Mesh is a
+        contextlib.ContextDecorator)."""
+        @functools.wraps(func)
+        def in_mesh(*args, **kwargs):
+            with self:
+                return func(*args, **kwargs)
+        return in_mesh
+
 
 _context_copies: dict = {}
 _interned_meshes: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
@@ -580,6 +589,37 @@ class _MeshState(threading.local):
 
 
 _mesh_state = _MeshState()
+
+
+class ResourceEnv(collections.namedtuple("ResourceEnv", ["physical_mesh"])):
+    """JAX's `jax._src.mesh.ResourceEnv`: the mesh of the innermost `with mesh:` block (the
+    empty mesh outside any)."""
+    __slots__ = ()
+
+    @property
+    def shape(self):
+        return self.physical_mesh.shape
+
+    def __repr__(self):
+        return "ResourceEnv(mesh=Mesh(" + ", ".join(
+            f"'{k}': {v}" for k, v in self.physical_mesh.shape.items()) + "))"
+
+
+EMPTY_ENV = ResourceEnv(_EMPTY_MESH)
+
+
+class _ThreadResources:
+    """JAX's `jax._src.mesh.thread_resources`: `.env` is this thread's ResourceEnv, read
+    from the `with mesh:` block jxkernel tracks (`legacy_mesh()`)."""
+    __slots__ = ()
+
+    @property
+    def env(self):
+        legacy = _mesh_state.legacy
+        return EMPTY_ENV if legacy is None else ResourceEnv(legacy)
+
+
+thread_resources = _ThreadResources()
 
 
 def legacy_mesh():

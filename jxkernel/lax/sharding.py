@@ -172,6 +172,11 @@ def _assert_typed_as(aval, sharding) -> None:
     ndim = len(aval.shape)
     have = aval.sharding.spec if aval.sharding is not None else PartitionSpec(*[None] * ndim)
     want = sharding.spec.partitions + (None,) * (ndim - len(sharding.spec))
+    if _avals._config.config.jax_remove_size_one_mesh_axis_from_type:
+        # (as the type, the constraint less its mesh's axes of size 1: JAX's)
+        sizes = sharding.mesh.shape
+        want = [p if p is PartitionSpec.UNCONSTRAINED else
+                tuple(a for a in _axes_of(p) if sizes[a] != 1) or None for p in want]
     want = PartitionSpec(*[p[0] if isinstance(p, tuple) and len(p) == 1 else p for p in want])
     for x, s in zip(have.partitions + (None,) * (ndim - len(have)), want):
         if s is not PartitionSpec.UNCONSTRAINED and _axes_of(x) != _axes_of(s):

@@ -36,6 +36,7 @@ from ..xla.array import Array, host_to_device
 from ..lax.transfer import place
 from ..xla.put import device_put
 from ..xla.sharding import Sharding
+from ..transforms.jit.args import device_mismatch
 from . import util
 from .dtypes import canonicalize_user_dtype, lattice_result_type, result_type
 
@@ -184,6 +185,8 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
     if args:
         copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
     _check_device(device, out_sharding)
+    if device is not None and type(object) is Array:
+        _check_committed(object, device)
     if out_sharding is not None and get_mesh() is None:
         # JAX 0.10.2 makes it on the default device, untyped, outside set_mesh (seen: a
         # NamedSharding's mesh unused by its convert_element_type there)
@@ -246,6 +249,16 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
 
 
 object_dtype = np.dtype(object)
+
+
+def _check_committed(x, device) -> None:
+    """JAX 0.10.2's ValueError for `jnp.array(x, device=d)` of an Array committed to other
+    devices than `d` (its convert_element_type constrained to `d`, in a jit's words)."""
+    if isinstance(device, Sharding) or not x.committed or x.devices() == {device}:
+        return
+    device_mismatch("convert_element_type", ["args[0]"], [x],
+                    [(x.sharding._device_assignment, "ARG_SHARDING"),
+                     ((device,), "sharding_constraint inside jit", " at ")])
 
 
 def _check_numeric(value, dtype) -> None:

@@ -26,7 +26,7 @@ from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
 from ..core.staging import DynamicJaxprTracer
 from ..core.avals import parts_of, typed_sharding
-from ..core.sharding_types import broadcast_sharding
+from ..core.sharding_types import abstract_sharding, broadcast_sharding
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
@@ -714,10 +714,30 @@ def _tri_mask(n: int, m: int, k: int):
     return lax.ge(rows, lax.broadcasted_iota(np.int32, (n, m), 1))
 
 
-def _broadcast_mask(mask, shp):
-    # lax.broadcast over the leading axes, as JAX's tril/triu: nothing for a matrix
-    return mask if len(shp) == 2 else \
-        lax.broadcast_in_dim(mask, shp, (len(shp) - 2, len(shp) - 1))
+def _broadcast_mask(mask, shp, m=None):
+    # lax.broadcast over the leading axes, as JAX's tril/triu: nothing for a matrix, unless
+    # `m`'s type splits it (JAX's broadcast to typeof(m).sharding: the select's operands alike)
+    out_s = _typed_like(m)
+    return mask if len(shp) == 2 and out_s is None else \
+        lax.broadcast_in_dim(mask, shp, (len(shp) - 2, len(shp) - 1), out_sharding=out_s)
+
+
+def _typed_like(m):
+    """`m`'s sharding type over its abstract mesh (None: untyped, or splitting nothing)."""
+    a = None if m is None else aval_of(m)
+    if a is None or getattr(a, "sharding", None) is None or not any(parts_of(a)):
+        return None
+    return abstract_sharding(a)
+
+
+def _tri_zeros(m):
+    """Zeros like `m`, split as `m`'s type says (JAX's zeros_like)."""
+    out_s = _typed_like(m)
+    if out_s is None:
+        return _zeros_like(m)
+    a = aval_of(m)
+    return lax.full(a.shape, 0, a.dtype, sharding=out_s) if not a.weak_type else \
+        _full(a.shape, 0, a.dtype, True)
 
 
 @jax_jitted
@@ -733,8 +753,8 @@ def tril(m, k: int = 0):
     shp = _shape(m)
     if len(shp) < 2:
         raise ValueError("Argument to jax.numpy.tril must be at least 2D")
-    mask = _broadcast_mask(_tri_mask(*shp[-2:], operator.index(k)), shp)
-    return lax.select(mask, m, _zeros_like(m))
+    mask = _broadcast_mask(_tri_mask(*shp[-2:], operator.index(k)), shp, m)
+    return lax.select(mask, m, _tri_zeros(m))
 
 
 @jax_jitted
@@ -745,8 +765,8 @@ def triu(m, k: int = 0):
     shp = _shape(m)
     if len(shp) < 2:
         raise ValueError("Argument to jax.numpy.triu must be at least 2D")
-    mask = _broadcast_mask(_tri_mask(*shp[-2:], operator.index(k) - 1), shp)
-    return lax.select(mask, _zeros_like(m), m)
+    mask = _broadcast_mask(_tri_mask(*shp[-2:], operator.index(k) - 1), shp, m)
+    return lax.select(mask, _tri_zeros(m), m)
 
 
 # ------------------------------------------------------------------ atleast_nd, shape info

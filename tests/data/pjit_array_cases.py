@@ -21,6 +21,12 @@ def run(jax) -> dict:
     _spec_errors(jax, out)
     _unreduced_display(jax, out)
     _deleted(jax, out)
+    _mesh_contexts(jax, out)
+    _jit_option_errors(jax, out)
+    _typed_selects(jax, out)
+    _size_one_constraints(jax, out)
+    _array_mappings(jax, out)
+    _array_to_device(jax, out)
     return out
 
 
@@ -297,3 +303,192 @@ def _deleted(jax, out):
             except RuntimeError as e:
                 return str(e).split(" .delete() was called")[0]
         out[f"deleted {name} read"] = _answer(read)
+
+
+def _mesh_contexts(jax, out):
+    """`jax._src.mesh.thread_resources.env.physical_mesh`: the mesh of the innermost `with
+    mesh:` block (EMPTY_ENV's outside any), and a Mesh used as a decorator."""
+    import importlib
+    import warnings
+    import numpy as np
+    mesh_lib = importlib.import_module(jax.__name__ + "._src.mesh")
+    devs = np.array(jax.devices()[:4])
+    m1 = jax.sharding.Mesh(devs[:2].reshape(2, 1), ("x", "y"))
+    m2 = jax.sharding.Mesh(devs.reshape(2, 2), ("a", "b"))
+
+    def nested():
+        env = lambda: mesh_lib.thread_resources.env.physical_mesh      # noqa: E731
+        seen = [env() == mesh_lib.EMPTY_ENV.physical_mesh]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            with m1:
+                with m2:
+                    seen += [env() == m2, env().axis_names]
+                seen += [env() == m1, env().axis_names]
+                with m1:
+                    seen.append(env() == m1)
+        seen.append(env() == mesh_lib.EMPTY_ENV.physical_mesh)
+        return seen
+    out["thread_resources nested"] = _answer(nested)
+    out["thread_resources repr"] = _answer(lambda: repr(mesh_lib.EMPTY_ENV))
+
+    def decorated():
+        P = jax.sharding.PartitionSpec
+        pjit = importlib.import_module(jax.__name__ + ".experimental.pjit").pjit
+
+        @m2
+        def dec(v):
+            return [mesh_lib.thread_resources.env.physical_mesh == m2,
+                    pjit(lambda u: u * 2, in_shardings=P("a"), out_shardings=None)(v).tolist()]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            got = dec(np.arange(4))
+        return got + [dec.__name__,
+                      mesh_lib.thread_resources.env.physical_mesh == mesh_lib.EMPTY_ENV.physical_mesh]
+    out["mesh decorator"] = _answer(decorated)
+
+
+def _jit_option_errors(jax, out):
+    """`compiler_options` on a jit staged into another's trace (JAX's ValueError; under jvp
+    and vmap it runs; JAX's grad refuses it too, jxkernel's runs it: not recorded), and a
+    `device=` pjit in a `with mesh:` block (jit's runs)."""
+    import importlib
+    import warnings
+    import numpy as np
+    jnp = jax.numpy
+
+    def head(e):                  # (the message up to the caller's place, which differs)
+        return str(e).split(" and source info")[0]
+
+    def answer(f):
+        try:
+            return ["ok", np.asarray(f()).tolist()]
+        except ValueError as e:
+            return [type(e).__name__, head(e)]
+    g = jax.jit(lambda x: x * 2, compiler_options={"invalid_key": "invalid_value"})
+    out["compiler_options nested"] = answer(lambda: jax.jit(lambda x: g(x + 2))(jnp.arange(4)))
+    g2 = jax.jit(lambda x: x * 2, compiler_options={"xla_embed_ir_in_executable": True})
+    x = jnp.arange(4.0)
+    out["compiler_options jvp"] = answer(lambda: jax.jvp(g2, (x,), (jnp.ones(4),))[1])
+    out["compiler_options vmap"] = answer(lambda: jax.vmap(g2)(x))
+    out["compiler_options make_jaxpr"] = answer(lambda: len(jax.make_jaxpr(g2)(1.0).eqns))
+    out["compiler_options top"] = answer(lambda: g2(x))
+    pjit = importlib.import_module(jax.__name__ + ".experimental.pjit").pjit
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("x",))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with mesh:
+            out["pjit device in mesh"] = answer(
+                lambda: pjit(lambda v: v, device=jax.devices()[0])(jnp.arange(8)))
+            out["jit device in mesh"] = answer(
+                lambda: jax.jit(lambda v: v + 1, device=jax.devices()[0])(jnp.arange(3)))
+        out["pjit device outside"] = answer(
+            lambda: pjit(lambda v: v, device=jax.devices()[1])(jnp.arange(3)))
+
+
+def _typed_selects(jax, out):
+    """Over Explicit axes, the values a rule selects between are typed alike: vmapped
+    scatter-min/max and dynamic_update_slice_in_dim differentiated (their masks, zeros and
+    index columns split as the batch), jnp.triu/tril of a split array (the mask and zeros
+    split as it)."""
+    import numpy as np
+    jnp = jax.numpy
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+    fns = {"min": lambda x, ind, y: x.at[ind].min(y),
+           "max": lambda x, ind, y: x.at[ind].max(y),
+           "dus": lambda x, ind, y: jax.lax.dynamic_update_slice_in_dim(x, y[None], ind, axis=0)}
+    with jax.set_mesh(mesh):
+        for spec_name, operand_spec, update_spec in (("xy", P("x", None, "y"), P("x", "y")),
+                                                     ("x", P("x", None, None), P("x", None))):
+            for op_name, fn in fns.items():
+                def case(fn=fn, operand_spec=operand_spec, update_spec=update_spec):
+                    operand = jax.device_put(jnp.arange(160.0).reshape(2, 10, 8),
+                                             NamedSharding(mesh, operand_spec))
+                    indices = jax.device_put(jnp.array([2, 3], dtype=jnp.int32),
+                                             NamedSharding(mesh, P("x")))
+                    updates = jax.device_put(jnp.full((2, 8), 20.0),
+                                             NamedSharding(mesh, update_spec))
+                    f = jax.jit(jax.vmap(fn))
+                    y = f(operand, indices, updates)
+                    gs = jax.grad(lambda *a: f(*a).sum(), argnums=(0, 2))(operand, indices,
+                                                                         updates)
+                    return [str(y.sharding.spec), np.asarray(y).sum().item()] + \
+                        [[str(g.sharding.spec), np.asarray(g).tolist()] for g in gs]
+                out[f"typed select {op_name} {spec_name}"] = _answer(case)
+        for shape, spec in [((8, 8), P("x")), ((8, 8, 4), P(None, "x", None)),
+                            ((8, 8, 4), P("x"))]:
+            def tri(shape=shape, spec=spec):
+                one = jnp.ones(shape, out_sharding=spec)
+                lo, up = jnp.tril(one, 3), jnp.triu(one, -3)
+                return [str(lo.sharding.spec), str(up.sharding.spec),
+                        np.asarray(lo).sum().item(), np.asarray(up).sum().item()]
+            out[f"typed select tri {shape} {spec}"] = _answer(tri)
+        out["typed select tri unsplit jaxpr"] = _answer(
+            lambda: str(jax.make_jaxpr(lambda v: jnp.triu(v, 1))(jnp.ones((4, 4)))))
+    out["typed select tri no mesh"] = _answer(lambda: [
+        jnp.triu(jnp.ones((3, 3)), 1).tolist(), jnp.tril(jnp.ones((2, 3, 3)))[1].tolist(),
+        str(jax.make_jaxpr(lambda v: jnp.tril(v))(jnp.ones((2, 2))))])
+
+
+def _size_one_constraints(jax, out):
+    """Under jax_remove_size_one_mesh_axis_from_type, with_sharding_constraint over Explicit
+    axes (an assert of the type) compares the spec less its mesh's axes of size 1."""
+    import numpy as np
+    P = jax.sharding.PartitionSpec
+    wsc = jax.lax.with_sharding_constraint
+    jax.config.update("jax_remove_size_one_mesh_axis_from_type", True)
+    try:
+        mesh = jax.make_mesh((2, 1), ("x", "y"),
+                             axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+        with jax.set_mesh(mesh):
+            for arr_spec in [P("x", "y"), P(("x", "y")), P("y"), P(None, "x")]:
+                def case(arr_spec=arr_spec):
+                    arr = jax.device_put(np.arange(16).reshape(8, 2), arr_spec)
+                    seen = []
+
+                    def f(x):
+                        seen.append(str(x.aval.sharding.spec))
+                        return wsc(x * 2, arr_spec)
+                    y = jax.jit(f)(arr)
+                    return [seen, str(y.sharding.spec), np.asarray(y).sum().item()]
+                out[f"size one constraint {arr_spec}"] = _answer(case)
+            x = jax.device_put(np.arange(16).reshape(8, 2), P("x"))
+            out["size one constraint mismatch"] = _answer(
+                lambda: jax.jit(lambda v: wsc(v, P(None, "y")))(x).tolist())
+    finally:
+        jax.config.update("jax_remove_size_one_mesh_axis_from_type", False)
+
+
+def _array_mappings(jax, out):
+    """`jax._src.sharding_impls.array_mapping_to_axis_resources`: a {mesh axis: dimension}
+    mapping as a PartitionSpec."""
+    import importlib
+    impls = importlib.import_module(jax.__name__ + "._src.sharding_impls")
+    for mapping in [{}, {"x": 0, "y": 1, "z": 2}, {"x": 0, "y": 0, "z": 1},
+                    {"x": 0, "y": 0, "z": 2}, {"x": 0, "y": 1, "z": 3}, {"y": 1, "x": 1}]:
+        out[f"array mapping {mapping}"] = _answer(
+            lambda m=mapping: repr(impls.array_mapping_to_axis_resources(m)))
+
+
+def _array_to_device(jax, out):
+    """`jnp.array(x, device=d)` of an Array committed elsewhere: JAX's "Received incompatible
+    devices" ValueError; uncommitted ones and host data move to `d`."""
+    import numpy as np
+    jnp = jax.numpy
+    devs = jax.devices()
+    arr = jax.device_put(np.arange(8), devs[0])
+    mesh = jax.make_mesh((2,), ("x",), devices=devs[:2],
+                         axis_types=(jax.sharding.AxisType.Auto,))
+    split = jax.device_put(np.arange(8), jax.NamedSharding(mesh, jax.P("x")))
+    for name, f in [("committed", lambda: jnp.array(arr, device=devs[1])),
+                    ("asarray", lambda: jnp.asarray(arr, device=devs[1])),
+                    ("no copy", lambda: jnp.array(arr, copy=False, device=devs[1])),
+                    ("same device", lambda: jnp.array(arr, device=devs[0])),
+                    ("uncommitted", lambda: jnp.array(jnp.arange(3), device=devs[1])),
+                    ("numpy", lambda: jnp.array(np.arange(3), device=devs[1])),
+                    ("split", lambda: jnp.array(split, device=devs[1]))]:
+        def case(f=f):
+            y = f()
+            return [sorted(d.id for d in y.devices()), y.tolist()]
+        out[f"array to device {name}"] = _answer(case)

@@ -83,3 +83,20 @@ def _mesh_axis_order(mesh, devices: list):
     raise NotImplementedError(f"parse_flatten_op_sharding: the devices {devices} are no "
                               f"transpose of the mesh {dict(zip(mesh.axis_names, mesh.axis_sizes))}'s "
                               f"places")
+
+
+def array_mapping_to_axis_resources(array_mapping) -> PartitionSpec:
+    """The PartitionSpec of a {mesh axis: array dimension} mapping (JAX's: the axes of one
+    dimension in the mapping's order, None for a dimension none maps to).
+
+        >>> array_mapping_to_axis_resources({'x': 0, 'y': 0, 'z': 2})
+        P(('x', 'y'), None, 'z')
+    """
+    if not array_mapping:
+        return PartitionSpec()
+    by_dim: dict = {}
+    for axis, index in array_mapping.items():
+        by_dim.setdefault(index, []).append(axis)
+    return PartitionSpec(*[None if not (axes := by_dim.get(i)) else
+                           axes[0] if len(axes) == 1 else tuple(axes)
+                           for i in range(max(by_dim) + 1)])

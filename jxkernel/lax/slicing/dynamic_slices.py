@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from ...core import dtypes, sharding_types
-from ...core.avals import ShapedArray
+from ...core.avals import ShapedArray, make, parts_of
 from ...core.errors import InconclusiveDimensionOperation
 from ...core.symbolic import index_or_symbolic, is_symbolic, symbolic_as_value
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
@@ -105,7 +105,13 @@ def _batch_dynamic_slice_indices(indices, dims):
     size = next((bu.shape(i)[d] for i, d in zip(indices, dims) if d is not bu.not_mapped), None)
     if size is None:
         return concatenate([broadcast(i, (1,)) for i in indices], 0), bu.not_mapped
-    return concatenate([broadcast_in_dim(i, (size, 1), () if d is bu.not_mapped else (0,))
+    # each column split along the batch as the first batched index is (JAX's): an unbatched
+    # index's broadcast would else be unsplit, and the concatenation refuse the mix
+    i, d = next((i, d) for i, d in zip(indices, dims) if d is not bu.not_mapped)
+    typed = sharding_types.abstract_sharding(ad.aval_of(i))
+    out_s = None if typed is None else make(typed.mesh, [parts_of(ad.aval_of(i))[d], ()])
+    return concatenate([broadcast_in_dim(i, (size, 1), () if d is bu.not_mapped else (0,),
+                                         out_sharding=out_s)
                         for i, d in zip(indices, dims)], 1), 0
 
 

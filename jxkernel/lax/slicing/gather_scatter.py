@@ -539,13 +539,15 @@ def _gather_back(x, indices, updates_shape, dn, mode, fill_value=0):
 
 
 def _zeros_like(x, dtype=None):
+    """Zeros of `x`'s shape, split as `x`'s type says (the rules' selects mix them with x)."""
     aval = ad.aval_of(x)
-    return ad.zeros(ShapedArray(aval.shape, dtype or aval.dtype))
+    return ad.zeros(ShapedArray(aval.shape, dtype or aval.dtype, sharding=aval.sharding))
 
 
 def _full_like(x, value, dtype=None):
     aval = ad.aval_of(x)
-    return broadcast_in_dim(np.array(value, dtype or aval.dtype), aval.shape, ())
+    return broadcast_in_dim(np.array(value, dtype or aval.dtype), aval.shape, (),
+                            out_sharding=sharding_types.abstract_sharding(aval))
 
 
 def _scatter_addsub_jvp(prim, primals, tangents, **params):

@@ -25,7 +25,10 @@ from typing import NamedTuple
 from ...core.device_assignment import used_inputs
 from ...core.ir import ClosedJaxpr, jaxpr_params
 from ...core.lru import TRACES, WeakLRU
-from ...core.mesh import on_context_mesh
+from ...core.mesh import legacy_mesh, on_context_mesh
+from ...core.source_info import traced_call_site
+from ...core.staging import JaxprTrace
+from ...core.trace import _ctx
 from ...tree_util import tree_flatten, tree_unflatten
 from ...xla import client as _client
 from ...xla.array import Array
@@ -109,6 +112,10 @@ def pin_params(jitted, dyn_args, refs, n_consts: int, out_tree, jaxpr) -> dict:
     """{"pinned": Pin} for the `jit` equation of a pinned jit (operands: `n_consts` consts,
     then the leaves of `dyn_args` less the Refs at `refs`; results: `out_tree`'s leaves, then
     `jaxpr`'s Refs' final values); {} for any other jit."""
+    if jitted._compiler_options and isinstance(_ctx.trace, JaxprTrace):     # (JAX's staging rule)
+        raise ValueError(f"`compiler_options` can only be passed to top-level `jax.jit`. Got "
+                         f"compiler_options={jitted._compiler_options} specified on a nested "
+                         f"jit with name: {jitted._name} and source info: {traced_call_site()}")
     if jitted._device is None:
         return {}
     check_context(jitted)
@@ -126,8 +133,10 @@ def pin_params(jitted, dyn_args, refs, n_consts: int, out_tree, jaxpr) -> dict:
 
 
 def check_context(jitted) -> None:
-    """JAX's ValueError for a `device=` (or `backend=`) jit called under set_mesh."""
-    if jitted._device is not None and jitted._pinned is None and on_context_mesh():
+    """JAX's ValueError for a `device=` (or `backend=`) jit called under set_mesh (a pjit:
+    also in a `with mesh:` block, its resource mesh)."""
+    if jitted._device is not None and jitted._pinned is None and (on_context_mesh() or (
+            jitted.__dict__.get("_pjit") and legacy_mesh() is not None)):
         raise ValueError("Mesh context manager should not be used with jit when backend or "
                          "device is also specified as an argument to jit.")
 

@@ -48,7 +48,7 @@ from ..api_util import merge_static
 from ..ad_util import Zero, is_undefined
 from ..batching import BatchTrace, batch_jaxpr
 from .cache import ON_ONE_DEVICE
-from .pinned import (check_split, eager_placement, has_pins, params as pin_params,
+from .pinned import (check_context, check_split, eager_placement, has_pins, params as pin_params,
                      refuse_mesh, shown)
 
 jit_p = Primitive("jit", multiple_results=True)
@@ -618,6 +618,8 @@ def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwarg
     options too). Else ON_ONE_DEVICE."""
     context = not (jitted._sharded or any_sharded(leaves))
     if context and not on_context_mesh():
+        if jitted._device is not None:      # (a device= pjit in a `with mesh:` block: JAX's error)
+            check_context(jitted)
         return ON_ONE_DEVICE
     if jitted._device is not None:      # pinned: on its device, or JAX's error (pinned.py)
         refuse_mesh(jitted, None, leaves, dyn_args, dyn_kwargs,
