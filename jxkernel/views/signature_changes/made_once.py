@@ -53,11 +53,10 @@ def partial_at_the_call(part, site):
     (a jit with options, a call with *args or **kwargs, the name bound elsewhere)."""
     if site is None:
         return None
-    text = linecache.getline(site.file, site.line)
-    try:
-        tree = ast.parse(text.strip())
-    except SyntaxError:
+    read = _line_and_tree(site)
+    if read is None:
         return None
+    text, tree = read
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
              _jit_of_partial(n.func) is not None or isinstance(n, ast.Call) and
              isinstance(n.func, ast.Name)]
@@ -126,11 +125,10 @@ def method_at_the_call(method, site):
     where the line cannot be read so."""
     if site is None:
         return None
-    text = linecache.getline(site.file, site.line)
-    try:
-        tree = ast.parse(text.strip())
-    except SyntaxError:
+    read = _line_and_tree(site)
+    if read is None:
         return None
+    text, tree = read
     name = getattr(getattr(method, "__func__", None), "__name__", None)
     for call in ast.walk(tree):
         jit = call.func if isinstance(call, ast.Call) else None
@@ -255,11 +253,10 @@ def _jit_at(site, fun, wrapped):
     `jax.jit(E)` at `site`'s line whose E reads nothing that changes; else None."""
     if site is None:
         return None
-    text = linecache.getline(site.file, site.line)
-    try:
-        tree = ast.parse(text.strip())
-    except SyntaxError:
+    read = _line_and_tree(site)
+    if read is None:
         return None
+    text, tree = read
     jits = [n for n in ast.walk(tree) if _is_jit_of_one(n)]
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
     if len(jits) != 1:
@@ -462,3 +459,13 @@ def made_in_the_loop(obj, site):
                     for m in ast.walk(a) if isinstance(m, ast.Name)}
             return None if read & _rebound(site.file) else (n, line.strip())
     return None
+
+
+def _line_and_tree(site):
+    """(the learner's line at `site`, stripped, and its ast), or None where the line does not
+    parse alone (one line of a statement written over several)."""
+    text = linecache.getline(site.file, site.line).strip()
+    try:
+        return text, ast.parse(text)
+    except SyntaxError:
+        return None
