@@ -18,14 +18,13 @@ it as written, for the reference), and JAX 0.10.2 traces the same programs as of
 (tests/data/pasted_fixes_reference.json, reference/make_pasted_fixes_reference.py)."""
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import compile_log, config
+from fresh_process import run_python   # tests/support
 
 from pasted_fixes_cases import (  # tests/data
     CASES, CLOSED_OVER, CLOSED_OVER_SNIPPET, DEVICE_SNIPPET, GROWN, GROWN_SNIPPET,
@@ -243,7 +242,6 @@ def test_an_object_made_in_the_loop_from_the_loops_value_is_not_moved(tmp_path):
 # the program and its note's code pasted, each from a file (argv[1], argv[2])
 _ON_8_DEVICES = """
 import json, sys
-sys.path.insert(0, sys.argv[3])
 import jxkernel, jxkernel.numpy as jnp
 from jxkernel import compile_log
 from pasted_fixes_cases import DEVICE_CHANGED, device_pasted
@@ -272,9 +270,8 @@ def test_an_input_on_another_device_put_on_one_as_the_note_says_compiles_once_as
     `x = jax.device_put(x, jax.devices()[0])`, an x the call need not pass; it names each
     call's arguments, each line before the call it names (v alone put back is committed to
     cpu:0 and the first call's x is not: JAX compiles twice). Pasted: one compile, as in JAX."""
-    ran = subprocess.run([sys.executable, "-c", _ON_8_DEVICES, str(tmp_path / "device.py"),
-                          str(tmp_path / "device_pasted.py"), DATA], capture_output=True,
-                         text=True, timeout=300, env=dict(os.environ, JXKERNEL_CPU_DEVICES="8"))
+    ran = run_python(["-c", _ON_8_DEVICES, str(tmp_path / "device.py"),
+                      str(tmp_path / "device_pasted.py")], {"JXKERNEL_CPU_DEVICES": "8"}, 300)
     assert ran.returncode == 0, ran.stderr
     out = json.loads(ran.stdout.splitlines()[-1])
     recorded = REFERENCE["device_changed"]
