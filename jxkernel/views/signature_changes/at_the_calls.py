@@ -90,9 +90,8 @@ def _argument_at(site, jitted, path):
     argument cannot be told (a line not in linecache, two calls there, *args)."""
     if site is None:
         return None
-    try:
-        params = list(inspect.signature(jitted._fun).parameters)
-    except (TypeError, ValueError, AttributeError):
+    params = _parameters(jitted)
+    if params is None:
         return None
     if path not in params:
         return None
@@ -228,9 +227,8 @@ def _one_jit_at_the_old_call(change, jitted, before, now):
             not isinstance(new.func, ast.Name) or old.func.id == new.func.id or \
             old.lineno != old.end_lineno:
         return change
-    try:
-        params = list(inspect.signature(jitted._fun).parameters)
-    except (TypeError, ValueError, AttributeError):
+    params = _parameters(jitted)
+    if params is None:
         return change
     name = change.path
     if name not in params or any(isinstance(a, ast.Starred) for a in old.args + new.args) \
@@ -302,9 +300,8 @@ def _by_keyword_at_the_call(change, jitted, before, now, template=_KEYWORD_AT_TH
     if None in calls or not all(isinstance(c.func, ast.Name) for c in calls) or \
             calls[0].func.id != calls[1].func.id:
         return change
-    try:
-        params = list(inspect.signature(jitted._fun).parameters)
-    except (TypeError, ValueError, AttributeError):
+    params = _parameters(jitted)
+    if params is None:
         return change
     name = change.path
     if name not in params or any(isinstance(a, ast.Starred) for a in calls[0].args) or \
@@ -475,3 +472,11 @@ def _renamed(code: str, old: str, new: str) -> str:
     strings = r"'(?:[^'\\\n]|\\.)*'" + "|" + r'"(?:[^"\\\n]|\\.)*"'
     pattern = rf"({strings})|(?<![.\w]){re.escape(old)}\b"
     return re.sub(pattern, lambda m: m.group(1) if m.group(1) is not None else new, code)
+
+
+def _parameters(jitted) -> list | None:
+    """The jitted function's parameter names, or None where its signature cannot be read."""
+    try:
+        return list(inspect.signature(jitted._fun).parameters)
+    except (TypeError, ValueError, AttributeError):
+        return None

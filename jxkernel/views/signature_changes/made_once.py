@@ -101,18 +101,8 @@ def _jit_of_partial(node):
 def _bound_above(site, name):
     """(the partial call, its line number) of `name = jax.jit(functools.partial(...))` on the
     line just above `site`'s at the same indentation, else None."""
-    text = linecache.getline(site.file, site.line)
-    above = linecache.getline(site.file, site.line - 1)
-    indent = len(text) - len(text.lstrip())
-    if not above.strip() or len(above) - len(above.lstrip()) != indent:
-        return None
-    try:
-        tree = ast.parse(above.strip())
-    except SyntaxError:
-        return None
-    node = tree.body[0] if len(tree.body) == 1 else None
-    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
-            isinstance(node.targets[0], ast.Name) and node.targets[0].id == name):
+    node = _assignment_above(site)[1]
+    if node is None or node.targets[0].id != name:
         return None
     inner = _jit_of_partial(node.value)
     return None if inner is None else (inner, site.line - 1)
@@ -220,25 +210,15 @@ def hoistable_wrapper_line(fun, site, wrapped):
     hoistable_call's); else None."""
     if site is None or wrapped is None:
         return None
-    text = linecache.getline(site.file, site.line)
-    above = linecache.getline(site.file, site.line - 1)
-    indent = len(text) - len(text.lstrip())
-    if not above.strip() or len(above) - len(above.lstrip()) != indent:
-        return None
+    text, node = _assignment_above(site)
     around = _block_around(site)
-    if around is None or not around.startswith(("for ", "while ")):
+    if node is None or around is None or not around.startswith(("for ", "while ")):
         return None
-    try:
-        tree = ast.parse(above.strip())
-    except SyntaxError:
-        return None
-    node = tree.body[0] if len(tree.body) == 1 else None
-    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
-            isinstance(node.targets[0], ast.Name) and _is_jit_of_one(node.value) and
+    if not (_is_jit_of_one(node.value) and
             re.search(rf"\b{node.targets[0].id}\(", text) and
             _reads_nothing_rebound(node.value.args[0], wrapped, site.file)):
         return None
-    return site.line - 1, above.strip()
+    return site.line - 1, linecache.getline(site.file, site.line - 1).strip()
 
 
 def _is_jit_of_one(node) -> bool:
@@ -469,3 +449,20 @@ def _line_and_tree(site):
         return text, ast.parse(text)
     except SyntaxError:
         return None
+
+
+def _assignment_above(site):
+    """(the learner's line at `site`, the one `name = ...` statement on the line just above it
+    at the same indentation, or None there)."""
+    text = linecache.getline(site.file, site.line)
+    above = linecache.getline(site.file, site.line - 1)
+    if not above.strip() or len(above) - len(above.lstrip()) != len(text) - len(text.lstrip()):
+        return text, None
+    try:
+        tree = ast.parse(above.strip())
+    except SyntaxError:
+        return text, None
+    node = tree.body[0] if len(tree.body) == 1 else None
+    single = isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+        isinstance(node.targets[0], ast.Name)
+    return text, node if single else None
