@@ -108,12 +108,12 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
         if axis_index_groups is not None:     # (JAX's bare NotImplementedError)
             raise NotImplementedError("jax.lax.all_gather(..., to='invarying') takes no "
                                       "axis_index_groups")
-        return _all_gather_invariant(x, axis_name, axis=axis, tiled=tiled)
+        return _all_gather_to(all_gather_invariant_p, x, axis_name, axis=axis, tiled=tiled)
     if to == "reduced":
         if axis_index_groups is not None:
             raise NotImplementedError("jax.lax.all_gather(..., to='reduced') takes no "
                                       "axis_index_groups")
-        return _all_gather_reduced(x, axis_name, axis=axis, tiled=tiled)
+        return _all_gather_to(all_gather_reduced_p, x, axis_name, axis=axis, tiled=tiled)
     names = _as_names(axis_name)
     groups = _canonical_groups(axis_index_groups, _axis_size(names))
     size = _axis_size(names) if groups is None else len(groups[0])
@@ -153,17 +153,20 @@ def _all_gather_invariant_transpose(ct, x, *, all_gather_dimension, axis_name, a
     return [own if tiled else squeeze(own, (all_gather_dimension,))]
 
 
-def _all_gather_invariant(x, axis_name, *, axis, tiled):
+def _all_gather_to(prim, x, axis_name, *, axis, tiled):
+    """all_gather(..., to='invarying') and to='reduced': `prim` bound on each leaf (the
+    invariant form takes each leaf varying over the axes first, as JAX's)."""
     names = _as_names(axis_name)
     if not names:
         return x
     size = _axis_size(names)
 
     def gather(leaf):
-        leaf = varying(leaf, names, "jax.lax.all_gather")
+        if prim is all_gather_invariant_p:
+            leaf = varying(leaf, names, "jax.lax.all_gather")
         a = canonicalize_axis(axis, len(get_aval(leaf).shape) + (0 if tiled else 1))
-        return all_gather_invariant_p.bind(leaf, all_gather_dimension=a, axis_name=names,
-                                           axis_size=size, tiled=tiled)
+        return prim.bind(leaf, all_gather_dimension=a, axis_name=names, axis_size=size,
+                         tiled=tiled)
     return tree_map(gather, x)
 
 
@@ -222,19 +225,6 @@ def _unreduced_reduce_scatter_abstract_eval(x, *, axis_name, scatter_dimension, 
     if not vma.checked:
         return out
     return out.update(vma=varying_ | axes, ur=(unreduced - axes, reduced))
-
-
-def _all_gather_reduced(x, axis_name, *, axis, tiled):
-    names = _as_names(axis_name)
-    if not names:
-        return x
-    size = _axis_size(names)
-
-    def gather(leaf):
-        a = canonicalize_axis(axis, len(get_aval(leaf).shape) + (0 if tiled else 1))
-        return all_gather_reduced_p.bind(leaf, all_gather_dimension=a, axis_name=names,
-                                         axis_size=size, tiled=tiled)
-    return tree_map(gather, x)
 
 
 # ------------------------------------------------------------------ several axes under vmap
