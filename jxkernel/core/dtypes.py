@@ -169,8 +169,11 @@ is_bool = _kind_test({bool_})
 
 
 def is_numeric_kind(dtype: np.dtype) -> bool:
-    """Whether NumPy data of `dtype` can be a JAX value: not strings, objects or dates."""
-    return dtype.kind not in "OUSMm"
+    """Whether NumPy data of `dtype` can be a JAX value: not strings, objects, dates or
+    raw records (kind 'V', which ml_dtypes' bfloat16 and float8s share, and float0: a
+    zero-width record, integer inputs' tangents)."""
+    kind = dtype.kind
+    return kind not in "OUSMmV" or (kind == "V" and (dtype in _SUPPORTED or dtype == float0))
 
 
 def check_valid_dtype(dtype: np.dtype) -> None:
@@ -484,7 +487,8 @@ def _join(x64: bool, *nodes, strict: bool = False):
     bounds = _STRICT_UPPER_BOUNDS if strict else _UPPER_BOUNDS[x64]
     unknown = next((n for n in nodes if n not in bounds), None)
     if unknown is not None:     # an extended dtype (a typed key's) meeting another: JAX's error
-        raise ValueError(f"dtype={unknown} is not a valid dtype for JAX type promotion.")
+        # repr, as JAX's `{dtype=}`: "dtype=dtype('<M8[D]')"; a key type's repr is its name
+        raise ValueError(f"dtype={unknown!r} is not a valid dtype for JAX type promotion.")
     common = set.intersection(*(bounds[n] for n in nodes))
     least = common & set(nodes) or {n for n in common if common <= bounds[n]}
     if not least and strict:

@@ -264,8 +264,8 @@ def _check_committed(x, device) -> None:
 def _check_numeric(value, dtype) -> None:
     """JAX 0.10.2's TypeError for text and other objects: NumPy makes arrays of strings,
     bytes and objects (a token, a dict), JAX does not (jnp.array(["cat", "dog"]) names the
-    first leaf, 'cat')."""
-    if dtype.kind in "SUO":
+    first leaf, 'cat'); dates and records are no JAX type either."""
+    if not _core.is_numeric_kind(dtype):
         raise TypeError(f"Value '{value}' with dtype {dtype} is not a valid JAX array type. "
                         f"Only arrays of numeric types are supported by JAX.")
 

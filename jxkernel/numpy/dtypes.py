@@ -136,11 +136,24 @@ def result_type(*args, return_weak_type_flag: bool = False):
     """
     if not args:
         raise ValueError("at least one array or dtype is required")
+    for a in args:
+        _check_jax_type(a)
     d, weak = lattice_result_type(*(_core.default_float_dtype() if a is None else a
                                     for a in args))
     if weak:
         d = _DEFAULT_OF_KIND[d.kind]()
     return (d, weak) if return_weak_type_flag else d
+
+
+def _check_jax_type(x) -> None:
+    """JAX's TypeError for NumPy data or a dtype of no JAX type (text, objects, dates,
+    records) given to result_type: "Value '<U1' with dtype <U1 is not a valid JAX array type"
+    (the core's promotion would name the dtype only, as an unsupported one)."""
+    if isinstance(x, (np.ndarray, np.generic, np.dtype)):
+        d = x if isinstance(x, np.dtype) else x.dtype
+        if not _core.is_numeric_kind(d):
+            raise TypeError(f"Value '{x}' with dtype {d} is not a valid JAX array type. "
+                            f"Only arrays of numeric types are supported by JAX.")
 
 
 def safe_to_cast(x, to) -> bool:

@@ -5,6 +5,7 @@ array (its class printed 'jaxlib._jax.ArrayImpl'), multigammaln's and bernoulli'
 count, an FFI target no handler is registered for (jaxlib's JaxRuntimeError). What jxkernel
 adds for a learner is the notebook card's (tests/notebook/test_notebook_error_cards.py)."""
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,8 @@ def ours(case):
 
 
 def test_every_case_recorded():
-    assert sorted(RECORDED) == sorted({**cases.CASES, **cases.NAMED, **cases.FFI})
+    assert sorted(RECORDED) == sorted({**cases.CASES, **cases.NAMED, **cases.MADE_INTO_ARRAYS,
+                                       **cases.FFI})
 
 
 @pytest.mark.parametrize("case", sorted(cases.NAMED))
@@ -39,6 +41,19 @@ def test_a_class_is_named_by_its_public_name(case):
 @pytest.mark.parametrize("case", sorted(cases.CASES))
 def test_the_error_is_jax_s(case):
     assert ours(case) == RECORDED[case]
+
+
+@pytest.mark.parametrize("case", sorted(cases.MADE_INTO_ARRAYS))
+def test_data_of_no_jax_type_is_refused_in_jax_s_words_for_its_dtype(case):
+    """JAX's TypeError, its class; its text names JAX's internal `stage`, so jxkernel's says
+    what JAX's result_type says of the same value: "Value '...' with dtype datetime64[D] is not
+    a valid JAX array type" (not "not supported by jxkernel", as if JAX had such arrays)."""
+    found = cases.run(jxkernel, {case: cases.MADE_INTO_ARRAYS[case]})[case]
+    assert found["error"] == RECORDED[case]["error"] == "TypeError"
+    assert "stage" in RECORDED[case]["message"]
+    assert re.fullmatch(r"Value '.*' with dtype \S+ is not a valid JAX array type\. Only "
+                        r"arrays of numeric types are supported by JAX\.", found["message"],
+                        re.S), found["message"]
 
 
 @pytest.mark.xla_only("XLA compiler")    # foreign functions are XLA's custom calls

@@ -99,6 +99,16 @@ CASES = {
     # showed)
     "take_float_index": "jnp.take(x, 1.5)",
     "take_float_index_clip": "jnp.take(x, jnp.array([0.5]), mode='clip')",
+    # dates, durations and records: no JAX type, as text ("dtype datetime64[D] is not
+    # supported by jxkernel; supported dtypes are ..." showed, as if JAX had them)
+    "plus_record_data": "x + np.zeros(2, dtype='V4')",
+    "sin_of_dates": "jnp.sin(np.array(['2020-01-01'], dtype='datetime64[D]'))",
+    "result_type_of_a_date_dtype": "jnp.result_type(np.dtype('datetime64[D]'))",
+    "result_type_of_a_text_dtype": "jnp.result_type(np.dtype('U1'))",
+    "result_type_of_text_data": "jnp.result_type(np.array(['a']), 1.0)",
+    "result_type_of_records": "jnp.result_type(np.zeros(2, dtype='V4'))",
+    "result_type_of_a_date": "jnp.result_type(np.datetime64(1, 'D'))",
+    "promote_types_of_dates": "jnp.promote_types(np.dtype('datetime64[D]'), 'float32')",
 }
 
 # texts that name a class JAX keeps under its public name (`<class 'jax.ShapeDtypeStruct'>`):
@@ -115,6 +125,17 @@ NAMED = {
     "shape_dtype_struct_into_lax_sin": "jax.lax.sin(S)",
 }
 
+# NumPy data of no JAX type made into an array: JAX's TypeError names its internal function
+# ("Error interpreting argument to stage as a JAX value"); jxkernel's gives JAX's words for the
+# value and its dtype, as JAX's result_type does ("dtype datetime64[D] is not supported by
+# jxkernel; supported dtypes are ..." showed, as if JAX had such arrays)
+MADE_INTO_ARRAYS = {
+    "asarray_of_dates": "jnp.asarray(np.array(['2020-01-01'], dtype='datetime64[D]'))",
+    "array_of_records": "jnp.array(np.zeros(2, dtype='V4'))",
+    "asarray_of_a_duration": "jnp.asarray(np.timedelta64(1, 'D'))",
+    "asarray_of_text": "jnp.asarray(np.array(['a']))",
+}
+
 # XLA's custom calls (no such thing on the NumPy backend)
 FFI = {
     "ffi_unknown_target": "jax.ffi.ffi_call('no_such_target', S)(x)",
@@ -129,7 +150,7 @@ def run(jax, cases=None) -> dict:
     names = {"jax": jax, "jnp": jnp, "np": np, "x": jnp.ones(2), "s": jnp.array(2),
              "S": jax.ShapeDtypeStruct((2,), jnp.float32)}
     found = {}
-    for case, line in (cases or {**CASES, **NAMED, **FFI}).items():
+    for case, line in (cases or {**CASES, **NAMED, **MADE_INTO_ARRAYS, **FFI}).items():
         try:
             jax.block_until_ready(eval(line, dict(names)))
         except Exception as e:  # noqa: BLE001  the error is the answer
