@@ -246,7 +246,7 @@ def binop(name: str, hlo_op: str | None, accepted, result_dtype=None, numpy=None
     sharding_rules[prim] = sharding_types.broadcasting_rule
     abstract_eval_rules[prim] = naryop_abstract_eval(name, accepted, result_dtype)
     batching_rules[prim] = batch_util.broadcasting_batcher(prim)
-    if hlo_op is not None:
+    if hlo_op is not None:   # (no accuracy= here: JAX gives it to unary functions alone)
         lowering_rules[prim] = lambda ctx, x, y, **params: ctx.op1(
             hlo_op, hl.broadcast_operands(ctx, [x, y]))
     return prim
