@@ -1,10 +1,15 @@
 """Rule factories shared by the primitive families: most primitives need one line per rule.
 
-    sin_p = unop("sin", "stablehlo.sine", FLOATING)
+    sin_p = unop("sin", "stablehlo.sine", INEXACT, numpy=np.sin)
 
-defines the primitive with its abstract eval (dtype check, same shape) and its
-lowering (one elementwise StableHLO op). Shape/dtype errors name the primitive,
-the argument and what was expected, as JAX's do.
+defines the primitive with its abstract eval (dtype check, same shape), its lowering (one
+elementwise StableHLO op), its batching and sharding rules and, given `numpy=`, its NumPy
+rule; `binop` does the same for a broadcasting binary op. Its jvp (and transpose, if it is
+linear) is still the family file's to write, below it (lax/elementwise.py). Also here: the
+dtype families a primitive accepts (`INEXACT`, `NUMERIC`, ...), the checks whose errors name
+the primitive, the argument and what was expected, as JAX's do (`check_dtype`,
+`check_same_dtypes`, `broadcast_shapes`), and the `accuracy=` parameter of the unary
+functions (`AccuracyMode`, `Tolerance`).
 """
 from __future__ import annotations
 
@@ -241,7 +246,7 @@ def binop(name: str, hlo_op: str | None, accepted, result_dtype=None, numpy=None
     sharding_rules[prim] = sharding_types.broadcasting_rule
     abstract_eval_rules[prim] = naryop_abstract_eval(name, accepted, result_dtype)
     batching_rules[prim] = batch_util.broadcasting_batcher(prim)
-    if hlo_op is not None:
+    if hlo_op is not None:   # (no accuracy= here: JAX gives it to unary functions alone)
         lowering_rules[prim] = lambda ctx, x, y, **params: ctx.op1(
             hlo_op, hl.broadcast_operands(ctx, [x, y]))
     return prim

@@ -22,4 +22,10 @@ Read it top-down; each module imports only those above it:
   one-line reason (`explain`).
 * `nearest.py`: which earlier signature a new one is compared with, as JAX 0.10.2 picks
   "the closest previous key".
+* `learner_paths.py`: the learner's own names for the paths of a library's jit that wraps the
+  learner's function (Equinox's `filter_jit`: `x` for "dynamic_nodonate['rest'][13]").
+
+A new cause of an existing kind (a new reading of "the shape changed") is a branch and a
+`_..._FIX` template in its part's module; a new kind is also a name in `change.KINDS`, which
+the extension's protocol lists too (docs/contributing.md, "Adding a recompile-note cause").
 """

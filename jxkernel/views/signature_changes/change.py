@@ -38,6 +38,10 @@ class Change:
         return dataclasses.asdict(self)
 
 
+# A new kind is named in more places than this (docs/contributing.md, "Adding a
+# recompile-note cause"): ChangeKind in views/protocol.schema.json (a test holds the two
+# equal) and so the extension's TypeScript, and JAX's heading for it in
+# recompile_explainer._JAX_HEADING. A new cause of a kind here needs none of them.
 KINDS = ("shape", "dtype", "weak_type", "static", "traced", "structure", "constant", "config",
          "fresh_jit", "fresh_body", "traced_for")
 _UNNAMED_KINDS = ("fresh_jit", "fresh_body", "traced_for")

@@ -1,6 +1,7 @@
 """Two signatures of a jitted function compared: as Changes, each with its fix (explain_changes,
 which asks each of this package's modules in turn), and as the compile log's one line
-(`explain`, the event's reason) with its count of differences (`distance`).
+(`explain`, the event's reason) with its count of differences (`distance`; which earlier
+signature is the nearest is nearest.py's).
 """
 from __future__ import annotations
 
@@ -83,7 +84,10 @@ def _type_change(old, new) -> str:
 
 
 def distance(old_sig, new_sig, old_tree, new_tree, old_static, new_static) -> int:
-    """How many things differ between two signatures (to find the closest earlier one)."""
+    """How many things differ between two signatures, as the log's one line counts them
+    (public as `jxkernel.compile_log.distance`). The explainer does not pick the nearest
+    earlier signature by it: nearest.py does, by JAX's order (`jax_order`), then
+    `change_distance`, which counts the Changes."""
     d = sum(a != b for (_, a), (_, b) in zip(old_static, new_static))
     if old_tree != new_tree:
         return d + 1000

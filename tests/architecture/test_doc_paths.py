@@ -1,0 +1,94 @@
+"""Every repository path the documentation names is there: README.md and docs/*.md, in
+backquotes (`core/primitive.py`, `jxkernel/views/stepper.py`, `tests/support/locations.py`)
+and as relative links. A file moved or split leaves its old name in the prose (the views
+moved into jxkernel/views/ while docs/labextension.md still named jxkernel/stepper.py); this
+test names the line.
+
+A backquoted text is read as a path when it holds a "/" and its first part is an entry of
+the repository's root or of the package (`core/...` is jxkernel/core/...): JAX's paths
+(`jax/_src/stages.py`), MIME types and module paths of other packages are left alone. It may
+name a folder, a file, a file's attribute (`core/compile_record.compiled`,
+`xla/array.ARRAY_TYPES`) or a test (`tests/x.py::test_y`); it resolves against the root, the
+package or the document's own folder. Paths git ignores (`hub/data/`, `test-artifacts/`) are
+made at run time and not checked. The dated logs (benchmarks/README.md,
+conformance/README.md) keep the names of their day and are not read.
+"""
+import pathlib
+import re
+
+import pytest
+
+import locations  # tests/support: the repository's folders
+
+ROOT = pathlib.Path(locations.ROOT)
+PACKAGE = ROOT / "jxkernel"
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+_QUOTED = re.compile(r"`([^`\s]+)`")
+_LINK = re.compile(r"\[[^\]]+\]\(([^)\s]+)\)")     # [text](target): "f32[]({})" is none
+_FILE = re.compile(r"\.(py|md|json|ts|tsx|mjs|js|sh|toml|c|ipynb|ya?ml|cfg|txt|css|npz|pth)$")
+_FIRST_PARTS = {p.name for p in ROOT.iterdir()} | {p.name for p in PACKAGE.iterdir()}
+
+
+def _ignored() -> list:
+    """.gitignore's plain entries (no pattern characters), as paths from the root."""
+    lines = (ROOT / ".gitignore").read_text().splitlines()
+    return [line.strip().rstrip("/") for line in lines
+            if line.strip() and not line.startswith("#") and not set(line) & set("*?[!")]
+
+
+IGNORED = _ignored()
+
+
+def _as_path(text: str) -> str | None:
+    """The repository path a backquoted text names, or None where it names none."""
+    text = text.split("::")[0]
+    text = re.sub(r":[\w.]+$", "", text).rstrip(",.;")   # core/symbolic.py:is_symbolic
+    if "/" not in text or text.startswith(("http", "~", "/", "$", "-", ".")):
+        return None
+    if set(text) & set("*<>{}()[]=,'\"|+@"):
+        return None
+    return text if text.split("/")[0] in _FIRST_PARTS else None
+
+
+def _exists(path: str, folder: pathlib.Path) -> bool:
+    if any(path == i or path.startswith(i + "/") for i in IGNORED):
+        return True
+    for base in (ROOT, PACKAGE, folder):
+        if (base / path).exists():
+            return True
+        module, _, _ = path.rpartition(".")          # a module's attribute
+        if module and not _FILE.search(path) and (base / f"{module}.py").exists():
+            return True
+    return False
+
+
+def _missing(doc: pathlib.Path) -> list:
+    missing = []
+    for number, line in enumerate(doc.read_text().splitlines(), 1):
+        for target in _LINK.findall(_QUOTED.sub("", line)):
+            target = target.split("#")[0]
+            if target and not target.startswith(("http:", "https:", "mailto:")) and \
+                    not (doc.parent / target).exists():
+                missing.append(f"{doc.name}:{number}: link {target}")
+        for text in _QUOTED.findall(line):
+            path = _as_path(text)
+            if path is not None and not _exists(path, doc.parent):
+                missing.append(f"{doc.name}:{number}: {path}")
+    return missing
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.name)
+def test_every_path_the_docs_name_is_there(doc):
+    assert _missing(doc) == []
+
+
+def test_the_reader_finds_paths_and_leaves_the_rest():
+    assert [_as_path(t) for t in ("core/primitive.py", "jxkernel/views/stepper.py",
+                                  "tests/x.py::test_y", "core/symbolic.py:is_symbolic")] == \
+        ["core/primitive.py", "jxkernel/views/stepper.py", "tests/x.py", "core/symbolic.py"]
+    assert [_as_path(t) for t in ("jax/_src/stages.py", "text/html", "https://a/b",
+                                  "f32[4@x]", "params['w']")] == [None] * 5
+    assert _exists("core/compile_record.compiled", ROOT)      # a module's attribute
+    assert not _exists("jxkernel/stepper.py", ROOT)            # moved into views/
+    assert not _exists("jxkernel/tree_util.py", ROOT)          # a package, not a module
