@@ -53,6 +53,86 @@ CLAIMED_COMPILES = {
 }
 
 
+def _values(record, *path):
+    """The numbers of a cell's last value, down `path` (indices into tuples)."""
+    value = record["value"]
+    for i in path:
+        value = next(iter(value.values()))[i]
+    return value["values"] if "values" in value else value
+
+
+# What the prose says a cell does, checked on JAX's record (and so on jxkernel's, which the
+# test compares with it): (notebook, cell) -> (the claim, a check of JAX's record).
+PROSE = {
+    ("01_tour.ipynb", 8): ("print runs while tracing and sees a tracer",
+                           lambda r: r["stdout"] == "tracing! x is JitTracer(float32[4])\n"),
+    ("01_tour.ipynb", 10): ("the same cell again: a cache hit, print does not run",
+                            lambda r: r["stdout"] == ""),
+    ("01_tour.ipynb", 13): ("`if n > 2` on a traced n fails",
+                            lambda r: r["error"][0] == "TracerBoolConversionError"),
+    ("01_tour.ipynb", 23): ("x of eight elements: traced again",
+                            lambda r: r["stdout"] == "tracing! x is JitTracer(float32[8])\n"),
+    ("02_jit_and_tracing.ipynb", 4): ("print shows a tracer with a shape and a dtype",
+                                      lambda r: r["stdout"].count("JitTracer(float32[3])") == 1),
+    ("02_jit_and_tracing.ipynb", 6): ("%jaxpr reuses jit's trace: print does not run",
+                                      lambda r: r["stdout"] == ""),
+    ("02_jit_and_tracing.ipynb", 8): ("same signature: nothing is printed",
+                                      lambda r: r["stdout"] == ""),
+    ("02_jit_and_tracing.ipynb", 9): ("exercise 1: print runs twice (its solution says 2)",
+                                      lambda r: r["stdout"] == "tracing\n" * 2),
+    ("02_jit_and_tracing.ipynb", 14): ("`if x > 0` under jit is an error",
+                                       lambda r: r["error"][0] == "TracerBoolConversionError"),
+    ("02_jit_and_tracing.ipynb", 28): ("x[x > 0] under jit fails",
+                                       lambda r: r["error"][0] == "NonConcreteBooleanIndexError"),
+    ("03_autodiff.ipynb", 4): ("grad matches x cos x + sin x",
+                               lambda r: _values(r, 0) == _values(r, 1)),
+    ("03_autodiff.ipynb", 23): ("exp(100) overflows: softplus is inf, its gradient nan",
+                                lambda r: str(_values(r, 0)) == "[inf]"
+                                and str(_values(r, 1)) == "[nan]"),
+    ("04_vmap.ipynb", 8): ("vmap's jaxpr has no loop; the sum runs along axis 1",
+                           lambda r: "reduce_sum[axes=(np.int64(1),)" in r["value"]["repr"]
+                           and "while" not in r["value"]["repr"]),
+    ("04_vmap.ipynb", 19): ("the column target broadcasts silently to another number",
+                            lambda r: len(set(r["stdout"].split())) == 2 and not r["error"]),
+    ("04_vmap.ipynb", 21): ("rank promotion 'raise' raises and names the shapes",
+                            lambda r: r["error"][0] == "ValueError"
+                            and "(5,) (5, 1)" in r["error"][1]),
+    ("05_control_flow.ipynb", 4): ("a Python for is unrolled: one mul per year",
+                                   lambda r: r["value"]["repr"].count(" mul ") == 3),
+    ("05_control_flow.ipynb", 6): ("fori_loop: one copy of the body, the count traced",
+                                   lambda r: r["value"]["repr"].count(" mul ") == 1
+                                   and "while[" in r["value"]["repr"]),
+    ("05_control_flow.ipynb", 10): ("where's gradient at 0 is nan",
+                                    lambda r: str(_values(r, 1)) == "[nan]"),
+    ("05_control_flow.ipynb", 17): ("scan: one program step",
+                                    lambda r: r["value"]["repr"].count("scan[") == 1),
+    ("06_randomness.ipynb", 4): ("a key is two 32-bit numbers; the same key, the same numbers",
+                                 lambda r: r["value"]["tuple"][0]["dtype"] == "uint32"
+                                 and r["value"]["tuple"][0]["shape"] == [2]
+                                 and _values(r, 1) == _values(r, 2)),
+    ("07_pytrees_and_training.ipynb", 14): ("300 steps: a loss of about 0.05",
+                                            lambda r: round(r["value"]["float"], 2) == 0.05),
+    ("07_pytrees_and_training.ipynb", 21): ("the parameters come back equal",
+                                            lambda r: r["value"] is True),
+    ("09_parallelism.ipynb", 19): ("elementwise keeps the layout, a column sum is P()",
+                                   lambda r: [v["repr"] for v in r["value"]["tuple"]]
+                                   == ["P('data',)", "P()"]),
+    ("09_parallelism.ipynb", 24): ("shard_map's psum gives the whole sum",
+                                   lambda r: _values(r, 0) == _values(r, 1)),
+    ("solutions/07_pytrees_and_training.ipynb", 19): (
+        "the test accuracy is about 92%", lambda r: r["stdout"] == "test accuracy: 91.9%\n"),
+    ("solutions/08_performance.ipynb", 18): ("the flops XLA reports: 2 * 128**3",
+                                             lambda r: r["value"] == {"float": 2 * 128 ** 3}),
+}
+
+
+@pytest.mark.parametrize("path, cell", sorted(PROSE), ids=lambda v: str(v).replace("/", "-"))
+def test_the_prose_says_what_jax_does(path, cell):
+    claim, holds = PROSE[path, cell]
+    record = next(r for r in JAX[path] if r["index"] == cell and not r["skipped"])
+    assert holds(record), (claim, record)
+
+
 # Differences from JAX left as they are, each checked to be exactly that difference (a fix
 # makes the test fail here, to be removed): (notebook, cell) -> [(JAX's text, jxkernel's)] in
 # the cell's stdout. JAX 0.10.2's `sin` carries the parameter accuracy=None and `mul`
@@ -169,3 +249,15 @@ def test_the_reference_covers_every_notebook():
     assert sorted(JAX) == sorted(p for n in names for p in demos_cells.notebook_paths(n))
     assert all(r["skipped"] is None for rs in JAX.values() for r in rs
                if r["index"] in (1, 2)), "the setup and import cells run"
+
+
+def test_the_jaxpr_magics_prose_says_print_does_not_run_again():
+    """02's %jaxpr cell follows `fast(jnp.arange(3.0))`: JAX's make_jaxpr (and jxkernel's
+    %jaxpr) reuse jit's trace of that signature, so its print does not run (PROSE above); the
+    prose said it ran once more."""
+    import nbformat
+    for folder in ("", "solutions"):
+        nb = nbformat.read(os.path.join(demos_cells.DEMOS, folder, "02_jit_and_tracing.ipynb"),
+                           as_version=4)
+        said = " ".join(nb.cells[5].source.split())
+        assert "runs once more" not in said and "the `print` does not run" in said, said
