@@ -64,6 +64,14 @@ def _values(record, *path):
 # What the prose says a cell does, checked on JAX's record (and so on jxkernel's, which the
 # test compares with it): (notebook, cell) -> (the claim, a check of JAX's record).
 PROSE = {
+    ("01_tour.ipynb", 6): ("the jaxpr knows types: a:f32[4] is x, b:f32[] is y",
+                           lambda r: r["value"]["repr"].startswith("{ lambda ; a:f32[4] b:f32[].")),
+    ("01_tour.ipynb", 39): ("grad's jaxpr holds tanh's derivative, 1 - tanh²",
+                            lambda r: re.search(r"(\w+):f32\[8\] = tanh .*= sub 1\.0:f32\[\] \1\b",
+                                                r["value"]["repr"], re.S) is not None),
+    ("03_autodiff.ipynb", 12): ("grad's jaxpr: sin and mul of f, then cos and the chain rule",
+                                lambda r: all(f" {p} " in r["value"]["repr"]
+                                              for p in ("sin", "cos", "mul", "add_any"))),
     ("01_tour.ipynb", 8): ("print runs while tracing and sees a tracer",
                            lambda r: r["stdout"] == "tracing! x is JitTracer(float32[4])\n"),
     ("01_tour.ipynb", 10): ("the same cell again: a cache hit, print does not run",
