@@ -27,10 +27,12 @@ with open(REFERENCE) as f:
 
 # Floats of the cells' values and printed text, in ulps of the value's dtype at the value's
 # scale: what XLA computes the same way in both but for how the suite's compiles differ from
-# JAX's defaults (JAX_DISABLE_MOST_OPTIMIZATIONS: no FMA contraction). 07's 300 training steps
-# and its test accuracy are measured beside it (TRAINED).
+# JAX's defaults (JAX_DISABLE_MOST_OPTIMIZATIONS: no FMA contraction): measured 0 ulps at the
+# defaults and under the suite's compiles, but for 07's loss after 300 training steps (TRAINED:
+# 2 ulps under the suite's compiles, 0 at the defaults; gradient descent damps a last bit's
+# difference rather than growing it, the bound leaves room for other CPUs).
 ULPS = ELEMENTWISE
-TRAINED = {("07_pytrees_and_training.ipynb", 14): 4096}     # the loss after 300 steps
+TRAINED = {("07_pytrees_and_training.ipynb", 14): 64}       # the loss after 300 steps
 
 # cells whose stdout is a timing (compared with their numbers left out)
 TIMINGS = {("01_tour.ipynb", 32), ("08_performance.ipynb", 4)}
