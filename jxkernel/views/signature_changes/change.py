@@ -39,8 +39,8 @@ class Change:
 
 
 KINDS = ("shape", "dtype", "weak_type", "static", "traced", "structure", "constant", "config",
-         "fresh_jit", "fresh_body", "traced_for")
-_UNNAMED_KINDS = ("fresh_jit", "fresh_body", "traced_for")
+         "fresh_jit", "fresh_body", "traced_for", "committed")
+_UNNAMED_KINDS = ("fresh_jit", "fresh_body", "traced_for", "committed")
 
 
 def kind_word(kind: str) -> str:
