@@ -64,6 +64,14 @@ CASES = {
                    "    b = jax.random.uniform(key, (2,), minval=-1.0)\n"
                    "finally:\n    jax.config.update('jax_debug_key_reuse', False)\n"
                    "_r = [a, b]\n", (4, 5), 0),
+    # the same two draws inside a jitted function (JAX raises at its call, "In jit, argument 0
+    # is already consumed"): the function's two lines rewritten (it gave the template)
+    "key_reused_inside_jit": ("jax.config.update('jax_debug_key_reuse', True)\n@jax.jit\n"
+                              "def sample(key):\n    a = jax.random.normal(key, (2,))\n"
+                              "    b = jax.random.uniform(key, (2,), minval=-1.0)\n"
+                              "    return a + b\ntry:\n    _r = sample(jax.random.key(0))\n"
+                              "finally:\n    jax.config.update('jax_debug_key_reuse', False)\n",
+                              (4, 5), 0),
     "seed_as_key": ("_r = jax.random.normal(0, (2,))\n", (1, 1), "first"),
     "list_made_static": ("def fill(v, shape):\n    return jnp.zeros(shape) + v\n"
                          "_r = jax.jit(fill, static_argnums=1)(1.0, [2, 3])\n", (3, 3), "first"),
@@ -197,7 +205,7 @@ REFUSED = {
 
 # the cases whose values are random draws (compared within 4 ulps: threefry's bits are
 # exact, the floats made of them are computed)
-RANDOM = ("key_reused", "seed_as_key")
+RANDOM = ("key_reused", "key_reused_inside_jit", "seed_as_key")
 
 
 def snippet(rewrite, take) -> list:
@@ -259,6 +267,7 @@ PASTED = {
     'if_setting_its_tested_name_where': '@jax.jit\ndef clip(x):\n    x = jnp.where(x > 1.0, 1.0, x)\n    return x\n_r = clip(3.0)\n',
     'if_setting_its_tested_name_cond': '@jax.jit\ndef clip(x):\n    x = jax.lax.cond(x > 1.0, lambda: 1.0, lambda: x)\n    return x\n_r = clip(0.5)\n',
     'range_of_an_array_count': '@jax.jit\ndef f(x, n):\n    s = 0.0\n    s = jax.lax.fori_loop(0, n, lambda i, s: s + x * i, s)    # in place of the whole loop (its 2 lines), traced: s its state\n    return s\n_r = f(2.0, jnp.array(4))\n',
+    'key_reused_inside_jit': "jax.config.update('jax_debug_key_reuse', True)\n@jax.jit\ndef sample(key):\n    key, k1, k2 = jax.random.split(key, 3)    # one key per draw, and one to keep\n    a = jax.random.normal(k1, (2,))    # in place of line 4\n    b = jax.random.uniform(k2, (2,), minval=-1.0)    # in place of line 5\n    return a + b\ntry:\n    _r = sample(jax.random.key(0))\nfinally:\n    jax.config.update('jax_debug_key_reuse', False)\n",
     'key_reused': "jax.config.update('jax_debug_key_reuse', True)\nkey = jax.random.key(0)\ntry:\n    key, k1, k2 = jax.random.split(key, 3)    # one key per draw, and one to keep\n    a = jax.random.normal(k1, (2,))    # in place of line 4\n    b = jax.random.uniform(k2, (2,), minval=-1.0)    # in place of line 5\nfinally:\n    jax.config.update('jax_debug_key_reuse', False)\n_r = [a, b]\n",
     'seed_as_key': '_r = jax.random.normal(jax.random.key(0), (2,))    # a key from the seed; split it for the next draw\n',
     'list_made_static': 'def fill(v, shape):\n    return jnp.zeros(shape) + v\n_r = jax.jit(fill, static_argnums=1)(1.0, (2, 3))\n',
