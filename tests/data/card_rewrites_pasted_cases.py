@@ -81,6 +81,16 @@ CASES = {
                         "    return table[k]\n_r = look(1)\n", (2, 3), 0),
     "vmap_sizes": ("_r = jax.vmap(lambda a, b: a * b)(jnp.ones(3), jnp.arange(2.0))\n", (1, 1),
                    "first"),
+    # sizes that tie, where the first argument's in_axes does not fit the function: the
+    # in_axes the function traces with, fewest arguments moved off their axis (it said
+    # (0, None) for W @ x: JAX's error in the dot; (0, 1) for x + b: xs mapped by columns)
+    "vmap_sizes_matvec": ("W = jnp.ones((3, 4))\nxs = jnp.arange(20.0).reshape(5, 4)\n"
+                          "_r = jax.vmap(lambda W, x: W @ x)(W, xs)\n", (3, 3), "first"),
+    "vmap_sizes_bias_first": ("b = jnp.arange(3.0)\nxs = jnp.arange(15.0).reshape(5, 3)\n"
+                              "_r = jax.vmap(lambda b, x: x + b)(b, xs)\n", (3, 3), "first"),
+    "vmap_sizes_predict": ("def predict(w, x):\n    return w @ x + 1.0\n"
+                           "w = jnp.full((2, 3), 0.5)\nxs = jnp.arange(18.0).reshape(6, 3)\n"
+                           "_r = jax.vmap(predict)(w, xs)\n", (5, 5), "first"),
     "vmap_rank": ("_r = jax.vmap(lambda a: a * 2, in_axes=1)(jnp.arange(3.0))\n", (1, 1),
                   "first"),
     "item_assigned": ("x = jnp.zeros(3)\nx[1] = 5.0\n_r = x\n", (2, 2), "first"),
@@ -274,6 +284,9 @@ PASTED = {
     'string_into_jit': "def f(x, mode):\n    return x * 2 if mode == 'double' else x\n_r = jax.jit(f, static_argnames=('mode',))(1.0, 'double')\n",
     'traced_dict_key': "table = {0: 1.0, 1: 2.0}\nfrom functools import partial\n@partial(jax.jit, static_argnames=('k',))   # in place of @jax.jit\ndef look(k):\n    return table[k]\n_r = look(1)\n",
     'vmap_sizes': '_r = jax.vmap(lambda a, b: a * b, in_axes=(0, None))(jnp.ones(3), jnp.arange(2.0))\n',
+    'vmap_sizes_matvec': "W = jnp.ones((3, 4))\nxs = jnp.arange(20.0).reshape(5, 4)\n_r = jax.vmap(lambda W, x: W @ x, in_axes=(None, 0))(W, xs)\n",
+    'vmap_sizes_bias_first': "b = jnp.arange(3.0)\nxs = jnp.arange(15.0).reshape(5, 3)\n_r = jax.vmap(lambda b, x: x + b, in_axes=(None, 0))(b, xs)\n",
+    'vmap_sizes_predict': "def predict(w, x):\n    return w @ x + 1.0\nw = jnp.full((2, 3), 0.5)\nxs = jnp.arange(18.0).reshape(6, 3)\n_r = jax.vmap(predict, in_axes=(None, 0))(w, xs)\n",
     'vmap_rank': "_r = jax.vmap(lambda a: a * 2, in_axes=(0,))(jnp.arange(3.0))    # axis 0: size 3: the batch's?\n",
     'item_assigned': 'x = jnp.zeros(3)\nx = x.at[1].set(5.0)    # a new array, bound to x\n_r = x\n',
     'method_jitted': 'class Model:\n    def __init__(self, w):\n        self.w = w\n    @jax.jit\n    def apply(self, x):\n        return self.w * x\ndef _flatten(obj):        # traced fields, then static ones\n    return (obj.w,), ()\n\ndef _unflatten(static, traced):\n    (w,), () = traced, static\n    return Model(w=w)\n\njax.tree_util.register_pytree_node(Model, _flatten, _unflatten)   # keep @jax.jit\n_r = Model(2.0).apply(3.0)\n',
