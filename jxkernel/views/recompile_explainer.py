@@ -123,9 +123,11 @@ def _explain(miss: Miss) -> tuple:
     changes = at_the_calls(for_function(changes, miss.jitted._fun, uses, jit_decorated_def),
                            miss.jitted, closest, new)
     changes = bound_where_called(changes, miss.jitted, new)
-    # where the program runs last: beside a tracing miss it is a note (JAX's tracing cache
-    # holds no device nor committedness), which JAX's message of the miss does not name
+    # where the program runs last, and an argument committed on one side only said alone: JAX's
+    # tracing cache holds neither (a miss's cause is the rest, which its message names)
     changes = tuple(sorted(changes, key=_placement))
+    if any(not _placement(c) for c in changes):
+        changes = tuple(c for c in changes if c.kind != "committed")
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named, [c for c in changes if c.kind == "structure"])
     if changes and (reason.startswith("a changed configuration") or

@@ -5,9 +5,14 @@ another length than the arguments passed."""
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import re
 from collections import Counter
 
+from ...core import compile_record
+from ...transforms.batching import vmap
+from ...transforms.make_jaxpr import eval_shape
 from .card import ErrorCard
 from .reading import _user_frame
 from .rewrites import _parse_line, _pattern, _replaced
@@ -70,10 +75,6 @@ def _in_axes_that_trace(exc, sizes):
     shapes = [getattr(a, "shape", None) for a in args]
     if kwargs or len(flat_axes) != len(args) or any(s is None for s in shapes):
         return None
-    import contextlib, io     # noqa: E401  (a card's own: loads where one is made)
-    from ...core import compile_record
-    from ...transforms.batching import vmap
-    from ...transforms.make_jaxpr import eval_shape
     fits = []
     for size in sizes:
         axes = tuple(ax if ax is not None and shape[ax] == size else
