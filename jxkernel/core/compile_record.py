@@ -143,6 +143,10 @@ class CompileEvent:
     # lowered by jax.export, which compiles nothing: logged as JAX logs an export, the trace's
     # and the lowering's lines without XLA's (`jit(f)`'s call compiles it later)
     exported: bool = False
+    # a program lowered before compiled for another device, nothing else changed: JAX's
+    # lowering cache holds it (keyed on the arguments' shardings, committed or not, not on
+    # their device), so JAX logs XLA's line alone, no "Compiling jit(f)" (the explainer sets it)
+    lowering_reused: bool = False
     # whose compile it is, where an installed package's: its name ("treescope", "optax"), set
     # by record() (package_of); None for the learner's, jxkernel's or an eager operation
     package: str | None = None
@@ -466,7 +470,7 @@ def _phase_lines(event: CompileEvent) -> list:
                                                                # logs each trace)
     if not event.compiled:                        # inlined into another program
         return lines
-    if not event.logged_at_lowering:
+    if not event.logged_at_lowering and not event.lowering_reused:
         lines += [f"Compiling {name} with global shapes and types "
                   f"({signature_text(event.signature)}) because {event.reason}",
                   f"Finished jaxpr to MLIR module conversion {name} in "
@@ -804,6 +808,7 @@ class Miss:
     device: object
     consts: tuple | None
     history: list
+    committed: tuple = ()     # the positions of the leaves committed to a device (jit's key)
 
 
 _explainer = None       # what says why a Miss compiled (jxkernel/views/recompile_explainer.py)

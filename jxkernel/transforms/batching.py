@@ -243,7 +243,12 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
         # a registered type's values take no part in the size (JAX's rule: axis_size says it)
         plain = [i for i, x in enumerate(leaves) if type(x) is not vmappable.Whole]
         plain_leaves, plain_axes = [leaves[i] for i in plain], [flat_axes[i] for i in plain]
-        size = _mapped_size(plain_leaves, plain_axes, axis_size, fun, args, kwargs)
+        try:
+            size = _mapped_size(plain_leaves, plain_axes, axis_size, fun, args, kwargs)
+        except ValueError as error:     # the error card tries other in_axes on them, abstractly
+            error.vmap_call = (fun, args, kwargs, flat_axes, dict(
+                out_axes=out_axes, axis_name=axis_name, spmd_axis_name=spmd_axis_name))
+            raise
         # named under `vmap`, as JAX's vmap names what it traces (`jit(f)/vmap()/cos`)
         ema = mapped_axis_spec(plain_leaves, plain_axes)
         data = AxisData(axis_name, size, ema, _spmd_name(spmd_axis_name, ema))

@@ -65,16 +65,18 @@ from .traced_functions import (  # noqa: F401  (forget_function: compile_record 
     miss_site, name_without_source, signature_tree_lines)
 from . import outside_values
 from ..core.mesh import get_mesh, on_context_mesh
-from .signature_changes.config_changes import CONTEXT_MESH
+from .signature_changes.config_changes import COMMITTED, CONTEXT_MESH
 
 
 # ------------------------------------------------------------------ explaining a jit's miss
-def _config_of(device, jitted=None) -> tuple:
+def _config_of(device, jitted=None, committed=()) -> tuple:
     """The configuration a compiled program is specialised on, as jit's cache key has it:
-    x64, the device, and the jit's own options that make another program (two jits of one
-    function with other donate_argnums share the trace, not the program)."""
+    x64, the device, the arguments committed to it (`committed`, their names), and the jit's
+    own options that make another program (two jits of one function with other
+    donate_argnums share the trace, not the program)."""
     found = (("jax_enable_x64", bool(config.jax_enable_x64)),
-             ("device", f"{_client.platform_of(device)}:{device.id}"))
+             ("device", f"{_client.platform_of(device)}:{device.id}"),
+             (COMMITTED, tuple(committed)))
     # the other options a trace depends on (jit's key holds them): a call inside
     # `with jax.default_matmul_precision(...)` names the option, as JAX does
     found += tuple((name, getattr(config, name)) for name in _TRACE_OPTIONS
@@ -121,10 +123,15 @@ def _explain(miss: Miss) -> tuple:
     changes = at_the_calls(for_function(changes, miss.jitted._fun, uses, jit_decorated_def),
                            miss.jitted, closest, new)
     changes = bound_where_called(changes, miss.jitted, new)
+    # where the program runs last, and an argument committed on one side only said alone: JAX's
+    # tracing cache holds neither (a miss's cause is the rest, which its message names)
+    changes = tuple(sorted(changes, key=_placement))
+    if any(not _placement(c) for c in changes):
+        changes = tuple(c for c in changes if c.kind != "committed")
     reason = explain(closest.named, named, closest.treedef, miss.treedef, closest.statics,
                      static_named, [c for c in changes if c.kind == "structure"])
     if changes and (reason.startswith("a changed configuration") or
-                    any(c.kind in ("traced", "config") for c in changes)):     # say which
+                    any(c.kind in ("traced", "config", "committed") for c in changes)):
         reason = "; ".join(map(str, changes))
     return named, static_named, closest, reason, changes, new
 
@@ -133,7 +140,8 @@ def _signature(miss: Miss) -> Signature:
     """What `miss` is specialised on, as the explainer compares it."""
     return Signature(tuple(zip(miss.names, miss.avals)), miss.treedef,
                      tuple((n, v) for n, v, _ in miss.statics),
-                     _config_of(miss.device, miss.jitted),
+                     _config_of(miss.device, miss.jitted, [miss.names[i] for i in
+                                                           miss.committed if i < len(miss.names)]),
                      None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts),
                      by_keyword=tuple(n for n, _, pos in miss.statics if pos is None),
                      static_at=tuple(pos for _, _, pos in miss.statics), site=user_source_info())
@@ -270,6 +278,13 @@ def _jit_name(jitted) -> str:
     return name if name.isidentifier() else "f"
 
 
+def _placement(change) -> bool:
+    """Whether `change` is of where the program runs (the device, or an argument committed to
+    it or not): JAX's tracing cache holds neither, its compile cache both (no tracing miss:
+    the same trace compiled again)."""
+    return change.kind == "committed" or change.kind == "config" and change.path == "device"
+
+
 # the reason of a compile that reused its trace under a transformation (no tracing miss)
 REUSED_TRACE = ("traced before (under grad or vmap, inside another traced function, by "
                 "eval_shape, .lower or jax.export): compiled now, without tracing again")
@@ -283,8 +298,9 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
     the user's line that traced it earlier (eval_shape's), where JAX logs the miss."""
     named, static_named, closest, reason, changes, new = _explain(miss)
     if not traced and not (changes and all(c.kind == "config" and c.path in dict(_JIT_OPTIONS)
-                                           for c in changes)):
-        # (a jit of other options reusing another's trace keeps its cause: the options)
+                                           or _placement(c) for c in changes)):
+        # (a jit of other options reusing another's trace keeps its cause: the options; a
+        # program for another device or other committed arguments, its placement)
         reason, changes = REUSED_TRACE, ()
     if _record.logged():    # a tool's compile (a workshop check's) is not the user's: the
         _remember(miss, new)  # explanations name only what the log shows
@@ -301,8 +317,13 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
         same_site = traced_site is not None and _record.seen_miss_site(miss_site(traced_site))
         if not same_site:
             changes = tuple(c for c in changes if c.kind != "fresh_jit")
+    # another device alone (JAX's compile cache keys it, its lowering cache does not:
+    # tests/data/compile_level_reference.json's every_device logs one "Compiling" line)
+    reused = not traced and closest is not None and \
+        [k for k, v in closest.config if dict(new.config).get(k) != v] == ["device"]
     event = CompileEvent(jitted._name, source, _named_signature(named, static_named), reason,
                          phases, backend, key=jitted, changes=changes, origin=origin,
+                         lowering_reused=reused,
                          miss=traced, call_site=site, same_site=same_site, traced_at=traced_at,
                          jax_lines=signature_tree_lines(closest, new, changes),
                          call_source=call_source, call_class=None if call_source is None
@@ -473,11 +494,12 @@ def explain_miss(event: CompileEvent, call_site=None, own: bool = True) -> str:
         lines.append(f"  {event.reason}")
         return "\n".join(lines + inlined)
     lines += ["  all previously seen cache keys differ. For the closest previous key:"]
-    heading = _JAX_HEADING.get(event.changes[0].kind)
+    changes = [c for c in event.changes if not _placement(c)] or event.changes
+    heading = _JAX_HEADING.get(changes[0].kind)
     if heading:                                 # the kind of difference, in JAX's words
         lines.append(f"  {heading}")
     lines += event.jax_lines                    # and JAX's own lines for it, where known
-    told = explanation_text(event.changes, jax_words=True, fixes=own).split("\n")
+    told = explanation_text(changes, jax_words=True, fixes=own).split("\n")
     typed = [i for i, line in enumerate(told) if line.startswith("  * at ")]
     if heading == "different input types:" and any("{weak_type=" in told[i] for i in typed):
         # a weak type differs (JAX writes it then): JAX's link on weak types, glued to its

@@ -64,6 +64,14 @@ CASES = {
                    "    b = jax.random.uniform(key, (2,), minval=-1.0)\n"
                    "finally:\n    jax.config.update('jax_debug_key_reuse', False)\n"
                    "_r = [a, b]\n", (4, 5), 0),
+    # the same two draws inside a jitted function (JAX raises at its call, "In jit, argument 0
+    # is already consumed"): the function's two lines rewritten (it gave the template)
+    "key_reused_inside_jit": ("jax.config.update('jax_debug_key_reuse', True)\n@jax.jit\n"
+                              "def sample(key):\n    a = jax.random.normal(key, (2,))\n"
+                              "    b = jax.random.uniform(key, (2,), minval=-1.0)\n"
+                              "    return a + b\ntry:\n    _r = sample(jax.random.key(0))\n"
+                              "finally:\n    jax.config.update('jax_debug_key_reuse', False)\n",
+                              (4, 5), 0),
     "seed_as_key": ("_r = jax.random.normal(0, (2,))\n", (1, 1), "first"),
     "list_made_static": ("def fill(v, shape):\n    return jnp.zeros(shape) + v\n"
                          "_r = jax.jit(fill, static_argnums=1)(1.0, [2, 3])\n", (3, 3), "first"),
@@ -73,6 +81,16 @@ CASES = {
                         "    return table[k]\n_r = look(1)\n", (2, 3), 0),
     "vmap_sizes": ("_r = jax.vmap(lambda a, b: a * b)(jnp.ones(3), jnp.arange(2.0))\n", (1, 1),
                    "first"),
+    # sizes that tie, where the first argument's in_axes does not fit the function: the
+    # in_axes the function traces with, fewest arguments moved off their axis (it said
+    # (0, None) for W @ x: JAX's error in the dot; (0, 1) for x + b: xs mapped by columns)
+    "vmap_sizes_matvec": ("W = jnp.ones((3, 4))\nxs = jnp.arange(20.0).reshape(5, 4)\n"
+                          "_r = jax.vmap(lambda W, x: W @ x)(W, xs)\n", (3, 3), "first"),
+    "vmap_sizes_bias_first": ("b = jnp.arange(3.0)\nxs = jnp.arange(15.0).reshape(5, 3)\n"
+                              "_r = jax.vmap(lambda b, x: x + b)(b, xs)\n", (3, 3), "first"),
+    "vmap_sizes_predict": ("def predict(w, x):\n    return w @ x + 1.0\n"
+                           "w = jnp.full((2, 3), 0.5)\nxs = jnp.arange(18.0).reshape(6, 3)\n"
+                           "_r = jax.vmap(predict)(w, xs)\n", (5, 5), "first"),
     "vmap_rank": ("_r = jax.vmap(lambda a: a * 2, in_axes=1)(jnp.arange(3.0))\n", (1, 1),
                   "first"),
     "item_assigned": ("x = jnp.zeros(3)\nx[1] = 5.0\n_r = x\n", (2, 2), "first"),
@@ -197,7 +215,7 @@ REFUSED = {
 
 # the cases whose values are random draws (compared within 4 ulps: threefry's bits are
 # exact, the floats made of them are computed)
-RANDOM = ("key_reused", "seed_as_key")
+RANDOM = ("key_reused", "key_reused_inside_jit", "seed_as_key")
 
 
 def snippet(rewrite, take) -> list:
@@ -259,12 +277,16 @@ PASTED = {
     'if_setting_its_tested_name_where': '@jax.jit\ndef clip(x):\n    x = jnp.where(x > 1.0, 1.0, x)\n    return x\n_r = clip(3.0)\n',
     'if_setting_its_tested_name_cond': '@jax.jit\ndef clip(x):\n    x = jax.lax.cond(x > 1.0, lambda: 1.0, lambda: x)\n    return x\n_r = clip(0.5)\n',
     'range_of_an_array_count': '@jax.jit\ndef f(x, n):\n    s = 0.0\n    s = jax.lax.fori_loop(0, n, lambda i, s: s + x * i, s)    # in place of the whole loop (its 2 lines), traced: s its state\n    return s\n_r = f(2.0, jnp.array(4))\n',
+    'key_reused_inside_jit': "jax.config.update('jax_debug_key_reuse', True)\n@jax.jit\ndef sample(key):\n    key, k1, k2 = jax.random.split(key, 3)    # one key per draw, and one to keep\n    a = jax.random.normal(k1, (2,))    # in place of line 4\n    b = jax.random.uniform(k2, (2,), minval=-1.0)    # in place of line 5\n    return a + b\ntry:\n    _r = sample(jax.random.key(0))\nfinally:\n    jax.config.update('jax_debug_key_reuse', False)\n",
     'key_reused': "jax.config.update('jax_debug_key_reuse', True)\nkey = jax.random.key(0)\ntry:\n    key, k1, k2 = jax.random.split(key, 3)    # one key per draw, and one to keep\n    a = jax.random.normal(k1, (2,))    # in place of line 4\n    b = jax.random.uniform(k2, (2,), minval=-1.0)    # in place of line 5\nfinally:\n    jax.config.update('jax_debug_key_reuse', False)\n_r = [a, b]\n",
     'seed_as_key': '_r = jax.random.normal(jax.random.key(0), (2,))    # a key from the seed; split it for the next draw\n',
     'list_made_static': 'def fill(v, shape):\n    return jnp.zeros(shape) + v\n_r = jax.jit(fill, static_argnums=1)(1.0, (2, 3))\n',
     'string_into_jit': "def f(x, mode):\n    return x * 2 if mode == 'double' else x\n_r = jax.jit(f, static_argnames=('mode',))(1.0, 'double')\n",
     'traced_dict_key': "table = {0: 1.0, 1: 2.0}\nfrom functools import partial\n@partial(jax.jit, static_argnames=('k',))   # in place of @jax.jit\ndef look(k):\n    return table[k]\n_r = look(1)\n",
     'vmap_sizes': '_r = jax.vmap(lambda a, b: a * b, in_axes=(0, None))(jnp.ones(3), jnp.arange(2.0))\n',
+    'vmap_sizes_matvec': "W = jnp.ones((3, 4))\nxs = jnp.arange(20.0).reshape(5, 4)\n_r = jax.vmap(lambda W, x: W @ x, in_axes=(None, 0))(W, xs)\n",
+    'vmap_sizes_bias_first': "b = jnp.arange(3.0)\nxs = jnp.arange(15.0).reshape(5, 3)\n_r = jax.vmap(lambda b, x: x + b, in_axes=(None, 0))(b, xs)\n",
+    'vmap_sizes_predict': "def predict(w, x):\n    return w @ x + 1.0\nw = jnp.full((2, 3), 0.5)\nxs = jnp.arange(18.0).reshape(6, 3)\n_r = jax.vmap(predict, in_axes=(None, 0))(w, xs)\n",
     'vmap_rank': "_r = jax.vmap(lambda a: a * 2, in_axes=(0,))(jnp.arange(3.0))    # axis 0: size 3: the batch's?\n",
     'item_assigned': 'x = jnp.zeros(3)\nx = x.at[1].set(5.0)    # a new array, bound to x\n_r = x\n',
     'method_jitted': 'class Model:\n    def __init__(self, w):\n        self.w = w\n    @jax.jit\n    def apply(self, x):\n        return self.w * x\ndef _flatten(obj):        # traced fields, then static ones\n    return (obj.w,), ()\n\ndef _unflatten(static, traced):\n    (w,), () = traced, static\n    return Model(w=w)\n\njax.tree_util.register_pytree_node(Model, _flatten, _unflatten)   # keep @jax.jit\n_r = Model(2.0).apply(3.0)\n',

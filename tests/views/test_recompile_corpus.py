@@ -47,7 +47,9 @@ JAX_KIND = {"shape": "types", "dtype": "types", "weak_type": "types", "static": 
             "traced": "tree", "structure": "tree", "config": "config",
             "fresh_jit": "never seen function", "fresh_body": "never seen function",
             "traced_for": "debug"}
-NOTES = {"constant"}          # said beside a cause, never instead of one
+# said beside a cause, never instead of one: a closed-over value that differs, an argument
+# committed to the device on one side only (JAX's compile cache, not its tracing cache, keys it)
+NOTES = {"constant", "committed"}
 
 # scenarios where JAX also logs the traces jax.checkpoint makes of its function and of what it
 # derives (its JVP, its transpose: wrappers made anew per stage, "never seen function", none a
@@ -421,11 +423,9 @@ def _message_line(message) -> int | None:
 
 
 # where jxkernel compiles another number of programs than JAX lowers, and why
-KNOWN_PROGRAMS = {
-    "device_put_committed": "JAX lowers again for an array committed to a device (its "
-                            "sharding is part of the key); jxkernel runs the same program",
-    "sharding_single_device": "the same, for a SingleDeviceSharding given to device_put",
-}
+# (none now: a committed Array and an uncommitted one compile apart, as in JAX; the compile
+# level's own corpus is tests/views/test_compile_level_corpus.py)
+KNOWN_PROGRAMS = {}
 
 
 @functools.cache

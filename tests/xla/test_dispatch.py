@@ -221,12 +221,13 @@ def test_static_arguments_hit_in_c_each_value_under_its_typed_key(path):
             out = call()
             assert np.asarray(out).tolist() == want and out.dtype == dtype, name
         assert [f(c, 2).committed, f(x, 2).committed] == [True, False]   # where it ran
-    assert f._cache_size() == 6 and g._cache_size() == 2 and h._cache_size() == 4
+    # (f(c, 2) on a committed array is a program of its own, as in JAX: compile_level_cases)
+    assert f._cache_size() == 7 and g._cache_size() == 2 and h._cache_size() == 4
     for name, (call, _, _) in calls.items():
         frames = python_frames(call)
         assert (frames == []) == (path == "compiled"), (name, frames)
         assert path == "compiled" or "_python_call" in frames
-    assert f.cache_hits() == 3 * 8 - 6 + 6     # all but the compiles, and the frames' calls
+    assert f.cache_hits() == 3 * 8 - 7 + 6     # all but the compiles, and the frames' calls
     with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
         f(x, [2])                                       # JAX's error, the hits warm
 
@@ -627,7 +628,9 @@ def test_each_hit_gives_its_calls_results_committed_as_jax_does(path):
             [True, False, False, True, True, True, False]
         assert [(c * c).committed, (u * u).committed, (u * c).committed,
                 jnp.sin(u).committed, jnp.sin(c).committed] == [True, False, True, False, True]
-    assert f.cache_hits() == 5 and f._cache_size() == 1       # one program for both kinds
+    # a program for each kind, as JAX 0.10.2 compiles one for each (its compile cache keys
+    # the committed argument's sharding: tests/data/compile_level_reference.json)
+    assert f.cache_hits() == 4 and f._cache_size() == 2
 
 
 @pytest.mark.cpu_only("simulated CPU devices")

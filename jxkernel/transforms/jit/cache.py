@@ -267,6 +267,16 @@ def compiled_trace(cache, signature):
     return None
 
 
+def own_trace(cache, signature):
+    """trace_lookup's (jaxpr, consts, out_tree, ClosedJaxpr) of the trace a program in `cache`
+    was compiled from at `signature`, for a compile of it elsewhere (another device, other
+    arguments committed), or None: as JAX's tracing cache, whose key holds neither, the
+    function is not traced again (its log: no miss; "Compiling jit(f)" for another
+    committedness, "Finished XLA compilation" alone for another device)."""
+    found = compiled_trace(cache, signature)
+    return None if found is None else (found[0], None, found[1], found[0])
+
+
 # the parts of jit's options tuple (Jitted.__init__) that decide what a trace is:
 # (static_argnums, static_argnames), and whether the jit is over a mesh
 _STATICS, _SHARDED = slice(0, 2), 6      # (in the options jit.py keys its caches by)

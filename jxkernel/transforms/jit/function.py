@@ -40,9 +40,9 @@ from ...xla.transfers import put_on_device
 from ..api_util import check_callable, flatten_fun, results_outside, fun_name, merge_static, update_wrapper
 from .args import (SCALAR_TYPES, Arguments, arguments_placed, check_no_kwargs, constant_handlers,
                    set_jit_shardings, leaf_aval, not_a_jax_type, python_inputs, static_key, Token, token_carriers)
-from .pinned import arguments_placement, pin_params, pinned_constraint_error, program_placement
+from .pinned import arguments_placement, committed_at, committed_given, pin_params, pinned_constraint_error, program_placement
 from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
-                    compiled_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
+                    compiled_trace, own_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
                     jit_setstate, last_hit_for, remember)
 from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, told, traced_under
 from . import args as jit_args, high as jit_high, refs as jit_refs
@@ -249,7 +249,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         # JAX's rule: committed Arrays decide, uncommitted ones move to them (xla/placement.py)
         device, committed, settled = (self._device, True, False) if self._device is not None \
             else arguments_placement(self, (treedef, avals, statics, config._trace_state), arrays)
-        key = (treedef, avals, statics, config._trace_state, device)
+        key = (treedef, avals, statics, config._trace_state, device, committed_at(self, leaves, dyn_args))
         entry = self._cache.get(key)
         if entry is None:
             # the guard for every function is for the user's jits, not jnp's own (as in JAX)
@@ -304,15 +304,15 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         return closed, out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
-        traced = trace_lookup(self, key[:4])      # reused: its own, or a sibling jit's
+        traced = trace_lookup(self, key[:4]) or own_trace(self._cache, key[:4])  # (its, a sibling's)
         closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
             self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         refs = jit_refs.ref_positions(leaves)
         names = jit_refs.without_refs(self._leaf_names(dyn_args, dyn_kwargs), refs)
         device = program_placement(self, closed, device, False, leaves, dyn_args, dyn_kwargs)[0]
-        key = key[:4] + (device,)            # (kept where it runs: the used arguments' device)
+        key = key[:4] + (device,) + key[5:]  # (kept where it runs: the used arguments' device)
         module = lower_jit(self, closed, out_tree, device, jit_refs.without_refs(
-            self._donated_leaves(dyn_args, dyn_kwargs), refs), arg_names=names)
+            self._donated_leaves(dyn_args, dyn_kwargs), refs), arg_names=names, one_device=committed_given(self, closed, key[5], refs))
         entry, phases = program_of(self, closed, out_tree, module, trace_s, names)
         self._cache[key] = entry
         if phases is not None:          # (None: a `.compile()` of this program, reused)
@@ -338,8 +338,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
 
     def _miss(self, treedef, statics, avals, dyn_args, dyn_kwargs, device, consts=None):
         """This call's cache miss as the compile record takes it (its explainer says why)."""
-        return compile_record.Miss(self, self._leaf_names(dyn_args, dyn_kwargs), avals, treedef,
-                                statics, device, consts, self._history)
+        return compile_record.Miss(self, self._leaf_names(dyn_args, dyn_kwargs), avals, treedef, statics, device,
+                                consts, self._history, committed_at(self, tree_flatten((dyn_args, dyn_kwargs))[0], dyn_args))
 
     def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts, *new):
         consts = [c for c in consts if not is_ref(c)]   # (a Ref's value is each call's)

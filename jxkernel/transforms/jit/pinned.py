@@ -194,6 +194,42 @@ def arguments_placement(jitted, signature, arrays) -> tuple:
         return _client.default_device(), False, False
 
 
+def committed_at(jitted, leaves, dyn_args) -> tuple:
+    """The positions among `leaves` of the Arrays committed to a device (jax.device_put's, or
+    a result of them) whose placement the jit does not give: part of its cache key, as JAX's
+    pjit keys its lowering and compile on each argument's resolved sharding (an uncommitted
+    Array's is UnspecifiedValue, a committed one's its own), so a committed Array and an
+    uncommitted one of the same type are one trace and two programs: its log's
+    "Compiling jit(f) ... Argument mapping: (SingleDeviceSharding(...),)", then
+    "(UnspecifiedValue,)" (tests/data/compile_level_reference.json). None of a `device=` or
+    `backend=` jit's (it places every argument), nor those its in_shardings give.
+
+        >>> v = jax.device_put(jnp.ones(3), jax.devices()[0])
+        >>> committed_at(jax.jit(jnp.sin), [v, jnp.ones(3)], (v, jnp.ones(3)))
+        (0,)
+    """
+    if jitted._device is not None and jitted._pinned is None:        # device= (or backend=)
+        return ()
+    given = flat_pinned(jitted._in_shardings, dyn_args) if jitted._pinned is not None else ()
+    return tuple(i for i, x in enumerate(leaves) if type(x) is Array and x._buf._committed
+                 and (i >= len(given) or given[i] is None))
+
+
+def committed_given(jitted, closed, committed, refs) -> tuple | None:
+    """one_device_given's answer for a plain jit's call whose leaves at `committed`
+    (committed_at's) are committed: each of those its program reads given its device's
+    sharding, as JAX's module of it gives them and `.lower()`'s does (so a `.lower(x)
+    .compile()` of uncommitted x is not the program of a call on committed ones: JAX compiles
+    that again); None where none is, or the jit places its arguments itself, or Refs are among
+    them (`refs`)."""
+    if not committed or refs or jitted._pinned is not None or jitted._device is not None:
+        return None
+    n = len(closed.in_avals)
+    read = set(_used(closed, range(n), not jitted._keep_unused))
+    ins = tuple(i in committed and i in read for i in range(n))
+    return (ins, (False,) * len(closed.out_avals)) if any(ins) else None
+
+
 def _used(jaxpr, leaves, dropping: bool = True) -> list:
     """`leaves` less those `jaxpr` never reads (all of them where they are not its inputs,
     as where Refs are among them, or not `dropping`: keep_unused)."""

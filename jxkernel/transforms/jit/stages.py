@@ -44,7 +44,7 @@ from .captured_constants import check_captured_constants
 from .high import is_high_trace
 from .args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
 from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
-from .pinned import one_device_given, program_placement
+from .pinned import committed_at, one_device_given, program_placement
 from .primitive import (any_sharded, lowered_now, trace_event, traced_at, traced_under,
                         untold)
 
@@ -446,9 +446,18 @@ def _compiled_before(lowered):
         return found[1]
     if getattr(traced, "_call_key", None) is None:
         return None
-    found = traced.jitted._cache.get(traced._call_key + (lowered.device,))
+    found = traced.jitted._cache.get(_call_key(traced, lowered.device))
     return found if getattr(found, "jaxpr", None) is traced.jaxpr and \
         getattr(found, "text", None) == lowered._module.text else None
+
+
+def _call_key(traced, device) -> tuple:
+    """The jit cache's key of a call at `traced`'s signature on `device`, its leaves as
+    committed as `traced`'s (pinned.committed_at: JAX's lowering holds which are)."""
+    leaves = traced._leaves
+    dyn_args = tree_unflatten(traced._in_tree, leaves)[0] if traced._in_tree is not None \
+        else ()
+    return traced._call_key + (device, committed_at(traced.jitted, leaves, dyn_args))
 
 
 def _share_program(lowered, entry) -> bool | None:
@@ -463,7 +472,7 @@ def _share_program(lowered, entry) -> bool | None:
     if lowered._partitioning is None and not lowered._platforms and \
             getattr(lowered, "_plain", False) and lowered.device is not None and \
             not traced.jitted._keep_unused:
-        traced.jitted._cache.setdefault(traced._call_key + (lowered.device,), entry)
+        traced.jitted._cache.setdefault(_call_key(traced, lowered.device), entry)
     return untold(traced._shared_jaxpr)
 
 

@@ -29,6 +29,9 @@ def _key_reuse_rewrite(where) -> str:
     the learner's shape and names. The template where the line draws from no named key."""
     second = _draw_from_key(where["code"]) if where else None
     if second is None:
+        inside = _draws_in_the_called_function(where) if where else None
+        if inside is not None:
+            return inside
         return ("key, k1, k2 = jax.random.split(key, 3)    # one key per draw, and one to "
                 "keep\na = jax.random.normal(k1)\nb = jax.random.normal(k2)")
     key, module, _ = second
@@ -71,4 +74,35 @@ def _draw_from_key(code):
         return (call.args[0].id, module,
                 lambda new, raw=raw, start=start, end=end:
                 (raw[:start] + new.encode() + raw[end:]).decode())
+    return None
+
+
+def _draws_in_the_called_function(where):
+    """The split and the two draws of a function the line raised for calls (a jitted one:
+    JAX 0.10.2 raises "In jit, argument 0 is already consumed" at its call, on the line
+    that calls it), where that function is defined in the same file and draws twice from one
+    named key: the rewrite of those two lines, as for two draws at top level; else None."""
+    path, line = where.get("_path"), where.get("line") or 0
+    try:
+        called = {n.func.id if isinstance(n.func, ast.Name) else n.func.attr
+                  for n in ast.walk(ast.parse(where["code"])) if isinstance(n, ast.Call)
+                  and isinstance(n.func, (ast.Name, ast.Attribute))}
+        tree = ast.parse("".join(linecache.getlines(path))) if path else None
+    except SyntaxError:
+        return None
+    defs = [d for d in ast.walk(tree) if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and d.name in called and d.lineno < line] if tree is not None else []
+    for fun in defs[::-1]:                  # the last definition before the call
+        seen = {}
+        for number in range(fun.body[0].lineno, fun.end_lineno + 1):
+            found = _draw_from_key(linecache.getline(path, number).strip())
+            if found is None:
+                continue
+            if found[0] in seen:
+                (first, draw), module = seen[found[0]], found[1]
+                key = found[0]
+                return (f"{key}, k1, k2 = {module}.split({key}, 3)    # one key per draw, and "
+                        f"one to keep\n{draw[2]('k1')}    # in place of line {first}\n"
+                        f"{found[2]('k2')}    # in place of line {number}")
+            seen[found[0]] = (number, found)
     return None

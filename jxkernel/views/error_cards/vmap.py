@@ -5,9 +5,14 @@ another length than the arguments passed."""
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import re
 from collections import Counter
 
+from ...core import compile_record
+from ...transforms.batching import vmap
+from ...transforms.make_jaxpr import eval_shape
 from .card import ErrorCard
 from .reading import _user_frame
 from .rewrites import _parse_line, _pattern, _replaced
@@ -29,12 +34,17 @@ def _vmap_card(exc, where, called_from) -> ErrorCard:
     sizes = Counter(m["size"] for m in mapped)
     size = max(sizes, key=lambda s: (sizes[s], -[m["size"] for m in mapped].index(s)))
     axes = [_axis_for(m, size) for m in mapped]
+    tried = _in_axes_that_trace(exc, [size] + [s for s in sizes if s != size])
+    if tried is not None:       # the first size whose in_axes the function traces with
+        size, per_argument = tried
+        axes = [_axis_for(m, size) for m in mapped]
     advice = "; ".join(f"{m['name']}: " + (f"axis {a} has size {size}" if a is not None
                                             else f"None (not mapped: the same {m['name']} "
                                                  f"for every element)")
                        for m, a in zip(mapped, axes) if m["size"] != size)
-    rewrite = _vmap_rewrite(where, mapped, axes) or \
-        f"jax.vmap(f, in_axes=({', '.join(map(str, axes))}{',' if len(axes) == 1 else ''}))(...)"
+    shown = per_argument if tried is not None else axes
+    rewrite = _vmap_rewrite(where, mapped, shown) or \
+        f"jax.vmap(f, in_axes=({', '.join(map(str, shown))}{',' if len(shown) == 1 else ''}))(...)"
     listing = ", ".join(f"{m['name']} {m['type']} axis {m['axis']} (size {m['size']})"
                         for m in mapped)
     return ErrorCard(
@@ -47,6 +57,44 @@ def _vmap_card(exc, where, called_from) -> ErrorCard:
         origin={"arguments": [{k: m[k] for k in ("name", "axis", "size", "type")}
                               for m in mapped]},
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
+
+
+def _in_axes_that_trace(exc, sizes):
+    """(size, in_axes per positional argument) of the first of `sizes` whose in_axes (each
+    argument along its given axis where that has the size, else its first axis of that size,
+    else None) the function traces with, fewest arguments moved off their given axis first,
+    abstractly (eval_shape: nothing runs, nothing is
+    logged, what it prints is dropped), or None where none does, or the call is not one array
+    per positional argument (vmap's `vmap_call`: its function, arguments and axes). The most
+    common size first: `jax.vmap(lambda W, x: W @ x)(W, xs)` of a (3, 4) W and a (5, 4) xs
+    ties, and in_axes=(0, None) fails in the function (JAX 0.10.2 too): (None, 0) traces."""
+    call = getattr(exc, "vmap_call", None)
+    if call is None:
+        return None
+    fun, args, kwargs, flat_axes, options = call
+    shapes = [getattr(a, "shape", None) for a in args]
+    if kwargs or len(flat_axes) != len(args) or any(s is None for s in shapes):
+        return None
+    fits = []
+    for size in sizes:
+        axes = tuple(ax if ax is not None and shape[ax] == size else
+                     next((i for i, d in enumerate(shape) if d == size), None)
+                     for ax, shape in zip(flat_axes, map(tuple, shapes)))
+        if all(ax is None for ax in axes):
+            continue
+        try:
+            with compile_record.unlogged(), contextlib.redirect_stdout(io.StringIO()):
+                eval_shape(vmap(fun, in_axes=axes, **options), *args)
+        except Exception:       # noqa: BLE001  (this in_axes does not fit the function)
+            continue
+        # how many arguments it maps along another axis than the given one (fewest first:
+        # `vmap(lambda b, x: x + b)(b, xs)` of a (3,) b and a (5, 3) xs is (None, 0), where
+        # (0, 1) traces too but maps xs by its columns)
+        fits.append((sum(a is not None and a != g for a, g in zip(axes, flat_axes)), size, axes))
+    if not fits:
+        return None
+    _, size, axes = min(fits, key=lambda f: f[0])      # (ties: the most common size's)
+    return size, list(axes)
 
 
 def _axis_for(mapped, size):

@@ -50,6 +50,12 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
                 re.fullmatch(r"\w+:\d+", c.old):
             out.append(_on_one_device(c, jitted, before, now))
             continue
+        elif c.kind == "committed" and c.fix.startswith(f"{c.path} was {c.old} and is "):
+            device = c.new if c.new != "uncommitted" else c.old
+            out.append(_on_one_device(c, jitted, before, now, _COMMITTED_AT_THE_CALLS,
+                                      int(device.rpartition(":")[2]),
+                                      device=device.rpartition(" ")[2]))
+            continue
         elif c.kind == "traced" and c.fix == _plain_traced(c):
             out.append(_one_jit_at_the_old_call(c, jitted, before, now))
             continue
@@ -371,13 +377,27 @@ _ON_ONE_DEVICE = (
     "{code}")
 
 
-def _on_one_device(change, jitted, before, now):
-    """`change`, the device of a call's inputs changed, fixed before both calls in their
+# an argument committed to the device in one call and not in the other: every call's
+# arguments committed there (JAX 0.10.2: one program; compile_level_reference.json's
+# committed_named_calls_pasted)
+_COMMITTED_AT_THE_CALLS = (
+    "{path} was {old} and is {new} now: an array put on a device with jax.device_put (or "
+    "computed from one) is committed to it, one jax made on the default device is not, and "
+    "JAX compiles a program for each (its log's \"Compiling jit(...)\" line maps a committed "
+    "argument to its SingleDeviceSharding, an uncommitted one to UnspecifiedValue): the same "
+    "trace, compiled again. Give every call's arguments the same placement: put {names} on "
+    "{device} before each call, as below (each line before the line it names).",
+    "{code}")
+
+
+def _on_one_device(change, jitted, before, now, template=None, index=None, **more):
+    """`change`, the device of a call's inputs changed (or an input committed to it in one
+    call only: `template`, on the device `index`), fixed before both calls in their
     arguments' names (`x = jax.device_put(x, jax.devices()[0])    # before line 5`, then
     v's before line 7): the plain fix named an `x` the learner's call need not pass. As it
     was where a call cannot be read or passes anything but plain names."""
     lines, names = [], []
-    index = int(change.old.rpartition(":")[2])
+    index = int(change.old.rpartition(":")[2]) if index is None else index
     for sig in (before, now):
         site = getattr(sig, "site", None)
         call = None if not _calls_it_by_name(site, jitted) else _call_at(site, jitted)
@@ -388,8 +408,8 @@ def _on_one_device(change, jitted, before, now):
             lines.append(f"{n} = jax.device_put({n}, jax.devices()[{index}])    # before "
                          f"line {site.line}")
             names.append(n)
-    return _refixed(change, _ON_ONE_DEVICE, names=", ".join(dict.fromkeys(names)),
-                    code="\n".join(dict.fromkeys(lines)))     # (one line: once)
+    return _refixed(change, template or _ON_ONE_DEVICE, names=", ".join(dict.fromkeys(names)),
+                    code="\n".join(dict.fromkeys(lines)), **more)     # (one line: once)
 
 
 def bound_where_called(changes, jitted, now) -> tuple:

@@ -43,8 +43,8 @@ class Change:
 # equal) and so the extension's TypeScript, and JAX's heading for it in
 # recompile_explainer._JAX_HEADING. A new cause of a kind here needs none of them.
 KINDS = ("shape", "dtype", "weak_type", "static", "traced", "structure", "constant", "config",
-         "fresh_jit", "fresh_body", "traced_for")
-_UNNAMED_KINDS = ("fresh_jit", "fresh_body", "traced_for")
+         "fresh_jit", "fresh_body", "traced_for", "committed")
+_UNNAMED_KINDS = ("fresh_jit", "fresh_body", "traced_for", "committed")
 
 
 def kind_word(kind: str) -> str:

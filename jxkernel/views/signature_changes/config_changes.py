@@ -9,7 +9,7 @@ import re
 import sys
 
 from .change import Change
-from .fixes import _fixed, _refixed
+from .fixes import PATTERN_SAID, _fixed, _refixed
 
 
 def _config_changes(old, new):
@@ -19,8 +19,14 @@ def _config_changes(old, new):
     changed = {name for name, value in new.config if name in before and before[name] != value}
     if "donate_argnums" in changed:           # its names follow from its numbers: one change
         changed.discard("donate_argnames")
+    if "jax_default_device" in changed:       # the option's change names the device's (as JAX)
+        changed.discard("device")
+    if "device" in changed:     # its fix puts every call's inputs on one device, committed
+        changed.discard(COMMITTED)
     for name, value in new.config:
-        if name in changed:
+        if name == COMMITTED and name in changed:
+            yield from _committed_changes(before, dict(new.config))
+        elif name in changed:
             change = _fixed(name, "config", before[name], value)
             if name == CONTEXT_MESH:
                 change = _refixed(change, _CONTEXT_MESH_FIX, where="inside" if value != "None"
@@ -45,6 +51,21 @@ def _config_changes(old, new):
         change = Change(USER_CONTEXTS, "config", str(count - len(made)), str(count))
         yield _refixed(change, _NEW_CONTEXT_FIX, context=context,
                        value=repr(dict(new.config)[made[-1]]))
+
+
+def _committed_changes(before: dict, after: dict):
+    """Per argument committed to the device on one side only (kind "committed"), with its
+    fix: JAX's compile cache keys each argument's sharding ("Argument mapping" in its
+    "Compiling jit(f)" line: SingleDeviceSharding(...) for a committed Array, UnspecifiedValue
+    for one it made on the default device), so the same trace compiled again."""
+    was, now = set(before[COMMITTED]), set(after[COMMITTED])
+    for path in [p for p in after[COMMITTED] if p not in was] + \
+            [p for p in before[COMMITTED] if p not in now]:
+        old = f"committed to {before['device']}" if path in was else "uncommitted"
+        new = f"committed to {after['device']}" if path in now else "uncommitted"
+        device = after["device"] if path in now else before["device"]
+        yield _refixed(Change(path, "committed", old, new), COMMITTED_FIX,
+                       device=device, index=device.rpartition(":")[2])
 
 
 def _value_text(value) -> str:
@@ -132,6 +153,17 @@ _TRACE_OPTION_FIX = (
     "function traced and compiled again; back at {old}, the earlier program is reused. "
     "Set it once, at start-up, if every call should use it.",
     'jax.config.update("{path}", {new_repr})    # once, at start-up')
+# the arguments committed to the program's device (a jit cache key's; their names), and
+# the fix of a change in them: every call's arguments committed alike
+COMMITTED = "committed"
+COMMITTED_FIX = (
+    "{path} was {old} and is {new} now: an array put on a device with jax.device_put (or "
+    "computed from one) is committed to it, one jax made on the default device is not, and "
+    "JAX compiles a program for each (its log's \"Compiling jit(...)\" line maps a committed "
+    "argument to its SingleDeviceSharding, an uncommitted one to UnspecifiedValue): the same "
+    "trace, compiled again. Give every call's {path} the same placement: put it on {device} "
+    "before each call (or put none there)." + PATTERN_SAID,
+    "{path} = jax.device_put({path}, jax.devices()[{index}])    # before each call")
 # set_mesh's mesh, as JAX's trace context names it (None outside set_mesh)
 CONTEXT_MESH = "abstract_mesh_context_manager"
 _CONTEXT_MESH_FIX = (
