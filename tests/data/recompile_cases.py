@@ -2270,6 +2270,22 @@ SCENARIOS = {
         "x = jnp.arange(3.)\n"
         "jax.vmap(f)(x)\n"
         "jax.grad(f)(jnp.asarray(1.0, jnp.float32))\n"),
+    # a traced `if` met on a new shape only: JAX logs that trace's miss before the error,
+    # and nothing when the same call fails again (jxkernel logged neither)
+    "traced_if_on_a_new_shape_raises_twice": (
+        "a traced if on a new shape, raising twice",
+        "def relu(x):\n"
+        "    if x.shape == (3,) and x[0] > 0:\n"
+        "        return x\n"
+        "    return x * 0\n"
+        "f = jax.jit(relu)\n"
+        "f(jnp.ones(2))\n"
+        "for _ in range(2):\n"
+        "    try:\n"
+        "        f(jnp.ones(3))\n"
+        "    except jax.errors.TracerBoolConversionError as e:\n"
+        "        error = e\n"
+        "raise error\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
@@ -2279,7 +2295,8 @@ RAISES = {"static_unhashable", "traced_bool_flag_in_if", "static_numpy_array", "
           "static_argnames_misspelled", "static_frozen_dataclass_with_list_field",
           "static_argnums_out_of_range", "fori_loop_int_start_cast_back",
           "static_self_plain_dataclass", "static_self_array_field",
-          "string_argument_not_static", "static_tuple_holding_a_list"}
+          "string_argument_not_static", "static_tuple_holding_a_list",
+          "traced_if_on_a_new_shape_raises_twice"}
 
 
 def run(jax, name, tag=""):

@@ -6,11 +6,10 @@
     >>> f(jnp.ones(3), 2.0)
     Array([2., 2., 2.], dtype=float32)
 
-Cache key: the function, static argument values, the pytree structure of the dynamic arguments,
-each leaf's (shape, dtype, weak_type), the device, and the x64 flag. A miss is published to the
-compile record (core/compile_record.py), whose explainer (views/recompile_explainer.py) says why.
-Under another transformation a jitted call is one `jit` equation (primitive.py); stages.py has
-`.trace`/`.lower`/`.compile`, cache.py the caches, args.py the argument checks.
+Cache key: the function, statics, the dynamic arguments' pytree and each leaf's (shape, dtype,
+weak_type), which are committed, the device, x64. A miss goes to core/compile_record.py, whose
+explainer (views/recompile_explainer.py) says why. Under another transformation a jitted call is
+one `jit` equation (primitive.py); stages.py: `.trace`/`.lower`/`.compile`; cache.py; args.py.
 """
 from __future__ import annotations
 
@@ -44,7 +43,7 @@ from .pinned import arguments_placement, committed_at, committed_given, pin_para
 from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
                     compiled_trace, own_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
                     jit_setstate, last_hit_for, remember)
-from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, told, traced_under
+from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, raised_trace_logged, told, traced_under
 from . import args as jit_args, high as jit_high, refs as jit_refs
 from .stages import (lower_jit, program_of, stage_eval_shape, stage_lower, stage_trace,
                      trace_lookup)
@@ -305,8 +304,9 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
         traced = trace_lookup(self, key[:4]) or own_trace(self._cache, key[:4])  # (its, a sibling's)
-        closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
-            self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+        with raised_trace_logged(self, key, device, treedef, statics, avals, dyn_args, dyn_kwargs):
+            closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
+                self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         refs = jit_refs.ref_positions(leaves)
         names = jit_refs.without_refs(self._leaf_names(dyn_args, dyn_kwargs), refs)
         device = program_placement(self, closed, device, False, leaves, dyn_args, dyn_kwargs)[0]

@@ -12,8 +12,10 @@ through xla/sharded.py.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
+import time
 import weakref
 from typing import NamedTuple
 
@@ -275,6 +277,32 @@ def told(trace) -> tuple:
     (None)."""
     return (True, None, None) if trace is None else \
         (untold(trace[0]), traced_at(trace[0]), trace_event(trace[0]))
+
+
+# a jit's keys whose trace raised (their miss logged once, as JAX's: raised_trace_logged)
+_raised_keys: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@contextlib.contextmanager
+def raised_trace_logged(jitted, key, device, *miss_args):
+    """Around a call's own trace of `jitted` at cache `key`: a trace that raises (a traced
+    `if`) logs its miss and "Finished tracing f for jit" first, as JAX 0.10.2 does: it explains
+    a miss before tracing, and the key joins what later misses are explained against, so the
+    same failing call again logs its trace's line alone. `miss_args` make the compile
+    record's Miss."""
+    start = time.perf_counter()
+    try:
+        yield
+    except Exception:
+        raised = _raised_keys.setdefault(jitted, set())
+        seconds = time.perf_counter() - start
+        if key in raised:
+            compile_record.log_traced(jitted._name, seconds)
+        elif config.jax_explain_cache_misses or config.jax_log_compiles:
+            raised.add(key)
+            compile_record.trace_missed(jitted._miss(*miss_args, device), Phases(seconds),
+                                        _client.platform_of(device), traced_call_site())
+        raise
 
 
 def lowered_now(jaxpr, lower_s: float) -> None:
