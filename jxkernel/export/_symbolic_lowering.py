@@ -32,13 +32,14 @@ from ..lax import _lowering as _hl
 from ..lax import _rules
 from ..lax import elementwise as _elementwise
 from ..lax import reductions as _reductions
-from ..lax import shapes, slicing, windowed
+from ..lax import convolution, shapes, slicing, windowed
 from ..lax.fft import fft_p
 from ..lax.transfer import device_put_p
 from ..lax.reductions import cumsum_p
 from ..lax.slicing import (GatherScatterMode, _dims_attr, _scatter_lowering, dynamic_slice_p,
                            gather_p)
 from ..xla import stablehlo as hlo
+from . import _symbolic_windows
 from .shape_poly import (InconclusiveDimensionOperation, UnexpectedDimVar, _DimExpr,
                          cannot_solve, solving_plan, specs_text)
 
@@ -318,6 +319,7 @@ def _overrides() -> dict:
                                windowed.select_and_scatter_add_p, _reductions.reduce_p,
                                device_put_p)}
     return {**scatters, **cumulative, **attributed, gather_p: _gather,
+            convolution.conv_general_dilated_p: _symbolic_windows.conv,
             dynamic_slice_p: _dynamic_slice,
             shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
             shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota, shapes.stack_p: _stack,

@@ -278,6 +278,8 @@ class _DimExpr:
     def __rfloordiv__(self, other):
         if not _is_dim(other):
             return self._on_value("__rfloordiv__", other)
+        if operator.index(other) == 0:       # (0 divides exactly, as JAX normalizes it)
+            return 0
         return _DimExpr.atom("floordiv", operator.index(other), self, self.scope)
 
     def __mod__(self, other):
@@ -294,6 +296,8 @@ class _DimExpr:
     def __rmod__(self, other):
         if not _is_dim(other):
             return self._on_value("__rmod__", other)
+        if operator.index(other) == 0:
+            return 0
         return _DimExpr.atom("mod", operator.index(other), self, self.scope)
 
     def __divmod__(self, other):

@@ -9,14 +9,12 @@ Without `size`, data-dependent shapes need concrete (not traced) inputs, as in J
 """
 from __future__ import annotations
 
-import math
-import operator
-
 import numpy as np
 
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.symbolic import index_or_symbolic, is_symbolic, symbolic_as_value
 from ..core.interpreter_primitives import typed_constant
 from . import util
 from .creation import arange
@@ -53,16 +51,19 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
                 "jnp.nonzero within JAX transformations.\n")
         size = int(value.sum())
     else:
-        size = operator.index(size)
-    if math.prod(shape) == 0 or size == 0:
+        size = index_or_symbolic(size)      # (a symbolic size stays one, as JAX's)
+    if any(d == 0 for d in shape) or size == 0:
         return tuple(lax.broadcast_in_dim(typed_constant(0, it), (size,), ()) for _ in shape)
     # JAX's scan-free algorithm: the k-th nonzero's flat index is how many positions have
     # a running count of nonzeros <= k; through jnp's cumsum, bincount, floor_divide and
     # remainder (jits of their own), as JAX 0.10.2 builds it, so make_jaxpr prints its text
     from .statistics import bincount   # histograms and counts: loaded on first use
     flat_indices = cumsum(bincount(cumsum(mask), length=size))
-    strides = (np.cumprod(shape[::-1])[::-1] // shape).astype(aval_of(flat_indices).dtype)
-    out = [remainder(floor_divide(flat_indices, stride), n) for stride, n in zip(strides, shape)]
+    strides = np.cumprod(shape[::-1])[::-1] // shape
+    if not any(map(is_symbolic, strides)):
+        strides = strides.astype(aval_of(flat_indices).dtype)
+    out = [remainder(floor_divide(flat_indices, symbolic_as_value(stride)), symbolic_as_value(n))
+           for stride, n in zip(strides, shape)]
     if fill_value is not None:
         fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape)
         if len(fills) != len(shape) or any(np.shape(f) != () for f in fills):

@@ -1,0 +1,100 @@
+"""jax.export with symbolic shapes through operations whose sizes, offsets or counts are
+symbolic: convolutions (a symbolic batch, a symbolic spatial size under 'SAME' padding: JAX's
+`stablehlo.dynamic_conv`, conv_transpose), jnp.tril with a symbolic k, tril_indices/
+triu_indices of a symbolic n (nonzero with a symbolic size), bincount of a symbolic length,
+jnp.pad's wrap, linear_ramp, reflect and maximum (a symbolic stat_length) modes, jnp.split at
+a symbolic index, linspace with a symbolic stop or num; and JAX's errors where it refuses
+(jnp.pad's reflection of an axis not known to be long enough, jnp.split into a symbolic
+number of sections). `run(jax)` gives, per case, the exported results' shapes as text and
+their values at one concrete size, or the error's type and text; recorded on real JAX by
+reference/make_export_symbolic_ops_reference.py, compared by
+tests/export/test_export_symbolic_ops.py."""
+import numpy as np
+
+
+def _randn(*shape):
+    return np.random.RandomState(2).randn(*shape).astype(np.float32)
+
+
+def _conv_1d(stride, padding):
+    def f(lhs, rhs, jax):
+        dn = jax.lax.ConvDimensionNumbers(lhs_spec=(0, 2, 1), rhs_spec=(2, 1, 0),
+                                          out_spec=(0, 2, 1))
+        return jax.lax.conv_general_dilated(lhs, rhs, window_strides=(stride,),
+                                            padding=padding, dimension_numbers=dn)
+    return f
+
+
+# (name, specs, constraints, function of the operands and jax, concrete operands)
+CASES = [
+    ("conv 2d, symbolic batch, rhs dilation", ["b, ...", None], (),
+     lambda lhs, rhs, jax: jax.lax.conv_general_dilated(
+         lhs, rhs, window_strides=(2, 3), padding=((0, 0), (0, 0)), rhs_dilation=(1, 2),
+         dimension_numbers=("NCHW", "OIHW", "NCHW")),
+     [_randn(2, 3, 9, 10), _randn(3, 3, 4, 5)]),
+    ("conv 1d SAME stride 2, symbolic width", ["_, b, _", None], (),
+     _conv_1d(2, "SAME"), [_randn(1, 13, 4), _randn(3, 4, 5)]),
+    ("conv 1d VALID stride 2, symbolic width", ["_, b, _", None], (),
+     _conv_1d(2, "VALID"), [_randn(1, 9, 4), _randn(3, 4, 5)]),
+    ("conv_transpose 1d SAME, symbolic width", ["_, b, _", None], (),
+     lambda lhs, rhs, jax: jax.lax.conv_transpose(lhs, rhs, strides=(2,), padding="SAME"),
+     [_randn(2, 6, 4), _randn(3, 4, 5)]),
+    ("tril with k = n", ["m, n"], (),
+     lambda x, jax: jax.numpy.tril(jax.numpy.ones((x.shape[0], x.shape[0] + x.shape[1])),
+                                   k=x.shape[1]) + jax.numpy.triu(x, k=x.shape[0] - 2).sum(),
+     [_randn(3, 4)]),
+    ("tril_indices and triu_indices of n", ["n, m"], (),
+     lambda x, jax: (*jax.numpy.tril_indices(x.shape[0]), *jax.numpy.triu_indices(x.shape[0])),
+     [_randn(3, 4)]),
+    ("nonzero with size b", ["b"], (),
+     lambda x, jax: jax.numpy.nonzero(x > 0, size=x.shape[0], fill_value=-1), [_randn(7)]),
+    ("bincount of length b", ["b"], (),
+     lambda x, jax: jax.numpy.bincount(x % 4, length=x.shape[0]),
+     [np.array([3, 1, 0, 3, 2, 6, 1, 7, 5], np.int32)]),
+    ("pad wrap (b, 0) and (4, 1)", ["b, ..."], (),
+     lambda x, jax: jax.numpy.pad(x, [[x.shape[0], 0], [x.shape[1], 1]], mode="wrap"),
+     [_randn(3, 4)]),
+    ("pad linear_ramp", ["b, ..."], ("b >= 2",),
+     lambda x, jax: jax.numpy.pad(x, [[x.shape[0], 0], [x.shape[1], 1]], mode="linear_ramp",
+                                  end_values=((1., -1.), (2., 3.))),
+     [_randn(3, 4)]),
+    ("pad maximum, stat_length b // 2", ["b, ..."], ("b >= 2",),
+     lambda x, jax: jax.numpy.pad(x, [[x.shape[0], 0], [x.shape[1], 1]], mode="maximum",
+                                  stat_length=((x.shape[0] // 2, 2), (2, 2))),
+     [_randn(5, 4)]),
+    ("pad reflect odd", ["b, ..."], ("b >= 2",),
+     lambda x, jax: jax.numpy.pad(x, [[x.shape[0] - 1, 0], [x.shape[1], 1]], mode="reflect",
+                                  reflect_type="odd"),
+     [_randn(3, 4)]),
+    ("pad symmetric even", ["b, ..."], ("b >= 2",),
+     lambda x, jax: jax.numpy.pad(x, [[x.shape[0], 0], [1, 2]], mode="symmetric"),
+     [_randn(3, 4)]),
+    ("pad reflect of an axis maybe 1 long (error)", ["b, ..."], (),
+     lambda x, jax: jax.numpy.pad(x, [[x.shape[0] - 1, 0], [1, 1]], mode="reflect"),
+     [_randn(3, 4)]),
+    ("split at b and 2", ["b + 4"], (),
+     lambda x, jax: jax.numpy.split(x, (2, x.shape[0] - 2)), [_randn(9)]),
+    ("split into a symbolic number of sections (error)", ["2*b"], (),
+     lambda x, jax: jax.numpy.split(x, x.shape[0] // 2), [_randn(6)]),
+    ("linspace to b, and of b points", ["b"], ("b >= 2",),
+     lambda x, jax: (jax.numpy.linspace(0, x.shape[0], 4), jax.numpy.linspace(0, 10, x.shape[0])),
+     [_randn(5)]),
+]
+
+
+def _values(out):
+    return [np.asarray(v).tolist() for v in (out if isinstance(out, (tuple, list)) else [out])]
+
+
+def run(jax):
+    export = jax.export
+    out = {}
+    for name, specs, constraints, f, args in CASES:
+        try:
+            shapes = export.symbolic_args_specs(args, specs, constraints=list(constraints))
+            exp = export.export(jax.jit(lambda *a, f=f: f(*a, jax)))(*shapes)
+            out[name] = {"shapes": [str(a.shape) for a in exp.out_avals],
+                         "values": _values(exp.call(*args))}
+        except Exception as e:     # the refusals: JAX's error type and text
+            out[name] = {"error": [type(e).__name__, str(e).splitlines()[0]]}
+    return out
