@@ -313,13 +313,12 @@ def _overrides() -> dict:
     # ops whose result type is all that meets a symbolic size (their windows and lengths are
     # attributes: constants here, as in JAX, whose shape refinement infers the rest)
     attributed = {prim: _static_sizes(prim, _attribute_sizes)
-                  for prim in (windowed.reduce_window_sum_p, windowed.reduce_window_max_p,
-                               windowed.reduce_window_min_p, windowed.reduce_window_p, fft_p,
-                               windowed.select_and_gather_add_p,
+                  for prim in (fft_p, windowed.select_and_gather_add_p,
                                windowed.select_and_scatter_add_p, _reductions.reduce_p,
                                device_put_p)}
     return {**scatters, **cumulative, **attributed, gather_p: _gather,
             convolution.conv_general_dilated_p: _symbolic_windows.conv,
+            **_symbolic_windows.window_reductions(),
             dynamic_slice_p: _dynamic_slice,
             shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
             shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota, shapes.stack_p: _stack,
@@ -476,39 +475,15 @@ def _cumulative(prim):
         n = aval.shape[axis]
         if not is_symbolic(n):
             return rule(ctx, x, axis=axis, reverse=reverse)
-        symbolic, rank = ctx.module_ctx.symbolic, aval.ndim
-        window, padding = [1] * rank, [0] * (2 * rank)
+        window, padding = [1] * aval.ndim, [(0, 0)] * aval.ndim
         window[axis] = n
-        padding[2 * axis + (1 if reverse else 0)] = n - 1
-        ones = ctx.constant(np.ones(rank, np.int32))
-        pads = ctx.block.op1("stablehlo.reshape", [symbolic.shape(ctx.block, padding)],
-                             f"tensor<{rank}x2xi32>")
-        reducer = _reducer_function(ctx, _CUMULATIVE_KINDS[prim.name], aval.dtype)
-        return ctx.op1("stablehlo.custom_call",
-                       [x, ctx.constant(_reductions._identity(_CUMULATIVE_KINDS[prim.name],
-                                                              aval.dtype)),
-                        symbolic.shape(ctx.block, window), ones, ones, ones, pads],
-                       {"call_target_name": '"stablehlo.dynamic_reduce_window"',
-                        "api_version": "2 : i32", "called_computations": f"[@{reducer.name}]"})
+        padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
+        kind = _CUMULATIVE_KINDS[prim.name]
+        init = ctx.constant(_reductions._identity(kind, aval.dtype))
+        return _symbolic_windows.dynamic_reduce_window(
+            ctx, [x], [init], _symbolic_windows.reducer_function(ctx, kind, aval.dtype),
+            window, [1] * aval.ndim, padding)[0]
     return lower
-
-
-def _reducer_function(ctx, kind: str, dtype) -> hlo.Function:
-    """`reduce_window_<dtype>_reducer(a, b) -> a <kind> b`, a function of the module (a
-    custom call names its computation; a region cannot be passed)."""
-    scalar = hlo.tensor_type((), dtype)
-    fn = ctx.module_ctx.module.function(f"reduce_window_{np.dtype(dtype).name}_reducer",
-                                        [scalar, scalar])
-    a, b = fn.args
-    body = fn.body
-    if kind == "logaddexp":
-        out = _reductions._logaddexp(ctx.with_block(body), body, dtype, a, b)
-    elif kind in ("max", "min") and np.issubdtype(dtype, np.complexfloating):
-        out = _reductions._minmax_complex(ctx.with_block(body), body, kind, dtype, a, b)
-    else:
-        out = body.op1(_reductions._HLO_OPS[kind], [a, b], scalar)
-    fn.set_results([out])
-    return fn
 
 
 def _gather_bounds(ctx, params) -> list:

@@ -3,7 +3,8 @@ symbolic: convolutions (a symbolic batch, a symbolic spatial size under 'SAME' p
 `stablehlo.dynamic_conv`, conv_transpose), jnp.tril with a symbolic k, tril_indices/
 triu_indices of a symbolic n (nonzero with a symbolic size), bincount of a symbolic length,
 jnp.pad's wrap, linear_ramp, reflect and maximum (a symbolic stat_length) modes, jnp.split at
-a symbolic index, linspace with a symbolic stop or num; and JAX's errors where it refuses
+a symbolic index, linspace with a symbolic stop or num, reduce_window with a symbolic window,
+strides, padding or base dilation (JAX's `stablehlo.dynamic_reduce_window`); and JAX's errors where it refuses
 (jnp.pad's reflection of an axis not known to be long enough, jnp.split into a symbolic
 number of sections). `run(jax)` gives, per case, the exported results' shapes as text and
 their values at one concrete size, or the error's type and text; recorded on real JAX by
@@ -79,6 +80,29 @@ CASES = [
     ("linspace to b, and of b points", ["b"], ("b >= 2",),
      lambda x, jax: (jax.numpy.linspace(0, x.shape[0], 4), jax.numpy.linspace(0, 10, x.shape[0])),
      [_randn(5)]),
+    ("reduce_window min and max, window (2, b)", ["b, ..."], (),
+     lambda x, jax: jax.lax.reduce_window(x, np.float32(1.), jax.lax.min, (2, x.shape[0]),
+                                          (1, 1), "VALID") +
+     jax.lax.reduce_window(x, np.float32(1.), jax.lax.max, (2, x.shape[0]), (1, 1), "VALID"),
+     [_randn(3, 8)]),
+    ("reduce_window add, window (2, b), strides (1, b), padding (b, 1)", ["b, ..."], (),
+     lambda x, jax: jax.lax.reduce_window(x, np.float32(0.), jax.lax.add, (2, x.shape[0]),
+                                          (1, x.shape[0]), ((0, 0), (x.shape[0], 1))),
+     [_randn(3, 8)]),
+    ("reduce_window variadic, window (2, b)", ["b, ...", "b, ..."], (),
+     lambda x, y, jax: jax.lax.reduce_window(
+         (x, y), (np.float32(1.), np.int32(2)),
+         lambda a, b: (jax.lax.add(a[0], b[0]), jax.lax.sub(a[1], b[1])),
+         (2, x.shape[0]), (1, 1), "VALID"),
+     [_randn(3, 8), np.arange(24, dtype=np.int32).reshape(3, 8)]),
+    ("reduce_window add SAME, stride 2, of 16*b", ["_, b, ..."], (),
+     lambda x, jax: jax.lax.reduce_window(jax.numpy.reshape(x, (1, -1, 1)), np.float32(1.),
+                                          jax.lax.add, (1, 4, 1), (1, 2, 1), "SAME"),
+     [_randn(1, 4, 16)]),
+    ("reduce_window add, base dilation b", ["b, ..."], (),
+     lambda x, jax: jax.lax.reduce_window(x, np.float32(0.), jax.lax.add, (2, 2), (1, 1),
+                                          "VALID", base_dilation=(x.shape[0], 1)),
+     [_randn(3, 4)]),
 ]
 
 
