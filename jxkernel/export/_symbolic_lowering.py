@@ -36,8 +36,9 @@ from ..lax import convolution, shapes, slicing, windowed
 from ..lax.fft import fft_p
 from ..lax.transfer import device_put_p
 from ..lax.reductions import cumsum_p
-from ..lax.slicing import (GatherScatterMode, _dims_attr, _scatter_lowering, dynamic_slice_p,
-                           gather_p)
+from ..lax.slicing import GatherScatterMode, _dims_attr, dynamic_slice_p, gather_p
+from ..lax.slicing import gather_scatter as _gather_scatter
+from ..lax.slicing.gather_scatter import gather_fill
 from ..xla import stablehlo as hlo
 from . import _symbolic_windows
 from .shape_poly import (InconclusiveDimensionOperation, UnexpectedDimVar, _DimExpr,
@@ -304,9 +305,10 @@ def _pad(ctx, x, padding_value, *, padding_config):
 
 
 def _overrides() -> dict:
-    scatters = {prim: _static_sizes(prim, _scatter_clip_sizes) for prim in lowering_rules
-                if getattr(lowering_rules[prim], "__module__", None) ==
-                _scatter_lowering.__module__ and prim.name.startswith("scatter")}
+    # scatters (mode CLIP clamps with bounds computed in the module where they are symbolic)
+    scatters = {prim: lowering_rules[prim] for prim in lowering_rules
+                if getattr(lowering_rules[prim], "__module__", None) == _gather_scatter.__name__
+                and prim.name.startswith("scatter")}
     cumulative = {prim: _cumulative(prim) for prim in lowering_rules
                   if prim.name in _CUMULATIVE_KINDS and getattr(
                       lowering_rules[prim], "__module__", None) == lowering_rules[cumsum_p].__module__}
@@ -429,33 +431,23 @@ def _static_sizes(prim, sizes_of):
 
 
 def _gather(ctx, operand, indices, **params):
-    """gather; symbolic slice sizes become an operand (`dynamic_gather`), except where mode
-    FILL_OR_DROP would check the indices against symbolic bounds."""
+    """gather; symbolic slice sizes become an operand (`dynamic_gather`); mode FILL_OR_DROP
+    checks the indices against bounds computed in the module where they are symbolic."""
     dn, sizes = params["dimension_numbers"], params["slice_sizes"]
     if not has_symbolic(sizes):
-        return _static_sizes(gather_p, _gather_bounds)(ctx, operand, indices, **params)
-    if params["mode"] == GatherScatterMode.FILL_OR_DROP:
-        raise _refusal(gather_p, next(d for d in sizes if is_symbolic(d)),
-                       "in a slice size, with mode FILL_OR_DROP")
+        return lowering_rules[gather_p](ctx, operand, indices, **params)
     dims = _dims_attr("gather", [
         ("offset_dims", dn.offset_dims), ("collapsed_slice_dims", dn.collapsed_slice_dims),
         ("operand_batching_dims", dn.operand_batching_dims),
         ("start_indices_batching_dims", dn.start_indices_batching_dims),
         ("start_index_map", dn.start_index_map)], ctx.avals_in[1].ndim - 1)
-    return ctx.op1("stablehlo.dynamic_gather",
-                   [operand, indices, ctx.module_ctx.symbolic.shape(ctx.block, sizes)],
-                   {"dimension_numbers": dims,
-                    "indices_are_sorted": hlo.bool_attr(params["indices_are_sorted"])})
-
-
-def _scatter_clip_sizes(ctx, params) -> list:
-    """With mode CLIP, the operand sizes and window sizes the indices are clamped with."""
-    if params["mode"] != GatherScatterMode.CLIP:
-        return []
-    dn = params["dimension_numbers"]
-    operand, _, updates = ctx.avals_in
-    return [operand.shape[d] for d in dn.scatter_dims_to_operand_dims] + \
-        [updates.shape[d] for d in dn.update_window_dims]
+    result = ctx.op1("stablehlo.dynamic_gather",
+                     [operand, indices, ctx.module_ctx.symbolic.shape(ctx.block, sizes)],
+                     {"dimension_numbers": dims,
+                      "indices_are_sorted": hlo.bool_attr(params["indices_are_sorted"])})
+    if params["mode"] != GatherScatterMode.FILL_OR_DROP:
+        return result
+    return gather_fill(ctx, result, indices, dn, sizes, params["fill_value"])
 
 
 # each cumulative primitive's reducer (lax/reductions.py's kinds)
@@ -484,11 +476,3 @@ def _cumulative(prim):
             ctx, [x], [init], _symbolic_windows.reducer_function(ctx, kind, aval.dtype),
             window, [1] * aval.ndim, padding)[0]
     return lower
-
-
-def _gather_bounds(ctx, params) -> list:
-    """With mode FILL_OR_DROP, the sizes the indices are checked against (as constants)."""
-    if params["mode"] != GatherScatterMode.FILL_OR_DROP:
-        return []
-    shape = ctx.avals_in[0].shape
-    return [shape[d] for d in params["dimension_numbers"].start_index_map]

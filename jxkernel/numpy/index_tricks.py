@@ -23,27 +23,25 @@ from ..core import dtypes
 from ..core.avals import context_abstract_mesh, explicit_axes, public_type
 from ..core.config import config
 from ..core.errors import ConcretizationTypeError
-from ..core.symbolic import index_or_symbolic, is_symbolic, min_dim
+from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..core.sharding_types import ShardingTypeError
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from . import util
-from .creation import _concrete, arange, array, eye, meshgrid, ones
+from .creation import _concrete, arange, array, eye, meshgrid
 from .indexing import GatherScatterMode, _concrete_value, _normalize, _scatter_update, getitem
 from .products import einsum
 from . import ufuncs
 from .manipulation import (_asarray, _dtype, _full, _shape, _slice_axis, _zeros_like,
                            broadcast_arrays, broadcast_shapes, broadcast_to, concatenate,
-                           expand_dims, moveaxis, ravel, resize, stack, transpose, tril,
-                           triu)
+                           expand_dims, moveaxis, ravel, resize, stack, transpose)
 from .ranges import linspace
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, ensure_arraylike
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
            "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
-           "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from",
            "mgrid", "ogrid", "r_", "c_", "s_", "index_exp", "repeat", "diagonal", "diag",
            "diagflat"]
 
@@ -627,55 +625,6 @@ def diag_indices_from(arr) -> tuple:
     if len(set(shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")
     return diag_indices(shape[0], len(shape))
-
-
-def _triu_size(n, m, k):
-    """How many elements an (n, m) array has on and above its k-th diagonal (JAX's
-    expression, for symbolic sizes)."""
-    if k < 0:
-        return n * m - _triu_size(m, n, 1 - k)
-    if k >= m:
-        return 0
-    mk = min_dim(n, m - k)
-    return mk * (mk + 1) // 2 + mk * (m - k - mk)
-
-
-def _tri_indices(n, k, m, lower: bool) -> tuple:
-    n, k = index_or_symbolic(n), index_or_symbolic(k)
-    m = n if m is None else index_or_symbolic(m)
-    if is_symbolic(n) or is_symbolic(k) or is_symbolic(m):
-        # JAX's: the nonzeros of the triangle, as many as its size (symbolic)
-        from .selection import nonzero      # (selection's module imports this one's users)
-        if lower:
-            return nonzero(tril(ones((n, m)), k=k), size=_triu_size(m, n, -k))
-        return nonzero(triu(ones((n, m)), k=k), size=_triu_size(n, m, k))
-    rows, cols = np.tril_indices(n, k, m) if lower else np.triu_indices(n, k, m)
-    dt = dtypes.default_int_dtype()
-    return ensure_array(rows.astype(dt)), ensure_array(cols.astype(dt))
-
-
-def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple:
-    """(rows, cols) of the lower triangle (on and below diagonal k) of an n x m array."""
-    return _tri_indices(n, k, m, True)
-
-
-def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple:
-    """(rows, cols) of the upper triangle (on and above diagonal k) of an n x m array."""
-    return _tri_indices(n, k, m, False)
-
-
-def tril_indices_from(arr, k: int = 0) -> tuple:
-    shape = aval_of(arr).shape
-    if len(shape) != 2:
-        raise ValueError("Only 2-D inputs are accepted")
-    return tril_indices(shape[0], k, shape[1])
-
-
-def triu_indices_from(arr, k: int = 0) -> tuple:
-    shape = aval_of(arr).shape
-    if len(shape) != 2:
-        raise ValueError("Only 2-D inputs are accepted")
-    return triu_indices(shape[0], k, shape[1])
 
 
 # ------------------------------------------------------------------ mgrid, ogrid, r_, c_

@@ -4,7 +4,9 @@ symbolic: convolutions (a symbolic batch, a symbolic spatial size under 'SAME' p
 triu_indices of a symbolic n (nonzero with a symbolic size), bincount of a symbolic length,
 jnp.pad's wrap, linear_ramp, reflect and maximum (a symbolic stat_length) modes, jnp.split at
 a symbolic index, linspace with a symbolic stop or num, reduce_window with a symbolic window,
-strides, padding or base dilation (JAX's `stablehlo.dynamic_reduce_window`); and JAX's errors where it refuses
+strides, padding or base dilation (JAX's `stablehlo.dynamic_reduce_window`), gathers and
+scatters checking or clamping their indices against symbolic bounds, a scatter's gradient over
+a symbolic number of updates, igamma/igammac; and JAX's errors where it refuses
 (jnp.pad's reflection of an axis not known to be long enough, jnp.split into a symbolic
 number of sections). `run(jax)` gives, per case, the exported results' shapes as text and
 their values at one concrete size, or the error's type and text; recorded on real JAX by
@@ -103,6 +105,26 @@ CASES = [
      lambda x, jax: jax.lax.reduce_window(x, np.float32(0.), jax.lax.add, (2, 2), (1, 1),
                                           "VALID", base_dilation=(x.shape[0], 1)),
      [_randn(3, 4)]),
+    ("take along axis 1 of a b-sized batch (fill or drop)", ["b, ...", None], (),
+     lambda a, i, jax: jax.numpy.take(a, i, axis=1),
+     [_randn(3, 4, 5), np.array([1, 5, -1, 3], np.int32)]),
+    ("take_along_axis 0 of b rows (fill or drop at b)", ["b, ...", "b, ..."], (),
+     lambda x, i, jax: jax.numpy.take_along_axis(x, i, axis=0, mode="fill"),
+     [_randn(5, 2), np.array([[4], [0], [7], [-1], [2]], np.int32)]),
+    ("scatter_add clipped to b rows", ["b, ...", "b, ...", "b, ..."], (),
+     lambda x, i, u, jax: jax.lax.scatter_add(
+         x, i, u, jax.lax.ScatterDimensionNumbers((1,), (0,), (0, 1)),
+         mode=jax.lax.GatherScatterMode.CLIP),
+     [_randn(7, 4), np.array([[1, 2], [-2, 0], [6, 4], [7, -1], [1, 0], [3, 0], [0, 5]],
+                             np.int32), _randn(7, 1)]),
+    ("grad of a scatter of b updates", ["b, ...", "b, ...", "b, ..."], (),
+     lambda x, i, u, jax: jax.grad(lambda x, u: jax.numpy.sum(jax.lax.scatter(
+         x, i, u, jax.lax.ScatterDimensionNumbers((1,), (0,), (0, 1)))), (0, 1))(x, u),
+     [_randn(7, 4), np.array([[1, 2], [3, 0], [6, 3], [1, 2], [1, 0], [3, 0], [0, 1]],
+                             np.int32), _randn(7, 1)]),
+    ("igamma and igammac of (b, 4) and (1, 4)", ["b, ...", None], (),
+     lambda a, x, jax: (jax.lax.igamma(a, x), jax.lax.igammac(a, x)),
+     [np.abs(_randn(3, 4)) + 0.5, np.abs(_randn(1, 4)) * 2]),
 ]
 
 
