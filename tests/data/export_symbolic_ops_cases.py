@@ -6,10 +6,11 @@ jnp.pad's wrap, linear_ramp, reflect and maximum (a symbolic stat_length) modes,
 a symbolic index, linspace with a symbolic stop or num, reduce_window with a symbolic window,
 strides, padding or base dilation (JAX's `stablehlo.dynamic_reduce_window`), gathers and
 scatters checking or clamping their indices against symbolic bounds, a scatter's gradient over
-a symbolic number of updates, igamma/igammac; and JAX's errors where it refuses
-(jnp.pad's reflection of an axis not known to be long enough, jnp.split into a symbolic
-number of sections). `run(jax)` gives, per case, the exported results' shapes as text and
-their values at one concrete size, or the error's type and text; recorded on real JAX by
+a symbolic number of updates, igamma/igammac, a Ref's slices over a symbolic size; and JAX's
+errors where it refuses (jnp.pad's reflection of an axis not known to be long enough,
+jnp.split into a symbolic number of sections, ragged_dot_general of a symbolic group count).
+`run(jax)` gives, per case, the exported results' shapes as text and their values at one
+concrete size, or the error's type and text; recorded on real JAX by
 reference/make_export_symbolic_ops_reference.py, compared by
 tests/export/test_export_symbolic_ops.py."""
 import numpy as np
@@ -125,7 +126,23 @@ CASES = [
     ("igamma and igammac of (b, 4) and (1, 4)", ["b, ...", None], (),
      lambda a, x, jax: (jax.lax.igamma(a, x), jax.lax.igammac(a, x)),
      [np.abs(_randn(3, 4)) + 0.5, np.abs(_randn(1, 4)) * 2]),
+    ("ragged_dot_general of a symbolic group count (error)", ["m, k", "g, k, n", "g"], (),
+     lambda lhs, rhs, gs, jax: jax.lax.ragged_dot_general(
+         lhs, rhs, gs, ragged_dot_dimension_numbers=jax.lax.RaggedDotDimensionNumbers(
+             dot_dimension_numbers=(([1], [1]), ([], [])), lhs_ragged_dimensions=[0],
+             rhs_group_dimensions=[0])),
+     [_randn(11, 5), _randn(3, 5, 7), np.array([4, 4, 3], np.int32)]),
+    ("a Ref of w elements updated through slices", ["w"], ("w >= 5",),
+     lambda x, jax: (_ref_updates(x, slice(None), jax), _ref_updates(x, slice(2, 5), jax)),
+     [_randn(8)]),
 ]
+
+
+def _ref_updates(x, slc, jax):
+    r = jax.new_ref(x)
+    r[slc] += jax.numpy.ones_like(x)[slc]
+    r[slc] = r[slc] * 2
+    return r[...]
 
 
 def _values(out):
