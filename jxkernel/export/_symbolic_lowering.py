@@ -77,7 +77,7 @@ class SymbolicLowering:
         for scope in scopes.values():
             for _, known in scope._constraints:
                 for name in known.variables():
-                    if name not in self.values:
+                    if name not in self.values and name not in scope._equal:
                         raise self._unexpected(name)
 
     def for_region(self, block, in_avals, args) -> SymbolicLowering:

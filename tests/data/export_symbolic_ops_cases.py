@@ -149,9 +149,28 @@ def _values(out):
     return [np.asarray(v).tolist() for v in (out if isinstance(out, (tuple, list)) else [out])]
 
 
+def _equality_constraints(jax):
+    """Equality constraints whose left side is not a variable: the terms they rewrite, and
+    their check when the export is called."""
+    export, out = jax.export, {}
+    a, b, d = export.symbolic_shape("a, b, d", constraints=(
+        "mod(b, 4) == 0", "floordiv(d, 2) == a + 5"))
+    out["rewritten terms"] = [str(e) for e in (b % 4, d // 2, 2 * (d // 2) + 1)]
+    for constraints, shape in ((("max(a, b) == b",), (3, 2)), (("max(a, b) == b",), (2, 3)),
+                               (("max(a, b) == 4", "a == b"), (3, 3))):
+        spec = jax.ShapeDtypeStruct(export.symbolic_shape("a, b", constraints=constraints),
+                                    np.int32)
+        exp = export.export(jax.jit(lambda x: x + 1))(spec)
+        try:
+            out[f"{constraints} called on {shape}"] = _values(exp.call(np.ones(shape, np.int32)))
+        except ValueError as e:
+            out[f"{constraints} called on {shape}"] = str(e)
+    return out
+
+
 def run(jax):
     export = jax.export
-    out = {}
+    out = {"equality constraints": _equality_constraints(jax)}
     for name, specs, constraints, f, args in CASES:
         try:
             shapes = export.symbolic_args_specs(args, specs, constraints=list(constraints))
