@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import get_aval
+from ..core.symbolic import canonicalize_slice, is_symbolic
 from ..core.trace import Tracer
 
 
@@ -52,6 +53,10 @@ class Indexer:
                 operands.append(i)
             elif type(i) is slice and i.step in (None, 1) and all(
                     b is None or _is_int(b) for b in (i.start, i.stop)):
+                if is_symbolic(dim):       # (jax.export: JAX's bounds, clamped symbolically)
+                    start, _, size = canonicalize_slice(i, dim)
+                    entries.append((start, size))
+                    continue
                 start, stop, _ = i.indices(dim)
                 entries.append((start, max(stop - start, 0)))
             else:

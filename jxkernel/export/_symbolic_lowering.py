@@ -32,13 +32,15 @@ from ..lax import _lowering as _hl
 from ..lax import _rules
 from ..lax import elementwise as _elementwise
 from ..lax import reductions as _reductions
-from ..lax import shapes, slicing, windowed
+from ..lax import convolution, shapes, slicing, windowed
 from ..lax.fft import fft_p
 from ..lax.transfer import device_put_p
 from ..lax.reductions import cumsum_p
-from ..lax.slicing import (GatherScatterMode, _dims_attr, _scatter_lowering, dynamic_slice_p,
-                           gather_p)
+from ..lax.slicing import GatherScatterMode, _dims_attr, dynamic_slice_p, gather_p
+from ..lax.slicing import gather_scatter as _gather_scatter
+from ..lax.slicing.gather_scatter import gather_fill
 from ..xla import stablehlo as hlo
+from . import _symbolic_windows
 from .shape_poly import (InconclusiveDimensionOperation, UnexpectedDimVar, _DimExpr,
                          cannot_solve, solving_plan, specs_text)
 
@@ -75,7 +77,7 @@ class SymbolicLowering:
         for scope in scopes.values():
             for _, known in scope._constraints:
                 for name in known.variables():
-                    if name not in self.values:
+                    if name not in self.values and name not in scope._equal:
                         raise self._unexpected(name)
 
     def for_region(self, block, in_avals, args) -> SymbolicLowering:
@@ -303,21 +305,22 @@ def _pad(ctx, x, padding_value, *, padding_config):
 
 
 def _overrides() -> dict:
-    scatters = {prim: _static_sizes(prim, _scatter_clip_sizes) for prim in lowering_rules
-                if getattr(lowering_rules[prim], "__module__", None) ==
-                _scatter_lowering.__module__ and prim.name.startswith("scatter")}
+    # scatters (mode CLIP clamps with bounds computed in the module where they are symbolic)
+    scatters = {prim: lowering_rules[prim] for prim in lowering_rules
+                if getattr(lowering_rules[prim], "__module__", None) == _gather_scatter.__name__
+                and prim.name.startswith("scatter")}
     cumulative = {prim: _cumulative(prim) for prim in lowering_rules
                   if prim.name in _CUMULATIVE_KINDS and getattr(
                       lowering_rules[prim], "__module__", None) == lowering_rules[cumsum_p].__module__}
     # ops whose result type is all that meets a symbolic size (their windows and lengths are
     # attributes: constants here, as in JAX, whose shape refinement infers the rest)
     attributed = {prim: _static_sizes(prim, _attribute_sizes)
-                  for prim in (windowed.reduce_window_sum_p, windowed.reduce_window_max_p,
-                               windowed.reduce_window_min_p, windowed.reduce_window_p, fft_p,
-                               windowed.select_and_gather_add_p,
+                  for prim in (fft_p, windowed.select_and_gather_add_p,
                                windowed.select_and_scatter_add_p, _reductions.reduce_p,
                                device_put_p)}
     return {**scatters, **cumulative, **attributed, gather_p: _gather,
+            convolution.conv_general_dilated_p: _symbolic_windows.conv,
+            **_symbolic_windows.window_reductions(),
             dynamic_slice_p: _dynamic_slice,
             shapes.broadcast_in_dim_p: _broadcast_in_dim, shapes.reshape_p: _reshape,
             shapes.squeeze_p: _dynamic_reshape, shapes.iota_p: _iota, shapes.stack_p: _stack,
@@ -428,33 +431,23 @@ def _static_sizes(prim, sizes_of):
 
 
 def _gather(ctx, operand, indices, **params):
-    """gather; symbolic slice sizes become an operand (`dynamic_gather`), except where mode
-    FILL_OR_DROP would check the indices against symbolic bounds."""
+    """gather; symbolic slice sizes become an operand (`dynamic_gather`); mode FILL_OR_DROP
+    checks the indices against bounds computed in the module where they are symbolic."""
     dn, sizes = params["dimension_numbers"], params["slice_sizes"]
     if not has_symbolic(sizes):
-        return _static_sizes(gather_p, _gather_bounds)(ctx, operand, indices, **params)
-    if params["mode"] == GatherScatterMode.FILL_OR_DROP:
-        raise _refusal(gather_p, next(d for d in sizes if is_symbolic(d)),
-                       "in a slice size, with mode FILL_OR_DROP")
+        return lowering_rules[gather_p](ctx, operand, indices, **params)
     dims = _dims_attr("gather", [
         ("offset_dims", dn.offset_dims), ("collapsed_slice_dims", dn.collapsed_slice_dims),
         ("operand_batching_dims", dn.operand_batching_dims),
         ("start_indices_batching_dims", dn.start_indices_batching_dims),
         ("start_index_map", dn.start_index_map)], ctx.avals_in[1].ndim - 1)
-    return ctx.op1("stablehlo.dynamic_gather",
-                   [operand, indices, ctx.module_ctx.symbolic.shape(ctx.block, sizes)],
-                   {"dimension_numbers": dims,
-                    "indices_are_sorted": hlo.bool_attr(params["indices_are_sorted"])})
-
-
-def _scatter_clip_sizes(ctx, params) -> list:
-    """With mode CLIP, the operand sizes and window sizes the indices are clamped with."""
-    if params["mode"] != GatherScatterMode.CLIP:
-        return []
-    dn = params["dimension_numbers"]
-    operand, _, updates = ctx.avals_in
-    return [operand.shape[d] for d in dn.scatter_dims_to_operand_dims] + \
-        [updates.shape[d] for d in dn.update_window_dims]
+    result = ctx.op1("stablehlo.dynamic_gather",
+                     [operand, indices, ctx.module_ctx.symbolic.shape(ctx.block, sizes)],
+                     {"dimension_numbers": dims,
+                      "indices_are_sorted": hlo.bool_attr(params["indices_are_sorted"])})
+    if params["mode"] != GatherScatterMode.FILL_OR_DROP:
+        return result
+    return gather_fill(ctx, result, indices, dn, sizes, params["fill_value"])
 
 
 # each cumulative primitive's reducer (lax/reductions.py's kinds)
@@ -474,44 +467,12 @@ def _cumulative(prim):
         n = aval.shape[axis]
         if not is_symbolic(n):
             return rule(ctx, x, axis=axis, reverse=reverse)
-        symbolic, rank = ctx.module_ctx.symbolic, aval.ndim
-        window, padding = [1] * rank, [0] * (2 * rank)
+        window, padding = [1] * aval.ndim, [(0, 0)] * aval.ndim
         window[axis] = n
-        padding[2 * axis + (1 if reverse else 0)] = n - 1
-        ones = ctx.constant(np.ones(rank, np.int32))
-        pads = ctx.block.op1("stablehlo.reshape", [symbolic.shape(ctx.block, padding)],
-                             f"tensor<{rank}x2xi32>")
-        reducer = _reducer_function(ctx, _CUMULATIVE_KINDS[prim.name], aval.dtype)
-        return ctx.op1("stablehlo.custom_call",
-                       [x, ctx.constant(_reductions._identity(_CUMULATIVE_KINDS[prim.name],
-                                                              aval.dtype)),
-                        symbolic.shape(ctx.block, window), ones, ones, ones, pads],
-                       {"call_target_name": '"stablehlo.dynamic_reduce_window"',
-                        "api_version": "2 : i32", "called_computations": f"[@{reducer.name}]"})
+        padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
+        kind = _CUMULATIVE_KINDS[prim.name]
+        init = ctx.constant(_reductions._identity(kind, aval.dtype))
+        return _symbolic_windows.dynamic_reduce_window(
+            ctx, [x], [init], _symbolic_windows.reducer_function(ctx, kind, aval.dtype),
+            window, [1] * aval.ndim, padding)[0]
     return lower
-
-
-def _reducer_function(ctx, kind: str, dtype) -> hlo.Function:
-    """`reduce_window_<dtype>_reducer(a, b) -> a <kind> b`, a function of the module (a
-    custom call names its computation; a region cannot be passed)."""
-    scalar = hlo.tensor_type((), dtype)
-    fn = ctx.module_ctx.module.function(f"reduce_window_{np.dtype(dtype).name}_reducer",
-                                        [scalar, scalar])
-    a, b = fn.args
-    body = fn.body
-    if kind == "logaddexp":
-        out = _reductions._logaddexp(ctx.with_block(body), body, dtype, a, b)
-    elif kind in ("max", "min") and np.issubdtype(dtype, np.complexfloating):
-        out = _reductions._minmax_complex(ctx.with_block(body), body, kind, dtype, a, b)
-    else:
-        out = body.op1(_reductions._HLO_OPS[kind], [a, b], scalar)
-    fn.set_results([out])
-    return fn
-
-
-def _gather_bounds(ctx, params) -> list:
-    """With mode FILL_OR_DROP, the sizes the indices are checked against (as constants)."""
-    if params["mode"] != GatherScatterMode.FILL_OR_DROP:
-        return []
-    shape = ctx.avals_in[0].shape
-    return [shape[d] for d in params["dimension_numbers"].start_index_map]

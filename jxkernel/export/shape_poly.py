@@ -64,6 +64,8 @@ class SymbolicScope:
         self.constraints_str = tuple(constraints_str)
         self._constraints: list = []          # (text, expression known to be >= 0)
         self._equal: dict = {}                # "a == 2*b": a variable stands for an expression
+        self._equal_atoms: dict = {}          # "max(a, b) == c": an atom, for an expression
+        self._equalities: list = []           # (text, lhs - rhs), checked at call time
         for text in self.constraints_str:
             _parse_constraint(text, self)
 
@@ -185,7 +187,9 @@ class _DimExpr:
     @staticmethod
     def atom(op: str, x, y, scope) -> _DimExpr:
         x, y = (int(v) if isinstance(v, np.integer) else v for v in (x, y))
-        return _DimExpr({(_Atom(op, (x, y)),): 1}, scope)
+        atom = _Atom(op, (x, y))
+        equal = scope._equal_atoms.get(atom)     # (an equality constraint's, as JAX's)
+        return equal if equal is not None else _DimExpr({(atom,): 1}, scope)
 
     # ---- arithmetic: with another dimension (an int, or anything operator.index takes) the
     # result is a dimension; with anything else (a float, an array, a tracer) it is the
@@ -278,6 +282,8 @@ class _DimExpr:
     def __rfloordiv__(self, other):
         if not _is_dim(other):
             return self._on_value("__rfloordiv__", other)
+        if operator.index(other) == 0:       # (0 divides exactly, as JAX normalizes it)
+            return 0
         return _DimExpr.atom("floordiv", operator.index(other), self, self.scope)
 
     def __mod__(self, other):
@@ -294,6 +300,8 @@ class _DimExpr:
     def __rmod__(self, other):
         if not _is_dim(other):
             return self._on_value("__rmod__", other)
+        if operator.index(other) == 0:
+            return 0
         return _DimExpr.atom("mod", operator.index(other), self, self.scope)
 
     def __divmod__(self, other):
@@ -846,12 +854,26 @@ def _parse_constraint(text, scope: SymbolicScope) -> None:
         return
     name = left.as_var() if isinstance(left, _DimExpr) else None
     if name is None:
-        raise NotImplementedError(
-            f"Symbolic constraint {text!r}: jxkernel supports equality constraints whose "
-            f"left side is one variable ('a == 2*b'); rewrite it so.")
+        _atom_equality(text, left, right, known, scope)
+        return
     if isinstance(right, _DimExpr) and name in right.variables():
         raise ValueError(f"Symbolic constraint {text!r} defines '{name}' by itself.")
     scope._equal[name] = right
+
+
+def _atom_equality(text, left, right, known, scope) -> None:
+    """`left == right` for a left side other than a variable: checked at call time, and
+    where the left side is one atom times c (`max(a, b)`, `mod(b, 4)`, `2*floordiv(d, 2)`)
+    with `right` divisible by c, the atom stands for right // c in the expressions made
+    after (JAX's rewriting of a term). (Unlike JAX's, it does not bound comparisons.)"""
+    scope._equalities.append((text, known))
+    terms = left._terms if isinstance(left, _DimExpr) else ()
+    if len(terms) == 1 and len(terms[0][0]) == 1 and terms[0][0][0].op != "var":
+        (atom,), coeff = terms[0]
+        value = right // coeff if isinstance(right, int) and right % coeff == 0 else \
+            _divide_exactly(right, coeff) if isinstance(right, _DimExpr) else None
+        if value is not None:
+            scope._equal_atoms[atom] = value
 
 
 def _parse_side(text: str, scope: SymbolicScope):
@@ -1004,10 +1026,10 @@ def solve_dimension_variables(specs, shapes, paths) -> dict:
     spec_text = specs_text(specs, paths)
 
     def mismatch(why: str, head="Input shapes do not match the polymorphic shapes "
-                                 "specification. ") -> ValueError:
+                                 "specification. ", end=". ") -> ValueError:
         obtained = "".join(f"'{v}' = {env[v]} from specification '{d}' for dimension {w}, "
                            for v, d, w in found)
-        return ValueError(f"{head}{why}. Using the following polymorphic shapes specifications: "
+        return ValueError(f"{head}{why}{end}Using the following polymorphic shapes specifications: "
                           f"{spec_text}. Obtained dimension variables: {obtained}. {_SPEC_DOC}")
 
     dims = [(d, (path, i, int(n))) for spec, shape, path in zip(specs, shapes, paths)
@@ -1044,12 +1066,21 @@ def solve_dimension_variables(specs, shapes, paths) -> dict:
                                f"(= {n}) and the specification '{d}' (= {d})")
     scopes = {id(d.scope): d.scope for spec in specs for d in spec if isinstance(d, _DimExpr)}
     for scope in scopes.values():
+        full = dict(env)                     # (variables an equality substituted, too)
+        for name, e in scope._equal.items():
+            full.setdefault(name, _evaluate(e, env))
         for text, known in scope._constraints:
-            value = known.evaluate(env)
+            value = known.evaluate(full)
             if value < 0:
                 raise mismatch(f"Input shapes do not match the symbolic shape constraint "
                                f"{text}. Expected '{known}' to be greater or equal to 0, but "
                                f"found {value}", head="")
+        for text, known in scope._equalities:
+            value = known.evaluate(full)
+            if value != 0:
+                raise mismatch(f"Input shapes do not match the symbolic shape constraint "
+                               f"{text}. Expected '{known}' to be equal to 0, but found "
+                               f"{value}", head="", end=".  ")    # (JAX's two spaces)
     return env
 
 

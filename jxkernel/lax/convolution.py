@@ -27,6 +27,7 @@ from typing import NamedTuple, Union
 import numpy as np
 
 from ..core import dtypes, sharding_types
+from ..core.symbolic import dilate_dim, index_or_symbolic, is_symbolic, max_dim, stride_dim
 from ..core.avals import ShapedArray, get_aval
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
                               numpy_rules, sharding_rules)
@@ -80,8 +81,9 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list:
         raise TypeError(f"Unknown padding type: {padding}.")
     pads = []
     for n, k, s in zip(in_shape, window_shape, window_strides):
-        out = -(-int(n) // int(s))
-        total = max((out - 1) * int(s) + int(k) - int(n), 0)
+        n, k, s = (_dim(d) for d in (n, k, s))
+        out = -(-n // s)
+        total = max_dim((out - 1) * s + k - n, 0)     # (JAX's expression, for symbolic n)
         small, large = total // 2, total - total // 2
         pads.append((small, large) if padding == PaddingType.SAME else (large, small))
     return pads
@@ -91,8 +93,12 @@ def _dilate_shape(shape, dilation) -> tuple:
     if not all(d > 0 for d in dilation):
         raise TypeError(f"All dilations must be positive, got {tuple(dilation)}.")
     dilation = (1,) * (len(shape) - len(dilation)) + tuple(dilation)
-    return tuple(max(1 + r * (int(d) - 1), 0) if r != 1 else int(d)
-                 for d, r in zip(shape, dilation))
+    return tuple(dilate_dim(_dim(d), r) for d, r in zip(shape, dilation))
+
+
+def _dim(d):
+    """A size as a Python int (a NumPy integer's too), a symbolic one as it is."""
+    return index_or_symbolic(d)
 
 
 def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1) -> tuple:
@@ -103,15 +109,22 @@ def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1) -
     if len(pads) != len(lhs_shape) - 2:
         raise TypeError(f"Wrong number of explicit pads for convolution: expected "
                         f"{len(lhs_shape) - 2}, got {len(pads)}.")
-    padded = [int(n) + int(lo) + int(hi) for n, (lo, hi) in zip(lhs_shape[2:], pads)]
+    padded = [_dim(n) + _dim(lo) + _dim(hi) for n, (lo, hi) in zip(lhs_shape[2:], pads)]
     if any(p < 0 for p in padded):
         raise ValueError(f"Negative padding is larger than the size of the corresponding "
                          f"dimension: got padding={pads} for lhs_shape[2:]="
-                         f"{tuple(int(d) for d in lhs_shape[2:])}")
-    space = tuple(max((p - int(k)) // int(s) + 1, 0)
+                         f"{tuple(_dim(d) for d in lhs_shape[2:])}")
+    space = tuple(stride_dim(p, _dim(k), _dim(s))
                   for p, k, s in zip(padded, rhs_shape[2:], strides))
-    batch = int(lhs_shape[0]) // batch_group_count if batch_group_count > 1 else int(lhs_shape[0])
-    return (batch, int(rhs_shape[0])) + space
+    batch = _dim(lhs_shape[0]) // batch_group_count if batch_group_count > 1 else \
+        _dim(lhs_shape[0])
+    return (batch, _dim(rhs_shape[0])) + space
+
+
+def _numpy_int(d):
+    """A size as a NumPy integer, as JAX's shape helpers give (its NumPy arithmetic shows
+    in printed shapes: stax's init_fun); a symbolic one as it is."""
+    return d if is_symbolic(d) else np.int64(d)
 
 
 def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
@@ -120,8 +133,7 @@ def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
     lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
     out = conv_shape_tuple(np.take(lhs_shape, lhs_perm), np.take(rhs_shape, rhs_perm),
                            window_strides, padding)
-    # NumPy integers, as JAX's (its NumPy arithmetic shows in printed shapes: stax's init_fun)
-    return tuple(np.int64(out[i]) for i in np.argsort(out_perm))
+    return tuple(_numpy_int(out[i]) for i in np.argsort(out_perm))
 
 
 def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
@@ -132,10 +144,10 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
     if isinstance(padding, str):
         padding = [_conv_transpose_padding(k, s, padding)
                    for k, s in zip(rhs_t[2:], window_strides)]
-    space = [(int(i) - 1) * s - int(k) + 2 + int(sum(p))
+    space = [(_dim(i) - 1) * s - _dim(k) + 2 + _dim(p[0]) + _dim(p[1])
              for i, k, s, p in zip(lhs_t[2:], rhs_t[2:], window_strides, padding)]
-    out = (int(lhs_t[0]), int(rhs_t[0])) + tuple(space)
-    return tuple(np.int64(out[i]) for i in np.argsort(out_perm))   # NumPy integers, as JAX's
+    out = (_dim(lhs_t[0]), _dim(rhs_t[0])) + tuple(space)
+    return tuple(_numpy_int(out[i]) for i in np.argsort(out_perm))
 
 
 def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
@@ -311,6 +323,17 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
             dimension_numbers=dimension_numbers, feature_group_count=feature_group_count,
             batch_group_count=batch_group_count, precision=precision,
             preferred_element_type=preferred_element_type)
+    return ctx.op1("stablehlo.convolution", [lhs, rhs], conv_attrs(
+        window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
+        feature_group_count=feature_group_count, batch_group_count=batch_group_count,
+        precision=precision))
+
+
+def conv_attrs(*, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers,
+               feature_group_count, batch_group_count, precision) -> dict:
+    """stablehlo.convolution's attributes; without `padding` where it is None
+    (`stablehlo.dynamic_conv` takes it as an operand)."""
     n = len(window_strides)
     pair = precision or (Precision.DEFAULT, Precision.DEFAULT)
     attrs = {
@@ -323,9 +346,9 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
         "window_reversal": hlo.bool_array([False] * n),
         "window_strides": hlo.i64_array(window_strides),
     }
-    if n:       # (an empty dense padding does not parse; absent means no padding)
+    if n and padding is not None:   # (an empty dense padding does not parse; absent: none)
         attrs["padding"] = hlo.dense_i64(padding)
-    return ctx.op1("stablehlo.convolution", [lhs, rhs], attrs)
+    return attrs
 
 
 def _complex_conv(lhs, rhs, *, preferred_element_type, **params):
@@ -570,7 +593,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         padding = padtype_to_pads([lhs_shape[d] for d in dnums.lhs_spec[2:]], effective,
                                   window_strides, padding)
     try:
-        padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+        padding = tuple((index_or_symbolic(lo), index_or_symbolic(hi)) for lo, hi in padding)
     except (ValueError, TypeError) as e:
         raise ValueError(f"padding argument to conv_general_dilated should be a string or a "
                          f"sequence of (low, high) pairs, got {padding}") from e

@@ -24,6 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from ..core import dtypes
+from ..core.symbolic import is_symbolic
 from .dot import canonicalize_precision, dot_general
 from .elementwise import bitwise_and, ge, lt, select
 from .reductions import cumsum
@@ -138,6 +139,10 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
         raise TypeError(f"expected group_sizes to have shape {expected}, got "
                         f"{group_sizes.shape}.")
     g = group_sizes.shape[-1]
+    if mode is not _Mode.BATCH and is_symbolic(g):       # (jax.export: JAX's TypeError)
+        raise TypeError("ragged_dot_general requires the group count (last dimension of "
+                        "group_sizes) to be static in Mode 1 (non-contracting) and Mode 2 "
+                        "(contracting).")
     groups = dnums.rhs_group_dimensions
     dot = lambda a, b, dims: dot_general(a, b, dims, precision=canonicalize_precision(precision),
                                          preferred_element_type=preferred_element_type)

@@ -54,7 +54,7 @@ from .elementwise import (
     sub,
 )
 from .reductions import reduce_or
-from .shapes import broadcast_in_dim
+from .shapes import broadcast_in_dim, broadcast_shapes
 from .while_loop import while_loop
 
 
@@ -89,7 +89,7 @@ def _upcast_and_broadcast(impl):
     float32 (the algorithms' constants and tolerances are those of float32/float64)."""
     @functools.wraps(impl)
     def wrapped(*args):
-        shape = np.broadcast_shapes(*(get_aval(a).shape for a in args))
+        shape = broadcast_shapes(*(get_aval(a).shape for a in args))   # (symbolic sizes too)
         args = [broadcast_in_dim(a, shape, tuple(range(len(get_aval(a).shape))))
                 if get_aval(a).shape != shape else a for a in args]
         dtype = dtypes.dtype(args[0])

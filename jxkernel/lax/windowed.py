@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import builtins
 import functools
-import operator
 import warnings
 
 import numpy as np
@@ -29,7 +28,7 @@ from ..core import sharding_types
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ..core.staging import trace_to_jaxpr
-from ..core.symbolic import dilate_dim, is_symbolic, stride_dim
+from ..core.symbolic import dilate_dim, index_or_symbolic, is_symbolic, stride_dim
 from ..core.interpreter_primitives import typed_constant
 from ..tree_util import tree_unflatten
 from ..xla import stablehlo as hlo
@@ -53,8 +52,8 @@ _WINDOW_PARAMS = ("window_dimensions", "window_strides", "padding", "base_dilati
 # ------------------------------------------------------------------ window shapes
 def _dilate(shape, dilation) -> tuple:
     """Length of each dimension with dilation - 1 holes between neighbours."""
-    return tuple(dilate_dim(d, k) if is_symbolic(d) else 0 if d == 0 else 1 + k * (d - 1)
-                 for d, k in zip(shape, dilation))
+    return tuple(dilate_dim(d, k) if is_symbolic(d) or is_symbolic(k) else
+                 0 if d == 0 else 1 + k * (d - 1) for d, k in zip(shape, dilation))
 
 
 def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
@@ -70,7 +69,8 @@ def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, 
         window_dimensions = _dilate(window_dimensions, window_dilation)
     padded = [d + lo + hi for d, (lo, hi) in zip(operand_shape, padding)]
     # (a symbolic size: JAX's expression, max(0, ...) where undecided)
-    return tuple(stride_dim(d, w, s) if is_symbolic(d) else builtins.max(0, (d - w) // s + 1)
+    return tuple(stride_dim(d, w, s) if any(map(is_symbolic, (d, w, s))) else
+                 builtins.max(0, (d - w) // s + 1)
                  for d, w, s in zip(padded, window_dimensions, window_strides))
 
 
@@ -737,8 +737,8 @@ jvp_rules[reduce_window_p] = _reduce_window_jvp
 
 # ------------------------------------------------------------------ lax.reduce_window
 def _int_tuple(arg, value) -> tuple:
-    try:
-        return tuple(operator.index(v) for v in value)
+    try:        # (symbolic sizes too, as JAX's: jax.export lowers them as operands)
+        return tuple(index_or_symbolic(v) for v in value)
     except TypeError:
         raise TypeError(f"reduce_window {arg} must be a sequence of integers, got "
                         f"{value!r}.") from None
@@ -747,10 +747,10 @@ def _int_tuple(arg, value) -> tuple:
 def _pads(padding, operand_shape, window, strides) -> tuple:
     """Explicit (low, high) pairs from pairs or a padding name ('VALID', 'SAME', ...)."""
     if isinstance(padding, str):
-        return tuple((int(lo), int(hi)) for lo, hi in
+        return tuple((index_or_symbolic(lo), index_or_symbolic(hi)) for lo, hi in
                      padtype_to_pads(operand_shape, window, strides, padding))
     try:
-        pairs = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
+        pairs = tuple((index_or_symbolic(lo), index_or_symbolic(hi)) for lo, hi in padding)
     except (TypeError, ValueError):
         raise TypeError(f"reduce_window padding must be 'VALID', 'SAME', 'SAME_LOWER' or a "
                         f"sequence of (low, high) integer pairs, got {padding!r}.") from None

@@ -42,7 +42,6 @@ from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, ens
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
            "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
-           "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from",
            "mgrid", "ogrid", "r_", "c_", "s_", "index_exp", "repeat", "diagonal", "diag",
            "diagflat"]
 
@@ -626,38 +625,6 @@ def diag_indices_from(arr) -> tuple:
     if len(set(shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")
     return diag_indices(shape[0], len(shape))
-
-
-def _tri_indices(n, k, m, lower: bool) -> tuple:
-    n, k = operator.index(n), operator.index(k)
-    m = n if m is None else operator.index(m)
-    rows, cols = np.tril_indices(n, k, m) if lower else np.triu_indices(n, k, m)
-    dt = dtypes.default_int_dtype()
-    return ensure_array(rows.astype(dt)), ensure_array(cols.astype(dt))
-
-
-def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple:
-    """(rows, cols) of the lower triangle (on and below diagonal k) of an n x m array."""
-    return _tri_indices(n, k, m, True)
-
-
-def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple:
-    """(rows, cols) of the upper triangle (on and above diagonal k) of an n x m array."""
-    return _tri_indices(n, k, m, False)
-
-
-def tril_indices_from(arr, k: int = 0) -> tuple:
-    shape = aval_of(arr).shape
-    if len(shape) != 2:
-        raise ValueError("Only 2-D inputs are accepted")
-    return tril_indices(shape[0], k, shape[1])
-
-
-def triu_indices_from(arr, k: int = 0) -> tuple:
-    shape = aval_of(arr).shape
-    if len(shape) != 2:
-        raise ValueError("Only 2-D inputs are accepted")
-    return triu_indices(shape[0], k, shape[1])
 
 
 # ------------------------------------------------------------------ mgrid, ogrid, r_, c_

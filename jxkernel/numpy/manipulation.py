@@ -443,9 +443,15 @@ def _split(name: str, ary, indices_or_sections, axis: int) -> list:
     if isinstance(indices_or_sections, (tuple, list)) or \
             (_is_array(indices_or_sections) and np.ndim(indices_or_sections) > 0):
         # JAX's rule, stricter than NumPy's: the split points must be in order, within [0, n]
-        points = [0, *(operator.index(i) for i in np.asarray(indices_or_sections).tolist()), n]
+        points = list(indices_or_sections) if isinstance(indices_or_sections, (tuple, list)) \
+            and any(map(is_symbolic, indices_or_sections)) else \
+            np.asarray(indices_or_sections).tolist()        # (symbolic points as they are)
+        points = [0, *map(index_or_symbolic, points), n]
         sizes = [b - a for a, b in zip(points[:-1], points[1:])]
     else:
+        if is_symbolic(indices_or_sections):
+            raise ValueError(f"jax.numpy.{name} with a symbolic number of sections is not "
+                             f"supported")
         sections = int(indices_or_sections)     # as JAX's (a known traced 2.0 too)
         if sections <= 0:
             raise ValueError("number sections must be larger than 0.")
@@ -710,7 +716,10 @@ def resize(a, new_shape):
 def _tri_mask(n: int, m: int, k: int):
     """bool[n, m]: True where column <= row + k (what jnp.tri gives), in JAX's order of
     equations (rows, + k, columns)."""
-    rows = lax.add(lax.broadcasted_iota(np.int32, (n, m), 0), np.int32(k))
+    # (a symbolic k, as JAX's _tri takes it: its value, core.dimension_as_value)
+    offset = lax.convert_element_type(k.__jax_array__(), np.int32) if is_symbolic(k) else \
+        np.int32(k)
+    rows = lax.add(lax.broadcasted_iota(np.int32, (n, m), 0), offset)
     return lax.ge(rows, lax.broadcasted_iota(np.int32, (n, m), 1))
 
 
@@ -753,7 +762,7 @@ def tril(m, k: int = 0):
     shp = _shape(m)
     if len(shp) < 2:
         raise ValueError("Argument to jax.numpy.tril must be at least 2D")
-    mask = _broadcast_mask(_tri_mask(*shp[-2:], operator.index(k)), shp, m)
+    mask = _broadcast_mask(_tri_mask(*shp[-2:], index_or_symbolic(k)), shp, m)
     return lax.select(mask, m, _tri_zeros(m))
 
 
@@ -765,7 +774,7 @@ def triu(m, k: int = 0):
     shp = _shape(m)
     if len(shp) < 2:
         raise ValueError("Argument to jax.numpy.triu must be at least 2D")
-    mask = _broadcast_mask(_tri_mask(*shp[-2:], operator.index(k) - 1), shp, m)
+    mask = _broadcast_mask(_tri_mask(*shp[-2:], index_or_symbolic(k) - 1), shp, m)
     return lax.select(mask, _tri_zeros(m), m)
 
 

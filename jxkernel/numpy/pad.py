@@ -16,8 +16,8 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes
-from ..core.errors import ConcretizationTypeError
-from ..core.symbolic import is_symbolic
+from ..core.errors import ConcretizationTypeError, InconclusiveDimensionOperation
+from ..core.symbolic import index_or_symbolic, is_symbolic, min_dim
 from ..core.trace import Tracer
 from ..lax import conversion
 from . import reductions
@@ -116,8 +116,8 @@ def _pad_reflect(array, widths, mode: str, reflect_type: str):
     for i, lo, hi, n in _axes_to_pad(_shape(array), widths, mode):
         if lo == 0 and hi == 0:
             continue
-        offset = 1 if mode == "reflect" and n > 1 else 0
         for before, padding in ((True, lo), (False, hi)):
+            offset = _reflect_offset(mode, i, n, padding, before)
             edge = lax.slice_in_dim(array, 0, 1, axis=i) if before else \
                 lax.slice_in_dim(array, -1, None, axis=i)
             while padding > 0:     # reflect repeatedly when the pad is longer than the axis
@@ -138,6 +138,25 @@ def _pad_reflect(array, widths, mode: str, reflect_type: str):
     return array
 
 
+def _reflect_offset(mode: str, i: int, n, padding, before: bool) -> int:
+    """Where a reflection starts (1 for 'reflect' of an axis longer than 1); with a
+    symbolic size or padding, JAX's ValueError unless one reflection is known to do."""
+    def error():
+        return ValueError(
+            f"Shape polymorphism is supported for jnp.pad with 'reflect' or 'symmetric' "
+            f"padding mode only when it is possible to determine at lowering time that the "
+            f"axis size (= {n}) is larger than 1 and larger or equal than the padding length "
+            f"(= {padding}). Error while handling {'left' if before else 'right'} padding on "
+            f"axis {i}.")
+    try:
+        offset = 1 if mode == "reflect" and n > 1 else 0
+        if (is_symbolic(n) or is_symbolic(padding)) and not (n > 1 and n - offset >= padding):
+            raise error()
+    except InconclusiveDimensionOperation as e:
+        raise error() from e
+    return offset
+
+
 def _pad_edge(array, widths):
     for i, lo, hi, n in _axes_to_pad(_shape(array), widths, "edge"):
         before = repeat(lax.slice_in_dim(array, 0, 1, axis=i), lo, axis=i)
@@ -151,7 +170,8 @@ def _pad_linear_ramp(array, widths, end_values):
     for ax, (lo, hi) in enumerate(widths):
         ramps = []
         for side, n in ((0, lo), (1, hi)):
-            edge = _index_axis(array, 0 if side == 0 else _shape(array)[ax] - 1, ax)
+            edge = lax.squeeze(lax.slice_in_dim(array, 0, 1, axis=ax) if side == 0 else
+                               lax.slice_in_dim(array, -1, None, axis=ax), (ax,))
             ramp = linspace(end_values[ax][side], edge, num=n, endpoint=False, dtype=a.dtype,
                             axis=ax)
             ramp = conversion._convert_element_type(ramp, a.dtype, a.weak_type)
@@ -170,7 +190,7 @@ def _pad_stats(array, widths, stat_length, stat_func):
             lb, la = stat_length[i]
             if lb == 0 or la == 0:
                 raise ValueError("stat_length of 0 yields no value for padding")
-            lb, la = builtins.min(int(lb), n), builtins.min(int(la), n)
+            lb, la = min_dim(index_or_symbolic(lb), n), min_dim(index_or_symbolic(la), n)
             before = stat_func(lax.slice_in_dim(array, 0, lb, axis=i), axis=i, keepdims=True)
             after = stat_func(lax.slice_in_dim(array, -la, None, axis=i), axis=i,
                               keepdims=True)

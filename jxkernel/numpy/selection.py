@@ -9,25 +9,24 @@ Without `size`, data-dependent shapes need concrete (not traced) inputs, as in J
 """
 from __future__ import annotations
 
-import math
-import operator
-
 import numpy as np
 
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.symbolic import index_or_symbolic, is_symbolic, min_dim, symbolic_as_value
 from ..core.interpreter_primitives import typed_constant
 from . import util
-from .creation import arange
+from .creation import arange, ones
 from .indexing import _IndexUpdateHelper, getitem
-from .manipulation import _slice_axis, moveaxis, ravel
+from .manipulation import _slice_axis, moveaxis, ravel, tril, triu
 from .reductions import _where, cumsum, sum as _sum
 from .sorting import _asarray, _concrete, _ravel, _shape
 from .ufuncs import floor_divide, remainder
 from .util import aval_of, check_arraylike, ensure_array
 
-__all__ = ["nonzero", "flatnonzero", "argwhere", "where", "extract", "compress"]
+__all__ = ["nonzero", "flatnonzero", "argwhere", "where", "extract", "compress",
+           "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from"]
 
 def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
     """Indices of the nonzero elements, one array per axis. With `size`, exactly that many
@@ -53,16 +52,19 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
                 "jnp.nonzero within JAX transformations.\n")
         size = int(value.sum())
     else:
-        size = operator.index(size)
-    if math.prod(shape) == 0 or size == 0:
+        size = index_or_symbolic(size)      # (a symbolic size stays one, as JAX's)
+    if any(d == 0 for d in shape) or size == 0:
         return tuple(lax.broadcast_in_dim(typed_constant(0, it), (size,), ()) for _ in shape)
     # JAX's scan-free algorithm: the k-th nonzero's flat index is how many positions have
     # a running count of nonzeros <= k; through jnp's cumsum, bincount, floor_divide and
     # remainder (jits of their own), as JAX 0.10.2 builds it, so make_jaxpr prints its text
     from .statistics import bincount   # histograms and counts: loaded on first use
     flat_indices = cumsum(bincount(cumsum(mask), length=size))
-    strides = (np.cumprod(shape[::-1])[::-1] // shape).astype(aval_of(flat_indices).dtype)
-    out = [remainder(floor_divide(flat_indices, stride), n) for stride, n in zip(strides, shape)]
+    strides = np.cumprod(shape[::-1])[::-1] // shape
+    if not any(map(is_symbolic, strides)):
+        strides = strides.astype(aval_of(flat_indices).dtype)
+    out = [remainder(floor_divide(flat_indices, symbolic_as_value(stride)), symbolic_as_value(n))
+           for stride, n in zip(strides, shape)]
     if fill_value is not None:
         fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * len(shape)
         if len(fills) != len(shape) or any(np.shape(f) != () for f in fills):
@@ -155,3 +157,53 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None,
         idx, = nonzero(cond, size=size, fill_value=n)
         out_ = _take_fill(arr, idx, fill_value)
     return moveaxis(out_, 0, axis)
+
+
+# ------------------------------------------------------------------ triangle indices
+# (JAX's: the nonzeros of a triangle, through nonzero for a symbolic size)
+def _triu_size(n, m, k):
+    """How many elements an (n, m) array has on and above its k-th diagonal (JAX's
+    expression, for symbolic sizes)."""
+    if k < 0:
+        return n * m - _triu_size(m, n, 1 - k)
+    if k >= m:
+        return 0
+    mk = min_dim(n, m - k)
+    return mk * (mk + 1) // 2 + mk * (m - k - mk)
+
+
+def _tri_indices(n, k, m, lower: bool) -> tuple:
+    n, k = index_or_symbolic(n), index_or_symbolic(k)
+    m = n if m is None else index_or_symbolic(m)
+    if is_symbolic(n) or is_symbolic(k) or is_symbolic(m):
+        # JAX's: the nonzeros of the triangle, as many as its size (symbolic)
+        if lower:
+            return nonzero(tril(ones((n, m)), k=k), size=_triu_size(m, n, -k))
+        return nonzero(triu(ones((n, m)), k=k), size=_triu_size(n, m, k))
+    rows, cols = np.tril_indices(n, k, m) if lower else np.triu_indices(n, k, m)
+    dt = dtypes.default_int_dtype()
+    return ensure_array(rows.astype(dt)), ensure_array(cols.astype(dt))
+
+
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple:
+    """(rows, cols) of the lower triangle (on and below diagonal k) of an n x m array."""
+    return _tri_indices(n, k, m, True)
+
+
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple:
+    """(rows, cols) of the upper triangle (on and above diagonal k) of an n x m array."""
+    return _tri_indices(n, k, m, False)
+
+
+def tril_indices_from(arr, k: int = 0) -> tuple:
+    shape = aval_of(arr).shape
+    if len(shape) != 2:
+        raise ValueError("Only 2-D inputs are accepted")
+    return tril_indices(shape[0], k, shape[1])
+
+
+def triu_indices_from(arr, k: int = 0) -> tuple:
+    shape = aval_of(arr).shape
+    if len(shape) != 2:
+        raise ValueError("Only 2-D inputs are accepted")
+    return triu_indices(shape[0], k, shape[1])

@@ -21,6 +21,7 @@ from ..transforms.jit.namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.symbolic import index_or_symbolic
 from ..core.avals import get_aval, parts_of
 from ..core.sharding_types import ShardingTypeError, with_axis_types
 from ..core.trace import Tracer
@@ -72,8 +73,8 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None,
             reductions.max(x)   # JAX's x.max(): an int64 x without x64 ('allow') fails there
         length = max(minlength, values.size and int(max(0, values.max())) + 1)
     else:
-        length = operator.index(_concrete(length, "The error occurred because of argument "
-                                                  "'length' of jnp.bincount."))
+        length = index_or_symbolic(_concrete(  # (a symbolic size stays one, as JAX's)
+            length, "The error occurred because of argument 'length' of jnp.bincount."))
     if weights is None:
         weights = np.array(1, dtypes.default_int_dtype())
     else:

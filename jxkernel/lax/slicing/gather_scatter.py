@@ -18,6 +18,7 @@ import numpy as np
 from ...core import dtypes, sharding_types
 from ...core.mesh import get_abstract_mesh
 from ...core.avals import ShapedArray
+from ...core.symbolic import is_symbolic
 from ...core.ir import ClosedJaxpr
 from ...core.numpy_eval import eval_jaxpr_numpy
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
@@ -122,9 +123,13 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes, u
         "indices_are_sorted": hlo.bool_attr(indices_are_sorted)})
     if mode != GatherScatterMode.FILL_OR_DROP:
         return result
-    # FILL_OR_DROP: a window is kept iff 0 <= start <= dim - slice_size for every entry
-    # of its index vector; the others become fill_value (JAX's _gather_fill)
-    operand_shape = ctx.avals_in[0].shape
+    return gather_fill(ctx, result, indices, dn, slice_sizes, fill_value)
+
+
+def gather_fill(ctx, result, indices, dn, slice_sizes, fill_value):
+    """FILL_OR_DROP: a window is kept iff 0 <= start <= dim - slice_size for every entry
+    of its index vector; the others become fill_value (JAX's _gather_fill)."""
+    out, idx_aval, operand_shape = ctx.avals_out[0], ctx.avals_in[1], ctx.avals_in[0].shape
     upper = [operand_shape[d] - slice_sizes[d] for d in dn.start_index_map]
     mask = _in_bounds(ctx, indices, idx_aval, upper)
     batch_dims = [d for d in range(out.ndim) if d not in dn.offset_dims]
@@ -133,12 +138,29 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes, u
     return hl.select(ctx, mask, result, fill, out)
 
 
+def _upper_bounds(ctx, upper, dtype, shape):
+    """dtype[shape]: the bounds `upper` (one per entry of an index vector, the last axis),
+    each no more than the dtype's largest value (a bound past it is no bound). Symbolic ones
+    are computed in the module (jax.export), as JAX's dimension_as_value."""
+    top = dtypes.iinfo(dtype).max
+    if any(map(is_symbolic, upper)):
+        values = ctx.module_ctx.symbolic.shape(ctx.block, upper)            # tensor<Nxi32>
+        n = len(upper)
+        if top < np.iinfo(np.int32).max:
+            values = ctx.op1("stablehlo.minimum", [values, ctx.constant(
+                np.full(n, top, np.int32))], result_type=f"tensor<{n}xi32>")
+        if np.dtype(dtype) != np.int32:
+            values = ctx.op1("stablehlo.convert", [values],
+                             result_type=hlo.tensor_type((n,), dtype))
+    else:
+        values = ctx.constant(np.asarray([builtins.min(u, top) for u in upper], dtype))
+    return hl.broadcast_in_dim(ctx, values, shape, dtype, [len(shape) - 1])
+
+
 def _in_bounds(ctx, indices, idx_aval, upper):
     """bool[indices.shape[:-1]]: whether each index vector lies within [0, upper]."""
     dtype, shape = idx_aval.dtype, idx_aval.shape
-    top = dtypes.iinfo(dtype).max                 # an upper bound past the dtype is no bound
-    upper = ctx.constant(np.asarray([builtins.min(u, top) for u in upper], dtype))
-    upper = hl.broadcast_in_dim(ctx, upper, shape, dtype, [len(shape) - 1])
+    upper = _upper_bounds(ctx, upper, dtype, shape)
     ok = hl.compare(ctx, indices, upper, "LE", idx_aval)
     bool_type = hlo.tensor_type(shape, dtypes.bool_)
     if dtypes.is_signed(dtype):
@@ -394,11 +416,8 @@ def _clamp_scatter_indices(ctx, indices, op_aval, idx_aval, upd_aval, dn):
     dropped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
     window = [1 if i in dropped else next(window_sizes) for i in range(op_aval.ndim)]
     dtype, shape = idx_aval.dtype, idx_aval.shape
-    top = dtypes.iinfo(dtype).max
-    upper = [builtins.min(op_aval.shape[d] - window[d], top)
-             for d in dn.scatter_dims_to_operand_dims]
-    upper = hl.broadcast_in_dim(ctx, ctx.constant(np.asarray(upper, dtype)), shape, dtype,
-                                [len(shape) - 1])
+    upper = _upper_bounds(ctx, [op_aval.shape[d] - window[d]
+                                for d in dn.scatter_dims_to_operand_dims], dtype, shape)
     return ctx.op1("stablehlo.clamp", [ctx.constant(np.zeros((), dtype)), indices, upper],
                    result_type=hl.aval_type(idx_aval))
 
@@ -666,7 +685,9 @@ def _scatter_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_nu
     for d in dn.update_window_dims:
         ids_shape[d] = 1
     num_ids = math.prod(ids_shape)
-    id_dtype = np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
+    # (JAX's int_dtype_for_dim: a symbolic count gets the x64 mode's default unsigned int)
+    id_dtype = dtypes.default_uint_dtype() if is_symbolic(num_ids) else \
+        np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
     update_ids = add(reshape(iota(id_dtype, num_ids), ids_shape), _full_like(updates, 1, id_dtype))
     scattered_ids = scatter(_zeros_like(operand, id_dtype), indices, update_ids, dn,
                             indices_are_sorted=indices_are_sorted,

@@ -23,6 +23,7 @@ from ...core.hijax import AvalQDD, cur_qdd, hi_value_types
 from ...core.mesh import (UNCONSTRAINED, UNSPECIFIED, NamedSharding, PartitionSpec,
                           check_unique_axes)
 from ...core.staging import is_ref
+from ...core.symbolic import is_symbolic, symbolic_as_value
 from ...core.trace import Tracer
 from ...xla.array import ArrayImpl
 from ...xla.layout import (AutoLayout, Format, Layout, check_layout_ranks, jit_layouts,
@@ -502,13 +503,15 @@ def python_inputs(leaves) -> frozenset:
 def token_carriers(leaves: list, treedef) -> tuple:
     """(leaves, treedef) of a jit's arguments with each Token (a pytree leaf, as JAX's) as its
     carrier, the Array of the token type a program takes (JAX's argument handler for a Token
-    passes its buffer); traced, the function sees a tracer of the token type.
+    passes its buffer); traced, the function sees a tracer of the token type. A symbolic
+    dimension (jax.export) is passed as its value, a weakly typed int (as JAX's
+    `pytype_aval_mappings` types it).
 
     >>> token_carriers([lax.create_token()], None)[0][0].aval
     AbstractToken()
     """
-    if any(type(x) is Token for x in leaves):
-        leaves = [x._buf if type(x) is Token else x for x in leaves]
+    if any(type(x) is Token or is_symbolic(x) for x in leaves):
+        leaves = [x._buf if type(x) is Token else symbolic_as_value(x) for x in leaves]
     return leaves, treedef
 
 
