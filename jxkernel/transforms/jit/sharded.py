@@ -56,6 +56,16 @@ def _flat_shardings(given, tree, what) -> list:
     return [as_mesh_sharding(resolve(s, f"jit's {what}")) for s in flat]
 
 
+def _donated_originals(entry, leaves, placed) -> None:
+    """Delete each donated Array the call moved to its input layout first (the copy was
+    donated): JAX's donation deletes the array passed, wherever it lay."""
+    c = len(entry.const_bufs)
+    for i in entry.exe.donated:
+        leaf = leaves[i - c] if i >= c else None
+        if type(leaf) is Array and placed[i] is not leaf and not leaf.is_deleted():
+            leaf.delete()
+
+
 def _check_committed(leaves, own, given) -> None:
     """JAX's error for an Array committed to a mesh layout other than jit's in_shardings say
     for it (an uncommitted one moves; host data is placed as they say)."""
@@ -167,7 +177,10 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         _remember_fast(jitted, args, statics, dyn_args, dyn_kwargs, leaves, avals, entry)
     else:
         entry.hits += 1
-    outs = entry.exe.call_buffers(entry.arguments(leaves))
+    placed = entry.arguments(leaves)
+    outs = entry.exe.call_buffers(placed)
+    if entry.exe.donated:
+        _donated_originals(entry, leaves, placed)
     if config.jax_debug_key_reuse:     # the key arguments checked and marked, as on one device
         _trace.key_reuse.jit_call(entry.jaxpr, leaves, outs)
     return tree_unflatten(entry.out_tree, outs)
