@@ -508,7 +508,10 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
         assert len(outs) == len(eqn.outvars), (eqn.primitive, len(outs), len(eqn.outvars))
         if ctx.tokens_in:
             _tokens.take_tokens_out(ctx, eqn.primitive)
-        if _avals.sharding_types_seen and module_ctx.manual is None:
+        if _avals.sharding_types_seen and eqn.primitive.name != "shard_map":
+            # (in a body partly manual over a mesh of Explicit axes too: its values are typed
+            # over the Explicit ones, which JAX constrains there as well; a shard_map's results
+            # are laid out by its out_specs, unconstrained, as JAX's)
             outs = _typed_layouts(ctx, eqn.outvars, outs)
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
