@@ -615,19 +615,34 @@ def index_case(block, index, results, loc=None):
 def _typed_layouts(ctx, outvars, outs) -> list:
     """Results whose type carries a sharding (Explicit axes), constrained to it, so XLA lays
     them out as the type says (JAX emits the same sdy.sharding_constraint)."""
-    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-    from .sharding import sdy_sharding
     typed = next((v.aval.sharding for v in outvars if v.aval.sharding is not None), None)
     if typed is not None and ctx.module_ctx.mesh is None:  # jit partitions it over the mesh
         raise NeedsMesh(f"a result typed {typed!r} (Explicit mesh axes) inside a program "
                         f"compiled for one device: jit it at the top level", typed.mesh)
     module, mesh = ctx.module_ctx.module, ctx.module_ctx.mesh
-    return [out if v.aval.sharding is None else ctx.op1(
-                "sdy.sharding_constraint", [out],
-                {"sharding": sdy_sharding(module, mesh, v.aval.sharding, len(v.aval.shape),
-                                          typed=True)},
-                result_type=hlo.aval_type(v.aval))
+    manual = ctx.module_ctx.manual
+    if manual is not None:      # in a body: only values typed over Explicit axes left to it
+        return [out if v.aval.sharding is None or not _explicit_left(v.aval.sharding, manual[1])
+                else _typed_layout(ctx, module, mesh, v, out) for v, out in zip(outvars, outs)]
+    return [out if v.aval.sharding is None else _typed_layout(ctx, module, mesh, v, out)
             for v, out in zip(outvars, outs)]
+
+
+def _explicit_left(sharding, manual) -> bool:
+    """Whether `sharding`'s mesh has an Explicit axis not among the `manual` axes (a body
+    partly manual over a mesh of Explicit axes: its values are typed over those)."""
+    from ..core.mesh import AxisType
+    return any(t is AxisType.Explicit and n not in manual
+               for n, t in zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+
+
+def _typed_layout(ctx, module, mesh, v, out):
+    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
+    from .sharding import sdy_sharding
+    return ctx.op1("sdy.sharding_constraint", [out],
+                   {"sharding": sdy_sharding(module, mesh, v.aval.sharding, len(v.aval.shape),
+                                             typed=True)},
+                   result_type=hlo.aval_type(v.aval))
 
 
 def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None) -> tuple[list, list]:

@@ -56,6 +56,13 @@ def _flat_shardings(given, tree, what) -> list:
     return [as_mesh_sharding(resolve(s, f"jit's {what}")) for s in flat]
 
 
+def _over_abstract(sharding):
+    """A type's sharding over its mesh's AbstractMesh, as JAX's types name it (None: None)."""
+    if sharding is None or isinstance(sharding.mesh, AbstractMesh):
+        return sharding
+    return NamedSharding(sharding.mesh.abstract_mesh, sharding.spec)
+
+
 def _donated_originals(entry, leaves, placed) -> None:
     """Delete each donated Array the call moved to its input layout first (the copy was
     donated): JAX's donation deletes the array passed, wherever it lay."""
@@ -414,8 +421,8 @@ class Partitioning:
     def typed_in_avals(self) -> list:
         """The inputs' types, each typed by its sharding over Explicit axes (`float32[8@x,2]`),
         as JAX's Lowered.in_avals (update_aval_with_sharding)."""
-        return [a if s is None else a.update(sharding=typed_sharding(s, len(a.shape)))
-                for a, s in zip(self.closed.in_avals, self.user_shardings)]
+        return [a if s is None else a.update(sharding=_over_abstract(typed_sharding(
+                    s, len(a.shape)))) for a, s in zip(self.closed.in_avals, self.user_shardings)]
 
     def out_structs(self) -> list:
         """JAX's Lowered.out_info: a ShapeDtypeStruct per output, with its given sharding or
