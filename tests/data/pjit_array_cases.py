@@ -570,6 +570,17 @@ def _small_array_test_items(jax, out):
     out["make_array_from_callback jit"] = _answer(lambda: jax.jit(from_callback)(
         jax.numpy.arange(16).reshape(4, 4)))
 
+    emesh = jax.make_mesh((2,), ("x",), devices=jax.devices()[:2],
+                          axis_types=(AxisType.Explicit,))
+
+    def stage_avals():
+        with jax.set_mesh(emesh):
+            f = jax.jit(lambda x: x * 2, in_shardings=P("x"), out_shardings=P("x"))
+            lowered = f.lower(np.arange(8))
+            compiled = lowered.compile()
+            return [repr(stage.in_avals[0][0].sharding) for stage in (lowered, compiled)]
+    out["stage in_avals over the abstract mesh"] = _answer(stage_avals)
+
     def dtype_of():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
