@@ -39,8 +39,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.config import config
-from ..core import dtypes
-from ..core.avals import ShapedArray, abstract_token, typed_sharding
+from ..core import deprecations, dtypes
+from ..core.avals import ShapedArray, abstract_token, replicated_on, typed_sharding
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.earray import EArray
 from ..core.errors import check_bool_conversion, check_integer_conversion, check_scalar_conversion
@@ -364,7 +364,6 @@ class ArrayImpl(metaclass=_CNamed):
                 sharding.is_fully_replicated:
             # rows of a value replicated over a mesh stay replicated there, committed, as
             # JAX's (P() over Auto axes, P(None, ...) over Explicit ones, the row's type too)
-            from ..core.avals import replicated_on
             row_sharding = replicated_on(sharding.mesh, len(row_aval.shape))
             row_aval = row_aval.update(sharding=typed_sharding(row_sharding, row_aval.ndim))
             for row in self._value:
@@ -386,7 +385,6 @@ class ArrayImpl(metaclass=_CNamed):
     def __numpy_dtype__(self):
         """NumPy 2.4's dtype protocol (`np.dtype(x)`): JAX's deprecation warning, then the
         array's dtype."""
-        from ..core import deprecations
         deprecations.warn("jax-array-numpy-dtype",
                           "Implicit conversion of an array to a dtype is deprecated; rather than "
                           "dtype=arr use dtype=arr.dtype. In the future this will result in an "

@@ -19,7 +19,7 @@ from ..core import avals as _avals
 from ..core.dce import dce_jaxpr
 from ..core.errors import aval_text
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
-from ..core.mesh import UNCONSTRAINED
+from ..core.mesh import UNCONSTRAINED, AxisType
 from ..core.primitive import lowering_rules
 from ..core.source_info import SourceInfo, stack_text, user_stacklevel
 from . import effect_tokens as _tokens
@@ -631,7 +631,6 @@ def _typed_layouts(ctx, outvars, outs) -> list:
 def _explicit_left(sharding, manual) -> bool:
     """Whether `sharding`'s mesh has an Explicit axis not among the `manual` axes (a body
     partly manual over a mesh of Explicit axes: its values are typed over those)."""
-    from ..core.mesh import AxisType
     return any(t is AxisType.Explicit and n not in manual
                for n, t in zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
 

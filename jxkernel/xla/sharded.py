@@ -32,6 +32,7 @@ from ..core.mesh import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec, aske
                          bare_spec_error, check_type_divides, get_mesh, local_devices,
                          named_as_asked, resolve)
 from ..core.sharding_types import check_context_mesh, current_override
+from ..core.errors import UnexpectedTracerError
 from ..core.trace import Tracer
 from . import array
 from . import client as _client
@@ -332,7 +333,6 @@ def _untraced(data_callback):
     def checked(index):
         value = data_callback(index)
         if isinstance(value, Tracer):
-            from ..core.errors import UnexpectedTracerError
             raise UnexpectedTracerError(
                 "jax.make_array_from_callback cannot be called within a traced context.")
         return value

@@ -40,7 +40,7 @@ from ...lax.eval_jaxpr import eval_jaxpr_p  # noqa: E402
 from ...transforms.linear_util import wrap_init  # noqa: E402,F401
 from ..api_util import shaped_abstractify  # noqa: E402,F401 (JAX keeps it in core too)
 from ...core import vma as _vma  # noqa: E402
-from ...core.mesh import get_abstract_mesh  # noqa: E402
+from ...core.mesh import AxisType, PartitionSpec, get_abstract_mesh  # noqa: E402
 from ...tree_util import tree_map  # noqa: E402
 
 
@@ -216,7 +216,6 @@ def modify_spec_for_auto_manual(spec, mesh):
     >>> modify_spec_for_auto_manual(P(unreduced={'a', 'b'}), m)
     P(unreduced={'a'})
     """
-    from ...core.mesh import AxisType, PartitionSpec
     types = dict(zip(mesh.axis_names, mesh.axis_types))
     kept = lambda a: types[a] == AxisType.Explicit  # noqa: E731
     dims = [p if p is None else tuple(a for a in p if kept(a)) if isinstance(p, tuple)
