@@ -283,6 +283,7 @@ class _Cached:
         self._placed = jit(body, donate_argnums=donated, in_shardings=self._in_shardings,
                            out_shardings=tree_map(lambda s: NamedSharding(mesh, s),
                                                   self.out_specs))
+        self._placed._keeps_moved_donors = True     # (JAX's pmap donates the moved copy)
 
     def check_devices(self, flat) -> None:
         """An error saying what to do where there are fewer devices than the mapped axis has

@@ -8,6 +8,7 @@ from __future__ import annotations
 import enum
 import functools
 import math
+import weakref
 
 import numpy as np
 
@@ -59,6 +60,9 @@ class MemorySpace(enum.Enum):
         return f"MemorySpace.{self.name}"
 
 
+_interned_mats: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
 class ManualAxisType:
     """How a value inside a shard_map body relates to the manual mesh axes: those it varies
     over, those it is unreduced over (each device holds a summand) and those it is reduced
@@ -67,11 +71,40 @@ class ManualAxisType:
     >>> ShapedArray((2,), np.float32, vma=frozenset({'x'})).mat.varying
     frozenset({'x'})
     """
-    __slots__ = ("varying", "unreduced", "reduced")
+    __slots__ = ("varying", "unreduced", "reduced", "__weakref__")
 
-    def __init__(self, varying=NO_AXES, unreduced=NO_AXES, reduced=NO_AXES):
-        self.varying = frozenset(varying)
-        self.unreduced, self.reduced = frozenset(unreduced), frozenset(reduced)
+    def __new__(cls, varying=NO_AXES, unreduced=NO_AXES, reduced=NO_AXES):
+        # interned, as JAX's: one object per (varying, unreduced, reduced), so a pickled or
+        # copied one is the same object
+        key = (frozenset(varying), frozenset(unreduced), frozenset(reduced))
+        found = _interned_mats.get(key)
+        if found is None:
+            if key[0] & key[1]:
+                raise ValueError("varying and unreduced cannot have common mesh axes. Got"
+                                 f" varying={varying} and unreduced={unreduced}")
+            if key[0] & key[2]:
+                raise ValueError("varying and reduced cannot have common mesh axes. Got"
+                                 f" varying={varying} and reduced={reduced}")
+            found = object.__new__(cls)
+            for name, value in zip(cls.__slots__, key):
+                object.__setattr__(found, name, value)
+            _interned_mats[key] = found
+        return found
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field {name!r}")     # (JAX's words)
+
+    def __delattr__(self, name):
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __reduce__(self):
+        return ManualAxisType, (self.varying, self.unreduced, self.reduced)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
 
     def __eq__(self, other):
         return type(other) is ManualAxisType and self.varying == other.varying and \
@@ -83,6 +116,12 @@ class ManualAxisType:
     def __repr__(self):
         return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
                 f"reduced={self.reduced})")
+
+    def update(self, **changes) -> ManualAxisType:
+        """A copy with some of varying, unreduced, reduced replaced (JAX's)."""
+        return ManualAxisType(changes.get("varying", self.varying),
+                              changes.get("unreduced", self.unreduced),
+                              changes.get("reduced", self.reduced))
 
     def invarying(self, mesh) -> frozenset:
         """The manual axes of `mesh` (a body's `get_abstract_mesh()`) the value is the same
@@ -135,7 +174,11 @@ class ShapedArray(AbstractValue):
     """An array's type. jaxlib reads `shape`, `dtype` and `weak_type` from it directly."""
     __slots__ = ("shape", "dtype", "weak_type", "vma", "sharding", "ur", "_hash")
 
-    def __init__(self, shape, dtype, weak_type=False, vma=NO_AXES, sharding=None, ur=NO_UR):
+    def __init__(self, shape, dtype, weak_type=False, vma=NO_AXES, sharding=None, ur=NO_UR,
+                 *, manual_axis_type=None):
+        if manual_axis_type is not None:     # JAX's keyword: a ManualAxisType's sets
+            vma, ur = manual_axis_type.varying, make_ur(manual_axis_type.unreduced,
+                                                        manual_axis_type.reduced)
         self.shape = tuple(shape)
         # a typed key's dtype (an extended dtype) is kept as it is: NumPy has no such dtype
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
@@ -166,6 +209,10 @@ class ShapedArray(AbstractValue):
         """A copy with some fields replaced; a new rank drops the sharding unless given."""
         if sharding is _KEEP:
             sharding = self.sharding if shape is None or len(shape) == len(self.shape) else None
+        elif type(sharding) is NamedSharding and _names_untyped_axes(sharding):
+            # a spec naming Auto or Manual axes of a mesh with Explicit ones: the type keeps
+            # the Explicit ones only (JAX's modify_spec_for_auto_manual)
+            sharding = typed_sharding(sharding, len(self.shape if shape is None else shape))
         return ShapedArray(self.shape if shape is None else shape,
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type,
@@ -517,6 +564,17 @@ def replicated_on(mesh, ndim: int) -> NamedSharding:
     are: P() over Auto axes, one None per dimension over Explicit ones."""
     return NamedSharding(mesh, PartitionSpec(*[None] * ndim) if explicit_axes(mesh) else
                          PartitionSpec())
+
+
+def _names_untyped_axes(sharding) -> bool:
+    """Whether `sharding`'s spec names an axis that is not Explicit on a mesh that has
+    Explicit axes (a type over it names the Explicit ones only)."""
+    types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+    if AxisType.Explicit not in types.values():
+        return False
+    spec = sharding.spec
+    named = [a for axes in spec._axes(0) for a in axes] + [*spec.unreduced, *spec.reduced]
+    return any(types.get(a) is not AxisType.Explicit for a in named)
 
 
 def typed_sharding(sharding, ndim: int):

@@ -39,8 +39,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.config import config
-from ..core import dtypes
-from ..core.avals import ShapedArray, abstract_token, typed_sharding
+from ..core import deprecations, dtypes
+from ..core.avals import ShapedArray, abstract_token, replicated_on, typed_sharding
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.earray import EArray
 from ..core.errors import check_bool_conversion, check_integer_conversion, check_scalar_conversion
@@ -359,14 +359,37 @@ class ArrayImpl(metaclass=_CNamed):
 
     def _rows(self):
         row_aval = ShapedArray(self.shape[1:], self.dtype, self.weak_type)
+        sharding = self._sharding
+        if type(sharding) is NamedSharding and sharding.mesh.size > 1 and \
+                sharding.is_fully_replicated:
+            # rows of a value replicated over a mesh stay replicated there, committed, as
+            # JAX's (P() over Auto axes, P(None, ...) over Explicit ones, the row's type too)
+            row_sharding = replicated_on(sharding.mesh, len(row_aval.shape))
+            row_aval = row_aval.update(sharding=typed_sharding(row_sharding, row_aval.ndim))
+            for row in self._value:
+                yield on_mesh.put(np.asarray(row), row_aval, row_sharding)
+            return
         device = self._home_device()
-        committed = self.committed          # rows of a committed array stay committed
+        # rows of a committed array on one device stay committed; those of one split over a
+        # mesh come through the host, uncommitted (JAX's device_put of each)
+        committed = self.committed and (type(sharding) is not NamedSharding or
+                                         sharding.mesh.size == 1)
         for row in self._value:
             yield host_to_device(np.asarray(row), row_aval, device, committed)
 
     # unhashable as JAX's (not a collections.abc.Hashable: `isinstance(x, Hashable)` is how
     # libraries tell a static value); a jit's static argument says why (jit/args.py)
     __hash__ = None
+
+    @property
+    def __numpy_dtype__(self):
+        """NumPy 2.4's dtype protocol (`np.dtype(x)`): JAX's deprecation warning, then the
+        array's dtype."""
+        deprecations.warn("jax-array-numpy-dtype",
+                          "Implicit conversion of an array to a dtype is deprecated; rather than "
+                          "dtype=arr use dtype=arr.dtype. In the future this will result in an "
+                          "error.", stacklevel=2, error_class=TypeError)
+        return self.dtype
 
     def __reduce__(self):
         # its weak type too (JAX pickles `weak_type` with the value): jnp.array(4.0) comes

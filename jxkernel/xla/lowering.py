@@ -19,7 +19,7 @@ from ..core import avals as _avals
 from ..core.dce import dce_jaxpr
 from ..core.errors import aval_text
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
-from ..core.mesh import UNCONSTRAINED
+from ..core.mesh import UNCONSTRAINED, AxisType
 from ..core.primitive import lowering_rules
 from ..core.source_info import SourceInfo, stack_text, user_stacklevel
 from . import effect_tokens as _tokens
@@ -508,7 +508,10 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
         assert len(outs) == len(eqn.outvars), (eqn.primitive, len(outs), len(eqn.outvars))
         if ctx.tokens_in:
             _tokens.take_tokens_out(ctx, eqn.primitive)
-        if _avals.sharding_types_seen and module_ctx.manual is None:
+        if _avals.sharding_types_seen and eqn.primitive.name != "shard_map":
+            # (in a body partly manual over a mesh of Explicit axes too: its values are typed
+            # over the Explicit ones, which JAX constrains there as well; a shard_map's results
+            # are laid out by its out_specs, unconstrained, as JAX's)
             outs = _typed_layouts(ctx, eqn.outvars, outs)
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
@@ -612,19 +615,33 @@ def index_case(block, index, results, loc=None):
 def _typed_layouts(ctx, outvars, outs) -> list:
     """Results whose type carries a sharding (Explicit axes), constrained to it, so XLA lays
     them out as the type says (JAX emits the same sdy.sharding_constraint)."""
-    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
-    from .sharding import sdy_sharding
     typed = next((v.aval.sharding for v in outvars if v.aval.sharding is not None), None)
     if typed is not None and ctx.module_ctx.mesh is None:  # jit partitions it over the mesh
         raise NeedsMesh(f"a result typed {typed!r} (Explicit mesh axes) inside a program "
                         f"compiled for one device: jit it at the top level", typed.mesh)
     module, mesh = ctx.module_ctx.module, ctx.module_ctx.mesh
-    return [out if v.aval.sharding is None else ctx.op1(
-                "sdy.sharding_constraint", [out],
-                {"sharding": sdy_sharding(module, mesh, v.aval.sharding, len(v.aval.shape),
-                                          typed=True)},
-                result_type=hlo.aval_type(v.aval))
+    manual = ctx.module_ctx.manual
+    if manual is not None:      # in a body: only values typed over Explicit axes left to it
+        return [out if v.aval.sharding is None or not _explicit_left(v.aval.sharding, manual[1])
+                else _typed_layout(ctx, module, mesh, v, out) for v, out in zip(outvars, outs)]
+    return [out if v.aval.sharding is None else _typed_layout(ctx, module, mesh, v, out)
             for v, out in zip(outvars, outs)]
+
+
+def _explicit_left(sharding, manual) -> bool:
+    """Whether `sharding`'s mesh has an Explicit axis not among the `manual` axes (a body
+    partly manual over a mesh of Explicit axes: its values are typed over those)."""
+    return any(t is AxisType.Explicit and n not in manual
+               for n, t in zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+
+
+def _typed_layout(ctx, module, mesh, v, out):
+    # loads with the first mesh or sharded Array: `import jxkernel` needs neither
+    from .sharding import sdy_sharding
+    return ctx.op1("sdy.sharding_constraint", [out],
+                   {"sharding": sdy_sharding(module, mesh, v.aval.sharding, len(v.aval.shape),
+                                             typed=True)},
+                   result_type=hlo.aval_type(v.aval))
 
 
 def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None) -> tuple[list, list]:

@@ -32,6 +32,7 @@ from ..core.mesh import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec, aske
                          bare_spec_error, check_type_divides, get_mesh, local_devices,
                          named_as_asked, resolve)
 from ..core.sharding_types import check_context_mesh, current_override
+from ..core.errors import UnexpectedTracerError
 from ..core.trace import Tracer
 from . import array
 from . import client as _client
@@ -296,6 +297,7 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
     Array([0., 1., 2., 3., 4., 5., 6., 7.], dtype=float32)
     """
     shape = tuple(shape)
+    data_callback = _untraced(data_callback)
     if type(sharding).__name__ == "Format":     # a Format: its sharding, with JAX's errors
         sharding = _format_sharding(sharding, len(shape))
     if isinstance(sharding, PartitionSpec):     # (JAX's takes none, under set_mesh too)
@@ -323,6 +325,18 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None) -> Arra
                                      f" (data_callback({indices[d]}) for device {d})")
         bufs.append(_put_block(block, value, d))
     return _assemble(bufs, aval, sharding)
+
+
+def _untraced(data_callback):
+    """`data_callback`, raising JAX's UnexpectedTracerError where it gives a traced value
+    (make_array_from_callback called inside jit or another trace)."""
+    def checked(index):
+        value = data_callback(index)
+        if isinstance(value, Tracer):
+            raise UnexpectedTracerError(
+                "jax.make_array_from_callback cannot be called within a traced context.")
+        return value
+    return checked
 
 
 def _shard_shape_error(expected, got, aval, sharding, where="") -> ValueError:

@@ -27,6 +27,7 @@ def run(jax) -> dict:
     _size_one_constraints(jax, out)
     _array_mappings(jax, out)
     _array_to_device(jax, out)
+    _small_array_test_items(jax, out)
     return out
 
 
@@ -492,3 +493,97 @@ def _array_to_device(jax, out):
             y = f()
             return [sorted(d.id for d in y.devices()), y.tolist()]
         out[f"array to device {name}"] = _answer(case)
+
+
+def _small_array_test_items(jax, out):
+    """array_test.py's and core_test.py's single items: `core.ManualAxisType` interned and
+    immutable; `core.modify_spec_for_auto_manual` and a ShapedArray typed over a mesh of mixed
+    axis types keeping the Explicit axes only; ShapedArray's `manual_axis_type=`; two
+    shardings over one AbstractMesh equivalent; the empty mesh from a 0-d grid; rows of a
+    replicated array keeping its sharding; a replicated donated argument deleted;
+    make_array_from_callback under jit; `np.dtype(x)`'s deprecation."""
+    import copy
+    import importlib
+    import pickle
+    import warnings
+    import numpy as np
+    core = importlib.import_module(jax.__name__ + "._src.core")
+    P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.NamedSharding, \
+        jax.sharding.AxisType
+    M = core.ManualAxisType
+    mt = M(varying={"x"}, unreduced={"y"}, reduced={"z"})
+    out["mat interned"] = _answer(lambda: [mt is M(varying={"x"}, unreduced={"y"},
+                                                   reduced={"z"}),
+                                           pickle.loads(pickle.dumps(mt)) is mt,
+                                           copy.deepcopy(mt) is mt, copy.copy(mt) is mt])
+    out["mat setattr"] = _answer(lambda: setattr(mt, "varying", frozenset()))
+    out["mat delattr"] = _answer(lambda: delattr(mt, "varying"))
+    out["mat overlap"] = _answer(lambda: M(varying={"x"}, unreduced={"x"}))
+    out["mat update"] = _answer(lambda: repr(mt.update(varying=frozenset())))
+    mesh = jax.sharding.AbstractMesh((2, 2, 2, 2), ("a", "b", "c", "d"), axis_types=(
+        AxisType.Explicit, AxisType.Explicit, AxisType.Auto, AxisType.Manual))
+    for i, spec in enumerate([P(("a", "b", "c"), "d"), P(("a", "c"), "b", "d"),
+                              P(unreduced={"a", "c"}), P("c", reduced={"b", "d"})]):
+        out[f"modify spec {i}"] = _answer(
+            lambda spec=spec: repr(core.modify_spec_for_auto_manual(spec, mesh)))
+    aval = jax.core.ShapedArray((16, 8, 4, 2), np.float32)
+    for i, spec in enumerate([P(("a", "b", "c"), "d"), P(("a", "c"), "b", "d")]):
+        out[f"aval update mixed {i}"] = _answer(
+            lambda spec=spec: repr(aval.update(sharding=NamedSharding(mesh, spec)).sharding.spec))
+    three = jax.sharding.AbstractMesh((2, 2, 2), ("a", "b", "c"), axis_types=(
+        AxisType.Explicit, AxisType.Explicit, AxisType.Manual))
+    out["aval manual_axis_type"] = _answer(lambda: jax.core.ShapedArray(
+        (1, 1), np.float32, sharding=NamedSharding(three, P(unreduced={"a"}, reduced={"b"})),
+        manual_axis_type=M(varying={"c"})).str_short(True))
+    concrete = jax.make_mesh((2,), ("x",), devices=jax.devices()[:2])
+    out["abstract equivalent"] = _answer(lambda: NamedSharding(
+        concrete.abstract_mesh, P("x")).is_equivalent_to(
+            NamedSharding(concrete.abstract_mesh, P("x")), 2))
+    out["empty mesh"] = _answer(lambda: [
+        (m.empty, m.size, m.abstract_mesh.empty, m.abstract_mesh.size)
+        for m in [jax.sharding.Mesh(np.empty((), dtype=object), [])]] +
+        [jax.sharding.AbstractMesh((), ()).size])
+    grid = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    explicit = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    value = np.arange(16.).reshape(8, 2)
+    for name, s in [("auto", NamedSharding(grid, P())), ("auto none", NamedSharding(grid, P(None))),
+                    ("explicit", NamedSharding(explicit, P())),
+                    ("split", NamedSharding(grid, P("x")))]:
+        def rows(s=s):
+            row = next(iter(jax.device_put(value, s)))
+            return [repr(row.sharding.spec) if hasattr(row.sharding, "spec") else
+                    type(row.sharding).__name__, len(row.sharding.device_set), row.committed,
+                    str(jax.typeof(row)), row.tolist()]
+        out[f"iter rows {name}"] = _answer(rows)
+
+    def donated():
+        arr = jax.numpy.arange(16)
+        y = jax.jit(lambda x: x * 2, in_shardings=NamedSharding(grid, P()),
+                    donate_argnums=0)(arr)
+        return [arr.is_deleted(), y.tolist()]
+    out["donated replicated"] = _answer(donated)
+    callback_mesh = jax.make_mesh((2, 2), ("x", "y"), devices=jax.devices()[:4])
+
+    def from_callback(arr):
+        return jax.make_array_from_callback(arr.shape, NamedSharding(callback_mesh, P("x", "y")),
+                                            lambda i: arr[i])
+    out["make_array_from_callback jit"] = _answer(lambda: jax.jit(from_callback)(
+        jax.numpy.arange(16).reshape(4, 4)))
+
+    emesh = jax.make_mesh((2,), ("x",), devices=jax.devices()[:2],
+                          axis_types=(AxisType.Explicit,))
+
+    def stage_avals():
+        with jax.set_mesh(emesh):
+            f = jax.jit(lambda x: x * 2, in_shardings=P("x"), out_shardings=P("x"))
+            lowered = f.lower(np.arange(8))
+            compiled = lowered.compile()
+            return [repr(stage.in_avals[0][0].sharding) for stage in (lowered, compiled)]
+    out["stage in_avals over the abstract mesh"] = _answer(stage_avals)
+
+    def dtype_of():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = np.dtype(jax.numpy.arange(4))
+        return [str(got), [(w.category.__name__, str(w.message)) for w in caught]]
+    out["np.dtype of array"] = _answer(dtype_of)

@@ -473,6 +473,17 @@ def _partly_manual_explicit(jax, out):
             out[f"partly manual explicit over {name}"] = _answer(lambda: [
                 repr(f(arr).sharding.spec), np.asarray(f(arr)).tolist(), dict(seen)])
 
+    # lowered: the body's values constrained to their type over the Explicit axes left, the
+    # shard_map's results left to its out_specs (JAX's lower_with_sharding_in_types)
+    with jax.set_mesh(mesh):
+        g = jax.jit(jax.shard_map(lambda v: v * v, out_specs=P("x", None), axis_names={"x"}))
+
+        def constraints():
+            text = g.lower(arr).as_text()
+            return [line.split("=", 1)[1].split(":")[0].split(None, 2)[2]
+                    for line in text.splitlines() if "sdy.sharding_constraint" in line]
+        out["partly manual explicit constraints"] = _answer(constraints)
+
     # a value typed over Explicit axes closed over by a body manual over all of them: JAX's
     # NotImplementedError (eager and under jit); passed as an argument, it runs
     emesh = _mesh(jax, (2,), ("x",), explicit=True)

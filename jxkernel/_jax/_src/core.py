@@ -40,7 +40,7 @@ from ...lax.eval_jaxpr import eval_jaxpr_p  # noqa: E402
 from ...transforms.linear_util import wrap_init  # noqa: E402,F401
 from ..api_util import shaped_abstractify  # noqa: E402,F401 (JAX keeps it in core too)
 from ...core import vma as _vma  # noqa: E402
-from ...core.mesh import get_abstract_mesh  # noqa: E402
+from ...core.mesh import AxisType, PartitionSpec, get_abstract_mesh  # noqa: E402
 from ...tree_util import tree_map  # noqa: E402
 
 
@@ -148,6 +148,7 @@ def is_constant_shape(shape) -> bool:
 
 
 from ...core.avals import MemorySpace  # noqa: E402,F401 (an operation's results' memory)
+from ...core.avals import ManualAxisType  # noqa: E402,F401 (interned, as JAX's)
 
 from ...core.axis_env import axis_names, visible_axes  # noqa: E402  (get_axis_env's)
 
@@ -201,3 +202,23 @@ def reduced_vary_cast(x, axis_name):
     if not _vma.checks(axes) and all(a in get_abstract_mesh().manual_axes for a in axes):
         return x
     return tree_map(lambda leaf: _vma.reduced_vary_cast(leaf, axes), x)
+
+
+def modify_spec_for_auto_manual(spec, mesh):
+    """JAX's core.modify_spec_for_auto_manual: `spec` (a PartitionSpec) less the axes of
+    `mesh` that are not Explicit (in its dimensions and its unreduced and reduced sets),
+    what a type over such a mesh keeps.
+
+    >>> from jxkernel.core.mesh import AbstractMesh, AxisType, PartitionSpec as P
+    >>> m = AbstractMesh((2, 2), ('a', 'b'), axis_types=(AxisType.Explicit, AxisType.Auto))
+    >>> modify_spec_for_auto_manual(P(('a', 'b'), 'b'), m)
+    P('a', None)
+    >>> modify_spec_for_auto_manual(P(unreduced={'a', 'b'}), m)
+    P(unreduced={'a'})
+    """
+    types = dict(zip(mesh.axis_names, mesh.axis_types))
+    kept = lambda a: types[a] == AxisType.Explicit  # noqa: E731
+    dims = [p if p is None else tuple(a for a in p if kept(a)) if isinstance(p, tuple)
+            else (p if kept(p) else None) for p in spec.partitions]
+    return PartitionSpec(*dims, unreduced={a for a in spec.unreduced if kept(a)},
+                         reduced={a for a in spec.reduced if kept(a)})

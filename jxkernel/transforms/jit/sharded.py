@@ -56,6 +56,16 @@ def _flat_shardings(given, tree, what) -> list:
     return [as_mesh_sharding(resolve(s, f"jit's {what}")) for s in flat]
 
 
+def _donated_originals(entry, leaves, placed) -> None:
+    """Delete each donated Array the call moved to its input layout first (the copy was
+    donated): JAX's jit deletes the array passed, wherever it lay (pmap's: not)."""
+    c = len(entry.const_bufs)
+    for i in entry.exe.donated:
+        leaf = leaves[i - c] if i >= c else None
+        if type(leaf) is Array and placed[i] is not leaf and not leaf.is_deleted():
+            leaf.delete()
+
+
 def _check_committed(leaves, own, given) -> None:
     """JAX's error for an Array committed to a mesh layout other than jit's in_shardings say
     for it (an uncommitted one moves; host data is placed as they say)."""
@@ -167,7 +177,10 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         _remember_fast(jitted, args, statics, dyn_args, dyn_kwargs, leaves, avals, entry)
     else:
         entry.hits += 1
-    outs = entry.exe.call_buffers(entry.arguments(leaves))
+    placed = entry.arguments(leaves)
+    outs = entry.exe.call_buffers(placed)
+    if entry.exe.donated and not jitted.__dict__.get("_keeps_moved_donors"):
+        _donated_originals(entry, leaves, placed)
     if config.jax_debug_key_reuse:     # the key arguments checked and marked, as on one device
         _trace.key_reuse.jit_call(entry.jaxpr, leaves, outs)
     return tree_unflatten(entry.out_tree, outs)
@@ -401,8 +414,11 @@ class Partitioning:
     def typed_in_avals(self) -> list:
         """The inputs' types, each typed by its sharding over Explicit axes (`float32[8@x,2]`),
         as JAX's Lowered.in_avals (update_aval_with_sharding)."""
-        return [a if s is None else a.update(sharding=typed_sharding(s, len(a.shape)))
-                for a, s in zip(self.closed.in_avals, self.user_shardings)]
+        avals = self.closed.in_avals
+        typed = [None if s is None else typed_sharding(s, len(a.shape))
+                 for a, s in zip(avals, self.user_shardings)]
+        return [a if t is None else a.update(sharding=NamedSharding(  # (over the AbstractMesh)
+            getattr(t.mesh, "abstract_mesh", t.mesh), t.spec)) for a, t in zip(avals, typed)]
 
     def out_structs(self) -> list:
         """JAX's Lowered.out_info: a ShapeDtypeStruct per output, with its given sharding or

@@ -714,6 +714,8 @@ class Compiled(_Stage):
     def __init__(self, lowered, entry, phases):
         self.lowered, self._entry, self.phases = lowered, entry, phases
         self._traced = lowered.traced
+        # (its inputs' types are the Lowered's, typed by a sharded jit's shardings)
+        self._partitioning = getattr(lowered, "_partitioning", None)
         if phases is None:              # a program compiled before (_compiled_before)
             return
         # logged as jit's calls are (the notebook's count, Compilations, %jxcompiles)
