@@ -12,7 +12,8 @@ tests/core/test_primitive_tables.py compares with jxkernel's:
   (tests/data/primitive_tables_cases.py), jitted, lowered and compiled (CPU): XLA's cost
   analysis ('flops', 'transcendentals') and the StableHLO/CHLO ops JAX's text prints, each
   with the form it prints in ("short": `stablehlo.op %a, %b : tensor<..>`, "generic":
-  `"stablehlo.op"(...)`, "other": any other custom form);
+  `"stablehlo.op"(...)`, "other": any other custom form), and the compiled HLO text's
+  computations where short (under HLO_CHARS; None for the special functions' long ones);
 - "stablehlo_forms": per StableHLO op jxkernel's source names, how MLIR prints it with one
   type throughout and no attributes ("short", "long", "none": no such op verifies).
 """
@@ -56,16 +57,28 @@ def _ops(text):
     return out
 
 
+HLO_CHARS = 6000
+
+
+def _computations(text):
+    """A compiled module's text from its first computation on (no file and frame tables)."""
+    m = re.search(r"^(?:%|ENTRY )", text, re.M)
+    return text[m.start():] if m else text
+
+
 def one_op(name, fn, args):
     eqns = jax.make_jaxpr(fn)(*args).jaxpr.eqns
     assert [e.primitive.name for e in eqns] == [name], (name, eqns)
     lowered = jax.jit(fn).lower(*args)
-    cost = lowered.compile().cost_analysis()
+    compiled = lowered.compile()
+    cost = compiled.cost_analysis()
+    hlo = _computations(compiled.as_text())
     if isinstance(cost, list):
         cost = cost[0]
     return {"flops": float(cost.get("flops", 0.0)),
             "transcendentals": float(cost.get("transcendentals", 0.0)),
-            "elements": ELEMENTS, "ops": _ops(lowered.as_text())}
+            "elements": ELEMENTS, "ops": _ops(lowered.as_text()),
+            "hlo": hlo if len(hlo) < HLO_CHARS else None}
 
 
 def _emitted_ops():

@@ -6,6 +6,8 @@ answer recorded by reference/make_primitive_tables_reference.py
 - core/jaxpr_cost.py TRANSCENDENTAL: the primitives whose one-op program XLA's cost analysis
   counts transcendentals for; where JAX's program is one StableHLO op, the jaxpr's flops and
   transcendentals are XLA's;
+- views/hlo_text.py TRANSCENDENTAL and ELEMENTWISE (HLO opcodes): XLA's compiled HLO text of
+  each one-op program, read by hlo_text, counts as XLA's cost analysis counts it;
 - xla/stablehlo.py _PRETTY: the StableHLO ops MLIR prints in the short form;
 - api/checkify.py _NAN_PRIMITIVES: JAX's checkify.nan_primitives;
 - _jax/extend/core/primitives.py: jax.extend.core.primitives' names, each the same primitive.
@@ -29,6 +31,7 @@ from jxkernel.core import jaxpr_cost, sharding_types
 from jxkernel.core.primitive import all_primitives, sharding_rules
 from jxkernel.extend.core import primitives as extend_primitives
 from jxkernel.stepper import load_every_primitive
+from jxkernel.views import hlo_text
 from jxkernel.xla import stablehlo
 
 load_every_primitive()      # the modules `import jxkernel` leaves to first use
@@ -77,6 +80,15 @@ def test_transcendental_table_counts_as_xla(name):
                                                       recorded["transcendentals"])
     else:       # JAX's lowering expands it (chlo, a formula): one per element, an estimate
         assert cost.transcendentals == (recorded["elements"] if xla_says else 0)
+
+
+@pytest.mark.parametrize("name", [n for n in ONE_OP if _reference()["one_op"][n]["hlo"]])
+def test_hlo_text_counts_as_xla(name):
+    recorded = _reference()["one_op"][name]
+    instructions = hlo_text.parse_hlo(recorded["hlo"])
+    counted = (sum(i.flops for i in instructions), sum(i.transcendentals for i in instructions))
+    assert counted == (recorded["flops"], recorded["transcendentals"]), \
+        f"{sorted({i.opcode for i in instructions})}: hlo_text's opcode tables"
 
 
 def test_transcendental_table_names_only_recorded_primitives():

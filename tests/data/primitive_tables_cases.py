@@ -1,7 +1,7 @@
 """One-operation programs, one per elementwise primitive, shared by
 reference/make_primitive_tables_reference.py (run with real JAX: XLA's cost analysis of each,
 compiled) and tests/core/test_primitive_tables.py (jxkernel's jaxpr cost of the same program,
-traced, never compiled).
+traced, never compiled; jxkernel's reading of XLA's recorded HLO text).
 
 `one_op(lax, prims)` gives {primitive name: (function, operands)} for the package's `lax` and
 `extend.core.primitives` (JAX's or jxkernel's; the primitives with no lax function are bound
@@ -54,4 +54,6 @@ def one_op(lax, prims):
         "mulhi": (lax.mulhi, [i, i]), "copy": (prims.copy_p.bind, [f]),
         "eq_to": (prims.eq_to_p.bind, [i, i]), "le_to": (prims.le_to_p.bind, [i, i]),
         "lt_to": (prims.lt_to_p.bind, [i, i]),
+        "convert_element_type": (lambda x: lax.convert_element_type(x, np.int32), [f]),
+        "bitcast_convert_type": (lambda x: lax.bitcast_convert_type(x, np.int32), [f]),
     }
