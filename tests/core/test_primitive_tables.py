@@ -10,7 +10,8 @@ answer recorded by reference/make_primitive_tables_reference.py
   each one-op program, read by hlo_text, counts as XLA's cost analysis counts it;
 - xla/stablehlo.py _PRETTY: the StableHLO ops MLIR prints in the short form;
 - api/checkify.py _NAN_PRIMITIVES: JAX's checkify.nan_primitives;
-- _jax/extend/core/primitives.py: jax.extend.core.primitives' names, each the same primitive.
+- _jax/extend/core/primitives.py: jax.extend.core.primitives' names, each the same primitive;
+- and every table of primitive names names real primitives (no stale or JAX-only names).
 
 A new elementwise primitive (one with the broadcasting sharding rule, as unop/binop give) fails
 here until it has a case in tests/data/primitive_tables_cases.py, recorded.
@@ -31,7 +32,8 @@ from jxkernel.core import jaxpr_cost, sharding_types
 from jxkernel.core.primitive import all_primitives, sharding_rules
 from jxkernel.extend.core import primitives as extend_primitives
 from jxkernel.stepper import load_every_primitive
-from jxkernel.views import hlo_text
+from jxkernel.views import hlo_text, stepper
+from jxkernel.xla import numpy_backend
 from jxkernel.xla import stablehlo
 
 load_every_primitive()      # the modules `import jxkernel` leaves to first use
@@ -127,3 +129,19 @@ def test_extend_core_primitives_are_jaxs():
     assert all(all_primitives[p.name] is p for p in ours.values())
     assert not {jaxs[n] for n in EXTEND_ABSENT} & set(all_primitives), \
         "jxkernel has the primitive now: export it"
+
+
+NAME_TABLES = {
+    "jaxpr_cost.TRANSCENDENTAL": jaxpr_cost.TRANSCENDENTAL, "jaxpr_cost.MOVES": jaxpr_cost.MOVES,
+    "jaxpr_cost.REDUCTIONS": jaxpr_cost.REDUCTIONS, "jaxpr_cost.WINDOWED": jaxpr_cost.WINDOWED,
+    "jaxpr_cost.SCATTERS": jaxpr_cost.SCATTERS, "jaxpr_cost.FLOPS": set(jaxpr_cost.FLOPS),
+    "jaxpr_cost.NOT_ESTIMATED": jaxpr_cost.NOT_ESTIMATED,
+    "checkify._NAN_PRIMITIVES": set(checkify._NAN_PRIMITIVES),
+    "numpy_backend._PASSES_SUBNORMALS": numpy_backend._PASSES_SUBNORMALS,
+    "numpy_backend._MAKES_SUBNORMALS": numpy_backend._MAKES_SUBNORMALS,
+    "stepper._CALLS": stepper._CALLS}
+
+
+@pytest.mark.parametrize("table", sorted(NAME_TABLES))
+def test_name_tables_name_real_primitives(table):
+    assert not set(NAME_TABLES[table]) - set(all_primitives)
