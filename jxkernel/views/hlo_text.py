@@ -53,7 +53,8 @@ ELEMENTWISE = frozenset({"add", "subtract", "multiply", "divide", "remainder", "
                          "and", "or", "xor", "not", "floor", "ceil", "round-nearest-afz",
                          "round-nearest-even", "convert", "shift-left", "shift-right-arithmetic",
                          "shift-right-logical", "is-finite", "real", "imag", "complex",
-                         "popcnt", "count-leading-zeros", "stochastic-convert"})
+                         "popcnt", "count-leading-zeros", "stochastic-convert",
+                         "bitcast-convert", "reduce-precision", "mulhi"})
 NOT_ESTIMATED = frozenset({"custom-call", "sort", "fft", "triangular-solve", "cholesky",
                            "rng", "rng-bit-generator", "rng-get-and-update-state"})
 # GPU library calls whose work is a dot or a convolution (XLA's GPU cost model counts them so)

@@ -543,8 +543,7 @@ class Stepper(RichView):
 
 
 # Primitives whose equation runs one jaxpr on its operands, as a function call does.
-_CALLS = frozenset({"jit", "pjit", "closed_call", "core_call", "remat2", "remat",
-                    "custom_jvp_call", "custom_vjp_call"})
+_CALLS = frozenset({"jit", "remat2", "custom_jvp_call", "custom_vjp_call"})
 
 
 def _called(eqn) -> ir.ClosedJaxpr | None:

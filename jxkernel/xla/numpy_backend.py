@@ -258,7 +258,7 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
 # These primitives are that code. nextafter and bitcast_convert_type write bits: their
 # results keep a subnormal whatever made their operands (nextafter(0.0, 1.0) is 1.4e-45).
 _PASSES_SUBNORMALS = frozenset(
-    "abs neg copy reshape broadcast_in_dim transpose squeeze expand_dims rev slice "
+    "abs neg copy reshape broadcast_in_dim transpose squeeze rev slice "
     "dynamic_slice dynamic_update_slice concatenate pad gather select_n bitcast_convert_type "
     "reduce_precision tanh expm1 atan sin cbrt real imag complex conj eq_to le_to lt_to "
     "sort top_k approx_top_k nextafter tile stack unstack split device_put reshard "

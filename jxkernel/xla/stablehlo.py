@@ -83,13 +83,15 @@ class Value:
 
 
 # Ops printed in the short form `%r = stablehlo.add %a, %b : tensor<..>` when every operand
-# and the result have one type.
+# and the result have one type: those MLIR prints so (tests/core/test_primitive_tables.py
+# holds this set against JAX 0.10.2's printer).
 _PRETTY = frozenset(
     "stablehlo." + op for op in
-    "abs add and atan2 cbrt ceil cosine divide exponential exponential_minus_one floor log "
-    "log_plus_one logistic maximum minimum multiply negate not or popcnt power remainder "
-    "round_nearest_afz round_nearest_even rsqrt shift_left shift_right_arithmetic "
-    "shift_right_logical sign sine sqrt subtract tan tanh xor count_leading_zeros".split())
+    "abs add and atan2 cbrt ceil clamp convert cosine divide exponential "
+    "exponential_minus_one floor imag log log_plus_one logistic maximum minimum multiply "
+    "negate not optimization_barrier or popcnt power real remainder round_nearest_afz "
+    "round_nearest_even rsqrt shift_left shift_right_arithmetic shift_right_logical sign "
+    "sine sqrt subtract tan tanh xor count_leading_zeros".split())
 
 
 # Every op is written with a location: without one, the parser would give it its place in this

@@ -5,10 +5,27 @@ jxkernel's own operations bind, under JAX's names, for interpreters keyed on the
     >>> primitives.exp_p is jxkernel.lax.exp_p, primitives.jit_p
     (True, jit)
 
-JAX's list has a few more (call_p, device_put_p, the stateful get_p/swap_p, rng_uniform_p,
-...): jxkernel does not bind those, so they are absent rather than stand-ins.
+Every name of JAX 0.10.2's module whose primitive jxkernel has (add_jaxvals_p is jxkernel's
+add_any, as JAX's is named); JAX's call_p and closed_call_p are absent rather than stand-ins:
+jxkernel binds no such primitive. tests/core/test_primitive_tables.py holds the two lists
+against JAX's (tests/data/primitive_tables_reference.json).
 """
-from ....transforms.ad_util import stop_gradient_p  # noqa: F401
+from ....transforms.ad_util import add_any_p as add_jaxvals_p, stop_gradient_p  # noqa: F401
+from ....api.state_primitives import get_p, swap_p  # noqa: F401
+from ....core.interpreter_primitives import sharding_constraint_p  # noqa: F401
+from ....lax.creation import empty2_p  # noqa: F401
+from ....lax.gpu_collectives import ragged_all_to_all_p  # noqa: F401
+from ....lax.linalg.schur_hessenberg import hessenberg_p, schur_p  # noqa: F401
+from ....lax.linalg.tridiagonal import tridiagonal_p, tridiagonal_solve_p  # noqa: F401
+from ....lax.rng import rng_bit_generator_p, rng_uniform_p  # noqa: F401
+from ....lax.tokens import after_all_p, create_token_p  # noqa: F401
+from ....lax.transfer import device_put_p  # noqa: F401
+from ....random.key_prims import (  # noqa: F401
+    random_bits_p,
+    random_fold_in_p,
+    random_seed_p,
+    random_split_p,
+)
 from ....lax.cond import cond_p  # noqa: F401
 from ....lax.conversion import bitcast_convert_type_p, convert_element_type_p  # noqa: F401
 from ....lax.convolution import conv_general_dilated_p  # noqa: F401
@@ -36,6 +53,7 @@ from ....lax.elementwise import (  # noqa: F401
     digamma_p,
     div_p,
     eq_p,
+    eq_to_p,
     erf_inv_p,
     erf_p,
     erfc_p,
@@ -49,11 +67,13 @@ from ....lax.elementwise import (  # noqa: F401
     integer_pow_p,
     is_finite_p,
     le_p,
+    le_to_p,
     lgamma_p,
     log1p_p,
     log_p,
     logistic_p,
     lt_p,
+    lt_to_p,
     max_p,
     min_p,
     mul_p,
@@ -143,7 +163,7 @@ from ....lax.slicing import (  # noqa: F401
     slice_p,
 )
 from ....lax.solves import linear_solve_p  # noqa: F401
-from ....lax.sorting import sort_p, top_k_p  # noqa: F401
+from ....lax.sorting import approx_top_k_p, sort_p, top_k_p  # noqa: F401
 from ....lax.special import (  # noqa: F401
     bessel_i0e_p,
     bessel_i1e_p,
@@ -162,6 +182,7 @@ from ....lax.windowed import (  # noqa: F401
     reduce_window_sum_p,
     select_and_gather_add_p,
     select_and_scatter_add_p,
+    select_and_scatter_p,
 )
 from ....random.prng import threefry2x32_p  # noqa: F401
 from ....random.rejection import random_gamma_p  # noqa: F401
