@@ -282,8 +282,26 @@ class WeakLRU(LRU):
             ref = self._refs.get(ref_id)
             if ref is not None and ref() is None:
                 del self._refs[ref_id]
-        for inner in [k for k, (v, _) in self._data.items() if k[0] in dead and v[1]() is None]:
-            LRU.pop(self, inner)
+        # the dict's own entries, not the OrderedDict's order: that looks each key up by its
+        # hash now, and a key whose hash changed since it was stored (a class whose __hash__
+        # was replaced for a while: JAX's shape_poly_test.py does so to _DimExpr) is not found
+        doomed = [k for k, (v, _) in list(dict.items(self._data))
+                  if k[0] in dead and v[1]() is None]
+        lost = [inner for inner in doomed if LRU.pop(self, inner, _MISSING) is _MISSING]
+        if lost:        # such keys: dropped by identity, the others stored again as they were
+            lost_ids = {id(inner) for inner in lost}
+            kept = [(k, e) for k, e in self._entries() if id(k) not in lost_ids]
+            self._data.clear()
+            self._data.update(kept)
+            self.weight = sum(weight for _, weight in self._data.values())
+
+    def _entries(self) -> list:
+        """(stored key, (value, weight)) pairs, least recently used first; in the order they
+        were stored where a key's hash has changed since (see _purge)."""
+        try:
+            return list(self._data.items())
+        except KeyError:
+            return list(dict.items(self._data))
 
     def __contains__(self, key) -> bool:
         return self.get(key, _MISSING) is not _MISSING
@@ -305,7 +323,7 @@ class WeakLRU(LRU):
         """(key, value) pairs with the first elements themselves, of those still alive."""
         with self._lock:
             out = []
-            for (_, rest), ((value, ref), _) in self._data.items():
+            for (_, rest), ((value, ref), _) in self._entries():
                 first = ref()
                 if first is not None:
                     out.append(((first, rest), value))

@@ -4,14 +4,15 @@ control_flow_effects_cases.py, recorded by reference/make_control_flow_effects_r
 import functools
 import json
 import os
+import pathlib
 
 import pytest
 
 import jxkernel
 import control_flow_effects_cases as cases
 
-REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
-                                        "control_flow_effects_reference.json")))
+REFERENCE = json.loads(pathlib.Path(os.path.dirname(__file__), "..", "data",
+                                    "control_flow_effects_reference.json").read_text())
 # computed on first use, not while pytest collects (every xdist worker collects every file)
 ours = functools.cache(lambda: cases.run(jxkernel))
 

@@ -4,12 +4,13 @@ reference/make_memory_space_reference.py)."""
 import functools
 import json
 import os
+import pathlib
 
 import jxkernel
 import memory_space_cases as cases
 
-REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
-                                        "memory_space_reference.json")))
+REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
+                                                 "memory_space_reference.json")).read_text())
 # computed on first use, not while pytest collects (every xdist worker collects every file)
 _ours = functools.cache(lambda: cases.run(jxkernel))
 

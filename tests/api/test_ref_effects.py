@@ -3,6 +3,7 @@ RefEffects), none for a Ref made inside it, and an unused read dropped by DCE, a
 (tests/data/ref_effects_cases.py, recorded by reference/make_ref_effects_reference.py)."""
 import json
 import os
+import pathlib
 
 import pytest
 
@@ -10,8 +11,8 @@ import jxkernel
 import ref_effects_cases as cases
 from jxkernel.api.state_primitives import ReadEffect, WriteEffect
 
-REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
-                                        "ref_effects_reference.json")))
+REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
+                                                 "ref_effects_reference.json")).read_text())
 OURS = cases.run(jxkernel)
 
 

@@ -6,14 +6,15 @@ over."""
 import functools
 import json
 import os
+import pathlib
 
 import pytest
 
 import jxkernel
 import ref_operands_cases as cases
 
-REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
-                                        "ref_operands_reference.json")))
+REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
+                                                 "ref_operands_reference.json")).read_text())
 # computed on first use, not while pytest collects (every xdist worker collects every file)
 ours = functools.cache(lambda: cases.run(jxkernel))
 

@@ -35,14 +35,22 @@ REWRITES = {       # XLA's optimized HLO computes the right-hand side (measured)
     # a jitted call inlined first, as XLA's compiler does: (A / B) / C across it
     "across_a_call": lambda a, b: jax.jit(lambda a, b: a / b)(a, b) / (b + 1),
 }
+
+
+def _cpuinfo_words() -> set:
+    with open("/proc/cpuinfo") as f:
+        return set(f.read().split())
+
+
 # where a NumPy rule is not XLA's bit for bit (rsqrt up to 2 ulps, pow 1), the rewrite's
 # result is compared within 8 (float64 exp is XLA's own formula since 2026-11-29: exact)
 INEXACT = {"div_sqrt", "div_pow"}
 # float32 exp lands on XLA's bits where XLA's code fuses its multiply-adds: a CPU with FMA and
 # no --xla_cpu_max_isa below AVX2 (the restricted-ISA run, scripts/test_other_cpus.sh, moved
 # div_exp and in_a_loop there); elsewhere they get the 8-ulp bound
-_FLAGS = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
-if " fma" not in _FLAGS or "xla_cpu_max_isa" in os.environ.get("XLA_FLAGS", ""):
+# (a word of the flags: " fma" alone would also match the fma4 of AMD's Bulldozer, no FMA3)
+_FLAGS = _cpuinfo_words() if os.path.exists("/proc/cpuinfo") else set()
+if "fma" not in _FLAGS or "xla_cpu_max_isa" in os.environ.get("XLA_FLAGS", ""):
     INEXACT |= {"float32/div_exp", "float32/in_a_loop"}
 
 

@@ -38,7 +38,8 @@ def test_column_is_the_expression_start_and_is_computed_from_the_frame():
         return jnp.sin(x) + jnp.cos(x)      # two calls on one line: two columns
     closed = jax.make_jaxpr(f)(1.0)
     line = f.__code__.co_firstlineno + 1
-    text = open(__file__).read().splitlines()[line - 1]
+    with open(__file__) as source:
+        text = source.read().splitlines()[line - 1]
     sin, cos, add = (e.source_info for e in closed.eqns)
     assert (sin.line, cos.line, add.line) == (line, line, line)
     assert sin.column == text.index("jnp.sin") and cos.column == text.index("jnp.cos")

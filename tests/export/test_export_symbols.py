@@ -4,6 +4,7 @@ reference/make_export_symbols_reference.py): `call_exported_<fun>`, MLIR's `_0`,
 clash, `@"<lambda>"` quoted."""
 import json
 import os
+import pathlib
 
 import export_symbols_cases as cases
 import numpy as np
@@ -11,8 +12,8 @@ import pytest
 
 import jxkernel
 
-REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
-                                        "export_symbols_reference.json")))
+REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
+                                                 "export_symbols_reference.json")).read_text())
 PROGRAMS = sorted(k for k in REFERENCE if k != "jax_version")
 
 

@@ -3,14 +3,15 @@ grad through call, a new Exported each time, as JAX 0.10.2 does
 (tests/data/export_vjp_cases.py, recorded by reference/make_export_vjp_reference.py)."""
 import json
 import os
+import pathlib
 
 import export_vjp_cases as cases
 import pytest
 
 import jxkernel
 
-REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
-                                        "export_vjp_reference.json")))
+REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
+                                                 "export_vjp_reference.json")).read_text())
 
 
 @pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend

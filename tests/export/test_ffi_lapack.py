@@ -4,12 +4,13 @@ ffi_call of `lapack_sgetrf_ffi` in a fresh process compiles and runs before any 
 importing jxkernel and starting the backend load no SciPy."""
 import json
 import os
+import pathlib
 
 import pytest
 from fresh_process import run_json
 
-REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
-                                        "ffi_lapack_reference.json")))
+REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
+                                                 "ffi_lapack_reference.json")).read_text())
 
 
 def _fresh(name):

@@ -4,12 +4,13 @@ the option's other value is refused by name (tests/jax_compat/test_jax_tests_gap
 import functools
 import json
 import os
+import pathlib
 
 import jxkernel
 import mutable_array_cases as cases
 
-REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
-                                        "mutable_array_reference.json")))
+REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
+                                                 "mutable_array_reference.json")).read_text())
 # computed on first use, not while pytest collects (every xdist worker collects every file)
 _ours = functools.cache(lambda: cases.run(jxkernel))
 

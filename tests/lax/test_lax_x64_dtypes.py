@@ -4,12 +4,14 @@ reference/make_x64_warn_reference.py): what lax's and jnp's dtype arguments, ful
 promotion of values made under enable_x64 and ShapeDtypeStructs give, and the exact words of
 every warning ('warn' narrows with JAX's warning, 'error' raises its ValueError, 'allow'
 keeps the dtype). Integer and float values here are exact (ones, iotas, sums of small
-integers). DIFFERENT would name jxkernel's deliberate differences (none now)."""
+integers), but for a sine's. DIFFERENT would name jxkernel's deliberate differences (none now)."""
 import json
 import os
 import warnings
 
+import numpy as np
 import pytest
+from numerics import ELEMENTWISE, assert_tree_close  # tests/support
 from x64_warn_cases import DIFFERENT, run
 
 import jxkernel as jax
@@ -45,8 +47,14 @@ def test_every_case_is_recorded(got):
 
 @pytest.mark.parametrize("name", sorted(set(REF) - {"jax_version"} - set(DIFFERENT)))
 def test_case_matches_jax(got, name):
-    # [observation, warnings' words]: both exactly
-    assert got[name] == REF[name], name
+    # [observation, warnings' words]: both exactly, but for the values of the x64_sin cases
+    # (a sine: XLA's, or the C library's in float64, moves a last bit per CPU), within
+    # ELEMENTWISE ulps of their dtype
+    if name.endswith(("x64_sin_float64", "x64_sin_int64")):
+        (_, dtype, _), _ = REF[name]
+        assert_tree_close(got[name], REF[name], ELEMENTWISE, dtype=np.dtype(dtype), err_msg=name)
+    else:
+        assert got[name] == REF[name], name
 
 
 def test_jnp_functions_pass_no_64_bit_dtype_to_lax_themselves():

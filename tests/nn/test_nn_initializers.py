@@ -15,7 +15,7 @@ from jxkernel import config
 from jxkernel.nn import initializers as I
 
 import nn_cases
-from numerics import LAPACK, assert_allclose_ulp
+from numerics import ELEMENTWISE, LAPACK, assert_allclose_ulp
 import locations  # tests/support: the repository's folders
 
 REF = np.load(os.path.join(locations.DATA, "nn_reference.npz"))
@@ -100,8 +100,10 @@ def test_orthogonal_is_orthogonal():
 def test_initializers_under_jit():
     init = I.lecun_normal()
     f = jax.jit(init, static_argnums=(1, 2))
-    np.testing.assert_array_equal(f(jax.random.key(5), (3, 4), jnp.float32),
-                                  init(jax.random.key(5), (3, 4), jnp.float32))
+    # erf_inv's polynomial then a scale: at XLA's default level an FMA CPU contracts across
+    # the fused program's ops, not across eager ones
+    assert_allclose_ulp(f(jax.random.key(5), (3, 4), jnp.float32),
+                        init(jax.random.key(5), (3, 4), jnp.float32), ELEMENTWISE)
 
 
 @pytest.mark.parametrize("make, args, match", [

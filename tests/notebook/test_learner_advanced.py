@@ -18,6 +18,7 @@ from jxkernel.views import error_cards
 from learner_advanced_cases import CASES, run_case  # tests/data
 import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
+from numerics import ELEMENTWISE, assert_tree_close  # tests/support
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -40,7 +41,8 @@ OBJECT_ID = re.compile(r"object id \d+")
                                          {"grad_flag_under_jit",
                                           "grad_mode_string_under_jit"}))
 def test_the_case_is_what_jax_does(case):
-    # the values are exact: a sine and a few products of float32 numbers, one rounding each
+    # the values: a sine and a few products of float32 numbers (ELEMENTWISE: XLA's sin and cos
+    # move a last bit per CPU), everything else exactly
     ours = run_case(jxkernel, CASES[case])
     if case == "aot_under_jit":         # JAX's class path, under our package's name
         ours["raised"][1] = ours["raised"][1].replace("'jxkernel._src.", "'jax._src.")
@@ -48,7 +50,7 @@ def test_the_case_is_what_jax_does(case):
         ours["raised"][1] = OBJECT_ID.sub("object id N", ours["raised"][1])
         assert ours["raised"][1] == OBJECT_ID.sub("object id N", JAX[case]["raised"][1])
         return
-    assert ours == JAX[case], case
+    assert_tree_close(ours, JAX[case], ELEMENTWISE, err_msg=case)
 
 
 @pytest.mark.parametrize("case", UNDER_JIT)
@@ -102,7 +104,7 @@ def test_a_checkpointed_functions_flag_is_made_static_by_checkpoint(shell, case)
     name = "remat_if_fixed" if case == "remat_if" else "remat_if_alone_fixed"
     assert CASES[case].replace(last, fixed_line) == CASES[name]
     assert "raised" not in JAX[name]
-    assert run_case(jxkernel, CASES[name]) == JAX[name]
+    assert_tree_close(run_case(jxkernel, CASES[name]), JAX[name], ELEMENTWISE, err_msg=name)
 
 
 def card_of(shell, source) -> dict:
@@ -139,7 +141,7 @@ def test_too_few_cotangents_are_filled_with_none_said_so(shell):
     assert card["rewrite"] == \
         "return (y * ct, None)  # None: no gradient for y (or give its cotangent)"
     pasted = CASES["vjp_bwd_count"].replace("return (y * ct,)", card["rewrite"])
-    assert run_case(jxkernel, pasted) == JAX["vjp_bwd_count_none"]   # JAX's value
+    assert_tree_close(run_case(jxkernel, pasted), JAX["vjp_bwd_count_none"], ELEMENTWISE)  # JAX's
     # too many: no entry can be guessed away, the rewrite is a comment
     card = card_of(shell, CASES["vjp_bwd_three"])
     assert "a tuple of 3" in card["why"] and card["rewrite"].startswith("# return (ct_x, ct_y)")
@@ -234,8 +236,9 @@ def test_a_flag_grad_does_not_differentiate_is_static_where_jit_wraps_grad(shell
     assert fixed_line == "jax.jit(jax.grad(cond_fn), static_argnames=('flag',))(1.0, True)"
     assert CASES["grad_flag_under_jit"].replace(last, fixed_line) == \
         CASES["grad_flag_under_jit_fixed"]
-    assert run_case(jxkernel, CASES["grad_flag_under_jit_fixed"]) == \
-        JAX["grad_flag_under_jit_fixed"] == JAX["remat_if_fixed"]     # cos(1.0)
+    assert JAX["grad_flag_under_jit_fixed"] == JAX["remat_if_fixed"]     # cos(1.0)
+    assert_tree_close(run_case(jxkernel, CASES["grad_flag_under_jit_fixed"]),
+                      JAX["grad_flag_under_jit_fixed"], ELEMENTWISE)
     assert JAX["grad_flag_under_jit_inner_static"]["raised"][0] == "ValueError"
     assert run_case(jxkernel, CASES["grad_flag_under_jit_inner_static"])["raised"][0] == \
         "ValueError"
@@ -249,7 +252,8 @@ def test_a_checkpointed_functions_size_is_made_static_by_checkpoint(shell):
     fixed_line = card["rewrite"].splitlines()[0]
     assert fixed_line == "jax.checkpoint(h, static_argnums=(1,))(1., 3)"
     assert CASES["remat_shape"].replace(last, fixed_line) == CASES["remat_shape_fixed"]
-    assert run_case(jxkernel, CASES["remat_shape_fixed"]) == JAX["remat_shape_fixed"]
+    assert_tree_close(run_case(jxkernel, CASES["remat_shape_fixed"]), JAX["remat_shape_fixed"],
+                      ELEMENTWISE)
 
 
 def test_a_string_under_jit_of_grad_is_static_on_that_jit(shell):
@@ -263,5 +267,6 @@ def test_a_string_under_jit_of_grad_is_static_on_that_jit(shell):
     last = CASES["grad_mode_string_under_jit"].splitlines()[-1]
     assert CASES["grad_mode_string_under_jit"].replace(last, card["rewrite"]) == \
         CASES["grad_mode_string_under_jit_fixed"], card["rewrite"]
-    assert run_case(jxkernel, CASES["grad_mode_string_under_jit_fixed"]) == \
-        JAX["grad_mode_string_under_jit_fixed"] == JAX["remat_if_fixed"]     # cos(1.0)
+    assert JAX["grad_mode_string_under_jit_fixed"] == JAX["remat_if_fixed"]     # cos(1.0)
+    assert_tree_close(run_case(jxkernel, CASES["grad_mode_string_under_jit_fixed"]),
+                      JAX["grad_mode_string_under_jit_fixed"], ELEMENTWISE)

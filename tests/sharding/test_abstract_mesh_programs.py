@@ -6,6 +6,7 @@ placed over set_mesh's devices as that mesh names them, Mesh.update. Every value
 (integers, text)."""
 import json
 import os
+import pathlib
 
 import pytest
 
@@ -25,7 +26,7 @@ def runs():
     return run_json(cases_code("abstract_mesh_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(json.load(open(_REFERENCE))["cases"]))
+@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(_REFERENCE).read_text())["cases"]))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     assert ours[case] == ref[case]

@@ -5,6 +5,7 @@ block alone raises JAX's RuntimeError), pjit the `with mesh:` block's.
 """
 import json
 import os
+import pathlib
 
 import pytest
 from fresh_process import cases_code, run_against_reference
@@ -12,8 +13,8 @@ from fresh_process import cases_code, run_against_reference
 pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
               pytest.mark.xla_only("several devices")]
 
-_KEYS = sorted(json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
-                                           "jit_context_mesh_reference.json"))))
+_KEYS = sorted(json.loads(pathlib.Path(os.path.dirname(__file__), "..", "data",
+                                       "jit_context_mesh_reference.json").read_text()))
 _KEYS.remove("jax_version")
 
 

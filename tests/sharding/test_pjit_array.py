@@ -4,6 +4,7 @@ shardings and sharded arrays, against JAX 0.10.2's answers for the same cases
 devices): identities, values and error texts (all exact)."""
 import json
 import os
+import pathlib
 
 import pytest
 
@@ -23,7 +24,7 @@ def runs():
     return run_json(cases_code("pjit_array_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(json.load(open(_REFERENCE))["cases"]))
+@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(_REFERENCE).read_text())["cases"]))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     assert ours[case] == ref[case]

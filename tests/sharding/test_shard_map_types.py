@@ -5,6 +5,7 @@ to='invarying')`'s type, values and gradient, ... Every value is exact (small
 integer-valued floats, text)."""
 import json
 import os
+import pathlib
 
 import pytest
 
@@ -24,7 +25,7 @@ def runs():
     return run_json(cases_code("shard_map_types_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(json.load(open(_REFERENCE))["cases"]))
+@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(_REFERENCE).read_text())["cases"]))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     if isinstance(ref[case], list) and len(ref[case]) == 2 and ref[case][1] == "" \

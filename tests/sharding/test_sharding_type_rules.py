@@ -5,6 +5,7 @@ values, and the ShardingTypeErrors (class and text) where a rule refuses. Every 
 (small integer-valued floats, integers, text)."""
 import json
 import os
+import pathlib
 
 import pytest
 
@@ -24,7 +25,7 @@ def runs():
     return run_json(cases_code("sharding_type_rules_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(json.load(open(_REFERENCE))["cases"]))
+@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(_REFERENCE).read_text())["cases"]))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     assert ours[case] == ref[case]

@@ -7,6 +7,7 @@ ShardingTypeErrors of dot_general, add and mul a learner meets. Every value is e
 (integers, small integer-valued floats, text)."""
 import json
 import os
+import pathlib
 
 import pytest
 
@@ -26,7 +27,7 @@ def runs():
     return run_json(cases_code("unreduced_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(json.load(open(_REFERENCE))["cases"]))
+@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(_REFERENCE).read_text())["cases"]))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     assert ours[case] == ref[case]

@@ -153,6 +153,43 @@ def assert_bits_close(got, want, ulps, err_msg: str = "") -> None:
     assert_allclose_ulp(floats(got), floats(want), ulps, err_msg=err_msg)
 
 
+def assert_tree_close(got, want, ulps: int, *, dtype=np.float32, err_msg: str = "") -> None:
+    """A recorded JSON-like answer (dicts, lists, strings, ints, floats) against ours: the
+    same structure and everything exactly, but for the Python floats of `want`, which `got`
+    matches within `ulps` of `dtype` (the dtype the floats were computed in): what a case
+    computed through transcendental functions, sums or LAPACK gives on another CPU.
+
+    >>> assert_tree_close({"value": [0.8414709568023682, 2]}, {"value": [0.84147101, 2]}, 1)
+    """
+    where = f" ({err_msg})" if err_msg else ""
+    if isinstance(want, float):
+        assert isinstance(got, (float, int)) and not isinstance(got, bool), \
+            f"{got!r} != {want!r}{where}"
+        assert_allclose_ulp(np.asarray(got, dtype), np.asarray(want, dtype), ulps,
+                            err_msg=err_msg)
+    elif isinstance(want, dict):
+        assert isinstance(got, dict) and sorted(got) == sorted(want), f"{got!r} != {want!r}{where}"
+        for key in want:
+            assert_tree_close(got[key], want[key], ulps, dtype=dtype, err_msg=f"{err_msg}.{key}")
+    elif isinstance(want, (list, tuple)):
+        assert isinstance(got, (list, tuple)) and len(got) == len(want), \
+            f"{got!r} != {want!r}{where}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_tree_close(g, w, ulps, dtype=dtype, err_msg=f"{err_msg}[{i}]")
+    else:
+        assert got == want, f"{got!r} != {want!r}{where}"
+
+
+def trees_agree(got, want, ulps: int, *, dtype=np.float32) -> bool:
+    """Whether `assert_tree_close(got, want, ulps, dtype=dtype)` passes (for tests that list
+    every case that differs before they fail)."""
+    try:
+        assert_tree_close(got, want, ulps, dtype=dtype)
+    except AssertionError:
+        return False
+    return True
+
+
 def _is_float(dtype: np.dtype) -> bool:
     """NumPy's inexact types and ml_dtypes' floats (bfloat16, float8_*: NumPy calls them void)."""
     if np.issubdtype(dtype, np.inexact):

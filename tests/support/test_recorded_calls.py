@@ -5,6 +5,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 import jxkernel.scipy.special as sp
 from compiled import jit_together
+from numerics import ELEMENTWISE, assert_allclose_ulp
 from recorded_calls import recorder
 
 
@@ -20,8 +21,9 @@ def test_other_arguments_stay_static():
     # multigammaln's d must be concrete: traced, it would raise
     call = recorder(jxkernel.scipy).special.multigammaln(np.float32([3.0, 5.5]), 2)
     got = jit_together(jxkernel, {"m": (call, call.arrays())})["m"]
-    np.testing.assert_array_equal(np.asarray(got),
-                                  np.asarray(jxkernel.jit(lambda a: sp.multigammaln(a, 2))(
-                                      np.float32([3.0, 5.5]))))
+    # lgamma inside another program (jit_together's): within ELEMENTWISE, not bit for bit
+    assert_allclose_ulp(np.asarray(got),
+                        np.asarray(jxkernel.jit(lambda a: sp.multigammaln(a, 2))(
+                            np.float32([3.0, 5.5]))), ELEMENTWISE)
     weak = recorder(jnp).add(np.float32([1.0]), 2.0)
     assert jxkernel.jit(weak)(*weak.arrays()).dtype == np.float32    # 2.0 stays weak

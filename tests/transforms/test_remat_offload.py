@@ -5,6 +5,7 @@ reference/make_remat_offload_reference.py). jxkernel saves an Offloadable value 
 import functools
 import json
 import os
+import pathlib
 import re
 
 import numpy as np
@@ -13,8 +14,8 @@ import pytest
 import jxkernel
 import remat_offload_cases as cases
 
-REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
-                                        "remat_offload_reference.json")))
+REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
+                                                 "remat_offload_reference.json")).read_text())
 # computed on first use, not while pytest collects (every xdist worker collects every file)
 ours = functools.cache(lambda: cases.run(jxkernel))
 # the class's module differs: JAX's is jax._src.interpreters.partial_eval

@@ -5,14 +5,15 @@ given a Format."""
 import functools
 import json
 import os
+import pathlib
 
 import pytest
 
 import jxkernel
 import array_format_cases as cases
 
-REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
-                                        "array_format_reference.json")))
+REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
+                                                 "array_format_reference.json")).read_text())
 # computed on first use, not while pytest collects (every xdist worker collects every file)
 _ours = functools.cache(lambda: cases.run(jxkernel))
 

@@ -7,6 +7,7 @@ Format with another layout in jit (its programs are row-major only) is tested be
 import functools
 import json
 import os
+import pathlib
 
 import numpy as np
 import pytest
@@ -15,8 +16,8 @@ import jxkernel
 import layout_cases as cases
 from jxkernel.experimental.layout import Format, Layout
 
-REFERENCE = json.load(open(os.path.join(os.path.dirname(__file__), "..", "data",
-                                        "layout_reference.json")))
+REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
+                                                 "layout_reference.json")).read_text())
 # computed on first use, not while pytest collects (every xdist worker collects every file)
 _ours = functools.cache(lambda: cases.run(jxkernel))
 

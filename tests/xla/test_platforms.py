@@ -10,6 +10,7 @@ export for 'cuda' called on the CPU fails with JAX's message. On a GPU (not chec
 GPU backend's export and call platform is 'cuda' as JAX's.
 """
 import json
+import pathlib
 
 import pytest
 
@@ -36,8 +37,8 @@ def test_the_same_cases(answers):
     assert sorted(mine) == sorted(theirs)
 
 
-@pytest.mark.parametrize("case", sorted(json.load(open(f"{DATA}/platforms_reference.json"))
-                                        .keys() - {"jax_version"}))
+@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(f"{DATA}/platforms_reference.json")
+                                                   .read_text()).keys() - {"jax_version"}))
 def test_as_jax_answers(answers, case):
     mine, theirs = answers
     assert mine[case] == theirs[case]

@@ -8,6 +8,7 @@ emptied by jax.clear_caches()), and `sharding_impls.UNSPECIFIED` in jit's in_sha
 out_shardings (no sharding given, as None), `parse_flatten_op_sharding`'s PartitionSpecs. Every value is exact (integers, booleans, text)."""
 import json
 import os
+import pathlib
 
 import pytest
 
@@ -27,8 +28,8 @@ def runs():
     return run_json(cases_code("sharding_src_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(json.load(open(os.path.join(
-    locations.DATA, "sharding_src_reference.json")))["cases"]))
+@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(os.path.join(
+    locations.DATA, "sharding_src_reference.json")).read_text())["cases"]))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     assert ours[case] == ref[case]
