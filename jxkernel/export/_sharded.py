@@ -74,8 +74,11 @@ def _layout(traced) -> Layout:
         # over the AbstractMesh still)
         with set_mesh(_stand_in(e)):
             partitioning = stage_partitioning(traced, lower=False)
-    return Layout(partitioning.mesh, tuple(partitioning.user_shardings),
-                  tuple(partitioning.given_out_shardings))
+    # an output given none whose type is split over Explicit axes: that sharding, as JAX
+    # records (its out_shardings resolved from the avals)
+    outs = [s if s is not None or a.sharding is None else typed_sharding(a.sharding, a.ndim)
+            for s, a in zip(partitioning.given_out_shardings, traced.jaxpr.out_avals)]
+    return Layout(partitioning.mesh, tuple(partitioning.user_shardings), tuple(outs))
 
 
 def _stand_in(error: AbstractMeshOnlyError) -> Mesh:

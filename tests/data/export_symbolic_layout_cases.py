@@ -3,7 +3,7 @@ tests/export/test_export_symbolic_layout.py on jxkernel (2 CPU devices): jax.exp
 symbolic shapes, of a program partitioned over a mesh whose body reads a symbolic dimension
 as a value (`b * b.shape[0]`), over a mesh of Explicit axes (make_mesh's) and one of Auto axes: a jit
 given in/out_shardings, one called with an argument split over the mesh, one with a sharding
-constraint inside, and shard_map bodies (the block's size `b1`, and the global one outside). Each export is called on inputs of two
+constraint inside, one resharding under set_mesh, and shard_map bodies (the block's size `b1`, and the global one outside). Each export is called on inputs of two
 sizes; recorded: its in/out avals, shardings (specs over its mesh), nr_devices, the values
 (integers, exact in float32), and the error texts where JAX refuses. `run(jax)` takes the
 `jax` module (real or jxkernel) and returns JSON data."""
@@ -11,7 +11,9 @@ import numpy as np
 
 
 def _error(e) -> list:
-    return [type(e).__name__, str(e).splitlines()[0] if str(e) else ""]
+    # (less JAX's " This error occurs at source: <file>:<line>", which names this file's path)
+    text = str(e).splitlines()[0] if str(e) else ""
+    return [type(e).__name__, text.split(" This error occurs at source:")[0]]
 
 
 def _specs(shardings) -> list:
@@ -64,6 +66,9 @@ def _over(jax, out, mesh, axes):
         lambda c: c * 2, mesh=mesh, in_specs=(P("x", None),), out_specs=P("x", None))(b)
         * b.shape[0], in_shardings=split)
     _export(jax, out, f"{axes} shard_map outside 2*b1,_", outside, "2*b1,_", (4, 6), split)
+    with jax.set_mesh(mesh):             # a result typed by reshard (Explicit axes: recorded)
+        _export(jax, out, f"{axes} reshard 2*b1,_", jax.jit(
+            lambda b: scale(jax.reshard(b, P("x", None)))), "2*b1,_", (4, 6), whole)
 
 
 def run(jax) -> dict:

@@ -5,7 +5,8 @@ reference/make_export_symbolic_layout_reference.py): over a mesh of Explicit and
 axes, jits given in/out_shardings, a sharding constraint inside, shard_map bodies. Each
 export's avals, shardings and nr_devices, its calls on inputs of two sizes (values exact:
 small integers in float32) and JAX's refusals (an indivisible `b` split over 2, a
-constraint naming an Explicit axis, shard_map's in_specs over Explicit axes)."""
+constraint naming an Explicit axis, shard_map's in_specs over Explicit axes, reshard to an
+Auto axis)."""
 import pytest
 from fresh_process import cases_code, run_against_reference
 
@@ -16,12 +17,14 @@ pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
 # or a scalar broadcast to the block's shape) is refused at export, where JAX exports a
 # module its own call then cannot refine ("Error refining shapes")
 _SHARD_MAP = ("auto shard_map 2*b1,_", "auto shard_map outside 2*b1,_")
-# differences that do not depend on symbolic shapes (the same with concrete ones): the
+# a difference that does not depend on symbolic shapes (the same with concrete ones): the
 # result of a call whose output sharding was left to XLA reports P('x', None) where JAX's
-# reports P('x',); and an export whose result a constraint over Explicit axes types
-# (float32[4,3], replicated) records no out sharding where JAX records P(None, None)
+# reports P('x',) (the values are JAX's)
 _RESULT_SPEC = ("in_only 2*b1,_", "split argument 2*b1,_")
-_TYPED_OUT = "explicit constraint before b,_ export"
+# JAX exports a jit whose result reshard types over Explicit axes (recording that sharding,
+# as jxkernel now does) but its own call of the module fails ("Error refining shapes");
+# jxkernel's call computes the values the function gives (6 * x for x of 6 rows)
+_RESHARD = "explicit reshard 2*b1,_ call"
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +35,7 @@ def runs():
 
 
 def _left_out(key: str) -> bool:
-    return key == _TYPED_OUT or key.startswith(_SHARD_MAP) or any(
+    return key.startswith(_SHARD_MAP + (_RESHARD,)) or any(
         key.startswith(f"{axes} {name} call") for axes in ("auto", "explicit")
         for name in _RESULT_SPEC)
 
@@ -71,12 +74,23 @@ def test_calls_whose_output_xla_lays_out_give_jax_values(runs):
                 assert (mine[key][1], ref[key][1]) == ("P('x', None)", "P('x',)")
 
 
-def test_constraint_typed_export(runs):
+def test_a_result_typed_over_explicit_axes_records_its_sharding(runs):
+    # (jxkernel recorded None for an output given no sharding whose type is split: an
+    # export's out_shardings are given or typed, as JAX's)
     mine, ref = runs
-    got, want = dict(mine[_TYPED_OUT]), dict(ref[_TYPED_OUT])
-    assert (got.pop("out_shardings"), want.pop("out_shardings")) == (
-        [None], [["P(None, None)", "device"]])
-    assert got == want
+    for key in ("explicit reshard 2*b1,_ export", "explicit constraint before b,_ export"):
+        assert mine[key] == ref[key]
+        assert ref[key]["out_shardings"] != [None]
+
+
+def test_a_resharded_export_runs_where_jax_cannot_refine_it(runs):
+    mine, ref = runs
+    for n in (4, 6):
+        assert ref[f"{_RESHARD} {n}"] == ["ValueError", "Error refining shapes. Define "
+                                          "JAX_DUMP_IR_TO to dump the module."]
+        values, spec = mine[f"{_RESHARD} {n}"]
+        assert spec == "P('x', None)"
+        assert values == [[n * (3 * i + j) for j in range(3)] for i in range(n)]
 
 
 def test_a_shard_map_body_that_needs_a_symbolic_size_is_refused_at_export(runs):
