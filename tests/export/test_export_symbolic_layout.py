@@ -2,7 +2,8 @@
 symbolic dimension as a value (`b * b.shape[0]`), against JAX 0.10.2's answers on 2
 simulated CPU devices (tests/data/export_symbolic_layout_cases.py, recorded by
 reference/make_export_symbolic_layout_reference.py): over a mesh of Explicit and one of Auto
-axes, jits given in/out_shardings, a sharding constraint inside, shard_map bodies. Each
+axes, jits given in/out_shardings, a sharding constraint inside, a reshard under set_mesh,
+shard_map bodies. Each
 export's avals, shardings and nr_devices, its calls on inputs of two sizes (values exact:
 small integers in float32) and JAX's refusals (an indivisible `b` split over 2, a
 constraint naming an Explicit axis, shard_map's in_specs over Explicit axes, reshard to an
