@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.avals import typed_sharding
 from ..core.mesh import AbstractMesh, AbstractMeshOnlyError, Mesh, NamedSharding, \
-    PartitionSpec, set_mesh
+    PartitionSpec, on_context_mesh, set_mesh
 from ..transforms.jit.pinned import one_device_given
 from ..transforms.jit.primitive import any_sharded
 from ..xla import client as _client
@@ -50,25 +50,35 @@ def lowered_with_layout(traced, lower) -> tuple:
         _one_device_layout(traced)
     try:
         return lower(layout), layout
-    except NeedsMesh:
+    except NeedsMesh as e:
         if layout is not None and layout.mesh is not None:
             raise
-    layout = _layout(traced)                 # (traced.lower() partitions it from now on)
+        if not (on_context_mesh() and traced.jitted._device is None):
+            # a constraint inside: the jit is partitioned over its mesh from now on, as
+            # traced.lower() marks it
+            traced.jitted._sharded, traced.jitted._constraint_mesh = True, e.mesh
+    layout = _layout(traced)
     return lower(layout), layout
 
 
 def _layout(traced) -> Layout:
+    """The mesh and shardings `traced.lower()` partitions it with, its module not lowered:
+    the export lowers its own (a symbolic shape read as a value lowers there alone)."""
+    from ..transforms.jit.sharded import stage_partitioning     # (jit over a mesh loads late)
     try:
-        partitioning = traced.lower()._partitioning
+        partitioning = stage_partitioning(traced, lower=False)
     except AbstractMeshOnlyError as e:
         # only shardings over an AbstractMesh, and no mesh set: JAX exports for its platforms
         # without devices; jxkernel lowers over a stand-in mesh of this process's first
         # devices (the module names mesh positions only, and the Exported's shardings are
         # over the AbstractMesh still)
         with set_mesh(_stand_in(e)):
-            partitioning = traced.lower()._partitioning
-    return Layout(partitioning.mesh, tuple(partitioning.user_shardings),
-                  tuple(partitioning.given_out_shardings))
+            partitioning = stage_partitioning(traced, lower=False)
+    # an output given none whose type is split over Explicit axes: that sharding, as JAX
+    # records (its out_shardings resolved from the avals)
+    outs = [s if s is not None or a.sharding is None else typed_sharding(a.sharding, a.ndim)
+            for s, a in zip(partitioning.given_out_shardings, traced.jaxpr.out_avals)]
+    return Layout(partitioning.mesh, tuple(partitioning.user_shardings), tuple(outs))
 
 
 def _stand_in(error: AbstractMeshOnlyError) -> Mesh:

@@ -333,7 +333,7 @@ _SAFE = frozenset("""
     convert_element_type reduce_sum reduce_max reduce_min reduce_prod reduce_and reduce_or
     dot_general transpose concatenate select_n clamp copy rev jit pjit closed_call
     custom_jvp_call custom_vjp_call cond while stop_gradient add_any sort argmax argmin
-    dynamic_update_slice shard_map ppermute pvary
+    dynamic_update_slice shard_map ppermute pvary sharding_constraint reshard
 """.split()) | frozenset("""
     triangular_solve lu lu_pivots_to_permutation eigh geqrf geqp3 householder_product ormqr
     qr cholesky eig schur hessenberg svd tridiagonal_solve tridiagonal custom_linear_solve

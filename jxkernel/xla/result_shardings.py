@@ -90,12 +90,21 @@ def _concrete(carried, mesh: Mesh) -> Mesh:
 def carried_meshes(jaxpr, meshes) -> list:
     """Per output of `jaxpr`, the mesh its type carries in JAX, or None: that of an input
     sharded by its own sharding (`meshes`, per invar, None for others: not one laid out by
-    jit's in_shardings) that it is computed from, of the shard_map it comes out of, or of
+    jit's in_shardings) that it is computed from (through an exported call, where the
+    Exported records the output's sharding), of the shard_map it comes out of, or of
     the sharding in its type (Explicit axes)."""
     marked = {v: m for v, m in zip(jaxpr.invars, meshes) if m is not None}
     for eqn in jaxpr.eqns:
         if eqn.primitive.name == "shard_map":
             marked.update(dict.fromkeys(eqn.outvars, eqn.params["mesh"]))
+            continue
+        if eqn.primitive.name == "call_exported":
+            # JAX types its results by the shardings the Exported records, so an output with
+            # none carries no mesh (XLA's layout named alone: P('x',), not P('x', None))
+            m = next((marked[v] for v in eqn.invars if type(v) is Var and v in marked), None)
+            recorded = eqn.params["exported"]._out_named_shardings
+            marked.update({v: m for v, s in zip(eqn.outvars, recorded)
+                           if m is not None and s is not None})
             continue
         inner = getattr(eqn.params.get("jaxpr"), "jaxpr", None)
         if eqn.primitive.name == "jit" and inner is not None:   # (jit(pmap(f)): a shard_map inside)

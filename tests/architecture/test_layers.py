@@ -91,10 +91,12 @@ def test_each_import_inside_a_function_says_why():
 # fast path have moved; lowered as they go): a late import is for a module kept off `import
 # jxkernel` by design (docs/architecture.md, section 1) or an optional library, not for a
 # cycle; the cure for a cycle is moving code to the layer where its dependencies are.
-MOST_DEFERRED = 39   # (+1: jnp.nonzero calls statistics.bincount, which is loaded on first use;
+MOST_DEFERRED = 40   # (+1: jnp.nonzero calls statistics.bincount, which is loaded on first use;
 #                     +1: jnp.pad's callable mode calls functional.apply_along_axis, likewise;
 #                     +1: nn.scaled_matmul's primitives, whose partitioning rule loads
-#                     custom_partitioning and the collectives, on first use)
+#                     custom_partitioning and the collectives, on first use;
+#                     +1: jax.export's layout of a program over a mesh reads jit's
+#                     Partitioning, which loads with the first mesh, not with jax.export)
 
 
 def test_imports_inside_functions_stay_few():

@@ -21,9 +21,8 @@ from ...core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jax
 from ...tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
                           tree_flatten, tree_flatten_with_path, tree_unflatten)
 from ...xla.array import Array
-from ...xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, chosen_inputs,
-                            compile_lowered, gspmd_sharding, lower_partitioned, to_argument,
-                            typed_outputs)
+from ...xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, chosen_inputs, compile_lowered,
+                            gspmd_sharding, lower_partitioned, to_argument, typed_outputs)
 from ...xla.sharding import GSPMDSharding, SingleDeviceSharding, as_mesh_sharding
 from . import refs as jit_refs
 from .args import device_mismatch, result_paths, static_key
@@ -336,7 +335,8 @@ class Partitioning:
         """`traced` partitioned again, its ops located (Lowered.as_text(debug_info=True))."""
         return stage_partitioning(traced, locations)
 
-    def __init__(self, jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs, locations=False):
+    def __init__(self, jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs, locations=False,
+                 lower=True):
         given_in = getattr(jitted, "_in_shardings", None)
         given_out = getattr(jitted, "_out_shardings", None)
         if given_in is not None and dyn_kwargs:
@@ -400,7 +400,7 @@ class Partitioning:
             closed, self.name, mesh, [replicated] * n_consts + [
                 None if o else s for o, s in zip(self.open_in, self.in_shardings)], flat_out,
             self.donated, locations, result_paths(out_tree), leaf_names, jitted._keep_unused)
-        self.module = lower_partitioned(*self._lowering)
+        self.module = lower_partitioned(*self._lowering) if lower else None
 
     def cpu_text(self) -> str:
         """The StableHLO text XLA's CPU would run for this partitioning (the NumPy backend's
@@ -465,16 +465,16 @@ def _compiled(plan, lowered, compiler_options=None) -> tuple:
     return entry, phases
 
 
-def stage_partitioning(traced, locations=False) -> Partitioning:
-    """The Partitioning of a traced sharded jit (`jit(f, in_shardings=...).trace(x)`): the
-    one a call at its signature lowered, where one did (JAX's lowering cache)."""
+def stage_partitioning(traced, locations=False, lower=True) -> Partitioning:
+    """The Partitioning of a traced sharded jit (`jit(f, in_shardings=...).trace(x)`), as a
+    call at its signature lowered it (JAX's lowering cache); `lower` False: no module."""
     found = None if locations or getattr(traced, "_signature", None) is None else \
         compiled_before(traced)
     if found is not None and found.lowered is not None and found.jaxpr is traced.jaxpr:
         return found.lowered
     dyn_args, dyn_kwargs = tree_unflatten(traced._in_tree, traced._leaves)
     return Partitioning(traced.jitted, traced.jaxpr, traced.out_tree, traced._leaves, dyn_args,
-                        dyn_kwargs, locations)
+                        dyn_kwargs, locations, lower)
 
 
 def constrained_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) -> tuple:
