@@ -351,11 +351,78 @@ def _enabled(level: int) -> bool:
 
 def _log(level: int, line: str, extra=None) -> None:
     """A compile line logged on "jxkernel.compile_log" and handed to the handlers of JAX's
-    logger of it (jax._src.dispatch, ...), once each: JAX's logging options work on it."""
+    logger of it (jax._src.dispatch, ...), once each: JAX's logging options work on it.
+    A TRACING CACHE MISS logged while a call's trace of a jit is held (misses_held) waits
+    for that jit's own miss."""
+    held = getattr(_holding, "lines", None)
+    if held is not None and _holding.tracing and line.startswith("TRACING CACHE MISS"):
+        if not _holding.redo:
+            held.append((level, line, extra))
+        return
+    _write(level, line, extra)
+
+
+def _write(level: int, line: str, extra=None) -> None:
     if _logger.isEnabledFor(level):
         _logger.log(level, "%s", line, extra=extra)
     to_jax_loggers(_jax_logger_of(line), level, line, extra)
 MAX_EVENTS = 10_000
+
+
+# JAX explains a jit's tracing-cache miss before it traces: its TRACING CACHE MISS comes
+# before those of what the trace meets (a jit called inside it, a scan body, a cond branch,
+# a checkpointed function); jxkernel explains it at its compile, after the trace. While a
+# call's trace of a jit is held, the misses its trace logs wait (`lines`) until the jit's
+# own miss is logged (record(), trace_missed()), or the next held trace or the end of the
+# hold without a miss of its own (a trace reused) lets them out
+_holding = threading.local()
+
+
+@contextlib.contextmanager
+def misses_held(key):
+    """Around a top-level call's trace of the jitted function `key` (jit/primitive.py's
+    raised_trace_logged): the misses logged inside wait for `key`'s own (in JAX's order).
+    Inside another hold, nothing more: that one's order holds (its jit is outermost)."""
+    if getattr(_holding, "lines", None) is not None and getattr(_holding, "tracing", False):
+        yield
+        return
+    if getattr(_holding, "lines", None) is not None and _holding.key is key:
+        # the same jit's trace made again (its first met a mesh: jit/sharded.py traces it
+        # for one): what this one logs, the first logged (JAX traces once): dropped
+        _holding.tracing = _holding.redo = True
+        try:
+            yield
+        finally:
+            _holding.tracing = _holding.redo = False
+        return
+    release_held()                  # (a hold whose jit logged no miss of its own)
+    _holding.lines, _holding.key, _holding.tracing, _holding.redo = [], key, True, False
+    try:
+        yield
+    except BaseException:
+        _holding.tracing = False    # (raised_trace_logged logs the jit's miss, then these)
+        raise
+    _holding.tracing = False
+    if not _holding.lines:
+        release_held()
+
+
+def traced_held(jitted, *args):
+    """`jitted._trace(*args)` in a hold of `jitted`'s misses (misses_held)."""
+    with misses_held(jitted):
+        return jitted._trace(*args)
+
+
+def release_held(key=None) -> None:
+    """Log the misses held for a jit's trace: those of `key`'s hold (after its own miss), or
+    with no `key` whatever hold there is."""
+    lines = getattr(_holding, "lines", None)
+    if lines is None or key is not None and _holding.key is not key:
+        return
+    _holding.lines = _holding.key = None
+    _holding.tracing = False
+    for level, line, extra in lines:
+        _write(level, line, extra)
 
 
 _unlogged = threading.local()
@@ -410,6 +477,8 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
     # persistent cache's (held back by xla/disk_cache.py's cache_lines_held) before the last
     if not event.logged_at_trace:
         _log_miss(event, call_site if event.traced_at is None else event.traced_at)
+    if not getattr(_holding, "tracing", False):      # (a hold's own trace records inside)
+        release_held(event.key)
     _log_phases(event, getattr(event.phases, "log_cache_lines", None))
     for callback in subscribers:
         try:
@@ -421,10 +490,13 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
 
 def _log_miss(event: CompileEvent, site) -> None:
     """jax_explain_cache_misses's message for `event`, logged at `site`; as JAX's, none for a
-    miss of its own functions or of an eager operation (not the user's). The record's
+    miss of its own functions or of an eager operation (not the user's), nor for a jit that
+    says it is JAX's own (`_logs_no_miss`: pmap's jit of `_fun`, whose function is defined in
+    JAX's api.py, though its event is the user's in the notebook's notes). The record's
     `jax_words` is JAX's message alone, without jxkernel's fixes: what a notebook whose compile
     notes tell the fixes shows (notebook/tracebacks.py), so that they are not said twice."""
-    if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
+    if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER \
+            and not getattr(event.key, "_logs_no_miss", False):
         try:
             _log(logging.WARNING, _explainer.explain_miss(event, site), extra={
                 "jax_words": _explainer.explain_miss(event, site, own=False)})
@@ -891,6 +963,8 @@ def trace_missed(miss: Miss, phases, backend: str, traced_at) -> CompileEvent | 
     event = dataclasses.replace(event, call_site=None, logged_at_trace=True)
     level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
     _log_miss(event, traced_at)
+    if not getattr(_holding, "tracing", False):
+        release_held(event.key)
     if event.miss and getattr(phases, "trace_s", 0) and _enabled(level):
         _log(level, _traced_line(event, lambda s: f"{s or 0.0:.9f}"))
     return event

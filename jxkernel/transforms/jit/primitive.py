@@ -292,7 +292,8 @@ def raised_trace_logged(jitted, key, device, *miss_args):
     record's Miss."""
     start = time.perf_counter()
     try:
-        yield
+        with compile_record.misses_held(jitted):   # (JAX's order: this jit's miss first)
+            yield
     except Exception:
         raised = _raised_keys.setdefault(jitted, set())
         seconds = time.perf_counter() - start
@@ -302,6 +303,7 @@ def raised_trace_logged(jitted, key, device, *miss_args):
             raised.add(key)
             compile_record.trace_missed(jitted._miss(*miss_args, device), Phases(seconds),
                                         _client.platform_of(device), traced_call_site())
+        compile_record.release_held()       # (what its trace met, after its own miss)
         raise
 
 
