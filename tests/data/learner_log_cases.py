@@ -68,6 +68,26 @@ def jit_nested(jax, step):
     jax.jit(outer)(X3)
 
 
+def jit_inside_jit_then_called(jax, step):
+    def inner(x):
+        return x + 1
+    ji = jax.jit(inner)
+    step("jit(outer) calls it")
+    jax.jit(lambda x: ji(x) * 2)(X3)
+    step("called itself")
+    ji(X3)
+
+
+def make_jaxpr_of_jit_then_called(jax, step):
+    def f(x, n):
+        return x * n
+    jf = jax.jit(f, static_argnums=1)
+    step("make_jaxpr")
+    jax.make_jaxpr(jf, static_argnums=1)(X3, 3)
+    step("called")
+    jf(X3, 3)
+
+
 def grad_of_jit(jax, step):
     def loss(x):
         return (x ** 2).sum()

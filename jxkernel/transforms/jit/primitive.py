@@ -183,12 +183,29 @@ _origins = weakref.WeakKeyDictionary()
 _seen_under = weakref.WeakKeyDictionary()     # Jitted -> its signatures traced under them
 
 
+# a jit equation's jaxpr -> (weakly) the jit object whose trace made it (traced_under)
+_traced_by = weakref.WeakKeyDictionary()
+
+
+def traced_by(jaxpr, jitted) -> bool:
+    """Whether `jitted` itself traced `jaxpr` (inside another trace: jit(outer) calling it,
+    make_jaxpr of it), which its later call at the top level finds in its own cache, as
+    JAX's jit object does (no "Finished tracing" logged for that lookup)."""
+    ref = _traced_by.get(jaxpr)
+    return ref is not None and ref() is jitted
+
+
 def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None) -> None:
     """`jaxpr` (a jit equation's, made from `closed`) is `jitted`'s: a trace that missed, the
     cause explained against its signatures before (`miss()`, the compile record's Miss), or
     an eager compile's trace reused, or a sibling jit's (`miss` None): nothing to tell.
     `stage_trace_s`: the seconds of a stage's trace made at the top level (eval_shape,
     `.trace`, `.lower`), whose miss JAX logs there, not at the compile that uses it."""
+    if miss is not None:
+        try:
+            _traced_by[jaxpr] = weakref.ref(jitted)
+        except TypeError:
+            pass
     if compile_record.origin_of(jitted._source_text(), jitted._by_user) != compile_record.USER:
         return                                      # jxkernel's own jits: eager work
     if miss is None or any(entry.jaxpr is closed for entry in jitted._cache.values()):
