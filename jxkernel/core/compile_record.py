@@ -349,16 +349,29 @@ def _enabled(level: int) -> bool:
         jax_logger_enabled(name, level) for name in (DISPATCH, PXLA, PARTIAL_EVAL))
 
 
-def _log(level: int, line: str, extra=None) -> None:
+def _log(level: int, line: str, extra=None, owner=None) -> None:
     """A compile line logged on "jxkernel.compile_log" and handed to the handlers of JAX's
     logger of it (jax._src.dispatch, ...), once each: JAX's logging options work on it.
-    A TRACING CACHE MISS logged while a call's trace of a jit is held (misses_held) waits
-    for that jit's own miss."""
-    held = getattr(_holding, "lines", None)
-    if held is not None and _holding.tracing and line.startswith("TRACING CACHE MISS"):
-        if not _holding.redo:
-            held.append((level, line, extra))
-        return
+    A TRACING CACHE MISS logged inside a held trace (misses_held) waits for that trace's own
+    miss; `owner`: the key of the event whose miss `line` is (a held trace's, logged after
+    its trace: the misses it held follow it)."""
+    frames = getattr(_held, "frames", None)
+    if frames:
+        if not line.startswith("TRACING CACHE MISS"):
+            _settle(frames)
+        elif owner is not None and any(f.key is owner and not f.open for f in frames):
+            while True:                 # (closed holds above it: what its trace met)
+                frame = frames.pop()
+                if frame.key is owner and not frame.open:
+                    break
+                _emit(frames, frame.lines)
+            _emit(frames, [(level, line, extra)] + frame.lines)
+            return
+        else:
+            _settle(frames)
+            if frames:
+                _emit(frames, [(level, line, extra)])
+                return
     _write(level, line, extra)
 
 
@@ -369,42 +382,71 @@ def _write(level: int, line: str, extra=None) -> None:
 MAX_EVENTS = 10_000
 
 
-# JAX explains a jit's tracing-cache miss before it traces: its TRACING CACHE MISS comes
-# before those of what the trace meets (a jit called inside it, a scan body, a cond branch,
-# a checkpointed function); jxkernel explains it at its compile, after the trace. While a
-# call's trace of a jit is held, the misses its trace logs wait (`lines`) until the jit's
-# own miss is logged (record(), trace_missed()), or the next held trace or the end of the
-# hold without a miss of its own (a trace reused) lets them out
-_holding = threading.local()
+# JAX explains a trace's tracing-cache miss before it traces (a jit's, a loop body's): its
+# TRACING CACHE MISS comes before those of what the trace meets (a jit called inside it, a
+# scan body, a cond branch, a checkpointed function, a shard_map body); jxkernel explains it
+# after the trace (at the compile, or the body's record). A held trace (misses_held) keeps
+# the misses logged inside it (`lines`) until its own miss is logged (its `owner` key), then
+# gives both, in that order, to the trace around it, or to the log; a hold whose trace logs
+# no miss of its own (a trace reused, a library's function) lets its lines out at the next
+# line logged, or the next hold
+_held = threading.local()
+
+
+class _Hold:
+    __slots__ = ("key", "lines", "open", "redo")
+
+    def __init__(self, key):
+        self.key, self.lines, self.open, self.redo = key, [], True, False
+
+
+def _emit(frames, lines) -> None:
+    """`lines` to the innermost hold (dropped in a trace made again: `redo`), else logged."""
+    if frames:
+        if not frames[-1].redo:
+            frames[-1].lines.extend(lines)
+        return
+    for level, line, extra in lines:
+        _write(level, line, extra)
+
+
+def _settle(frames) -> None:
+    """The closed holds on top (their trace over, their own miss not logged): their lines
+    to the hold around them, or to the log."""
+    while frames and not frames[-1].open:
+        _emit(frames, frames.pop().lines)
 
 
 @contextlib.contextmanager
 def misses_held(key):
-    """Around a top-level call's trace of the jitted function `key` (jit/primitive.py's
-    raised_trace_logged): the misses logged inside wait for `key`'s own (in JAX's order).
-    Inside another hold, nothing more: that one's order holds (its jit is outermost)."""
-    if getattr(_holding, "lines", None) is not None and getattr(_holding, "tracing", False):
+    """Around a trace whose miss is logged after it, of `key` (the jitted function, a loop
+    body: its event's key): the misses logged inside wait for `key`'s own (JAX's order), also
+    across the traces made before that miss is logged (the program's lowering traces loops
+    of its own). The same jit traced again at once (its first trace met a mesh:
+    jit/sharded.py traces it for one) logs nothing of its own: the first trace logged it
+    (JAX traces once)."""
+    if not config.jax_explain_cache_misses:      # (nothing to hold)
         yield
         return
-    if getattr(_holding, "lines", None) is not None and _holding.key is key:
-        # the same jit's trace made again (its first met a mesh: jit/sharded.py traces it
-        # for one): what this one logs, the first logged (JAX traces once): dropped
-        _holding.tracing = _holding.redo = True
+    frames = getattr(_held, "frames", None)
+    if frames is None:
+        frames = _held.frames = []
+    while frames and not frames[-1].open and not frames[-1].lines and frames[-1].key is not key:
+        frames.pop()                # (held nothing: gone; one that did waits for its miss)
+    if frames and not frames[-1].open and frames[-1].key is key:
+        hold = frames[-1]
+        hold.open = hold.redo = True
         try:
             yield
         finally:
-            _holding.tracing = _holding.redo = False
+            hold.open = hold.redo = False
         return
-    release_held()                  # (a hold whose jit logged no miss of its own)
-    _holding.lines, _holding.key, _holding.tracing, _holding.redo = [], key, True, False
+    hold = _Hold(key)
+    frames.append(hold)
     try:
         yield
-    except BaseException:
-        _holding.tracing = False    # (raised_trace_logged logs the jit's miss, then these)
-        raise
-    _holding.tracing = False
-    if not _holding.lines:
-        release_held()
+    finally:
+        hold.open = False
 
 
 def traced_held(jitted, *args):
@@ -413,16 +455,11 @@ def traced_held(jitted, *args):
         return jitted._trace(*args)
 
 
-def release_held(key=None) -> None:
-    """Log the misses held for a jit's trace: those of `key`'s hold (after its own miss), or
-    with no `key` whatever hold there is."""
-    lines = getattr(_holding, "lines", None)
-    if lines is None or key is not None and _holding.key is not key:
-        return
-    _holding.lines = _holding.key = None
-    _holding.tracing = False
-    for level, line, extra in lines:
-        _write(level, line, extra)
+def release_held() -> None:
+    """Log what the closed holds on top held (a trace that raised: its miss logged first)."""
+    frames = getattr(_held, "frames", None)
+    if frames:
+        _settle(frames)
 
 
 _unlogged = threading.local()
@@ -477,8 +514,6 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
     # persistent cache's (held back by xla/disk_cache.py's cache_lines_held) before the last
     if not event.logged_at_trace:
         _log_miss(event, call_site if event.traced_at is None else event.traced_at)
-    if not getattr(_holding, "tracing", False):      # (a hold's own trace records inside)
-        release_held(event.key)
     _log_phases(event, getattr(event.phases, "log_cache_lines", None))
     for callback in subscribers:
         try:
@@ -499,7 +534,8 @@ def _log_miss(event: CompileEvent, site) -> None:
             and not getattr(event.key, "_logs_no_miss", False):
         try:
             _log(logging.WARNING, _explainer.explain_miss(event, site), extra={
-                "jax_words": _explainer.explain_miss(event, site, own=False)})
+                "jax_words": _explainer.explain_miss(event, site, own=False)},
+                owner=event.key)
         except Exception as e:
             _explainer_failed("writing the cache-miss log", e)
 
@@ -963,8 +999,6 @@ def trace_missed(miss: Miss, phases, backend: str, traced_at) -> CompileEvent | 
     event = dataclasses.replace(event, call_site=None, logged_at_trace=True)
     level = logging.WARNING if config.jax_log_compiles else logging.DEBUG
     _log_miss(event, traced_at)
-    if not getattr(_holding, "tracing", False):
-        release_held(event.key)
     if event.miss and getattr(phases, "trace_s", 0) and _enabled(level):
         _log(level, _traced_line(event, lambda s: f"{s or 0.0:.9f}"))
     return event

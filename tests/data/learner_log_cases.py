@@ -88,6 +88,35 @@ def make_jaxpr_of_jit_then_called(jax, step):
     jf(X3, 3)
 
 
+def nested_three_deep(jax, step):
+    def c(x):
+        return x + 1
+
+    def b(x):
+        return jax.jit(c)(x) * 2
+
+    def a(x):
+        return jax.lax.scan(lambda k, y: (k + jax.jit(b)(y).sum(), y), 0.0, x[None])[0]
+    step("jit(a): scan body, jit(b), jit(c)")
+    jax.jit(a)(X3)
+
+
+def jit_raises_after_inner(jax, step):
+    def inner(x):
+        return x * 2
+
+    def outer(x):
+        y = jax.jit(inner)(x)
+        if y.sum() > 0:
+            return y
+        return -y
+    step("raises")
+    try:
+        jax.jit(outer)(X3)
+    except Exception:
+        pass
+
+
 def grad_of_jit(jax, step):
     def loss(x):
         return (x ** 2).sum()

@@ -361,7 +361,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
             else:
                 closed, out_tree = key[4:] == NOWHERE and \
                     compiled_trace(self._cache, signature) or \
-                    self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
+                    compile_record.traced_held(self, treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
             jaxpr, consts = jit_high.operands_of(closed)
             found = (jaxpr, consts, out_tree, closed)
             traced_under(self, jaxpr, closed, lambda: self._miss(      # (why: for the log)
