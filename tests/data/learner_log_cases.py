@@ -117,6 +117,34 @@ def jit_raises_after_inner(jax, step):
         pass
 
 
+def jitted_helper_raises_inside_jit(jax, step):
+    def helper(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    def step_fn(x):
+        return jax.jit(helper)(x) * 2
+    for label in ("first", "again (new jit objects)"):
+        step(label)
+        try:
+            jax.jit(step_fn)(X3)
+        except Exception:
+            pass
+
+
+def make_jaxpr_of_jit_raises(jax, step):
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return -x
+    step("make_jaxpr")
+    try:
+        jax.make_jaxpr(jax.jit(f))(X3)
+    except Exception:
+        pass
+
+
 def grad_of_jit(jax, step):
     def loss(x):
         return (x ** 2).sum()

@@ -296,7 +296,8 @@ def told(trace) -> tuple:
         (untold(trace[0]), traced_at(trace[0]), trace_event(trace[0]))
 
 
-# a jit's keys whose trace raised (their miss logged once, as JAX's: raised_trace_logged)
+# a function's keys whose trace raised (by its jits' shared cache: their miss logged once, as
+# JAX's: raised_trace_logged)
 _raised_keys: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -312,7 +313,7 @@ def raised_trace_logged(jitted, key, device, *miss_args):
         with compile_record.misses_held(jitted):   # (JAX's order: this jit's miss first)
             yield
     except Exception:
-        raised = _raised_keys.setdefault(jitted, set())
+        raised = _raised_keys.setdefault(jitted._cache, set())  # (per function: its jits share it)
         seconds = time.perf_counter() - start
         if key in raised:
             compile_record.log_traced(jitted._name, seconds)
@@ -321,6 +322,27 @@ def raised_trace_logged(jitted, key, device, *miss_args):
             compile_record.trace_missed(jitted._miss(*miss_args, device), Phases(seconds),
                                         _client.platform_of(device), traced_call_site())
         compile_record.release_held()       # (what its trace met, after its own miss)
+        raise
+
+
+def traced_inside(jitted, treedef, statics, avals, dyn_args, dyn_kwargs):
+    """(ClosedJaxpr, out_tree, seconds): a jit's trace inside another trace (its bind path),
+    the misses it meets held for its own (compile_record.misses_held). One that raises (a
+    jitted helper's traced `if`, inside jit(step) or make_jaxpr) logs its miss first, as JAX
+    explains it before tracing, once per key, with no "Finished tracing" of its own (JAX
+    logs the outer trace's)."""
+    try:
+        return compile_record.traced_held(jitted, treedef, statics, avals, dyn_args, dyn_kwargs)
+    except Exception:
+        key = (treedef, avals, statics, config._trace_state)
+        raised = _raised_keys.setdefault(jitted._cache, set())  # (per function: its jits share it)
+        if config.jax_explain_cache_misses and key not in raised:
+            raised.add(key)
+            device = _client.default_device()
+            compile_record.trace_missed(
+                jitted._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device), Phases(0.0),
+                _client.platform_of(device), traced_call_site())
+            compile_record.release_held()     # (what its trace met, after its own miss)
         raise
 
 
