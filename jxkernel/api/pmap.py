@@ -276,6 +276,7 @@ class _Cached:
         _fun.__name__ = _fun.__qualname__ = "_fun"      # the name JAX's jaxprs show
         # defined where `fun` is (its compiles are the user's, in the notebook's notes)
         _fun.__wrapped__ = fun
+        _fun._logs_no_miss = True    # (JAX's own: no TRACING CACHE MISS for it, nor its body)
         body = shard_map(_fun, mesh=mesh, in_specs=self.in_specs, out_specs=self.out_specs,
                          check_vma=False, axis_names={axis_name})
         self._plain = jit(body, donate_argnums=donated)
@@ -284,6 +285,9 @@ class _Cached:
                            out_shardings=tree_map(lambda s: NamedSharding(mesh, s),
                                                   self.out_specs))
         self._placed._keeps_moved_donors = True     # (JAX's pmap donates the moved copy)
+        # its event is the user's (the notes), but JAX's jit of `_fun` is JAX's own: no
+        # TRACING CACHE MISS logged for it (compile_record._log_miss), its compile lines are
+        self._plain._logs_no_miss = self._placed._logs_no_miss = True
 
     def check_devices(self, flat) -> None:
         """An error saying what to do where there are fewer devices than the mapped axis has

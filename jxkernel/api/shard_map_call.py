@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from ..core import vma
 from ..core.avals import NO_UR, explicit_axes, get_aval
+from ..core.compile_record import log_trace_miss
 from ..core.config import config
 from ..core.lru import LRU, SIGNATURES
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.mesh import AbstractMesh, NamedSharding
+from ..core.source_info import traced_call_site, users_function
 from ..core.trace import EvalTrace, Tracer, _ctx, current_trace
 from ..core.traceback_util import api_boundary
 from ..transforms.api_util import flatten_fun, wraps
@@ -79,6 +81,7 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=Tru
         # reused in another would skip that place's out_specs check.
         key = (in_tree, avals, dyn_specs, mesh_, manual, _outer_manual(), config._trace_state) + \
             vma.trace_place() if not any(static) else None
+        _log_body_miss(f)
         found = traces.get(key) if key is not None else None
         if found is None:
             _check_args(f, mesh_, args, flat_args, specs, avals, static, in_specs)
@@ -93,6 +96,20 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=Tru
                                 newly_manual_axes=manual)
         return tree_unflatten(out_tree, outs)
     return wrapped
+
+
+def _log_body_miss(f) -> None:
+    """With jax_explain_cache_misses on, JAX's TRACING CACHE MISS for a shard_map body staged
+    into a trace (inside jit, make_jaxpr): JAX 0.10.2 traces it anew at each such call, a
+    function never seen ("never seen function: body", with the re-defined hint where its call
+    site traced one before), logged before the body's trace; jxkernel keeps the trace
+    (`traces`), but logs what JAX logs. Not for jxkernel's own bodies (pmap's `_fun`)."""
+    if not config.jax_explain_cache_misses:
+        return
+    user = users_function(f)
+    if user is not None and not getattr(f, "_logs_no_miss", False):
+        log_trace_miss(user.function, f"{user.file}:{user.line}", traced_call_site(),
+                       fun_id=id(f))
 
 
 def _trace_body(f, flat_args, in_tree, static, avals, dyn_specs, out_specs, mesh, manual,

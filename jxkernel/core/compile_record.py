@@ -349,13 +349,117 @@ def _enabled(level: int) -> bool:
         jax_logger_enabled(name, level) for name in (DISPATCH, PXLA, PARTIAL_EVAL))
 
 
-def _log(level: int, line: str, extra=None) -> None:
+def _log(level: int, line: str, extra=None, owner=None) -> None:
     """A compile line logged on "jxkernel.compile_log" and handed to the handlers of JAX's
-    logger of it (jax._src.dispatch, ...), once each: JAX's logging options work on it."""
+    logger of it (jax._src.dispatch, ...), once each: JAX's logging options work on it.
+    A TRACING CACHE MISS logged inside a held trace (misses_held) waits for that trace's own
+    miss; `owner`: the key of the event whose miss `line` is (a held trace's, logged after
+    its trace: the misses it held follow it)."""
+    frames = getattr(_held, "frames", None)
+    if frames:
+        if not line.startswith("TRACING CACHE MISS"):
+            _settle(frames)
+        elif owner is not None and any(f.key is owner and not f.open for f in frames):
+            while True:                 # (closed holds above it: what its trace met)
+                frame = frames.pop()
+                if frame.key is owner and not frame.open:
+                    break
+                _emit(frames, frame.lines)
+            _emit(frames, [(level, line, extra)] + frame.lines)
+            return
+        else:
+            _settle(frames)
+            if frames:
+                _emit(frames, [(level, line, extra)])
+                return
+    _write(level, line, extra)
+
+
+def _write(level: int, line: str, extra=None) -> None:
     if _logger.isEnabledFor(level):
         _logger.log(level, "%s", line, extra=extra)
     to_jax_loggers(_jax_logger_of(line), level, line, extra)
 MAX_EVENTS = 10_000
+
+
+# JAX explains a trace's tracing-cache miss before it traces (a jit's, a loop body's): its
+# TRACING CACHE MISS comes before those of what the trace meets (a jit called inside it, a
+# scan body, a cond branch, a checkpointed function, a shard_map body); jxkernel explains it
+# after the trace (at the compile, or the body's record). A held trace (misses_held) keeps
+# the misses logged inside it (`lines`) until its own miss is logged (its `owner` key), then
+# gives both, in that order, to the trace around it, or to the log; a hold whose trace logs
+# no miss of its own (a trace reused, a library's function) lets its lines out at the next
+# line logged, or the next hold
+_held = threading.local()
+
+
+class _Hold:
+    __slots__ = ("key", "lines", "open", "redo")
+
+    def __init__(self, key):
+        self.key, self.lines, self.open, self.redo = key, [], True, False
+
+
+def _emit(frames, lines) -> None:
+    """`lines` to the innermost hold (dropped in a trace made again: `redo`), else logged."""
+    if frames:
+        if not frames[-1].redo:
+            frames[-1].lines.extend(lines)
+        return
+    for level, line, extra in lines:
+        _write(level, line, extra)
+
+
+def _settle(frames) -> None:
+    """The closed holds on top (their trace over, their own miss not logged): their lines
+    to the hold around them, or to the log."""
+    while frames and not frames[-1].open:
+        _emit(frames, frames.pop().lines)
+
+
+@contextlib.contextmanager
+def misses_held(key):
+    """Around a trace whose miss is logged after it, of `key` (the jitted function, a loop
+    body: its event's key): the misses logged inside wait for `key`'s own (JAX's order), also
+    across the traces made before that miss is logged (the program's lowering traces loops
+    of its own). The same jit traced again at once (its first trace met a mesh:
+    jit/sharded.py traces it for one) logs nothing of its own: the first trace logged it
+    (JAX traces once)."""
+    if not config.jax_explain_cache_misses:      # (nothing to hold)
+        yield
+        return
+    frames = getattr(_held, "frames", None)
+    if frames is None:
+        frames = _held.frames = []
+    while frames and not frames[-1].open and not frames[-1].lines and frames[-1].key is not key:
+        frames.pop()                # (held nothing: gone; one that did waits for its miss)
+    if frames and not frames[-1].open and frames[-1].key is key:
+        hold = frames[-1]
+        hold.open = hold.redo = True
+        try:
+            yield
+        finally:
+            hold.open = hold.redo = False
+        return
+    hold = _Hold(key)
+    frames.append(hold)
+    try:
+        yield
+    finally:
+        hold.open = False
+
+
+def traced_held(jitted, *args):
+    """`jitted._trace(*args)` in a hold of `jitted`'s misses (misses_held)."""
+    with misses_held(jitted):
+        return jitted._trace(*args)
+
+
+def release_held() -> None:
+    """Log what the closed holds on top held (a trace that raised: its miss logged first)."""
+    frames = getattr(_held, "frames", None)
+    if frames:
+        _settle(frames)
 
 
 _unlogged = threading.local()
@@ -421,13 +525,17 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
 
 def _log_miss(event: CompileEvent, site) -> None:
     """jax_explain_cache_misses's message for `event`, logged at `site`; as JAX's, none for a
-    miss of its own functions or of an eager operation (not the user's). The record's
+    miss of its own functions or of an eager operation (not the user's), nor for a jit that
+    says it is JAX's own (`_logs_no_miss`: pmap's jit of `_fun`, whose function is defined in
+    JAX's api.py, though its event is the user's in the notebook's notes). The record's
     `jax_words` is JAX's message alone, without jxkernel's fixes: what a notebook whose compile
     notes tell the fixes shows (notebook/tracebacks.py), so that they are not said twice."""
-    if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER:
+    if config.jax_explain_cache_misses and _explainer is not None and event.origin == USER \
+            and not getattr(event.key, "_logs_no_miss", False):
         try:
             _log(logging.WARNING, _explainer.explain_miss(event, site), extra={
-                "jax_words": _explainer.explain_miss(event, site, own=False)})
+                "jax_words": _explainer.explain_miss(event, site, own=False)},
+                owner=event.key)
         except Exception as e:
             _explainer_failed("writing the cache-miss log", e)
 

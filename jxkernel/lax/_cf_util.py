@@ -11,7 +11,7 @@ from ..core import dtypes, vma
 from ..core.avals import ShapedArray, get_aval
 from ..core.check import JaxprTypeError
 from ..core.config import config
-from ..core.compile_record import body_traced
+from ..core.compile_record import body_traced, misses_held
 from ..core.avals import typeof_rules
 from ..core.hijax_lower import CapturedHighValues, captured_mutable, lower_jaxpr  # noqa: F401
 from ..core.lru import TRACES, WeakLRU
@@ -80,7 +80,8 @@ def trace_fun(fun, in_tree, in_avals, what: str, promoted: bool = False):
     # hijax equations made and used inside the body: their low equations (core/hijax_lower.py);
     # a loop body or branch capturing a mutable hijax value from outside stays high (the
     # value a `BoxTy` const, its equations inside), as JAX stages it (_staged_or_threaded)
-    closed = trace_to_jaxpr(flat, list(in_avals), info, "lift")
+    with misses_held(fun):      # (what the body meets is logged after its own miss)
+        closed = trace_to_jaxpr(flat, list(in_avals), info, "lift")
     if what in _JAX_TRACED_FOR and captured_mutable(closed):
         found = _staged_or_threaded((closed, out_tree()), what)
     else:

@@ -252,18 +252,22 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
             signature = None
         check_argnums(signature, as_tuple(static_argnums), "static_argnums")   # (as jit)
         # JAX's make_jaxpr is a new jit(fun)'s trace: each call logs "Finished tracing f for
-        # jit" (a trace or its cache's lookup), where the user asked for it (not a view's)
+        # jit" (a trace or its cache's lookup), where the user asked for it (not a view's),
+        # also where the trace raises (a traced `if`, a static argument that is a tracer):
+        # JAX logs its trace's time before the error
         asked, start = made_by_user(2), time.perf_counter()
-        with contextlib.ExitStack() as named:
-            # axis_env's (name, size) pairs are bound while tracing, as pmap binds its axis:
-            # a collective over one of them is traced (JAX extends its axis env so)
-            for name, size in axis_env or ():
-                named.enter_context(bound_axis(name, size))
-            # traced as JAX traces it, as a jit: its errors say "for jit", keys are checked
-            closed, out_tree = _trace_flat(fun, static_argnums, args, kwargs, "jit")
-        if asked:
-            compile_record.log_traced(fun_name(fun, type(fun).__name__),
-                                      time.perf_counter() - start)
+        try:
+            with contextlib.ExitStack() as named:
+                # axis_env's (name, size) pairs are bound while tracing, as pmap binds its
+                # axis: a collective over one of them is traced (JAX extends its axis env so)
+                for name, size in axis_env or ():
+                    named.enter_context(bound_axis(name, size))
+                # traced as JAX traces it, as a jit: its errors say "for jit", keys checked
+                closed, out_tree = _trace_flat(fun, static_argnums, args, kwargs, "jit")
+        finally:
+            if asked:
+                compile_record.log_traced(fun_name(fun, type(fun).__name__),
+                                          time.perf_counter() - start)
         if return_shape:
             shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
             return closed, tree_unflatten(out_tree, shapes)

@@ -282,8 +282,9 @@ def test_scenario_like_jax(name):
         return
     misses = _jit_misses(name)
     assert len(events) == len(misses), [(e.reason, e.changes) for e in events]
-    # function by function (by the line it was defined on): JAX logs an outer jit's miss
-    # before those of the jits its trace meets, jxkernel after them (with the compile)
+    # function by function (by the line it was defined on): JAX records an outer jit's miss
+    # before those of the jits its trace meets, jxkernel's event after them (with the
+    # compile; its log line is in JAX's order: compile_record.misses_held)
     ours, theirs = _by_line(events, _event_line), _by_line(misses, _miss_line)
     assert {k: len(v) for k, v in ours.items()} == {k: len(v) for k, v in theirs.items()}
     for line, mine in ours.items():
@@ -304,9 +305,9 @@ def test_scenario_like_jax(name):
     # message's first lines as JAX's: the call site (file, line, function: the user's, never
     # jxkernel's), "never seen function:" and the function with where it was defined, or
     # "for <function> defined at ...", and the kind of difference in JAX's words
-    # (a checkpointed function's traces, logged as they happen, come before the jit's miss
-    # that jxkernel logs at its compile: JAX logs that first; compared as multisets there)
-    order = sorted if name in CHECKPOINT_TRACES else list
+    # (in JAX's order, a checkpointed function's traces too: the jit's miss, explained at
+    # its compile, is logged before the misses its trace met, which wait for it)
+    order = list
     logged_by_line = _by_line(logged, _message_line)
     every = _by_line(expected["misses"], _miss_line)
     assert {k: order("never seen function:" in m for m in v)

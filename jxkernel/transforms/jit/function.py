@@ -43,7 +43,7 @@ from .pinned import arguments_placement, committed_at, committed_given, pin_para
 from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
                     compiled_trace, own_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
                     jit_setstate, last_hit_for, remember)
-from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, raised_trace_logged, told, traced_under
+from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, raised_trace_logged, told, traced_inside, traced_under
 from . import args as jit_args, high as jit_high, refs as jit_refs
 from .stages import (lower_jit, program_of, stage_eval_shape, stage_lower, stage_trace,
                      trace_lookup)
@@ -361,7 +361,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
             else:
                 closed, out_tree = key[4:] == NOWHERE and \
                     compiled_trace(self._cache, signature) or \
-                    self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
+                    traced_inside(self, treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
             jaxpr, consts = jit_high.operands_of(closed)
             found = (jaxpr, consts, out_tree, closed)
             traced_under(self, jaxpr, closed, lambda: self._miss(      # (why: for the log)

@@ -183,12 +183,29 @@ _origins = weakref.WeakKeyDictionary()
 _seen_under = weakref.WeakKeyDictionary()     # Jitted -> its signatures traced under them
 
 
+# a jit equation's jaxpr -> (weakly) the jit object whose trace made it (traced_under)
+_traced_by = weakref.WeakKeyDictionary()
+
+
+def traced_by(jaxpr, jitted) -> bool:
+    """Whether `jitted` itself traced `jaxpr` (inside another trace: jit(outer) calling it,
+    make_jaxpr of it), which its later call at the top level finds in its own cache, as
+    JAX's jit object does (no "Finished tracing" logged for that lookup)."""
+    ref = _traced_by.get(jaxpr)
+    return ref is not None and ref() is jitted
+
+
 def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None) -> None:
     """`jaxpr` (a jit equation's, made from `closed`) is `jitted`'s: a trace that missed, the
     cause explained against its signatures before (`miss()`, the compile record's Miss), or
     an eager compile's trace reused, or a sibling jit's (`miss` None): nothing to tell.
     `stage_trace_s`: the seconds of a stage's trace made at the top level (eval_shape,
     `.trace`, `.lower`), whose miss JAX logs there, not at the compile that uses it."""
+    if miss is not None:
+        try:
+            _traced_by[jaxpr] = weakref.ref(jitted)
+        except TypeError:
+            pass
     if compile_record.origin_of(jitted._source_text(), jitted._by_user) != compile_record.USER:
         return                                      # jxkernel's own jits: eager work
     if miss is None or any(entry.jaxpr is closed for entry in jitted._cache.values()):
@@ -279,7 +296,8 @@ def told(trace) -> tuple:
         (untold(trace[0]), traced_at(trace[0]), trace_event(trace[0]))
 
 
-# a jit's keys whose trace raised (their miss logged once, as JAX's: raised_trace_logged)
+# a function's keys whose trace raised (by its jits' shared cache: their miss logged once, as
+# JAX's: raised_trace_logged)
 _raised_keys: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -292,9 +310,10 @@ def raised_trace_logged(jitted, key, device, *miss_args):
     record's Miss."""
     start = time.perf_counter()
     try:
-        yield
+        with compile_record.misses_held(jitted):   # (JAX's order: this jit's miss first)
+            yield
     except Exception:
-        raised = _raised_keys.setdefault(jitted, set())
+        raised = _raised_keys.setdefault(jitted._cache, set())  # (per function: its jits share it)
         seconds = time.perf_counter() - start
         if key in raised:
             compile_record.log_traced(jitted._name, seconds)
@@ -302,6 +321,28 @@ def raised_trace_logged(jitted, key, device, *miss_args):
             raised.add(key)
             compile_record.trace_missed(jitted._miss(*miss_args, device), Phases(seconds),
                                         _client.platform_of(device), traced_call_site())
+        compile_record.release_held()       # (what its trace met, after its own miss)
+        raise
+
+
+def traced_inside(jitted, treedef, statics, avals, dyn_args, dyn_kwargs):
+    """(ClosedJaxpr, out_tree, seconds): a jit's trace inside another trace (its bind path),
+    the misses it meets held for its own (compile_record.misses_held). One that raises (a
+    jitted helper's traced `if`, inside jit(step) or make_jaxpr) logs its miss first, as JAX
+    explains it before tracing, once per key, with no "Finished tracing" of its own (JAX
+    logs the outer trace's)."""
+    try:
+        return compile_record.traced_held(jitted, treedef, statics, avals, dyn_args, dyn_kwargs)
+    except Exception:
+        key = (treedef, avals, statics, config._trace_state)
+        raised = _raised_keys.setdefault(jitted._cache, set())  # (per function: its jits share it)
+        if config.jax_explain_cache_misses and key not in raised:
+            raised.add(key)
+            device = _client.default_device()
+            compile_record.trace_missed(
+                jitted._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device), Phases(0.0),
+                _client.platform_of(device), traced_call_site())
+            compile_record.release_held()     # (what its trace met, after its own miss)
         raise
 
 

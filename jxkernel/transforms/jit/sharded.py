@@ -13,7 +13,7 @@ from ...core.avals import ShapeDtypeStruct, typed_sharding
 from ...core.config import config
 from ...core.device_assignment import (check_device_assignment, deciding_sharding, placement,
                                        program_devices)
-from ...core import trace as _trace
+from ...core import compile_record as _record, trace as _trace
 from ...core.interpreter_primitives import sharding_constraint_p
 from ...core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
                           legacy_mesh, on_context_mesh, placed_on, resolve)
@@ -209,14 +209,14 @@ def _placement(sharding, leaf):
 
 
 def _shared_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) -> tuple:
-    """(ClosedJaxpr, out_tree, trace seconds, whether it is new): the function traced at these
-    types once for its calls and stages alike (JAX's tracing cache: a `.lower()` after a call,
-    or a call after it, traces nothing; cache.stage_key says where it is kept)."""
+    """(ClosedJaxpr, out_tree, trace seconds, whether new): traced once per types for calls and
+    stages alike (JAX's tracing cache: a call and `.lower()` trace once; cache.stage_key)."""
     key = stage_key(jitted, (treedef, avals, statics, config._trace_state))
     found = jitted._traces.get(key)
     if found is not None:
         return found[3], found[2], 0.0, False
-    closed, out_tree, trace_s = jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
+    closed, out_tree, trace_s = _record.traced_held(jitted, treedef, statics, avals, dyn_args,
+                                                    dyn_kwargs)    # (misses in JAX's order)
     jaxpr, consts = convert_constvars_to_invars(closed)
     if not jit_refs.uses_refs(closed) and not any(isinstance(c, _trace.Tracer) for c in consts):
         jitted._traces[key] = (jaxpr, consts, out_tree, closed)

@@ -45,8 +45,8 @@ from .high import is_high_trace
 from .args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
 from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
 from .pinned import committed_at, one_device_given, program_placement
-from .primitive import (any_sharded, lowered_now, trace_event, traced_at, traced_under,
-                        untold)
+from .primitive import (any_sharded, lowered_now, trace_event, traced_at, traced_by,
+                        traced_under, untold)
 
 # Options passed to XLA's compiler by name (JAX's `Lowered.compile(compiler_options=...)`).
 CompilerOptions = dict[str, typing.Union[str, bool]]
@@ -339,7 +339,9 @@ def trace_lookup(jitted, signature, find=None):
     start = time.perf_counter()
     found = find() if find is not None else \
         jitted._traces.get(signature + NOWHERE) or sibling_trace(jitted, signature)
-    looked_up(jitted, signature, time.perf_counter() - start if found is not None else None)
+    mine = found is not None and traced_by(found[0], jitted)    # (its own cache's: no line)
+    looked_up(jitted, signature, time.perf_counter() - start if found is not None and
+              not mine else None)
     return found
 
 
