@@ -19,12 +19,12 @@ import time
 
 import numpy as np
 
-from ...core import compile_record, symbolic, vma
+from ...core import compile_record, symbolic
 from ...core.config import config
 from ...core.monitoring import test_event
 from ...core.native import native
 from ...core.source_info import is_jxkernel_file, made_by_user
-from .high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high, staged_high
+from .high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high
 from ...core.staging import DebugInfo, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace
 from ...core.traceback_util import api_boundary, filter_raised, register_boundary
@@ -36,15 +36,18 @@ from ...xla.placement import all_placed, found_for, placement_of, signature
 from ...xla.lowering import NeedsMesh
 from ...xla.scalars import host_placement, is_host_array, scalar_kinds, scalar_signature
 from ...xla.transfers import put_on_device
-from ..api_util import check_callable, flatten_fun, results_outside, fun_name, merge_static, update_wrapper
+from ..api_util import (check_callable, flatten_fun, results_outside, fun_name, merge_static,
+                        update_wrapper)
 from .args import (SCALAR_TYPES, Arguments, arguments_placed, check_no_kwargs, constant_handlers,
-                   set_jit_shardings, leaf_aval, not_a_jax_type, python_inputs, static_key, Token, token_carriers)
-from .pinned import arguments_placement, committed_at, committed_given, pin_params, pinned_constraint_error, program_placement
-from .cache import (LAST_HIT, NO_HITS, NOWHERE, Entry, check_traceable, clear_jit,
-                    compiled_trace, own_trace, fun_state, c_last_hit, jit_deepcopy, jit_getstate,
-                    jit_setstate, last_hit_for, remember)
-from .primitive import ON_ONE_DEVICE, any_sharded, jit_p, over_mesh, raised_trace_logged, told, traced_inside, traced_under
+                   set_jit_shardings, leaf_aval, not_a_jax_type, python_inputs, static_key, Token,
+                   token_carriers)
+from .pinned import (arguments_placement, committed_at, committed_given, pinned_constraint_error,
+                     program_placement)
+from .cache import (LAST_HIT, NO_HITS, Entry, check_traceable, clear_jit, own_trace, fun_state,
+                    c_last_hit, jit_deepcopy, jit_getstate, jit_setstate, last_hit_for, remember)
+from .primitive import ON_ONE_DEVICE, any_sharded, over_mesh, raised_trace_logged, told
 from . import args as jit_args, high as jit_high, refs as jit_refs
+from .equation import bind_equation
 from .stages import (lower_jit, program_of, stage_eval_shape, stage_lower, stage_trace,
                      trace_lookup)
 
@@ -234,7 +237,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         if _ctx.trace is eval_trace and has_high(leaves, self) or has_high_tracer(leaves):
             return call_high(self, leaves, treedef, statics, dyn_args, dyn_kwargs)  # (high.py)
         names = functools.partial(self._leaf_names, dyn_args, dyn_kwargs)   # (read on errors)
-        avals = tuple([leaf.aval if type(leaf) is Array else leaf_aval(leaf, lambda i=i: names()[i], self._fun)
+        avals = tuple([leaf.aval if type(leaf) is Array else
+                       leaf_aval(leaf, lambda i=i: names()[i], self._fun)
                        for i, leaf in enumerate(leaves)])
         if _ctx.trace is not eval_trace:     # (high.py: a jit closing over hijax values)
             return jit_high.bind_inside(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
@@ -248,7 +252,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         # JAX's rule: committed Arrays decide, uncommitted ones move to them (xla/placement.py)
         device, committed, settled = (self._device, True, False) if self._device is not None \
             else arguments_placement(self, (treedef, avals, statics, config._trace_state), arrays)
-        key = (treedef, avals, statics, config._trace_state, device, committed_at(self, leaves, dyn_args))
+        key = (treedef, avals, statics, config._trace_state, device,
+               committed_at(self, leaves, dyn_args))
         entry = self._cache.get(key)
         if entry is None:
             # the guard for every function is for the user's jits, not jnp's own (as in JAX)
@@ -283,7 +288,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                 self._fast[(_flatten(dyn_args)[1], avals, host_placement(leaves),
                             config._trace_state, static_key(args, kwargs, self._static_at))] = entry
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
-        outs = entry.exe.call_arrays(arguments_placed(device, (*consts, *arrays), entry.exe.kept, leaves, names))
+        outs = entry.exe.call_arrays(arguments_placed(device, (*consts, *arrays), entry.exe.kept,
+                                                      leaves, names))
         outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)
         if config._checked_calls:      # NaN/inf checks, the key-reuse checker (dispatch.py)
             check_jitted_values(self._name, self._fun, outs, args, kwargs, entry.jaxpr, arrays)
@@ -303,7 +309,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         return closed, out_trees[0], time.perf_counter() - start
 
     def _compile(self, key, leaves, treedef, statics, avals, device, dyn_args, dyn_kwargs):
-        traced = trace_lookup(self, key[:4]) or own_trace(self._cache, key[:4])  # (its, a sibling's)
+        traced = trace_lookup(self, key[:4]) or own_trace(self._cache, key[:4])  # its, a sibling's
         with raised_trace_logged(self, key, device, treedef, statics, avals, dyn_args, dyn_kwargs):
             closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
                 self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
@@ -312,7 +318,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         device = program_placement(self, closed, device, False, leaves, dyn_args, dyn_kwargs)[0]
         key = key[:4] + (device,) + key[5:]  # (kept where it runs: the used arguments' device)
         module = lower_jit(self, closed, out_tree, device, jit_refs.without_refs(
-            self._donated_leaves(dyn_args, dyn_kwargs), refs), arg_names=names, one_device=committed_given(self, closed, key[5], refs))
+            self._donated_leaves(dyn_args, dyn_kwargs), refs), arg_names=names,
+            one_device=committed_given(self, closed, key[5], refs))
         entry, phases = program_of(self, closed, out_tree, module, trace_s, names)
         self._cache[key] = entry
         if phases is not None:          # (None: a `.compile()` of this program, reused)
@@ -338,49 +345,17 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
 
     def _miss(self, treedef, statics, avals, dyn_args, dyn_kwargs, device, consts=None):
         """This call's cache miss as the compile record takes it (its explainer says why)."""
-        return compile_record.Miss(self, self._leaf_names(dyn_args, dyn_kwargs), avals, treedef, statics, device,
-                                consts, self._history, committed_at(self, tree_flatten((dyn_args, dyn_kwargs))[0], dyn_args))
+        committed = committed_at(self, tree_flatten((dyn_args, dyn_kwargs))[0], dyn_args)
+        return compile_record.Miss(self, self._leaf_names(dyn_args, dyn_kwargs), avals, treedef,
+                                   statics, device, consts, self._history, committed)
 
     def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts, *new):
         consts = [c for c in consts if not is_ref(c)]   # (a Ref's value is each call's)
         miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts)
         compile_record.compiled(miss, phases, _client.platform_of(device), *new)   # one event
 
-    def _bind(self, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
-        """Inside another transformation: one jit equation the current trace handles."""
-        # Where the call is belongs to its trace, as in JAX: the named axes around it (axis_size
-        # is read at trace time); in a check_vma shard_map body, the manual axes it types (pvary).
-        signature = (treedef, avals, statics, config._trace_state)
-        key = signature + vma.trace_place()
-        found = self._traces.get(key)
-        if found is None:
-            if self._pinned is None and not (self._in_shardings is self._out_shardings is None):
-                from .sharded import constrained_trace   # loads with the first mesh
-                closed, out_tree = constrained_trace(self, treedef, statics, avals, dyn_args,
-                                                      dyn_kwargs)   # shardings kept as constraints
-            else:
-                closed, out_tree = key[4:] == NOWHERE and \
-                    compiled_trace(self._cache, signature) or \
-                    traced_inside(self, treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
-            jaxpr, consts = jit_high.operands_of(closed)
-            found = (jaxpr, consts, out_tree, closed)
-            traced_under(self, jaxpr, closed, lambda: self._miss(      # (why: for the log)
-                treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
-            if not any(isinstance(c, Tracer) and c._trace.alive for c in consts):  # (die with it)
-                self._traces[key] = found
-        jaxpr, consts, out_tree, closed = staged_high(*found)   # (hijax: high.py)
-        refs = jit_refs.ref_positions(leaves)
-        arrays = jit_refs.without_refs(leaves, refs)
-        if refs or jit_refs.uses_refs(closed):       # the Refs' values here, written back after
-            consts = jit_refs.values_for(consts, leaves)
-        donated = (False,) * len(consts) + jit_refs.without_refs(
-            self._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves), refs)
-        outs = jit_p.bind(*consts, *arrays, jaxpr=jaxpr, name=self._name, donated_invars=donated,
-                          inline=self._inline, keep_unused=self._keep_unused,
-                          **pin_params(self, dyn_args, refs, len(consts), out_tree, jaxpr))
-        return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, leaves))
-
     trace, lower, eval_shape = stage_trace, stage_lower, stage_eval_shape   # (stages.py)
+    _bind = bind_equation         # inside another transformation: one jit equation (equation.py)
 
     def cache_hits(self) -> int:
         """How many calls found their compiled program in this function's cache."""
