@@ -33,7 +33,7 @@ const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 /** The kinds said in words alone (the kernel's Change.__str__, kind_word): their keys are the
  * kernel's, not words a learner can look up ("fresh_jit" headed a new jit object's card). */
-const UNNAMED_KINDS = new Set(['fresh_jit', 'fresh_body', 'traced_for']);
+const UNNAMED_KINDS = new Set(['fresh_jit', 'fresh_body', 'traced_for', 'committed']);
 
 function changeCard(c: IChange): HTMLElement {
   const card = el('div', 'jx-Report-change');

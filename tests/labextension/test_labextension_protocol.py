@@ -28,7 +28,7 @@ from jxkernel.notebook import protocol, state_of  # noqa: E402
 from jxkernel.notebook import comm as jxcomm  # noqa: E402
 from jxkernel.views.hlo_text import collectives  # noqa: E402
 from jxkernel.views.sharding_view import collective_json  # noqa: E402
-from jxkernel.views.signature_changes.change import KINDS  # noqa: E402
+from jxkernel.views.signature_changes.change import _UNNAMED_KINDS, KINDS  # noqa: E402
 
 LAB = Path(locations.ROOT) / "labextension"
 GENERATED = LAB / "src" / "protocol.generated.ts"
@@ -136,6 +136,16 @@ def test_change_kinds_are_the_explainers_kinds():
     # one list, two sides: the schema's enum is what the extension's types allow, KINDS what
     # the explainer may send (a kind added to one alone fails here)
     assert protocol.definition("ChangeKind")["enum"] == list(KINDS)
+
+
+def test_the_report_view_says_in_words_the_kinds_the_kernel_says_in_words():
+    """The report view heads a change with its kind's key unless the kernel says that kind in
+    words alone (change.py's _UNNAMED_KINDS): a kind added to the kernel's list alone showed
+    its key ("committed") as a heading a learner cannot look up."""
+    source = (LAB / "src" / "reportView.ts").read_text()
+    listed = re.search(r"const UNNAMED_KINDS = new Set\(\[([^\]]*)\]\)", source)
+    assert listed, "reportView.ts: UNNAMED_KINDS not found"
+    assert re.findall(r"'(\w+)'", listed.group(1)) == list(_UNNAMED_KINDS)
 
 
 def test_the_generated_typescript_comes_from_this_schema():
