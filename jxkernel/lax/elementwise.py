@@ -16,6 +16,7 @@ import numpy as np
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.ir import param_printers
+from ..core.trace import EvalTrace as _EvalTrace, _ctx as _trace_ctx
 from ..core.interpreter_primitives import reshard_p, typed_constant
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
                               batching_rules, impl_rules, jvp_rules, lowering_rules, numpy_rules,
@@ -1244,6 +1245,16 @@ def _bind_accurate(prim, x, accuracy):
     return prim.bind(x, accuracy=accuracy)
 
 
+def _mul_params() -> dict:
+    """mul's params when no out_dtype is given: `out_dtype=None`, as JAX's equations carry it;
+    eagerly none, so that Array's `*` (compiled, core/_fastpath.c: it runs mul's last eager run,
+    with no params) finds the same run as lax.mul and jnp.multiply (no equation is made then)."""
+    return _NO_PARAMS if type(_trace_ctx.trace) is _EvalTrace else _MUL_DEFAULT
+
+
+_NO_PARAMS, _MUL_DEFAULT = {}, {"out_dtype": None}
+
+
 def _params_but_none(*keys):
     """A param printer leaving out `keys` whose value is None (JAX's _unary_with_accuracy_pp_rule
     and _mul_pp_rule: `sin a`, not `sin[accuracy=None] a`)."""
@@ -1334,7 +1345,7 @@ def mul(x, y, *, out_dtype=None):
     Array(6., dtype=float32)
     """
     if out_dtype is None:
-        return mul_p.bind(x, y, out_dtype=None)      # (always a param, as JAX's)
+        return mul_p.bind(x, y, **_mul_params())
     dtypes.canonicalize_named(out_dtype)             # (a bad dtype raises here)
     return mul_p.bind(x, y, out_dtype=out_dtype)     # (as given, as JAX's)
 

@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 from .. import lax
-from ..lax.elementwise import _ACCURACY_PRIMITIVES
+from ..lax.elementwise import _ACCURACY_PRIMITIVES, _mul_params
 from ..core import dtypes as _core
 from ..core import trace as _trace
 from ..core.interpreter_primitives import typed_scalar
@@ -659,7 +659,7 @@ def subtract(x, y, /):
 def multiply(x, y, /):
     """x * y (logical and for bools)."""
     x, y = promote_args("multiply", x, y)
-    return (lax.mul_p.bind(x, y, out_dtype=None) if x.aval.dtype != _BOOL
+    return (lax.mul_p.bind(x, y, **_mul_params()) if x.aval.dtype != _BOOL
             else lax.and_p.bind(x, y))
 
 
