@@ -131,8 +131,13 @@ def test_accuracy_and_out_dtype_are_always_params_and_printed_only_when_given():
     assert "sin a" in str(closed) and "accuracy" not in str(closed)
     eqn = closed.eqns[0]
     # an interpreter re-binding with **eqn.params, under every transformation
-    again = jax.make_jaxpr(jax.vmap(jax.grad(lambda a: eqn.primitive.bind(a, **eqn.params))))(x)
-    assert "accuracy" not in str(again)
+    rebound = lambda a: eqn.primitive.bind(a, **eqn.params) * closed.eqns[2].primitive.bind(
+        a, a, **closed.eqns[2].params)
+    again = jax.make_jaxpr(jax.vmap(jax.grad(lambda a: rebound(a).sum())))(x[None])
+    assert "accuracy" not in str(again) and "out_dtype" not in str(again)
+    np.testing.assert_allclose(jax.jit(jax.vmap(jax.grad(rebound)))(x),
+                               np.cos(x) * x * x + np.sin(x) * 2 * x, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(rebound)(x), np.sin(x) * x * x, rtol=1e-6)
 
 
 def test_an_address_in_a_param_is_masked_as_jax_masks_it():
