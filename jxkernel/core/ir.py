@@ -351,6 +351,10 @@ def pp_binder(var, names: Names) -> str:
 # Primitives that print only some params, or in their own order (like JAX's `jit`):
 # primitive -> params -> [(key, value), ...].
 param_printers: dict = {}
+# primitive -> the params left out wherever an equation is shown while None, their default (JAX's
+# pp rules of the unary functions with accuracy= and of mul with out_dtype=): the jaxpr text
+# (by a param printer) and the notebook's jaxpr view (views/jaxpr_json.py)
+none_hidden_params: dict = {}
 # Primitives whose `name` JAX prints by its own rule but does not hold as a param (custom_jvp_call,
 # custom_vjp_call): their nested jaxprs are not named after it when printed up front
 name_not_a_param: set = set()

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
-from ..core.ir import param_printers
+from ..core.ir import none_hidden_params, param_printers
 from ..core.trace import EvalTrace as _EvalTrace, _ctx as _trace_ctx
 from ..core.interpreter_primitives import reshard_p, typed_constant
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
@@ -1268,7 +1268,9 @@ _ACCURACY_PRIMITIVES = frozenset((exp_p, exp2_p, log_p, log1p_p, expm1_p, tanh_p
                                  cos_p, tan_p, sqrt_p, rsqrt_p, cbrt_p))
 for _prim in _ACCURACY_PRIMITIVES:
     param_printers[_prim] = _params_but_none("accuracy")
+    none_hidden_params[_prim] = ("accuracy",)
 param_printers[mul_p] = _params_but_none("out_dtype")
+none_hidden_params[mul_p] = ("out_dtype",)
 
 
 # ------------------------------------------------------------------ lax functions

@@ -157,3 +157,13 @@ def test_scan_has_jaxs_params_and_still_differentiates():
                 assert sorted(e.params) == ["jaxpr", "length", "num_carry", "num_consts",
                                             "reverse", "unroll"]
     np.testing.assert_allclose(jax.jit(jax.grad(f))(x), jax.grad(f)(x), rtol=1e-6)
+
+
+def test_the_notebook_view_leaves_out_the_none_defaults_as_the_text():
+    from jxkernel.views.jaxpr_json import jaxpr_to_json
+    x = np.float32([0.5, 1.5])
+    closed = jax.make_jaxpr(lambda a: (jax.numpy.sin(a) * a, lax.mul(a, a, out_dtype=np.float32),
+                                       lax.exp(a, accuracy=lax.AccuracyMode.HIGHEST)))(x)
+    assert [(e["primitive"], e["params"]) for e in jaxpr_to_json(closed)["eqns"]] == [
+        ("sin", {}), ("mul", {}), ("mul", {"out_dtype": "<class 'numpy.float32'>"}),
+        ("exp", {"accuracy": "AccuracyMode.HIGHEST"})]
