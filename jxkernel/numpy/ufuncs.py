@@ -907,8 +907,9 @@ def hypot(x1, x2, /):
     x1, x2 = lax.abs(x1), lax.abs(x2)
     idx_inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
     x1, x2 = maximum(x1, x2), minimum(x1, x2)
+    # (JAX's equations: `x1 == 0` twice, the outer where's first, and a broadcast ones array)
     is_zero = lax.eq(x1, _const(x1, 0))
-    safe = _where(is_zero, _const(x1, 1), x1)
+    safe = _where(lax.eq(x1, _const(x1, 0)), lax.full_like(x1, 1), x1)
     x = _where(is_zero, x1,
                lax.mul(x1, lax.sqrt(lax.add(_const(x1, 1), lax.square(lax.div(x2, safe))))))
     return _where(idx_inf, _const(x, np.inf), x)

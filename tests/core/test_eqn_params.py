@@ -52,7 +52,6 @@ KNOWN: dict = {
     "lax.tanh_accuracy_full": ({("tanh", "accuracy")}, _TOLERANCE),
     "jnp.frexp": ({("equations", None)}, _STAGED + " (where JAX broadcasts, a jit)"),
     "jnp.ldexp": ({("equations", None)}, _STAGED + " (as jnp.frexp)"),
-    "jnp.hypot": ({("equations", None)}, _STAGED + " (one eq fewer)"),
     "jnp.searchsorted": ({("equations", None)}, _STAGED + " (its scan's body)"),
     "lax.random_gamma_grad": ({("equations", None)}, _STAGED + " (broadcasts ordered otherwise)"),
     "grad_pad_concat": ({("jit", "donated_invars")}, "linearize's jit of _pad: JAX's keeps a "
