@@ -4,9 +4,10 @@ jaxpr, for a battery of lax and jnp calls and transformations (tests/data/eqn_pa
 JAX's recorded by reference/make_eqn_params_reference.py in tests/data/eqn_params_reference.json).
 
 Per program, the differences (the (primitive, param) pairs whose key or value repr differs, or
-"equations" when the equation lists differ) must be exactly KNOWN's, and its text must equal
-JAX's unless listed in KNOWN_TEXT: the test fails when a listed difference goes away (take it
-off the list) as when a new one appears."""
+"equations" when the equation lists differ) must be exactly KNOWN's once KNOWN_PARAMS' are set
+apart (those, over all programs, exactly KNOWN_PARAMS), and its text must equal JAX's unless
+listed in KNOWN_TEXT: the test fails when a listed difference goes away (take it off the list)
+as when a new one appears."""
 import functools
 import json
 import os
