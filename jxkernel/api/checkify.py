@@ -434,11 +434,11 @@ def _cond_check(error, enabled_errors, index, *ops, branches, **params):
 
 
 def _scan_check(error, enabled_errors, *vals, reverse, length, jaxpr, num_consts, num_carry,
-                linear, unroll, _split_transpose):
+                unroll):
     if not _has_checks(jaxpr.jaxpr, enabled_errors):
         return error, lax.scan_p.bind(*vals, reverse=reverse, length=length, jaxpr=jaxpr,
-                                      num_consts=num_consts, num_carry=num_carry, linear=linear,
-                                      unroll=unroll, _split_transpose=_split_transpose)
+                                      num_consts=num_consts, num_carry=num_carry,
+                                      unroll=unroll)
     consts, carry, xs = (vals[:num_consts], vals[num_consts:num_consts + num_carry],
                          vals[num_consts + num_carry:])
     x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in xs]

@@ -343,8 +343,7 @@ def _scan_split(eqn, used, policy):
         eqn.invars[nc + nk:] + stacked
     outvars = [v for v, n in zip(eqn.outvars, need_carry + need_ys) if n]
     recompute_eqn = eqn.replace(invars=invars, outvars=outvars, params=dict(
-        p, jaxpr=ClosedJaxpr(again, closed.consts), num_carry=len(carry_in),
-        linear=(False,) * len(invars)))
+        p, jaxpr=ClosedJaxpr(again, closed.consts), num_carry=len(carry_in)))
     return known_eqn, stacked, _pruned(recompute_eqn, [True] * len(outvars))
 
 

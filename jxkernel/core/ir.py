@@ -351,6 +351,10 @@ def pp_binder(var, names: Names) -> str:
 # Primitives that print only some params, or in their own order (like JAX's `jit`):
 # primitive -> params -> [(key, value), ...].
 param_printers: dict = {}
+# primitive -> the params left out wherever an equation is shown while None, their default (JAX's
+# pp rules of the unary functions with accuracy= and of mul with out_dtype=): the jaxpr text
+# (by a param printer) and the notebook's jaxpr view (views/jaxpr_json.py)
+none_hidden_params: dict = {}
 # Primitives whose `name` JAX prints by its own rule but does not hold as a param (custom_jvp_call,
 # custom_vjp_call): their nested jaxprs are not named after it when printed up front
 name_not_a_param: set = set()
@@ -507,13 +511,19 @@ def pp_param(value, names: Names, indent: int, width: int, prefix: int = 0,
         return f"(\n{inner}\n{' ' * indent})"
     if isinstance(value, np.dtype):
         return value.name
-    if isinstance(value, type) and issubclass(value, np.generic):
-        return np.dtype(value).name
     if isinstance(value, type):
-        return str(value)       # JAX's str(v): `var_type=<class 'flax.nnx.variablelib.Variable'>`
+        # JAX's str(v): `var_type=<class 'flax.nnx.variablelib.Variable'>`, a scalar type as
+        # given (`mul[out_dtype=<class 'numpy.float32'>]`)
+        return str(value)
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
-    return str(value)
+    text = str(value)
+    if " at 0x" in text:      # an address masked, as JAX's pp_kv_pair (`object at 0xXXXXXXXXXXXX>`)
+        text = _ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), text)
+    return text
+
+
+_ADDRESS = re.compile(r" at 0x([0-9a-fA-F]+)")
 
 
 def pp_jaxpr(jaxpr: Jaxpr, names: Names, indent: int, source_info=False, width=80,

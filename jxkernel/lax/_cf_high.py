@@ -68,8 +68,7 @@ def _lower_while(invals, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
                                  lambda c: _run(body_jaxpr, [*body_consts, *c]), list(carry)))
 
 
-def _lower_scan(invals, *, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
-                _split_transpose):
+def _lower_scan(invals, *, reverse, length, jaxpr, num_consts, num_carry, unroll):
     consts, carry, xs = invals[:num_consts], invals[num_consts:num_consts + num_carry], \
         invals[num_consts + num_carry:]
     values = [x for x in consts if _mutable(x)]

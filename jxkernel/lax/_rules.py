@@ -157,9 +157,7 @@ class AccuracyMode(enum.Enum):
     """`accuracy=` as a mode: the most accurate implementation XLA has, or its default."""
     HIGHEST = 1
     DEFAULT = 2
-
-    def __repr__(self):
-        return f"{type(self).__name__}.{self.name}"      # as jaxprs print it
+    # (repr `<AccuracyMode.HIGHEST: 1>` and str `AccuracyMode.HIGHEST`, what jaxprs print: Enum's)
 
 
 def accuracy_attrs(accuracy) -> dict:

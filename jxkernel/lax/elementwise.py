@@ -15,6 +15,8 @@ import numpy as np
 
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
+from ..core.ir import none_hidden_params, param_printers
+from ..core.trace import EvalTrace as _EvalTrace, _ctx as _trace_ctx
 from ..core.interpreter_primitives import reshard_p, typed_constant
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
                               batching_rules, impl_rules, jvp_rules, lowering_rules, numpy_rules,
@@ -636,6 +638,7 @@ sharding_types.ur_rules[mul_p] = sharding_types.mul_ur_rule
 def _mul_abstract_eval(x, y, out_dtype=None):
     if out_dtype is None:
         return _mul_same_dtype_eval(x, y)
+    out_dtype = dtypes.canonicalize_named(out_dtype)   # (the param is what was given, as JAX's)
     for i, a in enumerate((x, y)):
         check_dtype("mul", a, NUMERIC, position=i)
     return ShapedArray(broadcast_shapes("mul", x.shape, y.shape), out_dtype,
@@ -644,13 +647,14 @@ def _mul_abstract_eval(x, y, out_dtype=None):
 
 def _mul_lowering(ctx, x, y, out_dtype=None):
     if out_dtype is not None:
+        out_dtype = ctx.avals_out[0].dtype
         x, y = (hl.convert(ctx, v, a, out_dtype) for v, a in zip((x, y), ctx.avals_in))
     avals = [ShapedArray(a.shape, ctx.avals_out[0].dtype) for a in ctx.avals_in]
     return ctx.op1("stablehlo.multiply", hl.broadcast_operands(ctx, [x, y], avals))
 
 
 def _mul_numpy(x, y, out_dtype=None):
-    dtype = x.dtype if out_dtype is None else out_dtype
+    dtype = x.dtype if out_dtype is None else dtypes.canonicalize_named(out_dtype)
     return np.multiply(x.astype(dtype, copy=False), y.astype(dtype, copy=False)).astype(
         dtype, copy=False)
 
@@ -1234,11 +1238,39 @@ sharding_rules[clamp_p] = sharding_types.clamp_rule
 
 
 def _bind_accurate(prim, x, accuracy):
-    # (accuracy=None is left out of the equation: jaxprs print as before, and as JAX's)
-    if accuracy is None:
-        return prim.bind(x)
-    accuracy_attrs(accuracy)                  # a bad value raises here, naming the argument
+    # the equation always carries `accuracy` (None by default), as JAX's `eqn.params`; its
+    # printer leaves a None out (below), as JAX's
+    if accuracy is not None:
+        accuracy_attrs(accuracy)              # a bad value raises here, naming the argument
     return prim.bind(x, accuracy=accuracy)
+
+
+def _mul_params() -> dict:
+    """mul's params when no out_dtype is given: `out_dtype=None`, as JAX's equations carry it;
+    eagerly none, so that Array's `*` (compiled, core/_fastpath.c: it runs mul's last eager run,
+    with no params) finds the same run as lax.mul and jnp.multiply (no equation is made then)."""
+    return _NO_PARAMS if type(_trace_ctx.trace) is _EvalTrace else _MUL_DEFAULT
+
+
+_NO_PARAMS, _MUL_DEFAULT = {}, {"out_dtype": None}
+
+
+def _params_but_none(*keys):
+    """A param printer leaving out `keys` whose value is None (JAX's _unary_with_accuracy_pp_rule
+    and _mul_pp_rule: `sin a`, not `sin[accuracy=None] a`)."""
+    def printer(params):
+        return sorted((k, v) for k, v in params.items() if not (v is None and k in keys))
+    return printer
+
+
+# the primitives of lax's functions taking accuracy= (JAX's _unary_with_accuracy_pp_rule's)
+_ACCURACY_PRIMITIVES = frozenset((exp_p, exp2_p, log_p, log1p_p, expm1_p, tanh_p, logistic_p, sin_p,
+                                 cos_p, tan_p, sqrt_p, rsqrt_p, cbrt_p))
+for _prim in _ACCURACY_PRIMITIVES:
+    param_printers[_prim] = _params_but_none("accuracy")
+    none_hidden_params[_prim] = ("accuracy",)
+param_printers[mul_p] = _params_but_none("out_dtype")
+none_hidden_params[mul_p] = ("out_dtype",)
 
 
 # ------------------------------------------------------------------ lax functions
@@ -1315,8 +1347,9 @@ def mul(x, y, *, out_dtype=None):
     Array(6., dtype=float32)
     """
     if out_dtype is None:
-        return mul_p.bind(x, y)
-    return mul_p.bind(x, y, out_dtype=dtypes.canonicalize_named(out_dtype))
+        return mul_p.bind(x, y, **_mul_params())
+    dtypes.canonicalize_named(out_dtype)             # (a bad dtype raises here)
+    return mul_p.bind(x, y, out_dtype=out_dtype)     # (as given, as JAX's)
 
 
 def mulhi(x, y, /): return mulhi_p.bind(x, y)

@@ -20,7 +20,7 @@ from ..core.dce import dce_closed_outputs, dce_rules
 from ..core.dtypes import is_extended
 from ..core.errors import aval_text
 from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, check_effects, control_flow_allowed_effects, param_printers
+from ..core.ir import ClosedJaxpr, check_effects, control_flow_allowed_effects
 from ..core.name_stack import name_scope
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
@@ -192,9 +192,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     jaxpr = cf.drop_outputs(jaxpr, [n_carry + i for i, f in enumerate(x_fwd) if f is not None])
     outs = eager_tokens(scan_p.bind(
         *consts, *carry_leaves, *x_leaves, reverse=bool(reverse), length=length, jaxpr=jaxpr,
-        num_consts=len(consts), num_carry=len(carry_leaves),
-        linear=(False,) * (len(consts) + len(carry_leaves) + len(x_leaves)), unroll=unroll,
-        _split_transpose=False))
+        num_consts=len(consts), num_carry=len(carry_leaves), unroll=unroll))
     same = cf.forwarded_carries(closed.jaxpr, 0, n_carry)
     carry_out = tree_unflatten(carry_tree, [g if s else o for g, o, s in
                                             zip(given, outs[:n_carry], same)])
@@ -264,8 +262,7 @@ def _scan_threading(values, f, init, xs, length, reverse, unroll):
     return carry, ys
 
 
-def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
-                        _split_transpose):
+def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, unroll):
     def nonnegative_int(x):
         return type(x) is int and x >= 0
     for name, value, required, ok in (
@@ -281,8 +278,7 @@ def _scan_abstract_eval(*avals, reverse, length, jaxpr, num_consts, num_carry, l
     return list(carry) + ys
 
 
-def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
-                   _split_transpose):
+def _scan_impl_fun(*args, reverse, length, jaxpr, num_consts, num_carry, unroll):
     """scan written with while_loop and dynamic slicing: what scan lowers to."""
     consts, init, xs = args[:num_consts], args[num_consts:num_consts + num_carry], \
         args[num_consts + num_carry:]
@@ -356,8 +352,7 @@ def _strip(value, acc):
 lowering_rules[scan_p] = lower_fun(_scan_impl_fun, multiple_results=True)
 
 
-def _scan_numpy(*args, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
-                _split_transpose):
+def _scan_numpy(*args, reverse, length, jaxpr, num_consts, num_carry, unroll):
     """The body once per step (unrolling changes nothing here), each step's ys written into
     arrays stacked along a new leading axis."""
     consts, carry = args[:num_consts], list(args[num_consts:num_consts + num_carry])
@@ -389,8 +384,7 @@ def _scan_dce(used_outs, eqn):
         return used_ins, eqn
     used_outs = used_carry + used_ys
     params = dict(eqn.params, jaxpr=body,
-                  num_consts=sum(used_ins[:nc]), num_carry=sum(used_carry),
-                  linear=tuple(x for x, u in zip(eqn.params["linear"], used_ins) if u))
+                  num_consts=sum(used_ins[:nc]), num_carry=sum(used_carry))
     return used_ins, eqn.replace(invars=[v for v, u in zip(eqn.invars, used_ins) if u],
                                  outvars=[v for v, u in zip(eqn.outvars, used_outs) if u],
                                  params=params)
@@ -398,12 +392,10 @@ def _scan_dce(used_outs, eqn):
 
 abstract_eval_rules[scan_p] = _scan_abstract_eval
 dce_rules[scan_p] = _scan_dce
-param_printers[scan_p] = lambda p: [(k, v) for k, v in sorted(p.items())
-                                    if k not in ("linear", "_split_transpose")]
 
 
 def _scan_batching(axis_data, vals, dims, *, reverse, length, jaxpr, num_consts, num_carry,
-                   linear, unroll, _split_transpose):
+                   unroll):
     size = axis_data.size
     nc, nk = num_consts, num_carry
     const_dims = list(dims[:nc])
@@ -427,8 +419,7 @@ def _scan_batching(axis_data, vals, dims, *, reverse, length, jaxpr, num_consts,
     xs = [bu.move_to(v, d, 1, size) if b else v
           for v, d, b in zip(vals[nc + nk:], dims[nc + nk:], xs_batched)]
     outs = scan_p.bind(*vals[:nc], *carry, *xs, reverse=reverse, length=length, jaxpr=body,
-                       num_consts=nc, num_carry=nk, linear=linear, unroll=unroll,
-                       _split_transpose=_split_transpose)
+                       num_consts=nc, num_carry=nk, unroll=unroll)
     y_dims = [1 if d is not bu.not_mapped else None for d in out_dims[nk:]]
     return outs, carry_dims + y_dims
 
@@ -445,8 +436,7 @@ def _carry_tangents(tangents, carry_nz) -> list:
     return [instantiate(t) for t in tangents]
 
 
-def _scan_jvp(primals, tangents, *, reverse, length, jaxpr, num_consts, num_carry, linear,
-              unroll, _split_transpose):
+def _scan_jvp(primals, tangents, *, reverse, length, jaxpr, num_consts, num_carry, unroll):
     nc, nk = num_consts, num_carry
     nz = [type(t) is not Zero for t in tangents]
     const_nz, carry_nz, xs_nz = nz[:nc], nz[nc:nc + nk], nz[nc + nk:]
@@ -472,14 +462,11 @@ def _scan_jvp(primals, tangents, *, reverse, length, jaxpr, num_consts, num_carr
     xt = [instantiate(t) for t, n in zip(tangents[nc + nk:], xs_nz) if n]
     args = list(primals[:nc]) + ct + list(primals[nc:nc + nk]) + kt + list(primals[nc + nk:]) + xt
     outs = scan_p.bind(*args, reverse=reverse, length=length, jaxpr=body,
-                       num_consts=nc + len(ct), num_carry=nk + len(kt),
-                       linear=(False,) * len(args), unroll=unroll,
-                       _split_transpose=_split_transpose)
+                       num_consts=nc + len(ct), num_carry=nk + len(kt), unroll=unroll)
     carry, carry_t = outs[:nk], iter(outs[nk:nk + len(kt)])
     ys, ys_t = outs[nk + len(kt):nk + len(kt) + n_y], iter(outs[nk + len(kt) + n_y:])
     out_avals = _scan_abstract_eval(reverse=reverse, length=length, jaxpr=jaxpr, num_consts=nc,
-                                    num_carry=nk, linear=linear, unroll=unroll,
-                                    _split_transpose=_split_transpose)
+                                    num_carry=nk, unroll=unroll)
     tangent_out = [next(carry_t) if n else Zero(a.strip_weak_type())
                    for n, a in zip(carry_nz, out_avals[:nk])] + \
         [next(ys_t) if n else Zero(a.strip_weak_type()) for n, a in zip(y_nz, out_avals[nk:])]
@@ -517,8 +504,7 @@ def _scan_partial_eval(trace, args, params):
         if forwarded[i] is not None or forwarded_xs[i] is not None])
     with set_current_trace(trace.parent):
         known_outs = scan_p.bind(*known_args, **dict(
-            params, jaxpr=stacked_body, num_consts=n_known_consts, num_carry=n_known_carry,
-            linear=(False,) * len(known_args)))
+            params, jaxpr=stacked_body, num_consts=n_known_consts, num_carry=n_known_carry))
     known_carry = known_outs[:n_known_carry]
     known_ys = known_outs[n_known_carry:n_known_carry + n_known_y]
     stacked_res = iter(known_outs[n_known_carry + n_known_y:])
@@ -546,10 +532,7 @@ def _scan_partial_eval(trace, args, params):
     atoms = [trace.to_atom(x) for x in uk_args]
     new_params = dict(params, jaxpr=unknown_scan_body,
                       num_consts=len(res_consts) + const_uk.count(True),
-                      num_carry=carry_uk.count(True),
-                      linear=tuple([False] * (len(res_consts)) + [True] * const_uk.count(True) +
-                                   [True] * carry_uk.count(True) + [False] * len(res_xs) +
-                                   [True] * xs_uk.count(True)))
+                      num_carry=carry_uk.count(True))
     out_avals = _scan_abstract_eval(**new_params)
     unknown_outs = trace.add_eqn(atoms, scan_p, new_params, out_avals)
     uk_carry, uk_ys = iter(unknown_outs[:carry_uk.count(True)]), iter(unknown_outs[carry_uk.count(True):])
@@ -574,8 +557,7 @@ def _forwarded_xs(known_body, n_before_xs, n_outs_before_res, n_res):
     return [xs_vars.get(v) for v in res_vars]
 
 
-def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, linear, unroll,
-                    _split_transpose):
+def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, unroll):
     """The transpose of a scan linear in (some consts, the carry, some xs) runs backwards:
     carry = (accumulated const cotangents, carry cotangent), xs = (ys cotangents, residual
     xs: JAX's order, so the transposed body reads `mul ct res` as JAX's), ys = cotangents of
@@ -633,8 +615,7 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, l
     body = trace_to_jaxpr(body_t, in_avals)
     outs = scan_p.bind(*res_consts, *ct_consts0, *ct_carry, *ct_ys, *res_xs, reverse=not reverse,
                        length=length, jaxpr=body, num_consts=n_res_c, num_carry=n_lin_c + nk,
-                       linear=(False,) * (n_res_c + n_lin_c + nk + len(res_xs) + len(ct_ys)),
-                       unroll=unroll, _split_transpose=_split_transpose)
+                       unroll=unroll)
     ct_consts, ct_init = iter(outs[:n_lin_c]), outs[n_lin_c:n_lin_c + nk]
     ct_xs = iter(outs[n_lin_c + nk:])
     return [next(ct_consts) if lin else None for lin in const_lin] + \

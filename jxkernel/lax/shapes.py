@@ -893,7 +893,11 @@ def concatenate(operands, dimension: int):
         raise ValueError("concatenate requires a non-empty sequences of arrays")
     if len(operands) == 1 and _is_array(operands[0]):
         return operands[0]
-    return concatenate_p.bind(*operands, dimension=operator.index(dimension))
+    index = operator.index(dimension)
+    # (a NumPy int stays one in the equation, as JAX's binds what it is given: jnp.roll's
+    # `concatenate[dimension=np.int64(0)]`)
+    return concatenate_p.bind(*operands, dimension=dimension if isinstance(dimension, np.integer)
+                              else index)
 
 
 def split(operand, sizes, axis: int = 0) -> list:

@@ -630,13 +630,14 @@ def roll(a, shift, axis=None):
 @jnp_jit(static_argnames=("shift", "axis"))
 def _roll_static(a, shift, axis):
     shp = _shape(a)
-    for ax, s in zip(*np.broadcast_arrays(np.asarray(axis), np.asarray(shift))):
-        ax, n = int(ax), shp[int(ax)]
+    for dim, s in zip(*np.broadcast_arrays(np.asarray(axis), np.asarray(shift))):
+        ax, n = int(dim), shp[int(dim)]
         if n == 0:
             continue
         i = (-int(s)) % n
+        # (the NumPy int concatenates, as JAX's: `concatenate[dimension=np.int64(0)]`)
         a = lax.concatenate([lax.slice_in_dim(a, i, n, axis=ax),
-                             lax.slice_in_dim(a, 0, i, axis=ax)], ax)
+                             lax.slice_in_dim(a, 0, i, axis=ax)], dim)
     return a
 
 

@@ -23,6 +23,7 @@ import sys
 import numpy as np
 
 from .. import lax
+from ..lax.elementwise import _ACCURACY_PRIMITIVES, _mul_params
 from ..core import dtypes as _core
 from ..core import trace as _trace
 from ..core.interpreter_primitives import typed_scalar
@@ -166,8 +167,11 @@ _ONE_ARGUMENT = inspect.signature(_one_argument)
 
 # ---------------------------------------------------------------- unary, float results
 def _unary_inexact(name, prim, doc):
+    # (the primitives with lax's accuracy= carry it, None, in every equation, as JAX's)
+    params = {"accuracy": None} if prim in _ACCURACY_PRIMITIVES else {}
+
     def promoted(x):
-        return prim.bind(*promote_args_inexact(name, x))
+        return prim.bind(*promote_args_inexact(name, x), **params)
     promoted.__name__ = name
     fused = jnp_jit(promoted, inline=True)       # convert + op as one XLA call, eagerly
 
@@ -180,7 +184,7 @@ def _unary_inexact(name, prim, doc):
         if isinstance(x, _ARRAYS):
             aval = x.aval
             if aval.dtype in _INEXACT and type(aval) not in REF_AVALS:   # hot path
-                return prim.bind(x)
+                return prim.bind(x, **params)
             if type(x) is Array and x._sharding is None and \
                     type(_trace._ctx.trace) is _trace.EvalTrace:
                 return fused(x)
@@ -655,7 +659,8 @@ def subtract(x, y, /):
 def multiply(x, y, /):
     """x * y (logical and for bools)."""
     x, y = promote_args("multiply", x, y)
-    return lax.mul_p.bind(x, y) if x.aval.dtype != _BOOL else lax.and_p.bind(x, y)
+    return (lax.mul_p.bind(x, y, **_mul_params()) if x.aval.dtype != _BOOL
+            else lax.and_p.bind(x, y))
 
 
 @jax_jitted(inline=True)
@@ -902,8 +907,9 @@ def hypot(x1, x2, /):
     x1, x2 = lax.abs(x1), lax.abs(x2)
     idx_inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
     x1, x2 = maximum(x1, x2), minimum(x1, x2)
+    # (JAX's equations: `x1 == 0` twice, the outer where's first, and a broadcast ones array)
     is_zero = lax.eq(x1, _const(x1, 0))
-    safe = _where(is_zero, _const(x1, 1), x1)
+    safe = _where(lax.eq(x1, _const(x1, 0)), lax.full_like(x1, 1), x1)
     x = _where(is_zero, x1,
                lax.mul(x1, lax.sqrt(lax.add(_const(x1, 1), lax.square(lax.div(x2, safe))))))
     return _where(idx_inf, _const(x, np.inf), x)

@@ -116,7 +116,8 @@ def _eqn(eqn, ids, scope) -> dict:
     info = eqn.source_info
     invars = [_use(v, ids, scope) for v in eqn.invars]        # read before the outputs bind
     return {"primitive": str(eqn.primitive),
-            "params": {k: _param(v, ids) for k, v in sorted(eqn.params.items())},
+            "params": {k: _param(v, ids) for k, v in sorted(eqn.params.items())
+                       if v is not None or k not in ir.none_hidden_params.get(eqn.primitive, ())},
             "invars": invars,
             "outvars": [_def(v, ids, scope) for v in eqn.outvars],
             "source": source.label(info) or None,

@@ -19,7 +19,7 @@ from ..core.errors import not_a_jax_value, shapes_only_error
 from ..core import compile_record
 from ..core import trace as _trace
 from ..core.device_assignment import check_device_assignment
-from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, none_hidden_params
 from ..core.lru import LRU, PROGRAMS, Bounded
 from ..core.mesh import on_context_mesh
 from ..core.physical import physical_rules
@@ -326,7 +326,9 @@ def compile_primitive(prim, avals, params, device) -> Executable:
     # types and params (a slice's bounds), once per process
     compile_record.record_compiled(f"{name} (eager)", tuple(
         (f"args[{i}]", a.str_short(True)) for i, a in enumerate(avals)), phases,
-        _client.platform_of(device), origin=compile_record.EAGER, statics=tuple(params.items()))
+        _client.platform_of(device), origin=compile_record.EAGER, statics=tuple(
+            (k, v) for k, v in params.items()     # (a None default hidden as the jaxpr hides it)
+            if v is not None or k not in none_hidden_params.get(prim, ())))
     return exe
 
 

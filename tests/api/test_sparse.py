@@ -473,3 +473,16 @@ def test_sum_duplicates_to_no_slot_transposes_to_zeros():
     f = lambda d: sparse.bcoo_sum_duplicates(sparse.BCOO((d, idx), shape=(3,)), nse=0).data
     np.testing.assert_array_equal(jax.vjp(f, d)[1](jnp.zeros(0))[0], np.zeros(3, np.float32))
     assert jax.jacrev(f)(d).shape == (0, 3)
+
+
+def test_sparsify_takes_muls_out_dtype_param():
+    # (mul's equation always carries out_dtype, as JAX 0.10.2's: None, or the dtype given)
+    from jxkernel.experimental import sparse
+    m = sparse.BCOO.fromdense(np.float32([[0., 2.], [3., 0.]]))
+    want = np.float32([[0., 4.], [9., 0.]])
+    plain = sparse.sparsify(lambda a, b: a * b)(m, np.float32([[1., 2.], [3., 4.]]))
+    mixed = sparse.sparsify(lambda a, b: jax.lax.mul(a, b, out_dtype=np.float32))(
+        m, np.float16([[1., 2.], [3., 4.]]))
+    for out in (plain, mixed):
+        np.testing.assert_array_equal(np.asarray(out.todense()), want)
+        assert out.dtype == np.float32

@@ -145,10 +145,9 @@ def test_the_prose_says_what_jax_does(path, cell):
 
 # Differences from JAX left as they are, each checked to be exactly that difference (a fix
 # makes the test fail here, to be removed): (notebook, cell) -> [(JAX's text, jxkernel's)] in
-# the cell's stdout. JAX 0.10.2's `sin` carries the parameter accuracy=None and `mul`
-# out_dtype=None (their jaxpr text leaves both out); jxkernel's have no such parameters.
-KNOWN = {("10_inside_the_core.ipynb", 4): [("{'accuracy': None}", "{}"),
-                                           ("{'out_dtype': None}", "{}")]}
+# the cell's stdout. (None now: notebook 10's `eqn.params`, {'accuracy': None} of sin and
+# {'out_dtype': None} of mul, are JAX's since tests/core/test_eqn_params.py.)
+KNOWN: dict = {}
 
 
 def _run(names):

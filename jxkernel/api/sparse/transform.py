@@ -298,13 +298,21 @@ def _sub_rule(x, y):
     raise NotImplementedError("Subtraction between sparse and dense array.")
 
 
-def _mul_rule(x, y):
+def _mul_rule(x, y, out_dtype=None):
+    # (out_dtype: mul's param, None unless given; both operands converted to it, as JAX's
+    # _mul_sparse)
+    def cast(v):
+        if out_dtype is None:
+            return v
+        return _data_op(v, v.data.astype(out_dtype)) if _is_sparse(v) else \
+            jnp.asarray(v).astype(out_dtype)
     if _is_sparse(x) and _is_sparse(y):
         if _same_pattern(x, y) and x.unique_indices:
-            return [_data_op(x, lax.mul(x.data, y.data))]
-        return [bcoo_multiply_sparse(x, y)]
+            return [_data_op(x, lax.mul(x.data, y.data, out_dtype=out_dtype))]
+        return [bcoo_multiply_sparse(cast(x), cast(y))]
     if _is_sparse(y):
         x, y = y, x
+    x, y = cast(x), cast(y)
     return [_data_op(x, bcoo_multiply_dense(x, y))]
 
 

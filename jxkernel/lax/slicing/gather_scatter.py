@@ -256,7 +256,9 @@ def _gather_batching(vals, dims, *, dimension_numbers, slice_sizes, unique_indic
                      indices_are_sorted, mode, fill_value):
     (operand, indices), (operand_dim, indices_dim) = vals, dims
     dn = dimension_numbers
-    up = lambda ds: tuple(d + 1 for d in ds)
+    # (np.add, as JAX's _gather_batching_rule: the shifted dims are NumPy ints, which
+    # `eqn.params` and the printed jaxpr show, `offset_dims=(np.int64(1),)`)
+    up = lambda ds: tuple(np.add(1, ds))
     if indices_dim is bu.not_mapped:
         # every example gathers the same windows: widen them by the whole batch dim (front)
         operand = bu.moveaxis(operand, operand_dim, 0)
@@ -273,7 +275,7 @@ def _gather_batching(vals, dims, *, dimension_numbers, slice_sizes, unique_indic
     if operand_dim is bu.not_mapped:
         # more index vectors into one operand: a new leading batch dim of the output (batching
         # may break sortedness and uniqueness)
-        dn = dn._replace(offset_dims=up(dn.offset_dims),
+        dn = dn._replace(offset_dims=tuple(1 + d for d in dn.offset_dims),
                          start_indices_batching_dims=up(dn.start_indices_batching_dims))
         return gather(operand, indices, dn, slice_sizes, unique_indices=False,
                       indices_are_sorted=False, mode=mode, fill_value=fill_value), 0

@@ -431,9 +431,15 @@ CTX_MESHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def _jit_params(params) -> list:
     mesh = CTX_MESHES.get(params["jaxpr"])
     given = dict(shown(params["pinned"])) if "pinned" in params else {}    # (JAX's order)
+    # (JAX's _pjit_pp_rule: name, then the rest sorted; donated_invars when one is donated,
+    # keep_unused when True)
+    donated = params.get("donated_invars", ())
     return [("name", params["name"]), *([("ctx_mesh", mesh)] if mesh is not None else []),
+            *([("donated_invars", donated)] if any(donated) else []),
             *[(k, given[k]) for k in ("in_shardings",) if k in given],
-            ("jaxpr", params["jaxpr"]), *[(k, given[k]) for k in ("out_shardings",) if k in given]]
+            ("jaxpr", params["jaxpr"]),
+            *([("keep_unused", True)] if params.get("keep_unused") else []),
+            *[(k, given[k]) for k in ("out_shardings",) if k in given]]
 
 
 def consts_kept(closed: ClosedJaxpr) -> bool:
