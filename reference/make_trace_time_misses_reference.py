@@ -28,9 +28,12 @@ MISSES = "jax._src.interpreters.partial_eval"
 COMPILES = ("jax._src.dispatch", "jax._src.interpreters.pxla")
 
 
-def main():
+def record(cases_module: str, out_name: str) -> None:
+    """Run the CASES of tests/data/`cases_module` (each `run(jax, name, step)`) and write
+    what JAX logged at each step to tests/data/`out_name` (learner_log's corpus too)."""
+    import importlib
     import jax
-    import trace_time_misses_cases as cases
+    cases = importlib.import_module(cases_module)
     jax.config.update("jax_explain_cache_misses", True)
     jax.config.update("jax_log_compiles", True)
     file = cases.__file__
@@ -76,10 +79,10 @@ def main():
             for label, lines in out[name]["log_compiles"]:
                 print(f"-- {label} (log_compiles)")
                 print("\n".join(lines))
-    with open(os.path.join(DATA, "trace_time_misses_reference.json"), "w") as f:
+    with open(os.path.join(DATA, out_name), "w") as f:
         json.dump({"jax_version": jax.__version__, "cases": out}, f, indent=1)
         f.write("\n")
 
 
 if __name__ == "__main__":
-    main()
+    record("trace_time_misses_cases", "trace_time_misses_reference.json")
