@@ -10,6 +10,7 @@ A handler of our own on the named loggers, not pytest's caplog: a test asks for 
 """
 import contextlib
 import logging
+import re
 
 COMPILE_LOG = "jxkernel.compile_log"
 
@@ -44,3 +45,32 @@ def logged_messages(*names: str, level: int = logging.DEBUG, tracebacks: bool = 
     finally:
         for logger in loggers:
             logger.removeHandler(handler)
+
+
+SECONDS = re.compile(r"in \d+(\.\d+)?(e-?\d+)? sec")
+
+
+class Steps(logging.Handler):
+    """Per step of a case, the misses logged and the lines jax_log_compiles adds (seconds
+    written "<s>", the cases' file "<cases>"), as reference/make_trace_time_misses_reference.py
+    records JAX's: `step(label)` opens a step.
+
+        >>> steps = Steps("cases.py"); steps.step("first call")
+        >>> steps.steps, steps.lines
+        ([['first call', []]], [['first call', []]])
+    """
+
+    def __init__(self, cases_file: str):
+        super().__init__(logging.WARNING)
+        self.cases_file, self.steps, self.lines = cases_file, [], []
+
+    def emit(self, record):
+        text = record.getMessage()
+        if text.startswith("TRACING CACHE MISS"):
+            self.steps[-1][1].append(text.replace(self.cases_file, "<cases>"))
+        elif text:
+            self.lines[-1][1].append(SECONDS.sub("in <s> sec", text))
+
+    def step(self, label):
+        self.steps.append([label, []])
+        self.lines.append([label, []])

@@ -19,31 +19,11 @@ import pytest
 import jxkernel
 
 import learner_log_cases as cases   # tests/data, on pytest's pythonpath
-from logged import logged_messages      # tests/support
+from logged import logged_messages, Steps      # tests/support
 
 RECORDED = json.loads((Path(__file__).parents[1] / "data" /
                        "learner_log_reference.json").read_text())["cases"]
 ID = re.compile(r" id=(\d+)")
-SECONDS = re.compile(r"in \d+(\.\d+)?(e-?\d+)? sec")
-
-
-class Steps(logging.Handler):
-    """Per step, the misses logged, and the lines jax_log_compiles adds (the seconds "<s>")."""
-
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.steps, self.lines = [], []
-
-    def emit(self, record):
-        text = record.getMessage()
-        if text.startswith("TRACING CACHE MISS"):
-            self.steps[-1][1].append(text.replace(cases.__file__, "<cases>"))
-        elif text:
-            self.lines[-1][1].append(SECONDS.sub("in <s> sec", text))
-
-    def step(self, label):
-        self.steps.append([label, []])
-        self.lines.append([label, []])
 
 
 _LOGGED: dict = {}
@@ -52,7 +32,7 @@ _LOGGED: dict = {}
 def logged(name):
     """(misses per step, compile lines per step) of case `name` under jxkernel, once."""
     if name not in _LOGGED:
-        handler, logger = Steps(), logging.getLogger("jxkernel.compile_log")
+        handler, logger = Steps(cases.__file__), logging.getLogger("jxkernel.compile_log")
         logger.addHandler(handler)
         try:
             with tempfile.TemporaryDirectory() as folder, \

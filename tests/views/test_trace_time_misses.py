@@ -16,33 +16,11 @@ import pytest
 import jxkernel
 
 import trace_time_misses_cases as cases   # tests/data, on pytest's pythonpath
+from logged import Steps      # tests/support
 
 RECORDED = json.loads((Path(__file__).parents[1] / "data" /
                        "trace_time_misses_reference.json").read_text())["cases"]
 ID = re.compile(r" id=(\d+)")
-
-
-SECONDS = re.compile(r"in \d+(\.\d+)?(e-?\d+)? sec")
-
-
-class Steps(logging.Handler):
-    """Per step, the misses logged, and the lines jax_log_compiles adds (the seconds "<s>")."""
-
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.steps, self.lines = [], []
-
-    def emit(self, record):
-        text = record.getMessage()
-        if text.startswith("TRACING CACHE MISS"):
-            self.steps[-1][1].append(text.replace(cases.__file__, "<cases>"))
-        elif text:
-            self.lines[-1][1].append(SECONDS.sub("in <s> sec", text))
-
-    def step(self, label):
-        self.steps.append([label, []])
-        self.lines.append([label, []])
-
 
 # the cases whose steps export (jax.export's StableHLO: refused on the NumPy backend)
 EXPORTING = {"export_then_call", "call_then_export", "deserialized_export_calls"}
@@ -63,7 +41,7 @@ def logged(name, lines=False):
 
 
 def _run(name):
-    handler, logger = Steps(), logging.getLogger("jxkernel.compile_log")
+    handler, logger = Steps(cases.__file__), logging.getLogger("jxkernel.compile_log")
     logger.addHandler(handler)
     try:   # (a cache folder of its own: no program found on disk, "(disk cache)")
         with tempfile.TemporaryDirectory() as folder, \
@@ -172,7 +150,7 @@ def test_a_views_own_traces_log_no_tracing_line():
 
     def f(x):
         return x * 13
-    handler, logger = Steps(), logging.getLogger("jxkernel.compile_log")
+    handler, logger = Steps(cases.__file__), logging.getLogger("jxkernel.compile_log")
     logger.addHandler(handler)
     try:
         with jxkernel.config.override("jax_log_compiles", True):
