@@ -11,6 +11,7 @@ A handler of our own on the named loggers, not pytest's caplog: a test asks for 
 import contextlib
 import logging
 import re
+import tempfile
 
 COMPILE_LOG = "jxkernel.compile_log"
 
@@ -74,3 +75,21 @@ class Steps(logging.Handler):
     def step(self, label):
         self.steps.append([label, []])
         self.lines.append([label, []])
+
+
+def logged_steps(jxkernel, cases, name: str) -> tuple:
+    """(misses per step, compile lines per step) of case `name` of a cases module (its
+    `run(jax, name, step)`) run under `jxkernel` with jax_explain_cache_misses and
+    jax_log_compiles on, in a compilation-cache folder of its own (no program found on disk:
+    no "(disk cache)" in the lines)."""
+    handler, logger = Steps(cases.__file__), logging.getLogger(COMPILE_LOG)
+    logger.addHandler(handler)
+    try:
+        with tempfile.TemporaryDirectory() as folder, \
+                jxkernel.config.override("jax_compilation_cache_dir", folder), \
+                jxkernel.config.override("jax_explain_cache_misses", True), \
+                jxkernel.config.override("jax_log_compiles", True):
+            cases.run(jxkernel, name, handler.step)
+    finally:
+        logger.removeHandler(handler)
+    return handler.steps, handler.lines

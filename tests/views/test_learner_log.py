@@ -8,9 +8,7 @@ step, where they are about the learner's functions.
 The differences left are listed in DIFFERENT, each with why; their test checks that they
 still differ as said (a fix shows there first)."""
 import json
-import logging
 import re
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +17,7 @@ import pytest
 import jxkernel
 
 import learner_log_cases as cases   # tests/data, on pytest's pythonpath
-from logged import logged_messages, Steps      # tests/support
+from logged import logged_messages, logged_steps      # tests/support
 
 RECORDED = json.loads((Path(__file__).parents[1] / "data" /
                        "learner_log_reference.json").read_text())["cases"]
@@ -32,17 +30,7 @@ _LOGGED: dict = {}
 def logged(name):
     """(misses per step, compile lines per step) of case `name` under jxkernel, once."""
     if name not in _LOGGED:
-        handler, logger = Steps(cases.__file__), logging.getLogger("jxkernel.compile_log")
-        logger.addHandler(handler)
-        try:
-            with tempfile.TemporaryDirectory() as folder, \
-                    jxkernel.config.override("jax_compilation_cache_dir", folder), \
-                    jxkernel.config.override("jax_explain_cache_misses", True), \
-                    jxkernel.config.override("jax_log_compiles", True):
-                cases.run(jxkernel, name, handler.step)
-        finally:
-            logger.removeHandler(handler)
-        _LOGGED[name] = handler.steps, handler.lines
+        _LOGGED[name] = logged_steps(jxkernel, cases, name)
     return _LOGGED[name]
 
 

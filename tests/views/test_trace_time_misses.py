@@ -8,7 +8,6 @@ jxkernel's own: indented lines under JAX's (a difference's `fix:` and its code).
 import json
 import logging
 import re
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ import pytest
 import jxkernel
 
 import trace_time_misses_cases as cases   # tests/data, on pytest's pythonpath
-from logged import Steps      # tests/support
+from logged import Steps, logged_steps      # tests/support
 
 RECORDED = json.loads((Path(__file__).parents[1] / "data" /
                        "trace_time_misses_reference.json").read_text())["cases"]
@@ -41,17 +40,7 @@ def logged(name, lines=False):
 
 
 def _run(name):
-    handler, logger = Steps(cases.__file__), logging.getLogger("jxkernel.compile_log")
-    logger.addHandler(handler)
-    try:   # (a cache folder of its own: no program found on disk, "(disk cache)")
-        with tempfile.TemporaryDirectory() as folder, \
-                jxkernel.config.override("jax_compilation_cache_dir", folder), \
-                jxkernel.config.override("jax_explain_cache_misses", True), \
-                jxkernel.config.override("jax_log_compiles", True):
-            cases.run(jxkernel, name, handler.step)
-    finally:
-        logger.removeHandler(handler)
-    return handler.steps, handler.lines
+    return logged_steps(jxkernel, cases, name)
 
 
 def as_jax(ours: str, theirs: str) -> bool:
