@@ -14,6 +14,7 @@ import io
 import operator
 import re
 import sys
+import threading
 import tokenize
 
 import numpy as np
@@ -65,6 +66,7 @@ class SymbolicScope:
         self._constraints: list = []          # (text, expression known to be >= 0)
         self._equal: dict = {}                # "a == 2*b": a variable stands for an expression
         self._equal_atoms: dict = {}          # "max(a, b) == c": an atom, for an expression
+        self._term_rules: dict = {}           # "4*floordiv(b, 4) == b": {atom: (b, 4)}
         self._equalities: list = []           # (text, lhs - rhs), checked at call time
         for text in self.constraints_str:
             _parse_constraint(text, self)
@@ -101,7 +103,7 @@ class _Atom:
         return self._key < other._key
 
     def __str__(self):
-        return self.args[0] if self.op == "var" else f"{self.op}({', '.join(map(str, self.args))})"
+        return self.args[0] if self.op == "var" else f"{self.op}({', '.join(map(_arg_text, self.args))})"
 
     def bounds(self) -> tuple:
         """(lowest, highest) value, as far as known without the values of variables."""
@@ -134,6 +136,12 @@ class _Atom:
 
 
 _INF = float("inf")
+
+
+def _arg_text(v) -> str:
+    """An operation's argument as JAX prints it: a negative constant as "- 2", as a
+    negative expression prints."""
+    return f"- {-v}" if isinstance(v, int) and v < 0 else str(v)
 
 
 def _floordiv_limit(p, d):
@@ -174,6 +182,8 @@ class _DimExpr:
     @staticmethod
     def _make(terms: dict, scope):
         """The expression, or its int value when it is a constant."""
+        if scope._term_rules:
+            terms = _apply_term_rules(terms, scope._term_rules)
         terms = {m: c for m, c in terms.items() if c}
         if not terms or list(terms) == [()]:
             return terms.get((), 0)
@@ -460,6 +470,25 @@ def _monomial_bounds(monomial) -> tuple:
     return lo, hi
 
 
+def _apply_term_rules(terms: dict, rules: dict) -> dict:
+    """`terms` with each k*atom*rest whose atom has a rule c*atom == e (k a multiple of c)
+    written (k // c)*e*rest, as JAX's normalization rules of a scope's equalities
+    (`4*floordiv(b, 4)` is `b` under "mod(b, 4) == 0"; `2*floordiv(b, 4)` stays)."""
+    out: dict = {}
+    for monomial, coeff in terms.items():
+        hit = next((i for i, atom in enumerate(monomial)
+                    if atom in rules and coeff % rules[atom][1] == 0), None)
+        if hit is None:
+            out[monomial] = out.get(monomial, 0) + coeff
+            continue
+        value, c = rules[monomial[hit]]
+        rest = monomial[:hit] + monomial[hit + 1:]
+        for m, k in (value._terms if isinstance(value, _DimExpr) else (((), value),)):
+            m = tuple(sorted(rest + m))
+            out[m] = out.get(m, 0) + k * (coeff // c)
+    return out
+
+
 def _times(p, q):
     return 0 if p == 0 or q == 0 else p * q
 
@@ -497,13 +526,36 @@ def constrained_bounds(d) -> tuple:
     ((5, inf), (1, 16), (3, 3))
     """
     lo, hi = _bounds(d)
-    if isinstance(d, _DimExpr):
-        for _, known in d.scope._constraints:
-            for k in _multiples(d, known):       # d >= k*known's lowest part, k >= 1
-                lo = max(lo, _lowest(d - k * known))
-            for k in _multiples(-d, known):
-                hi = min(hi, -_lowest(-d - k * known))
+    if isinstance(d, _DimExpr) and not getattr(_bounding, "on", False):
+        # Bounding `d - known` bounds the atoms of `known` (their arguments' constrained
+        # bounds), which would bound `d - known` again without end ("floordiv(a, 2) >= 3"):
+        # inside, bounds are taken without the constraints, as JAX's decision procedure
+        # builds its facts once.
+        _bounding.on = True
+        try:
+            for known in _known_nonnegative(d.scope):
+                for k in _multiples(d, known):       # d >= k*known's lowest part, k >= 1
+                    lo = max(lo, _bounds_through_minmax(d - k * known, 1)[0])
+                for k in _multiples(-d, known):
+                    hi = min(hi, -_bounds_through_minmax(-d - k * known, 1)[0])
+        finally:
+            _bounding.on = False
     return lo, hi
+
+
+_bounding = threading.local()
+
+
+def _known_nonnegative(scope):
+    """Each expression the scope's constraints say is >= 0: an equality's difference both
+    ways (JAX's decision procedure uses equalities as bounds too: "min(a, b) == b - 2" gives
+    a >= b - 2)."""
+    for _, known in scope._constraints:
+        yield known
+    for _, known in scope._equalities:
+        if isinstance(known, _DimExpr):
+            yield known
+            yield -known
 
 
 def _multiples(d, known) -> set:
@@ -516,6 +568,11 @@ def _multiples(d, known) -> set:
             c = terms.get(monomial)
             if monomial and c and coeff % c == 0 and coeff // c > 1:
                 ks.add(coeff // c)
+        for monomial, _ in known._terms:      # c*floordiv(e, c) is within c of e: with
+            if len(monomial) == 1 and monomial[0].op == "floordiv":   # floordiv(a, 2) >= 3,
+                divisor = monomial[0].args[1]                        # a >= 6
+                if isinstance(divisor, int) and divisor > 1:
+                    ks.add(divisor)
     return ks
 
 
@@ -865,7 +922,8 @@ def _atom_equality(text, left, right, known, scope) -> None:
     """`left == right` for a left side other than a variable: checked at call time, and
     where the left side is one atom times c (`max(a, b)`, `mod(b, 4)`, `2*floordiv(d, 2)`)
     with `right` divisible by c, the atom stands for right // c in the expressions made
-    after (JAX's rewriting of a term). (Unlike JAX's, it does not bound comparisons.)"""
+    after; otherwise each multiple k*c of it stands for k*right (JAX's normalization rules;
+    `constrained_bounds` uses the equality as bounds too, as JAX's decision procedure)."""
     scope._equalities.append((text, known))
     terms = left._terms if isinstance(left, _DimExpr) else ()
     if len(terms) == 1 and len(terms[0][0]) == 1 and terms[0][0][0].op != "var":
@@ -874,6 +932,12 @@ def _atom_equality(text, left, right, known, scope) -> None:
             _divide_exactly(right, coeff) if isinstance(right, _DimExpr) else None
         if value is not None:
             scope._equal_atoms[atom] = value
+        else:                                  # only multiples of coeff*atom are `right`
+            scope._term_rules[atom] = (right, coeff)
+        divisor = atom.args[1]
+        if atom.op == "mod" and coeff == 1 and right == 0 and isinstance(divisor, int):
+            # "mod(e, k) == 0" also says k*floordiv(e, k) == e (JAX adds that rule)
+            scope._term_rules[_Atom("floordiv", atom.args)] = (atom.args[0], divisor)
 
 
 def _parse_side(text: str, scope: SymbolicScope):

@@ -144,10 +144,13 @@ def _compute_newshape(arr_shape: tuple, newshape) -> tuple:
     if neg1s:
         i, = neg1s
         others = math.prod(newshape[:i] + newshape[i + 1:])
-        if is_symbolic(size) and size % others != 0:       # jax.export's symbolic sizes
-            raise InconclusiveDimensionOperation(
-                f"Cannot divide evenly the sizes of shapes {tuple(arr_shape)} and {newshape}. "
-                f"The remainder {size % others} should be 0.")
+        if is_symbolic(size):          # jax.export's symbolic sizes: divided as JAX's, by
+            quotient, remainder = divmod(size, -others)   # the product with the -1 in it
+            if remainder != 0:
+                raise InconclusiveDimensionOperation(
+                    f"Cannot divide evenly the sizes of shapes {tuple(arr_shape)} and "
+                    f"{newshape}. The remainder {remainder} should be 0.")
+            return newshape[:i] + (-quotient,) + newshape[i + 1:]
         if others == 0 or size % others:
             raise TypeError(f"cannot reshape array of shape {arr_shape} (size {size}) into "
                             f"shape {orig} because the product of specified axis sizes "

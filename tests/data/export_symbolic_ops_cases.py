@@ -135,6 +135,20 @@ CASES = [
     ("a Ref of w elements updated through slices", ["w"], ("w >= 5",),
      lambda x, jax: (_ref_updates(x, slice(None), jax), _ref_updates(x, slice(2, 5), jax)),
      [_randn(8)]),
+    # equality constraints that bound comparisons or rewrite a multiple of a term (JAX's
+    # decision procedure and normalization rules)
+    ("x cut to y's length under min(a, b) == b - 2", ["a", "b"], ("b >= 2", "min(a, b) == b - 2"),
+     lambda x, y, jax: x[:y.shape[0]] * 10 - y[2:],
+     [np.arange(9, dtype=np.int32), np.arange(11, dtype=np.int32)]),
+    ("padded to even, folded in two, cut back to a", ["a"],
+     ("mod(a + mod(a, 2), -2) == 0", "-2*floordiv(a + mod(a, 2), -2) == a + mod(a, 2)"),
+     lambda x, jax: x - (jax.numpy.pad(x, (0, x.shape[0] % 2)).reshape(2, -1) * 3
+                         ).reshape(-1)[:x.shape[0]],
+     [np.arange(7, dtype=np.int32)]),
+    ("quarters of b under mod(b, 4) == 0", ["b"], ("mod(b, 4) == 0",),
+     lambda x, jax: ((jax.numpy.zeros((2, 4, x.shape[0] // 4), np.int32).reshape(2, -1) + x
+                      ).sum(0), x[:3 * (x.shape[0] // 4)].sum()),
+     [np.arange(12, dtype=np.int32)]),
 ]
 
 
@@ -165,6 +179,33 @@ def _equality_constraints(jax):
             out[f"{constraints} called on {shape}"] = _values(exp.call(np.ones(shape, np.int32)))
         except ValueError as e:
             out[f"{constraints} called on {shape}"] = str(e)
+    out["decided"] = _decided(jax)
+    return out
+
+
+_DECIDED = [   # (constraints, spec, what to decide or print)
+    (("floordiv(a, 2) >= 3",), "a", ["a >= 6", "a >= 7", "a // 2 >= 3"]),
+    (("mod(b, 4) == 0",), "b", ["4*(b // 4)", "8*(b // 4)", "2*(b // 4)", "b % 4",
+                                "b >= 2*(b // 4)", "b // 4 * 4 == b", "(b + 2) % 4"]),
+    (("min(a, b) == b - 2", "b >= 2"), "a, b", ["a >= b - 2", "b - 2 <= a", "a >= b"]),
+    (("2*floordiv(d, 2) == e",), "d, e", ["2*(d // 2)", "4*(d // 2)", "3*(d // 2)", "d // 2"]),
+    ((), "a", ["a // -2", "a % -3", "-(a // -2)"]),
+]
+
+
+def _decided(jax):
+    """Comparisons decided (or inconclusive: JAX's error and first line) and terms as
+    printed under each set of constraints."""
+    out = {}
+    for constraints, spec, exprs in _DECIDED:
+        dims = jax.export.symbolic_shape(spec, constraints=constraints)
+        env = dict(zip((s.strip() for s in spec.split(",")), dims))
+        for text in exprs:
+            try:
+                got = str(eval(text, {}, env))      # noqa: S307 (our own expressions)
+            except Exception as e:               # noqa: BLE001
+                got = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+            out[f"{constraints}: {text}"] = got
     return out
 
 
