@@ -39,8 +39,9 @@ What an `Explanation` holds:
 - `per_line`: `LineCounts(equations, stablehlo_ops, hlo_instructions, flops,
   transcendentals, bytes)` keyed by line number in f's file, or by `(file, line)` for a line
   elsewhere. Flops, transcendentals and bytes are *computed per optimized HLO instruction
-  from its shapes* (jxkernel/_hlo_text.py gives the rules: dot 2·M·N·K, elementwise one per
-  element, bytes = a top-level instruction's operands plus result) and summed per line;
+  from its shapes* (views/hlo_text.py gives the rules, XLA's HloCostAnalysis's: dot
+  2·M·N·K, elementwise one per element, bytes = a top-level instruction's operands plus
+  result, a sliced operand only as far as it is read) and summed per line;
   they are estimates, shown beside XLA's own totals for the module (`xla_cost`).
   On the NumPy backend no XLA compiles: the jaxpr is the program, so `per_line` sums the
   equations' counts instead (`cost_from == "jaxpr"`), `optimized_hlo` is "" with no
@@ -117,7 +118,9 @@ MIME = mime_type("ExplainBundle")
 VERSION = 1
 COST_METHOD = ("per optimized-HLO instruction, computed from its shapes (dot 2·M·N·K, "
                "elementwise 1 per element, transcendental ops apart, reduce one per "
-               "reduced element; bytes: a top-level instruction's operands + result), "
+               "reduced element; bytes: a top-level instruction's operands + result, a "
+               "slice's operand only as far as it is read, an in-place update's result "
+               "only as far as it is written), "
                "summed per source line: estimates, not XLA's per-module totals")
 # Where no XLA compiles (the NumPy backend), the jaxpr is the program: counted per equation.
 JAXPR_COST_METHOD = ("per jaxpr equation, computed from its shapes with XLA's HloCostAnalysis "
@@ -368,7 +371,7 @@ class Explanation(RichView):
                                     for c in self.collectives]
         self.per_line = self._per_line()
         if cost_from == "hlo":
-            self.cost_method += loops_note(self)
+            self.cost_method += loops_note(self) + branches_note(self)
 
     # ----------------------------------------------------------- lines and items
     def _line_id(self, file, line) -> str | None:
@@ -590,15 +593,43 @@ def loops_note(ex: Explanation) -> str:
         return ""
     said = []
     for inst in loops:
-        source = ex.source_lines[int(inst.line_id[1:])] if inst.line_id else None
-        where = "a loop on no source line" if source is None else (
-            f"line {source.number}" if source.in_function
-            else f"{ex.label(source.file)}:{source.number}")
+        where = _where(ex, inst, "a loop")
         trips = re.search(r'"known_trip_count":\{"n":"(\d+)"\}', inst.text)
         said.append(f"{where}: {int(trips.group(1)):,} iterations" if trips else
                     f"{where}: as many iterations as its condition allows")
     return (". A loop's body is counted once, here as in XLA's cost analysis, though it runs "
             f"once per iteration ({'; '.join(said)})")
+
+
+def _where(ex: Explanation, inst, what: str) -> str:
+    source = ex.source_lines[int(inst.line_id[1:])] if inst.line_id else None
+    return f"{what} on no source line" if source is None else (
+        f"line {source.number}" if source.in_function
+        else f"{ex.label(source.file)}:{source.number}")
+
+
+def _branch_count(text: str) -> int:
+    listed = re.search(r"branch_computations=\{([^}]*)\}", text)
+    return len(re.findall(r"[\w.\-]+", listed.group(1))) if listed else 2   # true/false
+
+
+def branches_note(ex: Explanation) -> str:
+    """What the per-line counts and XLA's totals say of a cond (an HLO `conditional`): every
+    branch is counted in full, at its lines, so the sums above hold them all, though one
+    runs; XLA's cost analysis counts, per total, the costliest branch alone (JAX 0.10.2's
+    cost_analysis() of `lax.cond(p, jnp.sin, jnp.cos, x)` on f32[32,64]: 2,048
+    transcendentals, one branch's; tests/data/explain_cost_cases.py). '' without a cond.
+
+        >>> branches_note(explain(jnp.sin, jnp.ones(3)))     # no cond: nothing to say
+        ''
+    """
+    conds = [i for i in ex.hlo_instructions if i.opcode == "conditional"]
+    if not conds:
+        return ""
+    said = "; ".join(f"{_where(ex, i, 'a cond')}: {_branch_count(i.text)} branches"
+                     for i in conds)
+    return (". Each branch of a cond is counted in full, on its lines, though one runs; "
+            f"XLA's totals count the costliest branch alone ({said})")
 
 
 def _fmt(v) -> str:

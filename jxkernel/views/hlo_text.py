@@ -22,7 +22,14 @@ Costs follow XLA's HloCostAnalysis rules for the common opcodes, per instruction
   `reduce` (input − output elements)·(flops of its reducer), `reduce-window`, `map` and
   `scatter` likewise; data movement (broadcast, reshape, slice, ...) 0.
 - bytes: for an instruction the program runs at the top level (not inside a fusion): its
-  operands' bytes plus its result's (a fusion's intermediates stay in registers).
+  operands' bytes plus its result's (a fusion's intermediates stay in registers), as XLA
+  counts them: a fusion's operand that a slice or a dynamic slice reads counts the slice
+  (each broadcast or reshape of it once more, any other reader once), a result made by a
+  dynamic-update-slice its update alone (the rest is the operand, updated in place), a fused
+  constant of more than one element once; a slice, dynamic slice or update by itself reads
+  and writes its slice; a tuple is its table of 8-byte pointers. The totals then are XLA's
+  cost_analysis() "bytes accessed" (tests/views/test_explain_cost_against_jax.py), but where
+  a cond's branches are summed (XLA counts the costliest one).
 - On a GPU, XLA runs dots and convolutions as library calls: a `custom-call` to cuBLAS
   (`__cublas$gemm`, `__cublas$lt$matmul`) counts as the dot it computes (its dimension numbers
   are in its backend_config), one to cuDNN's forward convolution (`__cudnn$convForward`,
@@ -61,8 +68,9 @@ NOT_ESTIMATED = frozenset({"custom-call", "sort", "fft", "triangular-solve", "ch
 GEMM_CALLS = frozenset({"__cublas$gemm", "__cublas$lt$matmul", "__cublas$lt$matmul$f8"})
 CONV_CALLS = frozenset({"__cudnn$convForward", "__cudnn$convBiasActivationForward"})
 _TARGET = re.compile(r'custom_call_target="([^"]+)"')
+_POINTER_BYTES = 8     # XLA's CPU shape-size function: a tuple is a table of pointers
 # Instructions that move no data of their own (views, bookkeeping, or bodies counted apart).
-_FREE = frozenset({"parameter", "constant", "tuple", "get-tuple-element", "bitcast", "while",
+_FREE = frozenset({"parameter", "constant", "get-tuple-element", "bitcast", "while",
                    "conditional", "call", "after-all", "partition-id", "replica-id"})
 _CALLED = re.compile(r"\b(calls|to_apply|body|condition|true_computation|false_computation)="
                      r"%?([\w.\-]+)|branch_computations=\{([^}]*)\}")
@@ -221,6 +229,9 @@ def _estimate_costs(instructions) -> None:
     by_name = {(i.computation, i.name): i for i in instructions}
     kinds = _kinds(instructions)
     applied = _applied_flops(instructions)
+    bodies: dict = {}
+    for inst in instructions:
+        bodies.setdefault(inst.computation, []).append(inst)
     for inst in instructions:
         kind = kinds.get(inst.computation, "top")
         inst.top_level = kind == "top"
@@ -238,7 +249,71 @@ def _estimate_costs(instructions) -> None:
         if inst.top_level and inst.opcode not in _FREE:
             # a library call's result is (its output, its scratch workspace): the output only
             result = _first_array(inst.shape) if library is not None else inst.shape
-            inst.bytes = shape_bytes(result) + sum(shape_bytes(s) for s in operand_shapes)
+            inst.bytes = _sliced_bytes(inst, operand_shapes)
+            if inst.bytes is None and inst.opcode == "fusion" and inst.called:
+                inst.bytes = _fusion_bytes(inst, bodies.get(inst.called[0], []))
+            if inst.bytes is None:
+                inst.bytes = shape_bytes(result) + sum(shape_bytes(s) for s in operand_shapes)
+
+
+def _sliced_bytes(inst, operand_shapes) -> int | None:
+    """XLA's bytes for a slice, dynamic-slice or dynamic-update-slice run by itself: the
+    part read and written, not the whole operand (the update's operand 0 is the output,
+    updated in place); a tuple's, its table of pointers; None for any other opcode."""
+    if inst.opcode == "tuple":      # its table of pointers (8 bytes each) alone
+        return _POINTER_BYTES * len(inst.operands)
+    if inst.opcode == "slice":
+        return 2 * shape_bytes(inst.shape)
+    if inst.opcode == "dynamic-slice" and len(operand_shapes) > 1:
+        return 2 * shape_bytes(inst.shape) + shape_bytes(operand_shapes[1])
+    if inst.opcode == "dynamic-update-slice" and len(operand_shapes) > 2:
+        return 2 * shape_bytes(operand_shapes[1]) + shape_bytes(operand_shapes[2])
+    return None
+
+
+def _fusion_bytes(fusion, body) -> int:
+    """A fusion's bytes as XLA's HloCostAnalysis counts them: its result (a dynamic-update-
+    slice's update alone: the rest of the buffer is updated in place), each operand as its
+    fused parameter is read (a slice or dynamic slice of it reads the slice; any other reads
+    it whole, once; a broadcast or reshape once more each), and a fused constant of more than
+    one element."""
+    by_name = {i.name: i for i in body}
+    users: dict = {}
+    root = None
+    for i in body:
+        for o in dict.fromkeys(i.operands):
+            users.setdefault(o, []).append(i)
+        if i.text.startswith("ROOT "):
+            root = i
+    if root is None:
+        return shape_bytes(fusion.shape)
+    roots = [by_name.get(o) for o in root.operands] if root.opcode == "tuple" else [root]
+    size = 0
+    for r in roots:
+        if r is not None and r.opcode == "dynamic-update-slice" and r.operands[1] in by_name:
+            size += shape_bytes(by_name[r.operands[1]].shape)
+        elif r is not None:
+            size += shape_bytes(r.shape)
+    for i in body:
+        if i.opcode == "constant" and shape_elements(i.shape) > 1:
+            size += shape_bytes(i.shape)
+        if i.opcode != "parameter":
+            continue
+        read, whole = 0, False
+        for u in users.get(i.name, []):
+            if u.opcode == "slice":
+                read += shape_bytes(u.shape)
+            elif u.opcode == "dynamic-slice" and u.operands[0] == i.name:
+                read += shape_bytes(u.shape)
+            elif u.opcode == "dynamic-update-slice" and u.operands[0] == i.name:
+                pass                            # the buffer updated in place
+            elif u.opcode in ("broadcast", "reshape"):
+                read += shape_bytes(i.shape)
+            elif not whole:
+                whole = True
+                read += shape_bytes(i.shape)
+        size += read
+    return size
 
 
 def _applied_flops(instructions) -> dict:

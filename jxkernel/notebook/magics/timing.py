@@ -1,6 +1,6 @@
 """%timeit / %%timeit: IPython's, made honest for asynchronous arrays (it blocks on the
-results, keeps a compiling first run out, and with --phases times trace, lower, compile,
-dispatch and device apart).
+results, keeps a compiling first run out, says so where the timed runs compile too, and with
+--phases times trace, lower, compile, dispatch and device apart).
 """
 from __future__ import annotations
 
@@ -57,6 +57,38 @@ def waited_line(timed: str) -> str:
             f"{blocked}.")
 
 
+def _users(event) -> bool:
+    """Whether a compile is of the learner's code: theirs by the compile notes' rule, or a
+    function defined in the timed statement itself (`%timeit jax.jit(lambda v: v + 1)(x)`:
+    its lambda is defined in the code %timeit compiles, `<jx-timeit-warmup>`, `<magic-timeit>`)."""
+    return compile_notes.kind_of(event) == compile_notes.USER or \
+        (event.source or "").startswith(("<jx-timeit-warmup>", "<magic-timeit>"))
+
+
+def compiled_in_timing(events, result) -> str:
+    """The line under a %timeit whose timed runs compiled (after the warm-up): the time above
+    includes compiling, and why (a jit made anew in the statement compiles on every call, in
+    JAX 0.10.2 too: three calls of `jax.jit(lambda v: v + 1)(x)` log three compiles, where
+    `jax.jit(f)` of one `def f` logs one; tests/data/timeit_compiles_cases.py). '' when
+    nothing compiled, or for compiles inlined into another program (no compile of their own).
+
+        >>> compiled_in_timing([], None)
+        ''
+    """
+    compiles = [e for e in events if e.inlined_into is None]
+    if not compiles:
+        return ""
+    runs = result.loops * result.repeat if result is not None else None
+    mine = [e for e in compiles if _users(e)]
+    named = "; ".join(dict.fromkeys(f"{e.function}: {e.reason}" for e in mine[:3])) or \
+        "eager operations, or jxkernel's or libraries' own functions"
+    over = f" over {runs:,} timed run(s)" if runs else ""
+    return (f"The timed runs compiled too ({len(compiles):,} compile(s){over}: {named}), so the "
+            f"time above includes compiling. A jit made anew in the statement (jax.jit(lambda "
+            f"...) or jax.jit(g) of a function defined there) compiles on every call: make it "
+            f"once before %timeit and time the call of that.")
+
+
 @magics_class
 class TimingMagics(JxMagicsBase):
     """%timeit and %%timeit (IPython's own, saved in the state, does the timing)."""
@@ -71,7 +103,8 @@ class TimingMagics(JxMagicsBase):
         Every timed run blocks on the Arrays the statement produced (its last value and
         the names it assigns, any pytree), so the time is the device's, not just the
         time to queue the work. If the first run compiles, it is a warm-up and kept out
-        of the measurement (and you are told). All of IPython's options work (-n -r -t
+        of the measurement (and you are told); if the timed runs compile too (a jit made
+        anew in the statement), you are told that the time includes compiling. All of IPython's options work (-n -r -t
         -c -p -q -o -v). Also:
 
           --dispatch   time the dispatch alone too (until the call returns, before the
@@ -104,11 +137,19 @@ class TimingMagics(JxMagicsBase):
                                if k not in ("o", "v"))
         ipython_timeit = self.state.saved_timeit[0] or self.state.saved_timeit[1]
         waited = timeit.waited
-        if cell is None and "\n" not in blocked.strip():
-            result = ipython_timeit(f"{option_text} -o {blocked}", None, local_ns)
-        else:
-            result = ipython_timeit(f"{option_text} -o {setup if cell is not None else ''}",
-                                    blocked, local_ns)
+        timed_compiles = []
+        unsubscribe = compile_record.subscribe(timed_compiles.append)
+        try:
+            if cell is None and "\n" not in blocked.strip():
+                result = ipython_timeit(f"{option_text} -o {blocked}", None, local_ns)
+            else:
+                result = ipython_timeit(f"{option_text} -o {setup if cell is not None else ''}",
+                                        blocked, local_ns)
+        finally:
+            unsubscribe()
+        said = compiled_in_timing(timed_compiles, result)
+        if said and not quiet:
+            print(said)
         if result is not None and not quiet and timeit.waited > waited:
             said = waited_line(timed)
             if said:
@@ -136,8 +177,9 @@ class TimingMagics(JxMagicsBase):
         if not events:
             return ""
         took = time.perf_counter() - start
-        # the user's functions by name; eager operations, jxkernel's and libraries', counted
-        mine = [e for e in events if compile_notes.kind_of(e) == compile_notes.USER]
+        # the user's functions by name (a lambda in the statement too, defined in the warm-up's
+        # own code); eager operations, jxkernel's and libraries', counted
+        mine = [e for e in events if _users(e)]
         which = "; ".join(f"{e.function}: {e.reason}" for e in mine[:3]) or \
             "eager operations, or jxkernel's or libraries' own functions"
         rest = len(events) - min(len(mine), 3) if mine else 0

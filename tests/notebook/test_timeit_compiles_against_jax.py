@@ -1,0 +1,69 @@
+"""%timeit's lines about compiling (jxkernel/notebook/magics/timing.py) against JAX 0.10.2's
+compile log for the same statements (tests/data/timeit_compiles_cases.py;
+timeit_compiles_reference.json recorded by reference/make_timeit_compiles_reference.py): the
+warm-up's "Compiled on the first run" names the learner's function where JAX compiles it,
+and where JAX compiles again on every timed run (a jit made anew in the statement) %timeit
+says the time includes compiling, with a fix that, pasted, compiles nothing in the timed
+runs. (It said "That warm-up run is not part of the timing below", nothing more, and named
+a lambda of the statement "eager operations, or jxkernel's or libraries' own functions".)"""
+import json
+import os
+import re
+
+import pytest
+from IPython.utils.capture import capture_output
+
+import locations                                 # tests/support
+import timeit_compiles_cases as cases           # tests/data
+from ipython_shell import shell_fixture
+
+import jxkernel
+
+with open(os.path.join(locations.DATA, "timeit_compiles_reference.json")) as f:
+    JAX = json.load(f)
+
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp")
+NAMES = {"jit_of_a_lambda": "<lambda>", "jit_of_a_def_made_in_it": "g",
+         "jit_of_a_def_made_before": "f", "jitted_once_before": "<lambda>"}
+
+
+def test_the_compiles_of_each_run_are_jaxs():
+    assert cases.run(jxkernel) == {k: v for k, v in JAX.items() if k != "jax_version"}
+
+
+def _timeit(shell, name) -> str:
+    setup, stmt = cases.CASES[name]
+    assert shell.run_cell(setup).success
+    stmt = stmt.replace("def g", "def g_" + name).replace("jax.jit(g)", f"jax.jit(g_{name})")
+    with capture_output() as cap:
+        assert shell.run_cell(f"%%timeit -n {cases.TIMED_RUNS} -r 1\n{stmt}").success
+    return cap.stdout
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_timeit_says_what_compiled_where_jax_compiles(shell, name):
+    said = _timeit(shell, name)
+    jax = JAX["compiles"][name]
+    assert jax["warm_up"] == 1
+    function = NAMES[name] if name != "jit_of_a_def_made_in_it" else f"g_{name}"
+    assert re.search(rf"Compiled on the first run \({re.escape(function)}: first call; ", said), said
+    timed = re.search(r"The timed runs compiled too \((\d+) compile\(s\) over (\d+) timed "
+                      r"run\(s\): ([^)]*)\), so the time above includes compiling", said)
+    if jax["timed"]:
+        assert timed and int(timed.group(1)) == jax["timed"], said
+        assert int(timed.group(2)) == JAX["timed_runs"]
+        assert timed.group(3).startswith(f"{function}: ")
+        assert "make it once before %timeit and time the call of that" in said
+    else:
+        assert timed is None, said
+
+
+def test_the_fix_pasted_compiles_nothing_in_the_timed_runs(shell):
+    """The fix's advice for `%timeit jax.jit(lambda v: v + 1)(x)`: the jit made once before,
+    its call timed (JAX: no compile in the timed runs, jitted_once_before)."""
+    assert "The timed runs compiled too" in _timeit(shell, "jit_of_a_lambda")
+    assert JAX["compiles"]["jitted_once_before"]["timed"] == 0
+    assert shell.run_cell("x = jnp.arange(4.0)\nonce = jax.jit(lambda v: v + 1)").success
+    with capture_output() as cap:
+        assert shell.run_cell(f"%timeit -n {cases.TIMED_RUNS} -r 1 once(x)").success
+    assert "The timed runs compiled too" not in cap.stdout and "per loop" in cap.stdout
