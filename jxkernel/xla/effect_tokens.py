@@ -36,6 +36,17 @@ class TokenSet:
     def __init__(self, tokens: dict | None = None):
         self._tokens = tokens if tokens is not None else {}
 
+    @classmethod
+    def create(cls, effects) -> TokenSet:
+        """A TokenSet of a new token for each of `effects` (JAX's): in a lowering rule
+        jxkernel runs, `stablehlo.after_all` there; else `stablehlo.create_token` at the
+        current insertion point of jaxlib's MLIR bindings (under `mlir.make_ir_context()`)."""
+        ctx = _current_rule_context()
+        if ctx is not None:
+            return cls({e: ctx.block.op1("stablehlo.after_all", [], TOKEN) for e in effects})
+        from .mlir_bindings import create_token
+        return cls({e: create_token() for e in effects})
+
     def __len__(self):
         return len(self._tokens)
 
@@ -112,6 +123,14 @@ def _a_librarys(effect) -> bool:
     if isinstance(effect, Effect):
         return not isinstance(effect, JaxprInputEffect)
     return not type(effect).__module__.startswith("jxkernel")
+
+
+def _current_rule_context():
+    """The context of the library's lowering rule running now, if any (_jax/interpreters/
+    mlir.py sets it: read lazily, that module being above this one)."""
+    import sys
+    mlir = sys.modules.get("jxkernel._jax.interpreters.mlir")
+    return None if mlir is None else mlir.current_rule_context()
 
 
 _EMPTY = TokenSet()

@@ -183,3 +183,25 @@ def test_a_rule_registered_not_inline_is_a_private_function_each_equation_calls(
     assert "func.func private @effect() {" in text
     assert "func.func private @effect_0(%arg0: !stablehlo.token) -> !stablehlo.token" in text
     assert float(jxkernel.jit(f)(1.0)) == 2.0
+
+
+def test_token_set_create_makes_a_token_per_effect_under_mlirs_bindings(effect_p):
+    # (JAX 0.10.2's TokenSetTest.test_create: a token per effect, each an ir.Value)
+    with mlir.make_ir_context() as ctx, mlir.ir.Location.unknown(ctx):
+        module = mlir.ir.Module.create()
+        with mlir.ir.InsertionPoint(module.body):
+            ts = mlir.TokenSet.create([_foo, _foo2])
+            assert [e for e, _ in ts.items()] == [_foo, _foo2]
+            assert all(isinstance(t, mlir.ir.Value) for _, t in ts.items())
+    assert str(module).count("stablehlo.create_token") == 2
+
+    seen = []
+
+    def rule(ctx, *, effect):     # in a rule jxkernel lowers: tokens of that block
+        made = mlir.TokenSet.create([effect])
+        seen.append(len(made))
+        ctx.set_tokens_out(ctx.tokens_in)
+        return []
+    mlir.register_lowering(effect_p, rule)
+    assert float(jxkernel.jit(lambda x: (effect_p.bind(effect=_foo), x + 1.0)[1])(1.0)) == 2.0
+    assert seen == [1]

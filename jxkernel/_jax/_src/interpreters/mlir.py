@@ -25,6 +25,18 @@ from ....xla import lowering as _lowering
 from ....xla.effect_tokens import TokenSet  # noqa: F401
 
 
+def make_ir_context():
+    """JAX's: an MLIR context of jaxlib's bindings with StableHLO loaded (jaxlib loaded now)."""
+    from ....xla import mlir_bindings
+    return mlir_bindings.make_ir_context()
+
+
+def create_token():
+    """JAX's: a new token at the bindings' current insertion point."""
+    from ....xla import mlir_bindings
+    return mlir_bindings.create_token()
+
+
 class _MlirView(types.ModuleType):
     """This module, its `jaxpr_subcomp` read from and written to xla/lowering.py's."""
 
