@@ -305,5 +305,9 @@ def copy_to_host_async(x):
 
 def effects_barrier() -> None:
     """Wait until every side effect (debug.print, callbacks) of work started so far is done.
-    Programs with host callbacks already finish before their call returns here, so nothing
-    is ever left pending to wait for."""
+    Programs with host callbacks already finish before their call returns here; the programs
+    with a library's ordered effects are waited for by their tokens, which are then dropped
+    (JAX's `runtime_tokens.block_until_ready()`)."""
+    from ..xla.effect_tokens import runtime_tokens
+    if runtime_tokens.current_tokens:
+        runtime_tokens.block_until_ready()
