@@ -7,7 +7,10 @@ every ordered effect (lowering.py's effect_token: debug prints and io_callbacks 
 so each of an equation's effects gets the block's token, and the tokens a rule gives back
 become the block's (joined by `stablehlo.after_all` where they differ): a library's ordered
 effects stay in program order, with each other and with jxkernel's, in a cond, a while loop
-and a scan too. The tokens stay inside the program (JAX also passes them between programs).
+and a scan too. Between programs, as JAX's: a jit's `main` takes a token per such effect
+first and gives the next ones back first (`jax.token` arguments and results; XLA passes an
+empty buffer), and `runtime_tokens` keeps, per thread, the one the last program with each
+effect gave back for the next (`effects_barrier` waits for them and drops them).
 
     >>> ts = TokenSet({"a": "%0"})
     >>> len(ts), ts.get("a"), ts.update_tokens(TokenSet({"a": "%1"})).items()
@@ -15,11 +18,16 @@ and a scan too. The tokens stay inside the program (JAX also passes them between
 """
 from __future__ import annotations
 
+import importlib
+import sys
 import threading
 
 import numpy as np
 
+from ..core.avals import ShapedArray
 from ..core.ir import Effect, JaxprInputEffect, lowerable_effects, ordered_effects
+from .buffer import _COPY, sharding_for
+from .client import xc
 
 TOKEN = "!stablehlo.token"
 TOKEN_ATTR = "jax.token = true"      # (a main function's token argument or result, as JAX's)
@@ -108,9 +116,6 @@ class RuntimeTokenSet(threading.local):
 
 def _empty_buffer(device):
     """An empty bool buffer on `device`: the first token a program with an effect takes."""
-    from ..core.avals import ShapedArray
-    from .buffer import _COPY, sharding_for
-    from .client import xc
     return xc.batched_device_put(ShapedArray((0,), np.dtype(bool)), sharding_for((device,)),
                                  [np.zeros(0, np.bool_)], [device], True, False, _COPY, True)
 
@@ -134,8 +139,8 @@ class TokenSet:
         ctx = _current_rule_context()
         if ctx is not None:
             return cls({e: ctx.block.op1("stablehlo.after_all", [], TOKEN) for e in effects})
-        from .mlir_bindings import create_token
-        return cls({e: create_token() for e in effects})
+        bindings = importlib.import_module("jxkernel.xla.mlir_bindings")  # (jaxlib's MLIR)
+        return cls({e: bindings.create_token() for e in effects})
 
     def __len__(self):
         return len(self._tokens)
@@ -218,7 +223,6 @@ def _a_librarys(effect) -> bool:
 def _current_rule_context():
     """The context of the library's lowering rule running now, if any (_jax/interpreters/
     mlir.py sets it: read lazily, that module being above this one)."""
-    import sys
     mlir = sys.modules.get("jxkernel._jax.interpreters.mlir")
     return None if mlir is None else mlir.current_rule_context()
 
