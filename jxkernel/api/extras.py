@@ -36,6 +36,7 @@ from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
 from ..lax import transfer as _transfer
 from ..xla import put as _put
 from ..xla import client as _client
+from ..xla import effect_tokens as _tokens
 
 __all__ = ["device_put", "float0", "typeof", "named_call", "named_scope", "ensure_compile_time_eval",
            "enable_x64", "log_compiles", "default_device", "debug_nans", "debug_infs",
@@ -305,5 +306,8 @@ def copy_to_host_async(x):
 
 def effects_barrier() -> None:
     """Wait until every side effect (debug.print, callbacks) of work started so far is done.
-    Programs with host callbacks already finish before their call returns here, so nothing
-    is ever left pending to wait for."""
+    Programs with host callbacks already finish before their call returns here; the programs
+    with a library's ordered effects are waited for by their tokens, which are then dropped
+    (JAX's `runtime_tokens.block_until_ready()`)."""
+    if _tokens.runtime_tokens.current_tokens:
+        _tokens.runtime_tokens.block_until_ready()

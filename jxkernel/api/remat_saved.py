@@ -350,3 +350,67 @@ def _scan_split(eqn, used, policy):
 # (shard_map's split rule is in api/shard_map_residuals.py, beside its partial eval)
 split_rules = {cond_p: _cond_split, scan_p: _scan_split, jit_p: _jit_split}
 _forwarding_rules = {cond_p: _cond_forwarded, scan_p: _scan_forwarded, jit_p: _jit_forwarded}
+
+
+def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns, in_inst, ensure_out_unknowns,
+                              ensure_out_inst, saveable) -> tuple:
+    """JAX's `pe.partial_eval_jaxpr_custom`: (known jaxpr, staged jaxpr, out_unknowns,
+    out_inst, number of residuals), `jaxpr` split equation by equation. An equation reading
+    an unknown value is staged (the known values it reads become residuals unless
+    instantiated); a known one runs in the known jaxpr and, unless it has effects or
+    `saveable` saves its results, is staged again to recompute them. The known jaxpr takes
+    the known inputs and returns the known outputs then the residuals; the staged one takes
+    the residuals then the inputs `in_inst` flags. jxkernel splits a nested jaxpr's
+    equation whole (JAX's rules split a jit, cond or scan inside)."""
+    n_in, n_out = len(jaxpr.invars), len(jaxpr.outvars)
+    in_inst = (in_inst,) * n_in if isinstance(in_inst, bool) else tuple(in_inst)
+    ensure_out_unknowns = (ensure_out_unknowns,) * n_out \
+        if isinstance(ensure_out_unknowns, bool) else tuple(ensure_out_unknowns)
+    ensure_out_inst = (ensure_out_inst,) * n_out if isinstance(ensure_out_inst, bool) \
+        else tuple(ensure_out_inst)
+    env: dict = {}
+    residuals: dict = {}          # (ordered)
+
+    def read(x):
+        return env[x] if isinstance(x, Var) else (False, True)
+
+    def instantiated(inst, x):
+        if isinstance(x, Var) and not inst:
+            residuals[x] = None
+        return x
+
+    for v, unk, inst in zip(jaxpr.invars, in_unknowns, in_inst):
+        env[v] = (bool(unk), bool(inst))
+    for v in jaxpr.constvars:
+        env[v] = (False, True)
+    known_eqns, staged_eqns = [], []
+    for eqn in jaxpr.eqns:
+        unks_in, inst_in = zip(*map(read, eqn.invars)) if eqn.invars else ((), ())
+        if any(unks_in):
+            staged_eqns.append(eqn.replace(invars=list(map(instantiated, inst_in,
+                                                            eqn.invars))))
+            env.update((v, (True, True)) for v in eqn.outvars)
+            continue
+        known_eqns.append(eqn)
+        if eqn.effects or saves(saveable(eqn.primitive, *[x.aval for x in eqn.invars],
+                                         **eqn.params)):
+            env.update((v, (False, False)) for v in eqn.outvars)
+        else:
+            staged_eqns.append(eqn.replace(invars=list(map(instantiated, inst_in,
+                                                            eqn.invars))))
+            env.update((v, (False, True)) for v in eqn.outvars)
+    out_unknowns, out_inst = (list(t) for t in zip(*map(read, jaxpr.outvars))) \
+        if jaxpr.outvars else ([], [])
+    for x, inst, ensure in zip(jaxpr.outvars, out_inst, ensure_out_inst):
+        if ensure:
+            instantiated(inst, x)
+    out_unknowns = [a or b for a, b in zip(out_unknowns, ensure_out_unknowns)]
+    out_inst = [a or b for a, b in zip(out_inst, ensure_out_inst)]
+    residuals = list(residuals)
+    known = Jaxpr(jaxpr.constvars, [v for v, u in zip(jaxpr.invars, in_unknowns) if not u],
+                  [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u] + residuals,
+                  known_eqns)
+    staged = Jaxpr(jaxpr.constvars,
+                   residuals + [v for v, i in zip(jaxpr.invars, in_inst) if i],
+                   [v for v, i in zip(jaxpr.outvars, out_inst) if i], staged_eqns)
+    return known, staged, out_unknowns, out_inst, len(residuals)

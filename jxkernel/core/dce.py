@@ -37,6 +37,12 @@ prune_rules: dict = {}
 # keeps only what its used results need (a checkpoint's recomputation: no primal `sin`).
 dce_rules: dict = {}
 
+# the primitives of dce_rules whose rule keeps its body's effectful equations (jit's): an
+# effectful equation of one is pruned by it too, dropping the operands nothing reads (an
+# effect on an input then names the one left, as JAX's pjit dce rule); another effectful
+# equation stays whole
+effect_aware_dce: set = set()
+
 
 def dce_jaxpr(jaxpr: Jaxpr, prune_calls: bool = False) -> Jaxpr:
     """`jaxpr` without its dead equations (the same object when it has none); `prune_calls`:
@@ -88,9 +94,15 @@ def dce_jaxpr_outputs(jaxpr: Jaxpr, used_outputs, instantiate=False) -> tuple[Ja
         if not any(used_outs) and not effect:
             continue
         operands, rule = eqn.invars, dce_rules.get(eqn.primitive)
-        # (an effectful equation stays whole: its rule need not know effects)
-        used_ins, eqn = ([True] * len(operands), eqn) if rule is None or effect else \
-            rule(used_outs, eqn)
+        # (an effectful equation stays whole unless its rule keeps effects: others need not)
+        if rule is None or (effect and eqn.primitive not in effect_aware_dce):
+            used_ins = [True] * len(operands)
+        else:
+            used_ins, pruned = rule(used_outs, eqn)
+            if pruned is None and effect:
+                used_ins = [True] * len(operands)
+            else:
+                eqn = pruned
         if eqn is not None:
             kept.append(eqn)
         live.update(v for v, u in zip(operands, used_ins) if u and isinstance(v, Var))

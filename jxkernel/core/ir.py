@@ -137,9 +137,9 @@ def check_effects(jaxprs, allowed: EffectTypeSet, where: str) -> None:
 
 class JaxprInputEffect(Effect):
     """An effect on one input of an equation or jaxpr (a Ref's reads and writes subclass it):
-    `input` is the input's position in an abstract eval rule's answer, as JAX's. jxkernel's
-    equations keep the position as given (JAX resolves it into the input's variable when it
-    forms the equation).
+    `input` is the input's position in an abstract eval rule's answer; `eqn.effects` and
+    `jaxpr.effects` name the input's variable instead, as JAX's (`resolve_input_effects`;
+    a jaxpr's effects of a nested jaxpr name the operand passed to it).
 
     >>> JaxprInputEffect(1) == JaxprInputEffect(1), JaxprInputEffect(0).replace(2)
     (True, JaxprInputEffect(2))
@@ -164,6 +164,47 @@ class JaxprInputEffect(Effect):
 
 
 
+def resolve_input_effects(effects, invars) -> frozenset:
+    """`effects` with each JaxprInputEffect's position among `invars` replaced by the input's
+    variable, one on a literal dropped (JAX's `core.resolve_input_effects`)."""
+    out = set()
+    for effect in effects:
+        if isinstance(effect, JaxprInputEffect) and isinstance(effect.input, int):
+            atom = invars[effect.input] if effect.input < len(invars) else None
+            if not isinstance(atom, Var):
+                continue
+            effect = effect.replace(atom)
+        out.add(effect)
+    return frozenset(out)
+
+
+def _outer_input_effects(eqn, inner) -> list:
+    """The effects of `inner`, a jaxpr in `eqn`'s params, on the equation: one on an input
+    of `inner` becomes one on the operand passed to it (the operands' last ones, in order;
+    a while loop's cond takes its consts and the carry), one on a const of a closed jaxpr
+    none (it has no operand), as JAX's `eqn_effects`."""
+    effects = inner.effects
+    if not any(isinstance(e, JaxprInputEffect) for e in effects):
+        return list(effects)
+    jaxpr = inner.jaxpr if isinstance(inner, ClosedJaxpr) else inner
+    operands = eqn.invars
+    if "cond_nconsts" in eqn.params and inner is eqn.params.get("cond_jaxpr"):
+        nc, nb = eqn.params["cond_nconsts"], eqn.params.get("body_nconsts", 0)
+        operands = operands[:nc] + operands[nc + nb:]
+    n = len(jaxpr.invars)
+    operands = operands[len(operands) - n:] if n <= len(operands) else [None] * n
+    passed = dict(zip(jaxpr.invars, operands))
+    out = []
+    for effect in effects:
+        if isinstance(effect, JaxprInputEffect):
+            atom = passed.get(effect.input)
+            if not isinstance(atom, Var):
+                continue
+            effect = effect.replace(atom)
+        out.append(effect)
+    return out
+
+
 class JaxprEqn:
     """`outvars = primitive[params] invars`, plus the user's source line (JAX's class name:
     user code prints it)."""
@@ -180,6 +221,9 @@ class JaxprEqn:
         effect = self.params.get("effect")
         own = self.primitive.effects_of(self.params, [v.aval for v in self.invars]) \
             if hasattr(self.primitive, "effects_of") else frozenset()
+        if own and any(isinstance(e, JaxprInputEffect) and isinstance(e.input, int)
+                       for e in own):
+            own = resolve_input_effects(own, self.invars)
         return own if effect is None else own | {effect}
 
     def replace(self, **kw) -> Eqn:
@@ -226,19 +270,18 @@ class Jaxpr:
         out = set()
         inputs = None
         for eqn in self.eqns:
-            for effect in eqn.effects:
-                if isinstance(effect, JaxprInputEffect):
-                    # on the jaxpr's input the equation reads (its position among constvars
-                    # and invars, as JAX's make_jaxpr_effects); a Ref made inside: none
-                    if inputs is None:
-                        inputs = {v: i for i, v in enumerate(self.constvars + self.invars)}
-                    at = eqn.invars[effect.input] if effect.input < len(eqn.invars) else None
-                    if not isinstance(at, Var) or at not in inputs:
-                        continue
-                    effect = effect.replace(inputs[at])
-                out.add(effect)
+            effects = list(eqn.effects)
             for inner in jaxpr_params(eqn.params):
-                out |= inner.effects
+                effects.extend(_outer_input_effects(eqn, inner))
+            for effect in effects:
+                if isinstance(effect, JaxprInputEffect):
+                    # on one of the jaxpr's inputs (constvars and invars, as JAX's
+                    # make_jaxpr_effects); on a Ref made inside: none
+                    if inputs is None:
+                        inputs = set(self.constvars) | set(self.invars)
+                    if effect.input not in inputs:
+                        continue
+                out.add(effect)
         return frozenset(out)
 
     in_avals = property(lambda self: [v.aval for v in self.invars])

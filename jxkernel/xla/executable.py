@@ -19,9 +19,13 @@ import copy
 import operator
 import weakref
 
+import numpy as np
+
+from ..core.avals import ShapedArray
 from ..core.config import config
 from ..core.physical import is_extended, physical_aval, wrap_physical
 from . import client as _client
+from . import effect_tokens as _tokens
 from .array import Array, host_to_device
 from .buffer import sharding_for, uncommitted_sharding_for
 from .client import xc
@@ -31,6 +35,8 @@ from .host_values import _host_value
 from .layout import executable_layouts
 from .memory import is_out_of_memory, out_of_memory
 from .transfers import put_on_device
+
+_TOKEN_AVAL = ShapedArray((0,), np.dtype(bool))     # a runtime token's buffer (effect_tokens)
 
 
 class Executable:
@@ -59,7 +65,7 @@ class Executable:
     kept = None            # the arguments it takes (None: all)
 
     def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
-                 arg_names=None, committed=True, kept=None):
+                 arg_names=None, committed=True, kept=None, tokens=()):
         self.devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
         self.device = self.devices[0]
         self.loaded, self.name = loaded, name
@@ -79,9 +85,15 @@ class Executable:
         physical = [physical_aval(a) for a in self.out_avals]
         keyed = physical != self.out_avals
         self.handlers = [_result_handler(a, self._sharding, self.committed) for a in physical]
+        # the ordered effects of a library's it takes and returns tokens for, first
+        # (effect_tokens.runtime_tokens passes them between programs): off the fast paths
+        self.tokens = tuple(tokens)
+        if self.tokens:
+            self.handlers = [_result_handler(_TOKEN_AVAL, self._sharding, True)] * \
+                len(self.tokens) + self.handlers
         self._wrap = self._out_wrap = _wrap_logical if keyed else _wrap
         # Only the single-device, non-donating path skips the extra work in _finish.
-        self._simple = n == 1 and not self.donated
+        self._simple = n == 1 and not self.donated and not self.tokens
         self._execute = loaded.execute_sharded         # bound once: it is on every call
         # plain: _execute + handlers + Array wrapping is the whole call (the compiled fast
         # path, xla/fastpath.py, runs only such executables)
@@ -89,7 +101,7 @@ class Executable:
         # one that donates some of its arguments, which the compiled fast path runs too,
         # deleting and marking them in C (with `donation_whys`) after
         self.plain_donating = n == 1 and bool(self.donated) and type(self) is Executable and \
-            not keyed
+            not keyed and not self.tokens
         if self.plain:
             # The hot path of jit and eager dispatch: a closure over what it reads, in place
             # of the method (subclasses change handlers and wrapping, so they keep it).
@@ -114,7 +126,7 @@ class Executable:
             twin = copy.copy(self)
             twin.__init__(self.loaded, self.out_avals, self.devices, self.name, self.donated,
                           in_avals=self.in_avals, arg_names=self.arg_names,
-                          committed=committed, kept=self.kept)
+                          committed=committed, kept=self.kept, tokens=self.tokens)
             self._twin = twin
         return self._twin
 
@@ -130,6 +142,8 @@ class Executable:
         """`call_buffers` on the buffers of the kept arguments alone."""
         if not self._simple and _in_flight:
             _release_finished()         # before launching, so their memory can be reused
+        if self.tokens:
+            return self._run_with_tokens(bufs)
         try:
             outs = self._execute(bufs).consume_with_handlers(self.handlers)
         except CallbackError:
@@ -139,6 +153,21 @@ class Executable:
         if self._simple:
             return list(map(self._out_wrap, outs, self.out_avals))
         return self._finish(bufs, outs)
+
+    def _run_with_tokens(self, bufs) -> list:
+        """`_run` of a program taking tokens: this thread's last ones for its effects first;
+        those it gives back are the next program's."""
+        n, tokens = len(self.tokens), _tokens.runtime_tokens
+        given = [tokens.get_token_input(e, self.device) for e in self.tokens]
+        try:
+            outs = self._execute(given + list(bufs)).consume_with_handlers(self.handlers)
+        except CallbackError:
+            raise
+        except Exception as e:
+            raise self._execution_error(e, bufs) from None
+        for effect, token in zip(self.tokens, outs[:n]):
+            tokens.set_token_result(effect, _tokens.Token(token, self.device))
+        return self._finish(bufs, outs[n:])
 
     def call_arrays(self, arrays) -> list:
         """Run on Arrays already on this executable's device(s), one per argument (those it

@@ -62,6 +62,7 @@ class ModuleContext:
         self.donated: list = []                  # per input: donated after all (set_up_aliases)
         self.manual = None                       # in a shard_map body: (mesh, manual axes)
         self.sharding_groups = 0                 # shard_alike's Shardy groups so far
+        self.tokens = ()          # the ordered effects main takes and returns tokens for
         # jax.export with symbolic shapes swaps in its own rules, and `symbolic` computes
         # dimension sizes in the module (export/_symbolic_lowering.py)
         self.rules = lowering_rules
@@ -736,7 +737,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
                  result_names=None, locations: bool = False, mesh=None,
                  arg_shardings=None, result_shardings=None, platforms=None,
                  arg_names=None, aliases=None, one_device=None,
-                 rules=None, devices=(), manual=None) -> tuple[str, ModuleContext]:
+                 rules=None, devices=(), manual=None,
+                 tokens: bool = False) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
@@ -755,6 +757,9 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     `devices`: those it is lowered for (the rules that ask: inspect_array_sharding's).
     `manual`: (mesh, axes) where the module is one device's program, manual over those axes
     (custom_partitioning's per-device function: its collectives address the mesh).
+    `tokens`: on one device, `main` takes a token per ordered effect of a library's first and
+    returns the next ones first, as JAX's (`module_ctx.tokens`: those effects; the
+    executable passes them between programs, effect_tokens.runtime_tokens).
     """
     _tokens.check_lowerable(jaxpr)
     partitions = 1 if mesh is None else mesh.size
@@ -786,12 +791,30 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
         module_ctx.mesh = mesh
         arg_attrs, result_attrs = sdy_attrs(module, mesh, in_vars, arg_attrs, arg_shardings,
                                             jaxpr.outvars, result_shardings)
-    main = new_function(module_ctx, "main", [hlo.aval_type(v.aval) for v in in_vars], arg_attrs)
+    ordered = _tokens.ordered_library_effects(jaxpr.effects) if tokens and mesh is None \
+        else []
+    module_ctx.tokens = tuple(ordered)
+    n_tok = len(ordered)
+    if n_tok:
+        arg_attrs = [_tokens.TOKEN_ATTR] * n_tok + \
+            list(arg_attrs or [None] * len(in_vars))
+        result_attrs = None if result_attrs is None else \
+            [_tokens.TOKEN_ATTR] * n_tok + list(result_attrs)
+    main = new_function(module_ctx, "main", [_tokens.TOKEN] * n_tok +
+                        [hlo.aval_type(v.aval) for v in in_vars], arg_attrs)
     args = main.args[len(platform_index_args(main.body)):]
+    if n_tok:
+        _tokens.take_main_tokens(main.body, args[:n_tok])
+        args = args[n_tok:]
     n_consts = len(jaxpr.constvars)
     if arg_names is not None:
         main.arg_names[len(main.args) - len(arg_names):] = list(arg_names)
     outs = lower_jaxpr_into(module_ctx, main.body, jaxpr, args[:n_consts], args[n_consts:])
+    if n_tok:
+        outs = _tokens.main_tokens_out(main.body, n_tok) + outs
+        result_names = None if result_names is None else [None] * n_tok + list(result_names)
+        if result_attrs is None:
+            result_attrs = [_tokens.TOKEN_ATTR] * n_tok + [None] * (len(outs) - n_tok)
     if result_names is not None:
         result_attrs = [", ".join(filter(None, [n is not None and   # (a Ref's final value: none)
                                                 f"jax.result_info = {hlo.string_attr(n)}", a]))

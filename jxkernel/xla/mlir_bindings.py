@@ -80,3 +80,20 @@ def portable_artifact_functions() -> dict:
     return {n: getattr(_jax.mlir, n) for n in (
         "deserialize_portable_artifact", "serialize_portable_artifact",
         "refine_polymorphic_shapes", "hlo_to_stablehlo")}
+
+
+def make_ir_context():
+    """An MLIR context of jaxlib's bindings with StableHLO and CHLO loaded (JAX's
+    `mlir.make_ir_context`: for code that builds StableHLO with the bindings)."""
+    ir = module("ir")
+    context = ir.Context()
+    module("dialects.stablehlo").register_dialect(context)
+    module("dialects.chlo").register_dialect(context)
+    context.load_all_available_dialects()
+    return context
+
+
+def create_token():
+    """A new `!stablehlo.token` (`stablehlo.create_token`) at the bindings' current insertion
+    point (JAX's `mlir.create_token`)."""
+    return module("dialects.stablehlo").create_token()

@@ -44,6 +44,7 @@ class Module:
     jaxpr: object = None               # for the NumPy backend: the jaxpr it runs, not lowered
     arg_shardings: tuple | None = None  # and over a mesh, its inputs' (numpy_sharded reads them)
     kept: tuple | None = None          # the inputs it takes (constvars first), None: all
+    tokens: tuple = ()                 # the ordered effects its main takes tokens for
 
 
 def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=None,
@@ -102,13 +103,13 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
         jaxpr, name=name, platform=platforms[0], platforms=platforms, donated=donated,
         mesh=mesh, arg_shardings=arg_shardings, result_shardings=result_shardings,
         locations=locations, result_names=result_names, arg_names=arg_names, aliases=aliases,
-        one_device=one_device, rules=rules, devices=devices)
+        one_device=one_device, rules=rules, devices=devices, tokens=True)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)
     return Module(text, module_ctx, devices, out_avals,
                   tuple(module_ctx.donated) if donated is not None else (), propagate, lower_s,
-                  kept=kept)
+                  kept=kept, tokens=module_ctx.tokens)
 
 
 def _numpy_lowering(jaxpr, devices) -> None:
@@ -166,6 +167,8 @@ def _kept_options(module: Module, options: dict) -> dict:
     """The executable's options where the module takes some inputs only: `kept` (each call
     drops the others first, as JAX's ExecuteReplicated does), and the kept inputs' names and
     types (its errors name those)."""
+    if module.tokens:
+        options = {**options, "tokens": module.tokens}
     if module.kept is None:
         return options
     for name in ("arg_names", "in_avals"):

@@ -179,7 +179,101 @@ def test_a_rule_registered_not_inline_is_a_private_function_each_equation_calls(
         return x + 1.0
     text = jxkernel.jit(f).lower(1.0).as_text()
     assert text.count("call @effect() : () -> ()") == 2
-    assert text.count("call @effect_0(%0) : (!stablehlo.token) -> !stablehlo.token") == 1
+    assert text.count("call @effect_0(%arg0) : (!stablehlo.token) -> !stablehlo.token") == 1
     assert "func.func private @effect() {" in text
     assert "func.func private @effect_0(%arg0: !stablehlo.token) -> !stablehlo.token" in text
     assert float(jxkernel.jit(f)(1.0)) == 2.0
+
+
+def test_token_set_create_makes_a_token_per_effect_under_mlirs_bindings(effect_p):
+    # (JAX 0.10.2's TokenSetTest.test_create: a token per effect, each an ir.Value)
+    with mlir.make_ir_context() as ctx, mlir.ir.Location.unknown(ctx):
+        module = mlir.ir.Module.create()
+        with mlir.ir.InsertionPoint(module.body):
+            ts = mlir.TokenSet.create([_foo, _foo2])
+            assert [e for e, _ in ts.items()] == [_foo, _foo2]
+            assert all(isinstance(t, mlir.ir.Value) for _, t in ts.items())
+    assert str(module).count("stablehlo.create_token") == 2
+
+    seen = []
+
+    def rule(ctx, *, effect):     # in a rule jxkernel lowers: tokens of that block
+        made = mlir.TokenSet.create([effect])
+        seen.append(len(made))
+        ctx.set_tokens_out(ctx.tokens_in)
+        return []
+    mlir.register_lowering(effect_p, rule)
+    assert float(jxkernel.jit(lambda x: (effect_p.bind(effect=_foo), x + 1.0)[1])(1.0)) == 2.0
+    assert seen == [1]
+
+
+def test_main_takes_and_returns_a_token_per_ordered_effect_passed_between_programs(effect_p):
+    # (JAX 0.10.2's test_lowered_jaxpr_with_*ordered_effects_takes_*, test_can_lower_multiple_
+    # effects, test_runtime_tokens_should_update_after_running_effectful_function)
+    from jxkernel._jax._src import dispatch
+    mlir.register_lowering(effect_p, _seen_rule([]))
+    dispatch.runtime_tokens.clear()
+
+    def f(x):
+        effect_p.bind(effect=_foo)
+        effect_p.bind(effect=_foo2)
+        effect_p.bind(effect=_bar)
+        return x + 1.0
+
+    def g(x):
+        effect_p.bind(effect=_foo)
+        return x + 1.0
+    f, g = jxkernel.jit(f), jxkernel.jit(g)
+    main = f.lower(1.0).as_text().splitlines()[1]
+    token = "!stablehlo.token {jax.token = true}"
+    assert main.count(token) == 4 and "(%arg0: " + token + ", %arg1: " + token in main
+    assert "-> (" + token + ", " + token + ", tensor<f32>" in main
+    unordered = jxkernel.jit(lambda x: (effect_p.bind(effect=_bar), x + 1.0)[1])
+    assert "token" not in unordered.lower(1.0).as_text().splitlines()[1]
+
+    tokens = dispatch.runtime_tokens.current_tokens
+    assert _foo not in tokens
+    assert float(f(2.0)) == 3.0
+    foo, foo2 = tokens[_foo], tokens[_foo2]
+    f(2.0)
+    assert tokens[_foo] is not foo and tokens[_foo2] is not foo2
+    foo, foo2 = tokens[_foo], tokens[_foo2]
+    assert float(g(2.0)) == 3.0
+    assert tokens[_foo] is not foo and tokens[_foo2] is foo2
+    jxkernel.effects_barrier()                  # (waits for them, then drops them)
+    assert dispatch.runtime_tokens.current_tokens == {}
+
+
+def test_an_ordered_call_takes_mains_token_and_programs_stay_in_order(effect_p):
+    # (JAX 0.10.2's test_nontrivial_lowering_with_ordered_effect_should_consume_token: the
+    # call is main's first operation, on main's token)
+    mlir.register_lowering(effect_p, _seen_rule([]), inline=False)
+    text = jxkernel.jit(lambda x: (effect_p.bind(effect=_foo), x + 1.0)[1]).lower(1.0).as_text()
+    first = text.split("{\n", 2)[2].splitlines()[0]
+    assert "call @effect(%arg0)" in first and "after_all" not in text
+
+    from jxkernel.interpreters.mlir import emit_python_callback
+    log = []
+
+    def rule(ctx, x, *, effect):
+        outs, token, _ = emit_python_callback(
+            ctx, lambda v: log.append(float(v)) or (), ctx.tokens_in.get(effect), [x],
+            list(ctx.avals_in), [], has_side_effect=True, returns_token=True)
+        ctx.set_tokens_out(ctx.tokens_in.update_tokens(mlir.TokenSet({effect: token})))
+        return outs
+    p = Primitive("logged_between")
+    p.multiple_results = True
+    p.def_effectful_abstract_eval(lambda x, *, effect: ([], {effect}))
+    mlir.register_lowering(p, rule)
+    f = jxkernel.jit(lambda x: (p.bind(jnp_log_sum(x), effect=_foo), x)[1])
+    g = jxkernel.jit(lambda x: (p.bind(x, effect=_foo), x)[1])
+    x = jxkernel.numpy.ones((50, 50))
+    for _ in range(3):
+        f(x)
+        g(3.0)
+    jxkernel.effects_barrier()
+    assert log == [2500.0, 3.0] * 3
+
+
+def jnp_log_sum(x):
+    return (x @ x).sum() / 50.0

@@ -6,11 +6,9 @@ primitive's impl rule may be (`prim.def_impl(partial(apply_primitive, prim))`), 
 impl rule itself.
 
 `wait_for_tokens` is JAX's wait for the runtime tokens of ordered effects (JAX calls it at
-exit; Equinox swaps it for a quieter version). jxkernel's programs with host callbacks finish
-before their call returns, so it is `effects_barrier`: nothing is left pending. For the same
-reason `runtime_tokens` (JAX's per-thread tokens of the last program with each ordered effect,
-which JAX's tests clear between tests) holds none: an ordered effect's token never leaves the
-program that made it, so `clear` has nothing to drop and `block_until_ready` is that barrier.
+exit; Equinox swaps it for a quieter version): `effects_barrier`. `runtime_tokens` is JAX's
+per-thread record of the token the last program with each ordered effect of a library's gave
+back, which the next such program takes (xla/effect_tokens.py; JAX's tests clear it).
 
     >>> from jxkernel import lax
     >>> apply_primitive(lax.add_p, np.float32(1), np.float32(2))
@@ -20,7 +18,6 @@ program that made it, so `clear` has nothing to drop and `block_until_ready` is 
     ({}, {})
 """
 import functools
-import threading
 
 import numpy as np  # noqa: F401  (the doctest's)
 
@@ -42,25 +39,6 @@ def simple_impl(prim) -> None:
     prim.def_impl(functools.partial(apply_primitive, prim))
 
 
-class RuntimeTokenSet(threading.local):
-    """JAX's record of the runtime tokens ordered effects leave between programs: per effect
-    (`current_tokens`) and per device (`output_runtime_tokens`). jxkernel threads an ordered
-    effect's token inside its program only (xla/lowering.py's effect_token) and the program's
-    callbacks are done when its call returns, so both stay empty."""
-
-    def __init__(self):
-        self.current_tokens = {}
-        self.output_runtime_tokens = {}
-
-    def clear(self) -> None:
-        """Forget the tokens held (JAX's tests do so between tests)."""
-        self.current_tokens = {}
-        self.output_runtime_tokens = {}
-
-    def block_until_ready(self) -> None:
-        """Wait for every ordered effect started so far, then forget the tokens."""
-        wait_for_tokens()
-        self.clear()
-
-
-runtime_tokens = RuntimeTokenSet()
+# JAX's per-thread tokens of the last program with each ordered effect of a library's
+# (xla/effect_tokens.py), which JAX's tests read and clear between tests
+from ...xla.effect_tokens import RuntimeTokenSet, Token, runtime_tokens  # noqa: E402,F401

@@ -24,7 +24,8 @@ import numpy as np
 from ...core import compile_record, sharding_types
 from ...core.config import config
 from ...core.interpret import eval_jaxpr
-from ...core.dce import dce_closed_outputs, dce_jaxpr, dce_rules, prune_rules, pruned_body
+from ...core.dce import (dce_closed_outputs, dce_jaxpr, dce_rules, effect_aware_dce,
+                         prune_rules, pruned_body)
 from ...core.device_assignment import check_device_assignment, placement, program_devices
 from ...core.ir import ClosedJaxpr, Jaxpr, Var, call_primitives, param_printers
 from ...core.lru import PROGRAMS, TRACES, WeakLRU
@@ -660,6 +661,7 @@ def _jit_dce(used_outs, eqn):
 
 abstract_eval_rules[jit_p] = _jit_abstract_eval
 dce_rules[jit_p] = _jit_dce
+effect_aware_dce.add(jit_p)
 lowering_rules[jit_p] = _jit_lowering
 numpy_rules[jit_p] = call_rule("jaxpr")
 impl_rules[jit_p] = _jit_impl

@@ -19,10 +19,17 @@ from ...interpreters.mlir import (current_rule_context, emit_python_callback,  #
 from ..lib import mlir as _lib_mlir
 from ..lib.mlir.dialects import hlo  # noqa: F401
 from ....core.earray import constant_handlers as _constant_handlers  # noqa: F401
+from ....core.lazy_names import lazy_names
 from ....core.primitive import lowering_rules as _lowerings  # noqa: F401
 from ....xla.lowering import LoweringParameters, LoweringRuleContext  # noqa: F401
 from ....xla import lowering as _lowering
 from ....xla.effect_tokens import TokenSet  # noqa: F401
+
+
+# JAX's `make_ir_context()` (an MLIR context of jaxlib's bindings, StableHLO loaded) and
+# `create_token()`, xla/mlir_bindings.py's: jaxlib's MLIR loads on their first access
+_lazy_getattr, _ = lazy_names(__name__, {}, {
+    name: ("jxkernel.xla.mlir_bindings", name) for name in ("make_ir_context", "create_token")})
 
 
 class _MlirView(types.ModuleType):
@@ -33,6 +40,8 @@ class _MlirView(types.ModuleType):
             return _lowering.jaxpr_subcomp
         if name == "ir":     # jaxlib's MLIR `ir` (what compiler_ir() is made of), loaded then
             return _lib_mlir.ir
+        if name in ("make_ir_context", "create_token"):
+            return _lazy_getattr(name)
         raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
 
     def __setattr__(self, name, value):

@@ -40,3 +40,6 @@ class _CloseJaxpr:
 
 
 close_jaxpr = _CloseJaxpr()
+
+
+from ....api.remat_saved import partial_eval_jaxpr_custom  # noqa: E402,F401
