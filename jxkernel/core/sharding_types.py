@@ -727,6 +727,8 @@ def _summed(prim, in_avals, params, out_avals, given) -> list:
         # type the manual axes' sets themselves (core/vma.py)
         return out_avals
     given = getattr(given, "spec", given)       # (reduce_sum's out_sharding param is a P)
+    if not hasattr(given, "unreduced"):         # a placement (io_callback's sharding=, a
+        given = None                            # SingleDeviceSharding) types no sets
     given_sets = given is not None and (given.unreduced or given.reduced)
     if not given_sets and not any(u or r for u, r in sets):
         return out_avals

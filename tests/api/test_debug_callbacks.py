@@ -402,3 +402,30 @@ def test_ordered_debug_callbacks_are_threaded_by_a_token():
     text = _two_ordered_callbacks([]).lower(jnp.float32(2.)).as_text()
     calls = [line for line in text.splitlines() if "xla_ffi_python_cpu_callback" in line]
     assert len(calls) == 2 and all("!stablehlo.token" in line for line in calls)
+
+
+@pytest.mark.xla_only("sharded arrays")
+@pytest.mark.parametrize("ordered", [False, True])
+def test_io_callback_placed_on_one_device_inside_a_partitioned_jit(ordered):
+    # io_callback's sharding= is where the callback runs (a SingleDeviceSharding), no typed
+    # out_sharding: its typing rule once read it as one (AttributeError: 'unreduced');
+    # JAX 0.10.2's python_callback_test test_can_use_io_callback_in_pjit
+    devices = jax.devices()
+    mesh = jax.sharding.Mesh(np.array(devices), ("dev",))
+    seen = []
+    where = jax.sharding.SingleDeviceSharding(devices[-1])
+
+    def f(x):
+        io_callback(lambda v: seen.append(int(v.sum())), None, x, ordered=ordered, sharding=where)
+        io_callback(lambda v: seen.append(int(v.sum())), None, x + 1, ordered=ordered,
+                    sharding=where)
+        return x
+
+    f = jax.jit(f, in_shardings=jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("dev")),
+                out_shardings=jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec()))
+    x = np.arange(len(devices))
+    f(jnp.asarray(x))
+    f(jnp.asarray(x + 5))
+    jax.effects_barrier()
+    want = [int(x.sum()), int((x + 1).sum()), int((x + 5).sum()), int((x + 6).sum())]
+    assert (seen if ordered else sorted(seen)) == (want if ordered else sorted(want))
