@@ -588,18 +588,14 @@ def lower_per_platform(ctx: LoweringRuleContext, lower: Callable) -> list:
 
 def _module_mark(module_ctx) -> tuple:
     """Where the module's functions stand, for `_module_rewind`."""
-    module = module_ctx.module
-    return (len(module.functions), set(module._names), module._renamed,
-            set(module_ctx.functions))
+    return module_ctx.module.mark(), set(module_ctx.functions)
 
 
 def _module_rewind(module_ctx, mark) -> None:
     """Drop the functions made since `mark`, with their names: those of a rule's lowering
     that is then lowered again per platform, its inner equations for that platform alone."""
-    module = module_ctx.module
-    count, names, renamed, keys = mark
-    del module.functions[count:]
-    module._names, module._renamed = names, renamed
+    module_mark, keys = mark
+    module_ctx.module.rewind(module_mark)
     for key in set(module_ctx.functions) - keys:
         del module_ctx.functions[key]
 

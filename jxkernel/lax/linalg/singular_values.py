@@ -23,6 +23,7 @@ from ...transforms.batching import vmap
 from .. import _lowering as hl
 from .. import elementwise as ew, shapes
 from ..slicing.slice_pad import _slice_lowering
+from .polar_svd import svd as polar_svd
 from ._common import (_H, _T, _batch_all_front, _check_matrix, _diag, _dtype, _eye, _nan_unless,
                       _ok, _real, _shape, _sub_ctx)
 
@@ -121,8 +122,7 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
 def _svd_tpu(a, *, full_matrices, compute_uv, subset_by_index):
     """JAX's _svd_tpu: the QDWH polar decomposition's SVD (lax.linalg's qdwh, qr and eigh),
     mapped over the batch."""
-    from .polar_svd import svd      # deferred: polar_svd builds on this module's primitive
-    fn = lambda a: svd(a, full_matrices, compute_uv, subset_by_index=subset_by_index)  # noqa: E731
+    fn = lambda a: polar_svd(a, full_matrices, compute_uv, subset_by_index=subset_by_index)  # noqa: E731
     for _ in _shape(a)[:-2]:
         fn = vmap(fn)
     if compute_uv:
