@@ -6,8 +6,9 @@ tests/lax/test_linalg_platforms.py (run with jxkernel).
 `run(jax)` returns {"<program>@<platforms>": record}: the custom calls of the exported module in
 its order, each as written (target, attributes, operand and result types; its SSA names and
 location left out), how many times each op that does linear algebra in XLA itself
-(`stablehlo.cholesky`, `stablehlo.triangular_solve`) and each loop or platform choice
-(`stablehlo.while`, `stablehlo.case`) appears, or the error where the export fails (up to the op it quotes, if any).
+(`stablehlo.cholesky`, `stablehlo.triangular_solve`), each loop or platform choice
+(`stablehlo.while`, `stablehlo.case`), and each op that tells JAX's GPU lowerings of three
+other primitives apart (`stablehlo.fft`, `bitcast_convert`, `complex`) appears, or the error where the export fails (up to the op it quotes, if any).
 """
 import importlib
 import re
@@ -22,7 +23,7 @@ _RESULTS = re.compile(r"^(%[\w#:]+(, %[\w#:]+)* = )")
 _LOC = re.compile(r" loc\((?:[^()]|\([^()]*\))*\)$")
 _VALUE = re.compile(r"%[\w#]+")
 _COUNTED = ("stablehlo.cholesky", "stablehlo.triangular_solve", "stablehlo.while",
-            "stablehlo.case")
+            "stablehlo.case", "stablehlo.fft", "stablehlo.bitcast_convert", "stablehlo.complex")
 
 F32, C64 = np.float32, np.complex64
 
@@ -63,6 +64,12 @@ def _programs(jax):
         "hessenberg": (linalg.hessenberg, [((3, 3), F32)]),
         "symmetric_product": (linalg.symmetric_product, [((3, 2), F32), ((3, 3), F32)]),
         "cholesky_update": (linalg.cholesky_update, [((3, 3), F32), ((3,), F32)]),
+        # and the other primitives JAX lowers apart on 'gpu', CUDA and ROCm alike
+        "irfft2": (jax.numpy.fft.irfft2, [((3, 4), C64)]),
+        "select_and_gather_add": (lambda x: jax.jvp(lambda y: jax.lax.reduce_window(
+            y, -np.inf, jax.lax.max, (2,), (1,), "VALID"), (x,), (x,)), [((5,), F32)]),
+        "scatter_add_c128": (lambda x, u: x.at[np.array([0, 2])].add(u),
+                             [((4,), np.complex128), ((2,), np.complex128)]),
     }
 
 
@@ -84,6 +91,14 @@ def record(text: str) -> dict:
 
 def run(jax) -> dict:
     export = importlib.import_module(f"{jax.__name__}.export")
+    jax.config.update("jax_enable_x64", True)         # (scatter_add_c128's complex128)
+    try:
+        return _run(jax, export)
+    finally:
+        jax.config.update("jax_enable_x64", False)
+
+
+def _run(jax, export) -> dict:
     out = {}
     for name, (f, specs) in _programs(jax).items():
         args = [jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in specs]
