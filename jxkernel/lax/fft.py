@@ -116,7 +116,7 @@ def _emit_fft(ctx, x, fft_type: FftType, lengths, out_shape, out_dtype):
 
 def _fft_lowering(ctx, x, *, fft_type, fft_lengths):
     out = ctx.avals_out[0]
-    if ctx.platform == "gpu" and fft_type == FftType.IRFFT and len(fft_lengths) > 1:
+    if ctx.platform in ("gpu", "rocm") and fft_type == FftType.IRFFT and len(fft_lengths) > 1:
         return _irfft_gpu_lowering(ctx, x, fft_lengths)
     return _emit_fft(ctx, x, FftType(fft_type), fft_lengths, out.shape, out.dtype)
 

@@ -255,7 +255,7 @@ def _select_and_gather_add_abstract_eval(tangents, operand, *, select_prim, **pa
 def _select_and_gather_add_lowering(ctx, tangents, operand, *, select_prim, **params):
     """A two-operand reduce_window over (operand, tangents) pairs whose reducer keeps the
     pair with the larger (ge) or smaller (le) key; the first such pair on ties."""
-    if ctx.platform == "gpu":
+    if ctx.platform in ("gpu", "rocm"):        # (JAX's rule for "gpu": CUDA's and ROCm's)
         return _select_and_gather_add_packed_lowering(ctx, tangents, operand,
                                                       select_prim=select_prim, **params)
     t_aval, x_aval = ctx.avals_in

@@ -119,7 +119,7 @@ def dictionary(attributes) -> str:
     return "{" + ", ".join(f"{k} = {v}" for k, v in attributes.items()) + "}"
 
 
-def custom_call(ctx, target: str, operands, result_avals, *, backend_config: str,
+def custom_call(ctx, target: str, operands, result_avals, *, backend_config: str | None,
                 operand_layouts, result_layouts, aliases=None, has_side_effect=None,
                 api_version: int = 4, extra_attributes=None) -> list:
     """Emit a custom call of the FFI target `target`; returns its results (of `result_avals`).
@@ -128,7 +128,9 @@ def custom_call(ctx, target: str, operands, result_avals, *, backend_config: str
     FFI, api_version 4, written as JAX's `mhlo.backend_config`); `aliases`: {operand index:
     the result that overwrites it}; `has_side_effect`: written out unless None;
     `extra_attributes`: more attributes (name: text), e.g. the batch partitioning of linear
-    algebra's calls (lapack.ffi_call)."""
+    algebra's calls (lapack.ffi_call). With `backend_config` and the layouts None, the call
+    has none of them, and its api_version only where not 1 (JAX's `mlir.custom_call` with its
+    defaults: `plain_custom_call`)."""
     attrs = {"call_target_name": f'"{target}"'}
     if has_side_effect is not None:
         attrs["has_side_effect"] = "true" if has_side_effect else "false"
@@ -137,10 +139,14 @@ def custom_call(ctx, target: str, operands, result_avals, *, backend_config: str
         # `mhlo.backend_config`, beside an empty `backend_config` and no api_version (the
         # default, 1), which XLA reads as its typed FFI call
         attrs.update({"backend_config": '""', "mhlo.backend_config": backend_config})
+    elif backend_config is None:
+        if api_version != 1:
+            attrs["api_version"] = f"{api_version} : i32"
     else:
         attrs.update({"api_version": f"{api_version} : i32", "backend_config": backend_config})
-    attrs.update({"operand_layouts": "[" + ", ".join(map(layout, operand_layouts)) + "]",
-                  "result_layouts": "[" + ", ".join(map(layout, result_layouts)) + "]"})
+    if operand_layouts is not None:
+        attrs.update({"operand_layouts": "[" + ", ".join(map(layout, operand_layouts)) + "]",
+                      "result_layouts": "[" + ", ".join(map(layout, result_layouts)) + "]"})
     if aliases:
         single = len(result_avals) == 1
         attrs["output_operand_aliases"] = "[" + ", ".join(
@@ -158,8 +164,18 @@ def custom_call(ctx, target: str, operands, result_avals, *, backend_config: str
         shapes = [symbolic.shape(ctx.block, a.shape) for a in result_avals]
         indices = layout(range(len(operands), len(operands) + len(shapes)))
         attrs["indices_of_shape_operands"] = indices.replace("xindex>", "xi64>")
-        attrs["operand_layouts"] = "[" + ", ".join(
-            [*map(layout, operand_layouts), *(layout((0,)),) * len(shapes)]) + "]"
+        if operand_layouts is not None:
+            attrs["operand_layouts"] = "[" + ", ".join(
+                [*map(layout, operand_layouts), *(layout((0,)),) * len(shapes)]) + "]"
         operands += shapes
     return ctx.op("stablehlo.custom_call", operands, attrs,
                   result_types=[hlo.aval_type(a) for a in result_avals])
+
+
+def plain_custom_call(ctx, target: str, operands, result_avals, *, api_version: int = 1) -> list:
+    """A custom call as JAX's `mlir.custom_call` writes one with its defaults: no backend
+    config, no layouts, the api_version only where it is not 1. JAX's default lowerings of
+    linear algebra, its TPU's, are such calls of XLA's own kernels ("Qr", api_version 1;
+    "LuDecomposition", 2), which only XLA's TPU compiler has."""
+    return custom_call(ctx, target, operands, result_avals, backend_config=None,
+                       operand_layouts=None, result_layouts=None, api_version=api_version)

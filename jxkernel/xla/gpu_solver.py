@@ -120,16 +120,35 @@ def registrations() -> dict:
     return gpu_solver.registrations()
 
 
+GPU_PLATFORMS = ("gpu", "rocm")      # the lowering platforms of CUDA's and ROCm's GPUs
+
+
+def on_gpu(ctx) -> bool:
+    """Whether `ctx` lowers for a GPU, CUDA's ("gpu") or ROCm's, whose kernels JAX names alike
+    ("cusolver_potrf_ffi", "hipsolver_potrf_ffi")."""
+    return ctx.platform in GPU_PLATFORMS
+
+
+def target_name(ctx, target: str) -> str:
+    """The kernel `target`, named with CUDA's prefix ("cusolver_getrf_ffi",
+    "cu_lu_pivots_to_permutation"), as the platform of `ctx` names it: ROCm's have "hip" in
+    place of "cu" (JAX's `_platform_prefix_map`: "hipsolver_getrf_ffi")."""
+    assert target.startswith("cu"), target
+    return "hip" + target[2:] if ctx.platform == "rocm" else target
+
+
 def custom_call(ctx, target: str, operands, result_avals, *, aliases=None, operand_avals=None,
                 column_major: bool = True, num_non_batch_dims: int = 2, **attributes) -> list:
     """Emit the CUDA kernel `target` (e.g. "cusolver_potrf_ffi") as a typed-FFI custom call,
     the matrices column-major (row-major for all when not `column_major`); `aliases` maps an
-    operand index to the result that overwrites it."""
-    if ctx.platform != "gpu":
+    operand index to the result that overwrites it. Lowered for ROCm, the call names ROCm's
+    kernel, as JAX's ("hipsolver_potrf_ffi"): a module for ROCm can be written, not run."""
+    if not on_gpu(ctx):
         raise NotImplementedError(f"{target}: jxkernel runs linear algebra with LAPACK on the "
                                   f"CPU and cuSOLVER on CUDA GPUs, not on {ctx.platform!r}")
-    ensure_registered()
+    if ctx.platform == "gpu":
+        ensure_registered()
     config = ffi.dictionary({k: ffi.attribute(v) for k, v in attributes.items()})
-    return lapack.ffi_call(ctx, target, operands, result_avals, backend_config=config,
-                           aliases=aliases, operand_avals=operand_avals,
+    return lapack.ffi_call(ctx, target_name(ctx, target), operands, result_avals,
+                           backend_config=config, aliases=aliases, operand_avals=operand_avals,
                            column_major=column_major, num_non_batch_dims=num_non_batch_dims)

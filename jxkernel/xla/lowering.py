@@ -54,6 +54,7 @@ class ModuleContext:
         self.platforms = tuple(platforms) if platforms else (platform,)
         self._platform = self.platforms[0]
         self._platform_reads = 0
+        self.took_default = False                # the lowering is its rule's default (below)
         self.functions: dict = {}                # (id(jaxpr), key) -> (jaxpr, Function)
         self.rule_lowerings: dict = {}           # users' rules lowered: xla/user_rules.py
         self.host_callbacks: list = []
@@ -110,12 +111,12 @@ class ModuleContext:
     def lower_for(self, platform: str, lower: Callable) -> tuple:
         """(`lower()` with rules seeing `platform`, whether one of its rules read it). A rule
         lowered inside `lower` (a branch's equations) answers for itself, not for `lower`."""
-        saved = self._platform, self._platform_reads
-        self._platform, self._platform_reads = platform, 0
+        saved = self._platform, self._platform_reads, self.took_default
+        self._platform, self._platform_reads, self.took_default = platform, 0, False
         try:
             return lower(), self._platform_reads > 0
         finally:
-            self._platform, self._platform_reads = saved
+            self._platform, self._platform_reads, self.took_default = saved
 
 
 class LoweringParameters:
@@ -200,6 +201,13 @@ class LoweringRuleContext:
     @property
     def platform(self) -> str:
         return self.module_ctx.platform
+
+    def default_rule(self) -> None:
+        """Say that this rule lowers as its default, JAX's rule registered for no platform in
+        particular (`ctx.platform` not one it has its own rule for: XLA's Cholesky on a TPU):
+        in a module for several platforms, JAX puts the default's branch after those of the
+        platforms' own rules, and so does `lower_per_platform`."""
+        self.module_ctx.took_default = True
 
     @property
     def module_context(self) -> ModuleContext:
@@ -504,8 +512,12 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
         def lower(ctx):
             outs = rule(ctx, *args, **eqn.params)
             return list(outs) if eqn.primitive.multiple_results else [outs]
-        outs = lower_per_platform(ctx, lower) if module_ctx.multi_platform and \
-            module_ctx.one_platform is None else lower(ctx)
+        if module_ctx.multi_platform and module_ctx.one_platform is None:
+            outs = lower_per_platform(ctx, lower)
+        else:
+            took_default = module_ctx.took_default  # (an inner equation's rule's, not the caller's)
+            outs = lower(ctx)
+            module_ctx.took_default = took_default
         assert len(outs) == len(eqn.outvars), (eqn.primitive, len(outs), len(eqn.outvars))
         if ctx.tokens_in:
             _tokens.take_tokens_out(ctx, eqn.primitive)
@@ -542,46 +554,80 @@ def lower_per_platform(ctx: LoweringRuleContext, lower: Callable) -> list:
     module_ctx, block = ctx.module_ctx, ctx.block
     fn = block.function
     start = fn.mark()
+    saved = _module_mark(module_ctx)
     first = _lowered_or_missing(ctx, lower, module_ctx.platforms[0])
     if isinstance(first, tuple) and not first[2]:
         block.lines.extend(first[0])
         return first[1]
+    _module_rewind(module_ctx, saved)     # (its inner functions, lowered for every platform)
     kinds: dict = {}          # the text a lowering emits -> the platforms that emit it
+    defaults: set = set()     # the kinds the rule's default lowering emits
     refusals: list = []       # the platforms the rule has no lowering for
     for platform in module_ctx.platforms:
         fn.rewind(start)      # each from the same names, so alike lowerings print alike
-        lowered = _lowered_or_missing(ctx, lower, platform)
+        lowered = _lowered_or_missing(ctx, lower, platform, narrow=True)
         if not isinstance(lowered, tuple):
             refusals.append(lowered)
             continue
-        lines, outs, _ = lowered
-        kinds.setdefault((tuple(lines), tuple(v.name for v in outs)), []).append(platform)
+        lines, outs, _, default = lowered
+        kind = (tuple(lines), tuple(v.name for v in outs))
+        kinds.setdefault(kind, []).append(platform)
+        if default:
+            defaults.add(kind)
     if refusals:              # JAX names every platform lacking the rule at once
         raise no_rule_error(refusals[0].primitive, [r.no_rule_for for r in refusals])
     if len(kinds) == 1:
         block.lines.extend(lines)
         return outs
     fn.rewind(start)
-    return _case_over_platforms(ctx, lower, list(kinds.values()))
+    # as JAX orders its rules: the platforms' own first, in the order of the platforms, then
+    # the default's
+    return _case_over_platforms(ctx, lower, [platforms for kind, platforms in kinds.items()
+                                             if kind not in defaults] +
+                                [kinds[kind] for kind in kinds if kind in defaults])
 
 
-def _lowered_or_missing(ctx, lower, platform):
+def _module_mark(module_ctx) -> tuple:
+    """Where the module's functions stand, for `_module_rewind`."""
+    return module_ctx.module.mark(), set(module_ctx.functions)
+
+
+def _module_rewind(module_ctx, mark) -> None:
+    """Drop the functions made since `mark`, with their names: those of a rule's lowering
+    that is then lowered again per platform, its inner equations for that platform alone."""
+    module_mark, keys = mark
+    module_ctx.module.rewind(module_mark)
+    for key in set(module_ctx.functions) - keys:
+        del module_ctx.functions[key]
+
+
+def _lowered_or_missing(ctx, lower, platform, narrow=False):
     """`_lowered_for`'s, or the refusal where the rule itself refuses `platform` (one from a
     module's inner equation, already naming all the platforms, goes on up)."""
     try:
-        return _lowered_for(ctx, lower, platform)
+        return _lowered_for(ctx, lower, platform, narrow)
     except NotImplementedError as refusal:
         if isinstance(getattr(refusal, "no_rule_for", []), list):
             raise
         return refusal
 
 
-def _lowered_for(ctx, lower, platform) -> tuple:
-    """(the lines emitted, the results, whether the rule read the platform) of `lower` for
-    `platform`, into a block of its own."""
+def _lowered_for(ctx, lower, platform, narrow=False) -> tuple:
+    """(the lines emitted, the results, whether the rule read the platform, whether it lowered
+    as its default: `default_rule`) of `lower` for `platform`, into a block of its own; its
+    inner equations lowered for `platform` alone where `narrow` (a rule known to read it)."""
     scratch = ctx.block.function.new_block([])
-    outs, read = ctx.module_ctx.lower_for(platform, lambda: lower(ctx.with_block(scratch)))
-    return scratch.lines, outs, read
+    default = []
+
+    def lowered():
+        if narrow:
+            outs = ctx.module_ctx.for_one_platform(lambda: lower(ctx.with_block(scratch)))
+        else:
+            outs = lower(ctx.with_block(scratch))
+        default.append(ctx.module_ctx.took_default)
+        return outs
+    outs, read = ctx.module_ctx.lower_for(platform, lowered)
+    return scratch.lines, outs, read, default[0]
 
 
 def _case_over_platforms(ctx, lower, kinds) -> list:
@@ -595,7 +641,15 @@ def _case_over_platforms(ctx, lower, kinds) -> list:
     branches, outs = [], []
     for platforms in kinds:
         branch = fn.new_block([])
-        outs, _ = ctx.module_ctx.lower_for(platforms[0], lambda: lower(ctx.with_block(branch)))
+
+        def lowered(platforms=platforms, branch=branch):
+            if len(platforms) == 1:
+                # a branch for one platform lowers its rule's inner equations for that
+                # platform alone (JAX's rule sees only its platforms: a TPU rule's QR is
+                # the TPU's, not a choice among all the module's platforms)
+                return ctx.module_ctx.for_one_platform(lambda: lower(ctx.with_block(branch)))
+            return lower(ctx.with_block(branch))
+        outs, _ = ctx.module_ctx.lower_for(platforms[0], lowered)
         branch.ret(outs)
         branches.append(branch)
     return block.op("stablehlo.case", [which], [v.type for v in outs], regions=branches,

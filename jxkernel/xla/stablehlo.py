@@ -304,6 +304,17 @@ class Module:
         self._names.add(name)
         return name
 
+    def mark(self) -> tuple:
+        """Where its functions and symbol names stand, for `rewind`."""
+        return len(self.functions), set(self._names), self._renamed
+
+    def rewind(self, mark: tuple) -> None:
+        """Drop the functions made since `mark`, and their names (a lowering tried, then done
+        again another way: lowering.py's lower_per_platform)."""
+        count, names, renamed = mark
+        del self.functions[count:]
+        self._names, self._renamed = names, renamed
+
     def take_names(self, names) -> None:
         """Symbols (printed, as `unique_name` returns them) already chosen elsewhere: an
         inlined module's, renamed by its own rule."""

@@ -1,5 +1,6 @@
 """cholesky: the lower Cholesky factor of a Hermitian positive-definite matrix, with all its
-rules (LAPACK's potrf, cuSOLVER's potrf; JAX's jvp, two triangular solves).
+rules (LAPACK's potrf, cuSOLVER's and hipSOLVER's potrf, XLA's own `stablehlo.cholesky`
+elsewhere, the TPU's; JAX's jvp, two triangular solves).
 
     >>> cholesky(np.array([[4., 2.], [2., 5.]], np.float32))
     Array([[2., 0.],
@@ -38,6 +39,11 @@ def _cholesky_abstract_eval(x):
 def _cholesky_lowering(ctx, x):
     aval = ctx.avals_in[0]
     info_aval = ShapedArray(aval.shape[:-2], np.int32)
+    if ctx.platform not in ("cpu", *gpu_solver.GPU_PLATFORMS):
+        # JAX's default rule (the TPU's): XLA's Cholesky, failures left as XLA computes them
+        ctx.default_rule()
+        return ctx.op1("stablehlo.cholesky", [x], {"lower": "true"},
+                       result_type=hl.aval_type(aval))
     if ctx.platform == "cpu":
         factor, info = lapack.custom_call(ctx, "potrf", aval.dtype, [x], [aval, info_aval],
                                           aliases={0: 0}, uplo=char("L"))

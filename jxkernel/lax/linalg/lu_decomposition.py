@@ -14,7 +14,7 @@ from ...core.avals import ShapedArray
 from ...core.symbolic import is_symbolic, min_dim, symbolic_as_value
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules)
-from ...xla import gpu_solver, lapack
+from ...xla import ffi, gpu_solver, lapack
 from ...transforms import ad_util as ad
 from .. import _lowering as hl
 from .. import conversion, elementwise as ew, shapes, slicing
@@ -43,6 +43,13 @@ def _lu_abstract_eval(x):
 
 def _lu_lowering(ctx, x):
     lu_aval, pivots_aval, perm_aval = ctx.avals_out
+    if ctx.platform == "tpu":
+        # JAX's TPU rule: XLA's own LU kernel, which gives the permutation too
+        return ffi.plain_custom_call(ctx, "LuDecomposition", [x], ctx.avals_out,
+                                     api_version=2)
+    if ctx.platform not in ("cpu", *gpu_solver.GPU_PLATFORMS):
+        ctx.default_rule()
+        return hl.lower_fun(_lu_python, multiple_results=True)(ctx, x)   # JAX's default
     info_aval = ShapedArray(lu_aval.shape[:-2], np.int32)
     outs = [lu_aval, pivots_aval, info_aval]
     if ctx.platform == "cpu":
@@ -55,7 +62,7 @@ def _lu_lowering(ctx, x):
         ctx, 1, np.int32, pivots_aval.shape)], hl.aval_type(pivots_aval))   # 1-based -> 0-based
     batch = lu_aval.shape[:-2]
     lu = _nan_unless(ctx, _ok(ctx, info, batch, "GE"), lu, lu_aval, batch)
-    perm = _lu_pivots_to_permutation_lowering(
+    perm = _pivots_to_permutation(
         _sub_ctx(ctx, [pivots_aval], [perm_aval]), pivots, permutation_size=lu_aval.shape[-2])
     return [lu, pivots, perm]
 
@@ -248,7 +255,14 @@ _lu_pivots_to_permutation_loop = hl.lower_fun(_lu_pivots_to_permutation_impl)
 
 
 def _lu_pivots_to_permutation_lowering(ctx, pivots, *, permutation_size):
-    if ctx.platform == "cpu":
+    if not gpu_solver.on_gpu(ctx):
+        ctx.default_rule()              # JAX's default rule, the CPU's and the TPU's
+    return _pivots_to_permutation(ctx, pivots, permutation_size=permutation_size)
+
+
+def _pivots_to_permutation(ctx, pivots, *, permutation_size):
+    """The permutation of `pivots`: the GPU's kernel, else the loop."""
+    if not gpu_solver.on_gpu(ctx):
         return _lu_pivots_to_permutation_loop(ctx, pivots, permutation_size=permutation_size)
     return gpu_solver.custom_call(ctx, "cu_lu_pivots_to_permutation", [pivots],
                                   ctx.avals_out, column_major=False,

@@ -18,7 +18,7 @@ from ...core.avals import ShapedArray
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules)
 from ...xla import gpu_solver, lapack
-from ...xla.lowering import LoweringRuleContext
+from ...xla.lowering import LoweringRuleContext, no_rule_error
 from ...transforms import ad_util as ad
 from .. import _lowering as hl
 from .. import conversion, elementwise as ew, shapes, slicing
@@ -69,16 +69,12 @@ def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvecto
 
 def _eig_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenvectors,
                   enable_eigvec_derivs, implementation):
-    if ctx.platform == "gpu":
+    if gpu_solver.on_gpu(ctx):
         return _eig_gpu_lowering(ctx, x, compute_left_eigenvectors=compute_left_eigenvectors,
                                  compute_right_eigenvectors=compute_right_eigenvectors,
                                  implementation=implementation)
-    if ctx.platform != "cpu":
-        raise NotImplementedError(
-            f"eig: jxkernel computes nonsymmetric eigendecompositions on the CPU (LAPACK) and "
-            f"on CUDA GPUs only, not on the {ctx.platform!r} backend; put the operand on a CPU "
-            f"device (jax.device_put(x, jax.devices('cpu')[0])) or use eigh for Hermitian "
-            f"matrices")
+    if ctx.platform != "cpu":     # (JAX registers eig for the CPU and the GPUs alone)
+        raise no_rule_error("eig", ctx.platform)
     aval = ctx.avals_in[0]
     _check_geev(aval.dtype, implementation)
     batch = aval.shape[:-2]
@@ -117,7 +113,8 @@ def _eig_gpu_lowering(ctx, x, *, compute_left_eigenvectors, compute_right_eigenv
     w_aval, info_aval = ctx.avals_out[0], ShapedArray(batch, np.int32)
     v_aval = ShapedArray(aval.shape, w_aval.dtype)
     left, right = bool(compute_left_eigenvectors), bool(compute_right_eigenvectors)
-    have_geev = (gpu_solver.cusolver_version() or 0) >= 11701
+    # (ROCm's: the hybrid kernel, hipSOLVER has no geev in JAX)
+    have_geev = ctx.platform == "gpu" and (gpu_solver.cusolver_version() or 0) >= 11701
     if implementation == EigImplementation.CUSOLVER or (
             implementation is None and have_geev and not left):
         if not have_geev:

@@ -13,10 +13,12 @@ from ...core.avals import ShapedArray
 from ...core.symbolic import min_dim
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules)
-from ...xla import gpu_solver, lapack
+from ...xla import ffi, gpu_solver, lapack
 from ...transforms import ad_util as ad
 from .. import _lowering as hl
-from .. import elementwise as ew, shapes, slicing
+from .. import conversion, elementwise as ew, shapes, slicing
+from ..loops import fori_loop
+from ..dot import Precision, dot_general
 from .._rules import INEXACT, check_dtype
 from ._common import (_H, _T, _batch_all_front, _check_matrix, _dtype, _eye, _not_differentiable,
                       _permute_rows, _scipy_lapack, _shape, _tril, _triu)
@@ -39,6 +41,10 @@ def _geqrf_abstract_eval(x):
 
 
 def _geqrf_lowering(ctx, x):
+    if ctx.platform not in ("cpu", *gpu_solver.GPU_PLATFORMS):
+        # JAX's default rule (the TPU's): XLA's own QR kernel
+        ctx.default_rule()
+        return ffi.plain_custom_call(ctx, "Qr", [x], ctx.avals_out)
     if ctx.platform != "cpu":
         return gpu_solver.custom_call(ctx, "cusolver_geqrf_ffi", [x], ctx.avals_out,
                                       aliases={0: 0})
@@ -87,7 +93,7 @@ def _geqp3_abstract_eval(a, jpvt, *, use_magma):
 
 
 def _geqp3_lowering(ctx, a, jpvt, *, use_magma):
-    if ctx.platform != "cpu":
+    if gpu_solver.on_gpu(ctx):
         # LAPACK on the host (or MAGMA on the device, "auto" lets jaxlib choose by size)
         gpu_solver.initialize_hybrid_kernels()
         magma = "auto" if use_magma is None else "on" if use_magma else "off"
@@ -145,6 +151,11 @@ def _householder_product_abstract_eval(a, taus):
 
 def _householder_product_lowering(ctx, a, taus):
     dtype = ctx.avals_in[0].dtype
+    if ctx.platform not in ("cpu", *gpu_solver.GPU_PLATFORMS):
+        # JAX's default rule (the TPU's): XLA's own kernel
+        ctx.default_rule()
+        return ffi.plain_custom_call(ctx, "ProductOfElementaryHouseholderReflectors",
+                                     [a, taus], ctx.avals_out)[0]
     if ctx.platform != "cpu":
         return gpu_solver.custom_call(ctx, "cusolver_orgqr_ffi", [a, taus], ctx.avals_out,
                                       aliases={0: 0})[0]
@@ -200,8 +211,46 @@ def _ormqr_abstract_eval(a, taus, c, *, left, transpose):
     return ShapedArray(c.shape, c.dtype)
 
 
+def _ormqr_reflectors(a, taus, c, *, left, transpose):
+    """JAX's default ormqr (the TPU's): each reflector H_i = I - tau_i v_i v_i^H applied to c
+    in turn, in a loop (Q c and c Q^H take them last to first), Q never formed."""
+    *batch, m, _ = _shape(a)
+    k, nb = _shape(taus)[-1], len(batch)
+    eye = _eye(_dtype(a), m, k)
+    if batch:
+        eye = shapes.broadcast_in_dim(eye, (*batch, m, k), (nb, nb + 1))
+    v_all = ew.add(_tril(slicing.slice_in_dim(a, 0, k, axis=nb + 1), -1), eye)
+    if transpose and dtypes.is_complex(_dtype(a)):
+        taus = ew.conj(taus)
+    reverse = left != transpose
+    bdims = tuple(range(nb))
+    conj = (lambda x: ew.conj(x)) if dtypes.is_complex(_dtype(a)) else (lambda x: x)
+
+    def body(i, c):
+        i = conversion.convert_element_type(i, np.int32)
+        idx = ew.sub(np.int32(k - 1), i) if reverse else i
+        tau = slicing.dynamic_index_in_dim(taus, idx, nb, keepdims=False)
+        v = slicing.dynamic_index_in_dim(v_all, idx, nb + 1, keepdims=False)
+        nd = len(_shape(c))
+        if left:       # c - tau v (v^H c)
+            vhc = dot_general(conj(v), c, (((nb,), (nd - 2,)), (bdims, bdims)),
+                              precision=Precision.HIGHEST)
+            update = ew.mul(shapes.expand_dims(v, (nb + 1,)), shapes.expand_dims(vhc, (nb,)))
+        else:          # c - tau (c v) v^H
+            cv = dot_general(c, v, (((nd - 1,), (nb,)), (bdims, bdims)),
+                             precision=Precision.HIGHEST)
+            update = ew.mul(shapes.expand_dims(cv, (nb + 1,)),
+                            shapes.expand_dims(conj(v), (nb,)))
+        return ew.sub(c, ew.mul(shapes.expand_dims(tau, (nb, nb + 1)), update))
+    return fori_loop(np.int32(0), np.int32(k), body, c)
+
+
 def _ormqr_lowering(ctx, a, taus, c, *, left, transpose):
     dtype = ctx.avals_in[0].dtype
+    if ctx.platform not in ("cpu", *gpu_solver.GPU_PLATFORMS):
+        ctx.default_rule()
+        return hl.lower_fun(_ormqr_reflectors)(ctx, a, taus, c, left=left,
+                                               transpose=transpose)
     if ctx.platform != "cpu":
         return gpu_solver.custom_call(ctx, "cusolver_ormqr_ffi", [a, taus, c], ctx.avals_out,
                                       aliases={2: 0}, left=bool(left),

@@ -19,9 +19,11 @@ from ...xla import gpu_solver, lapack
 from ...xla import stablehlo as hlo
 from ...xla.lapack import char
 from ...transforms import ad_util as ad
+from ...transforms.batching import vmap
 from .. import _lowering as hl
 from .. import elementwise as ew, shapes
 from ..slicing.slice_pad import _slice_lowering
+from .polar_svd import svd as polar_svd
 from ._common import (_H, _T, _batch_all_front, _check_matrix, _diag, _dtype, _eye, _nan_unless,
                       _ok, _real, _shape, _sub_ctx)
 
@@ -79,16 +81,27 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
     aval = ctx.avals_in[0]
     *batch, m, n = aval.shape
     batch = tuple(batch)
+    if ctx.platform == "tpu":           # JAX's default rule: the polar decomposition's SVD
+        ctx.default_rule()
+        return _svd_tpu_lowering(ctx, x, full_matrices=full_matrices, compute_uv=compute_uv,
+                                 subset_by_index=subset_by_index, algorithm=algorithm)
     if not (subset_by_index is None or tuple(subset_by_index) == (0, min_dim(m, n))):
         raise NotImplementedError("subset_by_index not implemented for CPU and GPU")
     if m == 0 or n == 0:
         return hl.lower_fun(_empty_svd, multiple_results=True)(
             ctx, x, full_matrices=full_matrices, compute_uv=compute_uv)
-    if ctx.platform != "cpu":
+    if gpu_solver.on_gpu(ctx):
         return _svd_gpu_lowering(ctx, x, full_matrices=full_matrices, compute_uv=compute_uv,
                                  algorithm=algorithm)
     if algorithm in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER):
         routine = "gesdd"
+    elif algorithm == SvdAlgorithm.DIVIDE_AND_CONQUER:      # ROCm's gesdd
+        u_aval, vt_aval = ctx.avals_out[1:] if compute_uv else \
+            [ShapedArray((), aval.dtype)] * 2
+        _, s, u, vt, info = gpu_solver.custom_call(
+            ctx, "cusolver_gesdd_ffi", [x], [aval, s_aval, u_aval, vt_aval, info_aval],
+            aliases={0: 0}, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+            transposed=False)
     elif algorithm == SvdAlgorithm.QR:
         routine = "gesvd"
     else:
@@ -106,6 +119,33 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
             for r, a in zip(results, outs[1:4])][:len(ctx.avals_out)]
 
 
+def _svd_tpu(a, *, full_matrices, compute_uv, subset_by_index):
+    """JAX's _svd_tpu: the QDWH polar decomposition's SVD (lax.linalg's qdwh, qr and eigh),
+    mapped over the batch."""
+    fn = lambda a: polar_svd(a, full_matrices, compute_uv, subset_by_index=subset_by_index)  # noqa: E731
+    for _ in _shape(a)[:-2]:
+        fn = vmap(fn)
+    if compute_uv:
+        u, s, vh = fn(a)
+        return [s, u, vh]
+    return [fn(a)]
+
+
+def _svd_tpu_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorithm):
+    m, n = ctx.avals_in[0].shape[-2:]
+    if algorithm not in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.POLAR):
+        raise NotImplementedError("Only the POLAR (which is also DEFAULT on TPU) SVD algorithm "
+                                  "is supported on TPU.")
+    if m == 0 or n == 0:
+        return hl.lower_fun(_empty_svd, multiple_results=True)(
+            ctx, x, full_matrices=full_matrices, compute_uv=compute_uv)
+    if algorithm not in (None, SvdAlgorithm.DEFAULT):
+        raise NotImplementedError("The SVD algorithm parameter is not implemented on TPU.")
+    return hl.lower_fun(_svd_tpu, multiple_results=True)(
+        ctx, x, full_matrices=full_matrices, compute_uv=compute_uv,
+        subset_by_index=subset_by_index)
+
+
 def _svd_gpu_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
     """cuSOLVER's SVD as JAX picks it: Jacobi (gesvdj) by default up to 1024 x 1024 and
     for SvdAlgorithm.JACOBI, polar (gesvdp) for POLAR, else QR (gesvd, of the transpose
@@ -115,7 +155,7 @@ def _svd_gpu_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
     batch, k, nb = tuple(batch), min_dim(m, n), len(batch)
     s_aval = ctx.avals_out[0]
     algorithm = SvdAlgorithm.DEFAULT if algorithm is None else algorithm
-    if algorithm == SvdAlgorithm.DIVIDE_AND_CONQUER:
+    if algorithm == SvdAlgorithm.DIVIDE_AND_CONQUER and ctx.platform != "rocm":
         raise NotImplementedError("Divide-and-conquer SVD (SvdAlgorithm.DIVIDE_AND_CONQUER) "
                                   "is only supported on AMD (ROCm) GPUs, not on NVIDIA CUDA.")
     if algorithm == SvdAlgorithm.DEFAULT:
@@ -147,6 +187,13 @@ def _svd_gpu_lowering(ctx, x, *, full_matrices, compute_uv, algorithm):
                 vt = _slice_lowering(_sub_ctx(ctx, [vt_aval], [vt_out]), vt,
                                      start_indices=(0,) * (nb + 2),
                                      limit_indices=vt_out.shape, strides=None)
+    elif algorithm == SvdAlgorithm.DIVIDE_AND_CONQUER:      # ROCm's gesdd
+        u_aval, vt_aval = ctx.avals_out[1:] if compute_uv else \
+            [ShapedArray((), aval.dtype)] * 2
+        _, s, u, vt, info = gpu_solver.custom_call(
+            ctx, "cusolver_gesdd_ffi", [x], [aval, s_aval, u_aval, vt_aval, info_aval],
+            aliases={0: 0}, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+            transposed=False)
     elif algorithm == SvdAlgorithm.QR:
         # m < n: the kernel factors the transpose (the operand read row-major), whose U and
         # V^H are this matrix's V^H and U

@@ -14,7 +14,7 @@ from ...core import dtypes
 from ...core.avals import ShapedArray
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                                lowering_rules, numpy_rules)
-from ...xla import gpu_solver, lapack
+from ...xla import ffi, gpu_solver, lapack
 from ...xla.lapack import char
 from ...transforms import ad_util as ad
 from .. import conversion, elementwise as ew
@@ -48,13 +48,16 @@ def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues, subset_by_index, algorith
     aval = ctx.avals_in[0]
     v_aval, w_aval = ctx.avals_out
     n, batch = aval.shape[-1], aval.shape[:-2]
+    if ctx.platform == "tpu":
+        return _eigh_tpu_lowering(ctx, x, lower=lower, sort_eigenvalues=sort_eigenvalues,
+                                  subset_by_index=subset_by_index, algorithm=algorithm)
     if not (subset_by_index is None or tuple(subset_by_index) == (0, n)):
         raise NotImplementedError("subset_by_index not supported on CPU and GPU")
     if algorithm == EighImplementation.QDWH:
         raise NotImplementedError("QDWH implementation is only supported on TPU")
     outs = [v_aval, w_aval, ShapedArray(batch, np.int32)]
-    if ctx.platform != "cpu":
-        # cuSOLVER's choice (0), QR (1: syevd) or Jacobi (2: syevj)
+    if gpu_solver.on_gpu(ctx):
+        # cuSOLVER's (hipSOLVER's) choice (0), QR (1: syevd) or Jacobi (2: syevj)
         choice = {None: 0, EighImplementation.QR: 1, EighImplementation.JACOBI: 2}[algorithm]
         v, w, info = gpu_solver.custom_call(ctx, "cusolver_syevd_ffi", [x], outs,
                                             aliases={0: 0}, lower=bool(lower),
@@ -67,6 +70,34 @@ def _eigh_lowering(ctx, x, *, lower, sort_eigenvalues, subset_by_index, algorith
                                         mode=char("V"), uplo=char("L" if lower else "U"))
     ok = _ok(ctx, info, batch)
     return [_nan_unless(ctx, ok, v, v_aval, batch), _nan_unless(ctx, ok, w, w_aval, batch)]
+
+
+_JACOBI_UP_TO = 256     # JAX's TPU eigh: XLA's Jacobi kernel up to this size, QDWH beyond
+
+
+def _eigh_tpu_lowering(ctx, x, *, lower, sort_eigenvalues, subset_by_index, algorithm):
+    """JAX's TPU rule: XLA's Jacobi kernel "Eigh" for EighImplementation.JACOBI, and for its
+    default (QDWH) on matrices up to 256 x 256 (all eigenvalues), as JAX's QDWH hands those
+    to it. JAX's spectral divide and conquer for larger ones (jax/_src/tpu/linalg/eigh.py)
+    jxkernel does not lower."""
+    if algorithm == EighImplementation.QR:
+        raise NotImplementedError("QR algorithm is not supported on TPU")
+    aval = ctx.avals_in[0]
+    n = aval.shape[-1]
+    if algorithm != EighImplementation.JACOBI and not (
+            n <= _JACOBI_UP_TO and subset_by_index in (None, (0, n))):
+        raise NotImplementedError(
+            f"eigh on TPU: jxkernel lowers XLA's Jacobi kernel (JAX's choice up to "
+            f"{_JACOBI_UP_TO} x {_JACOBI_UP_TO} for all eigenvalues), not JAX's QDWH spectral "
+            f"divide and conquer beyond, for this {n} x {n} matrix")
+    if n == 0:
+        w_aval = ctx.avals_out[1]
+        flat = ctx.op1("stablehlo.reshape", [x], result_type=hl.aval_type(
+            ShapedArray(aval.shape[:-1], aval.dtype)))
+        return [x, ctx.op1("stablehlo.real", [flat], result_type=hl.aval_type(w_aval))]
+    config = f'"{int(bool(lower))},{int(bool(sort_eigenvalues))},100,1e-6"'
+    return ffi.custom_call(ctx, "Eigh", [x], ctx.avals_out, backend_config=config,
+                           operand_layouts=None, result_layouts=None, api_version=1)
 
 
 def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, algorithm):

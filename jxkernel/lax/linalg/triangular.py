@@ -56,6 +56,8 @@ def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conj
     if conjugate_a and not transpose_a:      # trsm conjugates only while transposing
         a = ew._conj_lowering(_sub_ctx(ctx, [a_aval], [a_aval]), a, input_dtype=a_aval.dtype)
         conjugate_a = False
+    if ctx.platform != "cpu":
+        ctx.default_rule()                  # (JAX's rule for the CPU alone is LAPACK's)
     if ctx.platform != "cpu" or b_aval.dtype not in _LAPACK_DTYPES:
         # XLA's own op (cuBLAS trsm on GPUs), as JAX lowers it off the CPU and for the dtypes
         # LAPACK has no trsm for (float16, bfloat16)

@@ -139,8 +139,9 @@ def _tridiagonal_solve_gpu(ctx, dl, d, du, b, *, perturb_singular):
 def _tridiagonal_solve_lowering(ctx, dl, d, du, b, *, perturb_singular):
     if ctx.platform == "cpu":
         return _tridiagonal_solve_cpu(ctx, dl, d, du, b, perturb_singular=perturb_singular)
-    if ctx.platform == "gpu":
+    if gpu_solver.on_gpu(ctx):
         return _tridiagonal_solve_gpu(ctx, dl, d, du, b, perturb_singular=perturb_singular)
+    ctx.default_rule()                  # JAX's default rule (the TPU's): the Thomas algorithm
     return _thomas_lowering(ctx, dl, d, du, b, perturb_singular=perturb_singular)
 
 
@@ -374,7 +375,7 @@ def _tridiagonal_lowering(ctx, a, *, lower):
     aval, = ctx.avals_in
     batch = aval.shape[:-2]
     results = [*ctx.avals_out, ShapedArray(batch, np.int32)]
-    if ctx.platform == "gpu":       # cuSOLVER's sytrd (complex too), as JAX's on a CUDA GPU
+    if gpu_solver.on_gpu(ctx):      # cuSOLVER's sytrd (complex too), as JAX's on a CUDA GPU
         *outs, info = gpu_solver.custom_call(ctx, "cusolver_sytrd_ffi", [a], results,
                                              aliases={0: 0}, lower=bool(lower))
     else:

@@ -394,7 +394,7 @@ def _scatter_addsub_lowering(hlo_op, ctx, operand, indices, updates, **params):
     adds with atomics, and a 16-byte one is the likely gap). Elsewhere, and for other dtypes,
     the one scatter."""
     op_aval, idx_aval, upd_aval = ctx.avals_in
-    if ctx.platform != "gpu" or np.dtype(op_aval.dtype) != np.complex128:
+    if ctx.platform not in ("gpu", "rocm") or np.dtype(op_aval.dtype) != np.complex128:
         return _scatter_lowering(ctx, operand, indices, updates, **params)
     dn = params["dimension_numbers"]
     if params["mode"] == GatherScatterMode.CLIP:
