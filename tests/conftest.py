@@ -77,6 +77,12 @@ if _SITE not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (_SITE, os.environ.get("PYTHONPATH")) if p)
 
+# IPython's tracebacks in the test processes colour their frames with one pygments lexer class,
+# not a new one (whose ~2,500 regular expressions pygments compiles) for each frame: the same
+# text and colours (tests/support/stack_data_lexer.py)
+import stack_data_lexer  # noqa: E402  (tests/support)
+stack_data_lexer.install()
+
 _RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
 _CACHE_DIR = os.path.join(tempfile.gettempdir(), f"jxkernel-test-cache-{_RUN}") if _RUN \
     else tempfile.mkdtemp(prefix="jxkernel-test-cache-")

@@ -41,6 +41,10 @@ ROOT = Path(locations.ROOT)
 CONFIG = ROOT / "hub" / "jupyterhub_config.py"
 PASSWORD = "a-workshop-password"
 LEARNERS = ("ada", "grace")
+# between two looks at what the room waits for (the hub answering, a server ready, a kernel
+# back): each look is one local HTTP request, and at 0.5 s a wait ran 0.25 s past its event on
+# average, a dozen times in the test
+POLL = 0.1
 
 
 def _missing():
@@ -101,7 +105,7 @@ class Room:
                     return
             except OSError:
                 pass
-            time.sleep(0.5)
+            time.sleep(POLL)
         raise AssertionError(f"the hub did not answer in {timeout} s:\n{self.log()}")
 
     def stop_hub(self, timeout=30):
@@ -181,7 +185,7 @@ class Room:
         while time.monotonic() < deadline:
             if predicate():
                 return
-            time.sleep(0.5)
+            time.sleep(POLL)
         raise AssertionError(f"{what}: not within {timeout} s\n{self.log()}")
 
     def api(self, name, method, path, body=None, as_=None):

@@ -9,6 +9,7 @@ the fix in words or as a pattern.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import linecache
 import re
@@ -264,16 +265,24 @@ def _reads_nothing_rebound(node, wrapped, file) -> bool:
                                      types.BuiltinFunctionType, type)) for name in names)
 
 
-def _rebound(file) -> set:
+def _rebound(file) -> frozenset:
     """The names assigned anywhere in `file` (a loop's target, `fn = ...`): a function or
     module read under one of them may change between runs. Everything where the file cannot
     be read (no name is then told unchanging)."""
+    return _names_stored("".join(linecache.getlines(file)))
+
+
+@functools.lru_cache(maxsize=32)
+def _names_stored(text: str) -> frozenset:
+    """_rebound's names of a file's `text`, parsed once per text: every compile of a jit made
+    anew asks (one per pass of a loop), and parsing and walking a file of 1,000 lines took
+    0.07-0.18 s each time (a fifth of tests/core/test_numpy_eval.py's CPU)."""
     try:
-        tree = ast.parse("".join(linecache.getlines(file)))
+        tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return _EVERY_NAME
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and
-            isinstance(n.ctx, (ast.Store, ast.Del))}
+    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and
+                     isinstance(n.ctx, (ast.Store, ast.Del)))
 
 
 class _Every(set):
