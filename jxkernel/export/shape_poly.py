@@ -87,11 +87,24 @@ class SymbolicScope:
 class _Atom:
     """A factor of a monomial: a variable, or an operation (floordiv, mod, max, min) applied
     to expressions."""
-    __slots__ = ("op", "args", "_key")
+    __slots__ = ("op", "args", "_key", "_order")
 
     def __init__(self, op: str, args: tuple):
         self.op, self.args = op, args
         self._key = (0, args[0]) if op == "var" else (1, op, tuple(map(str, args)))
+        self._order = None                   # JAX's sort key, made when first printed
+
+    def order(self) -> tuple:
+        """JAX 0.10.2's syntactic order of factors (_DimFactor._syntactic_cmp) as a key:
+        (size, name) for a variable, (size, operation, operands' keys) for an operation, its
+        size 1 + its operands' sizes (a constant operand's is 1)."""
+        if self._order is None:
+            if self.op == "var":
+                self._order = (1, self.args[0])
+            else:
+                keys = tuple(map(_expr_order, self.args))
+                self._order = (1 + sum(k[0] for k in keys), self.op) + keys
+        return self._order
 
     def __eq__(self, other):
         return isinstance(other, _Atom) and self._key == other._key
@@ -167,7 +180,7 @@ def _evaluate(d, env: dict) -> int:
 # ------------------------------------------------------------------ expressions
 class _DimExpr:
     """A symbolic dimension: sum of coefficient * monomial (a sorted tuple of atoms)."""
-    __slots__ = ("_terms", "scope", "_hash")
+    __slots__ = ("_terms", "scope", "_hash", "_printed")
     _symbolic_dimension = True               # what core.symbolic.is_symbolic looks for
     weak_type = True                         # as a value, weakly typed like a Python int
     __array_priority__ = 1000                # `ndarray + dim` is the dim's __radd__, a tracer's
@@ -178,6 +191,7 @@ class _DimExpr:
                                    key=lambda t: (len(t[0]), t[0]), reverse=True))
         self.scope = scope
         self._hash = hash(self._terms)
+        self._printed = None                 # (JAX's order key, text), made when first printed
 
     @staticmethod
     def _make(terms: dict, scope):
@@ -422,28 +436,54 @@ class _DimExpr:
                 return monomial[0].args[0]
         return None
 
+    def _jax_order(self) -> tuple:
+        """(key, text): JAX 0.10.2's syntactic order of expressions (_DimExpr._syntactic_cmp)
+        as a key, and the text JAX prints, its terms in that order, largest first. The
+        monomials stay as jxkernel keeps them; only printing (and comparing operands of
+        operations for printing) sorts them as JAX's _sorted_terms are."""
+        if self._printed is None:
+            terms = []
+            for monomial, coeff in self._terms:
+                factors = sorted(_powers(monomial), key=lambda f: f[0].order(), reverse=True)
+                keys = tuple((atom.order(), n) for atom, n in factors)
+                size = sum(1 + n * k[0] for k, n in keys)
+                terms.append(((size, keys), coeff, factors))
+            terms.sort(key=lambda t: t[0], reverse=True)
+            key = (sum(1 + abs(c) * k[0] for k, c, _ in terms),
+                   tuple((k, c) for k, c, _ in terms))
+            text = ""
+            for _, coeff, factors in terms:
+                # a term's factors print smallest first (JAX's _DimTerm.__str__ sorts them)
+                body = "*".join(str(atom) if n == 1 else f"{atom}^{n}"
+                                for atom, n in reversed(factors))
+                mag = abs(coeff)
+                part = body if mag == 1 and body else (f"{mag}*{body}" if body else str(mag))
+                text += (" - " if coeff < 0 else " + ") + part if text else \
+                    ("- " if coeff < 0 else "") + part
+            self._printed = (key, text)
+        return self._printed
+
     def __str__(self):
-        text = ""
-        for monomial, coeff in self._terms:
-            body = "*".join(_powers(monomial))
-            mag = abs(coeff)
-            part = body if mag == 1 and body else (f"{mag}*{body}" if body else str(mag))
-            text += (" - " if coeff < 0 else " + ") + part if text else \
-                ("- " if coeff < 0 else "") + part
-        return text
+        return self._jax_order()[1]
 
     __repr__ = __str__
 
 
+def _expr_order(v) -> tuple:
+    """JAX's syntactic key of an operand: a constant k is an expression of one constant term
+    (size 1)."""
+    return (1, (((0, ()), v),)) if isinstance(v, int) else v._jax_order()[0]
+
+
 def _powers(monomial) -> list:
-    """["a^2", "b"] for the sorted atoms (a, a, b)."""
+    """[(a, 2), (b, 1)] for the sorted atoms (a, a, b)."""
     out = []
     for atom in monomial:
         if out and out[-1][0] == atom:
             out[-1][1] += 1
         else:
             out.append([atom, 1])
-    return [str(atom) if n == 1 else f"{atom}^{n}" for atom, n in out]
+    return [(atom, n) for atom, n in out]
 
 
 def _is_dim(x) -> bool:
