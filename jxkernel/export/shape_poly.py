@@ -445,9 +445,7 @@ class _DimExpr:
             terms = []
             for monomial, coeff in self._terms:
                 factors = sorted(_powers(monomial), key=lambda f: f[0].order(), reverse=True)
-                keys = tuple((atom.order(), n) for atom, n in factors)
-                size = sum(1 + n * k[0] for k, n in keys)
-                terms.append(((size, keys), coeff, factors))
+                terms.append((_term_order(monomial), coeff, factors))
             terms.sort(key=lambda t: t[0], reverse=True)
             key = (sum(1 + abs(c) * k[0] for k, c, _ in terms),
                    tuple((k, c) for k, c, _ in terms))
@@ -537,7 +535,7 @@ def _divide_exactly(x: _DimExpr, y):
     """x // y when y divides every term of x (a constant, or one term), else None."""
     if isinstance(y, _DimExpr):
         if len(y._terms) != 1:
-            return 1 if x == y else None
+            return _long_divide(x, y)
         (y_mono, y_coeff), = y._terms
     else:
         y_mono, y_coeff = (), int(y)
@@ -554,6 +552,48 @@ def _divide_exactly(x: _DimExpr, y):
             return None
         terms[tuple(rest)] = coeff // y_coeff
     return _DimExpr._make(terms, x.scope)
+
+
+def _divide_term(monomial, coeff, by_monomial, by_coeff):
+    """(monomial, coeff) / (by_monomial, by_coeff) as one term, or None."""
+    rest = list(monomial)
+    for atom in by_monomial:
+        if atom not in rest:
+            return None
+        rest.remove(atom)
+    if coeff % by_coeff:
+        return None
+    return tuple(rest), coeff // by_coeff
+
+
+def _long_divide(x, y: _DimExpr):
+    """x // y for y of several terms when it divides exactly, else None: JAX 0.10.2's
+    polynomial division (_DimExpr._divmod), dividing the leading term (largest in its
+    syntactic order) of what is left by y's until a constant is left, which must be 0
+    ((a^2 - b^2) // (b + a) is `- b + a`)."""
+    by_monomial, by_coeff = _leading_term(y)
+    quotient, left = 0, x
+    for _ in range(64):                      # (the leading term shrinks at each step)
+        if not isinstance(left, _DimExpr):
+            return quotient if left == 0 else None
+        term = _divide_term(*_leading_term(left), by_monomial, by_coeff)
+        if term is None:
+            return None
+        q = _DimExpr._make({term[0]: term[1]}, y.scope)
+        quotient, left = quotient + q, left - q * y
+    return None
+
+
+def _leading_term(d: _DimExpr) -> tuple:
+    """(monomial, coeff) of the largest term in JAX's syntactic order (its _leading_term)."""
+    return max(d._terms, key=lambda t: _term_order(t[0]))
+
+
+def _term_order(monomial) -> tuple:
+    """JAX's syntactic key of a term (_DimTerm._syntactic_cmp): (size, its factors' keys and
+    exponents, largest factor first)."""
+    keys = tuple(sorted(((atom.order(), n) for atom, n in _powers(monomial)), reverse=True))
+    return sum(1 + n * k[0] for k, n in keys), keys
 
 
 def constrained_bounds(d) -> tuple:

@@ -41,6 +41,15 @@ EXPRESSIONS = [
     ("(a // 2)^2 - a", lambda a, b, c, o: (a // 2) * (a // 2) - a),
     ("(a*b - 1) // (c + 1)", lambda a, b, c, o: (a * b - 1) // (c + 1)),
     ("a // b // c", lambda a, b, c, o: a // b // c),
+    # division by a sum: JAX's polynomial division, leading term first, else floordiv/mod
+    ("(a^2 - b^2) // (b + a)", lambda a, b, c, o: (a * a - b * b) // (b + a)),
+    ("(a^2 - b^2) % (a + b)", lambda a, b, c, o: (a * a - b * b) % (a + b)),
+    ("(2*a*b + b^2) // (b + a)", lambda a, b, c, o: (2 * a * b + b * b) // (b + a)),
+    ("(a + b)^2 // (a + b)", lambda a, b, c, o: (a + b) ** 2 // (a + b)),
+    ("(a^2 + 1) // (a + 1)", lambda a, b, c, o: (a * a + 1) // (a + 1)),
+    ("divmod(a*b + a, b + 1)", lambda a, b, c, o: divmod(a * b + a, b + 1)),
+    ("(a*b - a - b + 1) // (a - 1)", lambda a, b, c, o: (a * b - a - b + 1) // (a - 1)),
+    ("(a*c - b*c) // (a - b) - c", lambda a, b, c, o: (a * c - b * c) // (a - b) - c),
     # max and min, nested, with negative constants
     ("max(a, b)", lambda a, b, c, o: o.max_dim(a, b)),
     ("max(b, a)", lambda a, b, c, o: o.max_dim(b, a)),
