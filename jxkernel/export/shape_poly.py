@@ -66,7 +66,7 @@ class SymbolicScope:
         self._constraints: list = []          # (text, expression known to be >= 0)
         self._equal: dict = {}                # "a == 2*b": a variable stands for an expression
         self._equal_atoms: dict = {}          # "max(a, b) == c": an atom, for an expression
-        self._term_rules: dict = {}           # "4*floordiv(b, 4) == b": {atom: (b, 4)}
+        self._term_rules: dict = {}           # "4*floordiv(b, 4) == b": {(atom,): (b, 4)}
         self._equalities: list = []           # (text, lhs - rhs), checked at call time
         for text in self.constraints_str:
             _parse_constraint(text, self)
@@ -509,22 +509,40 @@ def _monomial_bounds(monomial) -> tuple:
 
 
 def _apply_term_rules(terms: dict, rules: dict) -> dict:
-    """`terms` with each k*atom*rest whose atom has a rule c*atom == e (k a multiple of c)
-    written (k // c)*e*rest, as JAX's normalization rules of a scope's equalities
-    (`4*floordiv(b, 4)` is `b` under "mod(b, 4) == 0"; `2*floordiv(b, 4)` stays)."""
+    """`terms` with each k*term whose term has a rule c*term == e (k a multiple of c) written
+    (k // c)*e, and, as JAX's normalization rules of a scope's equalities, a product whose
+    factor (with its power) has one rewritten the same, the other factors kept: the largest
+    such factor in JAX's order (`4*floordiv(b, 4)` is `b` under "mod(b, 4) == 0", and
+    `4*a*floordiv(b, 4)` is `a*b`; `2*floordiv(b, 4)` stays)."""
     out: dict = {}
     for monomial, coeff in terms.items():
-        hit = next((i for i, atom in enumerate(monomial)
-                    if atom in rules and coeff % rules[atom][1] == 0), None)
+        hit = _rule_for(monomial, coeff, rules)
         if hit is None:
             out[monomial] = out.get(monomial, 0) + coeff
             continue
-        value, c = rules[monomial[hit]]
-        rest = monomial[:hit] + monomial[hit + 1:]
+        key, (value, c) = hit
+        rest = list(monomial)
+        for atom in key:
+            rest.remove(atom)
+        rest = tuple(rest)
         for m, k in (value._terms if isinstance(value, _DimExpr) else (((), value),)):
             m = tuple(sorted(rest + m))
             out[m] = out.get(m, 0) + k * (coeff // c)
     return out
+
+
+def _rule_for(monomial, coeff, rules: dict):
+    """(the monomial's part a rule rewrites, the rule), or None (JAX's _normalize_term)."""
+    rule = rules.get(monomial)
+    if rule is not None and coeff % rule[1] == 0:
+        return monomial, rule
+    if len(monomial) > 1:
+        for atom, n in sorted(_powers(monomial), key=lambda f: f[0].order(), reverse=True):
+            key = (atom,) * n
+            rule = rules.get(key) if key != monomial else None
+            if rule is not None and coeff % rule[1] == 0:
+                return key, rule
+    return None
 
 
 def _times(p, q):
@@ -1006,6 +1024,10 @@ def _atom_equality(text, left, right, known, scope) -> None:
     `constrained_bounds` uses the equality as bounds too, as JAX's decision procedure)."""
     scope._equalities.append((text, known))
     terms = left._terms if isinstance(left, _DimExpr) else ()
+    if len(terms) == 1 and len(terms[0][0]) > 1:      # a product: a rule for its multiples
+        (monomial, coeff), = terms                     # ("128*b*floordiv(t, 128) == b*t")
+        scope._term_rules[monomial] = (right, coeff)
+        return
     if len(terms) == 1 and len(terms[0][0]) == 1 and terms[0][0][0].op != "var":
         (atom,), coeff = terms[0]
         value = right // coeff if isinstance(right, int) and right % coeff == 0 else \
@@ -1013,11 +1035,11 @@ def _atom_equality(text, left, right, known, scope) -> None:
         if value is not None:
             scope._equal_atoms[atom] = value
         else:                                  # only multiples of coeff*atom are `right`
-            scope._term_rules[atom] = (right, coeff)
+            scope._term_rules[(atom,)] = (right, coeff)
         divisor = atom.args[1]
         if atom.op == "mod" and coeff == 1 and right == 0 and isinstance(divisor, int):
             # "mod(e, k) == 0" also says k*floordiv(e, k) == e (JAX adds that rule)
-            scope._term_rules[_Atom("floordiv", atom.args)] = (atom.args[0], divisor)
+            scope._term_rules[(_Atom("floordiv", atom.args),)] = (atom.args[0], divisor)
 
 
 def _parse_side(text: str, scope: SymbolicScope):

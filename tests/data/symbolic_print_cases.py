@@ -76,6 +76,25 @@ EXPRESSIONS = [
     ("parse floordiv(b - 1, a) * a + 1", lambda a, b, c, o: o.parse("floordiv(b - 1, a) * a + 1")),
 ]
 
+# (name, constraints on b and t, function of b, t): expressions rewritten by an equality's
+# normalization rule (a product on its left side; a factor of a product, with its power)
+CONSTRAINED = [
+    ("128*b*floordiv(t_ceil, 128)",
+     ("128 * b * floordiv(t + mod(-1*t, 128), 128) == b * t + b * mod(-1*t, 128)",),
+     lambda b, t: 128 * b * ((t + (-t) % 128) // 128)),
+    ("256*b*floordiv(t_ceil, 128) - b*t",
+     ("128 * b * floordiv(t + mod(-1*t, 128), 128) == b * t + b * mod(-1*t, 128)",),
+     lambda b, t: 256 * b * ((t + (-t) % 128) // 128) - b * t),
+    ("64*b*floordiv(t_ceil, 128)",
+     ("128 * b * floordiv(t + mod(-1*t, 128), 128) == b * t + b * mod(-1*t, 128)",),
+     lambda b, t: 64 * b * ((t + (-t) % 128) // 128)),
+    ("4*t*floordiv(b, 4) + 1", ("mod(b, 4) == 0",), lambda b, t: 4 * t * (b // 4) + 1),
+    ("4*floordiv(b, 4)^2", ("mod(b, 4) == 0",), lambda b, t: 4 * (b // 4) * (b // 4)),
+    ("8*t*floordiv(b, 4)^2*mod(t, 3)", ("mod(b, 4) == 0",),
+     lambda b, t: 8 * t * (b // 4) * (b // 4) * (t % 3)),
+    ("3*b*t + b*t*t", ("b*t == t + 5",), lambda b, t: 3 * b * t + b * t * t),
+]
+
 # (name, function of x of shape (a, b, c) and jax): the exported result's shape
 OPERATIONS = [
     ("slice b:2b+2 of a", lambda x, jax: x[x.shape[1]:2 * x.shape[1] + 2]),
@@ -133,6 +152,9 @@ def run(jax):
     ops = _Ops(jax, a.scope)
     for name, f in EXPRESSIONS:
         out[name] = str(f(a, b, c, ops))
+    for name, constraints, f in CONSTRAINED:
+        out["constrained " + name] = str(f(*jax.export.symbolic_shape(
+            "b, t", constraints=constraints)))
     for name, f in OPERATIONS:
         x, y, z = jax.export.symbolic_shape("a, b, c")
         exp = jax.export.export(jax.jit(lambda v, f=f: f(v, jax)))(
