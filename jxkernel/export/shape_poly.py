@@ -66,7 +66,7 @@ class SymbolicScope:
         self._constraints: list = []          # (text, expression known to be >= 0)
         self._equal: dict = {}                # "a == 2*b": a variable stands for an expression
         self._equal_atoms: dict = {}          # "max(a, b) == c": an atom, for an expression
-        self._term_rules: dict = {}           # "4*floordiv(b, 4) == b": {atom: (b, 4)}
+        self._term_rules: dict = {}           # "4*floordiv(b, 4) == b": {(atom,): (b, 4)}
         self._equalities: list = []           # (text, lhs - rhs), checked at call time
         for text in self.constraints_str:
             _parse_constraint(text, self)
@@ -87,11 +87,24 @@ class SymbolicScope:
 class _Atom:
     """A factor of a monomial: a variable, or an operation (floordiv, mod, max, min) applied
     to expressions."""
-    __slots__ = ("op", "args", "_key")
+    __slots__ = ("op", "args", "_key", "_order")
 
     def __init__(self, op: str, args: tuple):
         self.op, self.args = op, args
         self._key = (0, args[0]) if op == "var" else (1, op, tuple(map(str, args)))
+        self._order = None                   # JAX's sort key, made when first printed
+
+    def order(self) -> tuple:
+        """JAX 0.10.2's syntactic order of factors (_DimFactor._syntactic_cmp) as a key:
+        (size, name) for a variable, (size, operation, operands' keys) for an operation, its
+        size 1 + its operands' sizes (a constant operand's is 1)."""
+        if self._order is None:
+            if self.op == "var":
+                self._order = (1, self.args[0])
+            else:
+                keys = tuple(map(_expr_order, self.args))
+                self._order = (1 + sum(k[0] for k in keys), self.op) + keys
+        return self._order
 
     def __eq__(self, other):
         return isinstance(other, _Atom) and self._key == other._key
@@ -167,7 +180,7 @@ def _evaluate(d, env: dict) -> int:
 # ------------------------------------------------------------------ expressions
 class _DimExpr:
     """A symbolic dimension: sum of coefficient * monomial (a sorted tuple of atoms)."""
-    __slots__ = ("_terms", "scope", "_hash")
+    __slots__ = ("_terms", "scope", "_hash", "_printed")
     _symbolic_dimension = True               # what core.symbolic.is_symbolic looks for
     weak_type = True                         # as a value, weakly typed like a Python int
     __array_priority__ = 1000                # `ndarray + dim` is the dim's __radd__, a tracer's
@@ -178,6 +191,7 @@ class _DimExpr:
                                    key=lambda t: (len(t[0]), t[0]), reverse=True))
         self.scope = scope
         self._hash = hash(self._terms)
+        self._printed = None                 # (JAX's order key, text), made when first printed
 
     @staticmethod
     def _make(terms: dict, scope):
@@ -422,28 +436,52 @@ class _DimExpr:
                 return monomial[0].args[0]
         return None
 
+    def _jax_order(self) -> tuple:
+        """(key, text): JAX 0.10.2's syntactic order of expressions (_DimExpr._syntactic_cmp)
+        as a key, and the text JAX prints, its terms in that order, largest first. The
+        monomials stay as jxkernel keeps them; only printing (and comparing operands of
+        operations for printing) sorts them as JAX's _sorted_terms are."""
+        if self._printed is None:
+            terms = []
+            for monomial, coeff in self._terms:
+                factors = sorted(_powers(monomial), key=lambda f: f[0].order(), reverse=True)
+                terms.append((_term_order(monomial), coeff, factors))
+            terms.sort(key=lambda t: t[0], reverse=True)
+            key = (sum(1 + abs(c) * k[0] for k, c, _ in terms),
+                   tuple((k, c) for k, c, _ in terms))
+            text = ""
+            for _, coeff, factors in terms:
+                # a term's factors print smallest first (JAX's _DimTerm.__str__ sorts them)
+                body = "*".join(str(atom) if n == 1 else f"{atom}^{n}"
+                                for atom, n in reversed(factors))
+                mag = abs(coeff)
+                part = body if mag == 1 and body else (f"{mag}*{body}" if body else str(mag))
+                text += (" - " if coeff < 0 else " + ") + part if text else \
+                    ("- " if coeff < 0 else "") + part
+            self._printed = (key, text)
+        return self._printed
+
     def __str__(self):
-        text = ""
-        for monomial, coeff in self._terms:
-            body = "*".join(_powers(monomial))
-            mag = abs(coeff)
-            part = body if mag == 1 and body else (f"{mag}*{body}" if body else str(mag))
-            text += (" - " if coeff < 0 else " + ") + part if text else \
-                ("- " if coeff < 0 else "") + part
-        return text
+        return self._jax_order()[1]
 
     __repr__ = __str__
 
 
+def _expr_order(v) -> tuple:
+    """JAX's syntactic key of an operand: a constant k is an expression of one constant term
+    (size 1)."""
+    return (1, (((0, ()), v),)) if isinstance(v, int) else v._jax_order()[0]
+
+
 def _powers(monomial) -> list:
-    """["a^2", "b"] for the sorted atoms (a, a, b)."""
+    """[(a, 2), (b, 1)] for the sorted atoms (a, a, b)."""
     out = []
     for atom in monomial:
         if out and out[-1][0] == atom:
             out[-1][1] += 1
         else:
             out.append([atom, 1])
-    return [str(atom) if n == 1 else f"{atom}^{n}" for atom, n in out]
+    return [(atom, n) for atom, n in out]
 
 
 def _is_dim(x) -> bool:
@@ -471,22 +509,40 @@ def _monomial_bounds(monomial) -> tuple:
 
 
 def _apply_term_rules(terms: dict, rules: dict) -> dict:
-    """`terms` with each k*atom*rest whose atom has a rule c*atom == e (k a multiple of c)
-    written (k // c)*e*rest, as JAX's normalization rules of a scope's equalities
-    (`4*floordiv(b, 4)` is `b` under "mod(b, 4) == 0"; `2*floordiv(b, 4)` stays)."""
+    """`terms` with each k*term whose term has a rule c*term == e (k a multiple of c) written
+    (k // c)*e, and, as JAX's normalization rules of a scope's equalities, a product whose
+    factor (with its power) has one rewritten the same, the other factors kept: the largest
+    such factor in JAX's order (`4*floordiv(b, 4)` is `b` under "mod(b, 4) == 0", and
+    `4*a*floordiv(b, 4)` is `a*b`; `2*floordiv(b, 4)` stays)."""
     out: dict = {}
     for monomial, coeff in terms.items():
-        hit = next((i for i, atom in enumerate(monomial)
-                    if atom in rules and coeff % rules[atom][1] == 0), None)
+        hit = _rule_for(monomial, coeff, rules)
         if hit is None:
             out[monomial] = out.get(monomial, 0) + coeff
             continue
-        value, c = rules[monomial[hit]]
-        rest = monomial[:hit] + monomial[hit + 1:]
+        key, (value, c) = hit
+        rest = list(monomial)
+        for atom in key:
+            rest.remove(atom)
+        rest = tuple(rest)
         for m, k in (value._terms if isinstance(value, _DimExpr) else (((), value),)):
             m = tuple(sorted(rest + m))
             out[m] = out.get(m, 0) + k * (coeff // c)
     return out
+
+
+def _rule_for(monomial, coeff, rules: dict):
+    """(the monomial's part a rule rewrites, the rule), or None (JAX's _normalize_term)."""
+    rule = rules.get(monomial)
+    if rule is not None and coeff % rule[1] == 0:
+        return monomial, rule
+    if len(monomial) > 1:
+        for atom, n in sorted(_powers(monomial), key=lambda f: f[0].order(), reverse=True):
+            key = (atom,) * n
+            rule = rules.get(key) if key != monomial else None
+            if rule is not None and coeff % rule[1] == 0:
+                return key, rule
+    return None
 
 
 def _times(p, q):
@@ -497,7 +553,7 @@ def _divide_exactly(x: _DimExpr, y):
     """x // y when y divides every term of x (a constant, or one term), else None."""
     if isinstance(y, _DimExpr):
         if len(y._terms) != 1:
-            return 1 if x == y else None
+            return _long_divide(x, y)
         (y_mono, y_coeff), = y._terms
     else:
         y_mono, y_coeff = (), int(y)
@@ -514,6 +570,48 @@ def _divide_exactly(x: _DimExpr, y):
             return None
         terms[tuple(rest)] = coeff // y_coeff
     return _DimExpr._make(terms, x.scope)
+
+
+def _divide_term(monomial, coeff, by_monomial, by_coeff):
+    """(monomial, coeff) / (by_monomial, by_coeff) as one term, or None."""
+    rest = list(monomial)
+    for atom in by_monomial:
+        if atom not in rest:
+            return None
+        rest.remove(atom)
+    if coeff % by_coeff:
+        return None
+    return tuple(rest), coeff // by_coeff
+
+
+def _long_divide(x, y: _DimExpr):
+    """x // y for y of several terms when it divides exactly, else None: JAX 0.10.2's
+    polynomial division (_DimExpr._divmod), dividing the leading term (largest in its
+    syntactic order) of what is left by y's until a constant is left, which must be 0
+    ((a^2 - b^2) // (b + a) is `- b + a`)."""
+    by_monomial, by_coeff = _leading_term(y)
+    quotient, left = 0, x
+    for _ in range(64):                      # (the leading term shrinks at each step)
+        if not isinstance(left, _DimExpr):
+            return quotient if left == 0 else None
+        term = _divide_term(*_leading_term(left), by_monomial, by_coeff)
+        if term is None:
+            return None
+        q = _DimExpr._make({term[0]: term[1]}, y.scope)
+        quotient, left = quotient + q, left - q * y
+    return None
+
+
+def _leading_term(d: _DimExpr) -> tuple:
+    """(monomial, coeff) of the largest term in JAX's syntactic order (its _leading_term)."""
+    return max(d._terms, key=lambda t: _term_order(t[0]))
+
+
+def _term_order(monomial) -> tuple:
+    """JAX's syntactic key of a term (_DimTerm._syntactic_cmp): (size, its factors' keys and
+    exponents, largest factor first)."""
+    keys = tuple(sorted(((atom.order(), n) for atom, n in _powers(monomial)), reverse=True))
+    return sum(1 + n * k[0] for k, n in keys), keys
 
 
 def constrained_bounds(d) -> tuple:
@@ -926,6 +1024,10 @@ def _atom_equality(text, left, right, known, scope) -> None:
     `constrained_bounds` uses the equality as bounds too, as JAX's decision procedure)."""
     scope._equalities.append((text, known))
     terms = left._terms if isinstance(left, _DimExpr) else ()
+    if len(terms) == 1 and len(terms[0][0]) > 1:      # a product: a rule for its multiples
+        (monomial, coeff), = terms                     # ("128*b*floordiv(t, 128) == b*t")
+        scope._term_rules[monomial] = (right, coeff)
+        return
     if len(terms) == 1 and len(terms[0][0]) == 1 and terms[0][0][0].op != "var":
         (atom,), coeff = terms[0]
         value = right // coeff if isinstance(right, int) and right % coeff == 0 else \
@@ -933,11 +1035,11 @@ def _atom_equality(text, left, right, known, scope) -> None:
         if value is not None:
             scope._equal_atoms[atom] = value
         else:                                  # only multiples of coeff*atom are `right`
-            scope._term_rules[atom] = (right, coeff)
+            scope._term_rules[(atom,)] = (right, coeff)
         divisor = atom.args[1]
         if atom.op == "mod" and coeff == 1 and right == 0 and isinstance(divisor, int):
             # "mod(e, k) == 0" also says k*floordiv(e, k) == e (JAX adds that rule)
-            scope._term_rules[_Atom("floordiv", atom.args)] = (atom.args[0], divisor)
+            scope._term_rules[(_Atom("floordiv", atom.args),)] = (atom.args[0], divisor)
 
 
 def _parse_side(text: str, scope: SymbolicScope):

@@ -363,7 +363,8 @@ def _repeat(a, repeats, axis, total_repeat_length):
         reps = np.broadcast_to(reps, (shp[axis],))
         idx = np.repeat(np.arange(shp[axis], dtype=np.int32), reps)
         return take(a, idx, axis=axis)
-    total = operator.index(total_repeat_length)
+    total = total_repeat_length if is_symbolic(total_repeat_length) else \
+        operator.index(total_repeat_length)           # (jax.export: a symbolic length, JAX's)
     repeats = ravel(ensure_array(repeats))
     if not shp:
         if _shape(repeats) != (1,):
@@ -377,7 +378,7 @@ def _repeat(a, repeats, axis, total_repeat_length):
     repeats = broadcast_to(repeats, (shp[axis],))
     # mark where each element's block starts, then a running count gives its index
     starts = lax.cumsum(lax.concatenate(
-        [np.zeros((1,), _dtype(repeats)), _slice_axis(repeats, 0, -1, 0)], 0))
+        [np.zeros((1,), _dtype(repeats)), lax.slice_in_dim(repeats, 0, shp[axis] - 1)], 0))
     marks = _scatter_update(_full((total,), 0, np.dtype(np.int32)), starts, np.int32(1),
                             lax.scatter_add)
     idx = lax.sub(lax.cumsum(marks), np.int32(1))

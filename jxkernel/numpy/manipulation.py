@@ -139,7 +139,9 @@ def _compute_newshape(arr_shape: tuple, newshape) -> tuple:
     neg1s = [i for i, d in enumerate(newshape) if d == -1]
     if len(neg1s) > 1:
         raise TypeError(f"can only specify one unknown axis size with a `-1` value, got {orig}")
-    if any(d < 0 and d != -1 for d in newshape):
+    # (a symbolic size is left to lax.reshape's `d >= 0`, JAX's comparison and words when
+    # inconclusive: "'a*b - c' >= '0'")
+    if any(not is_symbolic(d) and d < 0 and d != -1 for d in newshape):
         raise TypeError(f"reshape new_sizes must all be non-negative, got {orig}")
     if neg1s:
         i, = neg1s
@@ -156,7 +158,7 @@ def _compute_newshape(arr_shape: tuple, newshape) -> tuple:
                             f"shape {orig} because the product of specified axis sizes "
                             f"({others}) does not evenly divide {size}")
         return newshape[:i] + (size // others,) + newshape[i + 1:]
-    if size != math.prod(newshape):
+    if not any(map(is_symbolic, (*arr_shape, *newshape))) and size != math.prod(newshape):
         raise TypeError(f"cannot reshape array of shape {arr_shape} (size {size}) into shape "
                         f"{orig} (size {math.prod(newshape)})")
     return newshape

@@ -40,6 +40,10 @@ CASES = [
     # a symbolic number of segments and bucket size
     ("segment_sum", lambda x, b, jnp: _module(jnp, "ops").segment_sum(
         x, jnp.arange(x.shape[0]) % b, num_segments=b, bucket_size=b)),
+    # a symbolic total_repeat_length (jnp.repeat's scatter of block starts, then a gather)
+    ("repeat 2, total 2b", lambda x, b, jnp: jnp.repeat(x, 2, axis=1, total_repeat_length=2 * b)),
+    ("repeat arange(b) % 3, total 2b + 1", lambda x, b, jnp: jnp.repeat(
+        x, jnp.arange(b) % 3, axis=1, total_repeat_length=2 * b + 1)),
     # a pad width of symbolic size (mode "constant")
     ("pad ((b, 0), (1, 2))", lambda x, b, jnp: jnp.pad(x, ((b, 0), (1, 2)))),
 ]
