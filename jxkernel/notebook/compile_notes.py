@@ -35,6 +35,7 @@ from ..core.compile_record import USER
 from ..core.config import config
 from ..views.outside_values import stale_reads
 from ..views.recompile_explainer import explanation_text
+from ..views.signature_changes.fixes import PATTERN_SAID
 from ..views.source import defined_at
 from .display import Note, source_label, source_line
 
@@ -42,11 +43,13 @@ MODES = ("all", "recompiles", "off")
 
 
 def fix_in_brief(fix: str) -> str:
-    """What to do, from a Change's fix: its last sentence (the fixes say the cause first).
+    """What to do, from a Change's fix: its last sentence (the fixes say the cause first),
+    before the sentence saying its code is a pattern (PATTERN_SAID: no advice of its own).
 
         >>> fix_in_brief("Every new shape compiles anew. Pad or bucket x to a few fixed sizes.")
         'Pad or bucket x to a few fixed sizes.'
     """
+    fix = fix.strip().removesuffix(PATTERN_SAID.strip())
     sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z])", fix.strip())
     return sentences[-1] if sentences else ""
 

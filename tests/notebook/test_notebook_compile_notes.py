@@ -140,6 +140,10 @@ def test_the_fix_in_brief_is_its_last_sentence():
         "Pad x (a mask keeps it out)."
     assert fix_in_brief("Cast it, e.g. to jnp.float32.") == "Cast it, e.g. to jnp.float32."
     assert fix_in_brief("") == ""
+    # a fix whose code is a pattern ends by saying so: the brief is the advice before that
+    assert fix_in_brief("A new jit object compiles anew. Make it once and reuse it. The code "
+                        "below is a pattern, in names of yours to fill in.") == \
+        "Make it once and reuse it."
 
 
 def test_two_functions_recompiled_in_one_cell_are_both_named(shell):
