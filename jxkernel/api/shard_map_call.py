@@ -149,7 +149,7 @@ def _body_typed(aval, local, mesh, manual):
     """`local` (a partly manual body's input) typed over the Explicit axes left to the body
     as its argument `aval` is split over them, on the mesh with the manual axes Manual (JAX's
     _shard_shaped_array); as it is where none is."""
-    sharding = aval.sharding
+    sharding = aval.split
     if sharding is None or manual >= explicit_axes(mesh):
         return local
     ndim = len(aval.shape)

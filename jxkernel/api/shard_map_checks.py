@@ -221,7 +221,7 @@ def _inferred_spec(x) -> PartitionSpec:
     the one its type carries on Explicit axes, as JAX reads typeof(x).sharding."""
     if is_sharded(x):
         return x.sharding.spec
-    spec = getattr(getattr(get_aval(x), "sharding", None), "spec", None)
+    spec = getattr(getattr(get_aval(x), "split", None), "spec", None)
     return spec if isinstance(spec, PartitionSpec) else P()
 
 

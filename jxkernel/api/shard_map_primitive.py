@@ -171,7 +171,7 @@ def _abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, newly_ma
     # keeps its types)
     whole = newly_manual_axes == frozenset(mesh.axis_names)
     return [a.update(sharding=typed_sharding(NamedSharding(mesh, s if whole or
-                                                           inner.sharding is None else
+                                                           inner.split is None else
                                                            _joined_spec(s, inner, mesh)),
                                              len(a.shape)))
             for a, s, inner in zip(outs, out_specs, jaxpr.out_avals)]
@@ -183,7 +183,7 @@ def _joined_spec(spec, inner, mesh) -> PartitionSpec:
     dimension."""
     ndim = len(inner.shape)
     parts = []
-    for outer_axes, inner_axes in zip(spec._axes(ndim), inner.sharding.spec._axes(ndim)):
+    for outer_axes, inner_axes in zip(spec._axes(ndim), inner.split.spec._axes(ndim)):
         axes = tuple(outer_axes) + tuple(a for a in inner_axes if a in mesh.axis_names)
         parts.append(None if not axes else axes[0] if len(axes) == 1 else axes)
     return P(*parts, unreduced=spec.unreduced, reduced=spec.reduced)

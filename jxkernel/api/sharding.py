@@ -111,7 +111,7 @@ def _laid_out_on(tree, mesh):
     dimensions left out of the spec, as JAX reports it)."""
 
     def move(x):
-        typed = getattr(get_aval(x), "sharding", None)
+        typed = getattr(get_aval(x), "split", None)
         if typed is None:
             return x
         parts = list(typed.spec.partitions)

@@ -52,6 +52,7 @@ class AbstractRef(AbstractValue):
 
     shape = property(lambda self: self.inner_aval.shape)
     sharding = property(lambda self: self.inner_aval.sharding)    # (as JAX's AbstractRef)
+    split = property(lambda self: self.inner_aval.split)
     dtype = property(lambda self: self.inner_aval.dtype)
     ndim = property(lambda self: self.inner_aval.ndim)
     size = property(lambda self: self.inner_aval.size)

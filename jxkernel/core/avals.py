@@ -27,6 +27,10 @@ def make_ur(unreduced=NO_AXES, reduced=NO_AXES) -> tuple:
 # Set once an aval carries a sharding (an Explicit mesh): until then primitives skip the
 # sharding rules (core/sharding_types.py) altogether
 sharding_types_seen = False
+# set once a type names a mesh of axes without splitting over it (an Array laid out over a
+# mesh of Auto axes, a constraint to one): from then on operations' results name their
+# operands' mesh (sharding_types.abstract_eval), as JAX's rules give them
+meshes_seen = False
 # Mesh axis names in the order of the mesh a shard_map body was last traced over, so types
 # print their axes as JAX does ({V:(x,y)}, mesh order)
 axis_order: dict = {}
@@ -172,7 +176,7 @@ pytype_aval_mappings: dict = {}
 
 class ShapedArray(AbstractValue):
     """An array's type. jaxlib reads `shape`, `dtype` and `weak_type` from it directly."""
-    __slots__ = ("shape", "dtype", "weak_type", "vma", "sharding", "ur", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "split", "_mesh", "ur", "_hash")
 
     def __init__(self, shape, dtype, weak_type=False, vma=NO_AXES, sharding=None, ur=NO_UR,
                  *, manual_axis_type=None):
@@ -185,12 +189,17 @@ class ShapedArray(AbstractValue):
         self.weak_type = bool(weak_type)
         # inside a shard_map body (check_vma=True): the manual mesh axes the value varies over
         self.vma = vma
-        # on a mesh with Explicit axes: the NamedSharding the type says (sharding_types.py).
-        # One over a mesh of no axes (jax.typeof's of an unsplit value outside any mesh, which
-        # libraries hand back: Flax NNX keeps its Variables' leaf types) splits nothing and
-        # could never be laid out over a mesh: it is none (public_type shows it again)
-        self.sharding = None if sharding is not None and type(sharding.mesh) is AbstractMesh \
+        # on a mesh with Explicit axes: the NamedSharding the type says, which the typing
+        # rules act on (sharding_types.py); None where no axis is Explicit (`sharding` then
+        # names the mesh with no axis in the spec, as JAX's). One over a mesh of no axes
+        # (jax.typeof's of an unsplit value outside any mesh, which libraries hand back: Flax
+        # NNX keeps its Variables' leaf types) splits nothing and could never be laid out over
+        # a mesh: it is none
+        self.split = None if sharding is not None and type(sharding.mesh) is AbstractMesh \
             and not sharding.mesh.axis_names else sharding
+        # for an unsplit type: the AbstractMesh its `sharding` names (the mesh of the Array or
+        # constraint it came from); None: the mesh in context when `sharding` is read
+        self._mesh = None
         # inside a shard_map body (check_vma=True): (unreduced, reduced), the manual axes the
         # value is unreduced and reduced over (JAX's mat.unreduced, mat.reduced)
         self.ur = ur = ur if ur is NO_UR or ur[0] or ur[1] else NO_UR
@@ -198,6 +207,38 @@ class ShapedArray(AbstractValue):
                           (self.shape, self.dtype, self.weak_type)) \
             if _splitting(sharding) is None and ur is NO_UR else \
             hash((self.shape, self.dtype, self.weak_type, vma, sharding, ur))
+
+    @property
+    def sharding(self):
+        """JAX's `aval.sharding`: the typed split (`split`) where an axis is Explicit, over its
+        mesh's AbstractMesh (jxkernel's types may hold the device Mesh: jit's caches and
+        placement read it), else a NamedSharding over the type's AbstractMesh (the one it came
+        from, else the mesh in context) naming no axis (JAX's Auto axes are no part of a type).
+
+        >>> ShapedArray((2,), np.float32).sharding
+        NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None,))
+        """
+        split = self.split
+        if split is not None:
+            return split if type(split.mesh) is AbstractMesh else \
+                NamedSharding(split.mesh.abstract_mesh, split.spec)
+        return NamedSharding(self._mesh if self._mesh is not None else context_abstract_mesh(),
+                             PartitionSpec(*[None] * len(self.shape)))
+
+    def over_mesh(self, mesh) -> ShapedArray:
+        """This unsplit type naming `mesh` (made abstract) in its `sharding`; a split one as
+        it is. Equality and hashing do not see it."""
+        if self.split is not None or mesh is None:
+            return self
+        mesh = mesh if type(mesh) is AbstractMesh else mesh.abstract_mesh
+        if self._mesh is mesh:
+            return self
+        if mesh.axis_names:
+            global meshes_seen
+            meshes_seen = True
+        out = ShapedArray(self.shape, self.dtype, self.weak_type, self.vma, None, self.ur)
+        out._mesh = mesh
+        return out
 
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
@@ -208,16 +249,19 @@ class ShapedArray(AbstractValue):
                sharding=_KEEP, ur=None) -> ShapedArray:
         """A copy with some fields replaced; a new rank drops the sharding unless given."""
         if sharding is _KEEP:
-            sharding = self.sharding if shape is None or len(shape) == len(self.shape) else None
+            sharding = self.split if shape is None or len(shape) == len(self.shape) else None
         elif type(sharding) is NamedSharding and _names_untyped_axes(sharding):
             # a spec naming Auto or Manual axes of a mesh with Explicit ones: the type keeps
             # the Explicit ones only (JAX's modify_spec_for_auto_manual)
             sharding = typed_sharding(sharding, len(self.shape if shape is None else shape))
-        return ShapedArray(self.shape if shape is None else shape,
-                           self.dtype if dtype is None else dtype,
-                           self.weak_type if weak_type is None else weak_type,
-                           self.vma if vma is None else frozenset(vma), sharding,
-                           self.ur if ur is None else make_ur(*ur))
+        out = ShapedArray(self.shape if shape is None else shape,
+                          self.dtype if dtype is None else dtype,
+                          self.weak_type if weak_type is None else weak_type,
+                          self.vma if vma is None else frozenset(vma), sharding,
+                          self.ur if ur is None else make_ur(*ur))
+        if self._mesh is not None and out.split is None:     # (the mesh its sharding names)
+            out._mesh = self._mesh
+        return out
 
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
@@ -241,12 +285,12 @@ class ShapedArray(AbstractValue):
     def sets_swapped(self) -> ShapedArray:
         """This type with its sharding's unreduced and reduced axes swapped (the dtype kept):
         the type a cotangent of this type's values has, but for the dtype."""
-        spec = self.sharding.spec if self.sharding is not None else None
+        spec = self.split.spec if self.split is not None else None
         if spec is None or not (spec.unreduced or spec.reduced):
             return self if self.ur is NO_UR else self.update(ur=self.ur[::-1])
         return self.update(sharding=NamedSharding(
-            self.sharding.mesh, spec.update(unreduced=spec.reduced, reduced=spec.unreduced),
-            memory_kind=self.sharding.memory_kind))
+            self.split.mesh, spec.update(unreduced=spec.reduced, reduced=spec.unreduced),
+            memory_kind=self.split.memory_kind))
 
     # a value of a low type lowers to itself (what a high type made of arrays calls on them)
     def lower_val(self, val) -> list:
@@ -273,7 +317,7 @@ class ShapedArray(AbstractValue):
             head = aval_text(self, weak=False)
         text = head + self._marks()
         if mesh_axis_types:
-            mesh = self.sharding.mesh if self.sharding is not None else None
+            mesh = self.split.mesh if self.split is not None else None
             kinds: dict = {}
             for name, kind in zip(getattr(mesh, "axis_names", ()), getattr(mesh, "axis_types", ())):
                 kinds.setdefault(kind, []).append(name)
@@ -282,7 +326,7 @@ class ShapedArray(AbstractValue):
 
     def _dims(self) -> str:
         """'8,4', or with a sharding in the type '8@x,4'."""
-        if self.sharding is None:
+        if self.split is None:
             return ','.join(map(str, self.shape))
         return shape_text(self)
 
@@ -290,7 +334,7 @@ class ShapedArray(AbstractValue):
         return (type(other) is ShapedArray and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type
                 and self.vma == other.vma and self.ur == other.ur
-                and _splitting(self.sharding) == _splitting(other.sharding))
+                and _splitting(self.split) == _splitting(other.split))
 
     def __hash__(self):
         return self._hash
@@ -311,7 +355,7 @@ class ShapedArray(AbstractValue):
     def _marks(self) -> str:
         """'{V:x, U:y}': the varying manual axes, and those the type's sharding says the
         value is unreduced or reduced over (JAX prints them together)."""
-        spec = self.sharding.spec if self.sharding is not None else None
+        spec = self.split.spec if self.split is not None else None
         if not self.vma and self.ur is NO_UR and \
                 (spec is None or not (spec.unreduced or spec.reduced)):
             return ""
@@ -325,7 +369,7 @@ class AbstractToken(AbstractValue):
     among side effects. Printed 'Tok', as JAX's core.AbstractToken; `abstract_token` is its
     one instance."""
     __slots__ = ()
-    weak_type, vma, sharding = False, NO_AXES, None
+    weak_type, vma, sharding, split = False, NO_AXES, None, None
     # what carries it in and out of a compiled program: an empty bool array (JAX's
     # get_token_aval), so the runtime's buffers, aliasing and layouts treat it as one
     shape, ndim, size, dtype = (0,), 1, 0, np.dtype(np.bool_)
@@ -419,12 +463,12 @@ def shaped_abstractify(x) -> ShapedArray:
     if hasattr(x, "dtype") and hasattr(x, "shape"):
         dtype = x.dtype if dtypes.extended_scalar_type(x.dtype) else \
             dtypes.canonicalize_dtype(x.dtype)
-        sharding = getattr(x, "sharding", None)
         if isinstance(x, ShapedArray):
-            if x.sharding is not None:        # jax.typeof's (over an AbstractMesh, maybe Auto)
-                typed = typed_sharding(x.sharding, len(x.shape))
-                x = x if typed == x.sharding else x.update(sharding=typed)
+            if x.split is not None:        # jax.typeof's (over an AbstractMesh, maybe Auto)
+                typed = typed_sharding(x.split, len(x.shape))
+                x = x if typed == x.split else x.update(sharding=typed)
             return x if x.dtype == dtype else x.update(dtype=dtype)
+        sharding = getattr(x, "sharding", None)
         if is_sharding(sharding):
             return ShapeDtypeStruct(np.shape(x), dtype, getattr(x, "weak_type", False),
                                     sharding).aval
@@ -501,9 +545,10 @@ class ShapeDtypeStruct:
         ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)
         """
         aval = shaped_abstractify(x)
-        sharding = getattr(x, "sharding", None) if getattr(x, "committed", True) else None
+        sharding = x.split if isinstance(x, ShapedArray) else \
+            getattr(x, "sharding", None) if getattr(x, "committed", True) else None
         if not is_sharding(sharding):
-            sharding = aval.sharding        # a sharding in the type (Explicit mesh axes)
+            sharding = aval.split           # a sharding in the type (Explicit mesh axes)
         return cls(aval.shape, aval.dtype, aval.weak_type, sharding)
 
     def update(self, **changes) -> ShapeDtypeStruct:
@@ -621,13 +666,15 @@ def public_type(aval, value=None):
     """
     if type(aval) is not ShapedArray:
         return aval
-    typed = aval.sharding
+    typed = aval.split
     if typed is not None:
         mesh = typed.mesh if isinstance(typed.mesh, AbstractMesh) else typed.mesh.abstract_mesh
         parts = parts_of(aval)
         if _config.config.jax_remove_size_one_mesh_axis_from_type:    # (as JAX's, read now)
             parts = [tuple(a for a in p if mesh.shape[a] != 1) for p in parts]
         return aval.update(sharding=make(mesh, parts, typed.spec.unreduced, typed.spec.reduced))
+    if aval._mesh is not None:      # (the mesh of the Array or constraint it came from)
+        return aval
     own = getattr(value, "sharding", None) if getattr(value, "_trace", None) is None else None
     if isinstance(own, NamedSharding):
         mesh = own.mesh if isinstance(own.mesh, AbstractMesh) else own.mesh.abstract_mesh
@@ -640,11 +687,9 @@ def public_type(aval, value=None):
             mesh = AbstractMesh((), ())
     else:       # a value on no mesh (NumPy's, a Python scalar, one device's): none, as JAX's
         mesh = AbstractMesh((), ())
-    out = aval.update(sharding=None)
-    # set after construction: the constructor drops a sharding over a mesh of no axes, which
-    # jax.typeof still shows (as JAX's); type equality and hashing ignore it (_splitting)
-    out.sharding = NamedSharding(mesh, PartitionSpec(*[None] * len(aval.shape)))
-    return out
+    # (a mesh of no axes too, which the constructor drops from a given sharding: jax.typeof
+    # still shows it, as JAX's; type equality and hashing ignore it)
+    return aval.over_mesh(mesh)
 
 
 def context_abstract_mesh() -> AbstractMesh:
@@ -671,11 +716,11 @@ def dim_removed(aval, axis: int):
     (2,)
     """
     shape = aval.shape[:axis] + aval.shape[axis + 1:]
-    if aval.sharding is None:
+    if aval.split is None:
         return aval.update(shape=shape)
     parts = parts_of(aval)
     del parts[axis]
-    return aval.update(shape=shape, sharding=make(aval.sharding.mesh, parts,
+    return aval.update(shape=shape, sharding=make(aval.split.mesh, parts,
                                                   *summed_axes(aval)))
 
 
@@ -685,19 +730,19 @@ def dim_inserted(aval, axis: int, size: int, mesh_axis=None):
     where `aval` is typed over a mesh (an untyped one: over set_mesh's)."""
     shape = aval.shape[:axis] + (size,) + aval.shape[axis:]
     mesh = type_mesh(aval) if mesh_axis is not None else None
-    if aval.sharding is None and mesh is None:
+    if aval.split is None and mesh is None:
         return aval.update(shape=shape)
-    parts = parts_of(aval) if aval.sharding is not None else [()] * len(aval.shape)
+    parts = parts_of(aval) if aval.split is not None else [()] * len(aval.shape)
     parts.insert(axis, tuple(mesh_axis) if mesh is not None else ())
-    return aval.update(shape=shape, sharding=make(mesh or aval.sharding.mesh, parts,
+    return aval.update(shape=shape, sharding=make(mesh or aval.split.mesh, parts,
                                                   *summed_axes(aval)))
 
 
 def type_mesh(aval):
     """The mesh `aval`'s type is over: its sharding's, else set_mesh's (JAX types every
     value over the context mesh), else None."""
-    if getattr(aval, "sharding", None) is not None:
-        return aval.sharding.mesh if aval.sharding.mesh.axis_names else None
+    if getattr(aval, "split", None) is not None:
+        return aval.split.mesh if aval.split.mesh.axis_names else None
     mesh = get_mesh()
     return mesh if mesh is not None and mesh.axis_names else None
 
@@ -708,7 +753,7 @@ def summed_axes(aval) -> tuple:
     ur = getattr(aval, "ur", NO_UR)
     if ur is not NO_UR:         # (in a shard_map body: the manual axes, JAX's mat's)
         return ur
-    sharding = getattr(aval, "sharding", None)
+    sharding = getattr(aval, "split", None)
     if sharding is None:
         return NO_UR
     return sharding.spec.unreduced, sharding.spec.reduced
@@ -716,7 +761,7 @@ def summed_axes(aval) -> tuple:
 
 def parts_of(aval) -> list:
     """Per dimension of `aval`, the tuple of mesh axes splitting it."""
-    return list(aval.sharding.spec._axes(len(aval.shape)))
+    return list(aval.split.spec._axes(len(aval.shape)))
 
 
 def dim_text(size, axes) -> str:

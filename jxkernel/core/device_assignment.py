@@ -32,19 +32,19 @@ def check_device_assignment(out_avals, count) -> None:
         return
     n = count() if callable(count) else count
     for aval in typed:
-        if n is not None and aval.sharding.mesh.size != n:
+        if n is not None and aval.split.mesh.size != n:
             raise ValueError(device_assignment_error(n, aval))
 
 
 def device_assignment_error(n: int, aval) -> str:
-    mesh = aval.sharding.mesh
+    mesh = aval.split.mesh
     return (f"Length of device assignment {n} is not equal to the size of the mesh "
             f"{mesh.size} of aval {aval.str_short(True)}({{Explicit: {tuple(mesh.axis_names)}}}). "
             f"Please enter your `jit` into a mesh context via `jax.set_mesh`.")
 
 
 def _over_explicit_mesh(aval) -> bool:
-    sharding = getattr(aval, "sharding", None)
+    sharding = getattr(aval, "split", None)
     return sharding is not None and bool(sharding.mesh.axis_names) and \
         sharding.mesh.are_all_axes_explicit
 

@@ -24,7 +24,7 @@ def aval_text(aval, weak: bool = True) -> str:
     # float0 is a structured void dtype; bfloat16 and the float8s are void-kind too; a typed
     # key's dtype (key<fry>) is no NumPy dtype and has no fields
     name = "float0" if getattr(aval.dtype, "names", None) == ("float0",) else aval.dtype.name
-    dims = aval._dims() if getattr(aval, "sharding", None) is not None else \
+    dims = aval._dims() if getattr(aval, "split", None) is not None else \
         ','.join(map(str, aval.shape))
     return f"{'~' if weak and aval.weak_type else ''}{name}[{dims}]"
 

@@ -67,7 +67,7 @@ def physical_aval(aval):
         return aval
     elt = element_aval(aval.dtype)
     key_shape = tuple(elt.shape)
-    sharding = aval.sharding
+    sharding = aval.split
     if sharding is not None and hasattr(sharding, "spec"):
         try:
             spec = sharding.spec.partitions + (None,) * (len(aval.shape) - len(sharding.spec))

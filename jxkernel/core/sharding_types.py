@@ -7,7 +7,7 @@
     >>> jax.typeof(x), jax.typeof(x * 2), jax.typeof(x.sum())
     (ShapedArray(float32[8@x]), ShapedArray(float32[8@x]), ShapedArray(float32[]))
 
-`ShapedArray.sharding` holds a NamedSharding (None off such meshes, so nothing else pays).
+`ShapedArray.split` holds a NamedSharding (None off such meshes, so nothing else pays).
 While tracing, `apply` gives each result of a primitive the sharding its rule says
 (`sharding_rules`, which each primitive's module fills, as JAX's `sharding_rule=`); a
 primitive with no rule gives results with no sharding in their type (XLA then chooses, as on
@@ -24,8 +24,8 @@ from . import avals as _avals
 from . import vma as _vma
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
-from .avals import (dim_text, explicit_axes, make, parts_of, shape_text, summed_axes,  # noqa: F401
-                    typed_sharding)
+from .avals import (ShapedArray, dim_text, explicit_axes, make, parts_of,  # noqa: F401
+                    shape_text, summed_axes, typed_sharding)
 from .mesh import AbstractMesh, abstracted, get_abstract_mesh, get_mesh
 from .ir import jaxpr_params
 from .primitive import own_vma_rules, rule, sharding_rules, sharding_typing_rules
@@ -55,7 +55,19 @@ def abstract_eval(prim, avals, params) -> list:
                          f"iff {prim.name}.multiple_results.")          # (JAX's words)
     out = list(out) if prim.multiple_results else [out]
     typing = _avals.sharding_types_seen or get_mesh() is not None
-    return apply(prim, avals, params, out) if typing else out
+    out = apply(prim, avals, params, out) if typing else out
+    return _over_operands_mesh(avals, out) if _avals.meshes_seen else out
+
+
+def _over_operands_mesh(avals, out) -> list:
+    """Unsplit results named over their operands' mesh (the first that names one), as
+    JAX's rules take it (its broadcasting_sharding_rule's `mesh`)."""
+    mesh = next((m for a in avals if (m := getattr(a, "_mesh", None)) is not None
+                 and m.axis_names), None)
+    if mesh is None:
+        return out
+    return [o.over_mesh(mesh) if type(o) is ShapedArray and o._mesh is None else o
+            for o in out]
 
 
 # ------------------------------------------------------------------ out_sharding= overrides
@@ -105,7 +117,7 @@ def broadcasting_rule(name, in_avals, params, out_avals):
     shaped = [a for a in in_avals if a.shape]
     if not shaped:
         return []
-    specs = [parts_of(a) if a.sharding is not None else [()] * len(a.shape) for a in shaped]
+    specs = [parts_of(a) if a.split is not None else [()] * len(a.shape) for a in shaped]
     out = []
     for i, column in enumerate(zip(*specs)):
         found = [p for p, a in zip(column, shaped) if p or a.shape[i] != 1]
@@ -186,11 +198,11 @@ def varying_out_shape(name):
         a, out = in_avals[0], out_avals[0]
         parts = parts_of(a)
         for d, (i, o) in enumerate(zip(a.shape, out.shape)):
-            if i != o and parts[d] and o % _axes_size(a.sharding.mesh, parts[d]):
+            if i != o and parts[d] and o % _axes_size(a.split.mesh, parts[d]):
                 entry = parts[d][0] if len(parts[d]) == 1 else parts[d]
                 raise ShardingTypeError(
                     f"{name} on sharded dims where out dim ({o}) is not divisible by mesh "
-                    f"axes ({_axes_size(a.sharding.mesh, parts[d])}) with spec ({entry}) is "
+                    f"axes ({_axes_size(a.split.mesh, parts[d])}) with spec ({entry}) is "
                     f"not implemented. Got input type={a.str_short(True)} and output shape="
                     f"{tuple(out.shape)}")
         return parts
@@ -205,7 +217,7 @@ def clamp_rule(name, in_avals, params, out_avals):
     """JAX's _clamp_sharding_rule: the operand's (the middle one's) sharding; the bounds'
     do not count (untyped where the operand is)."""
     operand = in_avals[1]
-    return parts_of(operand) if operand.sharding is not None else None
+    return parts_of(operand) if operand.split is not None else None
 
 
 def broadcast_sharding(avals, shape):
@@ -221,7 +233,7 @@ def broadcast_sharding(avals, shape):
     >>> broadcast_sharding([ShapedArray((), np.float32), jax.typeof(x)], (3, 8)).spec
     P(None, 'x')
     """
-    typed = [a for a in avals if getattr(a, "sharding", None) is not None]
+    typed = [a for a in avals if getattr(a, "split", None) is not None]
     if not typed:
         return None
     parts = [()] * len(shape)
@@ -233,7 +245,7 @@ def broadcast_sharding(avals, shape):
 
 def _typed_text(aval) -> str:
     """A typed value's sharding as JAX's messages show it: over the abstract mesh."""
-    mesh = aval.sharding.mesh
+    mesh = aval.split.mesh
     return repr(make(getattr(mesh, "abstract_mesh", mesh), parts_of(aval)))
 
 
@@ -256,7 +268,7 @@ def abstract_sharding(aval):
     >>> type(s.mesh).__name__, s.spec
     ('AbstractMesh', P('x',))
     """
-    sharding = getattr(aval, "sharding", None)
+    sharding = getattr(aval, "split", None)
     return None if sharding is None else abstracted(sharding)
 
 
@@ -264,7 +276,7 @@ def same_sharding_rule(name, in_avals, params, out_avals):
     """concatenate (JAX's _concatenate_sharding_rule): every typed operand of one sharding,
     the result's, even along the concatenated dimension; untyped ones (from no mesh) take
     it. JAX's ShardingTypeError else."""
-    typed = [a for a in in_avals if a.sharding is not None]
+    typed = [a for a in in_avals if a.split is not None]
     if not typed:
         return [()] * len(out_avals[0].shape)
     if any(parts_of(a) != parts_of(typed[0]) for a in typed[1:]):
@@ -276,11 +288,11 @@ def same_sharding_rule(name, in_avals, params, out_avals):
 def select_n_rule(name, in_avals, params, out_avals):
     """JAX's _select_sharding_rule: the typed cases of one sharding, and `which` a scalar or
     of theirs; its ShardingTypeErrors else."""
-    which, cases = in_avals[0], [a for a in in_avals[1:] if a.sharding is not None]
+    which, cases = in_avals[0], [a for a in in_avals[1:] if a.split is not None]
     if any(parts_of(a) != parts_of(cases[0]) for a in cases[1:]):
         raise ShardingTypeError(f"select cases must have the same shardings, got "
                                 f"[{', '.join(map(_typed_text, cases))}].")
-    if cases and which.shape and which.sharding is not None and \
+    if cases and which.shape and which.split is not None and \
             parts_of(which) != parts_of(cases[0]):
         raise ShardingTypeError(f"select `which` must be scalar or have the same sharding as "
                                 f"cases, got `which` sharding {_typed_text(which)} but case "
@@ -389,7 +401,7 @@ def _split_parts(a, parts, split, new_sizes, dimensions):
         elif not p:
             out.extend([()] * len(piece))
         elif dimensions is None:
-            out.extend(_spread(a.sharding.mesh, p, piece))
+            out.extend(_spread(a.split.mesh, p, piece))
         else:
             raise _Unsupported
     return out
@@ -410,7 +422,7 @@ def _merge_parts(a, parts, merge, new_sizes, dimensions):
                 flat.pop()
             if None in flat:
                 raise _Unsupported
-            out.extend(_spread(a.sharding.mesh, flat, [size]))
+            out.extend(_spread(a.split.mesh, flat, [size]))
         else:
             raise _Unsupported
     return out
@@ -429,8 +441,8 @@ def dot_general_rule(name, in_avals, params, out_avals):
     if given is not None and len(given.spec) <= len(out_avals[0].shape):
         return list(given.spec._axes(len(out_avals[0].shape)))
     lhs, rhs = in_avals
-    lp = parts_of(lhs) if lhs.sharding is not None else [()] * len(lhs.shape)
-    rp = parts_of(rhs) if rhs.sharding is not None else [()] * len(rhs.shape)
+    lp = parts_of(lhs) if lhs.split is not None else [()] * len(lhs.shape)
+    rp = parts_of(rhs) if rhs.split is not None else [()] * len(rhs.shape)
     (lc, rc), (lb, rb) = params["dimension_numbers"]
     lcs, rcs = tuple(lp[i] for i in lc), tuple(rp[i] for i in rc)
     lbs, rbs = tuple(lp[i] for i in lb), tuple(rp[i] for i in rb)
@@ -460,16 +472,16 @@ def conv_rule(name, in_avals, params, out_avals):
     if given is not None:
         return list(given.spec._axes(len(out.shape)))
     lhs, rhs = in_avals
-    lp = parts_of(lhs) if lhs.sharding is not None else [()] * len(lhs.shape)
-    rp = parts_of(rhs) if rhs.sharding is not None else [()] * len(rhs.shape)
+    lp = parts_of(lhs) if lhs.split is not None else [()] * len(lhs.shape)
+    rp = parts_of(rhs) if rhs.split is not None else [()] * len(rhs.shape)
     if any(rp) or lp[params["dimension_numbers"].lhs_spec[1]]:
         raise ShardingTypeError("Please specify the output sharding via `out_sharding` "
                                 "parameter of `conv_general_dilated`")
     for d, (size, p) in enumerate(zip(out.shape, lp)):
-        if p and size != lhs.shape[d] and size % _axes_size(lhs.sharding.mesh, p):
+        if p and size != lhs.shape[d] and size % _axes_size(lhs.split.mesh, p):
             raise ShardingTypeError(
                 f"conv_general_dilated on sharded dims where out dim ({size}) is not "
-                f"divisible by mesh axes ({_axes_size(lhs.sharding.mesh, p)}) with spec "
+                f"divisible by mesh axes ({_axes_size(lhs.split.mesh, p)}) with spec "
                 f"({','.join(p)}) is not implemented. Got input type={lhs.str_short(True)} and "
                 f"output shape={out.shape}")
     return lp
@@ -483,8 +495,8 @@ def gather_rule(name, in_avals, params, out_avals):
     otherwise (`.at[...].get(out_sharding=)` is its way out)."""
     operand, indices = in_avals
     dn, slice_sizes = params["dimension_numbers"], params["slice_sizes"]
-    op = parts_of(operand) if operand.sharding is not None else [()] * len(operand.shape)
-    ix = parts_of(indices) if indices.sharding is not None else [()] * len(indices.shape)
+    op = parts_of(operand) if operand.split is not None else [()] * len(operand.shape)
+    ix = parts_of(indices) if indices.split is not None else [()] * len(indices.shape)
     out_rank = len(out_avals[0].shape)
     if not any(op) and not any(ix):
         return [()] * out_rank
@@ -519,7 +531,7 @@ def scatter_rule(name, in_avals, params, out_avals):
     `jnp.bincount` of values split over a mesh axis."""
     operand, indices, updates = in_avals[:3]
     dn = params["dimension_numbers"]
-    op, ix, up = ([()] * len(a.shape) if a.sharding is None else parts_of(a)
+    op, ix, up = ([()] * len(a.shape) if a.split is None else parts_of(a)
                   for a in (operand, indices, updates))
     if not any(op) and not any(ix) and not any(up):
         return [()] * len(operand.shape)
@@ -573,10 +585,10 @@ def pad_rule(name, in_avals, params, out_avals):
     parts = parts_of(a)
     for d, p in enumerate(parts):
         if p and out.shape[d] != a.shape[d] and \
-                out.shape[d] % _axes_size(a.sharding.mesh, p):
+                out.shape[d] % _axes_size(a.split.mesh, p):
             raise ShardingTypeError(
                 f"padding on sharded dims where out dim ({out.shape[d]}) is not divisible by "
-                f"mesh axes ({_axes_size(a.sharding.mesh, p)}) with spec ({','.join(p)}) is "
+                f"mesh axes ({_axes_size(a.split.mesh, p)}) with spec ({','.join(p)}) is "
                 f"not implemented. Got input type={a.str_short(True)} and output shape="
                 f"{_padded_shape(a.shape, params['padding_config'])}")
     return parts
@@ -594,13 +606,13 @@ def dynamic_update_slice_rule(name, in_avals, params, out_avals):
     have the same (an untyped one, from a primitive with no rule, is let through; a one-device
     array under set_mesh is typed replicated, as in JAX)."""
     operand, update = in_avals[:2]
-    if update.sharding is not None and operand.sharding is not None and \
+    if update.split is not None and operand.split is not None and \
             parts_of(update) != parts_of(operand):
         raise ShardingTypeError(
             f"dynamic_update_slice operand sharding must be equal to update sharding, got "
             f"operand sharding {with_axis_types(operand)} and update sharding "
             f"{with_axis_types(update)}.")
-    return parts_of(operand) if operand.sharding is not None else None
+    return parts_of(operand) if operand.split is not None else None
 
 
 def with_axis_types(aval, short: bool = False) -> str:
@@ -608,7 +620,7 @@ def with_axis_types(aval, short: bool = False) -> str:
     (`str_short(mesh_axis_types=True)`): "float32[8@x,2]({Explicit: ('x',), Auto: ('y',)})";
     `short`, with short dtype names (`str_short(True, True)`); no mesh: "f32[3]({})"."""
     text = aval.str_short(True) if short else str(aval)
-    return f"{text}({axis_types_text(getattr(aval.sharding, 'mesh', None))})"
+    return f"{text}({axis_types_text(getattr(aval.split, 'mesh', None))})"
 
 
 def axis_types_text(mesh) -> str:
@@ -631,17 +643,17 @@ def sort_typing(in_avals, params, out_avals):
     first such one (an iota sorted along a split value in sort's JVP is not: JAX refuses it).
     Untyped operands (JAX's empty mesh) do not count."""
     d = params["dimension"]
-    typed = [a for a in in_avals if a.sharding is not None and explicit_axes(a.sharding.mesh)]
+    typed = [a for a in in_avals if a.split is not None and explicit_axes(a.split.mesh)]
     for a in typed:
-        shown = abstracted(a.sharding)      # (JAX's types name the AbstractMesh)
+        shown = abstracted(a.split)      # (JAX's types name the AbstractMesh)
         if parts_of(a)[d]:
             raise ShardingTypeError(f"Arguments to sort must be unsharded over the sorting "
                                     f"dimension. Got arg sharding={shown} and sorting dimension={d}")
-        if (shown.mesh, parts_of(a)) != (abstracted(typed[0].sharding).mesh, parts_of(typed[0])):
-            shardings = " ".join(str(abstracted(b.sharding)) for b in typed)
+        if (shown.mesh, parts_of(a)) != (abstracted(typed[0].split).mesh, parts_of(typed[0])):
+            shardings = " ".join(str(abstracted(b.split)) for b in typed)
             raise ShardingTypeError(f"Arguments to sort must have equal shardings, got: "
                                     f"{shardings}")
-    return [o.update(sharding=a.sharding) for o, a in zip(out_avals, in_avals)]
+    return [o.update(sharding=a.split) for o, a in zip(out_avals, in_avals)]
 
 
 def split_rule(name, in_avals, params, out_avals):
@@ -676,7 +688,7 @@ def _mesh_of(in_avals):
     constrained over `get_abstract_mesh()` under set_mesh meets values placed on the mesh);
     the concrete one is returned then."""
     # a high type (a hijax Box's BoxTy, a loop's captured box) carries no sharding
-    meshes = {a.sharding.mesh for a in in_avals if getattr(a, 'sharding', None) is not None}
+    meshes = {a.split.mesh for a in in_avals if getattr(a, "split", None) is not None}
     if len(meshes) > 1:
         concrete = [m for m in meshes if not isinstance(m, _avals.AbstractMesh)]
         if len(concrete) == 1 and all(m.abstract_mesh == concrete[0].abstract_mesh
@@ -747,8 +759,8 @@ def _summed(prim, in_avals, params, out_avals, given) -> list:
     unreduced, reduced = rule(prim.name, in_avals, params, given)
     # (in a check_vma body: the manual axes' sets, JAX's mat)
     return [a.update(ur=(unreduced, reduced)) if checked and type(a) is _avals.ShapedArray
-            else a if a.sharding is None else
-            a.update(sharding=make(a.sharding.mesh, parts_of(a), unreduced, reduced))
+            else a if a.split is None else
+            a.update(sharding=make(a.split.mesh, parts_of(a), unreduced, reduced))
             for a in out_avals]
 
 
@@ -763,7 +775,7 @@ def unop_ur_rule(name, in_avals, params, given):
 
 def _replicated_axes(aval, mesh) -> frozenset:
     unreduced, reduced = summed_axes(aval)
-    used = {a for p in (parts_of(aval) if aval.sharding is not None else []) for a in p}
+    used = {a for p in (parts_of(aval) if aval.split is not None else []) for a in p}
     return frozenset(mesh.axis_names) - used - unreduced - reduced - frozenset(aval.vma)
 
 
@@ -778,7 +790,7 @@ def nary_reduced(in_avals) -> frozenset:
     if reduced:
         mesh = get_abstract_mesh()
         for a in in_avals:
-            if a.sharding is None and not a.shape:
+            if a.split is None and not a.shape:
                 # a Python scalar's constant: JAX's is made like the other operand (its
                 # full_like), reduced alike
                 continue
@@ -786,7 +798,7 @@ def nary_reduced(in_avals) -> frozenset:
                 raise ShardingTypeError(
                     f"Inputs cannot be replicated on the same axes that another input is "
                     f"reduced on. Got input type: {a} and reduced spec: {reduced}")
-            used = {x for p in (parts_of(a) if a.sharding is not None else []) for x in p}
+            used = {x for p in (parts_of(a) if a.split is not None else []) for x in p}
             if (used | set(a.vma)) & reduced:
                 raise ShardingTypeError(
                     f"Inputs cannot be sharded/varying on the same axes that another input is "
@@ -875,7 +887,7 @@ def reduce_sum_ur_rule(name, in_avals, params, given):
     operand = in_avals[0]
     unreduced, reduced = summed_axes(operand)
     if given is not None and given.unreduced:
-        parts = parts_of(operand) if operand.sharding is not None else [()] * len(operand.shape)
+        parts = parts_of(operand) if operand.split is not None else [()] * len(operand.shape)
         used = {a for i, p in enumerate(parts) if i in set(params["axes"]) for a in p}
         if not given.unreduced <= used | unreduced:
             raise ShardingTypeError(
@@ -920,7 +932,7 @@ def same_sets_ur_rule(name, in_avals, params, given):
 
 def select_ur_rule(name, in_avals, params, given):
     """select_n: its cases' sets (its sharding rule has checked the cases agree)."""
-    cases = [a for a in in_avals[1:] if a.sharding is not None]
+    cases = [a for a in in_avals[1:] if a.split is not None]
     return summed_axes(cases[0]) if cases else (frozenset(), frozenset())
 
 
@@ -955,7 +967,7 @@ def reshape_ur_rule(name, in_avals, params, given):
 def _entries(aval) -> tuple:
     """`aval`'s spec entries as JAX's partitions show them (None, 'x' or a tuple), one per
     dimension."""
-    if aval.sharding is None:
+    if aval.split is None:
         return (None,) * len(aval.shape)
     return tuple(None if not p else p[0] if len(p) == 1 else p for p in parts_of(aval))
 
@@ -999,7 +1011,7 @@ def by_rule(prim, in_avals, params, out_avals, mesh=None) -> list:
             return _on_context_mesh(prim, in_avals, out_avals)
         mesh = given.mesh
     rule = sharding_rules.get(prim)
-    if rule is None or in_avals[0].sharding is None and rule not in _ANY_OPERAND_TYPED:
+    if rule is None or in_avals[0].split is None and rule not in _ANY_OPERAND_TYPED:
         # no rule, or only a secondary operand (a padding value, an index) is typed
         return [a.update(sharding=None) for a in out_avals]
     parts = rule(prim.name, in_avals, params, out_avals)
@@ -1088,9 +1100,9 @@ def constrained_typing(in_avals, params, out_avals):
     keeps the operand's type, as JAX's: lowering adds that type's axes to the constraint.)"""
     out, given = out_avals[0], params["sharding"]
     explicit = set(given.mesh.explicit_axes)
-    if explicit and given.mesh.auto_axes and in_avals[0].sharding is not None and \
+    if explicit and given.mesh.auto_axes and in_avals[0].split is not None and \
             not explicit & {a for p in given.spec._axes(0) for a in p}:
-        return [out.update(sharding=in_avals[0].sharding)]
+        return [out.update(sharding=in_avals[0].split)]
     return [out.update(sharding=typed_sharding(given, len(out.shape)))]
 
 
@@ -1111,10 +1123,10 @@ def call_typing(in_avals, params, out_avals):
 def _typed_like(aval, inner):
     if isinstance(aval, _avals.AbstractToken):      # a token result has no sharding to type
         return aval
-    if inner.sharding is None:
+    if inner.split is None:
         return aval.update(sharding=None)
     if inner.shape == aval.shape:
-        return aval.update(sharding=inner.sharding)
+        return aval.update(sharding=inner.split)
     if aval.shape[1:] == inner.shape:               # scan's ys: stacked along a new axis
-        return aval.update(sharding=make(inner.sharding.mesh, [()] + parts_of(inner)))
+        return aval.update(sharding=make(inner.split.mesh, [()] + parts_of(inner)))
     return aval.update(sharding=None)

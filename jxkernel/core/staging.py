@@ -101,7 +101,7 @@ _LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)
 def _closed_over_explicit(aval) -> None:
     """JAX's refusal of a value typed over a mesh with Explicit axes closed over by a
     shard_map body whose mesh has its axes Manual or Auto only."""
-    sharding = getattr(aval, "sharding", None)
+    sharding = getattr(aval, "split", None)
     if sharding is None or AxisType.Explicit not in getattr(sharding.mesh, "axis_types", ()):
         return
     here = get_abstract_mesh()

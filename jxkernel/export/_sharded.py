@@ -76,7 +76,7 @@ def _layout(traced) -> Layout:
             partitioning = stage_partitioning(traced, lower=False)
     # an output given none whose type is split over Explicit axes: that sharding, as JAX
     # records (its out_shardings resolved from the avals)
-    outs = [s if s is not None or a.sharding is None else typed_sharding(a.sharding, a.ndim)
+    outs = [s if s is not None or a.split is None else typed_sharding(a.split, a.ndim)
             for s, a in zip(partitioning.given_out_shardings, traced.jaxpr.out_avals)]
     return Layout(partitioning.mesh, tuple(partitioning.user_shardings), tuple(outs))
 

@@ -252,8 +252,8 @@ def describe_mismatch(what1, tree1, avals1, what2, tree2, avals2) -> str | None:
         # Explicit mesh axes: typed carries must keep their sharding. An untyped side (a
         # primitive with no sharding rule, or a one-device initial value, which JAX would
         # type as replicated) is let through
-        if getattr(a, "sharding", None) is not None and b.sharding is not None and \
-                a.sharding != b.sharding:
+        if getattr(a, "split", None) is not None and b.split is not None and \
+                a.split != b.split:
             where = f" at path {path}" if path else ""
             return (f"{what1}{where} has type {a.strip_weak_type()} but {what2} has type "
                     f"{b.strip_weak_type()}.")
@@ -374,7 +374,7 @@ def check_carry(body_fun, in_tree, in_avals, out_tree, out_avals, name="body fun
         # Explicit mesh axes: typed carries must keep their sharding. An untyped side (a
         # primitive with no sharding rule, or a one-device initial value, which JAX would
         # type as replicated) is let through
-        elif getattr(a, "sharding", None) is not None and b.sharding is not None and \
+        elif getattr(a, "split", None) is not None and b.split is not None and \
                 not _same_typing(a, b):
             diffs.append(f"{what} has type {a.strip_weak_type()} but the corresponding output "
                          f"carry component has type {b.strip_weak_type()}")
@@ -392,8 +392,8 @@ def check_carry(body_fun, in_tree, in_avals, out_tree, out_avals, name="body fun
 def _same_typing(a, b) -> bool:
     """Whether typed `a` and `b` are split alike over one mesh (a device Mesh and its
     AbstractMesh are one: JAX's types hold abstract meshes only)."""
-    return a.sharding.mesh.abstract_mesh == b.sharding.mesh.abstract_mesh and \
-        list(a.sharding.spec._axes(len(a.shape))) == list(b.sharding.spec._axes(len(b.shape)))
+    return a.split.mesh.abstract_mesh == b.split.mesh.abstract_mesh and \
+        list(a.split.spec._axes(len(a.shape))) == list(b.split.spec._axes(len(b.shape)))
 
 
 def _carry_component(body_fun):

@@ -152,7 +152,7 @@ def _traced(fun, multiple_results, avals, params):
     shardings and the mesh in context too: avals typed over an Explicit mesh's abstract mesh
     without naming an axis equal plain ones, but a jaxpr traced from them, or under
     set_mesh, has results typed over that mesh, which a program for one device refuses."""
-    return _traced_cached(fun, multiple_results, avals, tuple(a.sharding for a in avals),
+    return _traced_cached(fun, multiple_results, avals, tuple(a.split for a in avals),
                           context_abstract_mesh(), params, config._trace_state)
 
 

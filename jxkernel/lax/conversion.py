@@ -307,7 +307,7 @@ def _allowed(rules, hook, *args) -> bool:
 
 
 def _prefix_sharding(aval, n):
-    sharding = aval.sharding
+    sharding = aval.split
     if sharding is None or not hasattr(sharding, "spec"):
         return None
     spec = sharding.spec.partitions
@@ -349,9 +349,9 @@ def _from_edtype_abstract_eval(x, *, dtype):
             f"can only convert from extended dtype to its representation dtype, but tried to "
             f"convert from {x.dtype} to {dtype} which doesn't match the representation type "
             f"{rep.dtype}.")
-    sharding = x.sharding
+    sharding = x.split
     if sharding is not None and hasattr(sharding, "spec"):
-        sharding = physical_aval(x).sharding
+        sharding = physical_aval(x).split
     return ShapedArray((*x.shape, *rep.shape), dtype, False, x.vma, sharding)
 
 

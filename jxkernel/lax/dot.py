@@ -453,13 +453,13 @@ def _cotangent_sharding(aval, order, *operands):
     """The sharding (Explicit axes) of the product a transpose by argsort(`order`) makes into
     `aval`'s cotangent, so its split contracted axes need no out_sharding=: the primal's, or
     replicated for an untyped primal (a one-device array) with typed `operands`; else None."""
-    if aval.sharding is None:
-        mesh = next((a.sharding.mesh for a in operands if a.sharding is not None), None)
+    if aval.split is None:
+        mesh = next((a.split.mesh for a in operands if a.split is not None), None)
         return None if mesh is None else sharding_types.make(mesh, [()] * len(aval.shape))
     parts = sharding_types.parts_of(aval)
     # (the cotangent's sets: unreduced where the primal is reduced, JAX's to_ct_aval)
     unreduced, reduced = sharding_types.summed_axes(aval.to_ct_aval())
-    return sharding_types.make(aval.sharding.mesh, [parts[i] for i in order], unreduced, reduced)
+    return sharding_types.make(aval.split.mesh, [parts[i] for i in order], unreduced, reduced)
 
 
 def _dot_general_transpose_rhs(ct, x, y, *, dimension_numbers, **params):

@@ -62,7 +62,7 @@ _rule(_shapes.tile_p, lambda i, o, p: _out(p, o, reps=tuple(p["reps"]) +
                                            (1,) * len(_key_dims(i[0]))))
 _rule(_elementwise.copy_p, lambda i, o, p: p)
 _rule(sharding_constraint_p, lambda i, o, p: _out(p, o, sharding=physical_aval(
-    o[0].update(sharding=p["sharding"])).sharding) if hasattr(p["sharding"], "spec") else p)
+    o[0].update(sharding=p["sharding"])).split) if hasattr(p["sharding"], "spec") else p)
 _rule(_slicing.slice_p, lambda i, o, p: _out(
     p, o, start_indices=tuple(p["start_indices"]) + (0,) * len(_key_dims(i[0])),
     limit_indices=tuple(p["limit_indices"]) + _key_dims(i[0]),

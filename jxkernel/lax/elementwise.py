@@ -1108,7 +1108,7 @@ def _select_n_batching(axis_data, vals, dims):
     if all(d == wdim for d in cdims):
         if bu.shape(which) != bu.shape(cases[0]):
             which = broadcast_in_dim(which, bu.shape(cases[0]), (wdim,),
-                                     out_sharding=ad.aval_of(cases[0]).sharding)
+                                     out_sharding=ad.aval_of(cases[0]).split)
         return select_n(which, *cases), wdim
     if not bu.shape(which) and all(d is not bu.not_mapped for d in cdims):
         if all(d == cdims[0] for d in cdims):
@@ -1122,10 +1122,10 @@ def _select_n_batching(axis_data, vals, dims):
         cases = [bu.bdim_at_front(c, d, size, ema) for c, d in zip(cases, cdims)]
     if 0 < bu.ndim(which) < bu.ndim(cases[0]):      # a per-example scalar `which`
         which = broadcast_in_dim(which, bu.shape(cases[0]), (0,),
-                                 out_sharding=ad.aval_of(cases[0]).sharding)
+                                 out_sharding=ad.aval_of(cases[0]).split)
     if bu.ndim(which) > bu.ndim(cases[0]):          # scalar cases, a batched `which`
         like = ad.aval_of(which)
-        cases = [broadcast_in_dim(c, like.shape, (), out_sharding=like.sharding) for c in cases]
+        cases = [broadcast_in_dim(c, like.shape, (), out_sharding=like.split) for c in cases]
     return select_n(which, *cases), 0
 
 

@@ -258,7 +258,7 @@ def _reduce_sum_transpose(ct, operand, *, axes, out_sharding=None):
     # typed as the operand (JAX's): broadcasting a reduced cotangent cannot say the split
     # (as the operand's cotangent: unreduced where the operand is reduced)
     return [shapes.broadcast_in_dim(ct, shape, kept,
-                                    out_sharding=operand.aval.to_ct_aval().sharding)]
+                                    out_sharding=operand.aval.to_ct_aval().split)]
 
 
 def _reduce_chooser_jvp(g, ans, operand, *, axes):

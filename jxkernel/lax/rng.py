@@ -198,7 +198,7 @@ def _rng_bit_generator_typing(in_avals, params, out_avals):
     """JAX's sharding rule: the new key typed as the key, the bits as out_sharding says."""
     key, bits = out_avals
     given = params["out_sharding"]
-    return [key.update(sharding=in_avals[0].sharding),
+    return [key.update(sharding=in_avals[0].split),
             bits if given is None else bits.update(sharding=typed_sharding(given,
                                                                             len(bits.shape)))]
 

@@ -54,14 +54,14 @@ scan_p = Primitive("scan", multiple_results=True)
 def _slice_type(aval):
     """The type of one slice of `xs` along its leading axis; on Explicit mesh axes that axis
     must be unsplit (JAX's error) and the rest keep their sharding."""
-    if aval.sharding is None:
+    if aval.split is None:
         return aval.update(shape=aval.shape[1:])
     parts = sharding_types.parts_of(aval)
     if parts[0]:
         raise ValueError(f"0th dimension of all xs should be replicated. Got "
-                         f"{aval.sharding.spec!r}")
+                         f"{aval.split.spec!r}")
     return aval.update(shape=aval.shape[1:],
-                       sharding=sharding_types.make(aval.sharding.mesh, parts[1:]))
+                       sharding=sharding_types.make(aval.split.mesh, parts[1:]))
 
 
 _LENGTH_NOT_CONCRETE = ("The `length` argument to `scan` expects a concrete `int` value. For "
@@ -334,11 +334,11 @@ def _stacked_zeros(y_aval, length: int):
     """The buffer the ys are written into: zeros typed as the scan's stacked ys where a y is
     typed (its sharding, an unsplit leading axis), so each step's typed update fits it (an
     untyped buffer made under set_mesh is typed replicated over its mesh)."""
-    if y_aval.sharding is None or is_extended(y_aval.dtype):
+    if y_aval.split is None or is_extended(y_aval.dtype):
         return zeros(cf.broadcast_aval(y_aval, length))
     stacked = dim_inserted(y_aval, 0, length)
     return broadcast_in_dim(typed_constant(0, y_aval.dtype), stacked.shape, (),
-                            out_sharding=stacked.sharding)
+                            out_sharding=stacked.split)
 
 
 def _strip(value, acc):

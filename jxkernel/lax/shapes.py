@@ -170,7 +170,7 @@ def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sha
     # sum over the new dimensions and those stretched from size 1; the latter come back
     unit_dims = [i for i, d in enumerate(operand.aval.shape) if d == 1]
     kept = {d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims}
-    typed = operand.aval.sharding        # the sum typed as the operand, as JAX's
+    typed = operand.aval.split        # the sum typed as the operand, as JAX's
     if typed is not None:
         spec = [p for i, p in enumerate(typed.spec.partitions + (None,) * len(operand.aval.shape))
                 if i < len(operand.aval.shape) and i not in unit_dims]
@@ -193,7 +193,7 @@ def _batched_first(sharding, x):
     vmapped axis's Explicit mesh axis."""
     if sharding is None:
         return None
-    typed = get_aval(x).sharding
+    typed = get_aval(x).split
     axes = sharding_types.parts_of(get_aval(x))[0] if typed is not None else ()
     first = None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
     return NamedSharding(sharding.mesh, PartitionSpec(first, *sharding.spec.partitions),
@@ -240,7 +240,7 @@ numpy_rules[reshape_p] = lambda x, *, new_sizes, dimensions, sharding=None: (
 def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding=None):
     # the cotangent typed as the operand's cotangent, as JAX's (a sharded reshape has no
     # rule back)
-    shape, typed = operand.aval.shape, operand.aval.to_ct_aval().sharding
+    shape, typed = operand.aval.shape, operand.aval.to_ct_aval().split
     if dimensions is None:
         return [reshape(ct, shape, out_sharding=typed)]
     # undo "transpose by `dimensions`, then reshape"
@@ -614,7 +614,7 @@ def _tile_transpose(ct, operand, *, reps):
     shape = aval.shape
     # (JAX's: each dimension's pair typed (unsplit count, the operand's splitting), which the
     # reshape could not infer from the cotangent's split merged dimension)
-    typed = aval.sharding
+    typed = aval.split
     out_sharding = None if typed is None else NamedSharding(typed.mesh, PartitionSpec(
         *(e for p in sharding_types.parts_of(aval)
           for e in (None, None if not p else p[0] if len(p) == 1 else p))))
@@ -708,7 +708,7 @@ def _asarray(x):
 
 def _typed_as(x, sharding) -> bool:
     """Whether `x`'s type is already `sharding`'s (what canonicalize_sharding gives)."""
-    typed = get_aval(x).sharding
+    typed = get_aval(x).split
     want = sharding_types.typed_sharding(sharding, len(_shape(x)))
     if typed is None or want is None:
         return typed is want

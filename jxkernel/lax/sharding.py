@@ -41,6 +41,7 @@ from ..core.primitive import (
     sharding_typing_rules,
     transpose_rules,
 )
+from ..core.avals import ShapedArray
 from ..core.trace import Tracer
 from ..transforms.jit.args import device_mismatch
 from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
@@ -170,7 +171,7 @@ def _check_auto_only(sharding) -> None:
 def _assert_typed_as(aval, sharding) -> None:
     """JAX's check of with_sharding_constraint under a mesh of Explicit axes only."""
     ndim = len(aval.shape)
-    have = aval.sharding.spec if aval.sharding is not None else PartitionSpec(*[None] * ndim)
+    have = aval.split.spec if aval.split is not None else PartitionSpec(*[None] * ndim)
     want = sharding.spec.partitions + (None,) * (ndim - len(sharding.spec))
     if _avals._config.config.jax_remove_size_one_mesh_axis_from_type:
         # (as the type, the constraint less its mesh's axes of size 1: JAX's)
@@ -292,12 +293,18 @@ def _check_devices_for(x, typed) -> None:
                             lambda: device_count(own) if own is not None else context_devices())
 
 
+_EMPTY = AbstractMesh((), ())
+
+
 def _abstract_eval(aval, *, sharding, **_):
     # the rank only: a dimension the sharding does not divide is XLA's to pad in a program
     # (JAX traces and compiles it; an eager constraint's device_put raises IndivisibleError)
     if len(sharding.spec) > len(aval.shape):
         sharding.check_shape(aval.shape)
-    return aval
+    # an unsplit result names the constraint's mesh (a sharding of no mesh: the empty one),
+    # as JAX's _sharding_constraint_abstract_eval
+    return aval.over_mesh(sharding.mesh if type(sharding) is NamedSharding else _EMPTY) \
+        if type(aval) is ShapedArray else aval
 
 
 def _impl(x, *, sharding, **_):
@@ -421,7 +428,7 @@ def _with_type_axes(sharding, aval):
     """JAX's constraint lowering: per dimension the mesh axes the result's type splits it
     over, then those the constraint names (on a mesh with Auto axes, f32[8@x,2] constrained
     to P(None, 'y') is laid out P('x', 'y'))."""
-    if aval.sharding is None or not sharding.mesh.auto_axes:
+    if aval.split is None or not sharding.mesh.auto_axes:
         return sharding
     given = sharding.spec._axes(len(aval.shape))
     return _avals.make(sharding.mesh, [t + tuple(a for a in g if a not in t)
@@ -458,7 +465,7 @@ def _batching(prim, vals, dims, *, sharding, **params):
     if d is not_mapped:
         return prim.bind(x, sharding=sharding, **params), d
     parts = list(sharding.spec.partitions) + [None] * (ndim(x) - 1 - len(sharding.spec))
-    typed = _avals.get_aval(x).sharding
+    typed = _avals.get_aval(x).split
     axes = _avals.parts_of(_avals.get_aval(x))[d] if typed is not None else ()
     # an untyped batch axis is left to XLA's propagation (P.UNCONSTRAINED, `{?}`), as JAX's
     # (a mesh without Auto axes has no open dimension: unsplit there)
@@ -577,7 +584,7 @@ def _retyped(tree, mesh):
     kept = sharding_types.explicit_axes(mesh)
 
     def move(x):
-        typed = getattr(_avals.get_aval(x), "sharding", None)
+        typed = getattr(_avals.get_aval(x), "split", None)
         if typed is None:
             return x
         own = getattr(x, "sharding", None) if not isinstance(x, Tracer) else None

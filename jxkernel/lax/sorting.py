@@ -165,7 +165,7 @@ def _sort_batching(vals, dims, *, dimension, is_stable, num_keys):
     dimension shifts past it."""
     proto, bdim = next((x, d) for x, d in zip(vals, dims) if d is not bu.not_mapped)
     rest = tuple(i for i in range(bu.ndim(proto)) if i != bdim)
-    sharding = ad.aval_of(proto).sharding
+    sharding = ad.aval_of(proto).split
     args = [shapes.broadcast_in_dim(x, bu.shape(proto), rest, out_sharding=sharding)
             if d is bu.not_mapped
             else bu.moveaxis(x, d, bdim) for x, d in zip(vals, dims)]

@@ -66,7 +66,7 @@ def source_of(x):
     if isinstance(value, Array) and not isinstance(value, Tracer):
         return value.sharding
     aval = getattr(x, "aval", None)
-    sharding = getattr(aval, "sharding", None)
+    sharding = getattr(aval, "split", None)
     if sharding is not None and set(sharding.mesh.axis_types) == {AxisType.Explicit}:
         return sharding
     return None
@@ -159,11 +159,11 @@ def _device_put_lowering(ctx, *xs, devices, srcs, copy_semantics):
     mesh = ctx.module_ctx.mesh
     out = []
     for x, aval, d in zip(xs, ctx.avals_out, devices):
-        if getattr(aval, "sharding", None) is not None:
+        if getattr(aval, "split", None) is not None:
             if mesh is None:        # jit catches this and partitions the program over the mesh
                 raise NeedsMesh(f"device_put to {d!r} inside a program compiled for one "
                                 f"device", d.mesh)
-            x = constrained(ctx, x, aval.sharding, aval)
+            x = constrained(ctx, x, aval.split, aval)
         out.append(x)
     return out
 

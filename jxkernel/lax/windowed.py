@@ -385,7 +385,7 @@ def _select_and_gather_add_batching(vals, dims, **params):
 def _select_and_gather_add_sharding(name, in_avals, params, out_avals):
     """The operand's type (as a window reduction's); the tangents must be typed as it."""
     tangents, operand = in_avals
-    if tangents.sharding is not None and operand.sharding is not None and (
+    if tangents.split is not None and operand.split is not None and (
             sharding_types.abstract_sharding(tangents) != sharding_types.abstract_sharding(operand)):
         raise sharding_types.ShardingTypeError(
             f"select_and_gather_add tangents and operand shardings must match, got "
@@ -496,7 +496,7 @@ abstract_eval_rules[select_and_scatter_add_p] = _select_and_scatter_add_abstract
 lowering_rules[select_and_scatter_add_p] = _select_and_scatter_add_lowering
 # the operand's type, as JAX's (the source, one value per window, is the cotangent)
 sharding_rules[select_and_scatter_add_p] = lambda name, in_avals, params, out_avals: (
-    sharding_types.parts_of(in_avals[1]) if in_avals[1].sharding is not None else None)
+    sharding_types.parts_of(in_avals[1]) if in_avals[1].split is not None else None)
 
 
 def _window_params(window_dimensions, window_strides, padding, **dilations) -> dict:

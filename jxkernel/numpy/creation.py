@@ -537,7 +537,7 @@ def _like(name, a, fill_value, dtype, shape, device=None, out_sharding=None):
         # (JAX's full_like names itself without the "jnp.")
         return _laid_out(lambda: _filled_like(name, a, fill_value, dtype, shape), out_sharding,
                          name if name == "full_like" else f"jnp.{name}")
-    if type(getattr(a, "aval", None)) is ShapedArray and a.aval.sharding is not None and \
+    if type(getattr(a, "aval", None)) is ShapedArray and a.aval.split is not None and \
             isinstance(a, Tracer) and shape is None and device is None and not np.ndim(fill_value):
         # a traced value of a type split over a mesh: the result has that type (JAX's lax.full_like)
         return lax.full_like(a, fill_value, dtype and canonicalize_user_dtype(dtype, name))

@@ -612,7 +612,7 @@ def _index_to_gather(shape, items, normalize_indices=True, x_parts=None) -> _Gat
             collapsed += [ax for _, ax, _ in adv_items]
             slice_shape += bshape
             typed = aval_of(arrs[0])
-            slice_parts += [()] * len(bshape) if typed.sharding is None else parts_of(typed)
+            slice_parts += [()] * len(bshape) if typed.split is None else parts_of(typed)
             y_axis += len(bshape)
             collapsed_y_axis += len(bshape)
         if pos in idx_adv_pos:
@@ -749,7 +749,7 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
     check_arraylike("scatter", y)
     shape = xa.shape
     items = _expand_bool_indices(_parse(idx, shape), shape)
-    typed = xa.sharding
+    typed = xa.split
     ix = _index_to_gather(shape, items, normalize_indices,
                           None if typed is None else parts_of(xa))
     if 0 in ix.slice_shape:

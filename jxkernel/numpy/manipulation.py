@@ -544,7 +544,7 @@ def broadcast_to(array, shape, *, out_sharding=None):
     nlead = len(shape) - len(arr_shape)
     typed = None if out_sharding is None else typed_sharding(out_sharding, len(shape))
     # a dimension split over a mesh axis stays so: the type asked must split it alike
-    split = [()] * len(arr_shape) if arr.aval.sharding is None or typed is None else \
+    split = [()] * len(arr_shape) if arr.aval.split is None or typed is None else \
         parts_of(arr.aval)
     tail = [()] * len(arr_shape) if typed is None else typed.spec._axes(len(shape))[nlead:]
     if not all(d in (1, s) for d, s in zip(arr_shape, shape[nlead:])) or \
@@ -740,7 +740,7 @@ def _broadcast_mask(mask, shp, m=None):
 def _typed_like(m):
     """`m`'s sharding type over its abstract mesh (None: untyped, or splitting nothing)."""
     a = None if m is None else aval_of(m)
-    if a is None or getattr(a, "sharding", None) is None or not any(parts_of(a)):
+    if a is None or getattr(a, "split", None) is None or not any(parts_of(a)):
         return None
     return abstract_sharding(a)
 

@@ -656,7 +656,7 @@ def _nanargmin(a, axis=None, out=None, keepdims=None):
 def _check_replicated(name, a) -> None:
     """JAX's refusal to flatten a value split over devices for a cumulative reduction."""
     aval = aval_of(a)
-    if aval.sharding is not None and builtins.any(aval.sharding.spec._axes(len(aval.shape))):
+    if aval.split is not None and builtins.any(aval.split.spec._axes(len(aval.shape))):
         raise ShardingTypeError(f"The input should be fully replicated when axis is not "
                                 f"specified to {name}. Got input type={aval}")
 

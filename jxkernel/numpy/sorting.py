@@ -111,7 +111,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = T
     idx_dtype = dtypes.canonicalize_named(dtype) if dtype is not None else \
         _index_dtype(shape[dim])
     # typed as `arr` (JAX's): sort wants its operands typed alike over a mesh
-    iota = lax.broadcasted_iota(idx_dtype, shape, dim, out_sharding=get_aval(arr).sharding)
+    iota = lax.broadcasted_iota(idx_dtype, shape, dim, out_sharding=get_aval(arr).split)
     # stable descending: reverse first so equal keys come out in their original order
     if descending and stable:
         arr, iota = lax.rev(arr, (dim,)), lax.rev(iota, (dim,))

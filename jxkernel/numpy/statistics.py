@@ -81,8 +81,8 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None,
         x_type, w_type = aval_of(x), get_aval(weights)    # (JAX's typeof: no list, no string)
         # typed over one mesh, x and weights must be split alike (JAX's typeof of host
         # weights names no mesh: they are not checked so, x being made an array first)
-        w_typed = w_type.sharding if isinstance(weights, (Array, Tracer)) else None
-        if np.shape(weights) != x_type.shape or x_type.sharding is not None and \
+        w_typed = w_type.split if isinstance(weights, (Array, Tracer)) else None
+        if np.shape(weights) != x_type.shape or x_type.split is not None and \
                 w_typed is not None and parts_of(x_type) != parts_of(w_type):
             raise ValueError(f"type of weights must match type of x. Got typeof(x)="
                              f"{with_axis_types(x_type, True)} and typeof(weights)="

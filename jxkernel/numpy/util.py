@@ -649,6 +649,6 @@ def typed_as_asked(x, sharding) -> bool:
     none after `jnp.einsum(..., out_sharding=P('X'))` or `jnp.zeros(..., out_sharding=...)`)."""
     if not isinstance(x, Tracer):
         return False
-    typed, got = typed_sharding(sharding, len(x.aval.shape)), x.aval.sharding
+    typed, got = typed_sharding(sharding, len(x.aval.shape)), x.aval.split
     return typed is not None and got is not None and got.spec == typed.spec and \
         got.mesh.abstract_mesh == typed.mesh.abstract_mesh

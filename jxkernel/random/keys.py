@@ -157,7 +157,7 @@ class KeyArray(OverData):
 
     def _make_aval(self) -> ShapedArray:
         base = self._base.aval
-        sharding = base.sharding
+        sharding = base.split
         if sharding is not None and hasattr(sharding, "spec"):
             spec = sharding.spec.partitions[:len(base.shape) - len(self.dtype.key_shape)]
             sharding = NamedSharding(sharding.mesh, PartitionSpec(*spec))

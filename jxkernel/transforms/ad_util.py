@@ -227,9 +227,9 @@ def _typed_otherwise(x_aval, aval) -> bool:
     """Whether a value of type `x_aval` and `aval`'s shape is split otherwise than `aval`'s
     type says (an untyped one counts as unsplit): JAX's _maybe_broadcast and _unbroadcast
     then change its type. False where `aval` is untyped (no Explicit axis in sight)."""
-    if getattr(aval, "sharding", None) is None:
+    if getattr(aval, "split", None) is None:
         return False
-    x_parts = parts_of(x_aval) if getattr(x_aval, "sharding", None) is not None \
+    x_parts = parts_of(x_aval) if getattr(x_aval, "split", None) is not None \
         else [()] * len(x_aval.shape)
     return x_parts != parts_of(aval)
 

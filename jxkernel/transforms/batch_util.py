@@ -52,11 +52,11 @@ def broadcast(x, size: int, axis: int, mesh_axis=None):
     # (np.delete(np.arange(len(s)), axis)'s values, built without its ~5 µs per call)
     dims = tuple(_I64(i) for i in range(len(s)) if i != axis)
     aval = get_aval(x)
-    if mesh_axis is None or getattr(aval, "sharding", None) is None or \
-            not aval.sharding.mesh.axis_names:     # (JAX's: an empty mesh, no mesh axis)
+    if mesh_axis is None or getattr(aval, "split", None) is None or \
+            not aval.split.mesh.axis_names:     # (JAX's: an empty mesh, no mesh axis)
         return broadcast_in_dim(x, s, dims)
     return broadcast_in_dim_p.bind(x, shape=tuple(s), broadcast_dimensions=dims,
-                                   sharding=dim_inserted(aval, axis, size, mesh_axis).sharding)
+                                   sharding=dim_inserted(aval, axis, size, mesh_axis).split)
 
 
 def sharding_for_vmap(axis_data, sharding, axis: int, ndim: int):

@@ -73,7 +73,7 @@ def mapped_axis_spec(leaves, axes):
             aval = get_aval(x)
         except TypeError:
             aval = None
-        sharding = getattr(aval, "sharding", None)
+        sharding = getattr(aval, "split", None)
         spec = None
         if sharding is not None and ax < len(aval.shape):
             axes_of = parts_of(aval)[ax]
@@ -93,7 +93,7 @@ def _check_unmapped(ema, leaves, axes) -> None:
         if ema is None or ax is not None or is_ref(x):
             continue
         aval = get_aval(x)
-        if getattr(aval, "sharding", None) is not None and \
+        if getattr(aval, "split", None) is not None and \
                 any(e in ema for p in parts_of(aval) for e in p):
             raise ValueError(f"Unmapped values passed to vmap cannot be sharded along the mesh "
                              f"axis you are vmapping over. Got type: {aval.str_short(True)}, "

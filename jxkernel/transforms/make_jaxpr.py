@@ -298,7 +298,7 @@ def eval_shape(fun, *args, **kwargs):
     if not any(a.is_high for a in traced.result_avals):
         return _key_shapes(traced.out_info)
     return tree_unflatten(traced.out_tree, [a if a.is_high else ShapeDtypeStruct(
-        a.shape, a.dtype, a.weak_type, getattr(a, "sharding", None)) for a in traced.result_avals])
+        a.shape, a.dtype, a.weak_type, getattr(a, "split", None)) for a in traced.result_avals])
 
 
 def _key_shapes(tree):

@@ -446,8 +446,10 @@ def sharded_array(buf, aval: ShapedArray, sharding) -> ArrayImpl:
         return ArrayImpl(buf, aval, NamedSharding(sharding.mesh, PartitionSpec())
                          if type(sharding) is NamedSharding else sharding)
     typed = typed_sharding(sharding, len(aval.shape))
-    if typed != aval.sharding:
+    if typed != aval.split:
         aval = aval.update(sharding=typed)
+    if typed is None and type(sharding) is NamedSharding:   # (its type names the mesh)
+        aval = aval.over_mesh(sharding.mesh)
     return ArrayImpl(buf, aval, sharding)
 
 

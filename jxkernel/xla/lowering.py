@@ -670,16 +670,16 @@ def index_case(block, index, results, loc=None):
 def _typed_layouts(ctx, outvars, outs) -> list:
     """Results whose type carries a sharding (Explicit axes), constrained to it, so XLA lays
     them out as the type says (JAX emits the same sdy.sharding_constraint)."""
-    typed = next((v.aval.sharding for v in outvars if v.aval.sharding is not None), None)
+    typed = next((v.aval.split for v in outvars if v.aval.split is not None), None)
     if typed is not None and ctx.module_ctx.mesh is None:  # jit partitions it over the mesh
         raise NeedsMesh(f"a result typed {typed!r} (Explicit mesh axes) inside a program "
                         f"compiled for one device: jit it at the top level", typed.mesh)
     module, mesh = ctx.module_ctx.module, ctx.module_ctx.mesh
     manual = ctx.module_ctx.manual
     if manual is not None:      # in a body: only values typed over Explicit axes left to it
-        return [out if v.aval.sharding is None or not _explicit_left(v.aval.sharding, manual[1])
+        return [out if v.aval.split is None or not _explicit_left(v.aval.split, manual[1])
                 else _typed_layout(ctx, module, mesh, v, out) for v, out in zip(outvars, outs)]
-    return [out if v.aval.sharding is None else _typed_layout(ctx, module, mesh, v, out)
+    return [out if v.aval.split is None else _typed_layout(ctx, module, mesh, v, out)
             for v, out in zip(outvars, outs)]
 
 
@@ -694,7 +694,7 @@ def _typed_layout(ctx, module, mesh, v, out):
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .sharding import sdy_sharding
     return ctx.op1("sdy.sharding_constraint", [out],
-                   {"sharding": sdy_sharding(module, mesh, v.aval.sharding, len(v.aval.shape),
+                   {"sharding": sdy_sharding(module, mesh, v.aval.split, len(v.aval.shape),
                                              typed=True)},
                    result_type=hlo.aval_type(v.aval))
 

@@ -191,7 +191,7 @@ def _eqn_layouts(eqn, ins) -> list:
 def _as_typed(aval, guess):
     """A typed result's layout, as XLA's lowering constrains it (_typed_layouts): its type's
     axes; over a mesh with Auto axes also the Auto axes the guess splits it over."""
-    typed = getattr(aval, "sharding", None)
+    typed = getattr(aval, "split", None)
     if typed is None:
         return guess
     parts = parts_of(aval)
@@ -234,8 +234,8 @@ def mesh_needed(jaxpr):
                 found = mesh_needed(sub) if isinstance(sub, Jaxpr) else None
                 if found is not None:
                     return found
-        typed = next((v.aval.sharding for v in eqn.outvars
-                      if getattr(v.aval, "sharding", None) is not None), None)
+        typed = next((v.aval.split for v in eqn.outvars
+                      if getattr(v.aval, "split", None) is not None), None)
         if typed is not None:           # (XLA's lowering: _typed_layouts)
             return typed.mesh
     return None

@@ -116,4 +116,4 @@ def carried_meshes(jaxpr, meshes) -> list:
         if m is not None:
             marked.update(dict.fromkeys(eqn.outvars, m))
     return [marked.get(v) if type(v) is Var and v in marked else
-            getattr(v.aval.sharding, "mesh", None) for v in jaxpr.outvars]
+            getattr(v.aval.split, "mesh", None) for v in jaxpr.outvars]

@@ -435,7 +435,7 @@ def _over_data(shape, sharding, dtype, make_data):
     the data laid out as the array is, its element axes whole (as JAX's rules for keys)."""
     aval = ShapedArray(shape, dtype, sharding=sharding if isinstance(sharding, NamedSharding)
                        else None)
-    data_sharding = physical_aval(aval).sharding or sharding
+    data_sharding = physical_aval(aval).split or sharding
     return wrap_physical(ShapedArray(shape, dtype), make_data(data_sharding))
 
 
@@ -564,7 +564,7 @@ def typed_outputs(out_avals, out_shardings, mesh=None) -> list:
     dimensions open to a mesh's Auto axes, _open_to_auto), else None (XLA's choice); over a
     `mesh` with Explicit axes (an eager operation under set_mesh), else replicated with one
     spec entry per dimension (as JAX's eager results over such a mesh say, P(None, None))."""
-    outs = [s if s is not None or a.sharding is None else _open_to_auto(a.sharding, len(a.shape))
+    outs = [s if s is not None or a.split is None else _open_to_auto(a.split, len(a.shape))
             for a, s in zip(out_avals, out_shardings)]
     if mesh is None or not explicit_axes(mesh):
         return outs
@@ -663,7 +663,7 @@ def apply_primitive(prim, args, params):
     shardings, avals = _operand_shardings(args, context), _avals(args)
     key = (prim, tuple(params.items()), avals, shardings, current_override(), context)
     # (before the cache: one program serves operands on a mesh under set_mesh of another)
-    check_context_mesh(prim, [(getattr(getattr(a, "sharding", None), "mesh", None), v)
+    check_context_mesh(prim, [(getattr(getattr(a, "split", None), "mesh", None), v)
                               for a, v in zip(args, avals)])
     exe = _eager.get(key)
     if exe is None:

@@ -28,6 +28,7 @@ def run(jax) -> dict:
     _array_mappings(jax, out)
     _array_to_device(jax, out)
     _small_array_test_items(jax, out)
+    _aval_shardings(jax, out)
     return out
 
 
@@ -587,3 +588,70 @@ def _small_array_test_items(jax, out):
             got = np.dtype(jax.numpy.arange(4))
         return [str(got), [(w.category.__name__, str(w.message)) for w in caught]]
     out["np.dtype of array"] = _answer(dtype_of)
+
+
+def _aval_shardings(jax, out):
+    """Every type names a mesh (JAX's aval.sharding): over a mesh of Auto axes an Array's and
+    the values computed from it name its AbstractMesh, a constraint's result the constraint's
+    mesh, with no axis in the spec; a value on no mesh the empty one; over Explicit axes the
+    typed split names the AbstractMesh, inside jit, in eval_shape and in a result's aval."""
+    import numpy as np
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+    AxisType = jax.sharding.AxisType
+    auto = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    other = jax.make_mesh((2, 2), ("a", "b"), devices=jax.devices()[:4],
+                          axis_types=(AxisType.Auto,) * 2)
+    explicit = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    value = np.arange(16.).reshape(8, 2)
+
+    def auto_types():
+        arr = jax.device_put(value, NamedSharding(auto, P("x", None)))
+        seen = [repr(arr.aval.sharding)]
+
+        @jax.jit
+        def f(x, n):
+            a = x * 2
+            b = jax.lax.with_sharding_constraint(a.T, NamedSharding(other, P("a")))
+            seen.extend(repr(v.aval.sharding) for v in (x, a, a.sum(0), b, n, n + 1))
+            seen.extend(repr(jax.typeof(v).sharding) for v in (x, b, n))
+            return a
+        f(arr, np.ones(3, np.float32))
+        return seen
+    out["aval sharding over auto axes"] = _answer(auto_types)
+    key_mesh = jax.make_mesh((2,), ("x",), devices=jax.devices()[:2],
+                             axis_types=(AxisType.Auto,))
+
+    def key_constraint():
+        seen = []
+
+        def f(k):
+            y = jax.lax.with_sharding_constraint(k, NamedSharding(key_mesh, P()))
+            seen.append(repr(y.aval.sharding))
+            return y.T
+        return [str(jax.typeof(jax.jit(f)(jax.random.key(0))))] + seen[:1]   # (traced once)
+    out["aval sharding of a constrained key"] = _answer(key_constraint)
+    out["aval sharding on no mesh"] = _answer(lambda: [
+        repr(jax.numpy.ones(3).aval.sharding),
+        repr(jax.core.ShapedArray((2,), np.float32).sharding)])
+
+    def explicit_types():
+        arr = jax.device_put(value, NamedSharding(explicit, P("x", None)))
+        arr2 = jax.device_put(value.T, NamedSharding(explicit, P(None, "y")))
+        seen = []
+
+        @jax.jit
+        def f(x, y):
+            z = x @ y
+            seen.extend(repr(v.aval.sharding) for v in (x, y, z, z * 2))
+            return z
+        res = f(arr, arr2)
+        shape = jax.eval_shape(f, arr, arr2)
+        return seen + [repr(res.aval.sharding), repr(shape.sharding)]
+    out["aval sharding over explicit axes"] = _answer(explicit_types)
+
+    def given_out_sharding():
+        with jax.set_mesh(explicit):
+            res = jax.jit(lambda x: x * 2, out_shardings=P("x", "y"))(
+                jax.device_put(value, P("x", None)))
+            return [repr(res.sharding.spec), repr(res.aval.sharding)]
+    out["aval sharding of a result laid out as out_shardings"] = _answer(given_out_sharding)

@@ -267,7 +267,7 @@ def test_a_type_built_from_typeofs_unsplit_sharding_is_unsplit():
     shown = jxkernel.typeof(x).sharding
     assert repr(shown) == "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P(None, None))"
     built = jxkernel.core.ShapedArray((2, 3), x.dtype, sharding=shown)
-    assert built.sharding is None and built == jxkernel.typeof(x)
+    assert built.split is None and built == jxkernel.typeof(x)
 
 
 def test_jit_high_examples_run_as_written():

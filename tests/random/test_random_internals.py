@@ -91,4 +91,4 @@ def test_a_traced_jaxpr_is_not_shared_across_mesh_typings():
     first = _lowering._traced(threefry2x32_rounds, True, (typed,) * 4, ())
     second = _lowering._traced(threefry2x32_rounds, True, (plain,) * 4, ())
     assert first is not second
-    assert all(v.aval.sharding is None for v in second.jaxpr.outvars)
+    assert all(v.aval.split is None for v in second.jaxpr.outvars)

@@ -32,7 +32,7 @@ auto = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
 xa = jax.device_put(np.arange(8, dtype=np.float32), NamedSharding(auto, P("x")))
 out["auto_types"] = [str(jax.typeof(xa)), str(jax.typeof(xa * 2)),
                      str(jax.typeof(jax.jit(lambda v: v + 1)(xa)))]
-out["auto_sharding_none"] = xa.aval.sharding is None     # the internal type: untyped
+out["auto_sharding_none"] = xa.aval.split is None     # the internal type: untyped
 # jax.typeof shows JAX's type: a sharding over the AbstractMesh, naming no Auto axis
 out["auto_typeof_sharding"] = repr(jax.typeof(xa).sharding)
 # shard_map's in_specs left to Infer take each argument's spec from its type, under jit too
@@ -256,8 +256,8 @@ def test_use_abstract_mesh_sets_what_get_abstract_mesh_answers():
 
 def test_avals_without_a_sharding_compare_and_hash_as_before():
     a, b = ShapedArray((2, 3), np.float32), ShapedArray((2, 3), np.float32)
-    assert a.sharding is None and a == b and hash(a) == hash((a.shape, a.dtype, a.weak_type))
-    assert a.update(shape=(6,)).sharding is None and a.str_short(short_dtypes=True) == "f32[2,3]"
+    assert a.split is None and a == b and hash(a) == hash((a.shape, a.dtype, a.weak_type))
+    assert a.update(shape=(6,)).split is None and a.str_short(short_dtypes=True) == "f32[2,3]"
 
 
 @SEVERAL_DEVICES

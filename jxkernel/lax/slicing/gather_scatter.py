@@ -562,7 +562,7 @@ def _gather_back(x, indices, updates_shape, dn, mode, fill_value=0):
 def _zeros_like(x, dtype=None):
     """Zeros of `x`'s shape, split as `x`'s type says (the rules' selects mix them with x)."""
     aval = ad.aval_of(x)
-    return ad.zeros(ShapedArray(aval.shape, dtype or aval.dtype, sharding=aval.sharding))
+    return ad.zeros(ShapedArray(aval.shape, dtype or aval.dtype, sharding=aval.split))
 
 
 def _full_like(x, value, dtype=None):

@@ -287,11 +287,11 @@ def _one(aval):
     """grad's seed: a 1 of the output's type; over a mesh with Explicit axes laid out as the
     output's type says (replicated: the output is a scalar), as JAX's lax._one."""
     one = convert_element_type(np.ones((), aval.dtype), aval.dtype, aval.weak_type)
-    if aval.sharding is None:
+    if aval.split is None:
         return one
-    mesh = aval.sharding.mesh
+    mesh = aval.split.mesh
     # typed as the output's cotangent (JAX's _one_vjp): unreduced where it is reduced
-    ct = aval.to_ct_aval().sharding.spec
+    ct = aval.to_ct_aval().split.spec
     return reshard_p.bind(one, sharding=NamedSharding(getattr(mesh, "abstract_mesh", mesh),
                                                        PartitionSpec(unreduced=ct.unreduced,
                                                                      reduced=ct.reduced)))

@@ -515,7 +515,8 @@ class Traced(_Stage):
     def out_info(self):
         """The outputs' types, a pytree of ShapeDtypeStructs (weak types kept, as JAX's), each
         with the SingleDeviceSharding jit's out_shardings gives it, or its type's sharding."""
-        shardings = [getattr(a, "sharding", None) for a in self.result_avals]
+        shardings = [a.sharding if getattr(a, "split", None) is not None else None
+                     for a in self.result_avals]       # (over the AbstractMesh, as JAX's)
         if getattr(self.jitted, "_pinned", None) is not None and \
                 self.jitted._out_shardings is not None:
             shardings = [g or s for g, s in zip(flat_pinned(self.jitted._out_shardings, (

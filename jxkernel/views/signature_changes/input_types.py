@@ -77,7 +77,7 @@ def _type_changes(before, after):
             # the same shape split another way over set_mesh's mesh (f32[4@x,3], then
             # f32[4,3]): a type of its own under a mesh of Explicit axes, as in JAX
             yield _refixed(_fixed(path, "shape", b.str_short(True), a.str_short(True)), _SPLIT_FIX,
-                           spec=_spec_arguments(getattr(b.sharding, "spec", None)))
+                           spec=_spec_arguments(getattr(b.split, "spec", None)))
         else:
             change = _fixed(path, "weak_type", _aval_text(b), _aval_text(a), dtype=a.dtype.name)
             if b.weak_type and not a.shape:       # a Python number, then a 0-d array
