@@ -23,7 +23,7 @@ from ...core.trace import Tracer
 from ..ad_util import UndefinedPrimal, Zero, add_tangents, bilinear, instantiate
 from ...tree_util import Partial, tree_flatten, tree_unflatten
 from ..api_util import flatten_fun
-from ...core.staging import trace_to_jaxpr
+from ...core.staging import is_ref, trace_to_jaxpr
 
 
 # ------------------------------------------------------------------ transposition
@@ -149,11 +149,13 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear, nonzero_cts=None) -> ClosedJaxp
         return [instantiate(c) if type(c) is Zero else c
                 for c, lin in zip(cts_in, linear) if lin]
 
-    found = trace_to_jaxpr(fun, nonlin_avals + ct_avals)
+    # ("lift": a Ref a custom_vjp's bwd writes, made outside, is a const whose final value is
+    # one more output, `ref_writes`, which the consumer writes back, core/staging.py)
+    found = trace_to_jaxpr(fun, nonlin_avals + ct_avals, ref_policy="lift")
     for aval, out in zip(lin_avals, found.out_avals):
         assert aval.shape == out.shape, (aval, out)
-    if not any(isinstance(c, Tracer) for c in closed.consts):
-        _transposed_jaxprs[key] = found
+    if not any(isinstance(c, Tracer) or is_ref(c) for c in closed.consts + found.consts):
+        _transposed_jaxprs[key] = found       # (a Ref's: each call's own)
     return found
 
 

@@ -36,7 +36,8 @@ from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rul
                                jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
                                sharding_typing_rules, staging_rules, transpose_rules)
 from ...core.source_info import traced_call_site
-from ...core.staging import JaxprTrace, convert_constvars_to_invars, is_ref
+from ...core.staging import (JaxprTrace, convert_constvars_to_invars, is_ref, ref_get,
+                             ref_set)
 from ...core.trace import Tracer, _ctx, set_current_trace
 from ...xla import client as _client
 from ...xla import pipeline
@@ -499,13 +500,21 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused,
     nonzero = tuple(type(ct) is not Zero for ct in cts)    # zero cotangents: pruned, as JAX's
     cts = [ct for ct in cts if type(ct) is not Zero]
     transposed = _derived(transpose_jaxpr(jaxpr, linear, nonzero), jaxpr)
+    written = transposed     # (Refs a custom_vjp's bwd wrote: their values in, written back)
+    if any(is_ref(c) for c in transposed.consts):
+        transposed = ClosedJaxpr(transposed.jaxpr, [ref_get(c) if is_ref(c) else c
+                                                    for c in transposed.consts])
     try:
-        outs = iter(_bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
-                              name=name, inline=inline, keep_unused=keep_unused,
-                              **pin_params(pinned and pinned.transposed(linear, nonzero))))
+        outs = _bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
+                         name=name, inline=inline, keep_unused=keep_unused,
+                         **pin_params(pinned and pinned.transposed(linear, nonzero)))
     except InvalidJitOutput as e:
         kind = e.kind           # (not the exception: its traceback holds this frame)
     else:
+        n = len(outs) - len(written.ref_writes)
+        for i, value in zip(written.ref_writes, outs[n:]):
+            ref_set(written.consts[i], value)
+        outs = iter(outs[:n])
         return [next(outs) if lin else None for lin in linear]
     # the backward pass again, op by op, as JAX's (outside the handler: the operation's error
     # is its own, not raised "during handling" of the jit's)
