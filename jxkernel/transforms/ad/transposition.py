@@ -23,7 +23,7 @@ from ...core.trace import Tracer
 from ..ad_util import UndefinedPrimal, Zero, add_tangents, bilinear, instantiate
 from ...tree_util import Partial, tree_flatten, tree_unflatten
 from ..api_util import flatten_fun
-from ...core.staging import is_ref, trace_to_jaxpr
+from ...core.staging import is_ref, ref_get, ref_set, trace_to_jaxpr
 
 
 # ------------------------------------------------------------------ transposition
@@ -157,6 +157,23 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear, nonzero_cts=None) -> ClosedJaxp
     if not any(isinstance(c, Tracer) or is_ref(c) for c in closed.consts + found.consts):
         _transposed_jaxprs[key] = found       # (a Ref's: each call's own)
     return found
+
+
+def refs_as_values(closed: ClosedJaxpr) -> tuple:
+    """(`closed` with each Ref among its consts replaced by the Ref's value where the caller
+    runs, a function of its outputs writing the trailing ones, `ref_writes`'s, back into their
+    Refs and returning the others): how a transposed jaxpr whose custom_vjp bwd wrote a Ref
+    made outside (`transpose_jaxpr`'s "lift") is bound and its writes kept."""
+    if not any(is_ref(c) for c in closed.consts):
+        return closed, list
+    plain = ClosedJaxpr(closed.jaxpr, [ref_get(c) if is_ref(c) else c for c in closed.consts])
+
+    def written(outs):
+        n = len(outs) - len(closed.ref_writes)
+        for i, value in zip(closed.ref_writes, outs[n:]):
+            ref_set(closed.consts[i], value)
+        return list(outs[:n])
+    return plain, written
 
 
 def _ct_aval(aval):

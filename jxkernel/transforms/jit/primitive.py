@@ -36,8 +36,7 @@ from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rul
                                jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
                                sharding_typing_rules, staging_rules, transpose_rules)
 from ...core.source_info import traced_call_site
-from ...core.staging import (JaxprTrace, convert_constvars_to_invars, is_ref, ref_get,
-                             ref_set)
+from ...core.staging import JaxprTrace, convert_constvars_to_invars, is_ref
 from ...core.trace import Tracer, _ctx, set_current_trace
 from ...xla import client as _client
 from ...xla import pipeline
@@ -47,7 +46,7 @@ from ...xla.dispatch import (InvalidJitOutput, check_jitted_values, invalid_valu
 from ...xla.compiler import Phases
 from ...xla.lowering import NeedsMesh
 from ...tree_util import tree_leaves
-from ..ad import jvp_jaxpr, transpose_jaxpr
+from ..ad import jvp_jaxpr, refs_as_values, transpose_jaxpr
 from ..api_util import merge_static
 from ..ad_util import Zero, is_undefined
 from ..batching import BatchTrace, batch_jaxpr
@@ -500,10 +499,8 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused,
     nonzero = tuple(type(ct) is not Zero for ct in cts)    # zero cotangents: pruned, as JAX's
     cts = [ct for ct in cts if type(ct) is not Zero]
     transposed = _derived(transpose_jaxpr(jaxpr, linear, nonzero), jaxpr)
-    written = transposed     # (Refs a custom_vjp's bwd wrote: their values in, written back)
-    if any(is_ref(c) for c in transposed.consts):
-        transposed = ClosedJaxpr(transposed.jaxpr, [ref_get(c) if is_ref(c) else c
-                                                    for c in transposed.consts])
+    # (Refs a custom_vjp's bwd wrote: their values passed, written back after)
+    transposed, written = refs_as_values(transposed)
     try:
         outs = _bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
                          name=name, inline=inline, keep_unused=keep_unused,
@@ -511,10 +508,7 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused,
     except InvalidJitOutput as e:
         kind = e.kind           # (not the exception: its traceback holds this frame)
     else:
-        n = len(outs) - len(written.ref_writes)
-        for i, value in zip(written.ref_writes, outs[n:]):
-            ref_set(written.consts[i], value)
-        outs = iter(outs[:n])
+        outs = iter(written(outs))
         return [next(outs) if lin else None for lin in linear]
     # the backward pass again, op by op, as JAX's (outside the handler: the operation's error
     # is its own, not raised "during handling" of the jit's)
