@@ -173,7 +173,11 @@ def _closing_over_refs(custom, args) -> tuple:
                                  f"array reference of type {ref_type(leaf)} at output tree "
                                  f"path {keystr(path)} that was not an argument.")
         leaves, kept["tree"] = tree_flatten(res)
-        kept["refs"] = {i: leaf for i, leaf in enumerate(leaves) if is_ref(leaf)}
+        # (a Ref a jit's stand-in stood for kept as that stand-in: a later call's bwd, the
+        # jvp cached, writes that call's Ref)
+        stood = {id(live_ref(r)): r for r in refs.values()}
+        kept["refs"] = {i: stood.get(id(leaf), leaf) for i, leaf in enumerate(leaves)
+                        if is_ref(leaf)}
         return out, [None if is_ref(leaf) else leaf for leaf in leaves]
 
     def bwd(*given):
