@@ -2,7 +2,7 @@
 plumbing": a statistic of the cotangents, such as an amax history, written during the backward
 pass), under `jit`, in a `scan` body (with and without `remat`), through `jax.vjp` with
 has_aux, and one jitted function differentiated with two Refs in turn (each call's bwd writes
-its own). Shared by reference/make_ref_residual_reference.py (real JAX 0.10.2) and
+its own); and `linearize` of a while loop whose body calls a custom_vjp. Shared by reference/make_ref_residual_reference.py (real JAX 0.10.2) and
 tests/transforms/test_custom_vjp_ref_residuals.py (jxkernel).
 
 `run(jax)` returns {case: ["ok", floats] or [exception class name, message]}.
@@ -107,4 +107,17 @@ def run(jax) -> dict:
             seen.append([history[...], gx, gy])
         return seen
     out["amax_history_jit"] = _outcome(amax_history)
+
+    # linearize of a while loop whose body calls a custom_vjp (JAX's
+    # test_remat_while_loop_residuals): the known loop leaves the custom_lin out
+    @jax.custom_vjp
+    def ra2a(x):
+        return jax.freeze(jax.new_ref(x))
+    ra2a.defvjp(lambda x: (ra2a(x), ()), lambda res, g: (ra2a(g),))
+
+    def looped(x):
+        return lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, ra2a(c[1])), (0, x))[1]
+    for name, f in [("plain", looped), ("jit_remat", jax.jit(jax.remat(looped)))]:
+        out[f"linearize_while_{name}"] = _outcome(lambda: jax.linearize(f, 5.0)[0])
+        out[f"linearize_while_{name}_jvp"] = _outcome(lambda: jax.linearize(f, 5.0)[1](1.0))
     return out

@@ -2,7 +2,9 @@
 (tests/data/ref_residual_cases.py, recorded by reference/make_ref_residual_reference.py):
 under jit (the stand-in jit traced for the Ref argument, its trace ended, writes the Ref the
 call passed), in a scan body with and without remat (the transposed body carries the Ref), and
-through vjp with has_aux. Values: sin and cos of XLA's CPU kernels, within 4 ulp of JAX's
+through vjp with has_aux; and linearize of a while loop whose body calls a custom_vjp (the
+loop computing the known carries runs without its custom_lin; the linear function then raises
+JAX's TypeError). Values: sin and cos of XLA's CPU kernels, within 4 ulp of JAX's
 (float32); the amax histories are whole numbers (exact)."""
 import functools
 import json
@@ -32,8 +34,11 @@ def _close(a, b):
 @pytest.mark.parametrize("name", sorted(k for k in REFERENCE if k != "jax_version"))
 def test_as_jax(name):
     got, want = ours()[name], REFERENCE[name]
-    assert got[0] == want[0] == "ok", got
-    _close(got[1], want[1])
+    assert got[0] == want[0], got
+    if want[0] == "ok":
+        _close(got[1], want[1])
+    else:                       # (JAX's error, its first line)
+        assert got[1] == want[1]
 
 
 def test_a_transposed_jaxpr_writing_a_ref_is_not_cached():
