@@ -381,7 +381,7 @@ def produced_by(eqn, index) -> str:
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     linear = [is_undefined(a) for a in args]
     nonlinear = [a for a in args if not is_undefined(a)]
-    transposed = transpose_jaxpr(jaxpr, linear)
+    transposed = transpose_jaxpr(jaxpr, linear, refs=True)
     lineage = _lineage.get(jaxpr)     # told where the staged part was made, as JAX's source info
     _derive(jaxpr, transposed, ("transpose", tuple(linear), tuple(type(c) is Zero for c in cts)),
             traced=True, call_site=None if lineage is None else lineage.call_site)

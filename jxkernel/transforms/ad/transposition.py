@@ -124,14 +124,17 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
 _transposed_jaxprs = WeakLRU(TRACES)
 
 
-def transpose_jaxpr(closed: ClosedJaxpr, linear, nonzero_cts=None) -> ClosedJaxpr:
+def transpose_jaxpr(closed: ClosedJaxpr, linear, nonzero_cts=None,
+                    refs: bool = False) -> ClosedJaxpr:
     """A jaxpr mapping (non-linear inputs, output cotangents) to cotangents of the linear
     inputs (zeros instantiated). `nonzero_cts` (one flag per output, default all): the outputs
     whose cotangents it takes; the others' are symbolic zeros, so that what only they feed is
     not transposed (JAX's jit transpose prunes them so: an eigenvector's 1/(w_j - w_i) factor
-    never multiplies a zero cotangent into NaN where eigenvalues repeat)."""
+    never multiplies a zero cotangent into NaN where eigenvalues repeat). `refs`: a Ref made
+    outside that a custom_vjp's bwd reads or writes is a const of the result, its final value
+    one more output (`ref_writes`), for a consumer that binds it with `refs_as_values`."""
     nonzero_cts = (True,) * len(closed.out_avals) if nonzero_cts is None else tuple(nonzero_cts)
-    key = (closed, (tuple(linear), nonzero_cts))
+    key = (closed, (tuple(linear), nonzero_cts, refs))
     found = _transposed_jaxprs.get(key)
     if found is not None:
         return found
@@ -151,7 +154,7 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear, nonzero_cts=None) -> ClosedJaxp
 
     # ("lift": a Ref a custom_vjp's bwd writes, made outside, is a const whose final value is
     # one more output, `ref_writes`, which the consumer writes back, core/staging.py)
-    found = trace_to_jaxpr(fun, nonlin_avals + ct_avals, ref_policy="lift")
+    found = trace_to_jaxpr(fun, nonlin_avals + ct_avals, ref_policy="lift" if refs else None)
     for aval, out in zip(lin_avals, found.out_avals):
         assert aval.shape == out.shape, (aval, out)
     if not any(isinstance(c, Tracer) or is_ref(c) for c in closed.consts + found.consts):

@@ -498,7 +498,7 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused,
     nonlinear = [a for a in args if not is_undefined(a)]
     nonzero = tuple(type(ct) is not Zero for ct in cts)    # zero cotangents: pruned, as JAX's
     cts = [ct for ct in cts if type(ct) is not Zero]
-    transposed = _derived(transpose_jaxpr(jaxpr, linear, nonzero), jaxpr)
+    transposed = _derived(transpose_jaxpr(jaxpr, linear, nonzero, refs=True), jaxpr)
     # (Refs a custom_vjp's bwd wrote: their values passed, written back after)
     transposed, written = refs_as_values(transposed)
     try:
