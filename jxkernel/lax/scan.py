@@ -614,7 +614,8 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, u
         carry_avals + y_avals + res_x_avals
     # ("lift": a Ref made outside that a custom_vjp's bwd writes is carried, written back after)
     body = trace_to_jaxpr(body_t, in_avals, ref_policy="lift")
-    refs = cr.written_refs([body])
+    refs = [r for i, r in enumerate(body.consts) if is_ref(r) and
+            all(r is not c for c in body.consts[:i])]      # (written, or only read: carried)
     if refs:
         body = _carrying_refs(body, refs, n_res_c, n_lin_c + nk)
     outs = scan_p.bind(*res_consts, *ct_consts0, *ct_carry, *cr.ref_values(refs), *ct_ys,
