@@ -86,6 +86,16 @@ def run(jax) -> dict:
         return [a[...], after_a, b[...], ga, gb]
     out["one_jit_two_refs"] = _outcome(two_refs)
 
+    def nested(outside):    # a jit inside a jit (its stand-in stands for the outer one's), and
+        inner = jax.jit(straight)          # grad itself jitted
+        outer = jax.jit(lambda ref, x: inner(ref, x) * 2.0)
+        ref = jax.new_ref(jnp.float32(0.0))
+        grad = jax.grad(outer, 1)
+        g = (jax.jit(grad) if outside else grad)(ref, jnp.float32(0.5))
+        return [ref[...], g]
+    out["nested_jit"] = _outcome(lambda: nested(False))
+    out["jit_of_grad_of_nested_jit"] = _outcome(lambda: nested(True))
+
     def amax_history():     # JAX's test_custom_vjp_grad_stats_plumbing, smaller
         @jax.custom_vjp
         def scaled(x, ref):
