@@ -43,7 +43,7 @@ from ..lax.tokens import eager_tokens
 from ..lax.io_effects import check_remat_partial_eval
 from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                          tree_map, tree_unflatten)
-from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
+from ..transforms.ad import jvp_jaxpr, refs_as_values, transpose_jaxpr
 from ..transforms.api_util import flatten_fun, merge_static, wraps
 from ..transforms.batching import batch_jaxpr
 from ..core.dce import dce_jaxpr_outputs
@@ -381,14 +381,19 @@ def produced_by(eqn, index) -> str:
 def _remat_transpose(cts, *args, jaxpr, prevent_cse, differentiated, policy):
     linear = [is_undefined(a) for a in args]
     nonlinear = [a for a in args if not is_undefined(a)]
-    transposed = transpose_jaxpr(jaxpr, linear)
+    transposed = transpose_jaxpr(jaxpr, linear, refs=True)
     lineage = _lineage.get(jaxpr)     # told where the staged part was made, as JAX's source info
     _derive(jaxpr, transposed, ("transpose", tuple(linear), tuple(type(c) is Zero for c in cts)),
             traced=True, call_site=None if lineage is None else lineage.call_site)
-    outs = iter(remat_p.bind(*nonlinear, *[instantiate(c) for c in cts], jaxpr=transposed,
-                             prevent_cse=_flags(prevent_cse, [not lin for lin in linear],
-                                                len(cts)),
-                             differentiated=True, policy=policy))
+    # Refs a custom_vjp's bwd wrote: their values (a tracer where a trace runs: operands)
+    bound, written = refs_as_values(transposed)
+    consts, prevent = [], _flags(prevent_cse, [not lin for lin in linear], len(cts))
+    if any(isinstance(c, Tracer) for c in bound.consts):
+        bound, consts = convert_constvars_to_invars(bound)
+        prevent = prevent if isinstance(prevent, bool) else (False,) * len(consts) + prevent
+    outs = iter(written(remat_p.bind(*consts, *nonlinear, *[instantiate(c) for c in cts],
+                                     jaxpr=bound, prevent_cse=prevent, differentiated=True,
+                                     policy=policy)))
     return [next(outs) if lin else None for lin in linear]
 
 

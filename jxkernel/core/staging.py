@@ -520,6 +520,21 @@ def is_ref(x) -> bool:
     return getattr(type(x), "is_array_ref", False)
 
 
+# jit's stand-in for a Ref argument (api/state.py's RefTracer) -> the Ref the latest call of
+# its jit equation passed there (transforms/jit/equation.py): what a custom_vjp's bwd, run
+# after that jit's trace ended, writes when fwd returned the stand-in as a residual, as JAX
+# passes such a Ref residual into the staged jaxpr as an input (its `num_res_ref`)
+stands_for: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def live_ref(ref):
+    """`ref`, or, for a stand-in whose jit trace has ended, the Ref it stood for (the one
+    before it, in turn, where that is a stand-in of a trace that ended too)."""
+    while is_ref(ref) and ref in stands_for and not getattr(ref._trace, "alive", True):
+        ref = stands_for[ref]
+    return ref
+
+
 def ref_get(ref, trace=None):
     """`ref`'s value where `trace` (the current trace) runs."""
     keeper = _ref_trace(ref, current_trace() if trace is None else trace)

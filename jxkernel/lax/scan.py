@@ -612,15 +612,51 @@ def _scan_transpose(cts, *args, reverse, length, jaxpr, num_consts, num_carry, u
         return new_acc + list(k_cts) + x_cts
     in_avals = [a for a, lin in zip(body_in[:nc], const_lin) if not lin] + lin_const_avals + \
         carry_avals + y_avals + res_x_avals
-    body = trace_to_jaxpr(body_t, in_avals)
-    outs = scan_p.bind(*res_consts, *ct_consts0, *ct_carry, *ct_ys, *res_xs, reverse=not reverse,
-                       length=length, jaxpr=body, num_consts=n_res_c, num_carry=n_lin_c + nk,
-                       unroll=unroll)
+    # ("lift": a Ref made outside that a custom_vjp's bwd writes is carried, written back after)
+    body = trace_to_jaxpr(body_t, in_avals, ref_policy="lift")
+    refs = [r for i, r in enumerate(body.consts) if is_ref(r) and
+            all(r is not c for c in body.consts[:i])]      # (written, or only read: carried)
+    if refs:
+        body = _carrying_refs(body, refs, n_res_c, n_lin_c + nk)
+    outs = scan_p.bind(*res_consts, *ct_consts0, *ct_carry, *cr.ref_values(refs), *ct_ys,
+                       *res_xs, reverse=not reverse, length=length, jaxpr=body,
+                       num_consts=n_res_c, num_carry=n_lin_c + nk + len(refs), unroll=unroll)
+    if refs:
+        n_carry = n_lin_c + nk
+        cr.write_refs(refs, outs[n_carry:n_carry + len(refs)])
+        outs = outs[:n_carry] + outs[n_carry + len(refs):]
     ct_consts, ct_init = iter(outs[:n_lin_c]), outs[n_lin_c:n_lin_c + nk]
     ct_xs = iter(outs[n_lin_c + nk:])
     return [next(ct_consts) if lin else None for lin in const_lin] + \
         [ct if is_undefined(c) else None for ct, c in zip(ct_init, carry)] + \
         [next(ct_xs) if lin else None for lin in xs_lin]
+
+
+def _carrying_refs(body, refs, n_consts, n_carry):
+    """`body`, a scan body traced with the "lift" policy that writes `refs` (Refs made
+    outside), as a body taking their values as more carry, after its own, and returning
+    their new values there (lax/_cf_refs.py's `discharged`, on a body's flat inputs)."""
+    writes = body.ref_writes
+    n_refs = len(refs)
+
+    def at(ref):
+        return next(k for k, r in enumerate(refs) if r is ref)
+
+    def carried(*a):
+        values = a[n_consts + n_carry:n_consts + n_carry + n_refs]
+        args = a[:n_consts + n_carry] + a[n_consts + n_carry + n_refs:]
+        consts = [values[at(c)] if any(c is r for r in refs) else c[...] if is_ref(c) else c
+                  for c in body.consts]
+        outs = eval_jaxpr(body.jaxpr, consts, *args)
+        n = len(outs) - len(writes)
+        new = list(values)
+        for i, value in zip(writes, outs[n:]):
+            new[at(body.consts[i])] = value
+        return list(outs[:n_carry]) + new + list(outs[n_carry:n])
+    avals = body.in_avals
+    ref_avals = [get_aval(r[...]) for r in refs]
+    return trace_to_jaxpr(carried, avals[:n_consts + n_carry] + ref_avals +
+                          avals[n_consts + n_carry:])
 
 
 axis_batching_rules[scan_p] = _scan_batching

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..core.traceback_util import api_boundary
 from ..core import dtypes, sharding_types
-from ..core.ir import check_effects, control_flow_allowed_effects
+from ..core.dce import dce_jaxpr
+from ..core.ir import ClosedJaxpr, check_effects, control_flow_allowed_effects
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationTypeError
 from ..core.interpret import eval_jaxpr
@@ -300,9 +301,14 @@ def _known_while(params, bconst_keep, carry_keep):
         [a for a, k in zip(body.in_avals[nb:], carry_keep) if k]
     cond_avals = list(cond.in_avals[:nc]) + [a for a, k in zip(cond.in_avals[nc:], carry_keep) if k]
     del n_carry
+    # the body without what fed only the unknown carries (a custom_vjp's custom_lin there,
+    # linear in the tangents, is not run: JAX's known loop takes the known part of the body)
+    known_body = trace_to_jaxpr(body_f, body_avals)
+    pruned = dce_jaxpr(known_body.jaxpr)
+    if pruned is not known_body.jaxpr:
+        known_body = ClosedJaxpr(pruned, known_body.consts)
     return dict(cond_jaxpr=trace_to_jaxpr(cond_f, cond_avals),
-                body_jaxpr=trace_to_jaxpr(body_f, body_avals), cond_nconsts=nc,
-                body_nconsts=sum(bconst_keep))
+                body_jaxpr=known_body, cond_nconsts=nc, body_nconsts=sum(bconst_keep))
 
 
 def _while_transpose(cts, *args, **params):

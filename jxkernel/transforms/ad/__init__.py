@@ -26,7 +26,7 @@ from .forward import (DualTracer, JVPTrace, JVPTracer, PrimalTracer, jvp,  # noq
                       jvp_flat, jvp_jaxpr)
 from .linearization import linearize, linearize_flat  # noqa: F401
 from .transposition import (always_transposed, backward_pass, linear_transpose,  # noqa: F401
-                            transpose_jaxpr)
+                            refs_as_values, transpose_jaxpr)
 from .pullback import DidntWant, DontWant, GradRef, GradValue, NotNeeded  # noqa: F401
 from .reverse import (_check_grad_input, check_output_dtype, grad, value_and_grad,  # noqa: F401
                       vjp)

@@ -23,7 +23,7 @@ from ...core.trace import Tracer
 from ..ad_util import UndefinedPrimal, Zero, add_tangents, bilinear, instantiate
 from ...tree_util import Partial, tree_flatten, tree_unflatten
 from ..api_util import flatten_fun
-from ...core.staging import trace_to_jaxpr
+from ...core.staging import is_ref, ref_get, ref_set, trace_to_jaxpr
 
 
 # ------------------------------------------------------------------ transposition
@@ -124,14 +124,17 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
 _transposed_jaxprs = WeakLRU(TRACES)
 
 
-def transpose_jaxpr(closed: ClosedJaxpr, linear, nonzero_cts=None) -> ClosedJaxpr:
+def transpose_jaxpr(closed: ClosedJaxpr, linear, nonzero_cts=None,
+                    refs: bool = False) -> ClosedJaxpr:
     """A jaxpr mapping (non-linear inputs, output cotangents) to cotangents of the linear
     inputs (zeros instantiated). `nonzero_cts` (one flag per output, default all): the outputs
     whose cotangents it takes; the others' are symbolic zeros, so that what only they feed is
     not transposed (JAX's jit transpose prunes them so: an eigenvector's 1/(w_j - w_i) factor
-    never multiplies a zero cotangent into NaN where eigenvalues repeat)."""
+    never multiplies a zero cotangent into NaN where eigenvalues repeat). `refs`: a Ref made
+    outside that a custom_vjp's bwd reads or writes is a const of the result, its final value
+    one more output (`ref_writes`), for a consumer that binds it with `refs_as_values`."""
     nonzero_cts = (True,) * len(closed.out_avals) if nonzero_cts is None else tuple(nonzero_cts)
-    key = (closed, (tuple(linear), nonzero_cts))
+    key = (closed, (tuple(linear), nonzero_cts, refs))
     found = _transposed_jaxprs.get(key)
     if found is not None:
         return found
@@ -149,12 +152,31 @@ def transpose_jaxpr(closed: ClosedJaxpr, linear, nonzero_cts=None) -> ClosedJaxp
         return [instantiate(c) if type(c) is Zero else c
                 for c, lin in zip(cts_in, linear) if lin]
 
-    found = trace_to_jaxpr(fun, nonlin_avals + ct_avals)
+    # ("lift": a Ref a custom_vjp's bwd writes, made outside, is a const whose final value is
+    # one more output, `ref_writes`, which the consumer writes back, core/staging.py)
+    found = trace_to_jaxpr(fun, nonlin_avals + ct_avals, ref_policy="lift" if refs else None)
     for aval, out in zip(lin_avals, found.out_avals):
         assert aval.shape == out.shape, (aval, out)
-    if not any(isinstance(c, Tracer) for c in closed.consts):
-        _transposed_jaxprs[key] = found
+    if not any(isinstance(c, Tracer) or is_ref(c) for c in closed.consts + found.consts):
+        _transposed_jaxprs[key] = found       # (a Ref's: each call's own)
     return found
+
+
+def refs_as_values(closed: ClosedJaxpr) -> tuple:
+    """(`closed` with each Ref among its consts replaced by the Ref's value where the caller
+    runs, a function of its outputs writing the trailing ones, `ref_writes`'s, back into their
+    Refs and returning the others): how a transposed jaxpr whose custom_vjp bwd wrote a Ref
+    made outside (`transpose_jaxpr`'s "lift") is bound and its writes kept."""
+    if not any(is_ref(c) for c in closed.consts):
+        return closed, list
+    plain = ClosedJaxpr(closed.jaxpr, [ref_get(c) if is_ref(c) else c for c in closed.consts])
+
+    def written(outs):
+        n = len(outs) - len(closed.ref_writes)
+        for i, value in zip(closed.ref_writes, outs[n:]):
+            ref_set(closed.consts[i], value)
+        return list(outs[:n])
+    return plain, written
 
 
 def _ct_aval(aval):

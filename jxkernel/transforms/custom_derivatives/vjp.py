@@ -30,7 +30,7 @@ from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rul
                                jvp_rules, lowering_rules, numpy_rules, sharding_typing_rules,
                                transpose_rules)
 from ...core.source_info import add_user_context
-from ...core.staging import is_ref
+from ...core.staging import is_ref, live_ref
 from ...core.trace import Tracer, _ctx, _jax_name, set_current_trace
 from ...tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from .. import batch_util as bu
@@ -153,7 +153,7 @@ def _closing_over_refs(custom, args) -> tuple:
 
     def full(rest):
         rest = iter(rest)
-        return [refs[i] if i in refs else next(rest) for i in range(len(args))]
+        return [live_ref(refs[i]) if i in refs else next(rest) for i in range(len(args))]
 
     def fun(*rest):
         out = custom.fun(*full(rest))
@@ -167,18 +167,24 @@ def _closing_over_refs(custom, args) -> tuple:
     def fwd(*rest):
         out, res = custom.fwd(*full(rest))
         for path, leaf in tree_flatten_with_path((out, res))[0]:
-            if is_ref(leaf) and all(leaf is not a for a in args):     # (JAX's words)
+            if is_ref(leaf) and all(leaf is not a and leaf is not live_ref(a)
+                                    for a in args):     # (JAX's words)
                 raise ValueError(f"custom_vjp fwd function {custom.fwd!r} returned a mutable "
                                  f"array reference of type {ref_type(leaf)} at output tree "
                                  f"path {keystr(path)} that was not an argument.")
         leaves, kept["tree"] = tree_flatten(res)
-        kept["refs"] = {i: leaf for i, leaf in enumerate(leaves) if is_ref(leaf)}
+        # (a Ref a jit's stand-in stood for kept as that stand-in: a later call's bwd, the
+        # jvp cached, writes that call's Ref)
+        stood = {id(live_ref(r)): r for r in refs.values()}
+        kept["refs"] = {i: stood.get(id(leaf), leaf) for i, leaf in enumerate(leaves)
+                        if is_ref(leaf)}
         return out, [None if is_ref(leaf) else leaf for leaf in leaves]
 
     def bwd(*given):
         *static, res, g = given          # (nondiff_argnums' values first, as bwd takes them)
-        res = tree_unflatten(kept["tree"], [kept["refs"].get(i, leaf) for i, leaf in
-                                            enumerate(res)])
+        # (a jit's stand-in, its trace ended: the Ref its call passed, core/staging.py)
+        res = tree_unflatten(kept["tree"], [live_ref(kept["refs"][i]) if i in kept["refs"]
+                                            else leaf for i, leaf in enumerate(res)])
         cts = custom.bwd(*static, res, g)
         return tuple(ct for i, ct in zip(diff, cts) if i not in refs) \
             if isinstance(cts, (tuple, list)) else cts

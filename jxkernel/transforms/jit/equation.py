@@ -49,6 +49,8 @@ def bind_equation(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
     jaxpr, consts, out_tree, closed = staged_high(*found)   # (hijax: high.py)
     refs = jit_refs.ref_positions(leaves)
     arrays = jit_refs.without_refs(leaves, refs)
+    if refs:          # (what a custom_vjp's bwd writes for a stand-in residual: refs.py)
+        jit_refs.stand_for(closed, leaves)
     if refs or jit_refs.uses_refs(closed):       # the Refs' values here, written back after
         consts = jit_refs.values_for(consts, leaves)
     donated = (False,) * len(consts) + jit_refs.without_refs(

@@ -46,7 +46,7 @@ from ...xla.dispatch import (InvalidJitOutput, check_jitted_values, invalid_valu
 from ...xla.compiler import Phases
 from ...xla.lowering import NeedsMesh
 from ...tree_util import tree_leaves
-from ..ad import jvp_jaxpr, transpose_jaxpr
+from ..ad import jvp_jaxpr, refs_as_values, transpose_jaxpr
 from ..api_util import merge_static
 from ..ad_util import Zero, is_undefined
 from ..batching import BatchTrace, batch_jaxpr
@@ -498,14 +498,17 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused,
     nonlinear = [a for a in args if not is_undefined(a)]
     nonzero = tuple(type(ct) is not Zero for ct in cts)    # zero cotangents: pruned, as JAX's
     cts = [ct for ct in cts if type(ct) is not Zero]
-    transposed = _derived(transpose_jaxpr(jaxpr, linear, nonzero), jaxpr)
+    transposed = _derived(transpose_jaxpr(jaxpr, linear, nonzero, refs=True), jaxpr)
+    # (Refs a custom_vjp's bwd wrote: their values passed, written back after)
+    transposed, written = refs_as_values(transposed)
     try:
-        outs = iter(_bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
-                              name=name, inline=inline, keep_unused=keep_unused,
-                              **pin_params(pinned and pinned.transposed(linear, nonzero))))
+        outs = _bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
+                         name=name, inline=inline, keep_unused=keep_unused,
+                         **pin_params(pinned and pinned.transposed(linear, nonzero)))
     except InvalidJitOutput as e:
         kind = e.kind           # (not the exception: its traceback holds this frame)
     else:
+        outs = iter(written(outs))
         return [next(outs) if lin else None for lin in linear]
     # the backward pass again, op by op, as JAX's (outside the handler: the operation's error
     # is its own, not raised "during handling" of the jit's)

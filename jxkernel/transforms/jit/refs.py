@@ -25,9 +25,11 @@ JAX's errors for a Ref passed twice, returned, or both passed and closed over ar
 """
 from __future__ import annotations
 
+import weakref
+
 from ...core.errors import check_passed_once, ref_type  # noqa: F401 (jit.refs names them)
 from ...core.ir import Jaxpr
-from ...core.staging import is_ref, ref_get, ref_set, trace_to_jaxpr
+from ...core.staging import is_ref, ref_get, ref_set, stands_for, trace_to_jaxpr
 
 
 def ref_positions(leaves) -> tuple:
@@ -40,12 +42,14 @@ def where(jitted) -> str:
     return f"{jitted._name} at {jitted._source_text()}" if jitted._source else jitted._name
 
 
-def with_stand_ins(flat, leaves, avals, positions):
+def with_stand_ins(flat, leaves, avals, positions, made=None):
     """(`flat` over the leaves that are not Refs, their avals): the Refs among `leaves` are
-    passed to `flat` as stand-ins (module docstring)."""
+    passed to `flat` as stand-ins (module docstring), each put in `made` by its position."""
+    made = {} if made is None else made
     def fun(*arrays):
         # made in the trace: there a RefTracer, as JAX's jit traces a Ref argument as a tracer
         stand_ins = {i: type(leaves[i]).stand_in(leaves[i], i) for i in positions}
+        made.update(stand_ins)
         arrays = iter(arrays)
         return flat(*[stand_ins[i] if i in stand_ins else next(arrays)
                       for i in range(len(avals))])
@@ -59,12 +63,26 @@ def traced(fun, leaves, avals, info, where: str, names):
     refs = ref_positions(leaves)
     if refs:
         check_passed_once(where, leaves, refs, names)
-        fun, avals = with_stand_ins(fun, leaves, avals, refs)
+        made = {}
+        fun, avals = with_stand_ins(fun, leaves, avals, refs, made)
         info = info._replace(arg_names=without_refs(info.arg_names, refs))
     closed = trace_to_jaxpr(fun, list(avals), info, "lift")
     if refs:
         check_not_closed_over(where, closed, leaves, refs, names)
+        _stand_ins[closed] = made
     return closed
+
+
+# a jit's trace (ClosedJaxpr) -> its stand-ins for the Ref arguments, by argument position
+_stand_ins: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def stand_for(closed, leaves) -> None:
+    """Each stand-in of `closed`'s trace now stands for the Ref this call passes there
+    (core/staging.py's `stands_for`): a custom_vjp's bwd, run after the trace ended, writes
+    that Ref, where fwd returned the stand-in as a residual."""
+    for i, stand_in in _stand_ins.get(closed, {}).items():
+        stands_for[stand_in] = leaves[i]
 
 
 def check_not_closed_over(where: str, closed, leaves, positions, names) -> None:
