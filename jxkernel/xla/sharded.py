@@ -663,7 +663,7 @@ def apply_primitive(prim, args, params):
     shardings, avals = _operand_shardings(args, context), _avals(args)
     key = (prim, tuple(params.items()), avals, shardings, current_override(), context)
     # (before the cache: one program serves operands on a mesh under set_mesh of another)
-    check_context_mesh(prim, [(getattr(getattr(a, "split", None), "mesh", None), v)
+    check_context_mesh(prim, [(getattr(getattr(a, "sharding", None), "mesh", None), v)
                               for a, v in zip(args, avals)])
     exe = _eager.get(key)
     if exe is None:
