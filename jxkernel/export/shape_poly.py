@@ -561,14 +561,10 @@ def _divide_exactly(x: _DimExpr, y):
         raise ZeroDivisionError(f"Division of '{x}' by 0")
     terms = {}
     for monomial, coeff in x._terms:
-        rest = list(monomial)
-        for atom in y_mono:
-            if atom not in rest:
-                return None
-            rest.remove(atom)
-        if coeff % y_coeff:
+        quotient = _divide_term(monomial, coeff, y_mono, y_coeff)
+        if quotient is None:
             return None
-        terms[tuple(rest)] = coeff // y_coeff
+        terms[quotient[0]] = quotient[1]
     return _DimExpr._make(terms, x.scope)
 
 

@@ -95,13 +95,6 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
                                  algorithm=algorithm)
     if algorithm in (None, SvdAlgorithm.DEFAULT, SvdAlgorithm.DIVIDE_AND_CONQUER):
         routine = "gesdd"
-    elif algorithm == SvdAlgorithm.DIVIDE_AND_CONQUER:      # ROCm's gesdd
-        u_aval, vt_aval = ctx.avals_out[1:] if compute_uv else \
-            [ShapedArray((), aval.dtype)] * 2
-        _, s, u, vt, info = gpu_solver.custom_call(
-            ctx, "cusolver_gesdd_ffi", [x], [aval, s_aval, u_aval, vt_aval, info_aval],
-            aliases={0: 0}, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
-            transposed=False)
     elif algorithm == SvdAlgorithm.QR:
         routine = "gesvd"
     else:
