@@ -114,9 +114,10 @@ def test_token_set_is_jaxs_immutable_mapping():
         ((_foo, "t0"), (_foo2, "new"), (_bar, "t2"))
 
 
-def test_a_rule_passes_its_token_to_emit_python_callback_and_gives_back_the_next(effect_p):
+def _logging_rule(log):
+    """A lowering rule that calls back with its operand on the effect's token (JAX's
+    emit_python_callback) and gives back the token the call returns."""
     from jxkernel.interpreters.mlir import emit_python_callback
-    log = []
 
     def rule(ctx, x, *, effect):
         outs, token, _ = emit_python_callback(
@@ -124,6 +125,12 @@ def test_a_rule_passes_its_token_to_emit_python_callback_and_gives_back_the_next
             list(ctx.avals_in), [], has_side_effect=True, returns_token=True)
         ctx.set_tokens_out(ctx.tokens_in.update_tokens(mlir.TokenSet({effect: token})))
         return outs
+    return rule
+
+
+def test_a_rule_passes_its_token_to_emit_python_callback_and_gives_back_the_next(effect_p):
+    log = []
+    rule = _logging_rule(log)
     mlir.register_lowering(effect_p, rule)
     p = Primitive("logged")
     p.multiple_results = True
@@ -252,15 +259,8 @@ def test_an_ordered_call_takes_mains_token_and_programs_stay_in_order(effect_p):
     first = text.split("{\n", 2)[2].splitlines()[0]
     assert "call @effect(%arg0)" in first and "after_all" not in text
 
-    from jxkernel.interpreters.mlir import emit_python_callback
     log = []
-
-    def rule(ctx, x, *, effect):
-        outs, token, _ = emit_python_callback(
-            ctx, lambda v: log.append(float(v)) or (), ctx.tokens_in.get(effect), [x],
-            list(ctx.avals_in), [], has_side_effect=True, returns_token=True)
-        ctx.set_tokens_out(ctx.tokens_in.update_tokens(mlir.TokenSet({effect: token})))
-        return outs
+    rule = _logging_rule(log)
     p = Primitive("logged_between")
     p.multiple_results = True
     p.def_effectful_abstract_eval(lambda x, *, effect: ([], {effect}))
