@@ -32,6 +32,7 @@ def run(jax) -> dict:
     _sdy_shardings(jax, out)
     _top_level_gathers(jax, out)
     _array_impl_constructor(jax, out)
+    _segment_out_shardings(jax, out)
     return out
 
 
@@ -821,3 +822,26 @@ def _array_impl_constructor(jax, out):
     out["ArrayImpl arrays of another dtype"] = _answer(lambda: str(make(
         s, [jax.device_put(data.astype(np.int32)[idx[d]], d) for d in devs[:2]])()).split(
             " for buffer")[0])
+
+
+def _segment_out_shardings(jax, out):
+    """`jax.ops.segment_*(..., out_sharding=)` over an Explicit mesh: the result's spec and
+    value, an unreduced sum's total, and JAX's NotImplementedError for unreduced max, min and
+    prod (pjit_test.py's `test_segment_sum`, `_max`, `_prod`; the unreduced sum's blocks are
+    left out: JAX's are each device's partial sums, jxkernel's another split of the total)."""
+    import numpy as np
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+
+    def segments(op, spec):
+        def f():
+            with jax.set_mesh(jax.make_mesh((4,), ("x",))):
+                a = jax.device_put(jnp.arange(8, dtype=jnp.int32), P("x"))
+                b = jax.device_put(jnp.array([0, 0, 1, 1, 1, 2, 2, 3]), P("x"))
+                res = jax.jit(lambda x, y: getattr(jax.ops, op)(
+                    x, y, num_segments=4, out_sharding=spec))(a, b)
+                return [repr(res.sharding.spec),
+                        np.asarray(jax.reshard(res, P())).tolist()]
+        return f
+    for op in ("segment_sum", "segment_max", "segment_min", "segment_prod"):
+        out[f"{op} out_sharding P()"] = _answer(segments(op, P()))
+        out[f"{op} out_sharding unreduced"] = _answer(segments(op, P(unreduced={"x"})))
