@@ -33,6 +33,7 @@ def run(jax) -> dict:
     _top_level_gathers(jax, out)
     _array_impl_constructor(jax, out)
     _segment_out_shardings(jax, out)
+    _mesh_context_names(jax, out)
     return out
 
 
@@ -845,3 +846,48 @@ def _segment_out_shardings(jax, out):
     for op in ("segment_sum", "segment_max", "segment_min", "segment_prod"):
         out[f"{op} out_sharding P()"] = _answer(segments(op, P()))
         out[f"{op} out_sharding unreduced"] = _answer(segments(op, P(unreduced={"x"})))
+
+
+def _mesh_context_names(jax, out):
+    """jax._src.mesh's `empty_abstract_mesh`, jax._src.config's `device_context` and
+    `abstract_mesh_context_manager` (`set_local`, undoing a `jax.set_mesh(mesh)` made without
+    `with`), and sharding_impls' cached `named_sharding_to_xla_hlo_sharding` (pjit_test.py's
+    `test_set_mesh`, `test_set_mesh_none`, `test_op_sharding_cache_on_mesh_pspec_sharding`)."""
+    import importlib
+    import numpy as np
+    mesh_lib = importlib.import_module(jax.__name__ + "._src.mesh")
+    config = importlib.import_module(jax.__name__ + "._src.config")
+    impls = importlib.import_module(jax.__name__ + "._src.sharding_impls")
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.NamedSharding
+
+    def none_mesh():
+        with jax.set_mesh(None):
+            return [repr(mesh_lib.empty_abstract_mesh),
+                    jax.sharding.get_abstract_mesh() == mesh_lib.empty_abstract_mesh,
+                    jax.sharding.get_mesh() == mesh_lib.empty_concrete_mesh,
+                    repr(jax.jit(lambda x: x * 2)(np.arange(4)).aval.sharding.mesh)]
+    out["set_mesh None"] = _answer(none_mesh)
+
+    def global_mesh():
+        mesh = jax.make_mesh((2,), ("x",))
+        try:
+            jax.set_mesh(mesh)
+            res = jax.reshard(np.arange(8), P("x"))
+            seen = [res.sharding == NamedSharding(mesh, P("x")), jax.sharding.get_mesh() == mesh,
+                    config.device_context.value == mesh]
+        finally:
+            config.abstract_mesh_context_manager.set_local(mesh_lib.empty_abstract_mesh)
+            config.device_context.set_local(None)
+        return seen + [repr(jax.sharding.get_abstract_mesh()),
+                       jax.sharding.get_mesh() == mesh_lib.empty_concrete_mesh]
+    out["set_mesh without with, undone"] = _answer(global_mesh)
+
+    def hlo_cache():
+        mesh = jax.make_mesh((4, 2), ("x", "y"))
+        impls.named_sharding_to_xla_hlo_sharding.cache_clear()
+        op1 = NamedSharding(mesh, P("x", "y"))._to_xla_hlo_sharding(2)
+        info1 = impls.named_sharding_to_xla_hlo_sharding.cache_info()
+        op2 = NamedSharding(mesh, P("x", "y"))._to_xla_hlo_sharding(2)
+        info2 = impls.named_sharding_to_xla_hlo_sharding.cache_info()
+        return [op1 is op2, info2.hits - info1.hits, info2.misses - info1.misses, str(op1)]
+    out["named sharding hlo cached"] = _answer(hlo_cache)
