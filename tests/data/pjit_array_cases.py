@@ -34,6 +34,7 @@ def run(jax) -> dict:
     _array_impl_constructor(jax, out)
     _segment_out_shardings(jax, out)
     _mesh_context_names(jax, out)
+    _reshard_keys(jax, out)
     return out
 
 
@@ -891,3 +892,31 @@ def _mesh_context_names(jax, out):
         info2 = impls.named_sharding_to_xla_hlo_sharding.cache_info()
         return [op1 is op2, info2.hits - info1.hits, info2.misses - info1.misses, str(op1)]
     out["named sharding hlo cached"] = _answer(hlo_cache)
+
+
+def _reshard_keys(jax, out):
+    """`jax.reshard` of a typed key under jit (its data's element axis unsplit): the result's
+    sharding and data (pjit_test.py's `test_reshard_rng_keys`, `..._sharding`)."""
+    import numpy as np
+    P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.NamedSharding, \
+        jax.sharding.AxisType
+
+    def explicit():
+        with jax.set_mesh(jax.make_mesh((2,), ("x",))):
+            key = jax.random.key(12)
+            res = jax.jit(lambda: jax.reshard(key, P()))()
+            keys = jax.jit(lambda k: jax.reshard(k, P("x")))(jax.random.split(key, 4))
+            # (key_data(keys).sharding.spec left out: JAX's is P('x', None), jxkernel's
+            # P('x',), a difference of the unpadded spec an Array keeps, not of reshard)
+            return [repr(res.sharding.spec), str(jax.typeof(res)),
+                    np.asarray(jax.random.key_data(res)).tolist(), repr(keys.sharding.spec),
+                    np.asarray(jax.random.key_data(keys)).tolist()]
+    out["reshard keys"] = _answer(explicit)
+
+    def to_other_mesh():
+        with jax.set_mesh(jax.make_mesh((2,), ("x",), axis_types=(AxisType.Auto,))):
+            key = jax.random.key(12)
+            mesh = jax.sharding.AbstractMesh((2,), ("x",), (AxisType.Explicit,))
+            res = jax.jit(lambda: jax.reshard(key, NamedSharding(mesh, P())))()
+            return [repr(res.sharding.spec), np.asarray(jax.random.key_data(res)).tolist()]
+    out["reshard keys to an explicit abstract mesh"] = _answer(to_other_mesh)
