@@ -35,6 +35,7 @@ def run(jax) -> dict:
     _segment_out_shardings(jax, out)
     _mesh_context_names(jax, out)
     _reshard_keys(jax, out)
+    _padded_aval_specs(jax, out)
     return out
 
 
@@ -920,3 +921,34 @@ def _reshard_keys(jax, out):
             res = jax.jit(lambda: jax.reshard(key, NamedSharding(mesh, P())))()
             return [repr(res.sharding.spec), np.asarray(jax.random.key_data(res)).tolist()]
     out["reshard keys to an explicit abstract mesh"] = _answer(to_other_mesh)
+
+
+def _padded_aval_specs(jax, out):
+    """`ShapedArray(..., sharding=)` over Explicit axes: `.sharding.spec` has a partition per
+    axis (pjit_test.py's `test_aval_spec_explicit_auto_complete`), also under jit."""
+    import importlib
+    import numpy as np
+    core = importlib.import_module(jax.__name__ + "._src.core")
+    P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.NamedSharding, \
+        jax.sharding.AxisType
+    mesh = jax.sharding.AbstractMesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+    out["ShapedArray sharding padded"] = _answer(lambda: [
+        repr(core.ShapedArray((8, 2), np.int32,
+                              sharding=NamedSharding(mesh, P("x"))).sharding.spec),
+        repr(core.ShapedArray((8, 2, 4), np.int32,
+                              sharding=NamedSharding(mesh, P(None, "x"))).sharding.spec)])
+
+    def traced():
+        seen = []
+        with jax.set_mesh(jax.make_mesh((2,), ("x",))):
+            x = jax.device_put(np.ones((8, 2, 3)), P("x"))
+
+            @jax.jit
+            def f(x):
+                seen.append(repr(x.aval.sharding.spec))
+                y = x * 2
+                seen.append(repr(y.aval.sharding.spec))
+                return y
+            res = f(x)
+            return seen + [repr(jax.typeof(res).sharding.spec)]
+    out["aval sharding padded under jit"] = _answer(traced)
