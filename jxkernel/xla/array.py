@@ -92,8 +92,8 @@ class ArrayImpl(metaclass=_CNamed):
     def __init__(self, buf, aval: ShapedArray, sharding=None, committed=None,
                  _skip_checks=False):
         if committed is not None:       # JAX's form: (aval, sharding, arrays, committed)
-            made = from_parts(buf, aval, sharding, committed, _skip_checks, on_mesh)
-            buf, aval, sharding = made._buf, made.aval, made._sharding
+            buf, aval, sharding = from_parts(buf, aval, sharding, committed, _skip_checks,
+                                             on_mesh)
         self._buf = buf
         self.aval = aval
         self._npy = None

@@ -13,27 +13,33 @@ buffer (xla/array.py); that constructor hands JAX's form here.
 """
 from __future__ import annotations
 
+from .buffer import _committed_buffer
+from .client import xc
+from .numpy_device import NumpyBuffer
+
 
 def _device_id(a) -> int:
     return a.device.id
 
 
-def from_parts(aval, sharding, arrays, committed: bool, skip_checks: bool, sharded):
-    """The Array JAX's `ArrayImpl(aval, sharding, arrays, committed, _skip_checks)` makes;
-    `sharded`: xla/sharded.py, which assembles an Array over a mesh (None before the first
-    mesh, when there is no such sharding)."""
+def from_parts(aval, sharding, arrays, committed: bool, skip_checks: bool, sharded) -> tuple:
+    """(buffer, aval, mesh sharding or None) of the Array JAX's `ArrayImpl(aval, sharding,
+    arrays, committed, _skip_checks)` makes; `sharded`: xla/sharded.py, which assembles an
+    Array over a mesh (None before the first mesh, when there is no such sharding)."""
     arrays = list(arrays)
     if not skip_checks:
         _check(arrays, sharding, aval)
-    if len(arrays) == 1 and len(sharding.device_set) == 1 and \
-            not hasattr(sharding, "mesh"):
+    if len(arrays) == 1 and len(sharding.device_set) == 1 and not hasattr(sharding, "mesh"):
         out = arrays[0]
     else:
         out = sharded.make_array_from_single_device_arrays(aval.shape, sharding, arrays,
                                                            dtype=aval.dtype)
-    if not committed and out.committed:
-        _uncommit(out)
-    return out
+    buf = out._buf
+    if committed and not out.committed:
+        buf = _committed_buffer(buf)
+    elif not committed and out.committed:
+        buf = _uncommitted(buf)
+    return buf, out.aval, out._sharding
 
 
 def _check(arrays, sharding, aval) -> None:
@@ -68,12 +74,10 @@ def _check(arrays, sharding, aval) -> None:
                              f"{aval.str_short()} with sharding {sharding}")
 
 
-def _uncommit(out) -> None:
-    """`out` marked uncommitted (JAX's `committed=False`): its buffer made anew so."""
-    buf = out._buf
-    xc_impl = type(buf)
-    try:
-        out._buf = xc_impl(buf.aval, buf._sharding, buf._arrays, committed=False,
-                           _skip_checks=True)
-    except (AttributeError, TypeError):     # (the NumPy backend's buffers hold no such flag)
-        pass
+def _uncommitted(buf):
+    """`buf`'s data, not copied, as a buffer not committed to its devices (JAX's
+    `committed=False`; the NumPy backend's buffers hold no such flag)."""
+    if type(buf) is NumpyBuffer:
+        return buf
+    return xc.ArrayImpl(buf.aval, buf._sharding, buf._arrays, committed=False,
+                        _skip_checks=True)
