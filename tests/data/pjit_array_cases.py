@@ -807,6 +807,17 @@ def _array_impl_constructor(jax, out):
         return seen
     out["ArrayImpl uncommitted over devices"] = _answer(uncommitted)
 
+    def one_device(committed):
+        def f():
+            x = array.ArrayImpl(core.ShapedArray((3,), np.float32),
+                                jax.sharding.SingleDeviceSharding(devs[1]),
+                                [jax.device_put(np.arange(3.0, dtype=np.float32), devs[1])],
+                                committed=committed)
+            return [x.tolist(), x.committed, x.device.id]
+        return f
+    out["ArrayImpl one device committed"] = _answer(one_device(True))
+    out["ArrayImpl one device uncommitted"] = _answer(one_device(False))
+
     def make(sharding, arrays, dtype=np.float32):
         return lambda: array.ArrayImpl(core.ShapedArray(shape, dtype), sharding, arrays,
                                        committed=True)
