@@ -19,6 +19,7 @@ from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
+from ..lax.sharding import canonicalize_sharding
 from ..numpy.indexing import _scatter_update
 from ..numpy.util import check_arraylike
 
@@ -39,7 +40,7 @@ def _identity(scatter_op, dtype):
 
 
 def _segment_update(name, data, segment_ids, scatter_op, num_segments, indices_are_sorted,
-                    unique_indices, bucket_size, reducer, mode):
+                    unique_indices, bucket_size, reducer, mode, out_sharding=None):
     check_arraylike(name, data, segment_ids)
     mode = lax.GatherScatterMode.FILL_OR_DROP if mode is None else mode
     data, segment_ids = jnp.asarray(data), jnp.asarray(segment_ids)
@@ -61,7 +62,10 @@ def _segment_update(name, data, segment_ids, scatter_op, num_segments, indices_a
     if bucket_size is None:
         out = jnp.full((num_segments,) + data.shape[1:], identity, dtype=dtype)
         return _scatter_update(out, segment_ids, data, scatter_op, indices_are_sorted,
-                               unique_indices, normalize_indices=False, mode=mode)
+                               unique_indices, normalize_indices=False, mode=mode,
+                               out_sharding=out_sharding)
+    if out_sharding is not None:        # (as JAX 0.10.2's)
+        raise NotImplementedError(f"{name}(bucket_size=..., out_sharding=...)")
     num_buckets = -(-segment_ids.size // bucket_size)       # (exact for symbolic sizes)
     out = jnp.full((num_buckets, num_segments) + data.shape[1:], identity, dtype=dtype)
     out = _scatter_update(out, np.index_exp[jnp.arange(segment_ids.shape[0]) // bucket_size,
@@ -71,31 +75,43 @@ def _segment_update(name, data, segment_ids, scatter_op, num_segments, indices_a
     return reducer(out, axis=0).astype(dtype)
 
 
+def _no_unreduced(out_sharding, name: str, word: str):
+    """`out_sharding` canonical; JAX's NotImplementedError where it has unreduced axes."""
+    out_sharding = canonicalize_sharding(out_sharding, name)
+    if out_sharding is not None and out_sharding.spec.unreduced:
+        raise NotImplementedError(f"unreduced for {word} is not yet supported.")
+    return out_sharding
+
+
 def segment_sum(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                unique_indices=False, bucket_size=None, mode=None):
+                unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
     """The sum of `data`'s rows per segment (0 where a segment is empty)."""
     return _segment_update("segment_sum", data, segment_ids, lax.scatter_add, num_segments,
-                           indices_are_sorted, unique_indices, bucket_size, jnp.sum, mode)
+                           indices_are_sorted, unique_indices, bucket_size, jnp.sum, mode,
+                           canonicalize_sharding(out_sharding, "segment_sum"))
 
 
 def segment_prod(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                 unique_indices=False, bucket_size=None, mode=None):
+                 unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
     """The product of `data`'s rows per segment (1 where a segment is empty)."""
     return _segment_update("segment_prod", data, segment_ids, lax.scatter_mul, num_segments,
-                           indices_are_sorted, unique_indices, bucket_size, jnp.prod, mode)
+                           indices_are_sorted, unique_indices, bucket_size, jnp.prod, mode,
+                           _no_unreduced(out_sharding, "segment_prod", "prod"))
 
 
 def segment_max(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                unique_indices=False, bucket_size=None, mode=None):
+                unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
     """The maximum of `data`'s rows per segment (the dtype's lowest value, -inf for floats,
     where a segment is empty)."""
     return _segment_update("segment_max", data, segment_ids, lax.scatter_max, num_segments,
-                           indices_are_sorted, unique_indices, bucket_size, jnp.max, mode)
+                           indices_are_sorted, unique_indices, bucket_size, jnp.max, mode,
+                           _no_unreduced(out_sharding, "segment_max", "max"))
 
 
 def segment_min(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                unique_indices=False, bucket_size=None, mode=None):
+                unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
     """The minimum of `data`'s rows per segment (the dtype's highest value, inf for floats,
     where a segment is empty)."""
     return _segment_update("segment_min", data, segment_ids, lax.scatter_min, num_segments,
-                           indices_are_sorted, unique_indices, bucket_size, jnp.min, mode)
+                           indices_are_sorted, unique_indices, bucket_size, jnp.min, mode,
+                           _no_unreduced(out_sharding, "segment_min", "min"))

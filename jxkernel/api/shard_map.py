@@ -25,6 +25,7 @@ from .shard_map_checks import Infer
 from .shard_map_eager import ShardMapTrace, ShardMapTracer
 from .shard_map_primitive import P, shard_map_p
 from .smap import smap
+from .top_level_collectives import top_level_all_gather  # noqa: F401  (JAX's there)
 
 __all__ = ["Infer", "P", "ShardMapTrace", "ShardMapTracer", "shard_map", "shard_map_p", "smap"]
 
@@ -57,12 +58,3 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     if f is None:
         return lambda g: _shard_map(g, **kwargs)
     return _shard_map(f, **kwargs)
-
-
-def top_level_all_gather(xs, out_sharding, *, multi_dim: bool = False):
-    """JAX's all_gather of explicitly sharded arrays outside a shard_map, into reduced axes
-    (a shard_map of lax.all_gather(..., to='reduced')), which jxkernel has not: refused."""
-    raise NotImplementedError(
-        f"top_level_all_gather(out_sharding={out_sharding!r}): jxkernel has no all_gather into "
-        f"reduced axes outside a shard_map; use jax.reshard(x, out_sharding) for the values "
-        f"without reduced axes, or a shard_map of jax.lax.all_gather(..., to='reduced')")

@@ -220,8 +220,14 @@ class ShapedArray(AbstractValue):
         """
         split = self.split
         if split is not None:
-            return split if type(split.mesh) is AbstractMesh else \
-                NamedSharding(split.mesh.abstract_mesh, split.spec)
+            spec = split.spec
+            if len(spec.partitions) < len(self.shape):      # a partition per axis, as JAX's
+                spec = PartitionSpec(*spec.partitions, *[None] * (len(self.shape) -
+                                                                  len(spec.partitions)),
+                                     unreduced=spec.unreduced, reduced=spec.reduced)
+            elif type(split.mesh) is AbstractMesh:
+                return split
+            return NamedSharding(getattr(split.mesh, "abstract_mesh", split.mesh), spec)
         return NamedSharding(self._mesh if self._mesh is not None else context_abstract_mesh(),
                              PartitionSpec(*[None] * len(self.shape)))
 

@@ -583,6 +583,7 @@ AxisType.__module__ = AbstractMesh.__module__ = Mesh.__module__ = "jxkernel._src
 
 _EMPTY_MESH = Mesh(None, ())
 empty_concrete_mesh = _EMPTY_MESH      # JAX's name for it (jax._src.mesh): set_mesh of it sets none
+empty_abstract_mesh = AbstractMesh((), ())    # and its abstract one (get_abstract_mesh there)
 
 
 class _MeshState(threading.local):
@@ -747,6 +748,33 @@ def _note_context_mesh(mesh) -> None:
     over it."""
     if _config.config._context_mesh is not mesh:
         _config.config._set_local("_context_mesh", mesh)
+
+
+class _MeshContextState:
+    """JAX's config states of the mesh context (`config.device_context`: the Mesh set_mesh
+    sets; `config.abstract_mesh_context_manager`: the AbstractMesh in effect): `.value`, and
+    `.set_local(v)`, which JAX's tests call to undo a `jax.set_mesh(mesh)` made without
+    `with` (an empty mesh or None: none)."""
+    __slots__ = ("_abstract",)
+
+    def __init__(self, abstract: bool):
+        self._abstract = abstract
+
+    @property
+    def value(self):
+        return get_abstract_mesh() if self._abstract else get_mesh()
+
+    def set_local(self, value) -> None:
+        value = None if value is None or value.empty else value
+        if self._abstract:
+            _mesh_state.abstract = value
+        else:
+            _mesh_state.mesh = value
+            _note_context_mesh(value)
+
+
+device_context = _MeshContextState(abstract=False)
+abstract_mesh_context_manager = _MeshContextState(abstract=True)
 
 
 # where JAX keeps it (jax._src.sharding_impls.set_mesh), which jxkernel._src.sharding_impls

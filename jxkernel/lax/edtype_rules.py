@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.physical import element_aval, is_extended, physical_aval, physical_rules
-from ..core.interpreter_primitives import (broadcast_in_dim_p, reshape_p, sharding_constraint_p,
-                                           transpose_p)
+from ..core.interpreter_primitives import (broadcast_in_dim_p, reshape_p, reshard_p,
+                                           sharding_constraint_p, transpose_p)
+from ..core.mesh import NamedSharding, PartitionSpec
 from . import shapes as _shapes
 from . import slicing as _slicing
 from .slicing.gather_scatter import _default_fill_value
@@ -63,6 +64,19 @@ _rule(_shapes.tile_p, lambda i, o, p: _out(p, o, reps=tuple(p["reps"]) +
 _rule(_elementwise.copy_p, lambda i, o, p: p)
 _rule(sharding_constraint_p, lambda i, o, p: _out(p, o, sharding=physical_aval(
     o[0].update(sharding=p["sharding"])).split) if hasattr(p["sharding"], "spec") else p)
+
+
+def _data_sharding(sharding, aval) -> NamedSharding:
+    """`sharding` of values of type `aval` as its data's: the element axes unsplit."""
+    spec = sharding.spec
+    parts = tuple(spec.partitions) + (None,) * (len(aval.shape) - len(spec.partitions) +
+                                                len(_key_dims(aval)))
+    return NamedSharding(sharding.mesh, PartitionSpec(*parts, unreduced=spec.unreduced,
+                                                      reduced=spec.reduced))
+
+
+# (reshard: JAX's rule for keys keeps the element axes whole, as device_put of keys)
+_rule(reshard_p, lambda i, o, p: _out(p, o, sharding=_data_sharding(p["sharding"], o[0])))
 _rule(_slicing.slice_p, lambda i, o, p: _out(
     p, o, start_indices=tuple(p["start_indices"]) + (0,) * len(_key_dims(i[0])),
     limit_indices=tuple(p["limit_indices"]) + _key_dims(i[0]),

@@ -49,6 +49,7 @@ from ..core.lazy_names import lazy_names
 from ..core.monitoring import test_event
 from ..core.native import native
 from . import array_display, client as _client
+from .array_parts import from_parts
 from .client import xc
 from .deleted import DELETED, deleted_error, mark, wait_error
 from .buffer import (_COPY, _committed_buffer, _copy_buffer, _frozen, _rewrap_buffer,
@@ -88,7 +89,11 @@ class ArrayImpl(metaclass=_CNamed):
     __slots__ = ("_buf", "aval", "_npy", "_sharding", "__weakref__", "__dict__")
     __array_priority__ = 100
 
-    def __init__(self, buf, aval: ShapedArray, sharding=None):
+    def __init__(self, buf, aval: ShapedArray, sharding=None, committed=None,
+                 _skip_checks=False):
+        if committed is not None:       # JAX's form: (aval, sharding, arrays, committed)
+            buf, aval, sharding = from_parts(buf, aval, sharding, committed, _skip_checks,
+                                             on_mesh)
         self._buf = buf
         self.aval = aval
         self._npy = None

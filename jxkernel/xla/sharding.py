@@ -316,7 +316,7 @@ def _to_xla_hlo_sharding(self: NamedSharding, num_dimensions: int):
         >>> import jxkernel as jax
         >>> mesh = Mesh(np.array(jax.devices()[:2]).reshape(2, 1), ('x', 'y'))
         >>> NamedSharding(mesh, PartitionSpec('x'))._to_xla_hlo_sharding(2)
-        {devices=[2,1]0,1}
+        {devices=[2,1]<=[2]}
     """
     return hlo_sharding(self, num_dimensions)
 
@@ -353,9 +353,11 @@ def _hlo_sharding(mesh: Mesh, axes: tuple):
     if tiled is None:
         return xc.HloSharding.replicate()
     dims, positions, replicated = tiled
-    suffix = " last_tile_dim_replicate" if replicated else ""
-    return xc.HloSharding.from_string(
-        f"{{devices=[{','.join(map(str, dims))}]{','.join(map(str, positions))}{suffix}}}")
+    # JAX's iota tile assignment: mesh positions transposed to the spec's axes, then the rest
+    used, names = [a for dim_axes in axes for a in dim_axes], list(mesh.axis_names)
+    perm = [names.index(a) for a in used] + [i for i, a in enumerate(names) if a not in used]
+    return xc.HloSharding.iota_tile(dims=list(dims), reshape_dims=list(mesh.axis_sizes),
+        transpose_perm=perm, subgroup_types=[xc.OpSharding.Type.REPLICATED] if replicated else [])
 
 
 def _hlo_key(hlo) -> tuple:

@@ -38,6 +38,7 @@ RUN_ELSEWHERE = frozenset({
     "jxkernel.api.sparse.transform",
     "jxkernel.api.sparse.util",
     "jxkernel.api.state_primitives",
+    "jxkernel.api.top_level_collectives",
 })
 
 

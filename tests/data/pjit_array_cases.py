@@ -29,6 +29,13 @@ def run(jax) -> dict:
     _array_to_device(jax, out)
     _small_array_test_items(jax, out)
     _aval_shardings(jax, out)
+    _sdy_shardings(jax, out)
+    _top_level_gathers(jax, out)
+    _array_impl_constructor(jax, out)
+    _segment_out_shardings(jax, out)
+    _mesh_context_names(jax, out)
+    _reshard_keys(jax, out)
+    _padded_aval_specs(jax, out)
     return out
 
 
@@ -655,3 +662,304 @@ def _aval_shardings(jax, out):
                 jax.device_put(value, P("x", None)))
             return [repr(res.sharding.spec), repr(res.aval.sharding)]
     out["aval sharding of a result laid out as out_shardings"] = _answer(given_out_sharding)
+
+
+def _sdy_shardings(jax, out):
+    """`_to_sdy_sharding(ndim)` of a NamedSharding (with and without modify_wrt_axis_types), a
+    SingleDeviceSharding and a GSPMDSharding (replicated, tiled, or an order that is no iota):
+    JAX's SdyArray, its repr and fields (array_test.py's `test_gspmd_sharding_shardy_lowering`)."""
+    import importlib
+    import numpy as np
+    impls = importlib.import_module(jax.__name__ + "._src.sharding_impls")
+    P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.NamedSharding, \
+        jax.sharding.AxisType
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    mixed = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto, AxisType.Explicit))
+
+    def fields(a):
+        return [repr(a), a.mesh_shape and [list(t) for t in a.mesh_shape],
+                [[list(d.axes), d.is_open] for d in a.dim_shardings],
+                sorted(a.replicated_axes), sorted(a.unreduced_axes)]
+
+    def named(m, spec, ndim, modify=False):
+        return lambda: fields(NamedSharding(m, spec)._to_sdy_sharding(ndim, modify))
+    out["sdy of P(x, None)"] = _answer(named(mesh, P("x", None), 2))
+    out["sdy of P((x, y),) rank 3"] = _answer(named(mesh, P(("x", "y")), 3))
+    out["sdy of P(None, UNCONSTRAINED)"] = _answer(named(mesh, P(None, P.UNCONSTRAINED), 2))
+    out["sdy of P(x) unreduced y"] = _answer(named(mesh, P("x", unreduced={"y"}), 2))
+    out["sdy of P(x) mixed modified"] = _answer(named(mixed, P("x"), 2, True))
+    out["sdy of P() mixed modified"] = _answer(named(mixed, P(), 2, True))
+    out["sdy of P(y) mixed modified"] = _answer(named(mixed, P(None, "y"), 2, True))
+    out["sdy of a single device"] = _answer(
+        lambda: fields(jax.sharding.SingleDeviceSharding(jax.devices()[0])._to_sdy_sharding(2)))
+
+    def gspmd(spec, ndim, devices=None):
+        def f():
+            m = mesh if devices is None else jax.sharding.Mesh(
+                np.array(devices).reshape(2, 2), ("x", "y"))
+            ns = NamedSharding(m, spec)
+            gs = impls.GSPMDSharding(ns._device_assignment, ns._to_xla_hlo_sharding(ndim))
+            return fields(gs._to_sdy_sharding(ndim))
+        return f
+    out["sdy of gspmd P(x, y)"] = _answer(gspmd(P("x", "y"), 2))
+    out["sdy of gspmd P(None, y)"] = _answer(gspmd(P(None, "y"), 2))
+    out["sdy of gspmd P((x, y))"] = _answer(gspmd(P(("x", "y")), 3))
+    out["sdy of gspmd P()"] = _answer(gspmd(P(), 2))
+    out["sdy of gspmd P(y, x)"] = _answer(gspmd(P("y", "x"), 2))
+    devs = jax.devices()
+    out["sdy of gspmd not an iota"] = _answer(
+        gspmd(P("x", "y"), 2, [devs[0], devs[3], devs[1], devs[2]]))
+
+
+def _top_level_gathers(jax, out):
+    """`top_level_all_gather` (jax._src.shard_map): the result's spec, value and blocks,
+    its gradient's sharding, and JAX's ValueErrors (pjit_test.py's `test_top_level_ag_*`)."""
+    import importlib
+    import numpy as np
+    ag = importlib.import_module(jax.__name__ + "._src.shard_map").top_level_all_gather
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.NamedSharding
+
+    def one_axis():
+        with jax.set_mesh(jax.make_mesh((2,), ("x",))):
+            res = jax.jit(lambda x: ag(x, P(reduced={"x"})))(
+                jax.device_put(np.arange(8.), P("x")))
+            return [repr(res.sharding.spec), res.tolist(),
+                    [s.data.tolist() for s in res.addressable_shards]]
+    out["top level ag one axis"] = _answer(one_axis)
+
+    def multi(in_spec, out_spec, multi_dim):
+        def f():
+            with jax.set_mesh(jax.make_mesh((2, 2, 2), ("x", "y", "z"))):
+                arr = jax.device_put(np.arange(16.).reshape(8, 2), in_spec)
+                g = jax.jit(lambda x: ag(x, out_spec, multi_dim=multi_dim))
+                res = g(arr)
+                grad = jax.jit(jax.grad(lambda x: g(x).sum()))(arr)
+                spec = res.sharding.spec      # (its reduced set's order is the hash's)
+                return [repr(P(*spec.partitions)), sorted(spec.reduced),
+                        bool(np.array_equal(np.asarray(res), np.asarray(arr))),
+                        repr(grad.sharding.spec), grad.tolist()]
+        return f
+    out["top level ag xy to reduced"] = _answer(multi(P("x", "y"), P(None, None,
+                                                                     reduced={"x", "y"}), True))
+    out["top level ag (x, y) to x"] = _answer(multi(P(("x", "y"), None),
+                                                   P("x", None, reduced={"y"}), False))
+    out["top level ag (y, x) to y"] = _answer(multi(P(("y", "x"), None),
+                                                   P("y", None, reduced={"x"}), False))
+    out["top level ag two dims not multi"] = _answer(multi(P("x", "y"), P(), False))
+
+    def errors():
+        said = []
+        with jax.set_mesh(jax.make_mesh((2, 2), ("x", "y"))):
+            for spec, to in [(P(None, "y"), P("x", "y")), (P(("x", "y"), None), P("y", None))]:
+                try:
+                    ag(jax.device_put(np.arange(16).reshape(8, 2), spec), to)
+                except ValueError as e:
+                    said.append(str(e))
+        with jax.set_mesh(jax.make_mesh((2,), ("x",),
+                                        axis_types=(jax.sharding.AxisType.Auto,))):
+            try:
+                ag(np.arange(4.), P())
+            except ValueError as e:
+                said.append(str(e))
+        return said
+    out["top level ag errors"] = _answer(errors)
+
+
+def _array_impl_constructor(jax, out):
+    """JAX's `ArrayImpl(aval, sharding, arrays, committed=)` (jax._src.array): per-device
+    arrays in any order placed by device, `committed`, and JAX's ValueErrors (array_test.py's
+    `test_wrong_num_arrays`, `..._devices_in_arrays...`, `test_mismatch_dtype`; pjit_test.py's
+    `test_fast_path_array`, `test_pjit_uncommitted_array_multi_devices`)."""
+    import importlib
+    import math
+    import numpy as np
+    array = importlib.import_module(jax.__name__ + "._src.array")
+    core = importlib.import_module(jax.__name__ + "._src.core")
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.NamedSharding
+    devs = jax.devices()
+    shape = (8, 2)
+    data = np.arange(math.prod(shape), dtype=np.float32).reshape(shape)
+    aval = core.ShapedArray(shape, np.float32)
+
+    def reordered():
+        mesh = jax.sharding.Mesh(np.array([[devs[0], devs[2]], [devs[3], devs[1]],
+                                           [devs[4], devs[6]], [devs[7], devs[5]]]), ("x", "y"))
+        s = NamedSharding(mesh, P("x", "y"))
+        idx = s.devices_indices_map(shape)
+        arr = array.ArrayImpl(aval, s, [jax.device_put(data[idx[d]], d) for d in devs],
+                              committed=True)
+        res = jax.jit(lambda x: x, out_shardings=s)(arr)
+        return [arr.tolist(), arr.committed, repr(arr.sharding.spec),
+                [[s.device.id, s.data.tolist()] for s in arr.addressable_shards][:3],
+                res.tolist()]
+    out["ArrayImpl from reordered arrays"] = _answer(reordered)
+
+    def uncommitted():
+        mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+        arr = array.ArrayImpl(core.ShapedArray(shape, np.int32), NamedSharding(mesh, P(None)),
+                              [jax.device_put(data.astype(np.int32), d)
+                               for d in mesh.devices.flat], committed=False)
+        seen = [arr.committed]
+        try:
+            jax.jit(lambda x: x)(arr)
+        except NotImplementedError as e:
+            seen.append(str(e))
+        return seen
+    out["ArrayImpl uncommitted over devices"] = _answer(uncommitted)
+
+    def one_device(committed):
+        def f():
+            x = array.ArrayImpl(core.ShapedArray((3,), np.float32),
+                                jax.sharding.SingleDeviceSharding(devs[1]),
+                                [jax.device_put(np.arange(3.0, dtype=np.float32), devs[1])],
+                                committed=committed)
+            return [x.tolist(), x.committed, x.device.id]
+        return f
+    out["ArrayImpl one device committed"] = _answer(one_device(True))
+    out["ArrayImpl one device uncommitted"] = _answer(one_device(False))
+
+    def make(sharding, arrays, dtype=np.float32):
+        return lambda: array.ArrayImpl(core.ShapedArray(shape, dtype), sharding, arrays,
+                                       committed=True)
+    mesh12 = jax.sharding.Mesh(np.array(devs[:2]).reshape(1, 2), ("x", "y"))
+    s = NamedSharding(mesh12, P("x", "y"))
+    idx = s.devices_indices_map(shape)
+    bufs = [jax.device_put(data[idx[d]], d) for d in devs[:2]]
+    out["ArrayImpl too few arrays"] = _answer(make(s, bufs[:1]))
+    out["ArrayImpl too many arrays"] = _answer(
+        make(s, bufs + [jax.device_put(b, d) for b, d in zip(bufs, devs[2:4])]))
+    sx = NamedSharding(mesh12, P("x"))
+    out["ArrayImpl arrays on other devices"] = _answer(
+        make(sx, [jax.device_put(data, d) for d in devs[2:4]]))
+    out["ArrayImpl arrays on one device twice"] = _answer(
+        make(sx, [jax.device_put(data, devs[0]) for _ in range(2)]))
+    out["ArrayImpl arrays of another dtype"] = _answer(lambda: str(make(
+        s, [jax.device_put(data.astype(np.int32)[idx[d]], d) for d in devs[:2]])()).split(
+            " for buffer")[0])
+
+
+def _segment_out_shardings(jax, out):
+    """`jax.ops.segment_*(..., out_sharding=)` over an Explicit mesh: the result's spec and
+    value, an unreduced sum's total, and JAX's NotImplementedError for unreduced max, min and
+    prod (pjit_test.py's `test_segment_sum`, `_max`, `_prod`; the unreduced sum's blocks are
+    left out: JAX's are each device's partial sums, jxkernel's another split of the total)."""
+    import numpy as np
+    jnp, P = jax.numpy, jax.sharding.PartitionSpec
+
+    def segments(op, spec):
+        def f():
+            with jax.set_mesh(jax.make_mesh((4,), ("x",))):
+                a = jax.device_put(jnp.arange(8, dtype=jnp.int32), P("x"))
+                b = jax.device_put(jnp.array([0, 0, 1, 1, 1, 2, 2, 3]), P("x"))
+                res = jax.jit(lambda x, y: getattr(jax.ops, op)(
+                    x, y, num_segments=4, out_sharding=spec))(a, b)
+                return [repr(res.sharding.spec),
+                        np.asarray(jax.reshard(res, P())).tolist()]
+        return f
+    for op in ("segment_sum", "segment_max", "segment_min", "segment_prod"):
+        out[f"{op} out_sharding P()"] = _answer(segments(op, P()))
+        out[f"{op} out_sharding unreduced"] = _answer(segments(op, P(unreduced={"x"})))
+
+
+def _mesh_context_names(jax, out):
+    """jax._src.mesh's `empty_abstract_mesh`, jax._src.config's `device_context` and
+    `abstract_mesh_context_manager` (`set_local`, undoing a `jax.set_mesh(mesh)` made without
+    `with`), and sharding_impls' cached `named_sharding_to_xla_hlo_sharding` (pjit_test.py's
+    `test_set_mesh`, `test_set_mesh_none`, `test_op_sharding_cache_on_mesh_pspec_sharding`)."""
+    import importlib
+    import numpy as np
+    mesh_lib = importlib.import_module(jax.__name__ + "._src.mesh")
+    config = importlib.import_module(jax.__name__ + "._src.config")
+    impls = importlib.import_module(jax.__name__ + "._src.sharding_impls")
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.NamedSharding
+
+    def none_mesh():
+        with jax.set_mesh(None):
+            return [repr(mesh_lib.empty_abstract_mesh),
+                    jax.sharding.get_abstract_mesh() == mesh_lib.empty_abstract_mesh,
+                    jax.sharding.get_mesh() == mesh_lib.empty_concrete_mesh,
+                    repr(jax.jit(lambda x: x * 2)(np.arange(4)).aval.sharding.mesh)]
+    out["set_mesh None"] = _answer(none_mesh)
+
+    def global_mesh():
+        mesh = jax.make_mesh((2,), ("x",))
+        try:
+            jax.set_mesh(mesh)
+            res = jax.reshard(np.arange(8), P("x"))
+            seen = [res.sharding == NamedSharding(mesh, P("x")), jax.sharding.get_mesh() == mesh,
+                    config.device_context.value == mesh]
+        finally:
+            config.abstract_mesh_context_manager.set_local(mesh_lib.empty_abstract_mesh)
+            config.device_context.set_local(None)
+        return seen + [repr(jax.sharding.get_abstract_mesh()),
+                       jax.sharding.get_mesh() == mesh_lib.empty_concrete_mesh]
+    out["set_mesh without with, undone"] = _answer(global_mesh)
+
+    def hlo_cache():
+        mesh = jax.make_mesh((4, 2), ("x", "y"))
+        impls.named_sharding_to_xla_hlo_sharding.cache_clear()
+        op1 = NamedSharding(mesh, P("x", "y"))._to_xla_hlo_sharding(2)
+        info1 = impls.named_sharding_to_xla_hlo_sharding.cache_info()
+        op2 = NamedSharding(mesh, P("x", "y"))._to_xla_hlo_sharding(2)
+        info2 = impls.named_sharding_to_xla_hlo_sharding.cache_info()
+        return [op1 is op2, info2.hits - info1.hits, info2.misses - info1.misses, str(op1)]
+    out["named sharding hlo cached"] = _answer(hlo_cache)
+
+
+def _reshard_keys(jax, out):
+    """`jax.reshard` of a typed key under jit (its data's element axis unsplit): the result's
+    sharding and data (pjit_test.py's `test_reshard_rng_keys`, `..._sharding`)."""
+    import numpy as np
+    P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.NamedSharding, \
+        jax.sharding.AxisType
+
+    def explicit():
+        with jax.set_mesh(jax.make_mesh((2,), ("x",))):
+            key = jax.random.key(12)
+            res = jax.jit(lambda: jax.reshard(key, P()))()
+            keys = jax.jit(lambda k: jax.reshard(k, P("x")))(jax.random.split(key, 4))
+            # (key_data(keys).sharding.spec left out: JAX's is P('x', None), jxkernel's
+            # P('x',), a difference of the unpadded spec an Array keeps, not of reshard)
+            return [repr(res.sharding.spec), str(jax.typeof(res)),
+                    np.asarray(jax.random.key_data(res)).tolist(), repr(keys.sharding.spec),
+                    np.asarray(jax.random.key_data(keys)).tolist()]
+    out["reshard keys"] = _answer(explicit)
+
+    def to_other_mesh():
+        with jax.set_mesh(jax.make_mesh((2,), ("x",), axis_types=(AxisType.Auto,))):
+            key = jax.random.key(12)
+            mesh = jax.sharding.AbstractMesh((2,), ("x",), (AxisType.Explicit,))
+            res = jax.jit(lambda: jax.reshard(key, NamedSharding(mesh, P())))()
+            return [repr(res.sharding.spec), np.asarray(jax.random.key_data(res)).tolist()]
+    out["reshard keys to an explicit abstract mesh"] = _answer(to_other_mesh)
+
+
+def _padded_aval_specs(jax, out):
+    """`ShapedArray(..., sharding=)` over Explicit axes: `.sharding.spec` has a partition per
+    axis (pjit_test.py's `test_aval_spec_explicit_auto_complete`), also under jit."""
+    import importlib
+    import numpy as np
+    core = importlib.import_module(jax.__name__ + "._src.core")
+    P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.NamedSharding, \
+        jax.sharding.AxisType
+    mesh = jax.sharding.AbstractMesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+    out["ShapedArray sharding padded"] = _answer(lambda: [
+        repr(core.ShapedArray((8, 2), np.int32,
+                              sharding=NamedSharding(mesh, P("x"))).sharding.spec),
+        repr(core.ShapedArray((8, 2, 4), np.int32,
+                              sharding=NamedSharding(mesh, P(None, "x"))).sharding.spec)])
+
+    def traced():
+        seen = []
+        with jax.set_mesh(jax.make_mesh((2,), ("x",))):
+            x = jax.device_put(np.ones((8, 2, 3)), P("x"))
+
+            @jax.jit
+            def f(x):
+                seen.append(repr(x.aval.sharding.spec))
+                y = x * 2
+                seen.append(repr(y.aval.sharding.spec))
+                return y
+            res = f(x)
+            return seen + [repr(jax.typeof(res).sharding.spec)]
+    out["aval sharding padded under jit"] = _answer(traced)

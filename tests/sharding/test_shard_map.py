@@ -53,7 +53,8 @@ g = jax.jit(jax.shard_map(lambda a: a * 2 + lax.axis_index("x"), mesh=mesh, in_s
 y = g(jax.device_put(np.arange(8.0, dtype=np.float32), s))
 out["in_shardings"] = [repr(y.sharding.spec), np.asarray(y).tolist(), g(y).shape]
 from doc_examples import check_docstring_examples
-for module in ("jxkernel.api.shard_map", "jxkernel.api.smap", "jxkernel.experimental.shard_map"):
+for module in ("jxkernel.api.shard_map", "jxkernel.api.smap", "jxkernel.experimental.shard_map",
+               "jxkernel.api.top_level_collectives"):
     check_docstring_examples(module, {"mesh": mesh, "P": P, "functools": functools,
                                       "Mesh": Mesh})
 out["docstrings"] = True

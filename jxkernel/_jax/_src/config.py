@@ -11,6 +11,7 @@ it for a block), as JAX's own test files and test_util reach for them.
 from ...api.extras import _ConfigState
 from ...api import extras as _extras
 from ...core.config import EffortLevel, ExplicitX64Mode, config  # noqa: F401
+from ...core.mesh import abstract_mesh_context_manager, device_context  # noqa: F401
 
 update = config.update
 parse_flags_with_absl = config.parse_flags_with_absl

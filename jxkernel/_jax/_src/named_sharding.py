@@ -1,5 +1,6 @@
 """jxkernel._src.named_sharding, as jax._src.named_sharding: `NamedSharding`, the error of a
-PartitionSpec naming a mesh axis twice (`DuplicateSpecError`), and `UNSPECIFIED`, jit's "no
+PartitionSpec naming a mesh axis twice (`DuplicateSpecError`), Shardy's view of a sharding
+(`SdyDim`, `SdyArray`: xla/sdy_array.py), and `UNSPECIFIED`, jit's "no
 sharding given" (core/mesh.py).
 
     >>> UNSPECIFIED, issubclass(DuplicateSpecError, Exception)
@@ -7,3 +8,5 @@ sharding given" (core/mesh.py).
 """
 from ...core.mesh import (DuplicateSpecError, NamedSharding, UNSPECIFIED,  # noqa: F401
                           UnspecifiedValue)
+from ...xla.sdy_array import (SdyArray, SdyDim,  # noqa: F401
+                              named_sharding_to_sdy_sharding)

@@ -23,6 +23,8 @@ from ...api.sharding import (SingleDeviceSharding, get_abstract_mesh,  # noqa: F
                              make_single_device_sharding, use_abstract_mesh)
 from ...xla.client import xc
 from ...xla.sharding import GSPMDSharding  # noqa: E402,F401 (XLA's HloSharding over devices)
+# a NamedSharding's HloSharding, cached on (sharding, ndim) as JAX's (cache_info, cache_clear)
+from ...xla.sharding import hlo_sharding as named_sharding_to_xla_hlo_sharding  # noqa: F401
 
 
 def parse_flatten_op_sharding(hlo_sharding, mesh) -> list:

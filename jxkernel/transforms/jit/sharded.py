@@ -67,8 +67,13 @@ def _donated_originals(entry, leaves, placed) -> None:
 
 def _check_committed(leaves, own, given) -> None:
     """JAX's error for an Array committed to a mesh layout other than jit's in_shardings say
-    for it (an uncommitted one moves; host data is placed as they say)."""
+    for it (an uncommitted one moves; host data is placed as they say), and its
+    NotImplementedError for an uncommitted one over several devices that they leave open."""
     for leaf, o, s in zip(leaves, own, given):
+        if s is None and isinstance(o, NamedSharding) and o.num_devices > 1 and type(leaf) is \
+                Array and not leaf._committed:
+            raise NotImplementedError("Having uncommitted Array sharded on multiple devices is "
+                                      "not supported.")
         if isinstance(o, NamedSharding) and isinstance(s, NamedSharding) and \
                 type(leaf) is Array and leaf._committed and \
                 not o.is_equivalent_to(s, len(leaf.shape)):

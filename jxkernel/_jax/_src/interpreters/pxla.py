@@ -15,6 +15,7 @@ dtype's handler wraps the data in its own class that way):
 """
 from ....api.extras import enable_x64 as _x64
 from ....core.avals import ShapedArray
+from ....core.mesh import Mesh  # noqa: F401  (JAX's pxla names it)
 from ....xla.array import device_put
 from ....xla.sharded import make_array_from_single_device_arrays
 from ....xla.transfers import shard_arg_handlers  # noqa: F401 (a library's array classes)

@@ -1,0 +1,143 @@
+"""Shardy's view of a sharding, as JAX 0.10.2's `SdyDim` and `SdyArray`
+(jax._src.named_sharding) and the `_to_sdy_sharding(num_dimensions)` method of its
+NamedSharding, SingleDeviceSharding and GSPMDSharding. jxkernel lowers shardings as text
+(xla/sharding.py's `sdy_dims`); these objects are what JAX's libraries and tests read.
+
+    >>> from jxkernel.core.mesh import AbstractMesh, NamedSharding, PartitionSpec as P
+    >>> NamedSharding(AbstractMesh((2, 2), ('x', 'y')), P('x', P.UNCONSTRAINED))._to_sdy_sharding(3)
+    SdyArray([{'x'}, {?}, {}])
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec
+from .sharding import (GSPMDSharding, SingleDeviceSharding, is_hlo_sharding_replicated,
+                       spec_from_hlo)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SdyDim:
+    """One dimension's sharding: the mesh axes splitting it (major first) and whether
+    propagation may split it further (`is_open`)."""
+    axes: tuple
+    is_open: bool
+
+    replace = dataclasses.replace
+
+    def build(self):
+        """jaxlib's `sdy.DimensionShardingAttr` (in the current MLIR context)."""
+        from jaxlib.mlir.dialects import sdy    # (jaxlib's MLIR bindings: lowering needs none)
+        return sdy.DimensionShardingAttr.get([sdy.AxisRefAttr.get(a) for a in self.axes],
+                                             is_closed=not self.is_open)
+
+    def __repr__(self):
+        return f"SdyDim({self._custom_repr()})"
+
+    def _custom_repr(self):
+        axes = ", ".join(f"'{a}'" for a in self.axes)
+        open_ = (", ?" if self.axes else "?") if self.is_open else ""
+        return f"{{{axes}{open_}}}"
+
+
+def _get_axes(axes, mesh_shape):
+    # in the mesh's order, as JAX's (deterministic)
+    return tuple(n for n, _ in mesh_shape if n in axes) if axes else ()
+
+
+@dataclasses.dataclass(kw_only=True, frozen=True, slots=True)
+class SdyArray:
+    """An array's sharding as Shardy's `TensorShardingAttr` says it: the mesh (axis names and
+    sizes, None for no mesh), each dimension's SdyDim, the logical device ids, and the axes it
+    is replicated or unreduced over."""
+    mesh_shape: tuple | None
+    dim_shardings: tuple
+    logical_device_ids: tuple | None = None
+    replicated_axes: frozenset = frozenset()
+    unreduced_axes: frozenset = frozenset()
+
+    replace = dataclasses.replace
+
+    def build(self, attr_cache: dict):
+        """jaxlib's `sdy.TensorShardingAttr` (in the current MLIR context), kept in
+        `attr_cache`."""
+        attr = attr_cache.get(self)
+        if attr is not None:
+            return attr
+        from jaxlib.mlir.dialects import sdy    # (jaxlib's MLIR bindings, as above)
+        if self.mesh_shape is None:
+            mesh_attr = sdy.MeshAttr.get([])
+        else:
+            mesh_attr = sdy.MeshAttr.get(
+                [sdy.MeshAxisAttr.get(name, size) for name, size in self.mesh_shape],
+                [] if self.logical_device_ids is None else list(self.logical_device_ids))
+        attr = sdy.TensorShardingAttr.get(
+            mesh_attr, [d.build() for d in self.dim_shardings],
+            replicated_axes=[sdy.AxisRefAttr.get(a)
+                             for a in _get_axes(self.replicated_axes, self.mesh_shape)],
+            unreduced_axes=[sdy.AxisRefAttr.get(a)
+                            for a in _get_axes(self.unreduced_axes, self.mesh_shape)])
+        attr_cache[self] = attr
+        return attr
+
+    def __repr__(self):
+        dims = ", ".join(d._custom_repr() for d in self.dim_shardings)
+        ids = (f", device_ids={self.logical_device_ids}"
+               if self.logical_device_ids is not None else "")
+        rep = f", replicated_axes={self.replicated_axes}" if self.replicated_axes else ""
+        return f"SdyArray([{dims}]{ids}{rep})"
+
+
+def named_sharding_to_sdy_sharding(self: NamedSharding, num_dimensions: int,
+                                   modify_wrt_axis_types: bool = False) -> SdyArray:
+    """A NamedSharding as Shardy's: a dimension per spec entry (open for P.UNCONSTRAINED),
+    closed and empty past the spec. `modify_wrt_axis_types` over a mesh with an Auto axis:
+    every dimension open, the Explicit axes the spec leaves out replicated."""
+    dims = [SdyDim(axes=(), is_open=False)] * num_dimensions
+    for i, entry in enumerate(self.spec.partitions):
+        if entry is PartitionSpec.UNCONSTRAINED:
+            dims[i] = SdyDim(axes=(), is_open=True)
+        elif entry is not None:
+            dims[i] = SdyDim(axes=entry if isinstance(entry, tuple) else (entry,),
+                             is_open=False)
+    replicated = frozenset()
+    mesh = self.mesh
+    if modify_wrt_axis_types and AxisType.Auto in tuple(mesh.axis_types):
+        dims = [d.replace(is_open=True) for d in dims]
+        used = {a for axes in self.spec._axes(num_dimensions) for a in axes}
+        used |= set(self.spec.unreduced) | set(getattr(self.spec, "reduced", ()))
+        replicated = frozenset(a for a, t in zip(mesh.axis_names, mesh.axis_types)
+                               if a not in used and t == AxisType.Explicit)
+    return SdyArray(mesh_shape=mesh.shape_tuple, dim_shardings=tuple(dims),
+                    logical_device_ids=getattr(self, "_logical_device_ids", None),
+                    replicated_axes=replicated, unreduced_axes=self.spec.unreduced)
+
+
+def _single_device_to_sdy(self, num_dimensions: int, modify_wrt_axis_types: bool = False):
+    return SdyArray(mesh_shape=None,
+                    dim_shardings=(SdyDim(axes=(), is_open=False),) * num_dimensions)
+
+
+def _gspmd_to_sdy(self: GSPMDSharding, num_dimensions: int,
+                  modify_wrt_axis_types: bool = False) -> SdyArray:
+    """A replicated HloSharding over the empty mesh; a tiled one whose tile assignment is an
+    iota over an AbstractMesh of its axis sizes named `_axis_<k>` (JAX's); else JAX's
+    TypeError."""
+    hlo = self._hlo_sharding
+    if getattr(hlo, "tuple_elements", lambda: ())():
+        raise TypeError(f"Cannot convert GSPMDSharding {hlo} into SdyArray.")
+    if is_hlo_sharding_replicated(hlo):
+        return named_sharding_to_sdy_sharding(
+            NamedSharding(AbstractMesh((), ()), PartitionSpec()), num_dimensions)
+    if hlo.is_tiled() and hlo.is_tile_assignment_iota():
+        sizes = tuple(hlo.get_axis_sizes())
+        mesh = AbstractMesh(sizes, tuple(f"_axis_{i}" for i in range(len(sizes))))
+        spec = spec_from_hlo(hlo, mesh, num_dimensions)
+        return named_sharding_to_sdy_sharding(
+            NamedSharding(mesh, spec, memory_kind=self.memory_kind), num_dimensions)
+    raise TypeError(f"Cannot convert GSPMDSharding {hlo} into SdyArray.")
+
+
+NamedSharding._to_sdy_sharding = named_sharding_to_sdy_sharding
+SingleDeviceSharding._to_sdy_sharding = _single_device_to_sdy
+GSPMDSharding._to_sdy_sharding = _gspmd_to_sdy
