@@ -269,8 +269,9 @@ def _with_refs(jitted, key, leaves, bind_jit):
     closed, out_tree, jaxpr, consts = jitted._with_refs[key]
     refs = jit_refs.ref_positions(leaves)
     args = [*jit_refs.values_for(consts, leaves), *jit_refs.without_refs(leaves, refs)]
-    outs = bind_jit(*args, jaxpr=jaxpr, name=jitted._name, donated_invars=(False,) * len(args),
-                      inline=False, keep_unused=jitted._keep_unused)
+    from .primitive import eqn_params       # (primitive.py loads this module)
+    outs = bind_jit(*args, **eqn_params(jaxpr, len(args), (False,) * len(args), jitted._name,
+                                        jitted._keep_unused, False))
     return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, leaves))
 
 
