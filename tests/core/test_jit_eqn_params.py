@@ -127,3 +127,15 @@ def test_rewritten_equations_keep_their_params_in_step_and_run():
     assert g.devices() == {d}
     np.testing.assert_allclose(g, 2 * np.cos(x), rtol=1e-6)
     assert jax.vmap(pinned)(np.stack([x, x])).devices() == {d}
+
+
+def test_the_notebook_view_hides_the_defaults_the_text_hides():
+    from jxkernel.sharding import SingleDeviceSharding
+    from jxkernel.views.jaxpr_json import jaxpr_to_json
+    x = np.float32([0.5, 1.5])
+    pinned = jax.jit(lambda a: a * 2, in_shardings=SingleDeviceSharding(jax.devices()[0]))
+    closed = jax.make_jaxpr(lambda a: (jax.jit(lambda b: b + 1)(a), pinned(a)))(x)
+    shown = [sorted(e["params"]) for e in jaxpr_to_json(closed)["eqns"]]
+    assert shown == [["donated_invars", "inline", "jaxpr", "keep_unused", "name"],
+                     ["donated_invars", "in_shardings", "inline", "jaxpr", "keep_unused",
+                      "name"]]

@@ -27,7 +27,8 @@ from ...core.interpret import eval_jaxpr
 from ...core.dce import (dce_closed_outputs, dce_jaxpr, dce_rules, effect_aware_dce,
                          prune_rules, pruned_body)
 from ...core.device_assignment import check_device_assignment, placement, program_devices
-from ...core.ir import ClosedJaxpr, Jaxpr, Var, call_primitives, param_printers
+from ...core.ir import (ClosedJaxpr, Jaxpr, Var, call_primitives, default_hidden_params,
+                        param_printers)
 from ...core.lru import PROGRAMS, TRACES, WeakLRU
 from ...core.mesh import UNSPECIFIED, empty_concrete_mesh, get_mesh, on_context_mesh
 from ...core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
@@ -454,15 +455,19 @@ def _jit_staging(trace: JaxprTrace, args, params):
 
 def _jit_params(params) -> list:
     """JAX's _pjit_pp_rule: name, then the rest sorted, each where it says something (a
-    donated operand, a sharding or layout given, keep_unused, a context mesh, compiler
-    options); never inline."""
+    donated operand, keep_unused, and `_default_hidden`'s); never inline."""
     shown = [(k, v) for k, v in params.items() if k not in ("name", "inline") and not (
-        k == "donated_invars" and not any(v) or
-        k in ("in_shardings", "out_shardings") and all(s is UNSPECIFIED for s in v) or
-        k in ("in_layouts", "out_layouts") and all(x is None for x in v) or
-        k == "keep_unused" and not v or k == "ctx_mesh" and v.empty or
-        k == "compiler_options_kvs" and not v)]
+        k == "donated_invars" and not any(v) or k == "keep_unused" and not v or
+        _default_hidden(k, v))]
     return [("name", params["name"]), *sorted(shown, key=lambda kv: kv[0])]
+
+
+def _default_hidden(key, value) -> bool:
+    """Whether a jit equation's param is at the default JAX's printer hides (as the notebook's
+    jaxpr view does): no sharding or layout given, no context mesh, no compiler options."""
+    return key in ("in_shardings", "out_shardings") and all(s is UNSPECIFIED for s in value) \
+        or key in ("in_layouts", "out_layouts") and all(x is None for x in value) \
+        or key == "ctx_mesh" and value.empty or key == "compiler_options_kvs" and not value
 
 
 def consts_kept(closed: ClosedJaxpr) -> bool:
@@ -700,6 +705,7 @@ partial_eval_rules[jit_p] = _jit_partial_eval
 axis_batching_rules[jit_p] = _jit_batching
 sharding_typing_rules[jit_p] = sharding_types.call_typing
 param_printers[jit_p] = _jit_params
+default_hidden_params[jit_p] = _default_hidden
 prune_rules[jit_p] = _jit_prune
 call_primitives.add(jit_p)
 
