@@ -29,12 +29,23 @@ KNOWN: dict = {
                       "grad's broadcast of the cotangent under set_mesh: JAX's reshard equation "
                       "has params dst_sharding and concrete_mesh, jxkernel's `sharding`"),
 }
+_CHECKIFY = ("jxkernel's checkify folds the error's initial values (JAX's keeps `or False` "
+             "and select_n of constants) and threads no error through a jit without checks")
+_OPEN = "JAX's shard_map holds an open Jaxpr, jxkernel's a ClosedJaxpr"
+KNOWN.update({
+    "checkify": ({("equations", None)}, _CHECKIFY),
+    "pmap": ({("shard_map", "jaxpr")}, _OPEN),
+    "shard_map_body": ({("shard_map", "jaxpr")}, _OPEN),
+})
+_REMAT_NAMES = ("JAX's remat2 holds an open Jaxpr, jxkernel's a ClosedJaxpr "
+                "(test_eqn_params.KNOWN_PARAMS), and so names the jit's variables inside "
+                "otherwise")
 # program -> why its printed jaxpr differs
 KNOWN_TEXT: dict = {
     "named_in_shardings": _STAGED_CONSTRAINT,
-    "checkpoint": "JAX's remat2 holds an open Jaxpr, jxkernel's a ClosedJaxpr "
-                  "(test_eqn_params.KNOWN_PARAMS), and so names the jit's variables inside "
-                  "otherwise",
+    "checkify": _CHECKIFY,
+    "checkpoint": _REMAT_NAMES,
+    "checkpoint_inside": _REMAT_NAMES,
 }
 
 

@@ -88,4 +88,22 @@ def cases(jax):
                                         jnp.stack([x, x]))[0], x3)
     reg("nested", jax.jit(lambda x: plain(x) * 3), x3)
     reg("hessian", jax.hessian(lambda x: plain(x).sum()), x3)
+    reg("pmap", jax.pmap(lambda x: x * 2), x3[None])
+    reg("shard_map_body", jax.shard_map(lambda x: plain(x), mesh=mesh, in_specs=P(),
+                                        out_specs=P()), x3)
+    reg("cond_branch", lambda x: lax.cond(True, plain, jnp.cos, x), x3)
+    reg("checkpoint_inside", jax.grad(lambda x: jax.checkpoint(
+        lambda y: plain(y) * 2)(x).sum()), x3)
+
+    @jax.custom_vjp
+    def cv(x):
+        return jnp.sin(x)
+    cv.defvjp(lambda x: (jnp.sin(x), x), lambda r, g: (g * r,))
+    reg("custom_vjp_grad", jax.grad(lambda x: jax.jit(cv)(x).sum()), x3)
+    checkify = importlib.import_module(jax.__name__ + ".experimental.checkify")
+
+    def checked(x):
+        checkify.check(jnp.all(x > 0), "not positive")
+        return x * 2
+    reg("checkify", checkify.checkify(lambda x: jax.jit(checked)(x) + plain(x)), x3)
     return c
