@@ -1,7 +1,8 @@
 """Where a program on one device runs when a jit pinned to a device is part of it, as JAX
 0.10.2 decides: a jit given `device=d`, or in_shardings/out_shardings that are all
 SingleDeviceShardings on d (args.pinned_device), runs on d and commits its results,
-also when grad, vmap or an enclosing jit calls it (its `jit` equation carries a Pin), and
+also when grad, vmap or an enclosing jit calls it (its `jit` equation's in_shardings and
+out_shardings hold those SingleDeviceShardings, as JAX's: `pin_of` reads its Pin), and
 an enclosing program runs where the pinned jits inside it run. Any other device among the
 committed arguments or given shardings is JAX's "Received incompatible devices" error.
 
@@ -42,7 +43,8 @@ class Pin(NamedTuple):
     """A pinned jit equation's given placements, as JAX's jit equation's in_shardings and
     out_shardings: per operand and per result the device of its SingleDeviceSharding, or
     None (unspecified); `forced` for `device=`, which moves any argument there, even one
-    split over a mesh. The equations grad, vmap and linearize make from it carry theirs."""
+    split over a mesh. The equations grad, vmap and linearize make from it carry theirs
+    (`params` writes a Pin as an equation's params, `pin_of` reads it back)."""
     ins: tuple
     outs: tuple
     forced: bool = False
