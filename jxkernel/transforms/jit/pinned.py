@@ -34,6 +34,7 @@ from ...tree_util import tree_flatten, tree_unflatten
 from ...xla import client as _client
 from ...xla.array import Array
 from ...xla.placement import call_placement, placed_data
+from ...xla.sharding import SingleDeviceSharding
 from .args import device_mismatch, flat_pinned, pinned_found
 from .cache import compiled_trace
 from .refs import without_refs
@@ -113,10 +114,7 @@ def _nones(n: int) -> tuple:
 
 
 def _sharding(device):
-    if device is None:
-        return UNSPECIFIED
-    from ...xla.sharding import SingleDeviceSharding     # (loaded: a pinned jit was made)
-    return SingleDeviceSharding(device)
+    return UNSPECIFIED if device is None else SingleDeviceSharding(device)
 
 
 def params(pin, n_in: int, n_out: int) -> dict:

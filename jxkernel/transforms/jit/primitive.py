@@ -739,11 +739,17 @@ def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwarg
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .sharded import call_jitted
     out = call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
-                      context, jit_p.bind)
+                      context, _bind_plain)
     if out is not ON_ONE_DEVICE and config._debug_values:    # as on one device (a pmap's too)
         check_jitted_values(jitted._name, jitted._fun, tree_leaves(out),
                             *unjitted_arguments(statics, dyn_args, dyn_kwargs))
     return out
+
+
+def _bind_plain(args, jaxpr, name, keep_unused):
+    """A jit equation over `jaxpr` bound on `args`: nothing donated, placed or inlined."""
+    n = len(args)
+    return jit_p.bind(*args, **eqn_params(jaxpr, n, (False,) * n, name, keep_unused, False))
 
 
 def unjitted_arguments(statics, dyn_args, dyn_kwargs) -> tuple:
