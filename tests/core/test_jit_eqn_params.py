@@ -121,14 +121,10 @@ def test_dce_and_pruning_keep_the_per_operand_params_in_step():
 
 def test_rewritten_equations_keep_their_params_in_step_and_run():
     from jxkernel.sharding import SingleDeviceSharding
-    from jit_eqn_params_cases import cases
+    from jit_eqn_params_cases import cases, under
     for name, (f, args, mesh) in cases(jax).items():
-        if name == "compiler_options":
-            continue
-        if mesh is None:
-            assert _check_in_step(jax.make_jaxpr(f)(*args).jaxpr), name
-        else:
-            with jax.sharding.set_mesh(mesh):
+        if name != "compiler_options":
+            with under(jax, mesh):
                 assert _check_in_step(jax.make_jaxpr(f)(*args).jaxpr), name
     # a pinned jit's placements, through grad and vmap, still run it on its device
     d = jax.devices()[-1]

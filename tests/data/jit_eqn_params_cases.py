@@ -6,8 +6,8 @@ linearize, transposition and checkpoint rewrote them (reference/make_jit_eqn_par
 records JAX's in tests/data/jit_eqn_params_reference.json; tests/core/test_jit_eqn_params.py
 compares). One device and a one-device mesh: any device count records the same.
 
-`cases(jax)`: name -> (f, args, the mesh to trace it under set_mesh of, or None); `run(jax)`:
-as eqn_params_cases.run."""
+`cases(jax)`: name -> (f, args, the mesh to trace it under set_mesh of (an AbstractMesh:
+use_abstract_mesh), or None); `run(jax)`: as eqn_params_cases.run."""
 import contextlib
 import importlib
 import warnings
@@ -21,8 +21,7 @@ def run(jax) -> dict:
     result = {}
     for name, (f, args, mesh) in cases(jax).items():
         try:
-            with warnings.catch_warnings(), \
-                    jax.set_mesh(mesh) if mesh is not None else contextlib.nullcontext():
+            with warnings.catch_warnings(), under(jax, mesh):
                 warnings.simplefilter("ignore", DeprecationWarning)     # (device=)
                 closed = jax.make_jaxpr(f)(*args)
         except Exception as e:  # noqa: BLE001 - the difference is what is recorded
@@ -31,6 +30,14 @@ def run(jax) -> dict:
         result[name] = {"eqns": _eqns(closed.jaxpr, jax, []),
                         "text": _ADDRESS.sub("", str(closed))}
     return result
+
+
+def under(jax, mesh):
+    """The context a case is traced in: set_mesh of `mesh`, use_abstract_mesh of an
+    AbstractMesh, nothing for None."""
+    sharding = importlib.import_module(jax.__name__ + ".sharding")
+    return contextlib.nullcontext() if mesh is None else sharding.use_abstract_mesh(mesh) \
+        if isinstance(mesh, sharding.AbstractMesh) else jax.set_mesh(mesh)
 
 
 def cases(jax):
@@ -72,6 +79,14 @@ def cases(jax):
     reg("set_mesh", lambda x: plain(x) + 1, x3, under=mesh)
     reg("set_mesh_grad", jax.grad(lambda x: plain(x).sum()), x3, under=mesh)
     reg("set_mesh_vmap", jax.vmap(plain), np.stack([x3, x3]), under=mesh)
+    def mesh_block(f, x):           # (a `with mesh:` block: no ctx_mesh, as JAX's)
+        with mesh:
+            return f(x)
+    explicit = sharding.AbstractMesh((1,), ("x",), axis_types=(sharding.AxisType.Explicit,))
+    auto = sharding.AbstractMesh((1,), ("x",), axis_types=(sharding.AxisType.Auto,))
+    reg("abstract_mesh_explicit", lambda x: plain(x) + 1, x3, under=explicit)
+    reg("abstract_mesh_auto", lambda x: plain(x) + 1, x3, under=auto)
+    reg("legacy_mesh_block", lambda x: mesh_block(plain, x), x3)
     reg("grad", jax.grad(lambda x: plain(x).sum()), x3)
     reg("grad_two_args", jax.grad(lambda x, y: jax.jit(g2)(x, y)[0].sum(), argnums=1), x3, x3)
     reg("grad_in_shardings", jax.grad(lambda x: pinned_in(x).sum()), x3)

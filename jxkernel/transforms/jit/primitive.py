@@ -30,7 +30,8 @@ from ...core.device_assignment import check_device_assignment, placement, progra
 from ...core.ir import (ClosedJaxpr, Jaxpr, Var, call_primitives, default_hidden_params,
                         param_printers)
 from ...core.lru import PROGRAMS, TRACES, WeakLRU
-from ...core.mesh import UNSPECIFIED, empty_concrete_mesh, get_mesh, on_context_mesh
+from ...core.mesh import (UNSPECIFIED, _mesh_state, empty_concrete_mesh, get_mesh,
+                          on_context_mesh)
 from ...core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
 from ...core.numpy_eval import call_rule
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
@@ -73,9 +74,12 @@ def eqn_params(jaxpr, n_in: int, donated_invars, name, keep_unused, inline, ctx_
 
 
 def context_mesh():
-    """The ctx_mesh of a jit equation bound now: set_mesh's mesh, else the empty Mesh (JAX's
-    get_ctx_mesh)."""
-    return get_mesh() if on_context_mesh() else empty_concrete_mesh
+    """The ctx_mesh of a jit equation bound now, as JAX's get_ctx_mesh: set_mesh's mesh, else
+    use_abstract_mesh's AbstractMesh where an axis of it is Explicit, else the empty Mesh."""
+    if on_context_mesh():
+        return get_mesh()
+    abstract = _mesh_state.abstract         # (not a `with mesh:` block's: JAX's has none)
+    return abstract if abstract is not None and abstract.explicit_axes else empty_concrete_mesh
 
 
 def _rebound(params, jaxpr, args, donated_invars, pin):
