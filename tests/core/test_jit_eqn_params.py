@@ -75,6 +75,7 @@ def test_params_and_text_are_jaxs(name):
         assert got == ref
         return
     assert _differences(ref, got) == expected
+    assert got.get("ctx_meshes") == ref.get("ctx_meshes")
     if name in KNOWN_TEXT:
         assert got.get("text") != ref.get("text")
     else:

@@ -28,7 +28,10 @@ def run(jax) -> dict:
             result[name] = {"error": type(e).__name__}
             continue
         result[name] = {"eqns": _eqns(closed.jaxpr, jax, []),
-                        "text": _ADDRESS.sub("", str(closed))}
+                        "text": _ADDRESS.sub("", str(closed)),
+                        # (a Mesh is callable, so _eqns shows "<callable>": its repr here)
+                        "ctx_meshes": [repr(e.params["ctx_mesh"]) for e in closed.jaxpr.eqns
+                                       if e.primitive.name == "jit"]}
     return result
 
 
