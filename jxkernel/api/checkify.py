@@ -47,7 +47,8 @@ from ..core.trace import Tracer
 from ..lax import cond, scan, slicing, while_loop  # noqa: F401  (primitives checked below)
 from ..lax.cond import _bind_cond
 from ..transforms import custom_derivatives, jit  # noqa: F401  (primitives checked below)
-from ..transforms.jit.primitive import _bind_jit
+from ..transforms.jit.pinned import pin_of
+from ..transforms.jit.primitive import _rebound
 from ..tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten  # noqa: F401 (JAX's)
 from ..xla.array import Array
 from . import remat  # noqa: F401  (checkpoint_p, checked below)
@@ -288,13 +289,17 @@ def _without_metadata(error: Error) -> Error:
 
 
 def _jit_check(error, enabled_errors, *vals, jaxpr, donated_invars, **params):
+    pinned = pin_of(params)
     if not _has_checks(jaxpr.jaxpr, enabled_errors):
-        return error, _bind_jit(jaxpr, vals, donated_invars, **params)
+        return error, _rebound(params, jaxpr, vals, donated_invars, pinned)
     err_leaves = tree_flatten(error)[0]
     checked, out_tree, _ = _checkified_jaxpr(jaxpr, enabled_errors, error,
                                              [get_aval(v) for v in vals])
-    outs = _bind_jit(checked, [*err_leaves, *vals],
-                     (False,) * len(err_leaves) + tuple(donated_invars), **params)
+    # (the error's leaves: new operands and results, unspecified)
+    outs = _rebound(params, checked, [*err_leaves, *vals],
+                    (False,) * len(err_leaves) + tuple(donated_invars),
+                    pinned and pinned.after(len(err_leaves))._replace(
+                        outs=(None,) * (len(checked.out_avals) - len(pinned.outs)) + pinned.outs))
     n = out_tree.num_leaves
     return tree_unflatten(out_tree, outs[:n]), outs[n:]
 

@@ -36,7 +36,8 @@ from ..transforms.ad_util import add_any_p, stop_gradient_p
 from ..transforms.api_util import flatten_fun
 from ..transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ..transforms.jit import jit
-from ..transforms.jit.primitive import _bind_jit, jit_p
+from ..transforms.jit.pinned import pin_of
+from ..transforms.jit.primitive import _rebound, jit_p
 from ..tree_util import tree_flatten, tree_structure, tree_unflatten, treedef_is_leaf
 
 __all__ = ["fact", "jet", "jet_rules", "zero_series"]
@@ -591,15 +592,14 @@ def _jet_jaxpr(closed, order, avals):
     return found
 
 
-def _jit_rule(primals, series, *, jaxpr, name, donated_invars, inline, keep_unused,
-              pinned=None):
+def _jit_rule(primals, series, *, jaxpr, donated_invars, **params):
     order = len(series[0])
     flat = [t for ts in series for t in ts]
     avals = tuple(get_aval(x) for x in [*primals, *flat])
-    outs = _bind_jit(_jet_jaxpr(jaxpr, order, avals), [*primals, *flat],
-                     tuple(donated_invars) + (False,) * len(flat), name=name, inline=inline,
-                     keep_unused=keep_unused,
-                     **({} if pinned is None else {"pinned": pinned.series(order)}))
+    pinned = pin_of(params)
+    outs = _rebound(params, _jet_jaxpr(jaxpr, order, avals), [*primals, *flat],
+                    tuple(donated_invars) + (False,) * len(flat),
+                    pinned and pinned.series(order))
     n = len(jaxpr.out_avals)
     return outs[:n], [list(outs[n + i * order:n + (i + 1) * order]) for i in range(n)]
 

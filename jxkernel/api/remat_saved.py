@@ -32,6 +32,7 @@ from ..core.interpreter_primitives import broadcast_in_dim_p
 from ..lax.creation import empty2_p, empty_like_aval
 from ..lax.elementwise import reduce_precision_p
 from ..lax.scan import scan_p
+from ..transforms.jit.pinned import params as placements, pin_of
 from ..transforms.jit.primitive import jit_p
 
 
@@ -290,19 +291,22 @@ def _jit_split(eqn, used, policy):
     recomputing one takes them (not a jit pinned to a device, nor one writing Refs)."""
     p = eqn.params
     closed = p["jaxpr"]
-    if p.get("pinned") is not None or closed.ref_writes:
+    if pin_of(p) is not None or closed.ref_writes:
         return None
     known, saved, recompute = saved_and_recomputed(closed.jaxpr, used, policy)
     if not saved:
         return None
     inner = [Var(v.aval) for v in saved]
-    known_eqn = eqn.replace(outvars=eqn.outvars + inner, params=dict(p, jaxpr=ClosedJaxpr(
-        Jaxpr(known.constvars, known.invars, known.outvars + saved, known.eqns),
-        closed.consts)))
+    outvars = [v for v, u in zip(eqn.outvars, used) if u]
+    known_eqn = eqn.replace(outvars=eqn.outvars + inner, params=dict(
+        p, jaxpr=ClosedJaxpr(Jaxpr(known.constvars, known.invars, known.outvars + saved,
+                                   known.eqns), closed.consts),
+        **placements(None, len(eqn.invars), len(eqn.outvars) + len(inner))))
     recompute_eqn = eqn.replace(
-        invars=eqn.invars + inner, outvars=[v for v, u in zip(eqn.outvars, used) if u],
+        invars=eqn.invars + inner, outvars=outvars,
         params=dict(p, jaxpr=ClosedJaxpr(recompute, closed.consts),
-                    donated_invars=tuple(p["donated_invars"]) + (False,) * len(inner)))
+                    donated_invars=tuple(p["donated_invars"]) + (False,) * len(inner),
+                    **placements(None, len(eqn.invars) + len(inner), len(outvars))))
     return known_eqn, inner, recompute_eqn
 
 

@@ -398,6 +398,10 @@ param_printers: dict = {}
 # pp rules of the unary functions with accuracy= and of mul with out_dtype=): the jaxpr text
 # (by a param printer) and the notebook's jaxpr view (views/jaxpr_json.py)
 none_hidden_params: dict = {}
+# primitive -> (key, value) -> whether that param, at its default, is left out wherever an
+# equation is shown (jit's in_shardings, layouts, ctx_mesh, compiler_options_kvs: JAX's
+# _pjit_pp_rule hides them so): the jaxpr text (by a param printer) and the notebook's view
+default_hidden_params: dict = {}
 # Primitives whose `name` JAX prints by its own rule but does not hold as a param (custom_jvp_call,
 # custom_vjp_call): their nested jaxprs are not named after it when printed up front
 name_not_a_param: set = set()

@@ -112,12 +112,17 @@ def _param(value, ids):
     return ir.pp_param(value, ids.names, 0, 10_000)
 
 
+def _shown(key, value) -> bool:
+    return False
+
+
 def _eqn(eqn, ids, scope) -> dict:
     info = eqn.source_info
     invars = [_use(v, ids, scope) for v in eqn.invars]        # read before the outputs bind
     return {"primitive": str(eqn.primitive),
             "params": {k: _param(v, ids) for k, v in sorted(eqn.params.items())
-                       if v is not None or k not in ir.none_hidden_params.get(eqn.primitive, ())},
+                       if (v is not None or k not in ir.none_hidden_params.get(eqn.primitive, ()))
+                       and not ir.default_hidden_params.get(eqn.primitive, _shown)(k, v)},
             "invars": invars,
             "outvars": [_def(v, ids, scope) for v in eqn.outvars],
             "source": source.label(info) or None,

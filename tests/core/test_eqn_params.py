@@ -23,14 +23,6 @@ import locations  # tests/support: the repository's folders
 # (primitive, param) -> why jxkernel's equations still differ from JAX 0.10.2's there, in every
 # program (test_known_param_differences_are_exactly_these checks each still differs somewhere)
 KNOWN_PARAMS: dict = {
-    **{("jit", k): "JAX's jit equations carry in_shardings/out_shardings (unspecified), "
-       "in_layouts/out_layouts (None), ctx_mesh and compiler_options_kvs=() (its printer hides "
-       "them); jxkernel's keep placement in their own `pinned` param when given, and have no "
-       "layouts or compiler options per equation. Adding them means keeping six per-operand "
-       "tuples in step through every rule that drops or adds jit operands (DCE, partial eval, "
-       "consts as operands, batching): a change of its own"
-       for k in ("compiler_options_kvs", "ctx_mesh", "in_layouts", "in_shardings",
-                 "out_layouts", "out_shardings")},
     **{("custom_jvp_call", k): "JAX's holds linear_util thunks (jvp_jaxpr_fun); jxkernel's "
        "the user's rule (jvp) and the function's name" for k in ("jvp", "jvp_jaxpr_fun", "name")},
     **{("custom_vjp_call", k): "JAX's holds linear_util thunks (fwd_jaxpr_thunk, out_trees, a "
@@ -55,8 +47,10 @@ KNOWN: dict = {
     "jnp.ldexp": ({("equations", None)}, _STAGED + " (as jnp.frexp)"),
     "jnp.searchsorted": ({("equations", None)}, _STAGED + " (its scan's body)"),
     "lax.random_gamma_grad": ({("equations", None)}, _STAGED + " (broadcasts ordered otherwise)"),
-    "grad_pad_concat": ({("jit", "donated_invars")}, "linearize's jit of _pad: JAX's keeps a "
-                        "zero residual (one more operand), jxkernel's prunes it"),
+    "grad_pad_concat": ({("jit", k) for k in ("donated_invars", "in_shardings", "in_layouts",
+                                              "out_shardings", "out_layouts")},
+                        "linearize's jit of _pad: JAX's keeps a zero residual (one more "
+                        "operand), jxkernel's prunes it"),
     "vmap_gather_same_index": ({("equations", None)},
                                _STAGED + " (a NumPy index's bounds folded at trace time)"),
 }

@@ -19,7 +19,7 @@ from . import high as jit_high, refs as jit_refs
 from .cache import NOWHERE, compiled_trace
 from .high import staged_high
 from .pinned import pin_params
-from .primitive import jit_p, traced_inside, traced_under
+from .primitive import eqn_params, jit_p, traced_inside, traced_under
 
 
 def bind_equation(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
@@ -55,7 +55,7 @@ def bind_equation(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
         consts = jit_refs.values_for(consts, leaves)
     donated = (False,) * len(consts) + jit_refs.without_refs(
         jitted._donated_leaves(dyn_args, dyn_kwargs) or (False,) * len(leaves), refs)
-    outs = jit_p.bind(*consts, *arrays, jaxpr=jaxpr, name=jitted._name, donated_invars=donated,
-                      inline=jitted._inline, keep_unused=jitted._keep_unused,
-                      **pin_params(jitted, dyn_args, refs, len(consts), out_tree, jaxpr))
+    outs = jit_p.bind(*consts, *arrays, **eqn_params(
+        jaxpr, len(consts) + len(arrays), donated, jitted._name, jitted._keep_unused,
+        jitted._inline, pin=pin_params(jitted, dyn_args, refs, len(consts), out_tree, jaxpr)))
     return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, leaves))

@@ -32,7 +32,7 @@ from ...tree_util import tree_unflatten
 from ...xla.array import Array
 from ...xla.placement import placement_of
 from .args import leaf_aval
-from .primitive import consts_kept, jit_p, one_device_program, rerun_if_invalid
+from .primitive import consts_kept, eqn_params, jit_p, one_device_program, rerun_if_invalid
 
 # a jit's lowered trace -> the high one it was lowered from: a jit equation staged into a
 # jaxpr holds the high one, as JAX's (transforms/jit/function.py's _bind)
@@ -146,8 +146,8 @@ class _LowProgram:
 
     def __call__(self, *lo_args):
         n = len(self.jaxpr.jaxpr.invars)
-        return jit_p.bind(*self.consts, *lo_args, jaxpr=self.jaxpr, name=self.name,
-                          donated_invars=(False,) * n, inline=False, keep_unused=False)
+        return jit_p.bind(*self.consts, *lo_args, **eqn_params(
+            self.jaxpr, n, (False,) * n, self.name, False, False))
 
 
 class _LastCall:
@@ -355,8 +355,8 @@ def stage_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
                                                        names)
     jaxpr, consts = convert_constvars_to_invars(closed)
     n = len(consts) + len(leaves)
-    outs = jit_p.bind(*consts, *leaves, jaxpr=jaxpr, name=jitted._name,
-                      donated_invars=(False,) * n, inline=False, keep_unused=False)
+    outs = jit_p.bind(*consts, *leaves, **eqn_params(jaxpr, n, (False,) * n, jitted._name,
+                                                      False, False))
     outer.is_high = True
     for leaf, ty, final in zip(leaves, in_types, finals):
         if type(ty) is AvalQDD:        # what the call left in it

@@ -1,7 +1,8 @@
 """Where a program on one device runs when a jit pinned to a device is part of it, as JAX
 0.10.2 decides: a jit given `device=d`, or in_shardings/out_shardings that are all
 SingleDeviceShardings on d (args.pinned_device), runs on d and commits its results,
-also when grad, vmap or an enclosing jit calls it (its `jit` equation carries a Pin), and
+also when grad, vmap or an enclosing jit calls it (its `jit` equation's in_shardings and
+out_shardings hold those SingleDeviceShardings, as JAX's: `pin_of` reads its Pin), and
 an enclosing program runs where the pinned jits inside it run. Any other device among the
 committed arguments or given shardings is JAX's "Received incompatible devices" error.
 
@@ -25,7 +26,7 @@ from typing import NamedTuple
 from ...core.device_assignment import used_inputs
 from ...core.ir import ClosedJaxpr, jaxpr_params
 from ...core.lru import TRACES, WeakLRU
-from ...core.mesh import legacy_mesh, on_context_mesh
+from ...core.mesh import UNSPECIFIED, legacy_mesh, on_context_mesh
 from ...core.source_info import traced_call_site
 from ...core.staging import JaxprTrace
 from ...core.trace import _ctx
@@ -33,6 +34,7 @@ from ...tree_util import tree_flatten, tree_unflatten
 from ...xla import client as _client
 from ...xla.array import Array
 from ...xla.placement import call_placement, placed_data
+from ...xla.sharding import SingleDeviceSharding
 from .args import device_mismatch, flat_pinned, pinned_found
 from .cache import compiled_trace
 from .refs import without_refs
@@ -42,7 +44,8 @@ class Pin(NamedTuple):
     """A pinned jit equation's given placements, as JAX's jit equation's in_shardings and
     out_shardings: per operand and per result the device of its SingleDeviceSharding, or
     None (unspecified); `forced` for `device=`, which moves any argument there, even one
-    split over a mesh. The equations grad, vmap and linearize make from it carry theirs."""
+    split over a mesh. The equations grad, vmap and linearize make from it carry theirs
+    (`params` writes a Pin as an equation's params, `pin_of` reads it back)."""
     ins: tuple
     outs: tuple
     forced: bool = False
@@ -86,38 +89,76 @@ def _pick(devices, flags, want: bool) -> tuple:
     return tuple(d for d, f in zip(devices, flags) if bool(f) == want)
 
 
-def params(pin) -> dict:
-    """{"pinned": pin} for an equation with a given placement, else {} (a plain equation's
-    params stay as they were)."""
-    return {} if pin is None or not any(pin.ins + pin.outs) else {"pinned": pin}
+class _Forced(tuple):
+    """A `device=` jit equation's in_shardings (a tuple, printed as one): it moves any
+    argument to its device, even one split over a mesh (Pin.forced)."""
+    __slots__ = ()
 
 
-class _Shown:
-    def __init__(self, device):
-        self.device = device
-
-    def __repr__(self):          # (jxkernel's SingleDeviceSharding's repr, without loading it)
-        return "UnspecifiedValue" if self.device is None else \
-            f"SingleDeviceSharding(device={self.device!r}, memory_kind=device)"
+_UNSPECIFIED_TUPLES: dict = {}      # n -> (UNSPECIFIED,) * n
+_NONE_TUPLES: dict = {}             # n -> (None,) * n
 
 
-def shown(pin) -> list:
-    """The params JAX prints of a pinned jit equation: its in_shardings and out_shardings
-    where any is given."""
-    return [(key, tuple(map(_Shown, ds))) for key, ds in
-            (("in_shardings", pin.ins), ("out_shardings", pin.outs)) if any(ds)]
+def _unspecified(n: int) -> tuple:
+    found = _UNSPECIFIED_TUPLES.get(n)
+    if found is None:
+        found = _UNSPECIFIED_TUPLES[n] = (UNSPECIFIED,) * n
+    return found
 
 
-def pin_params(jitted, dyn_args, refs, n_consts: int, out_tree, jaxpr) -> dict:
-    """{"pinned": Pin} for the `jit` equation of a pinned jit (operands: `n_consts` consts,
-    then the leaves of `dyn_args` less the Refs at `refs`; results: `out_tree`'s leaves, then
-    `jaxpr`'s Refs' final values); {} for any other jit."""
+def _nones(n: int) -> tuple:
+    found = _NONE_TUPLES.get(n)
+    if found is None:
+        found = _NONE_TUPLES[n] = (None,) * n
+    return found
+
+
+def _sharding(device):
+    return UNSPECIFIED if device is None else SingleDeviceSharding(device)
+
+
+def params(pin, n_in: int, n_out: int) -> dict:
+    """A jit equation's placement params over `n_in` operands and `n_out` results, as JAX
+    0.10.2's: in_shardings and out_shardings (UnspecifiedValue, or where `pin`, a Pin, gives
+    a device its SingleDeviceSharding), in_layouts and out_layouts (None: jxkernel gives a
+    jit equation no layout)."""
+    if pin is None or not any(pin.ins + pin.outs):
+        ins, outs = _unspecified(n_in), _unspecified(n_out)
+    else:
+        ins = tuple(map(_sharding, pin.ins))
+        ins, outs = _Forced(ins) if pin.forced else ins, tuple(map(_sharding, pin.outs))
+    return {"in_shardings": ins, "out_shardings": outs, "in_layouts": _nones(n_in),
+            "out_layouts": _nones(n_out)}
+
+
+def pin_of(params_: dict):
+    """The Pin of a jit equation (its `params_`): the devices its in_shardings and
+    out_shardings give, or None where none is given (the one place a Pin is made from an
+    equation: the rules that rewrite one make the new one's params from it, `params`)."""
+    ins, outs = params_["in_shardings"], params_["out_shardings"]
+    if ins is _UNSPECIFIED_TUPLES.get(len(ins)) and outs is _UNSPECIFIED_TUPLES.get(len(outs)):
+        return None                                         # (the common equation)
+    ins, outs = tuple(map(_device_of, ins)), tuple(map(_device_of, outs))
+    if not any(ins + outs):
+        return None
+    return Pin(ins, outs, type(params_["in_shardings"]) is _Forced)
+
+
+def _device_of(sharding):
+    return None if sharding is UNSPECIFIED or sharding is None else \
+        sharding._device_assignment[0]
+
+
+def pin_params(jitted, dyn_args, refs, n_consts: int, out_tree, jaxpr):
+    """The Pin of the `jit` equation of a pinned jit (operands: `n_consts` consts, then the
+    leaves of `dyn_args` less the Refs at `refs`; results: `out_tree`'s leaves, then
+    `jaxpr`'s Refs' final values); None for any other jit."""
     if jitted._compiler_options and isinstance(_ctx.trace, JaxprTrace):     # (JAX's staging rule)
         raise ValueError(f"`compiler_options` can only be passed to top-level `jax.jit`. Got "
                          f"compiler_options={jitted._compiler_options} specified on a nested "
                          f"jit with name: {jitted._name} and source info: {traced_call_site()}")
     if jitted._device is None:
-        return {}
+        return None
     check_context(jitted)
     n_args = len(tree_flatten(dyn_args)[0]) - len(refs)
     n_refs_out = len(jaxpr.out_avals) - out_tree.num_leaves
@@ -128,8 +169,7 @@ def pin_params(jitted, dyn_args, refs, n_consts: int, out_tree, jaxpr) -> dict:
             jitted._in_shardings, dyn_args), refs))
         outs = tuple(_device(s) for s in flat_pinned(jitted._out_shardings, tree_unflatten(
             out_tree, [0] * out_tree.num_leaves)))
-    return params(Pin((None,) * n_consts + ins, outs + (None,) * n_refs_out,
-                      jitted._pinned is None))
+    return Pin((None,) * n_consts + ins, outs + (None,) * n_refs_out, jitted._pinned is None)
 
 
 def check_context(jitted) -> None:
@@ -155,7 +195,7 @@ def _inside(jaxpr) -> tuple:
         return found
     pins, exported = [], False
     for eqn in jaxpr.eqns:
-        pin = eqn.params.get("pinned") if eqn.primitive.name == "jit" else None  # (a Pin)
+        pin = pin_of(eqn.params) if eqn.primitive.name == "jit" else None
         if pin is not None:
             pins.append((pin.device, eqn.source_info))
         exported |= eqn.primitive.name == "call_exported" and bool(eqn.outvars)
@@ -303,7 +343,7 @@ def check_split(pinned, args) -> None:
         if d is not None and type(x) is Array and x.committed and not x.is_fully_replicated:
             raise ValueError(
                 f"Sharding passed to jit does not match the sharding on the respective arg. "
-                f"Got jit sharding: {_Shown(d)!r},\narg sharding: {x.sharding!r} for arg "
+                f"Got jit sharding: {_sharding(d)!r},\narg sharding: {x.sharding!r} for arg "
                 f"type: {x.dtype.name}[{','.join(map(str, x.shape))}]")       # (JAX's words)
 
 

@@ -27,9 +27,11 @@ from ...core.interpret import eval_jaxpr
 from ...core.dce import (dce_closed_outputs, dce_jaxpr, dce_rules, effect_aware_dce,
                          prune_rules, pruned_body)
 from ...core.device_assignment import check_device_assignment, placement, program_devices
-from ...core.ir import ClosedJaxpr, Jaxpr, Var, call_primitives, param_printers
+from ...core.ir import (ClosedJaxpr, Jaxpr, Var, call_primitives, default_hidden_params,
+                        param_printers)
 from ...core.lru import PROGRAMS, TRACES, WeakLRU
-from ...core.mesh import get_mesh, on_context_mesh
+from ...core.mesh import (UNSPECIFIED, _mesh_state, empty_concrete_mesh, get_mesh,
+                          on_context_mesh)
 from ...core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
 from ...core.numpy_eval import call_rule
 from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
@@ -52,25 +54,58 @@ from ..ad_util import Zero, is_undefined
 from ..batching import BatchTrace, batch_jaxpr
 from .cache import ON_ONE_DEVICE
 from .pinned import (check_context, check_split, eager_placement, has_pins, params as pin_params,
-                     refuse_mesh, shown)
+                     pin_of, refuse_mesh)
 
 jit_p = Primitive("jit", multiple_results=True)
 
 
-def _jit_abstract_eval(*avals, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
+def eqn_params(jaxpr, n_in: int, donated_invars, name, keep_unused, inline, ctx_mesh=None,
+               pin=None, compiler_options_kvs=()) -> dict:
+    """A jit equation's params over `n_in` operands, as JAX 0.10.2's (its keys, in its
+    order): jaxpr, in_shardings, out_shardings, in_layouts, out_layouts (pinned.params: from
+    `pin`, a Pin or None), donated_invars, ctx_mesh (set_mesh's mesh, else the empty one:
+    `context_mesh()`), name, keep_unused, inline, compiler_options_kvs (JAX allows compiler
+    options on a top-level jit only: () on every equation)."""
+    return {"jaxpr": jaxpr, **pin_params(pin, n_in, len(jaxpr.out_avals)),
+            "donated_invars": tuple(donated_invars),
+            "ctx_mesh": context_mesh() if ctx_mesh is None else ctx_mesh, "name": name,
+            "keep_unused": keep_unused, "inline": inline,
+            "compiler_options_kvs": compiler_options_kvs}
+
+
+def context_mesh():
+    """The ctx_mesh of a jit equation bound now, as JAX's get_ctx_mesh: set_mesh's mesh, else
+    use_abstract_mesh's AbstractMesh where an axis of it is Explicit, else the empty Mesh."""
+    if on_context_mesh():
+        return get_mesh()
+    abstract = _mesh_state.abstract         # (not a `with mesh:` block's: JAX's has none)
+    return abstract if abstract is not None and abstract.explicit_axes else empty_concrete_mesh
+
+
+def _rebound(params, jaxpr, args, donated_invars, pin):
+    """`_bind_jit` of a rule's new equation over `jaxpr` and `args`, its other params
+    (name, ctx_mesh, ...) the rewritten equation's `params`; `pin` its placements."""
+    return _bind_jit(jaxpr, args, donated_invars, params["name"], params["keep_unused"],
+                     params["inline"], params["ctx_mesh"], pin,
+                     params["compiler_options_kvs"])
+
+
+def _jit_abstract_eval(*avals, jaxpr, **_):
     return jaxpr.out_avals
 
 
-def _jit_lowering(ctx, *args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
+def _jit_lowering(ctx, *args, jaxpr, name, **params):
     # a pinned jit's placements: its function's operands and results constrained to them
+    pinned = pin_of(params)
     return ctx.call_jaxpr(jaxpr, args, name, pinned and (pinned.ins, pinned.outs))
 
 
-def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
+def _jit_impl(*args, jaxpr, name, donated_invars, inline, keep_unused, **params):
     """A jit equation run eagerly (e.g. by a transformation that re-binds it): compile once;
-    a pinned jit's (`pinned`, a pinned.Pin) on its device. Under jax_debug_nans/infs a
-    NaN/inf it makes raises InvalidJitOutput, for what bound it to rerun it op by op."""
-    outs = _jit_run(args, jaxpr, name, donated_invars, inline, keep_unused, pinned)
+    a pinned jit's (its in_shardings/out_shardings: pinned.pin_of) on its device. Under
+    jax_debug_nans/infs a NaN/inf it makes raises InvalidJitOutput, for what bound it to
+    rerun it op by op."""
+    outs = _jit_run(args, jaxpr, name, donated_invars, inline, keep_unused, pin_of(params))
     if config._debug_values:
         kind = invalid_value(outs)
         if kind is not None:
@@ -419,28 +454,24 @@ def _jit_staging(trace: JaxprTrace, args, params):
         with set_current_trace(trace):
             return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
     atoms = [trace.to_atom(x) for x in args]
-    if on_context_mesh():             # JAX's jit equation names set_mesh's mesh (ctx_mesh)
-        CTX_MESHES[params["jaxpr"]] = get_mesh()
     return trace.add_eqn(atoms, jit_p, params, params["jaxpr"].out_avals)
 
 
-# jaxpr of a jit equation staged under set_mesh -> that mesh, which JAX's jit keeps as its
-# ctx_mesh param and prints; here beside the params (every jit rule takes the same five)
-CTX_MESHES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 def _jit_params(params) -> list:
-    mesh = CTX_MESHES.get(params["jaxpr"])
-    given = dict(shown(params["pinned"])) if "pinned" in params else {}    # (JAX's order)
-    # (JAX's _pjit_pp_rule: name, then the rest sorted; donated_invars when one is donated,
-    # keep_unused when True)
-    donated = params.get("donated_invars", ())
-    return [("name", params["name"]), *([("ctx_mesh", mesh)] if mesh is not None else []),
-            *([("donated_invars", donated)] if any(donated) else []),
-            *[(k, given[k]) for k in ("in_shardings",) if k in given],
-            ("jaxpr", params["jaxpr"]),
-            *([("keep_unused", True)] if params.get("keep_unused") else []),
-            *[(k, given[k]) for k in ("out_shardings",) if k in given]]
+    """JAX's _pjit_pp_rule: name, then the rest sorted, each where it says something (a
+    donated operand, keep_unused, and `_default_hidden`'s); never inline."""
+    shown = [(k, v) for k, v in params.items() if k not in ("name", "inline") and not (
+        k == "donated_invars" and not any(v) or k == "keep_unused" and not v or
+        _default_hidden(k, v))]
+    return [("name", params["name"]), *sorted(shown, key=lambda kv: kv[0])]
+
+
+def _default_hidden(key, value) -> bool:
+    """Whether a jit equation's param is at the default JAX's printer hides (as the notebook's
+    jaxpr view does): no sharding or layout given, no context mesh, no compiler options."""
+    return key in ("in_shardings", "out_shardings") and all(s is UNSPECIFIED for s in value) \
+        or key in ("in_layouts", "out_layouts") and all(x is None for x in value) \
+        or key == "ctx_mesh" and value.empty or key == "compiler_options_kvs" and not value
 
 
 def consts_kept(closed: ClosedJaxpr) -> bool:
@@ -453,46 +484,44 @@ def consts_kept(closed: ClosedJaxpr) -> bool:
 _CONCRETE = (Array, np.ndarray)
 
 
-def _bind_jit(jaxpr, args, donated_invars, **params):
+def _bind_jit(jaxpr, args, donated_invars, name, keep_unused, inline, ctx_mesh=None, pin=None,
+              compiler_options_kvs=()):
     """Bind jit_p on a (transformed) jaxpr; its consts, unless it keeps them (`consts_kept`),
-    first as explicit operands."""
+    first as explicit operands (placed where the program runs: unspecified). `pin`: its
+    placements (a pinned.Pin), or None."""
     if jaxpr.consts and not consts_kept(jaxpr):
         converted, consts = convert_constvars_to_invars(jaxpr)
         jaxpr = _derived(converted, jaxpr)
-        if "pinned" in params:           # (the consts: placed where the program runs)
-            params = {**params, "pinned": params["pinned"].after(len(consts))}
-        outs = jit_p.bind(*consts, *args, jaxpr=jaxpr,
-                          donated_invars=(False,) * len(consts) + tuple(donated_invars), **params)
-        return outs
-    return jit_p.bind(*args, jaxpr=jaxpr, donated_invars=tuple(donated_invars), **params)
+        pin = pin and pin.after(len(consts))
+        args = [*consts, *args]
+        donated_invars = (False,) * len(consts) + tuple(donated_invars)
+    return jit_p.bind(*args, **eqn_params(jaxpr, len(args), donated_invars, name, keep_unused,
+                                          inline, ctx_mesh, pin, compiler_options_kvs))
 
 
-def _jit_batching(axis_data, vals, dims, *, jaxpr, name, donated_invars, inline, keep_unused,
-                  pinned=None):
+def _jit_batching(axis_data, vals, dims, *, jaxpr, donated_invars, **params):
     """vmap of a jit equation: one jit equation over the batched jaxpr (batched even when no
     operand is, since the body may use the axis, e.g. through axis_index)."""
     batched, out_dims = batch_jaxpr(jaxpr, axis_data, dims)
-    outs = _bind_jit(_derived(batched, jaxpr), vals, donated_invars, name=name, inline=inline,
-                     keep_unused=keep_unused, **pin_params(pinned))
+    outs = _rebound(params, _derived(batched, jaxpr), vals, donated_invars, pin_of(params))
     return outs, out_dims
 
 
-def _jit_jvp(primals, tangents, *, jaxpr, name, donated_invars, inline, keep_unused,
-             pinned=None):
+def _jit_jvp(primals, tangents, *, jaxpr, donated_invars, **params):
     """jvp of a jit equation: one jit equation computing primal and tangent outputs."""
     nonzeros = [type(t) is not Zero for t in tangents]
     new_jaxpr, out_nonzeros = jvp_jaxpr(jaxpr, nonzeros)
     nz_tangents = [t for t in tangents if type(t) is not Zero]
-    outs = _bind_jit(_derived(new_jaxpr, jaxpr), list(primals) + nz_tangents,
-                     tuple(donated_invars) + (False,) * len(nz_tangents), name=name,
-                     inline=inline, keep_unused=keep_unused,
-                     **pin_params(pinned and pinned.jvp(nonzeros, out_nonzeros)))
+    pinned = pin_of(params)
+    outs = _rebound(params, _derived(new_jaxpr, jaxpr), list(primals) + nz_tangents,
+                    tuple(donated_invars) + (False,) * len(nz_tangents),
+                    pinned and pinned.jvp(nonzeros, out_nonzeros))
     n = len(jaxpr.out_avals)
     rest = iter(outs[n:])
     return outs[:n], [next(rest) if nz else Zero(a) for nz, a in zip(out_nonzeros, jaxpr.out_avals)]
 
 
-def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None):
+def _jit_transpose(cts, *args, jaxpr, name, **params):
     """Transpose of a (linear) jit equation: a jit equation running the transposed jaxpr."""
     linear = [is_undefined(a) for a in args]
     nonlinear = [a for a in args if not is_undefined(a)]
@@ -501,10 +530,11 @@ def _jit_transpose(cts, *args, jaxpr, name, donated_invars, inline, keep_unused,
     transposed = _derived(transpose_jaxpr(jaxpr, linear, nonzero, refs=True), jaxpr)
     # (Refs a custom_vjp's bwd wrote: their values passed, written back after)
     transposed, written = refs_as_values(transposed)
+    pinned = pin_of(params)
     try:
-        outs = _bind_jit(transposed, nonlinear + cts, (False,) * (len(nonlinear) + len(cts)),
-                         name=name, inline=inline, keep_unused=keep_unused,
-                         **pin_params(pinned and pinned.transposed(linear, nonzero)))
+        outs = _rebound(dict(params, name=name), transposed, nonlinear + cts,
+                        (False,) * (len(nonlinear) + len(cts)),
+                        pinned and pinned.transposed(linear, nonzero))
     except InvalidJitOutput as e:
         kind = e.kind           # (not the exception: its traceback holds this frame)
     else:
@@ -545,13 +575,11 @@ def _jit_partial_eval(trace, args, params):
     known_args = [x for x, u in zip(args, unknowns) if not u]
     known_jaxpr, forwarded = _forwarding(known_jaxpr, known_args, n_res)
     _derived(known_jaxpr, params["jaxpr"])
-    rest = {k: v for k, v in params.items() if k not in ("jaxpr", "donated_invars", "pinned")}
-    pinned = params.get("pinned")           # (a pinned jit's: each part its placements)
+    pinned = pin_of(params)           # (a pinned jit's: each part its placements)
     n_computed = sum(x is None for x in forwarded)
     with set_current_trace(trace.parent):
-        known_outs = _bind_jit(known_jaxpr, known_args, (False,) * len(known_args), **rest,
-                               **pin_params(pinned and pinned.split(
-                                   unknowns, out_unknowns, n_computed, 0)[0]))
+        known_outs = _rebound(params, known_jaxpr, known_args, (False,) * len(known_args),
+                              pinned and pinned.split(unknowns, out_unknowns, n_computed, 0)[0])
     n_known = len(known_outs) - n_computed
     computed = iter(known_outs[n_known:])
     residuals = [next(computed) if x is None else x for x in forwarded]
@@ -560,10 +588,11 @@ def _jit_partial_eval(trace, args, params):
     _derived(unknown_jaxpr, unknown)
     atoms = [trace.to_atom(x) for x in unknown_consts + residuals] + \
         [trace.to_atom(x) for x, u in zip(args, unknowns) if u]
-    unknown_outs = iter(trace.add_eqn(atoms, jit_p, dict(
-        rest, jaxpr=unknown_jaxpr, donated_invars=(False,) * len(atoms), **pin_params(
-            pinned and pinned.split(unknowns, out_unknowns, n_res, len(unknown_consts))[1])),
-        unknown_jaxpr.out_avals))
+    unknown_outs = iter(trace.add_eqn(atoms, jit_p, eqn_params(
+        unknown_jaxpr, len(atoms), (False,) * len(atoms), params["name"],
+        params["keep_unused"], params["inline"], params["ctx_mesh"],
+        pinned and pinned.split(unknowns, out_unknowns, n_res, len(unknown_consts))[1],
+        params["compiler_options_kvs"]), unknown_jaxpr.out_avals))
     known_iter = iter(known_outs[:n_known])
     return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
 
@@ -640,10 +669,10 @@ def _jit_prune(eqn):
     pruned, kept = found
     if kept is None:
         return eqn
-    pick = lambda values: tuple(values[i] for i in kept)       # noqa: E731
-    params = dict(params, jaxpr=pruned, donated_invars=pick(params["donated_invars"]))
-    if params.get("pinned") is not None:
-        params["pinned"] = params["pinned"]._replace(ins=pick(params["pinned"].ins))
+    pick = lambda values: type(values)(values[i] for i in kept)     # noqa: E731
+    params = dict(params, jaxpr=pruned, donated_invars=pick(params["donated_invars"]),
+                  in_shardings=pick(params["in_shardings"]),
+                  in_layouts=pick(params["in_layouts"]))
     return eqn.replace(invars=list(pick(eqn.invars)), params=params)
 
 
@@ -651,15 +680,20 @@ def _jit_dce(used_outs, eqn):
     """JAX's pjit dce rule: only the used results, and the operands they read (whole with
     keep_unused, a device pin or Refs)."""
     params, closed = eqn.params, eqn.params["jaxpr"]
-    if params["keep_unused"] or closed.ref_writes or params.get("pinned") is not None:
+    if params["keep_unused"] or closed.ref_writes or pin_of(params) is not None:
         return [True] * len(eqn.invars), eqn
     body, used = dce_closed_outputs(closed, used_outs)     # (cached: one jaxpr per pruning)
     if body is closed:
         return used, eqn
-    donated = tuple(d for d, u in zip(params["donated_invars"], used) if u)
-    return used, eqn.replace(invars=[v for v, u in zip(eqn.invars, used) if u],
-                             outvars=[v for v, u in zip(eqn.outvars, used_outs) if u],
-                             params=dict(params, jaxpr=body, donated_invars=donated))
+    ins = lambda values: tuple(x for x, u in zip(values, used) if u)         # noqa: E731
+    outs = lambda values: tuple(x for x, u in zip(values, used_outs) if u)   # noqa: E731
+    return used, eqn.replace(invars=list(ins(eqn.invars)), outvars=list(outs(eqn.outvars)),
+                             params=dict(params, jaxpr=body,
+                                         donated_invars=ins(params["donated_invars"]),
+                                         in_shardings=ins(params["in_shardings"]),
+                                         in_layouts=ins(params["in_layouts"]),
+                                         out_shardings=outs(params["out_shardings"]),
+                                         out_layouts=outs(params["out_layouts"])))
 
 
 abstract_eval_rules[jit_p] = _jit_abstract_eval
@@ -675,6 +709,7 @@ partial_eval_rules[jit_p] = _jit_partial_eval
 axis_batching_rules[jit_p] = _jit_batching
 sharding_typing_rules[jit_p] = sharding_types.call_typing
 param_printers[jit_p] = _jit_params
+default_hidden_params[jit_p] = _default_hidden
 prune_rules[jit_p] = _jit_prune
 call_primitives.add(jit_p)
 
@@ -708,11 +743,17 @@ def over_mesh(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwarg
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .sharded import call_jitted
     out = call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
-                      context, jit_p.bind)
+                      context, _bind_plain)
     if out is not ON_ONE_DEVICE and config._debug_values:    # as on one device (a pmap's too)
         check_jitted_values(jitted._name, jitted._fun, tree_leaves(out),
                             *unjitted_arguments(statics, dyn_args, dyn_kwargs))
     return out
+
+
+def _bind_plain(args, jaxpr, name, keep_unused):
+    """A jit equation over `jaxpr` bound on `args`: nothing donated, placed or inlined."""
+    n = len(args)
+    return jit_p.bind(*args, **eqn_params(jaxpr, n, (False,) * n, name, keep_unused, False))
 
 
 def unjitted_arguments(statics, dyn_args, dyn_kwargs) -> tuple:

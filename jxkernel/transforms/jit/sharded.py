@@ -147,8 +147,9 @@ def _hashable(shardings):
 def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwargs,
                 context=False, bind_jit=None):
     """Run a `jit` with shardings (or with sharded arguments): compile once per signature.
-    `context`: called only for the mesh set_mesh set. `bind_jit`: jit_p.bind (primitive.py's,
-    which loads this module), for a jit reading or writing Refs (_with_refs)."""
+    `context`: called only for the mesh set_mesh set. `bind_jit(args, jaxpr, name,
+    keep_unused)`: a jit equation's bind (primitive.py's, which loads this module), for a jit
+    reading or writing Refs (_with_refs)."""
     key = call_key(jitted, treedef, avals, statics, leaves)
     entry = jitted._cache.get(key)
     if entry is ON_ONE_DEVICE:               # its split arguments unused: see _on_one_device
@@ -274,8 +275,7 @@ def _with_refs(jitted, key, leaves, bind_jit):
     closed, out_tree, jaxpr, consts = jitted._with_refs[key]
     refs = jit_refs.ref_positions(leaves)
     args = [*jit_refs.values_for(consts, leaves), *jit_refs.without_refs(leaves, refs)]
-    outs = bind_jit(*args, jaxpr=jaxpr, name=jitted._name, donated_invars=(False,) * len(args),
-                      inline=False, keep_unused=jitted._keep_unused)
+    outs = bind_jit(args, jaxpr, jitted._name, jitted._keep_unused)
     return tree_unflatten(out_tree, jit_refs.write_back(closed, outs, leaves))
 
 
