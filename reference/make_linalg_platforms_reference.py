@@ -1,7 +1,7 @@
 """Record tests/data/linalg_platforms_reference.json from real JAX 0.10.2 (run by hand, not by
 the test suite):
 
-    /work/main/.venv-jax/bin/python reference/make_linalg_platforms_reference.py
+    .venv-jax/bin/python reference/make_linalg_platforms_reference.py
 
 tests/lax/test_linalg_platforms.py runs tests/data/linalg_platforms_cases.py with jxkernel and
 compares: linear algebra exported for 'tpu', 'rocm' and several platforms at once.
