@@ -9,8 +9,6 @@ apart (those, over all programs, exactly KNOWN_PARAMS), and its text must equal 
 listed in KNOWN_TEXT: the test fails when a listed difference goes away (take it off the list)
 as when a new one appears."""
 import functools
-import json
-import os
 
 import numpy as np
 import pytest
@@ -78,10 +76,8 @@ def _differences(ref: dict, got: dict, known_params: set | None = None) -> set:
 
 @functools.cache
 def _reference():
-    with open(os.path.join(locations.DATA, "eqn_params_reference.json")) as f:
-        ref = json.load(f)
-    del ref["jax_version"]
-    return ref
+    return {k: v for k, v in locations.recorded("eqn_params_reference.json").items()
+            if k != "jax_version"}
 
 
 @functools.cache

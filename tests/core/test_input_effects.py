@@ -2,18 +2,15 @@
 through jit, cond, scan, while_loop, DCE and `partial_eval_jaxpr_custom`, as JAX 0.10.2's
 (tests/data/input_effects_cases.py, recorded by reference/make_input_effects_reference.py)."""
 import functools
-import json
-import os
-import pathlib
 
 import pytest
 
 import jxkernel
 import input_effects_cases as cases
+import locations  # tests/support: the repository's folders and recordings
 from jxkernel.api.state_primitives import WriteEffect
 
-REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
-                                                 "input_effects_reference.json")).read_text())
+REFERENCE = locations.recorded("input_effects_reference.json")
 
 
 @functools.cache

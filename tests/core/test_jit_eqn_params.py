@@ -8,8 +8,6 @@ reference/make_jit_eqn_params_reference.py in tests/data/jit_eqn_params_referenc
 KNOWN and KNOWN_TEXT: the differences left, per program; the test fails when one goes away as
 when a new one appears."""
 import functools
-import json
-import os
 
 import numpy as np
 import pytest
@@ -51,10 +49,8 @@ KNOWN_TEXT: dict = {
 
 @functools.cache
 def _reference():
-    with open(os.path.join(locations.DATA, "jit_eqn_params_reference.json")) as f:
-        ref = json.load(f)
-    del ref["jax_version"]
-    return ref
+    return {k: v for k, v in locations.recorded("jit_eqn_params_reference.json").items()
+            if k != "jax_version"}
 
 
 @functools.cache

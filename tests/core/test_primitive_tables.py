@@ -17,7 +17,6 @@ A new elementwise primitive (one with the broadcasting sharding rule, as unop/bi
 here until it has a case in tests/data/primitive_tables_cases.py, recorded.
 """
 import functools
-import json
 import os
 import re
 
@@ -49,8 +48,7 @@ EXTEND_ABSENT = {"call_p": "jxkernel binds no call primitive (jit_p is its call)
 
 @functools.cache
 def _reference() -> dict:
-    with open(os.path.join(locations.DATA, "primitive_tables_reference.json")) as f:
-        return json.load(f)
+    return locations.recorded("primitive_tables_reference.json")
 
 
 ONE_OP = sorted(_reference()["one_op"])

@@ -8,7 +8,6 @@ refuses. Integer results are exact; float ones within 1e-5 relative and absolute
 convolutions and ramps summed in another order: a few ulps, the tolerance JAX's own
 shape_poly_test harnesses use)."""
 import json
-import os
 
 import numpy as np
 import pytest
@@ -18,8 +17,7 @@ import locations  # tests/support: the repository's folders
 
 from export_symbolic_ops_cases import run       # tests/data, on pytest's pythonpath
 
-with open(os.path.join(locations.DATA, "export_symbolic_ops_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("export_symbolic_ops_reference.json")
 
 CASES = sorted(set(JAX) - {"jax_version", "equality constraints"})
 

@@ -3,8 +3,6 @@ term's factors smallest first by JAX's syntactic order (_syntactic_cmp, _size), 
 expressions built by arithmetic, parsed, computed by slicing/reshape/conv/pad under
 jax.export, and named in error messages (tests/data/symbolic_print_reference.json, recorded
 by reference/make_symbolic_print_reference.py from tests/data/symbolic_print_cases.py)."""
-import json
-import os
 
 import pytest
 
@@ -13,8 +11,7 @@ import locations  # tests/support: the repository's folders
 
 from symbolic_print_cases import run       # tests/data, on pytest's pythonpath
 
-with open(os.path.join(locations.DATA, "symbolic_print_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("symbolic_print_reference.json")
 
 pytestmark = pytest.mark.xla_only("XLA text")    # jax.export: refused on the NumPy backend
 

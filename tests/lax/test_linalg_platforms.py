@@ -8,8 +8,6 @@ plain StableHLO, run on the CPU, give the CPU's values. Three primitives JAX low
 'gpu' (CUDA's and ROCm's alike: irfft2, select_and_gather_add, a complex128 scatter-add) are
 recorded too."""
 import functools
-import json
-import os
 
 import linalg_platforms_cases as cases
 import locations
@@ -39,8 +37,7 @@ MERGED_BRANCHES = ("irfft2@cpu,cuda,tpu,rocm", "scatter_add_c128@cpu,cuda,tpu,ro
 
 @functools.cache
 def _theirs() -> dict:
-    with open(os.path.join(locations.DATA, "linalg_platforms_reference.json")) as f:
-        recorded = json.load(f)
+    recorded = dict(locations.recorded("linalg_platforms_reference.json"))
     assert recorded.pop("jax_version") == "0.10.2"
     return recorded
 

@@ -6,8 +6,6 @@ and where JAX compiles again on every timed run (a jit made anew in the statemen
 says the time includes compiling, with a fix that, pasted, compiles nothing in the timed
 runs. (It said "That warm-up run is not part of the timing below", nothing more, and named
 a lambda of the statement "eager operations, or jxkernel's or libraries' own functions".)"""
-import json
-import os
 import re
 
 import pytest
@@ -19,8 +17,7 @@ from ipython_shell import shell_fixture
 
 import jxkernel
 
-with open(os.path.join(locations.DATA, "timeit_compiles_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("timeit_compiles_reference.json")
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp")
 NAMES = {"jit_of_a_lambda": "<lambda>", "jit_of_a_def_made_in_it": "g",

@@ -7,18 +7,15 @@ loop computing the known carries runs without its custom_lin; the linear functio
 JAX's TypeError). Values: sin and cos of XLA's CPU kernels, within 4 ulp of JAX's
 (float32); the amax histories are whole numbers (exact)."""
 import functools
-import json
-import os
-import pathlib
 
 import numpy as np
 import pytest
 
 import jxkernel
+import locations  # tests/support: the repository's folders and recordings
 import ref_residual_cases as cases
 
-REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
-                                                 "ref_residual_reference.json")).read_text())
+REFERENCE = locations.recorded("ref_residual_reference.json")
 ours = functools.cache(lambda: cases.run(jxkernel))
 
 

@@ -5,8 +5,6 @@ reference/make_explain_cost_reference.py): the sums of the per-line flops, trans
 and bytes are JAX's `cost_analysis()` totals, exactly, and the module totals shown beside
 them are JAX's too. The one difference is said under the counts: a cond's branches are each
 counted on their lines, where XLA counts the costliest alone."""
-import json
-import os
 
 import pytest
 
@@ -20,8 +18,7 @@ from jxkernel.views.explainer import explain
 # XLA's CPU compiler's HLO and numbers (the NumPy backend compiles nothing; a GPU's differ)
 pytestmark = [pytest.mark.xla_only("XLA text"), pytest.mark.cpu_only("CPU text")]
 
-with open(os.path.join(locations.DATA, "explain_cost_reference.json")) as f:
-    JAX = json.load(f)["cost"]
+JAX = locations.recorded("explain_cost_reference.json")["cost"]
 
 _OURS = {"flops": "flops", "transcendentals": "transcendentals", "bytes": "bytes accessed"}
 

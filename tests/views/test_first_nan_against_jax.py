@@ -7,7 +7,6 @@ test says so: a NaN that came in with an argument is "in the input" for the step
 JAX names the first operation whose output holds it; and under jit JAX checks only the
 outputs, so a NaN a `where` drops raises nothing there (the stepper still shows the log that
 made it, as JAX does eagerly)."""
-import json
 import os
 
 import pytest
@@ -18,8 +17,7 @@ import locations                                 # tests/support
 import jxkernel
 from jxkernel.stepper import step
 
-with open(os.path.join(locations.DATA, "first_nan_reference.json")) as f:
-    JAX = json.load(f)["cases"]
+JAX = locations.recorded("first_nan_reference.json")["cases"]
 
 MADE_BY_AN_EQUATION = sorted(set(cases.CASES) - {"nan_input"})
 

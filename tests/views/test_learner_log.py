@@ -7,9 +7,7 @@ step, where they are about the learner's functions.
 
 The differences left are listed in DIFFERENT, each with why; their test checks that they
 still differ as said (a fix shows there first)."""
-import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,10 +15,10 @@ import pytest
 import jxkernel
 
 import learner_log_cases as cases   # tests/data, on pytest's pythonpath
+import locations                    # tests/support
 from logged import logged_messages, logged_steps      # tests/support
 
-RECORDED = json.loads((Path(__file__).parents[1] / "data" /
-                       "learner_log_reference.json").read_text())["cases"]
+RECORDED = locations.recorded("learner_log_reference.json")["cases"]
 ID = re.compile(r" id=(\d+)")
 
 

@@ -20,8 +20,7 @@ pytestmark = [pytest.mark.cpu_only("CPU backend"),
               pytest.mark.skipif(jxkernel.default_backend() == "numpy", reason=(
                   "the CPU device's allocator; the numpy backend reports its own"))]
 
-with open(os.path.join(locations.DATA, "memory_view_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("memory_view_reference.json")
 
 
 def test_live_arrays_nbytes_and_memory_stats_are_jaxs():
