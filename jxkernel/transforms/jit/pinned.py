@@ -21,6 +21,8 @@ program's inputs and results JAX's module gives a sharding over its empty mesh.
 """
 from __future__ import annotations
 
+import functools
+
 from typing import NamedTuple
 
 from ...core.device_assignment import used_inputs
@@ -95,22 +97,11 @@ class _Forced(tuple):
     __slots__ = ()
 
 
-_UNSPECIFIED_TUPLES: dict = {}      # n -> (UNSPECIFIED,) * n
-_NONE_TUPLES: dict = {}             # n -> (None,) * n
-
-
-def _unspecified(n: int) -> tuple:
-    found = _UNSPECIFIED_TUPLES.get(n)
-    if found is None:
-        found = _UNSPECIFIED_TUPLES[n] = (UNSPECIFIED,) * n
-    return found
-
-
-def _nones(n: int) -> tuple:
-    found = _NONE_TUPLES.get(n)
-    if found is None:
-        found = _NONE_TUPLES[n] = (None,) * n
-    return found
+@functools.cache
+def _filled(value, n: int) -> tuple:
+    """(value,) * n, one tuple per (value, n): most jit equations share theirs, and pin_of
+    tells the unplaced ones by identity."""
+    return (value,) * n
 
 
 def _sharding(device):
@@ -123,12 +114,12 @@ def params(pin, n_in: int, n_out: int) -> dict:
     a device its SingleDeviceSharding), in_layouts and out_layouts (None: jxkernel gives a
     jit equation no layout)."""
     if pin is None or not any(pin.ins + pin.outs):
-        ins, outs = _unspecified(n_in), _unspecified(n_out)
+        ins, outs = _filled(UNSPECIFIED, n_in), _filled(UNSPECIFIED, n_out)
     else:
         ins = tuple(map(_sharding, pin.ins))
         ins, outs = _Forced(ins) if pin.forced else ins, tuple(map(_sharding, pin.outs))
-    return {"in_shardings": ins, "out_shardings": outs, "in_layouts": _nones(n_in),
-            "out_layouts": _nones(n_out)}
+    return {"in_shardings": ins, "out_shardings": outs, "in_layouts": _filled(None, n_in),
+            "out_layouts": _filled(None, n_out)}
 
 
 def pin_of(params_: dict):
@@ -136,7 +127,7 @@ def pin_of(params_: dict):
     out_shardings give, or None where none is given (the one place a Pin is made from an
     equation: the rules that rewrite one make the new one's params from it, `params`)."""
     ins, outs = params_["in_shardings"], params_["out_shardings"]
-    if ins is _UNSPECIFIED_TUPLES.get(len(ins)) and outs is _UNSPECIFIED_TUPLES.get(len(outs)):
+    if ins is _filled(UNSPECIFIED, len(ins)) and outs is _filled(UNSPECIFIED, len(outs)):
         return None                                         # (the common equation)
     ins, outs = tuple(map(_device_of, ins)), tuple(map(_device_of, outs))
     if not any(ins + outs):
