@@ -219,10 +219,19 @@ def learner_source_info(skip: int = 1) -> SourceInfo | None:
 
 
 def user_source_info(skip: int = 1) -> SourceInfo | None:
-    """SourceInfo of the innermost frame (above `skip` frames) that is not jxkernel's."""
+    """SourceInfo of the innermost frame (above `skip` frames) that is not jxkernel's. The
+    code IPython's %timeit compiles of the learner's statement (`<magic-timeit>`, its warm-up
+    run too) is told as the cell's line that ran the magic, as typed, when there is one: the
+    statement is theirs (a lambda defined in it is their function), the line they know is
+    the cell's."""
     frame = sys._getframe(skip)
     while frame is not None:
         if is_user_filename(frame.f_code.co_filename):
+            if frame.f_code.co_filename == "<magic-timeit>":
+                cell = frame.f_back
+                while cell is not None and not is_user_filename(cell.f_code.co_filename):
+                    cell = cell.f_back
+                frame = cell or frame
             return _frame_info(frame, None)
         frame = frame.f_back
     return None

@@ -194,6 +194,17 @@ def _named(event) -> str:
     return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind} object"
 
 
+def short_reason(event) -> str:
+    """Why `event` compiled, in the few words the note's title says: "a new jit object" for a
+    jit made anew of code compiled before (its own record says "first call": JAX's "never
+    seen function", this function object), else its reason ("first call", "x: f32[3] ->
+    f32[4]"). %timeit's lines name compiles in these words, so they count what the note
+    counts."""
+    if event.again and any(c.kind == "fresh_jit" for c in _changes(event)):
+        return "a new jit object"
+    return event.reason
+
+
 def _title(event) -> str:
     at = f", at {where(event)}" if where(event) else ""
     if not event.compiled:      # traced anew inside jit(outer): nothing compiled of its own

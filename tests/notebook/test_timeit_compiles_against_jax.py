@@ -64,3 +64,25 @@ def test_the_fix_pasted_compiles_nothing_in_the_timed_runs(shell):
     with capture_output() as cap:
         assert shell.run_cell(f"%timeit -n {cases.TIMED_RUNS} -r 1 once(x)").success
     assert "The timed runs compiled too" not in cap.stdout and "per loop" in cap.stdout
+
+
+def test_the_timeit_lines_and_the_cells_note_count_the_same_compiles(shell):
+    """`%timeit -n 3 jax.jit(lambda v: v + 1)(x)` said "3 compile(s) over 3 timed run(s):
+    <lambda>: first call" under the time and "2 recompile(s)" in the cell's note: the warm-up
+    ran the statement as other code, so the first timed jit read as a first call. Now every
+    timed compile is what the note says, a new jit object of the warm-up's code; run again,
+    the warm-up's compile is one too (JAX: a jit made anew compiles on each call)."""
+    runs = cases.TIMED_RUNS
+    assert shell.run_cell("x = jnp.arange(4.0)").success
+    for warm_again in (0, 1):
+        with capture_output() as cap:
+            assert shell.run_cell(f"%timeit -n {runs} -r 1 jax.jit(lambda v: v * 3.5)(x)",
+                                  store_history=True).success
+        warm = "a new jit object" if warm_again else "first call"
+        assert f"Compiled on the first run (<lambda>: {warm}; " in cap.stdout, cap.stdout
+        assert f"({runs} compile(s) over {runs} timed run(s): <lambda>: a new jit object)" \
+            in cap.stdout, cap.stdout
+        (note,) = [o.data["text/plain"] for o in cap.outputs if "in this cell" in
+                   o.data.get("text/plain", "")]
+        assert note.startswith(f"⚙ {runs + warm_again} recompile(s) in this cell: <lambda>: "), \
+            note

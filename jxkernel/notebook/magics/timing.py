@@ -4,11 +4,13 @@ results, keeps a compiling first run out, says so where the timed runs compile t
 """
 from __future__ import annotations
 
+import ast
 import re
 import time
 
 from IPython.core.error import UsageError
 from IPython.core.magic import line_cell_magic, magics_class, needs_local_scope, no_var_expand
+from IPython.core.magics.execution import TimeitTemplateFiller
 
 from ...core import compile_record
 from .. import compile_notes, funcview, timeit
@@ -60,9 +62,9 @@ def waited_line(timed: str) -> str:
 def _users(event) -> bool:
     """Whether a compile is of the learner's code: theirs by the compile notes' rule, or a
     function defined in the timed statement itself (`%timeit jax.jit(lambda v: v + 1)(x)`:
-    its lambda is defined in the code %timeit compiles, `<jx-timeit-warmup>`, `<magic-timeit>`)."""
+    its lambda is defined in the code %timeit compiles, `<magic-timeit>`, warm-up and timed)."""
     return compile_notes.kind_of(event) == compile_notes.USER or \
-        (event.source or "").startswith(("<jx-timeit-warmup>", "<magic-timeit>"))
+        (event.source or "").startswith("<magic-timeit>")
 
 
 def compiled_in_timing(events, result) -> str:
@@ -80,7 +82,7 @@ def compiled_in_timing(events, result) -> str:
         return ""
     runs = result.loops * result.repeat if result is not None else None
     mine = [e for e in compiles if _users(e)]
-    named = "; ".join(dict.fromkeys(f"{e.function}: {e.reason}" for e in mine[:3])) or \
+    named = "; ".join(dict.fromkeys(f"{e.function}: {compile_notes.short_reason(e)}" for e in mine[:3])) or \
         "eager operations, or jxkernel's or libraries' own functions"
     over = f" over {runs:,} timed run(s)" if runs else ""
     return (f"The timed runs compiled too ({len(compiles):,} compile(s){over}: {named}), so the "
@@ -130,7 +132,10 @@ class TimingMagics(JxMagicsBase):
         except SyntaxError:
             blocked = timed         # IPython's timeit reports the syntax error itself
         quiet = "q" in opts
-        warm = self._warm_up(setup, blocked, local_ns)
+        one_line = cell is None and "\n" not in blocked.strip()
+        # the setup IPython's timeit is given below ("pass" its own for a line)
+        warm = self._warm_up("pass" if one_line else setup if cell is not None else "",
+                             blocked, local_ns)
         if warm and not quiet:
             print(warm)
         option_text = " ".join(f"-{k}" if v == "" else f"-{k} {v}" for k, v in opts.items()
@@ -140,7 +145,7 @@ class TimingMagics(JxMagicsBase):
         timed_compiles = []
         unsubscribe = compile_record.subscribe(timed_compiles.append)
         try:
-            if cell is None and "\n" not in blocked.strip():
+            if one_line:
                 result = ipython_timeit(f"{option_text} -o {blocked}", None, local_ns)
             else:
                 result = ipython_timeit(f"{option_text} -o {setup if cell is not None else ''}",
@@ -163,13 +168,23 @@ class TimingMagics(JxMagicsBase):
         return result if "o" in opts else None
 
     def _warm_up(self, setup, blocked, local_ns) -> str:
-        """Run the statement once (compiling what it compiles); say so if it compiled."""
+        """Run the statement once (compiling what it compiles); say so if it compiled.
+
+        It runs the very code IPython's %timeit times (its template filled by its own
+        TimeitTemplateFiller, compiled as `<magic-timeit>`), run once: a lambda jitted in the
+        statement is then the same code in the warm-up and in the timed runs, so each timed
+        compile is told as what it is, a new jit object of that code (compiled apart, the
+        first timed one read as a "first call": "3 compiles" under the time, "2 recompiles"
+        in the cell's note, for one cause)."""
         events = []
         unsubscribe = compile_record.subscribe(events.append)
         start = time.perf_counter()
         try:
-            code = compile(f"{setup}\n{blocked}", "<jx-timeit-warmup>", "exec")
-            exec(code, self.shell.user_ns, dict(local_ns or {}))
+            code = self._timed_code(setup, blocked)
+            glob = self.shell.user_ns if not local_ns else {**self.shell.user_ns, **local_ns}
+            inner = {}
+            exec(code, glob, inner)
+            inner["inner"](range(1), time.perf_counter)
         except SyntaxError:
             return ""
         finally:
@@ -180,12 +195,25 @@ class TimingMagics(JxMagicsBase):
         # the user's functions by name (a lambda in the statement too, defined in the warm-up's
         # own code); eager operations, jxkernel's and libraries', counted
         mine = [e for e in events if _users(e)]
-        which = "; ".join(f"{e.function}: {e.reason}" for e in mine[:3]) or \
+        which = "; ".join(f"{e.function}: {compile_notes.short_reason(e)}" for e in mine[:3]) or \
             "eager operations, or jxkernel's or libraries' own functions"
         rest = len(events) - min(len(mine), 3) if mine else 0
         more = f" and {rest} more" if rest else ""
         return (f"Compiled on the first run ({which}{more}; {took * 1e3:.1f} ms with the "
                 f"compilation). That warm-up run is not part of the timing below.")
+
+    def _timed_code(self, setup, blocked):
+        """The code object IPython's %timeit compiles for `setup` and `blocked` (its template,
+        IPython/core/magics/execution.py), compiled the same way, so equal to it."""
+        parse, transform = self.shell.compile.ast_parse, self.shell.transform_ast
+        template = ast.parse("def inner(_it, _timer):\n    setup\n    _t0 = _timer()\n"
+                             "    for _i in _it:\n        stmt\n    _t1 = _timer()\n"
+                             "    return _t1 - _t0\n")
+        code = self.shell.transform_cell                     # IPython's timeit's `transform`
+        filled = TimeitTemplateFiller(transform(parse(code(setup))),
+                                      transform(parse(code(blocked))))
+        return self.shell.compile(ast.fix_missing_locations(filled.visit(template)),
+                                  "<magic-timeit>", "exec")
 
     def _dispatch(self, setup, timed, blocked_result, local_ns):
         from IPython.core.magics.execution import TimeitResult
