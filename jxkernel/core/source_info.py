@@ -139,8 +139,8 @@ def is_user_filename(filename: str) -> bool:
     """
     known = _is_user.get(filename)
     if known is None:
-        # "<jx-...>": code jxkernel compiles itself (%timeit's warm-up run, its dispatch
-        # timer), which the compilations log named as the user's line (`<jx-timeit-warmup>:3`)
+        # "<jx-...>": code jxkernel compiles itself (%timeit --dispatch's timer,
+        # `<jx-dispatch>`), which the compilations log would name as the user's line
         known = _is_user[filename] = not (
             is_jxkernel_file(filename) or filename.startswith(_STDLIB_DIRS)
             or is_registered_exclusion(filename) or filename.startswith("<jx-"))
