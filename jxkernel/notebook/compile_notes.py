@@ -139,9 +139,14 @@ def _traced_as_new(event) -> str | None:
             "as a function never seen (JAX's log: \"never seen function\", the same id)")
 
 
-def _details(event) -> str:
+def _details(event, run=()) -> str:
     """The whole story of one compile: the call's line, each change with its fix and code,
-    the signature and the time."""
+    the signature and the time (of the whole `run` of compiles telling the same story)."""
+    if len(run) > 1 and event.compiled:
+        lines = _details(event).splitlines()
+        lines[-1] = (f"compiled for ({signature_said(event)}) {len(run)} times, in "
+                     f"{sum(e.total_s for e in run) * 1e3:.1f} ms in all ({event.cache})")
+        return "\n".join(lines)
     lines = []
     if event.learners_line is not None:
         line = source_line(event.learners_line)
@@ -205,8 +210,12 @@ def short_reason(event) -> str:
     return event.reason
 
 
-def _title(event) -> str:
+def _title(event, times: int = 1) -> str:
+    """The line a compile is told by; `times` > 1: the first of that many compiles of one
+    story (_same_story), "compiled again ×3"."""
     at = f", at {where(event)}" if where(event) else ""
+    if times > 1 and event.again:
+        return _title(event).replace(" again (", f" again ×{times} (", 1)
     if not event.compiled:      # traced anew inside jit(outer): nothing compiled of its own
         if event.again:
             return (f"⚙ {_named(event)} traced again (inside {event.inlined_into}{at}): "
@@ -292,9 +301,10 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     others = [e for e in events if kind_of(e) != USER] if mode == "all" else []
     if not told and not others:
         return None
-    bodies = [f"{_title(e)}\n{_indent(_details(e))}" if len(told) > 1 else _details(e)
-              for e in told[:DETAILED]]
-    bodies += _one_line_each(told[DETAILED:])
+    runs = _same_story(told)
+    bodies = [f"{_title(r[0], len(r))}\n{_indent(_details(r[0], r))}" if len(told) > 1
+              else _details(r[0]) for r in runs[:DETAILED]]
+    bodies += _one_line_each(runs[DETAILED:])
     rest = []
     for kind, group in OTHER_KINDS.items():
         mine = [e for e in others if kind_of(e) == kind]
@@ -329,12 +339,25 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
 DETAILED, LISTED = 3, 10
 
 
-def _one_line_each(events) -> list:
-    """The compiles past the first DETAILED: their titles, LISTED at most, then how many more
-    and where the whole log is."""
-    lines = [_title(e) for e in events[:LISTED]]
-    if len(events) > LISTED:
-        lines.append(f"… and {len(events) - LISTED} more (%jxcompiles lists them all)")
+def _same_story(events) -> list:
+    """`events` in runs that tell one story: the same function compiled again at the same
+    line for the same change (a jit made anew in a loop, %timeit's runs of one): a new jit
+    object twenty times is one story told once with its count, not twenty copies of it."""
+    runs: dict = {}
+    for e in events:
+        story = (e.function, e.source, where(e), e.compiled, e.again, change_line(e),
+                 signature_said(e))
+        runs.setdefault(story, []).append(e)
+    return list(runs.values())
+
+
+def _one_line_each(runs) -> list:
+    """The runs past the first DETAILED: their titles, LISTED at most, then how many more
+    compiles and where the whole log is."""
+    lines = [_title(r[0], len(r)) for r in runs[:LISTED]]
+    if len(runs) > LISTED:
+        more = sum(map(len, runs[LISTED:]))
+        lines.append(f"… and {more} more (%jxcompiles lists them all)")
     return lines
 
 
