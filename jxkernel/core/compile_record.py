@@ -32,8 +32,8 @@ from .clipped_text import clipped
 from .config import config
 from .errors import RecompileError
 from .logging_config import DISPATCH, PARTIAL_EVAL, PXLA, jax_logger_enabled, to_jax_loggers
-from .source_info import (SourceInfo, installed_package, is_jxkernel_file, is_user_filename,
-                          learner_source_info, user_source_info, user_stacklevel)
+from .source_info import (TIMEIT_FILE, SourceInfo, installed_package, is_jxkernel_file,
+                          is_user_filename, learner_source_info, user_source_info, user_stacklevel)
 
 # Who a compile belongs to. JAX's explain_cache_misses leaves its own functions' misses out;
 # so do the notebook's notes, and the counts keep the user's functions apart from the rest.
@@ -496,7 +496,8 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
     call_site = event.call_site or user_source_info()
     # JAX's log names the call's line as call_site does; the notes name the learner's
     learner_site = event.learner_site
-    if learner_site is None and installed_package(getattr(call_site, "file", None) or ""):
+    site_file = getattr(call_site, "file", None) or ""
+    if learner_site is None and (installed_package(site_file) or site_file == TIMEIT_FILE):
         learner_site = learner_source_info()
     package = event.package or package_of(event, call_site)
     with _lock:

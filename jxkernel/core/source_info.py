@@ -204,34 +204,32 @@ def installed_package(filename: str) -> str | None:
     return found
 
 
+# the file IPython's %timeit compiles the timed statement as (its warm-up here too)
+TIMEIT_FILE = "<magic-timeit>"
+
+
 def learner_source_info(skip: int = 1) -> SourceInfo | None:
     """user_source_info that passes over installed packages' frames too: the learner's own
     innermost line (a cell's, a file of theirs) that called into a library, where
     user_source_info finds the library's (nnx.jit's call of its jitted function, in Flax's
-    compilation.py, which registers no exclusion). None when no frame is the learner's."""
+    compilation.py, which registers no exclusion). The code IPython's %timeit compiles of
+    the learner's statement (`<magic-timeit>`, which JAX's log names) is passed over too: the
+    line the learner knows is the cell's that ran the magic. None when no frame is the
+    learner's."""
     frame = sys._getframe(skip)
     while frame is not None:
         name = frame.f_code.co_filename
-        if is_user_filename(name) and installed_package(name) is None:
+        if is_user_filename(name) and installed_package(name) is None and name != TIMEIT_FILE:
             return _frame_info(frame, None)
         frame = frame.f_back
     return None
 
 
 def user_source_info(skip: int = 1) -> SourceInfo | None:
-    """SourceInfo of the innermost frame (above `skip` frames) that is not jxkernel's. The
-    code IPython's %timeit compiles of the learner's statement (`<magic-timeit>`, its warm-up
-    run too) is told as the cell's line that ran the magic, as typed, when there is one: the
-    statement is theirs (a lambda defined in it is their function), the line they know is
-    the cell's."""
+    """SourceInfo of the innermost frame (above `skip` frames) that is not jxkernel's."""
     frame = sys._getframe(skip)
     while frame is not None:
         if is_user_filename(frame.f_code.co_filename):
-            if frame.f_code.co_filename == "<magic-timeit>":
-                cell = frame.f_back
-                while cell is not None and not is_user_filename(cell.f_code.co_filename):
-                    cell = cell.f_back
-                frame = cell or frame
             return _frame_info(frame, None)
         frame = frame.f_back
     return None
