@@ -41,7 +41,7 @@ class UnexpectedDimVar(Exception):
 def _inconclusive(what: str, scope=None) -> InconclusiveDimensionOperation:
     """JAX 0.10.2's error, in its words and lines: a comparison under explicit constraints
     names the scope, which lists them."""
-    if scope is not None and scope.constraints_str:
+    if scope is not None and scope._explicit_constraints:
         what = f"{what}\nUsing symbolic scope {scope}"
     return InconclusiveDimensionOperation(
         f"{what}\nThis error arises for comparison operations with shapes that\n"
@@ -89,10 +89,11 @@ class SymbolicScope:
         self._initialized = True
 
     def __str__(self):
-        # (JAX's: the constraints as the user wrote them, one a line)
+        # (JAX's: the constraints as the user wrote them, one a line, but the trivial ones,
+        # and the one "mod(e, k) == 0" implies before it)
         return f"{id(self)} created at {self._where}" + "".join(
             f"\n  {text}" if i else f" with constraints:\n  {text}"
-            for i, text in enumerate(self.constraints_str))
+            for i, (_, _, text) in enumerate(self._explicit_constraints))
 
     __repr__ = __str__
 

@@ -145,6 +145,11 @@ def scopes(jax) -> dict:
                           _error(lambda: a // (a - 3) >= 0), _error(lambda: a % (a - 3) >= 0)],
         "hash_by_scope": [hash(c) == hash(d), c == d],
         "scope": _scoped(str(c.scope)),
+        # (the constraint "mod(b, 4) == 0" implies listed before it, the trivial one left out)
+        "scope_listed": (lambda b, e: [_scoped(str(b.scope)), _error(lambda: e >= 3)["message"]])(
+            shape_poly.symbolic_shape("b, c", constraints=(
+                "mod(b, 4) == 0", "c <= c + 1", "c >= 3"))[0],
+            shape_poly.symbolic_shape("e", constraints=("e <= e + 1",))[0]),
         "mixed_scopes": mixed,
         "inconclusive": [_scoped(_error(lambda: c >= 6)["message"]),
                          _error(lambda: a >= 6)["message"]],
