@@ -5,7 +5,9 @@ never by the tests):
 
 What `run` in tests/data/jax_tests_shape_poly_cases.py answers: the JAX-private names that
 shape_poly_test.py and the export compatibility test files import (core's dimension helpers,
-export.shape_poly's bounds, state.discharge.run_state, ad_util's and dispatch's primitives)."""
+export.shape_poly's bounds, state.discharge.run_state, ad_util's and dispatch's primitives),
+a symbolic dimension's own methods and errors, the arithmetic of sizes in an exported module,
+and symbolic sizes outside jax.export."""
 import json
 import os
 import sys

@@ -7,6 +7,7 @@ jxkernel/export/shape_poly.py, loads only with `import jxkernel.export`).
 import operator
 
 from .errors import InconclusiveDimensionOperation
+from .trace import concrete_or_error
 
 
 def is_symbolic(d) -> bool:
@@ -51,6 +52,11 @@ def min_dim(d1, d2):
 def _extremum(op, d1, d2):
     if not (is_symbolic(d1) or is_symbolic(d2)):
         return (max if op == "max" else min)(d1, d2)
+    # the other must be a dimension known now, as JAX's concrete_dim_or_error: a traced value
+    # is its ConcretizationTypeError, a 1-element array the TypeError of operator.index
+    d1, d2 = (d if is_symbolic(d) else
+              concrete_or_error(operator.index, d, f"argument `{name}` of `core.{op}_dim`")
+              for d, name in ((d1, "d1"), (d2, "d2")))
     return (d1 if is_symbolic(d1) else d2).extremum(op, d1, d2)
 
 

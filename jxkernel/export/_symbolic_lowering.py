@@ -39,6 +39,7 @@ from ..lax.reductions import cumsum_p
 from ..lax.slicing import GatherScatterMode, _dims_attr, dynamic_slice_p, gather_p
 from ..lax.slicing import gather_scatter as _gather_scatter
 from ..lax.slicing.gather_scatter import gather_fill
+from ..xla import lowering as _xla_lowering
 from ..xla import stablehlo as hlo
 from . import _symbolic_windows
 from .shape_poly import (InconclusiveDimensionOperation, UnexpectedDimVar, _DimExpr,
@@ -98,14 +99,23 @@ class SymbolicLowering:
         """A tensor<i32> holding dimension `d` (an int or a symbolic expression)."""
         if not isinstance(d, _DimExpr):
             return block.constant(np.int32(d))
+        # JAX 0.10.2's order of operations (_DimExpr._evaluate): the terms largest first, each
+        # the product of its factors largest first (a power as repeated products), times its
+        # coefficient unless 1; added left to right, the constant last
+        mul = lambda x, y: block.op1("stablehlo.multiply", [x, y], _I32)
         total = None
-        for monomial, coeff in d._terms:
-            term = None if coeff == 1 else block.constant(np.int32(coeff))
-            for atom in monomial:
-                term = self._atom(block, atom) if term is None else \
-                    block.op1("stablehlo.multiply", [term, self._atom(block, atom)], _I32)
+        for coeff, factors in d.jax_terms():
+            term = None
+            for atom, power in factors:
+                value = self._atom(block, atom)
+                factor = value
+                for _ in range(power - 1):
+                    factor = mul(factor, value)
+                term = factor if term is None else mul(term, factor)
             if term is None:
                 term = block.constant(np.int32(coeff))
+            elif coeff != 1:
+                term = mul(term, block.constant(np.int32(coeff)))
             total = term if total is None else block.op1("stablehlo.add", [total, term], _I32)
         return total
 
@@ -476,3 +486,23 @@ def _cumulative(prim):
             ctx, [x], [init], _symbolic_windows.reducer_function(ctx, kind, aval.dtype),
             window, [1] * aval.ndim, padding)[0]
     return lower
+
+
+def _sizes_outside_export(module_ctx, block, jaxpr, args) -> None:
+    """xla/lowering.py's `symbolic_sizes`: a jaxpr lowered outside jax.export whose
+    equations have symbolic sizes, its arguments none (an eager or jitted
+    `jnp.zeros((a + 1,))`), lowers with the sizes computed in the module, where no argument
+    gives a variable: JAX 0.10.2's UnexpectedDimVar, naming it and the (no) variables the
+    arguments give. Arguments of symbolic shapes (`jit(f).lower` of them) are left as they
+    were: JAX passes their variables as the module's first arguments, jxkernel does not."""
+    in_avals = [v.aval for v in jaxpr.invars]
+    if any(has_symbolic(getattr(a, "shape", ())) for a in in_avals) or not any(
+            has_symbolic(getattr(v.aval, "shape", ()))
+            for eqn in jaxpr.eqns for v in eqn.outvars):
+        return
+    module_ctx.symbolic = SymbolicLowering(block, in_avals, args,
+                                           [f"args[{i}]" for i in range(len(args))])
+    module_ctx.rules = SymbolicRules()
+
+
+_xla_lowering.symbolic_sizes = _sizes_outside_export

@@ -11,6 +11,8 @@ An expression that reduces to a constant is a plain Python int. Each variable is
 from __future__ import annotations
 
 import io
+import itertools
+import math
 import operator
 import re
 import sys
@@ -23,12 +25,10 @@ from ..core import dtypes
 from ..core import errors as _errors
 from ..core.avals import ShapeDtypeStruct, ShapedArray
 from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
+from ..core.source_info import SourceInfo
 from ..transforms import ad_util as ad
 from ..tree_util import broadcast_prefix, prefix_errors, tree_flatten, tree_unflatten
 from ..xla import stablehlo as hlo
-
-_DOC = ("Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
-        "#comparison-of-symbolic-dimensions-is-partially-supported for more details.")
 
 
 InconclusiveDimensionOperation = _errors.InconclusiveDimensionOperation
@@ -38,11 +38,17 @@ class UnexpectedDimVar(Exception):
     """A dimension variable that no argument's shape gives a value to."""
 
 
-def _inconclusive(what: str) -> InconclusiveDimensionOperation:
+def _inconclusive(what: str, scope=None) -> InconclusiveDimensionOperation:
+    """JAX 0.10.2's error, in its words and lines: a comparison under explicit constraints
+    names the scope, which lists them."""
+    if scope is not None and scope._explicit_constraints:
+        what = f"{what}\nUsing symbolic scope {scope}"
     return InconclusiveDimensionOperation(
-        f"{what}\nThis error arises for comparison operations with shapes that are "
-        f"non-constant, and the result of the operation cannot be represented as a boolean "
-        f"value for all values of the symbolic dimensions involved.\n{_DOC}")
+        f"{what}\nThis error arises for comparison operations with shapes that\n"
+        f"are non-constant, and the result of the operation cannot be represented as\n"
+        f"a boolean value for all values of the symbolic dimensions involved.\n\n"
+        f"Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
+        f"#comparison-of-symbolic-dimensions-is-partially-supported\nfor more details.\n")
 
 
 class SymbolicScope:
@@ -61,26 +67,43 @@ class SymbolicScope:
         frame = sys._getframe(1)                # the caller's line, outside jxkernel
         while frame is not None and "jxkernel" in frame.f_code.co_filename:
             frame = frame.f_back
-        self._where = f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame else "unknown"
+        # (JAX's _summarize_frame: file:line:column (function))
+        self._where = str(SourceInfo(frame.f_code.co_filename, frame.f_lineno,
+                                     frame.f_code.co_name, frame.f_code, frame.f_lasti)) \
+            if frame else "unknown"
         self.constraints_str = tuple(constraints_str)
         self._constraints: list = []          # (text, expression known to be >= 0)
         self._equal: dict = {}                # "a == 2*b": a variable stands for an expression
         self._equal_atoms: dict = {}          # "max(a, b) == c": an atom, for an expression
         self._term_rules: dict = {}           # "4*floordiv(b, 4) == b": {(atom,): (b, 4)}
         self._equalities: list = []           # (text, lhs - rhs), checked at call time
+        # (cmp, expression, text) of each constraint but the trivial ones, in the user's
+        # order (JAX's _explicit_constraints: its decision procedure reads them in order)
+        self._explicit_constraints: list = []
+        self._bounds_cache: dict = {}         # JAX's: expression -> (lo, hi, precision)
+        self._decision = None                 # the decision procedure's state, once built
+        self._initialized = False
         for text in self.constraints_str:
             _parse_constraint(text, self)
+        self._bounds_cache.clear()
+        self._initialized = True
 
     def __str__(self):
-        return f"{id(self)} created at {self._where}"
+        # (JAX's: the constraints as the user wrote them, one a line, but the trivial ones,
+        # and the one "mod(e, k) == 0" implies before it)
+        return f"{id(self)} created at {self._where}" + "".join(
+            f"\n  {text}" if i else f" with constraints:\n  {text}"
+            for i, (_, _, text) in enumerate(self._explicit_constraints))
 
     __repr__ = __str__
 
-    def check_same(self, other: SymbolicScope, when: str) -> None:
-        if other is not self:
-            raise ValueError(f"Invalid mixing of symbolic scopes {when}.\nExpected scope "
-                             f"{self}\nand found scope {other}.\nSee "
-                             f"https://docs.jax.dev/en/latest/export/shape_poly.html#user-spec")
+    def check_same(self, other, when: str) -> None:
+        """JAX's ValueError when the expression `other` is of another scope, in its words."""
+        if other.scope is not self:
+            raise ValueError(f"Invalid mixing of symbolic scopes {when}.\nExpected  scope "
+                             f"{self}\nand found for '{other}' (unknown) scope {other.scope}\n"
+                             f"See https://docs.jax.dev/en/latest/export/shape_poly.html"
+                             f"#user-specified-symbolic-constraints.")
 
 
 # ------------------------------------------------------------------ atoms
@@ -131,7 +154,9 @@ class _Atom:
             return max(lo_x, lo_y), max(hi_x, hi_y)
         if self.op == "min":
             return min(lo_x, lo_y), min(hi_x, hi_y)
-        if lo_y <= 0 <= hi_y:                    # the divisor may be 0: nothing known
+        if lo_y <= 0 <= hi_y:                    # the divisor may be 0: nothing known,
+            if self.op == "floordiv":            # and a floordiv's bounds are JAX's error
+                raise _inconclusive(f"Possible division by 0 in division by {y}")
             return -_INF, _INF
         if self.op == "mod":                     # takes the divisor's sign, below its size
             return (0, hi_y - 1) if lo_y > 0 else (lo_y + 1, 0)
@@ -190,8 +215,8 @@ class _DimExpr:
         self._terms = tuple(sorted(((m, c) for m, c in terms.items() if c),
                                    key=lambda t: (len(t[0]), t[0]), reverse=True))
         self.scope = scope
-        self._hash = hash(self._terms)
-        self._printed = None                 # (JAX's order key, text), made when first printed
+        self._hash = hash((self._terms, scope))     # (JAX's: another scope, another hash)
+        self._printed = None                 # (JAX's order key, text, terms), made when first printed
 
     @staticmethod
     def _make(terms: dict, scope):
@@ -220,7 +245,7 @@ class _DimExpr:
     # operation on the dimension's value as an array, as JAX's (`x.shape[0] / 2` is a float)
     def _terms_of(self, other) -> dict:
         if isinstance(other, _DimExpr):
-            self.scope.check_same(other.scope, "for linear combination")
+            self.scope.check_same(other, "for linear combination")
             return dict(other._terms)
         other = operator.index(other)
         return {(): other} if other else {}
@@ -245,6 +270,8 @@ class _DimExpr:
     def __sub__(self, other):
         if not _is_dim(other):
             return self._on_value("__sub__", other)
+        if isinstance(other, _DimExpr):      # (the error names `other`, as JAX's)
+            self.scope.check_same(other, "for linear combination")
         return self + (-other if isinstance(other, _DimExpr) else -operator.index(other))
 
     def __rsub__(self, other):
@@ -253,6 +280,8 @@ class _DimExpr:
     def __mul__(self, other):
         if not _is_dim(other):
             return self._on_value("__mul__", other)
+        if isinstance(other, _DimExpr):
+            self.scope.check_same(other, "for operation mul")
         terms: dict = {}
         for m1, c1 in self._terms:
             for m2, c2 in self._terms_of(other).items():
@@ -294,6 +323,7 @@ class _DimExpr:
         if not _is_dim(other):
             return self._on_value("__floordiv__", other)
         other = other if isinstance(other, _DimExpr) else operator.index(other)
+        self._check_divisor_scope(other, "floordiv")
         exact = _divide_exactly(self, other)
         if exact is not None:
             return exact
@@ -302,6 +332,23 @@ class _DimExpr:
             multiple, constant = split
             return multiple + constant // other
         return _DimExpr.atom("floordiv", self, other, self.scope)
+
+    def _check_divisor_scope(self, divisor, op: str) -> None:
+        """A divisor of another scope: JAX's error, named by the step of its polynomial
+        division that meets it first (its leading term's quotient: a constant is a linear
+        combination, a term a product; none: the operation's own)."""
+        if not isinstance(divisor, _DimExpr) or divisor.scope is self.scope:
+            return
+        (m, c), (dm, dc) = _leading_term(self), _leading_term(divisor)
+        rest = list(m)
+        divides = c % dc == 0 and all(rest.remove(a) is None for a in dm if a in rest) and \
+            len(rest) == len(m) - len(dm)
+        if not divides:                   # (JAX's fallback makes floordiv's factor first)
+            self.scope.check_same(divisor, "for operation floordiv")
+        elif m == dm:                     # self - (c // dc) * divisor
+            self.scope.check_same(c // dc * divisor, "for linear combination")
+        else:                             # quotient term * divisor
+            self.scope.check_same(divisor, "for operation mul")
 
     def __rfloordiv__(self, other):
         if not _is_dim(other):
@@ -314,6 +361,7 @@ class _DimExpr:
         if not _is_dim(other):
             return self._on_value("__mod__", other)
         other = other if isinstance(other, _DimExpr) else operator.index(other)
+        self._check_divisor_scope(other, "mod")
         if _divide_exactly(self, other) is not None:
             return 0
         split = _split_constant(self, other)
@@ -357,9 +405,11 @@ class _DimExpr:
         return _greater_equal(other, self, "<=", (self, other))
 
     def __gt__(self, other):
+        _compare_scopes(other, self, f"'{self}' > '{other}'")     # (JAX's: not other >= self)
         return _greater_equal(self, other + 1, ">", (self, other))
 
     def __lt__(self, other):
+        _compare_scopes(self, other, f"'{self}' < '{other}'")     # (JAX's: not self >= other)
         return _greater_equal(other, self + 1, "<", (self, other))
 
     def __int__(self):
@@ -384,6 +434,8 @@ class _DimExpr:
     def extremum(self, op: str, d1, d2):
         """`op` ("max" or "min") of d1 and d2 (this one of them), written in that order where
         undecidable: `max(b - 5, 0)`, as JAX's core.max_dim."""
+        if isinstance(d1, _DimExpr) and isinstance(d2, _DimExpr):   # (JAX's d1 - d2 first)
+            d1.scope.check_same(d2, "for linear combination")
         return _dim_extremum(op, d1, d2, self.scope)
 
     # ---- values
@@ -417,6 +469,19 @@ class _DimExpr:
                         if isinstance(arg, _DimExpr):
                             names.update(dict.fromkeys(arg.variables()))
         return list(names)
+
+    # JAX 0.10.2's names of the same questions (its tests and callers use them): the value
+    # for an environment, the variables as a set, and equality by difference (a constant
+    # difference decides; a symbolic one says "not equal", as JAX's, which cannot raise there)
+    def _evaluate(self, env: dict) -> int:
+        return self.evaluate(env)
+
+    def _get_vars(self) -> set:
+        return set(self.variables())
+
+    def _eq(self, other) -> bool:
+        diff = self - other
+        return not is_symbolic_dim(diff) and diff == 0
 
     def linear(self):
         """(variable, coeff, const) when this is coeff*variable + const, else None."""
@@ -458,8 +523,15 @@ class _DimExpr:
                 part = body if mag == 1 and body else (f"{mag}*{body}" if body else str(mag))
                 text += (" - " if coeff < 0 else " + ") + part if text else \
                     ("- " if coeff < 0 else "") + part
-            self._printed = (key, text)
+            self._printed = (key, text, tuple((coeff, factors) for _, coeff, factors in terms))
         return self._printed
+
+    def jax_terms(self) -> tuple:
+        """((coeff, [(atom, power), ...]), ...): the terms in JAX 0.10.2's order (its
+        _sorted_terms: largest first, the constant last), each term's factors in its order
+        (_DimTerm._factors: largest first), which is the order JAX's lowering computes a
+        size in (_DimExpr._evaluate)."""
+        return self._jax_order()[2]
 
     def __str__(self):
         return self._jax_order()[1]
@@ -682,22 +754,32 @@ def _split_constant(x: _DimExpr, d):
     return _DimExpr._make({m: coeff // d for m, coeff in terms.items()}, x.scope), constant
 
 
+def _compare_scopes(e1, e2, text: str) -> None:
+    """JAX's error for comparing expressions of two scopes (its _geq_decision(e1, e2))."""
+    if isinstance(e1, _DimExpr) and isinstance(e2, _DimExpr):
+        e1.scope.check_same(e2, f"when comparing {text}")
+
+
 def _greater_equal(x, y, op: str, shown=None) -> bool:
     """Whether x >= y for all values allowed, or InconclusiveDimensionOperation."""
+    left, right = shown or (x, y)
+    _compare_scopes(x, y, f"'{left}' {op} '{right}'")
     diff = x - y
     if isinstance(diff, int):
         return diff >= 0
-    lo, hi = _bounds_through_minmax(diff)
-    if lo >= 0:
-        return True
-    if hi < 0:
-        return False
+    # JAX's decision procedure first (its errors: unsatisfiable constraints, a division by
+    # 0), then jxkernel's bounds through min, max, floordiv and mod terms
+    for bounds in (lambda: decision_bounds(diff, 1), lambda: _bounds_through_minmax(diff)):
+        lo, hi = bounds()
+        if lo >= 0:
+            return True
+        if hi < 0:
+            return False
     decided = _minmax_ge(x, y)
     if decided is not None:
         return decided
-    left, right = shown or (x, y)
     raise _inconclusive(f"Symbolic dimension comparison '{left}' {op} '{right}' is "
-                        f"inconclusive.")
+                        f"inconclusive.", diff.scope)
 
 
 def _bounds_through_minmax(d, depth=3) -> tuple:
@@ -789,6 +871,351 @@ def _ge_or_none(x, y):
 
 def _lowest(d):
     return _bounds(d)[0]
+
+
+# ------------------------------------------------------------------ JAX's decision procedure
+# JAX 0.10.2's bounds of an expression (jax/_src/export/shape_poly_decision.py,
+# _DecisionByElimination), over jxkernel's monomials: an expression is a tuple of
+# (monomial, coeff) pairs sorted as JAX's _sorted_terms (largest first, the constant last).
+# The scope's constraints, in the user's order, and the implicit ones of each term met (a
+# variable >= 1, the bounds of a product, floordiv, mod, max, min) are kept as the term
+# bounds of single terms and as constraints led by their largest term; the bounds of an
+# expression eliminate its terms largest first by combining with those. Its answers are
+# JAX's, imprecision included (what JAX's tests call "current", not "best").
+_GE, _EQ = ">=", "=="
+_SUFFICIENT = {0: lambda lo, hi: lo >= 0 or hi <= 0,       # BoundsPrecision's values
+               1: lambda lo, hi: lo >= 0 or hi < 0,
+               2: lambda lo, hi: False}
+_BEST = 2
+
+
+def _pairs(e) -> tuple:
+    """`e` (an int or an expression) as JAX's sorted (term, coeff) pairs."""
+    if not isinstance(e, _DimExpr):
+        return (((), int(e)),) if e else ()
+    return tuple(sorted(e._terms, key=lambda t: _term_order(t[0]), reverse=True))
+
+
+def _combine(p1, i1, f1, p2, i2, f2) -> tuple:
+    """p1[i1:]*f1 + p2[i2:]*f2 (JAX's _linear_combination_sorted_pairs)."""
+    acc: dict = {}
+    for m, c in p1[i1:]:
+        acc[m] = acc.get(m, 0) + c * f1
+    for m, c in p2[i2:]:
+        acc[m] = acc.get(m, 0) + c * f2
+    return tuple(sorted(((m, c) for m, c in acc.items() if c),
+                        key=lambda t: _term_order(t[0]), reverse=True))
+
+
+def _normalized(p, scope) -> tuple:
+    """Pairs `p` under the scope's equality rules (JAX's _linear_combination and
+    subtraction normalize their result; its _linear_combination_sorted_pairs does not)."""
+    rules = _all_rules(scope)
+    if not rules:
+        return p
+    terms = _apply_term_rules(dict(p), rules)
+    return tuple(sorted(((m, c) for m, c in terms.items() if c),
+                        key=lambda t: _term_order(t[0]), reverse=True))
+
+
+def _all_rules(scope) -> dict:
+    """JAX's normalization rules of a scope: its term rules, and its substitutions of a
+    variable or an atom (a rule with coefficient 1)."""
+    rules = getattr(scope, "_rules", None)
+    if rules is None:
+        rules = dict(scope._term_rules)
+        rules.update({(_Atom("var", (name,)),): (value, 1)
+                      for name, value in scope._equal.items()})
+        rules.update({(atom,): (value, 1) for atom, value in scope._equal_atoms.items()})
+        if scope._initialized:
+            scope._rules = rules
+    return rules
+
+
+def _constant(p):
+    """The value of pairs `p` when constant, else None."""
+    if not p:
+        return 0
+    return p[0][1] if len(p) == 1 and p[0][0] == () else None
+
+
+def _sgn(x):
+    return 1 if x >= 0 else -1
+
+
+def _floor_with_inf(a, b):
+    """math.floor(a / b), as the limit where either is infinite (JAX's)."""
+    if b not in (_INF, -_INF):
+        if a not in (_INF, -_INF):
+            return math.floor(a / b)
+        return -_INF if (a >= 0) != (b >= 0) else _INF
+    if a not in (_INF, -_INF):
+        return -1 if (a >= 0) != (b >= 0) else 0
+    return -_INF if (a >= 0) != (b >= 0) else _INF
+
+
+class _Decision:
+    """JAX's _DecisionByElimination for one scope."""
+
+    def __init__(self, scope):
+        self.scope = scope
+        self.processed: set = set()
+        self.term_bounds: dict = {}     # monomial -> (lo, hi)
+        self.expr_constraints: dict = {}  # leading monomial -> {(cmp, coeff, pairs)}
+
+    @staticmethod
+    def build(scope) -> _Decision:
+        if not scope._initialized or not scope._explicit_constraints:
+            return _Decision(scope).initialize()
+        if scope._decision is None:
+            scope._decision = _Decision(scope).initialize()
+        d, c = scope._decision, _Decision(scope)
+        c.processed = set(d.processed)
+        c.term_bounds = dict(d.term_bounds)
+        c.expr_constraints = {t: set(v) for t, v in d.expr_constraints.items()}
+        return c
+
+    def initialize(self) -> _Decision:
+        for cmp, diff, text in self.scope._explicit_constraints:
+            if isinstance(diff, _DimExpr):
+                self.add_implicit_expr(diff)
+            self.combine_and_add(cmp, diff, 0, text)
+            self.scope._bounds_cache.clear()
+        return self
+
+    def _text(self, x) -> str:
+        if isinstance(x, tuple):
+            c = _constant(x)
+            return str(c) if c is not None else str(_DimExpr(dict(x), self.scope))
+        return str(x)
+
+    def combine_and_add(self, cmp, e1, e2, text=None) -> None:
+        """Adds "e1 >= e2" (or "=="; JAX's combine_and_add_constraint)."""
+        if isinstance(e1, float):
+            if e1 == _INF and cmp == _GE:
+                return
+            e1 = int(e1)
+        if isinstance(e2, float):
+            if e2 == -_INF and cmp == _GE:
+                return
+            e2 = int(e2)
+        p1 = e1 if isinstance(e1, tuple) else _pairs(e1)
+        p2 = e2 if isinstance(e2, tuple) else _pairs(e2)
+        e = _combine(p1, 0, 1, p2, 0, -1)
+        if not (isinstance(e2, int) and e2 == 0):      # (JAX's e - 0 is e, not normalized)
+            e = _normalized(e, self.scope)
+        const = _constant(e)
+        if const is not None:
+            if const < 0:
+                raise ValueError(f"Unsatisfiable constraint: "
+                                 f"{text or self._text(e1) + ' >= ' + self._text(e2)}")
+            return
+        self.add_to_state(cmp, e, text)
+        for cmp2, a in self.combine_constraint_with_existing(cmp, e, text):
+            self.add_to_state(cmp2, a, None)
+
+    def add_to_state(self, cmp, e, text) -> None:
+        terms = [(m, c) for m, c in e if m != ()]
+        if len(terms) == 1:                   # n + t*t_k (>= or ==) 0
+            (t, t_k), = terms
+            n = e[-1][1] if e[-1][0] == () else 0
+            lo, hi = self.term_bounds.get(t, (-_INF, _INF))
+            if cmp == _EQ:
+                if n % t_k:
+                    raise ValueError(f"Unsatisfiable constraint: {text}")
+                value = -(n // t_k)
+                lo, hi = max(lo, value), min(hi, value)
+            elif t_k > 0:
+                lo = max(lo, int(np.ceil(-n / t_k)))
+            else:
+                hi = min(hi, int(np.floor(-n / t_k)))
+            if lo > hi:
+                raise ValueError(f"Unsatisfiable constraint: {text}")
+            self.term_bounds[t] = (lo, hi)
+            return
+        lead, lead_k = e[0]
+        self.expr_constraints.setdefault(lead, set()).add((cmp, lead_k, e))
+
+    def combine_term_with_existing(self, t, t_k, only_smaller=True) -> list:
+        acc = []
+        lo, hi = self.term_bounds.get(t, (-_INF, _INF))
+        if lo == hi:
+            acc.append((_EQ, _combine(((t, 1),), 0, 1, _pairs(int(lo)), 0, -1),
+                        abs(t_k), -_sgn(t_k)))
+        else:
+            if lo > -_INF:
+                acc.append((_GE, _combine(((t, 1),), 0, 1, _pairs(int(lo)), 0, -1),
+                            abs(t_k), -_sgn(t_k)))
+            if hi < _INF:
+                acc.append((_GE, _combine(((t, -1),), 0, 1, _pairs(int(hi)), 0, 1),
+                            abs(t_k), _sgn(t_k)))
+        groups = [self.expr_constraints.get(t, set())] if only_smaller else \
+            list(self.expr_constraints.values())
+        for group in groups:
+            for c_eq, _, c in group:
+                tc_k = dict(c).get(t)
+                if tc_k is not None:
+                    acc.append((c_eq, c, abs(t_k), -tc_k * _sgn(t_k)))
+        return acc
+
+    def combine_constraint_with_existing(self, eq, e, text) -> set:
+        out = set()
+        for t, t_k in e:
+            if t == ():
+                continue
+            for c_eq, c, c_s, t_s in self.combine_term_with_existing(t, t_k, only_smaller=False):
+                if t_s > 0 or eq == _EQ:
+                    new_eq = _EQ if eq == c_eq == _EQ else _GE
+                    new_e = _normalized(_combine(e, 0, t_s, c, 0, c_s), self.scope)
+                    const = _constant(new_e)
+                    if const is not None:
+                        if (new_eq == _GE and const < 0) or (new_eq == _EQ and const != 0):
+                            raise ValueError(f"Unsatisfiable constraints: "
+                                             f"{text or self._text(e) + ' >= 0'}")
+                    else:
+                        out.add((new_eq, new_e))
+        return out
+
+    def bounds(self, e, prec: int, add_implicit=False) -> tuple:
+        if not isinstance(e, _DimExpr):
+            return (int(e), int(e))
+        cache = self.scope._bounds_cache
+        cached = cache.get(e)
+        if cached is not None:
+            lo, hi, prev = cached
+            if _SUFFICIENT[prec](lo, hi) or prev >= prec:
+                return (lo, hi)
+        if add_implicit:
+            self.add_implicit_expr(e)
+        lo, hi = self._bounds_for(_pairs(e), 0, prec)
+        lo, hi = (int(lo) if lo > -_INF else lo, int(hi) if hi < _INF else hi)
+        cache[e] = (lo, hi, prec)
+        return (lo, hi)
+
+    def _bounds_for(self, e, i, prec) -> tuple:
+        if i >= len(e):
+            return (0, 0)
+        t, t_k = e[i]
+        if t == ():
+            return (t_k, t_k)
+        lo, hi = -_INF, _INF
+        for c_eq, c, c_s, t_s in self.combine_term_with_existing(t, t_k):
+            rest = _combine(e, i, t_s, c, 0, c_s)
+            rest_lo, rest_hi = self._bounds_for(rest, 0, _BEST)
+            if rest_hi < _INF:
+                if t_s > 0:
+                    hi = min(hi, int(np.floor(rest_hi / t_s)))
+                else:
+                    lo = max(lo, int(np.ceil(rest_hi / t_s)))
+            if rest_lo > -_INF and c_eq == _EQ:
+                if t_s > 0:
+                    lo = max(lo, int(np.ceil(rest_lo / t_s)))
+                else:
+                    hi = min(hi, int(np.floor(rest_lo / t_s)))
+            if _SUFFICIENT[prec](lo, hi):
+                return (lo, hi)
+        if len(t) == 1 and t[0].op in ("max", "min"):
+            op1, op2 = t[0].args
+            r1 = self._bounds_for(_combine(e, i + 1, 1, _pairs(op1), 0, t_k), 0, _BEST)
+            r2 = self._bounds_for(_combine(e, i + 1, 1, _pairs(op2), 0, t_k), 0, _BEST)
+            like_max = t_k > 0 if t[0].op == "max" else t_k < 0
+            pick = max if like_max else min
+            lo, hi = max(lo, pick(r1[0], r2[0])), min(hi, pick(r1[1], r2[1]))
+            if _SUFFICIENT[prec](lo, hi):
+                return (lo, hi)
+        return lo, hi
+
+    def add_implicit_expr(self, e) -> None:
+        if isinstance(e, _DimExpr):
+            for t, _ in _pairs(e):
+                if t != ():
+                    self.add_implicit_term(t)
+
+    def add_implicit_term(self, t) -> None:
+        if t in self.processed:
+            return
+        self.processed.add(t)
+        t_e = ((t, 1),)
+        if len(t) != 1:                       # a product: from its factors' bounds
+            bounds = []
+            for atom, power in sorted(_powers(t), key=lambda f: f[0].order(), reverse=True):
+                self.add_implicit_term((atom,))
+                lo, hi = self.bounds(_DimExpr({(atom,): 1}, self.scope), _BEST)
+                bounds.append((lo ** power, hi ** power))
+            products = [math.prod(b) for b in itertools.product(*bounds)]
+            self.combine_and_add(_GE, t_e, min(products))
+            self.combine_and_add(_GE, max(products), t_e)
+            return
+        atom = t[0]
+        if atom.op == "var":
+            self.combine_and_add(_GE, t_e, 1)
+            return
+        for arg in atom.args:
+            self.add_implicit_expr(arg)
+        op1, op2 = atom.args
+        if atom.op == "mod":
+            lo2, hi2 = self.bounds(op2, 1)
+            if lo2 > 0:
+                self.combine_and_add(_GE, t_e, 0)
+                self.combine_and_add(_GE, _combine(_pairs(op2), 0, 1, _pairs(1), 0, -1), t_e)
+                self.combine_and_add(_GE, hi2 - 1, t_e)
+            elif hi2 < 0:
+                self.combine_and_add(_GE, t_e, _combine(_pairs(op2), 0, 1, _pairs(1), 0, 1))
+                self.combine_and_add(_GE, t_e, lo2 + 1)
+                self.combine_and_add(_GE, 0, t_e)
+            return
+        if atom.op == "floordiv":
+            lo1, hi1 = self.bounds(op1, _BEST)
+            lo2, hi2 = self.bounds(op2, _BEST)
+            if lo2 <= 0 <= hi2:
+                raise _inconclusive(f"Possible division by 0 in division by {op2}")
+            candidates = [_floor_with_inf(x, y) for x in (lo1, hi1) for y in (lo2, hi2)]
+            self.combine_and_add(_GE, t_e, min(candidates))
+            self.combine_and_add(_GE, max(candidates), t_e)
+            if lo2 >= 0:
+                if lo1 >= 0:
+                    self.combine_and_add(_GE, t_e, 0)
+                mod_e = _DimExpr({(_Atom("mod", atom.args),): 1}, self.scope)
+                self.add_implicit_expr(mod_e)
+                # op1 == op2 * t + mod(op1, op2)
+                combined = _combine(_times_term(_pairs(op2), t), 0, 1, _pairs(mod_e), 0, 1)
+                self.combine_and_add(_EQ, _pairs(op1), combined)
+            return
+        lo1, hi1 = self.bounds(op1, _BEST)
+        lo2, hi2 = self.bounds(op2, _BEST)
+        if atom.op == "max":
+            self.combine_and_add(_GE, t_e, max(lo1, lo2))
+            self.combine_and_add(_GE, max(hi1, hi2), t_e)
+            self.combine_and_add(_GE, t_e, _pairs(op1))
+            self.combine_and_add(_GE, t_e, _pairs(op2))
+        else:
+            self.combine_and_add(_GE, t_e, min(lo1, lo2))
+            self.combine_and_add(_GE, min(hi1, hi2), t_e)
+            self.combine_and_add(_GE, _pairs(op1), t_e)
+            self.combine_and_add(_GE, _pairs(op2), t_e)
+
+
+def _times_term(p, t) -> tuple:
+    """Pairs `p` times the monomial `t`."""
+    acc: dict = {}
+    for m, c in p:
+        m2 = tuple(sorted(m + t))
+        acc[m2] = acc.get(m2, 0) + c
+    return _combine(tuple(acc.items()), 0, 1, (), 0, 0)
+
+
+def decision_bounds(e, precision: int = _BEST) -> tuple:
+    """(lowest, highest) value of `e` by JAX 0.10.2's decision procedure
+    (shape_poly_decision.bounds_decision); `precision`: BoundsPrecision's value, which lets it
+    stop once the sign is known.
+
+    >>> a, b = symbolic_shape("a, b", constraints=("a >= b + 2",))
+    >>> decision_bounds(a - b), decision_bounds(a - a // 2)
+    ((2, inf), (2, inf))
+    """
+    if not isinstance(e, _DimExpr):
+        return (int(e), int(e))
+    return _Decision.build(e.scope).bounds(e, precision, add_implicit=True)
 
 
 def is_symbolic_dim(p) -> bool:
@@ -1002,14 +1429,17 @@ def _parse_constraint(text, scope: SymbolicScope) -> None:
         return
     if op != "==":
         scope._constraints.append((text, known))
+        scope._explicit_constraints.append((">=", known, text))
         return
     name = left.as_var() if isinstance(left, _DimExpr) else None
     if name is None:
         _atom_equality(text, left, right, known, scope)
+        scope._explicit_constraints.append(("==", known, text))
         return
     if isinstance(right, _DimExpr) and name in right.variables():
         raise ValueError(f"Symbolic constraint {text!r} defines '{name}' by itself.")
     scope._equal[name] = right
+    scope._explicit_constraints.append(("==", known, text))
 
 
 def _atom_equality(text, left, right, known, scope) -> None:
@@ -1024,6 +1454,10 @@ def _atom_equality(text, left, right, known, scope) -> None:
         (monomial, coeff), = terms                     # ("128*b*floordiv(t, 128) == b*t")
         scope._term_rules[monomial] = (right, coeff)
         return
+    if len(terms) == 1 and len(terms[0][0]) == 1 and terms[0][0][0].op == "var":
+        (monomial, coeff), = terms                     # "4*d == a - m": multiples of 4*d
+        scope._term_rules[monomial] = (right, coeff)   # are a - m (JAX's rule)
+        return
     if len(terms) == 1 and len(terms[0][0]) == 1 and terms[0][0][0].op != "var":
         (atom,), coeff = terms[0]
         value = right // coeff if isinstance(right, int) and right % coeff == 0 else \
@@ -1034,8 +1468,17 @@ def _atom_equality(text, left, right, known, scope) -> None:
             scope._term_rules[(atom,)] = (right, coeff)
         divisor = atom.args[1]
         if atom.op == "mod" and coeff == 1 and right == 0 and isinstance(divisor, int):
-            # "mod(e, k) == 0" also says k*floordiv(e, k) == e (JAX adds that rule)
+            # "mod(e, k) == 0" also says k*floordiv(e, k) == e (JAX adds that rule, and that
+            # constraint before this one)
             scope._term_rules[(_Atom("floordiv", atom.args),)] = (atom.args[0], divisor)
+            e = atom.args[0]
+            terms = {(_Atom("floordiv", atom.args),): divisor}
+            for m, c in (e._terms if isinstance(e, _DimExpr) else (((), e),)):
+                terms[m] = terms.get(m, 0) - c
+            diff = _DimExpr({m: c for m, c in terms.items() if c}, scope)
+            scope._explicit_constraints.append(
+                ("==", diff, f"{_DimExpr({(_Atom('floordiv', atom.args),): divisor}, scope)}"
+                             f" == {e}"))
 
 
 def _parse_side(text: str, scope: SymbolicScope):

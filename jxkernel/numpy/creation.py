@@ -432,7 +432,13 @@ def _fill(shape, value, dtype, weak=False, device=None):
         out = lax.full(shape, value, dtype)
         return out if device is None else device_put(out, device)
     if _eager() or device is not None:
-        return _on_device(np.full(shape, value, dtype), weak, device)
+        try:
+            return _on_device(np.full(shape, value, dtype), weak, device)
+        except TypeError:
+            # a symbolic size outside jax.export: lax's, whose lowering says JAX's
+            # UnexpectedDimVar (no argument gives its variables)
+            if not any(map(is_symbolic, shape)):
+                raise
     out = util.full(shape, lax.conversion._convert_element_type(value, dtype, weak))
     return out
 

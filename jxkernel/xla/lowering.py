@@ -787,6 +787,13 @@ def _warn_unusable(avals_in, left) -> None:
                       stacklevel=user_stacklevel())
 
 
+# Symbolic sizes (jax.export's dimensions) in a program lowered outside jax.export, such as an
+# eager `jnp.zeros((a + 1,))`: jax.export, once loaded (their class is its), sets this to a
+# function(module_ctx, block, jaxpr, args) that has the module compute them, as JAX's
+# lowering does, so that a variable no argument's shape gives raises JAX's UnexpectedDimVar.
+symbolic_sizes = None
+
+
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
                  result_names=None, locations: bool = False, mesh=None,
                  arg_shardings=None, result_shardings=None, platforms=None,
@@ -861,6 +868,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
         _tokens.take_main_tokens(main.body, args[:n_tok])
         args = args[n_tok:]
     n_consts = len(jaxpr.constvars)
+    if symbolic_sizes is not None and rules is None:
+        symbolic_sizes(module_ctx, main.body, jaxpr, args[n_consts:])
     if arg_names is not None:
         main.arg_names[len(main.args) - len(arg_names):] = list(arg_names)
     outs = lower_jaxpr_into(module_ctx, main.body, jaxpr, args[:n_consts], args[n_consts:])

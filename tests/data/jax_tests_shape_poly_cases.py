@@ -104,6 +104,163 @@ def arithmetic(jax) -> dict:
     return {"ops": out, "pow": pows, "weak": weak}
 
 
+def _scoped(text: str) -> str:
+    """An error's text with its scopes' ids and files left out (their line, column and
+    function kept): "N created at jax_tests_shape_poly_cases.py:12:4 (f)"."""
+    import re
+    return re.sub(r"\d+ created at (?:\S*/)?([^/\s]+:\d)", r"N created at \1", text)
+
+
+def scopes(jax) -> dict:
+    """Symbolic dimensions' own answers (JAX-named methods, bounds through floordiv and
+    mod, hashing) and the errors of mixing scopes and of undecidable comparisons under
+    constraints, in JAX's words."""
+    import operator
+    core = _private(jax, "core")
+    shape_poly = _private(jax, "export.shape_poly")
+    best = shape_poly.BoundsPrecision.BEST
+    a, b = shape_poly.symbolic_shape("a, b")
+    c, = shape_poly.symbolic_shape("a", constraints=("a >= 5", "a <= 10"))
+    d, = shape_poly.symbolic_shape("a", constraints=("a <= 10",))
+    mixed = {}
+    for name, fn in [("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                     ("mod", operator.mod), ("floordiv", operator.floordiv),
+                     ("ge", operator.ge), ("lt", operator.lt), ("max_dim", core.max_dim),
+                     ("min_dim", core.min_dim), ("floordiv 2*c", lambda x, y: (2 * x) // y),
+                     ("floordiv c*c", lambda x, y: (x * x) // y),
+                     ("mod c + 1", lambda x, y: (x + 1) % (y * y))]:
+        mixed[name] = _scoped(_error(lambda: fn(c, d)).get("message", "no error"))
+    return {
+        "get_vars": [sorted(a._get_vars()), sorted((a * b * a)._get_vars()),
+                     sorted((a // b + 1)._get_vars())],
+        "evaluate": [int(e._evaluate(env)) for e, env in (
+            (a * a - b, dict(a=2, b=3)), ((a * a) // b, dict(a=2, b=3)),
+            ((a * a) % b, dict(a=5, b=7)))],
+        "eq": [(2 * a * b * a + 3)._eq(1 + b * a * a + a * a * b + 2),
+               (2 * a * b * a + 3)._eq(a * b * a + 3), (a * b * a + 3)._eq(a * b * a + 4),
+               (3 * a * b * a - 1)._eq(a * b * a)],
+        "bounds_narrowed": [str(shape_poly._bounds_decision(e, best)) for e in (
+            a - a // 2, a - 5 % a, a - a % 3, 2 * (a // 2) - a, (b + 1) - (b + 1) // 2)],
+        "division_by_0": [_error(lambda: shape_poly._bounds_decision(a // (a - 3), best)),
+                          _error(lambda: a // (a - 3) >= 0), _error(lambda: a % (a - 3) >= 0)],
+        "hash_by_scope": [hash(c) == hash(d), c == d],
+        "scope": _scoped(str(c.scope)),
+        # (the constraint "mod(b, 4) == 0" implies listed before it, the trivial one left out)
+        "scope_listed": (lambda b, e: [_scoped(str(b.scope)), _error(lambda: e >= 3)["message"]])(
+            shape_poly.symbolic_shape("b, c", constraints=(
+                "mod(b, 4) == 0", "c <= c + 1", "c >= 3"))[0],
+            shape_poly.symbolic_shape("e", constraints=("e <= e + 1",))[0]),
+        "mixed_scopes": mixed,
+        "inconclusive": [_scoped(_error(lambda: c >= 6)["message"]),
+                         _error(lambda: a >= 6)["message"]],
+    }
+
+
+def eliminations(jax) -> dict:
+    """Bounds by JAX's decision procedure under constraints it combines with each other
+    (shape_poly_decision's elimination, imprecision included), comparisons it decides from
+    an equality, and its error for constraints that cannot hold."""
+    core = _private(jax, "core")
+    shape_poly = _private(jax, "export.shape_poly")
+    best = shape_poly.BoundsPrecision.BEST
+    shape = shape_poly.symbolic_shape
+
+    def bounds(*es):
+        return [str(shape_poly._bounds_decision(e, best)) for e in es]
+    a, b, c = shape("a, b, c", constraints=("a + 2 <= b", "b <= a + 5", "a + b >= c"))
+    out = {"complex": bounds(b, b - a, b - a - 7, c - 2 * a - 5)}
+    a, = shape("a", constraints=("2 * a >= 5", "3 * a <= 10"))
+    out["fractional"] = bounds(a, 5 * a - 2)
+    a, d = shape("a, d", scope=shape_poly.SymbolicScope(["4*d == a - m", "m >= 0", "m <= 3"]))
+    out["a_minus_4d"] = bounds(a - 4 * d, a - 2 * d, a)
+    a1, a2, a3, a4, a5 = shape("a1, a2, a3, a4, a5", constraints=(
+        "a1 >= a2", "a2 >= a3", "a3 >= a4", "a4 >= a5"))
+    out["chain"] = bounds(a1 - a5, a1 - a3)
+    a1, a2 = shape("a1, a2", constraints=("2*a1 >= 2*a2 + 3", "-2*a1 + 2*a2 >= -5"))
+    out["rounding"] = bounds(a1 - a2 - 2, a2 - a1 + 2)
+    a, b = shape("a, b", constraints=("min(a, b) == b - min(b, 2)",))
+    out["min_equality"] = bounds(b) + [str(core.min_dim(b, 2))]
+    a, b, c, d = shape("a, b, c, d")
+    out["max_terms"] = bounds(b - core.max_dim(b - a, 0), core.max_dim(a, b) - a,
+                              core.max_dim(a, b) - a - core.max_dim(b - a, 0),
+                              a - core.min_dim(a, b))
+    a, b = shape("a, b", constraints=("a >= 4", "3 >= b"))
+    out["derived"] = [a >= b, str(core.max_dim(a, b)), str(core.min_dim(a, b)), a // 3 >= 1] + \
+        bounds(a + b, a - b)
+    a, b = shape("a, b", constraints=["4 * a == b"])
+    out["equality_compared"] = [b >= a, b >= 3 * a, b >= 4 * a, 5 * a >= b, 9 * a >= 2 * b]
+    a, b = shape("a, b", constraints=("a <= 0",))
+    out["unsatisfiable"] = _error(lambda: a >= b)
+    return out
+
+
+def _size_trees(text: str) -> list:
+    """The arithmetic of each size an exported module reshapes to a tensor<1xi32> (the
+    result's sizes), as nested operations in the order the module computes them, over the
+    dimension variables (of spec "a, b") and constants: "add(mul(b,a),a)"."""
+    import re
+    trees = []
+    for func in text.split("func.func")[1:]:
+        env = {arg: name for arg, name in re.findall(
+            r'(%arg\d+): tensor<i32> \{jax.global_constant = "(\w+)"', func)}
+        for line in func.splitlines():
+            m = re.search(r"(%\S+) = stablehlo\.constant dense<(-?\d+)> : tensor<i32>", line)
+            if m:
+                env[m[1]] = m[2]
+            m = re.search(r"(%\S+) = stablehlo\.get_dimension_size %arg0, dim = (\d)", line)
+            if m:
+                env[m[1]] = "ab"[int(m[2])]
+            m = re.search(r"(%\S+) = stablehlo\.convert (%\S+) : tensor<i32>", line)
+            if m:
+                env[m[1]] = env.get(m[2], "?")
+            m = re.search(r"(%\S+) = stablehlo\.(multiply|add|subtract) (%\S+), (%\S+) : "
+                          r"tensor<i32>", line)
+            if m:
+                env[m[1]] = f"{m[2][:3]}({env.get(m[3], '?')},{env.get(m[4], '?')})"
+            m = re.search(r"stablehlo\.reshape (%\S+) : \(tensor<i32>\) -> tensor<1xi32>", line)
+            if m:
+                trees.append(env.get(m[1], "?"))
+    return trees
+
+
+def lowering(jax) -> dict:
+    """Sizes computed in an exported module: the operations, their operands' order and the
+    terms' order, as JAX's lowering builds them (sums and products of dimension variables;
+    floordiv and mod, which JAX computes through jnp's divmod, are not compared). And
+    symbolic sizes outside jax.export (no argument gives their variables): JAX's
+    UnexpectedDimVar, eagerly and under jit; `core.max_dim` of a traced value or an array."""
+    import numpy as np
+    jnp, lax = jax.numpy, jax.lax
+    core = _private(jax, "core")
+    a, b = jax.export.symbolic_shape("a, b", constraints=("a >= b",))
+    arg = jax.ShapeDtypeStruct((a, b), np.float32)
+    sizes = {"2*a + b + 1": lambda a, b: 2 * a + b + 1, "a*b + a": lambda a, b: a * b + a,
+             "a*a*b": lambda a, b: a * a * b, "3*a - b": lambda a, b: 3 * a - b,
+             "a*b*b + 2*a*a + b": lambda a, b: a * b * b + 2 * a * a + b,
+             "b*a + 3": lambda a, b: b * a + 3, "a*a*a + 2": lambda a, b: a * a * a + 2}
+    trees = {}
+    for name, size in sizes.items():
+        exp = jax.export.export(jax.jit(lambda x, size=size: jnp.zeros((size(*x.shape),))))(arg)
+        trees[name] = _size_trees(exp.mlir_module())
+    c, = jax.export.symbolic_shape("c")
+    outside = {}
+    for name, fn in [("zeros", lambda: jnp.zeros((c + 1,))), ("ones", lambda: jnp.ones((2, c))),
+                     ("full", lambda: jnp.full((c,), 3.0)), ("arange", lambda: jnp.arange(c)),
+                     ("broadcast_in_dim", lambda: lax.broadcast_in_dim(1.0, (c,), ())),
+                     ("jit zeros", lambda: jax.jit(lambda: jnp.zeros((c + 1,)))())]:
+        e = _error(fn)
+        outside[name] = [e.get("error"), e.get("message")]
+    arr = jnp.array([1], dtype=np.int32)
+    concrete = {}
+    for name, fn in [("max_dim(array, c)", lambda: core.max_dim(arr, c)),
+                     ("min_dim(c, array)", lambda: core.min_dim(c, arr)),
+                     ("jit max_dim(x, c)", lambda: jax.jit(lambda x: core.max_dim(x, c))(1)),
+                     ("jit min_dim(c, x)", lambda: jax.jit(lambda x: core.min_dim(c, x))(1))]:
+        e = _error(fn)
+        concrete[name] = e.get("error") if "jit" in name else [e.get("error"), e.get("message")]
+    return {"size_arithmetic": trees, "outside_export": outside, "concrete_dims": concrete}
+
+
 def run(jax) -> dict:
     import numpy as np
     jnp = jax.numpy
@@ -120,6 +277,9 @@ def run(jax) -> dict:
     best = shape_poly.BoundsPrecision.BEST
     facts = {
         "parsing": parsing(jax),
+        "scopes": scopes(jax),
+        "eliminations": eliminations(jax),
+        "lowering": lowering(jax),
         "arithmetic": arithmetic(jax),
         "bounds_precision": [(p.name, p.value) for p in shape_poly.BoundsPrecision],
         "bounds": [str(shape_poly._bounds_decision(e, best))

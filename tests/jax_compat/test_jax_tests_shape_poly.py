@@ -4,7 +4,10 @@ compatibility files, conformance/jax_tests) import from JAX's private modules, a
 reference/make_jax_tests_shape_poly_reference.py from tests/data/jax_tests_shape_poly_cases.py):
 core's dimension helpers (`stride_dim`, `dilate_dim`, `definitely_equal`, ...),
 export.shape_poly's bounds, `state.discharge.run_state`, and the primitives the test harnesses
-bind from `ad_util` and `dispatch`."""
+bind from `ad_util` and `dispatch`; and what DimExprTest asks of a symbolic dimension itself
+(`_get_vars`, `_evaluate`, `_eq`, bounds by JAX's decision procedure, the errors of mixing scopes
+and of comparisons under constraints), the order of the arithmetic an exported module
+computes a size with, and JAX's UnexpectedDimVar for a symbolic size outside jax.export."""
 import json
 import os
 

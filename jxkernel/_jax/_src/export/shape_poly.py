@@ -17,6 +17,7 @@ from ....export.shape_poly import (  # noqa: F401
     SymbolicScope,
     UnexpectedDimVar,
     _DimExpr,
+    decision_bounds,
     constrained_bounds,
     is_symbolic_dim,
     symbolic_args_specs,
@@ -27,8 +28,8 @@ DimSize = Union["_DimExpr", int]
 
 
 class BoundsPrecision(enum.Enum):
-    """How exact the bounds must be, as JAX's (a larger value asks for more). jxkernel's
-    bounds are computed one way, so each gives the same bounds."""
+    """How exact the bounds must be, as JAX's (a larger value asks for more; a lower one
+    lets the decision procedure stop once the sign is known)."""
     FOR_GEQ0_OR_LEQ0 = 0
     FOR_GEQ0_OR_LT0 = 1
     BEST = 2
@@ -37,5 +38,4 @@ class BoundsPrecision(enum.Enum):
 def _bounds_decision(e: DimSize, prec: BoundsPrecision) -> tuple:
     """(lowest, highest) value that `e` can take, as far as its scope's constraints tell
     (`-inf`/`inf` where unbounded); an int's bounds are itself."""
-    del prec                                     # one computation serves every precision
-    return constrained_bounds(e)
+    return decision_bounds(e, prec.value)
