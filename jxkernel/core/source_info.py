@@ -63,12 +63,90 @@ class SourceInfo(NamedTuple):
             return None
         return next(itertools.islice(self.code.co_positions(), self.lasti // 2, None))[2]
 
+    @property
+    def traceback(self) -> Traceback:
+        """JAX's `eqn.source_info.traceback`: this line and its callers up to the function
+        being traced (the frames `caller` records), innermost first."""
+        codes, lastis = [], []
+        info = self
+        while info is not None:
+            if info.code is not None:
+                codes.append(info.code)
+                lastis.append(info.lasti)
+            info = info.caller
+        return Traceback(tuple(codes), tuple(lastis))
+
     def __str__(self):
         # JAX's form: the qualified name, and the column unless it is 0 (or unknown)
         name = self.code.co_qualname if self.code is not None else self.function
         column = self.column
         where = f"{self.line}:{column}" if column else f"{self.line}"
         return f"{self.file}:{where} ({name})"
+
+
+def positions(code, lasti: int) -> tuple:
+    """(start line, end line, start column, end column) of the expression running at
+    instruction offset `lasti` of `code` (Python's co_positions; a part unknown is None)."""
+    if lasti < 0:
+        return (code.co_firstlineno, None, None, None)
+    return next(itertools.islice(code.co_positions(), lasti // 2, None),
+                (code.co_firstlineno, None, None, None))
+
+
+class Traceback:
+    """The frames that made an equation, innermost first, as jaxlib's `Traceback` that JAX's
+    equations hold (`eqn.source_info.traceback`): `raw_frames()` gives their code objects and
+    instruction offsets, `frames` jaxlib's Frames, and `tb + outer` the frames of a traceback
+    and then those of the one it was called under (JAX's sum, used for an equation of an
+    inner jaxpr). jxkernel keeps the user's frames only, up to the function being traced."""
+    __slots__ = ("_codes", "_lastis")
+
+    def __init__(self, codes: tuple = (), lastis: tuple = ()):
+        self._codes, self._lastis = tuple(codes), tuple(lastis)
+
+    def raw_frames(self) -> tuple[list, list]:
+        return list(self._codes), list(self._lastis)
+
+    @property
+    def frames(self) -> list:
+        from jaxlib._jax import Frame       # jaxlib's: (file, function, first line, line)
+        return [Frame(c.co_filename, c.co_name, c.co_firstlineno, positions(c, i)[0] or 0)
+                for c, i in zip(self._codes, self._lastis)]
+
+    def __add__(self, other: Traceback) -> Traceback:
+        return Traceback(self._codes + other._codes, self._lastis + other._lastis)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Traceback) and self._lastis == other._lastis and \
+            len(self._codes) == len(other._codes) and \
+            all(a is b for a, b in zip(self._codes, other._codes))
+
+    def __hash__(self) -> int:
+        return hash((tuple(map(id, self._codes)), self._lastis))
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def __str__(self) -> str:
+        return "\n".join(f"{c.co_filename}:{positions(c, i)[0]} ({c.co_name})"
+                         for c, i in zip(self._codes, self._lastis))
+
+    code_addr2line = staticmethod(lambda code, lasti: positions(code, lasti)[0])
+    code_addr2location = staticmethod(
+        lambda code, lasti: (lambda p: (p[0], p[2], p[1], p[3]))(positions(code, lasti)))
+
+    @staticmethod
+    def get_traceback() -> Traceback:
+        """The user's frames running now, innermost first (not jxkernel's or the standard
+        library's)."""
+        codes, lastis = [], []
+        frame = sys._getframe(1)
+        while frame is not None:
+            if is_user_filename(frame.f_code.co_filename):
+                codes.append(frame.f_code)
+                lastis.append(frame.f_lasti)
+            frame = frame.f_back
+        return Traceback(tuple(codes), tuple(lastis))
 
 
 _texts = Bounded(4096)      # name stack -> its text
