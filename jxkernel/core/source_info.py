@@ -308,7 +308,10 @@ def user_source_info(skip: int = 1) -> SourceInfo | None:
 
 # JAX's tracer errors list jax_tracer_error_num_traceback_frames frames (5 by default): the
 # line and its callers. At least 5 are kept, so the default's listing stays whole when the
-# option is lowered and raised again after tracing.
+# option is lowered and raised again after tracing. An op's location (`Lowered.compiler_ir()`,
+# xla/lowering.py) names these too, where JAX's name up to 100 (its
+# jax_traceback_in_locations_limit): keeping 100 made tracing 16 calls deep half as slow
+# again (slower than JAX's), so a deeper location asks for the option raised while tracing.
 _MIN_FRAMES = 5
 
 
