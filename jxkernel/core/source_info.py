@@ -323,10 +323,13 @@ def traced_source_info(skip: int = 1) -> SourceInfo | None:
     # call of is_user_filename per frame was a tenth of tracing a small grad)
     known = _is_user.get
     frame = sys._getframe(skip)
+    boundary, outside = trace_boundary[0], False
     while frame is not None:
         user = known(frame.f_code.co_filename)
         if user or (user is None and is_user_filename(frame.f_code.co_filename)):
             break
+        if frame.f_code is boundary:     # (an identity test: hashing a code object is slow)
+            outside = True
         frame = frame.f_back
     if frame is None:
         return None
@@ -343,7 +346,32 @@ def traced_source_info(skip: int = 1) -> SourceInfo | None:
     info = None
     for user in reversed(users):    # outermost first: each line keyed by its caller's
         info = _frame_info(user, info)
+    if outside:         # made by jxkernel's code the trace runs (jit(jnp.sin)'s, a fori_loop's
+        # counter): its line is the caller's, outside the trace; its traceback has none
+        return _outside_info(info)
     return info
+
+
+class OutsideSourceInfo(SourceInfo):
+    """The SourceInfo of an equation jxkernel's own code made inside a trace with no frame of
+    the user's between (the body of `jit(jnp.sin)`, a fori_loop's counter): it names the
+    line that called the traced function, as jxkernel prints it, but its traceback has no
+    frame of the user's, as JAX's, whose traceback of it ends where the trace began (so an
+    op's location, or a profile, names that line once: from the equation holding it)."""
+    __slots__ = ()
+
+    @property
+    def traceback(self) -> Traceback:
+        return Traceback()
+
+
+def _outside_info(info: SourceInfo) -> SourceInfo:
+    # (keyed by the SourceInfo's id: the entry holds it, so the id stays its own)
+    key = (id(info), "outside")
+    found = _infos.get(key)
+    if found is None or found[0] is not info:
+        found = _infos[key] = (info, OutsideSourceInfo(*info))
+    return found[1]
 
 
 def _frame_info(frame, caller: SourceInfo | None) -> SourceInfo:
@@ -433,6 +461,9 @@ def function_source_info(fun) -> SourceInfo | None:
 # code objects that begin a trace (core/staging.trace_to_jaxpr registers its own): JAX cuts the
 # traceback at each of its trace_to_jaxpr, and so does traced_call_site at these
 trace_boundaries: set = set()
+# staging's trace_to_jaxpr's code (set there): traced_source_info tests frames against it by
+# identity, once per frame of every equation traced
+trace_boundary: list = [None]
 
 
 def traced_call_site(skip: int = 1) -> str:

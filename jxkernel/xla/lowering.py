@@ -22,7 +22,8 @@ from ..core.errors import aval_text
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.mesh import UNCONSTRAINED, AxisType
 from ..core.primitive import lowering_rules
-from ..core.source_info import SourceInfo, positions, stack_text, user_stacklevel
+from ..core.source_info import (OutsideSourceInfo, SourceInfo, positions, stack_text,
+                                user_stacklevel)
 from . import effect_tokens as _tokens
 from . import stablehlo as hlo
 from .client import JAX_NAMES
@@ -314,9 +315,9 @@ class LoweringRuleContext:
         inner = self.scope if scope is None else f"{self.scope}{scope}/"
         outer_frames = module_ctx.outer_frames
         if module_ctx.source_lines == "named":      # its ops' frames follow this equation's
-            module_ctx.outer_frames = self.frames
             if block is not self.block and self.loc is not None:
                 block.fallback = self.loc   # (a region's constants: at its op, as JAX's)
+            module_ctx.outer_frames = self.frames
         elif inner is outer:
             return lower_jaxpr_into(module_ctx, block, jaxpr, consts, args)
         module_ctx.name_stack = inner
@@ -562,6 +563,8 @@ def source_frames(info: SourceInfo | None) -> tuple:
     traced), innermost first: `"f.<locals>.g"("f.py":3:11 to :24)`, each the frame's
     qualified name around its file and the span of the expression running there."""
     frames = []
+    if isinstance(info, OutsideSourceInfo):     # (no frame of the user's inside its trace)
+        return ()
     while info is not None and len(frames) < LOCATION_FRAMES:
         if info.code is not None:
             frames.append(frame_text(info.code, info.lasti))

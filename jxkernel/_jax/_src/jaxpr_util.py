@@ -228,6 +228,9 @@ def jaxpr_to_html(jaxpr) -> str:
             lines.append(html.escape(shown.rstrip() if sep else line))
             continue
         node = node_of(info.traceback)
+        if node is None:                # (no frame of the user's)
+            lines.append(html.escape(shown.rstrip()))
+            continue
         shown = shown.rstrip()
         body = shown.lstrip()
         indent = shown[:len(shown) - len(body)]
