@@ -17,6 +17,7 @@ from typing import Callable
 import numpy as np
 
 from ..core import avals as _avals
+from ..core.config import config
 from ..core.dce import dce_jaxpr
 from ..core.errors import aval_text
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
@@ -80,11 +81,12 @@ class ModuleContext:
         # a rule's inner jaxpr the rule's op and scope ("jit(f)/jvp()/cond/branch_0_fun/")
         self.name_stack = ""
         self.source_lines = False
-        # with source_lines "named" (JAX's locations): the frames (location texts, innermost
-        # first) each op's own follow, up to jaxpr_subcomp's: in main, the user's frames that
+        # with source_lines "named" (JAX's locations): the frames ((code, instruction offset),
+        # innermost first) each op's own follow, up to jaxpr_subcomp's: in main, the user's frames that
         # lowered it (JAX's outer traceback); inside a region, its equation's frames then
         # those; none in an inner function, as JAX lowers one for any caller
         self.outer_frames: tuple = ()
+        self.full_tracebacks = True     # (jax_include_full_tracebacks_in_locations)
         self.rule_source = None                  # the equation a lower_fun rule lowers: its source
         self.keepalives: list = []               # objects a rule asks to outlive the lowering
 
@@ -235,7 +237,7 @@ class LoweringRuleContext:
             # JAX's debug info (`as_text(debug_info=True)`, `compiler_ir()`): the op's name
             # around its call sites, each frame's qualified name around its file and span
             # (XLA's HLO says `op_name=` and the frames)
-            where = frames_location(self.frames)
+            where = frames_location(self.frames, self.module_ctx.full_tracebacks)
             if named is None:
                 return None if where is None else f"loc({where})"
             return f"loc({named})" if where is None else f"loc({named}({where}))"
@@ -559,15 +561,14 @@ _frame_texts: dict = {}         # (code, instruction offset) -> its frame's loca
 
 
 def source_frames(info: SourceInfo | None) -> tuple:
-    """The location texts of `info`'s frames (its line, then its callers up to the function
-    traced), innermost first: `"f.<locals>.g"("f.py":3:11 to :24)`, each the frame's
-    qualified name around its file and the span of the expression running there."""
+    """`info`'s frames (its line, then its callers up to the function traced), innermost
+    first, as (code, instruction offset) pairs."""
     frames = []
     if isinstance(info, OutsideSourceInfo):     # (no frame of the user's inside its trace)
         return ()
     while info is not None and len(frames) < LOCATION_FRAMES:
         if info.code is not None:
-            frames.append(frame_text(info.code, info.lasti))
+            frames.append((info.code, info.lasti))
         info = info.caller
     return tuple(frames)
 
@@ -588,12 +589,19 @@ def frame_text(code, lasti: int) -> str:
     return text[1]
 
 
-def frames_location(frames) -> str | None:
-    """The location of `frames` (texts, innermost first), as JAX nests them: one frame alone,
-    else `callsite(innermost at callsite(... at outermost))`; None for none."""
+def frames_location(frames, full: bool = True) -> str | None:
+    """The location of `frames` ((code, instruction offset) pairs, innermost first), as JAX
+    writes them: with `full` (jax_include_full_tracebacks_in_locations, its default) one
+    frame's text alone, else `callsite(innermost at callsite(... at outermost))`; without,
+    the innermost's file, line and column (`"f.py":3:11`); None for none."""
     frames = frames[:LOCATION_FRAMES]
     if not frames:
         return None
+    if not full:
+        code, lasti = frames[0]
+        line, _, col, _ = positions(code, lasti)
+        return f"{hlo.string_attr(code.co_filename)}:{line or 0}:{col or 0}"
+    frames = [frame_text(code, lasti) for code, lasti in frames]
     where = frames[-1]
     for frame in reversed(frames[:-1]):
         where = f"callsite({frame} at {where})"
@@ -952,8 +960,9 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     main = new_function(module_ctx, "main", [_tokens.TOKEN] * n_tok +
                         [hlo.aval_type(v.aval) for v in in_vars], arg_attrs)
     if locations == "named":    # JAX's: main's ops follow the frames that lowered it
-        module_ctx.outer_frames = tuple(frame_text(c, i) for c, i in lowering_site.frames)
-        where = frames_location(module_ctx.outer_frames)
+        module_ctx.outer_frames = lowering_site.frames
+        module_ctx.full_tracebacks = config.jax_include_full_tracebacks_in_locations
+        where = frames_location(module_ctx.outer_frames, module_ctx.full_tracebacks)
         main.body.fallback = f"loc({hlo.string_attr(f'jit({name})')}" + \
             (f"({where}))" if where else ")")
     args = main.args[len(platform_index_args(main.body)):]

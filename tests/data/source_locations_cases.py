@@ -18,6 +18,10 @@ jxkernel (tests/xla/test_source_locations.py): `run(jax)` returns plain JSON dat
   file's frames as [name, line]) and its keys; `jaxpr_to_html`'s embedded data: its keys, the
   strings naming this file and its function (JAX's name its own frames too, jxkernel's the
   user's only), how many lines show an add.
+- "short_locations": nested_jit's ops with jax_include_full_tracebacks_in_locations off:
+  [function, op, [line, column] of the innermost frame's file location] (JAX's names differ
+  there: `"mul"("jit(outer)"(...))`, from its cached lowering, where jxkernel keeps
+  `"jit(outer)/mul"(...)`).
 - "core_call": JAX's private `core.call` of a named scope's function inside another: the
   jaxpr printed, its body's equation's name stack, the HLO's op names, a gradient's jaxpr.
 
@@ -207,6 +211,37 @@ def _core_call(jax) -> dict:
             "grad_jaxpr": str(jax.make_jaxpr(jax.grad(lambda x: f(x * 1.0) * 2.0))(2.0))}
 
 
+def _short_locations(jax) -> list:
+    """nested_jit's ops with jax_include_full_tracebacks_in_locations off: [function, op,
+    [line, column] of the file location its NameLocs hold (this file's), or None]."""
+    ir = importlib.import_module("jaxlib.mlir.ir")
+    jax.config.update("jax_include_full_tracebacks_in_locations", False)
+    try:
+        module = _programs(jax)["nested_jit"].compiler_ir()
+    finally:
+        jax.config.update("jax_include_full_tracebacks_in_locations", True)
+    rows = []
+
+    def where(loc):
+        while isinstance(loc, ir.NameLoc):
+            loc = loc.child_loc
+        return [loc.start_line, loc.start_col] if isinstance(loc, ir.FileLineColLoc) and \
+            _ours(loc.filename) else None
+
+    def walk(op, function):
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    name = inner.operation.name
+                    if name == "func.func":
+                        walk(inner, inner.attributes["sym_name"].value)
+                        continue
+                    rows.append([function, name, where(inner.location)])
+                    walk(inner, function)
+    walk(module.operation, None)
+    return rows
+
+
 def run(jax) -> dict:
     ir = importlib.import_module("jaxlib.mlir.ir")
     programs = _programs(jax)
@@ -214,7 +249,8 @@ def run(jax) -> dict:
             "shapes": {name: _shape(_first_op(lowered.compiler_ir()).location, ir)
                        for name, lowered in programs.items()},
             "tracebacks": _tracebacks(jax), "user_frames": _user_frames(jax),
-            "profile_and_page": _profile_and_page(jax), "core_call": _core_call(jax)}
+            "profile_and_page": _profile_and_page(jax), "core_call": _core_call(jax),
+            "short_locations": _short_locations(jax)}
 
 
 def _first_op(module):

@@ -38,6 +38,11 @@ def test_location_kinds_match_jax():
     assert _ours()["shapes"] == _reference()["shapes"]
 
 
+def test_short_locations_match_jax():
+    # jax_include_full_tracebacks_in_locations=False: each op at its innermost frame's line
+    assert _ours()["short_locations"] == _reference()["short_locations"]
+
+
 def test_tracebacks_and_user_frames_match_jax():
     assert _ours()["tracebacks"] == _reference()["tracebacks"]
     assert _ours()["user_frames"] == _reference()["user_frames"]
