@@ -93,10 +93,21 @@ def positions(code, lasti: int) -> tuple:
                 (code.co_firstlineno, None, None, None))
 
 
+class TracebackFrame(NamedTuple):
+    """A frame of a Traceback, as jaxlib's `Frame`."""
+    file_name: str
+    function_name: str
+    function_start_line: int
+    line_num: int
+
+    def __str__(self):
+        return f"{self.function_name};{self.file_name}:{self.line_num}"
+
+
 class Traceback:
     """The frames that made an equation, innermost first, as jaxlib's `Traceback` that JAX's
     equations hold (`eqn.source_info.traceback`): `raw_frames()` gives their code objects and
-    instruction offsets, `frames` jaxlib's Frames, and `tb + outer` the frames of a traceback
+    instruction offsets, `frames` them as jaxlib's Frames read, and `tb + outer` the frames of a traceback
     and then those of the one it was called under (JAX's sum, used for an equation of an
     inner jaxpr). jxkernel keeps the user's frames only, up to the function being traced."""
     __slots__ = ("_codes", "_lastis")
@@ -109,8 +120,10 @@ class Traceback:
 
     @property
     def frames(self) -> list:
-        from jaxlib._jax import Frame       # jaxlib's: (file, function, first line, line)
-        return [Frame(c.co_filename, c.co_name, c.co_firstlineno, positions(c, i)[0] or 0)
+        """Each frame as jaxlib's Frame reads: file_name, function_name,
+        function_start_line, line_num."""
+        return [TracebackFrame(c.co_filename, c.co_name, c.co_firstlineno,
+                               positions(c, i)[0] or 0)
                 for c, i in zip(self._codes, self._lastis)]
 
     def __add__(self, other: Traceback) -> Traceback:

@@ -18,7 +18,7 @@ from ...core.avals import (AbstractToken, AbstractValue, ShapedArray, Token,  # 
                            abstract_token, get_aval)
 from ...core.errors import ConcretizationTypeError  # noqa: F401
 from ...core.interpret import eval_jaxpr  # noqa: F401
-from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var, call_primitives  # noqa: F401
+from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var  # noqa: F401
 from ...core.ir import _ADDRESS, Names as _Names, pp_param as _pp_param
 from ...core.trace import PrettyText
 from ...core.primitive import Primitive  # noqa: F401
@@ -44,12 +44,8 @@ from ..api_util import shaped_abstractify  # noqa: E402,F401 (JAX keeps it in co
 from ...core import vma as _vma  # noqa: E402
 from ...core.mesh import AxisType, PartitionSpec, get_abstract_mesh  # noqa: E402
 from ...tree_util import tree_map  # noqa: E402
-from ...core.numpy_eval import call_rule  # noqa: E402
-from ...core.primitive import lowering_rules, numpy_rules, transpose_rules  # noqa: E402
-from ...transforms.ad import transpose_jaxpr  # noqa: E402
-from ...transforms.ad_util import instantiate, is_undefined  # noqa: E402
-from ...transforms.call_primitive import CallPrimitive as _CallPrimitive  # noqa: E402
-from ...transforms.call_primitive import call_impl  # noqa: E402
+# JAX's call_p: an equation `call[call_jaxpr=...]` (transforms/call_primitive.py)
+from ...transforms.call_primitive import call_p  # noqa: E402
 
 
 def trace_state_clean() -> bool:
@@ -86,29 +82,6 @@ class CallPrimitive:
         return eval_jaxpr_p.bind(*consts, *args, jaxpr=jaxpr)
 
 
-def _core_call_lowering(ctx, *args, call_jaxpr, **params):
-    """JAX's core_call_lowering: the body as a private function `core_call`, called; its
-    ops named by their own name stack (`bar/add`), the call by the equation's (`.../call`)."""
-    return ctx.call_jaxpr(call_jaxpr, list(args), name="core_call")
-
-
-def _core_call_transpose(cts, *args, call_jaxpr, **params):
-    """The call again, of its body transposed in its linear operands (JAX's call_transpose)."""
-    linear = [is_undefined(a) for a in args]
-    transposed = transpose_jaxpr(call_jaxpr, linear)
-    outs = iter(call_p.bind(*[a for a, lin in zip(args, linear) if not lin],
-                            *[instantiate(ct) for ct in cts], call_jaxpr=transposed, **params))
-    return [next(outs) if lin else None for lin in linear]
-
-
-# JAX's call_p: an equation `call[call_jaxpr=...]` holding the traced body (jxkernel's
-# CallPrimitive, jax.extend.core's), lowered as a call of a private function
-call_p = _CallPrimitive("call")
-call_p.def_impl(call_impl)
-call_primitives.discard(call_p)     # (its body printed with names of its own, as JAX's)
-lowering_rules[call_p] = _core_call_lowering
-transpose_rules[call_p] = _core_call_transpose
-numpy_rules[call_p] = call_rule("call_jaxpr")
 call = call_p.bind
 # JAX's call of a closed jaxpr; bound as call_p is (a WrappedFun), it calls it the same way
 closed_call_p = CallPrimitive("closed_call")

@@ -23,6 +23,7 @@ from collections import Counter, defaultdict
 
 from ...core.ir import ClosedJaxpr, DropVar, Literal, pp_toplevel
 from ...core.source_info import Traceback
+from ...xla import portable
 from ..extend.core import jaxprs_in_params, subjaxprs
 from ..extend.source_info_util import is_user_filename, raw_frame_to_frame, summarize
 
@@ -138,7 +139,6 @@ def pprof_equation_profile(jaxpr, *, workspace_root: str | None = None) -> bytes
     """A gzipped pprof profile (protocol buffer) of where `jaxpr`'s equations were made: a
     sample per (traceback, primitive), valued by how many equations share it, so `pprof`
     shows which lines of Python made most of a program (JAX's)."""
-    from jaxlib import _jax        # its pprof encoder (no jaxlib in the browser: none there)
     counts = Counter((tb, eqn.primitive) for tb, eqn in
                      _all_eqns_with_traceback(jaxpr, None, set()))
     strings = defaultdict(itertools.count(1).__next__)
@@ -170,7 +170,7 @@ def pprof_equation_profile(jaxpr, *, workspace_root: str | None = None) -> bytes
     profile = json.dumps({"string_table": list(strings), "location": location_list,
                           "function": function_list, "sample_type": [sample_type],
                           "sample": samples, "comment": comment_id})
-    return gzip.compress(_jax.json_to_pprof_profile(profile))
+    return gzip.compress(portable.pprof_profile(profile))
 
 
 def _comment(jaxpr, workspace_root) -> str:
