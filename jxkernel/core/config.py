@@ -247,10 +247,11 @@ _OPTIONS = [
     _Option("jax_use_shardy_partitioner", True, "JAX_USE_SHARDY_PARTITIONER", _parse_bool,
             "Partition with Shardy: jxkernel's only partitioner (GSPMD's False is refused).",
             validate=lambda v: _check_enum(v, (True,))),
-    _one_value("jax_include_full_tracebacks_in_locations", False,
-               "Include the whole Python traceback in the MLIR locations of the modules "
-               "emitted (JAX's default: True)",
-               "an operation's location is the user's line that made it, never the traceback"),
+    _flag("jax_include_full_tracebacks_in_locations", True,
+          "Include the Python traceback (the user's frames up to the function jitted, then "
+          "those that lowered it) in the MLIR locations of `Lowered.compiler_ir()` and "
+          "`as_text(debug_info=True)`; False: the innermost user frame's file, line and "
+          "column only."),
     _flag("jax_threefry_gpu_kernel_lowering", False, "(GPU only in JAX) threefry as the "
           "CUDA/ROCm kernel cu_threefry2x32; jxkernel's is XLA operations everywhere: no "
           "effect here."),

@@ -9,8 +9,8 @@ import functools
 
 from . import dtypes
 from .ir import Jaxpr, Literal
-from .name_stack import replay, replaying
-from .source_info import add_user_context
+from .name_stack import replay, replaying, with_name_stack
+from .source_info import add_user_context, traced_source_info
 from .trace import _ctx as _trace_ctx
 
 
@@ -30,8 +30,10 @@ def read_atom(env: dict, atom):
     return env[atom]
 
 
-def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
-    """Outputs of `jaxpr` on `consts` and `args`, computed by the current trace.
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args, site=None) -> list:
+    """Outputs of `jaxpr` on `consts` and `args`, computed by the current trace. With a
+    `site` (a SourceInfo), the equations it records come from there, each under its own
+    name stack (eval_at_call_site).
 
     >>> from jxkernel import make_jaxpr
     >>> eval_jaxpr(make_jaxpr(jnp.sin)(1.0).jaxpr, [], 0.5)
@@ -47,7 +49,11 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
         for eqn in jaxpr.eqns:
             # equations this bind records get this one's source line (eqn_source_info), and
             # its name stack under the one running (JAX's eval_jaxpr: current + the eqn's)
-            replay(eqn.source_info, outer, names)
+            info = eqn.source_info
+            if site is not None:
+                info = with_name_stack(site, info.name_stack) \
+                    if info is not None and info.name_stack else site
+            replay(info, outer, names)
             try:
                 outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
             except (FloatingPointError, ZeroDivisionError) as e:
@@ -59,3 +65,13 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args) -> list:
     finally:
         replay(None, outer, names)
     return [read(v) for v in jaxpr.outvars]
+
+
+def eval_at_call_site(jaxpr: Jaxpr, consts, *args) -> list:
+    """eval_jaxpr with every equation recorded at the line running now (the user's, or the
+    equation being bound again), each under its own name stack: an inlined jit's body, as
+    JAX's inline_jaxpr_into_trace records it (the call site's traceback, not the body's)."""
+    site = replaying.source_info or traced_source_info(2)
+    if site is not None and site.name_stack:
+        site = with_name_stack(site, ())
+    return eval_jaxpr(jaxpr, consts, *args, site=site)

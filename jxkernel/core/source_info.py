@@ -63,12 +63,103 @@ class SourceInfo(NamedTuple):
             return None
         return next(itertools.islice(self.code.co_positions(), self.lasti // 2, None))[2]
 
+    @property
+    def traceback(self) -> Traceback:
+        """JAX's `eqn.source_info.traceback`: this line and its callers up to the function
+        being traced (the frames `caller` records), innermost first."""
+        codes, lastis = [], []
+        info = self
+        while info is not None:
+            if info.code is not None:
+                codes.append(info.code)
+                lastis.append(info.lasti)
+            info = info.caller
+        return Traceback(tuple(codes), tuple(lastis))
+
     def __str__(self):
         # JAX's form: the qualified name, and the column unless it is 0 (or unknown)
         name = self.code.co_qualname if self.code is not None else self.function
         column = self.column
         where = f"{self.line}:{column}" if column else f"{self.line}"
         return f"{self.file}:{where} ({name})"
+
+
+def positions(code, lasti: int) -> tuple:
+    """(start line, end line, start column, end column) of the expression running at
+    instruction offset `lasti` of `code` (Python's co_positions; a part unknown is None)."""
+    if lasti < 0:
+        return (code.co_firstlineno, None, None, None)
+    return next(itertools.islice(code.co_positions(), lasti // 2, None),
+                (code.co_firstlineno, None, None, None))
+
+
+class TracebackFrame(NamedTuple):
+    """A frame of a Traceback, as jaxlib's `Frame`."""
+    file_name: str
+    function_name: str
+    function_start_line: int
+    line_num: int
+
+    def __str__(self):
+        return f"{self.function_name};{self.file_name}:{self.line_num}"
+
+
+class Traceback:
+    """The frames that made an equation, innermost first, as jaxlib's `Traceback` that JAX's
+    equations hold (`eqn.source_info.traceback`): `raw_frames()` gives their code objects and
+    instruction offsets, `frames` them as jaxlib's Frames read, and `tb + outer` the frames of a traceback
+    and then those of the one it was called under (JAX's sum, used for an equation of an
+    inner jaxpr). jxkernel keeps the user's frames only, up to the function being traced."""
+    __slots__ = ("_codes", "_lastis")
+
+    def __init__(self, codes: tuple = (), lastis: tuple = ()):
+        self._codes, self._lastis = tuple(codes), tuple(lastis)
+
+    def raw_frames(self) -> tuple[list, list]:
+        return list(self._codes), list(self._lastis)
+
+    @property
+    def frames(self) -> list:
+        """Each frame as jaxlib's Frame reads: file_name, function_name,
+        function_start_line, line_num."""
+        return [TracebackFrame(c.co_filename, c.co_name, c.co_firstlineno,
+                               positions(c, i)[0] or 0)
+                for c, i in zip(self._codes, self._lastis)]
+
+    def __add__(self, other: Traceback) -> Traceback:
+        return Traceback(self._codes + other._codes, self._lastis + other._lastis)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Traceback) and self._lastis == other._lastis and \
+            len(self._codes) == len(other._codes) and \
+            all(a is b for a, b in zip(self._codes, other._codes))
+
+    def __hash__(self) -> int:
+        return hash((tuple(map(id, self._codes)), self._lastis))
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def __str__(self) -> str:
+        return "\n".join(f"{c.co_filename}:{positions(c, i)[0]} ({c.co_name})"
+                         for c, i in zip(self._codes, self._lastis))
+
+    code_addr2line = staticmethod(lambda code, lasti: positions(code, lasti)[0])
+    code_addr2location = staticmethod(
+        lambda code, lasti: (lambda p: (p[0], p[2], p[1], p[3]))(positions(code, lasti)))
+
+    @staticmethod
+    def get_traceback() -> Traceback:
+        """The user's frames running now, innermost first (not jxkernel's or the standard
+        library's)."""
+        codes, lastis = [], []
+        frame = sys._getframe(1)
+        while frame is not None:
+            if is_user_filename(frame.f_code.co_filename):
+                codes.append(frame.f_code)
+                lastis.append(frame.f_lasti)
+            frame = frame.f_back
+        return Traceback(tuple(codes), tuple(lastis))
 
 
 _texts = Bounded(4096)      # name stack -> its text
@@ -237,7 +328,10 @@ def user_source_info(skip: int = 1) -> SourceInfo | None:
 
 # JAX's tracer errors list jax_tracer_error_num_traceback_frames frames (5 by default): the
 # line and its callers. At least 5 are kept, so the default's listing stays whole when the
-# option is lowered and raised again after tracing.
+# option is lowered and raised again after tracing. An op's location (`Lowered.compiler_ir()`,
+# xla/lowering.py) names these too, where JAX's name up to 100 (its
+# jax_traceback_in_locations_limit): keeping 100 made tracing 16 calls deep half as slow
+# again (slower than JAX's), so a deeper location asks for the option raised while tracing.
 _MIN_FRAMES = 5
 
 
@@ -249,10 +343,13 @@ def traced_source_info(skip: int = 1) -> SourceInfo | None:
     # call of is_user_filename per frame was a tenth of tracing a small grad)
     known = _is_user.get
     frame = sys._getframe(skip)
+    boundary, outside = trace_boundary[0], False
     while frame is not None:
         user = known(frame.f_code.co_filename)
         if user or (user is None and is_user_filename(frame.f_code.co_filename)):
             break
+        if frame.f_code is boundary:     # (an identity test: hashing a code object is slow)
+            outside = True
         frame = frame.f_back
     if frame is None:
         return None
@@ -269,7 +366,32 @@ def traced_source_info(skip: int = 1) -> SourceInfo | None:
     info = None
     for user in reversed(users):    # outermost first: each line keyed by its caller's
         info = _frame_info(user, info)
+    if outside:         # made by jxkernel's code the trace runs (jit(jnp.sin)'s, a fori_loop's
+        # counter): its line is the caller's, outside the trace; its traceback has none
+        return _outside_info(info)
     return info
+
+
+class OutsideSourceInfo(SourceInfo):
+    """The SourceInfo of an equation jxkernel's own code made inside a trace with no frame of
+    the user's between (the body of `jit(jnp.sin)`, a fori_loop's counter): it names the
+    line that called the traced function, as jxkernel prints it, but its traceback has no
+    frame of the user's, as JAX's, whose traceback of it ends where the trace began (so an
+    op's location, or a profile, names that line once: from the equation holding it)."""
+    __slots__ = ()
+
+    @property
+    def traceback(self) -> Traceback:
+        return Traceback()
+
+
+def _outside_info(info: SourceInfo) -> SourceInfo:
+    # (keyed by the SourceInfo's id: the entry holds it, so the id stays its own)
+    key = (id(info), "outside")
+    found = _infos.get(key)
+    if found is None or found[0] is not info:
+        found = _infos[key] = (info, OutsideSourceInfo(*info))
+    return found[1]
 
 
 def _frame_info(frame, caller: SourceInfo | None) -> SourceInfo:
@@ -359,6 +481,9 @@ def function_source_info(fun) -> SourceInfo | None:
 # code objects that begin a trace (core/staging.trace_to_jaxpr registers its own): JAX cuts the
 # traceback at each of its trace_to_jaxpr, and so does traced_call_site at these
 trace_boundaries: set = set()
+# staging's trace_to_jaxpr's code (set there): traced_source_info tests frames against it by
+# identity, once per frame of every equation traced
+trace_boundary: list = [None]
 
 
 def traced_call_site(skip: int = 1) -> str:

@@ -39,7 +39,7 @@ from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from .name_stack import eqn_source_info
 from .primitive import const_folding_rules, forwarding_rules, staging_rules
 from .sharding_types import abstract_eval
-from .source_info import SourceInfo, creation_frames, trace_boundaries
+from .source_info import SourceInfo, creation_frames, trace_boundaries, trace_boundary
 from .tracer_errors.origin import made_from_constants, origin_text
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
                     set_current_trace)
@@ -494,6 +494,7 @@ _FINISHED.finish()
 
 
 trace_boundaries.add(trace_to_jaxpr.__code__)     # where traced_call_site stops looking
+trace_boundary[0] = trace_to_jaxpr.__code__       # (and traced_source_info's first walk)
 
 
 def _ref_trace(ref, trace):

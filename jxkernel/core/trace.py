@@ -211,6 +211,28 @@ def _jax_name(cls) -> str:
 printed_tracers: collections.deque = collections.deque(maxlen=16)
 
 
+# JAX's names of the traces a tracer's verbose print names (by the tracer's class first: grad's
+# LinearizeTracer runs on jxkernel's JVPTrace)
+_JAX_TRACE_NAMES = {"JaxprTrace": "DynamicJaxprTrace", "LinearizeTracer": "LinearizeTrace"}
+
+
+class PrettyText:
+    """A printed form as JAX's pretty printer's Doc gives it: `str(doc)`, `doc.format()`."""
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def format(self, width: int = 80, use_color: bool | None = None, **_) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"PrettyText({self.text!r})"
+
+
 class Tracer:
     """A value flowing through a trace. Array operators and methods are installed on this
     class by jxkernel.numpy, so user code treats tracers and Arrays alike."""
@@ -340,6 +362,31 @@ class Tracer:
         """How JAX prints a tracer (each transformation names its kind: `JitTracer(...)`)."""
         aval = self.aval            # None for a library's tracer built without one, as JAX's
         return f"{type(self).__name__}<{aval if aval is None else aval_text(aval)}>"
+
+    def _pretty_print(self, verbose: bool = False) -> PrettyText:
+        """JAX's private form: the short repr, or with `verbose` its type and trace
+        (`Traced<float32[3]>with<DynamicJaxprTrace>`) and what it holds (a batched value
+        and its axis, a primal and its tangent), as JAX's trace classes name them."""
+        if not verbose:
+            return PrettyText(self._short_repr())
+        aval = self.aval
+        trace = _JAX_TRACE_NAMES.get(type(self).__name__) or \
+            _JAX_TRACE_NAMES.get(type(self._trace).__name__, type(self._trace).__name__)
+        base = f"Traced<{aval if aval is None else aval_text(aval)}>with<{trace}>"
+        items = [f"{name} = " + (str(value._pretty_print()) if isinstance(value, Tracer) else
+                                 str(value) if isinstance(value, PrettyText) else repr(value))
+                 for name, value in self._pp_contents()]
+        if not items:
+            return PrettyText(base)
+        one_line = f"{base} with {' '.join(items)}"
+        return PrettyText(one_line if len(one_line) <= 80 and "\n" not in one_line else
+                          f"{base} with" + "".join(f"\n  {item}" for item in items))
+
+    def _pp_contents(self) -> list:
+        """(name, value) of what `_pretty_print(verbose=True)` lists, as JAX's tracer's slots."""
+        names = {"BatchTracer": ("val", "batch_dim"), "JVPTracer": ("primal", "tangent"),
+                 "LinearizeTracer": ("primal", "tangent")}.get(type(self).__name__, ())
+        return [(name, getattr(self, name)) for name in names]
 
     def __reduce__(self):
         # JAX's error and words: pickling needs the value, which a traced array has not

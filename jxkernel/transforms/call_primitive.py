@@ -16,12 +16,14 @@ from ..core.interpret import eval_jaxpr
 from ..core.ir import call_primitives
 from ..core.avals import get_aval
 from ..core.partial_eval import partial_eval_jaxpr
+from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
-                              jvp_rules, partial_eval_rules)
+                              jvp_rules, lowering_rules, numpy_rules, partial_eval_rules,
+                              transpose_rules)
 from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
 from ..core.trace import _ctx, eval_trace, set_current_trace
-from .ad import jvp_jaxpr
-from .ad_util import Zero
+from .ad import jvp_jaxpr, transpose_jaxpr
+from .ad_util import Zero, instantiate, is_undefined
 from .batching import batch_jaxpr
 from .linear_util import wrap_init
 
@@ -117,3 +119,29 @@ def _partial_eval(prim):
         known_iter = iter(known_outs[:n_known])
         return [next(unknown_outs) if u else next(known_iter) for u in out_unknowns]
     return rule
+
+
+# ------------------------------------------------------------------ JAX's core.call_p
+def _core_call_lowering(ctx, *args, call_jaxpr, **params):
+    """JAX's core_call_lowering: the body as a private function `core_call`, called; its
+    ops named by their own name stack (`bar/add`), the call by the equation's (`.../call`)."""
+    return ctx.call_jaxpr(call_jaxpr, list(args), name="core_call")
+
+
+def _core_call_transpose(cts, *args, call_jaxpr, **params):
+    """The call again, of its body transposed in its linear operands (JAX's call_transpose)."""
+    linear = [is_undefined(a) for a in args]
+    transposed = transpose_jaxpr(call_jaxpr, linear)
+    outs = iter(call_p.bind(*[a for a, lin in zip(args, linear) if not lin],
+                            *[instantiate(ct) for ct in cts], call_jaxpr=transposed, **params))
+    return [next(outs) if lin else None for lin in linear]
+
+
+# JAX's `core.call_p` (jax._src.core's): its equation holds the traced body, lowered as a
+# call of a private function; its body printed with names of its own, as JAX's
+call_p = CallPrimitive("call")
+call_p.def_impl(call_impl)
+call_primitives.discard(call_p)
+lowering_rules[call_p] = _core_call_lowering
+transpose_rules[call_p] = _core_call_transpose
+numpy_rules[call_p] = call_rule("call_jaxpr")

@@ -10,18 +10,21 @@ its operands, and returns the values of its results:
 from __future__ import annotations
 
 import collections
+import threading
 import warnings
 from typing import Callable
 
 import numpy as np
 
 from ..core import avals as _avals
+from ..core.config import config
 from ..core.dce import dce_jaxpr
 from ..core.errors import aval_text
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.mesh import UNCONSTRAINED, AxisType
 from ..core.primitive import lowering_rules
-from ..core.source_info import SourceInfo, stack_text, user_stacklevel
+from ..core.source_info import (OutsideSourceInfo, SourceInfo, positions, stack_text,
+                                user_stacklevel)
 from . import effect_tokens as _tokens
 from . import stablehlo as hlo
 from .client import JAX_NAMES
@@ -78,6 +81,12 @@ class ModuleContext:
         # a rule's inner jaxpr the rule's op and scope ("jit(f)/jvp()/cond/branch_0_fun/")
         self.name_stack = ""
         self.source_lines = False
+        # with source_lines "named" (JAX's locations): the frames ((code, instruction offset),
+        # innermost first) each op's own follow, up to jaxpr_subcomp's: in main, the user's frames that
+        # lowered it (JAX's outer traceback); inside a region, its equation's frames then
+        # those; none in an inner function, as JAX lowers one for any caller
+        self.outer_frames: tuple = ()
+        self.full_tracebacks = True     # (jax_include_full_tracebacks_in_locations)
         self.rule_source = None                  # the equation a lower_fun rule lowers: its source
         self.keepalives: list = []               # objects a rule asks to outlive the lowering
 
@@ -215,20 +224,28 @@ class LoweringRuleContext:
         return self.module_ctx
 
     @property
+    def frames(self) -> tuple:
+        """With JAX's locations (source_lines "named"): this equation's frames, innermost
+        first, then those it was lowered under (ModuleContext.outer_frames)."""
+        return source_frames(self.source_info) + self.module_ctx.outer_frames
+
+    @property
     def loc(self):
         named = None if self.name is None else \
             hlo.string_attr(self.module_ctx.name_stack + self.name)
+        if self.module_ctx.source_lines == "named":
+            # JAX's debug info (`as_text(debug_info=True)`, `compiler_ir()`): the op's name
+            # around its call sites, each frame's qualified name around its file and span
+            # (XLA's HLO says `op_name=` and the frames)
+            where = frames_location(self.frames, self.module_ctx.full_tracebacks)
+            if named is None:
+                return None if where is None else f"loc({where})"
+            return f"loc({named})" if where is None else f"loc({named}({where}))"
         if self.module_ctx.source_lines:
             info = self.source_info
             if info is None:
-                return f"loc({named})" if self.module_ctx.source_lines == "named" and \
-                    named is not None else None
+                return None
             where = f"{hlo.string_attr(info.file)}:{info.line}:0"
-            if self.module_ctx.source_lines == "named" and named is not None:
-                # JAX's debug info: the op's name around its function and line
-                # (`as_text(debug_info=True)`; XLA's HLO says `op_name=` and the frame)
-                function = info.code.co_qualname if info.code is not None else info.function
-                return f"loc({named}({hlo.string_attr(function)}({where})))"
             # a plain file location: XLA keeps it as `metadata={source_file=...
             # source_line=...}` in the optimized HLO (a named loc becomes a stack-frame table)
             return f"loc({where})"
@@ -298,13 +315,18 @@ class LoweringRuleContext:
         module_ctx = self.module_ctx
         outer = module_ctx.name_stack
         inner = self.scope if scope is None else f"{self.scope}{scope}/"
-        if inner is outer:
+        outer_frames = module_ctx.outer_frames
+        if module_ctx.source_lines == "named":      # its ops' frames follow this equation's
+            if block is not self.block and self.loc is not None:
+                block.fallback = self.loc   # (a region's constants: at its op, as JAX's)
+            module_ctx.outer_frames = self.frames
+        elif inner is outer:
             return lower_jaxpr_into(module_ctx, block, jaxpr, consts, args)
         module_ctx.name_stack = inner
         try:
             return lower_jaxpr_into(module_ctx, block, jaxpr, consts, args)
         finally:
-            module_ctx.name_stack = outer
+            module_ctx.name_stack, module_ctx.outer_frames = outer, outer_frames
 
     def call_jaxpr(self, jaxpr: ClosedJaxpr, args, name="inner", placed=None) -> list:
         """Lower `jaxpr` once per module as a private function and call it; `placed`: (per
@@ -412,11 +434,13 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str,
     args = fn.args[len(platform_index_args(fn.body)):]
     if placed is not None and module_ctx.mesh is None:  # (over a mesh: its partitioning's)
         args = hlo.on_one_device(module_ctx.module, fn.body, args, jaxpr.invars, placed[0])
-    outer, module_ctx.name_stack = module_ctx.name_stack, ""    # names inside are its own
+    # names and frames inside are its own
+    outer, module_ctx.name_stack = module_ctx.name_stack, ""
+    outer_frames, module_ctx.outer_frames = module_ctx.outer_frames, ()
     try:
         outs = lower_jaxpr_into(module_ctx, fn.body, jaxpr, consts, args)
     finally:
-        module_ctx.name_stack = outer
+        module_ctx.name_stack, module_ctx.outer_frames = outer, outer_frames
     if placed is not None and module_ctx.mesh is None:
         outs = hlo.on_one_device(module_ctx.module, fn.body, outs, jaxpr.outvars, placed[1])
     fn.set_results(outs)
@@ -501,8 +525,9 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
                                 if module_ctx.multi_platform else module_ctx.platform)
         info = eqn.source_info
         if info is not None and info.file == RULE_SOURCE.file:
+            # (its frames, in JAX's locations, are the rule's equation's: outer_frames)
             info = module_ctx.rule_source and module_ctx.rule_source._replace(
-                name_stack=info.name_stack)
+                name_stack=info.name_stack, code=None, caller=None)
         ctx = LoweringRuleContext(module_ctx, block, [a.aval for a in eqn.invars],
                                   [v.aval for v in eqn.outvars], info, _eqn_name(eqn))
         args = list(map(read, eqn.invars))
@@ -528,6 +553,59 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
             outs = _typed_layouts(ctx, eqn.outvars, outs)
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
+
+
+# JAX's jax_traceback_in_locations_limit: the most frames an op's location names
+LOCATION_FRAMES = 100
+_frame_texts: dict = {}         # (code, instruction offset) -> its frame's location text
+
+
+def source_frames(info: SourceInfo | None) -> tuple:
+    """`info`'s frames (its line, then its callers up to the function traced), innermost
+    first, as (code, instruction offset) pairs."""
+    frames = []
+    if isinstance(info, OutsideSourceInfo):     # (no frame of the user's inside its trace)
+        return ()
+    while info is not None and len(frames) < LOCATION_FRAMES:
+        if info.code is not None:
+            frames.append((info.code, info.lasti))
+        info = info.caller
+    return tuple(frames)
+
+
+def frame_text(code, lasti: int) -> str:
+    """One frame's location text, as JAX writes it: `"qualname"("file":line:col to :end)`,
+    `to line:end` where the expression ends on another line."""
+    key = (code, lasti)
+    text = _frame_texts.get(key)
+    if text is None or text[0] is not code:
+        line, end_line, col, end_col = positions(code, lasti)
+        where = f"{hlo.string_attr(code.co_filename)}:{line or 0}:{col or 0}"
+        if end_col is not None and end_line is not None:
+            where += f" to :{end_col}" if end_line == line else f" to {end_line}:{end_col}"
+        if len(_frame_texts) > 8192:
+            _frame_texts.clear()
+        text = _frame_texts[key] = (code, f"{hlo.string_attr(code.co_qualname)}({where})")
+    return text[1]
+
+
+def frames_location(frames, full: bool = True) -> str | None:
+    """The location of `frames` ((code, instruction offset) pairs, innermost first), as JAX
+    writes them: with `full` (jax_include_full_tracebacks_in_locations, its default) one
+    frame's text alone, else `callsite(innermost at callsite(... at outermost))`; without,
+    the innermost's file, line and column (`"f.py":3:11`); None for none."""
+    frames = frames[:LOCATION_FRAMES]
+    if not frames:
+        return None
+    if not full:
+        code, lasti = frames[0]
+        line, _, col, _ = positions(code, lasti)
+        return f"{hlo.string_attr(code.co_filename)}:{line or 0}:{col or 0}"
+    frames = [frame_text(code, lasti) for code, lasti in frames]
+    where = frames[-1]
+    for frame in reversed(frames[:-1]):
+        where = f"callsite({frame} at {where})"
+    return where
 
 
 def _eqn_name(eqn) -> str:
@@ -794,6 +872,31 @@ def _warn_unusable(avals_in, left) -> None:
 symbolic_sizes = None
 
 
+class _LoweringSite(threading.local):
+    frames: tuple = ()      # (code, instruction offset) of the user's frames, innermost first
+
+
+# Where the module being lowered was asked for (jit's `.lower()`): main's ops in JAX's
+# locations end in these frames (JAX's outer traceback, its lowering's traceback)
+lowering_site = _LoweringSite()
+
+
+class at_site:
+    """``with at_site(frames):`` modules lowered with JAX's locations (`locations="named"`)
+    end their main's frames in `frames` ((code, instruction offset) pairs, innermost
+    first: a Traceback's raw frames, zipped)."""
+    __slots__ = ("frames", "prev")
+
+    def __init__(self, frames):
+        self.frames = tuple(frames)
+
+    def __enter__(self):
+        self.prev, lowering_site.frames = lowering_site.frames, self.frames
+
+    def __exit__(self, *exc):
+        lowering_site.frames = self.prev
+
+
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
                  result_names=None, locations: bool = False, mesh=None,
                  arg_shardings=None, result_shardings=None, platforms=None,
@@ -863,6 +966,12 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
             [_tokens.TOKEN_ATTR] * n_tok + list(result_attrs)
     main = new_function(module_ctx, "main", [_tokens.TOKEN] * n_tok +
                         [hlo.aval_type(v.aval) for v in in_vars], arg_attrs)
+    if locations == "named":    # JAX's: main's ops follow the frames that lowered it
+        module_ctx.outer_frames = lowering_site.frames
+        module_ctx.full_tracebacks = config.jax_include_full_tracebacks_in_locations
+        where = frames_location(module_ctx.outer_frames, module_ctx.full_tracebacks)
+        main.body.fallback = f"loc({hlo.string_attr(f'jit({name})')}" + \
+            (f"({where}))" if where else ")")
     args = main.args[len(platform_index_args(main.body)):]
     if n_tok:
         _tokens.take_main_tokens(main.body, args[:n_tok])

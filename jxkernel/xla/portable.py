@@ -51,6 +51,13 @@ _PARSE_POSITION = re.compile(r'loc\("-":\d+:\d+\)')
 _LOCATION = re.compile(r' loc\((?:"(?:[^"\\]|\\.)*"|[^()"])*\)')
 
 
+def pprof_profile(profile_json: str) -> bytes:
+    """A pprof profile (protocol buffer) of its JSON form (jaxlib's encoder), as JAX's
+    jaxpr_util.pprof_equation_profile writes one."""
+    from jaxlib import _jax
+    return _jax.json_to_pprof_profile(profile_json)
+
+
 def mlir_module(text: str):
     """The module parsed into jaxlib's MLIR `ir.Module` (in a fresh context)."""
     return _parse_ir(text)

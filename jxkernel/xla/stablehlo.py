@@ -111,6 +111,8 @@ class Block:
         self.loc, self.arg_loc = loc, arg_loc
         # the last token of this block's ordered effects (lax/_lowering.py's effect_token)
         self.effect_token = None
+        # the location of its constants and return (JAX's locates main's at the function)
+        self.fallback = _UNKNOWN
 
     # weak, as Function.module: a dropped module (an eager operation's) is no reference cycle
     function = property(lambda self: self._function())
@@ -146,13 +148,15 @@ class Block:
         array = np.asarray(value, dtype=dtype)
         type_ = tensor_type(array.shape, array.dtype)
         name = self.function._fresh_results(1, [type_])[0]
-        self.lines.append(f"{name.name} = stablehlo.constant {dense_attr(array)} : {type_} {_UNKNOWN}")
+        self.lines.append(f"{name.name} = stablehlo.constant {dense_attr(array)} : {type_} "
+                          f"{self.fallback}")
         return name
 
     def ret(self, values, op="stablehlo.return") -> None:
         names = ", ".join(v.name for v in values)
         types = ", ".join(v.type for v in values)
-        self.lines.append(f"{op} {names} : {types} {_UNKNOWN}" if values else f"{op} {_UNKNOWN}")
+        where = self.fallback
+        self.lines.append(f"{op} {names} : {types} {where}" if values else f"{op} {where}")
 
     def call(self, function: Function, operands, loc=None) -> list[Value]:
         results = self.function._fresh_results(len(function.result_types), function.result_types)

@@ -15,6 +15,8 @@ from jxkernel import lax
 from jxkernel.core.ir import ClosedJaxpr, Jaxpr
 from jxkernel._jax._src.compute_on import compute_on2
 from jxkernel.lax.eval_jaxpr import eval_jaxpr_p as _eval_jaxpr_p
+from jxkernel.transforms.call_primitive import call_p as _core_call_p
+from jxkernel.transforms.linear_util import wrap_init as _wrap_init
 from jxkernel.core.physical import physicalize_closed
 from jxkernel.experimental import checkify, sparse
 from jxkernel.experimental.custom_partitioning import custom_partitioning
@@ -438,6 +440,9 @@ CONTROL = {
     # JAX's eval_jaxpr_p (jax._src.lax.eval_jaxpr): a closed jaxpr run as one equation
     "eval_jaxpr": (lambda x: _eval_jaxpr_p.bind(x, jaxpr=jax.make_jaxpr(jnp.sin)(F32)),
                    (F32,), ELEMENTWISE, None),
+    # JAX's core.call_p: a WrappedFun traced into its `call_jaxpr`, called as one equation
+    "core_call": (lambda x: _core_call_p.bind(x, subfuns=(_wrap_init(lambda y: [jnp.sin(y)]),))[0],
+                  (F32,), ELEMENTWISE, None),
     # grad of cond: each branch returns the residual slots the other fills as empty2 (zeros)
     "grad_of_cond": (lambda x: jax.grad(lambda x: lax.cond(x.sum() > 0, jnp.sin, jnp.cos,
                                                            x).sum())(x), (F32,), ELEMENTWISE, None),

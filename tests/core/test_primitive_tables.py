@@ -42,8 +42,7 @@ NO_ONE_OP = {"random_fold_in": "its operand is a typed key: jax.random.fold_in, 
 # TRANSCENDENTAL's names with no one-op case: an estimate, not XLA's count.
 TRANSCENDENTAL_ESTIMATES = {"random_gamma": "jax.random.gamma's sampler loop, one per sample"}
 # jax.extend.core.primitives' names with no jxkernel primitive behind them.
-EXTEND_ABSENT = {"call_p": "jxkernel binds no call primitive (jit_p is its call)",
-                 "closed_call_p": "likewise"}
+EXTEND_ABSENT = {"closed_call_p": "jxkernel binds no closed_call primitive (jit_p is its call)"}
 
 
 @functools.cache

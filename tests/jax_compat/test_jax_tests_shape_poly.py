@@ -32,11 +32,9 @@ def test_as_jax(ours, fact):
     assert ours[fact] == JAX[fact]
 
 
-def test_full_tracebacks_in_locations_is_refused():
-    # jxkernel's locations are the user's one line: JAX's True (its default) is refused by
-    # name, False (what export_back_compat_test.py sets) is what jxkernel does
-    assert jxkernel.config.jax_include_full_tracebacks_in_locations is False
-    with pytest.raises(ValueError, match="jax_include_full_tracebacks_in_locations=True is "
-                                         "not supported by jxkernel"):
-        jxkernel.config.update("jax_include_full_tracebacks_in_locations", True)
+def test_full_tracebacks_in_locations_takes_both_values():
+    # JAX's default True (call-site locations); False, what export_back_compat_test.py sets,
+    # each op's innermost line (tests/xla/test_source_locations.py checks both against JAX)
+    assert jxkernel.config.jax_include_full_tracebacks_in_locations is True
     jxkernel.config.update("jax_include_full_tracebacks_in_locations", False)
+    jxkernel.config.update("jax_include_full_tracebacks_in_locations", True)

@@ -19,6 +19,8 @@ from ...core.avals import (AbstractToken, AbstractValue, ShapedArray, Token,  # 
 from ...core.errors import ConcretizationTypeError  # noqa: F401
 from ...core.interpret import eval_jaxpr  # noqa: F401
 from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var  # noqa: F401
+from ...core.ir import _ADDRESS, Names as _Names, pp_param as _pp_param
+from ...core.trace import PrettyText
 from ...core.primitive import Primitive  # noqa: F401
 from ...core.trace import Trace, Tracer, current_trace, set_current_trace  # noqa: F401
 from ...core.check import JaxprTypeError, check_jaxpr  # noqa: F401
@@ -42,6 +44,8 @@ from ..api_util import shaped_abstractify  # noqa: E402,F401 (JAX keeps it in co
 from ...core import vma as _vma  # noqa: E402
 from ...core.mesh import AxisType, PartitionSpec, get_abstract_mesh  # noqa: E402
 from ...tree_util import tree_map  # noqa: E402
+# JAX's call_p: an equation `call[call_jaxpr=...]` (transforms/call_primitive.py)
+from ...transforms.call_primitive import call_p  # noqa: E402
 
 
 def trace_state_clean() -> bool:
@@ -78,7 +82,6 @@ class CallPrimitive:
         return eval_jaxpr_p.bind(*consts, *args, jaxpr=jaxpr)
 
 
-call_p = CallPrimitive("call")
 call = call_p.bind
 # JAX's call of a closed jaxpr; bound as call_p is (a WrappedFun), it calls it the same way
 closed_call_p = CallPrimitive("closed_call")
@@ -222,3 +225,37 @@ def modify_spec_for_auto_manual(spec, mesh):
             else (p if kept(p) else None) for p in spec.partitions]
     return PartitionSpec(*dims, unreduced={a for a in spec.unreduced if kept(a)},
                          reduced={a for a in spec.reduced if kept(a)})
+
+
+class JaxprPpSettings(typing.NamedTuple):
+    """JAX's settings of its jaxpr printer (pp_kv_pair's)."""
+    print_shapes: bool = True
+    source_info: bool = False
+    name_stack: bool = False
+    custom_pp_eqn_rules: bool = True
+    print_effects: bool = False
+
+
+class JaxprPpContext:
+    """JAX's naming context of one printing: the variables' names so far (`var_names`) and
+    the shared jaxprs' (jxkernel's printer's Names)."""
+
+    def __init__(self, var_names: dict | None = None):
+        self._names = _Names()
+        self._names.names.update(var_names or {})
+        self.var_names = self._names.names
+        self.shared_jaxprs = self._names.shared
+
+
+def pp_kv_pair(k: str, v, context: JaxprPpContext, settings: JaxprPpSettings) -> PrettyText:
+    """A param as JAX's printer writes it in an equation, `key=value`: a jaxpr (or a tuple
+    of them) printed with the context's names, a frozenset sorted, anything else its str
+    with addresses masked (`at 0xXXXXXXXXXXXX`)."""
+    if isinstance(v, (Jaxpr, ClosedJaxpr)) or (type(v) is tuple and all(
+            isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v)):
+        text = _pp_param(v, context._names, 0, 80, len(k) + 1, settings.source_info)
+    elif isinstance(v, frozenset):
+        text = f"frozenset({{{', '.join(repr(e) for e in sorted(v))}}})"
+    else:
+        text = _ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), str(v))
+    return PrettyText(f"{k}={text}")

@@ -20,7 +20,8 @@ from ...core.ir import ClosedJaxpr, Literal
 from ...core.lru import TRACES, WeakLRU
 from ...core.name_stack import name_scope
 from ...core.primitive import rule as _rule
-from ...core.trace import Trace, Tracer, current_trace, new_trace, set_current_trace, value_text
+from ...core.trace import (PrettyText, Trace, Tracer, aval_text, current_trace, new_trace,
+                           set_current_trace, value_text)
 from ..ad_util import Zero, float0, instantiate
 
 instantiate_zeros = instantiate
@@ -59,6 +60,14 @@ class DualTracer(PrimalTracer):
         if isinstance(tangent, Tracer) and isinstance(tangent._trace, PartialEvalTrace):
             return f"GradTracer(primal={primal}, typeof(tangent)={tangent.aval.str_short(True)})"
         return f"JVPTracer(primal={primal}, tangent={value_text(tangent)})"
+
+    def _pp_contents(self) -> list:
+        """Its primal and tangent, for `_pretty_print(verbose=True)`: a tangent being staged by
+        partial evaluation as JAX's linearize stages it, in a jit trace (`JitTracer(f16[])`)."""
+        tangent = self.tangent
+        if isinstance(tangent, Tracer) and isinstance(tangent._trace, PartialEvalTrace):
+            tangent = PrettyText(f"JitTracer({aval_text(tangent.aval)})")
+        return [("primal", self.primal), ("tangent", tangent)]
 
 
 class JVPTracer(DualTracer):

@@ -23,7 +23,7 @@ import numpy as np
 
 from ...core import compile_record, sharding_types
 from ...core.config import config
-from ...core.interpret import eval_jaxpr
+from ...core.interpret import eval_at_call_site, eval_jaxpr
 from ...core.dce import (dce_closed_outputs, dce_jaxpr, dce_rules, effect_aware_dce,
                          prune_rules, pruned_body)
 from ...core.device_assignment import check_device_assignment, placement, program_devices
@@ -451,8 +451,8 @@ def _jit_staging(trace: JaxprTrace, args, params):
     """Staged inside another trace: one `jit` equation, or its body inlined if inline=True."""
     if params["inline"]:
         jaxpr = params["jaxpr"]
-        with set_current_trace(trace):
-            return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+        with set_current_trace(trace):      # (its equations at the call's line, as JAX's)
+            return eval_at_call_site(jaxpr.jaxpr, jaxpr.consts, *args)
     atoms = [trace.to_atom(x) for x in args]
     return trace.add_eqn(atoms, jit_p, params, params["jaxpr"].out_avals)
 

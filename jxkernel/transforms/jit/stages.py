@@ -25,7 +25,7 @@ from ...core import compile_record, jaxpr_cost, vma
 from ...core.axis_env import visible_axes
 from ...core.config import config
 from ...core.lru import LRU, SIGNATURES
-from ...core.source_info import PACKAGE_DIR, is_user_filename
+from ...core.source_info import PACKAGE_DIR, Traceback, is_user_filename
 from ...core.mesh import on_context_mesh
 from ...core.staging import convert_constvars_to_invars, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace, jax_type_text
@@ -38,7 +38,7 @@ from ...xla.disk_cache import cache_lines_held
 from ...xla.array import Array, is_plain
 from ...xla.layout import Format
 from ...xla.transfers import put_on_device
-from ...xla.lowering import NeedsMesh
+from ...xla.lowering import NeedsMesh, at_site
 from . import refs as jit_refs
 from .captured_constants import check_captured_constants
 from .high import is_high_trace
@@ -181,17 +181,26 @@ def lowered_text(lowered: Lowered, dialect: str, debug_info: bool) -> str:
     """`Lowered.as_text(dialect, debug_info=...)`: StableHLO as MLIR prints it (as JAX's does),
     or XLA's HLO; debug_info puts each op's source line on it."""
     _check_dialect(dialect)
-    text = lowered._text
-    if debug_info and getattr(lowered, "_partitioning", None) is not None:
-        # partitioned over a mesh (a shard_map inside, sharded arguments): lowered so again
-        text = lowered._partitioning.again(lowered.traced, "named").module.text
-    elif debug_info:
-        traced = lowered.traced
-        text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
-                         traced.donated, lowered._platforms or None, "named", traced.arg_names,
-                         one_device_given(traced), getattr(lowered, "_rules", None)).text
+    text = located_text(lowered) if debug_info else lowered._text
     return portable().hlo_text(text, debug_info) if dialect == "hlo" else \
         portable().printed_text(text, debug_info)
+
+
+def located_text(lowered: Lowered) -> str:
+    """The module's text with JAX's locations: each op's name stack around its frames (its
+    line and callers up to its jit's function, then, in main, where `.lower()` was called),
+    lowered again so (the program run is lowered without). The NumPy backend's: its text."""
+    with at_site(getattr(lowered, "_site", ())):
+        if getattr(lowered, "_partitioning", None) is not None:
+            # partitioned over a mesh (a shard_map inside, sharded arguments): lowered so again
+            text = lowered._partitioning.again(lowered.traced, "named").module.text
+        else:
+            traced = lowered.traced
+            text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
+                             traced.donated, lowered._platforms or None, "named",
+                             traced.arg_names, one_device_given(traced),
+                             getattr(lowered, "_rules", None)).text
+    return text or lowered._text
 
 
 def compiler_ir(text: str, dialect: str):
@@ -577,6 +586,8 @@ class Lowered(_Stage):
         self._partitioning = partitioning        # a sharded jit's (transforms/jit/sharded.py)
         self._platforms = platforms or ()        # lowered for these (`lowering_platforms`)
         self._texts: dict = {}                   # (dialect, debug_info) -> as_text()
+        # the user's frames lowering it (JAX's locations end main's ops in them)
+        self._site = tuple(zip(*Traceback.get_traceback().raw_frames()))
         if partitioning is not None:
             self.device = partitioning.mesh.devices.flat[0]
             self._module = partitioning.module
@@ -621,9 +632,15 @@ class Lowered(_Stage):
         return self._texts[key]
 
     def compiler_ir(self, dialect: str | None = None):
-        """The module as jaxlib's MLIR `ir.Module` ("stablehlo", the default) or its
+        """The module as jaxlib's MLIR `ir.Module` ("stablehlo", the default), each op at
+        JAX's location (its name stack around its frames: `located_text`), or its
         `XlaComputation` ("hlo")."""
-        return compiler_ir(self._text, dialect or "stablehlo")
+        dialect = dialect or "stablehlo"
+        if dialect != "stablehlo":
+            return compiler_ir(self._text, dialect)
+        if "located" not in self._texts:
+            self._texts["located"] = located_text(self)
+        return compiler_ir(self._texts["located"], dialect)
 
     def cost_analysis(self) -> dict | None:
         """XLA's cost estimate of the module before optimization (flops, bytes accessed...);

@@ -6,10 +6,11 @@ jxkernel's own operations bind, under JAX's names, for interpreters keyed on the
     (True, jit)
 
 Every name of JAX 0.10.2's module whose primitive jxkernel has (add_jaxvals_p is jxkernel's
-add_any, as JAX's is named); JAX's call_p and closed_call_p are absent rather than stand-ins:
-jxkernel binds no such primitive. tests/core/test_primitive_tables.py holds the two lists
-against JAX's (tests/data/primitive_tables_reference.json).
+add_any, as JAX's is named; call_p is `core.call`'s); JAX's closed_call_p is absent rather
+than a stand-in: jxkernel binds no such primitive. tests/core/test_primitive_tables.py holds
+the two lists against JAX's (tests/data/primitive_tables_reference.json).
 """
+from ....transforms.call_primitive import call_p  # noqa: F401
 from ....transforms.ad_util import add_any_p as add_jaxvals_p, stop_gradient_p  # noqa: F401
 from ....api.state_primitives import get_p, swap_p  # noqa: F401
 from ....core.interpreter_primitives import sharding_constraint_p  # noqa: F401
