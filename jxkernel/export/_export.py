@@ -45,7 +45,8 @@ from ..xla.lowering import (LoweringParameters, ModuleContext, index_case, lower
 from ..xla.portable import module_text, portable_artifact
 from . import _serialization, _sharded
 from ._custom_calls import check_custom_calls
-from ._inlining import inlined_main, refined_main
+from ._inlining import inlined_main, refined_main, symbolic_call
+from ._symbolic_calls import symbolic_solution
 from ._symbolic_lowering import SymbolicLowering, SymbolicRules
 from .shape_poly import evaluate_shape, solve_dimension_variables
 
@@ -326,6 +327,8 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names,
     if _uses_symbolic(closed):
         module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, args, arg_paths)
         module_ctx.rules = SymbolicRules()
+        # (a call of an export over the caller's symbolic shapes: _symbolic_calls.py)
+        module_ctx.rules._rules[call_exported_p] = _call_exported_lowering
         if overrides:           # (a rule given for a primitive: lowered as given)
             module_ctx.rules._rules.update({p: r for p, r in parameters.rules().items()
                                             if any(p is q for q, _ in overrides)})
@@ -508,15 +511,20 @@ def _exported_symbolic(exported) -> bool:
 
 
 def _call_out_shapes(exported, avals, paths) -> list:
-    """The result shapes for arguments of shapes `avals` (which must fit the exported ones)."""
-    for path, got in zip(paths, avals):
-        if _is_symbolic(got.shape):
-            raise NotImplementedError(
-                f"Calling the shape-polymorphic export '{exported.fun_name}' with {path} of "
-                f"symbolic shape {got.shape}: jxkernel calls such exports with concrete "
-                f"shapes only.")
-    env = solve_dimension_variables([a.shape for a in exported.in_avals],
-                                    [a.shape for a in avals], paths)
+    """The result shapes for arguments of shapes `avals` (which must fit the exported ones):
+    concrete ones, or the caller's symbolic ones (an export over symbolic shapes calling it:
+    its checks decided statically, _symbolic_calls.py)."""
+    specs, shapes = [a.shape for a in exported.in_avals], [a.shape for a in avals]
+    if any(_is_symbolic(s) for s in shapes):
+        for path, want, got in zip(paths, exported.in_avals, avals):
+            for i, (w, g) in enumerate(zip(want.shape, got.shape)):
+                if not is_symbolic(w) and (is_symbolic(g) or w != g):   # (JAX's check)
+                    raise ValueError(f"Shape mismatch for {path}.shape[{i}] (expected same "
+                                     f"constant): expected {want.shape} and called with "
+                                     f"{got.shape}")
+        env = symbolic_solution(specs, shapes, paths)
+    else:
+        env = solve_dimension_variables(specs, shapes, paths)
     return [evaluate_shape(a.shape, env) for a in exported.out_avals]
 
 
@@ -532,9 +540,12 @@ def _call_exported_lowering(ctx, *args, exported):
     args = _sharded.constrained(ctx, args, ctx.avals_in, exported._in_named_shardings)
     args = [*_callee_platform_index(ctx, exported),
             *(args[i] for i in exported.module_kept_var_idx)]    # (what its main takes)
-    main = refined_main(ctx, exported) if _exported_symbolic(exported) else \
-        inlined_main(ctx.module_ctx, exported)
-    outs = ctx.block.call(main, args, ctx.loc)
+    if any(_is_symbolic(a.shape) for a in ctx.avals_in):     # (inside a symbolic export)
+        outs = symbolic_call(ctx, exported, args)
+    else:
+        main = refined_main(ctx, exported) if _exported_symbolic(exported) else \
+            inlined_main(ctx.module_ctx, exported)
+        outs = ctx.block.call(main, args, ctx.loc)
     return _sharded.constrained(ctx, outs, ctx.avals_out, exported._out_named_shardings)
 
 

@@ -152,3 +152,26 @@ def _refined_text(exported, avals_in, avals_out) -> str:
     main.set_results([main.body.op1("stablehlo.convert", [out], hlo.aval_type(a))
                       for out, a in zip(outs, avals_out)])
     return refine_shapes(module.text())
+
+
+def symbolic_call(ctx, exported, args) -> list:
+    """The results of calling shape-polymorphic `exported` from a module over symbolic
+    shapes: its `main` inlined as exported (once per caller module), the arguments converted
+    to its types (`tensor<3x4x?xf32>` to its `tensor<3x?x?xf32>`) and its results to the
+    caller's, as JAX's call; the caller's module is refined as a whole when it is called."""
+    main = inlined_main(ctx.module_ctx, exported)
+    n_index = len(args) - len(exported.module_kept_var_idx)  # (the platform index, passed)
+    wanted = [exported.in_avals[i] for i in exported.module_kept_var_idx]
+    args = [*args[:n_index], *(_converted(ctx, arg, got, want) for arg, got, want in zip(
+        args[n_index:], [ctx.avals_in[i] for i in exported.module_kept_var_idx], wanted))]
+    outs = ctx.block.call(main, args, ctx.loc)
+    return [_converted(ctx, out, got, want)
+            for out, got, want in zip(outs, exported.out_avals, ctx.avals_out)]
+
+
+def _converted(ctx, value, got, want):
+    """`value` (of type `got`) as type `want` (`stablehlo.convert`, JAX's cast between
+    shapes of different static knowledge), or itself where the types are one."""
+    have, need = hlo.aval_type(got), hlo.aval_type(want)
+    return value if have == need else ctx.block.op1("stablehlo.convert", [value], need,
+                                                     loc=ctx.loc)
