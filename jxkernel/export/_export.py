@@ -50,6 +50,7 @@ from ._custom_calls import check_custom_calls
 from ._effects import (WRAPPED_MAIN, call_tokens, export_effects, take_call_tokens,
                        wrap_main)
 from ._inlining import inlined_main, refined_main, symbolic_call
+from ._shape_assertions import add_shape_assertions
 from ._symbolic_calls import symbolic_solution
 from ._symbolic_lowering import SymbolicLowering, SymbolicRules
 from .shape_poly import evaluate_shape, solve_dimension_variables
@@ -333,18 +334,38 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names,
         arg_attrs = _aliased(closed.jaxpr, donated, arg_attrs, n_tok)
     # typed keys as their uint32 data, their equations (random_bits, ...) computed on it
     physical_avals = [physical_aval(a) for a in closed.in_avals]
-    main = new_function(module_ctx, WRAPPED_MAIN if n_tok else "main",
-                        [_tokens.TOKEN] * n_tok + list(map(hlo.aval_type, physical_avals)),
-                        [_tokens.TOKEN_ATTR] * n_tok + list(arg_attrs or
-                                                           [None] * len(physical_avals)))
+    arg_types = [_tokens.TOKEN] * n_tok + list(map(hlo.aval_type, physical_avals))
+    arg_attrs = [_tokens.TOKEN_ATTR] * n_tok + list(arg_attrs or [None] * len(physical_avals))
+    outer = dims = None
+    if any(_is_symbolic(a.shape) for a in closed.in_avals):
+        # JAX's calling convention: `main` reads the dimension variables from the arguments'
+        # sizes, checks them (shape assertions) and passes them, sorted by name, to
+        # `_wrapped_jax_export_main`, which takes them first (`jax.global_constant`)
+        outer = new_function(module_ctx, "main", arg_types, arg_attrs)
+        outer_args = outer.args[len(platform_index_args(outer.body)):]
+        module_ctx.symbolic = SymbolicLowering(outer.body, closed.in_avals, outer_args[n_tok:],
+                                               arg_paths)
+        add_shape_assertions(outer.body, module_ctx.symbolic, closed.in_avals,
+                             outer_args[n_tok:], arg_paths)
+        dims = sorted(module_ctx.symbolic.values)
+        arg_types = ["tensor<i32>"] * len(dims) + arg_types
+        arg_attrs = [f"jax.global_constant = {hlo.string_attr(d)}" for d in dims] + arg_attrs
+    wrapped = bool(n_tok) or outer is not None
+    main = new_function(module_ctx, WRAPPED_MAIN if wrapped else "main", arg_types, arg_attrs,
+                        public=outer is None)
     if names is not None:
         main.arg_names[len(main.args) - len(names):] = names
     args = main.args[len(platform_index_args(main.body)):]
+    if outer is not None:
+        outer_dims = [module_ctx.symbolic.values[d] for d in dims]
+        module_ctx.symbolic.values = dict(zip(dims, args[:len(dims)]))
+        args = args[len(dims):]
     if n_tok:
         _tokens.take_main_tokens(main.body, args[:n_tok])
         args = args[n_tok:]
     if _uses_symbolic(closed):
-        module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, args, arg_paths)
+        if module_ctx.symbolic is None:
+            module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, args, arg_paths)
         module_ctx.rules = SymbolicRules()
         # (a call of an export over the caller's symbolic shapes: _symbolic_calls.py)
         module_ctx.rules._rules[call_exported_p] = _call_exported_lowering
@@ -358,7 +379,11 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names,
                      [", ".join(filter(None, [f"jax.result_info = {hlo.string_attr(n)}",
                                               sharding]))
                       for n, sharding in zip(result_names, result_attrs)])
-    if n_tok:
+    if outer is not None:
+        outs = outer.body.call(main, [*platform_index_args(outer.body), *outer_dims,
+                                      *outer_args])
+        outer.set_results(outs, main.result_attrs)
+    elif n_tok:
         wrap_main(module, main)
     if module_ctx.host_callbacks:
         raise ValueError(f"Cannot export '{name}': it calls Python host callbacks "

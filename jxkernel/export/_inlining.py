@@ -38,8 +38,11 @@ class InlinedModule:
         self.name = renames["main"]
         renames.update(_declared_meshes(module, body))
         body = _MESH.sub("", body)
-        # (the tokens of its ordered effects first: export/_effects.py)
-        self.result_types = [TOKEN] * len(exported.ordered_effects) + \
+        # its main's own result types (a module JAX serialized may return `tensor<4x?xf32>`
+        # where the Exported says f32[4,2]); else the tokens of its ordered effects first
+        # (export/_effects.py), then its results'
+        self.result_types = (None if out_avals else _main_result_types(body)) or \
+            [TOKEN] * len(exported.ordered_effects) + \
             [hlo.aval_type(a) for a in out_avals or exported.out_avals]
         if renames:
             pattern = re.compile(r"@(" + "|".join(map(re.escape, renames)) + r")(?![\w.$])")
@@ -48,6 +51,27 @@ class InlinedModule:
 
     def text(self) -> str:
         return self._text
+
+
+def _main_result_types(body: str) -> list | None:
+    """The result types of the `main` function in `body` (a module's text), their attributes
+    dropped; None where its signature is not found."""
+    found = re.search(r"^\s*func\.func public @main\(.*\) -> (.*) \{$", body, re.M)
+    if found is None:
+        return None
+    text = found.group(1)
+    if text.startswith("("):
+        text = text[1:-1]
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text + ","):
+        if ch in "<({[":
+            depth += 1
+        elif ch in ">)}]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    return [re.sub(r"\s*\{.*\}$", "", part) for part in parts if part]
 
 
 def _merged_names(module: hlo.Module, names: list, main_name: str) -> dict:
