@@ -318,7 +318,7 @@ class LoweringRuleContext:
             # effects of debug prints and io_callbacks stay threaded by this block's token
             return self.lower_jaxpr(jaxpr, args)
         fn = function_for(self.module_ctx, jaxpr, name, placed, len(ordered))
-        tokens = [_tokens.block_token(self.block, self.loc)] * len(ordered)
+        tokens = [_tokens.block_token(self.block, self.loc)] * len(ordered) if ordered else []
         outs = self.block.call(fn, [*platform_index_args(self.block), *tokens, *args], self.loc)
         if ordered:
             _tokens.take_main_tokens(self.block, outs[:len(ordered)])
