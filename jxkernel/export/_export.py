@@ -14,6 +14,7 @@ functions into the caller's module (renamed) and calls its `main`; so it runs ea
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from typing import Callable
 
@@ -27,8 +28,8 @@ from ..core.ir import ClosedJaxpr
 from ..core.physical import physical_aval, physical_rules, physicalize
 from ..core.symbolic import is_symbolic
 from ..core.traceback_util import api_boundary
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, sharding_typing_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, effect_rules,
+                              jvp_rules, lowering_rules, sharding_typing_rules)
 from ..lax.creation import full
 from ..xla.numpy_device import unsupported
 from ..transforms.ad import vjp
@@ -39,13 +40,18 @@ from ..transforms.jit.primitive import told_by_lowering
 from ..tree_util import (equality_errors, keystr, tree_flatten, tree_flatten_with_path,
                          tree_unflatten)
 from ..xla import client as _client
+from ..xla import effect_tokens as _tokens
 from ..xla import stablehlo as hlo
 from ..xla.lowering import (LoweringParameters, ModuleContext, index_case, lower_jaxpr_into,
-                            new_function, platform_index_args)
+                            new_function, platform_index_args, set_up_aliases)
 from ..xla.portable import module_text, portable_artifact
 from . import _serialization, _sharded
 from ._custom_calls import check_custom_calls
-from ._inlining import inlined_main, refined_main
+from ._effects import (WRAPPED_MAIN, call_tokens, export_effects, take_call_tokens,
+                       wrap_main)
+from ._inlining import inlined_main, refined_main, symbolic_call
+from ._shape_assertions import add_shape_assertions
+from ._symbolic_calls import symbolic_solution
 from ._symbolic_lowering import SymbolicLowering, SymbolicRules
 from .shape_poly import evaluate_shape, solve_dimension_variables
 
@@ -241,10 +247,11 @@ def _exported(traced, platforms, disabled_checks, get_vjp, overrides=None) -> Ex
     (text, uses_global_constants), layout = _sharded.lowered_with_layout(
         traced, lambda layout: _module_text(closed, traced.fun_name, platforms, paths,
                                             result_paths(traced.out_tree), layout, kept,
-                                            traced.arg_names, overrides))
+                                            traced.arg_names, overrides, traced.donated))
     check_custom_calls(text, disabled_checks)
     artifact = portable_artifact(text)
     n_in, n_out = len(closed.in_avals), len(closed.out_avals)
+    ordered, unordered = export_effects(closed.jaxpr.effects)
     in_named, out_named = _sharded.named_shardings(layout, n_in, n_out)
     exported = Exported(
         fun_name=traced.fun_name, in_tree=traced.in_tree,
@@ -253,7 +260,7 @@ def _exported(traced, platforms, disabled_checks, get_vjp, overrides=None) -> Ex
         in_shardings_hlo=(None,) * n_in, out_shardings_hlo=(None,) * n_out,
         _has_named_shardings=True, _in_named_shardings=in_named,
         _out_named_shardings=out_named, nr_devices=_sharded.nr_devices(layout), platforms=platforms,
-        ordered_effects=(), unordered_effects=(),
+        ordered_effects=ordered, unordered_effects=unordered,
         disabled_safety_checks=disabled_checks, mlir_module_serialized=artifact,
         calling_convention_version=version,
         module_kept_var_idx=kept,
@@ -290,13 +297,15 @@ def _uses_global_constants(platforms, in_avals) -> bool:
 
 def _module_text(closed, name: str, platforms, arg_paths, result_names,
                  layout=None, kept=None, arg_names=None,
-                 overrides=None) -> tuple[str, bool]:
+                 overrides=None, donated=None) -> tuple[str, bool]:
     """(A module whose `main` takes the jaxpr's inputs, the `kept` ones where given (the
     others dropped, and the dead code: _kept_inputs), after the platform index where it is
     lowered for several platforms, closed-over constants embedded; whether it uses global
     constants). With a `layout`, partitioned over its mesh (export/_sharded.py). `arg_names`
     (one per input: 'x', "params['w']") are the arguments' locations, as JAX names them.
-    `overrides`: (primitive, rule) pairs lowered in place of those primitives' rules."""
+    `overrides`: (primitive, rule) pairs lowered in place of those primitives' rules.
+    `donated` (per input): on one device, a donated input aliases a result as jit's
+    (`tf.aliasing_output`, lowering.set_up_aliases), as JAX's modules say."""
     attrs = {"mhlo.num_partitions": hlo.i32_attr(_sharded.nr_devices(layout)),
              "mhlo.num_replicas": hlo.i32_attr(1)}
     module = hlo.Module(f"jit_{name}", attrs)
@@ -313,27 +322,69 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names,
     arg_attrs, result_attrs = _sharded.module_attrs(module, layout, physicalize(closed.jaxpr))
     names = list(arg_names) if arg_names is not None and \
         len(arg_names) == len(closed.jaxpr.invars) else None
+    donated = list(donated or [False] * len(closed.jaxpr.invars))
     if kept is not None and len(kept) < len(closed.jaxpr.invars):
         arg_attrs = [arg_attrs[i] for i in kept]
         names = names and [names[i] for i in kept]
+        donated = [donated[i] for i in kept]
         closed = _taking(closed, kept)
+    # a token per ordered effect of a library's first, then the arrays (export/_effects.py)
+    n_tok = len(export_effects(closed.jaxpr.effects)[0])
+    if layout is None and any(donated):
+        arg_attrs = _aliased(closed.jaxpr, donated, arg_attrs, n_tok)
     # typed keys as their uint32 data, their equations (random_bits, ...) computed on it
     physical_avals = [physical_aval(a) for a in closed.in_avals]
-    main = new_function(module_ctx, "main", list(map(hlo.aval_type, physical_avals)), arg_attrs)
+    arg_types = [_tokens.TOKEN] * n_tok + list(map(hlo.aval_type, physical_avals))
+    arg_attrs = [_tokens.TOKEN_ATTR] * n_tok + list(arg_attrs or [None] * len(physical_avals))
+    outer = dims = None
+    if any(_is_symbolic(a.shape) for a in closed.in_avals):
+        # JAX's calling convention: `main` reads the dimension variables from the arguments'
+        # sizes, checks them (shape assertions) and passes them, sorted by name, to
+        # `_wrapped_jax_export_main`, which takes them first (`jax.global_constant`)
+        outer = new_function(module_ctx, "main", arg_types, arg_attrs)
+        outer_args = outer.args[len(platform_index_args(outer.body)):]
+        module_ctx.symbolic = SymbolicLowering(outer.body, closed.in_avals, outer_args[n_tok:],
+                                               arg_paths)
+        add_shape_assertions(outer.body, module_ctx.symbolic, closed.in_avals,
+                             outer_args[n_tok:], arg_paths)
+        dims = sorted(module_ctx.symbolic.values)
+        arg_types = ["tensor<i32>"] * len(dims) + arg_types
+        arg_attrs = [f"jax.global_constant = {hlo.string_attr(d)}" for d in dims] + arg_attrs
+    wrapped = bool(n_tok) or outer is not None
+    main = new_function(module_ctx, WRAPPED_MAIN if wrapped else "main", arg_types, arg_attrs,
+                        public=outer is None)
     if names is not None:
         main.arg_names[len(main.args) - len(names):] = names
     args = main.args[len(platform_index_args(main.body)):]
+    if outer is not None:
+        outer_dims = [module_ctx.symbolic.values[d] for d in dims]
+        module_ctx.symbolic.values = dict(zip(dims, args[:len(dims)]))
+        args = args[len(dims):]
+    if n_tok:
+        _tokens.take_main_tokens(main.body, args[:n_tok])
+        args = args[n_tok:]
     if _uses_symbolic(closed):
-        module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, args, arg_paths)
+        if module_ctx.symbolic is None:
+            module_ctx.symbolic = SymbolicLowering(main.body, closed.in_avals, args, arg_paths)
         module_ctx.rules = SymbolicRules()
+        # (a call of an export over the caller's symbolic shapes: _symbolic_calls.py)
+        module_ctx.rules._rules[call_exported_p] = _call_exported_lowering
         if overrides:           # (a rule given for a primitive: lowered as given)
             module_ctx.rules._rules.update({p: r for p, r in parameters.rules().items()
                                             if any(p is q for q, _ in overrides)})
     consts = [main.body.constant(np.asarray(c)) for c in closed.consts]
     outs = lower_jaxpr_into(module_ctx, main.body, physicalize(closed.jaxpr), consts, args)
-    main.set_results(outs, [", ".join(filter(None, [f"jax.result_info = {hlo.string_attr(n)}",
-                                                    sharding]))
-                            for n, sharding in zip(result_names, result_attrs)])
+    main.set_results((_tokens.main_tokens_out(main.body, n_tok) if n_tok else []) + outs,
+                     [_tokens.TOKEN_ATTR] * n_tok +
+                     [", ".join(filter(None, [f"jax.result_info = {hlo.string_attr(n)}",
+                                              sharding]))
+                      for n, sharding in zip(result_names, result_attrs)])
+    if outer is not None:
+        outs = outer.body.call(main, [*platform_index_args(outer.body), *outer_dims,
+                                      *outer_args])
+        outer.set_results(outs, main.result_attrs)
+    elif n_tok:
+        wrap_main(module, main)
     if module_ctx.host_callbacks:
         raise ValueError(f"Cannot export '{name}': it calls Python host callbacks "
                          f"(debug.print, debug.callback, pure_callback or io_callback), which "
@@ -341,6 +392,17 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names,
     uses = _uses_global_constants(platforms, closed.in_avals) or module_ctx.global_constants
     module.attrs["jax.uses_shape_polymorphism"] = hlo.bool_attr(uses)
     return module.text(), uses
+
+
+def _aliased(jaxpr, donated, arg_attrs, n_tok: int = 0) -> list:
+    """`arg_attrs` with each donated input's `tf.aliasing_output` (or `jax.buffer_donor`)
+    where it finds a result, as jit's lowering decides (the constants are embedded); the
+    result's index counts the `n_tok` tokens `main` gives back first."""
+    aliases, _ = set_up_aliases(jaxpr, [False] * len(jaxpr.constvars) + list(donated))
+    aliases = [a and _ALIAS.sub(lambda m: f"tf.aliasing_output = {int(m[1]) + n_tok} : i32", a)
+               for a in aliases[len(jaxpr.constvars):]]
+    return [", ".join(filter(None, [a, alias]))
+            for a, alias in zip(arg_attrs or [None] * len(aliases), aliases)]
 
 
 def _export_vjp(fun_jit, primal: Exported, platforms, mesh) -> Exported:
@@ -374,6 +436,9 @@ def _export_vjp(fun_jit, primal: Exported, platforms, mesh) -> Exported:
          for a in primal.out_avals]
     return export(jit(fun_vjp_jax, **_sharded.vjp_shardings(primal, mesh)),
                   platforms=platforms)(*specs)
+
+
+_ALIAS = re.compile(r"tf\.aliasing_output = (\d+) : i32")
 
 
 # Integer inputs and outputs have float0 cotangents, which have no data: the exported VJP
@@ -508,15 +573,20 @@ def _exported_symbolic(exported) -> bool:
 
 
 def _call_out_shapes(exported, avals, paths) -> list:
-    """The result shapes for arguments of shapes `avals` (which must fit the exported ones)."""
-    for path, got in zip(paths, avals):
-        if _is_symbolic(got.shape):
-            raise NotImplementedError(
-                f"Calling the shape-polymorphic export '{exported.fun_name}' with {path} of "
-                f"symbolic shape {got.shape}: jxkernel calls such exports with concrete "
-                f"shapes only.")
-    env = solve_dimension_variables([a.shape for a in exported.in_avals],
-                                    [a.shape for a in avals], paths)
+    """The result shapes for arguments of shapes `avals` (which must fit the exported ones):
+    concrete ones, or the caller's symbolic ones (an export over symbolic shapes calling it:
+    its checks decided statically, _symbolic_calls.py)."""
+    specs, shapes = [a.shape for a in exported.in_avals], [a.shape for a in avals]
+    if any(_is_symbolic(s) for s in shapes):
+        for path, want, got in zip(paths, exported.in_avals, avals):
+            for i, (w, g) in enumerate(zip(want.shape, got.shape)):
+                if not is_symbolic(w) and (is_symbolic(g) or w != g):   # (JAX's check)
+                    raise ValueError(f"Shape mismatch for {path}.shape[{i}] (expected same "
+                                     f"constant): expected {want.shape} and called with "
+                                     f"{got.shape}")
+        env = symbolic_solution(specs, shapes, paths)
+    else:
+        env = solve_dimension_variables(specs, shapes, paths)
     return [evaluate_shape(a.shape, env) for a in exported.out_avals]
 
 
@@ -530,11 +600,15 @@ def _call_exported_lowering(ctx, *args, exported):
         ctx.module_ctx.global_constants = True       # the caller's shapes need refining too
     _sharded.check_devices(ctx, exported)
     args = _sharded.constrained(ctx, args, ctx.avals_in, exported._in_named_shardings)
-    args = [*_callee_platform_index(ctx, exported),
+    args = [*_callee_platform_index(ctx, exported), *call_tokens(ctx, exported),
             *(args[i] for i in exported.module_kept_var_idx)]    # (what its main takes)
-    main = refined_main(ctx, exported) if _exported_symbolic(exported) else \
-        inlined_main(ctx.module_ctx, exported)
-    outs = ctx.block.call(main, args, ctx.loc)
+    if any(_is_symbolic(a.shape) for a in ctx.avals_in):     # (inside a symbolic export)
+        outs = symbolic_call(ctx, exported, args)
+    else:
+        main = refined_main(ctx, exported) if _exported_symbolic(exported) else \
+            inlined_main(ctx.module_ctx, exported)
+        outs = ctx.block.call(main, args, ctx.loc)
+    outs = take_call_tokens(ctx, exported, outs)
     return _sharded.constrained(ctx, outs, ctx.avals_out, exported._out_named_shardings)
 
 
@@ -587,6 +661,9 @@ def _physical_twin(exported: Exported) -> Exported:
 
 
 abstract_eval_rules[call_exported_p] = _call_exported_abstract_eval
+# its library's effects, ordered and not, as JAX's abstract eval gives them (export/_effects.py)
+effect_rules[call_exported_p] = lambda params: frozenset(
+    params["exported"].ordered_effects + params["exported"].unordered_effects)
 physical_rules[call_exported_p] = _call_exported_physical
 lowering_rules[call_exported_p] = _call_exported_lowering
 jvp_rules[call_exported_p] = _call_exported_jvp

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from ..xla import stablehlo as hlo
+from ..xla.effect_tokens import TOKEN
 from ..xla.lowering import PLATFORM_INDEX_TYPE
 from ..xla.portable import refine_shapes
 
@@ -37,7 +38,12 @@ class InlinedModule:
         self.name = renames["main"]
         renames.update(_declared_meshes(module, body))
         body = _MESH.sub("", body)
-        self.result_types = [hlo.aval_type(a) for a in out_avals or exported.out_avals]
+        # its main's own result types (a module JAX serialized may return `tensor<4x?xf32>`
+        # where the Exported says f32[4,2]); else the tokens of its ordered effects first
+        # (export/_effects.py), then its results'
+        self.result_types = (None if out_avals else _main_result_types(body)) or \
+            [TOKEN] * len(exported.ordered_effects) + \
+            [hlo.aval_type(a) for a in out_avals or exported.out_avals]
         if renames:
             pattern = re.compile(r"@(" + "|".join(map(re.escape, renames)) + r")(?![\w.$])")
             body = pattern.sub(lambda m: "@" + renames[m.group(1)], body)
@@ -45,6 +51,27 @@ class InlinedModule:
 
     def text(self) -> str:
         return self._text
+
+
+def _main_result_types(body: str) -> list | None:
+    """The result types of the `main` function in `body` (a module's text), their attributes
+    dropped; None where its signature is not found."""
+    found = re.search(r"^\s*func\.func public @main\(.*\) -> (.*) \{$", body, re.M)
+    if found is None:
+        return None
+    text = found.group(1)
+    if text.startswith("("):
+        text = text[1:-1]
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text + ","):
+        if ch in "<({[":
+            depth += 1
+        elif ch in ">)}]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    return [re.sub(r"\s*\{.*\}$", "", part) for part in parts if part]
 
 
 def _merged_names(module: hlo.Module, names: list, main_name: str) -> dict:
@@ -142,13 +169,38 @@ def _refined_text(exported, avals_in, avals_out) -> str:
     module = hlo.Module(f"jit_{exported.fun_name}")
     poly = InlinedModule(module, exported)
     module.functions.append(poly)
-    # the platform index (see _export._callee_platform_index) is passed through
+    # the platform index (see _export._callee_platform_index) and the tokens are passed through
     n_index = 1 if len(exported.platforms) > 1 else 0
-    main = module.function("main", [PLATFORM_INDEX_TYPE] * n_index +
+    n_pass = n_index + (n_tok := len(exported.ordered_effects))
+    main = module.function("main", [PLATFORM_INDEX_TYPE] * n_index + [TOKEN] * n_tok +
                            [hlo.aval_type(a) for a in avals_in])
     args = [main.body.op1("stablehlo.convert", [arg], hlo.aval_type(want))
-            for arg, want in zip(main.args[n_index:], exported.in_avals)]
-    outs = main.body.call(poly, [*main.args[:n_index], *args])
-    main.set_results([main.body.op1("stablehlo.convert", [out], hlo.aval_type(a))
-                      for out, a in zip(outs, avals_out)])
+            for arg, want in zip(main.args[n_pass:], exported.in_avals)]
+    outs = main.body.call(poly, [*main.args[:n_pass], *args])
+    main.set_results(outs[:n_tok] + [main.body.op1("stablehlo.convert", [out], hlo.aval_type(a))
+                                     for out, a in zip(outs[n_tok:], avals_out)])
     return refine_shapes(module.text())
+
+
+def symbolic_call(ctx, exported, args) -> list:
+    """The results of calling shape-polymorphic `exported` from a module over symbolic
+    shapes: its `main` inlined as exported (once per caller module), the arguments converted
+    to its types (`tensor<3x4x?xf32>` to its `tensor<3x?x?xf32>`) and its results to the
+    caller's, as JAX's call; the caller's module is refined as a whole when it is called."""
+    main = inlined_main(ctx.module_ctx, exported)
+    n_index = len(args) - len(exported.module_kept_var_idx)  # (platform index, tokens: passed)
+    wanted = [exported.in_avals[i] for i in exported.module_kept_var_idx]
+    args = [*args[:n_index], *(_converted(ctx, arg, got, want) for arg, got, want in zip(
+        args[n_index:], [ctx.avals_in[i] for i in exported.module_kept_var_idx], wanted))]
+    outs = ctx.block.call(main, args, ctx.loc)
+    n_tok = len(exported.ordered_effects)
+    return outs[:n_tok] + [_converted(ctx, out, got, want) for out, got, want in
+                           zip(outs[n_tok:], exported.out_avals, ctx.avals_out)]
+
+
+def _converted(ctx, value, got, want):
+    """`value` (of type `got`) as type `want` (`stablehlo.convert`, JAX's cast between
+    shapes of different static knowledge), or itself where the types are one."""
+    have, need = hlo.aval_type(got), hlo.aval_type(want)
+    return value if have == need else ctx.block.op1("stablehlo.convert", [value], need,
+                                                     loc=ctx.loc)

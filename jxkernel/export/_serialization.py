@@ -26,6 +26,7 @@ from ..core.symbolic import is_symbolic
 from ..random import prng
 from ..random.keys import KeyDType
 from ..tree_util import _registry, flatten_one_level, tree_flatten, tree_unflatten
+from ._effects import effect_from_json, effect_to_json
 from ._sharded import typed_avals
 from .shape_poly import SymbolicScope, symbolic_shape
 
@@ -81,6 +82,8 @@ def _to_json(exported, vjp_order: int) -> dict:
         "in_shardings": [_sharding_to_json(s) for s in exported._in_named_shardings],
         "out_shardings": [_sharding_to_json(s) for s in exported._out_named_shardings],
         "vjp": _to_json(exported.vjp(), vjp_order - 1) if vjp_order > 0 else None,
+        "ordered_effects": [effect_to_json(e) for e in exported.ordered_effects],
+        "unordered_effects": [effect_to_json(e) for e in exported.unordered_effects],
     }
 
 
@@ -99,7 +102,8 @@ def _fields(record: dict) -> dict:
         in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
         _has_named_shardings=True, _in_named_shardings=in_named,
         _out_named_shardings=out_named, nr_devices=record["nr_devices"], platforms=tuple(record["platforms"]),
-        ordered_effects=(), unordered_effects=(),
+        ordered_effects=tuple(map(effect_from_json, record.get("ordered_effects", []))),
+        unordered_effects=tuple(map(effect_from_json, record.get("unordered_effects", []))),
         disabled_safety_checks=tuple(map(DisabledSafetyCheck, record.get("disabled_checks", []))),
         mlir_module_serialized=base64.b64decode(record["module"]),
         calling_convention_version=record["calling_convention_version"],

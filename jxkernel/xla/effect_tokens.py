@@ -174,6 +174,21 @@ def ordered_library_effects(effects) -> list:
     return sorted(found, key=repr) if len(found) > 1 else found
 
 
+def library_effects(effects) -> tuple[tuple, tuple]:
+    """(ordered, unordered): a library's effects among `effects` (a jaxpr's), as JAX's
+    lowering lists them (`compile_args["ordered_effects"]`, an export's `ordered_effects`):
+    the ordered ones in the order their tokens are passed, then the others.
+
+        >>> library_effects([])
+        ((), ())
+    """
+    ordered = tuple(ordered_library_effects(effects))
+    unordered = tuple(sorted((e for e in effects if isinstance(e, Effect) and
+                              not isinstance(e, JaxprInputEffect) and e not in ordered),
+                             key=repr))
+    return ordered, unordered
+
+
 def tokens_in(ctx, effects) -> TokenSet:
     """The TokenSet an equation with `effects` is lowered with: the block's token for each
     of its ordered ones."""

@@ -332,12 +332,19 @@ class LoweringRuleContext:
         """Lower `jaxpr` once per module as a private function and call it; `placed`: (per
         operand, per result) whether it is given a sharding on the one device (a pinned
         jit's), constrained to it inside the function, as JAX's."""
-        if self.module_ctx.symbolic is not None or has_ordered_effect(jaxpr):
-            # inline: main's symbolic values are out of a function's reach, and its ordered
-            # effects stay threaded by this block's token
+        # a library's ordered effects (effect_tokens.py): as JAX's, the function takes a token
+        # per effect first and gives the next ones back first
+        ordered = _tokens.ordered_library_effects(_effects_of(jaxpr))
+        if self.module_ctx.symbolic is not None or has_ordered_effect(jaxpr, library=False):
+            # inline: main's symbolic values are out of a function's reach, and the ordered
+            # effects of debug prints and io_callbacks stay threaded by this block's token
             return self.lower_jaxpr(jaxpr, args)
-        fn = function_for(self.module_ctx, jaxpr, name, placed)
-        return self.block.call(fn, [*platform_index_args(self.block), *args], self.loc)
+        fn = function_for(self.module_ctx, jaxpr, name, placed, len(ordered))
+        tokens = [_tokens.block_token(self.block, self.loc)] * len(ordered) if ordered else []
+        outs = self.block.call(fn, [*platform_index_args(self.block), *tokens, *args], self.loc)
+        if ordered:
+            _tokens.take_main_tokens(self.block, outs[:len(ordered)])
+        return outs[len(ordered):]
 
 
 
@@ -354,9 +361,10 @@ def effect_token(ctx: "LoweringRuleContext"):
     return _tokens.block_token(ctx.block, ctx.loc)
 
 
-def has_ordered_effect(jaxpr) -> bool:
+def has_ordered_effect(jaxpr, library: bool = True) -> bool:
     """Whether `jaxpr` (or one nested in its equations) has an ordered debug print or
-    io_callback: a cond over it threads its block's token through its branches.
+    io_callback, or (unless not `library`) a library's ordered effect: a cond over it threads
+    its block's token through its branches.
 
     >>> import jxkernel as jax
     >>> has_ordered_effect(jax.make_jaxpr(lambda x: jax.debug.print("{}", x, ordered=True))(1.))
@@ -366,13 +374,18 @@ def has_ordered_effect(jaxpr) -> bool:
     for eqn in jaxpr.eqns:
         if eqn.primitive.name in _ORDERED and eqn.params.get("ordered"):
             return True
-        if eqn.effects and _tokens.ordered_library_effects(eqn.effects):
+        if library and eqn.effects and _tokens.ordered_library_effects(eqn.effects):
             return True
         for param in eqn.params.values():
             inner = param if isinstance(param, (tuple, list)) else (param,)
-            if any(isinstance(j, (Jaxpr, ClosedJaxpr)) and has_ordered_effect(j) for j in inner):
+            if any(isinstance(j, (Jaxpr, ClosedJaxpr)) and has_ordered_effect(j, library)
+                   for j in inner):
                 return True
     return False
+
+
+def _effects_of(jaxpr) -> frozenset:
+    return (jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr).effects
 
 
 # the class names JAX gives the ordered effects over several devices it refuses: an ordered
@@ -416,10 +429,12 @@ def platform_index_args(block) -> list:
 
 
 def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str,
-                 placed=None) -> hlo.Function:
+                 placed=None, n_tokens: int = 0) -> hlo.Function:
     """The private func.func holding `closed` in this module (made on first use); in a module
     for several platforms it takes the platform index first, as JAX's inner functions do.
-    `placed`: call_jaxpr's (its operands and results constrained over the empty mesh)."""
+    `placed`: call_jaxpr's (its operands and results constrained over the empty mesh).
+    `n_tokens`: the tokens of a library's ordered effects it takes first and gives back first
+    (`jax.token = true`), as JAX's."""
     key = id(closed) if placed is None else (id(closed), placed)
     if module_ctx.one_platform is not None:          # (its body lowered for that one)
         key = (key, module_ctx.one_platform)
@@ -428,10 +443,15 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str,
         return found[1]
     jaxpr = dce_jaxpr(closed.jaxpr, prune_calls=True)   # what its results do not need goes,
     # as in JAX's pjit (and what the calls in it do not read)
-    fn = new_function(module_ctx, name, [hlo.aval_type(v.aval) for v in jaxpr.invars],
+    fn = new_function(module_ctx, name, [TOKEN] * n_tokens +
+                      [hlo.aval_type(v.aval) for v in jaxpr.invars],
+                      [_tokens.TOKEN_ATTR] * n_tokens + [None] * len(jaxpr.invars),
                       public=False)
     consts = embedded_consts(fn.body, closed.consts, closed.jaxpr.constvars)  # concrete: embed
     args = fn.args[len(platform_index_args(fn.body)):]
+    if n_tokens:
+        _tokens.take_main_tokens(fn.body, args[:n_tokens])
+        args = args[n_tokens:]
     if placed is not None and module_ctx.mesh is None:  # (over a mesh: its partitioning's)
         args = hlo.on_one_device(module_ctx.module, fn.body, args, jaxpr.invars, placed[0])
     # names and frames inside are its own
@@ -443,7 +463,11 @@ def function_for(module_ctx: ModuleContext, closed: ClosedJaxpr, name: str,
         module_ctx.name_stack, module_ctx.outer_frames = outer, outer_frames
     if placed is not None and module_ctx.mesh is None:
         outs = hlo.on_one_device(module_ctx.module, fn.body, outs, jaxpr.outvars, placed[1])
-    fn.set_results(outs)
+    if n_tokens:
+        fn.set_results(_tokens.main_tokens_out(fn.body, n_tokens) + list(outs),
+                       [_tokens.TOKEN_ATTR] * n_tokens + [None] * len(outs))
+    else:
+        fn.set_results(outs)
     module_ctx.functions[key] = (closed, fn)    # keep `closed` alive so its id stays unique
     return fn
 
@@ -534,8 +558,13 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
         if eqn.effects:
             ctx.tokens_in = _tokens.tokens_in(ctx, eqn.effects)
 
-        def lower(ctx):
-            outs = rule(ctx, *args, **eqn.params)
+        def lower(rule_ctx):
+            # (lower_per_platform's copy of ctx, into a block of its own, takes its tokens
+            # and gives back the ones its rule set)
+            rule_ctx.tokens_in = ctx.tokens_in
+            outs = rule(rule_ctx, *args, **eqn.params)
+            if rule_ctx is not ctx:
+                ctx.tokens_out = rule_ctx.tokens_out
             return list(outs) if eqn.primitive.multiple_results else [outs]
         if module_ctx.multi_platform and module_ctx.one_platform is None:
             outs = lower_per_platform(ctx, lower)
@@ -636,6 +665,7 @@ def lower_per_platform(ctx: LoweringRuleContext, lower: Callable) -> list:
     first = _lowered_or_missing(ctx, lower, module_ctx.platforms[0])
     if isinstance(first, tuple) and not first[2]:
         block.lines.extend(first[0])
+        block.effect_token = first[4]
         return first[1]
     _module_rewind(module_ctx, saved)     # (its inner functions, lowered for every platform)
     kinds: dict = {}          # the text a lowering emits -> the platforms that emit it
@@ -647,7 +677,7 @@ def lower_per_platform(ctx: LoweringRuleContext, lower: Callable) -> list:
         if not isinstance(lowered, tuple):
             refusals.append(lowered)
             continue
-        lines, outs, _, default = lowered
+        lines, outs, _, default, token = lowered
         kind = (tuple(lines), tuple(v.name for v in outs))
         kinds.setdefault(kind, []).append(platform)
         if default:
@@ -656,6 +686,7 @@ def lower_per_platform(ctx: LoweringRuleContext, lower: Callable) -> list:
         raise no_rule_error(refusals[0].primitive, [r.no_rule_for for r in refusals])
     if len(kinds) == 1:
         block.lines.extend(lines)
+        block.effect_token = token
         return outs
     fn.rewind(start)
     # as JAX orders its rules: the platforms' own first, in the order of the platforms, then
@@ -692,9 +723,11 @@ def _lowered_or_missing(ctx, lower, platform, narrow=False):
 
 def _lowered_for(ctx, lower, platform, narrow=False) -> tuple:
     """(the lines emitted, the results, whether the rule read the platform, whether it lowered
-    as its default: `default_rule`) of `lower` for `platform`, into a block of its own; its
-    inner equations lowered for `platform` alone where `narrow` (a rule known to read it)."""
+    as its default: `default_rule`, the token its ordered effects leave) of `lower` for
+    `platform`, into a block of its own (which threads its effects from `ctx.block`'s token);
+    its inner equations lowered for `platform` alone where `narrow` (a rule known to read it)."""
     scratch = ctx.block.function.new_block([])
+    scratch.effect_token = ctx.block.effect_token
     default = []
 
     def lowered():
@@ -705,7 +738,7 @@ def _lowered_for(ctx, lower, platform, narrow=False) -> tuple:
         default.append(ctx.module_ctx.took_default)
         return outs
     outs, read = ctx.module_ctx.lower_for(platform, lowered)
-    return scratch.lines, outs, read, default[0]
+    return scratch.lines, outs, read, default[0], scratch.effect_token
 
 
 def _case_over_platforms(ctx, lower, kinds) -> list:

@@ -18,6 +18,7 @@ import dataclasses
 import time
 import typing
 import weakref
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -35,6 +36,7 @@ from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_u
 from ...xla import client as _client
 from ...xla import pipeline
 from ...xla.disk_cache import cache_lines_held
+from ...xla.effect_tokens import library_effects
 from ...xla.array import Array, is_plain
 from ...xla.layout import Format
 from ...xla.transfers import put_on_device
@@ -669,6 +671,15 @@ class Lowered(_Stage):
         return _out_structs(out_tree, avals)
 
     out_tree = property(lambda self: self.traced.out_tree)
+
+    @property
+    def _lowering(self):
+        """JAX's private view of the lowering that JAX's tests read: its `compile_args`'
+        "ordered_effects" and "unordered_effects", a library's effects of the program (the
+        ordered ones take tokens: xla/effect_tokens.py)."""
+        ordered, unordered = library_effects(self.traced.jaxpr.jaxpr.effects)
+        return SimpleNamespace(compile_args={"ordered_effects": list(ordered),
+                                             "unordered_effects": list(unordered)})
 
     def _check_device_assignment(self, given: tuple) -> None:
         """JAX's ValueError where `given` (compile's device_assignment) is not the program's
