@@ -82,8 +82,9 @@ def _readers(jaxpr, var):
 # module as a stablehlo.constant, whatever its size (only warning past 2 GB, above); so does
 # jxkernel up to 1 MiB. Past that its text costs more than JAX's (a hex string MLIR parses
 # again), and XLA folds what reads it: a jit of `sin(x) * c + c[::-1]` compiled in about
-# 0.5-0.9 s with a 16 MB `c` written in (JAX 0.4-0.5 s) and 4-5 s at 64 MB (JAX 2-3 s),
-# 0.03-0.2 s with `c` an argument; at 1 MB 40-60 ms either way. Calls take the same time.
+# 0.5-0.9 s with a 16 MB `c` written in (JAX 0.4-0.55 s) and 4-5 s at 64 MB (JAX 2-3 s),
+# 0.08 s and 0.2 s with `c` an argument; at 1 MB 40-60 ms (JAX 45-140 ms). Calls take the
+# same time either way.
 EMBED_MAX_BYTES = 1 << 20
 
 
