@@ -15,8 +15,10 @@ import warnings
 import numpy as np
 
 from ...core.config import config
+from ...core.staging import is_ref
 from ...core.ir import ClosedJaxpr, jaxpr_params
 from ...core.source_info import creation_frames
+from ...xla.array import is_plain
 
 
 def pprint_bytes(num_bytes) -> str:
@@ -93,8 +95,6 @@ def embedded(closed: ClosedJaxpr) -> dict:
     module, as JAX does (pipeline.lower's `embedded`): each Array on one device and each NumPy
     value or scalar of a NumPy dtype; a Ref (each call's value), a key array and an Array over
     several devices stay arguments."""
-    from ...xla.array import is_plain           # (xla loads after transforms' imports)
-    from ...core.staging import is_ref
     out = {}
     for i, (c, v) in enumerate(zip(closed.consts, closed.jaxpr.constvars)):
         if is_ref(c) or not isinstance(getattr(v.aval, "dtype", None), np.dtype) or \
