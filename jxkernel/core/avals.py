@@ -445,6 +445,11 @@ def get_aval(x) -> ShapedArray:
     raise TypeError(f"Argument '{x}' of type {kind} is not a valid JAX type")
 
 
+# jax.experimental.layout's Format (xla/layout.py puts it here as it loads: core imports no
+# xla), which a ShapeDtypeStruct takes in place of a sharding
+FORMAT_TYPES: tuple = ()
+
+
 def is_sharding(x) -> bool:
     """A jax.sharding.Sharding: a NamedSharding (over a Mesh or an AbstractMesh, which has
     no devices) or anything that tells its device set."""
@@ -489,12 +494,18 @@ class ShapeDtypeStruct:
     >>> ShapeDtypeStruct((2, 3), np.float32)
     ShapeDtypeStruct(shape=(2, 3), dtype=float32)
     """
-    __slots__ = ("shape", "dtype", "weak_type", "_sharding", "manual_axis_type")
+    __slots__ = ("shape", "dtype", "weak_type", "_sharding", "manual_axis_type", "_dll")
 
     def __init__(self, shape, dtype, weak_type=False, sharding=None, *,
                  manual_axis_type=None):
         if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified.")
+        self._dll = None                  # a Format's layout (JAX's device-local layout)
+        if isinstance(sharding, FORMAT_TYPES):
+            if FORMAT_TYPES[0].is_auto(sharding.layout):          # (JAX's words)
+                raise TypeError(f"`Layout.AUTO` cannot be used in place of a device-local "
+                                f"layout in a `ShapeDtypeStruct`. Got {sharding}")
+            self._dll, sharding = sharding.layout, sharding.sharding
         if sharding is not None and not is_sharding(sharding) and \
                 not isinstance(sharding, PartitionSpec):
             raise ValueError(f"sharding should be an instance of `jax.sharding.Sharding`, "
@@ -536,6 +547,11 @@ class ShapeDtypeStruct:
     ndim = property(lambda self: len(self.shape))
     size = property(lambda self: math.prod(self.shape))
 
+    @property
+    def format(self):
+        """JAX's Format of the layout and sharding given (each None where none was)."""
+        return FORMAT_TYPES[0](self._dll, self.sharding)
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of unsized object")
@@ -560,8 +576,15 @@ class ShapeDtypeStruct:
     def update(self, **changes) -> ShapeDtypeStruct:
         """A copy with some of shape, dtype, weak_type, sharding replaced."""
         # (the sharding as read now: a bare P's over set_mesh's mesh, as JAX's update)
+        if self._dll is not None and is_sharding(changes.get("sharding")):    # (JAX's words)
+            raise ValueError(f"You are updating ShapeDtypeStruct with a "
+                             f"{type(changes['sharding'])} when the original ShapeDtypeStruct "
+                             f"had a concrete layout {self.format}. This might lead to bugs. If "
+                             f"you want to do this, create a new ShapeDtypeStruct via the "
+                             f"constructor.")
         fields = {"shape": self.shape, "dtype": self.dtype, "weak_type": self.weak_type,
-                  "sharding": changes["sharding"] if "sharding" in changes else self.sharding,
+                  "sharding": changes["sharding"] if "sharding" in changes else
+                  self.sharding if self._dll is None else self.format,
                   "manual_axis_type": self.manual_axis_type}
         return ShapeDtypeStruct(**{**fields, **changes})
 
@@ -582,19 +605,20 @@ class ShapeDtypeStruct:
     def __eq__(self, other):
         return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type
-                and self.sharding == other.sharding
+                and self.sharding == other.sharding and self._dll == other._dll
                 and self.manual_axis_type == other.manual_axis_type)
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type, self.sharding,
+        return hash((self.shape, self.dtype, self.weak_type, self.sharding, self._dll,
                      self.manual_axis_type))
 
-    def __repr__(self):
+    def __repr__(self):      # (JAX's order: the sharding, the format, then the weak type)
         weak = ", weak_type=True" if self.weak_type else ""
         sharding = f", sharding={self.sharding!r}" if self.sharding is not None else ""
+        layout = f", format={self._dll!r}" if self._dll is not None else ""
         mat = f", manual_axis_type={self.manual_axis_type}" if self.manual_axis_type else ""
-        return (f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak}{sharding}"
-                f"{mat})")
+        return (f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}"
+                f"{layout}{weak}{mat})")
 
 
 # where the public name is (jax.ShapeDtypeStruct, JAX's __module__ "jax"): the class as JAX's

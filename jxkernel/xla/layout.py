@@ -8,6 +8,7 @@ the program (`executable_layouts`). Public as jxkernel.experimental.layout.
 """
 from __future__ import annotations
 
+from ..core import avals
 from .sharding import Sharding
 
 # what Format takes as a sharding: api/sharding.py makes it jax.sharding.Sharding when it loads
@@ -86,6 +87,13 @@ class Format:
 
     def __hash__(self):
         return hash((self.layout, self.sharding))
+
+    @staticmethod
+    def is_auto(layout) -> bool:
+        return isinstance(layout, _AutoLayout)
+
+
+avals.FORMAT_TYPES = (Format,)
 
 
 def executable_layouts(layouts) -> list:

@@ -935,7 +935,7 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
                  arg_shardings=None, result_shardings=None, platforms=None,
                  arg_names=None, aliases=None, one_device=None,
                  rules=None, devices=(), manual=None,
-                 tokens: bool = False) -> tuple[str, ModuleContext]:
+                 tokens: bool = False, embedded=None) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
@@ -957,6 +957,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     `tokens`: on one device, `main` takes a token per ordered effect of a library's first and
     returns the next ones first, as JAX's (`module_ctx.tokens`: those effects; the
     executable passes them between programs, effect_tokens.runtime_tokens).
+    `embedded`: {var: host value} of closed-over constants `jaxpr`'s equations read but
+    `main` does not take, written in as `stablehlo.constant`s first (JAX's default).
     """
     _tokens.check_lowerable(jaxpr)
     partitions = 1 if mesh is None else mesh.size
@@ -1014,7 +1016,11 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
         symbolic_sizes(module_ctx, main.body, jaxpr, args[n_consts:])
     if arg_names is not None:
         main.arg_names[len(main.args) - len(arg_names):] = list(arg_names)
-    outs = lower_jaxpr_into(module_ctx, main.body, jaxpr, args[:n_consts], args[n_consts:])
+    consts, body = args[:n_consts], jaxpr
+    if embedded:
+        body = Jaxpr([*embedded, *jaxpr.constvars], jaxpr.invars, jaxpr.outvars, jaxpr.eqns)
+        consts = embedded_consts(main.body, embedded.values(), embedded) + list(consts)
+    outs = lower_jaxpr_into(module_ctx, main.body, body, consts, args[n_consts:])
     if n_tok:
         outs = _tokens.main_tokens_out(main.body, n_tok) + outs
         result_names = None if result_names is None else [None] * n_tok + list(result_names)

@@ -19,9 +19,9 @@ import dataclasses
 import time
 
 from ..core.dce import dce_jaxpr, prune_unused_inputs
-from ..core.ir import jaxprs_in_params
+from ..core.ir import Jaxpr, jaxprs_in_params
 from ..core.primitive import numpy_lowering_rules
-from ..core.physical import physicalize
+from ..core.physical import has_keys, physicalize
 from . import client as _client
 from .compiler import compile_module
 from .executable import Executable
@@ -50,7 +50,7 @@ class Module:
 def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=None,
           result_shardings=None, locations=False, platforms=None, result_names=None,
           arg_names=None, keep_unused=True, aliases=None, one_device=None,
-          rules=None) -> Module:
+          rules=None, embedded=None) -> Module:
     """`jaxpr` (a Jaxpr: constvars, then invars) lowered to StableHLO for `devices`: one
     device, or with a `mesh` one partition per device (xla/sharded.py).
     `platforms`: lower for other platforms than the devices' (("gpu",), ("cpu", "gpu")), as
@@ -63,15 +63,23 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     call's, `donated` and `arg_shardings` are the kept ones'). `aliases`: {input index:
     result index} of donated inputs whose result is fixed (a Ref's final value). `one_device`:
     which inputs and results are given a sharding on the one device (lowering.lower_module).
-    `rules`: another rule table (lowering.LoweringParameters' overrides)."""
+    `rules`: another rule table (lowering.LoweringParameters' overrides). `embedded`:
+    {constvar index: its host value} of the closed-over constants written into the module as
+    `stablehlo.constant`s, as JAX 0.10.2 writes every one (its default, simplified constants
+    off): the module does not take them (`kept` leaves them out, each call's are dropped);
+    on one device lowered by XLA only, else they stay arguments."""
     kept, n_consts, n_inputs = None, len(jaxpr.constvars), len(jaxpr.constvars + jaxpr.invars)
+    embed = {jaxpr.constvars[i]: value for i, value in embedded.items()} \
+        if embedded and mesh is None and type(devices[0]) is not NumpyDevice \
+        and not has_keys(jaxpr) else {}
     if not keep_unused:
         jaxpr, kept = prune_unused_inputs(dce_jaxpr(jaxpr, prune_calls=True),
                                           keep=aliases or ())
-        if kept is not None:
-            donated, arg_shardings, arg_names, aliases, one_device = _kept_only(
-                kept, n_consts, n_inputs, donated, arg_shardings, arg_names, aliases,
-                one_device)
+    if embed:
+        jaxpr, kept, embed = _embedding(jaxpr, kept, embed)
+    if kept is not None:
+        donated, arg_shardings, arg_names, aliases, one_device = _kept_only(
+            kept, n_consts, n_inputs, donated, arg_shardings, arg_names, aliases, one_device)
     # typed keys become their uint32 data here (core/physical.py), for XLA and the NumPy
     # backend alike; the results' types stay the keys' (the executable wraps them again)
     out_avals = tuple(jaxpr.out_avals)
@@ -103,13 +111,27 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
         jaxpr, name=name, platform=platforms[0], platforms=platforms, donated=donated,
         mesh=mesh, arg_shardings=arg_shardings, result_shardings=result_shardings,
         locations=locations, result_names=result_names, arg_names=arg_names, aliases=aliases,
-        one_device=one_device, rules=rules, devices=devices, tokens=True)
+        one_device=one_device, rules=rules, devices=devices, tokens=True, embedded=embed)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)
     return Module(text, module_ctx, devices, out_avals,
                   tuple(module_ctx.donated) if donated is not None else (), propagate, lower_s,
                   kept=kept, tokens=module_ctx.tokens)
+
+
+def _embedding(jaxpr, kept, embed) -> tuple:
+    """(`jaxpr` without the constvars `embed` writes in, the inputs kept (indices among the
+    original ones, constvars first), {constvar: value} of those it still reads) where `kept`
+    (None: all) are `jaxpr`'s inputs."""
+    embed = {v: embed[v] for v in jaxpr.constvars if v in embed}
+    if not embed:
+        return jaxpr, kept, embed
+    inputs = jaxpr.constvars + jaxpr.invars
+    kept = tuple(range(len(inputs))) if kept is None else kept
+    kept = tuple(i for v, i in zip(inputs, kept) if v not in embed)
+    return (Jaxpr([v for v in jaxpr.constvars if v not in embed], jaxpr.invars,
+                  jaxpr.outvars, jaxpr.eqns), kept, embed)
 
 
 def _numpy_lowering(jaxpr, devices) -> None:

@@ -110,7 +110,38 @@ def run(jax):
                   "plain ops": [line.split("=", 1)[1].split("(")[0].strip()
                                 for line in plain.splitlines() if " = " in line]}
     out["export calling convention"] = _calling_conventions(jax)
+    out["constants"] = _constants(jax)
     return out
+
+
+def _constants(jax):
+    """A jit's closed-over arrays, written into its module (JAX's default): its Lowered's and
+    Compiled's `const_args` (none), the arguments its executable takes, the values, and
+    `count_aot_jit_cpp_cache_miss` over a Compiled's first two calls and a third."""
+    import importlib
+    jnp = jax.numpy
+    jtu = importlib.import_module("jax._src.test_util" if jax.__name__ == "jax" else
+                                  jax.__name__ + "._jax._src.test_util")
+    const = jnp.arange(16.) + 42.
+    c64 = np.arange(3.)
+    answers = {}
+    for name, fn, args in (
+            ("array", lambda x: const[0:8] + x, (jnp.arange(8.),)),
+            ("numpy float64, an unused argument", lambda x, y: x * c64, (np.ones(3), 2.)),
+            ("none", lambda x: x * 2, (np.ones(2, np.float32),))):
+        lowered = jax.jit(fn).lower(*args)
+        compiled = lowered.compile()
+        with jtu.count_aot_jit_cpp_cache_miss() as first:
+            outs = [compiled(*args), compiled(*args)]
+        with jtu.count_aot_jit_cpp_cache_miss() as third:
+            compiled(*args)
+        answers[name] = {
+            "lowered const_args": len(lowered._lowering.const_args),
+            "compiled const_args": len(compiled._params.const_args),
+            "executable in_avals": [str(a) for a in compiled._executable.in_avals],
+            "values": [np.asarray(o).tolist() for o in outs],
+            "aot misses": [first(), third()]}
+    return answers
 
 
 def _calling_conventions(jax):

@@ -57,16 +57,9 @@ def _programs(jax):
     }
 
 
-# JAX embeds a small closed-over constant in the module; jxkernel passes its constants as
-# arguments (docs/jaxlib.md, "What jxkernel prints"): its `main` is compared elsewhere
-_CONSTANTS = ("closes_over_a_constant",)
-
-
 def _main(jax) -> dict:
     out = {}
     for name, (f, args) in _programs(jax).items():
-        if name in _CONSTANTS:
-            continue
         lowered = f.lower(*args)
         out[name] = {"lowered": _main_types(lowered.as_text()),
                      "compiler_ir": _main_types(str(lowered.compiler_ir())),

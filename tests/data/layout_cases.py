@@ -53,4 +53,23 @@ def run(jax) -> dict:
         out[f"jit/row_major_{name}"] = [
             bool((np.asarray(got) == x.T * 2).all()), repr(got.format),
             repr(compiled.input_formats[0][0]), repr(compiled.output_formats)]
+    # a ShapeDtypeStruct given a Format: its layout kept beside the sharding (`.format`),
+    # in its repr, equality and update; Layout.AUTO refused; eval_shape of a jit whose
+    # out_shardings is a Format gives it as the result's format
+    sds = jax.ShapeDtypeStruct((8, 2), np.float32, sharding=row)
+    plain = jax.ShapeDtypeStruct((8, 2), np.float32, sharding=one)
+    out["sds/format"] = [repr(sds), repr(sds.format), repr(sds.sharding),
+                         repr(plain.format), sds == plain, sds == jax.ShapeDtypeStruct(
+                             (8, 2), np.float32, sharding=row), repr(sds.update(dtype=np.int32)),
+                         repr(jax.ShapeDtypeStruct((3,), np.float32, weak_type=True,
+                                                   sharding=one))]
+    out["sds/auto"] = _error(lambda: jax.ShapeDtypeStruct((8, 2), np.float32,
+                                                          sharding=Format(Layout.AUTO)))
+    out["sds/update_sharding"] = [  # (the sharding's class named as the package calls it)
+        text.replace(f"'{jax.__name__}.", "'jax.") for text in
+        _error(lambda: sds.update(sharding=one))]
+    f = jax.jit(lambda v: v * v, in_shardings=row, out_shardings=row)
+    shape = jax.eval_shape(f, jax.device_put(x, row))
+    out["sds/eval_shape"] = [repr(shape), shape.format == row, repr(
+        jax.eval_shape(jax.jit(lambda v: (v, v.sum()), out_shardings=(row, one)), x))]
     return out

@@ -58,6 +58,17 @@ def _stablehlo(jax):
         return x * w + w
     out["nested_jit_embeds_its_constant"] = jax.jit(
         lambda x: jax.jit(scaled)(x) * 2).lower(ones(3))
+    # closed-over arrays in main: written in as constants (JAX 0.10.2's default), main takes
+    # the arguments alone; a float64 NumPy array as its canonical f32, once however often read
+    const = jnp.arange(16.) + 42.
+    out["closed_over_array_is_a_constant"] = jax.jit(lambda x: const[0:8] + x).lower(ones(8))
+    c64, flags = np.arange(3.), np.array([True, False, True])
+    out["closed_over_numpy_arrays_are_constants"] = jax.jit(
+        lambda x: (jnp.where(flags, x * c64, x + c64), jnp.sum(c64))).lower(ones(3))
+    out["closed_over_array_and_donation"] = jax.jit(
+        lambda x, y: (x + const[:3], y * 2), donate_argnums=1).lower(ones(3), ones(3))
+    out["closed_over_array_read_by_dead_code_only"] = jax.jit(
+        lambda x: (jnp.sin(const), x * 2)[1]).lower(ones(3))
     out["fori_loop"] = jax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c * 2., 1.)).lower(3)
     out["cond"] = jax.jit(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x)).lower(True, 1.)
     out["compare_and_select"] = jax.jit(lambda x: jnp.where(x > 0, x, -x)).lower(ones(3))

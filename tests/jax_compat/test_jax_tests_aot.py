@@ -106,3 +106,9 @@ def test_gspmd_sharding_where_jaxs_tests_import_it():
     assert GSPMDSharding is ours
     gs = GSPMDSharding(jxkernel.devices(), replicated_hlo())
     assert gs.device_set == set(jxkernel.devices()) and gs.is_fully_replicated
+
+
+def test_closed_over_arrays_are_written_into_the_module_as_jaxs(ours):
+    # no const_args in the Lowered or the Compiled, the executable takes the arguments alone,
+    # and a Compiled's first call is its one slow call (count_aot_jit_cpp_cache_miss)
+    assert ours["constants"] == JAX["constants"]

@@ -76,6 +76,16 @@ def test_jaxpr_viewer_def_use_and_stablehlo_switch():
     assert "loc(" not in v.stablehlo and "%cst" in v.stablehlo     # as MLIR prints it (as_text)
 
 
+def test_jaxpr_viewer_writes_a_closed_over_array_in_as_jit_does():
+    # main takes x alone, the array a constant: what jit(f).lower(x).as_text() shows (and JAX's)
+    c = np.arange(3., dtype=np.float32)
+    closed = jax.make_jaxpr(lambda x: x * jax.numpy.asarray(c) + 1)(np.ones(3, np.float32))
+    v = JaxprViewer(closed)
+    v.view = "stablehlo"
+    assert "@main(%arg0: tensor<3xf32>) ->" in v.stablehlo
+    assert "stablehlo.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00]>" in v.stablehlo
+
+
 def test_jaxpr_viewer_fallbacks_and_lowering_failure():
     v = JaxprViewer(jax.make_jaxpr(lambda x: x * 2)(np.ones(3, np.float32)),
                     stablehlo=lambda: 1 / 0)

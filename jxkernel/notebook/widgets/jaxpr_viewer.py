@@ -22,6 +22,7 @@ import traitlets
 
 from ...core import ir
 from ...core.ir import jaxpr_params
+from ...transforms.jit.captured_constants import embedded
 from ...xla import client
 from ...xla.lowering import lower_module
 from ...xla.portable import printed_text
@@ -224,7 +225,13 @@ class JaxprViewer(TextFallback, anywidget.AnyWidget):
 
 def lower_to_stablehlo(jaxpr, name: str = "jaxpr", platform: str | None = None) -> str:
     """The StableHLO module we would compile for a (closed) jaxpr, as MLIR prints it (as
-    `Lowered.as_text()` shows a module)."""
+    `Lowered.as_text()` shows a module): its consts written in as jit writes them (JAX's
+    stablehlo.constants; a Ref, a key array, one over 1 MiB stay arguments of main)."""
     platform = platform or client.default_backend()
-    text, _ = lower_module(open_jaxpr(jaxpr), name=name, platform=platform)
+    inner, embed = open_jaxpr(jaxpr), {}
+    if isinstance(jaxpr, ir.ClosedJaxpr):
+        embed = {inner.constvars[i]: c for i, c in embedded(jaxpr).items()}
+        inner = ir.Jaxpr([v for v in inner.constvars if v not in embed], inner.invars,
+                         inner.outvars, inner.eqns)
+    text, _ = lower_module(inner, name=name, platform=platform, embedded=embed)
     return printed_text(text)

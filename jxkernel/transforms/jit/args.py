@@ -628,6 +628,20 @@ def layouts_checked(layouts, dyn_args, avals, names, out_tree, closed):
     return closed
 
 
+def out_formats(jitted, out_tree, n: int) -> list:
+    """Per result leaf the Format with a Layout jit's out_shardings gave it, or None: its
+    layout (`_layouts`) with the sharding given beside it (`_out_shardings`)."""
+    if getattr(jitted, "_layouts", None) is None or jitted._layouts[1] is None:
+        return [None] * n
+    tree = tree_unflatten(out_tree, [0] * n)
+    layouts = broadcast_prefix(jitted._layouts[1], tree,
+                               is_leaf=lambda x: x is None or isinstance(x, Layout))
+    shardings = broadcast_prefix(jitted._out_shardings, tree,
+                                 is_leaf=lambda x: x is None or _sharding_leaf(x))
+    return [None if layout is None or not _sharding_leaf(s) else Format(layout, s)
+            for layout, s in zip(layouts, shardings)]
+
+
 def check_device_arguments(device, backend, in_shardings, out_shardings) -> None:
     """JAX's errors for jit's `device` and `backend` given together, or with shardings (None
     and UNSPECIFIED give none)."""

@@ -12,9 +12,13 @@ import heapq
 import math
 import warnings
 
+import numpy as np
+
 from ...core.config import config
+from ...core.staging import is_ref
 from ...core.ir import ClosedJaxpr, jaxpr_params
 from ...core.source_info import creation_frames
+from ...xla.array import is_plain
 
 
 def pprint_bytes(num_bytes) -> str:
@@ -73,3 +77,31 @@ def _readers(jaxpr, var):
             yield eqn
         for j in inner:
             yield from _readers(j, j.invars[index])
+
+
+# Closed-over constants of more bytes than this stay arguments of `main` (None: none do).
+# JAX 0.10.2 (jax_use_simplified_jaxpr_constants off, its default) writes every one into the
+# module as a stablehlo.constant, whatever its size (only warning past 2 GB, above); so does
+# jxkernel up to 1 MiB. Past that its text costs more than JAX's (a hex string MLIR parses
+# again), and XLA folds what reads it: a jit of `sin(x) * c + c[::-1]` compiled in about
+# 0.5-0.9 s with a 16 MB `c` written in (JAX 0.4-0.55 s) and 4-5 s at 64 MB (JAX 2-3 s),
+# 0.08 s and 0.2 s with `c` an argument; at 1 MB 40-60 ms (JAX 45-140 ms). Calls take the
+# same time either way.
+EMBED_MAX_BYTES = 1 << 20
+
+
+def embedded(closed: ClosedJaxpr) -> dict:
+    """{const index: host value} of `closed`'s constants a top-level program writes into its
+    module, as JAX does (pipeline.lower's `embedded`): each Array on one device and each NumPy
+    value or scalar of a NumPy dtype; a Ref (each call's value), a key array and an Array over
+    several devices stay arguments."""
+    out = {}
+    for i, (c, v) in enumerate(zip(closed.consts, closed.jaxpr.constvars)):
+        if is_ref(c) or not isinstance(getattr(v.aval, "dtype", None), np.dtype) or \
+                not (is_plain(c) or isinstance(c, (np.ndarray, np.generic, int, float,
+                                                   complex, bool))):
+            continue
+        if EMBED_MAX_BYTES is not None and getattr(c, "nbytes", 0) > EMBED_MAX_BYTES:
+            continue
+        out[i] = c
+    return out

@@ -28,6 +28,7 @@ from ...core.config import config
 from ...core.lru import LRU, SIGNATURES
 from ...core.source_info import PACKAGE_DIR, Traceback, is_user_filename
 from ...core.mesh import on_context_mesh
+from ...core.monitoring import test_event
 from ...core.staging import convert_constvars_to_invars, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace, jax_type_text
 from ...core.traceback_util import api_boundary
@@ -42,9 +43,10 @@ from ...xla.layout import Format
 from ...xla.transfers import put_on_device
 from ...xla.lowering import NeedsMesh, at_site
 from . import refs as jit_refs
-from .captured_constants import check_captured_constants
+from .captured_constants import check_captured_constants, embedded
 from .high import is_high_trace
-from .args import abstract_leaf_aval, flat_pinned, leaf_aval, result_paths, token_carriers
+from .args import (abstract_leaf_aval, flat_pinned, leaf_aval, out_formats, result_paths,
+                   token_carriers)
 from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
 from .pinned import committed_at, one_device_given, program_placement
 from .primitive import (any_sharded, lowered_now, trace_event, traced_at, traced_by,
@@ -170,7 +172,7 @@ def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, loca
                           + [None] * len(aliases),     # (Refs' final values last)
                           locations=locations, arg_names=arg_names,
                           keep_unused=jitted._keep_unused, aliases=aliases,
-                          one_device=one_device, rules=rules)
+                          one_device=one_device, rules=rules, embedded=embedded(closed))
 
 
 def portable():
@@ -532,6 +534,9 @@ class Traced(_Stage):
                 self.jitted._out_shardings is not None:
             shardings = [g or s for g, s in zip(flat_pinned(self.jitted._out_shardings, (
                 tree_unflatten(self.out_tree, [0] * len(shardings)))), shardings)]
+        # a Format's layout given by out_shardings: the result's format (JAX's `_dll`)
+        shardings = [s if f is None else f for s, f in
+                     zip(shardings, out_formats(self.jitted, self.out_tree, len(shardings)))]
         # (a token's type is itself, as JAX's eval_shape gives it)
         # (in a shard_map body, with the manual axes it varies over, as JAX's)
         return tree_unflatten(self.out_tree, [
@@ -601,6 +606,10 @@ class Lowered(_Stage):
                 # the call's program lowered: JAX logs "Compiling jit(f)" here, not later
                 lowered_now(traced._shared_jaxpr, getattr(self._module, "lower_s", 0.0))
         self._module_text = self._module.text
+
+    @property
+    def _lowering(self) -> ConstArgs:
+        return const_args(self)
 
     @property
     def _text(self) -> str:
@@ -732,6 +741,22 @@ class Lowered(_Stage):
 
 
 @dataclasses.dataclass(frozen=True)
+class ConstArgs:
+    """JAX's `Lowered._lowering` and `Compiled._params` as far as their `const_args` go: the
+    closed-over constants the program takes as arguments. JAX 0.10.2 writes every one into
+    the module (its default), so its are empty; jxkernel's are the Refs, key arrays and
+    Arrays over several devices it passes instead, and every one on the NumPy backend."""
+    const_args: list
+
+
+def const_args(lowered) -> ConstArgs:
+    """`lowered`'s program's ConstArgs: its trace's consts its module takes (`kept`)."""
+    consts = lowered.traced.jaxpr.consts
+    kept = getattr(getattr(lowered, "_module", None), "kept", None)
+    return ConstArgs([c for i, c in enumerate(consts) if kept is None or i in kept])
+
+
+@dataclasses.dataclass(frozen=True)
 class KeptArguments:
     """A compiled jit's arguments its program takes (`Compiled._executable`)."""
     _kept_var_idx: set
@@ -792,6 +817,7 @@ class Compiled(_Stage):
         if not refs:                    # (a committed Array elsewhere: JAX's error)
             check_argument_shardings(arrays, self._required(), self._traced.arg_names or
                                      [f"args[{i}]" for i in range(len(arrays))])
+        self._count_slow_call(refs, arrays, got)
         if self.lowered._partitioning is not None:             # each laid out as compiled for
             outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
         else:
@@ -806,9 +832,29 @@ class Compiled(_Stage):
 
     out_tree = property(lambda self: self._entry.out_tree)
 
+    def _count_slow_call(self, refs, arrays, avals) -> None:
+        """JAX's "stages_compiled_call" (`jtu.count_aot_jit_cpp_cache_miss`): its Compiled's
+        Python call, which JAX's C++ dispatch spares once a call of these types and
+        placements made its fast path (jxkernel's one path counts as JAX's would: the first
+        call of each signature, and every call passing Refs, which have none)."""
+        signature = (tuple(avals), tuple(getattr(x, "sharding", None) if isinstance(x, Array)
+                                         else type(x) for x in arrays))
+        seen = self.__dict__.setdefault("_fast_signatures", set())
+        try:
+            if not refs and signature in seen:
+                return
+            seen.add(signature)
+        except TypeError:                       # (an unhashable sharding: no fast path)
+            pass
+        test_event("stages_compiled_call")
+
     def _required(self) -> list:
         """Per argument leaf the sharding it must have, None where the program drops it."""
         return tree_flatten(self.input_shardings, is_leaf=lambda s: s is None)[0]
+
+    @property
+    def _params(self) -> ConstArgs:
+        return const_args(self.lowered)
 
     @property
     def _executable(self) -> KeptArguments:

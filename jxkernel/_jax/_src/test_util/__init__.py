@@ -39,7 +39,7 @@ from .dtype_lists import (_dtype, default_gradient_tolerance, default_tolerance,
                           join_tolerance, num_float_bits, supported_dtypes, to_default_dtype,
                           tolerance, with_jax_dtype_defaults)
 from .events import (assert_num_jit_and_pmap_compilations,  # noqa: F401
-                     count_device_put, count_internal_device_puts,
+                     count_aot_jit_cpp_cache_miss, count_device_put, count_internal_device_puts,
                      count_compilation_after_persistent_cache_miss,
                      count_jit_and_pmap_lowerings, count_jit_compilation_cache_miss,
                      count_jit_tracing_cache_miss, count_pjit_cpp_cache_miss,

@@ -173,17 +173,18 @@ class JaxTestCase(parameterized.TestCase):
             warnings.simplefilter("error")
             yield
 
-    def assertCacheMisses(self, func, *, cpp=None, tracing=None, lowering=None,
+    def assertCacheMisses(self, func, *, cpp=None, aot_call=None, tracing=None, lowering=None,
                           compilation_after_persistent_cache_miss=None):
         """`func()` misses jit's caches as many times as each count given says (JAX's
         counters: calls past the fast paths, traces, lowerings, compiles the persistent cache
         did not spare)."""
         with events.count_pjit_cpp_cache_miss() as cpp_count, \
+                events.count_aot_jit_cpp_cache_miss() as aot_count, \
                 events.count_jit_tracing_cache_miss() as tracing_count, \
                 events.count_jit_and_pmap_lowerings() as lowering_count, \
                 events.count_compilation_after_persistent_cache_miss() as compile_count:
             func()
-        for want, got in ((cpp, cpp_count), (tracing, tracing_count),
+        for want, got in ((cpp, cpp_count), (aot_call, aot_count), (tracing, tracing_count),
                           (lowering, lowering_count),
                           (compilation_after_persistent_cache_miss, compile_count)):
             if want is not None:

@@ -75,6 +75,9 @@ count_device_put = _count_test_events("batched_device_put")
 count_jit_tracing_cache_miss = _count_test_events("trace_to_jaxpr")
 # an eager jit call that no fast path took (JAX's "jit_cpp_cache_miss")
 count_pjit_cpp_cache_miss = _count_test_events("jit_cpp_cache_miss")
+# a Compiled's call that JAX's C++ dispatch would not take (JAX's "stages_compiled_call":
+# the first of each signature, Compiled._count_slow_call)
+count_aot_jit_cpp_cache_miss = _count_test_events("stages_compiled_call")
 # a program compiled after the persistent cache (in use) did not have it (JAX's event)
 count_compilation_after_persistent_cache_miss = _count_test_events(
     "compile_after_persistent_compilation_miss")
