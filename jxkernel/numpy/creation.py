@@ -175,6 +175,10 @@ def _concrete(x, context):
 
 
 # ---------------------------------------------------------------- array / asarray
+# NumPy 2's StringDType (before NumPy 2 a class nothing is of)
+_STRING = type(_core.string_dtype) if _core.string_dtype is not None else type("_None", (), {})
+
+
 def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
           ndmin: int = 0, device=None, out_sharding=None):
     """An Array from an array, scalar, or nested lists/tuples of them (as jnp.array).
@@ -185,6 +189,10 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
     if args:
         copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
     _check_device(device, out_sharding)
+    if type(dtype) is _STRING or type(getattr(object, "dtype", None)) is _STRING:
+        # NumPy's StringDType: put as it is, on CPU devices (XLA has no string type)
+        from ..xla.string_arrays import make_string_array
+        return make_string_array(object, dtype, ndmin, device)
     if device is not None and type(object) is Array:
         _check_committed(object, device)
     if out_sharding is not None and get_mesh() is None:
@@ -382,7 +390,7 @@ def asarray(a, dtype=None, order=None, *, copy: bool | None = None, device=None,
     if type(a) is Array and dtype is None and not copy and device is None and \
             out_sharding is None:
         return a
-    if dtype is not None:
+    if dtype is not None and type(dtype) is not _STRING:   # (strings: array's own path)
         dtype = canonicalize_user_dtype(dtype, "asarray")
     return array(a, dtype=dtype, copy=bool(copy), order=order, device=device,
                  out_sharding=out_sharding)

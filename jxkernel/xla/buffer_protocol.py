@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dtypes import is_string
 from .client import platform_of
 
 # jaxlib's PEP 3118 formats (XLA's PEP3118FormatDescriptorForPrimitiveType, as memoryview
@@ -58,6 +59,9 @@ def host_view(x, flags: int = 0) -> tuple:
         return value, format
     if x._buf.is_deleted():
         raise _error("Array is null")
+    if is_string(x.dtype):      # (jaxlib's string arrays are no PjRt buffers: its first check)
+        raise _error(f"Only local arrays are supported, got BasicStringArray(shape="
+                     f"[{','.join(map(str, x.shape))}])")
     devices = x.devices()
     if not all(_on_host(d) for d in devices):
         raise _error("Python buffer protocol is only defined for CPU buffers.")

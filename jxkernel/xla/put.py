@@ -7,6 +7,7 @@ over a mesh (xla/sharded.py). It stands above both, so that neither imports the 
 from __future__ import annotations
 
 
+from ..core import dtypes
 from ..core.avals import Token, get_aval
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.physical import wrap_physical
@@ -26,6 +27,9 @@ def device_put(x, device=None, *, copy=False) -> Array:
     """
     if type(x) is Token:                # a new Token around a copy of its carrier, as JAX's
         return Token(device_put(x._buf, device, copy=True))
+    if dtypes.is_string(getattr(x, "dtype", None)):      # NumPy's StringDType: CPU alone
+        from .string_arrays import put_strings
+        return put_strings(x, device)
     data = typed_data(x)
     if data is not None:                # a typed key: its data moves (a Format reads its rank)
         return wrap_physical(x.aval, device_put(data, device, copy=copy))
