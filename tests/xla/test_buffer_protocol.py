@@ -34,6 +34,7 @@ def test_each_case_answers_as_jax(ours, case):
     assert ours[case] == JAX[case]
 
 
+@needs_native
 def test_over_two_devices_jaxs_single_shard_error_and_np_asarray_reads_it():
     got = run_json("""
         import json
