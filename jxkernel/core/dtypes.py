@@ -705,6 +705,8 @@ def is_extended(dtype) -> bool:
 # NumPy 2's variable-width strings (JAX's `dtypes.string_dtype`): arrays of it live on CPU
 # devices (jaxlib keeps them; xla/string_arrays.py), no computation takes them
 string_dtype = np.dtypes.StringDType() if hasattr(np.dtypes, "StringDType") else None
+# its class, for the hot paths' `type(x.dtype) is StringDType` (before NumPy 2: none's)
+StringDType = type(string_dtype) if string_dtype is not None else type("NoStringDType", (), {})
 
 
 def is_string(dtype) -> bool:

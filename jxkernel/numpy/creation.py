@@ -36,6 +36,7 @@ from ..xla.array import Array, host_to_device
 from ..lax.transfer import place
 from ..xla.put import device_put
 from ..xla.sharding import Sharding
+from ..xla.string_arrays import check_made as check_made_strings
 from ..transforms.jit.args import device_mismatch
 from . import util
 from .dtypes import canonicalize_user_dtype, lattice_result_type, result_type
@@ -175,8 +176,7 @@ def _concrete(x, context):
 
 
 # ---------------------------------------------------------------- array / asarray
-# NumPy 2's StringDType (before NumPy 2 a class nothing is of)
-_STRING = type(_core.string_dtype) if _core.string_dtype is not None else type("_None", (), {})
+_STRING = _core.StringDType      # NumPy 2's StringDType's class
 
 
 def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
@@ -191,8 +191,8 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
     _check_device(device, out_sharding)
     if type(dtype) is _STRING or type(getattr(object, "dtype", None)) is _STRING:
         # NumPy's StringDType: put as it is, on CPU devices (XLA has no string type)
-        from ..xla.string_arrays import make_string_array
-        return make_string_array(object, dtype, ndmin, device)
+        check_made_strings(object, dtype, ndmin)
+        return device_put(object, device)
     if device is not None and type(object) is Array:
         _check_committed(object, device)
     if out_sharding is not None and get_mesh() is None:

@@ -37,26 +37,21 @@ def _devices_of(device) -> list | None:
     return [device]
 
 
-def put_strings(x, device):
-    """`x`, NumPy strings or a string Array, as an Array on `device` (a CPU device, or a
-    sharding over CPU devices), committed there; JAX's TypeError elsewhere or without one."""
+def checked(x, device) -> tuple:
+    """(host value, aval, the first device) of `x`, NumPy strings or a string Array, to be put on `device` (a
+    CPU device, or a sharding over CPU devices: xla/put.py places it, committed there); JAX's
+    TypeError for any other device or none."""
     devices = _devices_of(device)
     if not devices or any(platform_of(d) not in ("cpu", "numpy") for d in devices):
         raise TypeError("String arrays can only be sharded to CPU devices. Received"
                         f" unsupported device or sharding: {device}")
     value = np.asarray(x._value if hasattr(x, "_value") else x)
-    aval = ShapedArray(value.shape, value.dtype)
-    if isinstance(device, NamedSharding):           # each device's block, as numbers' are
-        from .sharded import put
-        device.check_shape(aval.shape)
-        return put(value, aval, device)
-    from .array import host_to_device
-    return host_to_device(value, aval, devices[0], committed=True)
+    return value, ShapedArray(value.shape, value.dtype), devices[0]
 
 
-def make_string_array(object, dtype=None, ndmin: int = 0, device=None):
-    """jnp.array / jnp.asarray of strings (JAX's `_make_string_array`): NumPy strings alone,
-    put on `device` as they are."""
+def check_made(object, dtype=None, ndmin: int = 0) -> None:
+    """jnp.array / jnp.asarray of strings (JAX's `_make_string_array`, which then puts the
+    NumPy strings as they are): NumPy strings alone, of no other dtype asked for."""
     if not isinstance(object, np.ndarray):
         raise TypeError("Currently, string arrays can only be made from NumPy"
                         f" arrays. Got:  {type(object)}.")
@@ -66,4 +61,3 @@ def make_string_array(object, dtype=None, ndmin: int = 0, device=None):
     if ndmin > object.ndim:
         raise TypeError(f"ndmin {ndmin} cannot be greater than object's ndims"
                         f" {object.ndim} for string arrays.")
-    return put_strings(object, device)
