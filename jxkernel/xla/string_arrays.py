@@ -13,7 +13,8 @@ type", and an operation's type promotion refuses the dtype.
     StringDType()
 
 jaxlib keeps them (an IFRT string array, on CPU alone); its buffer protocol has none (the host
-value is jaxlib's own copy).
+value is jaxlib's own copy). Here: JAX's checks (`checked`, of a put; `check_made`, of
+jnp.array/asarray); xla/put.py places them.
 """
 from __future__ import annotations
 
