@@ -1176,6 +1176,104 @@ static PyTypeObject JitFunctionType = {
     .tp_members = jitfn_members,
 };
 
+/* ---------------------------------------------------------------- the buffer protocol
+
+   ArrayBuffer: the C base of xla/array.py's ArrayImpl, there for one thing, the buffer
+   protocol (`memoryview(x)`, PEP 3118), which a Python class can export only from Python
+   3.12 (`__buffer__`, PEP 688); a C type's tp_as_buffer is inherited by its Python
+   subclasses on every version. It adds no field (its size is a bare object's), so
+   ArrayImpl's slots keep their offsets; its __new__ is PyType_GenericNew (a static type
+   without one cannot be instantiated; `Array.__new__(Array)` is it, `object.__new__(Array)`
+   is refused as "not safe").
+
+   getbuffer calls the Array's `_buffer_host(flags)`, which checks what JAX's checks (one
+   CPU buffer, a type with a PEP 3118 format, read-only, alive: JAX's BufferError words) and
+   returns its host value, a read-only NumPy array (`_value`, kept in `_npy`), and JAX's
+   format string ('=f', '=q': NumPy's own says 'f', 'l'); the view is that array's own,
+   taken into a Py_buffer held in `internal` (with the format) and given back by
+   releasebuffer, with the Array as its `obj` (as JAX's memoryview(x).obj is x). The NumPy
+   array holds the jaxlib buffer's host view, so a later x.delete() leaves the view readable
+   (JAX's external reference does the same). NumPy asks the buffer protocol first when it
+   converts an object (np.asarray(x)); where it is refused, NumPy clears the error and reads
+   `__array__` (bfloat16, float8, int4, an array over several devices), as with JAX's.
+
+   C-API (3.11-3.13, none deprecated): PyBufferProcs' bf_getbuffer/bf_releasebuffer,
+   PyObject_GetBuffer, PyBuffer_Release, PyObject_CallMethodOneArg (3.9), PyUnicode_AsUTF8
+   (its buffer lives as long as the str, held here until release). */
+static PyObject *s_buffer_host;
+
+typedef struct {
+    Py_buffer host;         /* the host value's own view, released with the Array's */
+    PyObject *format;       /* JAX's format string (a str: its UTF-8 is the view's format) */
+} HostView;
+
+static int
+array_getbuffer(PyObject *self, Py_buffer *view, int flags)
+{
+    PyObject *f = PyLong_FromLong(flags);
+    if (f == NULL)
+        return -1;
+    /* (value, format): the checks and their BufferErrors are Python's (xla/array.py) */
+    PyObject *answer = PyObject_CallMethodOneArg(self, s_buffer_host, f);
+    Py_DECREF(f);
+    if (answer == NULL)
+        return -1;
+    if (!PyTuple_CheckExact(answer) || PyTuple_GET_SIZE(answer) != 2 ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(answer, 1))) {
+        Py_DECREF(answer);
+        PyErr_SetString(PyExc_TypeError, "_buffer_host() must return (value, format)");
+        return -1;
+    }
+    const char *format = PyUnicode_AsUTF8(PyTuple_GET_ITEM(answer, 1));
+    HostView *held = format == NULL ? NULL : PyMem_Malloc(sizeof(HostView));
+    if (held == NULL) {
+        Py_DECREF(answer);
+        if (format != NULL)
+            PyErr_NoMemory();
+        return -1;
+    }
+    if (PyObject_GetBuffer(PyTuple_GET_ITEM(answer, 0), &held->host, flags) < 0) {
+        Py_DECREF(answer);
+        PyMem_Free(held);
+        return -1;
+    }
+    held->format = Py_NewRef(PyTuple_GET_ITEM(answer, 1));
+    Py_DECREF(answer);              /* (held->host.obj holds the value) */
+    *view = held->host;
+    if (view->format != NULL)       /* asked for (PyBUF_FORMAT) */
+        view->format = (char *)format;
+    view->obj = Py_NewRef(self);
+    view->internal = held;
+    return 0;
+}
+
+static void
+array_releasebuffer(PyObject *self, Py_buffer *view)
+{
+    HostView *held = (HostView *)view->internal;
+    if (held != NULL) {
+        PyBuffer_Release(&held->host);
+        Py_DECREF(held->format);
+        PyMem_Free(held);
+        view->internal = NULL;
+    }
+}
+
+static PyBufferProcs array_buffer_procs = {
+    .bf_getbuffer = array_getbuffer,
+    .bf_releasebuffer = array_releasebuffer,
+};
+
+static PyTypeObject ArrayBufferType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "jxkernel.core._fastpath.ArrayBuffer",
+    .tp_basicsize = sizeof(PyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The compiled base of ArrayImpl: the buffer protocol (memoryview(x)).",
+    .tp_as_buffer = &array_buffer_procs,
+    .tp_new = PyType_GenericNew,    /* (a static type without one could not be instantiated) */
+};
+
 /* Primitive.bind(self, *args, **params): at the top level, the primitive's last eager run
    (dispatch._last_run), unless the primitive has an impl rule (which runs instead). */
 static PyObject *
@@ -1455,7 +1553,7 @@ PyMODINIT_FUNC
 PyInit__fastpath(void)
 {
     if (PyType_Ready(&HitType) < 0 || PyType_Ready(&EntryPointType) < 0 ||
-            PyType_Ready(&JitFunctionType) < 0)
+            PyType_Ready(&JitFunctionType) < 0 || PyType_Ready(&ArrayBufferType) < 0)
         return NULL;
     s_generation = PyUnicode_InternFromString("_generation");
     s_trace = PyUnicode_InternFromString("trace");
@@ -1469,13 +1567,14 @@ PyInit__fastpath(void)
     s_ran = PyUnicode_InternFromString("ran");
     s_dtype = PyUnicode_InternFromString("dtype");
     s_shape = PyUnicode_InternFromString("shape");
+    s_buffer_host = PyUnicode_InternFromString("_buffer_host");
     /* jit.cache.LAST_HIT, interned there too: the same object, found by identity */
     s_last_hit = PyUnicode_InternFromString("last hit");
     one = PyLong_FromLong(1);
     no_params = PyDict_New();
     if (!s_generation || !s_trace || !s_sharding || !s_consume || !s_hits || !s_native ||
             !s_block || !s_python_call || !s_last_hit || !s_delete || !s_ran || !s_dtype ||
-            !s_shape || !one || !no_params)
+            !s_shape || !s_buffer_host || !one || !no_params)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
@@ -1485,6 +1584,7 @@ PyInit__fastpath(void)
     if (PyModule_AddObjectRef(m, "Hit", (PyObject *)&HitType) < 0 ||
             PyModule_AddObjectRef(m, "EntryPoint", (PyObject *)&EntryPointType) < 0 ||
             PyModule_AddObjectRef(m, "JitFunction", (PyObject *)&JitFunctionType) < 0 ||
+            PyModule_AddObjectRef(m, "ArrayBuffer", (PyObject *)&ArrayBufferType) < 0 ||
             PyModule_AddStringConstant(m, "SOURCE_SHA256", JXKERNEL_FASTPATH_SHA256) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -702,6 +702,18 @@ def is_extended(dtype) -> bool:
     return isinstance(dtype, ExtendedDType)
 
 
+# NumPy 2's variable-width strings (JAX's `dtypes.string_dtype`): arrays of it live on CPU
+# devices (jaxlib keeps them; xla/string_arrays.py), no computation takes them
+string_dtype = np.dtypes.StringDType() if hasattr(np.dtypes, "StringDType") else None
+# its class, for the hot paths' `type(x.dtype) is StringDType` (before NumPy 2: none's)
+StringDType = type(string_dtype) if string_dtype is not None else type("NoStringDType", (), {})
+
+
+def is_string(dtype) -> bool:
+    """Whether `dtype` is NumPy's StringDType (JAX's `dtype == dtypes.string_dtype`)."""
+    return string_dtype is not None and isinstance(dtype, np.dtype) and dtype == string_dtype
+
+
 def has_tangent(dtype) -> bool:
     """Whether values of `dtype` are differentiable: inexact ones, and extended dtypes whose
     tangent dtype is not float0 (Flax's fp8_meta32 is its own tangent; keys have none)."""

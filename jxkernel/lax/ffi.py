@@ -20,7 +20,11 @@ import ctypes
 
 import numpy as np
 
-from ..core.avals import ShapedArray, get_aval
+from collections.abc import Mapping
+
+from ..core.avals import AbstractToken, ShapedArray, get_aval
+from ..core.dtypes import is_extended as is_extended_dtype
+from ..core.physical import physical_aval, physical_rules
 from ..core.ir import param_printers
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
                              lowering_rules, transpose_rules)
@@ -28,6 +32,7 @@ from .loops import map as _map
 from .shapes import broadcast, transpose
 from ..xla import ffi as _xla_ffi
 from ..xla import lapack as _xla_lapack
+from ..xla.layout import Layout
 from ..xla.ffi import (include_dir, register_ffi_target,  # noqa: F401
                       register_ffi_target_as_batch_partitionable, register_ffi_type,
                       register_ffi_type_id)
@@ -50,20 +55,30 @@ def pycapsule(funcptr):
 # ------------------------------------------------------------------ lowering
 def _order(aval, layout) -> tuple:
     """An operand's or result's layout, minor-to-major as the custom call takes it (None:
-    row-major), checked against its dimensions."""
-    order = _xla_ffi.row_major(aval.ndim) if layout is None else tuple(layout)
-    if sorted(order) != list(range(aval.ndim)):
-        raise ValueError(f"layout {layout} is not a permutation of the {aval.ndim} dimensions "
+    row-major; a `Layout`, JAX's major-to-minor order reversed; a token's, none), checked
+    against its dimensions."""
+    ndim = 0 if isinstance(aval, AbstractToken) else len(physical_aval(aval).shape)
+    if layout is None:
+        return _xla_ffi.row_major(ndim)
+    if isinstance(layout, Layout):
+        if layout.tiling is not None:
+            raise ValueError("The FFI does not support layouts with tiling")
+        return tuple(layout.major_to_minor[::-1])
+    order = tuple(layout)
+    if sorted(order) != list(range(ndim)):
+        raise ValueError(f"layout {layout} is not a permutation of the {ndim} dimensions "
                          f"of {aval.str_short(True)}")
     return order
 
 
 def build_ffi_lowering_function(call_target_name: str, *, operand_layouts=None,
                                 result_layouts=None, backend_config=None, has_side_effect=False,
-                                operand_output_aliases=None, api_version: int = 4):
+                                operand_output_aliases=None, api_version: int = 4,
+                                extra_attributes=None):
     """A lowering rule `(ctx, *operands, **attributes) -> results` emitting the custom call
     of `call_target_name` (jxkernel's rules write StableHLO text: register it with
-    jxkernel.interpreters.mlir.register_lowering)."""
+    jxkernel.interpreters.mlir.register_lowering). `extra_attributes`: more attributes of the
+    call, {name: text} (`mlir.ir_attribute(...)`'s), as JAX's `mhlo.frontend_attributes`."""
     def rule(ctx, *operands, **attributes):
         if api_version >= 4:
             if backend_config is not None and not isinstance(backend_config, dict):
@@ -83,7 +98,7 @@ def build_ffi_lowering_function(call_target_name: str, *, operand_layouts=None,
             operand_layouts=list(map(_order, ctx.avals_in, ins)),
             result_layouts=list(map(_order, ctx.avals_out, outs)),
             aliases=operand_output_aliases, has_side_effect=bool(has_side_effect),
-            api_version=api_version)
+            api_version=api_version, extra_attributes=extra_attributes)
     return rule
 
 
@@ -108,7 +123,7 @@ def ffi_call(target_name: str, result_shape_dtypes, *, has_side_effect: bool = F
                          f"but got: {vmap_method}")
     multiple = isinstance(result_shape_dtypes, (list, tuple))
     results = list(result_shape_dtypes) if multiple else [result_shape_dtypes]
-    result_avals = tuple(ShapedArray(tuple(r.shape), np.dtype(r.dtype)) for r in results)
+    result_avals = _result_avals(results)
     out_layouts = output_layouts if multiple else (output_layouts,)
     if custom_call_api_version >= 4 and legacy_backend_config is not None:
         raise ValueError("The use of the legacy_backend_config parameter requires "
@@ -125,11 +140,15 @@ def ffi_call(target_name: str, result_shape_dtypes, *, has_side_effect: bool = F
                              f"number of output layouts ({len(out_layouts)}).")
         aliases = tuple(sorted((int(i), int(o)) for i, o in (input_output_aliases or {}).items()))
         for i, o in aliases:
-            if i >= len(args) or o >= len(result_avals):
-                raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' with an "
-                                 "index out of range")
-            if (in_avals[i].shape, in_avals[i].dtype) != (result_avals[o].shape,
-                                                         result_avals[o].dtype):
+            if i >= len(args):
+                raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' with "
+                                 f"input index {i} outside the range [0, {len(args)}).")
+            if o >= len(result_avals):
+                raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' with "
+                                 f"output index {o} outside the range [0, "
+                                 f"{len(result_avals)}).")
+            if (getattr(in_avals[i], "shape", ()), getattr(in_avals[i], "dtype", ())) != (
+                    getattr(result_avals[o], "shape", ()), getattr(result_avals[o], "dtype", ())):
                 raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' "
                                  f"referring to an input with abstract value {in_avals[i]} and "
                                  f"an output with a different abstract value {result_avals[o]}.")
@@ -140,7 +159,7 @@ def ffi_call(target_name: str, result_shape_dtypes, *, has_side_effect: bool = F
             output_layouts=None if out_layouts is None else tuple(map(_tuple, out_layouts)),
             input_output_aliases=aliases, custom_call_api_version=custom_call_api_version,
             legacy_backend_config=legacy_backend_config,
-            attributes=tuple(sorted((k, _hashable(v)) for k, v in attributes.items())))
+            attributes=_wrap_hashable(attributes))
         if multiple:
             return tuple(outs) if isinstance(result_shape_dtypes, tuple) else outs
         return outs[0]
@@ -152,18 +171,94 @@ def _tuple(layout):
     return None if layout is None else tuple(layout)[::-1]
 
 
-class _Frozen(np.ndarray):
-    """A NumPy attribute, hashable by value (params are part of jit's keys)."""
+def _result_avals(results) -> tuple:
+    """ffi_call's result types (JAX's `_result_avals`): a token as itself, else a
+    ShapedArray of the result's shape and dtype, JAX's ValueError for one without them."""
+    avals = []
+    for i, r in enumerate(results):
+        if isinstance(r, AbstractToken):
+            avals.append(r)
+        elif not hasattr(r, "shape") or not hasattr(r, "dtype"):
+            raise ValueError("All elements of result_shape_dtypes must have 'shape' and 'dtype' "
+                             f"attributes. Got {r} at position {i}.")
+        else:
+            avals.append(ShapedArray(tuple(r.shape), r.dtype if is_extended_dtype(r.dtype)
+                                     else np.dtype(r.dtype)))
+    return tuple(avals)
+
+
+class FrozenDict(Mapping):
+    """A dict attribute as a hashable param (JAX's jax._src.frozen_dict.FrozenDict: params
+    are part of jit's keys; the jaxpr prints it so)."""
+    def __init__(self, d):
+        self._d = dict(d.items())
+
+    def __repr__(self):
+        return f"FrozenDict({self._d!r})"
+
+    def __str__(self):
+        return f"FrozenDict({self._d})"
+
+    def __getitem__(self, key):
+        return self._d[key]
+
     def __hash__(self):
-        return hash((self.dtype.str, self.shape, self.tobytes()))
+        return hash(frozenset(self._d.items()))
 
     def __eq__(self, other):
-        return isinstance(other, np.ndarray) and self.dtype == other.dtype and \
-            self.shape == other.shape and self.tobytes() == other.tobytes()
+        return isinstance(other, FrozenDict) and self._d == other._d
+
+    def __iter__(self):
+        return iter(self._d)
+
+    def __len__(self):
+        return len(self._d)
 
 
-def _hashable(value):
-    return np.array(value).view(_Frozen) if isinstance(value, np.ndarray) else value
+class HashableArray:
+    """A NumPy attribute as a hashable param, by value (JAX's
+    jax._src.hashable_array.HashableArray)."""
+    __slots__ = ("val",)
+
+    def __init__(self, val):
+        self.val = np.array(val, copy=True)
+        self.val.setflags(write=False)
+
+    def __repr__(self):
+        return f"HashableArray({self.val!r})"
+
+    def __str__(self):
+        return f"HashableArray({self.val})"
+
+    def __hash__(self):
+        return hash((self.val.shape, self.val.dtype, self.val.tobytes()))
+
+    def __eq__(self, other):
+        return isinstance(other, HashableArray) and self.val.shape == other.val.shape and \
+            self.val.dtype == other.val.dtype and np.array_equal(self.val, other.val)
+
+
+def _wrap_hashable(attributes: dict) -> tuple:
+    """The call's keyword attributes as params (JAX's `_wrap_kwargs_hashable`): an array as a
+    HashableArray, a dict as a FrozenDict, else the value, which must hash."""
+    out = []
+    for k, v in sorted(attributes.items()):
+        if isinstance(v, np.ndarray):
+            out.append((k, HashableArray(v)))
+        elif isinstance(v, dict):
+            out.append((k, FrozenDict(v)))
+        else:
+            try:
+                hash(v)
+            except TypeError as e:
+                raise TypeError(f"Non-hashable keyword argument to ffi_call {k}: {v}") from e
+            out.append((k, v))
+    return tuple(out)
+
+
+def _unwrap_hashable(attributes) -> dict:
+    return {k: v.val if isinstance(v, HashableArray) else
+            v._d if isinstance(v, FrozenDict) else v for k, v in attributes}
 
 
 def _ffi_lowering(ctx, *operands, target_name, has_side_effect, input_layouts, output_layouts,
@@ -175,8 +270,7 @@ def _ffi_lowering(ctx, *operands, target_name, has_side_effect, input_layouts, o
         target_name, operand_layouts=input_layouts, result_layouts=output_layouts,
         backend_config=legacy_backend_config, has_side_effect=has_side_effect,
         operand_output_aliases=dict(input_output_aliases), api_version=custom_call_api_version)
-    return rule(ctx, *operands, **{k: np.asarray(v) if isinstance(v, np.ndarray) else v
-                                   for k, v in attributes})
+    return rule(ctx, *operands, **_unwrap_hashable(attributes))
 
 
 def _no_derivative(*args, target_name, **_):
@@ -222,7 +316,16 @@ def _ffi_batching(axis_data, args, dims, *, vmap_method, result_avals, **params)
         f"'legacy_vectorized'. Got vmap_method={vmap_method!r}.")
 
 
+def _ffi_physical(in_avals, out_avals, *args, result_avals, **params):
+    """A call given typed keys (or giving them): the call of their data (JAX's lowering
+    takes each operand's physical type, `core.physical_aval`)."""
+    return ffi_call_p.bind(*args, result_avals=tuple(
+        r if isinstance(r, AbstractToken) else physical_aval(r) for r in result_avals),
+        **params)
+
+
 abstract_eval_rules[ffi_call_p] = lambda *avals, result_avals, **params: list(result_avals)
+physical_rules[ffi_call_p] = _ffi_physical
 lowering_rules[ffi_call_p] = _ffi_lowering
 jvp_rules[ffi_call_p] = _no_derivative
 transpose_rules[ffi_call_p] = lambda ct, *args, **params: _no_derivative(**params)

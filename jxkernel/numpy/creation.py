@@ -36,6 +36,7 @@ from ..xla.array import Array, host_to_device
 from ..lax.transfer import place
 from ..xla.put import device_put
 from ..xla.sharding import Sharding
+from ..xla.string_arrays import check_made as check_made_strings
 from ..transforms.jit.args import device_mismatch
 from . import util
 from .dtypes import canonicalize_user_dtype, lattice_result_type, result_type
@@ -175,6 +176,9 @@ def _concrete(x, context):
 
 
 # ---------------------------------------------------------------- array / asarray
+_STRING = _core.StringDType      # NumPy 2's StringDType's class
+
+
 def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
           ndmin: int = 0, device=None, out_sharding=None):
     """An Array from an array, scalar, or nested lists/tuples of them (as jnp.array).
@@ -185,6 +189,10 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
     if args:
         copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
     _check_device(device, out_sharding)
+    if type(dtype) is _STRING or type(getattr(object, "dtype", None)) is _STRING:
+        # NumPy's StringDType: put as it is, on CPU devices (XLA has no string type)
+        check_made_strings(object, dtype, ndmin)
+        return device_put(object, device)
     if device is not None and type(object) is Array:
         _check_committed(object, device)
     if out_sharding is not None and get_mesh() is None:
@@ -382,7 +390,7 @@ def asarray(a, dtype=None, order=None, *, copy: bool | None = None, device=None,
     if type(a) is Array and dtype is None and not copy and device is None and \
             out_sharding is None:
         return a
-    if dtype is not None:
+    if dtype is not None and type(dtype) is not _STRING:   # (strings: array's own path)
         dtype = canonicalize_user_dtype(dtype, "asarray")
     return array(a, dtype=dtype, copy=bool(copy), order=order, device=device,
                  out_sharding=out_sharding)

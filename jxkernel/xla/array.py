@@ -36,6 +36,8 @@ placement.py where a call on Arrays runs and whether its results are committed.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..core.config import config
@@ -48,7 +50,7 @@ from ..core.basearray import Array as BaseArray
 from ..core.lazy_names import lazy_names
 from ..core.monitoring import test_event
 from ..core.native import native
-from . import array_display, client as _client
+from . import array_display, buffer_protocol, client as _client
 from .array_parts import from_parts
 from .client import xc
 from .deleted import DELETED, deleted_error, mark, wait_error
@@ -75,7 +77,14 @@ class _CNamed(type):
     __name__ = property(lambda cls: type.__dict__["__name__"].__get__(cls).rpartition(".")[2])
 
 
-class ArrayImpl(metaclass=_CNamed):
+# The buffer protocol (`memoryview(x)`): a C type's, inherited (core/_fastpath.c's ArrayBuffer,
+# which adds no field: the slots below keep their offsets); without the compiled fast path,
+# Python 3.12's `__buffer__` (PEP 688), below; on 3.11 without it, none (NumPy reads
+# `__array__`).
+_ArrayBase = native.ArrayBuffer if native else object
+
+
+class ArrayImpl(_ArrayBase, metaclass=_CNamed):
     """An immutable array on a device. Reading its value waits for the computation.
 
     Named as JAX's concrete array class, which user code checks by name
@@ -316,6 +325,14 @@ class ArrayImpl(metaclass=_CNamed):
                                  f"needs a copy, but copy=False was requested")
             return value.astype(dtype)
         return value.copy() if copy else value
+
+    # The buffer protocol's host value and format (core/_fastpath.c's ArrayBuffer calls it):
+    # JAX's checks and BufferErrors, xla/buffer_protocol.py
+    _buffer_host = buffer_protocol.host_view
+
+    if native is None and sys.version_info >= (3, 12):
+        def __buffer__(self, flags):    # (PEP 688: the view is NumPy's, its format NumPy's)
+            return memoryview(buffer_protocol.host_view(self, flags)[0])
 
     def tolist(self):
         return self._value.tolist()

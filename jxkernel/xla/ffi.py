@@ -75,9 +75,13 @@ def attribute(value) -> str:
     ('true', '76 : ui8', '2 : i64', '"on"')
     >>> attribute(np.arange(3, dtype=np.int32))
     'dense<[0, 1, 2]> : tensor<3xi32>'
+    >>> attribute({"b": 1, "a": "x"})
+    '{a = "x", b = 1 : i64}'
     """
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
+    if isinstance(value, dict):         # a dictionary attribute (MLIR's sorts its names)
+        return dictionary({k: attribute(value[k]) for k in sorted(value)})
     if isinstance(value, np.generic):
         return f"{value.item()!r} : {hlo.element_type(value.dtype)}"
     if isinstance(value, int):

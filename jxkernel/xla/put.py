@@ -7,10 +7,12 @@ over a mesh (xla/sharded.py). It stands above both, so that neither imports the 
 from __future__ import annotations
 
 
+from ..core import dtypes
 from ..core.avals import Token, get_aval
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.physical import wrap_physical
-from .array import Array
+from . import string_arrays
+from .array import Array, host_to_device
 from .layout import check_put_format, sharding_of_format
 from .transfers import put_on_device, typed_data
 
@@ -35,8 +37,16 @@ def device_put(x, device=None, *, copy=False) -> Array:
         device = sharding_of_format(device, len(aval.shape))
     if hasattr(device, "_as_mesh_sharding"):        # a GSPMDSharding: its tiling as a mesh's
         device = device._as_mesh_sharding()
+    strings = type(getattr(x, "dtype", None)) is dtypes.StringDType
+    if strings:                         # NumPy's StringDType: on CPU devices alone, committed
+        value, aval, first = string_arrays.checked(x, device)
+        if not isinstance(device, NamedSharding):
+            return host_to_device(value, aval, first, True)
     if isinstance(device, (NamedSharding, PartitionSpec)):
         # split over a mesh: loads with the first mesh, which `import jxkernel` does not need
-        from .sharded import device_put as put_on_mesh
+        from .sharded import device_put as put_on_mesh, put as put_blocks
+        if strings:                     # (each device's block, as numbers' are)
+            device.check_shape(aval.shape)
+            return put_blocks(value, aval, device)
         return put_on_mesh(x, device)
     return put_on_device(x, device, copy=copy)

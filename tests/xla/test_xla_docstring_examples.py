@@ -29,6 +29,7 @@ XLA_ONLY = {
     "jxkernel.xla.compiler": "XLA compiler",
     "jxkernel.xla.executable": "XLA compiler",
     "jxkernel.xla.placement": "CPU platform",
+    "jxkernel.xla.string_arrays": "CPU platform",
 }
 
 

@@ -231,12 +231,16 @@ def _grad_input_aval(leaf):
     unregistered class) worded as JAX 0.10.2's grad words it: the type unquoted, a full stop
     (vmap's and jit's words quote it)."""
     try:
-        return get_aval(leaf)
+        aval = get_aval(leaf)
     except TypeError as e:
         if "is not a valid JAX type" not in str(e):
             raise
         raise TypeError(f"Argument '{leaf}' of type {jax_type_text(leaf)} is not a valid JAX "
                         f"type.") from None
+    if dtypes.is_string(getattr(aval, "dtype", None)):     # (a StringDType Array: no math)
+        raise TypeError(f"Argument '{leaf}' of type {jax_type_text(leaf)} is not a valid JAX "
+                        f"type.")
+    return aval
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,

@@ -536,6 +536,15 @@ def leaf_aval(x, index_name, fun=None) -> ShapedArray:
     raise not_an_array(fun, index_name, x)
 
 
+def check_jax_types(leaves, avals) -> None:
+    """JAX's TypeError for an argument no program takes, a StringDType Array (JAX's
+    `valid_jaxtype` is False for it; XLA has no string type), checked as a jit traces."""
+    for x, aval in zip(leaves, avals):
+        if dtypes.is_string(getattr(aval, "dtype", None)):
+            raise TypeError(f"Argument '{x}' of type {jax_type_text(x)} is not a valid JAX "
+                            f"type.")
+
+
 def _fits(x: int, dtype) -> bool:
     info = np.iinfo(dtype)
     return int(info.min) <= x <= int(info.max)

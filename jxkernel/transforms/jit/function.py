@@ -299,6 +299,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         """(ClosedJaxpr, out_tree, trace seconds) of fun at these types (`high`: unlowered)."""
         check_traceable(self)
         out_trees, leaves = [], token_carriers(*tree_flatten((dyn_args, dyn_kwargs)))[0]
+        jit_args.check_jax_types(leaves, avals)
         names = functools.partial(self._leaf_names, dyn_args, dyn_kwargs)
         info = DebugInfo(self._name, self._source, "jit", names(), python_inputs(leaves))
         start = time.perf_counter()

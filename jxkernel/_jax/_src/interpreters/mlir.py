@@ -6,7 +6,7 @@ primitive) and `_constant_handlers` (a library's array class's constants: core/e
 `jaxpr_subcomp`, every jaxpr's lowering, a view of jxkernel.xla.lowering's: a wrapper set here
 is set there, so that every lowering calls it (as a test of JAX's wraps JAX's to collect the
 jaxprs a jit lowers); `ir`, jaxlib's MLIR bindings (`mlir.ir.DictAttr` of a compiler_ir()'s
-attributes), loaded on first access.
+attributes), loaded on first access; `ir_attribute`, a value as an attribute's text.
 
     >>> hlo.sine.__name__, LoweringRuleContext.__name__
     ('<lambda>', 'LoweringRuleContext')
@@ -24,6 +24,18 @@ from ....core.primitive import lowering_rules as _lowerings  # noqa: F401
 from ....xla.lowering import LoweringParameters, LoweringRuleContext  # noqa: F401
 from ....xla import lowering as _lowering
 from ....xla.effect_tokens import TokenSet  # noqa: F401
+from ....xla.ffi import attribute as _attribute
+
+
+def ir_attribute(value) -> str:
+    """JAX's `mlir.ir_attribute`: a Python or NumPy value (a dict, a scalar, a string, an
+    array) as an MLIR attribute, here its text (jxkernel's lowering rules write StableHLO
+    text), which `ffi_lowering(..., extra_attributes={name: ir_attribute(...)})` takes.
+
+        >>> ir_attribute({"num_batch_dims": "1"})
+        '{num_batch_dims = "1"}'
+    """
+    return _attribute(value)
 
 
 # JAX's `make_ir_context()` (an MLIR context of jaxlib's bindings, StableHLO loaded) and

@@ -106,6 +106,9 @@ def _text(attr) -> str:
 
 
 # JAX's hlo module is jaxlib's StableHLO dialect: its `register_dialect` (for contexts of
-# jaxlib's MLIR bindings, jax.extend.mlir.ir) is that one, loaded on first access
+# jaxlib's MLIR bindings, jax.extend.mlir.ir) and its `TokenType` (what a test asks of a
+# compiler_ir() operand's type: `hlo.TokenType.isinstance(op.operands[0].type)`) are that
+# one's, loaded on first access
 __getattr__, __dir__ = lazy_names(__name__, globals(), {
-    "register_dialect": ("jxkernel._jax.extend.mlir.dialects.stablehlo", "register_dialect")})
+    name: ("jxkernel._jax.extend.mlir.dialects.stablehlo", name)
+    for name in ("register_dialect", "TokenType")})
