@@ -117,11 +117,18 @@ def _misplaced(doc: pathlib.Path) -> list:
 
 
 def _misplaced_in(text: str, doc: pathlib.Path) -> list:
-    missing = []
-    for number, line in enumerate(text.splitlines(), 1):
-        for name, path in _placed_names(line):
+    """Each name placed in a file that is not there, at the first line naming it; a line is
+    read with the next one, since prose wraps between "`name` in" and "`file.py`"."""
+    missing, seen = [], set()
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        following = lines[number].strip() if number < len(lines) else ""
+        for name, path in _placed_names(f"{line} {following}"):
             found = _python_file(path, doc.parent)
-            if found is not None and not re.search(rf"\b{re.escape(name)}\b", found.read_text()):
+            if (name, path) in seen or found is None:
+                continue
+            seen.add((name, path))
+            if not re.search(rf"\b{re.escape(name)}\b", found.read_text()):
                 missing.append(f"{doc.name}:{number}: {name} is not in {path}")
     return missing
 
@@ -155,3 +162,6 @@ def test_the_reader_finds_paths_and_leaves_the_rest():
     doc = ROOT / "docs" / "contributing.md"
     assert _misplaced_in("`no_such_table` in `jxkernel/core/primitive.py`", doc) == \
         ["contributing.md:1: no_such_table is not in jxkernel/core/primitive.py"]
+    assert _misplaced_in("a table, `numpy_rules` in\n`jxkernel/core/primitive.py`, and `no_such` in\n"
+                         "`jxkernel/core/primitive.py`", doc) == \
+        ["contributing.md:2: no_such is not in jxkernel/core/primitive.py"]     # wrapped
