@@ -1,9 +1,11 @@
 """Run JAX's test files on one side, one pytest process per file under its own timeout, and
 keep per-file counts in .jaxtests/results/SIDE.json (the libraries' harness's record plugin
-and tally: a file cut at its timeout still says what it finished).
+and tally: a file cut at its timeout still says what it finished). Each file's log begins with
+the command that runs it again (`rerun_line`): add a test's name to run that one alone.
 """
 import json
 import os
+import shlex
 import signal
 import subprocess
 import time
@@ -24,6 +26,31 @@ def _pytest_ini() -> str:
     return path
 
 
+# what a side's environment sets for its pytest (side_environment), said on a log's first line
+_SAID = ("JXKERNEL_AS_JAX", "JAX_TEST_SUPPORT", "JAX_NUM_GENERATED_CASES", "JAX_PLATFORMS",
+         "JAX_TEST_DUT", "JAX_DISABLE_MOST_OPTIMIZATIONS", "PYTHONPATH")
+
+
+def rerun_line(side, file, cases, optimized=False) -> str:
+    """The shell command that runs `file` again as the harness ran it, but for the record
+    plugin, which needs its record file: a file log's first line, so that one test can be run
+    alone by adding its name (`file::Class::test` or `-k`).
+
+        >>> line = rerun_line("jxkernel", "extend_test.py", 10)
+        >>> line.startswith("cd .jaxtests/src && env JXKERNEL_AS_JAX=1 ")
+        True
+        >>> line.endswith(" -p jax_test_support -p no:randomly -p no:cacheprovider -q "
+        ...               "--rootdir . -c ../pytest.ini extend_test.py")
+        True
+    """
+    env = environment.side_environment(side, cases, optimized)
+    said = " ".join(f"{name}={shlex.quote(env[name])}" for name in _SAID if name in env)
+    support = " -p jax_test_support" if environment.is_jxkernel(side) else ""
+    return (f"cd {os.path.relpath(SOURCE, environment.ROOT)} && env {said} "
+            f"{shlex.quote(environment.python(side))} -m pytest{support} -p no:randomly "
+            f"-p no:cacheprovider -q --rootdir . -c ../pytest.ini {file}")
+
+
 def run_file(side, file, timeout_s, cases, optimized, mirror):
     """One pytest process over one file; its counts, failures, status and seconds."""
     os.makedirs(SOURCE, exist_ok=True)
@@ -40,6 +67,9 @@ def run_file(side, file, timeout_s, cases, optimized, mirror):
     env = {**environment.side_environment(side, cases, optimized), "LIBS_RECORD": stem + ".jsonl"}
     start = time.monotonic()
     with open(stem + ".log", "w") as log:
+        log.write(f"# to run it again, from the repository's root: "
+                  f"{rerun_line(side, file, cases, optimized)}\n")
+        log.flush()
         process = subprocess.Popen(command, cwd=SOURCE, env=env, stdout=log,
                                    stderr=subprocess.STDOUT, start_new_session=True)
         try:

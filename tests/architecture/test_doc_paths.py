@@ -10,7 +10,11 @@ the repository's root or of the package (`core/...` is jxkernel/core/...): JAX's
 name a folder, a file, a file's attribute (`core/compile_record.compiled`,
 `xla/array.ARRAY_TYPES`) or a test (`tests/x.py::test_y`); it resolves against the root, the
 package or the document's own folder. Paths git ignores (`hub/data/`, `test-artifacts/`) are
-made at run time and not checked. The dated logs (benchmarks/README.md,
+made at run time and not checked. A name the text places in a Python file is there too, as a
+word of that file: a module's attribute (`core/compile_record.compiled`), `core/symbolic.py:is_symbolic`,
+"`numpy_rules` in `core/primitive.py`" and "`tests/core/test_numpy_eval.py`'s
+`WITHOUT_NUMPY_RULE`" (a renamed function or table left its old name in the routes of
+docs/contributing.md's "Your first day", which name both). The dated logs (benchmarks/README.md,
 conformance/README.md) keep the names of their day and are not read.
 """
 import pathlib
@@ -78,9 +82,65 @@ def _missing(doc: pathlib.Path) -> list:
     return missing
 
 
+_NAME = r"`([A-Za-z_]\w*)(?:\([^`]*\))?`"                 # `numpy_rules`, `unop(..., numpy=...)`
+_PLACED = [re.compile(_NAME + r" in `([^`\s]+\.py)`"),     # `name` in `file.py`
+           re.compile(r"`([^`\s]+\.py)`'s " + _NAME)]       # `file.py`'s `name`
+
+
+def _python_file(path: str, folder: pathlib.Path) -> pathlib.Path | None:
+    for base in (ROOT, PACKAGE, folder):
+        if (base / path).is_file():
+            return base / path
+    return None
+
+
+def _placed_names(line: str) -> list:
+    """(name, Python file) pairs a line places: `file.py`'s `name`, `name` in `file.py`,
+    `file.py:name` and a module's attribute `module.name`."""
+    pairs = [(m.group(1), m.group(2)) for m in _PLACED[0].finditer(line)]
+    pairs += [(m.group(2), m.group(1)) for m in _PLACED[1].finditer(line)]
+    for text in _QUOTED.findall(line):
+        path = _as_path(text)
+        if path is None:
+            continue
+        after = re.search(r"\.py:(\w+)$", text.split("::")[0])
+        if after:
+            pairs.append((after.group(1), path))
+        elif not _FILE.search(path) and "." in path.rsplit("/", 1)[-1]:
+            module, _, name = path.rpartition(".")
+            pairs.append((name, module + ".py"))
+    return pairs
+
+
+def _misplaced(doc: pathlib.Path) -> list:
+    return _misplaced_in(doc.read_text(), doc)
+
+
+def _misplaced_in(text: str, doc: pathlib.Path) -> list:
+    """Each name placed in a file that is not there, at the first line naming it; a line is
+    read with the next one, since prose wraps between "`name` in" and "`file.py`"."""
+    missing, seen = [], set()
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        following = lines[number].strip() if number < len(lines) else ""
+        for name, path in _placed_names(f"{line} {following}"):
+            found = _python_file(path, doc.parent)
+            if (name, path) in seen or found is None:
+                continue
+            seen.add((name, path))
+            if not re.search(rf"\b{re.escape(name)}\b", found.read_text()):
+                missing.append(f"{doc.name}:{number}: {name} is not in {path}")
+    return missing
+
+
 @pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.name)
 def test_every_path_the_docs_name_is_there(doc):
     assert _missing(doc) == []
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.name)
+def test_every_name_the_docs_place_in_a_file_is_there(doc):
+    assert _misplaced(doc) == []
 
 
 def test_the_reader_finds_paths_and_leaves_the_rest():
@@ -92,3 +152,16 @@ def test_the_reader_finds_paths_and_leaves_the_rest():
     assert _exists("core/compile_record.compiled", ROOT)      # a module's attribute
     assert not _exists("jxkernel/stepper.py", ROOT)            # moved into views/
     assert not _exists("jxkernel/tree_util.py", ROOT)          # a package, not a module
+    assert _placed_names("`numpy_rules` in `jxkernel/core/primitive.py` (one of `RULE_TABLES`), "
+                         "`tests/core/test_numpy_eval.py`'s `UNARY_FLOAT`, `unop(..., numpy=f)` "
+                         "in `lax/_rules.py`, `core/symbolic.py:is_symbolic`, "
+                         "`core/compile_record.compiled`, `xla/array.py`") == [
+        ("numpy_rules", "jxkernel/core/primitive.py"), ("unop", "lax/_rules.py"),
+        ("UNARY_FLOAT", "tests/core/test_numpy_eval.py"), ("is_symbolic", "core/symbolic.py"),
+        ("compiled", "core/compile_record.py")]
+    doc = ROOT / "docs" / "contributing.md"
+    assert _misplaced_in("`no_such_table` in `jxkernel/core/primitive.py`", doc) == \
+        ["contributing.md:1: no_such_table is not in jxkernel/core/primitive.py"]
+    assert _misplaced_in("a table, `numpy_rules` in\n`jxkernel/core/primitive.py`, and `no_such` in\n"
+                         "`jxkernel/core/primitive.py`", doc) == \
+        ["contributing.md:2: no_such is not in jxkernel/core/primitive.py"]     # wrapped

@@ -1,6 +1,14 @@
 """The library-suite harness's own pieces (conformance/libraries), without running a library:
 the counts it reads from conformance/README.md's tables, how it tallies a part's recorded
-outcomes, how it merges a file's `-k` parts, and when a run matches the README."""
+outcomes, how it merges a file's `-k` parts, and when a run matches the README; and the
+command line JAX's test files' harness (conformance/jax_tests, built on these pieces) puts at
+the top of each file's log."""
+import os
+import shlex
+
+import locations  # tests/support: the repository's folders
+
+from conformance.jax_tests import run as jax_tests_run
 from conformance.libraries import compare, readme, run
 from conformance.libraries.suites import LIBRARIES
 
@@ -83,3 +91,20 @@ def test_constraints_hold_every_test_dependency_and_leave_jax_out():
 def suites_dependencies():
     from conformance.libraries.suites import TEST_DEPENDENCIES
     return TEST_DEPENDENCIES
+
+
+def test_a_jax_test_files_log_begins_with_the_command_that_runs_it_again():
+    """conformance/README.md sends a newcomer from a failing test to its file's log; the log
+    said pytest's output only, and the side's environment (jxkernel as `jax`, JAX's test
+    support, this checkout first on the path) was the harness's to know."""
+    words = shlex.split(jax_tests_run.rerun_line("jxkernel", "extend_test.py", 10))
+    assert words[:4] == ["cd", ".jaxtests/src", "&&", "env"]
+    env = dict(word.split("=", 1) for word in words[4:] if "=" in word and "/" not in word[:1])
+    assert env["JXKERNEL_AS_JAX"] == "1" and env["JAX_PLATFORMS"] == "cpu"
+    assert env["JAX_NUM_GENERATED_CASES"] == "10" and env["JAX_DISABLE_MOST_OPTIMIZATIONS"] == "1"
+    assert env["PYTHONPATH"].split(os.pathsep)[0] == locations.ROOT    # this checkout's code
+    assert "-p jax_test_support" in " ".join(words) and "libs_record" not in " ".join(words)
+    assert words[-1] == "extend_test.py"
+    jax_side = jax_tests_run.rerun_line("jax", "extend_test.py", 10)
+    assert "JXKERNEL_AS_JAX" not in jax_side and "jax_test_support" not in jax_side
+    assert "venv-jax" in jax_side

@@ -149,6 +149,37 @@ def test_the_fix_in_brief_is_its_last_sentence():
         "Make it once and reuse it."
 
 
+def _fix_templates():
+    """Every fix text of jxkernel/views/signature_changes: its modules' (fix, code) pairs at
+    module level, and fixes.py's table of them."""
+    import importlib
+    import pkgutil
+    from jxkernel.views import signature_changes
+    texts = {}
+    for module in pkgutil.iter_modules(signature_changes.__path__):
+        found = importlib.import_module(f"{signature_changes.__name__}.{module.name}")
+        for name, value in vars(found).items():
+            pairs = value.items() if isinstance(value, dict) else [(name, value)]
+            for key, pair in pairs:
+                if isinstance(pair, tuple) and len(pair) == 2 and \
+                        all(isinstance(part, str) for part in pair):
+                    texts[f"{module.name}.{name}[{key}]"] = pair[0]
+    return texts
+
+
+def test_no_fix_in_brief_is_the_sentence_saying_its_code_is_a_pattern():
+    """A fix whose code is a pattern says so in PATTERN_SAID's words, which the note's brief
+    leaves out: an array grown step by step said 'The code is a pattern, ...' in its own
+    words, and its note's first line read '· fix: The code is a pattern, in names of yours
+    to fill in.'"""
+    texts = _fix_templates()
+    assert "input_types._GROWN_STEP_FIX[_GROWN_STEP_FIX]" in texts and len(texts) > 20, \
+        sorted(texts)
+    said_so = {name: fix_in_brief(text) for name, text in texts.items()
+               if fix_in_brief(text).startswith("The code")}
+    assert not said_so, said_so
+
+
 def test_two_functions_recompiled_in_one_cell_are_both_named(shell):
     ok(shell, "def a13(v):\n    return v + 13\ndef b13(v):\n    return v - 13\n"
               "ja13, jb13 = jax.jit(a13), jax.jit(b13)\nja13(jnp.ones(2)); jb13(jnp.ones(2))")

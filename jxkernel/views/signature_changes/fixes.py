@@ -42,6 +42,9 @@ def _refixed(change: Change, fix_and_snippet, **more) -> Change:
 # name the learner's program need not have (the loop's `batches`, a cond's branches)
 _PLACEHOLDER = re.compile(r"\.\.\.|\b(batches|branch_true|branch_false|branch_0|branch_1|MODES|"
                           r"flatten, unflatten)\b")
+# a template whose code is a pattern ends with these words, not its own: the note's first line
+# gives the fix's last sentence as its fix in brief, leaving these out (notebook/compile_notes'
+# fix_in_brief), so said otherwise they became the brief
 PATTERN_SAID = " The code below is a pattern, in names of yours to fill in."
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...core.compile_record import compile_events
 from .change import Change, _aval_text
-from .fixes import _fixed, _refixed
+from .fixes import PATTERN_SAID, _fixed, _refixed
 from .structure import list_item
 
 
@@ -350,10 +350,9 @@ _GROWN_STEP_FIX = (
     "{path} grew by one along its first axis at each of the last calls ({a} -> {b} -> {c}): "
     "an array grown step by step (jnp.concatenate or jnp.append of each step's value) has "
     "a new shape, so a new compile, at every step. Make it at its full size once, before "
-    "the loop, and write each step's value at its index, the index passed traced: one "
-    "program for every step. Where it is read whole (a sum, a mean), pass a mask of the "
-    "rows written too and weigh them by it: the zeros past them would count. The code is a "
-    "pattern, in names of yours to fill in.",
+    "the loop (where it is read whole, a sum or a mean, pass a mask of the rows written too "
+    "and weigh them by it: the zeros past them would count), and write each step's value at "
+    "its index, the index passed traced: one program for every step." + PATTERN_SAID,
     "# n_steps: how many steps; i: this step's index; value: this step's value\n"
     "{path} = jnp.zeros((n_steps,) + {path}.shape[1:], {path}.dtype)    # once, before the "
     "loop\n"
@@ -367,7 +366,7 @@ _GROWN_LIST_FIX = (
     "every step. Make it an array at its full size once, before the loop, and write each "
     "step's value at its index instead of appending (in the jitted step, the index passed "
     "traced); where it is read whole, a mask of the rows written keeps the zeros out: one "
-    "program for every step. The code is a pattern, in names of yours to fill in.",
+    "program for every step." + PATTERN_SAID,
     "# n_steps: how many steps; i: this step's index; value: this step's value\n"
     "{list} = jnp.zeros({rows}, jnp.{dtype})    # once, before the loop\n"
     "{list} = {list}.at[i].set(value)    # step i: not an append (+ [value])\n"
