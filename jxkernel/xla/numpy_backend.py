@@ -4,7 +4,7 @@ The compile pipeline (pipeline.py) hands a jaxpr for the NumPy device here inste
 lowering it: `compile_numpy` makes a `NumpyExecutable`, which jit caches per signature as it
 caches XLA's executables (so its cache, the compile record and the recompilation notes work
 alike), and eager dispatch per primitive and operand types. Its `call_buffers` evaluates the
-jaxpr with each primitive's NumPy rule (`numpy_rules`, core/numpy_eval.py) on the buffers'
+jaxpr with each primitive's NumPy rule (`numpy_rules`, core/primitive.py) on the buffers'
 ndarrays, and wraps the results as Arrays on the NumPy device.
 
     >>> from jxkernel.xla.pipeline import compile_jaxpr
