@@ -36,6 +36,7 @@ def run(jax) -> dict:
     _mesh_context_names(jax, out)
     _reshard_keys(jax, out)
     _padded_aval_specs(jax, out)
+    _eqn_context_meshes(jax, out)
     return out
 
 
@@ -963,3 +964,38 @@ def _padded_aval_specs(jax, out):
             res = f(x)
             return seen + [repr(jax.typeof(res).sharding.spec)]
     out["aval sharding padded under jit"] = _answer(traced)
+
+
+def _eqn_context_meshes(jax, out):
+    """A jaxpr's equations run under the mesh they were traced under (JAX's
+    `eqn.ctx.cur_abstract_mesh`): `jaxpr_as_fun` of a jit's jaxpr with an `explicit_axes`
+    block in it, under an Auto mesh (pjit_test.py's `test_full_explicit_mode`,
+    `test_auto_mode_mix`, ...), and outside any mesh."""
+    import functools
+    import importlib
+    import numpy as np
+    core = importlib.import_module(jax.__name__ + "._src.core")
+    jnp = jax.numpy
+    P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.NamedSharding, \
+        jax.sharding.AxisType
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+
+    def run(outside):
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(16.).reshape(8, 2), NamedSharding(mesh, P("x", "y")))
+
+            @functools.partial(jax.sharding.explicit_axes, in_sharding=P("x", "y"))
+            def h(y):
+                z = jnp.sin(y)
+                return jnp.einsum("ab,bc->ac", z, z.T, out_sharding=P("x", None))
+
+            jaxpr = jax.jit(lambda x: h(x * 2)).trace(arr).jaxpr
+            if not outside:
+                out = core.jaxpr_as_fun(jaxpr)(arr)[0]
+        if outside:
+            out = core.jaxpr_as_fun(jaxpr)(arr)[0]
+        z = np.sin(np.arange(16.).reshape(8, 2) * 2)
+        # (the values within 1e-5 relative of NumPy's: sin and the dot may differ by ulps)
+        return [str(jax.typeof(out)), bool(np.allclose(np.asarray(out), z @ z.T, rtol=1e-5))]
+    out["eqn context mesh under the mesh"] = _answer(lambda: run(False))
+    out["eqn context mesh outside any mesh"] = _answer(lambda: run(True))
