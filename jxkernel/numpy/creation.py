@@ -17,7 +17,8 @@ import operator
 import numpy as np
 
 from .. import lax
-from ..lax.sharding import canonicalize_sharding, check_explicit_only, laid_out, resolved
+from ..lax.sharding import (canonicalize_sharding, check_explicit_only, constrained_as_converted,
+                            constrains_conversion, laid_out, resolved)
 from ..core import deprecations
 from ..core import dtypes as _core
 from ..core.config import config
@@ -298,6 +299,11 @@ def _finish(out, dtype, weak, device):
     if isinstance(out, np.ndarray):
         if out.dtype != dtype:
             out = out.astype(dtype)
+        if device is not None and not _eager() and constrains_conversion(device):
+            # under a trace, a sharding over Auto axes: a constant constrained to it, as JAX's
+            # convert_element_type(..., sharding=) binds (the program runs over its devices)
+            return constrained_as_converted(
+                lax.conversion._convert_element_type(out, dtype, weak), device)
         if out.shape or _eager() or device is not None:
             return _on_device(out, weak, device)
         return lax.conversion._convert_element_type(out[()], dtype, weak)   # staged: a literal
@@ -307,6 +313,8 @@ def _finish(out, dtype, weak, device):
     if a.dtype != dtype or a.weak_type != weak or isinstance(out, Tracer) and \
             type(out.to_concrete_value()) in (bool, int, float, complex):
         out = lax.conversion._convert_element_type(out, dtype, weak)
+    if device is not None and isinstance(out, Tracer) and constrains_conversion(device):
+        return constrained_as_converted(out, device)      # (JAX's, as above)
     if device is not None:
         out = place(out, device)
     return out

@@ -37,6 +37,7 @@ def run(jax) -> dict:
     _reshard_keys(jax, out)
     _padded_aval_specs(jax, out)
     _eqn_context_meshes(jax, out)
+    _converted_to_shardings(jax, out)
     return out
 
 
@@ -999,3 +1000,29 @@ def _eqn_context_meshes(jax, out):
         return [str(jax.typeof(out)), bool(np.allclose(np.asarray(out), z @ z.T, rtol=1e-5))]
     out["eqn context mesh under the mesh"] = _answer(lambda: run(False))
     out["eqn context mesh outside any mesh"] = _answer(lambda: run(True))
+
+
+def _converted_to_shardings(jax, out):
+    """A conversion given a sharding over a mesh of devices with Auto axes is constrained to
+    it, eagerly and under jit (pjit_test.py's `test_convert_element_type_sharding`,
+    `test_jnp_array_inside_jit_sharding`): `lax._convert_element_type(..., sharding=)` and
+    `jnp.array(..., device=)` of NumPy data and of a traced value."""
+    import importlib
+    import numpy as np
+    lax_internal = importlib.import_module(jax.__name__ + "._src.lax.lax")
+    jnp = jax.numpy
+    P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.NamedSharding, \
+        jax.sharding.AxisType
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    s = NamedSharding(mesh, P("x", "y"))
+    inp = np.arange(16).reshape(8, 2)
+
+    def shown(x):
+        return [repr(x.sharding), str(x.dtype), np.asarray(x).tolist() == inp.tolist()]
+    out["convert_element_type sharding eager"] = _answer(lambda: shown(
+        lax_internal._convert_element_type(inp, new_dtype=np.dtype(np.float32),
+                                           weak_type=False, sharding=s)))
+    out["jnp.array device sharding of a constant under jit"] = _answer(lambda: shown(
+        jax.jit(lambda: jnp.array(inp, dtype=np.float32, device=s))()))
+    out["jnp.array device sharding of an argument under jit"] = _answer(lambda: shown(
+        jax.jit(lambda x: jnp.array(x, dtype=np.float32, device=s))(inp)))
