@@ -38,6 +38,7 @@ def run(jax) -> dict:
     _padded_aval_specs(jax, out)
     _eqn_context_meshes(jax, out)
     _converted_to_shardings(jax, out)
+    _sds_like_shardings(jax, out)
     return out
 
 
@@ -1026,3 +1027,29 @@ def _converted_to_shardings(jax, out):
         jax.jit(lambda: jnp.array(inp, dtype=np.float32, device=s))()))
     out["jnp.array device sharding of an argument under jit"] = _answer(lambda: shown(
         jax.jit(lambda x: jnp.array(x, dtype=np.float32, device=s))(inp)))
+
+
+def _sds_like_shardings(jax, out):
+    """`jnp.zeros_like` of a ShapeDtypeStruct over an AbstractMesh of Explicit axes takes its
+    sharding: eagerly under set_mesh (over its devices) and in a jit traced under
+    use_abstract_mesh (pjit_test.py's `test_sds_input_to_zeros_like_propagates_sharding`,
+    `test_sds_closed_over_to_zeros_like_propagates_sharding_jit`)."""
+    jnp = jax.numpy
+    P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.NamedSharding, \
+        jax.sharding.AxisType
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+    am = mesh.abstract_mesh
+
+    def eager():
+        with jax.set_mesh(mesh):
+            val = jax.ShapeDtypeStruct((32,), jnp.float32, sharding=NamedSharding(am, P("x")))
+            res = jnp.zeros_like(val)
+            return [repr(res.sharding), str(jax.typeof(res)), float(res.sum())]
+    out["zeros_like of an abstract-mesh ShapeDtypeStruct under set_mesh"] = _answer(eager)
+
+    def traced():
+        with jax.sharding.use_abstract_mesh(am):
+            val = jax.ShapeDtypeStruct((32,), jnp.float32, sharding=NamedSharding(am, P("x")))
+            info = jax.jit(lambda: jnp.zeros_like(val)).trace().out_info
+            return [repr(info.sharding), str(info.shape)]
+    out["zeros_like of an abstract-mesh ShapeDtypeStruct under jit"] = _answer(traced)
