@@ -39,6 +39,8 @@ def run(jax) -> dict:
     _eqn_context_meshes(jax, out)
     _converted_to_shardings(jax, out)
     _sds_like_shardings(jax, out)
+    _typed_broadcasts_and_edtypes(jax, out)
+    _unit_dim_transposes(jax, out)
     return out
 
 
@@ -1053,3 +1055,67 @@ def _sds_like_shardings(jax, out):
             info = jax.jit(lambda: jnp.zeros_like(val)).trace().out_info
             return [repr(info.sharding), str(info.shape)]
     out["zeros_like of an abstract-mesh ShapeDtypeStruct under jit"] = _answer(traced)
+
+
+def _typed_broadcasts_and_edtypes(jax, out):
+    """`lax.broadcast_like` takes `like_arr`'s split too, and refuses an operand split
+    otherwise (pjit_test.py's `test_broadcast_like`); a conversion to and from an extended
+    dtype keeps the split of the leading dimensions (`test_extended_dtypes`)."""
+    import importlib
+    import numpy as np
+    jnp = jax.numpy
+    dtypes = importlib.import_module(jax.__name__ + "._src.dtypes")
+    P, AxisType = jax.sharding.PartitionSpec, jax.sharding.AxisType
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+
+    def like():
+        with jax.set_mesh(mesh):
+            like_arr = jax.device_put(np.arange(16).reshape(8, 2), P("x", None))
+            res = jax.lax.broadcast_like(np.arange(2), like_arr)
+            traced = jax.jit(lambda a, l: jax.lax.broadcast_like(a, l)).trace(
+                np.arange(2), like_arr).jaxpr
+            return [repr(res.sharding.spec), np.asarray(res).tolist(), str(traced)]
+    out["broadcast_like of a split like_arr"] = _answer(like)
+
+    def refused():
+        with jax.set_mesh(mesh):
+            like_arr = jax.device_put(np.arange(16).reshape(8, 2), P("x", None))
+            return jax.lax.broadcast_like(jax.device_put(np.arange(2), P("x")), like_arr)
+    out["broadcast_like of an operand split otherwise"] = _answer(refused)
+
+    def edtype():
+        dtype = dtypes.primal_tangent_dtype(jnp.dtype("int8"), jnp.dtype("bfloat16"))
+        seen = []
+        with jax.set_mesh(mesh):
+            @jax.jit
+            def f(x):
+                x = jax.lax.convert_element_type(x, dtype)
+                seen.append(repr(x.aval.sharding.spec))
+                x = jax.lax.convert_element_type(x, "int8")
+                seen.append(repr(x.aval.sharding.spec))
+                return x
+            res = f(jax.device_put(jnp.arange(8, dtype="int8"), P("x")))
+            return seen + [repr(res.sharding.spec), np.asarray(res).tolist()]
+    out["extended dtype conversions keep the split"] = _answer(edtype)
+
+
+def _unit_dim_transposes(jax, out):
+    """The transpose of a broadcast of a size-1 dimension split over a size-1 mesh axis sums
+    only the new dimensions (the split one is not stretched), so the gradient keeps the
+    split (pjit_test.py's `test_broadcast_transpose_unit_dims`)."""
+    import numpy as np
+    jnp = jax.numpy
+    P, AxisType = jax.sharding.PartitionSpec, jax.sharding.AxisType
+    mesh = jax.make_mesh((1,), ("x",), axis_types=(AxisType.Explicit,))
+
+    def run():
+        with jax.set_mesh(mesh):
+            x = jnp.ones((1,), out_sharding=P("x"))
+            f = lambda x: jnp.expand_dims(x, -1).sum()
+            y = jax.jit(jax.grad(f))(x)
+            x2 = jnp.ones((1, 4), out_sharding=P("x"))
+            g = lambda x: (x * jax.lax.rsqrt(jnp.mean(x ** 2, axis=-1, keepdims=True))).sum()
+            y2 = jax.jit(jax.grad(g))(x2)
+            return [str(jax.make_jaxpr(jax.grad(f))(x)), repr(y.sharding.spec),
+                    np.asarray(y).tolist(), repr(y2.sharding.spec), str(jax.typeof(y2))]
+    out["grad through a broadcast of a split unit dimension"] = _answer(run)
