@@ -41,6 +41,7 @@ def run(jax) -> dict:
     _sds_like_shardings(jax, out)
     _typed_broadcasts_and_edtypes(jax, out)
     _unit_dim_transposes(jax, out)
+    _size_one_explicit_results(jax, out)
     return out
 
 
@@ -1119,3 +1120,21 @@ def _unit_dim_transposes(jax, out):
             return [str(jax.make_jaxpr(jax.grad(f))(x)), repr(y.sharding.spec),
                     np.asarray(y).tolist(), repr(y2.sharding.spec), str(jax.typeof(y2))]
     out["grad through a broadcast of a split unit dimension"] = _answer(run)
+
+
+def _size_one_explicit_results(jax, out):
+    """A jit's result typed over an Explicit mesh axis of size 1, on a mesh with an Auto
+    axis beside it, keeps that split (no layout shows it: pjit_test.py's
+    `test_singleton_explicit_axis_multi_auto_axes`)."""
+    jnp = jax.numpy
+    P, AxisType = jax.sharding.PartitionSpec, jax.sharding.AxisType
+    mesh = jax.make_mesh((1, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto))
+
+    def run():
+        with jax.set_mesh(mesh):
+            a = jnp.ones((2, 2), jnp.int32, out_sharding=P("x", None))
+            res = jax.jit(lambda: jnp.ones((2, 2), jnp.int32, out_sharding=P("x", None)))()
+            b = jnp.ones((2,), jnp.int32, out_sharding=P("x"))
+            return [repr(jax.typeof(a).sharding.spec), repr(jax.typeof(res).sharding.spec),
+                    repr(res.sharding), repr(jax.typeof(b).sharding.spec)]
+    out["jit result over a size-1 Explicit axis beside an Auto one"] = _answer(run)
