@@ -42,6 +42,7 @@ def run(jax) -> dict:
     _typed_broadcasts_and_edtypes(jax, out)
     _unit_dim_transposes(jax, out)
     _size_one_explicit_results(jax, out)
+    _one_device_types(jax, out)
     return out
 
 
@@ -1138,3 +1139,21 @@ def _size_one_explicit_results(jax, out):
             return [repr(jax.typeof(a).sharding.spec), repr(jax.typeof(res).sharding.spec),
                     repr(res.sharding), repr(jax.typeof(b).sharding.spec)]
     out["jit result over a size-1 Explicit axis beside an Auto one"] = _answer(run)
+
+
+def _one_device_types(jax, out):
+    """An array typed over an Explicit mesh, put on one device, is typed over no mesh
+    (pjit_test.py's `test_device_put_typeof`)."""
+    import numpy as np
+    jnp = jax.numpy
+    AxisType = jax.sharding.AxisType
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+
+    def run():
+        with jax.set_mesh(mesh):
+            array = jnp.zeros(8)
+            before = repr(jax.typeof(array).sharding)
+            array = jax.device_put(array, jax.sharding.SingleDeviceSharding(jax.devices()[0]))
+            return [before, repr(jax.typeof(array).sharding), str(jax.typeof(array)),
+                    repr(array.sharding), np.asarray(array).tolist()]
+    out["device_put of a typed array onto one device"] = _answer(run)
