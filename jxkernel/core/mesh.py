@@ -748,13 +748,16 @@ def recording_mesh():
 def run_under_recorded_mesh(mesh):
     """A context in which an equation recorded under `mesh` (recording_mesh()) runs again, as
     JAX's eval_jaxpr enters `eqn.ctx.manager`; None where the abstract mesh in effect serves
-    (the same, or both of Auto axes alone, which no typing rule tells apart)."""
+    (the same; or `mesh` of Auto axes alone, under no mesh or one of Auto axes alone, which
+    no typing rule tells apart)."""
     state = _mesh_state
     if mesh is state.abstract or (mesh is state.mesh and state.abstract is None):
         return None
+    current = state.abstract if state.abstract is not None else state.mesh
+    if mesh.are_all_axes_auto and (current is None or current.are_all_axes_auto):
+        return None          # (asked of the meshes as they are: no AbstractMesh made)
     abstract = mesh if isinstance(mesh, AbstractMesh) else mesh.abstract_mesh
-    current = get_abstract_mesh()
-    if abstract == current or (abstract.are_all_axes_auto and current.are_all_axes_auto):
+    if abstract == get_abstract_mesh():
         return None
     return _abstract_mesh_set(abstract)
 
