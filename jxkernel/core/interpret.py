@@ -9,6 +9,7 @@ import functools
 
 from . import dtypes
 from .ir import Jaxpr, Literal
+from .mesh import run_under_recorded_mesh
 from .name_stack import replay, replaying, with_name_stack
 from .source_info import add_user_context, traced_source_info
 from .trace import _ctx as _trace_ctx
@@ -55,7 +56,12 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args, site=None) -> list:
                     if info is not None and info.name_stack else site
             replay(info, outer, names)
             try:
-                outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+                context = None if eqn.mesh is None else run_under_recorded_mesh(eqn.mesh)
+                if context is None:
+                    outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+                else:           # recorded under another mesh: run under it (JAX's eqn.ctx)
+                    with context:
+                        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
             except (FloatingPointError, ZeroDivisionError) as e:
                 # jax_debug_nans' error running a transformed equation: its cause is where
                 # the user's code made the equation, as JAX's eval_jaxpr attaches it

@@ -207,12 +207,15 @@ def _outer_input_effects(eqn, inner) -> list:
 
 class JaxprEqn:
     """`outvars = primitive[params] invars`, plus the user's source line (JAX's class name:
-    user code prints it)."""
-    __slots__ = ("invars", "outvars", "primitive", "params", "source_info")
+    user code prints it) and the mesh in context where it was recorded (`mesh.recording_mesh`:
+    an AbstractMesh, set_mesh's Mesh, or None; JAX's `eqn.ctx.cur_abstract_mesh`, which
+    eval_jaxpr enters again)."""
+    __slots__ = ("invars", "outvars", "primitive", "params", "source_info", "mesh")
 
-    def __init__(self, invars, outvars, primitive, params, source_info=None):
+    def __init__(self, invars, outvars, primitive, params, source_info=None, mesh=None):
         self.invars, self.outvars = list(invars), list(outvars)
         self.primitive, self.params, self.source_info = primitive, params, source_info
+        self.mesh = mesh
 
     @property
     def effects(self) -> frozenset:

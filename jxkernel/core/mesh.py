@@ -728,6 +728,44 @@ def use_abstract_mesh(mesh: AbstractMesh):
         raise ValueError(f"use_abstract_mesh cannot change the size of the mesh. Got new mesh:"
                          f" {mesh} with size={mesh.size} and prev mesh: {prev} with "
                          f"size={prev.size}")
+    with _abstract_mesh_set(mesh):
+        yield
+
+
+def recording_mesh():
+    """The mesh in context as an equation is recorded (JAX's `JaxprEqnContext
+    .cur_abstract_mesh`): use_abstract_mesh's AbstractMesh, else set_mesh's Mesh (kept as it
+    is: its AbstractMesh is made only if the equation is run elsewhere), else None."""
+    state = _mesh_state
+    found = state.abstract
+    if found is None:
+        found = state.mesh
+        if found is state.legacy:          # a `with mesh:` block is no abstract mesh (JAX)
+            return None
+    return found
+
+
+def run_under_recorded_mesh(mesh):
+    """A context in which an equation recorded under `mesh` (recording_mesh()) runs again, as
+    JAX's eval_jaxpr enters `eqn.ctx.manager`; None where the abstract mesh in effect serves
+    (the same; or `mesh` of Auto axes alone, under no mesh or one of Auto axes alone, which
+    no typing rule tells apart)."""
+    state = _mesh_state
+    if mesh is state.abstract or (mesh is state.mesh and state.abstract is None):
+        return None
+    current = state.abstract if state.abstract is not None else state.mesh
+    if mesh.are_all_axes_auto and (current is None or current.are_all_axes_auto):
+        return None          # (asked of the meshes as they are: no AbstractMesh made)
+    abstract = mesh if isinstance(mesh, AbstractMesh) else mesh.abstract_mesh
+    if abstract == get_abstract_mesh():
+        return None
+    return _abstract_mesh_set(abstract)
+
+
+@contextlib.contextmanager
+def _abstract_mesh_set(mesh: AbstractMesh):
+    """use_abstract_mesh's effect, without its check of the size (JAX's
+    `abstract_mesh_context_manager.swap_local`, which an equation's context uses)."""
     previous, _mesh_state.abstract = _mesh_state.abstract, mesh
     # jit's cache keys hold it, as JAX's trace context: set_mesh's own abstract mesh is
     # already there (its mesh), so it is left out

@@ -33,7 +33,7 @@ from .config import config
 from .earray import constant_handlers, foreign_constant
 from . import vma
 from .avals import ShapedArray, abstract_token, get_aval
-from .mesh import AxisType, get_abstract_mesh
+from .mesh import AxisType, get_abstract_mesh, recording_mesh
 from .check import check_jaxpr
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from .name_stack import eqn_source_info
@@ -215,7 +215,7 @@ class JaxprTrace(Trace):
     def add_staged_eqn(self, atoms, outvars, prim, params, source_info) -> None:
         """Record an equation whose outvars the caller made (HiPrimitive's staging)."""
         self.is_high = True
-        self.eqns.append(Eqn(atoms, outvars, prim, params, source_info))
+        self.eqns.append(Eqn(atoms, outvars, prim, params, source_info, recording_mesh()))
 
     def final_qdds(self) -> list:
         """Each input's quasi-dynamic data at the end of the trace (None: it has none)."""
@@ -297,7 +297,8 @@ class JaxprTrace(Trace):
             return x if type(x) is self.tracer_type and x._trace is self else \
                 self.tracer_type(self, atoms[0].aval, atoms[0])
         outvars = [Var(a) for a in out_avals]
-        self.eqns.append(Eqn(atoms, outvars, prim, params, eqn_source_info(2)))
+        self.eqns.append(Eqn(atoms, outvars, prim, params, eqn_source_info(2),
+                             recording_mesh()))
         if prim.multiple_results:
             return [self.tracer_type(self, v.aval, v) for v in outvars]
         return self.tracer_type(self, outvars[0].aval, outvars[0])
@@ -314,7 +315,8 @@ class JaxprTrace(Trace):
     def add_eqn(self, atoms, prim, params, out_avals, source_info=None) -> list[JaxprTracer]:
         """Record an equation directly (for call-like primitives built by transformations)."""
         outvars = [Var(a) for a in out_avals]
-        self.eqns.append(Eqn(atoms, outvars, prim, params, source_info or eqn_source_info(2)))
+        self.eqns.append(Eqn(atoms, outvars, prim, params, source_info or eqn_source_info(2),
+                             recording_mesh()))
         return [self.tracer_type(self, v.aval, v) for v in outvars]
 
     # ------------------------------------------------------------ result

@@ -423,3 +423,8 @@ for _prim, _eval, _impl, _jvp, _tr in (
 
 # the mesh axes their results are unreduced and reduced over (JAX's ur rules)
 sharding_types.ur_rules[convert_element_type_p] = sharding_types.given_or_operand_ur_rule
+# their abstract evals type their results over the operand's split (the leading dimensions',
+# or the physical array's), as JAX's rules: no sharding rule replaces it
+sharding_types.sharding_typing_rules[to_edtype_p] = lambda in_avals, params, out_avals: out_avals
+sharding_types.sharding_typing_rules[from_edtype_p] = \
+    lambda in_avals, params, out_avals: out_avals

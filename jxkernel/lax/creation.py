@@ -12,7 +12,7 @@ import numpy as np
 from ..core import dtypes, sharding_types, vma
 from ..core.avals import MemorySpace, ShapedArray, get_aval  # noqa: F401 (empty2's, lax's name)
 from ..core.basearray import Array
-from ..core.mesh import AbstractMesh
+from ..core.mesh import AbstractMesh, concrete_mesh, get_mesh, legacy_mesh
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, impl_rules,
                               lowering_rules, numpy_rules, sharding_typing_rules, staging_rules)
 from ..core.staging import JaxprTracer
@@ -103,6 +103,15 @@ def laid_out_like(a, out):
     if type(sharding).__name__ == "SingleDeviceSharding" and committed:
         # committed to `a`'s device, as JAX's, whatever the shape (one device holds it all)
         return device_put(out, sharding)
+    if isinstance(getattr(sharding, "mesh", None), AbstractMesh):
+        # (a ShapeDtypeStruct's over an AbstractMesh: over set_mesh's devices where one of its
+        # size is set, as JAX's full_like, which takes it while a concrete mesh is in context)
+        mesh = get_mesh()
+        if mesh is None or mesh.empty or mesh is legacy_mesh() or \
+                mesh.size != sharding.mesh.size:
+            return out
+        sharding = type(sharding)(concrete_mesh(sharding.mesh, mesh), sharding.spec,
+                                  memory_kind=sharding.memory_kind)
     if type(sharding).__name__ != "NamedSharding" or not hasattr(sharding.mesh, "devices") or \
             not committed:
         return out                          # (an AbstractMesh has no devices)

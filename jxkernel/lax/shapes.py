@@ -167,10 +167,13 @@ forwarding_rules[broadcast_in_dim_p] = _broadcast_in_dim_forwarding
 
 
 def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding=None):
-    # sum over the new dimensions and those stretched from size 1; the latter come back
-    unit_dims = [i for i, d in enumerate(operand.aval.shape) if d == 1]
-    kept = {d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims}
+    # sum over the new dimensions and those stretched from size 1; the latter come back (a
+    # size-1 dimension split over a mesh axis, of size 1 too, is not stretched: JAX 0.10.2's)
     typed = operand.aval.split        # the sum typed as the operand, as JAX's
+    parts = operand.aval.sharding.spec.partitions if typed is not None else ()
+    unit_dims = [i for i, d in enumerate(operand.aval.shape)
+                 if d == 1 and (i >= len(parts) or parts[i] is None)]
+    kept = {d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims}
     if typed is not None:
         spec = [p for i, p in enumerate(typed.spec.partitions + (None,) * len(operand.aval.shape))
                 if i < len(operand.aval.shape) and i not in unit_dims]
@@ -768,11 +771,21 @@ def broadcast_like(arr, like_arr):
                [1, 2, 3]], dtype=int32)
     """
     shape, target = _shape(arr), _shape(like_arr)
-    if shape == target and _is_array(arr):
+    # `like_arr`'s sharding too where its type is split over Explicit axes (JAX's
+    # broadcast_to(arr, like.shape, sharding=typeof(like).sharding))
+    like = like_arr.aval.sharding if _is_array(like_arr) and like_arr.aval.split is not None \
+        else None
+    if shape == target and _is_array(arr) and (like is None or arr.aval.sharding == like):
         return arr
     broadcast_shapes(shape, target)             # NumPy's error for shapes that do not fit
     lead = len(target) - len(shape)
-    return broadcast_in_dim(arr, target, tuple(range(lead, len(target))))
+    if like is not None and _is_array(arr):
+        tail = like.spec.partitions[lead:]
+        if not all(a in (None, o) for a, o in zip(arr.aval.sharding.spec.partitions, tail)):
+            wanted = ShapedArray(target, arr.aval.dtype, sharding=like)
+            raise ValueError(f"Incompatible types for broadcasting: input type={arr.aval} and "
+                             f"requested type={wanted.str_short()}")
+    return broadcast_in_dim(arr, target, tuple(range(lead, len(target))), out_sharding=like)
 
 
 def shape_as_value(shape):

@@ -69,6 +69,21 @@ def _without_layout(s, shape):
     return s.sharding
 
 
+def constrained_as_converted(x, sharding):
+    """`x`, a conversion's result given `sharding=`, constrained to it where it is a
+    NamedSharding over a Mesh of devices with no Explicit axis (JAX 0.10.2's
+    convert_element_type binds with_sharding_constraint after itself for a concrete sharding:
+    `jnp.array(x, device=s)`, `lax._convert_element_type(..., sharding=s)`, eagerly or under
+    a trace); else `x`."""
+    return with_sharding_constraint(x, sharding) if constrains_conversion(sharding) else x
+
+
+def constrains_conversion(sharding) -> bool:
+    """Whether a conversion given `sharding=` is constrained to it (constrained_as_converted)."""
+    return isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, Mesh) and \
+        AxisType.Explicit not in sharding.mesh.axis_types
+
+
 def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
     """Each array of `x` (a pytree) constrained to its sharding (one, or a matching pytree).
 

@@ -17,7 +17,8 @@ import operator
 import numpy as np
 
 from .. import lax
-from ..lax.sharding import canonicalize_sharding, check_explicit_only, laid_out, resolved
+from ..lax.sharding import (canonicalize_sharding, check_explicit_only, constrained_as_converted,
+                            constrains_conversion, laid_out, resolved)
 from ..core import deprecations
 from ..core import dtypes as _core
 from ..core.config import config
@@ -26,8 +27,8 @@ from ..core import trace as _trace
 from ..core import vma
 from ..core.avals import ShapedArray, replicated_on
 from ..core.errors import ConcretizationTypeError, masked_array_error, shape_error
-from ..core.mesh import (NamedSharding, PartitionSpec, eager_mesh, get_mesh, on_context_mesh,
-                         resolve)
+from ..core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, eager_mesh, get_mesh,
+                         on_context_mesh, resolve)
 from ..core.symbolic import decided, is_symbolic, max_dim
 from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_scalar
@@ -306,6 +307,11 @@ def _finish(out, dtype, weak, device):
     if isinstance(out, np.ndarray):
         if out.dtype != dtype:
             out = out.astype(dtype)
+        if device is not None and not _eager() and constrains_conversion(device):
+            # under a trace, a sharding over Auto axes: a constant constrained to it, as JAX's
+            # convert_element_type(..., sharding=) binds (the program runs over its devices)
+            return constrained_as_converted(
+                lax.conversion._convert_element_type(out, dtype, weak), device)
         if out.shape or _eager() or device is not None:
             return _on_device(out, weak, device)
         return lax.conversion._convert_element_type(out[()], dtype, weak)   # staged: a literal
@@ -315,6 +321,8 @@ def _finish(out, dtype, weak, device):
     if a.dtype != dtype or a.weak_type != weak or isinstance(out, Tracer) and \
             type(out.to_concrete_value()) in (bool, int, float, complex):
         out = lax.conversion._convert_element_type(out, dtype, weak)
+    if device is not None and isinstance(out, Tracer) and constrains_conversion(device):
+        return constrained_as_converted(out, device)      # (JAX's, as above)
     if device is not None:
         out = place(out, device)
     return out
@@ -547,6 +555,9 @@ def _full_scalar(shape, fill_value, dtype, device=None):
 
 def _like(name, a, fill_value, dtype, shape, device=None, out_sharding=None):
     _check_device(device, out_sharding, filled=True)
+    if out_sharding is None and device is None and shape is None and not isinstance(a, Tracer) \
+            and not _eager() and _typed_abstract_sharding(a) and dtype is None:
+        out_sharding = a.sharding   # (JAX's full_like types it so: `a` a ShapeDtypeStruct)
     if out_sharding is not None:     # (typed and laid out so, not as `a`)
         # (JAX's full_like names itself without the "jnp.")
         return _laid_out(lambda: _filled_like(name, a, fill_value, dtype, shape), out_sharding,
@@ -560,6 +571,14 @@ def _like(name, a, fill_value, dtype, shape, device=None, out_sharding=None):
         out = lax.creation.laid_out_like(a, out)
     # in a shard_map body the result varies over the mesh axes `a` varies over, as in JAX
     return vma.vary_like(out, a)
+
+
+def _typed_abstract_sharding(a) -> bool:
+    """Whether `a` (not traced) has a NamedSharding over an AbstractMesh of Explicit axes
+    alone, which JAX's full_like gives its result under a trace."""
+    sharding = getattr(a, "sharding", None)
+    return isinstance(sharding, NamedSharding) and isinstance(sharding.mesh, AbstractMesh) and \
+        sharding.mesh.are_all_axes_explicit and not getattr(a, "weak_type", False)
 
 
 def _filled_like(name, a, fill_value, dtype, shape, device=None):

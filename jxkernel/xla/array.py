@@ -546,7 +546,9 @@ def array_to_device(x: Array, device, copy: bool) -> Array:
     if x._sharding is not None:                 # over a mesh: gathered onto one device
         if device is None:
             return x.copy() if copy else x      # split over a mesh: it stays so
-        return host_to_device(x._value, x.aval, device, committed=True)
+        # (its type then splits nothing: one device's, over no mesh, as JAX's)
+        aval = x.aval if x.aval.split is None else x.aval.update(sharding=None)
+        return host_to_device(x._value, aval, device, committed=True)
     if device is None or device == x.device and x._buf._committed:
         return x.copy() if copy else x
     if device == x.device and not copy:     # committed now, where it is: the same data

@@ -52,8 +52,26 @@ def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals, given=No
             continue
         named = _concrete(cm, mesh)
         out.append(NamedSharding(named, PartitionSpec() if hlo is None else
-                                 spec_from_hlo(hlo, named, ndim)))
+                                 _with_unit_splits(spec_from_hlo(hlo, named, ndim), aval)))
     return out
+
+
+def _with_unit_splits(spec: PartitionSpec, aval) -> PartitionSpec:
+    """`spec` (read from XLA's layout) with the dimensions the result's type splits over mesh
+    axes of size 1 alone, which no layout shows (JAX's result is typed so: P('x', None) over
+    an Explicit 'x' of size 1)."""
+    typed = aval.split
+    if typed is None or not any(s == 1 for s in typed.mesh.axis_sizes):
+        return spec
+    sizes = dict(zip(typed.mesh.axis_names, typed.mesh.axis_sizes))
+    parts = list(spec.partitions) + [None] * (len(aval.shape) - len(spec.partitions))
+    changed = False
+    for d, p in enumerate(typed.spec.partitions[:len(parts)]):
+        axes = () if p is None else (p,) if isinstance(p, str) else tuple(p)
+        if axes and parts[d] is None and all(sizes.get(a) == 1 for a in axes):
+            parts[d], changed = p, True
+    return PartitionSpec(*parts, unreduced=spec.unreduced, reduced=spec.reduced) \
+        if changed else spec
 
 
 def first_sharding(mesh, user_shardings, in_avals):

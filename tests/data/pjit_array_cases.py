@@ -36,6 +36,13 @@ def run(jax) -> dict:
     _mesh_context_names(jax, out)
     _reshard_keys(jax, out)
     _padded_aval_specs(jax, out)
+    _eqn_context_meshes(jax, out)
+    _converted_to_shardings(jax, out)
+    _sds_like_shardings(jax, out)
+    _typed_broadcasts_and_edtypes(jax, out)
+    _unit_dim_transposes(jax, out)
+    _size_one_explicit_results(jax, out)
+    _one_device_types(jax, out)
     return out
 
 
@@ -963,3 +970,190 @@ def _padded_aval_specs(jax, out):
             res = f(x)
             return seen + [repr(jax.typeof(res).sharding.spec)]
     out["aval sharding padded under jit"] = _answer(traced)
+
+
+def _eqn_context_meshes(jax, out):
+    """A jaxpr's equations run under the mesh they were traced under (JAX's
+    `eqn.ctx.cur_abstract_mesh`): `jaxpr_as_fun` of a jit's jaxpr with an `explicit_axes`
+    block in it, under an Auto mesh (pjit_test.py's `test_full_explicit_mode`,
+    `test_auto_mode_mix`, ...), and outside any mesh."""
+    import functools
+    import importlib
+    import numpy as np
+    core = importlib.import_module(jax.__name__ + "._src.core")
+    jnp = jax.numpy
+    P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.NamedSharding, \
+        jax.sharding.AxisType
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+
+    def run(outside):
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(16.).reshape(8, 2), NamedSharding(mesh, P("x", "y")))
+
+            @functools.partial(jax.sharding.explicit_axes, in_sharding=P("x", "y"))
+            def h(y):
+                z = jnp.sin(y)
+                return jnp.einsum("ab,bc->ac", z, z.T, out_sharding=P("x", None))
+
+            jaxpr = jax.jit(lambda x: h(x * 2)).trace(arr).jaxpr
+            if not outside:
+                out = core.jaxpr_as_fun(jaxpr)(arr)[0]
+        if outside:
+            out = core.jaxpr_as_fun(jaxpr)(arr)[0]
+        z = np.sin(np.arange(16.).reshape(8, 2) * 2)
+        # (the values within 1e-5 relative of NumPy's: sin and the dot may differ by ulps)
+        return [str(jax.typeof(out)), bool(np.allclose(np.asarray(out), z @ z.T, rtol=1e-5))]
+    out["eqn context mesh under the mesh"] = _answer(lambda: run(False))
+    out["eqn context mesh outside any mesh"] = _answer(lambda: run(True))
+
+
+def _converted_to_shardings(jax, out):
+    """A conversion given a sharding over a mesh of devices with Auto axes is constrained to
+    it, eagerly and under jit (pjit_test.py's `test_convert_element_type_sharding`,
+    `test_jnp_array_inside_jit_sharding`): `lax._convert_element_type(..., sharding=)` and
+    `jnp.array(..., device=)` of NumPy data and of a traced value."""
+    import importlib
+    import numpy as np
+    lax_internal = importlib.import_module(jax.__name__ + "._src.lax.lax")
+    jnp = jax.numpy
+    P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.NamedSharding, \
+        jax.sharding.AxisType
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    s = NamedSharding(mesh, P("x", "y"))
+    inp = np.arange(16).reshape(8, 2)
+
+    def shown(x):
+        return [repr(x.sharding), str(x.dtype), np.asarray(x).tolist() == inp.tolist()]
+    out["convert_element_type sharding eager"] = _answer(lambda: shown(
+        lax_internal._convert_element_type(inp, new_dtype=np.dtype(np.float32),
+                                           weak_type=False, sharding=s)))
+    out["jnp.array device sharding of a constant under jit"] = _answer(lambda: shown(
+        jax.jit(lambda: jnp.array(inp, dtype=np.float32, device=s))()))
+    out["jnp.array device sharding of an argument under jit"] = _answer(lambda: shown(
+        jax.jit(lambda x: jnp.array(x, dtype=np.float32, device=s))(inp)))
+
+
+def _sds_like_shardings(jax, out):
+    """`jnp.zeros_like` of a ShapeDtypeStruct over an AbstractMesh of Explicit axes takes its
+    sharding: eagerly under set_mesh (over its devices) and in a jit traced under
+    use_abstract_mesh (pjit_test.py's `test_sds_input_to_zeros_like_propagates_sharding`,
+    `test_sds_closed_over_to_zeros_like_propagates_sharding_jit`)."""
+    jnp = jax.numpy
+    P, NamedSharding, AxisType = jax.sharding.PartitionSpec, jax.NamedSharding, \
+        jax.sharding.AxisType
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+    am = mesh.abstract_mesh
+
+    def eager():
+        with jax.set_mesh(mesh):
+            val = jax.ShapeDtypeStruct((32,), jnp.float32, sharding=NamedSharding(am, P("x")))
+            res = jnp.zeros_like(val)
+            return [repr(res.sharding), str(jax.typeof(res)), float(res.sum())]
+    out["zeros_like of an abstract-mesh ShapeDtypeStruct under set_mesh"] = _answer(eager)
+
+    def traced():
+        with jax.sharding.use_abstract_mesh(am):
+            val = jax.ShapeDtypeStruct((32,), jnp.float32, sharding=NamedSharding(am, P("x")))
+            info = jax.jit(lambda: jnp.zeros_like(val)).trace().out_info
+            return [repr(info.sharding), str(info.shape)]
+    out["zeros_like of an abstract-mesh ShapeDtypeStruct under jit"] = _answer(traced)
+
+
+def _typed_broadcasts_and_edtypes(jax, out):
+    """`lax.broadcast_like` takes `like_arr`'s split too, and refuses an operand split
+    otherwise (pjit_test.py's `test_broadcast_like`); a conversion to and from an extended
+    dtype keeps the split of the leading dimensions (`test_extended_dtypes`)."""
+    import importlib
+    import numpy as np
+    jnp = jax.numpy
+    dtypes = importlib.import_module(jax.__name__ + "._src.dtypes")
+    P, AxisType = jax.sharding.PartitionSpec, jax.sharding.AxisType
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+
+    def like():
+        with jax.set_mesh(mesh):
+            like_arr = jax.device_put(np.arange(16).reshape(8, 2), P("x", None))
+            res = jax.lax.broadcast_like(np.arange(2), like_arr)
+            traced = jax.jit(lambda a, l: jax.lax.broadcast_like(a, l)).trace(
+                np.arange(2), like_arr).jaxpr
+            return [repr(res.sharding.spec), np.asarray(res).tolist(), str(traced)]
+    out["broadcast_like of a split like_arr"] = _answer(like)
+
+    def refused():
+        with jax.set_mesh(mesh):
+            like_arr = jax.device_put(np.arange(16).reshape(8, 2), P("x", None))
+            return jax.lax.broadcast_like(jax.device_put(np.arange(2), P("x")), like_arr)
+    out["broadcast_like of an operand split otherwise"] = _answer(refused)
+
+    def edtype():
+        dtype = dtypes.primal_tangent_dtype(jnp.dtype("int8"), jnp.dtype("bfloat16"))
+        seen = []
+        with jax.set_mesh(mesh):
+            @jax.jit
+            def f(x):
+                x = jax.lax.convert_element_type(x, dtype)
+                seen.append(repr(x.aval.sharding.spec))
+                x = jax.lax.convert_element_type(x, "int8")
+                seen.append(repr(x.aval.sharding.spec))
+                return x
+            res = f(jax.device_put(jnp.arange(8, dtype="int8"), P("x")))
+            return seen + [repr(res.sharding.spec), np.asarray(res).tolist()]
+    out["extended dtype conversions keep the split"] = _answer(edtype)
+
+
+def _unit_dim_transposes(jax, out):
+    """The transpose of a broadcast of a size-1 dimension split over a size-1 mesh axis sums
+    only the new dimensions (the split one is not stretched), so the gradient keeps the
+    split (pjit_test.py's `test_broadcast_transpose_unit_dims`)."""
+    import numpy as np
+    jnp = jax.numpy
+    P, AxisType = jax.sharding.PartitionSpec, jax.sharding.AxisType
+    mesh = jax.make_mesh((1,), ("x",), axis_types=(AxisType.Explicit,))
+
+    def run():
+        with jax.set_mesh(mesh):
+            x = jnp.ones((1,), out_sharding=P("x"))
+            f = lambda x: jnp.expand_dims(x, -1).sum()
+            y = jax.jit(jax.grad(f))(x)
+            x2 = jnp.ones((1, 4), out_sharding=P("x"))
+            g = lambda x: (x * jax.lax.rsqrt(jnp.mean(x ** 2, axis=-1, keepdims=True))).sum()
+            y2 = jax.jit(jax.grad(g))(x2)
+            return [str(jax.make_jaxpr(jax.grad(f))(x)), repr(y.sharding.spec),
+                    np.asarray(y).tolist(), repr(y2.sharding.spec), str(jax.typeof(y2))]
+    out["grad through a broadcast of a split unit dimension"] = _answer(run)
+
+
+def _size_one_explicit_results(jax, out):
+    """A jit's result typed over an Explicit mesh axis of size 1, on a mesh with an Auto
+    axis beside it, keeps that split (no layout shows it: pjit_test.py's
+    `test_singleton_explicit_axis_multi_auto_axes`)."""
+    jnp = jax.numpy
+    P, AxisType = jax.sharding.PartitionSpec, jax.sharding.AxisType
+    mesh = jax.make_mesh((1, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto))
+
+    def run():
+        with jax.set_mesh(mesh):
+            a = jnp.ones((2, 2), jnp.int32, out_sharding=P("x", None))
+            res = jax.jit(lambda: jnp.ones((2, 2), jnp.int32, out_sharding=P("x", None)))()
+            b = jnp.ones((2,), jnp.int32, out_sharding=P("x"))
+            return [repr(jax.typeof(a).sharding.spec), repr(jax.typeof(res).sharding.spec),
+                    repr(res.sharding), repr(jax.typeof(b).sharding.spec)]
+    out["jit result over a size-1 Explicit axis beside an Auto one"] = _answer(run)
+
+
+def _one_device_types(jax, out):
+    """An array typed over an Explicit mesh, put on one device, is typed over no mesh
+    (pjit_test.py's `test_device_put_typeof`)."""
+    import numpy as np
+    jnp = jax.numpy
+    AxisType = jax.sharding.AxisType
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+
+    def run():
+        with jax.set_mesh(mesh):
+            array = jnp.zeros(8)
+            before = repr(jax.typeof(array).sharding)
+            array = jax.device_put(array, jax.sharding.SingleDeviceSharding(jax.devices()[0]))
+            return [before, repr(jax.typeof(array).sharding), str(jax.typeof(array)),
+                    repr(array.sharding), np.asarray(array).tolist()]
+    out["device_put of a typed array onto one device"] = _answer(run)

@@ -19,6 +19,7 @@ import numpy as _np  # noqa: E402
 from ....core import dtypes as _dtypes  # noqa: E402
 from ....core.basearray import Array as _Array  # noqa: E402
 from ....core.interpreter_primitives import convert_element_type_p as _convert_p  # noqa: E402
+from ....lax.sharding import constrained_as_converted  # noqa: E402
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type=False, sharding=None,
@@ -34,8 +35,9 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False, sharding=Non
             _np.dtype(dtype).kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part",
                       _np.exceptions.ComplexWarning, stacklevel=2)
-    return _convert_p.bind(operand, new_dtype=_dtypes.canonicalize_dtype(dtype),
-                           weak_type=bool(weak_type), sharding=sharding)
+    out = _convert_p.bind(operand, new_dtype=_dtypes.canonicalize_dtype(dtype),
+                          weak_type=bool(weak_type), sharding=sharding)
+    return constrained_as_converted(out, sharding)
 
 
 def asarray(x):
