@@ -8,4 +8,14 @@ protos.
     >>> core.Primitive("my_op")
     my_op
 """
-from . import backend, core, linear_util, random, sharding  # noqa: F401
+import importlib
+
+from . import core, linear_util, random, sharding  # noqa: F401
+
+
+def __getattr__(name):
+    # `backend` loads on first use (JAX's imports it with the package): its xla_bridge needs
+    # jaxlib, which the NumPy backend runs without
+    if name == "backend":
+        return importlib.import_module(f"{__name__}.backend")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
