@@ -7,6 +7,7 @@ the devices and the Arrays made before stay as they were. Also the rest of `test
 JAX's generator transformations (`transformation`, `transformation_with_aux`,
 `transformation2`). The values are what the same calls give under .venv-jax."""
 import numpy as np
+import pytest
 
 import jxkernel as jax
 import jxkernel.extend as jex
@@ -26,7 +27,11 @@ def test_names_are_jaxs():
     assert jex.backend.clear_in_memory_compilation_cache is \
         pxla.clear_in_memory_compilation_cache
     assert jex.backend.get_default_device() == jax.devices()[0]
-    # jaxlib's CPU client states no plugin XLA version (JAX's answer there too)
+
+
+@pytest.mark.xla_only("CPU platform")
+def test_cpu_client_states_no_plugin_xla_version():
+    # jaxlib's CPU client is no plugin: JAX's answer there is None too
     assert jex.backend.backend_xla_version("cpu") is None
 
 
@@ -34,6 +39,7 @@ def _live_fingerprints():
     return {e.fingerprint for e in xla_bridge.get_backend().live_executables()}
 
 
+@pytest.mark.xla_only("XLA compiler")
 def test_clear_backends_leaves_no_executable_alive_and_jit_runs_again():
     # (a program of its own, so no other test's held Compiled shares its executable: in a
     # process of many tests, executables a test still holds stay alive, as in JAX they stay
