@@ -1,5 +1,5 @@
-"""Runtime state under JAX's names: `clear_caches`, `transfer_guard*`, `checking_leaks`,
-`check_tracer_leaks`.
+"""Runtime state under JAX's names: `clear_caches`, `clear_backends`, `transfer_guard*`,
+`checking_leaks`, `check_tracer_leaks`.
 
     >>> import jxkernel as jax, numpy as np
     >>> with jax.transfer_guard("disallow"):  # doctest: +IGNORE_EXCEPTION_DETAIL
@@ -14,12 +14,14 @@ in jxkernel/xla/transfer_guard.py and jxkernel/core/tracer_errors/leaks.py.
 from __future__ import annotations
 
 import contextlib
+import gc
 
 from ..core.config import config
 from ..transforms.jit import cache as jit_cache, high as jit_high, primitive as jit_primitive
 from ..core import lru, partial_eval
 from ..xla import dispatch, memory, scalars
 from ..xla.transfer_guard import DIRECTIONS
+from .extras import effects_barrier
 
 __all__ = ["check_tracer_leaks", "checking_leaks", "clear_caches", "transfer_guard",
            "transfer_guard_device_to_device", "transfer_guard_device_to_host",
@@ -87,3 +89,23 @@ def clear_caches() -> None:
             for part in cache:
                 part.clear()
     memory.trim_heap()          # what was freed goes back to the system (glibc keeps it)
+
+
+def clear_backends() -> None:
+    """JAX's `jax.extend.backend.clear_backends()`: wait for the side effects in flight
+    (`effects_barrier`), then forget every executable and trace held in memory
+    (`clear_caches`), and collect the garbage cycles that may still hold one, so no compiled
+    program stays alive on the backends and the next call compiles again. JAX also drops its PJRT clients, to make new ones at the next use;
+    jxkernel keeps one client per platform for the process, so its devices, and the Arrays on
+    them, stay as they were.
+
+        >>> f = jax.jit(lambda x: x * 2)
+        >>> f(1.0)
+        Array(2., dtype=float32, weak_type=True)
+        >>> clear_backends()
+        >>> f._cache_size()
+        0
+    """
+    effects_barrier()
+    clear_caches()
+    gc.collect()

@@ -123,7 +123,8 @@ _OPTIONS = [
           "what differs from the nearest earlier signature, and how to avoid it."),
     _Option("jax_logging_level", "NOTSET", "JAX_LOGGING_LEVEL", None,
             "The level of the loggers 'jax' and 'jaxlib', which then write to stderr (JAX's "
-            "format): 'DEBUG' shows every compile line; None or 'NOTSET' leaves them alone.",
+            "format), and of jaxlib's C++ log: 'DEBUG' shows every compile line; None or "
+            "'NOTSET' leaves them alone.",
             validate=lambda v: _check_optional_enum(v, ("NOTSET", "DEBUG", "INFO", "WARNING",
                                                         "ERROR", "CRITICAL"))),
     _Option("jax_debug_log_modules", "", "JAX_DEBUG_LOG_MODULES", None,

@@ -111,6 +111,52 @@ def transformation_with_aux2(gen, fun: WrappedFun, *gen_static_args):
     return wrapped, (lambda: store.val)
 
 
+def _curried(f):
+    """JAX's `curry`: `f(a)` is `partial(f, a)`, so `@transformation def gen...` then
+    `gen(fun, *static_args)` wraps `fun`."""
+    return functools.partial(functools.partial, f)
+
+
+@_curried
+def transformation2(gen, fun: WrappedFun, *gen_static_args) -> WrappedFun:
+    """`fun` wrapped by `gen(f, *gen_static_args, *args, **kwargs)`, which calls the
+    function inside it, `f`, as it likes (JAX's)."""
+    return fun.wrap(lambda f, *args, **kwargs: gen(f, *gen_static_args, *args, **kwargs))
+
+
+@_curried
+def transformation(gen, fun: WrappedFun, *gen_static_args) -> WrappedFun:
+    """JAX's older generator form: `gen(*gen_static_args, *args, **kwargs)` yields the
+    arguments for the function inside, `(args, kwargs)`, is sent its result and yields the
+    wrapped function's result.
+
+        >>> @transformation
+        ... def scaled(k, *args):
+        ...     out = yield args, {}
+        ...     yield out * k
+        >>> scaled(wrap_init(lambda x: x + 1), 10).call_wrapped(2)
+        30
+    """
+    def gen2(f, *args, **kwargs):
+        gen_inst = gen(*args, **kwargs)
+        args_, kwargs_ = next(gen_inst)
+        return gen_inst.send(f(*args_, **kwargs_))
+    return transformation2(gen2, fun, *gen_static_args)()
+
+
+@_curried
+def transformation_with_aux(gen, fun: WrappedFun, *gen_static_args):
+    """JAX's older generator form with an auxiliary output: as `transformation`, with `gen`
+    yielding `(result, aux)` at the end; gives (the wrapped function, a thunk of aux)."""
+    def gen2(f, store, *args, **kwargs):
+        gen_inst = gen(*args, **kwargs)
+        args_, kwargs_ = next(gen_inst)
+        ans, aux = gen_inst.send(f(*args_, **kwargs_))
+        store.store(aux)
+        return ans
+    return transformation_with_aux2(gen2, fun, *gen_static_args)
+
+
 def merge_linear_aux(aux1, aux2):
     """The value of whichever of two aux getters has one (one of two paths ran)."""
     try:

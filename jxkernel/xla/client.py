@@ -85,6 +85,24 @@ from . import numpy_device  # noqa: E402
 if xc is not None:
     JaxRuntimeError = xc._xla.JaxRuntimeError    # what a failing execution raises (jax.errors')
 
+# jax_logging_level's level for jaxlib's C++ log too, as JAX 0.10.2 sets it (absl's minimum: 0
+# INFO, 1 WARNING, 2 ERROR, 3 FATAL): at INFO or DEBUG `jax.distributed.initialize` shows its
+# coordination service's lines ("Initializing CoordinationService"); None and "NOTSET" leave
+# it as it was (TF_CPP_MIN_LOG_LEVEL's, above)
+_CPP_LOG_LEVELS = {"CRITICAL": 3, "FATAL": 3, "ERROR": 2, "WARN": 1, "WARNING": 1, "INFO": 0,
+                   "DEBUG": 0}
+
+
+def _set_cpp_log_level(old, new) -> None:
+    if new in (None, "NOTSET") or xc is None:
+        return
+    from jaxlib import utils
+    utils.absl_set_min_log_level(_CPP_LOG_LEVELS[new])
+
+
+config.watch("jax_logging_level", _set_cpp_log_level)
+_set_cpp_log_level(None, config.jax_logging_level)      # (JAX_LOGGING_LEVEL in the environment)
+
 
 def _collect_jaxlib_garbage(phase, info, collect=getattr(getattr(xc, "_xla", None),
                                                          "collect_garbage", None)) -> None:

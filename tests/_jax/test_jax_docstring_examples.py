@@ -44,6 +44,7 @@ RUN_ELSEWHERE = frozenset({
 XLA_ONLY = {
     "jxkernel._jax._src.lib.mlir.dialects.hlo": "XLA text",
     "jxkernel._jax._src.xla_bridge": "CPU platform",
+    "jxkernel._jax.extend.backend": "CPU platform",
     "jxkernel._jax.interpreters.mlir": "XLA text",
 }
 

@@ -4,7 +4,9 @@ the message's first two words]} under jax_debug_log_modules ("jax", "", one modu
 jax_log_compiles, jax_explain_cache_misses and jax_logging_level. `in_subprocess(python,
 preamble)` -> {case: facts of stderr} for JAX_LOGGING_LEVEL=DEBUG set in the environment
 (JAX's logging_test.py's subprocess tests): the trace line written once with debug modules
-named too, and nothing written after jax_logging_level is set to None."""
+named too, nothing written after jax_logging_level is set to None, and jaxlib's C++ log
+following jax_logging_level (the coordination service's "Initializing CoordinationService"
+line of `jax.distributed.initialize` at DEBUG, not at WARNING)."""
 import logging
 import os
 import subprocess
@@ -84,7 +86,26 @@ def in_subprocess(python, preamble):
         sys.stderr.write("{SEPARATOR}")
         jax.jit(lambda x: x + 1)(1)
         """)
+    coordination = program(f"""
+        import socket, sys
+
+        def address():
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+            s.close()
+            return f"127.0.0.1:{{port}}"
+
+        jax.distributed.initialize(address(), num_processes=1, process_id=0)
+        jax.distributed.shutdown()
+        sys.stderr.write("{SEPARATOR}")
+        jax.config.update("jax_logging_level", "WARNING")
+        jax.distributed.initialize(address(), num_processes=1, process_id=0)
+        jax.distributed.shutdown()
+        """)
     verbose, _, silent = toggled.partition(SEPARATOR)
+    debug_service, _, warning_service = coordination.partition(SEPARATOR)
+    service_line = "Initializing CoordinationService"
     return {"trace_lines_with_debug_modules": sum(
                 "Finished tracing <lambda> for jit" in line for line in double.splitlines()),
             # JAX's format: "DEBUG:<date> <time>,<ms>:jax._src.dispatch:<line>: Finished ..."
@@ -92,4 +113,7 @@ def in_subprocess(python, preamble):
                 (line.split(":")[0::4][:2] for line in verbose.splitlines()
                  if "Finished tracing" in line), None),
             "verbose_has_trace_line": "Finished tracing <lambda> for jit" in verbose,
-            "silent_after_none": silent}
+            "silent_after_none": silent,
+            "coordination_line_at_debug": service_line in debug_service,
+            "coordination_line_at_warning": service_line in warning_service,
+            "coordination_separator_written": SEPARATOR in coordination}

@@ -57,6 +57,22 @@ def test_lib_lapack_is_jaxlibs_lapack_module():
     assert lib.lapack.__name__ == "jaxlib.lapack" and callable(lib.lapack._lapack.initialize)
 
 
+def test_lib_jax_jit_and_pytree_are_jaxlibs_modules():
+    # jaxlib's C++ jit's argument parsing, as JAX 0.10.2's jax_jit_test.py's testParseArguments
+    from jxkernel._src import lib
+    assert lib.jax_jit.__name__ == "jaxlib._jax.jax_jit"
+    assert lib.pytree.__name__ == "jaxlib._jax.pytree"
+    registry = lib.pytree.default_registry()
+    sig, args = lib.jax_jit.parse_arguments(
+        positional_args=[1, 2, 3], keyword_args=[4, 5], kwnames=("a", "b"),
+        static_argnums=[0, 2], static_argnames=["a"], pytree_registry=registry)
+    assert args == [2, 5]
+    assert sig.static_args == [1, 3, 4] and sig.static_arg_names == ["a"]
+    assert sig.dynamic_arg_names == ["b"]
+    _, leaf = registry.flatten(0)
+    assert sig.dynamic_arg_treedefs == [leaf, leaf]
+
+
 def test_tangent_avals_and_bfloat16_scalar_type():
     from jxkernel.core import ShapedArray
     assert ShapedArray((2,), np.int32).to_tangent_aval() == ShapedArray((2,), jxkernel.dtypes.float0)

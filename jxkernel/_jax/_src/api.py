@@ -15,3 +15,4 @@ from ...api.extras import fwd_and_bwd  # noqa: E402,F401
 from ...transforms.ad import GradRef, NotNeeded  # noqa: E402,F401  (vjp's, by JAX's path)
 from ...api.jacobians import _std_basis  # noqa: E402,F401  (JAX's tests call it)
 from ...api.pmap import device_put_replicated, device_put_sharded  # noqa: E402,F401
+from ...api.runtime_state import clear_backends  # noqa: E402,F401  (jax.extend.backend's)

@@ -24,9 +24,9 @@ from ...core.trace import PrettyText
 from ...core.primitive import Primitive  # noqa: F401
 from ...core.trace import Trace, Tracer, current_trace, set_current_trace  # noqa: F401
 from ...core.check import JaxprTypeError, check_jaxpr  # noqa: F401
-from ..extend.core import (Effect, find_top_trace, get_opaque_trace_state,  # noqa: F401
-                           jaxpr_as_fun, no_effects, subjaxprs, take_current_trace,
-                           valid_jaxtype)
+from ..extend.core import (Effect, TraceTag, find_top_trace,  # noqa: F401
+                           get_opaque_trace_state, jaxpr_as_fun, mapped_aval, no_effects,
+                           subjaxprs, take_current_trace, unmapped_aval, valid_jaxtype)
 from .hijax import AvalMutableQDD, AvalQDD, aval_method, aval_property  # noqa: F401
 from ...core.hijax import (MutableQuasiDynamicData, QuasiDynamicData,  # noqa: F401
                            cur_qdd)

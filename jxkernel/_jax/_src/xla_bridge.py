@@ -262,6 +262,17 @@ def backends() -> dict:
     return _registered_backends()
 
 
+def backend_xla_version(platform=None) -> int | None:
+    """The XLA version a backend's plugin states (JAX's: its client's `xla_version`), None
+    where it states none, as jaxlib's built-in CPU client: what a library asks before using a
+    feature a plugin's older XLA may lack.
+
+    >>> backend_xla_version("cpu") is None or isinstance(backend_xla_version("cpu"), int)
+    True
+    """
+    return getattr(get_backend(platform), "xla_version", None)
+
+
 def canonicalize_platform(platform: str) -> str:
     """JAX's platform name for `platform`: "gpu" is the GPU backend present ("cuda"; a
     RuntimeError naming the platforms present without one); any other name is kept as it is

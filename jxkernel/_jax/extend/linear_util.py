@@ -5,5 +5,6 @@
     3
 """
 from ...transforms.linear_util import (EqualStore, Store, StoreException,  # noqa: F401
-                                      WrappedFun, cache, merge_linear_aux,
+                                      WrappedFun, cache, merge_linear_aux, transformation,
+                                      transformation2, transformation_with_aux,
                                       transformation_with_aux2, wrap_init)

@@ -16,7 +16,9 @@ dtype's handler wraps the data in its own class that way):
 from ....api.extras import enable_x64 as _x64
 from ....core.avals import ShapedArray
 from ....core.mesh import Mesh  # noqa: F401  (JAX's pxla names it)
+from ....xla import memory as _memory
 from ....xla.array import device_put
+from ....xla.client import default_device as _default_device
 from ....xla.sharded import make_array_from_single_device_arrays
 from ....xla.transfers import shard_arg_handlers  # noqa: F401 (a library's array classes)
 
@@ -60,3 +62,15 @@ def batched_device_put(aval, sharding, xs, devices, committed=True, enable_x64=N
     if len(arrays) == 1:
         return arrays[0]
     return make_array_from_single_device_arrays(tuple(aval.shape), sharding, arrays)
+
+
+def clear_in_memory_compilation_cache() -> None:
+    """Forget the executables kept in memory by module text (JAX's: the executables its
+    `_cached_compilation` holds); a jitted function's own cache keeps its programs."""
+    _memory.clear_caches()
+
+
+def get_default_device():
+    """The device a computation with no placement runs on: `jax_default_device`'s, else the
+    default backend's first local device (JAX's `get_default_device`)."""
+    return _default_device()
