@@ -378,6 +378,20 @@ def test_several_numpy_devices_as_xla_simulates_cpu_devices():
     assert got["gather"] == [[0, 1, 2, 3]] * 4 and got["donated"]
 
 
+def test_host_callbacks_in_a_pmap_are_called_per_device_as_jax():
+    # a body that calls the host and reads no axis runs device by device (shard_map's NumPy
+    # rule): it was batched over the devices, so pure_callback (no vmap_method) and io_callback
+    # raised vmap's errors and a print in a while loop printed for devices whose loop had ended
+    import json, os
+    with open(os.path.join(os.path.dirname(__file__), "..", "data",
+                           "numpy_pmap_callbacks_reference.json")) as f:
+        ref = json.load(f)["cases"]
+    got = run_json(NO_JAXLIB + "import json, jxkernel as jax, numpy_pmap_callbacks_cases\n"
+                   "print(json.dumps(numpy_pmap_callbacks_cases.run(jax)))",
+                   {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    assert got == ref
+
+
 UNREDUCED = """
 import json
 import numpy as np
