@@ -192,6 +192,7 @@ class NumpyShardedExecutable(NumpyExecutable):
                  user_shardings, arg_avals, out_meshes=None, arg_shardings=None, kept=None):
         super().__init__(jaxpr, out_avals, devices, name, donated, kept=kept)
         self.mesh = mesh
+        self._program = numpy_sharded.per_device_calls(self._program, mesh, arg_shardings)
         # a result that is an argument as it came (device_put's relayout): its sharding
         params = [*jaxpr.constvars, *jaxpr.invars]
         self._forwarded = [arg_shardings[params.index(v)]

@@ -4,7 +4,9 @@ while loop that ends at a different step on each device). Recorded from JAX 0.10
 simulated CPU devices by reference/make_numpy_pmap_callbacks_reference.py into
 tests/data/numpy_pmap_callbacks_reference.json; tests/xla/test_numpy_backend.py runs the same
 on 4 NumPy devices (the NumPy backend batched such bodies over the devices, so the pure and io
-callbacks raised vmap's errors and the loop's print printed for devices whose loop had ended).
+callbacks raised vmap's errors and the loop's print printed for devices whose loop had ended;
+a partitioned print in a jit, which printed the whole value once; inspect_array_sharding in a
+jit over a mesh, which was told one device's replicated sharding).
 The devices call back from their own threads, so calls and prints are sorted."""
 import contextlib
 import io
@@ -41,4 +43,32 @@ def run(jax) -> dict:
         out["while"] = jax.pmap(loop)(jnp.arange(4)).tolist()
         jax.effects_barrier()
     out["prints"] = sorted(text.getvalue().splitlines())
+    # a partitioned print in a vmap, in a jit over 2 devices: each device prints its blocks of
+    # the rows (columns) it is handed, a row of a split dimension whole on each
+    two = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("x",))
+    split = jax.sharding.NamedSharding(two, P("x"))
+    f = jax.jit(jax.vmap(lambda x, y: jax.debug.print("row {} column {}", x, y, partitioned=True),
+                         in_axes=(0, 1)))
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        f(jax.device_put(np.arange(4).reshape(2, 2), split),
+          jax.device_put(np.arange(4).reshape(2, 2) + 6, split))
+        jax.effects_barrier()
+    out["partitioned_vmap"] = sorted(text.getvalue().splitlines())
+    # inspect_array_sharding in a jit over 2 devices: the NamedSharding XLA's partitioner
+    # chose (an argument's, a reduction's, a transpose's), not one device's replicated one
+    seen = []
+
+    def inspect(label, v):
+        jax.debug.inspect_array_sharding(v, callback=lambda s: seen.append(
+            [label, type(s).__name__, repr(s.spec), len(s.device_set)]))
+
+    def g(x):
+        inspect("x", x)
+        y = jnp.square(x)
+        inspect("sum0", y.sum(0))
+        inspect("T", y.T)
+        return y
+    jax.jit(g)(jax.device_put(np.arange(8).reshape(2, 2, 2), split))
+    out["inspect"] = seen
     return out

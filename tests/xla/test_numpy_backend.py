@@ -381,7 +381,9 @@ def test_several_numpy_devices_as_xla_simulates_cpu_devices():
 def test_host_callbacks_in_a_pmap_are_called_per_device_as_jax():
     # a body that calls the host and reads no axis runs device by device (shard_map's NumPy
     # rule): it was batched over the devices, so pure_callback (no vmap_method) and io_callback
-    # raised vmap's errors and a print in a while loop printed for devices whose loop had ended
+    # raised vmap's errors and a print in a while loop printed for devices whose loop had ended;
+    # in a jit over a mesh a partitioned print printed the whole value once and
+    # inspect_array_sharding was told one device's replicated sharding
     import json, os
     with open(os.path.join(os.path.dirname(__file__), "..", "data",
                            "numpy_pmap_callbacks_reference.json")) as f:
@@ -389,6 +391,20 @@ def test_host_callbacks_in_a_pmap_are_called_per_device_as_jax():
     got = run_json(NO_JAXLIB + "import json, jxkernel as jax, numpy_pmap_callbacks_cases\n"
                    "print(json.dumps(numpy_pmap_callbacks_cases.run(jax)))",
                    {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    assert got == ref
+
+
+def test_a_partitioned_debug_callback_is_called_per_device_as_jax():
+    # jax.debug.callback(partitioned=True) in a jit over 2 NumPy devices: once per device with
+    # its block, laid out as the arguments' shardings say (tests/lax/test_debug_callback_
+    # partitioned.py's cases and JAX's answers); it was called once, with the whole value
+    import json, os
+    with open(os.path.join(os.path.dirname(__file__), "..", "data",
+                           "debug_callback_partitioned_reference.json")) as f:
+        ref = json.load(f)["cases"]
+    got = run_json(NO_JAXLIB + "import json, jxkernel as jax, debug_callback_partitioned_cases\n"
+                   "print(json.dumps(debug_callback_partitioned_cases.run(jax)))",
+                   {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
     assert got == ref
 
 
