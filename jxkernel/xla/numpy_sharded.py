@@ -12,7 +12,11 @@ XLA's partitioner would. Partitioning the program as XLA does (a per-device prog
 collectives it inserts) would compute the same values at more cost and code: every
 primitive's NumPy rule computes the global result, and a collective inside shard_map or
 pmap computes in NumPy what every device would get (shard_map's NumPy rule batches the body
-over the manual mesh axes, and the collectives' batching rules reduce along them).
+over the manual mesh axes, and the collectives' batching rules reduce along them). What a
+learner sees per device is kept: a shard_map or pmap body that calls the host and has no
+collective runs device by device, a `partitioned=True` host call is called once per device
+with its blocks (`per_device_calls`), and inspect_array_sharding is told the layout guessed
+(`lowering_layouts`).
 
     >>> mesh = jax.make_mesh((2,), ('x',))                              # doctest: +SKIP
     >>> b = put(np.arange(4.0), ShapedArray((4,), np.float64), NamedSharding(mesh, P('x')))  # doctest: +SKIP
