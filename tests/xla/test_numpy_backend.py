@@ -158,6 +158,28 @@ def test_a_users_primitive_without_a_numpy_rule_is_refused_under_jit_saying_why(
             jax.jit(f)(np.float32(2))
 
 
+def test_a_users_primitive_lowered_by_lower_fun_runs_under_jit(numpy_device):
+    # mlir.register_lowering(p, mlir.lower_fun(fun)): the lowering is a traceable function, so
+    # the NumPy backend runs its jaxpr (a Ref inside too: mutable_array_test's
+    # test_what_if_you_lower_fun_something_with_internal_effects); it refused the primitive as
+    # one without a NumPy rule. JAX 0.10.2 on its CPU gives [1, 3, 5] and [6, 8, 10]
+    from jxkernel.extend.core import Primitive
+    from jxkernel.interpreters import mlir
+    p, q = Primitive("twice_plus_one_mine"), Primitive("ref_round_trip_mine")
+    for prim in (p, q):
+        prim.def_abstract_eval(lambda aval: aval)
+    mlir.register_lowering(p, mlir.lower_fun(lambda x: x * 2 + 1, multiple_results=False))
+
+    def with_ref(x):
+        r = jax.new_ref(x)
+        r[...] += 3
+        return jax.freeze(r)
+    mlir.register_lowering(q, mlir.lower_fun(with_ref, multiple_results=False))
+    with config.override("jax_platforms", "numpy"):
+        assert jax.jit(p.bind)(jnp.arange(3.0)).tolist() == [1.0, 3.0, 5.0]
+        assert jax.jit(lambda x: q.bind(x) * 2)(jnp.arange(3.0)).tolist() == [6.0, 8.0, 10.0]
+
+
 def test_jax_platforms_numpy_makes_it_the_default():
     with config.override("jax_platforms", "numpy"):
         assert jax.default_backend() == "numpy"
