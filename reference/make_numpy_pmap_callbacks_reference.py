@@ -4,7 +4,8 @@ never by the tests), on 4 simulated CPU devices:
     .venv-jax/bin/python reference/make_numpy_pmap_callbacks_reference.py
 
 Host callbacks in a pmap or shard_map body, each device's called with its own block
-(tests/data/numpy_pmap_callbacks_cases.py)."""
+(tests/data/numpy_pmap_callbacks_cases.py), and collectives with axis_index_groups in a pmap
+(tests/data/numpy_pmap_groups_cases.py, into numpy_pmap_groups_reference.json)."""
 import json
 import os
 import sys
@@ -15,8 +16,12 @@ import jax  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
-from numpy_pmap_callbacks_cases import run  # noqa: E402
+import numpy_pmap_callbacks_cases  # noqa: E402
+import numpy_pmap_groups_cases  # noqa: E402
 
-with open(os.path.join(DATA, "numpy_pmap_callbacks_reference.json"), "w") as f:
-    json.dump({"jax_version": jax.__version__, "cases": run(jax)}, f, indent=1, sort_keys=True)
-    f.write("\n")
+for cases, name in ((numpy_pmap_callbacks_cases, "numpy_pmap_callbacks_reference.json"),
+                    (numpy_pmap_groups_cases, "numpy_pmap_groups_reference.json")):
+    with open(os.path.join(DATA, name), "w") as f:
+        json.dump({"jax_version": jax.__version__, "cases": cases.run(jax)}, f, indent=1,
+                  sort_keys=True)
+        f.write("\n")

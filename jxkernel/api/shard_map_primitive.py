@@ -46,7 +46,7 @@ from ..lax.parallel import psum_p
 from ..transforms import batch_util as bu
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.ad_util import Zero, instantiate, is_undefined
-from ..transforms.batching import AxisData, batch_jaxpr
+from ..transforms.batching import AxisData, DevicesAxisData, batch_jaxpr
 from ..xla import stablehlo as hlo
 from ..xla.dispatch import invalid_value, primitive_jaxpr
 from ..xla.lowering import NeedsMesh
@@ -495,7 +495,7 @@ def _numpy(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes
         for a in manual:
             bound.enter_context(bound_axis(a, sizes[a]))
         for a in reversed(manual):
-            body, _ = batch_jaxpr(body, AxisData(a, sizes[a]),
+            body, _ = batch_jaxpr(body, DevicesAxisData(a, sizes[a]),
                                   [0 if a in split else bu.not_mapped for split in splits],
                                   force_out_batched=[True] * len(out_specs))
     return [_joined_blocks(y, s, manual, sizes)
