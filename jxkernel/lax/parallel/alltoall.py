@@ -15,6 +15,7 @@ from ...tree_util import tree_map
 from ...xla import stablehlo as hlo
 from ...transforms import batch_util as bu
 from ..shapes import expand_dims, reshape, squeeze
+from ..slicing import index_in_dim
 from ._common import (_as_names, _axis_size, _canonical_groups, _collective_attrs,
                       _group_rows, _no_groups_under_vmap, _on_devices, _per_member,
                       _register_linear_collective, varying)
@@ -67,7 +68,6 @@ def _all_to_all_batching(axis_data, vals, dims, *, axis_name, split_axis, concat
     if _as_names(axis_name) == (axis_data.name,) and _on_devices(axis_data, axis_index_groups):
         # over devices (the NumPy backend's pmap and shard_map): within each group, as XLA's
         # replica groups
-        from ..slicing import index_in_dim
         n = axis_data.size
         groups = _canonical_groups(axis_index_groups, n)
         rows, where = _group_rows(bu.bdim_at_front(x, d, n), groups, n)

@@ -19,7 +19,8 @@ from .. import _lowering as hl
 from ..elementwise import mul
 from ..reductions import reduce_sum
 from ..shapes import canonicalize_axis, reshape, squeeze, transpose
-from ..slicing import GatherDimensionNumbers, dynamic_slice_in_dim, gather
+from ..slicing import (GatherDimensionNumbers, dynamic_slice_in_dim, gather, index_in_dim,
+                       slice_in_dim)
 from ._common import (_as_names, _axis_size, _canonical_groups, _collective_attrs,
                       _group_rows, _no_groups_under_vmap, _on_devices, _per_member,
                       _register_linear_collective, varying)
@@ -358,7 +359,6 @@ def _grouped_scatter(axis_data, x, d, axis_index_groups, dim, tiled):
     """Over devices (the NumPy backend's pmap and shard_map): the member at place p of its
     group gets block p of the sum over the group, as XLA's reduce_scatter with replica
     groups."""
-    from ..slicing import index_in_dim, slice_in_dim
     n = axis_data.size
     groups = _canonical_groups(axis_index_groups, n)
     rows, where = _group_rows(bu.bdim_at_front(x, d, n), groups, n)
