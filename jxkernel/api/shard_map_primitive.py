@@ -11,7 +11,6 @@ binds every equation); smap in smap.py.
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 
 import numpy as np
@@ -27,7 +26,6 @@ from ..core.dce import dce_jaxpr_outputs, dce_rules, prune_rules, pruned_body
 from ..core.ir import ClosedJaxpr, param_printers
 from ..core.lru import LRU, TRACES
 from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state
-from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -46,12 +44,13 @@ from ..lax.parallel import psum_p
 from ..transforms import batch_util as bu
 from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
 from ..transforms.ad_util import Zero, instantiate, is_undefined
-from ..transforms.batching import AxisData, batch_jaxpr
+from ..transforms.batching import batch_jaxpr
 from ..xla import stablehlo as hlo
 from ..xla.dispatch import invalid_value, primitive_jaxpr
 from ..xla.lowering import NeedsMesh
 from ..xla.sharded import run_jaxpr
 from ..xla.sharding import mesh_symbol, sdy_dims
+from . import shard_map_numpy
 
 P = PartitionSpec
 shard_map_p = Primitive("shard_map", multiple_results=True)
@@ -396,61 +395,6 @@ def _batching(axis_data, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_
     return outs, [0] * len(outs)
 
 
-def _stacked_blocks(x, spec, manual, sizes) -> tuple:
-    """(x's blocks stacked along leading axes, one per manual axis spec splits x over, in
-    mesh order; those axes): a dimension split over axes (a, b) is a's blocks of b's."""
-    shape, where = [], {}
-    for n, axes in zip(x.shape, spec._axes(x.ndim)):
-        for a in axes:
-            where[a] = len(shape)
-            shape.append(sizes[a])
-        shape.append(n // math.prod(sizes[a] for a in axes))
-    split = [a for a in manual if a in where]
-    lead = [where[a] for a in split]
-    return x.reshape(shape).transpose(lead + [i for i in range(len(shape)) if i not in lead]), split
-
-
-def _joined_blocks(y, spec, manual, sizes):
-    """The global value of results y stacked along one leading axis per manual axis (mesh
-    order), put together as spec says: block 0 along the axes spec leaves out (the result
-    is the same on all of them)."""
-    block = y.shape[len(manual):]
-    dims = spec._axes(len(block))
-    named = [a for a in manual if any(a in axes for axes in dims)]
-    y = y[tuple(slice(None) if a in named else 0 for a in manual)]
-    order = []
-    for d, axes in enumerate(dims):
-        order += [named.index(a) for a in axes] + [len(named) + d]
-    return y.transpose(order).reshape(
-        [n * math.prod(sizes[a] for a in axes) for n, axes in zip(block, dims)])
-
-
-@functools.lru_cache(maxsize=None)
-def _closed_body(jaxpr) -> ClosedJaxpr:
-    """The body as one ClosedJaxpr per body, so batch_jaxpr's cache finds it again."""
-    return jaxpr if isinstance(jaxpr, ClosedJaxpr) else ClosedJaxpr(jaxpr, [])
-
-
-def _numpy(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
-    """With NumPy (global values) each manual mesh axis is a vmap axis: the operands' blocks
-    stacked along leading axes, the body batched over them (innermost axis first, its
-    collectives reducing along them as vmap's rules do), the results' blocks put together."""
-    manual = [a for a in mesh.axis_names if a in newly_manual_axes]
-    sizes = mesh.shape
-    blocks, splits = zip(*[_stacked_blocks(x, s, manual, sizes)
-                           for x, s in zip(args, in_specs)]) if args else ((), ())
-    body = _closed_body(jaxpr)
-    with contextlib.ExitStack() as bound:     # (a collective over several axes reads them)
-        for a in manual:
-            bound.enter_context(bound_axis(a, sizes[a]))
-        for a in reversed(manual):
-            body, _ = batch_jaxpr(body, AxisData(a, sizes[a]),
-                                  [0 if a in split else bu.not_mapped for split in splits],
-                                  force_out_batched=[True] * len(out_specs))
-    return [_joined_blocks(y, s, manual, sizes)
-            for y, s in zip(eval_closed_jaxpr_numpy(body, *blocks), out_specs)]
-
-
 def _prune(eqn):
     """A shard_map equation taking only the operands its body reads, their in_specs with them
     (JAX's shard_map dce rule): pmap's jit then drops an argument its function never reads."""
@@ -485,7 +429,7 @@ prune_rules[shard_map_p] = _prune
 dce_rules[shard_map_p] = _dce
 lowering_rules[shard_map_p] = _lowering
 impl_rules[shard_map_p] = _impl
-numpy_rules[shard_map_p] = _numpy
+numpy_rules[shard_map_p] = shard_map_numpy.run
 jvp_rules[shard_map_p] = _jvp
 transpose_rules[shard_map_p] = _transpose
 axis_batching_rules[shard_map_p] = _batching

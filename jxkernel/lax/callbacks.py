@@ -56,6 +56,7 @@ from ..xla.host_values import to_numpy
 from ..xla.transfers import put_on_device
 from ..xla import compiler as _compiler
 from ..xla import gpu_solver as _gpu_solver
+from ..xla import numpy_sharded
 from ..xla.compiler import CallbackError, record_callback_error
 from ..xla.dispatch import to_device
 from ..xla.ffi import layout, row_major
@@ -522,6 +523,39 @@ def _debug_print_numpy(*args, fmt, ordered, partitioned, in_tree, static_args, n
 
 
 numpy_rules[debug_print_p] = _debug_print_numpy
+
+
+class _PerDevice:
+    """A host function called once per device with its blocks of the operands (`blocks`:
+    numpy_sharded.per_device_calls), as XLA's partitioned host call calls it."""
+
+    def __init__(self, function, blocks):
+        self.function, self.blocks = function, blocks
+
+    def __call__(self, *arrays):
+        for blocks in self.blocks([np.asarray(a) for a in arrays]):
+            self.function(*_as_arrays(blocks))
+
+    def __repr__(self):
+        return repr(self.function)
+
+
+def _debug_callback_per_device(eqn, blocks):
+    return eqn.replace(params=dict(eqn.params, callback=_PerDevice(eqn.params["callback"],
+                                                                   blocks)))
+
+
+def _debug_print_per_device(eqn, blocks):
+    p = eqn.params
+    function = _print_function(p["fmt"], p["has_placeholders"], p["in_tree"], p["static_args"],
+                               p["np_printoptions"], p["logging_record"])
+    return eqn.replace(primitive=debug_callback_p, params=dict(
+        callback=_PerDevice(function, blocks), partitioned=True,
+        effect=ordered_debug_effect if p["ordered"] else debug_effect))
+
+
+numpy_sharded.per_device_rules[debug_callback_p] = _debug_callback_per_device
+numpy_sharded.per_device_rules[debug_print_p] = _debug_print_per_device
 lowering_rules[debug_print_p] = _debug_print_lowering
 jvp_rules[debug_print_p] = _debug_jvp(debug_print_p)
 transpose_rules[debug_print_p] = _debug_transpose

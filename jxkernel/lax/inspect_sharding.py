@@ -25,6 +25,7 @@ from ..core.primitive import (
     transpose_rules,
 )
 from ..tree_util import tree_map
+from ..xla import numpy_sharded
 from ..xla import stablehlo as hlo
 from ..xla.compiler import INSPECT_SHARDING_TARGET
 from ..xla.sharding import GSPMDSharding, inspect_sharding_key, replicated_hlo, spec_from_hlo
@@ -87,6 +88,15 @@ def _numpy_lowering(params, devices) -> None:
     params["callback"](GSPMDSharding(devices, replicated_hlo()))
 
 
+def _numpy_mesh_lowering(params, mesh, layout) -> None:
+    """The NumPy backend's program over a mesh of several devices: the NamedSharding over the
+    jit's mesh of the layout XLA's partitioner would choose (numpy_sharded's guess from the
+    arguments' shardings: an elementwise value keeps its operand's, anything unknown is
+    replicated), told when the program is made, as XLA tells it while compiling."""
+    params["callback"](NamedSharding(mesh, PartitionSpec() if layout is None else
+                                     numpy_sharded.spec_of(layout)))
+
+
 abstract_eval_rules[inspect_sharding_p] = _abstract_eval
 impl_rules[inspect_sharding_p] = _impl
 jvp_rules[inspect_sharding_p] = _jvp
@@ -95,4 +105,5 @@ batching_rules[inspect_sharding_p] = _batching
 lowering_rules[inspect_sharding_p] = _lowering
 numpy_lowering_rules[inspect_sharding_p] = _numpy_lowering
 numpy_rules[inspect_sharding_p] = lambda value, *, callback: []
+numpy_sharded.mesh_lowering_rules[inspect_sharding_p] = _numpy_mesh_lowering
 param_printers[inspect_sharding_p] = lambda p: [("callback", _masked(p["callback"]))]

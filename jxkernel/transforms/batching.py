@@ -62,6 +62,17 @@ class AxisData:
         return f"AxisData({self.name!r}, {self.size})"
 
 
+class DevicesAxisData(AxisData):
+    """A mesh axis's devices batched as one axis: the NumPy backend's shard_map and pmap
+    (api/shard_map_primitive.py), where collectives take axis_index_groups as XLA's do
+    (vmap's refuse them, as JAX's)."""
+    __slots__ = ()
+    on_devices = True
+
+
+AxisData.on_devices = False
+
+
 def mapped_axis_spec(leaves, axes):
     """The mesh axes the batch dimension of vmap's mapped inputs is split over (a tuple,
     or None): JAX's _mapped_axis_spec, with its error where two inputs' differ."""
@@ -520,7 +531,7 @@ def batch_jaxpr(closed: ClosedJaxpr, axis_data: AxisData, in_dims, force_out_bat
     broadcast). Cached, so re-batching a jitted jaxpr is free."""
     force = tuple(force_out_batched) if force_out_batched is not None else None
     key = (closed, (axis_data.name, axis_data.size, axis_data.explicit_mesh_axis,
-                    axis_data.spmd_name, tuple(in_dims), force))
+                    axis_data.spmd_name, axis_data.on_devices, tuple(in_dims), force))
     found = _batched_jaxprs.get(key)
     if found is not None:
         return found

@@ -184,14 +184,14 @@ class NumpyExecutable(Executable):
 
 class NumpyShardedExecutable(NumpyExecutable):
     """A program over a mesh of NumPy devices: its jaxpr run once on the arguments' global
-    values, each result laid out over the mesh as asked or as XLA would choose
-    (numpy_sharded.py says why it is not partitioned). ShardedExecutable's twin: the same
-    options, `out_shardings` and `mesh`."""
+    values (its partitioned host calls per device), each result laid out as asked or as XLA
+    would choose (numpy_sharded.py says why). ShardedExecutable's twin: the same options."""
 
     def __init__(self, jaxpr, out_avals, devices, name="", donated=(), *, mesh, out_shardings,
                  user_shardings, arg_avals, out_meshes=None, arg_shardings=None, kept=None):
         super().__init__(jaxpr, out_avals, devices, name, donated, kept=kept)
         self.mesh = mesh
+        self._program = numpy_sharded.per_device_calls(self._program, mesh, arg_shardings)
         # a result that is an argument as it came (device_put's relayout): its sharding
         params = [*jaxpr.constvars, *jaxpr.invars]
         self._forwarded = [arg_shardings[params.index(v)]

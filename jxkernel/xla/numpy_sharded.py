@@ -12,7 +12,11 @@ XLA's partitioner would. Partitioning the program as XLA does (a per-device prog
 collectives it inserts) would compute the same values at more cost and code: every
 primitive's NumPy rule computes the global result, and a collective inside shard_map or
 pmap computes in NumPy what every device would get (shard_map's NumPy rule batches the body
-over the manual mesh axes, and the collectives' batching rules reduce along them).
+over the manual mesh axes, and the collectives' batching rules reduce along them). What a
+learner sees per device is kept: a shard_map or pmap body that calls the host and has no
+collective runs device by device, a `partitioned=True` host call is called once per device
+with its blocks (`per_device_calls`), and inspect_array_sharding is told the layout guessed
+(`lowering_layouts`).
 
     >>> mesh = jax.make_mesh((2,), ('x',))                              # doctest: +SKIP
     >>> b = put(np.arange(4.0), ShapedArray((4,), np.float64), NamedSharding(mesh, P('x')))  # doctest: +SKIP
@@ -127,6 +131,9 @@ def _spec(dims) -> PartitionSpec:
     return PartitionSpec(*parts)
 
 
+spec_of = _spec          # (a layout's PartitionSpec, for the rules registered below)
+
+
 def _shape(v) -> tuple:
     return tuple(getattr(v.aval, "shape", ()))
 
@@ -148,10 +155,26 @@ def _merged(layouts) -> tuple:
     return _valid(tuple(next((d for d in ds if d), ()) for ds in zip(*layouts)))
 
 
-def _eqn_layouts(eqn, ins) -> list:
-    """The layouts of `eqn`'s results from its operands' (`ins`, None for replicated or
-    unknown), the way XLA's propagation lays out the common cases."""
+def _sliced_layouts(eqn, ins):
+    """A slice's or squeeze's result laid out as XLA's propagation lays out a partitioned
+    host call's operand (`per_device_calls`): a dimension kept whole keeps its split, a sliced
+    one is whole on each device, a squeezed one is dropped; None for anything else."""
     name, params = eqn.primitive.name, eqn.params
+    if ins[0] is None or name not in ("slice", "squeeze"):
+        return None
+    if name == "squeeze":
+        return [tuple(d for i, d in enumerate(ins[0]) if i not in params["dimensions"])]
+    kept = [a == b for a, b in zip(_shape(eqn.invars[0]), _shape(eqn.outvars[0]))]
+    return [tuple(d if k else () for d, k in zip(ins[0], kept))]
+
+
+def _eqn_layouts(eqn, ins, sliced=False) -> list:
+    """The layouts of `eqn`'s results from its operands' (`ins`, None for replicated or
+    unknown), the way XLA's propagation lays out the common cases (`sliced`: slices and
+    squeezes too, `_sliced_layouts`)."""
+    name, params = eqn.primitive.name, eqn.params
+    if sliced and (found := _sliced_layouts(eqn, ins)) is not None:
+        return found
     if name in ("sharding_constraint", "reshard"):     # (an open dimension: the operand's)
         dims = _dims(params["sharding"], len(_shape(eqn.outvars[0])), None)
         return [tuple(d if d is not None else ins[0][i] if ins[0] else ()
@@ -205,15 +228,92 @@ def _as_typed(aval, guess):
 
 def _layouts(jaxpr: Jaxpr, ins: list) -> list:
     """Per result of `jaxpr` its layout guessed from its inputs' (None: replicated)."""
+    env = _layout_env(jaxpr, ins)
+    return [env.get(v) if type(v) is Var else None for v in jaxpr.outvars]
+
+
+def _layout_env(jaxpr: Jaxpr, ins: list, sliced=False) -> dict:
+    """{var: its layout} for the vars of `jaxpr` guessed split (the others replicated)."""
     env = {v: d for v, d in zip(jaxpr.invars, ins)}
     for eqn in jaxpr.eqns:
-        outs = _eqn_layouts(eqn, [env.get(v) if type(v) is Var else None for v in eqn.invars])
+        outs = _eqn_layouts(eqn, [env.get(v) if type(v) is Var else None for v in eqn.invars],
+                            sliced)
         for v, d in zip(eqn.outvars, outs):
             d = _as_typed(v.aval, d)
             d = None if d is None or not any(d) else _valid(d)
             if d is not None and len(d) == len(_shape(v)):
                 env[v] = d
-    return [env.get(v) if type(v) is Var else None for v in jaxpr.outvars]
+    return env
+
+
+# primitive -> rule(params, mesh, layout) run when a program over a mesh of several devices is
+# made (instead of its numpy_lowering rule), with its operand's guessed layout (mesh axes per
+# dimension, None: replicated): what XLA's partitioner tells while it compiles
+# (inspect_array_sharding: lax/inspect_sharding.py)
+mesh_lowering_rules: dict = {}
+
+
+def lowering_layouts(jaxpr: Jaxpr, mesh, arg_shardings) -> dict:
+    """{var: layout} of a program over `mesh` (constvars first, `arg_shardings` theirs and the
+    invars'), guessed as `output_shardings` guesses; {} on one device."""
+    if mesh is None or mesh.size == 1 or arg_shardings is None:
+        return {}
+    params = [*jaxpr.constvars, *jaxpr.invars]
+    ins = [None if s is None else _valid(_dims(s, len(_shape(v))))
+           for s, v in zip(arg_shardings, params)]
+    return _layout_env(_as_one(jaxpr), ins)
+
+
+# primitive -> rule(eqn, blocks) -> the equation calling the host once per device: `blocks`
+# maps the operands' global values to each device's list of blocks, in the mesh's order (a
+# `partitioned=True` debug callback or print: lax/callbacks.py registers them)
+per_device_rules: dict = {}
+
+
+def per_device_calls(program: Jaxpr, mesh, arg_shardings) -> Jaxpr:
+    """`program` (constvars first, calls inlined) with each partitioned host call made to call
+    once per device with its blocks of the operands, laid out as guessed from the arguments'
+    shardings (XLA's partitioner calls it on each device's shard; the NumPy backend runs the
+    global program, so the call is split here). Unchanged on one device or with none."""
+    if mesh.size == 1 or arg_shardings is None or not any(
+            e.primitive in per_device_rules and e.params.get("partitioned")
+            for e in program.eqns):
+        return program
+    params = [*program.constvars, *program.invars]
+    ins = [None if s is None else _valid(_dims(s, len(_shape(v))))
+           for s, v in zip(arg_shardings, params)]
+    env = _layout_env(_as_one(program), ins, sliced=True)
+    eqns = []
+    for eqn in program.eqns:
+        if eqn.primitive in per_device_rules and eqn.params.get("partitioned"):
+            dims = tuple(env.get(v) if type(v) is Var else None for v in eqn.invars)
+            eqn = per_device_rules[eqn.primitive](eqn, functools.partial(_device_blocks, mesh,
+                                                                         dims))
+        eqns.append(eqn)
+    return program.replace(eqns=eqns)
+
+
+def _device_blocks(mesh, dims, values) -> list:
+    """Per device of `mesh` (its order) the blocks of `values` laid out as `dims` say (None:
+    the whole value on each device)."""
+    sizes = mesh.shape
+    out = []
+    for index in np.ndindex(*mesh.devices.shape):
+        at = dict(zip(mesh.axis_names, index))
+        blocks = []
+        for value, layout in zip(values, dims):
+            if layout is None:
+                blocks.append(value)
+                continue
+            where = []
+            for n, axes in zip(np.shape(value), layout):
+                count, pos = 1, 0
+                for a in axes:
+                    count, pos = count * sizes[a], pos * sizes[a] + at[a]
+                where.append(slice(pos * (n // count), (pos + 1) * (n // count)))
+            blocks.append(value[tuple(where)])
+        out.append(blocks)
+    return out
 
 
 def mesh_needed(jaxpr):

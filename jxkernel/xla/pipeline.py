@@ -26,6 +26,7 @@ from . import client as _client
 from .compiler import compile_module
 from .executable import Executable
 from . import numpy_sharded
+from ..core.numpy_simplify import inline_calls
 from .lowering import (NeedsMesh, check_one_device_effects, lower_module, set_up_aliases,
                        set_up_donors)
 from .numpy_device import NumpyDevice, unsupported
@@ -95,7 +96,12 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
             # but what lowering does besides (numpy_lowering_rules, its checks)
             if mesh is not None and mesh.size > 1:
                 check_one_device_effects(jaxpr, mesh)
-            _numpy_lowering(jaxpr, devices)
+            if mesh is not None and mesh.size > 1:
+                program = inline_calls(jaxpr)
+                _numpy_lowering(program, devices, mesh, numpy_sharded.lowering_layouts(
+                    program, mesh, arg_shardings))
+            else:
+                _numpy_lowering(jaxpr, devices)
             if donated is not None:
                 # what XLA's lowering would donate after all: one no result takes is kept
                 # (not deleted by calls), with JAX's warning (set_up_aliases)
@@ -134,14 +140,20 @@ def _embedding(jaxpr, kept, embed) -> tuple:
                   jaxpr.outvars, jaxpr.eqns), kept, embed)
 
 
-def _numpy_lowering(jaxpr, devices) -> None:
-    """Run the numpy_lowering_rules of `jaxpr`'s equations and its inner jaxprs'."""
+def _numpy_lowering(jaxpr, devices, mesh=None, layouts=None) -> None:
+    """Run the numpy_lowering_rules of `jaxpr`'s equations and its inner jaxprs' (over a mesh
+    of several devices, a mesh_lowering_rule with its operand's layout where there is one)."""
     for eqn in jaxpr.eqns:
+        over_mesh = numpy_sharded.mesh_lowering_rules.get(eqn.primitive) if mesh else None
+        if over_mesh is not None:
+            first = eqn.invars[0] if eqn.invars else None
+            over_mesh(eqn.params, mesh, (layouts or {}).get(first))
+            continue
         found = numpy_lowering_rules.get(eqn.primitive)
         if found is not None:
             found(eqn.params, devices)
         for inner in jaxprs_in_params(eqn.params):
-            _numpy_lowering(inner, devices)
+            _numpy_lowering(inner, devices, mesh)
 
 
 def _kept_only(kept, n_consts, n_inputs, donated, arg_shardings, arg_names, aliases,

@@ -392,6 +392,16 @@ def test_a_new_notebook_runs_jax_docs_from_import_jax(chromium, site, outside, b
         # the status bar connects by itself after a cell importing jax (connection.ts)
         expect(page.locator(STATUS)).to_have_text(re.compile(r"^jx · numpy:0 \(1 device\)"))
         shot(page, "20-new-notebook-import-jax")
+        # host callbacks in a pmap run per device, as JAX 0.10.2 prints them (they raised
+        # vmap's errors on the NumPy backend before stop 87)
+        out = run_cell(page, 2, "import numpy as np\n"
+                                "from jax.experimental import io_callback\n"
+                                "print(jax.pmap(lambda v: jax.pure_callback(np.sin, v, v))"
+                                "(jnp.arange(1.0)))\n"
+                                "print(jax.pmap(lambda v: io_callback(lambda y: y * 2, v, v))"
+                                "(jnp.arange(1.0) + 3))")
+        assert out.strip().splitlines() == ["[0.]", "[6.]"], out
+        shot(page, "21-new-notebook-pmap-callbacks")
     assert outside == [], f"the page asked for things outside the site: {outside[:10]}"
 
 

@@ -158,6 +158,34 @@ def test_a_users_primitive_without_a_numpy_rule_is_refused_under_jit_saying_why(
             jax.jit(f)(np.float32(2))
 
 
+def test_a_users_primitive_lowered_by_lower_fun_runs_under_jit(numpy_device):
+    # mlir.register_lowering(p, mlir.lower_fun(fun)): the lowering is a traceable function, so
+    # the NumPy backend runs its jaxpr (a Ref inside too: mutable_array_test's
+    # test_what_if_you_lower_fun_something_with_internal_effects); it refused the primitive as
+    # one without a NumPy rule. JAX 0.10.2 on its CPU gives [1, 3, 5] and [6, 8, 10]
+    from jxkernel.extend.core import Primitive
+    from jxkernel.interpreters import mlir
+    p, q = Primitive("twice_plus_one_mine"), Primitive("ref_round_trip_mine")
+    for prim in (p, q):
+        prim.def_abstract_eval(lambda aval: aval)
+    mlir.register_lowering(p, mlir.lower_fun(lambda x: x * 2 + 1, multiple_results=False))
+
+    def with_ref(x):
+        r = jax.new_ref(x)
+        r[...] += 3
+        return jax.freeze(r)
+    mlir.register_lowering(q, mlir.lower_fun(with_ref, multiple_results=False))
+    try:
+        with config.override("jax_platforms", "numpy"):
+            assert jax.jit(p.bind)(jnp.arange(3.0)).tolist() == [1.0, 3.0, 5.0]
+            assert jax.jit(lambda x: q.bind(x) * 2)(jnp.arange(3.0)).tolist() == [6, 8, 10]
+    finally:        # (the rule tables are global: tests/core checks every NumPy rule's cases)
+        from jxkernel.core.primitive import lowering_rules, numpy_rules
+        for prim in (p, q):
+            numpy_rules.pop(prim, None)
+            lowering_rules.pop(prim, None)
+
+
 def test_jax_platforms_numpy_makes_it_the_default():
     with config.override("jax_platforms", "numpy"):
         assert jax.default_backend() == "numpy"
@@ -376,6 +404,51 @@ def test_several_numpy_devices_as_xla_simulates_cpu_devices():
     assert got["pmap"] == [6, 5, 4, 3] and got["ppermute"] == [3, 0, 1, 2]
     assert got["all_to_all"] == np.arange(16).reshape(4, 4).T.tolist()
     assert got["gather"] == [[0, 1, 2, 3]] * 4 and got["donated"]
+
+
+def test_host_callbacks_in_a_pmap_are_called_per_device_as_jax():
+    # a body that calls the host and reads no axis runs device by device (shard_map's NumPy
+    # rule): it was batched over the devices, so pure_callback (no vmap_method) and io_callback
+    # raised vmap's errors and a print in a while loop printed for devices whose loop had ended;
+    # in a jit over a mesh a partitioned print printed the whole value once and
+    # inspect_array_sharding was told one device's replicated sharding
+    import json, os
+    with open(os.path.join(os.path.dirname(__file__), "..", "data",
+                           "numpy_pmap_callbacks_reference.json")) as f:
+        ref = json.load(f)["cases"]
+    got = run_json(NO_JAXLIB + "import json, jxkernel as jax, numpy_pmap_callbacks_cases\n"
+                   "print(json.dumps(numpy_pmap_callbacks_cases.run(jax)))",
+                   {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    assert got == ref
+
+
+def test_collectives_with_axis_index_groups_in_a_pmap_as_jax():
+    # XLA's replica groups on the NumPy devices (their batching over the devices takes them):
+    # psum of groups of several sizes, pmax, all_gather, psum_scatter, all_to_all and a
+    # gradient through a grouped all_gather; they raised vmap's "axis_index_groups not
+    # supported in vmap collectives", which vmap itself still raises, as JAX's
+    import json, os
+    with open(os.path.join(os.path.dirname(__file__), "..", "data",
+                           "numpy_pmap_groups_reference.json")) as f:
+        ref = json.load(f)["cases"]
+    got = run_json(NO_JAXLIB + "import json, jxkernel as jax, numpy_pmap_groups_cases\n"
+                   "print(json.dumps(numpy_pmap_groups_cases.run(jax)))",
+                   {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    assert got == ref
+
+
+def test_a_partitioned_debug_callback_is_called_per_device_as_jax():
+    # jax.debug.callback(partitioned=True) in a jit over 2 NumPy devices: once per device with
+    # its block, laid out as the arguments' shardings say (tests/lax/test_debug_callback_
+    # partitioned.py's cases and JAX's answers); it was called once, with the whole value
+    import json, os
+    with open(os.path.join(os.path.dirname(__file__), "..", "data",
+                           "debug_callback_partitioned_reference.json")) as f:
+        ref = json.load(f)["cases"]
+    got = run_json(NO_JAXLIB + "import json, jxkernel as jax, debug_callback_partitioned_cases\n"
+                   "print(json.dumps(debug_callback_partitioned_cases.run(jax)))",
+                   {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert got == ref
 
 
 UNREDUCED = """

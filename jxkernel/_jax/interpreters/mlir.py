@@ -13,7 +13,7 @@ of existing operations:
     >>> jax.jit(axpy_p.bind)(2.0, jnp.ones(2), jnp.ones(2))
     Array([3., 3.], dtype=float32)
 """
-from ...core.primitive import lowering_rules, platform_lowering_rules
+from ...core.primitive import lowering_rules, numpy_rules, platform_lowering_rules
 from ...lax import _lowering
 from ...xla.lowering import no_rule_error, rule_contexts
 from ...xla.user_rules import call_cached_rule
@@ -82,6 +82,12 @@ def register_lowering(prim, rule, platform: str | None = None, inline: bool = Tr
         raise NotImplementedError(
             f"Registering an MLIR lowering rule for primitive {prim} for an unknown platform "
             f"{platform}. Known platforms are: {', '.join(_KNOWN_PLATFORMS)}.")
+    traceable = getattr(rule, "traceable", None)
+    if traceable is not None and platform in (None, "cpu") and (
+            prim not in numpy_rules or prim in _numpy_from_lowering):
+        # a rule made by lower_fun runs on the NumPy backend too: its function's jaxpr, with
+        # NumPy (the backend runs no lowering rule; one written with MLIR ops stays XLA's)
+        numpy_rules[prim] = _numpy_from_lowering[prim] = _lowering.numpy_fun(*traceable)
     rule = _with_context(prim, rule, cacheable, inline)
     if platform is None:
         lowering_rules[prim] = rule
@@ -90,6 +96,8 @@ def register_lowering(prim, rule, platform: str | None = None, inline: bool = Tr
     by_platform[platform] = rule
     lowering_rules[prim] = _platform_dispatch(prim, by_platform)
 
+# the NumPy rules register_lowering made from lower_fun's functions (replaced by a later one)
+_numpy_from_lowering: dict = {}
 # what ctx.platform says for each name register_lowering accepts
 _ALIASES = {"cuda": "gpu", "rocm": "gpu"}
 # the platforms JAX 0.10.2's register_lowering knows (its error lists them so)

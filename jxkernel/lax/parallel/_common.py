@@ -18,6 +18,8 @@ from ...core.primitive import abstract_eval_rules, axis_batching_rules, impl_rul
 from ...core.trace import EvalTrace, current_trace
 from ...xla import stablehlo as hlo
 from ...transforms.ad_util import deflinear2
+from ..shapes import broadcast_in_dim, concatenate
+from ..slicing import index_in_dim
 
 
 def _as_names(axis_name) -> tuple:
@@ -72,6 +74,29 @@ def _canonical_groups(axis_index_groups, size, even=True):
     if even and len({len(g) for g in groups}) > 1:
         raise ValueError(f"axis_index_groups must all be the same size, got {groups}")
     return groups
+
+
+def _on_devices(axis_data, axis_index_groups) -> bool:
+    """Whether a collective with `axis_index_groups` is batched over devices (the NumPy
+    backend's shard_map and pmap: transforms/batching.DevicesAxisData), where its groups are
+    taken as XLA's collectives take them; under vmap they are refused (JAX's error)."""
+    return axis_index_groups is not None and axis_data.on_devices
+
+
+def _group_rows(x, groups, n):
+    """(per group, x's rows of its members stacked: [len(group), ...]; per member, its
+    group's index and its place in it), x batched over the n members at 0."""
+    rows = [concatenate([index_in_dim(x, j, 0, keepdims=True) for j in g], 0) for g in groups]
+    where = {j: (k, p) for k, g in enumerate(groups) for p, j in enumerate(g)}
+    return rows, [where[i] for i in range(n)]
+
+
+def _per_member(values, members):
+    """[n, ...]: member i's value `values[members[i]]` (each of one shape), stacked."""
+    shape = lambda v: tuple(get_aval(v).shape)      # noqa: E731
+    return concatenate([broadcast_in_dim(values[m], (1,) + shape(values[m]),
+                                         tuple(range(1, 1 + len(shape(values[m])))))
+                        for m in members], 0)
 
 
 def _no_groups_under_vmap(axis_index_groups):

@@ -38,7 +38,8 @@ from ..elementwise import _const, div, mul
 from ..reductions import reduce_sum
 from ..shapes import broadcast_in_dim
 from ._common import (_as_names, _axis_size, _canonical_groups, _check_bound, _collective_attrs,
-                      _no_groups_under_vmap, _raise_unbound, _unbound, varying)
+                      _group_rows, _no_groups_under_vmap, _on_devices, _per_member,
+                      _raise_unbound, _unbound, varying)
 
 
 # ------------------------------------------------------------------ psum / pmax / pmin
@@ -108,6 +109,8 @@ def _batch_reduction(prim, axis_data, v, d, axes, axis_index_groups):
     member (psum multiplies it by their count); over other axes only, the batch dimension
     rides along (positional axes shifted past it)."""
     name, mapped = axis_data.name, d is not bu.not_mapped
+    if tuple(axes) == (name,) and _on_devices(axis_data, axis_index_groups):
+        return _grouped_reduction(prim, axis_data, v, d, axis_index_groups), 0
     bind = lambda x, over: prim.bind(x, axes=over, axis_index_groups=axis_index_groups)[0]
     if not mapped:
         if name not in axes:
@@ -124,6 +127,18 @@ def _batch_reduction(prim, axis_data, v, d, axes, axis_index_groups):
     v = bu.moveaxis(v, d, 0)
     over = tuple(a + 1 if isinstance(a, int) else 0 if a == name else a for a in axes)
     return bind(v, over), (bu.not_mapped if name in axes else 0)
+
+
+def _grouped_reduction(prim, axis_data, v, d, axis_index_groups):
+    """Over devices (the NumPy backend's pmap and shard_map), each member gets the reduction
+    over its group's members, as XLA's all_reduce with replica groups (of several sizes too,
+    as psum's)."""
+    n = axis_data.size
+    groups = _canonical_groups(axis_index_groups, n, even=False)
+    reduce = getattr(reductions, {"psum": "reduce_sum", "pmax": "reduce_max",
+                                  "pmin": "reduce_min"}[prim.name])
+    rows, where = _group_rows(bu.bdim_at_front(v, d, n), groups, n)
+    return _per_member([reduce(r, (0,)) for r in rows], [k for k, _ in where])
 
 
 psum_p = _reducer("psum", "stablehlo.add", "reduce_sum")

@@ -15,8 +15,10 @@ from ...tree_util import tree_map
 from ...xla import stablehlo as hlo
 from ...transforms import batch_util as bu
 from ..shapes import expand_dims, reshape, squeeze
+from ..slicing import index_in_dim
 from ._common import (_as_names, _axis_size, _canonical_groups, _collective_attrs,
-                      _no_groups_under_vmap, _register_linear_collective, varying)
+                      _group_rows, _no_groups_under_vmap, _on_devices, _per_member,
+                      _register_linear_collective, varying)
 from .axis_indices import _member_index
 from .gather_scatter import _pick, _stack_all
 
@@ -63,12 +65,25 @@ def _all_to_all_batching(axis_data, vals, dims, *, axis_name, split_axis, concat
         x = bu.moveaxis(x, d, 0)
         return all_to_all_p.bind(x, split_axis=split_axis + 1, concat_axis=concat_axis + 1,
                                  **params), 0
+    if _as_names(axis_name) == (axis_data.name,) and _on_devices(axis_data, axis_index_groups):
+        # over devices (the NumPy backend's pmap and shard_map): within each group, as XLA's
+        # replica groups
+        n = axis_data.size
+        groups = _canonical_groups(axis_index_groups, n)
+        rows, where = _group_rows(bu.bdim_at_front(x, d, n), groups, n)
+        k = len(groups[0])
+        outs = [index_in_dim(_shuffle(r, k, split_axis, concat_axis), p, 0, keepdims=False)
+                for r in rows for p in range(k)]
+        return _per_member(outs, [g * k + p for g, p in where]), 0
     _no_groups_under_vmap(axis_index_groups)
     if len(_as_names(axis_name)) > 1:
         return _all_to_all_several(axis_data, x, d, _as_names(axis_name), split_axis,
                                    concat_axis, axis_size), 0
-    n = axis_size
-    x = bu.bdim_at_front(x, d, n)                  # x[k]: member k's value
+    return _shuffle(bu.bdim_at_front(x, d, axis_size), axis_size, split_axis, concat_axis), 0
+
+
+def _shuffle(x, n, split_axis, concat_axis):
+    """The all_to_all of the n members' values x[k] (batched at 0), batched at 0."""
     shape = bu.shape(x)
     s = split_axis + 1                             # split into (chunk j, piece)
     x = reshape(x, shape[:s] + (n, shape[s] // n) + shape[s + 1:])
@@ -76,7 +91,7 @@ def _all_to_all_batching(axis_data, vals, dims, *, axis_name, split_axis, concat
     c = concat_axis + 1                            # k goes in front of the concat axis
     x = bu.moveaxis(x, 1, c)
     shape = bu.shape(x)
-    return reshape(x, shape[:c] + (shape[c] * shape[c + 1],) + shape[c + 2:]), 0
+    return reshape(x, shape[:c] + (shape[c] * shape[c + 1],) + shape[c + 2:])
 
 
 def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_index_groups,

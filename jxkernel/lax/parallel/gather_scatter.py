@@ -19,9 +19,11 @@ from .. import _lowering as hl
 from ..elementwise import mul
 from ..reductions import reduce_sum
 from ..shapes import canonicalize_axis, reshape, squeeze, transpose
-from ..slicing import GatherDimensionNumbers, dynamic_slice_in_dim, gather
+from ..slicing import (GatherDimensionNumbers, dynamic_slice_in_dim, gather, index_in_dim,
+                       slice_in_dim)
 from ._common import (_as_names, _axis_size, _canonical_groups, _collective_attrs,
-                      _no_groups_under_vmap, _register_linear_collective, varying)
+                      _group_rows, _no_groups_under_vmap, _on_devices, _per_member,
+                      _register_linear_collective, varying)
 from .all_reduce import psum_p
 from .axis_indices import _member_index, axis_index
 
@@ -63,14 +65,29 @@ def _all_gather_batching(axis_data, vals, dims, *, all_gather_dimension, axis_na
             return prim.bind(x, all_gather_dimension=all_gather_dimension, **params), d
         x = bu.moveaxis(x, d, 0)
         return prim.bind(x, all_gather_dimension=all_gather_dimension + 1, **params), 0
-    _no_groups_under_vmap(axis_index_groups)
     axis = all_gather_dimension
+    if tuple(axis_name) == (axis_data.name,) and _on_devices(axis_data, axis_index_groups):
+        # over devices: each member gathers its group's members (XLA's replica groups)
+        n = axis_data.size
+        rows, where = _group_rows(bu.bdim_at_front(x, d, n),
+                                  _canonical_groups(axis_index_groups, n), n)
+        return _per_member([_tiled(bu.moveaxis(r, 0, axis), axis, tiled) for r in rows],
+                           [k for k, _ in where]), 0
+    _no_groups_under_vmap(axis_index_groups)
     x = _stack_all(axis_data, x, d, axis_name)           # every member sees the whole stack
     x = bu.moveaxis(x, 0, axis)
     if tiled:
         shape = bu.shape(x)
         x = reshape(x, shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:])
     return x, bu.not_mapped
+
+
+def _tiled(x, axis, tiled):
+    """A stack along `axis` made one dimension with the next, if `tiled`."""
+    if not tiled:
+        return x
+    shape = bu.shape(x)
+    return reshape(x, shape[:axis] + (shape[axis] * shape[axis + 1],) + shape[axis + 2:])
 
 
 def _gather_scatter_transpose(to_prim, dim_param, to_dim_param):
@@ -320,6 +337,9 @@ def _reduce_scatter_batching(axis_data, vals, dims, *, axis_name, scatter_dimens
             return reduce_scatter_p.bind(x, scatter_dimension=scatter_dimension, **params), d
         x = bu.moveaxis(x, d, 0)
         return reduce_scatter_p.bind(x, scatter_dimension=scatter_dimension + 1, **params), 0
+    if tuple(axis_name) == (axis_data.name,) and _on_devices(axis_data, axis_index_groups):
+        return _grouped_scatter(axis_data, x, d, axis_index_groups, scatter_dimension,
+                                tiled), 0
     _no_groups_under_vmap(axis_index_groups)
     if d is bu.not_mapped:         # the same value from every member: n times it
         y = mul(x, np.asarray(axis_data.size, get_aval(x).dtype))
@@ -333,6 +353,23 @@ def _reduce_scatter_batching(axis_data, vals, dims, *, axis_name, scatter_dimens
         k = scatter_dimension
         y = reshape(y, shape[:k] + (axis_size, shape[k] // axis_size) + shape[k + 1:])
     return y, scatter_dimension
+
+
+def _grouped_scatter(axis_data, x, d, axis_index_groups, dim, tiled):
+    """Over devices (the NumPy backend's pmap and shard_map): the member at place p of its
+    group gets block p of the sum over the group, as XLA's reduce_scatter with replica
+    groups."""
+    n = axis_data.size
+    groups = _canonical_groups(axis_index_groups, n)
+    rows, where = _group_rows(bu.bdim_at_front(x, d, n), groups, n)
+    k = len(groups[0])
+    blocks = []
+    for r in rows:
+        total = reduce_sum(r, (0,))
+        size = bu.shape(total)[dim] // k if tiled else 1
+        blocks += [slice_in_dim(total, p * size, (p + 1) * size, axis=dim) if tiled else
+                   index_in_dim(total, p, dim, keepdims=False) for p in range(k)]
+    return _per_member(blocks, [g * k + p for g, p in where])
 
 
 # all_gather's rules are registered here, once reduce_scatter_p (its transpose) exists

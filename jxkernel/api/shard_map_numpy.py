@@ -1,0 +1,124 @@
+"""shard_map's NumPy rule (the NumPy backend, which runs jaxprs with NumPy on global values):
+each manual mesh axis is a vmap axis over the devices (`batching.DevicesAxisData`: its
+collectives reduce along it, with `axis_index_groups` too), or, for a body that calls the
+host with no collective, the body runs device by device, so each device's callback gets its
+own block as under XLA."""
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+
+import numpy as np
+
+from ..core.axis_env import bound_axis
+from ..core.ir import ClosedJaxpr, jaxprs_in_params
+from ..core.numpy_eval import eval_closed_jaxpr_numpy
+from ..transforms import batch_util as bu
+from ..transforms.batching import DevicesAxisData, batch_jaxpr
+
+
+def _stacked_blocks(x, spec, manual, sizes) -> tuple:
+    """(x's blocks stacked along leading axes, one per manual axis spec splits x over, in
+    mesh order; those axes): a dimension split over axes (a, b) is a's blocks of b's."""
+    shape, where = [], {}
+    for n, axes in zip(x.shape, spec._axes(x.ndim)):
+        for a in axes:
+            where[a] = len(shape)
+            shape.append(sizes[a])
+        shape.append(n // math.prod(sizes[a] for a in axes))
+    split = [a for a in manual if a in where]
+    lead = [where[a] for a in split]
+    return x.reshape(shape).transpose(lead + [i for i in range(len(shape)) if i not in lead]), split
+
+
+def _joined_blocks(y, spec, manual, sizes):
+    """The global value of results y stacked along one leading axis per manual axis (mesh
+    order), put together as spec says: block 0 along the axes spec leaves out (the result
+    is the same on all of them)."""
+    block = y.shape[len(manual):]
+    dims = spec._axes(len(block))
+    named = [a for a in manual if any(a in axes for axes in dims)]
+    y = y[tuple(slice(None) if a in named else 0 for a in manual)]
+    order = []
+    for d, axes in enumerate(dims):
+        order += [named.index(a) for a in axes] + [len(named) + d]
+    return y.transpose(order).reshape(
+        [n * math.prod(sizes[a] for a in axes) for n, axes in zip(block, dims)])
+
+
+@functools.lru_cache(maxsize=None)
+def _closed_body(jaxpr) -> ClosedJaxpr:
+    """The body as one ClosedJaxpr per body, so batch_jaxpr's cache finds it again."""
+    return jaxpr if isinstance(jaxpr, ClosedJaxpr) else ClosedJaxpr(jaxpr, [])
+
+
+# a host callback: XLA calls it on each device with that device's block
+_CALLBACKS = frozenset({"pure_callback", "io_callback", "debug_callback", "debug_print"})
+# axis-typed no-ops a body may hold with no collective (a device's block is their result)
+_TYPE_ONLY = frozenset({"pvary"})
+
+
+def _names_an_axis(value, axes) -> bool:
+    if isinstance(value, str):
+        return value in axes
+    return isinstance(value, (tuple, list, frozenset, set)) and any(
+        isinstance(v, str) and v in axes for v in value)
+
+
+@functools.lru_cache(maxsize=256)
+def _per_device(body, axes: frozenset) -> bool:
+    """Whether a body is run device by device on the NumPy backend: it calls the host (each
+    device calls it with its own block, as XLA's partitioned program does: a `pure_callback`
+    without a vmap_method, an `io_callback` or a print in a loop cannot be batched over the
+    devices) and reads none of the manual axes (no collective: each device's block alone
+    makes its results)."""
+    calls, reads = False, False
+    todo = [body.jaxpr if isinstance(body, ClosedJaxpr) else body]
+    while todo:
+        for eqn in todo.pop().eqns:
+            name = eqn.primitive.name
+            calls = calls or name in _CALLBACKS
+            if name not in _TYPE_ONLY and any(_names_an_axis(v, axes)
+                                              for v in eqn.params.values()):
+                reads = True
+            todo.extend(jaxprs_in_params(eqn.params))
+    return calls and not reads
+
+
+def _each_device(body, blocks, splits, manual, sizes):
+    """The body run once per device (devices in mesh order), on that device's blocks; its
+    results stacked along one leading axis per manual axis, as the batched body's are."""
+    outs = []
+    for index in np.ndindex(*[sizes[a] for a in manual]):
+        at = dict(zip(manual, index))
+        outs.append(eval_closed_jaxpr_numpy(
+            body, *[b[tuple(at[a] for a in split)] for b, split in zip(blocks, splits)]))
+    lead = [sizes[a] for a in manual]
+    return [np.stack([np.asarray(o[i]) for o in outs]).reshape(lead + list(np.shape(outs[0][i])))
+            for i in range(len(outs[0]))]
+
+
+def run(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
+    """With NumPy (global values) each manual mesh axis is a vmap axis: the operands' blocks
+    stacked along leading axes, the body batched over them (innermost axis first, its
+    collectives reducing along them as vmap's rules do), the results' blocks put together.
+    A body that calls the host and has no collective runs once per device instead
+    (`_per_device`), so its callbacks see what each device's do under XLA."""
+    manual = [a for a in mesh.axis_names if a in newly_manual_axes]
+    sizes = mesh.shape
+    blocks, splits = zip(*[_stacked_blocks(x, s, manual, sizes)
+                           for x, s in zip(args, in_specs)]) if args else ((), ())
+    body = _closed_body(jaxpr)
+    if _per_device(body, frozenset(manual)):
+        return [_joined_blocks(y, s, manual, sizes) for y, s in
+                zip(_each_device(body, blocks, splits, manual, sizes), out_specs)]
+    with contextlib.ExitStack() as bound:     # (a collective over several axes reads them)
+        for a in manual:
+            bound.enter_context(bound_axis(a, sizes[a]))
+        for a in reversed(manual):
+            body, _ = batch_jaxpr(body, DevicesAxisData(a, sizes[a]),
+                                  [0 if a in split else bu.not_mapped for split in splits],
+                                  force_out_batched=[True] * len(out_specs))
+    return [_joined_blocks(y, s, manual, sizes)
+            for y, s in zip(eval_closed_jaxpr_numpy(body, *blocks), out_specs)]
