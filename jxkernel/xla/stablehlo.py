@@ -504,6 +504,8 @@ def _element_text(x, dtype) -> str:
 def dense_attr(array: np.ndarray) -> str:
     """`dense<...>` holding `array` exactly: a splat, a nested list, or raw hex for big arrays."""
     dtype = array.dtype
+    # (a closed-over broadcast or transposed view, written into a module: its bytes in order)
+    array = np.ascontiguousarray(array)
     flat = array.reshape(-1)
     if flat.size == 0:
         return "dense<>"          # any empty shape (`dense<[[]]>` would be 1x0)

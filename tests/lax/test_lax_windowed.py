@@ -17,7 +17,7 @@ from jxkernel.core import check_jaxpr
 import locations  # tests/support: the repository's folders
 
 DATA = locations.DATA
-from compiled import jit_together, xla_default_code
+from compiled import constants_as_arguments, jit_together, xla_default_code
 from grads_together import check_grads_together
 from lowered import run_lowered
 from numerics import ELEMENTWISE, REDUCTION, assert_allclose_ulp
@@ -204,7 +204,7 @@ def computed():
     # to JAX's, fusion may move a last bit here)
     # at XLA's default code: which tied element a padded pooling's tangent follows is its
     # loop order (XLA_TIE_ORDER below), another under the suite's loop emitters
-    with xla_default_code():
+    with xla_default_code(), constants_as_arguments():
         out = jax.jit(lambda: cases(jax, lax, jnp))()
     return {f"{k}#{i}": np.asarray(leaf) for k, v in out.items()
             for i, leaf in enumerate(jax.tree_util.tree_leaves(v))}

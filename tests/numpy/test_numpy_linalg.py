@@ -7,7 +7,7 @@ import pytest
 
 import jxkernel
 from jxkernel.numpy import linalg as la
-from compiled import jit_together
+from compiled import constants_as_arguments, jit_together
 from grads_together import check_grads_together
 from numerics import assert_allclose_ulp
 
@@ -51,7 +51,7 @@ def test_values_and_gradients_match_jax(dtype):
     LAPACK's per-CPU kernels allow. Computed under one jit: each function alone is already one
     jitted program, and one compile instead of ~90 (the grads' pieces) halves the test's cost;
     the eager calls are checked against NumPy below."""
-    with x64():
+    with x64(), constants_as_arguments():
         got = jxkernel.jit(lambda: cases(jxkernel, la, [dtype]))()
     assert {f"{k}#{i}" for k, v in got.items()
             for i, _ in enumerate(jxkernel.tree_util.tree_leaves(v))} == {

@@ -92,6 +92,27 @@ def suite_compiler_options() -> dict:
 
 
 @contextlib.contextmanager
+def constants_as_arguments():
+    """The closed-over constants of the programs jitted inside stay arguments of `main`, as
+    jxkernel passed them before it wrote them in as JAX does
+    (transforms/jit/captured_constants.EMBED_MAX_BYTES). For a test that computes its cases
+    as one program with no arguments (`jax.jit(lambda: cases(...))()`, one compile instead of
+    hundreds): written in, XLA would fold the whole program at compile time with its
+    evaluator, whose last bits and tie order are not the compiled code's that JAX's recorded
+    values and a learner's calls get.
+
+    >>> with constants_as_arguments():
+    ...     pass
+    """
+    from jxkernel.transforms.jit import captured_constants
+    previous, captured_constants.EMBED_MAX_BYTES = captured_constants.EMBED_MAX_BYTES, -1
+    try:
+        yield
+    finally:
+        captured_constants.EMBED_MAX_BYTES = previous
+
+
+@contextlib.contextmanager
 def xla_default_code():
     """XLA's default code for the compiles inside: the test processes compile with
     LOOP_EMITTERS (tests/conftest.py), whose code differs from the default's in the last bits

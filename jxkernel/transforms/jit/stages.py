@@ -608,8 +608,14 @@ class Lowered(_Stage):
         self._module_text = self._module.text
 
     @property
-    def _lowering(self) -> ConstArgs:
-        return const_args(self)
+    def _lowering(self) -> SimpleNamespace:
+        """JAX's private view of the lowering that JAX's tests read: its `const_args`
+        (ConstArgs) and its `compile_args`' "ordered_effects" and "unordered_effects", a
+        library's effects of the program (the ordered ones take tokens: xla/effect_tokens.py)."""
+        ordered, unordered = library_effects(self.traced.jaxpr.jaxpr.effects)
+        return SimpleNamespace(const_args=const_args(self).const_args,
+                               compile_args={"ordered_effects": list(ordered),
+                                             "unordered_effects": list(unordered)})
 
     @property
     def _text(self) -> str:
@@ -680,15 +686,6 @@ class Lowered(_Stage):
         return _out_structs(out_tree, avals)
 
     out_tree = property(lambda self: self.traced.out_tree)
-
-    @property
-    def _lowering(self):
-        """JAX's private view of the lowering that JAX's tests read: its `compile_args`'
-        "ordered_effects" and "unordered_effects", a library's effects of the program (the
-        ordered ones take tokens: xla/effect_tokens.py)."""
-        ordered, unordered = library_effects(self.traced.jaxpr.jaxpr.effects)
-        return SimpleNamespace(compile_args={"ordered_effects": list(ordered),
-                                             "unordered_effects": list(unordered)})
 
     def _check_device_assignment(self, given: tuple) -> None:
         """JAX's ValueError where `given` (compile's device_assignment) is not the program's
