@@ -88,3 +88,20 @@ def test_a_constant_over_a_mebibyte_stays_an_argument_of_main():
     want = X + np.arange(3) + small
     np.testing.assert_array_equal(lowered.compile()(X), want)
     np.testing.assert_array_equal(jax.jit(lambda x: x + big[:3] + small)(X), want)
+
+
+def test_a_closed_over_view_is_written_in_as_its_values():
+    """A column, a reversed or a broadcast NumPy view that `lax.add` or `jnp.where` under jit
+    takes as it is: written into the module as its values in order (its bytes were read
+    through `.view(np.uint8)` of a non-contiguous array, and the first call raised
+    "ValueError: To change to a dtype of a different size, the last axis must be
+    contiguous")."""
+    from jxkernel import lax
+    views = (np.arange(9., dtype=np.float32).reshape(3, 3)[:, 0],
+             np.arange(3., dtype=np.float32)[::-1],
+             np.broadcast_to(np.arange(3., dtype=np.float32)[::-1], (2, 3))[1])
+    for view in views:
+        assert not view.flags.c_contiguous
+        np.testing.assert_array_equal(jax.jit(lambda x: lax.add(x, view))(X), X + view)
+        np.testing.assert_array_equal(jax.jit(lambda x: jnp.where(x > 1, view, x))(X),
+                                      np.where(X > 1, view, X))        # exact: small integers
