@@ -287,7 +287,11 @@ def _one_equation(avals, params) -> ClosedJaxpr:
     key = (avals, tuple(params.items()))
     found = _equations.get(key)
     if found is None:
-            found = _equations[key] = ClosedJaxpr(primitive_jaxpr(shard_map_p, avals, params), [])
+        # without its dead code, as JAX's eager shard_map runs each equation under jit (a
+        # library's primitive without results or effects is dropped, not lowered)
+        jaxpr, _ = dce_jaxpr_outputs(primitive_jaxpr(shard_map_p, avals, params), True,
+                                     instantiate=True)
+        found = _equations[key] = ClosedJaxpr(jaxpr, [])
     return found
 
 
