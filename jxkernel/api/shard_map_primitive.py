@@ -22,7 +22,7 @@ from ..core import avals as _avals
 from ..core.avals import ShapedArray, explicit_axes, get_aval, make_ur, typed_sharding
 from ..core.axis_env import bound_axis
 from ..core.interpret import eval_jaxpr
-from ..core.dce import dce_jaxpr_outputs, dce_rules, prune_rules, pruned_body
+from ..core.dce import dce_closed_outputs, dce_jaxpr_outputs, dce_rules, prune_rules, pruned_body
 from ..core.ir import ClosedJaxpr, param_printers
 from ..core.lru import LRU, TRACES
 from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state
@@ -284,10 +284,10 @@ _equations = LRU(TRACES)     # (avals, params) -> the one-equation ClosedJaxpr r
 
 def _one_equation(avals, params) -> ClosedJaxpr:
     key = (avals, tuple(params.items()))
-    found = _equations.get(key)
-    if found is None:
-            found = _equations[key] = ClosedJaxpr(primitive_jaxpr(shard_map_p, avals, params), [])
-    return found
+    if key not in _equations:     # without its dead code, as JAX's jit of each equation
+        _equations[key] = dce_closed_outputs(
+            ClosedJaxpr(primitive_jaxpr(shard_map_p, avals, params), []), True, True)[0]
+    return _equations[key]
 
 
 def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,

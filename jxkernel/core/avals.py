@@ -398,6 +398,36 @@ class AbstractToken(AbstractValue):
 abstract_token = AbstractToken()
 
 
+class AbstractFuture(AbstractValue):
+    """The type of a started asynchronous collective (JAX's core.AbstractFuture): what its
+    `*_done` equation gives, `inner_aval`, once the work staged in between has run. Printed
+    `AbstractFuture{f32[4]}`; lowered to `!stablehlo.future<...>` (lax/parallel/futures.py)."""
+    __slots__ = ("inner_aval",)
+    weak_type, sharding, split = False, None, None
+
+    def __init__(self, inner_aval):
+        self.inner_aval = inner_aval
+
+    @property
+    def vma(self):
+        return self.inner_aval.vma
+
+    def __eq__(self, other):
+        return isinstance(other, AbstractFuture) and self.inner_aval == other.inner_aval
+
+    def __hash__(self):
+        return hash(self.inner_aval)
+
+    def str_short(self, short_dtypes=False, mesh_axis_types=False) -> str:
+        return f"AbstractFuture{{{self.inner_aval.str_short(True)}}}"
+
+    def strip_weak_type(self):
+        return self
+
+    def __repr__(self):
+        return f"AbstractFuture({self.inner_aval!r})"
+
+
 class Token:
     """A token value (JAX's core.Token): `_buf`, the empty bool array that carries it in and
     out of compiled programs, where it is a `!stablehlo.token`."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from .ir import ClosedJaxpr, Jaxpr, Var, jaxpr_params
 from .lru import TRACES, WeakLRU
-from .primitive import dceable_effects, side_effecting
+from .primitive import dceable_effects, foreign_primitives, side_effecting
 
 
 # primitive -> rule(eqn) -> the equation taking only the operands its body reads (or `eqn`
@@ -166,7 +166,12 @@ def prune_unused_inputs(jaxpr: Jaxpr, keep=()) -> tuple[Jaxpr, tuple | None]:
 
 
 def _has_effect(eqn) -> bool:
-    return (not eqn.outvars or bool(dceable_effects.filter_not_in(eqn.effects))
+    # an equation without results: jxkernel's own primitive's stands for an effect it does
+    # not type (debug_print's); a library's, or a call's whose body has none, is dead code,
+    # as JAX's without effects
+    return ((not eqn.outvars and eqn.primitive not in foreign_primitives
+             and not jaxpr_params(eqn.params))
+            or bool(dceable_effects.filter_not_in(eqn.effects))
             or eqn.primitive in side_effecting
             or bool(eqn.params.get("has_side_effect"))
             or any(_any_effect(j.jaxpr if isinstance(j, ClosedJaxpr) else j)

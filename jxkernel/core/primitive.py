@@ -11,9 +11,14 @@ primitive, filled in right below each primitive's definition in `lax/`:
 """
 from __future__ import annotations
 
+import os
+import sys
+
 from . import trace as _trace
 from .ir import Effect, EffectTypeSet, JaxprInputEffect, literal_value  # noqa: F401
 from .native import native
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class Primitive:
@@ -24,6 +29,8 @@ class Primitive:
         self.name = name
         self.multiple_results = multiple_results
         all_primitives.setdefault(name, self)     # a user's Primitive("sin") leaves lax's sin
+        if not sys._getframe(1).f_code.co_filename.startswith(_PACKAGE_DIR):
+            foreign_primitives.add(self)
 
     def _python_bind(self, *args, **params):
         return _trace._ctx.trace.process_primitive(self, args, params)
@@ -176,6 +183,10 @@ sharding_typing_rules: dict = {}
 # side_effecting: primitives whose equations run for what they do, not only for their results
 # (io_callback); dead-code elimination (core/dce.py) keeps them
 side_effecting: set = set()
+# the primitives made outside jxkernel (a library's, a user's `core.Primitive("prim")`): one
+# of their equations without results or effects is dead code, as in JAX; jxkernel's own
+# primitives without results (debug_print, box_set) stand for effects it does not type
+foreign_primitives: set = set()
 # own_vma: primitives whose abstract evaluation sets `vma` itself (collectives, pvary); any
 # other primitive's inputs are matched with pvary (core/vma.py)
 own_vma_rules: set = set()

@@ -58,6 +58,7 @@ _rule(_shapes.squeeze_p, lambda i, o, p: p)
 _rule(_shapes.rev_p, lambda i, o, p: p)
 _rule(_shapes.concatenate_p, lambda i, o, p: p)
 _rule(_shapes.split_p, lambda i, o, p: p)
+_rule(_shapes.unstack_p, lambda i, o, p: p)
 _rule(_shapes.stack_p, lambda i, o, p: p)
 _rule(_shapes.tile_p, lambda i, o, p: _out(p, o, reps=tuple(p["reps"]) +
                                            (1,) * len(_key_dims(i[0]))))

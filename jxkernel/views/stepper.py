@@ -98,7 +98,8 @@ LAZY_PRIMITIVE_MODULES = ("lax.linalg", "lax.convolution", "lax.windowed", "lax.
                           "api.sparse", "api.sparse.linalg", "lax.inspect_sharding",
                           "lax.layout_constraint", "api.custom_partitioning",
                           "nn.block_scaled_dot", "lax.compute_on", "lax.shard_alike",
-                          "api.sparse.cusparse", "transforms.call_primitive")
+                          "api.sparse.cusparse", "transforms.call_primitive",
+                          "lax.parallel.futures")
 
 
 def load_every_primitive() -> None:

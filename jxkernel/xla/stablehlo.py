@@ -27,7 +27,7 @@ import weakref
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import abstract_token
+from ..core.avals import AbstractFuture, abstract_token
 
 _ELEMENT_TYPES = {
     dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32: "i32",
@@ -65,6 +65,8 @@ def tensor_type(shape, dtype) -> str:
 def aval_type(aval) -> str:
     if aval is abstract_token:
         return "!stablehlo.token"
+    if type(aval) is AbstractFuture:      # a started collective (lax/parallel/futures.py)
+        return f"!stablehlo.future<{aval_type(aval.inner_aval)}>"
     return tensor_type(aval.shape, aval.dtype)
 
 

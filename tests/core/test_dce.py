@@ -80,3 +80,36 @@ def test_a_jit_over_a_mesh_drops_them_too():
     assert "sine" not in jax.jit(f, in_shardings=sharding).lower(jnp.ones(4)).as_text()
     kept = jax.jit(f, in_shardings=sharding, keep_unused=True).lower(jnp.ones(4)).as_text()
     assert "stablehlo.sine" in kept
+
+
+def _no_results_primitive():
+    # a library's primitive without results, effects or lowering (shard_map_test's
+    # test_check_rep_false_doesnt_hit_rep_rules)
+    from jxkernel._jax._src import core
+    prim = core.Primitive("noresults")
+    prim.multiple_results = True
+    prim.def_impl(lambda: [])
+    prim.def_abstract_eval(lambda: [])
+    return prim
+
+
+def test_a_library_primitive_without_results_or_effects_is_dead_code():
+    # JAX 0.10.2 (run 2026-11-30): make_jaxpr keeps the equation, jit drops it (nothing to
+    # lower), and so does an eager or jitted shard_map body; jxkernel's own primitives
+    # without results (debug_print) stay, as test_jit_drops_dead_equations_and_keeps_effects
+    prim = _no_results_primitive()
+
+    def f(x):
+        prim.bind()
+        return x * 2
+    assert str(jax.make_jaxpr(f)(1.0)) == \
+        "{ lambda ; a:f32[]. let noresults ; b:f32[] = mul a 2.0:f32[] in (b,) }"
+    assert float(jax.jit(f)(1.0)) == 2.0
+    assert "noresults" not in jax.jit(f).lower(1.0).as_text()
+
+    def body():
+        prim.bind()
+    mesh = jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Auto,),
+                         devices=jax.devices()[:1])
+    g = jax.shard_map(body, mesh=mesh, in_specs=(), out_specs=None, check_vma=False)
+    assert g() is None and jax.jit(g)() is None

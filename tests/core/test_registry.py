@@ -65,7 +65,19 @@ AS_IN_JAX_WITHOUT = {"select_and_scatter": {"jvp", "batching"},   # shape rule +
                      # of it is JAX's NotImplementedError, recorded: tests/data/public_names_cases)
                      "linear_call": {"batching"},
                      # jax/_src/custom_partitioning.py: abstract eval, impl and lowering only
-                     "custom_partitioning": {"jvp", "batching"}}
+                     "custom_partitioning": {"jvp", "batching"},
+                     # jax/_src/lax/parallel.py: the async collectives' start and done
+                     # primitives, abstract eval and lowering only (JAX: "Batching rule for
+                     # 'psum_start' not implemented"; outside a staged trace jxkernel's start
+                     # functions run the synchronous collective: lax/parallel/futures.py)
+                     **dict.fromkeys(
+                         [f"{c}_start" for c in (
+                             "psum", "psum_invariant", "unreduced_psum", "all_gather",
+                             "all_gather_reduced", "reduce_scatter",
+                             "unreduced_reduce_scatter", "all_to_all", "ppermute")]
+                         + [f"{c}_done" for c in ("psum", "all_gather", "reduce_scatter",
+                                                 "all_to_all", "ppermute", "pbroadcast")],
+                         {"jvp", "batching"})}
 
 PRIMITIVES = sorted(all_primitives)
 

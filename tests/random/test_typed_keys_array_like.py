@@ -94,3 +94,18 @@ def test_a_key_does_not_promote_with_a_number():
         jnp.array([k, 1.0])
     with pytest.raises(ValueError, match=message):
         jnp.result_type(k, 1.0)
+
+
+def test_unstack_and_stack_of_keys_keep_each_key():
+    # jnp.unstack binds lax's unstack primitive, which a key array reaches through its
+    # physical rule (pmap_test's test_typed_prng_key_sharded: "unstack does not accept dtype
+    # key<fry>"); each piece is the key at its index, eagerly and under jit
+    keys = jax.random.split(jax.random.key(0), 3)
+    data = jax.random.key_data(keys)
+    for pieces in (jnp.unstack(keys), jax.jit(jnp.unstack)(keys)):
+        assert len(pieces) == 3
+        for i, piece in enumerate(pieces):
+            assert piece.dtype == keys.dtype and piece.shape == ()
+            np.testing.assert_array_equal(jax.random.key_data(piece), data[i])
+    back = jax.jit(jnp.stack)(jnp.unstack(keys))
+    np.testing.assert_array_equal(jax.random.key_data(back), data)

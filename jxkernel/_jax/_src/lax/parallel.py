@@ -9,6 +9,8 @@ from ....lax.parallel import (all_gather, all_gather_p, all_to_all, all_to_all_p
                               axis_index, axis_index_p, pargmax, pargmin, pbroadcast, pmax,
                               pmax_p, pmean, pmin, pmin_p, ppermute, ppermute_p, pshuffle,
                               psum, psum_p, psum_scatter, pswapaxes)
-from ....lax.parallel.futures import (Future, all_gather_start, all_to_all_start,  # noqa: F401
-                                      pbroadcast_start, ppermute_start, psum_scatter_start,
-                                      psum_start)
+from ....lax.parallel.futures import (Future, all_gather_done_p, all_gather_start,  # noqa: F401
+                                      all_to_all_done_p, all_to_all_start, pbroadcast_done_p,
+                                      pbroadcast_start, ppermute_done_p, ppermute_start,
+                                      psum_done_p, psum_scatter_start, psum_start,
+                                      reduce_scatter_done_p)

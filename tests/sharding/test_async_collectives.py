@@ -1,0 +1,43 @@
+"""The asynchronous collectives' start functions staged in a shard_map body under jit, against
+JAX 0.10.2's answers for the same cases (tests/data/async_collectives_cases.py, recorded by
+reference/make_async_collectives_reference.py on 8 CPU devices): each start is a `*_start`
+equation of type `AbstractFuture{...}` and a `*_done` where `done()` is called, lowered to a
+`stablehlo.async_start` around the collective and a `stablehlo.async_done`; the values are the
+synchronous collective's. Every value is exact (small integer-valued floats, text)."""
+import json
+import os
+import pathlib
+
+import pytest
+
+from fresh_process import cases_code, run_json
+
+import locations  # tests/support: the repository's folders
+
+pytestmark = pytest.mark.cpu_only("simulated CPU devices")
+
+_REFERENCE = os.path.join(locations.DATA, "async_collectives_reference.json")
+
+
+@pytest.fixture(scope="module")
+def runs():
+    with open(_REFERENCE) as f:
+        ref = json.load(f)["cases"]
+    return run_json(cases_code("async_collectives_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
+
+
+@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(_REFERENCE).read_text())["cases"]))
+def test_case_matches_jax(runs, case):
+    ours, ref = runs
+    assert ours[case] == ref[case]
+
+
+def test_outside_a_staged_trace_the_collective_runs_at_the_start():
+    """Under vmap (JAX's start primitives have no batching rule: NotImplementedError there)
+    jxkernel issues the synchronous collective at the start, as before."""
+    import jxkernel as jax
+    from jxkernel.lax.parallel.futures import psum_start
+    f = jax.vmap(lambda x: psum_start(x, "i").done(), axis_name="i")
+    assert f(jax.numpy.arange(3.0)).tolist() == [3.0, 3.0, 3.0]
+    g = jax.jit(jax.vmap(lambda x: psum_start(x, "i").done(), axis_name="i"))
+    assert g(jax.numpy.arange(3.0)).tolist() == [3.0, 3.0, 3.0]
