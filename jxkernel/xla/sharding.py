@@ -380,6 +380,12 @@ def spec_from_hlo(hlo, mesh: Mesh, ndim: int) -> PartitionSpec:
     if hlo.is_replicated():
         return PartitionSpec()
     target = _hlo_key(hlo)
+    dims, devices, replicate = target if len(target) == 3 else ((), (), False)
+    unsplit = dims[ndim:len(dims) - replicate]
+    if unsplit and all(d == 1 for d in unsplit):
+        # a key array's program result: its physical array's trailing (key data) dimensions,
+        # never split, tiled once each ({devices=[8,1]} of a key<fry>[8] in jit(pmap(bits)))
+        target = (dims[:ndim] + dims[len(dims) - replicate:], devices, replicate)
     tiles = target[0][:ndim]
     sizes = mesh.shape
     for axes in _candidate_axes(list(tiles), list(mesh.axis_names), sizes):

@@ -115,6 +115,9 @@ def _programs(jax):
         "pmap_psum": lambda: jax.pmap(lambda a: lax.psum(a, "i"), axis_name="i")(
             np.ones((n, 2), np.float32)),
         "jit_pmap": lambda: jax.jit(jax.pmap(lambda a: a * 2))(np.ones((n, 2), np.float32)),
+        # a key array's result: its key data's dimension never split ({devices=[8,1]})
+        "jit_pmap_of_keys": lambda: jax.jit(jax.pmap(jax.random.bits))(
+            jax.random.split(jax.random.key(0), n)),
         "jit_pmap_other_mesh": lambda: jax.jit(jax.pmap(lambda a: a * 2))(jax.device_put(
             np.ones((n, 2), np.float32), NamedSharding(Mesh(np.array(devices), ("other",)),
                                                        P("other")))),
