@@ -153,7 +153,8 @@ def _eqn_layouts(eqn, ins) -> list:
     unknown), the way XLA's propagation lays out the common cases."""
     name, params = eqn.primitive.name, eqn.params
     if name in ("sharding_constraint", "reshard"):     # (an open dimension: the operand's)
-        dims = _dims(params["sharding"], len(_shape(eqn.outvars[0])), None)
+        dims = _dims(params.get("sharding") or params["dst_sharding"],
+                     len(_shape(eqn.outvars[0])), None)
         return [tuple(d if d is not None else ins[0][i] if ins[0] else ()
                       for i, d in enumerate(dims))]
     if name == "shard_map":
@@ -225,7 +226,7 @@ def mesh_needed(jaxpr):
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         if name in ("sharding_constraint", "reshard"):
-            return eqn.params["sharding"].mesh
+            return (eqn.params.get("sharding") or eqn.params["dst_sharding"]).mesh
         if name == "shard_map":
             return eqn.params["mesh"]
         for param in eqn.params.values():
