@@ -16,6 +16,7 @@ does, and the functions below bind them with the parameters lax's own functions 
 import numpy as np
 
 from . import dtypes
+from .mesh import PartitionSpec
 from .primitive import Primitive
 from .symbolic import is_symbolic, symbolic_as_value
 
@@ -26,6 +27,23 @@ reduce_sum_p = Primitive("reduce_sum")
 convert_element_type_p = Primitive("convert_element_type")
 sharding_constraint_p = Primitive("sharding_constraint")
 reshard_p = Primitive("reshard")      # jax.sharding.reshard, named (and printed) as JAX's
+
+
+def sharding_constraint(x, sharding, context_mesh=None):
+    """sharding_constraint_p bound with JAX 0.10.2's params: context_mesh, layout (jxkernel
+    keeps arrays row-major: None), sharding and unconstrained_dims (the dimensions its spec
+    leaves P.UNCONSTRAINED)."""
+    free = frozenset(i for i, p in enumerate(sharding.spec.partitions)
+                     if p is PartitionSpec.UNCONSTRAINED)
+    return sharding_constraint_p.bind(x, context_mesh=context_mesh, layout=None,
+                                      sharding=sharding, unconstrained_dims=free)
+
+
+def reshard(x, sharding, concrete_mesh=None):
+    """reshard_p bound with JAX 0.10.2's params: `dst_sharding`, the result's type, and
+    `concrete_mesh`, the device Mesh a NamedSharding given to reshard named (None for a bare
+    spec: set_mesh's devices; AD's and vmap's reshards pass the original's on)."""
+    return reshard_p.bind(x, dst_sharding=sharding, concrete_mesh=concrete_mesh)
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions, sharding=None):

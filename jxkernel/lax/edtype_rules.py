@@ -77,7 +77,7 @@ def _data_sharding(sharding, aval) -> NamedSharding:
 
 
 # (reshard: JAX's rule for keys keeps the element axes whole, as device_put of keys)
-_rule(reshard_p, lambda i, o, p: _out(p, o, sharding=_data_sharding(p["sharding"], o[0])))
+_rule(reshard_p, lambda i, o, p: _out(p, o, dst_sharding=_data_sharding(p["dst_sharding"], o[0])))
 _rule(_slicing.slice_p, lambda i, o, p: _out(
     p, o, start_indices=tuple(p["start_indices"]) + (0,) * len(_key_dims(i[0])),
     limit_indices=tuple(p["limit_indices"]) + _key_dims(i[0]),

@@ -17,7 +17,8 @@ from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray
 from ..core.ir import none_hidden_params, param_printers
 from ..core.trace import EvalTrace as _EvalTrace, _ctx as _trace_ctx
-from ..core.interpreter_primitives import reshard_p, typed_constant
+from ..core.interpreter_primitives import typed_constant
+from ..core.interpreter_primitives import reshard as _reshard
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
                               batching_rules, impl_rules, jvp_rules, lowering_rules, numpy_rules,
                               sharding_rules, transpose_rules)
@@ -93,7 +94,7 @@ def _scalar_on_mesh(x, value):
     sharding = sharding_types.traced_sharding(x)
     if sharding is None:
         return scalar
-    return reshard_p.bind(scalar, sharding=sharding_types.make(sharding.mesh, []))
+    return _reshard(scalar, sharding_types.make(sharding.mesh, []))
 
 
 # Without SciPy, the functions Python's math module has, element by element (correctly

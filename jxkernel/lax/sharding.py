@@ -24,7 +24,8 @@ from ..core import sharding_types
 # declared in core so that transforms/ can bind it; its rules are here
 from ..core.device_assignment import (check_device_assignment, context_devices, device_count,
                                       placement)
-from ..core.interpreter_primitives import reshard_p, sharding_constraint_p
+from ..core.interpreter_primitives import reshard as _bind_reshard, reshard_p, sharding_constraint_p
+from ..core.interpreter_primitives import sharding_constraint as _bind_constraint
 from ..core.ir import param_printers
 from ..core.mesh import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, abstracted,
                          _mesh_state, get_mesh, bare_spec_error, check_type_divides, resolve,
@@ -136,7 +137,15 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
         if _prim is reshard_p:
             s = _unsplit_beyond_rank(s, len(_avals.get_aval(leaf).shape))
             check_type_divides(_avals.get_aval(leaf).shape, s)
-            outs.append(reshard_p.bind(leaf, sharding=s))
+            # JAX's params: the type (its spec one entry per dimension; over the mesh the spec
+            # resolved to: jxkernel's types keep a device Mesh where JAX's name its
+            # AbstractMesh) and the device Mesh a NamedSharding named (None for a bare spec)
+            named = given.mesh if isinstance(given, NamedSharding) and \
+                isinstance(given.mesh, Mesh) else None
+            n = len(_avals.get_aval(leaf).shape)
+            s = NamedSharding(s.mesh, s.spec.update(partitions=tuple(s.spec.partitions) +
+                                                    (None,) * (n - len(s.spec))))
+            outs.append(reshard_p.bind(leaf, dst_sharding=s, concrete_mesh=named))
             continue
         if _asserts and _prim is None:
             _check_auto_only(s)
@@ -144,7 +153,7 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
             # JAX's constraint to a bare spec names set_mesh's AbstractMesh (its jaxpr says
             # so); the devices are the context mesh's where it is placed or compiled
             s = abstracted(s)
-        outs.append(sharding_constraint_p.bind(leaf, sharding=s, context_mesh=context))
+        outs.append(_bind_constraint(leaf, s, context))
     return tree_unflatten(tree, outs)
 
 
@@ -368,11 +377,12 @@ def _concrete(x, sharding):
     return NamedSharding(mesh, sharding.spec, memory_kind=sharding.memory_kind)
 
 
-def _reshard_impl(x, *, sharding):
+def _reshard_impl(x, *, dst_sharding, concrete_mesh=None):
     """As _impl, the array reporting one spec entry per dimension (as JAX's reshard does).
     A value on one device cannot take a type over an AbstractMesh of Explicit axes outside
     set_mesh: no devices are named (JAX's device-assignment error; grad's seed of a split
     value's loss meets it there)."""
+    sharding = _reshard_target(dst_sharding, concrete_mesh)
     typed = sharding_types.typed_sharding(sharding, ndim(x))
     if typed is not None and isinstance(sharding.mesh, AbstractMesh):
         _check_devices_for(x, typed)        # (a Mesh's own devices are where it goes)
@@ -460,7 +470,20 @@ def _transpose(prim, ct, x, **params):
     return [ct if type(ct) is Zero else prim.bind(ct, **params)]
 
 
-def _reshard_transpose(ct, x, *, sharding):
+def _reshard_target(dst_sharding, concrete_mesh):
+    """Where an eager reshard puts its result: `dst_sharding` over the device Mesh its params
+    name, else over set_mesh's where that is its AbstractMesh's, else as it is. (Only the
+    impl: a type must not depend on the mesh in context, which eval_jaxpr may change.)"""
+    current = get_mesh()
+    if concrete_mesh is None and current is not None and not current.empty and \
+            current.abstract_mesh == dst_sharding.mesh:
+        concrete_mesh = current
+    if concrete_mesh is None:
+        return dst_sharding
+    return NamedSharding(concrete_mesh, dst_sharding.spec)
+
+
+def _reshard_transpose(ct, x, *, dst_sharding, concrete_mesh=None):
     """JAX's: the cotangent resharded back to the operand's type (an untyped operand's:
     unsplit), so a gradient through reshard is typed as its primal."""
     if type(ct) is Zero:
@@ -468,8 +491,8 @@ def _reshard_transpose(ct, x, *, sharding):
     # (as the operand's cotangent: unreduced where the operand is reduced)
     back = sharding_types.abstract_sharding(x.aval.sets_swapped())
     if back is None:
-        back = _avals.make(abstracted(sharding).mesh, [()] * len(x.aval.shape))
-    return [reshard_p.bind(ct, sharding=back)]
+        back = _avals.make(abstracted(dst_sharding).mesh, [()] * len(x.aval.shape))
+    return [_bind_reshard(ct, back, concrete_mesh)]
 
 
 def _batching(prim, vals, dims, *, sharding, **params):
@@ -479,6 +502,11 @@ def _batching(prim, vals, dims, *, sharding, **params):
     (x,), (d,) = vals, dims
     if d is not_mapped:
         return prim.bind(x, sharding=sharding, **params), d
+    return _bind_constraint(x, _batched(x, d, sharding), params.get("context_mesh")), d
+
+
+def _batched(x, d, sharding):
+    """_batching's sharding of the batched value."""
     parts = list(sharding.spec.partitions) + [None] * (ndim(x) - 1 - len(sharding.spec))
     typed = _avals.get_aval(x).split
     axes = _avals.parts_of(_avals.get_aval(x))[d] if typed is not None else ()
@@ -486,9 +514,16 @@ def _batching(prim, vals, dims, *, sharding, **params):
     # (a mesh without Auto axes has no open dimension: unsplit there)
     free = PartitionSpec.UNCONSTRAINED if sharding.mesh.auto_axes else None
     parts.insert(d, free if not axes else axes[0] if len(axes) == 1 else tuple(axes))
-    batched = NamedSharding(sharding.mesh, sharding.spec.update(partitions=parts),
-                            memory_kind=sharding.memory_kind)
-    return prim.bind(x, sharding=batched, **params), d
+    return NamedSharding(sharding.mesh, sharding.spec.update(partitions=parts),
+                         memory_kind=sharding.memory_kind)
+
+
+def _reshard_unnamed_batching(vals, dims, dst_sharding, concrete_mesh):
+    """_batching's, rebinding reshard with JAX's params."""
+    (x,), (d,) = vals, dims
+    if d is not_mapped:
+        return _bind_reshard(x, dst_sharding, concrete_mesh), d
+    return _bind_reshard(x, _batched(x, d, dst_sharding), concrete_mesh), d
 
 
 def _constraint_batching(axis_data, vals, dims, *, sharding, **params):
@@ -507,30 +542,42 @@ def _constraint_batching(axis_data, vals, dims, *, sharding, **params):
     parts.insert(d, spmd[0] if len(spmd) == 1 else spmd)
     batched = NamedSharding(sharding.mesh, PartitionSpec(*parts),
                             memory_kind=sharding.memory_kind)
-    return sharding_constraint_p.bind(x, sharding=batched, **params), d
+    return _bind_constraint(x, batched, params.get("context_mesh")), d
 
 
-def _reshard_batching(axis_data, vals, dims, *, sharding):
+def _reshard_batching(axis_data, vals, dims, *, dst_sharding, concrete_mesh=None):
     """JAX's _reshard_batcher: the batch axis split over vmap's explicit mesh axes, so
     vmap(lambda r: reshard(r, P('y'))) of f32[8@x,2] is f32[8@x,2@y]."""
     (x,), (d,) = vals, dims
     if d is not_mapped:
-        return reshard_p.bind(x, sharding=sharding), d
-    return reshard_p.bind(x, sharding=sharding_for_vmap(axis_data, sharding, d, ndim(x))), d
+        return _bind_reshard(x, dst_sharding, concrete_mesh), d
+    return _bind_reshard(x, sharding_for_vmap(axis_data, dst_sharding, d, ndim(x)),
+                         concrete_mesh), d
 
 
 for _prim in (sharding_constraint_p, reshard_p):
-    abstract_eval_rules[_prim] = _abstract_eval
-    impl_rules[_prim] = _impl
-    # (reshard's result is its type: laid out as JAX's lower_with_sharding_in_types)
-    lowering_rules[_prim] = functools.partial(_lowering, _typed=_prim is reshard_p)
     # the NumPy backend computes global values: the layout is the program's results'
     # (xla/numpy_sharded.py reads the constraint from the jaxpr)
     numpy_rules[_prim] = lambda x, **_: x
     jvp_rules[_prim] = functools.partial(_jvp, _prim)
-    transpose_rules[_prim] = functools.partial(_transpose, _prim)
-    batching_rules[_prim] = functools.partial(_batching, _prim)
-    sharding_typing_rules[_prim] = sharding_types.constrained_typing
+abstract_eval_rules[sharding_constraint_p] = _abstract_eval
+impl_rules[sharding_constraint_p] = _impl
+lowering_rules[sharding_constraint_p] = _lowering
+transpose_rules[sharding_constraint_p] = functools.partial(_transpose, sharding_constraint_p)
+batching_rules[sharding_constraint_p] = functools.partial(_batching, sharding_constraint_p)
+sharding_typing_rules[sharding_constraint_p] = sharding_types.constrained_typing
+# reshard's params are JAX's, `dst_sharding` (the constraint's `sharding`) and `concrete_mesh`
+abstract_eval_rules[reshard_p] = \
+    lambda aval, *, dst_sharding, concrete_mesh=None: \
+    _abstract_eval(aval, sharding=dst_sharding)
+# (reshard's result is its type: laid out as JAX's lower_with_sharding_in_types)
+lowering_rules[reshard_p] = lambda ctx, x, *, dst_sharding, concrete_mesh=None: \
+    _lowering(ctx, x, sharding=dst_sharding, _typed=True)
+batching_rules[reshard_p] = lambda vals, dims, *, dst_sharding, concrete_mesh=None: \
+    _reshard_unnamed_batching(vals, dims, dst_sharding, concrete_mesh)
+sharding_typing_rules[reshard_p] = lambda in_avals, params, out_avals: \
+    sharding_types.constrained_typing(
+        in_avals, {"sharding": params["dst_sharding"]}, out_avals)
 impl_rules[reshard_p] = _reshard_impl
 transpose_rules[reshard_p] = _reshard_transpose
 axis_batching_rules[reshard_p] = _reshard_batching

@@ -15,7 +15,7 @@ import numpy as np
 from ..core import dtypes, physical, vma, sharding_types
 from ..core.avals import ShapedArray, get_aval, parts_of
 from ..core.interpreter_primitives import (broadcast_in_dim, convert_element_type, reduce_sum,
-                                          reshape, reshard_p)
+                                          reshape, reshard as reshard_value)
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ..tree_util import tree_map
@@ -176,7 +176,7 @@ def broadcast_to(t, aval):
     t_shape = t_aval.shape
     if t_shape == aval.shape:
         if _typed_otherwise(t_aval, aval):
-            return reshard_p.bind(t, sharding=sharding_types.abstract_sharding(aval))
+            return reshard_value(t, sharding_types.abstract_sharding(aval))
         return as_array(t)
     sharding = sharding_types.abstract_sharding(aval)
     if not t_shape:

@@ -176,7 +176,8 @@ def _eqn_layouts(eqn, ins, sliced=False) -> list:
     if sliced and (found := _sliced_layouts(eqn, ins)) is not None:
         return found
     if name in ("sharding_constraint", "reshard"):     # (an open dimension: the operand's)
-        dims = _dims(params["sharding"], len(_shape(eqn.outvars[0])), None)
+        dims = _dims(params.get("sharding") or params["dst_sharding"],
+                     len(_shape(eqn.outvars[0])), None)
         return [tuple(d if d is not None else ins[0][i] if ins[0] else ()
                       for i, d in enumerate(dims))]
     if name == "shard_map":
@@ -325,7 +326,7 @@ def mesh_needed(jaxpr):
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
         if name in ("sharding_constraint", "reshard"):
-            return eqn.params["sharding"].mesh
+            return (eqn.params.get("sharding") or eqn.params["dst_sharding"]).mesh
         if name == "shard_map":
             return eqn.params["mesh"]
         for param in eqn.params.values():

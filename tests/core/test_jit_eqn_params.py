@@ -23,9 +23,6 @@ _STAGED_CONSTRAINT = ("a jit given NamedShardings, inside another trace, is stag
 # program -> (its param differences, why)
 KNOWN: dict = {
     "named_in_shardings": ({("equations", None)}, _STAGED_CONSTRAINT),
-    "set_mesh_grad": ({("reshard", k) for k in ("concrete_mesh", "dst_sharding", "sharding")},
-                      "grad's broadcast of the cotangent under set_mesh: JAX's reshard equation "
-                      "has params dst_sharding and concrete_mesh, jxkernel's `sharding`"),
 }
 _CHECKIFY = ("jxkernel's checkify folds the error's initial values (JAX's keeps `or False` "
              "and select_n of constants) and threads no error through a jit without checks")

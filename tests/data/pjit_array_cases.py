@@ -43,6 +43,8 @@ def run(jax) -> dict:
     _unit_dim_transposes(jax, out)
     _size_one_explicit_results(jax, out)
     _one_device_types(jax, out)
+    _reshard_params(jax, out)
+    _constraint_params(jax, out)
     return out
 
 
@@ -1157,3 +1159,75 @@ def _one_device_types(jax, out):
             return [before, repr(jax.typeof(array).sharding), str(jax.typeof(array)),
                     repr(array.sharding), np.asarray(array).tolist()]
     out["device_put of a typed array onto one device"] = _answer(run)
+
+
+def _reshard_params(jax, out):
+    """A reshard equation's params are `dst_sharding` (the result's type over the
+    AbstractMesh, one spec entry per dimension) and `concrete_mesh` (the device Mesh a
+    NamedSharding named, None for a bare spec), under grad and vmap too (pjit_test.py's
+    `test_unreduced_einsum_add_basic`)."""
+    import numpy as np
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    AxisType = jax.sharding.AxisType
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+
+    def params(jaxpr):
+        return [[sorted(e.params), repr(e.params["dst_sharding"].spec),
+                 repr(e.params["concrete_mesh"])]
+                for e in jaxpr.eqns if e.primitive.name == "reshard"]
+
+    def run():
+        with jax.set_mesh(mesh):
+            x = jax.device_put(np.arange(16.).reshape(8, 2), P("x", "y"))
+            both = lambda x: (jax.sharding.reshard(x, P("x")),
+                              jax.sharding.reshard(x, NamedSharding(mesh, P(None, "y"))))
+            grad = lambda x: jax.sharding.reshard(x, P("x")).sum()
+            batched = jax.vmap(lambda r: jax.sharding.reshard(r, P("y")))
+            a, b = both(x)
+            return [params(jax.make_jaxpr(both)(x)), params(jax.make_jaxpr(jax.grad(grad))(x)),
+                    params(jax.make_jaxpr(batched)(x)), repr(a.sharding.spec),
+                    repr(b.sharding.spec), np.asarray(a + b).tolist()]
+    out["reshard params dst_sharding and concrete_mesh"] = _answer(run)
+
+    def in_cond():
+        # a reshard to a bare spec inside jit is typed as an eager one: cond's branches agree
+        # (pjit_test.py's `test_cond_fori_reduced_fwd`)
+        with jax.set_mesh(mesh):
+            k = jax.device_put(np.arange(8.), P("x"))
+            eager = jax.sharding.reshard(k, P(reduced={"x"}))
+            f = jax.jit(lambda p, a: jax.lax.cond(
+                p, lambda: jax.sharding.reshard(k, P(reduced={"x"})), lambda: a))
+            res = f(np.bool_(True), eager)
+            return [str(jax.typeof(res)), np.asarray(res).tolist()]
+    out["reshard to a bare spec in a cond branch"] = _answer(in_cond)
+
+
+def _constraint_params(jax, out):
+    """A sharding_constraint equation's params are context_mesh, layout, sharding and
+    unconstrained_dims (its spec's P.UNCONSTRAINED dimensions), under vmap with and without
+    spmd_axis_name too (pjit_test.py's `test_wsc_vmap_unconstrained_spmd_axis_name`)."""
+    import numpy as np
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    mesh = jax.make_mesh((2, 1), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+
+    def params(jaxpr):
+        found = []
+        for e in jaxpr.eqns:
+            if e.primitive.name == "sharding_constraint":
+                found.append([sorted(e.params), repr(e.params["sharding"].spec),
+                              sorted(e.params["unconstrained_dims"]), repr(e.params["layout"])])
+            if e.primitive.name == "jit":
+                found.extend(params(e.params["jaxpr"].jaxpr))
+        return found
+
+    def run():
+        inp = np.ones((10, 10), np.float32)
+        f = lambda x: jax.lax.with_sharding_constraint(
+            x, NamedSharding(mesh, P(P.UNCONSTRAINED)))
+        g = lambda x: jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P("x")))
+        spmd = jax.jit(lambda y: jax.vmap(f, spmd_axis_name="x")(y))
+        plain = jax.jit(lambda y: jax.vmap(f)(y))
+        return [params(jax.make_jaxpr(spmd)(inp).jaxpr), params(jax.make_jaxpr(plain)(inp).jaxpr),
+                params(jax.make_jaxpr(g)(inp).jaxpr), params(jax.make_jaxpr(jax.grad(
+                    lambda x: g(x).sum()))(inp).jaxpr), np.asarray(spmd(inp)).sum().item()]
+    out["sharding_constraint params"] = _answer(run)

@@ -15,7 +15,8 @@ from ...core.traceback_util import api_boundary
 from ...core import dtypes
 from ...core.avals import abstract_token, get_aval
 from ...core.errors import jax_type_text
-from ...core.interpreter_primitives import convert_element_type, reshard_p
+from ...core.interpreter_primitives import convert_element_type
+from ...core.interpreter_primitives import reshard as _reshard
 from ...core.mesh import NamedSharding, PartitionSpec
 from ...core.source_info import function_source_info
 from ...core.staging import is_ref
@@ -296,6 +297,5 @@ def _one(aval):
     mesh = aval.split.mesh
     # typed as the output's cotangent (JAX's _one_vjp): unreduced where it is reduced
     ct = aval.to_ct_aval().split.spec
-    return reshard_p.bind(one, sharding=NamedSharding(getattr(mesh, "abstract_mesh", mesh),
-                                                       PartitionSpec(unreduced=ct.unreduced,
-                                                                     reduced=ct.reduced)))
+    return _reshard(one, NamedSharding(getattr(mesh, "abstract_mesh", mesh),
+                                       PartitionSpec(unreduced=ct.unreduced, reduced=ct.reduced)))

@@ -14,7 +14,7 @@ from ...core.config import config
 from ...core.device_assignment import (check_device_assignment, deciding_sharding, placement,
                                        program_devices)
 from ...core import compile_record as _record, trace as _trace
-from ...core.interpreter_primitives import sharding_constraint_p
+from ...core.interpreter_primitives import sharding_constraint
 from ...core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
                           legacy_mesh, on_context_mesh, placed_on, resolve)
 from ...core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
@@ -492,7 +492,7 @@ def constrained_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) -> 
     inner = jitted._flat_fun(treedef, statics, out_trees)
 
     def constrain(values, shardings):
-        return [x if s is None else sharding_constraint_p.bind(x, sharding=s)
+        return [x if s is None else sharding_constraint(x, s)
                 for x, s in zip(values, shardings)]
 
     def constrained(*leaves):
