@@ -23,7 +23,7 @@ from jxkernel.experimental.custom_partitioning import custom_partitioning
 from jxkernel.experimental.shard_alike import shard_alike
 import jxkernel.experimental.layout  # noqa: F401  (jax.experimental.layout in a case)
 from jxkernel.core.numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
-from jxkernel.core.primitive import all_primitives, numpy_rules
+from jxkernel.core.primitive import all_primitives, foreign_primitives, numpy_rules
 from jxkernel.stepper import load_every_primitive
 from doc_examples import check_docstring_examples
 from fresh_process import run_code
@@ -957,7 +957,10 @@ def test_every_numpy_rule_is_exercised_by_a_case():
     for f, args, *_ in CASES.values():
         # (as the NumPy backend runs it: typed keys as their data, core/physical.py)
         seen |= primitives_in(physicalize_closed(jax.make_jaxpr(f)(*args)))
-    unexercised = {p.name for p in numpy_rules} - seen - set(NOT_STAGED)
+    # jxkernel's rules: a primitive a test or library makes (a rule from mlir.lower_fun of its
+    # lowering, tests/xla/test_numpy_backend.py's) is not, and its test may run first
+    unexercised = {p.name for p in numpy_rules if p not in foreign_primitives} - seen - \
+        set(NOT_STAGED)
     assert not unexercised, f"NumPy rules no case compares with XLA: {sorted(unexercised)}"
 
 
