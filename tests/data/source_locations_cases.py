@@ -60,7 +60,8 @@ def _describe(loc, ir) -> list:
     return [None, _frames(loc, ir)]
 
 
-def _ops(module, ir) -> list:
+def _each_op(module, describe) -> list:
+    """[function, op name, *describe(its location)] of every op of `module`, in order."""
     rows = []
 
     def walk(op, function):
@@ -71,10 +72,14 @@ def _ops(module, ir) -> list:
                     if name == "func.func":
                         walk(inner, inner.attributes["sym_name"].value)
                         continue
-                    rows.append([function, name, *_describe(inner.location, ir)])
+                    rows.append([function, name, *describe(inner.location)])
                     walk(inner, function)
     walk(module.operation, None)
     return rows
+
+
+def _ops(module, ir) -> list:
+    return _each_op(module, lambda loc: _describe(loc, ir))
 
 
 def _shape(loc, ir) -> list:
@@ -220,26 +225,13 @@ def _short_locations(jax) -> list:
         module = _programs(jax)["nested_jit"].compiler_ir()
     finally:
         jax.config.update("jax_include_full_tracebacks_in_locations", True)
-    rows = []
 
     def where(loc):
         while isinstance(loc, ir.NameLoc):
             loc = loc.child_loc
-        return [loc.start_line, loc.start_col] if isinstance(loc, ir.FileLineColLoc) and \
-            _ours(loc.filename) else None
-
-    def walk(op, function):
-        for region in op.regions:
-            for block in region.blocks:
-                for inner in block.operations:
-                    name = inner.operation.name
-                    if name == "func.func":
-                        walk(inner, inner.attributes["sym_name"].value)
-                        continue
-                    rows.append([function, name, where(inner.location)])
-                    walk(inner, function)
-    walk(module.operation, None)
-    return rows
+        return [[loc.start_line, loc.start_col] if isinstance(loc, ir.FileLineColLoc) and
+                _ours(loc.filename) else None]
+    return _each_op(module, where)
 
 
 def run(jax) -> dict:
