@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from fresh_process import NO_JAXLIB, run_json
+import locations  # tests/support: the repository's folders, recorded answers
 import gpu_tier
 from numerics import assert_allclose_ulp
 
@@ -406,20 +407,22 @@ def test_several_numpy_devices_as_xla_simulates_cpu_devices():
     assert got["gather"] == [[0, 1, 2, 3]] * 4 and got["donated"]
 
 
+def _cases_on_numpy_devices(cases: str, devices: int):
+    """tests/data/`cases`.py's run(jax) on `devices` NumPy devices, in a process without
+    jaxlib: its JSON answers, to compare with JAX's recorded ones."""
+    return run_json(NO_JAXLIB + f"import json, jxkernel as jax, {cases}\n"
+                    f"print(json.dumps({cases}.run(jax)))",
+                    {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": str(devices)})
+
+
 def test_host_callbacks_in_a_pmap_are_called_per_device_as_jax():
     # a body that calls the host and reads no axis runs device by device (shard_map's NumPy
     # rule): it was batched over the devices, so pure_callback (no vmap_method) and io_callback
     # raised vmap's errors and a print in a while loop printed for devices whose loop had ended;
     # in a jit over a mesh a partitioned print printed the whole value once and
     # inspect_array_sharding was told one device's replicated sharding
-    import json, os
-    with open(os.path.join(os.path.dirname(__file__), "..", "data",
-                           "numpy_pmap_callbacks_reference.json")) as f:
-        ref = json.load(f)["cases"]
-    got = run_json(NO_JAXLIB + "import json, jxkernel as jax, numpy_pmap_callbacks_cases\n"
-                   "print(json.dumps(numpy_pmap_callbacks_cases.run(jax)))",
-                   {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
-    assert got == ref
+    assert _cases_on_numpy_devices("numpy_pmap_callbacks_cases", 4) == \
+        locations.recorded("numpy_pmap_callbacks_reference.json")["cases"]
 
 
 def test_collectives_with_axis_index_groups_in_a_pmap_as_jax():
@@ -427,28 +430,16 @@ def test_collectives_with_axis_index_groups_in_a_pmap_as_jax():
     # psum of groups of several sizes, pmax, all_gather, psum_scatter, all_to_all and a
     # gradient through a grouped all_gather; they raised vmap's "axis_index_groups not
     # supported in vmap collectives", which vmap itself still raises, as JAX's
-    import json, os
-    with open(os.path.join(os.path.dirname(__file__), "..", "data",
-                           "numpy_pmap_groups_reference.json")) as f:
-        ref = json.load(f)["cases"]
-    got = run_json(NO_JAXLIB + "import json, jxkernel as jax, numpy_pmap_groups_cases\n"
-                   "print(json.dumps(numpy_pmap_groups_cases.run(jax)))",
-                   {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
-    assert got == ref
+    assert _cases_on_numpy_devices("numpy_pmap_groups_cases", 4) == \
+        locations.recorded("numpy_pmap_groups_reference.json")["cases"]
 
 
 def test_a_partitioned_debug_callback_is_called_per_device_as_jax():
     # jax.debug.callback(partitioned=True) in a jit over 2 NumPy devices: once per device with
     # its block, laid out as the arguments' shardings say (tests/lax/test_debug_callback_
     # partitioned.py's cases and JAX's answers); it was called once, with the whole value
-    import json, os
-    with open(os.path.join(os.path.dirname(__file__), "..", "data",
-                           "debug_callback_partitioned_reference.json")) as f:
-        ref = json.load(f)["cases"]
-    got = run_json(NO_JAXLIB + "import json, jxkernel as jax, debug_callback_partitioned_cases\n"
-                   "print(json.dumps(debug_callback_partitioned_cases.run(jax)))",
-                   {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
-    assert got == ref
+    assert _cases_on_numpy_devices("debug_callback_partitioned_cases", 2) == \
+        locations.recorded("debug_callback_partitioned_reference.json")["cases"]
 
 
 UNREDUCED = """
