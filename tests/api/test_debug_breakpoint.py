@@ -9,6 +9,7 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 from numerics import ELEMENTWISE, UlpOutputChecker  # tests/support
 from registered_library import excluded, import_library
+import locations  # tests/support
 
 
 def _run_with_input(monkeypatch, capsys, text, fun, *args):
@@ -119,9 +120,7 @@ def test_jdb_sessions_as_jax():
     import json
     import jdb_cases
     import locations
-    with open(f"{locations.DATA}/jdb_reference.json") as f:
-        recorded = json.load(f)
-    recorded.pop("jax_version")
+    recorded = locations.jax_answers("jdb_reference.json")
     got = jdb_cases.run(jax)
     for name, expected in recorded.items():
         assert got[name] == expected, name

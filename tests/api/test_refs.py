@@ -9,6 +9,7 @@ from numerics import assert_allclose_ulp
 import jxkernel as jax
 import jxkernel.numpy as jnp
 from jxkernel import lax
+import locations  # tests/support
 
 
 def values(ref) -> list:
@@ -478,9 +479,7 @@ def test_writes_inside_a_vmap_that_does_not_map_the_ref_as_jax():
     import json
     import locations
     import ref_vmap_write_cases
-    with open(f"{locations.DATA}/ref_vmap_write_reference.json") as f:
-        recorded = json.load(f)
-    recorded.pop("jax_version")
+    recorded = locations.jax_answers("ref_vmap_write_reference.json")
     assert ref_vmap_write_cases.run(jax) == recorded
 
 
@@ -493,9 +492,7 @@ def test_writes_of_another_shape_or_dtype_are_refused_as_jax():
     import json
     import locations
     import ref_write_types_cases
-    with open(f"{locations.DATA}/ref_write_types_reference.json") as f:
-        recorded = json.load(f)
-    recorded.pop("jax_version")
+    recorded = locations.jax_answers("ref_write_types_reference.json")
     assert ref_write_types_cases.run(jax) == recorded
 
 
@@ -508,7 +505,5 @@ def test_a_loop_or_cond_writing_a_ref_runs_its_body_once_as_jax():
     import json
     import locations
     import ref_loop_traces_cases
-    with open(f"{locations.DATA}/ref_loop_traces_reference.json") as f:
-        recorded = json.load(f)
-    recorded.pop("jax_version")
+    recorded = locations.jax_answers("ref_loop_traces_reference.json")
     assert ref_loop_traces_cases.run(jax) == recorded

@@ -76,8 +76,7 @@ def _differences(ref: dict, got: dict, known_params: set | None = None) -> set:
 
 @functools.cache
 def _reference():
-    return {k: v for k, v in locations.recorded("eqn_params_reference.json").items()
-            if k != "jax_version"}
+    return locations.jax_answers("eqn_params_reference.json")
 
 
 @functools.cache

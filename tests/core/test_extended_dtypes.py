@@ -6,13 +6,11 @@ zero and add), scan and device_put carry them; inside a program they are their d
 (reference/make_extended_dtype_reference.py); typed keys are the same mechanism, tested in
 tests/random."""
 import json
-import os
 import types
 
 import numpy as np
 import pytest
 from extended_dtype_cases import make_types, run_cases   # tests/data
-from locations import DATA                                # tests/support
 from recorded_answers import check_answer
 
 import jxkernel
@@ -20,12 +18,11 @@ from jxkernel import lax
 from jxkernel._jax._src import core, dtypes, earray
 from jxkernel._jax._src.interpreters import pxla
 from jxkernel.core.physical import physical_aval
+import locations  # tests/support
 
 SRC = types.SimpleNamespace(core=core, dtypes=dtypes, earray=earray, pxla=pxla)
 
-with open(os.path.join(DATA, "extended_dtype_reference.json")) as f:
-    REFERENCE = json.load(f)
-REFERENCE.pop("jax_version")
+REFERENCE = locations.jax_answers("extended_dtype_reference.json")
 
 RESULTS = {}
 

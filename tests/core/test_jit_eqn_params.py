@@ -46,8 +46,7 @@ KNOWN_TEXT: dict = {
 
 @functools.cache
 def _reference():
-    return {k: v for k, v in locations.recorded("jit_eqn_params_reference.json").items()
-            if k != "jax_version"}
+    return locations.jax_answers("jit_eqn_params_reference.json")
 
 
 @functools.cache

@@ -8,7 +8,6 @@ random bits) are exact; float ones within 1e-5 relative and absolute (float32 fr
 LAPACK routines and the same formulas, about 100 ulps near 1, the tolerance JAX's own
 shape_poly_test harnesses use)."""
 import json
-import os
 
 import numpy as np
 import pytest
@@ -18,10 +17,9 @@ import locations  # tests/support: the repository's folders
 
 from export_symbolic_linalg_cases import run       # tests/data, on pytest's pythonpath
 
-with open(os.path.join(locations.DATA, "export_symbolic_linalg_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.jax_answers("export_symbolic_linalg_reference.json")
 
-CASES = sorted(set(JAX) - {"jax_version"})
+CASES = sorted(set(JAX))
 
 pytestmark = pytest.mark.xla_only("XLA text")    # jax.export: refused on the NumPy backend
 

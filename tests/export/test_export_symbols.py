@@ -3,18 +3,16 @@ what JAX 0.10.2 prints (tests/data/export_symbols_cases.py, recorded by
 reference/make_export_symbols_reference.py): `call_exported_<fun>`, MLIR's `_0`, `_1` for a
 clash, `@"<lambda>"` quoted."""
 import json
-import os
-import pathlib
 
 import export_symbols_cases as cases
 import numpy as np
 import pytest
 
 import jxkernel
+import locations  # tests/support
 
-REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
-                                                 "export_symbols_reference.json")).read_text())
-PROGRAMS = sorted(k for k in REFERENCE if k != "jax_version")
+REFERENCE = locations.jax_answers("export_symbols_reference.json")
+PROGRAMS = sorted(REFERENCE)
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

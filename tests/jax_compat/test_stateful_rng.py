@@ -5,19 +5,16 @@ integers exactly, uniform draws bit for bit (threefry bits through the same floa
 normal draws within 4 ulp (erf_inv's polynomial: eagerly within 2, and 3 where a jit fuses
 the draw with the function's own arithmetic into a program other than JAX's)."""
 import json
-import os
 
 import numpy as np
 import pytest
-from locations import DATA          # tests/support: the repository's folders
 from stateful_rng_cases import run  # tests/data, on pytest's pythonpath
 
 import jxkernel
 from jxkernel.random import stateful_rng
+import locations  # tests/support
 
-with open(os.path.join(DATA, "stateful_rng_reference.json")) as f:
-    REFERENCE = json.load(f)
-REFERENCE.pop("jax_version")
+REFERENCE = locations.jax_answers("stateful_rng_reference.json")
 
 RESULTS = {}
 NORMAL_ULPS = 4

@@ -7,16 +7,14 @@ reference/make_collectives_axes_reference.py). Values are small integers in floa
 of eight of them a binary fraction): exact on every CPU; gradients through them (sin's) are
 compared in ulps."""
 import json
-import os
 
 import numpy as np
 import pytest
 from fresh_process import NO_JAXLIB, as_the_suite_compiles, run_json
-from locations import DATA
 from numerics import ELEMENTWISE, assert_allclose_ulp
+import locations  # tests/support
 
-with open(os.path.join(DATA, "collectives_axes_reference.json")) as f:
-    REFERENCE = {k: v for k, v in json.load(f).items() if k != "jax_version"}
+REFERENCE = locations.jax_answers("collectives_axes_reference.json")
 
 _RUN = """
 import json

@@ -4,7 +4,6 @@ weak types, integer values and jaxprs exactly; float values within ELEMENTWISE u
 float64 sin and exp differ by CPU, the rest are exact). The cases in DIFFERENT are
 jxkernel's deliberate differences (conformance/README.md), each tested for what it keeps."""
 import json
-import os
 
 import numpy as np
 import pytest
@@ -14,8 +13,7 @@ from x64_allow_cases import BIG, DIFFERENT, run
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
 
-with open(os.path.join(locations.DATA, "x64_allow_reference.json")) as f:
-    REF = json.load(f)
+REF = locations.jax_answers("x64_allow_reference.json")
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +42,11 @@ def _assert_same(got, want, where):
 
 
 def test_every_case_is_recorded(got):
-    assert set(got) | {"jax_version"} == set(REF)
+    assert set(got) == set(REF)
     assert set(DIFFERENT) <= set(got)
 
 
-@pytest.mark.parametrize("name", sorted(set(REF) - {"jax_version"} - set(DIFFERENT)))
+@pytest.mark.parametrize("name", sorted(set(REF) - set(DIFFERENT)))
 def test_case_matches_jax(got, name):
     _assert_same(got[name], REF[name], name)
 

@@ -16,11 +16,9 @@ from recorded_answers import check_answer
 
 import jxkernel
 import key_reuse_cases
-from locations import DATA
+import locations  # tests/support
 
-with open(f"{DATA}/key_reuse_reference.json") as f:
-    THEIRS = json.load(f)
-assert THEIRS.pop("jax_version") == "0.10.2"
+THEIRS = locations.jax_answers("key_reuse_reference.json")
 
 # Cases jxkernel answers otherwise today, and why. Each is checked to still differ (strict
 # xfail), so that a fix shows up and its line goes.

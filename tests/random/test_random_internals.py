@@ -16,12 +16,10 @@ import pytest
 
 import jxkernel
 import random_internals_cases as cases
-from locations import DATA
 from numerics import assert_allclose_ulp, assert_bits_close
+import locations  # tests/support
 
-with open(f"{DATA}/random_internals_reference.json") as f:
-    THEIRS = json.load(f)
-assert THEIRS.pop("jax_version") == "0.10.2"
+THEIRS = locations.jax_answers("random_internals_reference.json")
 
 
 @pytest.fixture(scope="module")

@@ -4,18 +4,15 @@ reference/make_jit_context_mesh_reference.py): jit reads set_mesh's mesh only (a
 block alone raises JAX's RuntimeError), pjit the `with mesh:` block's.
 """
 import json
-import os
-import pathlib
 
 import pytest
 from fresh_process import cases_code, run_against_reference
+import locations  # tests/support
 
 pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
               pytest.mark.xla_only("several devices")]
 
-_KEYS = sorted(json.loads(pathlib.Path(os.path.dirname(__file__), "..", "data",
-                                       "jit_context_mesh_reference.json").read_text()))
-_KEYS.remove("jax_version")
+_KEYS = sorted(locations.jax_answers("jit_context_mesh_reference.json"))
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import locations
 from locations import DATA, ROOT, SUPPORT
 
 
@@ -94,5 +95,4 @@ def run_against_reference(code, reference, devices=8):
     cases recorded in tests/data/`reference`): what a sharding test file's `runs` fixture
     hands its tests."""
     mine = run_json(as_the_suite_compiles(code), {"JXKERNEL_CPU_DEVICES": str(devices)})
-    with open(os.path.join(DATA, reference)) as f:
-        return mine, json.load(f)
+    return mine, locations.jax_answers(reference)

@@ -22,3 +22,22 @@ def recorded(name: str):
     once per process."""
     with open(os.path.join(DATA, name)) as f:
         return json.load(f)
+
+
+# the JAX release every recording in tests/data was made with (reference/'s scripts write it
+# as "jax_version"; jxkernel.version.jax_version is the release jxkernel answers as)
+JAX_RELEASE = "0.10.2"
+
+
+def jax_answers(name: str) -> dict:
+    """JAX's answers recorded in tests/data/`name`, without the recording's "jax_version", which
+    must be JAX_RELEASE (a recording from another release fails here, not as a puzzling
+    mismatch in a test). A new dict each call, so a test may pop from it.
+
+    >>> "jax_version" in jax_answers("rbg_reference.json")
+    False
+    """
+    answers = dict(recorded(name))
+    version = answers.pop("jax_version", None)
+    assert version == JAX_RELEASE, f"tests/data/{name} was recorded with JAX {version}, not {JAX_RELEASE}"
+    return answers

@@ -4,21 +4,19 @@ sharding; on the NumPy backend the row-major layout XLA's CPU gives; make_array_
 given a Format."""
 import functools
 import json
-import os
-import pathlib
 
 import pytest
 
 import jxkernel
 import array_format_cases as cases
+import locations  # tests/support
 
-REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
-                                                 "array_format_reference.json")).read_text())
+REFERENCE = locations.jax_answers("array_format_reference.json")
 # computed on first use, not while pytest collects (every xdist worker collects every file)
 _ours = functools.cache(lambda: cases.run(jxkernel))
 
 
-@pytest.mark.parametrize("name", sorted(k for k in REFERENCE if k != "jax_version"))
+@pytest.mark.parametrize("name", sorted(REFERENCE))
 def test_format_as_jax(name):
     # (the NumPy backend's device prints as NumpyDevice where XLA's CPU prints CpuDevice)
     ours = _ours()[name].replace("NumpyDevice", "CpuDevice") if isinstance(_ours()[name], str) \

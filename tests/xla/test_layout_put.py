@@ -6,8 +6,6 @@ layout taken as its sharding, a bare Layout refused by jit, jit given the row-ma
 Format with another layout in jit (its programs are row-major only) is tested below."""
 import functools
 import json
-import os
-import pathlib
 
 import numpy as np
 import pytest
@@ -15,14 +13,14 @@ import pytest
 import jxkernel
 import layout_cases as cases
 from jxkernel.experimental.layout import Format, Layout
+import locations  # tests/support
 
-REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
-                                                 "layout_reference.json")).read_text())
+REFERENCE = locations.jax_answers("layout_reference.json")
 # computed on first use, not while pytest collects (every xdist worker collects every file)
 _ours = functools.cache(lambda: cases.run(jxkernel))
 
 
-@pytest.mark.parametrize("name", sorted(k for k in REFERENCE if k != "jax_version"))
+@pytest.mark.parametrize("name", sorted(REFERENCE))
 def test_layout_as_jax(name):
     # (the NumPy backend's device prints as NumpyDevice where XLA's CPU prints CpuDevice)
     assert json.loads(json.dumps(_ours()[name]).replace("NumpyDevice", "CpuDevice")) == \

@@ -5,16 +5,15 @@ tests/lax_autodiff_test.py, testScatterGradSymbolicZeroUpdate, which differentia
 device_put_p places it (lax/transfer.py; recorded cases in tests/data/missing_names_cases.py).
 Its src=, donate= and may_alias=: tests/data/device_put_flags_cases.py."""
 import json
-import os
 
 import device_put_flags_cases            # tests/data, on pytest's pythonpath
 import numpy as np
 import pytest
 from backend_tier import devices_named_here
-from locations import DATA               # tests/support
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
+import locations  # tests/support
 
 
 def test_device_put_without_target_is_identity_under_transformations():
@@ -49,7 +48,5 @@ def test_device_put_takes_src_donate_and_may_alias_as_jax():
     """src= (where the value is: recorded in the equation, its transpose's target), donate=
     and may_alias= (bools or pytree prefixes of them), and no copy=, against JAX 0.10.2's
     answers in tests/data/device_put_flags_reference.json."""
-    with open(os.path.join(DATA, "device_put_flags_reference.json")) as f:
-        want = json.load(f)
-    want.pop("jax_version")
+    want = locations.jax_answers("device_put_flags_reference.json")
     assert device_put_flags_cases.run(jax) == devices_named_here(want)
