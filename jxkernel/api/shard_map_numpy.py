@@ -111,7 +111,7 @@ def run(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
                            for x, s in zip(args, in_specs)]) if args else ((), ())
     body = _closed_body(jaxpr)
     if _per_device(body, frozenset(manual)):
-        return [_joined_blocks(y, s, manual, sizes) for y, s in
+        return [_joined(y, s, manual, mesh) for y, s in
                 zip(_each_device(body, blocks, splits, manual, sizes), out_specs)]
     with contextlib.ExitStack() as bound:     # (a collective over several axes reads them)
         for a in manual:
@@ -120,5 +120,20 @@ def run(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
             body, _ = batch_jaxpr(body, DevicesAxisData(a, sizes[a]),
                                   [0 if a in split else bu.not_mapped for split in splits],
                                   force_out_batched=[True] * len(out_specs))
-    return [_joined_blocks(y, s, manual, sizes)
+    return [_joined(y, s, manual, mesh)
             for y, s in zip(eval_closed_jaxpr_numpy(body, *blocks), out_specs)]
+
+
+def _joined(y, spec, manual, mesh):
+    """`_joined_blocks`; a result replicated over every axis of the mesh whose devices made
+    different blocks (unchecked: pmap's `out_axes=None`, `out_specs=P()` without check_vma)
+    is device 0's, each device's own block noted for its Array's shards, as XLA keeps them."""
+    out = _joined_blocks(y, spec, manual, mesh.shape)
+    if len(manual) == len(mesh.axis_names) > 0 and mesh.size > 1 and \
+            not any(spec._axes(np.ndim(out))) and not spec.unreduced:
+        each = np.asarray(y).reshape((mesh.size,) + np.shape(out))
+        if not (each == each[:1]).all():
+            from ..xla.numpy_sharded import note_per_device
+            out = np.array(out)               # (an ndarray of its own: noted by identity)
+            note_per_device(out, list(each))
+    return out
