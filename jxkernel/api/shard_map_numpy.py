@@ -13,7 +13,8 @@ import numpy as np
 
 from ..core.axis_env import bound_axis
 from ..core.ir import ClosedJaxpr, jaxprs_in_params
-from ..core.numpy_eval import eval_closed_jaxpr_numpy
+from ..core.numpy_eval import eval_closed_jaxpr_numpy, user_impl
+from ..core.primitive import numpy_rules
 from ..transforms import batch_util as bu
 from ..transforms.batching import DevicesAxisData, batch_jaxpr
 
@@ -71,14 +72,16 @@ def _per_device(body, axes: frozenset) -> bool:
     """Whether a body is run device by device on the NumPy backend: it calls the host (each
     device calls it with its own block, as XLA's partitioned program does: a `pure_callback`
     without a vmap_method, an `io_callback` or a print in a loop cannot be batched over the
-    devices) and reads none of the manual axes (no collective: each device's block alone
-    makes its results)."""
+    devices; a user's primitive run by its impl, which no vmap rule batches, is called so
+    too) and reads none of the manual axes (no collective: each device's block alone makes
+    its results)."""
     calls, reads = False, False
     todo = [body.jaxpr if isinstance(body, ClosedJaxpr) else body]
     while todo:
         for eqn in todo.pop().eqns:
             name = eqn.primitive.name
-            calls = calls or name in _CALLBACKS
+            calls = calls or name in _CALLBACKS or (eqn.primitive not in numpy_rules and
+                                                    user_impl(eqn.primitive) is not None)
             if name not in _TYPE_ONLY and any(_names_an_axis(v, axes)
                                               for v in eqn.params.values()):
                 reads = True

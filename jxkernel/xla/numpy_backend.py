@@ -26,7 +26,7 @@ from ..core.config import config
 from ..core.dce import dce_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.mesh import asked_on, named_as_asked
-from ..core.numpy_eval import done_writing, eval_jaxpr_numpy, writing
+from ..core.numpy_eval import done_writing, eval_jaxpr_numpy, user_impl, writing
 from ..core.numpy_simplify import inline_calls, simplify_divisions
 from ..core.physical import physical_aval, wrap_physical
 from ..core.primitive import numpy_rules
@@ -472,15 +472,18 @@ def _refused_value(kind, repeated, names, value):
 
 
 def _check_numpy_rules(jaxpr: Jaxpr, name: str) -> None:
-    """Refuse, when compiled, a program with a primitive NumPy cannot run (a user's, made with
-    def_impl and mlir.register_lowering as JAX's primitives guide makes it), saying so."""
+    """Refuse, when compiled, a program with a primitive NumPy cannot run, saying so: one
+    with neither a NumPy rule nor, a user's, an impl (a user's primitive made with def_impl
+    and mlir.register_lowering, as JAX's primitives guide makes it, runs its impl there:
+    core/numpy_eval.py's `user_impl`)."""
     for eqn in jaxpr.eqns:
-        if eqn.primitive not in numpy_rules:
+        if eqn.primitive not in numpy_rules and user_impl(eqn.primitive) is None:
             raise unsupported(
                 f"the primitive {eqn.primitive.name!r} (in {name or 'a program'})",
                 "its NumPy evaluation rule is missing: in a compiled program every primitive "
-                "runs through one, and a lowering rule (mlir.register_lowering) is XLA's. "
-                "Call it outside jit (its def_impl runs), or run under JAX_PLATFORMS=cpu")
+                "runs through one, or, a user's primitive with a lowering rule "
+                "(mlir.register_lowering, which is XLA's), through its def_impl. Give it both, "
+                "or run under JAX_PLATFORMS=cpu")
 
 
 def _check_has_arrays(jaxpr) -> None:
