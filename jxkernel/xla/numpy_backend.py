@@ -109,6 +109,7 @@ class NumpyExecutable(Executable):
         result = []
         held = {id(_memory_of(v)) for v in values}
         for out, aval, flush in zip(outs, self.out_avals, self._flushed):
+            made = out
             dtype = getattr(physical_aval(aval), "dtype", None)
             if dtype is not None and out.dtype != dtype:     # (a rule's NumPy promotion)
                 out = out.astype(dtype)
@@ -120,6 +121,8 @@ class NumpyExecutable(Executable):
                 out = out.copy()
             if flush:
                 out = flush_subnormals(out)       # as XLA's CPU arithmetic writes them (FTZ)
+            if out is not made:                   # (each device's block of a pmap's result)
+                numpy_sharded.carry_noted(made, out, flush)
             logical, aval = aval, physical_aval(aval)      # (typed keys: their data ran)
             a = Array.__new__(Array)
             a._buf, a.aval, a._npy, a._sharding = (NumpyBuffer(out, aval, self._sharding, flush),

@@ -33,7 +33,7 @@ import numpy as np
 from ..core.avals import ShapedArray, parts_of
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.mesh import NamedSharding, PartitionSpec
-from .numpy_device import NumpyBuffer, NumpyShardedBuffer, Placement
+from .numpy_device import NumpyBuffer, NumpyShardedBuffer, Placement, flush_subnormals
 from .result_shardings import _concrete, first_sharding, reports_first
 
 
@@ -57,6 +57,16 @@ def note_per_device(value: np.ndarray, blocks: list) -> None:
     key = id(value)
     _PER_DEVICE[key] = (weakref.ref(value, lambda _, key=key: _PER_DEVICE.pop(key, None)),
                         blocks)
+
+
+def carry_noted(old: np.ndarray, new: np.ndarray, flush: bool) -> None:
+    """A program's result `new` made from the noted `old` (its dtype, its layout, subnormals
+    flushed as XLA writes them) keeps `old`'s blocks, made alike."""
+    entry = _PER_DEVICE.get(id(old))
+    if entry is None or entry[0]() is not old:
+        return
+    blocks = [np.ascontiguousarray(b, new.dtype) for b in entry[1]]
+    note_per_device(new, [flush_subnormals(b) for b in blocks] if flush else blocks)
 
 
 def _noted_blocks(value, sharding: NamedSharding):

@@ -810,8 +810,9 @@ print(json.dumps({"said": said}))
 
 
 def test_pmap_out_axes_none_keeps_each_devices_value_as_jax():
-    # pmap's out_axes=None of a value each device computed differently (unchecked, as JAX's):
-    # each shard holds its device's value, the Array's value is device 0's, as on XLA (every
-    # shard held device 0's: pmap_test's test_pmap_array_in_axes_out_axes)
+    # pmap's out_axes=None of a value each device computed differently (unchecked, as JAX's),
+    # and a jitted shard_map's out_specs=P() without check_vma: each shard holds its device's
+    # value, the Array's value is device 0's, as on XLA (every shard held device 0's:
+    # pmap_test's test_pmap_array_in_axes_out_axes)
     assert _cases_on_numpy_devices("numpy_pmap_out_axes_cases", 4) == \
         locations.recorded("numpy_pmap_out_axes_reference.json")["cases"]
