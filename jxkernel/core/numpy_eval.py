@@ -90,7 +90,30 @@ def user_impl(prim):
     """
     if prim not in foreign_primitives or prim not in lowering_rules:
         return None
-    return impl_rules.get(prim)
+    impl = impl_rules.get(prim)
+    if impl is None:
+        return None
+
+    def run(*args, **params):
+        # an impl that compiles the primitive (JAX's `partial(dispatch.apply_primitive, p)`)
+        # comes back here: refused, as a primitive with no rule the NumPy backend can run
+        running = _impls_running.__dict__.setdefault("prims", set())
+        if prim in running:
+            raise NotImplementedError(
+                f"the primitive {prim.name!r} is not available on the 'numpy' backend (jaxprs "
+                f"run with NumPy, without XLA): it has no NumPy evaluation rule, its lowering "
+                f"rule (mlir.register_lowering) is XLA's, and its def_impl compiles it again "
+                f"(dispatch.apply_primitive). Give it a def_impl of its own, or run under "
+                f"JAX_PLATFORMS=cpu")
+        running.add(prim)
+        try:
+            return impl(*args, **params)
+        finally:
+            running.discard(prim)
+    return run
+
+
+_impls_running = threading.local()          # the user primitives whose impl runs, per thread
 
 
 def numpy_rule(prim):

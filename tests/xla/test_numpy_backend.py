@@ -193,6 +193,16 @@ f = jax.jit(lambda x: log_p.bind(x, callback=lambda v: log.append(float(v))))
 f(np.float32(2)); f(np.float32(3))
 jax.pmap(lambda x: log_p.bind(x, callback=lambda v: log.append(v.tolist())))(np.arange(2.0))
 out["log"] = log
+from functools import partial
+from jxkernel._jax._src import dispatch
+compiled = Primitive("compiled_mine")             # lax_control_flow_test's: its impl compiles it
+compiled.def_abstract_eval(lambda x: x)
+mlir.register_lowering(compiled, never, platform="cpu")
+compiled.def_impl(partial(dispatch.apply_primitive, compiled))
+try:
+    jax.jit(lambda x: compiled.bind(x))(1.0)
+except NotImplementedError as e:
+    out["compiled"] = str(e)
 print(json.dumps(out))
 """
 
@@ -206,6 +216,8 @@ def test_a_users_primitive_with_def_impl_and_a_lowering_runs_its_impl_under_jit(
     got = run_json(NO_JAXLIB + USERS_PRIMITIVE, {"JAX_PLATFORMS": "numpy",
                                                   "JXKERNEL_CPU_DEVICES": "2"})
     assert got["log"][:2] == [2.0, 3.0] and sorted(got.pop("log")[2:]) == [0.0, 1.0]
+    # an impl that compiles the primitive again is refused, saying so (a RecursionError else)
+    assert "its def_impl compiles it again (dispatch.apply_primitive)" in got.pop("compiled")
     assert got == {"jit": 14.0, "vector": [1.0, 2.0, 5.0], "pmap": [1.0, 2.0]}
 
 
