@@ -29,7 +29,7 @@ from ..core.mesh import asked_on, named_as_asked
 from ..core.numpy_eval import done_writing, eval_jaxpr_numpy, user_impl, writing
 from ..core.numpy_simplify import inline_calls, simplify_divisions
 from ..core.physical import physical_aval, wrap_physical
-from ..core.primitive import numpy_rules
+from ..core.primitive import foreign_primitives, lowering_rules, numpy_rules
 from . import numpy_sharded
 from .array import Array, sharded_array
 from .client import JaxRuntimeError
@@ -480,7 +480,17 @@ def _check_numpy_rules(jaxpr: Jaxpr, name: str) -> None:
     and mlir.register_lowering, as JAX's primitives guide makes it, runs its impl there:
     core/numpy_eval.py's `user_impl`)."""
     for eqn in jaxpr.eqns:
-        if eqn.primitive not in numpy_rules and user_impl(eqn.primitive) is None:
+        prim = eqn.primitive
+        if prim in foreign_primitives and prim not in numpy_rules and \
+                prim not in lowering_rules:
+            # XLA refuses it too: JAX's words first (test_unimplemented_interpreter_rules)
+            raise NotImplementedError(
+                f"MLIR translation rule for primitive {prim.name!r} not found (in "
+                f"{name or 'a program'}), as XLA says it; on the 'numpy' backend (jaxprs run "
+                f"with NumPy, without XLA) a user's primitive runs its def_impl where XLA runs "
+                f"that rule: register one with mlir.register_lowering and give it a def_impl, "
+                f"or run under JAX_PLATFORMS=cpu")
+        if prim not in numpy_rules and user_impl(prim) is None:
             raise unsupported(
                 f"the primitive {eqn.primitive.name!r} (in {name or 'a program'})",
                 "its NumPy evaluation rule is missing: in a compiled program every primitive "

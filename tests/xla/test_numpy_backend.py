@@ -143,19 +143,18 @@ def test_the_client_refuses_to_compile_a_module_saying_why(numpy_device):
 
 def test_a_users_primitive_without_a_numpy_rule_is_refused_under_jit_saying_why(numpy_device):
     # a Primitive with def_impl and no lowering (JAX's primitives guide, before it adds one):
-    # eagerly its impl runs; jitted, XLA finds no lowering and the NumPy backend refuses it,
-    # saying what runs there (the learner got "NumPy evaluation rule for 'multiply_add' not
-    # implemented")
+    # eagerly its impl runs; jitted, XLA finds no lowering and the NumPy backend refuses it in
+    # JAX's words, then what runs there (the learner got "NumPy evaluation rule for
+    # 'multiply_add' not implemented"; api_test's test_unimplemented_interpreter_rules)
     from jxkernel.extend.core import Primitive
     p = Primitive("multiply_add_mine")
     p.def_impl(lambda x, y: np.add(np.multiply(x, y), y))
     p.def_abstract_eval(lambda x, y: x)
     with config.override("jax_platforms", "numpy"):
         assert float(p.bind(np.float32(2), np.float32(3))) == 9.0
-        with pytest.raises(NotImplementedError, match=r"the primitive 'multiply_add_mine' \(in "
-                           r"jit\(f\)\) is not available on the 'numpy' backend.*NumPy "
-                           r"evaluation rule is missing.*lowering rule.*def_impl.*"
-                           r"JAX_PLATFORMS=cpu"):
+        with pytest.raises(NotImplementedError, match=r"^MLIR translation rule for primitive "
+                           r"'multiply_add_mine' not found \(in jit\(f\)\).*'numpy' backend.*"
+                           r"def_impl.*mlir.register_lowering.*JAX_PLATFORMS=cpu"):
             def f(x):
                 return p.bind(x, x)
             jax.jit(f)(np.float32(2))
