@@ -17,6 +17,7 @@ from ..core.numpy_eval import eval_closed_jaxpr_numpy, user_impl
 from ..core.primitive import numpy_rules
 from ..transforms import batch_util as bu
 from ..transforms.batching import DevicesAxisData, batch_jaxpr
+from ..xla.numpy_sharded import note_per_device
 
 
 def _stacked_blocks(x, spec, manual, sizes) -> tuple:
@@ -136,7 +137,6 @@ def _joined(y, spec, manual, mesh):
             not any(spec._axes(np.ndim(out))) and not spec.unreduced:
         each = np.asarray(y).reshape((mesh.size,) + np.shape(out))
         if not (each == each[:1]).all():
-            from ..xla.numpy_sharded import note_per_device
             out = np.array(out)               # (an ndarray of its own: noted by identity)
             note_per_device(out, list(each))
     return out
