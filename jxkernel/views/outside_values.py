@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.clipped_text import clipped
 from ..core.source_info import user_source_info
+from ..core.trace import Tracer
 
 _SMALL = 100_000         # elements of an array kept (a copy) to compare its values later
 
@@ -272,7 +273,6 @@ def _changed(then: _Seen, now) -> bool:
 
 
 def _text(value) -> str:
-    from ..core.trace import Tracer
     if isinstance(value, Tracer):   # (common_gotchas: `global g; g = x` in a jitted function)
         return f"{clipped(repr(value), 60, '...')}, a tracer leaked out of a trace"
     if _is_array(value):
