@@ -274,7 +274,7 @@ def _changed(then: _Seen, now) -> bool:
 
 def _text(value) -> str:
     if isinstance(value, Tracer):   # (common_gotchas: `global g; g = x` in a jitted function)
-        return f"{clipped(repr(value), 60, '...')}, a tracer leaked out of a trace"
+        return f"{clipped(repr(value), 60, '...')} (a tracer leaked out of a trace)"
     if _is_array(value):
         shape = ",".join(map(str, value.shape))
         if _size(value) <= 6 and isinstance(_kept(value), np.ndarray):

@@ -138,4 +138,4 @@ def test_a_tracer_leaked_into_a_global_is_told_as_a_tracer_not_an_array():
     finally:
         k_global = 2.0
     assert [(s.then, s.now) for s in found] == \
-        [("2.0", "JitTracer(~float32[]), a tracer leaked out of a trace")]
+        [("2.0", "JitTracer(~float32[]) (a tracer leaked out of a trace)")]
