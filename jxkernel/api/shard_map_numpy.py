@@ -13,9 +13,11 @@ import numpy as np
 
 from ..core.axis_env import bound_axis
 from ..core.ir import ClosedJaxpr, jaxprs_in_params
-from ..core.numpy_eval import eval_closed_jaxpr_numpy
+from ..core.numpy_eval import eval_closed_jaxpr_numpy, user_impl
+from ..core.primitive import numpy_rules
 from ..transforms import batch_util as bu
 from ..transforms.batching import DevicesAxisData, batch_jaxpr
+from ..xla.numpy_sharded import note_per_device
 
 
 def _stacked_blocks(x, spec, manual, sizes) -> tuple:
@@ -71,14 +73,16 @@ def _per_device(body, axes: frozenset) -> bool:
     """Whether a body is run device by device on the NumPy backend: it calls the host (each
     device calls it with its own block, as XLA's partitioned program does: a `pure_callback`
     without a vmap_method, an `io_callback` or a print in a loop cannot be batched over the
-    devices) and reads none of the manual axes (no collective: each device's block alone
-    makes its results)."""
+    devices; a user's primitive run by its impl, which no vmap rule batches, is called so
+    too) and reads none of the manual axes (no collective: each device's block alone makes
+    its results)."""
     calls, reads = False, False
     todo = [body.jaxpr if isinstance(body, ClosedJaxpr) else body]
     while todo:
         for eqn in todo.pop().eqns:
             name = eqn.primitive.name
-            calls = calls or name in _CALLBACKS
+            calls = calls or name in _CALLBACKS or (eqn.primitive not in numpy_rules and
+                                                    user_impl(eqn.primitive) is not None)
             if name not in _TYPE_ONLY and any(_names_an_axis(v, axes)
                                               for v in eqn.params.values()):
                 reads = True
@@ -111,7 +115,7 @@ def run(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
                            for x, s in zip(args, in_specs)]) if args else ((), ())
     body = _closed_body(jaxpr)
     if _per_device(body, frozenset(manual)):
-        return [_joined_blocks(y, s, manual, sizes) for y, s in
+        return [_joined(y, s, manual, mesh) for y, s in
                 zip(_each_device(body, blocks, splits, manual, sizes), out_specs)]
     with contextlib.ExitStack() as bound:     # (a collective over several axes reads them)
         for a in manual:
@@ -120,5 +124,19 @@ def run(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
             body, _ = batch_jaxpr(body, DevicesAxisData(a, sizes[a]),
                                   [0 if a in split else bu.not_mapped for split in splits],
                                   force_out_batched=[True] * len(out_specs))
-    return [_joined_blocks(y, s, manual, sizes)
+    return [_joined(y, s, manual, mesh)
             for y, s in zip(eval_closed_jaxpr_numpy(body, *blocks), out_specs)]
+
+
+def _joined(y, spec, manual, mesh):
+    """`_joined_blocks`; a result replicated over every axis of the mesh whose devices made
+    different blocks (unchecked: pmap's `out_axes=None`, `out_specs=P()` without check_vma)
+    is device 0's, each device's own block noted for its Array's shards, as XLA keeps them."""
+    out = _joined_blocks(y, spec, manual, mesh.shape)
+    if len(manual) == len(mesh.axis_names) > 0 and mesh.size > 1 and \
+            not any(spec._axes(np.ndim(out))) and not spec.unreduced:
+        each = np.asarray(y).reshape((mesh.size,) + np.shape(out))
+        if not (each == each[:1]).all():
+            out = np.array(out)               # (an ndarray of its own: noted by identity)
+            note_per_device(out, list(each))
+    return out

@@ -20,7 +20,7 @@ import numpy as np
 
 from .ir import ClosedJaxpr, Jaxpr, Literal
 from .physical import has_keys, physical_value, physicalize
-from .primitive import numpy_rules, rule
+from .primitive import foreign_primitives, impl_rules, lowering_rules, numpy_rules, rule
 
 
 def _as_array(x, aval) -> np.ndarray:
@@ -77,11 +77,59 @@ def done_writing(token) -> None:
 _errors = _Errors()
 
 
+def user_impl(prim):
+    """A user's primitive's rule on the NumPy backend where it has no NumPy rule: its impl
+    (def_impl), the function JAX calls when it is bound eagerly, run on the operands as NumPy
+    arrays where XLA would run its lowering rule (mlir.register_lowering: written with MLIR
+    ops, XLA's; the NumPy backend runs each equation in Python), or None (jxkernel's own
+    primitives; one without an impl, or without a lowering, which XLA refuses too).
+
+        >>> p = Primitive("twice_np"); _ = p.def_impl(lambda x: 2 * x)      # doctest: +SKIP
+        >>> user_impl(p)(np.float32(3))                                     # doctest: +SKIP
+        6.0
+    """
+    if prim not in foreign_primitives or prim not in lowering_rules:
+        return None
+    impl = impl_rules.get(prim)
+    if impl is None:
+        return None
+
+    def run(*args, **params):
+        # an impl that compiles the primitive (JAX's `partial(dispatch.apply_primitive, p)`)
+        # comes back here: refused, as a primitive with no rule the NumPy backend can run
+        running = _impls_running.__dict__.setdefault("prims", set())
+        if prim in running:
+            raise NotImplementedError(
+                f"the primitive {prim.name!r} is not available on the 'numpy' backend (jaxprs "
+                f"run with NumPy, without XLA): it has no NumPy evaluation rule, its lowering "
+                f"rule (mlir.register_lowering) is XLA's, and its def_impl compiles it again "
+                f"(dispatch.apply_primitive). Give it a def_impl of its own, or run under "
+                f"JAX_PLATFORMS=cpu")
+        running.add(prim)
+        try:
+            return impl(*args, **params)
+        finally:
+            running.discard(prim)
+    return run
+
+
+_impls_running = threading.local()          # the user primitives whose impl runs, per thread
+
+
+def numpy_rule(prim):
+    """The primitive's NumPy rule (`numpy_rules`), a user's primitive's impl (`user_impl`), or
+    JAX's NotImplementedError naming it."""
+    found = numpy_rules.get(prim)
+    if found is None:
+        found = user_impl(prim)
+    return found if found is not None else rule("numpy", prim)
+
+
 def _eval(jaxpr: Jaxpr, consts, args, prepare=None) -> list:
     env = {v: _as_array(c, v.aval) for v, c in zip(jaxpr.constvars, consts)}
     env.update((v, _as_array(a, v.aval)) for v, a in zip(jaxpr.invars, args))
     for i, eqn in enumerate(jaxpr.eqns):
-        impl = numpy_rules.get(eqn.primitive) or rule("numpy", eqn.primitive)
+        impl = numpy_rules.get(eqn.primitive) or numpy_rule(eqn.primitive)
         operands = [np.asarray(a.val, a.aval.dtype) if type(a) is Literal else env[a]
                     for a in eqn.invars]
         if prepare is not None and i in prepare[0]:

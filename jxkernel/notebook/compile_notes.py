@@ -387,7 +387,9 @@ def stale_note(stale) -> Note | None:
     for s in stale:
         at = source_label(s.call_site) if s.call_site is not None else ""
         kept = (f"{s.traced_at.inlined_into}'s kept trace of it" if
-                getattr(s.traced_at, "inlined_into", None) else "its compiled program")
+                getattr(s.traced_at, "inlined_into", None) else
+                # an earlier trace's program (for other argument types) is kept too
+                "the program compiled at that trace" if s.earlier else "its compiled program")
         through = f" (in {s.helper}, which it calls)" if s.helper else ""
         lines.append(f"⚠ {s.function} read {s.name} = {s.then}{through} when traced"
                      f"{f' (at {at})' if at else ''}; {s.name} is {s.now} now, and {kept} "

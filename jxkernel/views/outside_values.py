@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.clipped_text import clipped
 from ..core.source_info import user_source_info
+from ..core.trace import Tracer
 
 _SMALL = 100_000         # elements of an array kept (a copy) to compare its values later
 
@@ -102,6 +103,7 @@ class Stale:
     traced_at: object  # the trace's CompileEvent (inlined_into: a loop body's, traced inside)
     call_site: object  # the user's line whose call traced it (a SourceInfo), or None
     helper: str = ""   # the function `function` calls that read it ("": its own code)
+    earlier: bool = False   # read by an earlier trace (a program still kept) than the latest
 
 
 @dataclasses.dataclass
@@ -110,30 +112,53 @@ class _Seen:
     ident: int
     kept: object       # the value, or a copy of an array's, to compare (None: too big)
     told: bool = False
+    traced_at: tuple = (None, None)   # (the trace's CompileEvent, the user's line), as _EVENTS
 
 
-# the user's function -> {(reader, name): _Seen}, as of its latest trace, where reader is None
+# the user's function -> {(reader, name): [_Seen]}, the latest trace's last and before it an
+# earlier trace's other values (its program is kept and keeps them: Common_Gotchas_in_JAX's
+# impure_uses_globals, traced with g = 0.0 for a scalar, then g = 10.0 for an array, computes
+# with 0.0 for scalars; JAX 0.10.2 prints "Second call: 5.0"), where reader is None
 # for the function itself or a weak reference to a helper it calls (held weakly, keys and
 # helpers: a function defined anew forgets the old one's reads, and a function dropped is let
 # go with what it closed over, as JAX lets it go)
 _READS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _EVENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> (event, site)
+_KEPT = 8           # the earlier traces' values kept per name (the oldest let go first)
 
 
 def traced(fun, event) -> None:
     """Note what `fun` (the user's function, unwrapped) and the helpers it calls read from
     outside as it was traced for `event`, at the user's line running now."""
-    seen = {}
+    seen, at = {}, (event, user_source_info())
     if getattr(fun, "__code__", None) is not None:
         for reader in (fun, *helpers_of(fun)):
             for name in reads_from_outside(reader):
                 found, value = _current(reader, name)
                 if found and _followed(value):
                     held = None if reader is fun else weakref.ref(reader)
-                    seen[held, name] = _Seen(_text(value), id(value), _kept(value))
+                    seen[held, name] = [_Seen(_text(value), id(value), _kept(value),
+                                              traced_at=at)]
+    try:
+        before = _READS.get(fun) or {}
+    except TypeError:                # not weakly referable: not followed
+        return
+    # an earlier trace's program is kept (JAX's cache too) with the value it read: kept
+    # where this trace read another, each value once, until told
+    for key, olds in before.items():
+        now = seen.get(key)
+        if now is None:
+            continue
+        texts = {now[-1].text}
+        earlier = []
+        for old in olds:
+            if not old.told and old.text not in texts:
+                texts.add(old.text)
+                earlier.append(old)
+        seen[key] = earlier[-_KEPT:] + now
     try:
         if seen:
-            _READS[fun], _EVENTS[fun] = seen, (event, user_source_info())
+            _READS[fun], _EVENTS[fun] = seen, at
         else:
             _READS.pop(fun, None)
     except TypeError:                # not weakly referable: not followed
@@ -145,17 +170,19 @@ def stale_reads() -> list:
     changed since their trace, each told once."""
     out = []
     for fun, seen in list(_READS.items()):
-        for (held, name), then in seen.items():
+        for (held, name), traces in seen.items():
             reader = fun if held is None else held()
             if reader is None:           # a helper since dropped
                 continue
             found, now = _current(reader, name)
-            if then.told or not found or not _changed(then, now):
-                continue
-            then.told = True
-            out.append((_variable(reader, name), Stale(
-                getattr(fun, "__name__", "function"), name, then.text, _text(now),
-                *_EVENTS.get(fun, (None, None)), helper="" if reader is fun else reader.__name__)))
+            for then in traces:
+                if then.told or not found or not _changed(then, now):
+                    continue
+                then.told = True
+                out.append((_variable(reader, name), Stale(
+                    getattr(fun, "__name__", "function"), name, then.text, _text(now),
+                    *then.traced_at, helper="" if reader is fun else reader.__name__,
+                    earlier=then is not traces[-1])))
     # a loop body written inside a jitted function is traced on its own too: one variable is
     # told once, by the function the user calls
     outer = {var for var, s in out if not getattr(s.traced_at, "inlined_into", None)}
@@ -246,6 +273,8 @@ def _changed(then: _Seen, now) -> bool:
 
 
 def _text(value) -> str:
+    if isinstance(value, Tracer):   # (common_gotchas: `global g; g = x` in a jitted function)
+        return f"{clipped(repr(value), 60, '...')} (a tracer leaked out of a trace)"
     if _is_array(value):
         shape = ",".join(map(str, value.shape))
         if _size(value) <= 6 and isinstance(_kept(value), np.ndarray):

@@ -26,10 +26,10 @@ from ..core.config import config
 from ..core.dce import dce_jaxpr
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.mesh import asked_on, named_as_asked
-from ..core.numpy_eval import done_writing, eval_jaxpr_numpy, writing
+from ..core.numpy_eval import done_writing, eval_jaxpr_numpy, user_impl, writing
 from ..core.numpy_simplify import inline_calls, simplify_divisions
 from ..core.physical import physical_aval, wrap_physical
-from ..core.primitive import numpy_rules
+from ..core.primitive import foreign_primitives, lowering_rules, numpy_rules
 from . import numpy_sharded
 from .array import Array, sharded_array
 from .client import JaxRuntimeError
@@ -109,6 +109,7 @@ class NumpyExecutable(Executable):
         result = []
         held = {id(_memory_of(v)) for v in values}
         for out, aval, flush in zip(outs, self.out_avals, self._flushed):
+            made = out
             dtype = getattr(physical_aval(aval), "dtype", None)
             if dtype is not None and out.dtype != dtype:     # (a rule's NumPy promotion)
                 out = out.astype(dtype)
@@ -120,6 +121,8 @@ class NumpyExecutable(Executable):
                 out = out.copy()
             if flush:
                 out = flush_subnormals(out)       # as XLA's CPU arithmetic writes them (FTZ)
+            if out is not made:                   # (each device's block of a pmap's result)
+                numpy_sharded.carry_noted(made, out, flush)
             logical, aval = aval, physical_aval(aval)      # (typed keys: their data ran)
             a = Array.__new__(Array)
             a._buf, a.aval, a._npy, a._sharding = (NumpyBuffer(out, aval, self._sharding, flush),
@@ -472,15 +475,28 @@ def _refused_value(kind, repeated, names, value):
 
 
 def _check_numpy_rules(jaxpr: Jaxpr, name: str) -> None:
-    """Refuse, when compiled, a program with a primitive NumPy cannot run (a user's, made with
-    def_impl and mlir.register_lowering as JAX's primitives guide makes it), saying so."""
+    """Refuse, when compiled, a program with a primitive NumPy cannot run, saying so: one
+    with neither a NumPy rule nor, a user's, an impl (a user's primitive made with def_impl
+    and mlir.register_lowering, as JAX's primitives guide makes it, runs its impl there:
+    core/numpy_eval.py's `user_impl`)."""
     for eqn in jaxpr.eqns:
-        if eqn.primitive not in numpy_rules:
+        prim = eqn.primitive
+        if prim in foreign_primitives and prim not in numpy_rules and \
+                prim not in lowering_rules:
+            # XLA refuses it too: JAX's words first (test_unimplemented_interpreter_rules)
+            raise NotImplementedError(
+                f"MLIR translation rule for primitive {prim.name!r} not found (in "
+                f"{name or 'a program'}), as XLA says it; on the 'numpy' backend (jaxprs run "
+                f"with NumPy, without XLA) a user's primitive runs its def_impl where XLA runs "
+                f"that rule: register one with mlir.register_lowering and give it a def_impl, "
+                f"or run under JAX_PLATFORMS=cpu")
+        if prim not in numpy_rules and user_impl(prim) is None:
             raise unsupported(
                 f"the primitive {eqn.primitive.name!r} (in {name or 'a program'})",
                 "its NumPy evaluation rule is missing: in a compiled program every primitive "
-                "runs through one, and a lowering rule (mlir.register_lowering) is XLA's. "
-                "Call it outside jit (its def_impl runs), or run under JAX_PLATFORMS=cpu")
+                "runs through one, or, a user's primitive with a lowering rule "
+                "(mlir.register_lowering, which is XLA's), through its def_impl. Give it both, "
+                "or run under JAX_PLATFORMS=cpu")
 
 
 def _check_has_arrays(jaxpr) -> None:

@@ -26,13 +26,14 @@ with its blocks (`per_device_calls`), and inspect_array_sharding is told the lay
 from __future__ import annotations
 
 import functools
+import weakref
 
 import numpy as np
 
 from ..core.avals import ShapedArray, parts_of
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.mesh import NamedSharding, PartitionSpec
-from .numpy_device import NumpyBuffer, NumpyShardedBuffer, Placement
+from .numpy_device import NumpyBuffer, NumpyShardedBuffer, Placement, flush_subnormals
 from .result_shardings import _concrete, first_sharding, reports_first
 
 
@@ -42,20 +43,65 @@ def placement_of(devices: tuple) -> Placement:
     return Placement(*devices)
 
 
+# A program's result replicated over a mesh whose devices computed different values (pmap's
+# `out_axes=None`, shard_map's `out_specs=P()` unchecked, of a value that varies): XLA keeps
+# each device's own in its buffer, and `Array.addressable_shards` shows them; the global
+# value is device 0's. shard_map's NumPy rule notes each device's block here, by the result
+# ndarray's identity (weakly: an entry goes with its value), and `put` lays them out.
+_PER_DEVICE: dict = {}
+
+
+def note_per_device(value: np.ndarray, blocks: list) -> None:
+    """Record that `value` (device 0's block, and the global value) came with `blocks`, one
+    per mesh device in mesh order, which differ."""
+    key = id(value)
+    _PER_DEVICE[key] = (weakref.ref(value, lambda _, key=key: _PER_DEVICE.pop(key, None)),
+                        blocks)
+
+
+def carry_noted(old: np.ndarray, new: np.ndarray, flush: bool) -> None:
+    """A program's result `new` made from the noted `old` (its dtype, its layout, subnormals
+    flushed as XLA writes them) keeps `old`'s blocks, made alike."""
+    entry = _PER_DEVICE.get(id(old))
+    if entry is None or entry[0]() is not old:
+        return
+    blocks = [np.ascontiguousarray(b, new.dtype) for b in entry[1]]
+    note_per_device(new, [flush_subnormals(b) for b in blocks] if flush else blocks)
+
+
+def _noted_blocks(value, sharding: NamedSharding):
+    """The blocks noted for `value` if it is the very result noted and `sharding` replicates it
+    over a mesh of as many devices, else None."""
+    entry = _PER_DEVICE.get(id(value))
+    if entry is None or entry[0]() is not value or any(sharding.spec._axes(np.ndim(value))) \
+            or sharding.spec.unreduced or len(entry[1]) != sharding.mesh.size:
+        return None
+    return entry[1]
+
+
 def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding,
         copy=True, source=None) -> NumpyShardedBuffer:
     """Host data of `aval`'s dtype over `sharding`'s mesh, each device's block a view of it: a
-    copy (as XLA's transfer makes one), or with `copy=False` a program's result as it is.
-    Unreduced over some mesh axes, each device holds a summand of its block instead
-    (`summands`; `source`: the sharding the value came in with, if any)."""
+    copy (as XLA's transfer makes one), or with `copy=False` a program's result as it is (a
+    replicated result whose devices computed different blocks keeps each one's:
+    `note_per_device`). Unreduced over some mesh axes, each device holds a summand of its
+    block instead (`summands`; `source`: the sharding the value came in with, if any)."""
+    noted = None if copy else _noted_blocks(value, sharding)
     value = (np.array if copy else np.asarray)(value, aval.dtype).reshape(aval.shape)
     if value.flags.writeable:
         value.flags.writeable = False
     devices = sharding.mesh._flat_devices
     block = ShapedArray(sharding.shard_shape(aval.shape), aval.dtype, aval.weak_type)
-    datas = summands(value, sharding, source)
+    datas = summands(value, sharding, source) if noted is None else [
+        _read_only(np.asarray(b, aval.dtype).reshape(block.shape)) for b in noted]
     blocks = [NumpyBuffer(data, block, d.placement) for d, data in zip(devices, datas)]
     return NumpyShardedBuffer(value, aval, placement_of(tuple(devices)), blocks)
+
+
+def _read_only(data: np.ndarray) -> np.ndarray:
+    if data.flags.writeable:
+        data.flags.writeable = False
+    return data
 
 
 def summands(value: np.ndarray, sharding: NamedSharding, source=None) -> list:

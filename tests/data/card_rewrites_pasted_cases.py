@@ -50,6 +50,12 @@ CASES = {
     "if_setting_its_tested_name_where": ("@jax.jit\ndef clip(x):\n    if x > 1.0:\n"
                                          "        x = 1.0\n    return x\n_r = clip(3.0)\n",
                                          (3, 4), 0),
+    # control-flow.md's `if x < 3: return 3. * x ** 2 else: return -4 * x` of an int x: the
+    # card's lax.cond had a float branch and an int one (JAX 0.10.2: "cond branches must have
+    # equal output types"); the int one is cast to jnp.where's float32 now
+    "if_branches_of_two_dtypes_cond": ("@jax.jit\ndef f(x):\n    if x < 3:\n"
+                                       "        return 3. * x ** 2\n    else:\n"
+                                       "        return -4 * x\n_r = [f(2), f(4)]\n", (3, 6), 1),
     "if_setting_its_tested_name_cond": ("@jax.jit\ndef clip(x):\n    if x > 1.0:\n"
                                         "        x = 1.0\n    return x\n_r = clip(0.5)\n",
                                         (3, 4), 1),
@@ -211,6 +217,10 @@ REFUSED = {
                                     "def f(x, y):\n    if x > 0 or y > 0:\n"
                                     "        return x + y\n    return x - y\n"
                                     "_r = f(-1.0, -2.0)\n"),
+    # control-flow.md's branches as the card's lax.cond gave them: a float and an int branch
+    "cond_of_a_float_and_an_int_branch": ("@jax.jit\ndef f(x):\n    return jax.lax.cond("
+                                          "x < 3, lambda: 3.0 * x ** 2, lambda: -4 * x)\n"
+                                          "_r = f(2)\n"),
 }
 
 # the cases whose values are random draws (compared within 4 ulps: threefry's bits are
@@ -274,6 +284,7 @@ PASTED = {
     'python_max': "@jax.jit\ndef f(x):\n    return jnp.maximum(x, 0.0)    # jnp's max and min: traced, no True or False needed\n_r = f(-1.0)\n",
     'if_with_or': '@jax.jit\ndef f(x, y):\n    return jnp.where(jnp.logical_or(x > 0, y > 0), x + y, x - y)\n_r = f(-1.0, -2.0)\n',
     'if_with_not': '@jax.jit\ndef f(x):\n    return jax.lax.cond(jnp.logical_not(x > 0), lambda: -x, lambda: x)\n_r = f(-2.0)\n',
+    'if_branches_of_two_dtypes_cond': '@jax.jit\ndef f(x):\n    return jax.lax.cond(x < 3, lambda: 3.0 * x ** 2, lambda: (-4 * x).astype(jnp.float32))\n_r = [f(2), f(4)]\n',
     'if_setting_its_tested_name_where': '@jax.jit\ndef clip(x):\n    x = jnp.where(x > 1.0, 1.0, x)\n    return x\n_r = clip(3.0)\n',
     'if_setting_its_tested_name_cond': '@jax.jit\ndef clip(x):\n    x = jax.lax.cond(x > 1.0, lambda: 1.0, lambda: x)\n    return x\n_r = clip(0.5)\n',
     'range_of_an_array_count': '@jax.jit\ndef f(x, n):\n    s = 0.0\n    s = jax.lax.fori_loop(0, n, lambda i, s: s + x * i, s)    # in place of the whole loop (its 2 lines), traced: s its state\n    return s\n_r = f(2.0, jnp.array(4))\n',

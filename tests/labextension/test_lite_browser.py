@@ -402,6 +402,21 @@ def test_a_new_notebook_runs_jax_docs_from_import_jax(chromium, site, outside, b
                                 "(jnp.arange(1.0) + 3))")
         assert out.strip().splitlines() == ["[0.]", "[6.]"], out
         shot(page, "21-new-notebook-pmap-callbacks")
+        # JAX's primitives guide: a primitive with def_impl and an MLIR lowering runs its impl
+        # under jit there (the NumPy backend runs no MLIR; it refused it before stop 88)
+        out = run_cell(page, 3, "from jax.extend.core import Primitive\n"
+                                "from jax.interpreters import mlir\n"
+                                "from jax._src.lib.mlir.dialects import hlo\n"
+                                "multiply_add_p = Primitive('multiply_add')\n"
+                                "multiply_add_p.def_impl(lambda x, y, z: "
+                                "np.add(np.multiply(x, y), z))\n"
+                                "multiply_add_p.def_abstract_eval(lambda x, y, z: x)\n"
+                                "mlir.register_lowering(multiply_add_p, lambda ctx, x, y, z: "
+                                "[hlo.AddOp(hlo.MulOp(x, y), z).result], platform='cpu')\n"
+                                "square_add = lambda a, b: multiply_add_p.bind(a, a, b)\n"
+                                "print(jax.jit(square_add)(2., 10.))")
+        assert out.strip() == "14.0", out
+        shot(page, "22-new-notebook-users-primitive")
     assert outside == [], f"the page asked for things outside the site: {outside[:10]}"
 
 

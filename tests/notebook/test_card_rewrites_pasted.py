@@ -124,3 +124,21 @@ def test_a_static_fix_through_a_line_magic_keeps_the_magic(shell):
     assert "get_ipython" not in card["rewrite"]
     with capture_output():
         assert shell.run_cell(last).success
+
+
+def test_a_cond_of_branches_of_two_dtypes_is_offered_cast(tmp_path):
+    """control-flow.md's `if x < 3: return 3. * x ** 2 else: return -4 * x` (x an int): the
+    card's lax.cond, pasted, raised (JAX 0.10.2: "cond branches must have equal output
+    types", REFUSED) under a comment saying "cast one with .astype where they differ"; the
+    int branch is cast to float32 (jnp.where's dtype) now, and the comment says which."""
+    assert JAX["refused"]["cond_of_a_float_and_an_int_branch"] == "TypeError"
+    with pytest.raises(Exception) as refused:
+        _run(REFUSED["cond_of_a_float_and_an_int_branch"], str(tmp_path / "refused.py"))
+    assert type(refused.value).__name__ == "TypeError"
+    program = CASES["if_branches_of_two_dtypes_cond"][0]
+    with pytest.raises(Exception) as raised:
+        _run(program, str(tmp_path / "two_dtypes.py"))
+    rewrite = error_cards.card_for(raised.value).rewrite
+    assert "lambda: -4 * x)" not in rewrite, rewrite
+    assert "# or, to run only one branch (both must give one dtype: -4 * x (int32) cast to " \
+        "jnp.where's float32):" in rewrite.splitlines(), rewrite

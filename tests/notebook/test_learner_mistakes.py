@@ -331,7 +331,9 @@ def test_a_mask_named_mask_gets_its_line_kept(shell):
 
 def test_lax_cond_is_offered_with_its_condition(shell):
     # JAX: for an int x, lax.cond of `3. * x ** 2` and `-4 * x` raises (the branches' dtypes
-    # differ) where jnp.where works: the card's first line runs, and the cond says when
+    # differ) where jnp.where works: the card's first line runs, and its cond casts the int
+    # branch to float32 (it said "cast one with .astype where they differ" over the cond that
+    # raised), which runs too (card_rewrites_pasted_cases.py: if_branches_of_two_dtypes_cond)
     assert JAX["if_int_where"] is None and JAX["if_int_cond"]["first_line"].startswith(
         "cond branches must have equal output types")
     cell = ("@jax.jit\ndef f(x):\n    if x < 3:\n        return 3. * x ** 2\n    else:\n"
@@ -339,10 +341,12 @@ def test_lax_cond_is_offered_with_its_condition(shell):
     text, card = shown(shell, cell)
     lines = card["rewrite"].splitlines()
     assert lines[0] == "return jnp.where(x < 3, 3.0 * x ** 2, -4 * x)", lines
-    assert "same dtype and shape" in lines[1], lines
-    fixed = cell.replace("    if x < 3:\n        return 3. * x ** 2\n    else:\n"
-                         "        return -4 * x\n", "    " + lines[0] + "\n")
-    assert shell.run_cell(fixed).success and shell.user_ns["_f"] == 12.0
+    assert "one dtype: -4 * x (int32) cast to jnp.where's float32" in lines[1], lines
+    assert lines[2].endswith("lambda: (-4 * x).astype(jnp.float32))"), lines
+    for line in lines[0], lines[2]:
+        fixed = cell.replace("    if x < 3:\n        return 3. * x ** 2\n    else:\n"
+                             "        return -4 * x\n", "    " + line + "\n")
+        assert shell.run_cell(fixed).success and shell.user_ns["_f"] == 12.0
 
 
 def test_and_of_tracers_is_rewritten_to_logical_and(shell):

@@ -103,3 +103,30 @@ def test_the_timeit_lines_and_the_cells_note_count_the_same_compiles(shell):
                    o.data.get("text/plain", "")]
         assert note.startswith(f"⚙ <lambda> compiled again ×{runs + warm_again} (a new jit "
                                f"object, at In["), note
+
+
+def test_without_n_the_compiles_are_counted_over_every_run_of_the_statement(shell):
+    """jit-compilation.md's `%timeit g_inner_jitted_partial(10, 20)` (a jit made anew 20 times
+    a run) said "160 compile(s) over 7 timed run(s)": IPython's %timeit also ran it once to
+    choose its loop count (no -n), so 160 were 8 runs' (JAX 0.10.2 under IPython's %timeit:
+    160 too). And its warm-up line listed "f: a new jit object" twice, then "and 17 more".
+    A statement that sleeps 0.21 s takes one loop (IPython keeps the first count reaching
+    0.2 s), so the calibration is one run; JAX compiles a jit made anew once per call."""
+    from jxkernel.notebook.magics.timing import calibration_runs
+    per_call = JAX["compiles"]["jit_of_a_lambda"]["timed"] // JAX["timed_runs"]
+    assert shell.run_cell("import time\nx = jnp.arange(4.0)\ndef three_jits(x):\n"
+                          "    time.sleep(0.21)\n    for _ in range(3):\n"
+                          "        x = jax.jit(lambda v: v + 1)(x)\n    return x").success
+    with capture_output() as cap:
+        assert shell.run_cell("timed = %timeit -r 2 -o three_jits(x)").success
+    result = shell.user_ns["timed"]
+    assert result.loops == 1
+    runs, extra = result.loops * result.repeat, calibration_runs(result.loops)
+    said = re.search(r"\((\d+) compile\(s\) over (\d+) run\(s\) of the statement: (\d+) timed, "
+                     r"(\d+) by %timeit's choice of the loop count: <lambda>: ", cap.stdout)
+    assert said, cap.stdout
+    assert [int(g) for g in said.groups()] == [3 * per_call * (runs + extra), runs + extra,
+                                               runs, extra]
+    warm = re.search(r"Compiled on the first run \(([^)]*)\)", cap.stdout).group(1)
+    assert warm.startswith("<lambda>: ") and warm.count("<lambda>") == len(set(
+        warm.split("; ")[:-1])) and " more" not in warm, warm

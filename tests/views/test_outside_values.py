@@ -117,3 +117,25 @@ def test_a_function_followed_is_let_go_when_dropped():
     del step
     gc.collect()
     assert gone() is None
+
+
+def test_a_tracer_leaked_into_a_global_is_told_as_a_tracer_not_an_array():
+    """Common_Gotchas_in_JAX.md: impure_uses_globals read g = 10.0; then a jitted function
+    sets `global g; g = x`, so g holds a leaked tracer (JAX 0.10.2 prints "Saved global:
+    JitTracer(~float32[])", as jxkernel does). The note said "g is an array float32[] now"."""
+    global k_global
+    stale_reads()
+    f = jxkernel.jit(lambda x: x + k_global)
+    f(1.0)
+
+    def keep(x):
+        global k_global
+        k_global = x
+        return x
+    jxkernel.jit(keep)(4.0)
+    try:
+        found = [s for s in stale_reads() if s.name == "k_global"]
+    finally:
+        k_global = 2.0
+    assert [(s.then, s.now) for s in found] == \
+        [("2.0", "JitTracer(~float32[]) (a tracer leaked out of a trace)")]

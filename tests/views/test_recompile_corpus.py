@@ -504,6 +504,17 @@ def test_a_fix_never_makes_an_array_static():
     assert "cannot be static" in change.fix
 
 
+def test_a_fix_names_one_function_the_one_jax_names():
+    """Two jits of power (n traced, then static): the fix jitted power and its comment said
+    "the one jit of f" (JAX 0.10.2: the miss is "for power defined at ..."); seen running
+    jit-compilation.md's `jax.jit(f, static_argnames=...)` cells with another name."""
+    _, events = jx_events("same_function_two_statics")
+    (change,) = events[-1].changes
+    function = REFERENCE["same_function_two_statics"]["misses"][-1]["function"]
+    assert change.snippet.startswith(f"jax.jit({function}, static_argnames=('n',))")
+    assert f"# the one jit of {function}:" in change.snippet, change.snippet
+
+
 def test_a_closure_made_anew_suggests_passing_what_it_reads():
     _, events = jx_events("closure_factory_in_a_loop")
     (change,) = events[-1].changes

@@ -142,21 +142,82 @@ def test_the_client_refuses_to_compile_a_module_saying_why(numpy_device):
 
 
 def test_a_users_primitive_without_a_numpy_rule_is_refused_under_jit_saying_why(numpy_device):
-    # JAX's primitives guide: a Primitive with def_impl and an MLIR lowering. Eagerly its impl
-    # runs; jitted on the NumPy backend the learner got "NumPy evaluation rule for
-    # 'multiply_add' not implemented"
+    # a Primitive with def_impl and no lowering (JAX's primitives guide, before it adds one):
+    # eagerly its impl runs; jitted, XLA finds no lowering and the NumPy backend refuses it in
+    # JAX's words, then what runs there (the learner got "NumPy evaluation rule for
+    # 'multiply_add' not implemented"; api_test's test_unimplemented_interpreter_rules)
     from jxkernel.extend.core import Primitive
     p = Primitive("multiply_add_mine")
     p.def_impl(lambda x, y: np.add(np.multiply(x, y), y))
     p.def_abstract_eval(lambda x, y: x)
     with config.override("jax_platforms", "numpy"):
         assert float(p.bind(np.float32(2), np.float32(3))) == 9.0
-        with pytest.raises(NotImplementedError, match=r"the primitive 'multiply_add_mine' \(in "
-                           r"jit\(f\)\) is not available on the 'numpy' backend.*NumPy "
-                           r"evaluation rule is missing.*outside jit.*JAX_PLATFORMS=cpu"):
+        with pytest.raises(NotImplementedError, match=r"^MLIR translation rule for primitive "
+                           r"'multiply_add_mine' not found \(in jit\(f\)\).*'numpy' backend.*"
+                           r"def_impl.*mlir.register_lowering.*JAX_PLATFORMS=cpu"):
             def f(x):
                 return p.bind(x, x)
             jax.jit(f)(np.float32(2))
+
+
+USERS_PRIMITIVE = """
+import json, numpy as np, jxkernel as jax
+from jxkernel.extend.core import Primitive
+from jxkernel.interpreters import mlir
+
+def never(ctx, *args, **params):        # XLA's lowering: the NumPy backend never calls it
+    raise AssertionError("lowered")
+
+multiply_add = Primitive("multiply_add")          # JAX's primitives guide, as a learner types it
+multiply_add.def_impl(lambda x, y, z: np.add(np.multiply(x, y), z))
+multiply_add.def_abstract_eval(lambda x, y, z: x)
+mlir.register_lowering(multiply_add, never, platform="cpu")
+from jxkernel._jax._src import effects
+
+class Logged(effects.Effect):
+    pass
+
+effects.lowerable_effects.add_type(Logged)      # unordered: a pmap may hold it
+log, logged = [], Logged()
+log_p = Primitive("log_mine")                     # jaxpr_effects_test's callback primitive
+log_p.multiple_results = True
+log_p.def_impl(lambda x, *, callback: (callback(x), [])[1])
+log_p.def_effectful_abstract_eval(lambda x, *, callback: ([], {logged}))
+mlir.register_lowering(log_p, never)
+square_add = lambda a, b: multiply_add.bind(a, a, b)
+out = {"jit": jax.jit(square_add)(np.float32(2), np.float32(10)).tolist(),
+       "vector": jax.jit(square_add)(np.arange(3.0), np.ones(3)).tolist(),
+       "pmap": jax.pmap(square_add)(np.arange(2.0), np.ones(2)).tolist()}
+f = jax.jit(lambda x: log_p.bind(x, callback=lambda v: log.append(float(v))))
+f(np.float32(2)); f(np.float32(3))
+jax.pmap(lambda x: log_p.bind(x, callback=lambda v: log.append(v.tolist())))(np.arange(2.0))
+out["log"] = log
+from functools import partial
+from jxkernel._jax._src import dispatch
+compiled = Primitive("compiled_mine")             # lax_control_flow_test's: its impl compiles it
+compiled.def_abstract_eval(lambda x: x)
+mlir.register_lowering(compiled, never, platform="cpu")
+compiled.def_impl(partial(dispatch.apply_primitive, compiled))
+try:
+    jax.jit(lambda x: compiled.bind(x))(1.0)
+except NotImplementedError as e:
+    out["compiled"] = str(e)
+print(json.dumps(out))
+"""
+
+
+def test_a_users_primitive_with_def_impl_and_a_lowering_runs_its_impl_under_jit():
+    # JAX's primitives guide: a Primitive with def_impl and an MLIR lowering rule. Under jit
+    # XLA runs the lowering; the NumPy backend, which runs no MLIR, runs its impl on NumPy
+    # values (it refused the primitive: "Call it outside jit"), in a pmap once per device
+    # with that device's block (jaxpr_effects_test's callback primitive: no vmap rule; the
+    # devices' calls in any order, an unordered effect's, as that test compares them)
+    got = run_json(NO_JAXLIB + USERS_PRIMITIVE, {"JAX_PLATFORMS": "numpy",
+                                                  "JXKERNEL_CPU_DEVICES": "2"})
+    assert got["log"][:2] == [2.0, 3.0] and sorted(got.pop("log")[2:]) == [0.0, 1.0]
+    # an impl that compiles the primitive again is refused, saying so (a RecursionError else)
+    assert "its def_impl compiles it again (dispatch.apply_primitive)" in got.pop("compiled")
+    assert got == {"jit": 14.0, "vector": [1.0, 2.0, 5.0], "pmap": [1.0, 2.0]}
 
 
 def test_a_users_primitive_lowered_by_lower_fun_runs_under_jit(numpy_device):
@@ -757,3 +818,12 @@ print(json.dumps({"said": said}))
     assert (got["said"] or "").startswith(
         "The following ordered effects are not supported for more than 1 device: "
         "[OrderedDebugEffect]"), got
+
+
+def test_pmap_out_axes_none_keeps_each_devices_value_as_jax():
+    # pmap's out_axes=None of a value each device computed differently (unchecked, as JAX's),
+    # and a jitted shard_map's out_specs=P() without check_vma: each shard holds its device's
+    # value, the Array's value is device 0's, as on XLA (every shard held device 0's:
+    # pmap_test's test_pmap_array_in_axes_out_axes)
+    assert _cases_on_numpy_devices("numpy_pmap_out_axes_cases", 4) == \
+        locations.recorded("numpy_pmap_out_axes_reference.json")["cases"]

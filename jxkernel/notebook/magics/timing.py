@@ -5,6 +5,7 @@ results, keeps a compiling first run out, says so where the timed runs compile t
 from __future__ import annotations
 
 import ast
+import collections
 import re
 import time
 
@@ -67,7 +68,18 @@ def _users(event) -> bool:
         (event.source or "").startswith("<magic-timeit>")
 
 
-def compiled_in_timing(events, result) -> str:
+def calibration_runs(loops: int) -> int:
+    """How many times IPython's %timeit ran the statement to choose its loop count (no -n):
+    10**i loops for i = 0, 1, ... until a try takes 0.2 s, the last try's count kept
+    (IPython/core/magics/execution.py), so 1 + 10 + ... + loops calls.
+
+        >>> calibration_runs(1), calibration_runs(100)
+        (1, 111)
+    """
+    return sum(10 ** i for i in range(len(str(loops)))) if loops >= 1 else 0
+
+
+def compiled_in_timing(events, result, calibrated: bool = False) -> str:
     """The line under a %timeit whose timed runs compiled (after the warm-up): the time above
     includes compiling, and why (a jit made anew in the statement compiles on every call, in
     JAX 0.10.2 too: three calls of `jax.jit(lambda v: v + 1)(x)` log three compiles, where
@@ -85,6 +97,13 @@ def compiled_in_timing(events, result) -> str:
     named = "; ".join(dict.fromkeys(f"{e.function}: {compile_notes.short_reason(e)}" for e in mine[:3])) or \
         "eager operations, or jxkernel's or libraries' own functions"
     over = f" over {runs:,} timed run(s)" if runs else ""
+    if runs and calibrated:
+        # without -n, IPython ran the statement to choose the loop count too, and those runs
+        # compiled as the timed ones do: 160 compiles "over 7 timed runs" of a statement
+        # compiling 20 per run were 8 runs' (JAX 0.10.2's IPython %timeit compiles as many)
+        extra = calibration_runs(result.loops)
+        over = (f" over {runs + extra:,} run(s) of the statement: {runs:,} timed, {extra:,} "
+                f"by %timeit's choice of the loop count")
     return (f"The timed runs compiled too ({len(compiles):,} compile(s){over}: {named}), so the "
             f"time above includes compiling. A jit made anew in the statement (jax.jit(lambda "
             f"...) or jax.jit(g) of a function defined there) compiles on every call: make it "
@@ -152,7 +171,7 @@ class TimingMagics(JxMagicsBase):
                                         blocked, local_ns)
         finally:
             unsubscribe()
-        said = compiled_in_timing(timed_compiles, result)
+        said = compiled_in_timing(timed_compiles, result, calibrated="n" not in opts)
         if said and not quiet:
             print(said)
         if result is not None and not quiet and timeit.waited > waited:
@@ -195,9 +214,14 @@ class TimingMagics(JxMagicsBase):
         # the user's functions by name (a lambda in the statement too, defined in the warm-up's
         # own code); eager operations, jxkernel's and libraries', counted
         mine = [e for e in events if _users(e)]
-        which = "; ".join(f"{e.function}: {compile_notes.short_reason(e)}" for e in mine[:3]) or \
+        # one entry per function and reason, with its count: a jit made anew 20 times in one
+        # run said "f: a new jit object; f: a new jit object and 17 more"
+        groups = collections.Counter(f"{e.function}: {compile_notes.short_reason(e)}"
+                                     for e in mine)
+        shown = list(groups.items())[:3]
+        which = "; ".join(k + (f" ×{n}" if n > 1 else "") for k, n in shown) or \
             "eager operations, or jxkernel's or libraries' own functions"
-        rest = len(events) - min(len(mine), 3) if mine else 0
+        rest = len(events) - sum(n for _, n in shown) if mine else 0
         more = f" and {rest} more" if rest else ""
         return (f"Compiled on the first run ({which}{more}; {took * 1e3:.1f} ms with the "
                 f"compilation). That warm-up run is not part of the timing below.")

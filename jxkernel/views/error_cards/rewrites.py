@@ -7,6 +7,8 @@ import ast
 import linecache
 import re
 
+from .branch_types import _cond_of
+
 
 def _pattern(code: str) -> str:
     """A template, written with names the learner's code may not have (`f`, `x`, `pred`,
@@ -22,14 +24,18 @@ def _pattern(code: str) -> str:
         f"#   {line}" if line.strip() else "#" for line in code.splitlines())
 
 
-def _branch_rewrite(where) -> str:
+def _branch_rewrite(where, frame=None) -> str:
     """Code for a Python branch on a traced condition at `where`: the user's own `if`
-    turned into jnp.where / lax.cond when it is simple enough, else a template."""
+    turned into jnp.where / lax.cond when it is simple enough, else a template. With the
+    user's `frame`, lax.cond's branches are given one dtype (_cond_of)."""
     node = _node_at(where)
     if isinstance(node, ast.IfExp):
         test, a, b = _traced_test(node.test), ast.unparse(node.body), ast.unparse(node.orelse)
         where_ = f"jnp.where({test}, {a}, {b})"
-        cond = f"lax.cond({test}, lambda: {a}, lambda: {b})"
+        cond, said = _cond_of(test, a, b, frame)
+        if cond is None:
+            return where_
+        cond = cond
         # the user's whole statement with the expression replaced: `return x if c else -x`
         # lost its `return` (a function then returning None), an assignment its target
         stmt = getattr(node, "_statement", None)
@@ -37,7 +43,7 @@ def _branch_rewrite(where) -> str:
             whole, part = ast.unparse(stmt), ast.unparse(node)
             if part in whole:
                 where_, cond = whole.replace(part, where_, 1), whole.replace(part, cond, 1)
-        return f"{where_}\n{_ONE_BRANCH}\n{cond}"
+        return f"{where_}\n{said}\n{cond}"
     if isinstance(node, ast.If):
         printed = _print_when(node)
         if printed is not None:
@@ -46,8 +52,10 @@ def _branch_rewrite(where) -> str:
         test = _traced_test(node.test)
         if simple is not None:
             head, a, b = simple
-            return (f"{head}jnp.where({test}, {a}, {b})\n{_ONE_BRANCH}\n"
-                    f"{head}lax.cond({test}, lambda: {a}, lambda: {b})")
+            cond, said = _cond_of(test, a, b, frame)
+            if cond is None:
+                return f"{head}jnp.where({test}, {a}, {b})"
+            return f"{head}jnp.where({test}, {a}, {b})\n{said}\n{head}{cond}"
         return _pattern(
             f"def true_branch(operands): ...     # the `if` body, returning its results\n"
             f"def false_branch(operands): ...    # the `else` body, same result types\n"
@@ -146,12 +154,6 @@ def _format_of(args):
 def _braces(text: str) -> str:
     """Literal text for a format string: its braces doubled."""
     return text.replace("{", "{{").replace("}", "}}")
-
-
-# lax.cond needs both branches of one type (JAX 0.10.2: "cond branches must have equal output
-# types"): `3. * x ** 2` and `-4 * x` of an int x are not, where jnp.where promotes them
-_ONE_BRANCH = ("# or, to run only one branch (both must give the same dtype and shape: "
-               "cast one with .astype where they differ):")
 
 
 def _traced_test(node) -> str:

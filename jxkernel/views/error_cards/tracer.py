@@ -26,7 +26,7 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
     if printing or static and _tests_other_arguments(node, origin, _user_frame(exc)):
         static = None
     rewrite = (f"{builtin}    # jnp's max and min: traced, no True or False needed"
-               if builtin else _in_jnp(_branch_rewrite(where))) + \
+               if builtin else _in_jnp(_branch_rewrite(where, _user_frame(exc)))) + \
         _or_static(origin, static, "value")
     if printing:
         why = (f"This line needs True or False, but the condition depends on "

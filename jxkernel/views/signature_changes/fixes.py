@@ -243,9 +243,11 @@ def for_function(changes, fun, uses_of, decorated_def=None) -> tuple:
         lines = change.snippet.split("\n")          # (a fix made before `fun` was known:
         if any(line.startswith(generic) for line in lines):     # its jit line, any line)
             named = _JIT_OF.format(**_jitting(name))
+            # (its comment names the function too: "# the one jit of f" said `f` of power)
             change = dataclasses.replace(change, snippet="\n".join(
-                named + line[len(generic):] if line.startswith(generic) else line
-                for line in lines))
+                named + line[len(generic):].replace("the one jit of f:",
+                                                    f"the one jit of {name}:")
+                if line.startswith(generic) else line for line in lines))
         if change.kind == "constant" and decorated_def is not None:
             change = _constant_passed(change, decorated_def(fun))
         def_line = decorated_def(fun) if decorated_def is not None and \

@@ -1,0 +1,141 @@
+"""What a learner sees under JAX's first tutorials in a jxkernel notebook, beside what JAX logs
+for the same cells (docs/seeing_inside.md, "JAX's tutorials, cell by cell"). By hand, not CI:
+
+    .venv/bin/python scripts/tutorial_notes.py cells OUT                 # the pages' cells
+    .venv-jax/bin/python scripts/tutorial_notes.py jax OUT [PAGE ...]    # JAX 0.10.2, logged
+    PYTHONPATH=$PWD .venv/bin/python scripts/tutorial_notes.py jxkernel OUT [PAGE ...]
+    .venv/bin/python scripts/tutorial_notes.py show OUT PAGE             # side by side
+
+`cells` reads the pages from the JAX mirror (conformance/docs/pages.py; --mirror to change).
+`jax` runs each page's cells in one IPython shell with jax_explain_cache_misses and
+jax_log_compiles on, keeping each cell's log lines, printed text, warnings and exception;
+`jxkernel` runs them in a real ipykernel with `%load_ext jxkernel` as JupyterLab does (the
+alias kernel, tests/support/real_kernel.py), keeping each cell's displayed notes and cards.
+`show` prints, per cell, jxkernel's notes and cards beside JAX's misses (other than a first
+trace's) and exceptions.
+"""
+import contextlib
+import io
+import json
+import logging
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PAGES = ["key-concepts", "jit-compilation", "automatic-vectorization",
+         "automatic-differentiation", "debugging", "notebooks/thinking_in_jax",
+         "notebooks/Common_Gotchas_in_JAX", "control-flow", "random-numbers", "pytrees",
+         "stateful-computations"]
+MIRROR = "/work/.mirror/jax-ml+jax/repo"
+
+
+def _file(out, side, page):
+    return os.path.join(out, f"{side}_{page.replace('/', '_')}.json")
+
+
+def cells(out, mirror=MIRROR):
+    sys.path.insert(0, ROOT)
+    from conformance.docs import pages
+    source, found = pages.GitSource(mirror), {}
+    for page in PAGES:
+        found[page] = [{"index": c.index, "code": c.code, "skip": "skip-execution" in c.tags}
+                       for c in pages.parse_myst(source.read(pages.TAG, f"docs/{page}.md"))]
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "cells.json"), "w") as f:
+        json.dump(found, f)
+
+
+def run_jax(out, page):
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    from IPython.core.interactiveshell import InteractiveShell
+    import jax
+    import numpy as np
+    import random
+    import warnings
+    random.seed(0)
+    np.random.seed(0)
+    jax.config.update("jax_explain_cache_misses", True)
+    jax.config.update("jax_log_compiles", True)
+    shell, logs, records = InteractiveShell.instance(), [], []
+
+    class Kept(logging.Handler):
+        def emit(self, record):
+            logs.append(record.getMessage())
+    logging.getLogger("jax").addHandler(Kept(logging.WARNING))
+    for cell in json.load(open(os.path.join(out, "cells.json")))[page]:
+        if cell["skip"]:
+            continue
+        logs.clear()
+        printed, errors = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(errors), \
+                warnings.catch_warnings(record=True) as warned:
+            warnings.simplefilter("always")
+            result = shell.run_cell(cell["code"], store_history=True)
+            jax.effects_barrier()
+        error = result.error_in_exec or result.error_before_exec
+        records.append({"index": cell["index"], "logs": list(logs),
+                        "stdout": printed.getvalue(), "stderr": errors.getvalue(),
+                        "warnings": [f"{w.category.__name__}: {w.message}" for w in warned],
+                        "error": f"{type(error).__name__}: {error}" if error else None})
+    with open(_file(out, "jax", page), "w") as f:
+        json.dump(records, f, indent=1)
+
+
+def run_jxkernel(out, page):
+    sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
+    from real_kernel import execute, running_alias_kernel
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    records = []
+    with running_alias_kernel(ROOT) as client:
+        execute(client, "import jax, random, numpy as np\nrandom.seed(0); np.random.seed(0)")
+        for cell in json.load(open(os.path.join(out, "cells.json")))[page]:
+            if cell["skip"]:
+                continue
+            reply, messages = execute(client, cell["code"], timeout=300)
+            record = {"index": cell["index"], "displays": [], "stdout": "", "stderr": "",
+                      "error": None}
+            for kind, content in messages:
+                if kind == "display_data":
+                    record["displays"].append(content["data"].get("text/plain", ""))
+                elif kind == "stream":
+                    record[content["name"]] += content["text"]
+                elif kind == "error":
+                    record["error"] = f"{content['ename']}: {content['evalue']}"
+            records.append(record)
+    with open(_file(out, "jxkernel", page), "w") as f:
+        json.dump(records, f, indent=1)
+
+
+def show(out, page):
+    jx = json.load(open(_file(out, "jxkernel", page)))
+    jax = {c["index"]: c for c in json.load(open(_file(out, "jax", page)))}
+    for cell in jx:
+        theirs = jax.get(cell["index"], {})
+        misses = [line for line in theirs.get("logs", [])
+                  if "CACHE MISS" in line and "never seen function" not in line]
+        if not (cell["displays"] or cell["error"] or misses or theirs.get("error")):
+            continue
+        print(f"==== cell {cell['index']}")
+        for text in cell["displays"]:
+            print("  jxkernel:", text.replace("\n", "\n    "))
+        if cell["error"]:
+            print("  jxkernel raised:", cell["error"].splitlines()[0])
+        for line in misses:
+            print("  JAX:", line.replace("\n", "\n    "))
+        if theirs.get("error"):
+            print("  JAX raised:", theirs["error"].splitlines()[0])
+
+
+if __name__ == "__main__":
+    command, out, *pages = sys.argv[1:]
+    if command == "cells":
+        cells(out)
+    elif command in ("jax", "jxkernel") and len(pages) == 1:
+        (run_jax if command == "jax" else run_jxkernel)(out, pages[0])
+    elif command in ("jax", "jxkernel"):
+        import subprocess          # a process per page: a page starts from a new kernel's state
+        for page in pages or PAGES:
+            subprocess.run([sys.executable, __file__, command, out, page], check=False)
+            print(page, "done", flush=True)
+    else:
+        show(out, pages[0])
