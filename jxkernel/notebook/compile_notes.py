@@ -33,6 +33,7 @@ import sys
 from ..core import compile_record
 from ..core.compile_record import USER
 from ..core.config import config
+from ..core.source_info import TIMEIT_FILE
 from ..views.outside_values import stale_reads
 from ..views.recompile_explainer import explanation_text
 from ..views.signature_changes.fixes import PATTERN_SAID
@@ -155,6 +156,11 @@ def _details(event, run=()) -> str:
         lines.append(f"{event.function} defined at {defined_at(event.learner_function)}, "
                      f"compiled through {_library_of(event.source)}'s jit (JAX's log names "
                      f"{defined_at(event.source)})")
+    elif (event.source or "").startswith(TIMEIT_FILE + ":"):
+        # the code IPython's %timeit compiles of the learner's statement: its line is the
+        # cell's that ran the magic, above
+        lines.append(f"{event.function} defined in the %timeit statement (JAX's log names "
+                     f"{event.source})")
     elif event.source:
         lines.append(f"{event.function} defined at {defined_at(event.source)}")
     elif event.call_source:
@@ -302,8 +308,11 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     if not told and not others:
         return None
     runs = _same_story(told)
-    bodies = [f"{_title(r[0], len(r))}\n{_indent(_details(r[0], r))}" if len(told) > 1
-              else _details(r[0]) for r in runs[:DETAILED]]
+    # one story (one compile, or a jit made anew in a loop N times) is its own title: a
+    # header counting them above the same line again would say it twice
+    one_story = len(runs) == 1 and (mode == "recompiles" or len(told) == 1)
+    bodies = [_details(r[0], r) if one_story else
+              f"{_title(r[0], len(r))}\n{_indent(_details(r[0], r))}" for r in runs[:DETAILED]]
     bodies += _one_line_each(runs[DETAILED:])
     rest = []
     for kind, group in OTHER_KINDS.items():
@@ -313,8 +322,8 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
                         f"and parameters): {grouped_text(mine)}")
         elif mine:
             rest.append(f"{len(mine)} compile(s) of {group}: {grouped_text(mine)}")
-    if len(told) == 1:
-        title = _title(told[0])
+    if one_story:
+        title = _title(runs[0][0], len(runs[0]))
     elif told:
         again = sum(e.again for e in told)
         names = ", ".join(dict.fromkeys(map(_named, told)))
@@ -345,8 +354,12 @@ def _same_story(events) -> list:
     object twenty times is one story told once with its count, not twenty copies of it."""
     runs: dict = {}
     for e in events:
+        # one jit object's compiles, or jit objects made anew of one code (a new jit object
+        # each time): two jits of one function (jit(hessian(f)), jit(partial(f, c=2))) that
+        # recompile for the same new shape are two stories
+        fresh = any(c.kind == "fresh_jit" for c in _changes(e))
         story = (e.function, e.source, where(e), e.compiled, e.again, change_line(e),
-                 signature_said(e))
+                 signature_said(e), None if fresh else id(e.key))
         runs.setdefault(story, []).append(e)
     return list(runs.values())
 

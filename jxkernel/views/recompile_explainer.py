@@ -34,7 +34,8 @@ from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the re
     function_key, last_seq, no_recompile, record, record_compiled, signature_text, subscribe,
     unlogged)
 from ..core.errors import RecompileError
-from ..core.source_info import is_jxkernel_file, is_user_filename, user_source_info
+from ..core.source_info import (
+    is_jxkernel_file, is_user_filename, learner_source_info, user_source_info)
 from .source import cell_name
 from .guard_status import where_of  # noqa: F401  (a FunctionKey names its place by it)
 from ..xla import client as _client
@@ -48,10 +49,10 @@ from .signature_changes.fresh_functions import (
     _DEFAULTS_FRESH_FIX, _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX,
     _INIT_METHOD_FRESH_FIX, _INIT_METHOD_MOVED_FIX, _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX,
     _METHOD_FRESH_FIX, _METHOD_NEW_OBJECT_FIX, _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX,
-    _PARTIAL_FRESH_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call)
+    _PARTIAL_FRESH_FIX, _TIMEIT_HOIST_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call)
 from .signature_changes.made_once import (
     defaults_at_the_call, hoistable_call, hoistable_line, hoistable_wrapper_line,
-    made_in_the_loop, method_at_the_call, movable_nested_def, partial_at_the_call)
+    made_in_the_loop, method_at_the_call, movable_nested_def, partial_at_the_call, timeit_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.at_the_calls import at_the_calls, bound_where_called
@@ -224,6 +225,8 @@ def _fresh_jit_changes(jitted) -> tuple:
                           fname=_jit_name(jitted), fun=_jit_name(jitted)
                           if jitted._name.isidentifier() else "lambda ...: ...",
                           def_line=def_line)
+    elif timeit_call(fun, learner_source_info()) is not None:   # %timeit jax.jit(lambda ...)(x)
+        change = _refixed(change, _TIMEIT_HOIST_FIX, **timeit_call(fun, learner_source_info()))
     elif hoistable_line(fun) is not None:       # jit(lambda ...) made anew by a loop
         line, code = hoistable_line(fun)
         change = _refixed(change, _HOIST_FIX, line=line, code=code)

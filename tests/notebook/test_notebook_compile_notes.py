@@ -123,12 +123,13 @@ def test_a_jit_made_anew_in_a_loop_and_a_pmap_are_noted(shell):
     (note,) = ran.notes
     last = compile_log.compile_events()[-1]
     assert last.changes[0].kind == "fresh_jit"
-    assert note["text/plain"].startswith(f"⚙ 2 recompile(s) in this cell: <lambda>: "
-                                         f"{change_line(last)}")
-    # the loop's two recompiles tell one story: told once, with its count and their time
-    assert f"<lambda> compiled again ×2 (a new jit object, at In[{ran.count}]:2)" in \
-        note["text/plain"]
+    # the loop's two recompiles tell one story: told once, with its count and their time, as
+    # the note's title (a header "2 recompile(s) in this cell" above it said it twice)
+    assert note["text/plain"].startswith(
+        f"⚙ <lambda> compiled again ×2 (a new jit object, at In[{ran.count}]:2): "
+        f"{change_line(last)}")
     assert note["text/plain"].count("compiled again") == 1
+    assert "compiled for (v: f32[3]) 2 times, in " in note["text/plain"]
     assert re.search(r"compiled for \(v: f32\[3\]\) 2 times, in [\d.]+ ms in all", note["text/plain"])
     ok(shell, "p10 = jax.pmap(lambda v: v * 10)\np10(jnp.ones((1, 3)))")
     (note,) = ok(shell, "p10(jnp.ones((1, 4)))").notes
@@ -555,7 +556,7 @@ def test_a_scan_body_traced_again_is_noted_as_a_retrace_with_a_fix_that_applies(
                     "    jax.lax.scan(lambda c, x: (c + x, None), 0.0, jnp.ones(3))")
     (note,) = ran.notes
     title = note["text/plain"].splitlines()[0]
-    assert title.startswith("⚙ 2 retrace(s) in this cell: <lambda>: ") and \
+    assert title.startswith("⚙ <lambda> traced again ×2 (inside ") and \
         "Define it once" in title, title
     ran = ok(shell, "for k in (1.0, 2.0):\n"
                     "    jax.lax.cond(True, lambda x: x * k, lambda x: x, jnp.ones(2))")

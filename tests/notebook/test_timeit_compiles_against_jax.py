@@ -55,15 +55,30 @@ def test_timeit_says_what_compiled_where_jax_compiles(shell, name):
         assert timed is None, said
 
 
-def test_the_fix_pasted_compiles_nothing_in_the_timed_runs(shell):
-    """The fix's advice for `%timeit jax.jit(lambda v: v + 1)(x)`: the jit made once before,
-    its call timed (JAX: no compile in the timed runs, jitted_once_before)."""
-    assert "The timed runs compiled too" in _timeit(shell, "jit_of_a_lambda")
+def test_the_notes_fix_pasted_compiles_nothing_in_the_timed_runs(shell):
+    """`%timeit jax.jit(lambda v: v + 1.5)(x)`: the cell's note names where the lambda was
+    made and rewrites the line, the jit made once before %timeit and its call timed (JAX
+    compiles nothing in the timed runs then: jitted_once_before); that rewrite, pasted as a
+    cell, compiles nothing in its timed runs. (The note gave a loop's pattern, `f_jit =
+    jax.jit(f)` / `for batch in batches:`, and placed the lambda at `<magic-timeit>:1` alone.)"""
     assert JAX["compiles"]["jitted_once_before"]["timed"] == 0
-    assert shell.run_cell("x = jnp.arange(4.0)\nonce = jax.jit(lambda v: v + 1)").success
+    runs = cases.TIMED_RUNS
+    assert shell.run_cell("x = jnp.arange(4.0)").success
     with capture_output() as cap:
-        assert shell.run_cell(f"%timeit -n {cases.TIMED_RUNS} -r 1 once(x)").success
-    assert "The timed runs compiled too" not in cap.stdout and "per loop" in cap.stdout
+        assert shell.run_cell(f"%timeit -n {runs} -r 1 jax.jit(lambda v: v + 1.5)(x)",
+                              store_history=True).success
+    assert "The timed runs compiled too" in cap.stdout
+    (note,) = [o.data["text/plain"] for o in cap.outputs if "compiled again" in
+               o.data.get("text/plain", "")]
+    assert "<lambda> defined in the %timeit statement (JAX's log names <magic-timeit>:1)" in note
+    lines = [line.strip() for line in note.splitlines()]
+    at = lines.index("lambda_jit = jax.jit(lambda v: v + 1.5)    # once, before %timeit")
+    assert lines[at + 1] == f"%timeit -n {runs} -r 1 lambda_jit(x)", note
+    with capture_output() as cap:
+        assert shell.run_cell("\n".join(lines[at:at + 2])).success
+    assert "The timed runs compiled too" not in cap.stdout and "per loop" in cap.stdout, \
+        cap.stdout
+    assert not [o for o in cap.outputs if "compiled again" in o.data.get("text/plain", "")]
 
 
 def test_the_timeit_lines_and_the_cells_note_count_the_same_compiles(shell):
@@ -84,10 +99,10 @@ def test_the_timeit_lines_and_the_cells_note_count_the_same_compiles(shell):
         assert f"Compiled on the first run (<lambda>: {warm}; " in cap.stdout, cap.stdout
         assert f"({runs} compile(s) over {runs} timed run(s): <lambda>: a new jit object)" \
             in cap.stdout, cap.stdout
-        (note,) = [o.data["text/plain"] for o in cap.outputs if "in this cell" in
+        (note,) = [o.data["text/plain"] for o in cap.outputs if "compiled again" in
                    o.data.get("text/plain", "")]
-        assert note.startswith(f"⚙ {runs + warm_again} recompile(s) in this cell: <lambda>: "), \
-            note
+        assert note.startswith(f"⚙ <lambda> compiled again ×{runs + warm_again} (a new jit "
+                               f"object, at In["), note
 
 
 def test_without_n_the_compiles_are_counted_over_every_run_of_the_statement(shell):

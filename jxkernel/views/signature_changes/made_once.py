@@ -205,6 +205,58 @@ def hoistable_call(fun, site, wrapped=None):
             body[jit.end_col_offset:]}
 
 
+# `-n 3 -r 2 stmt`: IPython's %timeit options before the statement (-n, -r, -p take a value)
+_TIMEIT_ARGS = re.compile(r"((?:-[nrp]\s*\S+\s+|-[tcqo]\s+)*)(\S.*)")
+
+
+def _timeit_args(text: str) -> str | None:
+    """What follows `%timeit` on a cell's line, as typed or as IPython's transformed code
+    holds it (`get_ipython().run_line_magic('timeit', '-n 3 x + 1')`, linecache's text)."""
+    text = text.strip()
+    if text.startswith("%timeit "):
+        return text[len("%timeit "):]
+    try:
+        call = ast.parse(text).body[0].value
+    except (SyntaxError, IndexError, AttributeError):
+        return None
+    if isinstance(call, ast.Call) and getattr(call.func, "attr", None) == "run_line_magic" and \
+            len(call.args) == 2 and all(isinstance(a, ast.Constant) for a in call.args) and \
+            call.args[0].value == "timeit":
+        return call.args[1].value
+    return None
+
+
+def timeit_call(fun, site):
+    """The fill of _TIMEIT_HOIST_FIX where `site` is the learner's `%timeit` line and its
+    statement makes and calls the one jit of the lambda `fun`, which reads nothing that
+    changes (`%timeit jax.jit(lambda v: v + 1)(x)`): the options, the lambda's code and the
+    statement calling `lambda_jit` instead. Else None.
+
+        >>> timeit_call(lambda v: v, None) is None
+        True
+    """
+    if site is None or not _reads_nothing_changing(fun):
+        return None
+    args = _timeit_args(linecache.getline(site.file, site.line))
+    found = None if args is None else _TIMEIT_ARGS.fullmatch(args.strip())
+    if found is None:
+        return None
+    options, statement = found.groups()
+    try:
+        tree = ast.parse(statement)
+    except SyntaxError:
+        return None
+    jits = [n for n in ast.walk(tree) if _is_jit_of_one(n)]
+    lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+    if len(jits) != 1 or len(lambdas) != 1 or jits[0].args[0] is not lambdas[0] or \
+            not any(isinstance(n, ast.Call) and n.func is jits[0] for n in ast.walk(tree)) or \
+            set(fun.__code__.co_names) & _rebound(site.file):
+        return None
+    jit = jits[0]
+    return {"options": options, "code": ast.get_source_segment(statement, jit.args[0]),
+            "call": statement[:jit.col_offset] + "lambda_jit" + statement[jit.end_col_offset:]}
+
+
 def hoistable_wrapper_line(fun, site, wrapped):
     """(line number, text) of `name = jax.jit(wrapper(func))` on the line above `site`'s,
     which calls `name`, in a loop, what it jits reading nothing that changes (as
