@@ -111,6 +111,20 @@ def uses_refs(closed) -> bool:
     return any(is_ref(c) for c in closed.consts)
 
 
+def check_one_device(closed, leaves) -> None:
+    """NeedsMesh where a Ref `closed` reads or writes holds an Array over a mesh (passed or
+    closed over): jit runs the program over that mesh then, as JAX's, so the Ref's value
+    stays split as it was (on one device it would come back gathered)."""
+    for c in closed.consts:
+        if is_ref(c):
+            sharding = getattr(ref_get(the_ref(c, leaves)), "sharding", None)
+            if type(sharding).__name__ == "NamedSharding" and \
+                    type(sharding.mesh).__name__ == "Mesh":
+                from ...xla.lowering import NeedsMesh
+                raise NeedsMesh("a Ref over a mesh read or written by a program for one "
+                                "device", sharding.mesh)
+
+
 def the_ref(const, leaves):
     """The Ref a const stands for in this call: the argument a stand-in stands in for."""
     return leaves[const._argument] if const._argument is not None else const
