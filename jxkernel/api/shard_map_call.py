@@ -29,6 +29,7 @@ from .shard_map_checks import (
     _fun_name,
 )
 from .shard_map_eager import _run_eagerly, _runs_eagerly
+from .state import new_ref
 from .shard_map_primitive import (
     P,
     _axes_bound,
@@ -110,8 +111,6 @@ def _through_refs(f, args, flat_args, in_tree, specs, refs, in_specs, out_specs,
     back that Ref's last value, split so again, written into the Ref after the call: the
     writes JAX's shard_map makes through a Ref operand, as values (JAX stages the Ref itself:
     `b:Ref{f32[2]{V:x}}` in the body's jaxpr). An eager call refuses Refs (as JAX's does)."""
-    from .state import new_ref              # (api/state.py imports the api package)
-
     def body(*leaves):
         leaves = list(leaves)
         made = {i: new_ref(leaves[i]) for i in refs}

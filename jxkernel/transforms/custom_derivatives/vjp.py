@@ -30,7 +30,7 @@ from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rul
                                jvp_rules, lowering_rules, numpy_rules, sharding_typing_rules,
                                transpose_rules)
 from ...core.source_info import add_user_context
-from ...core.staging import is_ref, live_ref, ref_get
+from ...core.staging import is_ref, live_ref, making_refs, ref_get
 from ...core.trace import Tracer, _ctx, _jax_name, set_current_trace
 from ...tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from .. import batch_util as bu
@@ -162,7 +162,7 @@ def _closing_over_refs(custom, args) -> tuple:
 
     def full(given):
         rest = iter(given[:len(rest_at)])
-        from ...api.state import new_ref          # (the api package imports this one)
+        new_ref = making_refs["new_ref"]
         fresh.update((i, new_ref(v)) for i, v in zip(moved, given[len(rest_at):]))
         held.update((i, ref_get(fresh[i])) for i in moved)
         return [fresh[i] if i in fresh else live_ref(refs[i]) if i in refs else next(rest)

@@ -30,6 +30,7 @@ import weakref
 from ...core.errors import check_passed_once, ref_type  # noqa: F401 (jit.refs names them)
 from ...core.ir import Jaxpr
 from ...core.staging import is_ref, ref_get, ref_set, stands_for, trace_to_jaxpr
+from ...xla.lowering import NeedsMesh
 
 
 def ref_positions(leaves) -> tuple:
@@ -120,7 +121,6 @@ def check_one_device(closed, leaves) -> None:
             sharding = getattr(ref_get(the_ref(c, leaves)), "sharding", None)
             if type(sharding).__name__ == "NamedSharding" and \
                     type(sharding.mesh).__name__ == "Mesh":
-                from ...xla.lowering import NeedsMesh
                 raise NeedsMesh("a Ref over a mesh read or written by a program for one "
                                 "device", sharding.mesh)
 
