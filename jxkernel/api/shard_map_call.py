@@ -9,7 +9,7 @@ from ..core.avals import NO_UR, explicit_axes, get_aval
 from ..core.compile_record import log_trace_miss
 from ..core.config import config
 from ..core.lru import LRU, SIGNATURES
-from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
+from ..core.staging import convert_constvars_to_invars, is_ref, trace_to_jaxpr
 from ..core.mesh import AbstractMesh, NamedSharding
 from ..core.source_info import traced_call_site, users_function
 from ..core.trace import EvalTrace, Tracer, _ctx, current_trace
@@ -17,6 +17,7 @@ from ..core.traceback_util import api_boundary
 from ..transforms.api_util import flatten_fun, wraps
 from ..tree_util import tree_flatten, tree_unflatten
 from .shard_map_checks import (
+    Infer,
     _check_args,
     _check_explicit_args,
     _check_out_ranks,
@@ -28,6 +29,7 @@ from .shard_map_checks import (
     _fun_name,
 )
 from .shard_map_eager import _run_eagerly, _runs_eagerly
+from .state import new_ref
 from .shard_map_primitive import (
     P,
     _axes_bound,
@@ -66,6 +68,10 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=Tru
             # mesh stays abstract and the enclosing jit's mesh lowers it)
             mesh_ = _concrete_mesh(mesh_, flat_args)
         specs = _flat_in_specs(in_specs, args, flat_args, mesh_, manual)
+        refs = [i for i, x in enumerate(flat_args) if is_ref(x) and specs[i] is not None]
+        if refs and type(current_trace()) is not EvalTrace:
+            return _through_refs(f, args, flat_args, in_tree, specs, refs, in_specs,
+                                 out_specs, mesh, axis_names, check_vma, eager)
         static = [s is None for s in specs]
         dyn = [x for x, s in zip(flat_args, static) if not s]
         dyn_specs = tuple(s for s in specs if s is not None)
@@ -96,6 +102,30 @@ def _shard_map(f, *, out_specs, in_specs, mesh, axis_names, check_vma, eager=Tru
                                 newly_manual_axes=manual)
         return tree_unflatten(out_tree, outs)
     return wrapped
+
+
+def _through_refs(f, args, flat_args, in_tree, specs, refs, in_specs, out_specs, mesh,
+                  axis_names, check_vma, eager):
+    """A traced call given Refs (a jit's Ref arguments): each Ref's value goes in as an
+    array split as its spec says, the body gets a Ref of its block (`new_ref`) and gives
+    back that Ref's last value, split so again, written into the Ref after the call: the
+    writes JAX's shard_map makes through a Ref operand, as values (JAX stages the Ref itself:
+    `b:Ref{f32[2]{V:x}}` in the body's jaxpr). An eager call refuses Refs (as JAX's does)."""
+    def body(*leaves):
+        leaves = list(leaves)
+        made = {i: new_ref(leaves[i]) for i in refs}
+        out = f(*tree_unflatten(in_tree, [made.get(i, x) for i, x in enumerate(leaves)]))
+        return out, [made[i][...] for i in refs]
+
+    values = [x[...] if i in refs else x for i, x in enumerate(flat_args)]
+    specs_in = in_specs if in_specs is Infer else tuple(tree_unflatten(in_tree, specs))
+    out, finals = _shard_map(body, out_specs=(out_specs, [specs[i] for i in refs]),
+                             in_specs=specs_in, mesh=mesh, axis_names=axis_names,
+                             check_vma=check_vma, eager=eager)(
+        *tree_unflatten(in_tree, values))
+    for i, v in zip(refs, finals):
+        flat_args[i][...] = v
+    return out
 
 
 def _log_body_miss(f) -> None:

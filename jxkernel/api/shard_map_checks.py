@@ -221,7 +221,9 @@ def _inferred_spec(x) -> PartitionSpec:
     the one its type carries on Explicit axes, as JAX reads typeof(x).sharding."""
     if is_sharded(x):
         return x.sharding.spec
-    spec = getattr(getattr(get_aval(x), "split", None), "spec", None)
+    aval = getattr(x, "aval", None)     # a Ref's tracer: its AbstractRef's split, as JAX's
+    spec = getattr(getattr(aval if hasattr(aval, "inner_aval") else get_aval(x), "split",
+                           None), "spec", None)
     return spec if isinstance(spec, PartitionSpec) else P()
 
 

@@ -513,6 +513,11 @@ def _ref_trace(ref, trace):
     return None
 
 
+# api/state.py's `new_ref`, which it registers here (api is above core): for the layers below
+# api that make a Ref (a custom_vjp's rules handed a Ref of a traced value)
+making_refs: dict = {}
+
+
 def is_ref(x) -> bool:
     """Whether `x` is a Ref: api/state.py's, or what stands for one (jit's stand-in, vmap's
     `MappedRef`), each marked by its class's `is_array_ref`.

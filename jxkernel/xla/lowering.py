@@ -492,6 +492,9 @@ def embedded_consts(block, consts, constvars) -> list:
     typed f32 over an f64 buffer)."""
     out = []
     for c, v in zip(consts, constvars):
+        if v.aval is _avals.abstract_token:    # (a token closed over: a new one, as JAX's)
+            out.append(block.op1("stablehlo.create_token", [], "!stablehlo.token"))
+            continue
         value, dtype = np.asarray(c), getattr(v.aval, "dtype", None)
         if isinstance(dtype, np.dtype) and value.dtype != dtype:
             value = value.astype(dtype)

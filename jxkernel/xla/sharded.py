@@ -120,11 +120,18 @@ def _data(x):
     return x._base if hasattr(x, "_base") and is_extended(getattr(x, "aval", None)) else x
 
 
+def _held(x):
+    """A Ref's value (api/state.py: a jit's Ref argument runs where its Array lives), any
+    other leaf as it is."""
+    return x._value if type(x).__name__ == "Ref" and getattr(type(x), "is_array_ref", False) \
+        else x
+
+
 def any_sharded(leaves) -> bool:
-    """Whether a leaf is split over a mesh: an Array over one (typed keys: their data), or (for
-    `.lower`) a ShapeDtypeStruct given a NamedSharding."""
+    """Whether a leaf is split over a mesh: an Array over one (typed keys: their data; a Ref:
+    its value's), or (for `.lower`) a ShapeDtypeStruct given a NamedSharding."""
     for leaf in leaves:
-        leaf = _data(leaf)
+        leaf = _data(_held(leaf))
         if is_sharded(leaf) or type(leaf) is ShapeDtypeStruct and \
                 isinstance(leaf.sharding, NamedSharding):
             return True
@@ -134,6 +141,7 @@ def any_sharded(leaves) -> bool:
 def _own_sharding(leaf):
     """The NamedSharding a leaf carries (an Array's over a mesh, a ShapeDtypeStruct's), or
     None."""
+    leaf = _held(leaf)
     if is_sharded(leaf):
         return leaf._sharding
     if _data(leaf) is not leaf:       # typed keys: their data's, on the keys' axes

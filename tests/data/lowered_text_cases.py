@@ -69,6 +69,9 @@ def _stablehlo(jax):
         lambda x, y: (x + const[:3], y * 2), donate_argnums=1).lower(ones(3), ones(3))
     out["closed_over_array_read_by_dead_code_only"] = jax.jit(
         lambda x: (jnp.sin(const), x * 2)[1]).lower(ones(3))
+    # a closed-over token: a new one in main (`stablehlo.create_token`), not an argument
+    token = lax.create_token()
+    out["closed_over_token_is_created"] = jax.jit(lambda x: (x + 2, token)).lower(7)
     out["fori_loop"] = jax.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c * 2., 1.)).lower(3)
     out["cond"] = jax.jit(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x)).lower(True, 1.)
     out["compare_and_select"] = jax.jit(lambda x: jnp.where(x > 0, x, -x)).lower(ones(3))

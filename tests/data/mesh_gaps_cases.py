@@ -207,6 +207,8 @@ def _programs(jax):
         **_scatter_programs(jax, explicit, array),
         # ---- 9. where a compiled program says host data and tokens live
         **_host_data_programs(jax, explicit),
+        # ---- 10. a jit given or closing over a Ref whose Array is split over a mesh
+        **_split_ref_programs(jax, auto, value),
     }
 
 
@@ -598,6 +600,46 @@ def _reshape_programs(jax, explicit, array):
                 return {"error": [type(e).__name__, _cut(str(e)).splitlines()[0]]}
         programs[f"reshape_{name}"] = (explicit, go)
     return programs
+
+
+def _split_ref_programs(jax, auto, value):
+    """splitref_: a jit reading and writing a Ref whose Array is split over a mesh (outside
+    set_mesh) runs over that mesh: the Ref's value stays split as it was, whether the Ref is
+    passed or closed over, a mesh of one device included."""
+    jnp = jax.numpy
+    NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+
+    def split_ref():
+        return jax.new_ref(jax.device_put(value, NamedSharding(auto, P("x", "y"))))
+
+    def passed():
+        ref = split_ref()
+
+        @jax.jit
+        def bump(r, a):
+            r[...] += a
+            return r[...].sum(0)
+        out = bump(ref, jnp.ones((8, 2)))
+        bump(ref, jnp.ones((8, 2)))
+        return {"out": _describe(jax, out), "ref": _describe(jax, ref[...])}
+
+    def closed_over():
+        ref = split_ref()
+
+        @jax.jit
+        def double():
+            ref[...] *= 2
+        double()
+        return {"ref": _describe(jax, ref[...])}
+
+    def one_device_mesh():
+        mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("i",))
+        ref = jax.new_ref(jax.device_put(jnp.arange(2.0), NamedSharding(mesh, P("i"))))
+        return {"read": _describe(jax, jax.jit(lambda: ref[...])()),
+                "ref": _describe(jax, ref[...])}
+
+    return {"splitref_passed": (None, passed), "splitref_closed_over": (None, closed_over),
+            "splitref_one_device_mesh": (None, one_device_mesh)}
 
 
 def run(jax):

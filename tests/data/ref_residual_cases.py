@@ -2,7 +2,8 @@
 plumbing": a statistic of the cotangents, such as an amax history, written during the backward
 pass), under `jit`, in a `scan` body (with and without `remat`), through `jax.vjp` with
 has_aux, and one jitted function differentiated with two Refs in turn (each call's bwd writes
-its own); and `linearize` of a while loop whose body calls a custom_vjp. Shared by reference/make_ref_residual_reference.py (real JAX 0.10.2) and
+its own); `linearize` of a while loop whose body calls a custom_vjp; and a custom_vjp given a
+Ref made from a differentiated value. Shared by reference/make_ref_residual_reference.py (real JAX 0.10.2) and
 tests/transforms/test_custom_vjp_ref_residuals.py (jxkernel).
 
 `run(jax)` returns {case: ["ok", floats] or [exception class name, message]}.
@@ -130,4 +131,18 @@ def run(jax) -> dict:
     for name, f in [("plain", looped), ("jit_remat", jax.jit(jax.remat(looped)))]:
         out[f"linearize_while_{name}"] = _outcome(lambda: jax.linearize(f, 5.0)[0])
         out[f"linearize_while_{name}_jvp"] = _outcome(lambda: jax.linearize(f, 5.0)[1](1.0))
+
+    # a custom_vjp given a Ref made from a differentiated value (JAX's
+    # test_custom_vjp_differentiated_ref): the cotangent bwd returns for the Ref is that
+    # value's, not the derivative of the function's own body (3)
+    @jax.custom_vjp
+    def tripled(x_ref):
+        return x_ref[...] * 3.0
+    tripled.defvjp(lambda x_ref: (tripled(x_ref), None), lambda _, g: (g * 100.0,))
+    for name, f in [("plain", tripled), ("jit", jax.jit(tripled))]:
+        out[f"differentiated_ref_{name}_vjp"] = _outcome(
+            lambda: (lambda y, f_vjp: [y, f_vjp(1.0)[0]])(
+                *jax.vjp(lambda x: f(jax.new_ref(x)), 3.0)))
+        out[f"differentiated_ref_{name}_grad"] = _outcome(
+            lambda: jax.grad(lambda x: f(jax.new_ref(x * 2.0)) + x)(3.0))
     return out

@@ -187,6 +187,41 @@ def _written_specs(jax, meshes, P):
     return out
 
 
+def _refs(jax, meshes, P):
+    """A jit's Ref arguments through a shard_map: the body writes its block of the Ref, and
+    the Ref holds every block's write after the call (the in_specs inferred from the Ref's
+    type over an Explicit axis, or given over Auto axes)."""
+    jnp, lax = jax.numpy, jax.lax
+    Mesh, NamedSharding = jax.sharding.Mesh, jax.sharding.NamedSharding
+    out = {}
+    explicit = Mesh(np.array(jax.devices()), ("x",),
+                    axis_types=(jax.sharding.AxisType.Explicit,))
+    with jax.set_mesh(explicit):
+        x_ref = jax.new_ref(jnp.zeros(8, "float32", out_sharding=P("x")))
+
+        @jax.jit
+        @functools.partial(jax.shard_map, out_specs=None)
+        def bump(r):
+            r[...] += lax.axis_index("x").astype("float32")
+
+        bump(x_ref)
+        bump(x_ref)
+        out["inferred"] = np.asarray(x_ref[...]).tolist()
+    mesh = meshes["2d"]
+    x_ref = jax.new_ref(jax.device_put(np.arange(8.0, dtype=np.float32),
+                                       NamedSharding(mesh, P("x"))))
+
+    def add(r, y):
+        r[...] += y * (lax.axis_index("x") + 1)
+        return r[...] * 2
+
+    f = jax.jit(jax.shard_map(add, mesh=mesh, in_specs=(P("x"), P("x")), out_specs=P("x"),
+                              check_vma=False))
+    y = f(x_ref, np.ones(8, np.float32))
+    out["given"] = [np.asarray(y).tolist(), np.asarray(x_ref[...]).tolist()]
+    return out
+
+
 def run(jax):
     Mesh, P = jax.sharding.Mesh, jax.sharding.PartitionSpec
     devices = np.array(jax.devices())
@@ -195,4 +230,4 @@ def run(jax):
             "data_parallel": _data_parallel(jax, meshes["1d"], P),
             "transforms": _transforms(jax, meshes, P),
             "errors": _errors(jax, meshes, P), "lowered": _lowered(jax, meshes, P),
-            "written_specs": _written_specs(jax, meshes, P)}
+            "written_specs": _written_specs(jax, meshes, P), "refs": _refs(jax, meshes, P)}

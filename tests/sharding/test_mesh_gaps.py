@@ -251,3 +251,10 @@ def test_reshape_out_sharding_of_an_untyped_operand_outside_set_mesh_is_untyped(
     wrong = {name: (mine.get(name), ref[name]) for name in names
              if [mine.get(name, {}).get(f) for f in fields] != [ref[name][f] for f in fields]}
     assert not wrong, wrong
+
+
+def test_a_jits_ref_over_a_mesh_keeps_its_array_split_as_jax(runs):
+    # a Ref whose Array is split over a mesh, passed to a jit or closed over (a mesh of one
+    # device too), came back gathered on one device (SingleDeviceSharding): the program now
+    # runs over the Ref's mesh, as JAX's
+    _check(runs, "splitref_")

@@ -238,3 +238,13 @@ def test_eager_results_keep_out_specs_as_written_as_jax(runs):
     mine, ref = runs
     assert mine["cases"]["written_specs"] == ref["written_specs"]
     assert ref["written_specs"]["P(None,)"] == ["P(None,)", "P()"]
+
+
+@SEVERAL_DEVICES
+def test_a_jits_ref_argument_through_shard_map_holds_each_blocks_write_as_jax(runs):
+    # the in_specs inferred from the Ref's type over an Explicit axis (JAX's
+    # test_mutable_array_arg_basic; was get_aval's "not a valid JAX type"), or given over
+    # Auto axes; small integers in float32: exact
+    mine, ref = runs
+    assert mine["cases"]["refs"] == ref["refs"]
+    assert ref["refs"]["inferred"] == [2.0 * i for i in range(8)]

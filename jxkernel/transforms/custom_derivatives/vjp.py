@@ -30,7 +30,7 @@ from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rul
                                jvp_rules, lowering_rules, numpy_rules, sharding_typing_rules,
                                transpose_rules)
 from ...core.source_info import add_user_context
-from ...core.staging import is_ref, live_ref
+from ...core.staging import is_ref, live_ref, making_refs, ref_get
 from ...core.trace import Tracer, _ctx, _jax_name, set_current_trace
 from ...tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from .. import batch_util as bu
@@ -144,19 +144,42 @@ def _closing_over_refs(custom, args) -> tuple:
     """(a custom_vjp closing over `args`' Refs, the other arguments): the Refs reach fun, fwd
     and bwd as they are, not as values to differentiate; bwd's cotangent for each (None) is
     dropped, and a Ref among fwd's residuals is kept beside them. JAX's array_refs guide
-    stashes gradients so: `bwd(grads_ref, g)` writes `grads_ref[...] = g`."""
+    stashes gradients so: `bwd(grads_ref, g)` writes `grads_ref[...] = g`. A Ref holding a
+    traced value (`moved`) is passed by that value instead, so that the cotangent bwd returns
+    for it reaches the value the Ref was made from, as JAX's (its fun and fwd may not write
+    it then)."""
     nondiff = custom.nondiff_argnums     # (a Ref among them stays an argument)
     refs = {i: a for i, a in enumerate(args) if is_ref(a) and i not in nondiff}
     rest_at = [i for i in range(len(args)) if i not in refs]
     diff = [i for i in range(len(args)) if i not in nondiff]
     kept = {}                          # fwd's residual Refs, by leaf index, and the tree
+    # A Ref holding a traced value (made from a differentiated one, or a jit's): its value
+    # goes in as one more argument, differentiated as JAX's, the cotangent bwd returns for
+    # the Ref its gradient; the rules see a Ref of it (`fresh`), which they may not write
+    moved = [i for i in refs if isinstance(ref_get(live_ref(refs[i])), Tracer)]
+    values = [ref_get(live_ref(refs[i])) for i in moved]
+    fresh, held = {}, {}
 
-    def full(rest):
-        rest = iter(rest)
-        return [live_ref(refs[i]) if i in refs else next(rest) for i in range(len(args))]
+    def full(given):
+        rest = iter(given[:len(rest_at)])
+        new_ref = making_refs["new_ref"]
+        fresh.update((i, new_ref(v)) for i, v in zip(moved, given[len(rest_at):]))
+        held.update((i, ref_get(fresh[i])) for i in moved)
+        return [fresh[i] if i in fresh else live_ref(refs[i]) if i in refs else next(rest)
+                for i in range(len(args))]
+
+    def unwritten(what):
+        for i in moved:
+            if ref_get(fresh[i]) is not held[i]:
+                raise NotImplementedError(
+                    f"custom_vjp {what} function {getattr(custom, what)!r} wrote the mutable "
+                    f"array reference of type {ref_type(fresh[i])} it was given, which holds "
+                    f"a traced value (a jit's, or one being differentiated): not supported by "
+                    f"jxkernel (pass the value and return the new one instead)")
 
     def fun(*rest):
         out = custom.fun(*full(rest))
+        unwritten("fun")
         for leaf in tree_flatten(out)[0]:
             if is_ref(leaf):            # (JAX's words, for a Ref passed in too)
                 raise ValueError(f"custom_vjp primal function {custom.fun!r} returned a mutable "
@@ -166,9 +189,10 @@ def _closing_over_refs(custom, args) -> tuple:
 
     def fwd(*rest):
         out, res = custom.fwd(*full(rest))
+        unwritten("fwd")
         for path, leaf in tree_flatten_with_path((out, res))[0]:
             if is_ref(leaf) and all(leaf is not a and leaf is not live_ref(a)
-                                    for a in args):     # (JAX's words)
+                                    for a in (*args, *fresh.values())):     # (JAX's words)
                 raise ValueError(f"custom_vjp fwd function {custom.fwd!r} returned a mutable "
                                  f"array reference of type {ref_type(leaf)} at output tree "
                                  f"path {keystr(path)} that was not an argument.")
@@ -176,6 +200,7 @@ def _closing_over_refs(custom, args) -> tuple:
         # (a Ref a jit's stand-in stood for kept as that stand-in: a later call's bwd, the
         # jvp cached, writes that call's Ref)
         stood = {id(live_ref(r)): r for r in refs.values()}
+        stood.update((id(fresh[i]), refs[i]) for i in moved)
         kept["refs"] = {i: stood.get(id(leaf), leaf) for i, leaf in enumerate(leaves)
                         if is_ref(leaf)}
         return out, [None if is_ref(leaf) else leaf for leaf in leaves]
@@ -186,12 +211,15 @@ def _closing_over_refs(custom, args) -> tuple:
         res = tree_unflatten(kept["tree"], [live_ref(kept["refs"][i]) if i in kept["refs"]
                                             else leaf for i, leaf in enumerate(res)])
         cts = custom.bwd(*static, res, g)
-        return tuple(ct for i, ct in zip(diff, cts) if i not in refs) \
-            if isinstance(cts, (tuple, list)) else cts
+        if not isinstance(cts, (tuple, list)):
+            return cts
+        by_arg = dict(zip(diff, cts))
+        return (*(ct for i, ct in zip(diff, cts) if i not in refs),
+                *(by_arg.get(i) for i in moved))
     fun.__name__ = fun.__qualname__ = getattr(custom.fun, "__name__", "f")
     derived = custom_vjp(fun, nondiff_argnums=tuple(rest_at.index(i) for i in nondiff))
     derived.defvjp(fwd, bwd, custom.symbolic_zeros)
-    return derived, [a for i, a in enumerate(args) if i not in refs]
+    return derived, [*(a for i, a in enumerate(args) if i not in refs), *values]
 
 
 custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ...core.avals import abstract_token
 from ...core.config import config
 from ...core.staging import is_ref
 from ...core.ir import ClosedJaxpr, jaxpr_params
@@ -93,10 +94,13 @@ EMBED_MAX_BYTES = 1 << 20
 def embedded(closed: ClosedJaxpr) -> dict:
     """{const index: host value} of `closed`'s constants a top-level program writes into its
     module, as JAX does (pipeline.lower's `embedded`): each Array on one device and each NumPy
-    value or scalar of a NumPy dtype; a Ref (each call's value), a key array and an Array over
-    several devices stay arguments."""
+    value or scalar of a NumPy dtype, and a token (a new one); a Ref (each call's value), a key
+    array and an Array over several devices stay arguments."""
     out = {}
     for i, (c, v) in enumerate(zip(closed.consts, closed.jaxpr.constvars)):
+        if v.aval is abstract_token:        # (a token: `stablehlo.create_token`, as JAX's)
+            out[i] = c
+            continue
         if is_ref(c) or not isinstance(getattr(v.aval, "dtype", None), np.dtype) or \
                 not (is_plain(c) or isinstance(c, (np.ndarray, np.generic, int, float,
                                                    complex, bool))):

@@ -30,6 +30,7 @@ import weakref
 from ...core.errors import check_passed_once, ref_type  # noqa: F401 (jit.refs names them)
 from ...core.ir import Jaxpr
 from ...core.staging import is_ref, ref_get, ref_set, stands_for, trace_to_jaxpr
+from ...xla.lowering import NeedsMesh
 
 
 def ref_positions(leaves) -> tuple:
@@ -109,6 +110,19 @@ def returned_ref_error(where: str, ref, names) -> ValueError:
 
 def uses_refs(closed) -> bool:
     return any(is_ref(c) for c in closed.consts)
+
+
+def check_one_device(closed, leaves) -> None:
+    """NeedsMesh where a Ref `closed` reads or writes holds an Array over a mesh (passed or
+    closed over): jit runs the program over that mesh then, as JAX's, so the Ref's value
+    stays split as it was (on one device it would come back gathered)."""
+    for c in closed.consts:
+        if is_ref(c):
+            sharding = getattr(ref_get(the_ref(c, leaves)), "sharding", None)
+            if type(sharding).__name__ == "NamedSharding" and \
+                    type(sharding.mesh).__name__ == "Mesh":
+                raise NeedsMesh("a Ref over a mesh read or written by a program for one "
+                                "device", sharding.mesh)
 
 
 def the_ref(const, leaves):

@@ -21,7 +21,7 @@ from ...core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jax
 from ...tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
                           tree_flatten, tree_flatten_with_path, tree_unflatten)
 from ...xla.array import Array
-from ...xla.sharded import (_mesh_of, _own_sharding, _SpmdEntry, chosen_inputs, compile_lowered,
+from ...xla.sharded import (_held, _mesh_of, _own_sharding, _SpmdEntry, chosen_inputs, compile_lowered,
                             gspmd_sharding, lower_partitioned, to_argument, typed_outputs)
 from ...xla.sharding import GSPMDSharding, SingleDeviceSharding, as_mesh_sharding
 from . import refs as jit_refs
@@ -260,7 +260,11 @@ def _on_one_device(jitted, closed, leaves) -> bool:
     if jitted._in_shardings is not None or jitted._out_shardings is not None or \
             jitted.__dict__.get("_constraint_mesh") is not None or get_mesh() is not None:
         return False
-    if deciding_sharding(closed, [placement(x) for x in leaves], (),
+    # a Ref passed or closed over is always used (JAX keeps it): its value's mesh decides
+    refs = [jit_refs.the_ref(c, leaves) for c in closed.consts if jit_refs.is_ref(c)]
+    if any(placement(_held(r)) is not None for r in refs):
+        return False
+    if deciding_sharding(closed, [placement(x) for x in leaves if not jit_refs.is_ref(x)], (),
                          jitted._keep_unused) is not None:
         return False
     check_device_assignment(closed.out_avals, 1)

@@ -556,13 +556,17 @@ class Traced(_Stage):
         `_private_parameters`: JAX's mlir.LoweringParameters (its override_lowering_rules)."""
         rules = _private_parameters.rules() if _private_parameters is not None else None
         platforms = None
+        # (a Ref over a mesh: a call runs over it, a stage on one device so far, the sharded
+        # program's partitioning taking no Refs)
+        sharded = self.jitted._sharded or any_sharded(
+            jit_refs.without_refs(self._leaves, jit_refs.ref_positions(self._leaves)))
         if lowering_platforms:
             platforms = tuple(_client.lowering_platform(_client.jax_platform(p))
                               for p in lowering_platforms)
-            if self.jitted._sharded or any_sharded(self._leaves):
+            if sharded:
                 raise NotImplementedError("lower(lowering_platforms=...) of a program "
                                           "partitioned over a mesh is not implemented")
-        if not (self.jitted._sharded or any_sharded(self._leaves) or
+        if not (sharded or
                 on_context_mesh() and self.jitted._device is None):   # (set_mesh: as a call)
             # where its used arguments, its own pin or the pinned jits inside it place it
             device, committed = program_placement(
