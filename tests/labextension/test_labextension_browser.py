@@ -28,13 +28,12 @@ from pathlib import Path
 import pytest
 import jxkernel
 import locations  # tests/support: the repository's folders
-from browser import ARTIFACTS, playwright_or_skip
+from browser import ARTIFACTS, palette, playwright_or_skip
 
 pytestmark = pytest.mark.cpu_only("CPU text")     # the GPU tier skips this file (docs/gpu.md)
 
 ROOT = Path(locations.ROOT)
 expect, _ = playwright_or_skip()
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402 (after the skip)
 
 TIMEOUT = 60_000          # ms: the longest any one thing may take on a loaded 2-core machine
 expect.set_options(timeout=TIMEOUT)
@@ -278,28 +277,6 @@ def status_item(page):
 
 def wait_connected(page):
     expect(status_item(page)).to_have_attribute("data-status", "connected")
-
-
-def palette(page, label, tries=3):
-    """Runs a command by its label from the command palette, as a person would.
-
-    JupyterLab's modal palette closes when it loses focus, and a notebook that has just
-    opened takes the focus for its active cell a moment later (on a loaded machine, after the
-    palette opened: CI, stop 71). A person would open it again, and so does this, `tries`
-    times; the command runs once, on the click that is the last step."""
-    box = page.locator(".jp-mod-commandPalette input, #command-palette input").first
-    item = page.locator(".lm-CommandPalette-item", has_text=label).first
-    for attempt in range(tries):
-        page.keyboard.press("Control+Shift+C")
-        try:
-            box.wait_for(state="visible", timeout=TIMEOUT // 4)
-            box.fill(label, timeout=TIMEOUT // 4)
-            item.click(timeout=TIMEOUT // 4)
-            return
-        except PlaywrightTimeoutError:
-            if attempt == tries - 1:
-                raise
-            page.keyboard.press("Escape")     # a palette left open would swallow the next press
 
 
 def menu_item(page, label):
