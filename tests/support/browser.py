@@ -100,9 +100,8 @@ def palette(page, label: str, tries: int = 3, timeout: int = 60_000) -> None:
     JupyterLab's modal palette closes when it loses focus, and a notebook that has just opened
     takes the focus for its active cell a moment later (on a loaded machine, after the palette
     opened: CI, stop 71). A person would open it again, and so does this, `tries` times. A
-    click can land after Playwright gave up waiting for it (a loaded machine: stop 88 saw Run
-    All run twice), so a retry is decided by the state the click leaves, not by the time it
-    took: the page counts clicks on palette items (_PALETTE_RUNS), and after a timed-out
+    click can land after Playwright gave up waiting for it (a loaded machine), so a retry is
+    decided by the state the click leaves, not by the time it took: the page counts clicks on palette items (_PALETTE_RUNS), and after a timed-out
     attempt Escape is pressed first (the page handles input in order, so any click still on
     its way has landed or never will) and the count read; a click that landed ran the command,
     and there is no retry."""
