@@ -798,6 +798,9 @@ def test_run_all_goes_past_a_tagged_error_once(chromium, console, server, reques
         assert [p.strip() for p in prompts] == ["[1]:", "[2]:", "[3]:", "[4]:"], (prompts, clicks)
         expect(status_item(page)).to_have_attribute("data-status", "connected")
         shot(page, request, "1-past-the-error")
+    except Exception:
+        shot(page, request, "0-failed")       # (the page as it was when a check failed)
+        raise
     finally:
         page.close()
 
