@@ -7,7 +7,6 @@ import numpy as np
 from numerics import ELEMENTWISE, assert_allclose_ulp
 from rule_formulas_cases import ACOSH_COMPLEX_POINTS, ACOSH_POINTS, acosh, scan_zero_carry, where
 
-import backend_tier  # tests/support
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
 
@@ -20,14 +19,17 @@ def _values(parts, dtype):
 
 
 def _acosh_ulps(x, dtype) -> int:
-    """ELEMENTWISE ulps; on the NumPy backend near x**2 = 1 that many times
-    |x**2| / |x**2 - 1|: XLA's CPU code contracts `x * x - 1` into one fused multiply-add
-    inside jnp.arccosh's jit, the NumPy backend rounds x**2 first, and the cancellation
-    amplifies that rounding so much (XLA's own eager ops differ from its jit there too)."""
+    """ELEMENTWISE ulps; near x**2 = 1 that many times |x**2| / |x**2 - 1|: XLA's CPU code
+    contracts `x * x - 1` into one fused multiply-add inside jnp.arccosh's jit where the CPU
+    has FMA (AVX2 and up: where JAX's values were recorded), while the NumPy backend and a CPU
+    without FMA round x**2 first, and the cancellation amplifies that rounding so much (XLA's
+    own eager ops differ from its jit there too). Whether XLA contracts depends on the CPU:
+    JAX 0.10.2's grad at 1.001 (at the suite's JAX_DISABLE_MOST_OPTIMIZATIONS=1), as
+    jxkernel's, is 135 float32 ulps from the recorded value without FMA
+    (XLA_FLAGS=--xla_cpu_max_isa=AVX), and 130 float64 ulps with AVX2 (stop 88)."""
     with np.errstate(all="ignore"):         # (inf and nan among the points)
         square = np.square(np.asarray(x, np.complex128))
-    if not backend_tier.on_numpy_backend() or not np.isfinite(square) or \
-            square == 1 or abs(square - 1) >= abs(square) / 2:
+    if not np.isfinite(square) or square == 1 or abs(square - 1) >= abs(square) / 2:
         return ELEMENTWISE
     return int(ELEMENTWISE * abs(square) / abs(square - 1))
 
@@ -55,6 +57,14 @@ def test_acosh_jvp_is_jaxs_formula_and_values():
     # (1+1e-8j)**2 - 1: the two formulas differ by ~1e7 ulps of complex128 there
     at = ACOSH_COMPLEX_POINTS.index(1 + 1e-8j)
     assert float(got["square_complex128"][at][0]) == 0.9999999999999998
+
+
+def test_the_acosh_bound_covers_other_cpus():
+    # JAX 0.10.2's grad of arccosh at 1.001: without FMA, and float64 under AVX2 (above)
+    assert_allclose_ulp(np.float32(22.354828), np.float32(22.354568),
+                        _acosh_ulps(1.001, np.float32))
+    assert_allclose_ulp(float.fromhex("0x1.65ae74a28b6a4p+4"), float.fromhex(
+        "0x1.65ae74a28b622p+4"), _acosh_ulps(1.001, np.float64))
 
 
 def test_where_jaxprs_are_jaxs():

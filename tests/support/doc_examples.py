@@ -74,12 +74,14 @@ def _renamed_classes(mod) -> list:
 
 
 def check_package_examples(package: str, run_elsewhere=(), extra_globals=None, *,
-                           subfolders: bool = True, xla_only=None) -> None:
+                           subfolders: bool = True, xla_only=None, ulps=None) -> None:
     """Run the docstring examples of each module in `package`'s folder (and its subfolders,
     unless `subfolders` is False) that has any, but those named in `run_elsewhere` (another
     test runs them, with names of its own: a mesh, several devices); fail naming every module
     whose examples fail. `xla_only`: {module: why}, the modules whose examples show what only
-    XLA gives (why: one of backend_tier.REASONS), left out on the NumPy backend.
+    XLA gives (why: one of backend_tier.REASONS), left out on the NumPy backend. `ulps`:
+    {module: bound}, the modules whose printed floats may move more than ELEMENTWISE ulps
+    between CPUs (check_docstring_examples' `ulps`).
 
     The modules are found when the test runs (a file with a `>>>` line not marked
     `doctest: +SKIP`), not when pytest collects, so a module given examples later is run
@@ -92,8 +94,8 @@ def check_package_examples(package: str, run_elsewhere=(), extra_globals=None, *
             parts = path.relative_to(root).with_suffix("").parts
             found[".".join((package, *parts[:-1]) if parts[-1] == "__init__"
                            else (package, *parts))] = path
-    xla_only = xla_only or {}
-    stale = sorted((set(run_elsewhere) | set(xla_only)) - set(found))
+    xla_only, ulps = xla_only or {}, ulps or {}
+    stale = sorted((set(run_elsewhere) | set(xla_only) | set(ulps)) - set(found))
     assert not stale, f"these name modules of {package} without examples: {stale}"
     assert set(xla_only.values()) <= set(backend_tier.REASONS), xla_only
     left_out = set(run_elsewhere) | (set(xla_only) if backend_tier.on_numpy_backend() else set())
@@ -101,7 +103,8 @@ def check_package_examples(package: str, run_elsewhere=(), extra_globals=None, *
     for module in found:
         if module not in left_out:
             try:
-                check_docstring_examples(module, extra_globals)
+                check_docstring_examples(module, extra_globals,
+                                         ulps=ulps.get(module, ELEMENTWISE))
             except AssertionError as e:
                 failed.append(str(e))
     assert not failed, "\n".join(failed)
