@@ -809,7 +809,10 @@ BACKEND_CASES = {
                      (G32.T, F32), REDUCTION),
     "softmax_logsumexp": (lambda x: (jax.nn.softmax(x), jax.nn.logsumexp(x, axis=0)),
                           (F32,), ELEMENTWISE),
-    "division_rewrites": (_divisions_across_calls, (F32, G32, CUBE[0, :3, :4]), 0),
+    # bit for bit but a / exp(b): XLA's exp differs by an ulp or two on a CPU without FMA
+    # (--xla_cpu_max_isa=SSE4_2 or AVX: one float32 2 ulps off), where the backend's is the
+    # FMA one's; the two divisions' rewrites are exact on every CPU
+    "division_rewrites": (_divisions_across_calls, (F32, G32, CUBE[0, :3, :4]), (0, 4, 0)),
     "control_flow": (lambda x: (lax.fori_loop(0, 5, lambda i, c: c * 0.5 + jnp.sin(c), x),
                                 lax.scan(lambda c, r: (c + r, c * r), x[0], x)[1],
                                 lax.cond(x[0, 0] > 0, jnp.cos, jnp.sin, x)), (F32,), ELEMENTWISE),
@@ -842,11 +845,12 @@ def test_programs_on_the_numpy_backend_match_xla(name):
         assert len(ours) == len(theirs)
         for i, (a, b) in enumerate(zip(ours, theirs)):
             where = f"{name} output {i}, {'jit' if jit else 'eager'}"
-            if ulps == 0:               # bit for bit: signed zeros and subnormals included
+            bound = ulps[i] if isinstance(ulps, tuple) else ulps     # (one per output)
+            if bound == 0:              # bit for bit: signed zeros and subnormals included
                 assert a.dtype == b.dtype and a.shape == b.shape, where
                 np.testing.assert_array_equal(_bytes(a), _bytes(b), err_msg=where)
             else:
-                assert_allclose_ulp(a, b, ulps, err_msg=where, scale=np.abs(b).max())
+                assert_allclose_ulp(a, b, bound, err_msg=where, scale=np.abs(b).max())
 
 
 def _bytes(x):
