@@ -279,8 +279,8 @@ sharding_rules[top_k_p] = sharding_types.top_k_rule
 
 
 # ------------------------------------------------------------------ approx_top_k
-# JAX's approximate top-k (TPU's algorithm). Elsewhere JAX lowers it as XLA's fallback, the
-# exact top k; so does jxkernel, through top_k (the smallest k: the largest of the negation).
+# JAX's approximate top-k (TPU's algorithm): XLA's ApproxTopK custom call, as JAX's, which XLA
+# expands on other platforms into its fallback, the exact top k (a sort).
 approx_top_k_p = Primitive("approx_top_k", multiple_results=True)
 
 
@@ -307,13 +307,65 @@ def _approx_top_k_abstract_eval(operand, *, k, reduction_dimension, recall_targe
 
 def _approx_top_k_lowering(ctx, operand, *, k, reduction_dimension, recall_target, is_max_k,
                            reduction_input_size_override, aggregate_to_topk):
-    axis = reduction_dimension % ctx.avals_in[0].ndim
-    if is_max_k:
-        return _top_k_lowering(ctx, operand, k=k, axis=axis)
-    negated = ctx.op1("stablehlo.negate", [operand], result_type=hlo.aval_type(ctx.avals_in[0]))
-    values, indices = _top_k_lowering(ctx, negated, k=k, axis=axis)
-    return [ctx.op1("stablehlo.negate", [values], result_type=hlo.aval_type(ctx.avals_out[0])),
-            indices]
+    """JAX 0.10.2's: XLA's `ApproxTopK` custom call (the operand, an iota of its indices
+    along the axis, the initial value and -1), comparing with a function of the module
+    (`top_k_gt_f32_comparator`); `is_fallback` on every platform but the TPU, where XLA's
+    CPU and GPU compilers expand it into a sort (the exact top k). A symbolic k (jax.export):
+    `stablehlo.dynamic_approx_top_k`, k an operand and the results' shapes after it (shape
+    refinement makes it an ApproxTopK)."""
+    aval = ctx.avals_in[0]
+    axis = reduction_dimension % aval.ndim
+    fallback = ctx.platform != "tpu"
+    if fallback:
+        ctx.default_rule()
+    comparator = _approx_top_k_comparator(ctx, aval.dtype, is_max_k)
+    symbolic = getattr(ctx.module_ctx, "symbolic", None)
+    index_aval = ShapedArray(aval.shape, np.int32)
+    if any(map(is_symbolic, aval.shape)):
+        iota = symbolic.iota(ctx, aval.shape, np.int32, axis)
+    else:
+        iota = ctx.op1("stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(axis)},
+                       result_type=hlo.aval_type(index_aval))
+    minus_one = ctx.constant(np.int32(-1))
+    init = ctx.constant(np.asarray(-np.inf if is_max_k else np.inf, aval.dtype))
+    config = {"reduction_dim": hlo.i64_attr(axis),
+              "recall_target": f"{hlo._float_text(np.float32(recall_target), np.float32)} : f32",
+              "aggregate_to_topk": hlo.bool_attr(aggregate_to_topk),
+              "reduction_input_size_override": hlo.i64_attr(reduction_input_size_override)}
+    if fallback:
+        config["is_fallback"] = "true"
+    operands = [operand, iota, init, minus_one]
+    if is_symbolic(k):
+        target = "stablehlo.dynamic_approx_top_k"
+        operands.append(symbolic.dim(ctx.block, k))
+    else:
+        target = "ApproxTopK"
+        config["top_k"] = hlo.i64_attr(k)
+    from ..xla.ffi import custom_call           # (xla/ffi.py imports lax: loaded on use)
+    return custom_call(ctx, target, operands, ctx.avals_out, backend_config=None,
+                       operand_layouts=None, result_layouts=None, api_version=1,
+                       extra_attributes={
+                           "backend_config": '""', "called_computations": f"[@{comparator}]",
+                           "mhlo.backend_config": "{" + ", ".join(
+                               f"{name} = {value}" for name, value in sorted(config.items()))
+                           + "}"})
+
+
+def _approx_top_k_comparator(ctx, dtype, is_max_k) -> str:
+    """The name of a new function of the module, first among them as JAX inserts it,
+    comparing two values (and two indices it ignores): `top_k_gt_f32_comparator`."""
+    module = ctx.module_ctx.module
+    scalar = hlo.tensor_type((), dtype)
+    name = module.unique_name(f"top_k_{'gt' if is_max_k else 'lt'}_"
+                              f"{hlo.element_type(dtype)}_comparator")
+    fn = hlo.Function(module, name, [scalar, scalar, "tensor<i32>", "tensor<i32>"],
+                      public=None)
+    module.functions.insert(0, fn)
+    result = fn.body.op1("stablehlo.compare", fn.args[:2], "tensor<i1>", {
+        "comparison_direction": hlo.enum("comparison_direction", "GT" if is_max_k else "LT")})
+    fn.results, fn.result_types, fn.result_attrs = [result], ["tensor<i1>"], [None]
+    fn.body.ret([result])
+    return name
 
 
 def _approx_top_k_jvp(primals, tangents, **params):
@@ -358,11 +410,11 @@ def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     top k, equal values keeping the lower index first.
 
     >>> lax.approx_max_k(jnp.array([[1., 5., 3.], [4., 2., 6.]]), 2)
-    (Array([[5., 3.],
+    [Array([[5., 3.],
            [6., 4.]], dtype=float32), Array([[1, 2],
-           [2, 0]], dtype=int32))
+           [2, 0]], dtype=int32)]
     """
-    return tuple(approx_top_k_p.bind(
+    return list(approx_top_k_p.bind(        # (a list, as JAX's bind gives)
         operand, k=index_or_symbolic(k),
         reduction_dimension=operator.index(reduction_dimension),
         recall_target=float(recall_target), is_max_k=True,
@@ -376,9 +428,9 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     first (exact here, as JAX's fallback off TPU).
 
     >>> lax.approx_min_k(jnp.array([4., 1., 3.]), 2)
-    (Array([1., 3.], dtype=float32), Array([1, 2], dtype=int32))
+    [Array([1., 3.], dtype=float32), Array([1, 2], dtype=int32)]
     """
-    return tuple(approx_top_k_p.bind(
+    return list(approx_top_k_p.bind(
         operand, k=index_or_symbolic(k),
         reduction_dimension=operator.index(reduction_dimension),
         recall_target=float(recall_target), is_max_k=False,

@@ -276,9 +276,10 @@ class Function:
                    for t, attr in zip(self.result_types, self.result_attrs)]
         result_text = results[0] if len(results) == 1 and not self.result_attrs[0] else \
             f"({', '.join(results)})"
-        visibility = "public" if self.public else "private"
+        # (public None: no visibility written, public by MLIR's default, as JAX's comparators)
+        visibility = "" if self.public is None else "public " if self.public else "private "
         body = "".join(f"\n    {line}" for line in _indent_lines(self.body.lines, "    "))
-        return f"  func.func {visibility} @{self.name}({params}) -> {result_text} {{{body}\n  }}"
+        return f"  func.func {visibility}@{self.name}({params}) -> {result_text} {{{body}\n  }}"
 
 
 class Module:
