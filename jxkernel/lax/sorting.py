@@ -296,13 +296,32 @@ def _approx_top_k_abstract_eval(operand, *, k, reduction_dimension, recall_targe
                          f"{dims[reduction_dimension]}, got {k}")
     if not dtypes.is_float(operand.dtype):
         raise ValueError("operand must be a floating type")
-    if not aggregate_to_topk:
-        raise NotImplementedError("approx_top_k with aggregate_to_topk=False is not supported "
-                                  "by jxkernel (its output size is TPU's); use the default "
-                                  "aggregate_to_topk=True")
-    dims[reduction_dimension] = k
+    size = dims[reduction_dimension]
+    if aggregate_to_topk:
+        dims[reduction_dimension] = k
+    elif not is_symbolic(size) and not is_symbolic(k):
+        # XLA's size of the reduction's output, TPU's bins (the fallback sorts and keeps
+        # that many)
+        dims[reduction_dimension] = _reduction_output_size(
+            size, len(dims), k, recall_target, reduction_input_size_override)
+    else:
+        raise NotImplementedError(
+            f"approx_top_k with aggregate_to_topk=False not yet implemented when either the "
+            f"`k` ({k}) or the  reduction dimension size ({size}) are symbolic")
     return [ShapedArray(tuple(dims), operand.dtype, operand.weak_type),
             ShapedArray(tuple(dims), np.int32)]
+
+
+def _reduction_output_size(size, rank, k, recall_target, size_override) -> int:
+    """jaxlib's `approx_top_k_reduction_output_size` (XLA's ApproxTopKReductionOutputSize),
+    as JAX's abstract evaluation reads it (none without jaxlib: refused)."""
+    try:
+        from jaxlib import _jax
+    except ImportError:         # (Pyodide: no XLA)
+        raise NotImplementedError("approx_top_k with aggregate_to_topk=False needs jaxlib "
+                                  "(XLA's reduction output size)") from None
+    return _jax.approx_top_k_reduction_output_size(size, rank, k, recall_target, False,
+                                                   size_override)[0]
 
 
 def _approx_top_k_lowering(ctx, operand, *, k, reduction_dimension, recall_target, is_max_k,
@@ -318,7 +337,7 @@ def _approx_top_k_lowering(ctx, operand, *, k, reduction_dimension, recall_targe
     fallback = ctx.platform != "tpu"
     if fallback:
         ctx.default_rule()
-    comparator = _approx_top_k_comparator(ctx, aval.dtype, is_max_k)
+    comparator = _approx_top_k_comparator(ctx, aval.dtype, is_max_k, fallback)
     symbolic = getattr(ctx.module_ctx, "symbolic", None)
     index_aval = ShapedArray(aval.shape, np.int32)
     if any(map(is_symbolic, aval.shape)):
@@ -351,10 +370,19 @@ def _approx_top_k_lowering(ctx, operand, *, k, reduction_dimension, recall_targe
                            + "}"})
 
 
-def _approx_top_k_comparator(ctx, dtype, is_max_k) -> str:
+def _approx_top_k_comparator(ctx, dtype, is_max_k, fallback) -> str:
     """The name of a new function of the module, first among them as JAX inserts it,
-    comparing two values (and two indices it ignores): `top_k_gt_f32_comparator`."""
-    module = ctx.module_ctx.module
+    comparing two values (and two indices it ignores): `top_k_gt_f32_comparator`. One per
+    equation (and platform kind): lowered again for another platform of the module
+    (lowering.lower_per_platform's tries), it is the same function."""
+    module_ctx = ctx.module_ctx
+    key = None if ctx.source_info is None else \
+        ("approx_top_k comparator", id(ctx.source_info), np.dtype(dtype).name, is_max_k,
+         fallback)
+    found = module_ctx.functions.get(key) if key is not None else None
+    if found is not None:
+        return found[1].name
+    module = module_ctx.module
     scalar = hlo.tensor_type((), dtype)
     name = module.unique_name(f"top_k_{'gt' if is_max_k else 'lt'}_"
                               f"{hlo.element_type(dtype)}_comparator")
@@ -365,6 +393,8 @@ def _approx_top_k_comparator(ctx, dtype, is_max_k) -> str:
         "comparison_direction": hlo.enum("comparison_direction", "GT" if is_max_k else "LT")})
     fn.results, fn.result_types, fn.result_attrs = [result], ["tensor<i1>"], [None]
     fn.body.ret([result])
+    if key is not None:         # (its source_info kept alive with it: its id stays unique)
+        module_ctx.functions[key] = (ctx.source_info, fn)
     return name
 
 
@@ -390,8 +420,12 @@ lowering_rules[approx_top_k_p] = _approx_top_k_lowering
 
 
 def _approx_top_k_numpy(x, *, k, reduction_dimension, is_max_k, **params):
-    """Exact, as the CPU lowering: top_k (of the negation, for the smallest)."""
+    """Exact, as the CPU lowering: top_k (of the negation, for the smallest); without
+    aggregate_to_topk, as many as XLA's reduction output size."""
     axis = reduction_dimension % x.ndim
+    if not params["aggregate_to_topk"]:
+        k = _reduction_output_size(x.shape[axis], x.ndim, k, params["recall_target"],
+                                   params["reduction_input_size_override"])
     if is_max_k:
         return _top_k_numpy(x, k=k, axis=axis)
     values, indices = _top_k_numpy(-x, k=k, axis=axis)

@@ -313,14 +313,16 @@ class Module:
 
     def mark(self) -> tuple:
         """Where its functions and symbol names stand, for `rewind`."""
-        return len(self.functions), set(self._names), self._renamed
+        return list(self.functions), set(self._names), self._renamed
 
     def rewind(self, mark: tuple) -> None:
         """Drop the functions made since `mark`, and their names (a lowering tried, then done
-        again another way: lowering.py's lower_per_platform)."""
-        count, names, renamed = mark
-        del self.functions[count:]
-        self._names, self._renamed = names, renamed
+        again another way: lowering.py's lower_per_platform); those put first (a top k's
+        comparator, as JAX inserts it at the module's start) too."""
+        functions, names, renamed = mark
+        kept = set(map(id, functions))
+        self.functions = [f for f in self.functions if id(f) in kept]
+        self._names, self._renamed = set(names), renamed      # (a mark may be rewound to again)
 
     def take_names(self, names) -> None:
         """Symbols (printed, as `unique_name` returns them) already chosen elsewhere: an

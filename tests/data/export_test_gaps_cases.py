@@ -237,7 +237,15 @@ def _approx_top_k(jax, out):
         values(jax.jit(lambda a: lax.approx_min_k(a, k=3))(x)),
         values(jax.jit(lambda a: lax.approx_min_k(a, k=2, reduction_dimension=0,
                                                   recall_target=0.9))(x))]
+    # without aggregate_to_topk: as many as XLA's reduction output size (its bins), sorted
+    wide = (np.arange(2 * 3000, dtype=np.float32).reshape(2, 3000) * 37) % 1001
+    found = jax.jit(lambda a: lax.approx_max_k(a, k=3, aggregate_to_topk=False))(wide)
+    out["approx_top_k_no_aggregate"] = [list(found[0].shape), found[0][:, :6].tolist(),
+                                        found[1][:, :6].tolist()]
     b, = jax.export.symbolic_shape("b")
+    out["approx_top_k_no_aggregate_symbolic"] = error_record(lambda: jax.export.export(
+        jax.jit(lambda a: lax.approx_max_k(a, k=1, aggregate_to_topk=False)))(
+            jax.ShapeDtypeStruct((b,), np.float32)))
     exp = jax.export.export(jax.jit(lambda a: lax.approx_max_k(a, k=a.shape[0] - 4)))(
         jax.ShapeDtypeStruct((b + 4,), np.float32))
     out["approx_top_k_symbolic"] = [
