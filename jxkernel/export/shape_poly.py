@@ -1679,15 +1679,15 @@ def solve_dimension_variables(specs, shapes, paths) -> dict:
         full = dict(env)                     # (variables an equality substituted, too)
         for name, e in scope._equal.items():
             full.setdefault(name, _evaluate(e, env))
-        for text, known in scope._constraints:
-            value = known.evaluate(full)
-            if value < 0:
+        # (in the user's order, an equality on a term after its normalization rule: JAX's
+        # explicit constraints)
+        for cmp, known, text in scope._explicit_constraints:
+            value = _evaluate(known, full)
+            if cmp == ">=" and value < 0:
                 raise mismatch(f"Input shapes do not match the symbolic shape constraint "
                                f"{text}. Expected '{known}' to be greater or equal to 0, but "
-                               f"found {value}", head="")
-        for text, known in scope._equalities:
-            value = known.evaluate(full)
-            if value != 0:
+                               f"found {value}", head="", end=".  ")
+            if cmp == "==" and value != 0:
                 raise mismatch(f"Input shapes do not match the symbolic shape constraint "
                                f"{text}. Expected '{known}' to be equal to 0, but found "
                                f"{value}", head="", end=".  ")    # (JAX's two spaces)

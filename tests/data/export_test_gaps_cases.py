@@ -253,8 +253,31 @@ def _approx_top_k(jax, out):
         values(exp.call(np.arange(10, dtype=np.float32)[::-1] % 7))]
 
 
+def _constraint_assertions(jax, out):
+    """The shape assertions of an export over symbolic shapes with constraints: each of the
+    scope's constraints checked in `main` after the variables, in the user's order, with
+    JAX's messages (an equality on a term after its normalization rule; one a variable's
+    substitution decides, none)."""
+    import numpy as np
+    for name, spec, constraints in (
+            ("ge_mod", "a, b", ("a >= 4", "b <= a + 2", "mod(a, 2) == 0")),
+            ("eq_max", "a, b, c", ("c == a + 1", "max(a, b) == 5", "a >= b"))):
+        dims = jax.export.symbolic_shape(spec, constraints=constraints)
+        exp = jax.export.export(jax.jit(lambda x: x * 2))(
+            jax.ShapeDtypeStruct(dims, np.float32))
+        text = exp.mlir_module()
+        out[f"constraint_assertions_{name}"] = [
+            len(re.findall(r"custom_call @shape_assertion\(", text)),
+            re.findall(r'error_message = "([^"]*)"', text)]
+        # called with shapes each failing a constraint first: JAX's check, in that order
+        for shape in ((2, 3, 3), (5, 3, 6), (6, 9, 7), (4, 5, 5)):
+            out[f"constraint_call_{name}_{shape}"] = error_record(
+                lambda: exp.call(np.zeros(shape[:len(dims)], np.float32)))
+
+
 def run(jax):
     out: dict = {}
+    _constraint_assertions(jax, out)
     _approx_top_k(jax, out)
     _jit_lower_symbolic(jax, out)
     _poly_expressions(jax, out)
