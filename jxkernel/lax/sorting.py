@@ -22,7 +22,9 @@ from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, sharding_rules,
                               sharding_typing_rules)
+from ..xla import client as _client
 from ..xla import stablehlo as hlo
+from ..xla.ffi import custom_call
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _lowering as hl
@@ -313,15 +315,8 @@ def _approx_top_k_abstract_eval(operand, *, k, reduction_dimension, recall_targe
 
 
 def _reduction_output_size(size, rank, k, recall_target, size_override) -> int:
-    """jaxlib's `approx_top_k_reduction_output_size` (XLA's ApproxTopKReductionOutputSize),
-    as JAX's abstract evaluation reads it (none without jaxlib: refused)."""
-    try:
-        from jaxlib import _jax
-    except ImportError:         # (Pyodide: no XLA)
-        raise NotImplementedError("approx_top_k with aggregate_to_topk=False needs jaxlib "
-                                  "(XLA's reduction output size)") from None
-    return _jax.approx_top_k_reduction_output_size(size, rank, k, recall_target, False,
-                                                   size_override)[0]
+    return _client.approx_top_k_reduction_output_size(size, rank, k, recall_target,
+                                                      size_override)
 
 
 def _approx_top_k_lowering(ctx, operand, *, k, reduction_dimension, recall_target, is_max_k,
@@ -360,7 +355,6 @@ def _approx_top_k_lowering(ctx, operand, *, k, reduction_dimension, recall_targe
     else:
         target = "ApproxTopK"
         config["top_k"] = hlo.i64_attr(k)
-    from ..xla.ffi import custom_call           # (xla/ffi.py imports lax: loaded on use)
     return custom_call(ctx, target, operands, ctx.avals_out, backend_config=None,
                        operand_layouts=None, result_layouts=None, api_version=1,
                        extra_attributes={
