@@ -35,7 +35,7 @@ def wrap_main(module: hlo.Module, wrapped: hlo.Function) -> hlo.Function:
     outs = main.body.call(wrapped, list(main.args))
     main.set_results(outs, wrapped.result_attrs)
     module.functions.remove(main)
-    module.functions.insert(module.functions.index(wrapped), main)
+    module.functions.insert(0, main)       # (at the module's start, as JAX inserts it)
     return main
 
 

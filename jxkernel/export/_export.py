@@ -383,6 +383,9 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names,
         outs = outer.body.call(main, [*platform_index_args(outer.body), *outer_dims,
                                       *outer_args])
         outer.set_results(outs, main.result_attrs)
+        # (first in the module, as JAX inserts it at its start: before a top k's comparator)
+        module.functions.remove(outer)
+        module.functions.insert(0, outer)
     elif n_tok:
         wrap_main(module, main)
     if module_ctx.host_callbacks:

@@ -2,7 +2,7 @@
 after its dimension variables are read from the arguments' sizes, a
 `stablehlo.custom_call @shape_assertion(ok, values...)` per check JAX makes on the
 arguments, in JAX's order (a variable `k*v + rest` dividing exactly, each variable >= 1, a
-size read twice agreeing), with JAX's message, whose `{i}` are the values after `ok`.
+size read twice agreeing, then each of the scope's constraints), with JAX's message, whose `{i}` are the values after `ok`.
 
 jaxlib's shape refinement (a call's, jxkernel's or JAX's) checks them with the arguments'
 sizes and removes them; jxkernel checks the same before calling (`shape_poly.
@@ -40,9 +40,10 @@ def add_shape_assertions(block, symbolic, in_avals, args, arg_paths) -> None:
                                        {"dimension": hlo.i64_attr(axis)})
         return sizes[i, axis]
 
-    def assertion(ok, why: list) -> None:
-        pieces = ["Input shapes do not match the polymorphic shapes specification. ", *why,
-                  f". Using the following polymorphic shapes specifications: {spec_text}. "
+    def assertion(ok, why: list, head: str = "Input shapes do not match the polymorphic "
+                  "shapes specification. ", end: str = ". ") -> None:
+        pieces = [head, *why,
+                  f"{end}Using the following polymorphic shapes specifications: {spec_text}. "
                   f"Obtained dimension variables: "]
         for name, d, where, n in found:
             pieces += [f"'{name}' = ", symbolic.values[name],
@@ -83,6 +84,24 @@ def add_shape_assertions(block, symbolic, in_avals, args, arg_paths) -> None:
             assertion(_compare(block, n, want, "EQ"),
                       [f"Found inconsistency between dimension size {path}.shape[{axis}] (= ",
                        n, f") and the specification '{d}' (= ", want, ")"])
+
+
+    # then the scope's constraints, in the user's order (JAX's explicit constraints, an
+    # equality on a term after its normalization rule): one whose difference is a constant
+    # (a variable an equality substituted) is decided statically, as JAX's
+    scopes = {id(d.scope): d.scope for d, _ in dims}
+    for scope in scopes.values():
+        for cmp, diff, text in scope._explicit_constraints:
+            if not isinstance(diff, _DimExpr) or \
+                    not set(diff.variables()) <= set(symbolic.values):
+                continue
+            value = symbolic.dim(block, diff)
+            ok = _compare(block, value, block.constant(np.int32(0)),
+                          "GE" if cmp == ">=" else "EQ")
+            relation = "greater or equal" if cmp == ">=" else "equal"
+            assertion(ok, [f"Input shapes do not match the symbolic shape constraint {text}. "
+                           f"Expected '{diff}' to be {relation} to 0, but found ", value],
+                      head="", end=".  ")      # (JAX's two spaces)
 
 
 def _is_zero(d) -> bool:

@@ -354,8 +354,12 @@ _ELEMENTWISE_MODULES = frozenset({_elementwise.__name__, _rules.__name__})
 
 
 def _safe(prim) -> bool:
+    """Whether `prim`'s rule is run as it is under symbolic shapes: jxkernel's elementwise
+    and listed ones, and a library's (`jax.interpreters.mlir.register_lowering`), which
+    JAX 0.10.2 runs too, its ops typed from their operands (`tensor<?x4xf32>`)."""
     rule = lowering_rules.get(prim)
-    return prim.name in _SAFE or getattr(rule, "__module__", None) in _ELEMENTWISE_MODULES
+    return prim.name in _SAFE or getattr(rule, "__module__", None) in _ELEMENTWISE_MODULES \
+        or getattr(rule, "registered", False)
 
 
 class SymbolicRules:
@@ -488,21 +492,44 @@ def _cumulative(prim):
     return lower
 
 
-def _sizes_outside_export(module_ctx, block, jaxpr, args) -> None:
+def _sizes_outside_export(module_ctx, block, jaxpr, args, dim_values) -> None:
     """xla/lowering.py's `symbolic_sizes`: a jaxpr lowered outside jax.export whose
     equations have symbolic sizes, its arguments none (an eager or jitted
     `jnp.zeros((a + 1,))`), lowers with the sizes computed in the module, where no argument
     gives a variable: JAX 0.10.2's UnexpectedDimVar, naming it and the (no) variables the
-    arguments give. Arguments of symbolic shapes (`jit(f).lower` of them) are left as they
-    were: JAX passes their variables as the module's first arguments, jxkernel does not."""
+    arguments give. Arguments of symbolic shapes (`jit(f).lower` of them): the variables
+    are `dim_values`, main's first arguments (_dim_vars_outside_export), as JAX's."""
     in_avals = [v.aval for v in jaxpr.invars]
-    if any(has_symbolic(getattr(a, "shape", ())) for a in in_avals) or not any(
+    if dim_values:
+        module_ctx.symbolic = _GivenSizes(dim_values)
+    elif any(has_symbolic(getattr(a, "shape", ())) for a in in_avals) or not any(
             has_symbolic(getattr(v.aval, "shape", ()))
             for eqn in jaxpr.eqns for v in eqn.outvars):
         return
-    module_ctx.symbolic = SymbolicLowering(block, in_avals, args,
-                                           [f"args[{i}]" for i in range(len(args))])
+    else:
+        module_ctx.symbolic = SymbolicLowering(block, in_avals, args,
+                                               [f"args[{i}]" for i in range(len(args))])
     module_ctx.rules = SymbolicRules()
 
 
+def _dim_vars_outside_export(jaxpr) -> list:
+    """xla/lowering.py's `symbolic_dim_vars`: the dimension variables of the arguments'
+    shapes, sorted by name (JAX's `ShapePolyLoweringState.dim_vars`)."""
+    names = set()
+    for v in jaxpr.invars:
+        for d in getattr(v.aval, "shape", ()):
+            if isinstance(d, _DimExpr):
+                names.update(d.variables())
+    return sorted(names)
+
+
+class _GivenSizes(SymbolicLowering):
+    """Sizes computed from the dimension variables' values given as main's arguments (a
+    jit's module over symbolic shapes: JAX's `jax.global_constant` arguments)."""
+
+    def __init__(self, values):
+        self.values = dict(values)
+
+
 _xla_lowering.symbolic_sizes = _sizes_outside_export
+_xla_lowering.symbolic_dim_vars = _dim_vars_outside_export

@@ -26,6 +26,7 @@ from ..core import errors as _errors
 from ..core.avals import ShapeDtypeStruct, ShapedArray
 from ..core.primitive import Primitive, abstract_eval_rules, lowering_rules
 from ..core.source_info import SourceInfo
+from ..core.symbolic import is_symbolic
 from ..transforms import ad_util as ad
 from ..tree_util import broadcast_prefix, prefix_errors, tree_flatten, tree_unflatten
 from ..xla import stablehlo as hlo
@@ -169,6 +170,10 @@ class _Atom:
         if self.op == "var":
             return env[self.args[0]]
         x, y = (_evaluate(v, env) for v in self.args)
+        if self.op in ("max", "min") and (is_symbolic(x) or is_symbolic(y)):
+            # symbolic values (an export called over the caller's symbolic shapes): JAX's
+            # core.max_dim/min_dim, the atom `max(b - 5, 0)` where undecidable
+            return _dim_extremum(self.op, x, y, (x if is_symbolic(x) else y).scope)
         return {"floordiv": lambda: x // y, "mod": lambda: x % y,
                 "max": lambda: max(x, y), "min": lambda: min(x, y)}[self.op]()
 
@@ -1674,15 +1679,15 @@ def solve_dimension_variables(specs, shapes, paths) -> dict:
         full = dict(env)                     # (variables an equality substituted, too)
         for name, e in scope._equal.items():
             full.setdefault(name, _evaluate(e, env))
-        for text, known in scope._constraints:
-            value = known.evaluate(full)
-            if value < 0:
+        # (in the user's order, an equality on a term after its normalization rule: JAX's
+        # explicit constraints)
+        for cmp, known, text in scope._explicit_constraints:
+            value = _evaluate(known, full)
+            if cmp == ">=" and value < 0:
                 raise mismatch(f"Input shapes do not match the symbolic shape constraint "
                                f"{text}. Expected '{known}' to be greater or equal to 0, but "
-                               f"found {value}", head="")
-        for text, known in scope._equalities:
-            value = known.evaluate(full)
-            if value != 0:
+                               f"found {value}", head="", end=".  ")
+            if cmp == "==" and value != 0:
                 raise mismatch(f"Input shapes do not match the symbolic shape constraint "
                                f"{text}. Expected '{known}' to be equal to 0, but found "
                                f"{value}", head="", end=".  ")    # (JAX's two spaces)

@@ -22,7 +22,9 @@ from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, sharding_rules,
                               sharding_typing_rules)
+from ..xla import client as _client
 from ..xla import stablehlo as hlo
+from ..xla.ffi import custom_call
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
 from . import _lowering as hl
@@ -279,8 +281,8 @@ sharding_rules[top_k_p] = sharding_types.top_k_rule
 
 
 # ------------------------------------------------------------------ approx_top_k
-# JAX's approximate top-k (TPU's algorithm). Elsewhere JAX lowers it as XLA's fallback, the
-# exact top k; so does jxkernel, through top_k (the smallest k: the largest of the negation).
+# JAX's approximate top-k (TPU's algorithm): XLA's ApproxTopK custom call, as JAX's, which XLA
+# expands on other platforms into its fallback, the exact top k (a sort).
 approx_top_k_p = Primitive("approx_top_k", multiple_results=True)
 
 
@@ -296,24 +298,98 @@ def _approx_top_k_abstract_eval(operand, *, k, reduction_dimension, recall_targe
                          f"{dims[reduction_dimension]}, got {k}")
     if not dtypes.is_float(operand.dtype):
         raise ValueError("operand must be a floating type")
-    if not aggregate_to_topk:
-        raise NotImplementedError("approx_top_k with aggregate_to_topk=False is not supported "
-                                  "by jxkernel (its output size is TPU's); use the default "
-                                  "aggregate_to_topk=True")
-    dims[reduction_dimension] = k
+    size = dims[reduction_dimension]
+    if aggregate_to_topk:
+        dims[reduction_dimension] = k
+    elif not is_symbolic(size) and not is_symbolic(k):
+        # XLA's size of the reduction's output, TPU's bins (the fallback sorts and keeps
+        # that many)
+        dims[reduction_dimension] = _reduction_output_size(
+            size, len(dims), k, recall_target, reduction_input_size_override)
+    else:
+        raise NotImplementedError(
+            f"approx_top_k with aggregate_to_topk=False not yet implemented when either the "
+            f"`k` ({k}) or the  reduction dimension size ({size}) are symbolic")
     return [ShapedArray(tuple(dims), operand.dtype, operand.weak_type),
             ShapedArray(tuple(dims), np.int32)]
 
 
+def _reduction_output_size(size, rank, k, recall_target, size_override) -> int:
+    return _client.approx_top_k_reduction_output_size(size, rank, k, recall_target,
+                                                      size_override)
+
+
 def _approx_top_k_lowering(ctx, operand, *, k, reduction_dimension, recall_target, is_max_k,
                            reduction_input_size_override, aggregate_to_topk):
-    axis = reduction_dimension % ctx.avals_in[0].ndim
-    if is_max_k:
-        return _top_k_lowering(ctx, operand, k=k, axis=axis)
-    negated = ctx.op1("stablehlo.negate", [operand], result_type=hlo.aval_type(ctx.avals_in[0]))
-    values, indices = _top_k_lowering(ctx, negated, k=k, axis=axis)
-    return [ctx.op1("stablehlo.negate", [values], result_type=hlo.aval_type(ctx.avals_out[0])),
-            indices]
+    """JAX 0.10.2's: XLA's `ApproxTopK` custom call (the operand, an iota of its indices
+    along the axis, the initial value and -1), comparing with a function of the module
+    (`top_k_gt_f32_comparator`); `is_fallback` on every platform but the TPU, where XLA's
+    CPU and GPU compilers expand it into a sort (the exact top k). A symbolic k (jax.export):
+    `stablehlo.dynamic_approx_top_k`, k an operand and the results' shapes after it (shape
+    refinement makes it an ApproxTopK)."""
+    aval = ctx.avals_in[0]
+    axis = reduction_dimension % aval.ndim
+    fallback = ctx.platform != "tpu"
+    if fallback:
+        ctx.default_rule()
+    comparator = _approx_top_k_comparator(ctx, aval.dtype, is_max_k, fallback)
+    symbolic = getattr(ctx.module_ctx, "symbolic", None)
+    index_aval = ShapedArray(aval.shape, np.int32)
+    if any(map(is_symbolic, aval.shape)):
+        iota = symbolic.iota(ctx, aval.shape, np.int32, axis)
+    else:
+        iota = ctx.op1("stablehlo.iota", [], {"iota_dimension": hlo.i64_attr(axis)},
+                       result_type=hlo.aval_type(index_aval))
+    minus_one = ctx.constant(np.int32(-1))
+    init = ctx.constant(np.asarray(-np.inf if is_max_k else np.inf, aval.dtype))
+    config = {"reduction_dim": hlo.i64_attr(axis),
+              "recall_target": f"{hlo._float_text(np.float32(recall_target), np.float32)} : f32",
+              "aggregate_to_topk": hlo.bool_attr(aggregate_to_topk),
+              "reduction_input_size_override": hlo.i64_attr(reduction_input_size_override)}
+    if fallback:
+        config["is_fallback"] = "true"
+    operands = [operand, iota, init, minus_one]
+    if is_symbolic(k):
+        target = "stablehlo.dynamic_approx_top_k"
+        operands.append(symbolic.dim(ctx.block, k))
+    else:
+        target = "ApproxTopK"
+        config["top_k"] = hlo.i64_attr(k)
+    return custom_call(ctx, target, operands, ctx.avals_out, backend_config=None,
+                       operand_layouts=None, result_layouts=None, api_version=1,
+                       extra_attributes={
+                           "backend_config": '""', "called_computations": f"[@{comparator}]",
+                           "mhlo.backend_config": "{" + ", ".join(
+                               f"{name} = {value}" for name, value in sorted(config.items()))
+                           + "}"})
+
+
+def _approx_top_k_comparator(ctx, dtype, is_max_k, fallback) -> str:
+    """The name of a new function of the module, first among them as JAX inserts it,
+    comparing two values (and two indices it ignores): `top_k_gt_f32_comparator`. One per
+    equation (and platform kind): lowered again for another platform of the module
+    (lowering.lower_per_platform's tries), it is the same function."""
+    module_ctx = ctx.module_ctx
+    key = None if ctx.source_info is None else \
+        ("approx_top_k comparator", id(ctx.source_info), np.dtype(dtype).name, is_max_k,
+         fallback)
+    found = module_ctx.functions.get(key) if key is not None else None
+    if found is not None:
+        return found[1].name
+    module = module_ctx.module
+    scalar = hlo.tensor_type((), dtype)
+    name = module.unique_name(f"top_k_{'gt' if is_max_k else 'lt'}_"
+                              f"{hlo.element_type(dtype)}_comparator")
+    fn = hlo.Function(module, name, [scalar, scalar, "tensor<i32>", "tensor<i32>"],
+                      public=None)
+    module.functions.insert(0, fn)
+    result = fn.body.op1("stablehlo.compare", fn.args[:2], "tensor<i1>", {
+        "comparison_direction": hlo.enum("comparison_direction", "GT" if is_max_k else "LT")})
+    fn.results, fn.result_types, fn.result_attrs = [result], ["tensor<i1>"], [None]
+    fn.body.ret([result])
+    if key is not None:         # (its source_info kept alive with it: its id stays unique)
+        module_ctx.functions[key] = (ctx.source_info, fn)
+    return name
 
 
 def _approx_top_k_jvp(primals, tangents, **params):
@@ -338,8 +414,12 @@ lowering_rules[approx_top_k_p] = _approx_top_k_lowering
 
 
 def _approx_top_k_numpy(x, *, k, reduction_dimension, is_max_k, **params):
-    """Exact, as the CPU lowering: top_k (of the negation, for the smallest)."""
+    """Exact, as the CPU lowering: top_k (of the negation, for the smallest); without
+    aggregate_to_topk, as many as XLA's reduction output size."""
     axis = reduction_dimension % x.ndim
+    if not params["aggregate_to_topk"]:
+        k = _reduction_output_size(x.shape[axis], x.ndim, k, params["recall_target"],
+                                   params["reduction_input_size_override"])
     if is_max_k:
         return _top_k_numpy(x, k=k, axis=axis)
     values, indices = _top_k_numpy(-x, k=k, axis=axis)
@@ -358,11 +438,11 @@ def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     top k, equal values keeping the lower index first.
 
     >>> lax.approx_max_k(jnp.array([[1., 5., 3.], [4., 2., 6.]]), 2)
-    (Array([[5., 3.],
+    [Array([[5., 3.],
            [6., 4.]], dtype=float32), Array([[1, 2],
-           [2, 0]], dtype=int32))
+           [2, 0]], dtype=int32)]
     """
-    return tuple(approx_top_k_p.bind(
+    return list(approx_top_k_p.bind(        # (a list, as JAX's bind gives)
         operand, k=index_or_symbolic(k),
         reduction_dimension=operator.index(reduction_dimension),
         recall_target=float(recall_target), is_max_k=True,
@@ -376,9 +456,9 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
     first (exact here, as JAX's fallback off TPU).
 
     >>> lax.approx_min_k(jnp.array([4., 1., 3.]), 2)
-    (Array([1., 3.], dtype=float32), Array([1, 2], dtype=int32))
+    [Array([1., 3.], dtype=float32), Array([1, 2], dtype=int32)]
     """
-    return tuple(approx_top_k_p.bind(
+    return list(approx_top_k_p.bind(
         operand, k=index_or_symbolic(k),
         reduction_dimension=operator.index(reduction_dimension),
         recall_target=float(recall_target), is_max_k=False,

@@ -104,6 +104,18 @@ config.watch("jax_logging_level", _set_cpp_log_level)
 _set_cpp_log_level(None, config.jax_logging_level)      # (JAX_LOGGING_LEVEL in the environment)
 
 
+def approx_top_k_reduction_output_size(size: int, rank: int, k: int, recall_target: float,
+                                       size_override: int) -> int:
+    """XLA's ApproxTopKReductionOutputSize (jaxlib's): how many values approx_top_k without
+    aggregate_to_topk gives along its axis, as JAX's abstract evaluation reads it (without
+    jaxlib, NotImplementedError)."""
+    if xc is None:
+        raise NotImplementedError("approx_top_k with aggregate_to_topk=False needs jaxlib "
+                                  "(XLA's reduction output size)")
+    return xc._xla.approx_top_k_reduction_output_size(size, rank, k, recall_target, False,
+                                                      size_override)[0]
+
+
 def _collect_jaxlib_garbage(phase, info, collect=getattr(getattr(xc, "_xla", None),
                                                          "collect_garbage", None)) -> None:
     """jaxlib queues Python objects released off the interpreter's thread (one per

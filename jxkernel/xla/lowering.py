@@ -903,9 +903,13 @@ def _warn_unusable(avals_in, left) -> None:
 
 # Symbolic sizes (jax.export's dimensions) in a program lowered outside jax.export, such as an
 # eager `jnp.zeros((a + 1,))`: jax.export, once loaded (their class is its), sets this to a
-# function(module_ctx, block, jaxpr, args) that has the module compute them, as JAX's
-# lowering does, so that a variable no argument's shape gives raises JAX's UnexpectedDimVar.
+# function(module_ctx, block, jaxpr, args, dim_values) that has the module compute them, as
+# JAX's lowering does (from `dim_values`, {variable: main's argument}, where the arguments
+# are of symbolic shapes), so that a variable no argument gives raises JAX's UnexpectedDimVar.
 symbolic_sizes = None
+# and a function(jaxpr) giving the dimension variables of its arguments' shapes, sorted by
+# name, which `main` takes first (JAX's jit over symbolic shapes), or [] where none
+symbolic_dim_vars = None
 
 
 class _LoweringSite(threading.local):
@@ -1002,8 +1006,16 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
             list(arg_attrs or [None] * len(in_vars))
         result_attrs = None if result_attrs is None else \
             [_tokens.TOKEN_ATTR] * n_tok + list(result_attrs)
-    main = new_function(module_ctx, "main", [_tokens.TOKEN] * n_tok +
-                        [hlo.aval_type(v.aval) for v in in_vars], arg_attrs)
+    # arguments of symbolic shapes (`jit(f).lower` of them): JAX's main takes the dimension
+    # variables first, sorted by name, as `jax.global_constant`s
+    dim_vars = symbolic_dim_vars(jaxpr) if symbolic_dim_vars is not None and rules is None \
+        else []
+    if dim_vars:
+        arg_attrs = [f"jax.global_constant = {hlo.string_attr(d)}" for d in dim_vars] + \
+            list(arg_attrs or [None] * (n_tok + len(in_vars)))
+    main = new_function(module_ctx, "main", ["tensor<i32>"] * len(dim_vars) +
+                        [_tokens.TOKEN] * n_tok + [hlo.aval_type(v.aval) for v in in_vars],
+                        arg_attrs)
     if locations == "named":    # JAX's: main's ops follow the frames that lowered it
         module_ctx.outer_frames = lowering_site.frames
         module_ctx.full_tracebacks = config.jax_include_full_tracebacks_in_locations
@@ -1011,12 +1023,14 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
         main.body.fallback = f"loc({hlo.string_attr(f'jit({name})')}" + \
             (f"({where}))" if where else ")")
     args = main.args[len(platform_index_args(main.body)):]
+    dim_values, args = args[:len(dim_vars)], args[len(dim_vars):]
     if n_tok:
         _tokens.take_main_tokens(main.body, args[:n_tok])
         args = args[n_tok:]
     n_consts = len(jaxpr.constvars)
     if symbolic_sizes is not None and rules is None:
-        symbolic_sizes(module_ctx, main.body, jaxpr, args[n_consts:])
+        symbolic_sizes(module_ctx, main.body, jaxpr, args[n_consts:],
+                       dict(zip(dim_vars, dim_values)))
     if arg_names is not None:
         main.arg_names[len(main.args) - len(arg_names):] = list(arg_names)
     consts, body = args[:n_consts], jaxpr

@@ -21,6 +21,7 @@ import time
 from ..core.dce import dce_jaxpr, prune_unused_inputs
 from ..core.ir import Jaxpr, jaxprs_in_params
 from ..core.primitive import numpy_lowering_rules
+from ..core.symbolic import is_symbolic
 from ..core.physical import has_keys, physicalize
 from . import client as _client
 from .compiler import compile_module
@@ -73,7 +74,9 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     embed = {jaxpr.constvars[i]: value for i, value in embedded.items()} \
         if embedded and mesh is None and type(devices[0]) is not NumpyDevice \
         and not has_keys(jaxpr) else {}
-    if not keep_unused:
+    # (inputs of symbolic shapes: JAX's main takes every input, after the variables)
+    if not keep_unused and not any(is_symbolic(d) for v in jaxpr.invars
+                                   for d in getattr(v.aval, "shape", ())):
         jaxpr, kept = prune_unused_inputs(dce_jaxpr(jaxpr, prune_calls=True),
                                           keep=aliases or ())
     if embed:

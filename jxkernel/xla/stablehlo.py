@@ -276,9 +276,10 @@ class Function:
                    for t, attr in zip(self.result_types, self.result_attrs)]
         result_text = results[0] if len(results) == 1 and not self.result_attrs[0] else \
             f"({', '.join(results)})"
-        visibility = "public" if self.public else "private"
+        # (public None: no visibility written, public by MLIR's default, as JAX's comparators)
+        visibility = "" if self.public is None else "public " if self.public else "private "
         body = "".join(f"\n    {line}" for line in _indent_lines(self.body.lines, "    "))
-        return f"  func.func {visibility} @{self.name}({params}) -> {result_text} {{{body}\n  }}"
+        return f"  func.func {visibility}@{self.name}({params}) -> {result_text} {{{body}\n  }}"
 
 
 class Module:
@@ -312,14 +313,16 @@ class Module:
 
     def mark(self) -> tuple:
         """Where its functions and symbol names stand, for `rewind`."""
-        return len(self.functions), set(self._names), self._renamed
+        return list(self.functions), set(self._names), self._renamed
 
     def rewind(self, mark: tuple) -> None:
         """Drop the functions made since `mark`, and their names (a lowering tried, then done
-        again another way: lowering.py's lower_per_platform)."""
-        count, names, renamed = mark
-        del self.functions[count:]
-        self._names, self._renamed = names, renamed
+        again another way: lowering.py's lower_per_platform); those put first (a top k's
+        comparator, as JAX inserts it at the module's start) too."""
+        functions, names, renamed = mark
+        kept = set(map(id, functions))
+        self.functions = [f for f in self.functions if id(f) in kept]
+        self._names, self._renamed = set(names), renamed      # (a mark may be rewound to again)
 
     def take_names(self, names) -> None:
         """Symbols (printed, as `unique_name` returns them) already chosen elsewhere: an

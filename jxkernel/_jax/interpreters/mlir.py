@@ -68,6 +68,7 @@ def _with_context(prim, rule, cacheable=True, inline=True):
             return out[0]
         return out
     run.traceable = getattr(rule, "traceable", None)     # (lower_fun's: core/physical.py)
+    run.registered = True       # a library's: lowered as it is under symbolic shapes too
     return run
 
 
@@ -112,4 +113,5 @@ def _platform_dispatch(prim, by_platform):
                 return ctx.module_ctx.for_one_platform(
                     lambda: platform_rule(ctx, *args, **params))
         raise no_rule_error(prim.name, ctx.platform)
+    rule.registered = True
     return rule

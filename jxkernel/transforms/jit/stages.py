@@ -722,6 +722,11 @@ class Lowered(_Stage):
                 f"use jax.export.export(jit(f), platforms={names}) and call the Exported; to "
                 f"compile here, lower for one platform: .lower() or "
                 f".lower(lowering_platforms=({names[0]!r},))")
+        if any(not isinstance(d, (int, np.integer)) for a in traced.jaxpr.in_avals
+               for d in getattr(a, "shape", ())):
+            # main takes the dimension variables (jax.global_constant): JAX refines its shapes
+            # before compiling, which fails with no values for them (JAX's ValueError)
+            raise ValueError("Error refining shapes. Define JAX_DUMP_IR_TO to dump the module.")
         # the program a call would compile (not one lowered with other rules)
         self._plain = not compiler_options and self._rules is None
         if traced.jitted._compiler_options or compiler_options:

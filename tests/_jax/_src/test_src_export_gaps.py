@@ -3,8 +3,11 @@ for the same cases (tests/data/export_test_gaps_cases.py, recorded by
 reference/make_export_test_gaps_reference.py): `compute_on2`'s values, jaxpr params and the
 call it lowers to (marked `_xla_compute_type = "host"`), JAX's effect-type registries and
 `def_effectful_abstract_eval`, `xla_bridge.canonicalize_platform`, `core.is_constant_shape`,
-`core.max_dim`, `core.primal_dtype_to_tangent_dtype`, and the message of a shape-polymorphic
-call whose dimension variable comes out below 1. Every value is exact (small floats, text)."""
+`core.max_dim`, `core.primal_dtype_to_tangent_dtype`, the message of a shape-polymorphic
+call whose dimension variable comes out below 1, `jit(f).lower` over symbolic shapes (main
+takes the dimension variables first), an export's sizes `max(b - 5, 0)` called over
+symbolic shapes, and a library's registered lowering rule under symbolic shapes. Every value
+is exact (small floats, text)."""
 import functools
 import json
 import os
