@@ -45,6 +45,8 @@ def run(jax) -> dict:
     _one_device_types(jax, out)
     _reshard_params(jax, out)
     _constraint_params(jax, out)
+    _operand_constraints(jax, out)
+    _inline_and_const_results(jax, out)
     return out
 
 
@@ -1231,3 +1233,70 @@ def _constraint_params(jax, out):
                 params(jax.make_jaxpr(g)(inp).jaxpr), params(jax.make_jaxpr(jax.grad(
                     lambda x: g(x).sum()))(inp).jaxpr), np.asarray(spmd(inp)).sum().item()]
     out["sharding_constraint params"] = _answer(run)
+
+
+def _operand_constraints(jax, out):
+    """An elementwise op over Explicit axes lays each operand out as its result: a broadcast
+    one (`x * 2`) and one of another sharding are constrained to the result's sharding before
+    the op (JAX's multi_broadcast_in_dim); a result's sharding with an UNCONSTRAINED dimension
+    (a type over a mesh with Auto axes) is no attribute of main's result (pjit_test.py's
+    `test_basic_mul`, `test_nary_op_input_constraint`, `test_cond_lowering_constraint`,
+    `test_mix_axis_type_in_pspec`, `test_out_sharding_mix_axis_types`)."""
+    import re
+
+    import numpy as np
+    P, NamedSharding, AxisType = (jax.sharding.PartitionSpec, jax.sharding.NamedSharding,
+                                  jax.sharding.AxisType)
+    jnp = jax.numpy
+
+    def constraints(lowered):
+        text = lowered.as_text()
+        result = re.search(r"-> \((.*)\) \{", text).group(1)
+        return [result] + [line.strip() for line in text.splitlines()
+                           if "sdy.sharding_constraint" in line]
+
+    def run(shape, names, types, spec, f, *more):
+        mesh = jax.make_mesh(shape, names, axis_types=types)
+        with jax.set_mesh(mesh):
+            x = jax.device_put(np.arange(16).reshape(8, 2), NamedSharding(mesh, spec))
+            args = (x,) + tuple(jax.device_put(np.arange(16).reshape(8, 2) + i, NamedSharding(
+                mesh, spec)) for i, _ in enumerate(more))
+            f = jax.jit(f)
+            return constraints(f.lower(*args)) + [np.asarray(f(*args)).tolist()]
+
+    explicit = (AxisType.Explicit,) * 2
+    out["operand constraints: mul by a scalar"] = _answer(lambda: run(
+        (2, 2), ("x", "y"), explicit, P("x", "y"), lambda x: (x * 2) * (x * 2)))
+    out["operand constraints: broadcast_to operand"] = _answer(lambda: run(
+        (2,), ("x",), explicit[:1], P("x"), lambda x: x * jnp.broadcast_to(2, x.shape)))
+    out["operand constraints: cond then mul"] = _answer(lambda: run(
+        (2,), ("x",), explicit[:1], P("x"), lambda x, y: jax.lax.cond(
+            True, lambda x, y: x, lambda x, y: y, x, y) * 2, None))
+    out["operand constraints: comparison and max"] = _answer(lambda: run(
+        (2, 2), ("x", "y"), explicit, P("x", "y"),
+        lambda x: [(x > 3).astype(np.int32), jnp.maximum(x, 1), x + x.T.T]))
+    out["operand constraints: Explicit and Auto axes"] = _answer(lambda: run(
+        (2, 2), ("x", "y"), (AxisType.Explicit, AxisType.Auto), P(("x", "y"), None),
+        lambda x: x * 2))
+
+
+def _inline_and_const_results(jax, out):
+    """A literal result of an inlined jit is a value of the enclosing trace (pjit_test.py's
+    `test_pjit_inline_literal`); a ShapeDtypeStruct returned by a jitted function is JAX's
+    TypeError (`test_shape_dtype_struct_as_const_error`)."""
+    jnp = jax.numpy
+
+    def inline():
+        seen = []
+
+        def foo(x):
+            y = jax.jit(lambda x: jnp.array(1), inline=True)(x)
+            seen.append([y.shape, str(y.dtype)])
+            return y
+        return [str(jax.make_jaxpr(jax.jit(foo))(0)), seen, int(jax.jit(foo)(0))]
+    out["inline jit literal result"] = _answer(inline)
+    const = jax.ShapeDtypeStruct((8,), jnp.int32)
+    out["ShapeDtypeStruct as a jit result"] = _answer(
+        lambda: jax.jit(lambda x: (x, const))(jnp.arange(8)))
+    out["ShapeDtypeStruct as a lowered jit result"] = _answer(
+        lambda: jax.jit(lambda x: (x, const)).lower(jnp.arange(8)).as_text())
