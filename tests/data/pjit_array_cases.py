@@ -47,6 +47,8 @@ def run(jax) -> dict:
     _constraint_params(jax, out)
     _operand_constraints(jax, out)
     _inline_and_const_results(jax, out)
+    _pjit_in_mesh_block(jax, out)
+    _type_divisibility(jax, out)
     return out
 
 
@@ -1300,3 +1302,51 @@ def _inline_and_const_results(jax, out):
         lambda: jax.jit(lambda x: (x, const))(jnp.arange(8)))
     out["ShapeDtypeStruct as a lowered jit result"] = _answer(
         lambda: jax.jit(lambda x: (x, const)).lower(jnp.arange(8)).as_text())
+
+
+def _pjit_in_mesh_block(jax, out):
+    """A pjit given no shardings, called in a `with mesh:` block, runs over the mesh's devices
+    (its equation's ctx_mesh that mesh), its results committed there: P() where nothing splits
+    them, an argument's split kept (pjit_test.py's `test_pjit_sin_nested`,
+    `test_pjit_uncommitted_array_reshard`, `test_trivial_computation_with_replicated_literal`);
+    outside one, and jit's, on one device."""
+    import warnings
+
+    import numpy as np
+    from jax.experimental.pjit import pjit
+    P, NamedSharding, Mesh = (jax.sharding.PartitionSpec, jax.sharding.NamedSharding,
+                              jax.sharding.Mesh)
+    jnp = jax.numpy
+
+    def placed(a):
+        return [repr(a.sharding), a.committed, len(a.addressable_shards), np.asarray(a).tolist()]
+
+    def run():
+        mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+        found = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            with mesh:
+                found.append(placed(pjit(lambda x: jnp.sin(x) * 0 + x)(jnp.arange(8.))))
+                found.append(placed(pjit(lambda: 1)()))
+                found.append(placed(pjit(lambda x: x)(jnp.array([[1, 2, 3]]))))
+                found.append(placed(pjit(lambda x: x * 2)(jax.device_put(
+                    np.arange(8.), NamedSharding(mesh, P("x"))))))
+                found.append(placed(jax.jit(lambda x: x - 1)(np.arange(4))))
+                found.append(str(jax.make_jaxpr(pjit(lambda x: x + 1))(1.0)))
+            found.append(placed(pjit(lambda x: x + 2)(jnp.arange(3))))
+        return found
+    out["pjit in a with-mesh block"] = _answer(run)
+
+
+def _type_divisibility(jax, out):
+    """A type's sharding must divide its shape (JAX's core._check_divisibility, pjit_test.py's
+    `test_divisbility_aval_error`)."""
+    from jax._src import core
+    jnp = jax.numpy
+    P, NamedSharding, AxisType = (jax.sharding.PartitionSpec, jax.sharding.NamedSharding,
+                                  jax.sharding.AxisType)
+    mesh = jax.sharding.AbstractMesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+    for shape in [(5, 2), (4, 2), (4, 3)]:
+        out[f"ShapedArray {shape} split over x"] = _answer(lambda: str(core.ShapedArray(
+            shape, jnp.int32, sharding=NamedSharding(mesh, P("x")))))
