@@ -115,7 +115,12 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
     for leaf, given in zip(leaves, flat):
         s = _without_layout(given, _avals.get_aval(leaf).shape)
         if _prim is None and context is None and _one_device(s):
-            outs.append(leaf)      # a SingleDeviceSharding outside a mesh: where it is already
+            # a SingleDeviceSharding outside a mesh: traced, where it is already; eagerly,
+            # put (committed) there, as JAX's constraint run eagerly
+            if not isinstance(leaf, Tracer):
+                from ..api.extras import device_put    # (at use: api imports lax)
+                leaf = device_put(leaf, s)
+            outs.append(leaf)
             continue
         spec_only = isinstance(s, PartitionSpec)
         s = resolve(s, "with_sharding_constraint")

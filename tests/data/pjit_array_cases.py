@@ -49,6 +49,7 @@ def run(jax) -> dict:
     _inline_and_const_results(jax, out)
     _pjit_in_mesh_block(jax, out)
     _type_divisibility(jax, out)
+    _eager_one_device_constraints(jax, out)
     return out
 
 
@@ -1350,3 +1351,22 @@ def _type_divisibility(jax, out):
     for shape in [(5, 2), (4, 2), (4, 3)]:
         out[f"ShapedArray {shape} split over x"] = _answer(lambda: str(core.ShapedArray(
             shape, jnp.int32, sharding=NamedSharding(mesh, P("x")))))
+
+
+def _eager_one_device_constraints(jax, out):
+    """with_sharding_constraint to a SingleDeviceSharding, run eagerly outside a mesh, puts
+    its operand there, committed (pjit_test.py's `test_wsc_eager_copy`)."""
+    import numpy as np
+    jnp = jax.numpy
+    SingleDeviceSharding = jax.sharding.SingleDeviceSharding
+
+    def run():
+        x = jnp.arange(10)
+        found = []
+        for operand in (x, np.arange(3)):
+            for device in jax.devices()[:2]:
+                y = jax.lax.with_sharding_constraint(operand, SingleDeviceSharding(device))
+                found.append([type(y).__name__, y.committed, repr(y.sharding),
+                              np.asarray(y).tolist()])
+        return found
+    out["eager with_sharding_constraint to one device"] = _answer(run)
