@@ -50,6 +50,7 @@ def run(jax) -> dict:
     _pjit_in_mesh_block(jax, out)
     _type_divisibility(jax, out)
     _eager_one_device_constraints(jax, out)
+    _scatter_python_bools(jax, out)
     return out
 
 
@@ -1370,3 +1371,28 @@ def _eager_one_device_constraints(jax, out):
                               np.asarray(y).tolist()])
         return found
     out["eager with_sharding_constraint to one device"] = _answer(run)
+
+
+def _scatter_python_bools(jax, out):
+    """A Python bool scattered into an integer array is an int of its dtype (`isinstance(y,
+    int)`, as JAX's _scatter_update), so strict promotion takes it (pjit_test.py's
+    `test_scatter_bool_index`); a float is still refused."""
+    import numpy as np
+    jnp = jax.numpy
+    P = jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+
+    def run(update):
+        with jax.numpy_dtype_promotion("strict"):
+            x = jnp.arange(16).reshape(8, 2)
+            eager = np.asarray(update(x)).tolist()
+            with jax.set_mesh(mesh):
+                arr = jax.device_put(np.arange(16).reshape(8, 2), P("x", "y"))
+                out = jax.jit(lambda x: update(x, jax.typeof(x).sharding))(arr)
+                return [eager, str(out.dtype), repr(out.sharding.spec), np.asarray(out).tolist()]
+    out["scatter a Python bool into ints"] = _answer(lambda: run(
+        lambda x, s=None: x.at[:, -1].set(False, out_sharding=s)))
+    out["scatter-add a Python bool into ints"] = _answer(lambda: run(
+        lambda x, s=None: x.at[:, 0].add(True, out_sharding=s)))
+    out["scatter a Python float into ints"] = _answer(lambda: run(
+        lambda x, s=None: x.at[:, -1].set(2.5, out_sharding=s)))
