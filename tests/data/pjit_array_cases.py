@@ -1340,6 +1340,22 @@ def _pjit_in_mesh_block(jax, out):
         return found
     out["pjit in a with-mesh block"] = _answer(run)
 
+    def two_meshes():
+        # one function pjitted in two blocks over other devices: each runs on its block's
+        # (pjit_test.py's `test_with_sharding_constraint_with_two_meshes`)
+        def f(x):
+            return jax.lax.with_sharding_constraint(x * 2, P("x")) + 2
+        found = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            for devices in (jax.devices()[:2], jax.devices()[2:4]):
+                with Mesh(devices, ("x",)):
+                    y = pjit(f)(np.ones((8, 2)))
+                    found.append([sorted(d.id for d in y.devices()), repr(y.sharding.spec),
+                                  np.asarray(y).sum().item()])
+        return found
+    out["pjit of one function in two with-mesh blocks"] = _answer(two_meshes)
+
 
 def _type_divisibility(jax, out):
     """A type's sharding must divide its shape (JAX's core._check_divisibility, pjit_test.py's
