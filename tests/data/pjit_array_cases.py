@@ -1312,10 +1312,13 @@ def _pjit_in_mesh_block(jax, out):
     them, an argument's split kept (pjit_test.py's `test_pjit_sin_nested`,
     `test_pjit_uncommitted_array_reshard`, `test_trivial_computation_with_replicated_literal`);
     outside one, and jit's, on one device."""
+    import importlib
     import warnings
 
     import numpy as np
-    from jax.experimental.pjit import pjit
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pjit = importlib.import_module(f"{jax.experimental.__name__}.pjit").pjit
     P, NamedSharding, Mesh = (jax.sharding.PartitionSpec, jax.sharding.NamedSharding,
                               jax.sharding.Mesh)
     jnp = jax.numpy
@@ -1360,7 +1363,8 @@ def _pjit_in_mesh_block(jax, out):
 def _type_divisibility(jax, out):
     """A type's sharding must divide its shape (JAX's core._check_divisibility, pjit_test.py's
     `test_divisbility_aval_error`)."""
-    from jax._src import core
+    import importlib
+    core = importlib.import_module(jax.__name__ + "._src.core")
     jnp = jax.numpy
     P, NamedSharding, AxisType = (jax.sharding.PartitionSpec, jax.sharding.NamedSharding,
                                   jax.sharding.AxisType)
