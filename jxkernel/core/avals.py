@@ -15,6 +15,7 @@ import numpy as np
 from . import config as _config, dtypes
 from .errors import aval_text, jax_type_text, masked_array_error
 from .mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state, get_mesh
+from .mesh import check_type_divides
 
 NO_AXES = frozenset()
 NO_UR = (NO_AXES, NO_AXES)      # a value unreduced and reduced over no manual axes
@@ -197,6 +198,11 @@ class ShapedArray(AbstractValue):
         # a mesh: it is none
         self.split = None if sharding is not None and type(sharding.mesh) is AbstractMesh \
             and not sharding.mesh.axis_names else sharding
+        if sharding is not None and type(sharding.mesh) is AbstractMesh and \
+                any(sharding.spec.partitions):
+            # JAX's core._check_divisibility, of a type made over an AbstractMesh (the typing
+            # rules' own, over the device Mesh, raise their own errors first)
+            check_type_divides(self.shape, sharding)
         # for an unsplit type: the AbstractMesh its `sharding` names (the mesh of the Array or
         # constraint it came from); None: the mesh in context when `sharding` is read
         self._mesh = None

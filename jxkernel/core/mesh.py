@@ -685,7 +685,7 @@ class set_mesh:
     ...     jax.jit(lambda v: v * 2, in_shardings=P('x'))(np.arange(8.0)).sharding.spec
     P('x',)
     """
-    __slots__ = ("_previous",)
+    __slots__ = ("_previous", "_previous_context")
 
     def __init__(self, mesh):
         if mesh is not None and not isinstance(mesh, Mesh):
@@ -695,6 +695,9 @@ class set_mesh:
                              f"`jax.set_mesh`. Please use `jax.shard_map` to enter into `Manual` "
                              f"mode instead.")
         self._previous, _mesh_state.mesh = _mesh_state.mesh, mesh
+        # (the context mesh before: a `with mesh:` block's mesh is none, though it is the
+        # mesh in effect, so leaving a set_mesh inside one leaves no context mesh)
+        self._previous_context = _config.config._context_mesh
         _note_context_mesh(mesh)
 
     def __enter__(self):
@@ -702,7 +705,7 @@ class set_mesh:
 
     def __exit__(self, *exc):
         _mesh_state.mesh = self._previous
-        _note_context_mesh(self._previous)
+        _note_context_mesh(self._previous_context)
         return False
 
 

@@ -17,7 +17,7 @@ from ..core.numpy_simplify import simplify_divisions
 from ..core.staging import trace_to_jaxpr
 from ..core.physical import physicalize_closed
 from ..xla import stablehlo as hlo
-from ..xla.lowering import RULE_SOURCE, LoweringRuleContext
+from ..xla.lowering import RULE_SOURCE, LoweringRuleContext, operand_typed_as
 
 
 def aval_type(aval) -> str:
@@ -37,11 +37,15 @@ def broadcast_operands(ctx: LoweringRuleContext, values, avals=None, shape=None)
     (rank-0 operands and size-1 dimensions stretch)."""
     avals = avals if avals is not None else ctx.avals_in
     shape = tuple(shape if shape is not None else ctx.avals_out[0].shape)
+    out_aval = ctx.avals_out[0] if ctx.avals_out else None
+    typed = out_aval is not None and out_aval.split is not None and out_aval.shape == shape
     out = []
     for v, a in zip(values, avals):
         if a.shape != shape:
             dims = range(len(shape)) if a.shape else ()
             v = broadcast_in_dim(ctx, v, shape, a.dtype, list(dims))
+        if typed:     # over Explicit axes: each operand laid out as the result (as JAX's)
+            v = operand_typed_as(ctx, v, a, out_aval)
         out.append(v)
     return out
 

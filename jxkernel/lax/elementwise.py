@@ -24,6 +24,7 @@ from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rule
                               sharding_rules, transpose_rules)
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
+from ..xla.lowering import results_left_unconstrained
 from . import _xla_formulas
 from . import _lowering as hl
 from ._rules import (ANY, ANY_OR_KEYS, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL, NUMERIC, SIGNED,  # noqa: F401
@@ -650,7 +651,7 @@ def _mul_lowering(ctx, x, y, out_dtype=None):
     if out_dtype is not None:
         out_dtype = ctx.avals_out[0].dtype
         x, y = (hl.convert(ctx, v, a, out_dtype) for v, a in zip((x, y), ctx.avals_in))
-    avals = [ShapedArray(a.shape, ctx.avals_out[0].dtype) for a in ctx.avals_in]
+    avals = [a.update(dtype=ctx.avals_out[0].dtype) for a in ctx.avals_in]
     return ctx.op1("stablehlo.multiply", hl.broadcast_operands(ctx, [x, y], avals))
 
 
@@ -991,6 +992,7 @@ def _comparison(name, direction, accepted, numpy):
         return hl.compare(ctx, x, y, direction, operand)
 
     lowering_rules[prim] = lower
+    results_left_unconstrained.add(prim)      # (JAX's comparisons: no result constraint)
     return prim
 
 
@@ -1042,6 +1044,7 @@ def _total_comparison(name, direction, accepted, numpy):
         return hl.compare(ctx, x, y, direction, operand, total_order=True)
 
     lowering_rules[prim] = lower
+    results_left_unconstrained.add(prim)
     ad.defjvp_zero(prim)
     return prim
 

@@ -48,6 +48,7 @@ from ..transforms.jit.args import device_mismatch
 from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..xla import stablehlo as hlo
 from ..xla.lowering import NeedsMesh
+from ..xla.put import device_put
 from ..transforms.ad_util import Zero
 from ..transforms.batch_util import ndim, not_mapped, sharding_for_vmap
 
@@ -115,7 +116,11 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
     for leaf, given in zip(leaves, flat):
         s = _without_layout(given, _avals.get_aval(leaf).shape)
         if _prim is None and context is None and _one_device(s):
-            outs.append(leaf)      # a SingleDeviceSharding outside a mesh: where it is already
+            # a SingleDeviceSharding outside a mesh: traced, where it is already; eagerly,
+            # put (committed) there, as JAX's constraint run eagerly
+            if not isinstance(leaf, Tracer):
+                leaf = device_put(leaf, s)
+            outs.append(leaf)
             continue
         spec_only = isinstance(s, PartitionSpec)
         s = resolve(s, "with_sharding_constraint")

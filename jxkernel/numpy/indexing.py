@@ -741,7 +741,7 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
         return run_auto_axes(scatter, (x, y, *(items[i] for i in at)), {}, None, out_sharding)
     x = ensure_array(x)
     xa = aval_of(x)
-    if type(y) is int and dtypes.is_int(xa.dtype) and \
+    if isinstance(y, int) and dtypes.is_int(xa.dtype) and \
             dtypes.iinfo(xa.dtype).min <= y <= dtypes.iinfo(xa.dtype).max:
         y = np.array(y, xa.dtype)                 # an in-range int keeps x's dtype exactly
     elif isinstance(y, (list, tuple)):

@@ -549,9 +549,13 @@ def broadcast_to(array, shape, *, out_sharding=None):
     tail = [()] * len(arr_shape) if typed is None else typed.spec._axes(len(shape))[nlead:]
     if not all(d in (1, s) for d, s in zip(arr_shape, shape[nlead:])) or \
             not all(not a or a == b for a, b in zip(split, tail)):
+        # (the type asked, for its text only: made unsplit and given its split after, as a
+        # split that does not divide the shape is no type: ShapedArray refuses it)
+        requested = arr.aval.update(shape=shape, sharding=None)
+        requested.split = typed
         raise ValueError(f"Incompatible types for broadcasting: input type="
                          f"{aval_text(arr.aval)} and requested type="
-                         f"{aval_text(arr.aval.update(shape=shape, sharding=typed), False)}")
+                         f"{aval_text(requested, False)}")
     return lax.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))),
                                 out_sharding=out_sharding)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import collections
 import threading
 import warnings
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -582,7 +582,8 @@ def jaxpr_subcomp(module_ctx, jaxpr: Jaxpr, block, const_values, arg_values) -> 
             # (in a body partly manual over a mesh of Explicit axes too: its values are typed
             # over the Explicit ones, which JAX constrains there as well; a shard_map's results
             # are laid out by its out_specs, unconstrained, as JAX's)
-            outs = _typed_layouts(ctx, eqn.outvars, outs)
+            outs = _typed_layouts(ctx, eqn.outvars, outs,
+                                  eqn.primitive not in results_left_unconstrained)
         env.update(zip(eqn.outvars, outs))
     return [read(v) for v in jaxpr.outvars]
 
@@ -781,13 +782,21 @@ def index_case(block, index, results, loc=None):
     return block.op1("stablehlo.case", [index], PLATFORM_INDEX_TYPE, regions=branches, loc=loc)
 
 
-def _typed_layouts(ctx, outvars, outs) -> list:
+# primitives whose lowering JAX gives no constraint of its result's type (comparisons:
+# _compare_lower_hlo): their results are laid out by propagation alone
+results_left_unconstrained: set = set()
+
+
+def _typed_layouts(ctx, outvars, outs, constrain=True) -> list:
     """Results whose type carries a sharding (Explicit axes), constrained to it, so XLA lays
-    them out as the type says (JAX emits the same sdy.sharding_constraint)."""
+    them out as the type says (JAX emits the same sdy.sharding_constraint); not `constrain`:
+    as they are (results_left_unconstrained)."""
     typed = next((v.aval.split for v in outvars if v.aval.split is not None), None)
     if typed is not None and ctx.module_ctx.mesh is None:  # jit partitions it over the mesh
         raise NeedsMesh(f"a result typed {typed!r} (Explicit mesh axes) inside a program "
                         f"compiled for one device: jit it at the top level", typed.mesh)
+    if not constrain:
+        return outs
     module, mesh = ctx.module_ctx.module, ctx.module_ctx.mesh
     manual = ctx.module_ctx.manual
     if manual is not None:      # in a body: only values typed over Explicit axes left to it
@@ -802,6 +811,32 @@ def _explicit_left(sharding, manual) -> bool:
     partly manual over a mesh of Explicit axes: its values are typed over those)."""
     return any(t is AxisType.Explicit and n not in manual
                for n, t in zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+
+
+def operand_typed_as(ctx, value, aval, out_aval):
+    """An elementwise op's operand of type `aval`, already broadcast to the result's shape,
+    constrained to the result's sharding where the result's type is split (Explicit axes) and
+    the operand's differs (JAX's multi_broadcast_in_dim: a broadcast operand always; one of the
+    result's shape where its sharding is not the result's, not when unreduced or reduced)."""
+    split = out_aval.split
+    if split is None or ctx.module_ctx.mesh is None:   # (no mesh: the result raises NeedsMesh)
+        return value
+    manual = ctx.module_ctx.manual
+    if manual is not None and not _explicit_left(split, manual[1]):
+        return value
+    if aval.shape == out_aval.shape:
+        own = aval.split
+        if own is not None and (own.spec.unreduced or own.spec.reduced) or \
+                aval.sharding == out_aval.sharding:
+            return value
+    typed = _avals.ShapedArray(out_aval.shape, aval.dtype, sharding=split)
+    return _typed_layout(ctx, ctx.module_ctx.module, ctx.module_ctx.mesh,
+                         _Typed(typed), value)
+
+
+class _Typed(NamedTuple):
+    """What _typed_layout reads of a result: its type."""
+    aval: object
 
 
 def _typed_layout(ctx, module, mesh, v, out):

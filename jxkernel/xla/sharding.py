@@ -502,5 +502,8 @@ def sdy_attrs(module, mesh: Mesh, in_vars, arg_attrs, arg_shardings, out_vars, r
         return text if base is None else f"{base}, {text}"
     arg_shardings = arg_shardings or [None] * len(in_vars)
     result_shardings = result_shardings or [None] * len(out_vars)
+    # a result's sharding with an UNCONSTRAINED dimension (a type's over Auto axes) is no
+    # attribute, as JAX's (contains_unconstrained): the constraint its value ends with says it
     return ([attr(b, s, v) for b, s, v in zip(arg_attrs, arg_shardings, in_vars)],
-            [attr(None, s, v) for s, v in zip(result_shardings, out_vars)])
+            [attr(None, None if s is not None and UNCONSTRAINED in s.spec.partitions else s, v)
+             for s, v in zip(result_shardings, out_vars)])

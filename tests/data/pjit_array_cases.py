@@ -45,6 +45,12 @@ def run(jax) -> dict:
     _one_device_types(jax, out)
     _reshard_params(jax, out)
     _constraint_params(jax, out)
+    _operand_constraints(jax, out)
+    _inline_and_const_results(jax, out)
+    _pjit_in_mesh_block(jax, out)
+    _type_divisibility(jax, out)
+    _eager_one_device_constraints(jax, out)
+    _scatter_python_bools(jax, out)
     return out
 
 
@@ -1231,3 +1237,182 @@ def _constraint_params(jax, out):
                 params(jax.make_jaxpr(g)(inp).jaxpr), params(jax.make_jaxpr(jax.grad(
                     lambda x: g(x).sum()))(inp).jaxpr), np.asarray(spmd(inp)).sum().item()]
     out["sharding_constraint params"] = _answer(run)
+
+
+def _operand_constraints(jax, out):
+    """An elementwise op over Explicit axes lays each operand out as its result: a broadcast
+    one (`x * 2`) and one of another sharding are constrained to the result's sharding before
+    the op (JAX's multi_broadcast_in_dim); a result's sharding with an UNCONSTRAINED dimension
+    (a type over a mesh with Auto axes) is no attribute of main's result (pjit_test.py's
+    `test_basic_mul`, `test_nary_op_input_constraint`, `test_cond_lowering_constraint`,
+    `test_mix_axis_type_in_pspec`, `test_out_sharding_mix_axis_types`)."""
+    import re
+
+    import numpy as np
+    P, NamedSharding, AxisType = (jax.sharding.PartitionSpec, jax.sharding.NamedSharding,
+                                  jax.sharding.AxisType)
+    jnp = jax.numpy
+
+    def constraints(lowered):
+        text = lowered.as_text()
+        result = re.search(r"-> \((.*)\) \{", text).group(1)
+        return [result] + [line.strip() for line in text.splitlines()
+                           if "sdy.sharding_constraint" in line]
+
+    def run(shape, names, types, spec, f, *more):
+        mesh = jax.make_mesh(shape, names, axis_types=types)
+        with jax.set_mesh(mesh):
+            x = jax.device_put(np.arange(16).reshape(8, 2), NamedSharding(mesh, spec))
+            args = (x,) + tuple(jax.device_put(np.arange(16).reshape(8, 2) + i, NamedSharding(
+                mesh, spec)) for i, _ in enumerate(more))
+            f = jax.jit(f)
+            return constraints(f.lower(*args)) + [np.asarray(f(*args)).tolist()]
+
+    explicit = (AxisType.Explicit,) * 2
+    out["operand constraints: mul by a scalar"] = _answer(lambda: run(
+        (2, 2), ("x", "y"), explicit, P("x", "y"), lambda x: (x * 2) * (x * 2)))
+    out["operand constraints: broadcast_to operand"] = _answer(lambda: run(
+        (2,), ("x",), explicit[:1], P("x"), lambda x: x * jnp.broadcast_to(2, x.shape)))
+    out["operand constraints: cond then mul"] = _answer(lambda: run(
+        (2,), ("x",), explicit[:1], P("x"), lambda x, y: jax.lax.cond(
+            True, lambda x, y: x, lambda x, y: y, x, y) * 2, None))
+    out["operand constraints: comparison and max"] = _answer(lambda: run(
+        (2, 2), ("x", "y"), explicit, P("x", "y"),
+        lambda x: [(x > 3).astype(np.int32), jnp.maximum(x, 1), x + x.T.T]))
+    out["operand constraints: Explicit and Auto axes"] = _answer(lambda: run(
+        (2, 2), ("x", "y"), (AxisType.Explicit, AxisType.Auto), P(("x", "y"), None),
+        lambda x: x * 2))
+
+
+def _inline_and_const_results(jax, out):
+    """A literal result of an inlined jit is a value of the enclosing trace (pjit_test.py's
+    `test_pjit_inline_literal`); a ShapeDtypeStruct returned by a jitted function is JAX's
+    TypeError (`test_shape_dtype_struct_as_const_error`)."""
+    jnp = jax.numpy
+
+    def inline():
+        seen = []
+
+        def foo(x):
+            y = jax.jit(lambda x: jnp.array(1), inline=True)(x)
+            seen.append([y.shape, str(y.dtype)])
+            return y
+        return [str(jax.make_jaxpr(jax.jit(foo))(0)), seen, int(jax.jit(foo)(0))]
+    out["inline jit literal result"] = _answer(inline)
+    const = jax.ShapeDtypeStruct((8,), jnp.int32)
+    out["ShapeDtypeStruct as a jit result"] = _answer(
+        lambda: jax.jit(lambda x: (x, const))(jnp.arange(8)))
+    out["ShapeDtypeStruct as a lowered jit result"] = _answer(
+        lambda: jax.jit(lambda x: (x, const)).lower(jnp.arange(8)).as_text())
+
+
+def _pjit_in_mesh_block(jax, out):
+    """A pjit given no shardings, called in a `with mesh:` block, runs over the mesh's devices
+    (its equation's ctx_mesh that mesh), its results committed there: P() where nothing splits
+    them, an argument's split kept (pjit_test.py's `test_pjit_sin_nested`,
+    `test_pjit_uncommitted_array_reshard`, `test_trivial_computation_with_replicated_literal`);
+    outside one, and jit's, on one device."""
+    import importlib
+    import warnings
+
+    import numpy as np
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pjit = importlib.import_module(f"{jax.experimental.__name__}.pjit").pjit
+    P, NamedSharding, Mesh = (jax.sharding.PartitionSpec, jax.sharding.NamedSharding,
+                              jax.sharding.Mesh)
+    jnp = jax.numpy
+
+    def placed(a):
+        return [repr(a.sharding), a.committed, len(a.addressable_shards), np.asarray(a).tolist()]
+
+    def run():
+        mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("x", "y"))
+        found = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            with mesh:
+                found.append(placed(pjit(lambda x: jnp.sin(x) * 0 + x)(jnp.arange(8.))))
+                found.append(placed(pjit(lambda: 1)()))
+                found.append(placed(pjit(lambda x: x)(jnp.array([[1, 2, 3]]))))
+                found.append(placed(pjit(lambda x: x * 2)(jax.device_put(
+                    np.arange(8.), NamedSharding(mesh, P("x"))))))
+                found.append(placed(jax.jit(lambda x: x - 1)(np.arange(4))))
+                found.append(str(jax.make_jaxpr(pjit(lambda x: x + 1))(1.0)))
+            found.append(placed(pjit(lambda x: x + 2)(jnp.arange(3))))
+        return found
+    out["pjit in a with-mesh block"] = _answer(run)
+
+    def two_meshes():
+        # one function pjitted in two blocks over other devices: each runs on its block's
+        # (pjit_test.py's `test_with_sharding_constraint_with_two_meshes`)
+        def f(x):
+            return jax.lax.with_sharding_constraint(x * 2, P("x")) + 2
+        found = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            for devices in (jax.devices()[:2], jax.devices()[2:4]):
+                with Mesh(devices, ("x",)):
+                    y = pjit(f)(np.ones((8, 2)))
+                    found.append([sorted(d.id for d in y.devices()), repr(y.sharding.spec),
+                                  np.asarray(y).sum().item()])
+        return found
+    out["pjit of one function in two with-mesh blocks"] = _answer(two_meshes)
+
+
+def _type_divisibility(jax, out):
+    """A type's sharding must divide its shape (JAX's core._check_divisibility, pjit_test.py's
+    `test_divisbility_aval_error`)."""
+    import importlib
+    core = importlib.import_module(jax.__name__ + "._src.core")
+    jnp = jax.numpy
+    P, NamedSharding, AxisType = (jax.sharding.PartitionSpec, jax.sharding.NamedSharding,
+                                  jax.sharding.AxisType)
+    mesh = jax.sharding.AbstractMesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+    for shape in [(5, 2), (4, 2), (4, 3)]:
+        out[f"ShapedArray {shape} split over x"] = _answer(lambda: str(core.ShapedArray(
+            shape, jnp.int32, sharding=NamedSharding(mesh, P("x")))))
+
+
+def _eager_one_device_constraints(jax, out):
+    """with_sharding_constraint to a SingleDeviceSharding, run eagerly outside a mesh, puts
+    its operand there, committed (pjit_test.py's `test_wsc_eager_copy`)."""
+    import numpy as np
+    jnp = jax.numpy
+    SingleDeviceSharding = jax.sharding.SingleDeviceSharding
+
+    def run():
+        x = jnp.arange(10)
+        found = []
+        for operand in (x, np.arange(3)):
+            for device in jax.devices()[:2]:
+                y = jax.lax.with_sharding_constraint(operand, SingleDeviceSharding(device))
+                found.append([type(y).__name__, y.committed, repr(y.sharding),
+                              np.asarray(y).tolist()])
+        return found
+    out["eager with_sharding_constraint to one device"] = _answer(run)
+
+
+def _scatter_python_bools(jax, out):
+    """A Python bool scattered into an integer array is an int of its dtype (`isinstance(y,
+    int)`, as JAX's _scatter_update), so strict promotion takes it (pjit_test.py's
+    `test_scatter_bool_index`); a float is still refused."""
+    import numpy as np
+    jnp = jax.numpy
+    P = jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+
+    def run(update):
+        with jax.numpy_dtype_promotion("strict"):
+            x = jnp.arange(16).reshape(8, 2)
+            eager = np.asarray(update(x)).tolist()
+            with jax.set_mesh(mesh):
+                arr = jax.device_put(np.arange(16).reshape(8, 2), P("x", "y"))
+                out = jax.jit(lambda x: update(x, jax.typeof(x).sharding))(arr)
+                return [eager, str(out.dtype), repr(out.sharding.spec), np.asarray(out).tolist()]
+    out["scatter a Python bool into ints"] = _answer(lambda: run(
+        lambda x, s=None: x.at[:, -1].set(False, out_sharding=s)))
+    out["scatter-add a Python bool into ints"] = _answer(lambda: run(
+        lambda x, s=None: x.at[:, 0].add(True, out_sharding=s)))
+    out["scatter a Python float into ints"] = _answer(lambda: run(
+        lambda x, s=None: x.at[:, -1].set(2.5, out_sharding=s)))

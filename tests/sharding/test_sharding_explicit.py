@@ -229,7 +229,8 @@ def test_auto_axes_and_explicit_axes_change_the_types_inside(runs):
 def test_lowering_constrains_typed_results_and_auto_meshes_stay_untyped(runs):
     mine, _ = runs
     text = mine["lowered"]
-    assert text.count("sdy.sharding_constraint") == 2     # sin and mul, as JAX's module
+    # sin, the broadcast 2 (laid out as mul's result) and mul, as JAX's module
+    assert text.count("sdy.sharding_constraint") == 3
     assert '#sdy.sharding<@mesh, [{"x"}, {"y"}]>' in text
     assert mine["auto_types"] == ["float32[8]"] * 3 and mine["auto_sharding_none"]
     assert mine["auto_typeof_sharding"] == (                 # as JAX 0.10.2 prints it

@@ -14,7 +14,7 @@ import collections
 import functools
 
 from ...core.mesh import (UNSPECIFIED, NamedSharding, PartitionSpec, bare_spec_error,
-                          check_unique_axes, legacy_mesh)
+                          check_unique_axes, legacy_mesh, on_context_mesh, set_mesh)
 from ...transforms.jit import jit
 from ...transforms.jit import stages as _stages
 from ...tree_util import tree_map
@@ -66,8 +66,34 @@ def pjit(fun=None, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, **option
         # (a pjit's committed arguments must lie on the devices of the `with mesh:` block it
         # is called in: JAX's error names "jit's context mesh")
         found._pjit = True
+        if options.get("device") is None and options.get("backend") is None:
+            found.__class__ = _in_mesh_block_class(type(found))
         return found
     return _Pjit(fun, in_shardings, out_shardings, options)
+
+
+@functools.lru_cache(maxsize=None)
+def _in_mesh_block_class(base):
+    """`base` (jit's class) whose calls, traces and lowerings inside a `with mesh:` block run
+    as under set_mesh of that mesh: JAX's pjit traces and places its program under its
+    resource mesh (`_internal_use_concrete_mesh(ctx_mesh)`), so a pjit with no shardings given
+    runs over the mesh's devices, its results committed there (P() where nothing splits
+    them), where jit's runs on one device."""
+    def under_block(name):
+        # (a call: jit's Python call, the C fast path's own fallback; the C call would come
+        # back here)
+        method = getattr(base, "_python_call" if name == "__call__" else name)
+
+        @functools.wraps(method)
+        def run(self, *args, **kwargs):
+            mesh = legacy_mesh()
+            if mesh is None or mesh.empty or on_context_mesh():
+                return method(self, *args, **kwargs)
+            with set_mesh(mesh):
+                return method(self, *args, **kwargs)
+        return run
+    return type(base.__name__, (base,), {
+        name: under_block(name) for name in ("__call__", "trace", "lower", "eval_shape")})
 
 
 def _leaves(shardings) -> list:

@@ -341,7 +341,13 @@ def result_paths(out_tree) -> list:
 
 def not_a_jax_type(where: str, value, i: int, out_tree) -> TypeError:
     """JAX's error for a traced function's result `i` (of `out_tree`) of no JAX type, naming
-    the output component where there are several ("at output component [1]")."""
+    the output component where there are several ("at output component [1]"); a
+    ShapeDtypeStruct's is JAX's refusal of it as a constant (JAX traces one as a constant
+    and refuses it lowering the program; jxkernel refuses it tracing: jit's call, trace and
+    lower raise this)."""
+    if isinstance(value, ShapeDtypeStruct):
+        return TypeError("A ShapeDtypeStruct does not have a value and cannot be used as a "
+                         "constant in a JAX function.")
     path = result_paths(out_tree)[i].removeprefix("result") if out_tree is not None else ""
     extra = f" at output component {path}" if path else ""
     return TypeError(f"function {where} traced for jit returned a value of type {type(value)}"

@@ -27,8 +27,8 @@ from ...core.interpret import eval_at_call_site, eval_jaxpr
 from ...core.dce import (dce_closed_outputs, dce_jaxpr, dce_rules, effect_aware_dce,
                          prune_rules, pruned_body)
 from ...core.device_assignment import check_device_assignment, placement, program_devices
-from ...core.ir import (ClosedJaxpr, Jaxpr, Var, call_primitives, default_hidden_params,
-                        param_printers)
+from ...core.ir import (ClosedJaxpr, Jaxpr, Literal, Var, call_primitives,
+                        default_hidden_params, param_printers)
 from ...core.lru import PROGRAMS, TRACES, WeakLRU
 from ...core.mesh import (UNSPECIFIED, _mesh_state, empty_concrete_mesh, get_mesh,
                           on_context_mesh)
@@ -452,7 +452,10 @@ def _jit_staging(trace: JaxprTrace, args, params):
     if params["inline"]:
         jaxpr = params["jaxpr"]
         with set_current_trace(trace):      # (its equations at the call's line, as JAX's)
-            return eval_at_call_site(jaxpr.jaxpr, jaxpr.consts, *args)
+            outs = eval_at_call_site(jaxpr.jaxpr, jaxpr.consts, *args)
+        # a literal result (`lambda x: jnp.array(1)`) is a value of this trace, as JAX's
+        return [trace.tracer_type(trace, x.aval, None, x.val) if type(x) is Literal else x
+                for x in outs]
     atoms = [trace.to_atom(x) for x in args]
     return trace.add_eqn(atoms, jit_p, params, params["jaxpr"].out_avals)
 
