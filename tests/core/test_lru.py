@@ -176,10 +176,11 @@ def test_a_death_drops_its_entries_without_reading_every_other_one():
         if event == "line":
             lines[0] += 1
         return trace
+    previous = sys.gettrace()           # (a coverage tool's, kept)
     sys.settrace(trace)
     try:
         del dying           # (held by no cycle: it dies here)
     finally:
-        sys.settrace(None)
+        sys.settrace(previous)
     assert len(cache) == 2000 and cache.get((held[7], 7)) == 7
     assert 0 < lines[0] < 200, lines[0]
