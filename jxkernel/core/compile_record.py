@@ -18,9 +18,11 @@ before. Anyone may subscribe (the notebook's recompilation widget does);
 from __future__ import annotations
 
 import contextlib
+import bisect
 import dataclasses
 import functools
 import logging
+import operator
 import re
 import sys
 import threading
@@ -802,7 +804,13 @@ def events_since(seq: int) -> list[CompileEvent]:
         []
     """
     with _lock:
-        return [e for e in _events if e.seq >= seq]
+        # the kept events are in order of seq (each appended with the next): the first of
+        # them at `seq` or later is found by bisection, not by reading all (up to
+        # MAX_EVENTS, at every notebook cell's end)
+        return _events[bisect.bisect_left(_events, seq, key=_seq_of):]
+
+
+_seq_of = operator.attrgetter("seq")
 
 
 def last_seq() -> int:

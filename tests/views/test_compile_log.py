@@ -242,6 +242,31 @@ def test_events_are_numbered_and_keyed():
     assert compile_log.function_key("g", None) == "g@?"
 
 
+def test_events_since_finds_its_first_event_without_reading_every_kept_one(monkeypatch):
+    # a notebook cell's end asks for the events since its start (compile_notes, trace_effects,
+    # the comm), and the record keeps up to MAX_EVENTS (10,000, reached in a test process): the
+    # events are in order of seq, so the first one asked for is found by bisection
+    from jxkernel.core import compile_record
+    reads = [0]
+
+    class Event:
+        def __init__(self, seq):
+            self._seq = seq
+
+        @property
+        def seq(self):
+            reads[0] += 1
+            return self._seq
+
+    kept = [Event(seq) for seq in range(100, 100 + compile_record.MAX_EVENTS)]
+    monkeypatch.setattr(compile_record, "_events", kept)
+    for since, first in [(9_000, 9_000), (50, 100), (100, 100), (10_099, 10_099)]:
+        reads[0] = 0
+        got = compile_record.events_since(since)
+        assert got[0] is kept[first - 100] and got == kept[first - 100:], since
+        assert reads[0] <= 20, (since, reads[0])      # log2(10,000) ~ 14; all would be 10,000
+    assert compile_record.events_since(10_100) == []
+
 # ---------------------------------------------------------------- a broken explainer
 class _BrokenExplainer:
     """Every method the record calls raises, as a bug in the explainer would."""
