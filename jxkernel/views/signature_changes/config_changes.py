@@ -43,8 +43,10 @@ def _config_changes(old, new):
             yield change
     # a context made since the old signature: every jit's key has one value more (JAX:
     # "number of tracing context values differs")
-    made = [name for name, _ in new.config if _USER_CONTEXT.search(name) and
-            name not in before]
+    # (the dict lookup first: a regex search for every option of every signature compared
+    # was 0.5 s of test_recompile_corpus.py's 117 s in a profile)
+    made = [name for name, _ in new.config if name not in before and
+            _USER_CONTEXT.search(name)]
     if made and old.config:
         count = sum(bool(_USER_CONTEXT.search(name)) for name, _ in new.config)
         context = _context_name(made[-1])
