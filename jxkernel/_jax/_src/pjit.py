@@ -11,11 +11,13 @@ no counterpart of.
     True
 """
 import collections
+import contextlib
 import functools
 
 from ...core.mesh import (UNSPECIFIED, NamedSharding, PartitionSpec, bare_spec_error,
                           check_unique_axes, legacy_mesh, on_context_mesh, set_mesh)
 from ...transforms.jit import jit
+from ...transforms.jit.function import Jitted
 from ...transforms.jit import stages as _stages
 from ...tree_util import tree_map
 
@@ -67,33 +69,46 @@ def pjit(fun=None, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, **option
         # is called in: JAX's error names "jit's context mesh")
         found._pjit = True
         if options.get("device") is None and options.get("backend") is None:
-            found.__class__ = _in_mesh_block_class(type(found))
+            # (jit built it, with its checks of the options; the class adds the block's mesh)
+            found.__class__ = _PjitInMeshBlock
         return found
     return _Pjit(fun, in_shardings, out_shardings, options)
 
 
-@functools.lru_cache(maxsize=None)
-def _in_mesh_block_class(base):
-    """`base` (jit's class) whose calls, traces and lowerings inside a `with mesh:` block run
-    as under set_mesh of that mesh: JAX's pjit traces and places its program under its
-    resource mesh (`_internal_use_concrete_mesh(ctx_mesh)`), so a pjit with no shardings given
-    runs over the mesh's devices, its results committed there (P() where nothing splits
-    them), where jit's runs on one device."""
-    def under_block(name):
-        # (a call: jit's Python call, the C fast path's own fallback; the C call would come
-        # back here)
-        method = getattr(base, "_python_call" if name == "__call__" else name)
+class _PjitInMeshBlock(Jitted):
+    """A pjit with no shardings given: jit's function whose calls, traces and lowerings inside
+    a `with mesh:` block run as under set_mesh of that mesh. JAX's pjit traces and places its
+    program under its resource mesh (`_internal_use_concrete_mesh(ctx_mesh)`), so it runs over
+    the mesh's devices, its results committed there (P() where nothing splits them), where
+    jit's runs on one device. Its calls take jit's Python call: the C fast path's hits would
+    not see the block's mesh."""
 
-        @functools.wraps(method)
-        def run(self, *args, **kwargs):
-            mesh = legacy_mesh()
-            if mesh is None or mesh.empty or on_context_mesh():
-                return method(self, *args, **kwargs)
-            with set_mesh(mesh):
-                return method(self, *args, **kwargs)
-        return run
-    return type(base.__name__, (base,), {
-        name: under_block(name) for name in ("__call__", "trace", "lower", "eval_shape")})
+    def __call__(self, *args, **kwargs):
+        with _block_mesh():
+            return self._python_call(*args, **kwargs)
+
+    def trace(self, *args, **kwargs):
+        with _block_mesh():
+            return super().trace(*args, **kwargs)
+
+    def lower(self, *args, **kwargs):
+        with _block_mesh():
+            return super().lower(*args, **kwargs)
+
+    def eval_shape(self, *args, **kwargs):
+        with _block_mesh():
+            return super().eval_shape(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def _block_mesh():
+    """set_mesh of the `with mesh:` block's mesh where one is entered and no set_mesh is."""
+    mesh = legacy_mesh()
+    if mesh is None or mesh.empty or on_context_mesh():
+        yield
+    else:
+        with set_mesh(mesh):
+            yield
 
 
 def _leaves(shardings) -> list:
