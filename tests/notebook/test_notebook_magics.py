@@ -2,8 +2,6 @@
 misses with their reasons, outputs written back, errors at cell lines (and the shell still
 usable after them), an honest %timeit, and the widgets the magics return."""
 import re
-import subprocess
-import sys
 import time
 
 import numpy as np
@@ -20,7 +18,7 @@ from jxkernel import compile_log, config  # noqa: E402
 from jxkernel.notebook import state_of  # noqa: E402
 from jxkernel.notebook.program import CellError  # noqa: E402
 from numerics import ELEMENTWISE, assert_allclose_ulp  # noqa: E402
-from fresh_process import assert_pytest_passes  # noqa: E402
+from fresh_process import assert_pytest_passes, run_code  # noqa: E402
 from ipython_shell import shell_fixture  # noqa: E402
 
 
@@ -68,7 +66,7 @@ def test_import_jxkernel_stays_free_of_ipython():
             "bad = [m for m in ('IPython', 'ipywidgets', 'plotly', 'anywidget', 'nbformat')\n"
             "       if m in sys.modules]\n"
             "assert not bad, bad")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    run_code(code, timeout=120)
 
 
 def test_load_ext_and_the_workshop_leave_nbformat_and_plotly_unloaded():
@@ -80,7 +78,7 @@ def test_load_ext_and_the_workshop_leave_nbformat_and_plotly_unloaded():
             "from jxkernel.notebook.workshop import check, solutions\n"
             "bad = [m for m in ('nbformat', 'plotly') if m in sys.modules]\n"
             "assert not bad, bad")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    run_code(code, timeout=120)
 
 
 def test_load_twice_is_harmless_and_unload_restores_timeit(shell):
