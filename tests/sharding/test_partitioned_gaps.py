@@ -20,10 +20,8 @@ import jxkernel
 import locations  # tests/support: the repository's folders
 
 
-@functools.cache
 def _reference() -> dict:
-    with open(os.path.join(locations.DATA, "partitioned_gaps_reference.json")) as f:
-        return json.load(f)
+    return locations.jax_answers("partitioned_gaps_reference.json")
 
 
 @functools.cache
