@@ -936,11 +936,8 @@ def test_an_explicit_aot_compile_after_a_call_is_a_new_jit_and_gets_no_fix(shell
     cleared: the new jit's first compile (not "the log was cleared"), what changed as JAX's
     jax_explain_cache_misses logs a miss for it too (tests/data/aot_compile_log_reference.json,
     reference/make_aot_compile_log_reference.py), and no fix: the learner asked for it."""
-    import json
-    import os
     import locations
-    with open(os.path.join(locations.DATA, "aot_compile_log_reference.json")) as f:
-        jax_log = json.load(f)
+    jax_log = locations.recorded("aot_compile_log_reference.json")
     # JAX: the call's miss is a function never seen; each explicit compile is a miss it logs,
     # and XLA compiles
     assert "never seen function:" in jax_log["call"]["miss"][1]
