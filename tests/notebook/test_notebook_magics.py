@@ -11,7 +11,6 @@ pytest.importorskip("IPython")
 pytest.importorskip("ipywidgets")
 
 from IPython.core.error import UsageError  # noqa: E402
-from IPython.utils.capture import capture_output  # noqa: E402
 
 import jxkernel  # noqa: E402
 from jxkernel import compile_log, config  # noqa: E402
@@ -19,41 +18,11 @@ from jxkernel.notebook import state_of  # noqa: E402
 from jxkernel.notebook.program import CellError  # noqa: E402
 from numerics import ELEMENTWISE, assert_allclose_ulp  # noqa: E402
 from fresh_process import assert_pytest_passes, run_code  # noqa: E402
-from ipython_shell import shell_fixture  # noqa: E402
-
-
-
-class Ran:
-    """What one cell did: its result, error, stdout and displayed outputs."""
-
-    def __init__(self, result, captured):
-        self.result = result.result
-        self.error = result.error_in_exec or result.error_before_exec
-        self.stdout = captured.stdout
-        self.outputs = [o.data for o in captured.outputs]
-
-    @property
-    def texts(self):
-        return [o["text/plain"] for o in self.outputs]
-
-    def shown(self, needle):
-        return [t for t in self.texts if needle in t]
+from ipython_shell import shell_fixture, ran_ok as ok, run_cell as run  # noqa: E402
 
 
 shell = shell_fixture("import numpy as np\nimport jxkernel as jax\nimport jxkernel.numpy as jnp\n"
                       "from jxkernel import lax", store_history=True)
-
-
-def run(shell, source, **kw) -> Ran:
-    with capture_output() as cap:
-        result = shell.run_cell(source, store_history=True, **kw)
-    return Ran(result, cap)
-
-
-def ok(shell, source, **kw) -> Ran:
-    ran = run(shell, source, **kw)
-    assert ran.error is None, f"{type(ran.error).__name__}: {ran.error}\n{ran.stdout}"
-    return ran
 
 
 def events_of(label):
