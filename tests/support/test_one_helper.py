@@ -11,7 +11,9 @@ OWN_CHILDREN lists the files that start their own, each for the reason given.
 A test reads a recording in tests/data (JSON, written by a script in reference/) with
 locations.py: `jax_answers(NAME)`, which fails for a recording of another JAX release, or
 `recorded(NAME)` for one that does not name its release; each read once per process.
-READ_BY_HAND lists the files that still open one themselves (not yet looked at)."""
+READ_BY_HAND lists the files that still open one themselves (not yet looked at).
+
+A test runs an IPython cell with ipython_shell.py's `run_cell` or `ran_ok` (a `Ran`)."""
 import pathlib
 import re
 
@@ -83,3 +85,11 @@ def test_recordings_are_read_through_locations():
                          f"(or locations.recorded for a recording without its jax_version)")
     moved = sorted(READ_BY_HAND - found)
     assert not moved, f"{moved} read no recording by hand now: strike them from READ_BY_HAND"
+
+
+def test_cells_are_run_with_ipython_shells_runner():
+    # ipython_shell.Ran, run_cell and ran_ok: what one cell did, not a class of each file's own
+    tests = pathlib.Path(locations.TESTS)
+    own = sorted(path.relative_to(tests).as_posix() for path in tests.rglob("test_*.py")
+                 if re.search(r"^class Ran\b", path.read_text(encoding="utf-8"), re.M))
+    assert not own, f"{own} define their own Ran: use tests/support/ipython_shell.py's"
