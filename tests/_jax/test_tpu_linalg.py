@@ -4,7 +4,6 @@ checks) against what JAX answered for the same cases (tests/data/tpu_linalg_case
 recorded by reference/make_tpu_linalg_reference.py)."""
 import functools
 import json
-import os
 
 import numpy as np
 import pytest
@@ -19,10 +18,8 @@ import locations  # tests/support: the repository's folders
 _S_ATOL = 64 * np.finfo(np.float32).eps * 10
 
 
-@functools.cache
 def _reference() -> dict:
-    with open(os.path.join(locations.DATA, "tpu_linalg_reference.json")) as f:
-        return json.load(f)
+    return locations.jax_answers("tpu_linalg_reference.json")
 
 
 @functools.cache

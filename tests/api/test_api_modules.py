@@ -1,12 +1,11 @@
 """jxkernel.errors and jxkernel.dtypes, the jax.errors / jax.dtypes modules: their names, the
 error hierarchy as JAX's, and dtype helpers against values recorded from JAX 0.10.2."""
 import doctest
-import subprocess
-import sys
 
 import ml_dtypes
 import numpy as np
 import pytest
+from fresh_process import run_code
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -97,8 +96,7 @@ def test_the_views_load_on_first_use():
             "print([m in sys.modules for m in ('jxkernel.stages', 'jxkernel.export')])\n"
             "print(jxkernel.explain.__module__, jxkernel.live_arrays.__module__, "
             "jxkernel.timing.__name__)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.splitlines()
+    out = run_code(code).stdout.splitlines()
     assert out == ["[False, False, False]", "[False, False]",
                    "jxkernel.views.explainer jxkernel.views.memory jxkernel.views.timing"]
 
@@ -120,8 +118,7 @@ def test_import_and_a_first_op_leave_the_rarely_used_modules_unloaded():
             "print(jxkernel.random.PRNGKey(0).tolist(), float(jxkernel.nn.relu(-1.0)),\n"
             "      round(float(jxkernel.scipy.special.erf(0.5)), 6), random is jxkernel.random,\n"
             "      jxkernel.nn.initializers.zeros.__name__)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.splitlines()
+    out = run_code(code).stdout.splitlines()
     assert out == ["[]", "[0, 0] 0.0 0.5205 True zeros"]
 
 

@@ -3,17 +3,14 @@ error_check_export_cases.py, reference/make_error_check_export_reference.py): th
 made while the function traces is its own (the exported program returns two results, not the
 state as a third: "func.return has 3 operands" before), its code at `result[1].error_code`, and
 the result tree serializes, so the imported call raises the error with its traceback's text."""
-import json
-import os
 
 import pytest
-from locations import DATA
+import locations  # tests/support: the repository's folders
 
 import jxkernel as jax
 from error_check_export_cases import run  # tests/data
 
-with open(os.path.join(DATA, "error_check_export_reference.json")) as f:
-    JAX = json.load(f)["cases"]
+JAX = locations.jax_answers("error_check_export_reference.json")["cases"]
 
 OURS = {}
 

@@ -2,8 +2,6 @@
 (tests/data/jet_cases.py, recorded by reference/make_jet_reference.py: every rule's series to
 the fourth order, eagerly, under jit and vmap and grad), the jaxprs it stages and the errors it
 raises; and the Taylor coefficients against their definition by nested jvps."""
-import json
-import os
 
 import numpy as np
 import pytest
@@ -26,8 +24,7 @@ test_every_case_matches_jax = cases_test(cases, (jax, jet_module), "jet_referenc
 
 
 def _recorded():
-    with open(os.path.join(locations.DATA, "jet_reference.json")) as f:
-        return json.load(f)
+    return locations.jax_answers("jet_reference.json")
 
 
 def test_the_staged_jaxprs_print_as_jaxs():

@@ -7,8 +7,6 @@ Ref's value instead of taking the Ref; a strided slice). Every case's jaxpr is
 also run, by eval_jaxpr, jaxpr_as_fun (eagerly and under jit) and an interpreter binding each
 equation as JAX's "Writing custom interpreters" does, on the Refs themselves: its outputs and
 the Refs' final values must be JAX's for one run of the function."""
-import json
-import os
 
 import numpy as np
 import pytest
@@ -19,8 +17,7 @@ from jxkernel.extend.core import Literal, jaxpr_as_fun
 from ref_jaxpr_cases import cases
 import locations
 
-with open(os.path.join(locations.DATA, "ref_jaxprs.json")) as f:
-    RECORDED = json.load(f)["cases"]
+RECORDED = locations.jax_answers("ref_jaxprs.json")["cases"]
 CASES = cases(jax, jnp)
 
 MATCHING = [

@@ -4,12 +4,11 @@ inside a function, and where jaxlib and the notebook libraries may be imported."
 import collections
 import graphlib
 import os
-import subprocess
-import sys
 import textwrap
 
 import import_graph as graph
 import pytest
+from fresh_process import run_python
 
 
 def _imported_layers(importer: str) -> set:
@@ -229,6 +228,5 @@ def test_every_module_imports_first():
             print("FAILED", sorted(f.read().split()))
         os.remove(failures)
     """)
-    done = subprocess.run([sys.executable, "-c", code, *_module_names()], capture_output=True,
-                          text=True, timeout=600, cwd=graph.ROOT.parent)
+    done = run_python(["-c", code, *_module_names()], timeout=600)
     assert done.stdout.strip().endswith("FAILED []"), done.stdout + done.stderr

@@ -2,11 +2,10 @@
 every name in it loads, and a module that moved (into jxkernel/_jax/ or an engine package)
 is importable under its public path as that same module, submodules included."""
 import importlib
-import subprocess
-import sys
 import textwrap
 
 import pytest
+from fresh_process import run_code
 
 import jxkernel
 
@@ -63,7 +62,5 @@ def test_no_module_is_loaded_twice_under_an_alias():
                 files.setdefault(path, set()).add(id(module))
         print(sorted(path for path, ids in files.items() if len(ids) > 1))
     """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
+    done = run_code(code, timeout=300)
     assert done.stdout.strip().splitlines()[-1] == "[]"

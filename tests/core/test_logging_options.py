@@ -4,19 +4,16 @@ JAX_LOGGING_LEVEL), and the compile lines on JAX's loggers (jax._src.dispatch,
 jax._src.interpreters.pxla, jax._src.interpreters.partial_eval), seen by a handler on
 logging.getLogger("jax"); jxkernel's own logger of them, "jxkernel.compile_log", logs them
 as before."""
-import json
 import logging
-import os
 import sys
 
 import pytest
-from locations import DATA
+import locations  # tests/support: the repository's folders
 
 import jxkernel as jax
 from logging_options_cases import in_subprocess, run  # tests/data
 
-with open(os.path.join(DATA, "logging_options_reference.json")) as f:
-    RECORDED = json.load(f)
+RECORDED = locations.jax_answers("logging_options_reference.json")
 JAX = RECORDED["cases"]
 
 OURS = {}

@@ -1,10 +1,9 @@
 """Every primitive has every rule it needs: a registry check over all of them, so a primitive
 cannot land half done."""
-import subprocess
-import sys
 import textwrap
 
 import pytest
+from fresh_process import run_code
 
 import jxkernel  # noqa: F401  (registers the primitives)
 from jxkernel.stepper import load_every_primitive
@@ -125,9 +124,7 @@ def test_loading_every_primitive_misses_none():
                 importlib.import_module(m.name)
         print(sorted(set(all_primitives) - loaded))
     """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = run_code(code, timeout=300)
     assert done.stdout.split("\n")[-2] == "[]", done.stdout
 
 

@@ -5,7 +5,6 @@ tests/data/source_columns_and_weak_types_cases.py against what JAX 0.10.2 gave
 reference/make_source_columns_and_weak_types_reference.py)."""
 import functools
 import json
-import os
 
 import numpy as np
 import pytest
@@ -18,11 +17,9 @@ from jxkernel.core.source_info import SourceInfo
 import locations  # tests/support: the repository's folders
 
 
-
 @functools.cache
 def reference():
-    with open(os.path.join(locations.DATA, "source_columns_and_weak_types_reference.json")) as f:
-        return json.load(f)
+    return locations.jax_answers("source_columns_and_weak_types_reference.json")
 
 
 @pytest.mark.parametrize("program", [p.__name__ for p in cases.PROGRAMS])

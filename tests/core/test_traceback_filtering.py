@@ -8,12 +8,12 @@ import os
 
 import pytest
 from fresh_process import run_python
+import locations  # tests/support: the repository's folders
 from locations import DATA
 
 from card_gaps_cases import OBJECTS  # tests/data
 
-with open(os.path.join(DATA, "traceback_filter_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("traceback_filter_reference.json")
 
 PROGRAM = os.path.join(DATA, "traceback_filter_program.py")
 

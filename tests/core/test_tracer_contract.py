@@ -1,20 +1,17 @@
 """A library's own Tracer subclass built by JAX's constructor contract, Tracer.__init__(trace,
 aval), as JAX's tests/errors_test.py builds one: its type, repr and the jax.errors messages
 made with it, against real JAX 0.10.2 (reference/make_tracer_contract_reference.py)."""
-import json
-import os
 
 import numpy as np
 import pytest
 
-from locations import DATA
+import locations  # tests/support: the repository's folders
 
 import jxkernel as jax
 from jxkernel import core
 from jxkernel.core.avals import ShapedArray
 
-with open(os.path.join(DATA, "tracer_contract_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.jax_answers("tracer_contract_reference.json")
 
 
 class FakeTracer(core.Tracer):            # errors_test's, verbatim in spirit: no type

@@ -4,8 +4,6 @@ reference/make_tracer_origin_reference.py): the arguments it depends on, or the 
 that made it a tracer with their lines; the frames an UnexpectedTracerError lists under
 jax_tracer_error_num_traceback_frames; the tracers jax.checking_leaks lists."""
 import functools
-import json
-import os
 from collections import Counter
 
 import pytest
@@ -17,8 +15,7 @@ from tracer_origin_cases import run as facts_of      # tests/data
 import locations  # tests/support: the repository's folders
 from doc_examples import check_docstring_examples
 
-with open(os.path.join(locations.DATA, "tracer_origin_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("tracer_origin_reference.json")
 
 
 

@@ -2,8 +2,6 @@
 ad_util.zeros keeping a 64-bit dtype while x64 is off) and jax_explicit_x64_dtypes, against
 JAX's recorded answers (tests/data/x64_context_cases.py, recorded by
 reference/make_x64_context_reference.py)."""
-import json
-import os
 
 import numpy as np
 import pytest
@@ -14,8 +12,7 @@ from x64_context_cases import (context_managers_in_threads, explicit_x64_dtypes,
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
 
-with open(os.path.join(locations.DATA, "x64_context_reference.json")) as f:
-    REF = json.load(f)
+REF = locations.jax_answers("x64_context_reference.json")
 
 
 def _assert_typed_close(got, want, where):

@@ -3,18 +3,15 @@ answers (tests/data/export_donation_cases.py, recorded by
 reference/make_export_donation_reference.py): with a donated argument, every platform or none
 must support donation (JAX's NotImplementedError, its words), and an export for platforms
 that all do is called with the argument. Results are float32 sines: compared within 1 ulp."""
-import json
-import os
 
 import numpy as np
 import pytest
 
 import jxkernel
 import export_donation_cases as cases  # tests/data
-from locations import DATA
+import locations  # tests/support: the repository's folders
 
-with open(os.path.join(DATA, "export_donation_reference.json")) as f:
-    REFERENCE = json.load(f)["cases"]
+REFERENCE = locations.jax_answers("export_donation_reference.json")["cases"]
 
 
 @pytest.fixture(scope="module")

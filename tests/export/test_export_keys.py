@@ -7,17 +7,14 @@ another implementation or raw data refused with JAX's errors. jxkernel's own ser
 keeps the key types (as JAX's format does since its version 4; JAX's side is not recorded:
 its venv lacks flatbuffers), checked against the recorded answers of the unserialized call. Every value is exact (key data
 and random bits are integers; avals, types and messages are text)."""
-import json
-import os
 
 import pytest
 
 import jxkernel
 import export_keys_cases as cases  # tests/data
-from locations import DATA
+import locations  # tests/support: the repository's folders
 
-with open(os.path.join(DATA, "export_keys_reference.json")) as f:
-    REFERENCE = json.load(f)["cases"]
+REFERENCE = locations.jax_answers("export_keys_reference.json")["cases"]
 
 
 @pytest.fixture(scope="module")

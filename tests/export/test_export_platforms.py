@@ -2,9 +2,6 @@
 (tests/data/export_platforms_cases.py, recorded by
 reference/make_export_platforms_reference.py), and what only jxkernel can show here: each
 platform's lowering run on the CPU by passing its index, and our serialization's round trip."""
-import functools
-import json
-import os
 
 import export_platforms_cases as cases
 import locations  # tests/support: the repository's folders
@@ -20,10 +17,8 @@ from jxkernel import export, lax
 X = np.array([0.5, -1.25, 2.0], np.float32)
 
 
-@functools.cache
 def _reference() -> dict:
-    with open(os.path.join(locations.DATA, "export_platforms_reference.json")) as f:
-        return json.load(f)
+    return locations.jax_answers("export_platforms_reference.json")
 
 
 @pytest.mark.parametrize("program", cases.PROGRAMS, ids=lambda p: p.__name__)

@@ -1,12 +1,11 @@
 """jxkernel.image against JAX's recorded results (tests/data/image_cases.py, recorded by
 reference/make_image_reference.py: every method up and down, with and without antialiasing,
 scale_and_translate, gradients, vmap, x64), plus its errors and its lazy loading."""
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from doc_examples import check_docstring_examples
+from fresh_process import run_code
 from image_cases import cases, operands, ulps
 from recorded_modes import cases_test
 
@@ -71,5 +70,5 @@ def test_image_and_gaussian_kde_load_on_first_use():
             "from jxkernel.scipy.stats import gaussian_kde; "
             "assert gaussian_kde.__module__ == 'jxkernel.scipy.stats.kde'; "
             "assert 'gaussian_kde' in dir(jxkernel.scipy.stats)")
-    subprocess.run([sys.executable, "-c", code], check=True)
+    run_code(code)
     assert jax.image is image

@@ -5,7 +5,6 @@ jax.extend.core's tracing names) against what JAX answered for the same cases
 case is bits, shapes, dtypes, trees or text, compared exactly."""
 import functools
 import json
-import os
 
 import added_names_cases as cases
 import pytest
@@ -16,10 +15,8 @@ import jxkernel
 import locations  # tests/support: the repository's folders
 
 
-@functools.cache
 def _reference() -> dict:
-    with open(os.path.join(locations.DATA, "added_names_reference.json")) as f:
-        return json.load(f)
+    return locations.jax_answers("added_names_reference.json")
 
 
 @functools.cache

@@ -3,8 +3,6 @@ answers (tests/data/api_file_gaps_cases.py, recorded by
 reference/make_api_file_gaps_reference.py): jit's checks of what it wraps, its repr and
 reference dropping, float0 operands, IntEnum constants, non-numeric NumPy data, and jax._src.test_util's
 counters of device puts, jit calls past the fast paths and eager compiles."""
-import json
-import os
 import warnings
 
 import pytest
@@ -15,8 +13,7 @@ from jxkernel._jax._src import config, dispatch, test_util as jtu
 from api_file_gaps_cases import cases, private, record
 import locations  # tests/support: the repository's folders
 
-with open(os.path.join(locations.DATA, "api_file_gaps_reference.json")) as f:
-    REFERENCE = json.load(f)
+REFERENCE = locations.recorded("api_file_gaps_reference.json")
 
 CASES = {**cases(jax), **private(jax, jtu, api_util, config, dispatch)}
 

@@ -3,8 +3,6 @@
 reference/make_api_tests_reference.py): custom_jvp/custom_vjp's error words and
 nondiff_argnames, vmap of a custom_jvp closing over a batched value, jax_explicit_x64_dtypes,
 config's enums, eval_jaxpr_p and jax._src.test_util's compile counters."""
-import json
-import os
 import warnings
 
 import pytest
@@ -16,8 +14,7 @@ from jxkernel._jax._src.lax.eval_jaxpr import eval_jaxpr_p
 from api_tests_cases import errors, private, record, values
 import locations  # tests/support: the repository's folders
 
-with open(os.path.join(locations.DATA, "api_tests_reference.json")) as f:
-    REFERENCE = json.load(f)
+REFERENCE = locations.recorded("api_tests_reference.json")
 
 CASES = {**errors(jax), **values(jax), **private(jax, jtu, config, eval_jaxpr_p)}
 

@@ -3,8 +3,6 @@ reference/make_check_grads_reference.py): the same tangents, the same numerical 
 x +- eps, in each value's dtype) and the same pass/fail, by the shared cases in
 tests/data/check_grads_cases.py."""
 import functools
-import json
-import os
 
 import numpy as np
 import pytest
@@ -12,13 +10,12 @@ import pytest
 import jxkernel
 from doc_examples import check_docstring_examples
 from jxkernel.api import test_util
-from locations import DATA
+import locations  # tests/support: the repository's folders
 
 from check_grads_cases import cases  # tests/data
 
 
-with open(os.path.join(DATA, "check_grads_reference.json")) as f:
-    REFERENCE = json.load(f)
+REFERENCE = locations.recorded("check_grads_reference.json")
 # computed on first use, not while pytest collects (every xdist worker collects every file)
 _ours = functools.cache(lambda: cases(jxkernel, test_util.check_grads, test_util.rand_like,
                                      test_util.numerical_jvp))

@@ -11,8 +11,7 @@ import sys
 from conformance import fuzz
 import locations  # tests/support: the repository's folders
 
-with open(os.path.join(locations.DATA, "fuzz_reference.json")) as f:
-    RECORDED = json.load(f)
+RECORDED = locations.recorded("fuzz_reference.json")
 
 
 def test_the_programs_are_the_ones_jax_ran():

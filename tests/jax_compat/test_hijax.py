@@ -3,22 +3,19 @@ stage as equations typed by their `abstract_eval` (mutable types with quasi-dyna
 `cur_qdd`), are lowered to their low equations when a jit compiles, and tracers of high types
 forward methods, properties and operators to their type. JAX's answers are recorded in
 tests/data/hijax_reference.json (reference/make_hijax_reference.py)."""
-import json
-import os
 import sys
 
 import pytest
 from doc_examples import check_docstring_examples
 from hijax_cases import run_cases   # tests/data, on pytest's pythonpath
-from locations import DATA          # tests/support: the repository's folders
+import locations  # tests/support: the repository's folders
 
 import jxkernel
 from jxkernel._jax._src import hijax
 from jxkernel._jax.experimental import cur_qdd
 from jxkernel._jax.experimental import hijax as public
 
-with open(os.path.join(DATA, "hijax_reference.json")) as f:
-    REFERENCE = json.load(f)
+REFERENCE = locations.recorded("hijax_reference.json")
 
 RESULTS = {}
 

@@ -2,9 +2,6 @@
 class's name, the `float32[2,3]` form of an aval next to jaxprs' short `f32[2,3]`, the line
 jax_debug_nans prints before rerunning op by op, and `Lowered.in_info`/`out_info`."""
 import doctest
-import functools
-import json
-import os
 
 import numpy as np
 import pytest
@@ -113,10 +110,8 @@ MESSAGE_DIFFERS = {
 }
 
 
-@functools.cache
 def _reference():
-    with open(os.path.join(locations.DATA, "jax_edges_reference.json")) as f:
-        return json.load(f)
+    return locations.recorded("jax_edges_reference.json")
 
 
 def _raised(thunk):

@@ -9,7 +9,6 @@ partitioned over a mesh runs once, on one device (JAX's maximal shardings), and 
 over one device's mesh is lowered in place, with no manual computation. The key-reuse table is tested in
 tests/random/test_key_reuse.py, topologies by its docstring examples."""
 import json
-import os
 
 import pytest
 from fresh_process import run_json
@@ -18,11 +17,10 @@ import jxkernel
 from jxkernel._jax._src import dispatch
 
 from jax_tests_aot_cases import run       # tests/data, on pytest's pythonpath
+import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 
-with open(os.path.join(DATA, "jax_tests_aot_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("jax_tests_aot_reference.json")
 
 _ON_DEVICES = r"""
 import json

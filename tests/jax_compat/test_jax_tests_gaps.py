@@ -1,7 +1,5 @@
 """Small gaps JAX 0.10.2's own test files showed, against JAX's recorded answers
 (tests/data/jax_tests_gaps_cases.py, recorded by reference/make_jax_tests_gaps_reference.py)."""
-import json
-import os
 
 import pytest
 from jax_tests_gaps_cases import (check_effects, checkify_custom_rules, checkify_shard_map,
@@ -12,8 +10,7 @@ from jax_tests_gaps_cases import (check_effects, checkify_custom_rules, checkify
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
 
-with open(os.path.join(locations.DATA, "jax_tests_gaps_reference.json")) as f:
-    REF = json.load(f)
+REF = locations.jax_answers("jax_tests_gaps_reference.json")
 
 
 def test_vjp_pullback_keeps_forwarded_primals_apart_from_computed_residuals():

@@ -15,8 +15,6 @@ REDUCTION for logsumexp and the masked sum and max; float16's triangular_solve i
 expander on both sides, within LAPACK's bound too. Pivots, permutations, dtypes, weak types
 and the dot checks' outcomes and words are exact.
 """
-import json
-import os
 
 import numpy as np
 import pytest
@@ -30,8 +28,7 @@ from jxkernel._jax._src.lax import linalg as private_linalg
 from jax_tests_linalg_cases import (cases, dot_checks, errors, half_precision,  # tests/data
                                     run)
 
-with open(os.path.join(locations.DATA, "jax_tests_linalg_reference.json")) as _f:
-    RECORD = json.load(_f)
+RECORD = locations.jax_answers("jax_tests_linalg_reference.json")
 
 
 # eigh's eigenvectors, and so their tangents, are accurate to eps * |A| / (the smallest gap

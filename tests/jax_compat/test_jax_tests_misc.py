@@ -5,7 +5,6 @@ jxkernel's monitoring module, whose listener getters hand out copies, and
 carry JAX's batch-partitioning attributes (tests/data/jax_tests_misc_reference.json, recorded
 by reference/make_jax_tests_misc_reference.py from tests/data/jax_tests_misc_cases.py)."""
 import json
-import os
 import sys
 import types
 
@@ -72,8 +71,7 @@ def test_attach_doctest_names():
     assert all_ == ["fft"] and names() == ["fft"] and get("fft").__name__ == "jxkernel.numpy.fft"
 
 
-with open(os.path.join(locations.DATA, "jax_tests_misc_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.jax_answers("jax_tests_misc_reference.json")
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,6 @@
 """The private names JAX's newer-operation test files import (custom_partitioning's sharding
 rules as MLIR attributes, cuDNN's version check), against JAX 0.10.2's recorded answers
 (reference/make_jax_tests_ops_reference.py on tests/data/jax_tests_ops_cases.py)."""
-import json
-import os
 
 import pytest
 
@@ -10,8 +8,7 @@ import jxkernel
 import jax_tests_ops_cases as cases  # tests/data
 import locations  # tests/support
 
-with open(os.path.join(locations.DATA, "jax_tests_ops_reference.json")) as f:
-    RECORD = json.load(f)
+RECORD = locations.jax_answers("jax_tests_ops_reference.json")
 
 
 @pytest.fixture(scope="module")

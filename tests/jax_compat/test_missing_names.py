@@ -4,8 +4,6 @@ config context managers array_garbage_collection_guard and remove_size_one_mesh_
 against what JAX answered for the same cases (tests/data/missing_names_cases.py, recorded by
 reference/make_missing_names_reference.py with 4 CPU devices)."""
 import functools
-import json
-import os
 
 import missing_names_cases as cases
 import numpy as np
@@ -20,10 +18,8 @@ import jxkernel
 import locations  # tests/support: the repository's folders
 
 
-@functools.cache
 def _reference() -> dict:
-    with open(os.path.join(locations.DATA, "missing_names_reference.json")) as f:
-        return json.load(f)
+    return locations.jax_answers("missing_names_reference.json")
 
 
 @functools.cache

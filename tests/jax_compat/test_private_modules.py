@@ -2,8 +2,6 @@
 (jax._src.literals, ...), against JAX 0.10.2's recorded answers
 (reference/make_private_modules_reference.py on tests/data/private_modules_cases.py)."""
 import functools
-import json
-import os
 
 import numpy as np
 import pytest
@@ -19,8 +17,7 @@ import private_modules_cases as cases  # tests/data
 import locations  # tests/support: the repository's folders
 from doc_examples import check_docstring_examples
 
-with open(os.path.join(locations.DATA, "private_modules_reference.json")) as f:
-    RECORD = json.load(f)
+RECORD = locations.recorded("private_modules_reference.json")
 
 
 

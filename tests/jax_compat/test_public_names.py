@@ -6,9 +6,7 @@ up (RATCHET), every missing name is listed below, and conformance/README.md show
 When you add a name: delete it from MISSING, raise RATCHET to the new ratio (printed by the
 failure) and run `python -m conformance.public_names --report`.
 """
-import functools
 import json
-import os
 
 import numpy as np
 import pytest
@@ -54,10 +52,8 @@ def test_readme_counts_are_current():
         "`python -m conformance.public_names --report`")
 
 
-@functools.cache
 def _reference():
-    with open(os.path.join(locations.DATA, "public_names_reference.json")) as f:
-        return json.load(f)
+    return locations.jax_answers("public_names_reference.json")
 
 
 @pytest.mark.parametrize("group", ["api", "lax", "custom_batching", "config", "ops_monitoring",

@@ -6,7 +6,6 @@ and axis_index_groups: values against JAX 0.10.2 (tests/data/collectives_more_*,
 reference/make_collectives_more_reference.py) under vmap in this process and under pmap in a
 4-device process (RECORDED_PMAP_TESTS, run there by
 test_recorded_pmap_cases_in_a_four_device_process), the printed jaxprs, gradients and errors."""
-import json
 import os
 
 import numpy as np
@@ -239,8 +238,7 @@ RECORDED_VMAP_TESTS = ('test_vmap_matches_jax',
                        'test_a_jitted_function_is_traced_again_for_other_axis_sizes',
                        'test_errors')
 REF = np.load(os.path.join(DATA, "collectives_more_reference.npz"))
-with open(os.path.join(DATA, "collectives_more_jaxprs.json")) as f:
-    REF_JAXPRS = json.load(f)
+REF_JAXPRS = locations.recorded("collectives_more_jaxprs.json")
 OPS = operands()
 CASES = cases(jax, jnp, lax)
 PMAP_ONLY = pmap_only(jax, jnp, lax)

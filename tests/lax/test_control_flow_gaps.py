@@ -1,9 +1,6 @@
 """What JAX 0.10.2's own tests/lax_control_flow_test.py and tests/batching_test.py found:
 the programs of tests/data/control_flow_gaps_cases.py against JAX's answers recorded in
 tests/data/control_flow_gaps_reference.json (reference/make_control_flow_gaps_reference.py)."""
-import functools
-import json
-import os
 
 import numpy as np
 import pytest
@@ -15,10 +12,8 @@ import locations  # tests/support: the repository's folders
 from recorded_errors import error_head, leaves_record  # tests/data
 
 
-@functools.cache
 def _reference():
-    with open(os.path.join(locations.DATA, "control_flow_gaps_reference.json")) as f:
-        return json.load(f)
+    return locations.recorded("control_flow_gaps_reference.json")
 
 
 @pytest.mark.parametrize("name", sorted(errors(jax)))

@@ -4,7 +4,6 @@ axes, norms, real and complex, float32 and float64), dtypes and weak types again
 finite differences in both modes, vmap against stacking, jit against eager, the StableHLO
 text (and the GPU's decomposed IRFFT), and the error messages."""
 import functools
-import json
 import os
 
 import numpy as np
@@ -27,8 +26,7 @@ import locations  # tests/support: the repository's folders
 DATA = locations.DATA
 
 REFERENCE = np.load(os.path.join(DATA, "fft_reference.npz"))
-with open(os.path.join(DATA, "fft_jaxprs.json")) as f:
-    JAXPR_TEXTS = json.load(f)
+JAXPR_TEXTS = locations.recorded("fft_jaxprs.json")
 
 
 def x64():

@@ -3,7 +3,6 @@ tests/data/conv_cases.py), golden jaxprs from JAX, second-order gradients by fin
 differences, vmap against stacking, jit against eager, the shape helpers and the error
 messages; jnp.convolve / jnp.correlate against NumPy."""
 import functools
-import json
 import os
 
 import ml_dtypes
@@ -23,8 +22,7 @@ DATA = locations.DATA
 from conv_cases import CASES, JAXPRS, integers, operands, run
 
 REFERENCE = np.load(os.path.join(DATA, "conv_reference.npz"))
-with open(os.path.join(DATA, "conv_jaxprs.json")) as f:
-    JAXPR_TEXTS = json.load(f)
+JAXPR_TEXTS = locations.recorded("conv_jaxprs.json")
 
 
 def make_array(values, dtype):

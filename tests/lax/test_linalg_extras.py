@@ -10,8 +10,6 @@ ulps of the result's scale, as for the other LAPACK-backed primitives. cholesky_
 Givens rotations of XLA elementwise ops (each entry rotated up to n times): LAPACK as well.
 symmetric_product is one dot of 4 terms plus a scaled add: REDUCTION.
 """
-import json
-import os
 
 import numpy as np
 import pytest
@@ -35,8 +33,7 @@ def ulps(name):
 test_every_case_matches_jax = cases_test(cases, (jax, linalg), "linalg_extras_reference.npz",
                                          ulps)
 
-with open(os.path.join(locations.DATA, "linalg_extras_errors.json")) as _f:
-    ERRORS = json.load(_f)["errors"]
+ERRORS = locations.jax_answers("linalg_extras_errors.json")["errors"]
 
 
 @pytest.mark.parametrize("name", sorted(ERRORS))

@@ -1,7 +1,5 @@
 """Rules' formulas and equation orders against JAX 0.10.2's recorded answers
 (tests/data/rule_formulas_cases.py, recorded by reference/make_rule_formulas_reference.py)."""
-import json
-import os
 
 import numpy as np
 from numerics import ELEMENTWISE, assert_allclose_ulp
@@ -10,8 +8,7 @@ from rule_formulas_cases import ACOSH_COMPLEX_POINTS, ACOSH_POINTS, acosh, scan_
 import jxkernel as jax
 import locations  # tests/support: the repository's folders
 
-with open(os.path.join(locations.DATA, "rule_formulas_reference.json")) as f:
-    REF = json.load(f)
+REF = locations.jax_answers("rule_formulas_reference.json")
 
 
 def _values(parts, dtype):

@@ -2,7 +2,6 @@
 jxkernel.scipy.sparse.linalg (cg, gmres, bicgstab): values and derivatives against JAX
 0.10.2's recorded results (tests/data/solves_cases.py), NumPy/scipy, finite differences and
 differentiation through the unrolled solver; vmap, jit, printed jaxprs and errors."""
-import json
 import os
 
 import numpy as np
@@ -23,8 +22,7 @@ from numerics import ELEMENTWISE, LAPACK, assert_allclose_ulp
 from solves_cases import REDUCTION, ULPS, cases, jaxpr_cases, problem
 
 REFERENCE = np.load(os.path.join(DATA, "solves_reference.npz"))
-with open(os.path.join(DATA, "solves_jaxprs.json")) as fh:
-    JAXPRS = json.load(fh)
+JAXPRS = locations.recorded("solves_jaxprs.json")
 CASES = cases(jax)
 SPD, GEN, B = problem()
 

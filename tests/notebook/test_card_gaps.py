@@ -4,7 +4,6 @@ recorded by reference/make_card_gaps_reference.py): JAX's error and message, and
 a card advises, pasted and run, computes JAX's recorded value."""
 import functools
 import json
-import os
 import re
 
 import numpy as np
@@ -25,8 +24,7 @@ from numerics import ELEMENTWISE, assert_allclose_ulp  # tests/support
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
-with open(os.path.join(locations.DATA, "card_gaps_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("card_gaps_reference.json")
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
                       "from jxkernel import lax\n"

@@ -16,15 +16,14 @@ from IPython.utils.capture import capture_output
 
 import jxkernel
 from jxkernel.views import error_cards
-from locations import DATA                                                   # tests/support
+import locations  # tests/support
 from numerics import assert_allclose_ulp                                     # tests/support
 from ipython_shell import shell_fixture                                      # tests/support
 
 from card_rewrites_pasted_cases import (CASES, PASTED, PATTERNS, RANDOM, REFUSED,  # tests/data
                                         pasted, snippet)
 
-with open(os.path.join(DATA, "card_rewrites_pasted_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("card_rewrites_pasted_reference.json")
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp")
 

@@ -8,7 +8,6 @@ static arguments: the compile is the learner's (compile_record.whose), so the ce
 the learner's names (`x`, `n`), while JAX's log keeps Equinox's paths, as JAX's does."""
 import importlib.util
 import json
-import os
 
 import pytest
 
@@ -21,8 +20,7 @@ from equinox_recompile_cases import CELLS, PADDED, SCALE_FIXED, miss_lines  # te
 from learner_equinox_cases import SETUP
 from real_kernel import execute, running_alias_kernel
 
-with open(os.path.join(locations.DATA, "equinox_recompile_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("equinox_recompile_reference.json")
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,6 @@ checkpointing, ahead-of-time lowering): the message is JAX's for the same progra
 (tests/data/learner_advanced_reference.json, recorded by
 reference/make_learner_advanced_reference.py), and every rewrite a card advises runs under
 JAX and jxkernel to the same value."""
-import json
-import os
 import re
 
 import pytest
@@ -22,8 +20,7 @@ from numerics import ELEMENTWISE, assert_tree_close  # tests/support
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
-with open(os.path.join(locations.DATA, "learner_advanced_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("learner_advanced_reference.json")
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True)
 

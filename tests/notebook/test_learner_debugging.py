@@ -3,9 +3,7 @@ mistakes), against what JAX said for the same code (tests/data/learner_debugging
 recorded by reference/make_learner_debugging_reference.py from
 tests/data/learner_debugging_cases.py): the messages are JAX's, and a failed check names the
 learner's line."""
-import json
 import re
-import os
 
 import pytest
 from learner_debugging_cases import (ERROR_SETS_CELL, FORMAT_CELL, FORMAT_FIXED_CELL,  # tests/data
@@ -16,8 +14,7 @@ from jxkernel.views import error_cards
 import locations  # tests/support: the repository's folders
 from real_kernel import TIMEOUT, execute, running_alias_kernel  # tests/support
 
-with open(os.path.join(locations.DATA, "learner_debugging_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.jax_answers("learner_debugging_reference.json")
 
 
 @pytest.mark.parametrize("case", sorted(JAX["checkify_causes"]))

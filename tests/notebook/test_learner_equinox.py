@@ -6,7 +6,6 @@ messages are JAX's (or Equinox's), each card points at the learner's line, and e
 card writes is the Equinox way that runs when pasted, under JAX too."""
 import importlib.util
 import json
-import os
 
 import pytest
 
@@ -20,8 +19,7 @@ from real_kernel import execute, running_alias_kernel
 
 from jxkernel.views import error_cards
 
-with open(os.path.join(locations.DATA, "learner_equinox_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("learner_equinox_reference.json")
 
 # where jxkernel's message names its own class's module: the class of jax.nn.relu is
 # jax._src.custom_derivatives.custom_jvp under JAX, jxkernel._src's here (left to the jit

@@ -6,7 +6,6 @@ are JAX's, each card points at the learner's line, and each fix a card advises w
 pasted, under JAX too."""
 import importlib.util
 import json
-import os
 import re
 
 import pytest
@@ -25,8 +24,7 @@ from real_kernel import execute, running_alias_kernel
 
 from jxkernel.views import error_cards
 
-with open(os.path.join(locations.DATA, "learner_flax_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("learner_flax_reference.json")
 
 
 def _cell(client, source) -> dict:

@@ -5,7 +5,6 @@ the user's lines, and every fix a card advises works under JAX too."""
 import copy
 import functools
 import json
-import os
 import re
 import warnings
 
@@ -30,8 +29,7 @@ from ipython_shell import shell_fixture
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
-with open(os.path.join(locations.DATA, "learner_mistakes_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("learner_mistakes_reference.json")
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True)
 

@@ -5,7 +5,6 @@ on the lines JAX's locations name, and the XLA cost and memory analyses it and
 `Compiled.cost_analysis()` / `memory_analysis()` show are XLA's numbers for the same program,
 exactly. (What %timeit says is in test_notebook_magics.py; no timings are asserted.)"""
 import inspect
-import json
 import os
 
 import pytest
@@ -19,8 +18,7 @@ from jxkernel.views.explainer import explain
 # XLA's CPU compiler's numbers and HLO (the NumPy backend compiles nothing; a GPU's differ)
 pytestmark = [pytest.mark.xla_only("XLA text"), pytest.mark.cpu_only("CPU text")]
 
-with open(os.path.join(locations.DATA, "learner_profiling_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.jax_answers("learner_profiling_reference.json")
 
 PROGRAMS = ("bench", "h", "scanned")
 

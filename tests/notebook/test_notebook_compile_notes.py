@@ -13,7 +13,6 @@ pytest.importorskip("IPython")
 pytest.importorskip("ipywidgets")
 
 from IPython.core.error import UsageError  # noqa: E402
-from IPython.utils.capture import capture_output  # noqa: E402
 
 import jxkernel  # noqa: E402
 from jxkernel import compile_log, config  # noqa: E402
@@ -21,7 +20,7 @@ from jxkernel.core.compile_record import EAGER, INTERNAL, USER, origin_of  # noq
 from jxkernel.core.source_info import PACKAGE_DIR  # noqa: E402
 from jxkernel.notebook.compile_notes import change_line, fix_in_brief  # noqa: E402
 from jxkernel.notebook.widgets.recompiles import ALL, RecompileLog  # noqa: E402
-from ipython_shell import shell_fixture  # noqa: E402
+from ipython_shell import shell_fixture, ran_ok as ok  # noqa: E402
 from registered_library import excluded, import_library  # noqa: E402
 
 
@@ -34,27 +33,6 @@ def default_mode():
     config.update("jxkernel_compile_notes", "recompiles")
     yield
     config.update("jxkernel_compile_notes", "recompiles")
-
-
-class Ran:
-    def __init__(self, result, captured):
-        self.error = result.error_in_exec or result.error_before_exec
-        self.count = result.execution_count
-        self.outputs = [o.data for o in captured.outputs]
-        self.stdout = captured.stdout
-
-    @property
-    def notes(self):
-        """The compile notes shown (a cell shows at most one)."""
-        return [o for o in self.outputs if o["text/plain"].startswith("⚙")]
-
-
-def ok(shell, source) -> Ran:
-    with capture_output() as cap:
-        result = shell.run_cell(source, store_history=True)
-    ran = Ran(result, cap)
-    assert ran.error is None, f"{type(ran.error).__name__}: {ran.error}\n{ran.stdout}"
-    return ran
 
 
 def events_of(jitted):
@@ -936,11 +914,8 @@ def test_an_explicit_aot_compile_after_a_call_is_a_new_jit_and_gets_no_fix(shell
     cleared: the new jit's first compile (not "the log was cleared"), what changed as JAX's
     jax_explain_cache_misses logs a miss for it too (tests/data/aot_compile_log_reference.json,
     reference/make_aot_compile_log_reference.py), and no fix: the learner asked for it."""
-    import json
-    import os
     import locations
-    with open(os.path.join(locations.DATA, "aot_compile_log_reference.json")) as f:
-        jax_log = json.load(f)
+    jax_log = locations.recorded("aot_compile_log_reference.json")
     # JAX: the call's miss is a function never seen; each explicit compile is a miss it logs,
     # and XLA compiles
     assert "never seen function:" in jax_log["call"]["miss"][1]

@@ -9,28 +9,12 @@ pytest.importorskip("IPython")
 pytest.importorskip("ipywidgets")
 
 from IPython.core.error import UsageError  # noqa: E402
-from IPython.utils.capture import capture_output  # noqa: E402
 
 from jxkernel import compile_log  # noqa: E402
 from jxkernel.compile_report import REPORT_MIME  # noqa: E402
 from jxkernel.errors import RecompileError  # noqa: E402
 from jxkernel.views.guard_status import GUARD_MIME  # noqa: E402
-from ipython_shell import shell_fixture  # noqa: E402
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-class Ran:
-    def __init__(self, result, captured):
-        self.result = result.result
-        self.count = result.execution_count
-        self.error = result.error_in_exec or result.error_before_exec
-        self.stdout = ANSI.sub("", captured.stdout)
-        self.outputs = [o.data for o in captured.outputs]
-
-    @property
-    def texts(self):
-        return [o["text/plain"] for o in self.outputs]
+from ipython_shell import ANSI, shell_fixture, ran_ok as ok, run_cell as run  # noqa: E402
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -45,18 +29,6 @@ def no_guard_left():
 
 shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
                       "from jxkernel.notebook import no_recompile", store_history=True)
-
-
-def run(shell, source) -> Ran:
-    with capture_output() as cap:
-        result = shell.run_cell(source, store_history=True)
-    return Ran(result, cap)
-
-
-def ok(shell, source) -> Ran:
-    ran = run(shell, source)
-    assert ran.error is None, f"{type(ran.error).__name__}: {ran.error}\n{ran.stdout}"
-    return ran
 
 
 def test_no_recompile_in_a_cell_raises_at_the_cell_line_and_restores(shell):

@@ -2,8 +2,6 @@
 misses with their reasons, outputs written back, errors at cell lines (and the shell still
 usable after them), an honest %timeit, and the widgets the magics return."""
 import re
-import subprocess
-import sys
 import time
 
 import numpy as np
@@ -13,49 +11,18 @@ pytest.importorskip("IPython")
 pytest.importorskip("ipywidgets")
 
 from IPython.core.error import UsageError  # noqa: E402
-from IPython.utils.capture import capture_output  # noqa: E402
 
 import jxkernel  # noqa: E402
 from jxkernel import compile_log, config  # noqa: E402
 from jxkernel.notebook import state_of  # noqa: E402
 from jxkernel.notebook.program import CellError  # noqa: E402
 from numerics import ELEMENTWISE, assert_allclose_ulp  # noqa: E402
-from fresh_process import assert_pytest_passes  # noqa: E402
-from ipython_shell import shell_fixture  # noqa: E402
-
-
-
-class Ran:
-    """What one cell did: its result, error, stdout and displayed outputs."""
-
-    def __init__(self, result, captured):
-        self.result = result.result
-        self.error = result.error_in_exec or result.error_before_exec
-        self.stdout = captured.stdout
-        self.outputs = [o.data for o in captured.outputs]
-
-    @property
-    def texts(self):
-        return [o["text/plain"] for o in self.outputs]
-
-    def shown(self, needle):
-        return [t for t in self.texts if needle in t]
+from fresh_process import assert_pytest_passes, run_code  # noqa: E402
+from ipython_shell import shell_fixture, ran_ok as ok, run_cell as run  # noqa: E402
 
 
 shell = shell_fixture("import numpy as np\nimport jxkernel as jax\nimport jxkernel.numpy as jnp\n"
                       "from jxkernel import lax", store_history=True)
-
-
-def run(shell, source, **kw) -> Ran:
-    with capture_output() as cap:
-        result = shell.run_cell(source, store_history=True, **kw)
-    return Ran(result, cap)
-
-
-def ok(shell, source, **kw) -> Ran:
-    ran = run(shell, source, **kw)
-    assert ran.error is None, f"{type(ran.error).__name__}: {ran.error}\n{ran.stdout}"
-    return ran
 
 
 def events_of(label):
@@ -68,7 +35,7 @@ def test_import_jxkernel_stays_free_of_ipython():
             "bad = [m for m in ('IPython', 'ipywidgets', 'plotly', 'anywidget', 'nbformat')\n"
             "       if m in sys.modules]\n"
             "assert not bad, bad")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    run_code(code, timeout=120)
 
 
 def test_load_ext_and_the_workshop_leave_nbformat_and_plotly_unloaded():
@@ -80,7 +47,7 @@ def test_load_ext_and_the_workshop_leave_nbformat_and_plotly_unloaded():
             "from jxkernel.notebook.workshop import check, solutions\n"
             "bad = [m for m in ('nbformat', 'plotly') if m in sys.modules]\n"
             "assert not bad, bad")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    run_code(code, timeout=120)
 
 
 def test_load_twice_is_harmless_and_unload_restores_timeit(shell):

@@ -14,6 +14,7 @@ import sys
 import numpy as np
 import pytest
 import locations  # tests/support: the repository's folders
+from fresh_process import run_code
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -323,10 +324,7 @@ def test_parallel_exercises_on_four_devices():
         "    good, bad = check(id, ns[answer]), check(id, eval(wrong, ns))\n"
         "    print(id, good.status, '|', bad.status, '|', bad.message)\n")
     cases = {id: (wrong, PARALLEL_ANSWER[id]) for id, (wrong, _) in PARALLEL_WRONG.items()}
-    ran = subprocess.run([sys.executable, "-c", f"CASES = {cases!r}\n" + script],
-                         capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, JXKERNEL_CPU_DEVICES="4"))
-    assert ran.returncode == 0, ran.stderr
+    ran = run_code(f"CASES = {cases!r}\n" + script, {"JXKERNEL_CPU_DEVICES": "4"}, timeout=120)
     lines = {line.split(" ", 1)[0]: line for line in ran.stdout.splitlines()}
     for id, (_, said) in PARALLEL_WRONG.items():
         assert lines[id].startswith(f"{id} correct | not yet |") and said in lines[id], lines[id]

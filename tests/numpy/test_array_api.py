@@ -9,7 +9,6 @@ outside CI: conformance/array_api/run_array_api_tests.sh.
 """
 import functools
 import json
-import os
 
 import numpy as np
 import pytest
@@ -26,14 +25,11 @@ import locations  # tests/support: the repository's folders
 # arrays live on the CPU still
 pytestmark = pytest.mark.usefixtures("on_the_cpu")
 
-DATA = locations.DATA
-
 
 @functools.cache
 def outcomes() -> tuple:
     """(JAX's outcomes, ours), through JSON so both have the same types."""
-    with open(os.path.join(DATA, "array_api_reference.json")) as f:
-        reference = json.load(f)
+    reference = locations.recorded("array_api_reference.json")
     return reference, json.loads(json.dumps(cases(jxkernel, jnp), sort_keys=True))
 
 

@@ -1,8 +1,6 @@
 """jnp.result_type / jnp.promote_types against JAX's table (tests/data/promotion_table.json,
 recorded from JAX 0.10.2 by reference/gen_promotion_table.py) over all pairs of dtypes,
 Python scalar types and weakly typed arrays, in both x64 modes; and the dtype API."""
-import json
-import os
 
 import ml_dtypes
 import numpy as np
@@ -14,9 +12,7 @@ import jxkernel.numpy as jnp
 from jxkernel.numpy.dtypes import dtype_and_weak, result_type
 import locations  # tests/support: the repository's folders
 
-with open(os.path.join(locations.DATA,
-                       "promotion_table.json")) as f:
-    TABLE = json.load(f)
+TABLE = locations.jax_answers("promotion_table.json")
 
 PY = {"py:int": int, "py:float": float, "py:complex": complex, "py:True": True, "py:2": 2,
       "py:2.5": 2.5}

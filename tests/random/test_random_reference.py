@@ -16,8 +16,6 @@ text's own jit and vmap stay inside it. A text that cannot be traced (np.asarray
 runs eagerly, as do EAGER_TEXTS.
 """
 import functools
-import json
-import os
 
 import ml_dtypes
 import numpy as np
@@ -31,8 +29,7 @@ import backend_tier  # tests/support
 from compiled import jit_together  # tests/support
 import locations  # tests/support: the repository's folders
 
-with open(os.path.join(locations.DATA, "random_reference.json")) as f:
-    REFERENCE = json.load(f)
+REFERENCE = locations.jax_answers("random_reference.json")
 
 CASES = REFERENCE["cases"]
 ALPHAS = np.array([0.01, 0.1, 0.5, 1.0, 1.5, 2.0, 3.5, 10.0], np.float32)   # as in the generator

@@ -6,14 +6,13 @@ reference/make_scipy_extras_reference.py), against scipy itself, and their deriv
 against finite differences."""
 import functools
 import itertools
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 import scipy.fft
 from compiled import jit_together
 from doc_examples import check_docstring_examples
+from fresh_process import run_code
 from grads_together import check_grads_together
 from numerics import REDUCTION, assert_allclose_ulp
 from recorded_modes import assert_cases_match, load
@@ -392,7 +391,7 @@ def test_the_new_submodules_load_on_first_use():
             "signal = [jxkernel.scipy.signal.__name__, 'scipy' in sys.modules]\n"
             "after = [getattr(s, n).__name__ for n in names]\n"
             "print(signal_before, signal, before, after, all(n in dir(s) for n in names))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run_code(code)
     assert out.stdout.strip() == ("[False, False] ['jxkernel.scipy.signal', False] "
                                   "[False, False, False, False, False] ['jxkernel.scipy.fft', "
                                   "'jxkernel.scipy.ndimage', 'jxkernel.scipy.integrate', "

@@ -9,7 +9,6 @@ reference/make_mesh_gaps_reference.py ran with JAX 0.10.2; per program it prints
 message.
 """
 import json
-import os
 import re
 
 import pytest
@@ -26,8 +25,7 @@ pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(os.path.join(locations.DATA, "mesh_gaps_reference.json")) as f:
-        ref = json.load(f)["run"]
+    ref = locations.jax_answers("mesh_gaps_reference.json")["run"]
     code = as_the_suite_compiles(cases_code("mesh_gaps_cases"))
     return run_json(code, {"JXKERNEL_CPU_DEVICES": "8"}), ref
 

@@ -6,8 +6,6 @@ A subprocess (JXKERNEL_CPU_DEVICES=8) runs tests/data/mesh_types_cases.py, the p
 reference/make_mesh_types_reference.py ran with JAX 0.10.2; per program it prints its results'
 `jax.typeof`, spec and value, or the error's class and message.
 """
-import json
-import os
 
 import pytest
 from fresh_process import as_the_suite_compiles, cases_code, run_json
@@ -24,8 +22,7 @@ _CPU_TEXT = {"mixed_constraint_explicit_axis"}
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(os.path.join(locations.DATA, "mesh_types_reference.json")) as f:
-        ref = json.load(f)["run"]
+    ref = locations.jax_answers("mesh_types_reference.json")["run"]
     code = as_the_suite_compiles(cases_code("mesh_types_cases"))
     return run_json(code, {"JXKERNEL_CPU_DEVICES": "8"}), ref
 

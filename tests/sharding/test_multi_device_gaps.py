@@ -4,8 +4,6 @@ simulated CPU devices): where results land (lax.full_like of a committed array, 
 shard_map and pmap give. Every case is devices, specs, shapes, values or error words, compared
 exactly."""
 import functools
-import json
-import os
 
 import pytest
 from fresh_process import as_the_suite_compiles, run_json
@@ -13,10 +11,8 @@ from fresh_process import as_the_suite_compiles, run_json
 import locations  # tests/support: the repository's folders
 
 
-@functools.cache
 def _reference() -> dict:
-    with open(os.path.join(locations.DATA, "multi_device_gaps_reference.json")) as f:
-        return json.load(f)["cases"]
+    return locations.jax_answers("multi_device_gaps_reference.json")["cases"]
 
 
 @functools.cache

@@ -10,7 +10,6 @@ custom_partitioning's and compile-time callbacks' errors, loaded Compiled's pytr
 Every case is bits, shapes, counts, texts or error words, compared exactly."""
 import functools
 import json
-import os
 
 import partitioned_gaps_cases as cases
 import pytest
@@ -20,10 +19,8 @@ import jxkernel
 import locations  # tests/support: the repository's folders
 
 
-@functools.cache
 def _reference() -> dict:
-    with open(os.path.join(locations.DATA, "partitioned_gaps_reference.json")) as f:
-        return json.load(f)
+    return locations.jax_answers("partitioned_gaps_reference.json")
 
 
 @functools.cache
@@ -84,8 +81,7 @@ def test_inspect_array_sharding_on_the_numpy_backend_as_jax_on_one_device():
         import json, jxkernel, added_names_cases as cases
         print(json.dumps(cases.inspect_sharding_cases(jxkernel)))
     """, {"JAX_PLATFORMS": "numpy"})
-    with open(os.path.join(locations.DATA, "added_names_reference.json")) as f:
-        want = json.load(f)["run"]["inspect_sharding"]
+    want = locations.jax_answers("added_names_reference.json")["run"]["inspect_sharding"]
     ours = json.loads(json.dumps(ours).replace("NumpyDevice(", "CpuDevice("))
     assert ours == want
 

@@ -31,8 +31,7 @@ _KNOWN: dict = {}
 def _reference() -> dict:
     import json
     import os
-    with open(os.path.join(locations.DATA, "result_sharding_reference.json")) as f:
-        return json.load(f)
+    return locations.jax_answers("result_sharding_reference.json")
 
 
 @pytest.fixture(scope="module", params=["1", "8"])

@@ -12,8 +12,16 @@ ipykernel's kernel, with a comm manager) is set on the shell while the extension
 removed afterwards, as for the comm's tests. The shell itself is never closed: IPython keeps one per process.
 Each setup starts from a new kernel's names (what other files' cells bound is dropped), so
 a test's result does not depend on which tests ran before it in that process.
+
+A test runs a numbered cell with `run_cell(shell, source)` (a `Ran`: what the cell did,
+failed or not) or `ran_ok(shell, source)` (the same, asserting it succeeded); `ok_cell` gives
+just its value and displayed texts.
 """
+import re
+
 import pytest
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool = False,
@@ -63,3 +71,44 @@ def ok_cell(shell, source):
         result = shell.run_cell(source, store_history=True)
     assert result.success, result.error_in_exec or result.error_before_exec
     return result.result, [o.data["text/plain"] for o in cap.outputs]
+
+
+class Ran:
+    """What one cell did: its value, its error (None where it succeeded), its execution count,
+    what it printed (without colour codes) and the data of each output it displayed."""
+
+    def __init__(self, result, captured):
+        self.result = result.result
+        self.count = result.execution_count
+        self.error = result.error_in_exec or result.error_before_exec
+        self.stdout = ANSI.sub("", captured.stdout)
+        self.outputs = [o.data for o in captured.outputs]
+
+    @property
+    def texts(self):
+        """The text/plain of each displayed output."""
+        return [o["text/plain"] for o in self.outputs]
+
+    def shown(self, needle):
+        """The displayed texts that contain `needle`."""
+        return [t for t in self.texts if needle in t]
+
+    @property
+    def notes(self):
+        """The compile notes shown (a cell shows at most one)."""
+        return [o for o in self.outputs if o["text/plain"].startswith("⚙")]
+
+
+def run_cell(shell, source, **kw) -> Ran:
+    """Run `source` as a numbered cell (`store_history=True`), capturing what it shows."""
+    from IPython.utils.capture import capture_output
+    with capture_output() as cap:
+        result = shell.run_cell(source, store_history=True, **kw)
+    return Ran(result, cap)
+
+
+def ran_ok(shell, source, **kw) -> Ran:
+    """run_cell, asserting the cell succeeded (its error and what it printed otherwise)."""
+    ran = run_cell(shell, source, **kw)
+    assert ran.error is None, f"{type(ran.error).__name__}: {ran.error}\n{ran.stdout}"
+    return ran

@@ -1,9 +1,7 @@
 """What JAX 0.10.2's own tests/custom_api_test.py found: the programs of
 tests/data/custom_rules_cases.py against JAX's answers recorded in
 tests/data/custom_rules_reference.json (reference/make_custom_rules_reference.py)."""
-import functools
 import json
-import os
 
 import pytest
 
@@ -13,10 +11,8 @@ import locations  # tests/support: the repository's folders
 from recorded_errors import error_head, leaves_record  # tests/data
 
 
-@functools.cache
 def _reference():
-    with open(os.path.join(locations.DATA, "custom_rules_reference.json")) as f:
-        return json.load(f)
+    return locations.recorded("custom_rules_reference.json")
 
 
 @pytest.mark.parametrize("name", sorted(errors(jax)))

@@ -3,17 +3,14 @@ grad, has JAX 0.10.2's cause: a JaxStackTraceBeforeTransformation with JAX's mes
 traceback is the user's frames that called the custom_vjp function
 (tests/data/custom_vjp_bwd_cause_cases.py, reference/make_custom_vjp_bwd_cause_reference.py;
 the suite runs with JAX_TRACEBACK_FILTERING=off, as the reference was recorded)."""
-import json
-import os
 
 import pytest
-from locations import DATA
+import locations  # tests/support: the repository's folders
 
 import jxkernel as jax
 from custom_vjp_bwd_cause_cases import run  # tests/data
 
-with open(os.path.join(DATA, "custom_vjp_bwd_cause_reference.json")) as f:
-    JAX = json.load(f)["cases"]
+JAX = locations.jax_answers("custom_vjp_bwd_cause_reference.json")["cases"]
 
 OURS = {}
 

@@ -2,17 +2,14 @@
 for the integer output's cotangent (not zeros of its int dtype), and whatever bwd returns for the
 integer input is dropped unchecked, its cotangent float0 (tests/data/custom_vjp_int_cases.py,
 reference/make_custom_vjp_int_reference.py)."""
-import json
-import os
 
 import pytest
-from locations import DATA
+import locations  # tests/support: the repository's folders
 
 import jxkernel as jax
 from custom_vjp_int_cases import run  # tests/data
 
-with open(os.path.join(DATA, "custom_vjp_int_reference.json")) as f:
-    JAX = json.load(f)["cases"]
+JAX = locations.jax_answers("custom_vjp_int_reference.json")["cases"]
 
 OURS = {}
 

@@ -6,8 +6,6 @@ or a JAX session should see the same equations, names and parameters.
 Every program either agrees exactly or is listed in KNOWN_DIFFERENT with why: the test fails
 when a listed one starts agreeing (take it off the list) as when an agreeing one stops."""
 import functools
-import json
-import os
 
 import pytest
 
@@ -22,10 +20,8 @@ KNOWN_DIFFERENT: dict = {
 }
 
 
-@functools.cache
 def _reference():
-    with open(os.path.join(locations.DATA, "jaxpr_text_reference.json")) as f:
-        return json.load(f)
+    return locations.recorded("jaxpr_text_reference.json")
 
 
 @functools.cache

@@ -10,8 +10,6 @@ another device; `exp.call`'s results committed, as JAX's; and a jit equation run
 grad or vmap placed by its committed arguments, else on the default device, uncommitted; the
 jaxprs of transformations of a pinned jit and the module of a jit calling one, as text.
 """
-import json
-import os
 
 import numpy as np
 import pytest
@@ -25,8 +23,7 @@ pytestmark = [pytest.mark.cpu_only("simulated CPU devices"),
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(os.path.join(locations.DATA, "pinned_reference.json")) as f:
-        ref = json.load(f)["run"]
+    ref = locations.jax_answers("pinned_reference.json")["run"]
     return run_json(cases_code("pinned_cases"), {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600), ref
 
 
@@ -60,8 +57,7 @@ def test_lowered_text_is_jaxs(runs, name):
 
 def test_the_spelled_out_text_of_a_pinned_argument():
     import jxkernel as jax
-    with open(os.path.join(locations.DATA, "pinned_reference.json")) as f:
-        text = json.load(f)["run"]["texts"]["in3_tuple"]
+    text = locations.jax_answers("pinned_reference.json")["run"]["texts"]["in3_tuple"]
     assert "  sdy.mesh @empty_mesh = <[]> {stablehlo.mesh = {axes = []}}\n" in text
     assert ("%arg0: tensor<4xf32> {sdy.sharding = #sdy.sharding<@empty_mesh, [{}]>}, "
             "%arg1: tensor<4xf32>)") in text

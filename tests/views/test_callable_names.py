@@ -3,8 +3,6 @@ partial, a bound method, a builtin) in each place JAX 0.10.2 writes it: the
 jax_explain_cache_misses log ("<unknown>" for an object), the compile log, the jaxpr and the
 lowered module ("<unnamed function>", api_util.fun_name's default), the jit's __name__.
 Recorded by reference/make_callable_names_reference.py in callable_names_reference.json."""
-import json
-import os
 
 import pytest
 
@@ -12,8 +10,7 @@ import jxkernel
 from callable_names_cases import CASES, run   # tests/data
 import locations  # tests/support: the repository's folders
 
-with open(os.path.join(locations.DATA, "callable_names_reference.json")) as f:
-    JAX = json.load(f)["cases"]
+JAX = locations.jax_answers("callable_names_reference.json")["cases"]
 
 
 @pytest.fixture(scope="module")

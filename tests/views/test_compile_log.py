@@ -7,8 +7,6 @@ ahead-of-time `.lower().compile()`, an eager operation.
 
 compile_log.fail_on_recompile: a jitted function's re-compilation raises RecompileError at
 the caller's line, naming the function, both signatures and the reason, before compiling."""
-import os
-import subprocess
 import sys
 
 import numpy as np
@@ -22,6 +20,7 @@ from jxkernel.errors import RecompileError
 from jxkernel.xla import Phases
 
 from doc_examples import check_docstring_examples      # tests/support
+from fresh_process import run_code                        # tests/support
 
 
 def test_the_records_docstring_examples_run_as_written():
@@ -125,9 +124,7 @@ print(first)
 
 @pytest.mark.cpu_only("simulated CPU devices")
 def test_pmap_and_shard_map_compilations_are_logged_once_each_with_the_reason():
-    ran = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
-                         timeout=120, env=dict(os.environ, JXKERNEL_CPU_DEVICES="4"))
-    assert ran.returncode == 0, ran.stderr
+    ran = run_code(SCRIPT, {"JXKERNEL_CPU_DEVICES": "4"}, timeout=120)
     lines = ran.stdout.splitlines()
     assert lines[:2] == [
         "_fun | first call | row: f32[4,2]",

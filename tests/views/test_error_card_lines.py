@@ -3,19 +3,16 @@ from"), where the error is raised for a staged operation rather than at its line
 gives such an error a JaxStackTraceBeforeTransformation cause whose traceback is the
 operation's line (tests/data/learner_debugging_reference.json, "check under jit without
 checkify": the check's line), and the card names that line, the call that compiled below it."""
-import json
 import linecache
-import os
 
 from jxkernel.views.error_cards import card_for
 
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.experimental import checkify
+import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data")
-with open(os.path.join(DATA, "learner_debugging_reference.json")) as f:
-    JAX = json.load(f)["checkify_causes"]
+JAX = locations.jax_answers("learner_debugging_reference.json")["checkify_causes"]
 
 # the learner's cell: checkify_guide.md's f, its check not functionalized, jitted and called
 CELL = ("def f(x, i):\n"

@@ -2,9 +2,6 @@
 without IPython, and %jxmemory in a real InteractiveShell, where each row names the cell
 that created its arrays."""
 import json
-import os
-import subprocess
-import sys
 import textwrap
 import weakref
 
@@ -13,8 +10,8 @@ import pytest
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.memory import MAX_SHOWN, MEMORY_MIME, Row, live_arrays, memory_report
-import locations  # tests/support: the repository's folders
 from ipython_shell import shell_fixture
+from fresh_process import run_code
 
 pytestmark = [pytest.mark.cpu_only("CPU text"),   # the GPU tier skips this file (docs/gpu.md)
               pytest.mark.skipif(jxkernel.default_backend() == "numpy", reason=(
@@ -193,12 +190,7 @@ def test_bytes_per_device_of_split_and_replicated_arrays():
         assert report.total_bytes == 66
         assert {id(a) for a in jxkernel.live_arrays()} >= {id(stacked), id(copies), id(one)}
         """)
-    root = locations.ROOT
-    env = {**os.environ, "JXKERNEL_CPU_DEVICES": "2",
-           "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True,
-                          text=True, timeout=180)
-    assert done.returncode == 0, done.stdout + done.stderr
+    run_code(code, {"JXKERNEL_CPU_DEVICES": "2"})
 
 
 def test_bad_arrays_are_refused():

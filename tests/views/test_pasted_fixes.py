@@ -17,7 +17,6 @@ The snippet pasted is the note's own (read from it; tests/data/pasted_fixes_case
 it as written, for the reference), and JAX 0.10.2 traces the same programs as often
 (tests/data/pasted_fixes_reference.json, reference/make_pasted_fixes_reference.py)."""
 import json
-import os
 
 import pytest
 
@@ -30,10 +29,9 @@ from pasted_fixes_cases import (  # tests/data
     CASES, CLOSED_OVER, CLOSED_OVER_SNIPPET, DEVICE_SNIPPET, GROWN, GROWN_SNIPPET,
     JIT_OF_A_DEF_IN_A_LOOP, OPTIONS, OPTIONS_DIFFER, OPTIONS_SNIPPET, grown_filled,
     options_pasted, passed_in, pasted)
+import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data")
-with open(os.path.join(DATA, "pasted_fixes_reference.json")) as f:
-    REFERENCE = json.load(f)
+REFERENCE = locations.recorded("pasted_fixes_reference.json")
 
 
 def run(source, path, scope=None):

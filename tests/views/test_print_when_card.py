@@ -7,9 +7,7 @@ compiles alone."""
 import ast
 import contextlib
 import io
-import json
 import linecache
-import os
 
 import pytest
 
@@ -19,12 +17,10 @@ from jxkernel.views.error_cards.rewrites import _print_when
 
 from learner_debugging_cases import PRINT_WHEN_CELL, PRINT_WHEN_LINE, print_when  # tests/data
 from print_when_pasted_cases import CASES, MARGIN, pasted                         # tests/data
+import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data")
-with open(os.path.join(DATA, "learner_debugging_reference.json")) as f:
-    JAX = json.load(f)["print_when"]
-with open(os.path.join(DATA, "print_when_pasted_reference.json")) as f:
-    PASTED = json.load(f)["cases"]
+JAX = locations.jax_answers("learner_debugging_reference.json")["print_when"]
+PASTED = locations.recorded("print_when_pasted_reference.json")["cases"]
 
 
 def _card(tmp_path, cell, call):

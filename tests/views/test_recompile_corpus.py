@@ -22,7 +22,6 @@ string), the log of the user's functions only, RecompileError's text, and two %%
 import collections
 import functools
 import itertools
-import json
 import linecache
 import os
 import re
@@ -36,11 +35,10 @@ from jxkernel.errors import RecompileError
 
 from recompile_cases import FILE_PREFIX, RAISES, SCENARIOS, run   # tests/data, on pytest's pythonpath
 from logged import logged_messages      # tests/support
+import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 
-with open(os.path.join(DATA, "recompile_reference.json")) as f:
-    REFERENCE = json.load(f)["scenarios"]
+REFERENCE = locations.jax_answers("recompile_reference.json")["scenarios"]
 
 # jxkernel kind -> the kind of miss JAX logs for it
 JAX_KIND = {"shape": "types", "dtype": "types", "weak_type": "types", "static": "tree",

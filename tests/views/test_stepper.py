@@ -5,12 +5,11 @@ import html
 import inspect
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from doc_examples import check_docstring_examples
+from fresh_process import run_code
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
 import jxkernel
@@ -204,8 +203,7 @@ def test_a_primitive_whose_module_is_not_loaded_yet_is_still_a_primitives_name()
             "    step(lambda x: jnp.sin(x), jnp.ones(2)).break_on(primitive='conv_general_dilated')\n"
             "except ValueError as e:\n"
             "    print(e)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    out = run_code(code).stdout
     assert "has no 'conv_general_dilated' equation, so it would never stop" in out, out
 
 
@@ -342,7 +340,7 @@ def test_the_stepper_needs_no_ipython():
             "s = st.step(lambda x: x * 2, np.arange(3)).run()\n"
             "assert int(s.values['b'][2]) == 4\n"
             "print(sorted(m for m in ('IPython', 'ipywidgets', 'anywidget', 'plotly') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = run_code(code)
     assert out.stdout.strip() == "[]"
 
 

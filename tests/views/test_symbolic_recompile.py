@@ -3,8 +3,6 @@ JAX 0.10.2's (tests/data/symbolic_recompile_reference.json), the explainer compa
 dimensions without deciding an inequality (two exports of f32[a,3] and f32[b,3] raised
 InconclusiveDimensionOperation inside it, a RuntimeWarning for the learner, and the compile
 was logged without its reason), and each fix true of the two traces it compares."""
-import json
-import os
 import warnings
 
 import pytest
@@ -15,10 +13,9 @@ from jxkernel import compile_log, config, export
 
 from logged import logged_messages                      # tests/support
 from symbolic_recompile_cases import PROGRAMS           # tests/data
+import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data")
-with open(os.path.join(DATA, "symbolic_recompile_reference.json")) as f:
-    JAX = json.load(f)["programs"]
+JAX = locations.recorded("symbolic_recompile_reference.json")["programs"]
 
 
 def run(name):

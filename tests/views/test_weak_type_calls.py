@@ -4,8 +4,6 @@ names leaves one trace, under jxkernel and under JAX 0.10.2 (tests/data/
 weak_type_calls_reference.json, reference/make_weak_type_calls_reference.py). The fix it
 replaces, `x = jnp.asarray(x, jnp.float32)`, named the parameter: pasted at the call, it
 changed nothing."""
-import json
-import os
 import re
 
 import pytest
@@ -15,10 +13,9 @@ import jxkernel.numpy as jnp
 from jxkernel import compile_log
 
 from weak_type_calls_cases import CASES, DTYPE_CASES, pasted      # tests/data
+import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(os.path.dirname(__file__), "..", "data")
-with open(os.path.join(DATA, "weak_type_calls_reference.json")) as f:
-    REFERENCE = json.load(f)
+REFERENCE = locations.recorded("weak_type_calls_reference.json")
 
 
 def run(source, path):

@@ -4,8 +4,6 @@ by reference/make_deleted_arrays_reference.py): the class is JAX's (a plain Runt
 ValueError from a jit that already ran, jaxlib's JaxRuntimeError from block_until_ready), the
 message starts with JAX's and adds why, and nothing is logged on stderr (jaxlib's
 "Buffer has been deleted or donated" line, which JAX does not print for these)."""
-import json
-import os
 
 import numpy as np
 import pytest
@@ -16,8 +14,7 @@ import locations  # tests/support: the repository's folders
 from deleted_arrays_cases import run  # tests/data
 from fresh_process import run_python
 
-with open(os.path.join(locations.DATA, "deleted_arrays_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.recorded("deleted_arrays_reference.json")
 
 DONATED_WHY = ("It was donated to jit(<lambda>) as its argument 'a': use that call's result "
                "in its place, or do not donate it.")

@@ -3,8 +3,6 @@ stay right when operands, params or the config change between calls. Each test r
 with the compiled fast path (core/native.py, where it was built at install) and with the
 Python path (no Hit made, so each entry point calls its Python method; a whole process with
 JXKERNEL_FASTPATH=0 is tests/xla/test_fastpath.py's)."""
-import json
-import os
 import re
 import sys
 
@@ -340,8 +338,7 @@ def test_a_donating_jit_hits_in_c_and_deletes_what_it_donates(path):
 
 
 def _reference(case) -> str:
-    with open(os.path.join(locations.DATA, "deleted_arrays_reference.json")) as f:
-        return json.load(f)[case]["message"]
+    return locations.recorded("deleted_arrays_reference.json")[case]["message"]
 
 
 def test_static_and_array_keywords_together_hit_in_c_under_the_static_key(path):
@@ -587,7 +584,6 @@ def test_turning_nan_checks_on_after_warm_calls_checks_the_next_call():
     assert np.isnan(np.asarray(jnp.log(x))[0])
 
 
-
 def test_a_jit_alternating_between_two_signatures_runs_each_ones_program():
     f = jax.jit(lambda x: x * 2)
     a, b = arr([1.0, 2.0]), arr([1, 2, 3], np.int32)
@@ -595,7 +591,6 @@ def test_a_jit_alternating_between_two_signatures_runs_each_ones_program():
         assert np.asarray(f(a)).tolist() == [2.0, 4.0] and f(a).dtype == np.float32
         assert np.asarray(f(b)).tolist() == [2, 4, 6] and f(b).dtype == np.int32
     assert f.cache_hits() == 10 and f._cache_size() == 2
-
 
 
 def test_eager_programs_are_bounded_and_the_hot_paths_let_go_of_dropped_ones():

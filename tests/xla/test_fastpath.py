@@ -9,13 +9,13 @@ import inspect
 import json
 import os
 import subprocess
-import sys
 import types
 
 import numpy as np
 import pytest
 
 import locations  # tests/support: the repository's folders
+from fresh_process import run_python
 from jxkernel.core import native as native_module
 from jxkernel.core.native import STATE, native
 from jxkernel.core.primitive import Primitive
@@ -37,8 +37,7 @@ def hatch_build():
 
 
 def python(code: str, **env) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return run_python(["-c", code], env, timeout=300)
 
 
 def test_the_state_says_on_or_off_and_why():
@@ -224,8 +223,7 @@ def test_in_the_browser_the_state_gives_no_advice_it_cannot_follow():
 
 @pytest.mark.xla_only("XLA compiler")    # python -m jxkernel compiles StableHLO
 def test_python_m_jxkernel_reports_the_fast_path():
-    done = subprocess.run([sys.executable, "-m", "jxkernel"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300, env={**os.environ, "JXKERNEL_FASTPATH": "0"})
+    done = run_python(["-m", "jxkernel"], {"JXKERNEL_FASTPATH": "0"}, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "fast path: off (JXKERNEL_FASTPATH=0): the Python path runs" in done.stdout
 

@@ -2,17 +2,14 @@
 reference/make_ffi_lowering_text_reference.py): a typed-FFI call's attributes in
 `mhlo.backend_config`, NumPy arrays as dense elements, float0 as false bools, api_versions 1-3
 as before, and `jax._src.interpreters.mlir.ir` to read them from compiler_ir()."""
-import json
-import os
 
 import pytest
-from locations import DATA
+import locations  # tests/support: the repository's folders
 
 import jxkernel as jax
 from ffi_lowering_text_cases import run  # tests/data
 
-with open(os.path.join(DATA, "ffi_lowering_text_reference.json")) as f:
-    JAX = json.load(f)["cases"]
+JAX = locations.jax_answers("ffi_lowering_text_reference.json")["cases"]
 
 OURS = {}
 

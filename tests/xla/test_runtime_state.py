@@ -3,7 +3,6 @@ live_arrays, jax.dlpack. Device-to-device guards run in one 2-device subprocess.
 import contextlib
 import json
 import logging
-import os
 import re
 
 import numpy as np
@@ -126,9 +125,7 @@ def test_transfer_guards_refuse_what_jaxs_refuse_on_two_devices():
     """tests/data/runtime_state_cases.py, recorded with JAX by
     reference/make_runtime_state_reference.py, run with jxkernel on two CPU devices."""
     out = json.loads(run_code(TWO_DEVICES, {"JXKERNEL_CPU_DEVICES": "2"}).stdout)
-    with open(os.path.join(locations.DATA,
-                           "runtime_state_reference.json")) as f:
-        reference = json.load(f)
+    reference = locations.jax_answers("runtime_state_reference.json")
     for level in ("allow", "disallow", "disallow_explicit"):
         assert out[level] == reference[level], level
     assert out["loaded_by_import"] == []        # `import jxkernel` loads none of them
@@ -191,7 +188,6 @@ def test_a_tracer_held_by_an_object_attribute_is_found_through_it():
             jax.jit(keep_in_attribute)(jnp.ones(()))
     LEAKED.clear()
     assert "['value']\n<dict " in str(e.value) and "is referred to by <Box " in str(e.value)
-
 
 
 def test_a_trace_nothing_holds_costs_no_search(monkeypatch):

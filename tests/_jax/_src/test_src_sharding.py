@@ -24,8 +24,7 @@ pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(os.path.join(locations.DATA, "sharding_src_reference.json")) as f:
-        ref = json.load(f)["cases"]
+    ref = locations.jax_answers("sharding_src_reference.json")["cases"]
     return run_json(cases_code("sharding_src_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 

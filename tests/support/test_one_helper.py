@@ -1,0 +1,95 @@
+"""One helper per idea in tests/support, checked on the test files' text.
+
+A test that runs Python code in a fresh interpreter
+(`python -c CODE`) does it with fresh_process.py (`run_code`, `run_json`, `run_python`), which
+runs it in the repository root with this checkout, tests/support and tests/data first on the
+path, as pytest's `pythonpath` makes them here. A child started by hand imports whichever
+jxkernel the venv's install names, which in a second checkout is not the one under test.
+
+OWN_CHILDREN lists the files that start their own, each for the reason given.
+
+A test reads a recording in tests/data (JSON, written by a script in reference/) with
+locations.py: `jax_answers(NAME)`, which fails for a recording of another JAX release, or
+`recorded(NAME)` for one that does not name its release; each read once per process.
+READ_BY_HAND lists the files that still open one themselves (not yet looked at).
+
+A test runs an IPython cell with ipython_shell.py's `run_cell` or `ran_ok` (a `Ran`)."""
+import pathlib
+import re
+
+import locations  # tests/support: the repository's folders
+
+OWN_CHILDREN = {
+    # what is tested is that `import jax` reaches jxkernel without the checkout on the path
+    "jax_compat/test_as_jax.py": "the checkout's folders kept off the path",
+    # several processes started side by side, then collected
+    "xla/test_distributed.py": "processes run at once (Popen)",
+    # `import jaxlib` under the PYTHONPATH the test itself sets (a sitecustomize blocking it)
+    "jax_compat/test_conformance.py": "its own PYTHONPATH with a sitecustomize",
+    "notebook/test_workshop.py": "its own PYTHONPATH with a sitecustomize",
+    # a Colab stand-in driving a fresh venv's install of the wheel, in a bare folder
+    "release/test_colab.py": "the wheel's install, not the checkout",
+}
+
+CHILD = re.compile(r"sys\.executable\s*,\s*['\"]-c['\"]")
+
+
+def test_python_children_are_started_by_fresh_process():
+    tests = pathlib.Path(locations.TESTS)
+    found = {}
+    for path in sorted(tests.rglob("*.py")):
+        name = path.relative_to(tests).as_posix()
+        if name.startswith(("support/", "data/")):
+            continue
+        if CHILD.search(path.read_text(encoding="utf-8")):
+            found[name] = True
+    by_hand = sorted(set(found) - set(OWN_CHILDREN))
+    assert not by_hand, (f"{by_hand} start `python -c` by hand: use tests/support/fresh_process.py "
+                         f"(run_code, run_json, run_python), or list the file in OWN_CHILDREN "
+                         f"with its reason")
+    stale = sorted(set(OWN_CHILDREN) - set(found))
+    assert not stale, f"{stale} no longer start a child by hand: strike them from OWN_CHILDREN"
+
+
+READ_BY_HAND = {
+    "_jax/_src/test_src_export_gaps.py", "_jax/_src/test_src_lax_private.py",
+    "_jax/extend/test_extend_experimental.py", "export/test_export_sharded.py",
+    "export/test_export_symbolic.py", "jax_compat/test_jax_test_util.py",
+    "jax_compat/test_lax_numpy_gaps.py", "jax_compat/test_library_tutorials.py",
+    "lax/test_debug_callback_partitioned.py", "nn/test_scaled_matmul.py",
+    "notebook/test_demos_against_jax.py", "notebook/test_notebook_compile_notes.py",
+    "notebook/test_notebook_error_cards.py",
+    "numpy/test_jitted_names.py", "numpy/test_rank_promotion.py",
+    "sharding/test_abstract_mesh_programs.py", "sharding/test_async_collectives.py",
+    "sharding/test_pjit_array.py", "sharding/test_shard_map_types.py",
+    "sharding/test_sharding.py", "sharding/test_sharding_type_rules.py",
+    "sharding/test_unreduced.py", "xla/test_distributed.py", "xla/test_numpy_backend.py",
+}
+
+# json.load in a file that names tests/data (locations.DATA, or a path built to "data")
+DATA_NAMED = re.compile(r"\bDATA\b|['\"]data['\"]")
+
+
+def test_recordings_are_read_through_locations():
+    tests = pathlib.Path(locations.TESTS)
+    found = set()
+    for path in sorted(tests.rglob("*.py")):
+        name = path.relative_to(tests).as_posix()
+        if name.startswith(("support/", "data/")):
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "json.load(" in text and DATA_NAMED.search(text):
+            found.add(name)
+    by_hand = sorted(found - READ_BY_HAND)
+    assert not by_hand, (f"{by_hand} read tests/data with json.load: use locations.jax_answers "
+                         f"(or locations.recorded for a recording without its jax_version)")
+    moved = sorted(READ_BY_HAND - found)
+    assert not moved, f"{moved} read no recording by hand now: strike them from READ_BY_HAND"
+
+
+def test_cells_are_run_with_ipython_shells_runner():
+    # ipython_shell.Ran, run_cell and ran_ok: what one cell did, not a class of each file's own
+    tests = pathlib.Path(locations.TESTS)
+    own = sorted(path.relative_to(tests).as_posix() for path in tests.rglob("test_*.py")
+                 if re.search(r"^class Ran\b", path.read_text(encoding="utf-8"), re.M))
+    assert not own, f"{own} define their own Ran: use tests/support/ipython_shell.py's"
