@@ -4,11 +4,14 @@ the tests):
     .venv-jax/bin/python reference/make_tutorial_notes_reference.py
 
 For each case of tests/data/tutorial_notes_cases.py (a cell of JAX's tutorials, verbatim):
-what it printed, and the value of each of its CHECKS (calls made after it) as a list.
+what it printed, the value of each of its CHECKS (calls made after it) as a list, JAX's
+tracing-cache misses other than a first trace's (jax_explain_cache_misses) and how many times
+each jit compiled (jax_log_compiles' "Compiling jit(NAME)" lines, by NAME).
 """
 import contextlib
 import io
 import json
+import logging
 import os
 import sys
 
@@ -19,18 +22,39 @@ import numpy as np
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from tutorial_notes_cases import CASES, CHECKS  # noqa: E402
+from jax.experimental import io_callback  # noqa: E402
 
 
 def main():
+    jax.config.update("jax_explain_cache_misses", True)
+    jax.config.update("jax_log_compiles", True)
+    logs = []
+
+    class Kept(logging.Handler):
+        def emit(self, record):
+            logs.append(record.getMessage())
+    logging.getLogger("jax").addHandler(Kept(logging.WARNING))
     out = {"jax": jax.__version__, "cases": {}}
     for name, source in CASES.items():
-        names = {"jax": jax, "jnp": jnp, "jit": jax.jit}
+        names = {"jax": jax, "jnp": jnp, "jit": jax.jit, "np": np, "io_callback": io_callback}
         printed = io.StringIO()
+        logs.clear()
         with contextlib.redirect_stdout(printed):
             exec(compile(source, f"<{name}>", "exec"), names)
+            jax.effects_barrier()
+        compiles = {}
+        for line in logs:
+            if line.startswith("Compiling jit("):
+                fun = line[len("Compiling jit("):].split(")")[0]
+                compiles[fun] = compiles.get(fun, 0) + 1
+        with contextlib.redirect_stdout(printed):
+            checks = [np.asarray(eval(call, names)).tolist() for call in CHECKS[name]]
+            jax.effects_barrier()
         out["cases"][name] = {
-            "printed": printed.getvalue().splitlines(),
-            "checks": [np.asarray(eval(call, names)).tolist() for call in CHECKS[name]]}
+            "printed": printed.getvalue().splitlines(), "checks": checks,
+            "misses": [line for line in logs
+                       if "CACHE MISS" in line and "never seen function" not in line],
+            "compiles": compiles}
     with open(os.path.join(DATA, "tutorial_notes_reference.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

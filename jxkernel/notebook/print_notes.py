@@ -50,12 +50,59 @@ def cell_note() -> Note | None:
     when = ("it runs while the function is traced, and again only when it is traced again "
             "(a new shape or dtype), not on every call" if jit else
             "it runs on every call, and shows the transformation's tracer")
+    # the learner's own print rewritten (external-callbacks' `print("...: {}".format(y))`
+    # was offered `jax.debug.print("x = {}", x)`, which prints another value, or raises
+    # NameError where the function has no x)
+    own = print_fix(linecache.getline(file, line).strip())
+    fix = (f", in place of your print:\n  {own}" if own else
+           ":\n  jax.debug.print(\"x = {}\", x)    # x: the value to print")
     return Note(
         f"⚠ print ran while tracing (at {at}): it showed {text}, {what}",
         body=(f"A Python print inside a traced function sees tracers: {when}. To print the "
-              f"values on every call, inside jit, vmap and grad alike:\n"
-              f"  jax.debug.print(\"x = {{}}\", x)"),
+              f"values on every call, inside jit, vmap and grad alike{fix}"),
         kind="info", details=True)
+
+
+def print_fix(code: str) -> str | None:
+    """The line's `print(...)` as a `jax.debug.print` of the same text and values, or None
+    where the line holds no one print of plain arguments (sep=, end=, file=, *args).
+
+        >>> print_fix('print("intermediate value: {}".format(y))')
+        "jax.debug.print('intermediate value: {}', y)"
+        >>> print_fix('print("x is", x, 2)')
+        "jax.debug.print('x is {} 2', x)"
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+             isinstance(n.func, ast.Name) and n.func.id == "print"]
+    if len(calls) != 1 or calls[0].keywords or \
+            any(isinstance(a, ast.Starred) for a in calls[0].args):
+        return None
+    args, debug = calls[0].args, "jax.debug.print"
+    if len(args) == 1 and isinstance(args[0], ast.JoinedStr):
+        return debug_print_fix(f"{debug}({ast.unparse(args[0])})")
+    if len(args) == 1 and isinstance(args[0], ast.Call) and \
+            isinstance(args[0].func, ast.Attribute) and args[0].func.attr == "format" and \
+            isinstance(args[0].func.value, ast.Constant) and \
+            isinstance(args[0].func.value.value, str) and \
+            not any(isinstance(a, ast.Starred) for a in args[0].args) and \
+            all(k.arg is not None for k in args[0].keywords):
+        fmt = args[0]
+        call = ast.Call(ast.Name(debug), [fmt.func.value] + fmt.args, fmt.keywords)
+        return ast.unparse(call)
+    parts, values = [], []
+    for a in args:
+        if isinstance(a, ast.Constant) and isinstance(a.value, (str, int, float)):
+            parts.append(str(a.value).replace("{", "{{").replace("}", "}}"))
+        else:
+            parts.append("{}")
+            values.append(a)
+    if not values:
+        return None
+    return ast.unparse(ast.Call(ast.Name(debug), [ast.Constant(" ".join(parts))] + values, []))
 
 
 def debug_print_fix(code: str) -> str | None:
