@@ -5,7 +5,8 @@ the tests):
 
 For each case of tests/data/tutorial_notes_cases.py (a cell of JAX's tutorials, verbatim):
 what it printed, the value of each of its CHECKS (calls made after it) as a list, JAX's
-tracing-cache misses other than a first trace's (jax_explain_cache_misses) and how many times
+tracing-cache misses other than a first trace's (jax_explain_cache_misses), how many were
+of a function never seen and how many of those JAX hinted was re-defined, and how many times
 each jit compiled (jax_log_compiles' "Compiling jit(NAME)" lines, by NAME).
 """
 import contextlib
@@ -34,9 +35,10 @@ def main():
         def emit(self, record):
             logs.append(record.getMessage())
     logging.getLogger("jax").addHandler(Kept(logging.WARNING))
-    out = {"jax": jax.__version__, "cases": {}}
+    out, kept = {"jax": jax.__version__, "cases": {}}, {}
     for name, source in CASES.items():
-        names = {"jax": jax, "jnp": jnp, "jit": jax.jit, "np": np, "io_callback": io_callback}
+        names = {"jax": jax, "jnp": jnp, "jit": jax.jit, "grad": jax.grad, "vmap": jax.vmap,
+                 "np": np, "io_callback": io_callback, **kept}
         printed = io.StringIO()
         logs.clear()
         with contextlib.redirect_stdout(printed):
@@ -54,7 +56,11 @@ def main():
             "printed": printed.getvalue().splitlines(), "checks": checks,
             "misses": [line for line in logs
                        if "CACHE MISS" in line and "never seen function" not in line],
-            "compiles": compiles}
+            "compiles": compiles,
+            "never_seen": sum("never seen function" in line for line in logs),
+            "same_line_hints": sum("re-defined repeatedly" in line for line in logs)}
+        if name == "jit_of_grad_then_vmap":      # the loop case calls its log1pexp
+            kept["log1pexp"] = names["log1pexp"]
     with open(os.path.join(DATA, "tutorial_notes_reference.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

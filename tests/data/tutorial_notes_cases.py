@@ -1,10 +1,10 @@
 """Cells of JAX 0.10.2's tutorials (docs/notebooks/Common_Gotchas_in_JAX.md,
-docs/external-callbacks.md) where a note
+docs/external-callbacks.md, docs/notebooks/Custom_derivative_rules_for_Python_code.md) where a note
 jxkernel's notebook layer shows claims what a later call computes: each case is the page's
 cell verbatim (`jit` from jax), then CHECKS, calls made after it whose values JAX recorded
 (reference/make_tutorial_notes_reference.py -> tutorial_notes_reference.json) and
 tests/notebook/test_tutorial_notes.py holds the notes to. Their `import` lines are left out:
-`jax`, `jnp`, `jit`, `np` and `io_callback` are given (jxkernel's in the tests)."""
+`jax`, `jnp`, `jit`, `grad`, `vmap`, `np` and `io_callback` are given (jxkernel's in the tests)."""
 
 CASES = {
     # the page's "Pure functions" cell: traced with g = 0.0 for a scalar, then with g = 10.0
@@ -64,6 +64,22 @@ CASES = {
         "x = jnp.zeros(5)\n"
         "numpy_random_like(x)\n"
         "jax.vmap(numpy_random_like)(x)\n"),
+    # Custom_derivative_rules_for_Python_code's log1pexp cells: three jits of log1pexp, the
+    # third under vmap on its own line; JAX logs "never seen function" for each, no hint that
+    # it is re-defined (the note told "a new jit object" with "make it once", which saved
+    # nothing: one jit reused misses under vmap too, its row being strong)
+    "jit_of_grad_then_vmap": (
+        "def log1pexp(x):\n"
+        "  return jnp.log(1. + jnp.exp(x))\n"
+        "\n"
+        "log1pexp(3.)\n"
+        "print(jit(log1pexp)(3.))\n"
+        "print(jit(grad(log1pexp))(3.))\n"
+        "print(vmap(jit(grad(log1pexp)))(jnp.arange(3.)))\n"),
+    # (not the page's) that line run three times: JAX hints "re-defined repeatedly" twice
+    "jit_of_grad_then_vmap_in_a_loop": (
+        "for i in range(3):\n"
+        "  print(vmap(jit(grad(log1pexp)))(jnp.arange(3.) + i))\n"),
 }
 PRINT_FIX = "jax.debug.print('intermediate value: {}', y)"
 
@@ -74,4 +90,6 @@ CHECKS = {
     "print_in_jit_format": [],
     "print_in_jit_format_fixed": ["f(3)"],
     "vmap_of_a_jit": [],
+    "jit_of_grad_then_vmap": [],
+    "jit_of_grad_then_vmap_in_a_loop": [],
 }

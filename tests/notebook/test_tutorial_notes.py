@@ -17,7 +17,7 @@ from tutorial_notes_cases import CASES, CHECKS, PRINT_FIX  # noqa: E402  tests/d
 JAX = locations.recorded("tutorial_notes_reference.json")
 
 shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
-                      "from jxkernel import jit\nimport numpy as np\n"
+                      "from jxkernel import jit, grad, vmap\nimport numpy as np\n"
                       "from jxkernel.experimental import io_callback", store_history=True)
 
 
@@ -93,3 +93,25 @@ def test_vmap_of_a_jit_called_before_on_the_whole_array_is_told_as_a_row(shell):
         "compile)" in note, note
     assert "Nothing to fix: each compile is expected." in note
     assert "where it is made" not in note
+
+
+def test_a_new_jit_under_vmap_on_its_own_line_gets_no_note_as_jax_gives_no_hint(shell):
+    """Custom derivative rules' `jit(log1pexp)(3.)`, `jit(grad(log1pexp))(3.)`, then
+    `vmap(jit(grad(log1pexp)))(jnp.arange(3.))`: three jits, each "never seen function" to
+    JAX, with no hint of a function re-defined (recorded). The third got "⚙ log1pexp compiled
+    again (a new jit object)" with "make the jitted function once", which saves nothing there
+    (one jit reused misses under vmap too). Run three times on one line, JAX hints twice and
+    the note tells the two (×2)."""
+    once, loop = JAX["cases"]["jit_of_grad_then_vmap"], \
+        JAX["cases"]["jit_of_grad_then_vmap_in_a_loop"]
+    assert (once["compiles"]["log1pexp"], once["never_seen"], once["same_line_hints"]) == \
+        (3, 3, 0)
+    assert (loop["compiles"]["log1pexp"], loop["never_seen"], loop["same_line_hints"]) == \
+        (3, 3, 2)
+    cap = _cell(shell, CASES["jit_of_grad_then_vmap"])
+    assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
+        once["printed"]
+    assert _notes(cap, "⚙") == []
+    cap = _cell(shell, CASES["jit_of_grad_then_vmap_in_a_loop"])
+    (note,) = _notes(cap, "⚙")
+    assert note.startswith("⚙ log1pexp compiled again ×2 (a new jit object"), note
