@@ -4,7 +4,9 @@ jxkernel's notebook layer shows claims what a later call computes: each case is 
 cell verbatim (`jit` from jax), then CHECKS, calls made after it whose values JAX recorded
 (reference/make_tutorial_notes_reference.py -> tutorial_notes_reference.json) and
 tests/notebook/test_tutorial_notes.py holds the notes to. Their `import` lines are left out:
-`jax`, `jnp`, `jit`, `grad`, `vmap`, `np` and `io_callback` are given (jxkernel's in the tests)."""
+`jax`, `jnp`, `jit`, `grad`, `vmap`, `np`, `io_callback`, `partial`, `custom_vjp`, `vjp`
+and `while_loop` are given (jxkernel's in the tests), and the cases run in order in one namespace, as
+the test's cells in one shell."""
 
 CASES = {
     # the page's "Pure functions" cell: traced with g = 0.0 for a scalar, then with g = 10.0
@@ -80,6 +82,12 @@ CASES = {
     "jit_of_grad_then_vmap_in_a_loop": (
         "for i in range(3):\n"
         "  print(vmap(jit(grad(log1pexp)))(jnp.arange(3.) + i))\n"),
+    # Custom derivative rules' newton_sqrt and fixed_point (custom_vjp, nondiff f), then
+    # newton_sqrt(2.) and its grads: body_fun, made anew in each call, calls f (a function:
+    # update, then partial(rev_iter, f)); the note said "taking a, f as an input (in the
+    # carry)", and no carry holds a function
+    "fixed_point": 'def newton_sqrt(a):\n  update = lambda a, x: 0.5 * (x + a / x)\n  return fixed_point(update, a, a)\n\n@partial(custom_vjp, nondiff_argnums=(0,))\ndef fixed_point(f, a, x_guess):\n  def cond_fun(carry):\n    x_prev, x = carry\n    return jnp.abs(x_prev - x) > 1e-6\n\n  def body_fun(carry):\n    _, x = carry\n    return x, f(a, x)\n\n  _, x_star = while_loop(cond_fun, body_fun, (x_guess, f(a, x_guess)))\n  return x_star\n\ndef fixed_point_fwd(f, a, x_init):\n  x_star = fixed_point(f, a, x_init)\n  return x_star, (a, x_star)\n\ndef fixed_point_rev(f, res, x_star_bar):\n  a, x_star = res\n  _, vjp_a = vjp(lambda a: f(a, x_star), a)\n  a_bar, = vjp_a(fixed_point(partial(rev_iter, f),\n                             (a, x_star, x_star_bar),\n                             x_star_bar))\n  return a_bar, jnp.zeros_like(x_star)\n\ndef rev_iter(f, packed, u):\n  a, x_star, x_star_bar = packed\n  _, vjp_x = vjp(lambda x: f(a, x), x_star)\n  return x_star_bar + vjp_x(u)[0]\n\nfixed_point.defvjp(fixed_point_fwd, fixed_point_rev)\nprint(newton_sqrt(2.))\n',
+    "fixed_point_grads": 'print(grad(newton_sqrt)(2.))\nprint(grad(grad(newton_sqrt))(2.))\n',
 }
 PRINT_FIX = "jax.debug.print('intermediate value: {}', y)"
 
@@ -92,4 +100,6 @@ CHECKS = {
     "vmap_of_a_jit": [],
     "jit_of_grad_then_vmap": [],
     "jit_of_grad_then_vmap_in_a_loop": [],
+    "fixed_point": [],
+    "fixed_point_grads": [],
 }

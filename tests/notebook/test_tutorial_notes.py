@@ -18,7 +18,9 @@ JAX = locations.recorded("tutorial_notes_reference.json")
 
 shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
                       "from jxkernel import jit, grad, vmap\nimport numpy as np\n"
-                      "from jxkernel.experimental import io_callback", store_history=True)
+                      "from jxkernel.experimental import io_callback\n"
+                      "from functools import partial\nfrom jxkernel import custom_vjp, vjp\n"
+                      "from jxkernel.lax import while_loop", store_history=True)
 
 
 def _notes(cap, start):
@@ -115,3 +117,21 @@ def test_a_new_jit_under_vmap_on_its_own_line_gets_no_note_as_jax_gives_no_hint(
     cap = _cell(shell, CASES["jit_of_grad_then_vmap_in_a_loop"])
     (note,) = _notes(cap, "⚙")
     assert note.startswith("⚙ log1pexp compiled again ×2 (a new jit object"), note
+
+
+def test_a_loop_body_closing_over_a_function_is_not_told_to_carry_it(shell):
+    """Custom derivative rules' fixed_point: body_fun, made anew in each call, calls f (the
+    `update` lambda newton_sqrt makes anew, then partial(rev_iter, f)). JAX traces cond_fun
+    and body_fun 6 times each for the two grads (recorded, "never seen function"); the note
+    says ×6 each. Its fix said "taking a, f as an input (in the carry)", and no carry holds a
+    function: it names f as a function (a only as the carry's)."""
+    first, grads = JAX["cases"]["fixed_point"], JAX["cases"]["fixed_point_grads"]
+    assert grads["never_seen_by"] == {"body_fun": 6, "cond_fun": 6}
+    assert _cell(shell, CASES["fixed_point"]).stdout.splitlines() == first["printed"]
+    cap = _cell(shell, CASES["fixed_point_grads"])
+    assert cap.stdout.splitlines() == grads["printed"]
+    (note,) = _notes(cap, "⚙")
+    assert "⚙ cond_fun traced again ×6" in note and "⚙ body_fun traced again ×6" in note, note
+    assert "taking a, f as an input" not in note and "It calls f, a function from outside" \
+        in note, note
+    assert "Its a could go in as an input (in the carry: traced), but not f." in note
