@@ -71,6 +71,8 @@ def print_fix(code: str) -> str | None:
         "jax.debug.print('intermediate value: {}', y)"
         >>> print_fix('print("x is", x, 2)')
         "jax.debug.print('x is {} 2', x)"
+        >>> print_fix('print(x, jax.typeof(x))') is None    # debug.print refuses a type
+        True
     """
     try:
         tree = ast.parse(code)
@@ -82,6 +84,9 @@ def print_fix(code: str) -> str | None:
             any(isinstance(a, ast.Starred) for a in calls[0].args):
         return None
     args, debug = calls[0].args, "jax.debug.print"
+    if any(isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1] == "typeof"
+           for a in args for n in ast.walk(a)):
+        return None       # jax.debug.print refuses a type ("as a JAX value", JAX 0.10.2)
     if len(args) == 1 and isinstance(args[0], ast.JoinedStr):
         return debug_print_fix(f"{debug}({ast.unparse(args[0])})")
     if len(args) == 1 and isinstance(args[0], ast.Call) and \
