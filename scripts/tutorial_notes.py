@@ -28,7 +28,8 @@ PAGES = ["key-concepts", "jit-compilation", "automatic-vectorization",
          "stateful-computations"]
 NEXT = ["gradient-checkpointing", "external-callbacks", "higher-order",   # stop 88, h-docnotes2
         "jacobian-vector-products", "notebooks/vmapped_log_probs", "parallel",
-        "notebooks/autodiff_cookbook", "notebooks/Custom_derivative_rules_for_Python_code"]
+        "notebooks/autodiff_cookbook", "notebooks/Custom_derivative_rules_for_Python_code",
+        "jax-primitives"]
 MIRROR = "/work/.mirror/jax-ml+jax/repo"
 
 

@@ -24,10 +24,17 @@ def clear() -> None:
     trace.printed_tracers.clear()
 
 
-def cell_note() -> Note | None:
-    """The note of the cell that just ran, or None: no tracer printed by the user's code."""
+def cell_note(told: set | None = None) -> Note | None:
+    """The note of the cell that just ran, or None: no tracer printed by the user's code, or
+    only by print lines told of before (`told`: the (file, line, kind of tracer) told, kept by
+    the loaded extension). A print of tracers on purpose (jax-primitives' `trace` helper, one
+    line printing in 12 cells) is told once; a cell edited and run again is another file."""
     printed = [(f, line, text) for f, line, text in trace.printed_tracers if is_user_file(f)]
     trace.printed_tracers.clear()
+    if told is not None:
+        keys = [(f, line, _jit(text)) for f, line, text in printed]
+        printed = [p for p, key in zip(printed, keys) if key not in told]
+        told.update(keys)
     if not printed:
         return None
     file, line, text = printed[0]
@@ -44,7 +51,7 @@ def cell_note() -> Note | None:
                   "it, and its string has {} or {name} where they go (not an f-string, "
                   "which Python fills in first):\n  " + fixed),
             kind="info", details=True)
-    jit = text.startswith(("JitTracer", "DynamicJaxprTracer"))
+    jit = _jit(text)
     what = ("a placeholder with a shape and dtype, not the value" if jit else
             "a tracer (the value with what the transformation tracks), not an array")
     when = ("it runs while the function is traced, and again only when it is traced again "
@@ -61,6 +68,11 @@ def cell_note() -> Note | None:
         body=(f"A Python print inside a traced function sees tracers: {when}. To print the "
               f"values on every call, inside jit, vmap and grad alike{fix}"),
         kind="info", details=True)
+
+
+def _jit(text: str) -> bool:
+    """Whether the tracer printed is a jit's placeholder (not a grad's or vmap's tracer)."""
+    return text.startswith(("JitTracer", "DynamicJaxprTracer"))
 
 
 def print_fix(code: str) -> str | None:

@@ -135,3 +135,22 @@ def test_a_loop_body_closing_over_a_function_is_not_told_to_carry_it(shell):
     assert "taking a, f as an input" not in note and "It calls f, a function from outside" \
         in note, note
     assert "Its a could go in as an input (in the carry: traced), but not f." in note
+
+
+def test_a_print_line_is_told_once(shell):
+    """A print of a tracer, from one line, under several cells (jax-primitives' `trace`
+    helper: 12 notes on that page): JAX prints the tracer again at each trace (recorded),
+    and the note is under the first cell alone."""
+    first, again = JAX["cases"]["print_told_once_first"], JAX["cases"]["print_told_once_again"]
+    assert first["printed"] == ["shown JitTracer(~float32[])"]
+    assert again["printed"] == ["shown JitTracer(float32[2])"]
+    _cell(shell, CASES["print_told_once_defs"])
+    cap = _cell(shell, CASES["print_told_once_first"])
+    assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
+        first["printed"]
+    (note,) = _notes(cap, "⚠ print ran while tracing")
+    assert note.splitlines()[-1].strip() == "jax.debug.print('shown {}', x)", note
+    cap = _cell(shell, CASES["print_told_once_again"])
+    assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
+        again["printed"]
+    assert _notes(cap, "⚠") == []
