@@ -28,7 +28,7 @@ def cell_note(told: set | None = None) -> Note | None:
     """The note of the cell that just ran, or None: no tracer printed by the user's code, or
     only by print lines told of before (`told`: the (file, line, kind of tracer) told, kept by
     the loaded extension). A print of tracers on purpose (jax-primitives' `trace` helper, one
-    line printing in 12 cells) is told once; a cell edited and run again is another file."""
+    line printing in 10 cells) is told once; a cell edited and run again is another file."""
     printed = [(f, line, text) for f, line, text in trace.printed_tracers if is_user_file(f)]
     trace.printed_tracers.clear()
     if told is not None:

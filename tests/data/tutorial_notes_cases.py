@@ -88,7 +88,7 @@ CASES = {
     # carry)", and no carry holds a function
     "fixed_point": 'def newton_sqrt(a):\n  update = lambda a, x: 0.5 * (x + a / x)\n  return fixed_point(update, a, a)\n\n@partial(custom_vjp, nondiff_argnums=(0,))\ndef fixed_point(f, a, x_guess):\n  def cond_fun(carry):\n    x_prev, x = carry\n    return jnp.abs(x_prev - x) > 1e-6\n\n  def body_fun(carry):\n    _, x = carry\n    return x, f(a, x)\n\n  _, x_star = while_loop(cond_fun, body_fun, (x_guess, f(a, x_guess)))\n  return x_star\n\ndef fixed_point_fwd(f, a, x_init):\n  x_star = fixed_point(f, a, x_init)\n  return x_star, (a, x_star)\n\ndef fixed_point_rev(f, res, x_star_bar):\n  a, x_star = res\n  _, vjp_a = vjp(lambda a: f(a, x_star), a)\n  a_bar, = vjp_a(fixed_point(partial(rev_iter, f),\n                             (a, x_star, x_star_bar),\n                             x_star_bar))\n  return a_bar, jnp.zeros_like(x_star)\n\ndef rev_iter(f, packed, u):\n  a, x_star, x_star_bar = packed\n  _, vjp_x = vjp(lambda x: f(a, x), x_star)\n  return x_star_bar + vjp_x(u)[0]\n\nfixed_point.defvjp(fixed_point_fwd, fixed_point_rev)\nprint(newton_sqrt(2.))\n',
     "fixed_point_grads": 'print(grad(newton_sqrt)(2.))\nprint(grad(grad(newton_sqrt))(2.))\n',
-    # (not the page's) jax-primitives prints tracers on purpose, from one helper's line, in 12
+    # (not the page's) jax-primitives prints tracers on purpose, from one helper's line, in 10
     # cells; the note was under each. A print line is told once now: the same line printing
     # again for a new shape is not
     "print_told_once_defs": (

@@ -139,7 +139,7 @@ def test_a_loop_body_closing_over_a_function_is_not_told_to_carry_it(shell):
 
 def test_a_print_line_is_told_once(shell):
     """A print of a tracer, from one line, under several cells (jax-primitives' `trace`
-    helper: 12 notes on that page): JAX prints the tracer again at each trace (recorded),
+    helper: 10 notes on that page): JAX prints the tracer again at each trace (recorded),
     and the note is under the first cell alone."""
     first, again = JAX["cases"]["print_told_once_first"], JAX["cases"]["print_told_once_again"]
     assert first["printed"] == ["shown JitTracer(~float32[])"]
