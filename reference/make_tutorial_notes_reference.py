@@ -4,11 +4,17 @@ the tests):
     .venv-jax/bin/python reference/make_tutorial_notes_reference.py
 
 For each case of tests/data/tutorial_notes_cases.py (a cell of JAX's tutorials, verbatim):
-what it printed, and the value of each of its CHECKS (calls made after it) as a list.
+what it printed, the value of each of its CHECKS (calls made after it) as a list, JAX's
+tracing-cache misses other than a first trace's (jax_explain_cache_misses), how many were
+of a function never seen and how many of those JAX hinted was re-defined, and how many times
+each jit compiled (jax_log_compiles' "Compiling jit(NAME)" lines, by NAME).
 """
+import collections
 import contextlib
+import functools
 import io
 import json
+import logging
 import os
 import sys
 
@@ -19,18 +25,53 @@ import numpy as np
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from tutorial_notes_cases import CASES, CHECKS  # noqa: E402
+from jax.experimental import io_callback  # noqa: E402
+
+
+def never_seen_by(logs) -> dict:
+    """How many "never seen function" misses JAX logged of each function, by name."""
+    found = collections.Counter(
+        line.split("never seen function:")[1].split()[0] for line in logs
+        if "never seen function:" in line)
+    return dict(sorted(found.items()))
 
 
 def main():
+    jax.config.update("jax_explain_cache_misses", True)
+    jax.config.update("jax_log_compiles", True)
+    logs = []
+
+    class Kept(logging.Handler):
+        def emit(self, record):
+            logs.append(record.getMessage())
+    logging.getLogger("jax").addHandler(Kept(logging.WARNING))
     out = {"jax": jax.__version__, "cases": {}}
+    # one namespace, the cases run in order: as the test's cells in one shell
+    names = {"jax": jax, "jnp": jnp, "jit": jax.jit, "grad": jax.grad, "vmap": jax.vmap,
+             "np": np, "io_callback": io_callback, "partial": functools.partial,
+             "custom_vjp": jax.custom_vjp, "vjp": jax.vjp, "while_loop": jax.lax.while_loop}
     for name, source in CASES.items():
-        names = {"jax": jax, "jnp": jnp, "jit": jax.jit}
         printed = io.StringIO()
+        logs.clear()
         with contextlib.redirect_stdout(printed):
             exec(compile(source, f"<{name}>", "exec"), names)
+            jax.effects_barrier()
+        compiles = {}
+        for line in logs:
+            if line.startswith("Compiling jit("):
+                fun = line[len("Compiling jit("):].split(")")[0]
+                compiles[fun] = compiles.get(fun, 0) + 1
+        with contextlib.redirect_stdout(printed):
+            checks = [np.asarray(eval(call, names)).tolist() for call in CHECKS[name]]
+            jax.effects_barrier()
         out["cases"][name] = {
-            "printed": printed.getvalue().splitlines(),
-            "checks": [np.asarray(eval(call, names)).tolist() for call in CHECKS[name]]}
+            "printed": printed.getvalue().splitlines(), "checks": checks,
+            "misses": [line for line in logs
+                       if "CACHE MISS" in line and "never seen function" not in line],
+            "compiles": compiles,
+            "never_seen": sum("never seen function" in line for line in logs),
+            "same_line_hints": sum("re-defined repeatedly" in line for line in logs),
+            "never_seen_by": never_seen_by(logs)}
     with open(os.path.join(DATA, "tutorial_notes_reference.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

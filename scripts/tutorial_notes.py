@@ -26,6 +26,10 @@ PAGES = ["key-concepts", "jit-compilation", "automatic-vectorization",
          "automatic-differentiation", "debugging", "notebooks/thinking_in_jax",
          "notebooks/Common_Gotchas_in_JAX", "control-flow", "random-numbers", "pytrees",
          "stateful-computations"]
+NEXT = ["gradient-checkpointing", "external-callbacks", "higher-order",   # stop 88, h-docnotes2
+        "jacobian-vector-products", "notebooks/vmapped_log_probs", "parallel",
+        "notebooks/autodiff_cookbook", "notebooks/Custom_derivative_rules_for_Python_code",
+        "jax-primitives"]
 MIRROR = "/work/.mirror/jax-ml+jax/repo"
 
 
@@ -37,7 +41,7 @@ def cells(out, mirror=MIRROR):
     sys.path.insert(0, ROOT)
     from conformance.docs import pages
     source, found = pages.GitSource(mirror), {}
-    for page in PAGES:
+    for page in PAGES + NEXT:
         found[page] = [{"index": c.index, "code": c.code, "skip": "skip-execution" in c.tags}
                        for c in pages.parse_myst(source.read(pages.TAG, f"docs/{page}.md"))]
     os.makedirs(out, exist_ok=True)

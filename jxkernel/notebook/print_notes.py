@@ -24,10 +24,17 @@ def clear() -> None:
     trace.printed_tracers.clear()
 
 
-def cell_note() -> Note | None:
-    """The note of the cell that just ran, or None: no tracer printed by the user's code."""
+def cell_note(told: set | None = None) -> Note | None:
+    """The note of the cell that just ran, or None: no tracer printed by the user's code, or
+    only by print lines told of before (`told`: the (file, line, kind of tracer) told, kept by
+    the loaded extension). A print of tracers on purpose (jax-primitives' `trace` helper, one
+    line printing in 10 cells) is told once; a cell edited and run again is another file."""
     printed = [(f, line, text) for f, line, text in trace.printed_tracers if is_user_file(f)]
     trace.printed_tracers.clear()
+    if told is not None:
+        keys = [(f, line, _jit(text)) for f, line, text in printed]
+        printed = [p for p, key in zip(printed, keys) if key not in told]
+        told.update(keys)
     if not printed:
         return None
     file, line, text = printed[0]
@@ -44,18 +51,75 @@ def cell_note() -> Note | None:
                   "it, and its string has {} or {name} where they go (not an f-string, "
                   "which Python fills in first):\n  " + fixed),
             kind="info", details=True)
-    jit = text.startswith(("JitTracer", "DynamicJaxprTracer"))
+    jit = _jit(text)
     what = ("a placeholder with a shape and dtype, not the value" if jit else
             "a tracer (the value with what the transformation tracks), not an array")
     when = ("it runs while the function is traced, and again only when it is traced again "
             "(a new shape or dtype), not on every call" if jit else
             "it runs on every call, and shows the transformation's tracer")
+    # the learner's own print rewritten (external-callbacks' `print("...: {}".format(y))`
+    # was offered `jax.debug.print("x = {}", x)`, which prints another value, or raises
+    # NameError where the function has no x)
+    own = print_fix(linecache.getline(file, line).strip())
+    fix = (f", in place of your print:\n  {own}" if own else
+           ":\n  jax.debug.print(\"x = {}\", x)    # x: the value to print")
     return Note(
         f"⚠ print ran while tracing (at {at}): it showed {text}, {what}",
         body=(f"A Python print inside a traced function sees tracers: {when}. To print the "
-              f"values on every call, inside jit, vmap and grad alike:\n"
-              f"  jax.debug.print(\"x = {{}}\", x)"),
+              f"values on every call, inside jit, vmap and grad alike{fix}"),
         kind="info", details=True)
+
+
+def _jit(text: str) -> bool:
+    """Whether the tracer printed is a jit's placeholder (not a grad's or vmap's tracer)."""
+    return text.startswith(("JitTracer", "DynamicJaxprTracer"))
+
+
+def print_fix(code: str) -> str | None:
+    """The line's `print(...)` as a `jax.debug.print` of the same text and values, or None
+    where the line holds no one print of plain arguments (sep=, end=, file=, *args).
+
+        >>> print_fix('print("intermediate value: {}".format(y))')
+        "jax.debug.print('intermediate value: {}', y)"
+        >>> print_fix('print("x is", x, 2)')
+        "jax.debug.print('x is {} 2', x)"
+        >>> print_fix('print(x, jax.typeof(x))') is None    # debug.print refuses a type
+        True
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+             isinstance(n.func, ast.Name) and n.func.id == "print"]
+    if len(calls) != 1 or calls[0].keywords or \
+            any(isinstance(a, ast.Starred) for a in calls[0].args):
+        return None
+    args, debug = calls[0].args, "jax.debug.print"
+    if any(isinstance(n, ast.Call) and ast.unparse(n.func).split(".")[-1] == "typeof"
+           for a in args for n in ast.walk(a)):
+        return None       # jax.debug.print refuses a type ("as a JAX value", JAX 0.10.2)
+    if len(args) == 1 and isinstance(args[0], ast.JoinedStr):
+        return debug_print_fix(f"{debug}({ast.unparse(args[0])})")
+    if len(args) == 1 and isinstance(args[0], ast.Call) and \
+            isinstance(args[0].func, ast.Attribute) and args[0].func.attr == "format" and \
+            isinstance(args[0].func.value, ast.Constant) and \
+            isinstance(args[0].func.value.value, str) and \
+            not any(isinstance(a, ast.Starred) for a in args[0].args) and \
+            all(k.arg is not None for k in args[0].keywords):
+        fmt = args[0]
+        call = ast.Call(ast.Name(debug), [fmt.func.value] + fmt.args, fmt.keywords)
+        return ast.unparse(call)
+    parts, values = [], []
+    for a in args:
+        if isinstance(a, ast.Constant) and isinstance(a.value, (str, int, float)):
+            parts.append(str(a.value).replace("{", "{{").replace("}", "}}"))
+        else:
+            parts.append("{}")
+            values.append(a)
+    if not values:
+        return None
+    return ast.unparse(ast.Call(ast.Name(debug), [ast.Constant(" ".join(parts))] + values, []))
 
 
 def debug_print_fix(code: str) -> str | None:

@@ -33,6 +33,7 @@ class State:
         self.log_filter = compile_notes.FixesInTheNote(self.compiles)
         self.effects = trace_effects.TraceEffectsWatch()   # side effects run at a trace alone
         self.breakpoints = breakpoint_notes.BreakpointWatch(shell)   # breakpoint()s that ran on
+        self.prints_told: set = set()         # print lines whose tracer a note told (once each)
 
     def switch_backend(self, name: str):
         """Select the device `name` names, as `%jxbackend NAME` and the JupyterLab extension
@@ -113,7 +114,7 @@ class State:
         real_jax = self.compiles.real_jax_finished()
         if real_jax is not None:
             show(real_jax)
-        printed = print_notes.cell_note()
+        printed = print_notes.cell_note(self.prints_told)
         if printed is not None and config.jxkernel_compile_notes != "off":
             show(printed)
         effect = self.effects.cell_finished()

@@ -394,7 +394,22 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
     head = (f"This is a new function object of the same code as one {api} traced before (a "
             f"lambda or def made anew each time its line runs): {api} keeps a body's trace by "
             f"the function object, so each new one is traced again.")
-    if free:
+    # a function it closes over (Custom derivative rules' fixed_point: body_fun calls f) can
+    # go in no carry: "taking a, f as an input (in the carry)" could not work
+    calls = tuple(n for n in free if _holds_function(_user_function(user), n))
+    free = tuple(n for n in free if n not in calls)
+    if calls:
+        names = ", ".join(calls)
+        data = (f" Its {', '.join(free)} could go in as an input (in the carry: traced), but "
+                f"not {names}." if free else "")
+        fix = (f"{head} It calls {names}, a function from outside: no carry holds a "
+               f"function, so a body closing over one is traced again for each new body "
+               f"object, as in JAX.{data} To trace it once, make {names} once and the body "
+               f"once for it, outside the function being traced; where {names} is made anew "
+               f"for each call (a lambda or partial inside the caller), each call traces "
+               f"again.")
+        snippet = ""
+    elif free:
         names = ", ".join(free)
         fix = (f"{head} It reads {names} from outside (a closure or a global): one function "
                f"object would keep the value {names} had when first traced, and reuse that "
@@ -420,6 +435,19 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
     was = signature_text(_body_signature(last.named))
     return Change("(function object)", "fresh_body", f"{name} traced for ({was})",
                   "a new function object", fix, snippet)
+
+
+def _holds_function(fun, name) -> bool:
+    """Whether the closure variable `name` of `fun` holds a function (a callable that is no
+    array and no number), which no carry can hold."""
+    code = getattr(fun, "__code__", None)
+    if code is None or name not in code.co_freevars:
+        return False
+    try:
+        value = (fun.__closure__ or ())[code.co_freevars.index(name)].cell_contents
+    except ValueError:                  # an empty cell
+        return False
+    return callable(value) and not hasattr(value, "shape")
 
 
 def _outer_trace():

@@ -361,6 +361,15 @@ def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False
     compiles'. `under_vmap`: a shape change is of the rows vmap gives it (rows_under_vmap)."""
     named, static_named, closest, reason, changes, new = _explain(dataclasses.replace(
         miss, history=list(miss.history) + seen))
+    if reason == "first call" and any(c.kind == "fresh_jit" for c in changes):
+        # as at a call (compiled()): a new jit of the same code is told only where JAX says
+        # it may be re-defined, a call site that traced another before (Custom derivative
+        # rules' `vmap(jit(grad(log1pexp)))(xs)` on the line after `jit(grad(log1pexp))(3.)`:
+        # one jit object reused for both misses too, its row being strong, so "make it once"
+        # saved nothing; JAX logs "never seen function", no hint)
+        site = user_source_info()
+        if site is None or not _record.seen_miss_site(miss_site(site)):
+            changes = tuple(c for c in changes if c.kind != "fresh_jit")
     if under_vmap:
         changes = rows_under_vmap(changes, miss.jitted)
     seen.append(dataclasses.replace(new, consts=None))

@@ -115,5 +115,5 @@ def test_a_changed_global_and_a_printed_tracer_are_noted(page, request):
     note = printed.locator("details.jx-note")
     expect(note.locator("summary")).to_contain_text("⚠ print ran while tracing")
     note.locator("summary").click()
-    expect(note.locator("pre")).to_contain_text('jax.debug.print("x = {}", x)')
+    expect(note.locator("pre")).to_contain_text("jax.debug.print('x is {}', x)")
     shot_view(printed, request, "2-print")

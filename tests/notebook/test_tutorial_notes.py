@@ -12,12 +12,20 @@ from IPython.utils.capture import capture_output  # noqa: E402
 
 import locations                                   # noqa: E402  tests/support
 from ipython_shell import shell_fixture            # noqa: E402
-from tutorial_notes_cases import CASES, CHECKS     # noqa: E402  tests/data
+from tutorial_notes_cases import CASES, CHECKS, PRINT_FIX  # noqa: E402  tests/data
 
 JAX = locations.recorded("tutorial_notes_reference.json")
 
 shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
-                      "from jxkernel import jit", store_history=True)
+                      "from jxkernel import jit, grad, vmap\nimport numpy as np\n"
+                      "from jxkernel.experimental import io_callback\n"
+                      "from functools import partial\nfrom jxkernel import custom_vjp, vjp\n"
+                      "from jxkernel.lax import while_loop", store_history=True)
+
+
+def _notes(cap, start):
+    return [o.data["text/plain"] for o in cap.outputs
+            if o.data.get("text/plain", "").startswith(start)]
 
 
 def _cell(shell, source):
@@ -44,3 +52,105 @@ def test_a_global_read_by_an_earlier_trace_is_noted_with_the_value_its_program_k
     assert scalar == 1.0 + 0.0 and array == [1.0 + 10.0]
     assert [np.asarray(shell.ev(call)).tolist() for call in CHECKS["impure_uses_globals"]] == \
         recorded["checks"]
+
+
+def test_a_printed_tracer_is_fixed_with_the_learners_own_print_rewritten(shell):
+    """external-callbacks' `print("intermediate value: {}".format(y))` inside jit: the note
+    offered `jax.debug.print("x = {}", x)`, which prints x, not y (NameError where there is
+    no x). It offers the learner's line as jax.debug.print now; pasted in its place, JAX
+    prints "intermediate value: 3" for f(2) and 4 for f(3) (recorded), and so does jxkernel."""
+    recorded, fixed = JAX["cases"]["print_in_jit_format"], JAX["cases"]["print_in_jit_format_fixed"]
+    cap = _cell(shell, CASES["print_in_jit_format"])
+    assert cap.stdout.splitlines() == recorded["printed"]
+    (note,) = _notes(cap, "⚠ print ran while tracing")
+    assert note.splitlines()[-1].strip() == PRINT_FIX, note
+    assert PRINT_FIX in CASES["print_in_jit_format_fixed"]
+    assert fixed["printed"] == ["intermediate value: 3", "intermediate value: 4"]
+    with capture_output() as cap:
+        shell.run_cell(CASES["print_in_jit_format_fixed"], store_history=True)
+        checks = [np.asarray(shell.ev(call)).tolist() for call in CHECKS["print_in_jit_format_fixed"]]
+    assert cap.stdout.splitlines() == fixed["printed"]
+    assert checks == fixed["checks"]
+    assert not _notes(cap, "⚠")
+
+
+def test_vmap_of_a_jit_called_before_on_the_whole_array_is_told_as_a_row(shell):
+    """external-callbacks' numpy_random_like(x), then jax.vmap(numpy_random_like)(x): JAX
+    misses ("now f32[] and before f32[5]") and compiles numpy_random_like twice (recorded).
+    The note said so with the rank fix "make it that shape where it is made", which cannot
+    be done to the row vmap gives; it says the row is vmap's and that both compiles are
+    expected."""
+    recorded = JAX["cases"]["vmap_of_a_jit"]
+    (miss,) = recorded["misses"]
+    assert "* at x, now f32[]({}) and before f32[5]({})" in miss
+    assert recorded["compiles"]["numpy_random_like"] == 2
+    cap = _cell(shell, CASES["vmap_of_a_jit"])
+    assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
+        recorded["printed"]
+    (note,) = _notes(cap, "⚙")
+    first = note.splitlines()[0]
+    assert first.startswith("⚙ numpy_random_like compiled again (compile #2, at In["), first
+    assert "x: shape f32[5] -> f32[]" in first
+    assert "x is a row of what vmap maps over (f32[] now, f32[5] at the nearest earlier " \
+        "compile)" in note, note
+    assert "Nothing to fix: each compile is expected." in note
+    assert "where it is made" not in note
+
+
+def test_a_new_jit_under_vmap_on_its_own_line_gets_no_note_as_jax_gives_no_hint(shell):
+    """Custom derivative rules' `jit(log1pexp)(3.)`, `jit(grad(log1pexp))(3.)`, then
+    `vmap(jit(grad(log1pexp)))(jnp.arange(3.))`: three jits, each "never seen function" to
+    JAX, with no hint of a function re-defined (recorded). The third got "⚙ log1pexp compiled
+    again (a new jit object)" with "make the jitted function once", which saves nothing there
+    (one jit reused misses under vmap too). Run three times on one line, JAX hints twice and
+    the note tells the two (×2)."""
+    once, loop = JAX["cases"]["jit_of_grad_then_vmap"], \
+        JAX["cases"]["jit_of_grad_then_vmap_in_a_loop"]
+    assert (once["compiles"]["log1pexp"], once["never_seen"], once["same_line_hints"]) == \
+        (3, 3, 0)
+    assert (loop["compiles"]["log1pexp"], loop["never_seen"], loop["same_line_hints"]) == \
+        (3, 3, 2)
+    cap = _cell(shell, CASES["jit_of_grad_then_vmap"])
+    assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
+        once["printed"]
+    assert _notes(cap, "⚙") == []
+    cap = _cell(shell, CASES["jit_of_grad_then_vmap_in_a_loop"])
+    (note,) = _notes(cap, "⚙")
+    assert note.startswith("⚙ log1pexp compiled again ×2 (a new jit object"), note
+
+
+def test_a_loop_body_closing_over_a_function_is_not_told_to_carry_it(shell):
+    """Custom derivative rules' fixed_point: body_fun, made anew in each call, calls f (the
+    `update` lambda newton_sqrt makes anew, then partial(rev_iter, f)). JAX traces cond_fun
+    and body_fun 6 times each for the two grads (recorded, "never seen function"); the note
+    says ×6 each. Its fix said "taking a, f as an input (in the carry)", and no carry holds a
+    function: it names f as a function (a only as the carry's)."""
+    first, grads = JAX["cases"]["fixed_point"], JAX["cases"]["fixed_point_grads"]
+    assert grads["never_seen_by"] == {"body_fun": 6, "cond_fun": 6}
+    assert _cell(shell, CASES["fixed_point"]).stdout.splitlines() == first["printed"]
+    cap = _cell(shell, CASES["fixed_point_grads"])
+    assert cap.stdout.splitlines() == grads["printed"]
+    (note,) = _notes(cap, "⚙")
+    assert "⚙ cond_fun traced again ×6" in note and "⚙ body_fun traced again ×6" in note, note
+    assert "taking a, f as an input" not in note and "It calls f, a function from outside" \
+        in note, note
+    assert "Its a could go in as an input (in the carry: traced), but not f." in note
+
+
+def test_a_print_line_is_told_once(shell):
+    """A print of a tracer, from one line, under several cells (jax-primitives' `trace`
+    helper: 10 notes on that page): JAX prints the tracer again at each trace (recorded),
+    and the note is under the first cell alone."""
+    first, again = JAX["cases"]["print_told_once_first"], JAX["cases"]["print_told_once_again"]
+    assert first["printed"] == ["shown JitTracer(~float32[])"]
+    assert again["printed"] == ["shown JitTracer(float32[2])"]
+    _cell(shell, CASES["print_told_once_defs"])
+    cap = _cell(shell, CASES["print_told_once_first"])
+    assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
+        first["printed"]
+    (note,) = _notes(cap, "⚠ print ran while tracing")
+    assert note.splitlines()[-1].strip() == "jax.debug.print('shown {}', x)", note
+    cap = _cell(shell, CASES["print_told_once_again"])
+    assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
+        again["printed"]
+    assert _notes(cap, "⚠") == []

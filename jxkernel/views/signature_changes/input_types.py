@@ -164,8 +164,12 @@ def rows_under_vmap(changes, jitted=None) -> tuple:
             fix, code = _VMAP_AFTER_NUMBER_FIX
             c = _refixed(c, (fix, code if number else ""), fun=fun, dtype=dtype,
                          number=example, said=f", as in {fun}({number})" if number else "")
-        if c.kind == "shape" and c.fix.startswith(_BUCKET_FIX[0][:30]):
-            old, new = _shape_of(c.old), _shape_of(c.new)
+        old, new = _shape_of(c.old), _shape_of(c.new)
+        if c.kind == "shape" and old is not None and new is not None and len(old) != len(new):
+            # external-callbacks' numpy_random_like(x), then jax.vmap(numpy_random_like)(x):
+            # "make it that shape where it is made" cannot be done to the row vmap gives
+            c = _refixed(c, _VMAP_RANK_FIX, fun=fun)
+        elif c.kind == "shape" and c.fix.startswith(_BUCKET_FIX[0][:30]):
             if old is not None and new is not None and len(old) == len(new):
                 axis = next(i for i, (m, n) in enumerate(zip(old, new)) if m != n)
                 c = _refixed(c, _VMAP_ROWS_FIX, **_bucket_fill(axis, old, new, "xs", offset=1))
@@ -382,6 +386,15 @@ _VMAP_ROWS_FIX = (
     "n = xs.shape[{axis}]    # xs: the array given to vmap (mapped over axis 0)\n"
     "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
     "xs = jnp.pad(xs, {before}[(0, size - n)]{after})")
+# a row of another rank than the nearest earlier compile's argument: the whole array in a call
+# outside vmap, or rows of another rank (JAX 0.10.2 logs the miss "now f32[] and before
+# f32[5]" and compiles the batched program, for f32[5]: tutorial_notes_cases' vmap_of_a_jit)
+_VMAP_RANK_FIX = (
+    "{path} is a row of what vmap maps over ({new} now, {old} at the nearest earlier "
+    "compile): vmap traces {fun} for one row, so {fun} called on a whole array and vmap of "
+    "{fun} over it are two traces, a program each, and rows of another rank are another. "
+    "Nothing to fix: each compile is expected.",
+    "")
 # a Python number in an earlier call, then under vmap (never weak there): the weak side is the
 # earlier call's; an array there moves the miss to each later call given a number (JAX 0.10.2:
 # learner13_array_first_then_vmap misses at jax.grad(f)(1.0)); arrays in each, one trace
