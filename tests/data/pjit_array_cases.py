@@ -54,6 +54,7 @@ def run(jax) -> dict:
     _eager_one_device_constraints(jax, out)
     _scatter_python_bools(jax, out)
     _key_shardings(jax, out)
+    _open_result_names(jax, out)
     return out
 
 
@@ -1488,3 +1489,37 @@ def _key_shardings(jax, out):
             return [str(jax.typeof(eager)), str(jax.typeof(jitted)),
                     np.asarray(eager).tolist(), np.asarray(jitted).tolist()]
     out["switch over a key vmapped on an explicit axis"] = _answer(switch_random)
+
+
+def _open_result_names(jax, out):
+    """A result typed over a mesh with Auto axes (its unsplit dimensions left to XLA) reports
+    its type, one spec entry per dimension, where XLA laid it out as typed, else XLA's layout
+    as it reads, P(('x', 'y'),) (pjit_test.py's `test_auto_user`, `test_wsc_mix_axis_types`)."""
+    import numpy as np
+    jnp = jax.numpy
+    P, NamedSharding, AxisType = (jax.sharding.PartitionSpec, jax.sharding.NamedSharding,
+                                  jax.sharding.AxisType)
+    data = np.arange(16.).reshape(8, 2)
+
+    def matmul(types, spec1, spec2):
+        def run():
+            mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=types)
+            with jax.set_mesh(mesh):
+                a = jax.device_put(data, NamedSharding(mesh, P(*spec1)))
+                b = jax.device_put(data.T, NamedSharding(mesh, P(*spec2)))
+                y = jax.jit(lambda x, x2: jnp.sin(x * 2) @ x2)(a, b)
+                return [repr(y.sharding.spec), str(jax.typeof(y))]
+        return run
+    out["sin matmul over explicit x, auto y"] = _answer(matmul(
+        (AxisType.Explicit, AxisType.Auto), ("x", "y"), ("y", None)))
+    out["sin matmul over auto x, explicit y"] = _answer(matmul(
+        (AxisType.Auto, AxisType.Explicit), ("x", "y"), (None, "x")))
+
+    def constrained():
+        mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto))
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(16).reshape(8, 2), P("x"))
+            y = jax.jit(lambda x: jax.lax.with_sharding_constraint(x, P("y")))(arr)
+            return [repr(y.sharding.spec), str(jax.typeof(y)), np.asarray(y).tolist()]
+    out["constraint to an auto axis of a value split over an explicit one"] = \
+        _answer(constrained)
