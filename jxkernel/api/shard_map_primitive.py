@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import compile_record
 from ..core.config import config
-from ..core import sharding_types, vma
+from ..core import physical, sharding_types, vma
 from ..core import avals as _avals
 from ..core.avals import ShapedArray, explicit_axes, get_aval, make_ur, typed_sharding
 from ..core.axis_env import bound_axis
@@ -288,6 +288,11 @@ def _one_equation(avals, params) -> ClosedJaxpr:
         _equations[key] = dce_closed_outputs(
             ClosedJaxpr(primitive_jaxpr(shard_map_p, avals, params), []), True, True)[0]
     return _equations[key]
+
+
+# a body over typed keys is made physical as it was traced: its manual axes bound, varying
+physical.body_contexts[shard_map_p] = lambda params: _axes_bound(
+    params["mesh"], params["newly_manual_axes"], params["check_vma"])
 
 
 def _jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma,

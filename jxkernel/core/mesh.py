@@ -1139,14 +1139,25 @@ def asked_on(mesh: Mesh, sharding):
     return placed_on(mesh, sharding)
 
 
-def named_as_asked(asked, chosen: NamedSharding, ndim: int) -> NamedSharding:
+def named_as_asked(asked, chosen: NamedSharding, ndim: int, typed=None) -> NamedSharding:
     """The sharding XLA `chosen` for a result: where the one `asked` left dimensions open
-    (asked_on gave None), its spec has one entry per dimension, as JAX names such results
-    (P('x', None), not P('x',))."""
+    (asked_on gave None), as JAX's pxla names it: the result's type (`typed`, its split; None:
+    unsplit), one spec entry per dimension (P('x', None), not P('x',)), where XLA laid it out
+    as typed, else XLA's layout as it reads (_gspmd_to_named_sharding: P('x',))."""
     if asked is None or not any(p is UNCONSTRAINED for p in asked.spec.partitions):
         return chosen
     parts = chosen.spec.partitions + (None,) * (ndim - len(chosen.spec))
+    if typed is not None and getattr(typed, "spec", None) is not None:
+        typed_parts = typed.spec.partitions + (None,) * (ndim - len(typed.spec))
+    else:
+        typed_parts = (None,) * ndim
+    if tuple(map(_axes_of, parts)) != tuple(map(_axes_of, typed_parts)):
+        return chosen
     return NamedSharding(chosen.mesh, PartitionSpec(*parts), memory_kind=chosen.memory_kind)
+
+
+def _axes_of(entry) -> tuple:
+    return () if entry is None else (entry,) if isinstance(entry, str) else tuple(entry)
 
 
 def concrete_mesh(abstract: AbstractMesh, mesh: Mesh | None) -> Mesh:

@@ -126,8 +126,19 @@ def physical_value(x):
     return x._base if is_extended(getattr(x, "aval", None)) and hasattr(x, "_base") else x
 
 
-def physical_params(params: dict) -> dict:
-    """`params` with each inner jaxpr that has keys made physical."""
+# primitive -> params -> the context its inner jaxprs are traced in (a shard_map's body: its
+# manual axes bound and, with check_vma, varying), so their physical forms are typed as they
+body_contexts: dict = {}    # were (physical_params)
+
+
+def physical_params(params: dict, prim=None) -> dict:
+    """`params` with each inner jaxpr that has keys made physical (under `prim`'s
+    body_contexts context, where it has one)."""
+    context = body_contexts.get(prim)
+    if context is not None and any(has_keys(j) for value in params.values()
+                                   for j in _jaxprs_of(value)):
+        with context(params):
+            return physical_params(params)
     new = None
     for name, value in params.items():
         jaxprs = _jaxprs_of(value)
@@ -163,7 +174,7 @@ def eval_physical(jaxpr: Jaxpr, consts, args) -> list:
         vals = list(map(read, eqn.invars))
         rule = physical_rules.get(eqn.primitive)
         keyed = any(map(is_key, in_avals)) or any(map(is_key, out_avals))
-        params = physical_params(eqn.params)
+        params = physical_params(eqn.params, eqn.primitive)
         if rule is None and keyed and params is eqn.params:
             rule = _traced_lowering(eqn.primitive)
         if rule is not None and keyed:

@@ -671,13 +671,21 @@ def top_k_rule(name, in_avals, params, out_avals):
     return [parts] * len(out_avals)
 
 
+def broadcasting_results_rule(name, in_avals, params, out_avals):
+    """An elementwise primitive of several results (threefry2x32): each typed as
+    broadcasting_rule types one, as JAX's abstract evaluation of the hash does."""
+    parts = broadcasting_rule(name, in_avals, params, out_avals[:1])
+    return [parts] * len(out_avals)
+
+
 # the rules under which untyped operands give a result typed over set_mesh's mesh (JAX's
 # broadcasting_sharding_rule, _select_sharding_rule, _broadcast_in_dim_sharding_rule)
 _TAKE_CONTEXT_MESH = frozenset({broadcasting_rule, select_n_rule, broadcast_in_dim_rule,
                                 stack_rule, same_sharding_rule})
 
 # the rules that read every operand's sharding (the others read the first's)
-_ANY_OPERAND_TYPED = frozenset({broadcasting_rule, select_n_rule, dot_general_rule,
+_ANY_OPERAND_TYPED = frozenset({broadcasting_rule, broadcasting_results_rule,
+                                select_n_rule, dot_general_rule,
                                 dynamic_update_slice_rule, conv_rule, gather_rule, clamp_rule,
                                 scatter_rule, stack_rule, same_sharding_rule, add_any_rule})
 

@@ -45,13 +45,22 @@ def _out(params, out_avals, **changes):
     return {**params, **changes}
 
 
+def _data_param(p, o) -> dict:
+    """A `sharding` param for the data: the keys' (its element axes unsplit, _data_sharding),
+    None where the keys' is None."""
+    if "sharding" not in p:
+        return {}
+    s = p["sharding"]
+    return {"sharding": _data_sharding(s, o[0]) if hasattr(s, "spec") else None}
+
+
 _rule(reshape_p, lambda i, o, p: _out(
     p, o, new_sizes=tuple(p["new_sizes"]) + _key_dims(o[0]), dimensions=None,
-    **({"sharding": None} if "sharding" in p else {})))
+    **_data_param(p, o)))
 _rule(broadcast_in_dim_p, lambda i, o, p: _out(
     p, o, shape=tuple(p["shape"]) + _key_dims(o[0]),
     broadcast_dimensions=tuple(p["broadcast_dimensions"]) + _trailing(o[0]),
-    **({"sharding": None} if "sharding" in p else {})))
+    **_data_param(p, o)))
 _rule(transpose_p, lambda i, o, p: _out(p, o, permutation=tuple(p["permutation"]) +
                                         _trailing(i[0])))
 _rule(_shapes.squeeze_p, lambda i, o, p: p)

@@ -60,14 +60,13 @@ def _key_dtype(impl):
 
 
 def _flat_map(fn, data, n_keys_dims, key_shape):
-    """`fn` (one key's data -> a value) over keys data of shape S + key_shape: S flattened
-    into one vmapped axis and restored, so that each key's values are exactly its own."""
-    shape = tuple(data.shape[:n_keys_dims])
-    if not shape:
-        return fn(data)
-    flat = lax.reshape(data, (math.prod(shape), *key_shape))
-    out = vmap(fn)(flat)
-    return lax.reshape(out, shape + tuple(out.shape[1:]))
+    """`fn` (one key's data -> a value) over keys data of shape S + key_shape: vmapped once
+    per dimension of S, as JAX's `iterated_vmap_unary`, so that each key's values are exactly
+    its own and the lowering keeps S's dimensions (a reshape to one axis would drop their
+    shardings: XLA could not propagate a key array's split dimensions through it)."""
+    for _ in range(n_keys_dims):
+        fn = vmap(fn)
+    return fn(data)
 
 
 def _unary_batcher(prim):

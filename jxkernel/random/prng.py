@@ -18,12 +18,12 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from .. import lax
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.config import config
 from ..core.avals import ShapedArray, get_aval
 from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
-                              numpy_rules)
+                              numpy_rules, sharding_rules)
 from ..transforms import batch_util as bu
 from ..lax import _lowering as hl
 from ..transforms.ad_util import defjvp_zero
@@ -131,6 +131,8 @@ def _hash_batching(prim):
 
 
 abstract_eval_rules[threefry2x32_p] = _hash_abstract_eval("threefry2x32", 2)
+# its results split as its operands broadcast (JAX's broadcasting_sharding_rule)
+sharding_rules[threefry2x32_p] = sharding_types.broadcasting_results_rule
 numpy_rules[threefry2x32_p] = threefry2x32_numpy      # the same rounds in NumPy's uint32
 lowering_rules[threefry2x32_p] = _threefry2x32_lowering
 batching_rules[threefry2x32_p] = _hash_batching(threefry2x32_p)

@@ -12,6 +12,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, python_scalar_aval
 from ..core.errors import masked_array_error
+from ..core.ir import Literal
 from ..core.trace import Tracer, escaped_tracer_error
 
 
@@ -62,6 +63,8 @@ def _host_value(x):
     if dtypes.is_python_scalar(x):
         dtype = dtypes.python_scalar_dtype(x)
         return _python_scalar_to_numpy(x, dtype), python_scalar_aval(type(x), dtype)
+    if type(x) is Literal:      # a weak-typed literal re-bound by eval_jaxpr (dispatch.to_device)
+        return np.asarray(x.val, x.aval.dtype), x.aval
     if dtypes.keeps_its_dtype(x):       # a typed literal (_src/literals.py): its own type
         return np.asarray(x, x.aval.dtype), x.aval
     if isinstance(x, np.ma.MaskedArray):         # its mask would be dropped silently

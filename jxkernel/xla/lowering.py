@@ -972,12 +972,30 @@ class at_site:
         lowering_site.frames = self.prev
 
 
+def _unsharded_keys(key_ndims, mesh, arg_shardings, result_shardings) -> tuple:
+    """(per input, per result) the key ranks of `key_ndims` (lower_module) of those given no
+    sharding or one UNCONSTRAINED in every dimension, as JAX's `all_unconstrained`; None for a
+    side with none, or off a mesh."""
+    if key_ndims is None or mesh is None:
+        return None, None
+
+    def open_(ndims, shardings):
+        shardings = shardings or [None] * len(ndims)
+        out = [n if n is not None and (s is None or (
+            hasattr(s, "spec") and len(s.spec) == n and n > 0 and
+            all(p is UNCONSTRAINED for p in s.spec))) else None
+            for n, s in zip(ndims, shardings)]
+        return out if any(n is not None for n in out) else None
+    return open_(key_ndims[0], arg_shardings), open_(key_ndims[1], result_shardings)
+
+
 def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
                  result_names=None, locations: bool = False, mesh=None,
                  arg_shardings=None, result_shardings=None, platforms=None,
                  arg_names=None, aliases=None, one_device=None,
                  rules=None, devices=(), manual=None,
-                 tokens: bool = False, embedded=None) -> tuple[str, ModuleContext]:
+                 tokens: bool = False, embedded=None,
+                 key_ndims=None) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
@@ -1072,7 +1090,14 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     if embedded:
         body = Jaxpr([*embedded, *jaxpr.constvars], jaxpr.invars, jaxpr.outvars, jaxpr.eqns)
         consts = embedded_consts(main.body, embedded.values(), embedded) + list(consts)
-    outs = lower_jaxpr_into(module_ctx, main.body, body, consts, args[n_consts:])
+    args = args[n_consts:]
+    keys_in, keys_out = _unsharded_keys(key_ndims, mesh, arg_shardings, result_shardings)
+    if keys_in is not None:
+        args = hlo.replicate_trailing_dims(module, main.body, args, jaxpr.invars,
+                                           keys_in[n_consts:])
+    outs = lower_jaxpr_into(module_ctx, main.body, body, consts, args)
+    if keys_out is not None:
+        outs = hlo.replicate_trailing_dims(module, main.body, outs, jaxpr.outvars, keys_out)
     if n_tok:
         outs = _tokens.main_tokens_out(main.body, n_tok) + outs
         result_names = None if result_names is None else [None] * n_tok + list(result_names)

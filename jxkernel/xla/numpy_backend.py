@@ -204,8 +204,9 @@ class NumpyShardedExecutable(NumpyExecutable):
         chosen = numpy_sharded.output_shardings(
             jaxpr, mesh, [physical_aval(a) for a in self.out_avals], user_shardings, arg_avals,
             asked, out_meshes, arg_shardings)
-        self.out_shardings = [given or named_as_asked(s, c, len(a.shape)) for given, s, c, a
-                              in zip(asked, out_shardings, chosen, self.out_avals)]
+        self.out_shardings = [given or named_as_asked(s, c, len(a.shape), a.split)
+                              for given, s, c, a in zip(asked, out_shardings, chosen,
+                                                        self.out_avals)]
 
     def with_committed(self, committed: bool) -> NumpyShardedExecutable:
         return self                         # results over a mesh are committed

@@ -22,7 +22,7 @@ from ..core.dce import dce_jaxpr, prune_unused_inputs
 from ..core.ir import Jaxpr, jaxprs_in_params
 from ..core.primitive import numpy_lowering_rules
 from ..core.symbolic import is_symbolic
-from ..core.physical import has_keys, physicalize
+from ..core.physical import has_keys, is_extended, physicalize
 from . import client as _client
 from .compiler import compile_module
 from .executable import Executable
@@ -87,6 +87,10 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     # typed keys become their uint32 data here (core/physical.py), for XLA and the NumPy
     # backend alike; the results' types stay the keys' (the executable wraps them again)
     out_avals = tuple(jaxpr.out_avals)
+    key_ndims = None
+    if mesh is not None and has_keys(jaxpr):    # (their ranks: lowering's _unsharded_keys)
+        key_ndims = tuple([len(v.aval.shape) if is_extended(v.aval) else None for v in vs]
+                          for vs in (jaxpr.constvars + jaxpr.invars, jaxpr.outvars))
     jaxpr = physicalize(jaxpr)
     devices = tuple(devices)
     if type(devices[0]) is NumpyDevice:
@@ -120,7 +124,8 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
         jaxpr, name=name, platform=platforms[0], platforms=platforms, donated=donated,
         mesh=mesh, arg_shardings=arg_shardings, result_shardings=result_shardings,
         locations=locations, result_names=result_names, arg_names=arg_names, aliases=aliases,
-        one_device=one_device, rules=rules, devices=devices, tokens=True, embedded=embed)
+        one_device=one_device, rules=rules, devices=devices, tokens=True, embedded=embed,
+        key_ndims=key_ndims)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)

@@ -467,7 +467,7 @@ class ShardedExecutable(Executable):
         chosen = output_shardings(loaded, mesh, self._physical, user_shardings, arg_avals,
                                   asked, out_meshes)
         self.mesh = mesh
-        self.out_shardings = [given or named_as_asked(s, c, len(a.shape)) for given, s, c, a
+        self.out_shardings = [given or named_as_asked(s, c, len(a.shape), a.split) for given, s, c, a
                               in zip(asked, out_shardings, chosen, self._physical)]
         self.handlers = [_result_handler(a, gspmd_sharding(s, len(a.shape)))
                          for a, s in zip(self._physical, self.out_shardings)]

@@ -483,6 +483,21 @@ def on_one_device(module: Module, block: Block, values, variables, placed) -> li
             if p is not None else x for x, v, p in zip(values, variables, placed)]
 
 
+def replicate_trailing_dims(module: Module, block: Block, values, variables, key_ndims) -> list:
+    """`values` (of the physical `variables`) constrained where `key_ndims` gives a typed key
+    array's rank (None: left as they are): its key dimensions open (XLA chooses), its key
+    data's trailing dimensions replicated, `<@empty_mesh, [{?}, {?}, {}]>`, as JAX's
+    `replicate_trailing_dims` for a key argument or result of a partitioned `main` that has
+    no sharding given."""
+    if not any(n is not None for n in key_ndims):
+        return list(values)
+    declare_empty_mesh(module)
+    return [x if n is None else block.op1("sdy.sharding_constraint", [x], aval_type(v.aval), {
+                "sharding": "#sdy.sharding<@empty_mesh, [" + ", ".join(
+                    "{?}" if i < n else "{}" for i in range(len(v.aval.shape))) + "]>"})
+            for x, v, n in zip(values, variables, key_ndims)]
+
+
 def _float_text(x, dtype) -> str:
     x = float(x)
     if not math.isfinite(x):

@@ -6,6 +6,8 @@ value). `run(jax)` takes the `jax` module (real or jxkernel, with 8 CPU devices)
 JSON data."""
 
 
+import math
+
 from case_answer import answer as _answer
 
 
@@ -51,6 +53,8 @@ def run(jax) -> dict:
     _type_divisibility(jax, out)
     _eager_one_device_constraints(jax, out)
     _scatter_python_bools(jax, out)
+    _key_shardings(jax, out)
+    _open_result_names(jax, out)
     return out
 
 
@@ -1416,3 +1420,106 @@ def _scatter_python_bools(jax, out):
         lambda x, s=None: x.at[:, 0].add(True, out_sharding=s)))
     out["scatter a Python float into ints"] = _answer(lambda: run(
         lambda x, s=None: x.at[:, -1].set(2.5, out_sharding=s)))
+
+
+def _key_shardings(jax, out):
+    """Typed keys over a mesh (pjit_test.py's `test_partial_sharded_prng_key_inp`,
+    `test_prng_sharding_propagation`, `test_manual_mode_mix_random`,
+    `test_lax_switch_vmap_random`): keys seeded from split seeds keep the seeds' split, a key
+    result given no sharding is constrained to its data's trailing axis replicated, keys in a
+    shard_map body manual over one axis, and a switch over keys vmapped on an Explicit axis."""
+    import importlib
+    from functools import partial
+    import numpy as np
+    jnp = jax.numpy
+    prng = importlib.import_module(jax.__name__ + "._src.random.prng")
+    threefry = importlib.import_module(jax.__name__ + "._src.random.threefry2x32")
+    P, NamedSharding, AxisType = (jax.sharding.PartitionSpec, jax.sharding.NamedSharding,
+                                  jax.sharding.AxisType)
+
+    def seeded(shape, axes, spec):
+        def run():
+            mesh = jax.make_mesh(shape, axes, axis_types=(AxisType.Auto,) * len(axes))
+            data = np.arange(math.prod(spec[0]), dtype=np.uint32).reshape(spec[0])
+            seeds = jax.device_put(data, NamedSharding(mesh, P(*spec[1])))
+
+            @jax.jit
+            def make_keys(seeds):
+                return prng.random_seed(seeds, impl=threefry.threefry_prng_impl).T
+            keys = make_keys(seeds)
+            text = make_keys.lower(seeds).as_text()
+            opened = "{?}, " * (len(spec[0])) + "{}"
+            return [repr(keys.sharding.spec), str(jax.typeof(keys)),
+                    f"<@empty_mesh, [{opened}]>" in text,
+                    np.asarray(jax.random.key_data(keys)).tolist()]
+        return run
+    out["keys seeded from split seeds"] = _answer(seeded((4, 2), ("x", "y"),
+                                                         ((8, 2), ("x", "y"))))
+    out["keys seeded from partly split seeds"] = _answer(seeded(
+        (2, 2, 2), ("x", "y", "z"), ((8, 2, 2), ("x", "y", None))))
+
+    def manual_random():
+        mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+        with jax.set_mesh(mesh):
+            keys = jax.sharding.reshard(jax.random.split(jax.random.key(0), 2), P("x"))
+
+            def h(key):
+                key = key.squeeze(0)
+                return (jax.random.bits(key, (1, 4)),
+                        jax.random.uniform(key, (1, 4), out_sharding=P(None, "y")))
+            g = jax.jit(jax.shard_map(h, out_specs=P("x"), axis_names={"x"}))
+            bits, uniform = g(keys)
+            return [repr(bits.sharding.spec), repr(uniform.sharding.spec),
+                    np.asarray(bits).tolist(), np.asarray(uniform).tolist()]
+    out["random bits in a shard_map manual over one axis"] = _answer(manual_random)
+
+    def switch_random():
+        mesh = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,))
+        with jax.set_mesh(mesh):
+            @partial(jax.vmap, in_axes=(None, 0, 0))
+            def flip(key, state, index):
+                # (uniform over [0, 1): exact, its bits' mantissa less 1.0)
+                branches = [lambda _: jax.random.uniform(key, shape=(), minval=0.0,
+                                                         maxval=1.0)] * state.shape[0]
+                return jax.lax.switch(index, branches, state)
+            states = jax.sharding.reshard(jnp.zeros((4, 5)), P("x"))
+            index = jax.sharding.reshard(jnp.array([0, 1, 2, 4]), P("x"))
+            key = jax.random.key(42)
+            eager, jitted = flip(key, states, index), jax.jit(flip)(key, states, index)
+            return [str(jax.typeof(eager)), str(jax.typeof(jitted)),
+                    np.asarray(eager).tolist(), np.asarray(jitted).tolist()]
+    out["switch over a key vmapped on an explicit axis"] = _answer(switch_random)
+
+
+def _open_result_names(jax, out):
+    """A result typed over a mesh with Auto axes (its unsplit dimensions left to XLA) reports
+    its type, one spec entry per dimension, where XLA laid it out as typed, else XLA's layout
+    as it reads, P(('x', 'y'),) (pjit_test.py's `test_auto_user`, `test_wsc_mix_axis_types`)."""
+    import numpy as np
+    jnp = jax.numpy
+    P, NamedSharding, AxisType = (jax.sharding.PartitionSpec, jax.sharding.NamedSharding,
+                                  jax.sharding.AxisType)
+    data = np.arange(16.).reshape(8, 2)
+
+    def matmul(types, spec1, spec2):
+        def run():
+            mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=types)
+            with jax.set_mesh(mesh):
+                a = jax.device_put(data, NamedSharding(mesh, P(*spec1)))
+                b = jax.device_put(data.T, NamedSharding(mesh, P(*spec2)))
+                y = jax.jit(lambda x, x2: jnp.sin(x * 2) @ x2)(a, b)
+                return [repr(y.sharding.spec), str(jax.typeof(y))]
+        return run
+    out["sin matmul over explicit x, auto y"] = _answer(matmul(
+        (AxisType.Explicit, AxisType.Auto), ("x", "y"), ("y", None)))
+    out["sin matmul over auto x, explicit y"] = _answer(matmul(
+        (AxisType.Auto, AxisType.Explicit), ("x", "y"), (None, "x")))
+
+    def constrained():
+        mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto))
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(16).reshape(8, 2), P("x"))
+            y = jax.jit(lambda x: jax.lax.with_sharding_constraint(x, P("y")))(arr)
+            return [repr(y.sharding.spec), str(jax.typeof(y)), np.asarray(y).tolist()]
+    out["constraint to an auto axis of a value split over an explicit one"] = \
+        _answer(constrained)
