@@ -391,9 +391,13 @@ def stale_note(stale) -> Note | None:
                 # an earlier trace's program (for other argument types) is kept too
                 "the program compiled at that trace" if s.earlier else "its compiled program")
         through = f" (in {s.helper}, which it calls)" if s.helper else ""
+        # an array whose values are no constant of the program (read for a print or its
+        # shape): the program keeps nothing of it, but was traced for its old type
+        said = f"keeps {s.then}" if getattr(s, "in_program", True) else \
+            "was traced for its old type (its values are not in the program)"
         lines.append(f"⚠ {s.function} read {s.name} = {s.then}{through} when traced"
                      f"{f' (at {at})' if at else ''}; {s.name} is {s.now} now, and {kept} "
-                     f"keeps {s.then}")
+                     f"{said}")
     first = stale[0]
     if getattr(first.traced_at, "inlined_into", None):     # a loop body or a branch
         how = (f" of the body: in the carry of a loop (its init holds {first.name}), an "
