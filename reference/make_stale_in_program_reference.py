@@ -22,7 +22,8 @@ OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 result = jnp.ones((4, 8), jnp.int32)      # parallel.md's add_arrays: read for a print only
 w = jnp.arange(3.0)                       # a jax Array in the program
 n = np.arange(3.0)                        # a NumPy array in the program (converted)
-s = np.ones(3)                            # read for its shape alone
+s = jnp.ones(3)                           # read for its shape alone
+lr = jnp.float32(0.5)                     # its value read by Python: a literal of the program
 
 
 def printed(x):
@@ -42,10 +43,15 @@ def by_shape(x):
     return x * s.shape[0]
 
 
+def host_read(x):
+    return x * float(lr)
+
+
 def main():
-    global result, w, n, s
+    global result, w, n, s, lr
     out = {}
-    funs = {"printed": printed, "scaled": scaled, "shifted": shifted, "by_shape": by_shape}
+    funs = {"printed": printed, "scaled": scaled, "shifted": shifted, "by_shape": by_shape,
+            "host_read": host_read}
     jitted = {name: jax.jit(f) for name, f in funs.items()}
     for name, f in funs.items():
         buf = io.StringIO()
@@ -53,8 +59,8 @@ def main():
             out[name] = {"first": np.asarray(jitted[name](1.0)).tolist()}
             out[name]["consts"] = len(jax.make_jaxpr(f)(1.0).consts)
         out[name]["first_printed"] = buf.getvalue()
-    result, w, n, s = jnp.zeros((4, 8), jnp.int32), jnp.arange(3.0) + 10, np.arange(3.0) + 10, \
-        np.ones(5)
+    result, w, n, s, lr = jnp.zeros((4, 8), jnp.int32), jnp.arange(3.0) + 10, \
+        np.arange(3.0) + 10, jnp.ones(5), jnp.float32(4.0)
     for name in funs:
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):

@@ -132,11 +132,12 @@ _EVENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> (eve
 _KEPT = 8           # the earlier traces' values kept per name (the oldest let go first)
 
 
-def traced(fun, event, consts=None) -> None:
+def traced(fun, event, consts=None, host_reads=None) -> None:
     """Note what `fun` (the user's function, unwrapped) and the helpers it calls read from
     outside as it was traced for `event`, at the user's line running now. `consts`: the
-    traced program's closed-over constants (None: not known), which tell whether an array
-    read became part of the program or only served the trace's Python (in_program)."""
+    traced program's closed-over constants, `host_reads`: the ids of the arrays whose values
+    its Python read (None: not known), which tell whether an array read became part of the
+    program or only served the trace's Python (in_program)."""
     seen, at = {}, (event, user_source_info())
     if getattr(fun, "__code__", None) is not None:
         for reader in (fun, *helpers_of(fun)):
@@ -146,7 +147,8 @@ def traced(fun, event, consts=None) -> None:
                     held = None if reader is fun else weakref.ref(reader)
                     kept = _kept(value)
                     seen[held, name] = [_Seen(_text(value), id(value), kept, traced_at=at,
-                                              in_program=in_program(value, kept, consts))]
+                                              in_program=in_program(value, kept, consts,
+                                                                    host_reads))]
     try:
         before = _READS.get(fun) or {}
     except TypeError:                # not weakly referable: not followed
@@ -258,40 +260,31 @@ def _kept(value):
         return None
 
 
-def in_program(value, kept, consts) -> bool | None:
-    """Whether the array `value` (`kept`: its copy, _kept) is among the traced program's
-    closed-over constants `consts`: a jax Array by identity (a trace closes over it as it
-    is), a NumPy array by its values (a trace converts it: its dtype canonicalised, float64
-    to float32 without x64), a large one's by shape alone. None: not an array, or `consts`
-    not known. An array read only by the trace's Python (`print(jax.typeof(a))`, `a.shape`)
-    is no constant of the program: JAX's jaxpr holds none of it either (tests/data/
-    stale_in_program_reference.json)."""
+def in_program(value, kept, consts, host_reads=None) -> bool | None:
+    """Whether the array `value` (`kept`: its copy, _kept) is in the traced program: among
+    its closed-over constants `consts`, or its values read by the trace's Python
+    (`host_reads`, ids: float(a), np.asarray(a) make a constant of them). A jax Array is
+    closed over as itself (by identity); a NumPy array is converted, and NumPy's own
+    operations on it at trace time (n * 2, n[0]) make constants of their own, so whether it
+    is in the program is not known (None). None too for no array, or `consts` not known. A jax
+    Array read only for its type (`print(jax.typeof(a))`, `a.shape`) is in no program: JAX's
+    jaxpr holds none of it either (tests/data/stale_in_program_reference.json)."""
     if consts is None or not _is_array(value):
         return None
-    if any(c is value for c in consts):
+    if any(c is value for c in consts) or (host_reads is not None and id(value) in host_reads):
         return True
-    if not isinstance(value, np.ndarray):
-        return False                    # a jax Array is closed over as itself
-    for c in consts:
-        if not _is_array(c) or tuple(c.shape) != tuple(value.shape):
-            continue
-        if not isinstance(kept, np.ndarray):
-            return True                 # too big to compare: its shape alone
-        try:
-            mine = np.asarray(c)
-            if np.array_equal(mine, kept.astype(mine.dtype),
-                              equal_nan=mine.dtype.kind in "fc"):
-                return True
-        except Exception:               # noqa: BLE001  (not readable as NumPy: maybe it)
-            return True
+    if isinstance(value, np.ndarray) or host_reads is None:
+        return None
     return False
 
 
 def _type_changed(then: _Seen, now) -> bool:
     """Whether `now` differs from the array read then in its type (dtype or shape), which a
     trace's Python may have read (a shape, a branch on it) though its values were not kept."""
-    if not _is_array(now) or not isinstance(then.kept, np.ndarray):
+    if not _is_array(now):
         return True
+    if not isinstance(then.kept, np.ndarray):   # too big to keep: its text is its type
+        return _text(now) != then.text
     return tuple(now.shape) != then.kept.shape or np.dtype(now.dtype) != then.kept.dtype
 
 
