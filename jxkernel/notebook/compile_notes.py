@@ -394,7 +394,8 @@ def stale_note(stale) -> Note | None:
         # an array whose values are no constant of the program (read for a print or its
         # shape): the program keeps nothing of it, but was traced for its old type
         said = f"keeps {s.then}" if getattr(s, "in_program", True) else \
-            "was traced for its old type (its values are not in the program)"
+            ("holds none of its values, but was traced with its old type (a shape or a branch "
+             "taken from it stays as then)")
         lines.append(f"⚠ {s.function} read {s.name} = {s.then}{through} when traced"
                      f"{f' (at {at})' if at else ''}; {s.name} is {s.now} now, and {kept} "
                      f"{said}")
@@ -415,8 +416,10 @@ def stale_note(stale) -> Note | None:
                f"{first.function}(..., {first.name})")
     else:
         how = f" ({first.name} as a parameter of the function, passed in each call)."
+    baked = ("their values are baked into its program" if getattr(first, "in_program", True)
+             else "what its Python took from them (a shape, a branch) is baked into its program")
     body = ("A traced function reads globals and closure variables once, while it is traced: "
-            "their values are baked into its program, as in JAX. Calls reuse that program, "
+            f"{baked}, as in JAX. Calls reuse that program, "
             "and the old value, until something makes the function trace again (a new shape, "
             "a new function object). To use the current value on every call, pass it as an "
             f"argument{how}")

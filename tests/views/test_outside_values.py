@@ -207,6 +207,9 @@ def test_an_array_read_only_by_the_traces_python_is_not_said_kept(capsys):
     lines = {s.name: stale_note([s]).title for s in found.values()}
     assert lines["_w"].endswith(", and its compiled program keeps [0.0, 1.0, 2.0] (float32[3])")
     assert lines["_lr"].endswith(", and its compiled program keeps 0.5 (float32[])")
-    assert lines["_s"].endswith(", and its compiled program was traced for its old type (its "
-                                "values are not in the program)")
+    assert lines["_s"].endswith(", and its compiled program holds none of its values, but was "
+                                "traced with its old type (a shape or a branch taken from it "
+                                "stays as then)")
+    assert "what its Python took from them (a shape, a branch) is baked into its program" in \
+        stale_note([found["_s"]]).body
     assert [jax[name]["consts"] for name in funs] == [0, 1, 1, 0, 0]
