@@ -213,3 +213,21 @@ def test_an_array_read_only_by_the_traces_python_is_not_said_kept(capsys):
     assert "what its Python took from them (a shape, a branch) is baked into its program" in \
         stale_note([found["_s"]]).body
     assert [jax[name]["consts"] for name in funs] == [0, 1, 1, 0, 0]
+
+
+def test_an_array_read_for_its_type_under_a_mesh_is_not_said_kept(capsys):
+    """parallel.md's add_arrays, jitted under a mesh (one device here: jit's sharded path,
+    which records its trace's host reads too): `result` read only in a print of its type."""
+    global _result
+    mesh = jxkernel.make_mesh((1,), ("X",), axis_types=(jxkernel.sharding.AxisType.Explicit,))
+    saved = _result
+    stale_reads()
+    try:
+        with jxkernel.set_mesh(mesh):
+            add_arrays = jxkernel.jit(_printed)
+            add_arrays(jxkernel.device_put(jnp.ones(4), jxkernel.sharding.PartitionSpec("X")))
+        assert capsys.readouterr().out == "jax.typeof(result)=int32[4,8]\n"
+        _result = jnp.ones((4, 8), jnp.int32) * 3
+        assert [s.name for s in stale_reads()] == []
+    finally:
+        _result = saved
