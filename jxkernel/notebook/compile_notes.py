@@ -391,14 +391,9 @@ def stale_note(stale) -> Note | None:
                 # an earlier trace's program (for other argument types) is kept too
                 "the program compiled at that trace" if s.earlier else "its compiled program")
         through = f" (in {s.helper}, which it calls)" if s.helper else ""
-        # an array whose values are no constant of the program (read for a print or its
-        # shape): the program keeps nothing of it, but was traced for its old type
-        said = f"keeps {s.then}" if getattr(s, "in_program", True) else \
-            ("holds none of its values, but was traced with its old type (a shape or a branch "
-             "taken from it stays as then)")
         lines.append(f"⚠ {s.function} read {s.name} = {s.then}{through} when traced"
                      f"{f' (at {at})' if at else ''}; {s.name} is {s.now} now, and {kept} "
-                     f"{said}")
+                     f"{s.kept_said()}")
     first = stale[0]
     if getattr(first.traced_at, "inlined_into", None):     # a loop body or a branch
         how = (f" of the body: in the carry of a loop (its init holds {first.name}), an "
@@ -416,10 +411,8 @@ def stale_note(stale) -> Note | None:
                f"{first.function}(..., {first.name})")
     else:
         how = f" ({first.name} as a parameter of the function, passed in each call)."
-    baked = ("their values are baked into its program" if getattr(first, "in_program", True)
-             else "what its Python took from them (a shape, a branch) is baked into its program")
     body = ("A traced function reads globals and closure variables once, while it is traced: "
-            f"{baked}, as in JAX. Calls reuse that program, "
+            f"{first.baked_said()}, as in JAX. Calls reuse that program, "
             "and the old value, until something makes the function trace again (a new shape, "
             "a new function object). To use the current value on every call, pass it as an "
             f"argument{how}")

@@ -107,6 +107,18 @@ class Stale:
     in_program: bool = True  # False: an array whose values the program does not hold (read
                              # for a print or its shape alone), whose type changed since
 
+    def kept_said(self) -> str:
+        """What the program keeps of it, as the note says it: its value as traced, or for an
+        array whose values are in no program (in_program), its old type alone."""
+        return f"keeps {self.then}" if self.in_program else \
+            ("holds none of its values, but was traced with its old type (a shape or a branch "
+             "taken from it stays as then)")
+
+    def baked_said(self) -> str:
+        """What a trace bakes into its program of what it reads, for the note's body."""
+        return "their values are baked into its program" if self.in_program else \
+            "what its Python took from them (a shape, a branch) is baked into its program"
+
 
 @dataclasses.dataclass
 class _Seen:
