@@ -926,6 +926,7 @@ class Miss:
     consts: tuple | None
     history: list
     committed: tuple = ()     # the positions of the leaves committed to a device (jit's key)
+    host_reads: frozenset | None = None   # ids of arrays whose values the trace read (refs.py)
 
 
 _explainer = None       # what says why a Miss compiled (jxkernel/views/recompile_explainer.py)

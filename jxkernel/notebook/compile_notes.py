@@ -393,7 +393,7 @@ def stale_note(stale) -> Note | None:
         through = f" (in {s.helper}, which it calls)" if s.helper else ""
         lines.append(f"⚠ {s.function} read {s.name} = {s.then}{through} when traced"
                      f"{f' (at {at})' if at else ''}; {s.name} is {s.now} now, and {kept} "
-                     f"keeps {s.then}")
+                     f"{s.kept_said()}")
     first = stale[0]
     if getattr(first.traced_at, "inlined_into", None):     # a loop body or a branch
         how = (f" of the body: in the carry of a loop (its init holds {first.name}), an "
@@ -412,7 +412,7 @@ def stale_note(stale) -> Note | None:
     else:
         how = f" ({first.name} as a parameter of the function, passed in each call)."
     body = ("A traced function reads globals and closure variables once, while it is traced: "
-            "their values are baked into its program, as in JAX. Calls reuse that program, "
+            f"{first.baked_said()}, as in JAX. Calls reuse that program, "
             "and the old value, until something makes the function trace again (a new shape, "
             "a new function object). To use the current value on every call, pass it as an "
             f"argument{how}")

@@ -104,6 +104,20 @@ class Stale:
     call_site: object  # the user's line whose call traced it (a SourceInfo), or None
     helper: str = ""   # the function `function` calls that read it ("": its own code)
     earlier: bool = False   # read by an earlier trace (a program still kept) than the latest
+    in_program: bool = True  # False: an array whose values the program does not hold (read
+                             # for a print or its shape alone), whose type changed since
+
+    def kept_said(self) -> str:
+        """What the program keeps of it, as the note says it: its value as traced, or for an
+        array whose values are in no program (in_program), its old type alone."""
+        return f"keeps {self.then}" if self.in_program else \
+            ("holds none of its values, but was traced with its old type (a shape or a branch "
+             "taken from it stays as then)")
+
+    def baked_said(self) -> str:
+        """What a trace bakes into its program of what it reads, for the note's body."""
+        return "their values are baked into its program" if self.in_program else \
+            "what its Python took from them (a shape, a branch) is baked into its program"
 
 
 @dataclasses.dataclass
@@ -113,6 +127,9 @@ class _Seen:
     kept: object       # the value, or a copy of an array's, to compare (None: too big)
     told: bool = False
     traced_at: tuple = (None, None)   # (the trace's CompileEvent, the user's line), as _EVENTS
+    # an array's values among the program's closed-over constants: True, False (read only by
+    # the trace's Python: a print, a shape), None (not known: a loop body's, or not an array)
+    in_program: bool | None = None
 
 
 # the user's function -> {(reader, name): [_Seen]}, the latest trace's last and before it an
@@ -127,9 +144,12 @@ _EVENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> (eve
 _KEPT = 8           # the earlier traces' values kept per name (the oldest let go first)
 
 
-def traced(fun, event) -> None:
+def traced(fun, event, consts=None, host_reads=None) -> None:
     """Note what `fun` (the user's function, unwrapped) and the helpers it calls read from
-    outside as it was traced for `event`, at the user's line running now."""
+    outside as it was traced for `event`, at the user's line running now. `consts`: the
+    traced program's closed-over constants, `host_reads`: the ids of the arrays whose values
+    its Python read (None: not known), which tell whether an array read became part of the
+    program or only served the trace's Python (in_program)."""
     seen, at = {}, (event, user_source_info())
     if getattr(fun, "__code__", None) is not None:
         for reader in (fun, *helpers_of(fun)):
@@ -137,8 +157,10 @@ def traced(fun, event) -> None:
                 found, value = _current(reader, name)
                 if found and _followed(value):
                     held = None if reader is fun else weakref.ref(reader)
-                    seen[held, name] = [_Seen(_text(value), id(value), _kept(value),
-                                              traced_at=at)]
+                    kept = _kept(value)
+                    seen[held, name] = [_Seen(_text(value), id(value), kept, traced_at=at,
+                                              in_program=in_program(value, kept, consts,
+                                                                    host_reads))]
     try:
         before = _READS.get(fun) or {}
     except TypeError:                # not weakly referable: not followed
@@ -178,11 +200,13 @@ def stale_reads() -> list:
             for then in traces:
                 if then.told or not found or not _changed(then, now):
                     continue
+                if then.in_program is False and not _type_changed(then, now):
+                    continue            # its values were never in the program: nothing kept
                 then.told = True
                 out.append((_variable(reader, name), Stale(
                     getattr(fun, "__name__", "function"), name, then.text, _text(now),
                     *then.traced_at, helper="" if reader is fun else reader.__name__,
-                    earlier=then is not traces[-1])))
+                    earlier=then is not traces[-1], in_program=then.in_program is not False)))
     # a loop body written inside a jitted function is traced on its own too: one variable is
     # told once, by the function the user calls
     outer = {var for var, s in out if not getattr(s.traced_at, "inlined_into", None)}
@@ -246,6 +270,34 @@ def _kept(value):
         return np.array(value, copy=True)
     except Exception:               # noqa: BLE001  (a key array, a leaked tracer: by identity)
         return None
+
+
+def in_program(value, kept, consts, host_reads=None) -> bool | None:
+    """Whether the array `value` (`kept`: its copy, _kept) is in the traced program: among
+    its closed-over constants `consts`, or its values read by the trace's Python
+    (`host_reads`, ids: float(a), np.asarray(a) make a constant of them). A jax Array is
+    closed over as itself (by identity); a NumPy array is converted, and NumPy's own
+    operations on it at trace time (n * 2, n[0]) make constants of their own, so whether it
+    is in the program is not known (None). None too for no array, or `consts` not known. A jax
+    Array read only for its type (`print(jax.typeof(a))`, `a.shape`) is in no program: JAX's
+    jaxpr holds none of it either (tests/data/stale_in_program_reference.json)."""
+    if consts is None or not _is_array(value):
+        return None
+    if any(c is value for c in consts) or (host_reads is not None and id(value) in host_reads):
+        return True
+    if isinstance(value, np.ndarray) or host_reads is None:
+        return None
+    return False
+
+
+def _type_changed(then: _Seen, now) -> bool:
+    """Whether `now` differs from the array read then in its type (dtype or shape), which a
+    trace's Python may have read (a shape, a branch on it) though its values were not kept."""
+    if not _is_array(now):
+        return True
+    if not isinstance(then.kept, np.ndarray):   # too big to keep: its text is its type
+        return _text(now) != then.text
+    return tuple(now.shape) != then.kept.shape or np.dtype(now.dtype) != then.kept.dtype
 
 
 def _changed(then: _Seen, now) -> bool:

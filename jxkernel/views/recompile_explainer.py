@@ -332,7 +332,8 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
                          call_source=call_source, call_class=None if call_source is None
                          else type(_user_function(jitted._fun)).__name__)
     if traced and event.origin == _record.USER and _record.logged():
-        outside_values.traced(_user_function(jitted._fun), event)  # what it read from outside
+        outside_values.traced(_user_function(jitted._fun), event,  # what it read from outside
+                              miss.consts, miss.host_reads)
     return in_learners_names(event, miss.statics, closest, changes)     # eqx.filter_jit's
 
 

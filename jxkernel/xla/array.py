@@ -84,6 +84,13 @@ class _CNamed(type):
 _ArrayBase = native.ArrayBuffer if native else object
 
 
+# while a jit traces (transforms/jit/refs.py's traced), the ids of the arrays whose values its
+# Python read on the host (float(a), a.item(), np.asarray(a), a print): each value so read is
+# in the program as a Python number or a NumPy constant, though the array is no constant of
+# it (views/outside_values.py's in_program)
+HOST_READS: list = []
+
+
 class ArrayImpl(_ArrayBase, metaclass=_CNamed):
     """An immutable array on a device. Reading its value waits for the computation.
 
@@ -309,6 +316,8 @@ class ArrayImpl(_ArrayBase, metaclass=_CNamed):
     def _value(self) -> np.ndarray:
         """The data as a read-only NumPy array (waits for the computation); a property, as
         JAX's ArrayImpl._value (code written for JAX reads `x._value`)."""
+        if HOST_READS:                  # a jit tracing: its Python read this array's values
+            HOST_READS[-1].add(id(self))
         if self._npy is None:
             self._check_alive()
             if self._sharding is not None:          # assembled from its blocks

@@ -326,7 +326,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         self._cache[key] = entry
         if phases is not None:          # (None: a `.compile()` of this program, reused)
             self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device,
-                         closed.consts, *told(traced))  # (reused: no miss)
+                         closed.consts, *told(traced), host_reads=jit_refs.host_reads(closed))
         return entry
 
     def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None,
@@ -345,15 +345,18 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         entry = Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
         return entry, phases
 
-    def _miss(self, treedef, statics, avals, dyn_args, dyn_kwargs, device, consts=None):
+    def _miss(self, treedef, statics, avals, dyn_args, dyn_kwargs, device, consts=None,
+              host_reads=None):
         """This call's cache miss as the compile record takes it (its explainer says why)."""
         committed = committed_at(self, tree_flatten((dyn_args, dyn_kwargs))[0], dyn_args)
         return compile_record.Miss(self, self._leaf_names(dyn_args, dyn_kwargs), avals, treedef,
-                                   statics, device, consts, self._history, committed)
+                                   statics, device, consts, self._history, committed, host_reads)
 
-    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts, *new):
+    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts, *new,
+                host_reads=None):
         consts = [c for c in consts if not is_ref(c)]   # (a Ref's value is each call's)
-        miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts)
+        miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts,
+                          host_reads)
         compile_record.compiled(miss, phases, _client.platform_of(device), *new)   # one event
 
     trace, lower, eval_shape = stage_trace, stage_lower, stage_eval_shape   # (stages.py)

@@ -30,6 +30,7 @@ import weakref
 from ...core.errors import check_passed_once, ref_type  # noqa: F401 (jit.refs names them)
 from ...core.ir import Jaxpr
 from ...core.staging import is_ref, ref_get, ref_set, stands_for, trace_to_jaxpr
+from ...xla.array import HOST_READS
 from ...xla.lowering import NeedsMesh
 
 
@@ -67,11 +68,29 @@ def traced(fun, leaves, avals, info, where: str, names):
         made = {}
         fun, avals = with_stand_ins(fun, leaves, avals, refs, made)
         info = info._replace(arg_names=without_refs(info.arg_names, refs))
-    closed = trace_to_jaxpr(fun, list(avals), info, "lift")
+    reads = set()
+    HOST_READS.append(reads)
+    try:
+        closed = trace_to_jaxpr(fun, list(avals), info, "lift")
+    finally:
+        HOST_READS.pop()
+        if HOST_READS:                  # (a jit traced inside another's trace: its reads too)
+            HOST_READS[-1].update(reads)
+    _host_reads[closed] = frozenset(reads)
     if refs:
         check_not_closed_over(where, closed, leaves, refs, names)
         _stand_ins[closed] = made
     return closed
+
+
+# a jit's trace (ClosedJaxpr) -> the ids of the arrays whose values its Python read (HOST_READS)
+_host_reads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def host_reads(closed) -> frozenset | None:
+    """The ids of the arrays whose values `closed`'s trace read on the host (None: not known,
+    a trace not made here)."""
+    return _host_reads.get(closed)
 
 
 # a jit's trace (ClosedJaxpr) -> its stand-ins for the Ref arguments, by argument position
