@@ -3,7 +3,7 @@ a global array read by a jitted function is a constant of its program (make_jaxp
 and what a call after the global is rebound prints and returns (the old program, not traced
 again). Run under .venv-jax:
 
-    /work/main/.venv-jax/bin/python reference/make_stale_in_program_reference.py
+    .venv-jax/bin/python reference/make_stale_in_program_reference.py
 """
 import contextlib
 import io
@@ -66,7 +66,7 @@ def main():
         with contextlib.redirect_stdout(buf):
             out[name]["after"] = np.asarray(jitted[name](1.0)).tolist()
         out[name]["after_printed"] = buf.getvalue()
-    out["jax"] = jax.__version__
+    out["jax_version"] = jax.__version__
     with open(OUT, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -1,12 +1,13 @@
 """What a learner sees under JAX's first tutorials in a jxkernel notebook, beside what JAX logs
 for the same cells (docs/seeing_inside.md, "JAX's tutorials, cell by cell"). By hand, not CI:
 
-    .venv/bin/python scripts/tutorial_notes.py cells OUT                 # the pages' cells
+    JAX_MIRROR=... .venv/bin/python scripts/tutorial_notes.py cells OUT  # the pages' cells
     .venv-jax/bin/python scripts/tutorial_notes.py jax OUT [PAGE ...]    # JAX 0.10.2, logged
     PYTHONPATH=$PWD .venv/bin/python scripts/tutorial_notes.py jxkernel OUT [PAGE ...]
     .venv/bin/python scripts/tutorial_notes.py show OUT PAGE             # side by side
 
-`cells` reads the pages from the JAX mirror (conformance/docs/pages.py; --mirror to change).
+`cells` reads the pages from a git mirror or clone of JAX, named by the variable JAX_MIRROR (as
+`python -m conformance.jax_tests` takes it), at its jax-v0.10.2 tag (conformance/docs/pages.py).
 `jax` runs each page's cells in one IPython shell with jax_explain_cache_misses and
 jax_log_compiles on, keeping each cell's log lines, printed text, warnings and exception;
 `jxkernel` runs them in a real ipykernel with `%load_ext jxkernel` as JupyterLab does (the
@@ -30,14 +31,16 @@ NEXT = ["gradient-checkpointing", "external-callbacks", "higher-order",   # stop
         "jacobian-vector-products", "notebooks/vmapped_log_probs", "parallel",
         "notebooks/autodiff_cookbook", "notebooks/Custom_derivative_rules_for_Python_code",
         "jax-primitives"]
-MIRROR = "/work/.mirror/jax-ml+jax/repo"
 
 
 def _file(out, side, page):
     return os.path.join(out, f"{side}_{page.replace('/', '_')}.json")
 
 
-def cells(out, mirror=MIRROR):
+def cells(out, mirror=None):
+    mirror = mirror or os.environ.get("JAX_MIRROR")
+    if not mirror:
+        sys.exit("tutorial_notes.py cells: set JAX_MIRROR to a git mirror or clone of JAX")
     sys.path.insert(0, ROOT)
     from conformance.docs import pages
     source, found = pages.GitSource(mirror), {}

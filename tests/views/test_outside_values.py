@@ -10,6 +10,7 @@ from jxkernel.views import outside_values
 from jxkernel.views.outside_values import helpers_of, reads_from_outside, stale_reads
 
 from doc_examples import check_docstring_examples      # tests/support
+import locations                                     # tests/support
 
 k_global = 2.0
 w_global = np.ones(3, np.float32)
@@ -178,13 +179,9 @@ def test_an_array_read_only_by_the_traces_python_is_not_said_kept(capsys):
     its type is the same, one read for its shape is told as traced for its old type; a NumPy
     array (converted, NumPy's operations on it unseen) keeps the note as before. Each call's
     result and print as JAX 0.10.2's for the same program."""
-    import json
-    import os
     from jxkernel.notebook.compile_notes import stale_note
     global _result, _w, _n, _s, _lr
-    with open(os.path.join(os.path.dirname(__file__), "..", "data",
-                           "stale_in_program_reference.json")) as f:
-        jax = json.load(f)
+    jax = locations.jax_answers("stale_in_program_reference.json")
     funs = {"printed": _printed, "scaled": _scaled, "shifted": _shifted, "by_shape": _by_shape,
             "host_read": _host_read}
     saved = _result, _w, _n, _s, _lr
