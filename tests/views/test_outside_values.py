@@ -11,6 +11,7 @@ from jxkernel.views.outside_values import helpers_of, reads_from_outside, stale_
 
 from doc_examples import check_docstring_examples      # tests/support
 import locations                                     # tests/support
+import stale_in_program_cases as stale_cases           # tests/data
 
 k_global = 2.0
 w_global = np.ones(3, np.float32)
@@ -142,89 +143,40 @@ def test_a_tracer_leaked_into_a_global_is_told_as_a_tracer_not_an_array():
         [("2.0", "JitTracer(~float32[]) (a tracer leaked out of a trace)")]
 
 
-# JAX's parallel.md add_arrays reads `result` only in print(jax.typeof(result)): no constant
-# of its program (tests/data/stale_in_program_reference.json, reference/
-# make_stale_in_program_reference.py), so nothing of it is kept
-_result = jnp.ones((4, 8), jnp.int32)
-_w = jnp.arange(3.0)
-_n = np.arange(3.0)
-_s = jnp.ones(3)
-_lr = jnp.float32(0.5)
-
-
-def _printed(x):
-    print(f"jax.typeof(result)={jxkernel.typeof(_result)!s}")      # as JAX's page prints it
-    return x + 1
-
-
-def _scaled(x):
-    return x * _w
-
-
-def _shifted(x):
-    return x + _n
-
-
-def _by_shape(x):
-    return x * _s.shape[0]
-
-
-def _host_read(x):
-    return x * float(_lr)
-
-
-def test_an_array_read_only_by_the_traces_python_is_not_said_kept(capsys):
+def test_an_array_read_only_by_the_traces_python_is_not_said_kept():
     """"keeps" is said of a jax Array that is a constant of the program (by identity) or whose
-    values its Python read (float(a)); one read only for a print of its type is not told while
-    its type is the same, one read for its shape is told as traced for its old type; a NumPy
-    array (converted, NumPy's operations on it unseen) keeps the note as before. Each call's
-    result and print as JAX 0.10.2's for the same program."""
+    values its Python read (float(a)); one read only for a print of its type (JAX's
+    parallel.md add_arrays) is not told while its type is the same, one read for its shape is
+    told as traced for its old type; a NumPy array (converted, NumPy's operations on it
+    unseen) keeps the note as before. Each call's result and print, and each program's
+    constants, as JAX 0.10.2's for the same programs (tests/data/stale_in_program_cases.py)."""
     from jxkernel.notebook.compile_notes import stale_note
-    global _result, _w, _n, _s, _lr
     jax = locations.jax_answers("stale_in_program_reference.json")
-    funs = {"printed": _printed, "scaled": _scaled, "shifted": _shifted, "by_shape": _by_shape,
-            "host_read": _host_read}
-    saved = _result, _w, _n, _s, _lr
     stale_reads()
-    jitted = {name: jxkernel.jit(f) for name, f in funs.items()}
-    try:
-        for name in funs:
-            assert np.asarray(jitted[name](1.0)).tolist() == jax[name]["first"]
-            assert capsys.readouterr().out == jax[name]["first_printed"], name
-        _result, _w, _n, _s, _lr = jnp.zeros((4, 8), jnp.int32), jnp.arange(3.0) + 10, \
-            np.arange(3.0) + 10, jnp.ones(5), jnp.float32(4.0)
-        for name in funs:
-            assert np.asarray(jitted[name](1.0)).tolist() == jax[name]["after"]
-            assert capsys.readouterr().out == jax[name]["after_printed"], name
-        found = {s.name: s for s in stale_reads()}
-    finally:
-        _result, _w, _n, _s, _lr = saved
-    assert sorted(found) == ["_lr", "_n", "_s", "_w"]     # _result: read by a print alone
-    assert [found[n].in_program for n in ("_lr", "_n", "_s", "_w")] == [True, True, False, True]
+    assert stale_cases.run(jxkernel) == jax
+    found = {s.name: s for s in stale_reads()}
+    assert sorted(found) == ["lr", "n", "s", "w"]     # result: read by a print alone
+    assert [found[n].in_program for n in ("lr", "n", "s", "w")] == [True, True, False, True]
     lines = {s.name: stale_note([s]).title for s in found.values()}
-    assert lines["_w"].endswith(", and its compiled program keeps [0.0, 1.0, 2.0] (float32[3])")
-    assert lines["_lr"].endswith(", and its compiled program keeps 0.5 (float32[])")
-    assert lines["_s"].endswith(", and its compiled program holds none of its values, but was "
-                                "traced with its old type (a shape or a branch taken from it "
-                                "stays as then)")
+    assert lines["w"].endswith(", and its compiled program keeps [0.0, 1.0, 2.0] (float32[3])")
+    assert lines["lr"].endswith(", and its compiled program keeps 0.5 (float32[])")
+    assert lines["s"].endswith(", and its compiled program holds none of its values, but was "
+                               "traced with its old type (a shape or a branch taken from it "
+                               "stays as then)")
     assert "what its Python took from them (a shape, a branch) is baked into its program" in \
-        stale_note([found["_s"]]).body
-    assert [jax[name]["consts"] for name in funs] == [0, 1, 1, 0, 0]
+        stale_note([found["s"]]).body
+    assert [jax[name]["consts"] for name in stale_cases.PROGRAMS] == [0, 1, 1, 0, 0]
 
 
 def test_an_array_read_for_its_type_under_a_mesh_is_not_said_kept(capsys):
     """parallel.md's add_arrays, jitted under a mesh (one device here: jit's sharded path,
     which records its trace's host reads too): `result` read only in a print of its type."""
-    global _result
     mesh = jxkernel.make_mesh((1,), ("X",), axis_types=(jxkernel.sharding.AxisType.Explicit,))
-    saved = _result
+    stale_cases.use(jxkernel)
     stale_reads()
-    try:
-        with jxkernel.set_mesh(mesh):
-            add_arrays = jxkernel.jit(_printed)
-            add_arrays(jxkernel.device_put(jnp.ones(4), jxkernel.sharding.PartitionSpec("X")))
-        assert capsys.readouterr().out == "jax.typeof(result)=int32[4,8]\n"
-        _result = jnp.ones((4, 8), jnp.int32) * 3
-        assert [s.name for s in stale_reads()] == []
-    finally:
-        _result = saved
+    with jxkernel.set_mesh(mesh):
+        add_arrays = jxkernel.jit(stale_cases.printed)
+        add_arrays(jxkernel.device_put(jnp.ones(4), jxkernel.sharding.PartitionSpec("X")))
+    assert capsys.readouterr().out == "jax.typeof(result)=int32[4,8]\n"
+    stale_cases.result = jnp.ones((4, 8), jnp.int32) * 3
+    assert [s.name for s in stale_reads()] == []
