@@ -21,8 +21,9 @@ from ...core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jax
 from ...tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
                           tree_flatten, tree_flatten_with_path, tree_unflatten)
 from ...xla.array import Array
-from ...xla.sharded import (_held, _mesh_of, _own_sharding, _SpmdEntry, chosen_inputs, compile_lowered,
-                            gspmd_sharding, lower_partitioned, to_argument, typed_outputs)
+from ...xla.sharded import (_held, _mesh_of, _own_sharding, _SpmdEntry, chosen_inputs,
+                            compile_lowered, gspmd_sharding, lower_partitioned, to_argument,
+                            typed_outputs)
 from ...xla.sharding import GSPMDSharding, SingleDeviceSharding, as_mesh_sharding
 from . import refs as jit_refs
 from .args import device_mismatch, result_paths, static_key
