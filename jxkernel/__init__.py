@@ -167,7 +167,7 @@ _LAZY = {
     "shard_map": (".api.shard_map", "shard_map"),
     "sharding": (".api.sharding", None),
     "sharding_view": (".views.sharding_view", None),
-    "smap": (".api.smap", "smap"),
+    "smap": (".api.shard_map.smap", "smap"),
     "softmax_custom_jvp": (".api.extras", "softmax_custom_jvp"),
     "stages": ("._jax.stages", None),
     "stepper": (".views.stepper", None),

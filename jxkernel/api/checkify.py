@@ -56,8 +56,8 @@ from .checkify_errors import (  # noqa: F401  (all jax._src.checkify's names)
     BatchedError, DivisionByZeroError, Error, ErrorCategory, ErrorEffect, FailedCheckError,
     JaxException, JaxRuntimeError, NaNError, OOBError, _check_error, _reduce_any_error,
     assert_func, check_p, functionalization_error, init_error, update_error)
-from .shard_map_call import _shard_map
-from .shard_map_primitive import P, shard_map_p
+from .shard_map.call import _shard_map
+from .shard_map.primitive import P, shard_map_p
 
 __all__ = ["Error", "ErrorCategory", "JaxRuntimeError", "all_checks", "automatic_checks",
            "check", "check_error", "checkify", "debug_check", "div_checks", "float_checks",

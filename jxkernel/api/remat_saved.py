@@ -351,7 +351,7 @@ def _scan_split(eqn, used, policy):
     return known_eqn, stacked, _pruned(recompute_eqn, [True] * len(outvars))
 
 
-# (shard_map's split rule is in api/shard_map_residuals.py, beside its partial eval)
+# (shard_map's split rule is in api/shard_map/residuals.py, beside its partial eval)
 split_rules = {cond_p: _cond_split, scan_p: _scan_split, jit_p: _jit_split}
 _forwarding_rules = {cond_p: _cond_forwarded, scan_p: _scan_forwarded, jit_p: _jit_forwarded}
 

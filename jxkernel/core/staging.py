@@ -184,7 +184,7 @@ class JaxprTrace(Trace):
             _closed_over_explicit(aval)
         return self._const_atom(x, aval)
 
-    shard_map_body = False       # (the trace of a shard_map body: api/shard_map_call.py)
+    shard_map_body = False       # (the trace of a shard_map body: api/shard_map/call.py)
 
     def _hi_const(self, x, aval=None):
         found = self.consts.get(id(x))

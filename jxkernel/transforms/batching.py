@@ -64,7 +64,7 @@ class AxisData:
 
 class DevicesAxisData(AxisData):
     """A mesh axis's devices batched as one axis: the NumPy backend's shard_map and pmap
-    (api/shard_map_primitive.py), where collectives take axis_index_groups as XLA's do
+    (api/shard_map/primitive.py), where collectives take axis_index_groups as XLA's do
     (vmap's refuse them, as JAX's)."""
     __slots__ = ()
     on_devices = True

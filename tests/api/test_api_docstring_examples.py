@@ -16,9 +16,10 @@ RUN_ELSEWHERE = frozenset({
     "jxkernel.api.runtime_state",
     "jxkernel.api.pmap",
     "jxkernel.api.shard_map",
+    "jxkernel.api.shard_map.smap",
+    "jxkernel.api.shard_map.top_level_collectives",
     "jxkernel.api.sharding",
     "jxkernel.api.sharding_rule",
-    "jxkernel.api.smap",
     "jxkernel.api.sparse",
     "jxkernel.api.sparse._base",
     "jxkernel.api.sparse.ad",
@@ -38,7 +39,6 @@ RUN_ELSEWHERE = frozenset({
     "jxkernel.api.sparse.transform",
     "jxkernel.api.sparse.util",
     "jxkernel.api.state_primitives",
-    "jxkernel.api.top_level_collectives",
 })
 
 

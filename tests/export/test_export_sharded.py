@@ -10,9 +10,6 @@ with each Exported's module replaced by the bytes JAX exported for the same prog
 own module runs under jxkernel with the shardings JAX gave it. Each run must give JAX's
 answers.
 """
-import json
-import os
-
 import pytest
 from fresh_process import as_the_suite_compiles, run_json
 
@@ -25,9 +22,9 @@ _RUN = r"""
 import json
 import jxkernel as jax
 import export_sharded_cases as cases
+import locations
 
-with open(REFERENCE) as f:
-    modules = json.load(f)["run"]["modules"]
+modules = locations.jax_answers("export_sharded_reference.json")["run"]["modules"]
 jax_modules = []
 
 def round_trip(exp, name, i):
@@ -44,15 +41,12 @@ def jax_module(exp, name, i):
 print(json.dumps({"plain": cases.run(jax), "round_trip": cases.run(jax, round_trip),
                   "jax_modules": cases.run(jax, jax_module), "loaded_jax_modules": jax_modules}))
 """
-_REFERENCE = os.path.join(locations.DATA, "export_sharded_reference.json")
 
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(_REFERENCE) as f:
-        ref = json.load(f)["run"]
-    code = _RUN.replace("REFERENCE", repr(_REFERENCE))
-    return run_json(as_the_suite_compiles(code), {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600), ref
+    ref = locations.jax_answers("export_sharded_reference.json")["run"]
+    return run_json(as_the_suite_compiles(_RUN), {"JXKERNEL_CPU_DEVICES": "8"}, timeout=600), ref
 
 
 def _check(mine, ref, program) -> None:

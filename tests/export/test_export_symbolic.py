@@ -4,8 +4,6 @@ what JAX's side cannot show: jaxlib's shape refinement on a hand-written module,
 we write, our serialization of symbolic avals, and the refusal of primitives without a
 shape-polymorphic lowering."""
 import functools
-import json
-import os
 import re
 
 import export_symbolic_cases as cases
@@ -18,13 +16,10 @@ import jxkernel.numpy as jnp
 from jxkernel import export
 import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(locations.DATA, "export_symbolic_reference.json")
-
 
 @functools.lru_cache(maxsize=1)
 def reference() -> dict:
-    with open(DATA) as f:
-        return json.load(f)
+    return locations.jax_answers("export_symbolic_reference.json")
 
 
 # the programs that export (jax.export's StableHLO: refused on the NumPy backend)

@@ -24,8 +24,7 @@ from jax_test_util_cases import (PRODUCTS, dtype_lists, private_dtypes,  # tests
                                  random_inputs, scalars, tolerances)
 import locations  # tests/support: the repository's folders
 
-with open(os.path.join(locations.DATA, "jax_test_util_reference.json")) as f:
-    RECORD = json.load(f)
+RECORD = locations.recorded("jax_test_util_reference.json")
 ARRAYS = np.load(os.path.join(locations.DATA, "jax_test_util_reference.npz"))
 
 

@@ -14,7 +14,6 @@ user's own set on an Array; randint's bounds and the samplers' shapes refused in
 Each case's value is exact (shapes, dtypes, small integers held in floats) but those computed
 in floating point (ROUNDED: their ulp bound; XLA may fuse a multiply-add)."""
 import json
-import os
 import re
 
 import numpy as np
@@ -39,9 +38,7 @@ RECORDINGS = {"2.4": "lax_numpy_gaps_reference.json",
 
 def _recording(numpy_version: str) -> dict:
     newer = np.lib.NumpyVersion(numpy_version) >= "2.5.0"
-    path = os.path.join(locations.ROOT, "tests", "data", RECORDINGS["2.5" if newer else "2.4"])
-    with open(path) as f:
-        return json.load(f)
+    return locations.recorded(RECORDINGS["2.5" if newer else "2.4"])
 
 
 REFERENCE = _recording(np.__version__)

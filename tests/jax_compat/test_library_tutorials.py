@@ -2,12 +2,9 @@
 conformance/docs/LIBRARIES.md) found jxkernel answering differently from JAX, against JAX's
 recorded answers (tests/data/library_tutorial_cases.py, library_tutorial_reference.json), in a
 fresh process that asks for 8 CPU devices the way Flax's sharding guide does."""
-import json
-import os
-
 import pytest
 from fresh_process import run_json
-from locations import DATA
+import locations  # tests/support: the repository's folders
 
 _RUN = """
 import json
@@ -19,8 +16,7 @@ print(json.dumps(library_tutorial_cases.run(jax)))
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(os.path.join(DATA, "library_tutorial_reference.json")) as f:
-        return run_json(_RUN), json.load(f)
+    return run_json(_RUN), locations.jax_answers("library_tutorial_reference.json")
 
 
 @pytest.mark.cpu_only("simulated CPU devices")

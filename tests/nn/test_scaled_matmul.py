@@ -5,7 +5,6 @@ lower to (lowered for 'cuda' here on the CPU), their shapes under eval_shape, vm
 their refusals on the CPU, the sharding specs of their partitioning rule, and the values of
 the ROCm lowering (plain StableHLO) run on the CPU."""
 import json
-import os
 
 import ml_dtypes
 import numpy as np
@@ -17,10 +16,9 @@ import jxkernel as jax
 from jxkernel.export._custom_calls import STABLE_CUSTOM_CALL_TARGETS
 from jxkernel.nn import block_scaled_dot as bsd
 from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
+import locations  # tests/support: the repository's folders
 
-with open(os.path.join(os.path.dirname(__file__), "..", "data",
-                       "scaled_matmul_reference.json")) as f:
-    JAX = json.load(f)
+JAX = locations.jax_answers("scaled_matmul_reference.json")
 
 
 @pytest.fixture(scope="module")

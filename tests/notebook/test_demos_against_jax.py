@@ -21,9 +21,7 @@ import demos_cells
 import locations  # tests/support: the repository's folders
 from numerics import ELEMENTWISE, UlpOutputChecker, ulp_distance
 
-REFERENCE = os.path.join(locations.ROOT, "tests", "data", "demos_jax_reference.json")
-with open(REFERENCE) as f:
-    JAX = json.load(f)["notebooks"]
+JAX = locations.recorded("demos_jax_reference.json")["notebooks"]
 
 # Floats of the cells' values and printed text, in ulps of the value's dtype at the value's
 # scale: what XLA computes the same way in both but for how the suite's compiles differ from

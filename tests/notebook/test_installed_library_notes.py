@@ -12,7 +12,7 @@ pytest.importorskip("IPython")
 from IPython.utils.capture import capture_output  # noqa: E402
 
 from jxkernel import config  # noqa: E402
-from ipython_shell import shell_fixture  # noqa: E402
+from ipython_shell import ran_ok, shell_fixture  # noqa: E402
 from registered_library import import_library  # noqa: E402
 
 shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp", store_history=True)
@@ -28,11 +28,9 @@ SUMMARY = ("import jxkernel as jax\n"
 
 
 def notes(shell, source) -> list:
-    with capture_output() as cap:
-        result = shell.run_cell(source, store_history=True)
-    assert result.success, cap.stdout
-    return [o.data["text/plain"] for o in cap.outputs
-            if o.data.get("text/plain", "").startswith("⚙")]
+    """The compile notes a cell that succeeds shows."""
+    return [o["text/plain"] for o in ran_ok(shell, source).outputs
+            if o.get("text/plain", "").startswith("⚙")]
 
 
 @pytest.mark.parametrize("folder, told", [("site-packages", False), ("mine", True)])

@@ -21,7 +21,7 @@ from jxkernel.core.compile_record import USER  # noqa: E402
 from jxkernel.notebook import state_of  # noqa: E402
 from jxkernel.notebook.widgets.backend import platforms  # noqa: E402
 from jxkernel.notebook import comm as jxcomm  # noqa: E402
-from ipython_shell import shell_fixture  # noqa: E402
+from ipython_shell import ran_ok, shell_fixture  # noqa: E402
 
 pytestmark = pytest.mark.cpu_only("CPU text")     # the GPU tier skips this file (docs/gpu.md)
 
@@ -68,13 +68,6 @@ def open_comm(shell, hello=None):
     target(comm, {"content": {"data": {"type": "hello", "protocol": 1} if hello is None
                               else hello}})
     return comm
-
-
-def ok(shell, source, **kw):
-    with capture_output():
-        result = shell.run_cell(source, store_history=True, **kw)
-    assert result.success, result.error_in_exec or result.error_before_exec
-    return result
 
 
 def test_without_a_kernel_nothing_is_registered():
@@ -222,8 +215,8 @@ def test_a_message_without_data_and_a_bad_hello_are_answered_too(shell):
 
 def test_a_cell_that_compiles_pushes_one_batched_message_with_its_cell_id(shell):
     comm = open_comm(shell)
-    result = ok(shell, "f1 = jax.jit(lambda x: x * 2)\ng1 = jax.jit(lambda x: x + 2)\n"
-                       "y1 = g1(f1(jnp.ones(3)))", cell_id="cell-one")
+    ran = ran_ok(shell, "f1 = jax.jit(lambda x: x * 2)\ng1 = jax.jit(lambda x: x + 2)\n"
+                        "y1 = g1(f1(jnp.ones(3)))", cell_id="cell-one")
     (batch,) = comm.of_type("compilations")
     # an event from outside any cell (the test above) comes with the next cell, unattributed
     earlier = [e for e in batch["events"] if e["cell_id"] is None]
@@ -231,7 +224,7 @@ def test_a_cell_that_compiles_pushes_one_batched_message_with_its_cell_id(shell)
     mine = batch["events"][len(earlier):]
     assert [e["function_key"] for e in mine] == [shell.user_ns[n].function_key
                                                  for n in ("f1", "g1")]
-    count = result.execution_count
+    count = ran.count
     for event in mine:
         assert (event["cell_id"], event["execution_count"]) == ("cell-one", count)
         assert event["signature"] == [["x", "f32[3]"]] and event["reason"] == "first call"
@@ -243,16 +236,16 @@ def test_a_cell_that_compiles_pushes_one_batched_message_with_its_cell_id(shell)
     assert comm.sent[-1]["compiles"] == len(user_events())
     hits = comm.sent[-1]["cache_hits"]
     before = len(comm.sent)
-    ok(shell, "y1 = g1(f1(jnp.ones(3)))", cell_id="cell-two")   # cache hits only
+    ran_ok(shell, "y1 = g1(f1(jnp.ones(3)))", cell_id="cell-two")   # cache hits only
     assert [m["type"] for m in comm.sent[before:]] == ["state"]
     assert comm.sent[-1]["cache_hits"] == hits + 2
-    ok(shell, "z1 = 1")                                          # nothing changed: no message
+    ran_ok(shell, "z1 = 1")                                          # nothing changed: no message
     assert len(comm.sent) == before + 1
 
 
 def test_get_compilations_since(shell):
     comm = open_comm(shell)
-    ok(shell, "f2 = jax.jit(lambda x: x * 3)\nf2(jnp.ones(2))\nf2(jnp.ones(5))", cell_id="c2")
+    ran_ok(shell, "f2 = jax.jit(lambda x: x * 3)\nf2(jnp.ones(2))\nf2(jnp.ones(5))", cell_id="c2")
     first, second = [e for e in compile_log.compile_events() if e.key is shell.user_ns["f2"]]
     reply = comm.receive({"type": "get_compilations", "id": 9, "since": first.seq})
     assert (reply["type"], reply["id"], reply["next"]) == ("compilations", 9, second.seq + 1)
@@ -266,7 +259,7 @@ def test_get_compilations_since(shell):
 
 def test_fail_on_recompile_through_the_comm(shell):
     comm, other = open_comm(shell), open_comm(shell)
-    ok(shell, "f3 = jax.jit(lambda x: x * 4)\ny3 = f3(jnp.ones(2))")
+    ran_ok(shell, "f3 = jax.jit(lambda x: x * 4)\ny3 = f3(jnp.ones(2))")
     key = comm.of_type("compilations")[-1]["events"][0]["function_key"]
     reply = comm.receive({"type": "set_fail_on_recompile", "id": 5, "function": key,
                           "enabled": True})
@@ -279,7 +272,7 @@ def test_fail_on_recompile_through_the_comm(shell):
     assert err.function_key == key and err.source.file.startswith("<ipython-input-")
     off = comm.receive({"type": "set_fail_on_recompile", "function": key, "enabled": False})
     assert key not in off["fail_on_recompile"]
-    ok(shell, "y3 = f3(jnp.ones(6))")
+    ran_ok(shell, "y3 = f3(jnp.ones(6))")
     np.testing.assert_array_equal(np.asarray(shell.user_ns["y3"]), [4.0] * 6)
 
 
@@ -291,9 +284,9 @@ def test_the_users_functions_are_counted_apart_from_eager_and_internal_work(shel
     compile_log.clear()
     jxkernel.clear_caches()
     comm = open_comm(shell)
-    ok(shell, "k6 = jax.random.PRNGKey(0)\nw6 = jax.random.normal(k6, (7, 3))\n"
-              "b6 = jnp.arange(13.0) * 1.5 + 0.25\n"
-              "f6 = jax.jit(lambda x: x @ w6)\ny6 = f6(jnp.ones((2, 7)))", cell_id="mlp")
+    ran_ok(shell, "k6 = jax.random.PRNGKey(0)\nw6 = jax.random.normal(k6, (7, 3))\n"
+                  "b6 = jnp.arange(13.0) * 1.5 + 0.25\n"
+                  "f6 = jax.jit(lambda x: x @ w6)\ny6 = f6(jnp.ones((2, 7)))", cell_id="mlp")
     batch = comm.of_type("compilations")[-1]
     origins = {e["origin"] for e in batch["events"]}
     assert {"user", "eager", "internal"} <= origins
@@ -326,7 +319,7 @@ def test_a_registered_librarys_jits_are_grouped_as_the_librarys(shell, tmp_path)
         shell.user_ns["lib_for_comm"] = import_library(
             tmp_path, "lib_for_comm",
             "import jxkernel as jax\n@jax.jit\ndef lib_thrice(x):\n    return x * 3\n")
-        ok(shell, "y7 = lib_for_comm.lib_thrice(jnp.ones(7))\ns7 = jnp.sum(jnp.ones(7))")
+        ran_ok(shell, "y7 = lib_for_comm.lib_thrice(jnp.ones(7))\ns7 = jnp.sum(jnp.ones(7))")
         batch = comm.of_type("compilations")[-1]
         others = batch["others"]
     # each event says so too (what the panel's JSON and CSV exports write), as its group does
@@ -347,11 +340,11 @@ def test_a_registered_librarys_jits_are_grouped_as_the_librarys(shell, tmp_path)
 def test_a_retrace_inside_another_function_is_listed_but_not_counted(shell):
     # g traced anew for f32[5] inside jit(f): one compilation (f's), not two
     comm = open_comm(shell)
-    ok(shell, "@jax.jit\ndef g7(x):\n    return x * 2\n\n"
-              "@jax.jit\ndef f7(x):\n    return g7(x) + 1\n\n"
-              "y7 = g7(jnp.ones(3))", cell_id="first")
+    ran_ok(shell, "@jax.jit\ndef g7(x):\n    return x * 2\n\n"
+                  "@jax.jit\ndef f7(x):\n    return g7(x) + 1\n\n"
+                  "y7 = g7(jnp.ones(3))", cell_id="first")
     before = comm.sent[-1]["compiles"]
-    ok(shell, "z7 = f7(jnp.ones(5))", cell_id="second")
+    ran_ok(shell, "z7 = f7(jnp.ones(5))", cell_id="second")
     events = comm.of_type("compilations")[-1]["events"]
     retrace = [e for e in events if e["inlined_into"] is not None]
     assert [(e["function"], e["inlined_into"]) for e in retrace] == [("g7", "jit(f7)")]
@@ -360,14 +353,14 @@ def test_a_retrace_inside_another_function_is_listed_but_not_counted(shell):
 
 def test_clear_compilations(shell):
     comm = open_comm(shell)
-    ok(shell, "f4 = jax.jit(lambda x: x * 5)\ny4 = f4(jnp.ones(2))")
+    ran_ok(shell, "f4 = jax.jit(lambda x: x * 5)\ny4 = f4(jnp.ones(2))")
     last = compile_log.last_seq()
     reply = comm.receive({"type": "clear_compilations", "id": 1})
     assert (reply["type"], reply["compiles"], reply["cache_hits"]) == ("state", 0, 0)
     assert reply["other_compiles"] == 0
     assert comm.receive({"type": "get_compilations"})["others"] == []
     assert compile_log.compile_events() == []
-    ok(shell, "y4 = f4(jnp.ones(3))")
+    ran_ok(shell, "y4 = f4(jnp.ones(3))")
     assert comm.of_type("compilations")[-1]["events"][0]["seq"] == last + 1   # seq goes on
 
 
@@ -377,7 +370,7 @@ def test_unload_unregisters_and_closes(shell):
     shell.run_line_magic("unload_ext", "jxkernel")
     assert jxcomm.TARGET not in manager.targets and comm.closed
     before = len(comm.sent)
-    ok(shell, "y5 = jax.jit(lambda x: x * 6)(jnp.ones(2))")
+    ran_ok(shell, "y5 = jax.jit(lambda x: x * 6)(jnp.ones(2))")
     assert len(comm.sent) == before                   # no longer listening
     shell.run_line_magic("load_ext", "jxkernel")
     assert jxcomm.TARGET in manager.targets

@@ -416,10 +416,8 @@ def test_the_reports_export_folds_as_the_lab_view_and_jxcompiles_do(shell):
 
 
 def _jax_facts() -> dict:
-    import json
     import locations  # tests/support: the repository's folders
-    with open(f"{locations.DATA}/compile_report_names_reference.json") as f:
-        return json.load(f)
+    return locations.jax_answers("compile_report_names_reference.json")
 
 
 def test_the_report_names_jxkernels_own_program_as_jax_logs_it(shell):

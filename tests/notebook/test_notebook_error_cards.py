@@ -426,8 +426,7 @@ def test_the_messages_advise_as_jax_does():
     """JAX 0.10.2's error and advice (reference/make_error_advice_reference.py): no static
     argument for a value computed from an array, `x.astype(int)` for int() of one, static for
     a size from an int argument, and its words for jnp.array of strings."""
-    with open(os.path.join(locations.ROOT, "tests", "data", "error_advice_reference.json")) as f:
-        assert advice_of(jxkernel) == json.load(f)
+    assert advice_of(jxkernel) == locations.recorded("error_advice_reference.json")
 
 
 def test_no_static_argument_for_an_array(shell):
@@ -551,8 +550,7 @@ def test_loop_carry_rewrites_that_can_work(shell):
 
 # ------------------------------------------------------------------ an array made static
 def _advice_reference():
-    with open(os.path.join(locations.ROOT, "tests", "data", "error_advice_reference.json")) as f:
-        return json.load(f)
+    return locations.recorded("error_advice_reference.json")
 
 
 def test_an_array_static_in_an_if_is_passed_as_its_python_value(shell):

@@ -10,11 +10,9 @@ import pytest
 pytest.importorskip("IPython")
 nbformat = pytest.importorskip("nbformat")
 
-from IPython.utils.capture import capture_output  # noqa: E402
-
 import locations  # noqa: E402
 from jxkernel import config  # noqa: E402
-from ipython_shell import shell_fixture  # noqa: E402
+from ipython_shell import ran_ok, shell_fixture  # noqa: E402
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True, scope="module")
 NOTEBOOK = pathlib.Path(locations.ROOT) / "demos" / "solutions" / "08_performance.ipynb"
@@ -35,11 +33,8 @@ def on_the_numpy_backend(shell):
 
 def run(shell, source) -> str:
     """The cell's printed and displayed text; fails the test on an error."""
-    with capture_output() as cap:
-        result = shell.run_cell(source, store_history=True)
-    assert result.success, result.error_in_exec or result.error_before_exec
-    shown = [o.data.get("text/plain", "") for o in cap.outputs]
-    return "\n".join([cap.stdout, *shown])
+    ran = ran_ok(shell, source)
+    return "\n".join([ran.stdout, *[o.get("text/plain", "") for o in ran.outputs]])
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ pytest.importorskip("IPython")
 from IPython.utils.capture import capture_output  # noqa: E402
 
 import locations                                   # noqa: E402  tests/support
-from ipython_shell import shell_fixture            # noqa: E402
+from ipython_shell import ran_ok, shell_fixture    # noqa: E402
 from tutorial_notes_cases import CASES, CHECKS, PRINT_FIX  # noqa: E402  tests/data
 
 JAX = locations.recorded("tutorial_notes_reference.json")
@@ -23,16 +23,9 @@ shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
                       "from jxkernel.lax import while_loop", store_history=True)
 
 
-def _notes(cap, start):
-    return [o.data["text/plain"] for o in cap.outputs
-            if o.data.get("text/plain", "").startswith(start)]
-
-
-def _cell(shell, source):
-    with capture_output() as cap:
-        result = shell.run_cell(source, store_history=True)
-    assert result.error_in_exec is None, result.error_in_exec
-    return cap
+def _notes(outputs, start):
+    """The text of each output (a displayed output's data) that starts with `start`."""
+    return [o["text/plain"] for o in outputs if o.get("text/plain", "").startswith(start)]
 
 
 def test_a_global_read_by_an_earlier_trace_is_noted_with_the_value_its_program_keeps(shell):
@@ -40,9 +33,9 @@ def test_a_global_read_by_an_earlier_trace_is_noted_with_the_value_its_program_k
     traced again for an array (reading 10.0). The scalars' program keeps 0.0 ("Second call:
     5.0", JAX's too); no note said so, since only the latest trace's reads were kept."""
     recorded = JAX["cases"]["impure_uses_globals"]
-    cap = _cell(shell, CASES["impure_uses_globals"])
-    assert cap.stdout.splitlines() == recorded["printed"]
-    notes = [o.data["text/plain"] for o in cap.outputs if o.data["text/plain"].startswith("⚠")]
+    ran = ran_ok(shell, CASES["impure_uses_globals"])
+    assert ran.stdout.splitlines() == recorded["printed"]
+    notes = [o["text/plain"] for o in ran.outputs if o["text/plain"].startswith("⚠")]
     (note,) = notes
     first = note.splitlines()[0]
     assert first.startswith("⚠ impure_uses_globals read g = 0.0 when traced (at In["), first
@@ -60,9 +53,9 @@ def test_a_printed_tracer_is_fixed_with_the_learners_own_print_rewritten(shell):
     no x). It offers the learner's line as jax.debug.print now; pasted in its place, JAX
     prints "intermediate value: 3" for f(2) and 4 for f(3) (recorded), and so does jxkernel."""
     recorded, fixed = JAX["cases"]["print_in_jit_format"], JAX["cases"]["print_in_jit_format_fixed"]
-    cap = _cell(shell, CASES["print_in_jit_format"])
-    assert cap.stdout.splitlines() == recorded["printed"]
-    (note,) = _notes(cap, "⚠ print ran while tracing")
+    ran = ran_ok(shell, CASES["print_in_jit_format"])
+    assert ran.stdout.splitlines() == recorded["printed"]
+    (note,) = _notes(ran.outputs, "⚠ print ran while tracing")
     assert note.splitlines()[-1].strip() == PRINT_FIX, note
     assert PRINT_FIX in CASES["print_in_jit_format_fixed"]
     assert fixed["printed"] == ["intermediate value: 3", "intermediate value: 4"]
@@ -71,7 +64,7 @@ def test_a_printed_tracer_is_fixed_with_the_learners_own_print_rewritten(shell):
         checks = [np.asarray(shell.ev(call)).tolist() for call in CHECKS["print_in_jit_format_fixed"]]
     assert cap.stdout.splitlines() == fixed["printed"]
     assert checks == fixed["checks"]
-    assert not _notes(cap, "⚠")
+    assert not _notes([o.data for o in cap.outputs], "⚠")
 
 
 def test_vmap_of_a_jit_called_before_on_the_whole_array_is_told_as_a_row(shell):
@@ -84,10 +77,10 @@ def test_vmap_of_a_jit_called_before_on_the_whole_array_is_told_as_a_row(shell):
     (miss,) = recorded["misses"]
     assert "* at x, now f32[]({}) and before f32[5]({})" in miss
     assert recorded["compiles"]["numpy_random_like"] == 2
-    cap = _cell(shell, CASES["vmap_of_a_jit"])
-    assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
+    ran = ran_ok(shell, CASES["vmap_of_a_jit"])
+    assert [line for line in ran.stdout.splitlines() if not line.startswith("Out[")] == \
         recorded["printed"]
-    (note,) = _notes(cap, "⚙")
+    (note,) = _notes(ran.outputs, "⚙")
     first = note.splitlines()[0]
     assert first.startswith("⚙ numpy_random_like compiled again (compile #2, at In["), first
     assert "x: shape f32[5] -> f32[]" in first
@@ -110,12 +103,12 @@ def test_a_new_jit_under_vmap_on_its_own_line_gets_no_note_as_jax_gives_no_hint(
         (3, 3, 0)
     assert (loop["compiles"]["log1pexp"], loop["never_seen"], loop["same_line_hints"]) == \
         (3, 3, 2)
-    cap = _cell(shell, CASES["jit_of_grad_then_vmap"])
-    assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
+    ran = ran_ok(shell, CASES["jit_of_grad_then_vmap"])
+    assert [line for line in ran.stdout.splitlines() if not line.startswith("Out[")] == \
         once["printed"]
-    assert _notes(cap, "⚙") == []
-    cap = _cell(shell, CASES["jit_of_grad_then_vmap_in_a_loop"])
-    (note,) = _notes(cap, "⚙")
+    assert _notes(ran.outputs, "⚙") == []
+    ran = ran_ok(shell, CASES["jit_of_grad_then_vmap_in_a_loop"])
+    (note,) = _notes(ran.outputs, "⚙")
     assert note.startswith("⚙ log1pexp compiled again ×2 (a new jit object"), note
 
 
@@ -127,10 +120,10 @@ def test_a_loop_body_closing_over_a_function_is_not_told_to_carry_it(shell):
     function: it names f as a function (a only as the carry's)."""
     first, grads = JAX["cases"]["fixed_point"], JAX["cases"]["fixed_point_grads"]
     assert grads["never_seen_by"] == {"body_fun": 6, "cond_fun": 6}
-    assert _cell(shell, CASES["fixed_point"]).stdout.splitlines() == first["printed"]
-    cap = _cell(shell, CASES["fixed_point_grads"])
-    assert cap.stdout.splitlines() == grads["printed"]
-    (note,) = _notes(cap, "⚙")
+    assert ran_ok(shell, CASES["fixed_point"]).stdout.splitlines() == first["printed"]
+    ran = ran_ok(shell, CASES["fixed_point_grads"])
+    assert ran.stdout.splitlines() == grads["printed"]
+    (note,) = _notes(ran.outputs, "⚙")
     assert "⚙ cond_fun traced again ×6" in note and "⚙ body_fun traced again ×6" in note, note
     assert "taking a, f as an input" not in note and "It calls f, a function from outside" \
         in note, note
@@ -144,13 +137,13 @@ def test_a_print_line_is_told_once(shell):
     first, again = JAX["cases"]["print_told_once_first"], JAX["cases"]["print_told_once_again"]
     assert first["printed"] == ["shown JitTracer(~float32[])"]
     assert again["printed"] == ["shown JitTracer(float32[2])"]
-    _cell(shell, CASES["print_told_once_defs"])
-    cap = _cell(shell, CASES["print_told_once_first"])
-    assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
+    ran_ok(shell, CASES["print_told_once_defs"])
+    ran = ran_ok(shell, CASES["print_told_once_first"])
+    assert [line for line in ran.stdout.splitlines() if not line.startswith("Out[")] == \
         first["printed"]
-    (note,) = _notes(cap, "⚠ print ran while tracing")
+    (note,) = _notes(ran.outputs, "⚠ print ran while tracing")
     assert note.splitlines()[-1].strip() == "jax.debug.print('shown {}', x)", note
-    cap = _cell(shell, CASES["print_told_once_again"])
-    assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
+    ran = ran_ok(shell, CASES["print_told_once_again"])
+    assert [line for line in ran.stdout.splitlines() if not line.startswith("Out[")] == \
         again["printed"]
-    assert _notes(cap, "⚠") == []
+    assert _notes(ran.outputs, "⚠") == []

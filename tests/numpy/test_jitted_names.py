@@ -4,8 +4,6 @@ for eager speed and carry the jit as `as_jit`, with `lower`, `trace` and `eval_s
 Compared with JAX's recorded list and answers (tests/data/jitted_names_reference.json,
 made by reference/make_jitted_names_reference.py from tests/data/jitted_names_cases.py)."""
 import importlib
-import json
-import os
 
 import numpy as np
 import pytest
@@ -17,10 +15,9 @@ from jxkernel.transforms.jit import Jitted
 from doc_examples import check_docstring_examples
 from jitted_names_cases import MODULES, samples
 from numerics import LAPACK, assert_allclose_ulp
+import locations  # tests/support: the repository's folders
 
-with open(os.path.join(os.path.dirname(__file__), "..", "data",
-                       "jitted_names_reference.json")) as _f:
-    REF = json.load(_f)
+REF = locations.jax_answers("jitted_names_reference.json")
 
 # JAX's jit objects that are plain functions here still, by module, and why
 NOT_YET: dict = {}                  # a jit object of JAX's jxkernel lacks: none

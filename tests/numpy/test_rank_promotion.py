@@ -1,7 +1,6 @@
 """jax_numpy_rank_promotion ('allow', 'warn', 'raise'): jnp, scipy and nn functions warn or
 raise where operands of different ranks meet, with JAX 0.10.2's messages (recorded by
 reference/make_rank_promotion_reference.py), and jit traces again when the option changes."""
-import json
 import re
 import os
 import warnings
@@ -14,13 +13,10 @@ import jxkernel as jax
 import jxkernel.numpy as jnp
 import locations  # tests/support: the repository's folders
 
-DATA = locations.DATA
-
 
 @pytest.fixture(scope="module")
 def answers():
-    with open(os.path.join(DATA, "rank_promotion_reference.json")) as f:
-        return run(jax), json.load(f)
+    return run(jax), locations.recorded("rank_promotion_reference.json")
 
 
 def test_each_function_raises_where_jax_does_with_its_message(answers):

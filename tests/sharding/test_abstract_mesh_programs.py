@@ -4,10 +4,6 @@ CPU devices): use_abstract_mesh refusing a mesh of another size than the one in 
 ValueError, on entering), eager results under an abstract mesh of other names or types
 placed over set_mesh's devices as that mesh names them, Mesh.update. Every value is exact
 (integers, text)."""
-import json
-import os
-import pathlib
-
 import pytest
 
 from fresh_process import cases_code, run_json
@@ -16,17 +12,16 @@ import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 
-_REFERENCE = os.path.join(locations.DATA, "abstract_mesh_reference.json")
+_REFERENCE = "abstract_mesh_reference.json"
 
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(_REFERENCE) as f:
-        ref = json.load(f)["cases"]
+    ref = locations.jax_answers(_REFERENCE)["cases"]
     return run_json(cases_code("abstract_mesh_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(_REFERENCE).read_text())["cases"]))
+@pytest.mark.parametrize("case", sorted(locations.jax_answers(_REFERENCE)["cases"]))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     assert ours[case] == ref[case]

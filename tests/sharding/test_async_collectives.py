@@ -4,10 +4,6 @@ reference/make_async_collectives_reference.py on 8 CPU devices): each start is a
 equation of type `AbstractFuture{...}` and a `*_done` where `done()` is called, lowered to a
 `stablehlo.async_start` around the collective and a `stablehlo.async_done`; the values are the
 synchronous collective's. Every value is exact (small integer-valued floats, text)."""
-import json
-import os
-import pathlib
-
 import pytest
 
 from fresh_process import cases_code, run_json
@@ -16,17 +12,16 @@ import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 
-_REFERENCE = os.path.join(locations.DATA, "async_collectives_reference.json")
+_REFERENCE = "async_collectives_reference.json"
 
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(_REFERENCE) as f:
-        ref = json.load(f)["cases"]
+    ref = locations.jax_answers(_REFERENCE)["cases"]
     return run_json(cases_code("async_collectives_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(_REFERENCE).read_text())["cases"]))
+@pytest.mark.parametrize("case", sorted(locations.jax_answers(_REFERENCE)["cases"]))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     assert ours[case] == ref[case]

@@ -2,10 +2,6 @@
 shardings and sharded arrays, against JAX 0.10.2's answers for the same cases
 (tests/data/pjit_array_cases.py, recorded by reference/make_pjit_array_reference.py on 8 CPU
 devices): identities, values and error texts (all exact)."""
-import json
-import os
-import pathlib
-
 import pytest
 
 from fresh_process import cases_code, run_json
@@ -14,17 +10,16 @@ import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 
-_REFERENCE = os.path.join(locations.DATA, "pjit_array_reference.json")
+_REFERENCE = "pjit_array_reference.json"
 
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(_REFERENCE) as f:
-        ref = json.load(f)["cases"]
+    ref = locations.jax_answers(_REFERENCE)["cases"]
     return run_json(cases_code("pjit_array_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(_REFERENCE).read_text())["cases"]))
+@pytest.mark.parametrize("case", sorted(locations.jax_answers(_REFERENCE)["cases"]))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     assert ours[case] == ref[case]

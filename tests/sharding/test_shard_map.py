@@ -53,8 +53,8 @@ g = jax.jit(jax.shard_map(lambda a: a * 2 + lax.axis_index("x"), mesh=mesh, in_s
 y = g(jax.device_put(np.arange(8.0, dtype=np.float32), s))
 out["in_shardings"] = [repr(y.sharding.spec), np.asarray(y).tolist(), g(y).shape]
 from doc_examples import check_docstring_examples
-for module in ("jxkernel.api.shard_map", "jxkernel.api.smap", "jxkernel.experimental.shard_map",
-               "jxkernel.api.top_level_collectives"):
+for module in ("jxkernel.api.shard_map", "jxkernel.api.shard_map.smap",
+               "jxkernel.experimental.shard_map", "jxkernel.api.shard_map.top_level_collectives"):
     check_docstring_examples(module, {"mesh": mesh, "P": P, "functools": functools,
                                       "Mesh": Mesh})
 out["docstrings"] = True
@@ -203,7 +203,7 @@ def test_one_device_mesh_runs_eagerly_under_jit_grad_and_vmap():
                       in_specs=P("x"), out_specs=P("x"))
     x = np.arange(4.0, dtype=np.float32)
     assert np.asarray(f(x)).tolist() == (x * x).tolist()
-    from jxkernel.api import shard_map_primitive as module
+    from jxkernel.api.shard_map import primitive as module
     known = len(module._equations)
     f(x + 1)                               # same types: the body traced once, bound again
     assert len(module._equations) == known

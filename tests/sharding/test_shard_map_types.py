@@ -3,10 +3,6 @@ JAX 0.10.2's answers for the same cases (tests/data/shard_map_types_cases.py, re
 reference/make_shard_map_types_reference.py on 8 CPU devices): `all_gather(...,
 to='invarying')`'s type, values and gradient, ... Every value is exact (small
 integer-valued floats, text)."""
-import json
-import os
-import pathlib
-
 import pytest
 
 from fresh_process import cases_code, run_json
@@ -15,17 +11,16 @@ import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 
-_REFERENCE = os.path.join(locations.DATA, "shard_map_types_reference.json")
+_REFERENCE = "shard_map_types_reference.json"
 
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(_REFERENCE) as f:
-        ref = json.load(f)["cases"]
+    ref = locations.jax_answers(_REFERENCE)["cases"]
     return run_json(cases_code("shard_map_types_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(_REFERENCE).read_text())["cases"]))
+@pytest.mark.parametrize("case", sorted(locations.jax_answers(_REFERENCE)["cases"]))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     if isinstance(ref[case], list) and len(ref[case]) == 2 and ref[case][1] == "" \

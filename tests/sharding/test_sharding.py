@@ -8,7 +8,6 @@ the partitioner; it prints one JSON object that the tests below take apart. The 
 import contextlib
 import io
 import json
-import os
 import pickle
 import warnings
 
@@ -29,7 +28,6 @@ pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier sk
 # probes of XLA's partitioner and executables (`.loaded`, Shardy's flag) cannot run
 SEVERAL_DEVICES = pytest.mark.xla_only("several devices")
 
-DATA = locations.DATA
 
 _PROBES = r"""
 import json, os, sys
@@ -167,8 +165,7 @@ def runs():
     result = run_code(as_the_suite_compiles(_PROBES), {"JXKERNEL_CPU_DEVICES": "8"})
     mine = json.loads(result.stdout.strip().splitlines()[-1])
     mine["stderr"] = result.stderr
-    with open(os.path.join(DATA, "sharding_reference.json")) as f:
-        return mine, json.load(f)
+    return mine, locations.jax_answers("sharding_reference.json")
 
 
 @SEVERAL_DEVICES

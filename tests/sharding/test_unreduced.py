@@ -5,10 +5,6 @@ an einsum with `out_sharding=P(..., unreduced={...})` gives (`i32[2,2]{U:x}`), e
 summand, the reshard that sums them, `add` of two unreduced values, and the
 ShardingTypeErrors of dot_general, add and mul a learner meets. Every value is exact
 (integers, small integer-valued floats, text)."""
-import json
-import os
-import pathlib
-
 import pytest
 
 from fresh_process import cases_code, run_json
@@ -17,17 +13,16 @@ import locations  # tests/support: the repository's folders
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 
-_REFERENCE = os.path.join(locations.DATA, "unreduced_reference.json")
+_REFERENCE = "unreduced_reference.json"
 
 
 @pytest.fixture(scope="module")
 def runs():
-    with open(_REFERENCE) as f:
-        ref = json.load(f)["cases"]
+    ref = locations.jax_answers(_REFERENCE)["cases"]
     return run_json(cases_code("unreduced_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(_REFERENCE).read_text())["cases"]))
+@pytest.mark.parametrize("case", sorted(locations.jax_answers(_REFERENCE)["cases"]))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     assert ours[case] == ref[case]

@@ -10,10 +10,11 @@ OWN_CHILDREN lists the files that start their own, each for the reason given.
 
 A test reads a recording in tests/data (JSON, written by a script in reference/) with
 locations.py: `jax_answers(NAME)`, which fails for a recording of another JAX release, or
-`recorded(NAME)` for one that does not name its release; each read once per process.
-READ_BY_HAND lists the files that still open one themselves (not yet looked at).
+`recorded(NAME)` for one that does not name its release; each read once per process. No
+test file opens one itself.
 
-A test runs an IPython cell with ipython_shell.py's `run_cell` or `ran_ok` (a `Ran`)."""
+A test runs a numbered IPython cell with ipython_shell.py's `run_cell` or `ran_ok` (a `Ran`)."""
+import ast
 import pathlib
 import re
 
@@ -51,21 +52,6 @@ def test_python_children_are_started_by_fresh_process():
     assert not stale, f"{stale} no longer start a child by hand: strike them from OWN_CHILDREN"
 
 
-READ_BY_HAND = {
-    "_jax/_src/test_src_export_gaps.py", "_jax/_src/test_src_lax_private.py",
-    "_jax/extend/test_extend_experimental.py", "export/test_export_sharded.py",
-    "export/test_export_symbolic.py", "jax_compat/test_jax_test_util.py",
-    "jax_compat/test_lax_numpy_gaps.py", "jax_compat/test_library_tutorials.py",
-    "lax/test_debug_callback_partitioned.py", "nn/test_scaled_matmul.py",
-    "notebook/test_demos_against_jax.py", "notebook/test_notebook_compile_notes.py",
-    "notebook/test_notebook_error_cards.py",
-    "numpy/test_jitted_names.py", "numpy/test_rank_promotion.py",
-    "sharding/test_abstract_mesh_programs.py", "sharding/test_async_collectives.py",
-    "sharding/test_pjit_array.py", "sharding/test_shard_map_types.py",
-    "sharding/test_sharding.py", "sharding/test_sharding_type_rules.py",
-    "sharding/test_unreduced.py", "xla/test_distributed.py", "xla/test_numpy_backend.py",
-}
-
 # json.load in a file that names tests/data (locations.DATA, or a path built to "data")
 DATA_NAMED = re.compile(r"\bDATA\b|['\"]data['\"]")
 
@@ -80,11 +66,9 @@ def test_recordings_are_read_through_locations():
         text = path.read_text(encoding="utf-8")
         if "json.load(" in text and DATA_NAMED.search(text):
             found.add(name)
-    by_hand = sorted(found - READ_BY_HAND)
+    by_hand = sorted(found)
     assert not by_hand, (f"{by_hand} read tests/data with json.load: use locations.jax_answers "
                          f"(or locations.recorded for a recording without its jax_version)")
-    moved = sorted(READ_BY_HAND - found)
-    assert not moved, f"{moved} read no recording by hand now: strike them from READ_BY_HAND"
 
 
 def test_cells_are_run_with_ipython_shells_runner():
@@ -93,3 +77,28 @@ def test_cells_are_run_with_ipython_shells_runner():
     own = sorted(path.relative_to(tests).as_posix() for path in tests.rglob("test_*.py")
                  if re.search(r"^class Ran\b", path.read_text(encoding="utf-8"), re.M))
     assert not own, f"{own} define their own Ran: use tests/support/ipython_shell.py's"
+
+
+def _numbered_cell_runners(text: str) -> list:
+    """The functions of a test file's text that run their `source` as a numbered cell, capturing
+    what it shows: run_cell's job (`shell.run_cell(source, store_history=True)` under
+    `capture_output()`)."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef) and "source" in [a.arg for a in node.args.args]:
+            body = ast.unparse(node)
+            if "capture_output()" in body and re.search(
+                    r"\.run_cell\(source, store_history=True\b", body):
+                found.append(node.name)
+    return found
+
+
+def test_numbered_cells_are_run_with_ipython_shells_runner():
+    # a function running `source` as a numbered cell is run_cell or ran_ok (a Ran: its value,
+    # error, count, printed text and outputs), not a copy of each file's own
+    tests = pathlib.Path(locations.TESTS)
+    own = {path.relative_to(tests).as_posix(): _numbered_cell_runners(path.read_text("utf-8"))
+           for path in sorted(tests.rglob("test_*.py"))}
+    own = {name: found for name, found in own.items() if found}
+    assert not own, (f"{own} run cells themselves: use tests/support/ipython_shell.py's run_cell "
+                     f"or ran_ok")

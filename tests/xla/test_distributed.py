@@ -154,8 +154,7 @@ def test_every_process_answers_what_jax_answers(runs, name):
     """Against real JAX's run of the same program (reference/make_distributed_reference.py):
     device ids, shards, collectives, multihost_utils and error texts exactly; the trained
     weights within the ulps of a reordered 4-term sum."""
-    with open(os.path.join(ROOT, "tests", "data", "distributed_reference.json")) as f:
-        recorded = json.load(f)[name]
+    recorded = locations.jax_answers("distributed_reference.json")[name]
     for ours, theirs in zip(_results(runs[name]), recorded, strict=True):
         for key in sorted(set(ours) & set(theirs) - set(FLOATS)):
             assert ours[key] == theirs[key], key

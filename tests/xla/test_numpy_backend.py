@@ -532,10 +532,7 @@ def test_unreduced_shards_are_xlas_summands():
     # device_put to P(..., unreduced={'Y'}): each device along Y holds a summand of its block,
     # split as XLA's CPU splits it (parallel.md prints them); the NumPy backend gave every
     # device the whole block, so the shards added up to twice the value
-    import json, os
-    with open(os.path.join(os.path.dirname(__file__), "..", "data",
-                           "unreduced_shards_reference.json")) as f:
-        ref = json.load(f)
+    ref = locations.recorded("unreduced_shards_reference.json")
     got = run_json(NO_JAXLIB + UNREDUCED, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "8"})
     for name, case in ref["cases"].items():
         shards, logical = got[name]

@@ -7,7 +7,7 @@
     >>> shard_map(lambda a: a * 2, mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8)).shape
     (8,)
 """
-from ...api.shard_map_call import _shard_map
+from ...api.shard_map.call import _shard_map
 
 
 def shard_map(f, mesh, in_specs, out_specs, check_rep=True):

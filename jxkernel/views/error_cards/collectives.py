@@ -40,7 +40,7 @@ def _inside_shard_map(exc) -> bool:
     tb = exc.__traceback__
     while tb is not None:
         if tb.tb_frame.f_code.co_filename.replace("\\", "/").endswith(
-                ("jxkernel/api/shard_map.py", "jxkernel/api/shard_map_call.py")):
+                ("jxkernel/api/shard_map/__init__.py", "jxkernel/api/shard_map/call.py")):
             return True
         tb = tb.tb_next
     return False

@@ -10,7 +10,6 @@ symbolic shapes, and a library's registered lowering rule under symbolic shapes.
 is exact (small floats, text)."""
 import functools
 import json
-import os
 import re
 
 import export_test_gaps_cases as cases
@@ -20,13 +19,10 @@ import pytest
 import jxkernel
 import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(locations.DATA, "export_test_gaps_reference.json")
-
 
 @functools.cache
 def _reference() -> dict:
-    with open(DATA) as f:
-        return json.load(f)["cases"]
+    return locations.jax_answers("export_test_gaps_reference.json")["cases"]
 
 
 @functools.cache

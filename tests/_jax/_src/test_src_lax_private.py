@@ -6,7 +6,6 @@ recorded by reference/make_lax_private_reference.py). Every value is exact: dtyp
 small integers in float32, booleans, error messages."""
 import functools
 import json
-import os
 
 import lax_private_cases as cases
 import pytest
@@ -15,13 +14,10 @@ from recorded_answers import families_sorted
 import jxkernel
 import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(locations.DATA, "lax_private_reference.json")
-
 
 @functools.cache
 def _reference() -> dict:
-    with open(DATA) as f:
-        return json.load(f)
+    return locations.jax_answers("lax_private_reference.json")
 
 
 @pytest.mark.parametrize("case", [c.__name__ for c in cases.CASES])

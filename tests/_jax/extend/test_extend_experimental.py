@@ -3,8 +3,6 @@ typed keys and ShapeDtypeStruct, against what JAX 0.10.2 gives for the same prog
 (tests/data/extend_experimental_cases.py, recorded by
 reference/make_extend_experimental_reference.py)."""
 import functools
-import json
-import os
 
 import extend_experimental_cases as cases
 import numpy as np
@@ -16,15 +14,13 @@ import jxkernel.numpy as jnp
 from jxkernel.extend import core
 import locations  # tests/support: the repository's folders
 
-DATA = os.path.join(locations.DATA, "extend_experimental_reference.json")
 # Floats come through tanh, exp, sin and sums (eager, jitted, differentiated): within the sum
 # bound (REDUCTION), measured at each result's largest magnitude: assert_matches_recorded.
 
 
 @functools.cache
 def _reference() -> dict:
-    with open(DATA) as f:
-        return json.load(f)
+    return locations.jax_answers("extend_experimental_reference.json")
 
 
 @functools.cache

@@ -7,19 +7,19 @@ from __future__ import annotations
 import inspect
 import math
 
-from ..core.avals import get_aval, public_type
-from ..core.config import config
-from ..core.mesh import (AbstractMesh, AxisType, DuplicateSpecError, Mesh, PartitionSpec,
+from ...core.avals import get_aval, public_type
+from ...core.config import config
+from ...core.mesh import (AbstractMesh, AxisType, DuplicateSpecError, Mesh, PartitionSpec,
                          get_abstract_mesh, get_mesh)
-from ..tree_util import (
+from ...tree_util import (
     broadcast_prefix,
     keystr,
     prefix_errors,
     tree_flatten,
     tree_flatten_with_path,
 )
-from ..xla.array import is_sharded
-from .shard_map_primitive import (
+from ...xla.array import is_sharded
+from .primitive import (
     P,
     _bodies,
     _named_axes,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import functools
 
-from ..core.mesh import AxisType, PartitionSpec, get_mesh
-from ..tree_util import tree_flatten, tree_unflatten
-from .shard_map_call import _shard_map
-from .shard_map_checks import Infer
+from ...core.mesh import AxisType, PartitionSpec, get_mesh
+from ...tree_util import tree_flatten, tree_unflatten
+from .call import _shard_map
+from .checks import Infer
 
 
 def _axis_spec(axis_name, axis) -> PartitionSpec:

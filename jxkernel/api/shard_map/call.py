@@ -1,22 +1,22 @@
-"""A shard_map-wrapped function called: its arguments checked (shard_map_checks.py), then
-run eagerly device by device (shard_map_eager.py) or traced with local types into one
-`shard_map` equation (shard_map_primitive.py), the trace cached per signature and place.
+"""A shard_map-wrapped function called: its arguments checked (checks.py), then
+run eagerly device by device (eager.py) or traced with local types into one
+`shard_map` equation (primitive.py), the trace cached per signature and place.
 """
 from __future__ import annotations
 
-from ..core import vma
-from ..core.avals import NO_UR, explicit_axes, get_aval
-from ..core.compile_record import log_trace_miss
-from ..core.config import config
-from ..core.lru import LRU, SIGNATURES
-from ..core.staging import convert_constvars_to_invars, is_ref, trace_to_jaxpr
-from ..core.mesh import AbstractMesh, NamedSharding
-from ..core.source_info import traced_call_site, users_function
-from ..core.trace import EvalTrace, Tracer, _ctx, current_trace
-from ..core.traceback_util import api_boundary
-from ..transforms.api_util import flatten_fun, wraps
-from ..tree_util import tree_flatten, tree_unflatten
-from .shard_map_checks import (
+from ...core import vma
+from ...core.avals import NO_UR, explicit_axes, get_aval
+from ...core.compile_record import log_trace_miss
+from ...core.config import config
+from ...core.lru import LRU, SIGNATURES
+from ...core.staging import convert_constvars_to_invars, is_ref, trace_to_jaxpr
+from ...core.mesh import AbstractMesh, NamedSharding
+from ...core.source_info import traced_call_site, users_function
+from ...core.trace import EvalTrace, Tracer, _ctx, current_trace
+from ...core.traceback_util import api_boundary
+from ...transforms.api_util import flatten_fun, wraps
+from ...tree_util import tree_flatten, tree_unflatten
+from .checks import (
     Infer,
     _check_args,
     _check_explicit_args,
@@ -28,9 +28,9 @@ from .shard_map_checks import (
     _flat_out_specs,
     _fun_name,
 )
-from .shard_map_eager import _run_eagerly, _runs_eagerly
-from .state import new_ref
-from .shard_map_primitive import (
+from .eager import _run_eagerly, _runs_eagerly
+from ..state import new_ref
+from .primitive import (
     P,
     _axes_bound,
     _bodies,
@@ -43,7 +43,7 @@ from .shard_map_primitive import (
 
 # shard_map_p's rules for linearizing through it and for checkpoint policies inside a body:
 # this module binds every shard_map equation, so importing them here gives them to every one
-from . import shard_map_residuals  # noqa: F401,E402
+from . import residuals  # noqa: F401,E402
 
 
 @api_boundary
@@ -213,6 +213,6 @@ def _varying_as(x, spec):
 
 def _staged(f, mesh, in_specs, out_specs, check_vma=False):
     """The traced (never eager) shard_map of `f` over the whole mesh: what each step of an
-    eager run is (shard_map_eager.py)."""
+    eager run is (eager.py)."""
     return _shard_map(f, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
                       axis_names=frozenset(), check_vma=check_vma, eager=False)

@@ -14,16 +14,16 @@ are reduced.
 """
 from __future__ import annotations
 
-from ..core.config import config
-from ..core.mesh import PartitionSpec, get_abstract_mesh
-from ..lax.parallel.gather_scatter import all_gather
-from ..lax.sharding import canonicalize_sharding
-from ..transforms.api_util import flatten_axis_resources
-from ..transforms.jit import jit
-from ..tree_util import tree_flatten, tree_unflatten
-from .extras import typeof
-from .shard_map_call import _shard_map
-from .shard_map_checks import Infer
+from ...core.config import config
+from ...core.mesh import PartitionSpec, get_abstract_mesh
+from ...lax.parallel.gather_scatter import all_gather
+from ...lax.sharding import canonicalize_sharding
+from ...transforms.api_util import flatten_axis_resources
+from ...transforms.jit import jit
+from ...tree_util import tree_flatten, tree_unflatten
+from ..extras import typeof
+from .call import _shard_map
+from .checks import Infer
 
 
 def _normalized(spec: PartitionSpec, ndim: int) -> PartitionSpec:

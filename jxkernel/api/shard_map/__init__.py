@@ -13,17 +13,24 @@ body the collectives of lax/parallel/ address devices by their position in the m
 (`mesh_groups`). A shard_map run eagerly, or under a jit without shardings, is partitioned
 over its own mesh.
 
-Its jobs, one file each: the primitive and its rules (shard_map_primitive.py), a call's path
-(shard_map_call.py: checks, then an eager run or one traced equation), the eager run device
-by device (shard_map_eager.py), the checks with JAX's errors (shard_map_checks.py), and smap
-(smap.py). This module is the public function; the names below stay importable from here.
+This package, one module per job (this one is the public function; the names below stay
+importable from here, as from JAX's `jax._src.shard_map`):
+
+- `primitive.py`: the `shard_map` primitive and its rules (lowering, jvp, transpose, vmap)
+- `numpy_rule.py`: its rule on the NumPy backend (each manual axis a vmap axis)
+- `call.py`: a call's path: the checks, then an eager run or one traced equation
+- `checks.py`: the mesh, specs, ranks and check_vma checks, with JAX's errors
+- `eager.py`: the eager run, device by device
+- `residuals.py`: partial eval (linearize) and checkpoint policies through a body
+- `smap.py`: `jax.smap`, shard_map over one axis with vmap-like in_axes/out_axes
+- `top_level_collectives.py`: collectives over sharded arrays outside a shard_map
 """
 from __future__ import annotations
 
-from .shard_map_call import _shard_map
-from .shard_map_checks import Infer
-from .shard_map_eager import ShardMapTrace, ShardMapTracer
-from .shard_map_primitive import P, shard_map_p
+from .call import _shard_map
+from .checks import Infer
+from .eager import ShardMapTrace, ShardMapTracer
+from .primitive import P, shard_map_p
 from .smap import smap
 from .top_level_collectives import top_level_all_gather  # noqa: F401  (JAX's there)
 

@@ -3,10 +3,10 @@ local (per-device) types; its outputs have global types (out_specs say how the b
 put together). It lowers to Shardy's `sdy.manual_computation`; jvp, transpose and vmap
 build new shard_map equations; with NumPy each manual axis is a vmap axis.
 
-The public function is in shard_map.py; the eager, device-by-device run in
-shard_map_eager.py; the argument and spec checks in shard_map_checks.py; partial evaluation
-and checkpoint policies in shard_map_residuals.py (registered by shard_map_call.py, which
-binds every equation); smap in smap.py.
+The public function is in __init__.py; the eager, device-by-device run in eager.py;
+the argument and spec checks in checks.py; partial evaluation and checkpoint policies in
+residuals.py (registered by call.py, which binds every equation); the NumPy rule in
+numpy_rule.py; smap in smap.py.
 """
 from __future__ import annotations
 
@@ -15,18 +15,18 @@ import math
 
 import numpy as np
 
-from ..core import compile_record
-from ..core.config import config
-from ..core import physical, sharding_types, vma
-from ..core import avals as _avals
-from ..core.avals import ShapedArray, explicit_axes, get_aval, make_ur, typed_sharding
-from ..core.axis_env import bound_axis
-from ..core.interpret import eval_jaxpr
-from ..core.dce import dce_closed_outputs, dce_jaxpr_outputs, dce_rules, prune_rules, pruned_body
-from ..core.ir import ClosedJaxpr, param_printers
-from ..core.lru import LRU, TRACES
-from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state
-from ..core.primitive import (
+from ...core import compile_record
+from ...core.config import config
+from ...core import physical, sharding_types, vma
+from ...core import avals as _avals
+from ...core.avals import ShapedArray, explicit_axes, get_aval, make_ur, typed_sharding
+from ...core.axis_env import bound_axis
+from ...core.interpret import eval_jaxpr
+from ...core.dce import dce_closed_outputs, dce_jaxpr_outputs, dce_rules, prune_rules, pruned_body
+from ...core.ir import ClosedJaxpr, param_printers
+from ...core.lru import LRU, TRACES
+from ...core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec, _mesh_state
+from ...core.primitive import (
     Primitive,
     abstract_eval_rules,
     axis_batching_rules,
@@ -37,20 +37,20 @@ from ..core.primitive import (
     sharding_typing_rules,
     transpose_rules,
 )
-from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
-from ..core.trace import current_trace
-from ..lax.elementwise import div
-from ..lax.parallel import psum_p
-from ..transforms import batch_util as bu
-from ..transforms.ad import jvp_jaxpr, transpose_jaxpr
-from ..transforms.ad_util import Zero, instantiate, is_undefined
-from ..transforms.batching import batch_jaxpr
-from ..xla import stablehlo as hlo
-from ..xla.dispatch import invalid_value, primitive_jaxpr
-from ..xla.lowering import NeedsMesh
-from ..xla.sharded import run_jaxpr
-from ..xla.sharding import mesh_symbol, sdy_dims
-from . import shard_map_numpy
+from ...core.staging import convert_constvars_to_invars, trace_to_jaxpr
+from ...core.trace import current_trace
+from ...lax.elementwise import div
+from ...lax.parallel import psum_p
+from ...transforms import batch_util as bu
+from ...transforms.ad import jvp_jaxpr, transpose_jaxpr
+from ...transforms.ad_util import Zero, instantiate, is_undefined
+from ...transforms.batching import batch_jaxpr
+from ...xla import stablehlo as hlo
+from ...xla.dispatch import invalid_value, primitive_jaxpr
+from ...xla.lowering import NeedsMesh
+from ...xla.sharded import run_jaxpr
+from ...xla.sharding import mesh_symbol, sdy_dims
+from . import numpy_rule
 
 P = PartitionSpec
 shard_map_p = Primitive("shard_map", multiple_results=True)
@@ -434,7 +434,7 @@ prune_rules[shard_map_p] = _prune
 dce_rules[shard_map_p] = _dce
 lowering_rules[shard_map_p] = _lowering
 impl_rules[shard_map_p] = _impl
-numpy_rules[shard_map_p] = shard_map_numpy.run
+numpy_rules[shard_map_p] = numpy_rule.run
 jvp_rules[shard_map_p] = _jvp
 transpose_rules[shard_map_p] = _transpose
 axis_batching_rules[shard_map_p] = _batching

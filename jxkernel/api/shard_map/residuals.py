@@ -13,16 +13,16 @@ them) and a checkpoint policy's values saved inside a body (remat_saved.py's spl
 """
 from __future__ import annotations
 
-from ..core.interpret import eval_jaxpr
-from ..core.ir import ClosedJaxpr, Jaxpr, Var
-from ..core.avals import NO_UR, get_aval
-from ..core.partial_eval import partial_eval_jaxpr
-from ..core.primitive import partial_eval_rules
-from ..core.staging import convert_constvars_to_invars, trace_to_jaxpr
-from ..core.trace import set_current_trace
-from ..lax.shapes import expand_dims, squeeze
-from .remat_saved import saved_and_recomputed, split_rules
-from .shard_map_primitive import P, _abstract_eval, _axes_bound, _bind, shard_map_p
+from ...core.interpret import eval_jaxpr
+from ...core.ir import ClosedJaxpr, Jaxpr, Var
+from ...core.avals import NO_UR, get_aval
+from ...core.partial_eval import partial_eval_jaxpr
+from ...core.primitive import partial_eval_rules
+from ...core.staging import convert_constvars_to_invars, trace_to_jaxpr
+from ...core.trace import set_current_trace
+from ...lax.shapes import expand_dims, squeeze
+from ..remat_saved import saved_and_recomputed, split_rules
+from .primitive import P, _abstract_eval, _axes_bound, _bind, shard_map_p
 
 
 def _partial_eval(trace, args, params):

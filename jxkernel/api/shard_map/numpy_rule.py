@@ -11,13 +11,13 @@ import math
 
 import numpy as np
 
-from ..core.axis_env import bound_axis
-from ..core.ir import ClosedJaxpr, jaxprs_in_params
-from ..core.numpy_eval import eval_closed_jaxpr_numpy, user_impl
-from ..core.primitive import numpy_rules
-from ..transforms import batch_util as bu
-from ..transforms.batching import DevicesAxisData, batch_jaxpr
-from ..xla.numpy_sharded import note_per_device
+from ...core.axis_env import bound_axis
+from ...core.ir import ClosedJaxpr, jaxprs_in_params
+from ...core.numpy_eval import eval_closed_jaxpr_numpy, user_impl
+from ...core.primitive import numpy_rules
+from ...transforms import batch_util as bu
+from ...transforms.batching import DevicesAxisData, batch_jaxpr
+from ...xla.numpy_sharded import note_per_device
 
 
 def _stacked_blocks(x, spec, manual, sizes) -> tuple:

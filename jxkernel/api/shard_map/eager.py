@@ -2,7 +2,7 @@
 any transformation runs its body eagerly: each value in the body is one block per device (a
 ShardMapTracer), each primitive runs at once on every device's blocks (a small shard_map of
 that one primitive), and `print(x)` in the body shows each device's block. Inside jit (or
-grad, vmap, ...) the body is traced instead (shard_map.py).
+grad, vmap, ...) the body is traced instead (call.py).
 """
 from __future__ import annotations
 
@@ -10,24 +10,24 @@ import contextlib
 
 import numpy as np
 
-from ..core import vma
-from ..core.avals import NO_UR, get_aval
-from ..core.axis_env import bound_axis
-from ..core.interpret import eval_jaxpr
-from ..core.lru import LRU, PROGRAMS
-from ..core.primitive import abstract_eval_rules
-from ..core.mesh import NamedSharding, _mesh_state
-from ..core.staging import _closed_over_explicit, trace_to_jaxpr
-from ..core.trace import EvalTrace, Trace, Tracer, current_trace, new_trace, set_current_trace
-from ..lax.shapes import expand_dims, squeeze
-from ..transforms.api_util import flatten_fun
-from ..tree_util import tree_unflatten
-from ..core.config import config
-from ..xla.array import Array
-from ..xla.dispatch import invalid_value
-from ..xla.put import device_put
-from .shard_map_checks import _check_out_ranks, _flat_out_specs
-from .shard_map_primitive import P, _axes_bound, _bodies, _local_aval, _manual_abstract
+from ...core import vma
+from ...core.avals import NO_UR, get_aval
+from ...core.axis_env import bound_axis
+from ...core.interpret import eval_jaxpr
+from ...core.lru import LRU, PROGRAMS
+from ...core.primitive import abstract_eval_rules
+from ...core.mesh import NamedSharding, _mesh_state
+from ...core.staging import _closed_over_explicit, trace_to_jaxpr
+from ...core.trace import EvalTrace, Trace, Tracer, current_trace, new_trace, set_current_trace
+from ...lax.shapes import expand_dims, squeeze
+from ...transforms.api_util import flatten_fun
+from ...tree_util import tree_unflatten
+from ...core.config import config
+from ...xla.array import Array
+from ...xla.dispatch import invalid_value
+from ...xla.put import device_put
+from .checks import _check_out_ranks, _flat_out_specs
+from .primitive import P, _axes_bound, _bodies, _local_aval, _manual_abstract
 
 
 def _runs_eagerly(mesh, manual) -> bool:
@@ -275,7 +275,7 @@ def _run_eagerly(staged, f, flat_args, in_tree, static, dyn, dyn_specs, avals, o
                  check_vma):
     """`f` run eagerly over the blocks of its dynamic arguments `dyn` (split as `dyn_specs`);
     `staged(f, mesh, in_specs, out_specs, check_vma)` is the traced shard_map each step runs
-    (shard_map.py's: it is passed in since that module calls this one)."""
+    (call.py's: it is passed in since that module calls this one)."""
     manual = frozenset(mesh.axis_names)
     blocks = [_stacked(x, s, mesh, staged) for x, s in zip(dyn, dyn_specs)]
     local = [_local_aval(a, s, mesh, check_vma) for a, s in zip(avals, dyn_specs)]
