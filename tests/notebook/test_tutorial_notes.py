@@ -154,3 +154,55 @@ def test_a_print_line_is_told_once(shell):
     assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
         again["printed"]
     assert _notes(cap, "⚠") == []
+
+
+# -- the deeper pages (stop 89, h-docnotes4): shard_map's cells 52-59, 8 CPU devices ----------
+
+_MESH_RUN = r"""
+import json
+import jxkernel as jax
+import tutorial_mesh_cases
+from jxkernel import compile_log
+from jxkernel.notebook.compile_notes import change_line
+notes = {}
+
+def compiles():
+    return sum(e.function == "loss" for e in compile_log.events_since(0))
+
+def after(step, f):
+    (event,) = [e for e in compile_log.events_since(0) if e.function == "loss"][-1:]
+    if step == "new_mesh":
+        notes["line"] = change_line(event)
+        notes["changes"] = [[c.kind, c.path, c.fix, c.snippet] for c in event.changes]
+
+out = tutorial_mesh_cases.run(jax, "jxkernel.compile_log", compiles, after)
+print(json.dumps({"steps": out, "notes": notes}))
+"""
+
+
+def test_a_mesh_set_again_is_told_as_a_program_per_mesh_not_a_set_mesh_block():
+    """shard_map's `jax.set_mesh(mesh)` of 8 devices, then of 4 (called, no `with` block), and
+    `jax.jit(loss)` under each, the batch split then replicated: JAX misses on the context's
+    mesh and compiles loss again (recorded). The note said "The call ran inside a `with
+    jax.set_mesh(...)` block, and compiled outside one before", both untrue, with "make the
+    calls in the same place", and told batch[0] and batch[1] to be split as before
+    (`batch[0] = jax.device_put(...)`: a tuple, and split so under the 4-device mesh JAX
+    compiles again: "split_again"). It says a program per mesh now, and that the earlier
+    mesh set again reuses the first program (JAX: "back", no miss, no compile)."""
+    from fresh_process import run_against_reference
+    mine, jax = run_against_reference(_MESH_RUN, "tutorial_mesh_reference.json", devices=8)
+    assert [jax[s]["compiles"] for s in ("first", "new_mesh", "split_again", "back")] == \
+        [1, 2, 3, 3]
+    assert jax["back"]["misses"] == [] and jax["new_mesh"]["misses"] == \
+        jax["split_again"]["misses"]
+    assert mine["steps"] == jax
+    line, changes = mine["notes"]["line"], mine["notes"]["changes"]
+    assert line.startswith("abstract_mesh_context_manager: config AbstractMesh('batch': 8"), line
+    assert "(and 2 more) · fix: Nothing to fix where the new mesh is meant" in line, line
+    (kind, path, fix, snippet), *splits = changes
+    assert (kind, path, snippet) == ("config", "abstract_mesh_context_manager", "")
+    assert "a program per mesh" in fix and "the earlier program is reused" in fix, fix
+    assert "set_mesh(...)` block" not in fix and "same place" not in fix, fix
+    assert [c[1] for c in splits] == ["batch[0]", "batch[1]"]
+    for kind, path, fix, snippet in splits:
+        assert snippet == "" and "split as before, it compiles again too" in fix, fix
