@@ -108,6 +108,8 @@ def run_jxkernel(out, page):
                     record["displays"].append(content["data"].get("text/plain", ""))
                 elif kind == "stream":
                     record[content["name"]] += content["text"]
+                elif kind == "execute_result":     # as JAX's side prints it: Out[n]: ...
+                    record["stdout"] += f"Out: {content['data'].get('text/plain', '')}\n"
                 elif kind == "error":
                     record["error"] = f"{content['ename']}: {content['evalue']}"
             records.append(record)

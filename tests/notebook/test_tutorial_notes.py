@@ -2,7 +2,8 @@
 wrong or missing (docs/seeing_inside.md, "JAX's tutorials, cell by cell"): the cells verbatim
 (tests/data/tutorial_notes_cases.py), the notes' claims held to what JAX computes for calls
 made after them (tutorial_notes_reference.json, reference/make_tutorial_notes_reference.py).
-One in-process shell for the module."""
+One in-process shell for the module; shard_map's mesh cells run in a subprocess of 8 CPU
+devices (tests/data/tutorial_mesh_cases.py, reference/make_tutorial_mesh_reference.py)."""
 import numpy as np
 import pytest
 
