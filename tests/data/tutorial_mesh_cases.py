@@ -9,6 +9,8 @@ over the first and replicated under the second. `run(jax, miss_logger, compiles)
 step JAX's "* ..." miss lines (jax_explain_cache_misses) and how many times loss compiled
 (`compiles()`, a count so far):
 
+- "predict_no_mesh", "predict_under_set_mesh" (not the page's): `jax.jit(predict)` called
+  before cell 55's `jax.set_mesh(mesh)`, then after it: the trace context's mesh, None before;
 - "first": under the 8-device mesh, the batch split over 'batch' (cell 56);
 - "new_mesh": under the 4-device mesh, everything replicated (cell 59): the mesh changed;
 - "split_again": under the 4-device mesh, the batch split over 'batch' again (what a note's
@@ -73,17 +75,19 @@ def run(jax, miss_logger="jax._src.interpreters.partial_eval", compiles=None, af
     jax.config.update("jax_explain_cache_misses", True)
     handler, log = _Lines(), logging.getLogger(miss_logger)
     log.addHandler(handler)
-    out, f = {}, jax.jit(loss)
+    out, f, g = {}, jax.jit(loss), jax.jit(names["predict"])
 
-    def step(name, *args):
+    def step(name, *args, fun=f):
         handler.lines = []
-        f(*args)
+        fun(*args)
         out[name] = {"misses": handler.lines, "compiles": compiles()}
         if after:
-            after(name, f)
+            after(name, fun)
     try:
+        step("predict_no_mesh", params, batch[0], fun=g)          # (not the page's)
         mesh = jax.make_mesh((8,), ('batch',))                      # cell 55
         jax.set_mesh(mesh)
+        step("predict_under_set_mesh", params, batch[0], fun=g)
         batch8 = jax.device_put(batch, NamedSharding(mesh, P('batch')))
         params8 = jax.device_put(params, NamedSharding(mesh, P()))
         step("first", params8, batch8)                               # cell 56

@@ -171,17 +171,25 @@ def compiles():
     return sum(e.function == "loss" for e in compile_log.events_since(0))
 
 def after(step, f):
-    (event,) = [e for e in compile_log.events_since(0) if e.function == "loss"][-1:]
-    if step == "new_mesh":
-        notes["line"] = change_line(event)
-        notes["changes"] = [[c.kind, c.path, c.fix, c.snippet] for c in event.changes]
+    name = "predict" if step.startswith("predict") else "loss"
+    (event,) = [e for e in compile_log.events_since(0) if e.function == name][-1:]
+    if step in ("new_mesh", "predict_under_set_mesh"):
+        notes[step] = [change_line(event), [[c.kind, c.path, c.fix, c.snippet]
+                                            for c in event.changes]]
 
 out = tutorial_mesh_cases.run(jax, "jxkernel.compile_log", compiles, after)
 print(json.dumps({"steps": out, "notes": notes}))
 """
 
 
-def test_a_mesh_set_again_is_told_as_a_program_per_mesh_not_a_set_mesh_block():
+@pytest.fixture(scope="module")
+def mesh_runs():
+    """(jxkernel's steps and notes, JAX's steps): one subprocess for the module."""
+    from fresh_process import run_against_reference
+    return run_against_reference(_MESH_RUN, "tutorial_mesh_reference.json", devices=8)
+
+
+def test_a_mesh_set_again_is_told_as_a_program_per_mesh_not_a_set_mesh_block(mesh_runs):
     """shard_map's `jax.set_mesh(mesh)` of 8 devices, then of 4 (called, no `with` block), and
     `jax.jit(loss)` under each, the batch split then replicated: JAX misses on the context's
     mesh and compiles loss again (recorded). The note said "The call ran inside a `with
@@ -190,14 +198,13 @@ def test_a_mesh_set_again_is_told_as_a_program_per_mesh_not_a_set_mesh_block():
     (`batch[0] = jax.device_put(...)`: a tuple, and split so under the 4-device mesh JAX
     compiles again: "split_again"). It says a program per mesh now, and that the earlier
     mesh set again reuses the first program (JAX: "back", no miss, no compile)."""
-    from fresh_process import run_against_reference
-    mine, jax = run_against_reference(_MESH_RUN, "tutorial_mesh_reference.json", devices=8)
+    mine, jax = mesh_runs
     assert [jax[s]["compiles"] for s in ("first", "new_mesh", "split_again", "back")] == \
         [1, 2, 3, 3]
     assert jax["back"]["misses"] == [] and jax["new_mesh"]["misses"] == \
         jax["split_again"]["misses"]
     assert mine["steps"] == jax
-    line, changes = mine["notes"]["line"], mine["notes"]["changes"]
+    line, changes = mine["notes"]["new_mesh"]
     assert line.startswith("abstract_mesh_context_manager: config AbstractMesh('batch': 8"), line
     assert "(and 2 more) · fix: Nothing to fix where the new mesh is meant" in line, line
     (kind, path, fix, snippet), *splits = changes
@@ -207,3 +214,20 @@ def test_a_mesh_set_again_is_told_as_a_program_per_mesh_not_a_set_mesh_block():
     assert [c[1] for c in splits] == ["batch[0]", "batch[1]"]
     for kind, path, fix, snippet in splits:
         assert snippet == "" and "split as before, it compiles again too" in fix, fix
+
+
+def test_a_mesh_set_by_a_call_of_set_mesh_is_not_told_as_a_with_block(mesh_runs):
+    """`jax.jit(predict)` called before shard_map's cell 55 (`jax.set_mesh(mesh)`, called as
+    a function), then after it: JAX misses on the trace context's mesh (recorded). The note
+    said "The call ran inside a `with jax.set_mesh(...)` block", untrue there; it names the
+    mesh set_mesh set, called or as a block."""
+    mine, jax = mesh_runs
+    (miss,) = jax["predict_under_set_mesh"]["misses"]
+    assert miss.startswith("* abstract_mesh_context_manager differs: now AbstractMesh("
+                           "'batch': 8") and miss.endswith("and before None"), miss
+    assert jax["predict_no_mesh"]["misses"] == []
+    line, ((kind, path, fix, snippet),) = mine["notes"]["predict_under_set_mesh"]
+    assert (kind, path) == ("config", "abstract_mesh_context_manager")
+    assert fix.startswith("The call ran under a mesh jax.set_mesh set (called, or as a `with` "
+                          "block), and compiled with no mesh set before"), fix
+    assert "· fix: Make the calls under the same mesh" in line, line
