@@ -31,6 +31,8 @@ NEXT = ["gradient-checkpointing", "external-callbacks", "higher-order",   # stop
         "jacobian-vector-products", "notebooks/vmapped_log_probs", "parallel",
         "notebooks/autodiff_cookbook", "notebooks/Custom_derivative_rules_for_Python_code",
         "jax-primitives"]
+DEEPER = ["notebooks/shard_map", "notebooks/Writing_custom_interpreters_in_Jax",  # stop 89,
+          "autodidax2_part1", "autodidax"]                                        # h-docnotes4
 
 
 def _file(out, side, page):
@@ -44,7 +46,7 @@ def cells(out, mirror=None):
     sys.path.insert(0, ROOT)
     from conformance.docs import pages
     source, found = pages.GitSource(mirror), {}
-    for page in PAGES + NEXT:
+    for page in PAGES + NEXT + DEEPER:
         found[page] = [{"index": c.index, "code": c.code, "skip": "skip-execution" in c.tags}
                        for c in pages.parse_myst(source.read(pages.TAG, f"docs/{page}.md"))]
     os.makedirs(out, exist_ok=True)
@@ -106,6 +108,8 @@ def run_jxkernel(out, page):
                     record["displays"].append(content["data"].get("text/plain", ""))
                 elif kind == "stream":
                     record[content["name"]] += content["text"]
+                elif kind == "execute_result":     # as JAX's side prints it: Out[n]: ...
+                    record["stdout"] += f"Out: {content['data'].get('text/plain', '')}\n"
                 elif kind == "error":
                     record["error"] = f"{content['ename']}: {content['evalue']}"
             records.append(record)

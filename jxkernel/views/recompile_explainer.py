@@ -512,6 +512,10 @@ def explain_miss(event: CompileEvent, call_site=None, own: bool = True) -> str:
     if heading:                                 # the kind of difference, in JAX's words
         lines.append(f"  {heading}")
     lines += event.jax_lines                    # and JAX's own lines for it, where known
+    if any(c.path == CONTEXT_MESH for c in changes):
+        # a trace context's difference hides the rest (diff_tracing_cache_keys: the context,
+        # or the trees, or ...): the arguments' types split on another mesh go unsaid
+        changes = [c for c in changes if c.kind == "config"]
     told = explanation_text(changes, jax_words=True, fixes=own).split("\n")
     typed = [i for i, line in enumerate(told) if line.startswith("  * at ")]
     if heading == "different input types:" and any("{weak_type=" in told[i] for i in typed):

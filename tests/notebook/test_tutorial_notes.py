@@ -2,7 +2,8 @@
 wrong or missing (docs/seeing_inside.md, "JAX's tutorials, cell by cell"): the cells verbatim
 (tests/data/tutorial_notes_cases.py), the notes' claims held to what JAX computes for calls
 made after them (tutorial_notes_reference.json, reference/make_tutorial_notes_reference.py).
-One in-process shell for the module."""
+One in-process shell for the module; shard_map's mesh cells run in a subprocess of 8 CPU
+devices (tests/data/tutorial_mesh_cases.py, reference/make_tutorial_mesh_reference.py)."""
 import numpy as np
 import pytest
 
@@ -147,3 +148,79 @@ def test_a_print_line_is_told_once(shell):
     assert [line for line in ran.stdout.splitlines() if not line.startswith("Out[")] == \
         again["printed"]
     assert _notes(ran.outputs, "⚠") == []
+
+
+# -- the deeper pages (stop 89, h-docnotes4): shard_map's cells 52-59, 8 CPU devices ----------
+
+_MESH_RUN = r"""
+import json
+import jxkernel as jax
+import tutorial_mesh_cases
+from jxkernel import compile_log
+from jxkernel.notebook.compile_notes import change_line
+notes = {}
+
+def compiles():
+    return sum(e.function == "loss" for e in compile_log.events_since(0))
+
+def after(step, f):
+    name = "predict" if step.startswith("predict") else "loss"
+    (event,) = [e for e in compile_log.events_since(0) if e.function == name][-1:]
+    if step in ("new_mesh", "predict_under_set_mesh"):
+        notes[step] = [change_line(event), [[c.kind, c.path, c.fix, c.snippet]
+                                            for c in event.changes]]
+
+out = tutorial_mesh_cases.run(jax, "jxkernel.compile_log", compiles, after)
+print(json.dumps({"steps": out, "notes": notes}))
+"""
+
+
+@pytest.fixture(scope="module")
+def mesh_runs():
+    """(jxkernel's steps and notes, JAX's steps): one subprocess for the module."""
+    from fresh_process import run_against_reference
+    return run_against_reference(_MESH_RUN, "tutorial_mesh_reference.json", devices=8)
+
+
+def test_a_mesh_set_again_is_told_as_a_program_per_mesh_not_a_set_mesh_block(mesh_runs):
+    """shard_map's `jax.set_mesh(mesh)` of 8 devices, then of 4 (called, no `with` block), and
+    `jax.jit(loss)` under each, the batch split then replicated: JAX misses on the context's
+    mesh and compiles loss again (recorded). The note said "The call ran inside a `with
+    jax.set_mesh(...)` block, and compiled outside one before", both untrue, with "make the
+    calls in the same place", and told batch[0] and batch[1] to be split as before
+    (`batch[0] = jax.device_put(...)`: a tuple, and split so under the 4-device mesh JAX
+    compiles again: "split_again"). It says a program per mesh now, and that the earlier
+    mesh set again reuses the first program (JAX: "back", no miss, no compile)."""
+    mine, jax = mesh_runs
+    assert [jax[s]["compiles"] for s in ("first", "new_mesh", "split_again", "back")] == \
+        [1, 2, 3, 3]
+    assert jax["back"]["misses"] == [] and jax["new_mesh"]["misses"] == \
+        jax["split_again"]["misses"]
+    assert mine["steps"] == jax
+    line, changes = mine["notes"]["new_mesh"]
+    assert line.startswith("abstract_mesh_context_manager: config AbstractMesh('batch': 8"), line
+    assert "(and 2 more) · fix: Nothing to fix where the new mesh is meant" in line, line
+    (kind, path, fix, snippet), *splits = changes
+    assert (kind, path, snippet) == ("config", "abstract_mesh_context_manager", "")
+    assert "a program per mesh" in fix and "the earlier program is reused" in fix, fix
+    assert "set_mesh(...)` block" not in fix and "same place" not in fix, fix
+    assert [c[1] for c in splits] == ["batch[0]", "batch[1]"]
+    for kind, path, fix, snippet in splits:
+        assert snippet == "" and "split as before, it compiles again too" in fix, fix
+
+
+def test_a_mesh_set_by_a_call_of_set_mesh_is_not_told_as_a_with_block(mesh_runs):
+    """`jax.jit(predict)` called before shard_map's cell 55 (`jax.set_mesh(mesh)`, called as
+    a function), then after it: JAX misses on the trace context's mesh (recorded). The note
+    said "The call ran inside a `with jax.set_mesh(...)` block", untrue there; it names the
+    mesh set_mesh set, called or as a block."""
+    mine, jax = mesh_runs
+    (miss,) = jax["predict_under_set_mesh"]["misses"]
+    assert miss.startswith("* abstract_mesh_context_manager differs: now AbstractMesh("
+                           "'batch': 8") and miss.endswith("and before None"), miss
+    assert jax["predict_no_mesh"]["misses"] == []
+    line, ((kind, path, fix, snippet),) = mine["notes"]["predict_under_set_mesh"]
+    assert (kind, path) == ("config", "abstract_mesh_context_manager")
+    assert fix.startswith("The call ran under a mesh jax.set_mesh set (called, or as a `with` "
+                          "block), and compiled with no mesh set before"), fix
+    assert "· fix: Make the calls under the same mesh" in line, line

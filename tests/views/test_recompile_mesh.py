@@ -94,7 +94,8 @@ def test_a_call_moved_into_set_mesh_is_told_as_the_context_and_its_fix_applies(r
     mine, _ = runs
     ((kind, path, fix, snippet),) = mine["context"]
     assert (kind, path) == ("config", "abstract_mesh_context_manager")
-    assert "inside a `with jax.set_mesh(...)` block" in fix and "weak" not in fix, fix
+    assert "ran under a mesh jax.set_mesh set (called, or as a `with` block)" in fix and \
+        "weak" not in fix, fix
     assert snippet.startswith("with jax.set_mesh(mesh):")
     assert mine["context_fixed"] == [], mine["context_fixed"]
 

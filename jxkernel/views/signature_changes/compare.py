@@ -8,8 +8,8 @@ from __future__ import annotations
 from ...core.sharding_types import with_axis_types
 from .change import Signature, _root
 from .closed_over import _const_changes
-from .config_changes import _config_changes, _widened_by_x64
-from .input_types import _type_changes
+from .config_changes import CONTEXT_MESH, _config_changes, _widened_by_x64
+from .input_types import _type_changes, _under_another_mesh
 from .statics import (_ABSENT, _DEFAULT, _same_static, _static_changes,
                       _static_keyword_changes, _traced_changes)
 from .structure import _structure_changes
@@ -38,6 +38,8 @@ def explain_changes(old: Signature | None, new: Signature) -> tuple:
     changes += _const_changes(old.consts, new.consts)
     if any(c.kind == "config" and c.path == "jax_enable_x64" for c in changes):
         changes = [c for c in changes if not _widened_by_x64(c)]
+    if any(c.path == CONTEXT_MESH and "None" not in (c.old, c.new) for c in changes):
+        changes = [_under_another_mesh(c) for c in changes]     # no split brings it back
     return tuple(changes)
 
 

@@ -28,10 +28,11 @@ def _config_changes(old, new):
             yield from _committed_changes(before, dict(new.config))
         elif name in changed:
             change = _fixed(name, "config", before[name], value)
-            if name == CONTEXT_MESH:
-                change = _refixed(change, _CONTEXT_MESH_FIX, where="inside" if value != "None"
-                                  else "outside", was="outside" if value != "None" else
-                                  "inside")
+            if name == CONTEXT_MESH and "None" not in (value, before[name]):
+                change = _refixed(change, _MESH_CHANGED_FIX)     # one mesh, then another
+            elif name == CONTEXT_MESH:
+                change = _refixed(change, _CONTEXT_MESH_FIX, where=_MESH_SET if value != "None"
+                                  else _NO_MESH, was=_NO_MESH if value != "None" else _MESH_SET)
             elif name == "jax_default_device":
                 change = _refixed(change, _DEFAULT_DEVICE_FIX, new_code=_device_code(value))
             elif name.startswith("jax_") and name != "jax_enable_x64":   # a trace option
@@ -169,12 +170,25 @@ COMMITTED_FIX = (
 # set_mesh's mesh, as JAX's trace context names it (None outside set_mesh)
 CONTEXT_MESH = "abstract_mesh_context_manager"
 _CONTEXT_MESH_FIX = (
-    "The call ran {where} a `with jax.set_mesh(...)` block, and compiled {was} one before: "
-    "the mesh set_mesh sets is part of the context every jit traces in (its arrays' types "
-    "are typed on it), so the function traced and compiled again, as in JAX. Make the calls "
-    "in the same place: each inside the block (or each outside it).",
+    "The call ran {where}, and compiled {was} before: the mesh set_mesh sets is part of "
+    "the context every jit traces in "
+    "(its arrays' types are typed on it), so the function traced and compiled again, as in "
+    "JAX. Make the calls under the same mesh: each after set_mesh (or in its block), or "
+    "each with none set.",
     "with jax.set_mesh(mesh):    # around every call of the function, or around none\n"
     "    ...")
+_MESH_SET, _NO_MESH = ("under a mesh jax.set_mesh set (called, or as a `with` block)",
+                       "with no mesh set")
+# set_mesh called with another mesh since (the shard_map tutorial's 8-device mesh, then a
+# 4-device one, set_mesh called as a function): JAX 0.10.2 compiles once per mesh and, the
+# first mesh set again, reuses its program (tests/data/tutorial_mesh_reference.json)
+_MESH_CHANGED_FIX = (
+    "The mesh jax.set_mesh sets is another one now: the mesh in effect is part of the context "
+    "every jit traces in (its arrays' types are typed on it), so the function traced and "
+    "compiled again for it, as in JAX: a program per mesh. Nothing to fix where the new mesh "
+    "is meant: with the earlier mesh set again (and the earlier calls' arguments), the "
+    "earlier program is reused.",
+    "")
 _DEFAULT_DEVICE_FIX = (
     "jax_default_device changed ({old} -> {new}): as in JAX, the option itself is part of "
     "every jit's cache key (a `with jax.default_device(...)` block sets it), even where the "

@@ -430,6 +430,24 @@ _SPLIT_FIX = ("{path} came split as {old} and comes as {new} now: under a mesh o
               "(under the mesh jax.set_mesh set, called or as a `with` block).",
               "{path} = jax.device_put({path}, jax.sharding.PartitionSpec({spec}))    "
               "# split as before")
+# the same, where set_mesh's mesh changed too (the shard_map tutorial's batch, split over an
+# 8-device mesh, then replicated under a 4-device one): split as before under the new mesh,
+# JAX 0.10.2 compiles again (tests/data/tutorial_mesh_reference.json, "split_again")
+_SPLIT_UNDER_ANOTHER_MESH_FIX = (
+    "{path} came split as {old} and comes as {new} now, under another mesh than that "
+    "compile's: the mesh's change alone compiles again, and no split of {path} under this "
+    "mesh gives the earlier program back (split as before, it compiles again too).",
+    "")
+
+
+def _under_another_mesh(change):
+    """`change`, a split told under a mesh set_mesh changed since, without the fix that
+    splits it as before (which cannot bring back a program of another mesh)."""
+    if not change.snippet.endswith("# split as before"):
+        return change
+    return _refixed(change, _SPLIT_UNDER_ANOTHER_MESH_FIX)
+
+
 _RANK_FIX = ("{path} changed rank ({old} -> {new}), and every shape is a program of its own: "
              "a compile per rank is expected. Nothing to fix unless it is one value that "
              "should keep one shape (then make it that shape where it is made).",
