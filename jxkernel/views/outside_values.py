@@ -115,6 +115,8 @@ class Stale:
                              # for a print or its shape alone), whose type changed since
     computed: bool = False   # a Python number or NumPy array the program does not hold itself
                              # (COMPUTED): read by the trace's Python (a print, a branch, NumPy)
+    inner_jit: bool = False  # a jit traced inside another's trace (traced_at.inlined_into): its
+                             # trace is reused by its own later calls and by other jits' traces
 
     def kept_said(self) -> str:
         """What the program keeps of it, as the note says it: its value as traced; for a
@@ -148,6 +150,7 @@ class _Seen:
     # the trace's Python: a print, a shape), COMPUTED (a number or NumPy array the program
     # holds no literal or constant of), None (not known: a loop body's)
     in_program: bool | str | None = None
+    inner_jit: bool = False    # traced inside another's trace (Stale.inner_jit)
 
 
 # the user's function -> {(reader, name): [_Seen]}, the latest trace's last and before it an
@@ -162,12 +165,13 @@ _EVENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> (eve
 _KEPT = 8           # the earlier traces' values kept per name (the oldest let go first)
 
 
-def traced(fun, event, consts=None, host_reads=None) -> None:
+def traced(fun, event, consts=None, host_reads=None, inner_jit=False) -> None:
     """Note what `fun` (the user's function, unwrapped) and the helpers it calls read from
     outside as it was traced for `event`, at the user's line running now. `consts`: the
     traced program's closed-over constants, `host_reads`: the ids of the arrays whose values
     its Python read (None: not known), which tell whether an array read became part of the
-    program or only served the trace's Python (in_program)."""
+    program or only served the trace's Python (in_program). `inner_jit`: `fun` is a jit's,
+    traced inside another's trace (event.inlined_into), its trace reused after."""
     seen, at = {}, (event, user_source_info())
     if getattr(fun, "__code__", None) is not None:
         for reader in (fun, *helpers_of(fun)):
@@ -178,7 +182,8 @@ def traced(fun, event, consts=None, host_reads=None) -> None:
                     kept = _kept(value)
                     seen[held, name] = [_Seen(_text(value), id(value), kept, traced_at=at,
                                               in_program=in_program(value, kept, consts,
-                                                                    host_reads))]
+                                                                    host_reads),
+                                              inner_jit=inner_jit)]
     try:
         before = _READS.get(fun) or {}
     except TypeError:                # not weakly referable: not followed
@@ -225,7 +230,7 @@ def stale_reads() -> list:
                     getattr(fun, "__name__", "function"), name, then.text, _text(now),
                     *then.traced_at, helper="" if reader is fun else reader.__name__,
                     earlier=then is not traces[-1], in_program=then.in_program is not False,
-                    computed=then.in_program == COMPUTED)))
+                    computed=then.in_program == COMPUTED, inner_jit=then.inner_jit)))
     # a loop body written inside a jitted function is traced on its own too: one variable is
     # told once, by the function the user calls
     outer = {var for var, s in out if not getattr(s.traced_at, "inlined_into", None)}

@@ -190,14 +190,14 @@ def test_numbers_containers_bodies_and_inner_jits_are_told_as_jax_keeps_them():
     list or dict of arrays (one written in place) is kept and told; a loop, branch or scan
     body's global is a constant of the function's program (1) and told as kept; an eager
     fori_loop's body trace is reused after the change (JAX's too: 5.0). A jit traced only
-    inside another's (g in outer) reuses that trace on its own and in a new jit (2.0, 4.0),
-    not told yet."""
+    inside another's (g in outer) reuses that trace on its own and in a new jit (2.0, 4.0,
+    as JAX): told as its trace, kept and reused (it was not told)."""
     from jxkernel.notebook.compile_notes import stale_note
     jax = locations.jax_answers("stale_more_reference.json")
     stale_reads()
     assert more_cases.run(jxkernel) == jax
     found = {s.name: s for s in stale_reads()}
-    assert sorted(found) == ["d", "k", "kb", "lst", "n", "t", "w"]
+    assert sorted(found) == ["d", "k", "kb", "kk", "lst", "n", "t", "w"]
     said = {name: stale_note([s]).title.split(" now, and ")[1] for name, s in found.items()}
     for name in ("k", "n"):
         assert jax[f"{'scalar' if name == 'k' else 'numpy'}_printed"]["consts"] == 0
@@ -211,6 +211,11 @@ def test_numbers_containers_bodies_and_inner_jits_are_told_as_jax_keeps_them():
     assert said["t"].startswith("its compiled program keeps ([1.0, 1.0, 1.0] (float32[3]), ")
     assert said["w"] == "its compiled program keeps [0.0, 1.0, 2.0] (float32[3])"
     assert said["kb"] == "lax.fori_loop's kept trace of it keeps 2.0"
+    assert (jax["outer"]["after"], jax["inner_alone"], jax["new_outer"]) == (3.0, 2.0, 4.0)
+    assert said["kk"] == ("its trace, in jit(outer)'s program and reused by its later calls and "
+                          "by any jit calling it (for the same types), keeps 2.0")
+    assert stale_note([found["kk"]]).body.endswith("  def inner(..., kk): ...    # then call "
+                                                   "inner(..., kk)")
     assert [jax[name]["consts"] for name in ("loop_body", "branch_body", "scan_body")] == [1] * 3
 
 
