@@ -1078,6 +1078,17 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
             _explainer_failed(f"explaining a {what}'s retrace", e)
 
 
+def traced_inside(event: CompileEvent, consts, host_reads) -> None:
+    """A jitted function of the user's traced inside another's trace (`event`, its
+    inlined_into that trace): what it read from outside, which that program keeps, and its
+    own later calls and other jits calling it reuse (JAX's trace cache too)."""
+    if _explainer is not None and logged():
+        try:
+            _explainer.traced_inside(event, consts, host_reads)
+        except Exception as e:
+            _explainer_failed("noting what a jit traced inside another read", e)
+
+
 def _explainer_failed(doing: str, error: Exception) -> None:
     """The explainer is a view: its bug must not fail the user's call that compiled (nor be
     silent). The compile is logged with its plain reason, and a warning says what broke."""

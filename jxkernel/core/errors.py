@@ -177,12 +177,10 @@ class JAXIndexError(IndexError):
 
 
 class NonConcreteBooleanIndexError(JAXIndexError):
+    """JAX 0.10.2's whole message (its blank line before the link too); what to use instead
+    is the notebook's card's (views/error_cards)."""
     def __init__(self, tracer):
-        super().__init__(
-            f"Array boolean indices must be concrete; got {_shape_of(tracer)}\n"
-            f"The shape of the result would depend on the mask's values, which are not known "
-            f"while tracing. Use jnp.where(mask, x, fill) or the `size=` argument of "
-            f"jnp.nonzero instead.")
+        super().__init__(f"Array boolean indices must be concrete; got {_shape_of(tracer)}\n")
 
 
 class UnexpectedTracerError(Exception):

@@ -386,8 +386,10 @@ def stale_note(stale) -> Note | None:
     lines = []
     for s in stale:
         at = source_label(s.call_site) if s.call_site is not None else ""
-        kept = (f"{s.traced_at.inlined_into}'s kept trace of it" if
-                getattr(s.traced_at, "inlined_into", None) else
+        inside = getattr(s.traced_at, "inlined_into", None)
+        kept = (f"its trace, in {inside}'s program and reused by its later calls and by any "
+                f"jit calling it (for the same types)," if inside and s.inner_jit else
+                f"{inside}'s kept trace of it" if inside else
                 # an earlier trace's program (for other argument types) is kept too
                 "the program compiled at that trace" if s.earlier else "its compiled program")
         through = f" (in {s.helper}, which it calls)" if s.helper else ""
@@ -395,7 +397,7 @@ def stale_note(stale) -> Note | None:
                      f"{f' (at {at})' if at else ''}; {s.name} is {s.now} now, and {kept} "
                      f"{s.kept_said()}")
     first = stale[0]
-    if getattr(first.traced_at, "inlined_into", None):     # a loop body or a branch
+    if getattr(first.traced_at, "inlined_into", None) and not first.inner_jit:  # a loop body
         how = (f" of the body: in the carry of a loop (its init holds {first.name}), an "
                f"operand of lax.cond or lax.switch.")
     elif first.helper and first.function.isidentifier():
@@ -452,6 +454,7 @@ class CellWatch:
         self.start = compile_record.last_seq() + 1
         self.running = False            # between a cell's start and its end
         self.real_jax_told = False      # said once per shell: a note each cell would be noise
+        self.left_out: set = set()   # seqs left out: %timeit's warm-up's (magics/timing.py)
 
     def cell_started(self) -> None:
         self.start = compile_record.last_seq() + 1
@@ -460,8 +463,8 @@ class CellWatch:
     def cell_finished(self, skip=()) -> Note | None:
         """The note of the cell that just ran (None: nothing to note)."""
         self.running = False
-        events = compile_record.events_since(self.start)
-        self.start = compile_record.last_seq() + 1
+        events = [e for e in compile_record.events_since(self.start) if e.seq not in self.left_out]
+        self.start, self.left_out = compile_record.last_seq() + 1, set()
         return cell_note(events, config.jxkernel_compile_notes, skip) if events else None
 
     def stale_finished(self) -> Note | None:

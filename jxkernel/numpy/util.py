@@ -80,15 +80,14 @@ def check_arraylike(fun_name: str, *args) -> None:
             if isinstance(arg, (str, bytes)):
                 # JAX's check passes a string (np.isscalar's), and its asarray refuses it
                 raise TypeError(f"asarray: expected ArrayLike, got {arg} of type {type(arg)}.")
-            # JAX's line, then ours (on a line of its own: the first line is JAX's)
-            hint = "\nUse jnp.asarray/jnp.array to turn a list or tuple into an array." \
-                if isinstance(arg, (list, tuple)) else ""
+            # JAX's words alone: the notebook's card says to make it an array
+            # (views/error_cards/list_arguments.py)
             shown = jax_type_text(arg)
             if type(arg) is Token and traced_before_checked(fun_name, sys._getframe(1)):
                 # (JAX's jit traced it first: its message names jit's tracer)
                 shown = f"<class '{JaxprTracer._jax_class_path}'>"
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
-                            f"{shown} at position {i}.{hint}")
+                            f"{shown} at position {i}.")
 
 
 def passing_text(args) -> tuple:

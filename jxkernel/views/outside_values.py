@@ -9,7 +9,8 @@ tracing.
     scale = 3.0
     stale_reads()       # [Stale(function='<lambda>', name='scale', then='2.0', now='3.0', ...)]
 
-Only data is followed (numbers, strings, NumPy and jax arrays, tuples of numbers): a module,
+Only data is followed (numbers, strings, NumPy and jax arrays, tuples, lists and dicts of
+them, 32 values at most; a list or dict written in place is a change too): a module,
 a class or a function read from outside is code, not a value baked into the program. The
 helpers a function calls from its own module (or notebook) are read too, as the trace ran
 them: `loss` calling `predict`, which reads `scale`, baked `scale` in. Each change is told
@@ -25,10 +26,16 @@ import weakref
 import numpy as np
 
 from ..core.clipped_text import clipped
+from ..core.ir import ClosedJaxpr, Jaxpr, Literal, jaxprs_in_params
 from ..core.source_info import user_source_info
 from ..core.trace import Tracer
 
 _SMALL = 100_000         # elements of an array kept (a copy) to compare its values later
+_LEAVES = 32             # the values of a tuple, list or dict followed (more: not followed)
+# in_program's answer for a Python number or a NumPy array the program does not hold (no
+# literal or constant of its value): its trace's Python read it, and what it computed from it
+# (a value NumPy or Python made, a shape, a branch) stays, or nothing did (a print of it)
+COMPUTED = "computed"
 
 
 def reads_from_outside(fun) -> tuple:
@@ -106,16 +113,28 @@ class Stale:
     earlier: bool = False   # read by an earlier trace (a program still kept) than the latest
     in_program: bool = True  # False: an array whose values the program does not hold (read
                              # for a print or its shape alone), whose type changed since
+    computed: bool = False   # a Python number or NumPy array the program does not hold itself
+                             # (COMPUTED): read by the trace's Python (a print, a branch, NumPy)
+    inner_jit: bool = False  # a jit traced inside another's trace (traced_at.inlined_into): its
+                             # trace is reused by its own later calls and by other jits' traces
 
     def kept_said(self) -> str:
-        """What the program keeps of it, as the note says it: its value as traced, or for an
+        """What the program keeps of it, as the note says it: its value as traced; for a
+        number or NumPy array it does not hold (computed), what was computed from it; for an
         array whose values are in no program (in_program), its old type alone."""
+        if self.computed:
+            return ("holds no such value, but was traced with it: what its Python computed "
+                    "from it (a value, a shape, a branch taken on it) stays as then, and a "
+                    "print of it ran then only")
         return f"keeps {self.then}" if self.in_program else \
             ("holds none of its values, but was traced with its old type (a shape or a branch "
              "taken from it stays as then)")
 
     def baked_said(self) -> str:
         """What a trace bakes into its program of what it reads, for the note's body."""
+        if self.computed:
+            return "what its Python computed from them (a value, a shape, a branch) is baked " \
+                "into its program"
         return "their values are baked into its program" if self.in_program else \
             "what its Python took from them (a shape, a branch) is baked into its program"
 
@@ -128,8 +147,10 @@ class _Seen:
     told: bool = False
     traced_at: tuple = (None, None)   # (the trace's CompileEvent, the user's line), as _EVENTS
     # an array's values among the program's closed-over constants: True, False (read only by
-    # the trace's Python: a print, a shape), None (not known: a loop body's, or not an array)
-    in_program: bool | None = None
+    # the trace's Python: a print, a shape), COMPUTED (a number or NumPy array the program
+    # holds no literal or constant of), None (not known: a loop body's)
+    in_program: bool | str | None = None
+    inner_jit: bool = False    # traced inside another's trace (Stale.inner_jit)
 
 
 # the user's function -> {(reader, name): [_Seen]}, the latest trace's last and before it an
@@ -144,12 +165,13 @@ _EVENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> (eve
 _KEPT = 8           # the earlier traces' values kept per name (the oldest let go first)
 
 
-def traced(fun, event, consts=None, host_reads=None) -> None:
+def traced(fun, event, consts=None, host_reads=None, inner_jit=False) -> None:
     """Note what `fun` (the user's function, unwrapped) and the helpers it calls read from
     outside as it was traced for `event`, at the user's line running now. `consts`: the
     traced program's closed-over constants, `host_reads`: the ids of the arrays whose values
     its Python read (None: not known), which tell whether an array read became part of the
-    program or only served the trace's Python (in_program)."""
+    program or only served the trace's Python (in_program). `inner_jit`: `fun` is a jit's,
+    traced inside another's trace (event.inlined_into), its trace reused after."""
     seen, at = {}, (event, user_source_info())
     if getattr(fun, "__code__", None) is not None:
         for reader in (fun, *helpers_of(fun)):
@@ -160,7 +182,8 @@ def traced(fun, event, consts=None, host_reads=None) -> None:
                     kept = _kept(value)
                     seen[held, name] = [_Seen(_text(value), id(value), kept, traced_at=at,
                                               in_program=in_program(value, kept, consts,
-                                                                    host_reads))]
+                                                                    host_reads),
+                                              inner_jit=inner_jit)]
     try:
         before = _READS.get(fun) or {}
     except TypeError:                # not weakly referable: not followed
@@ -206,7 +229,8 @@ def stale_reads() -> list:
                 out.append((_variable(reader, name), Stale(
                     getattr(fun, "__name__", "function"), name, then.text, _text(now),
                     *then.traced_at, helper="" if reader is fun else reader.__name__,
-                    earlier=then is not traces[-1], in_program=then.in_program is not False)))
+                    earlier=then is not traces[-1], in_program=then.in_program is not False,
+                    computed=then.in_program == COMPUTED, inner_jit=then.inner_jit)))
     # a loop body written inside a jitted function is traced on its own too: one variable is
     # told once, by the function the user calls
     outer = {var for var, s in out if not getattr(s.traced_at, "inlined_into", None)}
@@ -236,12 +260,49 @@ def _current(fun, name) -> tuple:
 
 
 def _followed(value) -> bool:
-    """Data whose value a trace bakes in and that can be compared cheaply."""
+    """Data whose value a trace bakes in and that can be compared cheaply: a number, a string,
+    an array, or a tuple, list or dict of them (_LEAVES values at most)."""
+    if _is_container(value):
+        leaves = _leaves(value)
+        return leaves is not None and all(_followed(v) for v in leaves)
     if isinstance(value, (bool, int, float, complex, str, np.generic)) or value is None:
         return True
-    if isinstance(value, tuple):
-        return len(value) <= 32 and all(_followed(v) for v in value)
     return _is_array(value)
+
+
+def _is_container(value) -> bool:
+    return type(value) in (tuple, list, dict)
+
+
+def _leaves(value, out=None) -> list | None:
+    """The values in a tuple, list or dict (theirs too), None past _LEAVES."""
+    out = [] if out is None else out
+    for v in (value.values() if isinstance(value, dict) else value):
+        if _is_container(v):
+            if _leaves(v, out) is None:
+                return None
+        else:
+            out.append(v)
+        if len(out) > _LEAVES:
+            return None
+    return out
+
+
+def _structure(value):
+    """A container's shape of nesting, keys and lengths, to compare (its leaves aside)."""
+    if isinstance(value, dict):
+        return dict, tuple((k, _structure(v)) for k, v in value.items())
+    if _is_container(value):
+        return type(value), tuple(_structure(v) for v in value)
+    return None
+
+
+@dataclasses.dataclass
+class _Tree:
+    """A container's structure and each of its values as _Seen, as traced (a list or dict
+    written in place since compares unequal)."""
+    structure: object
+    leaves: list
 
 
 def _is_array(value) -> bool:
@@ -261,6 +322,9 @@ def _size(value) -> float:
 
 
 def _kept(value):
+    if _is_container(value):
+        return _Tree(_structure(value), [_Seen(_text(v), id(v), _kept(v))
+                                         for v in _leaves(value)])
     if not _is_array(value):
         return value
     if _size(value) > _SMALL:
@@ -281,13 +345,67 @@ def in_program(value, kept, consts, host_reads=None) -> bool | None:
     is in the program is not known (None). None too for no array, or `consts` not known. A jax
     Array read only for its type (`print(jax.typeof(a))`, `a.shape`) is in no program: JAX's
     jaxpr holds none of it either (tests/data/stale_in_program_reference.json)."""
-    if consts is None or not _is_array(value):
+    if consts is None:
+        return None
+    if _is_container(value):            # the leaves': one held, the whole is kept
+        found = {in_program(v, _kept(v), consts, host_reads) for v in _leaves(value)}
+        return True if True in found else None if None in found or not found else \
+            COMPUTED if COMPUTED in found else False
+    program = getattr(host_reads, "program", None)
+    program = program() if program is not None else None
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        # a Python number is a literal of the program (or a constant): held where one has its
+        # value (a print of it alone, or math on it in Python, leaves none)
+        return None if program is None else True if _holds(program, value) else COMPUTED
+    if isinstance(value, str) or value is None:     # in no program: its Python read it
+        return None if program is None else COMPUTED
+    if not _is_array(value):
         return None
     if any(c is value for c in consts) or (host_reads is not None and id(value) in host_reads):
         return True
-    if isinstance(value, np.ndarray) or host_reads is None:
+    if isinstance(value, np.ndarray):   # converted: a constant of its values, or none
+        return None if program is None or kept is None else \
+            True if _holds(program, kept) else COMPUTED
+    if host_reads is None:
         return None
     return False
+
+
+def _holds(closed, value) -> bool:
+    """Whether the trace `closed` (its jaxprs within too) has a literal or constant equal to
+    `value` (a number, or a NumPy array's copy), in the program's dtype."""
+    todo, seen = [closed], set()
+    while todo:
+        jaxpr = todo.pop()
+        if id(jaxpr) in seen:
+            continue
+        seen.add(id(jaxpr))
+        if isinstance(jaxpr, ClosedJaxpr):
+            if any(_equal(c, value) for c in jaxpr.consts):
+                return True
+            jaxpr = jaxpr.jaxpr
+        if not isinstance(jaxpr, Jaxpr):
+            continue
+        for eqn in jaxpr.eqns:
+            if any(type(a) is Literal and _equal(a.val, value) for a in eqn.invars):
+                return True
+            todo += [v for v in eqn.params.values() if isinstance(v, (Jaxpr, ClosedJaxpr))]
+            todo += [v for t in eqn.params.values() if isinstance(t, tuple)
+                     for v in t if isinstance(v, (Jaxpr, ClosedJaxpr))]
+    return False
+
+
+def _equal(held, value) -> bool:
+    """Whether the program's `held` (a literal, a constant) is `value` in its dtype."""
+    try:
+        if not _is_array(held) and not isinstance(held, (bool, int, float, complex, np.generic)):
+            return False
+        held = np.asarray(held)
+        if held.shape != np.shape(value):
+            return False
+        return bool(np.array_equal(held, np.asarray(value).astype(held.dtype)))
+    except Exception:                   # noqa: BLE001  (a key, a value not NumPy's: not it)
+        return False
 
 
 def _type_changed(then: _Seen, now) -> bool:
@@ -303,6 +421,10 @@ def _type_changed(then: _Seen, now) -> bool:
 def _changed(then: _Seen, now) -> bool:
     if not _followed(now):
         return then.ident != id(now)
+    if isinstance(then.kept, _Tree) or _is_container(now):
+        if not isinstance(then.kept, _Tree) or _structure(now) != then.kept.structure:
+            return True
+        return any(_changed(old, new) for old, new in zip(then.kept.leaves, _leaves(now)))
     if _is_array(now):
         if then.ident == id(now) and not isinstance(now, np.ndarray):
             return False                # the same immutable array (a jax Array)
@@ -325,6 +447,12 @@ def _changed(then: _Seen, now) -> bool:
 
 
 def _text(value) -> str:
+    if _is_container(value) and any(_is_array(v) for v in _leaves(value) or ()):
+        # its arrays as the note writes one: [1.0, 1.0] (float32[2]), not Array(...)'s repr
+        texts = (f"{k!r}: {_text(v)}" for k, v in value.items()) if isinstance(value, dict) \
+            else map(_text, value)
+        close = {dict: "{}", list: "[]", tuple: "()"}[type(value)]
+        return clipped(close[0] + ", ".join(texts) + close[1], 90, "...")
     if isinstance(value, Tracer):   # (common_gotchas: `global g; g = x` in a jitted function)
         return f"{clipped(repr(value), 60, '...')} (a tracer leaked out of a trace)"
     if _is_array(value):

@@ -337,6 +337,16 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
     return in_learners_names(event, miss.statics, closest, changes)     # eqx.filter_jit's
 
 
+def traced_inside(event: CompileEvent, consts, host_reads) -> None:
+    """What a jit traced inside another's trace (`event`) read from outside: its trace is
+    kept, inlined into that program and reused by its own later calls (stale_more_cases.py's
+    inner_alone, new_outer: JAX's too)."""
+    jitted = event.key
+    if event.origin == _record.USER and getattr(jitted, "_fun", None) is not None:
+        outside_values.traced(_user_function(jitted._fun), event, consts, host_reads,
+                              inner_jit=True)
+
+
 def _remember(miss: Miss, new) -> None:
     """`new` joins the jit's history and its function's lineage (what later misses of it, or
     of a new jit of the same code, are explained against)."""

@@ -109,6 +109,13 @@ CASES = {
     "result_type_of_records": "jnp.result_type(np.zeros(2, dtype='V4'))",
     "result_type_of_a_date": "jnp.result_type(np.datetime64(1, 'D'))",
     "promote_types_of_dates": "jnp.promote_types(np.dtype('datetime64[D]'), 'float32')",
+    # a list where jnp wants an array, a boolean mask under jit: JAX's words alone (a sentence
+    # of advice of ours followed them; the notebook's card gives it)
+    "sum_of_a_list": "jnp.sum([1, 2, 3])",
+    "mean_of_a_tuple": "jnp.mean((1.0, 2.0))",
+    "add_of_a_list": "jnp.add([1], 2)",
+    "boolean_mask_jit": "jax.jit(lambda v: v[v > 0])(x)",
+    "boolean_mask_set_jit": "jax.jit(lambda v: v.at[v > 0].set(0.0))(x)",
 }
 
 # texts that name a class JAX keeps under its public name (`<class 'jax.ShapeDtypeStruct'>`):

@@ -50,3 +50,30 @@ def run(jax) -> dict:
         logger.removeHandler(handler)
         logger.setLevel(was)
     return {"compiles": out, "timed_runs": TIMED_RUNS}
+
+
+def cell_compiles(jax) -> dict:
+    """Each case as a learner's cells in IPython: its setup, then `%%timeit -n TIMED_RUNS -r 1`
+    of its statement (IPython's own %timeit: TIMED_RUNS runs, no warm-up, no calibration), and
+    the "Compiling ..." lines jax_log_compiles logs over that cell (JAX's count, which the
+    cell's note of jxkernel's %timeit says; reference/make_timeit_compiles_reference.py)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell.instance()
+    shell.user_ns.update(jax=jax, jnp=jax.numpy)
+    handler = _Compiles()
+    logger = logging.getLogger("jax")
+    logger.addHandler(handler)
+    was = logger.level
+    logger.setLevel(logging.DEBUG)
+    out = {}
+    try:
+        with jax.log_compiles(True):
+            for name, (setup, stmt) in CASES.items():
+                assert shell.run_cell(setup).success
+                handler.count = 0
+                assert shell.run_cell(f"%%timeit -q -n {TIMED_RUNS} -r 1\n{stmt}").success
+                out[name] = handler.count
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(was)
+    return out

@@ -12,6 +12,7 @@ from jxkernel.views.outside_values import helpers_of, reads_from_outside, stale_
 from doc_examples import check_docstring_examples      # tests/support
 import locations                                     # tests/support
 import stale_in_program_cases as stale_cases           # tests/data
+import stale_more_cases as more_cases                 # tests/data
 
 k_global = 2.0
 w_global = np.ones(3, np.float32)
@@ -180,3 +181,57 @@ def test_an_array_read_for_its_type_under_a_mesh_is_not_said_kept(capsys):
     assert capsys.readouterr().out == "jax.typeof(result)=int32[4,8]\n"
     stale_cases.result = jnp.ones((4, 8), jnp.int32) * 3
     assert [s.name for s in stale_reads()] == []
+
+
+def test_numbers_containers_bodies_and_inner_jits_are_told_as_jax_keeps_them():
+    """tests/data/stale_more_cases.py, each result and print as JAX 0.10.2's: a Python number
+    or NumPy array read only by a print is in no program (make_jaxpr: 0 constants; nothing
+    printed after), so the note says the program holds no such value, not "keeps"; a tuple,
+    list or dict of arrays (one written in place) is kept and told; a loop, branch or scan
+    body's global is a constant of the function's program (1) and told as kept; an eager
+    fori_loop's body trace is reused after the change (JAX's too: 5.0). A jit traced only
+    inside another's (g in outer) reuses that trace on its own and in a new jit (2.0, 4.0,
+    as JAX): told as its trace, kept and reused (it was not told)."""
+    from jxkernel.notebook.compile_notes import stale_note
+    jax = locations.jax_answers("stale_more_reference.json")
+    stale_reads()
+    assert more_cases.run(jxkernel) == jax
+    found = {s.name: s for s in stale_reads()}
+    assert sorted(found) == ["d", "k", "kb", "kk", "lst", "n", "t", "w"]
+    said = {name: stale_note([s]).title.split(" now, and ")[1] for name, s in found.items()}
+    for name in ("k", "n"):
+        assert jax[f"{'scalar' if name == 'k' else 'numpy'}_printed"]["consts"] == 0
+        assert said[name] == ("its compiled program holds no such value, but was traced with "
+                              "it: what its Python computed from it (a value, a shape, a "
+                              "branch taken on it) stays as then, and a print of it ran then "
+                              "only")
+    assert said["d"] == "its compiled program keeps {'w': [0.0, 1.0, 2.0] (float32[3])}"
+    assert said["lst"] == ("its compiled program keeps [[1.0, 1.0, 1.0] (float32[3]), [0.0, "
+                           "1.0, 2.0] (float32[3])]")
+    assert said["t"].startswith("its compiled program keeps ([1.0, 1.0, 1.0] (float32[3]), ")
+    assert said["w"] == "its compiled program keeps [0.0, 1.0, 2.0] (float32[3])"
+    assert said["kb"] == "lax.fori_loop's kept trace of it keeps 2.0"
+    assert (jax["outer"]["after"], jax["inner_alone"], jax["new_outer"]) == (3.0, 2.0, 4.0)
+    assert said["kk"] == ("its trace, in jit(outer)'s program and reused by its later calls and "
+                          "by any jit calling it (for the same types), keeps 2.0")
+    assert stale_note([found["kk"]]).body.endswith("  def inner(..., kk): ...    # then call "
+                                                   "inner(..., kk)")
+    assert [jax[name]["consts"] for name in ("loop_body", "branch_body", "scan_body")] == [1] * 3
+
+
+def test_a_number_the_program_holds_is_said_kept_and_one_it_does_not_is_not():
+    """A Python number multiplied in is a literal of the program ("keeps"); one taken only
+    through Python math (`math.exp`) leaves no literal of its value: what was computed stays."""
+    global k_global
+    import math
+    stale_reads()
+    kept = [jxkernel.jit(lambda x: x * k_global), jxkernel.jit(lambda x: x + math.exp(k_global))]
+    for f in kept:              # (kept: a function dropped is let go with its reads)
+        f(1.0)
+    k_global = 0.1
+    try:
+        found = [s for s in stale_reads() if s.name == "k_global"]
+    finally:
+        k_global = 2.0
+    assert [(s.in_program and not s.computed, s.computed) for s in found] == \
+        [(True, False), (False, True)]

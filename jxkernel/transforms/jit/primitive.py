@@ -52,6 +52,7 @@ from ..ad import jvp_jaxpr, refs_as_values, transpose_jaxpr
 from ..api_util import merge_static
 from ..ad_util import Zero, is_undefined
 from ..batching import BatchTrace, batch_jaxpr
+from . import refs as jit_refs
 from .cache import ON_ONE_DEVICE
 from .pinned import (check_context, check_split, eager_placement, has_pins, params as pin_params,
                      pin_of, refuse_mesh)
@@ -272,11 +273,13 @@ def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None) -> None:
         # is told now, at the trace, as JAX logs it; a later direct call reusing the trace
         # compiles without a miss
         source = jitted._source_text()
-        compile_record.record(compile_record.CompileEvent(
+        event = compile_record.record(compile_record.CompileEvent(
             jitted._name, source, signature, reason, Phases(),
             _client.platform_of(found.device), key=jitted, changes=changes,
             origin=compile_record.origin_of(source, jitted._by_user), inlined_into=inside,
             traced_at=site, jax_lines=jax_lines))
+        compile_record.traced_inside(event, tuple(c for c in closed.consts if not is_ref(c)),
+                                     jit_refs.host_reads(closed))   # what it read from outside
 
 
 def _under_vmap() -> bool:

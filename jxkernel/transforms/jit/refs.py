@@ -76,11 +76,19 @@ def traced(fun, leaves, avals, info, where: str, names):
         HOST_READS.pop()
         if HOST_READS:                  # (a jit traced inside another's trace: its reads too)
             HOST_READS[-1].update(reads)
-    _host_reads[closed] = frozenset(reads)
+    _host_reads[closed] = HostReads(reads)
+    _host_reads[closed].program = weakref.ref(closed)
     if refs:
         check_not_closed_over(where, closed, leaves, refs, names)
         _stand_ins[closed] = made
     return closed
+
+
+class HostReads(frozenset):
+    """The ids of the arrays whose values a trace's Python read (HOST_READS); `program`: a weak
+    reference to that trace (ClosedJaxpr), whose literals and constants tell which Python
+    numbers and NumPy arrays it holds (views/outside_values.py's in_program)."""
+    program = None
 
 
 # a jit's trace (ClosedJaxpr) -> the ids of the arrays whose values its Python read (HOST_READS)

@@ -10,7 +10,7 @@ import re
 from .card import ErrorCard
 from .rewrites import _parse_line, _replaced
 
-# JAX's text (check_arraylike); jxkernel's hint follows on a line of its own
+# JAX's text (check_arraylike), the exception's whole message
 _LIST = re.compile(r"^(\w+) requires ndarray or scalar arguments, got <class '(list|tuple)'> "
                    r"at position (\d+)\.")
 
