@@ -186,7 +186,10 @@ def test_float64_warning_names_the_cell_not_its_file(shell):
 
 def test_timeit_warm_up_is_not_named_as_a_users_line(shell):
     # %timeit's warm-up run compiles what the statement compiles; its code (jxkernel's own,
-    # `<jx-timeit-warmup>`) was shown in %jxcompiles as the line of the eager dot_general
+    # `<jx-timeit-warmup>`) was shown in %jxcompiles as the line of the eager dot_general.
+    # The log is the process's: cleared first, so another file's %timeit cells run earlier in
+    # this worker (test_timeit_compiles_against_jax's `<magic-timeit>` lambdas) are not read
+    shell.run_line_magic("jxcompiles", "--clear")
     with capture_output():
         assert shell.run_cell("tx = jnp.ones((7, 7))\n%timeit -n 1 -r 1 jnp.dot(tx, tx)",
                               store_history=True).success
