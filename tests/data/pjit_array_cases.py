@@ -58,6 +58,7 @@ def run(jax) -> dict:
     _placement_errors(jax, out)
     _donations_over_meshes(jax, out)
     _all_none_shardings(jax, out)
+    _host_local_and_no_op_conversions(jax, out)
     return out
 
 
@@ -1528,11 +1529,14 @@ def _open_result_names(jax, out):
         _answer(constrained)
 
 
-def _at_file(message: str) -> str:
-    """An error's text with its " at PATH:LINE:COL (fn)" made " at FILE:LINE:COL (fn)": the
-    recording and the test run this file from different folders."""
+def _at_file(message: str, case) -> str:
+    """An error's text with its " at PATH:LINE:COL (fn)" made " at FILE:case+N (fn)", N the
+    line counted from the case function `case` (the recording and the test run this file
+    from different folders, and an edit above would move every line)."""
     import re
-    return re.sub(r" at \S*/([^/\s]+:\d+)", r" at \1", message)
+    first = case.__code__.co_firstlineno
+    return re.sub(r" at \S*/([^/\s]+):(\d+):\d+",
+                  lambda m: f" at {m.group(1)}:case+{int(m.group(2)) - first}", message)
 
 
 def _placement_errors(jax, out):
@@ -1560,7 +1564,7 @@ def _placement_errors(jax, out):
 
     def err(fn):
         found = _answer(fn)
-        return [found[0], _at_file(found[1])] if found[0] != "ok" else found
+        return [found[0], _at_file(found[1], _placement_errors)] if found[0] != "ok" else found
     out["device mismatch tuple arg"] = err(lambda: pjit(lambda t: t)((a, (c, b))))
     out["device mismatch dict arg"] = err(lambda: pjit(lambda d: d)(
         {"d": a, "z": a, "a": {"f": a, "y": b, "b": {"g": c, "c": a}}}))
@@ -1658,3 +1662,39 @@ def _all_none_shardings(jax, out):
     replicated = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
     out["in_shardings not a tuple"] = _answer(lambda: jax.jit(
         lambda v: v, in_shardings=Foo(replicated))(Foo(x)) and "ran")
+
+
+def _host_local_and_no_op_conversions(jax, out):
+    """multihost_utils.global_array_to_host_local_array gives an Array already on this
+    process's devices back as it is (host data put over the mesh); JAX's private
+    `_convert_element_type` gives an Array already of the dtype, weak type and sharding asked
+    back as it is (`jnp.array` copies)."""
+    import importlib
+    import numpy as np
+    jnp = jax.numpy
+    mhu = importlib.import_module(f"{jax.experimental.__name__}.multihost_utils")
+    lax_internal = importlib.import_module(f"{jax.__name__}._src.lax.lax")
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+
+    def host_local():
+        arr = jax.device_put(np.arange(16.).reshape(8, 2), NamedSharding(mesh, P("x", "y")))
+        one = jax.device_put(np.arange(4.), jax.devices()[1])
+        got = mhu.global_array_to_host_local_array(
+            {"a": arr, "b": one, "c": np.arange(8.)}, mesh, {"a": P("x", "y"), "b": P(),
+                                                           "c": P("x")})
+        return [got["a"] is arr, got["b"] is one, repr(got["c"].sharding), got["c"].tolist()]
+    out["global_array_to_host_local_array of local arrays"] = _answer(host_local)
+
+    def conversions():
+        arr = jax.device_put(np.arange(16).reshape(8, 2), jax.devices()[0])
+        one = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+        split = jax.device_put(np.arange(8.), NamedSharding(mesh, P("x")))
+        found = [lax_internal._convert_element_type(arr) is arr,
+                 lax_internal._convert_element_type(arr, sharding=one) is arr,
+                 lax_internal._convert_element_type(arr, weak_type=True) is arr,
+                 lax_internal._convert_element_type(arr, np.dtype("float32")) is arr,
+                 lax_internal._convert_element_type(split, sharding=split.sharding) is split,
+                 jnp.array(arr, device=jax.devices()[0]) is arr]
+        return found
+    out["_convert_element_type no-ops"] = _answer(conversions)
