@@ -1668,7 +1668,9 @@ def _host_local_and_no_op_conversions(jax, out):
     """multihost_utils.global_array_to_host_local_array gives an Array already on this
     process's devices back as it is (host data put over the mesh); JAX's private
     `_convert_element_type` gives an Array already of the dtype, weak type and sharding asked
-    back as it is (`jnp.array` copies)."""
+    back as it is (`jnp.array` copies; `jnp.asarray(x, device=d)` of an x already on d: x,
+    committed or not), and given a SingleDeviceSharding puts its result there, committed
+    (JAX's error for an Array committed elsewhere)."""
     import importlib
     import numpy as np
     jnp = jax.numpy
@@ -1696,5 +1698,14 @@ def _host_local_and_no_op_conversions(jax, out):
                  lax_internal._convert_element_type(arr, np.dtype("float32")) is arr,
                  lax_internal._convert_element_type(split, sharding=split.sharding) is split,
                  jnp.array(arr, device=jax.devices()[0]) is arr]
+        one1 = jax.sharding.SingleDeviceSharding(jax.devices()[1])
+        u = jnp.arange(4)
+        for operand, dtype in ((u, None), (np.arange(4), None), (u, np.dtype("float32"))):
+            moved = lax_internal._convert_element_type(operand, dtype, sharding=one1)
+            found.append([sorted(d.id for d in moved.devices()), moved.committed])
+        for device in jax.devices()[:2]:
+            put = jnp.asarray(u, device=device)
+            found.append([put is u, sorted(d.id for d in put.devices()), put.committed])
+        found.append(_answer(lambda: lax_internal._convert_element_type(arr, sharding=one1)))
         return found
     out["_convert_element_type no-ops"] = _answer(conversions)
