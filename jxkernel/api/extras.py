@@ -65,7 +65,9 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             and len(leaves) == 1 and leaves[0] is x and not isinstance(x, Tracer):
         # the common call: one value, no source named
         semantics = _transfer.copy_semantics_of(False, donate, may_alias)
-        return _put.device_put(x, device, copy=semantics != _transfer.ArrayCopySemantics.REUSE_INPUT)
+        out = _put.device_put(x, device, copy=semantics != _transfer.ArrayCopySemantics.REUSE_INPUT)
+        _donated(x, device, semantics)
+        return out
     # each an entry for every leaf, or a pytree prefix of `x` of them (JAX's errors, in its
     # order); a bare PartitionSpec is a NamedSharding over the mesh in context (JAX's
     # pspec_to_sharding: outside set_mesh, its error)
@@ -84,9 +86,25 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
                        for leaf, s in zip(leaves, srcs)),
             copy_semantics=tuple(semantics))
         return tree_unflatten(tree, outs)
-    return tree_unflatten(tree, [
-        _put.device_put(leaf, d, copy=c != _transfer.ArrayCopySemantics.REUSE_INPUT)
-        for leaf, d, c in zip(leaves, targets, semantics)])
+    outs = [_put.device_put(leaf, d, copy=c != _transfer.ArrayCopySemantics.REUSE_INPUT)
+            for leaf, d, c in zip(leaves, targets, semantics)]
+    for leaf, d, c in zip(leaves, targets, semantics):
+        _donated(leaf, d, c)
+    return tree_unflatten(tree, outs)
+
+
+def _donated(x, target, semantics) -> None:
+    """Delete a donated Array that JAX reshards by a jit donating it: one split over a mesh
+    put onto the same devices in another order (dispatch.py's
+    `_different_device_order_reshard`); JAX's other moves keep it."""
+    if semantics != _transfer.ArrayCopySemantics.DONATE_INPUT or \
+            not isinstance(target, _mesh.NamedSharding) or target.num_devices < 2:
+        return
+    own = getattr(x, "sharding", None)
+    if isinstance(own, _mesh.NamedSharding) and not x.is_deleted() and \
+            tuple(own._device_assignment) != tuple(target._device_assignment) and \
+            set(own._device_assignment) == set(target._device_assignment):
+        x.delete()
 
 
 def _refused_in_eager_body(devices) -> None:

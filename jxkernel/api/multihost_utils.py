@@ -21,7 +21,8 @@ from ..transforms.jit import jit
 from ..tree_util import broadcast_prefix, tree_flatten, tree_map, tree_unflatten
 from ..xla import client as _client
 from ..xla import distributed as _runtime
-from ..xla.array import is_sharded
+from ..xla import put as _put
+from ..xla.array import Array, is_sharded
 
 __all__ = ["assert_equal", "broadcast_one_to_all", "global_array_to_host_local_array",
            "host_local_array_to_global_array", "process_allgather", "sync_global_devices"]
@@ -112,6 +113,12 @@ def global_array_to_host_local_array(global_inputs, global_mesh, pspecs):
     specs = broadcast_prefix(pspecs, global_inputs, is_leaf=lambda s: isinstance(s, PartitionSpec))
     out = []
     for x, spec in zip(leaves, specs):
+        if isinstance(x, Array) and not _is_global(x):
+            out.append(x)               # already on this process's devices: as it is (JAX's)
+            continue
+        if not _is_global(x) and _client.process_count() == 1:    # host data (as during AD)
+            out.append(_put.device_put(x, NamedSharding(global_mesh, spec)))
+            continue
         if not _is_global(x):
             raise ValueError(f"global_array_to_host_local_array expects arrays spread over "
                              f"the processes of a global mesh; got {type(x).__name__} of "

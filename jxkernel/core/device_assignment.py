@@ -18,6 +18,8 @@ lowering.
 """
 from __future__ import annotations
 
+import weakref
+
 from .dce import dce_jaxpr
 from .interpreter_primitives import sharding_constraint_p
 from .ir import ClosedJaxpr, Var, jaxpr_params
@@ -116,6 +118,41 @@ def _inside(jaxpr) -> list:
             found.append(eqn.params["mesh"])
         for sub in jaxpr_params(eqn.params):
             found.extend(_inside(sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub))
+    return found
+
+
+# The jaxprs of jit equations whose in/out_shardings were staged as sharding constraints on
+# their inputs and outputs (transforms/jit/equation.py: a jit equation has no shardings)
+GIVEN_AS_CONSTRAINTS: weakref.WeakSet = weakref.WeakSet()
+
+
+def located_inside(jaxpr, given_by=None) -> list:
+    """(device assignment, what, " at SOURCE") of each sharding over devices inside `jaxpr`
+    and its sub-jaxprs, in JAX's order and words (dispatch.get_intermediate_shardings: a
+    constraint is "sharding_constraint inside jit", a shard_map "shard_map inside jit", a jit
+    equation's given shardings "jit inside jit" at the jit's line), for the device-mismatch
+    error (transforms/jit/args.device_mismatch's entries). `given_by`: the jit equation whose
+    shardings `jaxpr`'s constraints on its inputs and outputs are."""
+    found = []
+    ends = set(map(id, jaxpr.invars)) | {id(v) for v in jaxpr.outvars if isinstance(v, Var)} \
+        if given_by is not None else ()
+    for eqn in jaxpr.eqns:
+        where, by = None, eqn
+        if eqn.primitive is sharding_constraint_p:
+            where = eqn.params["sharding"]
+            if id(eqn.invars[0]) in ends or id(eqn.outvars[0]) in ends:
+                by = given_by
+        elif eqn.primitive.name == "shard_map":
+            where = eqn.params["mesh"]
+        if where is not None and device_count(where) is not None:
+            devices = where._flat_devices if isinstance(where, Mesh) else \
+                tuple(where._device_assignment)
+            source = "" if by.source_info is None else f" at {by.source_info}"
+            found.append((devices, f"{by.primitive.name} inside jit", source))
+        for sub in jaxpr_params(eqn.params):
+            sub = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
+            found.extend(located_inside(sub, eqn if eqn.primitive.name == "jit" and
+                                        sub in GIVEN_AS_CONSTRAINTS else None))
     return found
 
 

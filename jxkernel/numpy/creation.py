@@ -36,7 +36,7 @@ from ..xla import client as _client
 from ..xla.array import Array, host_to_device
 from ..lax.transfer import place
 from ..xla.put import device_put
-from ..xla.sharding import Sharding
+from ..xla.sharding import SingleDeviceSharding, Sharding
 from ..xla.string_arrays import check_made as check_made_strings
 from ..transforms.jit.args import device_mismatch
 from . import util
@@ -398,6 +398,10 @@ def asarray(a, dtype=None, order=None, *, copy: bool | None = None, device=None,
     if type(a) is Array and dtype is None and not copy and device is None and \
             out_sharding is None:
         return a
+    if type(a) is Array and dtype is None and not copy and out_sharding is None and \
+            a.sharding == (device if isinstance(device, Sharding) else
+                           SingleDeviceSharding(device)):
+        return a        # already there (committed or not): JAX's conversion is then a no-op
     if dtype is not None and type(dtype) is not _STRING:   # (strings: array's own path)
         dtype = canonicalize_user_dtype(dtype, "asarray")
     return array(a, dtype=dtype, copy=bool(copy), order=order, device=device,

@@ -55,6 +55,10 @@ def run(jax) -> dict:
     _scatter_python_bools(jax, out)
     _key_shardings(jax, out)
     _open_result_names(jax, out)
+    _placement_errors(jax, out)
+    _donations_over_meshes(jax, out)
+    _all_none_shardings(jax, out)
+    _host_local_and_no_op_conversions(jax, out)
     return out
 
 
@@ -1523,3 +1527,185 @@ def _open_result_names(jax, out):
             return [repr(y.sharding.spec), str(jax.typeof(y)), np.asarray(y).tolist()]
     out["constraint to an auto axis of a value split over an explicit one"] = \
         _answer(constrained)
+
+
+def _at_file(message: str, case) -> str:
+    """An error's text with its " at PATH:LINE:COL (fn)" made " at FILE:case+N (fn)", N the
+    line counted from the case function `case` (the recording and the test run this file
+    from different folders, and an edit above would move every line)."""
+    import re
+    first = case.__code__.co_firstlineno
+    return re.sub(r" at \S*/([^/\s]+):(\d+):\d+",
+                  lambda m: f" at {m.group(1)}:case+{int(m.group(2)) - first}", message)
+
+
+def _placement_errors(jax, out):
+    """JAX's "Received incompatible devices" where a jit's used argument is committed to one
+    device and a sharding elsewhere names others: another argument's (named by its pytree
+    path), a with_sharding_constraint inside ("sharding_constraint inside jit at ..."), or the
+    in_shardings of a jit called inside ("jit inside jit at ..."); an argument never read
+    places nothing. A `device=` pjit moves an argument split over a mesh, called or compiled
+    ahead of time."""
+    import importlib
+    import warnings
+    from functools import partial
+    import numpy as np
+    jnp = jax.numpy
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pjit = importlib.import_module(f"{jax.experimental.__name__}.pjit").pjit
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    s = NamedSharding(mesh, P("x", "y"))
+    dev = jax.devices()
+    a = jax.device_put(np.array([1, 2, 3]), dev[0])
+    b = jax.device_put(np.array([4, 5, 6]), dev[1])
+    c = jax.device_put(np.arange(16).reshape(8, 2), s)
+
+    def err(fn):
+        found = _answer(fn)
+        return [found[0], _at_file(found[1], _placement_errors)] if found[0] != "ok" else found
+    out["device mismatch tuple arg"] = err(lambda: pjit(lambda t: t)((a, (c, b))))
+    out["device mismatch dict arg"] = err(lambda: pjit(lambda d: d)(
+        {"d": a, "z": a, "a": {"f": a, "y": b, "b": {"g": c, "c": a}}}))
+    out["device mismatch unused arg"] = err(lambda: jax.jit(lambda x, y: y * 2)(a, c).tolist())
+    committed = jax.device_put(jnp.zeros((8, 2), jnp.bfloat16), dev[0])
+
+    @jax.jit
+    def constrained(inp):
+        return jax.lax.with_sharding_constraint(inp, s)
+    out["device mismatch constraint inside"] = err(lambda: constrained(committed))
+
+    @pjit
+    def nested(x, y):
+        @partial(pjit, in_shardings=(s, s), out_shardings=(s, s))
+        def f(x, y):
+            return x * 2, y * 2
+        return f(x, y)
+    out["device mismatch jit inside"] = err(lambda: nested(committed, committed))
+
+    def moved():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            f = pjit(lambda x: x @ x.T, device=dev[1])
+        y = jax.device_put(jnp.arange(8).reshape(4, 2), s)
+        got = []
+        for r in (f(y), f.lower(jax.ShapeDtypeStruct(y.shape, y.dtype)).compile()(y)):
+            got.append([sorted(d.id for d in r.devices()), r.committed, r.tolist()])
+        return got
+    out["device= pjit of a split argument"] = err(moved)
+
+
+def _donations_over_meshes(jax, out):
+    """What donating deletes: device_put's donate=True deletes an Array it puts onto the same
+    devices in another order (JAX reshards it by a jit donating it), and keeps it where it
+    moves it otherwise; a donating jit equation run by eval_jaxpr over a mesh deletes the
+    donated argument, as a call does."""
+    import numpy as np
+    jnp = jax.numpy
+    P, NamedSharding, Mesh = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.Mesh
+    dev = jax.devices()
+    mesh1 = Mesh(np.asarray(dev).reshape([1, 2, 2, 2]), ("replica", "data", "seq", "model"))
+    mesh2 = Mesh(np.asarray(dev).reshape([1, 1, 2, 2, 2, 1]).swapaxes(2, 3).reshape(
+        [1, 1, 4, 2, 1]), ("replica", "data", "seq", "model_q", "model_kv"))
+    s1, s2 = NamedSharding(mesh1, P("model")), NamedSharding(mesh2, P("model_q"))
+    auto = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+
+    def puts():
+        found = []
+        x1 = jax.device_put(np.arange(16.).reshape(8, 2), s1)
+        x2 = jax.device_put(np.arange(16.).reshape(8, 2), s1)
+        o1, o2 = jax.device_put((x1, x2), s2, donate=(True, False))
+        found.append([x1.is_deleted(), x2.is_deleted(), o1.tolist() == o2.tolist(),
+                      repr(o1.sharding.spec)])
+        x = jax.device_put(np.arange(8.), s1)
+        jax.device_put(x, s2, donate=True)
+        found.append(x.is_deleted())
+        for target in (NamedSharding(auto, P("y")), dev[2]):
+            x = jax.device_put(np.arange(8.), NamedSharding(auto, P("x")))
+            jax.device_put(x, target, donate=True)
+            found.append(x.is_deleted())
+        return found
+    out["device_put donate deletes"] = _answer(puts)
+
+    def evaluated():
+        f = jax.jit(lambda x: (x, x * 2), donate_argnums=(0,))
+        found = []
+        for put in (NamedSharding(auto, P()), dev[0]):
+            x = jax.device_put(jnp.zeros(64, dtype="int32"), put)
+            closed = jax.make_jaxpr(f)(x)
+            y = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, x)
+            found.append([x.is_deleted(), y[0].is_deleted(), y[1].is_deleted()])
+        return found
+    out["eval_jaxpr of a donating jit"] = _answer(evaluated)
+
+
+def _all_none_shardings(jax, out):
+    """A jit's in_shardings or out_shardings given as a pytree of Nones is still checked to be
+    a prefix of the arguments (results): JAX's errors, the hint to wrap a single argument's in
+    a tuple, and every mismatch counted."""
+    import collections
+    jnp = jax.numpy
+    Foo = collections.namedtuple("Foo", ["x"])
+    x = jnp.ones([])
+    out["out_shardings all None mismatch"] = _answer(lambda: jax.jit(
+        lambda v: v, out_shardings={"a": [None, None], "b": (None, None)})(
+            {"a": x, "b": x}) and "ran")
+    out["in_shardings namedtuple of None"] = _answer(lambda: jax.jit(
+        lambda v: v, in_shardings=Foo(None))(Foo(x)) and "ran")
+    out["in_shardings list of None wrong length"] = _answer(lambda: jax.jit(
+        lambda v, w: v, in_shardings=[None, None, None])(x, x) and "ran")
+    out["in_shardings tuple of None wrapped"] = _answer(lambda: jax.jit(
+        lambda v: v, in_shardings=(Foo(None),), out_shardings=Foo(None))(Foo(x)).x.tolist())
+    mesh = jax.make_mesh((2,), ("x",), devices=jax.devices()[:2],
+                         axis_types=(jax.sharding.AxisType.Auto,))
+    replicated = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec())
+    out["in_shardings not a tuple"] = _answer(lambda: jax.jit(
+        lambda v: v, in_shardings=Foo(replicated))(Foo(x)) and "ran")
+
+
+def _host_local_and_no_op_conversions(jax, out):
+    """multihost_utils.global_array_to_host_local_array gives an Array already on this
+    process's devices back as it is (host data put over the mesh); JAX's private
+    `_convert_element_type` gives an Array already of the dtype, weak type and sharding asked
+    back as it is (`jnp.array` copies; `jnp.asarray(x, device=d)` of an x already on d: x,
+    committed or not), and given a SingleDeviceSharding puts its result there, committed
+    (JAX's error for an Array committed elsewhere)."""
+    import importlib
+    import numpy as np
+    jnp = jax.numpy
+    mhu = importlib.import_module(f"{jax.experimental.__name__}.multihost_utils")
+    lax_internal = importlib.import_module(f"{jax.__name__}._src.lax.lax")
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+
+    def host_local():
+        arr = jax.device_put(np.arange(16.).reshape(8, 2), NamedSharding(mesh, P("x", "y")))
+        one = jax.device_put(np.arange(4.), jax.devices()[1])
+        got = mhu.global_array_to_host_local_array(
+            {"a": arr, "b": one, "c": np.arange(8.)}, mesh, {"a": P("x", "y"), "b": P(),
+                                                           "c": P("x")})
+        return [got["a"] is arr, got["b"] is one, repr(got["c"].sharding), got["c"].tolist()]
+    out["global_array_to_host_local_array of local arrays"] = _answer(host_local)
+
+    def conversions():
+        arr = jax.device_put(np.arange(16).reshape(8, 2), jax.devices()[0])
+        one = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+        split = jax.device_put(np.arange(8.), NamedSharding(mesh, P("x")))
+        found = [lax_internal._convert_element_type(arr) is arr,
+                 lax_internal._convert_element_type(arr, sharding=one) is arr,
+                 lax_internal._convert_element_type(arr, weak_type=True) is arr,
+                 lax_internal._convert_element_type(arr, np.dtype("float32")) is arr,
+                 lax_internal._convert_element_type(split, sharding=split.sharding) is split,
+                 jnp.array(arr, device=jax.devices()[0]) is arr]
+        one1 = jax.sharding.SingleDeviceSharding(jax.devices()[1])
+        u = jnp.arange(4)
+        for operand, dtype in ((u, None), (np.arange(4), None), (u, np.dtype("float32"))):
+            moved = lax_internal._convert_element_type(operand, dtype, sharding=one1)
+            found.append([sorted(d.id for d in moved.devices()), moved.committed])
+        for device in jax.devices()[:2]:
+            put = jnp.asarray(u, device=device)
+            found.append([put is u, sorted(d.id for d in put.devices()), put.committed])
+        found.append(_answer(lambda: lax_internal._convert_element_type(arr, sharding=one1)))
+        return found
+    out["_convert_element_type no-ops"] = _answer(conversions)

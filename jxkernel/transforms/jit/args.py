@@ -30,7 +30,10 @@ from ...xla.layout import (AutoLayout, Format, Layout, check_layout_ranks, jit_l
                            jit_sharding_of)
 from ...xla.transfers import arguments_on, foreign_argument, shard_arg_handlers
 from ...tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
-                          keystr, tree_flatten, tree_flatten_with_path, tree_map, tree_unflatten)
+                          keystr, prefix_errors, tree_flatten, tree_flatten_with_path, tree_map,
+                          tree_unflatten)
+from ..api_util import PytreeLeaf
+
 
 def as_tuple(x) -> tuple:
     if x is None:
@@ -623,11 +626,55 @@ def unless_all_none(shardings, what: str):
     return None if all(s is None for s in leaves) else shardings
 
 
-def layouts_checked(layouts, dyn_args, avals, names, out_tree, closed):
-    """The trace `closed`, after JAX's error where a Layout given to jit in a Format
-    (`layouts`: xla/layout.py's jit_layouts, None where none was given) is not of its
+def prefix_flat(given, tree, what: str, is_leaf) -> list:
+    """`given` (jit's `what`: "in_shardings" or "out_shardings") broadcast over `tree` (the
+    positional arguments' tuple, or the results), or JAX's ValueError for one that is no
+    tree prefix of it (api_util's flatten_axis_resources: for in_shardings, a list is a
+    tuple, and one not a tuple of the arguments' count says so first)."""
+    if what == "in_shardings" and type(given) is list:
+        given = tuple(given)
+    try:
+        return broadcast_prefix(given, tree, is_leaf=is_leaf)
+    except ValueError:
+        pass
+    name = f"pjit {what}"
+    if what == "in_shardings" and (type(given) is not tuple or len(given) != len(tree)):
+        msg = (f"{name} specification must be a tree prefix of the positional arguments "
+               f"tuple. In particular, {name} must either be a Sharding, a PartitionSpec, or "
+               f"a tuple of length equal to the number of positional arguments.")
+        if type(given) is not tuple:
+            msg += f" But {name} is not a tuple: got {type(given)} instead."
+        else:
+            msg += (f" But {name} is the wrong length: got a tuple or list of length "
+                    f"{len(given)} for an args tuple of length {len(tree)}.")
+        if len(tree) == 1:
+            try:
+                broadcast_prefix((given,), tree, is_leaf=is_leaf)
+            except ValueError:
+                pass
+            else:
+                msg += (f" Given the corresponding argument being passed, it looks like "
+                        f"{name} might need to be wrapped in a singleton tuple.")
+        raise ValueError(msg)
+    errors = prefix_errors(given, tree, is_leaf=is_leaf)
+    raise ValueError(f"Mismatch details ({len(errors)} found):\n" +
+                     "\n".join(str(e(name)) for e in errors)) from None
+
+
+def layouts_checked(jitted, dyn_args, avals, names, out_tree, closed):
+    """The trace `closed`, after JAX's error where `jitted`'s shardings given all None are no
+    tree prefix of the arguments or results, or where a Layout given to jit in a Format
+    (`_layouts`: xla/layout.py's jit_layouts, None where none was given) is not of its
     argument's or its result's rank; `avals` and `names()` are the arguments' leaves'
     (dyn_args' first: in_shardings take no keyword arguments)."""
+    none = jitted.__dict__.get("_none_trees")
+    if none is not None:      # shardings all None: still a prefix of the arguments, results
+        if none[0] is not None:
+            prefix_flat(none[0], dyn_args, "in_shardings", lambda x: x is None)
+        if none[1] is not None:
+            prefix_flat(none[1], tree_unflatten(out_tree, [PytreeLeaf()] * out_tree.num_leaves),
+                        "out_shardings", lambda x: x is None)
+    layouts = jitted._layouts
     if layouts is None:
         return closed
     given_in, given_out = layouts
@@ -685,8 +732,15 @@ def set_jit_shardings(jitted, in_shardings, out_shardings, device, backend=None)
     given). `device` and `backend` are checked too."""
     check_device_arguments(device, backend, in_shardings, out_shardings)
     layouts = jit_layouts(in_shardings, out_shardings, tree_flatten, tree_unflatten)
+    given = in_shardings, out_shardings
     in_shardings = unless_all_none(in_shardings, "in_shardings")
     out_shardings = unless_all_none(out_shardings, "out_shardings")
+    # (all None in a pytree: JAX still checks that it is a prefix of the arguments, results)
+    trees = tuple(g if s is None and g is not None and g is not UNSPECIFIED and not
+                  isinstance(g, _LAYOUT_LEAVES) else None
+                  for g, s in zip(given, (in_shardings, out_shardings)))
+    if trees != (None, None):
+        jitted._none_trees = trees
     pinned = pinned_device(in_shardings, out_shardings) if device is None else None
     sharded = (in_shardings is not None or out_shardings is not None) and pinned is None
     jitted._in_shardings, jitted._out_shardings, jitted._pinned, jitted._sharded = (

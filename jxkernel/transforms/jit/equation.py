@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ...core import vma
 from ...core.config import config
+from ...core.device_assignment import GIVEN_AS_CONSTRAINTS
 from ...core.trace import Tracer
 from ...tree_util import tree_unflatten
 from ...xla import client as _client
@@ -32,7 +33,9 @@ def bind_equation(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
     key = signature + vma.trace_place()
     found = jitted._traces.get(key)
     if found is None:
-        if jitted._pinned is None and not (jitted._in_shardings is jitted._out_shardings is None):
+        given = jitted._pinned is None and not (jitted._in_shardings is jitted._out_shardings
+                                                is None)
+        if given:
             from .sharded import constrained_trace   # loads with the first mesh
             closed, out_tree = constrained_trace(jitted, treedef, statics, avals, dyn_args,
                                                   dyn_kwargs)   # shardings kept as constraints
@@ -41,6 +44,8 @@ def bind_equation(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
                 compiled_trace(jitted._cache, signature) or \
                 traced_inside(jitted, treedef, statics, avals, dyn_args, dyn_kwargs)[:2]
         jaxpr, consts = jit_high.operands_of(closed)
+        if given:               # (its constraints are "jit inside jit" in JAX's device error)
+            GIVEN_AS_CONSTRAINTS.add(jaxpr.jaxpr)
         found = (jaxpr, consts, out_tree, closed)
         traced_under(jitted, jaxpr, closed, lambda: jitted._miss(      # (why: for the log)
             treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))

@@ -305,7 +305,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)
-        closed = jit_args.layouts_checked(self._layouts, dyn_args, avals, names, out_trees[0],
+        closed = jit_args.layouts_checked(self, dyn_args, avals, names, out_trees[0],
                                           closed if high else remember_high(closed, out_trees))
         return closed, out_trees[0], time.perf_counter() - start
 

@@ -123,9 +123,13 @@ def _jit_run(args, jaxpr, name, donated_invars, inline, keep_unused, pinned=None
             on_context_mesh():            # over a mesh (set_mesh's: as JAX runs it there)
         # loads with the first mesh or sharded Array: `import jxkernel` needs neither
         from ...xla.sharded import run_jaxpr
-        return run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)) or get_mesh(),
+        outs = run_jaxpr(jaxpr, name, args, _partitioned.get((jaxpr, None)) or get_mesh(),
                          on_compile=lambda avals, _, phases, platform: _record_compile(
                              jaxpr, name, avals, phases, platform))
+        for a, donated in zip(args, donated_invars):     # (as a call deletes what it donates)
+            if donated and hasattr(a, "is_deleted") and not a.is_deleted():
+                a.delete()
+        return outs
     try:
         return _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned, keep_unused)
     except NeedsMesh as e:                  # a sharding constraint inside

@@ -11,22 +11,25 @@ from __future__ import annotations
 
 from ...core.avals import ShapeDtypeStruct, typed_sharding
 from ...core.config import config
-from ...core.device_assignment import (check_device_assignment, deciding_sharding, placement,
-                                       program_devices)
+from ...core.dce import dce_jaxpr
+from ...core.device_assignment import (check_device_assignment, deciding_sharding,
+                                       located_inside, placement, program_devices, used_inputs)
 from ...core import compile_record as _record, trace as _trace
 from ...core.interpreter_primitives import sharding_constraint
 from ...core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
                           legacy_mesh, on_context_mesh, placed_on, resolve)
 from ...core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
-from ...tree_util import (broadcast_prefix, default_registry as _registry, keystr, prefix_errors,
-                          tree_flatten, tree_flatten_with_path, tree_unflatten)
+from ...tree_util import (default_registry as _registry, keystr, tree_flatten,
+                          tree_flatten_with_path, tree_unflatten)
 from ...xla.array import Array
+from ...xla.placement import placed_data
 from ...xla.sharded import (_held, _mesh_of, _own_sharding, _SpmdEntry, chosen_inputs,
                             compile_lowered, gspmd_sharding, lower_partitioned, to_argument,
                             typed_outputs)
 from ...xla.sharding import GSPMDSharding, SingleDeviceSharding, as_mesh_sharding
+from ..api_util import PytreeLeaf
 from . import refs as jit_refs
-from .args import device_mismatch, result_paths, static_key
+from .args import device_mismatch, prefix_flat, result_paths, static_key
 from .cache import ON_ONE_DEVICE, stage_key
 from .pinned import refuse_mesh
 
@@ -40,19 +43,7 @@ def _flat_shardings(given, tree, what) -> list:
     """One sharding (or None) per leaf of `tree`, from jit's in/out_shardings (a prefix)."""
     if _is_sharding(given):
         return [as_mesh_sharding(resolve(given, f"jit's {what}"))] * len(tree_flatten(tree)[0])
-    if what == "in_shardings" and isinstance(given, (tuple, list)) and len(given) != len(tree):
-        raise ValueError(
-            f"pjit in_shardings specification must be a tree prefix of the positional arguments "
-            f"tuple. In particular, pjit in_shardings must either be a Sharding, a "
-            f"PartitionSpec, or a tuple of length equal to the number of positional arguments. "
-            f"But pjit in_shardings is the wrong length: got a tuple or list of length "
-            f"{len(given)} for an args tuple of length {len(tree)}.")
-    try:
-        flat = broadcast_prefix(given, tree, is_leaf=_is_sharding)
-    except ValueError:
-        errors = prefix_errors(given, tree, is_leaf=_is_sharding)
-        raise ValueError(f"Mismatch details ({len(errors)} found):\n" +
-                         "\n".join(str(e(f"pjit {what}")) for e in errors)) from None
+    flat = prefix_flat(given, tree, what, _is_sharding)
     return [as_mesh_sharding(resolve(s, f"jit's {what}")) for s in flat]
 
 
@@ -97,7 +88,14 @@ def _check_fit(what, names, avals, shardings) -> None:
                              f"with its sharding annotation {s!r}: {e}") from None
 
 
-def _check_devices(jitted, flat_in, flat_out, leaves, names, own) -> None:
+def _committed_device(x):
+    """The device of an Array (or typed keys' data) committed to one device, else None."""
+    data = placed_data(x)
+    return data._buf._sharding._devices[0] if data is not None and data._buf._committed \
+        else None
+
+
+def _check_devices(jitted, closed, flat_in, flat_out, leaves, names, own) -> None:
     """JAX's error for shardings over other devices than each other, or over the same ones in
     another order (JAX's device assignment is ordered: a mesh of the devices reordered is
     another program's; device_put moves an array between them). A pjit called in a `with
@@ -108,9 +106,19 @@ def _check_devices(jitted, flat_in, flat_out, leaves, names, own) -> None:
     if mesh is not None:
         flat_in = [o if o is not None and getattr(x, "committed", False) else s
                    for o, s, x in zip(own, flat_in, leaves)]
+    # a used argument committed to one device (none given for it) places the program there,
+    # as JAX's finalize_arg_sharding keeps its SingleDeviceSharding: elsewhere, JAX's error;
+    # the shardings inside are those of the equations left after dead-code elimination
+    used = used_inputs(closed.jaxpr)[len(closed.jaxpr.invars) - len(leaves):] \
+        if not jitted._keep_unused else [True] * len(leaves)
     found = [(mesh._flat_devices, "jit's context mesh")] if mesh is not None else []
-    found += [(s._device_assignment, "ARG_SHARDING") for s in flat_in if concrete(s)] + \
-        [(s._device_assignment, "explicit output sharding") for s in flat_out if concrete(s)]
+    for s, x, u in zip(flat_in, leaves, used):     # (JAX's jit drops the unused first)
+        if concrete(s) and u:
+            found.append((s._device_assignment, "ARG_SHARDING"))
+        elif s is None and u and _committed_device(x) is not None:
+            found.append(((_committed_device(x),), "ARG_SHARDING"))
+    found += [(s._device_assignment, "explicit output sharding") for s in flat_out
+              if concrete(s)] + located_inside(dce_jaxpr(closed.jaxpr))
     if found:
         name = getattr(getattr(jitted, "_fun", None), "__qualname__", None) or jitted._name
         device_mismatch(name, names, leaves, found)
@@ -363,7 +371,7 @@ class Partitioning:
         leaf_names = jitted._leaf_names(dyn_args, dyn_kwargs)
         _check_fit("arguments", leaf_names, jaxpr.in_avals, flat_in)
         _check_committed(leaves, own, given)       # (after the fit: JAX's order of errors)
-        out_struct = tree_unflatten(out_tree, [0] * len(jaxpr.outvars))
+        out_struct = tree_unflatten(out_tree, [PytreeLeaf()] * len(jaxpr.outvars))
         flat_out = [None] * len(jaxpr.outvars) if given_out is None else \
             _flat_shardings(given_out, out_struct, "out_shardings")
         _check_fit("outputs", _output_names(out_struct), jaxpr.out_avals, flat_out)
@@ -383,7 +391,7 @@ class Partitioning:
             self.mesh = mesh = concrete_mesh(mesh, get_mesh())
         flat_in, flat_out = _single_devices(jitted, mesh, flat_in, flat_out, leaves,
                                             lambda: leaf_names)
-        _check_devices(jitted, flat_in, flat_out, leaves, leaf_names, own)
+        _check_devices(jitted, closed, flat_in, flat_out, leaves, leaf_names, own)
         self.replicated = replicated = NamedSharding(mesh, PartitionSpec())
         self.user_shardings = flat_in
         # (one given over an AbstractMesh: the arguments are laid out on the program's devices)

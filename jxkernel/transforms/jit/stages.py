@@ -820,7 +820,9 @@ class Compiled(_Stage):
                 e.compiled_call = {"function": self.fun_name, "given": len(args),
                                    "static": self._traced._signature[2]}
                 raise
-        if not refs:                    # (a committed Array elsewhere: JAX's error)
+        jitted = self._traced.jitted            # device= moves any argument, as device_put
+        forced = getattr(jitted, "_device", None) is not None and jitted._pinned is None
+        if not refs and not forced:     # (a committed Array elsewhere: JAX's error)
             check_argument_shardings(arrays, self._required(), self._traced.arg_names or
                                      [f"args[{i}]" for i in range(len(arrays))])
         self._count_slow_call(refs, arrays, got)
@@ -831,7 +833,8 @@ class Compiled(_Stage):
             consts = jit_refs.call_consts(self._entry, leaves)
             device, kept = self.lowered.device, exe.kept   # (an Array elsewhere moved there;
             outs = exe.call_arrays([x if isinstance(x, Array) and not (   # one not kept stays)
-                is_plain(x) and x.device != device) or kept is not None and i not in kept
+                is_plain(x) and x.device != device or forced and x.devices() != {device}) or
+                kept is not None and i not in kept
                 else put_on_device(x, device) for i, x in enumerate((*consts, *arrays))])
             outs = jit_refs.write_back_donated(self._entry.jaxpr, outs, leaves)
         return tree_unflatten(self._entry.out_tree, outs)

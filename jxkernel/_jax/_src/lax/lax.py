@@ -20,6 +20,10 @@ from ....core import dtypes as _dtypes  # noqa: E402
 from ....core.basearray import Array as _Array  # noqa: E402
 from ....core.interpreter_primitives import convert_element_type_p as _convert_p  # noqa: E402
 from ....lax.sharding import constrained_as_converted  # noqa: E402
+from ....core.trace import Tracer as _Tracer  # noqa: E402
+from ....numpy.creation import _check_committed  # noqa: E402
+from ....xla.array import ArrayImpl as _ArrayImpl  # noqa: E402
+from ....xla.put import device_put as _device_put  # noqa: E402
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type=False, sharding=None,
@@ -35,8 +39,18 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False, sharding=Non
             _np.dtype(dtype).kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part",
                       _np.exceptions.ComplexWarning, stacklevel=2)
+    if type(operand) is _ArrayImpl and _dtypes.dtype(operand) == _np.dtype(dtype) and \
+            operand.weak_type == bool(weak_type) and \
+            (sharding is None or operand.sharding == sharding):
+        return operand          # (an Array already of that type and placement: JAX's no-op)
+    one_device = sharding is not None and not isinstance(operand, _Tracer) and \
+        not hasattr(sharding, "spec") and len(getattr(sharding, "device_set", ())) == 1
+    if one_device and type(operand) is _ArrayImpl:     # committed elsewhere: JAX's error
+        _check_committed(operand, sharding._device_assignment[0])
     out = _convert_p.bind(operand, new_dtype=_dtypes.canonicalize_dtype(dtype),
-                          weak_type=bool(weak_type), sharding=sharding)
+                          weak_type=bool(weak_type), sharding=None if one_device else sharding)
+    if one_device:              # put there, committed (JAX's constraint to it, run eagerly)
+        return _device_put(out, sharding)
     return constrained_as_converted(out, sharding)
 
 
