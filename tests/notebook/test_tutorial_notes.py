@@ -154,3 +154,53 @@ def test_a_print_line_is_told_once(shell):
     assert [line for line in cap.stdout.splitlines() if not line.startswith("Out[")] == \
         again["printed"]
     assert _notes(cap, "⚠") == []
+
+
+# ---- stop 89 (h-docnotes3): tracing, jaxpr, JAX 101, custom_pytrees, complex-differentiation,
+# array_refs, convolutions, autodiff_remat (THIRD in scripts/tutorial_notes.py)
+JAX3 = locations.recorded("tutorial_notes3_reference.json")
+
+
+def test_a_shape_computed_by_jnp_under_jit_is_fixed_with_numpys_call_on_the_line(shell):
+    """tracing.md's `x.reshape(jnp.array(x.shape).prod())` under jit: JAX raises the same
+    TypeError (recorded). The card said only "# a size? take it from a shape (n =
+    x.shape[0])"; it offers the line with jnp's calls on shapes made NumPy's now, which JAX
+    runs ("[1. 1. 1. 1. 1. 1.]", recorded: the page's own fix, np.prod(x.shape), in words)."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    recorded, fixed = JAX3["cases"]["reshape_by_a_jnp_product"], \
+        JAX3["cases"]["reshape_by_a_jnp_product_fixed"]
+    ran = run_cell(shell, CASES3["reshape_by_a_jnp_product"])
+    assert f"{type(ran.error).__name__}: {str(ran.error).splitlines()[0]}".replace(
+        "(JitTracer(int32[]),)", "[JitTracer(int32[])]") == recorded["error"]
+    (card,) = ran.shown("A Python value was needed from a traced array")
+    line = "return x.reshape(np.array(x.shape).prod())    # NumPy's: a Python value while tracing"
+    assert line in card.splitlines()[card.splitlines().index("  try:") + 1], card
+    assert "a size? take it from a shape" not in card
+    assert line in CASES3["reshape_by_a_jnp_product_fixed"] and fixed["error"] is None
+    assert run_cell(shell, CASES3["reshape_by_a_jnp_product_fixed"]).stdout.splitlines() == \
+        fixed["printed"]
+
+
+def test_a_tree_function_jax_removed_is_not_called_jxkernels_gap(shell):
+    """JAX 101's pytrees chapter calls jax.tree_map, which JAX 0.6.0 removed: JAX 0.10.2 says
+    "module 'jax' has no attribute 'tree_map'" (recorded). Under `import jax` the alias added
+    "(jax is jxkernel here: jxkernel has no 'tree_map' yet)", untrue; it keeps JAX's words
+    and names the replacement, which JAX has (recorded) and which runs the page's cell."""
+    from jxkernel.as_jax import REMOVED_IN_0_6, _jax_module
+    from tutorial_notes3_cases import CASES3, REMOVED_TREE_NAMES
+    assert REMOVED_IN_0_6 == REMOVED_TREE_NAMES
+    alias = _jax_module()
+    for name, replacement in REMOVED_TREE_NAMES.items():
+        recorded = JAX3["removed"][name]
+        assert recorded["replacement_callable"], name
+        with pytest.raises(AttributeError) as raised:
+            getattr(alias, name)
+        assert str(raised.value) == \
+            f"{recorded['message']} (JAX 0.6.0 removed jax.{name}: use {replacement})"
+    from ipython_shell import run_cell
+    ran = run_cell(shell, CASES3["tree_map_removed"])     # `jax` is jxkernel itself here
+    assert f"{type(ran.error).__name__}: {ran.error}".replace("'jxkernel'", "'jax'") == \
+        JAX3["cases"]["tree_map_removed"]["error"]
+    assert run_cell(shell, CASES3["tree_map_replaced"]).stdout.splitlines() == \
+        JAX3["cases"]["tree_map_replaced"]["printed"]

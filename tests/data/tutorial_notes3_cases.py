@@ -1,0 +1,40 @@
+"""Cells of JAX 0.10.2's tutorials (docs/tracing.md, JAX 101's pytrees chapter of jax-v0.4.26,
+docs/custom_pytrees.md) where what jxkernel's notebook layer showed was wrong or missing
+(stop 89, docs/seeing_inside.md "JAX's tutorials, cell by cell"), and the fix a card offers
+pasted in. Each case is the page's cell verbatim but its imports (`jax`, `jnp`, `np`, `jit`
+and `functools` are given: jxkernel's in tests/notebook/test_tutorial_notes.py); they run in
+order in one namespace. reference/make_tutorial_notes_reference.py records what JAX printed
+and raised for each (tutorial_notes3_reference.json)."""
+
+CASES3 = {
+    # tracing.md's cell 6: a shape's product made by jnp under jit (JAX's TypeError: "Shapes
+    # must be 1D sequences of concrete values of integer type")
+    "reshape_by_a_jnp_product": (
+        "@jit\n"
+        "def f(x):\n"
+        "  return x.reshape(jnp.array(x.shape).prod())\n"
+        "\n"
+        "x = jnp.ones((2, 3))\n"
+        "f(x)\n"),
+    # the card's rewrite of that line, pasted in its place
+    "reshape_by_a_jnp_product_fixed": (
+        "@jit\n"
+        "def f(x):\n"
+        "  return x.reshape(np.array(x.shape).prod())    # NumPy's: a Python value while tracing\n"
+        "\n"
+        "x = jnp.ones((2, 3))\n"
+        "print(f(x))\n"),
+    # JAX 101's pytrees chapter (jax-v0.4.26): jax.tree_map, gone from jax since 0.6.0
+    "tree_map_removed": (
+        "example_trees = [[1, 'a', object()], (1, (2, 3), ()), [1, {'k1': 2, 'k2': (3, 4)}, 5]]\n"
+        "list_of_lists = [[1, 2, 3], [1, 2], [1, 2, 3, 4]]\n"
+        "jax.tree_map(lambda x: x*2, list_of_lists)\n"),
+    # what the message names instead
+    "tree_map_replaced": "print(jax.tree.map(lambda x: x*2, list_of_lists))\n",
+}
+# the names JAX 0.6.0 removed from jax, and what replaces each (asked of both)
+REMOVED_TREE_NAMES = {"tree_map": "jax.tree.map", "tree_leaves": "jax.tree.leaves",
+                      "tree_structure": "jax.tree.structure",
+                      "tree_transpose": "jax.tree.transpose", "tree_flatten": "jax.tree.flatten",
+                      "tree_unflatten": "jax.tree.unflatten",
+                      "treedef_is_leaf": "jax.tree_util.treedef_is_leaf"}
