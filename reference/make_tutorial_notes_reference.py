@@ -18,6 +18,7 @@ import io
 import json
 import logging
 import os
+import re
 import sys
 
 import jax
@@ -93,7 +94,8 @@ def third():
             try:
                 exec(compile(source, f"<{name}>", "exec"), names)
             except Exception as e:                       # noqa: BLE001  (recorded)
-                error = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+                error = re.sub(r" at 0x[0-9a-f]+", "",     # (a function's address)
+                               f"{type(e).__name__}: {str(e).splitlines()[0]}")
         out["cases"][name] = {"printed": printed.getvalue().splitlines(), "error": error}
     for name, replacement in REMOVED_TREE_NAMES.items():
         try:

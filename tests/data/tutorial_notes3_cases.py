@@ -38,3 +38,36 @@ REMOVED_TREE_NAMES = {"tree_map": "jax.tree.map", "tree_leaves": "jax.tree.leave
                       "tree_transpose": "jax.tree.transpose", "tree_flatten": "jax.tree.flatten",
                       "tree_unflatten": "jax.tree.unflatten",
                       "treedef_is_leaf": "jax.tree_util.treedef_is_leaf"}
+CASES3.update({
+    # custom_pytrees.md's cells 5, 7 (its MyDataclassContainer left out) and 8: a NamedTuple
+    # with a str field passed to jit (JAX's TypeError: "... at path x.name")
+    "named_tuple_with_a_str": (
+        "from typing import NamedTuple, Any\n"
+        "\n"
+        "class MyOtherContainer(NamedTuple):\n"
+        "  name: str\n"
+        "  a: Any\n"
+        "  b: Any\n"
+        "  c: Any\n"
+        "\n"
+        "@jax.jit\n"
+        "def f(x: MyOtherContainer):\n"
+        "  return x.a + x.b\n"
+        "\n"
+        "moc = MyOtherContainer('moc', 1, 2, 3)\n"
+        "y = f(moc)\n"),
+    # the card's class pasted in, then the page's two lines again
+    "named_tuple_with_a_str_fixed": (
+        "import dataclasses, functools\n"
+        "@functools.partial(jax.tree_util.register_dataclass,\n"
+        "                   data_fields=['a', 'b', 'c'], meta_fields=['name'])\n"
+        "@dataclasses.dataclass\n"
+        "class MyOtherContainer:    # in place of the NamedTuple: name static\n"
+        "    name: str\n"
+        "    a: Any\n"
+        "    b: Any\n"
+        "    c: Any\n"
+        "moc = MyOtherContainer('moc', 1, 2, 3)\n"
+        "y = f(moc)\n"
+        "print(y)\n"),
+})

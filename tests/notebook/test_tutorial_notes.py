@@ -204,3 +204,29 @@ def test_a_tree_function_jax_removed_is_not_called_jxkernels_gap(shell):
         JAX3["cases"]["tree_map_removed"]["error"]
     assert run_cell(shell, CASES3["tree_map_replaced"]).stdout.splitlines() == \
         JAX3["cases"]["tree_map_replaced"]["printed"]
+
+
+def test_a_str_in_a_named_tuple_is_made_a_meta_field_of_a_registered_dataclass(shell):
+    """custom_pytrees.md's `f(moc)`, moc a NamedTuple with a str `name`: JAX raises "...
+    passed to the function at path x.name" (recorded). The card said "x.name is inside x: a
+    dict or list cannot be static", untrue of a NamedTuple (hashable), with a comment for a
+    fix. It offers the class as a registered dataclass with name a meta field (the page's own
+    MyDataclassContainer); pasted in, JAX runs the call (3, recorded)."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    recorded, fixed = JAX3["cases"]["named_tuple_with_a_str"], \
+        JAX3["cases"]["named_tuple_with_a_str_fixed"]
+    ran = run_cell(shell, CASES3["named_tuple_with_a_str"])
+    import re
+    said = f"{type(ran.error).__name__}: {str(ran.error).splitlines()[0]}"
+    assert re.sub(r" at 0x[0-9a-f]+", "", said) == recorded["error"]
+    (card,) = ran.shown("jit was given a str")
+    assert "dict or list" not in card
+    assert "x.name is a field of MyOtherContainer, a NamedTuple" in card, card
+    lines = card.splitlines()
+    offered = "\n".join(line[4:] for line in lines[lines.index("  try:") + 1:]
+                        if line.startswith("    "))
+    assert offered in CASES3["named_tuple_with_a_str_fixed"], offered
+    assert fixed["error"] is None
+    assert run_cell(shell, CASES3["named_tuple_with_a_str_fixed"]).stdout.splitlines() == \
+        fixed["printed"]
