@@ -82,21 +82,32 @@ def main():
 
 def third():
     """tests/data/tutorial_notes3_reference.json (stop 89, h-docnotes3): for each case of
-    tutorial_notes3_cases.py, run in order in one namespace, what it printed and what it
-    raised (its type and first line); and JAX's AttributeError for each tree name 0.6.0
+    tutorial_notes3_cases.py, run in order in one namespace, what it printed, what it
+    raised (its type and first line) and how many times each jit compiled, by name; and JAX's AttributeError for each tree name 0.6.0
     removed, with whether its replacement is there."""
     from tutorial_notes3_cases import CASES3, REMOVED_TREE_NAMES
     names, out = {"jax": jax, "jnp": jnp, "np": np, "jit": jax.jit,
                   "functools": functools}, {"jax": jax.__version__, "cases": {}, "removed": {}}
+    logs = []
+
+    class Kept(logging.Handler):
+        def emit(self, record):
+            logs.append(record.getMessage())
+    logging.getLogger("jax").addHandler(Kept(logging.WARNING))
+    jax.config.update("jax_log_compiles", True)
     for name, source in CASES3.items():
         printed, error = io.StringIO(), None
+        logs.clear()
         with contextlib.redirect_stdout(printed):
             try:
                 exec(compile(source, f"<{name}>", "exec"), names)
             except Exception as e:                       # noqa: BLE001  (recorded)
                 error = re.sub(r" at 0x[0-9a-f]+", "",     # (a function's address)
                                f"{type(e).__name__}: {str(e).splitlines()[0]}")
-        out["cases"][name] = {"printed": printed.getvalue().splitlines(), "error": error}
+        compiles = collections.Counter(line[len("Compiling jit("):].split(")")[0]
+                                       for line in logs if line.startswith("Compiling jit("))
+        out["cases"][name] = {"printed": printed.getvalue().splitlines(), "error": error,
+                              "compiles": dict(sorted(compiles.items()))}
     for name, replacement in REMOVED_TREE_NAMES.items():
         try:
             getattr(jax, name)

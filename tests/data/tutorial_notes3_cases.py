@@ -71,3 +71,35 @@ CASES3.update({
         "y = f(moc)\n"
         "print(y)\n"),
 })
+CASES3.update({
+    # JAX 101's 06-parallelism (jax-v0.4.26), cells 1, 2 (on the devices there are: one CPU
+    # device here), 5 and 6: a pmap given a pmap's output compiles its program again
+    "pmap_defs": (
+        "x = np.arange(5)\n"
+        "w = np.array([2., 3., 4.])\n"
+        "\n"
+        "def convolve(x, w):\n"
+        "  output = []\n"
+        "  for i in range(1, len(x)-1):\n"
+        "    output.append(jnp.dot(x[i-1:i+2], w))\n"
+        "  return jnp.array(output)\n"
+        "\n"
+        "n_devices = jax.local_device_count() \n"
+        "xs = np.arange(5 * n_devices).reshape(-1, 5)\n"
+        "ws = np.stack([w] * n_devices)\n"),
+    "pmap_first": "jax.pmap(convolve)(xs, ws)\n",
+    "pmap_of_a_pmaps_output": "jax.pmap(convolve)(xs, jax.pmap(convolve)(xs, ws))\n",
+    # the fix the note offered (ws put on cpu:0 before each call), with a function of its own:
+    # JAX compiles again all the same
+    "pmap_put_first": (
+        "def convolve_put(x, w):\n"
+        "  return convolve(x, w)\n"
+        "ws_put = jax.device_put(ws, jax.devices()[0])\n"
+        "jax.pmap(convolve_put)(xs, ws_put)\n"),
+    "pmap_put_then_a_pmaps_output": (
+        "jax.pmap(convolve_put)(xs, jax.pmap(convolve_put)(xs, ws_put))\n"),
+    # each kind called again: no compile
+    "pmap_both_again": (
+        "jax.pmap(convolve)(xs, ws)\n"
+        "jax.pmap(convolve)(xs, jax.pmap(convolve)(xs, ws))\n"),
+})

@@ -230,3 +230,33 @@ def test_a_str_in_a_named_tuple_is_made_a_meta_field_of_a_registered_dataclass(s
     assert fixed["error"] is None
     assert run_cell(shell, CASES3["named_tuple_with_a_str_fixed"]).stdout.splitlines() == \
         fixed["printed"]
+
+
+def test_a_pmap_given_a_pmaps_output_is_told_as_two_programs_with_nothing_to_fix(shell):
+    """JAX 101's `jax.pmap(convolve)(xs, jax.pmap(convolve)(xs, ws))` after
+    `jax.pmap(convolve)(xs, ws)`: JAX compiles jit(_fun) again (recorded), and the note said
+    so, but offered `w = jax.device_put(w, jax.devices()[0])` before each call: with ws put
+    on cpu:0 first, JAX compiles again all the same (recorded), and each kind called again
+    compiles nothing. The note says the two programs are expected; a device_put first was
+    told "traced before (under grad or vmap ...)", and is told the same now."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    compiles = {name: JAX3["cases"][name]["compiles"].get("_fun", 0)
+                for name in ("pmap_first", "pmap_of_a_pmaps_output", "pmap_put_first",
+                             "pmap_put_then_a_pmaps_output", "pmap_both_again")}
+    assert compiles == {"pmap_first": 1, "pmap_of_a_pmaps_output": 1, "pmap_put_first": 1,
+                        "pmap_put_then_a_pmaps_output": 1, "pmap_both_again": 0}
+    run_cell(shell, CASES3["pmap_defs"])
+    notes = {}
+    for name in compiles:
+        ran = run_cell(shell, CASES3[name])
+        assert ran.error is None, ran.error
+        notes[name] = [t for t in ran.texts if t.startswith("⚙")]
+    assert [name for name, found in notes.items() if found] == \
+        ["pmap_of_a_pmaps_output", "pmap_put_then_a_pmaps_output"]
+    for name in ("pmap_of_a_pmaps_output", "pmap_put_then_a_pmaps_output"):
+        (note,) = notes[name]
+        assert note.startswith("⚙ _fun compiled again (compile #2, at In["), note
+        assert "compile one program each, as JAX's pmap does" in note, note
+        assert "Nothing to fix" in note
+        assert "device_put" not in note and "under grad or vmap" not in note, note
