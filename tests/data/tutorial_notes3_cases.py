@@ -103,3 +103,34 @@ CASES3.update({
         "jax.pmap(convolve)(xs, ws)\n"
         "jax.pmap(convolve)(xs, jax.pmap(convolve)(xs, ws))\n"),
 })
+CASES3.update({
+    # tracing.md's first cell (the NumPy inputs made of ones: what JAX prints is recorded):
+    # three print lines show tracers
+    "three_prints": (
+        "@jit\n"
+        "def f(x, y):\n"
+        "  print(\"Running f():\")\n"
+        "  print(f\"  x = {x}\")\n"
+        "  print(f\"  y = {y}\")\n"
+        "  result = jnp.dot(x + 1, y + 1)\n"
+        "  print(f\"  result = {result}\")\n"
+        "  return result\n"
+        "\n"
+        "x = np.ones((3, 4))\n"
+        "y = np.ones(4)\n"
+        "f(x, y)\n"),
+    # the note's three lines pasted in place of the three prints; two calls
+    "three_prints_fixed": (
+        "@jit\n"
+        "def f(x, y):\n"
+        "  print(\"Running f():\")\n"
+        "  jax.debug.print('  x = {x}', x=x)\n"
+        "  jax.debug.print('  y = {y}', y=y)\n"
+        "  result = jnp.dot(x + 1, y + 1)\n"
+        "  jax.debug.print('  result = {result}', result=result)\n"
+        "  return result\n"
+        "\n"
+        "f(x, y)\n"
+        "f(x, y)\n"
+        "jax.effects_barrier()\n"),
+})

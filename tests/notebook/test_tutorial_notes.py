@@ -260,3 +260,24 @@ def test_a_pmap_given_a_pmaps_output_is_told_as_two_programs_with_nothing_to_fix
         assert "compile one program each, as JAX's pmap does" in note, note
         assert "Nothing to fix" in note
         assert "device_put" not in note and "under grad or vmap" not in note, note
+
+
+def test_each_print_line_that_showed_a_tracer_is_rewritten(shell):
+    """tracing.md's f prints x, y and result while traced (JAX prints three tracers,
+    recorded). The note rewrote the first print alone, leaving two printing tracers; it
+    rewrites each now, and the three lines pasted in print the values on each call, as JAX
+    does (recorded)."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    recorded, fixed = JAX3["cases"]["three_prints"], JAX3["cases"]["three_prints_fixed"]
+    ran = run_cell(shell, CASES3["three_prints"])
+    assert [line for line in ran.stdout.splitlines() if not line.startswith("Out[")] == \
+        recorded["printed"]
+    (note,) = ran.shown("⚠ print ran while tracing")
+    assert "in place of each of your 3 prints that showed a tracer:" in note, note
+    offered = [line.strip().split("    # at In[")[0] for line in note.splitlines()[-3:]]
+    assert offered == [line.strip() for line in CASES3["three_prints_fixed"].splitlines()
+                       if "debug.print" in line], note
+    again = run_cell(shell, CASES3["three_prints_fixed"])
+    assert again.error is None and again.stdout.splitlines() == fixed["printed"]
+    assert not again.shown("⚠")
