@@ -134,3 +134,20 @@ CASES3.update({
         "f(x, y)\n"
         "jax.effects_barrier()\n"),
 })
+CASES3.update({
+    # JAX 101's 02-jitting (jax-v0.4.26), its `%timeit g_inner_jitted_lambda(10, 20)` made
+    # small: a jit made anew inside a function the statement calls, called three times
+    "jit_made_inside_a_called_function": (
+        "x = jnp.arange(4.0)\n"
+        "def g_inner(v):\n"
+        "  return jax.jit(lambda u: u + 1)(v)\n"
+        "for _ in range(3):\n"
+        "  g_inner(x)\n"),
+    # %timeit's fix: the jit made once, outside the function, and called there
+    "jit_made_once_outside_the_function": (
+        "inner_jit = jax.jit(lambda u: u + 1)\n"
+        "def g_inner(v):\n"
+        "  return inner_jit(v)\n"
+        "for _ in range(3):\n"
+        "  g_inner(x)\n"),
+})

@@ -3,6 +3,8 @@ wrong or missing (docs/seeing_inside.md, "JAX's tutorials, cell by cell"): the c
 (tests/data/tutorial_notes_cases.py), the notes' claims held to what JAX computes for calls
 made after them (tutorial_notes_reference.json, reference/make_tutorial_notes_reference.py).
 One in-process shell for the module."""
+import re
+
 import numpy as np
 import pytest
 
@@ -217,7 +219,6 @@ def test_a_str_in_a_named_tuple_is_made_a_meta_field_of_a_registered_dataclass(s
     recorded, fixed = JAX3["cases"]["named_tuple_with_a_str"], \
         JAX3["cases"]["named_tuple_with_a_str_fixed"]
     ran = run_cell(shell, CASES3["named_tuple_with_a_str"])
-    import re
     said = f"{type(ran.error).__name__}: {str(ran.error).splitlines()[0]}"
     assert re.sub(r" at 0x[0-9a-f]+", "", said) == recorded["error"]
     (card,) = ran.shown("jit was given a str")
@@ -281,3 +282,27 @@ def test_each_print_line_that_showed_a_tracer_is_rewritten(shell):
     again = run_cell(shell, CASES3["three_prints_fixed"])
     assert again.error is None and again.stdout.splitlines() == fixed["printed"]
     assert not again.shown("⚠")
+
+
+def test_timeit_of_a_call_that_makes_a_jit_anew_inside_says_where_to_make_it_once(shell):
+    """JAX 101's `%timeit g_inner_jitted_lambda(10, 20)`: the jit is made anew inside the
+    function the statement calls (JAX compiles it on each of 3 calls, recorded). %timeit's
+    line said "make it once before %timeit and time the call of that", which the statement
+    (a call of g) has no jit to do with; it names the function and line now, and the jit
+    made once outside it compiles once for the 3 calls under JAX (recorded)."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    made, once = JAX3["cases"]["jit_made_inside_a_called_function"], \
+        JAX3["cases"]["jit_made_once_outside_the_function"]
+    assert made["compiles"]["<lambda>"] == 3 and once["compiles"] == {"<lambda>": 1}
+    setup = CASES3["jit_made_inside_a_called_function"].split("for _ in")[0]
+    run_cell(shell, setup)
+    said = run_cell(shell, "%timeit -n 3 -r 1 g_inner(x)").stdout
+    line = next(t for t in said.splitlines() if t.startswith("The timed runs compiled too"))
+    assert "(3 compile(s) over 3 timed run(s): <lambda>: a new jit object)" in line, said
+    assert re.search(r"A jit made anew inside g_inner \(at In\[\d+\]:3\) compiles on every "
+                     r"call: make it once, outside it, and call that there\.$", line), line
+    assert "before %timeit" not in line
+    said = run_cell(shell, CASES3["jit_made_once_outside_the_function"].split("for _ in")[0] +
+                    "\n%timeit -n 3 -r 1 g_inner(x)").stdout
+    assert "The timed runs compiled too" not in said, said
