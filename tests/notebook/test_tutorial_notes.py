@@ -179,6 +179,8 @@ def test_a_shape_computed_by_jnp_under_jit_is_fixed_with_numpys_call_on_the_line
     line = "return x.reshape(np.array(x.shape).prod())    # NumPy's: a Python value while tracing"
     assert line in card.splitlines()[card.splitlines().index("  try:") + 1], card
     assert "a size? take it from a shape" not in card
+    assert "fix: It is made from shapes and constants alone" in card and \
+        "jnp operations instead of Python ones" not in card, card
     assert line in CASES3["reshape_by_a_jnp_product_fixed"] and fixed["error"] is None
     assert run_cell(shell, CASES3["reshape_by_a_jnp_product_fixed"]).stdout.splitlines() == \
         fixed["printed"]

@@ -167,6 +167,10 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     elif static:
         fix = (f"Make the argument static ({_static_how(origin)}), so Python "
                "sees its value; sizes can come from shapes (x.shape), which are static.")
+    elif rewrite == _numpy_for_constants(where, _user_frame(exc), origin) and rewrite:
+        fix = ("It is made from shapes and constants alone, which are Python values under "
+               "jit, but by jnp operations, which trace them: NumPy's (np.prod(x.shape)) "
+               "compute it in Python while tracing, a concrete value.")
     else:
         fix = ("Keep the value traced: jnp operations instead of Python ones (x.astype(int) "
                "instead of int(x)); sizes must come from shapes (x.shape), which are static "
