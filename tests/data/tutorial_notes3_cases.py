@@ -151,3 +151,26 @@ CASES3.update({
         "for _ in range(3):\n"
         "  g_inner(x)\n"),
 })
+CASES3.update({
+    # custom_pytrees.md's cells 0 and 1: tree.map over a list of an unregistered class
+    "special_unregistered": (
+        "class Special(object):\n"
+        "  def __init__(self, x, y):\n"
+        "    self.x = x\n"
+        "    self.y = y\n"
+        "\n"
+        "jax.tree.map(lambda x: x + 1,\n"
+        "  [\n"
+        "    Special(0, 1),\n"
+        "    Special(2, 4)\n"
+        "  ])\n"),
+    # the card's line, then the call again
+    "special_registered": (
+        "jax.tree_util.register_dataclass(Special, data_fields=['x', 'y'], meta_fields=[])\n"
+        "out = jax.tree.map(lambda x: x + 1,\n"
+        "  [\n"
+        "    Special(0, 1),\n"
+        "    Special(2, 4)\n"
+        "  ])\n"
+        "print([(s.x, s.y) for s in out])\n"),
+})

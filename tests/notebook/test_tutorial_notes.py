@@ -308,3 +308,26 @@ def test_timeit_of_a_call_that_makes_a_jit_anew_inside_says_where_to_make_it_onc
     said = run_cell(shell, CASES3["jit_made_once_outside_the_function"].split("for _ in")[0] +
                     "\n%timeit -n 3 -r 1 g_inner(x)").stdout
     assert "The timed runs compiled too" not in said, said
+
+
+def test_an_unregistered_class_cards_rewrite_is_whole_lines(shell):
+    """custom_pytrees.md's jax.tree.map over Specials, its call written over five lines: JAX
+    raises "unsupported operand type(s) for +: 'Special' and 'int'" (recorded). The card's
+    code ended with the call's first line alone, `jax.tree.map(lambda x: x + 1,`, which does
+    not run pasted; it says to run the call again now, and the registration line with the
+    call after it gives JAX's Specials (recorded)."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    recorded, fixed = JAX3["cases"]["special_unregistered"], JAX3["cases"]["special_registered"]
+    ran = run_cell(shell, CASES3["special_unregistered"])
+    assert f"{type(ran.error).__name__}: {ran.error}" == recorded["error"]
+    (card,) = ran.shown("Special is not a registered pytree")
+    lines = card.splitlines()
+    offered = [line.strip() for line in lines[lines.index("  try:") + 1:]
+               if line.startswith("    ")]
+    assert offered == ["jax.tree_util.register_dataclass(Special, data_fields=['x', 'y'], "
+                       "meta_fields=[])    # once, after class Special",
+                       "# then your call again, as it is"], card
+    assert offered[0].split("    #")[0] in CASES3["special_registered"]
+    assert run_cell(shell, CASES3["special_registered"]).stdout.splitlines() == \
+        fixed["printed"]
