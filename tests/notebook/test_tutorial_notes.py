@@ -173,8 +173,7 @@ def test_a_shape_computed_by_jnp_under_jit_is_fixed_with_numpys_call_on_the_line
     recorded, fixed = JAX3["cases"]["reshape_by_a_jnp_product"], \
         JAX3["cases"]["reshape_by_a_jnp_product_fixed"]
     ran = run_cell(shell, CASES3["reshape_by_a_jnp_product"])
-    assert f"{type(ran.error).__name__}: {str(ran.error).splitlines()[0]}".replace(
-        "(JitTracer(int32[]),)", "[JitTracer(int32[])]") == recorded["error"]
+    assert f"{type(ran.error).__name__}: {str(ran.error).splitlines()[0]}" == recorded["error"]
     (card,) = ran.shown("A Python value was needed from a traced array")
     line = "return x.reshape(np.array(x.shape).prod())    # NumPy's: a Python value while tracing"
     assert line in card.splitlines()[card.splitlines().index("  try:") + 1], card
