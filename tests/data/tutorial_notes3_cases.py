@@ -174,3 +174,32 @@ CASES3.update({
         "  ])\n"
         "print([(s.x, s.y) for s in out])\n"),
 })
+CASES3.update({
+    # JAX 101's 02-jitting (jax-v0.4.26), g_inner_jitted_partial called once, its loop made
+    # 3 passes: a partial binding nothing, jitted anew in each pass
+    "jit_of_a_partial_binding_nothing": (
+        "from functools import partial\n"
+        "\n"
+        "def unjitted_loop_body(prev_i):\n"
+        "  return prev_i + 1\n"
+        "\n"
+        "def g_inner_jitted_partial(x, n):\n"
+        "  i = 0\n"
+        "  while i < n:\n"
+        "    # Don't do this! each time the partial returns\n"
+        "    # a function with different hash\n"
+        "    i = jax.jit(partial(unjitted_loop_body))(i)\n"
+        "  return x + i\n"
+        "\n"
+        "print(g_inner_jitted_partial(10, 3))\n"),
+    # the note's two lines in place of the partial's
+    "jit_of_a_partial_binding_nothing_fixed": (
+        "def g_inner_jitted_partial(x, n):\n"
+        "  i = 0\n"
+        "  unjitted_loop_body_jit = jax.jit(unjitted_loop_body)\n"
+        "  while i < n:\n"
+        "    i = unjitted_loop_body_jit(i)\n"
+        "  return x + i\n"
+        "\n"
+        "print(g_inner_jitted_partial(10, 3))\n"),
+})

@@ -330,3 +330,30 @@ def test_an_unregistered_class_cards_rewrite_is_whole_lines(shell):
     assert offered[0].split("    #")[0] in CASES3["special_registered"]
     assert run_cell(shell, CASES3["special_registered"]).stdout.splitlines() == \
         fixed["printed"]
+
+
+def test_a_jit_of_a_partial_binding_nothing_is_not_told_to_pass_what_it_bound(shell):
+    """JAX 101's g_inner_jitted_partial: `jax.jit(partial(unjitted_loop_body))(i)` in a
+    loop, a partial binding nothing (JAX compiles it on each of 3 passes, recorded). The
+    note's fix said "pass what the partial bound in the call", and it bound nothing; it says
+    to call the jit made once, whose two lines pasted compile once under JAX (recorded)."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    made, fixed = JAX3["cases"]["jit_of_a_partial_binding_nothing"], \
+        JAX3["cases"]["jit_of_a_partial_binding_nothing_fixed"]
+    assert made["compiles"]["unjitted_loop_body"] == 3
+    assert fixed["compiles"] == {"unjitted_loop_body": 1} and fixed["printed"] == made["printed"]
+    ran = run_cell(shell, CASES3["jit_of_a_partial_binding_nothing"])
+    assert ran.stdout.splitlines() == made["printed"]
+    (note,) = ran.notes
+    text = note["text/plain"]
+    assert text.startswith("⚙ unjitted_loop_body compiled again ×2 (a new jit object"), text
+    assert "call that (this partial binds nothing)" in text, text
+    assert "pass what the partial bound" not in text
+    lines = [line.strip().split("    # ")[0] for line in text.splitlines()
+             if "unjitted_loop_body_jit" in line]
+    assert lines == ["unjitted_loop_body_jit = jax.jit(unjitted_loop_body)",
+                     "i = unjitted_loop_body_jit(i)"], text
+    assert all(line in CASES3["jit_of_a_partial_binding_nothing_fixed"] for line in lines)
+    again = run_cell(shell, CASES3["jit_of_a_partial_binding_nothing_fixed"])
+    assert again.stdout.splitlines() == fixed["printed"] and not again.notes
