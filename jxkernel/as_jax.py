@@ -32,6 +32,15 @@ from .version import jax_version, jax_version_info
 ENVIRONMENT_VARIABLE = "JXKERNEL_AS_JAX"
 
 
+# the tree functions JAX 0.6.0 removed from `jax` (JAX 0.10.2's CHANGELOG, "Several
+# previously-deprecated APIs have been removed"), with what replaces each: pages written
+# before (JAX 101's pytrees chapter: jax.tree_map) meet JAX's bare "has no attribute" there
+REMOVED_IN_0_6 = {"tree_map": "jax.tree.map", "tree_leaves": "jax.tree.leaves",
+                  "tree_structure": "jax.tree.structure", "tree_transpose": "jax.tree.transpose",
+                  "tree_flatten": "jax.tree.flatten", "tree_unflatten": "jax.tree.unflatten",
+                  "treedef_is_leaf": "jax.tree_util.treedef_is_leaf"}
+
+
 def _jax_module() -> types.ModuleType:
     """The module `import jax` gives: JAX's version, everything else from jxkernel."""
     jxkernel = sys.modules["jxkernel"]     # this module's own package: imported before it
@@ -50,6 +59,10 @@ def _jax_module() -> types.ModuleType:
             except AttributeError:
                 if name in jxkernel.REMOVED:     # JAX's own message for a name it removed
                     raise
+                if name in REMOVED_IN_0_6:       # not jxkernel's gap: JAX has none either
+                    raise AttributeError(f"module 'jax' has no attribute {name!r} (JAX 0.6.0 "
+                                         f"removed jax.{name}: use {REMOVED_IN_0_6[name]})"
+                                         ) from None
                 raise AttributeError(f"module 'jax' has no attribute {name!r} (jax is jxkernel "
                                      f"here: jxkernel has no {name!r} yet)") from None
 

@@ -3,6 +3,8 @@ the tests):
 
     .venv-jax/bin/python reference/make_tutorial_notes_reference.py
 
+(third(): tutorial_notes3_reference.json, the third list's cases, stop 89.)
+
 For each case of tests/data/tutorial_notes_cases.py (a cell of JAX's tutorials, verbatim):
 what it printed, the value of each of its CHECKS (calls made after it) as a list, JAX's
 tracing-cache misses other than a first trace's (jax_explain_cache_misses), how many were
@@ -16,6 +18,7 @@ import io
 import json
 import logging
 import os
+import re
 import sys
 
 import jax
@@ -77,5 +80,47 @@ def main():
         f.write("\n")
 
 
+def third():
+    """tests/data/tutorial_notes3_reference.json (stop 89, h-docnotes3): for each case of
+    tutorial_notes3_cases.py, run in order in one namespace, what it printed, what it
+    raised (its type and first line) and how many times each jit compiled, by name; and JAX's AttributeError for each tree name 0.6.0
+    removed, with whether its replacement is there."""
+    from tutorial_notes3_cases import CASES3, REMOVED_TREE_NAMES
+    names, out = {"jax": jax, "jnp": jnp, "np": np, "jit": jax.jit,
+                  "functools": functools}, {"jax": jax.__version__, "cases": {}, "removed": {}}
+    logs = []
+
+    class Kept(logging.Handler):
+        def emit(self, record):
+            logs.append(record.getMessage())
+    logging.getLogger("jax").addHandler(Kept(logging.WARNING))
+    jax.config.update("jax_log_compiles", True)
+    for name, source in CASES3.items():
+        printed, error = io.StringIO(), None
+        logs.clear()
+        with contextlib.redirect_stdout(printed):
+            try:
+                exec(compile(source, f"<{name}>", "exec"), names)
+            except Exception as e:                       # noqa: BLE001  (recorded)
+                error = re.sub(r" at 0x[0-9a-f]+", "",     # (a function's address)
+                               f"{type(e).__name__}: {str(e).splitlines()[0]}")
+        compiles = collections.Counter(line[len("Compiling jit("):].split(")")[0]
+                                       for line in logs if line.startswith("Compiling jit("))
+        out["cases"][name] = {"printed": printed.getvalue().splitlines(), "error": error,
+                              "compiles": dict(sorted(compiles.items()))}
+    for name, replacement in REMOVED_TREE_NAMES.items():
+        try:
+            getattr(jax, name)
+            message = None
+        except AttributeError as e:
+            message = str(e)
+        out["removed"][name] = {"message": message,
+                                "replacement_callable": callable(eval(replacement, names))}
+    with open(os.path.join(DATA, "tutorial_notes3_reference.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
 if __name__ == "__main__":
     main()
+    third()

@@ -33,6 +33,11 @@ NEXT = ["gradient-checkpointing", "external-callbacks", "higher-order",   # stop
         "jax-primitives"]
 DEEPER = ["notebooks/shard_map", "notebooks/Writing_custom_interpreters_in_Jax",  # stop 89,
           "autodidax2_part1", "autodidax"]                                        # h-docnotes4
+THIRD = ["tracing", "jaxpr", "jax-101/01-jax-basics", "jax-101/02-jitting",  # stop 89, h-docnotes3
+         "jax-101/03-vectorization", "jax-101/04-advanced-autodiff", "jax-101/05-random-numbers",
+         "jax-101/05.1-pytrees", "jax-101/06-parallelism", "jax-101/07-state", "custom_pytrees",
+         "complex-differentiation", "array_refs", "notebooks/convolutions",
+         "notebooks/autodiff_remat"]
 
 
 def _file(out, side, page):
@@ -46,9 +51,11 @@ def cells(out, mirror=None):
     sys.path.insert(0, ROOT)
     from conformance.docs import pages
     source, found = pages.GitSource(mirror), {}
-    for page in PAGES + NEXT + DEEPER:
+    jax_101 = source.last_tag_with("docs/jax-101")     # gone from 0.10.2: read as pages.py does
+    for page in PAGES + NEXT + DEEPER + THIRD:
+        tag = jax_101 if page.startswith("jax-101/") else pages.TAG
         found[page] = [{"index": c.index, "code": c.code, "skip": "skip-execution" in c.tags}
-                       for c in pages.parse_myst(source.read(pages.TAG, f"docs/{page}.md"))]
+                       for c in pages.parse_myst(source.read(tag, f"docs/{page}.md"))]
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "cells.json"), "w") as f:
         json.dump(found, f)

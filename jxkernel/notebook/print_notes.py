@@ -63,6 +63,14 @@ def cell_note(told: set | None = None) -> Note | None:
     own = print_fix(linecache.getline(file, line).strip())
     fix = (f", in place of your print:\n  {own}" if own else
            ":\n  jax.debug.print(\"x = {}\", x)    # x: the value to print")
+    # tracing.md's f prints x, y and result: each line that printed a tracer, rewritten
+    # (the first alone left the learner's other two printing tracers)
+    lines = list(dict.fromkeys((f, n) for f, n, _ in printed))
+    rewritten = [(print_fix(linecache.getline(f, n).strip()), source_label(_Site(f, n)))
+                 for f, n in lines]
+    if own and len(lines) > 1 and all(code for code, _ in rewritten):
+        fix = (f", in place of each of your {len(lines)} prints that showed a tracer:\n" +
+               "\n".join(f"  {code}    # at {where}" for code, where in rewritten))
     return Note(
         f"⚠ print ran while tracing (at {at}): it showed {text}, {what}",
         body=(f"A Python print inside a traced function sees tracers: {when}. To print the "

@@ -130,7 +130,9 @@ def _compute_newshape(arr_shape: tuple, newshape) -> tuple:
     dims = tuple(newshape) if isinstance(newshape, (list, tuple)) else (newshape,)
     for d in dims:              # a traced size: JAX's plain TypeError, not __index__'s error
         if isinstance(d, Tracer) and d.to_concrete_value() is None:
-            raise shape_error(dims, d)
+            # as JAX's message shows it: a list, a tuple, or a lone size wrapped in a list
+            # (tracing.md's x.reshape(jnp.array(x.shape).prod()): "got [JitTracer(int32[])]")
+            raise shape_error(dims if isinstance(newshape, tuple) else list(dims), d)
     # lax's canonicalize_shape: JAX's words for a size that is no integer, the shape as
     # given (jnp.reshape wraps a lone size in a list, as JAX's: "got [3.0]")
     newshape = lax.shapes.canonicalize_shape(

@@ -293,6 +293,31 @@ REUSED_TRACE = ("traced before (under grad or vmap, inside another traced functi
                 "eval_shape, .lower or jax.export): compiled now, without tracing again")
 
 
+# pmap's jit of `_fun` (the one jit marked `_logs_no_miss`) compiled again for where its
+# arguments were: JAX 0.10.2 compiles one program for arguments pmap lays out over its devices
+# itself (a NumPy array, or one put on a device) and one for arguments laid out there already
+# (a pmap's output), whichever came first, and putting them on one device saves nothing
+# (JAX 101's `jax.pmap(convolve)(xs, jax.pmap(convolve)(xs, ws))`; tutorial_notes3_cases.py)
+PMAP_LAYOUT = (
+    "a pmap's output (laid out over pmap's devices already) and an array pmap lays out there "
+    "itself (a NumPy array, or one on a single device) compile one program each, as JAX's "
+    "pmap does: the same trace, compiled again. Nothing to fix: later calls of either kind "
+    "reuse their program (putting an argument on one device first does not save it).")
+
+
+def _pmap_layout(reason, changes):
+    """A pmap's placement-only compile (its arguments committed on one side, or the trace
+    reused): its reason and changes said as PMAP_LAYOUT, the committed changes' fix too."""
+    if reason == REUSED_TRACE:
+        return f"compiled again for its arguments' layout: {PMAP_LAYOUT}", changes
+    if not changes or not all(_placement(c) for c in changes):
+        return reason, changes
+    changes = tuple(dataclasses.replace(c, fix=PMAP_LAYOUT[0].upper() + PMAP_LAYOUT[1:],
+                                        snippet="") if c.kind == "committed" else c
+                    for c in changes)
+    return reason, changes
+
+
 def compiled(miss: Miss, phases, backend: str, traced: bool = True,
              traced_at=None) -> CompileEvent:
     """The event of a jit cache miss that compiled: why, against the nearest earlier
@@ -305,6 +330,8 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
         # (a jit of other options reusing another's trace keeps its cause: the options; a
         # program for another device or other committed arguments, its placement)
         reason, changes = REUSED_TRACE, ()
+    if getattr(miss.jitted, "_logs_no_miss", False) and closest is not None:
+        reason, changes = _pmap_layout(reason, changes)
     if _record.logged():    # a tool's compile (a workshop check's) is not the user's: the
         _remember(miss, new)  # explanations name only what the log shows
     jitted = miss.jitted

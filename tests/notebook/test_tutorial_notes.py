@@ -4,6 +4,8 @@ wrong or missing (docs/seeing_inside.md, "JAX's tutorials, cell by cell"): the c
 made after them (tutorial_notes_reference.json, reference/make_tutorial_notes_reference.py).
 One in-process shell for the module; shard_map's mesh cells run in a subprocess of 8 CPU
 devices (tests/data/tutorial_mesh_cases.py, reference/make_tutorial_mesh_reference.py)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -224,3 +226,204 @@ def test_a_mesh_set_by_a_call_of_set_mesh_is_not_told_as_a_with_block(mesh_runs)
     assert fix.startswith("The call ran under a mesh jax.set_mesh set (called, or as a `with` "
                           "block), and compiled with no mesh set before"), fix
     assert "· fix: Make the calls under the same mesh" in line, line
+
+
+# ---- stop 89 (h-docnotes3): tracing, jaxpr, JAX 101, custom_pytrees, complex-differentiation,
+# array_refs, convolutions, autodiff_remat (THIRD in scripts/tutorial_notes.py)
+JAX3 = locations.recorded("tutorial_notes3_reference.json")
+
+
+def test_a_shape_computed_by_jnp_under_jit_is_fixed_with_numpys_call_on_the_line(shell):
+    """tracing.md's `x.reshape(jnp.array(x.shape).prod())` under jit: JAX raises the same
+    TypeError (recorded). The card said only "# a size? take it from a shape (n =
+    x.shape[0])"; it offers the line with jnp's calls on shapes made NumPy's now, which JAX
+    runs ("[1. 1. 1. 1. 1. 1.]", recorded: the page's own fix, np.prod(x.shape), in words)."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    recorded, fixed = JAX3["cases"]["reshape_by_a_jnp_product"], \
+        JAX3["cases"]["reshape_by_a_jnp_product_fixed"]
+    ran = run_cell(shell, CASES3["reshape_by_a_jnp_product"])
+    assert f"{type(ran.error).__name__}: {str(ran.error).splitlines()[0]}" == recorded["error"]
+    (card,) = ran.shown("A Python value was needed from a traced array")
+    line = "return x.reshape(np.array(x.shape).prod())    # NumPy's: a Python value while tracing"
+    assert line in card.splitlines()[card.splitlines().index("  try:") + 1], card
+    assert "a size? take it from a shape" not in card
+    assert "fix: It is made from shapes and constants alone" in card and \
+        "jnp operations instead of Python ones" not in card, card
+    assert line in CASES3["reshape_by_a_jnp_product_fixed"] and fixed["error"] is None
+    assert run_cell(shell, CASES3["reshape_by_a_jnp_product_fixed"]).stdout.splitlines() == \
+        fixed["printed"]
+
+
+def test_a_tree_function_jax_removed_is_not_called_jxkernels_gap(shell):
+    """JAX 101's pytrees chapter calls jax.tree_map, which JAX 0.6.0 removed: JAX 0.10.2 says
+    "module 'jax' has no attribute 'tree_map'" (recorded). Under `import jax` the alias added
+    "(jax is jxkernel here: jxkernel has no 'tree_map' yet)", untrue; it keeps JAX's words
+    and names the replacement, which JAX has (recorded) and which runs the page's cell."""
+    from jxkernel.as_jax import REMOVED_IN_0_6, _jax_module
+    from tutorial_notes3_cases import CASES3, REMOVED_TREE_NAMES
+    assert REMOVED_IN_0_6 == REMOVED_TREE_NAMES
+    alias = _jax_module()
+    for name, replacement in REMOVED_TREE_NAMES.items():
+        recorded = JAX3["removed"][name]
+        assert recorded["replacement_callable"], name
+        with pytest.raises(AttributeError) as raised:
+            getattr(alias, name)
+        assert str(raised.value) == \
+            f"{recorded['message']} (JAX 0.6.0 removed jax.{name}: use {replacement})"
+    from ipython_shell import run_cell
+    ran = run_cell(shell, CASES3["tree_map_removed"])     # `jax` is jxkernel itself here
+    assert f"{type(ran.error).__name__}: {ran.error}".replace("'jxkernel'", "'jax'") == \
+        JAX3["cases"]["tree_map_removed"]["error"]
+    assert run_cell(shell, CASES3["tree_map_replaced"]).stdout.splitlines() == \
+        JAX3["cases"]["tree_map_replaced"]["printed"]
+
+
+def test_a_str_in_a_named_tuple_is_made_a_meta_field_of_a_registered_dataclass(shell):
+    """custom_pytrees.md's `f(moc)`, moc a NamedTuple with a str `name`: JAX raises "...
+    passed to the function at path x.name" (recorded). The card said "x.name is inside x: a
+    dict or list cannot be static", untrue of a NamedTuple (hashable), with a comment for a
+    fix. It offers the class as a registered dataclass with name a meta field (the page's own
+    MyDataclassContainer); pasted in, JAX runs the call (3, recorded)."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    recorded, fixed = JAX3["cases"]["named_tuple_with_a_str"], \
+        JAX3["cases"]["named_tuple_with_a_str_fixed"]
+    ran = run_cell(shell, CASES3["named_tuple_with_a_str"])
+    said = f"{type(ran.error).__name__}: {str(ran.error).splitlines()[0]}"
+    assert re.sub(r" at 0x[0-9a-f]+", "", said) == recorded["error"]
+    (card,) = ran.shown("jit was given a str")
+    assert "dict or list" not in card
+    assert "x.name is a field of MyOtherContainer, a NamedTuple" in card, card
+    lines = card.splitlines()
+    offered = "\n".join(line[4:] for line in lines[lines.index("  try:") + 1:]
+                        if line.startswith("    "))
+    assert offered in CASES3["named_tuple_with_a_str_fixed"], offered
+    assert fixed["error"] is None
+    assert run_cell(shell, CASES3["named_tuple_with_a_str_fixed"]).stdout.splitlines() == \
+        fixed["printed"]
+
+
+def test_a_pmap_given_a_pmaps_output_is_told_as_two_programs_with_nothing_to_fix(shell):
+    """JAX 101's `jax.pmap(convolve)(xs, jax.pmap(convolve)(xs, ws))` after
+    `jax.pmap(convolve)(xs, ws)`: JAX compiles jit(_fun) again (recorded), and the note said
+    so, but offered `w = jax.device_put(w, jax.devices()[0])` before each call: with ws put
+    on cpu:0 first, JAX compiles again all the same (recorded), and each kind called again
+    compiles nothing. The note says the two programs are expected; a device_put first was
+    told "traced before (under grad or vmap ...)", and is told the same now."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    compiles = {name: JAX3["cases"][name]["compiles"].get("_fun", 0)
+                for name in ("pmap_first", "pmap_of_a_pmaps_output", "pmap_put_first",
+                             "pmap_put_then_a_pmaps_output", "pmap_both_again")}
+    assert compiles == {"pmap_first": 1, "pmap_of_a_pmaps_output": 1, "pmap_put_first": 1,
+                        "pmap_put_then_a_pmaps_output": 1, "pmap_both_again": 0}
+    run_cell(shell, CASES3["pmap_defs"])
+    notes = {}
+    for name in compiles:
+        ran = run_cell(shell, CASES3[name])
+        assert ran.error is None, ran.error
+        notes[name] = [t for t in ran.texts if t.startswith("⚙")]
+    assert [name for name, found in notes.items() if found] == \
+        ["pmap_of_a_pmaps_output", "pmap_put_then_a_pmaps_output"]
+    for name in ("pmap_of_a_pmaps_output", "pmap_put_then_a_pmaps_output"):
+        (note,) = notes[name]
+        assert note.startswith("⚙ _fun compiled again (compile #2, at In["), note
+        assert "compile one program each, as JAX's pmap does" in note, note
+        assert "Nothing to fix" in note
+        assert "device_put" not in note and "under grad or vmap" not in note, note
+
+
+def test_each_print_line_that_showed_a_tracer_is_rewritten(shell):
+    """tracing.md's f prints x, y and result while traced (JAX prints three tracers,
+    recorded). The note rewrote the first print alone, leaving two printing tracers; it
+    rewrites each now, and the three lines pasted in print the values on each call, as JAX
+    does (recorded)."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    recorded, fixed = JAX3["cases"]["three_prints"], JAX3["cases"]["three_prints_fixed"]
+    ran = run_cell(shell, CASES3["three_prints"])
+    assert [line for line in ran.stdout.splitlines() if not line.startswith("Out[")] == \
+        recorded["printed"]
+    (note,) = ran.shown("⚠ print ran while tracing")
+    assert "in place of each of your 3 prints that showed a tracer:" in note, note
+    offered = [line.strip().split("    # at In[")[0] for line in note.splitlines()[-3:]]
+    assert offered == [line.strip() for line in CASES3["three_prints_fixed"].splitlines()
+                       if "debug.print" in line], note
+    again = run_cell(shell, CASES3["three_prints_fixed"])
+    assert again.error is None and again.stdout.splitlines() == fixed["printed"]
+    assert not again.shown("⚠")
+
+
+def test_timeit_of_a_call_that_makes_a_jit_anew_inside_says_where_to_make_it_once(shell):
+    """JAX 101's `%timeit g_inner_jitted_lambda(10, 20)`: the jit is made anew inside the
+    function the statement calls (JAX compiles it on each of 3 calls, recorded). %timeit's
+    line said "make it once before %timeit and time the call of that", which the statement
+    (a call of g) has no jit to do with; it names the function and line now, and the jit
+    made once outside it compiles once for the 3 calls under JAX (recorded)."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    made, once = JAX3["cases"]["jit_made_inside_a_called_function"], \
+        JAX3["cases"]["jit_made_once_outside_the_function"]
+    assert made["compiles"]["<lambda>"] == 3 and once["compiles"] == {"<lambda>": 1}
+    setup = CASES3["jit_made_inside_a_called_function"].split("for _ in")[0]
+    run_cell(shell, setup)
+    said = run_cell(shell, "%timeit -n 3 -r 1 g_inner(x)").stdout
+    line = next(t for t in said.splitlines() if t.startswith("The timed runs compiled too"))
+    assert "(3 compile(s) over 3 timed run(s): <lambda>: a new jit object)" in line, said
+    assert re.search(r"A jit made anew inside g_inner \(at In\[\d+\]:3\) compiles on every "
+                     r"call: make it once, outside it, and call that there\.$", line), line
+    assert "before %timeit" not in line
+    said = run_cell(shell, CASES3["jit_made_once_outside_the_function"].split("for _ in")[0] +
+                    "\n%timeit -n 3 -r 1 g_inner(x)").stdout
+    assert "The timed runs compiled too" not in said, said
+
+
+def test_an_unregistered_class_cards_rewrite_is_whole_lines(shell):
+    """custom_pytrees.md's jax.tree.map over Specials, its call written over five lines: JAX
+    raises "unsupported operand type(s) for +: 'Special' and 'int'" (recorded). The card's
+    code ended with the call's first line alone, `jax.tree.map(lambda x: x + 1,`, which does
+    not run pasted; it says to run the call again now, and the registration line with the
+    call after it gives JAX's Specials (recorded)."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    recorded, fixed = JAX3["cases"]["special_unregistered"], JAX3["cases"]["special_registered"]
+    ran = run_cell(shell, CASES3["special_unregistered"])
+    assert f"{type(ran.error).__name__}: {ran.error}" == recorded["error"]
+    (card,) = ran.shown("Special is not a registered pytree")
+    lines = card.splitlines()
+    offered = [line.strip() for line in lines[lines.index("  try:") + 1:]
+               if line.startswith("    ")]
+    assert offered == ["jax.tree_util.register_dataclass(Special, data_fields=['x', 'y'], "
+                       "meta_fields=[])    # once, after class Special",
+                       "# then your call again, as it is"], card
+    assert offered[0].split("    #")[0] in CASES3["special_registered"]
+    assert run_cell(shell, CASES3["special_registered"]).stdout.splitlines() == \
+        fixed["printed"]
+
+
+def test_a_jit_of_a_partial_binding_nothing_is_not_told_to_pass_what_it_bound(shell):
+    """JAX 101's g_inner_jitted_partial: `jax.jit(partial(unjitted_loop_body))(i)` in a
+    loop, a partial binding nothing (JAX compiles it on each of 3 passes, recorded). The
+    note's fix said "pass what the partial bound in the call", and it bound nothing; it says
+    to call the jit made once, whose two lines pasted compile once under JAX (recorded)."""
+    from ipython_shell import run_cell
+    from tutorial_notes3_cases import CASES3
+    made, fixed = JAX3["cases"]["jit_of_a_partial_binding_nothing"], \
+        JAX3["cases"]["jit_of_a_partial_binding_nothing_fixed"]
+    assert made["compiles"]["unjitted_loop_body"] == 3
+    assert fixed["compiles"] == {"unjitted_loop_body": 1} and fixed["printed"] == made["printed"]
+    ran = run_cell(shell, CASES3["jit_of_a_partial_binding_nothing"])
+    assert ran.stdout.splitlines() == made["printed"]
+    (note,) = ran.notes
+    text = note["text/plain"]
+    assert text.startswith("⚙ unjitted_loop_body compiled again ×2 (a new jit object"), text
+    assert "call that (this partial binds nothing)" in text, text
+    assert "pass what the partial bound" not in text
+    lines = [line.strip().split("    # ")[0] for line in text.splitlines()
+             if "unjitted_loop_body_jit" in line]
+    assert lines == ["unjitted_loop_body_jit = jax.jit(unjitted_loop_body)",
+                     "i = unjitted_loop_body_jit(i)"], text
+    assert all(line in CASES3["jit_of_a_partial_binding_nothing_fixed"] for line in lines)
+    again = run_cell(shell, CASES3["jit_of_a_partial_binding_nothing_fixed"])
+    assert again.stdout.splitlines() == fixed["printed"] and not again.notes

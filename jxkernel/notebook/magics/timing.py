@@ -15,7 +15,7 @@ from IPython.core.magics.execution import TimeitTemplateFiller
 
 from ...core import compile_record
 from .. import compile_notes, funcview, timeit
-from ..display import show
+from ..display import show, source_label
 from ...views import timing as jx_timing
 from ...xla import client
 from .base import JxMagicsBase
@@ -104,10 +104,22 @@ def compiled_in_timing(events, result, calibrated: bool = False) -> str:
         extra = calibration_runs(result.loops)
         over = (f" over {runs + extra:,} run(s) of the statement: {runs:,} timed, {extra:,} "
                 f"by %timeit's choice of the loop count")
+    fix = ("A jit made anew in the statement (jax.jit(lambda ...) or jax.jit(g) of a function "
+           "defined there) compiles on every call: make it once before %timeit and time the "
+           "call of that.")
+    # made anew inside a function the statement calls (JAX 101's `%timeit
+    # g_inner_jitted_partial(10, 20)`, its jit(partial(...)) made in g's loop): no jit of
+    # the statement's to make once before %timeit
+    inside = [e.call_site for e in mine if getattr(e.call_site, "file", None) and
+              not e.call_site.file.startswith("<magic-timeit>") and
+              getattr(e.call_site, "function", "").isidentifier()]
+    if mine and len(inside) == len(mine):
+        where = list(dict.fromkeys(f"{c.function} (at {source_label(c)})" for c in inside))
+        fix = (f"A jit made anew inside {' and '.join(where[:2])} compiles on every call: "
+               f"make it once, outside {'those functions' if len(where) > 1 else 'it'}, and "
+               f"call that there.")
     return (f"The timed runs compiled too ({len(compiles):,} compile(s){over}: {named}), so the "
-            f"time above includes compiling. A jit made anew in the statement (jax.jit(lambda "
-            f"...) or jax.jit(g) of a function defined there) compiles on every call: make it "
-            f"once before %timeit and time the call of that.")
+            f"time above includes compiling. {fix}")
 
 
 @magics_class

@@ -4,6 +4,7 @@ or tree_map, which passes the whole object to the function as one leaf (the func
 error, `v * 2` of a Box). jit's is the not-an-array card (static.py)."""
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 
@@ -129,8 +130,20 @@ def _unregistered_object_card(exc, where, called_from) -> ErrorCard:
                   f"(Or @jax.tree_util.register_pytree_node_class on {kind}, with "
                   f"tree_flatten and tree_unflatten methods.)"))
         rewrite = f"{register}    # once, after class {kind}"
-    if where and where.get("code"):
-        rewrite += "\n" + (called_from or where)["code"]
+    line = (called_from or where or {}).get("code")
+    if line and _parses(line):
+        rewrite += "\n" + line
+    elif line:          # the first line of a longer call (custom_pytrees' jax.tree.map(f,
+        rewrite += "\n# then your call again, as it is"      # [...]) over four lines)
     return ErrorCard(
         "unregistered-class", f"{kind} is not a registered pytree", why=why, fix=fix,
         rewrite=rewrite, docs=_DOCS)
+
+
+def _parses(line: str) -> bool:
+    """Whether the user's line is a statement of its own (not the first of several)."""
+    try:
+        ast.parse(line)
+    except SyntaxError:
+        return False
+    return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import re
 
 from ...transforms.jit.args import python_value_of
@@ -282,6 +283,13 @@ def _not_an_array_card(exc, where, called_from) -> ErrorCard:
         fix = (f"A static argument must be hashable and a {kind} is not: pass a hashable "
                f"version of it (a tuple for a list), marked static.")
         rewrite = f"# {path}: a tuple (hashable), then static_argnames=({path!r},)"
+    elif _named_tuple_field(exc, where, path):
+        kind_of, rewrite = _named_tuple_field(exc, where, path)
+        fix = (f"{path} is a field of {kind_of}, a NamedTuple: jit takes every field of one as "
+               f"a leaf to trace, a {kind} included. Make the class a dataclass registered "
+               f"with {path.split('.')[1]} as a meta field (static: part of the compile's key) "
+               f"and the others as data fields (traced), as below; a {kind_of} made from it then "
+               f"passes as it is.")
     else:
         outer = re.match(r"[A-Za-z_]\w*", path)
         container = outer.group(0) if outer else "the container"
@@ -295,6 +303,50 @@ def _not_an_array_card(exc, where, called_from) -> ErrorCard:
         "not-an-array", f"jit was given a {kind}, which it cannot trace", why=why, fix=fix,
         rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/jit-compilation.html#marking-arguments-as-static")
+
+
+def _named_tuple_field(exc, where, path) -> tuple | None:
+    """(its class's name, the class rewritten) where `path` (JAX's "x.name") is a field of a
+    NamedTuple passed as the jitted function's argument x at the user's line (custom_pytrees.md's
+    `f(moc)`, moc a MyOtherContainer with a str `name`): the class as a dataclass registered
+    with the fields that hold no number or array as meta fields, as the page's own
+    MyDataclassContainer. None for anything else."""
+    parts = path.split(".")
+    tree, frame, fun = _parse_line(where), _user_frame(exc), getattr(exc, "fun", None)
+    if len(parts) != 2 or tree is None or frame is None or fun is None:
+        return None
+    try:
+        parameters = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        return None
+    names = {**frame.f_globals, **frame.f_locals}
+    for call in ast.walk(tree):
+        if not (isinstance(call, ast.Call) and parts[0] in parameters):
+            continue
+        index = parameters.index(parts[0])
+        given = call.args[index] if index < len(call.args) else None
+        value = names.get(given.id) if isinstance(given, ast.Name) else None
+        fields = getattr(type(value), "_fields", None)
+        if not (isinstance(value, tuple) and fields and parts[1] in fields):
+            continue
+        kind = type(value).__name__
+        meta = [f for f in fields if not (isinstance(getattr(value, f), (int, float, complex))
+                                          or hasattr(getattr(value, f), "dtype"))]
+        data = [f for f in fields if f not in meta]
+        bound = {id(v): k for k, v in names.items() if k.isidentifier()}
+        typed = getattr(type(value), "__annotations__", {})
+
+        def spelled(t):
+            return bound.get(id(t)) or (t.__name__ if isinstance(t, type) and
+                                        t.__module__ == "builtins" else "object")
+        body = "\n".join(f"    {f}: {spelled(typed.get(f, object))}" for f in fields)
+        return kind, (
+            f"import dataclasses, functools\n"
+            f"@functools.partial(jax.tree_util.register_dataclass,\n"
+            f"                   data_fields={data!r}, meta_fields={meta!r})\n"
+            f"@dataclasses.dataclass\n"
+            f"class {kind}:    # in place of the NamedTuple: {', '.join(meta)} static\n{body}")
+    return None
 
 
 def _data_fields(value) -> tuple | None:

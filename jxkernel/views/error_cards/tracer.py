@@ -134,6 +134,8 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         rewrite = astype
     elif astype:
         rewrite = f"{astype}\n# a size? take it from a shape, known under jit (n = x.shape[0])"
+    elif _numpy_for_constants(where, _user_frame(exc), origin):
+        rewrite = _numpy_for_constants(where, _user_frame(exc), origin)
     else:
         rewrite = "# a size? take it from a shape (n = x.shape[0]): shapes are static under jit"
     math = _python_math_rewrite(where) if not (pulls or converts) else ""
@@ -165,6 +167,10 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     elif static:
         fix = (f"Make the argument static ({_static_how(origin)}), so Python "
                "sees its value; sizes can come from shapes (x.shape), which are static.")
+    elif rewrite == _numpy_for_constants(where, _user_frame(exc), origin) and rewrite:
+        fix = ("It is made from shapes and constants alone, which are Python values under "
+               "jit, but by jnp operations, which trace them: NumPy's (np.prod(x.shape)) "
+               "compute it in Python while tracing, a concrete value.")
     else:
         fix = ("Keep the value traced: jnp operations instead of Python ones (x.astype(int) "
                "instead of int(x)); sizes must come from shapes (x.shape), which are static "
@@ -177,6 +183,59 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         fix=fix, rewrite=rewrite,
         origin=origin, docs=_DOCS + (type(exc).__name__ if isinstance(exc, jx_errors.JAXTypeError)
                                      else "ConcretizationTypeError"))
+
+
+# what NumPy may read of a traced array: these are Python values under jit
+_STATIC_ATTRIBUTES = {"shape", "ndim", "size", "dtype"}
+
+
+def _numpy_for_constants(where, frame, origin) -> str:
+    """The user's line with its jnp calls on constants and shapes made NumPy's, where the value
+    that had to be concrete was made from constants by jnp operations (tracing.md's
+    `x.reshape(jnp.array(x.shape).prod())`: under jit jnp traces even a shape's product, and
+    NumPy computes it in Python while tracing, as the page's fix `np.prod(x.shape)` does).
+    Only calls reading nothing traced but shapes are changed; "" where there is none.
+
+        >>> import jxkernel.numpy as jnp
+        >>> class F: f_globals, f_locals = {"jnp": jnp}, {}
+        >>> print(_numpy_for_constants({"code": "return x.reshape(jnp.array(x.shape).prod())"},
+        ...                            F, {"steps": [1]}))
+        import numpy as np
+        return x.reshape(np.array(x.shape).prod())    # NumPy's: a Python value while tracing
+    """
+    if not origin or origin.get("input_type") or not origin.get("steps") or frame is None:
+        return ""
+    tree = _parse_line(where)
+    if tree is None:
+        return ""
+    names = {**frame.f_globals, **frame.f_locals}
+    numpy = next((n for n, v in names.items() if getattr(v, "__name__", None) == "numpy"
+                  and n.isidentifier()), None)
+    code, spans, calls = where["code"], [], []
+
+    def traced(node) -> bool:
+        shapes = {id(n.value) for n in ast.walk(node)
+                  if isinstance(n, ast.Attribute) and n.attr in _STATIC_ATTRIBUTES}
+        return any(isinstance(names.get(n.id), Tracer) for n in ast.walk(node)
+                   if isinstance(n, ast.Name) and id(n) not in shapes)
+
+    for node in ast.walk(tree):
+        func = getattr(node, "func", None)
+        if isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and \
+                isinstance(func.value, ast.Name) and func.value.lineno == 1 and \
+                getattr(names.get(func.value.id), "__name__", "") in ("jax.numpy",
+                                                                      "jxkernel.numpy") and \
+                node.end_lineno == 1 and not traced(node) and \
+                not any(a <= node.col_offset < b for a, b in calls):     # (inside one made)
+            spans.append((func.value.col_offset, func.value.end_col_offset))
+            calls.append((node.col_offset, node.end_col_offset))
+    if not spans:
+        return ""
+    line = code.encode()
+    for start, end in sorted(spans, reverse=True):
+        line = line[:start] + (numpy or "np").encode() + line[end:]
+    return (("" if numpy else "import numpy as np\n") + line.decode() +
+            "    # NumPy's: a Python value while tracing")
 
 
 def _astype_rewrite(where, name) -> str:

@@ -69,9 +69,8 @@ _PARTIAL_FRESH_FIX = (
 _PARTIAL_AT_CALL_FIX = (
     "This is jit(functools.partial({func}, ...)) made anew (line {made}): every "
     "partial is a new function object, and jit's cache is keyed on the function object, so "
-    "each one traces and compiles again. Jit {func} once, above the loop, and pass what the "
-    "partial bound in the call (traced: one program for all its values; static if it must "
-    "be), as below.",
+    "each one traces and compiles again. Jit {func} once, above the loop, and {then}, as "
+    "below.",
     "{func}_jit = jax.jit({func})    # once, above the loop that runs line {line}{dropped}\n"
     "{call}    # line {line}")
 

@@ -80,8 +80,12 @@ def partial_at_the_call(part, site):
         body = text.strip()
         new_call = f"{func.id}_jit({', '.join(args)})"
         line = body[:call.col_offset] + new_call + body[call.end_col_offset:]
+        # (JAX 101's `jax.jit(partial(unjitted_loop_body))(i)` binds nothing to pass)
+        then = ("pass what the partial bound in the call (traced: one program for all its "
+                "values; static if it must be)" if inner.args[1:] or inner.keywords else
+                "call that (this partial binds nothing)")
         return {"func": func.id, "call": line, "line": site.line, "made": made,
-                "dropped": dropped}
+                "dropped": dropped, "then": then}
     return None
 
 
