@@ -11,18 +11,13 @@ import pytest
 
 pytest.importorskip("IPython")
 
-from IPython.utils.capture import capture_output
-
 import jxkernel
-from jxkernel.views import error_cards
 from card_gaps_cases import (CHECKIFY, CHECKIFY_SETUP, HASH_INDEXED,  # tests/data
                              HASHES, INNER_STATIC, INNER_STATIC_FIXES, INT_OUTPUTS, INT_SETUP,
                              JIT_OBJECTS, KEY_FIXES, KEYS, OBJECTS, run as facts_of)
 import locations  # tests/support: the repository's folders
-from ipython_shell import shell_fixture
+from ipython_shell import ran_failing, shell_fixture
 from numerics import ELEMENTWISE, assert_allclose_ulp  # tests/support
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 JAX = locations.recorded("card_gaps_reference.json")
 
@@ -38,11 +33,8 @@ def _facts() -> dict:
 
 def shown(shell, source):
     """(what the shell printed, colours removed, the card's JSON or None) for a failing cell."""
-    with capture_output() as cap:
-        result = shell.run_cell(source)
-    assert not result.success
-    cards = [o.data[error_cards.MIME] for o in cap.outputs if error_cards.MIME in o.data]
-    return ANSI.sub("", cap.stdout + cap.stderr), (cards[0] if cards else None)
+    ran = ran_failing(shell, source)
+    return ran.printed, ran.card
 
 
 def _leaves(value):

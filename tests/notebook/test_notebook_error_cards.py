@@ -17,7 +17,7 @@ from jxkernel import errors
 from jxkernel.views import error_cards
 from error_advice_cases import run as advice_of       # tests/data
 import locations  # tests/support: the repository's folders
-from ipython_shell import shell_fixture
+from ipython_shell import ran_failing, shell_fixture
 from registered_library import excluded, import_library
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -37,18 +37,13 @@ def failing(shell, source, raises=None):
     """(the exception, the card's JSON, the card's text, the traceback text the card folds) of
     a cell that fails; the shell must run a cell afterwards. `raises`: (the exception's class,
     how its message starts), checked."""
-    with capture_output() as cap:
-        result = shell.run_cell(source)
-    assert not result.success
-    cards = [o.data for o in cap.outputs if error_cards.MIME in o.data]
-    assert len(cards) == 1, [o.data.keys() for o in cap.outputs]
-    assert shell.run_cell("_ok = 1 + 1").success and shell.user_ns["_ok"] == 2
-    card = cards[0][error_cards.MIME]
-    exc = result.error_in_exec
+    ran = ran_failing(shell, source, recovers=True)
+    assert len(ran.card_outputs) == 1, [o.keys() for o in ran.outputs]
+    exc = ran.error
     if raises is not None:
         assert type(exc) is raises[0]
         assert str(exc).startswith(raises[1]), str(exc)
-    return exc, card, cards[0]["text/plain"], card["traceback"]
+    return exc, ran.card, ran.card_outputs[0]["text/plain"], ran.card["traceback"]
 
 
 def test_unhashable_static_object_with_eq_and_no_hash_card(shell):

@@ -9,7 +9,7 @@ from IPython.utils.capture import capture_output
 
 from jxkernel.notebook import tracebacks
 from jxkernel.views import error_cards
-from ipython_shell import shell_fixture
+from ipython_shell import ran_failing, shell_fixture
 from registered_library import excluded, import_library
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -22,12 +22,8 @@ shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
 def shown(shell, source) -> str:
     """What the shell prints for the cell (its traceback, colours removed), and the traceback
     an error card folds."""
-    with capture_output() as cap:
-        result = shell.run_cell(source)
-    assert not result.success
-    folded = [o.data[error_cards.MIME]["traceback"] for o in cap.outputs
-              if error_cards.MIME in o.data]
-    return "\n".join([ANSI.sub("", cap.stdout + cap.stderr)] + folded)
+    ran = ran_failing(shell, source)
+    return "\n".join([ran.printed] + ran.folded)
 
 
 def test_recompile_error_ends_at_the_calling_line(shell):

@@ -15,7 +15,9 @@ a test's result does not depend on which tests ran before it in that process.
 
 A test runs a numbered cell with `run_cell(shell, source)` (a `Ran`: what the cell did,
 failed or not) or `ran_ok(shell, source)` (the same, asserting it succeeded); `ok_cell` gives
-just its value and displayed texts.
+just its value and displayed texts. A cell expected to fail is run with `ran_failing(shell,
+source)`: a `Ran` whose `error` is the exception, `printed` the traceback the shell printed,
+`card` the error card's JSON (or None) and `folded` the tracebacks the cards fold.
 """
 import re
 
@@ -82,7 +84,36 @@ class Ran:
         self.count = result.execution_count
         self.error = result.error_in_exec or result.error_before_exec
         self.stdout = ANSI.sub("", captured.stdout)
+        self.stderr = ANSI.sub("", captured.stderr)
         self.outputs = [o.data for o in captured.outputs]
+
+    @property
+    def printed(self) -> str:
+        """What the cell printed, stdout then stderr (a failing cell's traceback is there)."""
+        return self.stdout + self.stderr
+
+    @property
+    def card_outputs(self) -> list:
+        """The displayed outputs that are error cards (each its MIME bundle: the card's JSON
+        under error_cards.MIME, its text/plain, its text/html)."""
+        from jxkernel.views import error_cards
+        return [o for o in self.outputs if error_cards.MIME in o]
+
+    @property
+    def cards(self) -> list:
+        """The JSON of each error card shown."""
+        from jxkernel.views import error_cards
+        return [o[error_cards.MIME] for o in self.card_outputs]
+
+    @property
+    def card(self):
+        """The first error card's JSON, or None where no card was shown."""
+        return self.cards[0] if self.cards else None
+
+    @property
+    def folded(self) -> list:
+        """The traceback text each error card folds."""
+        return [card["traceback"] for card in self.cards]
 
     @property
     def texts(self):
@@ -99,11 +130,11 @@ class Ran:
         return [o for o in self.outputs if o["text/plain"].startswith("⚙")]
 
 
-def run_cell(shell, source, **kw) -> Ran:
+def run_cell(shell, source, *, store_history=True, **kw) -> Ran:
     """Run `source` as a numbered cell (`store_history=True`), capturing what it shows."""
     from IPython.utils.capture import capture_output
     with capture_output() as cap:
-        result = shell.run_cell(source, store_history=True, **kw)
+        result = shell.run_cell(source, store_history=store_history, **kw)
     return Ran(result, cap)
 
 
@@ -111,4 +142,15 @@ def ran_ok(shell, source, **kw) -> Ran:
     """run_cell, asserting the cell succeeded (its error and what it printed otherwise)."""
     ran = run_cell(shell, source, **kw)
     assert ran.error is None, f"{type(ran.error).__name__}: {ran.error}\n{ran.stdout}"
+    return ran
+
+
+def ran_failing(shell, source, *, recovers=False) -> Ran:
+    """Run `source` as a cell that is not numbered (`store_history=False`: its traceback names
+    it as such) and assert it failed. `recovers`: assert too that the shell runs a cell
+    afterwards (`_ok = 1 + 1`)."""
+    ran = run_cell(shell, source, store_history=False)
+    assert ran.error is not None, f"the cell did not fail\n{ran.printed}"
+    if recovers:
+        assert shell.run_cell("_ok = 1 + 1").success and shell.user_ns["_ok"] == 2
     return ran

@@ -13,7 +13,9 @@ locations.py: `jax_answers(NAME)`, which fails for a recording of another JAX re
 `recorded(NAME)` for one that does not name its release; each read once per process. No
 test file opens one itself.
 
-A test runs a numbered IPython cell with ipython_shell.py's `run_cell` or `ran_ok` (a `Ran`)."""
+A test runs a numbered IPython cell with ipython_shell.py's `run_cell` or `ran_ok` (a `Ran`),
+and a cell expected to fail with its `ran_failing` (the same `Ran`: its error, the traceback
+printed, the error card shown)."""
 import ast
 import pathlib
 import re
@@ -102,3 +104,28 @@ def test_numbered_cells_are_run_with_ipython_shells_runner():
     own = {name: found for name, found in own.items() if found}
     assert not own, (f"{own} run cells themselves: use tests/support/ipython_shell.py's run_cell "
                      f"or ran_ok")
+
+
+def _failing_cell_runners(text: str) -> list:
+    """The functions of a test file's text that run their `source` as a cell under
+    `capture_output()` and assert it failed: ran_failing's job."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef) and "source" in [a.arg for a in node.args.args]:
+            body = ast.unparse(node)
+            if ("capture_output()" in body and re.search(r"\.run_cell\(source\b", body)
+                    and re.search(r"assert not \w+\.success\b", body)):
+                found.append(node.name)
+    return found
+
+
+def test_failing_cells_are_run_with_ipython_shells_runner():
+    # a function running `source` as a cell that must fail is ran_failing (a Ran: its error,
+    # what it printed, the error card's JSON and text, the traceback the card folds), not a
+    # copy in each file returning its own tuple
+    tests = pathlib.Path(locations.TESTS)
+    own = {path.relative_to(tests).as_posix(): _failing_cell_runners(path.read_text("utf-8"))
+           for path in sorted(tests.rglob("test_*.py"))}
+    own = {name: found for name, found in own.items() if found}
+    assert not own, (f"{own} run failing cells themselves: use tests/support/ipython_shell.py's "
+                     f"ran_failing")
