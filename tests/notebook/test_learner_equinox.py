@@ -15,7 +15,7 @@ if importlib.util.find_spec("equinox") is None or importlib.util.find_spec("opta
 
 import locations                        # tests/support
 from learner_equinox_cases import CASES, FIXED, PRINT_STEP, SETUP  # tests/data
-from real_kernel import kernel_cell, running_alias_kernel
+from real_kernel import alias_kernel_cells
 
 JAX = locations.recorded("learner_equinox_reference.json")
 
@@ -27,15 +27,11 @@ OWN_MODULE = ("jxkernel._src.", "jax._src.")
 
 @pytest.fixture(scope="module")
 def cells():
-    """{case: its KernelCell} for each case and fixed case, one kernel for all."""
-    with running_alias_kernel(locations.ROOT) as client:
-        setup = kernel_cell(client, SETUP + "assert jax.jit is jxkernel.jit")
-        assert setup.error is None, setup
-        found = {name: kernel_cell(client, source) for name, source in CASES.items()}
-        found["print_step"] = kernel_cell(client, PRINT_STEP)
-        for name, (source, result) in FIXED.items():
-            found[name] = kernel_cell(client, source + f"print({result})")
-        return found
+    """{case: its KernelCell} for each case and fixed case (its result printed), one kernel
+    for all."""
+    return alias_kernel_cells(SETUP, {**CASES, "print_step": PRINT_STEP,
+                                      **{name: source + f"print({result})"
+                                         for name, (source, result) in FIXED.items()}})
 
 
 def _rewrite(card) -> list:

@@ -20,7 +20,7 @@ from learner_flax_cases import (CASES, CLOSED_OVER_FIXED, CONV_NO_CHANNEL_FIXED,
                                  DROPOUT_LAYER_RNGS, DROPOUT_MODEL_EVAL, DROPOUT_MODEL_RNGS,
                                  FIXED, FLOAT_ACCUMULATED, FLOAT_ACCUMULATED_FIXED,
                                  LINEAR_IMAGES_FIXED, SETUP)
-from real_kernel import kernel_cell, running_alias_kernel
+from real_kernel import alias_kernel_cells
 
 from jxkernel.views import error_cards
 
@@ -29,17 +29,14 @@ JAX = locations.recorded("learner_flax_reference.json")
 
 @pytest.fixture(scope="module")
 def cells():
-    """{case: its KernelCell} for each case and fixed case, one kernel for all."""
-    with running_alias_kernel(locations.ROOT) as client:
-        setup = kernel_cell(client, SETUP + "assert jax.jit is jxkernel.jit")
-        assert setup.error is None, setup
-        found = {name: kernel_cell(client, source) for name, source in CASES.items()}
-        for name, (source, result) in FIXED.items():
-            found[name] = kernel_cell(client, source + f"print({result})")
-        # the fixed step called with a batch of another size: recompiled (not a case of the
-        # reference: what JAX's log says of it is named in the test below)
-        found["step_recompiled"] = kernel_cell(client, STEP_RECOMPILED)
-        return found
+    """{case: its KernelCell} for each case and fixed case (its result printed), one kernel
+    for all; last, "step_recompiled": the fixed step called with a batch of another size,
+    recompiled (not a case of the reference: what JAX's log says of it is named in the test
+    below)."""
+    return alias_kernel_cells(SETUP, {**CASES,
+                                      **{name: source + f"print({result})"
+                                         for name, (source, result) in FIXED.items()},
+                                      "step_recompiled": STEP_RECOMPILED})
 
 
 STEP_RECOMPILED = ("jax.config.update('jax_explain_cache_misses', True)\n"
@@ -160,7 +157,7 @@ def test_an_nnx_jit_steps_recompile_is_noted_at_the_learners_line(cells):
     line, never Flax's file."""
     ran = cells["step_recompiled"]
     assert ran.status == "ok", ran
-    (note,) = [note for note in ran.notes if note.startswith("⚙")]
+    (note,) = ran.compile_notes
     at = f"In[{ran.count}]:3"
     assert note.startswith(f"⚙ step_closed compiled again (compile #2, at {at})"), note
     assert f"called at {at}:  step_closed(model, optimizer, make_batch(16))" in note, note

@@ -119,6 +119,11 @@ class KernelCell:
                 if error_cards.MIME not in data]
 
     @property
+    def compile_notes(self) -> list:
+        """The notes that say a function compiled (again): "⚙ ..."."""
+        return [note for note in self.notes if note.startswith("⚙")]
+
+    @property
     def shown(self) -> str:
         """What it printed and displayed (text/plain) as a learner reads it, each displayed
         text on lines of its own; not the error's traceback."""
@@ -182,6 +187,17 @@ def running_alias_kernel(root: str, timeout: float = TIMEOUT):
                                    f"assert jxkernel.__file__.startswith({root!r})")
         assert reply["status"] == "ok", reply
         yield client
+
+
+def alias_kernel_cells(setup: str, sources: dict) -> dict:
+    """{name: its KernelCell} of each of `sources` ({name: code}), run in order in one
+    running_alias_kernel of this checkout after `setup`, which must succeed (it is checked
+    that `import jax` gave jxkernel)."""
+    import locations  # tests/support
+    with running_alias_kernel(locations.ROOT) as client:
+        ran = kernel_cell(client, setup + "assert jax.jit is jxkernel.jit\n")
+        assert ran.error is None, ran
+        return {name: kernel_cell(client, code) for name, code in sources.items()}
 
 
 def learners_environment() -> dict:

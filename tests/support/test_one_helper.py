@@ -81,51 +81,44 @@ def test_cells_are_run_with_ipython_shells_runner():
     assert not own, f"{own} define their own Ran: use tests/support/ipython_shell.py's"
 
 
-def _numbered_cell_runners(text: str) -> list:
-    """The functions of a test file's text that run their `source` as a numbered cell, capturing
-    what it shows: run_cell's job (`shell.run_cell(source, store_history=True)` under
-    `capture_output()`)."""
+def _cell_runners(text: str, *marks: str) -> list:
+    """The functions of a test file's text that take a `source` and run it as a cell under
+    `capture_output()`, their text matching each of `marks` (regular expressions)."""
     found = []
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.FunctionDef) and "source" in [a.arg for a in node.args.args]:
             body = ast.unparse(node)
-            if "capture_output()" in body and re.search(
-                    r"\.run_cell\(source, store_history=True\b", body):
+            if "capture_output()" in body and all(re.search(mark, body) for mark in marks):
                 found.append(node.name)
     return found
+
+
+# run_cell's job: `shell.run_cell(source, store_history=True)`, capturing what it shows
+NUMBERED = (r"\.run_cell\(source, store_history=True\b",)
+# ran_failing's job: run `source`, assert it failed
+FAILING = (r"\.run_cell\(source\b", r"assert not \w+\.success\b")
+
+
+def _own_runners(*marks: str) -> dict:
+    """{test file: its functions that _cell_runners finds}, the files that have some."""
+    tests = pathlib.Path(locations.TESTS)
+    own = {path.relative_to(tests).as_posix(): _cell_runners(path.read_text("utf-8"), *marks)
+           for path in sorted(tests.rglob("test_*.py"))}
+    return {name: found for name, found in own.items() if found}
 
 
 def test_numbered_cells_are_run_with_ipython_shells_runner():
     # a function running `source` as a numbered cell is run_cell or ran_ok (a Ran: its value,
     # error, count, printed text and outputs), not a copy of each file's own
-    tests = pathlib.Path(locations.TESTS)
-    own = {path.relative_to(tests).as_posix(): _numbered_cell_runners(path.read_text("utf-8"))
-           for path in sorted(tests.rglob("test_*.py"))}
-    own = {name: found for name, found in own.items() if found}
+    own = _own_runners(*NUMBERED)
     assert not own, (f"{own} run cells themselves: use tests/support/ipython_shell.py's run_cell "
                      f"or ran_ok")
-
-
-def _failing_cell_runners(text: str) -> list:
-    """The functions of a test file's text that run their `source` as a cell under
-    `capture_output()` and assert it failed: ran_failing's job."""
-    found = []
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.FunctionDef) and "source" in [a.arg for a in node.args.args]:
-            body = ast.unparse(node)
-            if ("capture_output()" in body and re.search(r"\.run_cell\(source\b", body)
-                    and re.search(r"assert not \w+\.success\b", body)):
-                found.append(node.name)
-    return found
 
 
 def test_failing_cells_are_run_with_ipython_shells_runner():
     # a function running `source` as a cell that must fail is ran_failing (a Ran: its error,
     # what it printed, the error card's JSON and text, the traceback the card folds), not a
     # copy in each file returning its own tuple
-    tests = pathlib.Path(locations.TESTS)
-    own = {path.relative_to(tests).as_posix(): _failing_cell_runners(path.read_text("utf-8"))
-           for path in sorted(tests.rglob("test_*.py"))}
-    own = {name: found for name, found in own.items() if found}
+    own = _own_runners(*FAILING)
     assert not own, (f"{own} run failing cells themselves: use tests/support/ipython_shell.py's "
                      f"ran_failing")
