@@ -12,10 +12,8 @@ import pytest
 pytest.importorskip("ipykernel")
 pytest.importorskip("jupyter_client")
 
-import real_kernel  # noqa: E402
 from real_kernel import TIMEOUT, kernel_cell, running_kernel  # noqa: E402
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # how JAX's persistent-cache lines begin (jax._src.compiler, jax._src.compilation_cache)
 PERSISTENT_LINES = ("PERSISTENT COMPILATION CACHE", "Writing ", "Not writing persistent",
                     "Persistent compilation cache hit")
@@ -64,16 +62,11 @@ def test_an_error_card_names_the_cell_not_ipykernels_file(kernel):
     """In ipykernel a cell's file is /tmp/ipykernel_<pid>/<hash>.py: the error output, the card
     and the traceback it folds say In[n] instead; the execute reply keeps the whole
     traceback (for nbclient and the like)."""
-    reply, messages = real_kernel.execute(
-        kernel, "import jxkernel as jax\n@jax.jit\ndef relu_sum(x):\n"
-                "    if x.sum() > 0:\n        return x.sum()\n    return 0.0\n"
-                "relu_sum(jnp.arange(3.0))")
-    errors = [ANSI.sub("", "\n".join(content["traceback"])) for kind, content in messages
-              if kind == "error"]
-    cards = [content["data"] for kind, content in messages if kind == "display_data" and
-             "application/vnd.jxkernel.error+json" in content["data"]]
-    n = reply["execution_count"]
-    (error,), (card,) = errors, cards
+    cell = kernel_cell(kernel, "import jxkernel as jax\n@jax.jit\ndef relu_sum(x):\n"
+                               "    if x.sum() > 0:\n        return x.sum()\n    return 0.0\n"
+                               "relu_sum(jnp.arange(3.0))")
+    reply, n = cell.reply, cell.count
+    (error,), (card,) = cell.tracebacks, cell.card_outputs
     assert error.startswith(f"TracerBoolConversionError in In[{n}], line 4, in relu_sum: ")
     folded = card["application/vnd.jxkernel.error+json"]["traceback"]
     assert f"while tracing the function relu_sum at In[{n}], line 2 for jit" in folded

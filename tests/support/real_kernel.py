@@ -100,10 +100,17 @@ class KernelCell:
         return [c["data"] for kind, c in self.messages if kind == "display_data"]
 
     @property
+    def card_outputs(self) -> list:
+        """The displayed outputs that are error cards (each its MIME bundle: the card's JSON
+        under error_cards.MIME, its text/plain, its text/html)."""
+        from jxkernel.views import error_cards
+        return [data for data in self._displayed if error_cards.MIME in data]
+
+    @property
     def cards(self) -> list:
         """The JSON of each error card it displayed."""
         from jxkernel.views import error_cards
-        return [data[error_cards.MIME] for data in self._displayed if error_cards.MIME in data]
+        return [data[error_cards.MIME] for data in self.card_outputs]
 
     @property
     def card(self):
@@ -136,6 +143,13 @@ class KernelCell:
         return "".join(texts)
 
     @property
+    def tracebacks(self) -> list:
+        """The traceback of each error output (one, where it failed), its lines joined,
+        colours removed."""
+        return [ANSI.sub("", "\n".join(content["traceback"]))
+                for kind, content in self.messages if kind == "error"]
+
+    @property
     def text(self) -> str:
         """Each of its outputs' text, in order, joined by newlines: displayed data and results
         (text/plain), streams, and the error's traceback (colours removed)."""
@@ -146,7 +160,7 @@ class KernelCell:
             elif kind == "stream":
                 texts.append(content["text"])
             elif kind == "error":
-                texts.append(ANSI.sub("", "\n".join(content["traceback"])))
+                texts.append(ANSI.sub("", "\n".join(content["traceback"])))   # (tracebacks)
         return "\n".join(texts)
 
 

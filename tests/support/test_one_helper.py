@@ -15,7 +15,8 @@ test file opens one itself.
 
 A test runs a numbered IPython cell with ipython_shell.py's `run_cell` or `ran_ok` (a `Ran`),
 and a cell expected to fail with its `ran_failing` (the same `Ran`: its error, the traceback
-printed, the error card shown)."""
+printed, the error card shown). A cell in a real ipykernel is read with real_kernel.py's
+`kernel_cell` (a `KernelCell`), not from its messages by each file."""
 import ast
 import pathlib
 import re
@@ -122,3 +123,17 @@ def test_failing_cells_are_run_with_ipython_shells_runner():
     own = _own_runners(*FAILING)
     assert not own, (f"{own} run failing cells themselves: use tests/support/ipython_shell.py's "
                      f"ran_failing")
+
+
+# real_kernel.execute's (reply, messages), read by the test file itself
+RAW_MESSAGES = re.compile(r"real_kernel\.execute\(|from real_kernel import [^\n]*\bexecute\b")
+
+
+def test_real_kernel_cells_are_read_with_kernel_cell():
+    # what a real kernel's cell printed, displayed, raised and showed as a card is a
+    # KernelCell's (stdout, notes, error, card, text, ...), not a loop over its messages
+    tests = pathlib.Path(locations.TESTS)
+    own = sorted(path.relative_to(tests).as_posix() for path in tests.rglob("test_*.py")
+                 if RAW_MESSAGES.search(path.read_text(encoding="utf-8")))
+    assert not own, (f"{own} read a real kernel's messages themselves: use "
+                     f"tests/support/real_kernel.py's kernel_cell (or alias_kernel_cells)")
