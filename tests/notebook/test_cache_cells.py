@@ -9,9 +9,7 @@ again ..."), the warning for a global changed after the trace ("⚠ times read f
 ..."), and an error's card (its title, where, why, fix) around JAX's message.
 
 One kernel runs every program, in order, as the recording did; skipped without ipykernel."""
-import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -19,10 +17,10 @@ pytest.importorskip("ipykernel")
 pytest.importorskip("jupyter_client")
 
 from cache_cells_cases import PROGRAMS, SETUP  # noqa: E402
+import locations  # noqa: E402  (tests/support)
 from real_kernel import TIMEOUT, kernel_cell, running_kernel  # noqa: E402
 
-REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
-                        "cache_cells_reference.json").read_text())["programs"]
+REFERENCE = locations.recorded("cache_cells_reference.json")["programs"]
 FILE = re.compile(r"/tmp/ipykernel_\d+/\d+\.py")
 # the notebook names a place in a cell by its prompt, "In[3], line 2, column 11" (1-based),
 # where JAX names ipykernel's file of the cell, "/tmp/ipykernel_81/2190.py:2:10" (0-based)

@@ -5,8 +5,6 @@ tests/views/test_recompile_corpus.py): for five scenarios of five kinds of miss,
 per miss JAX logs after the first, each naming JAX's function, its call's line and the line
 it was defined on, and the change JAX names (a path's shape or dtype, a weak type, a config
 option, a dict key, a function made anew)."""
-import json
-import os
 import re
 
 import pytest
@@ -15,8 +13,7 @@ import locations                        # tests/support
 from real_kernel import alias_kernel_cells
 from recompile_cases import SCENARIOS   # tests/data
 
-REFERENCE = json.loads(open(os.path.join(locations.DATA, "recompile_reference.json")).read())[
-    "scenarios"]
+REFERENCE = locations.recorded("recompile_reference.json")["scenarios"]
 CHOSEN = ["dict_leaf_shape", "accumulator_starts_as_python_float", "enable_x64_toggled",
           "dict_key_added", "jit_in_a_loop_lambda"]
 CALL_LINE = re.compile(r"TRACING CACHE MISS at <recompile:[^>]+>:(\d+)")

@@ -3,15 +3,14 @@ its prompt shows: the execute_reply's execution_count is N, and the compile note
 and the compile log say cell[N] and In[N] (ipykernel counts the cell before running it).
 
 One kernel serves every check (module-scoped); skipped when ipykernel is missing."""
-import json
 import re
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("ipykernel")
 pytest.importorskip("jupyter_client")
 
+import locations  # noqa: E402  (tests/support)
 from real_kernel import TIMEOUT, kernel_cell, running_kernel  # noqa: E402
 
 # how JAX's persistent-cache lines begin (jax._src.compiler, jax._src.compilation_cache)
@@ -139,8 +138,7 @@ def test_a_calls_column_in_a_cell_is_where_jaxs_log_puts_it_in_words(kernel):
     0). The same cells here name the cell, the line and the column in words, the column as
     JupyterLab's editor counts it (from 1): 'In[n], line 1, column 17 (<module>)' (it read
     'In[n], line 1:16', the column glued to the line)."""
-    recorded = json.loads((Path(__file__).parents[1] / "data" /
-                           "cell_site_reference.json").read_text())
+    recorded = locations.recorded("cell_site_reference.json")
     first = recorded["runs"][0]["execution_count"]     # JAX's count of the first cell
 
     def in_words(text, ours_of):
@@ -190,8 +188,7 @@ LEARNER_CELLS = ("learner4_last_batch_smaller", "learner4_arange_then_linspace",
 
 def test_a_learners_cells_say_what_jax_says(kernel):
     from recompile_cases import SCENARIOS          # tests/data
-    recorded = json.loads((Path(__file__).parents[1] / "data" /
-                           "recompile_reference.json").read_text())["scenarios"]
+    recorded = locations.recorded("recompile_reference.json")["scenarios"]
     reply_and_text(kernel, "import jxkernel as jax, numpy as np\n"
                     "jax.config.update('jax_explain_cache_misses', True)")
     try:

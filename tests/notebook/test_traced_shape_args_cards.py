@@ -2,9 +2,6 @@
 (tests/data/traced_shape_args_cases.py): it reads JAX's texts, and its fix, the jitted
 lambda's argument made static, computes JAX 0.10.2's value
 (tests/data/traced_shape_args_reference.json)."""
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -12,10 +9,10 @@ pytest.importorskip("IPython")
 
 import jxkernel
 import traced_shape_args_cases as cases        # tests/data
+import locations                               # tests/support
 from ipython_shell import ran_failing, shell_fixture        # tests/support
 
-FIXED = json.loads((Path(__file__).parents[1] / "data" /
-                    "traced_shape_args_reference.json").read_text())["fixed"]
+FIXED = locations.recorded("traced_shape_args_reference.json")["fixed"]
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
                       "x = jnp.arange(1.0, 5.0)\nm = jnp.ones((2, 3))")
