@@ -75,7 +75,30 @@ def ok_cell(shell, source):
     return result.result, [o.data["text/plain"] for o in cap.outputs]
 
 
-class Ran:
+class CardsShown:
+    """The error cards among what a cell displayed (`_displayed`: the data of each displayed
+    output): of a Ran here, and of real_kernel.py's KernelCell."""
+
+    @property
+    def card_outputs(self) -> list:
+        """The displayed outputs that are error cards (each its MIME bundle: the card's JSON
+        under error_cards.MIME, its text/plain, its text/html)."""
+        from jxkernel.views import error_cards
+        return [data for data in self._displayed if error_cards.MIME in data]
+
+    @property
+    def cards(self) -> list:
+        """The JSON of each error card shown."""
+        from jxkernel.views import error_cards
+        return [data[error_cards.MIME] for data in self.card_outputs]
+
+    @property
+    def card(self):
+        """The first error card's JSON, or None where no card was shown."""
+        return self.cards[0] if self.cards else None
+
+
+class Ran(CardsShown):
     """What one cell did: its value, its error (None where it succeeded), its execution count,
     what it printed (without colour codes) and the data of each output it displayed."""
 
@@ -93,22 +116,8 @@ class Ran:
         return self.stdout + self.stderr
 
     @property
-    def card_outputs(self) -> list:
-        """The displayed outputs that are error cards (each its MIME bundle: the card's JSON
-        under error_cards.MIME, its text/plain, its text/html)."""
-        from jxkernel.views import error_cards
-        return [o for o in self.outputs if error_cards.MIME in o]
-
-    @property
-    def cards(self) -> list:
-        """The JSON of each error card shown."""
-        from jxkernel.views import error_cards
-        return [o[error_cards.MIME] for o in self.card_outputs]
-
-    @property
-    def card(self):
-        """The first error card's JSON, or None where no card was shown."""
-        return self.cards[0] if self.cards else None
+    def _displayed(self) -> list:
+        return self.outputs
 
     @property
     def folded(self) -> list:

@@ -17,6 +17,8 @@ import sys
 
 import pytest
 
+from ipython_shell import CardsShown  # tests/support
+
 TIMEOUT = 120           # seconds a start or a cell may take on a loaded machine
 
 
@@ -46,9 +48,10 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 ADDRESS = re.compile(r"0x[0-9a-f]+")
 
 
-class KernelCell:
+class KernelCell(CardsShown):
     """What one cell did in a real kernel: `reply` (its execute_reply's content) and
-    `messages` (its iopub messages, [(msg_type, content)], as `execute` gives them)."""
+    `messages` (its iopub messages, [(msg_type, content)], as `execute` gives them); its error
+    cards are CardsShown's (`card_outputs`, `cards`, `card`)."""
 
     def __init__(self, reply: dict, messages: list):
         self.reply, self.messages = reply, messages
@@ -98,24 +101,6 @@ class KernelCell:
     @property
     def _displayed(self) -> list:
         return [c["data"] for kind, c in self.messages if kind == "display_data"]
-
-    @property
-    def card_outputs(self) -> list:
-        """The displayed outputs that are error cards (each its MIME bundle: the card's JSON
-        under error_cards.MIME, its text/plain, its text/html)."""
-        from jxkernel.views import error_cards
-        return [data for data in self._displayed if error_cards.MIME in data]
-
-    @property
-    def cards(self) -> list:
-        """The JSON of each error card it displayed."""
-        from jxkernel.views import error_cards
-        return [data[error_cards.MIME] for data in self.card_outputs]
-
-    @property
-    def card(self):
-        """The first error card's JSON, or None."""
-        return self.cards[0] if self.cards else None
 
     @property
     def notes(self) -> list:
