@@ -25,7 +25,7 @@ from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRIT
                                     _unplaced, run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
-from ipython_shell import ran_failing, shell_fixture
+from ipython_shell import ran_failing, ran_ok, shell_fixture
 
 JAX = locations.recorded("learner_mistakes_reference.json")
 
@@ -680,16 +680,13 @@ def test_an_if_that_counts_in_a_loop_is_rewritten_to_count(shell):
 
 
 def _info_notes(shell, source) -> list:
-    with capture_output() as cap:
-        assert shell.run_cell(source).success
-    return [o.data["text/plain"] for o in cap.outputs
-            if o.data.get("text/plain", "").startswith("⚠ print ran while tracing")]
+    return [text for text in ran_ok(shell, source, store_history=False).texts
+            if text.startswith("⚠ print ran while tracing")]
 
 
 def _notes(shell, source) -> list:
-    with capture_output() as cap:
-        assert shell.run_cell(source).success
-    return [o.data["text/plain"] for o in cap.outputs if o.data.get("text/plain", "").startswith("⚠")]
+    return [text for text in ran_ok(shell, source, store_history=False).texts
+            if text.startswith("⚠")]
 
 
 def test_an_fstring_in_debug_print_gets_a_note_with_the_values_passed(shell):

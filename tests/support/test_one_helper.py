@@ -13,9 +13,9 @@ locations.py: `jax_answers(NAME)`, which fails for a recording of another JAX re
 `recorded(NAME)` for one that does not name its release; each read once per process. No
 test file opens one itself.
 
-A test runs a numbered IPython cell with ipython_shell.py's `run_cell` or `ran_ok` (a `Ran`),
-and a cell expected to fail with its `ran_failing` (the same `Ran`: its error, the traceback
-printed, the error card shown). A cell in a real ipykernel is read with real_kernel.py's
+A test runs an IPython cell with ipython_shell.py's `run_cell` or `ran_ok` (a `Ran`; numbered
+unless `store_history=False`), and a cell expected to fail with its `ran_failing` (the same
+`Ran`: its error, the traceback printed, the error card shown). A cell in a real ipykernel is read with real_kernel.py's
 `kernel_cell` (a `KernelCell`), not from its messages by each file."""
 import ast
 import pathlib
@@ -82,47 +82,29 @@ def test_cells_are_run_with_ipython_shells_runner():
     assert not own, f"{own} define their own Ran: use tests/support/ipython_shell.py's"
 
 
-def _cell_runners(text: str, *marks: str) -> list:
-    """The functions of a test file's text that take a `source` and run it as a cell under
-    `capture_output()`, their text matching each of `marks` (regular expressions)."""
+def _cell_runners(text: str) -> list:
+    """The functions of a test file's text that take a `source` and run it as a cell
+    (`.run_cell(source`) under `capture_output()`: run_cell's, ran_ok's or ran_failing's job."""
     found = []
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.FunctionDef) and "source" in [a.arg for a in node.args.args]:
             body = ast.unparse(node)
-            if "capture_output()" in body and all(re.search(mark, body) for mark in marks):
+            if "capture_output()" in body and re.search(r"\.run_cell\(source\b", body):
                 found.append(node.name)
     return found
 
 
-# run_cell's job: `shell.run_cell(source, store_history=True)`, capturing what it shows
-NUMBERED = (r"\.run_cell\(source, store_history=True\b",)
-# ran_failing's job: run `source`, assert it failed
-FAILING = (r"\.run_cell\(source\b", r"assert not \w+\.success\b")
-
-
-def _own_runners(*marks: str) -> dict:
-    """{test file: its functions that _cell_runners finds}, the files that have some."""
+def test_no_test_file_runs_cells_with_a_function_of_its_own():
+    # a function running `source` as a cell, numbered or not, that must succeed or fail, is
+    # run_cell, ran_ok or ran_failing (a Ran: its value, error, count, printed text, outputs,
+    # the error cards shown), not a copy in each file returning its own tuple
     tests = pathlib.Path(locations.TESTS)
-    own = {path.relative_to(tests).as_posix(): _cell_runners(path.read_text("utf-8"), *marks)
+    own = {path.relative_to(tests).as_posix(): _cell_runners(path.read_text("utf-8"))
            for path in sorted(tests.rglob("test_*.py"))}
-    return {name: found for name, found in own.items() if found}
-
-
-def test_numbered_cells_are_run_with_ipython_shells_runner():
-    # a function running `source` as a numbered cell is run_cell or ran_ok (a Ran: its value,
-    # error, count, printed text and outputs), not a copy of each file's own
-    own = _own_runners(*NUMBERED)
-    assert not own, (f"{own} run cells themselves: use tests/support/ipython_shell.py's run_cell "
-                     f"or ran_ok")
-
-
-def test_failing_cells_are_run_with_ipython_shells_runner():
-    # a function running `source` as a cell that must fail is ran_failing (a Ran: its error,
-    # what it printed, the error card's JSON and text, the traceback the card folds), not a
-    # copy in each file returning its own tuple
-    own = _own_runners(*FAILING)
-    assert not own, (f"{own} run failing cells themselves: use tests/support/ipython_shell.py's "
-                     f"ran_failing")
+    own = {name: found for name, found in own.items() if found}
+    assert not own, (f"{own} run cells themselves: use tests/support/ipython_shell.py's "
+                     f"run_cell, ran_ok (a cell that must succeed) or ran_failing (one that "
+                     f"must fail)")
 
 
 # real_kernel.execute's (reply, messages), read by the test file itself
