@@ -391,7 +391,7 @@ _USER_KEYS: list = []
 # it: a jit called under an abstract mesh of another kind of device traces again)
 # A `with mesh:` block's mesh is "_legacy_mesh", in no key: set in this thread while a block is
 # entered, so that every change of the config there makes a new `_generation` (a jit's
-# remembered hits from outside the block never serve a call inside it: a pjit's, _pjit.py)
+# remembered hits from outside the block never serve a call inside it: _jax/_src/pjit.py)
 _HIDDEN = {"_context_mesh": None, "_abstract_mesh": None, "_legacy_mesh": None}
 
 
