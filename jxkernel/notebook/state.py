@@ -16,17 +16,17 @@ _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
 class PromptCounter:
     """The running cell's prompt number (In [7]) at pre_run_cell, whatever IPython's version.
 
-    IPython 9 since its release of December 2025 (ipython/ipython#15088) counts a cell before
-    running it: pre_run_cell sees `execution_count` already at the next prompt's number. The
-    IPython of Colab (7.34) and of Pyodide, so JupyterLite (8.23), count it after: there
-    pre_run_cell sees the cell's own number. Each finished cell says which: its
+    IPython 9 since ipython/ipython#15088 (merged December 2025; 9.18 here) counts a cell
+    before running it: pre_run_cell sees `execution_count` at the next prompt's number
+    already. The IPython of Colab (7.34) and of Pyodide, so JupyterLite (8.23), count it
+    after: there pre_run_cell sees the cell's own number. Each finished cell says which: its
     ExecutionResult's `execution_count` is its number in both, and the count seen as it began
     (at loading, for the cell that ran `%load_ext`) is that number or the next. Before any
     cell finished (the extension loaded at start-up) the first cell tells it: the count seen
     at loading was the next prompt's, and the first cell sees that or one more.
 
-        >>> counter = PromptCounter(shell)     # shell.execution_count == 7, IPython 7.34  # doctest: +SKIP
-        >>> counter.cell_started(info)         # In [7]  # doctest: +SKIP
+        >>> counter = PromptCounter(shell)   # IPython 7.34, execution_count 7  # doctest: +SKIP
+        >>> counter.cell_started(info)       # the cell In [7]  # doctest: +SKIP
         7
     """
 
