@@ -121,8 +121,8 @@ class State:
 
     def prompt_number(self) -> int:
         """The number the running cell's prompt shows (In [7]), for its names (cell[7]).
-        IPython counts the cell before running it, so during the cell `execution_count` is
-        already the next one; outside a cell it is the next prompt's number.
+        During a cell IPython 9's `execution_count` is the next one already, older IPythons'
+        the cell's own (PromptCounter tells which); outside a cell it is the next prompt's.
 
             >>> state.prompt_number()      # in the cell shown as In [7]  # doctest: +SKIP
             7
