@@ -9,9 +9,11 @@ The simulation: a venv with those versions (from uv's cache, else PyPI; Python 3
 Colab runs 3.13) and a stand-in `google.colab` module (its `output.enable_custom_widget_manager`
 records that it was called). The tour runs in a kernel of that venv, its first cell's install
 pointed at a wheel built from this checkout (`uv build`); pip fetches jaxlib, jax, anywidget and
-plotly from the registry (pip's own cache after the first run). Then: no cell failed, `pip check`
-is clean, `import jax` imports JAX at jaxlib's version, and notebook, ipykernel, IPython and
-ipywidgets are at Colab's versions still, with no JupyterLab or Notebook 7 brought in.
+plotly from the registry (pip's own cache after the first run). Then: no cell failed but the
+tour's deliberate error, which names its %%jit cell by the prompt's number (IPython 7.34 counts
+a cell after running it: the name said one less until 2026-11-30), `pip check` is clean,
+`import jax` imports JAX at jaxlib's version, and notebook, ipykernel, IPython and ipywidgets
+are at Colab's versions still, with no JupyterLab or Notebook 7 brought in.
 
 It takes about two minutes here (2 cores, shared; measured 44 s for the venv and the wheel,
 68 s for the notebook with its pip install; more on a first run, for the downloads), so it runs
