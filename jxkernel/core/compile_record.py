@@ -325,6 +325,11 @@ def signature_text(signature) -> str:
 
 
 _events: list[CompileEvent] = []
+# the newest kept event of each function, and of each (function, key_id): record_compiled's
+# last signature of a function, found without reading the kept events newest first (up to
+# MAX_EVENTS, on every compile); an event leaves them as it leaves _events
+_newest: dict = {}
+_newest_by_key: dict = {}
 _hits: dict = {}                      # key -> cache hits (counted cheaply on the hit path)
 _counts: dict = {}                    # function name -> compiles logged (events without a key)
 _key_counts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # key -> compiles logged
@@ -508,9 +513,16 @@ def record(event: CompileEvent, counted_as=None) -> CompileEvent:
         event = dataclasses.replace(event, seq=_seq, call_site=call_site, nth=nth,
                                     learner_site=learner_site, package=package)
         _events.append(event)
+        _newest[event.function] = _newest_by_key[(event.function, event.key_id)] = event
         if hasattr(event.key, "_fail_on_recompile"):      # so the switch can be set by key
             _known[event.function_key] = event.key
         if len(_events) > MAX_EVENTS:
+            for old in _events[: len(_events) - MAX_EVENTS]:
+                # (the oldest: where one is its function's newest, none of it is left)
+                if _newest.get(old.function) is old:
+                    del _newest[old.function]
+                if _newest_by_key.get((old.function, old.key_id)) is old:
+                    del _newest_by_key[(old.function, old.key_id)]
             del _events[: len(_events) - MAX_EVENTS]
         subscribers = list(_subscribers)
     # in JAX's order: the tracing miss, then the trace's and the compile's lines, the
@@ -732,8 +744,12 @@ def record_compiled(function: str, signature: tuple, phases, backend: str, key=N
     hashes = tuple((str(n), _hash(v)) for n, v in statics)
     if reason is None:
         with _lock:
-            last = next((e.signature for e in reversed(_events) if e.function == function
-                         and (key is None or e.key is key)), None)
+            # (the newest event with this key's id is the newest of this key where it holds
+            # the key still: another object of that id came after that key was gone)
+            found = _newest.get(function) if key is None else \
+                _newest_by_key.get((function, id(key)))
+            last = found.signature if found is not None and (key is None or found.key is key) \
+                else None
             last_hashes = _static_hashes.get(function)
         if last is None:
             reason = "first call"
@@ -833,6 +849,8 @@ def subscribe(callback) -> callable:
 def clear() -> None:
     with _lock:
         _events.clear()
+        _newest.clear()
+        _newest_by_key.clear()
         _hits.clear()
         _counts.clear()
         _key_counts.clear()

@@ -389,7 +389,10 @@ _USER_KEYS: list = []
 # setter), never a global value.
 # use_abstract_mesh's mesh is "_abstract_mesh", in the keys alike (JAX's trace context holds
 # it: a jit called under an abstract mesh of another kind of device traces again)
-_HIDDEN = {"_context_mesh": None, "_abstract_mesh": None}
+# A `with mesh:` block's mesh is "_legacy_mesh", in no key: set in this thread while a block is
+# entered, so that every change of the config there makes a new `_generation` (a jit's
+# remembered hits from outside the block never serve a call inside it: _jax/_src/pjit.py)
+_HIDDEN = {"_context_mesh": None, "_abstract_mesh": None, "_legacy_mesh": None}
 
 
 class UserContext:

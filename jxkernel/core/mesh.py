@@ -560,10 +560,12 @@ class Mesh(_AxisTypeQueries, _Interned):
                       stacklevel=2)
         self._previous.append((_mesh_state.mesh, _mesh_state.legacy))
         _mesh_state.mesh = _mesh_state.legacy = self
+        _config.config._set_local("_legacy_mesh", self)    # (a new config generation)
         return self
 
     def __exit__(self, *exc):
         _mesh_state.mesh, _mesh_state.legacy = self._previous.pop()
+        _config.config._set_local("_legacy_mesh", _mesh_state.legacy)
         return False
 
     def __call__(self, func):

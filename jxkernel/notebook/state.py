@@ -13,6 +13,49 @@ from .display import show
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
 
 
+class PromptCounter:
+    """The running cell's prompt number (In [7]) at pre_run_cell, whatever IPython's version.
+
+    IPython 9 since ipython/ipython#15088 (merged December 2025; 9.18 here) counts a cell
+    before running it: pre_run_cell sees `execution_count` at the next prompt's number
+    already. The IPython of Colab (7.34) and of Pyodide, so JupyterLite (8.23), count it
+    after: there pre_run_cell sees the cell's own number. Each finished cell says which: its
+    ExecutionResult's `execution_count` is its number in both, and the count seen as it began
+    (at loading, for the cell that ran `%load_ext`) is that number or the next. Before any
+    cell finished (the extension loaded at start-up) the first cell tells it: the count seen
+    at loading was the next prompt's, and the first cell sees that or one more.
+
+        >>> counter = PromptCounter(shell)   # IPython 7.34, execution_count 7  # doctest: +SKIP
+        >>> counter.cell_started(info)       # the cell In [7]  # doctest: +SKIP
+        7
+    """
+
+    def __init__(self, shell):
+        self.shell = shell
+        self.seen = getattr(shell, "execution_count", None)   # at loading, then at each cell
+        self.counts_first = None              # None until a cell told it
+
+    def cell_started(self, info=None) -> int:
+        count = self.shell.execution_count
+        counted = count
+        if getattr(info, "store_history", False):   # a cell that does not store is not counted
+            first = self.counts_first
+            if first is None:
+                first = self.seen is not None and count == self.seen + 1
+            counted = count - 1 if first else count
+        self.seen = count
+        return counted
+
+    def cell_finished(self, result=None) -> None:
+        """The first cell that finishes telling it decides, once (a cell run inside another,
+        `shell.run_cell` in a cell, finishes first and tells it right; its outer cell would not)."""
+        number = getattr(result, "execution_count", None)
+        info = getattr(result, "info", None)
+        if (self.counts_first is None and number is not None and self.seen is not None
+                and getattr(info, "store_history", False) and self.seen - number in (0, 1)):
+            self.counts_first = self.seen == number + 1
+
+
 class State:
     """Per-shell state of the extension: what to undo, live logs and selectors."""
 
@@ -24,6 +67,7 @@ class State:
         self.saved_config = None              # the device options before the first selection
         self.cell_id = None
         self.cell_count = None                # the running cell's number, as its prompt shows it
+        self.counter = PromptCounter(shell)   # which IPython counts a cell before running it
         self.logs: weakref.WeakSet = weakref.WeakSet()
         self.selectors: weakref.WeakSet = weakref.WeakSet()
         self.channel = None                   # the JupyterLab extension's comm (comm.Channel)
@@ -77,8 +121,8 @@ class State:
 
     def prompt_number(self) -> int:
         """The number the running cell's prompt shows (In [7]), for its names (cell[7]).
-        IPython counts the cell before running it, so during the cell `execution_count` is
-        already the next one; outside a cell it is the next prompt's number.
+        During a cell IPython 9's `execution_count` is the next one already, older IPythons'
+        the cell's own (PromptCounter tells which); outside a cell it is the next prompt's.
 
             >>> state.prompt_number()      # in the cell shown as In [7]  # doctest: +SKIP
             7
@@ -88,9 +132,7 @@ class State:
     # IPython events
     def pre_run_cell(self, info=None):
         self.cell_id = getattr(info, "cell_id", None)
-        # run_cell has counted a cell that stores history already (not one that does not)
-        count = self.shell.execution_count
-        self.cell_count = count - 1 if getattr(info, "store_history", False) else count
+        self.cell_count = self.counter.cell_started(info)
         self.origins.cell_started()
         self.compiles.cell_started()
         print_notes.clear()
@@ -102,6 +144,7 @@ class State:
     def post_run_cell(self, result=None):
         self.cell_id = None          # a magic run outside a cell must not reuse the last id
         self.cell_count = None
+        self.counter.cell_finished(result)
         self.origins.cell_finished(cell_origins.result_label(result))
         # %%jit cells told their own compiles (JitMagics._report)
         programs = [p for m in self.magics for p in getattr(m, "programs", {}).values()]

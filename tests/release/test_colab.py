@@ -9,9 +9,11 @@ The simulation: a venv with those versions (from uv's cache, else PyPI; Python 3
 Colab runs 3.13) and a stand-in `google.colab` module (its `output.enable_custom_widget_manager`
 records that it was called). The tour runs in a kernel of that venv, its first cell's install
 pointed at a wheel built from this checkout (`uv build`); pip fetches jaxlib, jax, anywidget and
-plotly from the registry (pip's own cache after the first run). Then: no cell failed, `pip check`
-is clean, `import jax` imports JAX at jaxlib's version, and notebook, ipykernel, IPython and
-ipywidgets are at Colab's versions still, with no JupyterLab or Notebook 7 brought in.
+plotly from the registry (pip's own cache after the first run). Then: no cell failed but the
+tour's deliberate error, which names its %%jit cell by the prompt's number (IPython 7.34 counts
+a cell after running it: the name said one less until 2026-11-30), `pip check` is clean,
+`import jax` imports JAX at jaxlib's version, and notebook, ipykernel, IPython and ipywidgets
+are at Colab's versions still, with no JupyterLab or Notebook 7 brought in.
 
 It takes about two minutes here (2 cores, shared; measured 44 s for the venv and the wheel,
 68 s for the notebook with its pip install; more on a first run, for the downloads), so it runs
@@ -169,6 +171,11 @@ def test_the_tour_on_colab_leaves_the_host_as_it_was_but_jax(colab, wheel, tmp_p
               for o in c["outputs"] if o["output_type"] == "error"
               and "raises-exception" not in c["metadata"].get("tags", [])]
     assert not failed, "\n\n".join(failed)
+    # the deliberate error's %%jit cell is named by its prompt's number: Colab's IPython 7.34
+    # counts a cell after running it, IPython 9 before (jxkernel/notebook/state.py)
+    deliberate = next(c for c in cells if "raises-exception" in c["metadata"].get("tags", []))
+    n, shown = deliberate["execution_count"], json.dumps(deliberate["outputs"])
+    assert f"cell[{n}]" in shown and f"cell[{n - 1}]" not in shown, (n, shown[:3000])
     said = "".join(text(o) for o in cells[-1]["outputs"])
     assert "COLAB ['enable_custom_widget_manager'" in said and str(python.parent.parent) in said
 

@@ -52,6 +52,29 @@ def test_record_compiled_says_what_changed_since_the_last_signature():
     assert compile_log.compile_events("pmap(g_test)")[-1].seq == again.seq
 
 
+def test_record_compiled_compares_with_the_last_kept_event_of_its_key(monkeypatch):
+    """record_compiled finds the last signature of a function (of its key, where given) without
+    reading the kept events (compile_record's newest-event tables): other keys' events apart,
+    and a function whose events all left the record (MAX_EVENTS) compiles a first call."""
+    from jxkernel.core import compile_record
+    monkeypatch.setattr(compile_record, "MAX_EVENTS", 3)
+
+    def reason(shape, key=None, name="pmap(k_test)"):
+        return compile_log.record_compiled(name, (("args[0]", shape),), Phases(), "cpu",
+                                           key).reason
+    k1, k2 = object(), object()
+    assert [reason("f32[1]", k1), reason("f32[2]", k2), reason("f32[3]", k1),
+            reason("f32[4]")] == ["first call", "first call",
+                                  "args[0]: f32[1] -> f32[3]", "args[0]: f32[3] -> f32[4]"]
+    # two more events push out k2's one event and k1's last
+    assert [reason("i32[1]", name="other_k_test"), reason("f32[5]", k2),
+            reason("f32[6]", k1)] == ["first call"] * 3
+    for _ in range(3):
+        reason("i32[1]", name="other_k_test")
+    assert [reason("f32[7]"), reason("f32[8]"), reason("f32[9]", k1)] == [
+        "first call", "args[0]: f32[7] -> f32[8]", "first call"]
+
+
 def test_an_eager_operations_colored_parameter_is_written_without_color_codes():
     """An eager lax.scan in a notebook's kernel: its jaxpr parameter's repr is colored there
     (as JAX colors a jaxpr), and went into the "Compiling ..." log line with its escape

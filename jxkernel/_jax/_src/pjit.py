@@ -16,6 +16,7 @@ import functools
 
 from ...core.mesh import (UNSPECIFIED, NamedSharding, PartitionSpec, bare_spec_error,
                           check_unique_axes, legacy_mesh, on_context_mesh, set_mesh)
+from ...core.native import native
 from ...transforms.jit import jit
 from ...transforms.jit.function import Jitted
 from ...transforms.jit import stages as _stages
@@ -80,12 +81,18 @@ class _PjitInMeshBlock(Jitted):
     a `with mesh:` block run as under set_mesh of that mesh. JAX's pjit traces and places its
     program under its resource mesh (`_internal_use_concrete_mesh(ctx_mesh)`), so it runs over
     the mesh's devices, its results committed there (P() where nothing splits them), where
-    jit's runs on one device. Its calls take jit's Python call: the C fast path's hits would
-    not see the block's mesh."""
+    jit's runs on one device. Its calls take jit's: outside a block, the C fast path's hits
+    too; inside one, whose config generation is its own (Mesh.__enter__), none of the hits
+    made outside, and its Python call adds the block's mesh."""
 
-    def __call__(self, *args, **kwargs):
+    def _python_call(self, *args, **kwargs):
+        if legacy_mesh() is None:
+            return Jitted._python_call(self, *args, **kwargs)
         with _block_mesh():
-            return self._python_call(*args, **kwargs)
+            return Jitted._python_call(self, *args, **kwargs)
+
+    if native is None:                  # (else the C base's call, which falls back to it)
+        __call__ = _python_call
 
     def trace(self, *args, **kwargs):
         with _block_mesh():

@@ -7,6 +7,7 @@ Signature it compares, and how a Change reads: a line of ours, or JAX's words fo
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 
 from ...core.mesh import get_mesh, on_context_mesh
@@ -75,6 +76,22 @@ class Signature:
     # the learner's line that called for it (a SourceInfo): a weak type's fix rewrites the
     # number at that call (input_types.at_the_calls); never part of what is compared
     site: object = dataclasses.field(default=None, compare=False)
+
+    @functools.cached_property
+    def node_types(self) -> tuple:
+        """The type of each node of its treedef, depth first ("leaf" for a leaf): what two
+        equal treedefs may still differ in (jaxlib compares two registered dataclasses' nodes
+        by their meta fields alone), read once per signature. () where it has no treedef."""
+        return () if self.treedef is None else tuple(_node_types(self.treedef))
+
+
+def _node_types(treedef):
+    stack = [treedef]
+    while stack:
+        node = stack.pop()
+        data = node.node_data()
+        yield "leaf" if data is None else data[0]
+        stack.extend(reversed(node.children()))
 
 
 # The jit options that make another program (kind "config"), and Jitted's attributes of them

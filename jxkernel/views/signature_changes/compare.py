@@ -43,6 +43,44 @@ def explain_changes(old: Signature | None, new: Signature) -> tuple:
     return tuple(changes)
 
 
+def same_structure(new: Signature):
+    """A test of an earlier signature `old`: True where explain_changes(old, `new`) can hold
+    no change of the arguments' structure (the same leaf paths, treedef and node types,
+    statics passed alike, none static on one side and traced on the other): its changes are
+    then those of the configuration, statics and constants (`unstructured_changes`) and of the
+    input types, which nearest.py ranks by the types alone, building none of their fixes.
+    False where unsure.
+
+        >>> a = ShapedArray((3,), np.float32)
+        >>> same_structure(Signature((("x", a),)))(Signature((("x", a.update(shape=(4,))),)))
+        True
+    """
+    paths = [p for p, _ in new.named]
+    roots = {_root(p) for p in paths}
+    flipped = any(name in roots for name, _ in new.statics)
+    keyword = set(new.by_keyword)
+
+    def test(old: Signature) -> bool:
+        if flipped or len(old.named) != len(paths):
+            return False
+        try:
+            return all(p == q for (p, _), q in zip(old.named, paths)) and \
+                not any(name in roots for name, _ in old.statics) and \
+                set(old.by_keyword) == keyword and old.treedef == new.treedef and \
+                old.node_types == new.node_types
+        except Exception:  # noqa: BLE001  a treedef that will not compare: explain_changes'
+            return False
+    return test
+
+
+def unstructured_changes(old: Signature, new: Signature) -> tuple:
+    """explain_changes(old, new) less its input types' changes, for two signatures of the same
+    structure (same_structure): the configuration's, the statics' and the constants'."""
+    return (*_config_changes(old, new),
+            *_static_changes(dict(old.statics), dict(new.statics), set()),
+            *_const_changes(old.consts, new.consts))
+
+
 def _leaves(sig, flipped) -> dict:
     """`sig`'s named avals, but those of the arguments static on one side (_traced_changes')."""
     return {p: a for p, a in sig.named if _root(p) not in flipped}

@@ -6,14 +6,39 @@ for one cause (a static bool, a partial batch, ...) live beside the code that fi
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import re
+import threading
 
 from .change import _JIT_OPTIONS, Change, _root
 
 
+# on in this thread within `unfixed()`
+_unfixed = threading.local()
+
+
+@contextlib.contextmanager
+def unfixed():
+    """Within: _fixed and _refixed make their Changes without a fix (nearest.py ranks a
+    function's earlier signatures by their changes' kinds, paths and values, and reads the
+    fixes of the nearest alone, made again outside).
+
+        >>> with unfixed():
+        ...     _fixed("x", "shape", "f32[3]", "f32[4]").fix
+        ''
+    """
+    before, _unfixed.on = getattr(_unfixed, "on", False), True
+    try:
+        yield
+    finally:
+        _unfixed.on = before
+
+
 def _fixed(path, kind, old, new, name=None, dtype="float32") -> Change:
     """A Change with its kind's plain fix (_FIXES), the template filled in for `path`."""
+    if getattr(_unfixed, "on", False):
+        return Change(path, kind, str(old), str(new))
     name = name or path
     fix, snippet = _FIXES[kind]
     if kind == "config" and path in dict(_JIT_OPTIONS):
@@ -29,6 +54,8 @@ def _fixed(path, kind, old, new, name=None, dtype="float32") -> Change:
 
 def _refixed(change: Change, fix_and_snippet, **more) -> Change:
     """`change` with another fix (a template of _FIXES' kind)."""
+    if getattr(_unfixed, "on", False):
+        return change
     fix, snippet = fix_and_snippet
     fill = dict(path=change.path, name=change.path, root=_root(change.path), old=change.old,
                 new=change.new, **_jitting())

@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 
 from .change import _JIT_OPTIONS, Signature
-from .compare import explain_changes
+from .compare import explain_changes, same_structure, unstructured_changes
 from .config_changes import USER_CONTEXTS
+from .fixes import unfixed
+from .input_types import _mesh_alone
 
 
 def change_distance(old: Signature, new: Signature, changes=None) -> int:
@@ -34,11 +36,19 @@ def nearest(history, new: Signature):
     differences in all, then the latest. None for an empty history."""
     # each pair's changes worked out once, and the distance only where orders tie: a function
     # compiled for n shapes compares the next with all n (a loop over 64 lengths: 4,122
-    # explain_changes for 71 compiles, 4.7 s of its 7.9 s, before)
-    ranked = []
-    for i, old in enumerate(history):
-        changes = explain_changes(old, new)
-        ranked.append((jax_order(old, new, changes), i, old, changes))
+    # explain_changes for 71 compiles, 4.7 s of its 7.9 s, before). No fix is built for any
+    # of them (unfixed: the caller explains the nearest alone, with its fixes), and one of
+    # the same structure makes no Change of its input types, which are ranked by the types
+    # alone (nearest was 17% of test_recompile_corpus.py's profiled time, before)
+    ranked, same = [], same_structure(new) if history else None
+    with unfixed():
+        for i, old in enumerate(history):
+            if same(old):
+                changes = unstructured_changes(old, new)
+                ranked.append((_order_with_types(old, new, changes), i, old, changes))
+            else:
+                changes = explain_changes(old, new)
+                ranked.append((jax_order(old, new, changes), i, old, changes))
     if not ranked:
         return None
     least = min(order for order, _, _, _ in ranked)
@@ -47,11 +57,34 @@ def nearest(history, new: Signature):
     return min(tied, key=lambda e: e[:2])[2]
 
 
+def _order_with_types(old: Signature, new: Signature, changes) -> tuple:
+    """jax_order(old, new) of two signatures of the same structure, from their `changes` less
+    the input types' (unstructured_changes): theirs where one counts (a configuration's or a
+    static's outranks any type's), else the types' order, or none (4) where no leaf's type
+    differs but in the mesh it is typed on (as _type_changes, which makes no Change of those)."""
+    if any(_counted(c) for c in changes):
+        return jax_order(old, new, changes)
+    before = dict(old.named)
+    if any(a != before[p] and not _mesh_alone(a, before[p]) for p, a in dict(new.named).items()):
+        return _type_order(old, new)
+    return (4, 0, "")
+
+
 # JAX's severity of a kind of difference (partial_eval.diff_tracing_cache_keys: the tracing
 # context, then the pytree, which holds the statics, then debug info, then the input types)
 _PARENT = re.compile(r"(\[[^\]]*\]|\.\w+)$")     # xs[2] -> xs, p.y -> p, p['b'] -> p
 _SEVERITY = {"config": 0, "static": 1, "traced": 1, "structure": 1, "shape": 3, "dtype": 3,
              "weak_type": 3}
+
+
+def _counted(change) -> bool:
+    """Whether JAX's order counts `change`: a kind its tracing key holds (jit options are not
+    in it)."""
+    return change.kind in _SEVERITY and not (change.kind == "config" and
+                                             change.path in _OPTION_NAMES)
+
+
+_OPTION_NAMES = frozenset(name for name, _ in _JIT_OPTIONS)
 
 
 def jax_order(old: Signature, new: Signature, changes=None) -> tuple:
@@ -65,23 +98,13 @@ def jax_order(old: Signature, new: Signature, changes=None) -> tuple:
     JAX's tracing key: they do not count. `changes`: explain_changes(old, new), where the
     caller has it."""
     changes = explain_changes(old, new) if changes is None else changes
-    changes = [c for c in changes if c.kind in _SEVERITY and
-               not (c.kind == "config" and c.path in dict(_JIT_OPTIONS))]
+    changes = [c for c in changes if _counted(c)]
     if not changes:
         return (4, 0, "")
     severity = min(_SEVERITY[c.kind] for c in changes)
     group = [c for c in changes if _SEVERITY[c.kind] == severity]
-    if severity == 3:                 # "  * at x, now f32[4] and before f32[3]", in leaf order
-        before, lines = dict(old.named), []
-        for path, a in new.named:
-            b = before.get(path)
-            if b is not None and a != b:
-                now, was = a.str_short(True), b.str_short(True)
-                if a.weak_type != b.weak_type:
-                    now, was = f"{now}{{weak_type={a.weak_type}}}", \
-                        f"{was}{{weak_type={b.weak_type}}}"
-                lines.append(f"  * at {path}, now {now} and before {was}")
-        return (3, len(lines), "\n".join(lines))
+    if severity == 3:
+        return _type_order(old, new)
     if severity == 1:                 # JAX's input path: the statics in argument order
         order = {name: i for i, (name, _) in enumerate(new.statics)}
         lines = [f"  * at {order.get(c.path, len(order)):04d} {c.path}, before "
@@ -95,3 +118,18 @@ def jax_order(old: Signature, new: Signature, changes=None) -> tuple:
     count = sum(abs(int(c.new) - int(c.old)) if c.path == USER_CONTEXTS else 1 for c in group)
     return (0, count, "\n".join(f"  * {c.path} differs: now {c.new} and before {c.old}"
                                  for c in group))
+
+
+def _type_order(old: Signature, new: Signature) -> tuple:
+    """jax_order's (3, how many leaves, text) for a difference in input types: "  * at x, now
+    f32[4] and before f32[3]", in leaf order."""
+    before, lines = dict(old.named), []
+    for path, a in new.named:
+        b = before.get(path)
+        if b is not None and a != b:
+            now, was = a.str_short(True), b.str_short(True)
+            if a.weak_type != b.weak_type:
+                now, was = f"{now}{{weak_type={a.weak_type}}}", \
+                    f"{was}{{weak_type={b.weak_type}}}"
+            lines.append(f"  * at {path}, now {now} and before {was}")
+    return (3, len(lines), "\n".join(lines))
