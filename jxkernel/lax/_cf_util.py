@@ -22,6 +22,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.source_info import function_source_info
 from ..core.vma import in_mesh_order
 from ..transforms.api_util import body_arg_names, flatten_fun
+from ..xla.array import HOST_READS
 from ..core.staging import (DebugInfo, JaxprTrace, convert_constvars_to_invars,
                             high_jaxprs, is_ref, retyped_consts, trace_to_jaxpr)
 from ..tree_util import equality_errors, keystr, tree_flatten_with_path, tree_unflatten
@@ -80,8 +81,15 @@ def trace_fun(fun, in_tree, in_avals, what: str, promoted: bool = False):
     # hijax equations made and used inside the body: their low equations (core/hijax_lower.py);
     # a loop body or branch capturing a mutable hijax value from outside stays high (the
     # value a `BoxTy` const, its equations inside), as JAX stages it (_staged_or_threaded)
-    with misses_held(fun):      # (what the body meets is logged after its own miss)
-        closed = trace_to_jaxpr(flat, list(in_avals), info, "lift")
+    reads = set()               # the arrays whose values its Python read (xla/array.py)
+    HOST_READS.append(reads)
+    try:
+        with misses_held(fun):      # (what the body meets is logged after its own miss)
+            closed = trace_to_jaxpr(flat, list(in_avals), info, "lift")
+    finally:
+        HOST_READS.pop()
+        if HOST_READS:              # (a body traced inside a jit's trace: its reads too)
+            HOST_READS[-1].update(reads)
     if what in _JAX_TRACED_FOR and captured_mutable(closed):
         found = _staged_or_threaded((closed, out_tree()), what)
     else:
@@ -91,7 +99,8 @@ def trace_fun(fun, in_tree, in_avals, what: str, promoted: bool = False):
         _traced[key] = found
     # a miss of this cache, told (and with jax_explain_cache_misses logged) as JAX tells its
     # bodies' misses: after the trace, so a body whose trace raised is not told
-    body_traced(fun, in_tree, in_avals, what, info.source, promoted)
+    body_traced(fun, in_tree, in_avals, what, info.source, promoted, closed,
+                frozenset(reads))
     return found
 
 

@@ -413,11 +413,11 @@ def stale_note(stale) -> Note | None:
                f"{first.function}(..., {first.name})")
     else:
         how = f" ({first.name} as a parameter of the function, passed in each call)."
+    what = "Ref" if first.ref else "value"      # (a Ref passed is each call's own to write)
     body = ("A traced function reads globals and closure variables once, while it is traced: "
-            f"{first.baked_said()}, as in JAX. Calls reuse that program, "
-            "and the old value, until something makes the function trace again (a new shape, "
-            "a new function object). To use the current value on every call, pass it as an "
-            f"argument{how}")
+            f"{first.baked_said()}, as in JAX. Calls reuse that program, and the old {what}, "
+            f"until something makes the function trace again (a new shape, a new function "
+            f"object). To use the current {what} on every call, pass it as an argument{how}")
     return Note(lines[0] if len(lines) == 1 else f"⚠ {len(lines)} values read by traced "
                 f"functions changed since their trace: " + "; ".join(
                     f"{s.function}: {s.name}" for s in stale),

@@ -31,6 +31,7 @@ from ..core.staging import JaxprTrace
 from ..core.source_info import SourceInfo, is_user_filename, user_source_info
 from ..core.trace import _ctx
 from ..transforms.api_util import body_arg_names
+from ..transforms.jit.refs import HostReads
 from ..xla import client as _client
 from ..xla.compiler import Phases
 from . import outside_values
@@ -135,11 +136,13 @@ def _body_lineage(user) -> collections.deque:
     return _lineage_in(_BODY_LINEAGES, user)
 
 
-def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = False) -> None:
+def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = False,
+                closed=None, host_reads=None) -> None:
     """Log the trace of control-flow body `fun` (a miss of its trace cache), where the
     function is the user's: a retrace event inside the loop or the traced function running
     it, with why (compile_record.body_traced). `promoted`: the loop's own retrace with weak
-    carries promoted to what the body returned, not a call given other types."""
+    carries promoted to what the body returned, not a call given other types. `closed`, its
+    trace, and `host_reads` tell what the trace holds of what it read from outside."""
     user, api, namer = getattr(fun, "_jx_traced_as", (fun, _BODY_API.get(what, what), None))
     if source is None or not is_user_filename(source.file):
         # jxkernel's own bodies (lax.map's), or a registered library's: not the user's (JAX
@@ -186,7 +189,14 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
                          if changes and changes[0].kind == "structure" and old is not None
                          else ())
     record(event)
-    outside_values.traced(_user_function(user), event)      # what it read from outside
+    # what it read from outside, and what its trace holds of it (its constants and literals,
+    # as a jit's: a global only printed is in none)
+    reads = None
+    if closed is not None and host_reads is not None:
+        reads = HostReads(host_reads)
+        reads.program = weakref.ref(closed)
+    outside_values.traced(_user_function(user), event,
+                          None if closed is None else closed.consts, reads)
 
 
 def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:

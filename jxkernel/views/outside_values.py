@@ -10,7 +10,8 @@ tracing.
     stale_reads()       # [Stale(function='<lambda>', name='scale', then='2.0', now='3.0', ...)]
 
 Only data is followed (numbers, strings, NumPy and jax arrays, tuples, lists and dicts of
-them, 32 values at most; a list or dict written in place is a change too): a module,
+them, 32 values at most; a list or dict written in place is a change too; a Ref, which the
+program holds itself, by identity): a module,
 a class or a function read from outside is code, not a value baked into the program. The
 helpers a function calls from its own module (or notebook) are read too, as the trace ran
 them: `loss` calling `predict`, which reads `scale`, baked `scale` in. Each change is told
@@ -22,20 +23,31 @@ import dataclasses
 import math
 import types
 import weakref
+import zlib
 
 import numpy as np
 
 from ..core.clipped_text import clipped
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, jaxprs_in_params
 from ..core.source_info import user_source_info
+from ..core.staging import is_ref
 from ..core.trace import Tracer
+from ..xla.array import HOST_READS
 
-_SMALL = 100_000         # elements of an array kept (a copy) to compare its values later
+_SMALL = 100_000         # elements of a NumPy array followed to compare its values later
+_COPIED = 1_000          # elements of an array kept as a copy; a larger NumPy array is kept as
+                         # a checksum of its bytes (its copy cost as much memory again, per
+                         # function: 32 arrays of 100,000 float32 kept 13 MB), a larger jax
+                         # Array (immutable) by identity, its values never read
 _LEAVES = 32             # the values of a tuple, list or dict followed (more: not followed)
 # in_program's answer for a Python number or a NumPy array the program does not hold (no
 # literal or constant of its value): its trace's Python read it, and what it computed from it
 # (a value NumPy or Python made, a shape, a branch) stays, or nothing did (a print of it)
 COMPUTED = "computed"
+# in_program's answer for a Ref (jax.new_ref) the program closes over: it holds the Ref itself,
+# reads and writes it at each call (JAX's jaxpr has it as a constant: array_refs' cell 2), so a
+# Ref rebound after the trace leaves the program writing the old one
+REF = "ref"
 
 
 def reads_from_outside(fun) -> tuple:
@@ -117,11 +129,20 @@ class Stale:
                              # (COMPUTED): read by the trace's Python (a print, a branch, NumPy)
     inner_jit: bool = False  # a jit traced inside another's trace (traced_at.inlined_into): its
                              # trace is reused by its own later calls and by other jits' traces
+    held: str = ""           # a Ref the program holds (REF): what that old Ref holds now
+
+    @property
+    def ref(self) -> bool:
+        """Whether the value read was a Ref the program holds itself."""
+        return bool(self.held)
 
     def kept_said(self) -> str:
         """What the program keeps of it, as the note says it: its value as traced; for a
         number or NumPy array it does not hold (computed), what was computed from it; for an
         array whose values are in no program (in_program), its old type alone."""
+        if self.ref:
+            return (f"holds the old Ref itself: its calls read and write that Ref (which holds "
+                    f"{self.held} now), not what {self.name} is now")
         if self.computed:
             return ("holds no such value, but was traced with it: what its Python computed "
                     "from it (a value, a shape, a branch taken on it) stays as then, and a "
@@ -132,6 +153,9 @@ class Stale:
 
     def baked_said(self) -> str:
         """What a trace bakes into its program of what it reads, for the note's body."""
+        if self.ref:
+            return "a Ref it reads is held by its program itself, which reads and writes that " \
+                "Ref at each call"
         if self.computed:
             return "what its Python computed from them (a value, a shape, a branch) is baked " \
                 "into its program"
@@ -172,6 +196,16 @@ def traced(fun, event, consts=None, host_reads=None, inner_jit=False) -> None:
     its Python read (None: not known), which tell whether an array read became part of the
     program or only served the trace's Python (in_program). `inner_jit`: `fun` is a jit's,
     traced inside another's trace (event.inlined_into), its trace reused after."""
+    # what this reads of the arrays (a copy, a text) is no read of the trace's Python: a
+    # body traced inside a jit's trace is told while that trace runs (HOST_READS is its)
+    HOST_READS.append(set())
+    try:
+        _traced(fun, event, consts, host_reads, inner_jit)
+    finally:
+        HOST_READS.pop()
+
+
+def _traced(fun, event, consts, host_reads, inner_jit) -> None:
     seen, at = {}, (event, user_source_info())
     if getattr(fun, "__code__", None) is not None:
         for reader in (fun, *helpers_of(fun)):
@@ -226,11 +260,17 @@ def stale_reads() -> list:
                 if then.in_program is False and not _type_changed(then, now):
                     continue            # its values were never in the program: nothing kept
                 then.told = True
+                old = then.kept() if isinstance(then.kept, weakref.ref) else None
+                held = _array_text(old) if then.in_program == REF and old is not None else ""
+                now_text = _text(now)
+                if then.in_program == REF and is_ref(now):
+                    now_text = "another " + now_text[len("a "):]
                 out.append((_variable(reader, name), Stale(
-                    getattr(fun, "__name__", "function"), name, then.text, _text(now),
+                    getattr(fun, "__name__", "function"), name, then.text, now_text,
                     *then.traced_at, helper="" if reader is fun else reader.__name__,
                     earlier=then is not traces[-1], in_program=then.in_program is not False,
-                    computed=then.in_program == COMPUTED, inner_jit=then.inner_jit)))
+                    computed=then.in_program == COMPUTED, inner_jit=then.inner_jit,
+                    held=held)))
     # a loop body written inside a jitted function is traced on its own too: one variable is
     # told once, by the function the user calls
     outer = {var for var, s in out if not getattr(s.traced_at, "inlined_into", None)}
@@ -322,13 +362,25 @@ def _size(value) -> float:
 
 
 def _kept(value):
+    if is_ref(value):                   # held by the program itself: compared by identity
+        try:
+            return weakref.ref(value)
+        except TypeError:
+            return None
     if _is_container(value):
         return _Tree(_structure(value), [_Seen(_text(v), id(v), _kept(v))
                                          for v in _leaves(value)])
     if not _is_array(value):
         return value
+    if _size(value) > _COPIED and not isinstance(value, (np.ndarray, Tracer)):
+        try:                            # a jax Array: immutable, the same object the same
+            return weakref.ref(value)
+        except TypeError:
+            return None
     if _size(value) > _SMALL:
         return None
+    if _size(value) > _COPIED:          # a NumPy array, written in place: a checksum
+        return _Digest.of(value)
     try:
         # a copy: a NumPy array written in place must compare unequal to what was traced
         return np.array(value, copy=True)
@@ -336,8 +388,27 @@ def _kept(value):
         return None
 
 
+@dataclasses.dataclass(frozen=True)
+class _Digest:
+    """A large NumPy array's shape, dtype and a checksum of its bytes (CRC-32), to tell a write
+    in place without keeping a copy."""
+    shape: tuple
+    dtype: np.dtype
+    crc: int | None
+
+    @classmethod
+    def of(cls, value) -> _Digest:
+        try:
+            data = np.ascontiguousarray(value)
+            crc = zlib.crc32(memoryview(data).cast("B")) if data.dtype != object else None
+        except Exception:               # noqa: BLE001  (not readable as bytes: none)
+            crc = None
+        return cls(tuple(value.shape), np.dtype(value.dtype), crc)
+
+
 def in_program(value, kept, consts, host_reads=None) -> bool | None:
-    """Whether the array `value` (`kept`: its copy, _kept) is in the traced program: among
+    """Whether the array `value` (`kept`: what _kept keeps of it, None where too big to compare
+    later) is in the traced program: among
     its closed-over constants `consts`, or its values read by the trace's Python
     (`host_reads`, ids: float(a), np.asarray(a) make a constant of them). A jax Array is
     closed over as itself (by identity); a NumPy array is converted, and NumPy's own
@@ -345,14 +416,18 @@ def in_program(value, kept, consts, host_reads=None) -> bool | None:
     is in the program is not known (None). None too for no array, or `consts` not known. A jax
     Array read only for its type (`print(jax.typeof(a))`, `a.shape`) is in no program: JAX's
     jaxpr holds none of it either (tests/data/stale_in_program_reference.json)."""
+    program = getattr(host_reads, "program", None)
+    program = program() if program is not None else None
+    if is_ref(value) and not isinstance(value, Tracer):
+        # the program holds the Ref itself, a constant of its trace as of JAX's jaxpr (jit's
+        # `consts` leave Refs out: their values are each call's); not known: held too
+        return REF if program is None or any(c is value for c in program.consts) else False
     if consts is None:
         return None
     if _is_container(value):            # the leaves': one held, the whole is kept
-        found = {in_program(v, _kept(v), consts, host_reads) for v in _leaves(value)}
+        found = {in_program(v, v, consts, host_reads) for v in _leaves(value)}
         return True if True in found else None if None in found or not found else \
             COMPUTED if COMPUTED in found else False
-    program = getattr(host_reads, "program", None)
-    program = program() if program is not None else None
     if isinstance(value, (bool, int, float, complex, np.generic)):
         # a Python number is a literal of the program (or a constant): held where one has its
         # value (a print of it alone, or math on it in Python, leaves none)
@@ -365,7 +440,7 @@ def in_program(value, kept, consts, host_reads=None) -> bool | None:
         return True
     if isinstance(value, np.ndarray):   # converted: a constant of its values, or none
         return None if program is None or kept is None else \
-            True if _holds(program, kept) else COMPUTED
+            True if _holds(program, value) else COMPUTED
     if host_reads is None:
         return None
     return False
@@ -419,6 +494,8 @@ def _type_changed(then: _Seen, now) -> bool:
 
 
 def _changed(then: _Seen, now) -> bool:
+    if isinstance(then.kept, weakref.ref):  # a Ref (its writes are no change) or a large jax
+        return _another(then.kept(), now)   # Array: by identity, or values where alive
     if not _followed(now):
         return then.ident != id(now)
     if isinstance(then.kept, _Tree) or _is_container(now):
@@ -428,22 +505,44 @@ def _changed(then: _Seen, now) -> bool:
     if _is_array(now):
         if then.ident == id(now) and not isinstance(now, np.ndarray):
             return False                # the same immutable array (a jax Array)
-        if then.kept is None or not isinstance(then.kept, np.ndarray):
+        if then.kept is None or not isinstance(then.kept, (np.ndarray, _Digest)):
             return then.ident != id(now)
-        if int(np.prod(now.shape)) > _SMALL:
+        if _size(now) > _SMALL:
             return True
         try:
             other = np.asarray(now)
         except Exception:           # noqa: BLE001  (not readable as NumPy: by identity)
             return then.ident != id(now)
-        return other.shape != then.kept.shape or other.dtype != then.kept.dtype or \
-            not np.array_equal(other, then.kept, equal_nan=other.dtype.kind in "fc")
+        if isinstance(then.kept, _Digest):
+            return _Digest.of(other) != then.kept or then.kept.crc is None
+        # (NaNs compared as equal only where the values differ: equal_nan is the slow one)
+        return other.shape != then.kept.shape or other.dtype != then.kept.dtype or not (
+            np.array_equal(other, then.kept) or other.dtype.kind in "fc"
+            and np.array_equal(other, then.kept, equal_nan=True))
     if isinstance(then.kept, np.ndarray):
         return True
     try:
         return type(now) is not type(then.kept) or bool(now != then.kept)
     except Exception:               # noqa: BLE001  (a comparison that raises: a change)
         return True
+
+
+def _another(old, now) -> bool:
+    """Whether `now` is other than `old`, a Ref or a large jax Array (None: since let go): a
+    Ref is another object; an Array, immutable, one of other values, read only where `old` is
+    alive (a constant of the program: it keeps those values) and of `now`'s type."""
+    if old is now:
+        return False
+    if old is None or is_ref(old) or is_ref(now) or not _is_array(now) or \
+            isinstance(now, (np.ndarray, Tracer)) or _size(now) > _SMALL or \
+            tuple(now.shape) != tuple(old.shape) or np.dtype(now.dtype) != np.dtype(old.dtype):
+        return True
+    try:
+        a, b = np.asarray(old), np.asarray(now)
+    except Exception:               # noqa: BLE001  (not readable as NumPy)
+        return True
+    return not (np.array_equal(a, b) or a.dtype.kind in "fc" and
+                np.array_equal(a, b, equal_nan=True))
 
 
 def _text(value) -> str:
@@ -455,9 +554,19 @@ def _text(value) -> str:
         return clipped(close[0] + ", ".join(texts) + close[1], 90, "...")
     if isinstance(value, Tracer):   # (common_gotchas: `global g; g = x` in a jitted function)
         return f"{clipped(repr(value), 60, '...')} (a tracer leaked out of a trace)"
+    if is_ref(value):               # its values are the program's to read and write: its type
+        return f"a Ref of {np.dtype(value.dtype).name}[{','.join(map(str, value.shape))}]"
     if _is_array(value):
-        shape = ",".join(map(str, value.shape))
-        if _size(value) <= 6 and isinstance(_kept(value), np.ndarray):
-            return f"{np.asarray(value).tolist()!r} ({np.dtype(value.dtype).name}[{shape}])"
-        return f"an array {np.dtype(value.dtype).name}[{shape}]"
+        return _array_text(value)
     return clipped(repr(value), 60, "...")
+
+
+def _array_text(value) -> str:
+    """An array (or a Ref's value) as the note writes one: its values where six or fewer."""
+    shape = ",".join(map(str, value.shape))
+    if _size(value) <= 6:
+        try:
+            return f"{np.asarray(value).tolist()!r} ({np.dtype(value.dtype).name}[{shape}])"
+        except Exception:           # noqa: BLE001  (a key array, not readable as NumPy)
+            pass
+    return f"an array {np.dtype(value.dtype).name}[{shape}]"

@@ -196,8 +196,9 @@ def test_numbers_containers_bodies_and_inner_jits_are_told_as_jax_keeps_them():
     jax = locations.jax_answers("stale_more_reference.json")
     stale_reads()
     assert more_cases.run(jxkernel) == jax
-    found = {s.name: s for s in stale_reads()}
-    assert sorted(found) == ["d", "k", "kb", "kk", "lst", "n", "t", "w"]
+    stale = stale_reads()
+    found = {s.name: s for s in stale}
+    assert sorted(found) == ["d", "k", "kb", "kk", "kp", "lst", "n", "t", "w", "x_ref"]
     said = {name: stale_note([s]).title.split(" now, and ")[1] for name, s in found.items()}
     for name in ("k", "n"):
         assert jax[f"{'scalar' if name == 'k' else 'numpy'}_printed"]["consts"] == 0
@@ -217,6 +218,38 @@ def test_numbers_containers_bodies_and_inner_jits_are_told_as_jax_keeps_them():
     assert stale_note([found["kk"]]).body.endswith("  def inner(..., kk): ...    # then call "
                                                    "inner(..., kk)")
     assert [jax[name]["consts"] for name in ("loop_body", "branch_body", "scan_body")] == [1] * 3
+    _ref_and_printing_bodies(jax, {(s.name, s.function): s for s in stale})
+
+
+def _ref_and_printing_bodies(jax, found):
+    """JAX's array_refs page, cell 2 (tests/data/stale_more_cases.py's ref): `x_ref[1] += 1.`
+    jitted, called twice, then `x_ref = jax.new_ref(1.0)`: JAX 0.10.2's jaxpr has the old Ref
+    itself as its one constant, and a later call writes it ([0, 3, 0]) and leaves the new one
+    at 1.0; passing the Ref (the fix offered) writes the one passed. The note said the program
+    "holds none of its values, but was traced with its old type". An eager fori_loop's body
+    and a cond's branch that only print `kp` hold no constant of it (JAX: 0, and nothing
+    printed after): told as held by none, as the jitted function's print (it said "keeps")."""
+    from jxkernel.notebook.compile_notes import stale_note
+    ref = found["x_ref", "ref_add"]
+    assert jax["ref"]["consts_are_the_ref"] == [True]
+    assert (jax["ref"]["after_old"], jax["ref"]["after_new"], jax["ref"]["fix_new"]) == \
+        ([0.0, 3.0, 0.0], 1.0, 2.0)
+    note = stale_note([ref])
+    assert note.title.startswith("⚠ ref_add read x_ref = a Ref of float32[3] when traced (at ")
+    assert note.title.endswith(
+        "; x_ref is another Ref of float32[] now, and its compiled program holds the old Ref "
+        "itself: its calls read and write that Ref (which holds [0.0, 3.0, 0.0] (float32[3]) "
+        "now), not what x_ref is now")
+    assert "a Ref it reads is held by its program itself" in note.body and \
+        "To use the current Ref on every call, pass it as an argument:\n  def ref_add(..., " \
+        "x_ref): ...    # then call ref_add(..., x_ref)" in note.body
+    for function, api in (("printing_body", "lax.fori_loop"), ("printing_branch", "lax.cond")):
+        assert jax["body_printed"][api[4:]]["consts"] == 0
+        assert jax["body_printed"][api[4:]]["after_printed"] == ""
+        said = stale_note([found["kp", function]]).title.split(" now, and ")[1]
+        assert said == (f"{api}'s kept trace of it holds no such value, but was traced with it: "
+                        "what its Python computed from it (a value, a shape, a branch taken on "
+                        "it) stays as then, and a print of it ran then only")
 
 
 def test_a_number_the_program_holds_is_said_kept_and_one_it_does_not_is_not():
@@ -235,3 +268,61 @@ def test_a_number_the_program_holds_is_said_kept_and_one_it_does_not_is_not():
         k_global = 2.0
     assert [(s.in_program and not s.computed, s.computed) for s in found] == \
         [(True, False), (False, True)]
+
+
+w_typed = jnp.arange(3.0)
+
+
+def _typed_body(i, c):
+    print(jxkernel.typeof(w_typed))
+    return c + 1
+
+
+def test_a_body_reading_an_array_for_its_type_inside_a_jit_is_not_said_kept(capsys):
+    """A fori_loop body inside a jitted function that reads a jax Array only for its type:
+    neither program holds it (as the function's own read of it). The body's trace was told
+    while the jit's trace ran, and its own copy of the array counted as a read of the
+    array's values by the jit's Python, so the function's note said "keeps"."""
+    global w_typed
+    stale_reads()
+    f = jxkernel.jit(lambda x: jxkernel.lax.fori_loop(0, 2, _typed_body, x))
+    f(1.0)
+    assert capsys.readouterr().out == "float32[3]\n"
+    w_typed = jnp.arange(3.0) + 10
+    try:
+        assert [s.name for s in stale_reads() if s.name == "w_typed"] == []
+    finally:
+        w_typed = jnp.arange(3.0)
+
+
+big_np = np.zeros(5000, np.float32)
+big_jax = None               # (made by the test: a compile at import is refused)
+
+
+def test_a_large_numpy_array_is_kept_as_a_checksum_and_a_large_jax_array_is_not_read():
+    """What a trace keeps to tell a change later: a NumPy array of more than 1,000 elements,
+    a checksum of its bytes (a copy kept as much memory again per function: a dict of 32
+    arrays of 100,000 float32 kept 13 MB), still told when written in place; a jax Array,
+    immutable, by identity, its values never read to the host for it (they were copied, and
+    the array kept a host copy of its own); one rebound to equal values while the program
+    holds the old one is no change."""
+    global big_jax
+    big_jax = jnp.zeros(5000) + 1
+    stale_reads()
+    f = jxkernel.jit(lambda x: x + big_np[:3] + big_jax[:3])
+    f(1.0)
+    assert isinstance(outside_values._kept(big_np), outside_values._Digest)
+    fresh = jnp.zeros(5000) + 2
+    assert outside_values._kept(fresh)() is fresh and fresh._npy_value is None
+    big_np[3] = 1.0
+    try:
+        (found,) = [s for s in stale_reads() if s.name == "big_np"]
+    finally:
+        big_np[3] = 0.0
+    assert (found.then, found.now) == ("an array float32[5000]", "an array float32[5000]")
+    assert [s.name for s in stale_reads()] == []
+    big_jax = jnp.zeros(5000) + 1       # another of equal values: the program's is alive
+    assert [s.name for s in stale_reads()] == []
+    big_jax = big_jax * 3
+    assert [(s.name, s.now) for s in stale_reads()] == [("big_jax", "an array float32[5000]")]
+    big_jax = None

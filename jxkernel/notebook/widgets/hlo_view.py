@@ -61,7 +61,9 @@ class HloView:
         if self.show_stablehlo:
             yield self.stablehlo_title, self.stablehlo
         if self.show_optimized:
-            yield "optimized HLO (what XLA compiled)", self.optimized
+            # on the NumPy backend nothing is compiled: the title says so before it is opened
+            yield ("optimized HLO: none on the numpy backend" if self.without_xla
+                   else "optimized HLO (what XLA compiled)"), self.optimized
 
     def __repr__(self):
         parts = [f"HLO of {self.title}"]
