@@ -7,7 +7,7 @@ import weakref
 
 from ..core.config import config
 from ..xla import client
-from . import breakpoint_notes, cell_origins, compile_notes, print_notes, trace_effects
+from . import breakpoint_notes, cell_origins, compile_notes, effect_notes, print_notes
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
@@ -75,7 +75,7 @@ class State:
         self.compiles = compile_notes.CellWatch()    # what the running cell compiled (its note)
         # jax_explain_cache_misses's log without the fixes the note tells (compile_log's)
         self.log_filter = compile_notes.FixesInTheNote(self.compiles)
-        self.effects = trace_effects.TraceEffectsWatch()   # side effects run at a trace alone
+        self.effects = effect_notes.TraceEffectsWatch()   # side effects run at a trace alone
         self.breakpoints = breakpoint_notes.BreakpointWatch(shell)   # breakpoint()s that ran on
         self.prints_told: set = set()         # print lines whose tracer a note told (once each)
 

@@ -9,9 +9,7 @@ again ..."), the warning for a global changed after the trace ("⚠ times read f
 ..."), and an error's card (its title, where, why, fix) around JAX's message.
 
 One kernel runs every program, in order, as the recording did; skipped without ipykernel."""
-import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -19,11 +17,10 @@ pytest.importorskip("ipykernel")
 pytest.importorskip("jupyter_client")
 
 from cache_cells_cases import PROGRAMS, SETUP  # noqa: E402
-import real_kernel  # noqa: E402
-from real_kernel import TIMEOUT, running_kernel  # noqa: E402
+import locations  # noqa: E402  (tests/support)
+from real_kernel import TIMEOUT, kernel_cell, running_kernel  # noqa: E402
 
-REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
-                        "cache_cells_reference.json").read_text())["programs"]
+REFERENCE = locations.recorded("cache_cells_reference.json")["programs"]
 FILE = re.compile(r"/tmp/ipykernel_\d+/\d+\.py")
 # the notebook names a place in a cell by its prompt, "In[3], line 2, column 11" (1-based),
 # where JAX names ipykernel's file of the cell, "/tmp/ipykernel_81/2190.py:2:10" (0-based)
@@ -39,21 +36,6 @@ SAME = [(re.compile(r"<class '(?:jaxlib\._jax|jxkernel\.xla\.array)\.ArrayImpl'>
 CLAIMS = ("TRACING CACHE MISS", "never seen function", "Array(")
 
 
-def execute(client, code) -> tuple:
-    """(the text it printed and displayed, its error as "Name: message" or None, its
-    execution count)."""
-    reply, messages = real_kernel.execute(client, code)
-    texts, error = [], None
-    for kind, content in messages:
-        if kind in ("display_data", "execute_result"):
-            texts.append(content["data"].get("text/plain", "") + "\n")
-        elif kind == "stream":
-            texts.append(content["text"])
-        elif kind == "error":
-            error = f"{content['ename']}: {content['evalue']}"
-    return "".join(texts), error, reply["execution_count"]
-
-
 def read_alike(line: str) -> str:
     for pattern, replacement in SAME:
         line = pattern.sub(replacement, line)
@@ -65,9 +47,9 @@ def shown():
     """{program: [the lines a learner sees, per cell]}, files named as the recording names
     them ("<cell N>": the first cell of the same code, counted over every program)."""
     with running_kernel(TIMEOUT) as client:
-        _, error, _ = execute(client, "%load_ext jxkernel\n"
-                                      "import jxkernel as jax, jxkernel.numpy as jnp\n" + SETUP)
-        assert error is None, error
+        setup = kernel_cell(client, "%load_ext jxkernel\n"
+                                    "import jxkernel as jax, jxkernel.numpy as jnp\n" + SETUP)
+        assert setup.error is None, setup.error
         cells = {}                                    # code -> "<cell N>"
         for _, _, sources in PROGRAMS:
             for code in sources:
@@ -76,9 +58,10 @@ def shown():
         for name, _, sources in PROGRAMS:
             out[name] = []
             for code in sources:
-                text, error, count = execute(client, code)
-                ran[count] = cells[code]
-                out[name].append(text.splitlines() + (error.splitlines() if error else []))
+                cell = kernel_cell(client, code)
+                ran[cell.count] = cells[code]
+                out[name].append(cell.shown.splitlines() +
+                                 (cell.error.splitlines() if cell.error else []))
 
         def place(m):
             cell, line, column = ran.get(int(m.group(1)), m.group(0)), m.group(2), m.group(3)

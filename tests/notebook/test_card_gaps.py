@@ -11,18 +11,13 @@ import pytest
 
 pytest.importorskip("IPython")
 
-from IPython.utils.capture import capture_output
-
 import jxkernel
-from jxkernel.views import error_cards
 from card_gaps_cases import (CHECKIFY, CHECKIFY_SETUP, HASH_INDEXED,  # tests/data
                              HASHES, INNER_STATIC, INNER_STATIC_FIXES, INT_OUTPUTS, INT_SETUP,
                              JIT_OBJECTS, KEY_FIXES, KEYS, OBJECTS, run as facts_of)
 import locations  # tests/support: the repository's folders
-from ipython_shell import shell_fixture
+from ipython_shell import ran_failing, shell_fixture
 from numerics import ELEMENTWISE, assert_allclose_ulp  # tests/support
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 JAX = locations.recorded("card_gaps_reference.json")
 
@@ -38,11 +33,8 @@ def _facts() -> dict:
 
 def shown(shell, source):
     """(what the shell printed, colours removed, the card's JSON or None) for a failing cell."""
-    with capture_output() as cap:
-        result = shell.run_cell(source)
-    assert not result.success
-    cards = [o.data[error_cards.MIME] for o in cap.outputs if error_cards.MIME in o.data]
-    return ANSI.sub("", cap.stdout + cap.stderr), (cards[0] if cards else None)
+    ran = ran_failing(shell, source)
+    return ran.printed, ran.card
 
 
 def _leaves(value):
@@ -64,22 +56,30 @@ def test_the_cases_say_and_compute_what_jax_does(case):
     assert _facts()[case] == JAX[case], case
 
 
+def registering_card(shell, case: str, cls: str, line: str, register: str, kind: str) -> dict:
+    """The card of `line` (a cell that fails) given an instance of `cls` (defined in a cell
+    first): of `kind`, JAX's message (the recorded `case`'s first line: no object address, no
+    `__main__.`), and a rewrite that is `register` (the class registered) then `line`. The
+    program so fixed, the class defined anew (not registered yet) and the rewrite pasted,
+    computes `case`_fixed's value."""
+    assert shell.run_cell(cls).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == kind, text
+    assert re.sub(r" at 0x[0-9a-f]+", "", card["message"]).replace("__main__.", "") == \
+        JAX[case]["first_line"]
+    assert _code(card["rewrite"]) == f"{register}\n{line}", card["rewrite"]
+    assert shell.run_cell(cls + _code(card["rewrite"])).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"{case}_fixed"]
+    return card
+
+
 @pytest.mark.parametrize("case", sorted(OBJECTS))
 def test_an_unregistered_class_gets_it_registered(shell, case):
     """grad, value_and_grad, vmap or tree_map of a Box (a plain class or a @dataclass): the
     card registers the class (its number fields data), and the program so fixed gives JAX's
     value."""
-    cls, line, register = OBJECTS[case]
-    assert shell.run_cell(cls).success
-    text, card = shown(shell, line)
-    assert card is not None and card["kind"] == "unregistered-class", text
-    assert re.sub(r" at 0x[0-9a-f]+", "", card["message"]).replace("__main__.", "") == \
-        JAX[f"object_{case}"]["first_line"]
-    assert _code(card["rewrite"]) == f"{register}\n{line}", card["rewrite"]
+    card = registering_card(shell, f"object_{case}", *OBJECTS[case], "unregistered-class")
     assert card["title"].endswith("is not a registered pytree")
-    fresh = cls + _code(card["rewrite"])       # the class defined anew: not registered yet
-    assert shell.run_cell(fresh).success
-    assert _leaves(shell.user_ns["_y"]) == JAX[f"object_{case}_fixed"]
 
 
 def test_an_unregistered_class_with_a_setting_keeps_it_meta(shell):
@@ -274,16 +274,8 @@ def test_a_traced_count_computed_inside_gets_words(shell):
 def test_a_dataclass_given_to_jit_gets_it_registered(shell, case):
     """jit of a @dataclass of numbers, frozen or not (JAX 0.10.2 traces neither: the same
     TypeError): register_dataclass, not "a tuple, then static_argnames"; JAX's value."""
-    cls, line, register = JIT_OBJECTS[case]
-    assert shell.run_cell(cls).success
-    text, card = shown(shell, line)
-    assert card is not None and card["kind"] == "not-an-array", text
-    assert re.sub(r" at 0x[0-9a-f]+", "", card["message"]).replace("__main__.", "") == \
-        JAX[f"jit_object_{case}"]["first_line"]
-    assert _code(card["rewrite"]) == f"{register}\n{line}", card["rewrite"]
+    card = registering_card(shell, f"jit_object_{case}", *JIT_OBJECTS[case], "not-an-array")
     assert "static_argnames" not in card["rewrite"]
-    assert shell.run_cell(cls + _code(card["rewrite"])).success
-    assert _leaves(shell.user_ns["_y"]) == JAX[f"jit_object_{case}_fixed"]
 
 
 def test_a_traced_count_of_a_decorated_function_gets_its_decorator_static(shell):

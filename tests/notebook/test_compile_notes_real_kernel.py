@@ -5,18 +5,15 @@ tests/views/test_recompile_corpus.py): for five scenarios of five kinds of miss,
 per miss JAX logs after the first, each naming JAX's function, its call's line and the line
 it was defined on, and the change JAX names (a path's shape or dtype, a weak type, a config
 option, a dict key, a function made anew)."""
-import json
-import os
 import re
 
 import pytest
 
 import locations                        # tests/support
-from real_kernel import execute, running_alias_kernel
+from real_kernel import alias_kernel_cells
 from recompile_cases import SCENARIOS   # tests/data
 
-REFERENCE = json.loads(open(os.path.join(locations.DATA, "recompile_reference.json")).read())[
-    "scenarios"]
+REFERENCE = locations.recorded("recompile_reference.json")["scenarios"]
 CHOSEN = ["dict_leaf_shape", "accumulator_starts_as_python_float", "enable_x64_toggled",
           "dict_key_added", "jit_in_a_loop_lambda"]
 CALL_LINE = re.compile(r"TRACING CACHE MISS at <recompile:[^>]+>:(\d+)")
@@ -25,17 +22,11 @@ CALL_LINE = re.compile(r"TRACING CACHE MISS at <recompile:[^>]+>:(\d+)")
 @pytest.fixture(scope="module")
 def cells():
     """{scenario: (its cell's execution count, the notes' text/plain)}, one kernel for all."""
-    with running_alias_kernel(locations.ROOT) as client:
-        reply, _ = execute(client, "import jax, jax.numpy as jnp\nassert jax.jit is jxkernel.jit")
-        assert reply["status"] == "ok", reply
-        found = {}
-        for name in CHOSEN:
-            reply, messages = execute(client, SCENARIOS[name][1])
-            assert reply["status"] == "ok", (name, reply)
-            found[name] = (reply["execution_count"], "\n".join(
-                content["data"]["text/plain"] for kind, content in messages
-                if kind == "display_data" and "text/plain" in content.get("data", {})))
-        return found
+    found = alias_kernel_cells("import jax, jax.numpy as jnp\n",
+                               {name: SCENARIOS[name][1] for name in CHOSEN})
+    for name, cell in found.items():
+        assert cell.status == "ok", (name, cell)
+    return {name: (cell.count, "\n".join(cell.notes)) for name, cell in found.items()}
 
 
 def _type(jax_type: str) -> str:

@@ -18,68 +18,53 @@ if importlib.util.find_spec("equinox") is None or importlib.util.find_spec("opta
 import locations                        # tests/support
 from equinox_recompile_cases import CELLS, PADDED, SCALE_FIXED, miss_lines  # tests/data
 from learner_equinox_cases import SETUP
-from real_kernel import execute, running_alias_kernel
+from real_kernel import alias_kernel_cells
 
 JAX = locations.recorded("equinox_recompile_reference.json")
 
 
 @pytest.fixture(scope="module")
 def cells():
-    """{cell: {"status", "count", "notes" (the compile notes' text), "log" (stderr)}}, the
-    cells run in CELLS' order after SETUP in one kernel, JAX's cache-miss log on."""
-    with running_alias_kernel(locations.ROOT) as client:
-        reply, _ = execute(client, SETUP + "assert jax.jit is jxkernel.jit\n"
-                           "jax.config.update('jax_explain_cache_misses', True)\n")
-        assert reply["status"] == "ok", reply
-        found = {}
-        for name, source in CELLS.items():
-            reply, messages = execute(client, source)
-            found[name] = {
-                "status": reply["status"], "count": reply["execution_count"],
-                "notes": [c["data"]["text/plain"] for kind, c in messages
-                          if kind == "display_data"
-                          and c["data"].get("text/plain", "").startswith("⚙")],
-                "log": "".join(c["text"] for kind, c in messages
-                               if kind == "stream" and c["name"] == "stderr")}
-        reply, messages = execute(client, "%jxcompiles")
-        found["%jxcompiles"] = [(kind, c) for kind, c in messages]
-        return found
+    """{cell: its KernelCell (compile_notes, stderr: the log)}, the cells run in CELLS' order
+    after SETUP in one kernel, JAX's cache-miss log on; last, "%jxcompiles"."""
+    return alias_kernel_cells(SETUP + "jax.config.update('jax_explain_cache_misses', True)\n",
+                              {**CELLS, "%jxcompiles": "%jxcompiles"})
 
 
 def test_jaxs_log_of_each_cell_is_jaxs(cells):
     """The tracing cache misses logged, cell by cell, are JAX's: Equinox's paths
     (dynamic_nodonate['rest'][13]) and file, none for the padded batch."""
     for name in CELLS:
-        assert cells[name]["status"] == "ok", (name, cells[name])
-        ours = [m for m in miss_lines(cells[name]["log"]) if m[0].split()[0] in
+        assert cells[name].status == "ok", (name, cells[name])
+        ours = [m for m in miss_lines(cells[name].stderr) if m[0].split()[0] in
                 ("make_step", "scale", "scale_traced")]
         theirs = JAX[name]
         if name == "scale_again":       # the Static's repr: jxkernel's module and PyTreeDef's
             ours, theirs = [m[:1] for m in ours], [m[:1] for m in theirs]
-        assert ours == theirs, (name, cells[name]["log"])
+        assert ours == theirs, (name, cells[name].stderr)
 
 
 def test_the_last_smaller_batch_is_noted_in_the_learners_names(cells):
     """JAX's log names dynamic_nodonate['rest'][13] and [14]; the note names make_step's
     parameters x and y, the learner's cell where make_step was defined, and the fix for them."""
     ran = cells["last_batch"]
-    (note,) = ran["notes"]
-    at = f"In[{ran['count']}]:2"
+    (note,) = ran.compile_notes
+    at = f"In[{ran.count}]:2"
     assert note.startswith(f"⚙ make_step compiled again (compile #2, at {at}): x: shape "
                            "f32[8,1,28,28] -> f32[5,1,28,28] (and 1 more) · fix: Pad it to the "
                            "8 rows compiled before"), note
     assert "y: shape i32[8] -> i32[5]" in note and "make_step defined at In[" in note, note
     assert "dynamic_nodonate" not in note and "static_argnums" not in note, note
-    assert "dynamic_nodonate['rest'][13]" in ran["log"], ran["log"]
+    assert "dynamic_nodonate['rest'][13]" in ran.stderr, ran.stderr
 
 
 def test_the_notes_padding_pasted_compiles_nothing_again(cells):
     """The note's snippet, pasted before the call (PADDED), compiles make_step no more, under
     JAX (no tracing miss) and here (no note); the step's loss is finite."""
-    snippet = [line.strip() for line in cells["last_batch"]["notes"][0].splitlines()
+    snippet = [line.strip() for line in cells["last_batch"].compile_notes[0].splitlines()
                if line.strip().startswith(("n = ", "x = ", "y = ", "mask = "))]
     assert snippet and all(line in PADDED for line in snippet), snippet
-    assert JAX["padded"] == [] and cells["padded"]["notes"] == [], cells["padded"]
+    assert JAX["padded"] == [] and cells["padded"].compile_notes == [], cells["padded"]
     assert JAX["losses"]["padded_loss"] == JAX["losses"]["padded_loss"]     # not NaN
 
 
@@ -87,12 +72,12 @@ def test_a_python_number_is_named_and_the_fix_is_an_array_not_static_argnums(cel
     """scale(x, 2) then scale(x, 3): JAX's log says Equinox's whole `static` differs; the note
     says n changed 2 -> 3 and advises jnp.asarray(n), which compiles once under JAX
     (SCALE_FIXED: one miss, its first) and here (no note)."""
-    (note,) = cells["scale_again"]["notes"]
+    (note,) = cells["scale_again"].compile_notes
     assert note.startswith("⚙ scale compiled again (compile #2, at In[") and \
         "n: static 2 -> 3 · fix: If scale uses n as a number only" in note, note
     assert "jnp.asarray(n)" in note and "static_argnums" not in note, note
     assert "jnp.asarray(2)" in SCALE_FIXED and len(JAX["scale_fixed"]) == 1
-    assert cells["scale_fixed"]["notes"] == [], cells["scale_fixed"]
+    assert cells["scale_fixed"].compile_notes == [], cells["scale_fixed"]
 
 
 
@@ -100,7 +85,7 @@ def test_a_python_number_is_named_and_the_fix_is_an_array_not_static_argnums(cel
 def test_jxcompiles_tells_the_changes_in_the_learners_names_too(cells):
     """%jxcompiles' rows and card for make_step say what the note says (x's shape), not
     Equinox's dynamic_nodonate paths (compile_notes.reason_said, signature_said, said_changes)."""
-    shown = json.dumps([c for kind, c in cells["%jxcompiles"]
+    shown = json.dumps([c for kind, c in cells["%jxcompiles"].messages
                         if kind in ("comm_open", "comm_msg", "display_data")])
     assert "<b>make_step</b>" in shown and "x: f32[5,1,28,28]" in shown, shown
     assert "x: f32[8,1,28,28] -&gt; f32[5,1,28,28]" in shown, shown     # the reason

@@ -3,19 +3,16 @@ its prompt shows: the execute_reply's execution_count is N, and the compile note
 and the compile log say cell[N] and In[N] (ipykernel counts the cell before running it).
 
 One kernel serves every check (module-scoped); skipped when ipykernel is missing."""
-import json
 import re
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("ipykernel")
 pytest.importorskip("jupyter_client")
 
-import real_kernel  # noqa: E402
-from real_kernel import TIMEOUT, running_kernel  # noqa: E402
+import locations  # noqa: E402  (tests/support)
+from real_kernel import TIMEOUT, kernel_cell, running_kernel  # noqa: E402
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # how JAX's persistent-cache lines begin (jax._src.compiler, jax._src.compilation_cache)
 PERSISTENT_LINES = ("PERSISTENT COMPILATION CACHE", "Writing ", "Not writing persistent",
                     "Persistent compilation cache hit")
@@ -24,38 +21,29 @@ PERSISTENT_LINES = ("PERSISTENT COMPILATION CACHE", "Writing ", "Not writing per
 @pytest.fixture(scope="module")
 def kernel():
     with running_kernel(TIMEOUT) as client:
-        reply, _ = execute(client, "%load_ext jxkernel\nimport jxkernel.numpy as jnp\n"
+        reply, _ = reply_and_text(client, "%load_ext jxkernel\nimport jxkernel.numpy as jnp\n"
                                    "x = jnp.ones(3)")
         assert reply["status"] == "ok", reply
         yield client
 
 
-def execute(client, code):
-    """(the execute_reply's content, the cell's outputs as text: display data, results,
-    streams and the error's traceback)."""
-    reply, messages = real_kernel.execute(client, code)
-    texts = []
-    for kind, content in messages:
-        if kind in ("display_data", "execute_result"):
-            texts.append(content["data"].get("text/plain", ""))
-        elif kind == "stream":
-            texts.append(content["text"])
-        elif kind == "error":
-            texts.append(ANSI.sub("", "\n".join(content["traceback"])))
-    return reply, "\n".join(texts)
+def reply_and_text(client, code):
+    """(the execute_reply's content, the cell's outputs as text: KernelCell.text)."""
+    cell = kernel_cell(client, code)
+    return cell.reply, cell.text
 
 
 def test_a_compiled_cell_is_named_by_its_prompt_number(kernel):
-    reply, text = execute(kernel, "%%jit\ny = x * 2")
+    reply, text = reply_and_text(kernel, "%%jit\ny = x * 2")
     n = reply["execution_count"]
     assert reply["status"] == "ok" and f"⚙ compiled cell[{n}] " in text, (n, text)
-    reply, text = execute(kernel, "from jxkernel import compile_log\n"
+    reply, text = reply_and_text(kernel, "from jxkernel import compile_log\n"
                                   "print(compile_log.compile_events()[-1].function)")
     assert text.strip() == f"cell[{n}]"
 
 
 def test_an_error_names_the_cell_and_its_line_by_the_prompt_number(kernel):
-    reply, text = execute(kernel, "%%jit\nz = x * undefined_name")
+    reply, text = reply_and_text(kernel, "%%jit\nz = x * undefined_name")
     n = reply["execution_count"]
     assert reply["status"] == "error" and reply["ename"] == "CellError"
     assert f"NameError in cell[{n}], line 2: z = x * undefined_name" in text, (n, text)
@@ -63,7 +51,7 @@ def test_an_error_names_the_cell_and_its_line_by_the_prompt_number(kernel):
 
 
 def test_a_line_magics_call_is_named_in_n_by_the_prompt_number(kernel):
-    reply, text = execute(kernel, "%jaxpr len(undefined_name)")
+    reply, text = reply_and_text(kernel, "%jaxpr len(undefined_name)")
     n = reply["execution_count"]
     assert reply["status"] == "error" and f"NameError in In[{n}]" in text, (n, text)
     assert f"In[{n + 1}]" not in text
@@ -73,16 +61,11 @@ def test_an_error_card_names_the_cell_not_ipykernels_file(kernel):
     """In ipykernel a cell's file is /tmp/ipykernel_<pid>/<hash>.py: the error output, the card
     and the traceback it folds say In[n] instead; the execute reply keeps the whole
     traceback (for nbclient and the like)."""
-    reply, messages = real_kernel.execute(
-        kernel, "import jxkernel as jax\n@jax.jit\ndef relu_sum(x):\n"
-                "    if x.sum() > 0:\n        return x.sum()\n    return 0.0\n"
-                "relu_sum(jnp.arange(3.0))")
-    errors = [ANSI.sub("", "\n".join(content["traceback"])) for kind, content in messages
-              if kind == "error"]
-    cards = [content["data"] for kind, content in messages if kind == "display_data" and
-             "application/vnd.jxkernel.error+json" in content["data"]]
-    n = reply["execution_count"]
-    (error,), (card,) = errors, cards
+    cell = kernel_cell(kernel, "import jxkernel as jax\n@jax.jit\ndef relu_sum(x):\n"
+                               "    if x.sum() > 0:\n        return x.sum()\n    return 0.0\n"
+                               "relu_sum(jnp.arange(3.0))")
+    reply, n = cell.reply, cell.count
+    (error,), (card,) = cell.tracebacks, cell.card_outputs
     assert error.startswith(f"TracerBoolConversionError in In[{n}], line 4, in relu_sum: ")
     folded = card["application/vnd.jxkernel.error+json"]["traceback"]
     assert f"while tracing the function relu_sum at In[{n}], line 2 for jit" in folded
@@ -101,15 +84,15 @@ def test_the_cache_miss_log_names_cells_not_ipykernels_files(kernel):
     """jax_explain_cache_misses's log, JAX's text (`TRACING CACHE MISS at FILE:LINE`), with
     the cell named as the cards name it: ipykernel's /tmp/ipykernel_<pid>/<hash>.py is not
     the learner's."""
-    reply, _ = execute(kernel, "import jxkernel as jax\n"
+    reply, _ = reply_and_text(kernel, "import jxkernel as jax\n"
                                "jax.config.update('jax_explain_cache_misses', True)\n"
                                "def scaled(v):\n    return v * 2\n"
                                "scaled_jit = jax.jit(scaled)\nscaled_jit(jnp.ones(2))")
     defined = reply["execution_count"]
     try:
-        reply, text = execute(kernel, "scaled_jit(jnp.ones(3))")
+        reply, text = reply_and_text(kernel, "scaled_jit(jnp.ones(3))")
     finally:
-        execute(kernel, "jax.config.update('jax_explain_cache_misses', False)")
+        reply_and_text(kernel, "jax.config.update('jax_explain_cache_misses', False)")
     n = reply["execution_count"]
     assert f"TRACING CACHE MISS at In[{n}], line 1 (<module>):" in text, text
     assert f"  for scaled defined at In[{defined}], line 3" in text, text
@@ -120,12 +103,12 @@ def test_a_jit_cells_cache_miss_is_logged_at_the_cell_not_ipythons_magic(kernel)
     """A %%jit cell's program is called by the notebook for the cell: its log line said
     `TRACING CACHE MISS at .../IPython/core/interactiveshell.py:2644 (run_cell_magic)`, the
     innermost frame outside jxkernel; the cell is the caller."""
-    execute(kernel, "import jxkernel as jax\n"
+    reply_and_text(kernel, "import jxkernel as jax\n"
                     "jax.config.update('jax_explain_cache_misses', True)")
     try:
-        reply, text = execute(kernel, "%%jit\nlogged_y = x * 3")
+        reply, text = reply_and_text(kernel, "%%jit\nlogged_y = x * 3")
     finally:
-        execute(kernel, "jax.config.update('jax_explain_cache_misses', False)")
+        reply_and_text(kernel, "jax.config.update('jax_explain_cache_misses', False)")
     n = reply["execution_count"]
     assert f"TRACING CACHE MISS at In[{n}], line 1 (<module>):" in text, text
     assert "interactiveshell" not in text and "run_cell_magic" not in text, text
@@ -135,15 +118,15 @@ def test_fail_on_recompiles_key_shows_the_function_and_cell_not_ipykernels_file(
     """fail_on_recompile(f) returns f's function_key; as a cell's last line it showed
     'f@/tmp/ipykernel_<pid>/<hash>.py:1#<id>'. It shows f's name and cell, and is still the
     key: turning the guard off by it works."""
-    reply, _ = execute(kernel, "import jxkernel as jax\nfrom jxkernel import compile_log\n"
+    reply, _ = reply_and_text(kernel, "import jxkernel as jax\nfrom jxkernel import compile_log\n"
                                "guarded = jax.jit(lambda v: v + 1)\nguarded(jnp.ones(2))")
     defined = reply["execution_count"]
-    reply, text = execute(kernel, "key = compile_log.fail_on_recompile(guarded)\nkey")
+    reply, text = reply_and_text(kernel, "key = compile_log.fail_on_recompile(guarded)\nkey")
     assert reply["status"] == "ok", reply
     assert text == f"<function_key of <lambda>, defined at In[{defined}], line 3>", text
-    reply, text = execute(kernel, "compile_log.failing_on_recompile()")
+    reply, text = reply_and_text(kernel, "compile_log.failing_on_recompile()")
     assert text == f"[<function_key of <lambda>, defined at In[{defined}], line 3>]", text
-    reply, text = execute(kernel, "print(key == guarded.function_key)\n"
+    reply, text = reply_and_text(kernel, "print(key == guarded.function_key)\n"
                                   "compile_log.fail_on_recompile(key, False)\n"
                                   "print(guarded._fail_on_recompile)")
     assert text.split() == ["True", "False"] and "ipykernel_" not in text, text
@@ -155,8 +138,7 @@ def test_a_calls_column_in_a_cell_is_where_jaxs_log_puts_it_in_words(kernel):
     0). The same cells here name the cell, the line and the column in words, the column as
     JupyterLab's editor counts it (from 1): 'In[n], line 1, column 17 (<module>)' (it read
     'In[n], line 1:16', the column glued to the line)."""
-    recorded = json.loads((Path(__file__).parents[1] / "data" /
-                           "cell_site_reference.json").read_text())
+    recorded = locations.recorded("cell_site_reference.json")
     first = recorded["runs"][0]["execution_count"]     # JAX's count of the first cell
 
     def in_words(text, ours_of):
@@ -167,16 +149,16 @@ def test_a_calls_column_in_a_cell_is_where_jaxs_log_puts_it_in_words(kernel):
             return cell + line + (f", column {int(m.group(3)) + 1}" if m.group(3) else "")
         return re.sub(r"(/tmp/ipykernel_<pid>/\d+\.py)(?::(\d+)(?::(\d+))?)?", named, text)
 
-    execute(kernel, "import jxkernel as jax")
+    reply_and_text(kernel, "import jxkernel as jax")
     counts, texts = [], []
     try:
         for code in recorded["cells"]:
-            reply, text = execute(kernel, code)
+            reply, text = reply_and_text(kernel, code)
             assert reply["status"] == "ok", (code, text)
             counts.append(reply["execution_count"])
             texts.append(text)
     finally:
-        execute(kernel, "jax.config.update('jax_explain_cache_misses', False)")
+        reply_and_text(kernel, "jax.config.update('jax_explain_cache_misses', False)")
     for text, run in zip(texts, recorded["runs"]):
         ours = [m.split("\n")[0] for m in re.split(r"(?m)^(?=TRACING CACHE MISS)", text)
                 if m.startswith("TRACING CACHE MISS")]
@@ -206,13 +188,12 @@ LEARNER_CELLS = ("learner4_last_batch_smaller", "learner4_arange_then_linspace",
 
 def test_a_learners_cells_say_what_jax_says(kernel):
     from recompile_cases import SCENARIOS          # tests/data
-    recorded = json.loads((Path(__file__).parents[1] / "data" /
-                           "recompile_reference.json").read_text())["scenarios"]
-    execute(kernel, "import jxkernel as jax, numpy as np\n"
+    recorded = locations.recorded("recompile_reference.json")["scenarios"]
+    reply_and_text(kernel, "import jxkernel as jax, numpy as np\n"
                     "jax.config.update('jax_explain_cache_misses', True)")
     try:
         for name in LEARNER_CELLS:
-            reply, text = execute(kernel, SCENARIOS[name][1])
+            reply, text = reply_and_text(kernel, SCENARIOS[name][1])
             assert reply["status"] == "ok", (name, text)
             n = reply["execution_count"]
 
@@ -231,4 +212,4 @@ def test_a_learners_cells_say_what_jax_says(kernel):
                     (name, mine, jax_text)
             assert "PERSISTENT COMPILATION CACHE" not in text, text
     finally:
-        execute(kernel, "jax.config.update('jax_explain_cache_misses', False)")
+        reply_and_text(kernel, "jax.config.update('jax_explain_cache_misses', False)")

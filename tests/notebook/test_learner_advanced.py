@@ -15,10 +15,8 @@ import jxkernel
 from jxkernel.views import error_cards
 from learner_advanced_cases import CASES, run_case  # tests/data
 import locations  # tests/support: the repository's folders
-from ipython_shell import shell_fixture
+from ipython_shell import ran_failing, shell_fixture
 from numerics import ELEMENTWISE, assert_tree_close  # tests/support
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 JAX = locations.recorded("learner_advanced_reference.json")
 
@@ -106,13 +104,9 @@ def test_a_checkpointed_functions_flag_is_made_static_by_checkpoint(shell, case)
 
 def card_of(shell, source) -> dict:
     """The card's JSON of a cell that fails; the shell must still run a cell afterwards."""
-    with capture_output() as cap:
-        result = shell.run_cell(source)
-    assert not result.success
-    cards = [o.data[error_cards.MIME] for o in cap.outputs if error_cards.MIME in o.data]
-    assert shell.run_cell("_ok = 1 + 1").success
-    assert cards, ANSI.sub("", cap.stdout + cap.stderr)
-    return cards[0]
+    ran = ran_failing(shell, source, recovers=True)
+    assert ran.cards, ran.printed
+    return ran.card
 
 
 def fixed(case: str, rewrite_line: str, broken: str) -> None:

@@ -15,9 +15,7 @@ if importlib.util.find_spec("equinox") is None or importlib.util.find_spec("opta
 
 import locations                        # tests/support
 from learner_equinox_cases import CASES, FIXED, PRINT_STEP, SETUP  # tests/data
-from real_kernel import execute, running_alias_kernel
-
-from jxkernel.views import error_cards
+from real_kernel import alias_kernel_cells
 
 JAX = locations.recorded("learner_equinox_reference.json")
 
@@ -27,32 +25,13 @@ JAX = locations.recorded("learner_equinox_reference.json")
 OWN_MODULE = ("jxkernel._src.", "jax._src.")
 
 
-def _cell(client, source) -> dict:
-    """{"error": (class, first line, addresses as 0x...) or None, "card", "stdout", "notes"}."""
-    from learner_equinox_cases import first_line
-    reply, messages = execute(client, source)
-    cards = [c["data"][error_cards.MIME] for kind, c in messages
-             if kind == "display_data" and error_cards.MIME in c.get("data", {})]
-    error = (reply["ename"], first_line(reply["evalue"]).replace(*OWN_MODULE)) \
-        if reply["status"] == "error" else None
-    return {"error": error, "card": cards[0] if cards else None, "count": reply["execution_count"],
-            "stdout": "".join(c["text"] for kind, c in messages
-                              if kind == "stream" and c["name"] == "stdout"),
-            "notes": [c["data"]["text/plain"] for kind, c in messages if kind == "display_data"
-                      and error_cards.MIME not in c["data"]]}
-
-
 @pytest.fixture(scope="module")
 def cells():
-    """{case: _cell's answer} for each case and fixed case, one kernel for all."""
-    with running_alias_kernel(locations.ROOT) as client:
-        setup = _cell(client, SETUP + "assert jax.jit is jxkernel.jit")
-        assert setup["error"] is None, setup
-        found = {name: _cell(client, source) for name, source in CASES.items()}
-        found["print_step"] = _cell(client, PRINT_STEP)
-        for name, (source, result) in FIXED.items():
-            found[name] = _cell(client, source + f"print({result})")
-        return found
+    """{case: its KernelCell} for each case and fixed case (its result printed), one kernel
+    for all."""
+    return alias_kernel_cells(SETUP, {**CASES, "print_step": PRINT_STEP,
+                                      **{name: source + f"print({result})"
+                                         for name, (source, result) in FIXED.items()}})
 
 
 def _rewrite(card) -> list:
@@ -62,13 +41,15 @@ def _rewrite(card) -> list:
 
 def test_the_mistakes_raise_jaxs_errors(cells):
     for name in CASES:
-        assert cells[name]["error"] == (JAX[name]["error"], JAX[name]["first_line"]), name
+        error = cells[name].error_line           # jxkernel._src's module as jax._src's
+        assert error and (error[0], error[1].replace(*OWN_MODULE)) == \
+            (JAX[name]["error"], JAX[name]["first_line"]), name
 
 
 def test_each_fixed_cell_gives_what_it_gave_under_jax(cells):
     for name in FIXED:
         ran = cells[name]
-        assert ran["error"] is None and ran["stdout"] == f"{JAX[name]}\n", (name, ran)
+        assert ran.error is None and ran.stdout == f"{JAX[name]}\n", (name, ran)
 
 
 def test_jax_jit_of_a_module_gets_filter_jit_not_static(cells):
@@ -76,7 +57,7 @@ def test_jax_jit_of_a_module_gets_filter_jit_not_static(cells):
     model.layers[1] (a part of an argument); the card (not-an-array's before: "pass the
     custom_jvp as an argument of its own, static") writes eqx.filter_jit on the learner's
     function, and that cell runs under JAX and here, as does eqx.partition's way."""
-    card = cells["jax_jit_module"]["card"]
+    card = cells["jax_jit_module"].card
     assert card["kind"] == "equinox-jit", card
     assert card["title"] == "jax.jit was given model, an Equinox model: its model.layers[1] is " \
         "relu (a custom_jvp)", card["title"]
@@ -96,7 +77,7 @@ def test_jax_grad_of_a_module_gets_filter_grad(cells, case, line, fixed):
     """jax.grad(loss)(model, x, y) and jax.value_and_grad's: JAX's TypeError (no card before);
     the card writes the learner's line with eqx.filter_grad or eqx.filter_value_and_grad,
     whose gradients are a CNN (None for relu), which runs under JAX and here."""
-    card = cells[case]["card"]
+    card = cells[case].card
     assert card["kind"] == "equinox-grad", card
     assert card["where"]["code"] == line, card["where"]
     (rewritten,) = _rewrite(card)
@@ -114,7 +95,7 @@ def test_a_batch_into_an_equinox_layer_gets_vmap_on_the_learners_call(cells, cas
     an eqx.nn.Linear (dot_general's TypeError: the matmul card's `y = a @ b.T` before, names
     that are not the learner's): Equinox's layers take one example; the card writes
     jax.vmap of the learner's own call, and that line runs under JAX and here."""
-    card = cells[case]["card"]
+    card = cells[case].card
     assert card["kind"] == "equinox-batch", card
     assert card["title"].startswith(f"{layer} takes one example") and str(shape) in \
         card["title"], card["title"]
@@ -130,7 +111,7 @@ def test_a_batch_into_an_equinox_layer_gets_vmap_on_the_learners_call(cells, cas
 def test_a_field_assigned_gets_tree_at(cells):
     """`model.layers = ...`: the dataclass's FrozenInstanceError (no card before); the card
     writes eqx.tree_at making the changed model, which runs under JAX and here."""
-    card = cells["mutate_field"]["card"]
+    card = cells["mutate_field"].card
     assert card["kind"] == "equinox-frozen", card
     assert card["title"] == "An Equinox CNN cannot be changed in place: layers was assigned"
     (line,) = _rewrite(card)
@@ -142,9 +123,9 @@ def test_a_print_in_the_filter_jit_step_is_noted_at_the_learners_line(cells):
     """print inside an eqx.filter_jit'd step shows a tracer, as under JAX (JitTracer(float32[])
     seen there); the note names the learner's cell and line, never Equinox's _jit.py."""
     ran = cells["print_step"]
-    assert ran["error"] is None and ran["stdout"] == "loss JitTracer(float32[])\n", ran
-    (note,) = ran["notes"]
-    assert note.startswith(f"⚠ print ran while tracing (at In[{ran['count']}]:4)"), note
+    assert ran.error is None and ran.stdout == "loss JitTracer(float32[])\n", ran
+    (note,) = ran.notes
+    assert note.startswith(f"⚠ print ran while tracing (at In[{ran.count}]:4)"), note
     assert "_jit.py" not in note and "jax.debug.print" in note, note
 
 
@@ -154,7 +135,7 @@ def test_an_int_field_built_as_an_array_gets_a_python_int_and_a_static_field(cel
     integer-conversion card repeated it and advised `n = x.shape[0]`, no help); the card names
     the field and the class, and its line pasted into the class with the model built with 1
     runs, under JAX and here."""
-    card = cells["counter"]["card"]
+    card = cells["counter"].card
     assert card["kind"] == "equinox-array-field", card
     assert card["title"].startswith("Counted.calls holds an array, so jit traces it"), card
     assert "dynamic_nodonate" not in json.dumps({k: card[k] for k in ("title", "why", "fix")})
@@ -169,7 +150,7 @@ def test_one_example_of_another_size_into_eqx_linear_names_the_layer(cells):
     "Matrix product of shapes (10, 784) and (785,)", `print(a.shape, b.shape)`, names not the
     learner's); the card names the layer and writes it built again on the learner's own name,
     which runs pasted, under JAX and here."""
-    card = cells["linear_features"]["card"]
+    card = cells["linear_features"].card
     assert card["kind"] == "equinox-features", card
     assert card["title"] == "eqx.nn.Linear(784, 10) got an input of shape (785,): it takes 784 " \
         "features", card["title"]

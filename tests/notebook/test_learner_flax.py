@@ -20,44 +20,23 @@ from learner_flax_cases import (CASES, CLOSED_OVER_FIXED, CONV_NO_CHANNEL_FIXED,
                                  DROPOUT_LAYER_RNGS, DROPOUT_MODEL_EVAL, DROPOUT_MODEL_RNGS,
                                  FIXED, FLOAT_ACCUMULATED, FLOAT_ACCUMULATED_FIXED,
                                  LINEAR_IMAGES_FIXED, SETUP)
-from real_kernel import execute, running_alias_kernel
+from real_kernel import alias_kernel_cells
 
 from jxkernel.views import error_cards
 
 JAX = locations.recorded("learner_flax_reference.json")
 
 
-def _cell(client, source) -> dict:
-    """{"error": (class, first line) or None, "card": the card's JSON or None, "stdout"}."""
-    reply, messages = execute(client, source)
-    cards = [c["data"][error_cards.MIME] for kind, c in messages
-             if kind == "display_data" and error_cards.MIME in c.get("data", {})]
-    error = (reply["ename"], reply["evalue"].splitlines()[0]) if reply["status"] == "error" \
-        else None
-    return {"error": error, "card": cards[0] if cards else None,
-            "stdout": "".join(c["text"] for kind, c in messages
-                              if kind == "stream" and c["name"] == "stdout")}
-
-
 @pytest.fixture(scope="module")
 def cells():
-    """{case: _cell's answer} for each case and fixed case, one kernel for all."""
-    with running_alias_kernel(locations.ROOT) as client:
-        setup = _cell(client, SETUP + "assert jax.jit is jxkernel.jit")
-        assert setup["error"] is None, setup
-        found = {name: _cell(client, source) for name, source in CASES.items()}
-        for name, (source, result) in FIXED.items():
-            found[name] = _cell(client, source + f"print({result})")
-        # the fixed step called with a batch of another size: recompiled (not a case of the
-        # reference: what JAX's log says of it is named in the test below)
-        reply, messages = execute(client, STEP_RECOMPILED)
-        found["step_recompiled"] = {
-            "count": reply["execution_count"], "status": reply["status"],
-            "notes": [c["data"]["text/plain"] for kind, c in messages if kind == "display_data"
-                      and c["data"].get("text/plain", "").startswith("⚙")],
-            "log": "".join(c["text"] for kind, c in messages
-                           if kind == "stream" and c["name"] == "stderr")}
-        return found
+    """{case: its KernelCell} for each case and fixed case (its result printed), one kernel
+    for all; last, "step_recompiled": the fixed step called with a batch of another size,
+    recompiled (not a case of the reference: what JAX's log says of it is named in the test
+    below)."""
+    return alias_kernel_cells(SETUP, {**CASES,
+                                      **{name: source + f"print({result})"
+                                         for name, (source, result) in FIXED.items()},
+                                      "step_recompiled": STEP_RECOMPILED})
 
 
 STEP_RECOMPILED = ("jax.config.update('jax_explain_cache_misses', True)\n"
@@ -68,7 +47,7 @@ STEP_RECOMPILED = ("jax.config.update('jax_explain_cache_misses', True)\n"
 
 def test_the_mistakes_raise_jaxs_errors(cells):
     for name in CASES:
-        assert cells[name]["error"] == (JAX[name]["error"], JAX[name]["first_line"]), name
+        assert cells[name].error_line == (JAX[name]["error"], JAX[name]["first_line"]), name
 
 
 def test_a_float_added_up_in_a_global_inside_the_step_is_returned_and_added_outside(cells):
@@ -76,7 +55,7 @@ def test_a_float_added_up_in_a_global_inside_the_step_is_returned_and_added_outs
     rewrite before) leaks a tracer into the global (JAX's UnexpectedTracerError, the
     tracer_accumulated case); the card says to return the loss and add it up after the call,
     its rewrite written on the learner's call, and that cell runs under JAX and here."""
-    card = cells["float_accumulated"]["card"]
+    card = cells["float_accumulated"].card
     assert card["kind"] == "concretization", card
     assert card["where"]["code"] == "running_loss += float(loss)", card["where"]
     lines = card["rewrite"].splitlines()
@@ -87,14 +66,14 @@ def test_a_float_added_up_in_a_global_inside_the_step_is_returned_and_added_outs
     assert JAX["tracer_accumulated"]["error"] == "UnexpectedTracerError"
     assert JAX["float_accumulated_fixed"] == "float"
     fixed = cells["float_accumulated_fixed"]
-    assert fixed["error"] is None and fixed["stdout"] == "float\n", fixed
+    assert fixed.error is None and fixed.stdout == "float\n", fixed
 
 
 def test_a_wrong_feature_size_into_nnx_linear_points_at_the_learners_line(cells):
     """JAX's TypeError names dot_general's sizes; the card's "your line" is the learner's call
     of the layer (the model's __call__, in the setup cell), called from the case's cell, never
     Flax's linear.py."""
-    card = cells["linear_features"]["card"]
+    card = cells["linear_features"].card
     assert card is not None and card["message"] == JAX["linear_features"]["first_line"]
     assert card["where"]["code"] == \
         "x = self.drop(nnx.relu(self.bn(self.l1(x))), rngs=rngs)", card["where"]
@@ -118,14 +97,14 @@ def test_images_into_a_layer_get_the_reshape_that_gives_its_in_features(cells, c
     channel axis: JAX's message names dot_general's or the convolution's sizes; the card names
     the layer and writes the reshape on the learner's own name, and that line pasted before
     the call runs, under JAX (its recorded output shape) and here."""
-    card = cells[case]["card"]
+    card = cells[case].card
     assert card is not None and card["kind"] == "layer-features", card
     assert card["message"] == JAX[case]["first_line"]
     assert card["where"]["file"].startswith("In[") and "linear.py" not in card["title"]
     assert card["rewrite"].split("    #")[0] == line, card["rewrite"]
     assert line in fixed
     ran = cells[f"{case}_fixed"]
-    assert ran["error"] is None and ran["stdout"] == f"{JAX[case + '_fixed']}\n", ran
+    assert ran.error is None and ran.stdout == f"{JAX[case + '_fixed']}\n", ran
 
 
 @pytest.mark.parametrize("case, call, fixes", [
@@ -136,7 +115,7 @@ def test_dropout_in_training_mode_without_a_key_gets_eval_or_a_key(cells, case, 
     writes both ways out on the learner's own call, `model.eval()` before it and the call
     with rngs=nnx.Rngs(0) (the model's __call__ and Dropout's take rngs), and each pasted
     runs, under JAX (its recorded shapes and values) and here."""
-    card = cells[case]["card"]
+    card = cells[case].card
     assert card is not None and card["kind"] == "dropout-rngs", card
     assert card["message"] == JAX[case]["first_line"]
     name = call.split("(")[0]
@@ -147,7 +126,7 @@ def test_dropout_in_training_mode_without_a_key_gets_eval_or_a_key(cells, case, 
     assert all(f"{name}.eval()" in fixed or with_key in fixed for fixed in fixes)
     for fixed in (f"{case}_eval", f"{case}_rngs"):
         ran = cells[fixed]
-        assert ran["error"] is None and ran["stdout"] == f"{JAX[fixed]}\n", (fixed, ran)
+        assert ran.error is None and ran.stdout == f"{JAX[fixed]}\n", (fixed, ran)
 
 
 def test_a_model_updated_inside_jax_jit_from_outside_gets_nnx_jit_with_it_as_argument(cells):
@@ -155,7 +134,7 @@ def test_a_model_updated_inside_jax_jit_from_outside_gets_nnx_jit_with_it_as_arg
     Flax's ValueError (its words, with no way out); the card names both and writes the step
     with nnx.jit taking them as arguments, and the learner's call with them, which runs
     under JAX and here."""
-    card = cells["closed_over"]["card"]
+    card = cells["closed_over"].card
     assert card is not None and card["kind"] == "closed-modules", card
     assert card["message"] == JAX["closed_over"]["first_line"]
     assert card["title"].endswith(": model, optimizer"), card["title"]
@@ -167,7 +146,7 @@ def test_a_model_updated_inside_jax_jit_from_outside_gets_nnx_jit_with_it_as_arg
     assert "step_closed(model, optimizer, make_batch(8))" in CLOSED_OVER_FIXED
     ran = cells["closed_over_fixed"]
     assert JAX["closed_over_fixed"] == "float"
-    assert ran["error"] is None and ran["stdout"] == "float\n", ran
+    assert ran.error is None and ran.stdout == "float\n", ran
 
 
 def test_an_nnx_jit_steps_recompile_is_noted_at_the_learners_line(cells):
@@ -177,20 +156,20 @@ def test_an_nnx_jit_steps_recompile_is_noted_at_the_learners_line(cells):
     log; the note is ours: it names the learner's line that called the step, its cell and
     line, never Flax's file."""
     ran = cells["step_recompiled"]
-    assert ran["status"] == "ok", ran
-    (note,) = ran["notes"]
-    at = f"In[{ran['count']}]:3"
+    assert ran.status == "ok", ran
+    (note,) = ran.compile_notes
+    at = f"In[{ran.count}]:3"
     assert note.startswith(f"⚙ step_closed compiled again (compile #2, at {at})"), note
     assert f"called at {at}:  step_closed(model, optimizer, make_batch(16))" in note, note
     assert "compilation.py" not in note, note
-    assert "TRACING CACHE MISS at " in ran["log"] and \
-        "flax/nnx/transforms/compilation.py:852:49 (JitWrapped.__call__)" in ran["log"], ran["log"]
+    assert "TRACING CACHE MISS at " in ran.stderr and \
+        "flax/nnx/transforms/compilation.py:852:49 (JitWrapped.__call__)" in ran.stderr, ran.stderr
 
 
 def test_a_cards_origin_folds_flax_and_optax_steps_one_line_each(cells):
     """The float() card's origin ran through Flax's layers and Optax's loss (~15 steps): each
     run of a library's steps is one line naming the package, the learner's lines kept."""
-    card = cells["float_accumulated"]["card"]
+    card = cells["float_accumulated"].card
     packages = [s["package"] for s in card["origin"]["steps"]]
     assert "flax" in packages and "optax" in packages, packages
     lines = error_cards.origin_lines(error_cards.ErrorCard(**{

@@ -25,9 +25,7 @@ from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRIT
                                     _unplaced, run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
-from ipython_shell import shell_fixture
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
+from ipython_shell import ran_failing, ran_ok, shell_fixture
 
 JAX = locations.recorded("learner_mistakes_reference.json")
 
@@ -49,12 +47,8 @@ def our_facts() -> dict:
 def shown(shell, source):
     """(what the shell printed, colours removed, the card's JSON or None) for a failing cell;
     the shell must still run a cell afterwards."""
-    with capture_output() as cap:
-        result = shell.run_cell(source)
-    assert not result.success
-    cards = [o.data[error_cards.MIME] for o in cap.outputs if error_cards.MIME in o.data]
-    assert shell.run_cell("_ok = 1 + 1").success and shell.user_ns["_ok"] == 2
-    return ANSI.sub("", cap.stdout + cap.stderr), (cards[0] if cards else None)
+    ran = ran_failing(shell, source, recovers=True)
+    return ran.printed, ran.card
 
 
 def test_the_cases_say_what_jax_says():
@@ -686,16 +680,13 @@ def test_an_if_that_counts_in_a_loop_is_rewritten_to_count(shell):
 
 
 def _info_notes(shell, source) -> list:
-    with capture_output() as cap:
-        assert shell.run_cell(source).success
-    return [o.data["text/plain"] for o in cap.outputs
-            if o.data.get("text/plain", "").startswith("⚠ print ran while tracing")]
+    return [text for text in ran_ok(shell, source, store_history=False).texts
+            if text.startswith("⚠ print ran while tracing")]
 
 
 def _notes(shell, source) -> list:
-    with capture_output() as cap:
-        assert shell.run_cell(source).success
-    return [o.data["text/plain"] for o in cap.outputs if o.data.get("text/plain", "").startswith("⚠")]
+    return [text for text in ran_ok(shell, source, store_history=False).texts
+            if text.startswith("⚠")]
 
 
 def test_an_fstring_in_debug_print_gets_a_note_with_the_values_passed(shell):

@@ -3,13 +3,10 @@ real InteractiveShell, gets a card naming the user's line, where the value came 
 rewrite; the exception stays JAX's class with JAX's message; the shell keeps working."""
 import json
 import os
-import re
 
 import pytest
 
 pytest.importorskip("IPython")
-
-from IPython.utils.capture import capture_output
 
 import jxkernel
 import jxkernel.numpy as jnp
@@ -17,10 +14,9 @@ from jxkernel import errors
 from jxkernel.views import error_cards
 from error_advice_cases import run as advice_of       # tests/data
 import locations  # tests/support: the repository's folders
-from ipython_shell import shell_fixture
+from ipython_shell import ran_failing, shell_fixture
 from registered_library import excluded, import_library
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 RELU_SUM = ("@jax.jit\ndef relu_sum(x):\n    if x.sum() > 0:\n        return x.sum()\n"
             "    return 0.0\nrelu_sum(jnp.arange(3.0))")
 
@@ -37,18 +33,13 @@ def failing(shell, source, raises=None):
     """(the exception, the card's JSON, the card's text, the traceback text the card folds) of
     a cell that fails; the shell must run a cell afterwards. `raises`: (the exception's class,
     how its message starts), checked."""
-    with capture_output() as cap:
-        result = shell.run_cell(source)
-    assert not result.success
-    cards = [o.data for o in cap.outputs if error_cards.MIME in o.data]
-    assert len(cards) == 1, [o.data.keys() for o in cap.outputs]
-    assert shell.run_cell("_ok = 1 + 1").success and shell.user_ns["_ok"] == 2
-    card = cards[0][error_cards.MIME]
-    exc = result.error_in_exec
+    ran = ran_failing(shell, source, recovers=True)
+    assert len(ran.card_outputs) == 1, [o.keys() for o in ran.outputs]
+    exc = ran.error
     if raises is not None:
         assert type(exc) is raises[0]
         assert str(exc).startswith(raises[1]), str(exc)
-    return exc, card, cards[0]["text/plain"], card["traceback"]
+    return exc, ran.card, ran.card_outputs[0]["text/plain"], ran.card["traceback"]
 
 
 def test_unhashable_static_object_with_eq_and_no_hash_card(shell):
@@ -288,11 +279,10 @@ def test_jaxpr_magic_shows_the_card(shell):
 
 
 def test_other_errors_get_no_card(shell):
-    with capture_output() as cap:
-        result = shell.run_cell("def h():\n    raise ValueError('mine')\nh()")
-    assert str(result.error_in_exec) == "mine"
-    assert not any(error_cards.MIME in o.data for o in cap.outputs)
-    assert "----> 2     raise ValueError('mine')" in ANSI.sub("", cap.stdout + cap.stderr)
+    ran = ran_failing(shell, "def h():\n    raise ValueError('mine')\nh()")
+    assert str(ran.error) == "mine"
+    assert not ran.cards
+    assert "----> 2     raise ValueError('mine')" in ran.printed
 
 
 # ------------------------------------------------------------------ without IPython's shell

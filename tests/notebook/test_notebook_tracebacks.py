@@ -9,7 +9,7 @@ from IPython.utils.capture import capture_output
 
 from jxkernel.notebook import tracebacks
 from jxkernel.views import error_cards
-from ipython_shell import shell_fixture
+from ipython_shell import ran_failing, run_cell, shell_fixture
 from registered_library import excluded, import_library
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -22,12 +22,8 @@ shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
 def shown(shell, source) -> str:
     """What the shell prints for the cell (its traceback, colours removed), and the traceback
     an error card folds."""
-    with capture_output() as cap:
-        result = shell.run_cell(source)
-    assert not result.success
-    folded = [o.data[error_cards.MIME]["traceback"] for o in cap.outputs
-              if error_cards.MIME in o.data]
-    return "\n".join([ANSI.sub("", cap.stdout + cap.stderr)] + folded)
+    ran = ran_failing(shell, source)
+    return "\n".join([ran.printed] + ran.folded)
 
 
 def test_recompile_error_ends_at_the_calling_line(shell):
@@ -151,16 +147,15 @@ REST = ("depends on the value of the argument x", "This concrete value was not a
 
 
 def test_an_error_with_a_card_is_said_once(shell):
-    with capture_output() as cap:
-        result = shell.run_cell(RELU_SUM, store_history=True)
-    n = result.execution_count
-    assert type(result.error_in_exec).__name__ == "TracerBoolConversionError"
-    (card,) = [o.data for o in cap.outputs if error_cards.MIME in o.data]
+    ran = run_cell(shell, RELU_SUM)
+    n = ran.count
+    assert type(ran.error).__name__ == "TracerBoolConversionError"
+    (card,) = ran.card_outputs
     # the error output: one line naming the error and the user's line, the card under it
-    assert ANSI.sub("", cap.stdout).splitlines() == [
+    assert ran.stdout.splitlines() == [
         f"TracerBoolConversionError in In[{n}], line 3, in relu_sum: explained in the card "
         f"below"]
-    text = ANSI.sub("", cap.stdout) + card["text/plain"]
+    text = ran.stdout + card["text/plain"]
     assert text.count(FIRST_LINE) == 1 and not any(s in text for s in REST), text
     assert len(text.splitlines()) <= 20
     html = card["text/html"]

@@ -2,23 +2,17 @@
 (tests/data/traced_shape_args_cases.py): it reads JAX's texts, and its fix, the jitted
 lambda's argument made static, computes JAX 0.10.2's value
 (tests/data/traced_shape_args_reference.json)."""
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 pytest.importorskip("IPython")
 
-from IPython.utils.capture import capture_output
-
 import jxkernel
-from jxkernel.views import error_cards
 import traced_shape_args_cases as cases        # tests/data
-from ipython_shell import shell_fixture        # tests/support
+import locations                               # tests/support
+from ipython_shell import ran_failing, shell_fixture        # tests/support
 
-FIXED = json.loads((Path(__file__).parents[1] / "data" /
-                    "traced_shape_args_reference.json").read_text())["fixed"]
+FIXED = locations.recorded("traced_shape_args_reference.json")["fixed"]
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
                       "x = jnp.arange(1.0, 5.0)\nm = jnp.ones((2, 3))")
@@ -29,11 +23,8 @@ _NO_CARD = {"tile", "tile_tuple", "tile_rank_2", *cases.UNHASHED}
 
 
 def _card(shell, source):
-    with capture_output() as cap:
-        result = shell.run_cell(source)
-    assert not result.success
-    found = [o.data[error_cards.MIME] for o in cap.outputs if error_cards.MIME in o.data]
-    return found[0] if found else None
+    """The card's JSON of a cell that fails, or None where it shows none."""
+    return ran_failing(shell, source).card
 
 
 @pytest.mark.parametrize("case", sorted(set(cases.CASES) - _NO_CARD))

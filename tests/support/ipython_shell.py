@@ -15,7 +15,9 @@ a test's result does not depend on which tests ran before it in that process.
 
 A test runs a numbered cell with `run_cell(shell, source)` (a `Ran`: what the cell did,
 failed or not) or `ran_ok(shell, source)` (the same, asserting it succeeded); `ok_cell` gives
-just its value and displayed texts.
+just its value and displayed texts. A cell expected to fail is run with `ran_failing(shell,
+source)`: a `Ran` whose `error` is the exception, `printed` the traceback the shell printed,
+`card` the error card's JSON (or None) and `folded` the tracebacks the cards fold.
 """
 import re
 
@@ -73,7 +75,30 @@ def ok_cell(shell, source):
     return result.result, [o.data["text/plain"] for o in cap.outputs]
 
 
-class Ran:
+class CardsShown:
+    """The error cards among what a cell displayed (`_displayed`: the data of each displayed
+    output): of a Ran here, and of real_kernel.py's KernelCell."""
+
+    @property
+    def card_outputs(self) -> list:
+        """The displayed outputs that are error cards (each its MIME bundle: the card's JSON
+        under error_cards.MIME, its text/plain, its text/html)."""
+        from jxkernel.views import error_cards
+        return [data for data in self._displayed if error_cards.MIME in data]
+
+    @property
+    def cards(self) -> list:
+        """The JSON of each error card shown."""
+        from jxkernel.views import error_cards
+        return [data[error_cards.MIME] for data in self.card_outputs]
+
+    @property
+    def card(self):
+        """The first error card's JSON, or None where no card was shown."""
+        return self.cards[0] if self.cards else None
+
+
+class Ran(CardsShown):
     """What one cell did: its value, its error (None where it succeeded), its execution count,
     what it printed (without colour codes) and the data of each output it displayed."""
 
@@ -82,7 +107,22 @@ class Ran:
         self.count = result.execution_count
         self.error = result.error_in_exec or result.error_before_exec
         self.stdout = ANSI.sub("", captured.stdout)
+        self.stderr = ANSI.sub("", captured.stderr)
         self.outputs = [o.data for o in captured.outputs]
+
+    @property
+    def printed(self) -> str:
+        """What the cell printed, stdout then stderr (a failing cell's traceback is there)."""
+        return self.stdout + self.stderr
+
+    @property
+    def _displayed(self) -> list:
+        return self.outputs
+
+    @property
+    def folded(self) -> list:
+        """The traceback text each error card folds."""
+        return [card["traceback"] for card in self.cards]
 
     @property
     def texts(self):
@@ -99,11 +139,11 @@ class Ran:
         return [o for o in self.outputs if o["text/plain"].startswith("⚙")]
 
 
-def run_cell(shell, source, **kw) -> Ran:
+def run_cell(shell, source, *, store_history=True, **kw) -> Ran:
     """Run `source` as a numbered cell (`store_history=True`), capturing what it shows."""
     from IPython.utils.capture import capture_output
     with capture_output() as cap:
-        result = shell.run_cell(source, store_history=True, **kw)
+        result = shell.run_cell(source, store_history=store_history, **kw)
     return Ran(result, cap)
 
 
@@ -111,4 +151,15 @@ def ran_ok(shell, source, **kw) -> Ran:
     """run_cell, asserting the cell succeeded (its error and what it printed otherwise)."""
     ran = run_cell(shell, source, **kw)
     assert ran.error is None, f"{type(ran.error).__name__}: {ran.error}\n{ran.stdout}"
+    return ran
+
+
+def ran_failing(shell, source, *, recovers=False) -> Ran:
+    """Run `source` as a cell that is not numbered (`store_history=False`: its traceback names
+    it as such) and assert it failed. `recovers`: assert too that the shell runs a cell
+    afterwards (`_ok = 1 + 1`)."""
+    ran = run_cell(shell, source, store_history=False)
+    assert ran.error is not None, f"the cell did not fail\n{ran.printed}"
+    if recovers:
+        assert shell.run_cell("_ok = 1 + 1").success and shell.user_ns["_ok"] == 2
     return ran

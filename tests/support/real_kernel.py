@@ -4,13 +4,20 @@
     with running_kernel() as client:                  # skips without ipykernel/jupyter_client
         client.execute_interactive("%load_ext jxkernel", timeout=TIMEOUT)
         reply, messages = execute(client, "1 + 1")    # messages: [("execute_result", {...})]
+        cell = kernel_cell(client, "print(2)")        # a KernelCell: cell.stdout == "2\n"
+
+`kernel_cell` reads the messages as a test does: what the cell printed and displayed, its
+error, the error card it showed, the notes; `execute` gives them as they came.
 """
 import contextlib
 import os
 import queue
+import re
 import sys
 
 import pytest
+
+from ipython_shell import CardsShown  # tests/support
 
 TIMEOUT = 120           # seconds a start or a cell may take on a loaded machine
 
@@ -35,6 +42,116 @@ def execute(client, code: str, timeout: float = TIMEOUT) -> tuple:
     while reply["parent_header"].get("msg_id") != msg_id:
         reply = client.get_shell_msg(timeout=timeout)
     return reply["content"], messages
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+ADDRESS = re.compile(r"0x[0-9a-f]+")
+
+
+class KernelCell(CardsShown):
+    """What one cell did in a real kernel: `reply` (its execute_reply's content) and
+    `messages` (its iopub messages, [(msg_type, content)], as `execute` gives them); its error
+    cards are CardsShown's (`card_outputs`, `cards`, `card`)."""
+
+    def __init__(self, reply: dict, messages: list):
+        self.reply, self.messages = reply, messages
+
+    def __repr__(self):
+        return (f"KernelCell(count={self.count}, status={self.status!r}, error={self.error!r}, "
+                f"stdout={self.stdout!r}, notes={self.notes!r}, card={self.card!r})")
+
+    @property
+    def count(self) -> int:
+        """Its execution count, the number its prompt shows."""
+        return self.reply["execution_count"]
+
+    @property
+    def status(self) -> str:
+        """"ok" or "error"."""
+        return self.reply["status"]
+
+    @property
+    def error(self):
+        """Its error as "Name: message" (the whole message), or None."""
+        if self.status != "error":
+            return None
+        return f"{self.reply['ename']}: {self.reply['evalue']}"
+
+    @property
+    def error_line(self):
+        """Its error as (class name, the message's first line with object addresses written
+        0x...), as the learner case lists record JAX's; or None."""
+        if self.status != "error":
+            return None
+        return self.reply["ename"], ADDRESS.sub("0x...", self.reply["evalue"].splitlines()[0])
+
+    def _stream(self, name: str) -> str:
+        return "".join(c["text"] for kind, c in self.messages
+                       if kind == "stream" and c["name"] == name)
+
+    @property
+    def stdout(self) -> str:
+        return self._stream("stdout")
+
+    @property
+    def stderr(self) -> str:
+        """What it wrote to stderr (jax_explain_cache_misses' log lines, say)."""
+        return self._stream("stderr")
+
+    @property
+    def _displayed(self) -> list:
+        return [c["data"] for kind, c in self.messages if kind == "display_data"]
+
+    @property
+    def notes(self) -> list:
+        """The text/plain of each output it displayed that is not an error card (compile
+        notes, warnings)."""
+        from jxkernel.views import error_cards
+        return [data.get("text/plain", "") for data in self._displayed
+                if error_cards.MIME not in data]
+
+    @property
+    def compile_notes(self) -> list:
+        """The notes that say a function compiled (again): "⚙ ..."."""
+        return [note for note in self.notes if note.startswith("⚙")]
+
+    @property
+    def shown(self) -> str:
+        """What it printed and displayed (text/plain) as a learner reads it, each displayed
+        text on lines of its own; not the error's traceback."""
+        texts = []
+        for kind, content in self.messages:
+            if kind in ("display_data", "execute_result"):
+                texts.append(content["data"].get("text/plain", "") + "\n")
+            elif kind == "stream":
+                texts.append(content["text"])
+        return "".join(texts)
+
+    @property
+    def tracebacks(self) -> list:
+        """The traceback of each error output (one, where it failed), its lines joined,
+        colours removed."""
+        return [ANSI.sub("", "\n".join(content["traceback"]))
+                for kind, content in self.messages if kind == "error"]
+
+    @property
+    def text(self) -> str:
+        """Each of its outputs' text, in order, joined by newlines: displayed data and results
+        (text/plain), streams, and the error's traceback (colours removed)."""
+        texts = []
+        for kind, content in self.messages:
+            if kind in ("display_data", "execute_result"):
+                texts.append(content["data"].get("text/plain", ""))
+            elif kind == "stream":
+                texts.append(content["text"])
+            elif kind == "error":
+                texts.append(ANSI.sub("", "\n".join(content["traceback"])))   # (tracebacks)
+        return "\n".join(texts)
+
+
+def kernel_cell(client, code: str, timeout: float = TIMEOUT) -> KernelCell:
+    """Run `code` as a cell of the kernel `client` talks to: a KernelCell."""
+    return KernelCell(*execute(client, code, timeout))
 
 
 @contextlib.contextmanager
@@ -69,6 +186,17 @@ def running_alias_kernel(root: str, timeout: float = TIMEOUT):
                                    f"assert jxkernel.__file__.startswith({root!r})")
         assert reply["status"] == "ok", reply
         yield client
+
+
+def alias_kernel_cells(setup: str, sources: dict) -> dict:
+    """{name: its KernelCell} of each of `sources` ({name: code}), run in order in one
+    running_alias_kernel of this checkout after `setup`, which must succeed (it is checked
+    that `import jax` gave jxkernel)."""
+    import locations  # tests/support
+    with running_alias_kernel(locations.ROOT) as client:
+        ran = kernel_cell(client, setup + "assert jax.jit is jxkernel.jit\n")
+        assert ran.error is None, ran
+        return {name: kernel_cell(client, code) for name, code in sources.items()}
 
 
 def learners_environment() -> dict:

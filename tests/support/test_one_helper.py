@@ -13,7 +13,10 @@ locations.py: `jax_answers(NAME)`, which fails for a recording of another JAX re
 `recorded(NAME)` for one that does not name its release; each read once per process. No
 test file opens one itself.
 
-A test runs a numbered IPython cell with ipython_shell.py's `run_cell` or `ran_ok` (a `Ran`)."""
+A test runs an IPython cell with ipython_shell.py's `run_cell` or `ran_ok` (a `Ran`; numbered
+unless `store_history=False`), and a cell expected to fail with its `ran_failing` (the same
+`Ran`: its error, the traceback printed, the error card shown). A cell in a real ipykernel is read with real_kernel.py's
+`kernel_cell` (a `KernelCell`), not from its messages by each file."""
 import ast
 import pathlib
 import re
@@ -79,26 +82,40 @@ def test_cells_are_run_with_ipython_shells_runner():
     assert not own, f"{own} define their own Ran: use tests/support/ipython_shell.py's"
 
 
-def _numbered_cell_runners(text: str) -> list:
-    """The functions of a test file's text that run their `source` as a numbered cell, capturing
-    what it shows: run_cell's job (`shell.run_cell(source, store_history=True)` under
-    `capture_output()`)."""
+def _cell_runners(text: str) -> list:
+    """The functions of a test file's text that take a `source` and run it as a cell
+    (`.run_cell(source`) under `capture_output()`: run_cell's, ran_ok's or ran_failing's job."""
     found = []
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.FunctionDef) and "source" in [a.arg for a in node.args.args]:
             body = ast.unparse(node)
-            if "capture_output()" in body and re.search(
-                    r"\.run_cell\(source, store_history=True\b", body):
+            if "capture_output()" in body and re.search(r"\.run_cell\(source\b", body):
                 found.append(node.name)
     return found
 
 
-def test_numbered_cells_are_run_with_ipython_shells_runner():
-    # a function running `source` as a numbered cell is run_cell or ran_ok (a Ran: its value,
-    # error, count, printed text and outputs), not a copy of each file's own
+def test_no_test_file_runs_cells_with_a_function_of_its_own():
+    # a function running `source` as a cell, numbered or not, that must succeed or fail, is
+    # run_cell, ran_ok or ran_failing (a Ran: its value, error, count, printed text, outputs,
+    # the error cards shown), not a copy in each file returning its own tuple
     tests = pathlib.Path(locations.TESTS)
-    own = {path.relative_to(tests).as_posix(): _numbered_cell_runners(path.read_text("utf-8"))
+    own = {path.relative_to(tests).as_posix(): _cell_runners(path.read_text("utf-8"))
            for path in sorted(tests.rglob("test_*.py"))}
     own = {name: found for name, found in own.items() if found}
-    assert not own, (f"{own} run cells themselves: use tests/support/ipython_shell.py's run_cell "
-                     f"or ran_ok")
+    assert not own, (f"{own} run cells themselves: use tests/support/ipython_shell.py's "
+                     f"run_cell, ran_ok (a cell that must succeed) or ran_failing (one that "
+                     f"must fail)")
+
+
+# real_kernel.execute's (reply, messages), read by the test file itself
+RAW_MESSAGES = re.compile(r"real_kernel\.execute\(|from real_kernel import [^\n]*\bexecute\b")
+
+
+def test_real_kernel_cells_are_read_with_kernel_cell():
+    # what a real kernel's cell printed, displayed, raised and showed as a card is a
+    # KernelCell's (stdout, notes, error, card, text, ...), not a loop over its messages
+    tests = pathlib.Path(locations.TESTS)
+    own = sorted(path.relative_to(tests).as_posix() for path in tests.rglob("test_*.py")
+                 if RAW_MESSAGES.search(path.read_text(encoding="utf-8")))
+    assert not own, (f"{own} read a real kernel's messages themselves: use "
+                     f"tests/support/real_kernel.py's kernel_cell (or alias_kernel_cells)")

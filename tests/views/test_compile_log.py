@@ -263,7 +263,7 @@ def test_events_are_numbered_and_keyed():
 
 
 def test_events_since_finds_its_first_event_without_reading_every_kept_one(monkeypatch):
-    # a notebook cell's end asks for the events since its start (compile_notes, trace_effects,
+    # a notebook cell's end asks for the events since its start (compile_notes, effect_notes,
     # the comm), and the record keeps up to MAX_EVENTS (10,000, reached in a test process): the
     # events are in order of seq, so the first one asked for is found by bisection
     from jxkernel.core import compile_record

@@ -16,7 +16,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import lax
 from jxkernel.stepper import MIME, stats_of, step
-from ipython_shell import shell_fixture
+from ipython_shell import ran_ok, shell_fixture
 
 HERE = os.path.basename(__file__)
 
@@ -349,18 +349,12 @@ shell = shell_fixture("import numpy as np\nimport jxkernel.numpy as jnp\n"
                       "from jxkernel.notebook import step")
 
 
-def run(shell, source):
-    from IPython.utils.capture import capture_output
-    with capture_output():
-        result = shell.run_cell(source)
-    assert result.success, result.error_in_exec
-    return result
-
-
 def test_in_a_cell_lines_are_named_as_the_prompt_and_the_views_are_formatted(shell):
-    cell = run(shell, "def g(x):\n    y = jnp.log(x - 3)\n    return jnp.sqrt(y)\n").execution_count
-    found = run(shell, "s = step(g, np.array([1., 4, 5, 6], np.float32))\n"
-                       f"s.break_on(line='In[{cell}]:3')\ns.first_nan()").result
+    cell = ran_ok(shell, "def g(x):\n    y = jnp.log(x - 3)\n    return jnp.sqrt(y)\n",
+                  store_history=False).count
+    found = ran_ok(shell, "s = step(g, np.array([1., 4, 5, 6], np.float32))\n"
+                          f"s.break_on(line='In[{cell}]:3')\ns.first_nan()",
+                   store_history=False).result
     assert (found.index, found.source, found.source_line) == (1, f"In[{cell}]:2", "y = jnp.log(x - 3)")
     s = shell.user_ns["s"]
     data, _ = shell.display_formatter.format(s)
@@ -374,7 +368,7 @@ def test_in_a_cell_lines_are_named_as_the_prompt_and_the_views_are_formatted(she
 
 
 def test_bad_line_in_a_cell_names_the_cell_lines(shell):
-    cell = run(shell, "def h(x):\n    return x * 2\n").execution_count
+    cell = ran_ok(shell, "def h(x):\n    return x * 2\n", store_history=False).count
     result = shell.run_cell("step(h, np.arange(3)).break_on(line=7)")
     assert isinstance(result.error_in_exec, ValueError)
     assert str(result.error_in_exec).endswith(f"lines with equations: In[{cell}]:2")

@@ -7,12 +7,10 @@ import pytest
 pytest.importorskip("IPython")
 pytest.importorskip("anywidget")
 
-from IPython.utils.capture import capture_output
-
 import jxkernel
 from jxkernel import compile_log
 from jxkernel.views import views_json
-from ipython_shell import shell_fixture
+from ipython_shell import ran_ok, shell_fixture
 
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
@@ -21,10 +19,7 @@ shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
 
 def bundle(shell, source, mime):
     """The MIME data the shell formats for the cell's result, checked to be plain JSON."""
-    with capture_output():
-        result = shell.run_cell(source)
-    assert result.success, result.error_in_exec
-    data, _ = shell.display_formatter.format(result.result)
+    data, _ = shell.display_formatter.format(ran_ok(shell, source, store_history=False).result)
     assert {"text/plain", "text/html", mime} <= set(data), list(data)
     assert json.loads(json.dumps(data[mime], allow_nan=False)) == data[mime]
     return data[mime]
