@@ -1,0 +1,145 @@
+"""Cells of the libraries' first tutorials (Flax 0.12.7's key_concepts, Optax 0.2.8's
+getting_started) where a recompile note's fix could not work (stop 89, branch h-libnotes;
+docs/seeing_inside.md "JAX's tutorials, cell by cell"), and the fixes they offer now, pasted
+in. Each case is the page's cell verbatim except where said (`NUM_TRAIN_STEPS` 3 for 1_000,
+the tutorial's imports given); they run in order in one namespace per library.
+reference/make_library_notes_reference.py records what JAX 0.10.2 logged, printed and raised
+for each (library_notes_reference.json); tests/notebook/test_library_notes.py runs them under
+jxkernel."""
+
+FLAX = {
+    # key_concepts' cell 8: init_state's static sizes, traced by eval_shape (MLP(8190, 64))
+    "static_sizes_first": (
+        "class MLP(nnx.Module):\n"
+        "  def __init__(self, dim, nlayers, rngs):\n"
+        "    self.blocks = nnx.List([nnx.Linear(dim, dim, rngs=rngs) for _ in range(nlayers)])\n"
+        "    self.activation = jax.nn.relu\n"
+        "    self.nlayers = nlayers\n"
+        "  def __call__(self, x):\n"
+        "    for block in self.blocks:\n"
+        "      x = self.activation(block(x))\n"
+        "    return x\n"
+        "\n"
+        "dim, nlayers = 8190, 64   # Some very big numbers\n"
+        "@partial(jax.jit, static_argnums=(0, 1))\n"
+        "def init_state(dim, nlayers):\n"
+        "  return MLP(dim, nlayers, nnx.Rngs(0))\n"
+        "abstract_model = jax.eval_shape(partial(init_state, dim, nlayers))\n"
+        "print(abstract_model.blocks[0].kernel.value.shape)\n"),
+    # cell 9's first lines: other sizes, the miss JAX logs ("Static(val=1024) and before
+    # Static(val=8190)")
+    "static_sizes_again": (
+        "# Some smaller numbers so that we actually can run it\n"
+        "dim, nlayers = 1024, 2\n"
+        "abstract_model = jax.eval_shape(partial(init_state, dim, nlayers))\n"
+        "print(abstract_model.blocks[0].kernel.value.shape)\n"),
+    # the fix the note offered ("init_state only computes with dim. Make it traced"), pasted:
+    # MLP's nnx.Linear(dim, dim) and range(nlayers) need Python ints (JAX raises)
+    "static_sizes_made_traced": (
+        "@jax.jit    # dim traced: one program for all its values\n"
+        "def init_state(dim, nlayers):\n"
+        "  return MLP(dim, nlayers, nnx.Rngs(0))\n"
+        "abstract_model = jax.eval_shape(partial(init_state, dim, nlayers))\n"),
+}
+
+OPTAX = {
+    # getting_started's cells 8-10 (NUM_TRAIN_STEPS 3): fit() jits a def closing over the
+    # optimizer
+    "fit_adam": (
+        "BATCH_SIZE = 5\n"
+        "NUM_TRAIN_STEPS = 3\n"
+        "RAW_TRAINING_DATA = np.random.randint(255, size=(NUM_TRAIN_STEPS, BATCH_SIZE, 1))\n"
+        "\n"
+        "TRAINING_DATA = np.unpackbits(RAW_TRAINING_DATA.astype(np.uint8), axis=-1)\n"
+        "LABELS = jax.nn.one_hot(RAW_TRAINING_DATA % 2, 2).astype(jnp.float32)"
+        ".reshape(NUM_TRAIN_STEPS, BATCH_SIZE, 2)\n"
+        "\n"
+        "initial_params = {\n"
+        "    'hidden': jax.random.normal(shape=[8, 32], key=jax.random.PRNGKey(0)),\n"
+        "    'output': jax.random.normal(shape=[32, 2], key=jax.random.PRNGKey(1)),\n"
+        "}\n"
+        "\n"
+        "\n"
+        "def net(x: jnp.ndarray, params: optax.Params) -> jnp.ndarray:\n"
+        "  x = jnp.dot(x, params['hidden'])\n"
+        "  x = jax.nn.relu(x)\n"
+        "  x = jnp.dot(x, params['output'])\n"
+        "  return x\n"
+        "\n"
+        "\n"
+        "def loss(params: optax.Params, batch: jnp.ndarray, labels: jnp.ndarray) -> jnp.ndarray:\n"
+        "  y_hat = net(batch, params)\n"
+        "\n"
+        "  # optax also provides a number of common loss functions.\n"
+        "  loss_value = optax.sigmoid_binary_cross_entropy(y_hat, labels).sum(axis=-1)\n"
+        "\n"
+        "  return loss_value.mean()\n"
+        "\n"
+        "def fit(params: optax.Params, optimizer: optax.GradientTransformation) -> optax.Params:\n"
+        "  opt_state = optimizer.init(params)\n"
+        "\n"
+        "  @jax.jit\n"
+        "  def step(params, opt_state, batch, labels):\n"
+        "    loss_value, grads = jax.value_and_grad(loss)(params, batch, labels)\n"
+        "    updates, opt_state = optimizer.update(grads, opt_state, params)\n"
+        "    params = optax.apply_updates(params, updates)\n"
+        "    return params, opt_state, loss_value\n"
+        "\n"
+        "  for i, (batch, labels) in enumerate(zip(TRAINING_DATA, LABELS)):\n"
+        "    params, opt_state, loss_value = step(params, opt_state, batch, labels)\n"
+        "    if i % 100 == 0:\n"
+        "      print(f'step {i}, loss: {loss_value}')\n"
+        "\n"
+        "  return params, opt_state\n"
+        "\n"
+        "# Finally, we can fit our parametrized function using the Adam optimizer\n"
+        "# provided by optax.\n"
+        "optimizer = optax.adam(learning_rate=1e-2)\n"
+        "_ = fit(initial_params, optimizer)\n"),
+    # cell 11: fit again, with another optimizer (JAX: "never seen function step ... maybe
+    # the function is being re-defined repeatedly")
+    "fit_chain": (
+        "schedule = optax.warmup_cosine_decay_schedule(\n"
+        "  init_value=0.0,\n"
+        "  peak_value=1.0,\n"
+        "  warmup_steps=50,\n"
+        "  decay_steps=1_000,\n"
+        "  end_value=0.0,\n"
+        ")\n"
+        "\n"
+        "optimizer = optax.chain(\n"
+        "  optax.clip(1.0),\n"
+        "  optax.adamw(learning_rate=schedule),\n"
+        ")\n"
+        "\n"
+        "_ = fit(initial_params, optimizer)\n"),
+    # the fix the note offered ("Pass optimizer as arguments ... (traced)"), pasted: an
+    # optax GradientTransformation holds functions, no valid JAX type (JAX raises TypeError)
+    "optimizer_traced": (
+        "@jax.jit\n"
+        "def step_of(params, opt_state, batch, labels, optimizer):\n"
+        "  loss_value, grads = jax.value_and_grad(loss)(params, batch, labels)\n"
+        "  updates, opt_state = optimizer.update(grads, opt_state, params)\n"
+        "  return optax.apply_updates(params, updates), opt_state, loss_value\n"
+        "step_of(initial_params, optimizer.init(initial_params), TRAINING_DATA[0], LABELS[0],"
+        " optimizer)\n"),
+    # the fix it offers now: one jitted step, defined once, the optimizer static (hashable:
+    # one program per optimizer object, reused by every fit with it)
+    "optimizer_static": (
+        "@functools.partial(jax.jit, static_argnames=('optimizer',))\n"
+        "def step_static(params, opt_state, batch, labels, optimizer):\n"
+        "  loss_value, grads = jax.value_and_grad(loss)(params, batch, labels)\n"
+        "  updates, opt_state = optimizer.update(grads, opt_state, params)\n"
+        "  return optax.apply_updates(params, updates), opt_state, loss_value\n"
+        "for _ in range(2):    # two fits with the same optimizer: one compile\n"
+        "  params, opt_state = initial_params, optimizer.init(initial_params)\n"
+        "  for batch, labels in zip(TRAINING_DATA, LABELS):\n"
+        "    params, opt_state, loss_value = step_static(params, opt_state, batch, labels,\n"
+        "                                                optimizer=optimizer)\n"
+        "  print(f'loss: {loss_value:.6f}')\n"),
+}
+
+SETUP = {"flax": "import jax\nimport jax.numpy as jnp\nimport flax\nfrom flax import nnx\n"
+                 "from functools import partial\n",
+         "optax": "import functools\nimport optax\nimport jax.numpy as jnp\nimport jax\n"
+                  "import numpy as np\nnp.random.seed(0)\n"}
