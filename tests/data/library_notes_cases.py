@@ -40,6 +40,13 @@ FLAX = {
         "def init_state(dim, nlayers):\n"
         "  return MLP(dim, nlayers, nnx.Rngs(0))\n"
         "abstract_model = jax.eval_shape(partial(init_state, dim, nlayers))\n"),
+    # the error card's fix for that error, pasted: both sizes static (nlayers alone, JAX
+    # raises again for nnx.Linear(dim, dim): "Shapes must be 1D sequences of concrete values")
+    "static_sizes_card_fix": (
+        "init_state = jax.jit(init_state.__wrapped__, static_argnames=('dim', 'nlayers'))"
+        "    # init_state is the jit already: made again from the function it wraps\n"
+        "abstract_model = jax.eval_shape(partial(init_state, dim, nlayers))\n"
+        "print(abstract_model.blocks[0].kernel.value.shape)\n"),
 }
 
 OPTAX = {
@@ -123,7 +130,19 @@ OPTAX = {
         "  return optax.apply_updates(params, updates), opt_state, loss_value\n"
         "step_of(initial_params, optimizer.init(initial_params), TRAINING_DATA[0], LABELS[0],"
         " optimizer)\n"),
-    # the fix it offers now: one jitted step, defined once, the optimizer static (hashable:
+    # the error card's fix for that TypeError, pasted in place of its decorator; the call
+    # as it was (optimizer passed by position)
+    "optimizer_card_fix": (
+        "from functools import partial\n"
+        "@partial(jax.jit, static_argnames=('optimizer',))   # in place of @jax.jit\n"
+        "def step_of(params, opt_state, batch, labels, optimizer):\n"
+        "  loss_value, grads = jax.value_and_grad(loss)(params, batch, labels)\n"
+        "  updates, opt_state = optimizer.update(grads, opt_state, params)\n"
+        "  return optax.apply_updates(params, updates), opt_state, loss_value\n"
+        "for batch, labels in zip(TRAINING_DATA, LABELS):\n"
+        "  print(step_of(initial_params, optimizer.init(initial_params), batch, labels,"
+        " optimizer)[2])\n"),
+    # the fix the note offers now: one jitted step, defined once, the optimizer static (hashable:
     # one program per optimizer object, reused by every fit with it)
     "optimizer_static": (
         "@functools.partial(jax.jit, static_argnames=('optimizer',))\n"
