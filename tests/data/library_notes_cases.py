@@ -47,6 +47,37 @@ FLAX = {
         "    # init_state is the jit already: made again from the function it wraps\n"
         "abstract_model = jax.eval_shape(partial(init_state, dim, nlayers))\n"
         "print(abstract_model.blocks[0].kernel.value.shape)\n"),
+    # key_concepts' cells 5 (its Foo, without the printing loop) and 6 verbatim: a print of
+    # a traced Variable's value inside jit
+    "print_in_jit": (
+        "class Foo(nnx.Module):\n"
+        "  def __init__(self, dim, rngs):\n"
+        "    self.w = nnx.Param(jax.random.normal(rngs.param(), (dim, dim)))\n"
+        "    self.dim = dim\n"
+        "    self.traced_dim = nnx.Param(dim)  # This became traced!\n"
+        "    self.rng = rngs\n"
+        "\n"
+        "foo = Foo(4, nnx.Rngs(0))\n"
+        "@jax.jit\n"
+        "def jitted(model):\n"
+        "  print(f'{model.dim = }')\n"
+        "  print(f'{model.traced_dim.value = }')  # This is being traced\n"
+        "  if model.dim == 4:\n"
+        "    print('Code path based on static data value works fine.')\n"
+        "  try:\n"
+        "    if model.traced_dim.value == 4:\n"
+        "      print('This will never run :(')\n"
+        "  except jax.errors.TracerBoolConversionError as e:\n"
+        "    print(f'Code path based on JAX data value throws error: {e}')\n"
+        "\n"
+        "jitted(foo)\n"),
+    # its print note's line pasted in place of the print (JAX prints the value at each call)
+    "print_note_fix": (
+        "@jax.jit\n"
+        "def jitted(model):\n"
+        "  jax.debug.print('model.traced_dim.value = {!r}', model.traced_dim.value)\n"
+        "jitted(foo)\n"
+        "jitted(foo)\n"),
 }
 
 OPTAX = {

@@ -38,6 +38,7 @@ def _cells(setup, cases) -> dict:
                 if reply["status"] == "error" else None,
                 "notes": [d["text/plain"] for d in shown
                           if d.get("text/plain", "").startswith("⚙")],
+                "card_or_notes": "\n".join(d.get("text/plain", "") for d in shown),
                 "card": next((d[error_cards.MIME] for d in shown if error_cards.MIME in d), None),
                 "stdout": "".join(c["text"] for kind, c in messages
                                   if kind == "stream" and c["name"] == "stdout")}
@@ -106,6 +107,22 @@ def test_the_cards_static_fix_names_every_size_and_rebinds_no_partial(flax_cells
     assert JAX["flax_cases"]["static_sizes_card_fix"]["printed"] == ["(1024, 1024)"]
     assert flax_cells["static_sizes_card_fix"]["error"] is None
     assert flax_cells["static_sizes_card_fix"]["stdout"].splitlines() == ["(1024, 1024)"]
+
+
+def test_a_traced_variables_print_is_told_with_a_line_that_prints_as_jax_does(flax_cells):
+    """key_concepts' cell 6 prints `model.traced_dim.value` inside jit: the same lines as
+    JAX's (the file of the error's sentence aside), and a print note offering
+    jax.debug.print of the learner's f-string; pasted, JAX prints the value at each of two
+    calls, "model.traced_dim.value = Array(4, dtype=int32)", as jxkernel."""
+    jax = JAX["flax_cases"]
+    ours = flax_cells["print_in_jit"]["stdout"].splitlines()
+    assert [line.split(" at ")[0] for line in ours] == \
+        [line.split(" at ")[0] for line in jax["print_in_jit"]["printed"]]
+    fixed = FLAX["print_note_fix"].splitlines()[2].strip()
+    assert fixed in flax_cells["print_in_jit"]["card_or_notes"], \
+        flax_cells["print_in_jit"]["card_or_notes"]
+    assert flax_cells["print_note_fix"]["stdout"].splitlines() == \
+        jax["print_note_fix"]["printed"] == ["model.traced_dim.value = Array(4, dtype=int32)"] * 2
 
 
 def test_a_step_closing_over_an_optimizer_is_advised_static_not_traced(optax_cells):
