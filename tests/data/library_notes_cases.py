@@ -1,8 +1,8 @@
 """Cells of the libraries' first tutorials (Flax 0.12.7's key_concepts, Optax 0.2.8's
-getting_started) where a recompile note's fix could not work (stop 89, branch h-libnotes;
+getting_started, Equinox 0.13.8's train_rnn) where a note's or a card's fix could not work (stop 89, branch h-libnotes;
 docs/seeing_inside.md "JAX's tutorials, cell by cell"), and the fixes they offer now, pasted
 in. Each case is the page's cell verbatim except where said (`NUM_TRAIN_STEPS` 3 for 1_000,
-the tutorial's imports given); they run in order in one namespace per library.
+the tutorial's imports given); they run in order in one namespace per library (Equinox's after Optax's, in the same kernel).
 reference/make_library_notes_reference.py records what JAX 0.10.2 logged, printed and raised
 for each (library_notes_reference.json); tests/notebook/test_library_notes.py runs them under
 jxkernel."""
@@ -193,3 +193,20 @@ SETUP = {"flax": "import jax\nimport jax.numpy as jnp\nimport flax\nfrom flax im
                  "from functools import partial\n",
          "optax": "import functools\nimport optax\nimport jax.numpy as jnp\nimport jax\n"
                   "import numpy as np\nnp.random.seed(0)\n"}
+
+# Equinox's train_rnn, cells 1-3 verbatim (its imports are SETUP's), then cell 4's `main()`
+# with a smaller run (dataset_size=64, steps=2): JAX raises ValueError (the state made by
+# optim.init(model), gradients None at hidden_size)
+EQUINOX = {
+    "rnn_cells": 'def dataloader(arrays, batch_size):\n    dataset_size = arrays[0].shape[0]\n    assert all(array.shape[0] == dataset_size for array in arrays)\n    indices = np.arange(dataset_size)\n    while True:\n        perm = np.random.permutation(indices)\n        start = 0\n        end = batch_size\n        while end <= dataset_size:\n            batch_perm = perm[start:end]\n            yield tuple(array[batch_perm] for array in arrays)\n            start = end\n            end = start + batch_size\n\n\ndef get_data(dataset_size, *, key):\n    t = jnp.linspace(0, 2 * math.pi, 16)\n    offset = jrandom.uniform(key, (dataset_size, 1), minval=0, maxval=2 * math.pi)\n    x1 = jnp.sin(t + offset) / (1 + t)\n    x2 = jnp.cos(t + offset) / (1 + t)\n    y = jnp.ones((dataset_size, 1))\n\n    half_dataset_size = dataset_size // 2\n    x1 = x1.at[:half_dataset_size].multiply(-1)\n    y = y.at[:half_dataset_size].set(0)\n    x = jnp.stack([x1, x2], axis=-1)\n\n    return x, y\n\nclass RNN(eqx.Module):\n    hidden_size: int\n    cell: eqx.Module\n    linear: eqx.nn.Linear\n    bias: jax.Array\n\n    def __init__(self, in_size, out_size, hidden_size, *, key):\n        ckey, lkey = jrandom.split(key)\n        self.hidden_size = hidden_size\n        self.cell = eqx.nn.GRUCell(in_size, hidden_size, key=ckey)\n        self.linear = eqx.nn.Linear(hidden_size, out_size, use_bias=False, key=lkey)\n        self.bias = jnp.zeros(out_size)\n\n    def __call__(self, input):\n        hidden = jnp.zeros((self.hidden_size,))\n\n        def f(carry, inp):\n            return self.cell(inp, carry), None\n\n        out, _ = lax.scan(f, hidden, input)\n        # sigmoid because we\'re performing binary classification\n        return jax.nn.sigmoid(self.linear(out) + self.bias)\n\ndef main(\n    dataset_size=10000,\n    batch_size=32,\n    learning_rate=3e-3,\n    steps=200,\n    hidden_size=16,\n    depth=1,\n    seed=5678,\n):\n    data_key, model_key = jrandom.split(jrandom.PRNGKey(seed), 2)\n    xs, ys = get_data(dataset_size, key=data_key)\n    iter_data = dataloader((xs, ys), batch_size)\n\n    model = RNN(in_size=2, out_size=1, hidden_size=hidden_size, key=model_key)\n\n    @eqx.filter_value_and_grad\n    def compute_loss(model, x, y):\n        pred_y = jax.vmap(model)(x)\n        # Trains with respect to binary cross-entropy\n        return -jnp.mean(y * jnp.log(pred_y) + (1 - y) * jnp.log(1 - pred_y))\n\n    # Important for efficiency whenever you use JAX: wrap everything into a single JIT\n    # region.\n    @eqx.filter_jit\n    def make_step(model, x, y, opt_state):\n        loss, grads = compute_loss(model, x, y)\n        updates, opt_state = optim.update(grads, opt_state)\n        model = eqx.apply_updates(model, updates)\n        return loss, model, opt_state\n\n    optim = optax.adam(learning_rate)\n    opt_state = optim.init(model)\n    for step, (x, y) in zip(range(steps), iter_data):\n        loss, model, opt_state = make_step(model, x, y, opt_state)\n        loss = loss.item()\n        print(f"step={step}, loss={loss}")\n\n    pred_ys = jax.vmap(model)(xs)\n    num_correct = jnp.sum((pred_ys > 0.5) == ys)\n    final_accuracy = (num_correct / dataset_size).item()\n    print(f"final_accuracy={final_accuracy}")',
+    "rnn_main": "main(dataset_size=64, steps=2)\n",
+}
+# the card's fix pasted in place of main's `opt_state = optim.init(model)`
+EQUINOX["rnn_card_fix"] = EQUINOX["rnn_cells"].replace(
+    "opt_state = optim.init(model)",
+    "opt_state = optim.init(eqx.filter(model, eqx.is_array))    # in place of "
+    "optim.init(model)") + "\n" + EQUINOX["rnn_main"]
+SETUP["equinox"] = (
+    "import math\n\nimport equinox as eqx\nimport jax\nimport jax.lax as lax\n"
+    "import jax.numpy as jnp\nimport jax.random as jrandom\nimport numpy as np\n"
+    "import optax  # https://github.com/deepmind/optax\nnp.random.seed(0)\n")

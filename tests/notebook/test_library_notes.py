@@ -15,7 +15,7 @@ if importlib.util.find_spec("flax") is None or importlib.util.find_spec("optax")
     pytest.skip("needs flax and optax (the kernel imports them)", allow_module_level=True)
 
 import locations                        # tests/support
-from library_notes_cases import FLAX, OPTAX, SETUP   # tests/data
+from library_notes_cases import EQUINOX, FLAX, OPTAX, SETUP   # tests/data
 from real_kernel import execute, running_alias_kernel
 
 from jxkernel.views import error_cards
@@ -23,25 +23,34 @@ from jxkernel.views import error_cards
 JAX = locations.recorded("library_notes_reference.json")
 
 
-def _cells(setup, cases) -> dict:
+def _cells(*pages) -> dict:
     """Each case's {"error": (class, first line) or None, "notes": the ⚙ notes' text,
-    "card": the error card's JSON or None, "stdout"}, run in order in one new kernel."""
+    "card": the error card's JSON or None, "stdout"}, of each (setup, cases) of `pages` run
+    in order in one new kernel."""
     out = {}
     with running_alias_kernel(locations.ROOT) as client:
-        reply, _ = execute(client, setup)
-        assert reply["status"] == "ok", reply
-        for name, code in cases.items():
-            reply, messages = execute(client, code, timeout=300)
-            shown = [c["data"] for kind, c in messages if kind == "display_data"]
-            out[name] = {
-                "error": (reply["ename"], reply["evalue"].splitlines()[0])
-                if reply["status"] == "error" else None,
-                "notes": [d["text/plain"] for d in shown
-                          if d.get("text/plain", "").startswith("⚙")],
-                "card_or_notes": "\n".join(d.get("text/plain", "") for d in shown),
-                "card": next((d[error_cards.MIME] for d in shown if error_cards.MIME in d), None),
-                "stdout": "".join(c["text"] for kind, c in messages
-                                  if kind == "stream" and c["name"] == "stdout")}
+        for setup, cases in pages:
+            reply, _ = execute(client, setup)
+            assert reply["status"] == "ok", reply
+            out.update(_ran(client, cases))
+    return out
+
+
+def _ran(client, cases) -> dict:
+    """Each case of `cases` run in `client`'s kernel, in order (see _cells)."""
+    out = {}
+    for name, code in cases.items():
+        reply, messages = execute(client, code, timeout=300)
+        shown = [c["data"] for kind, c in messages if kind == "display_data"]
+        out[name] = {
+            "error": (reply["ename"], reply["evalue"].splitlines()[0])
+            if reply["status"] == "error" else None,
+            "notes": [d["text/plain"] for d in shown
+                      if d.get("text/plain", "").startswith("⚙")],
+            "card_or_notes": "\n".join(d.get("text/plain", "") for d in shown),
+            "card": next((d[error_cards.MIME] for d in shown if error_cards.MIME in d), None),
+            "stdout": "".join(c["text"] for kind, c in messages
+                              if kind == "stream" and c["name"] == "stdout")}
     return out
 
 
@@ -59,12 +68,12 @@ def _numbers(lines) -> list:
 
 @pytest.fixture(scope="module")
 def flax_cells():
-    return _cells(SETUP["flax"], FLAX)
+    return _cells((SETUP["flax"], FLAX))
 
 
 @pytest.fixture(scope="module")
 def optax_cells():
-    return _cells(SETUP["optax"], OPTAX)
+    return _cells((SETUP["optax"], OPTAX), (SETUP["equinox"], EQUINOX))
 
 
 def test_static_sizes_passed_on_to_a_model_are_not_advised_traced(flax_cells):
@@ -176,3 +185,28 @@ def test_an_optax_optimizer_passed_traced_gets_static_not_a_class_rewrite(optax_
     ours = [float(v) for v in ran["stdout"].split()]
     assert len(ours) == 3
     assert all(_f32_ulps(a, float(b)) <= 4 for a, b in zip(ours, jax["printed"]))
+
+
+def test_an_equinox_models_optimizer_state_made_whole_is_told_with_the_filter(optax_cells):
+    """train_rnn's main(): `opt_state = optim.init(model)` (hidden_size, an int, a leaf of the
+    state), gradients from eqx.filter_value_and_grad (None there): JAX raises "pytree
+    structure error: different types at key path" in optim.update. The card said to give
+    tree_map trees of one structure and printed tree_structure(a) and (b), names the
+    learner has not; it says now that grads is None at .hidden_size and offers the state made
+    from eqx.filter(model, eqx.is_array): pasted in main, JAX trains and prints the losses
+    and accuracy jxkernel prints (4 float32 ulps)."""
+    jax = JAX["equinox_cases"]
+    assert jax["rnn_main"]["error"] == optax_cells["rnn_main"]["error"][0] + ": " + \
+        optax_cells["rnn_main"]["error"][1]
+    card = optax_cells["rnn_main"]["card"]
+    assert "grads is None at .hidden_size" in card["why"], card["why"]
+    assert card["rewrite"].splitlines()[0] == \
+        "opt_state = optim.init(eqx.filter(model, eqx.is_array))    # in place of " \
+        "optim.init(model)"
+    assert card["rewrite"].splitlines()[0] in EQUINOX["rnn_card_fix"]
+    fixed = optax_cells["rnn_card_fix"]
+    assert jax["rnn_card_fix"]["error"] is None and fixed["error"] is None
+    ours = [line.rpartition("=")[2] for line in fixed["stdout"].splitlines()]
+    theirs = [line.rpartition("=")[2] for line in jax["rnn_card_fix"]["printed"]]
+    assert len(ours) == len(theirs) == 3
+    assert all(_f32_ulps(float(a), float(b)) <= 4 for a, b in zip(ours, theirs)), (ours, theirs)

@@ -373,9 +373,11 @@ def _named_tuple_field(exc, where, path) -> tuple | None:
 def _library_of(cls) -> str | None:
     """The installed package defining `cls` (optax's GradientTransformation: "optax"), or
     None for the learner's own class (or one whose file is not found)."""
+    if cls.__module__ in ("__main__", "builtins"):      # a notebook's (its __main__ may be
+        return None                                    # a runner's file, pytest's)
     try:
         return installed_package(inspect.getsourcefile(cls) or "")
-    except TypeError:
+    except (TypeError, OSError):
         return None
 
 

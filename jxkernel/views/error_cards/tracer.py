@@ -101,7 +101,12 @@ def _also_static(static, origin, where, exc) -> str:
     tree = _parse_line(where) if where and static and written in static else None
     if tree is None:
         return static
-    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    # names where a size or a count goes: a call's argument (nnx.Linear(dim, dim), range(n)),
+    # a shape's tuple, a slice's bound; an int (x * 2.0 of a float needs no static)
+    read = {child.id for parent in ast.walk(tree) if isinstance(
+        parent, (ast.Call, ast.Tuple, ast.List, ast.Slice, ast.keyword))
+        for child in ast.iter_child_nodes(parent)
+        if isinstance(child, ast.Name) and child is not getattr(parent, "func", None)}
     tb, jitted = getattr(exc, "__traceback__", None), None
     while tb is not None:                 # the jitted function's frame: its parameters
         if tb.tb_frame.f_code.co_name == function:
@@ -120,7 +125,7 @@ def _also_static(static, origin, where, exc) -> str:
 def _python_number_traced(value) -> bool:
     aval = getattr(value, "aval", None)
     return isinstance(value, Tracer) and getattr(aval, "shape", None) == () and \
-        getattr(aval, "weak_type", False)
+        getattr(aval, "weak_type", False) and "int" in str(getattr(aval, "dtype", ""))
 
 
 def _concretization_card(exc, where, called_from) -> ErrorCard:
