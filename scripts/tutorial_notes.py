@@ -165,10 +165,14 @@ def show(out, page):
         theirs = jax.get(cell["index"], {})
         misses = [line for line in theirs.get("logs", [])
                   if "CACHE MISS" in line and "never seen function" not in line]
-        if not (cell["displays"] or cell["error"] or misses or theirs.get("error")):
+        # (a page's own rich displays, Flax's nnx.display through treescope, are no notes:
+        # counted, not printed)
+        rich = [t for t in cell["displays"] if t.startswith("<IPython.core.display.")]
+        shown = [t for t in cell["displays"] if t not in rich]
+        if not (shown or cell["error"] or misses or theirs.get("error")):
             continue
-        print(f"==== cell {cell['index']}")
-        for text in cell["displays"]:
+        print(f"==== cell {cell['index']}" + (f" ({len(rich)} rich displays)" if rich else ""))
+        for text in shown:
             print("  jxkernel:", text.replace("\n", "\n    "))
         if cell["error"]:
             print("  jxkernel raised:", cell["error"].splitlines()[0])
