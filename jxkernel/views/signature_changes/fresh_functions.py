@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 
+from ...tree_util import tree_leaves
 from .change import Change
 from .fixes import _fixed
 
@@ -198,7 +199,6 @@ def holding_functions(fun, names) -> list:
         >>> holding_functions(fit(abs, 2), ("optimizer", "k"))
         [('optimizer', 'builtin_function_or_method')]
     """
-    from ...tree_util import tree_leaves
     code = getattr(fun, "__code__", None)
     cells = dict(zip(code.co_freevars, fun.__closure__ or ())) if code is not None else {}
     found = []
