@@ -22,7 +22,10 @@ cells.json under their library_pages names, and run and shown by the same comman
 
     .venv/bin/python scripts/tutorial_notes.py library-cells OUT flax PATH/flax-0.12.7
     .venv/bin/python scripts/tutorial_notes.py library-cells OUT optax OPTAX_MIRROR
-    .venv-jax/bin/python scripts/tutorial_notes.py jax OUT flax/nnx_basics
+    PYTHON scripts/tutorial_notes.py jax OUT flax/nnx_basics   # one page per process
+
+where PYTHON has JAX 0.10.2, IPython and the pinned libraries (conformance/libraries'
+`.libs/venv-jax` has the libraries but no IPython; `.venv-jax` has IPython but none of them).
 """
 import contextlib
 import io
