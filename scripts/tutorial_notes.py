@@ -14,6 +14,18 @@ jax_log_compiles on, keeping each cell's log lines, printed text, warnings and e
 alias kernel, tests/support/real_kernel.py), keeping each cell's displayed notes and cards.
 `show` prints, per cell, jxkernel's notes and cards beside JAX's misses (other than a first
 trace's) and exceptions.
+
+The libraries' first tutorials (`LIBRARY`: Flax NNX, Optax, Equinox; docs/seeing_inside.md)
+are read by `library-cells` from each library's source as conformance/docs/library_pages.py
+reads them (a git mirror at the pinned tag, or Flax's unpacked PyPI sdist), added to the same
+cells.json under their library_pages names, and run and shown by the same commands:
+
+    .venv/bin/python scripts/tutorial_notes.py library-cells OUT flax PATH/flax-0.12.7
+    .venv/bin/python scripts/tutorial_notes.py library-cells OUT optax OPTAX_MIRROR
+    PYTHON scripts/tutorial_notes.py jax OUT flax/nnx_basics   # one page per process
+
+where PYTHON has JAX 0.10.2, IPython and the pinned libraries (conformance/libraries'
+`.libs/venv-jax` has the libraries but no IPython; `.venv-jax` has IPython but none of them).
 """
 import contextlib
 import io
@@ -39,6 +51,12 @@ THIRD = ["tracing", "jaxpr", "jax-101/01-jax-basics", "jax-101/02-jitting",  # s
          "complex-differentiation", "array_refs", "notebooks/convolutions",
          "notebooks/autodiff_remat"]
 
+# stop 89, h-libnotes: what a learner meets first in each library (flax/mnist_tutorial is left
+# out: it downloads MNIST with tensorflow_datasets, settings.PAGE_SKIPS)
+LIBRARY = ["flax/nnx_basics", "flax/guides/transforms", "flax/key_concepts",
+           "optax/docs/getting_started", "optax/examples/freezing_parameters",
+           "equinox/examples/train_rnn"]
+
 
 def _file(out, side, page):
     return os.path.join(out, f"{side}_{page.replace('/', '_')}.json")
@@ -58,6 +76,25 @@ def cells(out, mirror=None):
                        for c in pages.parse_myst(source.read(tag, f"docs/{page}.md"))]
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "cells.json"), "w") as f:
+        json.dump(found, f)
+
+
+def library_cells(out, name, where):
+    """Add `LIBRARY`'s pages of library `name` to OUT/cells.json, read from `where` (a git
+    mirror of the library, read at library_pages' tag, or a folder such as Flax's sdist)."""
+    sys.path.insert(0, ROOT)
+    from conformance.docs import library_pages, pages
+    library = library_pages.LIBRARIES[name]
+    source = (pages.GitSource(where) if library.tag != "local" else pages.FolderSource(where))
+    wanted = [p for p in LIBRARY if p.startswith(name + "/")]
+    path = os.path.join(out, "cells.json")
+    found = json.load(open(path)) if os.path.exists(path) else {}
+    for page in library_pages.pages(source, library):
+        if page.name in wanted:
+            found[page.name] = [{"index": c.index, "code": c.code,
+                                 "skip": "skip-execution" in c.tags} for c in page.cells]
+    os.makedirs(out, exist_ok=True)
+    with open(path, "w") as f:
         json.dump(found, f)
 
 
@@ -131,10 +168,14 @@ def show(out, page):
         theirs = jax.get(cell["index"], {})
         misses = [line for line in theirs.get("logs", [])
                   if "CACHE MISS" in line and "never seen function" not in line]
-        if not (cell["displays"] or cell["error"] or misses or theirs.get("error")):
+        # (a page's own rich displays, Flax's nnx.display through treescope, are no notes:
+        # counted, not printed)
+        rich = [t for t in cell["displays"] if t.startswith("<IPython.core.display.")]
+        shown = [t for t in cell["displays"] if t not in rich]
+        if not (shown or cell["error"] or misses or theirs.get("error")):
             continue
-        print(f"==== cell {cell['index']}")
-        for text in cell["displays"]:
+        print(f"==== cell {cell['index']}" + (f" ({len(rich)} rich displays)" if rich else ""))
+        for text in shown:
             print("  jxkernel:", text.replace("\n", "\n    "))
         if cell["error"]:
             print("  jxkernel raised:", cell["error"].splitlines()[0])
@@ -148,6 +189,8 @@ if __name__ == "__main__":
     command, out, *pages = sys.argv[1:]
     if command == "cells":
         cells(out)
+    elif command == "library-cells":
+        library_cells(out, *pages)
     elif command in ("jax", "jxkernel") and len(pages) == 1:
         (run_jax if command == "jax" else run_jxkernel)(out, pages[0])
     elif command in ("jax", "jxkernel"):

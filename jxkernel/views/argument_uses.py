@@ -9,6 +9,11 @@ Read from the source with `ast` (linecache holds a notebook cell's lines): nothi
     ...     return x if flag else -x
     >>> uses(signed, "flag").python, uses(signed, "flag").array
     (('an `if`',), False)
+
+An argument passed on to a call that is not jnp's, np's, lax's or a numeric builtin's
+(`MLP(dim, nlayers, rngs)`, a layer's or a helper's) is used where this cannot read: `passed`
+names those calls, and no advice says "only computes with it" then (Flax's key_concepts:
+`init_state(dim, nlayers)` builds `nnx.Linear(dim, dim)` layers `range(nlayers)` times).
 """
 from __future__ import annotations
 
@@ -23,6 +28,9 @@ _SHAPE_CALLS = {"zeros", "ones", "full", "empty", "arange", "linspace", "eye", "
                 "one_hot", "dynamic_slice"}
 _SHAPE_KEYWORDS = {"shape", "size", "num", "length", "axis", "num_classes", "k", "n"}
 _PYTHON_CALLS = {"bool": "bool()", "int": "int()", "float": "float()", "len": "len()"}
+# builtins that compute with a number (an argument passed to them is no unknown use)
+_NUMERIC_BUILTINS = {"abs", "min", "max", "sum", "round", "pow", "divmod", "print", "repr",
+                     "str", "format", "isinstance", "type", "id", "hash"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,10 +38,18 @@ class Uses:
     """`python`: where the argument must be a Python value (an `if`, a shape, ...), in
     source order without repeats; `array`: whether its array methods or attributes are used
     (`n.sum()`, `n.shape`), which a tuple or a Python number has not; `found`: whether the
-    source was read (False: nothing is known)."""
+    source was read (False: nothing is known); `passed`: the calls it is passed on to whose
+    use of it is not read (`MLP(...)`, in source order, without repeats)."""
     python: tuple = ()
     array: bool = False
     found: bool = True
+    passed: tuple = ()
+
+    @property
+    def only_computes(self) -> bool:
+        """Whether the source was read and says it is only computed with: no Python value
+        needed, and passed on to no call whose use is unread."""
+        return self.found and not self.python and not self.passed
 
 
 UNKNOWN = Uses(found=False)
@@ -44,9 +60,11 @@ def uses(fun, name: str) -> Uses:
     node = _function_node(fun)
     if node is None or name not in _parameters(node):
         return UNKNOWN
-    found, array = [], False
+    found, array, passed = [], False, []
     body = node.body if isinstance(node.body, list) else [node.body]
     for statement in body:
+        calls = {id(k): c for c in ast.walk(statement) if isinstance(c, ast.Call)
+                 for k in c.keywords}
         for parent in ast.walk(statement):
             for child in ast.iter_child_nodes(parent):
                 if isinstance(child, ast.Name) and child.id == name:
@@ -54,11 +72,30 @@ def uses(fun, name: str) -> Uses:
                     if reason:
                         found.append(((child.lineno, child.col_offset), reason))
                     array = array or (isinstance(parent, ast.Attribute) and parent.value is child)
-    python = []
+                    call = parent if isinstance(parent, ast.Call) and child is not parent.func \
+                        else calls.get(id(parent))
+                    if not reason and call is not None and _unread_call(call.func):
+                        passed.append(((child.lineno, child.col_offset),
+                                       f"{ast.unparse(call.func)}(...)"))
+    python, onward = [], []
     for _, reason in sorted(found):
         if reason not in python:
             python.append(reason)
-    return Uses(tuple(python), array)
+    for _, callee in sorted(passed):
+        if callee not in onward:
+            onward.append(callee)
+    return Uses(tuple(python), array, passed=tuple(onward))
+
+
+def _unread_call(func) -> bool:
+    """Whether a call of `func` uses its arguments where this module cannot read: not jnp's,
+    np's, lax's (_library_call) nor a numeric builtin's.
+
+        >>> [_unread_call(ast.parse(c).body[0].value.func) for c in ("MLP(d)", "jnp.ones(d)")]
+        [True, False]
+    """
+    return not _library_call(func) and not (isinstance(func, ast.Name) and
+                                            func.id in _NUMERIC_BUILTINS | set(_PYTHON_CALLS))
 
 
 def _python_use(parent, name_node) -> str | None:

@@ -45,7 +45,8 @@ from .signature_changes.change import (  # noqa: F401
 from .signature_changes.compare import distance, explain, explain_changes  # noqa: F401
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
-    _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _DEFAULTS_AT_CALL_FIX,
+    _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _CLOSURE_FUNCTIONS_FIX,
+    holding_functions, _DEFAULTS_AT_CALL_FIX,
     _DEFAULTS_FRESH_FIX, _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX,
     _INIT_METHOD_FRESH_FIX, _INIT_METHOD_MOVED_FIX, _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX,
     _METHOD_FRESH_FIX, _METHOD_NEW_OBJECT_FIX, _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX,
@@ -215,6 +216,11 @@ def _fresh_jit_changes(jitted) -> tuple:
         change = _refixed(change, _DEFAULTS_FRESH_FIX, names=", ".join(names),
                           first=names[0]) if at_call is None else \
             _refixed(change, _DEFAULTS_AT_CALL_FIX, **at_call)
+    elif free and holding_functions(_user_function(fun), free) and \
+            jitted._name.isidentifier():   # closing over an optimizer: static, not traced
+        (held, kind), *_ = holding_functions(_user_function(fun), free)
+        change = _refixed(change, _CLOSURE_FUNCTIONS_FIX, names=", ".join(free), held=held,
+                          kinds=kind, fun=jitted._name)
     elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])

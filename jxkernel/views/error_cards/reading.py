@@ -407,7 +407,11 @@ def _rebound(called_from, function, arg) -> str:
                                               ast.Tuple([ast.Constant(arg)], ast.Load())))
             return ast.unparse(tree)
     names = [c.func.id for c in calls if isinstance(c.func, ast.Name)]
-    if function in names or len(set(names)) != 1 or not function.isidentifier():
+    # a line passing the jit on (`jax.eval_shape(partial(init_state, dim, nlayers))`, Flax's
+    # key_concepts) calls no other name of it: `partial = jax.jit(...)` rebound functools'
+    passed = any(isinstance(a, ast.Name) and a.id == function for c in calls
+                 for a in [*c.args, *(k.value for k in c.keywords)])
+    if function in names or len(set(names)) != 1 or not function.isidentifier() or passed:
         return ""       # (a lambda: the caller rebuilds the jit from its __wrapped__)
     return f"{names[0]} = jax.jit({function}, static_argnames=({arg!r},))"
 

@@ -8,6 +8,7 @@ import dataclasses
 import inspect
 import re
 
+from ...core.source_info import installed_package
 from ...transforms.jit.args import python_value_of
 from ..argument_uses import UNKNOWN, argument_expression, python_value, uses, with_argument
 from .card import ErrorCard
@@ -108,7 +109,7 @@ def _array_static_card(exc, type_name, value_text, arg, function, where,
         fix = (f"{function} needs {arg} as a Python value ({needs}; traced, it raises): pass "
                f"its Python value, hashable: {python}.")
         rewrite = passed
-    elif used.found:
+    elif used.only_computes:
         fix = (f"Pass {arg} traced: {function} only computes with it, and an array is a value "
                f"to trace (drop it from {keyword}).")
         rewrite = f"{traced}   # {arg} traced" if not traced.startswith("#") else traced
@@ -283,6 +284,19 @@ def _not_an_array_card(exc, where, called_from) -> ErrorCard:
         fix = (f"A static argument must be hashable and a {kind} is not: pass a hashable "
                f"version of it (a tuple for a list), marked static.")
         rewrite = f"# {path}: a tuple (hashable), then static_argnames=({path!r},)"
+    elif _named_tuple_field(exc, where, path) and \
+            "\n" not in _named_tuple_field(exc, where, path)[1]:
+        # a library's NamedTuple of functions (Optax's optimizer passed to a jitted step):
+        # the class is not the learner's to rewrite, and the whole tuple is hashable: static
+        # (JAX 0.10.2 compiles the step once for every call given that optimizer:
+        # library_notes_reference.json's optimizer_static)
+        kind_of, library = _named_tuple_field(exc, where, path)
+        root = path.split(".")[0]
+        fix = (f"{path} is a field of {kind_of}, a NamedTuple of {library}'s: jit takes "
+               f"every field of one as a leaf to trace, a {kind} included. Mark {root} "
+               f"static, whole (a NamedTuple of functions is hashable): {named} then compiles "
+               f"once per {root} object, reused by every call given that object.")
+        rewrite = _static_call(where, function, root, exc)
     elif _named_tuple_field(exc, where, path):
         kind_of, rewrite = _named_tuple_field(exc, where, path)
         fix = (f"{path} is a field of {kind_of}, a NamedTuple: jit takes every field of one as "
@@ -330,6 +344,13 @@ def _named_tuple_field(exc, where, path) -> tuple | None:
         if not (isinstance(value, tuple) and fields and parts[1] in fields):
             continue
         kind = type(value).__name__
+        library = _library_of(type(value))
+        if library:     # optax's GradientTransformation: no class of the learner's to rewrite
+            try:
+                hash(value)
+            except TypeError:
+                return None
+            return kind, library
         meta = [f for f in fields if not (isinstance(getattr(value, f), (int, float, complex))
                                           or hasattr(getattr(value, f), "dtype"))]
         data = [f for f in fields if f not in meta]
@@ -347,6 +368,17 @@ def _named_tuple_field(exc, where, path) -> tuple | None:
             f"@dataclasses.dataclass\n"
             f"class {kind}:    # in place of the NamedTuple: {', '.join(meta)} static\n{body}")
     return None
+
+
+def _library_of(cls) -> str | None:
+    """The installed package defining `cls` (optax's GradientTransformation: "optax"), or
+    None for the learner's own class (or one whose file is not found)."""
+    if cls.__module__ in ("__main__", "builtins"):      # a notebook's (its __main__ may be
+        return None                                    # a runner's file, pytest's)
+    try:
+        return installed_package(inspect.getsourcefile(cls) or "")
+    except (TypeError, OSError):
+        return None
 
 
 def _data_fields(value) -> tuple | None:

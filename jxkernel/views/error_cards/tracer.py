@@ -90,10 +90,48 @@ def _in_jnp(rewrite) -> str:
                      for line in rewrite.splitlines())
 
 
+def _also_static(static, origin, where, exc) -> str:
+    """`static` (a static_argnames fix for the origin's argument) naming also the jitted
+    function's other arguments that the line reads traced, Python numbers passed (a 0-d weak
+    tracer): Flax's key_concepts `nnx.Linear(dim, dim) for _ in range(nlayers)` under
+    init_state(dim, nlayers) needs both (JAX 0.10.2, nlayers alone static: "Shapes must be
+    1D sequences of concrete values", library_notes_reference.json)."""
+    arg, function = (origin or {}).get("argument"), (origin or {}).get("function")
+    written = f"static_argnames=({arg!r},)"
+    tree = _parse_line(where) if where and static and written in static else None
+    if tree is None:
+        return static
+    # names where a size or a count goes: a call's argument (nnx.Linear(dim, dim), range(n)),
+    # a shape's tuple, a slice's bound; an int (x * 2.0 of a float needs no static)
+    read = {child.id for parent in ast.walk(tree) if isinstance(
+        parent, (ast.Call, ast.Tuple, ast.List, ast.Slice, ast.keyword))
+        for child in ast.iter_child_nodes(parent)
+        if isinstance(child, ast.Name) and child is not getattr(parent, "func", None)}
+    tb, jitted = getattr(exc, "__traceback__", None), None
+    while tb is not None:                 # the jitted function's frame: its parameters
+        if tb.tb_frame.f_code.co_name == function:
+            jitted = tb.tb_frame
+        tb = tb.tb_next
+    if jitted is None:
+        return static
+    code = jitted.f_code
+    names = [p for p in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+             if p == arg or p in read and _python_number_traced(jitted.f_locals.get(p))]
+    if names == [arg] or arg not in names:
+        return static
+    return static.replace(written, f"static_argnames={tuple(names)!r}")
+
+
+def _python_number_traced(value) -> bool:
+    aval = getattr(value, "aval", None)
+    return isinstance(value, Tracer) and getattr(aval, "shape", None) == () and \
+        getattr(aval, "weak_type", False) and "int" in str(getattr(aval, "dtype", ""))
+
+
 def _concretization_card(exc, where, called_from) -> ErrorCard:
     origin = _origin(exc)
     integer = isinstance(exc, jx_errors.TracerIntegerConversionError)
-    static = _static_fix(origin, where, exc)
+    static = _also_static(_static_fix(origin, where, exc), origin, where, exc)
     code = where["code"] if where else ""
     converts = re.search(r"\b(int|float|complex|bool)\(([^()]*)\)?", code)
     # JAX's own advice for int(x) / float(x) of a tracer: convert the dtype, stay traced

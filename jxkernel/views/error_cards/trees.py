@@ -4,8 +4,11 @@ has_aux=True, given to tree_map beside the parameters."""
 from __future__ import annotations
 
 import ast
+import linecache
+import re
 
 from .card import ErrorCard
+from .reading import _learners_frames
 from .rewrites import _parse_line, _replaced
 
 # which part of a pair has the parameters' structure, and what made such a pair
@@ -49,6 +52,8 @@ def _tree_structure_card(exc, where, called_from) -> ErrorCard:
                        f"the first tree")
         else:
             rewrite = f"# {unpack.format(name='grads')}"
+    elif _filtered_state(exc, where) is not None:
+        why, fix, rewrite = _filtered_state(exc, where, why)
     else:
         fix = ("Give tree_map trees of one structure: the same keys, lengths and types. The "
                "message names the first place they differ; jax.tree_util.tree_structure(t) "
@@ -83,3 +88,49 @@ def _tree_argument(where, index):
             arg = node.args[2 + index]
             return (arg.id if isinstance(arg, ast.Name) else None), node, tree
     return None, None, None
+
+
+# an optimizer's update given gradients that are None at a model's non-array fields (Equinox's
+# filter_grad / filter_value_and_grad) and a state made from the whole model, with a leaf
+# there (Equinox 0.13.8's train_rnn with Optax 0.2.8: `optim.init(model)`, hidden_size an
+# int; JAX 0.10.2 raises this ValueError, and runs the page with the state made from
+# eqx.filter(model, eqx.is_array))
+_NONE_PREFIX = re.compile(r"prefix pytree .* has a subtree of type\s+<class 'NoneType'>", re.S)
+
+
+def _filtered_state(exc, where, why=""):
+    """(why, fix, rewrite) where `where`'s line calls `OPT.update(GRADS, STATE, ...)`, GRADS
+    holds None where STATE has a leaf, a learner's line made `STATE = OPT.init(MODEL)` and
+    `eqx` is Equinox in the learner's names; else None."""
+    tree = _parse_line(where)
+    if tree is None or not _NONE_PREFIX.search(str(exc)):
+        return None
+    update = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                   isinstance(n.func, ast.Attribute) and n.func.attr == "update" and
+                   len(n.args) >= 2 and all(isinstance(a, ast.Name) for a in n.args[:2])),
+                  None)
+    if update is None:
+        return None
+    optimizer, (grads, state) = ast.unparse(update.func.value), \
+        [a.id for a in update.args[:2]]
+    made = re.compile(rf"^(\s*){re.escape(state)}\s*=\s*{re.escape(optimizer)}\.init\((\w+)\)"
+                      rf"\s*(#.*)?$")
+    for frame, _ in reversed(_learners_frames(exc)):
+        eqx = frame.f_globals.get("eqx")
+        if getattr(eqx, "__name__", None) != "equinox":
+            continue
+        for line in linecache.getlines(frame.f_code.co_filename):
+            found = made.match(line.rstrip("\n"))
+            if found:
+                model = found.group(2)
+                path = why.rpartition(" at ")[2].rstrip(".") or "a field"
+                return (
+                    why + f" {grads} is None at {path}, a field of {model} that holds no "
+                    f"array: Equinox's filtered gradients (filter_grad, filter_value_and_grad) "
+                    f"are None there, and {state} was made by {optimizer}.init({model}), "
+                    f"with a leaf there.",
+                    f"Make {state} from {model}'s arrays alone, as its gradients are: "
+                    f"{optimizer}.init(eqx.filter({model}, eqx.is_array)).",
+                    f"{state} = {optimizer}.init(eqx.filter({model}, eqx.is_array))    "
+                    f"# in place of {optimizer}.init({model})")
+    return None

@@ -205,6 +205,18 @@ _STATIC_STAYS = ("Each new value of a static argument compiles anew. {fun} needs
 _STATIC_TRACED = ("Each new value of a static argument compiles anew, and {fun} only computes "
                   "with {name}. Make it traced: drop it from static_argnums/static_argnames.",
                   "{bind}jax.jit({fun})    # {name} traced: one program for all its values")
+# ... and where it passes the argument on to a call whose use of it is not read (Flax's
+# key_concepts: `init_state(dim, nlayers)` returns `MLP(dim, nlayers, ...)`, whose layers'
+# sizes and count they are: traced, JAX 0.10.2 raises TracerIntegerConversionError,
+# library_notes_reference.json's static_sizes_made_traced): no code, both ways with their
+# conditions
+_STATIC_PASSED = ("Each new value of a static argument compiles anew. {fun} passes {name} on "
+                  "to {uses}, whose use of it is not read here: where that is a shape, a "
+                  "size, a loop count or a branch (a layer's width, a number of layers), a "
+                  "program per value is expected (keep its values few). Keep {name} static "
+                  "unless {uses} only computes with it (then drop it from "
+                  "static_argnums/static_argnames).",
+                  "")
 
 
 def _as_decorator(snippet: str, name: str, def_line: str) -> str:
@@ -263,9 +275,10 @@ def for_function(changes, fun, uses_of, decorated_def=None) -> tuple:
         if change.kind == "static" and _generic(change):
             used = uses_of(fun, change.path)     # (a function's or an object's: its own fix)
             if used.found:
-                template = _STATIC_STAYS if used.python else _STATIC_TRACED
+                template = _STATIC_STAYS if used.python else \
+                    _STATIC_TRACED if used.only_computes else _STATIC_PASSED
                 change = _refixed(change, template, **_jitting(name),
-                                  uses=", ".join(used.python))
+                                  uses=", ".join(used.python or used.passed))
         generic = _JIT_OF.format(**_jitting())
         lines = change.snippet.split("\n")          # (a fix made before `fun` was known:
         if any(line.startswith(generic) for line in lines):     # its jit line, any line)

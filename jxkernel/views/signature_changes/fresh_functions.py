@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 
+from ...tree_util import tree_leaves
 from .change import Change
 from .fixes import _fixed
 
@@ -166,6 +167,53 @@ _CLOSURE_FRESH_FIX = (
     "@jax.jit\n"
     "def f(x, {first}):     # what the closure read, now an argument\n"
     "    ...")
+
+
+# ... where a value it closes over holds Python functions (Optax's getting started: `fit`'s
+# `@jax.jit def step` reads `optimizer`, an optax GradientTransformation): passed traced, JAX
+# 0.10.2 raises TypeError ("The problematic value is of type <class 'function'>"); static,
+# one jitted step defined once compiles once for every fit with that optimizer
+# (library_notes_reference.json's optimizer_traced, optimizer_static)
+_CLOSURE_FUNCTIONS_FIX = (
+    "This is a new function object of the same code, a closure over {names} made anew (a "
+    "def inside a function called again, or a factory): jit's cache is keyed on the "
+    "function object, so each one traces and compiles again. {held} holds Python functions "
+    "({kinds}), not arrays: it cannot be a traced argument, and another {held} is another "
+    "program anyway. Define {fun} once, outside, with {held} a static argument (hashable: "
+    "one program per {held} object, reused by every call given that object).",
+    "@functools.partial(jax.jit, static_argnames=('{held}',))    # once, outside\n"
+    "def {fun}(..., {held}):     # its arguments, and {held}\n"
+    "    ...\n"
+    "{fun}(..., {held}={held})    # in each call")
+
+
+def holding_functions(fun, names) -> list:
+    """Those of `names`, free variables of `fun`, whose values hold Python functions (leaves
+    of their pytrees that are callables, not arrays: an optax GradientTransformation, a
+    function), in order: each (name, its type's name).
+
+        >>> def fit(optimizer, k):
+        ...     def step(x):
+        ...         return optimizer(x) * k
+        ...     return step
+        >>> holding_functions(fit(abs, 2), ("optimizer", "k"))
+        [('optimizer', 'builtin_function_or_method')]
+    """
+    code = getattr(fun, "__code__", None)
+    cells = dict(zip(code.co_freevars, fun.__closure__ or ())) if code is not None else {}
+    found = []
+    for name in names:
+        try:
+            value = cells[name].cell_contents
+        except (KeyError, ValueError):
+            continue
+        try:
+            leaves = tree_leaves(value)
+        except Exception:                 # noqa: BLE001  (a value pytrees cannot read)
+            continue
+        if any(callable(leaf) and not hasattr(leaf, "shape") for leaf in leaves):
+            found.append((name, type(value).__name__))
+    return found
 
 
 # a lambda or def made anew with defaults bound at each making (`lambda x, k=k: x * k` in a

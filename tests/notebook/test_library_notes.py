@@ -1,0 +1,212 @@
+"""The notes and cards a learner sees running the libraries' first tutorials (Flax NNX's
+key_concepts, Optax's getting_started) in a real kernel with `import jax` answered by jxkernel
+(JXKERNEL_AS_JAX=1), where a fix they offered could not work (docs/seeing_inside.md, "JAX's
+tutorials, cell by cell"): the cells (tests/data/library_notes_cases.py) and each fix pasted,
+held to what JAX 0.10.2 with Flax 0.12.7 and Optax 0.2.8 printed, raised and compiled for the
+same (library_notes_reference.json, reference/make_library_notes_reference.py). One kernel
+per library."""
+import importlib.util
+import struct
+
+import pytest
+
+# looked up, not imported: Flax imports `jax`, which in this process is the real one
+if importlib.util.find_spec("flax") is None or importlib.util.find_spec("optax") is None:
+    pytest.skip("needs flax and optax (the kernel imports them)", allow_module_level=True)
+
+import locations                        # tests/support
+from library_notes_cases import EQUINOX, FLAX, OPTAX, SETUP   # tests/data
+from real_kernel import execute, running_alias_kernel
+
+from jxkernel.views import error_cards
+
+JAX = locations.recorded("library_notes_reference.json")
+
+
+def _cells(*pages) -> dict:
+    """Each case's {"error": (class, first line) or None, "notes": the ⚙ notes' text,
+    "card": the error card's JSON or None, "stdout"}, of each (setup, cases) of `pages` run
+    in order in one new kernel."""
+    out = {}
+    with running_alias_kernel(locations.ROOT) as client:
+        for setup, cases in pages:
+            reply, _ = execute(client, setup)
+            assert reply["status"] == "ok", reply
+            out.update(_ran(client, cases))
+    return out
+
+
+def _ran(client, cases) -> dict:
+    """Each case of `cases` run in `client`'s kernel, in order (see _cells)."""
+    out = {}
+    for name, code in cases.items():
+        reply, messages = execute(client, code, timeout=300)
+        shown = [c["data"] for kind, c in messages if kind == "display_data"]
+        out[name] = {
+            "error": (reply["ename"], reply["evalue"].splitlines()[0])
+            if reply["status"] == "error" else None,
+            "notes": [d["text/plain"] for d in shown
+                      if d.get("text/plain", "").startswith("⚙")],
+            "card_or_notes": "\n".join(d.get("text/plain", "") for d in shown),
+            "card": next((d[error_cards.MIME] for d in shown if error_cards.MIME in d), None),
+            "stdout": "".join(c["text"] for kind, c in messages
+                              if kind == "stream" and c["name"] == "stdout")}
+    return out
+
+
+def _f32_ulps(a: float, b: float) -> int:
+    """How many float32 steps apart two printed float32 values are."""
+    def bits(x):
+        (i,) = struct.unpack("<i", struct.pack("<f", x))
+        return i if i >= 0 else -(i & 0x7FFFFFFF)
+    return abs(bits(a) - bits(b))
+
+
+def _numbers(lines) -> list:
+    return [float(line.rsplit(" ", 1)[-1]) for line in lines]
+
+
+@pytest.fixture(scope="module")
+def flax_cells():
+    return _cells((SETUP["flax"], FLAX))
+
+
+@pytest.fixture(scope="module")
+def optax_cells():
+    return _cells((SETUP["optax"], OPTAX), (SETUP["equinox"], EQUINOX))
+
+
+def test_static_sizes_passed_on_to_a_model_are_not_advised_traced(flax_cells):
+    """key_concepts: init_state(dim, nlayers), static, returns MLP(dim, nlayers, ...), traced
+    by eval_shape for 8190/64, then 1024/2 (JAX's miss: Static(val=1024) and before 8190).
+    The note said "init_state only computes with dim. Make it traced" with `@jax.jit`; pasted,
+    JAX raises TracerIntegerConversionError (MLP's range(nlayers), nnx.Linear(dim, dim)). The
+    fix says now that init_state passes them on to MLP(...) and to keep them static unless
+    MLP only computes with them: no code that cannot run."""
+    jax = JAX["flax_cases"]
+    for name in ("static_sizes_first", "static_sizes_again"):
+        assert flax_cells[name]["error"] is None
+        assert flax_cells[name]["stdout"].splitlines() == jax[name]["printed"]
+    assert flax_cells["static_sizes_first"]["notes"] == []
+    (miss,) = jax["static_sizes_again"]["misses"]
+    assert "Static(val=1024)" in miss and "Static(val=8190)" in miss
+    (note,) = flax_cells["static_sizes_again"]["notes"]
+    first = note.splitlines()[0]
+    assert first.startswith("⚙ init_state traced again") and \
+        "dim: static 8190 -> 1024" in first, note
+    assert first.endswith("· fix: Keep dim static unless MLP(...) only computes with it (then "
+                          "drop it from static_argnums/static_argnames)."), first
+    assert "init_state passes nlayers on to MLP(...)" in note
+    assert "only computes with dim. Make it traced" not in note and "@jax.jit" not in note
+    # the fix it gave, pasted: JAX raises, as jxkernel
+    assert jax["static_sizes_made_traced"]["error"].startswith("TracerIntegerConversionError")
+    assert flax_cells["static_sizes_made_traced"]["error"][0] == "TracerIntegerConversionError"
+
+
+def test_the_cards_static_fix_names_every_size_and_rebinds_no_partial(flax_cells):
+    """The card for that TracerIntegerConversionError (nlayers, in MLP.__init__, called by
+    `jax.eval_shape(partial(init_state, dim, nlayers))`) offered `partial = jax.jit(init_state,
+    static_argnames=('nlayers',))`, rebinding functools' partial; and nlayers alone static,
+    JAX raises again for dim. It offers both static, in the jit made again from init_state's
+    function: pasted, JAX prints (1024, 1024), as jxkernel."""
+    card = flax_cells["static_sizes_made_traced"]["card"]
+    fixed = FLAX["static_sizes_card_fix"].splitlines()[0]
+    assert card["rewrite"].splitlines()[0] == fixed, card["rewrite"]
+    assert JAX["flax_cases"]["static_sizes_card_fix"]["error"] is None
+    assert JAX["flax_cases"]["static_sizes_card_fix"]["printed"] == ["(1024, 1024)"]
+    assert flax_cells["static_sizes_card_fix"]["error"] is None
+    assert flax_cells["static_sizes_card_fix"]["stdout"].splitlines() == ["(1024, 1024)"]
+
+
+def test_a_traced_variables_print_is_told_with_a_line_that_prints_as_jax_does(flax_cells):
+    """key_concepts' cell 6 prints `model.traced_dim.value` inside jit: the same lines as
+    JAX's (the file of the error's sentence aside), and a print note offering
+    jax.debug.print of the learner's f-string; pasted, JAX prints the value at each of two
+    calls, "model.traced_dim.value = Array(4, dtype=int32)", as jxkernel."""
+    jax = JAX["flax_cases"]
+    ours = flax_cells["print_in_jit"]["stdout"].splitlines()
+    assert [line.split(" at ")[0] for line in ours] == \
+        [line.split(" at ")[0] for line in jax["print_in_jit"]["printed"]]
+    fixed = FLAX["print_note_fix"].splitlines()[2].strip()
+    assert fixed in flax_cells["print_in_jit"]["card_or_notes"], \
+        flax_cells["print_in_jit"]["card_or_notes"]
+    assert flax_cells["print_note_fix"]["stdout"].splitlines() == \
+        jax["print_note_fix"]["printed"] == ["model.traced_dim.value = Array(4, dtype=int32)"] * 2
+
+
+def test_a_step_closing_over_an_optimizer_is_advised_static_not_traced(optax_cells):
+    """getting_started: fit() jits a def `step` reading `optimizer`; fit again with another
+    optimizer compiles step again (JAX: "never seen function step ... maybe the function is
+    being re-defined repeatedly"; one compile per fit). The note said "Pass optimizer as
+    arguments to one jitted function (traced ...), even when optimizer did not change";
+    pasted traced, JAX raises TypeError (an optax GradientTransformation holds functions).
+    It says now to define step once with optimizer static: JAX compiles that once for two
+    fits with one optimizer, and jxkernel notes no compile in them."""
+    jax = JAX["optax_cases"]
+    assert jax["fit_adam"]["compiles"] == {"step": 1} == jax["fit_chain"]["compiles"]
+    assert jax["fit_chain"]["redefined"] == 1
+    assert optax_cells["fit_adam"]["notes"] == []
+    (note,) = optax_cells["fit_chain"]["notes"]
+    assert note.splitlines()[0].startswith("⚙ step compiled again (a new jit object"), note
+    assert note.splitlines()[0].endswith(
+        "· fix: Define step once, outside, with optimizer a static argument (hashable: one "
+        "program per optimizer object, reused by every call given that object).")
+    assert "optimizer holds Python functions (GradientTransformationExtraArgs)" in note
+    assert "@functools.partial(jax.jit, static_argnames=('optimizer',))" in note
+    assert "traced: one program" not in note and "did not change" not in note
+    for name in ("fit_adam", "fit_chain"):      # the printed loss: float32, 4 ulps
+        ours = _numbers(optax_cells[name]["stdout"].splitlines())
+        assert len(ours) == len(jax[name]["printed"])
+        assert all(_f32_ulps(a, b) <= 4 for a, b in zip(ours, _numbers(jax[name]["printed"])))
+    assert jax["optimizer_traced"]["error"].startswith("TypeError: Error interpreting argument")
+    assert optax_cells["optimizer_traced"]["error"][0] == "TypeError"
+    # the fix, pasted: one compile for two fits (no note), the same losses (6 decimals)
+    assert jax["optimizer_static"]["compiles"] == {"step_static": 1}
+    assert optax_cells["optimizer_static"]["error"] is None
+    assert optax_cells["optimizer_static"]["notes"] == []
+    assert optax_cells["optimizer_static"]["stdout"].splitlines() == \
+        jax["optimizer_static"]["printed"]
+
+
+def test_an_optax_optimizer_passed_traced_gets_static_not_a_class_rewrite(optax_cells):
+    """The card for optax's GradientTransformation passed traced rewrote it as the learner's
+    own registered dataclass ("in place of the NamedTuple"): optax's class is no class of the
+    learner's, and optax.adam would still return its NamedTuple. It marks the optimizer
+    static, whole, in place of the decorator: pasted, with the call as it was, JAX compiles
+    step_of once for three calls and prints the losses jxkernel prints (4 float32 ulps)."""
+    card = optax_cells["optimizer_traced"]["card"]
+    assert "a NamedTuple of optax's" in card["fix"] and "dataclass" not in card["rewrite"]
+    pasted = OPTAX["optimizer_card_fix"].splitlines()
+    assert card["rewrite"].splitlines() == pasted[:3], card["rewrite"]
+    jax = JAX["optax_cases"]["optimizer_card_fix"]
+    assert jax["error"] is None and jax["compiles"] == {"step_of": 1}
+    ran = optax_cells["optimizer_card_fix"]
+    assert ran["error"] is None and ran["notes"] == []
+    ours = [float(v) for v in ran["stdout"].split()]
+    assert len(ours) == 3
+    assert all(_f32_ulps(a, float(b)) <= 4 for a, b in zip(ours, jax["printed"]))
+
+
+def test_an_equinox_models_optimizer_state_made_whole_is_told_with_the_filter(optax_cells):
+    """train_rnn's main(): `opt_state = optim.init(model)` (hidden_size, an int, a leaf of the
+    state), gradients from eqx.filter_value_and_grad (None there): JAX raises "pytree
+    structure error: different types at key path" in optim.update. The card said to give
+    tree_map trees of one structure and printed tree_structure(a) and (b), names the
+    learner has not; it says now that grads is None at .hidden_size and offers the state made
+    from eqx.filter(model, eqx.is_array): pasted in main, JAX trains and prints the losses
+    and accuracy jxkernel prints (4 float32 ulps)."""
+    jax = JAX["equinox_cases"]
+    assert jax["rnn_main"]["error"] == optax_cells["rnn_main"]["error"][0] + ": " + \
+        optax_cells["rnn_main"]["error"][1]
+    card = optax_cells["rnn_main"]["card"]
+    assert "grads is None at .hidden_size" in card["why"], card["why"]
+    assert card["rewrite"].splitlines()[0] == \
+        "opt_state = optim.init(eqx.filter(model, eqx.is_array))    # in place of " \
+        "optim.init(model)"
+    assert card["rewrite"].splitlines()[0] in EQUINOX["rnn_card_fix"]
+    fixed = optax_cells["rnn_card_fix"]
+    assert jax["rnn_card_fix"]["error"] is None and fixed["error"] is None
+    ours = [line.rpartition("=")[2] for line in fixed["stdout"].splitlines()]
+    theirs = [line.rpartition("=")[2] for line in jax["rnn_card_fix"]["printed"]]
+    assert len(ours) == len(theirs) == 3
+    assert all(_f32_ulps(float(a), float(b)) <= 4 for a, b in zip(ours, theirs)), (ours, theirs)
