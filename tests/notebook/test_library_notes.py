@@ -16,9 +16,7 @@ if importlib.util.find_spec("flax") is None or importlib.util.find_spec("optax")
 
 import locations                        # tests/support
 from library_notes_cases import EQUINOX, FLAX, OPTAX, SETUP   # tests/data
-from real_kernel import execute, running_alias_kernel
-
-from jxkernel.views import error_cards
+from real_kernel import kernel_cell, running_alias_kernel
 
 JAX = locations.recorded("library_notes_reference.json")
 
@@ -30,8 +28,8 @@ def _cells(*pages) -> dict:
     out = {}
     with running_alias_kernel(locations.ROOT) as client:
         for setup, cases in pages:
-            reply, _ = execute(client, setup)
-            assert reply["status"] == "ok", reply
+            ran = kernel_cell(client, setup)
+            assert ran.error is None, ran
             out.update(_ran(client, cases))
     return out
 
@@ -40,17 +38,14 @@ def _ran(client, cases) -> dict:
     """Each case of `cases` run in `client`'s kernel, in order (see _cells)."""
     out = {}
     for name, code in cases.items():
-        reply, messages = execute(client, code, timeout=300)
-        shown = [c["data"] for kind, c in messages if kind == "display_data"]
+        ran = kernel_cell(client, code, timeout=300)
         out[name] = {
-            "error": (reply["ename"], reply["evalue"].splitlines()[0])
-            if reply["status"] == "error" else None,
-            "notes": [d["text/plain"] for d in shown
-                      if d.get("text/plain", "").startswith("⚙")],
-            "card_or_notes": "\n".join(d.get("text/plain", "") for d in shown),
-            "card": next((d[error_cards.MIME] for d in shown if error_cards.MIME in d), None),
-            "stdout": "".join(c["text"] for kind, c in messages
-                              if kind == "stream" and c["name"] == "stdout")}
+            "error": ran.error_line,
+            "notes": ran.compile_notes,
+            "card_or_notes": "\n".join(ran.notes + [d.get("text/plain", "")
+                                                    for d in ran.card_outputs]),
+            "card": ran.card,
+            "stdout": ran.stdout}
     return out
 
 
