@@ -388,6 +388,14 @@ def _host(obj):
     return np.asarray(obj) if isinstance(obj, Array) else obj
 
 
+def _placed_as_asked(a: Array, device) -> bool:
+    """`a` is already where `device` (a Sharding or a Device) would put it. Anything else (a
+    bare PartitionSpec, say) is not, and goes on to array()'s checks and JAX's error."""
+    if isinstance(device, Sharding):
+        return a.sharding == device
+    return device in a.devices() and a.sharding == SingleDeviceSharding(device)
+
+
 def asarray(a, dtype=None, order=None, *, copy: bool | None = None, device=None,
             out_sharding=None):
     """`a` as an Array, without a copy where possible (as jnp.asarray).
@@ -399,8 +407,7 @@ def asarray(a, dtype=None, order=None, *, copy: bool | None = None, device=None,
             out_sharding is None:
         return a
     if type(a) is Array and dtype is None and not copy and out_sharding is None and \
-            a.sharding == (device if isinstance(device, Sharding) else
-                           SingleDeviceSharding(device)):
+            _placed_as_asked(a, device):
         return a        # already there (committed or not): JAX's conversion is then a no-op
     if dtype is not None and type(dtype) is not _STRING:   # (strings: array's own path)
         dtype = canonicalize_user_dtype(dtype, "asarray")
