@@ -953,6 +953,21 @@ def dynamic_slice_ur_rule(name, in_avals, params, given):
     return frozenset(), reduced
 
 
+def dynamic_update_slice_ur_rule(name, in_avals, params, given):
+    """dynamic_update_slice: the operand's sets, the update's the same (JAX's errors else)."""
+    operand, update = in_avals[:2]
+    sets = []
+    for i, kind in enumerate(("unreduced", "reduced")):
+        have = summed_axes(operand)[i]
+        if have != summed_axes(update)[i]:
+            raise ShardingTypeError(
+                f"dynamic_update_slice operand and update must be {kind} along the same axes. "
+                f"Got operand sharding {with_axis_types(operand)} and update sharding "
+                f"{with_axis_types(update)}.")
+        sets.append(have)
+    return tuple(sets)
+
+
 def reshape_ur_rule(name, in_avals, params, given):
     """reshape: the operand's sets; an out_sharding= must name the same ones (and none where
     the operand has none), JAX's ValueErrors else."""
@@ -1136,5 +1151,7 @@ def _typed_like(aval, inner):
     if inner.shape == aval.shape:
         return aval.update(sharding=inner.split)
     if aval.shape[1:] == inner.shape:               # scan's ys: stacked along a new axis
-        return aval.update(sharding=make(inner.split.mesh, [()] + parts_of(inner)))
+        # (unreduced and reduced as the body's ys, as JAX's _unmap_shaped_array)
+        return aval.update(sharding=make(inner.split.mesh, [()] + parts_of(inner),
+                                         inner.split.spec.unreduced, inner.split.spec.reduced))
     return aval.update(sharding=None)

@@ -214,6 +214,7 @@ jvp_rules[dynamic_update_slice_p] = _dynamic_update_slice_jvp
 transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
 axis_batching_rules[dynamic_update_slice_p] = _dynamic_update_slice_batching
 sharding_rules[dynamic_update_slice_p] = sharding_types.dynamic_update_slice_rule
+sharding_types.ur_rules[dynamic_update_slice_p] = sharding_types.dynamic_update_slice_ur_rule
 
 
 # ------------------------------------------------------------------ lax functions
