@@ -806,6 +806,13 @@ def _typed_layouts(ctx, outvars, outs, constrain=True) -> list:
             for v, out in zip(outvars, outs)]
 
 
+def typed_as(ctx, avals, outs) -> list:
+    """Values `outs` of types `avals` constrained to the types' shardings, as a primitive's
+    results are (an optimization barrier's inside a rule: JAX's lower_with_sharding_in_types
+    of each; left unconstrained, XLA reads an unreduced value as replicated)."""
+    return _typed_layouts(ctx, [_Typed(a) for a in avals], outs)
+
+
 def _explicit_left(sharding, manual) -> bool:
     """Whether `sharding`'s mesh has an Explicit axis not among the `manual` axes (a body
     partly manual over a mesh of Explicit axes: its values are typed over those)."""

@@ -1716,7 +1716,8 @@ def _cotangent_types(jax, out):
     """A cotangent's type is its primal's with the reduced and unreduced axes swapped (JAX's
     to_ct_aval): the zero cotangent vjp gives an unused reduced input, a gradient through
     broadcast_in_dim, `.at[].get(out_sharding=)`'s gather over Auto axes, reshard and a scan
-    (its xs' slices keep their reduced axes, its stacked ys their unreduced ones); and, as
+    (its xs' slices keep their reduced axes, its stacked ys their unreduced ones) and remat
+    (its results typed as its body's); and, as
     JAX's, jnp.matmul keeps a split size-1 batch dim a dot_general batch dim, an einsum of
     one operand sums typed as its out_sharding, and one of several contractions runs over
     Auto axes."""
@@ -1783,6 +1784,15 @@ def _cotangent_types(jax, out):
             return [str(jax.make_jaxpr(one)(arr)), t(one(arr)),
                     jax.reshard(one(arr), P()).tolist(), got]
     out["cotangent types: einsums typed unreduced"] = _answer(einsums)
+
+    def remat():
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(8.), P(reduced={"x"}))
+            f = jax.remat(lambda x: x * x)
+            g = jax.jit(jax.grad(lambda x: f(x).sum()))(arr)
+            return [t(g), jax.reshard(g, P()).tolist(),
+                    str(jax.make_jaxpr(jax.grad(lambda x: jax.remat(lambda y: y)(x).sum()))(arr))]
+    out["cotangent types: remat of a reduced input"] = _answer(remat)
 
     def matmul():
         m2 = jax.make_mesh((1, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
