@@ -26,7 +26,8 @@ from . import vma as _vma
 # the lax modules reach it through this module
 from .avals import (ShapedArray, dim_text, explicit_axes, make, parts_of,  # noqa: F401
                     shape_text, summed_axes, typed_sharding)
-from .mesh import AbstractMesh, abstracted, get_abstract_mesh, get_mesh
+from .mesh import (AbstractMesh, AxisType, NamedSharding, PartitionSpec, abstracted,
+                   get_abstract_mesh, get_mesh)
 from .ir import jaxpr_params
 from .primitive import own_vma_rules, rule, sharding_rules, sharding_typing_rules
 from .source_info import user_source_info
@@ -779,6 +780,32 @@ def unop_ur_rule(name, in_avals, params, given):
     if unreduced:
         raise NotImplementedError(f"unreduced rule for {name} is not implemented. {_ISSUE}")
     return frozenset(), reduced
+
+
+# binary ops whose scalar operand is made reduced as the other operand is (JAX's lax
+# binary functions' insert_reduced_reshard); lax/elementwise.py adds them
+reduced_reshard_prims: set = set()
+
+
+def insert_reduced_reshard(args):
+    """`args` (two) with a scalar operand replicated over the axes the other is reduced
+    over resharded reduced over them too (JAX's insert_reduced_reshard, where every axis of
+    set_mesh's mesh is Explicit: `x * 2` of a reduced x multiplies by a reduced 2, so its
+    transpose, `ct * 2` of an unreduced ct, types)."""
+    avals = [_avals.get_aval(x) for x in args]
+    sets = [a.split.spec.reduced if type(a) is ShapedArray and a.split is not None
+            else frozenset() for a in avals]
+    out_reduced = sets[0] | sets[1]
+    if not out_reduced:
+        return args
+    mesh = get_abstract_mesh()
+    if mesh is None or not mesh.axis_names or \
+            any(t is not AxisType.Explicit for t in mesh.axis_types):
+        return args
+    from .interpreter_primitives import reshard       # (a primitive of the core's)
+    target = NamedSharding(mesh, PartitionSpec(reduced=out_reduced))
+    return [reshard(x, target) if type(a) is ShapedArray and not a.shape and
+            out_reduced <= _replicated_axes(a, mesh) else x for x, a in zip(args, avals)]
 
 
 def _replicated_axes(aval, mesh) -> frozenset:

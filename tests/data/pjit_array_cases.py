@@ -1717,7 +1717,8 @@ def _cotangent_types(jax, out):
     to_ct_aval): the zero cotangent vjp gives an unused reduced input, a gradient through
     broadcast_in_dim, `.at[].get(out_sharding=)`'s gather over Auto axes, reshard and a scan
     (its xs' slices keep their reduced axes, its stacked ys their unreduced ones) and remat
-    (its results typed as its body's); and, as
+    (its results typed as its body's) and a product by a scalar (the scalar resharded reduced
+    as the other operand, JAX's insert_reduced_reshard); and, as
     JAX's, jnp.matmul keeps a split size-1 batch dim a dot_general batch dim, an einsum of
     one operand sums typed as its out_sharding, and one of several contractions runs over
     Auto axes."""
@@ -1793,6 +1794,15 @@ def _cotangent_types(jax, out):
             return [t(g), jax.reshard(g, P()).tolist(),
                     str(jax.make_jaxpr(jax.grad(lambda x: jax.remat(lambda y: y)(x).sum()))(arr))]
     out["cotangent types: remat of a reduced input"] = _answer(remat)
+
+    def scalar_operands():
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(4.), P(reduced={"x"}))
+            f = lambda x: x * 2
+            g = jax.jit(jax.grad(lambda x: f(x).sum()))(arr)
+            return [str(jax.make_jaxpr(f)(arr)), str(jax.make_jaxpr(lambda x: 3 - x)(arr)),
+                    t(jax.jit(f)(arr)), t(g), jax.reshard(g, P()).tolist()]
+    out["cotangent types: a scalar operand of a reduced value"] = _answer(scalar_operands)
 
     def matmul():
         m2 = jax.make_mesh((1, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
