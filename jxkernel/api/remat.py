@@ -238,8 +238,7 @@ def _remat_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
         passed = ctx.renamed("remat2").op("stablehlo.optimization_barrier", barred,
                                           result_types=[a.type for a in barred])
         # (typed as the inputs, as JAX's barrier lowering constrains its results)
-        from ..xla.lowering import typed_as      # (loaded with the first lowering)
-        passed = iter(typed_as(ctx, [v for v, f in zip(ctx.avals_in, flags) if f], passed))
+        passed = iter(ctx.typed_as([v for v, f in zip(ctx.avals_in, flags) if f], passed))
         args = [next(passed) if f else a for a, f in zip(args, flags)]
     # named `checkpoint/sin`, as JAX's remat lowering names its jaxpr
     return ctx.lower_jaxpr(jaxpr, list(args), scope="checkpoint")

@@ -28,6 +28,7 @@ from .avals import (ShapedArray, dim_text, explicit_axes, make, parts_of,  # noq
                     shape_text, summed_axes, typed_sharding)
 from .mesh import (AbstractMesh, AxisType, NamedSharding, PartitionSpec, abstracted,
                    get_abstract_mesh, get_mesh)
+from .interpreter_primitives import reshard as _reshard
 from .ir import jaxpr_params
 from .primitive import own_vma_rules, rule, sharding_rules, sharding_typing_rules
 from .source_info import user_source_info
@@ -802,9 +803,8 @@ def insert_reduced_reshard(args):
     if mesh is None or not mesh.axis_names or \
             any(t is not AxisType.Explicit for t in mesh.axis_types):
         return args
-    from .interpreter_primitives import reshard       # (a primitive of the core's)
     target = NamedSharding(mesh, PartitionSpec(reduced=out_reduced))
-    return [reshard(x, target) if type(a) is ShapedArray and not a.shape and
+    return [_reshard(x, target) if type(a) is ShapedArray and not a.shape and
             out_reduced <= _replicated_axes(a, mesh) else x for x, a in zip(args, avals)]
 
 
