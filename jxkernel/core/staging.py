@@ -278,7 +278,7 @@ class JaxprTrace(Trace):
                 folded = fold(*consts, **params)
                 if folded is not None:
                     return self.tracer_type(self, folded[1], None, folded[0])
-        if prim in reduced_reshard_prims and _avals.sharding_types_seen and len(args) == 2:
+        if _avals.sharding_types_seen and prim in reduced_reshard_prims and len(args) == 2:
             args = insert_reduced_reshard(args)     # (a scalar reduced as the other operand)
         if vma.checked:             # in a shard_map body: types carry varying manual axes
             args = vma.match_inputs(self, prim, args, params)
