@@ -1718,7 +1718,8 @@ def _cotangent_types(jax, out):
     broadcast_in_dim, `.at[].get(out_sharding=)`'s gather over Auto axes, reshard and a scan
     (its xs' slices keep their reduced axes, its stacked ys their unreduced ones) and remat
     (its results typed as its body's) and a product by a scalar (the scalar resharded reduced
-    as the other operand, JAX's insert_reduced_reshard); and, as
+    as the other operand, JAX's insert_reduced_reshard), and dynamic_update_slice's transpose
+    (its zeros typed as the update's cotangent); and, as
     JAX's, jnp.matmul keeps a split size-1 batch dim a dot_general batch dim, an einsum of
     one operand sums typed as its out_sharding, and one of several contractions runs over
     Auto axes."""
@@ -1803,6 +1804,16 @@ def _cotangent_types(jax, out):
             return [str(jax.make_jaxpr(f)(arr)), str(jax.make_jaxpr(lambda x: 3 - x)(arr)),
                     t(jax.jit(f)(arr)), t(g), jax.reshard(g, P()).tolist()]
     out["cotangent types: a scalar operand of a reduced value"] = _answer(scalar_operands)
+
+    def update_slice():
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(16., dtype=np.float32), P("x"))
+            upd = jax.device_put(np.arange(8., dtype=np.float32), P("x"))
+            f = lambda a, u: jax.lax.dynamic_update_slice(a, u, (3,)).sum()
+            return [[t(g) for g in jax.jit(jax.grad(f, argnums=(0, 1)))(arr, upd)],
+                    [t(g) for g in jax.grad(f, argnums=(0, 1))(arr, upd)],
+                    jax.grad(f)(arr, upd).tolist()]
+    out["cotangent types: dynamic_update_slice of split operands"] = _answer(update_slice)
 
     def matmul():
         m2 = jax.make_mesh((1, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
