@@ -30,9 +30,9 @@ from ..core.name_stack import current_names, name_scope, replaying_names, set_na
 from ..core.numpy_eval import call_rule
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, batching_rules,
                               impl_rules, jvp_rules, lowering_rules, numpy_rules,
-                              partial_eval_rules, transpose_rules)
+                              partial_eval_rules, sharding_typing_rules, transpose_rules)
 from ..core.config import config
-from ..core import vma
+from ..core import sharding_types, vma
 from ..core.compile_record import log_trace_miss, trace_difference
 from ..core.source_info import caller_frame, traced_call_site, users_function
 from ..core.trace import Tracer, set_current_trace
@@ -235,8 +235,10 @@ def _remat_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
         # keep XLA from merging the recomputation with the original forward pass (only the
         # inputs a per-input prevent_cse flags pass through the barrier)
         barred = [a for a, f in zip(args, flags) if f]
-        passed = iter(ctx.renamed("remat2").op("stablehlo.optimization_barrier", barred,
-                                               result_types=[a.type for a in barred]))
+        passed = ctx.renamed("remat2").op("stablehlo.optimization_barrier", barred,
+                                          result_types=[a.type for a in barred])
+        # (typed as the inputs, as JAX's barrier lowering constrains its results)
+        passed = iter(ctx.typed_as([v for v, f in zip(ctx.avals_in, flags) if f], passed))
         args = [next(passed) if f else a for a, f in zip(args, flags)]
     # named `checkpoint/sin`, as JAX's remat lowering names its jaxpr
     return ctx.lower_jaxpr(jaxpr, list(args), scope="checkpoint")
@@ -408,6 +410,8 @@ lowering_rules[remat_p] = _remat_lowering
 numpy_rules[remat_p] = call_rule("jaxpr")
 jvp_rules[remat_p] = _remat_jvp
 transpose_rules[remat_p] = _remat_transpose
+# results typed as the body's, unreduced and reduced sets included (JAX's call_ur_rule)
+sharding_typing_rules[remat_p] = sharding_types.call_typing
 partial_eval_rules[remat_p] = _remat_partial_eval
 axis_batching_rules[remat_p] = _remat_batching
 # alphabetical, as JAX prints them

@@ -26,7 +26,9 @@ from . import vma as _vma
 # the lax modules reach it through this module
 from .avals import (ShapedArray, dim_text, explicit_axes, make, parts_of,  # noqa: F401
                     shape_text, summed_axes, typed_sharding)
-from .mesh import AbstractMesh, abstracted, get_abstract_mesh, get_mesh
+from .mesh import (AbstractMesh, AxisType, NamedSharding, PartitionSpec, abstracted,
+                   get_abstract_mesh, get_mesh)
+from .interpreter_primitives import reshard as _reshard
 from .ir import jaxpr_params
 from .primitive import own_vma_rules, rule, sharding_rules, sharding_typing_rules
 from .source_info import user_source_info
@@ -781,6 +783,31 @@ def unop_ur_rule(name, in_avals, params, given):
     return frozenset(), reduced
 
 
+# binary ops whose scalar operand is made reduced as the other operand is (JAX's lax
+# binary functions' insert_reduced_reshard); lax/elementwise.py adds them
+reduced_reshard_prims: set = set()
+
+
+def insert_reduced_reshard(args):
+    """`args` (two) with a scalar operand replicated over the axes the other is reduced
+    over resharded reduced over them too (JAX's insert_reduced_reshard, where every axis of
+    set_mesh's mesh is Explicit: `x * 2` of a reduced x multiplies by a reduced 2, so its
+    transpose, `ct * 2` of an unreduced ct, types)."""
+    avals = [_avals.get_aval(x) for x in args]
+    sets = [a.split.spec.reduced if type(a) is ShapedArray and a.split is not None
+            else frozenset() for a in avals]
+    out_reduced = sets[0] | sets[1]
+    if not out_reduced:
+        return args
+    mesh = get_abstract_mesh()
+    if mesh is None or not mesh.axis_names or \
+            any(t is not AxisType.Explicit for t in mesh.axis_types):
+        return args
+    target = NamedSharding(mesh, PartitionSpec(reduced=out_reduced))
+    return [_reshard(x, target) if type(a) is ShapedArray and not a.shape and
+            out_reduced <= _replicated_axes(a, mesh) else x for x, a in zip(args, avals)]
+
+
 def _replicated_axes(aval, mesh) -> frozenset:
     unreduced, reduced = summed_axes(aval)
     used = {a for p in (parts_of(aval) if aval.split is not None else []) for a in p}
@@ -951,6 +978,21 @@ def dynamic_slice_ur_rule(name, in_avals, params, given):
         raise NotImplementedError(f"unreduced rule for dynamic_slice is not implemented. "
                                   f"{_ISSUE}")
     return frozenset(), reduced
+
+
+def dynamic_update_slice_ur_rule(name, in_avals, params, given):
+    """dynamic_update_slice: the operand's sets, the update's the same (JAX's errors else)."""
+    operand, update = in_avals[:2]
+    sets = []
+    for i, kind in enumerate(("unreduced", "reduced")):
+        have = summed_axes(operand)[i]
+        if have != summed_axes(update)[i]:
+            raise ShardingTypeError(
+                f"dynamic_update_slice operand and update must be {kind} along the same axes. "
+                f"Got operand sharding {with_axis_types(operand)} and update sharding "
+                f"{with_axis_types(update)}.")
+        sets.append(have)
+    return tuple(sets)
 
 
 def reshape_ur_rule(name, in_avals, params, given):
@@ -1136,5 +1178,7 @@ def _typed_like(aval, inner):
     if inner.shape == aval.shape:
         return aval.update(sharding=inner.split)
     if aval.shape[1:] == inner.shape:               # scan's ys: stacked along a new axis
-        return aval.update(sharding=make(inner.split.mesh, [()] + parts_of(inner)))
+        # (unreduced and reduced as the body's ys, as JAX's _unmap_shaped_array)
+        return aval.update(sharding=make(inner.split.mesh, [()] + parts_of(inner),
+                                         inner.split.spec.unreduced, inner.split.spec.reduced))
     return aval.update(sharding=None)

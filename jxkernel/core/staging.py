@@ -38,7 +38,8 @@ from .check import check_jaxpr
 from .ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from .name_stack import eqn_source_info
 from .primitive import const_folding_rules, forwarding_rules, staging_rules
-from .sharding_types import abstract_eval
+from . import avals as _avals
+from .sharding_types import abstract_eval, insert_reduced_reshard, reduced_reshard_prims
 from .source_info import SourceInfo, creation_frames, trace_boundaries, trace_boundary
 from .tracer_errors.origin import made_from_constants, origin_text
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
@@ -277,6 +278,8 @@ class JaxprTrace(Trace):
                 folded = fold(*consts, **params)
                 if folded is not None:
                     return self.tracer_type(self, folded[1], None, folded[0])
+        if _avals.sharding_types_seen and prim in reduced_reshard_prims and len(args) == 2:
+            args = insert_reduced_reshard(args)     # (a scalar reduced as the other operand)
         if vma.checked:             # in a shard_map body: types carry varying manual axes
             args = vma.match_inputs(self, prim, args, params)
         try:

@@ -1017,6 +1017,13 @@ ad.defjvp_zero(gt_p)
 ge_p = _comparison("ge", "GE", _ORDERED, np.greater_equal)
 ad.defjvp_zero(ge_p)
 
+# a scalar operand resharded reduced as the other operand is (JAX's insert_reduced_reshard
+# in these lax functions)
+sharding_types.reduced_reshard_prims.update((
+    add_p, sub_p, mul_p, mulhi_p, div_p, rem_p, pow_p, atan2_p, max_p, min_p, nextafter_p,
+    and_p, or_p, xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
+    complex_p, eq_p, ne_p, lt_p, le_p, gt_p, ge_p))
+
 
 # ------------------------------------------------------------------ total-order comparisons
 # What JAX's sort comparators bind (eq_to, le_to, lt_to): IEEE total order on floats, where

@@ -53,15 +53,17 @@ scan_p = Primitive("scan", multiple_results=True)
 
 def _slice_type(aval):
     """The type of one slice of `xs` along its leading axis; on Explicit mesh axes that axis
-    must be unsplit (JAX's error) and the rest keep their sharding."""
+    must be unsplit (JAX's error) and the rest keep their sharding, the unreduced and reduced
+    axes too (JAX's _map_shaped_array)."""
     if aval.split is None:
         return aval.update(shape=aval.shape[1:])
     parts = sharding_types.parts_of(aval)
     if parts[0]:
         raise ValueError(f"0th dimension of all xs should be replicated. Got "
                          f"{aval.split.spec!r}")
-    return aval.update(shape=aval.shape[1:],
-                       sharding=sharding_types.make(aval.split.mesh, parts[1:]))
+    spec = aval.split.spec
+    return aval.update(shape=aval.shape[1:], sharding=sharding_types.make(
+        aval.split.mesh, parts[1:], spec.unreduced, spec.reduced))
 
 
 _LENGTH_NOT_CONCRETE = ("The `length` argument to `scan` expects a concrete `int` value. For "

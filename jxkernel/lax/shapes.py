@@ -169,16 +169,17 @@ forwarding_rules[broadcast_in_dim_p] = _broadcast_in_dim_forwarding
 def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions, sharding=None):
     # sum over the new dimensions and those stretched from size 1; the latter come back (a
     # size-1 dimension split over a mesh axis, of size 1 too, is not stretched: JAX 0.10.2's)
-    typed = operand.aval.split        # the sum typed as the operand, as JAX's
-    parts = operand.aval.sharding.spec.partitions if typed is not None else ()
+    # the sum typed as the operand's cotangent, as JAX's (unreduced where it is reduced)
+    typed = operand.aval.to_ct_aval().split
+    parts = typed.spec.partitions if typed is not None else ()
     unit_dims = [i for i, d in enumerate(operand.aval.shape)
                  if d == 1 and (i >= len(parts) or parts[i] is None)]
     kept = {d for i, d in enumerate(broadcast_dimensions) if i not in unit_dims}
     if typed is not None:
         spec = [p for i, p in enumerate(typed.spec.partitions + (None,) * len(operand.aval.shape))
                 if i < len(operand.aval.shape) and i not in unit_dims]
-        typed = canonicalize_sharding(NamedSharding(typed.mesh, PartitionSpec(*spec)),
-                                      "reduce_sum")
+        typed = canonicalize_sharding(NamedSharding(typed.mesh, typed.spec.update(
+            partitions=tuple(spec))), "reduce_sum")
     summed = reduce_sum(ct, [d for d in range(len(shape)) if d not in kept], out_sharding=typed)
     return [expand_dims(summed, unit_dims) if unit_dims else summed]
 

@@ -21,7 +21,8 @@ from ..core import dtypes, sharding_types
 from ..core.symbolic import is_symbolic
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
-from ..lax.sharding import canonicalize_sharding, check_out_sharding_type, laid_out, resolved
+from ..lax.sharding import (canonicalize_sharding, check_out_sharding_type, laid_out, resolved,
+                            run_auto_axes)
 from . import util
 from ..transforms.jit import jit
 from ..transforms.jit.namesakes import jax_jitted
@@ -120,26 +121,30 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     nbatch = max(len(a_batch_dims), len(b_batch_dims))
     a_batch_dims = (None,) * (nbatch - len(a_batch_dims)) + a_batch_dims
     b_batch_dims = (None,) * (nbatch - len(b_batch_dims)) + b_batch_dims
+    # the batch dims' mesh axes (a split size-1 dim is not squeezed, as JAX's)
+    a_batch_specs = _batch_specs(a, nbatch) if a_is_mat else (None,) * nbatch
+    b_batch_specs = _batch_specs(b, nbatch) if b_is_mat else (None,) * nbatch
     # JAX's plan: squeeze size-1 batch dims, make the rest dot_general batch dims or
     # free dims, then one transpose into NumPy's output order
     a_squeeze, b_squeeze, both_squeeze, a_batch, b_batch = [], [], [], [], []
     idx_batch, idx_a_other, idx_b_other = [], [], []
-    for i, (ba, bb) in enumerate(zip(a_batch_dims, b_batch_dims)):
+    for i, (ba, bb, spa, spb) in enumerate(zip(a_batch_dims, b_batch_dims, a_batch_specs,
+                                               b_batch_specs)):
         if ba is None:
             idx_b_other.append(i)
         elif bb is None:
             idx_a_other.append(i)
-        elif ba == 1 and bb == 1:
+        elif ba == 1 and bb == 1 and not spa and not spb:
             a_squeeze.append(len(idx_batch) + len(idx_a_other) + len(a_squeeze))
             b_squeeze.append(len(idx_batch) + len(idx_b_other) + len(b_squeeze))
             both_squeeze.append(i)
-        elif ba == 1:
+        elif ba == 1 and not spa:
             idx_b_other.append(i)
             a_squeeze.append(len(idx_batch) + len(idx_a_other) + len(a_squeeze))
-        elif bb == 1:
+        elif bb == 1 and not spb:
             idx_a_other.append(i)
             b_squeeze.append(len(idx_batch) + len(idx_b_other) + len(b_squeeze))
-        elif ba == bb:
+        elif ba == bb and spa == spb:
             a_batch.append(len(idx_batch) + len(idx_a_other))
             b_batch.append(len(idx_batch) + len(idx_b_other))
             idx_batch.append(i)
@@ -161,6 +166,15 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     if both_squeeze:
         out = lax.expand_dims(out, tuple(both_squeeze))
     return _finish(out, dtype, weak)
+
+
+def _batch_specs(x, nbatch) -> tuple:
+    """The mesh axes of each of `x`'s batch dims (all but its last two), left-padded with
+    Nones to `nbatch` (() for a dim not split, None for one `x` has not)."""
+    aval = aval_of(x)
+    parts = sharding_types.parts_of(aval)[:-2] if aval.split is not None \
+        else [()] * (len(aval.shape) - 2)
+    return (None,) * (nbatch - len(parts)) + tuple(parts)
 
 
 @jax_jitted
@@ -433,16 +447,27 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     operands = _args("einsum", *operands)
     contractions = _plan(subscripts, tuple(_planned_shape(aval_of(o).shape) for o in operands),
                          optimize)
-    if out_sharding is not None:        # traced op by op: the override must see each dot
+    if out_sharding is not None and len(contractions) > 1:
+        # JAX's: several contractions run with the mesh's Explicit axes Auto, the result
+        # resharded to out_sharding (auto_axes), so no inner dot is typed by it
         canonicalize_sharding(out_sharding, "einsum")     # (its errors name einsum, as JAX's)
+        check_out_sharding_type(out_sharding, "einsum")
+        sharding = resolved(out_sharding)
+        return run_auto_axes(lambda ops: _einsum(
+            list(ops), contractions, precision, preferred_element_type,
+            _dot_general or lax.dot_general), (list(operands),), {},
+            tuple(sharding.mesh.explicit_axes), sharding)
+    if out_sharding is not None:        # traced op by op: the override must see each dot
+        typed = canonicalize_sharding(out_sharding, "einsum")   # (its errors name einsum)
         return _typed_as(out_sharding, lambda: _einsum(
             list(operands), contractions, precision, preferred_element_type,
-            _dot_general or lax.dot_general), "einsum")
+            _dot_general or lax.dot_general, typed), "einsum")
     return _jit_einsum(operands, contractions, precision, preferred_element_type,
                        _dot_general or lax.dot_general)
 
 
-def _einsum(operands, contractions, precision, preferred_element_type, dot_general):
+def _einsum(operands, contractions, precision, preferred_element_type, dot_general,
+            out_sharding=None):
     if preferred_element_type is None:
         dtype, weak = dtypes.result_type(*(aval_of(o) for o in operands))
     else:
@@ -453,8 +478,10 @@ def _einsum(operands, contractions, precision, preferred_element_type, dot_gener
         if len(positions) == 1:
             op, names = operands.pop(positions[0]), inputs
             counts = collections.Counter(names)
-            op, names = _sum_uniques(op, names, [c for c in contracted if counts[c] == 1], dtype)
-            op, names = _sum_repeats(op, names, counts, result, dtype)
+            # (the sums typed as out_sharding, as JAX's)
+            op, names = _sum_uniques(op, names, [c for c in contracted if counts[c] == 1], dtype,
+                                     out_sharding)
+            op, names = _sum_repeats(op, names, counts, result, dtype, out_sharding)
         elif len(positions) == 2:
             lhs, rhs = map(operands.pop, positions)
             op, names = _einsum_two(lhs, rhs, *inputs.split(","), contracted, result, dtype,
@@ -478,19 +505,19 @@ def _removechars(s: str, chars) -> str:
     return s.translate(str.maketrans(dict.fromkeys(chars)))
 
 
-def _esum(x, axes, dtype):
+def _esum(x, axes, dtype, out_sharding=None):
     """Sum over `axes`, in the accumulation dtype if it is wider."""
     xd = aval_of(x).dtype
     if dtypes.result_type(xd, dtype)[0] != xd:
         x = conversion.convert_element_type(x, dtype)
         xd = dtype
     return lax.reduce(x, np.array(0, xd), lax.add if xd != np.bool_ else lax.bitwise_or,
-                      tuple(axes))
+                      tuple(axes), out_sharding)
 
 
-def _sum_uniques(x, names, uniques, dtype):
+def _sum_uniques(x, names, uniques, dtype, out_sharding=None):
     if uniques:
-        x = _esum(x, [names.index(c) for c in uniques], dtype)
+        x = _esum(x, [names.index(c) for c in uniques], dtype, out_sharding)
         names = _removechars(names, uniques)
     return x, names
 
@@ -506,7 +533,7 @@ def _delta(shape, axes):
     return lax.broadcast_in_dim(eye, tuple(shape), tuple(axes))
 
 
-def _sum_repeats(x, names, counts, keep, dtype):
+def _sum_repeats(x, names, counts, keep, dtype, out_sharding=None):
     """Repeated labels (a diagonal): mask with an identity, then sum all but one copy (or
     all of them if the label is contracted)."""
     for c, count in counts.items():
@@ -516,10 +543,10 @@ def _sum_repeats(x, names, counts, keep, dtype):
             eye = _delta(shape, axes)
             x = lax.select(eye, x, lax.broadcast_in_dim(typed_constant(0, aval_of(x).dtype), shape, ()))
             if c not in keep:
-                x = _esum(x, axes, dtype)
+                x = _esum(x, axes, dtype, out_sharding)
                 names = names.replace(c, "")
             else:
-                x = _esum(x, axes[:-1], dtype)
+                x = _esum(x, axes[:-1], dtype, out_sharding)
                 names = names.replace(c, "", count - 1)
     return x, names
 

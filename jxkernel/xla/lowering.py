@@ -211,6 +211,13 @@ class LoweringRuleContext:
     def platform(self) -> str:
         return self.module_ctx.platform
 
+    def typed_as(self, avals, outs) -> list:
+        """Values `outs` of types `avals` constrained to the types' shardings, as a
+        primitive's results are (an optimization barrier's inside a rule: JAX's
+        lower_with_sharding_in_types of each; left unconstrained, XLA reads an unreduced
+        value as replicated)."""
+        return _typed_layouts(self, [_Typed(a) for a in avals], outs)
+
     def default_rule(self) -> None:
         """Say that this rule lowers as its default, JAX's rule registered for no platform in
         particular (`ctx.platform` not one it has its own rule for: XLA's Cholesky on a TPU):

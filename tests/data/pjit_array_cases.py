@@ -58,6 +58,7 @@ def run(jax) -> dict:
     _placement_errors(jax, out)
     _donations_over_meshes(jax, out)
     _all_none_shardings(jax, out)
+    _cotangent_types(jax, out)
     _host_local_and_no_op_conversions(jax, out)
     return out
 
@@ -1709,3 +1710,121 @@ def _host_local_and_no_op_conversions(jax, out):
         found.append(_answer(lambda: lax_internal._convert_element_type(arr, sharding=one1)))
         return found
     out["_convert_element_type no-ops"] = _answer(conversions)
+
+
+def _cotangent_types(jax, out):
+    """A cotangent's type is its primal's with the reduced and unreduced axes swapped (JAX's
+    to_ct_aval): the zero cotangent vjp gives an unused reduced input, a gradient through
+    broadcast_in_dim, `.at[].get(out_sharding=)`'s gather over Auto axes, reshard and a scan
+    (its xs' slices keep their reduced axes, its stacked ys their unreduced ones) and remat
+    (its results typed as its body's) and a product by a scalar (the scalar resharded reduced
+    as the other operand, JAX's insert_reduced_reshard), and dynamic_update_slice's transpose
+    (its zeros typed as the update's cotangent); and, as
+    JAX's, jnp.matmul keeps a split size-1 batch dim a dot_general batch dim, an einsum of
+    one operand sums typed as its out_sharding, and one of several contractions runs over
+    Auto axes."""
+    import numpy as np
+    jnp = jax.numpy
+    P = jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+    t = lambda v: str(jax.typeof(v))
+
+    def zeros():
+        with jax.set_mesh(mesh):
+            a = jax.reshard(np.arange(8.), P(reduced={"x"}))
+            b = jax.reshard(np.arange(8.), P(reduced={"x"}))
+            ct = jax.reshard(jnp.arange(8.), P(unreduced={"x"}))
+            found = []
+            for f in (jax.jit(lambda x, y: y), lambda x, y: y):
+                _, f_vjp = jax.vjp(f, a, b)
+                found.append([t(c) for c in f_vjp(ct)])
+            return found
+    out["cotangent types: vjp zeros of reduced inputs"] = _answer(zeros)
+
+    def through():
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(8.), P(reduced={"x"}))
+            params = jax.device_put(np.ones((16, 4), np.float32), P(None, None, reduced={"x"}))
+            idx = jax.device_put(np.ones((4, 2), np.int32), P("x", None))
+            bcast = lambda x: jax.lax.broadcast_in_dim(x, (2, 8), (1,), out_sharding=P("x", None))
+            got = lambda p, i: p.at[i].get(out_sharding=P("x", None, None)).sum()
+
+            def at_get():
+                g = jax.jit(jax.grad(got))(params, idx)
+                return [t(g), repr(g.sharding.spec), float(jax.reshard(g, P(None, None)).sum())]
+            return [
+                _answer(lambda: t(jax.jit(jax.grad(lambda x: bcast(x).sum()))(arr))),
+                _answer(at_get),
+                _answer(lambda: t(jax.grad(lambda x: jax.reshard(x, P()).sum())(arr)))]
+    out["cotangent types: gradients of reduced inputs"] = _answer(through)
+
+    def scan():
+        with jax.set_mesh(mesh):
+            ws = jax.device_put(jnp.ones((3, 4, 4), np.float32), P(None, None, None,
+                                                                   reduced={"x"}))
+            xs = jax.device_put(jnp.arange(16.).reshape(4, 4), P("x", None))
+
+            def model(ws, x):
+                out, _ = jax.lax.scan(lambda c, w: (jnp.dot(c, w), None), x, ws)
+                return out.sum()
+            g = jax.jit(jax.grad(model))(ws, xs)
+            return [str(jax.make_jaxpr(jax.grad(model))(ws, xs)), t(g),
+                    jax.reshard(g, P()).tolist()]
+    out["cotangent types: a scan over reduced xs"] = _answer(scan)
+
+    def einsums():
+        m2 = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+        with jax.set_mesh(m2):
+            arr = jax.device_put(jnp.arange(8).reshape(4, 2), P("x", None))
+            one = jax.jit(lambda x: jnp.einsum("ab->b", x, out_sharding=P(None, unreduced={"x"})))
+            a1 = jax.device_put(np.arange(2), P("x"))
+            a2 = jax.device_put(np.arange(8).reshape(2, 4), P("x", "y"))
+            three = jax.jit(lambda a, b, c: jnp.einsum("d,dh,d->h", a, b, c,
+                                                       out_sharding=P("y", unreduced={"x"})))
+            got = _answer(lambda: [t(three(a1, a2, a1)),
+                                   jax.reshard(three(a1, a2, a1), P("y")).tolist()])
+            return [str(jax.make_jaxpr(one)(arr)), t(one(arr)),
+                    jax.reshard(one(arr), P()).tolist(), got]
+    out["cotangent types: einsums typed unreduced"] = _answer(einsums)
+
+    def remat():
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(8.), P(reduced={"x"}))
+            f = jax.remat(lambda x: x * x)
+            g = jax.jit(jax.grad(lambda x: f(x).sum()))(arr)
+            return [t(g), jax.reshard(g, P()).tolist(),
+                    str(jax.make_jaxpr(jax.grad(lambda x: jax.remat(lambda y: y)(x).sum()))(arr))]
+    out["cotangent types: remat of a reduced input"] = _answer(remat)
+
+    def scalar_operands():
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(4.), P(reduced={"x"}))
+            f = lambda x: x * 2
+            g = jax.jit(jax.grad(lambda x: f(x).sum()))(arr)
+            return [str(jax.make_jaxpr(f)(arr)), str(jax.make_jaxpr(lambda x: 3 - x)(arr)),
+                    t(jax.jit(f)(arr)), t(g), jax.reshard(g, P()).tolist()]
+    out["cotangent types: a scalar operand of a reduced value"] = _answer(scalar_operands)
+
+    def update_slice():
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(16., dtype=np.float32), P("x"))
+            upd = jax.device_put(np.arange(8., dtype=np.float32), P("x"))
+            f = lambda a, u: jax.lax.dynamic_update_slice(a, u, (3,)).sum()
+            return [[t(g) for g in jax.jit(jax.grad(f, argnums=(0, 1)))(arr, upd)],
+                    [t(g) for g in jax.grad(f, argnums=(0, 1))(arr, upd)],
+                    jax.grad(f)(arr, upd).tolist()]
+    out["cotangent types: dynamic_update_slice of split operands"] = _answer(update_slice)
+
+    def matmul():
+        m2 = jax.make_mesh((1, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+        with jax.set_mesh(m2):
+            x = jax.reshard(np.ones((1, 1, 4)), P("x", None, "y"))
+            y = jax.reshard(np.ones((1, 4, 2)), P("x", "y", None))
+            y2 = jax.reshard(np.ones((1, 4, 2)), P(None, "y", None))
+            x2 = jax.reshard(np.ones((1, 2, 4)), P(None, None, "y"))
+            jaxpr = lambda f, *a: _answer(lambda: str(jax.make_jaxpr(f)(*a)))
+            return [jaxpr(lambda a, b: jnp.matmul(a, b, out_sharding=P("x", unreduced={"y"})),
+                          x, y),
+                    jaxpr(lambda a, b: jnp.matmul(a, b, out_sharding=P("x")), x, y2),
+                    jaxpr(lambda a, b: jnp.matmul(a, b, out_sharding=P()), x2, y2)]
+    out["cotangent types: matmul of split size-1 batch dims"] = _answer(matmul)

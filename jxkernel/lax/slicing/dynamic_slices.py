@@ -186,7 +186,9 @@ def _dynamic_update_slice_transpose(ct, operand, update, *idx):
         cts = [ad.Zero(operand.aval) if ad.is_undefined(operand) else None,
                ad.Zero(update_aval) if ad.is_undefined(update) else None]
     else:    # the operand's cotangent is ct with a hole where update went; update's fills it
-        zeros = ad.zeros(ShapedArray(update_aval.shape, ad.aval_of(ct).dtype))
+        # (typed as the update's cotangent, as JAX's lax._zeros(..., sharding=): split as it)
+        typed = update_aval.sets_swapped().split if type(update_aval) is ShapedArray else None
+        zeros = ad.zeros(ShapedArray(update_aval.shape, ad.aval_of(ct).dtype, sharding=typed))
         cts = [dynamic_update_slice_p.bind(ct, zeros, *idx) if ad.is_undefined(operand) else None,
                dynamic_slice_p.bind(ct, *idx, slice_sizes=update_aval.shape)
                if ad.is_undefined(update) else None]
@@ -214,6 +216,7 @@ jvp_rules[dynamic_update_slice_p] = _dynamic_update_slice_jvp
 transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
 axis_batching_rules[dynamic_update_slice_p] = _dynamic_update_slice_batching
 sharding_rules[dynamic_update_slice_p] = sharding_types.dynamic_update_slice_rule
+sharding_types.ur_rules[dynamic_update_slice_p] = sharding_types.dynamic_update_slice_ur_rule
 
 
 # ------------------------------------------------------------------ lax functions

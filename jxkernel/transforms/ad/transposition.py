@@ -96,7 +96,8 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
         for v, ct in zip(jaxpr.outvars, cotangents_out):
             write_ct(v, ct)
         for eqn in reversed(linear_eqns):
-            cts_out = [ct_env.pop(v, Zero(v.aval)) for v in eqn.outvars]
+            cts_out = [ct_env.pop(v) if v in ct_env else Zero(_ct_aval(v.aval))
+                       for v in eqn.outvars]
             if all(type(c) is Zero for c in cts_out) and eqn.primitive not in always_transposed:
                 continue
             if eqn.primitive in bilinear and any(type(v) is Var and v in unwanted
@@ -114,7 +115,7 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
                 raise
             for v, ct in zip(eqn.invars, cts_in):
                 write_ct(v, ct)
-        return [ct_env.pop(v, Zero(v.aval)) if is_linear else None
+        return [(ct_env.pop(v) if v in ct_env else Zero(_ct_aval(v.aval))) if is_linear else None
                 for v, is_linear in zip(jaxpr.invars, flags)]
     finally:
         replay(None, outer, outer_names)
