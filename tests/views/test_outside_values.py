@@ -326,3 +326,19 @@ def test_a_large_numpy_array_is_kept_as_a_checksum_and_a_large_jax_array_is_not_
     big_jax = big_jax * 3
     assert [(s.name, s.now) for s in stale_reads()] == [("big_jax", "an array float32[5000]")]
     big_jax = None
+
+
+def test_following_a_closed_over_ref_adds_no_equation_to_the_users_trace():
+    """The explainer (installed: this module imports it) follows what a jit read from outside
+    as it is traced inside another trace. Reading a closed-over Ref's value there bound `get`
+    in the outer trace: make_jaxpr of a jit closing over a Ref gave get, get, get, jit, swap
+    in any process that had imported the notebook layer (a fresh clone's tests/api run in a
+    worker after a notebook test, stop 89). The user's jaxpr is JAX's get, jit, swap."""
+    c = jxkernel.new_ref(jnp.ones(3))
+
+    def g(y):
+        c[...] += y
+        return c[...] * 2
+    closed = jxkernel.make_jaxpr(jxkernel.jit(g))(jnp.arange(3.0))
+    assert [str(e.primitive) for e in closed.eqns] == ["get", "jit", "swap"]
+    assert c[...].tolist() == [1.0, 1.0, 1.0]
