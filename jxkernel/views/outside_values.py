@@ -28,6 +28,7 @@ import numpy as np
 from ..core.clipped_text import clipped
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, jaxprs_in_params
 from ..core.source_info import user_source_info
+from ..core.staging import is_ref
 from ..core.trace import Tracer
 
 _SMALL = 100_000         # elements of an array kept (a copy) to compare its values later
@@ -267,7 +268,9 @@ def _followed(value) -> bool:
         return leaves is not None and all(_followed(v) for v in leaves)
     if isinstance(value, (bool, int, float, complex, str, np.generic)) or value is None:
         return True
-    return _is_array(value)
+    # a Ref's value is read by the program at each call, never baked in; and reading it here,
+    # for a jit traced inside another's trace, added `get` equations to that trace
+    return _is_array(value) and not is_ref(value)
 
 
 def _is_container(value) -> bool:
