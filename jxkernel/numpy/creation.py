@@ -388,6 +388,18 @@ def _host(obj):
     return np.asarray(obj) if isinstance(obj, Array) else obj
 
 
+def _device_sharding(device):
+    """`device=`'s sharding, or None where it is neither a Sharding nor a Device (a bare
+    PartitionSpec: array() refuses it in JAX's words, "must be an instance of
+    jax.sharding.Sharding", not SingleDeviceSharding's TypeError)."""
+    if isinstance(device, Sharding):
+        return device
+    try:
+        return SingleDeviceSharding(device)
+    except TypeError:
+        return None
+
+
 def asarray(a, dtype=None, order=None, *, copy: bool | None = None, device=None,
             out_sharding=None):
     """`a` as an Array, without a copy where possible (as jnp.asarray).
@@ -399,8 +411,7 @@ def asarray(a, dtype=None, order=None, *, copy: bool | None = None, device=None,
             out_sharding is None:
         return a
     if type(a) is Array and dtype is None and not copy and out_sharding is None and \
-            a.sharding == (device if isinstance(device, Sharding) else
-                           SingleDeviceSharding(device)):
+            a.sharding == _device_sharding(device):
         return a        # already there (committed or not): JAX's conversion is then a no-op
     if dtype is not None and type(dtype) is not _STRING:   # (strings: array's own path)
         dtype = canonicalize_user_dtype(dtype, "asarray")
