@@ -118,12 +118,6 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    # A test process loses Python frames over the run: something it calls leaves the
-    # interpreter's recursion count higher each time (jaxlib's pytree flatten raising deep in a
-    # tree is one, test_pytree_differential.py; the rest is not found yet, stop 89's note). At
-    # the default 1000, the fresh clone's worker had ~950 frames gone by 70% of the suite and
-    # died with RecursionError sending a report. More room until the leak is found.
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4000))
     import compile_count
     compile_count.configure(config)
     config.addinivalue_line(
