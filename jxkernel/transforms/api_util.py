@@ -338,6 +338,28 @@ def _keywords_unresolved(names):
                     f"{', '.join(names)}")
 
 
+def not_an_args_tuple(what: str, given, n_args: int, wrapped) -> str:
+    """JAX's message for shardings `given` as `what` that are no tuple of the `n_args`
+    positional arguments; `wrapped()` raises ValueError unless `(given,)` would fit (then the
+    message says to wrap it in a singleton tuple)."""
+    msg = (f"{what} specification must be a tree prefix of the positional arguments tuple. "
+           f"In particular, {what} must either be a Sharding, a PartitionSpec, or a tuple "
+           f"of length equal to the number of positional arguments.")
+    if type(given) is not tuple:
+        msg += f" But {what} is not a tuple: got {type(given)} instead."
+    else:
+        msg += (f" But {what} is the wrong length: got a tuple or list of length "
+                f"{len(given)} for an args tuple of length {n_args}.")
+    if n_args == 1:
+        try:
+            wrapped()
+        except ValueError:
+            return msg              # not the issue
+        msg += (f" Given the corresponding argument being passed, it looks like {what} "
+                f"might need to be wrapped in a singleton tuple.")
+    return msg
+
+
 def flatten_axis_resources(what: str, tree, shardings, tupled_args: bool) -> tuple:
     """One sharding (or None) per leaf of `tree` from `shardings`, a prefix of its tree
     (jit's in/out_shardings), as JAX's api_util.flatten_axis_resources; where it is not a
@@ -351,24 +373,10 @@ def flatten_axis_resources(what: str, tree, shardings, tupled_args: bool) -> tup
         return tuple(flatten_axes(what, tree, shardings))
     except ValueError:
         pass
-    if tupled_args and (type(shardings) is not tuple or len(shardings) != len(tree.children())):
-        msg = (f"{what} specification must be a tree prefix of the positional arguments tuple. "
-               f"In particular, {what} must either be a Sharding, a PartitionSpec, or a tuple "
-               f"of length equal to the number of positional arguments.")
-        if type(shardings) is not tuple:
-            msg += f" But {what} is not a tuple: got {type(shardings)} instead."
-        else:
-            msg += (f" But {what} is the wrong length: got a tuple or list of length "
-                    f"{len(shardings)} for an args tuple of length {len(tree.children())}.")
-        if len(tree.children()) == 1:
-            try:
-                flatten_axes(what, tree, (shardings,))
-            except ValueError:
-                pass                # not the issue
-            else:
-                msg += (f" Given the corresponding argument being passed, it looks like {what} "
-                        f"might need to be wrapped in a singleton tuple.")
-        raise ValueError(msg)
+    n_args = len(tree.children())
+    if tupled_args and (type(shardings) is not tuple or len(shardings) != n_args):
+        raise ValueError(not_an_args_tuple(what, shardings, n_args,
+                                           lambda: flatten_axes(what, tree, (shardings,))))
     dummy = tree_unflatten(tree, [PytreeLeaf()] * tree.num_leaves)
     errors = prefix_errors(shardings, dummy)
     raise ValueError(f"Mismatch details ({len(errors)} found):\n"

@@ -30,7 +30,8 @@ CASES = {
 }
 
 
-class _Lines(logging.Handler):
+class MissLines(logging.Handler):
+    """The `  * ` lines of jax_explain_cache_misses' records (tutorial_mesh_cases too)."""
     def __init__(self):
         super().__init__(logging.DEBUG)
         self.lines = []
@@ -46,7 +47,7 @@ def run(jax, logger="jax._src.interpreters.partial_eval"):
     jnp, P = jax.numpy, jax.sharding.PartitionSpec
     mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
     jax.config.update("jax_explain_cache_misses", True)
-    handler, log = _Lines(), logging.getLogger(logger)
+    handler, log = MissLines(), logging.getLogger(logger)
     log.addHandler(handler)
     out = {}
     try:

@@ -5,6 +5,7 @@ the warm-up and in three timed runs. The reference (timeit_compiles_reference.js
 JAX 0.10.2's, written by reference/make_timeit_compiles_reference.py;
 tests/notebook/test_timeit_compiles_against_jax.py runs the same with jxkernel and holds
 %timeit's lines ("Compiled on the first run", "The timed runs compiled too") to it."""
+import contextlib
 import logging
 
 X = "x = jnp.arange(4.0)\n"
@@ -27,28 +28,34 @@ class _Compiles(logging.Handler):
         self.count += record.getMessage().startswith("Compiling ")
 
 
-def run(jax) -> dict:
-    handler = _Compiles()
-    logger = logging.getLogger("jax")
+@contextlib.contextmanager
+def _counting(jax):
+    """A _Compiles handler on the "jax" loggers, at DEBUG, under jax.log_compiles."""
+    handler, logger = _Compiles(), logging.getLogger("jax")
     logger.addHandler(handler)
     was = logger.level
     logger.setLevel(logging.DEBUG)
-    out = {}
     try:
         with jax.log_compiles(True):
-            for name, (setup, stmt) in CASES.items():
-                namespace = {"jax": jax, "jnp": jax.numpy}
-                exec(setup, namespace)
-                handler.count = 0
-                exec(stmt, namespace)
-                warm = handler.count
-                handler.count = 0
-                for _ in range(TIMED_RUNS):
-                    exec(stmt, namespace)
-                out[name] = {"warm_up": warm, "timed": handler.count}
+            yield handler
     finally:
         logger.removeHandler(handler)
         logger.setLevel(was)
+
+
+def run(jax) -> dict:
+    out = {}
+    with _counting(jax) as handler:
+        for name, (setup, stmt) in CASES.items():
+            namespace = {"jax": jax, "jnp": jax.numpy}
+            exec(setup, namespace)
+            handler.count = 0
+            exec(stmt, namespace)
+            warm = handler.count
+            handler.count = 0
+            for _ in range(TIMED_RUNS):
+                exec(stmt, namespace)
+            out[name] = {"warm_up": warm, "timed": handler.count}
     return {"compiles": out, "timed_runs": TIMED_RUNS}
 
 
@@ -60,20 +67,11 @@ def cell_compiles(jax) -> dict:
     from IPython.core.interactiveshell import InteractiveShell
     shell = InteractiveShell.instance()
     shell.user_ns.update(jax=jax, jnp=jax.numpy)
-    handler = _Compiles()
-    logger = logging.getLogger("jax")
-    logger.addHandler(handler)
-    was = logger.level
-    logger.setLevel(logging.DEBUG)
     out = {}
-    try:
-        with jax.log_compiles(True):
-            for name, (setup, stmt) in CASES.items():
-                assert shell.run_cell(setup).success
-                handler.count = 0
-                assert shell.run_cell(f"%%timeit -q -n {TIMED_RUNS} -r 1\n{stmt}").success
-                out[name] = handler.count
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(was)
+    with _counting(jax) as handler:
+        for name, (setup, stmt) in CASES.items():
+            assert shell.run_cell(setup).success
+            handler.count = 0
+            assert shell.run_cell(f"%%timeit -q -n {TIMED_RUNS} -r 1\n{stmt}").success
+            out[name] = handler.count
     return out

@@ -19,6 +19,8 @@ step JAX's "* ..." miss lines (jax_explain_cache_misses) and how many times loss
 """
 import logging
 
+from recompile_mesh_cases import MissLines   # (tests/data: the miss lines, one handler)
+
 # cells 52-54, verbatim (jax.random and jnp from the `jax` given)
 SOURCE = '''
 def predict(params, inputs):
@@ -55,16 +57,6 @@ params, batch = init(jax.random.key(0), layer_sizes, batch_size)
 '''
 
 
-class _Lines(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.DEBUG)
-        self.lines = []
-
-    def emit(self, record):
-        self.lines += [line.strip() for line in record.getMessage().splitlines()
-                       if line.startswith("  * ")]
-
-
 def run(jax, miss_logger="jax._src.interpreters.partial_eval", compiles=None, after=None):
     """{step: {"misses": [...], "compiles": n}} for the steps above; `after(step, f)`, if
     given, runs after each step (jxkernel's side reads its note there)."""
@@ -73,7 +65,7 @@ def run(jax, miss_logger="jax._src.interpreters.partial_eval", compiles=None, af
     exec(SOURCE, names)
     params, batch, loss = names["params"], names["batch"], names["loss"]
     jax.config.update("jax_explain_cache_misses", True)
-    handler, log = _Lines(), logging.getLogger(miss_logger)
+    handler, log = MissLines(), logging.getLogger(miss_logger)
     log.addHandler(handler)
     out, f, g = {}, jax.jit(loss), jax.jit(names["predict"])
 

@@ -32,7 +32,7 @@ from ...xla.transfers import arguments_on, foreign_argument, shard_arg_handlers
 from ...tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
                           keystr, prefix_errors, tree_flatten, tree_flatten_with_path, tree_map,
                           tree_unflatten)
-from ..api_util import PytreeLeaf
+from ..api_util import PytreeLeaf, not_an_args_tuple
 
 
 def as_tuple(x) -> tuple:
@@ -639,23 +639,8 @@ def prefix_flat(given, tree, what: str, is_leaf) -> list:
         pass
     name = f"pjit {what}"
     if what == "in_shardings" and (type(given) is not tuple or len(given) != len(tree)):
-        msg = (f"{name} specification must be a tree prefix of the positional arguments "
-               f"tuple. In particular, {name} must either be a Sharding, a PartitionSpec, or "
-               f"a tuple of length equal to the number of positional arguments.")
-        if type(given) is not tuple:
-            msg += f" But {name} is not a tuple: got {type(given)} instead."
-        else:
-            msg += (f" But {name} is the wrong length: got a tuple or list of length "
-                    f"{len(given)} for an args tuple of length {len(tree)}.")
-        if len(tree) == 1:
-            try:
-                broadcast_prefix((given,), tree, is_leaf=is_leaf)
-            except ValueError:
-                pass
-            else:
-                msg += (f" Given the corresponding argument being passed, it looks like "
-                        f"{name} might need to be wrapped in a singleton tuple.")
-        raise ValueError(msg)
+        raise ValueError(not_an_args_tuple(name, given, len(tree), lambda: broadcast_prefix(
+            (given,), tree, is_leaf=is_leaf)))
     errors = prefix_errors(given, tree, is_leaf=is_leaf)
     raise ValueError(f"Mismatch details ({len(errors)} found):\n" +
                      "\n".join(str(e(name)) for e in errors)) from None
