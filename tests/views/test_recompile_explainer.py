@@ -650,3 +650,42 @@ def test_a_shape_change_with_a_dtype_change_is_told_to_cast_too():
     namespace = {"jnp": jnp, "y": jnp.arange(4, dtype=jnp.int32)}
     exec(change.snippet, namespace)                 # the fix runs, and gives the old dtype
     assert namespace["y"].dtype == jnp.float32 and namespace["y"].shape == (4,)
+
+
+def _recursion_room() -> int:
+    """How many more Python frames this thread can push before RecursionError."""
+    depth = [0]
+
+    def dive():
+        depth[0] += 1
+        dive()
+    try:
+        dive()
+    except RecursionError:
+        pass
+    return depth[0]
+
+
+def test_reading_what_a_closure_holds_costs_no_recursion_room_on_a_dict_that_holds_itself():
+    """The fresh-function explainer reads the values a closure holds (does one hold a
+    function?, holding_functions). It read them with jaxlib's recursive flatten, which on a
+    dict holding itself raised deep down and never gave back the recursion depth it took: the
+    process had no room left, and a fresh clone's pytest worker died sending its next report
+    (stop 89's CI; in a notebook, every later cell raised RecursionError)."""
+    from jxkernel.views.signature_changes.fresh_functions import holding_functions
+
+    def make(env, opt):
+        def step(x):
+            return opt(x) * len(env)
+        return step
+    env = {"a": 1, "z": 2}
+    env["itself"] = env
+    step = make(env, abs)
+    before = _recursion_room()
+    assert holding_functions(step, ("env", "opt")) == [("opt", "builtin_function_or_method")]
+    assert _recursion_room() == before
+    deep = [1]
+    for _ in range(200):
+        deep = [deep]
+    assert holding_functions(make(deep, 2), ("env", "opt")) == []    # too deep to read: passed
+    assert _recursion_room() == before

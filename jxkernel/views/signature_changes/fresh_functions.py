@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import inspect
 
-from ...tree_util import tree_leaves
+from ...tree_util import flatten_one_level, is_tree_node
 from .change import Change
 from .fixes import _fixed
 
@@ -187,6 +187,38 @@ _CLOSURE_FUNCTIONS_FIX = (
     "{fun}(..., {held}={held})    # in each call")
 
 
+def leaves_within(tree, max_depth: int = 64):
+    """The leaves of `tree`, or None where a node cannot be flattened or the tree is nested
+    deeper than `max_depth` (a dict that holds itself is).
+
+        >>> leaves_within({'f': abs, 'k': [1, 2]})
+        [<built-in function abs>, 1, 2]
+        >>> env = {'a': 1, 'z': 2}; env['itself'] = env
+        >>> leaves_within(env) is None
+        True
+
+    One level at a time (flatten_one_level), not tree_leaves: the values read here are any
+    the learner's function closes over, and jaxlib 0.10.2's recursive flatten, when it raises
+    below a tree's top, never gives back the recursion depth it took (JAX's own pytrees
+    alike). A dict holding itself took all of it: every later call in the process raised
+    RecursionError (a pytest worker's report of an explained recompile could not be sent)."""
+    leaves, todo = [], [(tree, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if not is_tree_node(type(node)) and not (isinstance(node, tuple)
+                                                 and hasattr(node, "_fields")):
+            leaves.append(node)
+            continue
+        if depth == max_depth:
+            return None
+        try:
+            children, _ = flatten_one_level(node)
+        except Exception:                 # noqa: BLE001  (the learner's flatten, whatever it raises)
+            return None
+        todo.extend((child, depth + 1) for child in reversed(list(children)))
+    return leaves
+
+
 def holding_functions(fun, names) -> list:
     """Those of `names`, free variables of `fun`, whose values hold Python functions (leaves
     of their pytrees that are callables, not arrays: an optax GradientTransformation, a
@@ -207,9 +239,8 @@ def holding_functions(fun, names) -> list:
             value = cells[name].cell_contents
         except (KeyError, ValueError):
             continue
-        try:
-            leaves = tree_leaves(value)
-        except Exception:                 # noqa: BLE001  (a value pytrees cannot read)
+        leaves = leaves_within(value)
+        if leaves is None:                # a value pytrees cannot read, or too deep to
             continue
         if any(callable(leaf) and not hasattr(leaf, "shape") for leaf in leaves):
             found.append((name, type(value).__name__))
