@@ -6,9 +6,8 @@ The comparisons run in a pytest process of their own (test_in_a_process_of_its_o
 0.10.2's C++ flatten leaks the interpreter's recursion count when it raises below a tree's top
 (unsortable dict keys 10 levels down: 10 frames lost at every call, JAX's own pytrees alike;
 test_a_failed_flatten_deep_in_a_tree_costs_jaxlib_recursion_room holds the fact). The error
-cases compared here left a pytest worker ~330 frames short, and a later ordinary stack in that
-worker ran out: a fresh clone's xdist worker crashed with RecursionError sending a test's
-report (stop 89)."""
+cases compared here left a pytest worker ~330 frames short. (The fresh clone's worker crash of
+stop 89 was another such flatten, of a dict holding itself: views' fresh_functions.leaves_within.)"""
 import collections
 import dataclasses
 import os
