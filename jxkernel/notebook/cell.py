@@ -22,7 +22,7 @@ import types
 
 import numpy as np
 
-from ..tree_util import register_pytree_node, tree_leaves
+from ..tree_util import leaves_within, register_pytree_node
 
 LAST = "__jx_last__"
 
@@ -268,9 +268,8 @@ def classify(value, forced_static: bool) -> str:
         return STATIC
     if is_array_like(value):    # the common input, without flattening it
         return TRACED
-    try:
-        leaves = tree_leaves(value)
-    except Exception:          # noqa: BLE001  an object whose flattening fails is no pytree
+    leaves = leaves_within(value)
+    if leaves is None:          # an object whose flattening fails (or too deep) is no pytree
         return STATIC
     if callable(value) and not leaves:
         return STATIC           # functions (and jitted functions): part of the cache key

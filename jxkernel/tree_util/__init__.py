@@ -134,6 +134,38 @@ def flatten_one_level_with_keys(tree: Any) -> tuple[Any, Any]:
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
     return out
 
+def leaves_within(tree, max_depth: int = 64):
+    """The leaves of `tree`, or None where a node cannot be flattened or the tree is nested
+    deeper than `max_depth` (a dict that holds itself is).
+
+        >>> leaves_within({'f': abs, 'k': [1, 2]})
+        [<built-in function abs>, 1, 2]
+        >>> env = {'a': 1, 'z': 2}; env['itself'] = env
+        >>> leaves_within(env) is None
+        True
+
+    For reading values the learner did not hand to a transform (what a closure holds, a
+    cell's globals): one level at a time, not tree_leaves, because jaxlib 0.10.2's recursive
+    flatten, when it raises below a tree's top, never gives back the recursion depth it took
+    (JAX's own pytrees alike). A dict holding itself took all of it: every later call in the
+    process raised RecursionError (docs/contributing.md, "When a worker crashes")."""
+    leaves, todo = [], [(tree, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if not is_tree_node(type(node)) and not (isinstance(node, tuple)
+                                                 and hasattr(node, "_fields")):
+            leaves.append(node)
+            continue
+        if depth == max_depth:
+            return None
+        try:
+            children, _ = flatten_one_level(node)
+        except Exception:                 # noqa: BLE001  (the learner's flatten, whatever it raises)
+            return None
+        todo.extend((child, depth + 1) for child in reversed(list(children)))
+    return leaves
+
+
 # ---------------------------------------------------------------- map / reduce
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = None) -> Any:

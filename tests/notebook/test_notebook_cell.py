@@ -89,6 +89,27 @@ def test_classify_jitted_function_is_static_and_forced_static_wins():
     assert cell.classify(jax.device_put(np.ones(3)), False) == cell.TRACED
 
 
+def test_a_global_no_pytree_can_read_is_static_and_costs_no_recursion_room():
+    """A cell's global whose flatten raises below its top (a dict holding itself, a dict with
+    keys that cannot be sorted, one level down) is static. Read with jaxlib's recursive
+    flatten, each cell run cost the process that many recursion frames, for good; a dict
+    holding itself cost all of them (tree_util.leaves_within)."""
+    import sys
+    env = {"a": 1, "z": 2}
+    env["itself"] = env
+    mixed = {"w": {1: np.ones(2), "b": np.ones(2)}}
+    try:
+        sys.setrecursionlimit(1)      # raises, naming the interpreter's depth: exact, O(1)
+    except RecursionError as e:
+        before = str(e)
+    for value in (env, mixed, mixed):
+        assert cell.classify(value, forced_static=False) == cell.STATIC
+    try:
+        sys.setrecursionlimit(1)
+    except RecursionError as e:
+        assert str(e) == before
+
+
 def test_static_box_rides_in_the_tree_structure():
     from jxkernel.tree_util import tree_flatten, tree_unflatten
     box = cell.Static(["not", "hashable"])

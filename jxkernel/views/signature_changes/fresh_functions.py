@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import inspect
 
-from ...tree_util import flatten_one_level, is_tree_node
+from ...tree_util import leaves_within
 from .change import Change
 from .fixes import _fixed
 
@@ -185,38 +185,6 @@ _CLOSURE_FUNCTIONS_FIX = (
     "def {fun}(..., {held}):     # its arguments, and {held}\n"
     "    ...\n"
     "{fun}(..., {held}={held})    # in each call")
-
-
-def leaves_within(tree, max_depth: int = 64):
-    """The leaves of `tree`, or None where a node cannot be flattened or the tree is nested
-    deeper than `max_depth` (a dict that holds itself is).
-
-        >>> leaves_within({'f': abs, 'k': [1, 2]})
-        [<built-in function abs>, 1, 2]
-        >>> env = {'a': 1, 'z': 2}; env['itself'] = env
-        >>> leaves_within(env) is None
-        True
-
-    One level at a time (flatten_one_level), not tree_leaves: the values read here are any
-    the learner's function closes over, and jaxlib 0.10.2's recursive flatten, when it raises
-    below a tree's top, never gives back the recursion depth it took (JAX's own pytrees
-    alike). A dict holding itself took all of it: every later call in the process raised
-    RecursionError (a pytest worker's report of an explained recompile could not be sent)."""
-    leaves, todo = [], [(tree, 0)]
-    while todo:
-        node, depth = todo.pop()
-        if not is_tree_node(type(node)) and not (isinstance(node, tuple)
-                                                 and hasattr(node, "_fields")):
-            leaves.append(node)
-            continue
-        if depth == max_depth:
-            return None
-        try:
-            children, _ = flatten_one_level(node)
-        except Exception:                 # noqa: BLE001  (the learner's flatten, whatever it raises)
-            return None
-        todo.extend((child, depth + 1) for child in reversed(list(children)))
-    return leaves
 
 
 def holding_functions(fun, names) -> list:
