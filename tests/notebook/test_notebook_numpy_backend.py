@@ -204,7 +204,7 @@ def test_the_learner_mistake_cases_say_what_jax_says_in_the_browser():
         "ours = run(jxkernel)\nassert jxkernel.devices()[0].platform == 'numpy'\n"
         "print(json.dumps(ours, default=lambda v: np.asarray(v).tolist()))")
     ours = run_json(code, {"JAX_PLATFORMS": ""})
-    jax = json.loads((Path(locations.DATA) / "learner_mistakes_reference.json").read_text())
+    jax = locations.recorded("learner_mistakes_reference.json")
     for case, said in jax.items():
         mine = ours[case]
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name

@@ -11,7 +11,6 @@ no registry answers and uv's cache lacks them). Then the install line for the ma
 plugin where the NVIDIA driver runs it, CUDA 12's before, libtpu on a TPU, read from a made-up
 /sys and /proc.
 """
-import json
 import tomllib
 from pathlib import Path
 
@@ -35,7 +34,7 @@ def pyproject():
 
 
 def jax_extras() -> dict:
-    recorded = json.loads((Path(locations.DATA) / "jax_extras_reference.json").read_text())
+    recorded = locations.recorded("jax_extras_reference.json")
     assert (recorded["jax_version"], recorded["jaxlib_version"]) == ("0.10.2", "0.10.2")
     extras = {}
     for line in recorded["requires_dist"]:
@@ -64,7 +63,7 @@ def test_each_gpu_and_tpu_extra_names_what_jax_names():
         jaxlib, = [r for r in theirs[extra] if r.name == "jaxlib"]
         assert meaning(jaxlib) == meaning(jaxlib_pin), extra
     # JAX's other extras are left out, and rocm7-local on purpose (no ROCm plugin is loaded)
-    recorded = json.loads((Path(locations.DATA) / "jax_extras_reference.json").read_text())
+    recorded = locations.recorded("jax_extras_reference.json")
     assert set(recorded["provides_extra"]) - set(ours) == {"minimum-jaxlib", "cpu", "ci",
                                                            "rocm7-local", "k8s", "xprof"}
 

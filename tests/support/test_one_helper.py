@@ -67,7 +67,8 @@ def test_recordings_are_read_through_locations():
         if name.startswith(("support/", "data/")):
             continue
         text = path.read_text(encoding="utf-8")
-        if "json.load(" in text and DATA_NAMED.search(text):
+        if DATA_NAMED.search(text) and ("json.load(" in text or
+                                        re.search(r"json\.loads\(\(?Path\(locations\.DATA\)", text)):
             found.add(name)
     by_hand = sorted(found)
     assert not by_hand, (f"{by_hand} read tests/data with json.load: use locations.jax_answers "
