@@ -18,6 +18,7 @@ import warnings
 import pytest
 
 from fresh_process import assert_pytest_passes        # tests/support
+from recursion_room import recursion_room                # tests/support
 
 CHILD = "JXKERNEL_PYTREE_DIFFERENTIAL_PROCESS"
 # the comparisons below run only in the process test_in_a_process_of_its_own starts
@@ -280,19 +281,6 @@ def test_in_a_process_of_its_own():
                           "tests/tree_util/test_pytree_differential.py"], {CHILD: "1"})
 
 
-def _recursion_room() -> int:
-    """How many more Python frames this thread can push before RecursionError."""
-    depth = [0]
-
-    def dive():
-        depth[0] += 1
-        dive()
-    try:
-        dive()
-    except RecursionError:
-        pass
-    return depth[0]
-
 
 @pytest.mark.skipif(CHILD in os.environ, reason="(checked in the parent process)")
 def test_a_failed_flatten_deep_in_a_tree_costs_jaxlib_recursion_room():
@@ -303,8 +291,8 @@ def test_a_failed_flatten_deep_in_a_tree_costs_jaxlib_recursion_room():
     for _ in range(10):
         bad = [bad]
     registry = cpp.PyTreeRegistry()
-    before = _recursion_room()
+    before = recursion_room()
     for _ in range(3):
         with pytest.raises(ValueError, match="Comparator raised exception"):
             registry.flatten(bad)
-    assert before - _recursion_room() == 30
+    assert before - recursion_room() == 30

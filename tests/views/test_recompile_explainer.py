@@ -21,6 +21,7 @@ from jxkernel.errors import RecompileError
 from jxkernel.xla import Phases
 from registered_library import excluded, import_library
 from doc_examples import check_docstring_examples      # tests/support
+from recursion_room import recursion_room                # tests/support
 
 
 def events_of(f):
@@ -652,19 +653,6 @@ def test_a_shape_change_with_a_dtype_change_is_told_to_cast_too():
     assert namespace["y"].dtype == jnp.float32 and namespace["y"].shape == (4,)
 
 
-def _recursion_room() -> int:
-    """How many more Python frames this thread can push before RecursionError."""
-    depth = [0]
-
-    def dive():
-        depth[0] += 1
-        dive()
-    try:
-        dive()
-    except RecursionError:
-        pass
-    return depth[0]
-
 
 def test_reading_what_a_closure_holds_costs_no_recursion_room_on_a_dict_that_holds_itself():
     """The fresh-function explainer reads the values a closure holds (does one hold a
@@ -681,11 +669,11 @@ def test_reading_what_a_closure_holds_costs_no_recursion_room_on_a_dict_that_hol
     env = {"a": 1, "z": 2}
     env["itself"] = env
     step = make(env, abs)
-    before = _recursion_room()
+    before = recursion_room()
     assert holding_functions(step, ("env", "opt")) == [("opt", "builtin_function_or_method")]
-    assert _recursion_room() == before
+    assert recursion_room() == before
     deep = [1]
     for _ in range(200):
         deep = [deep]
     assert holding_functions(make(deep, 2), ("env", "opt")) == []    # too deep to read: passed
-    assert _recursion_room() == before
+    assert recursion_room() == before
