@@ -15,7 +15,6 @@ import collections
 import contextlib
 import io
 import json
-import logging
 import os
 import re
 import sys
@@ -25,18 +24,10 @@ import jax
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from library_notes_cases import EQUINOX, FLAX, OPTAX, SETUP  # noqa: E402
+from recording import kept_jax_log  # noqa: E402
 
 
-def run(cases, setup) -> dict:
-    jax.config.update("jax_explain_cache_misses", True)
-    jax.config.update("jax_log_compiles", True)
-    logs = []
-
-    class Kept(logging.Handler):
-        def emit(self, record):
-            logs.append(record.getMessage())
-    handler = Kept(logging.WARNING)
-    logging.getLogger("jax").addHandler(handler)
+def run(cases, setup, logs) -> dict:
     namespace, out = {}, {}
     defined = set(re.findall(r"def (\w+)", "".join(cases.values())))
     exec(setup, namespace)
@@ -59,7 +50,6 @@ def run(cases, setup) -> dict:
                                 "site-packages" not in line],
                      "redefined": sum("re-defined repeatedly" in line for line in logs),
                      "compiles": dict(sorted(compiles.items()))}
-    logging.getLogger("jax").removeHandler(handler)
     return out
 
 
@@ -69,9 +59,10 @@ if __name__ == "__main__":
     import flax
     import optax
     result = {"jax": jax.__version__, "flax": flax.__version__, "optax": optax.__version__,
-              "equinox": equinox.__version__,
-              "flax_cases": run(FLAX, SETUP["flax"]), "optax_cases": run(OPTAX, SETUP["optax"]),
-              "equinox_cases": run(EQUINOX, SETUP["equinox"])}
+              "equinox": equinox.__version__}
+    for name, cases in (("flax", FLAX), ("optax", OPTAX), ("equinox", EQUINOX)):
+        with kept_jax_log(jax) as logs:      # each library's cases in a namespace of their own
+            result[f"{name}_cases"] = run(cases, SETUP[name], logs)
     with open(os.path.join(DATA, "library_notes_reference.json"), "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")

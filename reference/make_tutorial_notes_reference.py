@@ -16,7 +16,6 @@ import contextlib
 import functools
 import io
 import json
-import logging
 import os
 import re
 import sys
@@ -27,6 +26,7 @@ import numpy as np
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
+from recording import kept_jax_log  # noqa: E402
 from tutorial_notes_cases import CASES, CHECKS  # noqa: E402
 from jax.experimental import io_callback  # noqa: E402
 
@@ -39,15 +39,7 @@ def never_seen_by(logs) -> dict:
     return dict(sorted(found.items()))
 
 
-def main():
-    jax.config.update("jax_explain_cache_misses", True)
-    jax.config.update("jax_log_compiles", True)
-    logs = []
-
-    class Kept(logging.Handler):
-        def emit(self, record):
-            logs.append(record.getMessage())
-    logging.getLogger("jax").addHandler(Kept(logging.WARNING))
+def main(logs):
     out = {"jax": jax.__version__, "cases": {}}
     # one namespace, the cases run in order: as the test's cells in one shell
     names = {"jax": jax, "jnp": jnp, "jit": jax.jit, "grad": jax.grad, "vmap": jax.vmap,
@@ -80,7 +72,7 @@ def main():
         f.write("\n")
 
 
-def third():
+def third(logs):
     """tests/data/tutorial_notes3_reference.json (stop 89, h-docnotes3): for each case of
     tutorial_notes3_cases.py, run in order in one namespace, what it printed, what it
     raised (its type and first line) and how many times each jit compiled, by name; and JAX's AttributeError for each tree name 0.6.0
@@ -88,13 +80,6 @@ def third():
     from tutorial_notes3_cases import CASES3, REMOVED_TREE_NAMES
     names, out = {"jax": jax, "jnp": jnp, "np": np, "jit": jax.jit,
                   "functools": functools}, {"jax": jax.__version__, "cases": {}, "removed": {}}
-    logs = []
-
-    class Kept(logging.Handler):
-        def emit(self, record):
-            logs.append(record.getMessage())
-    logging.getLogger("jax").addHandler(Kept(logging.WARNING))
-    jax.config.update("jax_log_compiles", True)
     for name, source in CASES3.items():
         printed, error = io.StringIO(), None
         logs.clear()
@@ -122,5 +107,6 @@ def third():
 
 
 if __name__ == "__main__":
-    main()
-    third()
+    with kept_jax_log(jax) as logs:
+        main(logs)
+        third(logs)

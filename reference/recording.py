@@ -10,8 +10,10 @@ index>" and its weak type under "...#<leaf index>#weak" (tests/support/recorded_
 back). `record_json` writes the dict a case module's `run(jax)` returns, with JAX's version;
 `record_cases` a list of per-case records, compactly.
 """
+import contextlib
 import importlib
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -21,6 +23,29 @@ import numpy as np
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 TESTS = os.path.join(DATA, "..")
 sys.path[:0] = [DATA, TESTS]      # the case lists live beside the data they produce
+
+
+@contextlib.contextmanager
+def kept_jax_log(jax):
+    """A list JAX's log lines (WARNING and up: explain_cache_misses, log_compiles, both turned
+    on) are appended to inside the block; clear it before each case.
+
+        with kept_jax_log(jax) as logs:
+            ...
+    """
+    jax.config.update("jax_explain_cache_misses", True)
+    jax.config.update("jax_log_compiles", True)
+    logs = []
+
+    class Kept(logging.Handler):
+        def emit(self, record):
+            logs.append(record.getMessage())
+    handler = Kept(logging.WARNING)
+    logging.getLogger("jax").addHandler(handler)
+    try:
+        yield logs
+    finally:
+        logging.getLogger("jax").removeHandler(handler)
 
 
 def record_modes(jax, case_module: str, args: tuple, filename: str) -> None:
