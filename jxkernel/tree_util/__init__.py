@@ -134,6 +134,7 @@ def flatten_one_level_with_keys(tree: Any) -> tuple[Any, Any]:
         raise ValueError(f"can't tree-flatten type: {type(tree)}")
     return out
 
+
 def leaves_within(tree, max_depth: int = 64):
     """The leaves of `tree`, or None where a node cannot be flattened or the tree is nested
     deeper than `max_depth` (a dict that holds itself is).
@@ -152,17 +153,16 @@ def leaves_within(tree, max_depth: int = 64):
     leaves, todo = [], [(tree, 0)]
     while todo:
         node, depth = todo.pop()
-        if not is_tree_node(type(node)) and not (isinstance(node, tuple)
-                                                 and hasattr(node, "_fields")):
-            leaves.append(node)
-            continue
-        if depth == max_depth:
-            return None
         try:
-            children, _ = flatten_one_level(node)
+            out = default_registry.flatten_one_level(node)     # None: a leaf
         except Exception:                 # noqa: BLE001  (the learner's flatten, whatever it raises)
             return None
-        todo.extend((child, depth + 1) for child in reversed(list(children)))
+        if out is None:
+            leaves.append(node)
+        elif depth == max_depth:
+            return None
+        else:
+            todo.extend((child, depth + 1) for child in reversed(list(out[0])))
     return leaves
 
 

@@ -208,7 +208,7 @@ def holding_functions(fun, names) -> list:
         except (KeyError, ValueError):
             continue
         leaves = leaves_within(value)
-        if leaves is None:                # a value pytrees cannot read, or too deep to
+        if leaves is None:                # a value pytrees cannot read, or too deep to read
             continue
         if any(callable(leaf) and not hasattr(leaf, "shape") for leaf in leaves):
             found.append((name, type(value).__name__))
