@@ -7,7 +7,7 @@ import weakref
 
 from ..core.config import config
 from ..xla import client
-from . import breakpoint_notes, cell_origins, compile_notes, effect_notes, print_notes
+from . import breakpoint_notes, cell_origins, compile_notes, effect_notes, print_notes, room_keeper, tracebacks
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
@@ -131,6 +131,7 @@ class State:
 
     # IPython events
     def pre_run_cell(self, info=None):
+        room_keeper.keeper.cell_started()
         self.cell_id = getattr(info, "cell_id", None)
         self.cell_count = self.counter.cell_started(info)
         self.origins.cell_started()
@@ -142,6 +143,12 @@ class State:
             self.channel.before_cell()
 
     def post_run_cell(self, result=None):
+        # first: what follows needs the recursion room a failed pytree flatten may have kept;
+        # the cell's error, if IPython had too little room left to show it, is shown now
+        restored = room_keeper.keeper.cell_finished()
+        if restored is not None:
+            tracebacks.show_unshown(self.shell, getattr(result, "error_in_exec", None))
+            show(restored)
         self.cell_id = None          # a magic run outside a cell must not reuse the last id
         self.cell_count = None
         self.counter.cell_finished(result)

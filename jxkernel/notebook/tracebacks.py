@@ -29,12 +29,14 @@ import os
 import re
 import sys
 import types
+import weakref
 import linecache
 import warnings
 
 from .._jax import errors as jx_errors
 from ..views.error_cards import card_for
-from .display import cell_name
+from . import room_keeper
+from .display import cell_name, show
 from ..views.source import in_filtered_traceback
 from ..core.source_info import is_jxkernel_file
 from .program import CellError
@@ -80,8 +82,34 @@ def _show_user_traceback(shell, etype, value, tb, tb_offset=None):
     """IPython's custom exception handler: its usual traceback of the user's frames only,
     or, for an error with a card, one line and the card holding that traceback. Any other
     error that never went through jxkernel (and has no card) is not ours: IPython's own
-    traceback, unfiltered."""
+    traceback, unfiltered. First, the recursion room a failed pytree flatten kept is given
+    back (room_keeper.py): without it, showing the error would raise RecursionError too."""
+    restored = room_keeper.keeper.before_error()
+    _show_traceback(shell, etype, value, tb)
+    if restored is not None:
+        show(restored)
+
+
+def show_unshown(shell, error) -> None:
+    """Once room_keeper gave back the recursion room a failed flatten kept: IPython, with too
+    little room left to call this module's handler, dropped it (its "Custom TB Handler failed,
+    unregistering") and printed only "Unexpected exception formatting exception". The handler
+    goes back in, and shows the cell's error: the first in `error`'s chain (a RecursionError of
+    that failed call, over the user's own) that passed through the user's lines."""
+    if shell in _installed and not shell.custom_exceptions:
+        shell.set_custom_exc(ERRORS, _show_user_traceback)
+    while error is not None and user_traceback(error.__traceback__) is None:
+        error = error.__context__
+    if error is not None and installed(shell) and id(error) != _shown[0]:
+        _show_traceback(shell, type(error), error, error.__traceback__)
+
+
+_shown = [None]     # id() of the error the handler showed last
+
+
+def _show_traceback(shell, etype, value, tb) -> None:
     from IPython.core.error import UsageError  # the shell calling us has IPython loaded
+    _shown[0] = id(value)
     card = _card(value)
     # IPython says a UsageError (a magic's: %%jit's options, a cell that is not Python) and a
     # SyntaxError in a line of their own; as a traceback they showed IPython's rewrite of the
@@ -202,12 +230,17 @@ def install(shell) -> bool:
     if os.environ.get(FILTERING, "").lower() in ("off", "0", "false") or shell.custom_exceptions:
         return False
     shell.set_custom_exc(ERRORS, _show_user_traceback)
+    _installed.add(shell)
     return True
 
 
 def uninstall(shell) -> None:
+    _installed.discard(shell)
     if shell.custom_exceptions == ERRORS:
         shell.set_custom_exc((), None)
+
+
+_installed = weakref.WeakSet()     # the shells `install` put the handler in
 
 
 _plain_formatwarning = warnings.formatwarning

@@ -18,7 +18,7 @@ import warnings
 import pytest
 
 from fresh_process import assert_pytest_passes        # tests/support
-from recursion_room import recursion_room                # tests/support
+from jxkernel.tree_util.recursion_room import give_back, room
 
 CHILD = "JXKERNEL_PYTREE_DIFFERENTIAL_PROCESS"
 # the comparisons below run only in the process test_in_a_process_of_its_own starts
@@ -286,13 +286,16 @@ def test_in_a_process_of_its_own():
 def test_a_failed_flatten_deep_in_a_tree_costs_jaxlib_recursion_room():
     """Why the comparisons run in a process of their own: jaxlib's flatten raising 10 levels
     down leaves the recursion count 10 higher, every time (this test's own cost: 30 frames).
-    Once a jaxlib release stops leaking, this fails and the comparisons can come back in."""
+    Once a jaxlib release stops leaking, this fails and the comparisons can come back in. The
+    room is given back afterwards (tree_util/recursion_room.py), as a notebook's is."""
     bad = {1: 2, "a": 3}                       # keys that cannot be sorted
     for _ in range(10):
         bad = [bad]
     registry = cpp.PyTreeRegistry()
-    before = recursion_room()
+    before = room()
     for _ in range(3):
         with pytest.raises(ValueError, match="Comparator raised exception"):
             registry.flatten(bad)
-    assert before - recursion_room() == 30
+    kept = before - room()
+    give_back(kept)
+    assert kept == 30 and room() == before

@@ -21,7 +21,7 @@ from jxkernel.errors import RecompileError
 from jxkernel.xla import Phases
 from registered_library import excluded, import_library
 from doc_examples import check_docstring_examples      # tests/support
-from recursion_room import recursion_room                # tests/support
+from jxkernel.tree_util.recursion_room import room
 
 
 def events_of(f):
@@ -669,11 +669,11 @@ def test_reading_what_a_closure_holds_costs_no_recursion_room_on_a_dict_that_hol
     env = {"a": 1, "z": 2}
     env["itself"] = env
     step = make(env, abs)
-    before = recursion_room()
+    before = room()
     assert holding_functions(step, ("env", "opt")) == [("opt", "builtin_function_or_method")]
-    assert recursion_room() == before
+    assert room() == before
     deep = [1]
     for _ in range(200):
         deep = [deep]
     assert holding_functions(make(deep, 2), ("env", "opt")) == []    # too deep to read: passed
-    assert recursion_room() == before
+    assert room() == before

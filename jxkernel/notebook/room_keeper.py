@@ -1,0 +1,79 @@
+"""The kernel keeps working after a pytree flatten that raised: the recursion room jaxlib's
+flatten kept (tree_util/recursion_room.py) is given back as soon as jxkernel's code runs again.
+That is the error handler (tracebacks.py) when IPython could still call it, a flatten that
+raised some way down; after one that kept all the room, IPython cannot call anything, and it
+is the cell's end, which then shows the error IPython could not (tracebacks.show_unshown).
+
+Under JAX, `jax.tree.leaves(d)` with `d['self'] = d` leaves the kernel raising RecursionError at
+nearly every call, its own traceback display first, until a restart; here the cell says what
+happened and the next one runs:
+
+    d = {'b': 1}; d['self'] = d
+    jax.tree.leaves(d)       # ValueError: Comparator raised exception while sorting pytree ...
+                             # ⚠ jaxlib's pytree flatten kept ...: jxkernel gave back 972
+
+One keeper per process: the counter belongs to a thread, and every cell runs on the main one.
+"""
+from __future__ import annotations
+
+from ..tree_util import recursion_room
+from .display import Note
+
+
+class RoomKeeper:
+    """Compares the spare room (`recursion_room.spare()`) with what it was where IPython stood
+    at the same depth, and gives back what a cell lost.
+
+    The error handler runs where the cell began (inside IPython's run_cell coroutine): it
+    compares with that cell's start. A cell's end compares with the first cell's end: a
+    healthy kernel's ends agree within a few levels (on 3.12 and 3.13, up to 5 higher after a
+    cell with a top-level `await` and 7 lower inside a cell run by `get_ipython().run_cell`,
+    which calls back into Python from C; a cell's start and its error handler, within 2 there,
+    as the interpreter specializes IPython's awaits), so what it gives back is right within
+    those few (on 3.11 exactly, but for nested cells), and
+    what it ever gives too much is bounded by them: the reference never moves. `slack` is well
+    above them: a check never gives back room in use, and a leak is given back once it
+    exceeds it.
+
+        >>> keeper = RoomKeeper()
+        >>> keeper.cell_started(); keeper.before_error() is None
+        True
+    """
+
+    def __init__(self, slack: int = 40):
+        self.slack = slack
+        self.first_end = None    # the spare room at the first cell's end that was checked
+        self.starts = []         # the spare room as each running cell began (they nest)
+
+    def cell_started(self) -> None:
+        self.starts.append(recursion_room.spare())
+
+    def before_error(self) -> Note | None:
+        """Give back what the running cell lost; a note saying so, or None."""
+        return self._give_back(self.starts[-1] if self.starts else None)
+
+    def cell_finished(self) -> Note | None:
+        """Give back what was lost since the first cell's end; a note saying so, or None."""
+        if self.starts:
+            self.starts.pop()
+        if self.first_end is None:
+            self.first_end = recursion_room.spare()
+            return None
+        return self._give_back(self.first_end)
+
+    def _give_back(self, reference: int | None) -> Note | None:
+        now = recursion_room.spare()
+        if reference is None or now is None or reference - now <= self.slack:
+            return None
+        lost = reference - now
+        recursion_room.give_back(lost)
+        return Note(
+            f"⚠ jaxlib's pytree flatten kept Python's recursion levels when it raised: "
+            f"jxkernel gave back {lost}",
+            "jaxlib's flatten takes a level for each level of the tree it walks and does not "
+            "give them back when it raises inside the tree; a dict that holds itself takes "
+            "them all. Without them nearly every later call in this kernel would raise "
+            "RecursionError, as under JAX, where only a restart mends it.", kind="warn")
+
+
+keeper = RoomKeeper()
