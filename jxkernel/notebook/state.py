@@ -147,7 +147,10 @@ class State:
         # the cell's error, if IPython had too little room left to show it, is shown now
         restored = room_keeper.keeper.cell_finished()
         if restored is not None:
-            tracebacks.show_unshown(self.shell, getattr(result, "error_in_exec", None))
+            if tracebacks.show_unshown(self.shell, getattr(result, "error_in_exec", None)):
+                restored.body += (" IPython had no room left to show the error when it was "
+                                  "raised (its \"Unexpected exception formatting exception\"): "
+                                  "jxkernel showed it above once the levels were back.")
             show(restored)
         self.cell_id = None          # a magic run outside a cell must not reuse the last id
         self.cell_count = None

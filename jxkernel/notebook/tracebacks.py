@@ -90,18 +90,21 @@ def _show_user_traceback(shell, etype, value, tb, tb_offset=None):
         show(restored)
 
 
-def show_unshown(shell, error) -> None:
+def show_unshown(shell, error) -> bool:
     """Once room_keeper gave back the recursion room a failed flatten kept: IPython, with too
     little room left to call this module's handler, dropped it (its "Custom TB Handler failed,
     unregistering") and printed only "Unexpected exception formatting exception". The handler
     goes back in, and shows the cell's error: the first in `error`'s chain (a RecursionError of
-    that failed call, over the user's own) that passed through the user's lines."""
+    that failed call, over the user's own) that passed through the user's lines. Whether it
+    showed one."""
     if shell in _installed and not shell.custom_exceptions:
         shell.set_custom_exc(ERRORS, _show_user_traceback)
     while error is not None and user_traceback(error.__traceback__) is None:
         error = error.__context__
-    if error is not None and installed(shell) and id(error) != _shown[0]:
-        _show_traceback(shell, type(error), error, error.__traceback__)
+    if error is None or not installed(shell) or id(error) == _shown[0]:
+        return False
+    _show_traceback(shell, type(error), error, error.__traceback__)
+    return True
 
 
 _shown = [None]     # id() of the error the handler showed last

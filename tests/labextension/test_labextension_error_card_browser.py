@@ -49,8 +49,14 @@ MISTAKES = [
      "jax.numpy has no random module: random numbers come from jax.random",
      "jax.random.normal(jax.random.key(0), (3,))"),
 ]
+# then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
+# the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
+SELF_HOLDING = len(MISTAKES) + 1
 MORE = [NOTEBOOK[0]] + [{"cell_type": "code", "source": source,
-                         "metadata": {"tags": ["raises-exception"]}} for source, _, _ in MISTAKES]
+                         "metadata": {"tags": ["raises-exception"]}}
+                        for source in [m[0] for m in MISTAKES] + [
+                            "d = {'b': 1}\nd['self'] = d\njax.tree.leaves(d)"]] + [
+    "total = sum([1, 2])\ntotal"]
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +76,8 @@ def page(server, chromium):
 @pytest.fixture(scope="module")
 def mistakes(server, chromium):
     with notebook_run(chromium, server, [], "mistakes.ipynb",
-                      {i + 1: "jx-ErrorCardOutput" for i in range(len(MISTAKES))}) as p:
+                      {i + 1: "jx-ErrorCardOutput" for i in range(len(MISTAKES))} |
+                      {SELF_HOLDING: "jx-note"}) as p:
         yield p
 
 
@@ -93,6 +100,21 @@ def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, requ
     expect(outputs.filter(has_text="explained in the card below")).to_have_count(1)
     expect(cell(mistakes, index + 1).locator(".jx-ErrorCardOutput")).to_have_count(1)
     shot_view(cell(mistakes, index + 1), request, "1")
+
+
+def test_after_a_dict_that_holds_itself_the_notebook_runs_on(mistakes, request):
+    """The cell's error at the learner's line, the note saying what jxkernel gave back, and
+    the next cell's value: under JAX's kernel that cell would raise RecursionError."""
+    failed = cell(mistakes, SELF_HOLDING)
+    error = failed.locator(".jp-OutputArea-output", has_text="jax.tree.leaves(d)")
+    expect(error).to_have_count(1)
+    note = failed.locator(".jx-note")
+    expect(note).to_contain_text(
+        "jaxlib's pytree flatten kept Python's recursion levels when it raised: jxkernel gave back")
+    after = cell(mistakes, SELF_HOLDING + 1)
+    expect(after.locator(".jp-OutputArea-output")).to_have_text("3")
+    shot_view(error, request, "1-error")
+    shot_view(note, request, "2-note")
 
 
 def test_the_static_array_mistake_is_said_once_by_its_card(page, request):
