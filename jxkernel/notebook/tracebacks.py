@@ -85,6 +85,9 @@ def _show_user_traceback(shell, etype, value, tb, tb_offset=None):
     traceback, unfiltered. First, the recursion room a failed pytree flatten kept is given
     back (room_keeper.py): without it, showing the error would raise RecursionError too."""
     restored = room_keeper.keeper.before_error()
+    if restored is not None:        # what failed for lack of room is not the cell's error
+        value, tb = _flattens_error(value)
+        etype = type(value)
     _show_traceback(shell, etype, value, tb)
     if restored is not None:
         show(restored)
@@ -94,17 +97,45 @@ def show_unshown(shell, error) -> bool:
     """Once room_keeper gave back the recursion room a failed flatten kept: IPython, with too
     little room left to call this module's handler, dropped it (its "Custom TB Handler failed,
     unregistering") and printed only "Unexpected exception formatting exception". The handler
-    goes back in, and shows the cell's error: the first in `error`'s chain (a RecursionError of
-    that failed call, over the user's own) that passed through the user's lines. Whether it
-    showed one."""
+    goes back in and shows the flatten's error (`_flattens_error`). Whether it showed one."""
     if shell in _installed and not shell.custom_exceptions:
         shell.set_custom_exc(ERRORS, _show_user_traceback)
-    while error is not None and user_traceback(error.__traceback__) is None:
-        error = error.__context__
-    if error is None or not installed(shell) or id(error) == _shown[0]:
+    chain = _context_chain(error)
+    if not chain or not installed(shell) or any(id(e) == _shown[0] for e in chain):
         return False
-    _show_traceback(shell, type(error), error, error.__traceback__)
+    value, tb = _flattens_error(error)
+    _show_traceback(shell, type(value), value, tb)
     return True
+
+
+def _context_chain(error) -> list:
+    """`error`, the exception it was raised while handling, and so on."""
+    chain = []
+    while error is not None and error not in chain:
+        chain.append(error)
+        error = error.__context__
+    return chain
+
+
+def _flattens_error(error) -> tuple:
+    """(the error, a traceback through the user's lines) to show for a cell whose flatten kept
+    the recursion room: the first in `error`'s context chain that is not a RecursionError of
+    what then failed for lack of room (IPython's call of this handler, a jit's or grad's
+    traceback filtering), else the deepest; and the first traceback of the chain that passes
+    through the user's lines (the flatten's own stops at jxkernel's boundary that caught it),
+    up to the user's call into jxkernel: what ran below it had no room and failed."""
+    chain = _context_chain(error)
+    own = next((e for e in chain if not isinstance(e, RecursionError)), chain[-1])
+    for e in chain:
+        called = list(walk(e.__traceback__))
+        cut = next((i for i, t in enumerate(called)
+                    if is_jxkernel_file(t.tb_frame.f_code.co_filename)), len(called))
+        kept = None
+        for t in reversed(called[:cut]):
+            kept = types.TracebackType(kept, t.tb_frame, t.tb_lasti, t.tb_lineno)
+        if user_traceback(kept) is not None:
+            return own, kept
+    return own, own.__traceback__
 
 
 _shown = [None]     # id() of the error the handler showed last
