@@ -7,7 +7,8 @@ import weakref
 
 from ..core.config import config
 from ..xla import client
-from . import breakpoint_notes, cell_origins, compile_notes, effect_notes, print_notes, room_keeper, tracebacks
+from . import (breakpoint_notes, cell_origins, compile_notes, effect_notes, print_notes, room_keeper,
+               tracebacks)
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
