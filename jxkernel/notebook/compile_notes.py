@@ -173,7 +173,7 @@ def _details(event, run=()) -> str:
                      "miss too):")
         lines += [f"  {c}" for c in _changes(event)]
     elif _changes(event):
-        since = "compile" if event.compiled else "trace"
+        since = "compile" if event.compiled and _compiled_before(event) else "trace"
         lines.append(f"what changed since the nearest earlier {since}, and the fix:")
         lines.append(explanation_text(_changes(event)))
     elif event.reason != "first call":
@@ -228,6 +228,9 @@ def _title(event, times: int = 1) -> str:
                     f"{change_line(event)}")
         return (f"⚙ {_named(event)} traced ({signature_said(event)}"
                 f", inside {event.inlined_into}{at})")
+    if event.again and not _compiled_before(event):
+        return f"⚙ {_named(event)} compiled (first compile, traced before{at}): " \
+            f"{change_line(event)}"
     if event.again:
         # a new jit object of code compiled before is its own first compile, and a log
         # cleared since (%jxcompiles --clear) counts afresh: no number then
@@ -237,6 +240,15 @@ def _title(event, times: int = 1) -> str:
         return f"⚙ {_named(event)} compiled again ({nth}{at}): {change_line(event)}"
     return (f"⚙ {_named(event)} compiled ({signature_said(event)}"
             f"{at}) in {event.total_s * 1e3:.1f} ms")
+
+
+def _compiled_before(event) -> bool:
+    """Whether `event`'s function compiled before: an earlier compile in the log, another jit
+    object's of the same code, or one the log was cleared of since. Else it was only traced
+    before (by eval_shape, make_jaxpr, `.trace`, inside another jit), and what changed is told
+    against that trace's cache key, as JAX's log tells its miss."""
+    return event.nth > 1 or any(c.kind == "fresh_jit" for c in _changes(event)) or \
+        _other_jit(event) or compile_record.compiled_before_clear(event)
 
 
 def _other_jit(event) -> bool:
@@ -328,8 +340,12 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
         again = sum(e.again for e in told)
         names = ", ".join(dict.fromkeys(map(_named, told)))
         many = f" ({names})" if names != _named(told[0]) else ""
-        # a body or jit traced anew inside another program compiles nothing of its own
-        what = "recompile(s)" if any(e.compiled for e in told if e.again) else "retrace(s)"
+        # a body or jit traced anew inside another program compiles nothing of its own, and a
+        # function traced before but never compiled compiles for the first time: JAX's word
+        # for them all, cache misses, where they mix
+        missed = [e for e in told if e.again]
+        what = "recompile(s)" if all(e.compiled and _compiled_before(e) for e in missed) else \
+            "retrace(s)" if not any(e.compiled for e in missed) else "cache miss(es)"
         title = (f"⚙ {again} {what} in this cell{many}: {_named(told[0])}: "
                  f"{change_line(told[0])}" if mode == "recompiles" else
                  f"⚙ {len(told)} compile(s) of your functions in this cell ({again} again): "

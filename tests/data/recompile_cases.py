@@ -502,6 +502,12 @@ SCENARIOS = {
         "f = jax.jit(lambda x: x * 2)\n"
         "x = jnp.ones(3); jax.eval_shape(f, x)\n"
         "f(x)\n"),
+    "eval_shape_then_jit_of_other_shape": (
+        "jax.eval_shape(g, x) of a plain function, then jax.jit(g) at another shape: g's first "
+        "compile, a miss against eval_shape's trace",
+        "def g(x):\n    return x * 2\n"
+        "jax.eval_shape(g, jnp.ones(5))\n"
+        "jax.jit(g)(jnp.ones(7))\n"),
     "lower_then_call_next_line": (
         "f.lower(x), then f(x) on the next line: one trace, logged where it was lowered",
         "f = jax.jit(lambda x: x * 2)\n"
