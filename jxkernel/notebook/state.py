@@ -123,12 +123,19 @@ class State:
     def prompt_number(self) -> int:
         """The number the running cell's prompt shows (In [7]), for its names (cell[7]).
         During a cell IPython 9's `execution_count` is the next one already, older IPythons'
-        the cell's own (PromptCounter tells which); outside a cell it is the next prompt's.
+        the cell's own (PromptCounter tells which). In the cell that loaded the extension,
+        which began before pre_run_cell was registered, the running cell's result says it
+        (IPython 7 to 9 hold it in `displayhook.exec_result` while its code runs); outside a
+        cell it is the next prompt's.
 
             >>> state.prompt_number()      # in the cell shown as In [7]  # doctest: +SKIP
             7
         """
-        return self.cell_count if self.cell_count is not None else self.shell.execution_count
+        if self.cell_count is not None:
+            return self.cell_count
+        running = getattr(getattr(self.shell, "displayhook", None), "exec_result", None)
+        number = getattr(running, "execution_count", None)
+        return number if number is not None else self.shell.execution_count
 
     # IPython events
     def pre_run_cell(self, info=None):

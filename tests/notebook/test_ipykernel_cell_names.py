@@ -18,12 +18,18 @@ PERSISTENT_LINES = ("PERSISTENT COMPILATION CACHE", "Writing ", "Not writing per
                     "Persistent compilation cache hit")
 
 
+LOADING = {}        # the execute_reply and text of the cell that ran %load_ext jxkernel
+
+
 @pytest.fixture(scope="module")
 def kernel():
     with running_kernel(TIMEOUT) as client:
-        reply, _ = reply_and_text(client, "%load_ext jxkernel\nimport jxkernel.numpy as jnp\n"
-                                   "x = jnp.ones(3)")
-        assert reply["status"] == "ok", reply
+        # a line magic in the cell that loads the extension too (named one too high on
+        # IPython 9, whose execution_count is the next prompt's while a cell runs)
+        LOADING["reply"], LOADING["text"] = reply_and_text(
+            client, "%load_ext jxkernel\nimport jxkernel.numpy as jnp\nx = jnp.ones(3)\n"
+                    "%jaxpr jnp.sin(x) * 5")
+        assert LOADING["reply"]["status"] == "ok", LOADING["reply"]
         yield client
 
 
@@ -55,6 +61,12 @@ def test_a_line_magics_call_is_named_in_n_by_the_prompt_number(kernel):
     n = reply["execution_count"]
     assert reply["status"] == "error" and f"NameError in In[{n}]" in text, (n, text)
     assert f"In[{n + 1}]" not in text
+
+
+def test_a_line_magic_in_the_cell_that_loads_the_extension_is_named_by_its_prompt(kernel):
+    n = LOADING["reply"]["execution_count"]
+    assert f"# In[{n}]:1 (cell[{n}])" in LOADING["text"], (n, LOADING["text"])
+    assert f"In[{n + 1}]" not in LOADING["text"]
 
 
 def test_an_error_card_names_the_cell_not_ipykernels_file(kernel):
