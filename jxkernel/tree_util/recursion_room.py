@@ -61,9 +61,10 @@ def room() -> int | None:
 
 def spare() -> int | None:
     """`room()` plus, on 3.11, the Python frames on the caller's stack, which take from the
-    same counter there: a number that stays the same wherever on a healthy stack it is asked
-    (within a few: C code that calls back into Python takes a level), and falls by what a
-    failed flatten kept.
+    same counter there, less the limit `sys.setrecursionlimit` set (3.12 and 3.13 fix the C
+    counter's limit when Python is built): a number that stays the same wherever on a healthy
+    stack it is asked (within a few: C code that calls back into Python takes a level),
+    whatever limit the user sets, and falls by what a failed flatten kept.
 
         >>> def deeper(): return spare()
         >>> s = spare()
@@ -77,7 +78,7 @@ def spare() -> int | None:
     while frame is not None:
         frames += 1
         frame = frame.f_back
-    return r + frames
+    return r + frames - sys.getrecursionlimit()
 
 
 def give_back(n: int) -> None:
