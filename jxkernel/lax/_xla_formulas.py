@@ -317,7 +317,9 @@ def cbrt32(x):
         u3 = (u * u * u).astype(d)
         rem = np.fmod(e, 3)
         root = (u * (u3 + 2.0 * m) / (2.0 * u3 + m) * _CBRT_FACTORS[2 + rem]).astype(f)
-        out = np.ldexp(np.where((x > 0) & ~subnormal, root, -root), np.fix(e / 3).astype(np.int32))
+        # (np.trunc: np.fix, the same for floats, is deprecated from NumPy 2.5)
+        out = np.ldexp(np.where((x > 0) & ~subnormal, root, -root),
+                       np.trunc(e / 3).astype(np.int32))
     return np.where((x == 0) | ~np.isfinite(x), x, out).astype(dtype, copy=False)
 
 
