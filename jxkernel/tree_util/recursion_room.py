@@ -9,8 +9,9 @@ kernel too: docs/contributing.md, "When a worker crashes").
 `room()` counts what is left of the counter `Py_EnterRecursiveCall` uses: on 3.11 the one that
 Python frames share, on 3.12 and 3.13 the C counter (Python frames have their own there, which
 a plain recursion would measure instead). `give_back(n)` leaves it n times. Python 3.14 checks
-the C stack itself and has no counter to lose, and ctypes reaches no counter on PyPy or in the
-browser (where no jaxlib runs either): `room()` is None there.
+the C stack's own depth and has no counter to lose (python/cpython#133079 removed it), and
+ctypes reaches no counter on PyPy or in the browser (where no jaxlib runs either): `room()` is
+None there.
 
     >>> r = room()
     >>> r is None or r == room()
