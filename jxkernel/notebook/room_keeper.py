@@ -45,11 +45,13 @@ class RoomKeeper:
         self.starts = []         # the spare room as each running cell began (they nest)
 
     def cell_started(self) -> None:
-        self.starts.append(recursion_room.spare())
+        # (None where only a probe counts it, 3.12 and 3.13: too dear for every cell)
+        self.starts.append(recursion_room.spare(probe=False))
 
     def before_error(self) -> Note | None:
         """Give back what the running cell lost; a note saying so, or None."""
-        return self._give_back(self.starts[-1] if self.starts else None)
+        start = self.starts[-1] if self.starts else None
+        return self._give_back(start if start is not None else self.first_end)
 
     def cell_finished(self) -> Note | None:
         """Give back what was lost since the first cell's end; a note saying so, or None."""
@@ -61,8 +63,12 @@ class RoomKeeper:
         return self._give_back(self.first_end)
 
     def _give_back(self, reference: int | None) -> Note | None:
+        # a healthy kernel's answer, cheaply; only a loss near or past the slack is counted
+        if reference is None or recursion_room.spare_exceeds(reference - self.slack - 1) \
+                in (True, None):
+            return None
         now = recursion_room.spare()
-        if reference is None or now is None or reference - now <= self.slack:
+        if reference - now <= self.slack:
             return None
         lost = reference - now
         recursion_room.give_back(lost)

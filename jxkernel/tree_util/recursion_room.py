@@ -20,6 +20,7 @@ None there.
 from __future__ import annotations
 
 import ctypes
+import re
 import sys
 
 
@@ -60,26 +61,75 @@ def room() -> int | None:
     return n
 
 
-def spare() -> int | None:
-    """`room()` plus, on 3.11, the Python frames on the caller's stack, which take from the
-    same counter there, less the limit `sys.setrecursionlimit` set (3.12 and 3.13 fix the C
-    counter's limit when Python is built): a number that stays the same wherever on a healthy
-    stack it is asked (within a few: C code that calls back into Python takes a level),
-    whatever limit the user sets, and falls by what a failed flatten kept.
+def spare(probe: bool = True) -> int | None:
+    """A number that stays the same wherever on a healthy stack it is asked (within a few: C
+    code that calls back into Python takes a level), whatever limit `sys.setrecursionlimit`
+    sets, and falls by what a failed flatten kept. On 3.11, where Python frames take from the
+    same counter, the frames on the caller's stack less the interpreter's depth, which one
+    call tells (`_depth`); on 3.12 and 3.13 `room()` of the C counter, whose limit is fixed
+    when Python is built, counted by its probe (`probe=False`: None there instead).
 
         >>> def deeper(): return spare()
         >>> s = spare()
         >>> s is None or abs(deeper() - s) <= 2
         True
     """
-    r = room()
-    if r is None or sys.version_info >= (3, 12):
-        return r
+    if _CALLS is None or sys.version_info >= (3, 12):
+        return room() if probe else None
     frame, frames = sys._getframe(1), 0
     while frame is not None:
         frames += 1
         frame = frame.f_back
-    return r + frames - sys.getrecursionlimit()
+    depth = _depth()
+    # no level left even to ask: the depth is the limit, within the one level asking takes
+    return frames - (sys.getrecursionlimit() if depth is None else depth)
+
+
+def _depth() -> int | None:
+    """The interpreter's recursion depth (3.11): `sys.setrecursionlimit(1)` refuses, naming it
+    (a limit at or below the depth is refused before anything is set). None where no level is
+    left to make that call."""
+    try:
+        sys.setrecursionlimit(1)
+    except RecursionError as e:
+        found = _DEPTH_WORDS.search(str(e))
+        return int(found[1]) if found else None
+    raise AssertionError("sys.setrecursionlimit(1) was accepted")      # (never: depth >= 2)
+
+
+_DEPTH_WORDS = re.compile(r"at the recursion depth (\d+)")
+
+
+def spare_exceeds(level: int) -> bool | None:
+    """Whether `spare()` exceeds `level`, cheaply (None: no counter). On 3.12 and 3.13, where
+    spare() probes 1,500 or 10,000 levels one ctypes call each (0.3 and 2 ms, at every cell's
+    end), `isinstance` against tuples nested `level` + 8 deep: it takes a C level per tuple
+    (Python's own check), 2 ns each, and raises RecursionError where they run out. False
+    where that falls within the 8 and a few: spare() then says exactly."""
+    if _CALLS is None:
+        return None
+    if sys.version_info < (3, 12):
+        return spare() > level
+    try:
+        return isinstance(0, _nested(level + 8))
+    except RecursionError:
+        return False
+
+
+_NESTED = [(int,), 0]       # tuples nested that deep around (int,): the deepest made so far
+
+
+def _nested(depth: int) -> tuple:
+    """(int,) inside `depth` tuples, from the deepest made so far (made deeper once)."""
+    tree, made = _NESTED
+    for _ in range(depth - made):
+        tree = (tree,)
+    if depth > made:
+        _NESTED[:] = tree, depth
+        return tree
+    for _ in range(made - depth):
+        tree = tree[0]
+    return tree
 
 
 def give_back(n: int) -> None:

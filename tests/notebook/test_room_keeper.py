@@ -110,8 +110,11 @@ def test_a_few_levels_are_left_until_they_add_up():
 
 
 def test_before_an_error_the_running_cells_start_is_the_reference():
+    """On 3.11 the cell's start (one call tells it); on 3.12 and 3.13, where only a probe
+    counts the C room, the first cell's end."""
     keeper = room_keeper.RoomKeeper(slack=5)
-    assert keeper.before_error() is None                # no cell running: nothing to compare
+    assert keeper.before_error() is None                # nothing to compare with yet
+    assert keeper.cell_finished() is None
     keeper.cell_started()
     before = spare()
     flatten_room_cases.kept_by_failing_flattens(jax, depth=6, times=1)
