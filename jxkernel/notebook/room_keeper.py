@@ -24,15 +24,16 @@ class RoomKeeper:
     """Compares the spare room (`recursion_room.spare()`) with what it was where IPython stood
     at the same depth, and gives back what a cell lost.
 
-    The error handler runs where the cell began (inside IPython's run_cell coroutine), so it
-    compares with that cell's start. A cell's end compares with the first cell's end, a
-    reference that never moves. A healthy kernel's checks agree within a few levels: exactly
-    on 3.11 but in nested cells; on 3.12 and 3.13 a cell's end is up to 5 higher after a top-level
-    `await` and 7 lower inside a cell run by `get_ipython().run_cell` (C calling back into
-    Python takes a level there), and a cell's start and its handler differ by up to 2 as the
-    interpreter specializes IPython's awaits. What is given back is right within those few,
-    and never too much by more than them, in all. `slack` is well above them: a check never
-    gives back room in use, and small losses wait until together they exceed it.
+    The error handler runs where the cell began (inside IPython's run_cell coroutine), so on
+    3.11, where one call tells the room, it compares with that cell's start. A cell's end, and
+    on 3.12 and 3.13 the handler too (only a probe counts the C room there, too dear for every
+    cell), compares with the first cell's end, a reference that never moves. A healthy
+    kernel's checks agree within a few levels: exactly on 3.11 but in nested cells; on 3.12
+    and 3.13 a cell's end is up to 5 higher after a top-level `await` and 7 lower inside a
+    cell run by `get_ipython().run_cell` (C calling back into Python takes a level there), and
+    the handler stands up to 3 lower than a cell's end. What is given back is right within
+    those few, and never too much by more than them, in all. `slack` is well above them: a
+    check never gives back room in use, and small losses wait until together they exceed it.
 
         >>> keeper = RoomKeeper()
         >>> keeper.cell_started(); keeper.before_error() is None

@@ -78,10 +78,10 @@ def test_an_error_raised_some_way_down_is_shown_by_the_handler_once(shell):
     assert ran.printed.count("ValueError: Comparator raised exception") == 1, ran.printed
     notes = ran.shown(GAVE_BACK)
     assert len(notes) == 1, ran.texts
-    # exactly the 100 kept on 3.11; within 2 on 3.12 and 3.13, where the cell's start and the
-    # handler stand at C depths that differ by up to 2 (room_keeper.RoomKeeper)
+    # exactly the 100 kept on 3.11; within 3 on 3.12 and 3.13, where the handler compares with
+    # the first cell's end, which stands at a C depth up to 3 from its own (RoomKeeper)
     gave = int(re.search(r"gave back (\d+)", notes[0])[1])
-    assert gave == 100 if sys.version_info < (3, 12) else abs(gave - 100) <= 2, notes[0]
+    assert gave == 100 if sys.version_info < (3, 12) else abs(gave - 100) <= 3, notes[0]
     assert not run_cell(shell, "1 + 1").shown(GAVE_BACK)
 
 
