@@ -206,7 +206,7 @@ def traced(fun, event, consts=None, host_reads=None, inner_jit=False) -> None:
 
 
 def _traced(fun, event, consts, host_reads, inner_jit) -> None:
-    seen, at = {}, (event, user_source_info())
+    seen, values, at = {}, {}, (event, user_source_info())
     if getattr(fun, "__code__", None) is not None:
         for reader in (fun, *helpers_of(fun)):
             for name in reads_from_outside(reader):
@@ -218,22 +218,25 @@ def _traced(fun, event, consts, host_reads, inner_jit) -> None:
                                               in_program=in_program(value, kept, consts,
                                                                     host_reads),
                                               inner_jit=inner_jit)]
+                    values[held, name] = value
     try:
         before = _READS.get(fun) or {}
     except TypeError:                # not weakly referable: not followed
         return
     # an earlier trace's program is kept (JAX's cache too) with the value it read: kept
-    # where this trace read another, each value once, until told
+    # where this trace read another, each value once, until told. Compared by value, not by
+    # text: two arrays of more than six elements are written alike ("an array float32[8]")
     for key, olds in before.items():
         now = seen.get(key)
         if now is None:
             continue
-        texts = {now[-1].text}
-        earlier = []
+        earlier, said = [], set()
         for old in olds:
-            if not old.told and old.text not in texts:
-                texts.add(old.text)
-                earlier.append(old)
+            same = old.text if _whole(old.text) else (old.text, old.ident)
+            if old.told or same in said or not _changed(old, values[key]):
+                continue
+            said.add(same)
+            earlier.append(old)
         seen[key] = earlier[-_KEPT:] + now
     try:
         if seen:
@@ -543,6 +546,11 @@ def _another(old, now) -> bool:
         return True
     return not (np.array_equal(a, b) or a.dtype.kind in "fc" and
                 np.array_equal(a, b, equal_nan=True))
+
+
+def _whole(text: str) -> bool:
+    """Whether `text` (_text's) writes its whole value, not its type alone or clipped."""
+    return not (text.startswith("an array ") or text.endswith("..."))
 
 
 def _text(value) -> str:

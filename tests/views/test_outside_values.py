@@ -16,6 +16,7 @@ import stale_more_cases as more_cases                 # tests/data
 
 k_global = 2.0
 w_global = np.ones(3, np.float32)
+big_global = np.ones(8, np.float32)
 
 
 def test_the_docstring_examples_run():
@@ -87,6 +88,27 @@ def test_an_array_written_in_place_is_a_change_and_a_large_one_is_kept_by_identi
     assert found.then.startswith("[1.0, 1.0, 1.0]") and found.now.startswith("[5.0, 1.0, 1.0]")
     w_global[0] = 1.0
     assert outside_values._kept(np.zeros(outside_values._SMALL + 1)) is None
+
+
+def test_two_traces_reading_two_arrays_written_alike_are_two_reads():
+    """Arrays of more than six elements are written by their type alone ("an array
+    float32[8]"): the earlier trace's program keeps its own array (its input shape still calls
+    it) and is told beside the latest, where the same text had made them one read."""
+    global big_global
+    stale_reads()
+    f = jxkernel.jit(lambda x: x + big_global)
+    f(jnp.ones(8))                                   # traced with ones
+    big_global = np.full(8, 2.0, np.float32)
+    f(jnp.ones((2, 8)))                              # another shape: traced with twos
+    big_global = np.full(8, 3.0, np.float32)
+    try:
+        found = [s for s in stale_reads() if s.name == "big_global"]
+        assert sorted((s.earlier, s.then) for s in found) == \
+            [(False, "an array float32[8]"), (True, "an array float32[8]")]
+        # each program computes with the array it was traced with
+        assert float(f(jnp.ones(8))[0]) == 2.0 and float(f(jnp.ones((2, 8)))[0, 0]) == 3.0
+    finally:
+        big_global = np.ones(8, np.float32)
 
 
 def test_an_array_of_an_extended_dtype_is_not_followed():
