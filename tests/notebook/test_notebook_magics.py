@@ -330,6 +330,19 @@ def test_edited_cell_with_an_id_says_so(shell):
     np.testing.assert_allclose(np.asarray(shell.user_ns["y16"]), [3, 3])
 
 
+def test_the_same_text_in_another_cell_is_that_cells(shell):
+    """JupyterLab's cells have ids: the same expression typed in a second cell is traced and
+    named there (its lines said the first cell's, whose program it reused); the first cell
+    run again keeps its own."""
+    ok(shell, "x16c = jnp.ones(2)")
+    first = ok(shell, "%jaxpr jnp.sin(x16c) * 2", cell_id="cell-16a")
+    second = ok(shell, "%jaxpr jnp.sin(x16c) * 2", cell_id="cell-16b")
+    again = ok(shell, "%jaxpr jnp.sin(x16c) * 2", cell_id="cell-16a")
+    assert f"In[{first.count}]:1" in first.result.text, first.result.text
+    assert f"In[{second.count}]:1" in second.result.text, second.result.text
+    assert f"In[{first.count}]:1" in again.result.text, again.result.text
+
+
 # ================================================================== %jaxpr, %%jaxpr, %hlo
 def test_jaxpr_of_a_call(shell):
     ok(shell, "def f17(x, y):\n    return jnp.sin(x) * y\nx17 = jnp.ones(3)")

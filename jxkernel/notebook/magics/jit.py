@@ -189,12 +189,15 @@ class JitMagics(JxMagicsBase):
         # where jit would run it (its inputs' device), as a plain jit call does
         device = client.default_device() if backend is None and \
             config.jax_default_device is not None else None
-        key = (source, tuple(sorted(static)), tuple(sorted(donate)), backend,
-               device and device_name(device), tuple((n, kinds[n]) for n in params))
         cell_key = self.state.cell_id or source
         label, last_key = self.cells.get(cell_key, (None, None))
         if label is None:
             label = f"cell[{self.state.prompt_number()}]"
+        # a program is its cell's: the same text in another cell (JupyterLab's cells have
+        # ids) is traced anew there and named by that cell, as another cell's code is under
+        # JAX; it named its lines by the first cell's
+        key = (source, tuple(sorted(static)), tuple(sorted(donate)), backend,
+               device and device_name(device), tuple((n, kinds[n]) for n in params), label)
         program = self.programs.get(key)
         if program is None:
             filename = shell.compile.cache(visible, self.state.prompt_number())   # tracebacks
