@@ -848,13 +848,7 @@ def subscribe(callback) -> callable:
 
 def clear() -> None:
     with _lock:
-        for event in _events:
-            if event.compiled:
-                _cleared_names.add((event.function, event.source))
-                try:
-                    _cleared[event.key] = True
-                except TypeError:     # no key, or one that can't be weakly referenced
-                    pass
+        _cleared.update((e.function, e.source) for e in _events if e.compiled)
         _events.clear()
         _newest.clear()
         _newest_by_key.clear()
@@ -864,19 +858,13 @@ def clear() -> None:
 
 
 # the functions that compiled before the log was cleared (%jxcompiles --clear), which it no
-# longer shows: by key, and by name and where they were defined
-_cleared: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_cleared_names: set = set()
+# longer shows, by name and where they were defined (jits of one function share its count)
+_cleared: set = set()
 
 
 def compiled_before_clear(event: CompileEvent) -> bool:
     """Whether `event`'s function compiled before the log was cleared."""
-    try:
-        if event.key in _cleared:
-            return True
-    except TypeError:                 # no key, or one that can't be weakly referenced
-        pass
-    return (event.function, event.source) in _cleared_names
+    return (event.function, event.source) in _cleared
 
 
 _known: weakref.WeakValueDictionary = weakref.WeakValueDictionary()   # function_key -> jitted

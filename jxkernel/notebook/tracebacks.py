@@ -61,11 +61,15 @@ def user_traceback(tb):
     """A traceback of the user's frames of `tb` only (None when there is none): neither
     jxkernel's, the shell's, the standard library's nor a library's that hid its frames with
     traceback_util.register_exclusion (views/source.in_filtered_traceback)."""
-    kept = [t for t in walk(tb) if in_filtered_traceback(t.tb_frame.f_code.co_filename)]
-    filtered = None
-    for t in reversed(kept):
-        filtered = types.TracebackType(filtered, t.tb_frame, t.tb_lasti, t.tb_lineno)
-    return filtered
+    return _rebuilt([t for t in walk(tb) if in_filtered_traceback(t.tb_frame.f_code.co_filename)])
+
+
+def _rebuilt(entries):
+    """A traceback of these entries (walk's), outermost first; None for none."""
+    tb = None
+    for t in reversed(entries):
+        tb = types.TracebackType(tb, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return tb
 
 
 def through_jxkernel(tb) -> bool:
@@ -130,9 +134,7 @@ def _flattens_error(error) -> tuple:
         called = list(walk(e.__traceback__))
         cut = next((i for i, t in enumerate(called)
                     if is_jxkernel_file(t.tb_frame.f_code.co_filename)), len(called))
-        kept = None
-        for t in reversed(called[:cut]):
-            kept = types.TracebackType(kept, t.tb_frame, t.tb_lasti, t.tb_lineno)
+        kept = _rebuilt(called[:cut])
         if user_traceback(kept) is not None:
             return own, kept
     return own, own.__traceback__
