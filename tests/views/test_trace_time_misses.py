@@ -130,11 +130,11 @@ def test_an_exported_called_again_is_told_by_equality_not_as_a_dropped_program()
 
 
 def test_a_views_own_traces_log_no_tracing_line():
-    """The views' own traces of the user's function (the stepper's make_jaxpr, the
-    explainer's jit(f).trace) log no "Finished tracing f for jit": the user asked for a view,
+    """The views' own traces of the user's function (the stepper's make_jaxpr,
+    `explain`'s jit(f).trace) log no "Finished tracing f for jit": the user asked for a view,
     not a trace (JAX has no such view); the user's own make_jaxpr logs one each time, as
     JAX's, and so does the user's eval_shape of f."""
-    from jxkernel.views.explainer import explain
+    from jxkernel.views.call_explanation import explain
     from jxkernel.views.stepper import step
 
     def f(x):
