@@ -5,10 +5,8 @@ tests/data/trace_time_misses_cases.py, JAX's messages recorded per step by
 reference/make_trace_time_misses_reference.py (tests/data/trace_time_misses_reference.json).
 Each message is JAX's whole (the cases' file named "<cases>"), and what follows it is
 jxkernel's own: indented lines under JAX's (a difference's `fix:` and its code)."""
-import json
 import logging
 import re
-from pathlib import Path
 
 import pytest
 
@@ -16,9 +14,9 @@ import jxkernel
 
 import trace_time_misses_cases as cases   # tests/data, on pytest's pythonpath
 from logged import Steps, logged_steps      # tests/support
+import locations  # tests/support: the repository's folders
 
-RECORDED = json.loads((Path(__file__).parents[1] / "data" /
-                       "trace_time_misses_reference.json").read_text())["cases"]
+RECORDED = locations.jax_answers("trace_time_misses_reference.json")["cases"]
 ID = re.compile(r" id=(\d+)")
 
 # the cases whose steps export (jax.export's StableHLO: refused on the NumPy backend)
