@@ -1,9 +1,9 @@
 """jax.experimental.custom_partitioning: a function whose partitioning over a mesh the user
 writes. Inside a jit over several devices it is XLA's `CustomSPMDPartitioning` custom call,
-with the Shardy sharding rule the user gave (api/sharding_rule.py); while XLA compiles, its
-partitioner calls back `partition(mesh, arg_shapes, result_shape)` with the shardings it
-chose, and the per-device function that returns is lowered and put in the call's place
-(JAX's design, jax/_src/custom_partitioning.py). Elsewhere (eagerly, on one device, in a
+with the Shardy sharding rule the user gave (api/custom_partitioning_sharding_rule.py); while
+XLA compiles, its partitioner calls back `partition(mesh, arg_shapes, result_shape)` with the
+shardings it chose, and the per-device function that returns is lowered and put in the call's
+place (JAX's design, jax/_src/custom_partitioning.py). Elsewhere (eagerly, on one device, in a
 shard_map body) the function itself runs.
 
     >>> @custom_partitioning
@@ -41,8 +41,9 @@ from ..xla.compiler import CUSTOM_PARTITIONING_TARGET
 from ..xla.lowering import lower_module
 from ..xla.sharding import (GSPMDSharding, hlo_sharding, register_custom_partitioner,
                             spec_from_hlo, tensor_types, tuple_hlo_sharding)
-from .sharding_rule import (BATCHING, ArrayMapping, CompoundFactor,  # noqa: F401
-                            SdyShardingRule, rule_attribute, str_to_sdy_sharding_rule)
+from .custom_partitioning_sharding_rule import (  # noqa: F401
+    BATCHING, ArrayMapping, CompoundFactor, SdyShardingRule, rule_attribute,
+    str_to_sdy_sharding_rule)
 
 custom_partitioning_p = Primitive("custom_partitioning", multiple_results=True)
 

@@ -8,11 +8,11 @@ A cell that made one of your jitted functions compile again says so under its ou
 what changed and the fix (compile_notes.py; `%jxnotes all|recompiles|off`).
 `%jxguard` and `no_recompile(f)` make a recompile an error (guard.py); `%jxreport` and
 `report()` export the compilations with what changed and the fix (report.py).
-`step(f, *args)` runs f's jaxpr equation by equation (stepper.py).
+`step(f, *args)` runs f's jaxpr equation by equation (views/stepper.py).
 `show_sharding(x)` draws which device holds which block of a sharded array
-(jxkernel/sharding_view.py); a sharded Array displays that view by itself.
+(views/sharding_view.py); a sharded Array displays that view by itself.
 `%explain f(x)` links f's source, jaxpr, StableHLO and optimized HLO by line
-(jxkernel/explainer.py).
+(views/call_explanation.py).
 Loading twice is harmless; unloading restores IPython's own `%timeit` (and the
 device options that `%jxbackend` changed).
 This is the only package that imports IPython, ipywidgets and plotly.

@@ -263,7 +263,7 @@ def _centered(cell, k, width) -> str:
 
 # ------------------------------------------------------------------ communication
 def collective_json(c, source: str | None = None) -> dict:
-    """One collective (jxkernel._hlo_text.Collective) as the explain and hlo bundles list it;
+    """One collective (views/hlo_text.Collective) as the explain and hlo bundles list it;
     `source`: its line as the view labels it ('In[3]:5'), None when unknown."""
     return {"name": c.name, "opcode": c.opcode, "operands": c.operands, "shape": c.shape,
             "bytes": c.bytes, "replica_groups": c.replica_groups, "groups": c.groups,

@@ -91,14 +91,14 @@ def test_effects_barrier_after_debug_print(capfd):
 
 def test_the_views_load_on_first_use():
     code = ("import sys, jxkernel\n"
-            "lazy = ('jxkernel.views.timing', 'jxkernel.views.memory', 'jxkernel.views.explainer')\n"
+            "lazy = ('jxkernel.views.timing', 'jxkernel.views.memory', 'jxkernel.views.call_explanation')\n"
             "print([m in sys.modules for m in lazy])\n"
             "print([m in sys.modules for m in ('jxkernel.stages', 'jxkernel.export')])\n"
             "print(jxkernel.explain.__module__, jxkernel.live_arrays.__module__, "
             "jxkernel.timing.__name__)\n")
     out = run_code(code).stdout.splitlines()
     assert out == ["[False, False, False]", "[False, False]",
-                   "jxkernel.views.explainer jxkernel.views.memory jxkernel.views.timing"]
+                   "jxkernel.views.call_explanation jxkernel.views.memory jxkernel.views.timing"]
 
 
 LAZY_AT_IMPORT = ("jxkernel.nn.initializers", "jxkernel.scipy", "jxkernel.random", "jxkernel.debug",

@@ -6,8 +6,6 @@ replicated, a one-device and a 0-d array to a temporary folder and read them bac
 and the metadata files on disk are the contract with a checkpoint JAX wrote (compared as they
 are), the data a byte copy (compared as bytes)."""
 import importlib.util
-import json
-import pathlib
 import warnings
 
 import numpy as np
@@ -16,9 +14,9 @@ import pytest
 import jxkernel
 from fresh_process import run_json
 from doc_examples import check_docstring_examples
+import locations  # tests/support: the repository's folders
 
-REFERENCE = json.loads((pathlib.Path(__file__).parents[1] / "data" /
-                        "array_serialization_reference.json").read_text())["cases"]
+REFERENCE = locations.jax_answers("array_serialization_reference.json")["cases"]
 HAS_TENSORSTORE = importlib.util.find_spec("tensorstore") is not None
 needs_tensorstore = pytest.mark.skipif(not HAS_TENSORSTORE,
                                        reason="array_serialization writes with tensorstore "

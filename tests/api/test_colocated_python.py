@@ -4,7 +4,6 @@ effects reach, a class's lifetime, PRNG keys, threads) is jxkernel's as JAX 0.10
 recorded on the CPU by reference/make_colocated_python_reference.py; and serialization's
 reducers round-trip meshes, shardings and device lists."""
 import json
-import pathlib
 
 import numpy as np
 import pytest
@@ -15,9 +14,9 @@ from jxkernel.experimental.colocated_python import serialization as ser
 
 import colocated_python_cases
 from doc_examples import check_docstring_examples
+import locations  # tests/support: the repository's folders
 
-REFERENCE = json.loads((pathlib.Path(__file__).parents[1] / "data" /
-                        "colocated_python_reference.json").read_text())["cases"]
+REFERENCE = locations.jax_answers("colocated_python_reference.json")["cases"]
 pytestmark = pytest.mark.skipif(ser.cloudpickle is None,
                                 reason="colocated_python pickles with cloudpickle (test extra)")
 

@@ -2,15 +2,12 @@
 function naming one (tests/data/memory_space_cases.py, recorded by
 reference/make_memory_space_reference.py)."""
 import functools
-import json
-import os
-import pathlib
 
 import jxkernel
 import memory_space_cases as cases
+import locations  # tests/support: the repository's folders
 
-REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
-                                                 "memory_space_reference.json")).read_text())
+REFERENCE = locations.jax_answers("memory_space_reference.json")
 # computed on first use, not while pytest collects (every xdist worker collects every file)
 _ours = functools.cache(lambda: cases.run(jxkernel))
 

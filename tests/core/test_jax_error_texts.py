@@ -4,17 +4,15 @@ an unhashable static argument (no argument named, no advice), Python's own TypeE
 array (its class printed 'jaxlib._jax.ArrayImpl'), multigammaln's and bernoulli's traced
 count, an FFI target no handler is registered for (jaxlib's JaxRuntimeError). What jxkernel
 adds for a learner is the notebook card's (tests/notebook/test_notebook_error_cards.py)."""
-import json
 import re
-from pathlib import Path
 
 import pytest
 
 import jxkernel
 import jax_error_texts_cases as cases        # tests/data, on pytest's pythonpath
+import locations  # tests/support: the repository's folders
 
-RECORDED = json.loads((Path(__file__).parents[1] / "data" /
-                       "jax_error_texts_reference.json").read_text())["cases"]
+RECORDED = locations.jax_answers("jax_error_texts_reference.json")["cases"]
 _OURS: dict = {}
 
 

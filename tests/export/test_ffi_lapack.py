@@ -2,15 +2,12 @@
 ffi_call of `lapack_sgetrf_ffi` in a fresh process compiles and runs before any linear algebra
 (tests/data/ffi_lapack_cases.py, recorded by reference/make_ffi_lapack_reference.py), while
 importing jxkernel and starting the backend load no SciPy."""
-import json
-import os
-import pathlib
 
 import pytest
 from fresh_process import run_json
+import locations  # tests/support: the repository's folders
 
-REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
-                                                 "ffi_lapack_reference.json")).read_text())
+REFERENCE = locations.jax_answers("ffi_lapack_reference.json")
 
 
 def _fresh(name):

@@ -54,7 +54,7 @@ def test_over_a_mesh_matches_jax():
                                     "jxkernel._jax.experimental.layout", "jxkernel.xla.layout",
                                     "jxkernel.transforms.call_primitive",
                                     "jxkernel._jax.extend.core", "jxkernel.core.axis_env",
-                                    "jxkernel.api.sharding_rule",
+                                    "jxkernel.api.custom_partitioning_sharding_rule",
                                     "jxkernel.api.custom_partitioning"])
 def test_docstring_examples(module):
     check_docstring_examples(module)

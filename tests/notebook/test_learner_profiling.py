@@ -13,7 +13,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 import learner_profiling_cases as cases          # tests/data
 import locations                                 # tests/support
-from jxkernel.views.explainer import explain
+from jxkernel.views.call_explanation import explain
 
 # XLA's CPU compiler's numbers and HLO (the NumPy backend compiles nothing; a GPU's differ)
 pytestmark = [pytest.mark.xla_only("XLA text"), pytest.mark.cpu_only("CPU text")]

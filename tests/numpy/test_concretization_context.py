@@ -3,17 +3,15 @@ ConcretizationTypeError says so on its second line, each function in its own wor
 argument of jnp.hanning", "It arose in the jnp.arange argument 'stop'", "The error occurred
 because of argument 'length' of jnp.bincount."): tests/data/concretization_context_cases.py,
 recorded by reference/make_concretization_context_reference.py."""
-import json
-from pathlib import Path
 
 import pytest
 
 import jxkernel
 
 import concretization_context_cases as cases   # tests/data, on pytest's pythonpath
+import locations  # tests/support: the repository's folders
 
-RECORDED = json.loads((Path(__file__).parents[1] / "data" /
-                       "concretization_context_reference.json").read_text())["cases"]
+RECORDED = locations.jax_answers("concretization_context_reference.json")["cases"]
 _OURS: dict = {}
 
 

@@ -3,8 +3,6 @@ as a dict key: JAX 0.10.2's exception class and whole message
 (tests/data/traced_shape_args_cases.py, recorded by
 reference/make_traced_shape_args_reference.py). The cards they get:
 tests/notebook/test_traced_shape_args_cards.py."""
-import json
-from pathlib import Path
 
 import pytest
 
@@ -12,9 +10,9 @@ import jxkernel
 from jxkernel.core import errors
 
 import traced_shape_args_cases as cases        # tests/data, on pytest's pythonpath
+import locations  # tests/support: the repository's folders
 
-RECORDED = json.loads((Path(__file__).parents[1] / "data" /
-                       "traced_shape_args_reference.json").read_text())
+RECORDED = locations.jax_answers("traced_shape_args_reference.json")
 JAX, FIXED = RECORDED["cases"], RECORDED["fixed"]
 _OURS: dict = {}
 

@@ -55,24 +55,60 @@ def test_python_children_are_started_by_fresh_process():
     assert not stale, f"{stale} no longer start a child by hand: strike them from OWN_CHILDREN"
 
 
-# json.load in a file that names tests/data (locations.DATA, or a path built to "data")
+# a file naming tests/data: locations.DATA, or a path built to "data"
 DATA_NAMED = re.compile(r"\bDATA\b|['\"]data['\"]")
+
+
+def _reads_data_itself(text: str) -> list:
+    """The lines where a test file's text reads a JSON file of tests/data itself: `json.load`
+    in a file naming the folder (`with open(os.path.join(DATA, name)) as f: json.load(f)`), and
+    `json.loads` of an expression naming it (`json.loads((Path(__file__).parents[1] / "data" /
+    NAME).read_text())`), or naming a variable assigned one that does."""
+    if not DATA_NAMED.search(text):
+        return []
+    tree = ast.parse(text)
+    named = set()       # variables assigned a path (or a text) built from the folder
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and DATA_NAMED.search(ast.unparse(node.value)):
+            named |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    lines = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call)
+                and ast.unparse(node.func) in ("json.load", "json.loads")):
+            continue
+        read = " ".join(ast.unparse(arg) for arg in node.args)
+        if node.func.attr == "load" or DATA_NAMED.search(read) or any(
+                isinstance(n, ast.Name) and n.id in named for arg in node.args for n in ast.walk(arg)):
+            lines.append(node.lineno)
+    return sorted(lines)
 
 
 def test_recordings_are_read_through_locations():
     tests = pathlib.Path(locations.TESTS)
-    found = set()
+    by_hand = {}
     for path in sorted(tests.rglob("*.py")):
         name = path.relative_to(tests).as_posix()
         if name.startswith(("support/", "data/")):
             continue
-        text = path.read_text(encoding="utf-8")
-        if DATA_NAMED.search(text) and ("json.load(" in text or
-                                        re.search(r"json\.loads\(\(?Path\(locations\.DATA\)", text)):
-            found.add(name)
-    by_hand = sorted(found)
-    assert not by_hand, (f"{by_hand} read tests/data with json.load: use locations.jax_answers "
-                         f"(or locations.recorded for a recording without its jax_version)")
+        lines = _reads_data_itself(path.read_text(encoding="utf-8"))
+        if lines:
+            by_hand[name] = lines
+    assert not by_hand, (f"{by_hand} (file: lines) read tests/data with json.load or json.loads: "
+                         f"use locations.jax_answers (or locations.recorded for a recording "
+                         f"without its jax_version)")
+
+
+def test_the_recordings_check_sees_each_way_of_reading_one():
+    assert _reads_data_itself("with open(os.path.join(locations.DATA, 'a.json')) as f:\n"
+                              "    A = json.load(f)\n") == [2]
+    assert _reads_data_itself("A = json.loads((Path(__file__).parents[1] / 'data' /\n"
+                              "                'a.json').read_text())['cases']\n") == [1]
+    assert _reads_data_itself("P = Path(locations.DATA) / 'a.json'\n"
+                              "A = json.loads(P.read_text())\n") == [2]
+    # another file's text, in a file that names tests/data too; a recording read as it should be
+    assert _reads_data_itself("FIXTURE = LAB / 'test' / 'bundles.json'   # not DATA's\n"
+                              "B = json.loads(FIXTURE.read_text())\n"
+                              "A = locations.jax_answers('a.json')\n") == []
 
 
 def test_cells_are_run_with_ipython_shells_runner():

@@ -3,9 +3,6 @@ bool, against what JAX 0.10.2 answered (tests/data/remat_offload_cases.py, recor
 reference/make_remat_offload_reference.py). jxkernel saves an Offloadable value where it is
 (its jaxprs carry no memory kinds), so the gradients are JAX's."""
 import functools
-import json
-import os
-import pathlib
 import re
 
 import numpy as np
@@ -13,9 +10,9 @@ import pytest
 
 import jxkernel
 import remat_offload_cases as cases
+import locations  # tests/support: the repository's folders
 
-REFERENCE = json.loads(pathlib.Path(os.path.join(os.path.dirname(__file__), "..", "data",
-                                                 "remat_offload_reference.json")).read_text())
+REFERENCE = locations.jax_answers("remat_offload_reference.json")
 # computed on first use, not while pytest collects (every xdist worker collects every file)
 ours = functools.cache(lambda: cases.run(jxkernel))
 # the class's module differs: JAX's is jax._src.interpreters.partial_eval

@@ -4,9 +4,7 @@ an unhashable static argument's ValueError is JAX's whole text (an Array's type 
 JAX's `jaxlib._jax.ArrayImpl`); a traced value used as a Python one is JAX's whole text too.
 The advice is the notebook card's: static is offered only where the same run with the
 argument static works."""
-import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -14,9 +12,9 @@ import jxkernel
 from jxkernel.views import error_cards
 
 import static_hints_cases as cases   # tests/data, on pytest's pythonpath
+import locations  # tests/support: the repository's folders
 
-RECORDED = json.loads((Path(__file__).parents[1] / "data" /
-                       "static_hints_reference.json").read_text())["cases"]
+RECORDED = locations.jax_answers("static_hints_reference.json")["cases"]
 OURS = {}
 
 

@@ -3,9 +3,7 @@ programs (tests/data/eager_grad_log_cases.py, recorded by
 reference/make_eager_grad_log_reference.py). The differences that remain are those
 docs/seeing_inside.md lists ("Eager operations under grad"); each is checked here, so a
 change on either side shows."""
-import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -15,9 +13,9 @@ from jxkernel.xla.dispatch import JAX_JITTED_UFUNCS
 
 from eager_grad_log_cases import PROGRAMS, steps
 from logged import logged_messages      # tests/support
+import locations  # tests/support: the repository's folders
 
-REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
-                        "eager_grad_log_reference.json").read_text())["programs"]
+REFERENCE = locations.jax_answers("eager_grad_log_reference.json")["programs"]
 # jnp functions JAX runs as a jit of their own besides the ufuncs: their known half under grad
 # is what JAX compiles (recorded)
 JAX_JITTED = JAX_JITTED_UFUNCS | {"_reduce_sum", "_mean", "dot"}

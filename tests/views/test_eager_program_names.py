@@ -4,9 +4,7 @@ reference/make_eager_program_names_reference.py): in jax_explain_cache_misses's
 persistent-cache lines ("PERSISTENT COMPILATION CACHE MISS for 'jit_sin'") and in
 jax_log_compiles's lines ("Finished tracing multiply for jit", "Compiling jit(multiply) ...")."""
 import inspect
-import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -17,9 +15,9 @@ from jxkernel.xla.dispatch import JAX_JITTED_UFUNCS
 
 from eager_program_names_cases import CASES, inputs, run, top_level_jits
 from logged import logged_messages      # tests/support
+import locations  # tests/support: the repository's folders
 
-REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
-                        "eager_program_names_reference.json").read_text())
+REFERENCE = locations.jax_answers("eager_program_names_reference.json")
 RECORDED = REFERENCE["cases"]
 MISS = re.compile(r"PERSISTENT COMPILATION CACHE MISS for '([^']*)'")
 COMPILE_LINE = re.compile(r"^(Finished tracing |Compiling |Finished jaxpr to MLIR module "

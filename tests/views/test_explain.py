@@ -1,4 +1,4 @@
-"""jxkernel.explain / %explain (jxkernel/views/explainer.py, jxkernel/views/hlo_text.py,
+"""jxkernel.explain / %explain (jxkernel/views/call_explanation.py, jxkernel/views/hlo_text.py,
 jxkernel/views/stablehlo_text.py): f's source, its jaxpr, its StableHLO (as JAX's
 Lowered.as_text() prints it) and XLA's optimized HLO linked by source line, with per-line
 counts."""

@@ -1,4 +1,4 @@
-"""%explain's cost totals (jxkernel/views/explainer.py, per-instruction estimates by
+"""%explain's cost totals (jxkernel/views/call_explanation.py, per-instruction estimates by
 views/hlo_text.py) against XLA's cost analysis of the same programs compiled by JAX 0.10.2
 (tests/data/explain_cost_cases.py; explain_cost_reference.json recorded by
 reference/make_explain_cost_reference.py): the sums of the per-line flops, transcendentals
@@ -13,7 +13,7 @@ import explain_cost_cases as cases              # tests/data
 import locations                                 # tests/support
 
 import jxkernel
-from jxkernel.views.explainer import explain
+from jxkernel.views.call_explanation import explain
 
 # XLA's CPU compiler's HLO and numbers (the NumPy backend compiles nothing; a GPU's differ)
 pytestmark = [pytest.mark.xla_only("XLA text"), pytest.mark.cpu_only("CPU text")]

@@ -5,10 +5,8 @@ tracing misses ("PERSISTENT COMPILATION CACHE MISS" after the miss of the trace 
 program, as JAX logs it while tracing, before it lowers and compiles), and none where JAX
 logs none (explain off, or no cache folder set); a quick compile left unwritten under the
 minimum compile time's default, which is JAX's."""
-import json
 import logging
 import re
-from pathlib import Path
 
 import pytest
 
@@ -17,9 +15,9 @@ import jxkernel
 from fresh_process import run_code
 from persistent_cache_cases import CASES, DEFAULT_MIN_TIME, FOLDERLESS, run
 from logged import logged_messages      # tests/support
+import locations  # tests/support: the repository's folders
 
-REFERENCE = json.loads((Path(__file__).parents[1] / "data" /
-                        "persistent_cache_reference.json").read_text())
+REFERENCE = locations.jax_answers("persistent_cache_reference.json")
 RECORDED = REFERENCE["cases"]
 LOGGERS = ("jxkernel.compile_log", "jxkernel.compilation_cache")
 

@@ -5,10 +5,8 @@ tests/data/trace_time_misses_cases.py, JAX's messages recorded per step by
 reference/make_trace_time_misses_reference.py (tests/data/trace_time_misses_reference.json).
 Each message is JAX's whole (the cases' file named "<cases>"), and what follows it is
 jxkernel's own: indented lines under JAX's (a difference's `fix:` and its code)."""
-import json
 import logging
 import re
-from pathlib import Path
 
 import pytest
 
@@ -16,9 +14,9 @@ import jxkernel
 
 import trace_time_misses_cases as cases   # tests/data, on pytest's pythonpath
 from logged import Steps, logged_steps      # tests/support
+import locations  # tests/support: the repository's folders
 
-RECORDED = json.loads((Path(__file__).parents[1] / "data" /
-                       "trace_time_misses_reference.json").read_text())["cases"]
+RECORDED = locations.jax_answers("trace_time_misses_reference.json")["cases"]
 ID = re.compile(r" id=(\d+)")
 
 # the cases whose steps export (jax.export's StableHLO: refused on the NumPy backend)
@@ -130,11 +128,11 @@ def test_an_exported_called_again_is_told_by_equality_not_as_a_dropped_program()
 
 
 def test_a_views_own_traces_log_no_tracing_line():
-    """The views' own traces of the user's function (the stepper's make_jaxpr, the
-    explainer's jit(f).trace) log no "Finished tracing f for jit": the user asked for a view,
+    """The views' own traces of the user's function (the stepper's make_jaxpr,
+    `explain`'s jit(f).trace) log no "Finished tracing f for jit": the user asked for a view,
     not a trace (JAX has no such view); the user's own make_jaxpr logs one each time, as
     JAX's, and so does the user's eval_shape of f."""
-    from jxkernel.views.explainer import explain
+    from jxkernel.views.call_explanation import explain
     from jxkernel.views.stepper import step
 
     def f(x):

@@ -1,7 +1,8 @@
 """jxkernel._src.custom_partitioning_sharding_rule, as JAX's: custom_partitioning's Shardy
-sharding rules (jxkernel/api/sharding_rule.py) and `sdy_sharding_rule_to_mlir`, a rule for an
-operation's operand and result types as the `#sdy.op_sharding_rule` attribute of jaxlib's MLIR
-bindings (`jax.extend.mlir.ir`; the context must have the sdy dialect registered).
+sharding rules (jxkernel/api/custom_partitioning_sharding_rule.py) and
+`sdy_sharding_rule_to_mlir`, a rule for an operation's operand and result types as the
+`#sdy.op_sharding_rule` attribute of jaxlib's MLIR bindings (`jax.extend.mlir.ir`; the context
+must have the sdy dialect registered).
 
     >>> from jxkernel._jax.extend.mlir import ir
     >>> from jxkernel._jax.extend.mlir.dialects import sdy
@@ -11,8 +12,9 @@ bindings (`jax.extend.mlir.ir`; the context must have the sdy dialect registered
     ...     print(sdy_sharding_rule_to_mlir(str_to_sdy_sharding_rule("i j -> j i"), [x], [y]))
     #sdy.op_sharding_rule<([i, j])->([j, i]) {i=4, j=8}, custom>
 """
-from ...api.sharding_rule import (BATCHING, ArrayMapping, CompoundFactor,  # noqa: F401
-                                  SdyShardingRule, rule_attribute, str_to_sdy_sharding_rule)
+from ...api.custom_partitioning_sharding_rule import (  # noqa: F401
+    BATCHING, ArrayMapping, CompoundFactor, SdyShardingRule, rule_attribute,
+    str_to_sdy_sharding_rule)
 from ..extend.mlir import ir
 
 

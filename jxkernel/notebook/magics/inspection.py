@@ -12,8 +12,8 @@ from IPython.core.magic import line_magic, magics_class, no_var_expand
 
 from ...core import compile_record
 from ...core.config import config
+from ...views.call_explanation import build_explanation
 from ...views.compile_report import ReportView
-from ...views.explainer import build_explanation
 from .. import compile_notes, funcview
 from ..display import Note, cell_name
 from ..guard import set_guard
@@ -22,9 +22,6 @@ from ..report import format_for, report
 from ..tracebacks import show_card
 from ..widgets.recompiles import GROUPS, RecompileLog
 from .base import JxMagicsBase
-
-# The widgets (anywidget) and the explainer are imported by the magic that shows them:
-# %load_ext needs none of them.
 
 
 @magics_class
@@ -40,7 +37,8 @@ class InspectionMagics(JxMagicsBase):
         %explain f(x, w)        traced as jit(f) would (a plain f: non-array arguments
                                 static), lowered with source locations and compiled; per
                                 source line: its equations, ops and HLO instructions, with
-                                flops and bytes estimated per HLO instruction (explainer.py)
+                                flops and bytes estimated per HLO instruction
+                                (views/call_explanation.py)
         In a script: jxkernel.explain(f, x, w).
         """
         text = line.strip()

@@ -384,7 +384,7 @@ _API_DIRS = tuple(f"{PACKAGE_DIR}{d}{os.sep}" for d in ("transforms", "export"))
 
 def _asked_by_user() -> bool:
     """Whether the first frame above the API's own (jit's call, `.trace`, eval_shape, ...) is
-    the user's: not a view's (the explainer, the stepper), nor a jnp function's."""
+    the user's: not a view's (`explain`, the stepper), nor a jnp function's."""
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(_API_DIRS):
         frame = frame.f_back

@@ -6,9 +6,6 @@ replicated, which two lay an array out alike, each device's index, and
 `common_devices_indices_map`'s cache (one entry per sharding and shape, the same dict again,
 emptied by jax.clear_caches()), and `sharding_impls.UNSPECIFIED` in jit's in_shardings and
 out_shardings (no sharding given, as None), `parse_flatten_op_sharding`'s PartitionSpecs. Every value is exact (integers, booleans, text)."""
-import json
-import os
-import pathlib
 import re
 
 import pytest
@@ -28,8 +25,8 @@ def runs():
     return run_json(cases_code("sharding_src_cases"), {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(json.loads(pathlib.Path(os.path.join(
-    locations.DATA, "sharding_src_reference.json")).read_text())["cases"]))
+@pytest.mark.parametrize(
+    "case", sorted(locations.jax_answers("sharding_src_reference.json")["cases"]))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     assert ours[case] == ref[case]

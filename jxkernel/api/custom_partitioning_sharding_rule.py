@@ -1,4 +1,4 @@
-"""Shardy sharding rules of custom_partitioning (JAX's custom_partitioning_sharding_rule.py):
+"""Shardy sharding rules of custom_partitioning (JAX's file of the same name):
 which dimensions of the operands and results share a factor, written Einsum-like
 ("i j, j k -> i k") or as an `SdyShardingRule` of `ArrayMapping`s, and the
 `#sdy.op_sharding_rule` attribute XLA's Shardy propagation reads.
