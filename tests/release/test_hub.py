@@ -248,6 +248,34 @@ class Kernel:
                 return "".join(out).strip()
         raise AssertionError(f"{self.name}'s cell {code!r} gave no answer in {timeout} s")
 
+    def ready(self, timeout=60):
+        """Wait until the kernel answers on shell and on iopub, as a Jupyter frontend does after
+        a restart: a kernel_info_request every 0.5 s until one has its reply and its status.
+        The server does that itself for a new connection (its "nudge"), but not for a kernel
+        it last saw busy, and a kernel killed mid-cell is one: a cell sent as soon as the
+        restarted kernel is up ran, but its iopub messages went out before the server's
+        subscription reached the new kernel, so `_answers`' first try waited its 10 s for
+        nothing (a fresh clone's hub.log: 10 s between the restart and the second try)."""
+        import websocket
+        sent, replied, published = set(), False, False
+        deadline = time.monotonic() + timeout
+        next_send = time.monotonic()
+        while time.monotonic() < deadline:
+            if time.monotonic() >= next_send:
+                sent.add(self.send("kernel_info_request", {}))
+                next_send = time.monotonic() + 0.5
+            self.ws.settimeout(max(0.05, min(next_send, deadline) - time.monotonic()))
+            try:
+                msg = json.loads(self.ws.recv())
+            except websocket.WebSocketTimeoutException:
+                continue
+            if msg.get("parent_header", {}).get("msg_id") in sent:
+                replied |= msg["msg_type"] == "kernel_info_reply"
+                published |= msg.get("channel") == "iopub"
+                if replied and published:
+                    return
+        raise AssertionError(f"{self.name}'s kernel did not answer in {timeout} s")
+
     def wait_busy(self, msg_id, timeout=30):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -360,6 +388,7 @@ def test_a_room_of_two_learners_under_faults(room):
     status, body = room.api(ada, "POST", f"kernels/{k_ada.id}/restart")
     assert status == 200, (status, body)
     k_ada.connect()
+    k_ada.ready()
     room.wait("ada's restarted kernel", lambda: _answers(k_ada, "x = 41; x + 1", "42"), 60)
     assert int(k_ada.execute("import os; os.getpid()")) != ada_kernel_pid
 
