@@ -13,6 +13,7 @@ and the other learner carries on.
 Skipped, saying why, where jupyterhub, nbgitpuller or configurable-http-proxy is missing
 (scripts/test.sh installs them: the [hub] extra and npm). Every wait is bounded; every process
 the room starts is ended at the end, found by its working directory under the room's folder.
+The hub's log, with the test's own steps timed in it, is kept as test-artifacts/hub.log.
 """
 from __future__ import annotations
 
@@ -110,12 +111,22 @@ class Room:
 
     def stop_hub(self, timeout=30):
         """SIGTERM the hub (it stops its proxy, leaves learners' servers), SIGKILL if it hangs."""
+        self.note("SIGTERM to the hub")
         self.proc.send_signal(signal.SIGTERM)
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
+            self.note(f"the hub still runs {timeout} s after SIGTERM: SIGKILL")
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(10)
+        self.note("the hub ended")
+
+    def note(self, what):
+        """A line of the test's own in the hub's log (kept as test-artifacts/hub.log): where a
+        fresh clone's run of this test spends its time, step by step."""
+        with open(self.log_path, "a") as log:
+            log.write(f"[test {time.strftime('%H:%M:%S')}.{int(time.time() * 1000) % 1000:03d}] "
+                      f"{what}\n")
 
     def kill_everything(self):
         """Every process whose working directory is in the room's folder: the hub, its proxy,
@@ -321,6 +332,9 @@ def room(tmp_path_factory):
         # no graceful stop first: every process of the room (servers, kernels) has its working
         # directory in the room's folder, and a server's graceful stop took 5 s of the test
         room.kill_everything()
+        artifacts = ROOT / "test-artifacts"
+        artifacts.mkdir(exist_ok=True)
+        shutil.copy(room.log_path, artifacts / "hub.log")
 
 
 def test_a_room_of_two_learners_under_faults(room):
@@ -381,6 +395,7 @@ def test_a_room_of_two_learners_under_faults(room):
     msg_id = k_ada.send("execute_request", {"code": "import time; time.sleep(120)",
                                             "silent": False, "store_history": False})
     k_ada.wait_busy(msg_id)
+    room.note("SIGKILL to ada's kernel")
     os.kill(ada_kernel_pid, signal.SIGKILL)
     assert room.request("GET", "/hub/api/")[0] == 200
     assert k_grace.execute("2 + 2") == "4"
@@ -389,6 +404,7 @@ def test_a_room_of_two_learners_under_faults(room):
     assert status == 200, (status, body)
     k_ada.connect()
     k_ada.ready()
+    room.note("ada's restarted kernel answers")
     room.wait("ada's restarted kernel", lambda: _answers(k_ada, "x = 41; x + 1", "42"), 60)
     assert int(k_ada.execute("import os; os.getpid()")) != ada_kernel_pid
 
@@ -398,6 +414,7 @@ def test_a_room_of_two_learners_under_faults(room):
     import psutil
     assert psutil.pid_exists(ada_server_pid) and psutil.pid_exists(grace_server_pid)
     room.start()
+    room.note("the hub is back")
     assert (room.server(ada) or {}).get("ready") and (room.server(grace) or {}).get("ready")
     room.wait("ada's server behind the new proxy",
               lambda: room.api(ada, "GET", "status")[0] == 200, 30)
@@ -407,6 +424,7 @@ def test_a_room_of_two_learners_under_faults(room):
     assert k_grace.execute("3 + 3") == "6"
 
     # a learner's server killed: the hub notices, the other learner carries on, files stay
+    room.note("SIGKILL to grace's server")
     os.kill(grace_server_pid, signal.SIGKILL)
     room.wait("the hub noticing grace's server ended", lambda: room.server(grace) is None, 30)
     assert k_ada.execute("x + 2") == "43"
