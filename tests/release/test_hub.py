@@ -94,10 +94,22 @@ class Room:
     # ------------------------------------------------------------------ the hub's lifetime
     def start(self, timeout=90):
         log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyterhub", "-f", str(CONFIG)], cwd=self.folder,
-            env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        log.close()
+        # the hub gets SIGINT at its default, as from a terminal: a suite run in the background
+        # by a non-interactive shell (`sh scripts/test.sh &`: fresh clones, some CI) ignores
+        # SIGINT, and its children inherit that. JupyterHub stops its idle-culler with SIGINT
+        # first; a culler that ignored it held the hub's shutdown past stop_hub's 30 s (its
+        # SIGKILL), then the new hub's start waited on the old proxy: 40 s of most clones' runs
+        ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        if ignored:     # a Python handler is reset to the default in the child at exec
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "jupyterhub", "-f", str(CONFIG)], cwd=self.folder,
+                env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        finally:
+            if ignored:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            log.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, f"the hub exited:\n{self.log()}"
