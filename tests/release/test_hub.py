@@ -98,7 +98,7 @@ class Room:
         # by a non-interactive shell (`sh scripts/test.sh &`: fresh clones, some CI) ignores
         # SIGINT, and its children inherit that. JupyterHub stops its idle-culler with SIGINT
         # first; a culler that ignored it held the hub's shutdown past stop_hub's 30 s (its
-        # SIGKILL), then the new hub's start waited on the old proxy: 40 s of most clones' runs
+        # SIGKILL), and the new hub's start then waited on the old proxy: most clones' runs
         ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
         if ignored:     # a Python handler is reset to the default in the child at exec
             signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -275,10 +275,9 @@ class Kernel:
         """Wait until the kernel answers on shell and on iopub, as a Jupyter frontend does after
         a restart: a kernel_info_request every 0.5 s until one has its reply and its status.
         The server does that itself for a new connection (its "nudge"), but not for a kernel
-        it last saw busy, and a kernel killed mid-cell is one: a cell sent as soon as the
-        restarted kernel is up ran, but its iopub messages went out before the server's
-        subscription reached the new kernel, so `_answers`' first try waited its 10 s for
-        nothing (a fresh clone's hub.log: 10 s between the restart and the second try)."""
+        it last saw busy, and a kernel killed mid-cell is one: a cell sent at once could get
+        no answer, and `_answers`' first try waited its 10 s for nothing (a fresh clone's
+        hub.log: 10 s between the restart and the second try)."""
         import websocket
         sent, replied, published = set(), False, False
         deadline = time.monotonic() + timeout
@@ -344,9 +343,11 @@ def room(tmp_path_factory):
         # no graceful stop first: every process of the room (servers, kernels) has its working
         # directory in the room's folder, and a server's graceful stop took 5 s of the test
         room.kill_everything()
-        artifacts = ROOT / "test-artifacts"
-        artifacts.mkdir(exist_ok=True)
-        shutil.copy(room.log_path, artifacts / "hub.log")
+        try:
+            (ROOT / "test-artifacts").mkdir(exist_ok=True)
+            shutil.copy(room.log_path, ROOT / "test-artifacts" / "hub.log")
+        except OSError:         # no log (the hub never started) or a read-only checkout
+            pass
 
 
 def test_a_room_of_two_learners_under_faults(room):
