@@ -178,7 +178,7 @@ class Channel:
                 "other_compiles": len(everything) - len(events),
                 "cache_hits": sum(compile_record.cache_hits(k) for k in keys.values()),
                 "fail_on_recompile": compile_record.failing_on_recompile(),
-                "memory": allocator_stats(device)}
+                "memory": allocator_stats(device), "counted": counted(platform, everything)}
 
     def _prospective(self, platform: str, count: int) -> dict:
         """The state with `platform`'s `count` devices not started yet: the menu lists them as
@@ -187,7 +187,8 @@ class Channel:
                 "backend": platform, "device": f"{platform}:0", "device_count": count,
                 "backends": self._backends_ahead(platform, count), "compiles": 0,
                 "other_compiles": 0, "cache_hits": 0,
-                "fail_on_recompile": compile_record.failing_on_recompile(), "memory": None}
+                "fail_on_recompile": compile_record.failing_on_recompile(), "memory": None,
+                "counted": counted(platform, ())}
 
     def _backends_ahead(self, platform: str, count: int) -> list:
         """The menu's list before any backend started: `platform`'s `count` devices as they
@@ -253,6 +254,19 @@ class Channel:
     def event_json(self, event) -> dict:
         cell_id, count = self._cells.get(event.seq, (None, None))
         return views_json.compile_event_json(event, cell_id, count)
+
+
+def counted(platform: str, events) -> str:
+    """What the state's compiles count, in %jxcompiles' words ("cache misses", its column):
+    the NumPy backend compiles nothing (a miss traces the function and NumPy runs its jaxpr),
+    so where the selected device is NumPy's or one of `events` ran there, "cache misses"
+    (every compile is one too); else "compiles".
+
+    >>> counted("cpu", ()), counted("numpy", ())
+    ('compiles', 'cache misses')
+    """
+    numpy = platform == "numpy" or any(e.backend == "numpy" for e in events)
+    return "cache misses" if numpy else "compiles"
 
 
 def _backend_json(platform: str, found: dict, missing: dict) -> dict:

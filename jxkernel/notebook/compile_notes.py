@@ -180,6 +180,12 @@ def _details(event, run=()) -> str:
         lines.append(f"what changed: {event.reason}")
     elif _traced_as_new(event):
         lines.append(f"why: {_traced_as_new(event)}")
+    if not event.compiled and _stage_only(event):   # eval_shape's, make_jaxpr's trace
+        lines.append(f"traced for ({signature_said(event)}) by jax.{event.inlined_into}, "
+                     f"{_STAGE_ONLY[_stage_only(event)]}: nothing compiled (JAX compiles "
+                     f"nothing here either); {event.function} called with these arguments "
+                     f"compiles this trace then, without tracing it again")
+        return "\n".join(lines)
     if not event.compiled:      # a retrace inside another traced function
         lines.append(f"traced for ({signature_said(event)}) inside "
                      f"{event.inlined_into}: nothing compiled of its own (it is part of "
@@ -188,6 +194,17 @@ def _details(event, run=()) -> str:
     lines.append(f"compiled for ({signature_said(event)}) in "
                  f"{event.total_s * 1e3:.1f} ms ({event.cache})")
     return "\n".join(lines)
+
+
+# traces that compile nothing, around a jit traced inside them: what each is for
+_STAGE_ONLY = {"eval_shape": "for shapes only", "make_jaxpr": "for its jaxpr only"}
+
+
+def _stage_only(event) -> str | None:
+    """"eval_shape" or "make_jaxpr" where `event` is a jit traced inside the trace one of
+    them makes (event.inlined_into "eval_shape(f)"), which nothing compiles; else None."""
+    name = (event.inlined_into or "").partition("(")[0]
+    return name if name in _STAGE_ONLY else None
 
 
 def _library_of(source: str) -> str:
@@ -222,6 +239,11 @@ def _title(event, times: int = 1) -> str:
     at = f", at {where(event)}" if where(event) else ""
     if times > 1 and event.again:
         return _title(event).replace(" again (", f" again ×{times} (", 1)
+    if not event.compiled and _stage_only(event):   # by eval_shape: nothing compiles
+        by = f"by jax.{_stage_only(event)}, {_STAGE_ONLY[_stage_only(event)]}{at}"
+        if event.again:
+            return f"⚙ {_named(event)} traced again ({by}): {change_line(event)}"
+        return f"⚙ {_named(event)} traced ({signature_said(event)}, {by})"
     if not event.compiled:      # traced anew inside jit(outer): nothing compiled of its own
         if event.again:
             return (f"⚙ {_named(event)} traced again (inside {event.inlined_into}{at}): "

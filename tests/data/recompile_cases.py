@@ -508,6 +508,16 @@ SCENARIOS = {
         "def g(x):\n    return x * 2\n"
         "jax.eval_shape(g, jnp.ones(5))\n"
         "jax.jit(g)(jnp.ones(7))\n"),
+    "eval_shape_of_partial_of_jit": (
+        "jax.eval_shape(functools.partial(init_state, n)) of a jit with n static, for two sizes "
+        "(Flax's key_concepts), then init_state(4): traced for shapes only, nothing compiled "
+        "until the call, which compiles eval_shape's trace without tracing again",
+        "import functools\n"
+        "@functools.partial(jax.jit, static_argnums=(0,))\n"
+        "def init_state(n):\n    return jnp.zeros(n)\n"
+        "jax.eval_shape(functools.partial(init_state, 3))\n"
+        "jax.eval_shape(functools.partial(init_state, 4))\n"
+        "init_state(4)\n"),
     "lower_then_call_next_line": (
         "f.lower(x), then f(x) on the next line: one trace, logged where it was lowered",
         "f = jax.jit(lambda x: x * 2)\n"

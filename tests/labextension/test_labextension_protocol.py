@@ -321,6 +321,8 @@ def test_the_numpy_backends_allocator_matches_the_schema(monkeypatch):
     assert entry["bytes_in_use"] >= 1200 and entry["bytes_limit"] is None
     assert_matches("StateMessage", state)
     assert state["memory"]["bytes_in_use"] >= 1200 and state["memory"]["bytes_limit"] is None
+    # it compiles nothing: the status bar counts cache misses, as %jxcompiles does
+    assert state["counted"] == "cache misses"
 
 
 def test_a_collective_matches_the_schema():

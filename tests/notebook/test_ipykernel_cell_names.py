@@ -63,9 +63,25 @@ def test_a_line_magics_call_is_named_in_n_by_the_prompt_number(kernel):
     assert f"In[{n + 1}]" not in text
 
 
+def test_a_line_magic_below_other_lines_is_named_by_its_own_line(kernel):
+    """`%jaxpr` on a cell's line 3 (ipykernel's cell file is /tmp/ipykernel_<pid>/<hash>.py):
+    its jaxpr's lines and its error say In[n]:3 / line 3, the cell's line, not line 1; a
+    jitted call compiled again on a magic's line 2 is noted at In[n]:2."""
+    cell = kernel_cell(kernel, "x3 = jnp.ones(3)\ny3 = 2.0\n%jaxpr jnp.sin(x3) * y3")
+    n = cell.count
+    assert f"# In[{n}]:3 (cell[{n}])" in cell.text and f"In[{n}]:1" not in cell.text, cell.text
+    cell = kernel_cell(kernel, "x3 = jnp.ones(3)\n\n%jaxpr len(undefined_3)")
+    assert f"NameError in In[{cell.count}], line 3: len(undefined_3)" in cell.text, cell.text
+    kernel_cell(kernel, "import jxkernel as jax\nh3 = jax.jit(lambda v: v + 1)\nh3(x3)")
+    cell = kernel_cell(kernel, "v3 = jnp.ones(5)\n%jaxpr jnp.sin(h3(v3))")
+    (note,) = cell.compile_notes
+    assert f"(compile #2, at In[{cell.count}]:2)" in note, note
+
+
 def test_a_line_magic_in_the_cell_that_loads_the_extension_is_named_by_its_prompt(kernel):
     n = LOADING["reply"]["execution_count"]
-    assert f"# In[{n}]:1 (cell[{n}])" in LOADING["text"], (n, LOADING["text"])
+    # (the %jaxpr stands on the cell's line 4)
+    assert f"# In[{n}]:4 (cell[{n}])" in LOADING["text"], (n, LOADING["text"])
     assert f"In[{n + 1}]" not in LOADING["text"]
 
 

@@ -530,6 +530,37 @@ def test_a_jit_traced_again_inside_another_is_noted_as_a_retrace(shell):
     assert [(c.path, c.kind) for c in traced[1].changes] == [("x", "shape")]
 
 
+def test_a_jit_traced_by_eval_shape_is_told_that_nothing_compiles_and_when_it_would(shell):
+    # Flax's key_concepts (cell 9): jax.eval_shape(partial(init_state, n)) of a jit with n
+    # static, for two sizes. JAX traces init_state for each (its miss at no call site,
+    # "TRACING CACHE MISS at :") and compiles nothing; init_state(4) later compiles
+    # eval_shape's trace without a miss (recompile_reference.json's scenario). The note
+    # said "inside jit(init_state) ... part of that one's program, if that compiles"
+    import locations                            # tests/support
+    from recompile_cases import SCENARIOS       # tests/data
+    name = "eval_shape_of_partial_of_jit"
+    theirs = locations.jax_answers("recompile_reference.json")["scenarios"][name]
+    lines = SCENARIOS[name][1].splitlines()
+    assert lines[5].startswith("jax.eval_shape(functools.partial(init_state, 4))")
+    assert [m.startswith("TRACING CACHE MISS at :") for m in theirs["messages"]] == \
+        [False, True, False, True] and theirs["lowerings"] == 1      # the call's, alone
+    ok(shell, "\n".join(lines[:5]))
+    (note,) = ok(shell, lines[5]).notes
+    text = note["text/plain"]
+    head, *_, last = text.splitlines()
+    assert head.startswith("⚙ init_state traced again (by jax.eval_shape, for shapes only, "
+                           "at In[") and "n: static 3 -> 4" in head, text
+    assert last == ("traced for (n: static 4) by jax.eval_shape(init_state), for shapes only: "
+                    "nothing compiled (JAX compiles nothing here either); init_state called "
+                    "with these arguments compiles this trace then, without tracing it again")
+    assert "jit(init_state)" not in text and "if that compiles" not in text, text
+    # as said: the call compiles eval_shape's trace, traced no more
+    start = compile_log.last_seq() + 1
+    assert ok(shell, lines[6]).notes == []
+    (call,) = [e for e in compile_log.events_since(start) if e.function == "init_state"]
+    assert call.compiled and not call.miss
+
+
 # ------------------------------------------------------------------ control-flow bodies
 def test_a_scan_body_traced_again_is_noted_as_a_retrace_with_a_fix_that_applies(shell):
     """A body's retrace (a miss of its trace cache, as JAX's jax_explain_cache_misses logs

@@ -343,6 +343,29 @@ def test_the_same_text_in_another_cell_is_that_cells(shell):
     assert f"In[{first.count}]:1" in again.result.text, again.result.text
 
 
+def test_a_line_magic_below_other_lines_names_its_own_line_of_the_cell(shell):
+    """`%jaxpr ...` on line 3 of a cell: its expression's lines are the cell's line 3 (the
+    jaxpr's source lines, the error's line, a compile note's "at In[n]:3"), not line 1 (it
+    was cached as a source of its own, whose line 1 it is)."""
+    ok(shell, "h16d = jax.jit(lambda v: v + 1)\nh16d(jnp.ones(2))")
+    made = ok(shell, "x16d = jnp.ones(3)\ny16d = 2.0\n%jaxpr jnp.sin(x16d) * y16d")
+    n = made.count
+    assert f"# In[{n}]:3 (cell[{n}])" in made.result.text, made.result.text
+    assert f"In[{n}]:1" not in made.result.text
+    failed = run(shell, "x16d = jnp.ones(3)\n\n%jaxpr len(undefined_16d)")
+    assert isinstance(failed.error, CellError)
+    assert f"NameError in In[{failed.count}], line 3: len(undefined_16d)" in failed.printed, \
+        failed.printed
+    # a call of a jitted function on the magic's line, compiled again there
+    noted = ok(shell, "v16d = jnp.ones(5)\n%jaxpr jnp.sin(h16d(v16d))")
+    (note,) = noted.notes
+    assert f"(compile #2, at In[{noted.count}]:2)" in note["text/plain"], note["text/plain"]
+    assert f"called at In[{noted.count}]:2:  jnp.sin(h16d(v16d))" in note["text/plain"]
+    # alone in its cell, line 1 as before
+    alone = ok(shell, "%jaxpr jnp.cos(x16d)")
+    assert f"# In[{alone.count}]:1 " in alone.result.text, alone.result.text
+
+
 # ================================================================== %jaxpr, %%jaxpr, %hlo
 def test_jaxpr_of_a_call(shell):
     ok(shell, "def f17(x, y):\n    return jnp.sin(x) * y\nx17 = jnp.ones(3)")

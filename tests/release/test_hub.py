@@ -13,6 +13,7 @@ and the other learner carries on.
 Skipped, saying why, where jupyterhub, nbgitpuller or configurable-http-proxy is missing
 (scripts/test.sh installs them: the [hub] extra and npm). Every wait is bounded; every process
 the room starts is ended at the end, found by its working directory under the room's folder.
+The hub's log, with the test's own steps timed in it, is kept as test-artifacts/hub.log.
 """
 from __future__ import annotations
 
@@ -93,10 +94,22 @@ class Room:
     # ------------------------------------------------------------------ the hub's lifetime
     def start(self, timeout=90):
         log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyterhub", "-f", str(CONFIG)], cwd=self.folder,
-            env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        log.close()
+        # the hub gets SIGINT at its default, as from a terminal: a suite run in the background
+        # by a non-interactive shell (`sh scripts/test.sh &`: fresh clones, some CI) ignores
+        # SIGINT, and its children inherit that. JupyterHub stops its idle-culler with SIGINT
+        # first; a culler that ignored it held the hub's shutdown past stop_hub's 30 s (its
+        # SIGKILL), and the new hub's start then waited on the old proxy: most clones' runs
+        ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        if ignored:     # a Python handler is reset to the default in the child at exec
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "jupyterhub", "-f", str(CONFIG)], cwd=self.folder,
+                env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        finally:
+            if ignored:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            log.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, f"the hub exited:\n{self.log()}"
@@ -110,12 +123,22 @@ class Room:
 
     def stop_hub(self, timeout=30):
         """SIGTERM the hub (it stops its proxy, leaves learners' servers), SIGKILL if it hangs."""
+        self.note("SIGTERM to the hub")
         self.proc.send_signal(signal.SIGTERM)
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
+            self.note(f"the hub still runs {timeout} s after SIGTERM: SIGKILL")
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait(10)
+        self.note("the hub ended")
+
+    def note(self, what):
+        """A line of the test's own in the hub's log (kept as test-artifacts/hub.log): where a
+        fresh clone's run of this test spends its time, step by step."""
+        with open(self.log_path, "a") as log:
+            log.write(f"[test {time.strftime('%H:%M:%S')}.{int(time.time() * 1000) % 1000:03d}] "
+                      f"{what}\n")
 
     def kill_everything(self):
         """Every process whose working directory is in the room's folder: the hub, its proxy,
@@ -248,6 +271,33 @@ class Kernel:
                 return "".join(out).strip()
         raise AssertionError(f"{self.name}'s cell {code!r} gave no answer in {timeout} s")
 
+    def ready(self, timeout=60):
+        """Wait until the kernel answers on shell and on iopub, as a Jupyter frontend does after
+        a restart: a kernel_info_request every 0.5 s until one has its reply and its status.
+        The server does that itself for a new connection (its "nudge"), but not for a kernel
+        it last saw busy, and a kernel killed mid-cell is one: a cell sent at once could get
+        no answer, and `_answers`' first try waited its 10 s for nothing (a fresh clone's
+        hub.log: 10 s between the restart and the second try)."""
+        import websocket
+        sent, replied, published = set(), False, False
+        deadline = time.monotonic() + timeout
+        next_send = time.monotonic()
+        while time.monotonic() < deadline:
+            if time.monotonic() >= next_send:
+                sent.add(self.send("kernel_info_request", {}))
+                next_send = time.monotonic() + 0.5
+            self.ws.settimeout(max(0.05, min(next_send, deadline) - time.monotonic()))
+            try:
+                msg = json.loads(self.ws.recv())
+            except websocket.WebSocketTimeoutException:
+                continue
+            if msg.get("parent_header", {}).get("msg_id") in sent:
+                replied |= msg["msg_type"] == "kernel_info_reply"
+                published |= msg.get("channel") == "iopub"
+                if replied and published:
+                    return
+        raise AssertionError(f"{self.name}'s kernel did not answer in {timeout} s")
+
     def wait_busy(self, msg_id, timeout=30):
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -293,6 +343,11 @@ def room(tmp_path_factory):
         # no graceful stop first: every process of the room (servers, kernels) has its working
         # directory in the room's folder, and a server's graceful stop took 5 s of the test
         room.kill_everything()
+        try:
+            (ROOT / "test-artifacts").mkdir(exist_ok=True)
+            shutil.copy(room.log_path, ROOT / "test-artifacts" / "hub.log")
+        except OSError:         # no log (the hub never started) or a read-only checkout
+            pass
 
 
 def test_a_room_of_two_learners_under_faults(room):
@@ -353,6 +408,7 @@ def test_a_room_of_two_learners_under_faults(room):
     msg_id = k_ada.send("execute_request", {"code": "import time; time.sleep(120)",
                                             "silent": False, "store_history": False})
     k_ada.wait_busy(msg_id)
+    room.note("SIGKILL to ada's kernel")
     os.kill(ada_kernel_pid, signal.SIGKILL)
     assert room.request("GET", "/hub/api/")[0] == 200
     assert k_grace.execute("2 + 2") == "4"
@@ -360,6 +416,8 @@ def test_a_room_of_two_learners_under_faults(room):
     status, body = room.api(ada, "POST", f"kernels/{k_ada.id}/restart")
     assert status == 200, (status, body)
     k_ada.connect()
+    k_ada.ready()
+    room.note("ada's restarted kernel answers")
     room.wait("ada's restarted kernel", lambda: _answers(k_ada, "x = 41; x + 1", "42"), 60)
     assert int(k_ada.execute("import os; os.getpid()")) != ada_kernel_pid
 
@@ -369,6 +427,7 @@ def test_a_room_of_two_learners_under_faults(room):
     import psutil
     assert psutil.pid_exists(ada_server_pid) and psutil.pid_exists(grace_server_pid)
     room.start()
+    room.note("the hub is back")
     assert (room.server(ada) or {}).get("ready") and (room.server(grace) or {}).get("ready")
     room.wait("ada's server behind the new proxy",
               lambda: room.api(ada, "GET", "status")[0] == 200, 30)
@@ -378,6 +437,7 @@ def test_a_room_of_two_learners_under_faults(room):
     assert k_grace.execute("3 + 3") == "6"
 
     # a learner's server killed: the hub notices, the other learner carries on, files stay
+    room.note("SIGKILL to grace's server")
     os.kill(grace_server_pid, signal.SIGKILL)
     room.wait("the hub noticing grace's server ended", lambda: room.server(grace) is None, 30)
     assert k_ada.execute("x + 2") == "43"

@@ -60,7 +60,7 @@ CHECKPOINT_TRACES = {"checkpoint_policy_jit_made_anew", "checkpoint_inside_jit_n
 # call; logged by jxkernel without an event) and the jit's trace inside that one, at no call
 # site ("TRACING CACHE MISS at :", jxkernel's event)
 MAKE_JAXPR_TRACES = {"make_jaxpr_of_jit", "make_jaxpr_of_jit_twice",
-                     "make_jaxpr_plain_new_shape"}
+                     "make_jaxpr_plain_new_shape", "eval_shape_of_partial_of_jit"}
 # where make_jaxpr or eval_shape traces a plain function that a jit of it also meets (one
 # trace cache in JAX, whose make_jaxpr and eval_shape are jit(g).trace): the scenario's line
 # of those calls, whose misses jxkernel logs without an event; the jit's are events

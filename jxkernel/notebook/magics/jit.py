@@ -26,7 +26,7 @@ from ..tracebacks import show_card
 from ..widgets.cell_view import CellView
 from ..widgets.hlo_view import HloView
 from ..widgets.jaxpr_viewer import JaxprViewer
-from .base import JxMagicsBase, device_name
+from .base import JxMagicsBase, device_name, magic_line
 
 # The widgets (anywidget) are imported by the magic that shows them: %load_ext and a plain
 # %%jit cell need none of them.
@@ -137,10 +137,11 @@ class JitMagics(JxMagicsBase):
             parsed = self.jit_lines[line] = (args, frozenset(show_what))
         return parsed
 
-    def _analyzed(self, cell, header):
+    def _analyzed(self, cell, header, line=1):
         """(source, visible, CellInfo) of a cell, kept per cell text and IPython's input
-        transformers: a rerun skips tokenizing and parsing it again."""
-        key = (cell, header, _transformers_key(self.shell))
+        transformers: a rerun skips tokenizing and parsing it again. `line`: the cell's line
+        a line magic's expression stands on (its lines are named by the cell's)."""
+        key = (cell, header, line, _transformers_key(self.shell))
         found = self.sources.get(key)
         if found is not None:
             return found
@@ -148,6 +149,8 @@ class JitMagics(JxMagicsBase):
         visible = source if header is None else f"{header}\n{source}"
         if header is not None:
             source = "\n" + source
+        elif line > 1:                    # (blank lines above it: the cell's other lines)
+            source = visible = "\n" * (line - 1) + source
         try:
             info = cellmod.analyze(source)
         except SyntaxError as e:
@@ -157,11 +160,13 @@ class JitMagics(JxMagicsBase):
         found = self.sources[key] = (source, visible, info)
         return found
 
-    def _program(self, cell, static, donate, backend, quiet, header=None) -> CellProgram:
+    def _program(self, cell, static, donate, backend, quiet, header=None,
+                 line=1) -> CellProgram:
         """The compiled form of a cell (cached). With a `header` (the `%%magic` line), line
-        numbers count it, as the notebook shows them: the body starts at line 2."""
+        numbers count it, as the notebook shows them: the body starts at line 2; a line
+        magic's expression on the cell's `line`."""
         shell = self.shell
-        source, visible, info = self._analyzed(cell, header)
+        source, visible, info = self._analyzed(cell, header, line)
         who = (header or "%jaxpr").split()[0]
         ns = shell.user_ns
         for name in static + donate:
@@ -313,8 +318,9 @@ class JitMagics(JxMagicsBase):
         with the failing line marked (the traced-vs-static view) before the error."""
         call = None if is_cell else self._call(text)
         if call is None:
+            line = 1 if is_cell else magic_line(self.state.prompt_number())
             program = self._program(text, [], [], None, True,
-                                    header="%%jaxpr" if is_cell else None)
+                                    header="%%jaxpr" if is_cell else None, line=line)
             try:
                 traced = program.trace(program.arguments(self.shell.user_ns))
             except CellError as err:

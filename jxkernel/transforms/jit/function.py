@@ -301,7 +301,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         out_trees, leaves = [], token_carriers(*tree_flatten((dyn_args, dyn_kwargs)))[0]
         jit_args.check_jax_types(leaves, avals)
         names = functools.partial(self._leaf_names, dyn_args, dyn_kwargs)
-        info = DebugInfo(self._name, self._source, "jit", names(), python_inputs(leaves))
+        info = DebugInfo(self._name, self._source, "jit", names(), python_inputs(leaves),
+                         shown_as="eval_shape" if high else None)   # (a jit inside: its notes)
         start = time.perf_counter()
         closed = jit_refs.traced(self._flat_fun(treedef, statics, out_trees, names), leaves,
                                  avals, info, jit_refs.where(self), names)

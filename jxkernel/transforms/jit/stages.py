@@ -309,8 +309,9 @@ def trace_jitted(jitted, args, kwargs, high=False) -> Traced:
     signature = (treedef, avals, statics, config._trace_state)
     found = None if refs else trace_lookup(jitted, signature,
                                            lambda: _traced_before(jitted, signature))
+    # (the misses its trace meets held for its own, logged after it: JAX's order)
     closed, out_tree, trace_s = (*found, 0.0) if found is not None else \
-        jitted._trace(treedef, statics, avals, dyn_args, dyn_kwargs, high)
+        compile_record.traced_held(jitted, treedef, statics, avals, dyn_args, dyn_kwargs, high)
     donated = jitted._donated_leaves(dyn_args, dyn_kwargs)
     traced = Traced(jitted, closed, out_tree, jit_refs.without_refs(donated, refs), leaves,
                     in_tree=treedef, arg_names=jit_refs.without_refs(names(), refs),
