@@ -34,11 +34,18 @@ from .xla.array_display import install_array_display as _install_array_display
 from .transforms.batching import vmap
 from .transforms.ad import grad, jvp, linearize, value_and_grad, vjp
 from .transforms.custom_derivatives import custom_jvp, custom_vjp
-from .api.extras import (Device, debug_infs, debug_nans, default_device, device_put,
-                         effects_barrier, enable_x64, ensure_compile_time_eval, float0,
-                         log_compiles, named_call, named_scope, print_environment_info, typeof)
-from .api.extras import (default_matmul_precision, numpy_dtype_promotion,  # noqa: F401
-                         numpy_rank_promotion)
+from .core.avals import typeof
+from .core.compile_time_eval import ensure_compile_time_eval
+from .transforms.ad_util import float0
+from .xla.client import Device
+from .xla.effect_tokens import effects_barrier
+from .api.device_put import device_put
+from .api.named_call import named_call, named_scope
+from .api.config_states import (debug_infs, debug_nans, default_device, enable_x64,
+                                log_compiles)
+from .api.config_states import (default_matmul_precision, numpy_dtype_promotion,  # noqa: F401
+                                numpy_rank_promotion)
+from .api.environment_info import print_environment_info
 from .lax import stop_gradient
 from .transforms.ad import linear_transpose
 from .transforms import ad as _ad
@@ -90,10 +97,10 @@ _LAZY = {
     "Shard": (".xla.array", "Shard"),
     "_src": ("._jax._src", None),
     "ad_checkpoint": (".api.ad_checkpoint", None),
-    "allow_f16_reductions": (".api.extras", "allow_f16_reductions"),
+    "allow_f16_reductions": (".api.config_states", "allow_f16_reductions"),
     "api_util": ("._jax.api_util", None),
-    "array_garbage_collection_guard": (".api.extras", "array_garbage_collection_guard"),
-    "auto_pcast": (".api.extras", "auto_pcast"),
+    "array_garbage_collection_guard": (".api.config_states", "array_garbage_collection_guard"),
+    "auto_pcast": (".api.config_states", "auto_pcast"),
     "check_tracer_leaks": (".api.runtime_state", "check_tracer_leaks"),
     "checking_leaks": (".api.runtime_state", "checking_leaks"),
     "checkpoint": (".api.remat", "checkpoint"),
@@ -102,25 +109,25 @@ _LAZY = {
     "closure_convert": (".transforms.custom_gradient", "closure_convert"),
     "compile_log": (".views.recompile_explainer", None),
     "compile_report": (".views.compile_report", None),
-    "copy_to_host_async": (".api.extras", "copy_to_host_async"),
+    "copy_to_host_async": (".api.device_put", "copy_to_host_async"),
     "custom_batching": ("._jax.custom_batching", None),
     "custom_derivatives": ("._jax.custom_derivatives", None),
     "custom_gradient": (".transforms.custom_gradient", "custom_gradient"),
     "debug": (".debug", None),
-    "debug_key_reuse": (".api.extras", "debug_key_reuse"),
+    "debug_key_reuse": (".api.config_states", "debug_key_reuse"),
     "debugger": (".views.debugger", None),
-    "default_prng_impl": (".api.extras", "default_prng_impl"),
+    "default_prng_impl": (".api.config_states", "default_prng_impl"),
     "distributed": (".api.distributed", None),
     "dlpack": ("._jax.dlpack", None),
     "ds": (".numpy.dslice", "ds"),
     "dtypes": ("._jax.dtypes", None),
     "empty_ref": (".api.state", "empty_ref"),
-    "enable_checks": (".api.extras", "enable_checks"),
-    "enable_custom_prng": (".api.extras", "enable_custom_prng"),
+    "enable_checks": (".api.config_states", "enable_checks"),
+    "enable_custom_prng": (".api.config_states", "enable_custom_prng"),
     "errors": ("._jax.errors", None),
     "experimental": ("._jax.experimental", None),
     "explain": (".views.call_explanation", "explain"),
-    "explain_cache_misses": (".api.extras", "explain_cache_misses"),
+    "explain_cache_misses": (".api.config_states", "explain_cache_misses"),
     "explainer": (".views.call_explanation", None),
     "export": (".export", None),
     "extend": ("._jax.extend", None),
@@ -128,7 +135,7 @@ _LAZY = {
     "flatten_util": (".api.flatten_util", None),
     "free_ref": (".api.state", "free_ref"),
     "freeze": (".api.state", "freeze"),
-    "fwd_and_bwd": (".api.extras", "fwd_and_bwd"),
+    "fwd_and_bwd": (".api.jacobians", "fwd_and_bwd"),
     "hessian": (".api.jacobians", "hessian"),
     "host_count": (".xla.client", "host_count"),
     "host_id": (".xla.client", "host_id"),
@@ -138,20 +145,21 @@ _LAZY = {
     "jacfwd": (".api.jacobians", "jacfwd"),
     "jacobian": (".api.jacobians", "jacobian"),
     "jacrev": (".api.jacobians", "jacrev"),
-    "jax2tf_associative_scan_reductions": (".api.extras", "jax2tf_associative_scan_reductions"),
-    "legacy_prng_key": (".api.extras", "legacy_prng_key"),
+    "jax2tf_associative_scan_reductions":
+        (".api.config_states", "jax2tf_associative_scan_reductions"),
+    "legacy_prng_key": (".api.config_states", "legacy_prng_key"),
     "lib": ("._jax.lib", None),
     "live_arrays": (".views.memory", "live_arrays"),
     "make_array_from_callback": (".xla.sharded", "make_array_from_callback"),
-    "make_array_from_process_local_data": (".api.extras", "make_array_from_process_local_data"),
+    "make_array_from_process_local_data": (".api.device_put", "make_array_from_process_local_data"),
     "make_array_from_single_device_arrays": (".xla.sharded", "make_array_from_single_device_arrays"),
     "make_mesh": (".xla.sharding", "make_mesh"),
     "make_user_context": (".core.config", "make_user_context"),
     "memory": (".views.memory", None),
     "monitoring": (".core.monitoring", None),
     "new_ref": (".api.state", "new_ref"),
-    "no_execution": (".api.extras", "no_execution"),
-    "no_tracing": (".api.extras", "no_tracing"),
+    "no_execution": (".api.config_states", "no_execution"),
+    "no_tracing": (".api.config_states", "no_tracing"),
     "ops": (".api.ops", None),
     "pmap": (".api.pmap", "pmap"),
     "process_indices": (".xla.client", "process_indices"),
@@ -160,7 +168,8 @@ _LAZY = {
     "random": (".random", None),
     "ref": ("._jax.ref", None),
     "remat": (".api.remat", "remat"),
-    "remove_size_one_mesh_axis_from_type": (".api.extras", "remove_size_one_mesh_axis_from_type"),
+    "remove_size_one_mesh_axis_from_type":
+        (".api.config_states", "remove_size_one_mesh_axis_from_type"),
     "reshard": (".api.sharding", "reshard"),
     "scipy": (".scipy", None),
     "set_mesh": (".api.sharding", "set_mesh"),  # (which loads eager dispatch over a mesh)
@@ -168,12 +177,12 @@ _LAZY = {
     "sharding": (".api.sharding", None),
     "sharding_view": (".views.sharding_view", None),
     "smap": (".api.shard_map.smap", "smap"),
-    "softmax_custom_jvp": (".api.extras", "softmax_custom_jvp"),
+    "softmax_custom_jvp": (".api.config_states", "softmax_custom_jvp"),
     "stages": ("._jax.stages", None),
     "stepper": (".views.stepper", None),
     "test_util": (".api.test_util", None),
-    "thread_guard": (".api.extras", "thread_guard"),
-    "threefry_partitionable": (".api.extras", "threefry_partitionable"),
+    "thread_guard": (".api.config_states", "thread_guard"),
+    "threefry_partitionable": (".api.config_states", "threefry_partitionable"),
     "timing": (".views.timing", None),
     "transfer_guard": (".api.runtime_state", "transfer_guard"),
     "transfer_guard_device_to_device": (".api.runtime_state", "transfer_guard_device_to_device"),

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as jnp
-from .extras import default_matmul_precision
+from .config_states import default_matmul_precision
 from .flatten_util import ravel_pytree
 from ..core.avals import get_aval
 from ..numpy.util import promote_dtypes_inexact

@@ -21,7 +21,7 @@ from ..transforms.jit import cache as jit_cache, high as jit_high, primitive as 
 from ..core import lru, partial_eval
 from ..xla import dispatch, memory, scalars
 from ..xla.transfer_guard import DIRECTIONS
-from .extras import effects_barrier
+from ..xla.effect_tokens import effects_barrier
 
 __all__ = ["check_tracer_leaks", "checking_leaks", "clear_caches", "transfer_guard",
            "transfer_guard_device_to_device", "transfer_guard_device_to_host",

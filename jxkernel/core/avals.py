@@ -758,6 +758,16 @@ def public_type(aval, value=None):
     return aval.over_mesh(mesh)
 
 
+def typeof(x):
+    """The abstract value (shape, dtype, weak type) of an array, tracer or Python scalar.
+
+    >>> typeof(1.0)
+    ShapedArray(float32[], weak_type=True)
+    """
+    rule = typeof_rules.get(type(x))        # a type a library registered (hijax, refs)
+    return rule(x) if rule is not None else public_type(get_aval(x), x)
+
+
 def context_abstract_mesh() -> AbstractMesh:
     """The AbstractMesh in context: use_abstract_mesh's, else that of the mesh set_mesh set
     (an empty one when none is)."""

@@ -16,7 +16,8 @@ import os
 import textwrap
 
 from ..transforms.jit import Jitted
-from ..views.timing import jit_for_call, tool_jit
+from ..views.jit_for_call import jit_for_call
+from ..views.timing import tool_jit
 from .cell import STATIC, TRACED, classify
 from .display import cell_name, short_repr
 from .program import CellError, describe_traced

@@ -103,7 +103,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
 from ..xla.lowering import NeedsMesh
 from .rich_view import RichView
 from .sharding_view import collective_json, collectives_html, collectives_text
-from .timing import jit_for_call
+from .jit_for_call import jit_for_call
 from ..transforms.jit.stages import lower_jit
 from ..transforms.jit.primitive import any_sharded
 from ..tree_util import tree_leaves

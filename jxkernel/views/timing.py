@@ -35,15 +35,14 @@ JavaScript needed) and the JSON MIME bundle `application/vnd.jxkernel.profile+js
                  "min_s", "median_s", "max_s", "mean_s", "std_s"}],   # null when no samples
      "notes": ["..."]}                   # how it was measured, as the text table says
 
-No IPython here: the plotly chart and `%timeit --phases` are in jxkernel/notebook/. The views'
-jit of a user's plain function lives here too: `jit_for_call` (explain's, %jxtraced's, each
-with its rule for static arguments) and `tool_jit`, which keeps its compiles out of the log.
+No IPython here: the plotly chart and `%timeit --phases` are in jxkernel/notebook/.
+`tool_jit` marks a view's jit of the user's plain function (views/jit_for_call.py makes one)
+as the tool's: profile keeps its compiles out of the log.
 """
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import html
 import statistics
 import time
@@ -236,30 +235,6 @@ def tool_jit(jitted: Jitted) -> Jitted:
     warm-up compile of it is not logged (nor noted in the cell) as the user's recompile."""
     _tool_jits.add(jitted)
     return jitted
-
-
-def jit_for_call(f, args, kwargs, is_static) -> tuple:
-    """(jit of f, dynamic kwargs) that trace `f(*args, **kwargs)` as jit would, each argument
-    static where `is_static(value)` says (a view's rule: explain's, %jxtraced's); a jitted
-    `f` keeps its own statics. Static keywords are bound here, as jit cannot always map
-    names to positions (`**kwargs`).
-
-        >>> def scale(x, how, *, by):
-        ...     return x * by if how == "times" else x + by
-        >>> jitted, dyn = jit_for_call(scale, (jnp.ones(2), "times"), {"by": 3.0},
-        ...                            lambda v: isinstance(v, str))
-        >>> jitted(jnp.ones(2), "times", **dyn)
-        Array([3., 3.], dtype=float32)
-    """
-    if isinstance(f, Jitted):
-        return f, kwargs
-    static = tuple(i for i, a in enumerate(args) if is_static(a))
-    static_kw = {k: v for k, v in kwargs.items() if is_static(v)}
-    if static_kw:
-        bound = functools.wraps(f)(functools.partial(f, **static_kw))
-        bound.__name__ = getattr(f, "__name__", type(f).__name__)   # (as jit(f) names f)
-        f = bound
-    return jit(f, static_argnums=static), {k: v for k, v in kwargs.items() if k not in static_kw}
 
 
 def _warm_up(jitted, args, kwargs, ours: bool):

@@ -82,6 +82,9 @@ from ..core.config import config  # noqa: E402
 from ..core.source_info import is_jxkernel_file  # noqa: E402
 from . import numpy_device  # noqa: E402
 
+# what jxkernel.devices() returns (PJRT's device class; without jaxlib, the NumPy backend's)
+Device = xc.Device if xc is not None else numpy_device.NumpyDevice
+
 if xc is not None:
     JaxRuntimeError = xc._xla.JaxRuntimeError    # what a failing execution raises (jax.errors')
 

@@ -123,6 +123,15 @@ def _empty_buffer(device):
 runtime_tokens = RuntimeTokenSet()
 
 
+def effects_barrier() -> None:
+    """Wait until every side effect (debug.print, callbacks) of work started so far is done.
+    Programs with host callbacks already finish before their call returns here; the programs
+    with a library's ordered effects are waited for by their tokens, which are then dropped
+    (JAX's `runtime_tokens.block_until_ready()`)."""
+    if runtime_tokens.current_tokens:
+        runtime_tokens.block_until_ready()
+
+
 class TokenSet:
     """An immutable mapping from effects to the tokens (values) that order them, in insertion
     order (JAX's mlir.TokenSet)."""

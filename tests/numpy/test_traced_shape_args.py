@@ -7,7 +7,6 @@ tests/notebook/test_traced_shape_args_cards.py."""
 import pytest
 
 import jxkernel
-from jxkernel.core import errors
 
 import traced_shape_args_cases as cases        # tests/data, on pytest's pythonpath
 import locations  # tests/support: the repository's folders

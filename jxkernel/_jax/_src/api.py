@@ -11,7 +11,7 @@ from ... import (ShapeDtypeStruct, block_until_ready, clear_caches,  # noqa: F40
                 eval_shape, grad, hessian, jacfwd, jacobian, jacrev, jit, jvp,
                 linear_transpose, linearize, live_arrays, make_jaxpr, named_call, named_scope,
                 pmap, value_and_grad, vjp, vmap)
-from ...api.extras import fwd_and_bwd  # noqa: E402,F401
+from ...api.jacobians import fwd_and_bwd  # noqa: E402,F401
 from ...transforms.ad import GradRef, NotNeeded  # noqa: E402,F401  (vjp's, by JAX's path)
 from ...api.jacobians import _std_basis  # noqa: E402,F401  (JAX's tests call it)
 from ...api.pmap import device_put_replicated, device_put_sharded  # noqa: E402,F401

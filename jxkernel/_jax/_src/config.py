@@ -8,8 +8,8 @@ it for a block), as JAX's own test files and test_util reach for them.
     ...     _read("jax_numpy_rank_promotion")
     'raise'
 """
-from ...api.extras import _ConfigState
-from ...api import extras as _extras
+from ...api.config_states import _ConfigState
+from ...api import config_states as _states
 from ...core.config import EffortLevel, ExplicitX64Mode, config  # noqa: F401
 from ...core.mesh import abstract_mesh_context_manager, device_context  # noqa: F401
 
@@ -24,7 +24,7 @@ def _read(name: str):
 
 # every option has a state object; the ones jax exports (enable_x64, ...) are the same objects,
 # so `with jax.enable_x64(True)` and `config.enable_x64.value` agree
-_EXPORTED = {state.option: state for state in vars(_extras).values()
+_EXPORTED = {state.option: state for state in vars(_states).values()
              if isinstance(state, _ConfigState)}
 config_states = {name: _EXPORTED.get(name) or _ConfigState(name) for name in config._options}
 

@@ -12,7 +12,7 @@ import numpy as np
 from ...core.errors import ConcretizationTypeError  # noqa: F401
 from ...core.sharding_types import ShardingTypeError  # noqa: F401
 from ...core.avals import pytype_aval_mappings  # noqa: F401 (a library's array classes)
-from ...api.extras import typeof  # noqa: F401
+from ...core.avals import typeof  # noqa: F401
 from ...api.state import freeze, new_ref  # noqa: F401 (JAX keeps them in core)
 from ...core.avals import (AbstractFuture, AbstractToken, AbstractValue,  # noqa: F401
                            ShapedArray, Token, abstract_token, get_aval)

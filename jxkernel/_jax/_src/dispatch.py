@@ -21,7 +21,7 @@ import functools
 
 import numpy as np  # noqa: F401  (the doctest's)
 
-from ...api.extras import effects_barrier as wait_for_tokens  # noqa: F401
+from ...xla.effect_tokens import effects_barrier as wait_for_tokens  # noqa: F401
 # what jax.device_put binds on a traced value, and its per-leaf copy semantics (JAX's test
 # harnesses bind it directly)
 from ...lax.transfer import ArrayCopySemantics, device_put_p  # noqa: F401

@@ -27,7 +27,7 @@ from ...xla import client as _client
 from ...xla.array import Array
 from ...xla.sharded import make_array_from_single_device_arrays
 from ...xla.sharding import SingleDeviceSharding
-from ..extras import device_put
+from ..device_put import device_put
 from ..sharding import Sharding
 
 _TS_ARRAY_DRIVER = "zarr3"

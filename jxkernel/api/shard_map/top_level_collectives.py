@@ -21,7 +21,7 @@ from ...lax.sharding import canonicalize_sharding
 from ...transforms.api_util import flatten_axis_resources
 from ...transforms.jit import jit
 from ...tree_util import tree_flatten, tree_unflatten
-from ..extras import typeof
+from ...core.avals import typeof
 from .call import _shard_map
 from .checks import Infer
 

@@ -13,7 +13,7 @@ dtype's handler wraps the data in its own class that way):
     >>> handler(jnp.ones(2)), handler.wrap(lambda a: a * 2)(jnp.ones(2))
     (Array([1., 1.], dtype=float32), Array([2., 2.], dtype=float32))
 """
-from ....api.extras import enable_x64 as _x64
+from ....api.config_states import enable_x64 as _x64
 from ....core.avals import ShapedArray
 from ....core.mesh import Mesh  # noqa: F401  (JAX's pxla names it)
 from ....xla import memory as _memory

@@ -15,7 +15,7 @@ left out.
 import numpy as np
 
 from .... import numpy as jnp
-from ....api.extras import numpy_dtype_promotion
+from ....api.config_states import numpy_dtype_promotion
 from ....api.test_util import check_grads, check_jvp, check_vjp, rand_like  # noqa: F401
 from ....numpy.util import promote_dtypes, promote_dtypes_inexact
 from ....transforms.jit import jit
