@@ -146,7 +146,7 @@ class Executable:
             return self._run_with_tokens(bufs)
         try:
             outs = self._execute(bufs).consume_with_handlers(self.handlers)
-        except CallbackError:
+        except (CallbackError, NotImplementedError):    # (a program not run: _OtherLayouts)
             raise
         except Exception as e:
             raise self._execution_error(e, bufs) from None
@@ -161,7 +161,7 @@ class Executable:
         given = [tokens.get_token_input(e, self.device) for e in self.tokens]
         try:
             outs = self._execute(given + list(bufs)).consume_with_handlers(self.handlers)
-        except CallbackError:
+        except (CallbackError, NotImplementedError):    # (a program not run: _OtherLayouts)
             raise
         except Exception as e:
             raise self._execution_error(e, bufs) from None
@@ -323,6 +323,47 @@ class Executable:
         return self.loaded.get_compiled_memory_stats()
 
 
+def refusing_other_layouts(loaded, name: str):
+    """`loaded` (a jaxlib LoadedExecutable), or where XLA compiled one of its parameters or
+    results for a layout other than the row-major one (jit's Formats asked for it, or for
+    Layout.AUTO and XLA chose so) a stand-in for it whose `execute_sharded` raises
+    NotImplementedError. PJRT runs a program on a buffer of another layout than its
+    parameter's without a check or a copy, reading it wrongly, and every other program and
+    path of jxkernel's takes row-major buffers: such a program is lowered and compiled (its
+    `input_formats`, `output_formats` are XLA's) but not run."""
+    params, results = (executable_layouts(x) for x in (loaded.get_parameter_layouts(),
+                                                       loaded.get_output_layouts()))
+    other = [f"parameter {i}: {l}" for i, l in enumerate(params) if not _row_major(l)] + \
+        [f"result {i}: {l}" for i, l in enumerate(results) if not _row_major(l)]
+    if not other:
+        return loaded
+    return _OtherLayouts(loaded, (
+        f"{name} was compiled for layouts other than the row-major one ({'; '.join(other)}): "
+        f"jxkernel runs programs on row-major buffers only and does not call one compiled "
+        f"for another layout (its Compiled.input_formats and output_formats are XLA's); "
+        f"give jit Format(None, sharding) or the row-major Layout"))
+
+
+class _OtherLayouts:
+    """A LoadedExecutable compiled for other layouts than the row-major ones, not run
+    (refusing_other_layouts): the rest is jaxlib's."""
+
+    def __init__(self, loaded, why: str):
+        self._loaded, self._why = loaded, why
+
+    def execute_sharded(self, arguments, with_tokens=False):
+        raise NotImplementedError(self._why)
+
+    def __getattr__(self, name):
+        return getattr(self._loaded, name)
+
+
+def _row_major(layout) -> bool:
+    """Whether a compiled parameter's or result's Layout is the row-major, untiled one."""
+    return layout.major_to_minor == tuple(range(len(layout.major_to_minor))) and \
+        not layout.tiling
+
+
 # Programs over several devices launched back to back without waiting deadlock XLA:CPU's
 # collectives at ~60 in flight, and the process aborts 40 s later (docs/jaxlib.md §4, seen
 # with the replicated programs jxkernel once ran; partitioned programs run their collectives
@@ -387,7 +428,7 @@ def _simple_call(execute, handlers, out_avals, executable_ref):
         def call_buffers(bufs) -> list:
             try:
                 out, = execute(bufs).consume_with_handlers(handlers)
-            except CallbackError:
+            except (CallbackError, NotImplementedError):
                 raise
             except Exception as e:
                 raise executable_ref()._execution_error(e, bufs) from None
@@ -399,7 +440,7 @@ def _simple_call(execute, handlers, out_avals, executable_ref):
     def call_buffers(bufs) -> list:
         try:
             outs = execute(bufs).consume_with_handlers(handlers)
-        except CallbackError:
+        except (CallbackError, NotImplementedError):    # (a program not run: _OtherLayouts)
             raise
         except Exception as e:
             raise executable_ref()._execution_error(e, bufs) from None

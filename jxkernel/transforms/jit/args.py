@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect   # (the docstring examples use it)
+import weakref
 
 import numpy as np
 
@@ -664,15 +665,40 @@ def layouts_checked(jitted, dyn_args, avals, names, out_tree, closed):
         return closed
     given_in, given_out = layouts
     out_avals = closed.out_avals
-    is_leaf = lambda x: x is None or isinstance(x, Layout)     # noqa: E731
+    is_leaf = lambda x: x is None or isinstance(x, _LAYOUT_LEAVES)     # noqa: E731
+    flat_in = flat_out = None
     if given_in is not None:
-        flat = broadcast_prefix(given_in, dyn_args, is_leaf=is_leaf)
-        check_layout_ranks(flat, avals[:len(flat)], names()[:len(flat)], "arguments")
+        flat_in = broadcast_prefix(given_in, dyn_args, is_leaf=is_leaf)
+        check_layout_ranks(flat_in, avals[:len(flat_in)], names()[:len(flat_in)], "arguments")
+        # (in_shardings cover the positional arguments: keyword ones get none)
+        flat_in = flat_in + [None] * (len(closed.in_avals) - len(flat_in))
     if given_out is not None:
-        flat = broadcast_prefix(given_out, tree_unflatten(out_tree, list(out_avals)),
-                                is_leaf=is_leaf)
-        check_layout_ranks(flat, out_avals, result_paths(out_tree), "outputs")
+        flat_out = broadcast_prefix(given_out, tree_unflatten(out_tree, list(out_avals)),
+                                    is_leaf=is_leaf)
+        check_layout_ranks(flat_out, out_avals, result_paths(out_tree), "outputs")
+    modes = jitted.__dict__.get("_layout_modes")
+    if modes is None:
+        modes = jitted._layout_modes = weakref.WeakKeyDictionary()
+    modes[closed] = (flat_in or [None] * len(closed.in_avals),
+                     flat_out or [None] * len(out_avals))
     return closed
+
+
+def layout_modes(jitted, closed):
+    """(per argument leaf, per result leaf) the layout `jitted`'s Formats give it
+    (Layout.AUTO, a Layout or None) in its trace `closed`, as layouts_checked read them; None
+    where none was given. A trace a sibling jit made is read anew where the Formats are
+    one leaf each (given for every argument or result)."""
+    if getattr(jitted, "_layouts", None) is None:
+        return None
+    found = jitted.__dict__.get("_layout_modes", {}).get(closed)
+    if found is not None:
+        return found
+    given_in, given_out = jitted._layouts
+    if any(g is not None and not isinstance(g, _LAYOUT_LEAVES) for g in (given_in, given_out)):
+        raise NotImplementedError("a jit given Formats with layouts per argument or result "
+                                  "called with a trace another jit of its function made")
+    return ([given_in] * len(closed.in_avals), [given_out] * len(closed.out_avals))
 
 
 def out_formats(jitted, out_tree, n: int) -> list:
@@ -682,10 +708,11 @@ def out_formats(jitted, out_tree, n: int) -> list:
         return [None] * n
     tree = tree_unflatten(out_tree, [0] * n)
     layouts = broadcast_prefix(jitted._layouts[1], tree,
-                               is_leaf=lambda x: x is None or isinstance(x, Layout))
+                               is_leaf=lambda x: x is None or isinstance(x, _LAYOUT_LEAVES))
     shardings = broadcast_prefix(jitted._out_shardings, tree,
                                  is_leaf=lambda x: x is None or _sharding_leaf(x))
-    return [None if layout is None or not _sharding_leaf(s) else Format(layout, s)
+    # (Layout.AUTO: XLA's choice, known once compiled)
+    return [None if not isinstance(layout, Layout) or not _sharding_leaf(s) else Format(layout, s)
             for layout, s in zip(layouts, shardings)]
 
 

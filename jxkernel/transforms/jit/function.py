@@ -106,7 +106,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         self._compiler_options = dict(compiler_options) if compiler_options else None
         options = (self._static_argnums, self._static_argnames, self._donate_argnums,  # (JAX's
                    self._donate_argnames, self._device, backend, self._sharded,  # key: no inline
-                   tuple(sorted((self._compiler_options or {}).items())))   # nor keep_unused)
+                   tuple(sorted((self._compiler_options or {}).items())),   # nor keep_unused)
+                   repr(self._layouts))      # (its Formats' layouts: lowered into the module)
         # _cache: key -> Entry; _fast: the fast path's key -> Entry (see __call__); _traces: key ->
         # (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history: what each compile
         # was specialised on (views/recompile_explainer.py's reasons); _last: {LAST_HIT, a static

@@ -29,7 +29,7 @@ from ...xla.sharded import (_held, _mesh_of, _own_sharding, _SpmdEntry, chosen_i
 from ...xla.sharding import GSPMDSharding, SingleDeviceSharding, as_mesh_sharding
 from ..api_util import PytreeLeaf
 from . import refs as jit_refs
-from .args import device_mismatch, prefix_flat, result_paths, static_key
+from .args import device_mismatch, layout_modes, prefix_flat, result_paths, static_key
 from .cache import ON_ONE_DEVICE, stage_key
 from .pinned import refuse_mesh
 
@@ -348,6 +348,7 @@ class Partitioning:
     and the lowered `module`; `compile()` gives what `jit` caches (kept as `entry`). Also what
     `.lower()` of a sharded jit holds (jit.py's Lowered)."""
     entry = None                  # its program, once compiled
+    _layouts = None               # jit's Formats' layouts (args.layout_modes), or None
 
     @staticmethod
     def again(traced, locations) -> Partitioning:
@@ -419,7 +420,9 @@ class Partitioning:
             closed, self.name, mesh, [replicated] * n_consts + [
                 None if o else s for o, s in zip(self.open_in, self.in_shardings)], flat_out,
             self.donated, locations, result_paths(out_tree), leaf_names, jitted._keep_unused)
-        self.module = lower_partitioned(*self._lowering) if lower else None
+        self._layouts = layout_modes(jitted, closed)    # (jit's Formats' layouts, or None)
+        self.module = lower_partitioned(*self._lowering, layouts=self._layouts) \
+            if lower else None
 
     def cpu_text(self) -> str:
         """The StableHLO text XLA's CPU would run for this partitioning (the NumPy backend's
@@ -428,7 +431,8 @@ class Partitioning:
         n_consts = len(closed.jaxpr.constvars)
         args = [self.replicated] * n_consts + [
             None if o else s for o, s in zip(self._xla_open, self.in_shardings)]
-        return lower_partitioned(closed, name, mesh, args, *rest, platforms=("cpu",)).text
+        return lower_partitioned(closed, name, mesh, args, *rest, platforms=("cpu",),
+                                 layouts=self._layouts).text
 
     def typed_in_avals(self) -> list:
         """The inputs' types, each typed by its sharding over Explicit axes (`float32[8@x,2]`),

@@ -45,8 +45,8 @@ from ...xla.lowering import NeedsMesh, at_site
 from . import refs as jit_refs
 from .captured_constants import check_captured_constants, embedded
 from .high import is_high_trace
-from .args import (abstract_leaf_aval, flat_pinned, leaf_aval, out_formats, result_paths,
-                   token_carriers)
+from .args import (abstract_leaf_aval, flat_pinned, layout_modes, leaf_aval, out_formats,
+                   result_paths, token_carriers)
 from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
 from .pinned import committed_at, one_device_given, program_placement
 from .primitive import (any_sharded, lowered_now, trace_event, traced_at, traced_by,
@@ -136,7 +136,8 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
         return _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms,
                           locations, arg_names, one_device, rules)
     key = (jitted._name, jitted._keep_unused, out_tree, device,
-           tuple(donated_leaves or ()), tuple(arg_names or ()), one_device)
+           tuple(donated_leaves or ()), tuple(arg_names or ()), one_device,
+           repr(layout_modes(jitted, closed)))
     lowered = _LOWERED.setdefault(closed, {})
     if key in lowered:
         LOWER_COUNTS.hits += 1
@@ -167,7 +168,12 @@ def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, loca
     check_captured_constants(closed)
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
-    return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
+    layouts = layout_modes(jitted, closed)
+    if layouts is not None:           # (Refs first, their final values last: none given)
+        ins = list(layouts[0])[-len(jaxpr.invars):] if jaxpr.invars else []
+        layouts = ([None] * (len(jaxpr.invars) - len(ins)) + ins,
+                   list(layouts[1]) + [None] * len(aliases))
+    return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated, layouts=layouts,
                           platforms=platforms, result_names=result_paths(out_tree)
                           + [None] * len(aliases),     # (Refs' final values last)
                           locations=locations, arg_names=arg_names,
