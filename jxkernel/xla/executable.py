@@ -26,6 +26,7 @@ from ..core.config import config
 from ..core.physical import is_extended, physical_aval, wrap_physical
 from . import client as _client
 from . import effect_tokens as _tokens
+from . import relayout as _relayout
 from .array import Array, host_to_device
 from .buffer import sharding_for, uncommitted_sharding_for
 from .client import xc
@@ -62,6 +63,7 @@ class Executable:
     # donated Array JAX's ValueError; `ran`: a call went through (xla/deleted.py)
     user_jit = ran = False
     _whys = None           # donation_whys's reasons, one per donated argument
+    _parameter_layouts = None       # (parameter_layouts's, read once)
     kept = None            # the arguments it takes (None: all)
 
     def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
@@ -144,9 +146,11 @@ class Executable:
             _release_finished()         # before launching, so their memory can be reused
         if self.tokens:
             return self._run_with_tokens(bufs)
+        if _relayout.watching:      # (buffers of other layouts exist: each put as it takes it)
+            bufs = _relayout.relayed(bufs, self.parameter_layouts())
         try:
             outs = self._execute(bufs).consume_with_handlers(self.handlers)
-        except (CallbackError, NotImplementedError):    # (a program not run: _OtherLayouts)
+        except CallbackError:
             raise
         except Exception as e:
             raise self._execution_error(e, bufs) from None
@@ -159,9 +163,11 @@ class Executable:
         those it gives back are the next program's."""
         n, tokens = len(self.tokens), _tokens.runtime_tokens
         given = [tokens.get_token_input(e, self.device) for e in self.tokens]
+        if _relayout.watching:
+            bufs = _relayout.relayed(bufs, (self.parameter_layouts() or [None] * n)[n:])
         try:
             outs = self._execute(given + list(bufs)).consume_with_handlers(self.handlers)
-        except (CallbackError, NotImplementedError):    # (a program not run: _OtherLayouts)
+        except CallbackError:
             raise
         except Exception as e:
             raise self._execution_error(e, bufs) from None
@@ -322,46 +328,12 @@ class Executable:
     def memory_stats(self):
         return self.loaded.get_compiled_memory_stats()
 
-
-def refusing_other_layouts(loaded, name: str):
-    """`loaded` (a jaxlib LoadedExecutable), or where XLA compiled one of its parameters or
-    results for a layout other than the row-major one (jit's Formats asked for it, or for
-    Layout.AUTO and XLA chose so) a stand-in for it whose `execute_sharded` raises
-    NotImplementedError. PJRT runs a program on a buffer of another layout than its
-    parameter's without a check or a copy, reading it wrongly, and every other program and
-    path of jxkernel's takes row-major buffers: such a program is lowered and compiled (its
-    `input_formats`, `output_formats` are XLA's) but not run."""
-    params, results = (executable_layouts(x) for x in (loaded.get_parameter_layouts(),
-                                                       loaded.get_output_layouts()))
-    other = [f"parameter {i}: {l}" for i, l in enumerate(params) if not _row_major(l)] + \
-        [f"result {i}: {l}" for i, l in enumerate(results) if not _row_major(l)]
-    if not other:
-        return loaded
-    return _OtherLayouts(loaded, (
-        f"{name} was compiled for layouts other than the row-major one ({'; '.join(other)}): "
-        f"jxkernel runs programs on row-major buffers only and does not call one compiled "
-        f"for another layout (its Compiled.input_formats and output_formats are XLA's); "
-        f"give jit Format(None, sharding) or the row-major Layout"))
-
-
-class _OtherLayouts:
-    """A LoadedExecutable compiled for other layouts than the row-major ones, not run
-    (refusing_other_layouts): the rest is jaxlib's."""
-
-    def __init__(self, loaded, why: str):
-        self._loaded, self._why = loaded, why
-
-    def execute_sharded(self, arguments, with_tokens=False):
-        raise NotImplementedError(self._why)
-
-    def __getattr__(self, name):
-        return getattr(self._loaded, name)
-
-
-def _row_major(layout) -> bool:
-    """Whether a compiled parameter's or result's Layout is the row-major, untiled one."""
-    return layout.major_to_minor == tuple(range(len(layout.major_to_minor))) and \
-        not layout.tiling
+    def parameter_layouts(self) -> list | None:
+        """jaxlib's layouts of its parameters (read once), which relayout.relayed puts each
+        run's buffers in once buffers of other layouts than row-major exist."""
+        if self._parameter_layouts is None:
+            self._parameter_layouts = _relayout.parameter_layouts(self.loaded)
+        return self._parameter_layouts
 
 
 # Programs over several devices launched back to back without waiting deadlock XLA:CPU's
@@ -426,9 +398,11 @@ def _simple_call(execute, handlers, out_avals, executable_ref):
         out_aval, = out_avals
 
         def call_buffers(bufs) -> list:
+            if _relayout.watching:      # (as Executable._run)
+                bufs = _relayout.relayed(bufs, executable_ref().parameter_layouts())
             try:
                 out, = execute(bufs).consume_with_handlers(handlers)
-            except (CallbackError, NotImplementedError):
+            except CallbackError:
                 raise
             except Exception as e:
                 raise executable_ref()._execution_error(e, bufs) from None
@@ -438,9 +412,11 @@ def _simple_call(execute, handlers, out_avals, executable_ref):
         return call_buffers
 
     def call_buffers(bufs) -> list:
+        if _relayout.watching:
+            bufs = _relayout.relayed(bufs, executable_ref().parameter_layouts())
         try:
             outs = execute(bufs).consume_with_handlers(handlers)
-        except (CallbackError, NotImplementedError):    # (a program not run: _OtherLayouts)
+        except CallbackError:
             raise
         except Exception as e:
             raise executable_ref()._execution_error(e, bufs) from None

@@ -190,18 +190,24 @@ def layout_mode(layout, aval) -> str | None:
     """
     if isinstance(layout, _AutoLayout):
         return 'mhlo.layout_mode = "auto"'
+    text = xla_layout_text(layout, aval)
+    return None if text is None else f'mhlo.layout_mode = "{text}"'
+
+
+def xla_layout_text(layout, aval) -> str | None:
+    """XLA's text of a concrete `layout` of a value of type `aval` ("{0,1}": minor to major,
+    as jaxlib's xla_client.Layout prints it), or None where it is the default one (or not
+    a Layout)."""
     if not isinstance(layout, Layout) or aval is avals.abstract_token or \
             layout == default_layout(aval) or (layout.tiling is None and
                                                layout.update(tiling=()) == default_layout(aval)):
         return None
     from .client import xc           # (jaxlib's: its text of the layout, as JAX's)
     if layout.tiling is None:
-        xla = xc.Layout(layout.major_to_minor[::-1])
-    else:
-        bits = layout.sub_byte_element_size_in_bits or _SUB_BYTE_BITS.get(
-            getattr(aval.dtype, "name", ""), 0)
-        xla = xc.Layout(layout.major_to_minor[::-1], layout.tiling, bits)
-    return f'mhlo.layout_mode = "{xla}"'
+        return str(xc.Layout(layout.major_to_minor[::-1]))
+    bits = layout.sub_byte_element_size_in_bits or _SUB_BYTE_BITS.get(
+        getattr(aval.dtype, "name", ""), 0)
+    return str(xc.Layout(layout.major_to_minor[::-1], layout.tiling, bits))
 
 
 def jit_layouts(in_shardings, out_shardings, flatten, unflatten):

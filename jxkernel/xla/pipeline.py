@@ -25,7 +25,8 @@ from ..core.symbolic import is_symbolic
 from ..core.physical import has_keys, is_extended, physicalize
 from . import client as _client
 from .compiler import compile_module
-from .executable import Executable, refusing_other_layouts
+from .executable import Executable
+from . import relayout
 from . import numpy_sharded
 from ..core.numpy_simplify import inline_calls
 from .lowering import (NeedsMesh, check_one_device_effects, lower_module, set_up_aliases,
@@ -208,8 +209,7 @@ def compile(module: Module, label: str, *, trace_s: float = 0.0, executable=Exec
         return compile_numpy(module, label, trace_s, executable,
                              compiler_options=compiler_options, **_kept_options(module, options))
     loaded, phases = compile_loaded(module, trace_s, compiler_options)
-    if "mhlo.layout_mode" in module.text:      # (jit's Formats: row-major, or not run)
-        loaded = refusing_other_layouts(loaded, label)
+    relayout.watch_program(loaded, module.text)    # (jit's Formats: other layouts' buffers)
     return executable(loaded, module.out_avals, module.devices, label, module.donated,
                       **_kept_options(module, options)), phases
 

@@ -69,6 +69,13 @@ def run(jax) -> dict:
     out["one/row_in/main"] = _main(jax.jit(lambda v: v + 1, in_shardings=Format(
         Layout((0, 1)), one)).lower(x))
     out["one/put_column"] = _call(lambda v: jax.device_put(v, column), x)
+    # an Array laid out so, given to programs compiled without layouts: a jit, an eager
+    # operation, another Array's (each reads it as the values it holds)
+    laid = jax.device_put(x, column)
+    out["one/put_column/jit"] = _call(jax.jit(lambda v: v * 3 + 1), laid)
+    out["one/put_column/eager"] = _call(lambda v: jax.numpy.abs(v) * 2 + v, laid)
+    out["one/put_column/mixed"] = _call(lambda v: v - jax.numpy.asarray(x) * 2, laid)
+    out["one/put_column/same"] = jax.device_put(laid, column) is laid
     # donation with Layout.AUTO on one side only: JAX's ValueErrors
     for name, kw in (("auto_in", {"in_shardings": auto}), ("auto_out", {"out_shardings": auto})):
         d = jax.jit(lambda v: v * 2, donate_argnums=0, **kw)

@@ -2,9 +2,12 @@
 child process), against JAX 0.10.2's answers (tests/data/layout_jit_cases.py, recorded by
 reference/make_layout_jit_reference.py): Layout.AUTO and concrete layouts written into `main`
 as `mhlo.layout_mode` (none for the default one), the formats XLA compiled for
-(`input_formats`, `output_formats`), donation's ValueErrors for Layout.AUTO on one side only
-and its alias where both sides match, a partitioned program's donation aliasing
-(`tf.aliasing_output`) where every result's sharding is given."""
+(`input_formats`, `output_formats`), calls of programs laid out so and device_put to a
+column-major Format (values and the results' formats), such an Array given to a jit, an
+eager operation and an operator compiled without layouts (xla/relayout.py puts it as each
+takes it), donation's ValueErrors for Layout.AUTO on one side only and its alias where both
+sides match, a partitioned program's donation aliasing (`tf.aliasing_output`) where every
+result's sharding is given."""
 import json
 
 import pytest
@@ -14,13 +17,6 @@ _RUN = """
 import json, jxkernel, layout_jit_cases as cases
 print(json.dumps(cases.run(jxkernel)))
 """
-
-# Cases whose programs take or give a buffer laid out otherwise than row-major: jxkernel
-# compiles them as JAX's (their formats above are compared) but does not run them
-# (xla/executable.py's refusing_other_layouts): NotImplementedError
-_NOT_RUN = {"one/auto_T/call", "one/column_in/call_numpy", "one/column_in/call_array",
-            "one/put_column", "mesh/auto_T/call", "mesh/put_column"}
-
 
 @pytest.fixture(scope="module")
 def runs():
@@ -32,11 +28,5 @@ def runs():
 def test_jit_layouts_as_jax(runs):
     mine, jax = runs
     assert set(mine) == set(jax) - {"jax_version"}
-    for case in sorted(set(mine) - _NOT_RUN):
+    for case in sorted(mine):
         assert mine[case] == jax[case], case
-
-
-def test_a_program_laid_out_otherwise_is_not_run(runs):
-    mine, _ = runs
-    for case in sorted(_NOT_RUN):
-        assert mine[case][0] == "NotImplementedError", case

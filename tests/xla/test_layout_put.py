@@ -2,8 +2,8 @@
 (tests/data/layout_cases.py, recorded by reference/make_layout_reference.py): Layout.AUTO
 and a layout of the wrong rank refused by device_put in JAX's words, a Format without a
 layout taken as its sharding, a bare Layout refused by jit, jit given the row-major layout
-(every array's) and one of the wrong rank. jxkernel's own refusal to run a program compiled
-for another layout (its programs read row-major buffers only) is tested below."""
+(every array's) and one of the wrong rank. Other layouts (which switch the process's compiled
+fast paths off: xla/relayout.py) are tested in a child process, tests/xla/test_layout_jit.py."""
 import functools
 import json
 
@@ -25,18 +25,6 @@ def test_layout_as_jax(name):
     # (the NumPy backend's device prints as NumpyDevice where XLA's CPU prints CpuDevice)
     assert json.loads(json.dumps(_ours()[name]).replace("NumpyDevice", "CpuDevice")) == \
         REFERENCE[name]
-
-
-@pytest.mark.parametrize("layout", [Layout.AUTO, Layout((1, 0))], ids=["auto", "concrete"])
-def test_a_program_given_another_layout_compiles_but_is_not_run(layout):
-    one = jxkernel.sharding.SingleDeviceSharding(jxkernel.devices()[0])
-    f = jxkernel.jit(lambda v: v.T, in_shardings=Format(layout, one),
-                     out_shardings=Format(Layout.AUTO, one))
-    compiled = f.lower(np.ones((2, 3), np.float32)).compile()
-    assert compiled.output_formats.layout.major_to_minor == (1, 0)    # (XLA's free transpose)
-    # (no program of jxkernel's other than this one could read its result)
-    with pytest.raises(NotImplementedError, match="compiled for layouts other than the row-major"):
-        compiled(np.ones((2, 3), np.float32))
 
 
 def test_jit_takes_a_format_without_a_layout_as_its_sharding():
