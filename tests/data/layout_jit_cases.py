@@ -65,6 +65,12 @@ def run(jax) -> dict:
     out["one/column_in/formats"] = _formats(h.lower(x).compile())
     out["one/column_in/call_numpy"] = _call(h, x)
     out["one/column_in/call_array"] = _call(h, jax.numpy.asarray(x))
+    # a committed Array laid out otherwise than jit's layout for it: JAX's ValueError
+    committed = jax.device_put(x, one)
+    out["one/column_in/committed_row"] = _error(lambda: jax.jit(
+        lambda v: v + 1, in_shardings=column)(committed))
+    out["one/auto_in/committed_row"] = _error(lambda: f(committed))
+    out["one/column_in/committed_column"] = _call(h, jax.device_put(x, column))
     out["one/column_out/main"] = _main(jax.jit(lambda v: v + 1, out_shardings=column).lower(x))
     out["one/row_in/main"] = _main(jax.jit(lambda v: v + 1, in_shardings=Format(
         Layout((0, 1)), one)).lower(x))

@@ -684,6 +684,31 @@ def layouts_checked(jitted, dyn_args, avals, names, out_tree, closed):
     return closed
 
 
+def check_arg_layouts(jitted, closed, leaves) -> None:
+    """JAX's ValueError (pjit's _resolve_in_layouts) where a committed Array among `leaves` is
+    laid out otherwise than the layout `jitted`'s Formats give its argument (Layout.AUTO
+    included: such an Array's layout is concrete), checked as a call compiles its program."""
+    modes = layout_modes(jitted, closed)
+    if modes is None:
+        return
+    for x, given in zip(leaves, modes[0]):
+        if given is None or not isinstance(x, ArrayImpl) or not x._buf._committed or \
+                x.is_deleted():
+            continue
+        have = x.format.layout
+        if have is None or (given.major_to_minor == have.major_to_minor
+                            if isinstance(given, Layout) and not given.tiling else given == have):
+            continue
+        extra = "" if isinstance(given, Layout) else (  # (JAX's words)
+            " The layout given to `jax.jit` is `Layout.AUTO` but the corresponding argument "
+            "passed is a `jax.Array` with a concrete layout. Consider passing a "
+            "`jax.ShapeDtypeStruct` instead of `jax.Array` as an argument to the jitted "
+            "function  when using `Layout.AUTO`.")
+        raise ValueError(f"Layout passed to jit does not match the layout on the respective "
+                         f"arg. Got jit layout: {given},\narg layout: {have} for arg type: "
+                         f"{x.aval.str_short()}.{extra}")
+
+
 def layout_modes(jitted, closed):
     """(per argument leaf, per result leaf) the layout `jitted`'s Formats give it
     (Layout.AUTO, a Layout or None) in its trace `closed`, as layouts_checked read them; None

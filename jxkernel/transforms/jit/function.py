@@ -316,6 +316,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
             closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
                 self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         jit_refs.check_one_device(closed, leaves)      # (a Ref over a mesh: partitioned)
+        jit_args.check_arg_layouts(self, closed, leaves)   # (jit's Formats' layouts)
         refs = jit_refs.ref_positions(leaves)
         names = jit_refs.without_refs(self._leaf_names(dyn_args, dyn_kwargs), refs)
         device = program_placement(self, closed, device, False, leaves, dyn_args, dyn_kwargs)[0]

@@ -29,7 +29,8 @@ from ...xla.sharded import (_held, _mesh_of, _own_sharding, _SpmdEntry, chosen_i
 from ...xla.sharding import GSPMDSharding, SingleDeviceSharding, as_mesh_sharding
 from ..api_util import PytreeLeaf
 from . import refs as jit_refs
-from .args import device_mismatch, layout_modes, prefix_flat, result_paths, static_key
+from .args import (check_arg_layouts, device_mismatch, layout_modes, prefix_flat, result_paths,
+                   static_key)
 from .cache import ON_ONE_DEVICE, stage_key
 from .pinned import refuse_mesh
 
@@ -372,6 +373,7 @@ class Partitioning:
         leaf_names = jitted._leaf_names(dyn_args, dyn_kwargs)
         _check_fit("arguments", leaf_names, jaxpr.in_avals, flat_in)
         _check_committed(leaves, own, given)       # (after the fit: JAX's order of errors)
+        check_arg_layouts(jitted, closed, leaves)
         out_struct = tree_unflatten(out_tree, [PytreeLeaf()] * len(jaxpr.outvars))
         flat_out = [None] * len(jaxpr.outvars) if given_out is None else \
             _flat_shardings(given_out, out_struct, "out_shardings")
