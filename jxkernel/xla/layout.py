@@ -9,6 +9,7 @@ the program (`executable_layouts`). Public as jxkernel.experimental.layout.
 from __future__ import annotations
 
 from ..core import avals
+from .client import xc
 from .sharding import Sharding
 
 # what Format takes as a sharding: api/sharding.py makes it jax.sharding.Sharding when it loads
@@ -202,8 +203,7 @@ def xla_layout_text(layout, aval) -> str | None:
             layout == default_layout(aval) or (layout.tiling is None and
                                                layout.update(tiling=()) == default_layout(aval)):
         return None
-    from .client import xc           # (jaxlib's: its text of the layout, as JAX's)
-    if layout.tiling is None:
+    if layout.tiling is None:        # (jaxlib's text of the layout, as JAX's)
         return str(xc.Layout(layout.major_to_minor[::-1]))
     bits = layout.sub_byte_element_size_in_bits or _SUB_BYTE_BITS.get(
         getattr(aval.dtype, "name", ""), 0)

@@ -20,6 +20,7 @@ import functools
 from ..core.config import config
 from . import stablehlo as hlo
 from .client import xc
+from .compiler import compile_module
 from .layout import executable_layouts
 
 # whether a program taking or giving a layout other than row-major has been compiled: every
@@ -108,7 +109,6 @@ def _device_of(shard):
 def _identity(shape: tuple, dtype, have: str, to: str, device):
     """The program on `device` that copies a buffer of `shape` and `dtype` laid out as XLA's
     text `have` ("{1,0}": minor to major) into `to`."""
-    from .compiler import compile_module      # (loaded once a buffer is relaid)
     t = hlo.tensor_type(shape, dtype)
     text = (f"module @jit_relayout attributes {{mhlo.num_partitions = 1 : i32, "
             f"mhlo.num_replicas = 1 : i32}} {{\n"

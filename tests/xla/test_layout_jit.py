@@ -13,6 +13,9 @@ import json
 import pytest
 from fresh_process import run_against_reference
 
+# (layouts are XLA's: its text's attributes, what its compiler chose, its buffers' layouts)
+pytestmark = pytest.mark.xla_only("XLA text")
+
 _RUN = """
 import json, jxkernel, layout_jit_cases as cases
 print(json.dumps(cases.run(jxkernel)))
