@@ -21,7 +21,7 @@ from ..core.config import config
 from . import stablehlo as hlo
 from .client import xc
 from .compiler import compile_module
-from .layout import executable_layouts
+from .layout import executable_layouts, from_pjrt_layout
 
 # whether a program taking or giving a layout other than row-major has been compiled: every
 # run checks its arguments' layouts from then on (xla/executable.py reads it on each run)
@@ -53,6 +53,28 @@ def is_row_major(layout) -> bool:
     untiled one every other buffer has."""
     return layout.major_to_minor == tuple(range(len(layout.major_to_minor))) and \
         not layout.tiling
+
+
+def arg_layouts(leaves) -> tuple | None:
+    """Per leaf its `Layout` where it is a committed Array laid out otherwise than row-major,
+    else None; None where no leaf is (always so until `watch`). A jit compiles its program for
+    such an argument's layout where it is given none, as JAX's (pjit's dispatch_arg_layout):
+    its call's key holds them, and its fast paths leave such calls to it."""
+    if not watching:
+        return None
+    found = None
+    for i, x in enumerate(leaves):
+        buf = getattr(x, "_buf", None)
+        try:
+            if not buf._committed:
+                continue
+            layout = from_pjrt_layout(buf._pjrt_layout)
+        except Exception:           # (not an Array, deleted, a NumPy backend's buffer)
+            continue
+        if not is_row_major(layout):
+            found = found or [None] * len(leaves)
+            found[i] = layout
+    return None if found is None else tuple(found)
 
 
 def parameter_layouts(loaded) -> list | None:

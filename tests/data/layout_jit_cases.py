@@ -107,6 +107,18 @@ def run(jax) -> dict:
                      ("none", {})):
         out[f"mesh/donate_{name}/main"] = _main(jax.jit(lambda v: v * 2, donate_argnums=0,
                                                         **kw).lower(z))
+    # a jit given no layout called with a committed Array laid out column-major: JAX's jit
+    # compiles for its layout (a miss of its C++ cache: jtu.count_pjit_cpp_cache_miss)
+    tu = importlib.import_module("jax._src.test_util" if jax.__name__ == "jax" else
+                                 f"{jax.__name__}._jax._src.test_util")
+    w = np.arange(64, dtype=np.float32).reshape(8, 8)
+    for name, where in (("one", one), ("mesh", s)):
+        row, col = jax.device_put(w, where), jax.device_put(w, Format(Layout((1, 0)), where))
+        k = jax.jit(lambda v: v @ v.T + v)
+        with tu.count_pjit_cpp_cache_miss() as count:
+            first, second, third = k(row), k(col), k(col)
+        out[f"{name}/column_arg/misses"] = [count(), _call(lambda v: v, first),
+                                            _call(lambda v: v, second), _call(lambda v: v, third)]
     out["mesh/put_column"] = _call(lambda v: jax.device_put(v, Format(Layout((1, 0)), s)),
                                    np.arange(64, dtype=np.float32).reshape(8, 8))
     return out

@@ -709,11 +709,21 @@ def check_arg_layouts(jitted, closed, leaves) -> None:
                          f"{x.aval.str_short()}.{extra}")
 
 
-def layout_modes(jitted, closed):
+def layout_modes(jitted, closed, arg_layouts=None):
     """(per argument leaf, per result leaf) the layout `jitted`'s Formats give it
-    (Layout.AUTO, a Layout or None) in its trace `closed`, as layouts_checked read them; None
-    where none was given. A trace a sibling jit made is read anew where the Formats are
-    one leaf each (given for every argument or result)."""
+    (Layout.AUTO, a Layout or None) in its trace `closed`, as layouts_checked read them, or
+    where they give none the one of `arg_layouts` (per argument leaf, a committed Array's
+    layout other than row-major, JAX's dispatch_arg_layout); None where none is. A trace a
+    sibling jit made is read anew where the Formats are one leaf each."""
+    given = _given_layouts(jitted, closed)
+    if arg_layouts is None or len(arg_layouts) != len(closed.in_avals):
+        return given
+    if given is None:
+        given = ([None] * len(closed.in_avals), [None] * len(closed.out_avals))
+    return ([g if g is not None else a for g, a in zip(given[0], arg_layouts)], given[1])
+
+
+def _given_layouts(jitted, closed):
     if getattr(jitted, "_layouts", None) is None:
         return None
     found = jitted.__dict__.get("_layout_modes", {}).get(closed)

@@ -23,6 +23,8 @@ from ...tree_util import (default_registry as _registry, keystr, tree_flatten,
                           tree_flatten_with_path, tree_unflatten)
 from ...xla.array import Array
 from ...xla.placement import placed_data
+from ...xla import relayout
+from ...xla.relayout import arg_layouts
 from ...xla.sharded import (_held, _mesh_of, _own_sharding, _SpmdEntry, chosen_inputs,
                             compile_lowered, gspmd_sharding, lower_partitioned, to_argument,
                             typed_outputs)
@@ -208,9 +210,11 @@ def call_key(jitted, treedef, avals, statics, leaves) -> tuple:
     if given is None:                      # the jit's own shardings, made hashable once
         given = jitted._sharding_key = (_hashable(jitted._in_shardings),
                                         _hashable(jitted._out_shardings))
-    # (the trace state holds set_mesh's mesh: a jit run over it compiles again for another)
+    # (the trace state holds set_mesh's mesh: a jit run over it compiles again for another;
+    # Arrays laid out otherwise than row-major, for their layouts: relayout.arg_layouts)
     return ("sharded", treedef, avals, statics, given, config._trace_state,
-            tuple([_placement(_own_sharding(x), x) for x in leaves]))
+            tuple([_placement(_own_sharding(x), x) for x in leaves])) + \
+        ((arg_layouts(leaves),) if relayout.watching else ())
 
 
 def _placement(sharding, leaf):
@@ -340,7 +344,8 @@ def _remember_fast(jitted, args, statics, dyn_args, dyn_kwargs, leaves, avals,
     # (keyword arguments here are all static, given back in their call's order by split)
     kwargs = {name: value for name, value, pos in statics if pos is None}
     key = (_registry.flatten(dyn_args)[1], avals, leaves[0]._buf._sharding,
-           config._trace_state, static_key(args, kwargs, jitted._static_at))
+           config._trace_state, static_key(args, kwargs, jitted._static_at)) + (
+        (arg_layouts(leaves),) if relayout.watching else ())
     jitted._fast[key] = _FastEntry(_Checked(entry.exe, layouts, list(entry.const_bufs)), entry)
 
 
@@ -422,7 +427,8 @@ class Partitioning:
             closed, self.name, mesh, [replicated] * n_consts + [
                 None if o else s for o, s in zip(self.open_in, self.in_shardings)], flat_out,
             self.donated, locations, result_paths(out_tree), leaf_names, jitted._keep_unused)
-        self._layouts = layout_modes(jitted, closed)    # (jit's Formats' layouts, or None)
+        # (jit's Formats' layouts, and committed Arrays' other than row-major; or None)
+        self._layouts = layout_modes(jitted, closed, arg_layouts(leaves))
         self.module = lower_partitioned(*self._lowering, layouts=self._layouts) \
             if lower else None
 

@@ -121,11 +121,15 @@ LOWER_COUNTS = _LowerCounts()
 
 
 def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
-              locations=False, arg_names=None, one_device=None, rules=None) -> pipeline.Module:
+              locations=False, arg_names=None, one_device=None, rules=None,
+              arg_layouts=None) -> pipeline.Module:
     """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
     `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters;
     `one_device`, pinned.one_device_given's, the inputs and results given a sharding;
-    `rules`, another rule table (LoweringParameters'). Lowered once per trace and key.
+    `rules`, another rule table (LoweringParameters'); `arg_layouts`, per input leaf the
+    layout of a committed Array laid out otherwise than row-major (relayout.arg_layouts),
+    which the program takes it in where jit's Formats give it none. Lowered once per trace
+    and key.
 
     >>> f = jax.jit(lambda x: x * 2); traced = f.trace(1.0)
     >>> args = (f, traced.jaxpr, traced.out_tree, jax.devices()[0], (False,))
@@ -134,17 +138,17 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
     """
     if platforms is not None or locations or rules is not None:     # (a tool's: not kept)
         return _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms,
-                          locations, arg_names, one_device, rules)
+                          locations, arg_names, one_device, rules, arg_layouts)
     key = (jitted._name, jitted._keep_unused, out_tree, device,
            tuple(donated_leaves or ()), tuple(arg_names or ()), one_device,
-           repr(layout_modes(jitted, closed)))
+           repr(layout_modes(jitted, closed, arg_layouts)))
     lowered = _LOWERED.setdefault(closed, {})
     if key in lowered:
         LOWER_COUNTS.hits += 1
     else:
         LOWER_COUNTS.misses += 1
         lowered[key] = _lower_jit(jitted, closed, out_tree, device, donated_leaves, None,
-                                  False, arg_names, one_device, None)
+                                  False, arg_names, one_device, None, arg_layouts)
     return lowered[key]
 
 
@@ -164,11 +168,11 @@ def program_of(jitted, closed, out_tree, module, trace_s, leaf_names) -> tuple:
 
 
 def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, locations,
-               arg_names, one_device, rules) -> pipeline.Module:
+               arg_names, one_device, rules, arg_layouts=None) -> pipeline.Module:
     check_captured_constants(closed)
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
-    layouts = layout_modes(jitted, closed)
+    layouts = layout_modes(jitted, closed, arg_layouts)
     if layouts is not None:           # (Refs first, their final values last: none given)
         ins = list(layouts[0])[-len(jaxpr.invars):] if jaxpr.invars else []
         layouts = ([None] * (len(jaxpr.invars) - len(ins)) + ins,
