@@ -77,6 +77,13 @@ def arg_layouts(leaves) -> tuple | None:
     return None if found is None else tuple(found)
 
 
+def layouts_key(leaves) -> tuple:
+    """What a jit's call keys add for `leaves`: (their arg_layouts,) where one is laid out
+    otherwise than row-major, else () (a call of row-major Arrays keeps its key)."""
+    found = arg_layouts(leaves)
+    return () if found is None else (found,)
+
+
 def parameter_layouts(loaded) -> list | None:
     """jaxlib's PjRtLayouts of a compiled program's parameters (each device's share); None for
     the NumPy backend's programs (row-major NumPy arrays)."""

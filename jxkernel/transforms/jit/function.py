@@ -205,7 +205,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                     except AttributeError:  # Python scalars or NumPy data among the Arrays?
                         avals, where, bufs = scalar_signature(leaves)
                     key = (treedef, avals, where, config._trace_state, static) + (
-                        (relayout.arg_layouts(leaves),) if relayout.watching else ())
+                        relayout.layouts_key(leaves) if relayout.watching else ())
                     entry = found_for(self._fast, key, where)
                 except Exception:      # (a leaf of another type, an odd value: _call says why)
                     entry = None
@@ -256,8 +256,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         device, committed, settled = (self._device, True, False) if self._device is not None \
             else arguments_placement(self, (treedef, avals, statics, config._trace_state), arrays)
         key = (treedef, avals, statics, config._trace_state, device,
-               committed_at(self, leaves, dyn_args)) + ((relayout.arg_layouts(leaves),)
-                                                        if relayout.watching else ())
+               committed_at(self, leaves, dyn_args)) + (
+            relayout.layouts_key(leaves) if relayout.watching else ())
         entry = self._cache.get(key)
         if entry is None:
             # the guard for every function is for the user's jits, not jnp's own (as in JAX)

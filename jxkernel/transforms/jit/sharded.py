@@ -214,7 +214,7 @@ def call_key(jitted, treedef, avals, statics, leaves) -> tuple:
     # Arrays laid out otherwise than row-major, for their layouts: relayout.arg_layouts)
     return ("sharded", treedef, avals, statics, given, config._trace_state,
             tuple([_placement(_own_sharding(x), x) for x in leaves])) + \
-        ((arg_layouts(leaves),) if relayout.watching else ())
+        (relayout.layouts_key(leaves) if relayout.watching else ())
 
 
 def _placement(sharding, leaf):
@@ -345,7 +345,7 @@ def _remember_fast(jitted, args, statics, dyn_args, dyn_kwargs, leaves, avals,
     kwargs = {name: value for name, value, pos in statics if pos is None}
     key = (_registry.flatten(dyn_args)[1], avals, leaves[0]._buf._sharding,
            config._trace_state, static_key(args, kwargs, jitted._static_at)) + (
-        (arg_layouts(leaves),) if relayout.watching else ())
+        relayout.layouts_key(leaves) if relayout.watching else ())
     jitted._fast[key] = _FastEntry(_Checked(entry.exe, layouts, list(entry.const_bufs)), entry)
 
 
