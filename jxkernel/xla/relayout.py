@@ -37,10 +37,11 @@ def watch() -> None:
         config._note_generation()
 
 
-def watch_program(loaded, text: str) -> None:
+def watch_program(loaded, text: str | None = None) -> None:
     """`watch` where the program `loaded`, compiled from module `text`, takes or gives a
-    buffer laid out otherwise than row-major (jit's Formats asked for it: `mhlo.layout_mode`)."""
-    if watching or "mhlo.layout_mode" not in text:
+    buffer laid out otherwise than row-major (jit's Formats asked for it: `mhlo.layout_mode`;
+    `text` None: one loaded from its bytes, read from its layouts alone)."""
+    if watching or text is not None and "mhlo.layout_mode" not in text:
         return
     layouts = executable_layouts(loaded.get_parameter_layouts()) + \
         executable_layouts(loaded.get_output_layouts())

@@ -11,7 +11,7 @@ result's sharding is given."""
 import json
 
 import pytest
-from fresh_process import run_against_reference
+from fresh_process import run_against_reference, run_json
 
 # (layouts are XLA's: its text's attributes, what its compiler chose, its buffers' layouts)
 pytestmark = pytest.mark.xla_only("XLA text")
@@ -33,3 +33,34 @@ def test_jit_layouts_as_jax(runs):
     assert set(mine) == set(jax) - {"jax_version"}
     for case in sorted(mine):
         assert mine[case] == jax[case], case
+
+
+def test_a_loaded_program_of_another_layout_makes_runs_check_theirs(tmp_path):
+    """A program compiled for another layout than row-major, serialized, then loaded in a
+    fresh process (where nothing compiled one yet): its column-major result given to a jit
+    compiled for row-major input is read right (loading it starts xla/relayout.py's checks)."""
+    saved = tmp_path / "program.pickle"
+    run_json(f"""
+        import json, pickle
+        import numpy as np
+        import jxkernel as jax
+        from jxkernel.experimental.layout import Format, Layout
+        from jxkernel.experimental import serialize_executable as se
+        c = jax.jit(lambda v: v.T, out_shardings=Format(Layout.AUTO)).lower(
+            np.zeros((8, 2), np.float32)).compile()
+        open({str(saved)!r}, "wb").write(pickle.dumps(se.serialize(c)))
+        print(json.dumps(None))
+    """)
+    got = run_json(f"""
+        import json, pickle
+        import numpy as np
+        import jxkernel as jax
+        from jxkernel.experimental import serialize_executable as se
+        f = se.deserialize_and_load(*pickle.loads(open({str(saved)!r}, "rb").read()))
+        x = np.arange(16, dtype=np.float32).reshape(8, 2)
+        t = f(x)
+        print(json.dumps([t.format.layout.major_to_minor,
+                          np.asarray(jax.jit(lambda v: v * 2)(t)).tolist(), (x.T * 2).tolist()]))
+    """)
+    assert got[0] == [1, 0]              # (XLA's free transpose: column-major)
+    assert got[1] == got[2]
