@@ -26,6 +26,7 @@ from ..core.config import config
 from ..core.physical import is_extended, physical_aval, wrap_physical
 from . import client as _client
 from . import effect_tokens as _tokens
+from . import relayout as _relayout
 from .array import Array, host_to_device
 from .buffer import sharding_for, uncommitted_sharding_for
 from .client import xc
@@ -62,6 +63,7 @@ class Executable:
     # donated Array JAX's ValueError; `ran`: a call went through (xla/deleted.py)
     user_jit = ran = False
     _whys = None           # donation_whys's reasons, one per donated argument
+    _parameter_layouts = None       # (parameter_layouts's, read once)
     kept = None            # the arguments it takes (None: all)
 
     def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
@@ -144,6 +146,8 @@ class Executable:
             _release_finished()         # before launching, so their memory can be reused
         if self.tokens:
             return self._run_with_tokens(bufs)
+        if _relayout.watching:      # (buffers of other layouts exist: each put as it takes it)
+            bufs = _relayout.relayed(bufs, self.parameter_layouts())
         try:
             outs = self._execute(bufs).consume_with_handlers(self.handlers)
         except CallbackError:
@@ -159,6 +163,8 @@ class Executable:
         those it gives back are the next program's."""
         n, tokens = len(self.tokens), _tokens.runtime_tokens
         given = [tokens.get_token_input(e, self.device) for e in self.tokens]
+        if _relayout.watching:
+            bufs = _relayout.relayed(bufs, (self.parameter_layouts() or [None] * n)[n:])
         try:
             outs = self._execute(given + list(bufs)).consume_with_handlers(self.handlers)
         except CallbackError:
@@ -322,6 +328,13 @@ class Executable:
     def memory_stats(self):
         return self.loaded.get_compiled_memory_stats()
 
+    def parameter_layouts(self) -> list | None:
+        """jaxlib's layouts of its parameters (read once), which relayout.relayed puts each
+        run's buffers in once buffers of other layouts than row-major exist."""
+        if self._parameter_layouts is None:
+            self._parameter_layouts = _relayout.parameter_layouts(self.loaded)
+        return self._parameter_layouts
+
 
 # Programs over several devices launched back to back without waiting deadlock XLA:CPU's
 # collectives at ~60 in flight, and the process aborts 40 s later (docs/jaxlib.md §4, seen
@@ -385,6 +398,8 @@ def _simple_call(execute, handlers, out_avals, executable_ref):
         out_aval, = out_avals
 
         def call_buffers(bufs) -> list:
+            if _relayout.watching:      # (as Executable._run)
+                bufs = _relayout.relayed(bufs, executable_ref().parameter_layouts())
             try:
                 out, = execute(bufs).consume_with_handlers(handlers)
             except CallbackError:
@@ -397,6 +412,8 @@ def _simple_call(execute, handlers, out_avals, executable_ref):
         return call_buffers
 
     def call_buffers(bufs) -> list:
+        if _relayout.watching:
+            bufs = _relayout.relayed(bufs, executable_ref().parameter_layouts())
         try:
             outs = execute(bufs).consume_with_handlers(handlers)
         except CallbackError:

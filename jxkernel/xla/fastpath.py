@@ -24,6 +24,7 @@ from ..core.primitive import impl_rules
 from ..core.trace import _ctx, eval_trace
 from .array import Array
 from .deleted import Gone
+from . import relayout
 from .scalars import scalar_buffer
 
 MISS = type("Miss", (), {"__repr__": lambda self: "MISS", "__slots__": ()})()  # Hit: no match
@@ -51,8 +52,8 @@ def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(),
     flattens them with `flatten` to check. Arguments the program does not take (`exe.kept`)
     are checked, and not passed."""
     donating = getattr(exe, "plain_donating", False)
-    if native is None or not (getattr(exe, "plain", False) or donating):
-        return None
+    if native is None or not (getattr(exe, "plain", False) or donating) or relayout.watching:
+        return None            # (buffers of other layouts than row-major: each run checks)
     c = len(consts)
     kept = exe.kept or range(c + len(avals))           # (its argument i: the call's kept[i])
     donate = tuple(kept[i] - c for i in exe.donated) if donating else None
@@ -82,7 +83,7 @@ def _as_inputs(out_avals, avals) -> tuple:
 
 def eager_hit(avals, where, generation, exe, params, single):
     """A `Hit` for an eager primitive's last run (`single`: return the one output), or None."""
-    if native is None or not avals or not getattr(exe, "plain", False):
+    if native is None or not avals or not getattr(exe, "plain", False) or relayout.watching:
         return None
     return native.Hit(tuple(avals), where, generation, exe._execute, exe.handlers,
                       tuple(exe.out_avals), operator.itemgetter(0) if single else None, None,

@@ -9,6 +9,7 @@ the program (`executable_layouts`). Public as jxkernel.experimental.layout.
 from __future__ import annotations
 
 from ..core import avals
+from .client import xc
 from .sharding import Sharding
 
 # what Format takes as a sharding: api/sharding.py makes it jax.sharding.Sharding when it loads
@@ -157,30 +158,56 @@ def is_row_major(layout: Layout) -> bool:
 
 
 def jit_sharding_of(leaf, what: str):
-    """A leaf of jit's `what` ("in_shardings") less its Format: the sharding of a Format
-    without a layout (None for Format()) or with the row-major one (jit_layouts keeps it for
-    the rank check), any other leaf as it is. A bare Layout or Layout.AUTO is JAX's
-    ValueError; a Format with another layout is refused: jxkernel's compiled programs take
-    and give row-major buffers only (a buffer's layout is not checked when a program runs,
-    so one laid out otherwise would be read wrongly).
+    """A leaf of jit's `what` ("in_shardings") less its Format: the sharding of a Format (None
+    for Format() or Format(Layout.AUTO)); its layout is jit_layouts' (lowered as JAX's
+    `mhlo.layout_mode`, `layout_mode`); any other leaf as it is. A bare Layout or
+    Layout.AUTO is JAX's ValueError.
 
     >>> jit_sharding_of(Format(None, None), "in_shardings") is None
     True
     """
+    del what
     if isinstance(leaf, (Layout, _AutoLayout)):      # (JAX's words)
         raise ValueError(f"`jax.jit` does not accept device-local layouts directly. Create a "
                          f"`Format` instance wrapping this device-local layout and pass that "
                          f"to `jit` instead. Got {leaf}")
-    if not isinstance(leaf, Format):
-        return leaf
-    if leaf.layout is not None and not (isinstance(leaf.layout, Layout) and
-                                        is_row_major(leaf.layout)):
-        raise NotImplementedError(
-            f"jit's {what} got {leaf!r}: jxkernel compiles every program for row-major "
-            f"inputs and results and takes no other layout from jit (neither Layout.AUTO nor "
-            f"a concrete Layout other than the row-major one, Layout(major_to_minor=(0, 1, "
-            f"...))); pass Format(None, sharding) or the sharding alone")
-    return leaf.sharding
+    return leaf.sharding if isinstance(leaf, Format) else leaf
+
+
+def is_laid_out(x) -> bool:
+    """Whether `x` (jit's Format's layout, or None) asks for a layout: Layout.AUTO or a
+    concrete Layout."""
+    return isinstance(x, (Layout, _AutoLayout))
+
+
+def layout_mode(layout, aval) -> str | None:
+    """The `mhlo.layout_mode` attribute of a parameter or result given `layout` by jit (JAX's
+    mlir._to_xla_layout): "auto" for Layout.AUTO, XLA's minor-to-major text for a concrete
+    Layout other than the default one of `aval` (JAX's is_default_layout: none written), None
+    for none.
+
+    >>> layout_mode(Layout((1, 0)), jax.ShapeDtypeStruct((2, 3), "float32"))
+    'mhlo.layout_mode = "{0,1}"'
+    """
+    if isinstance(layout, _AutoLayout):
+        return 'mhlo.layout_mode = "auto"'
+    text = xla_layout_text(layout, aval)
+    return None if text is None else f'mhlo.layout_mode = "{text}"'
+
+
+def xla_layout_text(layout, aval) -> str | None:
+    """XLA's text of a concrete `layout` of a value of type `aval` ("{0,1}": minor to major,
+    as jaxlib's xla_client.Layout prints it), or None where it is the default one (or not
+    a Layout)."""
+    if not isinstance(layout, Layout) or aval is avals.abstract_token or \
+            layout == default_layout(aval) or (layout.tiling is None and
+                                               layout.update(tiling=()) == default_layout(aval)):
+        return None
+    if layout.tiling is None:        # (jaxlib's text of the layout, as JAX's)
+        return str(xc.Layout(layout.major_to_minor[::-1]))
+    bits = layout.sub_byte_element_size_in_bits or _SUB_BYTE_BITS.get(
+        getattr(aval.dtype, "name", ""), 0)
+    return str(xc.Layout(layout.major_to_minor[::-1], layout.tiling, bits))
 
 
 def jit_layouts(in_shardings, out_shardings, flatten, unflatten):
@@ -189,7 +216,7 @@ def jit_layouts(in_shardings, out_shardings, flatten, unflatten):
     `check_layout_ranks` checks each trace against. `flatten`/`unflatten`: tree_util's."""
     def layouts(tree):
         leaves, treedef = flatten(tree, is_leaf=lambda x: x is None or isinstance(x, Format))
-        found = [x.layout if isinstance(x, Format) and isinstance(x.layout, Layout) else None
+        found = [x.layout if isinstance(x, Format) and is_laid_out(x.layout) else None
                  for x in leaves]
         return None if all(x is None for x in found) else unflatten(treedef, found)
     return layouts(in_shardings), layouts(out_shardings)
@@ -199,7 +226,7 @@ def check_layout_ranks(layouts, avals, names, what: str) -> None:
     """JAX's ValueError where a Layout given to jit (one per value, or None) is not of its
     value's rank. `what`: "arguments" or "outputs"; `names`: the values' pytree key paths."""
     for layout, aval, name in zip(layouts, avals, names):
-        if layout is None:
+        if not isinstance(layout, Layout):         # (None, Layout.AUTO: any rank)
             continue
         try:
             layout.check_compatible_aval(aval.shape)

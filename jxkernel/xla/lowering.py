@@ -28,6 +28,7 @@ from ..core.source_info import (OutsideSourceInfo, SourceInfo, positions, stack_
 from . import effect_tokens as _tokens
 from . import stablehlo as hlo
 from .client import JAX_NAMES
+from .layout import Format, layout_mode
 
 # The platform index argument of a module for several platforms, as JAX marks it: the same
 # value all through a run, which inner functions take first and callers pass along
@@ -855,7 +856,7 @@ def _typed_layout(ctx, module, mesh, v, out):
                    result_type=hlo.aval_type(v.aval))
 
 
-def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None) -> tuple[list, list]:
+def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None, layouts=None) -> tuple[list, list]:
     """(per input its attribute text or None, per input whether it is donated after all), as
     JAX's _set_up_aliases decides them: a donated input aliases the first free result of its
     shape and dtype (`tf.aliasing_output`), else gives its buffer to XLA for any free result
@@ -863,7 +864,8 @@ def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None) -> tuple[list, list]:
     deleted by calls) and lowering warns, as JAX does. An input the program never reads is
     donated as any other: jit drops such inputs before lowering (pipeline.lower), unless
     keep_unused, where JAX donates them too. `aliases` ({input index: result index}) fixes
-    some first: a Ref's buffer goes to its own final value."""
+    some first: a Ref's buffer goes to its own final value. `layouts`: (per input, per result)
+    the layout jit gave it (Layout.AUTO, a Layout or None), see `_aliased`."""
     in_vars = jaxpr.constvars + jaxpr.invars
     aliases = aliases or {}
     donated = [bool(d) for d in donated]
@@ -874,32 +876,60 @@ def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None) -> tuple[list, list]:
     found = _donations([v.aval for v in in_vars], [v.aval for v in jaxpr.outvars], left,
                        {j for i, j in aliases.items() if donated[i]})
     for i, j in found.items():
-        attrs[i], left[i] = ("jax.buffer_donor = true" if j is None else
+        attrs[i], left[i] = ("jax.buffer_donor = true" if j is None or
+                             not _aliased(layouts, i, j, in_vars, jaxpr.outvars) else
                              f"tf.aliasing_output = {hlo.i32_attr(j)}"), False
     _warn_unusable([v.aval for v in in_vars], left)
     return attrs, [d and not u for d, u in zip(donated, left)]
 
 
-def set_up_donors(jaxpr: Jaxpr, donated, arg_shardings, result_shardings) -> tuple[list, list]:
+def _aliased(layouts, i, j, in_vars, out_vars) -> bool:
+    """Whether donated input `i`, matched with result `j` of its type, aliases it, as JAX's
+    _set_up_aliases decides with jit's layouts (`layouts`: None, or (per input, per result)
+    Layout.AUTO, a Layout or None): where both are the same (none given, say), else XLA
+    takes the buffer as a donor; JAX's ValueError where one is Layout.AUTO and the other not."""
+    if layouts is None:
+        return True
+    given_in, given_out = layouts[0][i], layouts[1][j]
+    # (a Layout that is the value's default one stands for none, as JAX's is_default_layout)
+    given_in, given_out = (x if x is None or Format.is_auto(x) or layout_mode(x, v.aval) else None
+                           for x, v in ((given_in, in_vars[i]), (given_out, out_vars[j])))
+    auto_in, auto_out = (Format.is_auto(x) for x in (given_in, given_out))
+    if auto_in != auto_out:                          # (JAX's words)
+        wanted = "output" if auto_in else "input"
+        raise ValueError(
+            f"Input layout being donated was {given_in} while output layout was {given_out}. "
+            f"Did you mean to set the **{wanted} layout** to **Layout.AUTO**?\nThis will "
+            f"allow for the input and output layout to be chosen by XLA and not the layout of "
+            f"the {wanted} which might not be optimal.")
+    return given_in == given_out
+
+
+def set_up_donors(jaxpr: Jaxpr, donated, arg_shardings, result_shardings,
+                  layouts=None) -> tuple[list, list]:
     """set_up_aliases for a program partitioned over a mesh, as JAX's decides there: each
-    device's share matched (shard shapes); a donated input that finds a result is given to
-    XLA (`jax.buffer_donor`: XLA picks such a program's result layouts, and reuses what it
-    can: xla/sharded.py deletes those alone); where a result's sharding is XLA's choice (None,
-    or P.UNCONSTRAINED in it), every donated input is given so; one that none takes is not
-    donated and lowering warns, naming its shard's type (`float32[2,2]`), as JAX's."""
+    device's share matched (shard shapes); where every result's sharding is given, a donated
+    input aliases the first free result of its shard's type (`tf.aliasing_output`; jit's
+    `layouts` as set_up_aliases reads them) and one that finds a result of as many elements
+    only is given to XLA (`jax.buffer_donor`: XLA reuses what it can, xla/sharded.py deletes
+    those alone); where a result's sharding is XLA's choice (None, or P.UNCONSTRAINED in
+    it), every donated input is given so; one that none takes is not donated and lowering
+    warns, naming its shard's type (`float32[2,2]`), as JAX's."""
     in_vars = jaxpr.constvars + jaxpr.invars
     arg_shardings = arg_shardings or [None] * len(in_vars)
     result_shardings = result_shardings or [None] * len(jaxpr.outvars)
     ins = [_shard_aval(v.aval, s) for v, s in zip(in_vars, arg_shardings)]
     left = [bool(d) for d in donated]
+    attrs = [None] * len(in_vars)
     if all(s is not None and UNCONSTRAINED not in s.spec.partitions for s in result_shardings):
         outs = [_shard_aval(v.aval, s) for v, s in zip(jaxpr.outvars, result_shardings)]
-        for i in _donations(ins, outs, left, set()):
-            left[i] = False
+        for i, j in _donations(ins, outs, left, set()).items():
+            attrs[i], left[i] = ("jax.buffer_donor = true" if j is None or
+                                 not _aliased(layouts, i, j, in_vars, jaxpr.outvars) else
+                                 f"tf.aliasing_output = {hlo.i32_attr(j)}"), False
         _warn_unusable(ins, left)
-    else:
-        left = [False] * len(left)
-    usable = [d and not u for d, u in zip(donated, left)]
+        return attrs, [d and not u for d, u in zip(donated, left)]
+    usable = [bool(d) for d in donated]
     return ["jax.buffer_donor = true" if u else None for u in usable], usable
 
 
@@ -979,6 +1009,17 @@ class at_site:
         lowering_site.frames = self.prev
 
 
+def _with_layout_modes(attrs, layouts, variables) -> list:
+    """`attrs` (per variable its attribute text or None; None: none) with each one's
+    `mhlo.layout_mode` (xla/layout.py's layout_mode) joined in."""
+    attrs = list(attrs or [None] * len(variables))
+    for k, (layout, v) in enumerate(zip(layouts, variables)):
+        mode = layout_mode(layout, v.aval)
+        if mode is not None:
+            attrs[k] = mode if attrs[k] is None else f"{attrs[k]}, {mode}"
+    return attrs
+
+
 def _unsharded_keys(key_ndims, mesh, arg_shardings, result_shardings) -> tuple:
     """(per input, per result) the key ranks of `key_ndims` (lower_module) of those given no
     sharding or one UNCONSTRAINED in every dimension, as JAX's `all_unconstrained`; None for a
@@ -1002,7 +1043,7 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
                  arg_names=None, aliases=None, one_device=None,
                  rules=None, devices=(), manual=None,
                  tokens: bool = False, embedded=None,
-                 key_ndims=None) -> tuple[str, ModuleContext]:
+                 key_ndims=None, layouts=None) -> tuple[str, ModuleContext]:
     """A whole StableHLO module whose `main` computes `jaxpr` (constvars first, then invars).
 
     Returns the module text and its ModuleContext (which lists host callbacks, if any).
@@ -1026,6 +1067,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     executable passes them between programs, effect_tokens.runtime_tokens).
     `embedded`: {var: host value} of closed-over constants `jaxpr`'s equations read but
     `main` does not take, written in as `stablehlo.constant`s first (JAX's default).
+    `layouts`: (per input, constvars first, per result) the layout jit gave it
+    (Layout.AUTO, a Layout, or None), written as JAX's `mhlo.layout_mode` attributes.
     """
     _tokens.check_lowerable(jaxpr)
     partitions = 1 if mesh is None else mesh.size
@@ -1041,10 +1084,10 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
     in_vars = jaxpr.constvars + jaxpr.invars
     donated = list(donated) if donated is not None else [False] * len(in_vars)
     if mesh is None:
-        arg_attrs, module_ctx.donated = set_up_aliases(jaxpr, donated, aliases)
-    else:       # XLA picks the layouts of a partitioned program's results: donors only
+        arg_attrs, module_ctx.donated = set_up_aliases(jaxpr, donated, aliases, layouts)
+    else:
         arg_attrs, module_ctx.donated = set_up_donors(jaxpr, donated, arg_shardings,
-                                                      result_shardings)
+                                                      result_shardings, layouts)
     result_attrs = None
     if mesh is None and one_device is not None:
         arg_attrs, result_attrs = hlo.on_empty_mesh(module, in_vars, arg_attrs, jaxpr.outvars,
@@ -1057,6 +1100,9 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
         module_ctx.mesh = mesh
         arg_attrs, result_attrs = sdy_attrs(module, mesh, in_vars, arg_attrs, arg_shardings,
                                             jaxpr.outvars, result_shardings)
+    if layouts is not None:
+        arg_attrs = _with_layout_modes(arg_attrs, layouts[0], in_vars)
+        result_attrs = _with_layout_modes(result_attrs, layouts[1], jaxpr.outvars)
     ordered = _tokens.ordered_library_effects(jaxpr.effects) if tokens and mesh is None \
         else []
     module_ctx.tokens = tuple(ordered)

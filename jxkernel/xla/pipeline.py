@@ -26,6 +26,7 @@ from ..core.physical import has_keys, is_extended, physicalize
 from . import client as _client
 from .compiler import compile_module
 from .executable import Executable
+from . import relayout
 from . import numpy_sharded
 from ..core.numpy_simplify import inline_calls
 from .lowering import (NeedsMesh, check_one_device_effects, lower_module, set_up_aliases,
@@ -52,7 +53,7 @@ class Module:
 def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=None,
           result_shardings=None, locations=False, platforms=None, result_names=None,
           arg_names=None, keep_unused=True, aliases=None, one_device=None,
-          rules=None, embedded=None) -> Module:
+          rules=None, embedded=None, layouts=None) -> Module:
     """`jaxpr` (a Jaxpr: constvars, then invars) lowered to StableHLO for `devices`: one
     device, or with a `mesh` one partition per device (xla/sharded.py).
     `platforms`: lower for other platforms than the devices' (("gpu",), ("cpu", "gpu")), as
@@ -69,7 +70,9 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     {constvar index: its host value} of the closed-over constants written into the module as
     `stablehlo.constant`s, as JAX 0.10.2 writes every one (its default, simplified constants
     off): the module does not take them (`kept` leaves them out, each call's are dropped);
-    on one device lowered by XLA only, else they stay arguments."""
+    on one device lowered by XLA only, else they stay arguments. `layouts`: None, or (per
+    invar, per result) the layout jit's Formats give it (Layout.AUTO, a Layout or None),
+    lowered as JAX's `mhlo.layout_mode` (xla/layout.py)."""
     kept, n_consts, n_inputs = None, len(jaxpr.constvars), len(jaxpr.constvars + jaxpr.invars)
     embed = {jaxpr.constvars[i]: value for i, value in embedded.items()} \
         if embedded and mesh is None and type(devices[0]) is not NumpyDevice \
@@ -81,6 +84,10 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
                                           keep=aliases or ())
     if embed:
         jaxpr, kept, embed = _embedding(jaxpr, kept, embed)
+    if layouts is not None:            # (per input, constvars first: theirs are XLA's default)
+        layouts = ([None] * n_consts + list(layouts[0]), list(layouts[1]))
+        if kept is not None:
+            layouts = ([layouts[0][i] for i in kept], layouts[1])
     if kept is not None:
         donated, arg_shardings, arg_names, aliases, one_device = _kept_only(
             kept, n_consts, n_inputs, donated, arg_shardings, arg_names, aliases, one_device)
@@ -112,8 +119,9 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
             if donated is not None:
                 # what XLA's lowering would donate after all: one no result takes is kept
                 # (not deleted by calls), with JAX's warning (set_up_aliases)
-                donated = (set_up_aliases(jaxpr, donated, aliases)[1] if mesh is None else
-                           set_up_donors(jaxpr, donated, arg_shardings, result_shardings)[1])
+                donated = (set_up_aliases(jaxpr, donated, aliases, layouts)[1] if mesh is None
+                           else set_up_donors(jaxpr, donated, arg_shardings, result_shardings,
+                                              layouts)[1])
             return Module("", None, devices, out_avals,
                           tuple(donated) if donated is not None else (), None, 0.0, jaxpr,
                           None if arg_shardings is None else tuple(arg_shardings), kept)
@@ -125,7 +133,7 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
         mesh=mesh, arg_shardings=arg_shardings, result_shardings=result_shardings,
         locations=locations, result_names=result_names, arg_names=arg_names, aliases=aliases,
         one_device=one_device, rules=rules, devices=devices, tokens=True, embedded=embed,
-        key_ndims=key_ndims)
+        key_ndims=key_ndims, layouts=layouts)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)
@@ -201,6 +209,7 @@ def compile(module: Module, label: str, *, trace_s: float = 0.0, executable=Exec
         return compile_numpy(module, label, trace_s, executable,
                              compiler_options=compiler_options, **_kept_options(module, options))
     loaded, phases = compile_loaded(module, trace_s, compiler_options)
+    relayout.watch_program(loaded, module.text)    # (jit's Formats: other layouts' buffers)
     return executable(loaded, module.out_avals, module.devices, label, module.donated,
                       **_kept_options(module, options)), phases
 

@@ -13,7 +13,9 @@ from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.physical import wrap_physical
 from . import string_arrays
 from .array import Array, host_to_device
-from .layout import check_put_format, sharding_of_format
+from .layout import check_put_format, sharding_of_format, xla_layout_text
+from .numpy_device import unsupported
+from .relayout import relayout
 from .transfers import put_on_device, typed_data
 
 
@@ -34,6 +36,9 @@ def device_put(x, device=None, *, copy=False) -> Array:
     if type(device).__name__ == "Format":            # jax.experimental.layout.Format
         aval = get_aval(x)
         check_put_format(device, aval)
+        text = xla_layout_text(device.layout, aval)
+        if text is not None:        # another layout than row-major: put, then laid out so
+            return _laid_out(x, device, text, copy)
         device = sharding_of_format(device, len(aval.shape))
     if hasattr(device, "_as_mesh_sharding"):        # a GSPMDSharding: its tiling as a mesh's
         device = device._as_mesh_sharding()
@@ -50,3 +55,20 @@ def device_put(x, device=None, *, copy=False) -> Array:
             return put_blocks(value, aval, device)
         return put_on_mesh(x, device)
     return put_on_device(x, device, copy=copy)
+
+
+def _laid_out(x, fmt, text: str, copy: bool) -> Array:
+    """device_put of `x` to a Format whose layout is not row-major (XLA's `text` of it): `x`
+    itself where it is committed and laid out so already (and no copy is asked), else put as
+    its sharding says and its buffer copied into that layout (xla/relayout.py), as JAX's
+    identity jit with out_shardings=fmt gives it."""
+    if not copy and isinstance(x, Array) and x._buf._committed and x.format == fmt:
+        return x
+    put = device_put(x, fmt.sharding, copy=copy)
+    if type(put.device).__name__ == "NumpyDevice":
+        raise unsupported(f"device_put to {fmt!r} (another layout than row-major)",
+                          "run under JAX_PLATFORMS=cpu, where XLA lays buffers out")
+    share = put.aval if put._sharding is None else \
+        put.aval.update(shape=put._sharding.shard_shape(put.aval.shape), sharding=None)
+    moved = relayout(put._buf, text, share)
+    return type(put)(moved, put.aval, put._sharding)

@@ -539,12 +539,13 @@ def chosen_inputs(exe, mesh, in_shardings, open_in, in_avals, n_consts) -> list:
 
 def lower_partitioned(closed, name, mesh, arg_shardings, out_shardings, donated=(),
                       locations=False, result_names=None, arg_names=None,
-                      keep_unused=True, platforms=None) -> pipeline.Module:
+                      keep_unused=True, platforms=None, layouts=None) -> pipeline.Module:
     """`closed` lowered for partitioning over `mesh`. `arg_shardings` covers the constants
     then the arguments; a None output is XLA's choice. `locations`: each op's source line
     too (explain reads it back from the compiled HLO); the names and `platforms` as
-    `pipeline.lower`'s."""
+    `pipeline.lower`'s, as is `layouts` (jit's, per argument and result)."""
     return pipeline.lower(closed.jaxpr, mesh._flat_devices, name=name, donated=donated or None,
+                          layouts=layouts,
                           mesh=mesh, arg_shardings=arg_shardings,
                           result_shardings=out_shardings, locations=locations,
                           result_names=result_names, arg_names=arg_names,

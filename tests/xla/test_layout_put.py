@@ -2,8 +2,8 @@
 (tests/data/layout_cases.py, recorded by reference/make_layout_reference.py): Layout.AUTO
 and a layout of the wrong rank refused by device_put in JAX's words, a Format without a
 layout taken as its sharding, a bare Layout refused by jit, jit given the row-major layout
-(every array's) and one of the wrong rank. jxkernel's own refusal of a
-Format with another layout in jit (its programs are row-major only) is tested below."""
+(every array's) and one of the wrong rank. Other layouts (which switch the process's compiled
+fast paths off: xla/relayout.py) are tested in a child process, tests/xla/test_layout_jit.py."""
 import functools
 import json
 
@@ -25,15 +25,6 @@ def test_layout_as_jax(name):
     # (the NumPy backend's device prints as NumpyDevice where XLA's CPU prints CpuDevice)
     assert json.loads(json.dumps(_ours()[name]).replace("NumpyDevice", "CpuDevice")) == \
         REFERENCE[name]
-
-
-@pytest.mark.parametrize("where", ["in_shardings", "out_shardings"])
-@pytest.mark.parametrize("layout", [Layout.AUTO, Layout((1, 0))], ids=["auto", "concrete"])
-def test_jit_refuses_a_format_with_a_layout(where, layout):
-    one = jxkernel.sharding.SingleDeviceSharding(jxkernel.devices()[0])
-    # (refused when jit is given it: no program of jxkernel's could take or give that layout)
-    with pytest.raises(NotImplementedError, match=f"jit's {where} got Format.*row-major"):
-        jxkernel.jit(lambda v: v.T, **{where: Format(layout, one)})
 
 
 def test_jit_takes_a_format_without_a_layout_as_its_sharding():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect   # (the docstring examples use it)
+import weakref
 
 import numpy as np
 
@@ -664,15 +665,75 @@ def layouts_checked(jitted, dyn_args, avals, names, out_tree, closed):
         return closed
     given_in, given_out = layouts
     out_avals = closed.out_avals
-    is_leaf = lambda x: x is None or isinstance(x, Layout)     # noqa: E731
+    is_leaf = lambda x: x is None or isinstance(x, _LAYOUT_LEAVES)     # noqa: E731
+    flat_in = flat_out = None
     if given_in is not None:
-        flat = broadcast_prefix(given_in, dyn_args, is_leaf=is_leaf)
-        check_layout_ranks(flat, avals[:len(flat)], names()[:len(flat)], "arguments")
+        flat_in = broadcast_prefix(given_in, dyn_args, is_leaf=is_leaf)
+        check_layout_ranks(flat_in, avals[:len(flat_in)], names()[:len(flat_in)], "arguments")
+        # (in_shardings cover the positional arguments: keyword ones get none)
+        flat_in = flat_in + [None] * (len(closed.in_avals) - len(flat_in))
     if given_out is not None:
-        flat = broadcast_prefix(given_out, tree_unflatten(out_tree, list(out_avals)),
-                                is_leaf=is_leaf)
-        check_layout_ranks(flat, out_avals, result_paths(out_tree), "outputs")
+        flat_out = broadcast_prefix(given_out, tree_unflatten(out_tree, list(out_avals)),
+                                    is_leaf=is_leaf)
+        check_layout_ranks(flat_out, out_avals, result_paths(out_tree), "outputs")
+    modes = jitted.__dict__.get("_layout_modes")
+    if modes is None:
+        modes = jitted._layout_modes = weakref.WeakKeyDictionary()
+    modes[closed] = (flat_in or [None] * len(closed.in_avals),
+                     flat_out or [None] * len(out_avals))
     return closed
+
+
+def check_arg_layouts(jitted, closed, leaves) -> None:
+    """JAX's ValueError (pjit's _resolve_in_layouts) where a committed Array among `leaves` is
+    laid out otherwise than the layout `jitted`'s Formats give its argument (Layout.AUTO
+    included: such an Array's layout is concrete), checked as a call compiles its program."""
+    modes = layout_modes(jitted, closed)
+    if modes is None:
+        return
+    for x, given in zip(leaves, modes[0]):
+        if given is None or not isinstance(x, ArrayImpl) or not x._buf._committed or \
+                x.is_deleted():
+            continue
+        have = x.format.layout
+        if have is None or (given.major_to_minor == have.major_to_minor
+                            if isinstance(given, Layout) and not given.tiling else given == have):
+            continue
+        extra = "" if isinstance(given, Layout) else (  # (JAX's words)
+            " The layout given to `jax.jit` is `Layout.AUTO` but the corresponding argument "
+            "passed is a `jax.Array` with a concrete layout. Consider passing a "
+            "`jax.ShapeDtypeStruct` instead of `jax.Array` as an argument to the jitted "
+            "function  when using `Layout.AUTO`.")
+        raise ValueError(f"Layout passed to jit does not match the layout on the respective "
+                         f"arg. Got jit layout: {given},\narg layout: {have} for arg type: "
+                         f"{x.aval.str_short()}.{extra}")
+
+
+def layout_modes(jitted, closed, arg_layouts=None):
+    """(per argument leaf, per result leaf) the layout `jitted`'s Formats give it
+    (Layout.AUTO, a Layout or None) in its trace `closed`, as layouts_checked read them, or
+    where they give none the one of `arg_layouts` (per argument leaf, a committed Array's
+    layout other than row-major, JAX's dispatch_arg_layout); None where none is. A trace a
+    sibling jit made is read anew where the Formats are one leaf each."""
+    given = _given_layouts(jitted, closed)
+    if arg_layouts is None or len(arg_layouts) != len(closed.in_avals):
+        return given
+    if given is None:
+        given = ([None] * len(closed.in_avals), [None] * len(closed.out_avals))
+    return ([g if g is not None else a for g, a in zip(given[0], arg_layouts)], given[1])
+
+
+def _given_layouts(jitted, closed):
+    if getattr(jitted, "_layouts", None) is None:
+        return None
+    found = jitted.__dict__.get("_layout_modes", {}).get(closed)
+    if found is not None:
+        return found
+    given_in, given_out = jitted._layouts
+    if any(g is not None and not isinstance(g, _LAYOUT_LEAVES) for g in (given_in, given_out)):
+        raise NotImplementedError("a jit given Formats with layouts per argument or result "
+                                  "called with a trace another jit of its function made")
+    return ([given_in] * len(closed.in_avals), [given_out] * len(closed.out_avals))
 
 
 def out_formats(jitted, out_tree, n: int) -> list:
@@ -682,10 +743,11 @@ def out_formats(jitted, out_tree, n: int) -> list:
         return [None] * n
     tree = tree_unflatten(out_tree, [0] * n)
     layouts = broadcast_prefix(jitted._layouts[1], tree,
-                               is_leaf=lambda x: x is None or isinstance(x, Layout))
+                               is_leaf=lambda x: x is None or isinstance(x, _LAYOUT_LEAVES))
     shardings = broadcast_prefix(jitted._out_shardings, tree,
                                  is_leaf=lambda x: x is None or _sharding_leaf(x))
-    return [None if layout is None or not _sharding_leaf(s) else Format(layout, s)
+    # (Layout.AUTO: XLA's choice, known once compiled)
+    return [None if not isinstance(layout, Layout) or not _sharding_leaf(s) else Format(layout, s)
             for layout, s in zip(layouts, shardings)]
 
 

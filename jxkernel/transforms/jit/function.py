@@ -29,7 +29,7 @@ from ...core.staging import DebugInfo, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace
 from ...core.traceback_util import api_boundary, filter_raised, register_boundary
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
-from ...xla import client as _client, pipeline
+from ...xla import client as _client, pipeline, relayout
 from ...xla.array import ARRAY_TYPES, Array, _CNamed, buffers, is_plain
 from ...xla.dispatch import check_jitted_values
 from ...xla.placement import all_placed, found_for, placement_of, signature
@@ -106,7 +106,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         self._compiler_options = dict(compiler_options) if compiler_options else None
         options = (self._static_argnums, self._static_argnames, self._donate_argnums,  # (JAX's
                    self._donate_argnames, self._device, backend, self._sharded,  # key: no inline
-                   tuple(sorted((self._compiler_options or {}).items())))   # nor keep_unused)
+                   tuple(sorted((self._compiler_options or {}).items())),   # nor keep_unused)
+                   repr(self._layouts))      # (its Formats' layouts: lowered into the module)
         # _cache: key -> Entry; _fast: the fast path's key -> Entry (see __call__); _traces: key ->
         # (jaxpr, consts, out_tree, ClosedJaxpr), for the bind path; _history: what each compile
         # was specialised on (views/recompile_explainer.py's reasons); _last: {LAST_HIT, a static
@@ -181,7 +182,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                         len(bufs) == 1 or not is_plain(args[0]) or all_placed(bufs, last.where))
                 except (AttributeError, IndexError):   # a non-Array argument, or none
                     same = False
-                if same and last.generation is config._generation and _ctx.trace is eval_trace:
+                if same and last.generation is config._generation and _ctx.trace is eval_trace \
+                        and not (relayout.watching and relayout.arg_layouts(args)):
                     entry = last.entry               # (written out here: the hottest path of all)
                     entry.hits += 1
                     try:
@@ -202,7 +204,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                         (avals, where), bufs = signature(leaves), None
                     except AttributeError:  # Python scalars or NumPy data among the Arrays?
                         avals, where, bufs = scalar_signature(leaves)
-                    key = (treedef, avals, where, config._trace_state, static)
+                    key = (treedef, avals, where, config._trace_state, static) + (
+                        relayout.layouts_key(leaves) if relayout.watching else ())
                     entry = found_for(self._fast, key, where)
                 except Exception:      # (a leaf of another type, an odd value: _call says why)
                     entry = None
@@ -253,7 +256,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         device, committed, settled = (self._device, True, False) if self._device is not None \
             else arguments_placement(self, (treedef, avals, statics, config._trace_state), arrays)
         key = (treedef, avals, statics, config._trace_state, device,
-               committed_at(self, leaves, dyn_args))
+               committed_at(self, leaves, dyn_args)) + (
+            relayout.layouts_key(leaves) if relayout.watching else ())
         entry = self._cache.get(key)
         if entry is None:
             # the guard for every function is for the user's jits, not jnp's own (as in JAX)
@@ -286,7 +290,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                 c_last_hit(self, entry, statics, avals, where, args, kwargs, leaves)
             else:                               # remember it under the fast path's key
                 self._fast[(_flatten(dyn_args)[1], avals, host_placement(leaves),
-                            config._trace_state, static_key(args, kwargs, self._static_at))] = entry
+                            config._trace_state, static_key(args, kwargs, self._static_at))
+                           + key[6:]] = entry       # (relayout.arg_layouts, where watching)
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
         outs = entry.exe.call_arrays(arguments_placed(device, (*consts, *arrays), entry.exe.kept,
                                                       leaves, names))
@@ -316,13 +321,15 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
             closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
                 self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         jit_refs.check_one_device(closed, leaves)      # (a Ref over a mesh: partitioned)
+        jit_args.check_arg_layouts(self, closed, leaves)   # (jit's Formats' layouts)
         refs = jit_refs.ref_positions(leaves)
         names = jit_refs.without_refs(self._leaf_names(dyn_args, dyn_kwargs), refs)
         device = program_placement(self, closed, device, False, leaves, dyn_args, dyn_kwargs)[0]
         key = key[:4] + (device,) + key[5:]  # (kept where it runs: the used arguments' device)
         module = lower_jit(self, closed, out_tree, device, jit_refs.without_refs(
             self._donated_leaves(dyn_args, dyn_kwargs), refs), arg_names=names,
-            one_device=committed_given(self, closed, key[5], refs))
+            one_device=committed_given(self, closed, key[5], refs),
+            arg_layouts=key[6] if len(key) > 6 else None)
         entry, phases = program_of(self, closed, out_tree, module, trace_s, names)
         self._cache[key] = entry
         if phases is not None:          # (None: a `.compile()` of this program, reused)

@@ -21,7 +21,7 @@ from ...core.avals import ShapeDtypeStruct
 from ...core.mesh import NamedSharding, PartitionSpec
 from ...core.trace import Tracer, _ctx, eval_trace
 from ...tree_util import tree_flatten, tree_unflatten
-from ...xla import client as _client
+from ...xla import client as _client, relayout
 from ...xla.array import Array, is_plain
 from ...xla.executable import Executable
 from ...xla.serialized import dumps, executable_bytes, load_executable, loads
@@ -105,7 +105,9 @@ def deserialize_and_load(serialized, in_tree, out_tree, backend=None, execution_
 
 def _one_device_entry(saved: _Saved, out_tree, device) -> Entry:
     """jit's Entry of a one-device program, loaded onto `device`, its constants put there."""
-    exe = Executable(load_executable(saved.executable, [device]), saved.out_avals, device,
+    loaded = load_executable(saved.executable, [device])
+    relayout.watch_program(loaded)          # (compiled for other layouts: runs check them)
+    exe = Executable(loaded, saved.out_avals, device,
                      saved.name, saved.donated, in_avals=saved.exe_in_avals,
                      arg_names=saved.exe_arg_names, committed=saved.committed,
                      kept=saved.kept)
@@ -119,7 +121,9 @@ def _partitioned_entry(saved: _Saved, out_tree):
     devices: its results laid out as compiled (the shardings serialized, not asked of XLA
     again), its constants replicated over the mesh."""
     mesh = saved.mesh
-    exe = ShardedExecutable(load_executable(saved.executable, list(mesh._flat_devices)),
+    loaded = load_executable(saved.executable, list(mesh._flat_devices))
+    relayout.watch_program(loaded)
+    exe = ShardedExecutable(loaded,
                             saved.out_avals, mesh._flat_devices, saved.name, saved.donated,
                             mesh=mesh, out_shardings=list(saved.out_shardings),
                             user_shardings=list(saved.in_shardings),

@@ -23,13 +23,16 @@ from ...tree_util import (default_registry as _registry, keystr, tree_flatten,
                           tree_flatten_with_path, tree_unflatten)
 from ...xla.array import Array
 from ...xla.placement import placed_data
+from ...xla import relayout
+from ...xla.relayout import arg_layouts
 from ...xla.sharded import (_held, _mesh_of, _own_sharding, _SpmdEntry, chosen_inputs,
                             compile_lowered, gspmd_sharding, lower_partitioned, to_argument,
                             typed_outputs)
 from ...xla.sharding import GSPMDSharding, SingleDeviceSharding, as_mesh_sharding
 from ..api_util import PytreeLeaf
 from . import refs as jit_refs
-from .args import device_mismatch, prefix_flat, result_paths, static_key
+from .args import (check_arg_layouts, device_mismatch, layout_modes, prefix_flat, result_paths,
+                   static_key)
 from .cache import ON_ONE_DEVICE, stage_key
 from .pinned import refuse_mesh
 
@@ -207,9 +210,11 @@ def call_key(jitted, treedef, avals, statics, leaves) -> tuple:
     if given is None:                      # the jit's own shardings, made hashable once
         given = jitted._sharding_key = (_hashable(jitted._in_shardings),
                                         _hashable(jitted._out_shardings))
-    # (the trace state holds set_mesh's mesh: a jit run over it compiles again for another)
+    # (the trace state holds set_mesh's mesh: a jit run over it compiles again for another;
+    # Arrays laid out otherwise than row-major, for their layouts: relayout.arg_layouts)
     return ("sharded", treedef, avals, statics, given, config._trace_state,
-            tuple([_placement(_own_sharding(x), x) for x in leaves]))
+            tuple([_placement(_own_sharding(x), x) for x in leaves])) + \
+        (relayout.layouts_key(leaves) if relayout.watching else ())
 
 
 def _placement(sharding, leaf):
@@ -339,7 +344,8 @@ def _remember_fast(jitted, args, statics, dyn_args, dyn_kwargs, leaves, avals,
     # (keyword arguments here are all static, given back in their call's order by split)
     kwargs = {name: value for name, value, pos in statics if pos is None}
     key = (_registry.flatten(dyn_args)[1], avals, leaves[0]._buf._sharding,
-           config._trace_state, static_key(args, kwargs, jitted._static_at))
+           config._trace_state, static_key(args, kwargs, jitted._static_at)) + (
+        relayout.layouts_key(leaves) if relayout.watching else ())
     jitted._fast[key] = _FastEntry(_Checked(entry.exe, layouts, list(entry.const_bufs)), entry)
 
 
@@ -348,6 +354,7 @@ class Partitioning:
     and the lowered `module`; `compile()` gives what `jit` caches (kept as `entry`). Also what
     `.lower()` of a sharded jit holds (jit.py's Lowered)."""
     entry = None                  # its program, once compiled
+    _layouts = None               # jit's Formats' layouts (args.layout_modes), or None
 
     @staticmethod
     def again(traced, locations) -> Partitioning:
@@ -371,6 +378,7 @@ class Partitioning:
         leaf_names = jitted._leaf_names(dyn_args, dyn_kwargs)
         _check_fit("arguments", leaf_names, jaxpr.in_avals, flat_in)
         _check_committed(leaves, own, given)       # (after the fit: JAX's order of errors)
+        check_arg_layouts(jitted, closed, leaves)
         out_struct = tree_unflatten(out_tree, [PytreeLeaf()] * len(jaxpr.outvars))
         flat_out = [None] * len(jaxpr.outvars) if given_out is None else \
             _flat_shardings(given_out, out_struct, "out_shardings")
@@ -419,7 +427,10 @@ class Partitioning:
             closed, self.name, mesh, [replicated] * n_consts + [
                 None if o else s for o, s in zip(self.open_in, self.in_shardings)], flat_out,
             self.donated, locations, result_paths(out_tree), leaf_names, jitted._keep_unused)
-        self.module = lower_partitioned(*self._lowering) if lower else None
+        # (jit's Formats' layouts, and committed Arrays' other than row-major; or None)
+        self._layouts = layout_modes(jitted, closed, arg_layouts(leaves))
+        self.module = lower_partitioned(*self._lowering, layouts=self._layouts) \
+            if lower else None
 
     def cpu_text(self) -> str:
         """The StableHLO text XLA's CPU would run for this partitioning (the NumPy backend's
@@ -428,7 +439,8 @@ class Partitioning:
         n_consts = len(closed.jaxpr.constvars)
         args = [self.replicated] * n_consts + [
             None if o else s for o, s in zip(self._xla_open, self.in_shardings)]
-        return lower_partitioned(closed, name, mesh, args, *rest, platforms=("cpu",)).text
+        return lower_partitioned(closed, name, mesh, args, *rest, platforms=("cpu",),
+                                 layouts=self._layouts).text
 
     def typed_in_avals(self) -> list:
         """The inputs' types, each typed by its sharding over Explicit axes (`float32[8@x,2]`),

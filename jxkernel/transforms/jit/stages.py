@@ -45,8 +45,8 @@ from ...xla.lowering import NeedsMesh, at_site
 from . import refs as jit_refs
 from .captured_constants import check_captured_constants, embedded
 from .high import is_high_trace
-from .args import (abstract_leaf_aval, flat_pinned, leaf_aval, out_formats, result_paths,
-                   token_carriers)
+from .args import (abstract_leaf_aval, flat_pinned, layout_modes, leaf_aval, out_formats,
+                   result_paths, token_carriers)
 from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
 from .pinned import committed_at, one_device_given, program_placement
 from .primitive import (any_sharded, lowered_now, trace_event, traced_at, traced_by,
@@ -121,11 +121,15 @@ LOWER_COUNTS = _LowerCounts()
 
 
 def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
-              locations=False, arg_names=None, one_device=None, rules=None) -> pipeline.Module:
+              locations=False, arg_names=None, one_device=None, rules=None,
+              arg_layouts=None) -> pipeline.Module:
     """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
     `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters;
     `one_device`, pinned.one_device_given's, the inputs and results given a sharding;
-    `rules`, another rule table (LoweringParameters'). Lowered once per trace and key.
+    `rules`, another rule table (LoweringParameters'); `arg_layouts`, per input leaf the
+    layout of a committed Array laid out otherwise than row-major (relayout.arg_layouts),
+    which the program takes it in where jit's Formats give it none. Lowered once per trace
+    and key.
 
     >>> f = jax.jit(lambda x: x * 2); traced = f.trace(1.0)
     >>> args = (f, traced.jaxpr, traced.out_tree, jax.devices()[0], (False,))
@@ -134,16 +138,17 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
     """
     if platforms is not None or locations or rules is not None:     # (a tool's: not kept)
         return _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms,
-                          locations, arg_names, one_device, rules)
+                          locations, arg_names, one_device, rules, arg_layouts)
     key = (jitted._name, jitted._keep_unused, out_tree, device,
-           tuple(donated_leaves or ()), tuple(arg_names or ()), one_device)
+           tuple(donated_leaves or ()), tuple(arg_names or ()), one_device,
+           repr(layout_modes(jitted, closed, arg_layouts)))
     lowered = _LOWERED.setdefault(closed, {})
     if key in lowered:
         LOWER_COUNTS.hits += 1
     else:
         LOWER_COUNTS.misses += 1
         lowered[key] = _lower_jit(jitted, closed, out_tree, device, donated_leaves, None,
-                                  False, arg_names, one_device, None)
+                                  False, arg_names, one_device, None, arg_layouts)
     return lowered[key]
 
 
@@ -163,11 +168,16 @@ def program_of(jitted, closed, out_tree, module, trace_s, leaf_names) -> tuple:
 
 
 def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, locations,
-               arg_names, one_device, rules) -> pipeline.Module:
+               arg_names, one_device, rules, arg_layouts=None) -> pipeline.Module:
     check_captured_constants(closed)
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
-    return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated,
+    layouts = layout_modes(jitted, closed, arg_layouts)
+    if layouts is not None:           # (Refs first, their final values last: none given)
+        ins = list(layouts[0])[-len(jaxpr.invars):] if jaxpr.invars else []
+        layouts = ([None] * (len(jaxpr.invars) - len(ins)) + ins,
+                   list(layouts[1]) + [None] * len(aliases))
+    return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated, layouts=layouts,
                           platforms=platforms, result_names=result_paths(out_tree)
                           + [None] * len(aliases),     # (Refs' final values last)
                           locations=locations, arg_names=arg_names,
