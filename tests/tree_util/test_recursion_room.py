@@ -1,7 +1,9 @@
 """The recursion room jaxlib's pytree flatten keeps when it raises inside a tree, counted and
 given back (jxkernel/tree_util/recursion_room.py); JAX 0.10.2's flatten keeps the same
 (tests/data/flatten_room_reference.json, reference/make_flatten_room_reference.py)."""
+import os
 import sys
+import threading
 
 import pytest
 
@@ -66,3 +68,69 @@ def test_every_supported_python_has_a_counter_to_read():
     supports; only 3.14 (no counter) and PyPy or the browser (no ctypes view) have none."""
     assert recursion_room._CALLS is not None
     assert (3, 11) <= sys.version_info[:2] < (3, 14)
+
+
+def test_a_script_flattening_a_dict_that_holds_itself_runs_on_where_jaxs_dies():
+    """A plain script, no notebook layer: the dict that holds itself flattened three times
+    (each error caught), then a recursion 900 deep and a print. jxkernel's tree_leaves gives
+    back, in its `except`, what jaxlib's flatten kept (recursion_room.after_error); under JAX
+    0.10.2 the same script dies of RecursionError, printing nothing (recorded)."""
+    assert locations.jax_answers("flatten_room_reference.json")["script"] == {
+        "ran": False, "printed": ""}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([locations.ROOT,
+                                                        os.environ.get("PYTHONPATH", "")])}
+    assert flatten_room_cases.in_a_script(jax, env) == {"ran": True, "printed": "900 9"}
+
+
+def test_jxkernels_flatten_gives_back_what_it_kept_past_the_slack_where_it_raised():
+    """100 levels kept by jaxlib's flatten called directly stay kept (as JAX's); through
+    tree_leaves, tree_map, tree_flatten_with_path and jit they are given back before the error
+    goes on, to within the slack of the reference taken at import, and counted for the
+    notebook's note (GIVEN)."""
+    tree = flatten_room_cases.unsortable_keys(100)
+    recursion_room.take_given()
+    before = room()
+    with pytest.raises(ValueError, match="Comparator raised exception"):
+        jax.tree_util.default_registry.flatten(tree)
+    assert before - room() == 100
+    give_back(100)
+    calls = [jax.tree_util.tree_leaves, lambda t: jax.tree.map(lambda x: x, t),
+             jax.tree_util.tree_flatten_with_path, jax.jit(lambda t: t)]
+    for call in calls:
+        with pytest.raises(ValueError, match="Comparator raised exception"):
+            call(tree)
+        assert before - room() <= recursion_room.SLACK
+        assert recursion_room.take_given() >= 100 - recursion_room.SLACK
+    give_back(max(before - room(), 0))
+
+
+def test_a_flatten_that_raised_in_another_thread_leaves_the_main_threads_counter_alone():
+    """The loan goes to the main thread's counter (the GIL held, it is not in use) and comes
+    straight back; nothing is given back off the main thread."""
+    main_before, out = recursion_room.LEVELS.value, []
+
+    def worker():
+        try:
+            jax.tree_util.tree_leaves(flatten_room_cases.unsortable_keys(50))
+        except ValueError as e:
+            out.append(e)
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert len(out) == 1 and recursion_room.LEVELS.value == main_before
+    assert recursion_room.take_given() == 0
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.11's spare() asks setrecursionlimit")
+def test_spare_on_a_counter_given_back_past_the_depth_leaves_the_limit_alone():
+    """Where the counter stands below a depth of 1 (given back more than was lost, as during
+    after_error's loan at a shallow stack), `sys.setrecursionlimit(1)` is accepted: spare()
+    puts the limit straight back and reads the depth from the counter."""
+    limit, at_top = sys.getrecursionlimit(), spare()
+    recursion_room.LEVELS.value += 5000
+    try:
+        shifted = spare()
+    finally:
+        recursion_room.LEVELS.value -= 5000
+    assert sys.getrecursionlimit() == limit
+    assert shifted - at_top == 5000 and spare() == at_top

@@ -29,6 +29,7 @@ from ...core.staging import DebugInfo, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace
 from ...core.traceback_util import api_boundary, filter_raised, register_boundary
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
+from ...tree_util import recursion_room as _room
 from ...xla import client as _client, pipeline
 from ...xla.array import ARRAY_TYPES, Array, _CNamed, buffers, is_plain
 from ...xla.dispatch import check_jitted_values
@@ -205,7 +206,12 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                     key = (treedef, avals, where, config._trace_state, static)
                     entry = found_for(self._fast, key, where)
                 except Exception:      # (a leaf of another type, an odd value: _call says why)
-                    entry = None
+                    entry = None       # (and the room a failed flatten kept, given back first)
+                    _room.LEVELS.value += _room.LEND
+                    try:
+                        _room.after_error()
+                    finally:
+                        _room.LEVELS.value -= _room.LEND
                 if entry is not None:
                     entry.hits += 1
                     # (the keyword arguments of a call found here are all static: see _call)
