@@ -2,12 +2,14 @@
 given back (jxkernel/tree_util/recursion_room.py); JAX 0.10.2's flatten keeps the same
 (tests/data/flatten_room_reference.json, reference/make_flatten_room_reference.py)."""
 import os
+import subprocess
 import sys
 import threading
 
 import pytest
 
 import jxkernel as jax
+from jxkernel.core.native import native
 from jxkernel.tree_util import recursion_room
 from jxkernel.tree_util.recursion_room import give_back, room, spare
 
@@ -134,3 +136,34 @@ def test_spare_on_a_counter_given_back_past_the_depth_leaves_the_limit_alone():
         recursion_room.LEVELS.value -= 5000
     assert sys.getrecursionlimit() == limit
     assert shifted - at_top == 5000 and spare() == at_top
+
+
+JIT_HIT_THEN_SELF_HOLDING = """
+import jxkernel as jax
+f = jax.jit(lambda p: p['w'] * 2)
+good = {'w': jax.numpy.ones(2), 'self': {'w': jax.numpy.ones(2)}}
+for _ in range(3):
+    f(good)
+d = {'w': jax.numpy.ones(2)}
+d['self'] = d
+for _ in range(3):
+    try:
+        f(d)
+    except (ValueError, RecursionError):
+        pass
+def dive(n):
+    return 0 if n == 0 else 1 + dive(n - 1)
+print(dive(900), len(repr(list(range(3)))))
+"""
+
+
+@pytest.mark.skipif(native is None, reason="jit's compiled fast path is off here")
+def test_a_jit_whose_compiled_hit_flattens_a_dict_that_holds_itself_runs_on():
+    """jit's compiled fast path (core/_fastpath.c) flattens a container argument itself, in C,
+    and on a miss calls the Python path, which a flatten that kept all the room left no level
+    to call: it lends itself room and calls after_error there too (set_room_hook)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([locations.ROOT,
+                                                        os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", JIT_HIT_THEN_SELF_HOLDING], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout.strip()) == (0, "900 9"), done.stderr[-2000:]
