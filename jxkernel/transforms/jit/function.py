@@ -198,7 +198,15 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                         self._static_at else ()
                     dyn = tuple([a for i, a in enumerate(args) if i not in self._static_argnums]) \
                         if self._static_at else args
-                    leaves, treedef = _flatten(dyn)
+                    try:
+                        leaves, treedef = _flatten(dyn)
+                    except BaseException:    # the room it kept, given back (recursion_room)
+                        _room.LEVELS.value += _room.LEND
+                        try:
+                            _room.after_error()
+                        finally:
+                            _room.LEVELS.value -= _room.LEND
+                        raise
                     try:
                         (avals, where), bufs = signature(leaves), None
                     except AttributeError:  # Python scalars or NumPy data among the Arrays?
@@ -206,12 +214,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                     key = (treedef, avals, where, config._trace_state, static)
                     entry = found_for(self._fast, key, where)
                 except Exception:      # (a leaf of another type, an odd value: _call says why)
-                    entry = None       # (and the room a failed flatten kept, given back first)
-                    _room.LEVELS.value += _room.LEND
-                    try:
-                        _room.after_error()
-                    finally:
-                        _room.LEVELS.value -= _room.LEND
+                    entry = None
                 if entry is not None:
                     entry.hits += 1
                     # (the keyword arguments of a call found here are all static: see _call)
