@@ -21,7 +21,6 @@ from ..core.avals import ShapedArray
 from ..core.config import config
 from ..core.native import native
 from ..core.primitive import impl_rules
-from ..tree_util import recursion_room
 from ..core.trace import _ctx, eval_trace
 from .array import Array
 from .deleted import Gone
@@ -37,8 +36,6 @@ def connect(last_runs: dict) -> None:
         native.setup(config=config, ctx=_ctx, eval_trace=eval_trace, miss=MISS,
                      array_type=Array, last_runs=last_runs, impl_rules=impl_rules,
                      gone_type=Gone, aval_type=ShapedArray, ndarray_type=np.ndarray)
-        # where a Hit's flatten raised: the recursion room it kept, given back in C
-        native.set_room_hook(recursion_room.after_error, recursion_room.LEND)
 
 
 def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(), order=None,

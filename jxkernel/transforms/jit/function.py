@@ -53,6 +53,8 @@ from .stages import (lower_jit, program_of, stage_eval_shape, stage_lower, stage
                      trace_lookup)
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
+if native is not None:   # its Hits flatten containers in C: where that raised, the room back
+    native.set_room_hook(_room.after_error, _room.LEND)
 
 
 @api_boundary           # as JAX's: its argument errors end at the user's line
