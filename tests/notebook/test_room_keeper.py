@@ -117,6 +117,7 @@ def test_an_error_raised_some_way_down_is_shown_by_the_handler_once(shell):
 
 
 def test_an_error_the_cell_caught_is_given_back_at_its_end(shell):
+    shell.user_ns["unsortable_keys"] = flatten_room_cases.unsortable_keys
     ran = run_cell(shell, "try:\n    jax.tree.leaves(unsortable_keys(60))\n"
                           "except ValueError:\n    caught = True")
     assert ran.error is None and shell.user_ns["caught"]
