@@ -90,6 +90,12 @@
    - Python 3.13's Python.h no longer includes <stddef.h> (offsetof): included here (built
      before with 3.11's headers alone, the file failed to compile on 3.13, and jxkernel ran its
      Python path there without a word; found by building it with 3.13.0 and 3.12.1).
+   - Added for a Hit's flatten that raised (give_back_room, stop 92): PyThreadState_Get and
+     its counter field, `recursion_remaining` on 3.11, `c_recursion_remaining` on 3.12 and
+     3.13 (cpython/pystate.h, the non-limited API: the field Py_EnterRecursiveCall takes
+     from), PyErr_GetRaisedException/PyErr_SetRaisedException (3.12; PyErr_Fetch/PyErr_Restore,
+     deprecated there, on 3.11 only), PyObject_CallNoArgs (3.9). Built with 3.11.7, 3.12.1 and
+     3.13.0 by hatch_build.py.
    - Not built for a free-threaded Python (Py_GIL_DISABLED, 3.13t): the borrowed dict
      references and the unlocked reads of slots assume the GIL. hatch_build.py skips it there
      and the #error below stops a build by hand. */
@@ -703,6 +709,56 @@ hit_run(Hit *h, PyObject *const *args, Py_ssize_t n, PyObject *params, const Now
     return result;
 }
 
+/* recursion_room.after_error and its LEND (room_hook), or NULL: called where a Hit's flatten
+   raised. jaxlib's flatten keeps the recursion levels it was in when it raises (all of them
+   for a dict that holds itself), and the call of `_python_call` that follows a miss would then
+   fail for want of a level: so this thread's counter is lent LEND levels (the field
+   Py_EnterRecursiveCall takes from: PyThreadState's recursion_remaining on 3.11,
+   c_recursion_remaining on 3.12 and 3.13, cpython/pystate.h), the hook gives back what was
+   lost, and the loan is taken back, the flatten's error kept for the caller. */
+static PyObject *room_hook;
+static int room_lend;
+
+static void
+give_back_room(void)
+{
+    if (room_hook == NULL)
+        return;
+    PyThreadState *ts = PyThreadState_Get();
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *error = PyErr_GetRaisedException();
+    ts->c_recursion_remaining += room_lend;
+#else
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    ts->recursion_remaining += room_lend;
+#endif
+    PyObject *given = PyObject_CallNoArgs(room_hook);
+    if (given == NULL)
+        PyErr_Clear();
+    Py_XDECREF(given);
+#if PY_VERSION_HEX >= 0x030C0000
+    ts->c_recursion_remaining -= room_lend;
+    PyErr_SetRaisedException(error);
+#else
+    ts->recursion_remaining -= room_lend;
+    PyErr_Restore(type, value, tb);
+#endif
+}
+
+/* set_room_hook(after_error, lend): see room_hook. */
+static PyObject *
+set_room_hook(PyObject *self, PyObject *args)
+{
+    PyObject *hook;
+    int lend;
+    if (!PyArg_ParseTuple(args, "Oi", &hook, &lend))
+        return NULL;
+    Py_XSETREF(room_hook, Py_NewRef(hook));
+    room_lend = lend;
+    Py_RETURN_NONE;
+}
+
 /* The hit on a jit call's n arguments: hit_run on them, or, for a Hit with a tree (containers
    among them: a dict of arrays, a model's parameters), on their leaves, where flatten(args)
    gives the tree it holds (compared by identity, else by PyTreeDef's own ==, in C++). */
@@ -718,8 +774,10 @@ hit_run_args(Hit *h, PyObject *const *args, Py_ssize_t n, const Now *now)
         PyTuple_SET_ITEM(tuple, i, Py_NewRef(args[i]));
     PyObject *flat = PyObject_CallOneArg(h->flatten, tuple), *out = NULL;
     Py_DECREF(tuple);
-    if (flat == NULL)
+    if (flat == NULL) {
+        give_back_room();       /* what the flatten kept where it raised (see room_hook) */
         return NULL;
+    }
     if (!PyTuple_Check(flat) || PyTuple_GET_SIZE(flat) != 2 ||
             !PyList_Check(PyTuple_GET_ITEM(flat, 0))) {
         Py_DECREF(flat);
@@ -1526,6 +1584,9 @@ make_operator(PyObject *self, PyObject *args, PyObject *kwds)
 }
 
 static PyMethodDef methods[] = {
+    {"set_room_hook", set_room_hook, METH_VARARGS,
+     "set_room_hook(after_error, lend): called, with lend levels lent, where a Hit's flatten "
+     "raised (tree_util/recursion_room.py)"},
     {"setup", (PyCFunction)(void (*)(void))setup, METH_VARARGS | METH_KEYWORDS,
      "setup(config, ctx, eval_trace, miss, array_type, last_runs, impl_rules): what every Hit "
      "and entry point reads (before it, each entry point calls its fallback)."},

@@ -3,6 +3,10 @@ flatten kept (tree_util/recursion_room.py) is given back as soon as jxkernel's c
 That is the error handler (tracebacks.py) when IPython could still call it, a flatten that
 raised some way down; after one that kept all the room, IPython cannot call anything, and it
 is the cell's end, which then shows the error IPython could not (tracebacks.show_unshown).
+jxkernel's own pytree calls (tree_util, jit's arguments) give the room back already where
+they raise (recursion_room.after_error), so the handler is called as usual: the keeper tells
+those levels in its note and gives back what is left past them, and the cell's end is for a
+flatten jxkernel did not call (jaxlib's registry called directly, another library's).
 
 Under JAX, `jax.tree.leaves(d)` with `d['self'] = d` leaves the kernel raising RecursionError at
 nearly every call, its own traceback display first, until a restart; here the cell says what
@@ -52,7 +56,9 @@ class RoomKeeper:
     def before_error(self) -> Note | None:
         """Give back what the running cell lost; a note saying so, or None."""
         start = self.starts[-1] if self.starts else None
-        return self._give_back(start if start is not None else self.first_end)
+        if start is not None:    # 3.11: exact, so what a flatten's own repair left is settled
+            return self._give_back(start, slack=0 if recursion_room.GIVEN[0] else self.slack)
+        return self._give_back(self.first_end)
 
     def cell_finished(self) -> Note | None:
         """Give back what was lost since the first cell's end; a note saying so, or None."""
@@ -63,19 +69,23 @@ class RoomKeeper:
             return None
         return self._give_back(self.first_end)
 
-    def _give_back(self, reference: int | None) -> Note | None:
-        # a healthy kernel's answer, cheaply; only a loss near or past the slack is counted
-        if reference is None or recursion_room.spare_exceeds(reference - self.slack - 1) \
-                in (True, None):
+    def _give_back(self, reference: int | None, slack: int | None = None) -> Note | None:
+        # what jxkernel's own flattens gave back where they raised (recursion_room.after_error,
+        # from a reference of its own: up to a few levels short of this one), told here; then
+        # what is still lost: a healthy kernel's answer cheaply, only a loss past the slack
+        slack = self.slack if slack is None else slack
+        given, lost = recursion_room.take_given(), 0
+        if reference is not None and recursion_room.spare_exceeds(
+                reference - slack - 1) not in (True, None):
+            now = recursion_room.spare()
+            if reference - now > slack:
+                lost = reference - now
+                recursion_room.give_back(lost)
+        if not given + lost:
             return None
-        now = recursion_room.spare()
-        if reference - now <= self.slack:
-            return None
-        lost = reference - now
-        recursion_room.give_back(lost)
         return Note(
             f"⚠ jaxlib's pytree flatten kept Python's recursion levels when it raised: "
-            f"jxkernel gave back {lost}",
+            f"jxkernel gave back {given + lost}",
             "jaxlib's flatten takes a level for each level of the tree it walks and does not "
             "give them back when it raises inside the tree; a dict that holds itself takes "
             "them all. Without them nearly every later call in this kernel would raise "

@@ -36,6 +36,8 @@ else:
             raise
         from . import pure as _pytree
 
+from . import recursion_room as _room
+
 DictKey, FlattenedIndexKey, GetAttrKey = _pytree.DictKey, _pytree.FlattenedIndexKey, _pytree.GetAttrKey
 PyTreeDef, SequenceKey = _pytree.PyTreeDef, _pytree.SequenceKey
 default_registry, registries = _pytree.default_registry, _pytree.registries
@@ -64,7 +66,15 @@ def tree_flatten(tree: Any, is_leaf: IsLeaf = None) -> tuple[list, PyTreeDef]:
     >>> tree_flatten((1, {'b': 2, 'a': None}))
     ([1, 2], PyTreeDef((*, {'a': None, 'b': *})))
     """
-    return default_registry.flatten(tree, is_leaf)
+    try:
+        return default_registry.flatten(tree, is_leaf)
+    except BaseException:   # what it kept of the recursion room, given back (recursion_room)
+        _room.LEVELS.value += _room.LEND
+        try:
+            _room.after_error()
+        finally:
+            _room.LEVELS.value -= _room.LEND
+        raise
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves) -> Any:
@@ -74,12 +84,28 @@ def tree_unflatten(treedef: PyTreeDef, leaves) -> Any:
 
 def tree_leaves(tree: Any, is_leaf: IsLeaf = None) -> list:
     """`tree_leaves([1, (2, None)]) == [1, 2]`"""
-    return default_registry.flatten(tree, is_leaf)[0]
+    try:
+        return default_registry.flatten(tree, is_leaf)[0]
+    except BaseException:   # what it kept of the recursion room, given back (recursion_room)
+        _room.LEVELS.value += _room.LEND
+        try:
+            _room.after_error()
+        finally:
+            _room.LEVELS.value -= _room.LEND
+        raise
 
 
 def tree_structure(tree: Any, is_leaf: IsLeaf = None) -> PyTreeDef:
     """`tree_structure([1, 2])` is `PyTreeDef([*, *])`."""
-    return default_registry.flatten(tree, is_leaf)[1]
+    try:
+        return default_registry.flatten(tree, is_leaf)[1]
+    except BaseException:   # what it kept of the recursion room, given back (recursion_room)
+        _room.LEVELS.value += _room.LEND
+        try:
+            _room.after_error()
+        finally:
+            _room.LEVELS.value -= _room.LEND
+        raise
 
 
 def treedef_tuple(treedefs) -> PyTreeDef:
@@ -174,7 +200,15 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = Non
     >>> tree_map(lambda x, y: x + y, [1, (2, 3)], [10, (20, 30)])
     [11, (22, 33)]
     """
-    leaves, treedef = default_registry.flatten(tree, is_leaf)
+    try:
+        leaves, treedef = default_registry.flatten(tree, is_leaf)
+    except BaseException:   # what it kept of the recursion room, given back (recursion_room)
+        _room.LEVELS.value += _room.LEND
+        try:
+            _room.after_error()
+        finally:
+            _room.LEVELS.value -= _room.LEND
+        raise
     if not rest:
         return treedef.unflatten(map(f, leaves))
     rest_leaves = _flatten_rest(treedef, tree, rest, is_leaf, "tree_map")
@@ -310,7 +344,15 @@ def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None
     if is_leaf is not None and not is_leaf_takes_path:
         is_leaf_ = is_leaf
         is_leaf = lambda _, x: is_leaf_(x)
-    return default_registry.flatten_with_path(tree, is_leaf)
+    try:
+        return default_registry.flatten_with_path(tree, is_leaf)
+    except BaseException:   # what it kept of the recursion room, given back (recursion_room)
+        _room.LEVELS.value += _room.LEND
+        try:
+            _room.after_error()
+        finally:
+            _room.LEVELS.value -= _room.LEND
+        raise
 
 
 def tree_leaves_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,

@@ -13,6 +13,10 @@ the C stack's own depth and has no counter to lose (python/cpython#133079 remove
 ctypes reaches no counter on PyPy or in the browser (where no jaxlib runs either): `room()` is
 None there.
 
+jxkernel's own pytree calls give back what such a flatten kept where it raised (`after_error`,
+below: a plain script keeps working too); the notebook layer gives back what any other flatten
+kept (notebook/room_keeper.py).
+
     >>> r = room()
     >>> r is None or r == room()
     True
@@ -20,8 +24,10 @@ None there.
 from __future__ import annotations
 
 import ctypes
+import os
 import re
 import sys
+import threading
 
 
 def _counter_calls():
@@ -90,11 +96,16 @@ def _depth() -> int | None:
     (a limit at or below the depth is refused before anything is set). None where no level is
     left to make that call."""
     try:
+        limit = sys.getrecursionlimit()
         sys.setrecursionlimit(1)
     except RecursionError as e:
         found = _DEPTH_WORDS.search(str(e))
         return int(found[1]) if found else None
-    raise AssertionError("sys.setrecursionlimit(1) was accepted")      # (never: depth >= 2)
+    # accepted: the counter stands below a depth of 1, given back more than was lost (a loan
+    # of after_error's, say): the limit goes straight back, and the depth is the counter's
+    # (with the level the refusal's call would have taken)
+    sys.setrecursionlimit(limit)
+    return limit - LEVELS.value + 1 if _OWNER == threading.get_ident() else 0
 
 
 _DEPTH_WORDS = re.compile(r"at the recursion depth (\d+)")
@@ -137,3 +148,113 @@ def give_back(n: int) -> None:
     if _CALLS is not None:
         for _ in range(n):
             _CALLS[1]()
+
+
+# ---------------------------------------------------------------- given back where it raised
+#
+# jxkernel's own calls of jaxlib's flatten (tree_util's tree_flatten, tree_leaves, ...; jit's
+# argument flattening) give back what a flatten that raised kept, in their `except`, which runs
+# only on that error: nothing is added where no error is raised. A flatten that kept all the
+# room leaves none to call anything with (3.11: in the frame that called it; 3.12 and 3.13:
+# anywhere until a C call returns, as Python frames hold no C levels), ctypes' calls and even
+# a first comparison of two ints included (PyObject_RichCompare takes a level), so the `except`
+# first lends LEND levels without a call or a comparison, by adding to the counter itself
+# (`LEVELS`, a ctypes int over the main thread's own field), calls `after_error`, which gives
+# back what was lost, and takes the loan back whatever happened:
+#
+#     except BaseException:
+#         _room.LEVELS.value += _room.LEND
+#         try:
+#             _room.after_error()
+#         finally:
+#             _room.LEVELS.value -= _room.LEND
+#         raise
+#
+# Off the main thread the loan goes to the main thread's counter (the GIL is held: it cannot be
+# in use) and comes straight back; after_error gives nothing back there.
+
+LEND = 60           # levels lent for after_error's calls (it takes about 10)
+SLACK = 40          # what a healthy stack's checks may differ by: never given back (room_keeper)
+GIVEN = [0]         # levels after_error gave back that the notebook's note has not told yet
+
+
+class _Unwatched:
+    """LEVELS where no counter is watched: reads as plenty, so nothing is ever lent."""
+    value = 1 << 30
+
+
+def _main_thread_levels():
+    """A ctypes int over the counter `Py_EnterRecursiveCall` takes from in the main thread's
+    PyThreadState, found by watching: the one int among its first 64 that an enter lowers by
+    one and the leave puts back (3.11 `recursion_remaining`, 3.12 and 3.13
+    `c_recursion_remaining`). None off the main thread (another thread's state is freed when
+    it ends), without a GIL (another thread's writes would race with the owner's), or where
+    not exactly one int moved."""
+    if _CALLS is None or threading.current_thread() is not threading.main_thread() or \
+            not getattr(sys, "_is_gil_enabled", lambda: True)():
+        return None
+    state = ctypes.pythonapi.PyThreadState_Get
+    state.argtypes, state.restype = [], ctypes.c_void_p
+    address = state()
+    ints = (ctypes.c_int * 64).from_address(address)
+    enter, leave = _CALLS
+    before = ints[:]
+    enter(b"")
+    during = ints[:]
+    leave()
+    after = ints[:]
+    moved = [i for i in range(64) if during[i] == before[i] - 1 and after[i] == before[i]]
+    return ctypes.c_int.from_address(address + 4 * moved[0]) if len(moved) == 1 else None
+
+
+def _spare_by_levels() -> int:
+    """spare() read from LEVELS, with no probe or refusal: on 3.12 and 3.13 the C counter itself;
+    on 3.11 the frames on the caller's stack less the depth the counter tells (the limit less
+    what remains). Differs from spare() by a constant; after_error compares it only with itself.
+    (spare() asks `sys.setrecursionlimit(1)` for the depth, which a loan could make shallow
+    enough to accept.)"""
+    if sys.version_info >= (3, 12):
+        return LEVELS.value
+    frame, frames = sys._getframe(1), 0
+    while frame is not None:
+        frames += 1
+        frame = frame.f_back
+    return frames - (sys.getrecursionlimit() - LEVELS.value)
+
+
+def watch() -> None:
+    """(Re)start watching the main thread's counter; what spare() is now becomes the reference
+    the error path compares with (at import, and in a child after fork, where the old main
+    thread's state may be gone)."""
+    global LEVELS, REFERENCE, _OWNER
+    levels = _main_thread_levels()
+    LEVELS = _Unwatched() if levels is None else levels
+    _OWNER = threading.get_ident() if levels is not None else None
+    REFERENCE = _spare_by_levels() if levels is not None else None
+
+
+def after_error() -> int:
+    """In the `except` of a flatten that raised, with LEND levels lent (see above): give back
+    what spare() lost since `watch`, only past SLACK (a stack standing a few C levels deeper
+    than the import's never gives back room in use). The levels given back: 0 off the main
+    thread or where no counter is watched."""
+    if _OWNER is None or threading.get_ident() != _OWNER:
+        return 0
+    lost = REFERENCE - (_spare_by_levels() - LEND)
+    if lost <= SLACK:
+        return 0
+    LEVELS.value += lost
+    GIVEN[0] += lost
+    return lost
+
+
+def take_given() -> int:
+    """The levels after_error gave back since the last call (the notebook's note tells them)."""
+    given, GIVEN[0] = GIVEN[0], 0
+    return given
+
+
+LEVELS, REFERENCE, _OWNER = _Unwatched(), None, None
+watch()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=watch)

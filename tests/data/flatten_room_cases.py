@@ -6,12 +6,30 @@ working). The room is counted by jxkernel/tree_util/recursion_room.py, loaded fr
 it needs only ctypes, so JAX's virtualenv runs it without jxkernel installed."""
 import importlib.util
 import os
+import subprocess
+import sys
 
 ROOM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "jxkernel",
                     "tree_util", "recursion_room.py")
 
 SELF_HOLDING = "d = {'b': 1}\nd['self'] = d\njax.tree.leaves(d)"
 NEXT_CELL = "total = sum([1, 2])"
+# a plain script: the dict that holds itself flattened 3 times, each error caught, then a
+# recursion 900 deep and a print (calls a C function; on 3.12 and 3.13 the C counter is the one
+# the flattens take from, a plain recursion's frames count apart)
+SCRIPT = """
+import {module} as jax
+d = {{'b': 1}}
+d['self'] = d
+for _ in range(3):
+    try:
+        jax.tree_util.tree_leaves(d)
+    except (ValueError, RecursionError):
+        pass
+def dive(n):
+    return 0 if n == 0 else 1 + dive(n - 1)
+print(dive(900), len(repr(list(range(3)))))
+"""
 
 
 def recursion_room():
@@ -54,7 +72,16 @@ def in_a_shell(shell, jax) -> dict:
             "next_cell_ran": second.success}
 
 
+def in_a_script(jax, env=None) -> dict:
+    """SCRIPT run by this interpreter with `jax` (its module's name): whether it ran to its end
+    and what it printed (900 9 where it did)."""
+    done = subprocess.run([sys.executable, "-c", SCRIPT.format(module=jax.__name__)],
+                          capture_output=True, text=True, timeout=300, env=env)
+    return {"ran": done.returncode == 0, "printed": done.stdout.strip()}
+
+
 def run(jax) -> dict:
     from IPython.core.interactiveshell import InteractiveShell
     return {"kept_by_3_flattens_10_deep": kept_by_failing_flattens(jax),
+            "script": in_a_script(jax),
             "shell": in_a_shell(InteractiveShell.instance(), jax)}

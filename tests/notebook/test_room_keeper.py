@@ -11,6 +11,7 @@ pytest.importorskip("IPython")
 
 import jxkernel as jax
 from jxkernel.notebook import room_keeper, tracebacks
+from jxkernel.tree_util import recursion_room
 from jxkernel.tree_util.recursion_room import room, spare
 
 import flatten_room_cases                   # tests/data
@@ -24,6 +25,13 @@ JAX = locations.jax_answers("flatten_room_reference.json")["shell"]
 GAVE_BACK = "⚠ jaxlib's pytree flatten kept Python's recursion levels when it raised"
 
 
+@pytest.fixture(autouse=True)
+def _nothing_given_back_untold():
+    """Levels another file's flattens gave back where they raised, told by no cell there
+    (recursion_room.GIVEN), are not this test's to tell."""
+    recursion_room.take_given()
+
+
 def test_after_a_dict_that_holds_itself_the_next_cell_runs_where_jaxs_shell_could_not(shell):
     facts = flatten_room_cases.in_a_shell(shell, jax)
     assert JAX == {"self_holding_failed": True, "kept_more_than_900": True,
@@ -34,14 +42,37 @@ def test_after_a_dict_that_holds_itself_the_next_cell_runs_where_jaxs_shell_coul
 
 
 def test_the_cell_shows_its_own_error_and_says_what_was_given_back(shell):
-    """On 3.11 IPython had no room to call the error handler, which it then dropped, and
+    """jxkernel's flatten gave the room back where it raised (recursion_room.after_error), so
+    IPython shows the error as it came, at the user's line, with the note. On 3.12 and 3.13 the
+    C counter ran out before the flatten's ValueError could be made ("Normalization failed"):
+    the RecursionError the key comparison raised is shown."""
+    ran = run_cell(shell, flatten_room_cases.SELF_HOLDING)
+    assert isinstance(ran.error, ValueError if sys.version_info < (3, 12) else RecursionError)
+    assert ran.printed.count("----> 3 jax.tree.leaves(d)") == 1, ran.printed
+    if sys.version_info < (3, 12):
+        assert ("ValueError: Comparator raised exception while sorting pytree dictionary keys"
+                in ran.printed), ran.printed
+    else:
+        assert "RecursionError: maximum recursion depth exceeded in comparison" in ran.printed, \
+            ran.printed
+    notes = ran.shown(GAVE_BACK)
+    assert len(notes) == 1 and "a dict that holds itself takes them all" in notes[0]
+    assert "jxkernel showed it above once the levels were back" not in notes[0], notes[0]
+    assert tracebacks.installed(shell)
+    assert run_cell(shell, "1 + 1").result == 2
+
+
+def test_jaxlibs_flatten_called_directly_is_given_back_at_the_cells_end(shell):
+    """jaxlib's registry called directly (as another library might) gives nothing back where it
+    raised. On 3.11 IPython then had no room to call the error handler, which it dropped, and
     printed only that it could not format the error (a RecursionError, the cell's result); at
     the cell's end the handler is back in and the user's error is shown at the user's line,
-    with the note. On 3.12 and 3.13 the C counter ran out before the flatten's ValueError could
-    be made ("Normalization failed"): the RecursionError the key comparison raised is shown."""
-    ran = run_cell(shell, flatten_room_cases.SELF_HOLDING)
+    with the note. On 3.12 and 3.13 the handler, where IPython could call it, showed it."""
+    shell.run_cell("def leaves(tree):\n    return jax.tree_util.default_registry.flatten(tree)[0]")
+    call = "leaves(d)"
+    ran = run_cell(shell, f"d = {{'b': 1}}\nd['self'] = d\n{call}")
     assert isinstance(ran.error, RecursionError)
-    assert ran.printed.count("----> 3 jax.tree.leaves(d)") == 1, ran.printed
+    assert ran.printed.count(f"----> 3 {call}") == 1, ran.printed
     if sys.version_info < (3, 12):
         assert ("ValueError: Comparator raised exception while sorting pytree dictionary keys"
                 in ran.printed), ran.printed
@@ -86,6 +117,7 @@ def test_an_error_raised_some_way_down_is_shown_by_the_handler_once(shell):
 
 
 def test_an_error_the_cell_caught_is_given_back_at_its_end(shell):
+    shell.user_ns["unsortable_keys"] = flatten_room_cases.unsortable_keys
     ran = run_cell(shell, "try:\n    jax.tree.leaves(unsortable_keys(60))\n"
                           "except ValueError:\n    caught = True")
     assert ran.error is None and shell.user_ns["caught"]

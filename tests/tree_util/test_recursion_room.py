@@ -1,11 +1,15 @@
 """The recursion room jaxlib's pytree flatten keeps when it raises inside a tree, counted and
 given back (jxkernel/tree_util/recursion_room.py); JAX 0.10.2's flatten keeps the same
 (tests/data/flatten_room_reference.json, reference/make_flatten_room_reference.py)."""
+import os
+import subprocess
 import sys
+import threading
 
 import pytest
 
 import jxkernel as jax
+from jxkernel.core.native import native
 from jxkernel.tree_util import recursion_room
 from jxkernel.tree_util.recursion_room import give_back, room, spare
 
@@ -66,3 +70,100 @@ def test_every_supported_python_has_a_counter_to_read():
     supports; only 3.14 (no counter) and PyPy or the browser (no ctypes view) have none."""
     assert recursion_room._CALLS is not None
     assert (3, 11) <= sys.version_info[:2] < (3, 14)
+
+
+def test_a_script_flattening_a_dict_that_holds_itself_runs_on_where_jaxs_dies():
+    """A plain script, no notebook layer: the dict that holds itself flattened three times
+    (each error caught), then a recursion 900 deep and a print. jxkernel's tree_leaves gives
+    back, in its `except`, what jaxlib's flatten kept (recursion_room.after_error); under JAX
+    0.10.2 the same script dies of RecursionError, printing nothing (recorded)."""
+    assert locations.jax_answers("flatten_room_reference.json")["script"] == {
+        "ran": False, "printed": ""}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([locations.ROOT,
+                                                        os.environ.get("PYTHONPATH", "")])}
+    assert flatten_room_cases.in_a_script(jax, env) == {"ran": True, "printed": "900 9"}
+
+
+def test_jxkernels_flatten_gives_back_what_it_kept_past_the_slack_where_it_raised():
+    """100 levels kept by jaxlib's flatten called directly stay kept (as JAX's); through
+    tree_leaves, tree_map, tree_flatten_with_path and jit they are given back before the error
+    goes on, to within the slack of the reference taken at import, and counted for the
+    notebook's note (GIVEN)."""
+    tree = flatten_room_cases.unsortable_keys(100)
+    recursion_room.take_given()
+    before = room()
+    with pytest.raises(ValueError, match="Comparator raised exception"):
+        jax.tree_util.default_registry.flatten(tree)
+    assert before - room() == 100
+    give_back(100)
+    calls = [jax.tree_util.tree_leaves, lambda t: jax.tree.map(lambda x: x, t),
+             jax.tree_util.tree_flatten_with_path, jax.jit(lambda t: t)]
+    for call in calls:
+        with pytest.raises(ValueError, match="Comparator raised exception"):
+            call(tree)
+        assert before - room() <= recursion_room.SLACK
+        assert recursion_room.take_given() >= 100 - recursion_room.SLACK
+    give_back(max(before - room(), 0))
+
+
+def test_a_flatten_that_raised_in_another_thread_leaves_the_main_threads_counter_alone():
+    """The loan goes to the main thread's counter (the GIL held, it is not in use) and comes
+    straight back; nothing is given back off the main thread."""
+    main_before, out = recursion_room.LEVELS.value, []
+
+    def worker():
+        try:
+            jax.tree_util.tree_leaves(flatten_room_cases.unsortable_keys(50))
+        except ValueError as e:
+            out.append(e)
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert len(out) == 1 and recursion_room.LEVELS.value == main_before
+    assert recursion_room.take_given() == 0
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.11's spare() asks setrecursionlimit")
+def test_spare_on_a_counter_given_back_past_the_depth_leaves_the_limit_alone():
+    """Where the counter stands below a depth of 1 (given back more than was lost, as during
+    after_error's loan at a shallow stack), `sys.setrecursionlimit(1)` is accepted: spare()
+    puts the limit straight back and reads the depth from the counter."""
+    limit, at_top = sys.getrecursionlimit(), spare()
+    recursion_room.LEVELS.value += 5000
+    try:
+        shifted = spare()
+    finally:
+        recursion_room.LEVELS.value -= 5000
+    assert sys.getrecursionlimit() == limit
+    assert shifted - at_top == 5000 and spare() == at_top
+
+
+JIT_HIT_THEN_SELF_HOLDING = """
+import jxkernel as jax
+f = jax.jit(lambda p: p['w'] * 2)
+good = {'w': jax.numpy.ones(2), 'self': {'w': jax.numpy.ones(2)}}
+for _ in range(3):
+    f(good)
+d = {'w': jax.numpy.ones(2)}
+d['self'] = d
+for _ in range(3):
+    try:
+        f(d)
+    except (ValueError, RecursionError):
+        pass
+def dive(n):
+    return 0 if n == 0 else 1 + dive(n - 1)
+print(dive(900), len(repr(list(range(3)))))
+"""
+
+
+@pytest.mark.skipif(native is None, reason="jit's compiled fast path is off here")
+def test_a_jit_whose_compiled_hit_flattens_a_dict_that_holds_itself_runs_on():
+    """jit's compiled fast path (core/_fastpath.c) flattens a container argument itself, in C,
+    and on a miss calls the Python path, which a flatten that kept all the room left no level
+    to call: it lends itself room and calls after_error there too (set_room_hook)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([locations.ROOT,
+                                                        os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", JIT_HIT_THEN_SELF_HOLDING], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout.strip()) == (0, "900 9"), done.stderr[-2000:]

@@ -29,6 +29,7 @@ from ...core.staging import DebugInfo, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace
 from ...core.traceback_util import api_boundary, filter_raised, register_boundary
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
+from ...tree_util import recursion_room as _room
 from ...xla import client as _client, pipeline, relayout
 from ...xla.array import ARRAY_TYPES, Array, _CNamed, buffers, is_plain
 from ...xla.dispatch import check_jitted_values
@@ -52,6 +53,8 @@ from .stages import (lower_jit, program_of, stage_eval_shape, stage_lower, stage
                      trace_lookup)
 
 _flatten = _registry.flatten           # tree_flatten without the wrapper (the hit path uses it)
+if native is not None:   # its Hits flatten containers in C: where that raised, the room back
+    native.set_room_hook(_room.after_error, _room.LEND)
 
 
 @api_boundary           # as JAX's: its argument errors end at the user's line
@@ -199,7 +202,15 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                         self._static_at else ()
                     dyn = tuple([a for i, a in enumerate(args) if i not in self._static_argnums]) \
                         if self._static_at else args
-                    leaves, treedef = _flatten(dyn)
+                    try:
+                        leaves, treedef = _flatten(dyn)
+                    except BaseException:    # the room it kept, given back (recursion_room)
+                        _room.LEVELS.value += _room.LEND
+                        try:
+                            _room.after_error()
+                        finally:
+                            _room.LEVELS.value -= _room.LEND
+                        raise
                     try:
                         (avals, where), bufs = signature(leaves), None
                     except AttributeError:  # Python scalars or NumPy data among the Arrays?
