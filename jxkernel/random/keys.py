@@ -161,7 +161,10 @@ class KeyArray(OverData):
         if sharding is not None and hasattr(sharding, "spec"):
             spec = sharding.spec.partitions[:len(base.shape) - len(self.dtype.key_shape)]
             sharding = NamedSharding(sharding.mesh, PartitionSpec(*spec))
-        return ShapedArray(self.shape, self.dtype, sharding=sharding)
+        out = ShapedArray(self.shape, self.dtype, sharding=sharding)
+        # data over a mesh of no Explicit axes: the keys' type names its mesh, as the data's
+        # does (JAX's aval.sharding.mesh, in a jit given shardings over Auto axes too)
+        return out.over_mesh(base._mesh) if getattr(base, "_mesh", None) is not None else out
 
     def __iter__(self):
         if not self.shape:

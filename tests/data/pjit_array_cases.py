@@ -60,6 +60,7 @@ def run(jax) -> dict:
     _all_none_shardings(jax, out)
     _cotangent_types(jax, out)
     _host_local_and_no_op_conversions(jax, out)
+    _vmapped_and_transposed_types(jax, out)
     return out
 
 
@@ -1828,3 +1829,113 @@ def _cotangent_types(jax, out):
                     jaxpr(lambda a, b: jnp.matmul(a, b, out_sharding=P("x")), x, y2),
                     jaxpr(lambda a, b: jnp.matmul(a, b, out_sharding=P()), x2, y2)]
     out["cotangent types: matmul of split size-1 batch dims"] = _answer(matmul)
+
+
+def _vmapped_and_transposed_types(jax, out):
+    """Types over Explicit axes through vmap and transposes, as JAX's rules give them:
+    concatenate's batching broadcasts an unbatched operand split as the batched one's batch
+    dim (nested vmaps of a concatenate); an unbatched untyped scalar broadcast by vmap is typed
+    over the context mesh (a select_n of a batched `which`, inside vmap of slogdet);
+    reduce_sum's out_sharding= gets the batch axis; conv_general_dilated's transposes are
+    typed as their primal operands and its batching splits the dim the batch joins; a primitive
+    of operands over two meshes raises JAX's context-mesh ValueError (its text up to the
+    source, which JAX leaves empty while tracing); a key Array over a mesh of Auto axes names
+    the mesh in its type, inside a jit given shardings too."""
+    import numpy as np
+    jnp, lax = jax.numpy, jax.lax
+    P, NS = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    explicit = jax.sharding.AxisType.Explicit
+    t = lambda v: str(jax.typeof(v))
+
+    def concat():
+        mesh = jax.make_mesh((4,), ("x",), axis_types=(explicit,))
+        with jax.set_mesh(mesh):
+            def f(a, b):
+                one = lambda u, v: jnp.concatenate([u, v], axis=-1)
+                inner = jax.vmap(jax.vmap(one, in_axes=(None, 0)), in_axes=(0, None))
+                return jax.vmap(inner, in_axes=(0, None))(a, b)
+            a = jax.device_put(np.ones((8, 3, 2, 2), np.float32), P("x"))
+            b = jax.device_put(np.ones((3, 2, 1), np.float32), P())
+            return [[t(r), repr(r.sharding.spec), float(r.sum())]
+                    for r in (jax.jit(f)(a, b), jax.jit(f)(a, jnp.ones((3, 2, 1))))]
+    out["vmapped types: nested vmaps of a concatenate"] = _answer(concat)
+
+    def selects():
+        mesh = jax.make_mesh((2,), ("x",), axis_types=(explicit,))
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.array([-1., 2., -3., 4.], np.float32), P("x"))
+            f = jax.vmap(lambda v: lax.select(v > 0, v, np.float32(0)))
+            A = jax.device_put(np.arange(32., dtype=np.float32).reshape(2, 4, 4)
+                               + 5 * np.eye(4, dtype=np.float32), P("x"))
+            sign, logdet = jax.vmap(jnp.linalg.slogdet)(A)
+            return [_answer(lambda: str(jax.make_jaxpr(f)(arr))),
+                    _answer(lambda: [t(jax.jit(f)(arr)), jax.jit(f)(arr).tolist()]),
+                    _answer(lambda: t(f(arr))),     # (eager: the broadcast is over the mesh)
+                    [t(sign), t(logdet), sign.tolist()]]
+    out["vmapped types: scalar select cases and slogdet"] = _answer(selects)
+
+    def sums():
+        mesh = jax.make_mesh((2,), ("x",), axis_types=(explicit,))
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(8.).reshape(2, 4), P("x", None))
+            f = jax.vmap(lambda v: lax.reduce_sum(v, (0,), out_sharding=P()))
+            g = lambda v: lax.reduce_sum(v, (1,), out_sharding=P())
+            return [str(jax.make_jaxpr(f)(arr)), t(f(arr)), f(arr).tolist(),
+                    _answer(lambda: [str(jax.make_jaxpr(g)(arr)), t(jax.jit(g)(arr)),
+                                     t(g(arr)), g(arr).tolist()])]
+    out["vmapped types: reduce_sum given out_sharding"] = _answer(sums)
+
+    def convs():
+        mesh = jax.make_mesh((2,), ("x",), axis_types=(explicit,))
+        dn = lax.ConvDimensionNumbers((0, 2, 1), (2, 1, 0), (0, 2, 1))
+
+        def model(kernel, inputs, **kw):
+            padded = jnp.pad(inputs, ((0, 0), (2, 0), (0, 0)))
+            return lax.conv_general_dilated(padded, kernel, window_strides=(1,),
+                                            padding="VALID", dimension_numbers=dn, **kw)
+        kernel = np.linspace(-1, 1, 3 * 1 * 4, dtype=np.float32).reshape(3, 1, 4)
+        inputs = np.linspace(-1, 1, 4 * 6, dtype=np.float32).reshape(4, 6, 1)
+        with jax.set_mesh(mesh):
+            x = jax.device_put(inputs, P("x", None, None))
+            grad = jax.jit(jax.grad(lambda k, i: model(k, i).sum(), argnums=(0, 1)))
+            # (a NumPy kernel: its cotangent's conv has no type to take, JAX's error)
+            grads = [_answer(lambda: [[t(v), repr(v.sharding.spec),
+                                       np.round(np.asarray(v), 4).tolist()]
+                                      for v in grad(k_, x)])
+                     for k_ in (kernel, jax.device_put(kernel, P()))]
+        m2 = jax.make_mesh((2, 2), ("x", "y"), axis_types=(explicit,) * 2)
+        with jax.set_mesh(m2):
+            xs = jax.device_put(np.stack([inputs] * 2, 1), P("x", None, None, None))
+            k = jax.device_put(kernel, P(None, None, None))
+            f = jax.jit(jax.vmap(lambda k_, i: model(k_, i, out_sharding=P(None, None, None)),
+                                 in_axes=(None, 0), out_axes=1))
+            r = f(k, xs)
+            vm = [t(r), repr(r.sharding.spec), np.round(np.asarray(r), 4).tolist()]
+        return [grads, vm]
+    out["vmapped types: conv_general_dilated's transposes and batching"] = _answer(convs)
+
+    def two_meshes():
+        mesh = jax.make_mesh((1,), ("x",), axis_types=(explicit,), devices=jax.devices()[:1])
+        mesh2 = jax.sharding.Mesh([jax.devices()[0]], "y", axis_types=(explicit,))
+        with jax.set_mesh(mesh):
+            a = jax.device_put(np.arange(8), NS(mesh, P()))
+            b = jax.device_put(np.arange(8), NS(mesh2, P()))
+            try:
+                jax.jit(lambda u, v: u + v)(a, b)
+            except Exception as e:
+                return [type(e).__name__, str(e).split(" This error occurs")[0]]
+    out["vmapped types: operands over two meshes in a jit"] = _answer(two_meshes)
+
+    def keys():
+        mesh = jax.sharding.Mesh(jax.devices(), axis_names=["batch"])
+        s = NS(mesh, P("batch"))
+        cond = jax.device_put(jnp.zeros([16, 1], dtype=jnp.bool_), s)
+        k = jax.device_put(jnp.broadcast_to(jax.random.key(0), [16, 4]), s)
+        seen = []
+
+        def f(c, x, y):
+            seen.extend(repr(v.aval.sharding.mesh) for v in (x, y, jnp.asarray(x)))
+            return jnp.where(c, x, y)
+        r = jax.jit(f, in_shardings=(s, s, s))(cond, k, k)
+        return [repr(k.aval.sharding.mesh), seen, str(r.dtype), r.shape]
+    out["vmapped types: keys over a mesh of Auto axes"] = _answer(keys)
