@@ -61,6 +61,7 @@ def run(jax) -> dict:
     _cotangent_types(jax, out)
     _host_local_and_no_op_conversions(jax, out)
     _vmapped_and_transposed_types(jax, out)
+    _linalg_types(jax, out)
     return out
 
 
@@ -1939,3 +1940,54 @@ def _vmapped_and_transposed_types(jax, out):
         r = jax.jit(f, in_shardings=(s, s, s))(cond, k, k)
         return [repr(k.aval.sharding.mesh), seen, str(r.dtype), r.shape]
     out["vmapped types: keys over a mesh of Auto axes"] = _answer(keys)
+
+
+def _linalg_types(jax, out):
+    """The linear-algebra primitives over Explicit axes, as JAX's linalg_sharding_rule types
+    them: each result split as its operands' batch dims are (vmap of jnp.linalg.solve over a
+    split batch stays split: it was replicated), custom_linear_solve typed as its b; operands
+    split on a matrix dim, or on their batch dims differently, JAX's ShardingTypeErrors.
+    (Not qr: JAX 0.10.2's fails to lower over a split batch, its _triu's mask typed unsplit
+    at lowering; jxkernel lowers the linalg primitives as over values of no sharding.)"""
+    import numpy as np
+    jnp, lax, lin = jax.numpy, jax.lax, jax.lax.linalg
+    P = jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+    t = lambda v: str(jax.typeof(v))
+    ts = lambda tree: [t(v) for v in jax.tree.leaves(tree)]
+    rng = np.random.RandomState(0)
+    a = (rng.randn(4, 3, 3) + 3 * np.eye(3)).astype(np.float32)
+    spd = np.einsum("bij,bkj->bik", a, a).astype(np.float32)
+    b = rng.randn(4, 3).astype(np.float32)
+    with jax.set_mesh(mesh):
+        A, S = jax.device_put(a, P("x")), jax.device_put(spd, P("x"))
+        B, B2 = jax.device_put(b, P("x")), jax.device_put(b[..., None], P("x"))
+        fns = {
+            "cholesky": lambda: lin.cholesky(S),
+            "lu": lambda: lin.lu(A),
+            "eigh": lambda: lin.eigh(S),
+            "svd": lambda: lin.svd(A),
+            "eig": lambda: lin.eig(A, compute_left_eigenvectors=False),
+            "hessenberg": lambda: lin.hessenberg(A),
+            "triangular_solve": lambda: lin.triangular_solve(A, B2, left_side=True),
+            "tridiagonal": lambda: lin.tridiagonal(S),
+            "tridiagonal_solve": lambda: lin.tridiagonal_solve(B, B * 2 + 5, B, B2),
+            "symmetric_product": lambda: lin.symmetric_product(A, S),
+            "vmap solve": lambda: jax.vmap(jnp.linalg.solve)(A, B),
+            "solve": lambda: jnp.linalg.solve(A, B2),
+            "inv": lambda: jnp.linalg.inv(A),
+            "det": lambda: jnp.linalg.det(A),
+        }
+        for name, fn in fns.items():
+            out[f"linalg types: {name}"] = _answer(
+                lambda fn=fn: [ts(jax.jit(fn)()), ts(fn())])
+        out["linalg types: solve's values"] = _answer(lambda: np.round(np.asarray(
+            jax.jit(lambda: jax.vmap(jnp.linalg.solve)(A, B))()), 4).tolist())
+        split_rows = jax.device_put(2 * np.eye(4, dtype=np.float32), P("x", None))
+        out["linalg types: a split matrix dim"] = _answer(
+            lambda: t(jax.jit(lin.cholesky)(split_rows)))
+        other = jax.device_put(b[..., None], P(None, None, None))
+        out["linalg types: batch dims split differently"] = _answer(
+            lambda: t(jax.jit(lambda: lin.triangular_solve(A, other, left_side=True))()))
+        out["linalg types: an unsplit operand"] = _answer(
+            lambda: t(jax.jit(lambda: lin.symmetric_product(A, jnp.asarray(spd)))()))
