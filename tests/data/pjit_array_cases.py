@@ -62,6 +62,7 @@ def run(jax) -> dict:
     _host_local_and_no_op_conversions(jax, out)
     _vmapped_and_transposed_types(jax, out)
     _linalg_types(jax, out)
+    _out_sharding_meshes(jax, out)
     return out
 
 
@@ -1991,3 +1992,40 @@ def _linalg_types(jax, out):
             lambda: t(jax.jit(lambda: lin.triangular_solve(A, other, left_side=True))()))
         out["linalg types: an unsplit operand"] = _answer(
             lambda: t(jax.jit(lambda: lin.symmetric_product(A, jnp.asarray(spd)))()))
+
+
+def _out_sharding_meshes(jax, out):
+    """An out_sharding= NamedSharding over another mesh than the abstract mesh in context
+    (JAX's canonicalize_sharding): its ValueError (its text up to the source, which jxkernel
+    names without a column, and not eagerly), in a jit and eagerly; none where the meshes
+    are equal, where both have Auto axes alone, or in a `with mesh:` block (no abstract mesh)."""
+    import numpy as np
+    jnp, lax = jax.numpy, jax.lax
+    P, NS, AT = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.AxisType
+    explicit = jax.make_mesh((2,), ("x",), axis_types=(AT.Explicit,))
+    auto = jax.make_mesh((2,), ("x",), axis_types=(AT.Auto,))
+    auto_y = jax.make_mesh((2,), ("y",), axis_types=(AT.Auto,))
+    x = np.arange(16.).reshape(8, 2)
+
+    def text(fn):
+        def run():
+            try:
+                return ["ok", str(jax.typeof(fn()))]
+            except ValueError as e:
+                return ["ValueError", str(e).split(" This error occurs")[0]]
+        return run
+    with jax.set_mesh(explicit):
+        arr = jax.device_put(x, P("x", None))
+        out["out_sharding meshes: einsum in a jit"] = _answer(text(lambda: jax.jit(
+            lambda a: jnp.einsum("ab,cb->ac", a, a, out_sharding=NS(auto, P(None, None))))(arr)))
+        out["out_sharding meshes: eager reshape"] = _answer(text(
+            lambda: lax.reshape(arr, (16,), out_sharding=NS(auto, P(None)))))
+        out["out_sharding meshes: the context's"] = _answer(text(
+            lambda: lax.reshape(arr, (16,), out_sharding=NS(explicit, P("x")))))
+    with jax.set_mesh(auto):
+        out["out_sharding meshes: Auto axes alone"] = _answer(text(lambda: jax.jit(
+            lambda a: lax.broadcast_in_dim(a, (2, 8, 2), (1, 2),
+                                           out_sharding=NS(auto_y, P())))(x)))
+    with auto:
+        out["out_sharding meshes: a with-mesh block"] = _answer(text(lambda: jax.jit(
+            lambda a: lax.reshape(a, (16,), out_sharding=NS(explicit, P("x"))))(x)))
