@@ -63,6 +63,7 @@ def run(jax) -> dict:
     _vmapped_and_transposed_types(jax, out)
     _linalg_types(jax, out)
     _out_sharding_meshes(jax, out)
+    _sampler_out_shardings(jax, out)
     return out
 
 
@@ -2029,3 +2030,30 @@ def _out_sharding_meshes(jax, out):
     with auto:
         out["out_sharding meshes: a with-mesh block"] = _answer(text(lambda: jax.jit(
             lambda a: lax.reshape(a, (16,), out_sharding=NS(explicit, P("x"))))(x)))
+
+
+def _sampler_out_shardings(jax, out):
+    """A sampler's out_sharding= NamedSharding over a concrete mesh, traced: its type names the
+    mesh's AbstractMesh (JAX's canonicalize_sharding, auto_axes' reshard), whose devices come
+    from the arguments: with a key on one device and no mesh in context, JAX's
+    device-assignment error; with an argument over the mesh, the result laid out as asked."""
+    import numpy as np
+    P, NS = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+    s = NS(mesh, P("x", "y"))
+    key = jax.random.key(1)
+    seen = []
+
+    def alone(k):
+        r = jax.random.normal(k, shape=(8, 12), out_sharding=s)
+        seen.append(repr(jax.typeof(r).sharding.mesh))
+        return r
+
+    def with_arr(a, k):
+        return a + jax.random.normal(k, shape=(8, 12), out_sharding=s)
+    arr = jax.device_put(np.arange(96.).reshape(8, 12), s)
+    out["sampler out_sharding: no mesh in context"] = _answer(
+        lambda: [str(jax.typeof(jax.jit(alone)(key))), seen])
+    out["sampler out_sharding: an argument over the mesh"] = _answer(
+        lambda: [repr(jax.jit(with_arr)(arr, key).sharding.spec),
+                 str(jax.typeof(jax.jit(with_arr)(arr, key)))])
