@@ -713,7 +713,14 @@ def _mesh_of(in_avals):
 def apply(prim, in_avals, params, out_avals) -> list:
     """`out_avals` with the shardings `prim`'s rule gives them, when an operand is typed
     (and the mesh axes they are unreduced and reduced over, by `prim`'s ur rule)."""
-    mesh = _mesh_of(in_avals)
+    try:
+        mesh = _mesh_of(in_avals)
+    except ShardingTypeError:
+        # operands over two meshes: JAX's check against the context mesh comes first (its
+        # abstract evaluation's check_avals_context_mesh), naming the one over another mesh
+        check_context_mesh(prim, [(a.split.mesh, a.str_short())
+                                  for a in in_avals if getattr(a, "split", None) is not None])
+        raise
     given = _override(prim)
     if given is not None and params.get("sharding", params.get("out_sharding")) is None:
         out = _overridden(prim, in_avals, params, out_avals, given, mesh)
@@ -1080,10 +1087,13 @@ def _on_context_mesh(prim, in_avals, out_avals, takes_it: bool = False) -> list:
     unsplit over it, as JAX's; the others (sin, sum, transpose, reshape, dot_general of
     untyped operands) stay untyped, their layout XLA's (JAX's empty mesh, which jax.typeof
     shows: avals.public_type). Printed alike, they differ where a jit under set_mesh returns
-    them: replicated, or as XLA's propagation lays them out."""
+    them: replicated, or as XLA's propagation lays them out. Under use_abstract_mesh of the
+    empty mesh (vmap's broadcast of a value on no mesh) none is typed, as JAX's rules then
+    take get_abstract_mesh()'s empty mesh."""
     mesh = get_mesh()
     rule = sharding_rules.get(prim)
-    if mesh is None or not explicit_axes(mesh) or not takes_it and (
+    if mesh is None or not explicit_axes(mesh) or get_abstract_mesh().empty or \
+            not takes_it and (
             rule not in _TAKE_CONTEXT_MESH or
             rule in (broadcasting_rule, same_sharding_rule) and len(in_avals) < 2):
         # (a unary op, a concatenate of one: its operand's)

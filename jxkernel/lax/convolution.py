@@ -29,8 +29,9 @@ import numpy as np
 from ..core import dtypes, sharding_types
 from ..core.symbolic import dilate_dim, index_or_symbolic, is_symbolic, max_dim, stride_dim
 from ..core.avals import ShapedArray, get_aval
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
-                              numpy_rules, sharding_rules)
+from ..core.mesh import NamedSharding
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
+                              lowering_rules, numpy_rules, sharding_rules)
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
@@ -444,7 +445,8 @@ def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, 
                         dimension_numbers, feature_group_count, batch_group_count, precision,
                         preferred_element_type, out_sharding=None):
     """The lhs cotangent: ct convolved with the spatially reversed kernel whose in/out
-    features swap; strides become lhs dilation. Groups move into the kernel's out dim."""
+    features swap; strides become lhs dilation. Groups move into the kernel's out dim. Typed
+    as the primal lhs (JAX's out_sharding=lhs.aval.sharding)."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     lhs_shape, rhs_shape, ct_shape = lhs.aval.shape, bu.shape(rhs), bu.shape(ct)
     groups = max(feature_group_count, batch_group_count)
@@ -466,7 +468,7 @@ def _conv_transpose_lhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, 
                 lhs_dilation=tuple(window_strides), rhs_dilation=tuple(rhs_dilation),
                 dimension_numbers=ConvDimensionNumbers(out_spec, _swap01(rhs_spec), lhs_spec),
                 feature_group_count=groups, batch_group_count=1, precision=precision,
-                preferred_element_type=preferred_element_type)
+                preferred_element_type=preferred_element_type, out_sharding=lhs.aval.split)
     if get_aval(out).dtype != lhs.aval.dtype:
         out = _convert_element_type(out, lhs.aval.dtype)
     if batch_group_count > 1:
@@ -479,7 +481,8 @@ def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, 
                         dimension_numbers, feature_group_count, batch_group_count, precision,
                         preferred_element_type, out_sharding=None):
     """The rhs cotangent: lhs convolved with ct, batch and feature roles swapped (so feature
-    groups become batch groups and back); strides become rhs dilation."""
+    groups become batch groups and back); strides become rhs dilation. Typed as the primal
+    rhs (JAX's out_sharding=rhs.aval.sharding)."""
     if math.prod(bu.shape(ct)) == 0:
         return ad.Zero(rhs.aval)       # a kernel of spatial size 0 would make a bad conv
     lhs_spec, rhs_spec, out_spec = dimension_numbers
@@ -501,18 +504,30 @@ def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, 
                 lhs_dilation=tuple(lhs_dilation), rhs_dilation=tuple(window_strides),
                 dimension_numbers=dnums, feature_group_count=feature_group_count,
                 batch_group_count=batch_group_count, precision=precision,
-                preferred_element_type=preferred_element_type)
+                preferred_element_type=preferred_element_type, out_sharding=rhs.aval.split)
     if get_aval(out).dtype != rhs.aval.dtype:
         out = _convert_element_type(out, rhs.aval.dtype)
     return out
 
 
-def _conv_batching(vals, dims, **params):
+def _conv_batching(axis_data, vals, dims, **params):
     """As JAX: a batched lhs joins the batch dim (or, with batch groups, each group's part
     of it); a batched rhs joins the out-feature dim (inside each group); both batched make
-    the batch a feature (or batch) group of its own."""
+    the batch a feature (or batch) group of its own. An out_sharding= splits the dim the
+    batch joins over vmap's explicit mesh axes (JAX's get_out_sharding)."""
     (lhs, rhs), (lbd, rbd) = vals, dims
+    if lbd is None and rbd is None:
+        return _bind(lhs, rhs, **params), None
     lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
+    given, ema = params.get("out_sharding"), axis_data.explicit_mesh_axis
+    if given is not None and ema:
+        joined = out_spec[0] if lbd is not None and rbd is None else out_spec[1]
+        parts = list(given.spec.partitions) + [None] * (joined + 1 - len(given.spec))
+        if parts[joined] is not None:
+            raise NotImplementedError       # (JAX's: the batch dim must not be split already)
+        parts[joined] = ema[0] if len(ema) == 1 else tuple(ema)
+        params = dict(params, out_sharding=NamedSharding(
+            given.mesh, given.spec.update(partitions=parts), memory_kind=given.memory_kind))
     fgc, bgc = params["feature_group_count"], params["batch_group_count"]
     size = bu.axis_size_of(vals, dims)
     if size == 0:          # reshapes into batch/feature dims cannot carry a size-0 batch
@@ -542,6 +557,8 @@ def _conv_batching(vals, dims, **params):
     if fgc == 1 and bgc == 1:
         out = _bind(lhs, _reshape_axis_into(rbd, rhs_spec[0], rhs), **params)
         return _reshape_axis_out_of(out_spec[1], size, out), out_spec[1]
+    if params.get("out_sharding") is not None:
+        raise NotImplementedError           # (JAX's)
     groups = max(fgc, bgc)     # the groups stay outermost in the out-feature dims
     new_rhs = _reshape_axis_out_of(rhs_spec[0] + int(rbd <= rhs_spec[0]), groups, rhs)
     new_rhs = _reshape_axis_into(rbd + int(rhs_spec[0] < rbd), rhs_spec[0] + 1, new_rhs)
@@ -553,7 +570,7 @@ def _conv_batching(vals, dims, **params):
 
 
 ad.defbilinear(conv_general_dilated_p, _conv_transpose_lhs, _conv_transpose_rhs)
-batching_rules[conv_general_dilated_p] = _conv_batching
+axis_batching_rules[conv_general_dilated_p] = _conv_batching
 
 
 # ------------------------------------------------------------------ lax functions

@@ -22,12 +22,14 @@ from ..core.config import config
 from ..core import dtypes, sharding_types
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
+from ..core.mesh import NamedSharding
 # declared in core so that transforms/ can bind it; its rules are here
 from ..core.interpreter_primitives import reduce_sum_p
 from ..core.ir import param_printers
 from ..core.numpy_eval import eval_jaxpr_numpy
-from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                              lowering_rules, numpy_rules, sharding_rules)
+from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
+                              batching_rules, jvp_rules, lowering_rules, numpy_rules,
+                              sharding_rules, sharding_typing_rules)
 from ..core.staging import trace_to_jaxpr
 from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_constant
@@ -40,6 +42,7 @@ from ..transforms.api_util import flatten_fun
 from ..transforms.batching import vmap
 from . import _lowering as hl
 from . import shapes, slicing
+from .sharding import canonicalize_sharding as _canonicalize_sharding
 from ._rules import ANY, COMPLEX, FLOAT, INTEGRAL, NUMERIC, check_dtype, refuse_token
 from .conversion import _convert_element_type, convert_element_type
 from .elementwise import (add, bitwise_and, bitwise_or, bitwise_xor, div, eq, exp,
@@ -252,6 +255,20 @@ def _reducer_batcher(prim):
     return rule
 
 
+def _reduce_sum_batching(axis_data, vals, dims, *, axes, out_sharding=None):
+    """reduce_sum's: the reducers', its out_sharding= given the batch axis (JAX's
+    reducer_batcher, get_sharding_for_vmap: P(None,) of a sum batched over x is P('x', None))."""
+    (x,), (d,) = vals, dims
+    if d is bu.not_mapped:
+        return reduce_sum_p.bind(x, axes=axes, out_sharding=out_sharding), d
+    axes = tuple(np.int64(a if a < d else a + 1) for a in axes)
+    d_out = d - sum(1 for a in axes if a < d)
+    if isinstance(out_sharding, NamedSharding):
+        out_sharding = bu.sharding_for_vmap(axis_data, out_sharding, d_out,
+                                            len(bu.shape(x)) - len(axes))
+    return reduce_sum_p.bind(x, axes=axes, out_sharding=out_sharding), d_out
+
+
 def _reduce_sum_transpose(ct, operand, *, axes, out_sharding=None):
     shape = operand.aval.shape        # the cotangent spreads back over the reduced axes
     kept = tuple(np.delete(np.arange(len(shape)), axes))    # np.int64s, as JAX's
@@ -318,12 +335,15 @@ ad.defjvp(reduce_min_p, _reduce_chooser_jvp)
 jvp_rules[reduce_prod_p] = _reduce_prod_jvp
 for _p in (reduce_and_p, reduce_or_p, reduce_xor_p):       # bool/int only: no tangents
     ad.defjvp_zero(_p)
-for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p,
-           reduce_xor_p):
+for _p in (reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p, reduce_xor_p):
     batching_rules[_p] = _reducer_batcher(_p)
+axis_batching_rules[reduce_sum_p] = _reduce_sum_batching
 for _p in (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p):
     sharding_rules[_p] = sharding_types.reduction_rule
 sharding_types.ur_rules[reduce_sum_p] = sharding_types.reduce_sum_ur_rule
+# a given out_sharding= types the sum, as JAX's _reduce_sum_sharding_rule returns it
+sharding_typing_rules[reduce_sum_p] = sharding_types.given_or_rule(reduce_sum_p, "out_sharding",
+                                                                   standard=True)
 
 # ------------------------------------------------------------------ argmax, argmin
 argmax_p = Primitive("argmax")
@@ -667,6 +687,8 @@ def reduce_sum(operand, axes, *, out_sharding=None):
     >>> lax.reduce_sum(jnp.arange(6).reshape(2, 3), (0,))
     Array([3, 5, 7], dtype=int32)
     """
+    # (a PartitionSpec under set_mesh: a NamedSharding over its AbstractMesh, as JAX's)
+    out_sharding = _canonicalize_sharding(out_sharding, "reduce_sum")
     return reduce_sum_p.bind(operand, axes=_axes(axes), out_sharding=out_sharding)
 
 

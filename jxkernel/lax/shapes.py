@@ -402,8 +402,13 @@ def _concatenate_transpose(ct, *operands, dimension):
 
 
 def _concatenate_batching(vals, dims, *, dimension):
+    # an unbatched operand is broadcast split as the first batched one's batch dim is, as
+    # JAX's rule reads its spec: the operands' types agree (they must, over Explicit axes)
     size = bu.axis_size_of(vals, dims)
-    return concatenate([bu.bdim_at_front(x, d, size) for x, d in zip(vals, dims)],
+    x, d = next((x, d) for x, d in zip(vals, dims) if d is not bu.not_mapped)
+    aval = get_aval(x)
+    axes = sharding_types.parts_of(aval)[d] if aval.split is not None else None
+    return concatenate([bu.bdim_at_front(x, d, size, axes) for x, d in zip(vals, dims)],
                        dimension + 1), 0
 
 

@@ -28,8 +28,8 @@ from ..core.interpreter_primitives import reshard as _bind_reshard, reshard_p, s
 from ..core.interpreter_primitives import sharding_constraint as _bind_constraint
 from ..core.ir import param_printers
 from ..core.mesh import (AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec, abstracted,
-                         _mesh_state, get_mesh, bare_spec_error, check_type_divides, resolve,
-                         set_mesh)
+                         _mesh_state, get_mesh, bare_spec_error, check_type_divides,
+                         recording_mesh, resolve, set_mesh)
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -283,10 +283,33 @@ def canonicalize_sharding(sharding, api_name: str):
     check_out_sharding_type(sharding, api_name)
     if isinstance(sharding, PartitionSpec) and _context_mesh() is None:
         raise bare_spec_error(sharding, "out_sharding")
+    if isinstance(sharding, NamedSharding):
+        _check_sharding_mesh(sharding, api_name)
     sharding = resolved(sharding)
     sharding = abstracted(sharding)
     check_explicit_only(sharding, api_name)
     return sharding
+
+
+def _check_sharding_mesh(sharding, api_name: str) -> None:
+    """JAX's check of a NamedSharding out_sharding= against the abstract mesh in context
+    (use_abstract_mesh's, else set_mesh's; a `with mesh:` block's is none): the same mesh,
+    axis types too, unless both have Auto axes alone. Not in a shard_map body (a context of
+    Manual axes), whose values jxkernel types over the mesh outside it, where JAX's name the
+    body's: its own functions' out_sharding= there (a histogram's) would be refused."""
+    current = recording_mesh()
+    if current is None:
+        return
+    current = current if isinstance(current, AbstractMesh) else current.abstract_mesh
+    if AxisType.Manual in current.axis_types:
+        return
+    mesh = sharding.mesh if isinstance(sharding.mesh, AbstractMesh) else \
+        sharding.mesh.abstract_mesh
+    if current.empty or mesh == current or mesh.are_all_axes_auto and current.are_all_axes_auto:
+        return
+    raise ValueError(f"Context mesh {current} should match the mesh of sharding {mesh} passed "
+                     f"to {api_name}. This error occurs at source:  "
+                     f"{sharding_types._source_summary()}")
 
 
 def laid_out(x, out_sharding):

@@ -18,12 +18,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core.traceback_util import api_boundary
-from ..core import dtypes
+from ..core import dtypes, sharding_types
 from ..core.interpret import eval_jaxpr
 from ..core.ir import Literal, param_printers
 from ..core.numpy_eval import eval_closed_jaxpr_numpy
 from ..core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules, jvp_rules,
-                              lowering_rules, numpy_rules, transpose_rules)
+                              lowering_rules, numpy_rules, sharding_typing_rules,
+                              transpose_rules)
 from ..core.trace import _ctx, eval_trace
 from ..transforms.ad import jvp_flat, linear_transpose, linearize
 from ..transforms.batching import batch_jaxpr
@@ -287,6 +288,8 @@ def _solve_batching(axis_data, vals, dims, *, const_lengths, jaxprs):
 
 
 abstract_eval_rules[linear_solve_p] = _solve_abstract_eval
+# typed as b (and the solve's aux results), as JAX's abstract evaluation types them
+sharding_typing_rules[linear_solve_p] = sharding_types.typed_by_abstract_eval
 lowering_rules[linear_solve_p] = _solve_lowering
 
 

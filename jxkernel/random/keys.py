@@ -24,7 +24,8 @@ from .. import numpy as _jnp  # noqa: F401  installs the Array indexing KeyArray
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array, OverData
-from ..core.mesh import NamedSharding, PartitionSpec, get_mesh
+from ..core.mesh import AbstractMesh, NamedSharding, PartitionSpec, get_mesh
+from ..core.trace import Tracer
 from ..lax.sharding import laid_out
 from ..numpy import array_methods, indexing as _indexing
 from ..core.dtypes import canonicalize_user_dtype
@@ -161,7 +162,10 @@ class KeyArray(OverData):
         if sharding is not None and hasattr(sharding, "spec"):
             spec = sharding.spec.partitions[:len(base.shape) - len(self.dtype.key_shape)]
             sharding = NamedSharding(sharding.mesh, PartitionSpec(*spec))
-        return ShapedArray(self.shape, self.dtype, sharding=sharding)
+        out = ShapedArray(self.shape, self.dtype, sharding=sharding)
+        # data over a mesh of no Explicit axes: the keys' type names its mesh, as the data's
+        # does (JAX's aval.sharding.mesh, in a jit given shardings over Auto axes too)
+        return out.over_mesh(base._mesh) if getattr(base, "_mesh", None) is not None else out
 
     def __iter__(self):
         if not self.shape:
@@ -602,7 +606,14 @@ def takes_out_sharding(sampler):
         if config.jax_debug_key_reuse and args and _auto_axes_sampling(
                 sampler, out_sharding, args, kwargs):
             args = (_resharded_key(args[0]),) + args[1:]
-        return laid_out(sampler(*args, **kwargs), out_sharding)
+        out = sampler(*args, **kwargs)
+        if isinstance(out, Tracer) and isinstance(out_sharding, NamedSharding) and \
+                not isinstance(out_sharding.mesh, AbstractMesh):
+            # traced, over the mesh's AbstractMesh, as JAX's canonicalize_sharding gives
+            # auto_axes' reshard: the type names no devices, which come from the arguments
+            # (a key on one device and a mesh of four: JAX's device-assignment error)
+            out_sharding = NamedSharding(out_sharding.mesh.abstract_mesh, out_sharding.spec)
+        return laid_out(out, out_sharding)
     return sample
 
 

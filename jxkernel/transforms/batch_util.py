@@ -13,11 +13,12 @@ import numpy as np
 from ..core.avals import dim_inserted, get_aval
 from ..core.dtypes import float0
 from ..core.interpreter_primitives import broadcast_in_dim, broadcast_in_dim_p, reshape, transpose
-from ..core.mesh import NamedSharding, PartitionSpec
+from ..core.mesh import AbstractMesh, NamedSharding, PartitionSpec, get_mesh, use_abstract_mesh
 from ..core.primitive import batching_rules
 
 not_mapped = None
 _I64 = np.int64
+_EMPTY_MESH = AbstractMesh((), ())
 
 
 def ndim(x) -> int:
@@ -52,8 +53,15 @@ def broadcast(x, size: int, axis: int, mesh_axis=None):
     # (np.delete(np.arange(len(s)), axis)'s values, built without its ~5 µs per call)
     dims = tuple(_I64(i) for i in range(len(s)) if i != axis)
     aval = get_aval(x)
-    if mesh_axis is None or getattr(aval, "split", None) is None or \
-            not aval.split.mesh.axis_names:     # (JAX's: an empty mesh, no mesh axis)
+    if getattr(aval, "split", None) is None:
+        if get_mesh() is not None and getattr(aval, "_mesh", None) is None:
+            # a value on no mesh (a NumPy constant, a jaxpr's literal) broadcast on none, as
+            # JAX's under use_abstract_mesh of its empty mesh (not typed over set_mesh's
+            # mesh, which its select cases would then have to agree with: vmap of slogdet)
+            with use_abstract_mesh(_EMPTY_MESH):
+                return broadcast_in_dim(x, s, dims)
+        return broadcast_in_dim(x, s, dims)
+    if mesh_axis is None or not aval.split.mesh.axis_names:   # (JAX's: no mesh axis)
         return broadcast_in_dim(x, s, dims)
     return broadcast_in_dim_p.bind(x, shape=tuple(s), broadcast_dimensions=dims,
                                    sharding=dim_inserted(aval, axis, size, mesh_axis).split)

@@ -60,6 +60,10 @@ def run(jax) -> dict:
     _all_none_shardings(jax, out)
     _cotangent_types(jax, out)
     _host_local_and_no_op_conversions(jax, out)
+    _vmapped_and_transposed_types(jax, out)
+    _linalg_types(jax, out)
+    _out_sharding_meshes(jax, out)
+    _sampler_out_shardings(jax, out)
     return out
 
 
@@ -1828,3 +1832,228 @@ def _cotangent_types(jax, out):
                     jaxpr(lambda a, b: jnp.matmul(a, b, out_sharding=P("x")), x, y2),
                     jaxpr(lambda a, b: jnp.matmul(a, b, out_sharding=P()), x2, y2)]
     out["cotangent types: matmul of split size-1 batch dims"] = _answer(matmul)
+
+
+def _vmapped_and_transposed_types(jax, out):
+    """Types over Explicit axes through vmap and transposes, as JAX's rules give them:
+    concatenate's batching broadcasts an unbatched operand split as the batched one's batch
+    dim (nested vmaps of a concatenate); an unbatched untyped scalar broadcast by vmap is typed
+    over the context mesh (a select_n of a batched `which`, inside vmap of slogdet);
+    reduce_sum's out_sharding= gets the batch axis; conv_general_dilated's transposes are
+    typed as their primal operands and its batching splits the dim the batch joins; a primitive
+    of operands over two meshes raises JAX's context-mesh ValueError (its text up to the
+    source, which JAX leaves empty while tracing); a key Array over a mesh of Auto axes names
+    the mesh in its type, inside a jit given shardings too."""
+    import numpy as np
+    jnp, lax = jax.numpy, jax.lax
+    P, NS = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    explicit = jax.sharding.AxisType.Explicit
+    t = lambda v: str(jax.typeof(v))
+
+    def concat():
+        mesh = jax.make_mesh((4,), ("x",), axis_types=(explicit,))
+        with jax.set_mesh(mesh):
+            def f(a, b):
+                one = lambda u, v: jnp.concatenate([u, v], axis=-1)
+                inner = jax.vmap(jax.vmap(one, in_axes=(None, 0)), in_axes=(0, None))
+                return jax.vmap(inner, in_axes=(0, None))(a, b)
+            a = jax.device_put(np.ones((8, 3, 2, 2), np.float32), P("x"))
+            b = jax.device_put(np.ones((3, 2, 1), np.float32), P())
+            return [[t(r), repr(r.sharding.spec), float(r.sum())]
+                    for r in (jax.jit(f)(a, b), jax.jit(f)(a, jnp.ones((3, 2, 1))))]
+    out["vmapped types: nested vmaps of a concatenate"] = _answer(concat)
+
+    def selects():
+        mesh = jax.make_mesh((2,), ("x",), axis_types=(explicit,))
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.array([-1., 2., -3., 4.], np.float32), P("x"))
+            f = jax.vmap(lambda v: lax.select(v > 0, v, np.float32(0)))
+            A = jax.device_put(np.arange(32., dtype=np.float32).reshape(2, 4, 4)
+                               + 5 * np.eye(4, dtype=np.float32), P("x"))
+            sign, logdet = jax.vmap(jnp.linalg.slogdet)(A)
+            return [_answer(lambda: str(jax.make_jaxpr(f)(arr))),
+                    _answer(lambda: [t(jax.jit(f)(arr)), jax.jit(f)(arr).tolist()]),
+                    _answer(lambda: t(f(arr))),     # (eager: the broadcast is over the mesh)
+                    [t(sign), t(logdet), sign.tolist()]]
+    out["vmapped types: scalar select cases and slogdet"] = _answer(selects)
+
+    def sums():
+        mesh = jax.make_mesh((2,), ("x",), axis_types=(explicit,))
+        with jax.set_mesh(mesh):
+            arr = jax.device_put(np.arange(8.).reshape(2, 4), P("x", None))
+            f = jax.vmap(lambda v: lax.reduce_sum(v, (0,), out_sharding=P()))
+            g = lambda v: lax.reduce_sum(v, (1,), out_sharding=P())
+            return [str(jax.make_jaxpr(f)(arr)), t(f(arr)), f(arr).tolist(),
+                    _answer(lambda: [str(jax.make_jaxpr(g)(arr)), t(jax.jit(g)(arr)),
+                                     t(g(arr)), g(arr).tolist()])]
+    out["vmapped types: reduce_sum given out_sharding"] = _answer(sums)
+
+    def convs():
+        mesh = jax.make_mesh((2,), ("x",), axis_types=(explicit,))
+        dn = lax.ConvDimensionNumbers((0, 2, 1), (2, 1, 0), (0, 2, 1))
+
+        def model(kernel, inputs, **kw):
+            padded = jnp.pad(inputs, ((0, 0), (2, 0), (0, 0)))
+            return lax.conv_general_dilated(padded, kernel, window_strides=(1,),
+                                            padding="VALID", dimension_numbers=dn, **kw)
+        kernel = np.linspace(-1, 1, 3 * 1 * 4, dtype=np.float32).reshape(3, 1, 4)
+        inputs = np.linspace(-1, 1, 4 * 6, dtype=np.float32).reshape(4, 6, 1)
+        with jax.set_mesh(mesh):
+            x = jax.device_put(inputs, P("x", None, None))
+            grad = jax.jit(jax.grad(lambda k, i: model(k, i).sum(), argnums=(0, 1)))
+            # (a NumPy kernel: its cotangent's conv has no type to take, JAX's error)
+            grads = [_answer(lambda: [[t(v), repr(v.sharding.spec),
+                                       np.round(np.asarray(v), 4).tolist()]
+                                      for v in grad(k_, x)])
+                     for k_ in (kernel, jax.device_put(kernel, P()))]
+        m2 = jax.make_mesh((2, 2), ("x", "y"), axis_types=(explicit,) * 2)
+        with jax.set_mesh(m2):
+            xs = jax.device_put(np.stack([inputs] * 2, 1), P("x", None, None, None))
+            k = jax.device_put(kernel, P(None, None, None))
+            f = jax.jit(jax.vmap(lambda k_, i: model(k_, i, out_sharding=P(None, None, None)),
+                                 in_axes=(None, 0), out_axes=1))
+            r = f(k, xs)
+            vm = [t(r), repr(r.sharding.spec), np.round(np.asarray(r), 4).tolist()]
+        return [grads, vm]
+    out["vmapped types: conv_general_dilated's transposes and batching"] = _answer(convs)
+
+    def two_meshes():
+        mesh = jax.make_mesh((1,), ("x",), axis_types=(explicit,), devices=jax.devices()[:1])
+        mesh2 = jax.sharding.Mesh([jax.devices()[0]], "y", axis_types=(explicit,))
+        with jax.set_mesh(mesh):
+            a = jax.device_put(np.arange(8), NS(mesh, P()))
+            b = jax.device_put(np.arange(8), NS(mesh2, P()))
+            try:
+                jax.jit(lambda u, v: u + v)(a, b)
+            except Exception as e:
+                return [type(e).__name__, str(e).split(" This error occurs")[0]]
+    out["vmapped types: operands over two meshes in a jit"] = _answer(two_meshes)
+
+    def keys():
+        mesh = jax.sharding.Mesh(jax.devices(), axis_names=["batch"])
+        s = NS(mesh, P("batch"))
+        cond = jax.device_put(jnp.zeros([16, 1], dtype=jnp.bool_), s)
+        k = jax.device_put(jnp.broadcast_to(jax.random.key(0), [16, 4]), s)
+        seen = []
+
+        def f(c, x, y):
+            seen.extend(repr(v.aval.sharding.mesh) for v in (x, y, jnp.asarray(x)))
+            return jnp.where(c, x, y)
+        r = jax.jit(f, in_shardings=(s, s, s))(cond, k, k)
+        return [repr(k.aval.sharding.mesh), seen, str(r.dtype), r.shape]
+    out["vmapped types: keys over a mesh of Auto axes"] = _answer(keys)
+
+
+def _linalg_types(jax, out):
+    """The linear-algebra primitives over Explicit axes, as JAX's linalg_sharding_rule types
+    them: each result split as its operands' batch dims are (vmap of jnp.linalg.solve over a
+    split batch stays split: it was replicated), custom_linear_solve typed as its b; operands
+    split on a matrix dim, or on their batch dims differently, JAX's ShardingTypeErrors.
+    (Not qr: JAX 0.10.2's fails to lower over a split batch, its _triu's mask typed unsplit
+    at lowering; jxkernel lowers the linalg primitives as over values of no sharding.)"""
+    import numpy as np
+    jnp, lax, lin = jax.numpy, jax.lax, jax.lax.linalg
+    P = jax.sharding.PartitionSpec
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+    t = lambda v: str(jax.typeof(v))
+    ts = lambda tree: [t(v) for v in jax.tree.leaves(tree)]
+    rng = np.random.RandomState(0)
+    a = (rng.randn(4, 3, 3) + 3 * np.eye(3)).astype(np.float32)
+    spd = np.einsum("bij,bkj->bik", a, a).astype(np.float32)
+    b = rng.randn(4, 3).astype(np.float32)
+    with jax.set_mesh(mesh):
+        A, S = jax.device_put(a, P("x")), jax.device_put(spd, P("x"))
+        B, B2 = jax.device_put(b, P("x")), jax.device_put(b[..., None], P("x"))
+        fns = {
+            "cholesky": lambda: lin.cholesky(S),
+            "lu": lambda: lin.lu(A),
+            "eigh": lambda: lin.eigh(S),
+            "svd": lambda: lin.svd(A),
+            "eig": lambda: lin.eig(A, compute_left_eigenvectors=False),
+            "hessenberg": lambda: lin.hessenberg(A),
+            "triangular_solve": lambda: lin.triangular_solve(A, B2, left_side=True),
+            "tridiagonal": lambda: lin.tridiagonal(S),
+            "tridiagonal_solve": lambda: lin.tridiagonal_solve(B, B * 2 + 5, B, B2),
+            "symmetric_product": lambda: lin.symmetric_product(A, S),
+            "vmap solve": lambda: jax.vmap(jnp.linalg.solve)(A, B),
+            "solve": lambda: jnp.linalg.solve(A, B2),
+            "inv": lambda: jnp.linalg.inv(A),
+            "det": lambda: jnp.linalg.det(A),
+        }
+        for name, fn in fns.items():
+            out[f"linalg types: {name}"] = _answer(
+                lambda fn=fn: [ts(jax.jit(fn)()), ts(fn())])
+        out["linalg types: solve's values"] = _answer(lambda: np.round(np.asarray(
+            jax.jit(lambda: jax.vmap(jnp.linalg.solve)(A, B))()), 4).tolist())
+        split_rows = jax.device_put(2 * np.eye(4, dtype=np.float32), P("x", None))
+        out["linalg types: a split matrix dim"] = _answer(
+            lambda: t(jax.jit(lin.cholesky)(split_rows)))
+        other = jax.device_put(b[..., None], P(None, None, None))
+        out["linalg types: batch dims split differently"] = _answer(
+            lambda: t(jax.jit(lambda: lin.triangular_solve(A, other, left_side=True))()))
+        out["linalg types: an unsplit operand"] = _answer(
+            lambda: t(jax.jit(lambda: lin.symmetric_product(A, jnp.asarray(spd)))()))
+
+
+def _out_sharding_meshes(jax, out):
+    """An out_sharding= NamedSharding over another mesh than the abstract mesh in context
+    (JAX's canonicalize_sharding): its ValueError (its text up to the source, which jxkernel
+    names without a column, and not eagerly), in a jit and eagerly; none where the meshes
+    are equal, where both have Auto axes alone, or in a `with mesh:` block (no abstract mesh)."""
+    import numpy as np
+    jnp, lax = jax.numpy, jax.lax
+    P, NS, AT = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.AxisType
+    explicit = jax.make_mesh((2,), ("x",), axis_types=(AT.Explicit,))
+    auto = jax.make_mesh((2,), ("x",), axis_types=(AT.Auto,))
+    auto_y = jax.make_mesh((2,), ("y",), axis_types=(AT.Auto,))
+    x = np.arange(16.).reshape(8, 2)
+
+    def text(fn):
+        def run():
+            try:
+                return ["ok", str(jax.typeof(fn()))]
+            except ValueError as e:
+                return ["ValueError", str(e).split(" This error occurs")[0]]
+        return run
+    with jax.set_mesh(explicit):
+        arr = jax.device_put(x, P("x", None))
+        out["out_sharding meshes: einsum in a jit"] = _answer(text(lambda: jax.jit(
+            lambda a: jnp.einsum("ab,cb->ac", a, a, out_sharding=NS(auto, P(None, None))))(arr)))
+        out["out_sharding meshes: eager reshape"] = _answer(text(
+            lambda: lax.reshape(arr, (16,), out_sharding=NS(auto, P(None)))))
+        out["out_sharding meshes: the context's"] = _answer(text(
+            lambda: lax.reshape(arr, (16,), out_sharding=NS(explicit, P("x")))))
+    with jax.set_mesh(auto):
+        out["out_sharding meshes: Auto axes alone"] = _answer(text(lambda: jax.jit(
+            lambda a: lax.broadcast_in_dim(a, (2, 8, 2), (1, 2),
+                                           out_sharding=NS(auto_y, P())))(x)))
+    with auto:
+        out["out_sharding meshes: a with-mesh block"] = _answer(text(lambda: jax.jit(
+            lambda a: lax.reshape(a, (16,), out_sharding=NS(explicit, P("x"))))(x)))
+
+
+def _sampler_out_shardings(jax, out):
+    """A sampler's out_sharding= NamedSharding over a concrete mesh, traced: its type names the
+    mesh's AbstractMesh (JAX's canonicalize_sharding, auto_axes' reshard), whose devices come
+    from the arguments: with a key on one device and no mesh in context, JAX's
+    device-assignment error; with an argument over the mesh, the result laid out as asked."""
+    import numpy as np
+    P, NS = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+    s = NS(mesh, P("x", "y"))
+    key = jax.random.key(1)
+    seen = []
+
+    def alone(k):
+        r = jax.random.normal(k, shape=(8, 12), out_sharding=s)
+        seen.append(repr(jax.typeof(r).sharding.mesh))
+        return r
+
+    def with_arr(a, k):
+        return a + jax.random.normal(k, shape=(8, 12), out_sharding=s)
+    arr = jax.device_put(np.arange(96.).reshape(8, 12), s)
+    out["sampler out_sharding: no mesh in context"] = _answer(
+        lambda: [str(jax.typeof(jax.jit(alone)(key))), seen])
+    out["sampler out_sharding: an argument over the mesh"] = _answer(
+        lambda: [repr(jax.jit(with_arr)(arr, key).sharding.spec),
+                 str(jax.typeof(jax.jit(with_arr)(arr, key)))])

@@ -56,3 +56,23 @@ from .polar import qdwh  # noqa: F401
 from .symmetric_product import symmetric_product, symmetric_product_p  # noqa: F401
 from .tridiagonal import (tridiagonal, tridiagonal_p, tridiagonal_solve,  # noqa: F401
                           tridiagonal_solve_p)
+
+# JAX's sharding rules (linalg_sharding_rule: operand i has this many core dims; results split
+# as the operands' batch dims); cholesky_update, which does not batch, has none, as JAX's.
+# Their lowerings run as over values of no sharding (untyped_lowering): each result is then
+# constrained to its type
+from ...core.primitive import lowering_rules as _lowering_rules  # noqa: E402
+from ...core.primitive import sharding_rules as _sharding_rules  # noqa: E402
+from ._common import linalg_sharding_rule as _rule, triangular_solve_sharding_rule  # noqa: E402
+from ._common import untyped_lowering as _untyped  # noqa: E402
+
+for _p, _ranks in ((cholesky_p, (2,)), (lu_p, (2,)), (lu_pivots_to_permutation_p, (1,)),
+                   (geqrf_p, (2,)), (geqp3_p, (2, 1)), (householder_product_p, (2, 1)),
+                   (ormqr_p, (2, 1, 2)), (qr_p, (2,)), (eigh_p, (2,)), (eig_p, (2,)),
+                   (schur_p, (2,)), (hessenberg_p, (2,)), (svd_p, (2,)),
+                   (symmetric_product_p, (2, 2)), (tridiagonal_p, (2,)),
+                   (tridiagonal_solve_p, (1, 1, 1, 2))):
+    _sharding_rules[_p] = _rule(_p.name, _ranks, _p.multiple_results)
+    _lowering_rules[_p] = _untyped(_lowering_rules[_p])
+_sharding_rules[triangular_solve_p] = triangular_solve_sharding_rule
+_lowering_rules[triangular_solve_p] = _untyped(_lowering_rules[triangular_solve_p])

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...core import dtypes
-from ...core.avals import ShapedArray, get_aval
+from ...core.avals import ShapedArray, get_aval, parts_of
+from ...core.sharding_types import ShardingTypeError
 from ...core.interpreter_primitives import typed_constant
 from ...xla.lowering import LoweringRuleContext
 from ...transforms import batch_util as bu
@@ -66,6 +67,56 @@ def _linalg_batch_dims(name, ranks, avals, batching=True) -> tuple:
     return avals[0].shape[:counts[0]]
 
 
+def linalg_sharding_rule(name: str, ranks: tuple, multiple: bool = False):
+    """JAX's linalg_sharding_rule for a primitive whose operand i has `ranks[i]` core dims:
+    every operand unsplit on its core dims, all split alike on their batch dims; each result
+    split as they are on its batch dims, unsplit on the rest (vmap of jnp.linalg.solve over a
+    split batch stays split). JAX's ShardingTypeErrors else."""
+    def rule(name_, in_avals, params, out_avals):
+        batch_specs = []
+        for i, (rank, aval) in enumerate(zip(ranks, in_avals)):
+            spec = aval.sharding.spec
+            batch, rest = spec[:len(spec) - rank], spec[len(spec) - rank:]
+            if not all(p is None for p in rest):
+                raise ShardingTypeError(f"Input {i} to {name} must be unsharded on non-batch "
+                                        f"dimensions, but got {spec}.")
+            batch_specs.append(batch)
+        if any(b != batch_specs[0] for b in batch_specs[1:]):
+            raise ShardingTypeError(f"All inputs to {name} must have the same batch sharding, "
+                                    f"but got {batch_specs}.")
+        first = in_avals[0]
+        batch = parts_of(first)[:len(first.shape) - ranks[0]] if first.split is not None \
+            else [()] * (len(first.shape) - ranks[0])
+        outs = [list(batch) + [()] * (len(o.shape) - len(batch)) for o in out_avals]
+        return outs if multiple else outs[0]
+    return rule
+
+
+def triangular_solve_sharding_rule(name, in_avals, params, out_avals):
+    """JAX's _tri_solve_sharding: a and b split alike on their batch dims, each unsplit on the
+    dim the solve contracts; the result split as a's batch dims, then as the dims of a and b
+    it keeps."""
+    a, b = in_avals
+    a_spec, b_spec = a.sharding.spec, b.sharding.spec
+    batch, a_mat = a_spec[:-2], a_spec[-2:]
+    batch_, b_mat = b_spec[:-2], b_spec[-2:]
+    left, trans = params["left_side"], params["transpose_a"]
+    if batch != batch_:
+        raise ShardingTypeError(f"All inputs to triangular_solve must have the same batch "
+                                f"sharding, but got {batch} and {batch_}.")
+    if a_mat[left ^ trans] is not None:
+        raise ShardingTypeError(f"triangular solve input `a` must be unsharded on the "
+                                f"contracting axis, but got {a_spec} with left_side={left} and "
+                                f"transpose_a={trans}.")
+    if b_mat[not left] is not None:
+        raise ShardingTypeError(f"triangular solve input `b` must be unsharded on the "
+                                f"contracting axis, but got {b_spec} with left_side={left} and "
+                                f"transpose_a={trans}.")
+    out = [a_mat[trans], b_mat[1]] if left else [b_mat[0], a_mat[not trans]]
+    entry = lambda p: () if p is None else (p,) if isinstance(p, str) else tuple(p)
+    return [entry(p) for p in (*batch, *out)]
+
+
 def _real(dtype):
     return np.dtype(np.float64 if np.dtype(dtype) == np.complex128 else
                     np.float32 if np.dtype(dtype) == np.complex64 else dtype)
@@ -86,6 +137,22 @@ def _not_differentiable(prim):
     def rule(primals, tangents, **params):
         raise NotImplementedError(f"Differentiation rule for '{prim}' not implemented")
     return rule
+
+
+def untyped_lowering(rule):
+    """`rule` lowering its equation as over values of no sharding (the LAPACK calls and the
+    loops of lax ops written for one matrix batch): the pipeline constrains the equation's
+    typed results to their shardings after it, as it does every primitive's."""
+    def lower(ctx, *args, **params):
+        avals = (*ctx.avals_in, *ctx.avals_out)
+        if all(getattr(a, "split", None) is None for a in avals):
+            return rule(ctx, *args, **params)
+        plain = lambda a: a.update(sharding=None) if getattr(a, "split", None) is not None \
+            else a
+        sub = LoweringRuleContext(ctx.module_ctx, ctx.block, [plain(a) for a in ctx.avals_in],
+                                  [plain(a) for a in ctx.avals_out], ctx.source_info, ctx.name)
+        return rule(sub, *args, **params)
+    return lower
 
 
 def _sub_ctx(ctx, avals_in, avals_out):
@@ -154,16 +221,23 @@ def _zeros(x):
     return shapes.broadcast_in_dim(typed_constant(0, _dtype(x)), _shape(x), ())
 
 
+def _zeros_like(x):
+    """Zeros typed as x (JAX's lax.full_like(x, 0))."""
+    return shapes.broadcast_in_dim(typed_constant(0, _dtype(x)), _shape(x), (),
+                                   out_sharding=getattr(get_aval(x), "split", None))
+
+
 def _tril(x, k=0):
-    """x with the entries above diagonal k zeroed."""
+    """x with the entries above diagonal k zeroed (the zeros typed as x, JAX's full_like: a
+    split batch meets its unsplit mask, JAX's ShardingTypeError)."""
     mask = _tri_mask(x, k)
-    return ew.select(mask, x, _zeros(x))
+    return ew.select(mask, x, _zeros_like(x))
 
 
 def _triu(x, k=0):
     """x with the entries below diagonal k zeroed."""
     mask = _tri_mask(x, k - 1)
-    return ew.select(mask, _zeros(x), x)
+    return ew.select(mask, _zeros_like(x), x)
 
 
 def _eye(dtype, n, m=None, ndim=2):
