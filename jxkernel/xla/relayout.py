@@ -66,12 +66,10 @@ def arg_layouts(leaves) -> tuple | None:
     found = None
     for i, x in enumerate(leaves):
         buf = getattr(x, "_buf", None)
-        try:
-            if not buf._committed:
-                continue
-            layout = from_pjrt_layout(buf._pjrt_layout)
-        except Exception:           # (not an Array, deleted, a NumPy backend's buffer)
+        have = _pjrt_layout(buf)
+        if have is None or not buf._committed:
             continue
+        layout = from_pjrt_layout(have)
         if not is_row_major(layout):
             found = found or [None] * len(leaves)
             found[i] = layout
@@ -100,15 +98,25 @@ def relayed(bufs, wanted) -> list:
         return bufs
     out = None
     for i, (buf, want) in enumerate(zip(bufs, wanted)):
-        try:
-            have = buf._pjrt_layout
-        except Exception:           # (deleted, or no jaxlib buffer: the run says what)
-            continue
-        if have != want:
+        have = _pjrt_layout(buf)
+        if have is not None and have != want:
             if out is None:
                 out = list(bufs)
             out[i] = relayout(buf, str(want._xla_layout()))
     return bufs if out is None else out
+
+
+def _pjrt_layout(buf):
+    """jaxlib's PjRtLayout of `buf`; None for a deleted buffer (jaxlib 0.10.2's `_pjrt_layout`
+    of a deleted or donated Array crashes the process: a segmentation fault, not an error), a
+    deleted Array's stand-in (xla/deleted.Gone) and anything that is no jaxlib buffer (a
+    NumPy backend's, or no Array at all: the run says what)."""
+    try:
+        if buf.is_deleted():
+            return None
+        return buf._pjrt_layout
+    except Exception:       # noqa: BLE001 (no jaxlib buffer: no is_deleted or no layout)
+        return None
 
 
 def relayout(buf, to: str, aval=None):

@@ -104,8 +104,9 @@ def test_device_put_to_a_format():
     x = np.arange(6, dtype=np.int32).reshape(2, 3)
     assert jxkernel.device_put(x, Format(None, s)).sharding == s
     assert jxkernel.device_put(x, Format(Layout((0, 1)), s)).tolist() == x.tolist()
-    with pytest.raises(NotImplementedError, match="row-major"):
-        jxkernel.device_put(x, Format(Layout((1, 0)), s))
+    # (another layout than row-major, Layout((1, 0)), is put as JAX puts it: checked against
+    # JAX's answers in a child process by tests/xla/test_layout_jit.py, since its first use
+    # switches every later run of this process to checking layouts, xla/relayout.watch)
 
 
 @pytest.mark.xla_only("XLA compiler")

@@ -88,3 +88,16 @@ def test_a_registered_librarys_donating_jit_raises_as_the_users(tmp_path):
         with pytest.raises(Exception) as raised:
             lib.double(x)
     assert type(raised.value).__name__ == JAX["donate/same_jit_again"]["error"] == "ValueError"
+
+
+def test_each_way_raises_the_same_once_runs_check_layouts():
+    """Once a program of another layout than row-major was compiled, every run checks its
+    arguments' layouts (xla/relayout.py); a deleted Array's layout is not read (jaxlib's
+    `_pjrt_layout` of a deleted buffer crashes the process), so each way still raises what it
+    raises without the checks (a child process: the checks stay on for its life)."""
+    import json
+    from fresh_process import run_json
+    theirs = run_json("import json, jxkernel\nfrom jxkernel.xla import relayout\n"
+                      "from deleted_arrays_cases import run\nrelayout.watch()\n"
+                      "print(json.dumps(run(jxkernel)))")
+    assert theirs == json.loads(json.dumps(run(jax)))
