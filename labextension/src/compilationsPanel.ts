@@ -12,6 +12,7 @@ import { Widget } from '@lumino/widgets';
 
 import { cameFrom } from './compilationsView';
 import { el } from './dom';
+import { anyNumpy, lastPhase, misses } from './missWords';
 import { ICompileEvent, IOtherGroup } from './protocol';
 
 // Three lines per event (function and cache; what changed; the timings), so each stays readable
@@ -201,9 +202,11 @@ export class CompilationsPanel extends Widget {
     }
     const total = this._others.reduce((n, g) => n + g.count, 0);
     const apart = notYours(total);
-    const what = `compilation${users === 1 ? '' : 's'} of your functions`;
+    // the NumPy backend compiles nothing: its misses are counted as cache misses (missWords)
+    const numpy = anyNumpy(this._events.filter(isUsers));
+    const what = `${misses(users, numpy)} of your functions`;
     this._summary.textContent =
-      this._note || (needle ? `${mine.length} of ${users} ${what}${apart}` : `${users} ${what}${apart}`);
+      this._note || (needle ? `${mine.length} of ${what}${apart}` : `${what}${apart}`);
     this._summary.title = !this._note && total ? `+${total} ${NOT_YOURS_HINT}` : '';
     this._spacer.style.height = `${top}px`;
     this._schedule();
@@ -315,7 +318,7 @@ export class CompilationsPanel extends Widget {
       (e.execution_count !== null ? ` · cell [${e.execution_count}]` : '') +
       `\n${(e.signature ?? []).map(([n, t]) => `${n}: ${t}`).join(', ')}` +
       `\n${new Date(e.time * 1000).toLocaleString()} on ${e.backend}` +
-      `\ntrace / lower / compile: ${ms(e.trace_ms)} / ${ms(e.lower_ms)} / ${ms(e.compile_ms)} ms, ` +
+      `\ntrace / lower / ${lastPhase(e.backend)}: ${ms(e.trace_ms)} / ${ms(e.lower_ms)} / ${ms(e.compile_ms)} ms, ` +
       `cache: ${cameFrom(e)}`;
 
     const fail = el('input', 'jx-col-fail');
@@ -335,7 +338,7 @@ export class CompilationsPanel extends Widget {
       el(
         'span',
         'jx-col-ms',
-        `trace ${ms(e.trace_ms)} · lower ${ms(e.lower_ms)} · compile ${ms(e.compile_ms)} ms`
+        `trace ${ms(e.trace_ms)} · lower ${ms(e.lower_ms)} · ${lastPhase(e.backend)} ${ms(e.compile_ms)} ms`
       )
     );
     row.addEventListener('click', () => {

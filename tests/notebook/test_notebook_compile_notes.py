@@ -554,6 +554,10 @@ def test_a_jit_traced_by_eval_shape_is_told_that_nothing_compiles_and_when_it_wo
                     "nothing compiled (JAX compiles nothing here either); init_state called "
                     "with these arguments compiles this trace then, without tracing it again")
     assert "jit(init_state)" not in text and "if that compiles" not in text, text
+    # the fix's cost of a new value, true where it stands: eval_shape traces it, and the call
+    # that follows compiles it (it said "compiles anew" of eval_shape's trace)
+    assert "Each new value of a static argument traces anew (and compiles anew when " \
+        "called)." in text and "argument compiles anew" not in text, text
     # as said: the call compiles eval_shape's trace, traced no more
     start = compile_log.last_seq() + 1
     assert ok(shell, lines[6]).notes == []
