@@ -154,8 +154,12 @@ export class CompilationsPanel extends Widget {
     events: readonly ICompileEvent[],
     others: readonly IOtherGroup[],
     failKeys: readonly string[],
-    note: string
+    note: string,
+    counted?: string
   ): void {
+    // the state's `counted` (as the status bar's): cache misses where the NumPy backend is
+    // selected, whatever the events listed
+    this._counted = counted;
     this._events = events;
     this._others = others;
     this._failKeys = new Set(failKeys);
@@ -203,7 +207,7 @@ export class CompilationsPanel extends Widget {
     const total = this._others.reduce((n, g) => n + g.count, 0);
     const apart = notYours(total);
     // the NumPy backend compiles nothing: its misses are counted as cache misses (missWords)
-    const numpy = anyNumpy(this._events.filter(isUsers));
+    const numpy = this._counted === 'cache misses' || anyNumpy(this._events.filter(isUsers));
     const what = `${misses(users, numpy)} of your functions`;
     this._summary.textContent =
       this._note || (needle ? `${mine.length} of ${what}${apart}` : `${what}${apart}`);
@@ -394,6 +398,7 @@ export class CompilationsPanel extends Widget {
   private _list: HTMLElement;
   private _spacer: HTMLElement;
   private _events: readonly ICompileEvent[] = [];
+  private _counted: string | undefined;
   private _others: readonly IOtherGroup[] = [];
   private _shown: ICompileEvent[] = []; // every origin's, for the export
   private _items: Item[] = [];

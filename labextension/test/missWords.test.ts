@@ -33,10 +33,10 @@ function twoMisses(backend: string): ICompileEvent[] {
   return [first, { ...first, seq: 8, reason: 'x: f32[3] -> f32[4]', compile_ms: 0.1 }];
 }
 
-function panelOf(events: ICompileEvent[]): HTMLElement {
+function panelOf(events: ICompileEvent[], counted?: string): HTMLElement {
   const noop = () => undefined;
   const panel = new CompilationsPanel({ open: noop, setFail: noop, clear: noop, exportAs: noop } as any);
-  panel.setData(events, [], [], '');
+  panel.setData(events, [], [], '', counted);
   (panel as any)._render();
   return panel.node;
 }
@@ -58,6 +58,13 @@ describe('the Compilations panel', () => {
     expect((rows[0] as HTMLElement).title).toContain('trace / lower / prepare: 0.4 / 0.0 / 0.1 ms, cache: traced');
     // (the legend names the guard, fail on recompile, by its name)
     expect(node.textContent).not.toMatch(/compiled|compilation|compile [\d.]/);
+  });
+
+  it("counts cache misses where the state says so (the NumPy backend selected), as the status bar", () => {
+    expect(panelOf([], 'cache misses').querySelector('.jx-Compilations-summary')!.textContent).toBe(
+      '0 cache misses of your functions');
+    expect(panelOf([], 'compiles').querySelector('.jx-Compilations-summary')!.textContent).toBe(
+      '0 compilations of your functions');
   });
 });
 
