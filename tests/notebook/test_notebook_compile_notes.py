@@ -21,6 +21,7 @@ from jxkernel.core.source_info import PACKAGE_DIR  # noqa: E402
 from jxkernel.notebook.compile_notes import change_line, fix_in_brief  # noqa: E402
 from jxkernel.notebook.widgets.recompiles import ALL, RecompileLog  # noqa: E402
 from ipython_shell import shell_fixture, ran_ok as ok  # noqa: E402
+from note_words import here  # noqa: E402
 from registered_library import excluded, import_library  # noqa: E402
 
 
@@ -37,29 +38,6 @@ def default_mode():
 
 def events_of(jitted):
     return [e for e in compile_log.compile_events() if e.key is jitted]
-
-
-# The notes' words on the backend the tests run on (`pytest --backend numpy`): the NumPy backend
-# compiles nothing, so its notes say traced, a cache miss (core/miss_words.py; their text there
-# is tested in test_notebook_numpy_views.py), over the same logic these tests check
-_NUMPY_WORDS = (("compiled again", "traced again"), ("(compile #", "(cache miss #"),
-                ("recompile(s) in this cell", "cache miss(es) in this cell"),
-                ("compiled (first compile,", "traced (first cache miss,"),
-                ("compiles anew", "traces anew"), ("recompilation(s)", "again"),
-                ("compilation(s)", "cache miss(es)"), ("compiled for", "traced for"),
-                ("arguments compiles this trace", "arguments runs this trace"),
-                ("⚙ <lambda> compiled (", "⚙ <lambda> traced ("),
-                ("earlier compile", "earlier trace"),
-                ("function: compilations /", "function: cache misses /"))
-
-
-def here(text: str) -> str:
-    """`text`, a note's words on XLA's backends, as the backend the tests run on says them."""
-    if jxkernel.default_backend() != "numpy":
-        return text
-    for xla, numpy in _NUMPY_WORDS:
-        text = text.replace(xla, numpy)
-    return text
 
 
 # What changed and the fixes are the explainer's (jxkernel/views/recompile_explainer.py): the expected
