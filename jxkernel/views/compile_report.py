@@ -267,10 +267,12 @@ def to_text(data: dict) -> str:
 
 def _on_numpy(data, events=None) -> bool:
     """Whether the report's misses are the NumPy backend's, which compiles nothing (its words
-    are miss_words'): the backend it was made on, or one of its events (`events`: these)."""
+    are miss_words'): one of its events ran there (`events`: of these), or, with none, it was
+    made with that backend selected."""
     events = data["events"] if events is None else events
-    return (data is not None and not miss_words.compiles(data["config"]["backend"])) or \
-        any(not miss_words.compiles(e["backend"]) for e in events)
+    if events:
+        return any(not miss_words.compiles(e["backend"]) for e in events)
+    return data is not None and not miss_words.compiles(data["config"]["backend"])
 
 
 def _function_lines(functions) -> list:

@@ -90,7 +90,8 @@ export function reportView(bundle: unknown): HTMLElement {
   const t = b.totals;
   const node = el('div', 'jx-Report');
   // the NumPy backend compiles nothing: there its misses are cache misses, traced (missWords)
-  const numpy = !compiles(b.config.backend) || anyNumpy(b.events);
+  // (one of its events ran there; with none, the backend it was made on: compile_report.py's rule)
+  const numpy = b.events.length ? anyNumpy(b.events) : !compiles(b.config.backend);
   node.appendChild(el('div', 'jx-View-title',
     `${misses(t.compilations, numpy)} (${again(t.recompilations, numpy)}) of ` +
     `${plural(t.functions, 'function')}, ${plural(t.cache_hits, 'cache hit')} on ${b.config.backend}; ` +
