@@ -31,6 +31,7 @@ import warnings
 import weakref
 
 from .clipped_text import clipped
+from . import miss_words
 from .config import config
 from .errors import RecompileError
 from .logging_config import DISPATCH, PARTIAL_EVAL, PXLA, jax_logger_enabled, to_jax_loggers
@@ -185,8 +186,11 @@ class CompileEvent:
     @property
     def said_changes(self) -> tuple:
         """The changes the notes tell: learner_changes for a library's jit of the learner's
-        function (eqx.filter_jit's, in the learner's names), else `changes`."""
-        return self.learner_changes if self.learner_function is not None else self.changes
+        function (eqx.filter_jit's, in the learner's names), else `changes`; their fixes'
+        cost of a new key said where the event stands (miss_words.fixes_said: "traces anew"
+        on the NumPy backend and in eval_shape's trace, which compile nothing)."""
+        return miss_words.fixes_said(
+            self, self.learner_changes if self.learner_function is not None else self.changes)
 
     @property
     def library(self) -> bool:

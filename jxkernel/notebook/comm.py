@@ -20,7 +20,7 @@ import json
 import sys
 
 from .. import __version__
-from ..core import compile_record
+from ..core import compile_record, miss_words
 from ..core.compile_record import INTERNAL, USER
 from ..core.config import config
 from ..xla import client
@@ -265,8 +265,7 @@ def counted(platform: str, events) -> str:
     >>> counted("cpu", ()), counted("numpy", ())
     ('compiles', 'cache misses')
     """
-    numpy = platform == "numpy" or any(e.backend == "numpy" for e in events)
-    return "cache misses" if numpy else "compiles"
+    return miss_words.counted(not miss_words.compiles(platform) or miss_words.any_numpy(events))
 
 
 def _backend_json(platform: str, found: dict, missing: dict) -> dict:

@@ -30,7 +30,7 @@ import os
 import re
 import sys
 
-from ..core import compile_record
+from ..core import compile_record, miss_words
 from ..core.compile_record import USER
 from ..core.config import config
 from ..core.source_info import TIMEIT_FILE
@@ -145,8 +145,9 @@ def _details(event, run=()) -> str:
     the signature and the time (of the whole `run` of compiles telling the same story)."""
     if len(run) > 1 and event.compiled:
         lines = _details(event).splitlines()
-        lines[-1] = (f"compiled for ({signature_said(event)}) {len(run)} times, in "
-                     f"{sum(e.total_s for e in run) * 1e3:.1f} ms in all ({event.cache})")
+        lines[-1] = (f"{miss_words.did(event.backend)} for ({signature_said(event)}) "
+                     f"{len(run)} times, in {sum(e.total_s for e in run) * 1e3:.1f} ms in all "
+                     f"({miss_words.came_from(event)})")
         return "\n".join(lines)
     lines = []
     if event.learners_line is not None:
@@ -173,7 +174,7 @@ def _details(event, run=()) -> str:
                      "miss too):")
         lines += [f"  {c}" for c in _changes(event)]
     elif _changes(event):
-        since = "compile" if event.compiled and _compiled_before(event) else "trace"
+        since = "compile" if _compiles(event) and _compiled_before(event) else "trace"
         lines.append(f"what changed since the nearest earlier {since}, and the fix:")
         lines.append(explanation_text(_changes(event)))
     elif event.reason != "first call":
@@ -184,27 +185,31 @@ def _details(event, run=()) -> str:
         lines.append(f"traced for ({signature_said(event)}) by jax.{event.inlined_into}, "
                      f"{_STAGE_ONLY[_stage_only(event)]}: nothing compiled (JAX compiles "
                      f"nothing here either); {event.function} called with these arguments "
-                     f"compiles this trace then, without tracing it again")
+                     f"{'compiles' if miss_words.compiles(event.backend) else 'runs'} this "
+                     f"trace then, without tracing it again")
         return "\n".join(lines)
     if not event.compiled:      # a retrace inside another traced function
         lines.append(f"traced for ({signature_said(event)}) inside "
                      f"{event.inlined_into}: nothing compiled of its own (it is part of "
                      f"that one's program, if that compiles)")
         return "\n".join(lines)
-    lines.append(f"compiled for ({signature_said(event)}) in "
-                 f"{event.total_s * 1e3:.1f} ms ({event.cache})")
+    lines.append(f"{miss_words.did(event.backend)} for ({signature_said(event)}) in "
+                 f"{event.total_s * 1e3:.1f} ms ({miss_words.came_from(event)}" +
+                 (NOTHING_COMPILED if not miss_words.compiles(event.backend) else "") + ")")
     return "\n".join(lines)
 
 
+# what a miss on the NumPy backend did, after its "traced" (miss_words)
+NOTHING_COMPILED = ": the numpy backend compiles nothing, NumPy runs the jaxpr"
 # traces that compile nothing, around a jit traced inside them: what each is for
-_STAGE_ONLY = {"eval_shape": "for shapes only", "make_jaxpr": "for its jaxpr only"}
+_STAGE_ONLY = miss_words.STAGE_ONLY
+_stage_only = miss_words.stage_only
 
 
-def _stage_only(event) -> str | None:
-    """"eval_shape" or "make_jaxpr" where `event` is a jit traced inside the trace one of
-    them makes (event.inlined_into "eval_shape(f)"), which nothing compiles; else None."""
-    name = (event.inlined_into or "").partition("(")[0]
-    return name if name in _STAGE_ONLY else None
+def _compiles(event) -> bool:
+    """Whether `event` compiled a program of its own: not a trace inside another, nor a miss
+    on the NumPy backend (which traces only)."""
+    return event.compiled and miss_words.compiles(event.backend)
 
 
 def _library_of(source: str) -> str:
@@ -250,17 +255,18 @@ def _title(event, times: int = 1) -> str:
                     f"{change_line(event)}")
         return (f"⚙ {_named(event)} traced ({signature_said(event)}"
                 f", inside {event.inlined_into}{at})")
+    did, a_miss = miss_words.did(event.backend), miss_words.a_miss(event.backend)
     if event.again and not _compiled_before(event):
-        return f"⚙ {_named(event)} compiled (first compile, traced before{at}): " \
+        return f"⚙ {_named(event)} {did} (first {a_miss}, traced before{at}): " \
             f"{change_line(event)}"
     if event.again:
         # a new jit object of code compiled before is its own first compile, and a log
         # cleared since (%jxcompiles --clear) counts afresh: no number then
         fresh = any(c.kind == "fresh_jit" for c in _changes(event)) or _other_jit(event)
-        nth = f"compile #{event.nth}" if event.nth > 1 else \
+        nth = f"{a_miss} #{event.nth}" if event.nth > 1 else \
             "a new jit object" if fresh else "the log was cleared since its first"
-        return f"⚙ {_named(event)} compiled again ({nth}{at}): {change_line(event)}"
-    return (f"⚙ {_named(event)} compiled ({signature_said(event)}"
+        return f"⚙ {_named(event)} {did} again ({nth}{at}): {change_line(event)}"
+    return (f"⚙ {_named(event)} {did} ({signature_said(event)}"
             f"{at}) in {event.total_s * 1e3:.1f} ms")
 
 
@@ -366,11 +372,12 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
         # function traced before but never compiled compiles for the first time: JAX's word
         # for them all, cache misses, where they mix
         missed = [e for e in told if e.again]
-        what = "recompile(s)" if all(e.compiled and _compiled_before(e) for e in missed) else \
+        what = "recompile(s)" if all(_compiles(e) and _compiled_before(e) for e in missed) else \
             "retrace(s)" if not any(e.compiled for e in missed) else "cache miss(es)"
         title = (f"⚙ {again} {what} in this cell{many}: {_named(told[0])}: "
                  f"{change_line(told[0])}" if mode == "recompiles" else
-                 f"⚙ {len(told)} compile(s) of your functions in this cell ({again} again): "
+                 f"⚙ {miss_words.misses(len(told), miss_words.any_numpy(told), 'compile(s)')} "
+                 f"of your functions in this cell ({again} again): "
                  f"{names}")
     else:
         whose = "jxkernel's or libraries'" if any(kind_of(e) == LIBRARY for e in others) \

@@ -49,7 +49,7 @@ import json
 import time
 
 from . import recompile_explainer
-from ..core import compile_record
+from ..core import compile_record, miss_words
 from ..core.compile_record import INTERNAL, LIBRARY, USER
 from ..core.config import config
 from ..xla import client
@@ -79,7 +79,7 @@ def event_json(event) -> dict:
             "reason": event.reason, "trace_ms": _ms(event.trace_s),
             "lower_ms": _ms(event.lower_s), "compile_ms": _ms(event.compile_s),
             "cache": event.cache, "backend": event.backend,
-            "explanation": [change_json(c) for c in event.changes],
+            "explanation": [change_json(c) for c in miss_words.fixes_said(event, event.changes)],
             "inlined_into": event.inlined_into,
             # whose work (compile_record.whose, as the notes and the status bar count it): the
             # user's function, jxkernel's or a library's own (library: true: an installed
@@ -138,7 +138,9 @@ def yours_line(groups: dict) -> str:
         return ""
     mine = sum(e["inlined_into"] is None for e in yours["events"])
     again = sum(f["recompilations"] for f in yours["functions"])
-    return (f"your functions: {mine} compilation(s) ({again} recompilation(s)) of "
+    numpy = _on_numpy(None, yours["events"] + others["events"])
+    return (f"your functions: {miss_words.misses(mine, numpy)} "
+            f"({miss_words.again(again, numpy)}) of "
             f"{len(yours['functions'])} function(s); {len(others['events'])} more of eager "
             f"operations and jxkernel's or libraries' functions, folded below")
 
@@ -233,14 +235,17 @@ def to_text(data: dict) -> str:
     changes, then (group_of) yours traced only inside another and the rest, each counted."""
     t = data["totals"]
     groups = grouped_report(data)
-    lines = [f"{t['compilations']} compilation(s) ({t['recompilations']} recompilation(s)) of "
+    numpy = _on_numpy(data)
+    lines = [f"{miss_words.misses(t['compilations'], numpy)} "
+             f"({miss_words.again(t['recompilations'], numpy)}) of "
              f"{t['functions']} function(s), {t['cache_hits']} cache hit(s); trace "
-             f"{t['trace_ms']:.1f} ms, lower {t['lower_ms']:.1f} ms, compile "
-             f"{t['compile_ms']:.1f} ms"]
+             f"{t['trace_ms']:.1f} ms, lower {t['lower_ms']:.1f} ms, "
+             f"{miss_words.last_phase('numpy' if numpy else 'cpu')} {t['compile_ms']:.1f} ms"]
     mine = yours_line(groups)
     lines += [mine] if mine else []
     if groups[YOURS]["functions"] or groups[YOURS]["events"]:
-        lines += ["function: compilations / cache hits"] + _function_lines(
+        lines += [f"function: {'cache misses' if numpy else 'compilations'} / cache hits"] + \
+            _function_lines(
             groups[YOURS]["functions"])
         lines += _event_lines(groups[YOURS]["events"])
     elif not mine:
@@ -252,12 +257,22 @@ def to_text(data: dict) -> str:
         lines += _function_lines(inside)
     others = groups[OTHERS]
     if others["functions"] or others["events"]:
-        lines.append(f"{len(others['events'])} compilation(s) of eager operations and "
+        lines.append(f"{miss_words.misses(len(others['events']), numpy)} of eager operations and "
                      f"jxkernel's or libraries' functions ({len(others['functions'])} of "
                      f"them), for your calls:")
         lines += _function_lines(others["functions"])
         lines += _event_lines(others["events"])
     return "\n".join(lines)
+
+
+def _on_numpy(data, events=None) -> bool:
+    """Whether the report's misses are the NumPy backend's, which compiles nothing (its words
+    are miss_words'): one of its events ran there (`events`: of these), or, with none, it was
+    made with that backend selected."""
+    events = data["events"] if events is None else events
+    if events:
+        return any(not miss_words.compiles(e["backend"]) for e in events)
+    return data is not None and not miss_words.compiles(data["config"]["backend"])
 
 
 def _function_lines(functions) -> list:
@@ -271,7 +286,8 @@ def _event_lines(events) -> list:
     lines = []
     for e in events:
         total = e["trace_ms"] + e["lower_ms"] + e["compile_ms"]
-        how = f"{total:.1f} ms, {e['cache']}" if e.get("inlined_into") is None else \
+        how = f"{total:.1f} ms, {miss_words.cache_said(e['cache'], e['backend'])}" \
+            if e.get("inlined_into") is None else \
             f"traced inside {e['inlined_into']}, nothing compiled of its own"
         lines.append(f"#{e['seq']} {e['function']}: {e['reason']} ({how})")
         text = recompile_explainer.explanation_text([_AsChange(c) for c in e["explanation"]],
@@ -319,10 +335,12 @@ _STYLE = ("body{font-family:sans-serif;font-size:13px;margin:1em}table{border-co
 def to_html(data: dict, page: bool = True) -> str:
     """The report as HTML: a whole page, or (page=False) a fragment for the notebook."""
     t = data["totals"]
-    head = (f"<p>{t['compilations']} compilation(s), {t['recompilations']} recompilation(s), "
+    numpy = _on_numpy(data)
+    head = (f"<p>{miss_words.misses(t['compilations'], numpy)}, "
+            f"{miss_words.again(t['recompilations'], numpy)}, "
             f"{t['cache_hits']} cache hit(s) over {t['functions']} function(s); trace "
-            f"{t['trace_ms']:.1f} ms, lower {t['lower_ms']:.1f} ms, compile "
-            f"{t['compile_ms']:.1f} ms. x64 {esc(data['config']['jax_enable_x64'])}, backend "
+            f"{t['trace_ms']:.1f} ms, lower {t['lower_ms']:.1f} ms, "
+            f"{miss_words.last_phase('numpy' if numpy else 'cpu')} {t['compile_ms']:.1f} ms. x64 {esc(data['config']['jax_enable_x64'])}, backend "
             f"{esc(data['config']['backend'])}.</p>")
     groups = grouped_report(data)
     mine = yours_line(groups)
@@ -340,7 +358,7 @@ def to_html(data: dict, page: bool = True) -> str:
                         _functions_html(inside))
     others = groups[OTHERS]
     if others["functions"] or others["events"]:
-        body += _folded(f"{len(others['events'])} compilation(s) of eager operations and "
+        body += _folded(f"{miss_words.misses(len(others['events']), numpy)} of eager operations and "
                         f"jxkernel's or libraries' functions ({len(others['functions'])} of "
                         f"them), for your calls",
                         _functions_html(others["functions"]) + _events_html(others["events"]))
@@ -370,8 +388,9 @@ def _events_html(events) -> str:
         sig = ", ".join(f"{p}: {a}" for p, a in e["signature"])
         again = " class='jx-recompile'" if e["reason"] != "first call" else ""
         # a retrace inside another traced function compiled nothing: said so, as to_text does
-        how = f"trace {e['trace_ms']:.1f} ms, lower {e['lower_ms']:.1f} ms, compile " \
-            f"{e['compile_ms']:.1f} ms ({esc(e['cache'])}, {esc(e['backend'])})" \
+        how = f"trace {e['trace_ms']:.1f} ms, lower {e['lower_ms']:.1f} ms, " \
+            f"{miss_words.last_phase(e['backend'])} {e['compile_ms']:.1f} ms " \
+            f"({esc(miss_words.cache_said(e['cache'], e['backend']))}, {esc(e['backend'])})" \
             if e.get("inlined_into") is None else \
             f"traced inside {esc(e['inlined_into'])}, nothing compiled of its own"
         items.append(

@@ -85,7 +85,8 @@ export const compilationsPlugin: JupyterFrontEndPlugin<void> = {
 
     const update = () => {
       const c = kernels.current;
-      panel.setData(c?.events ?? [], c?.others ?? [], c?.state?.fail_on_recompile ?? [], noteFor(kernels));
+      panel.setData(c?.events ?? [], c?.others ?? [], c?.state?.fail_on_recompile ?? [], noteFor(kernels),
+        c?.state?.counted);
     };
     kernels.changed.connect(update);
     kernels.eventsChanged.connect(update);

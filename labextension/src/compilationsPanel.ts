@@ -12,6 +12,7 @@ import { Widget } from '@lumino/widgets';
 
 import { cameFrom } from './compilationsView';
 import { el } from './dom';
+import { anyNumpy, lastPhase, misses } from './missWords';
 import { ICompileEvent, IOtherGroup } from './protocol';
 
 // Three lines per event (function and cache; what changed; the timings), so each stays readable
@@ -153,8 +154,12 @@ export class CompilationsPanel extends Widget {
     events: readonly ICompileEvent[],
     others: readonly IOtherGroup[],
     failKeys: readonly string[],
-    note: string
+    note: string,
+    counted?: string
   ): void {
+    // the state's `counted` (as the status bar's): cache misses where the NumPy backend is
+    // selected, whatever the events listed
+    this._counted = counted;
     this._events = events;
     this._others = others;
     this._failKeys = new Set(failKeys);
@@ -201,9 +206,11 @@ export class CompilationsPanel extends Widget {
     }
     const total = this._others.reduce((n, g) => n + g.count, 0);
     const apart = notYours(total);
-    const what = `compilation${users === 1 ? '' : 's'} of your functions`;
+    // the NumPy backend compiles nothing: its misses are counted as cache misses (missWords)
+    const numpy = this._counted === 'cache misses' || anyNumpy(this._events.filter(isUsers));
+    const what = `${misses(users, numpy)} of your functions`;
     this._summary.textContent =
-      this._note || (needle ? `${mine.length} of ${users} ${what}${apart}` : `${users} ${what}${apart}`);
+      this._note || (needle ? `${mine.length} of ${what}${apart}` : `${what}${apart}`);
     this._summary.title = !this._note && total ? `+${total} ${NOT_YOURS_HINT}` : '';
     this._spacer.style.height = `${top}px`;
     this._schedule();
@@ -315,7 +322,7 @@ export class CompilationsPanel extends Widget {
       (e.execution_count !== null ? ` · cell [${e.execution_count}]` : '') +
       `\n${(e.signature ?? []).map(([n, t]) => `${n}: ${t}`).join(', ')}` +
       `\n${new Date(e.time * 1000).toLocaleString()} on ${e.backend}` +
-      `\ntrace / lower / compile: ${ms(e.trace_ms)} / ${ms(e.lower_ms)} / ${ms(e.compile_ms)} ms, ` +
+      `\ntrace / lower / ${lastPhase(e.backend)}: ${ms(e.trace_ms)} / ${ms(e.lower_ms)} / ${ms(e.compile_ms)} ms, ` +
       `cache: ${cameFrom(e)}`;
 
     const fail = el('input', 'jx-col-fail');
@@ -335,7 +342,7 @@ export class CompilationsPanel extends Widget {
       el(
         'span',
         'jx-col-ms',
-        `trace ${ms(e.trace_ms)} · lower ${ms(e.lower_ms)} · compile ${ms(e.compile_ms)} ms`
+        `trace ${ms(e.trace_ms)} · lower ${ms(e.lower_ms)} · ${lastPhase(e.backend)} ${ms(e.compile_ms)} ms`
       )
     );
     row.addEventListener('click', () => {
@@ -391,6 +398,7 @@ export class CompilationsPanel extends Widget {
   private _list: HTMLElement;
   private _spacer: HTMLElement;
   private _events: readonly ICompileEvent[] = [];
+  private _counted: string | undefined;
   private _others: readonly IOtherGroup[] = [];
   private _shown: ICompileEvent[] = []; // every origin's, for the export
   private _items: Item[] = [];

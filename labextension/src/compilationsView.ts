@@ -3,22 +3,25 @@
  * log as it was when the cell ran, one row per compilation, recompiles' reasons marked.
  */
 import { el, table } from './dom';
+import { anyNumpy, cacheSaid, lastPhase, misses } from './missWords';
 import { ICompilationsBundle, IReportEvent } from './protocol';
 
 const ms = (v: number) => (typeof v === 'number' ? v.toFixed(1) : '–');
 
-/** Where an event's program came from: its cache ("compiled", "memory", "disk"), or, for a
- * function traced anew inside another traced function (a lax.cond branch inside jit(relu)),
- * that function: it compiled nothing of its own, and "compiled" said it had. */
+/** Where an event's program came from: its cache ("compiled", "memory", "disk"; "traced" on
+ * the NumPy backend, missWords.cacheSaid), or, for a function traced anew inside another
+ * traced function (a lax.cond branch inside jit(relu)), that function: it compiled nothing of
+ * its own, and "compiled" said it had. */
 export function cameFrom(e: IReportEvent): string {
-  return e.inlined_into ? `inside ${e.inlined_into}` : e.cache;
+  return e.inlined_into ? `inside ${e.inlined_into}` : cacheSaid(e);
 }
 
-/** "3 compilations" of `events`, and how many were traces inside another (none compiled). */
+/** "3 compilations" of `events` ("3 cache misses" where one ran on the NumPy backend, which
+ * compiles nothing), and how many were traces inside another (none compiled). */
 export function compilationCount(events: IReportEvent[]): string {
   const inside = events.filter(e => e.inlined_into).length;
   const n = events.length - inside;
-  return `${n} compilation${n === 1 ? '' : 's'}` +
+  return misses(n, anyNumpy(events)) +
     (inside ? ` and ${inside} trace${inside === 1 ? '' : 's'} inside another (nothing compiled of ${inside === 1 ? 'its' : 'their'} own)` : '');
 }
 
@@ -48,7 +51,9 @@ export function compilationsView(bundle: ICompilationsBundle): HTMLElement {
   ]);
   const t = table(
     'jx-View-table',
-    ['#', 'time', 'function', 'reason', 'signature', 'trace ms', 'lower ms', 'compile ms', 'from', 'backend'],
+    ['#', 'time', 'function', 'reason', 'signature', 'trace ms', 'lower ms',
+      anyNumpy(events) && events.every(e => e.backend === events[0].backend)
+        ? `${lastPhase(events[0].backend)} ms` : 'compile ms', 'from', 'backend'],
     rows
   );
   Array.from(t.tBodies[0].rows).forEach((tr, i) => {

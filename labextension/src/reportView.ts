@@ -6,6 +6,7 @@
  */
 import { bundleOf, each, fields } from './bundle';
 import { el, table } from './dom';
+import { again, anyNumpy, cacheSaid, compiles, lastPhase, misses } from './missWords';
 import { IChange, IReportBundle, IReportEvent } from './protocol';
 
 function read(bundle: unknown): IReportBundle {
@@ -67,15 +68,18 @@ function eventBox(e: IReportEvent): HTMLElement {
   // "0.0 ms, compiled" claimed a compile for a lax.cond branch traced inside jit(relu)
   head.appendChild(el('span', 'jx-Report-time', e.inlined_into
     ? `traced inside ${e.inlined_into}, nothing compiled of its own`
-    : `${ms(total)} ms, ${e.cache}`));
-  head.title = `(${e.signature.map(([n, t]) => `${n}: ${t}`).join(', ')}); trace ${ms(e.trace_ms)} ms, lower ${ms(e.lower_ms)} ms, compile ${ms(e.compile_ms)} ms`;
+    : `${ms(total)} ms, ${cacheSaid(e)}`));
+  head.title = `(${e.signature.map(([n, t]) => `${n}: ${t}`).join(', ')}); trace ${ms(e.trace_ms)} ms, lower ${ms(e.lower_ms)} ms, ${lastPhase(e.backend)} ${ms(e.compile_ms)} ms`;
   box.appendChild(head);
   e.explanation.forEach(c => box.appendChild(changeCard(c)));
   return box;
 }
 
-function functionsTable(functions: IReportBundle['functions']): HTMLTableElement {
-  const fns = table('jx-View-table', ['function', 'defined at', 'compilations', 'recompilations', 'cache hits', 'ms (trace + lower + compile)'],
+/** `numpy`: the report's misses ran on the NumPy backend, which compiles nothing (missWords). */
+function functionsTable(functions: IReportBundle['functions'], numpy: boolean): HTMLTableElement {
+  const fns = table('jx-View-table', numpy
+    ? ['function', 'defined at', 'cache misses', 'again', 'cache hits', 'ms (trace + lower + prepare)']
+    : ['function', 'defined at', 'compilations', 'recompilations', 'cache hits', 'ms (trace + lower + compile)'],
     functions.map(f => [f.function, f.source ?? (f.function.endsWith('(eager)') ? '' : '?'), String(f.compilations), String(f.recompilations), String(f.cache_hits), ms(f.trace_ms + f.lower_ms + f.compile_ms)]));
   Array.from(fns.tBodies[0].rows).forEach((tr, i) => tr.cells[3].classList.toggle('jx-CompileLog-recompile', functions[i].recompilations > 0));
   return fns;
@@ -85,10 +89,13 @@ export function reportView(bundle: unknown): HTMLElement {
   const b = read(bundle);
   const t = b.totals;
   const node = el('div', 'jx-Report');
+  // the NumPy backend compiles nothing: there its misses are cache misses, traced (missWords)
+  // (one of its events ran there; with none, the backend it was made on: compile_report.py's rule)
+  const numpy = b.events.length ? anyNumpy(b.events) : !compiles(b.config.backend);
   node.appendChild(el('div', 'jx-View-title',
-    `${plural(t.compilations, 'compilation')} (${plural(t.recompilations, 'recompilation')}) of ` +
+    `${misses(t.compilations, numpy)} (${again(t.recompilations, numpy)}) of ` +
     `${plural(t.functions, 'function')}, ${plural(t.cache_hits, 'cache hit')} on ${b.config.backend}; ` +
-    `trace ${ms(t.trace_ms)} ms, lower ${ms(t.lower_ms)} ms, compile ${ms(t.compile_ms)} ms`));
+    `trace ${ms(t.trace_ms)} ms, lower ${ms(t.lower_ms)} ms, ${lastPhase(numpy ? 'numpy' : b.config.backend)} ${ms(t.compile_ms)} ms`));
   // Your functions first; yours only traced inside another folded apart; eager operations
   // and jxkernel's or libraries' functions folded below them: the kernel's one rule
   // (compile_report.group_of, which its text, HTML and %jxcompiles follow), sent as `group`.
@@ -108,29 +115,29 @@ export function reportView(bundle: unknown): HTMLElement {
   const evOther = b.events.filter(e => evGroup(e) === 'others');
   if (fnsOther.length || evOther.length) {
     const mine = evYours.filter(e => !e.inlined_into).length;
-    const again = fnsYours.reduce((n, f) => n + f.recompilations, 0);
+    const recompiled = fnsYours.reduce((n, f) => n + f.recompilations, 0);
     node.appendChild(el('div', 'jx-Report-yours',
-      `your functions: ${plural(mine, 'compilation')} (${plural(again, 'recompilation')}) of ` +
+      `your functions: ${misses(mine, numpy)} (${again(recompiled, numpy)}) of ` +
       `${plural(fnsYours.length, 'function')}; ${evOther.length} more of eager operations and ` +
       `jxkernel's or libraries' functions, folded below`));
   }
   if (fnsYours.length) {
-    node.appendChild(functionsTable(fnsYours));
+    node.appendChild(functionsTable(fnsYours, numpy));
   }
   if (inside.length) {
     const folded = el('details', 'jx-Report-others');
     folded.appendChild(el('summary', '', `${plural(inside.length, 'function')} of yours traced ` +
       `inside another (a lax.cond branch, a loop body), nothing compiled of ${inside.length === 1 ? 'its' : 'their'} own`));
-    folded.appendChild(functionsTable(inside));
+    folded.appendChild(functionsTable(inside, numpy));
     node.appendChild(folded);
   }
   evYours.forEach(e => node.appendChild(eventBox(e)));
   if (fnsOther.length || evOther.length) {
     const folded = el('details', 'jx-Report-others');
-    folded.appendChild(el('summary', '', `${plural(evOther.length, 'compilation')} of eager ` +
+    folded.appendChild(el('summary', '', `${misses(evOther.length, numpy)} of eager ` +
       `operations and jxkernel's or libraries' functions (${fnsOther.length} of them), for your calls`));
     if (fnsOther.length) {
-      folded.appendChild(functionsTable(fnsOther));
+      folded.appendChild(functionsTable(fnsOther, numpy));
     }
     evOther.forEach(e => folded.appendChild(eventBox(e)));
     node.appendChild(folded);

@@ -12,6 +12,7 @@ import pytest
 import locations                        # tests/support
 from real_kernel import alias_kernel_cells
 from recompile_cases import SCENARIOS   # tests/data
+from note_words import here  # noqa: E402  (tests/support)
 
 REFERENCE = locations.recorded("recompile_reference.json")["scenarios"]
 CHOSEN = ["dict_leaf_shape", "accumulator_starts_as_python_float", "enable_x64_toggled",
@@ -40,12 +41,12 @@ def test_each_note_says_what_jax_logged(name, cells):
     # one note per miss JAX logs; misses telling one story (a lambda made anew on each turn of
     # a loop) are one note with their count, "compiled again ×2 (", said once per miss here
     notes = [line for line in text.splitlines() if line.startswith("⚙ ") and
-             re.search(r" compiled again (×\d+ )?\(", line)
+             re.search(here(r" compiled again (×\d+ )?\("), line)
              for _ in range(int((re.search(r" again ×(\d+) \(", line) or [0, 1])[1]))]
     misses, messages = REFERENCE[name]["misses"][1:], REFERENCE[name]["messages"][1:]
     assert len(notes) == len(misses), (text, misses)
     for note, miss, message in zip(notes, misses, messages):
-        head = rf"⚙ {re.escape(miss['function'])} compiled again (×\d+ )?\("
+        head = rf"⚙ {re.escape(miss['function'])} " + here(r"compiled again (×\d+ )?\(")
         assert re.match(head, note), (note, miss)
         assert f"at In[{count}]:{CALL_LINE.match(message).group(1)})" in note, (note, message)
         assert f"{miss['function']} defined at In[{count}]:{miss['line']}" in text

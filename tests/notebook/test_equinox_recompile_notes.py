@@ -19,6 +19,7 @@ import locations                        # tests/support
 from equinox_recompile_cases import CELLS, PADDED, SCALE_FIXED, miss_lines  # tests/data
 from learner_equinox_cases import SETUP
 from real_kernel import alias_kernel_cells
+from note_words import here  # noqa: E402  (tests/support)
 
 JAX = locations.recorded("equinox_recompile_reference.json")
 
@@ -50,7 +51,7 @@ def test_the_last_smaller_batch_is_noted_in_the_learners_names(cells):
     ran = cells["last_batch"]
     (note,) = ran.compile_notes
     at = f"In[{ran.count}]:2"
-    assert note.startswith(f"⚙ make_step compiled again (compile #2, at {at}): x: shape "
+    assert note.startswith(here(f"⚙ make_step compiled again (compile #2, at {at}): x: shape ") +
                            "f32[8,1,28,28] -> f32[5,1,28,28] (and 1 more) · fix: Pad it to the "
                            "8 rows compiled before"), note
     assert "y: shape i32[8] -> i32[5]" in note and "make_step defined at In[" in note, note
@@ -73,7 +74,7 @@ def test_a_python_number_is_named_and_the_fix_is_an_array_not_static_argnums(cel
     says n changed 2 -> 3 and advises jnp.asarray(n), which compiles once under JAX
     (SCALE_FIXED: one miss, its first) and here (no note)."""
     (note,) = cells["scale_again"].compile_notes
-    assert note.startswith("⚙ scale compiled again (compile #2, at In[") and \
+    assert note.startswith(here("⚙ scale compiled again (compile #2, at In[")) and \
         "n: static 2 -> 3 · fix: If scale uses n as a number only" in note, note
     assert "jnp.asarray(n)" in note and "static_argnums" not in note, note
     assert "jnp.asarray(2)" in SCALE_FIXED and len(JAX["scale_fixed"]) == 1

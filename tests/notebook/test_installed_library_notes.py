@@ -14,6 +14,7 @@ from IPython.utils.capture import capture_output  # noqa: E402
 from jxkernel import config  # noqa: E402
 from ipython_shell import ran_ok, shell_fixture  # noqa: E402
 from registered_library import import_library  # noqa: E402
+from note_words import here  # noqa: E402  (tests/support)
 
 shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp", store_history=True)
 
@@ -42,7 +43,7 @@ def test_an_installed_packages_recompile_is_not_told_as_yours(shell, tmp_path, f
     found = notes(shell, "lib.show(jnp.ones((2, 2)))")
     if told:
         (note,) = found
-        assert note.startswith("⚙ summarize compiled again (compile #2"), note
+        assert note.startswith(here("⚙ summarize compiled again (compile #2")), note
         return
     assert found == []
     config.update("jxkernel_compile_notes", "all")
@@ -108,7 +109,7 @@ def test_a_learners_package_installed_from_the_kernels_folder_is_theirs(
     assert source_info.installed_package(shell.user_ns["lib3"].__file__) is None
     assert notes(shell, "lib3.show(jnp.ones(3))") == []
     (note,) = notes(shell, "lib3.show(jnp.ones(4))")
-    assert note.startswith("⚙ summarize compiled again (compile #2"), note
+    assert note.startswith(here("⚙ summarize compiled again (compile #2")), note
     monkeypatch.chdir(tmp_path)          # elsewhere, the same file is the package's
     assert source_info.installed_package(shell.user_ns["lib3"].__file__) == "summaries_mine"
 
@@ -124,7 +125,7 @@ def test_a_jit_of_a_librarys_function_called_by_the_learner_is_theirs(shell, tmp
                                            SUMMARY.replace("@jax.jit\n", ""))
     assert notes(shell, "apply4 = jax.jit(lib4.summarize)\napply4(jnp.ones(3))") == []
     (note,) = notes(shell, "apply4(jnp.ones(4))")
-    assert note.startswith("⚙ summarize compiled again (compile #2"), note
+    assert note.startswith(here("⚙ summarize compiled again (compile #2")), note
     (event,) = [e for e in compile_record.compile_events()[-1:]]
     assert compile_record.whose(event) == compile_record.USER and event.package is None
 
@@ -149,7 +150,7 @@ def test_a_step_jitted_by_a_library_is_noted_at_the_learners_line(shell, tmp_pat
             caplog.at_level(logging.WARNING, logger="jxkernel.compile_log"):
         (note,) = notes(shell, "y = 1\nstep(jnp.ones(4))")
     count = shell.execution_count - 1
-    assert note.startswith(f"⚙ <lambda> compiled again (compile #2, at In[{count}]:2)"), note
+    assert note.startswith(here(f"⚙ <lambda> compiled again (compile #2, at In[{count}]:2)")), note
     assert f"called at In[{count}]:2:  step(jnp.ones(4))" in note, note
     assert "wrapping_jit" not in note, note
     logged = "\n".join(r.getMessage() for r in caplog.records)

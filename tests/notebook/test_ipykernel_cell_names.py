@@ -12,6 +12,7 @@ pytest.importorskip("jupyter_client")
 
 import locations  # noqa: E402  (tests/support)
 from real_kernel import TIMEOUT, kernel_cell, running_kernel  # noqa: E402
+from note_words import here  # noqa: E402  (tests/support)
 
 # how JAX's persistent-cache lines begin (jax._src.compiler, jax._src.compilation_cache)
 PERSISTENT_LINES = ("PERSISTENT COMPILATION CACHE", "Writing ", "Not writing persistent",
@@ -75,7 +76,7 @@ def test_a_line_magic_below_other_lines_is_named_by_its_own_line(kernel):
     kernel_cell(kernel, "import jxkernel as jax\nh3 = jax.jit(lambda v: v + 1)\nh3(x3)")
     cell = kernel_cell(kernel, "v3 = jnp.ones(5)\n%jaxpr jnp.sin(h3(v3))")
     (note,) = cell.compile_notes
-    assert f"(compile #2, at In[{cell.count}]:2)" in note, note
+    assert here(f"(compile #2, at In[{cell.count}]:2)") in note, note
 
 
 def test_a_line_magic_in_the_cell_that_loads_the_extension_is_named_by_its_prompt(kernel):

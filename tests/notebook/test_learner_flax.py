@@ -23,6 +23,7 @@ from learner_flax_cases import (CASES, CLOSED_OVER_FIXED, CONV_NO_CHANNEL_FIXED,
 from real_kernel import alias_kernel_cells
 
 from jxkernel.views import error_cards
+from note_words import here  # noqa: E402  (tests/support)
 
 JAX = locations.recorded("learner_flax_reference.json")
 
@@ -159,7 +160,7 @@ def test_an_nnx_jit_steps_recompile_is_noted_at_the_learners_line(cells):
     assert ran.status == "ok", ran
     (note,) = ran.compile_notes
     at = f"In[{ran.count}]:3"
-    assert note.startswith(f"⚙ step_closed compiled again (compile #2, at {at})"), note
+    assert note.startswith(here(f"⚙ step_closed compiled again (compile #2, at {at})")), note
     assert f"called at {at}:  step_closed(model, optimizer, make_batch(16))" in note, note
     assert "compilation.py" not in note, note
     assert "TRACING CACHE MISS at " in ran.stderr and \

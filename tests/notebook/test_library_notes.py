@@ -17,6 +17,7 @@ if importlib.util.find_spec("flax") is None or importlib.util.find_spec("optax")
 import locations                        # tests/support
 from library_notes_cases import EQUINOX, FLAX, OPTAX, SETUP   # tests/data
 from real_kernel import kernel_cell, running_alias_kernel
+from note_words import here  # noqa: E402  (tests/support)
 
 JAX = locations.recorded("library_notes_reference.json")
 
@@ -145,7 +146,7 @@ def test_a_step_closing_over_an_optimizer_is_advised_static_not_traced(optax_cel
     assert jax["fit_chain"]["redefined"] == 1
     assert optax_cells["fit_adam"]["notes"] == []
     (note,) = optax_cells["fit_chain"]["notes"]
-    assert note.splitlines()[0].startswith("⚙ step compiled again (a new jit object"), note
+    assert note.splitlines()[0].startswith(here("⚙ step compiled again (a new jit object")), note
     assert note.splitlines()[0].endswith(
         "· fix: Define step once, outside, with optimizer a static argument (hashable: one "
         "program per optimizer object, reused by every call given that object).")

@@ -21,6 +21,7 @@ from jxkernel.core.source_info import PACKAGE_DIR  # noqa: E402
 from jxkernel.notebook.compile_notes import change_line, fix_in_brief  # noqa: E402
 from jxkernel.notebook.widgets.recompiles import ALL, RecompileLog  # noqa: E402
 from ipython_shell import shell_fixture, ran_ok as ok  # noqa: E402
+from note_words import here  # noqa: E402
 from registered_library import excluded, import_library  # noqa: E402
 
 
@@ -54,12 +55,12 @@ def test_a_plain_jit_that_compiles_again_says_so_under_the_cell(shell):
     (note,) = ran.notes                                        # one note for the cell
     title = note["text/plain"].splitlines()[0]
     n = ran.count
-    assert title == f"⚙ 2 recompile(s) in this cell: fn1: {change_line(shape)}"
+    assert title == here(f"⚙ 2 recompile(s) in this cell: fn1: ") + change_line(shape)
     assert change_line(shape) == \
         f"{shape.changes[0]} · fix: {fix_in_brief(shape.changes[0].fix)}"
     text = note["text/plain"]
-    assert f"fn1 compiled again (compile #2, at In[{n}]:2): {change_line(shape)}" in text
-    assert f"fn1 compiled again (compile #3, at In[{n}]:3): {change_line(dtype)}" in text
+    assert here(f"fn1 compiled again (compile #2, at In[{n}]:2): ") + change_line(shape) in text
+    assert here(f"fn1 compiled again (compile #3, at In[{n}]:3): ") + change_line(dtype) in text
     assert f"called at In[{n}]:3:  fn1_jit(x1, 3)     # an int" in text
     assert f"fn1 defined at In[{first.count}]:1" in text
     assert dtype.changes[0].snippet.splitlines()[0] in text   # the fix as code
@@ -79,8 +80,8 @@ def test_one_recompile_is_one_line_with_the_change_and_the_fix(shell):
     change = events_of(shell.user_ns["fn2"])[-1].changes[0]
     assert (change.path, change.kind, change.old, change.new) == ("n", "static", "3", "4")
     assert note["text/plain"].splitlines()[0] == (
-        f"⚙ <lambda> compiled again (compile #2, at In[{ran.count}]:1): {change} · fix: "
-        f"{fix_in_brief(change.fix)}")
+        here(f"⚙ <lambda> compiled again (compile #2, at In[{ran.count}]:1): ") +
+        f"{change} · fix: {fix_in_brief(change.fix)}")
 
 
 def test_a_jit_of_a_library_function_names_where_it_is_defined_in_the_package(shell):
@@ -104,16 +105,18 @@ def test_a_jit_made_anew_in_a_loop_and_a_pmap_are_noted(shell):
     # the loop's two recompiles tell one story: told once, with its count and their time, as
     # the note's title (a header "2 recompile(s) in this cell" above it said it twice)
     assert note["text/plain"].startswith(
-        f"⚙ <lambda> compiled again ×2 (a new jit object, at In[{ran.count}]:2): "
-        f"{change_line(last)}")
-    assert note["text/plain"].count("compiled again") == 1
-    assert "compiled for (v: f32[3]) 2 times, in " in note["text/plain"]
-    assert re.search(r"compiled for \(v: f32\[3\]\) 2 times, in [\d.]+ ms in all", note["text/plain"])
+        here(f"⚙ <lambda> compiled again ×2 (a new jit object, at In[{ran.count}]:2): ") +
+        change_line(last))
+    assert note["text/plain"].count(here("compiled again")) == 1
+    assert here("compiled for (v: f32[3]) 2 times, in ") in note["text/plain"]
+    assert re.search(here(r"compiled for \(v: f32\[3\]\) 2 times, in [\d.]+ ms in all"),
+                     note["text/plain"])
     ok(shell, "p10 = jax.pmap(lambda v: v * 10)\np10(jnp.ones((1, 3)))")
     (note,) = ok(shell, "p10(jnp.ones((1, 4)))").notes
     # numbered per name: pmap keeps no key (another test's pmap of a lambda counts too)
     # pmap is a jit of a shard_map of `_fun` (JAX 0.10.2's name), with fun's arguments
-    assert re.search(r"_fun compiled again \(compile #\d+, at In\[", note["text/plain"])
+    assert re.search(here(r"_fun compiled again (compile #").replace("(", r"\(") + r"\d+, at In\[",
+                     note["text/plain"])
     assert "v: shape f32[1,3] -> f32[1,4]" in note["text/plain"]
 
 
@@ -165,13 +168,13 @@ def test_two_functions_recompiled_in_one_cell_are_both_named(shell):
     (note,) = ok(shell, "ja13(jnp.ones(3)); jb13(jnp.ones(4))").notes
     first = events_of(shell.user_ns["ja13"])[-1]
     assert note["text/plain"].splitlines()[0] == \
-        f"⚙ 2 recompile(s) in this cell (a13, b13): a13: {change_line(first)}"
+        here("⚙ 2 recompile(s) in this cell (a13, b13): a13: ") + change_line(first)
 
 
 def test_a_recompile_after_the_log_was_cleared_is_still_noted(shell):
     ok(shell, "fn12 = jax.jit(lambda v: v * 12)\nfn12(jnp.ones(2))\n%jxcompiles --clear")
     (note,) = ok(shell, "fn12(jnp.ones(3))").notes
-    assert "<lambda> compiled again (the log was cleared since its first, at In[" in \
+    assert here("<lambda> compiled again (the log was cleared since its first, at In[") in \
         note["text/plain"]
 
 
@@ -183,7 +186,7 @@ def test_a_function_traced_before_but_never_compiled_is_not_said_to_compile_agai
     ok(shell, "def g14(x):\n    return x * 2\n_ = jax.eval_shape(g14, jnp.ones(5))")
     (note,) = ok(shell, "jax.jit(g14)(jnp.ones(7))").notes
     text = note["text/plain"]
-    assert text.startswith("⚙ g14 compiled (first compile, traced before, at In["), text
+    assert text.startswith(here("⚙ g14 compiled (first compile, traced before, at In[")), text
     assert "x: shape f32[5] -> f32[7]" in text, text
     assert "what changed since the nearest earlier trace, and the fix:" in text, text
     assert "compiled again" not in text and "cleared" not in text, text
@@ -201,7 +204,7 @@ def test_jit_made_again_of_the_same_function_counts_on_from_the_dropped_one(shel
     ok(shell, "def step13(w, lr):\n    return w - lr * w\njax.jit(step13)(jnp.ones(3), 1)")
     (note,) = ok(shell, "jax.jit(step13)(jnp.ones(3), 1)\njax.jit(step13)(jnp.ones(3), 0.1)").notes
     text = note["text/plain"]
-    assert text.startswith("⚙ step13 compiled again (compile #2, at In["), text
+    assert text.startswith(here("⚙ step13 compiled again (compile #2, at In[")), text
     assert "lr: dtype i32[] (weak) -> f32[] (weak)" in text and "cleared" not in text, text
 
 
@@ -249,7 +252,7 @@ def test_an_eager_shard_map_is_eager_work_and_a_jitted_one_the_users(shell):
             if e.function in ("shard_map", "shard_map (eager)")]
     assert mine and {e.origin for e in mine} == {EAGER}
     (note,) = ok(shell, "js14(jnp.ones(8))").notes
-    assert note["text/plain"].startswith("⚙ body14 compiled again (compile #2, at In[")
+    assert note["text/plain"].startswith(here("⚙ body14 compiled again (compile #2, at In["))
 
 
 def test_a_transformed_jit_run_outside_jit_is_eager_work(shell):
@@ -269,7 +272,7 @@ def test_a_jit_of_a_transformed_user_function_is_the_users(shell):
               "h16 = jax.jit(jax.hessian(f16))\nq16 = jax.jit(functools.partial(f16, c=2.0))\n"
               "h16(jnp.ones(2)); q16(jnp.ones(2))")
     (note,) = ok(shell, "h16(jnp.ones(3)); q16(jnp.ones(3))").notes
-    assert note["text/plain"].startswith("⚙ 2 recompile(s) in this cell: f16: ")
+    assert note["text/plain"].startswith(here("⚙ 2 recompile(s) in this cell: f16: "))
     for jitted in ("h16", "q16"):
         (first, again) = events_of(shell.user_ns[jitted])
         assert first.origin == again.origin == USER and again.source.rpartition(":")[2] == "2"
@@ -282,7 +285,7 @@ def test_all_notes_first_compiles_and_groups_the_rest(shell):
                     "fn5(b5); b5[3:5] * 2; b5[4:6] * 2\nw5 = random.normal(random.PRNGKey(5), (5, 5))")
     (note,) = ran.notes
     text = note["text/plain"]
-    assert text.startswith("⚙ <lambda> compiled (v: f32[13]") and f"at In[{ran.count}]:3" in text
+    assert text.startswith(here("⚙ <lambda> compiled (v: f32[13]")) and f"at In[{ran.count}]:3" in text
     eager = re.search(r"\d+ eager operation\(s\) \(each compiled once per operand types and "
                       r"parameters\): (.*)", text).group(1)
     assert f"slice ×2 [In[{ran.count}]:3]" in eager           # one entry per primitive
@@ -358,7 +361,7 @@ def test_the_log_lists_the_users_functions_first_and_groups_the_rest(shell):
             listed = shell.run_line_magic("jxcompiles", typed)
             try:
                 assert listed.filter.value == "(eager operations)"
-                assert re.match(rf"{len(eager)} compilation\(s\)\n  1\. \w+ \(eager\)",
+                assert re.match(rf"{len(eager)} {re.escape(here('compilation(s)'))}\n  1\. \w+ \(eager\)",
                                 listed.text_repr())
             finally:
                 listed.close()
@@ -406,15 +409,16 @@ def test_the_reports_export_folds_as_the_lab_view_and_jxcompiles_do(shell):
     text = compile_report.to_text(data)
     lines = text.splitlines()
     mine = sum(e["inlined_into"] is None for e in yours["events"])
-    assert lines[1] == (f"your functions: {mine} compilation(s) (0 recompilation(s)) of 1 "
-                        f"function(s); {len(others['events'])} more of eager operations and "
-                        f"jxkernel's or libraries' functions, folded below")
+    assert lines[1] == here(f"your functions: {mine} compilation(s) (0 recompilation(s)) of 1 "
+                            f"function(s); {len(others['events'])} more of eager operations "
+                            f"and jxkernel's or libraries' functions, folded below")
     at = {line: i for i, line in enumerate(lines)}
-    folded_at = at[f"{len(others['events'])} compilation(s) of eager operations and jxkernel's "
-                   f"or libraries' functions ({len(others['functions'])} of them), for your calls:"]
+    folded_at = at[here(f"{len(others['events'])} compilation(s) of eager operations and "
+                        f"jxkernel's or libraries' functions ({len(others['functions'])} of "
+                        f"them), for your calls:")]
     inside_at = at["2 function(s) of yours traced inside another (a lax.cond branch, a loop "
                    "body), nothing compiled of their own:"]
-    assert at["function: compilations / cache hits"] < inside_at < folded_at
+    assert at[here("function: compilations / cache hits")] < inside_at < folded_at
     assert all(("(eager)" not in line and "_normal" not in line) for line in lines[:inside_at])
     assert f"  _normal (called at {cell}:3, {cell}:4): 2 / 0" in lines[folded_at:]
     page = compile_report.to_html(data)
@@ -504,7 +508,7 @@ def test_grad_of_a_jitted_function_on_a_new_shape_is_noted_with_its_cause(shell)
     ok(shell, "f32_ = jax.jit(lambda x: (x * x).sum())\ng32 = jax.grad(f32_)\ng32(jnp.ones(3))")
     (note,) = ok(shell, "g32(jnp.ones(3)); g32(jnp.ones(4))").notes
     text = note["text/plain"]
-    assert text.startswith("⚙ <lambda> compiled again (compile #2, at In[") and \
+    assert text.startswith(here("⚙ <lambda> compiled again (compile #2, at In[")) and \
         "): x: shape f32[3] -> f32[4] · fix: Pad or bucket x" in text, text
     first, again = [e for e in events_of(shell.user_ns["f32_"]) if e.miss]
     assert (first.reason, again.origin) == ("first call", USER)
@@ -521,7 +525,7 @@ def test_a_jit_traced_again_inside_another_is_noted_as_a_retrace(shell):
     texts = [n["text/plain"] for n in notes]
     assert len(texts) == 1, texts
     (text,) = texts
-    assert "compiled again (compile #2" in text and "x: shape f32[3] -> f32[4]" in text, text
+    assert here("compiled again (compile #2") in text and "x: shape f32[3] -> f32[4]" in text, text
     assert "traced again (inside jit(<lambda>), at In[" in text, text
     assert "nothing compiled of its own" in text, text
     traced = [e for e in events_of(shell.user_ns["loss57"])]
@@ -550,10 +554,18 @@ def test_a_jit_traced_by_eval_shape_is_told_that_nothing_compiles_and_when_it_wo
     head, *_, last = text.splitlines()
     assert head.startswith("⚙ init_state traced again (by jax.eval_shape, for shapes only, "
                            "at In[") and "n: static 3 -> 4" in head, text
-    assert last == ("traced for (n: static 4) by jax.eval_shape(init_state), for shapes only: "
-                    "nothing compiled (JAX compiles nothing here either); init_state called "
-                    "with these arguments compiles this trace then, without tracing it again")
+    assert last == here("traced for (n: static 4) by jax.eval_shape(init_state), for shapes "
+                        "only: nothing compiled (JAX compiles nothing here either); init_state "
+                        "called with these arguments compiles this trace then, without tracing "
+                        "it again")
     assert "jit(init_state)" not in text and "if that compiles" not in text, text
+    # the fix's cost of a new value, true where it stands: eval_shape traces it, and the call
+    # that follows compiles it (it said "compiles anew" of eval_shape's trace); on the NumPy
+    # backend nothing compiles, then either
+    anew = "traces anew." if jxkernel.default_backend() == "numpy" else \
+        "traces anew (and compiles anew when called)."
+    assert f"Each new value of a static argument {anew}" in text and \
+        "argument compiles anew" not in text, text
     # as said: the call compiles eval_shape's trace, traced no more
     start = compile_log.last_seq() + 1
     assert ok(shell, lines[6]).notes == []
@@ -603,9 +615,9 @@ def test_a_loop_compiling_every_step_is_told_in_full_three_times_then_a_line_eac
                     "for n in range(31):\n    fn30(jnp.ones(2), n)")
     (note,) = ran.notes
     text = note["text/plain"]
-    assert text.splitlines()[0].startswith("⚙ 30 recompile(s) in this cell: <lambda>: ")
-    assert text.count("what changed since the nearest earlier compile") == DETAILED
-    assert text.count("compiled again (compile #") == DETAILED + LISTED
+    assert text.splitlines()[0].startswith(here("⚙ 30 recompile(s) in this cell: <lambda>: "))
+    assert text.count(here("what changed since the nearest earlier compile")) == DETAILED
+    assert text.count(here("compiled again (compile #")) == DETAILED + LISTED
     assert f"… and {30 - DETAILED - LISTED} more (%jxcompiles lists them all)" in text
     assert len(text.splitlines()) < 60, len(text.splitlines())
 
@@ -721,7 +733,7 @@ def test_x64_switched_on_names_the_config_alone_as_jax(shell):
     (note,) = ran.notes
     (change,) = events_of(shell.user_ns["x64_jit"])[-1].changes
     assert (change.path, change.kind) == ("jax_enable_x64", "config")
-    told = [line for line in note["text/plain"].splitlines() if "compiled for" not in line]
+    told = [line for line in note["text/plain"].splitlines() if here("compiled for") not in line]
     assert "float(" not in "\n".join(told) and "f64" not in "\n".join(told), told
 
 
@@ -837,7 +849,7 @@ def test_a_recompile_under_grad_is_counted_with_the_jits_own_compiles(shell):
     ok(shell, "fn14 = jax.jit(lambda v: (v ** 2).sum())\nfn14(jnp.ones(3))")
     (note,) = ok(shell, "jax.grad(fn14)(jnp.ones(5))").notes
     title = note["text/plain"].splitlines()[0]
-    assert title.startswith("⚙ <lambda> compiled again (compile #2, at In["), title
+    assert title.startswith(here("⚙ <lambda> compiled again (compile #2, at In[")), title
     assert "cleared" not in note["text/plain"]
 
 
@@ -865,7 +877,7 @@ def test_a_callable_object_jitted_anew_is_noted_with_a_fix_that_applies(shell):
               "    def __call__(self, v):\n        return v * self.k\n")
     (note,) = ok(shell, "for k in (1.0, 2.0):\n    jax.jit(Scale16(k))(jnp.ones(3))").notes
     text = note["text/plain"]
-    assert text.startswith("⚙ a Scale16 object compiled again (a new jit object, at In["), text
+    assert text.startswith(here("⚙ a Scale16 object compiled again (a new jit object, at In[")), text
     assert "Scale16, lambda m: ((m.k,), None), lambda _, leaves: Scale16(*leaves))" in text
     assert "apply = jax.jit(lambda model, x: model(x))" in text
 
@@ -880,8 +892,8 @@ def test_a_jitted_callable_object_is_named_as_an_object_and_where_its_call_is(sh
     ran = ok(shell, "enc17(jnp.ones(4))")
     (note,) = ran.notes
     text = note["text/plain"]
-    assert text.startswith(f"⚙ an Encoder17 object compiled again (compile #2, at "
-                           f"In[{ran.count}]:1): v: shape f32[3] -> f32[4]"), text
+    assert text.startswith(here(f"⚙ an Encoder17 object compiled again (compile #2, at "
+                                f"In[{ran.count}]:1): v: shape f32[3] -> f32[4]")), text
     assert (f"an Encoder17 object: its class's __call__ defined at In[{defined.count}]:2 "
             f"(JAX's jax_explain_cache_misses log names a jitted object <unknown>, defined "
             f"nowhere)") in text
@@ -942,7 +954,7 @@ def test_a_compile_after_clear_caches_says_the_caches_were_cleared(shell):
     ok(shell, "fn61 = jax.jit(lambda v: v * 61)\nfn61(jnp.ones(2))")
     (note,) = ok(shell, "jax.clear_caches()\nfn61(jnp.ones(2))").notes
     text = note["text/plain"]
-    assert text.startswith("⚙ <lambda> compiled again (compile #2, at In[") and \
+    assert text.startswith(here("⚙ <lambda> compiled again (compile #2, at In[")) and \
         text.splitlines()[0].endswith("): its caches were cleared (jax.clear_caches() or its "
                                       ".clear_cache()): traced anew, as a function never seen "
                                       "(JAX's log: \"never seen function\", the same id)"), text
@@ -980,7 +992,7 @@ def test_an_explicit_aot_compile_after_a_call_is_a_new_jit_and_gets_no_fix(shell
     (note,) = ok(shell, jax_log["aot_static_7"]["source"].replace("(f,", "(fa82,")).notes
     text = note["text/plain"]
     first = text.splitlines()[0]
-    assert first.startswith("⚙ fa82 compiled again (a new jit object, at In["), first
+    assert first.startswith(here("⚙ fa82 compiled again (a new jit object, at In[")), first
     assert first.endswith("x: traced i32[] (weak) -> static 7"), first
     assert "cleared" not in text and "fix" not in text and "Treat it" not in text, text
     assert "compiled ahead of time, as this line asked" in text, text

@@ -183,7 +183,9 @@ def test_a_branch_traced_inside_jit_is_not_reported_compiled(shell):
         log.filter.options = list(log.filter.options) + ["<lambda>"]
         log.filter.value = "<lambda>"
         text = log.text_repr()
-        assert re.match(r"\d+ compilation\(s\) and \d+ trace\(s\) inside another", text), text
+        # (cache misses where one ran on the NumPy backend, here or in a test before: core/miss_words)
+        assert re.match(r"\d+ (compilation\(s\)|cache miss\(es\)) and \d+ trace\(s\) inside "
+                        r"another", text), text
         # (the platform the program ran on: cpu, or numpy on the NumPy backend)
         platform = shell.user_ns["jax"].default_backend()
         assert text.count(f"(inside jit(relu10), {platform})") == len(inlined)

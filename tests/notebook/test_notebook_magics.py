@@ -19,6 +19,7 @@ from jxkernel.notebook.program import CellError  # noqa: E402
 from numerics import ELEMENTWISE, assert_allclose_ulp  # noqa: E402
 from fresh_process import assert_pytest_passes, run_code  # noqa: E402
 from ipython_shell import shell_fixture, ran_ok as ok, run_cell as run  # noqa: E402
+from note_words import here  # noqa: E402  (tests/support)
 
 
 shell = shell_fixture("import numpy as np\nimport jxkernel as jax\nimport jxkernel.numpy as jnp\n"
@@ -359,7 +360,7 @@ def test_a_line_magic_below_other_lines_names_its_own_line_of_the_cell(shell):
     # a call of a jitted function on the magic's line, compiled again there
     noted = ok(shell, "v16d = jnp.ones(5)\n%jaxpr jnp.sin(h16d(v16d))")
     (note,) = noted.notes
-    assert f"(compile #2, at In[{noted.count}]:2)" in note["text/plain"], note["text/plain"]
+    assert here(f"(compile #2, at In[{noted.count}]:2)") in note["text/plain"], note["text/plain"]
     assert f"called at In[{noted.count}]:2:  jnp.sin(h16d(v16d))" in note["text/plain"]
     # alone in its cell, line 1 as before
     alone = ok(shell, "%jaxpr jnp.cos(x16d)")

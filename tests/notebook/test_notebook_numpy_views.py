@@ -127,8 +127,15 @@ def test_jaxpr_traced_vs_static_and_the_recompilation_note(shell):
     traced = run(shell, "%jxtraced g(v, 2)")
     assert "f32[3]" in traced and "static" in traced
     run(shell, "g(v, 2)")
-    note = run(shell, "g(v, 3)")                   # a new static value: compiled again
-    assert "scaled compiled again" in note and "n: static 2 -> 3" in note, note
+    note = run(shell, "g(v, 3)")                   # a new static value: traced again
+    assert "scaled traced again (cache miss #2, at In[" in note and "n: static 2 -> 3" in note
+    # the NumPy backend compiles nothing: the note says what happened there, with the facts
+    # it says on XLA's (the change, the fix, the time); it said "compiled again (compile #2"
+    assert "what changed since the nearest earlier trace, and the fix:" in note, note
+    assert "Each new value of a static argument traces anew" in note, note
+    assert re.search(r"^traced for \(x: f32\[3\], n: static 3\) in [\d.]+ ms \(traced: the "
+                     r"numpy backend compiles nothing, NumPy runs the jaxpr\)$", note, re.M), note
+    assert "compiled" not in note and "compiles anew" not in note, note
 
 
 def test_jxcompiles_heads_its_per_function_time_as_every_phases(shell):
@@ -141,3 +148,19 @@ def test_jxcompiles_heads_its_per_function_time_as_every_phases(shell):
     stats, _, rows = html.partition("<th>#</th>")
     assert "<th>ms (trace + lower + compile)</th>" in stats and "compile ms" not in stats
     assert "<th>compile ms</th>" in rows and "numpy" in rows       # each row's own phases
+
+
+def test_jxcompiles_text_counts_cache_misses_traced_not_compilations(shell):
+    # the brief's repro: its text said "2 compilation(s)" and "(compiled, numpy)" of misses the
+    # NumPy backend traced and ran without compiling (its widget's column said cache misses)
+    from jxkernel import compile_log
+    compile_log.clear()
+    run(shell, "f = jax.jit(lambda x: x * 2)\nf(jnp.ones(3))\nf(jnp.ones(4))\n"
+               "shown = %jxcompiles")
+    text = shell.user_ns["shown"].text_repr()
+    assert text.startswith("2 cache miss(es)\n"), text
+    rows = [line for line in text.splitlines() if line.startswith("  ")][:2]
+    assert [re.sub(r"[\d.]+ ms", "N ms", r.partition(" — ")[2]) for r in rows if " — " in r] == \
+        ["trace N ms, lower N ms, prepare N ms (traced, numpy)"] * 2, text
+    assert "Every new shape traces anew" in text and "compiles anew" not in text, text
+    assert "<th>cache misses</th>" in shell.user_ns["shown"].html_repr()

@@ -8,6 +8,7 @@ import pytest
 import locations  # tests/support: the repository's folders
 
 import jxkernel
+from note_words import here  # noqa: E402  (tests/support)
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -103,8 +104,9 @@ def test_a_plain_jit_that_compiles_again_is_noted_under_its_cell(tour):
     assert kinds == ["execute_result", "display_data"], kinds
     note = again.outputs[1].data
     title, *details = note["text/plain"].splitlines()
-    assert re.match(r"⚙ 2 recompile\(s\) in this cell: f: x: .*f32\[4\].* · fix: ", title), title
-    (dtype,) = [line for line in details if line.startswith("⚙ f compiled again (compile #")
+    assert re.match(re.escape(here("⚙ 2 recompile(s) in this cell: f: x: ")) +
+                    r".*f32\[4\].* · fix: ", title), title
+    (dtype,) = [line for line in details if line.startswith(here("⚙ f compiled again (compile #"))
                 and "at In[" in line and "y: " in line]
     assert "i32[]" in dtype and " · fix: " in dtype
     assert note["text/html"].startswith("<details class='jx-note jx-compile'")

@@ -16,6 +16,7 @@ import timeit_compiles_cases as cases           # tests/data
 from ipython_shell import shell_fixture
 
 import jxkernel
+from note_words import here  # noqa: E402  (tests/support)
 
 JAX = locations.jax_answers("timeit_compiles_reference.json")
 
@@ -93,7 +94,7 @@ def test_the_notes_fix_pasted_compiles_nothing_in_the_timed_runs(shell):
         assert shell.run_cell(f"%timeit -n {runs} -r 1 jax.jit(lambda v: v + 1.5)(x)",
                               store_history=True).success
     assert "The timed runs compiled too" in cap.stdout
-    (note,) = [o.data["text/plain"] for o in cap.outputs if "compiled again" in
+    (note,) = [o.data["text/plain"] for o in cap.outputs if here("compiled again") in
                o.data.get("text/plain", "")]
     assert "<lambda> defined in the %timeit statement (JAX's log names <magic-timeit>:1)" in note
     lines = [line.strip() for line in note.splitlines()]
@@ -103,7 +104,7 @@ def test_the_notes_fix_pasted_compiles_nothing_in_the_timed_runs(shell):
         assert shell.run_cell("\n".join(lines[at:at + 2])).success
     assert "The timed runs compiled too" not in cap.stdout and "per loop" in cap.stdout, \
         cap.stdout
-    assert not [o for o in cap.outputs if "compiled again" in o.data.get("text/plain", "")]
+    assert not [o for o in cap.outputs if here("compiled again") in o.data.get("text/plain", "")]
 
 
 def test_the_timeit_lines_and_the_cells_note_count_the_same_compiles(shell):
@@ -124,12 +125,12 @@ def test_the_timeit_lines_and_the_cells_note_count_the_same_compiles(shell):
         assert f"Compiled on the first run (<lambda>: {warm}; " in cap.stdout, cap.stdout
         assert f"({runs} compile(s) over {runs} timed run(s): <lambda>: a new jit object)" \
             in cap.stdout, cap.stdout
-        (note,) = [o.data["text/plain"] for o in cap.outputs if "compiled again" in
+        (note,) = [o.data["text/plain"] for o in cap.outputs if here("compiled again") in
                    o.data.get("text/plain", "")]
         # (the warm-up's compile, made again by each timed run, is its line's alone: the
         # note counts the timed runs', as JAX's log of the same cell)
-        assert note.startswith(f"⚙ <lambda> compiled again ×{runs} (a new jit "
-                               f"object, at In["), note
+        assert note.startswith(here(f"⚙ <lambda> compiled again ×{runs} (a new jit "
+                                    f"object, at In[")), note
 
 
 @pytest.mark.parametrize("name", sorted(cases.CASES))

@@ -16,6 +16,7 @@ from IPython.utils.capture import capture_output  # noqa: E402
 import locations                                   # noqa: E402  tests/support
 from ipython_shell import ran_ok, shell_fixture    # noqa: E402
 from tutorial_notes_cases import CASES, CHECKS, PRINT_FIX  # noqa: E402  tests/data
+from note_words import here  # noqa: E402  (tests/support)
 
 JAX = locations.recorded("tutorial_notes_reference.json")
 
@@ -85,7 +86,7 @@ def test_vmap_of_a_jit_called_before_on_the_whole_array_is_told_as_a_row(shell):
         recorded["printed"]
     (note,) = _notes(ran.outputs, "⚙")
     first = note.splitlines()[0]
-    assert first.startswith("⚙ numpy_random_like compiled again (compile #2, at In["), first
+    assert first.startswith(here("⚙ numpy_random_like compiled again (compile #2, at In[")), first
     assert "x: shape f32[5] -> f32[]" in first
     assert "x is a row of what vmap maps over (f32[] now, f32[5] at the nearest earlier " \
         "compile)" in note, note
@@ -112,7 +113,7 @@ def test_a_new_jit_under_vmap_on_its_own_line_gets_no_note_as_jax_gives_no_hint(
     assert _notes(ran.outputs, "⚙") == []
     ran = ran_ok(shell, CASES["jit_of_grad_then_vmap_in_a_loop"])
     (note,) = _notes(ran.outputs, "⚙")
-    assert note.startswith("⚙ log1pexp compiled again ×2 (a new jit object"), note
+    assert note.startswith(here("⚙ log1pexp compiled again ×2 (a new jit object")), note
 
 
 def test_a_loop_body_closing_over_a_function_is_not_told_to_carry_it(shell):
@@ -328,7 +329,7 @@ def test_a_pmap_given_a_pmaps_output_is_told_as_two_programs_with_nothing_to_fix
         ["pmap_of_a_pmaps_output", "pmap_put_then_a_pmaps_output"]
     for name in ("pmap_of_a_pmaps_output", "pmap_put_then_a_pmaps_output"):
         (note,) = notes[name]
-        assert note.startswith("⚙ _fun compiled again (compile #2, at In["), note
+        assert note.startswith(here("⚙ _fun compiled again (compile #2, at In[")), note
         assert "compile one program each, as JAX's pmap does" in note, note
         assert "Nothing to fix" in note
         assert "device_put" not in note and "under grad or vmap" not in note, note
@@ -417,7 +418,7 @@ def test_a_jit_of_a_partial_binding_nothing_is_not_told_to_pass_what_it_bound(sh
     assert ran.stdout.splitlines() == made["printed"]
     (note,) = ran.notes
     text = note["text/plain"]
-    assert text.startswith("⚙ unjitted_loop_body compiled again ×2 (a new jit object"), text
+    assert text.startswith(here("⚙ unjitted_loop_body compiled again ×2 (a new jit object")), text
     assert "call that (this partial binds nothing)" in text, text
     assert "pass what the partial bound" not in text
     lines = [line.strip().split("    # ")[0] for line in text.splitlines()

@@ -2,6 +2,7 @@
 signature, with the fix), the no_recompile guard and the compile report, all without IPython.
 
 Each case jits its own function, so the events it reads are its own."""
+import dataclasses
 import html.parser
 import json
 import re
@@ -21,6 +22,7 @@ from jxkernel.errors import RecompileError
 from jxkernel.xla import Phases
 from registered_library import excluded, import_library
 from doc_examples import check_docstring_examples      # tests/support
+from note_words import here      # tests/support
 from jxkernel.tree_util.recursion_room import room
 
 
@@ -461,7 +463,7 @@ def test_the_html_report_is_a_page_with_every_name_escaped(tmp_path):
     parsed.feed(text)
     assert "script" not in parsed.tags                    # the name stayed text
     assert "<script>alert(1)</script>" in "".join(parsed.text)
-    assert "Every new shape compiles anew." in "".join(parsed.text)
+    assert here("Every new shape compiles anew.") in "".join(parsed.text)    # (traces on NumPy)
 
 
 def test_the_text_report():
@@ -481,6 +483,34 @@ def test_the_text_report():
         "    x: shape f32[3] -> f32[4]\n"
         "      fix: Pad it.\n"
         "        x = pad(x)")
+
+
+def test_the_reports_on_the_numpy_backend_count_cache_misses_traced():
+    # the NumPy backend compiles nothing (a miss traces, NumPy runs the jaxpr): the report's
+    # text and HTML, and the panel's JSON fixes, say so with the CPU's facts (miss_words)
+    change = Change("x", "shape", "f32[3]", "f32[4]", "Every new shape compiles anew. Pad it.")
+    events = [compile_log.CompileEvent("f", "a.py:1", (("x", "f32[3]"),), "first call",
+                                       Phases(0.001, 0.002, 0.003, "compiled"), "numpy", seq=1),
+              compile_log.CompileEvent("f", "a.py:1", (("x", "f32[4]"),), "x: f32[3] -> f32[4]",
+                                       Phases(0.001, 0.001, 0.002, "compiled"), "numpy", seq=2,
+                                       changes=(change,))]
+    data = compile_report.report_data(events)
+    assert compile_report.to_text(data) == (
+        "2 cache miss(es) (1 again) of 1 function(s), 0 cache hit(s); trace 2.0 ms, "
+        "lower 3.0 ms, prepare 5.0 ms\n"
+        "function: cache misses / cache hits\n"
+        "  f (a.py:1): 2 / 0\n"
+        "#1 f: first call (6.0 ms, traced)\n"
+        "#2 f: x: f32[3] -> f32[4] (4.0 ms, traced)\n"
+        "    x: shape f32[3] -> f32[4]\n"
+        "      fix: Every new shape traces anew. Pad it.")
+    html = compile_report.to_html(data, page=False)
+    assert "<p>2 cache miss(es), 1 again, " in html and "prepare 2.0 ms (traced, numpy)" in html
+    assert "compiled" not in compile_report.to_text(data) and "compiles anew" not in html
+    # on the CPU the same events' fix says what a new shape costs there
+    on_cpu = dataclasses.replace(events[1], backend="cpu")
+    assert compile_report.event_json(on_cpu)["explanation"][0]["fix"] == change.fix
+    assert on_cpu.said_changes == (change,)
 
 
 def test_a_report_without_functions_of_yours_has_no_empty_table():

@@ -27,7 +27,7 @@ import datetime
 
 import ipywidgets as w
 
-from ...core import compile_record
+from ...core import compile_record, miss_words
 from ...core.compile_record import EAGER, INTERNAL, USER
 from ...views.recompile_explainer import explanation_text
 from ...views.compile_report import INSIDE, changes_html, group_of
@@ -60,18 +60,20 @@ def named(e) -> str:
 
 
 def came_from(e) -> str:
-    """Where an event's program came from: its cache ("compiled", "memory", "disk"), or the
-    traced function it was traced inside (a lax.cond branch inside jit(relu): nothing
-    compiled of its own, which "compiled" said it had)."""
-    return e.cache if e.inlined_into is None else f"inside {e.inlined_into}"
+    """Where an event's program came from: its cache ("compiled", "memory", "disk"; "traced"
+    on the NumPy backend, miss_words.came_from), or the traced function it was traced inside
+    (a lax.cond branch inside jit(relu): nothing compiled of its own, which "compiled" said
+    it had)."""
+    return miss_words.came_from(e) if e.inlined_into is None else f"inside {e.inlined_into}"
 
 
 def compilation_count(events) -> str:
-    """"3 compilation(s)" of `events`, and how many were traces inside another."""
+    """"3 compilation(s)" of `events` ("3 cache miss(es)" where one ran on the NumPy backend,
+    which compiles nothing), and how many were traces inside another."""
     inside = sum(e.inlined_into is not None for e in events)
     more = f" and {inside} trace(s) inside another (nothing compiled of their own)" \
         if inside else ""
-    return f"{len(events) - inside} compilation(s){more}"
+    return f"{miss_words.misses(len(events) - inside, miss_words.any_numpy(events))}{more}"
 
 
 def hit_miss(events) -> list:
@@ -326,7 +328,7 @@ class RecompileLog(TextFallback, w.VBox):
         lines = [compilation_count(events)]
         for i, e in enumerate(events[-MAX_ROWS:], 1):
             lines.append(f"{i:3d}. {named(e)}: {reason_said(e)} — trace {_ms(e.trace_s)} ms, lower "
-                         f"{_ms(e.lower_s)} ms, compile {_ms(e.compile_s)} ms "
+                         f"{_ms(e.lower_s)} ms, {miss_words.last_phase(e.backend)} {_ms(e.compile_s)} ms "
                          f"({came_from(e)}, {e.backend})")
             if e.said_changes:
                 lines.append(explanation_text(e.said_changes, "       "))

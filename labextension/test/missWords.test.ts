@@ -1,0 +1,101 @@
+// @vitest-environment jsdom
+/**
+ * On the NumPy backend (JupyterLite, `%jxbackend numpy`) nothing compiles: a miss traces the
+ * function and NumPy runs its jaxpr. The Compilations panel, the saved %jxcompiles view and the
+ * %jxreport view say so there (traced, cache misses, prepare), in src/missWords.ts' words,
+ * and say compiled on XLA's backends, from the same events otherwise.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { describe, expect, it, vi } from 'vitest';
+
+// jsdom has no DragEvent, which @lumino/widgets reads as it loads
+vi.hoisted(() => {
+  (globalThis as any).DragEvent ??= class DragEvent extends MouseEvent {};
+});
+
+import { CompilationsPanel } from '../src/compilationsPanel';
+import { viewOrNote } from '../src/mime';
+import type { ICompileEvent } from '../src/protocol';
+import messages from './messages.json';
+
+const bundles: { [mime: string]: any } = JSON.parse(readFileSync(join(__dirname, 'bundles.json'), 'utf8'));
+
+/** The user's two misses of one function (a new shape), as the kernel sends them, on `backend`. */
+function twoMisses(backend: string): ICompileEvent[] {
+  const eager = messages.compilations.events[0] as unknown as ICompileEvent;
+  const first = {
+    ...eager, seq: 7, function: '<lambda>', function_key: '<lambda>@In[3]:1', source: 'In[3]:1',
+    signature: [['x', 'f32[3]']], trace_ms: 0.4, lower_ms: 0, compile_ms: 0.2, origin: 'user',
+    backend
+  } as ICompileEvent;
+  return [first, { ...first, seq: 8, reason: 'x: f32[3] -> f32[4]', compile_ms: 0.1 }];
+}
+
+function panelOf(events: ICompileEvent[], counted?: string): HTMLElement {
+  const noop = () => undefined;
+  const panel = new CompilationsPanel({ open: noop, setFail: noop, clear: noop, exportAs: noop } as any);
+  panel.setData(events, [], [], '', counted);
+  (panel as any)._render();
+  return panel.node;
+}
+
+describe('the Compilations panel', () => {
+  it("counts compilations on XLA's backends: compiled, its compile time", () => {
+    const node = panelOf(twoMisses('cpu'));
+    expect(node.querySelector('.jx-Compilations-summary')!.textContent).toBe('2 compilations of your functions');
+    expect(node.querySelector('.jx-col-cache')!.textContent).toBe('compiled');
+    expect(node.querySelector('.jx-col-ms')!.textContent).toBe('trace 0.4 · lower 0.0 · compile 0.1 ms');
+  });
+
+  it('counts cache misses on the NumPy backend: traced, and no compile time', () => {
+    const node = panelOf(twoMisses('numpy'));
+    expect(node.querySelector('.jx-Compilations-summary')!.textContent).toBe('2 cache misses of your functions');
+    const rows = [...node.querySelectorAll('.jx-Compilations-row')];
+    expect(rows.map(r => r.querySelector('.jx-col-cache')!.textContent)).toEqual(['traced', 'traced']);
+    expect(rows[0].querySelector('.jx-col-ms')!.textContent).toBe('trace 0.4 · lower 0.0 · prepare 0.1 ms');
+    expect((rows[0] as HTMLElement).title).toContain('trace / lower / prepare: 0.4 / 0.0 / 0.1 ms, cache: traced');
+    // (the legend names the guard, fail on recompile, by its name)
+    expect(node.textContent).not.toMatch(/compiled|compilation|compile [\d.]/);
+  });
+
+  it("counts cache misses where the state says so (the NumPy backend selected), as the status bar", () => {
+    expect(panelOf([], 'cache misses').querySelector('.jx-Compilations-summary')!.textContent).toBe(
+      '0 cache misses of your functions');
+    expect(panelOf([], 'compiles').querySelector('.jx-Compilations-summary')!.textContent).toBe(
+      '0 compilations of your functions');
+  });
+});
+
+describe('%jxcompiles saved', () => {
+  const mime = 'application/vnd.jxkernel.compilations+json';
+  it('counts cache misses, traced, on the NumPy backend; compilations, compiled, on the CPU', () => {
+    const numpy = viewOrNote(mime, { ...bundles[mime], events: twoMisses('numpy') });
+    expect(numpy.querySelector('.jx-View-title')!.textContent).toMatch(/^2 cache misses, /);
+    const from = [...numpy.querySelectorAll('tbody tr')].map(tr => (tr as HTMLTableRowElement).cells[8].textContent);
+    expect(from).toEqual(['traced', 'traced']);
+    expect(numpy.querySelector('thead')!.textContent).toContain('prepare ms');
+    const cpu = viewOrNote(mime, { ...bundles[mime], events: twoMisses('cpu') });
+    expect(cpu.querySelector('.jx-View-title')!.textContent).toMatch(/^2 compilations, /);
+    expect(cpu.querySelector('thead')!.textContent).toContain('compile ms');
+  });
+});
+
+describe('%jxreport', () => {
+  const mime = 'application/vnd.jxkernel.report+json';
+  it('heads the NumPy backend\'s misses as cache misses, traced; the CPU\'s as compilations', () => {
+    const b = bundles[mime];
+    const numpy = viewOrNote(mime, {
+      ...b, config: { ...b.config, backend: 'numpy' },
+      events: b.events.map((e: any) => ({ ...e, backend: 'numpy' }))
+    });
+    expect(numpy.querySelector('.jx-View-title')!.textContent).toMatch(
+      /^4 cache misses \(1 again\) of 3 functions, 3 cache hits on numpy; trace [\d.]+ ms, lower [\d.]+ ms, prepare [\d.]+ ms$/);
+    expect(numpy.querySelector('.jx-Report-time')!.textContent).toMatch(/ ms, traced$/);
+    expect(numpy.querySelector('thead')!.textContent).toContain('cache misses');
+    const cpu = viewOrNote(mime, b);
+    expect(cpu.querySelector('.jx-View-title')!.textContent).toMatch(/^4 compilations \(1 recompilation\) of 3 functions/);
+    expect(cpu.querySelector('.jx-Report-time')!.textContent).toMatch(/ ms, compiled$/);
+  });
+});

@@ -1,0 +1,29 @@
+"""The compile notes' words on the backend the tests run on (`pytest --backend numpy`): the NumPy
+backend compiles nothing, so its notes, %jxcompiles and %jxreport say traced, a cache miss
+(jxkernel/core/miss_words.py; their text there is tested in
+tests/notebook/test_notebook_numpy_views.py), over the same logic the note tests check. A test
+writes its expectation in XLA's words and reads it through `here`:
+
+    assert title.startswith(here("⚙ f compiled again (compile #2, at In["))
+"""
+import jxkernel
+
+# XLA's words -> the NumPy backend's, in the order they are replaced
+NUMPY_WORDS = (("compiled again", "traced again"), ("(compile #", "(cache miss #"),
+               ("recompile(s) in this cell", "cache miss(es) in this cell"),
+               ("compiled (first compile,", "traced (first cache miss,"),
+               ("compiles anew", "traces anew"), ("recompilation(s)", "again"),
+               ("compilation(s)", "cache miss(es)"), ("compiled for", "traced for"),
+               ("arguments compiles this trace", "arguments runs this trace"),
+               ("⚙ <lambda> compiled (", "⚙ <lambda> traced ("),
+               ("earlier compile", "earlier trace"),
+               ("function: compilations /", "function: cache misses /"))
+
+
+def here(text: str) -> str:
+    """`text`, in the notes' words on XLA's backends, as the backend the tests run on says it."""
+    if jxkernel.default_backend() != "numpy":
+        return text
+    for xla, numpy in NUMPY_WORDS:
+        text = text.replace(xla, numpy)
+    return text
