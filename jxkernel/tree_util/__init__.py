@@ -69,11 +69,8 @@ def tree_flatten(tree: Any, is_leaf: IsLeaf = None) -> tuple[list, PyTreeDef]:
     try:
         return default_registry.flatten(tree, is_leaf)
     except BaseException:   # what it kept of the recursion room, given back (recursion_room)
-        _room.LEVELS.value += _room.LEND
-        try:
-            _room.after_error()
-        finally:
-            _room.LEVELS.value -= _room.LEND
+        _room.LEVELS.value += _room.LEND   # lent first: no call has room before
+        _room.settle()
         raise
 
 
@@ -87,11 +84,8 @@ def tree_leaves(tree: Any, is_leaf: IsLeaf = None) -> list:
     try:
         return default_registry.flatten(tree, is_leaf)[0]
     except BaseException:   # what it kept of the recursion room, given back (recursion_room)
-        _room.LEVELS.value += _room.LEND
-        try:
-            _room.after_error()
-        finally:
-            _room.LEVELS.value -= _room.LEND
+        _room.LEVELS.value += _room.LEND   # lent first: no call has room before
+        _room.settle()
         raise
 
 
@@ -100,11 +94,8 @@ def tree_structure(tree: Any, is_leaf: IsLeaf = None) -> PyTreeDef:
     try:
         return default_registry.flatten(tree, is_leaf)[1]
     except BaseException:   # what it kept of the recursion room, given back (recursion_room)
-        _room.LEVELS.value += _room.LEND
-        try:
-            _room.after_error()
-        finally:
-            _room.LEVELS.value -= _room.LEND
+        _room.LEVELS.value += _room.LEND   # lent first: no call has room before
+        _room.settle()
         raise
 
 
@@ -203,11 +194,8 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = Non
     try:
         leaves, treedef = default_registry.flatten(tree, is_leaf)
     except BaseException:   # what it kept of the recursion room, given back (recursion_room)
-        _room.LEVELS.value += _room.LEND
-        try:
-            _room.after_error()
-        finally:
-            _room.LEVELS.value -= _room.LEND
+        _room.LEVELS.value += _room.LEND   # lent first: no call has room before
+        _room.settle()
         raise
     if not rest:
         return treedef.unflatten(map(f, leaves))
@@ -347,11 +335,8 @@ def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None
     try:
         return default_registry.flatten_with_path(tree, is_leaf)
     except BaseException:   # what it kept of the recursion room, given back (recursion_room)
-        _room.LEVELS.value += _room.LEND
-        try:
-            _room.after_error()
-        finally:
-            _room.LEVELS.value -= _room.LEND
+        _room.LEVELS.value += _room.LEND   # lent first: no call has room before
+        _room.settle()
         raise
 
 

@@ -159,15 +159,12 @@ def give_back(n: int) -> None:
 # anywhere until a C call returns, as Python frames hold no C levels), ctypes' calls and even
 # a first comparison of two ints included (PyObject_RichCompare takes a level), so the `except`
 # first lends LEND levels without a call or a comparison, by adding to the counter itself
-# (`LEVELS`, a ctypes int over the main thread's own field), calls `after_error`, which gives
-# back what was lost, and takes the loan back whatever happened:
+# (`LEVELS`, a ctypes int over the main thread's own field); then `settle` gives back what was
+# lost (`after_error`) and takes the loan back whatever happened:
 #
 #     except BaseException:
-#         _room.LEVELS.value += _room.LEND
-#         try:
-#             _room.after_error()
-#         finally:
-#             _room.LEVELS.value -= _room.LEND
+#         _room.LEVELS.value += _room.LEND      # (an int's add and a C setter: no level taken)
+#         _room.settle()
 #         raise
 #
 # Off the main thread the loan goes to the main thread's counter (the GIL is held: it cannot be
@@ -246,6 +243,15 @@ def after_error() -> int:
     LEVELS.value += lost
     GIVEN[0] += lost
     return lost
+
+
+def settle() -> int:
+    """The `except`'s second line, once it lent LEND levels (see above): `after_error`, then the
+    loan back, whatever happened. The levels given back."""
+    try:
+        return after_error()
+    finally:
+        LEVELS.value -= LEND
 
 
 def take_given() -> int:

@@ -205,11 +205,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                     try:
                         leaves, treedef = _flatten(dyn)
                     except BaseException:    # the room it kept, given back (recursion_room)
-                        _room.LEVELS.value += _room.LEND
-                        try:
-                            _room.after_error()
-                        finally:
-                            _room.LEVELS.value -= _room.LEND
+                        _room.LEVELS.value += _room.LEND   # lent first: no call has room before
+                        _room.settle()
                         raise
                     try:
                         (avals, where), bufs = signature(leaves), None
