@@ -53,7 +53,7 @@ from ..core.native import native
 from . import array_display, buffer_protocol, client as _client
 from .array_parts import from_parts
 from .client import xc
-from .deleted import DELETED, deleted_error, mark, wait_error
+from .deleted import DELETED, deleted_error, mark, ready_error, wait_error
 from .buffer import (_COPY, _committed_buffer, _copy_buffer, _frozen, _rewrap_buffer,
                      _to_host, sharding_for, uncommitted_sharding_for)
 from .host_values import _host_value
@@ -246,7 +246,8 @@ class ArrayImpl(_ArrayBase, metaclass=_CNamed):
 
     def is_ready(self) -> bool:
         """True once the value is computed (calls return before that: dispatch is async)."""
-        self._check_alive()
+        if self._buf.is_deleted():      # (never jaxlib's is_ready of it: xla/deleted.py)
+            raise ready_error(self._buf)
         return self._buf.is_ready()
 
     def is_deleted(self) -> bool:
