@@ -78,6 +78,8 @@ def run(jax):
             "grad": lambda: jax.grad(lambda a: a.sum())(gone(how)),
             "is_deleted": lambda: None if gone(how).is_deleted() else "not deleted",
             "make_jaxpr": lambda: str(jax.make_jaxpr(lambda a: a + 1)(gone(how))),
+            "on_device_size_in_bytes": lambda: gone(how).on_device_size_in_bytes(),
+            "unsafe_buffer_pointer": lambda: gone(how).unsafe_buffer_pointer(),
         }
         for name, fn in ways.items():
             out[f"{how}/{name}"] = _said(fn)
