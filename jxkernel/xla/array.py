@@ -53,7 +53,7 @@ from ..core.native import native
 from . import array_display, buffer_protocol, client as _client
 from .array_parts import from_parts
 from .client import xc
-from .deleted import DELETED, deleted_error, mark, wait_error
+from .deleted import DELETED, Gone, deleted_error, mark, ready_error, wait_error, why_text
 from .buffer import (_COPY, _committed_buffer, _copy_buffer, _frozen, _rewrap_buffer,
                      _to_host, sharding_for, uncommitted_sharding_for)
 from .host_values import _host_value
@@ -178,8 +178,7 @@ class ArrayImpl(_ArrayBase, metaclass=_CNamed):
 
     def on_device_size_in_bytes(self) -> int:
         """The bytes its buffers take on their devices."""
-        self._check_alive()
-        return self._buf.on_device_size_in_bytes()
+        return self._asked_of_jaxlib("on_device_size_in_bytes")
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -246,7 +245,8 @@ class ArrayImpl(_ArrayBase, metaclass=_CNamed):
 
     def is_ready(self) -> bool:
         """True once the value is computed (calls return before that: dispatch is async)."""
-        self._check_alive()
+        if self._buf.is_deleted():      # (never jaxlib's is_ready of it: xla/deleted.py)
+            raise ready_error(self._buf)
         return self._buf.is_ready()
 
     def is_deleted(self) -> bool:
@@ -259,8 +259,25 @@ class ArrayImpl(_ArrayBase, metaclass=_CNamed):
         mark(self, DELETED)
 
     def unsafe_buffer_pointer(self) -> int:
-        self._check_alive()
-        return self._buf.unsafe_buffer_pointer()
+        return self._asked_of_jaxlib("unsafe_buffer_pointer")
+
+    def _asked_of_jaxlib(self, method: str):
+        """Its jaxlib buffer's answer to `method`, as JAX's (which calls it): deleted, jaxlib's
+        error then why (a donated one's size is still known); the NumPy backend's buffer
+        raises a deleted read's error. (Only for methods that raise on a deleted buffer, never
+        one that crashes: docs/contributing.md, "When a worker crashes".)"""
+        raw = self._buf.deleted_buf if type(self._buf) is Gone else self._buf
+        if type(raw) is not xc.ArrayImpl:
+            self._check_alive()
+            return getattr(raw, method)()
+        try:
+            return getattr(raw, method)()
+        except Exception as e:          # noqa: BLE001  (jaxlib's, re-raised with why)
+            if not raw.is_deleted():
+                raise
+            said = str(e)
+            error = type(e)
+        raise error(f"{said}{' ' if said.endswith('.') else '. '}{why_text(self._buf)}")
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of this array's buffer (shared memory unless a copy is asked)."""

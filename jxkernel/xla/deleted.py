@@ -52,9 +52,12 @@ def why_text(buf) -> str:
 
 
 def shape_text(aval) -> str:
-    """JAX's: the dtype's full name and the dimensions, 'float32[3]'."""
+    """JAX's: the dtype's full name and the dimensions, with the mesh axes that split them
+    ('float32[3]', 'float32[4@x]': JAX's `aval.str_short()`)."""
     if aval is None or not hasattr(aval, "dtype"):    # (a buffer jaxlib made knows no type)
         return "?"
+    if hasattr(aval, "str_short"):
+        return aval.str_short(short_dtypes=False)
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
@@ -79,3 +82,10 @@ def wait_error(buf) -> Exception:
     """`block_until_ready` of a deleted Array: jaxlib's error, as in JAX, then why."""
     return xc.XlaRuntimeError("INVALID_ARGUMENT: BlockHostUntilReady() called on deleted or "
                               f"donated buffer. {why_text(buf)}")
+
+
+def ready_error(buf) -> Exception:
+    """`is_ready` of a deleted Array: jaxlib's error for a donated one, as in JAX, then why.
+    Raised without asking jaxlib: its `is_ready` of a `.delete()`d buffer crashes the process
+    (JAX 0.10.2's `x.is_ready()` after `x.delete()` is a segmentation fault)."""
+    return xc.XlaRuntimeError(f"INVALID_ARGUMENT: Array has been deleted. {why_text(buf)}")

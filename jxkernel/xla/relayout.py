@@ -108,7 +108,7 @@ def relayed(bufs, wanted) -> list:
 
 def _pjrt_layout(buf):
     """jaxlib's PjRtLayout of `buf`; None for a deleted buffer (jaxlib 0.10.2's `_pjrt_layout`
-    of a deleted or donated Array crashes the process: a segmentation fault, not an error), a
+    of a `.delete()`d Array crashes the process: a segmentation fault, not an error), a
     deleted Array's stand-in (xla/deleted.Gone) and anything that is no jaxlib buffer (a
     NumPy backend's, or no Array at all: the run says what)."""
     try:

@@ -5,6 +5,8 @@ ValueError from a jit that already ran, jaxlib's JaxRuntimeError from block_unti
 message starts with JAX's and adds why, and nothing is logged on stderr (jaxlib's
 "Buffer has been deleted or donated" line, which JAX does not print for these)."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -101,3 +103,31 @@ def test_each_way_raises_the_same_once_runs_check_layouts():
                       "from deleted_arrays_cases import run\nrelayout.watch()\n"
                       "print(json.dumps(run(jxkernel)))")
     assert theirs == json.loads(json.dumps(run(jax)))
+
+
+def test_no_way_to_a_jaxlib_call_that_crashes_on_a_deleted_buffer_crashes():
+    """jaxlib 0.10.2 crashes the process (a segmentation fault, not an error) on `is_ready()`,
+    `_pjrt_layout`, `clone()` and batched_copy_array_to_devices_with_sharding of a `.delete()`d
+    buffer; jxkernel asks `is_deleted()` first. Each way a learner reaches one (tests/data/
+    deleted_buffer_ways.py, on two CPU devices: a child process, where a crash is rc -11, not
+    a failed test) raises JAX's class and message (then why), or works as JAX's; `is_ready`
+    after `.delete()`, where JAX's crashes, raises as for a donated Array (before: a plain
+    RuntimeError of a deleted read, not jaxlib's error)."""
+    from fresh_process import run_python
+    done = run_python(["-c", "import json, jxkernel as jax\n"
+                       "jax.config.update('jax_num_cpu_devices', 2)\n"
+                       "from deleted_buffer_ways import run\nfrom deleted_arrays_cases import _said\n"
+                       "out = run(jax)\nx = jax.numpy.arange(3.0)\nx.delete()\n"
+                       "out['delete/is_ready'] = _said(x.is_ready)\nprint(json.dumps(out))"])
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    ours = json.loads(done.stdout.strip().splitlines()[-1])
+    theirs = locations.recorded("deleted_buffer_ways_reference.json")
+    theirs["delete/is_ready"] = theirs["donate/is_ready"]   # (JAX's crashes there)
+    assert sorted(ours) == sorted(theirs)
+    for case, want in theirs.items():
+        got = ours[case]
+        if want is None:
+            assert got is None, (case, got)
+            continue
+        assert got is not None and got["error"] == want["error"], (case, got)
+        assert got["message"].startswith(want["message"] + " "), (case, got)
