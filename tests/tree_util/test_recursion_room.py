@@ -2,7 +2,6 @@
 given back (jxkernel/tree_util/recursion_room.py); JAX 0.10.2's flatten keeps the same
 (tests/data/flatten_room_reference.json, reference/make_flatten_room_reference.py)."""
 import os
-import subprocess
 import sys
 import threading
 
@@ -15,6 +14,7 @@ from jxkernel.tree_util.recursion_room import give_back, room, spare
 
 import flatten_room_cases                   # tests/data
 import locations                            # tests/support
+from fresh_process import run_python        # tests/support
 
 pytestmark = pytest.mark.skipif(room() is None, reason="no recursion counter on this Python")
 
@@ -162,8 +162,5 @@ def test_a_jit_whose_compiled_hit_flattens_a_dict_that_holds_itself_runs_on():
     """jit's compiled fast path (core/_fastpath.c) flattens a container argument itself, in C,
     and on a miss calls the Python path, which a flatten that kept all the room left no level
     to call: it lends itself room and calls after_error there too (set_room_hook)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([locations.ROOT,
-                                                        os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-c", JIT_HIT_THEN_SELF_HOLDING], env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = run_python(["-c", JIT_HIT_THEN_SELF_HOLDING], timeout=300)
     assert (done.returncode, done.stdout.strip()) == (0, "900 9"), done.stderr[-2000:]

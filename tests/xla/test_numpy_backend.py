@@ -618,7 +618,7 @@ def test_the_notebook_layer_without_jaxlib():
     got = run_json(NO_JAXLIB + "import json\n" + NOTEBOOK, {"JAX_PLATFORMS": ""})
     assert got["failed"] == [] and got["jaxlib"] is False and got["z"] == [3.0, 3.0, 3.0]
     shown = got["shown"]
-    assert "compiled again" in shown[3]                       # the recompilation note
+    assert "traced again" in shown[3]       # the recompilation note (NumPy compiles nothing)
     assert "b:f32[3] = sin a" in shown[4]                     # %jaxpr
     assert "compiled cell[" in shown[5] and "numpy:0" in shown[5]
     assert "numpy:0" in shown[8]                              # the backend selector
