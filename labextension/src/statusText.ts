@@ -6,6 +6,7 @@
 import { notYours } from './compilationsPanel';
 import type { JxConnection } from './connection';
 import { allocatorStatus } from './memoryView';
+import { misses as counted } from './missWords';
 
 /** [text, tooltip] for a connection. */
 export function describe(connection: JxConnection | null): [string, string] {
@@ -18,16 +19,18 @@ export function describe(connection: JxConnection | null): [string, string] {
       const [used, allocator] = allocatorStatus(s);
       // the NumPy backend compiles nothing: its counts are cache misses, as %jxcompiles says
       const misses = s.counted === 'cache misses';
-      const counted = misses ? 'cache misses' : 'compilations';
+      // one of each is said in the singular: "1 compile, 1 hit"
+      const one = (n: number, word: string, plural: string) => `${n} ${n === 1 ? word : plural}`;
       return [
-        `jx · ${s.device} (${devices}) · ${s.compiles} ${misses ? 'cache misses' : 'compiles'}, ` +
-          `${s.cache_hits} hits${others}${used}`,
+        `jx · ${s.device} (${devices}) · ` +
+          (misses ? one(s.compiles, 'cache miss', 'cache misses') : one(s.compiles, 'compile', 'compiles')) +
+          `, ${one(s.cache_hits, 'hit', 'hits')}${others}${used}`,
         `jxkernel ${s.jxkernel_version}: ${misses ? 'running on' : 'compiling for'} ${s.device}. ` +
-          `Your functions: ${s.compiles} ${counted}` +
+          `Your functions: ${counted(s.compiles, misses)}` +
           (misses ? ' (the NumPy backend compiles nothing: NumPy runs each traced program)' : '') +
-          `, ${s.cache_hits} cache hits` +
+          `, ${one(s.cache_hits, 'cache hit', 'cache hits')}` +
           (s.other_compiles > 0
-            ? `; and ${s.other_compiles} ${counted} of eager operations and jxkernel's or ` +
+            ? `; and ${counted(s.other_compiles, misses)} of eager operations and jxkernel's or ` +
               "libraries' own functions (the Compilations panel groups them)"
             : '') +
           '.' +

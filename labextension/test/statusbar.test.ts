@@ -30,12 +30,23 @@ describe('the status bar: what its count counts', () => {
     const numpy = { device: 'numpy:0', backend: 'numpy', counted: 'cache misses', compiles: 2,
                     other_compiles: 3, cache_hits: 1 };
     const [text, tooltip] = statusOf(connected(numpy));
-    expect(text).toBe('jx · numpy:0 (1 device) · 2 cache misses, 1 hits · +3 not yours');
+    expect(text).toBe('jx · numpy:0 (1 device) · 2 cache misses, 1 hit · +3 not yours');
     expect(text).not.toContain('compiles');
     expect(tooltip).toContain('running on numpy:0. Your functions: 2 cache misses (the NumPy backend ' +
-                              'compiles nothing: NumPy runs each traced program), 1 cache hits; and ' +
+                              'compiles nothing: NumPy runs each traced program), 1 cache hit; and ' +
                               '3 cache misses of eager operations');
     expect(tooltip).not.toMatch(/compil(ing|ations)/);
+  });
+
+  it('says one of each in the singular', () => {
+    expect(statusOf(connected({ compiles: 1, cache_hits: 1, other_compiles: 0 }))[0])
+      .toBe('jx · cpu:0 (1 device) · 1 compile, 1 hit');
+    const numpy = { device: 'numpy:0', counted: 'cache misses', compiles: 1, other_compiles: 1,
+                    cache_hits: 0 };
+    const [text, tooltip] = statusOf(connected(numpy));
+    expect(text).toBe('jx · numpy:0 (1 device) · 1 cache miss, 0 hits · +1 not yours');
+    expect(tooltip).toContain('Your functions: 1 cache miss (the NumPy');
+    expect(tooltip).toContain('0 cache hits; and 1 cache miss of eager operations');
   });
 
   it('reads a state from an older kernel, without the field, as compiles', () => {
