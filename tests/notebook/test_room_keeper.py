@@ -41,14 +41,11 @@ def test_after_a_dict_that_holds_itself_the_next_cell_runs_where_jaxs_shell_coul
     assert shell.user_ns["total"] == 3
 
 
-def test_the_cell_shows_its_own_error_and_says_what_was_given_back(shell):
-    """jxkernel's flatten gave the room back where it raised (recursion_room.after_error), so
-    IPython shows the error as it came, at the user's line, with the note. On 3.12 and 3.13 the
-    C counter ran out before the flatten's ValueError could be made ("Normalization failed"):
-    the RecursionError the key comparison raised is shown."""
-    ran = run_cell(shell, flatten_room_cases.SELF_HOLDING)
-    assert isinstance(ran.error, ValueError if sys.version_info < (3, 12) else RecursionError)
-    assert ran.printed.count("----> 3 jax.tree.leaves(d)") == 1, ran.printed
+def _shown_at_line_3_with_one_note(ran, call):
+    """The self-holding dict's error shown once at the cell's line 3, `call`, as this Python
+    raises it (3.11: the flatten's ValueError; 3.12+: the comparison's RecursionError), and
+    one note of levels given back; the notes."""
+    assert ran.printed.count(f"----> 3 {call}") == 1, ran.printed
     if sys.version_info < (3, 12):
         assert ("ValueError: Comparator raised exception while sorting pytree dictionary keys"
                 in ran.printed), ran.printed
@@ -57,6 +54,17 @@ def test_the_cell_shows_its_own_error_and_says_what_was_given_back(shell):
             ran.printed
     notes = ran.shown(GAVE_BACK)
     assert len(notes) == 1 and "a dict that holds itself takes them all" in notes[0]
+    return notes
+
+
+def test_the_cell_shows_its_own_error_and_says_what_was_given_back(shell):
+    """jxkernel's flatten gave the room back where it raised (recursion_room.after_error), so
+    IPython shows the error as it came, at the user's line, with the note. On 3.12 and 3.13 the
+    C counter ran out before the flatten's ValueError could be made ("Normalization failed"):
+    the RecursionError the key comparison raised is shown."""
+    ran = run_cell(shell, flatten_room_cases.SELF_HOLDING)
+    assert isinstance(ran.error, ValueError if sys.version_info < (3, 12) else RecursionError)
+    notes = _shown_at_line_3_with_one_note(ran, "jax.tree.leaves(d)")
     assert "jxkernel showed it above once the levels were back" not in notes[0], notes[0]
     assert tracebacks.installed(shell)
     assert run_cell(shell, "1 + 1").result == 2
@@ -72,15 +80,7 @@ def test_jaxlibs_flatten_called_directly_is_given_back_at_the_cells_end(shell):
     call = "leaves(d)"
     ran = run_cell(shell, f"d = {{'b': 1}}\nd['self'] = d\n{call}")
     assert isinstance(ran.error, RecursionError)
-    assert ran.printed.count(f"----> 3 {call}") == 1, ran.printed
-    if sys.version_info < (3, 12):
-        assert ("ValueError: Comparator raised exception while sorting pytree dictionary keys"
-                in ran.printed), ran.printed
-    else:
-        assert "RecursionError: maximum recursion depth exceeded in comparison" in ran.printed, \
-            ran.printed
-    notes = ran.shown(GAVE_BACK)
-    assert len(notes) == 1 and "a dict that holds itself takes them all" in notes[0]
+    notes = _shown_at_line_3_with_one_note(ran, call)
     late = "jxkernel showed it above once the levels were back"
     assert (late in notes[0]) == (sys.version_info < (3, 12)), notes[0]
     assert tracebacks.installed(shell)
