@@ -11,14 +11,7 @@ tests/xla/test_layout_jit.py (jxkernel, in a child process with 4 devices).
 import importlib
 
 import numpy as np
-
-
-def _error(call):
-    try:
-        call()
-    except Exception as e:          # the type's name and JAX's words are the facts recorded
-        return [type(e).__name__, str(e)]
-    return None
+from recorded_errors import error_of         # tests/data: [class name, message] of a raise
 
 
 def _main(lowered) -> str:
@@ -67,9 +60,9 @@ def run(jax) -> dict:
     out["one/column_in/call_array"] = _call(h, jax.numpy.asarray(x))
     # a committed Array laid out otherwise than jit's layout for it: JAX's ValueError
     committed = jax.device_put(x, one)
-    out["one/column_in/committed_row"] = _error(lambda: jax.jit(
+    out["one/column_in/committed_row"] = error_of(lambda: jax.jit(
         lambda v: v + 1, in_shardings=column)(committed))
-    out["one/auto_in/committed_row"] = _error(lambda: f(committed))
+    out["one/auto_in/committed_row"] = error_of(lambda: f(committed))
     out["one/column_in/committed_column"] = _call(h, jax.device_put(x, column))
     out["one/column_out/main"] = _main(jax.jit(lambda v: v + 1, out_shardings=column).lower(x))
     out["one/row_in/main"] = _main(jax.jit(lambda v: v + 1, in_shardings=Format(
@@ -85,7 +78,7 @@ def run(jax) -> dict:
     # donation with Layout.AUTO on one side only: JAX's ValueErrors
     for name, kw in (("auto_in", {"in_shardings": auto}), ("auto_out", {"out_shardings": auto})):
         d = jax.jit(lambda v: v * 2, donate_argnums=0, **kw)
-        out[f"one/donate_{name}"] = _error(lambda: d(jax.numpy.arange(8.0)))
+        out[f"one/donate_{name}"] = error_of(lambda: d(jax.numpy.arange(8.0)))
     d = jax.jit(lambda v: v * 2, donate_argnums=0, in_shardings=auto, out_shardings=auto)
     out["one/donate_auto_both/main"] = _main(d.lower(jax.numpy.arange(8.0)))
 
