@@ -22,6 +22,7 @@ from . import stablehlo as hlo
 from .client import xc
 from .compiler import compile_module
 from .layout import executable_layouts, from_pjrt_layout
+from .op_shardings import get_num_ways_dim_sharded, is_hlo_sharding_replicated
 
 # whether a program taking or giving a layout other than row-major has been compiled: every
 # run checks its arguments' layouts from then on (xla/executable.py reads it on each run)
@@ -122,18 +123,31 @@ def _pjrt_layout(buf):
 def relayout(buf, to: str, aval=None):
     """jaxlib Array `buf` copied into the layout XLA's text `to` says ("{0,1}"), each device's
     share by an identity program for the two layouts, assembled with `buf`'s sharding again.
-    `aval`: the type of each device's share, where jaxlib's buffers hold none."""
+    `aval`: the type of each device's share, where jaxlib's buffers hold none (else their
+    sharding's share of `buf`'s type: an argument put over a mesh for a run)."""
     watch()                         # (a buffer of another layout than row-major may be made)
     shards = buf._arrays
     have = str(buf._pjrt_layout._xla_layout())
     moved = []
     for s in shards:
-        typed = s.aval if s.aval is not None else buf.aval if buf.aval is not None and \
-            len(shards) == 1 else aval
-        moved.append(_identity(tuple(typed.shape), typed.dtype, have, to, _device_of(s))
+        typed = s.aval or aval
+        shape, dtype = (tuple(typed.shape), typed.dtype) if typed is not None else \
+            (_share_shape(buf), buf.aval.dtype)
+        moved.append(_identity(shape, dtype, have, to, _device_of(s))
                      .execute_sharded([s]).disassemble_into_single_device_arrays()[0][0])
     return xc.ArrayImpl(buf.aval, buf._sharding, moved, committed=buf._committed,
                         _skip_checks=True)
+
+
+def _share_shape(buf) -> tuple:
+    """The shape of each device's share of jaxlib Array `buf` (of a type, over a jaxlib
+    sharding: an argument put over a mesh for a run), as its HloSharding tiles it."""
+    shape = tuple(buf.aval.shape)
+    hlo = getattr(buf._sharding, "_hlo_sharding", None)
+    if hlo is None or is_hlo_sharding_replicated(hlo):
+        return shape
+    tiles = get_num_ways_dim_sharded(hlo)[0]
+    return tuple(-(-d // t) for d, t in zip(shape, tiles))
 
 
 def _device_of(shard):

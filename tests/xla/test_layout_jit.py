@@ -10,7 +10,9 @@ sides match, a partitioned program's donation aliasing (`tf.aliasing_output`) wh
 result's sharding is given."""
 import json
 
+import numpy as np
 import pytest
+
 from fresh_process import run_against_reference, run_json
 
 # (layouts are XLA's: its text's attributes, what its compiler chose, its buffers' layouts)
@@ -64,3 +66,32 @@ def test_a_loaded_program_of_another_layout_makes_runs_check_theirs(tmp_path):
     """)
     assert got[0] == [1, 0]              # (XLA's free transpose: column-major)
     assert got[1] == got[2]
+
+
+def test_a_jit_given_per_argument_formats_reads_a_trace_its_twin_made():
+    """Two jits of one function given the same per-argument Formats (a notebook cell run
+    again) share their caches: the second one's call finds the trace the first one's
+    `.lower()` made, and reads its layouts from its own Formats (they were kept per jit
+    object, by trace: NotImplementedError "... called with a trace another jit of its
+    function made")."""
+    got = run_json("""
+        import json
+        import numpy as np
+        import jxkernel as jax
+        from jxkernel.experimental.layout import Format, Layout
+        one = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+        x = np.arange(16, dtype=np.float32).reshape(8, 2)
+        def f(a, b):
+            return a + b, a.T
+        def make():
+            return jax.jit(f, in_shardings=(Format(Layout((1, 0)), one), None),
+                           out_shardings=(None, Format(Layout.AUTO)))
+        first, second = make(), make()
+        first.lower(x, x)
+        total, t = second(x, x)
+        print(json.dumps([np.asarray(total).tolist(), np.asarray(t).tolist(),
+                          t.format.layout.major_to_minor,
+                          second.lower(x, x).compile().input_formats[0][0].layout.major_to_minor]))
+    """)
+    x = np.arange(16, dtype=np.float32).reshape(8, 2)
+    assert got == [(x + x).tolist(), x.T.tolist(), [1, 0], [1, 0]]
