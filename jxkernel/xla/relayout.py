@@ -27,14 +27,20 @@ from .op_shardings import get_num_ways_dim_sharded, is_hlo_sharding_replicated
 # whether a program taking or giving a layout other than row-major has been compiled: every
 # run checks its arguments' layouts from then on (xla/executable.py reads it on each run)
 watching = False
+# what started it (`watch`'s reason), for the notebook's note (notebook/layout_notes.py)
+started_by: str | None = None
+
+PROGRAM = "a program taking or giving a layout other than row-major was compiled or loaded"
+ARRAY = "an array was laid out otherwise than row-major (device_put to a Format's layout)"
 
 
-def watch() -> None:
+def watch(reason: str = ARRAY) -> None:
     """From now on, each run checks its arguments' layouts (`relayed`), and the compiled fast
-    paths are off (xla/fastpath.py makes no Hits; those held are stale)."""
-    global watching
+    paths are off (xla/fastpath.py makes no Hits; those held are stale). `reason`: what
+    started it (PROGRAM or ARRAY), kept in `started_by`."""
+    global watching, started_by
     if not watching:
-        watching = True
+        watching, started_by = True, reason
         config._note_generation()
 
 
@@ -47,7 +53,7 @@ def watch_program(loaded, text: str | None = None) -> None:
     layouts = executable_layouts(loaded.get_parameter_layouts()) + \
         executable_layouts(loaded.get_output_layouts())
     if not all(map(is_row_major, layouts)):
-        watch()
+        watch(PROGRAM)
 
 
 def is_row_major(layout) -> bool:
