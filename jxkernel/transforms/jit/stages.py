@@ -250,21 +250,9 @@ def check_argument_formats(arrays, required, arg_names, layouts=None) -> None:
     or None for all: no Array is laid out otherwise than row-major before relayout.watch);
     host values and uncommitted Arrays move there, laid out so (pxla's
     check_array_xla_sharding_layout_match, which tells five mismatches at most)."""
-    errors = []
-    for x, want, laid, name in zip(arrays, required, layouts or [None] * len(arrays),
-                                   arg_names):
-        if not (isinstance(x, Array) and x.committed):
-            continue
-        dims = ",".join(map(str, x.shape))
-        typed = f"Argument {name} with shape {np.dtype(x.dtype).name}[{dims}]"
-        if want is not None and not (x.sharding.is_equivalent_to(want, x.ndim) or
-                                     want.is_equivalent_to(x.sharding, x.ndim)):
-            errors.append((f"{typed}:\n  Passed sharding: {x.sharding}\n  Required sharding: "
-                           f"{want}", "sharding"))
-        have = None if laid is None or x.is_deleted() else x.format.layout
-        if have is not None and have != laid:
-            errors.append((f"{typed}:\n  Passed layout: {have}\n  Required layout: {laid}",
-                           "layout"))
+    errors = [_sharding_line(x, want, name) for x, want, name in zip(arrays, required, arg_names)
+              if _sharding_differs(x, want)] if layouts is None else \
+        _mismatches(arrays, required, layouts, arg_names)
     if errors:
         kinds = {kind for _, kind in errors}
         kind = "shardings and layouts" if len(kinds) > 1 else f"{kinds.pop()}s"
@@ -273,6 +261,38 @@ def check_argument_formats(arrays, required, arg_names, layouts=None) -> None:
         raise ValueError(f"Computation was compiled for input {kind} that disagree with the "
                          f"{kind} of arguments passed to it. Here are {count}:\n" +
                          "\n".join(text for text, _ in errors[:5]))
+
+
+def _sharding_differs(x, want) -> bool:
+    return want is not None and isinstance(x, Array) and x.committed and \
+        not (x.sharding.is_equivalent_to(want, x.ndim) or
+             want.is_equivalent_to(x.sharding, x.ndim))
+
+
+def _sharding_line(x, want, name) -> tuple:
+    return (f"{_typed(x, name)}:\n  Passed sharding: {x.sharding}\n  Required sharding: {want}",
+            "sharding")
+
+
+def _mismatches(arrays, required, layouts, arg_names) -> list:
+    """check_argument_formats' (line, kind) per mismatch where layouts are checked too: each
+    argument's sharding line, then its layout line, as JAX lists them."""
+    errors = []
+    for x, want, laid, name in zip(arrays, required, layouts, arg_names):
+        if _sharding_differs(x, want):
+            errors.append(_sharding_line(x, want, name))
+        if laid is None or not isinstance(x, Array) or not x.committed or x.is_deleted():
+            continue
+        have = x.format.layout
+        if have is not None and have != laid:
+            errors.append((f"{_typed(x, name)}:\n  Passed layout: {have}\n  Required layout: "
+                           f"{laid}", "layout"))
+    return errors
+
+
+def _typed(x, name) -> str:
+    """An argument as JAX's mismatch lines name it: "Argument x with shape float32[8,2]"."""
+    return f"Argument {name} with shape {np.dtype(x.dtype).name}[{','.join(map(str, x.shape))}]"
 
 
 def _tree_mismatch(want, got) -> str:
