@@ -44,3 +44,27 @@ def test_the_cell_that_turns_the_fast_paths_off_says_so_once():
     assert notes[1].startswith("ⓘ jit's compiled fast paths are off from this cell on (until "
                                "the kernel restarts): " + reason)
     assert "%timeit" in notes[1] and "the same values" in notes[1]
+
+
+@pytest.mark.xla_only("XLA compiler")     # (layouts are XLA's)
+@pytest.mark.skipif(native is None, reason="no compiled fast path to turn off")
+def test_environment_info_says_the_fast_path_makes_no_jit_hits_and_why():
+    """jax.print_environment_info (what a bug report pastes) said "fast path: on" after it."""
+    lines = run_json("""
+        import json
+        import numpy as np
+        import jxkernel as jax
+        from jxkernel.experimental.layout import Format, Layout
+
+        def fast_path_line():
+            info = jax.print_environment_info(return_string=True)
+            return next(line for line in info.splitlines() if line.startswith("fast path:"))
+
+        before = fast_path_line()
+        one = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+        jax.device_put(np.ones((8, 2), np.float32), Format(Layout((1, 0)), one))
+        print(json.dumps([before, fast_path_line()]))
+    """)
+    assert lines[0].startswith("fast path: on (compiled: ") and "Python path" not in lines[0]
+    assert lines[1].startswith(lines[0] + "; jit calls take the Python path since an array "
+                                          "was laid out otherwise than row-major")
