@@ -2,7 +2,9 @@
 them on the CPU, on one device and over a 2x2 mesh: `main`'s signature as `.lower()` prints it
 (`mhlo.layout_mode`, donation's `tf.aliasing_output` or `jax.buffer_donor`), the formats XLA
 compiled for (`Compiled.input_formats`, `output_formats`), donation's ValueErrors for
-Layout.AUTO on one side only, and the calls of programs laid out so.
+Layout.AUTO on one side only, the calls of programs laid out so, `.lower()` of a committed
+Array laid out otherwise, and a `Compiled` called with Arrays of other layouts than its
+parameters' (JAX's "Computation was compiled for input layouts that disagree ...").
 Shared by reference/make_layout_jit_reference.py (real JAX, 4 CPU devices) and
 tests/xla/test_layout_jit.py (jxkernel, in a child process with 4 devices).
 

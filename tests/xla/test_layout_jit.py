@@ -7,7 +7,8 @@ column-major Format (values and the results' formats), such an Array given to a 
 eager operation and an operator compiled without layouts (xla/relayout.py puts it as each
 takes it), donation's ValueErrors for Layout.AUTO on one side only and its alias where both
 sides match, a partitioned program's donation aliasing (`tf.aliasing_output`) where every
-result's sharding is given."""
+result's sharding is given; `.lower()` of a committed Array laid out otherwise (for its
+layout), and a Compiled given Arrays of other layouts than its parameters' (JAX's error)."""
 import json
 
 import numpy as np
