@@ -12,7 +12,8 @@ from ..core import mesh as _mesh
 from ..core.mesh import PartitionSpec
 from ..core.trace import Tracer, current_trace
 from ..transforms.api_util import flatten_axes
-from ..tree_util import broadcast_prefix, tree_flatten, tree_unflatten
+from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
+                         tree_unflatten)
 from ..lax import transfer as _transfer
 from ..xla import put as _put
 from ..xla import client as _client
@@ -58,8 +59,12 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
                        for leaf, s in zip(leaves, srcs)),
             copy_semantics=tuple(semantics))
         return tree_unflatten(tree, outs)
-    outs = [_put.device_put(leaf, d, copy=c != _transfer.ArrayCopySemantics.REUSE_INPUT)
-            for leaf, d, c in zip(leaves, targets, semantics)]
+    # (what errors call each leaf: named only where one goes to a Format, which may refuse it)
+    names = [f"x{keystr(path)}" for path, _ in tree_flatten_with_path(x)[0]] if any(
+        type(d).__name__ == "Format" for d in targets) else ["x"] * len(leaves)
+    outs = [_put.device_put(leaf, d, copy=c != _transfer.ArrayCopySemantics.REUSE_INPUT,
+                            name=name)
+            for leaf, d, c, name in zip(leaves, targets, semantics, names)]
     for leaf, d, c in zip(leaves, targets, semantics):
         _donated(leaf, d, c)
     return tree_unflatten(tree, outs)

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.native import STATE as FASTPATH_STATE
 from ..xla import client as _client
+from ..xla import relayout
 
 __all__ = ["print_environment_info"]
 
@@ -21,6 +22,14 @@ def _version(package: str) -> str:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
+
+
+def _fast_path() -> str:
+    """The compiled fast path's state (core/native.py's STATE), and where it is built but
+    makes no jit hits any more, why (xla/relayout.py: a layout other than row-major)."""
+    if relayout.watching and FASTPATH_STATE.startswith("on"):
+        return f"{FASTPATH_STATE}; jit calls take the Python path since {relayout.started_by}"
+    return FASTPATH_STATE
 
 
 def print_environment_info(return_string: bool = False) -> str | None:
@@ -40,7 +49,7 @@ def print_environment_info(return_string: bool = False) -> str | None:
         f"{len(_client.local_devices())} local devices",
         f"process_count: {_client.process_count()}",
         f"platform: {platform.uname()}",
-        f"fast path: {FASTPATH_STATE}"])        # the compiled cache hit: on, or why not
+        f"fast path: {_fast_path()}"])        # the compiled cache hit: on, or why not
     for key, value in os.environ.items():
         if key.startswith(("JAX_", "XLA_", "JXKERNEL_")):
             info += f"\n{key}={value}"

@@ -7,8 +7,8 @@ import weakref
 
 from ..core.config import config
 from ..xla import client
-from . import (breakpoint_notes, cell_origins, compile_notes, effect_notes, print_notes, room_keeper,
-               tracebacks)
+from . import (breakpoint_notes, cell_origins, compile_notes, effect_notes, layout_notes,
+               print_notes, room_keeper, tracebacks)
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
@@ -78,6 +78,7 @@ class State:
         self.log_filter = compile_notes.FixesInTheNote(self.compiles)
         self.effects = effect_notes.TraceEffectsWatch()   # side effects run at a trace alone
         self.breakpoints = breakpoint_notes.BreakpointWatch(shell)   # breakpoint()s that ran on
+        self.fast_paths = layout_notes.FastPathWatch()    # the cell that turned them off
         self.prints_told: set = set()         # print lines whose tracer a note told (once each)
 
     def switch_backend(self, name: str):
@@ -147,6 +148,7 @@ class State:
         print_notes.clear()
         self.effects.cell_started()
         self.breakpoints.cell_started()
+        self.fast_paths.cell_started()
         if self.channel is not None:
             self.channel.before_cell()
 
@@ -184,6 +186,9 @@ class State:
         missed = self.breakpoints.cell_note()
         if missed is not None:
             show(missed)
+        off = self.fast_paths.cell_finished()
+        if off is not None:
+            show(off)
         for log in list(self.logs):
             log.refresh()
         if self.channel is not None:

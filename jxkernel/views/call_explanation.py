@@ -277,8 +277,8 @@ def _compile_with_locations(f, jitted, traced, device) -> tuple:
 def _lower_with_locations(traced, device) -> pipeline.Module:
     """The module `traced.lower()` makes (its result names, arguments, dead code left out, as
     `Lowered.as_text()` shows it), each op with its source line."""
-    return lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, device, traced.donated,
-                     None, True, traced.arg_names)
+    return lower_jit(traced.jitted, traced.jaxpr, traced.in_tree, traced.out_tree, device,
+                     traced.donated, None, True, traced.arg_names)
 
 
 def _hlo_before_optimization(stablehlo: str) -> str:

@@ -19,9 +19,10 @@ from .relayout import relayout
 from .transfers import put_on_device, typed_data
 
 
-def device_put(x, device=None, *, copy=False) -> Array:
+def device_put(x, device=None, *, copy=False, name: str = "x") -> Array:
     """`x` (an Array, NumPy data or a Python scalar) as an Array on `device`: a Device, a
-    sharding (one device's, or a NamedSharding or P over a mesh), a Format, or None.
+    sharding (one device's, or a NamedSharding or P over a mesh), a Format, or None. `name`:
+    what errors call `x` (a pytree's leaf: "x['w']").
 
     >>> device_put(1.0)
     Array(1., dtype=float32, weak_type=True)
@@ -38,7 +39,7 @@ def device_put(x, device=None, *, copy=False) -> Array:
         check_put_format(device, aval)
         text = xla_layout_text(device.layout, aval)
         if text is not None:        # another layout than row-major: put, then laid out so
-            return _laid_out(x, device, text, copy)
+            return _laid_out(x, device, text, copy, name)
         device = sharding_of_format(device, len(aval.shape))
     if hasattr(device, "_as_mesh_sharding"):        # a GSPMDSharding: its tiling as a mesh's
         device = device._as_mesh_sharding()
@@ -57,7 +58,7 @@ def device_put(x, device=None, *, copy=False) -> Array:
     return put_on_device(x, device, copy=copy)
 
 
-def _laid_out(x, fmt, text: str, copy: bool) -> Array:
+def _laid_out(x, fmt, text: str, copy: bool, name: str) -> Array:
     """device_put of `x` to a Format whose layout is not row-major (XLA's `text` of it): `x`
     itself where it is committed and laid out so already (and no copy is asked), else put as
     its sharding says and its buffer copied into that layout (xla/relayout.py), as JAX's
@@ -66,8 +67,12 @@ def _laid_out(x, fmt, text: str, copy: bool) -> Array:
         return x
     put = device_put(x, fmt.sharding, copy=copy)
     if type(put.device).__name__ == "NumpyDevice":
-        raise unsupported(f"device_put to {fmt!r} (another layout than row-major)",
-                          "run under JAX_PLATFORMS=cpu, where XLA lays buffers out")
+        raise unsupported(
+            f"device_put of {name} ({put.aval.str_short()}) to {fmt!r}: a layout other than "
+            f"row-major (major_to_minor={tuple(range(put.ndim))})",
+            "put it row-major instead (device_put(x, fmt.sharding): the same values, laid "
+            "out in memory as every array there is), or run under JAX_PLATFORMS=cpu, where "
+            "XLA lays buffers out")
     share = put.aval if put._sharding is None else \
         put.aval.update(shape=put._sharding.shard_shape(put.aval.shape), sharding=None)
     moved = relayout(put._buf, text, share)

@@ -22,18 +22,25 @@ from . import stablehlo as hlo
 from .client import xc
 from .compiler import compile_module
 from .layout import executable_layouts, from_pjrt_layout
+from .op_shardings import get_num_ways_dim_sharded, is_hlo_sharding_replicated
 
 # whether a program taking or giving a layout other than row-major has been compiled: every
 # run checks its arguments' layouts from then on (xla/executable.py reads it on each run)
 watching = False
+# what started it (`watch`'s reason), for the notebook's note (notebook/layout_notes.py)
+started_by: str | None = None
+
+PROGRAM = "a program taking or giving a layout other than row-major was compiled or loaded"
+ARRAY = "an array was laid out otherwise than row-major (device_put to a Format's layout)"
 
 
-def watch() -> None:
+def watch(reason: str = ARRAY) -> None:
     """From now on, each run checks its arguments' layouts (`relayed`), and the compiled fast
-    paths are off (xla/fastpath.py makes no Hits; those held are stale)."""
-    global watching
+    paths are off (xla/fastpath.py makes no Hits; those held are stale). `reason`: what
+    started it (PROGRAM or ARRAY), kept in `started_by`."""
+    global watching, started_by
     if not watching:
-        watching = True
+        watching, started_by = True, reason
         config._note_generation()
 
 
@@ -46,7 +53,7 @@ def watch_program(loaded, text: str | None = None) -> None:
     layouts = executable_layouts(loaded.get_parameter_layouts()) + \
         executable_layouts(loaded.get_output_layouts())
     if not all(map(is_row_major, layouts)):
-        watch()
+        watch(PROGRAM)
 
 
 def is_row_major(layout) -> bool:
@@ -122,18 +129,31 @@ def _pjrt_layout(buf):
 def relayout(buf, to: str, aval=None):
     """jaxlib Array `buf` copied into the layout XLA's text `to` says ("{0,1}"), each device's
     share by an identity program for the two layouts, assembled with `buf`'s sharding again.
-    `aval`: the type of each device's share, where jaxlib's buffers hold none."""
+    `aval`: the type of each device's share, where jaxlib's buffers hold none (else their
+    sharding's share of `buf`'s type: an argument put over a mesh for a run)."""
     watch()                         # (a buffer of another layout than row-major may be made)
     shards = buf._arrays
     have = str(buf._pjrt_layout._xla_layout())
     moved = []
     for s in shards:
-        typed = s.aval if s.aval is not None else buf.aval if buf.aval is not None and \
-            len(shards) == 1 else aval
-        moved.append(_identity(tuple(typed.shape), typed.dtype, have, to, _device_of(s))
+        typed = s.aval or aval
+        shape, dtype = (tuple(typed.shape), typed.dtype) if typed is not None else \
+            (_share_shape(buf), buf.aval.dtype)
+        moved.append(_identity(shape, dtype, have, to, _device_of(s))
                      .execute_sharded([s]).disassemble_into_single_device_arrays()[0][0])
     return xc.ArrayImpl(buf.aval, buf._sharding, moved, committed=buf._committed,
                         _skip_checks=True)
+
+
+def _share_shape(buf) -> tuple:
+    """The shape of each device's share of jaxlib Array `buf` (of a type, over a jaxlib
+    sharding: an argument put over a mesh for a run), as its HloSharding tiles it."""
+    shape = tuple(buf.aval.shape)
+    hlo = getattr(buf._sharding, "_hlo_sharding", None)
+    if hlo is None or is_hlo_sharding_replicated(hlo):
+        return shape
+    tiles = get_num_ways_dim_sharded(hlo)[0]
+    return tuple(-(-d // t) for d, t in zip(shape, tiles))
 
 
 def _device_of(shard):

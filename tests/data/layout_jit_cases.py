@@ -2,7 +2,9 @@
 them on the CPU, on one device and over a 2x2 mesh: `main`'s signature as `.lower()` prints it
 (`mhlo.layout_mode`, donation's `tf.aliasing_output` or `jax.buffer_donor`), the formats XLA
 compiled for (`Compiled.input_formats`, `output_formats`), donation's ValueErrors for
-Layout.AUTO on one side only, and the calls of programs laid out so.
+Layout.AUTO on one side only, the calls of programs laid out so, `.lower()` of a committed
+Array laid out otherwise, and a `Compiled` called with Arrays of other layouts than its
+parameters' (JAX's "Computation was compiled for input layouts that disagree ...").
 Shared by reference/make_layout_jit_reference.py (real JAX, 4 CPU devices) and
 tests/xla/test_layout_jit.py (jxkernel, in a child process with 4 devices).
 
@@ -75,6 +77,25 @@ def run(jax) -> dict:
     out["one/put_column/eager"] = _call(lambda v: jax.numpy.abs(v) * 2 + v, laid)
     out["one/put_column/mixed"] = _call(lambda v: v - jax.numpy.asarray(x) * 2, laid)
     out["one/put_column/same"] = jax.device_put(laid, column) is laid
+    # `.lower()` given a committed Array laid out otherwise: its layout is the parameter's
+    # (JAX's lower resolves it as its call does); Layout.AUTO or another layout given for a
+    # row-major one: JAX's ValueError as it lowers; a Compiled given Arrays of another layout
+    # than its parameters': JAX's ValueError (uncommitted and host values are laid out so)
+    lowered = jax.jit(lambda v: v * 3 + 1).lower(laid)
+    compiled = lowered.compile()
+    out["one/lower_column_arg/main"] = _main(lowered)
+    out["one/lower_column_arg/formats"] = _formats(compiled)
+    out["one/lower_column_arg/calls"] = [
+        _call(compiled, laid), _call(compiled, committed), _call(compiled, x),
+        _call(compiled, jax.numpy.asarray(x))]
+    out["one/lower_auto/committed_row"] = error_of(lambda: f.lower(committed))
+    out["one/lower_column/committed_row"] = error_of(lambda: h.lower(committed))
+    row = jax.jit(lambda a, b: a + b).lower(x, x).compile()
+    out["one/compiled_row/column_args"] = [_call(row, laid, laid), _call(row, laid, x),
+                                           _call(row, x, committed)]
+    out["one/compiled_row/column_args/text"] = error_of(lambda: row(laid, laid))
+    out["one/compiled_column/row_arg"] = [_call(h.lower(x).compile(), committed),
+                                          _call(h.lower(x).compile(), laid)]
     # donation with Layout.AUTO on one side only: JAX's ValueErrors
     for name, kw in (("auto_in", {"in_shardings": auto}), ("auto_out", {"out_shardings": auto})):
         d = jax.jit(lambda v: v * 2, donate_argnums=0, **kw)
@@ -112,6 +133,14 @@ def run(jax) -> dict:
             first, second, third = k(row), k(col), k(col)
         out[f"{name}/column_arg/misses"] = [count(), _call(lambda v: v, first),
                                             _call(lambda v: v, second), _call(lambda v: v, third)]
+    # `.lower()` over the mesh given an Array laid out column-major, and AOT calls
+    mrow, mcol = jax.device_put(w, s), jax.device_put(w, Format(Layout((1, 0)), s))
+    compiled = jax.jit(lambda v: v @ v.T + v).lower(mcol).compile()
+    out["mesh/lower_column_arg/formats"] = _formats(compiled)
+    out["mesh/lower_column_arg/calls"] = [_call(compiled, mcol), _call(compiled, mrow),
+                                          _call(compiled, w)]
+    out["mesh/compiled_row/column_arg"] = _call(jax.jit(lambda v: v @ v.T + v).lower(
+        mrow).compile(), mcol)
     out["mesh/put_column"] = _call(lambda v: jax.device_put(v, Format(Layout((1, 0)), s)),
                                    np.arange(64, dtype=np.float32).reshape(8, 8))
     return out

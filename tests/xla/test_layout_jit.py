@@ -7,10 +7,13 @@ column-major Format (values and the results' formats), such an Array given to a 
 eager operation and an operator compiled without layouts (xla/relayout.py puts it as each
 takes it), donation's ValueErrors for Layout.AUTO on one side only and its alias where both
 sides match, a partitioned program's donation aliasing (`tf.aliasing_output`) where every
-result's sharding is given."""
+result's sharding is given; `.lower()` of a committed Array laid out otherwise (for its
+layout), and a Compiled given Arrays of other layouts than its parameters' (JAX's error)."""
 import json
 
+import numpy as np
 import pytest
+
 from fresh_process import run_against_reference, run_json
 
 # (layouts are XLA's: its text's attributes, what its compiler chose, its buffers' layouts)
@@ -64,3 +67,32 @@ def test_a_loaded_program_of_another_layout_makes_runs_check_theirs(tmp_path):
     """)
     assert got[0] == [1, 0]              # (XLA's free transpose: column-major)
     assert got[1] == got[2]
+
+
+def test_a_jit_given_per_argument_formats_reads_a_trace_its_twin_made():
+    """Two jits of one function given the same per-argument Formats (a notebook cell run
+    again) share their caches: the second one's call finds the trace the first one's
+    `.lower()` made, and reads its layouts from its own Formats (they were kept per jit
+    object, by trace: NotImplementedError "... called with a trace another jit of its
+    function made")."""
+    got = run_json("""
+        import json
+        import numpy as np
+        import jxkernel as jax
+        from jxkernel.experimental.layout import Format, Layout
+        one = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+        x = np.arange(16, dtype=np.float32).reshape(8, 2)
+        def f(a, b):
+            return a + b, a.T
+        def make():
+            return jax.jit(f, in_shardings=(Format(Layout((1, 0)), one), None),
+                           out_shardings=(None, Format(Layout.AUTO)))
+        first, second = make(), make()
+        first.lower(x, x)
+        total, t = second(x, x)
+        print(json.dumps([np.asarray(total).tolist(), np.asarray(t).tolist(),
+                          t.format.layout.major_to_minor,
+                          second.lower(x, x).compile().input_formats[0][0].layout.major_to_minor]))
+    """)
+    x = np.arange(16, dtype=np.float32).reshape(8, 2)
+    assert got == [(x + x).tolist(), x.T.tolist(), [1, 0], [1, 0]]

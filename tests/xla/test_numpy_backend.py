@@ -824,3 +824,20 @@ def test_pmap_out_axes_none_keeps_each_devices_value_as_jax():
     # pmap_test's test_pmap_array_in_axes_out_axes)
     assert _cases_on_numpy_devices("numpy_pmap_out_axes_cases", 4) == \
         locations.recorded("numpy_pmap_out_axes_reference.json")["cases"]
+
+
+def test_device_put_to_another_layout_names_the_value_and_what_to_do(numpy_device):
+    """A Format of a layout other than row-major is refused there (NumPy's arrays are
+    row-major): the error names the leaf, its type, the layout asked for and what to do."""
+    from jxkernel.experimental.layout import Format, Layout
+    column = Format(Layout((1, 0)), jax.sharding.SingleDeviceSharding(numpy_device))
+    x = np.arange(16, dtype=np.float32).reshape(8, 2)
+    for value, target, name in ((x, column, "x"), ({"w": x}, {"w": column}, r"x\['w'\]")):
+        with pytest.raises(NotImplementedError, match=(
+                rf"device_put of {name} \(float32\[8,2\]\) to Format\(layout=Layout\("
+                r"major_to_minor=\(1, 0\).*a layout other than row-major \(major_to_minor="
+                r"\(0, 1\)\) is not available on the 'numpy' backend.*put it row-major "
+                r"instead \(device_put\(x, fmt.sharding\).*JAX_PLATFORMS=cpu")):
+            jax.device_put(value, target)
+    # (its sharding alone puts it: the same values)
+    np.testing.assert_array_equal(jax.device_put(x, column.sharding), x)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect   # (the docstring examples use it)
-import weakref
 
 import numpy as np
 
@@ -660,35 +659,36 @@ def layouts_checked(jitted, dyn_args, avals, names, out_tree, closed):
         if none[1] is not None:
             prefix_flat(none[1], tree_unflatten(out_tree, [PytreeLeaf()] * out_tree.num_leaves),
                         "out_shardings", lambda x: x is None)
-    layouts = jitted._layouts
-    if layouts is None:
+    if jitted._layouts is None:
         return closed
-    given_in, given_out = layouts
-    out_avals = closed.out_avals
-    is_leaf = lambda x: x is None or isinstance(x, _LAYOUT_LEAVES)     # noqa: E731
-    flat_in = flat_out = None
-    if given_in is not None:
-        flat_in = broadcast_prefix(given_in, dyn_args, is_leaf=is_leaf)
+    flat_in, flat_out = _flat_layouts(jitted._layouts, dyn_args, out_tree)
+    if flat_in is not None:
         check_layout_ranks(flat_in, avals[:len(flat_in)], names()[:len(flat_in)], "arguments")
-        # (in_shardings cover the positional arguments: keyword ones get none)
-        flat_in = flat_in + [None] * (len(closed.in_avals) - len(flat_in))
-    if given_out is not None:
-        flat_out = broadcast_prefix(given_out, tree_unflatten(out_tree, list(out_avals)),
-                                    is_leaf=is_leaf)
-        check_layout_ranks(flat_out, out_avals, result_paths(out_tree), "outputs")
-    modes = jitted.__dict__.get("_layout_modes")
-    if modes is None:
-        modes = jitted._layout_modes = weakref.WeakKeyDictionary()
-    modes[closed] = (flat_in or [None] * len(closed.in_avals),
-                     flat_out or [None] * len(out_avals))
+    if flat_out is not None:
+        check_layout_ranks(flat_out, closed.out_avals, result_paths(out_tree), "outputs")
     return closed
 
 
-def check_arg_layouts(jitted, closed, leaves) -> None:
+def _flat_layouts(layouts, dyn_args, out_tree) -> tuple:
+    """(per positional argument leaf, per result leaf) the layout jit's Formats (`layouts`,
+    its `_layouts`) give it: Layout.AUTO, a Layout or None; either list None where none is
+    given on that side. `dyn_args`: the positional arguments (or a tree of their shape)."""
+    is_leaf = lambda x: x is None or isinstance(x, _LAYOUT_LEAVES)     # noqa: E731
+    given_in, given_out = layouts
+    flat_in = None if given_in is None else broadcast_prefix(given_in, dyn_args,
+                                                             is_leaf=is_leaf)
+    flat_out = None if given_out is None else broadcast_prefix(
+        given_out, tree_unflatten(out_tree, [PytreeLeaf()] * out_tree.num_leaves),
+        is_leaf=is_leaf)
+    return flat_in, flat_out
+
+
+def check_arg_layouts(jitted, closed, in_tree, out_tree, leaves) -> None:
     """JAX's ValueError (pjit's _resolve_in_layouts) where a committed Array among `leaves` is
     laid out otherwise than the layout `jitted`'s Formats give its argument (Layout.AUTO
-    included: such an Array's layout is concrete), checked as a call compiles its program."""
-    modes = layout_modes(jitted, closed)
+    included: such an Array's layout is concrete), checked as a call compiles its program
+    and as `.lower()` lowers it (`in_tree`, `out_tree`: the trace's, as layout_modes)."""
+    modes = layout_modes(jitted, closed, in_tree, out_tree)
     if modes is None:
         return
     for x, given in zip(leaves, modes[0]):
@@ -709,31 +709,27 @@ def check_arg_layouts(jitted, closed, leaves) -> None:
                          f"{x.aval.str_short()}.{extra}")
 
 
-def layout_modes(jitted, closed, arg_layouts=None):
+def layout_modes(jitted, closed, in_tree, out_tree, arg_layouts=None):
     """(per argument leaf, per result leaf) the layout `jitted`'s Formats give it
-    (Layout.AUTO, a Layout or None) in its trace `closed`, as layouts_checked read them, or
-    where they give none the one of `arg_layouts` (per argument leaf, a committed Array's
-    layout other than row-major, JAX's dispatch_arg_layout); None where none is. A trace a
-    sibling jit made is read anew where the Formats are one leaf each."""
-    given = _given_layouts(jitted, closed)
+    (Layout.AUTO, a Layout or None) in its trace `closed`, whose arguments are the pytree
+    `in_tree` ((args, kwargs): in_shardings cover the positional ones) and results
+    `out_tree`; or where they give none the one of `arg_layouts` (per argument leaf, a
+    committed Array's layout other than row-major, JAX's dispatch_arg_layout); None where
+    none is. Read from the jit's own Formats and the trees, so a trace another jit of the
+    function made (jit's caches are shared) is read as this jit's."""
+    given = None
+    if getattr(jitted, "_layouts", None) is not None:
+        n_in, n_out = len(closed.in_avals), len(closed.out_avals)
+        args = tree_unflatten(in_tree, [PytreeLeaf()] * in_tree.num_leaves)[0]
+        flat_in, flat_out = _flat_layouts(jitted._layouts, args, out_tree)
+        # (keyword arguments, then Refs' final values: none given)
+        given = ((flat_in or []) + [None] * (n_in - len(flat_in or [])),
+                 (flat_out or []) + [None] * (n_out - len(flat_out or [])))
     if arg_layouts is None or len(arg_layouts) != len(closed.in_avals):
         return given
     if given is None:
         given = ([None] * len(closed.in_avals), [None] * len(closed.out_avals))
     return ([g if g is not None else a for g, a in zip(given[0], arg_layouts)], given[1])
-
-
-def _given_layouts(jitted, closed):
-    if getattr(jitted, "_layouts", None) is None:
-        return None
-    found = jitted.__dict__.get("_layout_modes", {}).get(closed)
-    if found is not None:
-        return found
-    given_in, given_out = jitted._layouts
-    if any(g is not None and not isinstance(g, _LAYOUT_LEAVES) for g in (given_in, given_out)):
-        raise NotImplementedError("a jit given Formats with layouts per argument or result "
-                                  "called with a trace another jit of its function made")
-    return ([given_in] * len(closed.in_avals), [given_out] * len(closed.out_avals))
 
 
 def out_formats(jitted, out_tree, n: int) -> list:

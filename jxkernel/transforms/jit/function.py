@@ -329,12 +329,13 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
             closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
                 self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         jit_refs.check_one_device(closed, leaves)      # (a Ref over a mesh: partitioned)
-        jit_args.check_arg_layouts(self, closed, leaves)   # (jit's Formats' layouts)
+        # (jit's Formats' layouts)
+        jit_args.check_arg_layouts(self, closed, treedef, out_tree, leaves)
         refs = jit_refs.ref_positions(leaves)
         names = jit_refs.without_refs(self._leaf_names(dyn_args, dyn_kwargs), refs)
         device = program_placement(self, closed, device, False, leaves, dyn_args, dyn_kwargs)[0]
         key = key[:4] + (device,) + key[5:]  # (kept where it runs: the used arguments' device)
-        module = lower_jit(self, closed, out_tree, device, jit_refs.without_refs(
+        module = lower_jit(self, closed, treedef, out_tree, device, jit_refs.without_refs(
             self._donated_leaves(dyn_args, dyn_kwargs), refs), arg_names=names,
             one_device=committed_given(self, closed, key[5], refs),
             arg_layouts=key[6] if len(key) > 6 else None)

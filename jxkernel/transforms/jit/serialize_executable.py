@@ -30,7 +30,7 @@ from ...xla.transfers import put_on_device
 from . import refs as jit_refs
 from .args import leaf_aval
 from .cache import Entry
-from .stages import Compiled, check_argument_shardings, check_call_signature
+from .stages import Compiled, check_argument_formats, check_call_signature
 
 
 @dataclasses.dataclass(frozen=True)
@@ -172,8 +172,9 @@ class LoadedCompiled(Compiled):
         if treedef != self._in_tree or \
                 [a.strip_weak_type() for a in got] != [a.strip_weak_type() for a in expected]:
             check_call_signature(self._in_tree, self._arg_names, expected, args, kwargs, got)
-        check_argument_shardings(leaves, self._in_shardings(), self._arg_names or
-                                 [f"args[{i}]" for i in range(len(leaves))])
+        check_argument_formats(leaves, self._in_shardings(), self._arg_names or
+                               [f"args[{i}]" for i in range(len(leaves))],
+                               self._required_layouts())
         if self._mesh is not None:                 # each laid out as compiled for
             outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
             return tree_unflatten(self._entry.out_tree, outs)

@@ -378,7 +378,8 @@ class Partitioning:
         leaf_names = jitted._leaf_names(dyn_args, dyn_kwargs)
         _check_fit("arguments", leaf_names, jaxpr.in_avals, flat_in)
         _check_committed(leaves, own, given)       # (after the fit: JAX's order of errors)
-        check_arg_layouts(jitted, closed, leaves)
+        in_tree = tree_flatten((dyn_args, dyn_kwargs))[1]      # (as the trace's)
+        check_arg_layouts(jitted, closed, in_tree, out_tree, leaves)
         out_struct = tree_unflatten(out_tree, [PytreeLeaf()] * len(jaxpr.outvars))
         flat_out = [None] * len(jaxpr.outvars) if given_out is None else \
             _flat_shardings(given_out, out_struct, "out_shardings")
@@ -428,7 +429,7 @@ class Partitioning:
                 None if o else s for o, s in zip(self.open_in, self.in_shardings)], flat_out,
             self.donated, locations, result_paths(out_tree), leaf_names, jitted._keep_unused)
         # (jit's Formats' layouts, and committed Arrays' other than row-major; or None)
-        self._layouts = layout_modes(jitted, closed, arg_layouts(leaves))
+        self._layouts = layout_modes(jitted, closed, in_tree, out_tree, arg_layouts(leaves))
         self.module = lower_partitioned(*self._lowering, layouts=self._layouts) \
             if lower else None
 

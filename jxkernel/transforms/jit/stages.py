@@ -36,6 +36,7 @@ from ...core.avals import NO_UR, ShapedArray, ShapeDtypeStruct, abstract_token
 from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ...xla import client as _client
 from ...xla import pipeline
+from ...xla import relayout
 from ...xla.disk_cache import cache_lines_held
 from ...xla.effect_tokens import library_effects
 from ...xla.array import Array, is_plain
@@ -45,8 +46,8 @@ from ...xla.lowering import NeedsMesh, at_site
 from . import refs as jit_refs
 from .captured_constants import check_captured_constants, embedded
 from .high import is_high_trace
-from .args import (abstract_leaf_aval, flat_pinned, layout_modes, leaf_aval, out_formats,
-                   result_paths, token_carriers)
+from .args import (abstract_leaf_aval, check_arg_layouts, flat_pinned, layout_modes, leaf_aval,
+                   out_formats, result_paths, token_carriers)
 from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
 from .pinned import committed_at, one_device_given, program_placement
 from .primitive import (any_sharded, lowered_now, trace_event, traced_at, traced_by,
@@ -120,10 +121,11 @@ class _LowerCounts:
 LOWER_COUNTS = _LowerCounts()
 
 
-def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
+def lower_jit(jitted, closed, in_tree, out_tree, device, donated_leaves, platforms=None,
               locations=False, arg_names=None, one_device=None, rules=None,
               arg_layouts=None) -> pipeline.Module:
-    """`closed`, a jitted function's trace, lowered for `device` (or for `platforms`);
+    """`closed`, a jitted function's trace of arguments `in_tree` ((args, kwargs)) and
+    results `out_tree`, lowered for `device` (or for `platforms`);
     `arg_names`, one per input leaf ("x", "params['w']"), name its HLO parameters;
     `one_device`, pinned.one_device_given's, the inputs and results given a sharding;
     `rules`, another rule table (LoweringParameters'); `arg_layouts`, per input leaf the
@@ -132,23 +134,23 @@ def lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms=None,
     and key.
 
     >>> f = jax.jit(lambda x: x * 2); traced = f.trace(1.0)
-    >>> args = (f, traced.jaxpr, traced.out_tree, jax.devices()[0], (False,))
+    >>> args = (f, traced.jaxpr, traced.in_tree, traced.out_tree, jax.devices()[0], (False,))
     >>> lower_jit(*args) is lower_jit(*args)
     True
     """
     if platforms is not None or locations or rules is not None:     # (a tool's: not kept)
-        return _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms,
-                          locations, arg_names, one_device, rules, arg_layouts)
+        return _lower_jit(jitted, closed, in_tree, out_tree, device, donated_leaves,
+                          platforms, locations, arg_names, one_device, rules, arg_layouts)
     key = (jitted._name, jitted._keep_unused, out_tree, device,
            tuple(donated_leaves or ()), tuple(arg_names or ()), one_device,
-           repr(layout_modes(jitted, closed, arg_layouts)))
+           repr(layout_modes(jitted, closed, in_tree, out_tree, arg_layouts)))
     lowered = _LOWERED.setdefault(closed, {})
     if key in lowered:
         LOWER_COUNTS.hits += 1
     else:
         LOWER_COUNTS.misses += 1
-        lowered[key] = _lower_jit(jitted, closed, out_tree, device, donated_leaves, None,
-                                  False, arg_names, one_device, None, arg_layouts)
+        lowered[key] = _lower_jit(jitted, closed, in_tree, out_tree, device, donated_leaves,
+                                  None, False, arg_names, one_device, None, arg_layouts)
     return lowered[key]
 
 
@@ -167,12 +169,12 @@ def program_of(jitted, closed, out_tree, module, trace_s, leaf_names) -> tuple:
                              compiler_options=jitted._compiler_options)
 
 
-def _lower_jit(jitted, closed, out_tree, device, donated_leaves, platforms, locations,
-               arg_names, one_device, rules, arg_layouts=None) -> pipeline.Module:
+def _lower_jit(jitted, closed, in_tree, out_tree, device, donated_leaves, platforms,
+               locations, arg_names, one_device, rules, arg_layouts=None) -> pipeline.Module:
     check_captured_constants(closed)
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
-    layouts = layout_modes(jitted, closed, arg_layouts)
+    layouts = layout_modes(jitted, closed, in_tree, out_tree, arg_layouts)
     if layouts is not None:           # (Refs first, their final values last: none given)
         ins = list(layouts[0])[-len(jaxpr.invars):] if jaxpr.invars else []
         layouts = ([None] * (len(jaxpr.invars) - len(ins)) + ins,
@@ -210,10 +212,10 @@ def located_text(lowered: Lowered) -> str:
             text = lowered._partitioning.again(lowered.traced, "named").module.text
         else:
             traced = lowered.traced
-            text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, lowered.device,
-                             traced.donated, lowered._platforms or None, "named",
-                             traced.arg_names, one_device_given(traced),
-                             getattr(lowered, "_rules", None)).text
+            text = lower_jit(traced.jitted, traced.jaxpr, traced.in_tree, traced.out_tree,
+                             lowered.device, traced.donated, lowered._platforms or None,
+                             "named", traced.arg_names, one_device_given(traced),
+                             getattr(lowered, "_rules", None), lowered._arg_layouts).text
     return text or lowered._text
 
 
@@ -241,23 +243,56 @@ def check_call_signature(in_tree, arg_names, in_avals, args, kwargs, got_avals) 
                     "are:\n" + "\n".join(lines))
 
 
-def check_argument_shardings(arrays, required, arg_names) -> None:
-    """JAX's ValueError for committed Arrays laid out otherwise than a Compiled was compiled
-    for (`required`: per argument its sharding, None where the program drops it); host
-    values and uncommitted Arrays move there (pxla's check_array_xla_sharding_layout_match,
-    which tells five mismatches at most)."""
-    errors = [f"Argument {name} with shape {np.dtype(x.dtype).name}[{','.join(map(str, x.shape))}]"
-              f":\n  Passed sharding: {x.sharding}\n  Required sharding: {want}"
-              for x, want, name in zip(arrays, required, arg_names)
-              if want is not None and isinstance(x, Array) and x.committed and
-              not (x.sharding.is_equivalent_to(want, x.ndim) or
-                   want.is_equivalent_to(x.sharding, x.ndim))]
+def check_argument_formats(arrays, required, arg_names, layouts=None) -> None:
+    """JAX's ValueError for committed Arrays placed or laid out otherwise than a Compiled was
+    compiled for (`required`: per argument its sharding, None where the program drops it;
+    `layouts`: per argument the layout XLA compiled its parameter for, None where dropped,
+    or None for all: no Array is laid out otherwise than row-major before relayout.watch);
+    host values and uncommitted Arrays move there, laid out so (pxla's
+    check_array_xla_sharding_layout_match, which tells five mismatches at most)."""
+    errors = [_sharding_line(x, want, name) for x, want, name in zip(arrays, required, arg_names)
+              if _sharding_differs(x, want)] if layouts is None else \
+        _mismatches(arrays, required, layouts, arg_names)
     if errors:
+        kinds = {kind for _, kind in errors}
+        kind = "shardings and layouts" if len(kinds) > 1 else f"{kinds.pop()}s"
         count = f"the {len(errors)} mismatches" if len(errors) < 5 else \
             f"5 mismatches out of {len(errors)}"
-        raise ValueError("Computation was compiled for input shardings that disagree with the "
-                         f"shardings of arguments passed to it. Here are {count}:\n" +
-                         "\n".join(errors[:5]))
+        raise ValueError(f"Computation was compiled for input {kind} that disagree with the "
+                         f"{kind} of arguments passed to it. Here are {count}:\n" +
+                         "\n".join(text for text, _ in errors[:5]))
+
+
+def _sharding_differs(x, want) -> bool:
+    return want is not None and isinstance(x, Array) and x.committed and \
+        not (x.sharding.is_equivalent_to(want, x.ndim) or
+             want.is_equivalent_to(x.sharding, x.ndim))
+
+
+def _sharding_line(x, want, name) -> tuple:
+    return (f"{_typed(x, name)}:\n  Passed sharding: {x.sharding}\n  Required sharding: {want}",
+            "sharding")
+
+
+def _mismatches(arrays, required, layouts, arg_names) -> list:
+    """check_argument_formats' (line, kind) per mismatch where layouts are checked too: each
+    argument's sharding line, then its layout line, as JAX lists them."""
+    errors = []
+    for x, want, laid, name in zip(arrays, required, layouts, arg_names):
+        if _sharding_differs(x, want):
+            errors.append(_sharding_line(x, want, name))
+        if laid is None or not isinstance(x, Array) or not x.committed or x.is_deleted():
+            continue
+        have = x.format.layout
+        if have is not None and have != laid:
+            errors.append((f"{_typed(x, name)}:\n  Passed layout: {have}\n  Required layout: "
+                           f"{laid}", "layout"))
+    return errors
+
+
+def _typed(x, name) -> str:
+    """An argument as JAX's mismatch lines name it: "Argument x with shape float32[8,2]"."""
+    return f"Argument {name} with shape {np.dtype(x.dtype).name}[{','.join(map(str, x.shape))}]"
 
 
 def _tree_mismatch(want, got) -> str:
@@ -599,6 +634,11 @@ class Traced(_Stage):
 
 
 class Lowered(_Stage):
+    # per argument leaf the layout of a committed Array laid out otherwise than row-major,
+    # which the program takes it in where jit's Formats give none (relayout.arg_layouts), as
+    # a call compiles it and JAX's lower resolves it; None where no argument is
+    _arg_layouts = None
+
     def __init__(self, traced: Traced, device, partitioning=None, platforms=None,
                  committed=True, rules=None):
         self.traced, self.device = traced, device
@@ -614,9 +654,15 @@ class Lowered(_Stage):
             self.device = partitioning.mesh.devices.flat[0]
             self._module = partitioning.module
         else:
-            self._module = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree, device,
-                                     traced.donated, platforms, arg_names=traced.arg_names,
-                                     one_device=one_device_given(traced), rules=rules)
+            # (JAX's ValueError for an Array laid out otherwise than jit's Format: as a call)
+            check_arg_layouts(traced.jitted, traced.jaxpr, traced.in_tree, traced.out_tree,
+                              traced._leaves)
+            self._arg_layouts = relayout.arg_layouts(traced._leaves)
+            self._module = lower_jit(traced.jitted, traced.jaxpr, traced.in_tree,
+                                     traced.out_tree, device, traced.donated, platforms,
+                                     arg_names=traced.arg_names,
+                                     one_device=one_device_given(traced), rules=rules,
+                                     arg_layouts=self._arg_layouts)
             if platforms is None and rules is None and traced._shared_jaxpr is not None:
                 # the call's program lowered: JAX logs "Compiling jit(f)" here, not later
                 lowered_now(traced._shared_jaxpr, getattr(self._module, "lower_s", 0.0))
@@ -644,11 +690,13 @@ class Lowered(_Stage):
         elif not self._module_text and \
                 getattr(getattr(self, "_module", None), "jaxpr", None) is not None:
             traced = self.traced
-            self._module_text = lower_jit(traced.jitted, traced.jaxpr, traced.out_tree,
-                                          self.device, traced.donated, ("cpu",),
+            self._module_text = lower_jit(traced.jitted, traced.jaxpr, traced.in_tree,
+                                          traced.out_tree, self.device, traced.donated,
+                                          ("cpu",),
                                           arg_names=traced.arg_names,
                                           one_device=one_device_given(traced),
-                                          rules=self._rules).text
+                                          rules=self._rules,
+                                          arg_layouts=self._arg_layouts).text
         return self._module_text
 
     @_text.setter
@@ -834,8 +882,9 @@ class Compiled(_Stage):
         jitted = self._traced.jitted            # device= moves any argument, as device_put
         forced = getattr(jitted, "_device", None) is not None and jitted._pinned is None
         if not refs and not forced:     # (a committed Array elsewhere: JAX's error)
-            check_argument_shardings(arrays, self._required(), self._traced.arg_names or
-                                     [f"args[{i}]" for i in range(len(arrays))])
+            check_argument_formats(arrays, self._required(), self._traced.arg_names or
+                                   [f"args[{i}]" for i in range(len(arrays))],
+                                   self._required_layouts())
         self._count_slow_call(refs, arrays, got)
         if self.lowered._partitioning is not None:             # each laid out as compiled for
             outs = self._entry.exe.call_buffers(self._entry.arguments(leaves))
@@ -871,6 +920,20 @@ class Compiled(_Stage):
     def _required(self) -> list:
         """Per argument leaf the sharding it must have, None where the program drops it."""
         return tree_flatten(self.input_shardings, is_leaf=lambda s: s is None)[0]
+
+    # per argument leaf the layout XLA compiled its parameter for (`_required_layouts`)
+    _layouts_required = None
+
+    def _required_layouts(self) -> list | None:
+        """Per argument leaf the layout XLA compiled its parameter for, None where the
+        program drops it; None for all until relayout.watch (every buffer is row-major, as
+        every program's parameters are, until a layout is asked for)."""
+        if not relayout.watching:
+            return None
+        if self._layouts_required is None:
+            self._layouts_required = [f.layout for f in tree_flatten(
+                self.input_formats, is_leaf=lambda f: isinstance(f, Format))[0]]
+        return self._layouts_required
 
     @property
     def _params(self) -> ConstArgs:
