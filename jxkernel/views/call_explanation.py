@@ -94,7 +94,8 @@ import math
 import os
 import re
 
-from .hlo_text import collectives, parse_hlo
+from .collectives import collective_json, collectives, collectives_html, collectives_text
+from .hlo_text import parse_hlo
 from . import stablehlo_text
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.clipped_text import clipped
@@ -102,7 +103,6 @@ from ..core.jaxpr_cost import NOT_ESTIMATED, body_runs, eqn_cost
 from ..core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
 from ..xla.lowering import NeedsMesh
 from .rich_view import RichView
-from .sharding_view import collective_json, collectives_html, collectives_text
 from .jit_for_call import jit_for_call
 from ..transforms.jit.stages import lower_jit
 from ..transforms.jit.primitive import any_sharded

@@ -9,10 +9,10 @@ shows the cost estimate counted on the jaxpr (core/jaxpr_cost.py) under its own 
 """
 from __future__ import annotations
 
-from ...views.hlo_text import collectives
+from ...views.collectives import (collective_json, collectives, collectives_html,
+                                  collectives_text)
 from ...views.stablehlo_text import title as stablehlo_title
 from ...xla import client
-from ...views.sharding_view import collective_json, collectives_html, collectives_text
 from ...views.rich_view import esc
 from ...views.views_json import hlo_bundle
 from ..protocol import mime_type
