@@ -100,6 +100,18 @@ class Instruction:
     estimated: bool = True
 
 
+def cost_text(v) -> str:
+    """A cost as explain and %hlo print it: a whole number with thousands separators, another
+    float to 4 significant digits.
+
+    >>> cost_text(1234567.0), cost_text(0.000123456), cost_text(12)
+    ('1,234,567', '0.0001235', '12')
+    """
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return f"{int(v):,}"
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
 def shape_elements(shape: str) -> int:
     """Elements of an array type: 'f32[4,3]{1,0}' -> 12; a tuple counts its leaves."""
     return sum(math.prod(dims) for _, dims in _arrays(shape))
