@@ -172,6 +172,21 @@ def ensure_array(x):
     return host_array(x) if type(x) is np.ndarray else put_on_device(x)
 
 
+def concrete_value(x):
+    """The NumPy value of `x` where it is known while tracing (an Array, NumPy data, a list,
+    a tracer of a known value), else None.
+
+    >>> concrete_value([1, 2])
+    array([1, 2])
+    >>> _ = jax.jit(lambda x: print(concrete_value(x)))(1.0)     # traced: not known
+    None
+    """
+    if isinstance(x, Tracer):
+        v = x.to_concrete_value()
+        return None if v is None else np.asarray(v)
+    return np.asarray(x)
+
+
 def host_array(x: np.ndarray) -> Array:
     """NumPy array `x` on the device (its canonical dtype). Under a transformation, one Array
     per `x` until the outermost transformation ends, so an array a traced function closes
