@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import operator
 import sys
 import warnings
 
@@ -33,6 +32,8 @@ from ..core.sharding_types import broadcast_sharding, traced_sharding, typed_sha
 from ..core.staging import JaxprTracer, is_ref
 from ..core.trace import Tracer, jax_type_text
 from ..lax import conversion, shapes
+# jnp's modules take it from here, as JAX's from its util
+from ..lax.shapes import canonicalize_axis  # noqa: F401
 from ..lax import elementwise as lax
 from ..transforms.jit import jit
 from ..transforms.jit.namesakes import jit_argument_error, traced_before_checked
@@ -645,16 +646,6 @@ _where_jit = jnp_jit(_where)
 def where(condition, x, y):
     # checked inside the jit, as JAX's (whose check passes a string on to its jit's error)
     return _where_jit(condition, x, y)
-
-
-def canonicalize_axis(axis: int, ndim: int, error=ValueError) -> int:
-    """`axis` in range(ndim) (negative counts from the end), or a clear error of the class
-    JAX raises there (`error`: IndexError where JAX indexes the shape first, as jnp.mean).
-    A traced axis: JAX's TracerIntegerConversionError (its __index__), as jnp.concatenate's."""
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise error(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    return axis + ndim if axis < 0 else axis
 
 
 def typed_as_asked(x, sharding) -> bool:
