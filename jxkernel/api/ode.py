@@ -15,7 +15,7 @@ from .. import lax
 from .. import numpy as jnp
 from .config_states import default_matmul_precision
 from .flatten_util import ravel_pytree
-from ..core.avals import get_aval
+from ..core.avals import valid_jaxtype
 from ..numpy.util import promote_dtypes_inexact
 from ..transforms.ad import vjp
 from ..transforms.batching import vmap
@@ -56,7 +56,7 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.
         0.135335
     """
     for arg in tree_leaves(args):
-        if not _valid_jaxtype(arg):
+        if not valid_jaxtype(arg):
             raise TypeError(
                 f"The contents of odeint *args must be arrays or scalars, but got {arg}.")
     t_dtype = getattr(t, "dtype", None)
@@ -64,14 +64,6 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.
         raise TypeError(f"t must be an array of floats, but got {t}.")
     converted, consts = closure_convert(func, y0, t[0], *args)
     return _odeint_wrapper(converted, rtol, atol, mxstep, hmax, y0, t, *args, *consts)
-
-
-def _valid_jaxtype(x) -> bool:
-    try:
-        get_aval(x)
-    except TypeError:
-        return False
-    return True
 
 
 @functools.partial(jit, static_argnums=(0, 1, 2, 3, 4))

@@ -481,6 +481,20 @@ def get_aval(x) -> ShapedArray:
     raise TypeError(f"Argument '{x}' of type {kind} is not a valid JAX type")
 
 
+def valid_jaxtype(x) -> bool:
+    """Whether `x` has an aval (`get_aval`): an array or a scalar a transformed function can
+    take or give, as JAX's core.valid_jaxtype.
+
+    >>> valid_jaxtype(1.0), valid_jaxtype("a")
+    (True, False)
+    """
+    try:
+        get_aval(x)
+    except TypeError:
+        return False
+    return True
+
+
 # jax.experimental.layout's Format (xla/layout.py puts it here as it loads: core imports no
 # xla), which a ShapeDtypeStruct takes in place of a sharding
 FORMAT_TYPES: tuple = ()

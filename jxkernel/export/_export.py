@@ -52,7 +52,7 @@ from ._effects import (WRAPPED_MAIN, call_tokens, export_effects, take_call_toke
 from ._inlining import inlined_main, refined_main, symbolic_call
 from ._shape_assertions import add_shape_assertions
 from ._symbolic_calls import symbolic_solution
-from ._symbolic_lowering import SymbolicLowering, SymbolicRules
+from ._symbolic_lowering import SymbolicLowering, SymbolicRules, has_symbolic
 from .shape_poly import evaluate_shape, solve_dimension_variables
 
 # JAX's range of module calling conventions. Ours is version 9/10's for one platform, no
@@ -274,7 +274,7 @@ def _kept_inputs(closed, keep_unused: bool) -> tuple:
     """The inputs the exported module's `main` takes (`module_kept_var_idx`): as JAX's jit,
     those its function reads, unless keep_unused or a shape is symbolic (then all)."""
     every = tuple(range(len(closed.jaxpr.invars)))
-    if keep_unused or any(_is_symbolic(a.shape) for a in closed.in_avals):
+    if keep_unused or any(has_symbolic(a.shape) for a in closed.in_avals):
         return every
     n = len(closed.jaxpr.constvars)                  # (the constants are embedded: all kept)
     kept = prune_unused_inputs(dce_jaxpr(closed.jaxpr, True), keep=range(n))[1]
@@ -337,7 +337,7 @@ def _module_text(closed, name: str, platforms, arg_paths, result_names,
     arg_types = [_tokens.TOKEN] * n_tok + list(map(hlo.aval_type, physical_avals))
     arg_attrs = [_tokens.TOKEN_ATTR] * n_tok + list(arg_attrs or [None] * len(physical_avals))
     outer = dims = None
-    if any(_is_symbolic(a.shape) for a in closed.in_avals):
+    if any(has_symbolic(a.shape) for a in closed.in_avals):
         # JAX's calling convention: `main` reads the dimension variables from the arguments'
         # sizes, checks them (shape assertions) and passes them, sorted by name, to
         # `_wrapped_jax_export_main`, which takes them first (`jax.global_constant`)
@@ -482,11 +482,7 @@ def _uses_symbolic(closed) -> bool:
     """Whether symbolic sizes appear in the signature or among the top-level results."""
     avals = [*closed.in_avals, *closed.out_avals,
              *(v.aval for eqn in closed.jaxpr.eqns for v in eqn.outvars)]
-    return any(_is_symbolic(getattr(a, "shape", ())) for a in avals)
-
-
-def _is_symbolic(shape) -> bool:
-    return any(map(is_symbolic, shape))
+    return any(has_symbolic(getattr(a, "shape", ())) for a in avals)
 
 
 def _flatten_with_paths(args, kwargs):
@@ -572,7 +568,7 @@ def _check_ranks_and_dtypes(paths, exported, avals) -> None:
 
 
 def _exported_symbolic(exported) -> bool:
-    return any(_is_symbolic(a.shape) for a in exported.in_avals)
+    return any(has_symbolic(a.shape) for a in exported.in_avals)
 
 
 def _call_out_shapes(exported, avals, paths) -> list:
@@ -580,7 +576,7 @@ def _call_out_shapes(exported, avals, paths) -> list:
     concrete ones, or the caller's symbolic ones (an export over symbolic shapes calling it:
     its checks decided statically, _symbolic_calls.py)."""
     specs, shapes = [a.shape for a in exported.in_avals], [a.shape for a in avals]
-    if any(_is_symbolic(s) for s in shapes):
+    if any(has_symbolic(s) for s in shapes):
         for path, want, got in zip(paths, exported.in_avals, avals):
             for i, (w, g) in enumerate(zip(want.shape, got.shape)):
                 if not is_symbolic(w) and (is_symbolic(g) or w != g):   # (JAX's check)
@@ -605,7 +601,7 @@ def _call_exported_lowering(ctx, *args, exported):
     args = _sharded.constrained(ctx, args, ctx.avals_in, exported._in_named_shardings)
     args = [*_callee_platform_index(ctx, exported), *call_tokens(ctx, exported),
             *(args[i] for i in exported.module_kept_var_idx)]    # (what its main takes)
-    if any(_is_symbolic(a.shape) for a in ctx.avals_in):     # (inside a symbolic export)
+    if any(has_symbolic(a.shape) for a in ctx.avals_in):     # (inside a symbolic export)
         outs = symbolic_call(ctx, exported, args)
     else:
         main = refined_main(ctx, exported) if _exported_symbolic(exported) else \

@@ -49,6 +49,7 @@ _I32 = "tensor<i32>"
 
 
 def has_symbolic(shape) -> bool:
+    """Whether a dimension of `shape` is symbolic (`a`, `2*b`), not a number."""
     return any(map(is_symbolic, shape))
 
 

@@ -74,11 +74,17 @@ def canonicalize_shape(shape) -> tuple:
                         f"got {shape}.") from None
 
 
-def canonicalize_axis(axis, ndim: int) -> int:
-    """`axis` in [0, ndim), negative axes counting from the end."""
+def canonicalize_axis(axis, ndim: int, error=ValueError) -> int:
+    """`axis` in range(ndim) (negative counts from the end), or a clear error of the class
+    JAX raises there (`error`: IndexError where JAX indexes the shape first, as jnp.mean).
+    A traced axis: JAX's TracerIntegerConversionError (its __index__), as jnp.concatenate's.
+
+    >>> canonicalize_axis(-1, 3)
+    2
+    """
     axis = operator.index(axis)
     if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+        raise error(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis + ndim if axis < 0 else axis
 
 

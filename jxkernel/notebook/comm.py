@@ -27,7 +27,6 @@ from ..xla import client
 from ..views import views_json
 from ..views.memory import allocator_stats
 from .compile_notes import LIBRARY, OTHER_KINDS, grouped, kind_of
-from .magics import device_name
 from .protocol import PROTOCOL, BadMessage, check
 from .widgets.backend import PLATFORMS, platforms, probe
 
@@ -172,7 +171,7 @@ class Channel:
         events = [e for e in everything if kind_of(e) == USER]
         keys = {id(e.key): e.key for e in events if e.key is not None}
         return {"type": "state", "protocol": PROTOCOL, "jxkernel_version": __version__,
-                "backend": platform, "device": device_name(device),
+                "backend": platform, "device": client.device_name(device),
                 "device_count": len(client.devices(platform)),
                 "backends": self.backends(), "compiles": len(events),
                 "other_compiles": len(everything) - len(events),
@@ -272,7 +271,7 @@ def _backend_json(platform: str, found: dict, missing: dict) -> dict:
     """One backend of the state's list, from probe()'s (found, missing)."""
     if platform in found:
         return {"name": platform, "available": True,
-                "devices": [device_name(d) for d in found[platform]]}
+                "devices": [client.device_name(d) for d in found[platform]]}
     return {"name": platform, "available": False, "hint": missing[platform]}
 
 

@@ -31,14 +31,15 @@ from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from . import util
 from .creation import _concrete, arange, array, eye, meshgrid
-from .indexing import GatherScatterMode, _concrete_value, _normalize, _scatter_update, getitem
+from .indexing import GatherScatterMode, _normalize, _scatter_update, getitem
 from .products import einsum
 from . import ufuncs
 from .manipulation import (_asarray, _dtype, _full, _shape, _slice_axis, _zeros_like,
                            broadcast_arrays, broadcast_shapes, broadcast_to, concatenate,
                            expand_dims, moveaxis, ravel, resize, stack, transpose)
 from .ranges import linspace
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array, ensure_arraylike
+from .util import (aval_of, canonicalize_axis, check_arraylike, concrete_value, ensure_array,
+                   ensure_arraylike)
 
 __all__ = ["take", "take_along_axis", "put", "put_along_axis", "choose", "ix_", "indices",
            "unravel_index", "ravel_multi_index", "diag_indices", "diag_indices_from",
@@ -253,7 +254,7 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
 def _check_in_range(indices, bound, fun: str, what: str) -> None:
     """mode='raise': every entry of `indices` in [0, bound), which needs their values (so not
     under jit: JAX's ConcretizationTypeError says to use 'wrap' or 'clip' there)."""
-    value = _concrete_value(indices)
+    value = concrete_value(indices)
     if value is None:
         raise ConcretizationTypeError(indices, f"The error occurred because {fun} was "
                                                f"jit-compiled with mode='raise'. Use "
@@ -343,7 +344,7 @@ def _repeat(a, repeats, axis, total_repeat_length):
                                    tuple(i for i in range(len(shp) + 1) if i != axis + 1))
         return lax.reshape(out, shp[:axis] + (shp[axis] * repeats,) + shp[axis + 1:])
     if total_repeat_length is None:
-        reps = _concrete_value(repeats)
+        reps = concrete_value(repeats)
         if reps is None:
             raise ConcretizationTypeError(
                 repeats, "When jit-compiling jnp.repeat, the total number of repeats must be "

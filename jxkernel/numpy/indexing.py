@@ -45,7 +45,7 @@ from .dslice import Slice, apply_slices
 from .dtypes import dtype_and_weak, safe_to_cast
 from .manipulation import broadcast_arrays, broadcast_to, stack
 from .ufuncs import divide, power
-from .util import aval_of, check_arraylike, ensure_array
+from .util import aval_of, check_arraylike, concrete_value, ensure_array
 
 GatherScatterMode = lax.GatherScatterMode
 
@@ -132,14 +132,6 @@ def _holds_tracer(i) -> bool:
     return any(isinstance(e, Tracer) or _holds_tracer(e) for e in i)
 
 
-def _concrete_value(x):
-    """NumPy value of `x` if known while tracing (an Array, NumPy data, a list), else None."""
-    if isinstance(x, Tracer):
-        v = x.to_concrete_value()
-        return None if v is None else np.asarray(v)
-    return np.asarray(x)
-
-
 def _check_slice(s: slice, position: int) -> slice:
     """A slice with plain-int entries (concrete arrays allowed), else JAX's IndexError."""
     parts = []
@@ -147,7 +139,7 @@ def _check_slice(s: slice, position: int) -> slice:
         if is_symbolic(v):                  # jax.export: a bound or step of symbolic size
             parts.append(v)
             continue
-        if v is not None and _concrete_value(v) is None:    # (with where v came from)
+        if v is not None and concrete_value(v) is None:    # (with where v came from)
             raise record_tracer(IndexError(f"Slice entries must be static integers. Got {s} "
                                            f"at position {position}"), v)
         parts.append(None if v is None else operator.index(v))
@@ -219,7 +211,7 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
     dynamic = strategy is IndexingStrategy.DYNAMIC_SLICE or strategy is IndexingStrategy.AUTO \
         and slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS, ARRAY} and all(
             np.ndim(i) == 0 for k, i in items if k == ARRAY) and all(
-            k != SLICE or _concrete_value(i.step if i.step is not None else 1) in (1, -1)
+            k != SLICE or concrete_value(i.step if i.step is not None else 1) in (1, -1)
             for k, i in items) and not _any_symbolic_slice(items, shape)
     if dynamic:
         items = [(k, _check_slice(i, p) if k == SLICE else i) for p, (k, i) in enumerate(items)]
@@ -290,7 +282,7 @@ def _check_dynamic_slice(arr, shape, items, mode):
     integer indices only."""
     _check_slice_mode("dynamic_slice", mode, arr, items, shape)
     for position, (k, i) in enumerate(items):
-        if k == SLICE and i.step is not None and _concrete_value(i.step) not in (1, -1):
+        if k == SLICE and i.step is not None and concrete_value(i.step) not in (1, -1):
             raise TypeError(f"dynamic_slice: only unit steps supported in slice. Got {i} at "
                             f"position {position}")
         if k == ARRAY and (isinstance(i, Sequence) or np.shape(i) != ()):
@@ -500,7 +492,7 @@ def _expand_bool_indices(items, shape) -> list:
             axis += len(shape) - sum(1 if kk not in (NONE, ELLIPSIS, BOOL) else
                                      np.ndim(ii) if kk == BOOL else 0 for kk, ii in items)
         if k == BOOL:
-            value = _concrete_value(i)
+            value = concrete_value(i)
             if value is None:
                 raise NonConcreteBooleanIndexError(i)
             if value.ndim == 0:
@@ -696,7 +688,7 @@ def _to_index_dtype(i, dtype):
 
 def _gather(arr, ix: _GatherIndexer, indices_are_sorted, unique_indices, mode, fill_value):
     if fill_value is not None:
-        value = _concrete_value(fill_value)
+        value = concrete_value(fill_value)
         if value is None:
             raise ConcretizationTypeError(fill_value, "The problem arose with the fill_value "
                                           "argument to indexed get().\n")

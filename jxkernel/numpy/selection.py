@@ -21,9 +21,9 @@ from .creation import arange, ones
 from .indexing import _IndexUpdateHelper, getitem
 from .manipulation import _slice_axis, moveaxis, ravel, tril, triu
 from .reductions import _where, cumsum, sum as _sum
-from .sorting import _asarray, _concrete, _ravel, _shape
+from .sorting import _asarray, _ravel, _shape
 from .ufuncs import floor_divide, remainder
-from .util import aval_of, check_arraylike, ensure_array
+from .util import aval_of, check_arraylike, concrete_value, ensure_array
 
 __all__ = ["nonzero", "flatnonzero", "argwhere", "where", "extract", "compress",
            "tril_indices", "triu_indices", "tril_indices_from", "triu_indices_from"]
@@ -44,7 +44,7 @@ def nonzero(a, *, size: int | None = None, fill_value=None) -> tuple:
     mask = arr if d == np.bool_ else lax.ne(arr, typed_constant(0, d))
     it = dtypes.default_int_dtype()
     if size is None:
-        value = _concrete(mask)
+        value = concrete_value(mask)
         if value is None:      # as JAX's, the count (int32[]) is what is not concrete
             raise ConcretizationTypeError(
                 lax.reduce_sum(lax.convert_element_type(mask, it), tuple(range(len(shape)))),

@@ -31,8 +31,8 @@ from .reductions import any as _any
 from .indexing import _IndexUpdateHelper, _scatter_update, getitem
 from .manipulation import concatenate, moveaxis
 from .selection import nonzero
-from .sorting import _asarray, _concrete, _ravel, _shape, lexsort, searchsorted
-from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
+from .sorting import _asarray, _ravel, _shape, lexsort, searchsorted
+from .util import aval_of, canonicalize_axis, check_arraylike, concrete_value, ensure_array
 
 __all__ = ["unique", "unique_values", "unique_counts", "unique_inverse", "unique_all", "isin",
            "intersect1d", "union1d", "setdiff1d", "setxor1d"]
@@ -92,7 +92,7 @@ def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=Fa
     aux, mask, perm = _unique_sorted_mask(ar, axis, equal_nan)
     nonempty = math.prod(_shape(aux)) > 0
     if size is None:
-        m = _concrete(mask)
+        m = concrete_value(mask)
         ind = np.nonzero(m)[0].astype(it)
     else:
         ind, = nonzero(mask, size=size)
@@ -150,7 +150,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     """
     arr = _asarray("unique", ar)
     if size is None:
-        if _concrete(arr) is None:
+        if concrete_value(arr) is None:
             raise ConcretizationTypeError(arr, "The error arose for the first argument of "
                                           f"jnp.unique(). {_UNIQUE_SIZE_HINT}\n")
     else:
@@ -251,7 +251,7 @@ def _neighbours_differ(aux):
 
 
 def _concrete_or_error(x, where: str):
-    if _concrete(x) is None:
+    if concrete_value(x) is None:
         raise ConcretizationTypeError(x, f"The error arose in {where}().\n")
 
 

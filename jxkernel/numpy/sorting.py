@@ -16,7 +16,6 @@ from ..core import dtypes
 from ..core.avals import get_aval
 from ..core.errors import ConcretizationTypeError
 from ..core.symbolic import is_symbolic
-from ..core.trace import Tracer
 from ..core.vma import vary_like
 from ..core.interpreter_primitives import typed_constant
 from ..lax import conversion
@@ -44,14 +43,6 @@ def _asarray(name, x):
 
 def _shape(x) -> tuple:
     return aval_of(x).shape
-
-
-def _concrete(x):
-    """NumPy value of `x` if known while tracing, else None."""
-    if isinstance(x, Tracer):
-        v = x.to_concrete_value()
-        return None if v is None else np.asarray(v)
-    return np.asarray(x)
 
 
 _INT32, _INT64 = np.dtype(np.int32), np.dtype(np.int64)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import operator
 import sys
 import warnings
 
@@ -33,6 +32,8 @@ from ..core.sharding_types import broadcast_sharding, traced_sharding, typed_sha
 from ..core.staging import JaxprTracer, is_ref
 from ..core.trace import Tracer, jax_type_text
 from ..lax import conversion, shapes
+# jnp's modules take it from here, as JAX's from its util
+from ..lax.shapes import canonicalize_axis  # noqa: F401
 from ..lax import elementwise as lax
 from ..transforms.jit import jit
 from ..transforms.jit.namesakes import jit_argument_error, traced_before_checked
@@ -170,6 +171,21 @@ def ensure_array(x):
         aval = aval_of(x)     # (not the scalar cache: this value may be handed to the user)
         return conversion._convert_element_type(x, aval.dtype, aval.weak_type)
     return host_array(x) if type(x) is np.ndarray else put_on_device(x)
+
+
+def concrete_value(x):
+    """The NumPy value of `x` where it is known while tracing (an Array, NumPy data, a list,
+    a tracer of a known value), else None.
+
+    >>> concrete_value([1, 2])
+    array([1, 2])
+    >>> _ = jax.jit(lambda x: print(concrete_value(x)))(1.0)     # traced: not known
+    None
+    """
+    if isinstance(x, Tracer):
+        v = x.to_concrete_value()
+        return None if v is None else np.asarray(v)
+    return np.asarray(x)
 
 
 def host_array(x: np.ndarray) -> Array:
@@ -630,16 +646,6 @@ _where_jit = jnp_jit(_where)
 def where(condition, x, y):
     # checked inside the jit, as JAX's (whose check passes a string on to its jit's error)
     return _where_jit(condition, x, y)
-
-
-def canonicalize_axis(axis: int, ndim: int, error=ValueError) -> int:
-    """`axis` in range(ndim) (negative counts from the end), or a clear error of the class
-    JAX raises there (`error`: IndexError where JAX indexes the shape first, as jnp.mean).
-    A traced axis: JAX's TracerIntegerConversionError (its __index__), as jnp.concatenate's."""
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise error(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    return axis + ndim if axis < 0 else axis
 
 
 def typed_as_asked(x, sharding) -> bool:

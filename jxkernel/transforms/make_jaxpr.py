@@ -12,7 +12,7 @@ import time
 import weakref
 
 from ..core.traceback_util import api_boundary
-from ..core.avals import ShapeDtypeStruct, get_aval
+from ..core.avals import ShapeDtypeStruct, valid_jaxtype
 from ..core.axis_env import bound_axis
 from ..core.basearray import Array
 from ..core import vma
@@ -217,7 +217,7 @@ def _no_ref_results(flat, name, source, leaves, names, out_tree):
         outs = flat(*args)
         for i, out in enumerate(outs):
             where = f"{name} at {source.file}:{source.line}" if source else name
-            if not isinstance(out, Tracer) and not is_ref(out) and not _has_aval(out):
+            if not isinstance(out, Tracer) and not is_ref(out) and not valid_jaxtype(out):
                 raise not_a_jax_type(where, out, i, out_tree())
             if is_ref(out):
                 passed = [names[i] for i, leaf in enumerate(leaves) if leaf is out]
@@ -228,14 +228,6 @@ def _no_ref_results(flat, name, source, leaves, names, out_tree):
                        f"{passed[0]}." if passed else ""))
         return outs
     return fun
-
-
-def _has_aval(x) -> bool:
-    try:
-        get_aval(x)
-    except TypeError:
-        return False
-    return True
 
 
 def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):

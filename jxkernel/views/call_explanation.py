@@ -94,7 +94,8 @@ import math
 import os
 import re
 
-from .hlo_text import collectives, parse_hlo
+from .collectives import collective_json, collectives, collectives_html, collectives_text
+from .hlo_text import cost_text, parse_hlo
 from . import stablehlo_text
 from ..core.avals import ShapedArray, ShapeDtypeStruct
 from ..core.clipped_text import clipped
@@ -102,7 +103,6 @@ from ..core.jaxpr_cost import NOT_ESTIMATED, body_runs, eqn_cost
 from ..core.ir import ClosedJaxpr, Jaxpr, Names, pp_eqn, pp_toplevel
 from ..xla.lowering import NeedsMesh
 from .rich_view import RichView
-from .sharding_view import collective_json, collectives_html, collectives_text
 from .jit_for_call import jit_for_call
 from ..transforms.jit.stages import lower_jit
 from ..transforms.jit.primitive import any_sharded
@@ -559,8 +559,8 @@ def _text_footer(ex: Explanation) -> list[str]:
     if unlinked:
         rows.append(f"no source line: {len(unlinked)} StableHLO op(s) ({', '.join(sorted(set(unlinked)))})")
     est = ex.estimated_totals
-    xla = ", ".join(f"{k} {_fmt(ex.xla_cost[k])}" for k in ("flops", "transcendentals",
-                                                            "bytes accessed") if k in ex.xla_cost)
+    xla = ", ".join(f"{k} {cost_text(ex.xla_cost[k])}"
+                    for k in ("flops", "transcendentals", "bytes accessed") if k in ex.xla_cost)
     rows.append(f"costs: {ex.cost_method}.")
     if ex.cost_from == "jaxpr":
         xla = "none (no XLA on the numpy backend)"
@@ -630,12 +630,6 @@ def branches_note(ex: Explanation) -> str:
                      for i in conds)
     return (". Each branch of a cond is counted in full, on its lines, though one runs; "
             f"XLA's totals count the costliest branch alone ({said})")
-
-
-def _fmt(v) -> str:
-    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
-        return f"{int(v):,}"
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
 # ------------------------------------------------------------------ HTML (static, CSS only)

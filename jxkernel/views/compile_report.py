@@ -44,7 +44,6 @@ export), everything user-controlled escaped.
 """
 from __future__ import annotations
 
-import html
 import json
 import time
 
@@ -53,7 +52,7 @@ from ..core import compile_record, miss_words
 from ..core.compile_record import INTERNAL, LIBRARY, USER
 from ..core.config import config
 from ..xla import client
-from .rich_view import RichView
+from .rich_view import RichView, esc
 from .schema import mime_type
 from .signature_changes.change import Change, kind_word
 from .source import defined_at, label
@@ -308,10 +307,6 @@ class _AsChange:
 
 
 # ------------------------------------------------------------------ HTML
-def esc(x) -> str:
-    return html.escape(str(x), quote=True)
-
-
 def changes_html(changes) -> str:
     """A card per change: what changed, the fix, and the fix as code (no script needed)."""
     cards = []

@@ -80,14 +80,10 @@ def live_arrays(platform: str | None = None) -> list:
             if isinstance(obj, Array) and id(obj) not in ours and id(buffers([obj])[0]) in alive]
 
 
-def device_name(device) -> str:
-    return f"{client.platform_of(device)}:{device.id}"
-
-
 def bytes_per_device(x: Array) -> dict:
     """{device name: bytes} of `x`: each of its devices holds one shard, of the shape its
     sharding gives (the whole array where it is replicated, a block where it is split)."""
-    devices = [device_name(d) for d in sorted(x.devices(), key=lambda d: d.id)]
+    devices = [client.device_name(d) for d in sorted(x.devices(), key=lambda d: d.id)]
     share = math.prod(x.sharding.shard_shape(x.shape)) * x.dtype.itemsize
     return {d: share for d in devices}
 
@@ -288,7 +284,7 @@ def memory_report(arrays=None, *, platform: str | None = None, origin=None,
                   key=lambda r: (cell_rank(r.cell), -r.bytes, r.shape, r.dtype, r.devices))
     per_device_rows = tuple((d, n, b) for d, (n, b) in sorted(
         per_device.items(), key=lambda item: (item[0].split(":")[0], int(item[0].split(":")[1]))))
-    allocator = tuple((device_name(d), allocator_stats(d))
+    allocator = tuple((client.device_name(d), allocator_stats(d))
                       for d in (client.devices(platform) if devices is None else devices))
     return MemoryReport(platform, tuple(rows), per_device_rows, origin is not None, allocator)
 

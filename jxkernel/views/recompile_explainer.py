@@ -77,7 +77,7 @@ def _config_of(device, jitted=None, committed=()) -> tuple:
     own options that make another program (two jits of one function with other
     donate_argnums share the trace, not the program)."""
     found = (("jax_enable_x64", bool(config.jax_enable_x64)),
-             ("device", f"{_client.platform_of(device)}:{device.id}"),
+             ("device", _client.device_name(device)),
              (COMMITTED, tuple(committed)))
     # the other options a trace depends on (jit's key holds them): a call inside
     # `with jax.default_matmul_precision(...)` names the option, as JAX does

@@ -69,7 +69,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import html
 import importlib
 import math
 
@@ -79,7 +78,7 @@ from ..core import ir
 from ..core.interpret import eval_jaxpr
 from ..core.ir import jaxpr_params
 from ..core.primitive import all_primitives
-from .rich_view import RichView
+from .rich_view import RichView, esc
 from . import source
 from ..transforms.jit import Jitted
 from ..transforms.make_jaxpr import make_jaxpr
@@ -254,7 +253,7 @@ class NanFound:
 
     def _repr_html_(self):
         return (f"<div style='font-family:monospace;color:#b00020;white-space:pre-wrap'>"
-                f"{html.escape(str(self))}</div>")
+                f"{esc(self)}</div>")
 
     def to_json(self) -> dict:
         return {"index": self.index, "primitive": self.primitive,
@@ -636,18 +635,14 @@ _ROW_COLOR = {"current": "var(--jp-brand-color3, #dbe9f8)", "nan": "var(--jp-err
 _DIM = "color:var(--jp-content-font-color2, #777)"
 
 
-def _esc(x) -> str:
-    return html.escape(str(x), quote=True)
-
-
 def _html_row(row: dict, nan_index) -> str:
     kind = "nan" if row["index"] == nan_index else ("current" if row["current"] else "")
     color = f" style='background:{_ROW_COLOR[kind]}'" if kind else ""
     ran = "" if row["ran"] or row["current"] else f" style='{_DIM}'"
-    source = _esc(row["source"] or "")
-    title = f" title='{_esc(row['source_line'])}'" if row["source_line"] else ""
-    return (f"<tr{color}><td>{_esc(_gutter(row, nan_index).strip())}</td>"
-            f"<td{ran}><pre style='margin:0'>{_esc(row['text'])}</pre></td>"
+    source = esc(row["source"] or "")
+    title = f" title='{esc(row['source_line'])}'" if row["source_line"] else ""
+    return (f"<tr{color}><td>{esc(_gutter(row, nan_index).strip())}</td>"
+            f"<td{ran}><pre style='margin:0'>{esc(row['text'])}</pre></td>"
             f"<td style='{_DIM}'{title}>{source}</td></tr>")
 
 
@@ -659,18 +654,18 @@ def _bars(st: Stats) -> str:
                    "margin-right:1px;background:var(--jp-brand-color1, #1976d2);vertical-align:bottom'>"
                    "</span>" for c in st.hist)
     lo, hi = st.hist_range
-    return f"<span title='{_esc(f'{lo:.6g} .. {hi:.6g}')}' style='display:inline-block;height:16px'>{bars}</span>"
+    return f"<span title='{esc(f'{lo:.6g} .. {hi:.6g}')}' style='display:inline-block;height:16px'>{bars}</span>"
 
 
 def _html_variable(st: Stats) -> str:
     if not st.numeric:
         cells = "<td colspan='6'>(no numeric statistics for this dtype)</td>"
     else:
-        cells = "".join(f"<td>{_esc(_num(v))}</td>" for v in (st.min, st.max, st.mean)) + \
+        cells = "".join(f"<td>{esc(_num(v))}</td>" for v in (st.min, st.max, st.mean)) + \
             f"<td>{st.nan}</td><td>{st.inf}</td><td>{_bars(st)}</td>"
     alert = " style='color:var(--jp-error-color1, #b00020)'" if st.nan or st.inf else ""
-    return (f"<tr{alert}><td>{_esc(st.name)}</td><td>{_esc(st.aval)}</td>"
-            f"<td style='{_DIM}'>{_esc(st.origin)}</td>{cells}</tr>")
+    return (f"<tr{alert}><td>{esc(st.name)}</td><td>{esc(st.aval)}</td>"
+            f"<td style='{_DIM}'>{esc(st.origin)}</td>{cells}</tr>")
 
 
 def stepper_html(s: Stepper) -> str:
@@ -679,13 +674,13 @@ def stepper_html(s: Stepper) -> str:
     head, tail = s.head_tail()
     pre = "<pre style='margin:0'>{}</pre>"
     rows = "".join(_html_row(r, nan_index) for r in s.equation_rows())
-    program = (f"<table style='border-collapse:collapse'><tr><td></td><td>{pre.format(_esc(head))}"
-               f"</td><td></td></tr>{rows}<tr><td></td><td>{pre.format(_esc('  ' + tail))}</td>"
+    program = (f"<table style='border-collapse:collapse'><tr><td></td><td>{pre.format(esc(head))}"
+               f"</td><td></td></tr>{rows}<tr><td></td><td>{pre.format(esc('  ' + tail))}</td>"
                "<td></td></tr></table>")
-    nan = (f"<div style='color:var(--jp-error-color1, #b00020);white-space:pre-wrap'>{_esc(s._nan)}</div>"
+    nan = (f"<div style='color:var(--jp-error-color1, #b00020);white-space:pre-wrap'>{esc(s._nan)}</div>"
            if s._nan else "")
     heads = "".join(f"<th style='text-align:left'>{h}</th>" for h in
                     ("var", "type", "from", "min", "max", "mean", "NaN", "Inf", "histogram"))
     table = f"<table><tr>{heads}</tr>{''.join(map(_html_variable, s.variables()))}</table>"
     return (f"<div class='jx-stepper' style='font-family:monospace;font-size:90%'>"
-            f"<div style='font-weight:bold'>{_esc(s.status())}</div>{program}{nan}{table}</div>")
+            f"<div style='font-weight:bold'>{esc(s.status())}</div>{program}{nan}{table}</div>")

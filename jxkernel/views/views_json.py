@@ -43,7 +43,7 @@ def hlo_bundle(title, sections, cost_rows, collectives=(),
                cost_title="XLA cost analysis") -> dict:
     """`sections`: (heading, text) pairs; `cost_rows`: (name, value) pairs of XLA's cost
     analysis (numbers, or null where XLA gave an infinity or NaN, which JSON cannot hold);
-    `collectives`: the communication XLA inserted (sharding_view.collective_json's);
+    `collectives`: the communication XLA inserted (collectives.collective_json's);
     `cost_title`: the cost table's heading (on the numpy backend: jxkernel's estimates)."""
     return {"version": VERSION, "title": title,
             "sections": [{"title": head, "text": text} for head, text in sections],

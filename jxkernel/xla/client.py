@@ -760,3 +760,9 @@ def resolve_device(spec):
     if not 0 <= i < len(found):
         raise ValueError(f"Device {spec!r} does not exist: {platform} has {len(found)} devices")
     return found[i]
+
+
+def device_name(device) -> str:
+    """'cpu:1': a device as `resolve_device`, `jax_default_device`, %jxbackend and the
+    notebook's backend selector spell it."""
+    return f"{platform_of(device)}:{device.id}"

@@ -26,8 +26,7 @@ from IPython.utils.capture import capture_output  # noqa: E402
 
 from jxkernel.notebook import protocol, state_of  # noqa: E402
 from jxkernel.notebook import comm as jxcomm  # noqa: E402
-from jxkernel.views.hlo_text import collectives  # noqa: E402
-from jxkernel.views.sharding_view import collective_json  # noqa: E402
+from jxkernel.views.collectives import collective_json, collectives  # noqa: E402
 from jxkernel.views.signature_changes.change import _UNNAMED_KINDS, KINDS  # noqa: E402
 
 LAB = Path(locations.ROOT) / "labextension"

@@ -1,6 +1,6 @@
 """The notebook's sharding view (jxkernel/sharding_view.py: which device holds which block)
-and communication view (the collectives XLA inserted, read by views/hlo_text.collectives, shown
-by explain and %hlo). The multi-device cases run in one 4-device subprocess that prints one
+and communication view (the collectives XLA inserted, read and shown by views/collectives.py
+for explain and %hlo). The multi-device cases run in one 4-device subprocess that prints one
 JSON object; the HLO parser is checked here on texts XLA printed."""
 
 import numpy as np
@@ -8,10 +8,10 @@ import pytest
 from fresh_process import run_json
 
 import jxkernel as jax
-from jxkernel.views import hlo_text as _hlo_text
 from jxkernel.sharding import Mesh, NamedSharding
 from jxkernel.sharding import PartitionSpec as P
-from jxkernel.sharding_view import MIME, collectives_text, sharding_view
+from jxkernel.sharding_view import MIME, sharding_view
+from jxkernel.views.collectives import collectives, collectives_text, replica_groups
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")     # the GPU tier skips this file (docs/gpu.md)
 
@@ -45,7 +45,7 @@ ENTRY %main (a: f32[4,8]) -> f32[4,8] {
 
 
 def test_collectives_parser_reads_each_op_its_bytes_groups_and_line():
-    got = _hlo_text.collectives(HLO, BEFORE)
+    got = collectives(HLO, BEFORE)
     assert [c.opcode for c in got] == ["all-gather", "all-reduce", "reduce-scatter", "all-to-all",
                                       "collective-permute", "all-reduce"]
     gather, reduce, scatter, a2a, permute, odd = got
@@ -60,12 +60,11 @@ def test_collectives_parser_reads_each_op_its_bytes_groups_and_line():
     assert permute.name == "cp-start" and permute.groups == [[0, 1], [1, 2], [2, 3], [3, 0]]
     assert odd.groups is None and odd.replica_groups == "someday[7]"
     assert [c.text_line for c in got] == [10, 11, 12, 13, 14, 16]
-    assert _hlo_text.collectives(HLO)[0].source_line is None             # no module before
-    assert _hlo_text.replica_groups("{}") == []
-    assert _hlo_text.replica_groups("[2,4]<=[8]") == [[0, 1, 2, 3], [4, 5, 6, 7]]
-    assert _hlo_text.replica_groups("mesh['a'=4,'b'=1,'c'=2] {'a'}") == [[0, 2, 4, 6],
-                                                                       [1, 3, 5, 7]]
-    assert _hlo_text.replica_groups("mesh['a'=2] {'z'}") is None
+    assert collectives(HLO)[0].source_line is None             # no module before
+    assert replica_groups("{}") == []
+    assert replica_groups("[2,4]<=[8]") == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert replica_groups("mesh['a'=4,'b'=1,'c'=2] {'a'}") == [[0, 2, 4, 6], [1, 3, 5, 7]]
+    assert replica_groups("mesh['a'=2] {'z'}") is None
     text = collectives_text(got, lambda c: f"<{c.source_line}>" if c.source_line else None)
     assert text[0] == "communication: 6 collective(s) XLA inserted, 176 bytes sent in per device"
     assert text[2].split() == ["all-gather", "f32[2,4]", "32", "{0,1}", "{2,3}", "<3>"]

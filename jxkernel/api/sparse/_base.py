@@ -101,3 +101,9 @@ class JAXSparse(abc.ABC):
         for buf in self.tree_flatten()[0]:
             buf.block_until_ready()
         return self
+
+
+def is_sparse(x) -> bool:
+    """Whether `x` is a sparse array (a `JAXSparse`: BCOO, BCSR, COO, CSR), a leaf of the
+    sparse transformations' pytrees."""
+    return isinstance(x, JAXSparse)

@@ -17,11 +17,7 @@ from ...transforms.ad import grad as _grad, value_and_grad as _value_and_grad
 from ...transforms.batching import vmap
 from ...tree_util import tree_flatten, tree_leaves, tree_unflatten
 from ..jacobians import jacfwd as _jacfwd, jacrev as _jacrev
-from ._base import JAXSparse
-
-
-def _is_sparse(x) -> bool:
-    return isinstance(x, JAXSparse)
+from ._base import is_sparse
 
 
 def _index_tuple(argnums) -> tuple:
@@ -43,13 +39,13 @@ def flatten_fun_for_sparse_ad(fun, argnums, args):
     function that rebuilds sparse gradients from the data gradients."""
     argnums_tup = _index_tuple(argnums)
     # first flatten to sparse arrays and dense leaves, then each sparse array to its buffers
-    leaves1, tree1 = tree_flatten(args, is_leaf=_is_sparse)
+    leaves1, tree1 = tree_flatten(args, is_leaf=is_sparse)
     per_arg1 = _split([c.num_leaves for c in tree1.children()])
     argnums_flat1 = list(itertools.chain.from_iterable(
         nums for i, nums in enumerate(per_arg1) if i in argnums_tup))
     args_flat, tree2 = tree_flatten(leaves1)
     per_leaf2 = _split([c.num_leaves for c in tree2.children()])
-    per_leaf2 = [nums[:1] if _is_sparse(leaf) else nums for leaf, nums in zip(leaves1, per_leaf2)]
+    per_leaf2 = [nums[:1] if is_sparse(leaf) else nums for leaf, nums in zip(leaves1, per_leaf2)]
     argnums_flat = tuple(itertools.chain.from_iterable(
         nums for i, nums in enumerate(per_leaf2) if i in argnums_flat1))
 

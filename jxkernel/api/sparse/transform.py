@@ -34,7 +34,7 @@ from ...transforms.api_util import flatten_fun
 from ...transforms.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from ...transforms.jit.primitive import jit_p
 from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
-from ._base import JAXSparse
+from ._base import JAXSparse, is_sparse
 from .api import todense_p
 from .bcoo import BCOO, bcoo_multiply_dense, bcoo_todense
 from .bcoo_layout import bcoo_sum_duplicates
@@ -59,10 +59,6 @@ _DENSIFYING = ("acos", "acosh", "bessel_i0e", "cos", "cosh", "eq", "exp", "ge", 
                "lt", "log", "ne", "xor")
 
 
-def _is_sparse(x) -> bool:
-    return isinstance(x, JAXSparse)
-
-
 def _unimplemented(prim):
     if prim.name in _DENSIFYING:
         return NotImplementedError(
@@ -80,7 +76,7 @@ def eval_sparse(jaxpr, consts, args) -> list:
     for eqn in jaxpr.eqns:
         invals = [read(v) for v in eqn.invars]
         prim = eqn.primitive
-        if any(_is_sparse(x) for x in invals):
+        if any(is_sparse(x) for x in invals):
             table = sparse_rules_bcsr if any(isinstance(x, BCSR) for x in invals) else \
                 sparse_rules_bcoo
             rule = table.get(prim)
@@ -114,15 +110,15 @@ def _with_pattern(x, token) -> JAXSparse:
 
 
 def _aval(x):
-    return ShapedArray(x.shape, x.dtype) if _is_sparse(x) else get_aval(x)
+    return ShapedArray(x.shape, x.dtype) if is_sparse(x) else get_aval(x)
 
 
 def _sparsify_flat(f, args, kwargs):
     """f's outputs (a pytree that may hold BCOO arrays) on `args`, by the interpreter."""
-    leaves, in_tree = tree_flatten(args, is_leaf=_is_sparse)
+    leaves, in_tree = tree_flatten(args, is_leaf=is_sparse)
     flat, out_tree = flatten_fun(functools.partial(f, **kwargs), in_tree)
     closed = trace_to_jaxpr(flat, [_aval(x) for x in leaves])
-    leaves = [_with_pattern(x, object()) if _is_sparse(x) else x for x in leaves]
+    leaves = [_with_pattern(x, object()) if is_sparse(x) else x for x in leaves]
     outs = eval_sparse(closed.jaxpr, closed.consts, leaves)
     return tree_unflatten(out_tree(), outs)
 
@@ -157,7 +153,7 @@ class SparseTrace(Trace):
     def process_primitive(self, prim, args, params):
         vals = [self.unpack(x) for x in args]
         with set_current_trace(self.parent):
-            if not any(_is_sparse(x) for x in vals):
+            if not any(is_sparse(x) for x in vals):
                 return prim.bind(*vals, **params)
             table = sparse_rules_bcsr if any(isinstance(x, BCSR) for x in vals) else \
                 sparse_rules_bcoo
@@ -168,7 +164,7 @@ class SparseTrace(Trace):
         return outs if prim.multiple_results else outs[0]
 
     def wrap(self, x):
-        return SparseTracer(self, x) if _is_sparse(x) else x
+        return SparseTracer(self, x) if is_sparse(x) else x
 
     def describe_self(self):
         return "sparsify"
@@ -176,11 +172,11 @@ class SparseTrace(Trace):
 
 def _sparsify_with_tracer(f, args, kwargs):
     """f's outputs on `args`, run once with each sparse argument a SparseTracer."""
-    leaves, in_tree = tree_flatten(args, is_leaf=_is_sparse)
+    leaves, in_tree = tree_flatten(args, is_leaf=is_sparse)
     with new_trace(SparseTrace) as trace:
         # every argument a SparseTracer, a dense one too (as JAX's: `isinstance(x,
         # SparseTracer)` holds for each argument inside)
-        tracers = [SparseTracer(trace, _with_pattern(x, object()) if _is_sparse(x) else
+        tracers = [SparseTracer(trace, _with_pattern(x, object()) if is_sparse(x) else
                                 jnp.asarray(x)) for x in leaves]
         out = f(*tree_unflatten(in_tree, tracers), **kwargs)
         out_leaves, out_tree = tree_flatten(out)
@@ -270,7 +266,7 @@ def _same_pattern(x, y) -> bool:
 
 def _add_rule(x, y):
     out_shape = tuple(np.broadcast_shapes(np.shape(x), np.shape(y)))
-    if _is_sparse(x) and _is_sparse(y):
+    if is_sparse(x) and is_sparse(y):
         if x.shape != y.shape:
             raise NotImplementedError("Addition between sparse matrices of different shapes.")
         if _same_pattern(x, y):
@@ -281,7 +277,7 @@ def _add_rule(x, y):
         axis = x.indices.ndim - 2          # both sets of stored elements, side by side
         return [BCOO((lax.concatenate([x.data, y.data], axis),
                       lax.concatenate([x.indices, y.indices], axis)), shape=x.shape)]
-    if _is_sparse(y):
+    if is_sparse(y):
         x, y = y, x
     if np.shape(y) != out_shape:
         raise NotImplementedError(
@@ -293,7 +289,7 @@ def _add_rule(x, y):
 
 
 def _sub_rule(x, y):
-    if _is_sparse(x) and _is_sparse(y):
+    if is_sparse(x) and is_sparse(y):
         return _add_rule(x, _data_op(y, lax.neg(y.data)))
     raise NotImplementedError("Subtraction between sparse and dense array.")
 
@@ -304,20 +300,20 @@ def _mul_rule(x, y, out_dtype=None):
     def cast(v):
         if out_dtype is None:
             return v
-        return _data_op(v, v.data.astype(out_dtype)) if _is_sparse(v) else \
+        return _data_op(v, v.data.astype(out_dtype)) if is_sparse(v) else \
             jnp.asarray(v).astype(out_dtype)
-    if _is_sparse(x) and _is_sparse(y):
+    if is_sparse(x) and is_sparse(y):
         if _same_pattern(x, y) and x.unique_indices:
             return [_data_op(x, lax.mul(x.data, y.data, out_dtype=out_dtype))]
         return [bcoo_multiply_sparse(cast(x), cast(y))]
-    if _is_sparse(y):
+    if is_sparse(y):
         x, y = y, x
     x, y = cast(x), cast(y)
     return [_data_op(x, bcoo_multiply_dense(x, y))]
 
 
 def _div_rule(x, y):
-    if _is_sparse(y):
+    if is_sparse(y):
         raise NotImplementedError(
             "Division by a sparse array is not implemented because it would result in dense "
             "output. If this is your intent, use sparse.todense() to convert your arguments "
@@ -350,7 +346,7 @@ def _dynamic_slice_rule(x, *starts, slice_sizes):
 
 
 def _gather_rule(operand, start_indices, **params):
-    if _is_sparse(start_indices):
+    if is_sparse(start_indices):
         raise NotImplementedError("sparse rule for gather with sparse start_indices is not "
                                   "implemented: pass them dense")
     return [bcoo_gather(operand, start_indices, **params)]
@@ -453,7 +449,7 @@ def _cond_rule(index, *operands, branches, **_):
 def _scan_rule(*args, jaxpr, num_consts, num_carry, length, reverse, **_):
     consts, carry = args[:num_consts], args[num_consts:num_consts + num_carry]
     xs = args[num_consts + num_carry:]
-    if any(_is_sparse(x) for x in xs):
+    if any(is_sparse(x) for x in xs):
         raise NotImplementedError("sparsify of scan over sparse xs is not implemented in "
                                   "jxkernel (sparse consts and carries are)")
     carry_leaves, carry_tree = _tree_of(carry)

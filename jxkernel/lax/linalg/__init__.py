@@ -23,15 +23,16 @@ results match JAX's bit for bit:
     cholesky_update        (Givens rotations, JAX's default lowering, on every platform)
 
 All act on the last two dimensions and batch over the leading ones. One module per family,
-each primitive beside all its rules: triangular.py (triangular_solve),
+each primitive beside all its rules (among them JAX's linalg_sharding_rule, its lowering run
+as over values of no sharding: `untyped_lowering`): triangular.py (triangular_solve),
 cholesky_decomposition.py, lu_decomposition.py (lu, lu_pivots_to_permutation, lu_solve),
 qr_decomposition.py (geqrf, geqp3, householder_product, ormqr, and qr on them),
 symmetric_eigen.py (eigh), nonsymmetric_eigen.py (eig), schur_hessenberg.py and
 singular_values.py (svd), tridiagonal.py (tridiagonal_solve, tridiagonal),
-symmetric_product.py; cholesky_update sits with cholesky; _common.py holds what they
-share. qdwh (polar.py), the polar decomposition by QDWH iterations, is no primitive: JAX's algorithm on qr, cholesky and
-triangular_solve; polar_svd.py is JAX's TPU SVD on it and eigh (jax._src.tpu.linalg.svd, which
-JAX's tests run everywhere). The differentiation rules are
+symmetric_product.py; cholesky_update sits with cholesky; _common.py holds what they share.
+qdwh (polar.py), the polar decomposition by QDWH iterations, is no primitive: JAX's algorithm
+on qr, cholesky and triangular_solve; polar_svd.py is JAX's TPU SVD on it and eigh
+(jax._src.tpu.linalg.svd, which JAX's tests run everywhere). The differentiation rules are
 JAX's (references in the comments). geqrf, geqp3 and householder_product are not
 differentiable (as in JAX): differentiate `qr`. This package is `jax.lax.linalg`: its names
 are JAX's.
@@ -56,23 +57,3 @@ from .polar import qdwh  # noqa: F401
 from .symmetric_product import symmetric_product, symmetric_product_p  # noqa: F401
 from .tridiagonal import (tridiagonal, tridiagonal_p, tridiagonal_solve,  # noqa: F401
                           tridiagonal_solve_p)
-
-# JAX's sharding rules (linalg_sharding_rule: operand i has this many core dims; results split
-# as the operands' batch dims); cholesky_update, which does not batch, has none, as JAX's.
-# Their lowerings run as over values of no sharding (untyped_lowering): each result is then
-# constrained to its type
-from ...core.primitive import lowering_rules as _lowering_rules  # noqa: E402
-from ...core.primitive import sharding_rules as _sharding_rules  # noqa: E402
-from ._common import linalg_sharding_rule as _rule, triangular_solve_sharding_rule  # noqa: E402
-from ._common import untyped_lowering as _untyped  # noqa: E402
-
-for _p, _ranks in ((cholesky_p, (2,)), (lu_p, (2,)), (lu_pivots_to_permutation_p, (1,)),
-                   (geqrf_p, (2,)), (geqp3_p, (2, 1)), (householder_product_p, (2, 1)),
-                   (ormqr_p, (2, 1, 2)), (qr_p, (2,)), (eigh_p, (2,)), (eig_p, (2,)),
-                   (schur_p, (2,)), (hessenberg_p, (2,)), (svd_p, (2,)),
-                   (symmetric_product_p, (2, 2)), (tridiagonal_p, (2,)),
-                   (tridiagonal_solve_p, (1, 1, 1, 2))):
-    _sharding_rules[_p] = _rule(_p.name, _ranks, _p.multiple_results)
-    _lowering_rules[_p] = _untyped(_lowering_rules[_p])
-_sharding_rules[triangular_solve_p] = triangular_solve_sharding_rule
-_lowering_rules[triangular_solve_p] = _untyped(_lowering_rules[triangular_solve_p])

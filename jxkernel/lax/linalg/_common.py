@@ -67,11 +67,17 @@ def _linalg_batch_dims(name, ranks, avals, batching=True) -> tuple:
     return avals[0].shape[:counts[0]]
 
 
-def linalg_sharding_rule(name: str, ranks: tuple, multiple: bool = False):
-    """JAX's linalg_sharding_rule for a primitive whose operand i has `ranks[i]` core dims:
+def linalg_sharding_rule(prim, ranks: tuple):
+    """JAX's linalg_sharding_rule for primitive `prim` whose operand i has `ranks[i]` core dims:
     every operand unsplit on its core dims, all split alike on their batch dims; each result
     split as they are on its batch dims, unsplit on the rest (vmap of jnp.linalg.solve over a
-    split batch stays split). JAX's ShardingTypeErrors else."""
+    split batch stays split). JAX's ShardingTypeErrors else. Registered beside each primitive's
+    other rules, with its lowering wrapped in `untyped_lowering`:
+
+        sharding_rules[cholesky_p] = linalg_sharding_rule(cholesky_p, (2,))
+    """
+    name, multiple = prim.name, prim.multiple_results
+
     def rule(name_, in_avals, params, out_avals):
         batch_specs = []
         for i, (rank, aval) in enumerate(zip(ranks, in_avals)):

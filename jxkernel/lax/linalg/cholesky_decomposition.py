@@ -12,7 +12,7 @@ import numpy as np
 
 from ...core.avals import ShapedArray
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                               lowering_rules, numpy_rules)
+                               lowering_rules, numpy_rules, sharding_rules)
 from ...core.interpreter_primitives import typed_constant
 from ...xla import gpu_solver, lapack
 from ...xla.lapack import char
@@ -21,7 +21,8 @@ from .. import _lowering as hl
 from .. import elementwise as ew, shapes, slicing
 from .._rules import FLOAT, check_dtype, check_same_dtypes
 from ._common import (_batch_all_front, _check_matrix, _dot, _dtype, _eye, _linalg_batch_dims,
-                      _nan_unless, _not_differentiable, _ok, _shape, _tril, symmetrize)
+                      _nan_unless, _not_differentiable, _ok, _shape, _tril, linalg_sharding_rule,
+                      symmetrize, untyped_lowering)
 from .triangular import triangular_solve
 
 
@@ -69,7 +70,8 @@ def _cholesky_jvp(primals, tangents):
 
 
 abstract_eval_rules[cholesky_p] = _cholesky_abstract_eval
-lowering_rules[cholesky_p] = _cholesky_lowering
+lowering_rules[cholesky_p] = untyped_lowering(_cholesky_lowering)
+sharding_rules[cholesky_p] = linalg_sharding_rule(cholesky_p, (2,))
 
 
 def _cholesky_numpy(x):
@@ -146,6 +148,7 @@ abstract_eval_rules[cholesky_update_p] = _cholesky_update_abstract_eval
 lowering_rules[cholesky_update_p] = hl.lower_fun(_cholesky_update_impl)
 numpy_rules[cholesky_update_p] = hl.numpy_fun(_cholesky_update_impl)
 jvp_rules[cholesky_update_p] = _not_differentiable(cholesky_update_p)
+# no sharding rule: cholesky_update does not batch, and JAX gives it none
 
 
 def cholesky_update(r_matrix, w_vector):

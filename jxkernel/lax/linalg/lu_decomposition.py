@@ -13,7 +13,7 @@ import numpy as np
 from ...core.avals import ShapedArray
 from ...core.symbolic import is_symbolic, min_dim, symbolic_as_value
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                               lowering_rules, numpy_rules)
+                               lowering_rules, numpy_rules, sharding_rules)
 from ...xla import ffi, gpu_solver, lapack
 from ...transforms import ad_util as ad
 from .. import _lowering as hl
@@ -23,7 +23,8 @@ from ..reductions import argmax, reduce_sum
 from ..sorting import sort_key_val
 from ...transforms.batching import vmap
 from ._common import (_batch_all_front, _check_matrix, _dot, _dtype, _eye, _nan_unless, _ok,
-                      _permute_rows, _shape, _sub_ctx, _tril, _triu, _zeros)
+                      _permute_rows, _shape, _sub_ctx, _tril, _triu, _zeros, linalg_sharding_rule,
+                      untyped_lowering)
 from .triangular import triangular_solve
 
 
@@ -90,7 +91,8 @@ def _lu_jvp(primals, tangents):
 
 
 abstract_eval_rules[lu_p] = _lu_abstract_eval
-lowering_rules[lu_p] = _lu_lowering
+lowering_rules[lu_p] = untyped_lowering(_lu_lowering)
+sharding_rules[lu_p] = linalg_sharding_rule(lu_p, (2,))
 
 
 def _lu_numpy(x):
@@ -270,7 +272,8 @@ def _pivots_to_permutation(ctx, pivots, *, permutation_size):
 
 
 abstract_eval_rules[lu_pivots_to_permutation_p] = _lu_pivots_to_permutation_abstract_eval
-lowering_rules[lu_pivots_to_permutation_p] = _lu_pivots_to_permutation_lowering
+lowering_rules[lu_pivots_to_permutation_p] = untyped_lowering(_lu_pivots_to_permutation_lowering)
+sharding_rules[lu_pivots_to_permutation_p] = linalg_sharding_rule(lu_pivots_to_permutation_p, (1,))
 
 
 def _lu_pivots_to_permutation_numpy(pivots, *, permutation_size):

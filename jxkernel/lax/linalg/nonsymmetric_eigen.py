@@ -16,7 +16,7 @@ import numpy as np
 from ...core import dtypes
 from ...core.avals import ShapedArray
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                               lowering_rules, numpy_rules)
+                               lowering_rules, numpy_rules, sharding_rules)
 from ...xla import gpu_solver, lapack
 from ...xla.lowering import LoweringRuleContext, no_rule_error
 from ...transforms import ad_util as ad
@@ -24,7 +24,7 @@ from .. import _lowering as hl
 from .. import conversion, elementwise as ew, shapes, slicing
 from ..reductions import argmax, cumsum, reduce_sum
 from ._common import (_H, _LAPACK_DTYPES, _T, _batch_all_front, _check_square, _diag, _dot, _dtype,
-                      _eye, _nan_unless, _ok, _shape)
+                      _eye, _nan_unless, _ok, _shape, linalg_sharding_rule, untyped_lowering)
 from .lu_decomposition import lu, lu_solve
 
 
@@ -227,7 +227,8 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
 
 
 abstract_eval_rules[eig_p] = _eig_abstract_eval
-lowering_rules[eig_p] = _eig_lowering
+lowering_rules[eig_p] = untyped_lowering(_eig_lowering)
+sharding_rules[eig_p] = linalg_sharding_rule(eig_p, (2,))
 
 
 def _check_geev(dtype, implementation):

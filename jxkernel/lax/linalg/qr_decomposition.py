@@ -12,7 +12,7 @@ from ...core import dtypes
 from ...core.avals import ShapedArray
 from ...core.symbolic import min_dim
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                               lowering_rules, numpy_rules)
+                               lowering_rules, numpy_rules, sharding_rules)
 from ...xla import ffi, gpu_solver, lapack
 from ...transforms import ad_util as ad
 from .. import _lowering as hl
@@ -21,7 +21,8 @@ from ..loops import fori_loop
 from ..dot import Precision, dot_general
 from .._rules import INEXACT, check_dtype
 from ._common import (_H, _T, _batch_all_front, _check_matrix, _dtype, _eye, _not_differentiable,
-                      _permute_rows, _scipy_lapack, _shape, _tril, _triu)
+                      _permute_rows, _scipy_lapack, _shape, _tril, _triu, linalg_sharding_rule,
+                      untyped_lowering)
 from .triangular import triangular_solve
 from .lu_decomposition import lu_p, lu_solve
 
@@ -53,7 +54,8 @@ def _geqrf_lowering(ctx, x):
 
 
 abstract_eval_rules[geqrf_p] = _geqrf_abstract_eval
-lowering_rules[geqrf_p] = _geqrf_lowering
+lowering_rules[geqrf_p] = untyped_lowering(_geqrf_lowering)
+sharding_rules[geqrf_p] = linalg_sharding_rule(geqrf_p, (2,))
 
 
 def _geqrf_numpy(x):
@@ -104,7 +106,8 @@ def _geqp3_lowering(ctx, a, jpvt, *, use_magma):
 
 
 abstract_eval_rules[geqp3_p] = _geqp3_abstract_eval
-lowering_rules[geqp3_p] = _geqp3_lowering
+lowering_rules[geqp3_p] = untyped_lowering(_geqp3_lowering)
+sharding_rules[geqp3_p] = linalg_sharding_rule(geqp3_p, (2, 1))
 
 
 def _geqp3_numpy(a, jpvt, *, use_magma):
@@ -164,7 +167,8 @@ def _householder_product_lowering(ctx, a, taus):
 
 
 abstract_eval_rules[householder_product_p] = _householder_product_abstract_eval
-lowering_rules[householder_product_p] = _householder_product_lowering
+lowering_rules[householder_product_p] = untyped_lowering(_householder_product_lowering)
+sharding_rules[householder_product_p] = linalg_sharding_rule(householder_product_p, (2, 1))
 
 
 def _householder_product_numpy(a, taus):
@@ -262,7 +266,8 @@ def _ormqr_lowering(ctx, a, taus, c, *, left, transpose):
 
 
 abstract_eval_rules[ormqr_p] = _ormqr_abstract_eval
-lowering_rules[ormqr_p] = _ormqr_lowering
+lowering_rules[ormqr_p] = untyped_lowering(_ormqr_lowering)
+sharding_rules[ormqr_p] = linalg_sharding_rule(ormqr_p, (2, 1, 2))
 
 
 def _ormqr_numpy(a, taus, c, *, left, transpose):
@@ -377,7 +382,8 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
 
 
 abstract_eval_rules[qr_p] = _qr_abstract_eval
-lowering_rules[qr_p] = hl.lower_fun(_qr_impl, multiple_results=True)
+lowering_rules[qr_p] = untyped_lowering(hl.lower_fun(_qr_impl, multiple_results=True))
+sharding_rules[qr_p] = linalg_sharding_rule(qr_p, (2,))
 numpy_rules[qr_p] = hl.numpy_fun(_qr_impl, multiple_results=True)
 jvp_rules[qr_p] = _qr_jvp
 batching_rules[qr_p] = _batch_all_front(qr_p)

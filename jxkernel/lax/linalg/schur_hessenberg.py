@@ -12,11 +12,11 @@ import numpy as np
 from ...core import dtypes
 from ...core.avals import ShapedArray
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                               lowering_rules, numpy_rules)
+                               lowering_rules, numpy_rules, sharding_rules)
 from ...xla import lapack
 from ...xla.lapack import char
 from ._common import (_batch_all_front, _check_square, _nan_unless, _not_differentiable, _ok,
-                      _scipy_lapack)
+                      _scipy_lapack, linalg_sharding_rule, untyped_lowering)
 
 
 # ------------------------------------------------------------------ schur
@@ -51,7 +51,8 @@ def _schur_lowering(ctx, x, *, compute_schur_vectors, sort_eig_vals, select_call
 
 
 abstract_eval_rules[schur_p] = _schur_abstract_eval
-lowering_rules[schur_p] = _schur_lowering
+lowering_rules[schur_p] = untyped_lowering(_schur_lowering)
+sharding_rules[schur_p] = linalg_sharding_rule(schur_p, (2,))
 
 
 def _schur_numpy(x, *, compute_schur_vectors, sort_eig_vals, select_callable):
@@ -114,7 +115,8 @@ def _hessenberg_lowering(ctx, a):
 
 
 abstract_eval_rules[hessenberg_p] = _hessenberg_abstract_eval
-lowering_rules[hessenberg_p] = _hessenberg_lowering
+lowering_rules[hessenberg_p] = untyped_lowering(_hessenberg_lowering)
+sharding_rules[hessenberg_p] = linalg_sharding_rule(hessenberg_p, (2,))
 
 
 def _hessenberg_numpy(a):

@@ -14,7 +14,7 @@ from ...core import dtypes
 from ...core.avals import ShapedArray
 from ...core.symbolic import min_dim
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                               lowering_rules, numpy_rules)
+                               lowering_rules, numpy_rules, sharding_rules)
 from ...xla import gpu_solver, lapack
 from ...xla import stablehlo as hlo
 from ...xla.lapack import char
@@ -25,7 +25,7 @@ from .. import elementwise as ew, shapes
 from ..slicing.slice_pad import _slice_lowering
 from .polar_svd import svd as polar_svd
 from ._common import (_H, _T, _batch_all_front, _check_matrix, _diag, _dtype, _eye, _nan_unless,
-                      _ok, _real, _shape, _sub_ctx)
+                      _ok, _real, _shape, _sub_ctx, linalg_sharding_rule, untyped_lowering)
 
 
 # svd(a) -> (s, u, vt) (or (s,) without compute_uv): a = u diag(s) vt, s real, descending;
@@ -247,7 +247,8 @@ def _svd_jvp(primals, tangents, *, full_matrices, compute_uv, subset_by_index, a
 
 
 abstract_eval_rules[svd_p] = _svd_abstract_eval
-lowering_rules[svd_p] = _svd_lowering
+lowering_rules[svd_p] = untyped_lowering(_svd_lowering)
+sharding_rules[svd_p] = linalg_sharding_rule(svd_p, (2,))
 
 
 def _svd_numpy(x, *, full_matrices, compute_uv, subset_by_index, algorithm=None):

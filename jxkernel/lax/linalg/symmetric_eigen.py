@@ -13,13 +13,13 @@ import numpy as np
 from ...core import dtypes
 from ...core.avals import ShapedArray
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                               lowering_rules, numpy_rules)
+                               lowering_rules, numpy_rules, sharding_rules)
 from ...xla import ffi, gpu_solver, lapack
 from ...xla.lapack import char
 from ...transforms import ad_util as ad
 from .. import conversion, elementwise as ew
 from ._common import (_H, _batch_all_front, _check_matrix, _diag, _dot, _dtype, _eye, _nan_unless,
-                      _ok, _real, _shape, symmetrize)
+                      _ok, _real, _shape, linalg_sharding_rule, symmetrize, untyped_lowering)
 
 
 # eigh(a) -> (v, w): a = v diag(w) v^H for Hermitian a, w real and ascending; NaN where the
@@ -119,7 +119,8 @@ def _eigh_jvp(primals, tangents, *, lower, sort_eigenvalues, subset_by_index, al
 
 
 abstract_eval_rules[eigh_p] = _eigh_abstract_eval
-lowering_rules[eigh_p] = _eigh_lowering
+lowering_rules[eigh_p] = untyped_lowering(_eigh_lowering)
+sharding_rules[eigh_p] = linalg_sharding_rule(eigh_p, (2,))
 
 
 def _eigh_numpy(x, *, lower, sort_eigenvalues, subset_by_index, algorithm):

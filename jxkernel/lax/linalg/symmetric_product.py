@@ -11,13 +11,13 @@ import numpy as np
 
 from ...core.avals import ShapedArray
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                               lowering_rules, numpy_rules)
+                               lowering_rules, numpy_rules, sharding_rules)
 from ...core.interpreter_primitives import typed_constant
 from .. import _lowering as hl
 from .. import elementwise as ew
 from .._rules import FLOAT, check_dtype, check_same_dtypes
-from ._common import (_T, _batch_all_front, _dot, _dtype, _linalg_batch_dims,
-                      _not_differentiable, _tril)
+from ._common import (_T, _batch_all_front, _dot, _dtype, _linalg_batch_dims, _not_differentiable,
+                      _tril, linalg_sharding_rule, untyped_lowering)
 
 
 # symmetric_product(a, c) -> alpha a @ a^T + beta c; JAX guarantees only the lower triangle
@@ -45,7 +45,8 @@ def _symmetric_product_impl(a, c, *, alpha, beta):
 
 
 abstract_eval_rules[symmetric_product_p] = _symmetric_product_abstract_eval
-lowering_rules[symmetric_product_p] = hl.lower_fun(_symmetric_product_impl)
+lowering_rules[symmetric_product_p] = untyped_lowering(hl.lower_fun(_symmetric_product_impl))
+sharding_rules[symmetric_product_p] = linalg_sharding_rule(symmetric_product_p, (2, 2))
 numpy_rules[symmetric_product_p] = hl.numpy_fun(_symmetric_product_impl)
 jvp_rules[symmetric_product_p] = _not_differentiable(symmetric_product_p)
 batching_rules[symmetric_product_p] = _batch_all_front(symmetric_product_p)

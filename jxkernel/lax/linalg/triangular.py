@@ -12,7 +12,7 @@ import numpy as np
 from ...core import dtypes
 from ...core.avals import ShapedArray
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
-                               numpy_rules, transpose_rules)
+                               numpy_rules, sharding_rules, transpose_rules)
 from ...xla import lapack
 from ...xla import stablehlo as hlo
 from ...xla.lapack import char
@@ -20,7 +20,7 @@ from ...transforms import ad_util as ad
 from ...transforms import batch_util as bu
 from .. import elementwise as ew, shapes
 from ._common import (_LAPACK_DTYPES, _T, _check_matrix, _dot, _dtype, _shape, _sub_ctx, _tril,
-                      _triu)
+                      _triu, triangular_solve_sharding_rule, untyped_lowering)
 
 
 # Solves op(a) @ x = b (left_side) or x @ op(a) = b for x, a triangular; op transposes and/or
@@ -124,7 +124,8 @@ def _triangular_solve_batching(vals, dims, *, left_side, **params):
 
 
 abstract_eval_rules[triangular_solve_p] = _triangular_solve_abstract_eval
-lowering_rules[triangular_solve_p] = _triangular_solve_lowering
+lowering_rules[triangular_solve_p] = untyped_lowering(_triangular_solve_lowering)
+sharding_rules[triangular_solve_p] = triangular_solve_sharding_rule
 
 
 def _triangular_solve_numpy(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):

@@ -19,7 +19,7 @@ import numpy as np
 from ...core import dtypes
 from ...core.avals import ShapedArray
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                               lowering_rules, numpy_rules, transpose_rules)
+                               lowering_rules, numpy_rules, sharding_rules, transpose_rules)
 from ...xla import ffi, gpu_solver, lapack
 from ...xla.lapack import char
 from ...transforms import ad_util as ad
@@ -28,8 +28,9 @@ from .. import _lowering as hl
 from .. import elementwise as ew, shapes, slicing
 from .._rules import INEXACT, check_dtype, check_same_dtypes
 from ..scan import scan
-from ._common import (_LAPACK_DTYPES, _batch_all_front, _dtype, _linalg_batch_dims,
-                      _nan_unless, _not_differentiable, _ok, _real, _scipy_lapack, _shape)
+from ._common import (_LAPACK_DTYPES, _batch_all_front, _dtype, _linalg_batch_dims, _nan_unless,
+                      _not_differentiable, _ok, _real, _scipy_lapack, _shape, linalg_sharding_rule,
+                      untyped_lowering)
 
 
 # ------------------------------------------------------------------ tridiagonal_solve
@@ -332,7 +333,8 @@ def _tridiagonal_solve_batching(vals, dims, *, perturb_singular):
 
 
 abstract_eval_rules[tridiagonal_solve_p] = _tridiagonal_solve_abstract_eval
-lowering_rules[tridiagonal_solve_p] = _tridiagonal_solve_lowering
+lowering_rules[tridiagonal_solve_p] = untyped_lowering(_tridiagonal_solve_lowering)
+sharding_rules[tridiagonal_solve_p] = linalg_sharding_rule(tridiagonal_solve_p, (1, 1, 1, 2))
 numpy_rules[tridiagonal_solve_p] = _tridiagonal_solve_numpy
 jvp_rules[tridiagonal_solve_p] = _tridiagonal_solve_jvp
 transpose_rules[tridiagonal_solve_p] = _tridiagonal_solve_transpose
@@ -401,7 +403,8 @@ def _tridiagonal_numpy(a, *, lower):
 
 
 abstract_eval_rules[tridiagonal_p] = _tridiagonal_abstract_eval
-lowering_rules[tridiagonal_p] = _tridiagonal_lowering
+lowering_rules[tridiagonal_p] = untyped_lowering(_tridiagonal_lowering)
+sharding_rules[tridiagonal_p] = linalg_sharding_rule(tridiagonal_p, (2,))
 numpy_rules[tridiagonal_p] = _tridiagonal_numpy
 jvp_rules[tridiagonal_p] = _not_differentiable(tridiagonal_p)
 batching_rules[tridiagonal_p] = _batch_all_front(tridiagonal_p)

@@ -11,7 +11,6 @@ base.py holds what they share (the extension's state, reading `f(x)` on a magic'
 """
 from __future__ import annotations
 
-from .base import device_name
 from .inspection import InspectionMagics
 from .jit import JitMagics
 from .session import SessionMagics
@@ -19,5 +18,4 @@ from .timing import TimingMagics
 
 MAGIC_CLASSES = (JitMagics, InspectionMagics, TimingMagics, SessionMagics)
 
-__all__ = ["MAGIC_CLASSES", "JitMagics", "InspectionMagics", "TimingMagics", "SessionMagics",
-           "device_name"]
+__all__ = ["MAGIC_CLASSES", "JitMagics", "InspectionMagics", "TimingMagics", "SessionMagics"]

@@ -10,14 +10,8 @@ import sys
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics
 
-from ...xla import client
 from ..display import cell_name
 from ..program import CellError
-
-
-def device_name(device) -> str:
-    """'cpu:1': how the selector, %jxbackend and jax_default_device spell a device."""
-    return f"{client.platform_of(device)}:{device.id}"
 
 
 class JxMagicsBase(Magics):

@@ -26,7 +26,7 @@ from ..tracebacks import show_card
 from ..widgets.cell_view import CellView
 from ..widgets.hlo_view import HloView
 from ..widgets.jaxpr_viewer import JaxprViewer
-from .base import JxMagicsBase, device_name, magic_line
+from .base import JxMagicsBase, magic_line
 
 # The widgets (anywidget) are imported by the magic that shows them: %load_ext and a plain
 # %%jit cell need none of them.
@@ -202,7 +202,7 @@ class JitMagics(JxMagicsBase):
         # ids) is traced anew there and named by that cell, as another cell's code is under
         # JAX; it named its lines by the first cell's
         key = (source, tuple(sorted(static)), tuple(sorted(donate)), backend,
-               device and device_name(device), tuple((n, kinds[n]) for n in params), label)
+               device and client.device_name(device), tuple((n, kinds[n]) for n in params), label)
         program = self.programs.get(key)
         if program is None:
             filename = shell.compile.cache(visible, self.state.prompt_number())   # tracebacks
@@ -239,7 +239,7 @@ class JitMagics(JxMagicsBase):
                        if isinstance(leaf, Array)), None)
         for event in program.events:
             show(compile_note(event, program.label, count,
-                              ran_on is not None and device_name(ran_on) or None))
+                              ran_on is not None and client.device_name(ran_on) or None))
 
     def _cell_view(self, program, ns, outputs=None, error=None):
         outputs = outputs or {}

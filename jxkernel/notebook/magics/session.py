@@ -11,7 +11,7 @@ from ...xla import client
 from .. import cell_origins
 from ..display import Note
 from ..widgets.backend import BackendSelector
-from .base import JxMagicsBase, device_name
+from .base import JxMagicsBase
 
 
 @magics_class
@@ -33,9 +33,9 @@ class SessionMagics(JxMagicsBase):
             device = self.state.switch_backend(name)
         except ValueError as e:
             raise UsageError(str(e)) from None
-        also = f" ({device})" if str(device) != device_name(device) else ""
+        also = f" ({device})" if str(device) != client.device_name(device) else ""
         return Note(f"jit calls, %%jit cells and eager operations run on "
-                    f"{device_name(device)}{also} now")
+                    f"{client.device_name(device)}{also} now")
 
     # ================================================================== %jxmemory
     @ma.magic_arguments()

@@ -15,6 +15,7 @@ import ipywidgets as w
 from ...core.config import config
 from ...core.native import STATE as FASTPATH_STATE
 from ...xla import client
+from ...xla.client import device_name
 from ...views.rich_view import esc
 from ._fallback import TextFallback
 
@@ -72,20 +73,16 @@ def grouped(missing: dict) -> dict:
     return {", ".join(platforms): why for why, platforms in by_why.items()}
 
 
-def _key(device) -> str:
-    return f"{client.platform_of(device)}:{device.id}"
-
-
 class BackendSelector(TextFallback, w.VBox):
     """dropdown + missing backends + the current choice."""
 
     def __init__(self, on_select=None, current=None):
         self._on_select = on_select
         self.available, self.missing = probe()
-        self.devices = {_key(d): d for ds in self.available.values() for d in ds}
+        self.devices = {device_name(d): d for ds in self.available.values() for d in ds}
         current = current or client.default_device()
-        self.devices.setdefault(_key(current), current)     # chosen on a backend not probed
-        self.dropdown = w.Dropdown(options=self._options(), value=_key(current),
+        self.devices.setdefault(device_name(current), current)     # chosen on a backend not probed
+        self.dropdown = w.Dropdown(options=self._options(), value=device_name(current),
                                    description="backend",
                                    layout=w.Layout(width="max-content"))
         self.missing_html = w.HTML(self._missing_html())
@@ -111,10 +108,10 @@ class BackendSelector(TextFallback, w.VBox):
         backend started after this selector was made: `%jxbackend numpy`)."""
         self._quiet = True
         try:
-            if _key(device) not in self.devices:
-                self.devices[_key(device)] = device
+            if device_name(device) not in self.devices:
+                self.devices[device_name(device)] = device
                 self.dropdown.options = self._options()
-            self.dropdown.value = _key(device)
+            self.dropdown.value = device_name(device)
         finally:
             self._quiet = False
         self._show_status(device)
@@ -127,9 +124,9 @@ class BackendSelector(TextFallback, w.VBox):
 
     def _show_status(self, device):
         self.current = device
-        also = f" ({esc(device)})" if str(device) != _key(device) else ""
+        also = f" ({esc(device)})" if str(device) != device_name(device) else ""
         self.status.value = (f"<span style='font-size:12px'>jit calls, %%jit cells and eager "
-                             f"operations run on <b>{esc(_key(device))}</b>{also}</span>")
+                             f"operations run on <b>{esc(device_name(device))}</b>{also}</span>")
 
     def _missing_html(self) -> str:
         rows = "".join(f"<li style='color:var(--jp-content-font-color2, #777)'><s>{esc(p)}</s> — {esc(why)}</li>"

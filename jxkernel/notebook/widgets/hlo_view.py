@@ -9,10 +9,11 @@ shows the cost estimate counted on the jaxpr (core/jaxpr_cost.py) under its own 
 """
 from __future__ import annotations
 
-from ...views.hlo_text import collectives
+from ...views.collectives import (collective_json, collectives, collectives_html,
+                                  collectives_text)
+from ...views.hlo_text import cost_text
 from ...views.stablehlo_text import title as stablehlo_title
 from ...xla import client
-from ...views.sharding_view import collective_json, collectives_html, collectives_text
 from ...views.rich_view import esc
 from ...views.views_json import hlo_bundle
 from ..protocol import mime_type
@@ -71,7 +72,7 @@ class HloView:
             parts += [f"--- {head} ---", text.rstrip()]
         if self.cost:
             parts.append(f"--- {self._cost_title()} ---")
-            parts += [f"{k}: {_fmt(v)}" for k, v in self.cost_rows()]
+            parts += [f"{k}: {cost_text(v)}" for k, v in self.cost_rows()]
         return "\n".join(parts + collectives_text(self.collectives))
 
     def _repr_mimebundle_(self, include=None, exclude=None):
@@ -79,7 +80,8 @@ class HloView:
         blocks = "".join(f"<details{' open' if i == 0 else ''}><summary>{esc(h)}</summary>"
                          f"<pre {pre}>{esc(t)}</pre></details>"
                          for i, (h, t) in enumerate(self._sections()))
-        rows = "".join(f"<tr><td>{esc(k)}</td><td style='text-align:right'>{esc(_fmt(v))}</td></tr>"
+        rows = "".join(f"<tr><td>{esc(k)}</td>"
+                       f"<td style='text-align:right'>{esc(cost_text(v))}</td></tr>"
                        for k, v in self.cost_rows() if k in _MAIN_COSTS)
         cost = (f"<table style='font-size:12px'><tr><th colspan=2>{esc(self._cost_title())}"
                 f"</th></tr>{rows}</table>") if rows else ""
@@ -90,8 +92,3 @@ class HloView:
                                      [collective_json(c) for c in self.collectives],
                                      self._cost_title())}
 
-
-def _fmt(v) -> str:
-    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
-        return f"{int(v):,}"
-    return f"{v:.4g}" if isinstance(v, float) else str(v)

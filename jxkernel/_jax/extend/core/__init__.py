@@ -18,7 +18,8 @@ import weakref
 
 import numpy as np
 
-from ....core.avals import ShapedArray, dim_inserted, dim_removed, get_aval
+from ....core.avals import ShapedArray, dim_inserted, dim_removed
+from ....core.avals import valid_jaxtype  # noqa: F401
 from ....core.check import JaxprTypeError, check_jaxpr  # noqa: F401
 from ....core.avals import AbstractToken, Token  # noqa: F401
 from ....core.errors import ConcretizationTypeError, InconclusiveDimensionOperation  # noqa: F401
@@ -66,15 +67,6 @@ def subjaxprs(jaxpr: Jaxpr):
     """The Jaxprs nested one level down in `jaxpr`'s equations (cond branches, scan bodies)."""
     for eqn in jaxpr.eqns:
         yield from jaxprs_in_params(eqn.params)
-
-
-def valid_jaxtype(x) -> bool:
-    """Whether `x` can be an argument of a transformed function (an array or a scalar)."""
-    try:
-        get_aval(x)
-    except TypeError:
-        return False
-    return True
 
 
 def primal_dtype_to_tangent_dtype(primal_dtype) -> np.dtype:
