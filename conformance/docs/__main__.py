@@ -154,7 +154,9 @@ def run_page(page, args):
                                         if args.backend == "numpy" else None)
     result.update(name=page.name, cells=len(page.cells), skipped_cells=skipped,
                   jax_unexpected=_unexpected(cells, expected),
-                  seconds={"jax": expected["seconds"], "jxkernel": actual["seconds"]})
+                  seconds={"jax": expected["seconds"], "jxkernel": actual["seconds"]},
+                  widened=settings.NUMPY_TOLERANCE.get(page.name)
+                  if args.backend == "numpy" else None)
     return result
 
 

@@ -179,6 +179,12 @@ NUMPY_TOLERANCE = {
     # (2.3e-4 of the value, iteration 28) before both reach nan at iteration 30. JAX itself
     # moves by 1.0e-4 between XLA's optimization levels (JAX_DISABLE_MOST_OPTIMIZATIONS=0/1)
     "examples/advi": {"atol": 1e-3},
+    # mnist_vae: 100 epochs (800 momentum steps) of an MLP VAE, its test ELBO (-540 to -335)
+    # printed each epoch. Its matmuls are OpenBLAS's on the NumPy backend, Eigen's in XLA,
+    # summing 784 or 512 products each in their own order (each step's gradient differs in
+    # the last bits of most entries): epoch 0 agrees exactly, epoch 1 within 4 ulps, then the
+    # trajectories part, up to 2.55 (0.74%, epoch 20 on) in the run of 2026-11-30
+    "examples/mnist_vae": {"atol": 3.0},
 }
 
 

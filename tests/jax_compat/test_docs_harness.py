@@ -285,5 +285,9 @@ def test_a_numpy_backend_tolerance_widens_that_backend_only():
     assert settings.tolerance("examples/advi") == {}
     assert settings.tolerance("examples/advi", "numpy") == {"atol": 1e-3}
     assert settings.tolerance("complex-differentiation", "numpy") == {"atol": 4e-6}
+    row = compare_cells.table([{"name": "examples/advi", "cells": 1, "status": "pass",
+                                "widened": {"atol": 1e-3}}]).splitlines()[-1]
+    assert row == ("| examples/advi | 1 | pass | numbers within atol 0.001 on this backend "
+                   "(settings.NUMPY_TOLERANCE) |")
     assert compare.compare_text(["lower bound 14.404474"], ["lower bound 14.404446"],
                                 **settings.tolerance("examples/advi", "numpy")) is None
