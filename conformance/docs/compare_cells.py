@@ -172,6 +172,10 @@ def table(results, accepted_in="settings.ACCEPTED"):
         if r["status"] in ("pass", "xla-only") and r.get("accepted"):
             reason = "; ".join(filter(None, [reason, f"accepted differences ({accepted_in}) "
                                "in cells " + ", ".join(str(a["cell"]) for a in r["accepted"])]))
+        if r["status"] in ("pass", "xla-only") and r.get("widened"):
+            bound = ", ".join(f"{k} {v:g}" for k, v in sorted(r["widened"].items()))
+            reason = "; ".join(filter(None, [reason, f"numbers within {bound} on this backend "
+                                                     "(settings.NUMPY_TOLERANCE)"]))
         reason = reason.replace("|", "\\|").replace("\n", " ")
         rows.append(f"| {r['name']} | {r.get('cells', '')} | {r['status']} | {reason[:300]} |")
     return "\n".join(rows)

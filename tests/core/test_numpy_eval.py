@@ -289,12 +289,25 @@ SHAPES = {
                               lax.empty((2, 3), np.float32)), (F32,), 0, None),
 }
 _SMALL_SUMS = (RNG.standard_normal((40, 8, 5)) * 10 ** RNG.uniform(-3, 3, (40, 8, 5))).astype(np.float32)
+_SUMS_RNG = np.random.default_rng(1)     # (its own generator: RNG's draws stay the others')
+_TREE_SUMS = (_SUMS_RNG.standard_normal(4080)
+              * 10 ** _SUMS_RNG.uniform(-3, 3, 4080)).astype(np.float32)
 REDUCTIONS = {
     # XLA sums up to 16 elements one after another (NumPy's pairwise sum would not): exactly
     "small_sums": (lambda x: (lax.reduce_sum(x, (1,)), lax.reduce_sum(x[:, :3], (1, 2)),
                               lax.reduce_sum(x[0, :, :2], (0, 1)), lax.reduce_sum(x[:16, 0], (0,)),
                               lax.reduce_sum(x[:, 0, :3], (1,))),   # (f32: float64 narrows without x64)
                    (_SMALL_SUMS,), 0, None),
+    # along one axis XLA sums windows of 32, then their sums (reductions._tree_sum): exactly,
+    # up to arrays of 4,080 elements (40 samples: examples/advi's ELBO)
+    "tree_sums": (lambda x: (lax.reduce_sum(x[:40], (0,)), lax.reduce_sum(x[:17], (0,)),
+                             lax.reduce_sum(x[:100], (0,)),
+                             lax.reduce_sum(x[:2000], (0,)), lax.reduce_sum(x, (0,)),
+                             lax.reduce_sum(x.reshape(40, 102), (0,)),
+                             lax.reduce_sum(x.reshape(40, 102), (1,)),
+                             lax.reduce_sum(x[:2040].reshape(3, 680), (1,)),
+                             lax.reduce_sum(x[:1200].reshape(4, 50, 6), (1,))),
+                  (_TREE_SUMS,), 0, None),
     "sums": (lambda x: (lax.reduce_sum(x, (0, 2)), lax.reduce_prod(x, (1,)), jnp.mean(x),
                         jnp.sum(x.astype(np.float16), 1)), (CUBE,), REDUCTION, None),
     "extrema": (lambda x: (lax.reduce_max(x, (1,)), lax.reduce_min(x, (0, 1, 2)),

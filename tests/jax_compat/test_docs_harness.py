@@ -203,9 +203,13 @@ def test_the_numpy_backend_run_is_jxkernels_side_only_and_kept_apart(tmp_path):
     assert harness._environment("jxkernel", 8, "/w", "numpy")["JXKERNEL_CPU_DEVICES"] == "8"
     assert harness._environment("jax", 1, "/w", "numpy")["JAX_PLATFORMS"] == "cpu"
     assert harness._environment("jxkernel", 1, "/w")["JAX_PLATFORMS"] == "cpu"
+    # NumPy's BLAS on one thread there, as JupyterLite's (no threads in Pyodide)
+    assert harness._environment("jxkernel", 1, "/w", "numpy")["OPENBLAS_NUM_THREADS"] == "1"
+    assert "OPENBLAS_NUM_THREADS" not in harness._environment("jxkernel", 1, "/w")
     cpu_only = settings.accepted("jax-primitives")
     assert cpu_only == settings.ACCEPTED["jax-primitives"]
-    assert settings.accepted("jax-primitives", "numpy") == cpu_only + settings.NUMPY_ACCEPTED
+    assert settings.accepted("jax-primitives", "numpy") == (
+        cpu_only + settings.NUMPY_ACCEPTED + settings.NUMPY_PAGE_ACCEPTED["jax-primitives"])
     path = tmp_path / "README.md"
     path.write_text("# head\n<!-- numpy results -->\nold\n<!-- end numpy results -->\nmid\n"
                     "<!-- results -->\ncpu table\n")
@@ -250,3 +254,40 @@ def test_on_the_numpy_backend_device_names_are_read_past_and_xla_only_cells_name
     assert compare_cells.compare_page("p", cells, jax, ours, {})["status"] == "fail"
     other = {"records": [dict(refused, error="NotImplementedError: no rule"), ours["records"][1]]}
     assert compare_cells.compare_page("p", cells, jax, other, {}, (), "why")["status"] == "fail"
+
+
+def test_on_the_numpy_backend_a_jitted_primitives_impl_stands_for_its_lowering():
+    # jax-primitives: under jit XLA calls the guide's lowering rule (once per input types),
+    # the NumPy backend its impl (once per equation); the run of those calls ending a cell is
+    # read as one line, what comes before is compared, a nested (eager) impl call is kept
+    from conformance.docs import settings
+    traced = ["call square_add_prim(JitTracer(~float32[]), 10.0)",
+              "|<- square_add_prim = JitTracer(float32[])"]
+    jax_lines = traced + ["call multiply_add_lowering(LoweringRuleContext(avals_in=(...), "
+                          "avals_out=[...]), %arg0, %arg1, %arg2)",
+                          "|<- multiply_add_lowering = [<OpResult>]"]
+    ours = traced + ["call multiply_add_impl(2.0, 2.0, 10.0)", "|<- multiply_add_impl = 14.0",
+                     "call multiply_add_impl(2.0, 1.0, 1.0)", "|<- multiply_add_impl = 3.0"]
+    read = settings.accepted("jax-primitives", "numpy")
+    assert compare_cells.accept(jax_lines, read)[0] == compare_cells.accept(ours, read)[0]
+    assert compare_cells.accept(ours, settings.accepted("jax-primitives"))[0] == ours  # (CPU)
+    other = ["call square_add_prim(JitTracer(~float32[]), 20.0)"] + ours[1:]
+    assert compare_cells.accept(other, read)[0] != compare_cells.accept(jax_lines, read)[0]
+    eager = ["call square_add_prim(2.0, 10.0)", "  call multiply_add_impl(2.0, 2.0, 10.0)",
+             "  |<- multiply_add_impl = 14.0", "|<- square_add_prim = 14.0"]
+    assert compare_cells.accept(eager, read)[0] == eager
+    assert "jax-primitives" not in settings.NUMPY_XLA_ONLY      # it runs: nothing is refused
+
+
+def test_a_numpy_backend_tolerance_widens_that_backend_only():
+    from conformance import compare
+    from conformance.docs import settings
+    assert settings.tolerance("examples/advi") == {}
+    assert settings.tolerance("examples/advi", "numpy") == {"atol": 1e-3}
+    assert settings.tolerance("complex-differentiation", "numpy") == {"atol": 4e-6}
+    row = compare_cells.table([{"name": "examples/advi", "cells": 1, "status": "pass",
+                                "widened": {"atol": 1e-3}}]).splitlines()[-1]
+    assert row == ("| examples/advi | 1 | pass | numbers within atol 0.001 on this backend "
+                   "(settings.NUMPY_TOLERANCE) |")
+    assert compare.compare_text(["lower bound 14.404474"], ["lower bound 14.404446"],
+                                **settings.tolerance("examples/advi", "numpy")) is None
