@@ -370,14 +370,15 @@ def test_timeit_of_a_call_that_makes_a_jit_anew_inside_says_where_to_make_it_onc
     setup = CASES3["jit_made_inside_a_called_function"].split("for _ in")[0]
     run_cell(shell, setup)
     said = run_cell(shell, "%timeit -n 3 -r 1 g_inner(x)").stdout
-    line = next(t for t in said.splitlines() if t.startswith("The timed runs compiled too"))
-    assert "(3 compile(s) over 3 timed run(s): <lambda>: a new jit object)" in line, said
-    assert re.search(r"A jit made anew inside g_inner \(at In\[\d+\]:3\) compiles on every "
-                     r"call: make it once, outside it, and call that there\.$", line), line
+    line = next(t for t in said.splitlines()
+                if t.startswith(here("The timed runs compiled too")))
+    assert here("(3 compile(s) over 3 timed run(s): <lambda>: a new jit object)") in line, said
+    assert re.search(here(r"A jit made anew inside g_inner \(at In\[\d+\]:3\) compiles on every "
+                          r"call: make it once, outside it, and call that there\.$"), line), line
     assert "before %timeit" not in line
     said = run_cell(shell, CASES3["jit_made_once_outside_the_function"].split("for _ in")[0] +
                     "\n%timeit -n 3 -r 1 g_inner(x)").stdout
-    assert "The timed runs compiled too" not in said, said
+    assert here("The timed runs compiled too") not in said, said
 
 
 def test_an_unregistered_class_cards_rewrite_is_whole_lines(shell):

@@ -11,13 +11,26 @@ import jxkernel
 # XLA's words -> the NumPy backend's, in the order they are replaced
 NUMPY_WORDS = (("compiled again", "traced again"), ("(compile #", "(cache miss #"),
                ("recompile(s) in this cell", "cache miss(es) in this cell"),
-               ("compiled (first compile,", "traced (first cache miss,"),
+               ("compiled (first compile,", "traced again (first program of its own,"),
                ("compiles anew", "traces anew"), ("recompilation(s)", "again"),
                ("compilation(s)", "cache miss(es)"), ("compiled for", "traced for"),
                ("arguments compiles this trace", "arguments runs this trace"),
                ("⚙ <lambda> compiled (", "⚙ <lambda> traced ("),
                ("earlier compile", "earlier trace"),
-               ("function: compilations /", "function: cache misses /"))
+               ("function: compilations /", "function: cache misses /"),
+               # the groups not yours (eager operations, jxkernel's and libraries' own), as
+               # text and as a regex's source
+               ("each compiled once per operand", "each traced once per operand"),
+               ("compile(s) of", "cache miss(es) of"), (r"compile\(s\) of", r"cache miss\(es\) of"),
+               ("logged) compiled now", "logged) run now"),
+               # %%jit cells' notes, %timeit's lines
+               ("recompiled cell[", "traced cell["), ("compiled cell[", "traced cell["),
+               ("Compiled on the first run", "Traced on the first run"),
+               ("The timed runs compiled too", "The timed runs traced too"),
+               ("includes compiling", "includes tracing"),
+               ("compiles on every", "traces on every"),
+               ("compile(s) over", "cache miss(es) over"),
+               (r"compile\(s\) over", r"cache miss\(es\) over"))
 
 
 def here(text: str) -> str:
