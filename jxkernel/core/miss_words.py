@@ -138,11 +138,17 @@ _TRACED_PHRASES = (("traces and compiles", "traces"), ("traced and compiled", "t
                    ("options compiles a program of its own", "options makes a program of its own"),
                    ("each device compiles one of its own", "each device has one of its own"),
                    ("default device compile apart", "default device get programs apart"),
-                   ("without compiling", "without a new trace"))
+                   ("without compiling", "without a new trace"),
+                   # (reasons of the explainer's: a trace reused, no new one)
+                   ("compiled now, without tracing again", "run now, without tracing again"),
+                   ("compiled again for its arguments' layout", "prepared again for its "
+                    "arguments' layout"))
 # JAX's own compiling, said of JAX (kept as it is: only these may say "compil" on NumPy)
 JAX_COMPILES = ("JAX compiles a program for each", "\"Compiling jit(...)\"",
                 "JAX traces once, and lowers and compiles twice")
-_COMPILE_WORD = re.compile(r"(?<![.\w])compil(e|es|ed|ing)\b")
+# a word, not code (`.compile()`, compiler_options) nor a quoted value ('compile', a static
+# argument's value in a reason)
+_COMPILE_WORD = re.compile(r"(?<![.\w'\"])compil(e|es|ed|ing)\b(?!\")")
 _TRACE_WORD = {"e": "trace", "es": "traces", "ed": "traced", "ing": "tracing"}
 
 

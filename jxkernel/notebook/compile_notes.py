@@ -72,13 +72,23 @@ def _changes(event) -> tuple:
 def reason_said(event) -> str:
     """`event`'s one-line reason with the learner's paths (learner_paths) for a library's
     jit of the learner's function: "x: f32[8] -> f32[5]" where JAX's log reason says
-    "dynamic_nodonate['rest'][13]: ..."; the reason as logged otherwise."""
+    "dynamic_nodonate['rest'][13]: ..."; the reason as logged otherwise (_reason_here)."""
     if event.learner_function is None or not event.learner_paths:
-        return event.reason
+        return _reason_here(event)
     names = dict(event.learner_paths)
     # longest first, and never inside a longer path: ['rest'][1] is not ['rest'][13]'s start
     pattern = "|".join(re.escape(p) for p in sorted(names, key=len, reverse=True))
-    return re.sub(f"(?:{pattern})(?![\\w\\[])", lambda m: names[m.group(0)], event.reason)
+    return re.sub(f"(?:{pattern})(?![\\w\\[])", lambda m: names[m.group(0)],
+                  _reason_here(event))
+
+
+def _reason_here(event) -> str:
+    """`event`'s reason as logged; on the NumPy backend in its words, where the explainer's
+    own reasons say compiled (a pmap's "compiled again for its arguments' layout", a trace
+    made before "compiled now, without tracing again"): miss_words.traced_said."""
+    if miss_words.compiles(event.backend):
+        return event.reason
+    return miss_words.traced_said(event.reason)
 
 
 def signature_said(event) -> str:
@@ -99,7 +109,7 @@ def change_line(event) -> str:
     the user's line asked for: explicit_compile), else the reason."""
     changes = _changes(event)
     if not changes:
-        return _traced_as_new(event) or event.reason
+        return _traced_as_new(event) or _reason_here(event)
     first = changes[0]
     more = f" (and {len(changes) - 1} more)" if len(changes) > 1 else ""
     fix = "" if explicit_compile(event) else fix_in_brief(first.fix)
@@ -180,7 +190,7 @@ def _details(event, run=()) -> str:
         lines.append(f"what changed since the nearest earlier {since}, and the fix:")
         lines.append(explanation_text(_changes(event)))
     elif event.reason != "first call":
-        lines.append(f"what changed: {event.reason}")
+        lines.append(f"what changed: {_reason_here(event)}")
     elif _traced_as_new(event):
         lines.append(f"why: {_traced_as_new(event)}")
     if not event.compiled and _stage_only(event):   # eval_shape's, make_jaxpr's trace

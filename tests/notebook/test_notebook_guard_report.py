@@ -68,7 +68,7 @@ def test_jxguard_for_every_function_and_for_a_jit_cell_by_its_label(shell):
     ok(shell, "g3 = jax.jit(lambda x: x - 1)\ng3(jnp.ones(2))\nx3 = jnp.ones(2)")
     jit_cell = ok(shell, "%%jit\ny3 = x3 * 3")
     label = f"cell[{jit_cell.count}]"
-    assert any(f"compiled {label}" in t for t in jit_cell.texts)
+    assert any(here(f"compiled {label}") in t for t in jit_cell.texts)
     status = ok(shell, f"%jxguard on {label}").result
     assert [k.split("@")[0] for k in status.functions] == [label]
     ok(shell, "x3 = jnp.ones(3)")
@@ -154,7 +154,7 @@ def test_a_new_jit_object_is_said_in_words_not_by_its_kind_key(shell):
     log = ok(shell, "%jxcompiles").result
     try:
         log.filter.options = list(log.filter.options) + ["<lambda>"]
-        assert "jit(&lt;lambda&gt;) compiled for (x: f32[9])" in log.html_repr()
+        assert here("jit(&lt;lambda&gt;) compiled for (x: f32[9])") in log.html_repr()
         assert "fresh_jit" not in log.html_repr() and "fresh_jit" not in log.text_repr()
     finally:
         log.close()

@@ -107,7 +107,7 @@ def test_rerun_hits_the_cache_and_changes_recompile_with_the_reason(shell):
     ok(shell, "a2 = jnp.ones(3)\nk2 = 2.0")
     body = "%%jit\nb2 = a2 * k2\nb2"
     first = ok(shell, body)
-    label = re.search(r"compiled (cell\[\d+\])", first.texts[0]).group(1)
+    label = re.search(here(r"compiled (cell\[\d+\])"), first.texts[0]).group(1)
     program = next(m for m in state_of(shell).magics if hasattr(m, "programs")).programs
     jitted = next(p.jitted for p in program.values() if p.label == label)
     hits = compile_log.cache_hits(jitted)
@@ -119,7 +119,7 @@ def test_rerun_hits_the_cache_and_changes_recompile_with_the_reason(shell):
 
     ok(shell, "a2 = jnp.ones(4)")
     grown = ok(shell, body)
-    assert grown.shown(f"recompiled {label} because a2: f32[3] -> f32[4]")
+    assert grown.shown(here(f"recompiled {label} because a2: f32[3] -> f32[4]"))
     ok(shell, "a2 = jnp.ones(4, jnp.int32)")
     assert ok(shell, body).shown("-> i32[4]")    # against the closest earlier signature
     ok(shell, "k2 = 3")                                   # Python float -> Python int: weak i32

@@ -6,6 +6,8 @@ writes its expectation in XLA's words and reads it through `here`:
 
     assert title.startswith(here("⚙ f compiled again (compile #2, at In["))
 """
+import re
+
 import jxkernel
 
 # XLA's words -> the NumPy backend's, in the order they are replaced
@@ -28,15 +30,26 @@ NUMPY_WORDS = (("compiled again", "traced again"), ("(compile #", "(cache miss #
                ("Compiled on the first run", "Traced on the first run"),
                ("The timed runs compiled too", "The timed runs traced too"),
                ("includes compiling", "includes tracing"),
+               ("compiled (cell", "traced (cell"), ("compile one program each", "make one program each"),
+               ("each compile is expected", "each trace is expected"),
+               ("compiled again for its arguments' layout", "prepared again for its arguments' "
+                "layout"), ("compiled now, without tracing again", "run now, without tracing again"),
                ("compiles on every", "traces on every"),
                ("compile(s) over", "cache miss(es) over"),
                (r"compile\(s\) over", r"cache miss\(es\) over"))
+
+
+# ... and where the words move: %%jit's "recompiled cell[3] because" is "traced cell[3] again
+# because" there
+NUMPY_PATTERNS = ((re.compile(r"recompiled (cell\[\d+\]) because"), r"traced \1 again because"),)
 
 
 def here(text: str) -> str:
     """`text`, in the notes' words on XLA's backends, as the backend the tests run on says it."""
     if jxkernel.default_backend() != "numpy":
         return text
+    for pattern, numpy in NUMPY_PATTERNS:
+        text = pattern.sub(numpy, text)
     for xla, numpy in NUMPY_WORDS:
         text = text.replace(xla, numpy)
     return text

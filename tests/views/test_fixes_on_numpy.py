@@ -76,9 +76,16 @@ def test_fix_words_on_numpy_read_as_a_trace():
         == "a program runs on one device, or expect one trace per device."
     assert said("each of its two values compiles once, so at most two compiles.") == \
         "each of its two values traces once, so at most two traces."
-    # code and names in a fix stay: `.compile()`, compiler_options
+    # code and names in a fix stay: `.compile()`, compiler_options, a quoted value
     assert said("then lowered.compile() with compiler_options") == \
         "then lowered.compile() with compiler_options"
+    assert said("static mode: 'compile' -> 'run'") == "static mode: 'compile' -> 'run'"
+    # the explainer's reasons where the trace was reused: no new trace, a program run
+    assert said(recompile_explainer.REUSED_TRACE).endswith(
+        ": run now, without tracing again")
+    assert said("compiled again for its arguments' layout: " +
+                recompile_explainer.PMAP_LAYOUT).startswith(
+        "prepared again for its arguments' layout: a pmap's output")
 
 
 def _event(backend, changes, **more):
