@@ -11,7 +11,9 @@ import re
 import jxkernel
 
 # XLA's words -> the NumPy backend's, in the order they are replaced
-NUMPY_WORDS = (("compiled again", "traced again"), ("(compile #", "(cache miss #"),
+NUMPY_WORDS = (("would recompile because", "would trace again because"),   # the guard's
+               ("compiled for: (", "traced for:  ("), ("called with:  (", "called with: ("),
+               ("compiled again", "traced again"), ("(compile #", "(cache miss #"),
                ("recompile(s) in this cell", "cache miss(es) in this cell"),
                ("compiled (first compile,", "traced again (first program of its own,"),
                ("compiles anew", "traces anew"), ("recompilation(s)", "again"),
@@ -32,6 +34,8 @@ NUMPY_WORDS = (("compiled again", "traced again"), ("(compile #", "(cache miss #
                ("includes compiling", "includes tracing"),
                ("compiled (cell", "traced (cell"), ("compile one program each", "make one program each"),
                ("each compile is expected", "each trace is expected"),
+               ("rows compiled before", "rows traced before"),
+               # the guard's refusal
                ("compiled again for its arguments' layout", "prepared again for its arguments' "
                 "layout"), ("compiled now, without tracing again", "run now, without tracing again"),
                ("compiles on every", "traces on every"),
