@@ -461,11 +461,14 @@ def stale_note(stale) -> Note | None:
     for s in stale:
         at = source_label(s.call_site) if s.call_site is not None else ""
         inside = getattr(s.traced_at, "inlined_into", None)
+        # (the NumPy backend compiles nothing: the program its trace made)
+        numpy = not miss_words.compiles(getattr(s.traced_at, "backend", None) or "cpu")
         kept = (f"its trace, in {inside}'s program and reused by its later calls and by any "
                 f"jit calling it (for the same types)," if inside and s.inner_jit else
                 f"{inside}'s kept trace of it" if inside else
                 # an earlier trace's program (for other argument types) is kept too
-                "the program compiled at that trace" if s.earlier else "its compiled program")
+                f"the program {'made' if numpy else 'compiled'} at that trace" if s.earlier
+                else "its program" if numpy else "its compiled program")
         through = f" (in {s.helper}, which it calls)" if s.helper else ""
         lines.append(f"⚠ {s.function} read {s.name} = {s.then}{through} when traced"
                      f"{f' (at {at})' if at else ''}; {s.name} is {s.now} now, and {kept} "

@@ -246,3 +246,12 @@ def test_timeit_of_a_jit_made_anew_says_its_runs_traced(shell):
     # the note under the cell: the jit object before, traced for its arguments
     assert "(jit object): jit(<lambda>) traced for (v: f32[5]) -> a new jit object" in shown
     assert shown.count("compil") == 1, shown     # "the numpy backend compiles nothing" alone
+
+
+def test_a_value_read_when_traced_is_kept_by_its_program(shell):
+    # the stale-value note said "its compiled program keeps 2.0" of a program nothing compiled
+    run(shell, "ws = 2.0\nfs = jax.jit(lambda x: x * ws)\nfs(jnp.ones(3))")
+    note = run(shell, "ws = 3.0")
+    assert re.search(r"⚠ <lambda> read ws = 2\.0 when traced \(at In\[\d+\]:3\); ws is 3\.0 now, "
+                     r"and its program keeps 2\.0$", note, re.M), note
+    assert "compil" not in note, note

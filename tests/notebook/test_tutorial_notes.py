@@ -43,7 +43,8 @@ def test_a_global_read_by_an_earlier_trace_is_noted_with_the_value_its_program_k
     (note,) = notes
     first = note.splitlines()[0]
     assert first.startswith("⚠ impure_uses_globals read g = 0.0 when traced (at In["), first
-    assert first.endswith("; g is 10.0 now, and the program compiled at that trace keeps 0.0")
+    assert first.endswith(here("; g is 10.0 now, and the program compiled at that trace keeps "
+                               "0.0"))
     # the claim, as JAX computes it: a scalar's call adds 0.0, an array's 10.0
     scalar, array = recorded["checks"]
     assert scalar == 1.0 + 0.0 and array == [1.0 + 10.0]

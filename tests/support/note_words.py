@@ -35,6 +35,9 @@ NUMPY_WORDS = (("would recompile because", "would trace again because"),   # the
                ("compiled (cell", "traced (cell"), ("compile one program each", "make one program each"),
                ("each compile is expected", "each trace is expected"),
                ("rows compiled before", "rows traced before"),
+               # a value read from outside changed since the trace (the stale note)
+               ("its compiled program", "its program"),
+               ("the program compiled at that trace", "the program made at that trace"),
                # the guard's refusal
                ("compiled again for its arguments' layout", "prepared again for its arguments' "
                 "layout"), ("compiled now, without tracing again", "run now, without tracing again"),
