@@ -255,3 +255,14 @@ def test_a_value_read_when_traced_is_kept_by_its_program(shell):
     assert re.search(r"⚠ <lambda> read ws = 2\.0 when traced \(at In\[\d+\]:3\); ws is 3\.0 now, "
                      r"and its program keeps 2\.0$", note, re.M), note
     assert "compil" not in note, note
+
+
+def test_a_jit_cell_traced_anew_and_its_print_say_trace(shell):
+    # "⚙ cell[3]: ...: compiling it anew" and "print() ... runs once per compilation" where
+    # nothing compiles
+    run(shell, "xp, kp = jnp.ones(3), 2")
+    first = run(shell, "%%jit\nprint('tracing', xp)\nyp = xp * kp")
+    assert "print() ran while tracing cell[" in first and "it runs once per trace and " in first
+    anew = run(shell, "%%jit --static kp\nprint('tracing', xp)\nyp = xp * kp")
+    assert re.search(r"^⚙ cell\[\d+\]: .*: tracing it anew$", anew, re.M), anew
+    assert "compil" not in first + anew, first + anew

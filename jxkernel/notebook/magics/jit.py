@@ -235,7 +235,9 @@ class JitMagics(JxMagicsBase):
             self._report_compiles(program, outputs, last)
         print_notes.clear()                  # (this cell's prints are told here, not twice)
         if program.printed:
-            show(Note(f"print() ran while tracing {program.label}: it runs once per compilation "
+            # (on the NumPy backend, which compiles nothing: once per trace)
+            per = "trace" if miss_words.any_numpy(program.events) else "compilation"
+            show(Note(f"print() ran while tracing {program.label}: it runs once per {per} "
                       f"and shows tracers (shapes and dtypes), not values; a cached rerun prints "
                       f"nothing", body=program.printed.rstrip("\n"), kind="print"))
         elif program.info.prints and not program.traced_now:
