@@ -266,3 +266,12 @@ def test_a_jit_cell_traced_anew_and_its_print_say_trace(shell):
     anew = run(shell, "%%jit --static kp\nprint('tracing', xp)\nyp = xp * kp")
     assert re.search(r"^⚙ cell\[\d+\]: .*: tracing it anew$", anew, re.M), anew
     assert "compil" not in first + anew, first + anew
+
+
+def test_a_draw_at_the_trace_is_kept_by_its_program(shell):
+    # "the compiled program uses that same number on every call" of a program nothing compiled
+    note = run(shell, "import numpy as np\n@jax.jit\ndef noisy_np(x):\n"
+                      "    return x + np.random.normal()\n_a = noisy_np(1.0)")
+    assert re.search(r"⚠ np\.random\.normal\(\) drew its number once, while noisy_np was "
+                     r"traced \(at In\[\d+\]:4\): the program uses that same number on every "
+                     r"call", note), note
