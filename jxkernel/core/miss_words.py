@@ -135,7 +135,8 @@ _TRACED_PHRASES = (("traces and compiles", "traces"), ("traced and compiled", "t
                    ("a compiled program", "a program"),
                    ("the same trace, compiled again", "the same trace, prepared as a program "
                     "again"), ("compile one program each", "make one program each"),
-                   ("options compiles a program of its own", "options makes a program of its own"),
+                   ("options compiles a program of its own",
+                    "options makes a program of its own"),
                    ("each device compiles one of its own", "each device has one of its own"),
                    ("default device compile apart", "default device get programs apart"),
                    ("without compiling", "without a new trace"),

@@ -32,15 +32,17 @@ NUMPY_WORDS = (("would recompile because", "would trace again because"),   # the
                ("Compiled on the first run", "Traced on the first run"),
                ("The timed runs compiled too", "The timed runs traced too"),
                ("includes compiling", "includes tracing"),
-               ("compiled (cell", "traced (cell"), ("compile one program each", "make one program each"),
+               ("compiled (cell", "traced (cell"),
+               ("compile one program each", "make one program each"),
                ("each compile is expected", "each trace is expected"),
                ("rows compiled before", "rows traced before"),
                # a value read from outside changed since the trace (the stale note)
                ("its compiled program", "its program"),
                ("the program compiled at that trace", "the program made at that trace"),
-               # the guard's refusal
+               # the explainer's own reasons (a pmap's layout, a trace made before), %timeit's
                ("compiled again for its arguments' layout", "prepared again for its arguments' "
-                "layout"), ("compiled now, without tracing again", "run now, without tracing again"),
+                "layout"),
+               ("compiled now, without tracing again", "run now, without tracing again"),
                ("compiles on every", "traces on every"),
                ("compile(s) over", "cache miss(es) over"),
                (r"compile\(s\) over", r"cache miss\(es\) over"))
