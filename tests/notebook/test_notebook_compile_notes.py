@@ -791,9 +791,9 @@ def test_a_global_changed_after_the_trace_is_noted_once_under_the_cell(shell):
     assert float(shell.user_ns["_out_g"]) == 2.0           # the old value, as JAX
     (note,) = _stale(ran)
     text = note["text/plain"]
-    assert text.splitlines()[0] == (f"⚠ mul_g read scale_g = 2.0 when traced (at "
-                                    f"In[{first.count}]:5); scale_g is 3.0 now, and its "
-                                    f"compiled program keeps 2.0")
+    assert text.splitlines()[0] == here(f"⚠ mul_g read scale_g = 2.0 when traced (at "
+                                        f"In[{first.count}]:5); scale_g is 3.0 now, and its "
+                                        f"compiled program keeps 2.0")
     assert "def mul_g(..., scale_g): ..." in text
     assert "<details class='jx-note jx-compile'" in note["text/html"]
     assert _stale(ok(shell, "mul_g(1.0)")) == []            # told once
