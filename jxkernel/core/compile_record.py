@@ -901,13 +901,15 @@ def fail_on_recompile(function, enabled: bool = True) -> str:
     signature misses its cache raises `RecompileError` (naming the old and new signature and
     why) instead of compiling. `function` is a jitted function or the `function_key` of one
     of its compile events. Returns its function_key (a FunctionKey: shown by name and place).
+    The error says it "would recompile" ("would trace again" on the NumPy backend, which
+    compiles nothing).
 
         >>> import jxkernel, jxkernel.numpy as jnp
         >>> f = jxkernel.jit(lambda x: x * 2)
         >>> _ = f(jnp.ones(3)); _ = fail_on_recompile(f)
         >>> f(jnp.ones(4))                        # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        jxkernel.core.errors.RecompileError: jit(<lambda>) would recompile because
+        jxkernel.core.errors.RecompileError: jit(<lambda>) would ... because
         x: f32[3] -> f32[4], ...
     """
     if not isinstance(enabled, bool):
@@ -1178,7 +1180,7 @@ class no_recompile:
         >>> with no_recompile(f):                 # doctest: +ELLIPSIS
         ...     f(jnp.ones(4))                    # a new shape
         Traceback (most recent call last):
-        jxkernel.core.errors.RecompileError: jit(<lambda>) would recompile because
+        jxkernel.core.errors.RecompileError: jit(<lambda>) would ... because
         x: f32[3] -> f32[4], ...
         >>> @no_recompile()
         ... def train(): ...

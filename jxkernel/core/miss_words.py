@@ -11,6 +11,7 @@ The facts are the same otherwise (what changed, the fix, the times). The Compila
 the compile report say the same in labextension/src/missWords.ts.
 """
 import dataclasses
+import re
 
 NUMPY = "numpy"
 
@@ -125,12 +126,84 @@ def anew(backend: str, staged: bool = False) -> str:
     return "traces anew (and compiles anew when called)" if staged else ANEW
 
 
+# a fix's words for compiling, said on the NumPy backend (what a new key costs there is a new
+# trace: `traced`): whole phrases first, where a word for word change would misread ("traces
+# and compiles again" is one trace there; "a compiled program" is a program), then each word.
+# What JAX itself does stays JAX's ("JAX compiles a program for each (its log's "Compiling
+# jit(...)" line ...)"; "(JAX traces once, and lowers and compiles twice)").
+_TRACED_PHRASES = (("traces and compiles", "traces"), ("traced and compiled", "traced"),
+                   ("a compiled program", "a program"),
+                   ("the same trace, compiled again", "the same trace, prepared as a program "
+                    "again"), ("compile one program each", "make one program each"),
+                   ("options compiles a program of its own",
+                    "options makes a program of its own"),
+                   ("each device compiles one of its own", "each device has one of its own"),
+                   ("default device compile apart", "default device get programs apart"),
+                   ("without compiling", "without a new trace"),
+                   # (reasons of the explainer's: a trace reused, no new one)
+                   ("compiled now, without tracing again", "run now, without tracing again"),
+                   ("compiled again for its arguments' layout", "prepared again for its "
+                    "arguments' layout"))
+# JAX's own compiling, said of JAX (kept as it is: only these may say "compil" on NumPy)
+JAX_COMPILES = ("JAX compiles a program for each", "\"Compiling jit(...)\"",
+                "JAX traces once, and lowers and compiles twice")
+# a word, not code (`.compile()`, compiler_options) nor a quoted value ('compile', a static
+# argument's value in a reason)
+_COMPILE_WORD = re.compile(r"(?<![.\w'\"])compil(e|es|ed|ing)\b(?!\")")
+_TRACE_WORD = {"e": "trace", "es": "traces", "ed": "traced", "ing": "tracing"}
+
+
+def traced_said(fix: str) -> str:
+    """`fix` (a Change's sentence, in XLA's words) as the NumPy backend, which compiles nothing,
+    says it: what a new cache key costs there is a new trace.
+
+        >>> traced_said("Every new shape compiles anew. Pad it.")
+        'Every new shape traces anew. Pad it.'
+        >>> traced_said("so each one traces and compiles again: at most 5 compiles.")
+        'so each one traces again: at most 5 traces.'
+    """
+    kept = {}
+    for i, words in enumerate(JAX_COMPILES):     # JAX's own words: back as they were, below
+        if words in fix:
+            kept[f"\0{i}\0"] = words
+            fix = fix.replace(words, f"\0{i}\0")
+    for xla, numpy in _TRACED_PHRASES:
+        fix = fix.replace(xla, numpy)
+    fix = _COMPILE_WORD.sub(lambda m: _TRACE_WORD[m.group(1)], fix)
+    for mark, words in kept.items():
+        fix = fix.replace(mark, words)
+    return fix
+
+
 def fixes_said(event, changes) -> tuple:
-    """`changes` (the event's) with each fix's ANEW said where `event` stands (anew): on the
-    NumPy backend or in eval_shape's trace, "traces anew"; the same tuple elsewhere."""
+    """`changes` (the event's) with each fix said where `event` stands: on the NumPy backend,
+    which compiles nothing, in its words (traced_said: "traces anew", "at most 5 traces"),
+    and a jit made anew's earlier one "jit(f) traced for (...)"; in eval_shape's trace, its
+    ANEW as "traces anew (and compiles anew when called)" (anew); the same tuple elsewhere."""
+    if not compiles(event.backend):
+        return tuple(_traced_change(c) for c in changes)
     words = anew(event.backend, event.inlined_into is not None and stage_only(event) is not None)
     if words == ANEW:
         return changes
     return tuple(dataclasses.replace(c, fix=c.fix.replace(ANEW, words))
                  if isinstance(getattr(c, "fix", None), str) and ANEW in c.fix else c
                  for c in changes)
+
+
+# the earlier jit object of a jit made anew, as recompile_explainer names it: "jit(f) compiled
+# for (x: f32[3])"
+_JIT_COMPILED_FOR = re.compile(r"^(jit\(.*\)) compiled for \(")
+
+
+def _traced_change(change):
+    """`change` as the NumPy backend says it (its fix traced_said; a jit made anew's earlier
+    jit "traced for"); a change's values are the learner's otherwise, kept as they are."""
+    fix = getattr(change, "fix", None)
+    if not isinstance(fix, str):
+        return change
+    old = change.old
+    if change.kind == "fresh_jit":
+        old = _JIT_COMPILED_FOR.sub(r"\1 traced for (", old)
+    said = traced_said(fix)
+    return change if (said, old) == (fix, change.old) else \
+        dataclasses.replace(change, fix=said, old=old)

@@ -72,13 +72,23 @@ def _changes(event) -> tuple:
 def reason_said(event) -> str:
     """`event`'s one-line reason with the learner's paths (learner_paths) for a library's
     jit of the learner's function: "x: f32[8] -> f32[5]" where JAX's log reason says
-    "dynamic_nodonate['rest'][13]: ..."; the reason as logged otherwise."""
+    "dynamic_nodonate['rest'][13]: ..."; the reason as logged otherwise (_reason_here)."""
     if event.learner_function is None or not event.learner_paths:
-        return event.reason
+        return _reason_here(event)
     names = dict(event.learner_paths)
     # longest first, and never inside a longer path: ['rest'][1] is not ['rest'][13]'s start
     pattern = "|".join(re.escape(p) for p in sorted(names, key=len, reverse=True))
-    return re.sub(f"(?:{pattern})(?![\\w\\[])", lambda m: names[m.group(0)], event.reason)
+    return re.sub(f"(?:{pattern})(?![\\w\\[])", lambda m: names[m.group(0)],
+                  _reason_here(event))
+
+
+def _reason_here(event) -> str:
+    """`event`'s reason as logged; on the NumPy backend in its words, where the explainer's
+    own reasons say compiled (a pmap's "compiled again for its arguments' layout", a trace
+    made before "compiled now, without tracing again"): miss_words.traced_said."""
+    if miss_words.compiles(event.backend):
+        return event.reason
+    return miss_words.traced_said(event.reason)
 
 
 def signature_said(event) -> str:
@@ -99,7 +109,7 @@ def change_line(event) -> str:
     the user's line asked for: explicit_compile), else the reason."""
     changes = _changes(event)
     if not changes:
-        return _traced_as_new(event) or event.reason
+        return _traced_as_new(event) or _reason_here(event)
     first = changes[0]
     more = f" (and {len(changes) - 1} more)" if len(changes) > 1 else ""
     fix = "" if explicit_compile(event) else fix_in_brief(first.fix)
@@ -133,9 +143,10 @@ def _traced_as_new(event) -> str | None:
     """
     if event.reason != "first call" or event.changes or event.nth < 2 or not event.miss:
         return None
-    if event.traced_at is not None:
+    if event.traced_at is not None:     # (on the NumPy backend, run: nothing compiles)
         return ("its trace made before (by eval_shape, .trace or .lower, where its miss was "
-                "logged) compiled now")
+                "logged) " + ("compiled" if miss_words.compiles(event.backend) else "run") +
+                " now")
     return ("its caches were cleared (jax.clear_caches() or its .clear_cache()): traced anew, "
             "as a function never seen (JAX's log: \"never seen function\", the same id)")
 
@@ -147,7 +158,7 @@ def _details(event, run=()) -> str:
         lines = _details(event).splitlines()
         lines[-1] = (f"{miss_words.did(event.backend)} for ({signature_said(event)}) "
                      f"{len(run)} times, in {sum(e.total_s for e in run) * 1e3:.1f} ms in all "
-                     f"({miss_words.came_from(event)})")
+                     f"({_came_from(event)})")
         return "\n".join(lines)
     lines = []
     if event.learners_line is not None:
@@ -155,7 +166,8 @@ def _details(event, run=()) -> str:
         lines.append(f"called at {where(event)}" + (f":  {line}" if line else ""))
     if event.learner_function and event.source:     # a library's jit of it: eqx.filter_jit's
         lines.append(f"{event.function} defined at {defined_at(event.learner_function)}, "
-                     f"compiled through {_library_of(event.source)}'s jit (JAX's log names "
+                     f"{miss_words.did(event.backend)} through {_library_of(event.source)}'s "
+                     f"jit (JAX's log names "
                      f"{defined_at(event.source)})")
     elif (event.source or "").startswith(TIMEIT_FILE + ":"):
         # the code IPython's %timeit compiles of the learner's statement: its line is the
@@ -178,7 +190,7 @@ def _details(event, run=()) -> str:
         lines.append(f"what changed since the nearest earlier {since}, and the fix:")
         lines.append(explanation_text(_changes(event)))
     elif event.reason != "first call":
-        lines.append(f"what changed: {event.reason}")
+        lines.append(f"what changed: {_reason_here(event)}")
     elif _traced_as_new(event):
         lines.append(f"why: {_traced_as_new(event)}")
     if not event.compiled and _stage_only(event):   # eval_shape's, make_jaxpr's trace
@@ -191,16 +203,27 @@ def _details(event, run=()) -> str:
     if not event.compiled:      # a retrace inside another traced function
         lines.append(f"traced for ({signature_said(event)}) inside "
                      f"{event.inlined_into}: nothing compiled of its own (it is part of "
-                     f"that one's program, if that compiles)")
+                     f"that one's program" +
+                     (", if that compiles)" if miss_words.compiles(event.backend) else ")"))
         return "\n".join(lines)
     lines.append(f"{miss_words.did(event.backend)} for ({signature_said(event)}) in "
-                 f"{event.total_s * 1e3:.1f} ms ({miss_words.came_from(event)}" +
-                 (NOTHING_COMPILED if not miss_words.compiles(event.backend) else "") + ")")
+                 f"{event.total_s * 1e3:.1f} ms ({_came_from(event)})")
     return "\n".join(lines)
 
 
-# what a miss on the NumPy backend did, after its "traced" (miss_words)
-NOTHING_COMPILED = ": the numpy backend compiles nothing, NumPy runs the jaxpr"
+# what a miss on the NumPy backend did, where XLA's says where its program came from
+NOTHING_COMPILED = "the numpy backend compiles nothing: NumPy runs the jaxpr"
+
+
+def _came_from(event) -> str:
+    """Where `event`'s program came from, as its details' last line ends: "compiled",
+    "memory", "disk"; on the NumPy backend what happened there, after that line's "traced
+    for" (not "traced" twice)."""
+    came = miss_words.came_from(event)
+    if miss_words.compiles(event.backend):
+        return came
+    return NOTHING_COMPILED if came == miss_words.did(event.backend) else \
+        f"{came}: {NOTHING_COMPILED}"
 # traces that compile nothing, around a jit traced inside them: what each is for
 _STAGE_ONLY = miss_words.STAGE_ONLY
 _stage_only = miss_words.stage_only
@@ -257,8 +280,11 @@ def _title(event, times: int = 1) -> str:
                 f", inside {event.inlined_into}{at})")
     did, a_miss = miss_words.did(event.backend), miss_words.a_miss(event.backend)
     if event.again and not _compiled_before(event):
-        return f"⚙ {_named(event)} {did} (first {a_miss}, traced before{at}): " \
-            f"{change_line(event)}"
+        # on the NumPy backend it traces again: its first program of its own, not its first
+        # miss (its earlier trace missed too)
+        first = f"{did} (first {a_miss}" if miss_words.compiles(event.backend) else \
+            f"{did} again (first program of its own"
+        return f"⚙ {_named(event)} {first}, traced before{at}): {change_line(event)}"
     if event.again:
         # a new jit object of code compiled before is its own first compile, and a log
         # cleared since (%jxcompiles --clear) counts afresh: no number then
@@ -355,13 +381,16 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
               f"{_title(r[0], len(r))}\n{_indent(_details(r[0], r))}" for r in runs[:DETAILED]]
     bodies += _one_line_each(runs[DETAILED:])
     rest = []
+    # the NumPy backend compiles none of them: each is a cache miss, traced (miss_words)
+    numpy = miss_words.any_numpy(others)
     for kind, group in OTHER_KINDS.items():
         mine = [e for e in others if kind_of(e) == kind]
         if mine and kind == compile_record.EAGER:
-            rest.append(f"{len(mine)} eager operation(s) (each compiled once per operand types "
-                        f"and parameters): {grouped_text(mine)}")
+            rest.append(f"{len(mine)} eager operation(s) (each {'traced' if numpy else 'compiled'}"
+                        f" once per operand types and parameters): {grouped_text(mine)}")
         elif mine:
-            rest.append(f"{len(mine)} compile(s) of {group}: {grouped_text(mine)}")
+            rest.append(f"{miss_words.misses(len(mine), numpy, 'compile(s)')} of {group}: "
+                        f"{grouped_text(mine)}")
     if one_story:
         title = _title(runs[0][0], len(runs[0]))
     elif told:
@@ -382,8 +411,8 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
     else:
         whose = "jxkernel's or libraries'" if any(kind_of(e) == LIBRARY for e in others) \
             else "jxkernel"
-        title = (f"⚙ this cell compiled {len(others)} eager operation(s) and {whose} "
-                 f"function(s)")
+        title = (f"⚙ this cell {'traced' if numpy else 'compiled'} {len(others)} eager "
+                 f"operation(s) and {whose} function(s)")
     return Note(title, body="\n".join(bodies + rest), kind="compile", details=True)
 
 
@@ -432,11 +461,14 @@ def stale_note(stale) -> Note | None:
     for s in stale:
         at = source_label(s.call_site) if s.call_site is not None else ""
         inside = getattr(s.traced_at, "inlined_into", None)
+        # (the NumPy backend compiles nothing: the program its trace made)
+        numpy = not miss_words.compiles(getattr(s.traced_at, "backend", None) or "cpu")
         kept = (f"its trace, in {inside}'s program and reused by its later calls and by any "
                 f"jit calling it (for the same types)," if inside and s.inner_jit else
                 f"{inside}'s kept trace of it" if inside else
                 # an earlier trace's program (for other argument types) is kept too
-                "the program compiled at that trace" if s.earlier else "its compiled program")
+                f"the program {'made' if numpy else 'compiled'} at that trace" if s.earlier
+                else "its program" if numpy else "its compiled program")
         through = f" (in {s.helper}, which it calls)" if s.helper else ""
         lines.append(f"⚠ {s.function} read {s.name} = {s.then}{through} when traced"
                      f"{f' (at {at})' if at else ''}; {s.name} is {s.now} now, and {kept} "

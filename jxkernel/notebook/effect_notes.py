@@ -13,7 +13,7 @@ import ast
 import inspect
 import textwrap
 
-from ..core import compile_record
+from ..core import compile_record, miss_words
 from ..core.compile_record import USER
 from .display import Note, source_label
 from .print_notes import _Site
@@ -36,11 +36,14 @@ class TraceEffectsWatch:
             if event.origin == USER and event.nth <= 1:
                 function = getattr(event.key, "__wrapped__", None)
                 found = attribute_sets(function)
+                # (the NumPy backend compiles nothing: "its program", not its compiled one)
+                program = "compiled program" if miss_words.compiles(event.backend) else \
+                    "program"
                 if found:
-                    return _note(function, found)
+                    return _note(function, found, program)
                 drawn = random_draws(function)
                 if drawn:
-                    return _draw_note(function, drawn)
+                    return _draw_note(function, drawn, program)
         return None
 
 
@@ -130,13 +133,13 @@ def _resolved(node, scope):
     return None
 
 
-def _draw_note(function, drawn) -> Note:
+def _draw_note(function, drawn, program: str = "compiled program") -> Note:
     name = getattr(function, "__name__", "the function")
     call, file, line = drawn[0]
     at = source_label(_Site(file, line))
     return Note(
-        f"⚠ {call} drew its number once, while {name} was traced (at {at}): the compiled "
-        f"program uses that same number on every call",
+        f"⚠ {call} drew its number once, while {name} was traced (at {at}): the {program} "
+        f"uses that same number on every call",
         body=("NumPy's and Python's random functions run in Python, at the trace alone (as in "
               "JAX): the value they return is baked into the program. Draw inside the program "
               "with jax.random and a key passed in, a new key for each call:\n"
@@ -146,12 +149,12 @@ def _draw_note(function, drawn) -> Note:
         kind="info", details=True)
 
 
-def _note(method, found) -> Note:
+def _note(method, found, program: str = "compiled program") -> Note:
     name = method.__func__.__name__
     attribute, file, line = found[0]
     at = source_label(_Site(file, line))
     return Note(
-        f"⚠ {name} sets self.{attribute} (at {at}) once, while traced: its compiled program "
+        f"⚠ {name} sets self.{attribute} (at {at}) once, while traced: its {program} "
         f"neither reads nor changes self.{attribute}",
         body=(f"A jitted function's Python side effects (an attribute set, a list appended to) "
               f"happen at its trace alone, as in JAX: the program returns what the trace "

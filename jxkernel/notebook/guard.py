@@ -7,13 +7,15 @@ what `%jxguard` does and shows.
                              label such as cell[3], or a compile event's function_key)
     %jxguard off [f]         off for f; without f, off everywhere (every function's too)
 
+    (it "would recompile"; "would trace again" on the NumPy backend, which compiles nothing)
+
     >>> f = jax.jit(lambda x: x * 2)
     >>> _ = f(jnp.ones(3))           # f compiled already; a new shape raises at this line
     >>> with no_recompile(f):        # doctest: +ELLIPSIS
     ...     f(jnp.ones(4))
     Traceback (most recent call last):
       ...
-    jxkernel.core.errors.RecompileError: jit(<lambda>) would recompile because x: f32[3] -> f32[4], and fail_on_recompile is on for it.
+    jxkernel.core.errors.RecompileError: jit(<lambda>) would ... because x: f32[3] -> f32[4], and fail_on_recompile is on for it.
     ...
 
 The status view is `GuardStatus` (jxkernel/views/guard_status.py, its JSON bundle there).

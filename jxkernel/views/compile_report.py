@@ -340,23 +340,25 @@ def to_html(data: dict, page: bool = True) -> str:
     groups = grouped_report(data)
     mine = yours_line(groups)
     yours = groups[YOURS]
-    body = (f"<h2>jxkernel compilation report</h2>{head}"
+    # (on the NumPy backend, a report of cache misses: nothing compiles there)
+    body = (f"<h2>jxkernel {'cache miss' if numpy else 'compilation'} report</h2>{head}"
             f"{f'<p><b>{esc(mine)}</b></p>' if mine else ''}")
     if yours["functions"] or yours["events"]:
-        body += _functions_html(yours["functions"]) + _events_html(yours["events"])
+        body += _functions_html(yours["functions"], numpy) + _events_html(yours["events"])
     elif not mine:          # no empty table: one sentence (the folded line counts them else)
         body += f"<p><i>{NONE_OF_YOURS}</i></p>"
     inside = groups[INSIDE]["functions"]
     if inside:
         body += _folded(f"{len(inside)} function(s) of yours traced inside another (a lax.cond "
                         f"branch, a loop body), nothing compiled of their own",
-                        _functions_html(inside))
+                        _functions_html(inside, numpy))
     others = groups[OTHERS]
     if others["functions"] or others["events"]:
         body += _folded(f"{miss_words.misses(len(others['events']), numpy)} of eager operations and "
                         f"jxkernel's or libraries' functions ({len(others['functions'])} of "
                         f"them), for your calls",
-                        _functions_html(others["functions"]) + _events_html(others["events"]))
+                        _functions_html(others["functions"], numpy) +
+                        _events_html(others["events"]))
     if not page:
         return f"<div class='jx-report'>{body}</div>"
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>jxkernel compilation "
@@ -368,12 +370,16 @@ def _folded(summary: str, inner: str) -> str:
     return f"<details class='jx-folded'><summary>{esc(summary)}</summary>{inner}</details>"
 
 
-def _functions_html(functions) -> str:
+def _functions_html(functions, numpy: bool = False) -> str:
+    """The functions' table; `numpy`: headed in the NumPy backend's words (cache misses,
+    again, prepare ms: nothing compiles there), as the report view's (reportView.ts)."""
     cols = ("function", "source", "compilations", "recompilations", "cache_hits", "trace_ms",
             "lower_ms", "compile_ms")
+    said = {"compilations": "cache misses", "recompilations": "again",
+            "compile_ms": "prepare ms"} if numpy else {}
     rows = "".join("<tr>" + "".join(f"<td>{esc(f[c] if f[c] is not None else '')}</td>"
                                     for c in cols) + "</tr>" for f in functions)
-    head = "".join(f"<th>{c.replace('_', ' ')}</th>" for c in cols)
+    head = "".join(f"<th>{said.get(c, c.replace('_', ' '))}</th>" for c in cols)
     return f"<h3>Functions</h3><table><tr>{head}</tr>{rows}</table>"
 
 
@@ -391,7 +397,10 @@ def _events_html(events) -> str:
         items.append(
             f"<li><b>{esc(e['function'])}</b> <span{again}>{esc(e['reason'])}</span> — "
             f"<code>({esc(sig)})</code>; {how}{changes_html(e['explanation'])}</li>")
-    return f"<h3>Compilations</h3><ol>{''.join(items)}</ol>" if items else \
+    # (each a cache miss on the NumPy backend, which compiles nothing)
+    title = "Cache misses" if any(not miss_words.compiles(e["backend"]) for e in events) \
+        else "Compilations"
+    return f"<h3>{title}</h3><ol>{''.join(items)}</ol>" if items else \
         "<h3>Compilations</h3><p><i>none yet</i></p>"
 
 

@@ -27,7 +27,7 @@ import sys
 
 from ..core.config import _TRACE_OPTIONS, config
 from ..core.traceback_util import boundary_inner
-from ..core import compile_record as _record
+from ..core import compile_record as _record, miss_words
 from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the record's names too)
     MAX_EVENTS, CompileEvent, Miss, cache_hits, clear, compile_events, events_since,
     fail_on_any_recompile, fail_on_recompile, failing_on_any_recompile, failing_on_recompile,
@@ -435,16 +435,26 @@ def refusal(miss: Miss) -> RecompileError:
                          signature_text(_named_signature(named, static_named)),
                          reason, where)
     err.changes = changes
-    err.args = (_refusal_text(jitted, err, where),)
+    # the NumPy backend compiles nothing: there the refused miss is a trace (miss_words)
+    numpy = not miss_words.compiles(_platform(miss))
+    err.args = (_refusal_text(jitted, err, where, numpy),)
     library = _is_library(jitted)
     if changes and not library:
-        err.add_note("What changed, and the fix:\n" + explanation_text(changes))
+        said = tuple(dataclasses.replace(c, fix=miss_words.traced_said(c.fix))
+                     for c in changes) if numpy else changes
+        err.add_note("What changed, and the fix:\n" + explanation_text(said))
     elif library:
         err.add_note("A library function compiles once per input type (shape, dtype) it is "
                      "given, as your own jitted functions do. Under the guard, call it with "
                      "the types it compiled for, or run it once with each type before turning "
                      "the guard on.")
     return err
+
+
+def _platform(miss) -> str:
+    """The platform the refused call would run on: its device's, else the default one."""
+    device = miss.device
+    return _client.platform_of(device) if device is not None else _client.default_backend()
 
 
 def _is_library(jitted) -> bool:
@@ -477,10 +487,13 @@ def _name_in_caller(target) -> str | None:
     return None
 
 
-def _refusal_text(jitted, err, where) -> str:
+def _refusal_text(jitted, err, where, numpy: bool = False) -> str:
+    """The guard's refusal; `numpy`: on the NumPy backend, which compiles nothing, of a trace
+    ("would trace again", "traced for")."""
     at = f"called at {where.file}:{where.line}\n" if where is not None else ""
     per_function = bool(getattr(jitted, "_fail_on_recompile", False))
-    signatures = (f"  compiled for: ({err.old_signature})\n"
+    signatures = (f"  traced for:  ({err.old_signature})\n  called with: ({err.new_signature})\n"
+                  if numpy else f"  compiled for: ({err.old_signature})\n"
                   f"  called with:  ({err.new_signature})\n")
     if per_function:
         name = _name_in_caller(jitted)
@@ -502,6 +515,11 @@ def _refusal_text(jitted, err, where) -> str:
         return (f"The call{line} would compile a jitted function inside jxkernel again, "
                 f"because its input changed ({err.reason}), and {switch}.\n" + signatures + at +
                 f"Call it with the types it compiled for, or allow recompiling by {allow}.")
+    if numpy:
+        return (f"jit({jitted._name}) would trace again because {err.reason}, and {switch}.\n" +
+                signatures + at +
+                f"Call it with the traced signature, or allow a new trace "
+                f"{'with ' if per_function else 'by '}{allow}.")
     return (f"jit({jitted._name}) would recompile because {err.reason}, and {switch}.\n" +
             signatures + at +
             f"Call it with the compiled signature, or allow recompiling "

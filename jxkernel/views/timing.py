@@ -283,7 +283,9 @@ def _platform(out) -> str | None:
 
 
 # on the NumPy backend (JupyterLite's) no XLA compiles and NumPy computes as it is called
-NUMPY_COMPILE = "compile is the numpy backend's (no XLA there: it runs the jaxpr)."
+# (its "compile" phase makes the program that runs the jaxpr with NumPy: nothing compiles)
+NUMPY_COMPILE = ("compile is the numpy backend's preparing of the program that runs the jaxpr "
+                 "(no XLA there: nothing compiles).")
 NUMPY_RUN_NOTE = ("The numpy backend has no async dispatch: it computes the results before the "
                   "call returns, so dispatch holds the computation and device is only the wait "
                   "on results already there.")
@@ -294,8 +296,9 @@ def _compile_phases(jitted, args, kwargs, compiles, first, platform):
     if compiles:
         samples = list(zip(*(_fresh_compile(jitted, args, kwargs) for _ in range(compiles))))
         whose = NUMPY_COMPILE if platform == "numpy" else "compile is XLA's time."
+        fresh = "trace(s)" if platform == "numpy" else "compilation(s)"
         return (*samples, "fresh",
-                f"trace, lower, compile: {compiles} fresh compilation(s) of jit({jitted._name}) "
+                f"trace, lower, compile: {compiles} fresh {fresh} of jit({jitted._name}) "
                 f"(.trace, .lower, .compile with the caches off); {whose}")
     if first is not None:
         return ((first.trace_s,), (first.lower_s,), (first.compile_s,), "first call",
@@ -309,9 +312,11 @@ def _compile_phases(jitted, args, kwargs, compiles, first, platform):
 def _first_note(first) -> str:
     if first is None:
         return "The first call found a compiled program (no compilation); it is not timed."
+    numpy = first.backend == "numpy"
     where = (f"from the {first.cache} cache" if first.cache != "compiled" else
-             "for the numpy backend, no XLA" if first.backend == "numpy" else "XLA compiled it")
-    return (f"The first call compiled (trace {duration(first.trace_s)} · lower "
+             "for the numpy backend, no XLA: nothing compiled" if numpy else "XLA compiled it")
+    return (f"The first call {'traced' if numpy else 'compiled'} (trace "
+            f"{duration(first.trace_s)} · lower "
             f"{duration(first.lower_s)} · compile {duration(first.compile_s)}, {where}); "
             f"it is a warm-up, not part of the run times.")
 

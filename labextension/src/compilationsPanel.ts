@@ -12,7 +12,7 @@ import { Widget } from '@lumino/widgets';
 
 import { cameFrom } from './compilationsView';
 import { el } from './dom';
-import { anyNumpy, lastPhase, misses } from './missWords';
+import { NUMPY, anyNumpy, compileCount, did, lastPhase, misses } from './missWords';
 import { ICompileEvent, IOtherGroup } from './protocol';
 
 // Three lines per event (function and cache; what changed; the timings), so each stays readable
@@ -29,13 +29,18 @@ export const OTHER_TITLES: { [kind: string]: string } = {
   internal: "jxkernel's own functions",
   library: "libraries' own functions"
 };
-const OTHER_HINTS: { [kind: string]: string } = {
-  eager: 'one primitive run outside jit, compiled once per operand types and parameters',
-  internal: "jxkernel's jitted helpers (random's samplers, jnp's functions), compiled for your calls",
-  library:
-    "jitted functions of libraries registered as not yours (as Flax and Equinox register " +
-    'theirs with register_exclusion), compiled for your calls'
-};
+/** What each kind is (its heading's tooltip), saying what its misses did: `done` "compiled",
+ * or "traced" on the NumPy backend (missWords.did), which compiles nothing. */
+export function otherHint(kind: string, done: string): string {
+  const hints: { [kind: string]: string } = {
+    eager: `one primitive run outside jit, ${done} once per operand types and parameters`,
+    internal: `jxkernel's jitted helpers (random's samplers, jnp's functions), ${done} for your calls`,
+    library:
+      "jitted functions of libraries registered as not yours (as Flax and Equinox register " +
+      `theirs with register_exclusion), ${done} for your calls`
+  };
+  return hints[kind] ?? '';
+}
 
 /** " · +N not yours" after the user's count (none for 0): the compilations of eager operations,
  * jxkernel's own functions and libraries' (Flax's, Equinox's), as NOT_YOURS_HINT says (it was
@@ -208,6 +213,8 @@ export class CompilationsPanel extends Widget {
     const apart = notYours(total);
     // the NumPy backend compiles nothing: its misses are counted as cache misses (missWords)
     const numpy = this._counted === 'cache misses' || anyNumpy(this._events.filter(isUsers));
+    // ... and the groups not yours, where any event ran there (their headings said "compiles")
+    this._numpy = numpy || anyNumpy(this._events);
     const what = `${misses(users, numpy)} of your functions`;
     this._summary.textContent =
       this._note || (needle ? `${mine.length} of ${what}${apart}` : `${what}${apart}`);
@@ -281,9 +288,10 @@ export class CompilationsPanel extends Widget {
     }
     let row: HTMLElement;
     if (item.kind === 'heading') {
-      const compiles = `${item.count} compile${item.count === 1 ? '' : 's'}`;
+      const compiles = compileCount(item.count, this._numpy);
+      const hint = otherHint(item.origin, did(this._numpy ? NUMPY : null));
       row = el('div', 'jx-Compilations-heading', `${OTHER_TITLES[item.origin]} · ${compiles}`);
-      row.title = `${compiles} of ${OTHER_TITLES[item.origin]}: ${OTHER_HINTS[item.origin]}. Not yours to change; grouped per primitive or function, with the lines of yours that ran them.`;
+      row.title = `${compiles} of ${OTHER_TITLES[item.origin]}: ${hint}. Not yours to change; grouped per primitive or function, with the lines of yours that ran them.`;
     } else {
       row = this._groupRow(item.group);
     }
@@ -300,7 +308,7 @@ export class CompilationsPanel extends Widget {
     row.dataset.origin = groupKind(g);
     const where = g.sites.length ? `at ${g.sites.join(', ')}` : 'outside your cells';
     row.title =
-      `${g.name}: ${g.count} compilation${g.count === 1 ? '' : 's'} of ` +
+      `${g.name}: ${misses(g.count, this._numpy)} of ` +
       `${OTHER_TITLES[groupKind(g)] ?? g.origin}, ${where}; ${ms(g.compile_ms)} ms in all`;
     row.append(
       el('span', 'jx-col-function', g.name),
@@ -400,6 +408,7 @@ export class CompilationsPanel extends Widget {
   private _events: readonly ICompileEvent[] = [];
   private _counted: string | undefined;
   private _others: readonly IOtherGroup[] = [];
+  private _numpy = false; // one of the events ran on the NumPy backend, or it is selected
   private _shown: ICompileEvent[] = []; // every origin's, for the export
   private _items: Item[] = [];
   private _tops: number[] = [];

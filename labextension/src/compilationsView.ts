@@ -3,7 +3,7 @@
  * log as it was when the cell ran, one row per compilation, recompiles' reasons marked.
  */
 import { el, table } from './dom';
-import { anyNumpy, cacheSaid, lastPhase, misses } from './missWords';
+import { anyNumpy, cacheSaid, lastPhase, misses, plural } from './missWords';
 import { ICompilationsBundle, IReportEvent } from './protocol';
 
 const ms = (v: number) => (typeof v === 'number' ? v.toFixed(1) : '–');
@@ -22,7 +22,7 @@ export function compilationCount(events: IReportEvent[]): string {
   const inside = events.filter(e => e.inlined_into).length;
   const n = events.length - inside;
   return misses(n, anyNumpy(events)) +
-    (inside ? ` and ${inside} trace${inside === 1 ? '' : 's'} inside another (nothing compiled of ${inside === 1 ? 'its' : 'their'} own)` : '');
+    (inside ? ` and ${plural(inside, 'trace')} inside another (nothing compiled of ${inside === 1 ? 'its' : 'their'} own)` : '');
 }
 
 export function compilationsView(bundle: ICompilationsBundle): HTMLElement {

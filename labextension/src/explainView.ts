@@ -8,6 +8,7 @@
  */
 import { bundleOf, each, fields } from './bundle';
 import { el } from './dom';
+import { plural } from './missWords';
 import { IExplainBundle, IExplainItem } from './protocol';
 import { collectivesTable } from './shardingView';
 
@@ -34,8 +35,6 @@ function read(bundle: unknown): IExplainBundle {
   return b;
 }
 
-const count = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
-
 // XLA keeps the source location as metadata on every instruction: noise once it is linked
 const withoutMetadata = (text: string) => text.replace(/,?\s*metadata=\{[^}]*\}/, '');
 
@@ -55,17 +54,17 @@ function lineRow(line: Line, counts: Counts | undefined, maxFlops: number): HTML
     meter.appendChild(bar);
     // flops make the bar; a line of sin/exp/log has transcendentals instead, said beside it
     const shown = [
-      counts.flops ? count(counts.flops, 'flop') : '',
-      counts.transcendentals ? count(counts.transcendentals, 'transcendental') : ''
+      counts.flops ? plural(counts.flops, 'flop') : '',
+      counts.transcendentals ? plural(counts.transcendentals, 'transcendental') : ''
     ];
     meter.appendChild(el('span', 'jx-Explain-counts', shown.filter(Boolean).join(' · ')));
     row.title = [
-      count(counts.equations, 'equation'),
-      count(counts.stablehlo_ops, 'StableHLO op'),
-      count(counts.hlo_instructions, 'HLO instruction'),
-      count(counts.flops, 'flop') + ' (estimated)',
-      count(counts.transcendentals, 'transcendental'),
-      count(counts.bytes, 'byte') + ' accessed'
+      plural(counts.equations, 'equation'),
+      plural(counts.stablehlo_ops, 'StableHLO op'),
+      plural(counts.hlo_instructions, 'HLO instruction'),
+      plural(counts.flops, 'flop') + ' (estimated)',
+      plural(counts.transcendentals, 'transcendental'),
+      plural(counts.bytes, 'byte') + ' accessed'
     ].join(', ');
   }
   row.appendChild(meter);

@@ -24,14 +24,31 @@ export function anyNumpy(events: readonly IOnBackend[]): boolean {
   return events.some(e => !compiles(e.backend));
 }
 
+/** `n` things counted in words, the one place the views say a count: "1 compile",
+ * "2 compiles", "1,024 flops" (`many`: a plural not made with an s, "cache misses"). */
+export function plural(n: number, word: string, many: string = `${word}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? word : many}`;
+}
+
 /** `n` misses counted: "3 compilations", or "3 cache misses" where `numpy`. */
 export function misses(n: number, numpy: boolean): string {
-  return numpy ? `${n} cache miss${n === 1 ? '' : 'es'}` : `${n} compilation${n === 1 ? '' : 's'}`;
+  return numpy ? plural(n, 'cache miss', 'cache misses') : plural(n, 'compilation');
+}
+
+/** `n` misses in the status bar's and the panel's short words: "3 compiles", or "3 cache
+ * misses" where `numpy`. */
+export function compileCount(n: number, numpy: boolean): string {
+  return numpy ? plural(n, 'cache miss', 'cache misses') : plural(n, 'compile');
 }
 
 /** `n` of them again: "1 recompilation", or "1 again" where `numpy` (nothing recompiles). */
 export function again(n: number, numpy: boolean): string {
-  return numpy ? `${n} again` : `${n} recompilation${n === 1 ? '' : 's'}`;
+  return numpy ? `${n.toLocaleString('en-US')} again` : plural(n, 'recompilation');
+}
+
+/** What a miss did, past tense: "compiled", or "traced" on the NumPy backend. */
+export function did(backend: string | null | undefined): string {
+  return compiles(backend) ? 'compiled' : 'traced';
 }
 
 /** Where an event's program came from: its cache ("compiled", "memory", "disk"), "traced"

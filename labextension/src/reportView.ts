@@ -6,7 +6,7 @@
  */
 import { bundleOf, each, fields } from './bundle';
 import { el, table } from './dom';
-import { again, anyNumpy, cacheSaid, compiles, lastPhase, misses } from './missWords';
+import { again, anyNumpy, cacheSaid, compiles, lastPhase, misses, plural } from './missWords';
 import { IChange, IReportBundle, IReportEvent } from './protocol';
 
 function read(bundle: unknown): IReportBundle {
@@ -30,7 +30,6 @@ function read(bundle: unknown): IReportBundle {
 }
 
 const ms = (v: number) => v.toFixed(1);
-const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 /** The kinds said in words alone (the kernel's Change.__str__, kind_word): their keys are the
  * kernel's, not words a learner can look up ("fresh_jit" headed a new jit object's card). */

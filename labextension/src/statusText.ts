@@ -6,29 +6,27 @@
 import { notYours } from './compilationsPanel';
 import type { JxConnection } from './connection';
 import { allocatorStatus } from './memoryView';
-import { misses as counted } from './missWords';
+import { compileCount, misses as counted, plural } from './missWords';
 
 /** [text, tooltip] for a connection. */
 export function describe(connection: JxConnection | null): [string, string] {
   switch (connection?.status ?? 'no-kernel') {
     case 'connected': {
       const s = connection!.state!;
-      const devices = `${s.device_count} device${s.device_count === 1 ? '' : 's'}`;
+      const devices = plural(s.device_count, 'device');
       // the user's functions counted; eager operations, jxkernel's and libraries' own apart
       const others = notYours(s.other_compiles);
       const [used, allocator] = allocatorStatus(s);
       // the NumPy backend compiles nothing: its counts are cache misses, as %jxcompiles says
       const misses = s.counted === 'cache misses';
       // one of each is said in the singular: "1 compile, 1 hit"
-      const one = (n: number, word: string, plural: string) => `${n} ${n === 1 ? word : plural}`;
       return [
-        `jx · ${s.device} (${devices}) · ` +
-          (misses ? one(s.compiles, 'cache miss', 'cache misses') : one(s.compiles, 'compile', 'compiles')) +
-          `, ${one(s.cache_hits, 'hit', 'hits')}${others}${used}`,
+        `jx · ${s.device} (${devices}) · ${compileCount(s.compiles, misses)}` +
+          `, ${plural(s.cache_hits, 'hit')}${others}${used}`,
         `jxkernel ${s.jxkernel_version}: ${misses ? 'running on' : 'compiling for'} ${s.device}. ` +
           `Your functions: ${counted(s.compiles, misses)}` +
           (misses ? ' (the NumPy backend compiles nothing: NumPy runs each traced program)' : '') +
-          `, ${one(s.cache_hits, 'cache hit', 'cache hits')}` +
+          `, ${plural(s.cache_hits, 'cache hit')}` +
           (s.other_compiles > 0
             ? `; and ${counted(s.other_compiles, misses)} of eager operations and jxkernel's or ` +
               "libraries' own functions (the Compilations panel groups them)"

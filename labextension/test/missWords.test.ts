@@ -17,7 +17,8 @@ vi.hoisted(() => {
 
 import { CompilationsPanel } from '../src/compilationsPanel';
 import { viewOrNote } from '../src/mime';
-import type { ICompileEvent } from '../src/protocol';
+import { compileCount, misses, plural } from '../src/missWords';
+import type { ICompileEvent, IOtherGroup } from '../src/protocol';
 import messages from './messages.json';
 
 const bundles: { [mime: string]: any } = JSON.parse(readFileSync(join(__dirname, 'bundles.json'), 'utf8'));
@@ -33,10 +34,10 @@ function twoMisses(backend: string): ICompileEvent[] {
   return [first, { ...first, seq: 8, reason: 'x: f32[3] -> f32[4]', compile_ms: 0.1 }];
 }
 
-function panelOf(events: ICompileEvent[], counted?: string): HTMLElement {
+function panelOf(events: ICompileEvent[], counted?: string, others: IOtherGroup[] = []): HTMLElement {
   const noop = () => undefined;
   const panel = new CompilationsPanel({ open: noop, setFail: noop, clear: noop, exportAs: noop } as any);
-  panel.setData(events, [], [], '', counted);
+  panel.setData(events, others, [], '', counted);
   (panel as any)._render();
   return panel.node;
 }
@@ -65,6 +66,45 @@ describe('the Compilations panel', () => {
       '0 cache misses of your functions');
     expect(panelOf([], 'compiles').querySelector('.jx-Compilations-summary')!.textContent).toBe(
       '0 compilations of your functions');
+  });
+});
+
+describe("the panel's groups not yours", () => {
+  const others = messages.compilations.others as unknown as IOtherGroup[];
+  const headings = (node: HTMLElement) => [...node.querySelectorAll('.jx-Compilations-heading')] as HTMLElement[];
+  const groups = (node: HTMLElement) => [...node.querySelectorAll('.jx-Compilations-group')] as HTMLElement[];
+
+  it("head eager operations with their compiles on XLA's backends", () => {
+    const node = panelOf(twoMisses('cpu'), 'compiles', others);
+    const eager = headings(node)[0];
+    expect(eager.textContent).toMatch(/^eager operations · \d+ compiles?$/);
+    expect(eager.title).toContain('one primitive run outside jit, compiled once per operand types and parameters');
+    expect(groups(node)[0].title).toMatch(/^sub: 1 compilation of eager operations, at In\[1\]:2;/);
+  });
+
+  it('head them with their cache misses, traced, on the NumPy backend', () => {
+    // they said "eager operations · 3 compiles", "compiled once per operand types", where
+    // NumPy ran each operation's trace and nothing compiled
+    const node = panelOf(twoMisses('numpy'), 'cache misses', others);
+    const all = headings(node);
+    expect(all[0].textContent).toMatch(/^eager operations · \d+ cache miss(es)?$/);
+    expect(all[0].title).toContain('one primitive run outside jit, traced once per operand types and parameters');
+    expect(groups(node)[0].title).toMatch(/^sub: 1 cache miss of eager operations, at In\[1\]:2;/);
+    for (const row of [...all, ...groups(node)]) {
+      expect(row.textContent + row.title).not.toMatch(/compil/);
+    }
+  });
+});
+
+describe('counts in words (missWords: one helper for every view)', () => {
+  it('says one in the singular, more in the plural, with thousands separated', () => {
+    expect([plural(1, 'compile'), plural(2, 'compile'), plural(1024, 'flop')]).toEqual(
+      ['1 compile', '2 compiles', '1,024 flops']);
+    expect([plural(1, 'cache miss', 'cache misses'), plural(0, 'cache miss', 'cache misses')]).toEqual(
+      ['1 cache miss', '0 cache misses']);
+    expect([compileCount(1, false), compileCount(3, false), compileCount(1, true), compileCount(3, true)])
+      .toEqual(['1 compile', '3 compiles', '1 cache miss', '3 cache misses']);
+    expect([misses(1, false), misses(2, true)]).toEqual(['1 compilation', '2 cache misses']);
   });
 });
 

@@ -303,6 +303,11 @@ def listed() -> str:
     return "compilations" if jxkernel.default_backend() != "numpy" else "cache misses"
 
 
+def groups_title(lab) -> str:
+    """The tooltip of the panel's first group not yours ("sub: 2 compilations of ...")."""
+    return lab.locator(f"{PANEL} .jx-Compilations-group").first.get_attribute("title")
+
+
 # ==================================================================== tests
 def test_status_bar_loads_jxkernel(lab, request):
     """Before %load_ext the status bar says "not loaded"; clicking it loads jxkernel and it
@@ -644,6 +649,13 @@ def test_the_users_functions_apart_from_eager_and_internal_work(lab, request):
     headings = lab.locator(f"{PANEL} .jx-Compilations-heading")
     expect(headings.first).to_contain_text("eager operations")
     expect(headings.last).to_contain_text("jxkernel's own functions")
+    # each heading counts its kind's misses in the words the status bar uses: on the NumPy
+    # backend, which compiles nothing, cache misses, traced (they said "3 compiles" there)
+    expect(headings.first).to_have_text(re.compile(rf"^eager operations · \d+ {counted()}$"))
+    did = "traced" if jxkernel.default_backend() == "numpy" else "compiled"
+    assert f"outside jit, {did} once per operand types" in headings.first.get_attribute("title")
+    each = "cache miss(es)?" if did == "traced" else "compilations?"
+    assert re.match(rf"^.+: \d+ {each} of ", groups_title(lab)), groups_title(lab)
     groups = lab.locator(f"{PANEL} .jx-Compilations-group")
     counts = [int(groups.nth(i).locator(".jx-col-count").inner_text().lstrip("×"))
               for i in range(groups.count())]

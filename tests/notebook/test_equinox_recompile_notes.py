@@ -51,9 +51,9 @@ def test_the_last_smaller_batch_is_noted_in_the_learners_names(cells):
     ran = cells["last_batch"]
     (note,) = ran.compile_notes
     at = f"In[{ran.count}]:2"
-    assert note.startswith(here(f"⚙ make_step compiled again (compile #2, at {at}): x: shape ") +
-                           "f32[8,1,28,28] -> f32[5,1,28,28] (and 1 more) · fix: Pad it to the "
-                           "8 rows compiled before"), note
+    assert note.startswith(here(f"⚙ make_step compiled again (compile #2, at {at}): x: shape "
+                                "f32[8,1,28,28] -> f32[5,1,28,28] (and 1 more) · fix: Pad it to "
+                                "the 8 rows compiled before")), note
     assert "y: shape i32[8] -> i32[5]" in note and "make_step defined at In[" in note, note
     assert "dynamic_nodonate" not in note and "static_argnums" not in note, note
     assert "dynamic_nodonate['rest'][13]" in ran.stderr, ran.stderr

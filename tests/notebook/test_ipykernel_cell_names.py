@@ -43,7 +43,7 @@ def reply_and_text(client, code):
 def test_a_compiled_cell_is_named_by_its_prompt_number(kernel):
     reply, text = reply_and_text(kernel, "%%jit\ny = x * 2")
     n = reply["execution_count"]
-    assert reply["status"] == "ok" and f"⚙ compiled cell[{n}] " in text, (n, text)
+    assert reply["status"] == "ok" and here(f"⚙ compiled cell[{n}] ") in text, (n, text)
     reply, text = reply_and_text(kernel, "from jxkernel import compile_log\n"
                                   "print(compile_log.compile_events()[-1].function)")
     assert text.strip() == f"cell[{n}]"

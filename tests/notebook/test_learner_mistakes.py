@@ -26,6 +26,7 @@ from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRIT
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
 from ipython_shell import ran_failing, ran_ok, shell_fixture
+from note_words import here  # tests/support
 
 JAX = locations.recorded("learner_mistakes_reference.json")
 
@@ -1440,8 +1441,8 @@ def test_a_jitted_method_that_sets_an_attribute_gets_a_note(shell):
     assert our_facts()["jitted_method_setting_self"] == facts
     (note,) = _notes(shell, COUNTER)
     assert shell.user_ns["_v"] == facts["values"] and shell.user_ns["counter"].n == 1
-    assert re.match(r"⚠ count sets self.n \(at In\[\d+\]:5\) once, while traced: its "
-                    r"compiled program neither reads nor changes self.n", note), note
+    assert re.match(here(r"⚠ count sets self.n \(at In\[\d+\]:5\) once, while traced: its "
+                         r"compiled program neither reads nor changes self.n"), note), note
     assert "In[" in note and "/tmp" not in note and "ipykernel" not in note
     assert _notes(shell, "_v = [int(fast_count()) for _ in range(3)]") == []   # said once
     reads = COUNTER.replace("        self.n += 1\n", "")

@@ -56,8 +56,9 @@ def test_a_plain_jit_that_compiles_again_says_so_under_the_cell(shell):
     title = note["text/plain"].splitlines()[0]
     n = ran.count
     assert title == here(f"⚙ 2 recompile(s) in this cell: fn1: ") + change_line(shape)
+    # (the fix as the note tells it where the event ran: said_changes, "traces anew" on NumPy)
     assert change_line(shape) == \
-        f"{shape.changes[0]} · fix: {fix_in_brief(shape.changes[0].fix)}"
+        f"{shape.changes[0]} · fix: {fix_in_brief(shape.said_changes[0].fix)}"
     text = note["text/plain"]
     assert here(f"fn1 compiled again (compile #2, at In[{n}]:2): ") + change_line(shape) in text
     assert here(f"fn1 compiled again (compile #3, at In[{n}]:3): ") + change_line(dtype) in text
@@ -286,11 +287,11 @@ def test_all_notes_first_compiles_and_groups_the_rest(shell):
     (note,) = ran.notes
     text = note["text/plain"]
     assert text.startswith(here("⚙ <lambda> compiled (v: f32[13]")) and f"at In[{ran.count}]:3" in text
-    eager = re.search(r"\d+ eager operation\(s\) \(each compiled once per operand types and "
-                      r"parameters\): (.*)", text).group(1)
+    eager = re.search(here(r"\d+ eager operation\(s\) \(each compiled once per operand types "
+                           r"and parameters\): (.*)"), text).group(1)
     assert f"slice ×2 [In[{ran.count}]:3]" in eager           # one entry per primitive
-    assert re.search(rf"compile\(s\) of jxkernel's own functions, for your calls: .*"
-                     rf"_normal \[In\[{ran.count}\]:4\]", text)
+    assert re.search(here(rf"compile\(s\) of jxkernel's own functions, for your calls: .*"
+                          rf"_normal \[In\[{ran.count}\]:4\]"), text)
     ok(shell, "%jxnotes off")
     assert ok(shell, "fn5(jnp.ones(3))").notes == []           # a recompile, not noted
     ok(shell, "%jxnotes recompiles")
@@ -342,18 +343,19 @@ def test_the_log_lists_the_users_functions_first_and_groups_the_rest(shell):
         # the rest folded with a count, one line per kind (learner6's log listed 29 eager
         # primitives under the learner's 23 compilations), as %jxreport folds them
         eager = [e for e in log.others() if e.origin == EAGER]
-        assert re.search(rf"\n{len(eager)} compile\(s\) of eager operations \(\d+ of them\), "
-                         r"folded: %jxcompiles \(eager operations\) lists them", rest)
-        assert re.search(r"\n\d+ compile\(s\) of jxkernel's own functions, for your calls "
-                         r"\(1 of them\), folded: %jxcompiles \(jxkernel functions\) lists them$",
-                         rest)
+        assert re.search(here(rf"\n{len(eager)} compile\(s\) of eager operations \(\d+ of "
+                              r"them\), folded: %jxcompiles \(eager operations\) lists them"), rest)
+        assert re.search(here(r"\n\d+ compile\(s\) of jxkernel's own functions, for your "
+                              r"calls \(1 of them\), folded: %jxcompiles \(jxkernel functions\) "
+                              r"lists them$"), rest)
         assert "slice" not in rest and "_normal" not in rest
         assert "more of eager operations and jxkernel's or libraries' functions" in \
             log.summary.value
         # the HTML folds them too: one <details> per kind, its rows inside
-        assert re.search(r"<details class='jx-group'><summary[^>]*><i>\d+ compile\(s\) of eager "
-                         r"operations \(\d+ of them\)</i></summary><table[^>]*>.*"
-                         r"<tr class='jx-group'><td>slice <span[^>]*>In\[\d+\]:\d+", log.stats.value)
+        assert re.search(here(r"<details class='jx-group'><summary[^>]*><i>\d+ compile\(s\) of "
+                              r"eager operations \(\d+ of them\)</i></summary><table[^>]*>.*"
+                              r"<tr class='jx-group'><td>slice <span[^>]*>In\[\d+\]:\d+"),
+                         log.stats.value)
         log.filter.value = "(eager operations)"
         assert {e.origin for e in log.shown()} == {EAGER}
         # the command the folded line names lists them, typed as said or quoted
@@ -490,11 +492,12 @@ def test_a_scans_int_start_retrace_note_is_jaxs_and_its_fix_traces_once(shell):
 
 def test_timeits_warm_up_names_the_users_functions_only(shell):
     ran = ok(shell, "%timeit -n 1 -r 1 jnp.arange(31.0)[3:7] * 31")
-    assert "Compiled on the first run (eager operations, or jxkernel's or libraries' own " \
-        "functions;" in ran.stdout
+    assert here("Compiled on the first run (eager operations, or jxkernel's or libraries' own "
+                "functions;") in ran.stdout
     ok(shell, "fn11 = jax.jit(lambda v: v * 11)")
     ran = ok(shell, "%timeit -n 1 -r 1 fn11(jnp.arange(37.0)[3:7])")
-    assert re.search(r"Compiled on the first run \(<lambda>: first call and \d+ more;", ran.stdout)
+    assert re.search(here(r"Compiled on the first run \(<lambda>: first call and \d+ more;"),
+                     ran.stdout)
 
 
 def test_docstring_examples():
@@ -708,7 +711,7 @@ def test_a_state_started_as_a_python_float_is_told_to_start_as_an_array(shell):
               "upd_v_jit = jax.jit(upd_v)\nw_v, v_v = jnp.ones(3), 0.0")
     ran = ok(shell, "for _ in range(3):\n    w_v, v_v = upd_v_jit(w_v, v_v)")
     (note,) = ran.notes
-    (change,) = events_of(shell.user_ns["upd_v_jit"])[-1].changes
+    (change,) = events_of(shell.user_ns["upd_v_jit"])[-1].said_changes     # as the note says
     # the weak flag is said where it changed with the shape (JAX: f32[]{weak_type=True})
     assert (change.path, change.kind, change.old, change.new) == ("v", "shape", "f32[] (weak)",
                                                                   "f32[3]")
@@ -788,9 +791,9 @@ def test_a_global_changed_after_the_trace_is_noted_once_under_the_cell(shell):
     assert float(shell.user_ns["_out_g"]) == 2.0           # the old value, as JAX
     (note,) = _stale(ran)
     text = note["text/plain"]
-    assert text.splitlines()[0] == (f"⚠ mul_g read scale_g = 2.0 when traced (at "
-                                    f"In[{first.count}]:5); scale_g is 3.0 now, and its "
-                                    f"compiled program keeps 2.0")
+    assert text.splitlines()[0] == here(f"⚠ mul_g read scale_g = 2.0 when traced (at "
+                                        f"In[{first.count}]:5); scale_g is 3.0 now, and its "
+                                        f"compiled program keeps 2.0")
     assert "def mul_g(..., scale_g): ..." in text
     assert "<details class='jx-note jx-compile'" in note["text/html"]
     assert _stale(ok(shell, "mul_g(1.0)")) == []            # told once
@@ -929,8 +932,9 @@ def test_a_registered_librarys_own_jits_and_bodies_are_not_the_users(shell, tmp_
         assert [e.origin for e in mine] == [INTERNAL] * 2          # lib_scale's, no bodies
         ok(shell, "%jxnotes all")
         (note,) = ok(shell, "lib18.lib_scale(jnp.ones(5))").notes
-        assert re.search(r"1 compile\(s\) of libraries' own functions, for your calls: "
-                         r"lib_scale \(lib_with_jits\) \[In\[\d+\]:1\]", note["text/plain"]), \
+        assert re.search(here(r"1 compile\(s\) of libraries' own functions, for your calls: "
+                              r"lib_scale \(lib_with_jits\) \[In\[\d+\]:1\]"),
+                         note["text/plain"]), \
             note["text/plain"]
         assert "jxkernel's own functions" not in note["text/plain"]
         ok(shell, "%jxnotes recompiles")
@@ -967,9 +971,9 @@ def test_an_eval_shape_trace_compiled_after_another_compile_says_so(shell):
     ok(shell, "fn62 = jax.jit(lambda v: v * 62)\njax.eval_shape(fn62, jnp.ones(2))\n"
               "fn62(jnp.ones(3))")
     (note,) = ok(shell, "fn62(jnp.ones(2))").notes
-    assert note["text/plain"].splitlines()[0].endswith(
+    assert note["text/plain"].splitlines()[0].endswith(here(
         "): its trace made before (by eval_shape, .trace or .lower, where its miss was logged) "
-        "compiled now"), note["text/plain"]
+        "compiled now")), note["text/plain"]
 
 
 def test_an_explicit_aot_compile_after_a_call_is_a_new_jit_and_gets_no_fix(shell):

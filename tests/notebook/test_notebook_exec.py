@@ -7,6 +7,7 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
 import jxkernel  # noqa: E402
+from note_words import here  # noqa: E402  (tests/support)
 
 EXT = "jxkernel" if hasattr(jxkernel, "load_ipython_extension") else "jxkernel.notebook"
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -58,7 +59,7 @@ def _texts(cell):
 def test_jit_cell_compiles_then_hits(executed):
     first, again = executed[1], executed[2]
     text = _texts(first)
-    assert "⚙ compiled cell[" in text and "print() ran while tracing" in text
+    assert here("⚙ compiled cell[") in text and "print() ran while tracing" in text
     assert "tracing with JitTracer(float32[4])" in text
     html = [o.data["text/html"] for o in first.outputs if "data" in o and "text/html" in o.data]
     assert any("jx-note" in h for h in html)

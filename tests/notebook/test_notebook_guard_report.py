@@ -15,6 +15,7 @@ from jxkernel.compile_report import REPORT_MIME  # noqa: E402
 from jxkernel.errors import RecompileError  # noqa: E402
 from jxkernel.views.guard_status import GUARD_MIME  # noqa: E402
 from ipython_shell import ANSI, shell_fixture, ran_ok as ok, run_cell as run  # noqa: E402
+from note_words import here  # noqa: E402  (tests/support)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -67,7 +68,7 @@ def test_jxguard_for_every_function_and_for_a_jit_cell_by_its_label(shell):
     ok(shell, "g3 = jax.jit(lambda x: x - 1)\ng3(jnp.ones(2))\nx3 = jnp.ones(2)")
     jit_cell = ok(shell, "%%jit\ny3 = x3 * 3")
     label = f"cell[{jit_cell.count}]"
-    assert any(f"compiled {label}" in t for t in jit_cell.texts)
+    assert any(here(f"compiled {label}") in t for t in jit_cell.texts)
     status = ok(shell, f"%jxguard on {label}").result
     assert [k.split("@")[0] for k in status.functions] == [label]
     ok(shell, "x3 = jnp.ones(3)")
@@ -117,9 +118,9 @@ def test_a_recompiled_jit_cell_says_what_changed_and_the_fix(shell):
     ok(shell, "%%jit\ny5 = x5 + 5")
     ok(shell, "x5 = jnp.ones(3, jnp.int32)")
     ran = ok(shell, "%%jit\ny5 = x5 + 5")
-    (note,) = [t for t in ran.texts if "recompiled cell[" in t]
+    (note,) = [t for t in ran.texts if here("recompiled cell[") in t]
     assert "  x5: dtype f32[2] -> i32[3]" not in note        # a shape change comes first
-    assert "  x5: shape f32[2] -> i32[3]\n    fix: Every new shape compiles anew." in note
+    assert here("  x5: shape f32[2] -> i32[3]\n    fix: Every new shape compiles anew.") in note
 
 
 def test_the_log_shows_the_card_as_text_html_and_json(shell):
@@ -153,7 +154,7 @@ def test_a_new_jit_object_is_said_in_words_not_by_its_kind_key(shell):
     log = ok(shell, "%jxcompiles").result
     try:
         log.filter.options = list(log.filter.options) + ["<lambda>"]
-        assert "jit(&lt;lambda&gt;) compiled for (x: f32[9])" in log.html_repr()
+        assert here("jit(&lt;lambda&gt;) compiled for (x: f32[9])") in log.html_repr()
         assert "fresh_jit" not in log.html_repr() and "fresh_jit" not in log.text_repr()
     finally:
         log.close()
@@ -230,7 +231,7 @@ def test_jxreport_shows_and_writes_json_and_escaped_html(shell, tmp_path):
 def test_a_jit_cell_is_named_by_the_number_its_prompt_shows(shell):
     ok(shell, "x8 = jnp.ones(2)")
     ran = ok(shell, "%%jit\ny8 = x8 * 8")
-    assert any(f"compiled cell[{ran.count}]" in t for t in ran.texts), (ran.count, ran.texts)
+    assert any(here(f"compiled cell[{ran.count}]") in t for t in ran.texts), (ran.count, ran.texts)
     bad = run(shell, "%%jit\ny8 = x8 * undefined_name_8")
     told = ANSI.sub("", "".join(bad.error._render_traceback_()))
     assert told.startswith(f"NameError in cell[{bad.count}], line 2: y8 = x8 * undefined_name_8")

@@ -100,14 +100,14 @@ def test_jit_cell_writes_outputs_back_and_displays_the_last_expression(shell):
     assert_allclose_ulp(np.asarray(ns["c1"]), sin.astype(np.float32), ELEMENTWISE)
     assert_allclose_ulp(np.asarray(ran.result), (sin + 1).astype(np.float32), ELEMENTWISE)
     assert isinstance(ns["c1"], jxkernel.Array)
-    assert ran.shown("⚙ compiled cell[")
+    assert ran.shown(here("⚙ compiled cell["))
 
 
 def test_rerun_hits_the_cache_and_changes_recompile_with_the_reason(shell):
     ok(shell, "a2 = jnp.ones(3)\nk2 = 2.0")
     body = "%%jit\nb2 = a2 * k2\nb2"
     first = ok(shell, body)
-    label = re.search(r"compiled (cell\[\d+\])", first.texts[0]).group(1)
+    label = re.search(here(r"compiled (cell\[\d+\])"), first.texts[0]).group(1)
     program = next(m for m in state_of(shell).magics if hasattr(m, "programs")).programs
     jitted = next(p.jitted for p in program.values() if p.label == label)
     hits = compile_log.cache_hits(jitted)
@@ -119,7 +119,7 @@ def test_rerun_hits_the_cache_and_changes_recompile_with_the_reason(shell):
 
     ok(shell, "a2 = jnp.ones(4)")
     grown = ok(shell, body)
-    assert grown.shown(f"recompiled {label} because a2: f32[3] -> f32[4]")
+    assert grown.shown(here(f"recompiled {label} because a2: f32[3] -> f32[4]"))
     ok(shell, "a2 = jnp.ones(4, jnp.int32)")
     assert ok(shell, body).shown("-> i32[4]")    # against the closest earlier signature
     ok(shell, "k2 = 3")                                   # Python float -> Python int: weak i32
@@ -495,7 +495,8 @@ def test_timeit_blocks_on_results_and_keeps_compilation_out(shell, blocked):
     before = len(events_of("<lambda>"))
     ran = ok(shell, "r21 = %timeit -o -n 1 -r 3 --dispatch slow_f(slow_x)")
     result = shell.user_ns["r21"]
-    assert "Compiled on the first run" in ran.stdout and "not part of the timing" in ran.stdout
+    assert here("Compiled on the first run") in ran.stdout
+    assert "not part of the timing" in ran.stdout
     assert len(events_of("<lambda>")) == before + 1          # compiled once, in the warm-up
     assert blocked.count((1400, 1400)) >= 3                   # every timed run waited
     # ~16 GFLOP per call: ~100 ms on a CPU, 0.2 ms on an H200. A timed run that waited takes

@@ -210,9 +210,10 @@ def test_recompile_log_groups_a_registered_librarys_jits_as_the_librarys(tmp_pat
             text = _bundle(log)["text/plain"]
             # folded, each group with the filter that lists it (lib_twice's group checked below)
             # (counts: the worker's log may hold other tests' libraries too)
-            assert re.search(r"\n\d+ compile\(s\) of libraries' own functions, for your "
-                             r"calls \(\d+ of them, in .*lib_for_widget.*\), folded: "
-                             r"%jxcompiles \(library functions\) lists them", text), text[-2000:]
+            assert re.search(here(r"\n\d+ compile\(s\) of libraries' own functions, for your "
+                                  r"calls \(\d+ of them, in .*lib_for_widget.*\), folded: "
+                                  r"%jxcompiles \(library functions\) lists them"), text), \
+                text[-2000:]
             assert "lib_twice" not in text, text[-2000:]
             log.filter.value = "(library functions)"
             shown = {e.function for e in log.shown()}

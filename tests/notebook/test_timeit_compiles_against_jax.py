@@ -59,9 +59,10 @@ def test_timeit_says_what_compiled_where_jax_compiles(shell, name):
     jax = JAX["compiles"][name]
     assert jax["warm_up"] == 1
     function = NAMES[name] if name != "jit_of_a_def_made_in_it" else f"g_{name}"
-    assert re.search(rf"Compiled on the first run \({re.escape(function)}: first call; ", said), said
-    timed = re.search(r"The timed runs compiled too \((\d+) compile\(s\) over (\d+) timed "
-                      r"run\(s\): ([^)]*)\), so the time above includes compiling", said)
+    assert re.search(here(rf"Compiled on the first run \({re.escape(function)}: first call; "),
+                     said), said
+    timed = re.search(here(r"The timed runs compiled too \((\d+) compile\(s\) over (\d+) timed "
+                           r"run\(s\): ([^)]*)\), so the time above includes compiling"), said)
     if jax["timed"]:
         assert timed and int(timed.group(1)) == jax["timed"], said
         assert int(timed.group(2)) == JAX["timed_runs"]
@@ -78,7 +79,7 @@ def test_a_case_timed_again_in_the_worker_is_told_as_in_a_fresh_process(shell):
     "first call", for the warm-up. _timeit starts each from what a fresh process has traced."""
     for _ in range(2):
         said = _timeit(shell, "jit_of_a_lambda")
-        assert "Compiled on the first run (<lambda>: first call; " in said, said
+        assert here("Compiled on the first run (<lambda>: first call; ") in said, said
 
 
 def test_the_notes_fix_pasted_compiles_nothing_in_the_timed_runs(shell):
@@ -93,7 +94,7 @@ def test_the_notes_fix_pasted_compiles_nothing_in_the_timed_runs(shell):
     with capture_output() as cap:
         assert shell.run_cell(f"%timeit -n {runs} -r 1 jax.jit(lambda v: v + 1.5)(x)",
                               store_history=True).success
-    assert "The timed runs compiled too" in cap.stdout
+    assert here("The timed runs compiled too") in cap.stdout
     (note,) = [o.data["text/plain"] for o in cap.outputs if here("compiled again") in
                o.data.get("text/plain", "")]
     assert "<lambda> defined in the %timeit statement (JAX's log names <magic-timeit>:1)" in note
@@ -102,7 +103,7 @@ def test_the_notes_fix_pasted_compiles_nothing_in_the_timed_runs(shell):
     assert lines[at + 1] == f"%timeit -n {runs} -r 1 lambda_jit(x)", note
     with capture_output() as cap:
         assert shell.run_cell("\n".join(lines[at:at + 2])).success
-    assert "The timed runs compiled too" not in cap.stdout and "per loop" in cap.stdout, \
+    assert here("The timed runs compiled too") not in cap.stdout and "per loop" in cap.stdout, \
         cap.stdout
     assert not [o for o in cap.outputs if here("compiled again") in o.data.get("text/plain", "")]
 
@@ -122,8 +123,8 @@ def test_the_timeit_lines_and_the_cells_note_count_the_same_compiles(shell):
             assert shell.run_cell(f"%timeit {options} jax.jit(lambda v: v * 3.5)(x)",
                                   store_history=True).success
         warm = "a new jit object" if warm_again else "first call"
-        assert f"Compiled on the first run (<lambda>: {warm}; " in cap.stdout, cap.stdout
-        assert f"({runs} compile(s) over {runs} timed run(s): <lambda>: a new jit object)" \
+        assert here(f"Compiled on the first run (<lambda>: {warm}; ") in cap.stdout, cap.stdout
+        assert here(f"({runs} compile(s) over {runs} timed run(s): <lambda>: a new jit object)") \
             in cap.stdout, cap.stdout
         (note,) = [o.data["text/plain"] for o in cap.outputs if here("compiled again") in
                    o.data.get("text/plain", "")]
@@ -165,11 +166,12 @@ def test_without_n_the_compiles_are_counted_over_every_run_of_the_statement(shel
     result = shell.user_ns["timed"]
     assert result.loops == 1
     runs, extra = result.loops * result.repeat, calibration_runs(result.loops)
-    said = re.search(r"\((\d+) compile\(s\) over (\d+) run\(s\) of the statement: (\d+) timed, "
-                     r"(\d+) by %timeit's choice of the loop count: <lambda>: ", cap.stdout)
+    said = re.search(here(r"\((\d+) compile\(s\) over (\d+) run\(s\) of the statement: (\d+) "
+                          r"timed, (\d+) by %timeit's choice of the loop count: <lambda>: "),
+                     cap.stdout)
     assert said, cap.stdout
     assert [int(g) for g in said.groups()] == [3 * per_call * (runs + extra), runs + extra,
                                                runs, extra]
-    warm = re.search(r"Compiled on the first run \(([^)]*)\)", cap.stdout).group(1)
+    warm = re.search(here(r"Compiled on the first run \(([^)]*)\)"), cap.stdout).group(1)
     assert warm.startswith("<lambda>: ") and warm.count("<lambda>") == len(set(
         warm.split("; ")[:-1])) and " more" not in warm, warm

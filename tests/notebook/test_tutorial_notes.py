@@ -43,7 +43,8 @@ def test_a_global_read_by_an_earlier_trace_is_noted_with_the_value_its_program_k
     (note,) = notes
     first = note.splitlines()[0]
     assert first.startswith("⚠ impure_uses_globals read g = 0.0 when traced (at In["), first
-    assert first.endswith("; g is 10.0 now, and the program compiled at that trace keeps 0.0")
+    assert first.endswith(here("; g is 10.0 now, and the program compiled at that trace keeps "
+                               "0.0"))
     # the claim, as JAX computes it: a scalar's call adds 0.0, an array's 10.0
     scalar, array = recorded["checks"]
     assert scalar == 1.0 + 0.0 and array == [1.0 + 10.0]
@@ -88,9 +89,9 @@ def test_vmap_of_a_jit_called_before_on_the_whole_array_is_told_as_a_row(shell):
     first = note.splitlines()[0]
     assert first.startswith(here("⚙ numpy_random_like compiled again (compile #2, at In[")), first
     assert "x: shape f32[5] -> f32[]" in first
-    assert "x is a row of what vmap maps over (f32[] now, f32[5] at the nearest earlier " \
-        "compile)" in note, note
-    assert "Nothing to fix: each compile is expected." in note
+    assert here("x is a row of what vmap maps over (f32[] now, f32[5] at the nearest earlier "
+                "compile)") in note, note
+    assert here("Nothing to fix: each compile is expected.") in note
     assert "where it is made" not in note
 
 
@@ -330,7 +331,7 @@ def test_a_pmap_given_a_pmaps_output_is_told_as_two_programs_with_nothing_to_fix
     for name in ("pmap_of_a_pmaps_output", "pmap_put_then_a_pmaps_output"):
         (note,) = notes[name]
         assert note.startswith(here("⚙ _fun compiled again (compile #2, at In[")), note
-        assert "compile one program each, as JAX's pmap does" in note, note
+        assert here("compile one program each, as JAX's pmap does") in note, note
         assert "Nothing to fix" in note
         assert "device_put" not in note and "under grad or vmap" not in note, note
 
@@ -370,14 +371,15 @@ def test_timeit_of_a_call_that_makes_a_jit_anew_inside_says_where_to_make_it_onc
     setup = CASES3["jit_made_inside_a_called_function"].split("for _ in")[0]
     run_cell(shell, setup)
     said = run_cell(shell, "%timeit -n 3 -r 1 g_inner(x)").stdout
-    line = next(t for t in said.splitlines() if t.startswith("The timed runs compiled too"))
-    assert "(3 compile(s) over 3 timed run(s): <lambda>: a new jit object)" in line, said
-    assert re.search(r"A jit made anew inside g_inner \(at In\[\d+\]:3\) compiles on every "
-                     r"call: make it once, outside it, and call that there\.$", line), line
+    line = next(t for t in said.splitlines()
+                if t.startswith(here("The timed runs compiled too")))
+    assert here("(3 compile(s) over 3 timed run(s): <lambda>: a new jit object)") in line, said
+    assert re.search(here(r"A jit made anew inside g_inner \(at In\[\d+\]:3\) compiles on every "
+                          r"call: make it once, outside it, and call that there\.$"), line), line
     assert "before %timeit" not in line
     said = run_cell(shell, CASES3["jit_made_once_outside_the_function"].split("for _ in")[0] +
                     "\n%timeit -n 3 -r 1 g_inner(x)").stdout
-    assert "The timed runs compiled too" not in said, said
+    assert here("The timed runs compiled too") not in said, said
 
 
 def test_an_unregistered_class_cards_rewrite_is_whole_lines(shell):

@@ -20,6 +20,7 @@ from jxkernel.errors import RecompileError
 from jxkernel.xla import Phases
 
 from doc_examples import check_docstring_examples      # tests/support
+from note_words import here      # tests/support
 from fresh_process import run_code                        # tests/support
 
 
@@ -183,8 +184,8 @@ def test_a_new_shape_raises_at_the_caller_with_both_signatures_and_the_reason():
     assert (err.old_signature, err.new_signature) == ("x: f32[3]", "x: f32[4]")
     assert (err.source.file, err.source.line) == (__file__, line)
     text = str(err)
-    assert "jit(scale) would recompile because x: f32[3] -> f32[4]" in text
-    assert "compiled for: (x: f32[3])" in text and "called with:  (x: f32[4])" in text
+    assert here("jit(scale) would recompile because x: f32[3] -> f32[4]") in text
+    assert here("compiled for: (x: f32[3])") in text and here("called with:  (x: f32[4])") in text
     assert f"called at {__file__}:{line}" in text
     assert len(events_of(f)) == 1 and f._cache_size() == 1      # nothing was compiled
     # the function keeps working at its compiled signature after the error

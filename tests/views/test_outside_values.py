@@ -10,6 +10,7 @@ from jxkernel.views import outside_values
 from jxkernel.views.outside_values import helpers_of, reads_from_outside, stale_reads
 
 from doc_examples import check_docstring_examples      # tests/support
+from note_words import here                            # tests/support
 import locations                                     # tests/support
 import stale_in_program_cases as stale_cases           # tests/data
 import stale_more_cases as more_cases                 # tests/data
@@ -181,11 +182,12 @@ def test_an_array_read_only_by_the_traces_python_is_not_said_kept():
     assert sorted(found) == ["lr", "n", "s", "w"]     # result: read by a print alone
     assert [found[n].in_program for n in ("lr", "n", "s", "w")] == [True, True, False, True]
     lines = {s.name: stale_note([s]).title for s in found.values()}
-    assert lines["w"].endswith(", and its compiled program keeps [0.0, 1.0, 2.0] (float32[3])")
-    assert lines["lr"].endswith(", and its compiled program keeps 0.5 (float32[])")
-    assert lines["s"].endswith(", and its compiled program holds none of its values, but was "
-                               "traced with its old type (a shape or a branch taken from it "
-                               "stays as then)")
+    assert lines["w"].endswith(here(", and its compiled program keeps [0.0, 1.0, 2.0] "
+                                    "(float32[3])"))
+    assert lines["lr"].endswith(here(", and its compiled program keeps 0.5 (float32[])"))
+    assert lines["s"].endswith(here(", and its compiled program holds none of its values, but "
+                                    "was traced with its old type (a shape or a branch taken "
+                                    "from it stays as then)"))
     assert "what its Python took from them (a shape, a branch) is baked into its program" in \
         stale_note([found["s"]]).body
     assert [jax[name]["consts"] for name in stale_cases.PROGRAMS] == [0, 1, 1, 0, 0]
@@ -224,15 +226,15 @@ def test_numbers_containers_bodies_and_inner_jits_are_told_as_jax_keeps_them():
     said = {name: stale_note([s]).title.split(" now, and ")[1] for name, s in found.items()}
     for name in ("k", "n"):
         assert jax[f"{'scalar' if name == 'k' else 'numpy'}_printed"]["consts"] == 0
-        assert said[name] == ("its compiled program holds no such value, but was traced with "
-                              "it: what its Python computed from it (a value, a shape, a "
-                              "branch taken on it) stays as then, and a print of it ran then "
-                              "only")
-    assert said["d"] == "its compiled program keeps {'w': [0.0, 1.0, 2.0] (float32[3])}"
-    assert said["lst"] == ("its compiled program keeps [[1.0, 1.0, 1.0] (float32[3]), [0.0, "
-                           "1.0, 2.0] (float32[3])]")
-    assert said["t"].startswith("its compiled program keeps ([1.0, 1.0, 1.0] (float32[3]), ")
-    assert said["w"] == "its compiled program keeps [0.0, 1.0, 2.0] (float32[3])"
+        assert said[name] == here("its compiled program holds no such value, but was traced "
+                                  "with it: what its Python computed from it (a value, a shape, "
+                                  "a branch taken on it) stays as then, and a print of it ran "
+                                  "then only")
+    assert said["d"] == here("its compiled program keeps {'w': [0.0, 1.0, 2.0] (float32[3])}")
+    assert said["lst"] == here("its compiled program keeps [[1.0, 1.0, 1.0] (float32[3]), [0.0, "
+                               "1.0, 2.0] (float32[3])]")
+    assert said["t"].startswith(here("its compiled program keeps ([1.0, 1.0, 1.0] (float32[3]), "))
+    assert said["w"] == here("its compiled program keeps [0.0, 1.0, 2.0] (float32[3])")
     assert said["kb"] == "lax.fori_loop's kept trace of it keeps 2.0"
     assert (jax["outer"]["after"], jax["inner_alone"], jax["new_outer"]) == (3.0, 2.0, 4.0)
     assert said["kk"] == ("its trace, in jit(outer)'s program and reused by its later calls and "
@@ -258,10 +260,10 @@ def _ref_and_printing_bodies(jax, found):
         ([0.0, 3.0, 0.0], 1.0, 2.0)
     note = stale_note([ref])
     assert note.title.startswith("⚠ ref_add read x_ref = a Ref of float32[3] when traced (at ")
-    assert note.title.endswith(
+    assert note.title.endswith(here(
         "; x_ref is another Ref of float32[] now, and its compiled program holds the old Ref "
         "itself: its calls read and write that Ref (which holds [0.0, 3.0, 0.0] (float32[3]) "
-        "now), not what x_ref is now")
+        "now), not what x_ref is now"))
     assert "a Ref it reads is held by its program itself" in note.body and \
         "To use the current Ref on every call, pass it as an argument:\n  def ref_add(..., " \
         "x_ref): ...    # then call ref_add(..., x_ref)" in note.body

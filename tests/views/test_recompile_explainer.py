@@ -507,6 +507,10 @@ def test_the_reports_on_the_numpy_backend_count_cache_misses_traced():
     html = compile_report.to_html(data, page=False)
     assert "<p>2 cache miss(es), 1 again, " in html and "prepare 2.0 ms (traced, numpy)" in html
     assert "compiled" not in compile_report.to_text(data) and "compiles anew" not in html
+    # its tables and headings too (they said compilations, recompilations, compile ms)
+    assert "<h2>jxkernel cache miss report</h2>" in html and "<h3>Cache misses</h3>" in html
+    assert "<th>cache misses</th><th>again</th><th>cache hits</th>" in html, html
+    assert "<th>prepare ms</th>" in html and "compil" not in html.replace("jx-recompile", "")
     # on the CPU the same events' fix says what a new shape costs there
     on_cpu = dataclasses.replace(events[1], backend="cpu")
     assert compile_report.event_json(on_cpu)["explanation"][0]["fix"] == change.fix

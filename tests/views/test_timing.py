@@ -283,8 +283,13 @@ def test_on_the_numpy_backend_the_notes_say_no_xla_compiles_and_no_async_dispatc
     # "compile is XLA's time" and "XLA compiled it", and nothing of the missing async dispatch
     p = profile(jxkernel.jit(_own_matmul(), backend="numpy"), _x(), runs=2, compiles=1)
     fresh, first, run = p.notes
-    assert fresh.endswith("compile is the numpy backend's (no XLA there: it runs the jaxpr).")
-    assert "XLA compiled it" not in first and "for the numpy backend, no XLA" in first, first
+    # (nor "1 fresh compilation(s)", "The first call compiled": nothing compiles there)
+    assert fresh.endswith("compile is the numpy backend's preparing of the program that runs "
+                          "the jaxpr (no XLA there: nothing compiles)."), fresh
+    assert fresh.startswith("trace, lower, compile: 1 fresh trace(s) of jit("), fresh
+    assert "XLA compiled it" not in first, first
+    assert first.startswith("The first call traced (trace "), first
+    assert "for the numpy backend, no XLA: nothing compiled); it is a warm-up" in first, first
     assert run.endswith("The numpy backend has no async dispatch: it computes the results before "
                         "the call returns, so dispatch holds the computation and device is only "
                         "the wait on results already there."), run

@@ -11,7 +11,7 @@ from IPython.core import magic_arguments as ma
 from IPython.core.error import UsageError
 from IPython.core.magic import cell_magic, line_cell_magic, line_magic, magics_class, no_var_expand
 
-from ...core import compile_record
+from ...core import compile_record, miss_words
 from ...core.config import config
 from ...tree_util import tree_leaves
 from ...views.jaxpr_diff import jaxpr_diff, split_expressions
@@ -44,13 +44,19 @@ def _ms(seconds: float) -> str:
 
 
 def compile_note(event, label: str, count: int, where: str | None = None) -> Note:
+    """A %%jit cell's note of its own compile; on the NumPy backend, which compiles nothing,
+    of its trace (miss_words): "⚙ traced cell[3] again because ... (cache miss #2)"."""
+    numpy = not miss_words.compiles(event.backend)
     cached = f" ({event.cache} cache)" if event.cache != "compiled" else ""
-    timings = (f"trace {_ms(event.trace_s)} · lower {_ms(event.lower_s)} · compile "
-               f"{_ms(event.compile_s)}{cached}")
+    timings = (f"trace {_ms(event.trace_s)} · lower {_ms(event.lower_s)} · "
+               f"{miss_words.last_phase(event.backend)} {_ms(event.compile_s)}{cached}")
     if event.reason == "first call":
-        return Note(f"⚙ compiled {label} for {where or event.backend}: {timings}", kind="compile")
-    return Note(f"⚙ recompiled {label} because {event.reason} (compilation #{count}): {timings}",
-                body=explanation_text(event.changes), kind="compile")
+        return Note(f"⚙ {miss_words.did(event.backend)} {label} for {where or event.backend}: "
+                    f"{timings}", kind="compile")
+    again = f"traced {label} again" if numpy else f"recompiled {label}"
+    nth = f"cache miss #{count}" if numpy else f"compilation #{count}"
+    return Note(f"⚙ {again} because {event.reason} ({nth}): {timings}",
+                body=explanation_text(event.said_changes), kind="compile")
 
 
 @magics_class
@@ -214,7 +220,11 @@ class JitMagics(JxMagicsBase):
                 raise UsageError(f"{who}: {e}") from None
             self.programs[key] = program
             if last_key is not None and not quiet:
-                show(Note(f"⚙ {label}: {_why_new(last_key, key)}: compiling it anew",
+                # (the NumPy backend compiles nothing: it traces the cell anew)
+                platform = backend or (client.platform_of(device) if device is not None else
+                                       client.default_backend())
+                anew = "compiling" if miss_words.compiles(platform) else "tracing"
+                show(Note(f"⚙ {label}: {_why_new(last_key, key)}: {anew} it anew",
                           kind="compile"))
         program.visible = visible               # as shown now (--show/--quiet may differ)
         self.cells[cell_key] = (label, key)
@@ -225,7 +235,9 @@ class JitMagics(JxMagicsBase):
             self._report_compiles(program, outputs, last)
         print_notes.clear()                  # (this cell's prints are told here, not twice)
         if program.printed:
-            show(Note(f"print() ran while tracing {program.label}: it runs once per compilation "
+            # (on the NumPy backend, which compiles nothing: once per trace)
+            per = "trace" if miss_words.any_numpy(program.events) else "compilation"
+            show(Note(f"print() ran while tracing {program.label}: it runs once per {per} "
                       f"and shows tracers (shapes and dtypes), not values; a cached rerun prints "
                       f"nothing", body=program.printed.rstrip("\n"), kind="print"))
         elif program.info.prints and not program.traced_now:

@@ -13,7 +13,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import line_cell_magic, magics_class, needs_local_scope, no_var_expand
 from IPython.core.magics.execution import TimeitTemplateFiller
 
-from ...core import compile_record
+from ...core import compile_record, miss_words
 from .. import compile_notes, funcview, timeit
 from ..display import show, source_label
 from ...views import timing as jx_timing
@@ -104,9 +104,12 @@ def compiled_in_timing(events, result, calibrated: bool = False) -> str:
         extra = calibration_runs(result.loops)
         over = (f" over {runs + extra:,} run(s) of the statement: {runs:,} timed, {extra:,} "
                 f"by %timeit's choice of the loop count")
-    fix = ("A jit made anew in the statement (jax.jit(lambda ...) or jax.jit(g) of a function "
-           "defined there) compiles on every call: make it once before %timeit and time the "
-           "call of that.")
+    # the NumPy backend compiles nothing: its misses trace (miss_words)
+    numpy = miss_words.any_numpy(compiles)
+    does, doing = ("traces", "tracing") if numpy else ("compiles", "compiling")
+    fix = (f"A jit made anew in the statement (jax.jit(lambda ...) or jax.jit(g) of a function "
+           f"defined there) {does} on every call: make it once before %timeit and time the "
+           f"call of that.")
     # made anew inside a function the statement calls (JAX 101's `%timeit
     # g_inner_jitted_partial(10, 20)`, its jit(partial(...)) made in g's loop): no jit of
     # the statement's to make once before %timeit
@@ -115,11 +118,12 @@ def compiled_in_timing(events, result, calibrated: bool = False) -> str:
               getattr(e.call_site, "function", "").isidentifier()]
     if mine and len(inside) == len(mine):
         where = list(dict.fromkeys(f"{c.function} (at {source_label(c)})" for c in inside))
-        fix = (f"A jit made anew inside {' and '.join(where[:2])} compiles on every call: "
+        fix = (f"A jit made anew inside {' and '.join(where[:2])} {does} on every call: "
                f"make it once, outside {'those functions' if len(where) > 1 else 'it'}, and "
                f"call that there.")
-    return (f"The timed runs compiled too ({len(compiles):,} compile(s){over}: {named}), so the "
-            f"time above includes compiling. {fix}")
+    return (f"The timed runs {'traced' if numpy else 'compiled'} too "
+            f"({miss_words.misses(len(compiles), numpy, 'compile(s)')}{over}: {named}), so the "
+            f"time above includes {doing}. {fix}")
 
 
 @magics_class
@@ -243,8 +247,11 @@ class TimingMagics(JxMagicsBase):
             "eager operations, or jxkernel's or libraries' own functions"
         rest = len(events) - sum(n for _, n in shown) if mine else 0
         more = f" and {rest} more" if rest else ""
-        return (f"Compiled on the first run ({which}{more}; {took * 1e3:.1f} ms with the "
-                f"compilation). That warm-up run is not part of the timing below.")
+        # (on the NumPy backend nothing compiles: the first run traced, miss_words)
+        numpy = miss_words.any_numpy(events)
+        return (f"{'Traced' if numpy else 'Compiled'} on the first run ({which}{more}; "
+                f"{took * 1e3:.1f} ms with the {'trace' if numpy else 'compilation'}). That "
+                f"warm-up run is not part of the timing below.")
 
     def _timed_code(self, setup, blocked):
         """The code object IPython's %timeit compiles for `setup` and `blocked` (its template,

@@ -76,6 +76,18 @@ def compilation_count(events) -> str:
     return f"{miss_words.misses(len(events) - inside, miss_words.any_numpy(events))}{more}"
 
 
+def _phase(events) -> str:
+    """The last phase's name for a column of `events`: "compile", or "prepare" where one ran
+    on the NumPy backend, which compiles nothing (miss_words.last_phase)."""
+    return miss_words.last_phase(miss_words.NUMPY if miss_words.any_numpy(events) else "cpu")
+
+
+def _counted(events) -> str:
+    """A folded group's count: "114 compile(s)", or "114 cache miss(es)" on the NumPy
+    backend."""
+    return miss_words.misses(len(events), miss_words.any_numpy(events), "compile(s)")
+
+
 def hit_miss(events) -> list:
     """[(function, misses, hits, total compile seconds)] per jitted function, in first-seen
     order; functions sharing a name (two cells, a redefinition) are added up."""
@@ -110,6 +122,13 @@ def _inside_line(inside) -> str:
         list({e.function_key: e for e in inside}.values())))
     return (f"{len(keys)} function(s) of yours traced inside another (a lax.cond branch, a "
             f"loop body), nothing compiled of their own: {names}")
+
+
+# the timeline's two legends and its title, on XLA's backends and (True) on the NumPy backend
+_TIMELINE = {False: ("first compile", "recompile",
+                     "compilations over time (size: compile time)"),
+             True: ("first cache miss", "cache miss again",
+                    "cache misses over time (size: trace, lower and prepare time)")}
 
 
 class RecompileLog(TextFallback, w.VBox):
@@ -232,7 +251,9 @@ class RecompileLog(TextFallback, w.VBox):
         html = ""
         if earlier:
             html += (f"<details class='jx-log-earlier'><summary style='cursor:pointer;"
-                     f"font-size:12px'>{len(earlier)} earlier compilation(s)</summary>"
+                     f"font-size:12px'>{len(earlier)} earlier "
+                     f"{'cache miss(es)' if miss_words.any_numpy(events) else 'compilation(s)'}"
+                     f"</summary>"
                      f"{self._rows_table(earlier)}</details>")
         if len(events) > MAX_ROWS:
             html = (f"<div style='font-size:12px'><i>{len(events) - MAX_ROWS} older not listed "
@@ -241,8 +262,10 @@ class RecompileLog(TextFallback, w.VBox):
 
     @staticmethod
     def _rows_table(numbered) -> str:
+        # (the last phase's column: "prepare ms" on the NumPy backend, which compiles nothing)
+        phase = f"{_phase([e for _, e in numbered])} ms"
         head = "".join(f"<th>{h}</th>" for h in ("#", "time", "function", "reason", "signature",
-                                                 "trace ms", "lower ms", "compile ms", "from",
+                                                 "trace ms", "lower ms", phase, "from",
                                                  "backend"))
         rows = []
         for i, e in numbered:
@@ -273,7 +296,7 @@ class RecompileLog(TextFallback, w.VBox):
         # %jxreport heads it: "compile ms" read 36.8 beside a row of trace 36.8, compile 0.0
         # on the numpy backend
         head = ("<tr><th>function</th><th>cache misses</th><th>cache hits</th>"
-                "<th>ms (trace + lower + compile)</th></tr>")
+                f"<th>ms (trace + lower + {_phase([*events, *others])})</th></tr>")
         folded = ""
         if inside:            # yours traced only inside another: folded apart (group_of)
             folded += (f"<details class='jx-group'><summary style='cursor:pointer'>"
@@ -287,7 +310,7 @@ class RecompileLog(TextFallback, w.VBox):
                     f"{esc(', '.join(sites[:3]))}</span></td><td>{n}</td><td></td>"
                     f"<td>{_ms(s)}</td></tr>" for name, n, sites, s in grouped(mine))
                 folded += (f"<details class='jx-group'><summary style='cursor:pointer'><i>"
-                           f"{len(mine)} compile(s) of {title} ({len(grouped(mine))} of "
+                           f"{_counted(mine)} of {title} ({len(grouped(mine))} of "
                            f"them{esc(packages_text(mine))})</i></summary><table style='font-size:12px'>{head}{rows_of}"
                            f"</table></details>")
         return f"<table style='font-size:12px'>{head}{rows}</table>{folded}"
@@ -303,17 +326,22 @@ class RecompileLog(TextFallback, w.VBox):
         except ImportError:              # the table alone still tells everything
             return None
         fig = go.FigureWidget()
-        for name, color in (("first compile", "#1f77b4"), ("recompile", "#d62728")):
+        for name, color in zip(_TIMELINE[False], ("#1f77b4", "#d62728")):
             fig.add_scatter(x=[], y=[], mode="markers", name=name, marker={"color": color},
                             hovertemplate="%{text}<extra></extra>", text=[])
         fig.update_layout(height=260, margin={"l": 10, "r": 10, "t": 30, "b": 10},
-                          title={"text": "compilations over time (size: compile time)",
+                          title={"text": _TIMELINE[False][2],
                                  "font": {"size": 12}},
                           xaxis_title=None, yaxis={"type": "category"})
         return fig
 
     def _plot(self, events):
+        numpy = miss_words.any_numpy(events)
         with self.figure.batch_update():
+            # named for what happened: on the NumPy backend nothing compiles, each is a miss
+            for trace, name in zip(self.figure.data, _TIMELINE[numpy][:2]):
+                trace.name = name
+            self.figure.layout.title.text = _TIMELINE[numpy][2]
             for trace, first in zip(self.figure.data, (True, False)):
                 mine = [e for e in events if (e.reason == "first call") == first]
                 trace.x = [datetime.datetime.fromtimestamp(e.timestamp) for e in mine]
@@ -349,7 +377,7 @@ class RecompileLog(TextFallback, w.VBox):
             mine = [e for e in others if kind_of(e) == kind]
             if mine:
                 group = next(g for g, origins in GROUPS.items() if origins == (kind,))
-                lines.append(f"{len(mine)} compile(s) of {title} ({len(grouped(mine))} of "
+                lines.append(f"{_counted(mine)} of {title} ({len(grouped(mine))} of "
                              f"them{packages_text(mine)}), folded: %jxcompiles {group} lists "
                              f"them")
         return lines
