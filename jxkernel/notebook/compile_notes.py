@@ -36,7 +36,7 @@ from ..core.config import config
 from ..core.source_info import TIMEIT_FILE
 from ..views.outside_values import stale_reads
 from ..views.recompile_explainer import explanation_text
-from ..views.signature_changes.fixes import PATTERN_SAID
+from ..views.signature_changes.fixes import ADDS_TO_THE_FIX, PATTERN_SAID
 from ..views.source import defined_at
 from .display import Note, source_label, source_line
 
@@ -45,13 +45,18 @@ MODES = ("all", "recompiles", "off")
 
 def fix_in_brief(fix: str) -> str:
     """What to do, from a Change's fix: its last sentence (the fixes say the cause first),
-    before the sentence saying its code is a pattern (PATTERN_SAID: no advice of its own).
+    before the sentence saying its code is a pattern (PATTERN_SAID: no advice of its own),
+    with the one before it where the last only adds to it (ADDS_TO_THE_FIX).
 
         >>> fix_in_brief("Every new shape compiles anew. Pad or bucket x to a few fixed sizes.")
         'Pad or bucket x to a few fixed sizes.'
+        >>> fix_in_brief("New shapes compile anew. Pad x. Its dtype changed too: cast it as well.")
+        'Pad x. Its dtype changed too: cast it as well.'
     """
     fix = fix.strip().removesuffix(PATTERN_SAID.strip())
     sentences = re.split(r"(?<=[.!?])\s+(?=[A-Z])", fix.strip())
+    if len(sentences) > 1 and sentences[-1].startswith(ADDS_TO_THE_FIX):
+        return " ".join(sentences[-2:])
     return sentences[-1] if sentences else ""
 
 

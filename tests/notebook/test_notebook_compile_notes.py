@@ -132,6 +132,20 @@ def test_the_fix_in_brief_is_its_last_sentence():
         "Make it once and reuse it."
 
 
+def test_a_fix_whose_dtype_changed_too_keeps_the_fix_it_adds_to(shell):
+    """f32[3] then i32[4]: the fix pads (or buckets) and casts. The brief was its last
+    sentence alone, "Its dtype changed too (float32 -> int32): cast it as well, ...", which
+    tells a learner to do "as well" something the line does not show."""
+    ok(shell, "def pad_cast(v):\n    return v * 2\njpc = jax.jit(pad_cast)\njpc(jnp.ones(3))")
+    (note,) = ok(shell, "jpc(jnp.ones(4, jnp.int32))").notes
+    first = note["text/plain"].splitlines()[0]
+    assert "x: shape" not in first and "v: shape f32[3] -> i32[4]" in first, first
+    brief = first.partition(" · fix: ")[2]
+    assert brief.startswith("Pad or bucket v") and \
+        brief.endswith("Its dtype changed too (float32 -> int32): cast it as well, so that "
+                       "every call has one dtype."), brief
+
+
 def _fix_templates():
     """Every fix text of jxkernel/views/signature_changes: its modules' (fix, code) pairs at
     module level, and fixes.py's table of them."""

@@ -73,6 +73,10 @@ _PLACEHOLDER = re.compile(r"\.\.\.|\b(batches|branch_true|branch_false|branch_0|
 # gives the fix's last sentence as its fix in brief, leaving these out (notebook/compile_notes'
 # fix_in_brief), so said otherwise they became the brief
 PATTERN_SAID = " The code below is a pattern, in names of yours to fill in."
+# how a sentence that only adds to the fix before it begins (a shape fix whose dtype changed
+# too: "... Its dtype changed too (float32 -> int32): cast it as well, ..."): said alone, as
+# the note's fix in brief, it would tell a learner to do "as well" something not shown
+ADDS_TO_THE_FIX = "Its dtype changed too"
 
 
 def pattern_said(fix: str, snippet: str) -> str:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...core.compile_record import compile_events
 from .change import Change, _aval_text
-from .fixes import PATTERN_SAID, _fixed, _refixed
+from .fixes import ADDS_TO_THE_FIX, PATTERN_SAID, _fixed, _refixed
 from .structure import list_item
 
 
@@ -115,7 +115,7 @@ def _cast_to(old, new) -> np.dtype:
 def _with_cast(change: Change, old_dtype: str, new_dtype: str, to: str) -> Change:
     """A shape change whose dtype changed too: its fix alone would still compile once per
     dtype, so a cast joins it (f32[3] -> i32[4]: pad, and cast to float32)."""
-    fix = (f"{change.fix} Its dtype changed too ({old_dtype} -> {new_dtype}): cast it as "
+    fix = (f"{change.fix} {ADDS_TO_THE_FIX} ({old_dtype} -> {new_dtype}): cast it as "
            f"well, so that every call has one dtype.")
     cast = f"{change.path} = jnp.asarray({change.path}, jnp.{to})"
     snippet = f"{cast}\n{change.snippet}" if change.snippet else cast
