@@ -260,8 +260,15 @@ def check_out_sharding_type(sharding, api_name: str) -> None:
 
 
 def resolved(out_sharding):
-    """A NamedSharding from an out_sharding= (a PartitionSpec takes set_mesh's mesh)."""
+    """A NamedSharding from an out_sharding= (a PartitionSpec takes set_mesh's mesh). One over
+    an AbstractMesh naming a memory kind would type a value in that memory: JAX's ValueError
+    (its core.get_sharding; one over a device Mesh is made abstract without it, as JAX's)."""
     _avals.sharding_types_seen = True
+    if type(out_sharding) is NamedSharding and type(out_sharding.mesh) is AbstractMesh and \
+            out_sharding.memory_kind is not None:
+        raise ValueError("sharding with memory_kind is not allowed. Please use "
+                         "`jax.device_put` to transfer to different memory spaces. Got "
+                         f"sharding={out_sharding!r}")
     return resolve(out_sharding, "out_sharding")
 
 
