@@ -505,12 +505,11 @@ def _transpose(prim, ct, x, **params):
     if type(ct) is Zero:
         return [ct]
     out = prim.bind(ct, **params)
-    # a constraint out of a reduced operand's type (auto_axes' way into Auto axes) gives the
-    # cotangent back typed as the operand's cotangent, unreduced where it is reduced, as
-    # JAX's reshard into the Auto mesh transposes
+    # a constraint out of a typed operand's type (auto_axes' way into Auto axes: a gather's
+    # `.at[i].get(out_sharding=)`) gives the cotangent back typed as the operand's cotangent,
+    # unreduced where it is reduced, as JAX's reshard into the Auto mesh transposes
     ct_aval = x.aval.sets_swapped() if type(x.aval) is ShapedArray else None
-    if ct_aval is not None and ct_aval.split is not None and \
-            any(sharding_types.summed_axes(ct_aval)):
+    if ct_aval is not None and ct_aval.split is not None:
         back = sharding_types.abstract_sharding(ct_aval)
         if sharding_types.abstract_sharding(_avals.get_aval(out)) != back:
             out = _bind_reshard(out, back)

@@ -66,6 +66,7 @@ def run(jax) -> dict:
     _sampler_out_shardings(jax, out)
     _abstract_mesh_lowering(jax, out)
     _small_api_answers(jax, out)
+    _auto_axes_cotangents(jax, out)
     return out
 
 
@@ -2202,3 +2203,27 @@ def _small_api_answers(jax, out):
         return [[repr(k.sharding.spec), repr(jax.random.key_data(k).sharding.spec),
                  jax.random.key_data(k).shape] for k in (made, put, passed)]
     out["small answers: key_data of keys over a mesh"] = _answer(key_data_shardings)
+
+
+def _auto_axes_cotangents(jax, out):
+    """The gradient through a gather given out_sharding= over Explicit axes (its operands go
+    into Auto axes, JAX's auto_axes), in a jit: typed as its operand, P(None, 'x'), as JAX's
+    reshard into the Auto mesh transposes back (it came out unsplit). (Not eagerly: jxkernel's
+    eager scatter-add of the backward pass meets its index typed over the Auto mesh.)"""
+    import numpy as np
+    jnp = jax.numpy
+    P, NS, AT = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.AxisType
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AT.Explicit,) * 2,
+                         devices=jax.devices()[:4])
+
+    def grads():
+        with jax.set_mesh(mesh):
+            embed = jax.device_put(np.arange(1024.).reshape(64, 16), NS(mesh, P(None, "x")))
+            tok = jax.device_put(np.arange(32).reshape(8, 4) % 64, NS(mesh, P("x", None)))
+
+            def g(e, t):
+                return jnp.sum(e.at[t].get(out_sharding=P("x", None, None)) ** 2)
+            rows = []
+            r = jax.jit(jax.grad(g))(embed, tok)
+            return [str(jax.typeof(r)), repr(r.sharding.spec), float(np.asarray(r).sum())]
+    out["auto_axes cotangents: a gather given out_sharding"] = _answer(grads)
