@@ -21,7 +21,6 @@ import numpy as np
 from .. import lax
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
-from ..core.mesh import NamedSharding
 from ..core.physical import physical_rules
 from ..core import sharding_types
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
@@ -233,17 +232,7 @@ def _wrap_impl(data, *, impl):
 
 def _unwrap_impl(keys):
     base = getattr(keys, "_base", None)
-    if base is None:
-        return run_compiled(random_unwrap_p, [keys], {})
-    own = base._sharding if type(base) is _XArray else None
-    if type(own) is NamedSharding and len(own.spec.partitions) < len(base.shape):
-        # keys laid out by the keys' sharding: the data's names each dimension, the key
-        # dimensions unsplit, as JAX's physical sharding (the same buffers)
-        spec = own.spec
-        padded = spec.update(partitions=(*spec.partitions, *[None] * (
-            len(base.shape) - len(spec.partitions))))
-        return _XArray(base._buf, base.aval, own.update(spec=padded))
-    return base
+    return base if base is not None else run_compiled(random_unwrap_p, [keys], {})
 
 
 impl_rules[random_wrap_p] = _wrap_impl
