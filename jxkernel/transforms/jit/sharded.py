@@ -438,6 +438,10 @@ class Partitioning:
         self.module = lower_partitioned(*self._lowering, layouts=self._layouts,
                                         platforms=platforms) if lower else None
 
+    def over_devices(self, traced, devices) -> Partitioning:
+        """`traced` (lowered over this AbstractMesh alone) partitioned over `devices`."""
+        return stage_abstract(traced, devices=devices, abstract=self.abstract)
+
     def cpu_text(self) -> str:
         """The StableHLO text XLA's CPU would run for this partitioning (the NumPy backend's
         module holds the jaxpr, unlowered: Lowered.as_text lowers it when first asked)."""

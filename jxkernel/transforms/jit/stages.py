@@ -574,8 +574,6 @@ class Traced(_Stage):
         if lowering_platforms:
             platforms = tuple(_client.lowering_platform(_client.jax_platform(p))
                               for p in lowering_platforms)
-            if sharded:
-                return self._lower_abstract(platforms, rules)
         if not (sharded or
                 on_context_mesh() and self.jitted._device is None):   # (set_mesh: as a call)
             # where its used arguments, its own pin or the pinned jits inside it place it
@@ -593,18 +591,11 @@ class Traced(_Stage):
                                       "over a mesh is not implemented")
         # partitioned over a mesh; jit over a mesh loads with the first mesh or sharded Array:
         # `import jxkernel` needs neither
-        from .sharded import stage_partitioning
-        return Lowered(self, None, stage_partitioning(self))
-
-    def _lower_abstract(self, platforms, rules) -> Lowered:
-        """`lower(lowering_platforms=...)` of a program partitioned over a mesh: one whose only
-        mesh is an AbstractMesh (no set_mesh), as JAX lowers it for no devices (its
-        `.compile(device_assignment=)` then names them). Over a device Mesh, not so far."""
-        from .sharded import stage_abstract
-        if rules is not None:
-            raise NotImplementedError("lower(_private_parameters=LoweringParameters("
-                                      "override_lowering_rules=...)) of a program partitioned "
-                                      "over a mesh is not implemented")
+        from .sharded import stage_abstract, stage_partitioning
+        if platforms is None or not sharded:
+            return Lowered(self, None, stage_partitioning(self))
+        # for `lowering_platforms`: a program whose only mesh is an AbstractMesh (no set_mesh),
+        # as JAX lowers it for no devices (`.compile(device_assignment=)` then names them)
         partitioning = stage_abstract(self, platforms)
         if partitioning.abstract is None:
             raise NotImplementedError("lower(lowering_platforms=...) of a program partitioned "
@@ -738,9 +729,8 @@ class Lowered(_Stage):
             raise RuntimeError("device_assignment cannot be `None` during compilation. "
                                "Please pass a tuple of devices to "
                                "`.compile(device_assignment=)`")
-        from .sharded import stage_abstract
         traced = self.traced
-        plan = stage_abstract(traced, devices=devices, abstract=self._partitioning.abstract)
+        plan = self._partitioning.over_devices(traced, devices)
         options = {**(traced.jitted._compiler_options or {}), **(compiler_options or {})}
         # (a program of this `.compile()` alone: calls of the jit never run it)
         return Compiled(self, *plan.compile(traced.trace_s, options or None, keep=False))
