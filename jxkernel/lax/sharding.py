@@ -120,6 +120,8 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
             # put (committed) there, as JAX's constraint run eagerly
             if not isinstance(leaf, Tracer):
                 leaf = device_put(leaf, s)
+            else:
+                _refuse_spmd_batching(leaf, s)
             outs.append(leaf)
             continue
         spec_only = isinstance(s, PartitionSpec)
@@ -160,6 +162,21 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
             s = abstracted(s)
         outs.append(_bind_constraint(leaf, s, context))
     return tree_unflatten(tree, outs)
+
+
+def _refuse_spmd_batching(x, sharding) -> None:
+    """JAX's ValueError for a constraint to a sharding of no mesh (a SingleDeviceSharding) of a
+    value vmap batches with spmd_axis_name: its batching rule splits the batch over those mesh
+    axes, and there is no mesh (jxkernel binds no constraint there, so says it here)."""
+    axis_data = getattr(getattr(x, "_trace", None), "axis_data", None)
+    if getattr(axis_data, "spmd_name", None) is None or \
+            getattr(x, "batch_dim", not_mapped) is not_mapped:
+        return
+    raise ValueError("If you are using spmd_axis_name parameter of jax.vmap, please make sure to "
+                     "run your jitted function inside the mesh context manager. Only "
+                     "`jax.lax.with_sharding_constraint` with `jax.sharding.NamedSharding` as an "
+                     "input can be transformed with spmd_axis_name batching rules outside of an "
+                     f"explicit mesh context manager scope {sharding!r}")
 
 
 def _one_device(s) -> bool:

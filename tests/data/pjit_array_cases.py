@@ -2134,7 +2134,8 @@ def _small_api_answers(jax, out):
     """A Mesh over stand-ins for devices (a test's namedtuples: NumPy makes them ints) and its
     HloShardings read back; a ClosedJaxpr's variables (eval_jaxpr takes one); an out_sharding=
     over an AbstractMesh naming a memory kind (JAX's ValueError); key_data of keys a program's
-    first run lays out over a mesh names the key dimensions too, a later run's not."""
+    first run lays out over a mesh names the key dimensions too, a later run's not; vmap's
+    spmd_axis_name over a constraint to a SingleDeviceSharding outside a mesh (JAX's error)."""
     import collections
     import importlib
     import numpy as np
@@ -2206,6 +2207,20 @@ def _small_api_answers(jax, out):
         return [[repr(k.sharding.spec), repr(jax.random.key_data(k).sharding.spec),
                  jax.random.key_data(k).shape] for k in (made, again, passed)]
     out["small answers: key_data of keys over a mesh"] = _answer(key_data_shardings)
+
+    def spmd_batched_constraint():
+        s = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+        f = lambda v: jax.lax.with_sharding_constraint(v, s)
+        arr = jax.device_put(np.arange(8), s)
+        rows = [jax.jit(jax.vmap(f))(arr).tolist()]
+        try:
+            jax.jit(jax.vmap(f, spmd_axis_name="x"))(arr)
+            rows.append("ok")
+        except ValueError as e:
+            rows.append(["ValueError", str(e)])
+        return rows
+    out["small answers: vmap(spmd_axis_name=) of a one-device constraint"] = _answer(
+        spmd_batched_constraint)
 
 
 def _auto_axes_cotangents(jax, out):
