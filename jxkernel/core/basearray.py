@@ -38,13 +38,22 @@ class OverData:
     _buf = property(lambda self: self._base._buf)
     _npy = property(lambda self: self._base._npy,
                     lambda self, value: setattr(self._base, "_npy", value))
-    sharding = property(lambda self: self._base.sharding)
     committed = property(lambda self: self._base.committed)
     device = property(lambda self: self._base.device)
     is_fully_addressable = property(lambda self: self._base.is_fully_addressable)
     is_fully_replicated = property(lambda self: self._base.is_fully_replicated)
     itemsize = property(lambda self: self.dtype.itemsize)      # one element's data, in bytes
     nbytes = property(lambda self: self.itemsize * self.size)
+
+    @property
+    def sharding(self):
+        """The data's sharding over this array's dimensions (the data's may name the element's
+        axes too, unsplit: `P('x', None)` of keys laid out `P('x')`)."""
+        s = self._base.sharding
+        spec = getattr(s, "spec", None)
+        if spec is not None and len(spec.partitions) > len(self.shape):
+            return s.update(spec=spec.update(partitions=spec.partitions[:len(self.shape)]))
+        return s
 
     def devices(self):
         return self._base.devices()

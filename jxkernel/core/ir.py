@@ -326,6 +326,10 @@ class ClosedJaxpr:
         self.jaxpr, self.consts, self.ref_writes = jaxpr, list(consts), tuple(ref_writes)
 
     effects = property(lambda self: self.jaxpr.effects)
+    # (the jaxpr's variables, as JAX's ClosedJaxpr reads them through: eval_jaxpr takes one)
+    constvars = property(lambda self: self.jaxpr.constvars)
+    invars = property(lambda self: self.jaxpr.invars)
+    outvars = property(lambda self: self.jaxpr.outvars)
     in_avals = property(lambda self: self.jaxpr.in_avals)
     out_avals = property(lambda self: self.jaxpr.out_avals)
     eqns = property(lambda self: self.jaxpr.eqns)

@@ -425,6 +425,12 @@ class AbstractMesh(_AxisTypeQueries):
                 f"{device})")
 
 
+def _device_ids(grid: np.ndarray) -> tuple:
+    """The ids of a mesh's devices, in grid order; a grid of other objects than devices (a
+    test's stand-ins: plain ints) keys the mesh by those objects, as JAX's Mesh accepts them."""
+    return tuple(getattr(d, "id", d) for d in grid.flat)
+
+
 class Mesh(_AxisTypeQueries, _Interned):
     """Devices laid out in an n-d grid whose axes have names (what shardings split over).
 
@@ -455,7 +461,7 @@ class Mesh(_AxisTypeQueries, _Interned):
             if len(set(names)) != len(names):
                 raise ValueError(f"Mesh axis names must be unique; got {names}")
             types = checked_axis_types(axis_types, names, AxisType.Auto)
-            ids = tuple(d.id for d in grid.flat)
+            ids = _device_ids(grid)
             platform = getattr(grid.flat[0], "platform", None) if grid.size else None
             key = (ids, platform, tuple(grid.shape), names, types)
         found = _interned_meshes.get(key)
@@ -480,7 +486,7 @@ class Mesh(_AxisTypeQueries, _Interned):
             grid = grid.copy()
             grid.flags.writeable = False
         self.devices, self.axis_names, self.axis_types = grid, names, types
-        self._ids = tuple(d.id for d in grid.flat)
+        self._ids = _device_ids(grid)
         # ids are per platform: the NumPy backend's devices 0..n-1 and XLA's CPU devices
         # 0..n-1 make meshes alike but for it (caches keyed by meshes must tell them apart)
         self._platform = getattr(grid.flat[0], "platform", None) if grid.size else None
@@ -1185,6 +1191,19 @@ def concrete_mesh(abstract: AbstractMesh, mesh: Mesh | None) -> Mesh:
         return mesh
     return Mesh(mesh.devices.reshape(abstract.axis_sizes), abstract.axis_names,
                 abstract.axis_types)
+
+
+def mesh_of_devices(abstract: AbstractMesh, devices) -> Mesh:
+    """`abstract`'s axes laid over `devices` in their order (JAX's pxla
+    _abstract_to_concrete_mesh: a program lowered over an AbstractMesh, compiled for
+    `.compile(device_assignment=devices)`).
+
+    >>> import jxkernel as jax
+    >>> mesh_of_devices(AbstractMesh((2, 2), ('x', 'y')), jax.devices()[:4]).axis_sizes
+    (2, 2)
+    """
+    return Mesh(np.array(list(devices), dtype=object).reshape(abstract.axis_sizes),
+                abstract.axis_names, abstract.axis_types)
 
 
 def _mixed_radix(digits, bases) -> int:

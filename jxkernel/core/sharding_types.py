@@ -27,7 +27,7 @@ from . import vma as _vma
 from .avals import (ShapedArray, dim_text, explicit_axes, make, parts_of,  # noqa: F401
                     shape_text, summed_axes, typed_sharding)
 from .mesh import (AbstractMesh, AxisType, NamedSharding, PartitionSpec, abstracted,
-                   get_abstract_mesh, get_mesh)
+                   get_abstract_mesh, get_mesh, recording_mesh)
 from .interpreter_primitives import reshard as _reshard
 from .ir import jaxpr_params
 from .primitive import own_vma_rules, rule, sharding_rules, sharding_typing_rules
@@ -721,6 +721,8 @@ def apply(prim, in_avals, params, out_avals) -> list:
         check_context_mesh(prim, [(a.split.mesh, a.str_short())
                                   for a in in_avals if getattr(a, "split", None) is not None])
         raise
+    if mesh is not None:
+        _check_abstract_size(prim, in_avals, mesh)
     given = _override(prim)
     if given is not None and params.get("sharding", params.get("out_sharding")) is None:
         out = _overridden(prim, in_avals, params, out_avals, given, mesh)
@@ -1047,6 +1049,24 @@ def check_context_mesh(prim, placed) -> None:
         raise ValueError(
             f"For primitive {prim.name}, context mesh {current!r} should match the aval mesh "
             f"{mesh!r} for shape {aval}. This error occurs at source:  {_source_summary()}")
+
+
+def _check_abstract_size(prim, in_avals, mesh) -> None:
+    """JAX's check_avals_context_mesh under use_abstract_mesh, where the operands' mesh has
+    another size: its ValueError (a value typed over a mesh of one device, traced under an
+    abstract mesh of two). Meshes of one size are not compared: jxkernel types values over
+    set_mesh's mesh where JAX's name the abstract mesh in context (auto_axes' retyped one)."""
+    current = recording_mesh()
+    if type(current) is not AbstractMesh or current.empty or prim not in sharding_rules:
+        return
+    mesh = mesh if isinstance(mesh, AbstractMesh) else mesh.abstract_mesh
+    if mesh.size == current.size or mesh.are_all_axes_auto and current.are_all_axes_auto:
+        return
+    aval = next(a for a in in_avals if getattr(a, "split", None) is not None)
+    raise ValueError(
+        f"For primitive {prim.name}, context mesh {current!r} should match the aval mesh "
+        f"{mesh!r} for shape {aval.str_short()}. This error occurs at source:  "
+        f"{_source_summary()}")
 
 
 def _source_summary() -> str:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.avals import typed_sharding
 from ..core.mesh import AbstractMesh, AbstractMeshOnlyError, Mesh, NamedSharding, \
-    PartitionSpec, on_context_mesh, set_mesh
+    PartitionSpec, mesh_of_devices, on_context_mesh, set_mesh
 from ..transforms.jit.pinned import one_device_given
 from ..transforms.jit.primitive import any_sharded
 from ..xla import client as _client
@@ -89,8 +89,7 @@ def _stand_in(error: AbstractMeshOnlyError) -> Mesh:
                          f"devices, and it has {len(devices)}, fewer than the mesh's "
                          f"{abstract.size}: set a mesh of the devices to export for with "
                          f"jax.set_mesh)") from None
-    return Mesh(np.array(devices[:abstract.size], dtype=object).reshape(abstract.axis_sizes),
-                abstract.axis_names, abstract.axis_types)
+    return mesh_of_devices(abstract, devices[:abstract.size])
 
 
 def _one_device_layout(traced) -> Layout | None:

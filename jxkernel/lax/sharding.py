@@ -120,6 +120,8 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
             # put (committed) there, as JAX's constraint run eagerly
             if not isinstance(leaf, Tracer):
                 leaf = device_put(leaf, s)
+            else:
+                _refuse_spmd_batching(leaf, s)
             outs.append(leaf)
             continue
         spec_only = isinstance(s, PartitionSpec)
@@ -160,6 +162,21 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
             s = abstracted(s)
         outs.append(_bind_constraint(leaf, s, context))
     return tree_unflatten(tree, outs)
+
+
+def _refuse_spmd_batching(x, sharding) -> None:
+    """JAX's ValueError for a constraint to a sharding of no mesh (a SingleDeviceSharding) of a
+    value vmap batches with spmd_axis_name: its batching rule splits the batch over those mesh
+    axes, and there is no mesh (jxkernel binds no constraint there, so says it here)."""
+    axis_data = getattr(getattr(x, "_trace", None), "axis_data", None)
+    if getattr(axis_data, "spmd_name", None) is None or \
+            getattr(x, "batch_dim", not_mapped) is not_mapped:
+        return
+    raise ValueError("If you are using spmd_axis_name parameter of jax.vmap, please make sure to "
+                     "run your jitted function inside the mesh context manager. Only "
+                     "`jax.lax.with_sharding_constraint` with `jax.sharding.NamedSharding` as an "
+                     "input can be transformed with spmd_axis_name batching rules outside of an "
+                     f"explicit mesh context manager scope {sharding!r}")
 
 
 def _one_device(s) -> bool:
@@ -260,8 +277,15 @@ def check_out_sharding_type(sharding, api_name: str) -> None:
 
 
 def resolved(out_sharding):
-    """A NamedSharding from an out_sharding= (a PartitionSpec takes set_mesh's mesh)."""
+    """A NamedSharding from an out_sharding= (a PartitionSpec takes set_mesh's mesh). One over
+    an AbstractMesh naming a memory kind would type a value in that memory: JAX's ValueError
+    (its core.get_sharding; one over a device Mesh is made abstract without it, as JAX's)."""
     _avals.sharding_types_seen = True
+    if type(out_sharding) is NamedSharding and type(out_sharding.mesh) is AbstractMesh and \
+            out_sharding.memory_kind is not None:
+        raise ValueError("sharding with memory_kind is not allowed. Please use "
+                         "`jax.device_put` to transfer to different memory spaces. Got "
+                         f"sharding={out_sharding!r}")
     return resolve(out_sharding, "out_sharding")
 
 
@@ -498,12 +522,11 @@ def _transpose(prim, ct, x, **params):
     if type(ct) is Zero:
         return [ct]
     out = prim.bind(ct, **params)
-    # a constraint out of a reduced operand's type (auto_axes' way into Auto axes) gives the
-    # cotangent back typed as the operand's cotangent, unreduced where it is reduced, as
-    # JAX's reshard into the Auto mesh transposes
+    # a constraint out of a typed operand's type (auto_axes' way into Auto axes: a gather's
+    # `.at[i].get(out_sharding=)`) gives the cotangent back typed as the operand's cotangent,
+    # unreduced where it is reduced, as JAX's reshard into the Auto mesh transposes
     ct_aval = x.aval.sets_swapped() if type(x.aval) is ShapedArray else None
-    if ct_aval is not None and ct_aval.split is not None and \
-            any(sharding_types.summed_axes(ct_aval)):
+    if ct_aval is not None and ct_aval.split is not None:
         back = sharding_types.abstract_sharding(ct_aval)
         if sharding_types.abstract_sharding(_avals.get_aval(out)) != back:
             out = _bind_reshard(out, back)

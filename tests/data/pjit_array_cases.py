@@ -64,6 +64,9 @@ def run(jax) -> dict:
     _linalg_types(jax, out)
     _out_sharding_meshes(jax, out)
     _sampler_out_shardings(jax, out)
+    _abstract_mesh_lowering(jax, out)
+    _small_api_answers(jax, out)
+    _auto_axes_cotangents(jax, out)
     return out
 
 
@@ -2057,3 +2060,188 @@ def _sampler_out_shardings(jax, out):
     out["sampler out_sharding: an argument over the mesh"] = _answer(
         lambda: [repr(jax.jit(with_arr)(arr, key).sharding.spec),
                  str(jax.typeof(jax.jit(with_arr)(arr, key)))])
+
+
+def _abstract_mesh_lowering(jax, out):
+    """A jit whose only mesh is an AbstractMesh, lowered for `lowering_platforms` with no
+    devices, then compiled for `.compile(device_assignment=)` (JAX's errors without one and
+    with too few); an AbstractMesh that does not fit the devices of a sharding over a device
+    Mesh; two AbstractMeshes of one size; under use_abstract_mesh of another size, JAX's
+    context-mesh ValueError (its text up to the source, which JAX leaves empty while tracing)."""
+    import numpy as np
+    P, NS, AT = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.AxisType
+    mesh = jax.make_mesh((2,), ("x",), axis_types=(AT.Auto,), devices=jax.devices()[:2])
+    mesh1 = jax.make_mesh((1,), ("x",), axis_types=(AT.Auto,), devices=jax.devices()[:1])
+    sds = jax.ShapeDtypeStruct((8, 2), np.float32, sharding=NS(mesh.abstract_mesh, P("x")))
+    f = jax.jit(lambda x: x * 2)
+
+    def err(fn):
+        try:
+            fn()
+            return "ok"
+        except Exception as e:
+            return [type(e).__name__, str(e).split(" This error occurs")[0]]
+
+    def lowered_and_compiled():
+        low = f.trace(sds).lower(lowering_platforms=("cpu",))
+        tpu = f.trace(sds).lower(lowering_platforms=("tpu",))
+        arr = jax.device_put(np.arange(16., dtype=np.float32).reshape(8, 2), NS(mesh, P("x")))
+        c = low.compile(device_assignment=tuple(mesh.devices.flat))
+        r = c(arr)
+        return ["num_partitions = 2" in low.as_text(), "num_partitions = 2" in tpu.as_text(),
+                err(low.compile), err(lambda: low.compile(device_assignment=(jax.devices()[0],))),
+                r.tolist(), repr(r.sharding), repr(c.input_shardings)]
+    out["abstract lowering: lowered, then compiled for devices"] = _answer(lowered_and_compiled)
+    g = jax.jit(lambda x, y: (x, y))
+    concrete = jax.ShapeDtypeStruct((8,), np.float32, sharding=NS(mesh, P("x")))
+    small = jax.ShapeDtypeStruct((8, 2), np.float32, sharding=NS(mesh1.abstract_mesh, P("x")))
+    out["abstract lowering: an AbstractMesh the devices do not fit"] = _answer(
+        lambda: err(lambda: g.lower(small, concrete)))
+    out["abstract lowering: no lowering_platforms"] = _answer(
+        lambda: err(lambda: g.lower(sds, np.arange(8))))
+    out["abstract lowering: with a host argument"] = _answer(
+        lambda: "num_partitions = 2" in g.trace(sds, np.arange(8)).lower(
+            lowering_platforms=("cpu",)).as_text())
+    other = jax.make_mesh((2,), ("y",), axis_types=(AT.Auto,), devices=jax.devices()[:2])
+    sds_y = jax.ShapeDtypeStruct((8, 2), np.float32, sharding=NS(other.abstract_mesh, P("y")))
+    out["abstract lowering: two meshes of one size"] = _answer(
+        lambda: "num_partitions = 2" in jax.jit(lambda a, b: a * b).trace(sds, sds_y).lower(
+            lowering_platforms=("cpu",)).as_text())
+    s4 = NS(jax.make_mesh((4,), ("x",), axis_types=(AT.Auto,),
+                          devices=jax.devices()[:4]).abstract_mesh, P("x"))
+
+    def given_shardings():
+        h = jax.jit(lambda x: x * 2, in_shardings=s4, out_shardings=s4)
+        low = h.trace(jax.ShapeDtypeStruct((4,), np.float32, sharding=s4)).lower(
+            lowering_platforms=("cpu",))
+        c = low.compile(device_assignment=tuple(jax.devices()[:4]))
+        return [err(low.compile), repr(c.input_shardings), repr(c.output_shardings),
+                c(jax.device_put(np.arange(4., dtype=np.float32), c.input_shardings[0][0])
+                  ).tolist()]
+    out["abstract lowering: in/out_shardings over an AbstractMesh"] = _answer(given_shardings)
+    explicit2 = jax.sharding.AbstractMesh((2,), ("x",), (AT.Explicit,))
+    explicit1 = jax.sharding.AbstractMesh((1,), ("x",), (AT.Explicit,))
+    inp = jax.ShapeDtypeStruct((8, 2), np.float32, sharding=NS(explicit1, P("x")))
+
+    def under_other_size():
+        with jax.sharding.use_abstract_mesh(explicit2):
+            f.trace(inp).lower(lowering_platforms=("cpu",))
+    out["abstract lowering: use_abstract_mesh of another size"] = _answer(
+        lambda: err(under_other_size))
+
+
+def _small_api_answers(jax, out):
+    """A Mesh over stand-ins for devices (a test's namedtuples: NumPy makes them ints) and its
+    HloShardings read back; a ClosedJaxpr's variables (eval_jaxpr takes one); an out_sharding=
+    over an AbstractMesh naming a memory kind (JAX's ValueError); key_data of keys a program's
+    first run lays out over a mesh names the key dimensions too, a later run's not; vmap's
+    spmd_axis_name over a constraint to a SingleDeviceSharding outside a mesh (JAX's error)."""
+    import collections
+    import importlib
+    import numpy as np
+    P, NS, AT = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.AxisType
+
+    def stand_ins():
+        Fake = collections.namedtuple("FakeDevice", ["id"])
+        grid = np.array([Fake(i) for i in range(24)]).reshape(2, 3, 4)
+        mesh = jax.sharding.Mesh(grid, ("a", "b", "c"))
+        parse = importlib.import_module(
+            jax.__name__ + "._src.sharding_impls").parse_flatten_op_sharding
+        rows = []
+        for spec in [P(), P("a"), P(("b", "a"), None, "c"), P(None, "c")]:
+            hlo = NS(mesh, spec)._to_xla_hlo_sharding(3)
+            rows.append([str(hlo), [list(map(list, p)) if isinstance(p, tuple) else p
+                                    for p in parse(hlo, mesh)[0]]])
+        return [mesh.axis_sizes, rows]
+    out["small answers: a Mesh of stand-ins"] = _answer(stand_ins)
+
+    def closed_vars():
+        mesh = jax.make_mesh((2, 1), ("x", "y"), axis_types=(AT.Explicit,) * 2,
+                             devices=jax.devices()[:2])
+        with jax.set_mesh(mesh):
+            a = jax.device_put(np.arange(8).reshape(4, 2), P("x", "y"))
+
+            config = importlib.import_module(jax.__name__ + "._src.config")
+
+            @jax.jit
+            def f(x, y):
+                with config.remove_size_one_mesh_axis_from_type(True):
+                    return x + y
+            closed = f.trace(a, a).jaxpr
+            r = jax.core.eval_jaxpr(closed, (), a, a)
+            return [len(closed.constvars), len(closed.invars), len(closed.outvars),
+                    [v.tolist() for v in r]]
+    out["small answers: a ClosedJaxpr's variables"] = _answer(closed_vars)
+
+    def memory_kinds():
+        mesh = jax.make_mesh((2,), ("x",), axis_types=(AT.Explicit,), devices=jax.devices()[:2])
+        jnp = jax.numpy
+        rows = []
+        with jax.set_mesh(mesh):
+            pinned = NS(mesh.abstract_mesh, P("x"), memory_kind="pinned_host")
+            for fn in (lambda: jnp.full((2,), 0, out_sharding=pinned),
+                       lambda: jax.jit(lambda: jnp.zeros((4,), out_sharding=pinned))(),
+                       lambda: jax.lax.reshape(jnp.arange(4.), (4,), out_sharding=pinned)):
+                try:
+                    rows.append(["ok", str(jax.typeof(fn()))])
+                except ValueError as e:
+                    rows.append(["ValueError", str(e)])
+            device = NS(mesh.abstract_mesh, P("x"), memory_kind="device")
+            try:
+                rows.append(["ok", str(jax.typeof(jnp.full((2,), 0, out_sharding=device)))])
+            except ValueError as e:
+                rows.append(["ValueError", str(e)])
+        return rows
+    out["small answers: out_sharding naming a memory kind"] = _answer(memory_kinds)
+
+    def key_data_shardings():
+        mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AT.Auto,) * 2)
+        s = NS(mesh, P("x", "y"))
+        seeds = jax.device_put(np.arange(16, dtype=np.uint32).reshape(8, 2), s)
+        make = jax.jit(lambda v: jax.random.wrap_key_data(jax.numpy.stack([v, v], -1)).T)
+        made, again = make(seeds), make(seeds)
+        put = jax.device_put(jax.random.split(jax.random.key(0), 8).reshape(4, 2), s)
+        passed = jax.jit(lambda k: k, out_shardings=s)(put)
+        # (JAX's first run of a program, its Python path, names the key dimensions; a later
+        # run, its C++ fast path, the keys' spec alone)
+        return [[repr(k.sharding.spec), repr(jax.random.key_data(k).sharding.spec),
+                 jax.random.key_data(k).shape] for k in (made, again, passed)]
+    out["small answers: key_data of keys over a mesh"] = _answer(key_data_shardings)
+
+    def spmd_batched_constraint():
+        s = jax.sharding.SingleDeviceSharding(jax.devices()[0])
+        f = lambda v: jax.lax.with_sharding_constraint(v, s)
+        arr = jax.device_put(np.arange(8), s)
+        rows = [jax.jit(jax.vmap(f))(arr).tolist()]
+        try:
+            jax.jit(jax.vmap(f, spmd_axis_name="x"))(arr)
+            rows.append("ok")
+        except ValueError as e:
+            rows.append(["ValueError", str(e)])
+        return rows
+    out["small answers: vmap(spmd_axis_name=) of a one-device constraint"] = _answer(
+        spmd_batched_constraint)
+
+
+def _auto_axes_cotangents(jax, out):
+    """The gradient through a gather given out_sharding= over Explicit axes (its operands go
+    into Auto axes, JAX's auto_axes), in a jit: typed as its operand, P(None, 'x'), as JAX's
+    reshard into the Auto mesh transposes back (it came out unsplit). (Not eagerly: jxkernel's
+    eager scatter-add of the backward pass meets its index typed over the Auto mesh.)"""
+    import numpy as np
+    jnp = jax.numpy
+    P, NS, AT = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.AxisType
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AT.Explicit,) * 2,
+                         devices=jax.devices()[:4])
+
+    def grads():
+        with jax.set_mesh(mesh):
+            embed = jax.device_put(np.arange(1024.).reshape(64, 16), NS(mesh, P(None, "x")))
+            tok = jax.device_put(np.arange(32).reshape(8, 4) % 64, NS(mesh, P("x", None)))
+
+            def g(e, t):
+                return jnp.sum(e.at[t].get(out_sharding=P("x", None, None)) ** 2)
+            rows = []
+            r = jax.jit(jax.grad(g))(embed, tok)
+            return [str(jax.typeof(r)), repr(r.sharding.spec), float(np.asarray(r).sum())]
+    out["auto_axes cotangents: a gather given out_sharding"] = _answer(grads)

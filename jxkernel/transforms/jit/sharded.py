@@ -16,14 +16,15 @@ from ...core.device_assignment import (check_device_assignment, deciding_shardin
                                        located_inside, placement, program_devices, used_inputs)
 from ...core import compile_record as _record, trace as _trace
 from ...core.interpreter_primitives import sharding_constraint
-from ...core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, concrete_mesh, get_mesh,
-                          legacy_mesh, on_context_mesh, placed_on, resolve)
+from ...core.mesh import (AbstractMesh, AbstractMeshOnlyError, NamedSharding, PartitionSpec,
+                          concrete_mesh, get_mesh, legacy_mesh, mesh_of_devices,
+                          on_context_mesh, placed_on, resolve, set_mesh)
 from ...core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
 from ...tree_util import (default_registry as _registry, keystr, tree_flatten,
                           tree_flatten_with_path, tree_unflatten)
 from ...xla.array import Array
 from ...xla.placement import placed_data
-from ...xla import relayout
+from ...xla import client as _client, relayout
 from ...xla.relayout import arg_layouts
 from ...xla.sharded import (_held, _mesh_of, _own_sharding, _SpmdEntry, chosen_inputs,
                             compile_lowered, gspmd_sharding, lower_partitioned, to_argument,
@@ -361,8 +362,10 @@ class Partitioning:
         """`traced` partitioned again, its ops located (Lowered.as_text(debug_info=True))."""
         return stage_partitioning(traced, locations)
 
+    abstract = None     # lowered over this AbstractMesh alone, for no devices (stage_abstract)
+
     def __init__(self, jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs, locations=False,
-                 lower=True):
+                 lower=True, platforms=None):
         given_in = getattr(jitted, "_in_shardings", None)
         given_out = getattr(jitted, "_out_shardings", None)
         if given_in is not None and dyn_kwargs:
@@ -395,9 +398,12 @@ class Partitioning:
         self.mesh = mesh = _mesh_of(flat_in + flat_out) or getattr(
             jitted, "_constraint_mesh", None) or get_mesh()
         if isinstance(mesh, AbstractMesh):
-            # only shardings over an AbstractMesh (a constraint's inside): JAX runs the program
-            # on the devices of the mesh set by set_mesh
-            self.mesh = mesh = concrete_mesh(mesh, get_mesh())
+            # the first sharding over an AbstractMesh (or a constraint's inside): JAX runs the
+            # program on the devices of a later one over a device Mesh, else of the mesh set
+            # by set_mesh (its device assignment, which the AbstractMesh must fit)
+            devices = next((s.mesh for s in flat_in + flat_out if isinstance(s, NamedSharding)
+                            and not isinstance(s.mesh, AbstractMesh)), None) or get_mesh()
+            self.mesh = mesh = concrete_mesh(mesh, devices)
         flat_in, flat_out = _single_devices(jitted, mesh, flat_in, flat_out, leaves,
                                             lambda: leaf_names)
         _check_devices(jitted, closed, flat_in, flat_out, leaves, leaf_names, own)
@@ -430,8 +436,12 @@ class Partitioning:
             self.donated, locations, result_paths(out_tree), leaf_names, jitted._keep_unused)
         # (jit's Formats' layouts, and committed Arrays' other than row-major; or None)
         self._layouts = layout_modes(jitted, closed, in_tree, out_tree, arg_layouts(leaves))
-        self.module = lower_partitioned(*self._lowering, layouts=self._layouts) \
-            if lower else None
+        self.module = lower_partitioned(*self._lowering, layouts=self._layouts,
+                                        platforms=platforms) if lower else None
+
+    def over_devices(self, traced, devices) -> Partitioning:
+        """`traced` (lowered over this AbstractMesh alone) partitioned over `devices`."""
+        return stage_abstract(traced, devices=devices, abstract=self.abstract)
 
     def cpu_text(self) -> str:
         """The StableHLO text XLA's CPU would run for this partitioning (the NumPy backend's
@@ -463,8 +473,11 @@ class Partitioning:
     def compile(self, trace_s=0.0, compiler_options=None, keep=True) -> tuple:
         """(_SpmdEntry, Phases); `trace_s`: what tracing took, for the record. `keep`: the
         program calls run from now on (not one compiled with a `.compile()`'s own options)."""
+        # (a result named by an argument's sharding over an AbstractMesh: over the devices)
+        users = [placed_on(self.mesh, s) if isinstance(s, NamedSharding) else s
+                 for s in self.user_shardings]
         exe, phases = compile_lowered(self.module, self.closed, self.name, self.mesh,
-                                      self.out_shardings, self.user_shardings, trace_s,
+                                      self.out_shardings, users, trace_s,
                                       self.carrying, compiler_options)
         if any(self.open_in):            # the layouts XLA chose for them: where calls put them
             self.in_shardings = chosen_inputs(exe, self.mesh, self.in_shardings, self.open_in,
@@ -507,6 +520,54 @@ def stage_partitioning(traced, locations=False, lower=True) -> Partitioning:
     dyn_args, dyn_kwargs = tree_unflatten(traced._in_tree, traced._leaves)
     return Partitioning(traced.jitted, traced.jaxpr, traced.out_tree, traced._leaves, dyn_args,
                         dyn_kwargs, locations, lower)
+
+
+def stage_abstract(traced, platforms=None, devices=None, abstract=None) -> Partitioning:
+    """The Partitioning of a traced jit whose only mesh is an AbstractMesh (no set_mesh): JAX
+    lowers it for `lowering_platforms` with no devices, and compiles it for the devices given
+    to `.compile(device_assignment=)`. jxkernel lowers it over a stand-in of this process's
+    first devices (its module names mesh positions only), `abstract` set to that mesh; and,
+    given `devices`, over them (their count checked against `abstract`, the mesh it was
+    lowered over, as JAX's maybe_concretize_mesh does)."""
+    dyn_args, dyn_kwargs = tree_unflatten(traced._in_tree, traced._leaves)
+    stage = lambda: Partitioning(traced.jitted, traced.jaxpr, traced.out_tree, traced._leaves,
+                                 dyn_args, dyn_kwargs, platforms=platforms)
+    if devices is None:
+        try:
+            return stage()
+        except AbstractMeshOnlyError as e:
+            abstract, devices = e.abstract, _client.devices()
+            if len(devices) < abstract.size:
+                raise NotImplementedError(
+                    f"lower(lowering_platforms=...) over {abstract}: jxkernel lowers over this "
+                    f"process's devices, and it has {len(devices)}, fewer than the mesh's "
+                    f"{abstract.size}") from None
+            devices = devices[:abstract.size]
+    else:
+        if abstract.size != len(devices):
+            named = next((s for s in _given_shardings(traced) if type(s.mesh) is AbstractMesh),
+                         abstract)
+            raise ValueError(f"The size of abstract mesh {abstract.size} in {named} must "
+                             f"match the length of device assignment: {len(devices)}")
+    with set_mesh(mesh_of_devices(abstract, devices)):
+        out = stage()
+    out.abstract = abstract
+    return out
+
+
+def _given_shardings(traced) -> list:
+    """The NamedShardings a traced jit's arguments and in/out_shardings name, in JAX's order
+    (its in_shardings, then its out_shardings)."""
+    dyn_args, _ = tree_unflatten(traced._in_tree, traced._leaves)
+    jitted = traced.jitted
+    given_in = [] if jitted._in_shardings is None else \
+        _flat_shardings(jitted._in_shardings, dyn_args, "in_shardings")
+    own = [s if s is not None else _own_sharding(x) for s, x in
+           zip(given_in or [None] * len(traced._leaves), traced._leaves)]
+    out_struct = tree_unflatten(traced.out_tree, [PytreeLeaf()] * len(traced.jaxpr.outvars))
+    given_out = [] if jitted._out_shardings is None else \
+        _flat_shardings(jitted._out_shardings, out_struct, "out_shardings")
+    return [s for s in own + given_out if isinstance(s, NamedSharding)]
 
 
 def constrained_trace(jitted, treedef, statics, avals, dyn_args, dyn_kwargs) -> tuple:

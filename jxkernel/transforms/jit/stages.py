@@ -609,9 +609,6 @@ class Traced(_Stage):
         if lowering_platforms:
             platforms = tuple(_client.lowering_platform(_client.jax_platform(p))
                               for p in lowering_platforms)
-            if sharded:
-                raise NotImplementedError("lower(lowering_platforms=...) of a program "
-                                          "partitioned over a mesh is not implemented")
         if not (sharded or
                 on_context_mesh() and self.jitted._device is None):   # (set_mesh: as a call)
             # where its used arguments, its own pin or the pinned jits inside it place it
@@ -629,8 +626,17 @@ class Traced(_Stage):
                                       "over a mesh is not implemented")
         # partitioned over a mesh; jit over a mesh loads with the first mesh or sharded Array:
         # `import jxkernel` needs neither
-        from .sharded import stage_partitioning
-        return Lowered(self, None, stage_partitioning(self))
+        from .sharded import stage_abstract, stage_partitioning
+        if platforms is None or not sharded:
+            return Lowered(self, None, stage_partitioning(self))
+        # for `lowering_platforms`: a program whose only mesh is an AbstractMesh (no set_mesh),
+        # as JAX lowers it for no devices (`.compile(device_assignment=)` then names them)
+        partitioning = stage_abstract(self, platforms)
+        if partitioning.abstract is None:
+            raise NotImplementedError("lower(lowering_platforms=...) of a program partitioned "
+                                      "over a device Mesh is not implemented: give its "
+                                      "shardings over mesh.abstract_mesh")
+        return Lowered(self, None, partitioning, platforms=platforms)
 
 
 class Lowered(_Stage):
@@ -763,6 +769,20 @@ class Lowered(_Stage):
                 f"devices ids calculated from array shardings and out_shardings "
                 f"{[d.id for d in own]} on platform {own[0].platform.upper()}")
 
+    def _compile_for(self, devices: tuple, compiler_options) -> Compiled:
+        """compile() of a program lowered over an AbstractMesh alone: partitioned again over
+        `devices` (its axes laid over them in order) and lowered for them, as JAX compiles
+        its module for the device assignment given; JAX's RuntimeError without one."""
+        if not devices:
+            raise RuntimeError("device_assignment cannot be `None` during compilation. "
+                               "Please pass a tuple of devices to "
+                               "`.compile(device_assignment=)`")
+        traced = self.traced
+        plan = self._partitioning.over_devices(traced, devices)
+        options = {**(traced.jitted._compiler_options or {}), **(compiler_options or {})}
+        # (a program of this `.compile()` alone: calls of the jit never run it)
+        return Compiled(self, *plan.compile(traced.trace_s, options or None, keep=False))
+
     def compile(self, compiler_options: dict | None = None, *,
                 device_assignment: tuple | None = None) -> Compiled:
         """The executable of this module (compiled once: `.lower()` keeps what it lowered).
@@ -770,6 +790,9 @@ class Lowered(_Stage):
         an unknown name raises JaxRuntimeError. `device_assignment`: the devices it runs
         on, which must be those its arguments' and results' shardings chose (JAX's error)."""
         traced = self.traced
+        abstract = getattr(self._partitioning, "abstract", None)
+        if abstract is not None:            # lowered over an AbstractMesh alone
+            return self._compile_for(tuple(device_assignment or ()), compiler_options)
         if device_assignment is not None:
             self._check_device_assignment(tuple(device_assignment))
         if len(self._platforms) > 1:
