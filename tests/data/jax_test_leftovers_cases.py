@@ -1,0 +1,80 @@
+"""Small gaps found by JAX's own test files (conformance/README.md, "JAX's own tests"): each
+function takes `jax` (JAX 0.10.2, or jxkernel installed as it) and returns what a test
+compares, in JSON's types.
+
+- `memory_space`: `ShapedArray(..., memory_space=jax.memory.Space.Host)` (core_test.py's
+  `test_aval_str_short_mem_space`): its texts, equality, and what keeps it.
+- `tracebacks`: `runtime_executable().traceback` of a program compiled with jaxlib's
+  tracebacks on, after the same program was compiled with them off (traceback_test.py's
+  `testTracebacks` after `testNoTracebacksIfDisabled`).
+"""
+import contextlib
+import importlib
+import pickle
+
+
+def _private(jax, name):
+    """JAX's private module `name` ("core") of `jax`, the library given: `jax._src.core`."""
+    return importlib.import_module(f"{jax.__name__}._src.{name}")
+
+
+def memory_space(jax):
+    core, jnp = _private(jax, "core"), jax.numpy
+    Space = jax.memory.Space
+    host = core.ShapedArray((8,), jnp.float32, memory_space=Space.Host)
+    device = core.ShapedArray((8,), jnp.float32, memory_space=Space.Device)
+    plain = core.ShapedArray((8,), jnp.float32)
+    weak_host = core.ShapedArray((2, 3), jnp.int32, weak_type=True, memory_space=Space.Host)
+    return {
+        "str_short_short": [host.str_short(True), device.str_short(True)],
+        "str_short_long": [host.str_short(), device.str_short()],
+        "repr": [repr(host), repr(device), repr(weak_host)],
+        "str": [str(host), str(weak_host)],
+        "memory_space": [host.memory_space.name, plain.memory_space.name,
+                         jax.typeof(jnp.ones(3)).memory_space.name],
+        "equal": [host == device, device == plain, host == core.ShapedArray(
+            (8,), jnp.float32, memory_space=Space.Host)],
+        "hash_equal": [hash(device) == hash(plain),
+                       hash(host) == hash(core.ShapedArray((8,), jnp.float32,
+                                                          memory_space=Space.Host))],
+        "kept_by": {
+            "update_shape": host.update(shape=(2, 4)).memory_space.name,
+            "update_dtype": host.update(dtype=jnp.int32).memory_space.name,
+            "update_weak_type": host.update(weak_type=True).str_short(True),
+            "update_memory_space": host.update(memory_space=Space.Device).str_short(True),
+            "to_tangent_aval": core.ShapedArray((2,), jnp.int32, memory_space=Space.Host)
+            .to_tangent_aval().str_short(True),
+            "to_ct_aval": host.to_ct_aval().str_short(True),
+            "strip_weak_type": weak_host.strip_weak_type().str_short(True),
+            "pickle": pickle.loads(pickle.dumps(host)).str_short(True),
+        },
+    }
+
+
+@contextlib.contextmanager
+def _tracebacks(jax, on):
+    _jax = _private(jax, "lib")._jax
+    saved = _jax.tracebacks_enabled()
+    _jax.set_tracebacks_enabled(on)
+    try:
+        yield
+    finally:
+        _jax.set_tracebacks_enabled(saved)
+
+
+def _compile_here(jax):
+    return jax.jit(lambda x: x * 3 + 1).lower(1).compile().runtime_executable()
+
+
+def tracebacks(jax):
+    with _tracebacks(jax, False):
+        off = _compile_here(jax).traceback
+    with _tracebacks(jax, True):
+        on = _compile_here(jax).traceback
+    return {"off": off is None, "on": on is not None,
+            "on_names_the_compiling_function": on is not None and any(
+                f.function_name == "_compile_here" for f in on.frames)}
+
+
+def run(jax):
+    return {"memory_space": memory_space(jax), "tracebacks": tracebacks(jax)}
