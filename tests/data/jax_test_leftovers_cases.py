@@ -7,6 +7,9 @@ compares, in JSON's types.
 - `tracebacks`: `runtime_executable().traceback` of a program compiled with jaxlib's
   tracebacks on, after the same program was compiled with them off (traceback_test.py's
   `testTracebacks` after `testNoTracebacksIfDisabled`).
+- `float0`: float0 values (an integer's tangent, holding nothing) into and out of jit and
+  pmap, `jnp.array(..., dtype=float0)` and `device_put` (pmap_test.py's
+  `test_float0_dtype_input`/`_output`): host zeros, never a device Array.
 """
 import contextlib
 import importlib
@@ -76,5 +79,49 @@ def tracebacks(jax):
                 f.function_name == "_compile_here" for f in on.frames)}
 
 
+def _host_zeros(jax, x):
+    """What a float0 result is: [host NumPy data (no jax.Array), its dtype, its shape]."""
+    import numpy as np
+    return [isinstance(x, np.ndarray) and not isinstance(x, jax.Array), str(x.dtype),
+            list(x.shape)]
+
+
+def _error(fun):
+    try:
+        fun()
+    except Exception as e:     # (the class and text JAX raises)
+        return [type(e).__name__, str(e)]
+    return None
+
+
+def float0(jax):
+    import numpy as np
+    jnp, f0 = jax.numpy, jax.dtypes.float0
+    zeros3 = np.zeros(3, f0)
+    mixed = jax.jit(lambda x, y: (x, y * 2))(zeros3, 1.5)
+    const = jax.jit(lambda x: (x * 2, jnp.array(b"", dtype=f0)))(1.0)
+    int_grad = jax.grad(lambda i: (i * 2.0).sum(), allow_int=True)(np.arange(3))
+    out = {
+        "jit_identity": _host_zeros(jax, jax.jit(lambda x: x)(zeros3)),
+        "jit_scalar": _host_zeros(jax, jax.jit(lambda x: x)(np.zeros((), f0))),
+        "jit_mixed": [_host_zeros(jax, mixed[0]), float(mixed[1])],
+        "jit_const_out": [float(const[0]), _host_zeros(jax, const[1])],
+        "jit_of_int_grad": _host_zeros(jax, jax.jit(lambda g: g)(int_grad)),
+        "pmap_in": _host_zeros(jax, jax.pmap(lambda x: x)(np.zeros((1,), f0))),
+        "pmap_out": _host_zeros(jax, jax.pmap(lambda x: jnp.array(b"", dtype=f0))(
+            np.ones(1))),
+        "device_put": _host_zeros(jax, jax.device_put(zeros3)),
+        "lowered_parameter_is_bools": "tensor<3xi1>" in jax.jit(lambda x: x).lower(
+            zeros3).as_text(),
+        "jnp_array_int": _error(lambda: jnp.array(0, dtype=f0)),
+    }
+    for name, obj in [("bytes", b""), ("list_of_bytes", [b"", b""]), ("float0", zeros3),
+                      ("floats", np.zeros((2, 2))), ("array", jnp.zeros(2))]:
+        out[f"jnp_array_{name}"] = _host_zeros(jax, jnp.array(obj, dtype=f0))
+    out["jnp_asarray_float0"] = _host_zeros(jax, jnp.asarray(zeros3))
+    return out
+
+
 def run(jax):
-    return {"memory_space": memory_space(jax), "tracebacks": tracebacks(jax)}
+    return {"memory_space": memory_space(jax), "tracebacks": tracebacks(jax),
+            "float0": float0(jax)}
