@@ -3,7 +3,8 @@
     .venv-jax/bin/python reference/make_jax_test_leftovers_reference.py
 
 The small gaps JAX's own test files found (tests/data/jax_test_leftovers_cases.py): an aval's
-memory space, and an executable's traceback after one compiled with tracebacks off."""
+memory space, an executable's traceback after one compiled with tracebacks off, and float0
+values through jit, pmap, jnp.array and device_put."""
 import json
 import os
 import sys
