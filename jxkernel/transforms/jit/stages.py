@@ -571,6 +571,11 @@ class Traced(_Stage):
         # program's partitioning taking no Refs)
         sharded = self.jitted._sharded or any_sharded(
             jit_refs.without_refs(self._leaves, jit_refs.ref_positions(self._leaves)))
+        if not (sharded or lowering_platforms or rules is not None) and \
+                jit_refs.uses_refs(self.jaxpr) and \
+                jit_refs.ref_mesh(self.jaxpr, self._leaves) is not None:
+            # a Ref over a mesh: its value's program, partitioned over it (as a call runs)
+            return jit_refs.LoweredOverRefs(self)
         if lowering_platforms:
             platforms = tuple(_client.lowering_platform(_client.jax_platform(p))
                               for p in lowering_platforms)
