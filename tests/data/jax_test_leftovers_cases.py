@@ -119,6 +119,9 @@ def float0(jax):
                       ("floats", np.zeros((2, 2))), ("array", jnp.zeros(2))]:
         out[f"jnp_array_{name}"] = _host_zeros(jax, jnp.array(obj, dtype=f0))
     out["jnp_asarray_float0"] = _host_zeros(jax, jnp.asarray(zeros3))
+    compiled = jax.jit(lambda x, y: (x, y + 1)).lower(zeros3, 1.0).compile()
+    aot = compiled(zeros3, 1.0)
+    out["compiled_call"] = [_host_zeros(jax, aot[0]), float(aot[1])]
     return out
 
 

@@ -40,7 +40,7 @@ from ...xla.disk_cache import cache_lines_held
 from ...xla.effect_tokens import library_effects
 from ...xla.array import Array, is_plain
 from ...xla.layout import Format
-from ...xla.transfers import put_on_device
+from ...xla.transfers import float0_as_bools, put_on_device
 from ...xla.lowering import NeedsMesh, at_site
 from . import refs as jit_refs
 from .captured_constants import check_captured_constants, embedded
@@ -851,7 +851,8 @@ class Compiled(_Stage):
             outs = exe.call_arrays([x if isinstance(x, Array) and not (   # one not kept stays)
                 is_plain(x) and x.device != device or forced and x.devices() != {device}) or
                 kept is not None and i not in kept
-                else put_on_device(x, device) for i, x in enumerate((*consts, *arrays))])
+                else put_on_device(float0_as_bools(x), device)
+                for i, x in enumerate((*consts, *arrays))])
             outs = jit_refs.write_back_donated(self._entry.jaxpr, outs, leaves)
         return tree_unflatten(self._entry.out_tree, outs)
 
