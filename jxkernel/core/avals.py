@@ -177,10 +177,11 @@ pytype_aval_mappings: dict = {}
 
 class ShapedArray(AbstractValue):
     """An array's type. jaxlib reads `shape`, `dtype` and `weak_type` from it directly."""
-    __slots__ = ("shape", "dtype", "weak_type", "vma", "split", "_mesh", "ur", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "vma", "split", "_mesh", "ur", "memory_space",
+                 "_hash")
 
     def __init__(self, shape, dtype, weak_type=False, vma=NO_AXES, sharding=None, ur=NO_UR,
-                 *, manual_axis_type=None):
+                 *, manual_axis_type=None, memory_space=MemorySpace.Device):
         if manual_axis_type is not None:     # JAX's keyword: a ManualAxisType's sets
             vma, ur = manual_axis_type.varying, make_ur(manual_axis_type.unreduced,
                                                         manual_axis_type.reduced)
@@ -209,10 +210,16 @@ class ShapedArray(AbstractValue):
         # inside a shard_map body (check_vma=True): (unreduced, reduced), the manual axes the
         # value is unreduced and reduced over (JAX's mat.unreduced, mat.reduced)
         self.ur = ur = ur if ur is NO_UR or ur[0] or ur[1] else NO_UR
+        # where the value lives (JAX's aval.memory_space): Device, unless a program or user
+        # names another (`ShapedArray(..., memory_space=jax.memory.Space.Host)` prints
+        # 'f32<host>[8]'); jxkernel's own arrays are all in Device memory
+        self.memory_space = memory_space
         self._hash = hash((self.shape, self.dtype, self.weak_type, vma) if vma else
                           (self.shape, self.dtype, self.weak_type)) \
             if _splitting(sharding) is None and ur is NO_UR else \
             hash((self.shape, self.dtype, self.weak_type, vma, sharding, ur))
+        if memory_space is not MemorySpace.Device:
+            self._hash = hash((self._hash, memory_space.value))
 
     @property
     def sharding(self):
@@ -248,7 +255,8 @@ class ShapedArray(AbstractValue):
         if mesh.axis_names:
             global meshes_seen
             meshes_seen = True
-        out = ShapedArray(self.shape, self.dtype, self.weak_type, self.vma, None, self.ur)
+        out = ShapedArray(self.shape, self.dtype, self.weak_type, self.vma, None, self.ur,
+                          memory_space=self.memory_space)
         out._mesh = mesh
         return out
 
@@ -258,7 +266,7 @@ class ShapedArray(AbstractValue):
     manual_axis_type = mat                                        # (and its long name)
 
     def update(self, shape=None, dtype=None, weak_type=None, vma=None,
-               sharding=_KEEP, ur=None) -> ShapedArray:
+               sharding=_KEEP, ur=None, memory_space=None) -> ShapedArray:
         """A copy with some fields replaced; a new rank drops the sharding unless given."""
         if sharding is _KEEP:
             sharding = self.split if shape is None or len(shape) == len(self.shape) else None
@@ -270,7 +278,9 @@ class ShapedArray(AbstractValue):
                           self.dtype if dtype is None else dtype,
                           self.weak_type if weak_type is None else weak_type,
                           self.vma if vma is None else frozenset(vma), sharding,
-                          self.ur if ur is None else make_ur(*ur))
+                          self.ur if ur is None else make_ur(*ur),
+                          memory_space=self.memory_space if memory_space is None
+                          else memory_space)
         if self._mesh is not None and out.split is None:     # (the mesh its sharding names)
             out._mesh = self._mesh
         return out
@@ -324,7 +334,7 @@ class ShapedArray(AbstractValue):
         if short_dtypes:
             name = "float0" if self.dtype == dtypes.float0 else \
                 dtypes.SHORT_NAMES.get(self.dtype, str(self.dtype))
-            head = f"{name}[{self._dims()}]"
+            head = f"{name}{self._space()}[{self._dims()}]"
         else:
             head = aval_text(self, weak=False)
         text = head + self._marks()
@@ -346,14 +356,21 @@ class ShapedArray(AbstractValue):
         return (type(other) is ShapedArray and self.shape == other.shape
                 and self.dtype == other.dtype and self.weak_type == other.weak_type
                 and self.vma == other.vma and self.ur == other.ur
-                and _splitting(self.split) == _splitting(other.split))
+                and _splitting(self.split) == _splitting(other.split)
+                and self.memory_space is other.memory_space)
 
     def __hash__(self):
         return self._hash
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""      # JAX spells the dtype out here
-        return f"ShapedArray({self.dtype.name}[{self._dims()}]{self._marks()}{weak})"
+        return f"ShapedArray({self.dtype.name}{self._space()}[{self._dims()}]{self._marks()}" \
+            f"{weak})"
+
+    def _space(self) -> str:
+        """'<host>' after the dtype for a value outside Device memory, as JAX prints it."""
+        space = self.memory_space
+        return "" if space is MemorySpace.Device else f"<{space.name.lower()}>"
 
     def __str__(self):
         """JAX's text for an aval: long dtype names, `~` marking a weak type. Jaxprs, logs

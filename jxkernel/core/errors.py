@@ -26,7 +26,8 @@ def aval_text(aval, weak: bool = True) -> str:
     name = "float0" if getattr(aval.dtype, "names", None) == ("float0",) else aval.dtype.name
     dims = aval._dims() if getattr(aval, "split", None) is not None else \
         ','.join(map(str, aval.shape))
-    return f"{'~' if weak and aval.weak_type else ''}{name}[{dims}]"
+    space = aval._space() if hasattr(aval, "_space") else ""      # '<host>', as JAX's
+    return f"{'~' if weak and aval.weak_type else ''}{name}{space}[{dims}]"
 
 
 def _shape_of(tracer) -> str:

@@ -598,6 +598,9 @@ class _MeshState(threading.local):
     mesh = None        # the mesh bare PartitionSpecs refer to (set_mesh, `with mesh:`)
     abstract = None    # the AbstractMesh `use_abstract_mesh` sets (jxkernel.sharding)
     legacy = None      # the mesh of the innermost `with mesh:` block (pjit's resource mesh)
+    # the device Mesh of the innermost shard_map body being traced (`abstract` is its
+    # AbstractMesh, manual axes Manual): a bare PartitionSpec there names its devices
+    body_mesh = None
 
 
 _mesh_state = _MeshState()
@@ -1047,7 +1050,10 @@ def resolve(sharding, what: str = "device_put"):
         abstract = _mesh_state.abstract
         if abstract is not None and (mesh is None or abstract._key()[:3] != (
                 mesh.axis_sizes, mesh.axis_names, mesh.axis_types)):
-            mesh = on_devices_of(abstract, mesh, what)
+            # with no set_mesh, a shard_map body's bare spec names the body's mesh, as JAX
+            # resolves it over the body's AbstractMesh
+            mesh = on_devices_of(abstract, mesh if mesh is not None else
+                                 _mesh_state.body_mesh, what)
         if mesh is None:
             raise bare_spec_error(sharding, what)
         return NamedSharding(mesh, sharding)

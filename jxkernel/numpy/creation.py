@@ -190,6 +190,9 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
     if args:
         copy, order, ndmin = _positional_array_args(args, copy, order, ndmin)
     _check_device(device, out_sharding)
+    if _is_float0(dtype) or dtype is None and isinstance(object, np.ndarray) and \
+            _is_float0(object.dtype):
+        return _float0_array(object, ndmin)
     if type(dtype) is _STRING or type(getattr(object, "dtype", None)) is _STRING:
         # NumPy's StringDType: put as it is, on CPU devices (XLA has no string type)
         check_made_strings(object, dtype, ndmin)
@@ -497,6 +500,19 @@ def _check_forgot_shape_tuple(name, shape, dtype):
                         f"argument for the shape?")
 
 
+def _is_float0(dtype) -> bool:
+    return isinstance(dtype, np.dtype) and dtype == _core.float0
+
+
+def _float0_array(object, ndmin):
+    """jnp.array(object, dtype=float0): float0 zeros of its shape on the host, as JAX's (float0,
+    an integer's tangent, holds nothing and has no device type); NumPy's TypeError for data
+    it cannot read as float0 (a Python int)."""
+    shape = np.shape(object) if hasattr(object, "shape") else \
+        np.array(object, dtype=_core.float0).shape
+    return np.zeros((1,) * (ndmin - len(shape)) + tuple(shape), _core.float0)
+
+
 def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of zeros (float32 by default).
 
@@ -505,7 +521,7 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """
     _check_forgot_shape_tuple("zeros", shape, dtype)
     _check_device(device, out_sharding, filled=True)
-    if isinstance(dtype, np.dtype) and dtype == _core.float0:
+    if _is_float0(dtype):
         return np.zeros(_shape(shape), _core.float0)   # as JAX's: a host array (no device type)
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "zeros")
     return _laid_out(lambda: _fill(_shape(shape), 0, dtype, device=device), out_sharding,

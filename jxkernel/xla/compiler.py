@@ -258,7 +258,10 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
         not any(target in text for target in _COMPILE_TIME_CALLBACKS) else None
     if key is not None:
         hit = _memory_cache.get(key)
-        if hit is not None:
+        # one compiled while jaxlib's tracebacks were off has none to show: with them on, the
+        # program compiles anew (JAX compiles each lowering afresh), so that
+        # `runtime_executable().traceback` names where it was compiled, as JAX's does
+        if hit is not None and (not _tracebacks_on() or _has_traceback(hit)):
             return hit, Phases(cache="memory")
     if not host_callbacks and any(target in text for target in HOST_CALLBACK_TARGETS):
         raise ValueError("This module calls Python host callbacks, but compile_module got no "
@@ -324,6 +327,15 @@ def compile_module(text: str, devices, host_callbacks=(), propagate_outputs=None
     if key is not None:
         _memory_cache[key] = loaded
     return loaded, phases
+
+
+def _tracebacks_on() -> bool:
+    """Whether jaxlib records tracebacks (`_jax.set_tracebacks_enabled`, on by default)."""
+    return xc._xla.tracebacks_enabled()
+
+
+def _has_traceback(loaded) -> bool:
+    return getattr(loaded, "traceback", True) is not None
 
 
 def _serializable(text: str, devices) -> bool:

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.config import config
+from ..core.dtypes import float0
 from ..core.physical import is_extended, physical_aval, wrap_physical
 from . import client as _client
 from . import effect_tokens as _tokens
@@ -84,7 +85,7 @@ class Executable:
             uncommitted_sharding_for(self.devices)
         # typed keys' results come back as their uint32 data (core/physical.py), wrapped
         # as keys again (`_wrap_logical`); such programs stay off the compiled fast path
-        physical = [physical_aval(a) for a in self.out_avals]
+        physical = [result_aval(a) for a in self.out_avals]
         keyed = physical != self.out_avals
         self.handlers = [_result_handler(a, self._sharding, self.committed) for a in physical]
         # the ordered effects of a library's it takes and returns tokens for, first
@@ -442,10 +443,27 @@ def _wrap(buf, aval) -> Array:
 
 def _wrap_logical(buf, aval):
     """A result of `aval`'s type: of an extended dtype, what its rules make over the data (typed
-    keys: a KeyArray, random/keys.py; else an EArray, core/physical.py), or an Array."""
+    keys: a KeyArray, random/keys.py; else an EArray, core/physical.py); of float0, its zeros
+    on the host; or an Array."""
     if is_extended(aval):
         return wrap_physical(aval, _wrap(buf, physical_aval(aval)))
+    if aval.dtype == float0:
+        return float0_result(aval)
     return _wrap(buf, aval)
+
+
+def result_aval(aval):
+    """The type of the buffer a program gives for a result of type `aval`: an extended type's
+    data (physical_aval), false bools for float0 (as JAX lowers it)."""
+    if getattr(aval, "dtype", None) == float0:
+        return aval.update(dtype=np.dtype(np.bool_))
+    return physical_aval(aval)
+
+
+def float0_result(aval) -> np.ndarray:
+    """A float0 result (an integer's tangent, holding nothing): zeros on the host, as JAX's
+    result handler makes them (a program's result is false bools), not an Array."""
+    return np.zeros(aval.shape, float0)
 
 
 

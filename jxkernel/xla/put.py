@@ -6,6 +6,7 @@ over a mesh (xla/sharded.py). It stands above both, so that neither imports the 
 """
 from __future__ import annotations
 
+import numpy as np
 
 from ..core import dtypes
 from ..core.avals import Token, get_aval
@@ -31,6 +32,10 @@ def device_put(x, device=None, *, copy=False, name: str = "x") -> Array:
     """
     if type(x) is Token:                # a new Token around a copy of its carrier, as JAX's
         return Token(device_put(x._buf, device, copy=True))
+    if getattr(x, "dtype", None) == dtypes.float0 and isinstance(x, np.ndarray):
+        # an integer's tangent holds nothing and has no device type: zeros on the host, as
+        # JAX's device_put gives them
+        return np.zeros(x.shape, dtypes.float0)
     data = typed_data(x)
     if data is not None:                # a typed key: its data moves (a Format reads its rank)
         return wrap_physical(x.aval, device_put(data, device, copy=copy))

@@ -22,6 +22,7 @@ import sys
 import numpy as np
 
 from ..core.config import config
+from ..core.dtypes import float0
 from ..core.physical import is_extended, physical_aval, wrap_physical
 from ..core.avals import ShapedArray, ShapeDtypeStruct, Token, abstract_token
 from ..core.device_assignment import check_device_assignment
@@ -44,9 +45,9 @@ from .array import Array, Shard, is_sharded, sharded_array
 from .buffer import _COPY, _copy_buffer, _frozen, _rewrap_buffer, _to_host, sharding_for
 from .host_values import _host_value
 from .layout import AutoLayout, sharding_of_format
-from .transfers import put_on_device  # (this module's device_put is the mesh's)
+from .transfers import float0_as_bools, put_on_device  # (its device_put is the mesh's)
 from .client import xc
-from .executable import Executable, _result_handler
+from .executable import Executable, _result_handler, float0_result, result_aval
 from . import numpy_sharded
 from .numpy_device import NumpyBuffer, NumpyDevice, NumpyShardedBuffer
 from .result_shardings import carried_meshes, output_shardings
@@ -462,7 +463,7 @@ class ShardedExecutable(Executable):
         # _finish, never the one-device shortcut of Executable.call_buffers
         self._simple = False
         # typed keys' results are their uint32 data here (core/physical.py), keys again after
-        self._physical = [physical_aval(a) for a in self.out_avals]
+        self._physical = [result_aval(a) for a in self.out_avals]
         asked = [asked_on(mesh, s) for s in out_shardings]
         chosen = output_shardings(loaded, mesh, self._physical, user_shardings, arg_avals,
                                   asked, out_meshes)
@@ -478,8 +479,8 @@ class ShardedExecutable(Executable):
     def _finish(self, bufs, outs) -> list:
         outs = super()._finish(bufs, outs)          # donation and the in-flight throttle
         first, self._ran = not self._ran, True
-        return [sharded_array(o, p, s) if a is p else
-                wrap_physical(a, sharded_array(o, p, _key_data_sharding(s, p, first)))
+        return [sharded_array(o, p, s) if a is p else float0_result(a) if a.dtype == float0
+                else wrap_physical(a, sharded_array(o, p, _key_data_sharding(s, p, first)))
                 for o, a, p, s in zip(outs, self.out_avals, self._physical, self.out_shardings)]
 
 
@@ -633,7 +634,7 @@ def to_argument(x, sharding: NamedSharding):
                                     x._sharding.is_equivalent_to(sharding, x.ndim)):
         x._check_alive()
         return x._buf
-    return device_put(x, sharding)._buf
+    return device_put(float0_as_bools(x), sharding)._buf
 
 
 def _carried(x) -> Mesh | None:

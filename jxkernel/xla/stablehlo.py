@@ -41,6 +41,9 @@ _ELEMENT_TYPES = {
     # (no float6, int1, uint1: XLA's CPU backend has no arrays of them, dtypes.NO_ARRAY_DTYPES)
     dtypes.float4_e2m1fn: "f4E2M1FN", dtypes.int2: "i2", dtypes.int4: "i4", dtypes.uint2: "ui2",
     dtypes.uint4: "ui4",
+    # float0 (an integer's tangent) holds nothing: a program passes it as false bools, as JAX
+    # lowers it (mlir's dtype_to_ir_type)
+    dtypes.float0: "i1",
 }
 # (without ml_dtypes the narrow names are placeholders: no element type for them)
 _ELEMENT_TYPES = {d: t for d, t in _ELEMENT_TYPES.items() if isinstance(d, np.dtype)}
@@ -148,6 +151,8 @@ class Block:
     def constant(self, value, dtype=None) -> Value:
         """A `stablehlo.constant` of a scalar or NumPy array (exactly, bit for bit)."""
         array = np.asarray(value, dtype=dtype)
+        if array.dtype == dtypes.float0:        # (holds nothing: false bools, as JAX's)
+            array = np.zeros(array.shape, np.bool_)
         type_ = tensor_type(array.shape, array.dtype)
         name = self.function._fresh_results(1, [type_])[0]
         self.lines.append(f"{name.name} = stablehlo.constant {dense_attr(array)} : {type_} "

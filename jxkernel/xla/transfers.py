@@ -7,7 +7,10 @@ xla/put.py's: it sends one-device puts here and mesh layouts to xla/sharded.py.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..core.avals import get_aval, is_sharding
+from ..core.dtypes import float0
 from ..core.earray import EArray
 from ..core.physical import is_extended, wrap_physical
 from . import client as _client
@@ -68,7 +71,19 @@ def arguments_on(device, values, kept=None) -> list:
     1.0
     """
     return [x if is_plain(x) and x.device == device or kept is not None and i not in kept
-            else put_on_device(x, device) for i, x in enumerate(values)]
+            else put_on_device(float0_as_bools(x), device) for i, x in enumerate(values)]
+
+
+def float0_as_bools(x):
+    """`x`, or for host data of dtype float0 (an integer's tangent, holding nothing) the false
+    bools a program takes in its place, as JAX's `_shard_np_array` passes it.
+
+    >>> float0_as_bools(np.zeros(2, jax.dtypes.float0))
+    array([False, False])
+    """
+    if isinstance(x, np.ndarray) and x.dtype == float0:
+        return np.zeros(x.shape, np.bool_)
+    return x
 
 
 def _device_of_sharding(sharding):

@@ -605,7 +605,8 @@ def _reshape_programs(jax, explicit, array):
 def _split_ref_programs(jax, auto, value):
     """splitref_: a jit reading and writing a Ref whose Array is split over a mesh (outside
     set_mesh) runs over that mesh: the Ref's value stays split as it was, whether the Ref is
-    passed or closed over, a mesh of one device included."""
+    passed or closed over, a mesh of one device included, and through `.lower(ref).compile()`
+    called with the Ref."""
     jnp = jax.numpy
     NamedSharding, P = jax.sharding.NamedSharding, jax.sharding.PartitionSpec
 
@@ -638,8 +639,24 @@ def _split_ref_programs(jax, auto, value):
         return {"read": _describe(jax, jax.jit(lambda: ref[...])()),
                 "ref": _describe(jax, ref[...])}
 
+    def ahead_of_time():
+        # (mutable_array_test.py's test_basic_sharded_aot: lowered and compiled over the mesh)
+        ref = split_ref()
+
+        @jax.jit
+        def bump(r):
+            r[...] += 1.
+            r[0] += 1
+            r[1] += 5
+        returned = bump.lower(ref).compile()(ref)
+        after_aot = _describe(jax, ref[...])
+        bump(ref)
+        return {"returned": repr(returned), "ref_after_compiled_call": after_aot,
+                "ref_after_call": _describe(jax, ref[...])}
+
     return {"splitref_passed": (None, passed), "splitref_closed_over": (None, closed_over),
-            "splitref_one_device_mesh": (None, one_device_mesh)}
+            "splitref_one_device_mesh": (None, one_device_mesh),
+            "splitref_ahead_of_time": (None, ahead_of_time)}
 
 
 def run(jax):

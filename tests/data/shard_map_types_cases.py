@@ -29,6 +29,7 @@ def run(jax) -> dict:
     _dce_of_shard_map(jax, out)
     _partly_manual_explicit(jax, out)
     _eval_shape_in_body(jax, out)
+    _partly_manual_bare_spec(jax, out)
     return out
 
 
@@ -574,3 +575,37 @@ def _eval_shape_in_body(jax, out):
                                   out_specs=P("i", None), check_vma=False, axis_names=axes))
         out[f"constraint on a manual axis, {name} manual"] = _answer(
             lambda: np.asarray(f(jnp.arange(32.).reshape(4, 8))).tolist())
+
+
+def _partly_manual_bare_spec(jax, out):
+    """A bare PartitionSpec constraint in a body manual over some Auto axes, under jit with no
+    set_mesh (shard_map_test.py's `test_partial_auto`): resolved over the body's mesh (JAX's
+    AbstractMesh, its axes Manual and Auto), constrained over the Auto axis inside the
+    manual computation, the values those of x * x."""
+    import numpy as np
+    P, NamedSharding = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    mesh = _mesh(jax, (2, 2), ("i", "j"))
+    seen = {}
+
+    def body(x):
+        seen["axis types"] = [t.name for t in x.aval.sharding.mesh.axis_types]
+        x = jax.lax.with_sharding_constraint(x, P(None, "j"))
+        return x * x
+
+    @jax.jit
+    def f(x):
+        x = jax.shard_map(body, mesh=mesh, in_specs=P("i", None), out_specs=P("i", None),
+                          axis_names=frozenset({"i"}))(x)
+        return jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P("i", "j")))
+
+    v = jax.device_put(np.arange(32.).reshape(4, 8), NamedSharding(mesh, P("i", "j")))
+
+    def lowered():
+        text = f.lower(v).as_text()
+        return [[line.split("in_shardings=", 1)[1].split(" (")[0] for line in text.splitlines()
+                 if "sdy.manual_computation" in line],
+                [line.split("sdy.sharding_constraint ", 1)[1].split(None, 1)[1].split(" :")[0]
+                 for line in text.splitlines() if "sdy.sharding_constraint %arg" in line]]
+    out["partly manual bare spec lowered"] = _answer(lowered)
+    out["partly manual bare spec values"] = _answer(lambda: [
+        np.asarray(f(v)).tolist(), repr(f(v).sharding.spec), dict(seen)])

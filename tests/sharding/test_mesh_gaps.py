@@ -254,5 +254,6 @@ def test_reshape_out_sharding_of_an_untyped_operand_outside_set_mesh_is_untyped(
 def test_a_jits_ref_over_a_mesh_keeps_its_array_split_as_jax(runs):
     # a Ref whose Array is split over a mesh, passed to a jit or closed over (a mesh of one
     # device too), came back gathered on one device (SingleDeviceSharding): the program now
-    # runs over the Ref's mesh, as JAX's
+    # runs over the Ref's mesh, as JAX's; so does `.lower(ref).compile()` called with the Ref
+    # (it was compiled for one device and refused the split Ref)
     _check(runs, "splitref_")

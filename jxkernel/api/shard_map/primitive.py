@@ -118,13 +118,16 @@ class _axes_bound:
         _bodies.append(self.body)
         # get_abstract_mesh() in the body: the mesh with its manual axes Manual, as JAX's
         self.outer, _mesh_state.abstract = _mesh_state.abstract, _manual_abstract(*self.body)
+        mesh = self.body[0]
+        self.outer_mesh, _mesh_state.body_mesh = _mesh_state.body_mesh, \
+            mesh if type(mesh) is not AbstractMesh else None
         for b in self.bound:
             b.__enter__()
 
     def __exit__(self, *exc):
         for b in reversed(self.bound):
             b.__exit__()
-        _mesh_state.abstract = self.outer
+        _mesh_state.abstract, _mesh_state.body_mesh = self.outer, self.outer_mesh
         _bodies.pop()
 
 

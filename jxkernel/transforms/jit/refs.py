@@ -28,8 +28,10 @@ from __future__ import annotations
 import weakref
 
 from ...core.errors import check_passed_once, ref_type  # noqa: F401 (jit.refs names them)
+from ...core.interpret import eval_jaxpr
 from ...core.ir import Jaxpr
 from ...core.staging import is_ref, ref_get, ref_set, stands_for, trace_to_jaxpr
+from ...tree_util import tree_flatten, tree_unflatten
 from ...xla.array import HOST_READS
 from ...xla.lowering import NeedsMesh
 
@@ -221,3 +223,71 @@ def write_back(closed, outs, leaves) -> list:
         the_ref(closed.consts[index], leaves)[...] = value     # (a vmapped value: JAX's error)
     return outs[:n]
 
+
+
+def ref_mesh(closed, leaves):
+    """The mesh of a Ref `closed` reads or writes whose Array is split over one (passed or
+    closed over), else None."""
+    try:
+        check_one_device(closed, leaves)
+    except NeedsMesh as e:
+        return e.mesh
+    return None
+
+
+class LoweredOverRefs:
+    """`jit(f).lower(...)` of a program reading or writing a Ref whose Array is split over a
+    mesh: lowered as the program over the Refs' values (`donating`'s jaxpr: each value a
+    donated input, its final value a result), partitioned over their mesh as jit's calls run
+    it. Its `compile()` gives a Compiled taking the Refs, each call writing their final values
+    back, as JAX's does (`f.lower(x_ref).compile()(x_ref)`). Everything else (`as_text()`,
+    `cost_analysis()`, ...) is the values' program's Lowered."""
+
+    def __init__(self, traced):
+        self.traced = traced
+        closed, leaves = traced.jaxpr, traced._leaves
+        jaxpr = donating(closed)[0]
+        self._at = at = tuple(i for i, c in enumerate(closed.consts) if is_ref(c))
+        consts = list(closed.consts)
+
+        def run(values, *arrays):
+            given = list(consts)
+            for i, value in zip(at, values):
+                given[i] = value
+            return eval_jaxpr(jaxpr, given, *arrays)
+        run.__name__ = run.__qualname__ = traced.jitted._name
+        # a jit of `run` (the jitted function's class, as `jit(run, donate_argnums=0,
+        # keep_unused=True)` makes it: static_argnums, static_argnames, donate_argnums,
+        # donate_argnames, backend, device, inline, keep_unused)
+        self._program = type(traced.jitted)(run, None, None, 0, None, None, None, False, True)
+        self._lowered = self._program.lower(*self._arguments(leaves))
+
+    def _arguments(self, leaves) -> list:
+        """A call's arguments of the values' program: the Refs' own Arrays (donated), then the
+        leaves that are not Refs."""
+        consts = self.traced.jaxpr.consts
+        return [[ref_get(the_ref(consts[i], leaves)) for i in self._at],
+                *without_refs(leaves, ref_positions(leaves))]
+
+    def compile(self, *args, **kwargs):
+        return CompiledOverRefs(self, self._lowered.compile(*args, **kwargs))
+
+    def __getattr__(self, name):
+        return getattr(self._lowered, name)
+
+
+class CompiledOverRefs:
+    """LoweredOverRefs' `compile()`: called with the Refs, as the jitted function is."""
+
+    def __init__(self, lowered: LoweredOverRefs, compiled):
+        self._lowered, self._compiled = lowered, compiled
+
+    def __call__(self, *args, **kwargs):
+        traced = self._lowered.traced
+        leaves, _ = tree_flatten((args, kwargs))
+        outs = self._compiled(*self._lowered._arguments(leaves))
+        outs = write_back_donated(traced.jaxpr, list(outs), leaves)
+        return tree_unflatten(traced.out_tree, outs)
+
+    def __getattr__(self, name):
+        return getattr(self._compiled, name)

@@ -41,7 +41,7 @@ from ...xla.disk_cache import cache_lines_held
 from ...xla.effect_tokens import library_effects
 from ...xla.array import Array, is_plain
 from ...xla.layout import Format
-from ...xla.transfers import put_on_device
+from ...xla.transfers import float0_as_bools, put_on_device
 from ...xla.lowering import NeedsMesh, at_site
 from . import refs as jit_refs
 from .captured_constants import check_captured_constants, embedded
@@ -606,6 +606,11 @@ class Traced(_Stage):
         # program's partitioning taking no Refs)
         sharded = self.jitted._sharded or any_sharded(
             jit_refs.without_refs(self._leaves, jit_refs.ref_positions(self._leaves)))
+        if not (sharded or lowering_platforms or rules is not None) and \
+                jit_refs.uses_refs(self.jaxpr) and \
+                jit_refs.ref_mesh(self.jaxpr, self._leaves) is not None:
+            # a Ref over a mesh: its value's program, partitioned over it (as a call runs)
+            return jit_refs.LoweredOverRefs(self)
         if lowering_platforms:
             platforms = tuple(_client.lowering_platform(_client.jax_platform(p))
                               for p in lowering_platforms)
@@ -918,7 +923,8 @@ class Compiled(_Stage):
             outs = exe.call_arrays([x if isinstance(x, Array) and not (   # one not kept stays)
                 is_plain(x) and x.device != device or forced and x.devices() != {device}) or
                 kept is not None and i not in kept
-                else put_on_device(x, device) for i, x in enumerate((*consts, *arrays))])
+                else put_on_device(float0_as_bools(x), device)
+                for i, x in enumerate((*consts, *arrays))])
             outs = jit_refs.write_back_donated(self._entry.jaxpr, outs, leaves)
         return tree_unflatten(self._entry.out_tree, outs)
 
