@@ -17,6 +17,19 @@ jxkernel's own pytree calls give back what such a flatten kept where it raised (
 below: a plain script keeps working too); the notebook layer gives back what any other flatten
 kept (notebook/room_keeper.py).
 
+What stays kept (decided at stop 93; tests/tree_util/test_recursion_room.py holds both):
+- A loss within SLACK of the reference taken at import. The import stood some C levels deeper
+  than a script's top (9 on 3.11), so there a loss of up to SLACK plus those stays, and a
+  giving back leaves those kept (a first 39 levels lost stay; with the next 39 all but 9
+  go back): bounded, it never adds up. Exact would need the counter read before every flatten (a ctypes
+  read, ~3 % of a tree_leaves, on every trace's good path); the slack is what stops a check
+  made from a deeper C stack giving back levels still in use, which would let a recursion run
+  past the C stack.
+- Whatever a thread other than the main one loses, until that thread ends (a new thread has a
+  full counter). The except must lend room with no call (a thread that lost it all cannot even
+  call a builtin), so it writes through a ctypes int bound to the counter's address; a thread's
+  PyThreadState is made and freed with the thread, and finding it needs calls on the good path.
+
     >>> r = room()
     >>> r is None or r == room()
     True

@@ -81,7 +81,10 @@ def logged_steps(jxkernel, cases, name: str) -> tuple:
     """(misses per step, compile lines per step) of case `name` of a cases module (its
     `run(jax, name, step)`) run under `jxkernel` with jax_explain_cache_misses and
     jax_log_compiles on, in a compilation-cache folder of its own (no program found on disk:
-    no "(disk cache)" in the lines)."""
+    no "(disk cache)" in the lines), after `clear_caches()`: a program another test compiled
+    earlier in the process (an eager `jnp.add` of the same types) is not found in memory, which
+    would drop its compile lines (the lines depended on the order of the test files)."""
+    jxkernel.clear_caches()
     handler, logger = Steps(cases.__file__), logging.getLogger(COMPILE_LOG)
     logger.addHandler(handler)
     try:

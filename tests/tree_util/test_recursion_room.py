@@ -1,6 +1,7 @@
 """The recursion room jaxlib's pytree flatten keeps when it raises inside a tree, counted and
 given back (jxkernel/tree_util/recursion_room.py); JAX 0.10.2's flatten keeps the same
 (tests/data/flatten_room_reference.json, reference/make_flatten_room_reference.py)."""
+import json
 import os
 import sys
 import threading
@@ -164,3 +165,60 @@ def test_a_jit_whose_compiled_hit_flattens_a_dict_that_holds_itself_runs_on():
     to call: it lends itself room and calls after_error there too (set_room_hook)."""
     done = run_python(["-c", JIT_HIT_THEN_SELF_HOLDING], timeout=300)
     assert (done.returncode, done.stdout.strip()) == (0, "900 9"), done.stderr[-2000:]
+
+
+SMALL_LOSSES_IN_A_SCRIPT = """
+import json
+import jxkernel as jax
+from jxkernel.tree_util import recursion_room
+import flatten_room_cases
+# how much shallower (in C levels) this script's top stands than the import's reference did
+offset = recursion_room._spare_by_levels() - recursion_room.REFERENCE
+start, kept = recursion_room.spare(), []
+for _ in range(20):
+    try:
+        jax.tree_util.tree_leaves(flatten_room_cases.unsortable_keys(39))
+    except ValueError:
+        pass
+    kept.append(start - recursion_room.spare())
+def dive(n):
+    return 0 if n == 0 else 1 + dive(n - 1)
+print(json.dumps({"offset": offset, "kept": kept, "dive": dive(900)}))
+"""
+
+
+def test_a_script_keeps_at_most_the_slack_and_the_imports_depth_of_small_losses():
+    """What after_error leaves kept, in a plain script (module docstring, "What stays kept"):
+    a loss within SLACK of the import's reference stays, so twenty flattens raising 39 levels
+    down (780 levels under JAX) keep at most SLACK plus the C levels the import stood deeper
+    than the script's top (`offset`; 9 on 3.11), never more, and a giving back leaves that
+    offset kept (3.11: 39, 9, 48, 9, 48, ...)."""
+    done = run_python(["-c", SMALL_LOSSES_IN_A_SCRIPT], timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    offset, kept = seen["offset"], seen["kept"]
+    assert offset >= 0 and seen["dive"] == 900
+    assert max(kept) <= recursion_room.SLACK + offset
+    assert kept[0] == (39 if 39 - offset <= recursion_room.SLACK else offset)
+    assert offset in kept, kept             # given back past the slack: the offset stays kept
+
+
+def test_a_flatten_that_raised_in_another_thread_keeps_its_room_until_the_thread_ends():
+    """Off the main thread nothing is given back (module docstring, "What stays kept"): the
+    thread's counter keeps what jaxlib's flatten kept, as under JAX, and a thread started
+    after it has its full room."""
+    seen = {}
+
+    def worker(name, depth):
+        before = room()
+        if depth:
+            try:
+                jax.tree_util.tree_leaves(flatten_room_cases.unsortable_keys(depth))
+            except ValueError:
+                pass
+        seen[name] = before - room()
+    for name, depth in (("raised", 50), ("next", 0)):
+        thread = threading.Thread(target=worker, args=(name, depth))
+        thread.start()
+        thread.join()
+    assert seen == {"raised": 50, "next": 0}
