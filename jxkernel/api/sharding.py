@@ -33,7 +33,6 @@ from ..lax.sharding import (_with_axis_type, reshard, reshard_p,  # noqa: F401
 from ..tree_util import tree_leaves, tree_map
 from ..xla.sharding import Sharding as _Shardings
 from ..xla.sharding import SingleDeviceSharding  # noqa: F401
-from ..xla import sdy_array  # noqa: F401  (sets the shardings' _to_sdy_sharding)
 # eager operations under set_mesh (jax.set_mesh is this module's) run over its mesh there
 # (xla/dispatch.py's sharded_apply, which that module sets as it loads)
 from ..xla import layout as _layout

@@ -46,6 +46,7 @@ class AxisData:
     `spmd_name`: vmap's spmd_axis_name as a tuple (the mesh axes a sharding constraint or a
     shard_map inside splits the batch dimension over), or None."""
     __slots__ = ("name", "size", "ema", "spmd_name")
+    on_devices = False      # whether a mesh axis's devices are batched as it (DevicesAxisData)
 
     def __init__(self, name, size, ema=None, spmd_name=None):
         self.name, self.size, self.ema, self.spmd_name = name, size, ema, spmd_name
@@ -68,9 +69,6 @@ class DevicesAxisData(AxisData):
     (vmap's refuse them, as JAX's)."""
     __slots__ = ()
     on_devices = True
-
-
-AxisData.on_devices = False
 
 
 def mapped_axis_spec(leaves, axes):

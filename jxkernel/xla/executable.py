@@ -39,6 +39,15 @@ from .memory import is_out_of_memory, out_of_memory
 from .transfers import put_on_device
 
 _TOKEN_AVAL = ShapedArray((0,), np.dtype(bool))     # a runtime token's buffer (effect_tokens)
+_new_array = Array.__new__
+
+
+def _wrap(buf, aval) -> Array:
+    """A result buffer of type `aval` as an Array (its handler already ran): the plain case
+    of `Executable._out_wrap`."""
+    a = _new_array(Array)
+    a._buf, a.aval, a._npy, a._sharding = buf, aval, None, None
+    return a
 
 
 class Executable:
@@ -60,6 +69,9 @@ class Executable:
 
     # (class defaults too: for subclasses with an __init__ of their own, always committed)
     committed, _twin = True, None
+    # how _run wraps each result buffer: __init__ picks _wrap_logical for extended or float0
+    # results; subclasses with an __init__ of their own wrap theirs as Arrays (this default)
+    _out_wrap = staticmethod(_wrap)
     # `user_jit`: the program of a user's jit (set by jit), whose calls after the first give a
     # donated Array JAX's ValueError; `ran`: a call went through (xla/deleted.py)
     user_jit = ran = False
@@ -374,8 +386,6 @@ def _donated_indices(donated) -> tuple:
     return tuple(sorted(int(i) for i in donated))
 
 
-_new_array = Array.__new__
-
 
 def _result_handler(aval, sharding, committed=True):
     try:
@@ -435,12 +445,6 @@ def _kept_call(run, kept):
     return lambda bufs: run(list(pick(bufs)))
 
 
-def _wrap(buf, aval) -> Array:
-    a = _new_array(Array)
-    a._buf, a.aval, a._npy, a._sharding = buf, aval, None, None
-    return a
-
-
 def _wrap_logical(buf, aval):
     """A result of `aval`'s type: of an extended dtype, what its rules make over the data (typed
     keys: a KeyArray, random/keys.py; else an EArray, core/physical.py); of float0, its zeros
@@ -465,7 +469,3 @@ def float0_result(aval) -> np.ndarray:
     result handler makes them (a program's result is false bools), not an Array."""
     return np.zeros(aval.shape, float0)
 
-
-
-# (subclasses with an __init__ of their own wrap their results as Arrays, as before keys)
-Executable._out_wrap = staticmethod(_wrap)

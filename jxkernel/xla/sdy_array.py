@@ -1,7 +1,8 @@
 """Shardy's view of a sharding, as JAX 0.10.2's `SdyDim` and `SdyArray`
-(jax._src.named_sharding) and the `_to_sdy_sharding(num_dimensions)` method of its
-NamedSharding, SingleDeviceSharding and GSPMDSharding. jxkernel lowers shardings as text
-(xla/sharding.py's `sdy_dims`); these objects are what JAX's libraries and tests read.
+(jax._src.named_sharding) and NamedSharding's `_to_sdy_sharding(num_dimensions)` method
+(SingleDeviceSharding's and GSPMDSharding's are theirs, in sharding.py, which loads this
+module). jxkernel lowers shardings as text (xla/sharding.py's `sdy_dims`); these objects
+are what JAX's libraries and tests read.
 
     >>> from jxkernel.core.mesh import AbstractMesh, NamedSharding, PartitionSpec as P
     >>> NamedSharding(AbstractMesh((2, 2), ('x', 'y')), P('x', P.UNCONSTRAINED))._to_sdy_sharding(3)
@@ -11,9 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..core.mesh import AbstractMesh, AxisType, NamedSharding, PartitionSpec
-from .sharding import (GSPMDSharding, SingleDeviceSharding, is_hlo_sharding_replicated,
-                       spec_from_hlo)
+from ..core.mesh import AxisType, NamedSharding, PartitionSpec
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -113,31 +112,6 @@ def named_sharding_to_sdy_sharding(self: NamedSharding, num_dimensions: int,
                     replicated_axes=replicated, unreduced_axes=self.spec.unreduced)
 
 
-def _single_device_to_sdy(self, num_dimensions: int, modify_wrt_axis_types: bool = False):
-    return SdyArray(mesh_shape=None,
-                    dim_shardings=(SdyDim(axes=(), is_open=False),) * num_dimensions)
-
-
-def _gspmd_to_sdy(self: GSPMDSharding, num_dimensions: int,
-                  modify_wrt_axis_types: bool = False) -> SdyArray:
-    """A replicated HloSharding over the empty mesh; a tiled one whose tile assignment is an
-    iota over an AbstractMesh of its axis sizes named `_axis_<k>` (JAX's); else JAX's
-    TypeError."""
-    hlo = self._hlo_sharding
-    if getattr(hlo, "tuple_elements", lambda: ())():
-        raise TypeError(f"Cannot convert GSPMDSharding {hlo} into SdyArray.")
-    if is_hlo_sharding_replicated(hlo):
-        return named_sharding_to_sdy_sharding(
-            NamedSharding(AbstractMesh((), ()), PartitionSpec()), num_dimensions)
-    if hlo.is_tiled() and hlo.is_tile_assignment_iota():
-        sizes = tuple(hlo.get_axis_sizes())
-        mesh = AbstractMesh(sizes, tuple(f"_axis_{i}" for i in range(len(sizes))))
-        spec = spec_from_hlo(hlo, mesh, num_dimensions)
-        return named_sharding_to_sdy_sharding(
-            NamedSharding(mesh, spec, memory_kind=self.memory_kind), num_dimensions)
-    raise TypeError(f"Cannot convert GSPMDSharding {hlo} into SdyArray.")
-
-
+# NamedSharding's method is set from here: its class (core/mesh.py) sits below xla/, which
+# holds jaxlib (`build`); SingleDeviceSharding's and GSPMDSharding's are theirs (sharding.py)
 NamedSharding._to_sdy_sharding = named_sharding_to_sdy_sharding
-SingleDeviceSharding._to_sdy_sharding = _single_device_to_sdy
-GSPMDSharding._to_sdy_sharding = _gspmd_to_sdy

@@ -42,6 +42,7 @@ from .numpy_device import NumpyDevice
 from .client import xc
 from .op_shardings import (are_hlo_shardings_equal, get_num_ways_dim_sharded,
                            is_hlo_sharding_replicated, op_sharding_to_indices)
+from .sdy_array import SdyArray, SdyDim, named_sharding_to_sdy_sharding
 from .stablehlo import sdy_mesh_attr
 
 
@@ -93,6 +94,15 @@ class SingleDeviceSharding:
     def __repr__(self):
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self._memory_kind})"
 
+    def _to_sdy_sharding(self, num_dimensions: int, modify_wrt_axis_types: bool = False):
+        """Shardy's view (sdy_array.py), as JAX's: no mesh, every dimension closed.
+
+            >>> jax.device_put(1.0).sharding._to_sdy_sharding(2)
+            SdyArray([{}, {}])
+        """
+        return SdyArray(mesh_shape=None,
+                        dim_shardings=(SdyDim(axes=(), is_open=False),) * num_dimensions)
+
 
 class GSPMDSharding:
     """An array laid out over `devices` as XLA's HloSharding says, as JAX's GSPMDSharding
@@ -127,6 +137,25 @@ class GSPMDSharding:
 
     def _to_xla_hlo_sharding(self, num_dimensions: int):
         return self._hlo_sharding
+
+    def _to_sdy_sharding(self, num_dimensions: int,
+                         modify_wrt_axis_types: bool = False) -> SdyArray:
+        """Shardy's view (sdy_array.py): a replicated HloSharding over the empty mesh; a tiled
+        one whose tile assignment is an iota over an AbstractMesh of its axis sizes named
+        `_axis_<k>` (JAX's); else JAX's TypeError."""
+        hlo = self._hlo_sharding
+        if getattr(hlo, "tuple_elements", lambda: ())():
+            raise TypeError(f"Cannot convert GSPMDSharding {hlo} into SdyArray.")
+        if is_hlo_sharding_replicated(hlo):
+            return named_sharding_to_sdy_sharding(
+                NamedSharding(AbstractMesh((), ()), PartitionSpec()), num_dimensions)
+        if hlo.is_tiled() and hlo.is_tile_assignment_iota():
+            sizes = tuple(hlo.get_axis_sizes())
+            mesh = AbstractMesh(sizes, tuple(f"_axis_{i}" for i in range(len(sizes))))
+            spec = spec_from_hlo(hlo, mesh, num_dimensions)
+            return named_sharding_to_sdy_sharding(
+                NamedSharding(mesh, spec, memory_kind=self.memory_kind), num_dimensions)
+        raise TypeError(f"Cannot convert GSPMDSharding {hlo} into SdyArray.")
 
     def devices_indices_map(self, global_shape) -> dict:
         """Each device's index (a tuple of slices) into an array of `global_shape` (kept:
@@ -321,7 +350,8 @@ def _to_xla_hlo_sharding(self: NamedSharding, num_dimensions: int):
     return hlo_sharding(self, num_dimensions)
 
 
-# set from here, as GSPMDSharding's: core/mesh.py holds no jaxlib
+# set from here, not in the class: NamedSharding lives in core/mesh.py, below xla/, and core
+# holds no jaxlib (GSPMDSharding, defined above, has its own inside)
 NamedSharding._to_xla_hlo_sharding = _to_xla_hlo_sharding
 
 

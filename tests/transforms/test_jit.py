@@ -602,3 +602,16 @@ def test_a_nested_jit_returning_a_closed_over_float64_array_gives_its_canonical_
     out = jax.jit(lambda x: jax.jit(lambda: d)())(1.0)
     assert out.dtype == np.float32 and np.asarray(out).dtype == np.float32
     assert bool(jnp.allclose(out, d)) and bool(jax.jit(jnp.allclose)(out, d))
+
+
+def test_the_state_other_modules_keep_on_a_jit_is_declared_when_it_is_made():
+    # (set_jit_shardings declares it, None or False; sharded.py, pjit and pmap fill it later)
+    f = jax.jit(abs)
+    kept = ("_none_trees", "_sharding_key", "_constraint_mesh", "_with_refs", "_pjit",
+            "_keeps_moved_donors")
+    assert {name: vars(f).get(name, "missing") for name in kept} == dict(
+        _none_trees=None, _sharding_key=None, _constraint_mesh=None, _with_refs=None,
+        _pjit=False, _keeps_moved_donors=False)
+    assert type(f).__dict__["_looked_up"] is None      # (a class default: copies leave it out)
+    f(1.0)
+    assert "_looked_up" in vars(f) and "_looked_up" not in f.__getstate__()

@@ -652,7 +652,7 @@ def layouts_checked(jitted, dyn_args, avals, names, out_tree, closed):
     (`_layouts`: xla/layout.py's jit_layouts, None where none was given) is not of its
     argument's or its result's rank; `avals` and `names()` are the arguments' leaves'
     (dyn_args' first: in_shardings take no keyword arguments)."""
-    none = jitted.__dict__.get("_none_trees")
+    none = jitted._none_trees
     if none is not None:      # shardings all None: still a prefix of the arguments, results
         if none[0] is not None:
             prefix_flat(none[0], dyn_args, "in_shardings", lambda x: x is None)
@@ -772,7 +772,8 @@ def set_jit_shardings(jitted, in_shardings, out_shardings, device, backend=None)
     standing for its sharding), `_pinned` (the device SingleDeviceShardings pin it to,
     pinned_device, else None), `_sharded` (whether it runs over a mesh: given other
     shardings) and `_layouts` (the Formats' Layouts, xla/layout.py's jit_layouts; None: none
-    given). `device` and `backend` are checked too."""
+    given). `device` and `backend` are checked too. It also declares the sharding state other
+    modules fill later, `_none_trees` to `_keeps_moved_donors` below: None or False till then."""
     check_device_arguments(device, backend, in_shardings, out_shardings)
     layouts = jit_layouts(in_shardings, out_shardings, tree_flatten, tree_unflatten)
     given = in_shardings, out_shardings
@@ -782,8 +783,20 @@ def set_jit_shardings(jitted, in_shardings, out_shardings, device, backend=None)
     trees = tuple(g if s is None and g is not None and g is not UNSPECIFIED and not
                   isinstance(g, _LAYOUT_LEAVES) else None
                   for g, s in zip(given, (in_shardings, out_shardings)))
-    if trees != (None, None):
-        jitted._none_trees = trees
+    # those trees, checked by layouts_checked (None where there are none)
+    jitted._none_trees = trees if trees != (None, None) else None
+    # the given shardings made hashable, by sharded.call_key on the first sharded call
+    jitted._sharding_key = None
+    # the mesh of a sharding constraint a trace met, set with `_sharded` where one is met
+    # (function.py's _call, stages.py, export/_sharded.py, views/call_explanation.py)
+    jitted._constraint_mesh = None
+    # sharded.call_jitted's {call key: (closed, out_tree, jaxpr, consts)}: the traces of calls
+    # with sharded arguments that read or write Refs (run as jit equations), made on the first
+    jitted._with_refs = None
+    # _jax/_src/pjit.py: made by pjit (a `with mesh:` block's mesh applies, sharded.py)
+    jitted._pjit = False
+    # api/pmap.py: pmap's jit with shardings, which leaves the donated arguments it moved
+    jitted._keeps_moved_donors = False
     pinned = pinned_device(in_shardings, out_shardings) if device is None else None
     sharded = (in_shardings is not None or out_shardings is not None) and pinned is None
     jitted._in_shardings, jitted._out_shardings, jitted._pinned, jitted._sharded = (

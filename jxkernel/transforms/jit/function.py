@@ -81,6 +81,9 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
     """What `jit` returns: call it, `.lower`, `.trace`, `.eval_shape`. Its base, where built, is
     core/_fastpath.c's JitFunction: tries `_last`, else `_python_call`; its comment says why."""
 
+    # stages.looked_up's LRU of the signatures it found a trace for: a class default, as
+    # jit_getstate leaves it out of copies (each logs its own first lookup; clear_jit empties it)
+    _looked_up = None
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                  backend, device, inline, keep_unused, in_shardings=None, out_shardings=None,
                  compiler_options=None):

@@ -167,7 +167,7 @@ def check_context(jitted) -> None:
     """JAX's ValueError for a `device=` (or `backend=`) jit called under set_mesh (a pjit:
     also in a `with mesh:` block, its resource mesh)."""
     if jitted._device is not None and jitted._pinned is None and (on_context_mesh() or (
-            jitted.__dict__.get("_pjit") and legacy_mesh() is not None)):
+            jitted._pjit and legacy_mesh() is not None)):
         raise ValueError("Mesh context manager should not be used with jit when backend or "
                          "device is also specified as an argument to jit.")
 

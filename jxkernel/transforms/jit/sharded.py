@@ -106,7 +106,7 @@ def _check_devices(jitted, closed, flat_in, flat_out, leaves, names, own) -> Non
     mesh:` block runs on that mesh's devices: its committed arguments must lie there."""
     def concrete(s):
         return isinstance(s, NamedSharding) and not isinstance(s.mesh, AbstractMesh)
-    mesh = legacy_mesh() if jitted.__dict__.get("_pjit") else None
+    mesh = legacy_mesh() if jitted._pjit else None
     if mesh is not None:
         flat_in = [o if o is not None and getattr(x, "committed", False) else s
                    for o, s, x in zip(own, flat_in, leaves)]
@@ -168,7 +168,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
     if entry is ON_ONE_DEVICE:               # its split arguments unused: see _on_one_device
         return entry
     if entry is None:
-        with_refs = jitted.__dict__.get("_with_refs")
+        with_refs = jitted._with_refs
         if with_refs and key in with_refs:         # (traced once: see _with_refs)
             return _with_refs(jitted, key, leaves, bind_jit)
         closed, out_tree, trace_s, new = _shared_trace(jitted, treedef, statics, avals,
@@ -185,7 +185,9 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
                     f"jxkernel threads Refs through a jit without them only so far. Pass the "
                     f"Ref's value in and return the new one, then write the Ref outside.")
             jaxpr, consts = convert_constvars_to_invars(closed)
-            jitted.__dict__.setdefault("_with_refs", {})[key] = (closed, out_tree, jaxpr, consts)
+            if jitted._with_refs is None:
+                jitted._with_refs = {}
+            jitted._with_refs[key] = (closed, out_tree, jaxpr, consts)
             return _with_refs(jitted, key, leaves, bind_jit)
         plan = Partitioning(jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs)
         entry, phases = plan.compile(trace_s, jitted._compiler_options)
@@ -198,7 +200,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         entry.hits += 1
     placed = entry.arguments(leaves)
     outs = entry.exe.call_buffers(placed)
-    if entry.exe.donated and not jitted.__dict__.get("_keeps_moved_donors"):
+    if entry.exe.donated and not jitted._keeps_moved_donors:
         _donated_originals(entry, leaves, placed)
     if config.jax_debug_key_reuse:     # the key arguments checked and marked, as on one device
         _trace.key_reuse.jit_call(entry.jaxpr, leaves, outs)
@@ -207,7 +209,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
 
 def call_key(jitted, treedef, avals, statics, leaves) -> tuple:
     """The key of a call's program in the jit's cache (`.lower()` of the same finds it)."""
-    given = jitted.__dict__.get("_sharding_key")
+    given = jitted._sharding_key
     if given is None:                      # the jit's own shardings, made hashable once
         given = jitted._sharding_key = (_hashable(jitted._in_shardings),
                                         _hashable(jitted._out_shardings))
@@ -274,7 +276,7 @@ def _on_one_device(jitted, closed, leaves) -> bool:
     `jit(lambda x, y: y * 2)(x_split, y)` gives a SingleDeviceSharding result. A result typed
     over a mesh of Explicit axes then raises JAX's device-assignment error here."""
     if jitted._in_shardings is not None or jitted._out_shardings is not None or \
-            jitted.__dict__.get("_constraint_mesh") is not None or get_mesh() is not None:
+            jitted._constraint_mesh is not None or get_mesh() is not None:
         return False
     # a Ref passed or closed over is always used (JAX keeps it): its value's mesh decides
     refs = [jit_refs.the_ref(c, leaves) for c in closed.consts if jit_refs.is_ref(c)]

@@ -412,7 +412,7 @@ def looked_up(jitted, signature, lookup_s: float | None) -> None:
     tracing f for jit": eval_shape(f) then jit(f)(x), or jit(f, donate_argnums=0) after
     jit(f)), a later one by the same object is not (jit(f).trace(x) then its call): so here,
     where the user asked for it (a view's or a library's own lookups are not theirs to see)."""
-    seen = getattr(jitted, "_looked_up", None)
+    seen = jitted._looked_up
     if seen is None:
         seen = jitted._looked_up = LRU(SIGNATURES)     # (an LRU: jax.clear_caches empties it)
     if signature in seen:
@@ -862,6 +862,9 @@ class Compiled(_Stage):
 
     def __init__(self, lowered, entry, phases):
         self.lowered, self._entry, self.phases = lowered, entry, phases
+        # the (avals, placements) signatures called so far (_count_slow_call's: JAX's C++
+        # fast path spares later calls of each)
+        self._fast_signatures = set()
         self._traced = lowered.traced
         # (its inputs' types are the Lowered's, typed by a sharded jit's shardings)
         self._partitioning = getattr(lowered, "_partitioning", None)
@@ -937,7 +940,7 @@ class Compiled(_Stage):
         call of each signature, and every call passing Refs, which have none)."""
         signature = (tuple(avals), tuple(getattr(x, "sharding", None) if isinstance(x, Array)
                                          else type(x) for x in arrays))
-        seen = self.__dict__.setdefault("_fast_signatures", set())
+        seen = self._fast_signatures
         try:
             if not refs and signature in seen:
                 return

@@ -1,0 +1,30 @@
+"""What runs is visible where it is defined: a class's methods and attributes are set in its
+body, not assigned to it after the body by the module that defines it.
+
+    class Executable: ...
+    Executable._out_wrap = staticmethod(_wrap)      # found: belongs inside the class
+"""
+import ast
+
+import import_graph as graph
+
+
+def _set_after_body(path) -> list:
+    """`Class.name = ...` at the top level of the module defining Class (dunders, such as
+    `__module__` for the name JAX's messages print, are the class's identity, not its code)."""
+    tree = ast.parse(path.read_text())
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    found = []
+    for node in tree.body:
+        for target in node.targets if isinstance(node, ast.Assign) else ():
+            for t in target.elts if isinstance(target, ast.Tuple) else (target,):
+                if isinstance(t, ast.Attribute) and getattr(t.value, "id", None) in classes \
+                        and not t.attr.startswith("__"):
+                    found.append(f"{path.relative_to(graph.ROOT)}:{node.lineno}: "
+                                 f"{t.value.id}.{t.attr}")
+    return found
+
+
+def test_no_class_gets_attributes_after_its_body():
+    found = [hit for path in sorted(graph.ROOT.rglob("*.py")) for hit in _set_after_body(path)]
+    assert not found, "set them in the class body:\n" + "\n".join(found)
