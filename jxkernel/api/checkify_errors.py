@@ -326,6 +326,9 @@ def _check_numpy(*args, err_tree, debug):
     return _check_lowering(None, *args, err_tree=err_tree, debug=debug)
 
 
+_check_numpy.compile_error = True      # the check's line becomes the cause (core/numpy_eval.py)
+
+
 def _check_batching(vals, dims, *, err_tree, debug):
     # each mapped entry's error, reduced to one check (the batch axis first)
     size = axis_size_of(vals, dims)

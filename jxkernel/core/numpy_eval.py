@@ -21,6 +21,7 @@ import numpy as np
 from .ir import ClosedJaxpr, Jaxpr, Literal
 from .physical import has_keys, physical_value, physicalize
 from .primitive import foreign_primitives, impl_rules, lowering_rules, numpy_rules, rule
+from .source_info import add_user_context
 
 
 def _as_array(x, aval) -> np.ndarray:
@@ -134,7 +135,14 @@ def _eval(jaxpr: Jaxpr, consts, args, prepare=None) -> list:
                     for a in eqn.invars]
         if prepare is not None and i in prepare[0]:
             operands = prepare[1](i, operands)
-        outs = impl(*operands, **eqn.params)
+        try:
+            outs = impl(*operands, **eqn.params)
+        except Exception as e:
+            # a rule marked `compile_error` raises what XLA's lowering raises at compile time,
+            # with the equation's line as its cause (the lowering's ctx.source_info)
+            if getattr(impl, "compile_error", False):
+                add_user_context(e, eqn.source_info)
+            raise
         if _errors.written is not None:
             outs = _errors.written(eqn, outs)
         if eqn.primitive.multiple_results:

@@ -19,6 +19,7 @@ import pytest
 
 import demos_cells
 import locations  # tests/support: the repository's folders
+from backend_tier import devices_named_here, on_numpy_backend  # tests/support
 from numerics import ELEMENTWISE, UlpOutputChecker, ulp_distance
 
 JAX = locations.recorded("demos_jax_reference.json")["notebooks"]
@@ -31,6 +32,15 @@ JAX = locations.recorded("demos_jax_reference.json")["notebooks"]
 # difference rather than growing it, the bound leaves room for other CPUs).
 ULPS = ELEMENTWISE
 TRAINED = {("07_pytrees_and_training.ipynb", 14): 64}       # the loss after 300 steps
+
+# Cells that run another program on the NumPy backend (JupyterLite's), by the notebook's own
+# choice, by (path, cell): 07 trains 100 steps there (`steps = 100 if jax.default_backend() ==
+# "numpy"`, the browser being slower), JAX's recording 300, so the loss (0.141 after 100 steps,
+# 0.054 after 300) and the solution's test accuracy printed from those parameters differ; the
+# cells' compiles, and the other cells, are still compared.
+OTHER_PROGRAM_ON_NUMPY = {(p, cell) for p in ("07_pytrees_and_training.ipynb",
+                                              "solutions/07_pytrees_and_training.ipynb")
+                          for cell in (14, 19)}
 
 # cells whose stdout is a timing (compared with their numbers left out)
 TIMINGS = {("01_tour.ipynb", 32), ("08_performance.ipynb", 4)}
@@ -229,20 +239,23 @@ def test_notebook_cells_do_what_they_do_in_jax(path):
     mine = jxkernel_records(path)
     assert [(r["index"], r["skipped"]) for r in mine] == \
         [(r["index"], r["skipped"]) for r in JAX[path]]
-    for want, got in zip(JAX[path], mine):
+    # (on the NumPy backend `jax.devices()` is [NumpyDevice(id=0)] where JAX's is CpuDevice)
+    for want, got in zip(devices_named_here(JAX[path]), mine):
         where = f"{path} cell {want['index']}"
         key = (name, want["index"])
         assert want["error"] == got["error"], where
         for theirs, ours in KNOWN.get(key, []):
             assert theirs in want["stdout"] and theirs not in got["stdout"], (where, theirs)
             want = dict(want, stdout=want["stdout"].replace(theirs, ours))
+        other_program = on_numpy_backend() and (path, want["index"]) in OTHER_PROGRAM_ON_NUMPY
         if key in TIMINGS:
             digits = lambda s: re.sub(r"\d+(\.\d+)?", "N", s)
             assert digits(want["stdout"]) == digits(got["stdout"]), where
-        else:
+        elif not other_program:
             assert same_text(want["stdout"], got["stdout"], ULPS), (where, want["stdout"],
                                                                    got["stdout"])
-        compare_values(want["value"], got["value"], TRAINED.get(key, ULPS), where)
+        if not other_program:
+            compare_values(want["value"], got["value"], TRAINED.get(key, ULPS), where)
         if path == name and key in CLAIMED_COMPILES:
             claimed = CLAIMED_COMPILES[key]
             jax_said = [f for f in compiled_functions(want["logs"]) if f in claimed]

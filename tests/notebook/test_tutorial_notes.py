@@ -14,6 +14,7 @@ pytest.importorskip("IPython")
 from IPython.utils.capture import capture_output  # noqa: E402
 
 import locations                                   # noqa: E402  tests/support
+from backend_tier import devices_named_here        # noqa: E402  tests/support
 from ipython_shell import ran_ok, shell_fixture    # noqa: E402
 from tutorial_notes_cases import CASES, CHECKS, PRINT_FIX  # noqa: E402  tests/data
 from note_words import here  # noqa: E402  (tests/support)
@@ -200,7 +201,8 @@ def test_a_mesh_set_again_is_told_as_a_program_per_mesh_not_a_set_mesh_block(mes
         [1, 2, 3, 3]
     assert jax["back"]["misses"] == [] and jax["new_mesh"]["misses"] == \
         jax["split_again"]["misses"]
-    assert mine["steps"] == jax
+    # (the mesh's devices as this run's backend names them: device_kind=numpy there)
+    assert mine["steps"] == devices_named_here(jax)
     line, changes = mine["notes"]["new_mesh"]
     assert line.startswith("abstract_mesh_context_manager: config AbstractMesh('batch': 8"), line
     assert "(and 2 more) · fix: Nothing to fix where the new mesh is meant" in line, line

@@ -17,6 +17,9 @@ import locations  # tests/support: the repository's folders
 
 JAX = locations.recorded("symbolic_recompile_reference.json")["programs"]
 
+# each program exports with jax.export (StableHLO), which the NumPy backend refuses
+pytestmark = pytest.mark.xla_only("XLA text")
+
 
 def run(name):
     """(the "* at" lines logged for g, its compile events' changes) of program `name`."""

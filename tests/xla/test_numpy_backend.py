@@ -621,7 +621,8 @@ def test_the_notebook_layer_without_jaxlib():
     assert "traced again" in shown[3]       # the recompilation note (NumPy compiles nothing)
     assert "b:f32[3] = sin a" in shown[4]                     # %jaxpr
     # %%jit's note: the cell was traced (nothing compiles on NumPy), its last phase "prepare"
-    assert "traced cell[" in shown[5] and "numpy:0" in shown[5] and "prepare" in shown[5]
+    assert "⚙ traced cell[" in shown[5] and "compiled" not in shown[5], shown[5]
+    assert "numpy:0" in shown[5] and "prepare" in shown[5]
     assert "numpy:0" in shown[8]                              # the backend selector
 
 
@@ -842,3 +843,24 @@ def test_device_put_to_another_layout_names_the_value_and_what_to_do(numpy_devic
             jax.device_put(value, target)
     # (its sharding alone puts it: the same values)
     np.testing.assert_array_equal(jax.device_put(x, column.sharding), x)
+
+
+def test_a_check_not_checkified_has_the_checks_line_as_its_cause_as_on_xla(numpy_device):
+    """XLA's lowering refuses a checkify.check that checkify did not functionalize, its cause
+    (JaxStackTraceBeforeTransformation) at the check's line; the NumPy backend raised the same
+    ValueError with no cause, and the error card named the call (tests/views/
+    test_error_card_lines.py under --backend numpy)."""
+    import traceback
+    from jxkernel.core.source_info import JaxStackTraceBeforeTransformation
+    from jxkernel.experimental import checkify
+
+    def f(x):
+        checkify.check(x > 0, "x needs to be positive")      # the cause's line
+        return x
+
+    with pytest.raises(ValueError, match="checkify.check which was not functionalized") as e:
+        jax.jit(f, device=numpy_device)(np.float32(1))
+    cause = e.value.__cause__
+    assert isinstance(cause, JaxStackTraceBeforeTransformation)
+    (*_, last) = traceback.extract_tb(cause.__traceback__)
+    assert (last.name, last.lineno) == ("f", f.__code__.co_firstlineno + 1)
