@@ -109,15 +109,15 @@ def test_an_events_fixes_say_traced_on_numpy_and_compiled_on_xla():
     assert _event("cpu", (static, bucket)).said_changes == (static, bucket)
 
 
-def test_the_guards_refusal_on_numpy_is_of_a_new_trace():
-    # a jit on the NumPy backend under fail_on_recompile said it "would recompile",
-    # "compiled for", its fix "at most 5 compiles": there nothing compiles, a miss traces
+def _refused(backend):
+    """The RecompileError of a jit on `backend` under fail_on_recompile, called with f32[3]
+    then f32[4]."""
     import jxkernel
     import jxkernel.numpy as jnp
     from jxkernel import compile_log
     from jxkernel.errors import RecompileError
 
-    guarded = jxkernel.jit(lambda x: x + 1, backend="numpy")
+    guarded = jxkernel.jit(lambda x: x + 1, backend=backend)
     guarded(jnp.ones(3))
     compile_log.fail_on_recompile(guarded)
     try:
@@ -125,12 +125,19 @@ def test_the_guards_refusal_on_numpy_is_of_a_new_trace():
             guarded(jnp.ones(4))
     finally:
         compile_log.fail_on_recompile(guarded, False)
-    text = raised.value.args[0]
+    return raised.value
+
+
+def test_the_guards_refusal_on_numpy_is_of_a_new_trace():
+    # a jit on the NumPy backend under fail_on_recompile said it "would recompile",
+    # "compiled for", its fix "at most 5 compiles": there nothing compiles, a miss traces
+    refused = _refused("numpy")
+    text = refused.args[0]
     assert text.startswith("jit(<lambda>) would trace again because x: f32[3] -> f32[4], and "
                            "fail_on_recompile is on for it.\n  traced for:  (x: f32[3])\n"
                            "  called with: (x: f32[4])\n"), text
     assert "Call it with the traced signature, or allow a new trace with " in text, text
-    (note,) = [n for n in raised.value.__notes__ if n.startswith("What changed")]
+    (note,) = [n for n in refused.__notes__ if n.startswith("What changed")]
     assert "fix: Every new shape traces anew." in note and "at most 5 traces" in note, note
     # (the API's names, jxkernel.compile_log.fail_on_recompile, stay)
     words = (text + note).replace("compile_log.fail_on_recompile", "").replace(
@@ -140,20 +147,8 @@ def test_the_guards_refusal_on_numpy_is_of_a_new_trace():
 
 @pytest.mark.xla_only("CPU platform")
 def test_the_guards_refusal_on_the_cpu_is_of_a_compile():
-    import jxkernel
-    import jxkernel.numpy as jnp
-    from jxkernel import compile_log
-    from jxkernel.errors import RecompileError
-
-    on_cpu = jxkernel.jit(lambda x: x + 1, backend="cpu")
-    on_cpu(jnp.ones(3))
-    compile_log.fail_on_recompile(on_cpu)
-    try:
-        with pytest.raises(RecompileError) as raised:
-            on_cpu(jnp.ones(4))
-    finally:
-        compile_log.fail_on_recompile(on_cpu, False)
-    assert raised.value.args[0].startswith("jit(<lambda>) would recompile because x: f32[3] -> "
+    refused = _refused("cpu")
+    assert refused.args[0].startswith("jit(<lambda>) would recompile because x: f32[3] -> "
                                            "f32[4], and fail_on_recompile is on for it.\n"
                                            "  compiled for: (x: f32[3])\n")
-    assert "Every new shape compiles anew." in "".join(raised.value.__notes__)
+    assert "Every new shape compiles anew." in "".join(refused.__notes__)
