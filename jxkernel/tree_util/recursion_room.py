@@ -21,10 +21,10 @@ What stays kept (decided at stop 93; tests/tree_util/test_recursion_room.py hold
 - A loss within SLACK of the reference taken at import. The import stood some C levels deeper
   than a script's top (9 on 3.11), so there a loss of up to SLACK plus those stays, and a
   giving back leaves those kept (a first 39 levels lost stay; with the next 39 all but 9
-  go back): bounded, it never adds up. Exact would need the counter read before every flatten (a ctypes
-  read, ~3 % of a tree_leaves, on every trace's good path); the slack is what stops a check
-  made from a deeper C stack giving back levels still in use, which would let a recursion run
-  past the C stack.
+  go back): bounded, it never adds up. Exact would need the counter read before every
+  flatten (a ctypes read, ~3 % of a tree_leaves, on every trace's good path); the slack is
+  what stops a check made from a deeper C stack giving back levels still in use, which would
+  let a recursion run past the C stack.
 - Whatever a thread other than the main one loses, until that thread ends (a new thread has a
   full counter). The except must lend room with no call (a thread that lost it all cannot even
   call a builtin), so it writes through a ctypes int bound to the counter's address; a thread's
