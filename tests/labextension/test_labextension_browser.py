@@ -603,7 +603,8 @@ def test_ten_thousand_events(lab, request):
     wait_connected(lab)
     run_cell(lab, MANY)
     summary = lab.locator(f"{PANEL} .jx-Compilations-summary")
-    expect(summary).to_have_text(f"10000 {listed()} of your functions")
+    # (counts grouped by thousands, as the status bar's: missWords.plural)
+    expect(summary).to_have_text(f"10,000 {listed()} of your functions")
     expect(lab.locator(ROWS).first.locator(".jx-col-function")).to_have_text("fn9999")
     in_page = lab.locator(ROWS).count()
     assert 0 < in_page <= 60, f"{in_page} rows in the page for 10,000 events"
@@ -616,7 +617,7 @@ def test_ten_thousand_events(lab, request):
     shot(lab, request, "1-scrolled-to-oldest")
     lab.locator(f"{PANEL} .jx-Compilations-filter").fill("synthetic 5000")
     expect(lab.locator(ROWS)).to_have_count(1)
-    expect(summary).to_have_text(f"1 of 10000 {listed()} of your functions")
+    expect(summary).to_have_text(f"1 of 10,000 {listed()} of your functions")
     lab.locator(f"{PANEL} .jx-Compilations-filter").fill("")
     lab.locator(f"{PANEL} .jx-Compilations-button", has_text="Clear").click()
     expect(summary).to_have_text(f"0 {listed()} of your functions")
