@@ -399,7 +399,8 @@ def _writable_donations(aliased, bufs, values, outs) -> dict:
         if value.base is not None or not value.flags.owndata or not value.flags.c_contiguous:
             continue
         # references: the buffer's, its operand's, the lists' and this frame's two (the name
-        # and getrefcount's argument); any other is someone else's
+        # and getrefcount's argument); any other is someone else's. Equality, not at most: a
+        # count this does not explain leaves the ndarray alone
         known = 3 + (buf._operand is value) + sum(v is value for v in values) + \
             sum(o is value for o in outs)
         if sys.getrefcount(value) == known:
