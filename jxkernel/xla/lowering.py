@@ -866,21 +866,33 @@ def set_up_aliases(jaxpr: Jaxpr, donated, aliases=None, layouts=None) -> tuple[l
     keep_unused, where JAX donates them too. `aliases` ({input index: result index}) fixes
     some first: a Ref's buffer goes to its own final value. `layouts`: (per input, per result)
     the layout jit gave it (Layout.AUTO, a Layout or None), see `_aliased`."""
+    plan, donated = alias_plan(jaxpr, donated, aliases, layouts)
+    attrs = [None] * len(jaxpr.constvars + jaxpr.invars)
+    for i, j in plan.items():
+        attrs[i] = "jax.buffer_donor = true" if j is None else \
+            f"tf.aliasing_output = {hlo.i32_attr(j)}"
+    return attrs, donated
+
+
+def alias_plan(jaxpr: Jaxpr, donated, aliases=None, layouts=None) -> tuple[dict, list]:
+    """({donated input: the result it aliases, or None where XLA takes it as a donor for any
+    result}, per input whether it is donated after all): `set_up_aliases`' decisions, which
+    the NumPy backend follows too (it writes an aliased result into the input's ndarray)."""
     in_vars = jaxpr.constvars + jaxpr.invars
     aliases = aliases or {}
     donated = [bool(d) for d in donated]
-    attrs, left = [None] * len(in_vars), list(donated)
+    plan, left = {}, list(donated)
     for i, j in aliases.items():
         if donated[i]:
-            attrs[i], left[i] = f"tf.aliasing_output = {hlo.i32_attr(j)}", False
+            plan[i], left[i] = j, False
     found = _donations([v.aval for v in in_vars], [v.aval for v in jaxpr.outvars], left,
                        {j for i, j in aliases.items() if donated[i]})
     for i, j in found.items():
-        attrs[i], left[i] = ("jax.buffer_donor = true" if j is None or
-                             not _aliased(layouts, i, j, in_vars, jaxpr.outvars) else
-                             f"tf.aliasing_output = {hlo.i32_attr(j)}"), False
+        plan[i] = None if j is None or not _aliased(layouts, i, j, in_vars, jaxpr.outvars) \
+            else j
+        left[i] = False
     _warn_unusable([v.aval for v in in_vars], left)
-    return attrs, [d and not u for d, u in zip(donated, left)]
+    return plan, [d and not u for d, u in zip(donated, left)]
 
 
 def _aliased(layouts, i, j, in_vars, out_vars) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import re
+import sys
 import time
 
 import numpy as np
@@ -45,10 +46,12 @@ from .xla_debug_options import DEBUG_OPTIONS
 class NumpyExecutable(Executable):
     """A jaxpr (constvars first, then invars: the order a lowered module takes its arguments)
     run with NumPy. Donated arguments are deleted after each call, as XLA's executables
-    delete theirs (one rule for users on every backend)."""
+    delete theirs (one rule for users on every backend). `aliased`: (donated input, result)
+    pairs whose result is written into the input's ndarray where nothing else sees it, as
+    XLA writes an aliased result into the donated buffer (a Ref keeps its address)."""
 
     def __init__(self, jaxpr, out_avals, device, name="", donated=(), *, in_avals=None,
-                 arg_names=None, kept=None):
+                 arg_names=None, kept=None, aliased=()):
         devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
         if len(devices) > 1 and type(self) is NumpyExecutable:
             raise unsupported(f"{name or 'a program'} over {len(devices)} devices without a "
@@ -59,6 +62,7 @@ class NumpyExecutable(Executable):
         self.in_avals = list(in_avals) if in_avals is not None else None
         self.arg_names = list(arg_names) if arg_names is not None else None
         self.donated = _donated_indices(donated)
+        self.aliased = tuple(aliased)
         self.kept = None if kept is None else tuple(kept)     # (Executable's: its inputs)
         self._sharding = self.device.placement
         self._simple = not self.donated
@@ -103,24 +107,35 @@ class NumpyExecutable(Executable):
                                     prepare=self._reader(bufs) if self._reads else None)
         finally:
             done_writing(token)
+        # the donated ndarrays a result is written into, where nothing else sees them
+        into = _writable_donations(self.aliased, bufs, values, outs)
         if self.donated:
             for i in self.donated:
                 bufs[i].delete()
-        result = []
         held = {id(_memory_of(v)) for v in values}
-        for out, aval, flush in zip(outs, self.out_avals, self._flushed):
+        finals = []
+        for j, (out, aval, flush) in enumerate(zip(outs, self.out_avals, self._flushed)):
             made = out
             dtype = getattr(physical_aval(aval), "dtype", None)
             if dtype is not None and out.dtype != dtype:     # (a rule's NumPy promotion)
                 out = out.astype(dtype)
             if type(out) is not np.ndarray or not out.flags.c_contiguous:
                 out = np.ascontiguousarray(out)   # a broadcast view: laid out as XLA's are
+            elif out is into.get(j):
+                pass                              # its own donated buffer, as it came
             elif id(_memory_of(out)) in held:
                 # an input, or a view of one (jit(jnp.asarray), a reshape): a buffer of its own,
                 # as XLA writes each result (without donation) where no argument lives
                 out = out.copy()
             if flush:
                 out = flush_subnormals(out)       # as XLA's CPU arithmetic writes them (FTZ)
+            finals.append((made, out))
+        result = []
+        # written after every result is made: one may be another's donated input (a swap)
+        for j, ((made, out), aval, flush) in enumerate(zip(finals, self.out_avals,
+                                                            self._flushed)):
+            if j in into and out is not into[j]:
+                out = _written(into[j], out)
             if out is not made:                   # (each device's block of a pmap's result)
                 numpy_sharded.carry_noted(made, out, flush)
             logical, aval = aval, physical_aval(aval)      # (typed keys: their data ran)
@@ -138,6 +153,8 @@ class NumpyExecutable(Executable):
             arrays = [arrays[i] for i in self.kept]
         if self.donated:
             _check_donated_once(arrays, self.donated)
+            for i in self.donated:        # (its cached NumPy value would keep the ndarray seen)
+                arrays[i]._npy = None
         outs = self._run([a._buf for a in arrays])
         self.ran = True
         for i in self.donated:          # deleted now: its error says where it went, as XLA's
@@ -246,6 +263,8 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
     _check_compiler_options(_with_base(options.pop("compiler_options", None)))
     _check_has_arrays(module.jaxpr)
     start = time.perf_counter()
+    if make is NumpyExecutable:
+        options["aliased"] = module.aliased
     exe = make(module.jaxpr, module.out_avals, module.devices, label, module.donated,
                **options)
     return exe, Phases(trace_s, module.lower_s, time.perf_counter() - start, "compiled")
@@ -364,6 +383,40 @@ def _memory_of(value):
     while isinstance(getattr(value, "base", None), np.ndarray):
         value = value.base
     return value
+
+
+def _writable_donations(aliased, bufs, values, outs) -> dict:
+    """{result: the donated input's ndarray it is written into} of the (input, result) pairs
+    `aliased`, for each input whose ndarray owns its memory and is seen by nothing but this
+    call: its buffer (and its flushed operand), the call's `values` and `outs` where it is one
+    of them. A user's view of it (`np.asarray(x)`, its views), another Array re-wrapping it (a
+    commit) or a program's constant hold one more reference, and such a result is a new
+    ndarray, as before (XLA too writes a new buffer where a view holds the donated one)."""
+    into = {}
+    for i, j in aliased:
+        buf = bufs[i]
+        value = buf.value
+        if value.base is not None or not value.flags.owndata or not value.flags.c_contiguous:
+            continue
+        # references: the buffer's, its operand's, the lists' and this frame's two (the name
+        # and getrefcount's argument); any other is someone else's. Equality, not at most: a
+        # count this does not explain leaves the ndarray alone
+        known = 3 + (buf._operand is value) + sum(v is value for v in values) + \
+            sum(o is value for o in outs)
+        if sys.getrefcount(value) == known:
+            into[j] = value
+    return into
+
+
+def _written(target: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """`out` copied into the donated ndarray `target` (read-only as Arrays' are, after), or
+    `out` itself where `target` is laid out otherwise."""
+    if out.shape != target.shape or out.dtype != target.dtype:
+        return out
+    target.flags.writeable = True
+    np.copyto(target, out)
+    target.flags.writeable = False
+    return target
 
 
 def _check_donated_once(arrays, donated) -> None:

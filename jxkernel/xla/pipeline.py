@@ -29,7 +29,7 @@ from .executable import Executable
 from . import relayout
 from . import numpy_sharded
 from ..core.numpy_simplify import inline_calls
-from .lowering import (NeedsMesh, check_one_device_effects, lower_module, set_up_aliases,
+from .lowering import (NeedsMesh, alias_plan, check_one_device_effects, lower_module,
                        set_up_donors)
 from .numpy_device import NumpyDevice, unsupported
 
@@ -48,6 +48,7 @@ class Module:
     arg_shardings: tuple | None = None  # and over a mesh, its inputs' (numpy_sharded reads them)
     kept: tuple | None = None          # the inputs it takes (constvars first), None: all
     tokens: tuple = ()                 # the ordered effects its main takes tokens for
+    aliased: tuple = ()                # NumPy backend, one device: (donated input, its result)
 
 
 def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=None,
@@ -116,15 +117,21 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
                     program, mesh, arg_shardings))
             else:
                 _numpy_lowering(jaxpr, devices)
+            aliased = ()
             if donated is not None:
                 # what XLA's lowering would donate after all: one no result takes is kept
-                # (not deleted by calls), with JAX's warning (set_up_aliases)
-                donated = (set_up_aliases(jaxpr, donated, aliases, layouts)[1] if mesh is None
-                           else set_up_donors(jaxpr, donated, arg_shardings, result_shardings,
-                                              layouts)[1])
+                # (not deleted by calls), with JAX's warning (set_up_aliases); on one device
+                # the results XLA would write into a donated input's buffer (alias_plan)
+                if mesh is None:
+                    plan, donated = alias_plan(jaxpr, donated, aliases, layouts)
+                    aliased = tuple((i, j) for i, j in plan.items() if j is not None)
+                else:
+                    donated = set_up_donors(jaxpr, donated, arg_shardings, result_shardings,
+                                            layouts)[1]
             return Module("", None, devices, out_avals,
                           tuple(donated) if donated is not None else (), None, 0.0, jaxpr,
-                          None if arg_shardings is None else tuple(arg_shardings), kept)
+                          None if arg_shardings is None else tuple(arg_shardings), kept,
+                          aliased=aliased)
         platforms = platforms or ("cpu",)    # its text (Lowered.as_text): XLA's CPU module
     platforms = tuple(platforms or (_client.platform_of(devices[0]),))
     start = time.perf_counter()

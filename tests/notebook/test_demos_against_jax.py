@@ -37,7 +37,8 @@ TRAINED = {("07_pytrees_and_training.ipynb", 14): 64}       # the loss after 300
 # choice, by (path, cell): 07 trains 100 steps there (`steps = 100 if jax.default_backend() ==
 # "numpy"`, the browser being slower), JAX's recording 300, so the loss (0.141 after 100 steps,
 # 0.054 after 300) and the solution's test accuracy printed from those parameters differ; the
-# cells' compiles, and the other cells, are still compared.
+# cells' compiles, and the other cells, are still compared (and each of the 100 steps' losses
+# against JAX's: test_demo07_numpy_losses.py).
 OTHER_PROGRAM_ON_NUMPY = {(p, cell) for p in ("07_pytrees_and_training.ipynb",
                                               "solutions/07_pytrees_and_training.ipynb")
                           for cell in (14, 19)}

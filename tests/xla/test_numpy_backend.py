@@ -864,3 +864,57 @@ def test_a_check_not_checkified_has_the_checks_line_as_its_cause_as_on_xla(numpy
     assert isinstance(cause, JaxStackTraceBeforeTransformation)
     (*_, last) = traceback.extract_tb(cause.__traceback__)
     assert (last.name, last.lineno) == ("f", f.__code__.co_firstlineno + 1)
+
+
+def test_a_donated_buffer_takes_its_result_in_place_as_xla_aliases_it(numpy_device):
+    # XLA writes a result aliased to a donated input (a Ref's final value, a result of the
+    # donated argument's type) into that input's buffer: a jitted update of a Ref keeps its
+    # address (JAX's array_refs page, cell 16). The NumPy backend wrote a new ndarray.
+    with jax.default_device(numpy_device):
+        x_ref = jax.new_ref(jnp.arange(3.0))
+
+        @jax.jit
+        def sin_inplace(x_ref):
+            x_ref[...] = jnp.sin(x_ref[...])
+
+        where = x_ref.unsafe_buffer_pointer()
+        sin_inplace(x_ref)
+        assert x_ref.unsafe_buffer_pointer() == where
+        assert_allclose_ulp(np.asarray(x_ref[...]), np.sin(np.float32([0, 1, 2])), 1)
+        jax.jit(lambda r: r[...] * 2)(x_ref)          # a Ref only read keeps it too
+        assert x_ref.unsafe_buffer_pointer() == where
+
+        a, b = jax.new_ref(jnp.arange(3.0)), jax.new_ref(jnp.arange(3.0) + 10)
+        places = a.unsafe_buffer_pointer(), b.unsafe_buffer_pointer()
+
+        @jax.jit
+        def swap(a, b):            # each result is the other's donated input: read first
+            a[...], b[...] = b[...], a[...]
+        swap(a, b)
+        assert (a.unsafe_buffer_pointer(), b.unsafe_buffer_pointer()) == places
+        assert np.asarray(a[...]).tolist() == [10, 11, 12] and np.asarray(b[...]).tolist() == \
+            [0, 1, 2]
+    x = jax.device_put(np.arange(3, dtype=np.float32), numpy_device)
+    where = x.unsafe_buffer_pointer()
+    y = jax.jit(lambda v: v * 2, donate_argnums=0)(x)
+    assert x.is_deleted() and y.unsafe_buffer_pointer() == where
+    assert np.asarray(y).tolist() == [0, 2, 4]
+
+
+def test_a_donated_buffer_seen_elsewhere_is_not_written(numpy_device):
+    # where the donated ndarray is seen by something else (the user's NumPy view of the Array,
+    # another Array holding it since a commit), its result is a new ndarray: what they see
+    # stays as it was (XLA, too, writes a new buffer while a NumPy view holds the donated one)
+    double = jax.jit(lambda v: v * 2, donate_argnums=0)
+    x = jax.device_put(np.arange(3, dtype=np.float32), numpy_device)
+    seen, tail = np.asarray(x), np.asarray(x)[1:]
+    y = double(x)
+    assert seen.tolist() == [0, 1, 2] and tail.tolist() == [1, 2]
+    assert y.unsafe_buffer_pointer() != seen.ctypes.data and np.asarray(y).tolist() == [0, 2, 4]
+    del seen, tail
+    with jax.default_device(numpy_device):
+        x = jnp.arange(3.0)                            # uncommitted
+    other = jax.device_put(x, numpy_device)            # committed: the same ndarray re-wrapped
+    assert other is not x and other.unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
+    double(x)
+    assert np.asarray(other).tolist() == [0, 1, 2]
