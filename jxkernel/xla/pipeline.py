@@ -31,7 +31,9 @@ from . import numpy_sharded
 from ..core.numpy_simplify import inline_calls
 from .lowering import (NeedsMesh, check_one_device_effects, lower_module, set_up_aliases,
                        set_up_donors)
+from .effect_tokens import check_lowerable, ordered_library_effects
 from .numpy_device import NumpyDevice, unsupported
+from .numpy_forwarding import forward_lowered
 
 
 @dataclasses.dataclass(frozen=True)
@@ -107,9 +109,15 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
                             f"device (over {needed})", needed)
         if platforms is None and not locations:
             # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower,
-            # but what lowering does besides (numpy_lowering_rules, its checks)
+            # but what lowering does besides (numpy_lowering_rules, its checks); a library's
+            # rule that emits nothing forwards its operands there too (numpy_forwarding.py)
+            check_lowerable(jaxpr)
             if mesh is not None and mesh.size > 1:
                 check_one_device_effects(jaxpr, mesh)
+            # (the ordered effects it has, before a forwarding drops their equations: its
+            # calls pass their runtime tokens on, as XLA's programs do)
+            tokens = tuple(ordered_library_effects(jaxpr.effects))
+            jaxpr = forward_lowered(jaxpr)
             if mesh is not None and mesh.size > 1:
                 program = inline_calls(jaxpr)
                 _numpy_lowering(program, devices, mesh, numpy_sharded.lowering_layouts(
@@ -124,7 +132,8 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
                                               layouts)[1])
             return Module("", None, devices, out_avals,
                           tuple(donated) if donated is not None else (), None, 0.0, jaxpr,
-                          None if arg_shardings is None else tuple(arg_shardings), kept)
+                          None if arg_shardings is None else tuple(arg_shardings), kept,
+                          tokens)
         platforms = platforms or ("cpu",)    # its text (Lowered.as_text): XLA's CPU module
     platforms = tuple(platforms or (_client.platform_of(devices[0]),))
     start = time.perf_counter()
