@@ -33,7 +33,7 @@ from .lowering import (NeedsMesh, check_one_device_effects, lower_module, set_up
                        set_up_donors)
 from .effect_tokens import check_lowerable, ordered_library_effects
 from .numpy_device import NumpyDevice, unsupported
-from .numpy_forwarding import forward_lowered
+from .numpy_user_rules import run_user_rules
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,14 +110,14 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
         if platforms is None and not locations:
             # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower,
             # but what lowering does besides (numpy_lowering_rules, its checks); a library's
-            # rule that emits nothing forwards its operands there too (numpy_forwarding.py)
+            # rule that emits elementwise operations or none runs as them (numpy_user_rules.py)
             check_lowerable(jaxpr)
             if mesh is not None and mesh.size > 1:
                 check_one_device_effects(jaxpr, mesh)
-            # (the ordered effects it has, before a forwarding drops their equations: its
+            # (the ordered effects it has, before run_user_rules drops their equations: its
             # calls pass their runtime tokens on, as XLA's programs do)
             tokens = tuple(ordered_library_effects(jaxpr.effects))
-            jaxpr = forward_lowered(jaxpr)
+            jaxpr = run_user_rules(jaxpr)
             if mesh is not None and mesh.size > 1:
                 program = inline_calls(jaxpr)
                 _numpy_lowering(program, devices, mesh, numpy_sharded.lowering_layouts(

@@ -1,12 +1,15 @@
-"""A library's primitive whose lowering rule emits no operation runs on the NumPy backend
-(xla/numpy_forwarding.py): JAX's jaxpr_effects_test marks effects with such a primitive (its
-rule passes the ordered effect's tokens on), api_test's returns an operand. The NumPy backend
-refused both ("its NumPy evaluation rule is missing"), where XLA runs them as forwardings.
-Each case's answer is JAX 0.10.2's (the test files named, passing on its CPU)."""
+"""A library's primitive whose lowering rule emits only elementwise StableHLO operations, or
+none, runs on the NumPy backend (xla/numpy_user_rules.py): JAX's jaxpr_effects_test marks
+effects with a primitive whose rule passes the ordered effect's tokens on, api_test's returns
+an operand, lax_control_flow_test's emits `hlo.sine` (on the CPU only), and JAX's primitives
+guide writes one with `hlo.AddOp`/`hlo.MulOp`. The NumPy backend refused them all ("its NumPy
+evaluation rule is missing", or "its def_impl compiles it again"), where XLA runs them. Each
+case's answer is JAX 0.10.2's (the test files named, passing on its CPU)."""
 from functools import partial
 
 import numpy as np
 import pytest
+from numerics import assert_allclose_ulp      # tests/support
 
 import jxkernel as jax
 import jxkernel.numpy as jnp
@@ -167,13 +170,71 @@ def test_a_rule_returning_an_operand_runs_where_its_impl_compiles_it_again():
         lowering_rules.pop(p, None)
 
 
-def test_a_rule_that_emits_operations_is_still_refused_without_an_impl():
-    # the forwarding is for rules that emit nothing: one written with MLIR ops (the primitives
-    # guide's, without def_impl) stays XLA's, refused on the NumPy backend as before
+def test_a_rule_of_hlos_elementwise_builders_runs_as_their_operations():
+    # JAX's primitives guide's multiply_add, its lowering written with hlo.AddOp/hlo.MulOp
+    # and no def_impl: under jit XLA runs those operations, and so does the NumPy backend
+    # now, as the lax primitives they lower (mul, add); 2 * 3 + 4 = 10 (JAX 0.10.2)
     from jxkernel._jax._src.lib.mlir.dialects import hlo
-    p = Primitive("emits_mine")
+    p = Primitive("multiply_add_hlo_mine")
+    p.def_abstract_eval(lambda x, y, z: x)
+    mlir.register_lowering(p, lambda ctx, x, y, z: [hlo.AddOp(hlo.MulOp(x, y), z).result])
+    try:
+        with config.override("jax_platforms", "numpy"):
+            f = jax.jit(p.bind)
+            assert float(f(2.0, 3.0, 4.0)) == 10.0
+            np.testing.assert_array_equal(
+                np.asarray(f(jnp.arange(3.0), jnp.full(3, 2.0), jnp.ones(3))), [1.0, 3.0, 5.0])
+            assert [e.primitive.name for e in f.trace(2.0, 3.0, 4.0).jaxpr.eqns] == \
+                ["multiply_add_hlo_mine"]           # (the user's jaxpr keeps the primitive)
+    finally:
+        lowering_rules.pop(p, None)
+
+
+def test_a_platforms_rule_emitting_sine_runs_in_platform_dependent():
+    # lax_control_flow_test's test_platform_dependent_with_primitive_with_lowering_error: a
+    # rule per platform (the other's raises), `mlir.hlo.sine`, an impl that compiles the
+    # primitive; eagerly, under jit, cond, scan and vmap: sin, as under JAX 0.10.2's CPU
+    from jxkernel._jax._src.interpreters import batching
+    from jxkernel._jax._src.lib.mlir.dialects import hlo
+    p = Primitive("lowering_error_mine")
+    p.def_abstract_eval(lambda x_aval, **_: x_aval)
+
+    def lowering(platform, ctx, x, *, only_on):
+        if platform != only_on:
+            raise ValueError(f"lowered for {platform}")
+        return [hlo.sine(x)]
+    batching.primitive_batchers[p] = lambda xs, dims, **params: (p.bind(*xs, **params),
+                                                                dims[0])
+    for platform in ("cpu", "tpu"):
+        mlir.register_lowering(p, partial(lowering, platform), platform=platform)
+    p.def_impl(partial(dispatch.apply_primitive, p))
+
+    def f(x):
+        return lax.platform_dependent(x, cpu=lambda x: p.bind(x, only_on="cpu"),
+                                      tpu=lambda x: p.bind(x, only_on="tpu"))
+    try:
+        with config.override("jax_platforms", "numpy"):
+            # (float32 sin: the NumPy rule of lax.sin against NumPy's, within 2 ulps)
+            sin1 = np.sin(np.float32(1.0))
+            for got in (f(1.0), jax.jit(f)(1.0), lax.cond(True, f, lambda x: x, 1.0)):
+                assert_allclose_ulp(got, sin1, 2)
+            assert float(lax.cond(False, f, lambda x: x, 1.0)) == 1.0
+            xs = np.arange(8.0, dtype=np.float32)
+            assert_allclose_ulp(lax.scan(lambda c, x: (c, f(x)), 0.0, xs)[1], np.sin(xs), 2)
+            assert_allclose_ulp(jax.vmap(f)(xs), np.sin(xs), 2)
+    finally:
+        lowering_rules.pop(p, None)
+        batching.primitive_batchers.pop(p, None)
+
+
+def test_a_rule_that_emits_other_operations_is_still_refused_without_an_impl():
+    # the NumPy backend runs the builders' elementwise operations and forwardings; a rule
+    # calling a kernel (a custom_call) stays XLA's, refused on the NumPy backend as before
+    from jxkernel._jax._src.lib.mlir.dialects import hlo
+    p = Primitive("custom_call_mine")
     p.def_abstract_eval(lambda x: x)
-    mlir.register_lowering(p, lambda ctx, x: [hlo.AddOp(x, x).result])
+    mlir.register_lowering(p, lambda ctx, x: hlo.CustomCallOp(
+        [x.type], [x], call_target_name="my_kernel").results)
     try:
         with config.override("jax_platforms", "numpy"):
             with pytest.raises(NotImplementedError, match="its NumPy evaluation rule is missing"):
