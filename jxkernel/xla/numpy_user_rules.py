@@ -7,7 +7,8 @@ run: some emit no operation at all, their results some of their operands (JAX's
 `jaxpr_effects_test.py` marks effects with an `effect_p` whose rule passes the ordered
 effect's tokens on and returns no value; `api_test.py`'s returns an operand), and others only
 the elementwise operations of `jax._src.lib.mlir.dialects.hlo`'s builders (`hlo.sine(x)`,
-`hlo.AddOp(hlo.MulOp(x, y), z)`, as JAX's primitives guide writes one). `run_user_rules`
+`hlo.AddOp(hlo.MulOp(x, y), z)`, as JAX's primitives guide writes one), in place or in the
+private function a rule registered with `inline=False` is called as. `run_user_rules`
 lowers each such equation alone, into a module it then drops, and puts in its place the
 equations of the lax primitives those operations are the lowerings of (`sin`, `mul`, `add`:
 computed by their NumPy rules, as XLA computes the operations) or nothing where it forwards,
@@ -46,8 +47,13 @@ _PRIMITIVE_OF = {
 _WITH_ACCURACY = frozenset("exp expm1 log log1p logistic sin cos tan tanh sqrt rsqrt cbrt"
                            .split())
 # `%3 = stablehlo.sine %arg0 : tensor<f32> loc(...)`: one op of one type (stablehlo.py's short
-# form, which every builder's operation takes: operands and result of one type)
-_OP_LINE = re.compile(r"^(%\w+) = stablehlo\.(\w+) (%\w+(?:, %\w+)*) : ")
+# form, which every builder's operation takes: operands and result of one type), and
+# `%4:2 = func.call @effect(%0, %arg1) : ...`, a rule registered with inline=False
+_OP_LINE = re.compile(r"^(%[\w#]+) = stablehlo\.(\w+) (%[\w#]+(?:, %[\w#]+)*) : ")
+_CALL_LINE = re.compile(r"^(?:(%\w+)(?::\d+)? = )?func\.call @(.+?)\(([^)]*)\) : ")
+# `%2 = "stablehlo.after_all"(%0) : ...`: a token made or joined (mlir.TokenSet.create)
+_AFTER_ALL = re.compile(r'^(%[\w#]+) = "stablehlo\.after_all"\(')
+_TOKEN = ("token",)          # a reference to an ordered effect's token: no value NumPy reads
 
 
 def user_rule_ops(eqn) -> tuple | None:
@@ -79,17 +85,49 @@ def user_rule_ops(eqn) -> tuple | None:
     if len(outs) != len(avals_out):
         return None
     refs = {a.name: ("arg", i) for i, a in enumerate(fn.args)}
+    refs.update((t.name, _TOKEN) for _, t in ctx.tokens_in.items())
     ops = []
-    for line in emitted:
-        found = _OP_LINE.match(line)
-        name = found and _PRIMITIVE_OF.get(found.group(2))
-        operands = found and [refs.get(v) for v in found.group(3).split(", ")]
-        if not name or None in operands:
-            return None
-        refs[found.group(1)] = ("op", len(ops))
-        ops.append((name, tuple(operands)))
+    if not _read(emitted, refs, {f.name: f for f in module.functions}, ops):
+        return None
     results = tuple(refs.get(v.name) if isinstance(v, hlo.Value) else None for v in outs)
-    return None if None in results else (tuple(ops), results)
+    return None if None in results or _TOKEN in results else (tuple(ops), results)
+
+
+def _read(lines, refs: dict, functions: dict, ops: list) -> bool:
+    """`lines` (a block's) read into `ops`, each value they make named in `refs`; False at
+    an operation the NumPy backend cannot run. A call's function is read likewise, its
+    arguments the call's operands."""
+    for line in lines:
+        found = _OP_LINE.match(line)
+        if found:
+            name = _PRIMITIVE_OF.get(found.group(2))
+            operands = [refs.get(v) for v in found.group(3).split(", ")]
+            if not name or None in operands or _TOKEN in operands:
+                return False
+            refs[found.group(1)] = ("op", len(ops))
+            ops.append((name, tuple(operands)))
+            continue
+        found = _AFTER_ALL.match(line)
+        if found:
+            refs[found.group(1)] = _TOKEN
+            continue
+        found = _CALL_LINE.match(line)
+        callee = found and functions.get(found.group(2))
+        if not callee:
+            return False
+        given = found.group(3).split(", ") if found.group(3) else []
+        inner = {a.name: refs.get(v) for a, v in zip(callee.args, given)}
+        if len(given) != len(callee.args) or None in inner.values() or \
+                not _read(callee.body.lines[:-1], inner, functions, ops):   # (not its return)
+            return False
+        outs = [inner.get(v.name) for v in callee.results]
+        if None in outs:
+            return False
+        if len(outs) == 1:
+            refs[found.group(1)] = outs[0]
+        else:
+            refs.update((f"{found.group(1)}#{i}", r) for i, r in enumerate(outs))
+    return True
 
 
 def run_user_rules(jaxpr: Jaxpr, _done=None) -> Jaxpr:

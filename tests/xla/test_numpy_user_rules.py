@@ -122,6 +122,24 @@ def test_in_control_flow_and_pmap(effect_p, body):
                                                                   ("cond", "pmap") else 3.0))
 
 
+def test_a_rule_registered_not_inline_runs_as_its_functions_body(effect_p):
+    # jaxpr_effects_test's test_nontrivial_lowering_with_ordered_effect_should_consume_token:
+    # `register_lowering(..., inline=False)` lowers the rule into a private function each
+    # equation calls (`func.call`, the token passed in and back); its body passes the token
+    # on, and one of hlo's operations doubles an operand. JAX 0.10.2 on its CPU: 3.0, 6.0
+    from jxkernel._jax._src.lib.mlir.dialects import hlo
+    mlir.register_lowering(effect_p, _passes_tokens_on, inline=False)
+    f = jax.jit(lambda x: (effect_p.bind(effect=ORDERED), x + 1.0)[1])
+    assert f(2.0) == 3.0 and ORDERED in dispatch.runtime_tokens.current_tokens
+    twice = Primitive("twice_called_mine")
+    twice.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(twice, lambda ctx, x: [hlo.AddOp(x, x).result], inline=False)
+    try:
+        assert float(jax.jit(lambda x: twice.bind(x) * 1.0)(3.0)) == 6.0
+    finally:
+        lowering_rules.pop(twice, None)
+
+
 def test_a_rule_that_sets_no_tokens_or_others_is_refused_as_lower_refuses_it(effect_p):
     # test_lowering_that_{doesnt_set,sets_wrong}_tokens_should_cause_error: JAX's ValueErrors,
     # from `.lower()` as on XLA
