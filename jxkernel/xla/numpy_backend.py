@@ -515,8 +515,10 @@ def _check_numpy_rules(jaxpr: Jaxpr, name: str) -> None:
                 f"the primitive {eqn.primitive.name!r} (in {name or 'a program'})",
                 "its NumPy evaluation rule is missing: in a compiled program every primitive "
                 "runs through one, or, a user's primitive with a lowering rule "
-                "(mlir.register_lowering, which is XLA's), through its def_impl. Give it both, "
-                "or run under JAX_PLATFORMS=cpu")
+                "(mlir.register_lowering, which is XLA's), through its def_impl, or as the "
+                "operations its rule emits where they are only elementwise ones of the hlo "
+                "builders (hlo.AddOp, hlo.sine, ...) or none. Give it a def_impl, or run under "
+                "JAX_PLATFORMS=cpu")
 
 
 def _check_has_arrays(jaxpr) -> None:
