@@ -134,6 +134,9 @@ def run_user_rules(jaxpr: Jaxpr, _done=None) -> Jaxpr:
     """`jaxpr` with each equation `user_rule_ops` reads replaced by the equations of its
     operations (none where it forwards operands), in the jaxprs its equations hold too;
     `jaxpr` itself where there are none."""
+    if _done is None and not any(p in lowering_rules and p not in numpy_rules
+                                 for p in foreign_primitives):
+        return jaxpr          # (no library's rule to run: the walk below is skipped)
     done = {} if _done is None else _done
     sub, eqns, changed = {}, [], False
     atom = lambda v: v if type(v) is Literal else sub.get(v, v)
