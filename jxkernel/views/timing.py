@@ -28,6 +28,7 @@ JavaScript needed) and the JSON MIME bundle `application/vnd.jxkernel.profile+js
      "runs": 7,                          # timed calls (dispatch and device samples)
      "compiles": 7,                      # fresh compilations timed (0: see compile_source)
      "compile_source": "fresh" | "first call" | "none",
+     "backend": "cpu" | "numpy" | ... | null,   # the outputs' platform (numpy: a trace)
      "first_compile": null | {"trace_s", "lower_s", "compile_s", "cache"},
      "phases": [{"name": "trace" | "lower" | "compile" | "dispatch" | "device",
                  "kind": "compile" | "run",
@@ -139,6 +140,9 @@ class Profile(RichView):
     compile_source: str                 # "fresh", "first call" or "none"
     first_compile: compile_record.CompileEvent | None
     notes: tuple
+    # the platform the outputs are on ("cpu", "numpy"; None: no array output): the views say
+    # "traced" for the NumPy backend's fresh compiles, which compile nothing
+    backend: str | None = None
 
     @property
     def phases(self) -> tuple:
@@ -186,7 +190,7 @@ class Profile(RichView):
         first = self.first_compile
         return {"version": 1, "function": self.function, "runs": self.runs,
                 "compiles": self.compiles, "compile_source": self.compile_source,
-                "first_compile": None if first is None else {
+                "backend": self.backend, "first_compile": None if first is None else {
                     "trace_s": first.trace_s, "lower_s": first.lower_s,
                     "compile_s": first.compile_s, "cache": first.cache},
                 "phases": [p.json() for p in self.phases], "notes": list(self.notes)}
@@ -349,7 +353,7 @@ def profile(f, *args, runs: int = 7, compiles: int | None = None, **kwargs) -> P
     return Profile(jitted._name, Phase("trace", tuple(trace)), Phase("lower", tuple(lower)),
                    Phase("compile", tuple(comp)), Phase("dispatch", dispatch),
                    Phase("device", device), source, first,
-                   (compile_note, _first_note(first), run_note))
+                   (compile_note, _first_note(first), run_note), platform)
 
 
 __all__ = ["profile", "Profile", "Phase", "duration", "PROFILE_MIME"]

@@ -36,11 +36,24 @@ from .array import Array, sharded_array
 from .client import JaxRuntimeError
 from .compiler import _BUILD_OPTION_NAMES, CompileError, Phases, _with_base
 from .deleted import Gone, donated, mark
+from .effect_tokens import Token, runtime_tokens
 from .executable import Executable, _donated_indices, check_may_execute
 from .layout import default_layout
 from .numpy_device import (LIVE_EXECUTABLES, NumpyBuffer, NumpyShardedBuffer, flush_subnormals,
                            unsupported)
 from .xla_debug_options import DEBUG_OPTIONS
+
+
+class _Computed:
+    """The buffer of a NumPy program's runtime token (effect_tokens.Token): nothing to wait
+    for, NumPy computed the program before its call returned."""
+    __slots__ = ()
+
+    def block_until_ready(self):
+        return self
+
+
+_TOKEN_BUFFER = _Computed()
 
 
 class NumpyExecutable(Executable):
@@ -51,7 +64,7 @@ class NumpyExecutable(Executable):
     XLA writes an aliased result into the donated buffer (a Ref keeps its address)."""
 
     def __init__(self, jaxpr, out_avals, device, name="", donated=(), *, in_avals=None,
-                 arg_names=None, kept=None, aliased=()):
+                 arg_names=None, kept=None, aliased=(), tokens=()):
         devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
         if len(devices) > 1 and type(self) is NumpyExecutable:
             raise unsupported(f"{name or 'a program'} over {len(devices)} devices without a "
@@ -64,6 +77,9 @@ class NumpyExecutable(Executable):
         self.donated = _donated_indices(donated)
         self.aliased = tuple(aliased)
         self.kept = None if kept is None else tuple(kept)     # (Executable's: its inputs)
+        # a library's ordered effects it has: each call gives this thread a new runtime token
+        # for each, as an XLA program gives one back (effect_tokens.runtime_tokens)
+        self.tokens = tuple(tokens)
         self._sharding = self.device.placement
         self._simple = not self.donated
         self.plain = False                    # the compiled fast path runs XLA's only
@@ -107,6 +123,8 @@ class NumpyExecutable(Executable):
                                     prepare=self._reader(bufs) if self._reads else None)
         finally:
             done_writing(token)
+        for effect in self.tokens:
+            runtime_tokens.set_token_result(effect, Token(_TOKEN_BUFFER, self.device))
         # the donated ndarrays a result is written into, where nothing else sees them
         into = _writable_donations(self.aliased, bufs, values, outs)
         if self.donated:
@@ -208,8 +226,9 @@ class NumpyShardedExecutable(NumpyExecutable):
     would choose (numpy_sharded.py says why). ShardedExecutable's twin: the same options."""
 
     def __init__(self, jaxpr, out_avals, devices, name="", donated=(), *, mesh, out_shardings,
-                 user_shardings, arg_avals, out_meshes=None, arg_shardings=None, kept=None):
-        super().__init__(jaxpr, out_avals, devices, name, donated, kept=kept)
+                 user_shardings, arg_avals, out_meshes=None, arg_shardings=None, kept=None,
+                 tokens=()):
+        super().__init__(jaxpr, out_avals, devices, name, donated, kept=kept, tokens=tokens)
         self.mesh = mesh
         self._program = numpy_sharded.per_device_calls(self._program, mesh, arg_shardings)
         # a result that is an argument as it came (device_put's relayout): its sharding
@@ -549,8 +568,10 @@ def _check_numpy_rules(jaxpr: Jaxpr, name: str) -> None:
                 f"the primitive {eqn.primitive.name!r} (in {name or 'a program'})",
                 "its NumPy evaluation rule is missing: in a compiled program every primitive "
                 "runs through one, or, a user's primitive with a lowering rule "
-                "(mlir.register_lowering, which is XLA's), through its def_impl. Give it both, "
-                "or run under JAX_PLATFORMS=cpu")
+                "(mlir.register_lowering, which is XLA's), through its def_impl, or as the "
+                "operations its rule emits where they are only elementwise ones of the hlo "
+                "builders (hlo.AddOp, hlo.sine, ...) or none. Give it a def_impl, or run under "
+                "JAX_PLATFORMS=cpu")
 
 
 def _check_has_arrays(jaxpr) -> None:

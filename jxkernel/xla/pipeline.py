@@ -31,7 +31,9 @@ from . import numpy_sharded
 from ..core.numpy_simplify import inline_calls
 from .lowering import (NeedsMesh, alias_plan, check_one_device_effects, lower_module,
                        set_up_donors)
+from .effect_tokens import check_lowerable, ordered_library_effects
 from .numpy_device import NumpyDevice, unsupported
+from .numpy_user_rules import run_user_rules
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,9 +110,15 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
                             f"device (over {needed})", needed)
         if platforms is None and not locations:
             # the NumPy backend runs the jaxpr itself (numpy_backend.py): nothing to lower,
-            # but what lowering does besides (numpy_lowering_rules, its checks)
+            # but what lowering does besides (numpy_lowering_rules, its checks); a library's
+            # rule that emits elementwise operations or none runs as them (numpy_user_rules.py)
+            check_lowerable(jaxpr)
             if mesh is not None and mesh.size > 1:
                 check_one_device_effects(jaxpr, mesh)
+            # (the ordered effects it has, before run_user_rules drops their equations: its
+            # calls pass their runtime tokens on, as XLA's programs do)
+            tokens = tuple(ordered_library_effects(jaxpr.effects))
+            jaxpr = run_user_rules(jaxpr)
             if mesh is not None and mesh.size > 1:
                 program = inline_calls(jaxpr)
                 _numpy_lowering(program, devices, mesh, numpy_sharded.lowering_layouts(
@@ -131,7 +139,7 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
             return Module("", None, devices, out_avals,
                           tuple(donated) if donated is not None else (), None, 0.0, jaxpr,
                           None if arg_shardings is None else tuple(arg_shardings), kept,
-                          aliased=aliased)
+                          tokens, aliased=aliased)
         platforms = platforms or ("cpu",)    # its text (Lowered.as_text): XLA's CPU module
     platforms = tuple(platforms or (_client.platform_of(devices[0]),))
     start = time.perf_counter()

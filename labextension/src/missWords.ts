@@ -62,3 +62,9 @@ export function cacheSaid(e: IOnBackend & { cache: string }): string {
 export function lastPhase(backend: string | null | undefined): string {
   return compiles(backend) ? 'compile' : 'prepare';
 }
+
+/** `n` fresh compiles the profile timed (`%timeit --phases`): "3 fresh compiles", or
+ * "3 traced afresh" on the NumPy backend, where each is a trace and nothing compiles. */
+export function freshCompiles(n: number, backend: string | null | undefined): string {
+  return compiles(backend) ? plural(n, 'fresh compile') : `${n.toLocaleString('en-US')} traced afresh`;
+}

@@ -6,12 +6,13 @@
  */
 import { bundleOf, each } from './bundle';
 import { el, table } from './dom';
+import { freshCompiles } from './missWords';
 import { IPhase, IProfileBundle } from './protocol';
 
 function read(bundle: unknown): IProfileBundle {
   const b = bundleOf<IProfileBundle>(bundle, {
     function: 'string', runs: 'number', compiles: 'number', compile_source: 'string',
-    phases: 'list', notes: 'list'
+    backend: 'string?', phases: 'list', notes: 'list'
   });
   each(b.phases, 'phases', {
     name: 'string', kind: 'string', samples_s: 'list', min_s: 'number?', median_s: 'number?',
@@ -60,7 +61,7 @@ function bar(p: IPhase, scale: [number, number] | null): HTMLElement {
 export function profileView(bundle: unknown): HTMLElement {
   const b = read(bundle);
   const node = el('div', 'jx-Profile');
-  const compiles = b.compile_source === 'fresh' ? `${b.compiles} fresh compiles` : `compile phases: ${b.compile_source}`;
+  const compiles = b.compile_source === 'fresh' ? freshCompiles(b.compiles, b.backend) : `compile phases: ${b.compile_source}`;
   node.appendChild(el('div', 'jx-View-title', `phases of ${b.function}: ${b.runs} runs, ${compiles}`));
   const scale = logScale(b.phases);
   const axis = scale ? `, log scale ${duration(10 ** scale[0])} to ${duration(10 ** scale[1])}` : '';

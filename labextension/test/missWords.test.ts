@@ -139,3 +139,17 @@ describe('%jxreport', () => {
     expect(cpu.querySelector('.jx-Report-time')!.textContent).toMatch(/ ms, compiled$/);
   });
 });
+
+describe('%timeit --phases (the profile view)', () => {
+  const mime = 'application/vnd.jxkernel.profile+json';
+  it("says the NumPy backend's fresh compiles were traced; XLA's were compiled", () => {
+    const b = bundles[mime];
+    const numpy = viewOrNote(mime, { ...b, backend: 'numpy' });
+    expect(numpy.querySelector('.jx-View-title')!.textContent).toBe('phases of g: 2 runs, 2 traced afresh');
+    const cpu = viewOrNote(mime, b);
+    expect(cpu.querySelector('.jx-View-title')!.textContent).toBe('phases of g: 2 runs, 2 fresh compiles');
+    // (no array output: no backend, and the words of the compiling backends)
+    const none = viewOrNote(mime, { ...b, backend: null, compiles: 1 });
+    expect(none.querySelector('.jx-View-title')!.textContent).toBe('phases of g: 2 runs, 1 fresh compile');
+  });
+});

@@ -128,7 +128,7 @@ def test_html_escapes_and_the_json_bundle():
     assert json.loads(json.dumps(data, allow_nan=False)) == data
     assert list(data)[0] == "version" and data["version"] == 1
     assert (data["function"], data["runs"], data["compiles"], data["compile_source"],
-            data["first_compile"]) == ("f", 3, 2, "fresh", None)
+            data["backend"], data["first_compile"]) == ("f", 3, 2, "fresh", None, None)
     device = data["phases"][4]
     assert device == {"name": "device", "kind": "run", "samples_s": [0.25e-3, 0.5e-3, 0.75e-3],
                       "min_s": 0.25e-3, "median_s": 0.5e-3, "max_s": 0.75e-3,
@@ -283,6 +283,8 @@ def test_on_the_numpy_backend_the_notes_say_no_xla_compiles_and_no_async_dispatc
     # "compile is XLA's time" and "XLA compiled it", and nothing of the missing async dispatch
     p = profile(jxkernel.jit(_own_matmul(), backend="numpy"), _x(), runs=2, compiles=1)
     fresh, first, run = p.notes
+    # the bundle says so too: the extension's profile view says "traced afresh" from it
+    assert p.backend == "numpy" and p.to_json()["backend"] == "numpy"
     # (nor "1 fresh compilation(s)", "The first call compiled": nothing compiles there)
     assert fresh.endswith("compile is the numpy backend's preparing of the program that runs "
                           "the jaxpr (no XLA there: nothing compiles)."), fresh
@@ -299,3 +301,4 @@ def test_on_the_numpy_backend_the_notes_say_no_xla_compiles_and_no_async_dispatc
 def test_on_xla_the_notes_say_xla_compiles():
     p = profile(jxkernel.jit(_own_matmul()), _x(), runs=2, compiles=1)
     assert p.notes[0].endswith("compile is XLA's time.") and "numpy" not in p.notes[2]
+    assert p.to_json()["backend"] == "cpu"

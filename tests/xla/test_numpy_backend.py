@@ -165,7 +165,7 @@ import json, numpy as np, jxkernel as jax
 from jxkernel.extend.core import Primitive
 from jxkernel.interpreters import mlir
 
-def never(ctx, *args, **params):        # XLA's lowering: the NumPy backend never calls it
+def never(ctx, *args, **params):        # XLA's lowering: raises, so the NumPy backend runs the impl
     raise AssertionError("lowered")
 
 multiply_add = Primitive("multiply_add")          # JAX's primitives guide, as a learner types it

@@ -87,7 +87,7 @@ def register_lowering(prim, rule, platform: str | None = None, inline: bool = Tr
     if traceable is not None and platform in (None, "cpu") and (
             prim not in numpy_rules or prim in _numpy_from_lowering):
         # a rule made by lower_fun runs on the NumPy backend too: its function's jaxpr, with
-        # NumPy (the backend runs no lowering rule; one written with MLIR ops stays XLA's)
+        # NumPy (the backend runs no MLIR: xla/numpy_user_rules.py runs hlo's elementwise ops)
         numpy_rules[prim] = _numpy_from_lowering[prim] = _lowering.numpy_fun(*traceable)
     rule = _with_context(prim, rule, cacheable, inline)
     if platform is None:
