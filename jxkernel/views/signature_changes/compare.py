@@ -5,6 +5,7 @@ signature is the nearest is nearest.py's).
 """
 from __future__ import annotations
 
+from ...core.compile_record import named_repr
 from ...core.sharding_types import with_axis_types
 from .change import Signature, _root
 from .closed_over import _const_changes
@@ -98,8 +99,8 @@ def explain(old_sig, new_sig, old_tree, new_tree, old_static, new_static,
     for path in [p for p, _ in new_static] + [p for p, _ in old_static if p not in after]:
         old, new = before.get(path, _ABSENT), after.get(path, _ABSENT)
         if old is _ABSENT or new is _ABSENT or not _same_static(old, new):
-            reasons.append(f"static {path}: {_DEFAULT if old is _ABSENT else repr(old)} -> "
-                           f"{_DEFAULT if new is _ABSENT else repr(new)}")
+            reasons.append(f"static {path}: {_DEFAULT if old is _ABSENT else named_repr(old)}"
+                           f" -> {_DEFAULT if new is _ABSENT else named_repr(new)}")
     if old_tree != new_tree:
         said = "; ".join(f"{c.path}: {c.old} -> {c.new}" for c in structure)
         reasons.append(f"new pytree structure: {said or f'{old_tree} -> {new_tree}'}")

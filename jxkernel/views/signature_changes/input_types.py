@@ -53,6 +53,8 @@ def _type_changes(before, after):
                     [f"{path}.shape[0]"] + [str(d) for d in b.shape[1:]]))
             elif len(a.shape) != len(b.shape) or not a.shape:
                 change = _refixed(change, _RANK_FIX)
+            elif _is_key(a) and a.shape[1:] == b.shape[1:]:   # split(key, 3), then 4
+                change = _refixed(change, _KEY_COUNT_FIX)
             else:                                  # one axis or more of another length
                 change = _bucket_change(change, b.shape, a.shape)
             # (a scalar grown into an array is told to start with the new shape and dtype)
@@ -338,6 +340,15 @@ _PARTIAL_BATCH_FIX = (
     "n = {path}.shape[0]\n"
     "{path} = jnp.pad({path}, [(0, {size} - n)] + [(0, 0)] * ({path}.ndim - 1))\n"
     "mask = jnp.arange({size}) < n    # pass it in: weigh each row by it")
+# a batch of typed keys of another count: jnp.pad refuses a key array (JAX 0.10.2: "Cannot
+# convert_element_type from int32 to key<fry>"), a fixed count of keys split is one shape
+_KEY_COUNT_FIX = (
+    "{path} is a batch of PRNG keys of another count ({old} -> {new}): every shape compiles "
+    "anew, and a key array cannot be padded (jnp.pad has no zeros of a key type). Split the "
+    "same number of keys in every call, as many as the largest batch needs, and keep the "
+    "rows of the results you need.",
+    "MAX = ...    # the most keys a call needs: one count, one program\n"
+    "out = f(jax.random.split(key, MAX))[:n]    # the n rows this call needs")
 # a reshape or atleast_1d would not help: f32[3] and f32[1] are two programs too
 _BUCKET_FIX = (
     "Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a mask of the "

@@ -25,6 +25,11 @@ def _structure_changes(old, new, flipped, before, after):
         if change is not None:              # one change for the argument, not one per leaf
             moved, explained = [p for p in moved if _root(p) != root], True
             yield change
+    keyed = None if explained else _key_kind_change(old, new)
+    if keyed is not None:                   # {0: ..} then {'0': ..}: one change for the dict
+        moved = [p for p in moved if not _under(p, keyed.path)]
+        explained = True
+        yield keyed
     node = None if explained else _node_change(old, new)
     if node is not None:                    # one change for the node, not one per leaf
         moved = [p for p in moved if not _under(p, node.path)]
@@ -117,6 +122,47 @@ def _node_change(old, new):
     else:
         change = _refixed(change, _CONTAINER_FIX, convert=_convert_to(a[0], path))
     return dataclasses.replace(change, snippet=_assignable(path, change.snippet))
+
+
+def _key_kind_change(old, new):
+    """A dict whose keys are the same names of another type in the two calls ({0: a, 1: b},
+    then {'0': a, '1': b}: JAX's "pytree metadata ('0', '1') and before (0, 1)"), as one
+    Change of the dict with its fix; None otherwise (keys come or gone are told per key)."""
+    try:
+        found = _dict_keys_retyped(old.treedef, new.treedef, ())
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if found is None:
+        return None
+    keys, was, now = found
+    path = _node_path(keys, old, new) if keys else None
+    if path is None:
+        return None
+    text = lambda aux: "keys " + ", ".join(map(repr, aux))     # noqa: E731
+    kinds = lambda aux: " and ".join(sorted({type(k).__name__ for k in aux}))  # noqa: E731
+    return _refixed(Change(path, "structure", text(was), text(now)), _KEY_KIND_FIX,
+                    old_kind=kinds(was), new_kind=kinds(now))
+
+
+def _dict_keys_retyped(old, new, keys):
+    """(keys down to it, old keys, new keys) of the first dict whose keys differ only in
+    their type (str(k) alike on both sides), depth first through nodes alike otherwise."""
+    a, b = old.node_data() or ("leaf", None), new.node_data() or ("leaf", None)
+    if a[0] is not b[0]:
+        return None
+    ca, cb = old.children(), new.children()
+    if a[1] != b[1]:
+        if a[0] is dict and len(ca) == len(cb) and \
+                sorted(map(str, a[1])) == sorted(map(str, b[1])):
+            return keys, a[1], b[1]
+        return None
+    if len(ca) != len(cb):
+        return None
+    for i, (x, y) in enumerate(zip(ca, cb)):
+        found = _dict_keys_retyped(x, y, (*keys, (a, a[1][i] if a[0] is dict else i)))
+        if found is not None:
+            return found
+    return None
 
 
 def _node_difference(old, new, keys):
@@ -409,6 +455,13 @@ _KEY_FIX = ("The arguments' pytree structure changed ({path}: {old} -> {new}): a
             "defaults = {{{key}: jnp.zeros({shape}, jnp.{dtype})}}    # the keys some call "
             "lacks\n"
             "{root} = {{**defaults, **{root}}}    # the same keys in every call: before each")
+# the same key names as ints in one call and strs in another: other keys to a dict's structure
+_KEY_KIND_FIX = (
+    "{path}'s keys are the same names but of another type ({old} -> {new}: {old_kind} then "
+    "{new_kind}): a dict's keys are part of its pytree structure, and 0 and '0' are "
+    "different keys, so each kind compiles anew. Make the keys one type where the dict is "
+    "made.",
+    "{path} = {{str(k): v for k, v in {path}.items()}}    # one type of key, every call")
 _KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
                 "({old} -> {new}): which arguments are keywords is part of the cache key. "
                 "Pass each argument the same way in every call.",
