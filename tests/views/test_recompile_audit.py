@@ -202,6 +202,14 @@ def test_an_array_made_from_a_python_number_is_not_called_a_python_number():
     assert change.snippet.startswith("f(jnp.array(1.0, jnp.float32)); ")
 
 
+def test_arrays_made_from_python_numbers_are_said_to_be_weak_too():
+    # State(w, jnp.array(0)), then State(w, jnp.array(0.0)): JAX's "s.step, now f32[] and
+    # before i32[]", both weak; no Python number was passed, arrays made from them were
+    (change,) = _recompile("register_dataclass_field_dtype")
+    assert (change.path, change.old, change.new) == ("s.step", "i32[] (weak)", "f32[] (weak)")
+    assert "or arrays made from them without a dtype" in change.fix
+
+
 def test_hessians_own_vmap_is_not_the_learners():
     # jacfwd vmaps over tangents: the jitted function sees the learner's whole w, no row
     (change,) = _recompile("hessian_of_jit_new_shape")

@@ -292,8 +292,9 @@ _NUMBER_THEN_ARRAY_FIX = (
     "Make it an array from the start (weak types: "
     "https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
     "{path} = jnp.asarray({path}, jnp.{dtype})    # an array from the start")
-_PY_SCALAR_FIX = ("{path} came as {new} (before: {old}): two Python numbers of different "
-                  "kinds (say 1 and 1.0) are two types. Pass the same kind every time.",
+_PY_SCALAR_FIX = ("{path} came as {new} (before: {old}): two Python numbers (or arrays made "
+                  "from them without a dtype, jnp.array(0)) of different kinds (say 1 and "
+                  "1.0) are two types. Pass the same kind every time.",
                   "{path} = {py}({path})    # always a Python {py}")
 _SYMBOLIC_FIX = (
     "{path} was {old} in a jax.export with a symbolic shape, a program for every size; a "
