@@ -145,6 +145,19 @@ SCENARIOS = {
         "a complex64 signal, then a float32 one",
         "f = jax.jit(lambda s: jnp.abs(s).sum())\n"
         "f(jnp.ones(4, jnp.complex64)); f(jnp.ones(4))\n"),
+    "dict_int_keys_gains_a_key": (
+        "a dict of layers keyed by number gains a layer",
+        "f = jax.jit(lambda layers: sum(w.sum() for w in layers.values()))\n"
+        "f({0: jnp.ones(2), 1: jnp.ones(2)}); f({0: jnp.ones(2), 1: jnp.ones(2), 2: jnp.ones(2)})\n"),
+    "pytree_node_without_keys_child_added": (
+        "a register_pytree_node class holding a list of arrays, one more",
+        "class Stack:\n"
+        "    def __init__(self, items):\n"
+        "        self.items = items\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Stack, lambda s: (tuple(s.items), None), lambda _, xs: Stack(list(xs)))\n"
+        "f = jax.jit(lambda s: sum(x.sum() for x in s.items))\n"
+        "f(Stack([jnp.ones(2)])); f(Stack([jnp.ones(2), jnp.ones(2)]))\n"),
     # ------------------------------------------------ each fix the notes offer, applied
     # (the note's code pasted into the learner's program: one compile, as JAX lowers once)
     "static_activation_function_seen_again": (
@@ -198,6 +211,24 @@ SCENARIOS = {
         "    size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
         "    w = jnp.pad(w, [(0, size - n)] + [(0, 0)] * (w.ndim - 1))\n"
         "    h(w)\n"),
+    "dict_int_keys_gains_a_key_fixed": (
+        "dict_int_keys_gains_a_key with its fix: zeros for the key a call lacks",
+        "f = jax.jit(lambda layers: sum(w.sum() for w in layers.values()))\n"
+        "for layers in ({0: jnp.ones(2), 1: jnp.ones(2)},\n"
+        "               {0: jnp.ones(2), 1: jnp.ones(2), 2: jnp.ones(2)}):\n"
+        "    defaults = {2: jnp.zeros((2,), jnp.float32)}    # the keys some call lacks\n"
+        "    layers = {**defaults, **layers}    # the same keys in every call: before each\n"
+        "    f(layers)\n"),
+    "pytree_node_without_keys_child_added_fixed": (
+        "pytree_node_without_keys_child_added with its fix: the items padded to 2 with zeros",
+        "class Stack:\n"
+        "    def __init__(self, items):\n"
+        "        self.items = items\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Stack, lambda s: (tuple(s.items), None), lambda _, xs: Stack(list(xs)))\n"
+        "f = jax.jit(lambda s: sum(x.sum() for x in s.items))\n"
+        "for items in ([jnp.ones(2)], [jnp.ones(2), jnp.ones(2)]):\n"
+        "    f(Stack(items + [jnp.zeros(2)] * (2 - len(items))))    # 2 children, every call\n"),
     "list_comprehension_of_jits_fixed": (
         "list_comprehension_of_jits with its fix: one jit, k passed in each call",
         "f = jax.jit(lambda x, k: x * k)    # once, outside the loop: no default\n"

@@ -189,6 +189,22 @@ def test_a_dicts_keys_of_another_type_are_one_change_of_the_dict():
     assert "d = {str(k): v for k, v in d.items()}" in change.snippet
 
 
+def test_a_dict_with_int_keys_gaining_one_is_no_list():
+    # JAX: "<class 'dict'> with 3 children and before ... 2 children ... key sets: {2}"; it
+    # was "layers changed length: a list's length", its code stacking list(layers), the keys
+    (change,) = _recompile("dict_int_keys_gains_a_key")
+    assert change.path == "layers[2]" and "list" not in change.fix
+    assert "defaults = {2: jnp.zeros((2,), jnp.float32)}" in change.snippet
+
+
+def test_a_registered_class_with_another_number_of_children_is_no_list():
+    # JAX: "<class '...Stack'> with 2 children and before ... with 1 child"; the list's fix
+    # stacked list(Stack(...)), which is no iterable
+    (change,) = _recompile("pytree_node_without_keys_child_added")
+    assert change.path == "s[1]" and "Stack" in change.fix and "list" not in change.fix
+    assert "jnp.stack" not in change.snippet
+
+
 def test_a_keyless_pytree_nodes_leaf_is_named_as_jax_names_it():
     # JAX's debug info writes register_pytree_node's children "p[1]" (not "p[<flat index 1>]")
     (change,) = _recompile("pytree_node_without_keys_leaf_shape")
