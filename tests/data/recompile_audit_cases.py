@@ -229,6 +229,19 @@ SCENARIOS = {
         "f = jax.jit(lambda s: sum(x.sum() for x in s.items))\n"
         "for items in ([jnp.ones(2)], [jnp.ones(2), jnp.ones(2)]):\n"
         "    f(Stack(items + [jnp.zeros(2)] * (2 - len(items))))    # 2 children, every call\n"),
+    "pytree_node_without_keys_leaf_shape_fixed": (
+        "pytree_node_without_keys_leaf_shape with its fix: the leaf padded before Pair is made",
+        "class Pair:\n"
+        "    def __init__(self, a, b):\n"
+        "        self.a, self.b = a, b\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Pair, lambda p: ((p.a, p.b), None), lambda _, ab: Pair(*ab))\n"
+        "f = jax.jit(lambda p: p.a.sum() + p.b.sum())\n"
+        "for leaf in (jnp.ones(3), jnp.ones(4)):\n"
+        "    n = leaf.shape[0]\n"
+        "    size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+        "    leaf = jnp.pad(leaf, [(0, size - n)] + [(0, 0)] * (leaf.ndim - 1))\n"
+        "    f(Pair(jnp.ones(2), leaf))\n"),
     "list_comprehension_of_jits_fixed": (
         "list_comprehension_of_jits with its fix: one jit, k passed in each call",
         "f = jax.jit(lambda x, k: x * k)    # once, outside the loop: no default\n"

@@ -20,6 +20,7 @@ import pytest
 
 import jxkernel
 from jxkernel import compile_log, config
+from jxkernel.views.signature_changes.fixes import PATTERN_SAID
 
 from recompile_audit_cases import FILE_PREFIX, RAISES, SCENARIOS, run  # tests/data
 from logged import logged_messages      # tests/support
@@ -209,6 +210,9 @@ def test_a_keyless_pytree_nodes_leaf_is_named_as_jax_names_it():
     # JAX's debug info writes register_pytree_node's children "p[1]" (not "p[<flat index 1>]")
     (change,) = _recompile("pytree_node_without_keys_leaf_shape")
     assert change.path == "p[1]"
+    # and its code pads the array before Pair holds it: `p[1] = ...` fails on a Pair
+    assert "p[1] =" not in change.snippet and "leaf = jnp.pad(leaf, " in change.snippet
+    assert change.fix.endswith(PATTERN_SAID)
 
 
 def test_an_array_made_from_a_python_number_is_not_called_a_python_number():
