@@ -153,20 +153,22 @@ def _scenarios(message):
         message.startswith(f"TRACING CACHE MISS at {FILE_PREFIX}") and " defined at " not in message
 
 
-def record(name):
+def record(name, run_case=run, raises=RAISES):
+    """What JAX logged and lowered for scenario `name`, run by `run_case` (a case module's
+    `run`: recompile_cases' by default; `raises`, the names of its scenarios that raise)."""
     collect = Collect()
     loggers = [logging.getLogger(LOGGER), logging.getLogger(COMPILE_LOGGER)]
     for logger in loggers:
         logger.addHandler(collect)
     try:
-        result = run(jax, name)
+        result = run_case(jax, name)
     finally:
         for logger in loggers:
             logger.removeHandler(collect)
     # an object's address changes from run to run: "<Model object at 0x…>"
     mine = [re.sub(r" at 0x[0-9a-f]+>", " at 0x…>", m)
             for m in collect.messages if _scenarios(m)]
-    error = type(result).__name__ if name in RAISES and isinstance(result, Exception) else None
+    error = type(result).__name__ if name in raises and isinstance(result, Exception) else None
     misses = [parse(m) for m in mine]
     # a callable JAX knows no file of is "<unknown>" in the log and compiles as
     # "jit(<unnamed function>)" (api_util.fun_name's default)

@@ -799,12 +799,34 @@ def _unequal_statics(last, now) -> str:
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
+def named_callable(value) -> bool:
+    """A function object of a class keeping object's own repr (jax.nn.relu, a custom_jvp):
+    its repr names jxkernel's module and an address, its name is what the learner wrote."""
+    return type(value).__repr__ is object.__repr__ and callable(value) and \
+        isinstance(getattr(value, "__name__", None), str)
+
+
+def named_repr(value) -> str:
+    """A static value as the notes write it: its repr, but a function object of a class
+    keeping object's own repr by its class and name.
+
+        >>> class custom_jvp:            # jax.nn.relu's class, say
+        ...     __name__ = "relu"
+        ...     def __call__(self, x): return x
+        >>> named_repr(3), named_repr(custom_jvp())
+        ('3', '<custom_jvp function relu>')
+    """
+    if named_callable(value):
+        return f"<{type(value).__name__} function {value.__name__}>"
+    return repr(value)
+
+
 def _short(value, limit: int = 60) -> str:
-    """A parameter's value for a signature: its repr on one line, without color codes (an
-    eager scan's jaxpr, colored in a notebook, wrote them into the log), cut at `limit` (a
-    jaxpr parameter would fill the log)."""
+    """A parameter's value for a signature: its repr on one line (named_repr's), without
+    color codes (an eager scan's jaxpr, colored in a notebook, wrote them into the log), cut
+    at `limit` (a jaxpr parameter would fill the log)."""
     try:
-        text = " ".join(_ANSI.sub("", repr(value)).split())
+        text = " ".join(_ANSI.sub("", named_repr(value)).split())
     except Exception as e:  # noqa: BLE001  a broken __repr__ must not break compiling
         text = f"<{type(value).__name__}: repr failed: {e!r}>"
     return clipped(text, limit)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect   # (the docstring examples use it)
+import re
 
 import numpy as np
 
@@ -308,9 +309,10 @@ class Arguments:
                      if i not in self.static_argnums][:len(args)]
         names = []
         for pos, a in zip(positions, args):
-            names.extend(self.arg_name(pos) + keystr(p) for p, _ in tree_flatten_with_path(a)[0])
+            names.extend(self.arg_name(pos) + _arg_keystr(p)
+                         for p, _ in tree_flatten_with_path(a)[0])
         for k in sorted(kwargs):
-            names.extend(k + keystr(p) for p, _ in tree_flatten_with_path(kwargs[k])[0])
+            names.extend(k + _arg_keystr(p) for p, _ in tree_flatten_with_path(kwargs[k])[0])
         return tuple(names)
 
     def donated_leaves(self, args, kwargs) -> tuple:
@@ -326,6 +328,20 @@ class Arguments:
         for k in sorted(kwargs):
             flags += [k in self.donate_argnames] * len(tree_flatten(kwargs[k])[0])
         return tuple(flags)
+
+
+_FLAT_INDEX = re.compile(r"<flat index ([^>]+)>")
+
+
+def _arg_keystr(path) -> str:
+    """A leaf's key path in an argument's name as JAX 0.10.2's debug info writes it
+    (linear_util._clean_keystr_arg_names): a register_pytree_node child "[1]", not keystr's
+    "[<flat index 1>]".
+
+        >>> _arg_keystr((FlattenedIndexKey(1),))
+        '[1]'
+    """
+    return _FLAT_INDEX.sub(r"\1", keystr(path))
 
 
 def result_paths(out_tree) -> list:

@@ -48,7 +48,8 @@ def bind_equation(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs)
             GIVEN_AS_CONSTRAINTS.add(jaxpr.jaxpr)
         found = (jaxpr, consts, out_tree, closed)
         traced_under(jitted, jaxpr, closed, lambda: jitted._miss(      # (why: for the log)
-            treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()))
+            treedef, statics, avals, dyn_args, dyn_kwargs, _client.default_device()),
+            leaves=leaves)
         if not any(isinstance(c, Tracer) and c._trace.alive for c in consts):  # (die with it)
             jitted._traces[key] = found
     jaxpr, consts, out_tree, closed = staged_high(*found)   # (hijax: high.py)

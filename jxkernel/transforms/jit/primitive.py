@@ -51,7 +51,8 @@ from ...tree_util import tree_leaves
 from ..ad import jvp_jaxpr, refs_as_values, transpose_jaxpr
 from ..api_util import merge_static
 from ..ad_util import Zero, is_undefined
-from ..batching import BatchTrace, batch_jaxpr
+from ..batch_util import not_mapped
+from ..batching import BatchTrace, BatchTracer, batch_jaxpr
 from . import refs as jit_refs
 from .cache import ON_ONE_DEVICE
 from .pinned import (check_context, check_split, eager_placement, has_pins, params as pin_params,
@@ -236,7 +237,7 @@ def traced_by(jaxpr, jitted) -> bool:
     return ref is not None and ref() is jitted
 
 
-def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None) -> None:
+def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None, leaves=None) -> None:
     """`jaxpr` (a jit equation's, made from `closed`) is `jitted`'s: a trace that missed, the
     cause explained against its signatures before (`miss()`, the compile record's Miss), or
     an eager compile's trace reused, or a sibling jit's (`miss` None): nothing to tell.
@@ -264,7 +265,7 @@ def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None) -> None:
                                       event.jax_lines, event)
             return
     reason, changes, signature, jax_lines = compile_record.traced_under_transformation(
-        found, _seen_under.setdefault(jitted, []), _under_vmap())
+        found, _seen_under.setdefault(jitted, []), _under_vmap(leaves))
     inside = _staged_into()
     # the line that traced it, as JAX names it (no further out than the trace it is part
     # of: "" for make_jaxpr's trace of the jit): JAX logs the miss there, though a later
@@ -286,13 +287,37 @@ def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None) -> None:
                                      jit_refs.host_reads(closed))   # what it read from outside
 
 
-def _under_vmap() -> bool:
-    """Whether the current trace batches (a jitted function called under vmap sees rows)."""
+def _under_vmap(leaves=None) -> bool:
+    """Whether the current trace batches (a jitted function called under vmap sees rows).
+    Not where the jit's `leaves` (its arguments, where known) are derivatives' tracers whose
+    primals no vmap maps: jacfwd and hessian vmap over tangents alone, and the function sees
+    the learner's whole array, not a row (hessian_of_jit_new_shape)."""
     trace = _ctx.trace
     while trace is not None:
         if isinstance(trace, BatchTrace):
-            return True
+            return not _only_tangents_mapped(leaves or ())
         trace = trace.parent
+    return False
+
+
+def _only_tangents_mapped(leaves) -> bool:
+    """Whether some of `leaves` are a derivative's tracers (a primal and its tangent) and none
+    of their primals, followed down, is a vmap's mapped value."""
+    duals = [x for x in leaves if isinstance(x, Tracer) and hasattr(x, "tangent")]
+    return bool(duals) and not any(_primal_mapped(x) for x in leaves)
+
+
+def _primal_mapped(x) -> bool:
+    """Whether `x`, through its primals (jvp's, grad's), is a value a vmap maps."""
+    for _ in range(64):                 # as deep as transformations nest, at most
+        if isinstance(x, BatchTracer):
+            if x.batch_dim is not not_mapped:
+                return True
+            x = x.val
+        elif isinstance(x, Tracer) and hasattr(x, "tangent"):
+            x = x.primal
+        else:
+            return False
     return False
 
 

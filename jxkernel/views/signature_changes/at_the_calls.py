@@ -78,11 +78,32 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
         found = _argument_at(getattr(sig, "site", None), jitted, c.path)
         if found is not None:
             call, arg, line, rewritten = found
+            what, cast = _weak_value(arg, dtype)
             c = _refixed(c, template, fun=getattr(jitted, "_name", "f"), call=call, arg=arg,
-                         line=line, dtype=dtype,
-                         code=rewritten(f"jnp.asarray({arg}, jnp.{dtype})"))
+                         line=line, dtype=dtype, what=what, cast=cast, code=rewritten(cast))
         out.append(c)
     return tuple(out)
+
+
+# an array made from a Python number at the call, `jnp.array(1.0)`: weak as the number is
+_ARRAY_OF = re.compile(r"^((?:jnp|jax\.numpy)\.(?:asarray|array))\(([^,()]+)\)$")
+
+
+def _weak_value(arg: str, dtype: str) -> tuple:
+    """(what the call passed, in words; the code giving it as a strong `dtype` array) for
+    the argument text `arg`: a Python number, or an array made from one without a dtype
+    (`jnp.array(1.0)`, weak too), which takes the dtype in its own call.
+
+        >>> _weak_value("0.1", "float32")
+        ('the Python number 0.1', 'jnp.asarray(0.1, jnp.float32)')
+        >>> _weak_value("jnp.array(1.0)", "float32")[1]
+        'jnp.array(1.0, jnp.float32)'
+    """
+    made = _ARRAY_OF.match(arg)
+    if made is None:
+        return f"the Python number {arg}", f"jnp.asarray({arg}, jnp.{dtype})"
+    return (f"{arg}, an array made from a Python number without a dtype (weakly typed as the "
+            "number is),", f"{made.group(1)}({made.group(2)}, jnp.{dtype})")
 
 
 # the plain dtype fix's code, `x = jnp.asarray(x, jnp.float32)`: the cast at_the_calls moves
@@ -459,26 +480,26 @@ def _stacked_at_the_call(change, jitted, now):
 # the weak side a Python number at a call the learner wrote: an array of the other call's dtype
 # there (JAX 0.10.2 traces weak_type_calls_reference.json's pasted programs once)
 _WEAK_NOW_FIX = (
-    "{path} was a strong {dtype} array in an earlier call and is weakly typed now: the "
-    "Python number {arg} in {call} (line {line}). Two types, a trace each. A cast of {path} "
+    "{path} was a strong {dtype} array in an earlier call and is weakly typed now: "
+    "{what} in {call} (line {line}). Two types, a trace each. A cast of {path} "
     "inside {fun} changes nothing (the type is the argument's), and jnp.asarray({arg}) "
     "alone stays weak (weak types: "
     "https://docs.jax.dev/en/latest/type_promotion.html#weak-types). Give that call a "
-    "{dtype} array: jnp.asarray({arg}, jnp.{dtype}) in place of {arg}, as below.",
+    "{dtype} array: {cast} in place of {arg}, as below.",
     "{code}    # line {line}")
 _WEAK_BEFORE_FIX = (
-    "{path} was weakly typed in an earlier call, the Python number {arg} in {call} (line "
+    "{path} was weakly typed in an earlier call, {what} in {call} (line "
     "{line}), and is a strong {dtype} array now: two types, a trace each. A cast of {path} "
     "inside {fun} changes nothing (the type is the argument's), and jnp.asarray({arg}) "
     "alone stays weak (weak types: "
     "https://docs.jax.dev/en/latest/type_promotion.html#weak-types). Give that call a "
-    "{dtype} array: jnp.asarray({arg}, jnp.{dtype}) in place of {arg}, as below.",
+    "{dtype} array: {cast} in place of {arg}, as below.",
     "{code}    # line {line}")
 _DTYPE_AT_CALL_FIX = (
     "{path} came as {new} (before: {old}): {arg} in {call} (line {line}) is not {dtype}, "
     "and every dtype compiles anew. A cast of {path} inside {fun} changes nothing (the "
     "type is the argument's). Cast it at that call so that every call has one dtype: "
-    "jnp.asarray({arg}, jnp.{dtype}) in place of {arg}, as below.",
+    "{cast} in place of {arg}, as below.",
     "{code}    # line {line}")
 
 

@@ -5,14 +5,19 @@ signature is the nearest is nearest.py's).
 """
 from __future__ import annotations
 
+import dataclasses
+import re
+
+from ...core.compile_record import named_repr
 from ...core.sharding_types import with_axis_types
 from .change import Signature, _root
 from .closed_over import _const_changes
 from .config_changes import CONTEXT_MESH, _config_changes, _widened_by_x64
+from .fixes import pattern_said
 from .input_types import _type_changes, _under_another_mesh
 from .statics import (_ABSENT, _DEFAULT, _same_static, _static_changes,
                       _static_keyword_changes, _traced_changes)
-from .structure import _structure_changes
+from .structure import _parent_of, _structure_changes
 
 
 def explain_changes(old: Signature | None, new: Signature) -> tuple:
@@ -34,13 +39,29 @@ def explain_changes(old: Signature | None, new: Signature) -> tuple:
     changes += _static_keyword_changes(old, new, flipped)
     before, after = _leaves(old, flipped), _leaves(new, flipped)
     changes += _structure_changes(old, new, flipped, before, after)
-    changes += _type_changes(before, after)
+    changes += [_held_by_a_class(c, old, new) for c in _type_changes(before, after)]
     changes += _const_changes(old.consts, new.consts)
     if any(c.kind == "config" and c.path == "jax_enable_x64" for c in changes):
         changes = [c for c in changes if not _widened_by_x64(c)]
     if any(c.path == CONTEXT_MESH and "None" not in (c.old, c.new) for c in changes):
         changes = [_under_another_mesh(c) for c in changes]     # no split brings it back
     return tuple(changes)
+
+
+def _held_by_a_class(change, old, new):
+    """`change` of a leaf that a class registered without keys holds (register_pytree_node:
+    `p[1]`, as JAX names it), its code written on a name of its own: `p[1] = ...` cannot
+    be run on an object that is no list (Pair(a, b)[1] fails), so the array is padded where
+    the learner makes the object."""
+    if not re.search(r"\[\d+\]$", change.path) or f"{change.path} = " not in change.snippet:
+        return change
+    kind = _parent_of(change.path, old, new)
+    if not isinstance(kind, type) or kind in (list, tuple, dict):
+        return change
+    snippet = (f"leaf = ...    # {change.path}: the array {kind.__name__} holds there, "
+               f"before the {kind.__name__} is made\n" +
+               change.snippet.replace(change.path, "leaf"))
+    return dataclasses.replace(change, snippet=snippet, fix=pattern_said(change.fix, snippet))
 
 
 def same_structure(new: Signature):
@@ -98,8 +119,8 @@ def explain(old_sig, new_sig, old_tree, new_tree, old_static, new_static,
     for path in [p for p, _ in new_static] + [p for p, _ in old_static if p not in after]:
         old, new = before.get(path, _ABSENT), after.get(path, _ABSENT)
         if old is _ABSENT or new is _ABSENT or not _same_static(old, new):
-            reasons.append(f"static {path}: {_DEFAULT if old is _ABSENT else repr(old)} -> "
-                           f"{_DEFAULT if new is _ABSENT else repr(new)}")
+            reasons.append(f"static {path}: {_DEFAULT if old is _ABSENT else named_repr(old)}"
+                           f" -> {_DEFAULT if new is _ABSENT else named_repr(new)}")
     if old_tree != new_tree:
         said = "; ".join(f"{c.path}: {c.old} -> {c.new}" for c in structure)
         reasons.append(f"new pytree structure: {said or f'{old_tree} -> {new_tree}'}")

@@ -53,6 +53,8 @@ def _type_changes(before, after):
                     [f"{path}.shape[0]"] + [str(d) for d in b.shape[1:]]))
             elif len(a.shape) != len(b.shape) or not a.shape:
                 change = _refixed(change, _RANK_FIX)
+            elif _is_key(a) and a.shape[1:] == b.shape[1:]:   # split(key, 3), then 4
+                change = _refixed(change, _KEY_COUNT_FIX)
             else:                                  # one axis or more of another length
                 change = _bucket_change(change, b.shape, a.shape)
             # (a scalar grown into an array is told to start with the new shape and dtype)
@@ -290,8 +292,9 @@ _NUMBER_THEN_ARRAY_FIX = (
     "Make it an array from the start (weak types: "
     "https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
     "{path} = jnp.asarray({path}, jnp.{dtype})    # an array from the start")
-_PY_SCALAR_FIX = ("{path} came as {new} (before: {old}): two Python numbers of different "
-                  "kinds (say 1 and 1.0) are two types. Pass the same kind every time.",
+_PY_SCALAR_FIX = ("{path} came as {new} (before: {old}): two Python numbers (or arrays made "
+                  "from them without a dtype, jnp.array(0)) of different kinds (say 1 and "
+                  "1.0) are two types. Pass the same kind every time.",
                   "{path} = {py}({path})    # always a Python {py}")
 _SYMBOLIC_FIX = (
     "{path} was {old} in a jax.export with a symbolic shape, a program for every size; a "
@@ -338,6 +341,15 @@ _PARTIAL_BATCH_FIX = (
     "n = {path}.shape[0]\n"
     "{path} = jnp.pad({path}, [(0, {size} - n)] + [(0, 0)] * ({path}.ndim - 1))\n"
     "mask = jnp.arange({size}) < n    # pass it in: weigh each row by it")
+# a batch of typed keys of another count: jnp.pad refuses a key array (JAX 0.10.2: "Cannot
+# convert_element_type from int32 to key<fry>"), a fixed count of keys split is one shape
+_KEY_COUNT_FIX = (
+    "{path} is a batch of PRNG keys of another count ({old} -> {new}): every shape compiles "
+    "anew, and a key array cannot be padded (jnp.pad has no zeros of a key type). Split the "
+    "same number of keys in every call, as many as the largest batch needs, and keep the "
+    "rows of the results you need.",
+    "MAX = ...    # the most keys a call needs: one count, one program\n"
+    "out = f(jax.random.split(key, MAX))[:n]    # the n rows this call needs")
 # a reshape or atleast_1d would not help: f32[3] and f32[1] are two programs too
 _BUCKET_FIX = (
     "Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a mask of the "

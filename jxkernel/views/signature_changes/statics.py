@@ -10,6 +10,7 @@ import dataclasses
 import numpy as np
 
 from ...core.clipped_text import clipped
+from ...core.compile_record import named_callable, named_repr
 from .change import _aval_text, _root
 from .fixes import _fixed, _refixed
 
@@ -57,6 +58,9 @@ def _static_changes(old_static, new_static, flipped):
                                   new_type=type(after).__name__, py=_py_type(before, after))
             elif (before is None) != (after is None):    # None or a value: traced, two too
                 change = _refixed(change, _STATIC_NONE_FIX)
+            elif _hashed_by_identity(after) and callable(after) and \
+                    not _same_code(before, after):   # relu, then gelu: two functions
+                change = _refixed(change, _STATIC_OTHER_FUNCTION_FIX)
             elif _hashed_by_identity(after) and callable(after):   # a new lambda, a partial
                 change = _refixed(change, _STATIC_FUNCTION_FIX,
                                   kind=type(after).__name__,
@@ -146,7 +150,10 @@ def _fields(value) -> list:
 def _static_repr(value) -> str:
     """A static value as a change shows it: its repr, but for an object of a class keeping
     object's own repr (an address, which tells a learner nothing) its class and fields:
-    Model(k=2)."""
+    Model(k=2); for a function object of such a class (jax.nn.relu, a custom_jvp) its class
+    and name: <custom_jvp function relu>."""
+    if named_callable(value):
+        return named_repr(value)
     if type(value).__repr__ is not object.__repr__ or not _fields(value):
         return repr(value)
     fields = _fields(value)
@@ -177,6 +184,21 @@ def _same_static(a, b) -> bool:
     """One static value for jit's key, as JAX's tree_util.Static compares them: equal and of
     the same type (True and 1, 2.0 and 2 are two keys)."""
     return type(a) is type(b) and a == b
+
+
+def _same_code(a, b) -> bool:
+    """Whether two callables run the same code (a lambda or a partial made anew, each its own
+    object), as against two functions (jax.nn.relu and jax.nn.gelu): their code objects,
+    through partials and wrappers; equal where none is found (nothing told apart)."""
+    def code(f):
+        for _ in range(8):      # a partial of a wrapper of ...: a few layers at most
+            inner = getattr(f, "func", None) or getattr(f, "__wrapped__", None)
+            if inner is None or inner is f:
+                break
+            f = inner
+        return getattr(f, "__code__", None)
+    ca, cb = code(a), code(b)
+    return ca is None or cb is None or ca is cb
 
 
 def _dataclass_fields(value) -> dict:
@@ -242,6 +264,14 @@ _STATIC_FUNCTION_FIX = (
     "{name} = ...    # made once, outside the loop\n"
     "for batch in batches:\n"
     "    out = f({name}, batch)    # the same object every call")
+# two different functions passed static (an activation: relu, then gelu): each compiles once
+# and is found again, as JAX 0.10.2 does (recompile_audit_reference.json)
+_STATIC_OTHER_FUNCTION_FIX = (
+    "{name} is a function passed static, and this call passes another function ({old} -> "
+    "{new}): each function compiles once, and a later call with one seen before reuses its "
+    "program. A compile per function is what to expect; nothing to fix unless the same "
+    "function was meant.",
+    "")
 _IDENTITY_FIX = ("{name} is a {kind} object, and {kind} keeps object's own hash and ==, by "
                  "identity: every new instance is a new static value and compiles anew, however "
                  "alike. Reuse one instance, or give {kind} __hash__ and __eq__ over the fields "

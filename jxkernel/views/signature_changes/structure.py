@@ -25,6 +25,11 @@ def _structure_changes(old, new, flipped, before, after):
         if change is not None:              # one change for the argument, not one per leaf
             moved, explained = [p for p in moved if _root(p) != root], True
             yield change
+    keyed = None if explained else _key_kind_change(old, new)
+    if keyed is not None:                   # {0: ..} then {'0': ..}: one change for the dict
+        moved = [p for p in moved if not _under(p, keyed.path)]
+        explained = True
+        yield keyed
     node = None if explained else _node_change(old, new)
     if node is not None:                    # one change for the node, not one per leaf
         moved = [p for p in moved if not _under(p, node.path)]
@@ -41,16 +46,24 @@ def _structure_changes(old, new, flipped, before, after):
                 shape=tuple(side.shape), dtype=_zeros_dtype(side.dtype))
         elif path == _root(path):                   # a whole argument passed, then not
             change = _refixed(change, _ARGUMENT_FIX)
-        elif path.endswith("]") and re.search(r"\[\d+\]$", path):   # a list's length
+        elif path.endswith("]") and re.search(r"\[\d+\]$", path) and \
+                _parent_of(path, old, new) in (list, tuple, None):   # a list's length
             item = after[path] if path in after else before[path]
             change = _refixed(change, _LENGTH_FIX, **list_item(path, item))
-        elif _KEY_OF_ARGUMENT.match(path) and not \
+        elif (_KEY_OF_ARGUMENT.match(path) or _INT_KEY_OF_ARGUMENT.match(path) and
+              _parent_of(path, old, new) is dict) and not \
                 (after[path] if path in after else before[path]).weak_type:
             # a key one call lacks: its zeros written out, `defaults` being no name of theirs
             # (a weak leaf is left to the plain fix: strong zeros would be another type)
             item = after[path] if path in after else before[path]
-            change = _refixed(change, _KEY_FIX, key=_KEY_OF_ARGUMENT.match(path).group(1),
+            key = (_KEY_OF_ARGUMENT.match(path) or _INT_KEY_OF_ARGUMENT.match(path)).group(1)
+            change = _refixed(change, _KEY_FIX, key=key,
                               shape=tuple(item.shape), dtype=item.dtype.name)
+        elif re.search(r"\[\d+\]$", path) and \
+                isinstance(_parent_of(path, old, new), type):   # a registered class's child
+            kind = _parent_of(path, old, new)
+            change = _refixed(change, _CHILDREN_FIX, kind=kind.__name__,
+                              node=re.sub(r"\[\d+\]$", "", path))
         yield change
     if not moved and not flipped and not explained and old.treedef is not None and \
             new.treedef is not None and old.treedef != new.treedef:
@@ -117,6 +130,47 @@ def _node_change(old, new):
     else:
         change = _refixed(change, _CONTAINER_FIX, convert=_convert_to(a[0], path))
     return dataclasses.replace(change, snippet=_assignable(path, change.snippet))
+
+
+def _key_kind_change(old, new):
+    """A dict whose keys are the same names of another type in the two calls ({0: a, 1: b},
+    then {'0': a, '1': b}: JAX's "pytree metadata ('0', '1') and before (0, 1)"), as one
+    Change of the dict with its fix; None otherwise (keys come or gone are told per key)."""
+    try:
+        found = _dict_keys_retyped(old.treedef, new.treedef, ())
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if found is None:
+        return None
+    keys, was, now = found
+    path = _node_path(keys, old, new) if keys else None
+    if path is None:
+        return None
+    text = lambda aux: "keys " + ", ".join(map(repr, aux))     # noqa: E731
+    kinds = lambda aux: " and ".join(sorted({type(k).__name__ for k in aux}))  # noqa: E731
+    return _refixed(Change(path, "structure", text(was), text(now)), _KEY_KIND_FIX,
+                    old_kind=kinds(was), new_kind=kinds(now))
+
+
+def _dict_keys_retyped(old, new, keys):
+    """(keys down to it, old keys, new keys) of the first dict whose keys differ only in
+    their type (str(k) alike on both sides), depth first through nodes alike otherwise."""
+    a, b = old.node_data() or ("leaf", None), new.node_data() or ("leaf", None)
+    if a[0] is not b[0]:
+        return None
+    ca, cb = old.children(), new.children()
+    if a[1] != b[1]:
+        if a[0] is dict and len(ca) == len(cb) and \
+                sorted(map(str, a[1])) == sorted(map(str, b[1])):
+            return keys, a[1], b[1]
+        return None
+    if len(ca) != len(cb):
+        return None
+    for i, (x, y) in enumerate(zip(ca, cb)):
+        found = _dict_keys_retyped(x, y, (*keys, (a, a[1][i] if a[0] is dict else i)))
+        if found is not None:
+            return found
+    return None
 
 
 def _node_difference(old, new, keys):
@@ -189,6 +243,32 @@ def _convert_to(kind, path) -> str:
     star = "*" if getattr(kind, "_fields", None) else ""
     return f"{path} = {name}({star}{path})    # one container type, every call" if name \
         else ""
+
+
+def _parent_of(path, old, new):
+    """The type of the node holding the leaf `path` (list, dict, a registered class), read
+    from the signature that has it; None where it cannot be told (a leaf count that does not
+    match the names: a body's carry named otherwise)."""
+    for sig in (new, old):
+        names = [p for p, _ in sig.named]
+        if path in names and sig.treedef is not None:
+            parents = _leaf_parents(sig.treedef)
+            if len(parents) == len(names):
+                return parents[names.index(path)]
+    return None
+
+
+def _leaf_parents(treedef) -> list:
+    """The type of the node holding each leaf of `treedef`, in the leaves' order."""
+    out, stack = [], [(treedef, None)]
+    while stack:
+        node, parent = stack.pop()
+        data = node.node_data()
+        if data is None:
+            out.append(parent)
+        else:
+            stack.extend((child, data[0]) for child in reversed(node.children()))
+    return out
 
 
 def _under(path, node) -> bool:
@@ -409,6 +489,24 @@ _KEY_FIX = ("The arguments' pytree structure changed ({path}: {old} -> {new}): a
             "defaults = {{{key}: jnp.zeros({shape}, jnp.{dtype})}}    # the keys some call "
             "lacks\n"
             "{root} = {{**defaults, **{root}}}    # the same keys in every call: before each")
+# a dict argument's own int key (`layers[2]`), its parent told a dict by the treedef
+_INT_KEY_OF_ARGUMENT = re.compile(r"^[A-Za-z_]\w*\[(-?\d+)\]$")
+# a class registered with register_pytree_node given another number of children (JAX: "with 2
+# children and before ... with 1 child"): not a list, whose stacking fix would not apply
+_CHILDREN_FIX = (
+    "{node} is a {kind} whose number of children changed ({path}: {old} -> {new}): how many "
+    "children its flatten function returns is part of its pytree structure, and every "
+    "structure compiles anew. Give {kind} the same number of children in every call: pad "
+    "what it holds to a fixed count, zeros past the real ones (with a mask of them passed "
+    "too, where they would count).",
+    "")
+# the same key names as ints in one call and strs in another: other keys to a dict's structure
+_KEY_KIND_FIX = (
+    "{path}'s keys are the same names but of another type ({old} -> {new}: {old_kind} then "
+    "{new_kind}): a dict's keys are part of its pytree structure, and 0 and '0' are "
+    "different keys, so each kind compiles anew. Make the keys one type where the dict is "
+    "made.",
+    "{path} = {{str(k): v for k, v in {path}.items()}}    # one type of key, every call")
 _KEYWORD_FIX = ("The same argument came by position in one call and by keyword in the other "
                 "({old} -> {new}): which arguments are keywords is part of the cache key. "
                 "Pass each argument the same way in every call.",

@@ -1,0 +1,277 @@
+"""A learner's audit of the recompile notes (h-explain9): programs recompiling a plain
+`jax.jit` that tests/data/recompile_cases.py does not hold, in its format (source text run
+with `jax`, `jnp` and `np` in its globals, file `<recompile:NAME>`). JAX 0.10.2's log of each
+is recorded by reference/make_recompile_audit_reference.py in
+tests/data/recompile_audit_reference.json; tests/views/test_recompile_audit.py compares
+jxkernel's explanations with it, and tests/notebook/test_notebook_recompile_audit.py the
+notes a notebook shows.
+"""
+import numpy as np
+
+FILE_PREFIX = "<recompile:"
+
+SCENARIOS = {
+    "static_enum_member": (
+        "an Enum member as a static argument, TRAIN then EVAL",
+        "import enum\n"
+        "class Mode(enum.Enum):\n"
+        "    TRAIN = 1\n"
+        "    EVAL = 2\n"
+        "def apply(x, mode):\n"
+        "    return x * 0.5 if mode is Mode.TRAIN else x\n"
+        "f = jax.jit(apply, static_argnums=1)\n"
+        "f(jnp.ones(3), Mode.TRAIN); f(jnp.ones(3), Mode.EVAL)\n"),
+    "static_activation_function": (
+        "an activation function as a static argument: relu, then gelu",
+        "def layer(x, act):\n"
+        "    return act(x)\n"
+        "f = jax.jit(layer, static_argnums=1)\n"
+        "f(jnp.ones(3), jax.nn.relu); f(jnp.ones(3), jax.nn.gelu)\n"),
+    "static_jnp_function": (
+        "a jnp function as a static argument: jnp.sin, then jnp.cos",
+        "def apply(x, fn):\n"
+        "    return fn(x)\n"
+        "f = jax.jit(apply, static_argnames='fn')\n"
+        "f(jnp.ones(3), fn=jnp.sin); f(jnp.ones(3), fn=jnp.cos)\n"),
+    "pytree_node_without_keys_leaf_shape": (
+        "a class registered with register_pytree_node (no keys): its second leaf grows",
+        "class Pair:\n"
+        "    def __init__(self, a, b):\n"
+        "        self.a, self.b = a, b\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Pair, lambda p: ((p.a, p.b), None), lambda _, ab: Pair(*ab))\n"
+        "f = jax.jit(lambda p: p.a.sum() + p.b.sum())\n"
+        "f(Pair(jnp.ones(2), jnp.ones(3))); f(Pair(jnp.ones(2), jnp.ones(4)))\n"),
+    "register_dataclass_field_dtype": (
+        "a jax.tree_util.register_dataclass state: its step field int32, then float32",
+        "import dataclasses\n"
+        "@jax.tree_util.register_dataclass\n"
+        "@dataclasses.dataclass\n"
+        "class State:\n"
+        "    w: jax.Array\n"
+        "    step: jax.Array\n"
+        "f = jax.jit(lambda s: s.w * s.step)\n"
+        "f(State(jnp.ones(3), jnp.array(0))); f(State(jnp.ones(3), jnp.array(0.0)))\n"),
+    "dict_int_keys_then_str_keys": (
+        "a dict keyed by layer number, then by its string",
+        "f = jax.jit(lambda d: sum(v.sum() for v in d.values()))\n"
+        "f({0: jnp.ones(2), 1: jnp.ones(2)}); f({'0': jnp.ones(2), '1': jnp.ones(2)})\n"),
+    "typed_key_batch_grows": (
+        "a batch of typed keys (jax.random.split) of 3, then of 4",
+        "def sample(keys):\n"
+        "    return jax.vmap(lambda k: jax.random.normal(k, (2,)))(keys)\n"
+        "f = jax.jit(sample)\n"
+        "key = jax.random.key(0)\n"
+        "f(jax.random.split(key, 3)); f(jax.random.split(key, 4))\n"),
+    "raw_key_then_split_raw_keys": (
+        "a raw PRNGKey, then a batch of raw keys from split",
+        "f = jax.jit(lambda k: jax.random.key_data(jax.random.wrap_key_data(k)).sum())\n"
+        "key = jax.random.PRNGKey(0)\n"
+        "f(key); f(jax.random.split(key, 2))\n"),
+    "debug_infs_toggled": (
+        "jax_debug_infs switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_debug_infs', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_debug_infs', False)\n"),
+    "log_compiles_toggled": (
+        "jax_log_compiles switched off between two calls: not in the trace context, a hit",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_log_compiles', False)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_log_compiles', True)\n"),
+    "static_negative_zero": (
+        "a static 0.0, then -0.0: equal, the same hash, a cache hit",
+        "f = jax.jit(lambda x, b: x + b, static_argnums=1)\n"
+        "f(jnp.ones(3), 0.0); out = f(jnp.ones(3), -0.0)\n"),
+    "static_set_unhashable": (
+        "a set as a static argument: an error, nothing traced",
+        "f = jax.jit(lambda x, axes: x.sum(tuple(axes)), static_argnums=1)\n"
+        "f(jnp.ones((2, 3)), {0, 1})\n"),
+    "static_frozenset_changes": (
+        "a frozenset of axes as a static argument: a new one, a new value",
+        "f = jax.jit(lambda x, axes: x.sum(tuple(sorted(axes))), static_argnums=1)\n"
+        "f(jnp.ones((2, 3)), frozenset({0})); f(jnp.ones((2, 3)), frozenset({0, 1}))\n"),
+    "jnp_float32_scalar_then_python_float": (
+        "jnp.float32(0.1) as a learning rate, then a Python float",
+        "step = jax.jit(lambda w, lr: w - lr * w)\n"
+        "step(jnp.ones(3), jnp.float32(0.1)); step(jnp.ones(3), 0.1)\n"),
+    "jnp_array_of_python_float_then_float32": (
+        "jnp.array(1.0) (weak), then jnp.array(1.0, jnp.float32)",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.array(1.0)); f(jnp.array(1.0, jnp.float32))\n"),
+    "value_and_grad_of_jit_new_shape": (
+        "value_and_grad of a jitted loss, then a longer batch",
+        "loss = jax.jit(lambda w: (w ** 2).sum())\n"
+        "vg = jax.value_and_grad(loss)\n"
+        "vg(jnp.ones(3)); vg(jnp.ones(4))\n"),
+    "hessian_of_jit_new_shape": (
+        "jax.hessian of a jitted function, then a longer vector",
+        "f = jax.jit(lambda w: (w ** 3).sum())\n"
+        "h = jax.hessian(f)\n"
+        "h(jnp.ones(2)); h(jnp.ones(3))\n"),
+    "global_array_rebound_new_dtype": (
+        "a global array read inside jit, rebound to an int array",
+        "scale = jnp.ones(3)\n"
+        "def g(x):\n"
+        "    return x * scale\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(3))\n"
+        "scale = jnp.arange(3)\n"
+        "out = f(jnp.ones(3))\n"),
+    "list_comprehension_of_jits": (
+        "jitted lambdas made in a list comprehension, each called once",
+        "fs = [jax.jit(lambda x, k=k: x * k) for k in range(3)]\n"
+        "for f in fs:\n"
+        "    f(jnp.ones(3))\n"),
+    "jit_decorator_with_partial_static_argnames_value": (
+        "@functools.partial(jax.jit, static_argnames='training'): True, then False",
+        "import functools\n"
+        "@functools.partial(jax.jit, static_argnames='training')\n"
+        "def dropout(x, training):\n"
+        "    return x * 0.5 if training else x\n"
+        "dropout(jnp.ones(3), training=True); dropout(jnp.ones(3), training=False)\n"),
+    "int8_then_uint8": (
+        "int8 pixels, then uint8 pixels",
+        "f = jax.jit(lambda img: img.astype(jnp.float32) / 255)\n"
+        "f(np.zeros((2, 2), np.int8)); f(np.zeros((2, 2), np.uint8))\n"),
+    "complex64_then_float32": (
+        "a complex64 signal, then a float32 one",
+        "f = jax.jit(lambda s: jnp.abs(s).sum())\n"
+        "f(jnp.ones(4, jnp.complex64)); f(jnp.ones(4))\n"),
+    "dict_int_keys_gains_a_key": (
+        "a dict of layers keyed by number gains a layer",
+        "f = jax.jit(lambda layers: sum(w.sum() for w in layers.values()))\n"
+        "f({0: jnp.ones(2), 1: jnp.ones(2)}); f({0: jnp.ones(2), 1: jnp.ones(2), 2: jnp.ones(2)})\n"),
+    "pytree_node_without_keys_child_added": (
+        "a register_pytree_node class holding a list of arrays, one more",
+        "class Stack:\n"
+        "    def __init__(self, items):\n"
+        "        self.items = items\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Stack, lambda s: (tuple(s.items), None), lambda _, xs: Stack(list(xs)))\n"
+        "f = jax.jit(lambda s: sum(x.sum() for x in s.items))\n"
+        "f(Stack([jnp.ones(2)])); f(Stack([jnp.ones(2), jnp.ones(2)]))\n"),
+    # ------------------------------------------------ each fix the notes offer, applied
+    # (the note's code pasted into the learner's program: one compile, as JAX lowers once)
+    "static_activation_function_seen_again": (
+        "static_activation_function's note: each function compiles once, then is found",
+        "def layer(x, act):\n"
+        "    return act(x)\n"
+        "f = jax.jit(layer, static_argnums=1)\n"
+        "for act in (jax.nn.relu, jax.nn.gelu, jax.nn.relu, jax.nn.gelu):\n"
+        "    f(jnp.ones(3), act)\n"),
+    "dict_int_keys_then_str_keys_fixed": (
+        "dict_int_keys_then_str_keys with its fix: the keys made str before each call",
+        "f = jax.jit(lambda d: sum(v.sum() for v in d.values()))\n"
+        "for d in ({0: jnp.ones(2), 1: jnp.ones(2)}, {'0': jnp.ones(2), '1': jnp.ones(2)}):\n"
+        "    d = {str(k): v for k, v in d.items()}    # one type of key, every call\n"
+        "    f(d)\n"),
+    "typed_key_batch_grows_fixed": (
+        "typed_key_batch_grows with its fix: MAX keys split every call, the rows needed kept",
+        "def sample(keys):\n"
+        "    return jax.vmap(lambda k: jax.random.normal(k, (2,)))(keys)\n"
+        "f = jax.jit(sample)\n"
+        "key = jax.random.key(0)\n"
+        "MAX = 4\n"
+        "for n in (3, 4):\n"
+        "    out = f(jax.random.split(key, MAX))[:n]\n"),
+    "jnp_array_of_python_float_then_float32_fixed": (
+        "jnp_array_of_python_float_then_float32 with its fix: the dtype given in jnp.array",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.array(1.0, jnp.float32)); f(jnp.array(1.0, jnp.float32))\n"),
+    "jnp_float32_scalar_then_python_float_fixed": (
+        "jnp_float32_scalar_then_python_float with its fix: a float32 array at the call",
+        "step = jax.jit(lambda w, lr: w - lr * w)\n"
+        "step(jnp.ones(3), jnp.float32(0.1)); step(jnp.ones(3), jnp.asarray(0.1, jnp.float32))\n"),
+    "register_dataclass_field_dtype_fixed": (
+        "register_dataclass_field_dtype with its fix: step a Python float in every call",
+        "import dataclasses\n"
+        "@jax.tree_util.register_dataclass\n"
+        "@dataclasses.dataclass\n"
+        "class State:\n"
+        "    w: jax.Array\n"
+        "    step: jax.Array\n"
+        "f = jax.jit(lambda s: s.w * s.step)\n"
+        "for s in (State(jnp.ones(3), jnp.array(0)), State(jnp.ones(3), jnp.array(0.0))):\n"
+        "    s.step = float(s.step)    # always a Python float\n"
+        "    f(s)\n"),
+    "hessian_of_jit_new_shape_fixed": (
+        "hessian_of_jit_new_shape with its fix: w padded to a bucket of 4",
+        "f = jax.jit(lambda w: (w ** 3).sum())\n"
+        "h = jax.hessian(f)\n"
+        "for w in (jnp.ones(2), jnp.ones(3)):\n"
+        "    n = w.shape[0]\n"
+        "    size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+        "    w = jnp.pad(w, [(0, size - n)] + [(0, 0)] * (w.ndim - 1))\n"
+        "    h(w)\n"),
+    "dict_int_keys_gains_a_key_fixed": (
+        "dict_int_keys_gains_a_key with its fix: zeros for the key a call lacks",
+        "f = jax.jit(lambda layers: sum(w.sum() for w in layers.values()))\n"
+        "for layers in ({0: jnp.ones(2), 1: jnp.ones(2)},\n"
+        "               {0: jnp.ones(2), 1: jnp.ones(2), 2: jnp.ones(2)}):\n"
+        "    defaults = {2: jnp.zeros((2,), jnp.float32)}    # the keys some call lacks\n"
+        "    layers = {**defaults, **layers}    # the same keys in every call: before each\n"
+        "    f(layers)\n"),
+    "pytree_node_without_keys_child_added_fixed": (
+        "pytree_node_without_keys_child_added with its fix: the items padded to 2 with zeros",
+        "class Stack:\n"
+        "    def __init__(self, items):\n"
+        "        self.items = items\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Stack, lambda s: (tuple(s.items), None), lambda _, xs: Stack(list(xs)))\n"
+        "f = jax.jit(lambda s: sum(x.sum() for x in s.items))\n"
+        "for items in ([jnp.ones(2)], [jnp.ones(2), jnp.ones(2)]):\n"
+        "    f(Stack(items + [jnp.zeros(2)] * (2 - len(items))))    # 2 children, every call\n"),
+    "pytree_node_without_keys_leaf_shape_fixed": (
+        "pytree_node_without_keys_leaf_shape with its fix: the leaf padded before Pair is made",
+        "class Pair:\n"
+        "    def __init__(self, a, b):\n"
+        "        self.a, self.b = a, b\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Pair, lambda p: ((p.a, p.b), None), lambda _, ab: Pair(*ab))\n"
+        "f = jax.jit(lambda p: p.a.sum() + p.b.sum())\n"
+        "for leaf in (jnp.ones(3), jnp.ones(4)):\n"
+        "    n = leaf.shape[0]\n"
+        "    size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+        "    leaf = jnp.pad(leaf, [(0, size - n)] + [(0, 0)] * (leaf.ndim - 1))\n"
+        "    f(Pair(jnp.ones(2), leaf))\n"),
+    "list_comprehension_of_jits_fixed": (
+        "list_comprehension_of_jits with its fix: one jit, k passed in each call",
+        "f = jax.jit(lambda x, k: x * k)    # once, outside the loop: no default\n"
+        "for k in range(3):\n"
+        "    f(jnp.ones(3), k)\n"),
+    "int8_then_uint8_fixed": (
+        "int8_then_uint8 with its fix: the uint8 pixels cast at the call",
+        "f = jax.jit(lambda img: img.astype(jnp.float32) / 255)\n"
+        "f(np.zeros((2, 2), np.int8)); f(jnp.asarray(np.zeros((2, 2), np.uint8), jnp.int8))\n"),
+    "complex64_then_float32_fixed": (
+        "complex64_then_float32 with its fix: the float32 signal cast at the call",
+        "f = jax.jit(lambda s: jnp.abs(s).sum())\n"
+        "f(jnp.ones(4, jnp.complex64)); f(jnp.asarray(jnp.ones(4), jnp.complex64))\n"),
+}
+
+# scenarios that raise: the recorded result is the exception class name
+RAISES = {"static_set_unhashable"}
+
+
+def run(jax, name, tag=""):
+    """Execute scenario `name` with `jax` (real JAX or jxkernel): its globals, or the
+    exception it raised (for those in RAISES). Its file is `<recompile:NAME>`, or
+    `<recompile:NAME TAG>` with a tag."""
+    _, source = SCENARIOS[name]
+    filename = f"{FILE_PREFIX}{name}{' ' + tag if tag else ''}>"
+    env = {"jax": jax, "jnp": jax.numpy, "np": np, "FILE": filename, "__name__": name}
+    try:
+        exec(compile(source, filename, "exec"), env)
+    except Exception as e:       # noqa: BLE001 (recorded for RAISES, re-raised otherwise)
+        if name in RAISES:
+            return e
+        raise
+    return env

@@ -1,0 +1,56 @@
+"""The programs of a learner's audit of the recompile notes (tests/data/recompile_audit_cases.py)
+run as notebook cells, with `%load_ext jxkernel`, against what JAX 0.10.2 logged for each
+(tests/data/recompile_audit_reference.json): a recompile JAX explains is never silent under
+the cell, the note names the leaves JAX names, no note or %jxcompiles line names jxkernel's
+modules, and a program JAX traces once (a fix applied) shows no note.
+tests/views/test_recompile_audit.py compares the explanations themselves.
+"""
+import pytest
+
+pytest.importorskip("IPython")
+
+from recompile_audit_cases import RAISES, SCENARIOS  # noqa: E402  (tests/data)
+from ipython_shell import ran_failing, ran_ok, shell_fixture  # noqa: E402
+import locations  # noqa: E402  (tests/support)
+
+REFERENCE = locations.jax_answers("recompile_audit_reference.json")["scenarios"]
+
+shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\nimport numpy as np",
+                      store_history=True)
+
+
+def _explained(name) -> list:
+    """JAX's misses of scenario `name` that are more than a first trace: a cause named, or
+    the hint that the function is being re-defined (a new jit object of the same code)."""
+    return [m for m in REFERENCE[name]["misses"]
+            if m["kind"] != "never seen function" or m["redefined_hint"]]
+
+
+# where JAX's hint falls on traces jxkernel's hessian does not make (jacfwd's and jacrev's
+# own: tests/views/test_recompile_audit.py, TEXT_DIFFERS): its one compile is a first call
+FIRST_TRACES_ONLY = {"hessian_of_jit_new_shape_fixed"}
+
+
+@pytest.mark.parametrize("name", sorted(set(SCENARIOS) - RAISES))
+def test_each_program_as_a_cell(shell, name):
+    ran_ok(shell, "%jxcompiles --clear")        # %jxcompiles then lists this cell's alone
+    ran = ran_ok(shell, SCENARIOS[name][1])
+    noted = "\n".join(n["text/plain"] for n in ran.notes)
+    if _explained(name) and name not in FIRST_TRACES_ONLY:      # (a) never silent
+        (note,) = ran.notes
+        first = note["text/plain"].splitlines()[0]
+        for miss in REFERENCE[name]["misses"]:
+            for change in miss["changes"] if miss["kind"] == "types" else ():
+                assert f"{change['path']}: " in first, (first, change)   # (b) JAX's leaf
+    else:
+        assert ran.notes == [], noted
+    compiles = ran_ok(shell, "%jxcompiles").stdout
+    # (d) no module of ours (%jxcompiles' fold of "jxkernel's own functions" names no module)
+    for text in (noted, compiles):
+        assert "jxkernel." not in text and "_src." not in text and "<flat index" not in text
+
+
+def test_an_unhashable_static_set_is_refused_in_jaxs_words(shell):
+    ran = ran_failing(shell, SCENARIOS["static_set_unhashable"][1])
+    assert str(ran.error) == REFERENCE["static_set_unhashable"]["error_text"]
+    assert ran.notes == []
