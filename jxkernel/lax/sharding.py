@@ -554,7 +554,13 @@ def _reshard_transpose(ct, x, *, dst_sharding, concrete_mesh=None):
     # (as the operand's cotangent: unreduced where the operand is reduced)
     back = sharding_types.abstract_sharding(x.aval.sets_swapped())
     if back is None:
-        back = _avals.make(abstracted(dst_sharding).mesh, [()] * len(x.aval.shape))
+        # an untyped operand: unsplit over the mesh its type names where that has the target's
+        # axes (auto_axes' result, over its Auto mesh: backward_pass's), else the target's
+        mesh = abstracted(dst_sharding).mesh
+        own = x.aval._mesh if type(x.aval) is ShapedArray else None
+        if own is not None and own.shape_tuple == mesh.shape_tuple:
+            mesh = own
+        back = _avals.make(mesh, [()] * len(x.aval.shape))
     return [_bind_reshard(ct, back, concrete_mesh)]
 
 
