@@ -1112,13 +1112,17 @@ def _on_context_mesh(prim, in_avals, out_avals, takes_it: bool = False) -> list:
     take get_abstract_mesh()'s empty mesh; under an equation's recorded Auto mesh (auto_axes'
     body, run again by a backward pass) none is typed either, as that mesh has no Explicit
     axes."""
-    mesh = get_abstract_mesh()
+    mesh = get_mesh()
+    if mesh is None:                # (no mesh: every untyped equation's path, kept cheap)
+        return out_avals
+    mesh = recording_mesh() or mesh     # use_abstract_mesh's, else set_mesh's (or `with mesh:`)
     rule = sharding_rules.get(prim)
-    if mesh.empty or not explicit_axes(mesh) or not takes_it and (
+    if mesh is None or not explicit_axes(mesh) or not takes_it and (
             rule not in _TAKE_CONTEXT_MESH or
             rule in (broadcasting_rule, same_sharding_rule) and len(in_avals) < 2):
         # (a unary op, a concatenate of one: its operand's)
         return out_avals
+    mesh = mesh if type(mesh) is AbstractMesh else mesh.abstract_mesh
     return [a.update(sharding=make(mesh, [()] * len(a.shape))) for a in out_avals]
 
 

@@ -68,6 +68,7 @@ def run(jax) -> dict:
     _small_api_answers(jax, out)
     _auto_axes_cotangents(jax, out)
     _eager_context_answers(jax, out)
+    _auto_axes_reshards(jax, out)
     return out
 
 
@@ -2227,8 +2228,8 @@ def _small_api_answers(jax, out):
 def _auto_axes_cotangents(jax, out):
     """The gradient through a gather given out_sharding= over Explicit axes (its operands go
     into Auto axes, JAX's auto_axes), in a jit: typed as its operand, P(None, 'x'), as JAX's
-    reshard into the Auto mesh transposes back (it came out unsplit). (Not eagerly: jxkernel's
-    eager scatter-add of the backward pass meets its index typed over the Auto mesh.)"""
+    reshard into the Auto mesh transposes back (it came out unsplit). (Eagerly too:
+    _eager_context_answers.)"""
     import numpy as np
     jnp = jax.numpy
     P, NS, AT = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.AxisType
@@ -2334,3 +2335,31 @@ def _eager_context_answers(jax, out):
                     jax.vmap(jax.jit(g))(xs).tolist(), jax.jit(jax.vmap(g))(xs).tolist(),
                     np.asarray(s(k)).tolist(), np.asarray(jax.jit(s)(k)).tolist()]
     out["eager context: threefry_partitionable inside a jit"] = _answer(threefry)
+
+
+def _auto_axes_reshards(jax, out):
+    """auto_axes traced: its arguments go into the Auto axes by a `reshard` equation, as JAX's
+    (jxkernel's staged a sharding_constraint), and a gradient through it comes back typed as
+    its argument (`test_auto_axes_no_op`)."""
+    import numpy as np
+    jnp = jax.numpy
+    P, AT = jax.sharding.PartitionSpec, jax.sharding.AxisType
+    auto_axes = jax.sharding.auto_axes
+
+    def jaxprs():
+        found = []
+        for sizes, types, axes, spec in [((2,), (AT.Explicit,), None, P(None)),
+                                         ((1, 1), (AT.Auto, AT.Explicit), None, P("y")),
+                                         ((1, 1), (AT.Auto, AT.Explicit), "x", P("y"))]:
+            names = ("x", "y")[:len(sizes)]
+            mesh = jax.make_mesh(sizes, names, axis_types=types,
+                                 devices=jax.devices()[:int(np.prod(sizes))])
+            with jax.set_mesh(mesh):
+                f = auto_axes(lambda x: x * 2, out_sharding=spec, axes=axes)
+                x = jax.device_put(np.arange(8.), P(names[0] if types[0] == AT.Explicit
+                                                    else None))
+                g = jax.grad(lambda x: f(x).sum())
+                found.append([str(jax.jit(f).trace(x).jaxpr), jax.jit(f)(x).tolist(),
+                              str(jax.typeof(g(x))), str(jax.typeof(jax.jit(g)(x)))])
+        return found
+    out["auto_axes reshards: traced, their jaxprs and gradients"] = _answer(jaxprs)
