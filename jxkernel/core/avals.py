@@ -731,10 +731,10 @@ def _typed_sharding(sharding, ndim: int, drop_size_one: bool):
     if type(sharding) is not NamedSharding:
         return None
     explicit = explicit_axes(sharding.mesh)
-    if drop_size_one:
-        explicit = frozenset(a for a in explicit if sharding.mesh.shape[a] != 1)
     if not explicit:
         return None
+    if drop_size_one:       # (a mesh of Explicit axes of size 1 alone still types: unsplit)
+        explicit = frozenset(a for a in explicit if sharding.mesh.shape[a] != 1)
     global sharding_types_seen
     sharding_types_seen = True
     parts = [tuple(a for a in axes if a in explicit) for axes in sharding.spec._axes(ndim)]

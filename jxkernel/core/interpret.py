@@ -5,9 +5,11 @@ trace it re-traces it (which is how jaxprs get transformed, or inlined).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from . import dtypes
+from .config import config
 from .ir import Jaxpr, Literal
 from .mesh import run_under_recorded_mesh
 from .name_stack import replay, replaying, with_name_stack
@@ -29,6 +31,15 @@ def read_atom(env: dict, atom):
     if isinstance(atom, Literal):
         return literal_operand(atom)
     return env[atom]
+
+
+def recorded_threefry(eqn):
+    """A context in which `eqn` runs or is made physical under jax_threefry_partitionable as
+    it was where the equation was recorded (a key primitive's: JAX's eqn.ctx), else none."""
+    flag = eqn.threefry
+    if flag is None or flag == config.jax_threefry_partitionable:
+        return contextlib.nullcontext()
+    return config.override("jax_threefry_partitionable", flag)
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args, site=None) -> list:
@@ -57,10 +68,10 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args, site=None) -> list:
             replay(info, outer, names)
             try:
                 context = None if eqn.mesh is None else run_under_recorded_mesh(eqn.mesh)
-                if context is None:
+                if context is None and eqn.threefry is None:
                     outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
                 else:           # recorded under another mesh: run under it (JAX's eqn.ctx)
-                    with context:
+                    with context or contextlib.nullcontext(), recorded_threefry(eqn):
                         outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
             except (FloatingPointError, ZeroDivisionError) as e:
                 # jax_debug_nans' error running a transformed equation: its cause is where

@@ -209,13 +209,16 @@ class JaxprEqn:
     """`outvars = primitive[params] invars`, plus the user's source line (JAX's class name:
     user code prints it) and the mesh in context where it was recorded (`mesh.recording_mesh`:
     an AbstractMesh, set_mesh's Mesh, or None; JAX's `eqn.ctx.cur_abstract_mesh`, which
-    eval_jaxpr enters again)."""
-    __slots__ = ("invars", "outvars", "primitive", "params", "source_info", "mesh")
+    eval_jaxpr enters again), and for the key primitives jax_threefry_partitionable as it was
+    there (`threefry`, None for others: JAX's `eqn.ctx.threefry_partitionable`, which their
+    bits are computed under wherever the equation is lowered or run again)."""
+    __slots__ = ("invars", "outvars", "primitive", "params", "source_info", "mesh", "threefry")
 
-    def __init__(self, invars, outvars, primitive, params, source_info=None, mesh=None):
+    def __init__(self, invars, outvars, primitive, params, source_info=None, mesh=None,
+                 threefry=None):
         self.invars, self.outvars = list(invars), list(outvars)
         self.primitive, self.params, self.source_info = primitive, params, source_info
-        self.mesh = mesh
+        self.mesh, self.threefry = mesh, threefry
 
     @property
     def effects(self) -> frozenset:

@@ -24,7 +24,7 @@ import numpy as np
 from . import dtypes
 from .avals import ShapedArray
 from .earray import EArray
-from .interpret import eval_jaxpr, literal_operand
+from .interpret import eval_jaxpr, literal_operand, recorded_threefry
 from .ir import ClosedJaxpr, Jaxpr, Literal, Var
 from .lru import WeakLRU
 from .mesh import NamedSharding, PartitionSpec
@@ -181,7 +181,8 @@ def eval_physical(jaxpr: Jaxpr, consts, args) -> list:
             # a rule computes on values: a literal's own (a weak one travels as a Literal
             # only to be bound again, keeping its weak type)
             vals = [v.val if type(v) is Literal else v for v in vals]
-            outs = rule(in_avals, out_avals, *vals, **params)
+            with recorded_threefry(eqn):
+                outs = rule(in_avals, out_avals, *vals, **params)
         elif keyed and params is eqn.params:
             raise TypeError(f"{eqn.primitive.name} does not accept dtype "
                             f"{next(a.dtype for a in in_avals + out_avals if is_key(a))}")

@@ -1109,16 +1109,28 @@ def _on_context_mesh(prim, in_avals, out_avals, takes_it: bool = False) -> list:
     shows: avals.public_type). Printed alike, they differ where a jit under set_mesh returns
     them: replicated, or as XLA's propagation lays them out. Under use_abstract_mesh of the
     empty mesh (vmap's broadcast of a value on no mesh) none is typed, as JAX's rules then
-    take get_abstract_mesh()'s empty mesh."""
+    take get_abstract_mesh()'s empty mesh; under an equation's recorded Auto mesh (auto_axes'
+    body, run again by a backward pass) none is typed either, as that mesh has no Explicit
+    axes."""
     mesh = get_mesh()
+    if mesh is None:                # (no mesh: every untyped equation's path, kept cheap)
+        return out_avals
+    mesh = recording_mesh() or mesh     # use_abstract_mesh's, else set_mesh's (or `with mesh:`)
     rule = sharding_rules.get(prim)
-    if mesh is None or not explicit_axes(mesh) or get_abstract_mesh().empty or \
-            not takes_it and (
+    if mesh is None or not explicit_axes(mesh) or not takes_it and (
             rule not in _TAKE_CONTEXT_MESH or
             rule in (broadcasting_rule, same_sharding_rule) and len(in_avals) < 2):
         # (a unary op, a concatenate of one: its operand's)
         return out_avals
-    return [a.update(sharding=make(mesh.abstract_mesh, [()] * len(a.shape))) for a in out_avals]
+    mesh = mesh if type(mesh) is AbstractMesh else mesh.abstract_mesh
+    return [a.update(sharding=make(mesh, [()] * len(a.shape))) for a in out_avals]
+
+
+def on_context_mesh(prim, out_aval):
+    """`out_aval` typed unsplit over the mesh in context where it has Explicit axes (JAX's
+    get_cur_mesh_sharding(), which rng_bit_generator's rule takes for its bits given no
+    out_sharding), else as it is."""
+    return _on_context_mesh(prim, (), [out_aval], takes_it=True)[0]
 
 
 def _legal(prim, in_avals, out_aval, parts):

@@ -99,6 +99,17 @@ JaxprTracer = DynamicJaxprTracer     # the name jxkernel's code knows it by
 _LITERAL_TYPES = (int, float, complex, bool, np.generic, np.ndarray)
 
 
+# The primitives whose physical rules read jax_threefry_partitionable (random_bits, split,
+# fold_in: random/key_prims.py adds them): their equations record it where they are made, as
+# JAX's JaxprEqnContext, so a jit body's `with jax.threefry_partitionable(True):` holds where
+# the body is lowered, outside the block (core/physical.py's eval_physical reads it).
+reads_threefry: set = set()
+
+
+def _threefry_of(prim):
+    return config.jax_threefry_partitionable if prim in reads_threefry else None
+
+
 def _closed_over_explicit(aval) -> None:
     """JAX's refusal of a value typed over a mesh with Explicit axes closed over by a
     shard_map body whose mesh has its axes Manual or Auto only."""
@@ -216,7 +227,8 @@ class JaxprTrace(Trace):
     def add_staged_eqn(self, atoms, outvars, prim, params, source_info) -> None:
         """Record an equation whose outvars the caller made (HiPrimitive's staging)."""
         self.is_high = True
-        self.eqns.append(Eqn(atoms, outvars, prim, params, source_info, recording_mesh()))
+        self.eqns.append(Eqn(atoms, outvars, prim, params, source_info, recording_mesh(),
+                             _threefry_of(prim)))
 
     def final_qdds(self) -> list:
         """Each input's quasi-dynamic data at the end of the trace (None: it has none)."""
@@ -301,7 +313,8 @@ class JaxprTrace(Trace):
                 self.tracer_type(self, atoms[0].aval, atoms[0])
         outvars = [Var(a) for a in out_avals]
         self.eqns.append(Eqn(atoms, outvars, prim, params, eqn_source_info(2),
-                             recording_mesh()))
+                             recording_mesh(), config.jax_threefry_partitionable
+                             if prim in reads_threefry else None))
         if prim.multiple_results:
             return [self.tracer_type(self, v.aval, v) for v in outvars]
         return self.tracer_type(self, outvars[0].aval, outvars[0])
@@ -319,7 +332,7 @@ class JaxprTrace(Trace):
         """Record an equation directly (for call-like primitives built by transformations)."""
         outvars = [Var(a) for a in out_avals]
         self.eqns.append(Eqn(atoms, outvars, prim, params, source_info or eqn_source_info(2),
-                             recording_mesh()))
+                             recording_mesh(), _threefry_of(prim)))
         return [self.tracer_type(self, v.aval, v) for v in outvars]
 
     # ------------------------------------------------------------ result

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import ShapedArray, typed_sharding
+from ..core.sharding_types import on_context_mesh
 from ..core.symbolic import is_symbolic
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, sharding_typing_rules)
@@ -195,12 +196,13 @@ batching_rules[rng_bit_generator_p] = _rng_bit_generator_batching
 
 
 def _rng_bit_generator_typing(in_avals, params, out_avals):
-    """JAX's sharding rule: the new key typed as the key, the bits as out_sharding says."""
+    """JAX's sharding rule: the new key typed as the key, the bits as out_sharding says
+    (given none, unsplit over the mesh in context, as JAX's get_cur_mesh_sharding())."""
     key, bits = out_avals
     given = params["out_sharding"]
     return [key.update(sharding=in_avals[0].split),
-            bits if given is None else bits.update(sharding=typed_sharding(given,
-                                                                            len(bits.shape)))]
+            on_context_mesh(rng_bit_generator_p, bits) if given is None else
+            bits.update(sharding=typed_sharding(given, len(bits.shape)))]
 
 
 sharding_typing_rules[rng_bit_generator_p] = _rng_bit_generator_typing

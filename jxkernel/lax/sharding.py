@@ -522,9 +522,9 @@ def _transpose(prim, ct, x, **params):
     if type(ct) is Zero:
         return [ct]
     out = prim.bind(ct, **params)
-    # a constraint out of a typed operand's type (auto_axes' way into Auto axes: a gather's
-    # `.at[i].get(out_sharding=)`) gives the cotangent back typed as the operand's cotangent,
-    # unreduced where it is reduced, as JAX's reshard into the Auto mesh transposes
+    # a constraint out of a typed operand's type (into a mesh's Auto axes) gives the
+    # cotangent back typed as the operand's cotangent, unreduced where it is reduced, as
+    # JAX's reshard into the Auto mesh transposes (auto_axes' own is such a reshard)
     ct_aval = x.aval.sets_swapped() if type(x.aval) is ShapedArray else None
     if ct_aval is not None and ct_aval.split is not None:
         back = sharding_types.abstract_sharding(ct_aval)
@@ -554,7 +554,13 @@ def _reshard_transpose(ct, x, *, dst_sharding, concrete_mesh=None):
     # (as the operand's cotangent: unreduced where the operand is reduced)
     back = sharding_types.abstract_sharding(x.aval.sets_swapped())
     if back is None:
-        back = _avals.make(abstracted(dst_sharding).mesh, [()] * len(x.aval.shape))
+        # an untyped operand: unsplit over the mesh its type names where that has the target's
+        # axes (auto_axes' result, over its Auto mesh: backward_pass's), else the target's
+        mesh = abstracted(dst_sharding).mesh
+        own = x.aval._mesh if type(x.aval) is ShapedArray else None
+        if own is not None and own.shape_tuple == mesh.shape_tuple:
+            mesh = own
+        back = _avals.make(mesh, [()] * len(x.aval.shape))
     return [_bind_reshard(ct, back, concrete_mesh)]
 
 
@@ -634,8 +640,15 @@ abstract_eval_rules[reshard_p] = \
     lambda aval, *, dst_sharding, concrete_mesh=None: \
     _abstract_eval(aval, sharding=dst_sharding)
 # (reshard's result is its type: laid out as JAX's lower_with_sharding_in_types)
-lowering_rules[reshard_p] = lambda ctx, x, *, dst_sharding, concrete_mesh=None: \
-    _lowering(ctx, x, sharding=dst_sharding, _typed=True)
+def _reshard_lowering(ctx, x, *, dst_sharding, concrete_mesh=None):
+    """JAX's lower_with_sharding_in_types: a type over a mesh of Auto axes alone (auto_axes'
+    reshard into it) says nothing of the layout, so no constraint: XLA's to choose."""
+    if dst_sharding.mesh.are_all_axes_auto:
+        return x
+    return _lowering(ctx, x, sharding=dst_sharding, _typed=True)
+
+
+lowering_rules[reshard_p] = _reshard_lowering
 batching_rules[reshard_p] = lambda vals, dims, *, dst_sharding, concrete_mesh=None: \
     _reshard_unnamed_batching(vals, dims, dst_sharding, concrete_mesh)
 sharding_typing_rules[reshard_p] = lambda in_avals, params, out_avals: \
@@ -718,6 +731,12 @@ def _retyped(tree, mesh):
             return with_sharding_constraint(x, NamedSharding(mesh, own.spec), _asserts=False)
         spec = PartitionSpec(*(tuple(a for a in axes if a in kept) or None
                                for axes in typed.spec._axes(len(typed.spec))))
+        if isinstance(x, Tracer):
+            # a reshard into the mesh's Auto axes, as JAX's auto_axes stages it (its type's
+            # AbstractMesh, naming no device Mesh: the transpose reshards back into the
+            # operand's type, over the operand's devices)
+            return with_sharding_constraint(x, NamedSharding(mesh.abstract_mesh, spec),
+                                            reshard_p, _asserts=False)
         return with_sharding_constraint(x, NamedSharding(mesh, spec), _asserts=False)
     return tree_map(move, tree)
 

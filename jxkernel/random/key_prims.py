@@ -22,6 +22,7 @@ from .. import lax
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.physical import physical_rules
+from ..core.staging import reads_threefry
 from ..core import sharding_types
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, impl_rules,
                               sharding_rules)
@@ -114,6 +115,7 @@ abstract_eval_rules[random_bits_p] = _bits_abstract_eval
 batching_rules[random_bits_p] = _unary_batcher(random_bits_p)
 physical_rules[random_bits_p] = _bits_physical
 defjvp_zero(random_bits_p)
+reads_threefry.add(random_bits_p)
 
 
 # ------------------------------------------------------------------ random_split
@@ -136,6 +138,7 @@ abstract_eval_rules[random_split_p] = _split_abstract_eval
 batching_rules[random_split_p] = _unary_batcher(random_split_p)
 physical_rules[random_split_p] = _split_physical
 defjvp_zero(random_split_p)
+reads_threefry.add(random_split_p)
 
 
 # ------------------------------------------------------------------ random_fold_in

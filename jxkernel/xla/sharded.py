@@ -30,8 +30,8 @@ from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
 from ..core.avals import explicit_axes, replicated_on
 from ..core.mesh import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec, asked_on,
-                         bare_spec_error, check_type_divides, get_mesh, local_devices,
-                         named_as_asked, resolve)
+                         bare_spec_error, check_type_divides, eager_mesh, get_mesh,
+                         local_devices, named_as_asked, resolve)
 from ..core.sharding_types import check_context_mesh, current_override
 from ..core.errors import UnexpectedTracerError
 from ..core.trace import Tracer
@@ -588,13 +588,14 @@ def compile_lowered(module, closed, name, mesh, out_shardings, user_shardings,
 def typed_outputs(out_avals, out_shardings, mesh=None) -> list:
     """Each output's given sharding, else the one its type says (Explicit axes; its unsplit
     dimensions open to a mesh's Auto axes, _open_to_auto), else None (XLA's choice); over a
-    `mesh` with Explicit axes (an eager operation under set_mesh), else replicated with one
-    spec entry per dimension (as JAX's eager results over such a mesh say, P(None, None))."""
+    `mesh` with Explicit axes (an eager operation under set_mesh), else replicated, P(): JAX
+    types such a result (`jnp.sin` of a NumPy array) over the empty mesh, laid out so."""
     outs = [s if s is not None or a.split is None else _open_to_auto(a.split, len(a.shape))
             for a, s in zip(out_avals, out_shardings)]
     if mesh is None or not explicit_axes(mesh):
         return outs
-    return [s if s is not None else _open_to_auto(replicated_on(mesh, len(a.shape)), len(a.shape))
+    whole = NamedSharding(mesh, PartitionSpec())
+    return [s if s is not None else _open_to_auto(whole, len(a.shape))
             for a, s in zip(out_avals, outs)]
 
 
@@ -685,7 +686,9 @@ def apply_primitive(prim, args, params):
     """Run `prim` on operands of which some are Arrays over a mesh: partitioned over their
     mesh; or, none being so, over the mesh set_mesh set (as JAX runs eager operations)."""
     args = _carriers(args)
-    context = None if any(is_sharded(a) for a in args) else get_mesh()
+    # (no operand over a mesh: set_mesh's, as the abstract mesh in context names it: a
+    # backward pass runs auto_axes' equations under their Auto mesh, JAX's eqn.ctx)
+    context = None if any(is_sharded(a) for a in args) else eager_mesh()
     shardings, avals = _operand_shardings(args, context), _avals(args)
     key = (prim, tuple(params.items()), avals, shardings, current_override(), context)
     # (before the cache: one program serves operands on a mesh under set_mesh of another)

@@ -67,6 +67,8 @@ def run(jax) -> dict:
     _abstract_mesh_lowering(jax, out)
     _small_api_answers(jax, out)
     _auto_axes_cotangents(jax, out)
+    _eager_context_answers(jax, out)
+    _auto_axes_reshards(jax, out)
     return out
 
 
@@ -2226,8 +2228,8 @@ def _small_api_answers(jax, out):
 def _auto_axes_cotangents(jax, out):
     """The gradient through a gather given out_sharding= over Explicit axes (its operands go
     into Auto axes, JAX's auto_axes), in a jit: typed as its operand, P(None, 'x'), as JAX's
-    reshard into the Auto mesh transposes back (it came out unsplit). (Not eagerly: jxkernel's
-    eager scatter-add of the backward pass meets its index typed over the Auto mesh.)"""
+    reshard into the Auto mesh transposes back (it came out unsplit). (Eagerly too:
+    _eager_context_answers.)"""
     import numpy as np
     jnp = jax.numpy
     P, NS, AT = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.AxisType
@@ -2245,3 +2247,119 @@ def _auto_axes_cotangents(jax, out):
             r = jax.jit(jax.grad(g))(embed, tok)
             return [str(jax.typeof(r)), repr(r.sharding.spec), float(np.asarray(r).sum())]
     out["auto_axes cotangents: a gather given out_sharding"] = _answer(grads)
+
+
+def _eager_context_answers(jax, out):
+    """What an eager operation meets of the context it was recorded in, as JAX's eqn.ctx: the
+    gradient through `.at[t].get(out_sharding=)` over Explicit axes run eagerly (its backward
+    pass runs the gather's transpose under auto_axes' Auto mesh); eager results of values on no
+    mesh under set_mesh laid out P() (typed over the empty mesh), rng_bit_generator's bits
+    typed over the context mesh; a mesh of Explicit axes of size 1 alone under
+    jax_remove_size_one_mesh_axis_from_type still typing results unsplit, P(None, None)
+    (`test_top_level_ag_no_one_size_mesh_axis`); and jax.threefry_partitionable set inside a
+    jitted function holding where its keys' bits are lowered, outside the block
+    (`test_threefry_partitionable_context_within_jit`)."""
+    import importlib
+    import numpy as np
+    jnp, lax = jax.numpy, jax.lax
+    P, NS, AT = jax.sharding.PartitionSpec, jax.sharding.NamedSharding, jax.sharding.AxisType
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AT.Explicit,) * 2,
+                         devices=jax.devices()[:4])
+
+    def eager_grad():
+        with jax.set_mesh(mesh):
+            embed = jax.device_put(np.arange(1024.).reshape(64, 16), NS(mesh, P(None, "x")))
+            tok = jax.device_put(np.arange(32).reshape(8, 4) % 64, NS(mesh, P("x", None)))
+
+            def g(e, t):
+                return jnp.sum(e.at[t].get(out_sharding=P("x", None, None)) ** 2)
+            r = jax.grad(g)(embed, tok)
+            return [str(jax.typeof(r)), repr(r.sharding.spec), float(np.asarray(r).sum())]
+    out["eager context: grad of a gather given out_sharding, eagerly"] = _answer(eager_grad)
+
+    def untyped_results():
+        one = jax.make_mesh((2,), ("x",), axis_types=(AT.Explicit,), devices=jax.devices()[:2])
+        key = np.array((1, 2, 3, 4), np.uint32)
+        made = {
+            "sin of NumPy": lambda: jnp.sin(np.ones(4, np.float32)),
+            "neg of NumPy": lambda: lax.neg(np.ones(4, np.float32)),
+            "sum of NumPy": lambda: jnp.sum(np.ones((4, 2), np.float32), axis=0),
+            "cumsum of NumPy": lambda: lax.cumsum(np.ones((4,), np.float32)),
+            "add of NumPy": lambda: lax.add(np.ones(4, np.float32), np.ones(4, np.float32)),
+            "sin of ones": lambda: jnp.sin(jnp.ones(4)),
+            "rng key": lambda: lax.rng_bit_generator(key, (4, 8))[0],
+            "rng bits": lambda: lax.rng_bit_generator(key, (4, 8))[1],
+        }
+        with jax.set_mesh(one):
+            found = {name: repr(f().sharding.spec) for name, f in made.items()}
+            given = lambda k: lax.rng_bit_generator(k, shape=(4, 8), out_sharding=P("x"))
+            eager, jitted = given(key), jax.jit(given)(key)
+            found["rng out_sharding"] = [repr(v.sharding.spec) for v in (*eager, *jitted)]
+            found["rng bits typed"] = repr(jax.make_jaxpr(lambda k: lax.rng_bit_generator(
+                k, (4, 8))[1])(key).out_avals[0].sharding.spec)
+        return found
+    out["eager context: results of values on no mesh under set_mesh"] = _answer(untyped_results)
+
+    def size_one_mesh():
+        ag = importlib.import_module(jax.__name__ + "._src.shard_map").top_level_all_gather
+        small = jax.make_mesh((1, 1), ("x", "y"), axis_types=(AT.Explicit,) * 2,
+                              devices=jax.devices()[:1])
+        jax.config.update("jax_remove_size_one_mesh_axis_from_type", True)
+        try:
+            with jax.set_mesh(small):
+                arr = jax.device_put(np.arange(8).reshape(4, 2), P("x", "y"))
+                funs = [("identity", lambda x: x), ("sin", jnp.sin),
+                        ("top level ag", lambda x: ag(x, P())), ("mul", lambda x: x * 2)]
+                return [repr(arr.sharding.spec), str(jax.typeof(arr)),
+                        repr(arr.aval.sharding.spec)] + \
+                    [[name, repr(jax.jit(f)(arr).sharding.spec)] for name, f in funs]
+        finally:
+            jax.config.update("jax_remove_size_one_mesh_axis_from_type", False)
+    out["eager context: a mesh of size-1 Explicit axes, size-one axes removed"] = \
+        _answer(size_one_mesh)
+
+    def threefry():
+        with jax.threefry_partitionable(False):
+            def f(x):
+                return x + jax.random.randint(jax.random.key(72), (), 0, 10)
+
+            def g(x):
+                with jax.threefry_partitionable(True):
+                    return x + jax.random.randint(jax.random.key(72), (), 0, 10)
+
+            def s(k):
+                with jax.threefry_partitionable(True):
+                    return jax.random.key_data(jax.random.split(k, 3))
+            k, xs = jax.random.key(1), jnp.arange(2)
+            return [int(f(1)), int(g(1)), int(jax.jit(g)(1)), int(jax.jit(f)(1)),
+                    jax.vmap(jax.jit(g))(xs).tolist(), jax.jit(jax.vmap(g))(xs).tolist(),
+                    np.asarray(s(k)).tolist(), np.asarray(jax.jit(s)(k)).tolist()]
+    out["eager context: threefry_partitionable inside a jit"] = _answer(threefry)
+
+
+def _auto_axes_reshards(jax, out):
+    """auto_axes traced: its arguments go into the Auto axes by a `reshard` equation, as JAX's
+    (jxkernel's staged a sharding_constraint), and a gradient through it comes back typed as
+    its argument (`test_auto_axes_no_op`)."""
+    import numpy as np
+    jnp = jax.numpy
+    P, AT = jax.sharding.PartitionSpec, jax.sharding.AxisType
+    auto_axes = jax.sharding.auto_axes
+
+    def jaxprs():
+        found = []
+        for sizes, types, axes, spec in [((2,), (AT.Explicit,), None, P(None)),
+                                         ((1, 1), (AT.Auto, AT.Explicit), None, P("y")),
+                                         ((1, 1), (AT.Auto, AT.Explicit), "x", P("y"))]:
+            names = ("x", "y")[:len(sizes)]
+            mesh = jax.make_mesh(sizes, names, axis_types=types,
+                                 devices=jax.devices()[:int(np.prod(sizes))])
+            with jax.set_mesh(mesh):
+                f = auto_axes(lambda x: x * 2, out_sharding=spec, axes=axes)
+                x = jax.device_put(np.arange(8.), P(names[0] if types[0] == AT.Explicit
+                                                    else None))
+                g = jax.grad(lambda x: f(x).sum())
+                found.append([str(jax.jit(f).trace(x).jaxpr), jax.jit(f)(x).tolist(),
+                              str(jax.typeof(g(x))), str(jax.typeof(jax.jit(g)(x)))])
+        return found
+    out["auto_axes reshards: traced, their jaxprs and gradients"] = _answer(jaxprs)

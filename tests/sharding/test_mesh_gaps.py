@@ -220,8 +220,11 @@ print(json.dumps({"before": [repr(s) for s in before], "under": under,
 """, {"JXKERNEL_CPU_DEVICES": "8"})
     assert out["before"] == out["after"] == \
         ["SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)"] * 3
-    assert out["under"] == ["NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Explicit, "
-                            "Explicit)), spec=P(None,), memory_kind=device)"] * 7
+    named = "NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Explicit, Explicit)), spec={}, " \
+        "memory_kind=device)"
+    # (as JAX 0.10.2's: `jnp.sin` of a value on no mesh is typed over the empty mesh, so its
+    # eager result is laid out P(), where `x * 2` takes set_mesh's mesh)
+    assert out["under"] == [named.format("P(None,)")] * 6 + [named.format("P()")]
     assert out["value"] == [2.0 * i for i in range(8)]
 
 

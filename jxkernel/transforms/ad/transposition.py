@@ -7,6 +7,7 @@ the primitives holding a jaxpr); and `linear_transpose`, the public function on 
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from ...core.traceback_util import api_boundary
@@ -15,6 +16,7 @@ from ...core.avals import ShapedArray, get_aval, shaped_abstractify
 from ...core.interpret import literal_operand
 from ...core.interpreter_primitives import convert_element_type
 from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from ...core.mesh import run_under_recorded_mesh
 from ...core.lru import TRACES, WeakLRU
 from ...core.name_stack import current_names, replay, replaying
 from ...core.primitive import rule as _rule
@@ -62,11 +64,19 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
         else:
             primal_env[v] = next(nonlinear_inputs)
 
+    # (an untyped linear value made under a recorded mesh with no Explicit axes, auto_axes'
+    # body: its type names that mesh, as JAX's aval does, so a reshard out of it transposes
+    # back into it)
+    made_under: dict = {}
+
     def read_primal(atom):
         if type(atom) is Literal:
             return literal_operand(atom)
         if atom in linear_vars:
-            return UndefinedPrimal(undefined.get(atom, atom.aval))
+            aval = undefined.get(atom, atom.aval)
+            mesh = made_under.get(atom)
+            return UndefinedPrimal(aval if mesh is None or type(aval) is not ShapedArray
+                                   else aval.over_mesh(mesh))
         return primal_env[atom]
 
     # the equations each step records get the line of the equation it runs or transposes, as
@@ -80,9 +90,13 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
             if any(type(a) is Var and a in linear_vars for a in eqn.invars):
                 linear_vars.update(eqn.outvars)
                 linear_eqns.append(eqn)
+                if eqn.mesh is not None and eqn.mesh.axis_names and \
+                        not eqn.mesh.explicit_axes:
+                    made_under.update(dict.fromkeys(eqn.outvars, eqn.mesh))
             else:
                 replay(eqn.source_info, outer, outer_names)
-                outs = eqn.primitive.bind(*map(read_primal, eqn.invars), **eqn.params)
+                with _recorded_mesh(eqn):
+                    outs = eqn.primitive.bind(*map(read_primal, eqn.invars), **eqn.params)
                 primal_env.update(zip(eqn.outvars,
                                       outs if eqn.primitive.multiple_results else [outs]))
 
@@ -107,7 +121,8 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
             ct_arg = cts_out if eqn.primitive.multiple_results else cts_out[0]
             replay(eqn.source_info, outer, transposed_names)
             try:
-                cts_in = _rule("transpose", eqn.primitive)(ct_arg, *invals, **eqn.params)
+                with _recorded_mesh(eqn):
+                    cts_in = _rule("transpose", eqn.primitive)(ct_arg, *invals, **eqn.params)
             except (FloatingPointError, ZeroDivisionError) as e:
                 # jax_debug_nans' error in the backward pass: its cause is where the user's
                 # code made the equation, as JAX's backward pass attaches it
@@ -119,6 +134,14 @@ def backward_pass(jaxpr: Jaxpr, consts, linear, nonlinear_args, cotangents_out,
                 for v, is_linear in zip(jaxpr.invars, flags)]
     finally:
         replay(None, outer, outer_names)
+
+
+def _recorded_mesh(eqn):
+    """The context `eqn` runs or is transposed in: the mesh it was recorded under, as JAX's
+    backward pass enters `eqn.ctx.manager` (auto_axes' body is over its Auto mesh: eagerly,
+    its gather's transpose, a scatter-add, is checked against that mesh, not set_mesh's)."""
+    context = None if eqn.mesh is None else run_under_recorded_mesh(eqn.mesh)
+    return contextlib.nullcontext() if context is None else context
 
 
 # ------------------------------------------------------------------ jaxpr-level rule
