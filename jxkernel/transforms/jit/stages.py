@@ -138,19 +138,19 @@ def lower_jit(jitted, closed, in_tree, out_tree, device, donated_leaves, platfor
     >>> lower_jit(*args) is lower_jit(*args)
     True
     """
+    layouts = layout_modes(jitted, closed, in_tree, out_tree, arg_layouts)
     if platforms is not None or locations or rules is not None:     # (a tool's: not kept)
-        return _lower_jit(jitted, closed, in_tree, out_tree, device, donated_leaves,
-                          platforms, locations, arg_names, one_device, rules, arg_layouts)
+        return _lower_jit(jitted, closed, out_tree, device, donated_leaves, layouts,
+                          platforms, locations, arg_names, one_device, rules)
     key = (jitted._name, jitted._keep_unused, out_tree, device,
-           tuple(donated_leaves or ()), tuple(arg_names or ()), one_device,
-           repr(layout_modes(jitted, closed, in_tree, out_tree, arg_layouts)))
+           tuple(donated_leaves or ()), tuple(arg_names or ()), one_device, repr(layouts))
     lowered = _LOWERED.setdefault(closed, {})
     if key in lowered:
         LOWER_COUNTS.hits += 1
     else:
         LOWER_COUNTS.misses += 1
-        lowered[key] = _lower_jit(jitted, closed, in_tree, out_tree, device, donated_leaves,
-                                  None, False, arg_names, one_device, None, arg_layouts)
+        lowered[key] = _lower_jit(jitted, closed, out_tree, device, donated_leaves, layouts,
+                                  None, False, arg_names, one_device, None)
     return lowered[key]
 
 
@@ -169,12 +169,12 @@ def program_of(jitted, closed, out_tree, module, trace_s, leaf_names) -> tuple:
                              compiler_options=jitted._compiler_options)
 
 
-def _lower_jit(jitted, closed, in_tree, out_tree, device, donated_leaves, platforms,
-               locations, arg_names, one_device, rules, arg_layouts=None) -> pipeline.Module:
+def _lower_jit(jitted, closed, out_tree, device, donated_leaves, layouts, platforms,
+               locations, arg_names, one_device, rules) -> pipeline.Module:
+    """lower_jit's lowering, `layouts` its layout_modes (worked out once, for its key too)."""
     check_captured_constants(closed)
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
-    layouts = layout_modes(jitted, closed, in_tree, out_tree, arg_layouts)
     if layouts is not None:           # (Refs first, their final values last: none given)
         ins = list(layouts[0])[-len(jaxpr.invars):] if jaxpr.invars else []
         layouts = ([None] * (len(jaxpr.invars) - len(ins)) + ins,
