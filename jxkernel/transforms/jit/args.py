@@ -718,7 +718,7 @@ def layout_modes(jitted, closed, in_tree, out_tree, arg_layouts=None):
     none is. Read from the jit's own Formats and the trees, so a trace another jit of the
     function made (jit's caches are shared) is read as this jit's."""
     given = None
-    if getattr(jitted, "_layouts", None) is not None:
+    if jitted._layouts is not None:
         n_in, n_out = len(closed.in_avals), len(closed.out_avals)
         args = tree_unflatten(in_tree, [PytreeLeaf()] * in_tree.num_leaves)[0]
         flat_in, flat_out = _flat_layouts(jitted._layouts, args, out_tree)
@@ -735,7 +735,7 @@ def layout_modes(jitted, closed, in_tree, out_tree, arg_layouts=None):
 def out_formats(jitted, out_tree, n: int) -> list:
     """Per result leaf the Format with a Layout jit's out_shardings gave it, or None: its
     layout (`_layouts`) with the sharding given beside it (`_out_shardings`)."""
-    if getattr(jitted, "_layouts", None) is None or jitted._layouts[1] is None:
+    if jitted._layouts is None or jitted._layouts[1] is None:
         return [None] * n
     tree = tree_unflatten(out_tree, [0] * n)
     layouts = broadcast_prefix(jitted._layouts[1], tree,

@@ -576,7 +576,7 @@ class Traced(_Stage):
         with the SingleDeviceSharding jit's out_shardings gives it, or its type's sharding."""
         shardings = [a.sharding if getattr(a, "split", None) is not None else None
                      for a in self.result_avals]       # (over the AbstractMesh, as JAX's)
-        if getattr(self.jitted, "_pinned", None) is not None and \
+        if self.jitted._pinned is not None and \
                 self.jitted._out_shardings is not None:
             shardings = [g or s for g, s in zip(flat_pinned(self.jitted._out_shardings, (
                 tree_unflatten(self.out_tree, [0] * len(shardings)))), shardings)]
@@ -752,7 +752,7 @@ class Lowered(_Stage):
         if self._partitioning is not None:      # each given or typed output's sharding
             return tree_unflatten(self.traced.out_tree, self._partitioning.out_structs())
         out_tree, avals = self.traced.out_tree, self.traced.jaxpr.out_avals
-        if getattr(self.traced.jitted, "_pinned", None) is not None:   # SingleDeviceShardings
+        if self.traced.jitted._pinned is not None:   # SingleDeviceShardings
             given = flat_pinned(self.traced.jitted._out_shardings,
                                 tree_unflatten(out_tree, [0] * len(avals)))
             return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
@@ -911,7 +911,7 @@ class Compiled(_Stage):
                                    "static": self._traced._signature[2]}
                 raise
         jitted = self._traced.jitted            # device= moves any argument, as device_put
-        forced = getattr(jitted, "_device", None) is not None and jitted._pinned is None
+        forced = jitted._device is not None and jitted._pinned is None
         if not refs and not forced:     # (a committed Array elsewhere: JAX's error)
             check_argument_formats(arrays, self._required(), self._traced.arg_names or
                                    [f"args[{i}]" for i in range(len(arrays))],
