@@ -7,30 +7,8 @@ It runs tests/data/added_names_cases.py's `run` (one CPU device) here and its `r
 child process with 8 simulated CPU devices; tests/jax_compat/test_added_names.py runs the same
 cases with jxkernel and compares.
 """
-import json
-import os
-import subprocess
-import sys
-
-from recording import DATA
-
-MESH = """
-import json, sys
-sys.path[:0] = sys.argv[1:]
-import jax, added_names_cases as cases
-print(json.dumps(cases.run_mesh(jax)))
-"""
+from recording import record_json_with_mesh
 
 if __name__ == "__main__":
     import jax
-    import added_names_cases as cases
-    results = {"run": cases.run(jax)}
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
-    child = subprocess.run([sys.executable, "-c", MESH, DATA, os.path.join(DATA, "..")],
-                           env=env, capture_output=True, text=True, check=True)
-    results["run_mesh"] = json.loads(child.stdout.strip().splitlines()[-1])
-    results["jax_version"] = jax.__version__
-    with open(os.path.join(DATA, "added_names_reference.json"), "w") as f:
-        json.dump(results, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print("wrote added_names_reference.json")
+    record_json_with_mesh(jax, "added_names_cases", "added_names_reference.json")

@@ -2,13 +2,15 @@
 
     record_modes(jax, "image_cases", (jax, jnp, image), "image_reference.npz")
     record_json(jax, "extend_experimental_cases", "extend_experimental_reference.json")
+    record_json_with_mesh(jax, "added_names_cases", "added_names_reference.json")
     record_cases(jax, records, "random_reference.json")
     record_cells("learner_flax_cases", "learner_flax_reference.json", {"jax": "0.10.2", ...})
 
 `record_modes` runs a case list in 32- and 64-bit mode into one .npz: "<mode>/<case>#<leaf
 index>" and its weak type under "...#<leaf index>#weak" (tests/support/recorded_modes.py reads it
 back). `record_json` writes the dict a case module's `run(jax)` returns, with JAX's version;
-`record_cases` a list of per-case records, compactly.
+`record_cases` a list of per-case records, compactly; `record_json_with_mesh` adds `run_mesh(jax)`,
+run on 8 simulated CPU devices.
 """
 import contextlib
 import importlib
@@ -108,6 +110,23 @@ def child_answer(script: str, case: str):
     done = subprocess.run([sys.executable, script, "--child", case], check=True,
                           capture_output=True, text=True, env=dict(os.environ, JAX_PLATFORMS="cpu"))
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def record_json_with_mesh(jax, case_module: str, filename: str, devices: int = 8) -> None:
+    """As record_json, with the case module's `run_mesh(jax)` too, run in a child process on
+    `devices` simulated CPU devices (this one has one): {"run", "run_mesh", "jax_version"}."""
+    results = {"run": importlib.import_module(case_module).run(jax)}
+    child_code = (f"import json, sys\nsys.path[:0] = sys.argv[1:]\nimport jax, {case_module}\n"
+                  f"print(json.dumps({case_module}.run_mesh(jax)))\n")
+    env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
+    child = subprocess.run([sys.executable, "-c", child_code, DATA, TESTS], env=env,
+                           capture_output=True, text=True, check=True)
+    results["run_mesh"] = json.loads(child.stdout.strip().splitlines()[-1])
+    results["jax_version"] = jax.__version__
+    with open(os.path.join(DATA, filename), "w") as f:
+        json.dump(results, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"wrote {filename}")
 
 
 def record_from_child(script: str, devices: int, filename: str) -> None:

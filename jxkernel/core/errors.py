@@ -228,7 +228,7 @@ class RecompileError(RuntimeError):
 
 # what a checkpointed function's trace is told as (JAX's "for checkpoint / remat")
 CHECKPOINT = "checkpoint / remat"
-# what the trace of a loop body or a branch is told as (lax/_cf_util.py's, JAX's traced_for):
+# what the trace of a loop body or a branch is told as (lax/_cf_bodies.py's, JAX's traced_for):
 # its inputs come from the loop or cond, so static_argnums cannot reach them
 BODY_TRACES = frozenset({"scan", "fori_loop", "while_body", "while_cond", "cond", "switch"})
 

@@ -24,7 +24,7 @@ from .trace import Tracer, _ctx, new_trace
 # what traces a body that may capture a concrete mutable high value (a hijax Variable made
 # outside it): where nothing stages the loop (eagerly, or lowering a staged one), the loop
 # catches CapturedHighValues and threads the values' state through its carry
-# (lax/_cf_util.py's holding_high), as JAX threads such state
+# (lax/_cf_bodies.py's holding_high), as JAX threads such state
 THREADING = {"scan body", "while_loop body", "cond branch", "switch branch"}
 
 

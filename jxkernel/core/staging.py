@@ -485,7 +485,7 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
     return closed
 
 
-# what a control-flow body is traced for (lax/_cf_util.py): a Ref among its results is JAX's
+# what a control-flow body is traced for (lax/_cf_bodies.py): a Ref among its results is JAX's
 # error (jit checks its own: transforms/jit/refs.py)
 _CONTROL_FLOW = frozenset({"scan", "cond", "switch", "while_body", "while_cond", "fori_loop"})
 
@@ -582,7 +582,7 @@ def _of_its_type(x, aval) -> bool:
 
 def convert_constvars_to_invars(closed: ClosedJaxpr) -> tuple[ClosedJaxpr, list]:
     """(jaxpr taking its consts as leading inputs, the consts). One without consts is itself:
-    a body traced once (lax/_cf_util.trace_fun) is then the same jaxpr in every equation that
+    a body traced once (lax/_cf_bodies.trace_fun) is then the same jaxpr in every equation that
     uses it, and prints once (`let jaxpr = ...`), as JAX's."""
     jaxpr = closed.jaxpr
     if not jaxpr.constvars and not closed.consts:

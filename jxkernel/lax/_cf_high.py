@@ -2,7 +2,7 @@
 
 make_jaxpr and jit stage a loop or cond whose body reads or writes a mutable hijax value made
 outside it (a Box) as JAX 0.10.2 does: the value goes in as a const of its type (`a:BoxTy`)
-and the body keeps its high equations (box_get, box_set; lax/_cf_util.py's trace_fun). When
+and the body keeps its high equations (box_get, box_set; lax/_cf_bodies.py's trace_fun). When
 the enclosing trace is lowered (core/hijax_lower.py, before jit compiles) such an equation is
 rebuilt by the loop's or cond's own threading (while_loop.py's _while_threading, scan.py's
 _scan_threading, cond.py's _cond_threading): the values' low state is carried through and

@@ -4,7 +4,7 @@ written after the loop or cond. And Refs passed as operands of cond, switch and 
 closed over), as JAX passes one into a branch or body as an input of Ref type.
 
 A branch (or a scan body, for a carried Ref) is handed an inner Ref holding the Ref's value
-where the cond runs, which its trace keeps as any Ref it closes over (lax/_cf_util.py's
+where the cond runs, which its trace keeps as any Ref it closes over (lax/_cf_bodies.py's
 written_refs carries the writes out); after the cond the Ref takes what the inner one holds.
 A Ref in a scan's xs is handed to the body a row at a time (api/state.py's RowRef), whose
 reads and writes go to that row of the Ref, closed over. JAX's errors for one Ref passed

@@ -42,7 +42,7 @@ from ..tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_un
 from ..transforms import batch_util as bu
 from . import _cf_python as python
 from . import _cf_refs as cr
-from . import _cf_util as cf
+from . import _cf_bodies as cf
 from ..transforms.ad_util import Zero, instantiate, is_undefined, stop_gradient
 from .conversion import _convert_element_type, convert_element_type
 from .creation import empty_like_aval
@@ -232,7 +232,7 @@ def _cond_passing_refs(index, funs, leaves, in_tree, passed, names, reference, w
 def _cond_threading(values, index, funs, operands, names, reference, what, params):
     """cond/switch whose branches captured the concrete mutable high values `values`: their
     low state goes into every branch and its new state comes out of the one taken
-    (lax/_cf_util.py's holding_high); after, they hold that state, as JAX threads them."""
+    (lax/_cf_bodies.py's holding_high); after, they hold that state, as JAX threads them."""
     def threading(f):
         return lambda ops, state: cf.holding_high(values, state, lambda: f(*ops))
     out, state = _bind_cond(index, [threading(f) for f in funs],

@@ -54,7 +54,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 
 
 # One wrapper per body_fun, as JAX's `_fori_scan_body_fun` and `_fori_body_fun` (cached by the
-# function): the loop's trace, cached by the function it traces (lax/_cf_util.trace_fun), is
+# function): the loop's trace, cached by the function it traces (lax/_cf_bodies.trace_fun), is
 # then reused by the next fori_loop over the same body_fun.
 _wrappers = WeakLRU(TRACES)
 

@@ -37,7 +37,7 @@ from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_leav
 from ..transforms import batch_util as bu
 from . import _cf_python as python
 from . import _cf_refs as cr
-from . import _cf_util as cf
+from . import _cf_bodies as cf
 from ..transforms.ad_util import Zero, add_tangents, instantiate, is_undefined, zeros
 from ._lowering import lower_fun
 from .conversion import _convert_element_type
@@ -254,7 +254,7 @@ def _scan_passing_refs(f, init, xs, length, reverse, unroll):
 
 def _scan_threading(values, f, init, xs, length, reverse, unroll):
     """scan of `f`, which captured the concrete mutable high values `values`: their low
-    state is carried (lax/_cf_util.py's holding_high), and they hold the final one after."""
+    state is carried (lax/_cf_bodies.py's holding_high), and they hold the final one after."""
     def carrying(carry, x):
         (carry_out, y), state = cf.holding_high(values, carry[1], lambda: f(carry[0], x))
         return (carry_out, state), y

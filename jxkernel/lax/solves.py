@@ -31,7 +31,7 @@ from ..transforms.batching import batch_jaxpr
 from ..transforms.custom_derivatives import custom_jvp
 from ..tree_util import tree_flatten, tree_leaves, tree_unflatten
 from ..transforms import batch_util as bu
-from . import _cf_util as cf
+from . import _cf_bodies as cf
 from ..transforms.ad_util import Zero, add_tangents, float0, instantiate, is_undefined
 from .conversion import _convert_element_type
 from .elementwise import neg

@@ -35,7 +35,7 @@ from . import _lowering
 from ..transforms import batch_util as bu
 from . import _cf_python as python
 from . import _cf_refs as cr
-from . import _cf_util as cf
+from . import _cf_bodies as cf
 from ..transforms.ad_util import Zero, instantiate, zeros
 from .io_effects import check_batched_while
 from .reductions import reduce_or_p
@@ -110,7 +110,7 @@ def _check_cond_output(cond, cond_tree):
 
 def _while_threading(values, cond_fun, body_fun, init_val):
     """while_loop whose body captured the concrete mutable high values `values`: their low
-    state is carried beside the loop's (lax/_cf_util.py's holding_high), and they hold the
+    state is carried beside the loop's (lax/_cf_bodies.py's holding_high), and they hold the
     final one after, as JAX threads them (scan's _scan_threading)."""
     def body(carry):
         return cf.holding_high(values, carry[1], lambda: body_fun(carry[0]))

@@ -52,8 +52,8 @@ def parameter_kinds(fun, args, kwargs) -> list[dict]:
     passed = set(bound.arguments)
     bound.apply_defaults()
     # a Jitted knows both spellings of its statics (it infers numbers from names and back)
-    nums = getattr(fun, "_static_argnums", ()) if isinstance(fun, Jitted) else None
-    names = getattr(fun, "_static_argnames", ()) if isinstance(fun, Jitted) else ()
+    nums = fun._static_argnums if isinstance(fun, Jitted) else None
+    names = fun._static_argnames if isinstance(fun, Jitted) else ()
     rows = []
     for i, (name, param) in enumerate(sig.parameters.items()):
         value = bound.arguments.get(name)

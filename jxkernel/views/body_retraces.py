@@ -1,5 +1,5 @@
 """Why a control-flow body was traced again: a scan, while_loop or fori_loop body, a cond or
-switch branch is traced once per input types and reused (lax/_cf_util.trace_fun), as JAX's
+switch branch is traced once per input types and reused (lax/_cf_bodies.trace_fun), as JAX's
 trace_to_jaxpr cache keeps it by the function object; a miss of that cache is told as a
 retrace event (nothing compiles of its own: it is part of the loop's program), explained
 against the same function's earlier traces, with each change's fix written for the loop's
@@ -46,7 +46,7 @@ from .traced_functions import (_MAX_LINEAGES, _PER_FUNCTION, _lineage, _lineage_
 
 # ------------------------------------------------------------------ control-flow bodies
 # A scan, while_loop or fori_loop body, a cond or switch branch, is traced once per input types
-# and reused (lax/_cf_util.trace_fun), as JAX's trace_to_jaxpr cache keeps it by the function
+# and reused (lax/_cf_bodies.trace_fun), as JAX's trace_to_jaxpr cache keeps it by the function
 # object; a miss of that cache is told here as a retrace (nothing compiles of its own: it is
 # part of the loop's program), explained against the same function's earlier traces, as JAX's
 # jax_explain_cache_misses explains it: the tracing context, then the pytree, then what it was
@@ -54,7 +54,7 @@ from .traced_functions import (_MAX_LINEAGES, _PER_FUNCTION, _lineage, _lineage_
 # from the closest earlier trace.
 _BODY_API = {"scan body": "lax.scan", "cond branch": "lax.cond", "switch branch": "lax.switch",
              "while_loop body": "lax.while_loop", "while_loop cond": "lax.while_loop",
-             # (a body's trace is told for these, JAX's names: lax/_cf_util.py)
+             # (a body's trace is told for these, JAX's names: lax/_cf_bodies.py)
              "scan": "lax.scan", "cond": "lax.cond", "switch": "lax.switch",
              "while_body": "lax.while_loop", "while_cond": "lax.while_loop",
              "fori_loop": "lax.fori_loop"}

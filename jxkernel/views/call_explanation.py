@@ -236,7 +236,7 @@ def _one_device(jitted, traced, args, kwargs):
     """The device the call runs on, or None when it is sharded (arguments, in/out_shardings)."""
     if jitted._sharded or any_sharded(traced._leaves):
         return None
-    return getattr(jitted, "_device", None) or call_device(tree_leaves((args, kwargs)))
+    return jitted._device or call_device(tree_leaves((args, kwargs)))
 
 
 def _on_numpy(device, traced) -> bool:

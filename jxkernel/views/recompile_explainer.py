@@ -336,7 +336,7 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
         # (a jit of other options reusing another's trace keeps its cause: the options; a
         # program for another device or other committed arguments, its placement)
         reason, changes = REUSED_TRACE, ()
-    if getattr(miss.jitted, "_logs_no_miss", False) and closest is not None:
+    if miss.jitted._logs_no_miss and closest is not None:
         reason, changes = _pmap_layout(reason, changes)
     if _record.logged():    # a tool's compile (a workshop check's) is not the user's: the
         _remember(miss, new)  # explanations name only what the log shows

@@ -84,7 +84,7 @@ class _CNamed(type):
 _ArrayBase = native.ArrayBuffer if native else object
 
 
-# while a jit or a control-flow body traces (transforms/jit/refs.py's traced, lax/_cf_util.py's
+# while a jit or a control-flow body traces (transforms/jit/refs.py's traced, lax/_cf_bodies.py's
 # trace_fun), the ids of the arrays whose values its Python read on the host (float(a),
 # a.item(), np.asarray(a), a print): each value so read is in the program as a Python number
 # or a NumPy constant, though the array is no constant of it (views/outside_values.py's

@@ -120,7 +120,8 @@ class GSPMDSharding:
         self._memory_kind = checked_memory_kind(self._devices[0], memory_kind)
 
     @classmethod
-    def get_replicated(cls, device_assignment, *, memory_kind: str | None = None):
+    def get_replicated(cls, device_assignment, *,
+                       memory_kind: str | None = None) -> GSPMDSharding:
         """Every device of `device_assignment` holding the whole array (JAX's)."""
         return cls(tuple(device_assignment), replicated_hlo(), memory_kind=memory_kind)
 
@@ -129,11 +130,6 @@ class GSPMDSharding:
     _device_assignment = property(lambda self: self._devices)
     num_devices = property(lambda self: len(self._devices))
     is_fully_replicated = property(lambda self: is_hlo_sharding_replicated(self._hlo_sharding))
-
-    @classmethod
-    def get_replicated(cls, devices, *, memory_kind: str | None = None) -> GSPMDSharding:
-        """All of an array on each of `devices`."""
-        return cls(devices, xc.HloSharding.replicate(), memory_kind=memory_kind)
 
     def _to_xla_hlo_sharding(self, num_dimensions: int):
         return self._hlo_sharding

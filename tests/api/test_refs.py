@@ -501,7 +501,7 @@ def test_a_loop_or_cond_writing_a_ref_runs_its_body_once_as_jax():
     # reference/make_ref_loop_traces_reference.py) traces a scan/while/fori body or a
     # cond/switch branch that writes a Ref made outside once; jxkernel traced it a second
     # time to carry the Ref's value (a print in it printed twice), and now evaluates the
-    # first trace (lax/_cf_util.discharged)
+    # first trace (lax/_cf_refs.discharged)
     import json
     import locations
     import ref_loop_traces_cases

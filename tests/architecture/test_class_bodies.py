@@ -1,5 +1,5 @@
 """What runs is visible where it is defined: a class's methods and attributes are set in its
-body, not assigned to it after the body by the module that defines it.
+body, not assigned to it after the body by the module that defines it, and once there.
 
     class Executable: ...
     Executable._out_wrap = staticmethod(_wrap)      # found: belongs inside the class
@@ -28,3 +28,30 @@ def _set_after_body(path) -> list:
 def test_no_class_gets_attributes_after_its_body():
     found = [hit for path in sorted(graph.ROOT.rglob("*.py")) for hit in _set_after_body(path)]
     assert not found, "set them in the class body:\n" + "\n".join(found)
+
+
+def _defined_twice(path) -> list:
+    """A name a class body defines twice (a def or an assignment): the later one silently
+    replaces the first, which a reader of the first takes for the code that runs. A
+    property's setter or deleter and typing's overloads reuse the name by design."""
+    found = []
+    for cls in ast.walk(ast.parse(path.read_text())):
+        seen = set()
+        for node in cls.body if isinstance(cls, ast.ClassDef) else ():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                decorators = [ast.unparse(d) for d in node.decorator_list]
+                names = [] if any(d.endswith((".setter", ".deleter")) or "overload" in d
+                                  for d in decorators) else [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            else:
+                names = []
+            found += [f"{path.relative_to(graph.ROOT)}:{node.lineno}: {cls.name}.{name}"
+                      for name in names if name in seen]
+            seen.update(names)
+    return found
+
+
+def test_no_class_body_defines_a_name_twice():
+    found = [hit for path in sorted(graph.ROOT.rglob("*.py")) for hit in _defined_twice(path)]
+    assert not found, "keep one definition:\n" + "\n".join(found)

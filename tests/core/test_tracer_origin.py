@@ -62,7 +62,7 @@ def test_a_loop_bodys_input_is_named_and_never_advised_static(case):
 
 def test_every_body_trace_is_one_whose_inputs_cannot_be_static():
     from jxkernel.core.errors import BODY_TRACES
-    from jxkernel.lax._cf_util import _JAX_TRACED_FOR
+    from jxkernel.lax._cf_bodies import _JAX_TRACED_FOR
     assert set(_JAX_TRACED_FOR.values()) | {"fori_loop"} == BODY_TRACES
 
 

@@ -19,6 +19,7 @@ from jxkernel._jax._src import dtypes as private_dtypes_module
 from jxkernel._jax._src import test_util as jtu
 from jxkernel._jax._src import util
 from jxkernel._jax._src.lax import lax as lax_internal
+from jxkernel.core import deprecations
 
 from jax_test_util_cases import (PRODUCTS, dtype_lists, private_dtypes,  # tests/data
                                  random_inputs, scalars, tolerances)
@@ -98,6 +99,16 @@ def test_jax_test_case_runs_under_jaxs_test_configuration():
         case.doCleanups()
     assert jnp.add(np.int32(1), np.float32(2.0)).dtype == np.float32     # restored after
 
+
+def test_assert_deprecation_warns_or_raises_asks_whether_it_is_accelerated():
+    # JAX's: the deprecation's warning, or once accelerated the error it has become (a second
+    # definition in JaxTestCase's body had replaced this with the warning alone)
+    case, known = _Case(), "jax-array-positional-args"
+    with case.assertDeprecationWarnsOrRaises(known, "no more"):
+        deprecations.warn(known, "no more", stacklevel=1)
+    with deprecations.accelerated(known), \
+            case.assertDeprecationWarnsOrRaises(known, "no more", error_class=ValueError):
+        deprecations.warn(known, "no more", stacklevel=1)
 
 def test_report_cells_and_only_jxkernel_failures():
     assert report.cell({"passed": 3, "failed": 1, "error": 2, "skipped": 0,

@@ -9,22 +9,15 @@ import jxkernel as jax
 from control_flow_gaps_cases import counts, errors, lapack_values, values
 from numerics import LAPACK, assert_allclose_ulp
 import locations  # tests/support: the repository's folders
-from recorded_errors import error_head, leaves_record  # tests/data
+from recorded_answers import errors_and_values_tests
 
 
 def _reference():
     return locations.recorded("control_flow_gaps_reference.json")
 
 
-@pytest.mark.parametrize("name", sorted(errors(jax)))
-def test_raises_jaxs_class_and_message(name):
-    got = error_head(errors(jax)[name])
-    assert got is not None and got == _reference()["errors"][name]
-
-
-@pytest.mark.parametrize("name", sorted(values(jax)))
-def test_values_are_jaxs_exactly(name):
-    assert leaves_record(jax, values(jax)[name]()) == _reference()["values"][name]
+test_raises_jaxs_class_and_message, test_values_are_jaxs_exactly = \
+    errors_and_values_tests(jax, errors, values, _reference)
 
 
 @pytest.mark.parametrize("name", sorted(lapack_values(jax)))

@@ -13,10 +13,13 @@ no counterpart of.
 import collections
 import contextlib
 import functools
+import inspect
 
 from ...core.mesh import (UNSPECIFIED, NamedSharding, PartitionSpec, bare_spec_error,
                           check_unique_axes, legacy_mesh, on_context_mesh, set_mesh)
 from ...core.native import native
+from ...core.traceback_util import api_boundary
+from ...transforms.api_util import check_callable
 from ...transforms.jit import jit
 from ...transforms.jit.function import Jitted
 from ...transforms.jit import stages as _stages
@@ -65,15 +68,20 @@ def pjit(fun=None, in_shardings=UNSPECIFIED, out_shardings=UNSPECIFIED, **option
                 check_unique_axes(s, what)
     if not any(s is None or isinstance(s, PartitionSpec)
                for s in _leaves(in_shardings) + _leaves(out_shardings)):
-        found = jit(fun, in_shardings=in_shardings, out_shardings=out_shardings, **options)
+        # (no device nor backend: the block's mesh applies; one given: jit's, as JAX's)
+        made = _in_mesh_block if options.get("device") is None and \
+            options.get("backend") is None else jit
+        found = made(fun, in_shardings=in_shardings, out_shardings=out_shardings, **options)
         # (a pjit's committed arguments must lie on the devices of the `with mesh:` block it
         # is called in: JAX's error names "jit's context mesh")
         found._pjit = True
-        if options.get("device") is None and options.get("backend") is None:
-            # (jit built it, with its checks of the options; the class adds the block's mesh)
-            found.__class__ = _PjitInMeshBlock
         return found
     return _Pjit(fun, in_shardings, out_shardings, options)
+
+
+# jit's options and their defaults, which a pjit's function takes as jit(fun, ...) does
+_JIT_OPTIONS = {name: p.default for name, p in inspect.signature(jit).parameters.items()
+                if p.kind is p.KEYWORD_ONLY}
 
 
 class _PjitInMeshBlock(Jitted):
@@ -83,7 +91,20 @@ class _PjitInMeshBlock(Jitted):
     the mesh's devices, its results committed there (P() where nothing splits them), where
     jit's runs on one device. Its calls take jit's: outside a block, the C fast path's hits
     too; inside one, whose config generation is its own (Mesh.__enter__), none of the hits
-    made outside, and its Python call adds the block's mesh."""
+    made outside, and its Python call adds the block's mesh. Made as `jit(fun, ...)` makes
+    its function, from jit's options."""
+
+    def __init__(self, fun, **options):
+        unknown = [name for name in options if name not in _JIT_OPTIONS]
+        if unknown:                 # (jit's own error: pjit passes its options on to jit's)
+            raise TypeError(f"jit() got an unexpected keyword argument {unknown[0]!r}")
+        o = {**_JIT_OPTIONS, **options}
+        check_callable(fun)
+        super().__init__(fun, o["static_argnums"], o["static_argnames"], o["donate_argnums"],
+                         o["donate_argnames"], o["backend"], o["device"], o["inline"],
+                         o["keep_unused"], in_shardings=o["in_shardings"],
+                         out_shardings=o["out_shardings"],
+                         compiler_options=o["compiler_options"])
 
     def _python_call(self, *args, **kwargs):
         if legacy_mesh() is None:
@@ -105,6 +126,11 @@ class _PjitInMeshBlock(Jitted):
     def eval_shape(self, *args, **kwargs):
         with _block_mesh():
             return super().eval_shape(*args, **kwargs)
+
+
+# made behind jit's api_boundary, as jit(fun, ...) makes its function: an error in the options
+# leaves with jxkernel's frames filtered out of its traceback
+_in_mesh_block = api_boundary(_PjitInMeshBlock)
 
 
 @contextlib.contextmanager

@@ -63,4 +63,3 @@ from .csr import (CSC as CSC, CSR as CSR, csr_fromdense as csr_fromdense,
                   csr_matvec_p as csr_matvec_p, csr_todense as csr_todense,
                   csr_todense_p as csr_todense_p)
 from .transform import SparseTracer as SparseTracer, sparsify as sparsify
-from . import methods  # noqa: F401,E402  (BCOO's and BCSR's operators and methods, set on import)

@@ -36,6 +36,7 @@ from ...transforms import ad_util as ad
 from ...tree_util import register_pytree_node_class
 from ._base import JAXSparse, SparseInfo
 from .batch_vmap import nfold_vmap
+from .methods import BCOOMethods
 
 
 class BCOOProperties(NamedTuple):
@@ -703,7 +704,7 @@ def bcoo_multiply_dense(sp_mat: BCOO, v):
 
 # ------------------------------------------------------------------ BCOO
 @register_pytree_node_class
-class BCOO(JAXSparse):
+class BCOO(BCOOMethods, JAXSparse):
     """Experimental batched COO matrix implemented in JAX
 
     Args:

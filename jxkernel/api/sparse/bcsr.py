@@ -31,6 +31,7 @@ from ._base import JAXSparse, SparseInfo
 from .batch_vmap import nfold_vmap
 from .bcoo import _concrete_nse, _count_stored_elements
 from .bcoo_layout import bcoo_sort_indices
+from .methods import BCSRMethods
 
 
 class BCSRProperties(NamedTuple):
@@ -388,7 +389,7 @@ def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
 
 # ------------------------------------------------------------------ BCSR
 @register_pytree_node_class
-class BCSR(JAXSparse):
+class BCSR(BCSRMethods, JAXSparse):
     """Experimental batched CSR matrix implemented in JAX.
 
     >>> BCSR.fromdense(jnp.eye(2)).todense()

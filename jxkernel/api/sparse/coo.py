@@ -54,6 +54,31 @@ def concrete_nse(nse, what: str) -> int:
     return operator.index(np.asarray(nse)) if not isinstance(nse, int) else nse
 
 
+def fromdense_rules(prim, impl, abstract_eval, extract) -> None:
+    """Register the rules of `prim`, a fromdense primitive of a 2-D format (COO's, CSR's):
+    `impl(mat, nse=, index_dtype=)` gives its (data, index, index) buffers, lowered and run
+    by tracing it, batched by mapping it; its data's tangent is the matrix's tangent read at
+    the indices (`extract(index, index, mat_dot)`), which have none; it transposes only a
+    zero cotangent (the indices depend on the values)."""
+    def jvp(primals, tangents, *, nse, index_dtype):
+        (mat,), (mat_dot,) = primals, tangents
+        data, i, j = prim.bind(mat, nse=nse, index_dtype=index_dtype)
+        data_dot = ad.Zero.like(data) if type(mat_dot) is ad.Zero else extract(i, j, mat_dot)
+        return [data, i, j], [data_dot, ad.Zero.like(i), ad.Zero.like(j)]
+
+    def transpose(ct, mat, *, nse, index_dtype):
+        if type(ct[0]) is ad.Zero:
+            return [ad.Zero(mat.aval)]
+        raise ValueError(f"Cannot transpose {prim.name}: its indices depend on the values")
+
+    abstract_eval_rules[prim] = abstract_eval
+    lowering_rules[prim] = hl.lower_fun(impl, multiple_results=True)
+    numpy_rules[prim] = hl.numpy_fun(impl, multiple_results=True)
+    jvp_rules[prim] = jvp
+    transpose_rules[prim] = transpose
+    batching_rules[prim] = mapped_definition(impl, multiple_results=True)
+
+
 def _coo_extract(row, col, mat):
     return mat[row, col]
 
@@ -111,26 +136,7 @@ def _fromdense_abstract_eval(mat, *, nse, index_dtype):
     return [ShapedArray((nse,), mat.dtype), index, index]
 
 
-def _fromdense_jvp(primals, tangents, *, nse, index_dtype):
-    (mat,), (mat_dot,) = primals, tangents
-    data, row, col = coo_fromdense_p.bind(mat, nse=nse, index_dtype=index_dtype)
-    data_dot = ad.Zero.like(data) if type(mat_dot) is ad.Zero else \
-        _coo_extract(row, col, mat_dot)
-    return [data, row, col], [data_dot, ad.Zero.like(row), ad.Zero.like(col)]
-
-
-def _fromdense_transpose(ct, mat, *, nse, index_dtype):
-    if type(ct[0]) is ad.Zero:
-        return [ad.Zero(mat.aval)]
-    raise ValueError("Cannot transpose coo_fromdense: its indices depend on the values")
-
-
-abstract_eval_rules[coo_fromdense_p] = _fromdense_abstract_eval
-lowering_rules[coo_fromdense_p] = hl.lower_fun(_fromdense_impl, multiple_results=True)
-numpy_rules[coo_fromdense_p] = hl.numpy_fun(_fromdense_impl, multiple_results=True)
-jvp_rules[coo_fromdense_p] = _fromdense_jvp
-transpose_rules[coo_fromdense_p] = _fromdense_transpose
-batching_rules[coo_fromdense_p] = mapped_definition(_fromdense_impl, multiple_results=True)
+fromdense_rules(coo_fromdense_p, _fromdense_impl, _fromdense_abstract_eval, _coo_extract)
 
 
 def coo_fromdense(mat, *, nse: int | None = None, index_dtype=jnp.int32) -> COO:

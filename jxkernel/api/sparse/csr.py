@@ -14,8 +14,8 @@ import numpy as np
 
 from ... import numpy as jnp
 from ...core.avals import ShapedArray
-from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
-                               lowering_rules, numpy_rules, transpose_rules)
+from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, lowering_rules,
+                               numpy_rules, transpose_rules)
 from ...lax import _lowering as hl
 from ...numpy.util import promote_dtypes
 from ...transforms import ad_util as ad
@@ -23,7 +23,7 @@ from ...tree_util import register_pytree_node_class
 from ._base import JAXSparse
 from .bcsr import _csr_to_coo
 from .coo import (COOInfo, _coo_extract, _coo_todense, coo_matmat_p, coo_matvec_p,
-                  concrete_nse, mapped_definition)
+                  concrete_nse, fromdense_rules, mapped_definition)
 
 
 def _csr_extract(indices, indptr, mat):
@@ -104,26 +104,7 @@ def _fromdense_abstract_eval(mat, *, nse, index_dtype):
             ShapedArray((mat.shape[0] + 1,), np.dtype(index_dtype))]
 
 
-def _fromdense_jvp(primals, tangents, *, nse, index_dtype):
-    (mat,), (mat_dot,) = primals, tangents
-    data, indices, indptr = csr_fromdense_p.bind(mat, nse=nse, index_dtype=index_dtype)
-    data_dot = ad.Zero.like(data) if type(mat_dot) is ad.Zero else \
-        _csr_extract(indices, indptr, mat_dot)
-    return [data, indices, indptr], [data_dot, ad.Zero.like(indices), ad.Zero.like(indptr)]
-
-
-def _fromdense_transpose(ct, mat, *, nse, index_dtype):
-    if type(ct[0]) is ad.Zero:
-        return [ad.Zero(mat.aval)]
-    raise ValueError("Cannot transpose csr_fromdense: its indices depend on the values")
-
-
-abstract_eval_rules[csr_fromdense_p] = _fromdense_abstract_eval
-lowering_rules[csr_fromdense_p] = hl.lower_fun(_fromdense_impl, multiple_results=True)
-numpy_rules[csr_fromdense_p] = hl.numpy_fun(_fromdense_impl, multiple_results=True)
-jvp_rules[csr_fromdense_p] = _fromdense_jvp
-transpose_rules[csr_fromdense_p] = _fromdense_transpose
-batching_rules[csr_fromdense_p] = mapped_definition(_fromdense_impl, multiple_results=True)
+fromdense_rules(csr_fromdense_p, _fromdense_impl, _fromdense_abstract_eval, _csr_extract)
 
 
 def csr_fromdense(mat, *, nse: int | None = None, index_dtype=np.int32) -> CSR:

@@ -5,7 +5,8 @@ jaxpr is then interpreted, each equation that meets a sparse value running its s
 With `use_tracer=True` the function runs once instead, each sparse argument a
 `SparseTracer` (a tracer of the array's shape holding it) whose `SparseTrace` runs the same
 rules primitive by primitive.
-BCOO's operators and methods, sparsified jnp functions, as JAX's, are in `methods.py`.
+BCOO's and BCSR's operators and methods, sparsified jnp functions, as JAX's, are in
+`methods.py`'s mixins, which the classes inherit.
 
     >>> M = BCOO.fromdense(jnp.array([[0., 1.], [2., 0.]]))
     >>> sparsify(lambda m, v: 2 * m @ v)(M, jnp.array([1., 1.]))

@@ -734,7 +734,7 @@ def layout_modes(jitted, closed, in_tree, out_tree, arg_layouts=None):
     none is. Read from the jit's own Formats and the trees, so a trace another jit of the
     function made (jit's caches are shared) is read as this jit's."""
     given = None
-    if getattr(jitted, "_layouts", None) is not None:
+    if jitted._layouts is not None:
         n_in, n_out = len(closed.in_avals), len(closed.out_avals)
         args = tree_unflatten(in_tree, [PytreeLeaf()] * in_tree.num_leaves)[0]
         flat_in, flat_out = _flat_layouts(jitted._layouts, args, out_tree)
@@ -751,7 +751,7 @@ def layout_modes(jitted, closed, in_tree, out_tree, arg_layouts=None):
 def out_formats(jitted, out_tree, n: int) -> list:
     """Per result leaf the Format with a Layout jit's out_shardings gave it, or None: its
     layout (`_layouts`) with the sharding given beside it (`_out_shardings`)."""
-    if getattr(jitted, "_layouts", None) is None or jitted._layouts[1] is None:
+    if jitted._layouts is None or jitted._layouts[1] is None:
         return [None] * n
     tree = tree_unflatten(out_tree, [0] * n)
     layouts = broadcast_prefix(jitted._layouts[1], tree,
@@ -788,8 +788,8 @@ def set_jit_shardings(jitted, in_shardings, out_shardings, device, backend=None)
     standing for its sharding), `_pinned` (the device SingleDeviceShardings pin it to,
     pinned_device, else None), `_sharded` (whether it runs over a mesh: given other
     shardings) and `_layouts` (the Formats' Layouts, xla/layout.py's jit_layouts; None: none
-    given). `device` and `backend` are checked too. It also declares the sharding state other
-    modules fill later, `_none_trees` to `_keeps_moved_donors` below: None or False till then."""
+    given). `device` and `backend` are checked too. It also declares the state other
+    modules fill later, `_none_trees` to `_logs_no_miss` below: None or False till then."""
     check_device_arguments(device, backend, in_shardings, out_shardings)
     layouts = jit_layouts(in_shardings, out_shardings, tree_flatten, tree_unflatten)
     given = in_shardings, out_shardings
@@ -813,6 +813,9 @@ def set_jit_shardings(jitted, in_shardings, out_shardings, device, backend=None)
     jitted._pjit = False
     # api/pmap.py: pmap's jit with shardings, which leaves the donated arguments it moved
     jitted._keeps_moved_donors = False
+    # api/pmap.py: its jits of `_fun`, which JAX counts as its own: no TRACING CACHE MISS
+    # logged for them (compile_record._log_miss); their notes' layout cause (recompile_explainer)
+    jitted._logs_no_miss = False
     pinned = pinned_device(in_shardings, out_shardings) if device is None else None
     sharded = (in_shardings is not None or out_shardings is not None) and pinned is None
     jitted._in_shardings, jitted._out_shardings, jitted._pinned, jitted._sharded = (

@@ -328,7 +328,7 @@ def _inline_high(jitted, leaves, treedef, statics, avals, dyn_args, dyn_kwargs):
 
 def _run_high(jitted, leaves, treedef, statics, dyn_args, dyn_kwargs):
     """In a loop body that threads the values (whose primitives run low there:
-    lax/_cf_util.py's holding_high): the function runs on the current trace."""
+    lax/_cf_bodies.py's holding_high): the function runs on the current trace."""
     out_trees = []
     names = lambda: jitted._leaf_names(dyn_args, dyn_kwargs)     # noqa: E731
     outs = jitted._flat_fun(treedef, statics, out_trees, names)(*leaves)

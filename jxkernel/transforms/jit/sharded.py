@@ -124,7 +124,7 @@ def _check_devices(jitted, closed, flat_in, flat_out, leaves, names, own) -> Non
     found += [(s._device_assignment, "explicit output sharding") for s in flat_out
               if concrete(s)] + located_inside(dce_jaxpr(closed.jaxpr))
     if found:
-        name = getattr(getattr(jitted, "_fun", None), "__qualname__", None) or jitted._name
+        name = getattr(jitted._fun, "__qualname__", None) or jitted._name
         device_mismatch(name, names, leaves, found)
 
 
@@ -139,7 +139,7 @@ def _single_devices(jitted, mesh, flat_in, flat_out, leaves, names) -> tuple:
     found += [(s._device_assignment, "ARG_SHARDING") for s in flat_in if s is not None]
     found += [(s._device_assignment, "explicit output sharding") for s in flat_out
               if s is not None]
-    name = getattr(getattr(jitted, "_fun", None), "__qualname__", None) or jitted._name
+    name = getattr(jitted._fun, "__qualname__", None) or jitted._name
     device_mismatch(name, names(), leaves, found)
     one = NamedSharding(mesh, PartitionSpec())
 
@@ -368,8 +368,8 @@ class Partitioning:
 
     def __init__(self, jitted, closed, out_tree, leaves, dyn_args, dyn_kwargs, locations=False,
                  lower=True, platforms=None):
-        given_in = getattr(jitted, "_in_shardings", None)
-        given_out = getattr(jitted, "_out_shardings", None)
+        given_in = jitted._in_shardings
+        given_out = jitted._out_shardings
         if given_in is not None and dyn_kwargs:
             raise ValueError("pjit does not support kwargs when in_shardings is specified.")
         jaxpr = closed.jaxpr
@@ -397,8 +397,8 @@ class Partitioning:
         flat_out = typed_outputs(jaxpr.out_avals, flat_out)
         # else the mesh set by set_mesh, as JAX's device assignment (pxla's
         # _get_and_check_device_assignment)
-        self.mesh = mesh = _mesh_of(flat_in + flat_out) or getattr(
-            jitted, "_constraint_mesh", None) or get_mesh()
+        self.mesh = mesh = _mesh_of(flat_in + flat_out) or jitted._constraint_mesh or \
+            get_mesh()
         if isinstance(mesh, AbstractMesh):
             # the first sharding over an AbstractMesh (or a constraint's inside): JAX runs the
             # program on the devices of a later one over a device Mesh, else of the mesh set

@@ -138,19 +138,19 @@ def lower_jit(jitted, closed, in_tree, out_tree, device, donated_leaves, platfor
     >>> lower_jit(*args) is lower_jit(*args)
     True
     """
+    layouts = layout_modes(jitted, closed, in_tree, out_tree, arg_layouts)
     if platforms is not None or locations or rules is not None:     # (a tool's: not kept)
-        return _lower_jit(jitted, closed, in_tree, out_tree, device, donated_leaves,
-                          platforms, locations, arg_names, one_device, rules, arg_layouts)
+        return _lower_jit(jitted, closed, out_tree, device, donated_leaves, layouts,
+                          platforms, locations, arg_names, one_device, rules)
     key = (jitted._name, jitted._keep_unused, out_tree, device,
-           tuple(donated_leaves or ()), tuple(arg_names or ()), one_device,
-           repr(layout_modes(jitted, closed, in_tree, out_tree, arg_layouts)))
+           tuple(donated_leaves or ()), tuple(arg_names or ()), one_device, repr(layouts))
     lowered = _LOWERED.setdefault(closed, {})
     if key in lowered:
         LOWER_COUNTS.hits += 1
     else:
         LOWER_COUNTS.misses += 1
-        lowered[key] = _lower_jit(jitted, closed, in_tree, out_tree, device, donated_leaves,
-                                  None, False, arg_names, one_device, None, arg_layouts)
+        lowered[key] = _lower_jit(jitted, closed, out_tree, device, donated_leaves, layouts,
+                                  None, False, arg_names, one_device, None)
     return lowered[key]
 
 
@@ -169,12 +169,12 @@ def program_of(jitted, closed, out_tree, module, trace_s, leaf_names) -> tuple:
                              compiler_options=jitted._compiler_options)
 
 
-def _lower_jit(jitted, closed, in_tree, out_tree, device, donated_leaves, platforms,
-               locations, arg_names, one_device, rules, arg_layouts=None) -> pipeline.Module:
+def _lower_jit(jitted, closed, out_tree, device, donated_leaves, layouts, platforms,
+               locations, arg_names, one_device, rules) -> pipeline.Module:
+    """lower_jit's lowering, `layouts` its layout_modes (worked out once, for its key too)."""
     check_captured_constants(closed)
     jaxpr, donated_refs, aliases = jit_refs.donating(closed)     # (each Ref updated in place)
     donated = donated_refs + (donated_leaves or (False,) * len(jaxpr.invars))
-    layouts = layout_modes(jitted, closed, in_tree, out_tree, arg_layouts)
     if layouts is not None:           # (Refs first, their final values last: none given)
         ins = list(layouts[0])[-len(jaxpr.invars):] if jaxpr.invars else []
         layouts = ([None] * (len(jaxpr.invars) - len(ins)) + ins,
@@ -576,7 +576,7 @@ class Traced(_Stage):
         with the SingleDeviceSharding jit's out_shardings gives it, or its type's sharding."""
         shardings = [a.sharding if getattr(a, "split", None) is not None else None
                      for a in self.result_avals]       # (over the AbstractMesh, as JAX's)
-        if getattr(self.jitted, "_pinned", None) is not None and \
+        if self.jitted._pinned is not None and \
                 self.jitted._out_shardings is not None:
             shardings = [g or s for g, s in zip(flat_pinned(self.jitted._out_shardings, (
                 tree_unflatten(self.out_tree, [0] * len(shardings)))), shardings)]
@@ -752,7 +752,7 @@ class Lowered(_Stage):
         if self._partitioning is not None:      # each given or typed output's sharding
             return tree_unflatten(self.traced.out_tree, self._partitioning.out_structs())
         out_tree, avals = self.traced.out_tree, self.traced.jaxpr.out_avals
-        if getattr(self.traced.jitted, "_pinned", None) is not None:   # SingleDeviceShardings
+        if self.traced.jitted._pinned is not None:   # SingleDeviceShardings
             given = flat_pinned(self.traced.jitted._out_shardings,
                                 tree_unflatten(out_tree, [0] * len(avals)))
             return tree_unflatten(out_tree, [ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
@@ -911,7 +911,7 @@ class Compiled(_Stage):
                                    "static": self._traced._signature[2]}
                 raise
         jitted = self._traced.jitted            # device= moves any argument, as device_put
-        forced = getattr(jitted, "_device", None) is not None and jitted._pinned is None
+        forced = jitted._device is not None and jitted._pinned is None
         if not refs and not forced:     # (a committed Array elsewhere: JAX's error)
             check_argument_formats(arrays, self._required(), self._traced.arg_names or
                                    [f"args[{i}]" for i in range(len(arrays))],

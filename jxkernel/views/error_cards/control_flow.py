@@ -105,7 +105,7 @@ def _branch_shape_return(want, got) -> str:
 
 
 # ------------------------------------------------------------------ loop carry
-# JAX's texts (lax/_cf_util.check_carry): the leaf named by the body's parameter and its path
+# JAX's texts (lax/_cf_bodies.check_carry): the leaf named by the body's parameter and its path
 # ("component c['x']"), by its path alone, or the whole carry ("c", or nothing)
 _CARRY_LEAF = r"[Tt]he input carry(?: component (\w+)(\S*)| at path (\S+)| (\w+))?"
 _CARRY_TYPES = re.compile(_CARRY_LEAF + r" has type (\S+) but the corresponding output carry "

@@ -154,12 +154,6 @@ class JaxTestCase(parameterized.TestCase):
         elif actual != desired:
             raise TypeError((type(actual), type(desired)))
 
-    def assertDeprecationWarnsOrRaises(self, deprecation_id: str, message: str, *,
-                                       error_class=ValueError):
-        """A block asserting the deprecation's warning: jxkernel's deprecations warn (JAX's
-        raise `error_class` once accelerated; jxkernel accelerates none)."""
-        return self.assertWarnsRegex(DeprecationWarning, message)
-
     def assertMultiLineStrippedEqual(self, expected, what):
         """Equal after dedenting and stripping each line."""
         clean = lambda s: re.sub(r"\s*\n\s*", "\n", textwrap.dedent(s).strip())

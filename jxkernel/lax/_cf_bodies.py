@@ -1,6 +1,9 @@
-"""Shared by the control-flow primitives: tracing user functions (with pytree inputs and
-outputs) into jaxprs whose constants become explicit operands, and type-mismatch errors
-that name the pytree path and both types."""
+"""The bodies of control flow (cond's and switch's branches, scan's, while_loop's and
+fori_loop's bodies, a custom solve's functions), shared by its primitives: a body traced
+(pytree inputs and outputs) into a jaxpr whose constants become explicit operands, cached per
+function and input types (`trace_fun`); the hijax state it carries; its carry's types checked,
+with JAX's errors naming the pytree path and both types (`check_carry`); its jaxpr's inputs
+and outputs reordered or dropped."""
 from __future__ import annotations
 
 import inspect
