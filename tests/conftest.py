@@ -15,11 +15,13 @@ hold for AVX-only CPUs too: scripts/test_other_cpus.sh). The environment variabl
 reaches the kernels, servers and scripts the suite starts; set
 JAX_DISABLE_MOST_OPTIMIZATIONS=0 to run the whole suite at the default.
 
-The test processes write none of their compiles to that folder: a test file's programs are its
-own (two files' runs shared 5 of 534 compiles), so the other worker almost never loads an entry,
-and writing them cost 2.5-4 % of a test file's CPU time (serializing ~2 ms per 40-70 ms
-compile); even compiles of a second or more, JAX's default minimum (ours is 0), cost 2 % of
-test_transforms_numpy_arrays.py's CPU to store (29.7 -> 29.1 s). The kernels, servers and
+The test processes write none of their compiles to that folder: a test file's programs are
+mostly its own (stop 94 logged the whole suite's: 11.7 % of the workers' compile time was a
+program compiled before in the run: at most ~70 s of CPU to spare, ~25 s to write and load
+them all; docs/contributing.md, "The time budget"), and writing them cost 2.5-4 % of a test
+file's CPU time (serializing ~1-2 ms per 15-70 ms compile); even compiles of a second or
+more, JAX's default minimum (ours is 0), cost 2 % of test_transforms_numpy_arrays.py's CPU to
+store (29.7 -> 29.1 s). The kernels, servers and
 scripts they start keep writing every compile (the option is set in this process, not in the
 environment): two kernels that run the same cells share them. The tests of the cache itself
 set 0 where they need entries written.
@@ -227,7 +229,11 @@ _LONGEST_FIRST = (
     "test_scipy_special.py::test_values_and_derivatives_match_jax",
     "test_layers.py::test_every_module_imports_first",
     "test_scipy_stats.py::test_against_scipy",
-    "test_lax_special.py::test_values_and_derivatives_match_jax",
+    # the whole file: its other tests (vmap and jit, finite differences, random gamma's
+    # gradient) compile igamma's programs the two cases compile; with the cases alone first,
+    # the other worker compiled 70 of them again (stop 94's compile log). tests/lax, -n 2:
+    # the file 314 -> 244 compiles, 8.5 -> 5.8 s of CPU
+    "test_lax_special.py::",
     # the whole file (hyp2f1: ~10-15 s in each of test_every_case_matches_jax's two cases): its
     # owens_t and sph_harm_y tests read the float64 cases' values, computed once per process;
     # with the two cases alone first, another worker ran the rest and computed them again
