@@ -1189,10 +1189,12 @@ def explicit_anywhere(in_avals) -> bool:
 def constrained_typing(in_avals, params, out_avals):
     """with_sharding_constraint / reshard: the result is typed as its sharding. (On a mesh
     with Auto axes too, a constraint naming none of its Explicit axes, as the public one must,
-    keeps the operand's type, as JAX's: lowering adds that type's axes to the constraint.)"""
+    keeps the operand's type, as JAX's: lowering adds that type's axes to the constraint;
+    reshard's, `retypes`, is always its result's type: `reshard(x, P())` unsplits x.)"""
     out, given = out_avals[0], params["sharding"]
     explicit = set(given.mesh.explicit_axes)
     if explicit and given.mesh.auto_axes and in_avals[0].split is not None and \
+            not params.get("retypes") and \
             not explicit & {a for p in given.spec._axes(0) for a in p}:
         return [out.update(sharding=in_avals[0].split)]
     return [out.update(sharding=typed_sharding(given, len(out.shape)))]

@@ -47,7 +47,7 @@ from ..core.trace import Tracer
 from ..transforms.jit.args import device_mismatch
 from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..xla import stablehlo as hlo
-from ..xla.lowering import NeedsMesh
+from ..xla.lowering import NeedsMesh, results_left_unconstrained
 from ..xla.put import device_put
 from ..transforms.ad_util import Zero
 from ..transforms.batch_util import ndim, not_mapped, sharding_for_vmap
@@ -504,8 +504,11 @@ def constrained(ctx, x, sharding, aval, typed: bool = True):
 def _with_type_axes(sharding, aval):
     """JAX's constraint lowering: per dimension the mesh axes the result's type splits it
     over, then those the constraint names (on a mesh with Auto axes, f32[8@x,2] constrained
-    to P(None, 'y') is laid out P('x', 'y'))."""
-    if aval.split is None or not sharding.mesh.auto_axes:
+    to P(None, 'y') is laid out P('x', 'y')). A type that splits no dimension leaves the
+    constraint as given, its P.UNCONSTRAINED dimensions open (`{?}`), as JAX's: closed, they
+    made XLA replicate an argument split over an Auto axis and miscompute a scatter."""
+    if aval.split is None or not sharding.mesh.auto_axes or \
+            not any(_avals.parts_of(aval)):
         return sharding
     given = sharding.spec._axes(len(aval.shape))
     return _avals.make(sharding.mesh, [t + tuple(a for a in g if a not in t)
@@ -649,11 +652,13 @@ def _reshard_lowering(ctx, x, *, dst_sharding, concrete_mesh=None):
 
 
 lowering_rules[reshard_p] = _reshard_lowering
+# (both rules lay their result out themselves: JAX's give it no second constraint of its type)
+results_left_unconstrained.update((sharding_constraint_p, reshard_p))
 batching_rules[reshard_p] = lambda vals, dims, *, dst_sharding, concrete_mesh=None: \
     _reshard_unnamed_batching(vals, dims, dst_sharding, concrete_mesh)
 sharding_typing_rules[reshard_p] = lambda in_avals, params, out_avals: \
     sharding_types.constrained_typing(
-        in_avals, {"sharding": params["dst_sharding"]}, out_avals)
+        in_avals, {"sharding": params["dst_sharding"], "retypes": True}, out_avals)
 impl_rules[reshard_p] = _reshard_impl
 transpose_rules[reshard_p] = _reshard_transpose
 axis_batching_rules[reshard_p] = _reshard_batching
