@@ -245,7 +245,11 @@ class NumpyBuffer:
         return self
 
     def on_device_size_in_bytes(self) -> int:
-        return 0 if self.value is None else self.value.nbytes
+        # donated, its size is still known, as a jaxlib buffer's (a .delete()d one's is asked
+        # of no buffer: Array raises jaxlib's error first)
+        if self.value is None:
+            return int(np.prod(self.aval.shape)) * np.dtype(self.aval.dtype).itemsize
+        return self.value.nbytes
 
     def unsafe_buffer_pointer(self) -> int:
         return self.value.ctypes.data

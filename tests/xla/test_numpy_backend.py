@@ -918,3 +918,25 @@ def test_a_donated_buffer_seen_elsewhere_is_not_written(numpy_device):
     assert other is not x and other.unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
     double(x)
     assert np.asarray(other).tolist() == [0, 1, 2]
+
+
+def test_a_deleted_or_donated_arrays_buffer_questions_raise_as_jaxlibs(numpy_device):
+    """JAX 0.10.2 (tests/data/deleted_arrays_reference.json): a `.delete()`d Array's
+    `on_device_size_in_bytes()` and `unsafe_buffer_pointer()` raise jaxlib's JaxRuntimeError,
+    a donated one's size is still its size and its pointer raises. The NumPy backend raised
+    the plain RuntimeError of a deleted read for all four, the donated size included."""
+    from jxkernel.xla.client import JaxRuntimeError
+    gone = jax.device_put(np.arange(3.0, dtype=np.float32), numpy_device)
+    gone.delete()
+    for method, said in [("on_device_size_in_bytes", r"GetOnDeviceSizeInBytes\(\) called on"),
+                         ("unsafe_buffer_pointer", r"UnsafeBufferPointer\( called on")]:
+        with pytest.raises(JaxRuntimeError, match=f"^INVALID_ARGUMENT: {said} deleted or "
+                           r"donated buffer\. \.delete\(\) was called on it\.$"):
+            getattr(gone, method)()
+    donated = jax.device_put(np.arange(3.0, dtype=np.float32), numpy_device)
+    jax.jit(lambda a: a * 2, donate_argnums=0)(donated)
+    assert donated.is_deleted() and donated.platform == "numpy"
+    assert donated.on_device_size_in_bytes() == 12
+    with pytest.raises(JaxRuntimeError, match=r"^INVALID_ARGUMENT: Buffer has been deleted or "
+                       r"donated\. It was donated to jit\(<lambda>\) as its argument 'a'"):
+        donated.unsafe_buffer_pointer()
