@@ -53,7 +53,8 @@ from ..core.native import native
 from . import array_display, buffer_protocol, client as _client
 from .array_parts import from_parts
 from .client import xc
-from .deleted import DELETED, Gone, deleted_error, mark, ready_error, wait_error, why_text
+from .deleted import (DELETED, Gone, asked_error, deleted_error, mark, ready_error, wait_error,
+                      why_text)
 from .buffer import (_COPY, _committed_buffer, _copy_buffer, _frozen, _rewrap_buffer,
                      _to_host, sharding_for, uncommitted_sharding_for)
 from .host_values import _host_value
@@ -264,11 +265,12 @@ class ArrayImpl(_ArrayBase, metaclass=_CNamed):
     def _asked_of_jaxlib(self, method: str):
         """Its jaxlib buffer's answer to `method`, as JAX's (which calls it): deleted, jaxlib's
         error then why (a donated one's size is still known); the NumPy backend's buffer
-        raises a deleted read's error. (Only for methods that raise on a deleted buffer, never
+        the same. (Only for methods that raise on a deleted buffer, never
         one that crashes: docs/contributing.md, "When a worker crashes".)"""
         raw = self._buf.deleted_buf if type(self._buf) is Gone else self._buf
         if type(raw) is not xc.ArrayImpl:
-            self._check_alive()
+            if raw.is_deleted() and (error := asked_error(method, self._buf)) is not None:
+                raise error
             return getattr(raw, method)()
         try:
             return getattr(raw, method)()

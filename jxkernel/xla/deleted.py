@@ -17,7 +17,7 @@ converts its arguments, before XLA sees it, and no check is added to any live ca
 """
 from __future__ import annotations
 
-from .client import xc
+from .client import JaxRuntimeError, xc
 
 DELETED = ".delete() was called on it."
 
@@ -82,6 +82,31 @@ def wait_error(buf) -> Exception:
     """`block_until_ready` of a deleted Array: jaxlib's error, as in JAX, then why."""
     return xc.XlaRuntimeError("INVALID_ARGUMENT: BlockHostUntilReady() called on deleted or "
                               f"donated buffer. {why_text(buf)}")
+
+
+# jaxlib's texts when a `.delete()`d buffer and a donated one are asked `method`; None: the
+# donated buffer still answers (jaxlib keeps a donated buffer's size)
+_ASKED = {
+    "on_device_size_in_bytes": ("GetOnDeviceSizeInBytes() called on deleted or donated buffer",
+                                None),
+    "unsafe_buffer_pointer": ("UnsafeBufferPointer( called on deleted or donated buffer",
+                              "Buffer has been deleted or donated."),
+}
+
+
+def asked_error(method: str, buf) -> Exception | None:
+    """A deleted NumPy buffer asked `method` as a jaxlib one is: jaxlib's error, as JAX
+    raises it, then why; None where jaxlib still answers (a donated buffer's size).
+
+        >>> asked_error("unsafe_buffer_pointer", None).args[0][:57]
+        'INVALID_ARGUMENT: UnsafeBufferPointer( called on deleted '
+    """
+    deleted_text, donated_text = _ASKED[method]
+    said = deleted_text if getattr(buf, "why", DELETED) == DELETED else donated_text
+    if said is None:
+        return None
+    return JaxRuntimeError(f"INVALID_ARGUMENT: {said}{' ' if said.endswith('.') else '. '}"
+                           f"{why_text(buf)}")
 
 
 def ready_error(buf) -> Exception:

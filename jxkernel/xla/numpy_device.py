@@ -27,11 +27,13 @@ from ..core.avals import AbstractToken
 
 
 class _Memory:
-    """A device's one memory space (JAX's `Device.default_memory()`)."""
-    kind = "device"
+    """A device's memory space (JAX's `Device.default_memory()` is the "device" one)."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
 
     def __repr__(self):
-        return "Memory(kind=device)"
+        return f"Memory(kind={self.kind})"
 
 
 class NumpyDevice:
@@ -44,7 +46,11 @@ class NumpyDevice:
     host_id = 0
     local_hardware_id = None
     slice_index = 0
-    _memory = _Memory()
+    _memory = _Memory("device")
+    # the kinds XLA's CPU device addresses, as the device this one stands in for: a sharding
+    # may name the host ones (`with_memory_kind("pinned_host")`); device_put to them is
+    # refused on both backends (xla/transfers.py: default memory only)
+    _memories = (_memory, _Memory("pinned_host"), _Memory("unpinned_host"))
 
     def __init__(self, id: int = 0):
         self.id = id
@@ -61,7 +67,7 @@ class NumpyDevice:
         return self._memory
 
     def addressable_memories(self) -> list:
-        return [self._memory]
+        return list(self._memories)
 
     def memory_stats(self) -> dict:
         """The device's allocator statistics, in the shape of XLA's `Device.memory_stats()`
@@ -245,7 +251,11 @@ class NumpyBuffer:
         return self
 
     def on_device_size_in_bytes(self) -> int:
-        return 0 if self.value is None else self.value.nbytes
+        # donated, its size is still known, as a jaxlib buffer's (a .delete()d one's is asked
+        # of no buffer: Array raises jaxlib's error first)
+        if self.value is None:
+            return int(np.prod(self.aval.shape)) * np.dtype(self.aval.dtype).itemsize
+        return self.value.nbytes
 
     def unsafe_buffer_pointer(self) -> int:
         return self.value.ctypes.data

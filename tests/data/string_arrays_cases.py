@@ -24,9 +24,15 @@ def _read(x):
             "shape": list(x.shape), "committed": x.committed}
 
 
+def _cpus(jax):
+    """XLA's CPU devices; jxkernel's NumPy backend (JupyterLite's, no "cpu" by name) keeps
+    these arrays on its own devices, so the same programs run there on those (JAX has none)."""
+    return jax.devices() if jax.default_backend() == "numpy" else jax.devices("cpu")
+
+
 def run(jax):
     jnp = jax.numpy
-    cpu = jax.devices("cpu")[0]
+    cpu = _cpus(jax)[0]
     a = _strings(2)
     x = jax.device_put(a, cpu)
     out = {
@@ -55,7 +61,7 @@ def run(jax):
 def run_two_devices(jax):
     """Split over two CPU devices (the process needs them)."""
     jnp = jax.numpy
-    mesh = jax.sharding.Mesh(np.array(jax.devices("cpu")[:2]).reshape((2, 1)), ("x", "y"))
+    mesh = jax.sharding.Mesh(np.array(_cpus(jax)[:2]).reshape((2, 1)), ("x", "y"))
     sharding = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("x", "y"))
     a = _strings(2, 2)
 

@@ -128,6 +128,10 @@ def _logging_rule(log):
     return rule
 
 
+# (the NumPy backend runs a library's lowering rule only where it emits hlo's elementwise
+# operations or none, xla/numpy_user_rules.py: a custom call, as emit_python_callback's, is
+# XLA's runtime, and the primitive is refused there saying so)
+@pytest.mark.xla_only("XLA compiler")
 def test_a_rule_passes_its_token_to_emit_python_callback_and_gives_back_the_next(effect_p):
     log = []
     rule = _logging_rule(log)
@@ -251,6 +255,7 @@ def test_main_takes_and_returns_a_token_per_ordered_effect_passed_between_progra
     assert dispatch.runtime_tokens.current_tokens == {}
 
 
+@pytest.mark.xla_only("XLA text")     # the lowered StableHLO, then emit_python_callback's calls
 def test_an_ordered_call_takes_mains_token_and_programs_stay_in_order(effect_p):
     # (JAX 0.10.2's test_nontrivial_lowering_with_ordered_effect_should_consume_token: the
     # call is main's first operation, on main's token)

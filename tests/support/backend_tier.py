@@ -47,7 +47,8 @@ def on_numpy_backend() -> bool:
 def devices_named_here(recorded):
     """A recording made on XLA's CPU (JSON-like: strings, lists, dicts) with its devices named
     as this run's backend names them: on the NumPy backend `CpuDevice(id=0)` is
-    `NumpyDevice(id=0)` and a mesh's `device_kind=cpu, ..., platform=cpu` are `numpy`, for a
+    `NumpyDevice(id=0)` and a mesh's `device_kind=cpu, ..., platform=cpu` (and a memory
+    kind's refusal's "device cpu", jit's "on platform CPU") are `numpy`, for a
     test whose subject is not the device (a sampler's result laid out on the default device,
     a sharding error that shows the mesh).
 
@@ -63,7 +64,11 @@ def devices_named_here(recorded):
 
 
 _DEVICE_NAMES = (("CpuDevice(", "NumpyDevice("), ("device_kind=cpu,", "device_kind=numpy,"),
-                 ("platform=cpu)", "platform=numpy)"))
+                 ("platform=cpu)", "platform=numpy)"),
+                 # a memory kind's refusal names the device's platform (core/mesh.py)
+                 ("by device cpu. Device cpu can", "by device numpy. Device numpy can"),
+                 # jit's incompatible devices name their platform in capitals
+                 ("on platform CPU", "on platform NUMPY"))
 
 
 def check_reason(reason: str, where: str) -> None:

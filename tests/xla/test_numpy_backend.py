@@ -918,3 +918,44 @@ def test_a_donated_buffer_seen_elsewhere_is_not_written(numpy_device):
     assert other is not x and other.unsafe_buffer_pointer() == x.unsafe_buffer_pointer()
     double(x)
     assert np.asarray(other).tolist() == [0, 1, 2]
+
+
+def test_a_deleted_or_donated_arrays_buffer_questions_raise_as_jaxlibs(numpy_device):
+    """JAX 0.10.2 (tests/data/deleted_arrays_reference.json): a `.delete()`d Array's
+    `on_device_size_in_bytes()` and `unsafe_buffer_pointer()` raise jaxlib's JaxRuntimeError,
+    a donated one's size is still its size and its pointer raises. The NumPy backend raised
+    the plain RuntimeError of a deleted read for all four, the donated size included."""
+    from jxkernel.xla.client import JaxRuntimeError
+    gone = jax.device_put(np.arange(3.0, dtype=np.float32), numpy_device)
+    gone.delete()
+    for method, said in [("on_device_size_in_bytes", r"GetOnDeviceSizeInBytes\(\) called on"),
+                         ("unsafe_buffer_pointer", r"UnsafeBufferPointer\( called on")]:
+        with pytest.raises(JaxRuntimeError, match=f"^INVALID_ARGUMENT: {said} deleted or "
+                           r"donated buffer\. \.delete\(\) was called on it\.$"):
+            getattr(gone, method)()
+    donated = jax.device_put(np.arange(3.0, dtype=np.float32), numpy_device)
+    jax.jit(lambda a: a * 2, donate_argnums=0)(donated)
+    assert donated.is_deleted() and donated.platform == "numpy"
+    assert donated.on_device_size_in_bytes() == 12
+    with pytest.raises(JaxRuntimeError, match=r"^INVALID_ARGUMENT: Buffer has been deleted or "
+                       r"donated\. It was donated to jit\(<lambda>\) as its argument 'a'"):
+        donated.unsafe_buffer_pointer()
+
+
+def test_the_device_addresses_the_memory_kinds_of_xlas_cpu(numpy_device):
+    """JAX 0.10.2's CPU device addresses "device, pinned_host, unpinned_host" (tests/data/
+    extend_experimental_reference.json): a sharding names a host memory, and device_put
+    there is refused on both backends. The NumPy device had only "device": the sharding
+    itself raised "Could not find memory addressable by device numpy"."""
+    assert [m.kind for m in numpy_device.addressable_memories()] == \
+        ["device", "pinned_host", "unpinned_host"]
+    assert repr(numpy_device.default_memory()) == "Memory(kind=device)"
+    pinned = jax.sharding.SingleDeviceSharding(numpy_device).with_memory_kind("pinned_host")
+    assert repr(pinned) == ("SingleDeviceSharding(device=NumpyDevice(id=0), "
+                            "memory_kind=pinned_host)")
+    x = jax.device_put(np.arange(3.0, dtype=np.float32), numpy_device)
+    with pytest.raises(NotImplementedError, match="default memory only"):
+        jax.device_put(x, pinned)
+    with pytest.raises(ValueError, match="can address the following memory kinds: device, "
+                                         "pinned_host, unpinned_host. Got memory kind: bogus"):
+        pinned.with_memory_kind("bogus")

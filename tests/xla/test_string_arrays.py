@@ -3,7 +3,8 @@ answers for the same programs (tests/data/string_arrays_reference.json, recorded
 reference/make_string_arrays_reference.py): put on a device and read back (repr, values,
 committed), jnp.asarray's dtype errors, jit's and grad's "not a valid JAX type", vmap passing
 one through and its promotion error, device_put without a CPU device refused, and, over two
-devices (a subprocess), split and read back."""
+devices (a subprocess), split and read back. On the NumPy backend the same programs run on its
+devices (it has no "cpu" by name), against the same answers."""
 import numpy as np
 import pytest
 
