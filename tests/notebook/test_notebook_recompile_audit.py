@@ -27,7 +27,7 @@ def _explained(name) -> list:
 
 
 # where JAX's hint falls on traces jxkernel's hessian does not make (jacfwd's and jacrev's
-# own: tests/views/test_recompile_audit.py, TEXT_DIFFERS): its one compile is a first call
+# own: tests/views/test_recompile_audit.py, DERIVATIVE_TRACES): its one compile is a first call
 FIRST_TRACES_ONLY = {"hessian_of_jit_new_shape_fixed"}
 
 

@@ -196,6 +196,9 @@ def _compile_event(jaxpr, name, avals, phases, platform):
             "vmap/grad/...)", phases, platform, origin=compile_record.EAGER)
     origin.told = True
     source = jitted._source_text()
+    # its inputs as the miss names them (value_and_grad's program of loss(w): "w: f32[4]",
+    # not "args[0]"), the learner's function's types, whatever inputs the derivative adds
+    signature = origin.signature or signature
     return compile_record.CompileEvent(
         jitted._name, source, signature, origin.reason, phases, platform, key=jitted,
         changes=origin.changes, origin=compile_record.origin_of(source, jitted._by_user),
@@ -206,14 +209,17 @@ def _compile_event(jaxpr, name, avals, phases, platform):
 # ------------------------------------------------------------------ whose program it is
 class _Origin:
     """The jitted function a jit equation's jaxpr was traced from, why that trace missed,
-    whether a compile has told it yet, the user's line that traced it (`site`) and JAX's
-    lines for a different input pytree (`jax_lines`)."""
-    __slots__ = ("jitted", "reason", "changes", "told", "site", "jax_lines", "event")
+    whether a compile has told it yet, the user's line that traced it (`site`), JAX's
+    lines for a different input pytree (`jax_lines`) and the signature the trace was
+    explained at, in the learner's names (`signature`)."""
+    __slots__ = ("jitted", "reason", "changes", "told", "site", "jax_lines", "event",
+                 "signature")
 
-    def __init__(self, jitted, reason, changes, told, site=None, jax_lines=(), event=None):
+    def __init__(self, jitted, reason, changes, told, site=None, jax_lines=(), event=None,
+                 signature=None):
         self.jitted, self.reason, self.changes, self.told = weakref.ref(jitted), reason, \
             changes, told
-        self.site, self.jax_lines = site, jax_lines
+        self.site, self.jax_lines, self.signature = site, jax_lines, signature
         # a stage's trace (eval_shape, .trace, .lower): the event its compile records, its
         # miss logged at the trace already (compile_record.trace_missed)
         self.event = event
@@ -262,7 +268,7 @@ def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None, leaves=None) -
                                             _client.platform_of(found.device), site)
         if event is not None:
             _origins[jaxpr] = _Origin(jitted, event.reason, event.changes, False, site,
-                                      event.jax_lines, event)
+                                      event.jax_lines, event, event.signature)
             return
     reason, changes, signature, jax_lines = compile_record.traced_under_transformation(
         found, _seen_under.setdefault(jitted, []), _under_vmap(leaves))
@@ -271,7 +277,8 @@ def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None, leaves=None) -
     # of: "" for make_jaxpr's trace of the jit): JAX logs the miss there, though a later
     # call compiles it
     site = traced_call_site()
-    _origins[jaxpr] = _Origin(jitted, reason, changes, inside is not None, site, jax_lines)
+    _origins[jaxpr] = _Origin(jitted, reason, changes, inside is not None, site, jax_lines,
+                              signature=signature)
     if inside is not None:
         # traced inside another traced function (grad(inner) inside jit(outer)): its jit
         # equation is inlined into that program and nothing compiles of its own, so the miss

@@ -186,9 +186,18 @@ def _in_the_callers_names(change, jitted, now):
                 change.snippet, name, f"{name}_{change.path}"))
     if arg.isidentifier():
         return dataclasses.replace(change, snippet=_renamed(change.snippet, change.path, arg))
+    # the argument named as the parameter, but where the learner's line uses that name
+    # already (`x = f(jnp.ones(3)); x = f(x); x = f(jnp.ones(4))`): there the line's earlier
+    # calls rebind it before the call reads it, which then gets their result, not the padded
+    # argument; so another name (`x_arg`)
+    name = change.path
+    while name.isidentifier() and re.search(rf"(?<![.\w]){re.escape(name)}\b", rewritten(arg)):
+        name += "_arg"
+    snippet = change.snippet if name == change.path else \
+        _renamed(change.snippet, change.path, name)
     return dataclasses.replace(change, snippet=(
-        f"{change.path} = {arg}    # line {line}'s argument, named\n{change.snippet}\n"
-        f"{rewritten(change.path)}    # line {line}, given it"))
+        f"{name} = {arg}    # line {line}'s argument, named\n{snippet}\n"
+        f"{rewritten(name)}    # line {line}, given it"))
 
 
 def _calls_it_by_name(site, jitted) -> bool:
