@@ -432,6 +432,18 @@ SCENARIOS = {
         "jax.tree_util.register_dataclass(Cfg, data_fields=['w', 'layers'], meta_fields=[])\n"
         "f = jax.jit(lambda c: c.w * c.layers)\n"
         "f(Cfg(jnp.ones(3), 2)); out = f(Cfg(jnp.ones(3), 3))\n"),
+    "donated_then_new_shape_fixed": (
+        "donated_then_new_shape with its note's code pasted, and the other call padded so too",
+        "f = jax.jit(lambda x: x + 1, donate_argnums=0)\n"
+        "x_arg = jnp.ones(4)    # line 2's argument, named\n"
+        "n = x_arg.shape[0]\n"
+        "size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+        "x_arg = jnp.pad(x_arg, [(0, size - n)] + [(0, 0)] * (x_arg.ndim - 1))\n"
+        "first = jnp.ones(3)    # pad line 2's jnp.ones(3) so too\n"
+        "n = first.shape[0]\n"
+        "size = max(4, 1 << (n - 1).bit_length())\n"
+        "first = jnp.pad(first, [(0, size - n)] + [(0, 0)] * (first.ndim - 1))\n"
+        "x = f(first); x = f(x); x = f(x_arg)    # line 2, given it\n"),
     "x64_toggled_fixed": (
         "x64_toggled with its fix: jax_enable_x64 set first, before any jit",
         "jax.config.update('jax_enable_x64', True)    # first thing, before any jit\n"

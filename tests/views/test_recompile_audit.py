@@ -62,6 +62,10 @@ JAX_KIND = {"shape": "types", "dtype": "types", "weak_type": "types", "static": 
             "traced": "tree", "structure": "tree", "config": "config",
             "fresh_jit": "never seen function", "fresh_body": "never seen function"}
 _RUNS = itertools.count(1)
+# the options a scenario sets and sets back, as the recording runs them: log_compiles_toggled
+# ends with jax_log_compiles on (the recording's setting), which left it on for later files
+# (test_recompile_explainer's log then held JAX's compile lines too: 4 failed after this one)
+TOGGLED = ("jax_explain_cache_misses", "jax_log_compiles", "jax_debug_infs", "jax_enable_x64")
 
 
 def jx_run(name):
@@ -73,13 +77,14 @@ def jx_run(name):
     file = f"{FILE_PREFIX}{name} {tag}>"
     source = SCENARIOS[name][1]
     linecache.cache[file] = (len(source), None, source.splitlines(True), file)
-    before = config.jax_explain_cache_misses
+    before = {option: getattr(config, option) for option in TOGGLED}
     config.update("jax_explain_cache_misses", True)
     try:
         with logged_messages() as messages:
             result = run(jxkernel, name, tag)
     finally:
-        config.update("jax_explain_cache_misses", before)
+        for option, value in before.items():
+            config.update(option, value)
     logged = [_as_recorded(m, tag) for m in messages
               if m.startswith("TRACING CACHE MISS") and f"defined at {file}" in m]
     events = [e for e in compile_log.events_since(start)
@@ -303,8 +308,21 @@ def test_an_argument_is_not_named_as_a_variable_its_line_rebinds():
     (change,) = _recompile("donated_then_new_shape")
     lines = change.snippet.splitlines()
     assert lines[0] == "x_arg = jnp.ones(4)    # line 2's argument, named"
-    assert lines[-1] == "x = f(jnp.ones(3)); x = f(x); x = f(x_arg)    # line 2, given it"
+    assert lines[-2] == "x = f(jnp.ones(3)); x = f(x); x = f(x_arg)    # line 2, given it"
     assert "x_arg = jnp.pad(x_arg, " in change.snippet
+
+
+def test_a_padding_fix_names_the_earlier_call_to_pad_too():
+    # padded at the call that recompiled alone, the earlier call's length compiles its own
+    # program: two compiles pasted, as before (donated_then_new_shape_fixed pads both: one)
+    (change,) = _recompile("donated_then_new_shape")
+    assert change.snippet.endswith("\n# pad line 2's jnp.ones(3) so too: an unpadded length "
+                                   "is a program of its own")
+    (change,) = _recompile("hessian_of_jit_new_shape")
+    assert change.snippet.endswith("# pad line 3's jnp.ones(2) so too: an unpadded length "
+                                   "is a program of its own")
+    (change,) = _recompile("sequence_lengths_vary")    # one call, in a loop: nothing to add
+    assert change.snippet.endswith("f(s)    # line 3, given it")
 
 
 @pytest.mark.parametrize("name", sorted(n for n in SCENARIOS
