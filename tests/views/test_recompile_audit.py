@@ -24,6 +24,7 @@ from jxkernel.views.signature_changes.fixes import PATTERN_SAID
 
 from recompile_audit_cases import FILE_PREFIX, RAISES, SCENARIOS, run  # tests/data
 from logged import logged_messages      # tests/support
+from doc_examples import check_docstring_examples     # tests/support
 import locations  # tests/support: the repository's folders
 
 REFERENCE = locations.jax_answers("recompile_audit_reference.json")["scenarios"]
@@ -288,6 +289,23 @@ def test_a_derivatives_program_is_compiled_for_the_names_jax_says(name, signatur
     (change,) = _recompile(name)
     _, events, _ = jx_run(name)
     assert change.path == "w" and events[1].signature == signature
+
+
+def test_a_vmapped_jits_program_is_compiled_for_its_batch_in_the_parameters_name():
+    # the miss says the rows (JAX: "x, now f32[4] and before f32[3]"), the program takes the
+    # batch: "x: f32[8,4]" (it was "args[0]: f32[8,4]"; the rows' "x: f32[4]" no program's)
+    from jxkernel import compile_log
+    f = jxkernel.jit(lambda x: (x * 2).sum())
+    start = compile_log.last_seq() + 1
+    jxkernel.vmap(f)(jxkernel.numpy.ones((8, 3)))
+    jxkernel.vmap(f)(jxkernel.numpy.ones((8, 4)))
+    first, again = [e for e in compile_log.events_since(start) if e.key is not None]
+    assert [(c.path, c.old, c.new) for c in again.changes] == [("x", "f32[3]", "f32[4]")]
+    assert (first.signature, again.signature) == ((("x", "f32[8,3]"),), (("x", "f32[8,4]"),))
+
+
+def test_the_docstring_examples_of_the_names_a_program_is_compiled_for():
+    check_docstring_examples("jxkernel.transforms.jit.primitive", {"jxkernel": jxkernel})
 
 
 def test_a_static_lambdas_fix_is_the_learners_jit_line_without_the_static_option():

@@ -196,14 +196,33 @@ def _compile_event(jaxpr, name, avals, phases, platform):
             "vmap/grad/...)", phases, platform, origin=compile_record.EAGER)
     origin.told = True
     source = jitted._source_text()
-    # its inputs as the miss names them (value_and_grad's program of loss(w): "w: f32[4]",
-    # not "args[0]"), the learner's function's types, whatever inputs the derivative adds
-    signature = origin.signature or signature
+    signature = _named_as_the_miss(signature, origin.signature)
     return compile_record.CompileEvent(
         jitted._name, source, signature, origin.reason, phases, platform, key=jitted,
         changes=origin.changes, origin=compile_record.origin_of(source, jitted._by_user),
         traced_at=origin.site, jax_lines=origin.jax_lines,
         logged_at_trace=origin.event is not None)
+
+
+def _named_as_the_miss(signature, named) -> tuple:
+    """A transformed program's `signature` ("args[0]: f32[8,4]") in the names the miss of the
+    learner's function says (`named`, "x: f32[4]", as JAX's message): one input for each of
+    the function's, each the program's type (value_and_grad's "w: f32[4]", vmap's batched
+    "x: f32[8,4]"); where the program takes more (hessian's tangents), the function's own.
+
+        >>> _named_as_the_miss((("args[0]", "f32[8,4]"),), (("x", "f32[4]"),))
+        (('x', 'f32[8,4]'),)
+        >>> _named_as_the_miss((("args[0]", "f32[3]"), ("args[1]", "f32[3,3]")),
+        ...                    (("w", "f32[3]"),))
+        (('w', 'f32[3]'),)
+    """
+    if not named:
+        return signature
+    traced = [(name, aval) for name, aval in named if not aval.startswith("static ")]
+    if len(traced) == len(signature):        # (a static argument is no input of the program)
+        return tuple((name, aval) for (name, _), (_, aval) in zip(traced, signature)) + \
+            tuple((name, aval) for name, aval in named if aval.startswith("static "))
+    return tuple(named)
 
 
 # ------------------------------------------------------------------ whose program it is
