@@ -200,6 +200,11 @@ def test_two_functions_passed_static_are_no_function_made_anew():
     # the loop" could not stop it: relu and gelu are made once already
     (change,) = _recompile("static_activation_function")
     assert change.kind == "static" and change.old == "<custom_jvp function relu>"
+    # each by its name, without an address (it was "<function gelu at 0x7f…>"), the note's
+    # "compiled for (..., act: static <function gelu>)" too
+    _, events, _ = jx_run("static_activation_function")
+    assert change.new == "<function gelu>" and "0x" not in _said(events[1])
+    assert dict(events[1].signature)["act"] == "static <function gelu>"
     assert "another function" in change.fix and "outside the loop" not in change.fix
     (change,) = _recompile("static_jnp_function")
     assert "another function" in change.fix and "made anew" not in change.fix
