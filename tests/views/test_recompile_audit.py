@@ -311,6 +311,8 @@ def test_a_vmapped_jits_program_is_compiled_for_its_batch_in_the_parameters_name
 
 def test_the_docstring_examples_of_the_names_a_program_is_compiled_for():
     check_docstring_examples("jxkernel.transforms.jit.primitive", {"jxkernel": jxkernel})
+    # (and of Static's repr as JAX's, tree_util._repr_as_jax)
+    check_docstring_examples("jxkernel.tree_util")
 
 
 def test_a_static_lambdas_fix_is_the_learners_jit_line_without_the_static_option():
