@@ -26,6 +26,7 @@ import operator
 import re
 import sys
 import threading
+import types
 import time
 import warnings
 import weakref
@@ -806,18 +807,29 @@ def named_callable(value) -> bool:
         isinstance(getattr(value, "__name__", None), str)
 
 
+def named_function(value) -> bool:
+    """A def at a module's top level (jax.nn.gelu, the learner's `def act`): its name is
+    its own, its repr's address tells a learner nothing. Not a lambda nor a def made inside
+    a function (`<locals>`), two of which may share a name, their addresses telling them
+    apart."""
+    return isinstance(value, types.FunctionType) and value.__name__ != "<lambda>" and \
+        "<locals>" not in value.__qualname__
+
+
 def named_repr(value) -> str:
     """A static value as the notes write it: its repr, but a function object of a class
-    keeping object's own repr by its class and name.
+    keeping object's own repr by its class and name, and a top-level def by its name.
 
         >>> class custom_jvp:            # jax.nn.relu's class, say
         ...     __name__ = "relu"
         ...     def __call__(self, x): return x
-        >>> named_repr(3), named_repr(custom_jvp())
-        ('3', '<custom_jvp function relu>')
+        >>> named_repr(3), named_repr(custom_jvp()), named_repr(named_repr)
+        ('3', '<custom_jvp function relu>', '<function named_repr>')
     """
     if named_callable(value):
         return f"<{type(value).__name__} function {value.__name__}>"
+    if named_function(value):
+        return f"<function {value.__qualname__}>"
     return repr(value)
 
 

@@ -675,8 +675,28 @@ class Static:
     def __hash__(self):
         return hash((type(self.val), self.val))
 
+    def __repr__(self):
+        return f"Static(val={_repr_as_jax(self.val)})"
+
 
 Static.__module__ = "jax._src.tree_util"     # its class printed as JAX prints its own
+
+
+def _repr_as_jax(value) -> str:
+    """`value`'s repr as JAX prints its own: an object of one of jxkernel's classes under its
+    JAX home (custom_jvp's is jxkernel._src.custom_derivatives, for pickles) that keeps
+    object's repr named from JAX's module, as a static jax.nn.relu is in JAX's log.
+
+    >>> class custom_jvp: pass
+    >>> custom_jvp.__module__ = "jxkernel._src.custom_derivatives"
+    >>> _repr_as_jax(custom_jvp()).split(" at ")[0], _repr_as_jax(3)
+    ('<jax._src.custom_derivatives.custom_jvp object', '3')
+    """
+    text = repr(value)
+    module = getattr(type(value), "__module__", None) or ""
+    if type(value).__repr__ is object.__repr__ and module.startswith("jxkernel._src."):
+        return text.replace(f"<{module}.", f"<jax{module[len('jxkernel'):]}.", 1)
+    return text
 
 
 def _equality_errors(path, t1, t2, is_leaf):

@@ -208,6 +208,39 @@ def jit_decorated_def(fun) -> str | None:
     return f"def {node.name}({ast.unparse(node.args)}):"
 
 
+def jitted_lambda_line(fun) -> str | None:
+    """The start of the line jitting lambda `fun` in its source, `name = jax.jit(lambda ...`
+    with the learner's options but the static ones (`, donate_argnums=0`), where a line binds
+    a name to a jit of it; else None: a fix re-jitting it writes that line, not a generic
+    `f = jax.jit(f)` (no `f` is defined in the learner's program).
+
+        >>> import jxkernel as jax
+        >>> step = jax.jit(lambda w, lr: w - lr * w, static_argnums=1, donate_argnums=0)
+        >>> jitted_lambda_line(step._fun)
+        'step = jax.jit(lambda w, lr: w - lr * w, donate_argnums=0'
+    """
+    node = _function_node(fun)
+    if not isinstance(node, ast.Lambda):
+        return None
+    try:
+        lines, _ = inspect.getsourcelines(fun)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for statement in tree.body:
+        call = getattr(statement, "value", None)
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
+                isinstance(statement.targets[0], ast.Name) and isinstance(call, ast.Call) and \
+                ast.unparse(call.func).split(".")[-1] == "jit" and len(call.args) == 1 and \
+                isinstance(call.args[0], ast.Lambda) and \
+                ast.dump(call.args[0]) == ast.dump(node):
+            kept = [f", {ast.unparse(k)}" for k in call.keywords
+                    if k.arg not in ("static_argnums", "static_argnames")]
+            return (f"{statement.targets[0].id} = {ast.unparse(call.func)}("
+                    f"{ast.unparse(call.args[0])}{''.join(kept)}")
+    return None
+
+
 def _parse(text: str):
     """The source's tree. A lambda's lines may be a fragment of a longer statement
     (`fs = [lambda x: x,` ...): then each `lambda` on them, cut before the closing brackets

@@ -59,7 +59,7 @@ from .signature_changes.statics import _pytree_fields
 from .signature_changes.at_the_calls import at_the_calls, bound_where_called
 from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
-from .argument_uses import jit_decorated_def, uses
+from .argument_uses import jit_decorated_def, jitted_lambda_line, uses
 from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
 from .traced_functions import (  # noqa: F401  (forget_function: compile_record calls it too)
     _CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage, _named_consts, _named_signature,
@@ -122,8 +122,8 @@ def _explain(miss: Miss) -> tuple:
         if closest is None:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), new
     changes = grown_step_by_step(explain_changes(closest, new), miss.history, new)
-    changes = at_the_calls(for_function(changes, miss.jitted._fun, uses, jit_decorated_def),
-                           miss.jitted, closest, new)
+    changes = at_the_calls(for_function(changes, miss.jitted._fun, uses, jit_decorated_def,
+                                        jitted_lambda_line), miss.jitted, closest, new)
     changes = bound_where_called(changes, miss.jitted, new)
     # where the program runs last, and an argument committed on one side only said alone: JAX's
     # tracing cache holds neither (a miss's cause is the rest, which its message names)

@@ -21,6 +21,7 @@ import weakref
 
 import numpy as np
 
+from ..core.compile_record import named_repr
 from ..core.config import _USER_CONTEXTS
 from ..core.lru import LRU
 from ..core.source_info import innermost_function
@@ -267,8 +268,10 @@ def _named_consts(fun, consts) -> tuple:
 
 
 def _named_signature(named, static_named) -> tuple:
+    # a static function object keeping object's repr (a custom_jvp: its repr names
+    # jxkernel's module) by its name, as the changes write it: "static <custom_jvp function f>"
     return tuple((n, a.str_short(True) + (" (weak)" if a.weak_type else "")) for n, a in named) + \
-        tuple((n, f"static {v!r}") for n, v in static_named)
+        tuple((n, f"static {named_repr(v)}") for n, v in static_named)
 
 
 def call_source_of(jitted) -> str | None:

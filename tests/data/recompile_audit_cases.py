@@ -1,4 +1,4 @@
-"""A learner's audit of the recompile notes (h-explain9): programs recompiling a plain
+"""A learner's audit of the recompile notes (h-explain9, h-explain10): programs recompiling a
 `jax.jit` that tests/data/recompile_cases.py does not hold, in its format (source text run
 with `jax`, `jnp` and `np` in its globals, file `<recompile:NAME>`). JAX 0.10.2's log of each
 is recorded by reference/make_recompile_audit_reference.py in
@@ -158,6 +158,141 @@ SCENARIOS = {
         "    Stack, lambda s: (tuple(s.items), None), lambda _, xs: Stack(list(xs)))\n"
         "f = jax.jit(lambda s: sum(x.sum() for x in s.items))\n"
         "f(Stack([jnp.ones(2)])); f(Stack([jnp.ones(2), jnp.ones(2)]))\n"),
+    # ------------------------------------------------ h-explain10: custom rules, hessian
+    "custom_jvp_jitted_new_shape": (
+        "a jitted custom_jvp function, then a longer vector: JAX names the function",
+        "@jax.custom_jvp\n"
+        "def softclip(x):\n"
+        "    return jnp.tanh(x)\n"
+        "@softclip.defjvp\n"
+        "def softclip_jvp(p, t):\n"
+        "    (x,), (dx,) = p, t\n"
+        "    return jnp.tanh(x), dx * (1 - jnp.tanh(x) ** 2)\n"
+        "f = jax.jit(softclip)\n"
+        "f(jnp.ones(3)); f(jnp.ones(4))\n"),
+    "custom_vjp_jitted_new_shape": (
+        "a jitted custom_vjp function, then a longer vector",
+        "@jax.custom_vjp\n"
+        "def clipgrad(x):\n"
+        "    return x\n"
+        "clipgrad.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -1, 1),))\n"
+        "f = jax.jit(clipgrad)\n"
+        "f(jnp.ones(3)); f(jnp.ones(4))\n"),
+    "static_custom_jvp_then_custom_vjp": (
+        "a custom_jvp function as a static argument, then a custom_vjp one",
+        "@jax.custom_jvp\n"
+        "def softclip(x):\n"
+        "    return jnp.tanh(x)\n"
+        "softclip.defjvp(lambda p, t: (softclip(p[0]), t[0]))\n"
+        "@jax.custom_vjp\n"
+        "def clipgrad(x):\n"
+        "    return x\n"
+        "clipgrad.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -1, 1),))\n"
+        "def loss(w, act):\n"
+        "    return act(w).sum()\n"
+        "f = jax.jit(loss, static_argnums=1)\n"
+        "f(jnp.ones(3), softclip); f(jnp.ones(3), clipgrad)\n"),
+    "jit_of_hessian_new_shape": (
+        "jax.jit(jax.hessian(f)) of a plain function, then a longer vector",
+        "def f(w):\n"
+        "    return (w ** 3).sum()\n"
+        "h = jax.jit(jax.hessian(f))\n"
+        "h(jnp.ones(2)); h(jnp.ones(3))\n"),
+    "jit_calling_hessian_new_shape": (
+        "a jitted function calling jax.hessian of a plain one, then a longer vector",
+        "def f(w):\n"
+        "    return (w ** 3).sum()\n"
+        "@jax.jit\n"
+        "def curvature(w):\n"
+        "    return jnp.trace(jax.hessian(f)(w))\n"
+        "curvature(jnp.ones(2)); curvature(jnp.ones(3))\n"),
+    "jit_calling_hessian_of_jit_new_shape": (
+        "a jitted function calling jax.hessian of a jitted one, then a longer vector",
+        "f = jax.jit(lambda w: (w ** 3).sum())\n"
+        "@jax.jit\n"
+        "def curvature(w):\n"
+        "    return jnp.trace(jax.hessian(f)(w))\n"
+        "curvature(jnp.ones(2)); curvature(jnp.ones(3))\n"),
+    # ------------------------------------------------ h-explain10: a workshop's mistakes
+    "python_scalar_each_iteration": (
+        "a Python float learning rate that changes each loop iteration: traced, one program",
+        "def sgd(w, lr):\n"
+        "    return w - lr * w\n"
+        "step = jax.jit(sgd)\n"
+        "w = jnp.ones(3)\n"
+        "for lr in (0.1, 0.05, 0.025):\n"
+        "    w = step(w, lr)\n"),
+    "static_python_scalar_each_iteration": (
+        "a static Python float that changes each loop iteration: a program per value",
+        "step = jax.jit(lambda w, lr: w - lr * w, static_argnums=1)\n"
+        "w = jnp.ones(3)\n"
+        "for lr in (0.1, 0.05, 0.025):\n"
+        "    w = step(w, lr)\n"),
+    "list_argument_grows": (
+        "a list of arrays one longer each iteration",
+        "f = jax.jit(lambda xs: sum(x.sum() for x in xs))\n"
+        "xs = []\n"
+        "for i in range(3):\n"
+        "    xs.append(jnp.ones(2))\n"
+        "    f(xs)\n"),
+    "dict_key_order": (
+        "the same dict keys in another order: JAX sorts them, a cache hit",
+        "f = jax.jit(lambda d: d['a'] * 2 + d['b'])\n"
+        "f({'a': jnp.ones(2), 'b': jnp.ones(2)}); out = f({'b': jnp.ones(2), 'a': jnp.ones(2)})\n"),
+    "dataclass_meta_field_changes": (
+        "a register_dataclass config whose meta field (static) changes",
+        "import dataclasses\n"
+        "@dataclasses.dataclass\n"
+        "class Cfg:\n"
+        "    w: jax.Array\n"
+        "    layers: int\n"
+        "jax.tree_util.register_dataclass(Cfg, data_fields=['w'], meta_fields=['layers'])\n"
+        "f = jax.jit(lambda c: c.w * c.layers)\n"
+        "f(Cfg(jnp.ones(3), 2)); f(Cfg(jnp.ones(3), 3))\n"),
+    "namedtuple_int_field_changes": (
+        "a NamedTuple with a Python int field: a traced leaf, its new value no new program",
+        "from typing import NamedTuple\n"
+        "class Batch(NamedTuple):\n"
+        "    x: jax.Array\n"
+        "    n: int\n"
+        "f = jax.jit(lambda b: b.x * b.n)\n"
+        "f(Batch(jnp.ones(3), 2)); out = f(Batch(jnp.ones(3), 3))\n"),
+    "donated_then_new_shape": (
+        "donate_argnums: the same shape reuses the program, a new shape compiles",
+        "f = jax.jit(lambda x: x + 1, donate_argnums=0)\n"
+        "x = f(jnp.ones(3)); x = f(x); x = f(jnp.ones(4))\n"),
+    "global_python_float_changes": (
+        "a global Python float read inside jit, changed: a cache hit keeping the old value",
+        "scale = 2.0\n"
+        "def g(x):\n"
+        "    return x * scale\n"
+        "f = jax.jit(g)\n"
+        "f(jnp.ones(3))\n"
+        "scale = 3.0\n"
+        "out = f(jnp.ones(3))\n"),
+    "fresh_lambda_jit_in_loop": (
+        "jax.jit of a new lambda inside a for loop, each iteration",
+        "x = jnp.ones(3)\n"
+        "for i in range(3):\n"
+        "    x = jax.jit(lambda v: v * 2)(x)\n"),
+    "sequence_lengths_vary": (
+        "sequences of length 5, then 7 (shape polymorphism: padding advice)",
+        "f = jax.jit(lambda s: jnp.cumsum(s).max())\n"
+        "for n in (5, 7):\n"
+        "    f(jnp.ones(n))\n"),
+    "python_int_then_python_float": (
+        "a Python int scale, then a Python float: weak i32 to weak f32",
+        "f = jax.jit(lambda x, s: x * s)\n"
+        "f(jnp.ones(3), 2); f(jnp.ones(3), 2.0)\n"),
+    "x64_toggled": (
+        "jax_enable_x64 switched on between two calls",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(jnp.ones(3))\n"
+        "jax.config.update('jax_enable_x64', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_enable_x64', False)\n"),
     # ------------------------------------------------ each fix the notes offer, applied
     # (the note's code pasted into the learner's program: one compile, as JAX lowers once)
     "static_activation_function_seen_again": (
@@ -255,6 +390,69 @@ SCENARIOS = {
         "complex64_then_float32 with its fix: the float32 signal cast at the call",
         "f = jax.jit(lambda s: jnp.abs(s).sum())\n"
         "f(jnp.ones(4, jnp.complex64)); f(jnp.asarray(jnp.ones(4), jnp.complex64))\n"),
+    "static_python_scalar_each_iteration_fixed": (
+        "static_python_scalar_each_iteration with its fix (its note's line): lr traced",
+        "step = jax.jit(lambda w, lr: w - lr * w)\n"
+        "w = jnp.ones(3)\n"
+        "for lr in (0.1, 0.05, 0.025):\n"
+        "    w = step(w, lr)\n"),
+    "list_argument_grows_fixed": (
+        "list_argument_grows with its fix: the list padded to 3 with zeros",
+        "f = jax.jit(lambda xs: sum(x.sum() for x in xs))\n"
+        "xs = []\n"
+        "for i in range(3):\n"
+        "    xs.append(jnp.ones(2))\n"
+        "    f(xs + [jnp.zeros(2)] * (3 - len(xs)))    # 3 arrays, every call\n"),
+    "fresh_lambda_jit_in_loop_fixed": (
+        "fresh_lambda_jit_in_loop with its fix: one jit, made once outside the loop",
+        "double = jax.jit(lambda v: v * 2)\n"
+        "x = jnp.ones(3)\n"
+        "for i in range(3):\n"
+        "    x = double(x)\n"),
+    "sequence_lengths_vary_fixed": (
+        "sequence_lengths_vary with its fix (its note's code in the loop): padded to 8",
+        "f = jax.jit(lambda s: jnp.cumsum(s).max())\n"
+        "for n in (5, 7):\n"
+        "    s = jnp.ones(n)    # line 3's argument, named\n"
+        "    n_s = s.shape[0]\n"
+        "    size = max(8, 1 << (n_s - 1).bit_length())    # a power of two, at least 8\n"
+        "    s = jnp.pad(s, [(0, size - n_s)] + [(0, 0)] * (s.ndim - 1))\n"
+        "    f(s)    # line 3, given it\n"),
+    "python_int_then_python_float_fixed": (
+        "python_int_then_python_float with its fix: always a Python float",
+        "f = jax.jit(lambda x, s: x * s)\n"
+        "f(jnp.ones(3), float(2)); f(jnp.ones(3), 2.0)\n"),
+    "dataclass_meta_field_changes_fixed": (
+        "dataclass_meta_field_changes with its fix: layers registered as a data field",
+        "import dataclasses\n"
+        "@dataclasses.dataclass\n"
+        "class Cfg:\n"
+        "    w: jax.Array\n"
+        "    layers: int\n"
+        "jax.tree_util.register_dataclass(Cfg, data_fields=['w', 'layers'], meta_fields=[])\n"
+        "f = jax.jit(lambda c: c.w * c.layers)\n"
+        "f(Cfg(jnp.ones(3), 2)); out = f(Cfg(jnp.ones(3), 3))\n"),
+    "donated_then_new_shape_fixed": (
+        "donated_then_new_shape with its note's code pasted, and the other call padded so too",
+        "f = jax.jit(lambda x: x + 1, donate_argnums=0)\n"
+        "x_arg = jnp.ones(4)    # line 2's argument, named\n"
+        "n = x_arg.shape[0]\n"
+        "size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+        "x_arg = jnp.pad(x_arg, [(0, size - n)] + [(0, 0)] * (x_arg.ndim - 1))\n"
+        "first = jnp.ones(3)    # pad line 2's jnp.ones(3) so too\n"
+        "n = first.shape[0]\n"
+        "size = max(4, 1 << (n - 1).bit_length())\n"
+        "first = jnp.pad(first, [(0, size - n)] + [(0, 0)] * (first.ndim - 1))\n"
+        "x = f(first); x = f(x); x = f(x_arg)    # line 2, given it\n"),
+    "x64_toggled_fixed": (
+        "x64_toggled with its fix: jax_enable_x64 set first, before any jit",
+        "jax.config.update('jax_enable_x64', True)    # first thing, before any jit\n"
+        "try:\n"
+        "    f = jax.jit(lambda x: x * 2)\n"
+        "    f(jnp.ones(3))\n"
+        "    f(jnp.ones(3))\n"
+        "finally:\n"
+        "    jax.config.update('jax_enable_x64', False)\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

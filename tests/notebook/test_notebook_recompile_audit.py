@@ -27,14 +27,25 @@ def _explained(name) -> list:
 
 
 # where JAX's hint falls on traces jxkernel's hessian does not make (jacfwd's and jacrev's
-# own: tests/views/test_recompile_audit.py, TEXT_DIFFERS): its one compile is a first call
+# own: tests/views/test_recompile_audit.py, DERIVATIVE_TRACES): its one compile is a first call
 FIRST_TRACES_ONLY = {"hessian_of_jit_new_shape_fixed"}
+
+
+# the options a program sets and sets back as the recording runs it (log_compiles_toggled
+# ends with jax_log_compiles on): set back here as they were, for the files after this one
+TOGGLED = ("jax_log_compiles", "jax_debug_infs", "jax_enable_x64")
 
 
 @pytest.mark.parametrize("name", sorted(set(SCENARIOS) - RAISES))
 def test_each_program_as_a_cell(shell, name):
+    from jxkernel import config
     ran_ok(shell, "%jxcompiles --clear")        # %jxcompiles then lists this cell's alone
-    ran = ran_ok(shell, SCENARIOS[name][1])
+    before = {option: getattr(config, option) for option in TOGGLED}
+    try:
+        ran = ran_ok(shell, SCENARIOS[name][1])
+    finally:
+        for option, value in before.items():
+            config.update(option, value)
     noted = "\n".join(n["text/plain"] for n in ran.notes)
     if _explained(name) and name not in FIRST_TRACES_ONLY:      # (a) never silent
         (note,) = ran.notes

@@ -11,7 +11,6 @@ from doc_examples import check_docstring_examples
 
 import jxkernel
 import jxkernel.numpy as jnp
-from jxkernel.tree_util import tree_flatten
 
 
 def _reference() -> dict:
@@ -71,7 +70,8 @@ def test_lowering_for_gpu_without_one_is_jaxs_error():
 
 def test_the_docstring_examples_of_the_text_helpers_are_true():
     check_docstring_examples("jxkernel.xla.stablehlo")           # string_attr, the emitter
-    check_docstring_examples("jxkernel.transforms.jit.args", {"tree_flatten": tree_flatten})
+    # standalone: each example imports what it uses, as `pytest --doctest-modules` runs it
+    check_docstring_examples("jxkernel.transforms.jit.args", standalone=True)
 
 
 def test_without_jaxlib_as_text_is_our_text_without_its_locations(monkeypatch):

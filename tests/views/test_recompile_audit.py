@@ -24,30 +24,49 @@ from jxkernel.views.signature_changes.fixes import PATTERN_SAID
 
 from recompile_audit_cases import FILE_PREFIX, RAISES, SCENARIOS, run  # tests/data
 from logged import logged_messages      # tests/support
+from doc_examples import check_docstring_examples     # tests/support
 import locations  # tests/support: the repository's folders
 
 REFERENCE = locations.jax_answers("recompile_audit_reference.json")["scenarios"]
 
 # where jxkernel's log may not read as JAX's, and why (each compared on what it shares)
 TEXT_DIFFERS = {
-    # jax.nn.relu is a custom_jvp object, whose repr names its module: JAX's is
-    # "<jax._src.custom_derivatives.custom_jvp object at 0x…>", ours jxkernel's
-    "static_activation_function": "the repr of a custom_jvp object names its module",
-    "static_activation_function_seen_again": "the repr of a custom_jvp object names its module",
     # jnp.sin is a jitted function in JAX ("<PjitFunction of <function sin at 0x…>>"), a plain
     # function here
     "static_jnp_function": "jnp.sin is a PjitFunction in JAX",
-    # JAX's jacfwd and jacrev trace the jitted function under each of their transformations
-    # (6 misses, each "never seen" but the shape's); jxkernel's hessian traces it twice: the
-    # first call and the new shape, both among JAX's messages
-    "hessian_of_jit_new_shape": "JAX logs the traces its jacfwd and jacrev make",
-    "hessian_of_jit_new_shape_fixed": "JAX logs the traces its jacfwd and jacrev make",
 }
+# jax.hessian of a jitted function (called directly, or inside another jit): JAX's jacfwd and
+# jacrev trace the jaxprs they derive from it again, each logged as "never seen function"
+# under the learner's function's name (and mostly "maybe the function is being re-defined
+# repeatedly", which the learner did not do): 6 misses where jxkernel's log has 2. jxkernel
+# logs JAX's misses of the learner's own function alone: its first trace and what changed
+# (derivative_traces_dropped), message for message JAX's text (docs/seeing_inside.md)
+DERIVATIVE_TRACES = {"hessian_of_jit_new_shape", "hessian_of_jit_new_shape_fixed",
+                     "jit_calling_hessian_of_jit_new_shape"}
+
+
+def derivative_traces_dropped(messages: list) -> list:
+    """The indices of JAX's messages but the traces of a function's derivatives: a "never
+    seen function" of a function (its name and line) that an earlier message names already."""
+    kept, seen = [], set()
+    for i, m in enumerate(messages):
+        function = re.search(r"\n    (\S+) defined at (\S+)|\n  for (\S+) defined at (\S+)", m)
+        key = tuple(g for g in function.groups() if g) if function else m
+        if "never seen function" not in m or key not in seen:
+            kept.append(i)
+        seen.add(key)
+    return kept
+
+
 # JAX's kind of miss for a kind of Change (tests/views/test_recompile_corpus.py's JAX_KIND)
 JAX_KIND = {"shape": "types", "dtype": "types", "weak_type": "types", "static": "tree",
             "traced": "tree", "structure": "tree", "config": "config",
             "fresh_jit": "never seen function", "fresh_body": "never seen function"}
 _RUNS = itertools.count(1)
+# the options a scenario sets and sets back, as the recording runs them: log_compiles_toggled
+# ends with jax_log_compiles on (the recording's setting), which left it on for later files
+# (test_recompile_explainer's log then held JAX's compile lines too: 4 failed after this one)
+TOGGLED = ("jax_explain_cache_misses", "jax_log_compiles", "jax_debug_infs", "jax_enable_x64")
 
 
 def jx_run(name):
@@ -59,13 +78,14 @@ def jx_run(name):
     file = f"{FILE_PREFIX}{name} {tag}>"
     source = SCENARIOS[name][1]
     linecache.cache[file] = (len(source), None, source.splitlines(True), file)
-    before = config.jax_explain_cache_misses
+    before = {option: getattr(config, option) for option in TOGGLED}
     config.update("jax_explain_cache_misses", True)
     try:
         with logged_messages() as messages:
             result = run(jxkernel, name, tag)
     finally:
-        config.update("jax_explain_cache_misses", before)
+        for option, value in before.items():
+            config.update(option, value)
     logged = [_as_recorded(m, tag) for m in messages
               if m.startswith("TRACING CACHE MISS") and f"defined at {file}" in m]
     events = [e for e in compile_log.events_since(start)
@@ -120,14 +140,18 @@ def test_audit_scenario_like_jax(name):
     if name in TEXT_DIFFERS:    # every message of ours is one of JAX's, once its values agree
         theirs = [m.replace("<PjitFunction of <function sin at 0x…>>", "<function sin at 0x…>")
                   .replace("<PjitFunction of <function cos at 0x…>>", "<function cos at 0x…>")
-                  .replace("<jax._src.", "<jxkernel._src.") for m in expected["messages"]]
+                  for m in expected["messages"]]
         assert all(m in theirs for m in logged), (logged, theirs)
         assert [m for m in theirs if "never seen function" not in m] == \
             [m for m in logged if "never seen function" not in m]
+    elif name in DERIVATIVE_TRACES:
+        kept = derivative_traces_dropped(expected["messages"])
+        assert logged == [expected["messages"][i] for i in kept]
     else:
         assert logged == expected["messages"]
-    misses = [m for m in expected["misses"] if name not in TEXT_DIFFERS or
-              m["kind"] != "never seen function" or m is expected["misses"][0]]
+    misses = expected["misses"]
+    if name in DERIVATIVE_TRACES:
+        misses = [misses[i] for i in derivative_traces_dropped(expected["messages"])]
     assert [_cause(e) for e in events] == [m["kind"] for m in misses], \
         [(e.reason, e.changes) for e in events]
     for event, miss in zip(events, misses):
@@ -176,6 +200,11 @@ def test_two_functions_passed_static_are_no_function_made_anew():
     # the loop" could not stop it: relu and gelu are made once already
     (change,) = _recompile("static_activation_function")
     assert change.kind == "static" and change.old == "<custom_jvp function relu>"
+    # each by its name, without an address (it was "<function gelu at 0x7f…>"), the note's
+    # "compiled for (..., act: static <function gelu>)" too
+    _, events, _ = jx_run("static_activation_function")
+    assert change.new == "<function gelu>" and "0x" not in _said(events[1])
+    assert dict(events[1].signature)["act"] == "static <function gelu>"
     assert "another function" in change.fix and "outside the loop" not in change.fix
     (change,) = _recompile("static_jnp_function")
     assert "another function" in change.fix and "made anew" not in change.fix
@@ -240,6 +269,85 @@ def test_a_batch_of_keys_is_not_padded():
     # jnp.pad refuses a key array in JAX 0.10.2; a fixed count of keys is one program
     (change,) = _recompile("typed_key_batch_grows")
     assert "jnp.pad" not in change.snippet and "jax.random.split(key, MAX)" in change.snippet
+
+
+def test_a_custom_rule_function_is_named_as_jax_names_it():
+    # JAX: "Static(val=<jax._src.custom_derivatives.custom_vjp object at 0x…>)"; it read
+    # "<jxkernel._src.custom_derivatives.custom_vjp object at 0x…>", and the note's
+    # "compiled for (..., act: static <jxkernel._src...>)" too
+    _, events, logged = jx_run("static_custom_jvp_then_custom_vjp")
+    assert "Static(val=<jax._src.custom_derivatives.custom_vjp object at 0x…>)" in logged[1]
+    assert "jxkernel" not in "\n".join(logged)
+    assert dict(events[1].signature)["act"] == "static <custom_vjp function clipgrad>"
+    (change,) = events[1].changes
+    assert (change.old, change.new) == ("<custom_jvp function softclip>",
+                                        "<custom_vjp function clipgrad>")
+
+
+@pytest.mark.parametrize("name, signature", [
+    ("value_and_grad_of_jit_new_shape", (("w", "f32[4]"),)),
+    ("hessian_of_jit_new_shape", (("w", "f32[3]"),))])
+def test_a_derivatives_program_is_compiled_for_the_names_jax_says(name, signature):
+    # the change says "w" as JAX's "* at w, now f32[4] and before f32[3]"; the signature
+    # the note's "compiled for (...)" writes said "args[0]: f32[4]" (and hessian's
+    # "args[0]: f32[3], args[1]: f32[3,3]", its tangents' batch too)
+    (change,) = _recompile(name)
+    _, events, _ = jx_run(name)
+    assert change.path == "w" and events[1].signature == signature
+
+
+def test_a_vmapped_jits_program_is_compiled_for_its_batch_in_the_parameters_name():
+    # the miss says the rows (JAX: "x, now f32[4] and before f32[3]"), the program takes the
+    # batch: "x: f32[8,4]" (it was "args[0]: f32[8,4]"; the rows' "x: f32[4]" no program's)
+    from jxkernel import compile_log
+    f = jxkernel.jit(lambda x: (x * 2).sum())
+    start = compile_log.last_seq() + 1
+    jxkernel.vmap(f)(jxkernel.numpy.ones((8, 3)))
+    jxkernel.vmap(f)(jxkernel.numpy.ones((8, 4)))
+    first, again = [e for e in compile_log.events_since(start) if e.key is not None]
+    assert [(c.path, c.old, c.new) for c in again.changes] == [("x", "f32[3]", "f32[4]")]
+    assert (first.signature, again.signature) == ((("x", "f32[8,3]"),), (("x", "f32[8,4]"),))
+
+
+def test_the_docstring_examples_of_the_names_a_program_is_compiled_for():
+    check_docstring_examples("jxkernel.transforms.jit.primitive", {"jxkernel": jxkernel})
+    # (and of Static's repr as JAX's, tree_util._repr_as_jax)
+    check_docstring_examples("jxkernel.tree_util")
+
+
+def test_a_static_lambdas_fix_is_the_learners_jit_line_without_the_static_option():
+    # it was `f = jax.jit(f)`: no `f` in the program, a NameError pasted. The line itself,
+    # lr traced, is static_python_scalar_each_iteration_fixed: one compile, as JAX traces it
+    _, events, _ = jx_run("static_python_scalar_each_iteration")
+    for event in events[1:]:
+        (change,) = event.changes
+        assert change.snippet == ("step = jax.jit(lambda w, lr: w - lr * w)    # lr traced: "
+                                  "one program for all its values")
+    assert SCENARIOS["static_python_scalar_each_iteration_fixed"][1].startswith(
+        "step = jax.jit(lambda w, lr: w - lr * w)\n")
+
+
+def test_an_argument_is_not_named_as_a_variable_its_line_rebinds():
+    # `x = f(jnp.ones(3)); x = f(x); x = f(jnp.ones(4))`: given `x`, the last call read the
+    # second's result (shape 3), not the padded argument
+    (change,) = _recompile("donated_then_new_shape")
+    lines = change.snippet.splitlines()
+    assert lines[0] == "x_arg = jnp.ones(4)    # line 2's argument, named"
+    assert lines[-2] == "x = f(jnp.ones(3)); x = f(x); x = f(x_arg)    # line 2, given it"
+    assert "x_arg = jnp.pad(x_arg, " in change.snippet
+
+
+def test_a_padding_fix_names_the_earlier_call_to_pad_too():
+    # padded at the call that recompiled alone, the earlier call's length compiles its own
+    # program: two compiles pasted, as before (donated_then_new_shape_fixed pads both: one)
+    (change,) = _recompile("donated_then_new_shape")
+    assert change.snippet.endswith("\n# pad line 2's jnp.ones(3) so too: an unpadded length "
+                                   "is a program of its own")
+    (change,) = _recompile("hessian_of_jit_new_shape")
+    assert change.snippet.endswith("# pad line 3's jnp.ones(2) so too: an unpadded length "
+                                   "is a program of its own")
+    (change,) = _recompile("sequence_lengths_vary")    # one call, in a loop: nothing to add
+    assert change.snippet.endswith("f(s)    # line 3, given it")
 
 
 @pytest.mark.parametrize("name", sorted(n for n in SCENARIOS

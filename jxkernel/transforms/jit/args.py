@@ -532,6 +532,7 @@ def token_carriers(leaves: list, treedef) -> tuple:
     dimension (jax.export) is passed as its value, a weakly typed int (as JAX's
     `pytype_aval_mappings` types it).
 
+    >>> from jxkernel import lax
     >>> token_carriers([lax.create_token()], None)[0][0].aval
     AbstractToken()
     """
@@ -843,6 +844,7 @@ def pinned_device(in_shardings, out_shardings):
     """The device of a jit whose shardings are SingleDeviceShardings on one device (the others
     None): JAX runs it there, its results committed, as jit(device=d) runs; else None.
 
+    >>> import jxkernel as jax
     >>> d = jax.devices()[0]
     >>> pinned_device((jax.sharding.SingleDeviceSharding(d), None), None) == d
     True

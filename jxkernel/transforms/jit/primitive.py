@@ -196,6 +196,7 @@ def _compile_event(jaxpr, name, avals, phases, platform):
             "vmap/grad/...)", phases, platform, origin=compile_record.EAGER)
     origin.told = True
     source = jitted._source_text()
+    signature = _named_as_the_miss(signature, origin.signature)
     return compile_record.CompileEvent(
         jitted._name, source, signature, origin.reason, phases, platform, key=jitted,
         changes=origin.changes, origin=compile_record.origin_of(source, jitted._by_user),
@@ -203,17 +204,41 @@ def _compile_event(jaxpr, name, avals, phases, platform):
         logged_at_trace=origin.event is not None)
 
 
+def _named_as_the_miss(signature, named) -> tuple:
+    """A transformed program's `signature` ("args[0]: f32[8,4]") in the names the miss of the
+    learner's function says (`named`, "x: f32[4]", as JAX's message): one input for each of
+    the function's, each the program's type (value_and_grad's "w: f32[4]", vmap's batched
+    "x: f32[8,4]"); where the program takes more (hessian's tangents), the function's own.
+
+        >>> _named_as_the_miss((("args[0]", "f32[8,4]"),), (("x", "f32[4]"),))
+        (('x', 'f32[8,4]'),)
+        >>> _named_as_the_miss((("args[0]", "f32[3]"), ("args[1]", "f32[3,3]")),
+        ...                    (("w", "f32[3]"),))
+        (('w', 'f32[3]'),)
+    """
+    if not named:
+        return signature
+    traced = [(name, aval) for name, aval in named if not aval.startswith("static ")]
+    if len(traced) == len(signature):        # (a static argument is no input of the program)
+        return tuple((name, aval) for (name, _), (_, aval) in zip(traced, signature)) + \
+            tuple((name, aval) for name, aval in named if aval.startswith("static "))
+    return tuple(named)
+
+
 # ------------------------------------------------------------------ whose program it is
 class _Origin:
     """The jitted function a jit equation's jaxpr was traced from, why that trace missed,
-    whether a compile has told it yet, the user's line that traced it (`site`) and JAX's
-    lines for a different input pytree (`jax_lines`)."""
-    __slots__ = ("jitted", "reason", "changes", "told", "site", "jax_lines", "event")
+    whether a compile has told it yet, the user's line that traced it (`site`), JAX's
+    lines for a different input pytree (`jax_lines`) and the signature the trace was
+    explained at, in the learner's names (`signature`)."""
+    __slots__ = ("jitted", "reason", "changes", "told", "site", "jax_lines", "event",
+                 "signature")
 
-    def __init__(self, jitted, reason, changes, told, site=None, jax_lines=(), event=None):
+    def __init__(self, jitted, reason, changes, told, site=None, jax_lines=(), event=None,
+                 signature=None):
         self.jitted, self.reason, self.changes, self.told = weakref.ref(jitted), reason, \
             changes, told
-        self.site, self.jax_lines = site, jax_lines
+        self.site, self.jax_lines, self.signature = site, jax_lines, signature
         # a stage's trace (eval_shape, .trace, .lower): the event its compile records, its
         # miss logged at the trace already (compile_record.trace_missed)
         self.event = event
@@ -262,7 +287,7 @@ def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None, leaves=None) -
                                             _client.platform_of(found.device), site)
         if event is not None:
             _origins[jaxpr] = _Origin(jitted, event.reason, event.changes, False, site,
-                                      event.jax_lines, event)
+                                      event.jax_lines, event, event.signature)
             return
     reason, changes, signature, jax_lines = compile_record.traced_under_transformation(
         found, _seen_under.setdefault(jitted, []), _under_vmap(leaves))
@@ -271,7 +296,8 @@ def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None, leaves=None) -
     # of: "" for make_jaxpr's trace of the jit): JAX logs the miss there, though a later
     # call compiles it
     site = traced_call_site()
-    _origins[jaxpr] = _Origin(jitted, reason, changes, inside is not None, site, jax_lines)
+    _origins[jaxpr] = _Origin(jitted, reason, changes, inside is not None, site, jax_lines,
+                              signature=signature)
     if inside is not None:
         # traced inside another traced function (grad(inner) inside jit(outer)): its jit
         # equation is inlined into that program and nothing compiles of its own, so the miss

@@ -64,7 +64,7 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
             continue
         elif c.kind in ("shape", "structure") and c.path.isidentifier() and \
                 re.search(rf"(?m)^{re.escape(c.path)} = ", c.snippet):
-            out.append(_in_the_callers_names(c, jitted, now))
+            out.append(_in_the_callers_names(c, jitted, now, before))
             continue
         elif cast is not None and cast.group(1) == cast.group(2) == c.path:
             # the cast belongs at the call whose dtype is not the one cast to: the new
@@ -162,17 +162,43 @@ def _call_at(site, jitted):
     return calls[0] if len(calls) == 1 else None
 
 
-def _in_the_callers_names(change, jitted, now):
+def _in_the_callers_names(change, jitted, now, before=None):
     """A fix written before the call in the parameter's name (`n = x.shape[0]` ... for x),
     in the caller's: the variable it passed (`total(v)`: v), or, an expression passed
     (`total(jnp.ones(n))`), that expression named first and the call given the name
     (pasted before the call, the parameter's name was nowhere). As it was where the call
-    cannot be read or passes the parameter's own name."""
+    cannot be read or passes the parameter's own name. A padding fix for a call other than
+    the earlier one (`before`'s) says to pad that call's argument too (_pad_the_other_call)."""
     site = getattr(now, "site", None)
     found = None if not _calls_it_by_name(site, jitted) else \
         _argument_at(site, jitted, change.path)
     if found is None:
         return change
+    return _pad_the_other_call(_named_at_the_call(change, found), jitted, before, now)
+
+
+def _pad_the_other_call(change, jitted, before, now):
+    """`change`'s padding code, for the call at `now`'s site, with a last line naming the
+    earlier call (`before`'s, another call of the function: `f(jnp.ones(3))` on the line
+    above) whose argument needs the same padding: padded at one call only, the other's
+    length still compiles a program of its own (two compiles, as before the fix)."""
+    sites = getattr(before, "site", None), getattr(now, "site", None)
+    if change.kind != "shape" or "jnp.pad(" not in change.snippet or None in sites or \
+            (sites[0].file, sites[0].line, sites[0].column) == \
+            (sites[1].file, sites[1].line, sites[1].column) or \
+            not _calls_it_by_name(sites[0], jitted):
+        return change
+    found = _argument_at(sites[0], jitted, change.path)
+    if found is None:
+        return change
+    _, arg, line, _ = found
+    return dataclasses.replace(change, snippet=(
+        f"{change.snippet}\n# pad line {line}'s {arg} so too: an unpadded length is a "
+        "program of its own"))
+
+
+def _named_at_the_call(change, found):
+    """`change`'s code in the names of the call `found` (_argument_at's) passes."""
     _, arg, line, rewritten = found
     if arg == change.path:
         return change
@@ -186,9 +212,18 @@ def _in_the_callers_names(change, jitted, now):
                 change.snippet, name, f"{name}_{change.path}"))
     if arg.isidentifier():
         return dataclasses.replace(change, snippet=_renamed(change.snippet, change.path, arg))
+    # the argument named as the parameter, but where the learner's line uses that name
+    # already (`x = f(jnp.ones(3)); x = f(x); x = f(jnp.ones(4))`): there the line's earlier
+    # calls rebind it before the call reads it, which then gets their result, not the padded
+    # argument; so another name (`x_arg`)
+    name = change.path
+    while name.isidentifier() and re.search(rf"(?<![.\w]){re.escape(name)}\b", rewritten(arg)):
+        name += "_arg"
+    snippet = change.snippet if name == change.path else \
+        _renamed(change.snippet, change.path, name)
     return dataclasses.replace(change, snippet=(
-        f"{change.path} = {arg}    # line {line}'s argument, named\n{change.snippet}\n"
-        f"{rewritten(change.path)}    # line {line}, given it"))
+        f"{name} = {arg}    # line {line}'s argument, named\n{snippet}\n"
+        f"{rewritten(name)}    # line {line}, given it"))
 
 
 def _calls_it_by_name(site, jitted) -> bool:

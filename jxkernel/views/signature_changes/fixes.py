@@ -257,13 +257,15 @@ def _as_decorator(snippet: str, name: str, def_line: str) -> str:
     return "\n".join(out)
 
 
-def for_function(changes, fun, uses_of, decorated_def=None) -> tuple:
+def for_function(changes, fun, uses_of, decorated_def=None, lambda_line=None) -> tuple:
     """`changes` with their fixes written for `fun`: its own name in the code (`jax.jit(update)`,
     not a generic `f`, which a learner would paste as it is), and a static argument's advice
     by how `fun`'s source uses it (`uses_of(fun, name)`: views/argument_uses.uses), where it
     can be read: traced where it only computes, kept static where it sets a shape or a
     Python branch. `decorated_def(fun)`: the def line of a function jitted by its
-    decorator (argument_uses.jit_decorated_def), whose fixes show the decorator.
+    decorator (argument_uses.jit_decorated_def), whose fixes show the decorator;
+    `lambda_line(fun)`: a lambda's jit line as the learner wrote it, without its static
+    options (argument_uses.jitted_lambda_line), which a lambda's fix writes for `f = jax.jit(f`.
 
         >>> def update(w, lr):
         ...     return w - lr * w
@@ -272,6 +274,8 @@ def for_function(changes, fun, uses_of, decorated_def=None) -> tuple:
         'jax.jit(update)    # lr traced: one program for all its values'
     """
     name = getattr(fun, "__name__", "")
+    if name == "<lambda>" and lambda_line is not None:
+        return _for_lambda(changes, lambda_line(fun))
     if not name.isidentifier():
         return tuple(changes)
     out = []
@@ -308,6 +312,24 @@ def for_function(changes, fun, uses_of, decorated_def=None) -> tuple:
                 lambda m: m.group(0).replace("f(", f"{name}("), change.snippet))
         out.append(change)
     return tuple(out)
+
+
+def _for_lambda(changes, line: str | None) -> tuple:
+    """`changes` of a jitted lambda with their code's `f = jax.jit(f` as the learner's line
+    (`step = jax.jit(lambda w, lr: w - lr * w`): the generic `f` is no name in their program.
+
+        >>> c = _fixed("lr", "static", 0.1, 0.05)
+        >>> _for_lambda([c], "step = jax.jit(lambda w, lr: w - lr * w")[0].snippet
+        'step = jax.jit(lambda w, lr: w - lr * w)    # lr traced: one program for all its values'
+    """
+    generic = _JIT_OF.format(**_jitting())
+    if line is None:
+        return tuple(changes)
+    name = line.split(" = ", 1)[0]
+    return tuple(dataclasses.replace(c, snippet="\n".join(
+        line + text[len(generic):].replace("the one jit of f:", f"the one jit of {name}:")
+        if text.startswith(generic) else text for text in c.snippet.split("\n")))
+        for c in changes)
 
 
 # a closed-over value's fix in the learner's def (and, by at_the_calls, its call): the value

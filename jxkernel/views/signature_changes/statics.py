@@ -10,7 +10,7 @@ import dataclasses
 import numpy as np
 
 from ...core.clipped_text import clipped
-from ...core.compile_record import named_callable, named_repr
+from ...core.compile_record import named_callable, named_function, named_repr
 from .change import _aval_text, _root
 from .fixes import _fixed, _refixed
 
@@ -152,7 +152,7 @@ def _static_repr(value) -> str:
     object's own repr (an address, which tells a learner nothing) its class and fields:
     Model(k=2); for a function object of such a class (jax.nn.relu, a custom_jvp) its class
     and name: <custom_jvp function relu>."""
-    if named_callable(value):
+    if named_callable(value) or named_function(value):
         return named_repr(value)
     if type(value).__repr__ is not object.__repr__ or not _fields(value):
         return repr(value)
