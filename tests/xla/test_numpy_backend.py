@@ -959,3 +959,22 @@ def test_the_device_addresses_the_memory_kinds_of_xlas_cpu(numpy_device):
     with pytest.raises(ValueError, match="can address the following memory kinds: device, "
                                          "pinned_host, unpinned_host. Got memory kind: bogus"):
         pinned.with_memory_kind("bogus")
+
+
+def test_device_put_between_meshes_of_the_same_devices_passes_the_transfer_guard():
+    """JAX 0.10.2 moves the blocks between the devices (tests/data/pjit_array_reference.json's
+    "reordered put" cases, transfer_guard('disallow_explicit')); the NumPy backend put the
+    global value anew, a host-to-device transfer the guard refused."""
+    got = run_json("""
+import json, numpy as np, jxkernel as jax
+from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
+dev = jax.devices()
+mesh1 = Mesh(np.array(dev).reshape(2, 2), ("x", "y"))
+mesh2 = Mesh(np.array(dev[::-1]).reshape(2, 2), ("x", "y"))
+x = jax.device_put(np.arange(16).reshape(8, 2), NamedSharding(mesh1, P("x", "y")))
+with jax.transfer_guard("disallow_explicit"):
+    y = jax.device_put(x, NamedSharding(mesh2, P("x")))
+print(json.dumps([y.tolist(), sorted((s.device.id, s.data.tolist()) for s in y.addressable_shards)]))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    rows = [[2 * i, 2 * i + 1] for i in range(8)]
+    assert got == [rows, [[0, rows[4:]], [1, rows[4:]], [2, rows[:4]], [3, rows[:4]]]]
