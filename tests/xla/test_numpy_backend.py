@@ -978,3 +978,47 @@ print(json.dumps([y.tolist(), sorted((s.device.id, s.data.tolist()) for s in y.a
 """, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
     rows = [[2 * i, 2 * i + 1] for i in range(8)]
     assert got == [rows, [[0, rows[4:]], [1, rows[4:]], [2, rows[:4]], [3, rows[:4]]]]
+
+
+def test_a_scatter_in_an_eager_shard_map_keeps_each_devices_block():
+    """A scatter into a constant at varying indices varies as its indices do: JAX 0.10.2 puts
+    the operand and updates through pvary first (its jaxpr, printed by JAX for this program:
+    `r:f32[1,3]{V:data} = scatter-add[...] p n q` with `p = pvary b`) and gives [[1, 1, 0],
+    [0, 0, 2]]. Typed unvarying (its combiner jaxpr read as a call's body), the eager body's
+    scatter was joined as device 0's block on both (jnp.histogram in a shard_map)."""
+    got = run_json("""
+import json, numpy as np, jxkernel as jax, jxkernel.numpy as jnp
+from jxkernel.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2,), ("data",))
+x = jax.device_put(np.array([[0, 1], [2, 2]]), NamedSharding(mesh, P("data")))
+f = jax.shard_map(lambda v: jnp.zeros((1, 3)).at[0, v[0]].add(1.0), mesh=mesh,
+                  in_specs=P("data"), out_specs=P("data"))
+text = str(jax.make_jaxpr(f)(x))
+print(json.dumps([f(x).tolist(), jax.jit(f)(x).tolist(),
+                  "f32[1,3]{V:data} = scatter-add" in text]))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert got == [[[1.0, 1.0, 0.0], [0.0, 0.0, 2.0]]] * 2 + [True]
+
+
+def test_async_collectives_and_a_reduced_gather_run_in_a_shard_map_body():
+    """A staged `psum_start`'s start and done, and all_gather(to='reduced'), in a shard_map
+    body under jit, give JAX 0.10.2's values (tests/data/async_collectives_reference.json).
+    The NumPy backend batches the body over the devices: the start and done had no batching
+    rule there (NotImplementedError), and the reduced gather took vmap's refusal (JAX has no
+    vmap of it, but XLA runs it in a shard_map)."""
+    got = run_json("""
+import json, jxkernel as jax, jxkernel.numpy as jnp
+from jxkernel.sharding import PartitionSpec as P
+from jxkernel._src.lax.parallel import all_gather_start, psum_start
+mesh = jax.make_mesh((2,), ("i",), axis_types=(jax.sharding.AxisType.Explicit,))
+out = []
+with jax.set_mesh(mesh):
+    x = jnp.arange(8.0, out_sharding=P("i"))
+    for start, spec in ((lambda v: psum_start(v, "i"), P("i")),
+                        (lambda v: all_gather_start(v, "i", tiled=True, to="reduced"),
+                         P(None, reduced={"i"}))):
+        f = jax.shard_map(lambda v, start=start: start(v).done(), out_specs=spec)
+        out.append(jax.jit(f)(x).tolist())
+print(json.dumps(out))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert got == [[4.0, 6.0, 8.0, 10.0] * 2, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]]
