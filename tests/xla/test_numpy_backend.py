@@ -1022,3 +1022,25 @@ with jax.set_mesh(mesh):
 print(json.dumps(out))
 """, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
     assert got == [[4.0, 6.0, 8.0, 10.0] * 2, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]]
+
+
+def test_a_shard_maps_unreduced_result_is_its_devices_summands_as_jax():
+    """out_specs=P(unreduced={'x'}): each device's block is its summand, the value their sum;
+    JAX 0.10.2 (tests/data/unreduced_reference.json, "shard_map unreduced out") gives the
+    partial sums [6, 22] of arange(8) and 28 in all. The NumPy backend gave device 0's 6 as
+    the value, and pcast(to='unreduced') in a body had no NumPy rule ("shard_map pcast and
+    psum": 4 in all, JAX's [4, 6, 8, 10])."""
+    got = run_json("""
+import json, numpy as np, jxkernel as jax
+from jxkernel import lax
+from jxkernel.sharding import PartitionSpec as P
+mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+with jax.set_mesh(mesh):
+    a = jax.device_put(np.arange(8.), P("x"))
+    s = jax.jit(jax.shard_map(lambda x: x.sum(), out_specs=P(unreduced={"x"})))(a)
+    p = jax.jit(jax.shard_map(lambda x: lax.psum(lax.pcast(x, "x", to="unreduced"), "x"),
+                              out_specs=P()))(a)
+    whole = jax.sharding.reshard(s, P())
+print(json.dumps([[float(b.data) for b in s.addressable_shards], float(whole), p.tolist()]))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert got == [[6.0, 22.0], 28.0, [4.0, 6.0, 8.0, 10.0]]

@@ -132,11 +132,19 @@ def _joined(y, spec, manual, mesh):
     """`_joined_blocks`; a result replicated over every axis of the mesh whose devices made
     different blocks (unchecked: pmap's `out_axes=None`, `out_specs=P()` without check_vma)
     is device 0's, each device's own block noted for its Array's shards, as XLA keeps them."""
-    out = _joined_blocks(y, spec, manual, mesh.shape)
+    # unreduced over manual axes (out_specs=P(unreduced=...)): each device's block is its
+    # summand, the global value their sum (as XLA leaves them: psum'd where read whole)
+    unreduced = tuple(i for i, a in enumerate(manual) if a in spec.unreduced)
+    if unreduced:
+        y = np.asarray(y)
+        out = _joined_blocks(np.sum(y, axis=unreduced, keepdims=True, dtype=y.dtype), spec,
+                             manual, mesh.shape)
+    else:
+        out = _joined_blocks(y, spec, manual, mesh.shape)
     if len(manual) == len(mesh.axis_names) > 0 and mesh.size > 1 and \
-            not any(spec._axes(np.ndim(out))) and not spec.unreduced:
-        each = np.asarray(y).reshape((mesh.size,) + np.shape(out))
-        if not (each == each[:1]).all():
+            (unreduced or not any(spec._axes(np.ndim(out))) and not spec.unreduced):
+        each = np.asarray(y).reshape((mesh.size,) + np.shape(y)[len(manual):])
+        if unreduced or not (each == each[:1]).all():
             out = np.array(out)               # (an ndarray of its own: noted by identity)
             note_per_device(out, list(each))
     return out
