@@ -1029,7 +1029,9 @@ def test_a_shard_maps_unreduced_result_is_its_devices_summands_as_jax():
     JAX 0.10.2 (tests/data/unreduced_reference.json, "shard_map unreduced out") gives the
     partial sums [6, 22] of arange(8) and 28 in all. The NumPy backend gave device 0's 6 as
     the value, and pcast(to='unreduced') in a body had no NumPy rule ("shard_map pcast and
-    psum": 4 in all, JAX's [4, 6, 8, 10])."""
+    psum": 4 in all, JAX's [4, 6, 8, 10]). An operand unreduced in in_specs comes as the
+    devices' summands ("shard_map grad through custom_vjp of reduced": the cotangent, 1 on
+    device 0 and 0 on device 1, doubled; the NumPy backend gave each device the whole 1)."""
     got = run_json("""
 import json, numpy as np, jxkernel as jax
 from jxkernel import lax
@@ -1041,6 +1043,15 @@ with jax.set_mesh(mesh):
     p = jax.jit(jax.shard_map(lambda x: lax.psum(lax.pcast(x, "x", to="unreduced"), "x"),
                               out_specs=P()))(a)
     whole = jax.sharding.reshard(s, P())
-print(json.dumps([[float(b.data) for b in s.addressable_shards], float(whole), p.tolist()]))
+
+    @jax.custom_vjp
+    def ident(x):
+        return x
+    ident.defvjp(lambda x: (x, None), lambda _, g: (g + g,))
+    through = jax.shard_map(ident, out_specs=P(reduced={"x"}))
+    r8 = jax.device_put(np.arange(8.) / 8, P(reduced={"x"}))
+    g = jax.jit(jax.grad(lambda x: through(x).sum()))(r8)
+print(json.dumps([[float(b.data) for b in s.addressable_shards], float(whole), p.tolist(),
+                  [b.data.tolist() for b in g.addressable_shards]]))
 """, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
-    assert got == [[6.0, 22.0], 28.0, [4.0, 6.0, 8.0, 10.0]]
+    assert got == [[6.0, 22.0], 28.0, [4.0, 6.0, 8.0, 10.0], [[2.0] * 8, [0.0] * 8]]
