@@ -974,7 +974,8 @@ mesh2 = Mesh(np.array(dev[::-1]).reshape(2, 2), ("x", "y"))
 x = jax.device_put(np.arange(16).reshape(8, 2), NamedSharding(mesh1, P("x", "y")))
 with jax.transfer_guard("disallow_explicit"):
     y = jax.device_put(x, NamedSharding(mesh2, P("x")))
-print(json.dumps([y.tolist(), sorted((s.device.id, s.data.tolist()) for s in y.addressable_shards)]))
+shards = sorted((s.device.id, s.data.tolist()) for s in y.addressable_shards)
+print(json.dumps([y.tolist(), shards]))
 """, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
     rows = [[2 * i, 2 * i + 1] for i in range(8)]
     assert got == [rows, [[0, rows[4:]], [1, rows[4:]], [2, rows[:4]], [3, rows[:4]]]]
@@ -1029,7 +1030,8 @@ def test_a_shard_maps_unreduced_result_is_its_devices_summands_as_jax():
     JAX 0.10.2 (tests/data/unreduced_reference.json, "shard_map unreduced out") gives the
     partial sums [6, 22] of arange(8) and 28 in all. The NumPy backend gave device 0's 6 as
     the value, and pcast(to='unreduced') in a body had no NumPy rule ("shard_map pcast and
-    psum": 4 in all, JAX's [4, 6, 8, 10]). An operand unreduced in in_specs comes as the
+    psum": 4 in all, JAX's [4, 6, 8, 10]; so had pcast(to='reduced') and reduced to varying,
+    what XLA gives here on its CPU too). An operand unreduced in in_specs comes as the
     devices' summands ("shard_map grad through custom_vjp of reduced": the cotangent, 1 on
     device 0 and 0 on device 1, doubled; the NumPy backend gave each device the whole 1)."""
     got = run_json("""
@@ -1043,6 +1045,8 @@ with jax.set_mesh(mesh):
     p = jax.jit(jax.shard_map(lambda x: lax.psum(lax.pcast(x, "x", to="unreduced"), "x"),
                               out_specs=P()))(a)
     whole = jax.sharding.reshard(s, P())
+    c = jax.jit(jax.shard_map(lambda x: lax.pcast(lax.pcast(lax.psum(x, "x"), "x", to="reduced"),
+                                                  "x", to="varying"), out_specs=P("x")))(a)
 
     @jax.custom_vjp
     def ident(x):
@@ -1052,6 +1056,7 @@ with jax.set_mesh(mesh):
     r8 = jax.device_put(np.arange(8.) / 8, P(reduced={"x"}))
     g = jax.jit(jax.grad(lambda x: through(x).sum()))(r8)
 print(json.dumps([[float(b.data) for b in s.addressable_shards], float(whole), p.tolist(),
-                  [b.data.tolist() for b in g.addressable_shards]]))
+                  [b.data.tolist() for b in g.addressable_shards], c.tolist()]))
 """, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
-    assert got == [[6.0, 22.0], 28.0, [4.0, 6.0, 8.0, 10.0], [[2.0] * 8, [0.0] * 8]]
+    assert got == [[6.0, 22.0], 28.0, [4.0, 6.0, 8.0, 10.0], [[2.0] * 8, [0.0] * 8],
+                   [4.0, 6.0, 8.0, 10.0] * 2]
