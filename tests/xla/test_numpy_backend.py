@@ -1060,3 +1060,28 @@ print(json.dumps([[float(b.data) for b in s.addressable_shards], float(whole), p
 """, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
     assert got == [[6.0, 22.0], 28.0, [4.0, 6.0, 8.0, 10.0], [[2.0] * 8, [0.0] * 8],
                    [4.0, 6.0, 8.0, 10.0] * 2]
+
+
+def test_a_constraint_naming_a_manual_axis_in_a_body_is_jaxs_error():
+    """JAX 0.10.2 refuses a with_sharding_constraint naming a manual axis in a shard_map body
+    (tests/data/shard_map_types_reference.json, "constraint on a manual axis"); XLA's lowering
+    raises it, and the NumPy backend, which lowers nothing, ran the body."""
+    got = run_json("""
+import json, jxkernel as jax, jxkernel.numpy as jnp
+from jxkernel.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2, 2), ("i", "j"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+body = lambda b: jax.lax.with_sharding_constraint(b, NamedSharding(mesh, P("i", "j"))) * 2
+said = []
+for axes in ({"i"}, {"i", "j"}):
+    f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("i", None), out_specs=P("i", None),
+                              check_vma=False, axis_names=axes))
+    try:
+        f(jnp.arange(32.).reshape(4, 8)); said.append(None)
+    except ValueError as e:
+        said.append(str(e))
+print(json.dumps(said))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    tail = ("of mesh which is not allowed. If you are using a with_sharding_constraint under a "
+            "shard_map, only use the mesh axis in PartitionSpec which are not manual.")
+    assert got == [f"pspec P('i', 'j') contains a manual axes {axes} {tail}"
+                   for axes in ("('i',)", "('i', 'j')")]

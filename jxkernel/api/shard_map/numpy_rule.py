@@ -111,6 +111,25 @@ def _per_device(body, axes: frozenset) -> bool:
     return calls and not reads
 
 
+@functools.lru_cache(maxsize=256)
+def _check_constraints(body, manual: tuple) -> None:
+    """JAX's ValueError where a with_sharding_constraint in the body names one of its manual
+    axes (`manual`, mesh order): XLA's lowering of the constraint raises it (lax/sharding.py),
+    and the NumPy backend lowers nothing."""
+    todo = [body.jaxpr if isinstance(body, ClosedJaxpr) else body]
+    while todo:
+        for eqn in todo.pop().eqns:
+            spec = getattr(eqn.params.get("sharding"), "spec", None)
+            if eqn.primitive.name == "sharding_constraint" and spec is not None and any(
+                    a in manual for entry in spec._axes(len(eqn.outvars[0].aval.shape))
+                    for a in entry):
+                raise ValueError(
+                    f"pspec {spec} contains a manual axes {manual} of mesh which is not "
+                    f"allowed. If you are using a with_sharding_constraint under a shard_map, "
+                    f"only use the mesh axis in PartitionSpec which are not manual.")
+            todo.extend(jaxprs_in_params(eqn.params))
+
+
 def _each_device(body, blocks, splits, manual, sizes):
     """The body run once per device (devices in mesh order), on that device's blocks; its
     results stacked along one leading axis per manual axis, as the batched body's are."""
@@ -135,6 +154,7 @@ def run(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     blocks, splits = zip(*[_summand_blocks(x, s, manual, sizes)
                            for x, s in zip(args, in_specs)]) if args else ((), ())
     body = _closed_body(jaxpr)
+    _check_constraints(body, tuple(manual))
     summed = [_summed(v.aval, s, manual, check_vma)
               for v, s in zip(body.jaxpr.outvars, out_specs)]
     if _per_device(body, frozenset(manual)):
