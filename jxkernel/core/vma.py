@@ -184,7 +184,7 @@ def _pvary_or_cast(trace, x, missing):
 # ------------------------------------------------------------------ the rules for the others
 def match_inputs(trace, prim, args, params) -> list:
     """`args` with each one varying over fewer axes than the others put through pvary."""
-    if prim in own_vma_rules or len(args) < 2 or jaxpr_params(params):
+    if prim in own_vma_rules or len(args) < 2 or _calls_a_body(params):
         return args
     vmas = [vma_of(x) for x in args]
     union = NO_AXES.union(*vmas)
@@ -202,6 +202,16 @@ def match_inputs(trace, prim, args, params) -> list:
             for x, v in zip(args, vmas)]
 
 
+# a scatter's combiner (how an update meets the operand's element) is no body: the scatter
+# takes the standard rule, its operands put through pvary as JAX's are (a body's call types
+# its own results)
+_COMBINERS = frozenset({"update_jaxpr"})
+
+
+def _calls_a_body(params) -> bool:
+    return bool(jaxpr_params({k: v for k, v in params.items() if k not in _COMBINERS}))
+
+
 def _frozenset_text(axes) -> str:
     return f"frozenset({{{', '.join(repr(a) for a in in_mesh_order(axes))}}})" if axes \
         else "frozenset()"
@@ -210,7 +220,7 @@ def _frozenset_text(axes) -> str:
 def out_types(prim, in_avals, params, out_avals) -> list:
     """The results' types: varying over the union of the inputs' axes (call-like primitives
     and collectives have typed their results already)."""
-    if prim in own_vma_rules or jaxpr_params(params):
+    if prim in own_vma_rules or _calls_a_body(params):
         return out_avals
     union = NO_AXES.union(*(getattr(a, "vma", NO_AXES) for a in in_avals))
     if not union:

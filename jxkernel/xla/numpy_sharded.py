@@ -71,12 +71,15 @@ def carry_noted(old: np.ndarray, new: np.ndarray, flush: bool) -> None:
 
 def _noted_blocks(value, sharding: NamedSharding):
     """The blocks noted for `value` if it is the very result noted and `sharding` replicates it
-    over a mesh of as many devices, else None."""
+    over a mesh of as many devices, or is unreduced (the blocks are the devices' summands:
+    shard_map's out_specs=P(unreduced=...)), else None."""
     entry = _PER_DEVICE.get(id(value))
-    if entry is None or entry[0]() is not value or any(sharding.spec._axes(np.ndim(value))) \
-            or sharding.spec.unreduced or len(entry[1]) != sharding.mesh.size:
+    if entry is None or entry[0]() is not value or len(entry[1]) != sharding.mesh.size:
         return None
-    return entry[1]
+    if sharding.spec.unreduced:
+        block = sharding.shard_shape(np.shape(value))
+        return entry[1] if all(np.shape(b) == block for b in entry[1]) else None
+    return None if any(sharding.spec._axes(np.ndim(value))) else entry[1]
 
 
 def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding,

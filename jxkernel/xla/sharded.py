@@ -223,6 +223,10 @@ def device_put(x, sharding) -> Array:
         if x._sharding.mesh == sharding.mesh or _same_devices(x._sharding.mesh, sharding.mesh):
             return _relayout(x, sharding)
         value = x._value
+        if _same_numpy_devices(x._sharding.mesh, sharding.mesh) and not sharding.spec.unreduced:
+            # blocks moved between the NumPy backend's devices, no host transfer: JAX's
+            # device_put between meshes of the same devices passes the host_to_device guard
+            return sharded_array(numpy_sharded.put(value, aval, sharding), aval, sharding)
     if sharding.spec.unreduced:
         # XLA splits a value into unreduced summands (as JAX, an identity program whose
         # result has that sharding): placed replicated first
@@ -252,6 +256,11 @@ def _same_devices(a: Mesh, b: Mesh) -> bool:
     blocks move through the host)."""
     return a._platform == b._platform != "numpy" and a.size == b.size and \
         sorted(a._ids) == sorted(b._ids)
+
+
+def _same_numpy_devices(a: Mesh, b: Mesh) -> bool:
+    """Whether two meshes hold the same NumPy-backend devices (in any order)."""
+    return a._platform == b._platform == "numpy" and sorted(a._ids) == sorted(b._ids)
 
 
 def _relayout(x: Array, sharding: NamedSharding) -> Array:

@@ -15,6 +15,7 @@ JAX = locations.jax_answers("error_check_export_reference.json")["cases"]
 OURS = {}
 
 
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 @pytest.mark.parametrize("case", sorted(JAX))
 def test_wrap_for_export_exports_as_jax(case):
     if not OURS:

@@ -22,6 +22,7 @@ def mine():
     return cases.run(jxkernel)
 
 
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 @pytest.mark.parametrize("name", sorted(REFERENCE))
 def test_case_matches_jax(mine, name):
     assert mine[name] == REFERENCE[name]
@@ -32,6 +33,7 @@ def test_every_implementation_recorded():
         assert {f"identity {impl}", f"split {impl}", f"jit twice {impl}"} <= set(REFERENCE)
 
 
+@pytest.mark.xla_only("XLA text")    # jax.export's StableHLO: refused on the NumPy backend
 @pytest.mark.parametrize("impl", cases.IMPLS)
 def test_serialized_export_keeps_the_key_type(impl):
     key = jxkernel.random.key(42, impl=impl)

@@ -28,6 +28,7 @@ def python_calls(monkeypatch):
 
 
 @pytest.mark.skipif(native is None, reason="no compiled fast path (core/_fastpath.c unbuilt)")
+@pytest.mark.xla_only("XLA compiler")   # the C fast path serves XLA's executables only
 def test_pjit_outside_a_mesh_block_takes_jits_fast_path(python_calls):
     f, x = pjit_module.pjit(lambda v: v * 2), jnp.arange(4.0)
     f(x), f(x)                             # compiled, then hit: its hit remembered

@@ -68,7 +68,9 @@ _DEVICE_NAMES = (("CpuDevice(", "NumpyDevice("), ("device_kind=cpu,", "device_ki
                  # a memory kind's refusal names the device's platform (core/mesh.py)
                  ("by device cpu. Device cpu can", "by device numpy. Device numpy can"),
                  # jit's incompatible devices name their platform in capitals
-                 ("on platform CPU", "on platform NUMPY"))
+                 ("on platform CPU", "on platform NUMPY"),
+                 # device_put(x, device) in a shard_map body names the device as platform:id
+                 ("but got device cpu:", "but got device numpy:"))
 
 
 def check_reason(reason: str, where: str) -> None:

@@ -959,3 +959,129 @@ def test_the_device_addresses_the_memory_kinds_of_xlas_cpu(numpy_device):
     with pytest.raises(ValueError, match="can address the following memory kinds: device, "
                                          "pinned_host, unpinned_host. Got memory kind: bogus"):
         pinned.with_memory_kind("bogus")
+
+
+def test_device_put_between_meshes_of_the_same_devices_passes_the_transfer_guard():
+    """JAX 0.10.2 moves the blocks between the devices (tests/data/pjit_array_reference.json's
+    "reordered put" cases, transfer_guard('disallow_explicit')); the NumPy backend put the
+    global value anew, a host-to-device transfer the guard refused."""
+    got = run_json("""
+import json, numpy as np, jxkernel as jax
+from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
+dev = jax.devices()
+mesh1 = Mesh(np.array(dev).reshape(2, 2), ("x", "y"))
+mesh2 = Mesh(np.array(dev[::-1]).reshape(2, 2), ("x", "y"))
+x = jax.device_put(np.arange(16).reshape(8, 2), NamedSharding(mesh1, P("x", "y")))
+with jax.transfer_guard("disallow_explicit"):
+    y = jax.device_put(x, NamedSharding(mesh2, P("x")))
+shards = sorted((s.device.id, s.data.tolist()) for s in y.addressable_shards)
+print(json.dumps([y.tolist(), shards]))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    rows = [[2 * i, 2 * i + 1] for i in range(8)]
+    assert got == [rows, [[0, rows[4:]], [1, rows[4:]], [2, rows[:4]], [3, rows[:4]]]]
+
+
+def test_a_scatter_in_an_eager_shard_map_keeps_each_devices_block():
+    """A scatter into a constant at varying indices varies as its indices do: JAX 0.10.2 puts
+    the operand and updates through pvary first (its jaxpr, printed by JAX for this program:
+    `r:f32[1,3]{V:data} = scatter-add[...] p n q` with `p = pvary b`) and gives [[1, 1, 0],
+    [0, 0, 2]]. Typed unvarying (its combiner jaxpr read as a call's body), the eager body's
+    scatter was joined as device 0's block on both (jnp.histogram in a shard_map)."""
+    got = run_json("""
+import json, numpy as np, jxkernel as jax, jxkernel.numpy as jnp
+from jxkernel.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2,), ("data",))
+x = jax.device_put(np.array([[0, 1], [2, 2]]), NamedSharding(mesh, P("data")))
+f = jax.shard_map(lambda v: jnp.zeros((1, 3)).at[0, v[0]].add(1.0), mesh=mesh,
+                  in_specs=P("data"), out_specs=P("data"))
+text = str(jax.make_jaxpr(f)(x))
+print(json.dumps([f(x).tolist(), jax.jit(f)(x).tolist(),
+                  "f32[1,3]{V:data} = scatter-add" in text]))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert got == [[[1.0, 1.0, 0.0], [0.0, 0.0, 2.0]]] * 2 + [True]
+
+
+def test_async_collectives_and_a_reduced_gather_run_in_a_shard_map_body():
+    """A staged `psum_start`'s start and done, and all_gather(to='reduced'), in a shard_map
+    body under jit, give JAX 0.10.2's values (tests/data/async_collectives_reference.json).
+    The NumPy backend batches the body over the devices: the start and done had no batching
+    rule there (NotImplementedError), and the reduced gather took vmap's refusal (JAX has no
+    vmap of it, but XLA runs it in a shard_map)."""
+    got = run_json("""
+import json, jxkernel as jax, jxkernel.numpy as jnp
+from jxkernel.sharding import PartitionSpec as P
+from jxkernel._src.lax.parallel import all_gather_start, psum_start
+mesh = jax.make_mesh((2,), ("i",), axis_types=(jax.sharding.AxisType.Explicit,))
+out = []
+with jax.set_mesh(mesh):
+    x = jnp.arange(8.0, out_sharding=P("i"))
+    for start, spec in ((lambda v: psum_start(v, "i"), P("i")),
+                        (lambda v: all_gather_start(v, "i", tiled=True, to="reduced"),
+                         P(None, reduced={"i"}))):
+        f = jax.shard_map(lambda v, start=start: start(v).done(), out_specs=spec)
+        out.append(jax.jit(f)(x).tolist())
+print(json.dumps(out))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert got == [[4.0, 6.0, 8.0, 10.0] * 2, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]]
+
+
+def test_a_shard_maps_unreduced_result_is_its_devices_summands_as_jax():
+    """out_specs=P(unreduced={'x'}): each device's block is its summand, the value their sum;
+    JAX 0.10.2 (tests/data/unreduced_reference.json, "shard_map unreduced out") gives the
+    partial sums [6, 22] of arange(8) and 28 in all. The NumPy backend gave device 0's 6 as
+    the value, and pcast(to='unreduced') in a body had no NumPy rule ("shard_map pcast and
+    psum": 4 in all, JAX's [4, 6, 8, 10]; so had pcast(to='reduced') and reduced to varying,
+    what XLA gives here on its CPU too). An operand unreduced in in_specs comes as the
+    devices' summands ("shard_map grad through custom_vjp of reduced": the cotangent, 1 on
+    device 0 and 0 on device 1, doubled; the NumPy backend gave each device the whole 1)."""
+    got = run_json("""
+import json, numpy as np, jxkernel as jax
+from jxkernel import lax
+from jxkernel.sharding import PartitionSpec as P
+mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+with jax.set_mesh(mesh):
+    a = jax.device_put(np.arange(8.), P("x"))
+    s = jax.jit(jax.shard_map(lambda x: x.sum(), out_specs=P(unreduced={"x"})))(a)
+    p = jax.jit(jax.shard_map(lambda x: lax.psum(lax.pcast(x, "x", to="unreduced"), "x"),
+                              out_specs=P()))(a)
+    whole = jax.sharding.reshard(s, P())
+    c = jax.jit(jax.shard_map(lambda x: lax.pcast(lax.pcast(lax.psum(x, "x"), "x", to="reduced"),
+                                                  "x", to="varying"), out_specs=P("x")))(a)
+
+    @jax.custom_vjp
+    def ident(x):
+        return x
+    ident.defvjp(lambda x: (x, None), lambda _, g: (g + g,))
+    through = jax.shard_map(ident, out_specs=P(reduced={"x"}))
+    r8 = jax.device_put(np.arange(8.) / 8, P(reduced={"x"}))
+    g = jax.jit(jax.grad(lambda x: through(x).sum()))(r8)
+print(json.dumps([[float(b.data) for b in s.addressable_shards], float(whole), p.tolist(),
+                  [b.data.tolist() for b in g.addressable_shards], c.tolist()]))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert got == [[6.0, 22.0], 28.0, [4.0, 6.0, 8.0, 10.0], [[2.0] * 8, [0.0] * 8],
+                   [4.0, 6.0, 8.0, 10.0] * 2]
+
+
+def test_a_constraint_naming_a_manual_axis_in_a_body_is_jaxs_error():
+    """JAX 0.10.2 refuses a with_sharding_constraint naming a manual axis in a shard_map body
+    (tests/data/shard_map_types_reference.json, "constraint on a manual axis"); XLA's lowering
+    raises it, and the NumPy backend, which lowers nothing, ran the body."""
+    got = run_json("""
+import json, jxkernel as jax, jxkernel.numpy as jnp
+from jxkernel.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2, 2), ("i", "j"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+body = lambda b: jax.lax.with_sharding_constraint(b, NamedSharding(mesh, P("i", "j"))) * 2
+said = []
+for axes in ({"i"}, {"i", "j"}):
+    f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("i", None), out_specs=P("i", None),
+                              check_vma=False, axis_names=axes))
+    try:
+        f(jnp.arange(32.).reshape(4, 8)); said.append(None)
+    except ValueError as e:
+        said.append(str(e))
+print(json.dumps(said))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    tail = ("of mesh which is not allowed. If you are using a with_sharding_constraint under a "
+            "shard_map, only use the mesh axis in PartitionSpec which are not manual.")
+    assert got == [f"pspec P('i', 'j') contains a manual axes {axes} {tail}"
+                   for axes in ("('i',)", "('i', 'j')")]

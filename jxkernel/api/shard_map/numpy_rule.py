@@ -34,6 +34,27 @@ def _stacked_blocks(x, spec, manual, sizes) -> tuple:
     return x.reshape(shape).transpose(lead + [i for i in range(len(shape)) if i not in lead]), split
 
 
+def _summand_blocks(x, spec, manual, sizes) -> tuple:
+    """`_stacked_blocks` of an operand unreduced over some manual axes (in_specs' unreduced):
+    each device gets its summand, as XLA's: along those axes the device at coordinate 0 holds
+    the value, the others zeros (`numpy_sharded.summands` of a value not split there)."""
+    stacked, split = _stacked_blocks(x, spec, manual, sizes)
+    unreduced = [a for a in manual if a in spec.unreduced]
+    if not unreduced:
+        return stacked, split
+    for i, a in enumerate(manual):         # a leading axis for every manual axis, mesh order
+        if a not in split:
+            stacked = np.expand_dims(stacked, i)
+    full = np.broadcast_to(stacked, [sizes[a] for a in manual] + list(stacked.shape[len(manual):]))
+    keep = np.ones([sizes[a] if a in unreduced else 1 for a in manual], bool)
+    for i, a in enumerate(manual):
+        if a in unreduced:
+            keep = keep & (np.arange(sizes[a]) == 0).reshape(
+                [sizes[a] if j == i else 1 for j in range(len(manual))])
+    keep = keep.reshape(keep.shape + (1,) * (full.ndim - len(manual)))
+    return np.where(keep, full, np.zeros((), full.dtype)), list(manual)
+
+
 def _joined_blocks(y, spec, manual, sizes):
     """The global value of results y stacked along one leading axis per manual axis (mesh
     order), put together as spec says: block 0 along the axes spec leaves out (the result
@@ -90,6 +111,25 @@ def _per_device(body, axes: frozenset) -> bool:
     return calls and not reads
 
 
+@functools.lru_cache(maxsize=256)
+def _check_constraints(body, manual: tuple) -> None:
+    """JAX's ValueError where a with_sharding_constraint in the body names one of its manual
+    axes (`manual`, mesh order): XLA's lowering of the constraint raises it (lax/sharding.py),
+    and the NumPy backend lowers nothing."""
+    todo = [body.jaxpr if isinstance(body, ClosedJaxpr) else body]
+    while todo:
+        for eqn in todo.pop().eqns:
+            spec = getattr(eqn.params.get("sharding"), "spec", None)
+            if eqn.primitive.name == "sharding_constraint" and spec is not None and any(
+                    a in manual for entry in spec._axes(len(eqn.outvars[0].aval.shape))
+                    for a in entry):
+                raise ValueError(
+                    f"pspec {spec} contains a manual axes {manual} of mesh which is not "
+                    f"allowed. If you are using a with_sharding_constraint under a shard_map, "
+                    f"only use the mesh axis in PartitionSpec which are not manual.")
+            todo.extend(jaxprs_in_params(eqn.params))
+
+
 def _each_device(body, blocks, splits, manual, sizes):
     """The body run once per device (devices in mesh order), on that device's blocks; its
     results stacked along one leading axis per manual axis, as the batched body's are."""
@@ -111,12 +151,15 @@ def run(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     (`_per_device`), so its callbacks see what each device's do under XLA."""
     manual = [a for a in mesh.axis_names if a in newly_manual_axes]
     sizes = mesh.shape
-    blocks, splits = zip(*[_stacked_blocks(x, s, manual, sizes)
+    blocks, splits = zip(*[_summand_blocks(x, s, manual, sizes)
                            for x, s in zip(args, in_specs)]) if args else ((), ())
     body = _closed_body(jaxpr)
+    _check_constraints(body, tuple(manual))
+    summed = [_summed(v.aval, s, manual, check_vma)
+              for v, s in zip(body.jaxpr.outvars, out_specs)]
     if _per_device(body, frozenset(manual)):
-        return [_joined(y, s, manual, mesh) for y, s in
-                zip(_each_device(body, blocks, splits, manual, sizes), out_specs)]
+        return [_joined(y, s, manual, mesh, k) for y, s, k in
+                zip(_each_device(body, blocks, splits, manual, sizes), out_specs, summed)]
     with contextlib.ExitStack() as bound:     # (a collective over several axes reads them)
         for a in manual:
             bound.enter_context(bound_axis(a, sizes[a]))
@@ -124,19 +167,36 @@ def run(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
             body, _ = batch_jaxpr(body, DevicesAxisData(a, sizes[a]),
                                   [0 if a in split else bu.not_mapped for split in splits],
                                   force_out_batched=[True] * len(out_specs))
-    return [_joined(y, s, manual, mesh)
-            for y, s in zip(eval_closed_jaxpr_numpy(body, *blocks), out_specs)]
+    return [_joined(y, s, manual, mesh, k)
+            for y, s, k in zip(eval_closed_jaxpr_numpy(body, *blocks), out_specs, summed)]
 
 
-def _joined(y, spec, manual, mesh):
+def _summed(aval, spec, manual, check_vma) -> tuple:
+    """The positions in `manual` of the axes a result unreduced over them comes as the devices'
+    summands: those its body's value varies over (or is unreduced over; any, unchecked). One
+    the same on every device (invariant) is device 0's, the others' zeros (`summands`)."""
+    axes = set(spec.unreduced) & set(manual)
+    if check_vma:
+        axes &= set(getattr(aval, "vma", ())) | set(getattr(aval, "ur", ((), ()))[0])
+    return tuple(i for i, a in enumerate(manual) if a in axes)
+
+
+def _joined(y, spec, manual, mesh, unreduced=()):
     """`_joined_blocks`; a result replicated over every axis of the mesh whose devices made
     different blocks (unchecked: pmap's `out_axes=None`, `out_specs=P()` without check_vma)
     is device 0's, each device's own block noted for its Array's shards, as XLA keeps them."""
-    out = _joined_blocks(y, spec, manual, mesh.shape)
+    # unreduced over manual axes the body's value varies over (`_summed`): each device's
+    # block is its summand, the global value their sum (as XLA leaves them)
+    if unreduced:
+        y = np.asarray(y)
+        out = _joined_blocks(np.sum(y, axis=unreduced, keepdims=True, dtype=y.dtype), spec,
+                             manual, mesh.shape)
+    else:
+        out = _joined_blocks(y, spec, manual, mesh.shape)
     if len(manual) == len(mesh.axis_names) > 0 and mesh.size > 1 and \
-            not any(spec._axes(np.ndim(out))) and not spec.unreduced:
-        each = np.asarray(y).reshape((mesh.size,) + np.shape(out))
-        if not (each == each[:1]).all():
+            (unreduced or not any(spec._axes(np.ndim(out))) and not spec.unreduced):
+        each = np.asarray(y).reshape((mesh.size,) + np.shape(y)[len(manual):])
+        if unreduced or not (each == each[:1]).all():
             out = np.array(out)               # (an ndarray of its own: noted by identity)
             note_per_device(out, list(each))
     return out

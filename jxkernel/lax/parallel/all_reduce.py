@@ -352,6 +352,7 @@ for _cast, _back in ((vma.reduced_vary_cast_p, vma.vary_unreduced_cast),
                      (vma.vary_unreduced_cast_p, vma.reduced_vary_cast),
                      (vma.preduced_p, None)):
     lowering_rules[_cast] = lambda ctx, x, *, axes: x
+    numpy_rules[_cast] = lambda x, *, axes: x       # a type change: the data stays (as pvary)
     impl_rules[_cast] = _raise_unbound
     axis_batching_rules[_cast] = _cast_batching(_cast)
     if _back is not None:

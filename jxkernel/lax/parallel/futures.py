@@ -24,8 +24,8 @@ import functools
 
 from ...core.avals import AbstractFuture, get_aval
 from ...core.ir import Literal, param_printers
-from ...core.primitive import (Primitive, abstract_eval_rules, lowering_rules, own_vma_rules,
-                               sharding_typing_rules)
+from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rules,
+                               lowering_rules, own_vma_rules, sharding_typing_rules)
 from ...core.sharding_types import abstract_eval
 from ...core.staging import JaxprTrace
 from ...core.trace import Tracer, current_trace
@@ -104,12 +104,31 @@ for _sync in (psum_p, psum_invariant_p, unreduced_psum_p, all_gather_p, all_gath
         param_printers[_p] = param_printers[_sync]
 
 
+def _start_batching(sync):
+    """Batched (the NumPy backend's shard_map batches its body over the devices), a start is
+    its collective, issued at once: its `*_done` hands that value on."""
+    def rule(axis_data, vals, dims, **params):
+        outs, out_dims = axis_batching_rules[sync](axis_data, vals, dims, **params)
+        # (a start gives one value: psum's rule gives a list of one)
+        return (outs[0], out_dims[0]) if sync.multiple_results else (outs, out_dims)
+    return rule
+
+
+for _sync, _p in start_prims.items():
+    axis_batching_rules[_p] = _start_batching(_sync)
+
+
+def _done_batching(axis_data, vals, dims):
+    return vals[0], dims[0]
+
+
 def _done_prim(name):
     p = Primitive(name)
     abstract_eval_rules[p] = _done_abstract_eval
     lowering_rules[p] = _done_lowering
     sharding_typing_rules[p] = _as_is
     own_vma_rules.add(p)
+    axis_batching_rules[p] = _done_batching
     return p
 
 

@@ -390,7 +390,12 @@ _register_linear_collective(
 
 def _all_gather_reduced_batching(axis_data, vals, dims, **params):
     """JAX 0.10.2 has no batching of all_gather(to='reduced') (its rule raises this, under
-    vmap and in a vmapped shard_map body alike): gathering here would run what JAX refuses."""
+    vmap and in a vmapped shard_map body alike): gathering here would run what JAX refuses.
+    Over the NumPy backend's devices (its shard_map, which XLA runs) it is all_gather's: each
+    device gets the whole value, typed reduced."""
+    if getattr(axis_data, "on_devices", False):
+        return _all_gather_batching(axis_data, vals, dims, axis_index_groups=None,
+                                    prim=all_gather_reduced_p, **params)
     raise NotImplementedError("Please file an issue at https://github.com/jax-ml/jax/issues")
 
 
