@@ -240,10 +240,11 @@ _NOT_CONVERTIBLE = {"__iter__": "is not iterable", "__len__": "has no length",
                     "__complex__": "is not convertible to complex"}
 
 
-def forward_to_high_type(name: str, fn):
-    """Tracer's operator `name` (a dunder), which on a tracer of a high type calls its type's
-    `_op` (`__add__` -> `aval._add(tracer, other)`), as every JAX tracer does; on array
-    tracers, `fn`."""
+def forward_to_high_type(fn, name: str | None = None):
+    """Tracer's operator `name` (a dunder; by default `fn`'s: a decorator in Tracer's body):
+    on a tracer of a high type, its type's `_op` (`__add__` -> `aval._add(tracer, other)`),
+    as every JAX tracer; on array tracers, `fn`."""
+    name = name or fn.__name__
     hook = "_" + name[2:-2]
     missing = _NOT_CONVERTIBLE.get(name)
 
@@ -262,15 +263,8 @@ def forward_to_high_type(name: str, fn):
     return op
 
 
-def _high_type_forwarding(fn):
-    """`forward_to_high_type` as a decorator: Tracer's conversions (`__bool__`, `__len__`,
-    ...) are the high type's own on a tracer of one, as JAX's."""
-    return forward_to_high_type(fn.__name__, fn)
-
-
 class Tracer:
-    """A value flowing through a trace. Array operators and methods are installed on this
-    class by jxkernel.numpy, so user code treats tracers and Arrays alike."""
+    """A value flowing through a trace; numpy/array_methods.py gives it Array's methods."""
     __slots__ = ("_trace", "_aval")
     __array_priority__ = 1000
 
@@ -302,7 +296,7 @@ class Tracer:
     # in a shard_map body: how it relates to the manual axes (JAX's tracer.mat)
     mat = property(lambda self: self.aval.mat)
 
-    @_high_type_forwarding
+    @forward_to_high_type
     def __len__(self):
         if not self.aval.shape:
             raise TypeError("len() of unsized object")
@@ -325,31 +319,31 @@ class Tracer:
     # conversion never do, even then, so a value that would cut the derivative (grad of
     # `float(w) ** 2` is 0) is refused instead of silently becoming a constant.
     # Without a known value, the shape is checked first, as JAX's (core/errors.py's checks).
-    @_high_type_forwarding
+    @forward_to_high_type
     def __bool__(self):
         value = self.to_concrete_value()
         if value is None:
             errors.check_bool_conversion(self.aval)
         return bool(self._concrete(errors.TracerBoolConversionError))
 
-    @_high_type_forwarding
+    @forward_to_high_type
     def __int__(self):
         value = self.to_concrete_value()
         if value is None:
             errors.check_scalar_conversion(self.aval, traced=True)
         return int(self._concrete(errors.ConcretizationTypeError, "int"))
 
-    @_high_type_forwarding
+    @forward_to_high_type
     def __float__(self):
         errors.check_scalar_conversion(self.aval, traced=True)
         self._refuse(errors.ConcretizationTypeError, "float")
 
-    @_high_type_forwarding
+    @forward_to_high_type
     def __complex__(self):
         errors.check_scalar_conversion(self.aval, traced=True)
         self._refuse(errors.ConcretizationTypeError, "complex")
 
-    @_high_type_forwarding
+    @forward_to_high_type
     def __index__(self):
         value = self.to_concrete_value()
         if value is None:

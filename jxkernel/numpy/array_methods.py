@@ -386,7 +386,7 @@ def _for_tracers(name, fn, is_property=False):
     tracers forward to their aval (an operator to its `_op`, a method or property to the
     attribute of that name, Tracer.__getattr__); on array tracers, `fn`."""
     if name.startswith("__") and name.endswith("__") and name != "__array_namespace__":
-        return forward_to_high_type(name, fn)
+        return forward_to_high_type(fn, name)
 
     def attribute(self, *args, **kwargs):
         if not getattr(self.aval, "is_high", False):
