@@ -275,7 +275,8 @@ SingleDeviceSharding.__module__ = NamedSharding.__module__ = "jxkernel.sharding"
 # ------------------------------------------------------------------ XLA's HloSharding
 def inspect_sharding_key(callback) -> bytes:
     """The backend_config naming `callback` (called with an HloSharding) to the custom call
-    compiler.INSPECT_SHARDING_TARGET; the caller keeps `callback` alive until the program is compiled."""
+    compiler.INSPECT_SHARDING_TARGET; the caller keeps `callback` alive until the program is
+    compiled."""
     return xc.encode_inspect_sharding_callback(callback)
 
 
