@@ -339,7 +339,8 @@ _METHODS = {
         "diagonal", "dot", "max", "mean", "min", "prod", "ptp", "repeat", "searchsorted",
         "sort", "squeeze", "std", "sum", "swapaxes", "take", "trace", "var")},
     # here
-    "astype": _astype, "byteswap": _byteswap, "clip": _clip, "compress": _compress, "choose": _choose,
+    "astype": _astype, "byteswap": _byteswap, "clip": _clip, "compress": _compress,
+    "choose": _choose,
     "conj": lambda self: ufuncs.conj(self), "conjugate": lambda self: ufuncs.conjugate(self),
     "flatten": _flatten, "ravel": _flatten, "nonzero": _nonzero, "reshape": _reshape,
     "round": lambda self, decimals=0, out=None: ufuncs.round(self, decimals, out),
