@@ -557,7 +557,8 @@ def _text_footer(ex: Explanation) -> list[str]:
     unlinked = [o.name for o in ex.stablehlo_ops if o.line_id is None]
     rows = []
     if unlinked:
-        rows.append(f"no source line: {len(unlinked)} StableHLO op(s) ({', '.join(sorted(set(unlinked)))})")
+        rows.append(f"no source line: {len(unlinked)} StableHLO op(s) "
+                    f"({', '.join(sorted(set(unlinked)))})")
     est = ex.estimated_totals
     xla = ", ".join(f"{k} {cost_text(ex.xla_cost[k])}"
                     for k in ("flops", "transcendentals", "bytes accessed") if k in ex.xla_cost)
