@@ -450,7 +450,8 @@ _dataclass_fields: dict = {}
 
 
 def register_dataclass(nodetype: type, data_fields=None, meta_fields=None, drop_fields=()) -> type:
-    """Make a dataclass-like type a container; data fields are children, meta fields static aux data.
+    """Make a dataclass-like type a container; data fields are children, meta fields static aux
+    data.
 
     On a dataclass both lists may be omitted: fields declared with
     `dataclasses.field(metadata=dict(static=True))` are meta, the rest data.

@@ -564,7 +564,8 @@ class PyTreeDef:
 
     def from_iterable_tree(self, xs):
         """The tree of this structure from nested iterables, one per node, of its children:
-        `[[1, [2]], []]` gives `{'a': (1, [2]), 'b': None}` for `PyTreeDef({'a': (*, [*]), 'b': None})`."""
+        `[[1, [2]], []]` gives `{'a': (1, [2]), 'b': None}`
+        for `PyTreeDef({'a': (*, [*]), 'b': None})`."""
         pos = len(self._traversal)
 
         def build(x):   # the nodes from the root, rightmost child first, as unflatten's reverse
