@@ -155,7 +155,8 @@ def _is_alias(name, module) -> bool:
     if module is None:
         return True
     spec_name = getattr(getattr(module, "__spec__", None), "name", None) or ""
-    return isinstance(getattr(module, "__loader__", None), _Loader) or spec_name.startswith("jxkernel")
+    return isinstance(getattr(module, "__loader__", None), _Loader) or \
+        spec_name.startswith("jxkernel")
 
 
 def installed() -> bool:

@@ -18,7 +18,8 @@ from ..transforms.api_util import flatten_axes, flatten_axis_resources, fun_name
 from ..transforms.api_util import resolve_kwargs  # noqa: F401
 from ..transforms.jit.args import infer_by_signature as infer_argnums_and_argnames  # noqa: F401
 from ..transforms.jit.args import resolve_argnums  # noqa: F401
-from ..tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_structure, tree_unflatten  # noqa: F401
+from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path,  # noqa: F401
+                         tree_structure, tree_unflatten)
 from ..tree_util import treedef_children
 from ._src.util import safe_map  # noqa: F401
 

@@ -17,7 +17,8 @@ from ..transforms.custom_derivatives import (CustomVJPPrimal, custom_jvp, custom
 from ..transforms.custom_gradient import closure_convert, custom_gradient
 from ..transforms.custom_gradient import maybe_perturbed as _maybe_perturbed
 # (optimize_remat_of_custom_vjp_fwd: JAX keeps it in jax._src.custom_derivatives, this module)
-from ..transforms.custom_vjp_remat import optimize_remat_of_custom_vjp_fwd, remat_opt_p  # noqa: F401
+from ..transforms.custom_vjp_remat import (optimize_remat_of_custom_vjp_fwd,  # noqa: F401
+                                           remat_opt_p)
 from ..tree_util import tree_map
 
 __all__ = ["CustomVJPPrimal", "SymbolicZero", "closure_convert", "custom_gradient", "custom_jvp",

@@ -9,13 +9,13 @@ primitive (Faa di Bruno's formula, one recurrence per primitive), not by nesting
     >>> print(f0, f1, f2)
     0.47942555 0.87758255 -0.47942567
 
-It is an interpreter like jvp (transforms/ad/forward.py): `JetTrace` carries each value's primal and its
-K coefficients, and each primitive's rule in `jet_rules` (a table of core/primitive.py's
+It is an interpreter like jvp (transforms/ad/forward.py): `JetTrace` carries each value's primal
+and its K coefficients, and each primitive's rule in `jet_rules` (a table of core/primitive.py's
 RULE_TABLES; the rules are all here, as JAX keeps them in jet.py) maps them forward. Inside the
 rules the coefficients are the plain Taylor ones (the k-th divided by k!); `jet` scales them in
-and out (`factorial_scaled`). A primitive without a rule raises KeyError naming it, as JAX's
-jet does (`cond`, `while`, `scan`, `tan`, ... have none in JAX 0.10.2 either). Custom jvp and
-vjp rules are ignored: the function itself is expanded, as JAX does.
+and out (`factorial_scaled`). A primitive without a rule raises KeyError naming it, as JAX's jet
+does (`cond`, `while`, `scan`, `tan`, ... have none in JAX 0.10.2 either). Custom jvp and vjp
+rules are ignored: the function itself is expanded, as JAX does.
 """
 from __future__ import annotations
 

@@ -297,9 +297,9 @@ class _Cached:
             return
         n = self.mesh.size
         # (the NumPy backend simulates as many devices as XLA's CPU would: the same knob)
+        kind = "NumPy" if self.mesh.devices.flat[0].platform == "numpy" else "CPU"
         fix = (f"Set JXKERNEL_CPU_DEVICES={self.size} (before the first use of jxkernel) to "
-               f"simulate more {'NumPy' if self.mesh.devices.flat[0].platform == 'numpy' else 'CPU'} "
-               f"devices.")
+               f"simulate more {kind} devices.")
         if self.size % n:         # JAX's error (its jit's), then what to do
             for x, s in zip(flat, self._in_shardings):
                 try:

@@ -95,9 +95,9 @@ def clear_backends() -> None:
     """JAX's `jax.extend.backend.clear_backends()`: wait for the side effects in flight
     (`effects_barrier`), then forget every executable and trace held in memory
     (`clear_caches`), and collect the garbage cycles that may still hold one, so no compiled
-    program stays alive on the backends and the next call compiles again. JAX also drops its PJRT clients, to make new ones at the next use;
-    jxkernel keeps one client per platform for the process, so its devices, and the Arrays on
-    them, stay as they were.
+    program stays alive on the backends and the next call compiles again. JAX also drops its
+    PJRT clients, to make new ones at the next use; jxkernel keeps one client per platform for
+    the process, so its devices, and the Arrays on them, stay as they were.
 
         >>> f = jax.jit(lambda x: x * 2)
         >>> f(1.0)

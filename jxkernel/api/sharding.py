@@ -117,7 +117,8 @@ def _laid_out_on(tree, mesh):
         parts = list(typed.spec.partitions)
         while parts and parts[-1] is None:
             parts.pop()
-        return with_sharding_constraint(x, NamedSharding(mesh, PartitionSpec(*parts)), _asserts=False)
+        return with_sharding_constraint(x, NamedSharding(mesh, PartitionSpec(*parts)),
+                                        _asserts=False)
     return tree_map(move, tree)
 
 

@@ -106,7 +106,7 @@ class CompileEvent:
     source: str | None            # "file:line" where it was defined
     signature: tuple              # ((path, "f32[3]" or "static 3"), ...)
     reason: str                   # "first call", "x: f32[3] -> f32[4]", "static n: 3 -> 4", ...
-    phases: object                # xla.Phases, the compile pipeline's record: seconds per phase, and cache
+    phases: object                # xla.Phases: the pipeline's seconds per phase, and cache
     backend: str
     timestamp: float = dataclasses.field(default_factory=time.time)
     key: object = _HeldWeakly()   # identity of the jitted callable (for grouping), held weakly
@@ -1041,7 +1041,8 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
             # an earlier one was dropped continues its count (compile #2, not #1)
             return record(dataclasses.replace(event, exported=exported),
                           counted_as=miss.history)
-    # a failed explainer, or while jxkernel/__init__.py loads, before the explainer is in: pmap's plain reason
+    # a failed explainer, or while jxkernel/__init__.py loads, before the explainer is in:
+    # pmap's plain reason
     return record_compiled(miss.jitted._name, _plain_signature(miss), phases, backend,
                            key=miss.jitted)
 

@@ -142,8 +142,9 @@ _X64_TO_X32 = {int64: int32, uint64: uint32, float64: float32, complex128: compl
 
 SHORT_NAMES = {bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
                uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
-               **{d: "bf16" for d in BFLOAT16_DTYPES}, float16: "f16", float32: "f32", float64: "f64", complex64: "c64",
-               complex128: "c128", **{d: "f" + d.name[len("float"):] for d in NARROW_FLOAT_DTYPES},
+               **{d: "bf16" for d in BFLOAT16_DTYPES}, float16: "f16", float32: "f32",
+               float64: "f64", complex64: "c64", complex128: "c128",
+               **{d: "f" + d.name[len("float"):] for d in NARROW_FLOAT_DTYPES},
                **{d: d.name.replace("uint", "u").replace("int", "i") for d in INTN_DTYPES}}
 
 

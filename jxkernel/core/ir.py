@@ -558,7 +558,8 @@ def pp_param(value, names: Names, indent: int, width: int, prefix: int = 0,
         if jaxpr in names.shared:
             return names.shared[jaxpr]
         return pp_jaxpr(jaxpr, names, indent, source_info, width, prefix)
-    if isinstance(value, tuple) and value and all(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
+    if isinstance(value, tuple) and value and \
+            all(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
         shared = [names.shared.get(v.jaxpr if isinstance(v, ClosedJaxpr) else v) for v in value]
         if all(shared):                     # names only: one line, as JAX's `(jaxpr jaxpr1)`
             return f"({' '.join(shared)})"

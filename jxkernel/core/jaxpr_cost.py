@@ -64,7 +64,8 @@ TRANSCENDENTAL = frozenset({
 MOVES = frozenset({
     "broadcast_in_dim", "reshape", "squeeze", "transpose", "rev", "slice", "dynamic_slice",
     "dynamic_update_slice", "concatenate", "pad", "gather", "scatter", "iota", "copy", "split",
-    "stop_gradient", "sharding_constraint", "reshard", "optimization_barrier", "tile", "stack", "unstack", "pvary", "empty"})
+    "stop_gradient", "sharding_constraint", "reshard", "optimization_barrier", "tile", "stack",
+    "unstack", "pvary", "empty"})
 REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
                         "reduce_or", "reduce_xor", "argmax", "argmin", "reduce"})
 WINDOWED = frozenset({"reduce_window_sum", "reduce_window_max", "reduce_window_min",

@@ -16,6 +16,7 @@ dict that forgets its oldest entry, for the hot paths, whose `get` must stay dic
 from __future__ import annotations
 
 import collections
+import sys
 import threading
 import weakref
 
@@ -220,6 +221,9 @@ class WeakLRU(LRU):
     0
     """
     __slots__ = ("_refs", "_dead", "_keys")
+    # (the class's, not read from this module's names: at interpreter exit those are set to
+    # None while objects kept by other modules still die, and their callbacks run)
+    _finalizing = staticmethod(sys.is_finalizing)
 
     def __init__(self, maxsize: int):
         super().__init__(maxsize)
@@ -286,7 +290,10 @@ class WeakLRU(LRU):
         """A key's object died: drop its entries now, so that what their values hold (a
         jaxpr's constants: a closed-over array) goes with it, as with JAX's
         weakref_lru_cache. Left to the next change where this thread is inside one (the
-        callback may run mid-change) or another thread holds the lock."""
+        callback may run mid-change) or another thread holds the lock; none at interpreter
+        exit, where nothing is looked up again (a dead object's entry never answers)."""
+        if self._finalizing():
+            return
         self._dead.append(ref_id)
         if self._lock._is_owned() or not self._lock.acquire(blocking=False):
             return

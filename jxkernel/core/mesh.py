@@ -834,6 +834,14 @@ abstract_mesh_context_manager = _MeshContextState(abstract=True)
 set_mesh.__module__ = "jxkernel._src.sharding_impls"
 
 
+# How a NamedSharding becomes jaxlib's objects, for JAX's private methods of that name below:
+# "hlo", (sharding, ndim) -> XLA's HloSharding (xla/sharding.py's `hlo_sharding`), and "sdy",
+# (sharding, ndim, modify_wrt_axis_types) -> Shardy's SdyArray (xla/sdy_array.py). Each module
+# enters its own as it loads: they sit in xla/, above core, which holds jaxlib (as
+# xla/dispatch.py fills primitive.compiled_impl)
+jaxlib_forms: dict = {}
+
+
 class NamedSharding:
     """An array split over a mesh: `spec` names, per dimension, the mesh axes splitting it.
 
@@ -1004,6 +1012,18 @@ class NamedSharding:
     def __repr__(self):
         kind = "" if self._memory_kind is None else f", memory_kind={self._memory_kind}"
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}{kind})"
+
+    def _to_xla_hlo_sharding(self, num_dimensions: int):
+        """This sharding as XLA's HloSharding of a `num_dimensions`-d array, as JAX's method:
+        its devices by mesh position (a GSPMDSharding takes it with the mesh's devices).
+        xla/sharding.py's `hlo_sharding` makes it (jaxlib_forms above)."""
+        return jaxlib_forms["hlo"](self, num_dimensions)
+
+    def _to_sdy_sharding(self, num_dimensions: int, modify_wrt_axis_types: bool = False):
+        """This sharding as Shardy's SdyArray, as JAX's method: a dimension per spec entry
+        (open for P.UNCONSTRAINED), closed and empty past the spec. xla/sdy_array.py's
+        `named_sharding_to_sdy_sharding` makes it (jaxlib_forms above)."""
+        return jaxlib_forms["sdy"](self, num_dimensions, modify_wrt_axis_types)
 
 
 @functools.lru_cache(maxsize=4096)

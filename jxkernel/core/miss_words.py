@@ -84,7 +84,8 @@ def cache_said(cache: str, backend: str) -> str:
     """Where a program came from: its cache ("compiled", "memory", "disk"), "traced" for a
     miss on the NumPy backend (its cache says "compiled" of a program NumPy runs).
 
-        >>> cache_said("compiled", "cpu"), cache_said("compiled", "numpy"), cache_said("disk", "cpu")
+        >>> (cache_said("compiled", "cpu"), cache_said("compiled", "numpy"),
+        ...  cache_said("disk", "cpu"))
         ('compiled', 'traced', 'disk')
     """
     return "traced" if cache == "compiled" and not compiles(backend) else cache

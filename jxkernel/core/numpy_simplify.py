@@ -7,8 +7,8 @@ A / pow(B, C) is A * pow(B, -C), A / (B / C) is (A * C) / B, (A / B) / C is A / 
 division by a constant a product with its reciprocal, and one of constants is folded (an
 exact division). Each rounds differently from the division, and a loop or a series carries
 the difference on. `simplify_divisions` makes the same rewrites, in the jaxprs a jaxpr holds
-too, so the NumPy rules compute what XLA computes. (A / Broadcast(B), which needs to know how a value is
-laid out, is the div rule's own: lax/elementwise.py.)
+too, so the NumPy rules compute what XLA computes. (A / Broadcast(B), which needs to know how a
+value is laid out, is the div rule's own: lax/elementwise.py.)
 
     >>> import jxkernel, jxkernel.numpy as jnp
     >>> closed = jxkernel.make_jaxpr(lambda a, b: a / jnp.exp(b))(1.0, 2.0)

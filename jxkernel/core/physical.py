@@ -14,7 +14,8 @@ those jaxprs made physical, and the rest are rebound as they are. Only jaxprs wi
 an extended dtype pay for the pass (`has_keys`, cached).
 
     >>> from jxkernel import make_jaxpr, random
-    >>> physicalize(make_jaxpr(lambda k: random.split(k))(random.key(0)).jaxpr)    # doctest: +ELLIPSIS
+    >>> split = make_jaxpr(lambda k: random.split(k))(random.key(0))
+    >>> physicalize(split.jaxpr)    # doctest: +ELLIPSIS
     { lambda ; a:u32[2]. let ... l:u32[2,2] = concatenate[dimension=1] j k in (l,) }
 """
 from __future__ import annotations

@@ -650,7 +650,8 @@ def sort_typing(in_avals, params, out_avals):
         shown = abstracted(a.split)      # (JAX's types name the AbstractMesh)
         if parts_of(a)[d]:
             raise ShardingTypeError(f"Arguments to sort must be unsharded over the sorting "
-                                    f"dimension. Got arg sharding={shown} and sorting dimension={d}")
+                                    f"dimension. Got arg sharding={shown} and sorting "
+                                    f"dimension={d}")
         if (shown.mesh, parts_of(a)) != (abstracted(typed[0].split).mesh, parts_of(typed[0])):
             shardings = " ".join(str(abstracted(b.split)) for b in typed)
             raise ShardingTypeError(f"Arguments to sort must have equal shardings, got: "
@@ -739,7 +740,8 @@ def apply(prim, in_avals, params, out_avals) -> list:
 # over a split dimension, left unsummed: out_sharding=P(..., unreduced={'x'})); one reduced
 # over an axis holds the same value along it, typed so that its transpose is unreduced there.
 # JAX types them per primitive (its ur_rule=); a primitive without one refuses them.
-ur_rules: dict = {}     # primitive -> rule(name, in_avals, params, out spec) -> (unreduced, reduced)
+# primitive -> rule(name, in_avals, params, out spec) -> (unreduced, reduced)
+ur_rules: dict = {}
 
 _ISSUE = "Please file an issue at https://github.com/jax-ml/jax/issues"
 # primitives whose results' types (with their sets) come from their params, in a body

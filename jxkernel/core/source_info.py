@@ -107,9 +107,9 @@ class TracebackFrame(NamedTuple):
 class Traceback:
     """The frames that made an equation, innermost first, as jaxlib's `Traceback` that JAX's
     equations hold (`eqn.source_info.traceback`): `raw_frames()` gives their code objects and
-    instruction offsets, `frames` them as jaxlib's Frames read, and `tb + outer` the frames of a traceback
-    and then those of the one it was called under (JAX's sum, used for an equation of an
-    inner jaxpr). jxkernel keeps the user's frames only, up to the function being traced."""
+    instruction offsets, `frames` them as jaxlib's Frames read, and `tb + outer` the frames of a
+    traceback and then those of the one it was called under (JAX's sum, used for an equation of
+    an inner jaxpr). jxkernel keeps the user's frames only, up to the function being traced."""
     __slots__ = ("_codes", "_lastis")
 
     def __init__(self, codes: tuple = (), lastis: tuple = ()):

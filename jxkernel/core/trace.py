@@ -233,9 +233,38 @@ class PrettyText:
         return f"PrettyText({self.text!r})"
 
 
+_NOT_CONVERTIBLE = {"__iter__": "is not iterable", "__len__": "has no length",
+                    "__bool__": "is not convertible to boolean",
+                    "__int__": "is not convertible to integer",
+                    "__float__": "is not convertible to float",
+                    "__complex__": "is not convertible to complex"}
+
+
+def forward_to_high_type(fn, name: str | None = None):
+    """Tracer's operator `name` (a dunder; by default `fn`'s: a decorator in Tracer's body):
+    on a tracer of a high type, its type's `_op` (`__add__` -> `aval._add(tracer, other)`),
+    as every JAX tracer; on array tracers, `fn`."""
+    name = name or fn.__name__
+    hook = "_" + name[2:-2]
+    missing = _NOT_CONVERTIBLE.get(name)
+
+    def op(self, *args, **kwargs):
+        aval = self.aval
+        if not getattr(aval, "is_high", False):
+            return fn(self, *args, **kwargs)
+        method = getattr(aval, hook, None)
+        if method is None:
+            if missing is not None:
+                raise TypeError(f"Value of type {type(self)} {missing}.")
+            return getattr(aval, hook)(self, *args)     # JAX's AttributeError
+        return method(self, *args, **kwargs)
+    op.__name__ = op.__qualname__ = name
+    op.__wrapped__ = fn
+    return op
+
+
 class Tracer:
-    """A value flowing through a trace. Array operators and methods are installed on this
-    class by jxkernel.numpy, so user code treats tracers and Arrays alike."""
+    """A value flowing through a trace; numpy/array_methods.py gives it Array's methods."""
     __slots__ = ("_trace", "_aval")
     __array_priority__ = 1000
 
@@ -267,6 +296,7 @@ class Tracer:
     # in a shard_map body: how it relates to the manual axes (JAX's tracer.mat)
     mat = property(lambda self: self.aval.mat)
 
+    @forward_to_high_type
     def __len__(self):
         if not self.aval.shape:
             raise TypeError("len() of unsized object")
@@ -289,26 +319,31 @@ class Tracer:
     # conversion never do, even then, so a value that would cut the derivative (grad of
     # `float(w) ** 2` is 0) is refused instead of silently becoming a constant.
     # Without a known value, the shape is checked first, as JAX's (core/errors.py's checks).
+    @forward_to_high_type
     def __bool__(self):
         value = self.to_concrete_value()
         if value is None:
             errors.check_bool_conversion(self.aval)
         return bool(self._concrete(errors.TracerBoolConversionError))
 
+    @forward_to_high_type
     def __int__(self):
         value = self.to_concrete_value()
         if value is None:
             errors.check_scalar_conversion(self.aval, traced=True)
         return int(self._concrete(errors.ConcretizationTypeError, "int"))
 
+    @forward_to_high_type
     def __float__(self):
         errors.check_scalar_conversion(self.aval, traced=True)
         self._refuse(errors.ConcretizationTypeError, "float")
 
+    @forward_to_high_type
     def __complex__(self):
         errors.check_scalar_conversion(self.aval, traced=True)
         self._refuse(errors.ConcretizationTypeError, "complex")
 
+    @forward_to_high_type
     def __index__(self):
         value = self.to_concrete_value()
         if value is None:
@@ -402,41 +437,9 @@ class Tracer:
         return self.copy()
 
 
-_NOT_CONVERTIBLE = {"__iter__": "is not iterable", "__len__": "has no length",
-                    "__bool__": "is not convertible to boolean",
-                    "__int__": "is not convertible to integer",
-                    "__float__": "is not convertible to float",
-                    "__complex__": "is not convertible to complex"}
-
-
-def forward_to_high_type(name: str, fn):
-    """Tracer's operator `name` (a dunder), which on a tracer of a high type calls its type's
-    `_op` (`__add__` -> `aval._add(tracer, other)`), as every JAX tracer does; on array
-    tracers, `fn`."""
-    hook = "_" + name[2:-2]
-    missing = _NOT_CONVERTIBLE.get(name)
-
-    def op(self, *args, **kwargs):
-        aval = self.aval
-        if not getattr(aval, "is_high", False):
-            return fn(self, *args, **kwargs)
-        method = getattr(aval, hook, None)
-        if method is None:
-            if missing is not None:
-                raise TypeError(f"Value of type {type(self)} {missing}.")
-            return getattr(aval, hook)(self, *args)     # JAX's AttributeError
-        return method(self, *args, **kwargs)
-    op.__name__ = op.__qualname__ = name
-    op.__wrapped__ = fn
-    return op
-
-
 # the attributes tracers keep in slots: never forwarded (an unset one is an AttributeError)
 _TRACER_SLOTS = frozenset({"_trace", "_aval", "_var", "const", "aval", "primal", "tangent",
                            "val", "batch_dim", "_value"})
-
-for _name in ("__bool__", "__int__", "__float__", "__complex__", "__index__", "__len__"):
-    setattr(Tracer, _name, forward_to_high_type(_name, Tracer.__dict__[_name]))
 
 Array.register(Tracer)     # a tracer stands for an array: isinstance(t, jax.Array)
 

@@ -101,7 +101,8 @@ def _fields(record: dict) -> dict:
         out_avals=typed_avals(out_avals, out_named),
         in_shardings_hlo=(None,) * len(in_avals), out_shardings_hlo=(None,) * len(out_avals),
         _has_named_shardings=True, _in_named_shardings=in_named,
-        _out_named_shardings=out_named, nr_devices=record["nr_devices"], platforms=tuple(record["platforms"]),
+        _out_named_shardings=out_named, nr_devices=record["nr_devices"],
+        platforms=tuple(record["platforms"]),
         ordered_effects=tuple(map(effect_from_json, record.get("ordered_effects", []))),
         unordered_effects=tuple(map(effect_from_json, record.get("unordered_effects", []))),
         disabled_safety_checks=tuple(map(DisabledSafetyCheck, record.get("disabled_checks", []))),
@@ -144,7 +145,8 @@ def _aval_from_json(record, scope) -> ShapedArray:
     shape, dtype, weak = record
     if any(isinstance(d, str) for d in shape):
         shape = [symbolic_shape(d, scope=scope)[0] if isinstance(d, str) else d for d in shape]
-    return ShapedArray(tuple(shape), _DTYPES[dtype] if dtype in _DTYPES else _key_dtype(dtype), weak)
+    return ShapedArray(tuple(shape), _DTYPES[dtype] if dtype in _DTYPES else _key_dtype(dtype),
+                       weak)
 
 
 def _constraints(avals) -> tuple:

@@ -2,7 +2,8 @@
 after its dimension variables are read from the arguments' sizes, a
 `stablehlo.custom_call @shape_assertion(ok, values...)` per check JAX makes on the
 arguments, in JAX's order (a variable `k*v + rest` dividing exactly, each variable >= 1, a
-size read twice agreeing, then each of the scope's constraints), with JAX's message, whose `{i}` are the values after `ok`.
+size read twice agreeing, then each of the scope's constraints), with JAX's message, whose `{i}`
+are the values after `ok`.
 
 jaxlib's shape refinement (a call's, jxkernel's or JAX's) checks them with the arguments'
 sizes and removes them; jxkernel checks the same before calling (`shape_poly.

@@ -321,8 +321,9 @@ def _overrides() -> dict:
                 if getattr(lowering_rules[prim], "__module__", None) == _gather_scatter.__name__
                 and prim.name.startswith("scatter")}
     cumulative = {prim: _cumulative(prim) for prim in lowering_rules
-                  if prim.name in _CUMULATIVE_KINDS and getattr(
-                      lowering_rules[prim], "__module__", None) == lowering_rules[cumsum_p].__module__}
+                  if prim.name in _CUMULATIVE_KINDS and
+                  getattr(lowering_rules[prim], "__module__", None) ==
+                  lowering_rules[cumsum_p].__module__}
     # ops whose result type is all that meets a symbolic size (their windows and lengths are
     # attributes: constants here, as in JAX, whose shape refinement infers the rest)
     attributed = {prim: _static_sizes(prim, _attribute_sizes)

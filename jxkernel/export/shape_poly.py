@@ -140,7 +140,9 @@ class _Atom:
         return self._key < other._key
 
     def __str__(self):
-        return self.args[0] if self.op == "var" else f"{self.op}({', '.join(map(_arg_text, self.args))})"
+        if self.op == "var":
+            return self.args[0]
+        return f"{self.op}({', '.join(map(_arg_text, self.args))})"
 
     def bounds(self) -> tuple:
         """(lowest, highest) value, as far as known without the values of variables."""
@@ -221,7 +223,7 @@ class _DimExpr:
                                    key=lambda t: (len(t[0]), t[0]), reverse=True))
         self.scope = scope
         self._hash = hash((self._terms, scope))     # (JAX's: another scope, another hash)
-        self._printed = None                 # (JAX's order key, text, terms), made when first printed
+        self._printed = None         # (JAX's order key, text, terms), made when first printed
 
     @staticmethod
     def _make(terms: dict, scope):

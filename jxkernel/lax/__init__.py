@@ -17,8 +17,8 @@ from .sorting import sort, sort_key_val, sort_p, top_k, top_k_p  # noqa: F401
 from .sorting import approx_max_k, approx_min_k, approx_top_k_p  # noqa: F401
 from .shapes import (broadcast_in_dim_p, concatenate_p, iota_p, reshape_p,  # noqa: F401
                      rev_p, squeeze_p, transpose_p, broadcast, broadcast_in_dim,
-                     broadcast_shapes, broadcast_to_rank, broadcasted_iota, collapse, concatenate, expand_dims,
-                     iota, reshape, rev, squeeze, transpose)
+                     broadcast_shapes, broadcast_to_rank, broadcasted_iota, collapse,
+                     concatenate, expand_dims, iota, reshape, rev, squeeze, transpose)
 from .slicing import (dynamic_slice_p, dynamic_update_slice_p, gather_p, pad_p,  # noqa: F401
                       scatter_add_p, scatter_max_p, scatter_min_p, scatter_mul_p, scatter_p,
                       scatter_sub_p, slice_p, GatherDimensionNumbers, GatherScatterMode,
@@ -37,8 +37,8 @@ from .scan import scan, scan_p  # noqa: F401
 from .while_loop import while_loop, while_p  # noqa: F401
 from . import _cf_high  # noqa: F401,E402  (loops and conds over captured hijax values: lowered)
 from .parallel import (all_gather, all_gather_p, all_to_all, all_to_all_p, axis_index,  # noqa: F401
-                       axis_index_p, axis_size, pbroadcast, pcast, pmax, pmax_p, pmean, pmin, pmin_p,
-                       ppermute, ppermute_p, pshuffle, psum, psum_invariant_p, psum_p,
+                       axis_index_p, axis_size, pbroadcast, pcast, pmax, pmax_p, pmean, pmin,
+                       pmin_p, ppermute, ppermute_p, pshuffle, psum, psum_invariant_p, psum_p,
                        psum_scatter, pswapaxes, reduce_scatter_p)
 from .shapes import split, split_p  # noqa: F401
 from .shapes import stack, stack_p, tile, tile_p, unstack, unstack_p  # noqa: F401
@@ -46,7 +46,8 @@ from .shapes import broadcast_like, shape_as_value  # noqa: F401
 from .slicing import index_take, scatter_apply  # noqa: F401
 from .creation import empty, empty_p, full, full_like, stage, stage_p  # noqa: F401,E402
 from .fft import FftType, fft, fft_p  # noqa: F401,E402  (eager: lax.fft is also a module)
-from .barrier import dce_sink, dce_sink_p, optimization_barrier, optimization_barrier_p  # noqa: F401,E402
+from .barrier import (dce_sink, dce_sink_p, optimization_barrier,  # noqa: F401,E402
+                      optimization_barrier_p)
 from .sharding import sharding_constraint_p, with_sharding_constraint  # noqa: F401,E402
 from . import edtype_rules as _edtype_rules  # noqa: F401,E402  (extended dtypes: physical rules)
 from ..core.vma import pvary_p  # noqa: F401,E402
@@ -56,7 +57,8 @@ from ..core.lazy_names import lazy_names as _lazy_names  # noqa: E402
 # of the package: `import jxkernel` stays small. Each primitive's rules live in its module,
 # so a primitive not loaded yet is in no program.
 _LAZY_MODULES = {
-    "convolution": ("ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "PaddingType", "conv", "conv_dimension_numbers",
+    "convolution": ("ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "PaddingType",
+        "conv", "conv_dimension_numbers",
         "conv_general_dilated", "conv_general_dilated_local", "conv_general_dilated_p",
         "conv_general_dilated_patches",
         "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple",

@@ -352,8 +352,9 @@ def check_carry(body_fun, in_tree, in_avals, out_tree, out_avals, name="body fun
     component = _carry_component(body_fun)
     if in_tree != out_tree:
         try:
-            diffs = [f"{component(keystr(path))} is a {thing1} but the corresponding component of the "
-                     f"carry output is a {thing2}, so {why}" for path, thing1, thing2, why in
+            diffs = [f"{component(keystr(path))} is a {thing1} but the corresponding component "
+                     f"of the carry output is a {thing2}, so {why}"
+                     for path, thing1, thing2, why in
                      equality_errors(tree_unflatten(in_tree, list(in_avals)),
                                      tree_unflatten(out_tree, list(out_avals)))]
         except Exception:       # noqa: BLE001  (a pytree's unflatten may refuse avals)

@@ -28,7 +28,8 @@ def broadcast_in_dim(ctx: LoweringRuleContext, value, shape, dtype, dims):
     """`value` broadcast to `shape`, its dimension i becoming dimension dims[i]."""
     if ctx.module_ctx.symbolic is not None:          # jax.export: sizes may be symbolic
         return ctx.module_ctx.symbolic.broadcast_in_dim(ctx, value, shape, dtype, dims)
-    return ctx.block.op1("stablehlo.broadcast_in_dim", [value], hlo.tensor_type(tuple(shape), dtype),
+    return ctx.block.op1("stablehlo.broadcast_in_dim", [value],
+                         hlo.tensor_type(tuple(shape), dtype),
                          {"broadcast_dimensions": hlo.i64_array(dims)}, loc=ctx.loc)
 
 
@@ -82,7 +83,8 @@ def compare_type(dtype) -> str:
 
 def compare(ctx: LoweringRuleContext, x, y, direction: str, aval, total_order=False):
     """Elementwise comparison of two values of type `aval`, giving booleans."""
-    kind = "TOTALORDER" if total_order and dtypes.is_inexact(aval.dtype) else compare_type(aval.dtype)
+    kind = "TOTALORDER" if total_order and dtypes.is_inexact(aval.dtype) else \
+        compare_type(aval.dtype)
     return ctx.block.op1(
         "stablehlo.compare", [x, y], hlo.tensor_type(aval.shape, np.bool_),
         {"comparison_direction": hlo.enum("comparison_direction", direction),
@@ -90,7 +92,8 @@ def compare(ctx: LoweringRuleContext, x, y, direction: str, aval, total_order=Fa
 
 
 def select(ctx: LoweringRuleContext, pred, on_true, on_false, aval):
-    return ctx.block.op1("stablehlo.select", [pred, on_true, on_false], aval_type(aval), loc=ctx.loc)
+    return ctx.block.op1("stablehlo.select", [pred, on_true, on_false], aval_type(aval),
+                         loc=ctx.loc)
 
 
 def binary_region(ctx: LoweringRuleContext, hlo_op: str, dtype, n: int = 1):

@@ -1,5 +1,6 @@
 """XLA's own formulas for lgamma, digamma, sinh, cosh, log1p, float32 exp, log, erf, erf_inv,
-tanh, cbrt, sin and cos, and float64 exp, erf and erfc, in NumPy: the NumPy rules of those primitives (lax/elementwise.py).
+tanh, cbrt, sin and cos, and float64 exp, erf and erfc, in NumPy: the NumPy rules of those
+primitives (lax/elementwise.py).
 
 StableHLO's CHLO legalization writes lgamma and digamma as fixed sequences of additions,
 divisions, logs and sines (Lanczos' approximation, g = 7, 8 coefficients) and sinh and cosh

@@ -415,7 +415,8 @@ def _cond_batching(axis_data, vals, dims, *, branches, **params):
     index = bu.bdim_at_front(index, index_dim, size, ema)
     results = []
     for i, branch in enumerate(branches):
-        batched, _ = batch_jaxpr(branch, axis_data, [0] * len(ops), force_out_batched=[True] * n_out)
+        batched, _ = batch_jaxpr(branch, axis_data, [0] * len(ops),
+                                 force_out_batched=[True] * n_out)
         # As JAX's rule: each branch sees its operands with the gradient stopped where another
         # branch is selected, so reverse mode through an unselected branch adds nothing (not
         # even a NaN times zero; jax#1052). Values are unchanged.

@@ -167,8 +167,8 @@ def _bitcast_abstract_eval(operand, *, new_dtype):
     refuse_token("bitcast_convert_type", operand)
     old, new = operand.dtype, dtypes.check_supported(new_dtype)
     if (old == dtypes.bool_) != (new == dtypes.bool_):
-        raise TypeError(f"bitcast_convert_type between bool and {new.name if old == dtypes.bool_ else old.name}"
-                        f" is not allowed")
+        other = new.name if old == dtypes.bool_ else old.name
+        raise TypeError(f"bitcast_convert_type between bool and {other} is not allowed")
     old_bits, new_bits = dtypes.bit_width(old), dtypes.bit_width(new)   # int4: 4, not 8
     if old_bits == new_bits:
         shape = operand.shape

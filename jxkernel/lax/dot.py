@@ -262,15 +262,16 @@ def _dot_general_shape(lhs, rhs, dimension_numbers) -> tuple:
     if len(lhs_batch) != len(rhs_batch):
         raise TypeError(f"dot_general requires equal numbers of lhs_batch and rhs_batch "
                         f"dimensions, got lhs_batch {lhs_batch} and rhs_batch {rhs_batch}.")
-    for side, contract, batch in (("lhs", lhs_contract, lhs_batch), ("rhs", rhs_contract, rhs_batch)):
+    sides = (("lhs", lhs_contract, lhs_batch), ("rhs", rhs_contract, rhs_batch))
+    for side, contract, batch in sides:
         if len(set(batch)) != len(batch):
             raise TypeError(f"dot_general requires {side} batch dimensions to be distinct, got "
                             f"{side}_batch {batch}.")
-    for side, contract, batch in (("lhs", lhs_contract, lhs_batch), ("rhs", rhs_contract, rhs_batch)):
+    for side, contract, batch in sides:
         if len(set(contract)) != len(contract):
             raise TypeError(f"dot_general requires {side} contracting dimensions to be distinct, "
                             f"got {side}_contracting {contract}.")
-    for side, contract, batch in (("lhs", lhs_contract, lhs_batch), ("rhs", rhs_contract, rhs_batch)):
+    for side, contract, batch in sides:
         if set(contract) & set(batch):
             raise TypeError(f"dot_general requires {side} batch dimensions to be disjoint from "
                             f"contracting dimensions, got {side}_batch {batch} and "
@@ -337,9 +338,11 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision,
             _check_cpu_algorithm(precision)
         lhs_t, rhs_t, acc_t = precision._compute_types(lhs_aval.dtype, rhs_aval.dtype, out.dtype)
         if lhs_t is not None:
-            lhs, lhs_aval = hl.convert(ctx, lhs, lhs_aval, lhs_t), lhs_aval.update(dtype=np.dtype(lhs_t))
+            lhs, lhs_aval = (hl.convert(ctx, lhs, lhs_aval, lhs_t),
+                             lhs_aval.update(dtype=np.dtype(lhs_t)))
         if rhs_t is not None:
-            rhs, rhs_aval = hl.convert(ctx, rhs, rhs_aval, rhs_t), rhs_aval.update(dtype=np.dtype(rhs_t))
+            rhs, rhs_aval = (hl.convert(ctx, rhs, rhs_aval, rhs_t),
+                             rhs_aval.update(dtype=np.dtype(rhs_t)))
         acc_dtype = out.dtype if acc_t is None else np.dtype(acc_t)
         if precision != DotAlgorithmPreset.DEFAULT:
             attrs["algorithm"] = _algorithm_attr(precision._attr_fields(lhs_aval.dtype,
@@ -575,9 +578,11 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
 def batch_matmul(lhs, rhs, precision=None):
     """Matrix products over all leading (batch) dimensions: [..., m, k] x [..., k, n]."""
     if min(lhs.ndim, rhs.ndim) < 2:
-        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {lhs.ndim}, {rhs.ndim}")
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {lhs.ndim}, "
+                         f"{rhs.ndim}")
     if lhs.ndim != rhs.ndim:
-        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {lhs.ndim}, {rhs.ndim}")
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {lhs.ndim}, "
+                         f"{rhs.ndim}")
     batch = tuple(range(lhs.ndim - 2))
     return dot_general(lhs, rhs, (((lhs.ndim - 1,), (rhs.ndim - 2,)), (batch, batch)),
                        precision=precision)

@@ -27,8 +27,8 @@ from ..transforms import batch_util as bu
 from ..xla.lowering import results_left_unconstrained
 from . import _xla_formulas
 from . import _lowering as hl
-from ._rules import (ANY, ANY_OR_KEYS, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL, NUMERIC, SIGNED,  # noqa: F401
-                     AccuracyMode, Tolerance, accuracy_attrs, binop,
+from ._rules import (ANY, ANY_OR_KEYS, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL,  # noqa: F401
+                     NUMERIC, SIGNED, AccuracyMode, Tolerance, accuracy_attrs, binop,
                      broadcast_shapes, check_dtype, check_same_dtypes, unop)
 from .conversion import convert_element_type
 from .shapes import broadcast_in_dim
@@ -599,7 +599,8 @@ sharding_types.ur_rules[add_p] = sharding_types.add_ur_rule
 def _linear_binop_transpose(sign_y):
     def transpose(ct, x, y):
         cts = [ad.unbroadcast(ct, x.aval) if ad.is_undefined(x) else None,
-               ad.unbroadcast(neg(ct) if sign_y < 0 else ct, y.aval) if ad.is_undefined(y) else None]
+               ad.unbroadcast(neg(ct) if sign_y < 0 else ct, y.aval)
+               if ad.is_undefined(y) else None]
         return cts
     return transpose
 

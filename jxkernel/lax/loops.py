@@ -44,7 +44,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         (_, out), _ = scan(step, (lower_c, init_val), None, length=length, unroll=unroll or 1)
         return out
     if unroll not in (None, 1):
-        raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are statically known.")
+        raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are "
+                         "statically known.")
     # a bound of the index dtype is kept as it is (a Python int stays weakly typed)
     lower, upper = [b if get_aval(b).dtype == dtype else convert_element_type(b, dtype)
                     for b in (lower, upper)]

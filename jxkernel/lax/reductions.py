@@ -89,7 +89,8 @@ def _identity(kind: str, dtype):
     if kind == "and":
         return np.array(-1).astype(dtype)          # all bits set; True for bool
     if kind in ("max", "logaddexp"):
-        return np.array(complex(-np.inf, 0), dtype) if dtypes.is_complex(dtype) else hl.min_value(dtype)
+        return np.array(complex(-np.inf, 0), dtype) if dtypes.is_complex(dtype) else \
+            hl.min_value(dtype)
     return np.array(complex(np.inf, 0), dtype) if dtypes.is_complex(dtype) else hl.max_value(dtype)
 
 
@@ -269,7 +270,7 @@ def _reduce_sum_abstract_eval(operand, *, axes, **params):
 
 abstract_eval_rules[reduce_sum_p] = _reduce_sum_abstract_eval
 reduce_prod_p = _reduction("reduce_prod", "mul", _dtype_check("reduce_prod"))
-reduce_max_p = _reduction("reduce_max", "max")          # any dtype; complex compares lexicographically
+reduce_max_p = _reduction("reduce_max", "max")   # any dtype; complex compares lexicographically
 reduce_min_p = _reduction("reduce_min", "min")
 reduce_and_p = _reduction("reduce_and", "and", _check_logical, keep_weak=False)
 reduce_or_p = _reduction("reduce_or", "or", _check_logical, keep_weak=False)
@@ -390,7 +391,8 @@ def _argminmax_abstract_eval(operand, *, axes, index_dtype):
         raise ValueError(f"argmin and argmax require non-empty reduced dimension. "
                          f"operand.shape={operand.shape} axis={axis}")
     if not dtypes.is_int(index_dtype):
-        raise TypeError(f"index_dtype must be an integer type, but got {np.dtype(index_dtype).name}")
+        raise TypeError(f"index_dtype must be an integer type, but got "
+                        f"{np.dtype(index_dtype).name}")
     shape = operand.shape[:axis] + operand.shape[axis + 1:]
     return ShapedArray(shape, index_dtype, False)
 
@@ -499,7 +501,8 @@ def _init_dtype_error(operands, inits) -> TypeError:
 
 
 def _aval_repr(aval) -> str:
-    return f"ShapedArray({_long_str(aval).lstrip('~')}{', weak_type=True' if aval.weak_type else ''})"
+    weak = ", weak_type=True" if aval.weak_type else ""
+    return f"ShapedArray({_long_str(aval).lstrip('~')}{weak})"
 
 
 def _reduce_generic_lowering(ctx, *values, computation, jaxpr, dimensions):
@@ -515,7 +518,8 @@ def _reduce_params(params):
     # JAX shows the function's repr with its address masked (so printing is deterministic)
     shown = re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)),
                    repr(params["computation"]))
-    return [("computation", shown), ("dimensions", params["dimensions"]), ("jaxpr", params["jaxpr"])]
+    return [("computation", shown), ("dimensions", params["dimensions"]),
+            ("jaxpr", params["jaxpr"])]
 
 
 
@@ -637,7 +641,8 @@ cumprod_p = _cumulative("cumprod", "mul")
 cummax_p = _cumulative("cummax", "max")
 cummin_p = _cumulative("cummin", "min")
 # JAX accepts any number here but fails for integers while lowering; we say so up front
-cumlogsumexp_p = _cumulative("cumlogsumexp", "logaddexp", _dtype_check("cumlogsumexp", FLOAT, "floating"))
+cumlogsumexp_p = _cumulative("cumlogsumexp", "logaddexp",
+                             _dtype_check("cumlogsumexp", FLOAT, "floating"))
 
 
 def _cumulative_batching(prim):

@@ -405,15 +405,16 @@ def _scan_batching(axis_data, vals, dims, *, reverse, length, jaxpr, num_consts,
     xs_batched = [d is not bu.not_mapped for d in dims[nc + nk:]]
     x_in_dims = [0 if b else None for b in xs_batched]
     for _ in range(nk + 1):
-        _, out_dims = batch_jaxpr(jaxpr, axis_data,
-                                  const_dims + [0 if b else None for b in carry_batched] + x_in_dims)
+        carry_in_dims = [0 if b else None for b in carry_batched]
+        _, out_dims = batch_jaxpr(jaxpr, axis_data, const_dims + carry_in_dims + x_in_dims)
         new = [b or d is not bu.not_mapped for b, d in zip(carry_batched, out_dims[:nk])]
         if new == carry_batched:
             break
         carry_batched = new
     carry_dims = [0 if b else None for b in carry_batched]
+    n_ys = len(jaxpr.out_avals) - nk
     body, out_dims = batch_jaxpr(jaxpr, axis_data, const_dims + carry_dims + x_in_dims,
-                                 force_out_batched=carry_batched + [False] * (len(jaxpr.out_avals) - nk))
+                                 force_out_batched=carry_batched + [False] * n_ys)
     vals = list(vals)
     # (an unbatched carry broadcast with its batch axis split over vmap's mesh axes, JAX's)
     carry = [bu.bdim_at_front(v, d, size, axis_data.explicit_mesh_axis) if b else v
@@ -537,7 +538,8 @@ def _scan_partial_eval(trace, args, params):
                       num_carry=carry_uk.count(True))
     out_avals = _scan_abstract_eval(**new_params)
     unknown_outs = trace.add_eqn(atoms, scan_p, new_params, out_avals)
-    uk_carry, uk_ys = iter(unknown_outs[:carry_uk.count(True)]), iter(unknown_outs[carry_uk.count(True):])
+    n_uk_carry = carry_uk.count(True)
+    uk_carry, uk_ys = iter(unknown_outs[:n_uk_carry]), iter(unknown_outs[n_uk_carry:])
     kc, ky = iter(known_carry), iter(known_ys)
     return [next(uk_carry) if u else next(kc) for u in carry_uk] + \
         [next(uk_ys) if u else next(ky) for u in y_uk]

@@ -256,7 +256,8 @@ def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding=None):
     # undo "transpose by `dimensions`, then reshape"
     if typed is not None:
         spec = typed.spec.partitions + (None,) * (len(shape) - len(typed.spec))
-        typed = NamedSharding(typed.mesh, typed.spec.update(partitions=[spec[d] for d in dimensions]))
+        typed = NamedSharding(typed.mesh,
+                              typed.spec.update(partitions=[spec[d] for d in dimensions]))
     permuted = reshape(ct, tuple(shape[d] for d in dimensions), out_sharding=typed)
     return [transpose(permuted, tuple(np.argsort(dimensions)))]
 
@@ -1027,8 +1028,8 @@ def _refuse_counts(operand, reps) -> None:
 
 __all__ = ["broadcast_in_dim_p", "reshape_p", "squeeze_p", "transpose_p", "rev_p",
            "concatenate_p", "split_p", "iota_p", "broadcast", "broadcast_in_dim",
-           "broadcast_shapes", "broadcast_to_rank", "reshape", "squeeze", "expand_dims", "transpose", "rev",
-           "concatenate", "split", "iota", "broadcasted_iota", "collapse",
+           "broadcast_shapes", "broadcast_to_rank", "reshape", "squeeze", "expand_dims",
+           "transpose", "rev", "concatenate", "split", "iota", "broadcasted_iota", "collapse",
            "stack_p", "unstack_p", "tile_p", "stack", "unstack", "tile", "broadcast_like",
            "shape_as_value"]
 

@@ -191,7 +191,8 @@ def _top_k_abstract_eval(operand, *, k, axis):
     if not operand.shape:
         raise TypeError(f"top_k operand must have >= 1 dimension, got {operand.shape}")
     if not 0 <= axis < operand.ndim:
-        raise ValueError(f"axis argument out of range: axis={axis} for operand.shape={operand.shape}")
+        raise ValueError(f"axis argument out of range: axis={axis} for "
+                         f"operand.shape={operand.shape}")
     shape = list(operand.shape)
     int32_max = np.iinfo(np.int32).max       # (JAX allows one past it: indices 0..int32_max)
     if not is_symbolic(shape[axis]) and shape[axis] > int32_max + 1:
@@ -485,7 +486,8 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
         if len(operand) == 0:
             raise TypeError("Sort requires at least one operand")
         if not 1 <= num_keys <= len(operand):
-            raise ValueError(f"num_keys={num_keys} must be between 1 and len(operand)={len(operand)}")
+            raise ValueError(f"num_keys={num_keys} must be between 1 and "
+                             f"len(operand)={len(operand)}")
         dimension = _canonical_axis(dimension, np.ndim(operand[0]))
         return tuple(sort_p.bind(*operand, dimension=dimension, is_stable=bool(is_stable),
                                  num_keys=int(num_keys)))

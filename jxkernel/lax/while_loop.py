@@ -288,8 +288,10 @@ def _known_while(params, bconst_keep, carry_keep):
     def body_f(*args):
         consts = iter(args[:sum(bconst_keep)])
         carry = iter(args[sum(bconst_keep):])
-        full_consts = [next(consts) if k else zeros(a) for a, k in zip(body.in_avals[:nb], bconst_keep)]
-        full_carry = [next(carry) if k else zeros(a) for a, k in zip(body.in_avals[nb:], carry_keep)]
+        full_consts = [next(consts) if k else zeros(a)
+                       for a, k in zip(body.in_avals[:nb], bconst_keep)]
+        full_carry = [next(carry) if k else zeros(a)
+                      for a, k in zip(body.in_avals[nb:], carry_keep)]
         outs = eval_jaxpr(body.jaxpr, body.consts, *full_consts, *full_carry)
         return [o for o, k in zip(outs, carry_keep) if k]
 

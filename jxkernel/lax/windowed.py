@@ -386,7 +386,8 @@ def _select_and_gather_add_sharding(name, in_avals, params, out_avals):
     """The operand's type (as a window reduction's); the tangents must be typed as it."""
     tangents, operand = in_avals
     if tangents.split is not None and operand.split is not None and (
-            sharding_types.abstract_sharding(tangents) != sharding_types.abstract_sharding(operand)):
+            sharding_types.abstract_sharding(tangents) !=
+            sharding_types.abstract_sharding(operand)):
         raise sharding_types.ShardingTypeError(
             f"select_and_gather_add tangents and operand shardings must match, got "
             f"{sharding_types.abstract_sharding(tangents)} and "

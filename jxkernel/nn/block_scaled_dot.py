@@ -113,7 +113,8 @@ def _overlap(x, y) -> bool:
 def _reduces_k(lhs, rhs) -> bool:
     """K is sharded alike on both operands and N not: each device's product is a partial
     sum over its share of K, all-reduced."""
-    return lhs.spec.partitions[2] is not None and lhs.spec.partitions[2] == rhs.spec.partitions[2] and rhs.spec.partitions[1] is None
+    lhs_parts, rhs_parts = lhs.spec.partitions, rhs.spec.partitions
+    return lhs_parts[2] is not None and lhs_parts[2] == rhs_parts[2] and rhs_parts[1] is None
 
 
 def _scatters_k(lhs, rhs) -> bool:

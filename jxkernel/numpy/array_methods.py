@@ -339,7 +339,8 @@ _METHODS = {
         "diagonal", "dot", "max", "mean", "min", "prod", "ptp", "repeat", "searchsorted",
         "sort", "squeeze", "std", "sum", "swapaxes", "take", "trace", "var")},
     # here
-    "astype": _astype, "byteswap": _byteswap, "clip": _clip, "compress": _compress, "choose": _choose,
+    "astype": _astype, "byteswap": _byteswap, "clip": _clip, "compress": _compress,
+    "choose": _choose,
     "conj": lambda self: ufuncs.conj(self), "conjugate": lambda self: ufuncs.conjugate(self),
     "flatten": _flatten, "ravel": _flatten, "nonzero": _nonzero, "reshape": _reshape,
     "round": lambda self, decimals=0, out=None: ufuncs.round(self, decimals, out),
@@ -386,7 +387,7 @@ def _for_tracers(name, fn, is_property=False):
     tracers forward to their aval (an operator to its `_op`, a method or property to the
     attribute of that name, Tracer.__getattr__); on array tracers, `fn`."""
     if name.startswith("__") and name.endswith("__") and name != "__array_namespace__":
-        return forward_to_high_type(name, fn)
+        return forward_to_high_type(fn, name)
 
     def attribute(self, *args, **kwargs):
         if not getattr(self.aval, "is_high", False):

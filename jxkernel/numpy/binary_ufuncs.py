@@ -53,7 +53,8 @@ def _logsumexp(a, axis=None, dtype=None, keepdims=False, initial=None, where=Non
     a = reductions.ensure_array(a)
     a, = reductions.util.promote_dtypes_inexact(a)
     dims = tuple(range(a.ndim)) if axis is None else \
-        tuple(reductions.canonicalize_axis(d, a.ndim) for d in (axis if isinstance(axis, tuple) else (axis,)))
+        tuple(reductions.canonicalize_axis(d, a.ndim)
+              for d in (axis if isinstance(axis, tuple) else (axis,)))
     amax = max_(a.real, axis=dims, keepdims=keepdims, where=where, initial=-np.inf)
     amax = lax.stop_gradient(lax.select(lax.is_finite(amax), amax, lax.full_like(amax, 0)))
     amax_dims = amax if keepdims else expand_dims(amax, dims)

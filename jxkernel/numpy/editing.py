@@ -33,8 +33,9 @@ from .selection import nonzero
 from .sorting import argsort, sort
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_arraylike, jnp_jit
 
-__all__ = ["fromfile", "fromiter", "save", "savez", "load", "insert", "delete", "place", "fill_diagonal", "block", "trim_zeros",
-           "mask_indices", "packbits", "unpackbits", "frombuffer", "fromstring",
+__all__ = ["fromfile", "fromiter", "save", "savez", "load", "insert", "delete", "place",
+           "fill_diagonal", "block", "trim_zeros", "mask_indices", "packbits", "unpackbits",
+           "frombuffer", "fromstring",
            "array_str", "array_repr", "iterable"]
 
 

@@ -217,7 +217,8 @@ def put(a, ind, v, mode=None, *, inplace=True):
     if mode is None:
         scatter_mode = "drop"
     elif mode == "clip":
-        ind = lax.clamp(typed_constant(0, aval_of(ind).dtype), ind, np.array(n - 1, aval_of(ind).dtype))
+        ind_dtype = aval_of(ind).dtype
+        ind = lax.clamp(typed_constant(0, ind_dtype), ind, np.array(n - 1, ind_dtype))
         scatter_mode = "promise_in_bounds"
     elif mode == "wrap":
         nn = typed_constant(n, aval_of(ind).dtype)
@@ -543,8 +544,9 @@ def unravel_index(indices, shape):
     oob_neg = lax.lt(x, typed_constant(-1, dt)) if dtypes.is_signed(dt) else None
     res = []
     for s, o in zip(shape, outs):
-        o = lax.select(oob_neg, lax.broadcast_in_dim(typed_constant(0, dt), aval_of(o).shape, ()), o) \
-            if oob_neg is not None else o
+        if oob_neg is not None:
+            zeros = lax.broadcast_in_dim(typed_constant(0, dt), aval_of(o).shape, ())
+            o = lax.select(oob_neg, zeros, o)
         res.append(lax.select(oob_pos, lax.broadcast_in_dim(typed_constant(s - 1, dt),
                                                             aval_of(o).shape, ()), o))
     return tuple(res)

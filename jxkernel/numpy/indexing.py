@@ -192,7 +192,8 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
     kinds = {k for k, _ in items}
     slicable = parsed_mode in (None, GatherScatterMode.PROMISE_IN_BOUNDS, GatherScatterMode.CLIP) \
         and not (_split(arr) and _partial_slices(items, shape))
-    if config.jax_check_static_indices and parsed_mode in (None, GatherScatterMode.PROMISE_IN_BOUNDS):
+    if config.jax_check_static_indices and \
+            parsed_mode in (None, GatherScatterMode.PROMISE_IN_BOUNDS):
         _check_static_ints(shape, items, normalize_indices)
     if strategy is IndexingStrategy.STATIC_SLICE:
         _check_static_slice(arr, shape, items, parsed_mode, normalize_indices)

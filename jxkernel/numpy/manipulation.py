@@ -848,7 +848,8 @@ def size(a, axis: int | None = None) -> int:
     if axis is None:
         return math.prod(shp)
     # JAX takes a tuple of axes too (the product of their lengths); repeated axes are an error
-    axes = tuple(canonicalize_axis(ax, len(shp)) for ax in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    axes = tuple(canonicalize_axis(ax, len(shp))
+                 for ax in (axis if isinstance(axis, (tuple, list)) else (axis,)))
     if len(set(axes)) != len(axes):
         raise ValueError(f"repeated axis: {axis}")
     return math.prod(shp[i] for i in axes)

@@ -541,7 +541,8 @@ def _sum_repeats(x, names, counts, keep, dtype, out_sharding=None):
             axes = [i for i, n in enumerate(names) if n == c]
             shape = aval_of(x).shape
             eye = _delta(shape, axes)
-            x = lax.select(eye, x, lax.broadcast_in_dim(typed_constant(0, aval_of(x).dtype), shape, ()))
+            zero = typed_constant(0, aval_of(x).dtype)
+            x = lax.select(eye, x, lax.broadcast_in_dim(zero, shape, ()))
             if c not in keep:
                 x = _esum(x, axes, dtype, out_sharding)
                 names = names.replace(c, "")

@@ -745,8 +745,8 @@ def _cumulative_api(name, reduction, x, axis, dtype, include_initial, identity,
         zshape = list(shape)
         zshape[axis] = 1
         od = aval_of(out).dtype
-        out = lax.concatenate([lax.broadcast_in_dim(typed_constant(identity, od), tuple(zshape), ()),
-                               out], axis)
+        first = lax.broadcast_in_dim(typed_constant(identity, od), tuple(zshape), ())
+        out = lax.concatenate([first, out], axis)
     return out
 
 
@@ -775,8 +775,8 @@ def _nan_reduction(a, name, reduction, init_val, nan_if_all_nan, axis=None, keep
     out = reduction(_where(nan, _init_val(aval_of(a).dtype, init_val), a), axis=axis,
                     keepdims=keepdims, where=where, **kwargs)
     if nan_if_all_nan:
-        return _where(all(nan, axis=axis, keepdims=keepdims), typed_constant(np.nan, aval_of(a).dtype),
-                      out)
+        return _where(all(nan, axis=axis, keepdims=keepdims),
+                      typed_constant(np.nan, aval_of(a).dtype), out)
     return out
 
 
@@ -964,7 +964,8 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
         low = lax.max(typed_constant(0, qd), lax.min(low, lax.sub(counts, typed_constant(1, qd))))
         high = lax.max(typed_constant(0, qd), lax.min(high, lax.sub(counts, typed_constant(1, qd))))
         it = dtypes.default_int_dtype()
-        low, high = conversion.convert_element_type(low, it), conversion.convert_element_type(high, it)
+        low = conversion.convert_element_type(low, it)
+        high = conversion.convert_element_type(high, it)
         out_shape = qa.shape + after
         index = [lax.broadcasted_iota(it, out_shape, d + q_ndim) for d in range(len(after))]
         if keepdims:
@@ -987,7 +988,8 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
         low = lax.clamp(typed_constant(0, qd), low, lax.sub(n, typed_constant(1, qd)))
         high = lax.clamp(typed_constant(0, qd), high, lax.sub(n, typed_constant(1, qd)))
         it = dtypes.default_int_dtype()
-        low, high = conversion.convert_element_type(low, it), conversion.convert_element_type(high, it)
+        low = conversion.convert_element_type(low, it)
+        high = conversion.convert_element_type(high, it)
         sizes = list(a_shape)
         sizes[axis] = 1
         dnums = lax.GatherDimensionNumbers(
@@ -1010,7 +1012,8 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
     elif method == "nearest":
         result = lax.select(lax.le(high_weight, typed_constant(0.5, qd)), low_value, high_value)
     else:
-        result = lax.mul(lax.add(low_value, high_value), typed_constant(0.5, aval_of(low_value).dtype))
+        half = typed_constant(0.5, aval_of(low_value).dtype)
+        result = lax.mul(lax.add(low_value, high_value), half)
     if keepdims and keepdim:
         if q_ndim > 0:
             keepdim = [qa.shape[0], *keepdim]

@@ -112,7 +112,8 @@ def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=Fa
         ret.append(getitem(perm, ind) if nonempty else perm)
     if return_inverse:
         if nonempty:
-            imask = lax.sub(lax.cumsum(conversion.convert_element_type(mask, it), 0), typed_constant(1, it))
+            imask = lax.sub(lax.cumsum(conversion.convert_element_type(mask, it), 0),
+                            typed_constant(1, it))
             zeros = lax.broadcast_in_dim(typed_constant(0, it), _shape(mask), ())
             ret.append(_scatter_update(zeros, perm, imask, lax.scatter))
         else:

@@ -56,8 +56,8 @@ REF_AVALS: set = set()
 
 def is_arraylike(x) -> bool:
     return (isinstance(x, _ARRAY_TYPES) or type(x) in _SCALAR_TYPES or
-            dtypes.keeps_its_dtype(x) or hasattr(x, "__jax_array__") or isinstance(getattr(x, "dtype", None),
-                                                      dtypes.ExtendedDType)) and \
+            dtypes.keeps_its_dtype(x) or hasattr(x, "__jax_array__") or
+            isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType)) and \
         not is_ref(x) and \
         not (isinstance(x, Tracer) and x.aval is abstract_token)
     # (no array, as JAX's jax.Array is not of a Ref's tracer or a token's: jit(jnp.sin)(token)
@@ -602,7 +602,8 @@ def converts_array(args, kind: str = "plain", trace_type=_trace.EvalTrace) -> bo
     than eval's, tracers count as arrays.)"""
     if _fast(args):
         d = args[0].aval.dtype
-        return (kind == "inexact" and d not in _INEXACT) or (kind == "numeric" and d == dtypes.bool_)
+        return (kind == "inexact" and d not in _INEXACT) or \
+            (kind == "numeric" and d == dtypes.bool_)
     if len(args) == 2 and trace_type is _trace.EvalTrace:   # (array, Python scalar): cached
         x, y = args
         arr, s = (x, y) if type(y) in _CACHED_SCALARS else (y, x)

@@ -97,7 +97,8 @@ def _seed4(seed):
 def _split4(key, shape):
     hi, lo = prng.iota_2x32_shape(shape)
     zeros = lax.full(shape, 0, u32)
-    return prng.stacked(philox4x32_p.bind(*prng.key_words(key), zeros, zeros, hi, lo)[:2], len(shape))
+    words = philox4x32_p.bind(*prng.key_words(key), zeros, zeros, hi, lo)
+    return prng.stacked(words[:2], len(shape))
 
 
 def _fold_in4(key, data):

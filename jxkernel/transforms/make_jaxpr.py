@@ -44,7 +44,8 @@ def _trace_flat(fun, static_argnums, args, kwargs, transformation):
     base = _positional_names(fun, len(args))
     names = tuple(f"{base[i]}{keystr(p)}" for i, a in enumerate(args) if i not in static_argnums
                   for p, _ in tree_flatten_with_path(a)[0]) + \
-        tuple(f"{k}{keystr(p)}" for k in sorted(kwargs) for p, _ in tree_flatten_with_path(kwargs[k])[0])
+        tuple(f"{k}{keystr(p)}" for k in sorted(kwargs)
+              for p, _ in tree_flatten_with_path(kwargs[k])[0])
     # a Ref argument: a Ref-typed input (api/state_primitives.py); vmap's MappedRef: a
     # stand-in, recorded as a Ref closed over
     refs = ref_positions(leaves)

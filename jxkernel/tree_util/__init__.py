@@ -38,7 +38,8 @@ else:
 
 from . import recursion_room as _room
 
-DictKey, FlattenedIndexKey, GetAttrKey = _pytree.DictKey, _pytree.FlattenedIndexKey, _pytree.GetAttrKey
+DictKey, FlattenedIndexKey = _pytree.DictKey, _pytree.FlattenedIndexKey
+GetAttrKey = _pytree.GetAttrKey
 PyTreeDef, SequenceKey = _pytree.PyTreeDef, _pytree.SequenceKey
 default_registry, registries = _pytree.default_registry, _pytree.registries
 
@@ -100,7 +101,8 @@ def tree_structure(tree: Any, is_leaf: IsLeaf = None) -> PyTreeDef:
 
 
 def treedef_tuple(treedefs) -> PyTreeDef:
-    """A tuple of the given structures: `treedef_tuple([tree_structure(1)]) == tree_structure((1,))`."""
+    """A tuple of the given structures:
+    `treedef_tuple([tree_structure(1)]) == tree_structure((1,))`."""
     return _pytree.treedef_tuple(default_registry, list(treedefs))
 
 
@@ -172,7 +174,7 @@ def leaves_within(tree, max_depth: int = 64):
         node, depth = todo.pop()
         try:
             out = default_registry.flatten_one_level(node)     # None: a leaf
-        except Exception:                 # noqa: BLE001  (the learner's flatten, whatever it raises)
+        except Exception:       # noqa: BLE001  (the learner's flatten, whatever it raises)
             return None
         if out is None:
             leaves.append(node)
@@ -232,8 +234,8 @@ def tree_reduce(function: Callable[[Any, Any], Any], tree: Any, initializer: Any
     return functools.reduce(function, leaves, initializer)
 
 
-def tree_reduce_associative(operation: Callable[[Any, Any], Any], tree: Any, *, identity: Any = _NO_INIT,
-                            is_leaf: IsLeaf = None) -> Any:
+def tree_reduce_associative(operation: Callable[[Any, Any], Any], tree: Any, *,
+                            identity: Any = _NO_INIT, is_leaf: IsLeaf = None) -> Any:
     """Reduce the leaves pairwise as a balanced tree (`operation` must be associative)."""
     def reduce(xs):
         if len(xs) == 1:
@@ -277,8 +279,8 @@ def broadcast_prefix(prefix_tree: Any, full_tree: Any, is_leaf: IsLeaf = None) -
     """
     out = []
     try:
-        tree_map(lambda x, sub: out.extend([x] * tree_structure(sub).num_leaves), prefix_tree, full_tree,
-                 is_leaf=is_leaf)
+        tree_map(lambda x, sub: out.extend([x] * tree_structure(sub).num_leaves), prefix_tree,
+                 full_tree, is_leaf=is_leaf)
     except ValueError:
         e, *_ = prefix_errors(prefix_tree, full_tree, is_leaf)
         raise e("broadcast_prefix prefix_tree") from None
@@ -323,7 +325,8 @@ def tree_broadcast(prefix_tree: Any, full_tree: Any, is_leaf: IsLeaf = None) -> 
 # ---------------------------------------------------------------- key paths
 
 def tree_flatten_with_path(tree: Any, is_leaf: Callable[..., bool] | None = None,
-                           is_leaf_takes_path: bool = False) -> tuple[list[tuple[KeyPath, Any]], PyTreeDef]:
+                           is_leaf_takes_path: bool = False
+                           ) -> tuple[list[tuple[KeyPath, Any]], PyTreeDef]:
     """Like `tree_flatten`, with each leaf paired with its key path.
 
     >>> tree_flatten_with_path({'a': [7]})[0]
@@ -433,10 +436,11 @@ def register_pytree_node_class(cls: type) -> type:
 
 
 def register_pytree_with_keys_class(cls: type) -> type:
-    """Class decorator: `cls` defines `tree_flatten_with_keys(self)` and classmethod `tree_unflatten`."""
+    """Class decorator: `cls` defines `tree_flatten_with_keys(self)` and classmethod
+    `tree_unflatten`."""
     flatten_func = operator.methodcaller("tree_flatten") if hasattr(cls, "tree_flatten") else None
-    register_pytree_with_keys(cls, operator.methodcaller("tree_flatten_with_keys"), cls.tree_unflatten,
-                              flatten_func)
+    register_pytree_with_keys(cls, operator.methodcaller("tree_flatten_with_keys"),
+                              cls.tree_unflatten, flatten_func)
     return cls
 
 
@@ -446,7 +450,8 @@ _dataclass_fields: dict = {}
 
 
 def register_dataclass(nodetype: type, data_fields=None, meta_fields=None, drop_fields=()) -> type:
-    """Make a dataclass-like type a container; data fields are children, meta fields static aux data.
+    """Make a dataclass-like type a container; data fields are children, meta fields static aux
+    data.
 
     On a dataclass both lists may be omitted: fields declared with
     `dataclasses.field(metadata=dict(static=True))` are meta, the rest data.
@@ -475,15 +480,17 @@ def register_dataclass(nodetype: type, data_fields=None, meta_fields=None, drop_
     if dataclasses.is_dataclass(nodetype):
         init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
         if {*meta_fields, *data_fields} != init_fields:
-            msg = ("data_fields and meta_fields must include all dataclass fields with ``init=True``"
-                   " and only them.")
+            msg = ("data_fields and meta_fields must include all dataclass fields with "
+                   "``init=True`` and only them.")
             if missing := init_fields - {*meta_fields, *data_fields}:
-                msg += f" Missing fields: {missing}. Add them to drop_fields to suppress this error."
+                msg += (f" Missing fields: {missing}. Add them to drop_fields to suppress this "
+                        f"error.")
             if unexpected := {*meta_fields, *data_fields} - init_fields:
                 msg += f" Unexpected fields: {unexpected}."
             raise ValueError(msg)
     if overlap := set(data_fields) & set(meta_fields):
-        raise ValueError(f"data_fields and meta_fields must not overlap. Overlapping fields: {overlap}.")
+        raise ValueError(f"data_fields and meta_fields must not overlap. Overlapping fields: "
+                         f"{overlap}.")
     for registry in registries:
         registry.register_dataclass_node(nodetype, data_fields, meta_fields)
     _registry[nodetype] = _RegistryEntry(
@@ -496,7 +503,8 @@ def register_dataclass(nodetype: type, data_fields=None, meta_fields=None, drop_
 
 
 def register_static(cls: type) -> type:
-    """Class decorator: instances are leafless nodes, held whole in the treedef (so must be hashable)."""
+    """Class decorator: instances are leafless nodes, held whole in the treedef (so must be
+    hashable)."""
     register_pytree_with_keys(cls, lambda obj: ((), obj), lambda obj, _: obj)
     return cls
 
@@ -521,7 +529,8 @@ for _container in (collections.OrderedDict, collections.defaultdict):   # C++-re
 # ---------------------------------------------------------------- Partial
 
 class _HashableCallableShim:
-    """Hides that a function is a functools.partial (see `Partial.__new__`), delegating call/eq/hash."""
+    """Hides that a function is a functools.partial (see `Partial.__new__`), delegating
+    call/eq/hash."""
     def __init__(self, fun): self.fun = fun
     def __call__(self, *args, **kw): return self.fun(*args, **kw)
     def __hash__(self): return hash(self.fun)
@@ -539,7 +548,8 @@ class Partial(functools.partial):
     """
     def __new__(klass, func, *args, **kw):
         # functools.partial merges a partial `func` into the new one, which would move its bound
-        # arguments into our children; the shim (which has no `.func` until after __new__) stops that.
+        # arguments into our children; the shim (which has no `.func` until after __new__)
+        # stops that.
         if isinstance(func, functools.partial):
             original, func = func, _HashableCallableShim(func)
             out = super().__new__(klass, func, *args, **kw)
@@ -569,7 +579,8 @@ def _prefix_error(path, prefix, full, is_leaf):
                           f"At that key path, the prefix pytree {name} has a subtree of type")
     if type(prefix) != type(full):
         yield lambda name: ValueError(
-            f"pytree structure error: different types at key path\n{where(name)}\n    {type(prefix)}\n"
+            f"pytree structure error: different types at key path\n{where(name)}\n"
+            f"    {type(prefix)}\n"
             "but at the same key path the full pytree has a subtree of different type\n"
             f"    {type(full)}.")
         return
@@ -580,9 +591,9 @@ def _prefix_error(path, prefix, full, is_leaf):
         if len(prefix) != len(full):
             ty = type(prefix).__name__
             yield lambda name: ValueError(
-                f"pytree structure error: different lengths of {ty} at key path\n{where(name)} {ty} "
-                f"of length {len(prefix)}, but the full pytree has a subtree of the same type but of "
-                f"length {len(full)}.")
+                f"pytree structure error: different lengths of {ty} at key path\n{where(name)} "
+                f"{ty} of length {len(prefix)}, but the full pytree has a subtree of the same type "
+                f"but of length {len(full)}.")
             return
     elif len(p_children) != len(f_children):
         try:
@@ -591,20 +602,23 @@ def _prefix_error(path, prefix, full, is_leaf):
             diff = None
         keys = lambda ks: " ".join(map(_simple_entrystr, ks))
         yield lambda name: ValueError(
-            f"pytree structure error: different numbers of pytree children at key path\n{where(name)}\n"
+            f"pytree structure error: different numbers of pytree children at key path\n"
+            f"{where(name)}\n"
             f"    {type(prefix)}\nwith {len(p_children)} child keys\n    {keys(p_keys)}\n"
             f"but at the same key path the full pytree has a subtree of the same type but with "
             f"{len(f_children)} child keys\n    {keys(f_keys)}\n"
-            + ("" if diff is None else f"so the symmetric difference on key sets is\n    {keys(diff)}"))
+            + ("" if diff is None else
+               f"so the symmetric difference on key sets is\n    {keys(diff)}"))
         return
     if p_meta != f_meta:
         p_str, f_str = str(p_meta), str(f_meta)
         import difflib   # here: only this error message needs it
-        diff = textwrap.indent("\n".join(difflib.ndiff(p_str.splitlines(), f_str.splitlines())), "    ")
+        diff = textwrap.indent("\n".join(difflib.ndiff(p_str.splitlines(), f_str.splitlines())),
+                               "    ")
         yield lambda name: ValueError(
             f"pytree structure error: different pytree metadata at key path\n{where(name)}\n"
-            f"    {type(prefix)}\nwith metadata\n    {p_str}\nbut at the same key path the full pytree "
-            f"has a subtree of the same type but with metadata\n    {f_str}\n"
+            f"    {type(prefix)}\nwith metadata\n    {p_str}\nbut at the same key path the full "
+            f"pytree has a subtree of the same type but with metadata\n    {f_str}\n"
             f"so the diff in the metadata at these pytree nodes is\n{diff}")
         return
     for k, p, f in zip(p_keys, p_children, f_children):  # roots agree, so a subtree differs
@@ -700,14 +714,16 @@ def _repr_as_jax(value) -> str:
 
 
 def _equality_errors(path, t1, t2, is_leaf):
-    if _is_strict_leaf(tree_structure(t1, is_leaf)) and _is_strict_leaf(tree_structure(t2, is_leaf)):
+    if _is_strict_leaf(tree_structure(t1, is_leaf)) and \
+            _is_strict_leaf(tree_structure(t2, is_leaf)):
         return
     if type(t1) != type(t2):
         yield path, str(type(t1)), str(type(t2)), "their Python types differ"
         return
     if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
         ty = type(t1).__name__
-        yield path, f"{ty} of length {len(t1)}", f"{ty} of length {len(t2)}", "the lengths do not match"
+        yield (path, f"{ty} of length {len(t1)}", f"{ty} of length {len(t2)}",
+               "the lengths do not match")
         return
     (c1, meta1), (c2, meta2) = flatten_one_level(t1), flatten_one_level(t2)
     c1, c2, keys1, keys2 = tuple(c1), tuple(c2), _child_keys(t1), _child_keys(t2)
@@ -723,7 +739,8 @@ def _equality_errors(path, t1, t2, is_leaf):
         return
     if meta1 != meta2:
         yield (path, f"{type(t1)} with pytree metadata {meta1}",
-               f"{type(t2)} with pytree metadata {meta2}", "the pytree node metadata does not match")
+               f"{type(t2)} with pytree metadata {meta2}",
+               "the pytree node metadata does not match")
         return
     for k, a, b in zip(keys1, c1, c2):
         yield from _equality_errors((*path, k), a, b, is_leaf)

@@ -37,7 +37,8 @@ class _Key:
     """A key path entry: one value, compared only with entries of its own class."""
     __slots__ = ("_v",)
 
-    def __eq__(self, other):   # jaxlib's: an entry of another class is unequal, never NotImplemented
+    # jaxlib's: an entry of another class is unequal, never NotImplemented
+    def __eq__(self, other):
         return type(other) is type(self) and (self._v is other._v or bool(self._v == other._v))
 
     def __ne__(self, other):
@@ -102,8 +103,8 @@ class _Registration:
     __slots__ = ("kind", "type", "to_iterable", "from_iterable", "to_iterable_with_keys",
                  "data_fields", "meta_fields")
 
-    def __init__(self, kind, type_, to_iterable=None, from_iterable=None, to_iterable_with_keys=None,
-                 data_fields=(), meta_fields=()):
+    def __init__(self, kind, type_, to_iterable=None, from_iterable=None,
+                 to_iterable_with_keys=None, data_fields=(), meta_fields=()):
         self.kind, self.type = kind, type_
         self.to_iterable, self.from_iterable = to_iterable, from_iterable
         self.to_iterable_with_keys = to_iterable_with_keys
@@ -142,7 +143,8 @@ class _Registration:
         for pair in pairs:
             if not isinstance(pair, tuple) or len(pair) != 2:
                 raise ValueError("The to_iterable_with_keys function for a custom PyTree node "
-                                 f"should return a (key_leaf_pairs, aux_data) tuple where 'child{pair!r}")
+                                 "should return a (key_leaf_pairs, aux_data) tuple where "
+                                 f"'child{pair!r}")
             result.append(pair)
         return result, out[1]
 
@@ -203,26 +205,31 @@ class PyTreeRegistry:
     # -------------------------------------------------------- registration
 
     def register_node(self, type, to_iterable, from_iterable, to_iterable_with_keys=None):
-        """A custom node: `to_iterable(x) -> (children, aux)`, `from_iterable(aux, children) -> x`."""
+        """A custom node: `to_iterable(x) -> (children, aux)`,
+        `from_iterable(aux, children) -> x`."""
         if type in self._registrations:
             raise ValueError(f"Duplicate custom PyTreeDef type registration for {type!r}.")
         self._registrations[type] = _Registration(CUSTOM, type, to_iterable, from_iterable,
                                                   to_iterable_with_keys)
 
     def register_dataclass_node(self, type, data_fields, meta_fields):
-        """A node whose children are the attributes `data_fields`; `meta_fields` are its aux data."""
+        """A node whose children are the attributes `data_fields`; `meta_fields` are its aux
+        data."""
         if type in self._registrations:
-            raise ValueError(f"Duplicate custom dataclass PyTreeDef type registration for {type!r}.")
+            raise ValueError(f"Duplicate custom dataclass PyTreeDef type registration for "
+                             f"{type!r}.")
         self._registrations[type] = _Registration(DATACLASS, type, data_fields=data_fields,
                                                   meta_fields=meta_fields)
 
     def is_node(self, type) -> bool:
         """Whether instances of `type` are containers: `is_node(list)`, not `is_node(int)`."""
         return type in self._registrations or (
-            isinstance(type, builtins.type) and issubclass(type, tuple) and hasattr(type, "_fields"))
+            isinstance(type, builtins.type) and issubclass(type, tuple) and
+            hasattr(type, "_fields"))
 
     def _kind(self, x):
-        """`(kind, registration)` of `x`: registered by exact type, else a namedtuple, else a leaf."""
+        """`(kind, registration)` of `x`: registered by exact type, else a namedtuple, else a
+        leaf."""
         reg = self._registrations.get(type(x))
         if reg is not None:
             return reg.kind, reg
@@ -272,8 +279,8 @@ class PyTreeRegistry:
         else:
             if isinstance(x, _WARN_ITERATORS):
                 warnings.warn(f"Python iterable type '{type(x).__name__}' is treated as a leaf in "
-                              "PyTree. Use is_leaf to suppress this warning if you want this behavior. "
-                              "In a future version of JAX, this will become an error.",
+                              "PyTree. Use is_leaf to suppress this warning if you want this "
+                              "behavior. In a future version of JAX, this will become an error.",
                               DeprecationWarning, stacklevel=3)
             leaves.append(x if path is None else (tuple(path), x))
             traversal.append(_LEAF_NODE)
@@ -455,15 +462,16 @@ class PyTreeDef:
                     raise ValueError(
                         f"Expected None, got {x!r}.\n\nIn previous releases of JAX, flatten-up-to "
                         "used to consider None to be a tree-prefix of non-None values. To obtain "
-                        "the previous behavior, you can usually write:\n  jax.tree.map(lambda x, y: "
-                        "None if x is None else f(x, y), a, b, is_leaf=lambda x: x is None)")
+                        "the previous behavior, you can usually write:\n  "
+                        "jax.tree.map(lambda x, y: None if x is None else f(x, y), a, b, "
+                        "is_leaf=lambda x: x is None)")
             elif kind == TUPLE or kind == LIST:
                 name = "tuple" if kind == TUPLE else "list"
                 if type(x) is not (tuple if kind == TUPLE else list):
                     raise ValueError(f"Expected {name}, got {x!r}.")
                 if len(x) != node.arity:
-                    raise ValueError(f"{name.capitalize()} arity mismatch: {len(x)} != {node.arity}; "
-                                     f"{name}: {x!r}.")
+                    raise ValueError(f"{name.capitalize()} arity mismatch: {len(x)} != "
+                                     f"{node.arity}; {name}: {x!r}.")
                 agenda.extend(x)
             elif kind == DICT:
                 if type(x) is not dict:
@@ -556,7 +564,8 @@ class PyTreeDef:
 
     def from_iterable_tree(self, xs):
         """The tree of this structure from nested iterables, one per node, of its children:
-        `[[1, [2]], []]` gives `{'a': (1, [2]), 'b': None}` for `PyTreeDef({'a': (*, [*]), 'b': None})`."""
+        `[[1, [2]], []]` gives `{'a': (1, [2]), 'b': None}`
+        for `PyTreeDef({'a': (*, [*]), 'b': None})`."""
         pos = len(self._traversal)
 
         def build(x):   # the nodes from the root, rightmost child first, as unflatten's reverse
@@ -685,7 +694,8 @@ class PyTreeDef:
             elif kind == NAMEDTUPLE:
                 text = f"CustomNode(namedtuple[{node.data.__name__}], [{', '.join(kids)}])"
             else:
-                text = f"CustomNode({node.custom.type.__name__}[{str(node.data)}], [{', '.join(kids)}])"
+                text = (f"CustomNode({node.custom.type.__name__}[{str(node.data)}], "
+                        f"[{', '.join(kids)}])")
             stack.append(text)
         return f"PyTreeDef({stack[0]})"
 

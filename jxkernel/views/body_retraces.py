@@ -421,11 +421,11 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
         snippet = ""
     elif free:
         names = ", ".join(free)
+        where_input = "an operand" if api in ("lax.cond", "lax.switch") else "in the carry"
         fix = (f"{head} It reads {names} from outside (a closure or a global): one function "
                f"object would keep the value {names} had when first traced, and reuse that "
                f"trace after {names} changes. Make it once, taking {names} as an "
-               f"input ({'in the carry' if api != 'lax.cond' and api != 'lax.switch' else 'an operand'}: "
-               f"traced, one trace for all values).")
+               f"input ({where_input}: traced, one trace for all values).")
         snippet = (f"def {name if name.isidentifier() else 'body'}(..., {free[0]}):    "
                    f"# once, outside the loop: {free[0]} passed in, not closed over")
     elif same:

@@ -18,9 +18,10 @@ arguments; for a plain f, arguments that are not arrays or numbers are static), 
 with source locations on (`lower_module(..., locations=True)` writes `loc("file":line:0)`
 on each op) and compiles it. The StableHLO shown is that module as jaxlib's MLIR printer
 prints it, `Lowered.as_text()`'s text; each op's line is read from the same print with its
-debug info (`as_text(debug_info=True)`; views/stablehlo_text.py). XLA keeps those locations as `metadata={source_file=...
-source_line=...}` on the optimized HLO's instructions (checked with jaxlib 0.10.2), which
-is how an HLO instruction maps back to a line. In a notebook, `%explain f(x, w)`.
+debug info (`as_text(debug_info=True)`; views/stablehlo_text.py). XLA keeps those locations as
+`metadata={source_file=... source_line=...}` on the optimized HLO's instructions (checked with
+jaxlib 0.10.2), which is how an HLO instruction maps back to a line. In a notebook,
+`%explain f(x, w)`.
 
 What an `Explanation` holds:
 - `source_lines`: `SourceLine(id, file, number, text, in_function)`: f's source (read through
@@ -557,7 +558,8 @@ def _text_footer(ex: Explanation) -> list[str]:
     unlinked = [o.name for o in ex.stablehlo_ops if o.line_id is None]
     rows = []
     if unlinked:
-        rows.append(f"no source line: {len(unlinked)} StableHLO op(s) ({', '.join(sorted(set(unlinked)))})")
+        rows.append(f"no source line: {len(unlinked)} StableHLO op(s) "
+                    f"({', '.join(sorted(set(unlinked)))})")
     est = ex.estimated_totals
     xla = ", ".join(f"{k} {cost_text(ex.xla_cost[k])}"
                     for k in ("flops", "transcendentals", "bytes accessed") if k in ex.xla_cost)

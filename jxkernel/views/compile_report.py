@@ -335,7 +335,8 @@ def to_html(data: dict, page: bool = True) -> str:
             f"{miss_words.again(t['recompilations'], numpy)}, "
             f"{t['cache_hits']} cache hit(s) over {t['functions']} function(s); trace "
             f"{t['trace_ms']:.1f} ms, lower {t['lower_ms']:.1f} ms, "
-            f"{miss_words.last_phase('numpy' if numpy else 'cpu')} {t['compile_ms']:.1f} ms. x64 {esc(data['config']['jax_enable_x64'])}, backend "
+            f"{miss_words.last_phase('numpy' if numpy else 'cpu')} {t['compile_ms']:.1f} ms. "
+            f"x64 {esc(data['config']['jax_enable_x64'])}, backend "
             f"{esc(data['config']['backend'])}.</p>")
     groups = grouped_report(data)
     mine = yours_line(groups)
@@ -354,9 +355,9 @@ def to_html(data: dict, page: bool = True) -> str:
                         _functions_html(inside, numpy))
     others = groups[OTHERS]
     if others["functions"] or others["events"]:
-        body += _folded(f"{miss_words.misses(len(others['events']), numpy)} of eager operations and "
-                        f"jxkernel's or libraries' functions ({len(others['functions'])} of "
-                        f"them), for your calls",
+        body += _folded(f"{miss_words.misses(len(others['events']), numpy)} of eager "
+                        f"operations and jxkernel's or libraries' functions "
+                        f"({len(others['functions'])} of them), for your calls",
                         _functions_html(others["functions"], numpy) +
                         _events_html(others["events"]))
     if not page:

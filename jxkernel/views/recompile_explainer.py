@@ -60,7 +60,8 @@ from .signature_changes.at_the_calls import at_the_calls, bound_where_called
 from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
 from .signature_changes.nearest import nearest
 from .argument_uses import jit_decorated_def, jitted_lambda_line, uses
-from .body_retraces import body_traced  # noqa: F401  (compile_record calls it: this module is the explainer)
+# (compile_record calls body_traced: this module is the explainer)
+from .body_retraces import body_traced  # noqa: F401
 from .traced_functions import (  # noqa: F401  (forget_function: compile_record calls it too)
     _CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage, _named_consts, _named_signature,
     _source_of, _user_contexts, _user_function, _weak, call_source_of, forget_function,

@@ -110,7 +110,8 @@ class ShardingView(RichView):
                 f"font-size:12px;color:{TEXT_COLOR};background:")
         rows = []
         for r in range(self.rows):
-            tds = "".join(f"<td style='{cell}{b.color}' title='{html.escape(_index_text(b.index))}'>"
+            tds = "".join(f"<td style='{cell}{b.color}' "
+                          f"title='{html.escape(_index_text(b.index))}'>"
                           f"{html.escape(', '.join(b.labels))}<br><span style='font-size:10px'>"
                           f"{html.escape(_index_text(b.index))}</span></td>"
                           for b in self.blocks if b.row == r)
@@ -118,7 +119,8 @@ class ShardingView(RichView):
         array = (f"<pre style='margin:2px 0'>{html.escape(self.array_text)}</pre>"
                  if self.array_text is not None else "")
         return (f"<div class='jx-sharding' style='font-size:12px'>{array}{head}"
-                f"<table style='border-collapse:collapse;margin:4px 0'>{''.join(rows)}</table></div>")
+                f"<table style='border-collapse:collapse;margin:4px 0'>{''.join(rows)}</table>"
+                f"</div>")
 
     def to_json(self) -> dict:
         return {"version": VERSION, "title": self.title, "shape": list(self.shape),

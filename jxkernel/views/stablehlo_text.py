@@ -190,7 +190,8 @@ def emitted_ops(text: str) -> list:
             name, head, first, _, _ = ops[start]
             ops[start] = (name, f"{head} … {body}", first) + where
             if loc:
-                ops[start + 1:] = [o if o[4] is not None else o[:3] + where for o in ops[start + 1:]]
+                ops[start + 1:] = [o if o[4] is not None else o[:3] + where
+                                   for o in ops[start + 1:]]
             continue
         op = _OP.match(body)
         if op is None or body.startswith(("func.func", "module")):

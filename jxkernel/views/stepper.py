@@ -271,7 +271,8 @@ class Stepper(RichView):
                  label=source.label, line_text=source.line):
         self.jaxpr, self.name = closed, name
         self._label, self._line_text = label, line_text
-        self._inputs = list(zip(closed.jaxpr.constvars, closed.consts, ["const"] * len(closed.consts)))
+        self._inputs = list(zip(closed.jaxpr.constvars, closed.consts,
+                                ["const"] * len(closed.consts)))
         self._inputs += list(zip(closed.jaxpr.invars, inputs, input_names))
         self.names = ir.Names()
         ir.pp_toplevel(closed.jaxpr, names=self.names)     # the names print(jaxpr) shows
@@ -631,7 +632,8 @@ def _variable_lines(stats: list[Stats]) -> list[str]:
     return [f"  {t:<{w1}}  {st.origin:<{w2}}  {st.text()}" for t, st in zip(typed, stats)]
 
 
-_ROW_COLOR = {"current": "var(--jp-brand-color3, #dbe9f8)", "nan": "var(--jp-error-color3, #fbe3e4)"}
+_ROW_COLOR = {"current": "var(--jp-brand-color3, #dbe9f8)",
+              "nan": "var(--jp-error-color3, #fbe3e4)"}
 _DIM = "color:var(--jp-content-font-color2, #777)"
 
 
@@ -650,11 +652,13 @@ def _bars(st: Stats) -> str:
     top = max(st.hist, default=0)
     if not top or st.size <= 1:
         return ""
-    bars = "".join(f"<span style='display:inline-block;width:5px;height:{max(1, round(16 * c / top)) if c else 0}px;"
-                   "margin-right:1px;background:var(--jp-brand-color1, #1976d2);vertical-align:bottom'>"
-                   "</span>" for c in st.hist)
+    bars = "".join(f"<span style='display:inline-block;width:5px;"
+                   f"height:{max(1, round(16 * c / top)) if c else 0}px;"
+                   "margin-right:1px;background:var(--jp-brand-color1, #1976d2);"
+                   "vertical-align:bottom'></span>" for c in st.hist)
     lo, hi = st.hist_range
-    return f"<span title='{esc(f'{lo:.6g} .. {hi:.6g}')}' style='display:inline-block;height:16px'>{bars}</span>"
+    return (f"<span title='{esc(f'{lo:.6g} .. {hi:.6g}')}' "
+            f"style='display:inline-block;height:16px'>{bars}</span>")
 
 
 def _html_variable(st: Stats) -> str:
@@ -677,8 +681,8 @@ def stepper_html(s: Stepper) -> str:
     program = (f"<table style='border-collapse:collapse'><tr><td></td><td>{pre.format(esc(head))}"
                f"</td><td></td></tr>{rows}<tr><td></td><td>{pre.format(esc('  ' + tail))}</td>"
                "<td></td></tr></table>")
-    nan = (f"<div style='color:var(--jp-error-color1, #b00020);white-space:pre-wrap'>{esc(s._nan)}</div>"
-           if s._nan else "")
+    nan = (f"<div style='color:var(--jp-error-color1, #b00020);white-space:pre-wrap'>"
+           f"{esc(s._nan)}</div>" if s._nan else "")
     heads = "".join(f"<th style='text-align:left'>{h}</th>" for h in
                     ("var", "type", "from", "min", "max", "mean", "NaN", "Inf", "histogram"))
     table = f"<table><tr>{heads}</tr>{''.join(map(_html_variable, s.variables()))}</table>"

@@ -27,12 +27,12 @@ jxkernel.numpy, which owns their semantics.
 This module holds the class and what it needs to exist: the copy of host data onto a device
 (`host_to_device`) and back, an Array onto another device (`array_to_device`). Below it,
 buffer.py: the one-device buffer beneath an Array (its sharding object, committed or not, its
-copies, its data read on the host). Beside it, one job each: transfers.py (`put_on_device`, `device_get`),
-put.py (`device_put`: a device's or a mesh's), host_values.py (host data as NumPy of its
-canonical dtype) and scalars.py (jit's Python-scalar arguments); their names stay importable
-from here (`from jxkernel.xla.array import device_put`), loaded on first use. array_display.py
-says how an Array shows itself (JAX's repr, the HTML, a sharded Array's notebook view),
-placement.py where a call on Arrays runs and whether its results are committed.
+copies, its data read on the host). Beside it, one job each: transfers.py (`put_on_device`,
+`device_get`), put.py (`device_put`: a device's or a mesh's), host_values.py (host data as NumPy
+of its canonical dtype) and scalars.py (jit's Python-scalar arguments); their names stay
+importable from here (`from jxkernel.xla.array import device_put`), loaded on first use.
+array_display.py says how an Array shows itself (JAX's repr, the HTML, a sharded Array's
+notebook view), placement.py where a call on Arrays runs and whether its results are committed.
 """
 from __future__ import annotations
 

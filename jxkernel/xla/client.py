@@ -8,8 +8,8 @@ CPU always works where jaxlib imports. GPU (CUDA) and TPU come from PJRT plugins
 disk without importing `jax` (jax's own plugin packages import jax in their
 `__init__`, so we load their shared library directly, as docs/jaxlib.md §9
 describes). Clients start lazily, on first use. The NumPy backend (platform "numpy",
-numpy_device.py, numpy_backend.py) runs jaxprs with NumPy alone: chosen by name (JAX_PLATFORMS=numpy), and
-the default where jaxlib cannot be imported (Pyodide).
+numpy_device.py, numpy_backend.py) runs jaxprs with NumPy alone: chosen by name
+(JAX_PLATFORMS=numpy), and the default where jaxlib cannot be imported (Pyodide).
 """
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """jaxlib's distributed runtime: the coordination service, its client, and programs whose
 devices span several processes.
 
-    >>> connect("127.0.0.1:1234", num_processes=1, process_id=0)   # before the first backend  # doctest: +SKIP
-    >>> get_backend("cpu").global_devices                            # every process's devices  # doctest: +SKIP
+    >>> # before the first backend; then every process's devices
+    >>> connect("127.0.0.1:1234", num_processes=1, process_id=0)   # doctest: +SKIP
+    >>> get_backend("cpu").global_devices                            # doctest: +SKIP
     [CpuDevice(id=0)]
 
 Process 0 runs the coordination service; every process connects a client to it. The CPU
@@ -127,7 +128,7 @@ def decode_many(data: bytes) -> list:
             for dtype, shape, raw in pickle.loads(data)]
 
 
-# ----------------------------------------------------------------------------- pmap across processes
+# ------------------------------------------------------------------ pmap across processes
 def pmap_devices(local_size: int, backend=None) -> tuple:
     """The devices of a pmap over all processes: each process's first `local_size` local
     devices, process by process (what jax.pmap picks when no devices are named)."""

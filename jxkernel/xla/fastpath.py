@@ -45,12 +45,12 @@ def jit_hit(avals, where, generation, exe, finish, entry, kinds=None, consts=(),
     one that donates arguments deletes and marks them in C after each run, each with its
     reason from `donation_whys`), or None. `kinds`:
     per argument None (an Array), the Python scalar type taken there or NumPy data's dtype
-    (scalars.scalar_kinds), for calls such as f(x, 2.0) and f(np.ones(3)); `consts`: the buffers of its closed-over constants, passed
-    before the arguments; `order`: for a call
-    with keyword arguments, per argument its index in the call's stack (jit.cache.c_last_hit);
-    `tree`: for arguments that are containers, their structure (a PyTreeDef), which the Hit
-    flattens them with `flatten` to check. Arguments the program does not take (`exe.kept`)
-    are checked, and not passed."""
+    (scalars.scalar_kinds), for calls such as f(x, 2.0) and f(np.ones(3)); `consts`: the buffers
+    of its closed-over constants, passed before the arguments; `order`: for a call with keyword
+    arguments, per argument its index in the call's stack (jit.cache.c_last_hit); `tree`: for
+    arguments that are containers, their structure (a PyTreeDef), which the Hit flattens them
+    with `flatten` to check. Arguments the program does not take (`exe.kept`) are checked, and
+    not passed."""
     donating = getattr(exe, "plain_donating", False)
     if native is None or not (getattr(exe, "plain", False) or donating) or relayout.watching:
         return None            # (buffers of other layouts than row-major: each run checks)

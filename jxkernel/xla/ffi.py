@@ -1,6 +1,7 @@
 """jaxlib's side of jax.ffi: registering custom-call targets, types and batch partitioning
-with XLA, where jaxlib keeps the XLA FFI headers (jxkernel/lax/ffi.py is the public module, jxkernel.ffi), and
-the typed-FFI custom call every FFI lowering emits (jax.ffi's, LAPACK's, cuSOLVER's).
+with XLA, where jaxlib keeps the XLA FFI headers (jxkernel/lax/ffi.py is the public module,
+jxkernel.ffi), and the typed-FFI custom call every FFI lowering emits (jax.ffi's, LAPACK's,
+cuSOLVER's).
 
     >>> os.path.isdir(include_dir())
     True

@@ -1,7 +1,7 @@
 """LAPACK on CPU: jaxlib's typed-FFI kernels (potrf, getrf, geqrf, orgqr, trsm, syevd, gesdd,
 ...) as XLA custom calls. client.register_lapack_targets() registers them with XLA when the
-CPU backend starts, as JAX 0.10.2 has them there (a `jax.ffi.ffi_call("lapack_sgetrf_ffi", ...)` compiles
-in a fresh process); importing jxkernel costs nothing.
+CPU backend starts, as JAX 0.10.2 has them there (a `jax.ffi.ffi_call("lapack_sgetrf_ffi", ...)`
+compiles in a fresh process); importing jxkernel costs nothing.
 
 `ensure_registered()` also runs `_lapack.initialize()`, which loads the LAPACK routines from
 SciPy's Cython bindings (0.2 s: not at backend start); without it a custom call segfaults

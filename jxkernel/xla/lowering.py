@@ -83,9 +83,9 @@ class ModuleContext:
         self.name_stack = ""
         self.source_lines = False
         # with source_lines "named" (JAX's locations): the frames ((code, instruction offset),
-        # innermost first) each op's own follow, up to jaxpr_subcomp's: in main, the user's frames that
-        # lowered it (JAX's outer traceback); inside a region, its equation's frames then
-        # those; none in an inner function, as JAX lowers one for any caller
+        # innermost first) each op's own follow, up to jaxpr_subcomp's: in main, the user's
+        # frames that lowered it (JAX's outer traceback); inside a region, its equation's
+        # frames then those; none in an inner function, as JAX lowers one for any caller
         self.outer_frames: tuple = ()
         self.full_tracebacks = True     # (jax_include_full_tracebacks_in_locations)
         self.rule_source = None                  # the equation a lower_fun rule lowers: its source

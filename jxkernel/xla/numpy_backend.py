@@ -493,8 +493,9 @@ def _check_compiler_options(options) -> None:
             effort = name.endswith("_effort")
             if not isinstance(value, (int, float) if effort else int):
                 raise TypeError(f"compiler_options[{name!r}] is {value!r}: XLA's build option "
-                                f"{name} takes " + ("a float (an effort between -1 and 1)"
-                                                    if effort else "an int (an effort level's value)"))
+                                f"{name} takes " +
+                                ("a float (an effort between -1 and 1)" if effort else
+                                 "an int (an effort level's value)"))
             continue
         if name not in DEBUG_OPTIONS:
             raise JaxRuntimeError(

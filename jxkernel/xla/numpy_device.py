@@ -100,10 +100,11 @@ class Usage:
     The keys are four of jaxlib's (py_device.cc: num_allocs, bytes_in_use, peak_bytes_in_use,
     largest_alloc_size); its reservation keys (bytes_reserved, largest_free_block_bytes) are
     left out: NumPy keeps no pool. There is no limit to report (`bytes_limit` is left out, as
-    jaxlib leaves it out where the allocator has none): the ndarrays are the host's memory, which NumPy grows until the host refuses. Under
-    Pyodide that is the WebAssembly heap, and its declared maximum is not a truthful limit either:
-    the interpreter, the packages and every Python object share it with the arrays, and the
-    browser may refuse to grow it well before that maximum.
+    jaxlib leaves it out where the allocator has none): the ndarrays are the host's memory,
+    which NumPy grows until the host refuses. Under Pyodide that is the WebAssembly heap, and
+    its declared maximum is not a truthful limit either: the interpreter, the packages and every
+    Python object share it with the arrays, and the browser may refuse to grow it well before
+    that maximum.
 
     Views are not told apart from copies: an ndarray that views another's memory (a program's
     reshape or slice, a block of a mesh array) counts its own bytes, as XLA would allocate
@@ -174,7 +175,8 @@ class Placement:
 # XLA's CPU computations read subnormal floats as zero and write zero for them (the CPU's
 # DAZ and FTZ modes, which NumPy leaves off): log(1e-40) is -inf there, sign(1e-40) is 0.
 _TINY = {np.dtype(t): np.finfo(t).tiny for t in (np.float32, np.float64)}
-_PARTS = {np.dtype(np.complex64): np.dtype(np.float32), np.dtype(np.complex128): np.dtype(np.float64)}
+_PARTS = {np.dtype(np.complex64): np.dtype(np.float32),
+          np.dtype(np.complex128): np.dtype(np.float64)}
 
 
 def flush_subnormals(value: np.ndarray) -> np.ndarray:

@@ -74,7 +74,8 @@ def scalar_signature(leaves) -> tuple:
     where = host_placement(leaves)
     avals, bufs = [], []
     for a in leaves:
-        aval, buf = _scalar(a, where) if type(a) in _SCALAR_TYPES else             _host_array(a, where) if type(a) is np.ndarray else (a.aval, a._buf)
+        aval, buf = _scalar(a, where) if type(a) in _SCALAR_TYPES else \
+            _host_array(a, where) if type(a) is np.ndarray else (a.aval, a._buf)
         avals.append(aval)
         bufs.append(buf)
     return tuple(avals), where, bufs

@@ -1,7 +1,7 @@
 """Shardy's view of a sharding, as JAX 0.10.2's `SdyDim` and `SdyArray`
-(jax._src.named_sharding) and NamedSharding's `_to_sdy_sharding(num_dimensions)` method
-(SingleDeviceSharding's and GSPMDSharding's are theirs, in sharding.py, which loads this
-module). jxkernel lowers shardings as text (xla/sharding.py's `sdy_dims`); these objects
+(jax._src.named_sharding), and what NamedSharding's `_to_sdy_sharding(num_dimensions)`
+method returns (SingleDeviceSharding's and GSPMDSharding's are theirs, in sharding.py, which
+loads this module). jxkernel lowers shardings as text (xla/sharding.py's `sdy_dims`); these objects
 are what JAX's libraries and tests read.
 
     >>> from jxkernel.core.mesh import AbstractMesh, NamedSharding, PartitionSpec as P
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..core.mesh import AxisType, NamedSharding, PartitionSpec
+from ..core.mesh import AxisType, NamedSharding, PartitionSpec, jaxlib_forms
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -112,6 +112,6 @@ def named_sharding_to_sdy_sharding(self: NamedSharding, num_dimensions: int,
                     replicated_axes=replicated, unreduced_axes=self.spec.unreduced)
 
 
-# NamedSharding's method is set from here: its class (core/mesh.py) sits below xla/, which
+# what NamedSharding._to_sdy_sharding (core/mesh.py) calls: its class sits below xla/, which
 # holds jaxlib (`build`); SingleDeviceSharding's and GSPMDSharding's are theirs (sharding.py)
-NamedSharding._to_sdy_sharding = named_sharding_to_sdy_sharding
+jaxlib_forms["sdy"] = named_sharding_to_sdy_sharding

@@ -153,7 +153,8 @@ def _own_sharding(leaf):
 
 # ------------------------------------------------------------------ putting data on a mesh
 def put(value: np.ndarray, aval: ShapedArray, sharding: NamedSharding) -> Array:
-    """Host data of `aval`'s dtype as an Array over the mesh: each device gets its block (a copy)."""
+    """Host data of `aval`'s dtype as an Array over the mesh: each device gets its block (a
+    copy)."""
     if config._transfer_guarded:                      # implicit (jit's NumPy arguments) or not
         transfer_guard.check("host_to_device", aval, None, sharding)
     if type(sharding.mesh._flat_devices[0]) is NumpyDevice:    # the NumPy backend's devices
@@ -397,7 +398,8 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
     the arrays' (it names the dtype where this process holds none of them).
 
     >>> y = device_put(np.arange(8.0), NamedSharding(mesh, P('x')))
-    >>> make_array_from_single_device_arrays((8,), y.sharding, [s.data for s in y.addressable_shards])
+    >>> shards = [s.data for s in y.addressable_shards]
+    >>> make_array_from_single_device_arrays((8,), y.sharding, shards)
     Array([0., 1., 2., 3., 4., 5., 6., 7.], dtype=float32)
     """
     shape = tuple(shape)
@@ -477,7 +479,8 @@ class ShardedExecutable(Executable):
         chosen = output_shardings(loaded, mesh, self._physical, user_shardings, arg_avals,
                                   asked, out_meshes)
         self.mesh = mesh
-        self.out_shardings = [given or named_as_asked(s, c, len(a.shape), a.split) for given, s, c, a
+        self.out_shardings = [given or named_as_asked(s, c, len(a.shape), a.split)
+                              for given, s, c, a
                               in zip(asked, out_shardings, chosen, self._physical)]
         self.handlers = [_result_handler(a, gspmd_sharding(s, len(a.shape)))
                          for a, s in zip(self._physical, self.out_shardings)]

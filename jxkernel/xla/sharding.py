@@ -35,6 +35,7 @@ from ..core.mesh import (
     checked_axis_types,
     checked_memory_kind,
     concrete_mesh,
+    jaxlib_forms,
     tiling,
 )
 from . import client
@@ -274,7 +275,8 @@ SingleDeviceSharding.__module__ = NamedSharding.__module__ = "jxkernel.sharding"
 # ------------------------------------------------------------------ XLA's HloSharding
 def inspect_sharding_key(callback) -> bytes:
     """The backend_config naming `callback` (called with an HloSharding) to the custom call
-    compiler.INSPECT_SHARDING_TARGET; the caller keeps `callback` alive until the program is compiled."""
+    compiler.INSPECT_SHARDING_TARGET; the caller keeps `callback` alive until the program is
+    compiled."""
     return xc.encode_inspect_sharding_callback(callback)
 
 
@@ -327,28 +329,22 @@ def tuple_hlo_sharding(shape, shardings):
 @functools.lru_cache(maxsize=1024)
 def hlo_sharding(sharding: NamedSharding, ndim: int):
     """`sharding` as XLA's HloSharding of an `ndim`-d array over device positions 0..N-1
-    (mesh order)."""
-    if sharding.spec.unreduced:
-        return _unreduced_hlo_sharding(sharding.mesh, sharding.spec._axes(ndim),
-                                       sharding.spec.unreduced)
-    return _hlo_sharding(sharding.mesh, sharding.spec._axes(ndim))
-
-
-def _to_xla_hlo_sharding(self: NamedSharding, num_dimensions: int):
-    """This NamedSharding as XLA's HloSharding of a `num_dimensions`-d array, as JAX's method
-    (its devices by mesh position; a GSPMDSharding takes it with the mesh's devices).
+    (mesh order): NamedSharding's `_to_xla_hlo_sharding`, as JAX's method.
 
         >>> import jxkernel as jax
         >>> mesh = Mesh(np.array(jax.devices()[:2]).reshape(2, 1), ('x', 'y'))
         >>> NamedSharding(mesh, PartitionSpec('x'))._to_xla_hlo_sharding(2)
         {devices=[2,1]<=[2]}
     """
-    return hlo_sharding(self, num_dimensions)
+    if sharding.spec.unreduced:
+        return _unreduced_hlo_sharding(sharding.mesh, sharding.spec._axes(ndim),
+                                       sharding.spec.unreduced)
+    return _hlo_sharding(sharding.mesh, sharding.spec._axes(ndim))
 
 
-# set from here, not in the class: NamedSharding lives in core/mesh.py, below xla/, and core
-# holds no jaxlib (GSPMDSharding, defined above, has its own inside)
-NamedSharding._to_xla_hlo_sharding = _to_xla_hlo_sharding
+# what NamedSharding._to_xla_hlo_sharding (core/mesh.py) calls: its class sits below xla/, and
+# core holds no jaxlib (GSPMDSharding, defined above, has its own inside)
+jaxlib_forms["hlo"] = hlo_sharding
 
 
 def _unreduced_hlo_sharding(mesh: Mesh, axes: tuple, unreduced):

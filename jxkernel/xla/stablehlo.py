@@ -173,7 +173,8 @@ class Block:
         elif results:
             lhs = f"{results[0].name.split('#')[0]}:{len(results)} = "
         text = (f"{lhs}func.call @{function.name}({', '.join(v.name for v in operands)}) : "
-                f"({', '.join(v.type for v in operands)}) -> {_result_types(function.result_types)}")
+                f"({', '.join(v.type for v in operands)}) -> "
+                f"{_result_types(function.result_types)}")
         self.lines.append(f"{text} {loc or _UNKNOWN}")
         return results
 
@@ -341,9 +342,11 @@ class Module:
         attrs = ""
         if self.attrs:
             attrs = " attributes {" + ", ".join(f"{k} = {v}" for k, v in self.attrs.items()) + "}"
-        funcs = "\n".join([f"  {line}" for line in self.symbols] + [f.text() for f in self.functions])
+        funcs = "\n".join([f"  {line}" for line in self.symbols] +
+                          [f.text() for f in self.functions])
         if self.final_renames:
-            pattern = re.compile(r"@(" + "|".join(map(re.escape, self.final_renames)) + r")(?![\w.$])")
+            renamed = "|".join(map(re.escape, self.final_renames))
+            pattern = re.compile(r"@(" + renamed + r")(?![\w.$])")
             funcs = pattern.sub(lambda m: "@" + self.final_renames[m.group(1)], funcs)
         # JAX strips the `_` a name's last character became: `jit(<lambda>)` -> jit__lambda
         return f"module @{_symbol(self.name).rstrip('_') or '_'}{attrs} {{\n{funcs}\n}}\n"

@@ -39,9 +39,9 @@ def _devices_of(device) -> list | None:
 
 
 def checked(x, device) -> tuple:
-    """(host value, aval, the first device) of `x`, NumPy strings or a string Array, to be put on `device` (a
-    CPU device, or a sharding over CPU devices: xla/put.py places it, committed there); JAX's
-    TypeError for any other device or none."""
+    """(host value, aval, the first device) of `x`, NumPy strings or a string Array, to be put
+    on `device` (a CPU device, or a sharding over CPU devices: xla/put.py places it, committed
+    there); JAX's TypeError for any other device or none."""
     devices = _devices_of(device)
     if not devices or any(platform_of(d) not in ("cpu", "numpy") for d in devices):
         raise TypeError("String arrays can only be sharded to CPU devices. Received"

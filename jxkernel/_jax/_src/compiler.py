@@ -118,4 +118,9 @@ class _CompilerView(types.ModuleType):
         return sorted(set(dir(_compiler)) | set(self.__dict__))
 
 
+# Kept, by design: Python gives a module no `__setattr__` hook (PEP 562 gives `__getattr__` and
+# `__dir__` only), and a library sets `compiler.backend_compile_and_load` on the module object it
+# imported (Chex, mock.patch.object), which must reach xla/compiler.py. The language reference's
+# way to customize a module's attribute setting ("Customizing module attribute access") is this
+# assignment of a ModuleType subclass; a module made anew would not be the one importers hold.
 sys.modules[__name__].__class__ = _CompilerView

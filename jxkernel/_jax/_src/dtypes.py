@@ -173,7 +173,8 @@ _float8_dtypes = list(_core._available(_core.float8_e3m4, _core.float8_e4m3,
 # JAX's table: the integers and bool become float32, the 64-bit ones float64, whatever the x64
 # mode (jnp's own promotion, numpy/util.py, canonicalizes after)
 _TO_INEXACT = {np.dtype(np.bool_): np.dtype(np.float32),
-               **{d: np.dtype(np.float32) for d in _core.INTN_DTYPES if d.name in ("int4", "uint4")},
+               **{d: np.dtype(np.float32) for d in _core.INTN_DTYPES
+                  if d.name in ("int4", "uint4")},
                **{np.dtype(t): np.dtype(np.float32) for t in (np.int8, np.uint8, np.int16,
                                                               np.uint16, np.int32, np.uint32)},
                np.dtype(np.int64): np.dtype(np.float64), np.dtype(np.uint64): np.dtype(np.float64)}
@@ -237,7 +238,8 @@ def canonicalize_value(x):
         return _TYPED_SCALAR_OF[type(x)](x, _core.python_scalar_dtype(x))
     if isinstance(x, (np.ndarray, np.generic)):
         keep = x.dtype == float0 or _core.is_extended(x.dtype)    # float0 has no narrower form
-        return literals.TypedNdArray(np.asarray(x, x.dtype if keep else canonicalize_dtype(x.dtype)))
+        return literals.TypedNdArray(
+            np.asarray(x, x.dtype if keep else canonicalize_dtype(x.dtype)))
     if isinstance(getattr(x, "aval", None), AbstractValue):       # Arrays, tracers
         return x
     raise InvalidInputException(f"Argument '{x}' of type {type(x)} is not a valid JAX type.")

@@ -43,7 +43,8 @@ def parse_flatten_op_sharding(hlo_sharding, mesh) -> list:
         return [spec for element in hlo_sharding.tuple_elements()
                 for spec in parse_flatten_op_sharding(element, mesh)]
     sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
-    if hlo_sharding.is_replicated() or (hlo_sharding.is_maximal() and math.prod(sizes.values()) == 1):
+    if hlo_sharding.is_replicated() or \
+            (hlo_sharding.is_maximal() and math.prod(sizes.values()) == 1):
         return [PartitionSpec()]
     if not hlo_sharding.is_tiled():
         raise NotImplementedError(f"parse_flatten_op_sharding: {hlo_sharding} is neither "
@@ -82,9 +83,9 @@ def _mesh_axis_order(mesh, devices: list):
     for order in itertools.permutations(range(len(shape))):
         if places.transpose(order).ravel().tolist() == devices:
             return iter([names[i] for i in order])
+    axes = dict(zip(mesh.axis_names, mesh.axis_sizes))
     raise NotImplementedError(f"parse_flatten_op_sharding: the devices {devices} are no "
-                              f"transpose of the mesh {dict(zip(mesh.axis_names, mesh.axis_sizes))}'s "
-                              f"places")
+                              f"transpose of the mesh {axes}'s places")
 
 
 def array_mapping_to_axis_resources(array_mapping) -> PartitionSpec:

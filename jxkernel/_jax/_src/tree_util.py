@@ -8,8 +8,8 @@ which libraries read to ask whether a type is a pytree node.
 import collections  # noqa: F401  (the docstring's example)
 
 from ...tree_util import *  # noqa: F401,F403
-from ...tree_util import (_registry, _RegistryEntry, broadcast_flattened_prefix_with_treedef,  # noqa: F401
-                          prefix_errors)
+from ...tree_util import (_registry, _RegistryEntry,  # noqa: F401
+                          broadcast_flattened_prefix_with_treedef, prefix_errors)
 
 # JAX's registry for its C++ dispatch, holding every node of the default one (and internal
 # types jxkernel's dispatch does not unpack): jxkernel's jit flattens with the default one

@@ -206,8 +206,9 @@ def _check_spec_names(what, specs, manual, mesh) -> None:
                 if a not in manual:
                     names = ", ".join(repr(n) for n in mesh.axis_names if n in manual)
                     raise ValueError(f"shard_map {what} argument must refer to an axis marked "
-                                     f"as manual (frozenset({{{names}}})), but:\n\n  {what} refers to "
-                                     f"{a!r}\n\nCheck the {what} values passed to shard_map.")
+                                     f"as manual (frozenset({{{names}}})), but:\n\n  {what} "
+                                     f"refers to {a!r}\n\nCheck the {what} values passed to "
+                                     f"shard_map.")
                 if a in seen:
                     raise DuplicateSpecError(
                         f"A single NamedSharding spec specification can map every mesh axis "

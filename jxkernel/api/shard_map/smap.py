@@ -52,8 +52,8 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
         if in_axes is Infer and mesh is not None and axis_name in mesh.axis_names and \
                 mesh.axis_types[mesh.axis_names.index(axis_name)] is not AxisType.Explicit:
             kind = mesh.axis_types[mesh.axis_names.index(axis_name)]
-            raise TypeError(f"in_axes was not specified when axis_name={frozenset([axis_name])} was "
-                            f"of type {kind}")
+            raise TypeError(f"in_axes was not specified when "
+                            f"axis_name={frozenset([axis_name])} was of type {kind}")
         return mapped(*args)
     return call
 

@@ -25,7 +25,8 @@ from .cholesky_decomposition import cholesky
 from .qr_decomposition import qr
 from .triangular import triangular_solve
 
-_CHOLESKY_CUTOFF = 100        # c above this: a QR step (stable for ill-conditioned u), else Cholesky
+# c above this: a QR step (stable for ill-conditioned u), else Cholesky
+_CHOLESKY_CUTOFF = 100
 
 
 def _scalar(v, x):

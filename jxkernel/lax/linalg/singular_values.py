@@ -115,7 +115,8 @@ def _svd_lowering(ctx, x, *, full_matrices, compute_uv, subset_by_index, algorit
 def _svd_tpu(a, *, full_matrices, compute_uv, subset_by_index):
     """JAX's _svd_tpu: the QDWH polar decomposition's SVD (lax.linalg's qdwh, qr and eigh),
     mapped over the batch."""
-    fn = lambda a: polar_svd(a, full_matrices, compute_uv, subset_by_index=subset_by_index)  # noqa: E731
+    fn = lambda a: polar_svd(a, full_matrices, compute_uv,  # noqa: E731
+                             subset_by_index=subset_by_index)
     for _ in _shape(a)[:-2]:
         fn = vmap(fn)
     if compute_uv:

@@ -243,5 +243,6 @@ def _kernel_sum(in_log: bool, points, values, xi, precision):
         return jnp.log(y_train) + arg if in_log else y_train * jnp.exp(arg)
 
     reduce = special.logsumexp if in_log else jnp.sum
-    per_test = lambda x: reduce(vmap(kernel, in_axes=(None, 0, 0))(x, points, values), axis=0)  # noqa: E731
+    per_test = lambda x: reduce(vmap(kernel, in_axes=(None, 0, 0))(x, points, values),  # noqa: E731
+                                axis=0)
     return vmap(per_test)(xi)

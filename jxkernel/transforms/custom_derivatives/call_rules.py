@@ -70,7 +70,8 @@ def _types_tree(tree, leaves) -> str:
 
 def _type_text(aval, shape=None) -> str:
     """A type as JAX's custom rules' messages print it: `float32[3]` (the dtype's full name)."""
-    return f"{np.dtype(aval.dtype).name}[{','.join(map(str, aval.shape if shape is None else shape))}]"
+    dims = aval.shape if shape is None else shape
+    return f"{np.dtype(aval.dtype).name}[{','.join(map(str, dims))}]"
 
 
 def _unbatched_call(axis_data, dims) -> bool:

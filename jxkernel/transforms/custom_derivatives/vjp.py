@@ -99,8 +99,8 @@ def _check_nondiff_static(custom, args) -> None:
     if not any(isinstance(x, Tracer) for x in tree_flatten(nondiff)[0]):
         return
     if config.jax_custom_vjp3:
-        raise UnexpectedTracerError("custom_vjp inputs marked with nondiff_argnums must be static, not "
-                            "Tracers")
+        raise UnexpectedTracerError("custom_vjp inputs marked with nondiff_argnums must be "
+                                    "static, not Tracers")
     raise UnexpectedTracerError(
         "Found a JAX Tracer object passed as an argument to a custom_vjp function in a "
         "position indicated by nondiff_argnums as non-differentiable. Tracers cannot be passed "

@@ -593,11 +593,11 @@ def not_an_array(fun, index_name, x) -> TypeError:
     """JAX's error for an argument that is no array (a string, an object), naming the
     function as `str(fun)` does and the argument by its path (JAX's pjit._infer_params)."""
     error = TypeError(f"Error interpreting argument to {fun} as an abstract array. The "
-                      f"problematic value is of type {jax_type_text(x)} and was passed to the function "
-                      f"at path {index_name()}.\nThis typically means that a jit-wrapped "
-                      f"function was called with a non-array argument, and this argument was "
-                      f"not marked as static using the static_argnums or static_argnames "
-                      f"parameters of jax.jit.")
+                      f"problematic value is of type {jax_type_text(x)} and was passed to "
+                      f"the function at path {index_name()}.\nThis typically means that a "
+                      f"jit-wrapped function was called with a non-array argument, and this "
+                      f"argument was not marked as static using the static_argnums or "
+                      f"static_argnames parameters of jax.jit.")
     error.value, error.fun = x, fun     # the notebook's card reads them (a method's `self`)
     return error
 

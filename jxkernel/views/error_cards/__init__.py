@@ -96,11 +96,11 @@ user's lines, the value's origin, and the static_argnames fix of the user's own 
 function's own `return` read back and rewritten), `magics.py` (a line magic's code as typed),
 then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
-`keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`, `trees.py`,
-`methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`, `truth.py`,
-`loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`, `lowered_calls.py`,
-`objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`, `collectives.py`, `meshes.py`,
-`devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`,
+`keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`,
+`trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`,
+`truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`,
+`lowered_calls.py`, `objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`, `collectives.py`,
+`meshes.py`, `devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`,
 `check_arguments.py`.
 `_CARDS` below says which card an exception gets, in order: the first whose test passes.
 

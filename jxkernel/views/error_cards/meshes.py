@@ -55,8 +55,9 @@ def _mesh_mismatch_card(exc, where, called_from) -> ErrorCard:
     return ErrorCard(
         "mesh-mismatch", f"{named} on another mesh than jax.set_mesh's",
         why=(f"Under jax.set_mesh, {prim} runs over the set mesh's devices "
-             f"({_axes(context)}); {named} {'live' if len(moved) > 1 else 'lives'} on another mesh ({_axes(other)}), whose "
-             f"devices or axes differ, so the operation has no one mesh to run over."),
+             f"({_axes(context)}); {named} {'live' if len(moved) > 1 else 'lives'} on another "
+             f"mesh ({_axes(other)}), whose devices or axes differ, so the operation has no "
+             f"one mesh to run over."),
         fix=("Put the operands on one mesh first: jax.device_put onto the set mesh (with a "
              "PartitionSpec of its axes, or jax.P() for whole), or run the operation inside "
              "`with jax.set_mesh(their_mesh):` when every operand is on that one."),

@@ -271,6 +271,20 @@ def _operands(site) -> tuple:
     return (site.left, site.right) if isinstance(site, ast.BinOp) else tuple(site.args)
 
 
+def _replace_node(tree, old, new) -> None:
+    """Put `new` where `old` sits in `tree` (a field of its parent, or an entry of one)."""
+    for parent in ast.walk(tree):
+        for field, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+                return
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if item is old:
+                        value[i] = new
+                        return
+
+
 def _matmul_rewrite(tree, site, options) -> str:
     """The user's one product rewritten the first way that works, or the pattern."""
     if not options:
@@ -280,14 +294,10 @@ def _matmul_rewrite(tree, site, options) -> str:
         return {"b.T": "y = a @ b.T", "a.T": "y = a.T @ b", "swap": "y = b @ a",
                 "pairs": "y = jax.vmap(jnp.dot)(a, b)"}[how] + f"    # {shape}"
     left, right = _operands(site)
-    if how == "pairs":      # the product becomes the call: the same node, its fields replaced
+    if how == "pairs":      # the product becomes the call, in its place
         call = ast.Call(ast.Call(ast.parse("jax.vmap", mode="eval").body,
                                  [ast.parse("jnp.dot", mode="eval").body], []), [left, right], [])
-        for field in site._fields:
-            if hasattr(site, field):
-                delattr(site, field)
-        site.__class__ = ast.Call
-        site.func, site.args, site.keywords = call.func, call.args, call.keywords
+        _replace_node(tree, site, call)
         return f"{ast.unparse(tree)}    # {shape}"
     if how == "b.T":
         right = ast.Attribute(right, "T")

@@ -165,8 +165,9 @@ def _traced_static_card(type_name, value_text, arg, function, traced, hashable, 
         rewrite=f"{traced}   # {arg} traced: {kind}\n{alternative}")
 
 
-# transforms/jit/args.py's advice (the exception's `advice`) for an object of a user's class: a tuple of it or passing it
-# traced (not a pytree) cannot work; its class or its field needs the change
+# transforms/jit/args.py's advice (the exception's `advice`) for an object of a user's class:
+# a tuple of it or passing it traced (not a pytree) cannot work; its class or its field needs
+# the change
 _EQ_WITHOUT_HASH = "defines __eq__ but not __hash__"
 _FIELD_UNHASHABLE = "which is not hashable: make it hashable where"
 _FIELD_ARRAY = "holds an array, which is not hashable: an array is a value to trace"

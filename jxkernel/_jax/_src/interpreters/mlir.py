@@ -63,4 +63,8 @@ class _MlirView(types.ModuleType):
             super().__setattr__(name, value)
 
 
+# Kept, by design: Python gives a module no `__setattr__` hook (PEP 562 gives `__getattr__` and
+# `__dir__` only), and JAX's tests set `mlir.jaxpr_subcomp` on the module they imported, which
+# must reach xla/lowering.py's. The language reference's way to customize a module's attribute
+# setting ("Customizing module attribute access") is this assignment of a ModuleType subclass.
 sys.modules[__name__].__class__ = _MlirView

@@ -29,15 +29,16 @@ from .case import (TEST_NUM_THREADS, BufferDonationTestCase, JaxTestCase,  # noq
                    thread_unsafe_test, thread_unsafe_test_class, with_config)
 from .case import _assert_numpy_allclose, _check_dtypes_match  # noqa: F401
 from .devices import (device_supports_buffer_donation, device_under_test,  # noqa: F401
-                      is_cloud_tpu, is_cloud_tpu_at_least, is_cuda_compute_capability_at_least, is_cuda_version_at_least,
+                      is_cloud_tpu, is_cloud_tpu_at_least, is_cuda_compute_capability_at_least,
+                      is_cuda_version_at_least,
                       is_device_cuda, is_device_rocm, is_device_tpu, is_device_tpu_at_least,
                       is_gil_disabled, is_sanitized, is_test_rbe, is_tsan,
                       request_cpu_devices, run_on_devices, runtime_environment,
                       skip_on_devices, skip_on_flag,
                       test_device_matches)
-from .dtype_lists import (_dtype, default_gradient_tolerance, default_tolerance, dtypes,  # noqa: F401
-                          join_tolerance, num_float_bits, supported_dtypes, to_default_dtype,
-                          tolerance, with_jax_dtype_defaults)
+from .dtype_lists import (_dtype, default_gradient_tolerance, default_tolerance,  # noqa: F401
+                          dtypes, join_tolerance, num_float_bits, supported_dtypes,
+                          to_default_dtype, tolerance, with_jax_dtype_defaults)
 from .events import (assert_num_jit_and_pmap_compilations,  # noqa: F401
                      count_aot_jit_cpp_cache_miss, count_device_put, count_internal_device_puts,
                      count_compilation_after_persistent_cache_miss,
@@ -47,9 +48,10 @@ from .events import (assert_num_jit_and_pmap_compilations,  # noqa: F401
 from .jaxpr_checks import (assert_dot_precision, assert_dot_preferred_element_type,  # noqa: F401
                            iter_eqns)
 from .mesh import create_mesh, with_explicit_mesh, with_mesh, with_mesh_from_kwargs  # noqa: F401
-from .rand import (NUMPY_SCALAR_SHAPE, PYTHON_SCALAR_SHAPE, ScalarShape, _dims_of_shape,  # noqa: F401
-                   dtype_str, format_shape_dtype_string, is_valid_shape, rand_bool, rand_default,
-                   rand_fullrange, rand_indices_unique_along_axis, rand_int,
+from .rand import (NUMPY_SCALAR_SHAPE, PYTHON_SCALAR_SHAPE, ScalarShape,  # noqa: F401
+                   _dims_of_shape, dtype_str, format_shape_dtype_string, is_valid_shape,
+                   rand_bool, rand_default, rand_fullrange, rand_indices_unique_along_axis,
+                   rand_int,
                    rand_nonzero, rand_not_small, rand_positive, rand_small, rand_small_positive,
                    rand_some_equal, rand_some_inf, rand_some_inf_and_nan, rand_some_nan,
                    rand_some_zero, rand_uniform, rand_unique_int)

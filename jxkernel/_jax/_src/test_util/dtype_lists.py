@@ -149,7 +149,8 @@ def to_default_dtype(value) -> np.ndarray:
     x64): NumPy's answers as JAX would type them."""
     value = np.asarray(value)
     default = {"i": _core.default_int_dtype, "u": _core.default_uint_dtype,
-               "f": _core.default_float_dtype, "c": _core.default_complex_dtype}.get(value.dtype.kind)
+               "f": _core.default_float_dtype,
+               "c": _core.default_complex_dtype}.get(value.dtype.kind)
     return value.astype(default()) if default else value
 
 

@@ -8,9 +8,10 @@ jit, pmap and eager-operation compile is an event there.
     1
 
 Beside them, JAX's counters of runtime events (core/monitoring.test_event_counts): a trace of
-a jitted function (`count_jit_tracing_cache_miss`), host data put on a device (`count_device_put`), a jit call past every fast path
-(`count_pjit_cpp_cache_miss`: jxkernel's fast paths, in C and Python, take JAX's C++ one's
-place), and jaxlib's own counts of its device puts by kind (`count_internal_device_puts`).
+a jitted function (`count_jit_tracing_cache_miss`), host data put on a device
+(`count_device_put`), a jit call past every fast path (`count_pjit_cpp_cache_miss`: jxkernel's
+fast paths, in C and Python, take JAX's C++ one's place), and jaxlib's own counts of its device
+puts by kind (`count_internal_device_puts`).
 """
 import contextlib
 

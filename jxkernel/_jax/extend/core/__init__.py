@@ -24,7 +24,8 @@ from ....core.check import JaxprTypeError, check_jaxpr  # noqa: F401
 from ....core.avals import AbstractToken, Token  # noqa: F401
 from ....core.errors import ConcretizationTypeError, InconclusiveDimensionOperation  # noqa: F401
 from ....core.interpret import eval_jaxpr
-from ....core.ir import ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var, jaxpr_params  # noqa: F401
+from ....core.ir import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var,  # noqa: F401
+                         jaxpr_params)
 # effects allowed in the bodies of cond, scan and while_loop (core/ir.py checks them)
 from ....core.ir import control_flow_allowed_effects  # noqa: F401
 from ....core.primitive import Effect, EffectTypeSet, Primitive  # noqa: F401

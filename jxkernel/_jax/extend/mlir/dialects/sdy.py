@@ -1,4 +1,5 @@
-"""jax.extend.mlir.dialects.sdy: jaxlib's `jaxlib.mlir.dialects.sdy` (jxkernel/xla/mlir_bindings.py)."""
+"""jax.extend.mlir.dialects.sdy: jaxlib's `jaxlib.mlir.dialects.sdy`
+(jxkernel/xla/mlir_bindings.py)."""
 from .....xla.mlir_bindings import star as _star
 
 globals().update(_star("dialects.sdy"))
