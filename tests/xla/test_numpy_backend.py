@@ -1085,3 +1085,31 @@ print(json.dumps(said))
             "shard_map, only use the mesh axis in PartitionSpec which are not manual.")
     assert got == [f"pspec P('i', 'j') contains a manual axes {axes} {tail}"
                    for axes in ("('i',)", "('i', 'j')")]
+
+
+def test_an_array_impl_made_uncommitted_says_so_and_jit_refuses_one_over_devices():
+    """JAX 0.10.2's `ArrayImpl(aval, sharding, arrays, committed=False)` (tests/data/
+    pjit_array_reference.json, "ArrayImpl one device uncommitted", "... uncommitted over
+    devices") reports `committed` False, and jit refuses the one over several devices with a
+    NotImplementedError. The NumPy backend's one-device buffer stayed committed, and its
+    buffer over a mesh went to jaxlib's ArrayImpl, a TypeError naming NumpyBuffer."""
+    got = run_json("""
+import json, numpy as np, jxkernel as jax
+from jxkernel._src import array, core
+from jxkernel.sharding import NamedSharding, PartitionSpec as P
+dev = jax.devices()
+one = array.ArrayImpl(core.ShapedArray((3,), np.float32), jax.sharding.SingleDeviceSharding(
+    dev[1]), [jax.device_put(np.arange(3.0, dtype=np.float32), dev[1])], committed=False)
+mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+over = array.ArrayImpl(core.ShapedArray((2,), np.int32), NamedSharding(mesh, P(None)),
+                       [jax.device_put(np.arange(2, dtype=np.int32), d) for d in dev],
+                       committed=False)
+try:
+    said = jax.jit(lambda x: x)(over).tolist()
+except NotImplementedError as e:
+    said = str(e)
+print(json.dumps([one.tolist(), one.committed, one.device.id, over.tolist(), over.committed,
+                  said]))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert got == [[0.0, 1.0, 2.0], False, 1, [0, 1], False,
+                   "Having uncommitted Array sharded on multiple devices is not supported."]
