@@ -244,6 +244,8 @@ class NumpyShardedExecutable(NumpyExecutable):
                               for given, s, c, a in zip(asked, out_shardings, chosen,
                                                         self.out_avals)]
 
+    _ran = False        # (once run: key results' data named as JAX's C++ path names it)
+
     def with_committed(self, committed: bool) -> NumpyShardedExecutable:
         return self                         # results over a mesh are committed
 
@@ -259,12 +261,20 @@ class NumpyShardedExecutable(NumpyExecutable):
         for i in self.donated:
             bufs[i].delete()
         result = []
+        first, self._ran = not self._ran, True
         for out, sharding, source in zip(outs, self.out_shardings, self._forwarded):
             data = out._base if type(out) is not Array else out    # (typed keys: their data)
             buf = numpy_sharded.put(data._buf.value, data.aval, sharding, copy=False,
                                     source=source)
-            laid = sharded_array(buf, data.aval, sharding)
-            result.append(laid if data is out else wrap_physical(out.aval, laid))
+            if data is out:
+                result.append(sharded_array(buf, data.aval, sharding))
+                continue
+            # typed keys' data named as XLA's ShardedExecutable names it (JAX's first run its
+            # key dimensions too, a later one the keys' spec): sharded.py, imported late as it
+            # imports this module
+            from .sharded import _key_data_sharding
+            named = _key_data_sharding(sharding, data.aval, first)
+            result.append(wrap_physical(out.aval, sharded_array(buf, data.aval, named)))
         return result
 
 

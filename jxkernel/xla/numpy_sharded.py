@@ -246,6 +246,19 @@ def _eqn_layouts(eqn, ins, sliced=False) -> list:
         return [tuple(out)]
     if name == "transpose" and ins[0] is not None:
         return [tuple(ins[0][p] for p in params["permutation"])]
+    if name == "reshape" and ins[0] is not None:
+        return [_reshaped(ins[0], _shape(eqn.invars[0]), _shape(eqn.outvars[0]))]
+    if name == "stack":
+        # the operands' layout, the new dimension whole (wrap_key_data of stacked words)
+        split = [d for d in ins if d is not None]
+        return [_merged(split)[:params["axis"]] + ((),) + _merged(split)[params["axis"]:]
+                if split else None]
+    if name == "concatenate":
+        # each dimension but the joined one split as the operands split it (random_seed's
+        # physical key: its seeds' layout, a trailing dimension of the two words added)
+        at, split = params["dimension"], [d for d in ins if d is not None]
+        return [tuple(() if i == at else d for i, d in enumerate(_merged(split)))
+                if split else None]
     if name == "dot_general":
         (lc, rc), (lb, rb) = params["dimension_numbers"]
         lhs, rhs = (ins[0] or ((),) * len(_shape(eqn.invars[0])),
@@ -259,6 +272,17 @@ def _eqn_layouts(eqn, ins, sliced=False) -> list:
         alike = [d for x, d in zip(eqn.invars, ins) if d is not None and _shape(x) == _shape(v)]
         outs.append(_merged(alike) if alike else None)
     return outs
+
+
+def _reshaped(dims, old: tuple, new: tuple):
+    """The layout of a reshape from `old` to `new` that only adds or drops dimensions of size
+    one (each other dimension keeps its split, as XLA's propagation keeps it); None
+    (replicated) for any other reshape."""
+    kept = [d for d, n in zip(dims, old) if n != 1]
+    if [n for n in old if n != 1] != [n for n in new if n != 1]:
+        return None
+    it = iter(kept)
+    return tuple(() if n == 1 else next(it) for n in new)
 
 
 def _as_typed(aval, guess):

@@ -1113,3 +1113,27 @@ print(json.dumps([one.tolist(), one.committed, one.device.id, over.tolist(), ove
 """, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
     assert got == [[0.0, 1.0, 2.0], False, 1, [0, 1], False,
                    "Having uncommitted Array sharded on multiple devices is not supported."]
+
+
+def test_typed_keys_made_from_split_seeds_keep_the_seeds_layout_as_xla():
+    """JAX 0.10.2 (tests/data/pjit_array_reference.json, "keys seeded from split seeds",
+    "small answers: key_data of keys over a mesh") lays keys seeded from, or wrapped around,
+    seeds split P('x', 'y') and transposed out as P('y', 'x'), and the first run's key_data
+    names the key dimension too (P('y', 'x', None)), a later run's not. The NumPy backend's
+    guess of XLA's layouts knew no reshape, concatenate or stack (a key's physical words) and
+    laid the keys out P(). (JAX 0.10.2 gives these answers for this program on 4 CPUs.)"""
+    got = run_json("""
+import json, numpy as np, jxkernel as jax, jxkernel.numpy as jnp
+from jxkernel.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+seeds = jax.device_put(np.arange(8, dtype=np.uint32).reshape(4, 2),
+                       NamedSharding(mesh, P("x", "y")))
+seeded = jax.jit(lambda s: jax.vmap(jax.vmap(jax.random.key))(s).T)
+wrapped = jax.jit(lambda v: jax.random.wrap_key_data(jnp.stack([v, v], -1)).T)
+out = []
+for f in (seeded, wrapped, wrapped):
+    k = f(seeds)
+    out.append([repr(k.sharding.spec), repr(jax.random.key_data(k).sharding.spec)])
+print(json.dumps(out))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    assert got == [["P('y', 'x')", "P('y', 'x', None)"]] * 2 + [["P('y', 'x')", "P('y', 'x')"]]
