@@ -1137,3 +1137,30 @@ for f in (seeded, wrapped, wrapped):
 print(json.dumps(out))
 """, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
     assert got == [["P('y', 'x')", "P('y', 'x', None)"]] * 2 + [["P('y', 'x')", "P('y', 'x')"]]
+
+
+def test_a_body_with_reduced_operands_is_batched_over_the_devices_as_traced():
+    """The backend batches a shard_map body over the devices, tracing it again; its reduced
+    operand's sets, checked when the body was traced, made the sharding types' rules refuse
+    the batched body ("unreduced/reduced rule for reduced_vary_cast_p is not implemented",
+    for reduce_scatter in the gather's gradient likewise). JAX
+    0.10.2 gives [[0, 2, 6, 12], [4, 10, 18, 28]] for the first (tests/data/
+    unreduced_reference.json, "shard_map reduced in") and, for the second, a gradient of ones
+    laid out as its argument ("top level ag (x, y) to x", pjit_array_reference.json)."""
+    got = run_json("""
+import importlib, json, numpy as np, jxkernel as jax
+from jxkernel.sharding import PartitionSpec as P
+ag = importlib.import_module("jxkernel._src.shard_map").top_level_all_gather
+with jax.set_mesh(jax.make_mesh((2,), ("x",))):
+    a = jax.device_put(np.arange(8.), P("x"))
+    r = jax.device_put(np.arange(4.) + 1, P(None, reduced={"x"}))
+    prod = jax.jit(jax.shard_map(lambda x, y: x * y, out_specs=P("x")))(a, r)
+with jax.set_mesh(jax.make_mesh((2, 2), ("x", "y"))):
+    arr = jax.device_put(np.arange(8.).reshape(4, 2), P(("x", "y"), None))
+    g = jax.jit(lambda x: ag(x, P("x", None, reduced={"y"}), multi_dim=False))
+    grad = jax.jit(jax.grad(lambda x: g(x).sum()))(arr)
+print(json.dumps([[s.data.tolist() for s in prod.addressable_shards], repr(grad.sharding.spec),
+                  grad.tolist()]))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    assert got == [[[0.0, 2.0, 6.0, 12.0], [4.0, 10.0, 18.0, 28.0]], "P(('x', 'y'), None)",
+                   [[1.0, 1.0]] * 4]
