@@ -1164,3 +1164,23 @@ print(json.dumps([[s.data.tolist() for s in prod.addressable_shards], repr(grad.
 """, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
     assert got == [[[0.0, 2.0, 6.0, 12.0], [4.0, 10.0, 18.0, 28.0]], "P(('x', 'y'), None)",
                    [[1.0, 1.0]] * 4]
+
+
+def test_an_eager_shard_maps_unreduced_result_keeps_each_devices_summand():
+    """JAX 0.10.2 (tests/data/unreduced_reference.json, "shard_map eager unreduced out")
+    leaves each device its own block as its summand: [[0, 1, 2, 3], [4, 5, 6, 7]]. The eager
+    run's last step relays its result from P(None, unreduced={'x'}) to the spec as written,
+    P(unreduced={'x'}); the NumPy backend's relayout summed the blocks onto device 0 (as for
+    a value from the host), giving [[4, 6, 8, 10], [0, 0, 0, 0]]."""
+    got = run_json("""
+import json, numpy as np, jxkernel as jax
+from jxkernel import lax
+from jxkernel.sharding import PartitionSpec as P
+mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+with jax.set_mesh(mesh):
+    a = jax.device_put(np.arange(8.), P("x"))
+    o = jax.shard_map(lambda x: lax.pcast(x, "x", to="unreduced"),
+                      out_specs=P(unreduced={"x"}))(a)
+print(json.dumps([repr(o.sharding.spec), [s.data.tolist() for s in o.addressable_shards]]))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert got == ["P(unreduced={'x'})", [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]]
