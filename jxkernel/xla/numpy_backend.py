@@ -280,10 +280,8 @@ class NumpyShardedExecutable(NumpyExecutable):
                 result.append(sharded_array(buf, data.aval, sharding))
                 continue
             # typed keys' data named as XLA's ShardedExecutable names it (JAX's first run its
-            # key dimensions too, a later one the keys' spec): sharded.py, imported late as it
-            # imports this module
-            from .sharded import _key_data_sharding
-            named = _key_data_sharding(sharding, data.aval, first)
+            # key dimensions too, a later one the keys' spec)
+            named = numpy_sharded.key_data_sharding(sharding, data.aval, first)
             result.append(wrap_physical(out.aval, sharded_array(buf, data.aval, named)))
         return result
 

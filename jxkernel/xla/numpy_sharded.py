@@ -415,6 +415,19 @@ def mesh_needed(jaxpr):
     return None
 
 
+def key_data_sharding(sharding, physical, first: bool):
+    """The sharding of typed keys' data as JAX's key_data reports it: its first run (JAX's
+    Python path) names every dimension, the key dimensions unsplit (`P('y', 'x', None)`); a
+    later run (JAX's C++ fast path) the keys' own spec (`P('y', 'x')`). Here as both
+    backends' executables over a mesh name it (sharded.py imports the NumPy backend's)."""
+    if not first or type(sharding) is not NamedSharding or \
+            len(sharding.spec.partitions) >= len(physical.shape):
+        return sharding
+    spec = sharding.spec
+    return NamedSharding(sharding.mesh, spec.update(partitions=(*spec.partitions, *[None] * (
+        len(physical.shape) - len(spec.partitions)))), memory_kind=sharding.memory_kind)
+
+
 def output_shardings(jaxpr, mesh, out_avals, user_shardings, in_avals, given, carried,
                      arg_shardings) -> list:
     """The results' NamedShardings: those asked for (`given`) as they are, else the layout
