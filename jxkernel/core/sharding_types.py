@@ -749,10 +749,32 @@ _ISSUE = "Please file an issue at https://github.com/jax-ml/jax/issues"
 own_ur_rules: set = set()
 
 
+# The NumPy backend batches a shard_map body over the devices (api/shard_map/numpy_rule.py):
+# a body checked when it was traced, whose sets are data there (the devices' summands, laid
+# out by that rule), re-traced without them. Nonzero while it does.
+_sets_erased = [0]
+
+
+@contextlib.contextmanager
+def sets_erased():
+    """Primitives bound inside this block type no unreduced or reduced sets (and check none):
+    the body already passed these checks when it was traced.
+
+        >>> with sets_erased(): pass
+    """
+    _sets_erased[0] += 1
+    try:
+        yield
+    finally:
+        _sets_erased[0] -= 1
+
+
 def _summed(prim, in_avals, params, out_avals, given) -> list:
     """`out_avals` unreduced and reduced over the axes `prim`'s ur rule says (JAX's
     call_ur_rule). Nothing to do, and nothing checked, where no operand and no out_sharding=
-    names such axes (every rule then gives none)."""
+    names such axes (every rule then gives none), or where the sets are erased."""
+    if _sets_erased[0]:
+        return out_avals
     sets = [summed_axes(a) for a in in_avals]
     checked = _vma.checked      # (in a check_vma shard_map body: its manual axes)
     if checked and (prim in own_vma_rules or prim in own_ur_rules or jaxpr_params(params)):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .buffer import _committed_buffer
 from .client import xc
-from .numpy_device import NumpyBuffer
+from .numpy_device import NumpyBuffer, NumpyShardedBuffer
 
 
 def _device_id(a) -> int:
@@ -76,8 +76,12 @@ def _check(arrays, sharding, aval) -> None:
 
 def _uncommitted(buf):
     """`buf`'s data, not copied, as a buffer not committed to its devices (JAX's
-    `committed=False`; the NumPy backend's buffers hold no such flag)."""
+    `committed=False`). The NumPy backend's one-device buffer says it by its placement, the
+    device's uncommitted one; its buffer over a mesh by its flag (jit refuses it, as JAX)."""
     if type(buf) is NumpyBuffer:
-        return buf
+        return NumpyBuffer(buf.value, buf.aval, buf._sharding._devices[0].uncommitted)
+    if type(buf) is NumpyShardedBuffer:
+        return NumpyShardedBuffer(buf.value, buf.aval, buf._sharding, buf._arrays,
+                                  committed=False)
     return xc.ArrayImpl(buf.aval, buf._sharding, buf._arrays, committed=False,
                         _skip_checks=True)

@@ -236,6 +236,7 @@ class NumpyShardedExecutable(NumpyExecutable):
         self._forwarded = [arg_shardings[params.index(v)]
                            if arg_shardings is not None and v in params else None
                            for v in jaxpr.outvars]
+        self._forwarded_at = [params.index(v) if v in params else None for v in jaxpr.outvars]
         asked = [asked_on(mesh, s) for s in out_shardings]
         chosen = numpy_sharded.output_shardings(
             jaxpr, mesh, [physical_aval(a) for a in self.out_avals], user_shardings, arg_avals,
@@ -243,6 +244,8 @@ class NumpyShardedExecutable(NumpyExecutable):
         self.out_shardings = [given or named_as_asked(s, c, len(a.shape), a.split)
                               for given, s, c, a in zip(asked, out_shardings, chosen,
                                                         self.out_avals)]
+
+    _ran = False        # (once run: key results' data named as JAX's C++ path names it)
 
     def with_committed(self, committed: bool) -> NumpyShardedExecutable:
         return self                         # results over a mesh are committed
@@ -259,13 +262,37 @@ class NumpyShardedExecutable(NumpyExecutable):
         for i in self.donated:
             bufs[i].delete()
         result = []
-        for out, sharding, source in zip(outs, self.out_shardings, self._forwarded):
+        first, self._ran = not self._ran, True
+        for out, sharding, source, at in zip(outs, self.out_shardings, self._forwarded,
+                                             self._forwarded_at):
             data = out._base if type(out) is not Array else out    # (typed keys: their data)
+            if _same_summands(source, sharding, data.aval, at, bufs):
+                # unreduced as it came, its blocks laid out alike (P(None, unreduced={'x'}) to
+                # P(unreduced={'x'})): each device keeps its summand, as XLA's relayout does
+                result.append(sharded_array(NumpyShardedBuffer(
+                    data._buf.value, data.aval, bufs[at]._sharding,
+                    [NumpyBuffer(b.value, b.aval, b._sharding) for b in bufs[at]._arrays]),
+                    data.aval, sharding))
+                continue
             buf = numpy_sharded.put(data._buf.value, data.aval, sharding, copy=False,
                                     source=source)
-            laid = sharded_array(buf, data.aval, sharding)
-            result.append(laid if data is out else wrap_physical(out.aval, laid))
+            if data is out:
+                result.append(sharded_array(buf, data.aval, sharding))
+                continue
+            # typed keys' data named as XLA's ShardedExecutable names it (JAX's first run its
+            # key dimensions too, a later one the keys' spec)
+            named = numpy_sharded.key_data_sharding(sharding, data.aval, first)
+            result.append(wrap_physical(out.aval, sharded_array(buf, data.aval, named)))
         return result
+
+
+def _same_summands(source, sharding, aval, at, bufs) -> bool:
+    """Whether a result forwarded from argument `at` (over a mesh, `source` its sharding) is
+    unreduced over the same axes as it came and laid out alike as `sharding`."""
+    return source is not None and at is not None and bool(sharding.spec.unreduced) and \
+        type(bufs[at]) is NumpyShardedBuffer and bufs[at].value is not None and \
+        set(source.spec.unreduced) == set(sharding.spec.unreduced) and \
+        source.is_equivalent_to(sharding, len(aval.shape))
 
 
 def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executable,

@@ -276,15 +276,15 @@ class NumpyShardedBuffer:
     """An Array's data over a mesh of NumPy devices: `value`, the global value (read-only),
     and `_arrays`, one NumpyBuffer per mesh device (mesh order) holding that device's block,
     as a jaxlib array over a mesh keeps one buffer per device (`client.shard_buffers`).
-    Programs read the global value (numpy_sharded.py says why)."""
-    __slots__ = ("value", "aval", "_sharding", "_arrays", "_whole", "__weakref__")
-    _committed = True                       # laid out on a mesh: as JAX's, committed
+    Programs read the global value (numpy_sharded.py says why). `_committed`: laid out on a
+    mesh, committed as JAX's are, unless JAX's `ArrayImpl(..., committed=False)` made it."""
+    __slots__ = ("value", "aval", "_sharding", "_arrays", "_whole", "_committed", "__weakref__")
 
-    def __init__(self, value: np.ndarray, aval, placement, blocks):
+    def __init__(self, value: np.ndarray, aval, placement, blocks, committed=True):
         if value.flags.writeable:
             value.flags.writeable = False
         self.value, self.aval, self._sharding, self._arrays = value, aval, placement, blocks
-        self._whole = None
+        self._whole, self._committed = None, committed
         _live.add(self)                     # (jax.live_arrays finds the Array over the mesh)
 
     def whole(self) -> NumpyBuffer:

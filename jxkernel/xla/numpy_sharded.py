@@ -247,6 +247,19 @@ def _eqn_layouts(eqn, ins, sliced=False) -> list:
         return [tuple(out)]
     if name == "transpose" and ins[0] is not None:
         return [tuple(ins[0][p] for p in params["permutation"])]
+    if name == "reshape" and ins[0] is not None:
+        return [_reshaped(ins[0], _shape(eqn.invars[0]), _shape(eqn.outvars[0]))]
+    if name == "stack":
+        # the operands' layout, the new dimension whole (wrap_key_data of stacked words)
+        split = [d for d in ins if d is not None]
+        return [_merged(split)[:params["axis"]] + ((),) + _merged(split)[params["axis"]:]
+                if split else None]
+    if name == "concatenate":
+        # each dimension but the joined one split as the operands split it (random_seed's
+        # physical key: its seeds' layout, a trailing dimension of the two words added)
+        at, split = params["dimension"], [d for d in ins if d is not None]
+        return [tuple(() if i == at else d for i, d in enumerate(_merged(split)))
+                if split else None]
     if name == "dot_general":
         (lc, rc), (lb, rb) = params["dimension_numbers"]
         lhs, rhs = (ins[0] or ((),) * len(_shape(eqn.invars[0])),
@@ -260,6 +273,17 @@ def _eqn_layouts(eqn, ins, sliced=False) -> list:
         alike = [d for x, d in zip(eqn.invars, ins) if d is not None and _shape(x) == _shape(v)]
         outs.append(_merged(alike) if alike else None)
     return outs
+
+
+def _reshaped(dims, old: tuple, new: tuple):
+    """The layout of a reshape from `old` to `new` that only adds or drops dimensions of size
+    one (each other dimension keeps its split, as XLA's propagation keeps it); None
+    (replicated) for any other reshape."""
+    kept = [d for d, n in zip(dims, old) if n != 1]
+    if [n for n in old if n != 1] != [n for n in new if n != 1]:
+        return None
+    it = iter(kept)
+    return tuple(() if n == 1 else next(it) for n in new)
 
 
 def _as_typed(aval, guess):
@@ -390,6 +414,19 @@ def mesh_needed(jaxpr):
         if typed is not None:           # (XLA's lowering: _typed_layouts)
             return typed.mesh
     return None
+
+
+def key_data_sharding(sharding, physical, first: bool):
+    """The sharding of typed keys' data as JAX's key_data reports it: its first run (JAX's
+    Python path) names every dimension, the key dimensions unsplit (`P('y', 'x', None)`); a
+    later run (JAX's C++ fast path) the keys' own spec (`P('y', 'x')`). Here as both
+    backends' executables over a mesh name it (sharded.py imports the NumPy backend's)."""
+    if not first or type(sharding) is not NamedSharding or \
+            len(sharding.spec.partitions) >= len(physical.shape):
+        return sharding
+    spec = sharding.spec
+    return NamedSharding(sharding.mesh, spec.update(partitions=(*spec.partitions, *[None] * (
+        len(physical.shape) - len(spec.partitions)))), memory_kind=sharding.memory_kind)
 
 
 def output_shardings(jaxpr, mesh, out_avals, user_shardings, in_avals, given, carried,

@@ -492,20 +492,8 @@ class ShardedExecutable(Executable):
         outs = super()._finish(bufs, outs)          # donation and the in-flight throttle
         first, self._ran = not self._ran, True
         return [sharded_array(o, p, s) if a is p else float0_result(a) if a.dtype == float0
-                else wrap_physical(a, sharded_array(o, p, _key_data_sharding(s, p, first)))
+                else wrap_physical(a, sharded_array(o, p, numpy_sharded.key_data_sharding(s, p, first)))
                 for o, a, p, s in zip(outs, self.out_avals, self._physical, self.out_shardings)]
-
-
-def _key_data_sharding(sharding, physical, first: bool):
-    """The sharding of typed keys' data as JAX's key_data reports it: its first run (JAX's
-    Python path) names every dimension, the key dimensions unsplit (`P('y', 'x', None)`); a
-    later run (JAX's C++ fast path) the keys' own spec (`P('y', 'x')`)."""
-    if not first or type(sharding) is not NamedSharding or \
-            len(sharding.spec.partitions) >= len(physical.shape):
-        return sharding
-    spec = sharding.spec
-    return NamedSharding(sharding.mesh, spec.update(partitions=(*spec.partitions, *[None] * (
-        len(physical.shape) - len(spec.partitions)))), memory_kind=sharding.memory_kind)
 
 
 # an entry of a compiled module's input_output_alias: "{0}: (2, {}, may-alias)" (parameter 2)

@@ -1085,3 +1085,102 @@ print(json.dumps(said))
             "shard_map, only use the mesh axis in PartitionSpec which are not manual.")
     assert got == [f"pspec P('i', 'j') contains a manual axes {axes} {tail}"
                    for axes in ("('i',)", "('i', 'j')")]
+
+
+def test_an_array_impl_made_uncommitted_says_so_and_jit_refuses_one_over_devices():
+    """JAX 0.10.2's `ArrayImpl(aval, sharding, arrays, committed=False)` (tests/data/
+    pjit_array_reference.json, "ArrayImpl one device uncommitted", "... uncommitted over
+    devices") reports `committed` False, and jit refuses the one over several devices with a
+    NotImplementedError. The NumPy backend's one-device buffer stayed committed, and its
+    buffer over a mesh went to jaxlib's ArrayImpl, a TypeError naming NumpyBuffer."""
+    got = run_json("""
+import json, numpy as np, jxkernel as jax
+from jxkernel._src import array, core
+from jxkernel.sharding import NamedSharding, PartitionSpec as P
+dev = jax.devices()
+one = array.ArrayImpl(core.ShapedArray((3,), np.float32), jax.sharding.SingleDeviceSharding(
+    dev[1]), [jax.device_put(np.arange(3.0, dtype=np.float32), dev[1])], committed=False)
+mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+over = array.ArrayImpl(core.ShapedArray((2,), np.int32), NamedSharding(mesh, P(None)),
+                       [jax.device_put(np.arange(2, dtype=np.int32), d) for d in dev],
+                       committed=False)
+try:
+    said = jax.jit(lambda x: x)(over).tolist()
+except NotImplementedError as e:
+    said = str(e)
+print(json.dumps([one.tolist(), one.committed, one.device.id, over.tolist(), over.committed,
+                  said]))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert got == [[0.0, 1.0, 2.0], False, 1, [0, 1], False,
+                   "Having uncommitted Array sharded on multiple devices is not supported."]
+
+
+def test_typed_keys_made_from_split_seeds_keep_the_seeds_layout_as_xla():
+    """JAX 0.10.2 (tests/data/pjit_array_reference.json, "keys seeded from split seeds",
+    "small answers: key_data of keys over a mesh") lays keys seeded from, or wrapped around,
+    seeds split P('x', 'y') and transposed out as P('y', 'x'), and the first run's key_data
+    names the key dimension too (P('y', 'x', None)), a later run's not. The NumPy backend's
+    guess of XLA's layouts knew no reshape, concatenate or stack (a key's physical words) and
+    laid the keys out P(). (JAX 0.10.2 gives these answers for this program on 4 CPUs.)"""
+    got = run_json("""
+import json, numpy as np, jxkernel as jax, jxkernel.numpy as jnp
+from jxkernel.sharding import NamedSharding, PartitionSpec as P
+mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+seeds = jax.device_put(np.arange(8, dtype=np.uint32).reshape(4, 2),
+                       NamedSharding(mesh, P("x", "y")))
+seeded = jax.jit(lambda s: jax.vmap(jax.vmap(jax.random.key))(s).T)
+wrapped = jax.jit(lambda v: jax.random.wrap_key_data(jnp.stack([v, v], -1)).T)
+out = []
+for f in (seeded, wrapped, wrapped):
+    k = f(seeds)
+    out.append([repr(k.sharding.spec), repr(jax.random.key_data(k).sharding.spec)])
+print(json.dumps(out))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    assert got == [["P('y', 'x')", "P('y', 'x', None)"]] * 2 + [["P('y', 'x')", "P('y', 'x')"]]
+
+
+def test_a_body_with_reduced_operands_is_batched_over_the_devices_as_traced():
+    """The backend batches a shard_map body over the devices, tracing it again; its reduced
+    operand's sets, checked when the body was traced, made the sharding types' rules refuse
+    the batched body ("unreduced/reduced rule for reduced_vary_cast_p is not implemented",
+    for reduce_scatter in the gather's gradient likewise). JAX
+    0.10.2 gives [[0, 2, 6, 12], [4, 10, 18, 28]] for the first (tests/data/
+    unreduced_reference.json, "shard_map reduced in") and, for the second, a gradient of ones
+    laid out as its argument ("top level ag (x, y) to x", pjit_array_reference.json)."""
+    got = run_json("""
+import importlib, json, numpy as np, jxkernel as jax
+from jxkernel.sharding import PartitionSpec as P
+ag = importlib.import_module("jxkernel._src.shard_map").top_level_all_gather
+with jax.set_mesh(jax.make_mesh((2,), ("x",))):
+    a = jax.device_put(np.arange(8.), P("x"))
+    r = jax.device_put(np.arange(4.) + 1, P(None, reduced={"x"}))
+    prod = jax.jit(jax.shard_map(lambda x, y: x * y, out_specs=P("x")))(a, r)
+with jax.set_mesh(jax.make_mesh((2, 2), ("x", "y"))):
+    arr = jax.device_put(np.arange(8.).reshape(4, 2), P(("x", "y"), None))
+    g = jax.jit(lambda x: ag(x, P("x", None, reduced={"y"}), multi_dim=False))
+    grad = jax.jit(jax.grad(lambda x: g(x).sum()))(arr)
+print(json.dumps([[s.data.tolist() for s in prod.addressable_shards], repr(grad.sharding.spec),
+                  grad.tolist()]))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    assert got == [[[0.0, 2.0, 6.0, 12.0], [4.0, 10.0, 18.0, 28.0]], "P(('x', 'y'), None)",
+                   [[1.0, 1.0]] * 4]
+
+
+def test_an_eager_shard_maps_unreduced_result_keeps_each_devices_summand():
+    """JAX 0.10.2 (tests/data/unreduced_reference.json, "shard_map eager unreduced out")
+    leaves each device its own block as its summand: [[0, 1, 2, 3], [4, 5, 6, 7]]. The eager
+    run's last step relays its result from P(None, unreduced={'x'}) to the spec as written,
+    P(unreduced={'x'}); the NumPy backend's relayout summed the blocks onto device 0 (as for
+    a value from the host), giving [[4, 6, 8, 10], [0, 0, 0, 0]]."""
+    got = run_json("""
+import json, numpy as np, jxkernel as jax
+from jxkernel import lax
+from jxkernel.sharding import PartitionSpec as P
+mesh = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,))
+with jax.set_mesh(mesh):
+    a = jax.device_put(np.arange(8.), P("x"))
+    o = jax.shard_map(lambda x: lax.pcast(x, "x", to="unreduced"),
+                      out_specs=P(unreduced={"x"}))(a)
+print(json.dumps([repr(o.sharding.spec), [s.data.tolist() for s in o.addressable_shards]]))
+""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+    assert got == ["P(unreduced={'x'})", [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]]

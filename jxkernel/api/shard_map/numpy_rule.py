@@ -15,6 +15,7 @@ from ...core.axis_env import bound_axis
 from ...core.ir import ClosedJaxpr, jaxprs_in_params
 from ...core.numpy_eval import eval_closed_jaxpr_numpy, user_impl
 from ...core.primitive import numpy_rules
+from ...core.sharding_types import sets_erased
 from ...transforms import batch_util as bu
 from ...transforms.batching import DevicesAxisData, batch_jaxpr
 from ...xla.numpy_sharded import note_per_device
@@ -163,6 +164,9 @@ def run(*args, jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes):
     with contextlib.ExitStack() as bound:     # (a collective over several axes reads them)
         for a in manual:
             bound.enter_context(bound_axis(a, sizes[a]))
+        # the body's unreduced and reduced sets were checked when it was traced; batched over
+        # the devices they are data (summands, copies), which the sets' rules would refuse
+        bound.enter_context(sets_erased())
         for a in reversed(manual):
             body, _ = batch_jaxpr(body, DevicesAxisData(a, sizes[a]),
                                   [0 if a in split else bu.not_mapped for split in splits],
