@@ -1,7 +1,8 @@
 """jaxlib's distributed runtime: the coordination service, its client, and programs whose
 devices span several processes.
 
-    >>> # before the first backend; then every process's devices
+Connect before the first backend is made; a backend made then sees every process's devices:
+
     >>> connect("127.0.0.1:1234", num_processes=1, process_id=0)   # doctest: +SKIP
     >>> get_backend("cpu").global_devices                            # doctest: +SKIP
     [CpuDevice(id=0)]

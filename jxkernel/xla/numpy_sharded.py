@@ -19,8 +19,8 @@ with its blocks (`per_device_calls`), and inspect_array_sharding is told the lay
 (`lowering_layouts`).
 
     >>> mesh = jax.make_mesh((2,), ('x',))                              # doctest: +SKIP
-    >>> b = put(np.arange(4.0), ShapedArray((4,), np.float64),
-    ...         NamedSharding(mesh, P('x')))                           # doctest: +SKIP
+    >>> s = NamedSharding(mesh, P('x'))                                 # doctest: +SKIP
+    >>> b = put(np.arange(4.0), ShapedArray((4,), np.float64), s)       # doctest: +SKIP
     >>> [(s.value, s._sharding._devices) for s in b._arrays]          # doctest: +SKIP
     [(array([0., 1.]), (NumpyDevice(id=0),)), (array([2., 3.]), (NumpyDevice(id=1),))]
 """

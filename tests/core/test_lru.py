@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from doc_examples import check_docstring_examples
+from fresh_process import run_python
 from jxkernel.core.lru import LRU, Bounded, WeakLRU, clear_every_cache
 
 
@@ -203,8 +204,5 @@ def test_objects_dying_at_interpreter_exit_print_nothing():
     # at exit Python sets each module's names to None, then clears the modules imported
     # before (here "early"), whose objects die last: their callbacks found lru.py's LRU gone
     # ("Exception ignored ... 'NoneType' object has no attribute 'pop'", once per object)
-    import subprocess
-    import sys
-    done = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT], capture_output=True,
-                          text=True, timeout=300)
+    done = run_python(["-c", _EXIT_SCRIPT], timeout=300)
     assert (done.returncode, done.stderr) == (0, "")
