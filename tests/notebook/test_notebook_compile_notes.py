@@ -74,6 +74,18 @@ def test_a_plain_jit_that_compiles_again_says_so_under_the_cell(shell):
     assert ok(shell, "fn1_jit(x1, 4)").notes == []             # a cache hit says nothing
 
 
+def test_a_padding_fix_names_an_earlier_call_in_another_cell_by_its_cell(shell):
+    # the earlier call sat in another cell: "pad line 6's jnp.ones(3)" read as this cell's
+    # line 6, which it has not (the browser test's notebook showed it)
+    first = ok(shell, "def g1(x):\n    return jnp.sin(x) * 2.0\n\ng1_jit = jax.jit(g1)\n"
+                      "g1_jit(jnp.ones(3)).shape")
+    again = ok(shell, "g1_jit(jnp.ones(4)).shape")
+    (change,) = events_of(shell.user_ns["g1_jit"])[1].changes
+    assert change.snippet.endswith(f"\n# pad In[{first.count}]:5's jnp.ones(3) so too: an "
+                                   "unpadded length is a program of its own"), change.snippet
+    assert f"# pad In[{first.count}]:5's jnp.ones(3) so too" in again.notes[0]["text/plain"]
+
+
 def test_one_recompile_is_one_line_with_the_change_and_the_fix(shell):
     ok(shell, "fn2 = jax.jit(lambda v, n: v * n, static_argnums=1)\nfn2(jnp.ones(2), 3)")
     ran = ok(shell, "fn2(jnp.ones(2), 4)")

@@ -9,8 +9,10 @@ import ast
 import dataclasses
 import inspect
 import linecache
+import os
 import re
 
+from ..source import cell_name
 from .fixes import _fixed, _refixed, constant_name
 from .input_types import _dtype_name, _shape_of
 
@@ -192,8 +194,13 @@ def _pad_the_other_call(change, jitted, before, now):
     if found is None:
         return change
     _, arg, line, _ = found
+    # a call in another cell (or file) is named by it, "In[2]:6" ("line 6" alone reads as
+    # this cell's; never the kernel's file name of the cell)
+    file = sites[0].file
+    where = f"line {line}" if file == sites[1].file else \
+        f"{cell_name(file) or os.path.basename(file)}:{line}"
     return dataclasses.replace(change, snippet=(
-        f"{change.snippet}\n# pad line {line}'s {arg} so too: an unpadded length is a "
+        f"{change.snippet}\n# pad {where}'s {arg} so too: an unpadded length is a "
         "program of its own"))
 
 
