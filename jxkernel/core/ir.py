@@ -636,6 +636,33 @@ def jaxprs_in_params(params):
                 yield v.jaxpr if isinstance(v, ClosedJaxpr) else v
 
 
+def rewrite_param_jaxprs(value, rewrite, done: dict):
+    """A param's `value` with each Jaxpr it holds (bare, closed, or in a tuple such as
+    custom_linear_solve's namedtuple) replaced by `rewrite(jaxpr, done)`, each once (`done`
+    maps id -> (original, result): bodies are shared); `value` itself where nothing changed.
+    `rewrite` is a module function: a closure calling itself would be a reference cycle.
+
+        >>> rewrite_param_jaxprs(3, None, {})
+        3
+    """
+    if isinstance(value, ClosedJaxpr):
+        if id(value) not in done:
+            inner = rewrite(value.jaxpr, done)
+            done[id(value)] = (value, value if inner is value.jaxpr else
+                               ClosedJaxpr(inner, value.consts))
+        return done[id(value)][1]
+    if isinstance(value, Jaxpr):
+        if id(value) not in done:
+            done[id(value)] = (value, rewrite(value, done))
+        return done[id(value)][1]
+    if isinstance(value, tuple) and any(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
+        parts = [rewrite_param_jaxprs(v, rewrite, done) for v in value]
+        if all(p is v for p, v in zip(parts, value)):
+            return value
+        return value._make(parts) if hasattr(value, "_make") else tuple(parts)
+    return value
+
+
 def shared_jaxprs(top: Jaxpr) -> dict:
     """Nested jaxprs JAX prints once, up front, as `let name = { ... } in`: those met more than
     once, and those of more than 10 equations. Named after the `name` param of the equation

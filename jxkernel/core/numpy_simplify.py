@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .avals import ShapedArray
-from .ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, Var
+from .ir import ClosedJaxpr, DropVar, Eqn, Jaxpr, Literal, Var, rewrite_param_jaxprs
 from .primitive import all_primitives, numpy_rules
 
 _FLOATS = frozenset(map(np.dtype, ("float32", "float64")))
@@ -79,28 +79,11 @@ def inline_calls(jaxpr: Jaxpr) -> Jaxpr:
 
 def _with_nested(eqn: Eqn, done: dict) -> Eqn:
     """`eqn` with the jaxprs in its params rewritten (each once: bodies are shared)."""
-    params = {k: _nested(v, done) for k, v in eqn.params.items()}
+    params = {k: rewrite_param_jaxprs(v, simplify_divisions, done)
+              for k, v in eqn.params.items()}
     if all(params[k] is eqn.params[k] for k in params):
         return eqn
     return eqn.replace(params=params)
-
-
-def _nested(value, done: dict):
-    """A param's value with its jaxprs rewritten (a module function, not a closure calling
-    itself: that would be a reference cycle, left for the garbage collector at each call)."""
-    if isinstance(value, ClosedJaxpr):
-        if id(value) not in done:
-            done[id(value)] = (value, ClosedJaxpr(simplify_divisions(value.jaxpr, done),
-                                                  value.consts))
-        return done[id(value)][1]
-    if isinstance(value, Jaxpr):
-        if id(value) not in done:
-            done[id(value)] = (value, simplify_divisions(value, done))
-        return done[id(value)][1]
-    if isinstance(value, tuple) and any(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
-        parts = [_nested(v, done) for v in value]   # (a namedtuple, as custom_linear_solve's)
-        return value._make(parts) if hasattr(value, "_make") else tuple(parts)
-    return value
 
 
 def _rewritten(eqn: Eqn, made: dict, constant: set) -> list | None:

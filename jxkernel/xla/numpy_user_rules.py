@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from ..core.ir import Eqn, Jaxpr, Literal, Var, rewrite_param_jaxprs
 from ..core.primitive import all_primitives, foreign_primitives, lowering_rules, numpy_rules
 from . import effect_tokens as _tokens
 from . import stablehlo as hlo
@@ -141,7 +141,8 @@ def run_user_rules(jaxpr: Jaxpr, _done=None) -> Jaxpr:
     sub, eqns, changed = {}, [], False
     atom = lambda v: v if type(v) is Literal else sub.get(v, v)
     for eqn in jaxpr.eqns:
-        params = {k: _nested(v, done) for k, v in eqn.params.items()}
+        params = {k: rewrite_param_jaxprs(v, run_user_rules, done)
+                  for k, v in eqn.params.items()}
         invars = [atom(v) for v in eqn.invars]
         found = user_rule_ops(eqn) if eqn.primitive in foreign_primitives else None
         if found is not None:
@@ -169,23 +170,3 @@ def _equations(eqn, invars, ops, results, sub) -> list:
         made.append(var)
     sub.update((v, read(r)) for v, r in zip(eqn.outvars, results))
     return out
-
-
-def _nested(value, done: dict):
-    """A param's value with its jaxprs' rules run (each jaxpr once: bodies are shared)."""
-    if isinstance(value, ClosedJaxpr):
-        if id(value) not in done:
-            inner = run_user_rules(value.jaxpr, done)
-            done[id(value)] = (value, value if inner is value.jaxpr else
-                               ClosedJaxpr(inner, value.consts))
-        return done[id(value)][1]
-    if isinstance(value, Jaxpr):
-        if id(value) not in done:
-            done[id(value)] = (value, run_user_rules(value, done))
-        return done[id(value)][1]
-    if isinstance(value, tuple) and any(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in value):
-        parts = [_nested(v, done) for v in value]   # (a namedtuple, as custom_linear_solve's)
-        if all(p is v for p, v in zip(parts, value)):
-            return value
-        return value._make(parts) if hasattr(value, "_make") else tuple(parts)
-    return value
