@@ -5,14 +5,26 @@ body, not assigned to it after the body by the module that defines it, and once 
     Executable._out_wrap = staticmethod(_wrap)      # found: belongs inside the class
 """
 import ast
+import functools
 
 import import_graph as graph
 
 
-def _set_after_body(path) -> list:
+@functools.cache
+def _findings() -> tuple:
+    """(_set_after_body's hits, _defined_twice's) over every module: each file parsed once for
+    both tests (parsing the ~700 files was most of their CPU, twice)."""
+    after, twice = [], []
+    for path in sorted(graph.ROOT.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        after += _set_after_body(path, tree)
+        twice += _defined_twice(path, tree)
+    return after, twice
+
+
+def _set_after_body(path, tree) -> list:
     """`Class.name = ...` at the top level of the module defining Class (dunders, such as
     `__module__` for the name JAX's messages print, are the class's identity, not its code)."""
-    tree = ast.parse(path.read_text())
     classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     found = []
     for node in tree.body:
@@ -26,16 +38,16 @@ def _set_after_body(path) -> list:
 
 
 def test_no_class_gets_attributes_after_its_body():
-    found = [hit for path in sorted(graph.ROOT.rglob("*.py")) for hit in _set_after_body(path)]
+    found = _findings()[0]
     assert not found, "set them in the class body:\n" + "\n".join(found)
 
 
-def _defined_twice(path) -> list:
+def _defined_twice(path, tree) -> list:
     """A name a class body defines twice (a def or an assignment): the later one silently
     replaces the first, which a reader of the first takes for the code that runs. A
     property's setter or deleter and typing's overloads reuse the name by design."""
     found = []
-    for cls in ast.walk(ast.parse(path.read_text())):
+    for cls in ast.walk(tree):
         seen = set()
         for node in cls.body if isinstance(cls, ast.ClassDef) else ():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -53,5 +65,5 @@ def _defined_twice(path) -> list:
 
 
 def test_no_class_body_defines_a_name_twice():
-    found = [hit for path in sorted(graph.ROOT.rglob("*.py")) for hit in _defined_twice(path)]
+    found = _findings()[1]
     assert not found, "keep one definition:\n" + "\n".join(found)
