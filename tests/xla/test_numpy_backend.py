@@ -70,10 +70,10 @@ print(json.dumps(out))
 """
 
 
-# One process per device count runs, in turn, the programs below that need NumPy devices of
-# that count with jaxlib importable (JAX_PLATFORMS=numpy, JXKERNEL_CPU_DEVICES=n): the count
-# is fixed at a process's start, but what they check is not a process's start, and each
-# started its own interpreter (~0.55 s of CPU each: 10 programs, 2 processes). Each program
+# One process per device count (and with or without jaxlib) runs, in turn, the programs below
+# that need NumPy devices of that count (JAX_PLATFORMS=numpy, JXKERNEL_CPU_DEVICES=n): the
+# count is fixed at a process's start, but what they check is not a process's start, and each
+# started its own interpreter (~0.55 s of CPU each: 16 programs, 4 processes). Each program
 # runs in a fresh namespace with its own output captured; its last line is its JSON answer,
 # an exception its traceback, raised in the test that sent it.
 _WORKER = r"""
@@ -92,17 +92,18 @@ for line in sys.stdin:
 _WORKERS = {}
 
 
-def _on_numpy_devices(code: str, devices: int):
+def _on_numpy_devices(code: str, devices: int, without_jaxlib: bool = False):
     """The JSON object `code` prints last, run in the module's process of `devices` NumPy
-    devices (started on first use)."""
-    worker = _WORKERS.get(devices)
+    devices (started on first use), one whose imports of jaxlib fail if `without_jaxlib`."""
+    worker = _WORKERS.get((devices, without_jaxlib))
     if worker is None:
         full_env = {**os.environ, "JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": str(devices)}
         full_env["PYTHONPATH"] = os.pathsep.join([locations.ROOT, locations.SUPPORT,
                                                   locations.DATA, full_env.get("PYTHONPATH", "")])
-        worker = _WORKERS[devices] = subprocess.Popen(
-            [sys.executable, "-c", _WORKER], cwd=locations.ROOT, env=full_env, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        worker = _WORKERS[devices, without_jaxlib] = subprocess.Popen(
+            [sys.executable, "-c", (NO_JAXLIB if without_jaxlib else "") + _WORKER],
+            cwd=locations.ROOT, env=full_env, text=True, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     worker.stdin.write(json.dumps(code) + "\n")
     worker.stdin.flush()
     line = worker.stdout.readline()
@@ -267,8 +268,7 @@ def test_a_users_primitive_with_def_impl_and_a_lowering_runs_its_impl_under_jit(
     # values (it refused the primitive: "Call it outside jit"), in a pmap once per device
     # with that device's block (jaxpr_effects_test's callback primitive: no vmap rule; the
     # devices' calls in any order, an unordered effect's, as that test compares them)
-    got = run_json(NO_JAXLIB + USERS_PRIMITIVE, {"JAX_PLATFORMS": "numpy",
-                                                  "JXKERNEL_CPU_DEVICES": "2"})
+    got = _on_numpy_devices(USERS_PRIMITIVE, 2, without_jaxlib=True)
     assert got["log"][:2] == [2.0, 3.0] and sorted(got.pop("log")[2:]) == [0.0, 1.0]
     # an impl that compiles the primitive again is refused, saying so (a RecursionError else)
     assert "its def_impl compiles it again (dispatch.apply_primitive)" in got.pop("compiled")
@@ -511,7 +511,7 @@ print(json.dumps(out))
 
 def test_several_numpy_devices_as_xla_simulates_cpu_devices():
     # without jaxlib, as in the browser (a path that reached for jaxlib's shardings failed there)
-    got = run_json(NO_JAXLIB + SEVERAL, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    got = _on_numpy_devices(SEVERAL, 4, without_jaxlib=True)
     assert got["devices"] == ["numpy:0", "numpy:1", "numpy:2", "numpy:3"]
     assert got["blocks"] == [["numpy:0", [[0, 1], [2, 3]], 0], ["numpy:1", [[0, 1], [2, 3]], 1],
                              ["numpy:2", [[4, 5], [6, 7]], 0], ["numpy:3", [[4, 5], [6, 7]], 1]]
@@ -526,9 +526,8 @@ def test_several_numpy_devices_as_xla_simulates_cpu_devices():
 def _cases_on_numpy_devices(cases: str, devices: int):
     """tests/data/`cases`.py's run(jax) on `devices` NumPy devices, in a process without
     jaxlib: its JSON answers, to compare with JAX's recorded ones."""
-    return run_json(NO_JAXLIB + f"import json, jxkernel as jax, {cases}\n"
-                    f"print(json.dumps({cases}.run(jax)))",
-                    {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": str(devices)})
+    return _on_numpy_devices(f"import json, jxkernel as jax, {cases}\n"
+                             f"print(json.dumps({cases}.run(jax)))", devices, without_jaxlib=True)
 
 
 def test_host_callbacks_in_a_pmap_are_called_per_device_as_jax():
