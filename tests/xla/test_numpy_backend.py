@@ -11,6 +11,10 @@ and a last-bit difference in linspace's values moves cos(x) by a few ulp more; m
 most 4).
 """
 import gc
+import json
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -64,6 +68,58 @@ out["_jaxlib"] = any(m.partition(".")[0] in ("jaxlib", "scipy") for m in sys.mod
 out["_cache"] = f._cache_size()
 print(json.dumps(out))
 """
+
+
+# One process per device count (and with or without jaxlib) runs, in turn, the programs below
+# that need NumPy devices of that count (JAX_PLATFORMS=numpy, JXKERNEL_CPU_DEVICES=n): the
+# count is fixed at a process's start, but what they check is not a process's start, and each
+# started its own interpreter (~0.55 s of CPU each: 16 programs, 4 processes). Each program
+# runs in a fresh namespace with its own output captured; its last line is its JSON answer,
+# an exception its traceback, raised in the test that sent it.
+_WORKER = r"""
+import contextlib, io, json, sys, traceback
+for line in sys.stdin:
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(json.loads(line), "<program>", "exec"), {"__name__": "__main__"})
+        answer = {"json": out.getvalue().strip().splitlines()[-1]}
+    except BaseException:   # noqa: BLE001 -- the test that sent the program fails with it
+        answer = {"error": out.getvalue() + traceback.format_exc()}
+    sys.stdout.write(json.dumps(answer) + "\n")
+    sys.stdout.flush()
+"""
+_WORKERS = {}
+
+
+def _on_numpy_devices(code: str, devices: int, without_jaxlib: bool = False):
+    """The JSON object `code` prints last, run in the module's process of `devices` NumPy
+    devices (started on first use), one whose imports of jaxlib fail if `without_jaxlib`."""
+    worker = _WORKERS.get((devices, without_jaxlib))
+    if worker is None:
+        full_env = {**os.environ, "JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": str(devices)}
+        full_env["PYTHONPATH"] = os.pathsep.join([locations.ROOT, locations.SUPPORT,
+                                                  locations.DATA, full_env.get("PYTHONPATH", "")])
+        worker = _WORKERS[devices, without_jaxlib] = subprocess.Popen(
+            [sys.executable, "-c", (NO_JAXLIB if without_jaxlib else "") + _WORKER],
+            cwd=locations.ROOT, env=full_env, text=True, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    worker.stdin.write(json.dumps(code) + "\n")
+    worker.stdin.flush()
+    line = worker.stdout.readline()
+    assert line, f"the process of {devices} NumPy devices ended (exit {worker.wait()})"
+    answer = json.loads(line)
+    assert "error" not in answer, answer.get("error")
+    return json.loads(answer["json"])
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _numpy_device_workers_ended():
+    yield
+    for worker in _WORKERS.values():
+        worker.stdin.close()
+        worker.wait(timeout=60)
+    _WORKERS.clear()
 
 
 @pytest.fixture(scope="module")
@@ -212,8 +268,7 @@ def test_a_users_primitive_with_def_impl_and_a_lowering_runs_its_impl_under_jit(
     # values (it refused the primitive: "Call it outside jit"), in a pmap once per device
     # with that device's block (jaxpr_effects_test's callback primitive: no vmap rule; the
     # devices' calls in any order, an unordered effect's, as that test compares them)
-    got = run_json(NO_JAXLIB + USERS_PRIMITIVE, {"JAX_PLATFORMS": "numpy",
-                                                  "JXKERNEL_CPU_DEVICES": "2"})
+    got = _on_numpy_devices(USERS_PRIMITIVE, 2, without_jaxlib=True)
     assert got["log"][:2] == [2.0, 3.0] and sorted(got.pop("log")[2:]) == [0.0, 1.0]
     # an impl that compiles the primitive again is refused, saying so (a RecursionError else)
     assert "its def_impl compiles it again (dispatch.apply_primitive)" in got.pop("compiled")
@@ -456,7 +511,7 @@ print(json.dumps(out))
 
 def test_several_numpy_devices_as_xla_simulates_cpu_devices():
     # without jaxlib, as in the browser (a path that reached for jaxlib's shardings failed there)
-    got = run_json(NO_JAXLIB + SEVERAL, {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+    got = _on_numpy_devices(SEVERAL, 4, without_jaxlib=True)
     assert got["devices"] == ["numpy:0", "numpy:1", "numpy:2", "numpy:3"]
     assert got["blocks"] == [["numpy:0", [[0, 1], [2, 3]], 0], ["numpy:1", [[0, 1], [2, 3]], 1],
                              ["numpy:2", [[4, 5], [6, 7]], 0], ["numpy:3", [[4, 5], [6, 7]], 1]]
@@ -471,9 +526,8 @@ def test_several_numpy_devices_as_xla_simulates_cpu_devices():
 def _cases_on_numpy_devices(cases: str, devices: int):
     """tests/data/`cases`.py's run(jax) on `devices` NumPy devices, in a process without
     jaxlib: its JSON answers, to compare with JAX's recorded ones."""
-    return run_json(NO_JAXLIB + f"import json, jxkernel as jax, {cases}\n"
-                    f"print(json.dumps({cases}.run(jax)))",
-                    {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": str(devices)})
+    return _on_numpy_devices(f"import json, jxkernel as jax, {cases}\n"
+                             f"print(json.dumps({cases}.run(jax)))", devices, without_jaxlib=True)
 
 
 def test_host_callbacks_in_a_pmap_are_called_per_device_as_jax():
@@ -805,7 +859,7 @@ def test_debug_prints_in_a_batched_while_as_on_xla(numpy_device, capsys):
 def test_an_ordered_print_over_several_numpy_devices_is_refused_as_on_xla():
     # JAX's ValueError, as XLA's lowering raises it (debugging_primitives_test's
     # test_ordered_print_not_supported_in_pmap); the NumPy backend printed
-    got = run_json("""
+    got = _on_numpy_devices("""
 import json, jxkernel as jax, jxkernel.numpy as jnp
 f = jax.pmap(lambda x: jax.debug.print("{}", x, ordered=True))
 try:
@@ -813,7 +867,7 @@ try:
 except ValueError as e:
     said = str(e)
 print(json.dumps({"said": said}))
-""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+""", 2)
     assert (got["said"] or "").startswith(
         "The following ordered effects are not supported for more than 1 device: "
         "[OrderedDebugEffect]"), got
@@ -965,7 +1019,7 @@ def test_device_put_between_meshes_of_the_same_devices_passes_the_transfer_guard
     """JAX 0.10.2 moves the blocks between the devices (tests/data/pjit_array_reference.json's
     "reordered put" cases, transfer_guard('disallow_explicit')); the NumPy backend put the
     global value anew, a host-to-device transfer the guard refused."""
-    got = run_json("""
+    got = _on_numpy_devices("""
 import json, numpy as np, jxkernel as jax
 from jxkernel.sharding import Mesh, NamedSharding, PartitionSpec as P
 dev = jax.devices()
@@ -976,7 +1030,7 @@ with jax.transfer_guard("disallow_explicit"):
     y = jax.device_put(x, NamedSharding(mesh2, P("x")))
 shards = sorted((s.device.id, s.data.tolist()) for s in y.addressable_shards)
 print(json.dumps([y.tolist(), shards]))
-""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+""", 4)
     rows = [[2 * i, 2 * i + 1] for i in range(8)]
     assert got == [rows, [[0, rows[4:]], [1, rows[4:]], [2, rows[:4]], [3, rows[:4]]]]
 
@@ -987,7 +1041,7 @@ def test_a_scatter_in_an_eager_shard_map_keeps_each_devices_block():
     `r:f32[1,3]{V:data} = scatter-add[...] p n q` with `p = pvary b`) and gives [[1, 1, 0],
     [0, 0, 2]]. Typed unvarying (its combiner jaxpr read as a call's body), the eager body's
     scatter was joined as device 0's block on both (jnp.histogram in a shard_map)."""
-    got = run_json("""
+    got = _on_numpy_devices("""
 import json, numpy as np, jxkernel as jax, jxkernel.numpy as jnp
 from jxkernel.sharding import NamedSharding, PartitionSpec as P
 mesh = jax.make_mesh((2,), ("data",))
@@ -997,7 +1051,7 @@ f = jax.shard_map(lambda v: jnp.zeros((1, 3)).at[0, v[0]].add(1.0), mesh=mesh,
 text = str(jax.make_jaxpr(f)(x))
 print(json.dumps([f(x).tolist(), jax.jit(f)(x).tolist(),
                   "f32[1,3]{V:data} = scatter-add" in text]))
-""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+""", 2)
     assert got == [[[1.0, 1.0, 0.0], [0.0, 0.0, 2.0]]] * 2 + [True]
 
 
@@ -1007,7 +1061,7 @@ def test_async_collectives_and_a_reduced_gather_run_in_a_shard_map_body():
     The NumPy backend batches the body over the devices: the start and done had no batching
     rule there (NotImplementedError), and the reduced gather took vmap's refusal (JAX has no
     vmap of it, but XLA runs it in a shard_map)."""
-    got = run_json("""
+    got = _on_numpy_devices("""
 import json, jxkernel as jax, jxkernel.numpy as jnp
 from jxkernel.sharding import PartitionSpec as P
 from jxkernel._src.lax.parallel import all_gather_start, psum_start
@@ -1021,7 +1075,7 @@ with jax.set_mesh(mesh):
         f = jax.shard_map(lambda v, start=start: start(v).done(), out_specs=spec)
         out.append(jax.jit(f)(x).tolist())
 print(json.dumps(out))
-""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+""", 2)
     assert got == [[4.0, 6.0, 8.0, 10.0] * 2, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]]
 
 
@@ -1034,7 +1088,7 @@ def test_a_shard_maps_unreduced_result_is_its_devices_summands_as_jax():
     what XLA gives here on its CPU too). An operand unreduced in in_specs comes as the
     devices' summands ("shard_map grad through custom_vjp of reduced": the cotangent, 1 on
     device 0 and 0 on device 1, doubled; the NumPy backend gave each device the whole 1)."""
-    got = run_json("""
+    got = _on_numpy_devices("""
 import json, numpy as np, jxkernel as jax
 from jxkernel import lax
 from jxkernel.sharding import PartitionSpec as P
@@ -1057,7 +1111,7 @@ with jax.set_mesh(mesh):
     g = jax.jit(jax.grad(lambda x: through(x).sum()))(r8)
 print(json.dumps([[float(b.data) for b in s.addressable_shards], float(whole), p.tolist(),
                   [b.data.tolist() for b in g.addressable_shards], c.tolist()]))
-""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+""", 2)
     assert got == [[6.0, 22.0], 28.0, [4.0, 6.0, 8.0, 10.0], [[2.0] * 8, [0.0] * 8],
                    [4.0, 6.0, 8.0, 10.0] * 2]
 
@@ -1066,7 +1120,7 @@ def test_a_constraint_naming_a_manual_axis_in_a_body_is_jaxs_error():
     """JAX 0.10.2 refuses a with_sharding_constraint naming a manual axis in a shard_map body
     (tests/data/shard_map_types_reference.json, "constraint on a manual axis"); XLA's lowering
     raises it, and the NumPy backend, which lowers nothing, ran the body."""
-    got = run_json("""
+    got = _on_numpy_devices("""
 import json, jxkernel as jax, jxkernel.numpy as jnp
 from jxkernel.sharding import NamedSharding, PartitionSpec as P
 mesh = jax.make_mesh((2, 2), ("i", "j"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
@@ -1080,7 +1134,7 @@ for axes in ({"i"}, {"i", "j"}):
     except ValueError as e:
         said.append(str(e))
 print(json.dumps(said))
-""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+""", 4)
     tail = ("of mesh which is not allowed. If you are using a with_sharding_constraint under a "
             "shard_map, only use the mesh axis in PartitionSpec which are not manual.")
     assert got == [f"pspec P('i', 'j') contains a manual axes {axes} {tail}"
@@ -1093,7 +1147,7 @@ def test_an_array_impl_made_uncommitted_says_so_and_jit_refuses_one_over_devices
     devices") reports `committed` False, and jit refuses the one over several devices with a
     NotImplementedError. The NumPy backend's one-device buffer stayed committed, and its
     buffer over a mesh went to jaxlib's ArrayImpl, a TypeError naming NumpyBuffer."""
-    got = run_json("""
+    got = _on_numpy_devices("""
 import json, numpy as np, jxkernel as jax
 from jxkernel._src import array, core
 from jxkernel.sharding import NamedSharding, PartitionSpec as P
@@ -1110,7 +1164,7 @@ except NotImplementedError as e:
     said = str(e)
 print(json.dumps([one.tolist(), one.committed, one.device.id, over.tolist(), over.committed,
                   said]))
-""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+""", 2)
     assert got == [[0.0, 1.0, 2.0], False, 1, [0, 1], False,
                    "Having uncommitted Array sharded on multiple devices is not supported."]
 
@@ -1122,7 +1176,7 @@ def test_typed_keys_made_from_split_seeds_keep_the_seeds_layout_as_xla():
     names the key dimension too (P('y', 'x', None)), a later run's not. The NumPy backend's
     guess of XLA's layouts knew no reshape, concatenate or stack (a key's physical words) and
     laid the keys out P(). (JAX 0.10.2 gives these answers for this program on 4 CPUs.)"""
-    got = run_json("""
+    got = _on_numpy_devices("""
 import json, numpy as np, jxkernel as jax, jxkernel.numpy as jnp
 from jxkernel.sharding import NamedSharding, PartitionSpec as P
 mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
@@ -1135,7 +1189,7 @@ for f in (seeded, wrapped, wrapped):
     k = f(seeds)
     out.append([repr(k.sharding.spec), repr(jax.random.key_data(k).sharding.spec)])
 print(json.dumps(out))
-""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+""", 4)
     assert got == [["P('y', 'x')", "P('y', 'x', None)"]] * 2 + [["P('y', 'x')", "P('y', 'x')"]]
 
 
@@ -1147,7 +1201,7 @@ def test_a_body_with_reduced_operands_is_batched_over_the_devices_as_traced():
     0.10.2 gives [[0, 2, 6, 12], [4, 10, 18, 28]] for the first (tests/data/
     unreduced_reference.json, "shard_map reduced in") and, for the second, a gradient of ones
     laid out as its argument ("top level ag (x, y) to x", pjit_array_reference.json)."""
-    got = run_json("""
+    got = _on_numpy_devices("""
 import importlib, json, numpy as np, jxkernel as jax
 from jxkernel.sharding import PartitionSpec as P
 ag = importlib.import_module("jxkernel._src.shard_map").top_level_all_gather
@@ -1161,7 +1215,7 @@ with jax.set_mesh(jax.make_mesh((2, 2), ("x", "y"))):
     grad = jax.jit(jax.grad(lambda x: g(x).sum()))(arr)
 print(json.dumps([[s.data.tolist() for s in prod.addressable_shards], repr(grad.sharding.spec),
                   grad.tolist()]))
-""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "4"})
+""", 4)
     assert got == [[[0.0, 2.0, 6.0, 12.0], [4.0, 10.0, 18.0, 28.0]], "P(('x', 'y'), None)",
                    [[1.0, 1.0]] * 4]
 
@@ -1172,7 +1226,7 @@ def test_an_eager_shard_maps_unreduced_result_keeps_each_devices_summand():
     run's last step relays its result from P(None, unreduced={'x'}) to the spec as written,
     P(unreduced={'x'}); the NumPy backend's relayout summed the blocks onto device 0 (as for
     a value from the host), giving [[4, 6, 8, 10], [0, 0, 0, 0]]."""
-    got = run_json("""
+    got = _on_numpy_devices("""
 import json, numpy as np, jxkernel as jax
 from jxkernel import lax
 from jxkernel.sharding import PartitionSpec as P
@@ -1182,5 +1236,5 @@ with jax.set_mesh(mesh):
     o = jax.shard_map(lambda x: lax.pcast(x, "x", to="unreduced"),
                       out_specs=P(unreduced={"x"}))(a)
 print(json.dumps([repr(o.sharding.spec), [s.data.tolist() for s in o.addressable_shards]]))
-""", {"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": "2"})
+""", 2)
     assert got == ["P(unreduced={'x'})", [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]]
