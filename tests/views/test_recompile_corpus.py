@@ -97,9 +97,9 @@ def jx_events(name, logged=None, misses=True, lines=False, fresh=False):
     for the fixes written on the learner's own line.
 
     Without `lines` or `fresh`, the run is made once per test process for each name, logged
-    or not (_run_once): the tests made 916 runs of 327 scenarios (now 668), each tracing and explaining
-    (~25 ms of CPU); the runs do not see each other (each its own file), so a second run of a
-    scenario the same way is the first's again. `fresh`: a run of its own, for a test that
+    or not (_run_once): the tests made 916 runs of 327 scenarios (now 668), each tracing and
+    explaining again; the runs do not see each other (each its own file), so a second run of
+    a scenario the same way is the first's again. `fresh`: a run of its own, for a test that
     reads what the run leaves in the process (outside_values.stale_reads)."""
     result, mine, messages, _ = _run(name, logged is not None, lines) if lines or fresh \
         else _run_once(name, logged is not None)
