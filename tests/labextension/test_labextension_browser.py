@@ -36,6 +36,9 @@ ROOT = Path(locations.ROOT)
 expect, _ = playwright_or_skip()
 
 TIMEOUT = 60_000          # ms: the longest any one thing may take on a loaded 2-core machine
+# ms between checks of a wait_for_function: Playwright's default checks on every animation
+# frame, which keeps the page drawing frames for as long as a kernel runs the cell
+POLL_MS = 100
 expect.set_options(timeout=TIMEOUT)
 STATUS = ".jx-StatusItem"
 PANEL = "#jxkernel-compilations"
@@ -259,7 +262,7 @@ def run_cell(page, index):
     try:
         page.wait_for_function(
             """([el, before]) => /\\[\\d+\\]/.test(el.textContent) && el.textContent !== before""",
-            arg=[prompt.element_handle(), before], timeout=TIMEOUT)
+            arg=[prompt.element_handle(), before], timeout=TIMEOUT, polling=POLL_MS)
     except Exception:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"run_cell-{index}-failed.png"))
@@ -836,23 +839,45 @@ def test_run_all_goes_past_a_tagged_error_once(chromium, console, server, reques
         page.close()
 
 
-def test_notebook7_status_bar(chromium, console, server, request):
-    """Notebook 7 (the `notebook` server extension on the same server) lists the notebooks and
-    shows jxkernel's status item in a notebook."""
+@pytest.fixture(scope="module")
+def nb7(chromium, console, server):
+    """(One page for the Notebook 7 tests, the workshop notebook they run there, the index of
+    its first jit cell): 01_tour.ipynb up to that cell. One page: the status bar test looks at
+    the notebook the demo test then runs (a Notebook 7 page load is ~3 s of Chromium's CPU)."""
+    tour = json.loads((ROOT / "demos" / "01_tour.ipynb").read_text())
+    first_jit = next(i for i, c in enumerate(tour["cells"]) if "f_jit = jax.jit(f)" in
+                     "".join(c["source"]))
+    tour["cells"] = tour["cells"][:first_jit + 1]
+    (server.root_dir / "01_tour.ipynb").write_text(json.dumps(tour))
     page = new_page(chromium, console)
     try:
-        resp = page.goto(server.url + "tree")
-        assert resp is not None and resp.ok, "Notebook 7 is not served at /tree"
-        expect(page.locator(".jp-DirListing-item", has_text="a.ipynb")).to_be_visible()
-        shot(page, request, "1-tree")
-        page.goto(server.url + "notebooks/a.ipynb")
-        item = page.locator(STATUS)
-        expect(item).to_have_attribute("data-status", re.compile("not-loaded|connected"))
-        expect(item).to_be_visible()
-        expect(item).to_have_text(re.compile(rf"^jx · (not loaded|{jxkernel.default_backend()}:\d)"))
-        shot(page, request, "2-notebook")
+        yield page, tour, first_jit
     finally:
         page.close()
+
+
+def nb7_open_tour(page, server):
+    """Notebook 7's page of 01_tour.ipynb (nb7), opened unless it is open: the status bar
+    test opens it, the demo test goes on there (or opens it, run alone)."""
+    if not page.url.endswith("notebooks/01_tour.ipynb"):
+        page.goto(server.url + "notebooks/01_tour.ipynb")
+
+
+def test_notebook7_status_bar(nb7, server, request):
+    """Notebook 7 (the `notebook` server extension on the same server) lists the notebooks and
+    shows jxkernel's status item in a notebook (the workshop notebook that
+    test_notebook7_runs_a_demo runs next, before any cell)."""
+    page, _, _ = nb7
+    resp = page.goto(server.url + "tree")
+    assert resp is not None and resp.ok, "Notebook 7 is not served at /tree"
+    expect(page.locator(".jp-DirListing-item", has_text="a.ipynb")).to_be_visible()
+    shot(page, request, "1-tree")
+    nb7_open_tour(page, server)
+    item = page.locator(STATUS)
+    expect(item).to_have_attribute("data-status", re.compile("not-loaded|connected"))
+    expect(item).to_be_visible()
+    expect(item).to_have_text(re.compile(rf"^jx · (not loaded|{jxkernel.default_backend()}:\d)"))
+    shot(page, request, "2-notebook")
 
 
 def nb7_cell(page, index):
@@ -867,52 +892,44 @@ def nb7_run(page, index):
     page.keyboard.press("Control+Enter")
     page.wait_for_function(
         """([el, before]) => /\\[\\d+\\]/.test(el.textContent) && el.textContent !== before""",
-        arg=[prompt.element_handle(), before], timeout=TIMEOUT)
+        arg=[prompt.element_handle(), before], timeout=TIMEOUT, polling=POLL_MS)
 
 
-def test_notebook7_runs_a_demo(chromium, console, server, request):
+def test_notebook7_runs_a_demo(nb7, server, request):
     """A workshop notebook in Notebook 7: its first cell (setup) loads jxkernel, the status
     item connects and counts the compile, the Compilations panel lists it; then a saved
     notebook's jaxpr view renders from its outputs (a copy of b.ipynb, saved by the JupyterLab
     test above)."""
-    tour = json.loads((ROOT / "demos" / "01_tour.ipynb").read_text())
-    first_jit = next(i for i, c in enumerate(tour["cells"]) if "f_jit = jax.jit(f)" in
-                     "".join(c["source"]))
-    tour["cells"] = tour["cells"][:first_jit + 1]
-    (server.root_dir / "01_tour.ipynb").write_text(json.dumps(tour))
-    page = new_page(chromium, console)
-    try:
-        page.goto(server.url + "notebooks/01_tour.ipynb")
-        item = page.locator(STATUS)
-        expect(item).to_have_attribute("data-status", re.compile("not-loaded|connected"))
-        for index, c in enumerate(tour["cells"]):
-            if c["cell_type"] == "code":
-                nb7_run(page, index)
-        expect(item).to_have_attribute("data-status", "connected")
-        expect(item).to_have_text(re.compile(rf"· [1-9]\d* {counted()}"))
-        expect(nb7_cell(page, first_jit).locator(".jp-OutputArea-output")).to_contain_text(
-            "1.")
-        palette(page, "jxkernel: Open Compilations panel")
-        panel = page.locator(PANEL)
-        expect(panel).to_be_visible()
-        row = page.locator(ROWS, has=page.locator(".jx-col-function", has_text=re.compile("^f$")))
-        expect(row.locator(".jx-col-reason")).to_have_text("first call")
-        shot(page, request, "1-demo")
+    page, tour, first_jit = nb7
+    nb7_open_tour(page, server)
+    item = page.locator(STATUS)
+    expect(item).to_have_attribute("data-status", re.compile("not-loaded|connected"))
+    for index, c in enumerate(tour["cells"]):
+        if c["cell_type"] == "code":
+            nb7_run(page, index)
+    expect(item).to_have_attribute("data-status", "connected")
+    expect(item).to_have_text(re.compile(rf"· [1-9]\d* {counted()}"))
+    expect(nb7_cell(page, first_jit).locator(".jp-OutputArea-output")).to_contain_text(
+        "1.")
+    palette(page, "jxkernel: Open Compilations panel")
+    panel = page.locator(PANEL)
+    expect(panel).to_be_visible()
+    row = page.locator(ROWS, has=page.locator(".jx-col-function", has_text=re.compile("^f$")))
+    expect(row.locator(".jx-col-reason")).to_have_text("first call")
+    shot(page, request, "1-demo")
 
-        # a copy: b.ipynb itself is open in the JupyterLab page, which would share the kernel
-        # Notebook 7 starts for it (and log comm errors for its widgets)
-        saved = server.get_json("api/contents/b.ipynb")["content"]
-        (server.root_dir / "b7.ipynb").write_text(json.dumps(saved))
-        page.goto(server.url + "notebooks/b7.ipynb")
-        view = nb7_cell(page, JAXPR).locator(".jx-JaxprOutput .jx-Jaxpr")
-        widget_error = page.locator(".jp-Notebook").get_by_text("Error displaying widget")
-        expect(view.or_(widget_error.first)).to_be_visible()
-        assert widget_error.count() == 0, "Notebook 7 shows 'Error displaying widget' for a " \
-            "saved jaxpr view"
-        expect(view).to_contain_text("{ lambda ; a:f32[3]. let")
-        shot(page, request, "2-saved-views")
-    finally:
-        page.close()
+    # a copy: b.ipynb itself is open in the JupyterLab page, which would share the kernel
+    # Notebook 7 starts for it (and log comm errors for its widgets)
+    saved = server.get_json("api/contents/b.ipynb")["content"]
+    (server.root_dir / "b7.ipynb").write_text(json.dumps(saved))
+    page.goto(server.url + "notebooks/b7.ipynb")
+    view = nb7_cell(page, JAXPR).locator(".jx-JaxprOutput .jx-Jaxpr")
+    widget_error = page.locator(".jp-Notebook").get_by_text("Error displaying widget")
+    expect(view.or_(widget_error.first)).to_be_visible()
+    assert widget_error.count() == 0, "Notebook 7 shows 'Error displaying widget' for a " \
+        "saved jaxpr view"
+    expect(view).to_contain_text("{ lambda ; a:f32[3]. let")
+    shot(page, request, "2-saved-views")
 
 
 def test_console_has_no_errors(console):

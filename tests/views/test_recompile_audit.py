@@ -12,6 +12,7 @@ fix each note offers, applied. JAX's log of each is in tests/data/recompile_audi
 
 tests/notebook/test_notebook_recompile_audit.py runs the same programs as notebook cells.
 """
+import functools
 import itertools
 import linecache
 import re
@@ -72,7 +73,15 @@ TOGGLED = ("jax_explain_cache_misses", "jax_log_compiles", "jax_debug_infs", "ja
 def jx_run(name):
     """Scenario `name` under jxkernel, its source in linecache as a cell's is: (its result,
     the compile events of its functions that missed, its misses as jax_explain_cache_misses
-    logged them, in JAX's recorded form)."""
+    logged them, in JAX's recorded form). Run once per test process (_run_once): the tests
+    made 167 runs of 63 scenarios, each the same (a run of its own file sees no other),
+    and none reads what a run leaves behind."""
+    result, events, logged = _run_once(name)
+    return result, list(events), list(logged)
+
+
+@functools.cache
+def _run_once(name):
     start = compile_log.last_seq() + 1
     tag = f"audit{next(_RUNS)}"
     file = f"{FILE_PREFIX}{name} {tag}>"
@@ -90,7 +99,7 @@ def jx_run(name):
               if m.startswith("TRACING CACHE MISS") and f"defined at {file}" in m]
     events = [e for e in compile_log.events_since(start)
               if e.miss and e.source is not None and e.source.startswith(file)]
-    return result, events, logged
+    return result, tuple(events), tuple(logged)
 
 
 def _as_recorded(message: str, tag: str) -> str:

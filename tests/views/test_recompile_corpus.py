@@ -89,15 +89,33 @@ FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory_in_a
 _ID = re.compile(r" id=\d+(?= defined at |\n|$)")
 
 
-def jx_events(name, logged=None, misses=True, lines=False):
+def jx_events(name, logged=None, misses=True, lines=False, fresh=False):
     """Run scenario `name` under jxkernel: (its result, the compile events of its functions
     that missed JAX's tracing cache, or with `misses=False` all of them); with `logged` (a
     list), jax_explain_cache_misses is on and the misses' messages about the scenario's
     functions go there; with `lines`, its source is in linecache (as a notebook cell's is),
-    for the fixes written on the learner's own line."""
+    for the fixes written on the learner's own line.
+
+    Without `lines` or `fresh`, the run is made once per test process for each name, logged
+    or not (_run_once): the tests made 916 runs of 327 scenarios (now 668), each tracing and
+    explaining again; the runs do not see each other (each its own file), so a second run of
+    a scenario the same way is the first's again. `fresh`: a run of its own, for a test that
+    reads what the run leaves in the process (outside_values.stale_reads)."""
+    result, mine, messages, _ = _run(name, logged is not None, lines) if lines or fresh \
+        else _run_once(name, logged is not None)
+    if logged is not None:
+        logged += messages
+    # the misses of JAX's tracing cache: not a compile that reused a trace made under grad/vmap
+    return result, [e for e in mine if e.miss or not misses]
+
+
+def _run(name, log, lines):
+    """Scenario `name` run (jx_events): (its result, all the compile events of its functions,
+    the jax_explain_cache_misses messages about them where `log`, every compile event the run
+    made)."""
     start = compile_log.last_seq() + 1
     before = config.jax_explain_cache_misses
-    if logged is not None:
+    if log:
         config.update("jax_explain_cache_misses", True)
     tag = str(next(_RUNS))           # each run its own file: runs do not see each other
     file = f"{FILE_PREFIX}{name} {tag}>"
@@ -109,17 +127,21 @@ def jx_events(name, logged=None, misses=True, lines=False):
             result = run(jxkernel, name, tag)
     finally:
         config.update("jax_explain_cache_misses", before)
-    if logged is not None:
-        mine = [m for m in messages if f"defined at {file}" in m or
+    said = []
+    if log:
+        said = [m for m in messages if f"defined at {file}" in m or
                 m.startswith(f"TRACING CACHE MISS at {file}") and " defined at " not in m]
         # a function never seen is named with its id, as JAX's; the recording drops JAX's ids
         # (they change from run to run: tests/views/test_trace_time_misses.py compares them)
-        assert all(_ID.search(m) for m in mine if "never seen function:" in m), mine
-        logged += [_ID.sub("", m) for m in mine]
-    # the misses of JAX's tracing cache: not a compile that reused a trace made under grad/vmap
-    mine = [e for e in compile_log.events_since(start) if _scenarios(e, file)
-            and (e.miss or not misses)]
-    return result, mine
+        assert all(_ID.search(m) for m in said if "never seen function:" in m), said
+        said = [_ID.sub("", m) for m in said]
+    every = tuple(compile_log.events_since(start))
+    return result, tuple(e for e in every if _scenarios(e, file)), tuple(said), every
+
+
+@functools.cache
+def _run_once(name, log):
+    return _run(name, log, lines=False)
 
 
 def _scenarios(event, file) -> bool:
@@ -459,12 +481,11 @@ def compiled_events(name) -> tuple:
     """(the compiles of scenario `name`'s functions, not a retrace inlined into another
     program; the programs of vmap/grad of them, logged without a source), of one run per test
     process: test_the_bucketing_fix_promises_what_jax_compiles counts the same run's."""
-    start = compile_log.last_seq() + 1
-    _, mine = jx_events(name, misses=False)
+    _, mine, _, every = _run_once(name, False)       # (jx_events(name, misses=False)'s)
     mine = [e for e in mine if e.compiled]      # not a retrace inlined into another program
     names = {e.function for e in mine} | {m["function"] for m in REFERENCE[name]["misses"]}
     counted = {e.seq for e in mine}         # (a callable object's own have no source either)
-    transformed = [e for e in compile_log.events_since(start)
+    transformed = [e for e in every
                    if e.source is None and e.function in names and e.seq not in counted]
     return tuple(mine), tuple(transformed)
 
@@ -1573,7 +1594,7 @@ def test_a_value_read_from_outside_that_changed_is_told_once(name, function, val
     own inside f is not told again)."""
     from jxkernel.views import outside_values
     outside_values.stale_reads()                 # what earlier tests left
-    result, _ = jx_events(name)
+    result, _ = jx_events(name, fresh=True)
     if "out" in REFERENCE[name]:
         assert [float(v) for v in result["out"]] == REFERENCE[name]["out"]
     stale = outside_values.stale_reads()
@@ -1592,7 +1613,7 @@ def test_the_fix_for_a_helpers_global_passes_it_on_and_uses_the_new_value():
     outside_values.stale_reads()
     ref = REFERENCE["helper_global_passed_on"]
     assert ref["out"] == [4.0] * 3 and ref["lowerings"] == 1
-    result, events = jx_events("helper_global_passed_on", misses=False)
+    result, events = jx_events("helper_global_passed_on", misses=False, fresh=True)
     assert [float(v) for v in result["out"]] == ref["out"]
     assert len([e for e in events if e.compiled]) == 1
     assert outside_values.stale_reads() == []
