@@ -332,8 +332,10 @@ class ShapedArray(AbstractValue):
         ('float32[2]', 'f32[2]', 'float32[2]({})')
         """
         if short_dtypes:
+            # (str(dtype) only where the table has none: NumPy builds it in Python each time,
+            # a tenth of printing a jaxpr)
             name = "float0" if self.dtype == dtypes.float0 else \
-                dtypes.SHORT_NAMES.get(self.dtype, str(self.dtype))
+                dtypes.SHORT_NAMES.get(self.dtype) or str(self.dtype)
             head = f"{name}{self._space()}[{self._dims()}]"
         else:
             head = aval_text(self, weak=False)

@@ -169,13 +169,14 @@ def _has_effect(eqn) -> bool:
     # an equation without results: jxkernel's own primitive's stands for an effect it does
     # not type (debug_print's); a library's, or a call's whose body has none, is dead code,
     # as JAX's without effects
-    return ((not eqn.outvars and eqn.primitive not in foreign_primitives
-             and not jaxpr_params(eqn.params))
-            or bool(dceable_effects.filter_not_in(eqn.effects))
+    inner = jaxpr_params(eqn.params)        # (read once: asked of every equation)
+    if not eqn.outvars and eqn.primitive not in foreign_primitives and not inner:
+        return True
+    effects = eqn.effects
+    return ((bool(effects) and bool(dceable_effects.filter_not_in(effects)))
             or eqn.primitive in side_effecting
             or bool(eqn.params.get("has_side_effect"))
-            or any(_any_effect(j.jaxpr if isinstance(j, ClosedJaxpr) else j)
-                   for j in jaxpr_params(eqn.params)))
+            or any(_any_effect(j.jaxpr if isinstance(j, ClosedJaxpr) else j) for j in inner))
 
 
 def _any_effect(jaxpr: Jaxpr) -> bool:

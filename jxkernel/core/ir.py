@@ -205,6 +205,12 @@ def _outer_input_effects(eqn, inner) -> list:
     return out
 
 
+_NO_EFFECTS = frozenset()
+# (effectful_abstract_eval_rules, effect_rules, Primitive.effects_of), set by core/primitive.py
+# as it loads (it imports this module): JaxprEqn.effects' fast path for a primitive with neither
+_effect_tables = None
+
+
 class JaxprEqn:
     """`outvars = primitive[params] invars`, plus the user's source line (JAX's class name:
     user code prints it) and the mesh in context where it was recorded (`mesh.recording_mesh`:
@@ -225,8 +231,16 @@ class JaxprEqn:
         """The equation's side effects, as JAX's `eqn.effects`: the effect a debug callback
         names in its params, and its primitive's (`effect_rules`: checkify's check)."""
         effect = self.params.get("effect")
-        own = self.primitive.effects_of(self.params, [v.aval for v in self.invars]) \
-            if hasattr(self.primitive, "effects_of") else frozenset()
+        prim = self.primitive
+        tables = _effect_tables
+        if tables is not None and getattr(type(prim), "effects_of", None) is tables[2] \
+                and prim not in tables[0] and prim not in tables[1]:
+            # (Primitive.effects_of's answer without its call and the avals it is given:
+            # asked of every equation by dce and lowering, nearly all with no effect)
+            own = _NO_EFFECTS
+        else:
+            own = prim.effects_of(self.params, [v.aval for v in self.invars]) \
+                if hasattr(prim, "effects_of") else frozenset()
         if own and any(isinstance(e, JaxprInputEffect) and isinstance(e.input, int)
                        for e in own):
             own = resolve_input_effects(own, self.invars)
@@ -519,14 +533,21 @@ def _line_up_notes(text: str) -> str:
                      for shown, notes in lines)
 
 
+_PLAIN_PARAMS = frozenset({int, float, bool, str, type(None)})
+_JAXPRS = (Jaxpr, ClosedJaxpr)
+
+
 def jaxpr_params(params: dict) -> list:
     """The jaxprs found in a primitive's params (directly or in a tuple)."""
     found = []
     for value in params.values():
-        if isinstance(value, (Jaxpr, ClosedJaxpr)):
+        kind = type(value)
+        if kind in _PLAIN_PARAMS:       # (most params: asked of every equation, dce's twice)
+            continue
+        if isinstance(value, _JAXPRS):
             found.append(value)
         elif isinstance(value, tuple):
-            found.extend(v for v in value if isinstance(v, (Jaxpr, ClosedJaxpr)))
+            found.extend(v for v in value if isinstance(v, _JAXPRS))
     return found
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
+from . import ir as _ir
 from . import trace as _trace
 from .ir import Effect, EffectTypeSet, JaxprInputEffect, literal_value  # noqa: F401
 from .native import native
@@ -215,6 +216,7 @@ effect_rules: dict = {}
 # effectful abstract eval (def_effectful_abstract_eval): (avals..., **params) -> (out, effects),
 # for a primitive whose effects its user declares with its abstract eval
 effectful_abstract_eval_rules: dict = {}
+_ir._effect_tables = (effectful_abstract_eval_rules, effect_rules, Primitive.effects_of)
 
 RULE_TABLES = {
     "abstract_eval": abstract_eval_rules,

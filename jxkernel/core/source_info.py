@@ -357,7 +357,9 @@ def traced_source_info(skip: int = 1) -> SourceInfo | None:
     above = frame.f_back
     most = max(_MIN_FRAMES, config.jax_tracer_error_num_traceback_frames)
     for _ in range(32 + most):      # a bounded walk: a trace with no boundary above it
-        if above is None or above.f_code in trace_boundaries or len(users) >= most:
+        # (by id: hashing a code object hashes its bytecode and consts, nested code objects
+        # too: a test module's or pytest's code made this walk a tenth of tracing)
+        if above is None or id(above.f_code) in _boundary_ids or len(users) >= most:
             break
         user = known(above.f_code.co_filename)
         if user or (user is None and is_user_filename(above.f_code.co_filename)):
@@ -481,9 +483,16 @@ def function_source_info(fun) -> SourceInfo | None:
 # code objects that begin a trace (core/staging.trace_to_jaxpr registers its own): JAX cuts the
 # traceback at each of its trace_to_jaxpr, and so does traced_call_site at these
 trace_boundaries: set = set()
+_boundary_ids: set = set()      # their ids (each code object kept alive by the set above)
 # staging's trace_to_jaxpr's code (set there): traced_source_info tests frames against it by
 # identity, once per frame of every equation traced
 trace_boundary: list = [None]
+
+
+def add_trace_boundary(code) -> None:
+    """Register `code` as beginning a trace (in trace_boundaries)."""
+    trace_boundaries.add(code)
+    _boundary_ids.add(id(code))
 
 
 def traced_call_site(skip: int = 1) -> str:
@@ -496,7 +505,7 @@ def traced_call_site(skip: int = 1) -> str:
         '<ipython-input-3-…>:1:4 (<module>)'
     """
     frame = sys._getframe(skip)
-    while frame is not None and frame.f_code not in trace_boundaries:
+    while frame is not None and id(frame.f_code) not in _boundary_ids:
         code = frame.f_code
         if is_user_filename(code.co_filename):
             return str(SourceInfo(code.co_filename, frame.f_lineno, code.co_name, code,

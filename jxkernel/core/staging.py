@@ -40,7 +40,7 @@ from .name_stack import eqn_source_info
 from .primitive import const_folding_rules, forwarding_rules, staging_rules
 from . import avals as _avals
 from .sharding_types import abstract_eval, insert_reduced_reshard, reduced_reshard_prims
-from .source_info import SourceInfo, creation_frames, trace_boundaries, trace_boundary
+from .source_info import SourceInfo, add_trace_boundary, creation_frames, trace_boundary
 from .tracer_errors.origin import made_from_constants, origin_text
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
                     set_current_trace)
@@ -511,7 +511,7 @@ _FINISHED = JaxprTrace(None)
 _FINISHED.finish()
 
 
-trace_boundaries.add(trace_to_jaxpr.__code__)     # where traced_call_site stops looking
+add_trace_boundary(trace_to_jaxpr.__code__)     # where traced_call_site stops looking
 trace_boundary[0] = trace_to_jaxpr.__code__       # (and traced_source_info's first walk)
 
 

@@ -532,6 +532,8 @@ def _element_text(x, dtype) -> str:
 def dense_attr(array: np.ndarray) -> str:
     """`dense<...>` holding `array` exactly: a splat, a nested list, or raw hex for big arrays."""
     dtype = array.dtype
+    if array.size == 1:           # a splat of its one element (most constants: scalars)
+        return f"dense<{_element_text(array.reshape(-1)[0], dtype)}>"
     # (a closed-over broadcast or transposed view, written into a module: its bytes in order)
     array = np.ascontiguousarray(array)
     flat = array.reshape(-1)
