@@ -20,6 +20,7 @@ from numerics import ELEMENTWISE, assert_allclose_ulp  # noqa: E402
 from fresh_process import assert_pytest_passes, run_code  # noqa: E402
 from ipython_shell import shell_fixture, ran_ok as ok, run_cell as run  # noqa: E402
 from note_words import here  # noqa: E402  (tests/support)
+import gpu_tier  # noqa: E402  (tests/support)
 
 
 shell = shell_fixture("import numpy as np\nimport jxkernel as jax\nimport jxkernel.numpy as jnp\n"
@@ -457,10 +458,17 @@ def test_hlo(shell):
 
 
 # ================================================================== %timeit
+# The side of _slow_call's matrices. On a CPU, three 700x700 matmuls (2 GFLOP) take ~15-25
+# ms, a thousand times the µs a run that does not wait takes; 1400 (16 GFLOP, ~0.2 s of CPU a
+# call) spent 4 s of the file's 11 s of CPU on the ~18 calls of the two tests below. A GPU
+# keeps 1400: 0.2 ms on an H200, where 700's 0.03 ms would be near the dispatch itself.
+N = 1400 if gpu_tier.ON_GPU else 700
+
+
 def _slow_call(shell):
-    """A jitted computation taking ~100 ms here (three 1400x1400 matmuls), and its time
-    measured directly; `slow_f` is left fresh, so that %timeit's first run compiles."""
-    ok(shell, "slow_x = jnp.ones((1400, 1400)) / 1400")
+    """A jitted computation taking far longer than its dispatch (three NxN matmuls), and its
+    time measured directly; `slow_f` is left fresh, so that %timeit's first run compiles."""
+    ok(shell, f"slow_x = jnp.ones(({N}, {N})) / {N}")
     f, x = jxkernel.jit(lambda a: ((a @ a) @ a) @ a), shell.user_ns["slow_x"]
     f(x).block_until_ready()
     times = []
@@ -498,8 +506,8 @@ def test_timeit_blocks_on_results_and_keeps_compilation_out(shell, blocked):
     assert here("Compiled on the first run") in ran.stdout
     assert "not part of the timing" in ran.stdout
     assert len(events_of("<lambda>")) == before + 1          # compiled once, in the warm-up
-    assert blocked.count((1400, 1400)) >= 3                   # every timed run waited
-    # ~16 GFLOP per call: ~100 ms on a CPU, 0.2 ms on an H200. A timed run that waited takes
+    assert blocked.count((N, N)) >= 3                   # every timed run waited
+    # (N: a call far longer than its dispatch, above) A timed run that waited takes
     # about as long as the call timed directly; one that did not, the time to queue the work
     # (µs). A fifth of the direct time leaves room for load on either side. (That
     # block_until_ready waits: tests/xla/test_runtime_execute.py, on the GPU too)
@@ -513,10 +521,10 @@ def test_timeit_blocks_on_assigned_names_and_pytrees(shell, blocked):
     ok(shell, "slow_f(slow_x).block_until_ready()")
     blocked.clear()
     ok(shell, "%timeit -q -n 1 -r 2 -v r22 out22 = {'a': [slow_f(slow_x)], 'b': slow_x + 1}")
-    assert blocked.count((1400, 1400)) >= 2 * 2               # both leaves, in both runs
+    assert blocked.count((N, N)) >= 2 * 2               # both leaves, in both runs
     blocked.clear()
     ok(shell, "%%timeit -q -n 1 -r 2 -v r22b y22 = slow_x\nz22 = slow_f(y22)")
-    assert blocked.count((1400, 1400)) >= 2                   # z22 (a new result) in both runs
+    assert blocked.count((N, N)) >= 2                   # z22 (a new result) in both runs
 
 
 def test_timeit_keeps_ipython_options(shell):

@@ -10,13 +10,23 @@ import pytest
 pytest.importorskip("IPython")
 
 from recompile_audit_cases import RAISES, SCENARIOS  # noqa: E402  (tests/data)
-from ipython_shell import ran_failing, ran_ok, shell_fixture  # noqa: E402
+from ipython_shell import close_logs, ran_failing, ran_ok, shell_fixture  # noqa: E402
 import locations  # noqa: E402  (tests/support)
 
 REFERENCE = locations.jax_answers("recompile_audit_reference.json")["scenarios"]
 
 shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\nimport numpy as np",
                       store_history=True)
+
+
+@pytest.fixture(autouse=True)
+def _logs_closed(request):
+    """Each test's `%jxcompiles` logs closed after it (ipython_shell.close_logs): a log left
+    open redraws its table at every later compile of the module's shell."""
+    sh = request.getfixturevalue("shell") if "shell" in request.fixturenames else None
+    yield
+    if sh is not None:
+        close_logs(sh)
 
 
 def _explained(name) -> list:

@@ -31,6 +31,7 @@ import locations  # tests/support: the repository's folders
 ROOT = Path(locations.ROOT)
 UV = [sys.executable, "-m", "uv"]
 EXTENSION = "share/jupyter/labextensions/jxkernel-labextension"
+SITE = str(ROOT / "tests" / "support" / "subprocess_site")   # sitecustomize.py, nothing else
 pytest.importorskip("uv")
 
 
@@ -153,7 +154,12 @@ def test_a_participant_installs_from_the_first_cell_and_the_notebook_runs(dist, 
     uv("pip", "install", "-q", "--python", str(python), "-r", str(requirements))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env.update(PATH=f"{venv / 'bin'}:{env['PATH']}", PIP_NO_INDEX="1",   # pip finds no index:
-               PIP_DISABLE_PIP_VERSION_CHECK="1")                         # the wheel or nothing
+               PIP_DISABLE_PIP_VERSION_CHECK="1",                         # the wheel or nothing
+               # not the checkout (jxkernel must come from the wheel), but the suite's
+               # sitecustomize alone (tests/support/subprocess_site: no package of its own):
+               # the runner's nbformat and `jupyter labextension list` load jsonschema, whose
+               # rfc3987_syntax grammar cost each ~1.1 s of CPU (no format is checked here)
+               PYTHONPATH=SITE)
     missing = subprocess.run([str(python), "-c", "import jxkernel"], capture_output=True,
                              text=True, env=env, cwd=tmp_path)
     assert "No module named 'jxkernel'" in missing.stderr

@@ -48,6 +48,7 @@ def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool =
         if setup:
             sh.run_cell(setup, store_history=store_history)
         yield sh
+        close_logs(sh)
         if fresh:
             sh.run_line_magic("unload_ext", "jxkernel")
             if kernel is not None:
@@ -55,6 +56,19 @@ def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool =
             sh.run_line_magic("load_ext", "jxkernel")
 
     return shell
+
+
+def close_logs(sh):
+    """Close the recompilation logs (`%jxcompiles`' live widgets) the shell's cells made, as
+    unloading the extension does. Each stays subscribed to every compile event and redraws its
+    whole table at each: left open by a module's shell (which stays loaded), the 62 of
+    test_notebook_recompile_audit.py made each compile of the files after it in that process
+    redraw 62 tables (that file and test_notebook_compile_notes.py: 15 s of CPU apart, 68 s
+    one after the other). A test file calls it after each test where its logs are its own."""
+    from jxkernel.notebook import state_of
+    state = state_of(sh)
+    for log in list(state.logs) if state is not None else []:
+        log.close()
 
 
 def _forget_user_names(sh):

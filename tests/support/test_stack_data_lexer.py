@@ -42,3 +42,31 @@ def test_an_ipython_traceback_makes_no_lexer_class():
         RegexLexerMeta.process_tokendef = process
     assert [c for c in made if c.__name__ == "MyLexer" and
             c not in stack_data_lexer._CLASSES.values()] == []
+
+
+def test_styles_and_formatters_are_made_once_with_the_same_escape_sequences():
+    """The style of the executing node, made once per (style, modifier), holds what stack_data's
+    own function makes; a formatter's escape sequences, kept from the first one set up for the
+    style, are those a formatter set up afresh computes (with bold off too)."""
+    import stack_data.core
+    from pygments.formatters.terminal256 import Terminal256Formatter
+    from pygments.styles import get_style_by_name
+    assert stack_data.style_with_executing_node is stack_data_lexer.style_with_executing_node
+    base = get_style_by_name("default")
+    own = stack_data_lexer._STYLE_MAKERS[0](base, "bg:ansiyellow")
+    style = stack_data.style_with_executing_node(base, "bg:ansiyellow")
+    assert style is stack_data.style_with_executing_node(base, "bg:ansiyellow")
+    assert style is not own and style.styles == own.styles
+    setup = Terminal256Formatter._setup_styles
+    assert setup.remembered
+    for options in ({}, {"nobold": True}):
+        kept = [Terminal256Formatter(style=style, **options) for _ in range(2)]
+        try:
+            Terminal256Formatter._setup_styles = setup.__wrapped__
+            afresh = Terminal256Formatter(style=style, **options)
+        finally:
+            Terminal256Formatter._setup_styles = setup
+        for formatter in kept:
+            assert formatter.style_string == afresh.style_string, options
+            assert formatter.best_match == afresh.best_match, options
+    assert Terminal256Formatter(style=style).style_string is not kept[0].style_string
