@@ -5,11 +5,9 @@ within 16 float32 ulps or 1e-5, errors by class). The fuzzer itself runs both si
 any seed and count, before each stop (`python -m conformance.fuzz`)."""
 import json
 import os
-import subprocess
-import sys
 
 from conformance import fuzz
-from fresh_process import as_the_suite_compiles
+from fresh_process import as_the_suite_compiles, run_python
 import locations  # tests/support: the repository's folders
 
 RECORDED = locations.recorded("fuzz_reference.json")
@@ -30,8 +28,7 @@ def test_jxkernel_answers_as_jax_did():
             "--count", str(RECORDED["count"])]
     code = as_the_suite_compiles(f"import sys\nfrom conformance import fuzz\n"
                                  f"sys.exit(fuzz.main({args!r}))")
-    done = subprocess.run([sys.executable, "-c", code],
-                          cwd=locations.ROOT, env=env, capture_output=True, text=True)
+    done = run_python(["-c", code], env, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads(done.stdout.splitlines()[-1])
     diverged = [f"{source}\n  {reason}" for source, want, have

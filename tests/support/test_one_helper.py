@@ -31,6 +31,8 @@ OWN_CHILDREN = {
     # `import jaxlib` under the PYTHONPATH the test itself sets (a sitecustomize blocking it)
     "jax_compat/test_conformance.py": "its own PYTHONPATH with a sitecustomize",
     "notebook/test_workshop.py": "its own PYTHONPATH with a sitecustomize",
+    # long-lived workers, one per NumPy device count, each fed many programs on its stdin
+    "xla/test_numpy_backend.py": "workers kept for many programs (Popen)",
     # a Colab stand-in driving a fresh venv's install of the wheel, in a bare folder
     "release/test_colab.py": "the wheel's install, not the checkout",
 }
