@@ -3,6 +3,7 @@ and selectors, the device chosen, and IPython's pre/post_run_cell events.
 """
 from __future__ import annotations
 
+import sys
 import weakref
 
 from ..core.config import config
@@ -191,5 +192,11 @@ class State:
             show(off)
         for log in list(self.logs):
             log.refresh()
+        # the rest (a RecompileLog made in code, not by %jxcompiles) draw what they held back;
+        # with the module never imported no log exists (and ipywidgets, maybe absent as in
+        # JupyterLite, stays unimported)
+        recompiles = sys.modules.get(f"{__package__}.widgets.recompiles")
+        if recompiles is not None:
+            recompiles.catch_up()
         if self.channel is not None:
             self.channel.after_cell(result)

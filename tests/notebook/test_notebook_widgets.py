@@ -1,6 +1,7 @@
 """The widgets on their own: real ipywidgets/anywidget/plotly objects, their synced state,
 their plain-text and static-HTML fallbacks, and escaping of everything user-controlled."""
 import re
+import time
 
 import numpy as np
 import pytest
@@ -181,6 +182,37 @@ def test_recompile_log_table_filter_timeline_and_stats():
         assert {e.function for e in log.shown()} >= {"wf_alpha", "wf_beta"}
     finally:
         log.close()
+
+
+def test_a_burst_of_compiles_redraws_the_log_a_few_times_and_catch_up_draws_the_rest():
+    """A loop that compiles (here 40 shapes of one function) redraws an open log at most once
+    per DRAW_INTERVAL_S, not once per compile (each draw rebuilds the table and the timeline
+    and sends them to the browser); the cell's end (catch_up, from post_run_cell) draws the
+    last ones, so the table is whole once the cell is done."""
+    from jxkernel.notebook.widgets import recompiles
+
+    def burst_fn(x):
+        return x + 1
+    f = jax.jit(burst_fn)
+    log = RecompileLog(timeline=False)
+    draws = []
+    log.table.observe(draws.append, "value")
+    try:
+        start = time.monotonic()
+        for n in range(1, 41):
+            f(jnp.ones(n))
+        elapsed = time.monotonic() - start
+        assert [e.function for e in log.shown()].count("burst_fn") == 40
+        # the first event draws; then at most one draw per interval (+1 for the edges)
+        assert len(draws) <= 2 + elapsed / recompiles.DRAW_INTERVAL_S, (len(draws), elapsed)
+        recompiles.catch_up()
+        assert "<tr><td>40</td>" in log.table.value and "x: f32[40]" in log.table.value
+        drawn = len(draws)
+        recompiles.catch_up()                                  # nothing new: no draw
+        assert len(draws) == drawn
+    finally:
+        log.close()
+    assert log not in recompiles._LIVE
 
 
 def test_recompile_log_preselects_a_function_and_works_without_plotly():
