@@ -20,7 +20,7 @@ from jxkernel.core.compile_record import EAGER, INTERNAL, USER, origin_of  # noq
 from jxkernel.core.source_info import PACKAGE_DIR  # noqa: E402
 from jxkernel.notebook.compile_notes import change_line, fix_in_brief  # noqa: E402
 from jxkernel.notebook.widgets.recompiles import ALL, RecompileLog  # noqa: E402
-from ipython_shell import close_logs, shell_fixture, ran_ok as ok  # noqa: E402
+from ipython_shell import logs_closed, shell_fixture, ran_ok as ok  # noqa: E402, F401
 from note_words import here  # noqa: E402
 from registered_library import excluded, import_library  # noqa: E402
 
@@ -29,14 +29,9 @@ shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\n"
                       "from jxkernel import random", store_history=True)
 
 
-@pytest.fixture(autouse=True)
-def _logs_closed(request):
-    """Each test's `%jxcompiles` logs closed after it (ipython_shell.close_logs): a log left
-    open redraws its table at every later compile of the module's shell."""
-    sh = request.getfixturevalue("shell") if "shell" in request.fixturenames else None
-    yield
-    if sh is not None:
-        close_logs(sh)
+# logs_closed (imported above, a fixture): a log left open redraws its table at every later
+# compile of the module's shell
+pytestmark = pytest.mark.usefixtures("logs_closed")
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("IPython")
 
 from recompile_audit_cases import RAISES, SCENARIOS  # noqa: E402  (tests/data)
-from ipython_shell import close_logs, ran_failing, ran_ok, shell_fixture  # noqa: E402
+from ipython_shell import logs_closed, ran_failing, ran_ok, shell_fixture  # noqa: E402, F401
 import locations  # noqa: E402  (tests/support)
 
 REFERENCE = locations.jax_answers("recompile_audit_reference.json")["scenarios"]
@@ -19,14 +19,9 @@ shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\nimp
                       store_history=True)
 
 
-@pytest.fixture(autouse=True)
-def _logs_closed(request):
-    """Each test's `%jxcompiles` logs closed after it (ipython_shell.close_logs): a log left
-    open redraws its table at every later compile of the module's shell."""
-    sh = request.getfixturevalue("shell") if "shell" in request.fixturenames else None
-    yield
-    if sh is not None:
-        close_logs(sh)
+# logs_closed (imported above, a fixture): a log left open redraws its table at every later
+# compile of the module's shell
+pytestmark = pytest.mark.usefixtures("logs_closed")
 
 
 def _explained(name) -> list:

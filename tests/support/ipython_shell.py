@@ -71,6 +71,17 @@ def close_logs(sh):
         log.close()
 
 
+@pytest.fixture
+def logs_closed(request):
+    """The `%jxcompiles` logs each test's cells made, closed after it (close_logs), for a file
+    whose module-scoped `shell` outlives its tests: import it into the test file and name it,
+    `pytestmark = pytest.mark.usefixtures("logs_closed")`."""
+    sh = request.getfixturevalue("shell") if "shell" in request.fixturenames else None
+    yield
+    if sh is not None:
+        close_logs(sh)
+
+
 def _forget_user_names(sh):
     """Drop the names cells bound (IPython's own entries, `In`, `Out`, `_`, ..., stay, and
     the module's `__name__`, `__builtins__`: a class a cell defines takes its `__module__`)."""
