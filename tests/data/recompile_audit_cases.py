@@ -33,6 +33,13 @@ SCENARIOS = {
         "    return fn(x)\n"
         "f = jax.jit(apply, static_argnames='fn')\n"
         "f(jnp.ones(3), fn=jnp.sin); f(jnp.ones(3), fn=jnp.cos)\n"),
+    "static_lambda_written_twice": (
+        "the same lambda written twice as a static argument, as in two cells",
+        "def apply(x, fn):\n"
+        "    return fn(x)\n"
+        "f = jax.jit(apply, static_argnums=1)\n"
+        "f(jnp.ones(3), lambda v: v * 2)\n"
+        "f(jnp.ones(3), lambda v: v * 2)\n"),
     "pytree_node_without_keys_leaf_shape": (
         "a class registered with register_pytree_node (no keys): its second leaf grows",
         "class Pair:\n"
@@ -295,6 +302,14 @@ SCENARIOS = {
         "    jax.config.update('jax_enable_x64', False)\n"),
     # ------------------------------------------------ each fix the notes offer, applied
     # (the note's code pasted into the learner's program: one compile, as JAX lowers once)
+    "static_lambda_written_twice_fixed": (
+        "static_lambda_written_twice's note: the lambda made once, that object passed",
+        "def apply(x, fn):\n"
+        "    return fn(x)\n"
+        "f = jax.jit(apply, static_argnums=1)\n"
+        "double = lambda v: v * 2    # made once\n"
+        "f(jnp.ones(3), double)\n"
+        "f(jnp.ones(3), double)\n"),
     "static_activation_function_seen_again": (
         "static_activation_function's note: each function compiles once, then is found",
         "def layer(x, act):\n"

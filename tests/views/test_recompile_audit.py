@@ -219,6 +219,16 @@ def test_two_functions_passed_static_are_no_function_made_anew():
     assert "another function" in change.fix and "made anew" not in change.fix
 
 
+def test_the_same_lambda_written_twice_is_a_function_made_anew():
+    # JAX: two keys Static(val=<function <lambda> at 0x…>), two lowerings. The same lambda
+    # written again (in another cell; here twice in one program) is a code object of its own:
+    # the note said "another function ... nothing to fix unless the same function was meant",
+    # where making it once compiles once (static_lambda_written_twice_fixed, as JAX)
+    (change,) = _recompile("static_lambda_written_twice")
+    assert "made anew" in change.fix and "another function" not in change.fix
+    assert "made once, outside the loop" in change.snippet
+
+
 def test_a_dicts_keys_of_another_type_are_one_change_of_the_dict():
     # JAX: "now <class 'dict'> with pytree metadata ('0', '1') and before ... (0, 1)"; before,
     # four changes, two of them "d changed length ... a list's length"

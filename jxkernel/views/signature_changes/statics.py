@@ -6,6 +6,7 @@ compared by identity, ...).
 from __future__ import annotations
 
 import dataclasses
+import types
 
 import numpy as np
 
@@ -189,16 +190,47 @@ def _same_static(a, b) -> bool:
 def _same_code(a, b) -> bool:
     """Whether two callables run the same code (a lambda or a partial made anew, each its own
     object), as against two functions (jax.nn.relu and jax.nn.gelu): their code objects,
-    through partials and wrappers; equal where none is found (nothing told apart)."""
-    def code(f):
-        for _ in range(8):      # a partial of a wrapper of ...: a few layers at most
-            inner = getattr(f, "func", None) or getattr(f, "__wrapped__", None)
-            if inner is None or inner is f:
-                break
-            f = inner
-        return getattr(f, "__code__", None)
-    ca, cb = code(a), code(b)
-    return ca is None or cb is None or ca is cb
+    through partials and wrappers; equal where none is found (nothing told apart). A lambda
+    written again (the same text in another cell, or twice in one line) is compiled into a
+    code object of its own: the same text, over the same closed-over objects, is the same
+    code too (`lambda v: v * 2` twice was "another function": nothing to fix).
+
+        >>> _same_code(lambda v: v * 2, lambda v: v * 2), _same_code(abs, lambda v: v)
+        (True, True)
+        >>> _same_code(lambda v: v * 2, lambda v: v * 3)
+        False
+    """
+    fa, fb = _unwrapped(a), _unwrapped(b)
+    ca, cb = getattr(fa, "__code__", None), getattr(fb, "__code__", None)
+    if ca is None or cb is None or ca is cb:
+        return True
+    return _code_text(ca) == _code_text(cb) and _closed_over(fa) == _closed_over(fb)
+
+
+def _unwrapped(f):
+    """The function under a partial of a wrapper of ...: a few layers at most."""
+    for _ in range(8):
+        inner = getattr(f, "func", None) or getattr(f, "__wrapped__", None)
+        if inner is None or inner is f:
+            break
+        f = inner
+    return f
+
+
+def _code_text(code) -> tuple:
+    """What a code object runs, without where it was written (its file and lines)."""
+    consts = tuple(_code_text(c) if isinstance(c, types.CodeType) else c
+                   for c in code.co_consts)
+    return code.co_code, code.co_names, code.co_varnames, code.co_freevars, consts
+
+
+def _closed_over(f) -> tuple:
+    """The ids of the objects `f` closes over (by identity: an array's == is no bool)."""
+    cells = getattr(f, "__closure__", None) or ()
+    try:
+        return tuple(id(c.cell_contents) for c in cells)
+    except ValueError:           # an empty cell (a name not bound yet): told apart
+        return (object(),)
 
 
 def _dataclass_fields(value) -> dict:
