@@ -25,12 +25,18 @@ class _NoJaxlib(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, _NoJaxlib())
 """
 
-def run_python(args, env=None, timeout=180):
-    """Run `python ARGS` in the repository root; returns the CompletedProcess."""
+def child_env(env=None) -> dict:
+    """This process's environment with `env` added, and this checkout, tests/support and
+    tests/data first on PYTHONPATH: what a child Python started in ROOT runs under."""
     full_env = {**os.environ, **(env or {})}
     full_env["PYTHONPATH"] = os.pathsep.join([ROOT, SUPPORT, DATA, full_env.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, *args], cwd=ROOT, env=full_env, capture_output=True,
-                          text=True, timeout=timeout)
+    return full_env
+
+
+def run_python(args, env=None, timeout=180):
+    """Run `python ARGS` in the repository root; returns the CompletedProcess."""
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=child_env(env),
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def assert_pytest_passes(args, env=None, timeout=300):

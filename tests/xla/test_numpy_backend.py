@@ -12,7 +12,6 @@ most 4).
 """
 import gc
 import json
-import os
 import subprocess
 import sys
 import warnings
@@ -20,7 +19,7 @@ import warnings
 import numpy as np
 import pytest
 
-from fresh_process import NO_JAXLIB, run_json
+from fresh_process import NO_JAXLIB, child_env, run_json
 import locations  # tests/support: the repository's folders, recorded answers
 import gpu_tier
 from numerics import assert_allclose_ulp
@@ -97,12 +96,10 @@ def _on_numpy_devices(code: str, devices: int, without_jaxlib: bool = False):
     devices (started on first use), one whose imports of jaxlib fail if `without_jaxlib`."""
     worker = _WORKERS.get((devices, without_jaxlib))
     if worker is None:
-        full_env = {**os.environ, "JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": str(devices)}
-        full_env["PYTHONPATH"] = os.pathsep.join([locations.ROOT, locations.SUPPORT,
-                                                  locations.DATA, full_env.get("PYTHONPATH", "")])
+        env = child_env({"JAX_PLATFORMS": "numpy", "JXKERNEL_CPU_DEVICES": str(devices)})
         worker = _WORKERS[devices, without_jaxlib] = subprocess.Popen(
             [sys.executable, "-c", (NO_JAXLIB if without_jaxlib else "") + _WORKER],
-            cwd=locations.ROOT, env=full_env, text=True, stdin=subprocess.PIPE,
+            cwd=locations.ROOT, env=env, text=True, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     worker.stdin.write(json.dumps(code) + "\n")
     worker.stdin.flush()
