@@ -206,9 +206,14 @@ def _outer_input_effects(eqn, inner) -> list:
 
 
 _NO_EFFECTS = frozenset()
-# (effectful_abstract_eval_rules, effect_rules, Primitive.effects_of), set by core/primitive.py
-# as it loads (it imports this module): JaxprEqn.effects' fast path for a primitive with neither
-_effect_tables = None
+# The two tables of primitives' side effects, kept here beside JaxprEqn.effects, which reads
+# them for every equation (core/primitive.py fills them through its Primitive methods):
+# effects(params) -> frozenset, as JAX's `eqn.effects` (checkify's check: its ErrorEffects); a
+# debug callback names its own in its params
+effect_rules: dict = {}
+# effectful abstract eval (def_effectful_abstract_eval): (avals..., **params) -> (out, effects),
+# for a primitive whose effects its user declares with its abstract eval
+effectful_abstract_eval_rules: dict = {}
 
 
 class JaxprEqn:
@@ -232,9 +237,8 @@ class JaxprEqn:
         names in its params, and its primitive's (`effect_rules`: checkify's check)."""
         effect = self.params.get("effect")
         prim = self.primitive
-        tables = _effect_tables
-        if tables is not None and getattr(type(prim), "effects_of", None) is tables[2] \
-                and prim not in tables[0] and prim not in tables[1]:
+        if getattr(prim, "plain_effects", False) and prim not in effect_rules \
+                and prim not in effectful_abstract_eval_rules:
             # (Primitive.effects_of's answer without its call and the avals it is given:
             # asked of every equation by dce and lowering, nearly all with no effect)
             own = _NO_EFFECTS

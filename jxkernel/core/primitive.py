@@ -14,9 +14,10 @@ from __future__ import annotations
 import os
 import sys
 
-from . import ir as _ir
 from . import trace as _trace
 from .ir import Effect, EffectTypeSet, JaxprInputEffect, literal_value  # noqa: F401
+# the side-effect tables live in core/ir.py, beside JaxprEqn.effects, their reader
+from .ir import effect_rules, effectful_abstract_eval_rules
 from .native import native
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -25,6 +26,13 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 class Primitive:
     """An operation the transformations know by its rules. Arrays positional, params keyword."""
     __slots__ = ("name", "multiple_results")
+    # effects_of is this class's own: JaxprEqn.effects (core/ir.py) then answers "none" without
+    # calling it for a primitive in neither effect table (a subclass's own effects_of is called)
+    plain_effects = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.plain_effects = cls.effects_of is Primitive.effects_of
 
     def __init__(self, name: str, multiple_results: bool = False):
         self.name = name
@@ -209,14 +217,6 @@ jet_rules: dict = {}
 # (JAX's pe.dceable_effects: a Ref's read)
 dceable_effects = EffectTypeSet()
 
-# effects(params) -> frozenset: the side effects an equation of the primitive has, as JAX's
-# `eqn.effects` (checkify's check: its ErrorEffects); a debug callback names its own in its
-# params (core/ir.py's JaxprEqn.effects reads both)
-effect_rules: dict = {}
-# effectful abstract eval (def_effectful_abstract_eval): (avals..., **params) -> (out, effects),
-# for a primitive whose effects its user declares with its abstract eval
-effectful_abstract_eval_rules: dict = {}
-_ir._effect_tables = (effectful_abstract_eval_rules, effect_rules, Primitive.effects_of)
 
 RULE_TABLES = {
     "abstract_eval": abstract_eval_rules,

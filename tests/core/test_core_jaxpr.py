@@ -270,3 +270,29 @@ def test_source_info_docstring_examples_run():
     # SourceInfo's and stack_text's examples (run with ir.py's before they moved home)
     check_docstring_examples("jxkernel.core.source_info")
     check_docstring_examples("jxkernel.core.name_stack")
+
+
+def test_an_equations_effects_come_from_the_tables_or_its_primitives_own_effects_of():
+    # JaxprEqn.effects answers "none" without calling effects_of for a Primitive in neither
+    # effect table; a subclass's own effects_of must still be asked, and the tables read
+    from jxkernel.core.ir import Effect, effect_rules
+    from jxkernel.core.primitive import Primitive
+
+    told = Effect()
+
+    class Effectful(Primitive):
+        def effects_of(self, params, avals=None):
+            return frozenset({told})
+
+    plain, own, ruled = (Primitive("plain_effects_test"), Effectful("own_effects_test"),
+                         Primitive("ruled_effects_test"))
+    effect_rules[ruled] = lambda params: frozenset({told})
+    try:
+        x = Var(ShapedArray((), np.float32))
+        eqn = lambda p: Eqn([x], [Var(ShapedArray((), np.float32))], p, {})
+        assert (Primitive.plain_effects, Effectful.plain_effects) == (True, False)
+        assert eqn(plain).effects == frozenset()
+        assert eqn(own).effects == frozenset({told})
+        assert eqn(ruled).effects == frozenset({told})
+    finally:
+        del effect_rules[ruled]
