@@ -10,7 +10,7 @@ import pytest
 from fresh_process import as_the_suite_compiles, cases_code, run_json
 
 import locations  # tests/support: the repository's folders
-from backend_tier import devices_named_here
+from backend_tier import cases_marked, devices_named_here
 
 pytestmark = pytest.mark.cpu_only("simulated CPU devices")
 
@@ -26,7 +26,15 @@ def runs():
     return run_json(code, {"JXKERNEL_CPU_DEVICES": "8"}), ref
 
 
-@pytest.mark.parametrize("case", sorted(locations.jax_answers(_REFERENCE)["cases"]))
+# The summands XLA's partitioner leaves on each device for an unreduced result computed inside
+# a jitted program (the totals agree on the NumPy backend, which keeps the whole value on
+# device 0, as it does for any result it has no summands of: "sharded arrays")
+_XLA_SUMMANDS = {"einsum summands": "sharded arrays", "reduce_sum scalar": "sharded arrays",
+                 "grad through reshard of reduced": "sharded arrays"}
+
+
+@pytest.mark.parametrize("case", cases_marked(
+    sorted(locations.jax_answers(_REFERENCE)["cases"]), _XLA_SUMMANDS))
 def test_case_matches_jax(runs, case):
     ours, ref = runs
     # recorded on XLA's CPU: its devices named as this run's backend names them

@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 # Why a test holds on XLA only: each kind, with what the NumPy backend does instead.
 REASONS = {
     "XLA text": "expects XLA's own text or figures (StableHLO, optimized HLO, a GPU lowering, "
@@ -71,6 +73,17 @@ _DEVICE_NAMES = (("CpuDevice(", "NumpyDevice("), ("device_kind=cpu,", "device_ki
                  ("on platform CPU", "on platform NUMPY"),
                  # device_put(x, device) in a shard_map body names the device as platform:id
                  ("but got device cpu:", "but got device numpy:"))
+
+
+def cases_marked(names, xla_only: dict) -> list:
+    """`names` as pytest params, each one in `xla_only` ({name: reason}) marked xla_only with
+    its reason: the narrowest unit of a parametrized test.
+
+        >>> [type(c).__name__ for c in cases_marked(["a", "b"], {"b": "XLA text"})]
+        ['str', 'ParameterSet']
+    """
+    return [pytest.param(n, marks=pytest.mark.xla_only(xla_only[n])) if n in xla_only else n
+            for n in names]
 
 
 def check_reason(reason: str, where: str) -> None:

@@ -24,6 +24,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import compile_log, config
 from fresh_process import run_python   # tests/support
+from backend_tier import cases_marked   # tests/support
 
 from pasted_fixes_cases import (  # tests/data
     CASES, CLOSED_OVER, CLOSED_OVER_SNIPPET, DEVICE_SNIPPET, GROWN, GROWN_SNIPPET,
@@ -57,9 +58,7 @@ _XLA_ONLY = {"default_device_in_a_block": "CPU platform",
              "symbolic_shape_made_in_a_loop": "XLA text"}
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xla_only(_XLA_ONLY[name])) if name in _XLA_ONLY else name
-    for name in sorted(CASES)])
+@pytest.mark.parametrize("name", cases_marked(sorted(CASES), _XLA_ONLY))
 def test_the_notes_fix_pasted_traces_as_few_times_as_in_jax(name, tmp_path):
     _, program, _, _, written, traces = CASES[name]
     events, _ = run(program, tmp_path / f"{name}.py")

@@ -35,6 +35,7 @@ from jxkernel.errors import RecompileError
 
 from recompile_cases import FILE_PREFIX, RAISES, SCENARIOS, run   # tests/data, on pytest's pythonpath
 from logged import logged_messages      # tests/support
+from backend_tier import cases_marked   # tests/support
 import locations  # tests/support: the repository's folders
 
 
@@ -255,8 +256,7 @@ XLA_ONLY_TEXT = {**XLA_ONLY, "set_mesh_around_a_call": "CPU platform"}
 
 def _cases(names, xla_only=XLA_ONLY) -> list:
     """The scenarios as params, those of `xla_only` marked with their reason."""
-    return [pytest.param(n, marks=pytest.mark.xla_only(xla_only[n])) if n in xla_only
-            else n for n in names]
+    return cases_marked(names, xla_only)
 
 
 # a call whose trace raises, after one that compiled, then the same call again
