@@ -64,11 +64,27 @@ def _convert_fold(operand, *, new_dtype, weak_type, sharding=None):
     return value.astype(new_dtype)[()], ShapedArray((), new_dtype, weak_type)
 
 
+def _past_range(operand, new_dtype) -> bool:
+    """Whether `operand` is a Python float (or complex) NumPy will not put in `new_dtype` (out of
+    an integer's range, or NaN or an infinity to an integer): JAX converts such a number eagerly
+    with XLA's conversion, which saturates (NaN as 0), where a NumPy cast's is the CPU's. (A
+    Python int is cast on the host as JAX's: an int64's low bits.)"""
+    if type(operand) not in (float, complex):
+        return False
+    if dtypes.issubdtype(new_dtype, np.integer) and not np.isfinite(operand):
+        return True
+    try:
+        np.asarray(operand, dtype=new_dtype)
+    except (OverflowError, ValueError, TypeError):
+        return True
+    return False
+
+
 def _convert_impl(operand, *, new_dtype, weak_type, sharding=None):
     """Eagerly, host constants (Python/NumPy scalars) convert in NumPy: no XLA call."""
     if type(operand) is Literal:
         operand = operand.val
-    if not isinstance(operand, Array):
+    if not isinstance(operand, Array) and not _past_range(operand, new_dtype):
         folded = _convert_fold(operand, new_dtype=new_dtype, weak_type=weak_type)
         if folded is not None:
             value, aval = folded
@@ -88,8 +104,11 @@ def _convert_numpy(x, *, new_dtype, weak_type, sharding=None):
         x = np.real(x)
     if new_dtype == dtypes.bool_:
         return x != 0
-    if new_dtype.kind in "iu" and x.dtype.kind not in "iub":     # a float (ml_dtypes' too)
-        info = np.iinfo(new_dtype)
+    if dtypes.issubdtype(new_dtype, np.integer) and x.dtype != dtypes.bool_ \
+            and not dtypes.issubdtype(x.dtype, np.integer):   # a float (ml_dtypes' too)
+        # (issubdtype, not the NumPy kind: ml_dtypes' int2/int4/uint2/uint4 are kind 'V', and
+        # their astype from an out-of-range float is the CPU's)
+        info = dtypes.iinfo(new_dtype)
         wide = np.clip(np.nan_to_num(x.astype(np.float64), nan=0.0), info.min, info.max)
         # float64 rounds the 64-bit maxima up to 2**63 / 2**64: those saturate explicitly
         big = wide >= float(info.max)

@@ -227,6 +227,15 @@ CONVERSIONS = {
     "float_to_int_saturates": (lambda x: [lax.convert_element_type(x, d) for d in (
         np.int32, np.uint32, np.int8, np.uint8, np.int16, np.bool_)],
         (np.float32([np.nan, np.inf, -np.inf, 3e9, -3e9, 2.7, -2.7, 255.5, 0.0, -0.0]),), 0, None),
+    # ml_dtypes' narrow integers (NumPy kind 'V') saturate too: their NumPy cast of an
+    # out-of-range float is the CPU's (0 on one Xeon); read back as int8, and int32s into them
+    # keep their low bits, as XLA's
+    "float_to_narrow_ints_saturates": (lambda x: [
+        lax.convert_element_type(lax.convert_element_type(v, d), np.int8)
+        for v in (x, x.astype(ml_dtypes.bfloat16), x.astype(np.int32))
+        for d in (ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2, ml_dtypes.uint2)],
+        (np.float32([np.nan, np.inf, -np.inf, 300.7, -9.5, 7.9, -8.5, 2.5, 15.5, -0.0]),),
+        0, None),
     "narrow_floats": (lambda x: [lax.convert_element_type(x * 1000, d) for d in (
         np.float16, ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2)],
         (F32,), 0, None),

@@ -288,6 +288,19 @@ def narrow_dtype_draws(jax):
     return out
 
 
+def python_numbers_past_an_integers_range(jax):
+    """`lax.convert_element_type` of a Python number eagerly: one NumPy will not put in the
+    integer type (past its range, NaN, an infinity) is converted by XLA, which saturates (NaN
+    as 0), the same on every CPU; one in range is cast on the host."""
+    lax = jax.lax
+    out = {}
+    for v in (300.7, 1e10, -9.5, float("nan"), float("inf"), -float("inf"), 2.5, 3, 2**40):
+        for dtype in ("int4", "uint2", "int8", "uint8", "int32", "uint32"):
+            x = lax.convert_element_type(v, np.dtype(dtype))
+            out[f"{v}/{dtype}"] = [str(x.dtype), int(np.asarray(x).astype(np.int64))]
+    return out
+
+
 def bitcast_narrow(jax):
     """bitcast_convert_type counts bits, not NumPy's bytes: int4 pairs are an int8, a float32
     eight uint4s, a float16 four int4s (XLA packs them, low bits first)."""
@@ -303,7 +316,7 @@ def bitcast_narrow(jax):
             for k, v in out.items()}
 
 
-CASES = [int_dtype_for_dim, int_dtype_for_shape, select_and_gather_add,
+CASES = [python_numbers_past_an_integers_range, int_dtype_for_dim, int_dtype_for_shape, select_and_gather_add,
          select_and_gather_add_vmap, select_and_scatter_add, private_dtypes,
          canonicalize_value_handler, private_names, broadcast_shapes_errors, private_lax_helpers,
          mul_out_dtype, shape_rule_errors, test_util_helpers, composite_tracer_constant,
