@@ -300,6 +300,28 @@ SCENARIOS = {
         "    f(jnp.ones(3))\n"
         "finally:\n"
         "    jax.config.update('jax_enable_x64', False)\n"),
+    # a static argument the function only passes on to a helper of the learner's, whose use
+    # of it the note does not read (fixes._STATIC_PASSED): a program per value, as in JAX;
+    # its "drop it from static_argnums" where the helper only computes with it:
+    # static_passed_on_to_a_helper_fixed; its "a shape: a program per value is expected"
+    "static_passed_on_to_a_helper": (
+        "a static n passed on to a helper that only computes with it, n = 1, 2, 3",
+        "import functools\n"
+        "def scaled(x, n):\n"
+        "    return x * n\n"
+        "@functools.partial(jax.jit, static_argnums=1)\n"
+        "def f(x, n):\n"
+        "    return scaled(x, n)\n"
+        "out = jnp.stack([f(jnp.ones(2), n) for n in (1, 2, 3)])\n"),
+    "static_passed_on_as_a_shape": (
+        "a static n passed on to a helper that makes a shape of it, n = 1, 2, 3",
+        "import functools\n"
+        "def padded(x, n):\n"
+        "    return jnp.concatenate([x, jnp.zeros(n)])\n"
+        "@functools.partial(jax.jit, static_argnums=1)\n"
+        "def f(x, n):\n"
+        "    return padded(x, n).sum()\n"
+        "out = jnp.stack([f(jnp.ones(2), n) for n in (1, 2, 3)])\n"),
     # ------------------------------------------------ each fix the notes offer, applied
     # (the note's code pasted into the learner's program: one compile, as JAX lowers once)
     "static_lambda_written_twice_fixed": (
@@ -310,6 +332,14 @@ SCENARIOS = {
         "double = lambda v: v * 2    # made once\n"
         "f(jnp.ones(3), double)\n"
         "f(jnp.ones(3), double)\n"),
+    "static_passed_on_to_a_helper_fixed": (
+        "static_passed_on_to_a_helper's note: scaled only computes with n, so n traced",
+        "def scaled(x, n):\n"
+        "    return x * n\n"
+        "@jax.jit    # n dropped from static_argnums: traced\n"
+        "def f(x, n):\n"
+        "    return scaled(x, n)\n"
+        "out = jnp.stack([f(jnp.ones(2), n) for n in (1, 2, 3)])\n"),
     "static_activation_function_seen_again": (
         "static_activation_function's note: each function compiles once, then is found",
         "def layer(x, act):\n"

@@ -379,3 +379,25 @@ def test_the_fix_applied_compiles_as_jax_traces(name):
     assert len(again) == sum(m["kind"] != "never seen function"
                              for m in REFERENCE[name]["misses"])
     assert events[0].reason == "first call"
+
+
+def test_a_static_argument_passed_on_to_a_helper_is_told_both_ways():
+    """A static n the jitted f passes on to a helper of the learner's (fixes._STATIC_PASSED):
+    each value compiles (JAX 0.10.2: 3 lowerings for n = 1, 2, 3, whether the helper only
+    computes with n or makes a shape of it), and the note's "drop it from static_argnums"
+    where the helper only computes with it compiles once, with JAX's values."""
+    for name, helper in (("static_passed_on_to_a_helper", "scaled"),
+                         ("static_passed_on_as_a_shape", "padded")):
+        assert REFERENCE[name]["lowerings"] == 3
+        _, events, _ = jx_run(name)
+        assert [e.reason == "first call" for e in events] == [True, False, False]
+        for event in events[1:]:
+            (change,) = event.changes
+            assert change.kind == "static"
+            assert f"f passes n on to {helper}(...), whose use of it is not read here" in \
+                change.fix, change.fix
+            assert "a program per value is expected" in change.fix
+            assert "drop it from static_argnums/static_argnames" in change.fix
+    fixed = REFERENCE["static_passed_on_to_a_helper_fixed"]
+    assert fixed["lowerings"] == 1
+    assert fixed["out"] == REFERENCE["static_passed_on_to_a_helper"]["out"]
