@@ -322,6 +322,19 @@ SCENARIOS = {
         "def f(x, n):\n"
         "    return padded(x, n).sum()\n"
         "out = jnp.stack([f(jnp.ones(2), n) for n in (1, 2, 3)])\n"),
+    # a dataclass registered by register_pytree_node, its learning rate the aux data: each
+    # value a structure of its own (structure._META_FIX, a note no test produced), as in JAX
+    "pytree_node_dataclass_aux_changes": (
+        "a dataclass registered with register_pytree_node, lr its aux data: 0.1, 0.05, 0.025",
+        "import dataclasses\n"
+        "@dataclasses.dataclass\n"
+        "class Opt:\n"
+        "    w: object\n"
+        "    lr: float\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Opt, lambda o: ((o.w,), o.lr), lambda lr, c: Opt(c[0], lr))\n"
+        "step = jax.jit(lambda o: o.w - o.lr * o.w)\n"
+        "out = jnp.stack([step(Opt(jnp.ones(2), lr)) for lr in (0.1, 0.05, 0.025)])\n"),
     # ------------------------------------------------ each fix the notes offer, applied
     # (the note's code pasted into the learner's program: one compile, as JAX lowers once)
     "static_lambda_written_twice_fixed": (
@@ -332,6 +345,16 @@ SCENARIOS = {
         "double = lambda v: v * 2    # made once\n"
         "f(jnp.ones(3), double)\n"
         "f(jnp.ones(3), double)\n"),
+    "pytree_node_dataclass_aux_changes_fixed": (
+        "pytree_node_dataclass_aux_changes's note filled in: register_dataclass, lr data",
+        "import dataclasses\n"
+        "@dataclasses.dataclass\n"
+        "class Opt:\n"
+        "    w: object\n"
+        "    lr: float\n"
+        "jax.tree_util.register_dataclass(Opt, data_fields=['w', 'lr'], meta_fields=[])\n"
+        "step = jax.jit(lambda o: o.w - o.lr * o.w)\n"
+        "out = jnp.stack([step(Opt(jnp.ones(2), lr)) for lr in (0.1, 0.05, 0.025)])\n"),
     "static_passed_on_to_a_helper_fixed": (
         "static_passed_on_to_a_helper's note: scaled only computes with n, so n traced",
         "def scaled(x, n):\n"
