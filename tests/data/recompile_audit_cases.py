@@ -335,6 +335,25 @@ SCENARIOS = {
         "    Opt, lambda o: ((o.w,), o.lr), lambda lr, c: Opt(c[0], lr))\n"
         "step = jax.jit(lambda o: o.w - o.lr * o.w)\n"
         "out = jnp.stack([step(Opt(jnp.ones(2), lr)) for lr in (0.1, 0.05, 0.025)])\n"),
+    # a static size or shape the function needs as a Python value (fixes._STATIC_STAYS,
+    # statics._STATIC_SHAPE_FIX, no JAX-compared scenario produced them): "a program per
+    # value is expected", and a value seen before reuses its program (JAX: 2 lowerings for
+    # 4 calls); that it must stay static: recompile_cases' ones_traced_n (JAX's TypeError)
+    "static_size_needed_seen_again": (
+        "a static n used as a size, n = 2, 3, 2, 3",
+        "import functools\n"
+        "@functools.partial(jax.jit, static_argnums=1)\n"
+        "def f(x, n):\n"
+        "    return jnp.ones(n) * x.sum()\n"
+        "out = jnp.stack([f(jnp.ones(2), n).sum() for n in (2, 3, 2, 3)])\n"),
+    "static_shape_tuple_seen_again": (
+        "a static shape tuple, (2,), (3,), (2,), (3,)",
+        "import functools\n"
+        "@functools.partial(jax.jit, static_argnames='shape')\n"
+        "def zeros_plus(x, shape):\n"
+        "    return jnp.zeros(shape) + x.sum()\n"
+        "out = jnp.stack([zeros_plus(jnp.ones(2), shape=s).sum()\n"
+        "                 for s in ((2,), (3,), (2,), (3,))])\n"),
     # ------------------------------------------------ each fix the notes offer, applied
     # (the note's code pasted into the learner's program: one compile, as JAX lowers once)
     "static_lambda_written_twice_fixed": (

@@ -420,3 +420,25 @@ def test_a_dataclasss_aux_data_changing_is_told_to_be_a_data_field_which_compile
     fixed = REFERENCE["pytree_node_dataclass_aux_changes_fixed"]
     assert fixed["lowerings"] == 1
     assert fixed["out"] == REFERENCE["pytree_node_dataclass_aux_changes"]["out"]
+
+
+def test_a_static_size_or_shape_is_told_to_stay_static_and_a_value_seen_again_compiles_not():
+    """n used as a size (fixes._STATIC_STAYS) and a shape tuple (statics._STATIC_SHAPE_FIX),
+    static, given 2, 3, 2, 3: the notes say a program per value is expected and a value seen
+    before reuses its program; JAX 0.10.2 lowers twice for the four calls, and jxkernel
+    compiles twice. That it must stay static: traced, JAX raises (ones_traced_n)."""
+    corpus = locations.jax_answers("recompile_reference.json")["scenarios"]
+    assert corpus["ones_traced_n"]["error"] == "TypeError"
+    said = {"static_size_needed_seen_again": "f needs n as a Python value (a shape or a size), "
+                                             "so it must stay static and a program per value "
+                                             "is expected",
+            "static_shape_tuple_seen_again": "a later call with a value seen before reuses its "
+                                             "program. A tuple of ints such as a shape must "
+                                             "stay a Python value while tracing"}
+    for name, words in said.items():
+        assert REFERENCE[name]["lowerings"] == 2
+        _, events, _ = jx_run(name)
+        assert [e.reason == "first call" for e in events] == [True, False]
+        assert sum(e.compiled for e in events) == 2
+        (change,) = events[1].changes
+        assert change.kind == "static" and words in change.fix, change.fix
