@@ -374,6 +374,14 @@ SCENARIOS = {
         "jax.tree_util.register_dataclass(Opt, data_fields=['w', 'lr'], meta_fields=[])\n"
         "step = jax.jit(lambda o: o.w - o.lr * o.w)\n"
         "out = jnp.stack([step(Opt(jnp.ones(2), lr)) for lr in (0.1, 0.05, 0.025)])\n"),
+    # recompile_cases' closure_factory_in_a_loop, its note's code filled in (what the closure
+    # read, k, an argument of one jitted function): fresh_functions._CLOSURE_FRESH_FIX
+    "closure_factory_in_a_loop_fixed": (
+        "closure_factory_in_a_loop's note: k passed to one jitted f, not closed over",
+        "@jax.jit\n"
+        "def f(x, k):     # what the closure read, now an argument\n"
+        "    return x * k\n"
+        "out = jnp.stack([f(jnp.ones(3), k) for k in (2.0, 3.0)])\n"),
     "static_passed_on_to_a_helper_fixed": (
         "static_passed_on_to_a_helper's note: scaled only computes with n, so n traced",
         "def scaled(x, n):\n"

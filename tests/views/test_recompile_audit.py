@@ -442,3 +442,23 @@ def test_a_static_size_or_shape_is_told_to_stay_static_and_a_value_seen_again_co
         assert sum(e.compiled for e in events) == 2
         (change,) = events[1].changes
         assert change.kind == "static" and words in change.fix, change.fix
+
+
+def test_a_closures_fix_filled_in_compiles_once_as_in_jax():
+    """recompile_cases' closure_factory_in_a_loop (a factory jitting a lambda over k, made
+    anew for k = 2.0, 3.0): the note's code, `def f(x, k):` with k an argument of one jitted
+    function, filled in (closure_factory_in_a_loop_fixed) compiles once in JAX 0.10.2 and
+    here (test_the_fix_applied_compiles_as_jax_traces), with JAX's values."""
+    import recompile_cases       # tests/data
+    start = compile_log.last_seq() + 1
+    recompile_cases.run(jxkernel, "closure_factory_in_a_loop", f"audit{next(_RUNS)}")
+    events = [e for e in compile_log.events_since(start) if e.miss and e.changes]
+    (change,) = events[-1].changes
+    assert change.kind == "fresh_jit" and "closure over k" in change.fix, change.fix
+    fixed_source = SCENARIOS["closure_factory_in_a_loop_fixed"][1]
+    for line in change.snippet.splitlines()[:2]:
+        assert line in fixed_source, (line, change.snippet)
+    assert REFERENCE["closure_factory_in_a_loop_fixed"]["lowerings"] == 1
+    result, events, _ = jx_run("closure_factory_in_a_loop_fixed")
+    assert len(events) == 1
+    assert result["out"].tolist() == REFERENCE["closure_factory_in_a_loop_fixed"]["out"]
