@@ -354,6 +354,29 @@ SCENARIOS = {
         "    return jnp.zeros(shape) + x.sum()\n"
         "out = jnp.stack([zeros_plus(jnp.ones(2), shape=s).sum()\n"
         "                 for s in ((2,), (3,), (2,), (3,))])\n"),
+    # a velocity started as 0.0 at one call and given back as an array at the next, on two
+    # lines (two cells alike): the note made it an array "from the start" before the later
+    # call, where v is that array already (JAX 0.10.2: still two lowerings,
+    # ..._pasted_at_the_later_call); at the earlier call, which passed 0.0: one (_fixed)
+    "scalar_then_array_at_two_calls": (
+        "momentum(0.0, grads), then momentum(v, grads) with v the f32[3] it returned",
+        "@jax.jit\n"
+        "def momentum(v, g):\n"
+        "    return 0.9 * v + g\n"
+        "grads = jnp.ones(3)\n"
+        "v = momentum(0.0, grads)\n"
+        "v = momentum(v, grads)\n"
+        "out = v\n"),
+    "scalar_then_array_at_two_calls_pasted_at_the_later_call": (
+        "scalar_then_array_at_two_calls with the note's code as it was: before line 6",
+        "@jax.jit\n"
+        "def momentum(v, g):\n"
+        "    return 0.9 * v + g\n"
+        "grads = jnp.ones(3)\n"
+        "v = momentum(0.0, grads)\n"
+        "v = jnp.broadcast_to(jnp.asarray(v, jnp.float32), (3,))    # from the start\n"
+        "v = momentum(v, grads)\n"
+        "out = v\n"),
     # ------------------------------------------------ each fix the notes offer, applied
     # (the note's code pasted into the learner's program: one compile, as JAX lowers once)
     "static_lambda_written_twice_fixed": (
@@ -382,6 +405,17 @@ SCENARIOS = {
         "def f(x, k):     # what the closure read, now an argument\n"
         "    return x * k\n"
         "out = jnp.stack([f(jnp.ones(3), k) for k in (2.0, 3.0)])\n"),
+    "scalar_then_array_at_two_calls_fixed": (
+        "scalar_then_array_at_two_calls with its note's code in place of line 5",
+        "@jax.jit\n"
+        "def momentum(v, g):\n"
+        "    return 0.9 * v + g\n"
+        "grads = jnp.ones(3)\n"
+        "v_arg = 0.0    # line 5's argument, named\n"
+        "v_arg = jnp.broadcast_to(jnp.asarray(v_arg, jnp.float32), (3,))    # from the start\n"
+        "v = momentum(v_arg, grads)    # line 5, given it\n"
+        "v = momentum(v, grads)\n"
+        "out = v\n"),
     "static_passed_on_to_a_helper_fixed": (
         "static_passed_on_to_a_helper's note: scaled only computes with n, so n traced",
         "def scaled(x, n):\n"

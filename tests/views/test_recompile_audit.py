@@ -462,3 +462,25 @@ def test_a_closures_fix_filled_in_compiles_once_as_in_jax():
     result, events, _ = jx_run("closure_factory_in_a_loop_fixed")
     assert len(events) == 1
     assert result["out"].tolist() == REFERENCE["closure_factory_in_a_loop_fixed"]["out"]
+
+
+def test_a_state_started_as_a_number_at_another_call_is_made_an_array_at_that_call():
+    """momentum(0.0, grads) at line 5, momentum(v, grads) at line 6: the note's code made v an
+    array "from the start" before line 6, where v is that array already; pasted there, JAX
+    0.10.2 still lowers twice. Written at line 5's call, which passed 0.0, and pasted in its
+    place: one lowering, JAX's values."""
+    recorded = {name: REFERENCE[f"scalar_then_array_at_two_calls{tail}"] for name, tail in (
+        ("program", ""), ("later", "_pasted_at_the_later_call"), ("fixed", "_fixed"))}
+    assert [recorded[n]["lowerings"] for n in ("program", "later", "fixed")] == [2, 2, 1]
+    assert recorded["fixed"]["out"] == recorded["program"]["out"]
+    (change,) = _recompile("scalar_then_array_at_two_calls")
+    assert change.fix.startswith("v was a scalar (f32[] (weak)) and is an array now (f32[3])")
+    assert change.snippet == (
+        "v_arg = 0.0    # line 5's argument, named\n"
+        "v_arg = jnp.broadcast_to(jnp.asarray(v_arg, jnp.float32), (3,))    # from the start\n"
+        "v = momentum(v_arg, grads)    # line 5, given it"), change.snippet
+    program = SCENARIOS["scalar_then_array_at_two_calls"][1].splitlines()
+    pasted = program[:4] + change.snippet.splitlines() + program[5:]
+    assert "\n".join(pasted) + "\n" == SCENARIOS["scalar_then_array_at_two_calls_fixed"][1]
+    result, events, _ = jx_run("scalar_then_array_at_two_calls_fixed")
+    assert len(events) == 1 and result["out"].tolist() == recorded["fixed"]["out"]

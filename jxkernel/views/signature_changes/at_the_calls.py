@@ -172,11 +172,37 @@ def _in_the_callers_names(change, jitted, now, before=None):
     cannot be read or passes the parameter's own name. A padding fix for a call other than
     the earlier one (`before`'s) says to pad that call's argument too (_pad_the_other_call)."""
     site = getattr(now, "site", None)
+    where = None
+    if change.kind == "shape" and change.fix.startswith(f"{change.path} was a scalar (") \
+            and _another_call(before, now, jitted):
+        # a state made with the array's shape "from the start" (input_types._GROWN_FIX): at
+        # the earlier call, which passed the scalar. Before the later call the argument is
+        # that array already, and the scalar's call still compiles a program of its own (JAX
+        # 0.10.2: two lowerings for scalar_then_array_at_two_calls_pasted_at_the_later_call)
+        site = before.site
+        where = _line_of(site, now.site)
     found = None if not _calls_it_by_name(site, jitted) else \
         _argument_at(site, jitted, change.path)
     if found is None:
         return change
-    return _pad_the_other_call(_named_at_the_call(change, found), jitted, before, now)
+    return _pad_the_other_call(_named_at_the_call(change, found, where), jitted, before, now)
+
+
+def _another_call(before, now, jitted) -> bool:
+    """Whether `before`'s call (a Signature's site) is another line than `now`'s, and one
+    that calls `jitted` by name: a fix for it is written there."""
+    sites = getattr(before, "site", None), getattr(now, "site", None)
+    return None not in sites and \
+        (sites[0].file, sites[0].line, sites[0].column) != \
+        (sites[1].file, sites[1].line, sites[1].column) and _calls_it_by_name(sites[0], jitted)
+
+
+def _line_of(site, here) -> str:
+    """How a fix written at `here` names `site`'s line: "line 6", or "In[2]:6" in another cell
+    or file ("line 6" alone reads as this cell's)."""
+    if site.file == here.file:
+        return f"line {site.line}"
+    return f"{cell_name(site.file) or os.path.basename(site.file)}:{site.line}"
 
 
 def _pad_the_other_call(change, jitted, before, now):
@@ -193,20 +219,20 @@ def _pad_the_other_call(change, jitted, before, now):
     found = _argument_at(sites[0], jitted, change.path)
     if found is None:
         return change
-    _, arg, line, _ = found
+    arg = found[1]
     # a call in another cell (or file) is named by it, "In[2]:6" ("line 6" alone reads as
     # this cell's; never the kernel's file name of the cell)
-    file = sites[0].file
-    where = f"line {line}" if file == sites[1].file else \
-        f"{cell_name(file) or os.path.basename(file)}:{line}"
+    where = _line_of(sites[0], sites[1])
     return dataclasses.replace(change, snippet=(
         f"{change.snippet}\n# pad {where}'s {arg} so too: an unpadded length is a "
         "program of its own"))
 
 
-def _named_at_the_call(change, found):
-    """`change`'s code in the names of the call `found` (_argument_at's) passes."""
+def _named_at_the_call(change, found, where=None):
+    """`change`'s code in the names of the call `found` (_argument_at's) passes; `where`: how
+    its comments name the call's line ("line 6", the default, or "In[2]:6")."""
     _, arg, line, rewritten = found
+    where = where or f"line {line}"
     if arg == change.path:
         return change
     # the names the code sets (n, size, mask): one the learner's line reads already (a loop's
@@ -229,8 +255,8 @@ def _named_at_the_call(change, found):
     snippet = change.snippet if name == change.path else \
         _renamed(change.snippet, change.path, name)
     return dataclasses.replace(change, snippet=(
-        f"{name} = {arg}    # line {line}'s argument, named\n{snippet}\n"
-        f"{rewritten(name)}    # line {line}, given it"))
+        f"{name} = {arg}    # {where}'s argument, named\n{snippet}\n"
+        f"{rewritten(name)}    # {where}, given it"))
 
 
 def _calls_it_by_name(site, jitted) -> bool:
