@@ -377,6 +377,39 @@ SCENARIOS = {
         "v = jnp.broadcast_to(jnp.asarray(v, jnp.float32), (3,))    # from the start\n"
         "v = momentum(v, grads)\n"
         "out = v\n"),
+    # None, then an array, on two lines (structure._NONE_ARGUMENT_FIX): the note's "zeros
+    # where None" was written before the array's call (JAX 0.10.2: still two lowerings,
+    # ..._pasted_at_the_later_call), now at None's (_fixed: one). The array first, then None:
+    # the note's code renamed bias to the call's `None` (`None = jnp.zeros(...)`, no Python)
+    "none_then_array_at_two_calls": (
+        "f(x, None), then f(x, jnp.ones(3)) on the next line",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, None)\n"
+        "y = f(x, jnp.ones(3))\n"
+        "out = y\n"),
+    "none_then_array_at_two_calls_pasted_at_the_later_call": (
+        "none_then_array_at_two_calls with the note's code as it was: before line 6",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, None)\n"
+        "bias = jnp.ones(3)    # line 6's argument, named\n"
+        "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call\n"
+        "y = f(x, bias)    # line 6, given it\n"
+        "out = y\n"),
+    "array_then_none_at_two_calls": (
+        "f(x, jnp.ones(3)), then f(x, None) on the next line",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, jnp.ones(3))\n"
+        "y = f(x, None)\n"
+        "out = y\n"),
     # ------------------------------------------------ each fix the notes offer, applied
     # (the note's code pasted into the learner's program: one compile, as JAX lowers once)
     "static_lambda_written_twice_fixed": (
@@ -416,6 +449,28 @@ SCENARIOS = {
         "v = momentum(v_arg, grads)    # line 5, given it\n"
         "v = momentum(v, grads)\n"
         "out = v\n"),
+    "none_then_array_at_two_calls_fixed": (
+        "none_then_array_at_two_calls with its note's code in place of line 5",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "x = jnp.ones(3)\n"
+        "bias = None    # line 5's argument, named\n"
+        "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call\n"
+        "y = f(x, bias)    # line 5, given it\n"
+        "y = f(x, jnp.ones(3))\n"
+        "out = y\n"),
+    "array_then_none_at_two_calls_fixed": (
+        "array_then_none_at_two_calls with its note's code in place of line 6",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, jnp.ones(3))\n"
+        "bias = None    # line 6's argument, named\n"
+        "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call\n"
+        "y = f(x, bias)    # line 6, given it\n"
+        "out = y\n"),
     "static_passed_on_to_a_helper_fixed": (
         "static_passed_on_to_a_helper's note: scaled only computes with n, so n traced",
         "def scaled(x, n):\n"

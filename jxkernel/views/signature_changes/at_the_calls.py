@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import keyword
 import linecache
 import os
 import re
@@ -173,12 +174,12 @@ def _in_the_callers_names(change, jitted, now, before=None):
     the earlier one (`before`'s) says to pad that call's argument too (_pad_the_other_call)."""
     site = getattr(now, "site", None)
     where = None
-    if change.kind == "shape" and change.fix.startswith(f"{change.path} was a scalar (") \
-            and _another_call(before, now, jitted):
-        # a state made with the array's shape "from the start" (input_types._GROWN_FIX): at
-        # the earlier call, which passed the scalar. Before the later call the argument is
-        # that array already, and the scalar's call still compiles a program of its own (JAX
-        # 0.10.2: two lowerings for scalar_then_array_at_two_calls_pasted_at_the_later_call)
+    if _for_the_earlier_call(change) and _another_call(before, now, jitted):
+        # a state made with the array's shape "from the start" (input_types._GROWN_FIX), None
+        # made zeros (structure._NONE_ARGUMENT_FIX): at the earlier call, which passed the
+        # scalar or the None. Before the later call the argument is the array already, and
+        # the earlier call still compiles a program of its own (JAX 0.10.2: two lowerings for
+        # scalar_then_array_at_two_calls_pasted_at_the_later_call)
         site = before.site
         where = _line_of(site, now.site)
     found = None if not _calls_it_by_name(site, jitted) else \
@@ -186,6 +187,15 @@ def _in_the_callers_names(change, jitted, now, before=None):
     if found is None:
         return change
     return _pad_the_other_call(_named_at_the_call(change, found, where), jitted, before, now)
+
+
+def _for_the_earlier_call(change) -> bool:
+    """Whether `change`'s code turns what the earlier call passed into what the later one
+    did: a scalar made the array's shape (input_types._GROWN_FIX), None made zeros
+    (structure._NONE_ARGUMENT_FIX, None first)."""
+    return (change.kind == "shape" and change.fix.startswith(f"{change.path} was a scalar (")) \
+        or (change.kind == "structure" and change.old == "None" and
+            change.fix.startswith(f"{change.path} was None and is "))
 
 
 def _another_call(before, now, jitted) -> bool:
@@ -243,7 +253,8 @@ def _named_at_the_call(change, found, where=None):
         if re.search(rf"\b{name}\b", rewritten(arg)):
             change = dataclasses.replace(change, snippet=_renamed(
                 change.snippet, name, f"{name}_{change.path}"))
-    if arg.isidentifier():
+    # (a name: `None`, `True` are words of Python's, whose line `None = ...` cannot run)
+    if arg.isidentifier() and not keyword.iskeyword(arg):
         return dataclasses.replace(change, snippet=_renamed(change.snippet, change.path, arg))
     # the argument named as the parameter, but where the learner's line uses that name
     # already (`x = f(jnp.ones(3)); x = f(x); x = f(jnp.ones(4))`): there the line's earlier
