@@ -410,6 +410,30 @@ SCENARIOS = {
         "y = f(x, jnp.ones(3))\n"
         "y = f(x, None)\n"
         "out = y\n"),
+    # a list of one item at one call, of two at the next line (structure._LENGTH_FIX, stacked
+    # at the call: at_the_calls._stacked_at_the_call): stacked at the later call alone, the
+    # earlier's list is a program of its own (JAX 0.10.2: two lowerings); the note's last
+    # line names it, and both stacked compile once (_fixed)
+    "list_length_at_two_calls": (
+        "total([jnp.ones(2)]), then total([jnp.ones(2), jnp.ones(2)]) on the next line",
+        "@jax.jit\n"
+        "def total(xs):\n"
+        "    return sum(x.sum() for x in xs)\n"
+        "a = total([jnp.ones(2)])\n"
+        "b = total([jnp.ones(2), jnp.ones(2)])\n"
+        "out = jnp.stack([a, b])\n"),
+    "list_length_at_two_calls_stacked_at_the_later_call": (
+        "list_length_at_two_calls with the note's code in place of line 5 alone",
+        "@jax.jit\n"
+        "def total(xs):\n"
+        "    return sum(x.sum() for x in xs)\n"
+        "a = total([jnp.ones(2)])\n"
+        "MAX = 8                              # the most items a call has\n"
+        "mask = jnp.arange(MAX) < len([jnp.ones(2), jnp.ones(2)])    # which rows are real: "
+        "pass it too\n"
+        "b = total(jnp.stack(list([jnp.ones(2), jnp.ones(2)]) + [jnp.zeros((2,), jnp.float32)]"
+        " * (MAX - len([jnp.ones(2), jnp.ones(2)]))))    # line 5\n"
+        "out = jnp.stack([a, b])\n"),
     # ------------------------------------------------ each fix the notes offer, applied
     # (the note's code pasted into the learner's program: one compile, as JAX lowers once)
     "static_lambda_written_twice_fixed": (
@@ -471,6 +495,20 @@ SCENARIOS = {
         "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call\n"
         "y = f(x, bias)    # line 6, given it\n"
         "out = y\n"),
+    "list_length_at_two_calls_fixed": (
+        "list_length_at_two_calls with the note's code, line 4's list stacked so too",
+        "@jax.jit\n"
+        "def total(xs):\n"
+        "    return sum(x.sum() for x in xs)\n"
+        "MAX = 8                              # the most items a call has\n"
+        "a = total(jnp.stack(list([jnp.ones(2)]) + [jnp.zeros((2,), jnp.float32)]"
+        " * (MAX - len([jnp.ones(2)]))))\n"
+        "MAX = 8                              # the most items a call has\n"
+        "mask = jnp.arange(MAX) < len([jnp.ones(2), jnp.ones(2)])    # which rows are real: "
+        "pass it too\n"
+        "b = total(jnp.stack(list([jnp.ones(2), jnp.ones(2)]) + [jnp.zeros((2,), jnp.float32)]"
+        " * (MAX - len([jnp.ones(2), jnp.ones(2)]))))    # line 5\n"
+        "out = jnp.stack([a, b])\n"),
     "static_passed_on_to_a_helper_fixed": (
         "static_passed_on_to_a_helper's note: scaled only computes with n, so n traced",
         "def scaled(x, n):\n"

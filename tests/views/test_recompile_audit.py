@@ -508,3 +508,23 @@ def test_none_and_an_array_at_two_calls_get_zeros_at_the_call_passing_none(name,
     assert "\n".join(pasted) + "\n" == SCENARIOS[f"{name}_fixed"][1]
     result, events, _ = jx_run(f"{name}_fixed")
     assert len(events) == 1 and result["out"].tolist() == REFERENCE[f"{name}_fixed"]["out"]
+
+
+def test_a_lists_length_at_two_calls_names_the_earlier_call_to_stack_too():
+    """total([jnp.ones(2)]) at line 4, a list of two at line 5: the note stacks line 5's list
+    in its call; pasted there alone, JAX 0.10.2 still lowers twice (line 4's list is a
+    structure of its own), so its last line names line 4's list; both stacked, one lowering,
+    JAX's values."""
+    recorded = {tail: REFERENCE[f"list_length_at_two_calls{tail}"]
+                for tail in ("", "_stacked_at_the_later_call", "_fixed")}
+    assert [r["lowerings"] for r in recorded.values()] == [2, 2, 1]
+    assert recorded["_fixed"]["out"] == recorded[""]["out"]
+    (change,) = _recompile("list_length_at_two_calls")
+    *code, last = change.snippet.splitlines()
+    assert last == ("# stack line 4's [jnp.ones(2)] so too: a list of another length is a "
+                    "program of its own"), change.snippet
+    program = SCENARIOS["list_length_at_two_calls"][1].splitlines()
+    assert "\n".join(program[:4] + code + program[5:]) + "\n" == \
+        SCENARIOS["list_length_at_two_calls_stacked_at_the_later_call"][1]
+    result, events, _ = jx_run("list_length_at_two_calls_fixed")
+    assert len(events) == 1 and result["out"].tolist() == recorded["_fixed"]["out"]

@@ -36,7 +36,7 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
             template = _WEAK_NOW_FIX if weak_now else _WEAK_BEFORE_FIX
         elif c.kind == "structure" and _STACKED.search(c.snippet) and \
                 re.sub(r"\[\d+\]$", "", c.path).isidentifier():
-            out.append(_stacked_at_the_call(c, jitted, now))
+            out.append(_stacked_at_the_call(c, jitted, now, before))
             continue
         elif c.kind == "structure" and {c.old, c.new} == {"by keyword", "by position"} and \
                 c.fix.startswith((f"{c.path} has the same value but came ",
@@ -534,12 +534,14 @@ _STACKED = re.compile(
     r"^(\w+) = jnp\.stack\(list\(\1\) \+ \[(jnp\.zeros\(.*\))\] \* \(MAX - n\)\)$", re.M)
 
 
-def _stacked_at_the_call(change, jitted, now):
+def _stacked_at_the_call(change, jitted, now, before=None):
     """`change`, a list argument's length fix, written in the call that passed the list
     (`total(jnp.stack(list(xs) + [...] * (MAX - len(xs))))    # line 7`): the plain fix's
     `xs = jnp.stack(...)` before the call made the learner's list an array, and a loop
     appending to it (`xs.append(...)`) failed at its next pass. A call that cannot be read
-    keeps the plain fix."""
+    keeps the plain fix. The earlier call on another line (`before`'s) is named in a last
+    line: stacked at one call only, the other's list still compiles a program of its own
+    (JAX 0.10.2: two lowerings for list_length_at_two_calls_stacked_at_the_later_call)."""
     param = re.sub(r"\[\d+\]$", "", change.path)
     found = _argument_at(getattr(now, "site", None), jitted, param)
     if found is None:
@@ -547,13 +549,18 @@ def _stacked_at_the_call(change, jitted, now):
     call, arg, line, rewritten = found
     zeros = _STACKED.search(change.snippet).group(2)
     stacked = f"jnp.stack(list({arg}) + [{zeros}] * (MAX - len({arg})))"
+    other = _argument_at(before.site, jitted, param) \
+        if _another_call(before, now, jitted) else None
+    also = "" if other is None else \
+        f"\n# stack {_line_of(before.site, now.site)}'s {other[1]} so too: a list of " \
+        "another length is a program of its own"
     return dataclasses.replace(
         change,
         fix=change.fix + f" Stacked in the call at line {line} ({call}), {arg} stays a list "
         "(appending to it goes on working).",
         snippet="MAX = 8                              # the most items a call has\n"
                 f"mask = jnp.arange(MAX) < len({arg})    # which rows are real: pass it too\n"
-                f"{rewritten(stacked)}    # line {line}")
+                f"{rewritten(stacked)}    # line {line}" + also)
 
 
 # the weak side a Python number at a call the learner wrote: an array of the other call's dtype
