@@ -434,6 +434,19 @@ SCENARIOS = {
         "b = total(jnp.stack(list([jnp.ones(2), jnp.ones(2)]) + [jnp.zeros((2,), jnp.float32)]"
         " * (MAX - len([jnp.ones(2), jnp.ones(2)]))))    # line 5\n"
         "out = jnp.stack([a, b])\n"),
+    # a dict's key added, the function's parameter p and the learner's variable params
+    # (structure._KEY_FIX): the note's `p = {**defaults, **p}` before each call named nothing
+    # there (NameError); in the calls' name, pasted before each, JAX lowers once (_fixed)
+    "dict_key_added_under_another_name": (
+        "loss(params) with loss's parameter p, params given a 'b' entry after the first call",
+        "@jax.jit\n"
+        "def loss(p):\n"
+        "    return (p['w'] + p.get('b', 0.0)).sum()\n"
+        "params = {'w': jnp.ones(3)}\n"
+        "a = loss(params)\n"
+        "params['b'] = jnp.ones(3)\n"
+        "b = loss(params)\n"
+        "out = jnp.stack([a, b])\n"),
     # ------------------------------------------------ each fix the notes offer, applied
     # (the note's code pasted into the learner's program: one compile, as JAX lowers once)
     "static_lambda_written_twice_fixed": (
@@ -508,6 +521,20 @@ SCENARIOS = {
         "pass it too\n"
         "b = total(jnp.stack(list([jnp.ones(2), jnp.ones(2)]) + [jnp.zeros((2,), jnp.float32)]"
         " * (MAX - len([jnp.ones(2), jnp.ones(2)]))))    # line 5\n"
+        "out = jnp.stack([a, b])\n"),
+    "dict_key_added_under_another_name_fixed": (
+        "dict_key_added_under_another_name with its note's code before each call",
+        "@jax.jit\n"
+        "def loss(p):\n"
+        "    return (p['w'] + p.get('b', 0.0)).sum()\n"
+        "params = {'w': jnp.ones(3)}\n"
+        "defaults = {'b': jnp.zeros((3,), jnp.float32)}    # the keys some call lacks\n"
+        "params = {**defaults, **params}    # the same keys in every call: before each\n"
+        "a = loss(params)\n"
+        "params['b'] = jnp.ones(3)\n"
+        "defaults = {'b': jnp.zeros((3,), jnp.float32)}    # the keys some call lacks\n"
+        "params = {**defaults, **params}    # the same keys in every call: before each\n"
+        "b = loss(params)\n"
         "out = jnp.stack([a, b])\n"),
     "static_passed_on_to_a_helper_fixed": (
         "static_passed_on_to_a_helper's note: scaled only computes with n, so n traced",

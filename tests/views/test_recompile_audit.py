@@ -528,3 +528,26 @@ def test_a_lists_length_at_two_calls_names_the_earlier_call_to_stack_too():
         SCENARIOS["list_length_at_two_calls_stacked_at_the_later_call"][1]
     result, events, _ = jx_run("list_length_at_two_calls_fixed")
     assert len(events) == 1 and result["out"].tolist() == recorded["_fixed"]["out"]
+
+
+def test_a_dicts_keys_fix_is_written_in_the_name_the_calls_pass_it_by():
+    """loss(p) called loss(params), params given a 'b' entry: the note's code was
+    `p = {**defaults, **p}`, which names nothing at the call (NameError pasted there); in the
+    calls' name, pasted before each call, JAX 0.10.2 lowers once, with the same values."""
+    assert REFERENCE["dict_key_added_under_another_name"]["lowerings"] == 2
+    fixed = REFERENCE["dict_key_added_under_another_name_fixed"]
+    assert fixed["lowerings"] == 1
+    assert fixed["out"] == REFERENCE["dict_key_added_under_another_name"]["out"]
+    (change,) = _recompile("dict_key_added_under_another_name")
+    assert change.snippet == (
+        "defaults = {'b': jnp.zeros((3,), jnp.float32)}    # the keys some call lacks\n"
+        "params = {**defaults, **params}    # the same keys in every call: before each"), \
+        change.snippet
+    lines = SCENARIOS["dict_key_added_under_another_name"][1].splitlines()
+    pasted = []
+    for line in lines:
+        pasted += change.snippet.splitlines() if "= loss(params)" in line else []
+        pasted.append(line)
+    assert "\n".join(pasted) + "\n" == SCENARIOS["dict_key_added_under_another_name_fixed"][1]
+    result, events, _ = jx_run("dict_key_added_under_another_name_fixed")
+    assert len(events) == 1 and result["out"].tolist() == fixed["out"]

@@ -69,6 +69,9 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
                 re.search(rf"(?m)^{re.escape(c.path)} = ", c.snippet):
             out.append(_in_the_callers_names(c, jitted, now, before))
             continue
+        elif c.kind == "structure" and _DEFAULTS_MERGED.search(c.snippet):
+            out.append(_keys_in_the_callers_names(c, jitted, before, now))
+            continue
         elif cast is not None and cast.group(1) == cast.group(2) == c.path:
             # the cast belongs at the call whose dtype is not the one cast to: the new
             # call's (int32 data after float32), or the earlier one's (float32 after int32)
@@ -196,6 +199,30 @@ def _for_the_earlier_call(change) -> bool:
     return (change.kind == "shape" and change.fix.startswith(f"{change.path} was a scalar (")) \
         or (change.kind == "structure" and change.old == "None" and
             change.fix.startswith(f"{change.path} was None and is "))
+
+
+# structure._KEY_FIX's code: the argument given the keys some call lacks, before each call
+_DEFAULTS_MERGED = re.compile(r"(?m)^([A-Za-z_]\w*) = \{\*\*defaults, \*\*\1\}")
+
+
+def _keys_in_the_callers_names(change, jitted, before, now):
+    """`change`, a dict argument's keys fix (`p = {**defaults, **p}` before each call), in
+    the name the calls pass it by (`params`, for `def loss(p)` called `loss(params)`): in the
+    parameter's, pasted before the call, it named nothing (NameError). As it was where a call
+    cannot be read or passes no name, or the two calls pass two names."""
+    param = _DEFAULTS_MERGED.search(change.snippet).group(1)
+    names = set()
+    for sig in (before, now):
+        site = getattr(sig, "site", None)
+        found = None if not _calls_it_by_name(site, jitted) else \
+            _argument_at(site, jitted, param)
+        arg = None if found is None else found[1]
+        if arg is None or not arg.isidentifier() or keyword.iskeyword(arg):
+            return change
+        names.add(arg)
+    if len(names) != 1 or names == {param}:
+        return change
+    return dataclasses.replace(change, snippet=_renamed(change.snippet, param, names.pop()))
 
 
 def _another_call(before, now, jitted) -> bool:
