@@ -15,7 +15,8 @@ between calls (CLOSED_OVER) and passed in as its note says: the traces and each 
 result; two jits of one function with other donate_argnums (OPTIONS_DIFFER) and the one jit
 its note leaves; jax.jit(f)(x) at every pass of a loop (JIT_OF_A_DEF_IN_A_LOOP: one trace).
 An input put on another device between two calls (DEVICE_CHANGED, 8 CPU devices asked for as
-the suite's conftest does) and put back as its note says. Each with JAX's compiles too
+the suite's conftest does) and put back as its note says. An input committed to the default device in the
+second call only (COMMITTED_CHANGED) and every call's put there as its note says. Each with JAX's compiles too
 (jax_log_compiles: its "Compiling" lines).
 """
 import json
@@ -33,7 +34,8 @@ import jax.numpy as jnp  # noqa: E402
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
 from pasted_fixes_cases import (  # noqa: E402
-    CASES, CLOSED_OVER, DEVICE_CHANGED, DEVICE_SNIPPET, GROWN, JIT_OF_A_DEF_IN_A_LOOP, OPTIONS,
+    CASES, CLOSED_OVER, COMMITTED_CHANGED, COMMITTED_SNIPPET, DEVICE_CHANGED, DEVICE_SNIPPET,
+    GROWN, JIT_OF_A_DEF_IN_A_LOOP, OPTIONS,
     OPTIONS_DIFFER, device_pasted, grown_filled, options_pasted, passed_in, pasted)
 from recording import cache_misses  # noqa: E402
 
@@ -106,6 +108,10 @@ def main():
                              "pasted": traces(device_pasted(), "device_pasted"),
                              "v_alone": traces(device_pasted(DEVICE_SNIPPET.splitlines()[1]),
                                                "device_v_alone")}
+    out["committed_changed"] = {
+        "program": traces(COMMITTED_CHANGED, "committed"),
+        "pasted": traces(device_pasted(COMMITTED_SNIPPET, COMMITTED_CHANGED),
+                         "committed_pasted")}
     with open(os.path.join(DATA, "pasted_fixes_reference.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
         f.write("\n")

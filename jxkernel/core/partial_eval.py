@@ -37,6 +37,8 @@ class JaxprTracer(staging.JaxprTracer):
 class PartialEvalTrace(JaxprTrace):
     tracer_type = JaxprTracer
     forwards = False        # JAX's pe.JaxprTrace stages an identity broadcast_in_dim too
+    stages = False          # grad's linearize: its known part runs now (eager grad
+    #                         prints on every call, as JAX's)
 
     staging_known = False       # set by `staged`: known operations staged as unknown ones
 

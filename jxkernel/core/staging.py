@@ -135,6 +135,7 @@ class JaxprTrace(Trace):
     tracer_type = JaxprTracer    # the class of its tracers (partial evaluation has its own)
     requires_low = False         # True: a HiPrimitive runs its to_lojax (core/hijax_lower.py)
     forwards = True              # forwarding_rules apply (core/primitive.py)
+    stages = True                # a program: Python under it runs at its trace alone
 
     def __init__(self, parent, debug_info: DebugInfo | None = None, ref_policy=None):
         super().__init__(parent)

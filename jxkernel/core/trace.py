@@ -46,6 +46,11 @@ class Trace:
     # each, the id of either -> (array, Array) (numpy/util.host_array); dropped when it ends
     host_arrays: dict | None = None
 
+    # whether this trace records a program run later (jit's, a loop body's), so Python code
+    # under it runs once per trace, not per call: a print under grad or vmap inside a jit
+    # (print_notes; JAX 0.10.2 prints such a GradTracer once for three calls)
+    stages = False
+
     def __init__(self, parent: Trace | None):
         self.parent = parent
         self.level = 0 if parent is None else parent.level + 1
@@ -206,7 +211,8 @@ def _jax_name(cls) -> str:
 
 
 # The lines outside jxkernel that printed a tracer (print(x), f"{x}") while its trace ran:
-# (file, line, the text shown). A learner expects the value there; the notebook's note under
+# (file, line, the text shown, whether a program was being recorded: Trace.stages, the print
+# runs at the trace alone then). A learner expects the value there; the notebook's note under
 # the cell (notebook/print_notes.py) reads them and clears them.
 printed_tracers: collections.deque = collections.deque(maxlen=16)
 
@@ -390,7 +396,8 @@ class Tracer:
         caller = sys._getframe(1)             # print(x), f"{x}": the line that printed it
         # (a library's tracer may have no trace: JAX's test subclasses pass None)
         if getattr(self._trace, "alive", False) and not is_jxkernel_file(caller.f_code.co_filename):
-            printed_tracers.append((caller.f_code.co_filename, caller.f_lineno, text))
+            printed_tracers.append((caller.f_code.co_filename, caller.f_lineno, text,
+                                    _staged(self._trace)))
         return text
 
     def _short_repr(self) -> str:
@@ -442,6 +449,15 @@ _TRACER_SLOTS = frozenset({"_trace", "_aval", "_var", "const", "aval", "primal",
                            "val", "batch_dim", "_value"})
 
 Array.register(Tracer)     # a tracer stands for an array: isinstance(t, jax.Array)
+
+
+def _staged(trace) -> bool:
+    """Whether `trace` or one it is nested in records a program (Trace.stages)."""
+    while trace is not None:
+        if trace.stages:
+            return True
+        trace = trace.parent
+    return False
 
 
 def value_text(x) -> str:

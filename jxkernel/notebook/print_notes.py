@@ -29,15 +29,15 @@ def cell_note(told: set | None = None) -> Note | None:
     only by print lines told of before (`told`: the (file, line, kind of tracer) told, kept by
     the loaded extension). A print of tracers on purpose (jax-primitives' `trace` helper, one
     line printing in 10 cells) is told once; a cell edited and run again is another file."""
-    printed = [(f, line, text) for f, line, text in trace.printed_tracers if is_user_file(f)]
+    printed = [p for p in trace.printed_tracers if is_user_file(p[0])]
     trace.printed_tracers.clear()
     if told is not None:
-        keys = [(f, line, _jit(text)) for f, line, text in printed]
+        keys = [(f, line, staged) for f, line, _, staged in printed]
         printed = [p for p, key in zip(printed, keys) if key not in told]
         told.update(keys)
     if not printed:
         return None
-    file, line, text = printed[0]
+    file, line, text, staged = printed[0]
     at = source_label(_Site(file, line))
     fixed = debug_print_fix(linecache.getline(file, line).strip())
     if fixed is not None:
@@ -51,11 +51,15 @@ def cell_note(told: set | None = None) -> Note | None:
                   "it, and its string has {} or {name} where they go (not an f-string, "
                   "which Python fills in first):\n  " + fixed),
             kind="info", details=True)
-    jit = _jit(text)
-    what = ("a placeholder with a shape and dtype, not the value" if jit else
+    what = ("a placeholder with a shape and dtype, not the value" if _jit(text) else
             "a tracer (the value with what the transformation tracks), not an array")
+    # a grad's or vmap's tracer inside a jit (a loss printing under jit(grad(loss))) runs at
+    # the jit's trace alone too: JAX 0.10.2 prints its GradTracer once for three calls (it
+    # said "it runs on every call")
     when = ("it runs while the function is traced, and again only when it is traced again "
-            "(a new shape or dtype), not on every call" if jit else
+            "(a new shape or dtype), not on every call" if _jit(text) else
+            "it runs while the jitted function around it is traced, and again only when that "
+            "one is traced again (a new shape or dtype), not on every call" if staged else
             "it runs on every call, and shows the transformation's tracer")
     # the learner's own print rewritten (external-callbacks' `print("...: {}".format(y))`
     # was offered `jax.debug.print("x = {}", x)`, which prints another value, or raises
@@ -65,7 +69,7 @@ def cell_note(told: set | None = None) -> Note | None:
            ":\n  jax.debug.print(\"x = {}\", x)    # x: the value to print")
     # tracing.md's f prints x, y and result: each line that printed a tracer, rewritten
     # (the first alone left the learner's other two printing tracers)
-    lines = list(dict.fromkeys((f, n) for f, n, _ in printed))
+    lines = list(dict.fromkeys((f, n) for f, n, _, _ in printed))
     rewritten = [(print_fix(linecache.getline(f, n).strip()), source_label(_Site(f, n)))
                  for f, n in lines]
     if own and len(lines) > 1 and all(code for code, _ in rewritten):

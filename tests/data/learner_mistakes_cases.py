@@ -795,6 +795,7 @@ def _prints_under_jit(jax):
     same types, and what print shows: the print note's claims (notebook/print_notes.py)."""
     import contextlib
     import io
+    jnp = jax.numpy
 
     def lines(fn):
         out = io.StringIO()
@@ -818,7 +819,27 @@ def _prints_under_jit(jax):
     def with_fstring_fixed(x):          # the note's rewrite of that line
         jax.debug.print('x is {x}', x=x)
         return x + 1
+    # a print in a loss under grad or vmap: inside a jit (a training step) it runs at the
+    # jit's trace alone, as a JitTracer's print does; eager grad prints on every call. The
+    # note's jax.debug.print in place of the print prints each call's value.
+    def loss_printing(w):
+        print("w is", w)
+        return w * w
+
+    def loss_debug_printing(w):
+        jax.debug.print("w is {}", w)
+        return w * w
+
+    def row_printing(r):
+        print("r is", r)
+        return r * 2
     return {"print_in_jit_lines": lines(jax.jit(with_print)),
+            "print_under_grad_in_jit_lines": lines(jax.jit(jax.grad(loss_printing))),
+            "debug_print_under_grad_in_jit_lines":
+                lines(jax.jit(jax.grad(loss_debug_printing))),
+            "print_under_vmap_in_jit_lines":
+                lines(jax.jit(lambda x: jax.vmap(row_printing)(jnp.ones(2) * x))),
+            "print_under_grad_lines": lines(jax.grad(loss_printing)),
             "debug_print_in_jit_lines": lines(jax.jit(with_debug_print)),
             "debug_print_fstring_in_jit_lines": lines(jax.jit(with_fstring)),
             "debug_print_fstring_fixed_lines": lines(jax.jit(with_fstring_fixed))}

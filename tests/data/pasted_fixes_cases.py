@@ -663,9 +663,24 @@ DEVICE_SNIPPET = ("x = jax.device_put(x, jax.devices()[0])    # before line 5\n"
                   "v = jax.device_put(v, jax.devices()[0])    # before line 7")
 
 
-def device_pasted(snippet=DEVICE_SNIPPET):
-    """DEVICE_CHANGED with each line of the note's code before the line it names."""
-    lines = DEVICE_CHANGED.splitlines()
+# an array put on the one device (committed to it) where the first call's was made there
+# (uncommitted): one trace, two compiles in JAX 0.10.2; the note's code puts each call's
+# arguments on the device before the call (at_the_calls._COMMITTED_AT_THE_CALLS)
+COMMITTED_CHANGED = (
+    "@jax.jit\n"
+    "def f(x):\n"
+    "    return x * 2\n"
+    "x = jnp.ones(3)\n"
+    "y = f(x)\n"
+    "v = jax.device_put(jnp.ones(3), jax.devices()[0])\n"
+    "y = f(v)\n")
+COMMITTED_SNIPPET = DEVICE_SNIPPET
+
+
+def device_pasted(snippet=DEVICE_SNIPPET, program=DEVICE_CHANGED):
+    """`program` (DEVICE_CHANGED) with each line of the note's code before the line it
+    names."""
+    lines = program.splitlines()
     out = []
     for number, line in enumerate(lines, 1):
         out += [code for code in snippet.splitlines() if code.endswith(f"# before line {number}")]

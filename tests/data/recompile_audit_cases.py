@@ -300,6 +300,153 @@ SCENARIOS = {
         "    f(jnp.ones(3))\n"
         "finally:\n"
         "    jax.config.update('jax_enable_x64', False)\n"),
+    # a static argument the function only passes on to a helper of the learner's, whose use
+    # of it the note does not read (fixes._STATIC_PASSED): a program per value, as in JAX;
+    # its "drop it from static_argnums" where the helper only computes with it:
+    # static_passed_on_to_a_helper_fixed; its "a shape: a program per value is expected"
+    "static_passed_on_to_a_helper": (
+        "a static n passed on to a helper that only computes with it, n = 1, 2, 3",
+        "import functools\n"
+        "def scaled(x, n):\n"
+        "    return x * n\n"
+        "@functools.partial(jax.jit, static_argnums=1)\n"
+        "def f(x, n):\n"
+        "    return scaled(x, n)\n"
+        "out = jnp.stack([f(jnp.ones(2), n) for n in (1, 2, 3)])\n"),
+    "static_passed_on_as_a_shape": (
+        "a static n passed on to a helper that makes a shape of it, n = 1, 2, 3",
+        "import functools\n"
+        "def padded(x, n):\n"
+        "    return jnp.concatenate([x, jnp.zeros(n)])\n"
+        "@functools.partial(jax.jit, static_argnums=1)\n"
+        "def f(x, n):\n"
+        "    return padded(x, n).sum()\n"
+        "out = jnp.stack([f(jnp.ones(2), n) for n in (1, 2, 3)])\n"),
+    # a dataclass registered by register_pytree_node, its learning rate the aux data: each
+    # value a structure of its own (structure._META_FIX, a note no test produced), as in JAX
+    "pytree_node_dataclass_aux_changes": (
+        "a dataclass registered with register_pytree_node, lr its aux data: 0.1, 0.05, 0.025",
+        "import dataclasses\n"
+        "@dataclasses.dataclass\n"
+        "class Opt:\n"
+        "    w: object\n"
+        "    lr: float\n"
+        "jax.tree_util.register_pytree_node(\n"
+        "    Opt, lambda o: ((o.w,), o.lr), lambda lr, c: Opt(c[0], lr))\n"
+        "step = jax.jit(lambda o: o.w - o.lr * o.w)\n"
+        "out = jnp.stack([step(Opt(jnp.ones(2), lr)) for lr in (0.1, 0.05, 0.025)])\n"),
+    # a static size or shape the function needs as a Python value (fixes._STATIC_STAYS,
+    # statics._STATIC_SHAPE_FIX, no JAX-compared scenario produced them): "a program per
+    # value is expected", and a value seen before reuses its program (JAX: 2 lowerings for
+    # 4 calls); that it must stay static: recompile_cases' ones_traced_n (JAX's TypeError)
+    "static_size_needed_seen_again": (
+        "a static n used as a size, n = 2, 3, 2, 3",
+        "import functools\n"
+        "@functools.partial(jax.jit, static_argnums=1)\n"
+        "def f(x, n):\n"
+        "    return jnp.ones(n) * x.sum()\n"
+        "out = jnp.stack([f(jnp.ones(2), n).sum() for n in (2, 3, 2, 3)])\n"),
+    "static_shape_tuple_seen_again": (
+        "a static shape tuple, (2,), (3,), (2,), (3,)",
+        "import functools\n"
+        "@functools.partial(jax.jit, static_argnames='shape')\n"
+        "def zeros_plus(x, shape):\n"
+        "    return jnp.zeros(shape) + x.sum()\n"
+        "out = jnp.stack([zeros_plus(jnp.ones(2), shape=s).sum()\n"
+        "                 for s in ((2,), (3,), (2,), (3,))])\n"),
+    # a velocity started as 0.0 at one call and given back as an array at the next, on two
+    # lines (two cells alike): the note made it an array "from the start" before the later
+    # call, where v is that array already (JAX 0.10.2: still two lowerings,
+    # ..._pasted_at_the_later_call); at the earlier call, which passed 0.0: one (_fixed)
+    "scalar_then_array_at_two_calls": (
+        "momentum(0.0, grads), then momentum(v, grads) with v the f32[3] it returned",
+        "@jax.jit\n"
+        "def momentum(v, g):\n"
+        "    return 0.9 * v + g\n"
+        "grads = jnp.ones(3)\n"
+        "v = momentum(0.0, grads)\n"
+        "v = momentum(v, grads)\n"
+        "out = v\n"),
+    "scalar_then_array_at_two_calls_pasted_at_the_later_call": (
+        "scalar_then_array_at_two_calls with the note's code as it was: before line 6",
+        "@jax.jit\n"
+        "def momentum(v, g):\n"
+        "    return 0.9 * v + g\n"
+        "grads = jnp.ones(3)\n"
+        "v = momentum(0.0, grads)\n"
+        "v = jnp.broadcast_to(jnp.asarray(v, jnp.float32), (3,))    # from the start\n"
+        "v = momentum(v, grads)\n"
+        "out = v\n"),
+    # None, then an array, on two lines (structure._NONE_ARGUMENT_FIX): the note's "zeros
+    # where None" was written before the array's call (JAX 0.10.2: still two lowerings,
+    # ..._pasted_at_the_later_call), now at None's (_fixed: one). The array first, then None:
+    # the note's code renamed bias to the call's `None` (`None = jnp.zeros(...)`, no Python)
+    "none_then_array_at_two_calls": (
+        "f(x, None), then f(x, jnp.ones(3)) on the next line",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, None)\n"
+        "y = f(x, jnp.ones(3))\n"
+        "out = y\n"),
+    "none_then_array_at_two_calls_pasted_at_the_later_call": (
+        "none_then_array_at_two_calls with the note's code as it was: before line 6",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, None)\n"
+        "bias = jnp.ones(3)    # line 6's argument, named\n"
+        "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call\n"
+        "y = f(x, bias)    # line 6, given it\n"
+        "out = y\n"),
+    "array_then_none_at_two_calls": (
+        "f(x, jnp.ones(3)), then f(x, None) on the next line",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, jnp.ones(3))\n"
+        "y = f(x, None)\n"
+        "out = y\n"),
+    # a list of one item at one call, of two at the next line (structure._LENGTH_FIX, stacked
+    # at the call: at_the_calls._stacked_at_the_call): stacked at the later call alone, the
+    # earlier's list is a program of its own (JAX 0.10.2: two lowerings); the note's last
+    # line names it, and both stacked compile once (_fixed)
+    "list_length_at_two_calls": (
+        "total([jnp.ones(2)]), then total([jnp.ones(2), jnp.ones(2)]) on the next line",
+        "@jax.jit\n"
+        "def total(xs):\n"
+        "    return sum(x.sum() for x in xs)\n"
+        "a = total([jnp.ones(2)])\n"
+        "b = total([jnp.ones(2), jnp.ones(2)])\n"
+        "out = jnp.stack([a, b])\n"),
+    "list_length_at_two_calls_stacked_at_the_later_call": (
+        "list_length_at_two_calls with the note's code in place of line 5 alone",
+        "@jax.jit\n"
+        "def total(xs):\n"
+        "    return sum(x.sum() for x in xs)\n"
+        "a = total([jnp.ones(2)])\n"
+        "MAX = 8                              # the most items a call has\n"
+        "mask = jnp.arange(MAX) < len([jnp.ones(2), jnp.ones(2)])    # which rows are real: "
+        "pass it too\n"
+        "b = total(jnp.stack(list([jnp.ones(2), jnp.ones(2)]) + [jnp.zeros((2,), jnp.float32)]"
+        " * (MAX - len([jnp.ones(2), jnp.ones(2)]))))    # line 5\n"
+        "out = jnp.stack([a, b])\n"),
+    # a dict's key added, the function's parameter p and the learner's variable params
+    # (structure._KEY_FIX): the note's `p = {**defaults, **p}` before each call named nothing
+    # there (NameError); in the calls' name, pasted before each, JAX lowers once (_fixed)
+    "dict_key_added_under_another_name": (
+        "loss(params) with loss's parameter p, params given a 'b' entry after the first call",
+        "@jax.jit\n"
+        "def loss(p):\n"
+        "    return (p['w'] + p.get('b', 0.0)).sum()\n"
+        "params = {'w': jnp.ones(3)}\n"
+        "a = loss(params)\n"
+        "params['b'] = jnp.ones(3)\n"
+        "b = loss(params)\n"
+        "out = jnp.stack([a, b])\n"),
     # ------------------------------------------------ each fix the notes offer, applied
     # (the note's code pasted into the learner's program: one compile, as JAX lowers once)
     "static_lambda_written_twice_fixed": (
@@ -310,6 +457,93 @@ SCENARIOS = {
         "double = lambda v: v * 2    # made once\n"
         "f(jnp.ones(3), double)\n"
         "f(jnp.ones(3), double)\n"),
+    "pytree_node_dataclass_aux_changes_fixed": (
+        "pytree_node_dataclass_aux_changes's note filled in: register_dataclass, lr data",
+        "import dataclasses\n"
+        "@dataclasses.dataclass\n"
+        "class Opt:\n"
+        "    w: object\n"
+        "    lr: float\n"
+        "jax.tree_util.register_dataclass(Opt, data_fields=['w', 'lr'], meta_fields=[])\n"
+        "step = jax.jit(lambda o: o.w - o.lr * o.w)\n"
+        "out = jnp.stack([step(Opt(jnp.ones(2), lr)) for lr in (0.1, 0.05, 0.025)])\n"),
+    # recompile_cases' closure_factory_in_a_loop, its note's code filled in (what the closure
+    # read, k, an argument of one jitted function): fresh_functions._CLOSURE_FRESH_FIX
+    "closure_factory_in_a_loop_fixed": (
+        "closure_factory_in_a_loop's note: k passed to one jitted f, not closed over",
+        "@jax.jit\n"
+        "def f(x, k):     # what the closure read, now an argument\n"
+        "    return x * k\n"
+        "out = jnp.stack([f(jnp.ones(3), k) for k in (2.0, 3.0)])\n"),
+    "scalar_then_array_at_two_calls_fixed": (
+        "scalar_then_array_at_two_calls with its note's code in place of line 5",
+        "@jax.jit\n"
+        "def momentum(v, g):\n"
+        "    return 0.9 * v + g\n"
+        "grads = jnp.ones(3)\n"
+        "v_arg = 0.0    # line 5's argument, named\n"
+        "v_arg = jnp.broadcast_to(jnp.asarray(v_arg, jnp.float32), (3,))    # from the start\n"
+        "v = momentum(v_arg, grads)    # line 5, given it\n"
+        "v = momentum(v, grads)\n"
+        "out = v\n"),
+    "none_then_array_at_two_calls_fixed": (
+        "none_then_array_at_two_calls with its note's code in place of line 5",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "x = jnp.ones(3)\n"
+        "bias = None    # line 5's argument, named\n"
+        "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call\n"
+        "y = f(x, bias)    # line 5, given it\n"
+        "y = f(x, jnp.ones(3))\n"
+        "out = y\n"),
+    "array_then_none_at_two_calls_fixed": (
+        "array_then_none_at_two_calls with its note's code in place of line 6",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, jnp.ones(3))\n"
+        "bias = None    # line 6's argument, named\n"
+        "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call\n"
+        "y = f(x, bias)    # line 6, given it\n"
+        "out = y\n"),
+    "list_length_at_two_calls_fixed": (
+        "list_length_at_two_calls with the note's code, line 4's list stacked so too",
+        "@jax.jit\n"
+        "def total(xs):\n"
+        "    return sum(x.sum() for x in xs)\n"
+        "MAX = 8                              # the most items a call has\n"
+        "a = total(jnp.stack(list([jnp.ones(2)]) + [jnp.zeros((2,), jnp.float32)]"
+        " * (MAX - len([jnp.ones(2)]))))\n"
+        "MAX = 8                              # the most items a call has\n"
+        "mask = jnp.arange(MAX) < len([jnp.ones(2), jnp.ones(2)])    # which rows are real: "
+        "pass it too\n"
+        "b = total(jnp.stack(list([jnp.ones(2), jnp.ones(2)]) + [jnp.zeros((2,), jnp.float32)]"
+        " * (MAX - len([jnp.ones(2), jnp.ones(2)]))))    # line 5\n"
+        "out = jnp.stack([a, b])\n"),
+    "dict_key_added_under_another_name_fixed": (
+        "dict_key_added_under_another_name with its note's code before each call",
+        "@jax.jit\n"
+        "def loss(p):\n"
+        "    return (p['w'] + p.get('b', 0.0)).sum()\n"
+        "params = {'w': jnp.ones(3)}\n"
+        "defaults = {'b': jnp.zeros((3,), jnp.float32)}    # the keys some call lacks\n"
+        "params = {**defaults, **params}    # the same keys in every call: before each\n"
+        "a = loss(params)\n"
+        "params['b'] = jnp.ones(3)\n"
+        "defaults = {'b': jnp.zeros((3,), jnp.float32)}    # the keys some call lacks\n"
+        "params = {**defaults, **params}    # the same keys in every call: before each\n"
+        "b = loss(params)\n"
+        "out = jnp.stack([a, b])\n"),
+    "static_passed_on_to_a_helper_fixed": (
+        "static_passed_on_to_a_helper's note: scaled only computes with n, so n traced",
+        "def scaled(x, n):\n"
+        "    return x * n\n"
+        "@jax.jit    # n dropped from static_argnums: traced\n"
+        "def f(x, n):\n"
+        "    return scaled(x, n)\n"
+        "out = jnp.stack([f(jnp.ones(2), n) for n in (1, 2, 3)])\n"),
     "static_activation_function_seen_again": (
         "static_activation_function's note: each function compiles once, then is found",
         "def layer(x, act):\n"

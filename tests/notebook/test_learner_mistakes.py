@@ -729,6 +729,33 @@ def test_print_of_a_tracer_inside_jit_gets_a_note_pointing_to_debug_print(shell)
     assert _info_notes(shell, "%%jit\nprint('tracing', xs_p)\nys_p = xs_p * 2") == []
 
 
+def test_a_print_under_grad_or_vmap_inside_jit_is_told_it_runs_at_the_jits_trace(shell):
+    """A loss printing its argument under jit(grad(loss)) (a training step), or a row under
+    jit(vmap(f)): JAX 0.10.2 prints the GradTracer or VmapTracer once for two calls, as a
+    JitTracer's print. The note said "it runs on every call" (true of eager grad alone,
+    which JAX prints at each call); its jax.debug.print in place prints each call's value."""
+    assert len(JAX["print_under_grad_in_jit_lines"]) == 1
+    assert len(JAX["print_under_vmap_in_jit_lines"]) == 1
+    assert len(JAX["print_under_grad_lines"]) == 2
+    assert JAX["debug_print_under_grad_in_jit_lines"] == ["w is 1.0", "w is 2.0"]
+    for key in ("print_under_grad_in_jit_lines", "print_under_vmap_in_jit_lines",
+                "print_under_grad_lines", "debug_print_under_grad_in_jit_lines"):
+        assert our_facts()[key] == JAX[key], key
+    once = ("it runs while the jitted function around it is traced, and again only when "
+            "that one is traced again (a new shape or dtype), not on every call")
+    (note,) = _info_notes(shell, "def loss_pg(w):\n    print('w is', w)\n    return w * w\n"
+                                 "step_pg = jax.jit(jax.grad(loss_pg))\n"
+                                 "step_pg(1.0)\nstep_pg(2.0)")
+    assert once in note and "on every call, and shows" not in note, note
+    assert note.splitlines()[-1].strip() == "jax.debug.print('w is {}', w)", note
+    (note,) = _info_notes(shell, "def row_pv(r):\n    print('r is', r)\n    return r * 2\n"
+                                 "jax.jit(lambda x: jax.vmap(row_pv)(jnp.ones(2) * x))(1.0)")
+    assert once in note, note
+    (note,) = _info_notes(shell, "def loss_pe(w):\n    print('w is', w)\n    return w * w\n"
+                                 "jax.grad(loss_pe)(1.0)\njax.grad(loss_pe)(2.0)")
+    assert "it runs on every call, and shows the transformation's tracer" in note, note
+
+
 def test_cond_branches_of_two_types_get_a_card_whose_fixes_work_under_jax(shell):
     # cond's TypeError is JAX's (test_the_cases_say_what_jax_says); the card casts toward the
     # promoted dtype (the int branch to float32, not the float one to int32), and each shape

@@ -17,6 +17,7 @@ The snippet pasted is the note's own (read from it; tests/data/pasted_fixes_case
 it as written, for the reference), and JAX 0.10.2 traces the same programs as often
 (tests/data/pasted_fixes_reference.json, reference/make_pasted_fixes_reference.py)."""
 import json
+import re
 
 import pytest
 
@@ -27,9 +28,10 @@ from fresh_process import run_python   # tests/support
 from backend_tier import cases_marked   # tests/support
 
 from pasted_fixes_cases import (  # tests/data
-    CASES, CLOSED_OVER, CLOSED_OVER_SNIPPET, DEVICE_SNIPPET, GROWN, GROWN_SNIPPET,
+    CASES, CLOSED_OVER, CLOSED_OVER_SNIPPET, COMMITTED_CHANGED, COMMITTED_SNIPPET,
+    DEVICE_SNIPPET, GROWN, GROWN_SNIPPET,
     JIT_OF_A_DEF_IN_A_LOOP, OPTIONS, OPTIONS_DIFFER, OPTIONS_SNIPPET, grown_filled,
-    options_pasted, passed_in, pasted)
+    device_pasted, options_pasted, passed_in, pasted)
 import locations  # tests/support: the repository's folders
 
 REFERENCE = locations.recorded("pasted_fixes_reference.json")
@@ -241,6 +243,27 @@ def test_an_object_made_in_the_loop_from_the_loops_value_is_not_moved(tmp_path):
     (change,) = events[1].changes
     assert "moved above the loop" not in change.snippet and "Trainer(...)" in change.snippet
     assert "a pattern, in names of yours to fill in" in change.fix
+
+
+def test_an_input_committed_in_one_call_only_put_on_the_device_as_the_note_says_compiles_once(
+        tmp_path):
+    """v put on the default device with jax.device_put (committed) where the first call's x
+    was made there (uncommitted): JAX 0.10.2 traces once and compiles jit(f) twice, as the
+    note says ("the same trace, compiled again"); its code, each call's argument put on the
+    device before the call, pasted: one compile, in JAX and here."""
+    recorded = REFERENCE["committed_changed"]
+    assert recorded["program"]["traces"] == 1
+    assert recorded["program"]["compiled"] == ["jit(f)", "jit(f)"]
+    events, _ = run(COMMITTED_CHANGED, tmp_path / "committed.py")
+    assert [e.compiled for e in events] == [True, True]
+    (change,) = events[1].changes
+    assert change.kind == "committed" and change.snippet == COMMITTED_SNIPPET, change
+    assert "the same trace, compiled again" in change.fix
+    # (the device as the backend names it: cpu:0, numpy:0 on the NumPy backend)
+    assert re.search(r"put x, v on \w+:0 before each call", change.fix), change.fix
+    again, _ = run(device_pasted(change.snippet, COMMITTED_CHANGED),
+                   tmp_path / "committed_pasted.py")
+    assert len(again) == len(recorded["pasted"]["compiled"]) == 1
 
 
 # the device case runs in a process of its own with 8 CPU devices (the suite's have one):

@@ -379,3 +379,175 @@ def test_the_fix_applied_compiles_as_jax_traces(name):
     assert len(again) == sum(m["kind"] != "never seen function"
                              for m in REFERENCE[name]["misses"])
     assert events[0].reason == "first call"
+
+
+def test_a_static_argument_passed_on_to_a_helper_is_told_both_ways():
+    """A static n the jitted f passes on to a helper of the learner's (fixes._STATIC_PASSED):
+    each value compiles (JAX 0.10.2: 3 lowerings for n = 1, 2, 3, whether the helper only
+    computes with n or makes a shape of it), and the note's "drop it from static_argnums"
+    where the helper only computes with it compiles once, with JAX's values."""
+    for name, helper in (("static_passed_on_to_a_helper", "scaled"),
+                         ("static_passed_on_as_a_shape", "padded")):
+        assert REFERENCE[name]["lowerings"] == 3
+        _, events, _ = jx_run(name)
+        assert [e.reason == "first call" for e in events] == [True, False, False]
+        for event in events[1:]:
+            (change,) = event.changes
+            assert change.kind == "static"
+            assert f"f passes n on to {helper}(...), whose use of it is not read here" in \
+                change.fix, change.fix
+            assert "a program per value is expected" in change.fix
+            assert "drop it from static_argnums/static_argnames" in change.fix
+    fixed = REFERENCE["static_passed_on_to_a_helper_fixed"]
+    assert fixed["lowerings"] == 1
+    assert fixed["out"] == REFERENCE["static_passed_on_to_a_helper"]["out"]
+
+
+def test_a_dataclasss_aux_data_changing_is_told_to_be_a_data_field_which_compiles_once():
+    """A dataclass registered with register_pytree_node, lr its aux data (structure._META_FIX):
+    each lr a structure of its own (JAX 0.10.2: 3 lowerings, "pytree metadata 0.05 and before
+    0.1"); the note's register_dataclass with lr a data field, filled in, compiles once with
+    JAX's values."""
+    assert REFERENCE["pytree_node_dataclass_aux_changes"]["lowerings"] == 3
+    _, events, _ = jx_run("pytree_node_dataclass_aux_changes")
+    assert [e.reason == "first call" for e in events] == [True, False, False]
+    for event, (was, now) in zip(events[1:], ((0.1, 0.05), (0.05, 0.025))):
+        (change,) = event.changes
+        assert (change.kind, change.old, change.new) == \
+            ("structure", f"Opt meta {was}", f"Opt meta {now}"), change
+        assert "make it a data field (an array, traced)" in change.fix, change.fix
+        assert change.snippet.startswith("jax.tree_util.register_dataclass(Opt, data_fields=")
+    fixed = REFERENCE["pytree_node_dataclass_aux_changes_fixed"]
+    assert fixed["lowerings"] == 1
+    assert fixed["out"] == REFERENCE["pytree_node_dataclass_aux_changes"]["out"]
+
+
+def test_a_static_size_or_shape_is_told_to_stay_static_and_a_value_seen_again_compiles_not():
+    """n used as a size (fixes._STATIC_STAYS) and a shape tuple (statics._STATIC_SHAPE_FIX),
+    static, given 2, 3, 2, 3: the notes say a program per value is expected and a value seen
+    before reuses its program; JAX 0.10.2 lowers twice for the four calls, and jxkernel
+    compiles twice. That it must stay static: traced, JAX raises (ones_traced_n)."""
+    corpus = locations.jax_answers("recompile_reference.json")["scenarios"]
+    assert corpus["ones_traced_n"]["error"] == "TypeError"
+    said = {"static_size_needed_seen_again": "f needs n as a Python value (a shape or a size), "
+                                             "so it must stay static and a program per value "
+                                             "is expected",
+            "static_shape_tuple_seen_again": "a later call with a value seen before reuses its "
+                                             "program. A tuple of ints such as a shape must "
+                                             "stay a Python value while tracing"}
+    for name, words in said.items():
+        assert REFERENCE[name]["lowerings"] == 2
+        _, events, _ = jx_run(name)
+        assert [e.reason == "first call" for e in events] == [True, False]
+        assert sum(e.compiled for e in events) == 2
+        (change,) = events[1].changes
+        assert change.kind == "static" and words in change.fix, change.fix
+
+
+def test_a_closures_fix_filled_in_compiles_once_as_in_jax():
+    """recompile_cases' closure_factory_in_a_loop (a factory jitting a lambda over k, made
+    anew for k = 2.0, 3.0): the note's code, `def f(x, k):` with k an argument of one jitted
+    function, filled in (closure_factory_in_a_loop_fixed) compiles once in JAX 0.10.2 and
+    here (test_the_fix_applied_compiles_as_jax_traces), with JAX's values."""
+    import recompile_cases       # tests/data
+    start = compile_log.last_seq() + 1
+    recompile_cases.run(jxkernel, "closure_factory_in_a_loop", f"audit{next(_RUNS)}")
+    events = [e for e in compile_log.events_since(start) if e.miss and e.changes]
+    (change,) = events[-1].changes
+    assert change.kind == "fresh_jit" and "closure over k" in change.fix, change.fix
+    fixed_source = SCENARIOS["closure_factory_in_a_loop_fixed"][1]
+    for line in change.snippet.splitlines()[:2]:
+        assert line in fixed_source, (line, change.snippet)
+    assert REFERENCE["closure_factory_in_a_loop_fixed"]["lowerings"] == 1
+    result, events, _ = jx_run("closure_factory_in_a_loop_fixed")
+    assert len(events) == 1
+    assert result["out"].tolist() == REFERENCE["closure_factory_in_a_loop_fixed"]["out"]
+
+
+def test_a_state_started_as_a_number_at_another_call_is_made_an_array_at_that_call():
+    """momentum(0.0, grads) at line 5, momentum(v, grads) at line 6: the note's code made v an
+    array "from the start" before line 6, where v is that array already; pasted there, JAX
+    0.10.2 still lowers twice. Written at line 5's call, which passed 0.0, and pasted in its
+    place: one lowering, JAX's values."""
+    recorded = {name: REFERENCE[f"scalar_then_array_at_two_calls{tail}"] for name, tail in (
+        ("program", ""), ("later", "_pasted_at_the_later_call"), ("fixed", "_fixed"))}
+    assert [recorded[n]["lowerings"] for n in ("program", "later", "fixed")] == [2, 2, 1]
+    assert recorded["fixed"]["out"] == recorded["program"]["out"]
+    (change,) = _recompile("scalar_then_array_at_two_calls")
+    assert change.fix.startswith("v was a scalar (f32[] (weak)) and is an array now (f32[3])")
+    assert change.snippet == (
+        "v_arg = 0.0    # line 5's argument, named\n"
+        "v_arg = jnp.broadcast_to(jnp.asarray(v_arg, jnp.float32), (3,))    # from the start\n"
+        "v = momentum(v_arg, grads)    # line 5, given it"), change.snippet
+    program = SCENARIOS["scalar_then_array_at_two_calls"][1].splitlines()
+    pasted = program[:4] + change.snippet.splitlines() + program[5:]
+    assert "\n".join(pasted) + "\n" == SCENARIOS["scalar_then_array_at_two_calls_fixed"][1]
+    result, events, _ = jx_run("scalar_then_array_at_two_calls_fixed")
+    assert len(events) == 1 and result["out"].tolist() == recorded["fixed"]["out"]
+
+
+@pytest.mark.parametrize("name, line", [("none_then_array_at_two_calls", 5),
+                                        ("array_then_none_at_two_calls", 6)])
+def test_none_and_an_array_at_two_calls_get_zeros_at_the_call_passing_none(name, line):
+    """f(x, None) and f(x, jnp.ones(3)) on two lines, in either order: the note's zeros go at
+    the call that passed None. None first, they went before the array's call, where JAX
+    0.10.2 still lowers twice (none_then_array_at_two_calls_pasted_at_the_later_call); the
+    array first, the code renamed bias to the call's None (`None = jnp.zeros(...)`, which
+    Python refuses). Pasted in place of that line: one lowering, JAX's values."""
+    if name.startswith("none"):
+        assert REFERENCE[f"{name}_pasted_at_the_later_call"]["lowerings"] == 2
+    assert REFERENCE[name]["lowerings"] == 2 and REFERENCE[f"{name}_fixed"]["lowerings"] == 1
+    assert REFERENCE[f"{name}_fixed"]["out"] == REFERENCE[name]["out"]
+    (change,) = _recompile(name)
+    assert change.snippet == (
+        f"bias = None    # line {line}'s argument, named\n"
+        "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call\n"
+        f"y = f(x, bias)    # line {line}, given it"), change.snippet
+    program = SCENARIOS[name][1].splitlines()
+    pasted = program[:line - 1] + change.snippet.splitlines() + program[line:]
+    assert "\n".join(pasted) + "\n" == SCENARIOS[f"{name}_fixed"][1]
+    result, events, _ = jx_run(f"{name}_fixed")
+    assert len(events) == 1 and result["out"].tolist() == REFERENCE[f"{name}_fixed"]["out"]
+
+
+def test_a_lists_length_at_two_calls_names_the_earlier_call_to_stack_too():
+    """total([jnp.ones(2)]) at line 4, a list of two at line 5: the note stacks line 5's list
+    in its call; pasted there alone, JAX 0.10.2 still lowers twice (line 4's list is a
+    structure of its own), so its last line names line 4's list; both stacked, one lowering,
+    JAX's values."""
+    recorded = {tail: REFERENCE[f"list_length_at_two_calls{tail}"]
+                for tail in ("", "_stacked_at_the_later_call", "_fixed")}
+    assert [r["lowerings"] for r in recorded.values()] == [2, 2, 1]
+    assert recorded["_fixed"]["out"] == recorded[""]["out"]
+    (change,) = _recompile("list_length_at_two_calls")
+    *code, last = change.snippet.splitlines()
+    assert last == ("# stack line 4's [jnp.ones(2)] so too: a list of another length is a "
+                    "program of its own"), change.snippet
+    program = SCENARIOS["list_length_at_two_calls"][1].splitlines()
+    assert "\n".join(program[:4] + code + program[5:]) + "\n" == \
+        SCENARIOS["list_length_at_two_calls_stacked_at_the_later_call"][1]
+    result, events, _ = jx_run("list_length_at_two_calls_fixed")
+    assert len(events) == 1 and result["out"].tolist() == recorded["_fixed"]["out"]
+
+
+def test_a_dicts_keys_fix_is_written_in_the_name_the_calls_pass_it_by():
+    """loss(p) called loss(params), params given a 'b' entry: the note's code was
+    `p = {**defaults, **p}`, which names nothing at the call (NameError pasted there); in the
+    calls' name, pasted before each call, JAX 0.10.2 lowers once, with the same values."""
+    assert REFERENCE["dict_key_added_under_another_name"]["lowerings"] == 2
+    fixed = REFERENCE["dict_key_added_under_another_name_fixed"]
+    assert fixed["lowerings"] == 1
+    assert fixed["out"] == REFERENCE["dict_key_added_under_another_name"]["out"]
+    (change,) = _recompile("dict_key_added_under_another_name")
+    assert change.snippet == (
+        "defaults = {'b': jnp.zeros((3,), jnp.float32)}    # the keys some call lacks\n"
+        "params = {**defaults, **params}    # the same keys in every call: before each"), \
+        change.snippet
+    lines = SCENARIOS["dict_key_added_under_another_name"][1].splitlines()
+    pasted = []
+    for line in lines:
+        pasted += change.snippet.splitlines() if "= loss(params)" in line else []
+        pasted.append(line)
+    assert "\n".join(pasted) + "\n" == SCENARIOS["dict_key_added_under_another_name_fixed"][1]
+    result, events, _ = jx_run("dict_key_added_under_another_name_fixed")
+    assert len(events) == 1 and result["out"].tolist() == fixed["out"]

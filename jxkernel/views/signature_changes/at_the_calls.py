@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import keyword
 import linecache
 import os
 import re
@@ -35,7 +36,7 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
             template = _WEAK_NOW_FIX if weak_now else _WEAK_BEFORE_FIX
         elif c.kind == "structure" and _STACKED.search(c.snippet) and \
                 re.sub(r"\[\d+\]$", "", c.path).isidentifier():
-            out.append(_stacked_at_the_call(c, jitted, now))
+            out.append(_stacked_at_the_call(c, jitted, now, before))
             continue
         elif c.kind == "structure" and {c.old, c.new} == {"by keyword", "by position"} and \
                 c.fix.startswith((f"{c.path} has the same value but came ",
@@ -67,6 +68,9 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
         elif c.kind in ("shape", "structure") and c.path.isidentifier() and \
                 re.search(rf"(?m)^{re.escape(c.path)} = ", c.snippet):
             out.append(_in_the_callers_names(c, jitted, now, before))
+            continue
+        elif c.kind == "structure" and _DEFAULTS_MERGED.search(c.snippet):
+            out.append(_keys_in_the_callers_names(c, jitted, before, now))
             continue
         elif cast is not None and cast.group(1) == cast.group(2) == c.path:
             # the cast belongs at the call whose dtype is not the one cast to: the new
@@ -172,11 +176,70 @@ def _in_the_callers_names(change, jitted, now, before=None):
     cannot be read or passes the parameter's own name. A padding fix for a call other than
     the earlier one (`before`'s) says to pad that call's argument too (_pad_the_other_call)."""
     site = getattr(now, "site", None)
+    where = None
+    if _for_the_earlier_call(change) and _another_call(before, now, jitted):
+        # a state made with the array's shape "from the start" (input_types._GROWN_FIX), None
+        # made zeros (structure._NONE_ARGUMENT_FIX): at the earlier call, which passed the
+        # scalar or the None. Before the later call the argument is the array already, and
+        # the earlier call still compiles a program of its own (JAX 0.10.2: two lowerings for
+        # scalar_then_array_at_two_calls_pasted_at_the_later_call)
+        site = before.site
+        where = _line_of(site, now.site)
     found = None if not _calls_it_by_name(site, jitted) else \
         _argument_at(site, jitted, change.path)
     if found is None:
         return change
-    return _pad_the_other_call(_named_at_the_call(change, found), jitted, before, now)
+    return _pad_the_other_call(_named_at_the_call(change, found, where), jitted, before, now)
+
+
+def _for_the_earlier_call(change) -> bool:
+    """Whether `change`'s code turns what the earlier call passed into what the later one
+    did: a scalar made the array's shape (input_types._GROWN_FIX), None made zeros
+    (structure._NONE_ARGUMENT_FIX, None first)."""
+    return (change.kind == "shape" and change.fix.startswith(f"{change.path} was a scalar (")) \
+        or (change.kind == "structure" and change.old == "None" and
+            change.fix.startswith(f"{change.path} was None and is "))
+
+
+# structure._KEY_FIX's code: the argument given the keys some call lacks, before each call
+_DEFAULTS_MERGED = re.compile(r"(?m)^([A-Za-z_]\w*) = \{\*\*defaults, \*\*\1\}")
+
+
+def _keys_in_the_callers_names(change, jitted, before, now):
+    """`change`, a dict argument's keys fix (`p = {**defaults, **p}` before each call), in
+    the name the calls pass it by (`params`, for `def loss(p)` called `loss(params)`): in the
+    parameter's, pasted before the call, it named nothing (NameError). As it was where a call
+    cannot be read or passes no name, or the two calls pass two names."""
+    param = _DEFAULTS_MERGED.search(change.snippet).group(1)
+    names = set()
+    for sig in (before, now):
+        site = getattr(sig, "site", None)
+        found = None if not _calls_it_by_name(site, jitted) else \
+            _argument_at(site, jitted, param)
+        arg = None if found is None else found[1]
+        if arg is None or not arg.isidentifier() or keyword.iskeyword(arg):
+            return change
+        names.add(arg)
+    if len(names) != 1 or names == {param}:
+        return change
+    return dataclasses.replace(change, snippet=_renamed(change.snippet, param, names.pop()))
+
+
+def _another_call(before, now, jitted) -> bool:
+    """Whether `before`'s call (a Signature's site) is another line than `now`'s, and one
+    that calls `jitted` by name: a fix for it is written there."""
+    sites = getattr(before, "site", None), getattr(now, "site", None)
+    return None not in sites and \
+        (sites[0].file, sites[0].line, sites[0].column) != \
+        (sites[1].file, sites[1].line, sites[1].column) and _calls_it_by_name(sites[0], jitted)
+
+
+def _line_of(site, here) -> str:
+    """How a fix written at `here` names `site`'s line: "line 6", or "In[2]:6" in another cell
+    or file ("line 6" alone reads as this cell's)."""
+    if site.file == here.file:
+        return f"line {site.line}"
+    return f"{cell_name(site.file) or os.path.basename(site.file)}:{site.line}"
 
 
 def _pad_the_other_call(change, jitted, before, now):
@@ -193,20 +256,20 @@ def _pad_the_other_call(change, jitted, before, now):
     found = _argument_at(sites[0], jitted, change.path)
     if found is None:
         return change
-    _, arg, line, _ = found
+    arg = found[1]
     # a call in another cell (or file) is named by it, "In[2]:6" ("line 6" alone reads as
     # this cell's; never the kernel's file name of the cell)
-    file = sites[0].file
-    where = f"line {line}" if file == sites[1].file else \
-        f"{cell_name(file) or os.path.basename(file)}:{line}"
+    where = _line_of(sites[0], sites[1])
     return dataclasses.replace(change, snippet=(
         f"{change.snippet}\n# pad {where}'s {arg} so too: an unpadded length is a "
         "program of its own"))
 
 
-def _named_at_the_call(change, found):
-    """`change`'s code in the names of the call `found` (_argument_at's) passes."""
+def _named_at_the_call(change, found, where=None):
+    """`change`'s code in the names of the call `found` (_argument_at's) passes; `where`: how
+    its comments name the call's line ("line 6", the default, or "In[2]:6")."""
     _, arg, line, rewritten = found
+    where = where or f"line {line}"
     if arg == change.path:
         return change
     # the names the code sets (n, size, mask): one the learner's line reads already (a loop's
@@ -217,7 +280,8 @@ def _named_at_the_call(change, found):
         if re.search(rf"\b{name}\b", rewritten(arg)):
             change = dataclasses.replace(change, snippet=_renamed(
                 change.snippet, name, f"{name}_{change.path}"))
-    if arg.isidentifier():
+    # (a name: `None`, `True` are words of Python's, whose line `None = ...` cannot run)
+    if arg.isidentifier() and not keyword.iskeyword(arg):
         return dataclasses.replace(change, snippet=_renamed(change.snippet, change.path, arg))
     # the argument named as the parameter, but where the learner's line uses that name
     # already (`x = f(jnp.ones(3)); x = f(x); x = f(jnp.ones(4))`): there the line's earlier
@@ -229,8 +293,8 @@ def _named_at_the_call(change, found):
     snippet = change.snippet if name == change.path else \
         _renamed(change.snippet, change.path, name)
     return dataclasses.replace(change, snippet=(
-        f"{name} = {arg}    # line {line}'s argument, named\n{snippet}\n"
-        f"{rewritten(name)}    # line {line}, given it"))
+        f"{name} = {arg}    # {where}'s argument, named\n{snippet}\n"
+        f"{rewritten(name)}    # {where}, given it"))
 
 
 def _calls_it_by_name(site, jitted) -> bool:
@@ -497,12 +561,14 @@ _STACKED = re.compile(
     r"^(\w+) = jnp\.stack\(list\(\1\) \+ \[(jnp\.zeros\(.*\))\] \* \(MAX - n\)\)$", re.M)
 
 
-def _stacked_at_the_call(change, jitted, now):
+def _stacked_at_the_call(change, jitted, now, before=None):
     """`change`, a list argument's length fix, written in the call that passed the list
     (`total(jnp.stack(list(xs) + [...] * (MAX - len(xs))))    # line 7`): the plain fix's
     `xs = jnp.stack(...)` before the call made the learner's list an array, and a loop
     appending to it (`xs.append(...)`) failed at its next pass. A call that cannot be read
-    keeps the plain fix."""
+    keeps the plain fix. The earlier call on another line (`before`'s) is named in a last
+    line: stacked at one call only, the other's list still compiles a program of its own
+    (JAX 0.10.2: two lowerings for list_length_at_two_calls_stacked_at_the_later_call)."""
     param = re.sub(r"\[\d+\]$", "", change.path)
     found = _argument_at(getattr(now, "site", None), jitted, param)
     if found is None:
@@ -510,13 +576,18 @@ def _stacked_at_the_call(change, jitted, now):
     call, arg, line, rewritten = found
     zeros = _STACKED.search(change.snippet).group(2)
     stacked = f"jnp.stack(list({arg}) + [{zeros}] * (MAX - len({arg})))"
+    other = _argument_at(before.site, jitted, param) \
+        if _another_call(before, now, jitted) else None
+    also = "" if other is None else \
+        f"\n# stack {_line_of(before.site, now.site)}'s {other[1]} so too: a list of " \
+        "another length is a program of its own"
     return dataclasses.replace(
         change,
         fix=change.fix + f" Stacked in the call at line {line} ({call}), {arg} stays a list "
         "(appending to it goes on working).",
         snippet="MAX = 8                              # the most items a call has\n"
                 f"mask = jnp.arange(MAX) < len({arg})    # which rows are real: pass it too\n"
-                f"{rewritten(stacked)}    # line {line}")
+                f"{rewritten(stacked)}    # line {line}" + also)
 
 
 # the weak side a Python number at a call the learner wrote: an array of the other call's dtype
