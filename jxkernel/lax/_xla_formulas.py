@@ -9,9 +9,12 @@ polynomials, erf and tanh with Eigen's rational approximations, and calls the C 
 float32 cbrt, sin and cos (glibc 2.36's, followed here). SciPy's and NumPy's functions are as
 exact or more, but programs then drift from JAX's: an igamma of a = 30 takes
 exp(a log x - x - lgamma(a)), where lgamma's last bits become 90 ulps of the result. The same
-formulas in NumPy land on XLA's bits for float32 exp, log, log1p, erf, tanh, cbrt, sin and cos
-(with FMA, as XLA on a CPU that has it, at its default optimization level) and within a few
-ulps for lgamma and digamma. float16 and bfloat16 compute in float32, as in XLA.
+formulas in NumPy land on XLA's bits for float32 exp, log, log1p, erf, tanh, cbrt, sin, cos,
+sinh and cosh (with FMA, as XLA on a CPU that has it, at its default optimization level) and
+within a few ulps for lgamma and digamma. The float32 ones call none of NumPy's exp, log, ...,
+whose loops NumPy picks per CPU at run time (AVX-512, AVX2, baseline): their bits are the same
+on every CPU (tests/core/test_numpy_eval.py checks it with NumPy's dispatch off).
+float16 and bfloat16 compute in float32, as in XLA.
 
     >>> lgamma(np.float32([0.5, 3.0, -2.0]))           # log(pi)/2, log(2): XLA's last bits
     array([0.5723648, 0.6931474,       inf], dtype=float32)
