@@ -5,6 +5,9 @@ result's scale where sums cancel); x64 too; whole programs (an MLP's gradient, a
 training step, vmap, a scan RNN, a while loop, jax.random, pmap and shard_map) too. The
 primitives with no NumPy rule yet are listed by name, so the list can only shrink, and a
 check makes sure a case reaches every rule."""
+import json
+import platform
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -26,8 +29,9 @@ from jxkernel.core.numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
 from jxkernel.core.primitive import all_primitives, foreign_primitives, numpy_rules
 from jxkernel.stepper import load_every_primitive
 from doc_examples import check_docstring_examples
-from fresh_process import run_code
-from numerics import ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp
+from fresh_process import assert_pytest_passes, run_code
+from numerics import (ELEMENTWISE, LAPACK, REDUCTION, assert_allclose_ulp,
+                      xla_fuses_multiply_adds)
 
 # the NumPy backend follows XLA's CPU bit for bit: in the GPU tier it is compared with XLA's
 # CPU still (a GPU's XLA rounds otherwise: TF32 dots, libdevice, no subnormal flushing)
@@ -158,7 +162,8 @@ UNARY_FLOAT |= {
     "pow_float32": (lambda x, y: lax.pow(x, y),
                     (np.geomspace(0.01, 50, 200, dtype=np.float32),
                      np.linspace(-6, 6, 200, dtype=np.float32)), 1, None),
-    # XLA's sinh and cosh through exp(x + log 1/2) (NumPy's exp: a few ulps, not bits)
+    # XLA's sinh and cosh through exp(x + log 1/2) on XLA's exp: bit for bit where it fuses
+    # (test_sinh_and_cosh_are_xlas_formulas_on_its_exp), here the bound of every CPU
     "sinh_cosh": (lambda x: (lax.sinh(x), lax.cosh(x), lax.sinh(x / 4), lax.sinh(x.astype(np.float16))),
                   (np.float32([0, 0.5, -0.9, 1, -1.5, 9, 20, -40, 88, 89.5, np.inf, np.nan]),),
                   ELEMENTWISE, None),
@@ -904,16 +909,99 @@ def test_expm1_is_xlas_formula_on_its_exp():
 @pytest.mark.usefixtures("xla_default_code")
 def test_logistic_is_xlas_expansion_on_its_exp():
     # XLA's CPU logistic is 1 / (1 + exp(-x)) on its own exp (float16 rounding each step,
-    # bfloat16 computed in float32 and rounded once): bit for bit. On NumPy's exp, 1 in 6
-    # float32 results were 1 to 4 ulps off (jet's logistic rule at -2.0: 21 ulps after its
-    # Taylor recurrence), and bfloat16 1 in 4 (rounded after each step)
+    # bfloat16 computed in float32 and rounded once): bit for bit where XLA's exp fuses its
+    # multiply-adds, as the backend's does. On NumPy's exp, 1 in 6 float32 results were 1 to 4
+    # ulps off (jet's logistic rule at -2.0: 21 ulps after its Taylor recurrence), and bfloat16
+    # 1 in 4 (rounded after each step). Without FMA (scripts/test_other_cpus.sh's AVX cap)
+    # XLA's own exp moves: 14 float32 results 1 or 2 ulps off, within ELEMENTWISE
     x = np.concatenate([np.linspace(-104, 89, 2003, dtype=np.float32),
                         np.float32([-2.0, 0, -0.0, 1e-40, np.inf, -np.inf, np.nan])])
     numpy_device, cpu = jax.devices("numpy")[0], jax.devices("cpu")[0]
+    exact = xla_fuses_multiply_adds()
     for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
         ours, = _on(numpy_device, lax.logistic, [x.astype(dtype)], True)
         theirs, = _on(cpu, lax.logistic, [x.astype(dtype)], True)
-        np.testing.assert_array_equal(_bytes(ours), _bytes(theirs), err_msg=np.dtype(dtype).name)
+        if exact:
+            np.testing.assert_array_equal(_bytes(ours), _bytes(theirs),
+                                          err_msg=np.dtype(dtype).name)
+        else:
+            assert_allclose_ulp(ours, theirs, ELEMENTWISE, err_msg=np.dtype(dtype).name)
+
+
+@pytest.mark.xla_only("CPU platform")
+def test_sinh_and_cosh_are_xlas_formulas_on_its_exp():
+    # CHLO's sinh and cosh on XLA's own exp (and its expm1 for a small sinh), float16 and
+    # bfloat16 computed in float32: bit for bit where XLA's exp fuses its multiply-adds, as the
+    # backend's does. On NumPy's exp (until stop 97) 1 in 2 float32 sinh results were up to 6
+    # ulps off, and which ones moved with NumPy's loops (its AVX2 exp or its baseline one)
+    x = np.concatenate([np.linspace(-89.5, 89.5, 4001, dtype=np.float32),
+                        np.float32([0, -0.0, 0.5, -0.9, np.inf, -np.inf, np.nan])])
+    numpy_device, cpu = jax.devices("numpy")[0], jax.devices("cpu")[0]
+    exact = xla_fuses_multiply_adds()
+    for dtype in (np.float32, np.float16, ml_dtypes.bfloat16):
+        # a float32 subnormal (read as zero by both); bfloat16's own subnormals XLA reads as
+        # zero in its float32 sinh, and the backend's formula not (sinh(9.2e-41) is 0 there,
+        # the subnormal here): open, and not this formula's exp
+        args = np.append(x, np.float32(1e-40)) if dtype == np.float32 else x
+        for f in (lax.sinh, lax.cosh):
+            what = f"{f.__name__} {np.dtype(dtype).name}"
+            ours, = _on(numpy_device, f, [args.astype(dtype)], True)
+            theirs, = _on(cpu, f, [args.astype(dtype)], True)
+            if exact:
+                np.testing.assert_array_equal(_bytes(ours), _bytes(theirs), err_msg=what)
+            else:
+                assert_allclose_ulp(ours, theirs, ELEMENTWISE, err_msg=what)
+
+
+# The rules that follow XLA's formulas compute them with NumPy's basic arithmetic, whose bits
+# are the same on every CPU; NumPy's exp, log, expm1, ... are not: NumPy picks their loops per
+# CPU at run time (its float32 exp moves up to 2 ulps between its AVX2 and baseline loops, its
+# float64 exp an ulp with AVX-512). A child with all of NumPy's dispatch off (its baseline: as
+# scripts/test_other_cpus.sh's AVX configuration, and nearest Pyodide's NumPy, which has no
+# SIMD) gets the same bits. float32 sinh and cosh took NumPy's exp until stop 97 and did not.
+_FORMULAS_CODE = """
+import hashlib
+import numpy as np
+from jxkernel.lax import _xla_formulas as F
+
+def digests():
+    x = np.linspace(-95, 95, 40001, dtype=np.float32)
+    pos = np.geomspace(1e-30, 3e38, 40001, dtype=np.float32)
+    u = np.linspace(-0.9999, 0.9999, 40001, dtype=np.float32)
+    cases = {"sinh": (F.sinh, x), "cosh": (F.cosh, x), "expm1": (F.expm1, x / 10),
+             "log1p": (F.log1p, pos), "lgamma": (F.lgamma, x / 2),
+             "digamma": (F.digamma, x / 2), "exp32": (F.exp32, x), "log32": (F.log32, pos),
+             "tanh32": (F.tanh32, x / 9), "erf32": (F.erf32, x / 20),
+             "erf_inv32": (F.erf_inv32, u), "cbrt32": (F.cbrt32, x),
+             "sin32": (F.sin32, x * 1000), "cos32": (F.cos32, x * 1000),
+             "float64 cosh": (F.cosh, x.astype(np.float64)),
+             "exp64": (F.exp64, x.astype(np.float64)),
+             "erf64": (F.erf64, x.astype(np.float64) / 20),
+             "erfc64": (F.erfc64, x.astype(np.float64) / 10)}
+    with np.errstate(all="ignore"):
+        return {name: hashlib.sha1(np.asarray(f(a)).tobytes()).hexdigest()
+                for name, (f, a) in cases.items()}
+"""
+
+
+def test_xla_formulas_do_not_depend_on_numpys_cpu_dispatch():
+    from numpy._core._multiarray_umath import __cpu_dispatch__
+    here = {}
+    exec(_FORMULAS_CODE, here)
+    child = run_code(_FORMULAS_CODE + "\nimport json; print(json.dumps(digests()))",
+                     env={"NPY_DISABLE_CPU_FEATURES": " ".join(__cpu_dispatch__)})
+    there = json.loads(child.stdout.strip().splitlines()[-1])
+    ours = here["digests"]()
+    assert [name for name in ours if ours[name] != there[name]] == []
+
+@pytest.mark.xla_only("CPU platform")
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="an x86 ISA cap")
+def test_logistic_comparison_holds_on_a_cpu_without_fma():
+    # scripts/test_other_cpus.sh's oldest configuration (XLA capped to AVX, no FMA), where the
+    # test above failed while it compared bit for bit on every CPU (stop 97)
+    assert_pytest_passes(["tests/core/test_numpy_eval.py::"
+                          "test_logistic_is_xlas_expansion_on_its_exp"],
+                         env={"XLA_FLAGS": "--xla_cpu_max_isa=AVX"})
 
 
 @pytest.mark.xla_only("CPU platform")

@@ -1,7 +1,5 @@
 """core/numpy_simplify.py: the NumPy backend makes XLA's division rewrites, so its numbers are
 XLA's bit for bit where each rewrite rounds differently from the division it replaces."""
-import os
-
 import numpy as np
 import pytest
 
@@ -12,7 +10,7 @@ from jxkernel.core.ir import ClosedJaxpr
 from jxkernel.core.numpy_eval import eval_closed_jaxpr_numpy
 from jxkernel.core.numpy_simplify import inline_calls, simplify_divisions
 from doc_examples import check_docstring_examples
-from numerics import assert_allclose_ulp
+from numerics import assert_allclose_ulp, xla_fuses_multiply_adds
 
 # the rewrites land on XLA CPU's bits: in the GPU tier they are compared with XLA's CPU still
 pytestmark = pytest.mark.usefixtures("on_the_cpu")
@@ -37,20 +35,13 @@ REWRITES = {       # XLA's optimized HLO computes the right-hand side (measured)
 }
 
 
-def _cpuinfo_words() -> set:
-    with open("/proc/cpuinfo") as f:
-        return set(f.read().split())
-
-
 # where a NumPy rule is not XLA's bit for bit (rsqrt up to 2 ulps, pow 1), the rewrite's
 # result is compared within 8 (float64 exp is XLA's own formula since 2026-11-29: exact)
 INEXACT = {"div_sqrt", "div_pow"}
 # float32 exp lands on XLA's bits where XLA's code fuses its multiply-adds: a CPU with FMA and
 # no --xla_cpu_max_isa below AVX2 (the restricted-ISA run, scripts/test_other_cpus.sh, moved
 # div_exp and in_a_loop there); elsewhere they get the 8-ulp bound
-# (a word of the flags: " fma" alone would also match the fma4 of AMD's Bulldozer, no FMA3)
-_FLAGS = _cpuinfo_words() if os.path.exists("/proc/cpuinfo") else set()
-if "fma" not in _FLAGS or "xla_cpu_max_isa" in os.environ.get("XLA_FLAGS", ""):
+if not xla_fuses_multiply_adds():
     INEXACT |= {"float32/div_exp", "float32/in_a_loop"}
 
 

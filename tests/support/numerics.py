@@ -18,6 +18,7 @@ Bounds used across the suite (a looser one says why where it is used):
     LAPACK       factorizations and solves: blocked kernels chosen per CPU
 """
 import doctest
+import os
 import re
 
 import ml_dtypes
@@ -29,6 +30,27 @@ ELEMENTWISE = 4
 REDUCTION = 16
 LAPACK = 64
 
+
+def xla_fuses_multiply_adds(cpu_flags: str | None = None, xla_flags: str | None = None) -> bool:
+    """Whether XLA's CPU code here fuses the multiply-adds of its own formulas (float32 exp,
+    log, tanh, logistic): the CPU has FMA3 and `--xla_cpu_max_isa` leaves it (SSE4_2 and AVX
+    have none: scripts/test_other_cpus.sh's oldest configuration, a Sandy Bridge). The NumPy
+    backend's formulas fuse them on every CPU, so they are XLA's bit for bit only where this is
+    True; elsewhere XLA's own exp moves an ulp and its tanh up to 5 (measured under the AVX
+    cap), and a test compares within ELEMENTWISE. Not knowing (no /proc/cpuinfo, another
+    architecture) counts as False. `cpu_flags` and `xla_flags` default to this machine's
+    /proc/cpuinfo and $XLA_FLAGS.
+
+    >>> xla_fuses_multiply_adds("flags : avx fma avx2", "--xla_cpu_max_isa=AVX")
+    False
+    """
+    if cpu_flags is None:
+        cpu_flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
+    if xla_flags is None:
+        xla_flags = os.environ.get("XLA_FLAGS", "")
+    caps = re.findall(r"--xla_cpu_max_isa=(\S+)", xla_flags)
+    # a word of the flags: "fma4" (AMD's Bulldozer) is not FMA3, which XLA's code uses
+    return "fma" in cpu_flags.split() and (not caps or caps[-1].upper() not in ("SSE4_2", "AVX"))
 
 def ulp_of(magnitude: np.ndarray, dtype) -> np.ndarray:
     """The spacing of `dtype` at each |value| (float64 in and out); subnormals get the smallest.

@@ -3,7 +3,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from numerics import UlpOutputChecker, assert_allclose_ulp, ulp_distance, ulp_of
+from numerics import (UlpOutputChecker, assert_allclose_ulp, ulp_distance, ulp_of,
+                      xla_fuses_multiply_adds)
 
 
 def steps(x, n, dtype):
@@ -62,6 +63,21 @@ def test_integers_exact_and_complex_part_by_part():
     with pytest.raises(AssertionError, match="imag"):
         assert_allclose_ulp(got, want, ulps=5)
 
+
+@pytest.mark.parametrize("cpu_flags, xla_flags, fuses", [
+    ("flags : sse4_2 avx fma avx2", "", True),
+    ("flags : sse4_2 avx fma avx2", "--xla_cpu_max_isa=AVX2", True),
+    ("flags : sse4_2 avx fma avx2", "--xla_cpu_max_isa=AVX512", True),
+    ("flags : sse4_2 avx fma avx2", "--xla_cpu_max_isa=AVX", False),
+    ("flags : sse4_2 avx fma avx2", "--xla_dump_to=d --xla_cpu_max_isa=sse4_2", False),
+    ("flags : sse4_2 avx fma avx2", "--xla_cpu_max_isa=AVX --xla_cpu_max_isa=AVX2", True),
+    ("flags : sse4_2 avx", "", False),                  # Sandy Bridge
+    ("flags : sse4_2 avx fma4", "", False),             # Bulldozer's FMA4 is not FMA3
+    ("Features : fp asimd", "", False),                 # another architecture: not known
+    ("", "", False),
+])
+def test_xla_fuses_multiply_adds_where_the_cpu_and_the_cap_have_fma(cpu_flags, xla_flags, fuses):
+    assert xla_fuses_multiply_adds(cpu_flags, xla_flags) is fuses
 
 def test_docstring_examples():
     import doctest
