@@ -318,10 +318,10 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
 
 # XLA's CPU arithmetic reads subnormal floats as zero and writes zero for them (the CPU's DAZ
 # and FTZ modes, which NumPy leaves off): log(1e-40) is -inf there, 1e-40 > 0 is False. Code
-# that moves or masks bits passes them through, and so do tanh, expm1, atan and sin, which
-# return a tiny argument itself, and cbrt, which reads its argument's bits: abs(1e-40) is
-# 1e-40; the total-order comparisons (eq_to, le_to, lt_to) compare bits, so 1e-45 is above
-# 0.0 there.
+# that moves or masks bits passes them through, and so do tanh, expm1, atan, sin and tan
+# (the C library's, as XLA's default code calls it), which return a tiny argument itself, and
+# cbrt, which reads its argument's bits: abs(1e-40) is 1e-40; the total-order comparisons
+# (eq_to, le_to, lt_to) compare bits, so 1e-45 is above 0.0 there.
 # sort, top_k and a scatter without a computation move their operands' values (sort's rule
 # compares them as XLA's comparator reads them, a subnormal as zero; top_k's by their bits).
 # These primitives are that code. nextafter and bitcast_convert_type write bits: their
@@ -329,11 +329,14 @@ def compile_numpy(module, label: str, trace_s: float = 0.0, executable=Executabl
 _PASSES_SUBNORMALS = frozenset(
     "abs neg copy reshape broadcast_in_dim transpose squeeze rev slice "
     "dynamic_slice dynamic_update_slice concatenate pad gather select_n bitcast_convert_type "
-    "reduce_precision tanh expm1 atan sin cbrt real imag complex conj eq_to le_to lt_to "
+    "reduce_precision tanh expm1 atan sin tan cbrt real imag complex conj eq_to le_to lt_to "
     "sort top_k approx_top_k nextafter tile stack unstack split device_put reshard "
     "sharding_constraint layout_constraint optimization_barrier pvary stop_gradient".split())
 _MAKES_SUBNORMALS = frozenset(("nextafter", "bitcast_convert_type"))
-_SUBNORMAL_DTYPES = frozenset(map(np.dtype, ("float32", "float64", "complex64", "complex128")))
+# bfloat16 too: XLA's CPU computes it in float32 (widened by moving bits, the same exponent
+# range), so its arithmetic reads and writes a bfloat16 subnormal as a float32 one
+_SUBNORMAL_DTYPES = frozenset((*map(np.dtype, ("float32", "float64", "complex64", "complex128")),
+                               *dtypes.BFLOAT16_DTYPES))
 
 
 def _passes_subnormals(eqn) -> bool:
@@ -419,9 +422,14 @@ def _widens_narrow_float(eqn) -> bool:
     if eqn.primitive.name != "convert_element_type":
         return False
     old = getattr(eqn.invars[0].aval, "dtype", None)
+    new = np.dtype(eqn.params["new_dtype"])
+    if old in dtypes.BFLOAT16_DTYPES and new in _DOUBLE_DTYPES:
+        return False      # (by float32, whose widening reads a subnormal as zero: 1e-39 is 0.0)
     # (ml_dtypes' floats have NumPy kind "V")
-    return old is not None and old.kind in "fV" and old.itemsize < 4 and \
-        np.dtype(eqn.params["new_dtype"]) in _SUBNORMAL_DTYPES
+    return old is not None and old.kind in "fV" and old.itemsize < 4 and new in _SUBNORMAL_DTYPES
+
+
+_DOUBLE_DTYPES = frozenset(map(np.dtype, ("float64", "complex128")))
 
 
 def _memory_of(value):

@@ -24,6 +24,7 @@ import weakref
 import numpy as np
 
 from ..core.avals import AbstractToken
+from ..core.dtypes import BFLOAT16_DTYPES
 
 
 class _Memory:
@@ -174,14 +175,17 @@ class Placement:
 
 # XLA's CPU computations read subnormal floats as zero and write zero for them (the CPU's
 # DAZ and FTZ modes, which NumPy leaves off): log(1e-40) is -inf there, sign(1e-40) is 0.
-_TINY = {np.dtype(t): np.finfo(t).tiny for t in (np.float32, np.float64)}
+# bfloat16 as float32 (its exponent range), which XLA's CPU computes it in
+_TINY = {np.dtype(np.float32): np.finfo(np.float32).tiny,
+         np.dtype(np.float64): np.finfo(np.float64).tiny,
+         **{d: d.type(np.finfo(np.float32).tiny) for d in BFLOAT16_DTYPES}}
 _PARTS = {np.dtype(np.complex64): np.dtype(np.float32),
           np.dtype(np.complex128): np.dtype(np.float64)}
 
 
 def flush_subnormals(value: np.ndarray) -> np.ndarray:
-    """`value` with its subnormal float32/float64 parts made zeros of their sign, as XLA's CPU
-    reads and writes them (other dtypes, and arrays with none, come back as they are).
+    """`value` with its subnormal float32/float64/bfloat16 parts made zeros of their sign, as
+    XLA's CPU reads and writes them (other dtypes, and arrays with none, come back as they are).
 
         >>> flush_subnormals(np.array([1e-40, -1e-40, 1.0], np.float32))
         array([ 0., -0.,  1.], dtype=float32)

@@ -719,6 +719,54 @@ def test_subnormals_are_read_and_written_as_xla_does(numpy_device, case):
     assert np.asarray(jax.lax.bitcast_convert_type(one, np.float32)) == np.float32(1.4e-45)
 
 
+# bfloat16 the same: XLA's CPU computes it in float32, widened by moving bits (the same
+# exponent range), so a bfloat16 subnormal is a float32 one there, read and written as zero
+# by arithmetic (the NumPy backend kept it: sinh(2**-128) was 2**-128, 2**-128 > 0 True).
+# tan, as sin, returns a tiny argument itself (float32's too: the backend gave 0.0) at XLA's
+# default code, which the backend follows (the suite's loop emitters flush it: 0.0).
+_SUBNORMAL_BFLOAT16_CASES = [
+    (jnp.sinh, [0.0, -0.0, 1.171875]),
+    (jnp.sqrt, [0.0, -0.0, 1.0]),              # (-2**-127 read as -0.0: no NaN)
+    (jnp.sign, [0.0, -0.0, 1.0]),
+    (jnp.floor, [0.0, -0.0, 1.0]),
+    (lambda x: x * 2, [0.0, -0.0, 2.0]),
+    (lambda x: (x > 0).astype(x.dtype), [0.0, 0.0, 1.0]),
+    (jnp.tan, [2.0 ** -128, -(2.0 ** -127), 1.5546875]),
+    (lambda x: x.astype(np.float32), [2.0 ** -128, -(2.0 ** -127), 1.0]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_SUBNORMAL_BFLOAT16_CASES)))
+def test_bfloat16_subnormals_are_read_and_written_as_xla_does(numpy_device, case,
+                                                              xla_default_code):
+    f, want = _SUBNORMAL_BFLOAT16_CASES[case]
+    xla = jax.devices("cpu")[0] if gpu_tier.ON_GPU else jax.devices()[0]
+    values = np.float32([2.0 ** -128, -(2.0 ** -127), 1.0]).astype(jnp.bfloat16)
+    for device in {xla, numpy_device}:
+        x = jax.device_put(values, device)
+        for run in (f, jax.jit(f)):
+            got = np.asarray(run(x))
+            bits = np.dtype(f"u{got.itemsize}")
+            np.testing.assert_array_equal(got.view(bits),
+                                          np.float32(want).astype(got.dtype).view(bits),
+                                          err_msg=f"{device} {run}")
+
+
+def test_bfloat16_widened_to_float64_reads_a_subnormal_as_zero(numpy_device):
+    # XLA widens bfloat16 to float64 through float32, whose widening reads a subnormal as zero
+    # (to float32 it moves bits and keeps it, above); float8_e8m0fnu's 2**-127 it keeps
+    xla = jax.devices("cpu")[0] if gpu_tier.ON_GPU else jax.devices()[0]
+    values = np.float32([2.0 ** -128, -(2.0 ** -127), 1.0]).astype(jnp.bfloat16)
+    with jax.enable_x64(True):
+        for device in {xla, numpy_device}:
+            for dtype in (np.float64, np.complex128):
+                x = jax.device_put(values, device)
+                got = np.asarray(jax.jit(lambda x: x.astype(dtype))(x))
+                assert got.dtype == dtype
+                np.testing.assert_array_equal(np.real(got), [0.0, -0.0, 1.0], err_msg=str(device))
+                assert list(np.signbit(np.real(got))) == [False, True, False]
+
+
 # gaps JAX 0.10.2's own test files found on the NumPy backend (conformance/jax_tests, side
 # jxkernel-numpy), each held against the answer NumPy's float32 or the shapes alone give
 
