@@ -246,6 +246,16 @@ def masked_array_error() -> ValueError:
                       "Use arr.filled() to convert the value to a standard numpy array.")
 
 
+def jax_class_name(cls) -> str:
+    """The name JAX gives this tracer or trace class (`_jax_class_name` where ours is
+    another's: jit's `JaxprTrace` is JAX's `DynamicJaxprTrace`).
+
+    >>> jax_class_name(float)
+    'float'
+    """
+    return cls.__dict__.get("_jax_class_name", cls.__name__)
+
+
 def jax_type_text(x) -> str:
     """`type(x)` as JAX's messages print it: a tracer's class by the JAX path under which
     jxkernel's class answers, where it has one (`_jax_class_path`: jit's tracers,

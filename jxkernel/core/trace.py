@@ -23,7 +23,8 @@ import types
 from . import errors
 from .config import config
 from .basearray import Array
-from .errors import aval_text, jax_type_text  # noqa: F401  (its home is errors.py)
+from .errors import aval_text, jax_class_name, jax_type_text  # noqa: F401  (home: errors.py)
+from .tracer_errors.escaped import escaped_tracer_error
 from .avals import ShapedArray
 from .source_info import is_jxkernel_file
 
@@ -205,11 +206,6 @@ class new_trace:
         self.trace.finish()
 
 
-def _jax_name(cls) -> str:
-    """The name JAX gives this tracer class (`_jax_class_name` where ours is another's)."""
-    return cls.__dict__.get("_jax_class_name", cls.__name__)
-
-
 # The lines outside jxkernel that printed a tracer (print(x), f"{x}") while its trace ran:
 # (file, line, the text shown, whether a program was being recorded: Trace.stages, the print
 # runs at the trace alone then). A learner expects the value there; the notebook's note under
@@ -375,11 +371,11 @@ class Tracer:
         if not getattr(aval, "is_high", False):
             # JAX's words, for array tracers too ("DynamicJaxprTracer has no attribute foo"),
             # and JAX's class name where ours differs (a jit's tracer)
-            raise AttributeError(f"{_jax_name(type(self))} has no attribute {name}")
+            raise AttributeError(f"{jax_class_name(type(self))} has no attribute {name}")
         try:
             attr = getattr(aval, name)
         except AttributeError as err:
-            raise AttributeError(f"{_jax_name(type(self))} has no attribute {name}") from err
+            raise AttributeError(f"{jax_class_name(type(self))} has no attribute {name}") from err
         if type(attr) is aval_property:
             return attr.fget(self)
         if type(attr) is aval_method:
@@ -389,7 +385,7 @@ class Tracer:
     def __hash__(self):
         # JAX's words alone (a dict key, a set's element, hash()); the static-argument case
         # is jit's own error, which names the argument
-        raise TypeError(f"unhashable type: '{_jax_name(type(self))}'")
+        raise TypeError(f"unhashable type: '{jax_class_name(type(self))}'")
 
     def __repr__(self):
         text = self._short_repr()
@@ -479,38 +475,3 @@ def concrete_or_error(force, val, context: str = ""):
             raise errors.ConcretizationTypeError(val, f"{context}\n" if context else "")
         val = concrete
     return val if force is None else force(val)
-
-
-def escaped_tracer_error(tracer: Tracer) -> errors.UnexpectedTracerError:
-    """JAX's UnexpectedTracerError for `tracer` used after its trace ended, in JAX's words:
-    the value's type and tracer class, the function traced when it leaked, and its line."""
-    trace = tracer._trace
-    aval = tracer.aval
-    kind = f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]" \
-        if hasattr(aval, "shape") and hasattr(aval, "dtype") else str(aval)
-    lines = [f"Encountered an unexpected tracer. A function transformed by JAX had a side "
-             f"effect, allowing for a reference to an intermediate value with type {kind} "
-             f"wrapped in a {_jax_name(type(tracer))} to escape the scope of the "
-             f"transformation.",
-             "JAX transformations require that functions explicitly return their outputs, "
-             "and disallow saving intermediate values to global state."]
-    info = getattr(trace, "debug_info", None)
-    if info is not None and info.source is not None:       # (JAX: a jit's trace says this)
-        lines.append(f"The function being traced when the value leaked was {info.fun_name} "
-                     f"at {info.source.file}:{info.source.line} traced for "
-                     f"{info.transformation}.")
-    count = config.jax_tracer_error_num_traceback_frames
-    frames = getattr(trace, "describe_creation", lambda t, n: [])(tracer, max(count, 1))
-    if frames:
-        rule = "-" * 30
-        lines += [rule, f"The leaked intermediate value was created on line {frames[-1]}. ",
-                  rule]
-        if count > 0:           # (JAX: 0 or less lists no frames, only the line above)
-            lines += [f"When the value was created, the final {count} stack frames (most "
-                      "recent last) excluding JAX-internal frames were:", rule, *frames, rule]
-        lines.append("")
-    lines += ["To catch the leak earlier, try setting the environment variable "
-              "JAX_CHECK_TRACER_LEAKS or using the `jax.checking_leaks` context manager."]
-    error = errors.UnexpectedTracerError("\n".join(lines))      # (its class adds the link)
-    error.provenance = errors.provenance(tracer)        # for the notebook's error card
-    return error

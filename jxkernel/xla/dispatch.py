@@ -26,7 +26,8 @@ from ..core.physical import physical_rules
 from ..core.primitive import compiled_impl, impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
 from ..core.source_info import PACKAGE_DIR
-from ..core.trace import Tracer, escaped_tracer_error
+from ..core.trace import Tracer
+from ..core.tracer_errors.escaped import escaped_tracer_error
 from . import client as _client
 from .array import ARRAY_TYPES, Array, host_to_device
 from .placement import all_placed, call_placement, placement_of

@@ -13,7 +13,8 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, python_scalar_aval
 from ..core.errors import masked_array_error
 from ..core.ir import Literal
-from ..core.trace import Tracer, escaped_tracer_error
+from ..core.trace import Tracer
+from ..core.tracer_errors.escaped import escaped_tracer_error
 
 
 def to_numpy(x, dtype=None) -> np.ndarray:

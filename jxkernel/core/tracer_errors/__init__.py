@@ -5,6 +5,7 @@ leaked, what still holds it.
   operations that made it a tracer), the sentence a tracer error adds
 - `leaks.py`: the leak checker (`jax.checking_leaks`): a tracer still held after its trace
   finished; loaded only once leak checking is on
+- `escaped.py`: the error for a tracer used after its trace finished
 - `leak_graph.py`: the tracers a leaked one keeps alive, listed as JAX's checker lists them
 
 Nothing is imported here, so that `leaks.py` stays unloaded until it is asked for.

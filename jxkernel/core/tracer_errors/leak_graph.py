@@ -25,7 +25,7 @@ this does not reproduce: the same values are listed, maybe in another order.
 """
 from __future__ import annotations
 
-from ..errors import aval_text
+from ..errors import aval_text, jax_class_name
 from ..ir import Literal, Var
 from .origin import arguments_text
 
@@ -104,7 +104,7 @@ def _holders(trace, producer, nodes, paths, key) -> list[str]:
         return paths[key][1]
     atom, k = nodes[key]
     eqn = trace.eqns[k]
-    name = _tracer_name(trace)
+    name = jax_class_name(trace.tracer_type)
     operands = "tuple" if str(eqn.primitive) == "jit" else "list"   # (JAX's containers)
     at = [j for j, a in enumerate(eqn.invars) if a is atom] if type(atom) is Var else [key[2]]
     where = f"[{at[0]}]" if len(at) == 1 else " at indices " + ", ".join(map(str, at))
@@ -116,8 +116,3 @@ def _holders(trace, producer, nodes, paths, key) -> list[str]:
             f"<{operands} {id(eqn.invars)}> is referred to by <TracingEqn {id(eqn)}>\n",
             f"<TracingEqn {id(eqn)}> is referred to by <{name} {result_id}>\n"] + \
         _holders(trace, producer, nodes, paths, result_key)
-
-
-def _tracer_name(trace) -> str:
-    cls = trace.tracer_type
-    return cls.__dict__.get("_jax_class_name", cls.__name__)

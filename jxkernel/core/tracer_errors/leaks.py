@@ -19,7 +19,8 @@ import sys
 import types
 
 from . import leak_graph
-from ..trace import Tracer, _jax_name
+from ..errors import jax_class_name
+from ..trace import Tracer
 
 _MAX_DEPTH = 8        # how far up the chain of referrers to look for a holder
 
@@ -49,7 +50,7 @@ def ensure_no_leaks(finished) -> None:
     if held:
         leaks = leak_graph.listed(trace, held) if hasattr(trace, "eqns") else \
             [(t._short_repr(), _origin(trace, t), path) for t, path in held]
-        raise Exception(f"Leaked trace {_jax_name(type(trace))}. Leaked tracer(s):\n\n" +
+        raise Exception(f"Leaked trace {jax_class_name(type(trace))}. Leaked tracer(s):\n\n" +
                         "\n".join(f"{shown}\n{origin}" + "".join(path)
                                    for shown, origin, path in leaks))
 
@@ -100,7 +101,7 @@ def _module_of_globals(holder):
 
 
 def _describe(obj) -> str:
-    return f"<{_jax_name(type(obj))} {id(obj)}>"
+    return f"<{jax_class_name(type(obj))} {id(obj)}>"
 
 
 def _describe_holder(holder, obj) -> str:

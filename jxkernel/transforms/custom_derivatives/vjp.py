@@ -31,7 +31,8 @@ from ...core.primitive import (Primitive, abstract_eval_rules, axis_batching_rul
                                transpose_rules)
 from ...core.source_info import add_user_context
 from ...core.staging import is_ref, live_ref, making_refs, ref_get
-from ...core.trace import Tracer, _ctx, _jax_name, set_current_trace
+from ...core.errors import jax_class_name
+from ...core.trace import Tracer, _ctx, set_current_trace
 from ...tree_util import keystr, tree_flatten, tree_flatten_with_path, tree_unflatten
 from .. import batch_util as bu
 from ..api_util import positional_parameters
@@ -121,7 +122,7 @@ def _check_no_closed_over_tracers(custom, args) -> None:
     if tracer is not None:
         raise UnexpectedTracerError(
             f"custom_vjp-decorated function {custom.fun} closed over a "
-            f"{_jax_name(type(tracer))} of type {_type_text(tracer.aval)}, but custom_vjp "
+            f"{jax_class_name(type(tracer))} of type {_type_text(tracer.aval)}, but custom_vjp "
             f"functions can't close over Tracers. Rewrite {custom.fun} to take it as an "
             f"explicit input.")
 
