@@ -313,6 +313,28 @@ SCENARIOS = {
         "def f(x, n):\n"
         "    return scaled(x, n)\n"
         "out = jnp.stack([f(jnp.ones(2), n) for n in (1, 2, 3)])\n"),
+    # n static in one jit of a function and an array traced in another (statics'
+    # _ARRAY_TRACED_FIX): two programs in JAX; with n traced in both jits still two
+    # (_unstatic: a Python 2 traced is a weak i32[], another type than f32[3]); passed as an
+    # array of one shape to one jit, one (_fixed)
+    "static_in_one_jit_array_in_another": (
+        "n static 2 in one jit of scale, then an array f32[3] in another jit of it",
+        "def scale(x, n):\n"
+        "    return x * n\n"
+        "g = jax.jit(scale, static_argnums=1)\n"
+        "a = g(jnp.ones(3), 2)\n"
+        "h = jax.jit(scale)\n"
+        "b = h(jnp.ones(3), jnp.arange(3.0))\n"
+        "out = jnp.stack([a, b])\n"),
+    "static_in_one_jit_array_in_another_unstatic": (
+        "static_in_one_jit_array_in_another with n traced in both jits: still two types",
+        "def scale(x, n):\n"
+        "    return x * n\n"
+        "g = jax.jit(scale)    # n traced here too\n"
+        "a = g(jnp.ones(3), 2)\n"
+        "h = jax.jit(scale)\n"
+        "b = h(jnp.ones(3), jnp.arange(3.0))\n"
+        "out = jnp.stack([a, b])\n"),
     "static_passed_on_as_a_shape": (
         "a static n passed on to a helper that makes a shape of it, n = 1, 2, 3",
         "import functools\n"
@@ -535,6 +557,14 @@ SCENARIOS = {
         "defaults = {'b': jnp.zeros((3,), jnp.float32)}    # the keys some call lacks\n"
         "params = {**defaults, **params}    # the same keys in every call: before each\n"
         "b = loss(params)\n"
+        "out = jnp.stack([a, b])\n"),
+    "static_in_one_jit_array_in_another_fixed": (
+        "static_in_one_jit_array_in_another's note: n an array of one shape, one jit",
+        "def scale(x, n):\n"
+        "    return x * n\n"
+        "g = jax.jit(scale)    # the one jit of scale, n traced\n"
+        "a = g(jnp.ones(3), jnp.full(3, 2.0, jnp.float32))    # n f32[3] every call\n"
+        "b = g(jnp.ones(3), jnp.arange(3.0))\n"
         "out = jnp.stack([a, b])\n"),
     "static_passed_on_to_a_helper_fixed": (
         "static_passed_on_to_a_helper's note: scaled only computes with n, so n traced",

@@ -403,6 +403,28 @@ def test_a_static_argument_passed_on_to_a_helper_is_told_both_ways():
     assert fixed["out"] == REFERENCE["static_passed_on_to_a_helper"]["out"]
 
 
+def test_a_static_value_then_an_array_in_another_jit_is_told_two_programs_not_a_jit_fix():
+    """n static 2 in one jit of scale, then an f32[3] traced in another (statics'
+    _ARRAY_TRACED_FIX): the note offered `jax.jit(scale)` with n traced, which JAX 0.10.2
+    traces twice too (the Python 2 a weak i32[], another type: _unstatic). It says two
+    programs are expected and offers no code; its "an array of one shape and dtype in every
+    call, to one jit" compiles once, with JAX's values (_fixed)."""
+    name = "static_in_one_jit_array_in_another"
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_unstatic", "_fixed")] == [2, 2, 1]
+    (change,) = _recompile(name)
+    assert (change.kind, change.path, change.old, change.new) == \
+        ("traced", "n", "static 2", "f32[3]")
+    assert "two compiles are expected" in change.fix, change.fix
+    assert "pass n as an array of one shape and dtype in every call" in change.fix
+    assert change.snippet == ""
+    result, events, _ = jx_run(name + "_fixed")
+    assert [e.reason == "first call" for e in events] == [True]
+    assert result["out"].tolist() == REFERENCE[name + "_fixed"]["out"]
+    (change,) = _recompile(name + "_unstatic")       # traced in both: a type change
+    assert (change.kind, change.old, change.new) == ("shape", "i32[] (weak)", "f32[3]"), \
+        change
+
+
 def test_a_dataclasss_aux_data_changing_is_told_to_be_a_data_field_which_compiles_once():
     """A dataclass registered with register_pytree_node, lr its aux data (structure._META_FIX):
     each lr a structure of its own (JAX 0.10.2: 3 lowerings, "pytree metadata 0.05 and before

@@ -254,11 +254,20 @@ def _hashed_by_identity(value) -> bool:
     return kind.__hash__ is object.__hash__ and kind.__eq__ is object.__eq__
 
 
+# (no code: the old "jax.jit(f) with n traced" kept both compiles, a Python value traced is
+# a weak scalar, another type than the array: JAX 0.10.2 traces it twice too
+# (recompile_audit_reference.json's static_in_one_jit_array_in_another_unstatic), and twice
+# for jnp.full(3, 2.0), weakly typed (measured); as an array with its dtype in every call,
+# once (static_in_one_jit_array_in_another_fixed))
 _ARRAY_TRACED_FIX = (
-    "{name} was {old} and is {new} now: static in one jit, traced in the other. An array "
-    "cannot be static (it is not hashable): keep {name} traced in every jit of the "
-    "function.",
-    "{bind}jax.jit({fun})    # {name} traced (no static_argnums for it)")
+    "{name} was {old} and is {new} now: static in one jit, an array traced in the other. A "
+    "static value and an array are two programs whatever the jits' options (traced, a "
+    "Python value is a scalar or a tuple of scalars, another type than {new}), so two "
+    "compiles are expected where the calls mean both. For one program, pass {name} as an "
+    "array of one shape and dtype in every call, the dtype given where it is made "
+    "(jnp.full(3, 2.0) without one is weakly typed, another type), to one jit without "
+    "static_argnums for it (an array cannot be static: it is not hashable).",
+    "")
 _BOOL_STATIC_FIX = (
     "{name} is a static bool ({old} -> {new}): each of its two values compiles once, and "
     "later calls reuse that program, so at most two compiles. That is usually fine; for one "
