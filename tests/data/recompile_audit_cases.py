@@ -335,6 +335,16 @@ SCENARIOS = {
         "h = jax.jit(scale)\n"
         "b = h(jnp.ones(3), jnp.arange(3.0))\n"
         "out = jnp.stack([a, b])\n"),
+    # an argument passed as one array, then as a tuple of arrays (structure._ARRAYS_FIX):
+    # told "t was f32[2] and is absent now" (left out, to its default) and "t changed
+    # length", neither true; the tuple passed again reuses its program, as in JAX
+    "array_then_tuple_of_arrays": (
+        "t one array, then a tuple of two arrays, then that tuple again",
+        "f = jax.jit(lambda t: sum(v.sum() for v in jax.tree.leaves(t)))\n"
+        "a = f(jnp.ones(2))\n"
+        "b = f((jnp.ones(2), jnp.ones(2)))\n"
+        "c = f((jnp.zeros(2), jnp.ones(2)))\n"
+        "out = jnp.stack([a, b, c])\n"),
     "static_passed_on_as_a_shape": (
         "a static n passed on to a helper that makes a shape of it, n = 1, 2, 3",
         "import functools\n"

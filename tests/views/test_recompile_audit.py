@@ -425,6 +425,20 @@ def test_a_static_value_then_an_array_in_another_jit_is_told_two_programs_not_a_
         change
 
 
+def test_an_array_then_a_tuple_of_arrays_is_one_change_of_the_argument():
+    """f(x), then f((x, y)): JAX 0.10.2 misses once ("now <class 'tuple'> and before pytree
+    leaf") and the tuple passed again reuses its program. The note said "t was f32[2] and is
+    absent now" (an argument left out, to its default: it was passed) and "t changed length"
+    twice, with code that pads a list; it is one change of t, two programs expected."""
+    name = "array_then_tuple_of_arrays"
+    assert REFERENCE[name]["lowerings"] == 2
+    (change,) = _recompile(name)
+    assert (change.path, change.old, change.new) == \
+        ("t", "f32[2]", "a tuple of 2 (f32[2], f32[2])"), change
+    assert "one array and a container of arrays" in change.fix, change.fix
+    assert "two programs are expected" in change.fix and change.snippet == ""
+
+
 def test_a_dataclasss_aux_data_changing_is_told_to_be_a_data_field_which_compiles_once():
     """A dataclass registered with register_pytree_node, lr its aux data (structure._META_FIX):
     each lr a structure of its own (JAX 0.10.2: 3 lowerings, "pytree metadata 0.05 and before

@@ -21,7 +21,7 @@ def _structure_changes(old, new, flipped, before, after):
     moved = [p for p in after if p not in before] + [p for p in before if p not in after]
     explained = False
     for root in sorted({_root(p) for p in moved}, key=str):
-        change = _array_or_container(root, before, after)
+        change = _array_or_container(root, before, after, old, new)
         if change is not None:              # one change for the argument, not one per leaf
             moved, explained = [p for p in moved if _root(p) != root], True
             yield change
@@ -82,9 +82,10 @@ def _structure_changes(old, new, flipped, before, after):
         yield change
 
 
-def _array_or_container(root, before, after):
-    """`root` passed as one array in one call and as a list/tuple/dict of Python numbers in
-    the other (f(jnp.array([1., 2.])), then f([1., 2.])): one Change, or None."""
+def _array_or_container(root, before, after, old, new):
+    """`root` passed as one array in one call and as a list/tuple/dict in the other: of Python
+    numbers (f(jnp.array([1., 2.])), then f([1., 2.])), or of arrays (f(x), then f((x, y))):
+    one Change, or None."""
     def split(side):
         whole = side.get(root)
         parts = {p: a for p, a in side.items() if p != root and _root(p) == root}
@@ -96,11 +97,15 @@ def _array_or_container(root, before, after):
         whole, parts, old_is_array = whole_a, parts_b, False
     else:
         return None
-    if any(a.shape for a in parts.values()):     # a container of arrays: not this mistake
-        return None
-    items = f"{len(parts)} Python numbers ({', '.join(_aval_text(a) for a in parts.values())})"
-    old, new = (_aval_text(whole), items) if old_is_array else (items, _aval_text(whole))
-    return _refixed(_fixed(root, "structure", old, new), _NUMBERS_FIX)
+    texts = ", ".join(_aval_text(a) for a in parts.values())
+    if all(a.weak_type and not a.shape for a in parts.values()):     # Python numbers
+        items, fix = f"{len(parts)} Python numbers ({texts})", _NUMBERS_FIX
+    else:       # arrays: the per-leaf changes said the argument was "absent", a "length"
+        node = _parent_of(next(iter(parts)), old, new)
+        kind = node.__name__ if isinstance(node, type) else "container"
+        items, fix = f"a {kind} of {len(parts)} ({texts})", _ARRAYS_FIX
+    was, now = (_aval_text(whole), items) if old_is_array else (items, _aval_text(whole))
+    return _refixed(_fixed(root, "structure", was, now), fix)
 
 
 def _node_change(old, new):
@@ -384,6 +389,15 @@ _NUMBERS_FIX = (
     "numbers are different pytrees (each number is an input of its own, weakly typed), and "
     "each structure compiles anew. Pass an array every time.",
     "{path} = jnp.asarray({path})    # one array, every call")
+# (no code: no reshaping makes one array and a container of arrays one type; JAX 0.10.2
+# traces f(x), then f((x, y)), twice: recompile_audit_reference.json's
+# array_then_tuple_of_arrays, and the tuple passed again reuses its program)
+_ARRAYS_FIX = (
+    "{path} was {old} and is {new} now: one array and a container of arrays are different "
+    "pytrees, each compiled (and each reused when passed again). If the function is meant "
+    "for both, two programs are expected; if not, pass the kind it is meant for in every "
+    "call.",
+    "")
 # a meta field of a class registered with register_dataclass, its value changed: the fields
 # the learner registered, that one made data (JAX 0.10.2 traces pasted_fixes_reference.json's
 # meta_field_changes, so registered, once)
