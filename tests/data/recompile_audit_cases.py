@@ -148,6 +148,12 @@ SCENARIOS = {
         "int8 pixels, then uint8 pixels",
         "f = jax.jit(lambda img: img.astype(jnp.float32) / 255)\n"
         "f(np.zeros((2, 2), np.int8)); f(np.zeros((2, 2), np.uint8))\n"),
+    "bool_then_int": (
+        "a scale passed as True, then as 2",
+        "f = jax.jit(lambda x, s: x * s)\n"
+        "a = f(jnp.ones(3), True)\n"
+        "b = f(jnp.ones(3), 2)\n"
+        "out = jnp.stack([a, b])\n"),
     "complex64_then_float32": (
         "a complex64 signal, then a float32 one",
         "f = jax.jit(lambda s: jnp.abs(s).sum())\n"
@@ -671,10 +677,20 @@ SCENARIOS = {
         "f = jax.jit(lambda x, k: x * k)    # once, outside the loop: no default\n"
         "for k in range(3):\n"
         "    f(jnp.ones(3), k)\n"),
+    # (the fix cast the uint8 pixels to int8, which wraps 200 to -56: int16 holds both)
     "int8_then_uint8_fixed": (
-        "int8_then_uint8 with its fix: the uint8 pixels cast at the call",
+        "int8_then_uint8 with its fix: img cast to int16 before each call, a pixel of 200",
         "f = jax.jit(lambda img: img.astype(jnp.float32) / 255)\n"
-        "f(np.zeros((2, 2), np.int8)); f(jnp.asarray(np.zeros((2, 2), np.uint8), jnp.int8))\n"),
+        "for img in (np.zeros((2, 2), np.int8), np.full((2, 2), 200, np.uint8)):\n"
+        "    img = jnp.asarray(img, jnp.int16)\n"
+        "    pixels = f(img)\n"),
+    # (the fix cast 2 to bool, True: x * 2 became x; True a Python int at its call instead)
+    "bool_then_int_fixed": (
+        "bool_then_int with its fix: int(True) in place of True at the first call",
+        "f = jax.jit(lambda x, s: x * s)\n"
+        "a = f(jnp.ones(3), int(True))    # line 2\n"
+        "b = f(jnp.ones(3), 2)\n"
+        "out = jnp.stack([a, b])\n"),
     "complex64_then_float32_fixed": (
         "complex64_then_float32 with its fix: the float32 signal cast at the call",
         "f = jax.jit(lambda s: jnp.abs(s).sum())\n"

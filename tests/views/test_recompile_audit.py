@@ -17,6 +17,7 @@ import itertools
 import linecache
 import re
 
+import numpy as np
 import pytest
 
 import jxkernel
@@ -437,6 +438,29 @@ def test_an_array_then_a_tuple_of_arrays_is_one_change_of_the_argument():
         ("t", "f32[2]", "a tuple of 2 (f32[2], f32[2])"), change
     assert "one array and a container of arrays" in change.fix, change.fix
     assert "two programs are expected" in change.fix and change.snippet == ""
+
+
+def test_a_dtype_fix_casts_to_a_dtype_that_keeps_both_calls_values():
+    """The dtype fix cast to the earlier call's dtype: int8 pixels, then uint8 ones, were told
+    `img = jnp.asarray(img, jnp.int8)` (a pixel of 200 becomes -56), and True, then 2, were
+    told 2 cast to bool (True: x * 2 became x). Now int16, which holds both (pasted before each
+    call, one compile in JAX 0.10.2, 200 kept), and int(True) at the first call (a Python int,
+    weak as 2 is: one compile, JAX's values; a strong int32 array there compiles twice)."""
+    (change,) = _recompile("int8_then_uint8")
+    assert change.snippet == "img = jnp.asarray(img, jnp.int16)", change.snippet
+    result, events, _ = jx_run("int8_then_uint8_fixed")
+    assert REFERENCE["int8_then_uint8_fixed"]["lowerings"] == 1 and len(events) == 1
+    expected = np.float32(200) / np.float32(255)
+    # (1 ulp: XLA may divide as it likes)
+    assert np.abs(np.asarray(result["pixels"]) - expected).max() <= np.spacing(expected)
+    (change,) = _recompile("bool_then_int")
+    assert (change.old, change.new) == ("bool[]", "i32[] (weak)"), change
+    assert change.snippet == "a = f(jnp.ones(3), int(True))    # line 2", change.snippet
+    assert SCENARIOS["bool_then_int_fixed"][1].splitlines()[1] == change.snippet
+    assert REFERENCE["bool_then_int_fixed"]["lowerings"] == 1
+    result, events, _ = jx_run("bool_then_int_fixed")
+    assert len(events) == 1
+    assert result["out"].tolist() == REFERENCE["bool_then_int"]["out"]
 
 
 def test_a_dataclasss_aux_data_changing_is_told_to_be_a_data_field_which_compiles_once():

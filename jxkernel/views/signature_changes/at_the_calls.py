@@ -28,7 +28,7 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
     weak_type_calls_reference.json); a line that cannot be read keeps the plain fix."""
     out = []
     for c in changes:
-        weak_now = c.new.endswith(" (weak)")
+        weak_now, as_number = c.new.endswith(" (weak)"), False
         cast = _PLAIN_CAST.match(c.snippet) if c.kind == "dtype" else None
         if c.kind == "weak_type" and weak_now != c.old.endswith(" (weak)") and \
                 _shape_of(c.new) == ():
@@ -72,12 +72,18 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
         elif c.kind == "structure" and _DEFAULTS_MERGED.search(c.snippet):
             out.append(_keys_in_the_callers_names(c, jitted, before, now))
             continue
-        elif cast is not None and cast.group(1) == cast.group(2) == c.path:
+        elif cast is not None and cast.group(1) == cast.group(2) == c.path and \
+                cast.group(3) in (_dtype_name(c.old), _dtype_name(c.new)):
             # the cast belongs at the call whose dtype is not the one cast to: the new
-            # call's (int32 data after float32), or the earlier one's (float32 after int32)
+            # call's (int32 data after float32), or the earlier one's (float32 after int32);
+            # a dtype of neither (int16 for int8 and uint8) is cast before every call
             dtype = cast.group(3)
             sig = before if _dtype_name(c.new) == dtype else now
             template = _DTYPE_AT_CALL_FIX
+            # the other call's Python number (weak): a strong array here is a type of its
+            # own too (True cast to an int32 array, then 2: JAX 0.10.2 traces twice), so
+            # the number here is made a Python number of that kind (bool_then_int_fixed)
+            as_number = (c.new if sig is before else c.old).endswith(" (weak)")
         else:
             out.append(c)
             continue
@@ -85,10 +91,22 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
         if found is not None:
             call, arg, line, rewritten = found
             what, cast = _weak_value(arg, dtype)
+            if c.kind == "dtype" and as_number:
+                cast = f"{_python_number(dtype)}({arg})"
             c = _refixed(c, template, fun=getattr(jitted, "_name", "f"), call=call, arg=arg,
                          line=line, dtype=dtype, what=what, cast=cast, code=rewritten(cast))
         out.append(c)
     return tuple(out)
+
+
+def _python_number(dtype: str) -> str:
+    """The Python type whose numbers are weakly typed as `dtype` (a name: "int32").
+
+        >>> _python_number("bfloat16")
+        'float'
+    """
+    return "bool" if dtype == "bool" else "int" if dtype.startswith(("int", "uint")) else \
+        "complex" if dtype.startswith("complex") else "float"
 
 
 # an array made from a Python number at the call, `jnp.array(1.0)`: weak as the number is

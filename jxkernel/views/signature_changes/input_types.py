@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from ...core.config import config
 from ...core.compile_record import compile_events
 from .change import Change, _aval_text
 from .fixes import ADDS_TO_THE_FIX, PATTERN_SAID, _fixed, _refixed
@@ -106,11 +107,26 @@ def _mesh_alone(a, b) -> bool:
 
 
 def _cast_to(old, new) -> np.dtype:
-    """The dtype a fix casts to, of a leaf that came as `old`, then as `new`: the earlier one,
-    but a float where the other is an integer (int32 then float32 data cast to int32 would
-    truncate 0.5 to 0: a wrong result for a compile saved; an int cast to float keeps it)."""
-    if {old.kind, new.kind} in ({"i", "f"}, {"u", "f"}, {"i", "c"}, {"u", "c"}):
-        return new if new.kind in "fc" else old
+    """The dtype a fix casts to, of a leaf that came as `old`, then as `new`: the earlier one
+    (a bfloat16 state promoted to float32 by its update is kept bfloat16, rounded), but one
+    that holds the other's values where the earlier would change them rather than round
+    them: a float with an integer (int32 data cast to int32 truncates 0.5 to 0: a wrong
+    result for a compile saved), a complex with a float, a number with a bool (2 cast to
+    bool is True), and an integer type holding both ranges (uint8 pixels cast to int8 wrap,
+    200 to -56: int8 then uint8 casts to int16).
+
+    >>> _cast_to(np.dtype("int8"), np.dtype("uint8")).name
+    'int16'
+    """
+    kinds = {old.kind, new.kind}
+    if kinds in ({"i", "f"}, {"u", "f"}, {"i", "c"}, {"u", "c"}, {"f", "c"}):
+        return max(old, new, key=lambda d: "iufc".index(d.kind) // 2 + (d.kind == "c"))
+    if "b" in kinds and kinds != {"b"}:
+        return new if old.kind == "b" else old
+    if kinds <= {"i", "u"} and not np.can_cast(new, old, "safe"):
+        both = np.promote_types(old, new)
+        # (int64 without x64 is int32 when made: the earlier then, as before)
+        return both if both.itemsize <= 4 or config.jax_enable_x64 else old
     return old
 
 
