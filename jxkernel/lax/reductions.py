@@ -64,7 +64,9 @@ def _dtype_check(name, accepted=NUMERIC, kind="number"):
 
 
 def _check_logical(aval):
-    if aval.dtype not in INTEGRAL:
+    # JAX asks NumPy's issubdtype, which does not place ml_dtypes' int2/int4/uint2/uint4
+    # among the integers: they are refused (jnp.all/any cast to bool first, so they work)
+    if aval.dtype not in INTEGRAL or aval.dtype in dtypes.INTN_DTYPES:
         raise TypeError(f"logical reduction requires operand dtype bool or int, got "
                         f"{aval.dtype.name}.")
 
