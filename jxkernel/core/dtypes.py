@@ -613,7 +613,9 @@ def promote_types(a, b) -> np.dtype:
 # JAX's table, not a promotion: ints of up to 32 bits and bool become float32 even in
 # 64-bit mode; 64-bit ints become float64 (then canonicalized: kept where named 64-bit
 # dtypes are, as an int64 array's mean is float64 under jax_explicit_x64_dtypes ALLOW).
-_TO_INEXACT = {**{d: float32 for d in (bool_, int8, int16, int32, uint8, uint16, uint32)},
+# int4 and uint4 are in it, int2 and uint2 not (kept: their mean is int2's, their sin refused)
+_TO_INEXACT = {**{d: float32 for d in (bool_, int8, int16, int32, uint8, uint16, uint32,
+                                       *_available(int4, uint4))},
                int64: float64, uint64: float64}
 
 

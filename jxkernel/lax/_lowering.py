@@ -107,13 +107,14 @@ def binary_region(ctx: LoweringRuleContext, hlo_op: str, dtype, n: int = 1):
 
 
 def min_value(dtype):
-    """The identity of max: -inf for floats, the smallest int, False."""
+    """The identity of max: -inf for floats, the smallest int (int4's own -8, from
+    dtypes.iinfo: NumPy's iinfo refuses ml_dtypes' narrow ints), False."""
     dtype = np.dtype(dtype)
     if dtypes.is_inexact(dtype):
         return np.array(-np.inf, dtype)
     if dtype == np.bool_:
         return np.array(False)
-    return np.array(np.iinfo(dtype).min, dtype)
+    return np.array(dtypes.iinfo(dtype).min, dtype)
 
 
 def max_value(dtype):
@@ -123,7 +124,7 @@ def max_value(dtype):
         return np.array(np.inf, dtype)
     if dtype == np.bool_:
         return np.array(True)
-    return np.array(np.iinfo(dtype).max, dtype)
+    return np.array(dtypes.iinfo(dtype).max, dtype)
 
 
 # ------------------------------------------------------------------ lower_fun

@@ -176,19 +176,38 @@ def accuracy_attrs(accuracy) -> dict:
 
 
 # ------------------------------------------------------------------ factories
-def numpy_elementwise(fn, result_dtype=None):
+def numpy_elementwise(fn, result_dtype=None, narrow=None):
     """The NumPy rule of an elementwise primitive computing `fn(*operands, **params)`: its
     result in the dtype lax gives (the first operand's, or `result_dtype` of it), so float32
     stays float32 whatever NumPy promotes to. An `accuracy` param has no NumPy meaning.
+
+    ml_dtypes' narrow integers (int2, int4 and their unsigned kin) are computed as XLA's CPU
+    computes int4: `fn` on the operands widened to int8/uint8, the result's low bits kept
+    (XLA converts int4 and uint4 operands so for all but clz and the right shifts; int2 and
+    uint2 it computes in their own width, which agrees but for those and popcnt, mulhi).
+    `narrow(*operands)`, where given, computes at the type's own width (None: widened).
 
     >>> numpy_elementwise(np.sqrt)(np.float16([4.0]))
     array([2.], dtype=float16)
     """
     def rule(*args, accuracy=None, **params):
         dtype = result_dtype(args[0].dtype) if result_dtype else args[0].dtype
-        out = fn(*args, **params)
+        if args[0].dtype in dtypes.INTN_DTYPES:
+            out = None if narrow is None else narrow(*args, **params)
+            if out is None:
+                out = fn(*map(widen_narrow_int, args), **params)
+        else:
+            out = fn(*args, **params)
         return out if getattr(out, "dtype", None) == dtype else np.asarray(out).astype(dtype)
     return rule
+
+
+def widen_narrow_int(x):
+    """An ml_dtypes narrow integer array as int8 (uint8 if unsigned), the same values; other
+    arrays as they are. (NumPy has no max, min or shift loops for them.)"""
+    if getattr(x, "dtype", None) not in dtypes.INTN_DTYPES:
+        return x
+    return x.astype(np.uint8 if x.dtype in dtypes.UNSIGNED_DTYPES else np.int8)
 
 
 # the narrow integers JAX refuses in the ops declared without them (abs)
@@ -197,13 +216,14 @@ _NARROW_INTS = frozenset(d for d in dtypes.INTN_DTYPES if d.name in ("int2", "ui
 
 
 def unop(name: str, hlo_op: str | None, accepted, result_dtype=None, numpy=None,
-         narrow_ints: bool = True) -> Primitive:
+         narrow_ints: bool = True, numpy_narrow=None) -> Primitive:
     """An elementwise unary primitive; `result_dtype(dtype)` if the result type differs;
-    `numpy(x, **params)` computes it with NumPy (see `numpy_elementwise`); without
-    `narrow_ints` it refuses int2/int4 and their unsigned kin, as JAX's does."""
+    `numpy(x, **params)` computes it with NumPy (`numpy_narrow` for narrow ints: see
+    `numpy_elementwise`); without `narrow_ints` it refuses int2/int4 and their unsigned kin,
+    as JAX's does."""
     prim = Primitive(name)
     if numpy is not None:
-        numpy_rules[prim] = numpy_elementwise(numpy, result_dtype)
+        numpy_rules[prim] = numpy_elementwise(numpy, result_dtype, numpy_narrow)
     sharding_rules[prim] = sharding_types.broadcasting_rule
 
     def abstract(x, **params):
@@ -235,12 +255,13 @@ def naryop_abstract_eval(name: str, accepted, result_dtype=None):
     return abstract
 
 
-def binop(name: str, hlo_op: str | None, accepted, result_dtype=None, numpy=None) -> Primitive:
+def binop(name: str, hlo_op: str | None, accepted, result_dtype=None, numpy=None,
+          numpy_narrow=None) -> Primitive:
     """A broadcasting binary elementwise primitive lowered to one StableHLO op; `numpy(x, y)`
     computes it with NumPy, whose broadcasting is lax's here (see `numpy_elementwise`)."""
     prim = Primitive(name)
     if numpy is not None:
-        numpy_rules[prim] = numpy_elementwise(numpy, result_dtype)
+        numpy_rules[prim] = numpy_elementwise(numpy, result_dtype, numpy_narrow)
     sharding_rules[prim] = sharding_types.broadcasting_rule
     abstract_eval_rules[prim] = naryop_abstract_eval(name, accepted, result_dtype)
     batching_rules[prim] = batch_util.broadcasting_batcher(prim)

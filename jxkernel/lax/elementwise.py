@@ -29,7 +29,7 @@ from . import _xla_formulas
 from . import _lowering as hl
 from ._rules import (ANY, ANY_OR_KEYS, COMPLEX, FLOAT, INEXACT, INT, INTEGRAL,  # noqa: F401
                      NUMERIC, SIGNED, AccuracyMode, Tolerance, accuracy_attrs, binop,
-                     broadcast_shapes, check_dtype, check_same_dtypes, unop)
+                     broadcast_shapes, check_dtype, check_same_dtypes, unop, widen_narrow_int)
 from .conversion import convert_element_type
 from .shapes import broadcast_in_dim
 
@@ -336,8 +336,44 @@ ad.defjvp(digamma_p, lambda g, ans, x: mul(g, _trigamma(x)))
 not_p = unop("not", "stablehlo.not", INTEGRAL, numpy=np.invert)
 ad.defjvp_zero(not_p)
 
+# ml_dtypes' narrow ints at their own width, where XLA's CPU computes them so (the NumPy rules
+# widen the rest to 8 bits, as XLA does int4's: _rules.numpy_elementwise)
+def _narrow_bits(x):
+    """x's bit pattern (the low bit_width bits, as int64) and that width."""
+    bits = dtypes.bit_width(x.dtype)
+    return x.astype(np.int64) & ((1 << bits) - 1), bits
+
+
+def _np_narrow_right_shift(arithmetic: bool):
+    """x >> y at x's width: arithmetic copies the top bit whether x is signed or not, as
+    XLA's does (uint4 8 >> 1 is 12); a count of the width or more (read unsigned) gives the
+    fill."""
+    def shift(x, y):
+        value, bits = _narrow_bits(x)
+        if arithmetic:
+            value = value - ((value >> (bits - 1)) << bits)
+        count, _ = _narrow_bits(y)
+        return np.where(count < bits, value >> np.minimum(count, bits - 1),
+                        np.where(value < 0, -1, 0))
+    return shift
+
+
+def _np_narrow_clz(x):
+    """Leading zeros at x's width: the width less the bit length (int4 0 has 4)."""
+    value, bits = _narrow_bits(x)
+    return bits - sum((value >> k != 0).astype(np.int64) for k in range(bits))
+
+
+def _np_narrow_popcnt(x):
+    """int2's and uint2's set bits; None for int4 and uint4, which XLA counts in 8 bits (its
+    int8 widening sign-extends: int4 -8 has 5)."""
+    value, bits = _narrow_bits(x)
+    return np.bitwise_count(value) if bits < 4 else None
+
+
 population_count_p = unop("population_count", "stablehlo.popcnt", INT, numpy=lambda x: (
-    np.bitwise_count(x.view(np.dtype(f"u{x.dtype.itemsize}")))))   # of the bits, not of |x|
+    np.bitwise_count(x.view(np.dtype(f"u{x.dtype.itemsize}")))),   # of the bits, not of |x|
+    numpy_narrow=_np_narrow_popcnt)
 ad.defjvp_zero(population_count_p)
 
 def _np_clz(x):
@@ -353,7 +389,8 @@ def _np_clz(x):
     return count + ((u >> (bits - 1)) == 0).astype(x.dtype)
 
 
-clz_p = unop("clz", "stablehlo.count_leading_zeros", INT, numpy=_np_clz)
+clz_p = unop("clz", "stablehlo.count_leading_zeros", INT, numpy=_np_clz,
+             numpy_narrow=_np_narrow_clz)
 ad.defjvp_zero(clz_p)
 
 real_p = unop("real", "stablehlo.real", COMPLEX, _real_dtype, numpy=np.real)
@@ -705,7 +742,14 @@ def _np_mulhi(x, y):
     return hi.view(x.dtype)
 
 
-mulhi_p = binop("mulhi", "chlo.mulhi", INT, numpy=_np_mulhi)
+def _np_narrow_mulhi(x, y):
+    """int2's and uint2's high half of the 4-bit product; None for int4 and uint4, whose
+    mulhi XLA takes of the 16-bit product of their int8 widenings (the high 8 bits)."""
+    bits = dtypes.bit_width(x.dtype)
+    return (x.astype(np.int64) * y.astype(np.int64)) >> bits if bits < 4 else None
+
+
+mulhi_p = binop("mulhi", "chlo.mulhi", INT, numpy=_np_mulhi, numpy_narrow=_np_narrow_mulhi)
 ad.defjvp_zero(mulhi_p)
 
 # XLA's algebraic simplifier turns A / Broadcast(B) into A * Broadcast(1 / B) (one division
@@ -976,11 +1020,13 @@ shift_left_p = binop("shift_left", "stablehlo.shift_left", INT, numpy=_np_shift_
 ad.defjvp_zero(shift_left_p)
 
 shift_right_logical_p = binop("shift_right_logical", "stablehlo.shift_right_logical", INT,
-                              numpy=_np_shift_right_logical)
+                              numpy=_np_shift_right_logical,
+                              numpy_narrow=_np_narrow_right_shift(False))
 ad.defjvp_zero(shift_right_logical_p)
 
 shift_right_arithmetic_p = binop("shift_right_arithmetic", "stablehlo.shift_right_arithmetic",
-                                 INT, numpy=_np_shift_right_arithmetic)
+                                 INT, numpy=_np_shift_right_arithmetic,
+                                 numpy_narrow=_np_narrow_right_shift(True))
 ad.defjvp_zero(shift_right_arithmetic_p)
 
 complex_p = binop("complex", "stablehlo.complex", frozenset([dtypes.float32, dtypes.float64]),
@@ -1232,7 +1278,8 @@ def _clamp_batching(vals, dims):
 
 abstract_eval_rules[clamp_p] = _clamp_abstract_eval
 lowering_rules[clamp_p] = _clamp_lowering
-numpy_rules[clamp_p] = lambda lo, x, hi: xla_min(xla_max(x, lo), hi)
+numpy_rules[clamp_p] = lambda lo, x, hi: xla_min(xla_max(*map(widen_narrow_int, (x, lo))),
+                                                 widen_narrow_int(hi)).astype(x.dtype)
 batching_rules[clamp_p] = _clamp_batching
 
 

@@ -64,7 +64,9 @@ def _dtype_check(name, accepted=NUMERIC, kind="number"):
 
 
 def _check_logical(aval):
-    if aval.dtype not in INTEGRAL:
+    # JAX asks NumPy's issubdtype, which does not place ml_dtypes' int2/int4/uint2/uint4
+    # among the integers: they are refused (jnp.all/any cast to bool first, so they work)
+    if aval.dtype not in INTEGRAL or aval.dtype in dtypes.INTN_DTYPES:
         raise TypeError(f"logical reduction requires operand dtype bool or int, got "
                         f"{aval.dtype.name}.")
 
@@ -159,7 +161,11 @@ _NP_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.mi
 
 def _accumulation_dtype(dtype) -> np.dtype:
     """float32 for floats narrower than it (their sums and products accumulate there, as
-    jnp's do, then round once: XLA's order of narrow additions is its own), else dtype."""
+    jnp's do, then round once: XLA's order of narrow additions is its own); int8 (uint8) for
+    ml_dtypes' narrow ints, whose low bits are the same (NumPy has no max or min for them);
+    else dtype."""
+    if dtype in dtypes.INTN_DTYPES:
+        return np.dtype(np.uint8 if dtype in dtypes.UNSIGNED_DTYPES else np.int8)
     return np.dtype(np.float32) if dtypes.is_float(dtype) and dtype.itemsize < 4 else dtype
 
 

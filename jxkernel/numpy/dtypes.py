@@ -191,8 +191,10 @@ def _promotion_node(d):
 
 
 # JAX's table (not a promotion): ints of up to 32 bits and bool become float32 even in
-# 64-bit mode; 64-bit ints become float64.
-_TO_INEXACT = {**{d: _F32 for d in (_BOOL, _I8, _I16, _I32, _U8, _U16, _U32)},
+# 64-bit mode; 64-bit ints become float64. int4 and uint4 are in it, int2 and uint2 not (an
+# int2's mean stays int2, its sin is refused).
+_TO_INEXACT = {**{d: _F32 for d in (_BOOL, _I8, _I16, _I32, _U8, _U16, _U32,
+                                    *_core._available(_core.int4, _core.uint4))},
                _I64: _F64, _U64: _F64}
 
 

@@ -1141,9 +1141,12 @@ def left_shift(x, y, /):
 
 @jax_jitted(inline=True)
 def right_shift(x1, x2, /):
-    """x1 >> x2 (arithmetic for signed ints, logical for unsigned)."""
+    """x1 >> x2 (arithmetic for signed ints, logical for unsigned but uint2 and uint4)."""
     x1, x2 = promote_args_numeric("right_shift", x1, x2)
-    fn = lax.shift_right_logical if _core.is_unsigned(x1.dtype) else lax.shift_right_arithmetic
+    # JAX asks NumPy's issubdtype, which does not count ml_dtypes' uint2/uint4 as unsigned:
+    # they shift arithmetically, copying the top bit (uint4 15 >> 1 is 15), as in JAX 0.10.2
+    logical = _core.is_unsigned(x1.dtype) and x1.dtype not in _core.INTN_DTYPES
+    fn = lax.shift_right_logical if logical else lax.shift_right_arithmetic
     return fn(x1, x2)
 
 

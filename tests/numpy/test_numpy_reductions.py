@@ -459,3 +459,20 @@ def test_correction_with_the_default_ddof(name):
         assert_close(got, want, np.float32)
     with pytest.raises(ValueError, match="^ddof and correction can't be provided simultaneously.$"):
         fn(f32, ddof=1, correction=1)
+
+
+@pytest.mark.parametrize("name", ["int2", "uint2", "int4", "uint4"])
+def test_sum_and_prod_of_narrow_ints_widen_where_jax_raises(name):
+    # A decision, not JAX's behaviour: JAX 0.10.2's sum/prod of these raise ValueError
+    # ("Invalid integer data type 'V'.", from NumPy's iinfo, which does not know ml_dtypes'
+    # narrow ints: an accident of its widening code). jxkernel widens them to int32/uint32,
+    # as it does int8, eagerly and under jit; with dtype= given, the sum stays narrow
+    dtype = np.dtype(name)
+    info = ml_dtypes.iinfo(dtype)
+    values = np.arange(info.min, info.max + 1)
+    x = values.astype(dtype)
+    wide = np.dtype(np.uint32 if info.min == 0 else np.int32)
+    for fn, want in ((jnp.sum, values.sum()), (jnp.prod, values.prod())):
+        for got in (fn(x), jxkernel.jit(fn)(x)):
+            assert got.dtype == wide and int(got) == want
+    assert jnp.sum(x, dtype=dtype).dtype == dtype
