@@ -21,7 +21,6 @@ import threading
 import types
 
 from . import errors
-from .config import config
 from .basearray import Array
 from .errors import aval_text, jax_class_name, jax_type_text  # noqa: F401  (home: errors.py)
 from .tracer_errors.escaped import escaped_tracer_error

@@ -57,7 +57,8 @@ from .signature_changes.made_once import (
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.at_the_calls import at_the_calls, bound_where_called
-from .signature_changes.input_types import grown_step_by_step, rows_under_vmap
+from .signature_changes.input_types import grown_step_by_step
+from .signature_changes.vmap_rows import rows_under_vmap
 from .signature_changes.nearest import nearest
 from .argument_uses import jit_decorated_def, jitted_lambda_line, uses
 # (compile_record calls body_traced: this module is the explainer)

@@ -351,6 +351,35 @@ SCENARIOS = {
         "b = f((jnp.ones(2), jnp.ones(2)))\n"
         "c = f((jnp.zeros(2), jnp.ones(2)))\n"
         "out = jnp.stack([a, b, c])\n"),
+    # both axes of an image grow (input_types._BUCKETS_FIX): the fix padded axis 0 alone,
+    # (32, 28) and (32, 32), two programs still (_one_axis_padded); each axis padded, one
+    "image_size_changes_both_axes": (
+        "28x28 images, then 32x32 ones",
+        "f = jax.jit(lambda x: x.mean())\n"
+        "f(jnp.ones((28, 28)))\n"
+        "f(jnp.ones((32, 32)))\n"),
+    "image_size_changes_both_axes_one_axis_padded": (
+        "image_size_changes_both_axes with the old fix: axis 0 alone padded to 32",
+        "f = jax.jit(lambda x: x.mean())\n"
+        "for x in (jnp.ones((28, 28)), jnp.ones((32, 32))):\n"
+        "    n = x.shape[0]\n"
+        "    size = max(32, 1 << (n - 1).bit_length())\n"
+        "    x = jnp.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1))\n"
+        "    f(x)\n"),
+    # the same under vmap: rows of 28x28, then 32x32 (input_types._VMAP_ROWS_AXES_FIX)
+    "vmap_image_rows_grow_both_axes": (
+        "vmap of a jitted function: rows of 28x28, then of 32x32",
+        "f = jax.jit(lambda x: x.mean())\n"
+        "g = jax.vmap(f)\n"
+        "g(jnp.ones((4, 28, 28)))\n"
+        "g(jnp.ones((4, 32, 32)))\n"),
+    # the lengths of an array in another order (input_types._TRANSPOSED_FIX)
+    "transposed_argument": (
+        "x, then x.T",
+        "f = jax.jit(lambda x: x.sum(0))\n"
+        "x = jnp.ones((2, 3))\n"
+        "f(x)\n"
+        "f(x.T)\n"),
     "static_passed_on_as_a_shape": (
         "a static n passed on to a helper that makes a shape of it, n = 1, 2, 3",
         "import functools\n"
@@ -582,6 +611,34 @@ SCENARIOS = {
         "a = g(jnp.ones(3), jnp.full(3, 2.0, jnp.float32))    # n f32[3] every call\n"
         "b = g(jnp.ones(3), jnp.arange(3.0))\n"
         "out = jnp.stack([a, b])\n"),
+    "image_size_changes_both_axes_fixed": (
+        "image_size_changes_both_axes's note pasted at both calls: each axis padded",
+        "f = jax.jit(lambda x: x.mean())\n"
+        "for x in (jnp.ones((28, 28)), jnp.ones((32, 32))):\n"
+        "    floors = (32, 32)    # per axis: a power of two holding the lengths seen\n"
+        "    pads = [(0, 0) if m is None else (0, max(m, 1 << (n - 1).bit_length()) - n)\n"
+        "            for m, n in zip(floors, x.shape)]\n"
+        "    x = jnp.pad(x, pads)\n"
+        "    f(x)\n"),
+    "vmap_image_rows_grow_both_axes_fixed": (
+        "vmap_image_rows_grow_both_axes's note pasted: what vmap is given padded per axis",
+        "f = jax.jit(lambda x: x.mean())\n"
+        "g = jax.vmap(f)\n"
+        "for xs in (jnp.ones((4, 28, 28)), jnp.ones((4, 32, 32))):\n"
+        "    floors = (32, 32)    # per axis of a row: a power of two holding the lengths seen\n"
+        "    pads = [(0, 0)] + [(0, 0) if m is None else "
+        "(0, max(m, 1 << (n - 1).bit_length()) - n)\n"
+        "                       for m, n in zip(floors, xs.shape[1:])]    # xs: given to vmap\n"
+        "    xs = jnp.pad(xs, pads)\n"
+        "    g(xs)\n"),
+    "transposed_argument_fixed": (
+        "transposed_argument's note pasted: transposed back before the call",
+        "f = jax.jit(lambda x: x.sum(0))\n"
+        "x = jnp.ones((2, 3))\n"
+        "f(x)\n"
+        "x_arg = x.T    # line 4's argument, named\n"
+        "x_arg = jnp.transpose(x_arg, (1, 0))    # the first call's layout\n"
+        "f(x_arg)    # line 4, given it\n"),
     "static_passed_on_to_a_helper_fixed": (
         "static_passed_on_to_a_helper's note: scaled only computes with n, so n traced",
         "def scaled(x, n):\n"

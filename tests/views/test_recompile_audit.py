@@ -463,6 +463,53 @@ def test_a_dtype_fix_casts_to_a_dtype_that_keeps_both_calls_values():
     assert result["out"].tolist() == REFERENCE["bool_then_int"]["out"]
 
 
+def _code_lines(snippet: str) -> list:
+    """A fix's code lines without their comments, as a pasted program holds them."""
+    return [line.split("    #")[0].strip() for line in snippet.splitlines()
+            if not line.startswith("#")]
+
+
+def test_a_shape_changed_along_two_axes_is_padded_along_both():
+    """28x28 images, then 32x32: the fix padded axis 0 alone, (32, 28) and (32, 32), which
+    JAX 0.10.2 compiles twice (_one_axis_padded). It pads each axis that changed; pasted at
+    both calls, one compile in JAX and here."""
+    name = "image_size_changes_both_axes"
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_one_axis_padded", "_fixed")] == \
+        [2, 2, 1]
+    (change,) = _recompile(name)
+    assert "changed along axes 0, 1" in change.fix, change.fix
+    fixed = _code_lines(SCENARIOS[name + "_fixed"][1])
+    code = _code_lines(change.snippet)
+    assert all(line in fixed for line in code[1:4]), (code, fixed)    # floors .. jnp.pad
+    _, events, _ = jx_run(name + "_fixed")
+    assert len(events) == 1
+    # under vmap: what vmap is given, padded along each of the row's axes that changed
+    name = "vmap_image_rows_grow_both_axes"
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+    (change,) = _recompile(name)
+    assert "along each of the row's axes that changed" in change.fix, change.fix
+    fixed = _code_lines(SCENARIOS[name + "_fixed"][1])
+    code = _code_lines(change.snippet)
+    assert code[0] in fixed and code[-1] in fixed, (code, fixed)
+    _, events, _ = jx_run(name + "_fixed")
+    assert len(events) == 1
+
+
+def test_a_transposed_argument_is_told_as_its_lengths_in_another_order():
+    """x, then x.T: the fix padded axis 0 of x.T (to (4, 2), and x's (2, 3) to (4, 3): two
+    programs still). It says the lengths came in another order and transposes back; pasted,
+    one compile in JAX and here."""
+    (change,) = _recompile("transposed_argument")
+    assert change.fix.startswith("x came as f32[3,2], the lengths of f32[2,3] in another "
+                                 "order"), change.fix
+    assert "jnp.pad" not in change.snippet
+    fixed = SCENARIOS["transposed_argument_fixed"][1].splitlines()
+    assert change.snippet.splitlines() == fixed[-3:], change.snippet
+    assert REFERENCE["transposed_argument_fixed"]["lowerings"] == 1
+    _, events, _ = jx_run("transposed_argument_fixed")
+    assert len(events) == 1
+
+
 def test_a_dataclasss_aux_data_changing_is_told_to_be_a_data_field_which_compiles_once():
     """A dataclass registered with register_pytree_node, lr its aux data (structure._META_FIX):
     each lr a structure of its own (JAX 0.10.2: 3 lowerings, "pytree metadata 0.05 and before

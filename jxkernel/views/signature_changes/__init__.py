@@ -12,7 +12,8 @@ Read it top-down; each module imports only those above it:
 * One module per part of a signature, each with the fixes for the causes it tells apart:
   `config_changes.py` (x64, the device, a trace option, a user context, a jit option),
   `statics.py` (static arguments), `structure.py` (the arguments' pytree structure),
-  `input_types.py` (a leaf's shape, dtype or weak type), `closed_over.py` (closed-over
+  `input_types.py` (a leaf's shape, dtype or weak type; `vmap_rows.py`, the same under
+  vmap), `closed_over.py` (closed-over
   constants), and `fresh_functions.py` (a new function object of code jitted before).
 * `made_once.py`: where such a jit can be made once, in the learner's own lines (a line moved
   above its loop, a jit made once and the call given what a partial or a default carried).

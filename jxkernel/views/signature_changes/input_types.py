@@ -1,20 +1,16 @@
 """What differs in a leaf's type (JAX's "different input types"): its shape, dtype or weak type
 (kinds "shape", "dtype", "weak_type"); with the fix for each cause (a last, partial batch, a
-scalar grown into an array, a raw key then a typed one, two kinds of Python number, ...), and
-the shape's fix rewritten for the rows a vmap gives a jitted function (`rows_under_vmap`).
+scalar grown into an array, a raw key then a typed one, two kinds of Python number, ...). The
+same fixes for the rows a vmap gives a jitted function are `vmap_rows.py`'s.
 """
 from __future__ import annotations
 
-import ast
 import dataclasses
-import inspect
-import linecache
 import re
 
 import numpy as np
 
 from ...core.config import config
-from ...core.compile_record import compile_events
 from .change import Change, _aval_text
 from .fixes import ADDS_TO_THE_FIX, PATTERN_SAID, _fixed, _refixed
 from .structure import list_item
@@ -56,6 +52,8 @@ def _type_changes(before, after):
                 change = _refixed(change, _RANK_FIX)
             elif _is_key(a) and a.shape[1:] == b.shape[1:]:   # split(key, 3), then 4
                 change = _refixed(change, _KEY_COUNT_FIX)
+            elif _transposed(b.shape, a.shape) is not None:    # (2, 3), then (3, 2)
+                change = _refixed(change, _TRANSPOSED_FIX, perm=_transposed(b.shape, a.shape))
             else:                                  # one axis or more of another length
                 change = _bucket_change(change, b.shape, a.shape)
             # (a scalar grown into an array is told to start with the new shape and dtype)
@@ -141,11 +139,34 @@ def _with_cast(change: Change, old_dtype: str, new_dtype: str, to: str) -> Chang
 
 
 def _bucket_change(change, old_shape, new_shape) -> Change:
-    """The bucketing fix for the first axis whose length changed (padding axis 0 left an
-    f32[5,3] -> f32[5,4] two programs), its buckets powers of two at least the one holding
-    both lengths seen (3 and 2 bucketed alone are 4 and 2: two programs still)."""
-    axis = next(i for i, (m, n) in enumerate(zip(old_shape, new_shape)) if m != n)
-    return _refixed(change, _BUCKET_FIX, **_bucket_fill(axis, old_shape, new_shape, change.path))
+    """The bucketing fix for the axes whose length changed, their buckets powers of two at
+    least the one holding both lengths seen (3 and 2 bucketed alone are 4 and 2: two programs
+    still). One axis: its own code; several: each padded (28x28 then 32x32 images padded along
+    axis 0 alone were (32, 28) and (32, 32), two programs still)."""
+    axes = [i for i, (m, n) in enumerate(zip(old_shape, new_shape)) if m != n]
+    if len(axes) == 1:
+        return _refixed(change, _BUCKET_FIX,
+                        **_bucket_fill(axes[0], old_shape, new_shape, change.path))
+    floors = tuple(_bucket_fill(i, old_shape, new_shape, change.path)["floor"]
+                   if i in axes else None for i in range(len(new_shape)))
+    return _refixed(change, _BUCKETS_FIX, axes=", ".join(map(str, axes)),
+                    floors=floors,
+                    most=_DOUBLINGS)
+
+
+def _transposed(before: tuple, after: tuple):
+    """The axes of `after` in `before`'s order where `after` holds `before`'s lengths in
+    another order ((2, 3), then (3, 2): (1, 0)); None otherwise."""
+    if len(before) < 2 or len(before) != len(after) or before == after or \
+            sorted(before) != sorted(after):
+        return None
+    free = list(range(len(after)))
+    perm = []
+    for n in before:
+        j = next(j for j in free if after[j] == n)
+        free.remove(j)
+        perm.append(j)
+    return tuple(perm)
 
 
 # how far the bucketing fix's promise goes: lengths up to 2**(_DOUBLINGS - 1) times its floor
@@ -161,69 +182,6 @@ def _bucket_fill(axis, old_shape, new_shape, array, offset=0) -> dict:
     return dict(axis=at, floor=floor, before=f"[(0, 0)] * {at} + " if at else "",
                 after=f" + [(0, 0)] * ({array}.ndim - {at + 1})",
                 most=_DOUBLINGS, upto=floor << (_DOUBLINGS - 1))
-
-
-def rows_under_vmap(changes, jitted=None) -> tuple:
-    """`changes` of a jitted function (`jitted`) traced under vmap: a row's new shape is
-    told as such, with its fix on the array vmap is given (vmap's mapped axis changing
-    retraces nothing); a leaf weak before and strong under vmap is told as the earlier
-    call's Python number (number_passed: as the learner wrote it), the vmap's array being
-    strong already (a cast of it, pasted at the vmap, changed nothing:
-    learner13_python_number_then_vmap_cast_pasted misses as before)."""
-    fun = getattr(jitted, "_name", "f")
-    fun = fun if fun.isidentifier() else "f"
-    out = []
-    for c in changes:
-        if c.kind == "weak_type" and c.old.endswith(" (weak)") and not c.new.endswith(" (weak)"):
-            dtype = _dtype_name(c.new)
-            number = None if jitted is None else number_passed(jitted, c.path)
-            # its code only with the learner's own number: an example's would change the value
-            example = number or ("1" if dtype.startswith(("int", "uint")) else "1.0")
-            fix, code = _VMAP_AFTER_NUMBER_FIX
-            c = _refixed(c, (fix, code if number else ""), fun=fun, dtype=dtype,
-                         number=example, said=f", as in {fun}({number})" if number else "")
-        old, new = _shape_of(c.old), _shape_of(c.new)
-        if c.kind == "shape" and old is not None and new is not None and len(old) != len(new):
-            # external-callbacks' numpy_random_like(x), then jax.vmap(numpy_random_like)(x):
-            # "make it that shape where it is made" cannot be done to the row vmap gives
-            c = _refixed(c, _VMAP_RANK_FIX, fun=fun)
-        elif c.kind == "shape" and c.fix.startswith(_BUCKET_FIX[0][:30]):
-            if old is not None and new is not None and len(old) == len(new):
-                axis = next(i for i, (m, n) in enumerate(zip(old, new)) if m != n)
-                c = _refixed(c, _VMAP_ROWS_FIX, **_bucket_fill(axis, old, new, "xs", offset=1))
-        out.append(c)
-    return tuple(out)
-
-
-def number_passed(jitted, path: str) -> str | None:
-    """The Python number an earlier call of `jitted` passed as its argument `path`, as the
-    learner wrote it ("2.5" from the line `f(2.5)`, the latest compile where `path` was weak),
-    None where that line holds no one call of the function with a number there."""
-    try:
-        index = list(inspect.signature(jitted._fun).parameters).index(path)
-    except (TypeError, ValueError):
-        return None
-    name = jitted._name
-    for event in reversed(compile_events()):
-        site = event.call_site
-        if event.key is not jitted or site is None or \
-                not dict(event.signature).get(path, "").endswith(" (weak)"):
-            continue
-        try:
-            tree = ast.parse(linecache.getline(site.file, site.line).strip())
-        except SyntaxError:
-            return None
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and not n.keywords
-                 and ast.unparse(n.func).split(".")[-1] == name and len(n.args) > index]
-        if len(calls) != 1:
-            return None
-        arg = calls[0].args[index]
-        number = arg.operand if isinstance(arg, ast.UnaryOp) and \
-            isinstance(arg.op, (ast.USub, ast.UAdd)) else arg
-        if isinstance(number, ast.Constant) and type(number.value) in (int, float):
-            return ast.unparse(arg)
-        return None
-    return None
 
 
 def grown_step_by_step(changes, history, now=None) -> tuple:
@@ -376,6 +334,27 @@ _BUCKET_FIX = (
     "n = {path}.shape[{axis}]\n"
     "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
     "{path} = jnp.pad({path}, {before}[(0, size - n)]{after})")
+# several axes changed: each padded (JAX 0.10.2 lowers image_size_changes_both_axes_fixed,
+# both calls padded so, once)
+_BUCKETS_FIX = (
+    "Every new shape compiles anew, and {path} changed along axes {axes} ({old} -> {new}). "
+    "Pad or bucket each of them to a few fixed sizes (a mask of the real entries, passed in "
+    "and used where they are summed or averaged, keeps the padding out of the result): "
+    "padded as below, shapes up to {floors} share one program and each doubling of an axis "
+    "past it adds one (padding one axis alone leaves the other's length a program of its "
+    "own).",
+    "floors = {floors}    # per axis: a power of two holding the lengths seen (None: kept)\n"
+    "pads = [(0, 0) if m is None else (0, max(m, 1 << (n - 1).bit_length()) - n)\n"
+    "        for m, n in zip(floors, {path}.shape)]\n"
+    "{path} = jnp.pad({path}, pads)")
+# the same lengths in another order (JAX 0.10.2 lowers transposed_argument_fixed, transposed
+# back before the call, once)
+_TRANSPOSED_FIX = (
+    "{path} came as {new}, the lengths of {old} in another order: every shape is a program "
+    "of its own. If it is the same data transposed, give every call one layout (transposed "
+    "back before the call, as below); if the calls really take both layouts, a compile for "
+    "each is expected.",
+    "{path} = jnp.transpose({path}, {perm})    # the first call's layout")
 # an array grown by one row a step: a program per step; made at its full size and written at
 # a traced index, one (JAX 0.10.2 lowers history_concatenate_grows_fixed once)
 _GROWN_STEP_FIX = (
@@ -403,40 +382,6 @@ _GROWN_LIST_FIX = (
     "{list} = jnp.zeros({rows}, jnp.{dtype})    # once, before the loop\n"
     "{list} = {list}.at[i].set(value)    # step i: not an append (+ [value])\n"
     "mask = jnp.arange(n_steps) <= i    # the rows written so far, where it is read whole")
-# a jitted function under vmap sees rows: the fix pads what vmap is given, along the row's axis
-_VMAP_ROWS_FIX = (
-    "{path} is a row of what vmap maps over, and its shape changed ({old} -> {new}): the "
-    "mapped axis may change freely (5 rows or 7 reuse one trace), a row of another shape is "
-    "another program. If the two calls map different axes (another in_axes), a compile for "
-    "each is expected. If the rows grew, pad the array given to vmap along the row's axis: "
-    "lengths up to {floor} then share one program and each doubling past it adds one, at "
-    "most {most} compiles for lengths up to {upto}.",
-    "n = xs.shape[{axis}]    # xs: the array given to vmap (mapped over axis 0)\n"
-    "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
-    "xs = jnp.pad(xs, {before}[(0, size - n)]{after})")
-# a row of another rank than the nearest earlier compile's argument: the whole array in a call
-# outside vmap, or rows of another rank (JAX 0.10.2 logs the miss "now f32[] and before
-# f32[5]" and compiles the batched program, for f32[5]: tutorial_notes_cases' vmap_of_a_jit)
-_VMAP_RANK_FIX = (
-    "{path} is a row of what vmap maps over ({new} now, {old} at the nearest earlier "
-    "compile): vmap traces {fun} for one row, so {fun} called on a whole array and vmap of "
-    "{fun} over it are two traces, a program each, and rows of another rank are another. "
-    "Nothing to fix: each compile is expected.",
-    "")
-# a Python number in an earlier call, then under vmap (never weak there): the weak side is the
-# earlier call's; an array there moves the miss to each later call given a number (JAX 0.10.2:
-# learner13_array_first_then_vmap misses at jax.grad(f)(1.0)); arrays in each, one trace
-# (learner13_arrays_in_every_call_fixed)
-_VMAP_AFTER_NUMBER_FIX = (
-    "{path} was weakly typed in an earlier call of {fun} (given a Python number{said}) and "
-    "is a strong {dtype} under vmap now: two types, a trace each. Where "
-    "vmap maps over it, the weak side is the earlier call's: a row of the array vmap maps "
-    "over is never weak, so no rewrite of that array removes this miss (it is {dtype} "
-    "already). An array in that earlier call alone moves the miss to the next call given a "
-    "Python number (jax.grad({fun}) of one, after it). Give {fun} a {dtype} array in "
-    "place of the Python number in every call that passes one, or keep the two traces.",
-    "jnp.asarray({number}, jnp.{dtype})    # in place of {number} in {fun}({number}), and of "
-    "each Python number passed as {path}")
 
 
 def _relaid(before: tuple, after: tuple) -> bool:
