@@ -148,6 +148,13 @@ SCENARIOS = {
         "int8 pixels, then uint8 pixels",
         "f = jax.jit(lambda img: img.astype(jnp.float32) / 255)\n"
         "f(np.zeros((2, 2), np.int8)); f(np.zeros((2, 2), np.uint8))\n"),
+    "int8_then_uint8_at_two_calls": (
+        "int8 pixels, then uint8 ones of 200, each call on its own line",
+        "f = jax.jit(lambda img: img.astype(jnp.float32) / 255)\n"
+        "a = np.zeros((2, 2), np.int8)\n"
+        "b = np.full((2, 2), 200, np.uint8)\n"
+        "f(a)\n"
+        "pixels = f(b)\n"),
     "bool_then_int": (
         "a scale passed as True, then as 2",
         "f = jax.jit(lambda x, s: x * s)\n"
@@ -741,6 +748,13 @@ SCENARIOS = {
         "for img in (np.zeros((2, 2), np.int8), np.full((2, 2), 200, np.uint8)):\n"
         "    img = jnp.asarray(img, jnp.int16)\n"
         "    pixels = f(img)\n"),
+    "int8_then_uint8_at_two_calls_fixed": (
+        "int8_then_uint8_at_two_calls's note pasted: both calls cast to int16",
+        "f = jax.jit(lambda img: img.astype(jnp.float32) / 255)\n"
+        "a = np.zeros((2, 2), np.int8)\n"
+        "b = np.full((2, 2), 200, np.uint8)\n"
+        "f(jnp.asarray(a, jnp.int16))    # line 4\n"
+        "pixels = f(jnp.asarray(b, jnp.int16))    # line 5\n"),
     # (the fix cast 2 to bool, True: x * 2 became x; True a Python int at its call instead)
     "bool_then_int_fixed": (
         "bool_then_int with its fix: int(True) in place of True at the first call",

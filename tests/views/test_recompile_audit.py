@@ -446,8 +446,18 @@ def test_a_dtype_fix_casts_to_a_dtype_that_keeps_both_calls_values():
     told 2 cast to bool (True: x * 2 became x). Now int16, which holds both (pasted before each
     call, one compile in JAX 0.10.2, 200 kept), and int(True) at the first call (a Python int,
     weak as 2 is: one compile, JAX's values; a strong int32 array there compiles twice)."""
-    (change,) = _recompile("int8_then_uint8")
+    (change,) = _recompile("int8_then_uint8")       # one line holds both calls: a pattern
     assert change.snippet == "img = jnp.asarray(img, jnp.int16)", change.snippet
+    assert change.fix.endswith(PATTERN_SAID), change.fix
+    (change,) = _recompile("int8_then_uint8_at_two_calls")       # each call given its cast
+    assert "Neither dtype holds all of the other's values" in change.fix, change.fix
+    assert change.snippet.splitlines() == \
+        SCENARIOS["int8_then_uint8_at_two_calls_fixed"][1].splitlines()[-2:]
+    assert REFERENCE["int8_then_uint8_at_two_calls_fixed"]["lowerings"] == 1
+    result, events, _ = jx_run("int8_then_uint8_at_two_calls_fixed")
+    assert len(events) == 1
+    assert np.abs(np.asarray(result["pixels"]) - np.float32(200) / np.float32(255)).max() <= \
+        np.spacing(np.float32(200) / np.float32(255))
     result, events, _ = jx_run("int8_then_uint8_fixed")
     assert REFERENCE["int8_then_uint8_fixed"]["lowerings"] == 1 and len(events) == 1
     expected = np.float32(200) / np.float32(255)

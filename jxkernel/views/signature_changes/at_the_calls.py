@@ -14,7 +14,7 @@ import os
 import re
 
 from ..source import cell_name
-from .fixes import _fixed, _refixed, constant_name
+from .fixes import PATTERN_SAID, _fixed, _refixed, constant_name
 from .input_types import _dtype_name, _shape_of
 
 
@@ -73,7 +73,10 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
             out.append(_keys_in_the_callers_names(c, jitted, before, now))
             continue
         elif cast is not None and cast.group(1) == cast.group(2) == c.path and \
-                cast.group(3) in (_dtype_name(c.old), _dtype_name(c.new)):
+                cast.group(3) not in (_dtype_name(c.old), _dtype_name(c.new)):
+            out.append(_cast_at_both_calls(c, jitted, before, now, cast.group(3)))
+            continue
+        elif cast is not None and cast.group(1) == cast.group(2) == c.path:
             # the cast belongs at the call whose dtype is not the one cast to: the new
             # call's (int32 data after float32), or the earlier one's (float32 after int32);
             # a dtype of neither (int16 for int8 and uint8) is cast before every call
@@ -97,6 +100,21 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
                          line=line, dtype=dtype, what=what, cast=cast, code=rewritten(cast))
         out.append(c)
     return tuple(out)
+
+
+def _cast_at_both_calls(change, jitted, before, now, dtype):
+    """`change`, a dtype cast to one that neither call passed (int16 for int8, then uint8
+    pixels: each holds values the other cannot), written at both calls, each line given its
+    argument cast; where the two calls cannot both be read (one line holds both, a line not
+    in linecache), the plain fix, said to be a pattern (it names the parameter)."""
+    sites = getattr(before, "site", None), getattr(now, "site", None)
+    found = [_argument_at(site, jitted, change.path) for site in sites]
+    if None in found or sites[0].line == sites[1].line and sites[0].file == sites[1].file:
+        return dataclasses.replace(change, fix=change.fix + PATTERN_SAID)
+    code = "\n".join(f"{rewritten(f'jnp.asarray({arg}, jnp.{dtype})')}    # line {line}"
+                     for _, arg, line, rewritten in found)
+    return _refixed(change, _DTYPE_AT_BOTH_CALLS_FIX, dtype=dtype, code=code,
+                    lines=f"lines {found[0][2]} and {found[1][2]}")
 
 
 def _python_number(dtype: str) -> str:
@@ -626,6 +644,14 @@ _WEAK_BEFORE_FIX = (
     "https://docs.jax.dev/en/latest/type_promotion.html#weak-types). Give that call a "
     "{dtype} array: {cast} in place of {arg}, as below.",
     "{code}    # line {line}")
+# (int8 then uint8: neither holds the other's values, uint8's 200 cast to int8 is -56; both
+# cast to int16 at their calls, JAX 0.10.2 compiles once: int8_then_uint8_at_two_calls_fixed)
+_DTYPE_AT_BOTH_CALLS_FIX = (
+    "{path} came as {new} (before: {old}), and every dtype compiles anew. Neither dtype holds "
+    "all of the other's values, so cast it to {dtype}, which holds both, at both calls "
+    "({lines}): a cast of {path} inside the function changes nothing (the type is the "
+    "argument's).",
+    "{code}")
 _DTYPE_AT_CALL_FIX = (
     "{path} came as {new} (before: {old}): {arg} in {call} (line {line}) is not {dtype}, "
     "and every dtype compiles anew. A cast of {path} inside {fun} changes nothing (the "
