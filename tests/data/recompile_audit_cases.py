@@ -380,6 +380,13 @@ SCENARIOS = {
         "g = jax.vmap(f)\n"
         "g(jnp.ones((4, 28, 28)))\n"
         "g(jnp.ones((4, 32, 32)))\n"),
+    "vmap_rows_transposed": (
+        "vmap of a jitted function: rows of (2, 3), then of (3, 2)",
+        "f = jax.jit(lambda x: x.sum(0))\n"
+        "g = jax.vmap(f)\n"
+        "xs = jnp.ones((4, 2, 3))\n"
+        "g(xs)\n"
+        "g(xs.transpose(0, 2, 1))\n"),
     # the lengths of an array in another order (input_types._TRANSPOSED_FIX)
     "transposed_argument": (
         "x, then x.T",
@@ -638,6 +645,16 @@ SCENARIOS = {
         "                       for m, n in zip(floors, xs.shape[1:])]    # xs: given to vmap\n"
         "    xs = jnp.pad(xs, pads)\n"
         "    g(xs)\n"),
+    "vmap_rows_transposed_fixed": (
+        "vmap_rows_transposed's note pasted: what vmap is given transposed back",
+        "f = jax.jit(lambda x: x.sum(0))\n"
+        "g = jax.vmap(f)\n"
+        "xs = jnp.ones((4, 2, 3))\n"
+        "g(xs)\n"
+        "xs = xs.transpose(0, 2, 1)\n"
+        "xs = jnp.transpose(xs, (0, 2, 1))    # xs: the array given to vmap; the first call's "
+        "layout\n"
+        "g(xs)\n"),
     "transposed_argument_fixed": (
         "transposed_argument's note pasted: transposed back before the call",
         "f = jax.jit(lambda x: x.sum(0))\n"

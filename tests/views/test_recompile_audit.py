@@ -518,6 +518,14 @@ def test_a_transposed_argument_is_told_as_its_lengths_in_another_order():
     assert REFERENCE["transposed_argument_fixed"]["lowerings"] == 1
     _, events, _ = jx_run("transposed_argument_fixed")
     assert len(events) == 1
+    # under vmap: the array vmap is given, its mapped axis kept first
+    (change,) = _recompile("vmap_rows_transposed")
+    assert change.snippet.startswith("xs = jnp.transpose(xs, (0, 2, 1))"), change.snippet
+    assert change.snippet in SCENARIOS["vmap_rows_transposed_fixed"][1]
+    assert [REFERENCE["vmap_rows_transposed" + s]["lowerings"] for s in ("", "_fixed")] == \
+        [2, 1]
+    _, events, _ = jx_run("vmap_rows_transposed_fixed")
+    assert len(events) == 1
 
 
 def test_a_dataclasss_aux_data_changing_is_told_to_be_a_data_field_which_compiles_once():

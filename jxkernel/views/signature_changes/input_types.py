@@ -349,9 +349,9 @@ _BUCKETS_FIX = (
     "{path} = jnp.pad({path}, pads)")
 # the same lengths in another order (JAX 0.10.2 lowers transposed_argument_fixed, transposed
 # back before the call, once)
+_TRANSPOSED_SAID = "in another order: every shape is a program of its own."
 _TRANSPOSED_FIX = (
-    "{path} came as {new}, the lengths of {old} in another order: every shape is a program "
-    "of its own. If it is the same data transposed, give every call one layout (transposed "
+    "{path} came as {new}, the lengths of {old} " + _TRANSPOSED_SAID + " If it is the same data transposed, give every call one layout (transposed "
     "back before the call, as below); if the calls really take both layouts, a compile for "
     "each is expected.",
     "{path} = jnp.transpose({path}, {perm})    # the first call's layout")

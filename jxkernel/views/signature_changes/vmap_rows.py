@@ -10,7 +10,8 @@ import linecache
 
 from ...core.compile_record import compile_events
 from .fixes import _refixed
-from .input_types import _BUCKET_FIX, _DOUBLINGS, _bucket_fill, _dtype_name, _shape_of
+from .input_types import (_BUCKET_FIX, _DOUBLINGS, _TRANSPOSED_SAID, _bucket_fill,
+                          _dtype_name, _shape_of, _transposed)
 
 
 def rows_under_vmap(changes, jitted=None) -> tuple:
@@ -37,6 +38,10 @@ def rows_under_vmap(changes, jitted=None) -> tuple:
             # external-callbacks' numpy_random_like(x), then jax.vmap(numpy_random_like)(x):
             # "make it that shape where it is made" cannot be done to the row vmap gives
             c = _refixed(c, _VMAP_RANK_FIX, fun=fun)
+        elif c.kind == "shape" and _TRANSPOSED_SAID in c.fix and \
+                _transposed(old, new) is not None:     # the row's axes, after the mapped one
+            perm = (0,) + tuple(i + 1 for i in _transposed(old, new))
+            c = _refixed(c, _VMAP_ROWS_TRANSPOSED_FIX, perm=perm)
         elif c.kind == "shape" and c.fix.startswith(_BUCKET_FIX[0][:29]):
             if old is not None and new is not None and len(old) == len(new):
                 axes = [i for i, (m, n) in enumerate(zip(old, new)) if m != n]
@@ -106,6 +111,15 @@ _VMAP_ROWS_AXES_FIX = (
     "pads = [(0, 0)] + [(0, 0) if m is None else (0, max(m, 1 << (n - 1).bit_length()) - n)\n"
     "                   for m, n in zip(floors, xs.shape[1:])]    # xs: given to vmap\n"
     "xs = jnp.pad(xs, pads)")
+# a row's lengths in another order: what vmap is given transposed back, its mapped axis kept
+# (JAX 0.10.2 lowers vmap_rows_transposed_fixed once)
+_VMAP_ROWS_TRANSPOSED_FIX = (
+    "{path} is a row of what vmap maps over, and came as {new}, the lengths of {old} in "
+    "another order: every shape is a program of its own. If it is the same data transposed, "
+    "give vmap one layout (what it is given transposed back before the call, its mapped "
+    "axis first, as below); if the calls really take both layouts, a compile for each is "
+    "expected.",
+    "xs = jnp.transpose(xs, {perm})    # xs: the array given to vmap; the first call's layout")
 # a row of another rank than the nearest earlier compile's argument: the whole array in a call
 # outside vmap, or rows of another rank (JAX 0.10.2 logs the miss "now f32[] and before
 # f32[5]" and compiles the batched program, for f32[5]: tutorial_notes_cases' vmap_of_a_jit)
