@@ -351,9 +351,10 @@ _BUCKETS_FIX = (
 # back before the call, once)
 _TRANSPOSED_SAID = "in another order: every shape is a program of its own."
 _TRANSPOSED_FIX = (
-    "{path} came as {new}, the lengths of {old} " + _TRANSPOSED_SAID + " If it is the same data transposed, give every call one layout (transposed "
-    "back before the call, as below); if the calls really take both layouts, a compile for "
-    "each is expected.",
+    "{path} came as {new}, the lengths of {old} " + _TRANSPOSED_SAID +
+    " If it is the same data transposed, give every call one layout (transposed back before "
+    "the call, as below); if the calls really take both layouts, a compile for each is "
+    "expected.",
     "{path} = jnp.transpose({path}, {perm})    # the first call's layout")
 # an array grown by one row a step: a program per step; made at its full size and written at
 # a traced index, one (JAX 0.10.2 lowers history_concatenate_grows_fixed once)
