@@ -143,15 +143,22 @@ def _bucket_change(change, old_shape, new_shape) -> Change:
     least the one holding both lengths seen (3 and 2 bucketed alone are 4 and 2: two programs
     still). One axis: its own code; several: each padded (28x28 then 32x32 images padded along
     axis 0 alone were (32, 28) and (32, 32), two programs still)."""
-    axes = [i for i, (m, n) in enumerate(zip(old_shape, new_shape)) if m != n]
+    floors = bucket_floors(old_shape, new_shape)
+    axes = [i for i, floor in enumerate(floors) if floor is not None]
     if len(axes) == 1:
         return _refixed(change, _BUCKET_FIX,
                         **_bucket_fill(axes[0], old_shape, new_shape, change.path))
-    floors = tuple(_bucket_fill(i, old_shape, new_shape, change.path)["floor"]
-                   if i in axes else None for i in range(len(new_shape)))
-    return _refixed(change, _BUCKETS_FIX, axes=", ".join(map(str, axes)),
-                    floors=floors,
-                    most=_DOUBLINGS)
+    return _refixed(change, _BUCKETS_FIX, axes=", ".join(map(str, axes)), floors=floors)
+
+
+def bucket_floors(old_shape, new_shape) -> tuple:
+    """Per axis, the power of two holding both lengths seen where they differ, else None.
+
+    >>> bucket_floors((28, 3), (32, 3))
+    (32, None)
+    """
+    return tuple(None if m == n else 1 << (max(m, n) - 1).bit_length()
+                 for m, n in zip(old_shape, new_shape))
 
 
 def _transposed(before: tuple, after: tuple):
@@ -177,7 +184,7 @@ def _bucket_fill(axis, old_shape, new_shape, array, offset=0) -> dict:
     """The bucketing snippet's blanks for `axis` (of an array `offset` axes deeper): its
     floor (the power of two holding both lengths seen), the pads before and after, and what
     it achieves (lengths up to the floor: one program; each doubling past it: one more)."""
-    floor = 1 << (max(old_shape[axis], new_shape[axis]) - 1).bit_length()
+    floor = bucket_floors(old_shape[axis:axis + 1], new_shape[axis:axis + 1])[0]
     at = axis + offset
     return dict(axis=at, floor=floor, before=f"[(0, 0)] * {at} + " if at else "",
                 after=f" + [(0, 0)] * ({array}.ndim - {at + 1})",
@@ -325,8 +332,10 @@ _KEY_COUNT_FIX = (
     "MAX = ...    # the most keys a call needs: one count, one program\n"
     "out = f(jax.random.split(key, MAX))[:n]    # the n rows this call needs")
 # a reshape or atleast_1d would not help: f32[3] and f32[1] are two programs too
+# the bucketing fixes' first words, one axis or several (vmap_rows rewrites either for rows)
+BUCKET_SAID = "Every new shape compiles anew"
 _BUCKET_FIX = (
-    "Every new shape compiles anew. Pad or bucket {path} to a few fixed sizes (a mask of the "
+    BUCKET_SAID + ". Pad or bucket {path} to a few fixed sizes (a mask of the "
     "real rows, passed in and used where they are summed, keeps the padding out of the "
     "result): padded as below, lengths up to {floor} share one "
     "program and each doubling past it adds one, at most {most} compiles for lengths up to "
@@ -337,7 +346,7 @@ _BUCKET_FIX = (
 # several axes changed: each padded (JAX 0.10.2 lowers image_size_changes_both_axes_fixed,
 # both calls padded so, once)
 _BUCKETS_FIX = (
-    "Every new shape compiles anew, and {path} changed along axes {axes} ({old} -> {new}). "
+    BUCKET_SAID + ", and {path} changed along axes {axes} ({old} -> {new}). "
     "Pad or bucket each of them to a few fixed sizes (a mask of the real entries, passed in "
     "and used where they are summed or averaged, keeps the padding out of the result): "
     "padded as below, shapes up to {floors} share one program and each doubling of an axis "

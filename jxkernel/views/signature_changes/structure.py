@@ -102,8 +102,8 @@ def _array_or_container(root, before, after, old, new):
         items, fix = f"{len(parts)} Python numbers ({texts})", _NUMBERS_FIX
     else:       # arrays: the per-leaf changes said the argument was "absent", a "length"
         node = _parent_of(next(iter(parts)), old, new)
-        kind = node.__name__ if isinstance(node, type) else "container"
-        items, fix = f"a {kind} of {len(parts)} ({texts})", _ARRAYS_FIX
+        kind = _node_text(node, new, root) if isinstance(node, type) else "a container"
+        items, fix = f"{kind} of {len(parts)} ({texts})", _ARRAYS_FIX
     was, now = (_aval_text(whole), items) if old_is_array else (items, _aval_text(whole))
     return _refixed(_fixed(root, "structure", was, now), fix)
 

@@ -10,8 +10,8 @@ import linecache
 
 from ...core.compile_record import compile_events
 from .fixes import _refixed
-from .input_types import (_BUCKET_FIX, _DOUBLINGS, _TRANSPOSED_SAID, _bucket_fill,
-                          _dtype_name, _shape_of, _transposed)
+from .input_types import (BUCKET_SAID, _TRANSPOSED_SAID, _bucket_fill, _dtype_name,
+                          _shape_of, _transposed, bucket_floors)
 
 
 def rows_under_vmap(changes, jitted=None) -> tuple:
@@ -39,19 +39,17 @@ def rows_under_vmap(changes, jitted=None) -> tuple:
             # "make it that shape where it is made" cannot be done to the row vmap gives
             c = _refixed(c, _VMAP_RANK_FIX, fun=fun)
         elif c.kind == "shape" and _TRANSPOSED_SAID in c.fix and \
-                _transposed(old, new) is not None:     # the row's axes, after the mapped one
-            perm = (0,) + tuple(i + 1 for i in _transposed(old, new))
-            c = _refixed(c, _VMAP_ROWS_TRANSPOSED_FIX, perm=perm)
-        elif c.kind == "shape" and c.fix.startswith(_BUCKET_FIX[0][:29]):
+                (perm := _transposed(old, new)) is not None:    # the row's axes, after axis 0
+            c = _refixed(c, _VMAP_ROWS_TRANSPOSED_FIX, perm=(0, *(i + 1 for i in perm)))
+        elif c.kind == "shape" and c.fix.startswith(BUCKET_SAID):
             if old is not None and new is not None and len(old) == len(new):
-                axes = [i for i, (m, n) in enumerate(zip(old, new)) if m != n]
+                floors = bucket_floors(old, new)
+                axes = [i for i, floor in enumerate(floors) if floor is not None]
                 if len(axes) == 1:
                     c = _refixed(c, _VMAP_ROWS_FIX,
                                  **_bucket_fill(axes[0], old, new, "xs", offset=1))
                 else:       # each of the row's axes that changed, as _BUCKETS_FIX pads them
-                    floors = tuple(_bucket_fill(i, old, new, "xs")["floor"] if i in axes
-                                   else None for i in range(len(new)))
-                    c = _refixed(c, _VMAP_ROWS_AXES_FIX, floors=floors, most=_DOUBLINGS)
+                    c = _refixed(c, _VMAP_ROWS_AXES_FIX, floors=floors)
         out.append(c)
     return tuple(out)
 
