@@ -347,11 +347,11 @@ _BUCKET_FIX = (
 # both calls padded so, once)
 _BUCKETS_FIX = (
     BUCKET_SAID + ", and {path} changed along axes {axes} ({old} -> {new}). "
-    "Pad or bucket each of them to a few fixed sizes (a mask of the real entries, passed in "
-    "and used where they are summed or averaged, keeps the padding out of the result): "
-    "padded as below, shapes up to {floors} share one program and each doubling of an axis "
-    "past it adds one (padding one axis alone leaves the other's length a program of its "
-    "own).",
+    "Pad or bucket each axis that changed to a few fixed sizes (a mask of the real entries, "
+    "passed in and used where they are summed or averaged, keeps the padding out of the "
+    "result): padded as below, shapes up to {floors} share one program and each doubling of "
+    "an axis past it adds one (padding one axis alone leaves the other's length a program of "
+    "its own).",
     "floors = {floors}    # per axis: a power of two holding the lengths seen (None: kept)\n"
     "pads = [(0, 0) if m is None else (0, max(m, 1 << (n - 1).bit_length()) - n)\n"
     "        for m, n in zip(floors, {path}.shape)]\n"
