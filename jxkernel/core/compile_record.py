@@ -996,6 +996,7 @@ class Miss:
     history: list
     committed: tuple = ()     # the positions of the leaves committed to a device (jit's key)
     host_reads: frozenset | None = None   # ids of arrays whose values the trace read (refs.py)
+    arg_names: tuple = ()     # each positional argument's name (one with no leaves has no other)
 
 
 _explainer = None       # what says why a Miss compiled (jxkernel/views/recompile_explainer.py)

@@ -148,7 +148,8 @@ def _signature(miss: Miss) -> Signature:
                                                            miss.committed if i < len(miss.names)]),
                      None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts),
                      by_keyword=tuple(n for n, _, pos in miss.statics if pos is None),
-                     static_at=tuple(pos for _, _, pos in miss.statics), site=user_source_info())
+                     static_at=tuple(pos for _, _, pos in miss.statics), site=user_source_info(),
+                     arg_names=miss.arg_names)
 
 
 def traced_outside(miss: Miss) -> None:

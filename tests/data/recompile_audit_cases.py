@@ -482,6 +482,39 @@ SCENARIOS = {
         "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call\n"
         "y = f(x, bias)    # line 6, given it\n"
         "out = y\n"),
+    # None, then an empty container: no leaves on either side to name the argument by (the
+    # note read "The arguments' pytree structure changed (PyTreeDef(((*, None), {})) -> ...")
+    # and code to pass one kind in every call, written at the later call: it was written at
+    # the earlier, which passes None already (JAX 0.10.2: two lowerings, _pasted_...)
+    "none_then_empty_tuple_at_two_calls": (
+        "f(x, None), then f(x, ()) on the next line",
+        "@jax.jit\n"
+        "def f(x, extra):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, None)\n"
+        "y = f(x, ())\n"
+        "out = y\n"),
+    "keyword_none_then_empty_list_at_two_calls": (
+        "f(x, mask=None), then f(x, mask=[]) on the next line",
+        "@jax.jit\n"
+        "def f(x, mask=None):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, mask=None)\n"
+        "y = f(x, mask=[])\n"
+        "out = y\n"),
+    "keyword_none_then_empty_list_at_two_calls_pasted_at_the_earlier_call": (
+        "keyword_none_then_empty_list_at_two_calls with the note's code as it was: at line 5",
+        "@jax.jit\n"
+        "def f(x, mask=None):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "mask_arg = None    # line 5's argument, named\n"
+        "mask_arg = None    # one kind of empty value, every call\n"
+        "y = f(x, mask=mask_arg)    # line 5, given it\n"
+        "y = f(x, mask=[])\n"
+        "out = y\n"),
     "array_then_none_at_two_calls": (
         "f(x, jnp.ones(3)), then f(x, None) on the next line",
         "@jax.jit\n"
@@ -577,6 +610,28 @@ SCENARIOS = {
         "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call\n"
         "y = f(x, bias)    # line 5, given it\n"
         "y = f(x, jnp.ones(3))\n"
+        "out = y\n"),
+    "none_then_empty_tuple_at_two_calls_fixed": (
+        "none_then_empty_tuple_at_two_calls with its note's code in place of line 6",
+        "@jax.jit\n"
+        "def f(x, extra):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, None)\n"
+        "extra = ()    # line 6's argument, named\n"
+        "extra = None    # one kind of empty value, every call\n"
+        "y = f(x, extra)    # line 6, given it\n"
+        "out = y\n"),
+    "keyword_none_then_empty_list_at_two_calls_fixed": (
+        "keyword_none_then_empty_list_at_two_calls with its note's code in place of line 6",
+        "@jax.jit\n"
+        "def f(x, mask=None):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, mask=None)\n"
+        "mask_arg = []    # line 6's argument, named\n"
+        "mask_arg = None    # one kind of empty value, every call\n"
+        "y = f(x, mask=mask_arg)    # line 6, given it\n"
         "out = y\n"),
     "array_then_none_at_two_calls_fixed": (
         "array_then_none_at_two_calls with its note's code in place of line 6",

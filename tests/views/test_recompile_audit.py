@@ -676,3 +676,31 @@ def test_a_dicts_keys_fix_is_written_in_the_name_the_calls_pass_it_by():
     assert "\n".join(pasted) + "\n" == SCENARIOS["dict_key_added_under_another_name_fixed"][1]
     result, events, _ = jx_run("dict_key_added_under_another_name_fixed")
     assert len(events) == 1 and result["out"].tolist() == fixed["out"]
+
+
+def _pasted(name: str) -> str:
+    """The lines of scenario `name` that its note's code put there (those commented "line N's
+    argument, named" down to "line N, given it")."""
+    lines = SCENARIOS[name][1].splitlines()
+    start = next(i for i, line in enumerate(lines) if "'s argument, named" in line)
+    end = next(i for i, line in enumerate(lines) if line.endswith(", given it"))
+    return "\n".join(lines[start:end + 1])
+
+
+@pytest.mark.parametrize("name, path, old, new", [
+    ("none_then_empty_tuple_at_two_calls", "extra", "None", "a tuple"),
+    ("keyword_none_then_empty_list_at_two_calls", "mask", "None", "a list")])
+def test_none_then_an_empty_container_is_fixed_at_the_later_call(name, path, old, new):
+    """f(x, None), then f(x, ()) (JAX: "* at input path [0][1], now <class 'tuple'> and
+    before <class 'NoneType'>"): the argument is named though it has no leaves (it read "The
+    arguments' pytree structure changed (PyTreeDef(((*, None), {})) -> ...)"), and the code
+    making it None again is written at the later call, which passed the container. Written at
+    the earlier call, which passed None already, it changed nothing (JAX 0.10.2: two
+    lowerings, keyword_..._pasted_at_the_earlier_call); pasted as written, one (_fixed)."""
+    (change,) = _recompile(name)
+    assert (change.kind, change.path, change.old, change.new) == ("structure", path, old, new)
+    assert change.fix.startswith(f"{path} was None and is {new} now: another kind of node")
+    assert change.snippet == _pasted(name + "_fixed")
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+    if name.startswith("keyword"):
+        assert REFERENCE[name + "_pasted_at_the_earlier_call"]["lowerings"] == 2

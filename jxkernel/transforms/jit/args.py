@@ -303,14 +303,23 @@ class Arguments:
             return f"{self.varargs}[{i - len(self.positional)}]"
         return f"args[{i}]"
 
-    def leaf_names(self, args, kwargs) -> tuple:
-        """A readable name per flat input, e.g. "params['w']" (only computed on a miss)."""
+    def dynamic_names(self, args) -> tuple:
+        """The name of each positional argument passed to the traced function (the statics
+        taken out): the recompile notes name an argument with no leaves (None, then ()) by it.
+
+            >>> Arguments("f", inspect.signature(lambda x, n, y: x), (1,), None, None,
+            ...           None).dynamic_names((1.0, None))
+            ('x', 'y')
+        """
         positions = [i for i in range(len(args) + len(self.static_argnums))
                      if i not in self.static_argnums][:len(args)]
+        return tuple(self.arg_name(pos) for pos in positions)
+
+    def leaf_names(self, args, kwargs) -> tuple:
+        """A readable name per flat input, e.g. "params['w']" (only computed on a miss)."""
         names = []
-        for pos, a in zip(positions, args):
-            names.extend(self.arg_name(pos) + _arg_keystr(p)
-                         for p, _ in tree_flatten_with_path(a)[0])
+        for name, a in zip(self.dynamic_names(args), args):
+            names.extend(name + _arg_keystr(p) for p, _ in tree_flatten_with_path(a)[0])
         for k in sorted(kwargs):
             names.extend(k + _arg_keystr(p) for p, _ in tree_flatten_with_path(kwargs[k])[0])
         return tuple(names)

@@ -104,6 +104,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         # the static positions in order: the fast paths' keys' (args.static_key, in C too)
         self._static_at = tuple(sorted(i for i in self._static_argnums if i >= 0))
         self._split, self._leaf_names = arguments.split, arguments.leaf_names
+        self._dynamic_names = arguments.dynamic_names
         self._donated_leaves = arguments.donated_leaves
         self._device = device or self._pinned or (_client.get_backend(backend).devices[0]
                                                   if backend is not None else None)
@@ -370,7 +371,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         """This call's cache miss as the compile record takes it (its explainer says why)."""
         committed = committed_at(self, tree_flatten((dyn_args, dyn_kwargs))[0], dyn_args)
         return compile_record.Miss(self, self._leaf_names(dyn_args, dyn_kwargs), avals, treedef,
-                                   statics, device, consts, self._history, committed, host_reads)
+                                   statics, device, consts, self._history, committed, host_reads,
+                                   self._dynamic_names(dyn_args))
 
     def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts, *new,
                 host_reads=None):

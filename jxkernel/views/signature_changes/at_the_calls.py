@@ -231,10 +231,12 @@ def _in_the_callers_names(change, jitted, now, before=None):
 def _for_the_earlier_call(change) -> bool:
     """Whether `change`'s code turns what the earlier call passed into what the later one
     did: a scalar made the array's shape (input_types._GROWN_FIX), None made zeros
-    (structure._NONE_ARGUMENT_FIX, None first)."""
+    (structure._NONE_ARGUMENT_FIX, None first). Not another kind of node (None, then `()`:
+    structure._CONTAINER_FIX), whose code makes the later call's the earlier kind again."""
     return (change.kind == "shape" and change.fix.startswith(f"{change.path} was a scalar (")) \
         or (change.kind == "structure" and change.old == "None" and
-            change.fix.startswith(f"{change.path} was None and is "))
+            change.fix.startswith(f"{change.path} was None and is {change.new} now: None is "
+                                  "an empty pytree and an array a leaf"))
 
 
 # structure._KEY_FIX's code: the argument given the keys some call lacks, before each call

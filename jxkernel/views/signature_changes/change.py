@@ -76,6 +76,8 @@ class Signature:
     # the learner's line that called for it (a SourceInfo): a weak type's fix rewrites the
     # number at that call (input_types.at_the_calls); never part of what is compared
     site: object = dataclasses.field(default=None, compare=False)
+    # each positional argument's name, for one with no leaves to name it (None, then ())
+    arg_names: tuple = dataclasses.field(default=(), compare=False)
 
     @functools.cached_property
     def node_types(self) -> tuple:

@@ -197,8 +197,9 @@ def _node_difference(old, new, keys):
 
 def _node_path(keys, old, new) -> str | None:
     """A node's keys as a path written as the leaves' ("p['extra']", "p.x"): the argument's
-    name is its first leaf's (on either side), a keyword's its key. A jit call's structure is
-    (args, kwargs); a loop body's, its arguments' tuple alone."""
+    name is its first leaf's (on either side), or for one with no leaves (None, then ()) its
+    parameter's; a keyword's its key. A jit call's structure is (args, kwargs); a loop
+    body's, its arguments' tuple alone."""
     pair = _is_call_pair(new.treedef) and _is_call_pair(old.treedef)
     if pair:
         (_, top), (_, arg), *rest = keys
@@ -214,6 +215,8 @@ def _node_path(keys, old, new) -> str | None:
             if arg < len(args) and args[arg].num_leaves and offset < len(sig.named):
                 path = _root(sig.named[offset][0])
                 break
+        if path is None and pair and arg < len(new.arg_names):
+            path = new.arg_names[arg]
         if path is None:
             return None
     for (kind, _), key in rest:
