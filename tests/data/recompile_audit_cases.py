@@ -515,6 +515,27 @@ SCENARIOS = {
         "y = f(x, mask=mask_arg)    # line 5, given it\n"
         "y = f(x, mask=[])\n"
         "out = y\n"),
+    # an empty container, then None: its code made the later call's None a tuple again with
+    # `extra = tuple(extra)`, which raises (tuple(None)); now `extra = ()`. A tuple holding
+    # arrays, then None, gets no code (no code can know the arrays)
+    "empty_tuple_then_none_at_two_calls": (
+        "f(x, ()), then f(x, None) on the next line",
+        "@jax.jit\n"
+        "def f(x, extra):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, ())\n"
+        "y = f(x, None)\n"
+        "out = y\n"),
+    "tuple_of_arrays_then_none_at_two_calls": (
+        "f(x, (jnp.ones(2),)), then f(x, None) on the next line",
+        "@jax.jit\n"
+        "def f(x, extra):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, (jnp.ones(2),))\n"
+        "y = f(x, None)\n"
+        "out = y\n"),
     "array_then_none_at_two_calls": (
         "f(x, jnp.ones(3)), then f(x, None) on the next line",
         "@jax.jit\n"
@@ -632,6 +653,17 @@ SCENARIOS = {
         "mask_arg = []    # line 6's argument, named\n"
         "mask_arg = None    # one kind of empty value, every call\n"
         "y = f(x, mask=mask_arg)    # line 6, given it\n"
+        "out = y\n"),
+    "empty_tuple_then_none_at_two_calls_fixed": (
+        "empty_tuple_then_none_at_two_calls with its note's code in place of line 6",
+        "@jax.jit\n"
+        "def f(x, extra):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, ())\n"
+        "extra = None    # line 6's argument, named\n"
+        "extra = ()    # one kind of empty value, every call\n"
+        "y = f(x, extra)    # line 6, given it\n"
         "out = y\n"),
     "array_then_none_at_two_calls_fixed": (
         "array_then_none_at_two_calls with its note's code in place of line 6",

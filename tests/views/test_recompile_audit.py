@@ -689,7 +689,8 @@ def _pasted(name: str) -> str:
 
 @pytest.mark.parametrize("name, path, old, new", [
     ("none_then_empty_tuple_at_two_calls", "extra", "None", "a tuple"),
-    ("keyword_none_then_empty_list_at_two_calls", "mask", "None", "a list")])
+    ("keyword_none_then_empty_list_at_two_calls", "mask", "None", "a list"),
+    ("empty_tuple_then_none_at_two_calls", "extra", "a tuple", "None")])
 def test_none_then_an_empty_container_is_fixed_at_the_later_call(name, path, old, new):
     """f(x, None), then f(x, ()) (JAX: "* at input path [0][1], now <class 'tuple'> and
     before <class 'NoneType'>"): the argument is named though it has no leaves (it read "The
@@ -699,8 +700,19 @@ def test_none_then_an_empty_container_is_fixed_at_the_later_call(name, path, old
     lowerings, keyword_..._pasted_at_the_earlier_call); pasted as written, one (_fixed)."""
     (change,) = _recompile(name)
     assert (change.kind, change.path, change.old, change.new) == ("structure", path, old, new)
-    assert change.fix.startswith(f"{path} was None and is {new} now: another kind of node")
+    assert change.fix.startswith(f"{path} was {old} and is {new} now: another kind of node")
     assert change.snippet == _pasted(name + "_fixed")
     assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
     if name.startswith("keyword"):
         assert REFERENCE[name + "_pasted_at_the_earlier_call"]["lowerings"] == 2
+
+
+def test_a_tuple_of_arrays_then_none_gets_no_code_that_cannot_run():
+    """f(x, (a,)), then f(x, None): the code made None a tuple with `extra = tuple(extra)`,
+    which raises TypeError pasted (as `extra = tuple(extra)` did for an empty tuple, now
+    `extra = ()`: empty_tuple_then_none_at_two_calls_fixed, one lowering in JAX 0.10.2). No
+    code can know the arrays, so the note says what to do in words."""
+    (change,) = _recompile("tuple_of_arrays_then_none_at_two_calls")
+    assert (change.path, change.old, change.new) == ("extra", "a tuple", "None")
+    assert "Pass the same kind in every call" in change.fix and change.snippet == ""
+    assert REFERENCE["tuple_of_arrays_then_none_at_two_calls"]["lowerings"] == 2

@@ -133,7 +133,9 @@ def _node_change(old, new):
             "old" if a[0] is type(None) else "new": "None"}), _NONE_ARGUMENT_FIX,
             shape=tuple(aval.shape), dtype=_zeros_dtype(aval.dtype))
     else:
-        change = _refixed(change, _CONTAINER_FIX, convert=_convert_to(a[0], path))
+        held = any(_under(p, path) for p, _ in old.named)
+        change = _refixed(change, _CONTAINER_FIX, convert=_convert_to(
+            a[0], path, from_none=b[0] is type(None), held=held))
     return dataclasses.replace(change, snippet=_assignable(path, change.snippet))
 
 
@@ -242,10 +244,20 @@ def _node_text(kind, sig, path) -> str:
     return f"a {kind.__name__}"
 
 
-def _convert_to(kind, path) -> str:
-    """Code making `path` the kind of node it was: Point(*p), tuple(xs), None."""
+def _convert_to(kind, path, from_none=False, held=False) -> str:
+    """Code making `path` the kind of node it was: Point(*p), tuple(xs), None. From None (the
+    later call's), where it `held` nothing, the empty container: `tuple(None)` raises; where
+    it held arrays, none (no code can know them).
+
+        >>> _convert_to(tuple, "xs", from_none=True)
+        'xs = ()    # one kind of empty value, every call'
+    """
     if kind is type(None):
         return f"{path} = None    # one kind of empty value, every call"
+    if from_none:
+        empty = {tuple: "()", list: "[]", dict: "{}"}.get(kind)
+        return f"{path} = {empty}    # one kind of empty value, every call" \
+            if empty and not held else ""
     name = kind.__name__ if kind in (tuple, list, dict) or getattr(kind, "_fields", None) \
         else None
     star = "*" if getattr(kind, "_fields", None) else ""
