@@ -536,6 +536,27 @@ SCENARIOS = {
         "y = f(x, (jnp.ones(2),))\n"
         "y = f(x, None)\n"
         "out = y\n"),
+    # an empty value passed in one call, left out in the next: the note printed two PyTreeDefs
+    # (structure._TREE_FIX); it is now the argument left out, its code at the call leaving it
+    # out (at_the_calls._EMPTY_AT_THE_CALL), passed as the other call passes it
+    "none_by_keyword_then_left_out": (
+        "f(x, mask=None), then f(x), mask's default being None",
+        "@jax.jit\n"
+        "def f(x, mask=None):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, mask=None)\n"
+        "y = f(x)\n"
+        "out = y\n"),
+    "empty_tuple_by_position_then_left_out": (
+        "f(x, ()), then f(x), extra's default being ()",
+        "@jax.jit\n"
+        "def f(x, extra=()):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, ())\n"
+        "y = f(x)\n"
+        "out = y\n"),
     "array_then_none_at_two_calls": (
         "f(x, jnp.ones(3)), then f(x, None) on the next line",
         "@jax.jit\n"
@@ -664,6 +685,24 @@ SCENARIOS = {
         "extra = None    # line 6's argument, named\n"
         "extra = ()    # one kind of empty value, every call\n"
         "y = f(x, extra)    # line 6, given it\n"
+        "out = y\n"),
+    "none_by_keyword_then_left_out_fixed": (
+        "none_by_keyword_then_left_out with its note's code in place of line 6",
+        "@jax.jit\n"
+        "def f(x, mask=None):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, mask=None)\n"
+        "y = f(x, mask=None)    # line 6: mask passed, as line 5 passes it\n"
+        "out = y\n"),
+    "empty_tuple_by_position_then_left_out_fixed": (
+        "empty_tuple_by_position_then_left_out with its note's code in place of line 6",
+        "@jax.jit\n"
+        "def f(x, extra=()):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, ())\n"
+        "y = f(x, ())    # line 6: extra passed, as line 5 passes it\n"
         "out = y\n"),
     "array_then_none_at_two_calls_fixed": (
         "array_then_none_at_two_calls with its note's code in place of line 6",

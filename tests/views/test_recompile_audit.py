@@ -716,3 +716,20 @@ def test_a_tuple_of_arrays_then_none_gets_no_code_that_cannot_run():
     assert (change.path, change.old, change.new) == ("extra", "a tuple", "None")
     assert "Pass the same kind in every call" in change.fix and change.snippet == ""
     assert REFERENCE["tuple_of_arrays_then_none_at_two_calls"]["lowerings"] == 2
+
+
+@pytest.mark.parametrize("name, path, old", [("none_by_keyword_then_left_out", "mask", "None"),
+                                             ("empty_tuple_by_position_then_left_out",
+                                              "extra", "a tuple")])
+def test_an_empty_value_passed_then_left_out_is_passed_at_the_call_leaving_it_out(name, path,
+                                                                                  old):
+    """f(x, mask=None), then f(x) (JAX 0.10.2 keys them apart though the default is None): the
+    note printed two PyTreeDefs (structure._TREE_FIX); it names the argument left out, and
+    its code, the later line given the value as the earlier passes it (by keyword, or in its
+    place), is the line of the _fixed scenario, one lowering in JAX."""
+    (change,) = _recompile(name)
+    assert (change.kind, change.path, change.old, change.new) == ("structure", path, old,
+                                                                  "absent")
+    assert "PyTreeDef" not in change.fix and "an argument left out" in change.fix
+    assert change.snippet == SCENARIOS[name + "_fixed"][1].splitlines()[5]
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]

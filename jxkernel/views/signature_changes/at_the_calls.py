@@ -16,6 +16,7 @@ import re
 from ..source import cell_name
 from .fixes import PATTERN_SAID, _fixed, _refixed, constant_name
 from .input_types import _dtype_name, _shape_of
+from .structure import EMPTY_LITERALS
 
 
 def at_the_calls(changes, jitted, before, now) -> tuple:
@@ -502,6 +503,8 @@ def _default_at_the_call(change, jitted, before, now):
     no number of the passed one's kind, or the passed one is no Python number."""
     left, passed_sig, passed = (before, now, change.new) if change.old == "absent" else \
         (now, before, change.old)
+    if passed in EMPTY_LITERALS:
+        return _empty_at_the_call(change, jitted, left, passed_sig, EMPTY_LITERALS[passed])
     sites = getattr(left, "site", None), getattr(passed_sig, "site", None)
     if None in sites or not passed.endswith(" (weak)") or _shape_of(passed) != ():
         return change
@@ -525,6 +528,46 @@ def _default_at_the_call(change, jitted, before, now):
     code = body[:call.col_offset] + ast.get_source_segment(body, call.func) + "(" + \
         ", ".join(args) + ")" + body[call.end_col_offset:]
     return _refixed(change, _DEFAULT_AT_THE_CALL, default=default, at=sites[0].line,
+                    line=sites[1].line, code=code)
+
+
+# an empty value (None, (), [], {}) passed in one call and left out in the other
+# (structure._leafless_argument): passed at the call leaving it out as the other call passes
+# it, by keyword or in its place. Given its default instead, it would still differ where the
+# default is another value, and JAX 0.10.2 keys `f(x, mask=None)` and `f(x)` apart even where
+# the default is None (recompile_audit_reference.json's none_by_keyword_then_left_out)
+_EMPTY_AT_THE_CALL = (
+    "{path} was {old} and is {new} now: an argument left out (to its default) and one passed "
+    "are two different argument structures, each compiled, even where the default is the "
+    "value passed. Pass {path} in every call, as line {line} does: {value} in line {at}'s "
+    "call, as below.",
+    "{code}    # line {at}: {path} passed, as line {line} passes it")
+
+
+def _empty_at_the_call(change, jitted, left, passed_sig, value):
+    """`change` (_default_at_the_call's) where the argument passed is an empty value: written
+    at the call `left` leaving it out, given `value` as `passed_sig`'s call gives it. As it was
+    where the calls cannot be read, or a static argument shifts the positions."""
+    sites = getattr(left, "site", None), getattr(passed_sig, "site", None)
+    if None in sites or getattr(jitted, "_static_argnums", None):
+        return change
+    call = _call_at(sites[0], jitted)
+    if call is None or call.lineno != call.end_lineno or \
+            any(isinstance(a, ast.Starred) for a in call.args) or \
+            any(k.arg in (None, change.path) for k in call.keywords):
+        return change
+    body = linecache.getline(sites[0].file, sites[0].line).strip()
+    args = [ast.get_source_segment(body, a) for a in call.args]
+    keywords = [f"{k.arg}={ast.get_source_segment(body, k.value)}" for k in call.keywords]
+    if change.path in passed_sig.arg_names:             # passed by position: in its place
+        if passed_sig.arg_names.index(change.path) != len(args):
+            return change
+        args.append(value)
+    else:
+        keywords.append(f"{change.path}={value}")
+    code = body[:call.col_offset] + ast.get_source_segment(body, call.func) + "(" + \
+        ", ".join(args + keywords) + ")" + body[call.end_col_offset:]
+    return _refixed(change, _EMPTY_AT_THE_CALL, value=value, at=sites[0].line,
                     line=sites[1].line, code=code)
 
 

@@ -78,8 +78,39 @@ def _structure_changes(old, new, flipped, before, after):
                 change = dataclasses.replace(change, path=name, old=was, new=now)
             change = _refixed(change, _KEYWORD_FIX)
         else:
-            change = _refixed(change, _TREE_FIX)
+            change = _leafless_argument(old, new) or _refixed(change, _TREE_FIX)
         yield change
+
+
+# an empty value as a change names it, and as code writes it
+EMPTY_LITERALS = {"None": "None", "a tuple": "()", "a list": "[]", "a dict": "{}"}
+
+
+def _leafless_argument(old, new):
+    """An argument with no leaves (None, (), [], {}) passed in one call and left out in the
+    other (f(x, mask=None), then f(x)): its Change with _ARGUMENT_FIX, or None. Named by its
+    keyword, or by its parameter (Signature.arg_names) where passed by position."""
+    try:
+        (args_a, kw_a), (args_b, kw_b) = old.treedef.children(), new.treedef.children()
+        keys_a, keys_b = kw_a.node_data()[1], kw_b.node_data()[1]
+    except (AttributeError, TypeError, ValueError):
+        return None
+    sides = []
+    for args, kw, keys, sig in ((args_a, kw_a, keys_a, old), (args_b, kw_b, keys_b, new)):
+        named = dict(zip(keys, kw.children()))
+        named.update(zip(sig.arg_names, args.children()))
+        sides.append(named)
+    a, b = sides
+    gone = [k for k in a.keys() ^ b.keys()]
+    if len(gone) != 1 or any(a[k] != b[k] for k in a.keys() & b.keys()):
+        return None
+    (name,), side = gone, a if gone[0] in a else b
+    node = side[name]
+    text = _node_text((node.node_data() or ("leaf",))[0], old, name)
+    if node.num_nodes != 1 or text not in EMPTY_LITERALS:
+        return None
+    was, now = (text, "absent") if side is a else ("absent", text)
+    return _refixed(Change(name, "structure", was, now), _ARGUMENT_FIX)
 
 
 def _array_or_container(root, before, after, old, new):
