@@ -377,8 +377,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
     def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts, *new,
                 host_reads=None):
         consts = [c for c in consts if not is_ref(c)]   # (a Ref's value is each call's)
-        miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts,
-                          host_reads)
+        miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts, host_reads)
         compile_record.compiled(miss, phases, _client.platform_of(device), *new)   # one event
 
     trace, lower, eval_shape = stage_trace, stage_lower, stage_eval_shape   # (stages.py)
