@@ -152,8 +152,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         """fun over flat leaves: rebuild args, merge statics back, flatten the output."""
         static_by_pos = {pos: value for _, value, pos in statics if pos is not None}
         static_kw = {name: value for name, value, pos in statics if pos is None}
-        flat, out_tree = flatten_fun(
-            lambda dyn_args, dyn_kwargs: self._fun(
+        flat, out_tree = flatten_fun(lambda dyn_args, dyn_kwargs: self._fun(
                 *merge_static(static_by_pos, dyn_args, len(dyn_args) + len(static_by_pos)),
                 **dyn_kwargs, **static_kw), treedef)
 
