@@ -557,6 +557,28 @@ SCENARIOS = {
         "y = f(x, ())\n"
         "y = f(x)\n"
         "out = y\n"),
+    # a dict's entry None, then (): the code was written in the parameter's name (`p['b'] =
+    # None`), which pasted before the call names nothing (NameError); it is in the name the
+    # call passes (`params`), or that argument named first where the call passes a literal
+    "dict_entry_none_then_empty_tuple": (
+        "loss(params) with params['b'] None, then ()",
+        "@jax.jit\n"
+        "def loss(p):\n"
+        "    return p['w'].sum()\n"
+        "params = {'w': jnp.ones(3), 'b': None}\n"
+        "y = loss(params)\n"
+        "params = {'w': jnp.ones(3), 'b': ()}\n"
+        "y = loss(params)\n"
+        "out = y\n"),
+    "dict_entry_none_then_empty_tuple_in_the_call": (
+        "loss({'w': w, 'b': None}), then loss({'w': w, 'b': ()})",
+        "@jax.jit\n"
+        "def loss(p):\n"
+        "    return p['w'].sum()\n"
+        "w = jnp.ones(3)\n"
+        "y = loss({'w': w, 'b': None})\n"
+        "y = loss({'w': w, 'b': ()})\n"
+        "out = y\n"),
     "array_then_none_at_two_calls": (
         "f(x, jnp.ones(3)), then f(x, None) on the next line",
         "@jax.jit\n"
@@ -703,6 +725,28 @@ SCENARIOS = {
         "x = jnp.ones(3)\n"
         "y = f(x, ())\n"
         "y = f(x, ())    # line 6: extra passed, as line 5 passes it\n"
+        "out = y\n"),
+    "dict_entry_none_then_empty_tuple_fixed": (
+        "dict_entry_none_then_empty_tuple with its note's code before line 7",
+        "@jax.jit\n"
+        "def loss(p):\n"
+        "    return p['w'].sum()\n"
+        "params = {'w': jnp.ones(3), 'b': None}\n"
+        "y = loss(params)\n"
+        "params = {'w': jnp.ones(3), 'b': ()}\n"
+        "params['b'] = None    # one kind of empty value, every call\n"
+        "y = loss(params)\n"
+        "out = y\n"),
+    "dict_entry_none_then_empty_tuple_in_the_call_fixed": (
+        "dict_entry_none_then_empty_tuple_in_the_call with its note's code in place of line 6",
+        "@jax.jit\n"
+        "def loss(p):\n"
+        "    return p['w'].sum()\n"
+        "w = jnp.ones(3)\n"
+        "y = loss({'w': w, 'b': None})\n"
+        "p = {'w': w, 'b': ()}    # line 6's argument, named\n"
+        "p['b'] = None    # one kind of empty value, every call\n"
+        "y = loss(p)    # line 6, given it\n"
         "out = y\n"),
     "array_then_none_at_two_calls_fixed": (
         "array_then_none_at_two_calls with its note's code in place of line 6",

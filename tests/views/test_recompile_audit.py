@@ -733,3 +733,18 @@ def test_an_empty_value_passed_then_left_out_is_passed_at_the_call_leaving_it_ou
     assert "PyTreeDef" not in change.fix and "an argument left out" in change.fix
     assert change.snippet == SCENARIOS[name + "_fixed"][1].splitlines()[5]
     assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+@pytest.mark.parametrize("name, code", [
+    ("dict_entry_none_then_empty_tuple", "params['b'] = None    # one kind of empty value, "
+                                         "every call"),
+    ("dict_entry_none_then_empty_tuple_in_the_call", None)])
+def test_an_entrys_code_is_written_in_the_name_the_call_passes(name, code):
+    """params['b'] None, then () (JAX 0.10.2: "* at input path [0][0]['b'] ..."): the code was
+    `p['b'] = None`, in the parameter's name, which pasted before `loss(params)` names nothing
+    (NameError). It is written in the call's name, or, the call passing a dict literal, that
+    argument named first (the lines of the _fixed scenario: one lowering in JAX)."""
+    (change,) = _recompile(name)
+    assert (change.path, change.old, change.new) == ("p['b']", "None", "a tuple")
+    assert change.snippet == (code or _pasted(name + "_fixed"))
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]

@@ -14,6 +14,7 @@ import os
 import re
 
 from ..source import cell_name
+from .change import _root
 from .fixes import PATTERN_SAID, _fixed, _refixed, constant_name
 from .input_types import _dtype_name, _shape_of
 from .structure import EMPTY_LITERALS
@@ -66,7 +67,7 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
         elif c.kind == "constant" and constant_name(c) and c.snippet.startswith("def "):
             out.append(_passed_at_the_call(c, jitted, now))
             continue
-        elif c.kind in ("shape", "structure") and c.path.isidentifier() and \
+        elif c.kind in ("shape", "structure") and _root(c.path).isidentifier() and \
                 re.search(rf"(?m)^{re.escape(c.path)} = ", c.snippet):
             out.append(_in_the_callers_names(c, jitted, now, before))
             continue
@@ -222,11 +223,15 @@ def _in_the_callers_names(change, jitted, now, before=None):
         # scalar_then_array_at_two_calls_pasted_at_the_later_call)
         site = before.site
         where = _line_of(site, now.site)
+    # a leaf or node of an argument (`p['b']`) is written in the name of the argument the call
+    # passes (`params['b']`): in the parameter's, pasted before the call, it names nothing
+    root = dataclasses.replace(change, path=_root(change.path))
     found = None if not _calls_it_by_name(site, jitted) else \
-        _argument_at(site, jitted, change.path)
+        _argument_at(site, jitted, root.path)
     if found is None:
         return change
-    return _pad_the_other_call(_named_at_the_call(change, found, where), jitted, before, now)
+    named = _pad_the_other_call(_named_at_the_call(root, found, where), jitted, before, now)
+    return dataclasses.replace(named, path=change.path)
 
 
 def _for_the_earlier_call(change) -> bool:
