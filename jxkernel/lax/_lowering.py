@@ -73,6 +73,39 @@ def convert(ctx: LoweringRuleContext, value, aval_in, dtype):
                          loc=ctx.loc)
 
 
+# XLA's CPU backend (jaxlib 0.10.2) and 2-bit integers: a concatenate aborts the process
+# (ir_array.cc "Check failed: bit_offset != nullptr"), a reduce of several operands (argmax,
+# argmin, lax.reduce of an int2 and an int32) and a sort with an index operand (argsort,
+# unique, lexsort) are refused, top_k's iota gets int2's element size (refused by the
+# verifier), and a sort of int2 alone returns values in no order at all. JAX 0.10.2 emits
+# the same ops and fails the same ways (docs/jaxlib.md, §10); int4 is fine.
+_WIDER = {dtypes.int2: np.dtype(np.int8), dtypes.uint2: np.dtype(np.uint8)}
+
+
+def widen_2bit(rule):
+    """`rule` run on int8 (uint8) where an operand or result is int2 (uint2): the operands
+    converted up, the 2-bit results converted back. For the ops that move and compare
+    elements (concatenate, sort, top_k, argmax's reduce): int8 holds each int2 value, orders
+    them alike (signed int2 sign-extends), and a result is one of the operands' values, so it
+    converts back exactly (lax.reduce's region converts its arguments back and runs its
+    computation in 2 bits). Done on every platform, not only the CPU: it is exact anywhere,
+    and XLA's GPU handling of these ops is unchecked."""
+    @functools.wraps(rule)
+    def lower(ctx: LoweringRuleContext, *args, **params):
+        if not any(getattr(a, "dtype", None) in _WIDER for a in (*ctx.avals_in, *ctx.avals_out)):
+            return rule(ctx, *args, **params)
+        wide = [a.update(dtype=_WIDER[a.dtype]) if getattr(a, "dtype", None) in _WIDER else a
+                for a in (*ctx.avals_in, *ctx.avals_out)]
+        wide_in, wide_out = wide[:len(ctx.avals_in)], wide[len(ctx.avals_in):]
+        args = [convert(ctx, x, a, w.dtype) for x, a, w in zip(args, ctx.avals_in, wide_in)]
+        outs = rule(ctx.with_avals(wide_in, wide_out), *args, **params)
+        single = not isinstance(outs, (list, tuple))
+        outs = [convert(ctx, x, w, a.dtype)
+                for x, a, w in zip([outs] if single else outs, ctx.avals_out, wide_out)]
+        return outs[0] if single else outs
+    return lower
+
+
 def compare_type(dtype) -> str:
     if dtypes.is_inexact(dtype):
         return "FLOAT"

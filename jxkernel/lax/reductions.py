@@ -473,8 +473,8 @@ def _argminmax_abstract(name):
 
 abstract_eval_rules[argmax_p] = _argminmax_abstract("argmax")
 abstract_eval_rules[argmin_p] = _argminmax_abstract("argmin")
-lowering_rules[argmax_p] = _argminmax_lowering("GT", hl.min_value)
-lowering_rules[argmin_p] = _argminmax_lowering("LT", hl.max_value)
+lowering_rules[argmax_p] = hl.widen_2bit(_argminmax_lowering("GT", hl.min_value))
+lowering_rules[argmin_p] = hl.widen_2bit(_argminmax_lowering("LT", hl.max_value))
 for _p in (argmax_p, argmin_p):         # integer results: zero tangents
     ad.defjvp_zero(_p)
     batching_rules[_p] = _reducer_batcher(_p)
@@ -512,10 +512,19 @@ def _aval_repr(aval) -> str:
 
 
 def _reduce_generic_lowering(ctx, *values, computation, jaxpr, dimensions):
+    """The region runs `jaxpr` in its own dtypes: where widen_2bit gave the reduce int8 for
+    int2, the region converts its arguments back to int2 and its results up again. Exact:
+    every value the region sees is an int2 value (an operand's, an init's or its own
+    result's), and int2 arithmetic such as an add wraps in int2, as it would unwidened."""
     n = len(values) // 2
-    scalars = [hlo.tensor_type((), a.dtype) for a in ctx.avals_in[n:]]
-    block = ctx.new_block(scalars * 2)
-    block.ret(ctx.lower_jaxpr(jaxpr, block.args, block=block))
+    scalars = [ShapedArray((), a.dtype) for a in ctx.avals_in[n:]]
+    block = ctx.new_block([hl.aval_type(s) for s in scalars] * 2)
+    rctx = ctx.with_block(block)
+    args = [hl.convert(rctx, x, s, a.dtype)
+            for x, s, a in zip(block.args, scalars * 2, jaxpr.in_avals)]
+    outs = ctx.lower_jaxpr(jaxpr, args, block=block)
+    block.ret([hl.convert(rctx, x, a, s.dtype)
+               for x, a, s in zip(outs, jaxpr.out_avals, scalars)])
     return ctx.op("stablehlo.reduce", list(values), {"dimensions": hlo.i64_array(dimensions)},
                   regions=[block])
 
@@ -552,7 +561,7 @@ def _reduce_generic_numpy(*values, computation, jaxpr, dimensions):
 
 
 abstract_eval_rules[reduce_p] = _reduce_abstract_eval
-lowering_rules[reduce_p] = _reduce_generic_lowering
+lowering_rules[reduce_p] = hl.widen_2bit(_reduce_generic_lowering)
 numpy_rules[reduce_p] = _reduce_generic_numpy
 param_printers[reduce_p] = _reduce_params
 

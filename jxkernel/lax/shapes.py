@@ -36,7 +36,7 @@ from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jv
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
 from ..transforms import batch_util as bu
-from . import _rules
+from . import _lowering as hl, _rules
 from ._rules import NUMERIC, check_same_dtypes
 from .sharding import canonicalize_sharding, check_type_divides, reshard
 
@@ -397,8 +397,8 @@ def _concatenate_tree(ctx, xs, shapes, dtype, dimension):
 
 
 abstract_eval_rules[concatenate_p] = _concatenate_abstract_eval
-lowering_rules[concatenate_p] = lambda ctx, *xs, dimension: _concatenate_tree(
-    ctx, xs, [a.shape for a in ctx.avals_in], ctx.avals_in[0].dtype, dimension)
+lowering_rules[concatenate_p] = hl.widen_2bit(lambda ctx, *xs, dimension: _concatenate_tree(
+    ctx, xs, [a.shape for a in ctx.avals_in], ctx.avals_in[0].dtype, dimension))
 numpy_rules[concatenate_p] = lambda *xs, dimension: np.concatenate(xs, axis=dimension)
 
 

@@ -126,7 +126,7 @@ def _sort_numpy(*operands, dimension, is_stable, num_keys):
 
 
 abstract_eval_rules[sort_p] = _sort_abstract_eval
-lowering_rules[sort_p] = _sort_lowering
+lowering_rules[sort_p] = hl.widen_2bit(_sort_lowering)
 numpy_rules[sort_p] = _sort_numpy
 
 
@@ -259,7 +259,7 @@ def _top_k_numpy(operand, *, k, axis):
 
 
 abstract_eval_rules[top_k_p] = _top_k_abstract_eval
-lowering_rules[top_k_p] = _top_k_lowering
+lowering_rules[top_k_p] = hl.widen_2bit(_top_k_lowering)
 numpy_rules[top_k_p] = _top_k_numpy
 
 

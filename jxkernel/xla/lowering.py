@@ -300,6 +300,14 @@ class LoweringRuleContext:
         return LoweringRuleContext(self.module_ctx, block, self.avals_in, self.avals_out,
                                    self.source_info, self.name)
 
+    def with_avals(self, avals_in, avals_out) -> LoweringRuleContext:
+        """This context with other types for its operands and results (a rule run on
+        widened values: `lax._lowering.widen_2bit`); its tokens kept."""
+        ctx = LoweringRuleContext(self.module_ctx, self.block, avals_in, avals_out,
+                                  self.source_info, self.name)
+        ctx.tokens_in = self.tokens_in
+        return ctx
+
     @property
     def scope(self) -> str:
         """The text the names of this equation's inner equations start with: the function's

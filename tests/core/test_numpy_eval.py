@@ -247,11 +247,25 @@ def _narrow_int_ops(x, y):
             lax.reduce_window(x, y[n // 2], lax.add, (4,), (1,), "VALID"))
 
 
+def _narrow_int_moves(x, y):
+    """Sorts, top_k, argmax/argmin and a reduce of two operands, which XLA runs on int2
+    and uint2 widened to 8 bits (lax._lowering.widen_2bit; concatenate too, whose abort
+    tests/lax/test_lax_2bit_ints.py meets in a fresh process)."""
+    n = int(np.sqrt(x.size))
+    square = x.reshape(n, n)
+    iota = lax.broadcasted_iota(np.int32, square.shape, 1)
+    return (jnp.sort(square, axis=0), jnp.argsort(square, axis=1), lax.sort((x, y), num_keys=2),
+            lax.top_k(square, 2), jnp.argmax(square, axis=1), jnp.argmin(square, axis=0),
+            lax.reduce((square, iota), (x[0], np.int32(0)),
+                       lambda a, b: (jnp.maximum(a[0], b[0]), jnp.minimum(a[1], b[1])), (1,)))
+
+
 INT_OPS |= {
-    # ml_dtypes' narrow ints (XLA's CPU does not compile int2's dot or argmax, and sorts
-    # them wrongly: left out)
+    # ml_dtypes' narrow ints (XLA's CPU does not compile int2's dot: left out)
     **{f"int_narrow_{d}": (_narrow_int_ops, _every_pair(np.dtype(d)), 0, None)
        for d in ("int2", "uint2", "int4", "uint4")},
+    **{f"int_narrow_moves_{d}": (_narrow_int_moves, _every_pair(np.dtype(d)), 0, None)
+       for d in ("int2", "uint2")},
     "int_abs": (lambda x: lax.abs(x), (I32,), 0, None),
     # XLA's integer edge cases: x / 0 = -1, INT_MIN / -1 = INT_MIN, x % 0 = x, shifts by
     # the width or more
