@@ -131,6 +131,10 @@ def pytest_configure(config):
         "markers", "xla_only(reason): the test's expectation holds on XLA only (its text, "
                    "several devices, its compiler); `--backend numpy` skips it. The reason is "
                    "one of tests/support/backend_tier.py's REASONS.")
+    config.addinivalue_line(
+        "markers", "after(*names): the test goes on from the state the named tests above it "
+                   "left on a shared page; run without them, it has them run first "
+                   "(tests/support/page_story.py).")
     if config.getoption("backend") == "numpy":      # before any test runs a program
         os.environ["JAX_PLATFORMS"] = "numpy"       # (and the processes tests start)
         from jxkernel.config import config as jx_config
@@ -218,7 +222,9 @@ _LONGEST_FIRST = (
     "test_conformance.py::test_every_program_does_what_known_failures_says",
     "test_scipy_stats.py::test_values_dtypes_and_weak_types_match_jax",
     # whole files, together: worksteal's first split gives them to one worker, where they
-    # share one JupyterLab server and one Chromium (tests/labextension/conftest.py)
+    # share one JupyterLab server and one Chromium (tests/labextension/conftest.py). Split,
+    # they pass too (a test runs the earlier ones it goes on from: page_story), at the cost
+    # of a second server and Chromium and of those tests run again
     "test_labextension_views_browser.py::",
     "test_labextension_browser.py::",
     "test_labextension_sharding_browser.py::",

@@ -5,7 +5,8 @@ CPU and 3.5 s of wall time, a Chromium ~1.5 s of CPU, and the profile Chromium k
 JupyterLab page after the first ~2 s of CPU cheaper (tests/support/browser.py). The files run
 in sequence in a process, each with its own notebooks, kernels, pages and saved layout (see
 `lab_notebooks` in test_labextension_browser.py); the longest-first order in tests/conftest.py
-puts them at the head of the run, so under xdist they land in one worker.
+puts them at the head of the run, so under xdist they land in one worker (for the shared
+server; split between workers, or run one by one, they pass as well: page_story).
 
 The kernels' device counts differ per file (JXKERNEL_CPU_DEVICES is read once, when a
 process starts): the server has a kernelspec per count, KERNELS, and each notebook names its
