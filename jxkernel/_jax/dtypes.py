@@ -37,9 +37,9 @@ def scalar_type_of(x) -> type:
     dtype = _core.dtype(x, canonicalize=False)
     if dtype == np.bool_:
         return bool
-    if np.issubdtype(dtype, np.integer):
+    if _core.issubdtype(dtype, np.integer):
         return int
-    if np.issubdtype(dtype, np.complexfloating):
+    if _core.issubdtype(dtype, np.complexfloating):
         return complex
     return float
 

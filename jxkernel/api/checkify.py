@@ -264,7 +264,7 @@ def _scatter_check(prim, error, enabled_errors, operand, indices, updates, **par
     upper = np.array([np.shape(operand)[i] - sizes[i]
                       for i in dnums.scatter_dims_to_operand_dims], np.int64)
     idx_dtype = np.dtype(get_aval(indices).dtype)
-    upper = np.minimum(upper, np.iinfo(idx_dtype).max).astype(idx_dtype)
+    upper = np.minimum(upper, dtypes.iinfo(idx_dtype).max).astype(idx_dtype)
     oob = (indices < 0) | (indices > np.broadcast_to(upper, np.shape(indices)))
     payload = _oob_payload(oob, indices, dnums.scatter_dims_to_operand_dims, np.shape(operand))
     error = assert_func(error, jnp.any(oob), OOBError(_traceback(), prim.name,

@@ -29,6 +29,7 @@ import warnings
 
 import numpy as np
 
+from ..core import dtypes
 from .. import numpy as jnp
 from ..core.mesh import AxisType, NamedSharding, PartitionSpec, get_mesh
 from ..core.trace import Tracer, current_trace, eval_trace, set_current_trace
@@ -45,7 +46,7 @@ class JaxValueError(ValueError):
 
 JaxValueError.__module__ = "jax._src.error_check"     # as JAX's tracebacks name it
 
-_NO_ERROR = np.iinfo(np.uint32).max
+_NO_ERROR = dtypes.iinfo(np.uint32).max
 
 _error_list_lock = threading.RLock()
 _error_list: list = []              # (message, traceback) per set_error_if traced

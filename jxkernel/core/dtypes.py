@@ -32,10 +32,16 @@ NARROW_DTYPE_NAMES = (
     "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
     "float8_e4m3b11fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float6_e2m3fn",
     "float6_e3m2fn", "float4_e2m1fn", "int1", "int2", "int4", "uint1", "uint2", "uint4")
+# the names the ml_dtypes here lacks: all without it, int1 and uint1 under 0.5 (new in 0.6)
+MISSING_NARROW_NAMES = frozenset(n for n in NARROW_DTYPE_NAMES if not hasattr(ml_dtypes, n))
 
 
 def missing_ml_dtypes_message(name) -> str:
-    """What to say when narrow dtype `name` is used without ml_dtypes installed."""
+    """What to say when narrow dtype `name` is used without ml_dtypes installed (or with one
+    too old to have it)."""
+    if ml_dtypes is not None:
+        return (f"dtype {name} needs a newer ml_dtypes package than the {ml_dtypes.__version__} "
+                f"installed here (pip install -U ml_dtypes); jxkernel's other dtypes work")
     return (f"dtype {name} needs the ml_dtypes package, which is not installed here "
             f"(pip install ml_dtypes); jxkernel's other dtypes work without it")
 
@@ -43,7 +49,7 @@ def missing_ml_dtypes_message(name) -> str:
 def missing_narrow_attribute(module: str, name: str) -> AttributeError:
     """The AttributeError for `module.name`, saying what to install where `name` is a narrow
     dtype that ml_dtypes would give."""
-    if ml_dtypes is None and name in NARROW_DTYPE_NAMES:
+    if name in MISSING_NARROW_NAMES:
         return AttributeError(f"{module}.{name}: {missing_ml_dtypes_message(name)}")
     return AttributeError(f"module {module!r} has no attribute {name!r}")
 
@@ -52,8 +58,7 @@ def ml_dtypes_hint(dtype) -> str:
     """What to install, if `dtype` (a name, placeholder or np.dtype) is a narrow dtype and
     ml_dtypes is absent; "" otherwise."""
     name = dtype if isinstance(dtype, str) else getattr(dtype, "name", None)
-    return missing_ml_dtypes_message(name) if ml_dtypes is None and name in NARROW_DTYPE_NAMES \
-        else ""
+    return missing_ml_dtypes_message(name) if name in MISSING_NARROW_NAMES else ""
 
 
 def check_ml_dtypes_for(dtype, what="dtype") -> None:
@@ -84,9 +89,10 @@ class UnavailableDType:
 
 
 def _narrow(*names) -> tuple:
-    """The narrow dtypes named, as np.dtypes, or their placeholders without ml_dtypes."""
-    return tuple(np.dtype(getattr(ml_dtypes, n)) if ml_dtypes is not None
-                 else UnavailableDType(n) for n in names)
+    """The narrow dtypes named, as np.dtypes, or their placeholders where the ml_dtypes here
+    has none (none without ml_dtypes)."""
+    return tuple(UnavailableDType(n) if n in MISSING_NARROW_NAMES
+                 else np.dtype(getattr(ml_dtypes, n)) for n in names)
 
 
 def _available(*ds) -> tuple:
@@ -631,14 +637,24 @@ def to_complex_dtype(d) -> np.dtype:
     return complex128 if np.dtype(d) in (float64, complex128) else complex64
 
 
+# The one place jxkernel asks NumPy for finfo, iinfo and issubdtype (the rule of
+# tests/architecture/test_numpy_dtype_queries.py): NumPy knows ml_dtypes' types only in part,
+# and how much depends on ml_dtypes' version (np.finfo(bfloat16) raises before 0.7;
+# np.issubdtype(bfloat16, np.floating) is False in each, int4 an np.integer in none).
+_ML_FLOATS = frozenset((*BFLOAT16_DTYPES, *NARROW_FLOAT_DTYPES))
+_ML_INTS = frozenset(INTN_DTYPES)
+
+
 def finfo(d):
+    """np.finfo that knows ml_dtypes' floats under each ml_dtypes version."""
     d = np.dtype(d)
-    return ml_dtypes.finfo(d) if d == bfloat16 or d in NARROW_FLOAT_DTYPES else np.finfo(d)
+    return ml_dtypes.finfo(d) if d in _ML_FLOATS else np.finfo(d)
 
 
 def iinfo(d):
+    """np.iinfo that knows ml_dtypes' narrow ints."""
     d = np.dtype(d)
-    return ml_dtypes.iinfo(d) if d in INTN_DTYPES else np.iinfo(d)
+    return ml_dtypes.iinfo(d) if d in _ML_INTS else np.iinfo(d)
 
 
 _ABSTRACT_KINDS = {np.bool_: BOOL_DTYPES, np.integer: INT_DTYPES,
@@ -649,13 +665,16 @@ _ABSTRACT_KINDS = {np.bool_: BOOL_DTYPES, np.integer: INT_DTYPES,
 
 
 def issubdtype(a, b) -> bool:
-    """np.issubdtype that also knows bfloat16 is a floating type."""
+    """np.issubdtype that also knows ml_dtypes' types: bfloat16 and the narrow floats are
+    floating, int4 and the narrow ints signed or unsigned integers (as in JAX)."""
     if isinstance(b, type) and b in _ABSTRACT_KINDS:
         try:
-            return np.dtype(a) in _ABSTRACT_KINDS[b]
-        except TypeError:
+            d = np.dtype(a)
+        except TypeError:              # an abstract type (np.floating) or an extended one
             return isinstance(a, type) and issubclass(a, b)
-    return np.issubdtype(a, b)
+        if d in _SUPPORTED:
+            return d in _ABSTRACT_KINDS[b]
+    return np.issubdtype(a, b)         # NumPy's other types (float128, strings) as NumPy says
 
 
 # ------------------------------------------------------------------ extended dtypes

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.primitive import lowering_rules
 from ..core.symbolic import is_symbolic
 from ..lax import convolution, windowed
@@ -34,7 +35,7 @@ def conv(ctx, lhs, rhs, **params):
                                   "feature_group_count, or batch_group_count")
     padding = params["padding"]
     if not any(is_symbolic(d) for pair in padding for d in pair) or \
-            np.issubdtype(ctx.avals_in[0].dtype, np.complexfloating):
+            dtypes.issubdtype(ctx.avals_in[0].dtype, np.complexfloating):
         return lowering_rules[convolution.conv_general_dilated_p](ctx, lhs, rhs, **params)
     attrs = convolution.conv_attrs(**{**{k: params[k] for k in (
         "window_strides", "lhs_dilation", "rhs_dilation", "dimension_numbers",
@@ -52,7 +53,7 @@ def reducer_function(ctx, kind: str, dtype) -> hlo.Function:
     body = fn.body
     if kind == "logaddexp":
         out = _reductions._logaddexp(ctx.with_block(body), body, dtype, a, b)
-    elif kind in ("max", "min") and np.issubdtype(dtype, np.complexfloating):
+    elif kind in ("max", "min") and dtypes.issubdtype(dtype, np.complexfloating):
         out = _reductions._minmax_complex(ctx.with_block(body), body, kind, dtype, a, b)
     else:
         out = body.op1(_reductions._HLO_OPS[kind], [a, b], scalar)

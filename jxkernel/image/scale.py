@@ -112,7 +112,7 @@ def _area_weights(input_size, output_size, dtype, inv_scale, translation):
 def _normalize_columns(weights):
     """Each output pixel's weights sum to one; a column summing to about zero is dropped."""
     total = jnp.sum(weights, axis=0, keepdims=True)
-    return jnp.where(jnp.abs(total) > 1000. * float(np.finfo(np.float32).eps),
+    return jnp.where(jnp.abs(total) > 1000. * float(jnp.finfo(np.float32).eps),
                      jnp.divide(weights, jnp.where(total != 0, total, 1)), 0)
 
 

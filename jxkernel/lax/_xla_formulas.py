@@ -27,6 +27,8 @@ import math
 
 import numpy as np
 
+from ..core import dtypes
+
 # Eigen's float32 erf: x P(x^2) / Q(x^2), each step of Horner's scheme one fused multiply-add;
 # +-1 from |x| >= 3.8325069 on (erf's last float32 below 1 is reached there)
 _ERF_P = (0.00022905065861350646, 0.0034082910107109506, 0.050955695062380861,
@@ -321,7 +323,7 @@ def cbrt32(x):
     f, d = np.float32, np.float64
     with np.errstate(all="ignore"):
         m, e = np.frexp(np.abs(x))
-        subnormal = (np.abs(x) < np.finfo(f).tiny) & (x != 0)
+        subnormal = (np.abs(x) < dtypes.finfo(f).tiny) & (x != 0)
         m, e = np.where(subnormal, f(0.5), m).astype(d), np.where(subnormal, -151, e)
         u = (_CBRT_GUESS[0] + (_CBRT_GUESS[1] + _CBRT_GUESS[2] * m) * m).astype(f)
         u3 = (u * u * u).astype(d)
@@ -411,7 +413,7 @@ def exp32(x):
             y = _fma(y, a, f(c))
         y = f(1) + _fma(y, a * a, a)
         out = y * ((n.astype(np.int32) + 127) << 23).view(f)
-        out = np.where(out < np.finfo(f).tiny, f(0), out)     # written as zero, not subnormal
+        out = np.where(out < dtypes.finfo(f).tiny, f(0), out)     # written as zero, not subnormal
     return np.where(np.isnan(x), x, out).astype(dtype, copy=False)
 
 
@@ -421,7 +423,7 @@ def log32(x):
     x, dtype = _computing(x)
     f, p = np.float32, [np.float32(c) for c in _LOG_P]
     with np.errstate(all="ignore"):
-        bits = np.maximum(f(np.finfo(f).tiny), x).view(np.int32)
+        bits = np.maximum(f(dtypes.finfo(f).tiny), x).view(np.int32)
         e = f(1) + ((bits >> 23) - 0x7f).astype(f)
         m = ((bits & ~0x7f800000) | f(0.5).view(np.int32)).view(f)   # in [1/2, 1)
         below = m < f(0.707106781186547524)
@@ -434,7 +436,7 @@ def log32(x):
         y = _fma(y, t3, _fma(_fma(t, p[6], p[7]), t, p[8]))
         y = _fma(y, t3, f(_LN2_LO) * e)
         out = _fma(f(_LN2_HI), e, _fma(f(-0.5), t2, t) + y)
-    tiny = np.finfo(f).tiny
+    tiny = dtypes.finfo(f).tiny
     special = np.where(x == np.inf, x, np.where(np.abs(x) < tiny, f(-np.inf), f(np.nan)))
     finite = (x >= tiny) & (x < np.inf)
     return np.where(finite, out, np.where(np.isnan(x), x, special)).astype(dtype, copy=False)
@@ -495,7 +497,7 @@ def _fma_horner64(coefficients, x):
 
 def _flush64(x):
     """A subnormal float64 written as zero (of its sign), as XLA's CPU writes them."""
-    return np.where(np.abs(x) < np.finfo(np.float64).tiny, np.copysign(0.0, x), x)
+    return np.where(np.abs(x) < dtypes.finfo(np.float64).tiny, np.copysign(0.0, x), x)
 
 
 def exp64(x):

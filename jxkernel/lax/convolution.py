@@ -354,7 +354,7 @@ def conv_attrs(*, window_strides, padding, lhs_dilation, rhs_dilation, dimension
 
 def _complex_conv(lhs, rhs, *, preferred_element_type, **params):
     if preferred_element_type is not None:
-        preferred_element_type = np.finfo(preferred_element_type).dtype
+        preferred_element_type = dtypes.finfo(preferred_element_type).dtype
 
     def conv(x, y):
         return _bind(x, y, preferred_element_type=preferred_element_type, **params)

@@ -59,8 +59,8 @@ def _const(x, value):
 
 
 def _scalar_type_of(dtype):
-    return (bool if dtype == np.bool_ else int if np.issubdtype(dtype, np.integer) else
-            builtins.complex if np.issubdtype(dtype, np.complexfloating) else float)
+    return (bool if dtype == np.bool_ else int if dtypes.issubdtype(dtype, np.integer) else
+            builtins.complex if dtypes.issubdtype(dtype, np.complexfloating) else float)
 
 
 def _is_weak_scalar(x):
@@ -210,7 +210,7 @@ def _np_logistic(x):
     if x.dtype == dtypes.bfloat16:
         wide = _np_logistic(x.astype(np.float32))
         # (its float32 result's subnormals written as zero, as XLA's CPU writes them)
-        return np.where(wide < np.finfo(np.float32).tiny, np.float32(0), wide).astype(x.dtype)
+        return np.where(wide < dtypes.finfo(np.float32).tiny, np.float32(0), wide).astype(x.dtype)
     one = np.ones((), x.dtype)
     return one / (one + _xla_exp(np.negative(x)))
 
@@ -779,7 +779,7 @@ def _np_div(x, y):
     x, y = np.broadcast_arrays(x, y)
     safe = np.where(y == 0, 1, y).astype(y.dtype)
     if x.dtype.kind == "i":
-        safe = np.where((y == -1) & (x == np.iinfo(x.dtype).min), 1, safe).astype(y.dtype)
+        safe = np.where((y == -1) & (x == dtypes.iinfo(x.dtype).min), 1, safe).astype(y.dtype)
     q = x // safe
     q = q + ((x - q * safe != 0) & ((x < 0) != (safe < 0))).astype(x.dtype)
     # x / 0 has all bits set: ~0 in x's own dtype (a Python -1 beside unsigned ints is refused
@@ -1095,7 +1095,7 @@ def _total_order_key(x):
     if not dtypes.is_float(x.dtype):
         return x
     bits = x.view(np.dtype(f"i{x.dtype.itemsize}"))
-    return np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
+    return np.where(bits < 0, bits ^ dtypes.iinfo(bits.dtype).max, bits)
 
 
 def _total_comparison(name, direction, accepted, numpy):

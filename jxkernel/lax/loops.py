@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.traceback_util import api_boundary
 from ..core.avals import get_aval
 from ..core.lru import TRACES, WeakLRU
@@ -128,7 +129,7 @@ def _index_dtype(lower, upper):
     lo, up = get_aval(lower), get_aval(upper)
     if lo.dtype == up.dtype:
         return lo.dtype
-    if np.issubdtype(lo.dtype, np.signedinteger) and np.issubdtype(up.dtype, np.signedinteger):
+    if dtypes.is_signed(lo.dtype) and dtypes.is_signed(up.dtype):
         if lo.weak_type != up.weak_type:
             return up.dtype if lo.weak_type else lo.dtype
     raise TypeError(f"lower and upper arguments to fori_loop must have equal types, got "

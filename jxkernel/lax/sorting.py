@@ -107,7 +107,7 @@ def _as_compared(key):
         return key.astype(np.float32)
     if key.dtype not in (np.float32, np.float64):
         return key
-    return np.where(np.abs(key) < np.finfo(key.dtype).tiny, key.dtype.type(0), key)
+    return np.where(np.abs(key) < dtypes.finfo(key.dtype).tiny, key.dtype.type(0), key)
 
 
 def _sort_numpy(*operands, dimension, is_stable, num_keys):
@@ -150,7 +150,7 @@ def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
     the tangents the way the operands moved."""
     shape = bu.shape(primals[0])
     try:
-        small = all(d <= np.iinfo(np.uint32).max for d in shape)
+        small = all(d <= dtypes.iinfo(np.uint32).max for d in shape)
     except InconclusiveDimensionOperation:     # jax.export: symbolic sizes count as small
         small = True
     index_dtype = np.uint32 if small else np.uint64
@@ -194,7 +194,7 @@ def _top_k_abstract_eval(operand, *, k, axis):
         raise ValueError(f"axis argument out of range: axis={axis} for "
                          f"operand.shape={operand.shape}")
     shape = list(operand.shape)
-    int32_max = np.iinfo(np.int32).max       # (JAX allows one past it: indices 0..int32_max)
+    int32_max = dtypes.iinfo(np.int32).max       # (JAX allows one past it: indices 0..int32_max)
     if not is_symbolic(shape[axis]) and shape[axis] > int32_max + 1:
         raise ValueError(f"top_k returns int32 indices, which will overflow for array dimensions "
                          f"larger than the maximum int32 ({int32_max}). Got "
@@ -244,7 +244,7 @@ def _total_order(x):
     inf < NaN), by their bits; other dtypes as they are."""
     if dtypes.is_float(x.dtype):
         bits = x.view(np.dtype(f"i{x.dtype.itemsize}"))
-        return np.where(bits < 0, bits ^ np.iinfo(bits.dtype).max, bits)
+        return np.where(bits < 0, bits ^ dtypes.iinfo(bits.dtype).max, bits)
     return x
 
 

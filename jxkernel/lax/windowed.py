@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.interpret import eval_jaxpr
 from ..core.numpy_eval import eval_jaxpr_numpy
@@ -291,7 +292,7 @@ def _select_and_gather_add_packed_lowering(ctx, tangents, operand, *, select_pri
                       "from a second or higher derivative of a max-pooling operation.")
         half = nbits // 2
         word = wide = uint(nbits)
-        exponent_bits = np.finfo(dtype).nexp
+        exponent_bits = dtypes.finfo(dtype).nexp
         mantissa_bits = half - exponent_bits - 1
 
     def op(rctx, name, operands, shape, out_dtype, attrs=None):

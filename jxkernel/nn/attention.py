@@ -23,7 +23,7 @@ __all__ = ["dot_product_attention"]
 
 def _large_negative(dtype):
     # the softmax runs in float32, so the fill value must stay finite there (also for float64)
-    biggest = min(float(dtypes.finfo(dtype).max), float(np.finfo(np.float32).max))
+    biggest = min(float(dtypes.finfo(dtype).max), float(dtypes.finfo(np.float32).max))
     return jnp.asarray(-0.7 * biggest, dtype=dtype)
 
 

@@ -59,7 +59,7 @@ _lazy_getattr, __dir__ = _lazy_names(__name__, globals(), _LAZY)
 
 
 def __getattr__(name):
-    if name in _core.NARROW_DTYPE_NAMES:     # only asked for here when ml_dtypes is absent
+    if name in _core.NARROW_DTYPE_NAMES:     # only asked for here where ml_dtypes lacks it
         raise _core.missing_narrow_attribute(__name__, name)
     return _lazy_getattr(name)
 

@@ -225,7 +225,7 @@ def _byteswap(self):
     """Each element's bytes reversed, the dtype kept (JAX's: bitcast to uint8, reverse the
     last axis, bitcast back; a complex number's parts swapped apart)."""
     dtype = np.dtype(self.dtype)
-    if np.issubdtype(dtype, np.complexfloating):
+    if dtypes.issubdtype(dtype, np.complexfloating):
         return lax.complex(_byteswap(ufuncs.real(self)), _byteswap(ufuncs.imag(self)))
     if dtype.itemsize == 1:
         return copy(self)
@@ -291,7 +291,7 @@ def _view(self, dtype=None, type=None):
         pairs = lax.concatenate(parts, self.ndim)
         return _view(lax.reshape(pairs, self.shape[:-1] + (2 * self.shape[-1],)), dtype)
     if dtype.kind == "c":               # JAX's: re + 1j * im of the parts
-        real = astype(_view(self, np.finfo(dtype).dtype), dtype)
+        real = astype(_view(self, dtypes.finfo(dtype).dtype), dtype)
         n = real.shape[-1]
         re, im = (lax.slice_in_dim(real, i, n, 2, real.ndim - 1) for i in (0, 1))
         return ufuncs.add(re, ufuncs.multiply(typed_scalar(1j, dtype), im))

@@ -250,7 +250,7 @@ def _interp(x, xp, fp, left=None, right=None, period=None):
     df = fp[i] - fp[i - 1]
     dx = xp[i] - xp[i - 1]
     # a zero-width interval takes its left value (and no NaN reaches the gradient)
-    tiny = lax.abs(dx) <= np.spacing(np.finfo(aval_of(xp).dtype).eps)
+    tiny = lax.abs(dx) <= np.spacing(dtypes.finfo(aval_of(xp).dtype).eps)
     f = util.where(tiny, fp[i - 1], fp[i - 1] + ((x - xp[i - 1]) / util.where(tiny, 1, dx)) * df)
     if period is None:
         if not extrapolate_left:

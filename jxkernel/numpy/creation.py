@@ -88,7 +88,7 @@ def _check_device(device, out_sharding=None, *, filled: bool = False) -> None:
 
 def _check_python_int(x, dtype) -> None:
     if type(x) is int and np.dtype(dtype).kind in "iu":
-        info = np.iinfo(dtype)
+        info = _core.iinfo(dtype)
         if not info.min <= x <= info.max:
             raise OverflowError(f"Python int {x} too large to convert to {np.dtype(dtype).name}")
 

@@ -259,7 +259,7 @@ def _issubdtype(a, b) -> bool:
         return b_sc in {a_sc, np.floating, np.inexact, np.number, np.generic}
     if a_sc in _INTN_KINDS:
         return b_sc in {a_sc, _INTN_KINDS[a_sc], np.integer, np.number, np.generic}
-    return bool(np.issubdtype(a_sc, b_sc))
+    return bool(_core.issubdtype(a_sc, b_sc))
 
 
 _KINDS = {"bool": {_BOOL}, "signed integer": set(_core.SIGNED_DTYPES),

@@ -149,7 +149,7 @@ def take_along_axis(arr, indices, axis: int | None = -1, mode=None, fill_value=N
     if wrap_negative_indices:
         # as JAX's: int32 (int64 past its range) first, so adding the size cannot overflow
         wide = np.int64 if not is_symbolic(shape[axis]) and \
-            shape[axis] > np.iinfo(np.int32).max else np.int32
+            shape[axis] > dtypes.iinfo(np.int32).max else np.int32
         indices = _normalize(lax.convert_element_type(indices, wide), shape[axis])
     if mode == "one_hot":
         return _one_hot_take(a, indices, axis)

@@ -85,7 +85,7 @@ def _kind(i) -> str:
         kind = np.asarray(i).dtype      # a list of Python scalars or concrete arrays
         if kind == np.bool_:
             return BOOL
-        if np.issubdtype(kind, np.integer):
+        if dtypes.issubdtype(kind, np.integer):
             return ARRAY
         raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
                         f"{kind}")

@@ -272,7 +272,7 @@ def _searchsorted_sort(a, q, side, dtype):
     """Rank the queries among a's elements by one stable sort of both, minus their rank
     among themselves."""
     n, m = _shape(a)[0], math.prod(_shape(q))
-    work = np.dtype(np.int32 if n + m <= np.iinfo(np.int32).max else np.int64)
+    work = np.dtype(np.int32 if n + m <= dtypes.iinfo(np.int32).max else np.int64)
 
     def rank(x):
         idx = lax.iota(work, _shape(x)[0])
@@ -330,6 +330,6 @@ def _searchsorted_dtype(n) -> np.dtype:
     if is_symbolic(n) or n < 2 ** 31:
         return _INT32
     dtype = canonicalize_user_dtype(_INT64, "searchsorted")
-    if n > np.iinfo(dtype).max:
+    if n > dtypes.iinfo(dtype).max:
         raise OverflowError(f"Python integer {n} out of bounds for {dtype.name}")
     return dtype

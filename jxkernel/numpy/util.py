@@ -248,7 +248,7 @@ def _convert(x, dtype, weak_type: bool, args=()):
 def _check_python_int(x) -> None:
     """A Python int must fit the default int before promotion narrows it (as in JAX)."""
     if type(x) is int:
-        info = np.iinfo(dtypes.default_int_dtype())
+        info = dtypes.iinfo(dtypes.default_int_dtype())
         if not info.min <= x <= info.max:
             raise OverflowError(f"Python int {x} too large to convert to "
                                 f"{dtypes.default_int_dtype().name}")

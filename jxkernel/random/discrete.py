@@ -93,7 +93,7 @@ def _shuffle_impl(key, x, axis):
     if is_symbolic(size):
         raise NotImplementedError(f"shape polymorphism for `permutation` or `shuffle` for "
                                   f"arrays of non-constant size: {size}")
-    rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
+    rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(dtypes.iinfo(np.uint32).max)))
     for _ in range(rounds):
         key, subkey = _split2(key)
         sort_keys = key_prims.random_bits(subkey, 32, _shape(x))

@@ -321,7 +321,7 @@ def _random_bits_original(key, bit_width, shape):
     elif bit_width in (8, 16):
         per = 32 // bit_width
         shifts = lax.mul(np.uint32(bit_width), lax.broadcasted_iota(u32, (per, 1), 0))
-        pieces = lax.bitwise_and(np.uint32(np.iinfo(dtype).max),
+        pieces = lax.bitwise_and(np.uint32(dtypes.iinfo(dtype).max),
                                  lax.shift_right_logical(lax.broadcast(bits, (1,)), shifts))
         pieces = lax.reshape(lax.transpose(pieces, (1, 0)), (count * per,))
         bits = lax.slice(lax.convert_element_type(pieces, dtype), (0,), (size,))

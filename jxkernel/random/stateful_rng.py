@@ -145,5 +145,5 @@ def stateful_rng(seed=None, *, impl=None) -> StatefulPRNG:
                 "When used within transformed code, jax.experimental.random.stateful_rng()"
                 " requires an explicit seed to be set.")
         entropy = np.random.SeedSequence().entropy
-        seed = np.int64(entropy & np.iinfo(np.int64).max)
+        seed = np.int64(entropy & dtypes.iinfo(np.int64).max)
     return StatefulPRNG(_base_key=keys.key(seed, impl=impl), _counter=new_ref(0))

@@ -124,7 +124,7 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
     lambda_max = jnp.amax(alpha + row_sum)
     lambda_min = jnp.amin(alpha - row_sum)
     t_norm = jnp.maximum(jnp.abs(lambda_min), jnp.abs(lambda_max))
-    finfo = np.finfo(alpha.dtype)
+    finfo = dtypes.finfo(alpha.dtype)
     one = np.ones([], dtype=alpha.dtype)
     safemin = np.maximum(one / finfo.max, (one + finfo.eps) * finfo.tiny)
     pivmin = safemin * jnp.maximum(1, jnp.amax(beta_sq))
@@ -180,7 +180,7 @@ def _eigenvectors(alpha, beta, eigvals, key):
     n, k = alpha.shape[0], eigvals.shape[0]
     dl, du = jnp.pad(jnp.conj(beta), (1, 0)), jnp.pad(beta, (0, 1))
     gap = eigvals[1:] - eigvals[:-1]
-    gaptol = np.sqrt(np.finfo(eigvals.dtype).eps) * jnp.maximum(jnp.abs(eigvals[0]),
+    gaptol = np.sqrt(dtypes.finfo(eigvals.dtype).eps) * jnp.maximum(jnp.abs(eigvals[0]),
                                                                  jnp.abs(eigvals[-1]))
     close = gap < gaptol                 # runs of close eigenvalues: their vectors' clusters
     left, right = jnp.pad(close, (1, 0)), jnp.pad(close, (0, 1))
@@ -190,7 +190,7 @@ def _eigenvectors(alpha, beta, eigvals, key):
     num_clusters = jnp.sum(jnp.logical_and(jnp.logical_not(left), right))
     arange_k = jnp.arange(k)
     solve_dtype = np.result_type(alpha.dtype, beta.dtype)
-    v = jax_random.normal(key, (k, n), dtype=np.finfo(solve_dtype).dtype).astype(solve_dtype)
+    v = jax_random.normal(key, (k, n), dtype=dtypes.finfo(solve_dtype).dtype).astype(solve_dtype)
     v = v / jnp.linalg.norm(v, axis=-1, keepdims=True).astype(solve_dtype)
 
     def orthogonalize_cluster(i, ev):

@@ -16,6 +16,7 @@ from functools import partial
 
 import numpy as np
 
+from ..core import dtypes
 from .. import lax
 from .. import numpy as jnp
 from ..core.errors import ConcretizationTypeError
@@ -447,7 +448,7 @@ def _spectral_helper(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, n
                              np.ndim(x))
     x, y, outer_shape = _promote_signals(x, y, axis, mode)
     result_dtype = _complex_dtype(x.dtype)
-    freq_dtype = np.finfo(result_dtype).dtype
+    freq_dtype = dtypes.finfo(result_dtype).dtype
 
     if nperseg is not None:
         nperseg = _static_int(nperseg, "nperseg of windowed-FFT")
@@ -678,5 +679,5 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
     if x.ndim > 1 and time_axis != Zxx.ndim - 1:
         x = jnp.moveaxis(x, -1, time_axis - 1 if freq_axis < time_axis else time_axis)
     # JAX counts the times along x's first axis (the batch axis, for a batch of signals).
-    time = jnp.arange(x.shape[0], dtype=np.finfo(x.dtype).dtype) / fs
+    time = jnp.arange(x.shape[0], dtype=dtypes.finfo(x.dtype).dtype) / fs
     return time, x

@@ -381,7 +381,7 @@ def _subnormal_literal(v) -> bool:
     if getattr(aval, "dtype", None) not in _SUBNORMAL_DTYPES:
         return False
     value = np.abs(np.asarray(v.val))
-    return bool(np.any((value > 0) & (value < np.finfo(value.dtype).tiny)))
+    return bool(np.any((value > 0) & (value < dtypes.finfo(value.dtype).tiny)))
 
 
 def written_as_xla(eqn, outs):

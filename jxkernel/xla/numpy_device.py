@@ -24,7 +24,7 @@ import weakref
 import numpy as np
 
 from ..core.avals import AbstractToken
-from ..core.dtypes import BFLOAT16_DTYPES
+from ..core.dtypes import BFLOAT16_DTYPES, finfo
 
 
 class _Memory:
@@ -176,9 +176,9 @@ class Placement:
 # XLA's CPU computations read subnormal floats as zero and write zero for them (the CPU's
 # DAZ and FTZ modes, which NumPy leaves off): log(1e-40) is -inf there, sign(1e-40) is 0.
 # bfloat16 as float32 (its exponent range), which XLA's CPU computes it in
-_TINY = {np.dtype(np.float32): np.finfo(np.float32).tiny,
-         np.dtype(np.float64): np.finfo(np.float64).tiny,
-         **{d: d.type(np.finfo(np.float32).tiny) for d in BFLOAT16_DTYPES}}
+_TINY = {np.dtype(np.float32): finfo(np.float32).tiny,
+         np.dtype(np.float64): finfo(np.float64).tiny,
+         **{d: d.type(finfo(np.float32).tiny) for d in BFLOAT16_DTYPES}}
 _PARTS = {np.dtype(np.complex64): np.dtype(np.float32),
           np.dtype(np.complex128): np.dtype(np.float64)}
 

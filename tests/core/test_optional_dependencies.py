@@ -93,6 +93,31 @@ def test_jxkernel_runs_without_ml_dtypes_and_narrow_dtypes_say_what_to_install()
     """)
 
 
+def test_an_ml_dtypes_without_int1_leaves_int1_out_and_says_to_upgrade():
+    # ml_dtypes 0.5 (in the range pyproject accepts) has no int1 and uint1: jxkernel imports,
+    # its other narrow dtypes work, and int1 says to upgrade
+    run_code("""
+    import ml_dtypes
+    for name in ("int1", "uint1"):               # as ml_dtypes 0.5.3 is
+        if hasattr(ml_dtypes, name):
+            delattr(ml_dtypes, name)
+    import numpy as np
+    import jxkernel.numpy as jnp, jxkernel._jax.tools.jax_to_ir
+    from jxkernel.core import dtypes as core
+    assert {d.name for d in core.INTN_DTYPES} == {"int2", "int4", "uint2", "uint4"}
+    assert core.MISSING_NARROW_NAMES == {"int1", "uint1"} and not hasattr(jnp, "int1")
+    assert np.asarray(jnp.arange(3, dtype=jnp.int4) + 1).tolist() == [1, 2, 3]
+    for fun, kind in [(lambda: jnp.uint1, AttributeError),
+                      (lambda: jnp.zeros(2, "int1"), TypeError)]:
+        try:
+            fun()
+        except kind as e:
+            assert "needs a newer ml_dtypes" in str(e) and "pip install -U" in str(e), e
+        else:
+            raise AssertionError(f"no {kind.__name__}")
+    """)
+
+
 def test_only_core_dtypes_imports_ml_dtypes():
     # the optional import lives in one place; every other module reads core.dtypes.ml_dtypes
     importers = set()

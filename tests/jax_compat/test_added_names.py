@@ -12,6 +12,7 @@ from doc_examples import check_docstring_examples
 from fresh_process import as_the_suite_compiles, run_json
 
 import jxkernel
+from jxkernel.core.dtypes import MISSING_NARROW_NAMES  # (int1: ml_dtypes 0.6 on)
 import locations  # tests/support: the repository's folders
 
 
@@ -27,6 +28,8 @@ def _ours() -> dict:
 @pytest.mark.xla_only("XLA compiler")
 @pytest.mark.parametrize("group", sorted(_reference()["run"]))
 def test_matches_jax(group):
+    if group == "extend_core" and MISSING_NARROW_NAMES:
+        pytest.skip("ml_dtypes before 0.6 has no int1, uint1 (JAX's array_types name them)")
     want, got = _reference()["run"][group], _ours()[group]
     assert sorted(got) == sorted(want)
     for case in want:

@@ -12,10 +12,16 @@ from jxkernel._jax._src import test_util as jtu, tree_util
 from jxkernel._jax._src import checkify as checkify_private
 from jxkernel._jax._src.interpreters import pxla
 from jxkernel._jax.experimental import checkify
+from jxkernel.core.dtypes import MISSING_NARROW_NAMES
 
 import private_modules_cases as cases  # tests/data
 import locations  # tests/support: the repository's folders
 from doc_examples import check_docstring_examples
+
+# JAX 0.10.2 answered with int1 and uint1, which ml_dtypes has from 0.6 on (0.5 is inside
+# pyproject's range: jxkernel then leaves them out)
+NEEDS_INT1 = pytest.mark.skipif(bool(MISSING_NARROW_NAMES),
+                                reason="ml_dtypes before 0.6 has no int1, uint1")
 
 RECORD = locations.recorded("private_modules_reference.json")
 
@@ -35,6 +41,7 @@ def test_literals_are_jaxs(key):
     assert _literals()[key] == RECORD["literals"][key]
 
 
+@NEEDS_INT1
 def test_dtypes_private_names_are_jaxs():
     # the lattice's nodes in JAX's order, promote_types taking Python's types as weak (int8
     # and int: int8, not int64), itemsize_bits' widths (int4: 4), dtype() under each

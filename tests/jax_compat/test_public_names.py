@@ -12,10 +12,16 @@ import numpy as np
 import pytest
 
 import jxkernel
+from jxkernel.core.dtypes import MISSING_NARROW_NAMES
 import public_names_cases
 from doc_examples import check_docstring_examples
 from conformance import public_names
 import locations  # tests/support: the repository's folders
+
+# JAX 0.10.2 answered with int1 and uint1, which ml_dtypes has from 0.6 on (0.5 is inside
+# pyproject's range: jxkernel then leaves them out)
+NEEDS_INT1 = pytest.mark.skipif(bool(MISSING_NARROW_NAMES),
+                                reason="ml_dtypes before 0.6 has no int1, uint1")
 
 # The ratio of JAX's names present, over the recorded modules; raised as names are added.
 RATCHET = 1323 / 1323
@@ -26,6 +32,7 @@ MISSING = {
 }
 
 
+@NEEDS_INT1
 def test_missing_names_are_exactly_the_listed_ones():
     missing = public_names.missing()
     for module in public_names.jax_names():
@@ -40,12 +47,14 @@ def test_missing_names_are_exactly_the_listed_ones():
             f"`python -m conformance.public_names --report`")
 
 
+@NEEDS_INT1
 def test_coverage_only_goes_up():
     have, total = public_names.coverage(public_names.missing())
     print(f"{have} of {total} JAX public names ({have / total:.4f})")
     assert have / total >= RATCHET, f"{have}/{total} = {have / total:.4f} < {RATCHET}"
 
 
+@NEEDS_INT1
 def test_readme_counts_are_current():
     assert public_names.readme_section() == public_names.table(public_names.missing()), (
         "conformance/README.md's public names are stale: run "

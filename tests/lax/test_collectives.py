@@ -70,6 +70,11 @@ def test_pmean_of_integers_is_a_float_mean():
     np.testing.assert_array_equal(np.asarray(out), np.full(4, 1.5, np.float32))
     floats = jax.vmap(lambda x: lax.pmean(x, "i"), axis_name="i")(arr([1, 2, 3, 5], np.float16))
     assert floats.dtype == np.float16
+    # bfloat16 stays bfloat16, as in JAX (NumPy's issubdtype takes it for no inexact type)
+    bf16 = jax.vmap(lambda x: lax.pmean(x, "i"), axis_name="i")(
+        jnp.asarray([1, 2, 3, 5], jnp.bfloat16))
+    assert bf16.dtype == jnp.bfloat16
+    assert np.asarray(bf16, np.float32).tolist() == [2.75] * 4      # 11 / 4, exact in bfloat16
 
 
 def test_unbound_axis_names():

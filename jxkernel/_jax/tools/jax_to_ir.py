@@ -49,12 +49,14 @@ def jax_to_ir(fn, input_shapes, *, constants=None, format):
 jax_to_hlo = functools.partial(jax_to_ir, format="HLO")
 jax_to_tf = functools.partial(jax_to_ir, format="TF")
 
-# XLA's element type names, in the order JAX's error lists them
-_DTYPES = {"pred": jnp.bool_, "u2": jnp.uint2, "u4": jnp.uint4, "u8": jnp.uint8,
-           "u16": jnp.uint16, "u32": jnp.uint32, "u64": jnp.uint64, "s2": jnp.int2,
-           "s4": jnp.int4, "s8": jnp.int8, "s16": jnp.int16, "s32": jnp.int32, "s64": jnp.int64,
-           "bf16": jnp.bfloat16, "f16": jnp.float16, "f32": jnp.float32, "f64": jnp.float64,
-           "c64": jnp.complex64, "c128": jnp.complex128, "s1": jnp.int1, "u1": jnp.uint1}
+# XLA's element type names, in the order JAX's error lists them (those whose jnp type the
+# ml_dtypes here gives: without it no narrow ones, before ml_dtypes 0.6 no s1 and u1)
+_DTYPES = {xla: getattr(jnp, name) for xla, name in (
+    ("pred", "bool_"), ("u2", "uint2"), ("u4", "uint4"), ("u8", "uint8"), ("u16", "uint16"),
+    ("u32", "uint32"), ("u64", "uint64"), ("s2", "int2"), ("s4", "int4"), ("s8", "int8"),
+    ("s16", "int16"), ("s32", "int32"), ("s64", "int64"), ("bf16", "bfloat16"),
+    ("f16", "float16"), ("f32", "float32"), ("f64", "float64"), ("c64", "complex64"),
+    ("c128", "complex128"), ("s1", "int1"), ("u1", "uint1")) if hasattr(jnp, name)}
 _SHAPE = re.compile(r"^([a-z]+[0-9]*)\[\s*([0-9,\s]*)\]$")
 
 

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ...core import dtypes
 from ...core import compile_record
 from ...core.config import config
 from ...core import physical, sharding_types, vma
@@ -353,7 +354,7 @@ def _spread_and_sum(transposed, n_nonlinear, mesh, manual_axes, ct_specs, in_spe
         nonlinear, cts = args[:n_nonlinear], list(args[n_nonlinear:])
         for i, spec in enumerate(ct_specs):
             n = math.prod(sizes[a] for a in _unmentioned(spec, manual_axes, mesh))
-            if n != 1 and np.issubdtype(cts[i].aval.dtype, np.inexact):
+            if n != 1 and dtypes.issubdtype(cts[i].aval.dtype, np.inexact):
                 cts[i] = div(cts[i], np.asarray(n, cts[i].aval.dtype))
         outs = eval_jaxpr(transposed.jaxpr, transposed.consts, *nonlinear, *cts)
         summed = []

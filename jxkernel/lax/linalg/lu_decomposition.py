@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ...core import dtypes
 from ...core.avals import ShapedArray
 from ...core.symbolic import is_symbolic, min_dim, symbolic_as_value
 from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
@@ -163,7 +164,7 @@ def _lu_unblocked(a):
         j = conversion.convert_element_type(j, np.int32)   # fori_loop's index is a weak int
         col = _column(a, j)
         size = ew.add(ew.abs(ew.real(col)), ew.abs(ew.imag(col))) \
-            if np.issubdtype(_dtype(a), np.complexfloating) else ew.abs(col)
+            if dtypes.issubdtype(_dtype(a), np.complexfloating) else ew.abs(col)
         size = ew.select(ew.ge(rows, _fill(j, (m,))), size,
                          _fill(np.asarray(-np.inf, _dtype(size)), (m,)))
         i = argmax(size, 0, np.int32)

@@ -178,12 +178,12 @@ def _perturbed_solve(dl, d, du, b):
            [ 8.388608e+06]], dtype=float32)
     """
     n, dtype = len(d), b.dtype
-    real = np.finfo(dtype).dtype
+    real = dtypes.finfo(dtype).dtype
     zero = dtype.type(0)
     x = b.copy()
     if n == 0:
         return x
-    eps = real.type(np.finfo(real).eps)
+    eps = real.type(dtypes.finfo(real).eps)
     if n == 1:
         p, row = _perturbed_pivot(eps * real.type(abs(d[0])), d[0], x[0].copy())
         x[0] = row / p
@@ -240,8 +240,8 @@ def _perturbed_pivot(perturb, pivot, row):
     """jaxlib's MaybePerturbPivot (from LAPACK's xLAGTS): (pivot, row) with a pivot of
     magnitude below 1 moved away from zero by `perturb`, doubling, until neither row / pivot
     nor 1 / pivot overflows (or, below the safe minimum, both scaled up instead)."""
-    real = np.finfo(row.dtype).dtype
-    info = np.finfo(real)
+    real = dtypes.finfo(row.dtype).dtype
+    info = dtypes.finfo(real)
     one, tiny, small = real.type(1), real.type(info.tiny), real.type(1) / real.type(info.max)
     safemin = tiny if small < tiny else real.type(small * (one + real.type(info.eps)))
     bignum = one / safemin

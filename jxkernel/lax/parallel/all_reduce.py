@@ -271,7 +271,7 @@ def pmean(x, axis_name, *, axis_index_groups=None):
 def _true_mean(s, n):
     """s / n as jnp's true division: an integer (or bool) sum becomes the default float."""
     dtype = get_aval(s).dtype
-    if not np.issubdtype(dtype, np.inexact):
+    if not dtypes.issubdtype(dtype, np.inexact):
         dtype = dtypes.default_float_dtype()
         s = convert_element_type(s, dtype)
     return div(s, convert_element_type(n, dtype))

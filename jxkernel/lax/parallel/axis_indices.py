@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core import dtypes
 from ...core import vma
 from ...core.avals import ShapedArray, get_aval
 from ...core.ir import param_printers
@@ -144,7 +145,7 @@ def _axis_index_of_val(x, val, axis_name):
     where they match, the int32 maximum elsewhere, reduced by pmin)."""
     idx = axis_index(axis_name)
     mask = eq(val, x)
-    big = np.iinfo(get_aval(idx).dtype).max
+    big = dtypes.iinfo(get_aval(idx).dtype).max
     return pmin(select(mask, broadcast_in_dim(idx, mask.shape, ()),
                        broadcast_in_dim(np.array(big, get_aval(idx).dtype), mask.shape, ())),
                 axis_name)

@@ -146,7 +146,7 @@ def _upper_bounds(ctx, upper, dtype, shape):
     if any(map(is_symbolic, upper)):
         values = ctx.module_ctx.symbolic.shape(ctx.block, upper)            # tensor<Nxi32>
         n = len(upper)
-        if top < np.iinfo(np.int32).max:
+        if top < dtypes.iinfo(np.int32).max:
             values = ctx.op1("stablehlo.minimum", [values, ctx.constant(
                 np.full(n, top, np.int32))], result_type=f"tensor<{n}xi32>")
         if np.dtype(dtype) != np.int32:
@@ -689,7 +689,7 @@ def _scatter_jvp(primals, tangents, *, update_jaxpr, update_consts, dimension_nu
     num_ids = math.prod(ids_shape)
     # (JAX's int_dtype_for_dim: a symbolic count gets the x64 mode's default unsigned int)
     id_dtype = dtypes.default_uint_dtype() if is_symbolic(num_ids) else \
-        np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
+        np.dtype(np.uint64 if num_ids > dtypes.iinfo(np.uint32).max else np.uint32)
     update_ids = add(reshape(iota(id_dtype, num_ids), ids_shape), _full_like(updates, 1, id_dtype))
     scattered_ids = scatter(_zeros_like(operand, id_dtype), indices, update_ids, dn,
                             indices_are_sorted=indices_are_sorted,

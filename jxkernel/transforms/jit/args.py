@@ -581,7 +581,7 @@ def check_jax_types(leaves, avals) -> None:
 
 
 def _fits(x: int, dtype) -> bool:
-    info = np.iinfo(dtype)
+    info = dtypes.iinfo(dtype)
     return int(info.min) <= x <= int(info.max)
 
 

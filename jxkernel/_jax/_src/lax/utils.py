@@ -7,12 +7,12 @@ gets the default int of the x64 mode).
 """
 import numpy as np
 
-from ....core.dtypes import default_int_dtype, default_uint_dtype
+from ....core.dtypes import default_int_dtype, default_uint_dtype, iinfo
 from ....core.symbolic import is_symbolic
 
 # (largest size the 32-bit type indexes, that type, the 64-bit one, the symbolic default)
-_SIGNED = (np.iinfo(np.int32).max, np.dtype(np.int32), np.dtype(np.int64), default_int_dtype)
-_UNSIGNED = (np.iinfo(np.uint32).max, np.dtype(np.uint32), np.dtype(np.uint64),
+_SIGNED = (iinfo(np.int32).max, np.dtype(np.int32), np.dtype(np.int64), default_int_dtype)
+_UNSIGNED = (iinfo(np.uint32).max, np.dtype(np.uint32), np.dtype(np.uint64),
              default_uint_dtype)
 
 

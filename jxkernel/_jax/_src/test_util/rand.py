@@ -107,14 +107,16 @@ def rand_fullrange(rng, standardize_nans=False):
     def gen(shape, dtype, post=lambda x: x):
         dtype = np.dtype(dtype)
         size = dtype.itemsize * math.prod(_dims_of_shape(shape))
-        vals = post(rng.randint(0, np.iinfo(np.uint8).max, size=size, dtype=np.uint8)).view(dtype)
+        draws = rng.randint(0, _core.iinfo(np.uint8).max, size=size, dtype=np.uint8)
+        vals = post(draws).view(dtype)
         if shape is PYTHON_SCALAR_SHAPE:      # a Python int must fit the signed default
             if dtype == np.uint64:
                 vals = vals.astype(np.int64)
             elif dtype == np.uint32 and not config.jax_enable_x64:
                 vals = vals.astype(np.int32)
         vals = vals.reshape(shape)
-        if standardize_nans and np.issubdtype(dtype, np.floating):
+        # NumPy's floats only, as JAX's np.issubdtype there: a bfloat16 NaN keeps its bits
+        if standardize_nans and dtype.kind == "f":
             vals[np.isnan(vals)] = np.nan
         return _cast_to_shape(vals, shape, dtype)
     return gen
@@ -224,12 +226,14 @@ def rand_int(rng, low=0, high=None):
     """Integers in [low, high); `high` defaults to the integer dtype's maximum."""
     def fn(shape, dtype):
         nonlocal high
-        draw_dtype = dtype if np.issubdtype(dtype, np.integer) else np.int64
+        # NumPy's ints only (as JAX's np.issubdtype there): NumPy draws no int4
+        numpy_int = np.dtype(dtype).kind in "iu"
+        draw_dtype = dtype if numpy_int else np.int64
         if low == 0 and high is None:
-            if not np.issubdtype(dtype, np.integer):
+            if not numpy_int:
                 raise ValueError("rand_int requires an explicit `high` value for "
                                  "non-integer types.")
-            high = np.iinfo(dtype).max
+            high = _core.iinfo(dtype).max
         return rng.randint(low, high=high, size=shape, dtype=draw_dtype).astype(dtype)
     return fn
 

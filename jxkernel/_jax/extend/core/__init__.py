@@ -73,7 +73,7 @@ def subjaxprs(jaxpr: Jaxpr):
 def primal_dtype_to_tangent_dtype(primal_dtype) -> np.dtype:
     """float0 for integer and boolean primals (they have no tangents), else the same dtype."""
     dtype = np.dtype(primal_dtype)
-    return float0 if dtype == np.bool_ or np.issubdtype(dtype, np.integer) else dtype
+    return float0 if dtype == np.bool_ or _dtypes.issubdtype(dtype, np.integer) else dtype
 
 
 def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
