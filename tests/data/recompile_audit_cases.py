@@ -579,6 +579,38 @@ SCENARIOS = {
         "y = loss({'w': w, 'b': None})\n"
         "y = loss({'w': w, 'b': ()})\n"
         "out = y\n"),
+    # None, then an array, both calls passing a variable of the parameter's name: the code
+    # (None made zeros) belongs before the earlier call, but said nothing of where; pasted
+    # under the note, at the later call, it changes nothing (the variable is an array there)
+    "none_then_array_in_a_variable": (
+        "bias = None; f(x, bias), then bias = jnp.ones(3); f(x, bias)",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "x = jnp.ones(3)\n"
+        "bias = None\n"
+        "y = f(x, bias)\n"
+        "bias = jnp.ones(3)\n"
+        "y = f(x, bias)\n"
+        "out = y\n"),
+    # a frozen register_dataclass's field None, then an array: told "s.b: absent -> f32[3]"
+    # with the code `s = {**defaults, **s}` (a dict's; s is no mapping: TypeError)
+    "dataclass_field_none_then_array": (
+        "a frozen register_dataclass State's field b None, then an array",
+        "import dataclasses\n"
+        "@jax.tree_util.register_dataclass\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class S:\n"
+        "    w: jax.Array\n"
+        "    b: object\n"
+        "@jax.jit\n"
+        "def f(s):\n"
+        "    return s.w * 2\n"
+        "s = S(jnp.ones(3), None)\n"
+        "y = f(s)\n"
+        "s = S(jnp.ones(3), jnp.ones(3))\n"
+        "y = f(s)\n"
+        "out = y\n"),
     "array_then_none_at_two_calls": (
         "f(x, jnp.ones(3)), then f(x, None) on the next line",
         "@jax.jit\n"
@@ -747,6 +779,38 @@ SCENARIOS = {
         "p = {'w': w, 'b': ()}    # line 6's argument, named\n"
         "p['b'] = None    # one kind of empty value, every call\n"
         "y = loss(p)    # line 6, given it\n"
+        "out = y\n"),
+    "none_then_array_in_a_variable_fixed": (
+        "none_then_array_in_a_variable with its note's code before line 6",
+        "@jax.jit\n"
+        "def f(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "x = jnp.ones(3)\n"
+        "bias = None\n"
+        "# before line 6's call\n"
+        "bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call\n"
+        "y = f(x, bias)\n"
+        "bias = jnp.ones(3)\n"
+        "y = f(x, bias)\n"
+        "out = y\n"),
+    "dataclass_field_none_then_array_fixed": (
+        "dataclass_field_none_then_array with its note's code before line 11",
+        "import dataclasses\n"
+        "@jax.tree_util.register_dataclass\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class S:\n"
+        "    w: jax.Array\n"
+        "    b: object\n"
+        "@jax.jit\n"
+        "def f(s):\n"
+        "    return s.w * 2\n"
+        "s = S(jnp.ones(3), None)\n"
+        "# before line 11's call\n"
+        "import dataclasses\n"
+        "s = dataclasses.replace(s, b=jnp.zeros((3,)) if s.b is None else s.b)\n"
+        "y = f(s)\n"
+        "s = S(jnp.ones(3), jnp.ones(3))\n"
+        "y = f(s)\n"
         "out = y\n"),
     "array_then_none_at_two_calls_fixed": (
         "array_then_none_at_two_calls with its note's code in place of line 6",

@@ -748,3 +748,20 @@ def test_an_entrys_code_is_written_in_the_name_the_call_passes(name, code):
     assert (change.path, change.old, change.new) == ("p['b']", "None", "a tuple")
     assert change.snippet == (code or _pasted(name + "_fixed"))
     assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+@pytest.mark.parametrize("name, path", [("none_then_array_in_a_variable", "bias"),
+                                        ("dataclass_field_none_then_array", "s.b")])
+def test_none_made_zeros_says_it_goes_before_the_earlier_call(name, path):
+    """None, then an array, the calls passing a variable of the parameter's own name: the
+    code (None made zeros) said nothing of where it goes, and pasted under the note, at the
+    later call, it changes nothing (the variable is an array there). It now says the earlier
+    call's line, and pasted there it compiles once (JAX 0.10.2: _fixed, one lowering). A
+    frozen register_dataclass's field was told "s.b: absent -> f32[3]" with `s = {**defaults,
+    **s}`, a dict's code (TypeError on a dataclass); it is the field None, replaced."""
+    (change,) = _recompile(name)
+    assert (change.path, change.old, change.new) == (path, "None", "f32[3]")
+    assert change.fix.startswith(f"{path} was None and is f32[3] now: None is an empty pytree")
+    assert change.snippet.startswith("# before line ")
+    assert change.snippet in SCENARIOS[name + "_fixed"][1]
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]

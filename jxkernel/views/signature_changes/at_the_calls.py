@@ -68,7 +68,8 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
             out.append(_passed_at_the_call(c, jitted, now))
             continue
         elif c.kind in ("shape", "structure") and _root(c.path).isidentifier() and \
-                re.search(rf"(?m)^{re.escape(c.path)} = ", c.snippet):
+                re.search(rf"(?m)^({re.escape(c.path)}|{re.escape(_root(c.path))}) = ",
+                          c.snippet):       # (p.b's as `p = p._replace(b=...)`: _assignable)
             out.append(_in_the_callers_names(c, jitted, now, before))
             continue
         elif c.kind == "structure" and _DEFAULTS_MERGED.search(c.snippet):
@@ -313,9 +314,12 @@ def _named_at_the_call(change, found, where=None):
     """`change`'s code in the names of the call `found` (_argument_at's) passes; `where`: how
     its comments name the call's line ("line 6", the default, or "In[2]:6")."""
     _, arg, line, rewritten = found
+    if arg == change.path:          # the call passes the parameter's name: the code as it is,
+        # said to go before the earlier call where it belongs there (_in_the_callers_names):
+        # pasted at the later call, which the note is shown under, it would change nothing
+        return change if where is None else \
+            dataclasses.replace(change, snippet=f"# before {where}'s call\n{change.snippet}")
     where = where or f"line {line}"
-    if arg == change.path:
-        return change
     # the names the code sets (n, size, mask): one the learner's line reads already (a loop's
     # `n` in `total(jnp.ones(n))`) would be overwritten, so it is named after the argument
     # (`n_x`)

@@ -170,18 +170,25 @@ _DEVICE_FIX = ("The {path} changed ({old} -> {new}): a compiled program runs on 
 _FIELD = re.compile(r"^(?P<obj>.+)\.(?P<field>[A-Za-z_]\w*)$")
 
 
-def _assignable(path: str, snippet: str) -> str:
+def _assignable(path: str, snippet: str, holder=None) -> str:
     """`snippet` with its `p.y = ...` lines (a namedtuple's field cannot be assigned) as
-    `p = p._replace(y=...)`."""
+    `p = p._replace(y=...)`; where the class holding the field is known to be a dataclass
+    (`holder`: a frozen one refuses `p.y = ...`), `p = dataclasses.replace(p, y=...)`.
+
+        >>> _assignable("p.b", "p.b = 0.0    # zeros")
+        'p = p._replace(b=0.0)    # dataclasses.replace(...) for a dataclass'
+    """
     found = _FIELD.match(path)
     if found is None:
         return snippet
     obj, field = found.group("obj"), found.group("field")
-    lines = []
+    dataclass = isinstance(holder, type) and dataclasses.is_dataclass(holder)
+    lines = ["import dataclasses"] if dataclass else []
     for line in snippet.splitlines():
         if line.startswith(f"{path} = "):
-            value = line[len(path) + 3:].partition("    #")[0]
-            line = f"{obj} = {obj}._replace({field}={value.strip()})" \
+            value = line[len(path) + 3:].partition("    #")[0].strip()
+            line = f"{obj} = dataclasses.replace({obj}, {field}={value})" if dataclass else \
+                f"{obj} = {obj}._replace({field}={value})" \
                 "    # dataclasses.replace(...) for a dataclass"
         lines.append(line)
     return "\n".join(lines)

@@ -167,7 +167,8 @@ def _node_change(old, new):
         held = any(_under(p, path) for p, _ in old.named)
         change = _refixed(change, _CONTAINER_FIX, convert=_convert_to(
             a[0], path, from_none=b[0] is type(None), held=held))
-    return dataclasses.replace(change, snippet=_assignable(path, change.snippet))
+    holder = keys[-1][0][0]                 # the class holding the node
+    return dataclasses.replace(change, snippet=_assignable(path, change.snippet, holder))
 
 
 def _key_kind_change(old, new):
@@ -253,7 +254,9 @@ def _node_path(keys, old, new) -> str | None:
         if path is None:
             return None
     for (kind, _), key in rest:
-        fields = getattr(kind, "_fields", None)
+        # a namedtuple's fields, or the data fields of a class registered with
+        # register_dataclass (its children, in that order)
+        fields = getattr(kind, "_fields", None) or (_registered_fields(kind) or [None])[0]
         path += f"[{key!r}]" if kind is dict else f".{fields[key]}" if fields else f"[{key}]"
     return path
 
