@@ -9,6 +9,7 @@
 """
 import numpy as np
 
+from ..core import dtypes as _dtypes
 from ..core.avals import get_aval
 from ..transforms.ad_util import Zero as SymbolicZero
 from ..transforms.ad_util import float0, zeros
@@ -49,7 +50,8 @@ def zero_from_primal(val, symbolic_zeros: bool = False):
     """
     def zero(x):
         aval = get_aval(x).strip_weak_type()
-        if aval.dtype.kind in "biu":
+        # (not NumPy's kind: int4's is 'V', and a typed key's dtype has none)
+        if _dtypes.primal_dtype_to_tangent_dtype(aval.dtype) == float0:
             aval = aval.update(dtype=float0)
             if not symbolic_zeros:
                 return np.zeros(aval.shape, float0)

@@ -393,7 +393,7 @@ def _dot_general_numpy(lhs, rhs, *, dimension_numbers, precision, preferred_elem
         acc = out_dtype if acc_t is None else np.dtype(acc_t)
     if dtypes.is_float(acc) and np.dtype(acc).itemsize < 4:
         acc = np.dtype(np.float32)
-    if np.dtype(acc).kind in "iu" and (lhs.dtype.kind in "fc" or rhs.dtype.kind in "fc"):
+    if dtypes.is_int(acc) and (dtypes.is_inexact(lhs.dtype) or dtypes.is_inexact(rhs.dtype)):
         acc = np.result_type(lhs, rhs)    # floats asked for ints: summed as floats, then cast
         if np.dtype(acc).itemsize < 4:
             acc = np.dtype(np.float32)    # (narrow floats in float32, as above)

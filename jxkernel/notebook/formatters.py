@@ -5,6 +5,7 @@ Everything user-controlled that reaches HTML goes through `esc`.
 """
 from __future__ import annotations
 
+from ..core import dtypes
 from ..core.ir import ClosedJaxpr, Jaxpr
 from ..views.rich_view import esc
 from ..xla.array import Array
@@ -19,12 +20,15 @@ def _jaxpr_bundle(obj, include=None, exclude=None):
 def array_html(x: Array) -> str:
     """The core's HTML view of an Array plus, for float arrays, a one-line summary."""
     base = x._repr_html_()
-    if x.size <= 1 or x.dtype.kind not in "fc" or x.is_deleted():
+    # (jxkernel's dtypes, not NumPy's kind: bfloat16's and the float8s' is 'V')
+    if x.size <= 1 or not dtypes.is_inexact(x.dtype) or x.is_deleted():
         return base
     import numpy as np
     v = np.asarray(x)
-    if v.dtype.kind == "c":
+    if dtypes.is_complex(v.dtype):
         v = np.abs(v)
+    elif v.dtype.itemsize < 2 or v.dtype in dtypes.BFLOAT16_DTYPES:
+        v = v.astype(np.float32)        # (ml_dtypes' own: NumPy's nanmin has no loop of them)
     with np.errstate(all="ignore"):
         stats = (f"min {np.nanmin(v):.4g} · max {np.nanmax(v):.4g} · mean {np.nanmean(v):.4g}"
                  + (f" · {int(np.isnan(v).sum())} NaN" if np.isnan(v).any() else ""))

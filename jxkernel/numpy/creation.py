@@ -442,7 +442,7 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
     dtype = _core.default_float_dtype() if dtype is None else \
         canonicalize_user_dtype(dtype, "astype")
     if _core.is_complex(x.dtype):
-        if dtype.kind in "iuf" or dtype == _core.bfloat16:
+        if _core.is_int(dtype) or _core.is_float(dtype):      # (int4, float8s too)
             deprecations.warn("jax-numpy-astype-complex-to-real",
                               "Casting from complex to real dtypes will soon raise a "
                               "ValueError. Please first use jnp.real or jnp.imag to take the "
@@ -718,7 +718,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     if stop is None:
         start, stop = 0, start
     if step is not None:
-        working = np.dtype(np.float32) if dtype.kind == "f" and dtype.itemsize < 4 else dtype
+        # (bfloat16 and the float8s too, whose NumPy kind is 'V')
+        working = np.dtype(np.float32) if _core.is_float(dtype) and dtype.itemsize < 4 else dtype
         size = max(0, int(np.ceil((stop - start) / step)))
         out = lax.add(lax.convert_element_type(start, working),
                       lax.mul(lax.convert_element_type(step, working),

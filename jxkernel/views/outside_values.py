@@ -28,6 +28,7 @@ import zlib
 import numpy as np
 
 from ..core.clipped_text import clipped
+from ..core.dtypes import is_inexact
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, jaxprs_in_params
 from ..core.source_info import user_source_info
 from ..core.staging import is_ref
@@ -518,9 +519,10 @@ def _changed(then: _Seen, now) -> bool:
             return then.ident != id(now)
         if isinstance(then.kept, _Digest):
             return _Digest.of(other) != then.kept or then.kept.crc is None
-        # (NaNs compared as equal only where the values differ: equal_nan is the slow one)
+        # (NaNs compared as equal only where the values differ: equal_nan is the slow one;
+        # is_inexact, not NumPy's kind: bfloat16's is 'V')
         return other.shape != then.kept.shape or other.dtype != then.kept.dtype or not (
-            np.array_equal(other, then.kept) or other.dtype.kind in "fc"
+            np.array_equal(other, then.kept) or is_inexact(other.dtype)
             and np.array_equal(other, then.kept, equal_nan=True))
     if isinstance(then.kept, np.ndarray):
         return True
@@ -544,7 +546,7 @@ def _another(old, now) -> bool:
         a, b = np.asarray(old), np.asarray(now)
     except Exception:               # noqa: BLE001  (not readable as NumPy)
         return True
-    return not (np.array_equal(a, b) or a.dtype.kind in "fc" and
+    return not (np.array_equal(a, b) or is_inexact(a.dtype) and
                 np.array_equal(a, b, equal_nan=True))
 
 

@@ -74,7 +74,7 @@ import math
 
 import numpy as np
 
-from ..core import ir
+from ..core import dtypes, ir
 from ..core.interpret import eval_jaxpr
 from ..core.ir import jaxpr_params
 from ..core.primitive import all_primitives
@@ -183,11 +183,9 @@ def _host(value) -> np.ndarray | None:
         arr = np.asarray(value)
     except Exception:  # noqa: BLE001  an opaque dtype has no host view: no statistics
         return None
-    return arr if arr.dtype.kind in "biufc" or _is_low_float(arr.dtype) else None
-
-
-def _is_low_float(dtype) -> bool:
-    return dtype.kind == "V" and dtype.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+    # (by jxkernel's dtypes, not NumPy's kind: ml_dtypes' floats and int4 are 'V')
+    numeric = any(test(arr.dtype) for test in (dtypes.is_bool, dtypes.is_int, dtypes.is_inexact))
+    return arr if numeric else None
 
 
 def stats_of(name: str, value, aval: str, origin: str, defined_by: int | None = None) -> Stats:
@@ -199,14 +197,15 @@ def stats_of(name: str, value, aval: str, origin: str, defined_by: int | None = 
                 defined_by=defined_by)
     if arr is None:
         return Stats(**base, numeric=False, size=int(np.prod(shape, dtype=np.int64)))
-    magnitude = arr.dtype.kind == "c"
-    if arr.dtype.kind in "fc" or _is_low_float(arr.dtype):
+    magnitude = dtypes.is_complex(arr.dtype)
+    if dtypes.is_inexact(arr.dtype):
         nums = np.abs(arr) if magnitude else arr.astype(np.float64)
         nan, inf = int(np.isnan(arr).sum()), int(np.isinf(arr).sum())
         finite = nums[np.isfinite(nums)].astype(np.float64)
     else:
         nan = inf = 0
-        finite = arr.ravel()          # its own integer dtype: uint64 stays exact
+        # its own integer dtype: uint64 stays exact (int4 as int64: NumPy has no min of it)
+        finite = arr.ravel() if arr.dtype.kind in "biu" else arr.ravel().astype(np.int64)
     return Stats(**base, size=int(arr.size), nan=nan, inf=inf, magnitude=magnitude,
                  **_moments(finite))
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.avals import ShapeDtypeStruct, Token, get_aval
 from ..core.config import config
-from ..core.dtypes import float0, is_numeric_kind
+from ..core.dtypes import float0, is_complex, is_inexact, is_numeric_kind
 from ..core.errors import not_a_jax_value, shapes_only_error
 from ..core import compile_record
 from ..core import trace as _trace
@@ -337,8 +337,9 @@ def invalid_value(arrays) -> str | None:
     """The kind of invalid value ("nan" or "inf") the arrays hold, of those being checked for
     (jax_debug_nans, jax_debug_infs), or None."""
     for a in arrays:
-        if a.dtype.kind in "fc" or a.dtype.name == "bfloat16":
-            values = np.asarray(a, dtype=np.complex128 if a.dtype.kind == "c" else np.float64)
+        if is_inexact(a.dtype):        # (ml_dtypes' floats: NumPy kind 'V' but e5m2's)
+            values = np.asarray(a, dtype=np.complex128 if is_complex(a.dtype)
+                                else np.float64)
             if config.jax_debug_nans and np.isnan(values).any():
                 return "nan"
             if config.jax_debug_infs and np.isinf(values).any():

@@ -160,3 +160,13 @@ def test_lazy_tables_hold_each_modules_public_names(package):
         for name in names:
             assert getattr(module, name) is getattr(target, name)
     assert set(module._LAZY) <= set(module.__all__)
+
+
+def test_zero_from_primal_of_narrow_ints_and_keys_is_float0():
+    """int4's NumPy kind is 'V' and a typed key's dtype has none: zero_from_primal gave int4
+    zeros (JAX 0.10.2: float0) and raised AttributeError for a key (JAX: float0)."""
+    from jxkernel import custom_derivatives as cd
+    for x in (jnp.ones(2, jnp.int4), jnp.ones(2, jnp.uint2), jax.random.key(0)):
+        assert cd.zero_from_primal(x).dtype == jax.float0
+        assert cd.zero_from_primal(x, symbolic_zeros=True).aval.dtype == jax.float0
+    assert cd.zero_from_primal(jnp.ones(2, jnp.bfloat16)).dtype == jnp.bfloat16

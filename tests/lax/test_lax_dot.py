@@ -413,3 +413,18 @@ test_jaxprs_as_jax_prints_them = prints_as_jax_test(RULES_GOLDEN)
 
 def test_every_primitive_of_this_family_has_its_rules():
     check_family_rules(linear=[lax.dot_general_p], nonlinear=[])
+
+
+@pytest.mark.parametrize("device", ["default", "numpy"])
+def test_bfloat16_operands_summed_as_floats_for_an_integer_result(device):
+    """preferred_element_type=int32 of bfloat16 operands: products summed as floats, then cast
+    (JAX 0.10.2: 1.5*1.5 + 2.25*2.25 = 7.3125 gives 7). The NumPy backend took bfloat16
+    (kind 'V') for no float and cast the operands first: 1*1 + 2*2 = 5."""
+    put = (lambda x: x) if device == "default" else \
+        functools.partial(jax.device_put, device=jax.devices("numpy")[0])
+    a = put(np.array([[1.5, 2.25]], ml_dtypes.bfloat16))
+    b = put(np.array([[1.5], [2.25]], ml_dtypes.bfloat16))
+    dot = lambda a, b: lax.dot_general(a, b, (((1,), (0,)), ((), ())),
+                                       preferred_element_type=np.int32)
+    for out in (dot(a, b), jax.jit(dot)(a, b)):
+        assert out.dtype == np.int32 and np.asarray(out).tolist() == [[7]]

@@ -185,3 +185,32 @@ def test_array_of_nested_lists_of_typed_keys():
     assert keys.shape == (2, 1) and str(keys.dtype) == "key<fry>"
     np.testing.assert_array_equal(jax.random.key_data(keys)[:, 0],
                                   jax.random.key_data(jnp.stack([k, k2])))
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn", "float16"])
+def test_arange_with_a_step_of_a_narrow_float_works_in_float32(dtype):
+    """JAX 0.10.2 computes start + step * iota in float32 for any float under 32 bits, then
+    rounds; bfloat16 and the float8s (NumPy kind 'V') were computed in their own width:
+    arange(0.1, 300, 1.7) of bfloat16 summed to 26530.03, JAX's 26500.37; float8_e4m3fn's
+    27436.48, JAX's 26489.35. (JAX's own sums, exact: 177 short floats. Jitted, XLA fuses
+    the multiply-add, whose float32 rounding takes float8's tie at 29.0 [17] down: JAX's jit
+    sums 26487.35 there.)"""
+    d = getattr(jnp, dtype)
+    eager, jitted = {"bfloat16": (26500.36572265625,) * 2,
+                     "float8_e4m3fn": (26489.3515625, 26487.3515625),
+                     "float16": (26496.841186523438,) * 2}[dtype]
+    for f, want in ((lambda: jnp.arange(0.1, 300.0, 1.7, dtype=d), eager),
+                    (jax.jit(lambda: jnp.arange(0.1, 300.0, 1.7, dtype=d)), jitted)):
+        out = np.asarray(f())
+        assert out.dtype == np.dtype(d) and out.shape == (177,)
+        assert out.astype(np.float64).sum() == want
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn", "int4", "uint2", "float32"])
+def test_astype_complex_to_a_real_narrow_type_warns_as_jax(dtype):
+    """JAX 0.10.2 warns of complex to any integral or real floating dtype; float8s and int4
+    (NumPy kind 'V') were cast without the warning."""
+    c = jnp.array([1 + 2j, 3 + 0j], jnp.complex64)
+    with pytest.warns(DeprecationWarning, match="Casting from complex to real dtypes"):
+        out = c.astype(getattr(jnp, dtype))
+    assert np.asarray(out).astype(np.float32).tolist() == [1.0, 3.0]

@@ -366,3 +366,19 @@ def test_following_a_closed_over_ref_adds_no_equation_to_the_users_trace():
     closed = jxkernel.make_jaxpr(jxkernel.jit(g))(jnp.arange(3.0))
     assert [str(e.primitive) for e in closed.eqns] == ["get", "jit", "swap"]
     assert c[...].tolist() == [1.0, 1.0, 1.0]
+
+
+bf16_global = np.array([1.0, np.nan], np.dtype(jnp.bfloat16))
+
+
+def test_a_nan_of_bfloat16_kept_as_it_was_is_no_change():
+    """NaNs compare equal for every float, not NumPy's kind "fc" alone: a bfloat16 global
+    holding a NaN (kind 'V') was told changed at every look, though nothing wrote it."""
+    stale_reads()
+    f = jxkernel.jit(lambda x: x + bf16_global)
+    f(1.0)
+    assert [s for s in stale_reads() if s.name == "bf16_global"] == []
+    bf16_global[0] = 5.0
+    (found,) = [s for s in stale_reads() if s.name == "bf16_global"]
+    assert found.then.startswith("[1.0, nan]") and found.now.startswith("[5.0, nan]")
+    bf16_global[0] = 1.0

@@ -765,3 +765,19 @@ def test_none_made_zeros_says_it_goes_before_the_earlier_call(name, path):
     assert change.snippet.startswith("# before line ")
     assert change.snippet in SCENARIOS[name + "_fixed"][1]
     assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+def test_a_dtype_fix_sees_ml_dtypes_kinds_as_jxkernels_dtypes():
+    """bfloat16's and int4's NumPy kind is 'V': int32 data then bfloat16 data were told to
+    cast to int32 (0.5 truncated to 0), and int4 then int8 to int4 (100 wrapped). A float
+    with an integer keeps the float, two integer types the one holding both, as for NumPy's."""
+    from jxkernel.core import dtypes
+    from jxkernel.views.signature_changes.input_types import _cast_to
+    i32, i8 = np.dtype(np.int32), np.dtype(np.int8)
+    assert _cast_to(i32, dtypes.bfloat16) == dtypes.bfloat16
+    assert _cast_to(i8, dtypes.float8_e4m3fn) == dtypes.float8_e4m3fn
+    assert _cast_to(dtypes.int4, i8) == i8
+    assert _cast_to(dtypes.uint4, dtypes.int4) == i8
+    assert _cast_to(dtypes.bfloat16, i32) == dtypes.bfloat16      # (right before, kept)
+    assert _cast_to(np.dtype(np.float32), dtypes.bfloat16) == np.float32
+    check_docstring_examples("jxkernel.views.signature_changes.input_types", {"np": np})

@@ -393,3 +393,18 @@ def test_controls_buttons_move_the_stepper_and_say_when_it_cannot(shell):
     assert data["text/plain"] == s.text() and data[MIME] == s.to_json()
     with pytest.raises(TypeError, match=r"StepperControls: stepper=3 \(int\) must be a Stepper"):
         controls(3)
+
+
+def test_stats_of_ml_dtypes_floats_and_narrow_ints():
+    """ml_dtypes' types are NumPy kind 'V': only bfloat16, float8_e4m3fn and float8_e5m2 had
+    statistics; float8_e4m3fnuz, float4_e2m1fn and int4 were told as opaque data."""
+    from jxkernel.core import dtypes
+    for d in (dtypes.bfloat16, dtypes.float8_e4m3fnuz, dtypes.float4_e2m1fn):
+        st = stats_of("f", np.array([1.0, 3.0, 2.0], d), "f[3]", "x")
+        assert (st.numeric, st.min, st.max, st.mean, st.nan) == (True, 1.0, 3.0, 2.0, 0), d
+    nan = stats_of("n", np.array([1.0, np.nan], dtypes.float8_e4m3fnuz), "f8[2]", "x")
+    assert (nan.nan, nan.min, nan.max) == (1, 1.0, 1.0)
+    for d in (dtypes.int4, dtypes.uint2):
+        st = stats_of("k", np.array([0, 3, 1], d), "i4[3]", "x")
+        assert (st.numeric, st.min, st.max, st.nan) == (True, 0, 3, 0), d
+        assert isinstance(st.min, int)

@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 
+from ...core import dtypes
 from ...core.config import config
 from .change import Change, _aval_text
 from .fixes import ADDS_TO_THE_FIX, PATTERN_SAID, _fixed, _refixed
@@ -116,16 +117,28 @@ def _cast_to(old, new) -> np.dtype:
     >>> _cast_to(np.dtype("int8"), np.dtype("uint8")).name
     'int16'
     """
-    kinds = {old.kind, new.kind}
+    kinds = {_kind(old), _kind(new)}
     if kinds in ({"i", "f"}, {"u", "f"}, {"i", "c"}, {"u", "c"}, {"f", "c"}):
-        return max(old, new, key=lambda d: "iufc".index(d.kind) // 2 + (d.kind == "c"))
+        return max(old, new, key=lambda d: "iufc".index(_kind(d)) // 2 + (_kind(d) == "c"))
     if "b" in kinds and kinds != {"b"}:
-        return new if old.kind == "b" else old
+        return new if _kind(old) == "b" else old
     if kinds <= {"i", "u"} and not np.can_cast(new, old, "safe"):
         both = np.promote_types(old, new)
         # (int64 without x64 is int32 when made: the earlier then, as before)
         return both if both.itemsize <= 4 or config.jax_enable_x64 else old
     return old
+
+
+def _kind(d: np.dtype) -> str:
+    """NumPy's kind letter of `d` as jxkernel's dtypes see it: ml_dtypes' are NumPy kind 'V'
+    (bfloat16 and int4 alike), here 'f' and 'i'.
+
+    >>> _kind(np.dtype("int32")), _kind(dtypes.bfloat16), _kind(dtypes.uint4)
+    ('i', 'f', 'u')
+    """
+    tests = ((dtypes.is_bool, "b"), (dtypes.is_signed, "i"), (dtypes.is_unsigned, "u"),
+             (dtypes.is_float, "f"), (dtypes.is_complex, "c"))
+    return next((k for test, k in tests if test(d)), d.kind)
 
 
 def _with_cast(change: Change, old_dtype: str, new_dtype: str, to: str) -> Change:
