@@ -611,6 +611,19 @@ SCENARIOS = {
         "s = S(jnp.ones(3), jnp.ones(3))\n"
         "y = f(s)\n"
         "out = y\n"),
+    # a dict's entry grows: the padding code was in the parameter's name (`p['w'] = ...`,
+    # a NameError before `loss(params)`), and its last line said to pad "line 5's params",
+    # not the entry
+    "dict_entry_grows": (
+        "loss(params) with params['w'] of 3, then of 4",
+        "@jax.jit\n"
+        "def loss(p):\n"
+        "    return p['w'].sum()\n"
+        "params = {'w': jnp.ones(3)}\n"
+        "y = loss(params)\n"
+        "params = {'w': jnp.ones(4)}\n"
+        "y = loss(params)\n"
+        "out = y\n"),
     "array_then_none_at_two_calls": (
         "f(x, jnp.ones(3)), then f(x, None) on the next line",
         "@jax.jit\n"
@@ -811,6 +824,22 @@ SCENARIOS = {
         "y = f(s)\n"
         "s = S(jnp.ones(3), jnp.ones(3))\n"
         "y = f(s)\n"
+        "out = y\n"),
+    "dict_entry_grows_fixed": (
+        "dict_entry_grows with its note's code before line 7, and line 5's entry padded so too",
+        "@jax.jit\n"
+        "def loss(p):\n"
+        "    return p['w'].sum()\n"
+        "params = {'w': jnp.ones(3)}\n"
+        "n = params['w'].shape[0]\n"
+        "size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+        "params['w'] = jnp.pad(params['w'], [(0, size - n)] + [(0, 0)] * (params['w'].ndim - 1))\n"
+        "y = loss(params)\n"
+        "params = {'w': jnp.ones(4)}\n"
+        "n = params['w'].shape[0]\n"
+        "size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+        "params['w'] = jnp.pad(params['w'], [(0, size - n)] + [(0, 0)] * (params['w'].ndim - 1))\n"
+        "y = loss(params)\n"
         "out = y\n"),
     "array_then_none_at_two_calls_fixed": (
         "array_then_none_at_two_calls with its note's code in place of line 6",

@@ -781,3 +781,16 @@ def test_a_dtype_fix_sees_ml_dtypes_kinds_as_jxkernels_dtypes():
     assert _cast_to(dtypes.bfloat16, i32) == dtypes.bfloat16      # (right before, kept)
     assert _cast_to(np.dtype(np.float32), dtypes.bfloat16) == np.float32
     check_docstring_examples("jxkernel.views.signature_changes.input_types", {"np": np})
+
+
+def test_a_growing_entrys_padding_is_in_the_calls_name_and_names_the_entry():
+    """params['w'] of 3, then of 4 (JAX 0.10.2: "* at p['w'], now f32[4] and before
+    f32[3]"): the padding code was written `p['w'] = jnp.pad(p['w'], ...)`, in the
+    parameter's name (a NameError before `loss(params)`), and said to pad "line 5's params"
+    too. Both in the call's names now; pasted at both calls, one lowering (_fixed)."""
+    (change,) = _recompile("dict_entry_grows")
+    *code, last = change.snippet.splitlines()
+    assert "\n".join(code) in SCENARIOS["dict_entry_grows_fixed"][1]
+    assert "p[" not in "\n".join(code)
+    assert last == "# pad line 5's params['w'] so too: an unpadded length is a program of its own"
+    assert [REFERENCE["dict_entry_grows" + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]

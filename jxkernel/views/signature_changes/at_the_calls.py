@@ -231,7 +231,8 @@ def _in_the_callers_names(change, jitted, now, before=None):
         _argument_at(site, jitted, root.path)
     if found is None:
         return change
-    named = _pad_the_other_call(_named_at_the_call(root, found, where), jitted, before, now)
+    named = _pad_the_other_call(_named_at_the_call(root, found, where), jitted, before, now,
+                                change.path[len(root.path):])
     return dataclasses.replace(named, path=change.path)
 
 
@@ -287,11 +288,12 @@ def _line_of(site, here) -> str:
     return f"{cell_name(site.file) or os.path.basename(site.file)}:{site.line}"
 
 
-def _pad_the_other_call(change, jitted, before, now):
+def _pad_the_other_call(change, jitted, before, now, entry=""):
     """`change`'s padding code, for the call at `now`'s site, with a last line naming the
     earlier call (`before`'s, another call of the function: `f(jnp.ones(3))` on the line
-    above) whose argument needs the same padding: padded at one call only, the other's
-    length still compiles a program of its own (two compiles, as before the fix)."""
+    above) whose argument (its `entry`, "['w']", where the padded array is one) needs the same
+    padding: padded at one call only, the other's length still compiles a program of its own
+    (two compiles, as before the fix)."""
     sites = getattr(before, "site", None), getattr(now, "site", None)
     if change.kind != "shape" or "jnp.pad(" not in change.snippet or None in sites or \
             (sites[0].file, sites[0].line, sites[0].column) == \
@@ -306,7 +308,7 @@ def _pad_the_other_call(change, jitted, before, now):
     # this cell's; never the kernel's file name of the cell)
     where = _line_of(sites[0], sites[1])
     return dataclasses.replace(change, snippet=(
-        f"{change.snippet}\n# pad {where}'s {arg} so too: an unpadded length is a "
+        f"{change.snippet}\n# pad {where}'s {arg}{entry} so too: an unpadded length is a "
         "program of its own"))
 
 
