@@ -624,6 +624,17 @@ SCENARIOS = {
         "params = {'w': jnp.ones(4)}\n"
         "y = loss(params)\n"
         "out = y\n"),
+    # *xs given one array, then two: the note's code, written at the call, took the call's
+    # first argument for xs (`g(jnp.stack(list(jnp.ones(3)) + ...), jnp.ones(3))`)
+    "varargs_gains_an_item": (
+        "g(a) then g(a, b) for def f(*xs)",
+        "def f(*xs):\n"
+        "    return sum(x.sum() for x in xs)\n"
+        "g = jax.jit(f)\n"
+        "a = jnp.ones(3)\n"
+        "y = g(a)\n"
+        "y = g(a, jnp.ones(3))\n"
+        "out = y\n"),
     "array_then_none_at_two_calls": (
         "f(x, jnp.ones(3)), then f(x, None) on the next line",
         "@jax.jit\n"

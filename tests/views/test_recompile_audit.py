@@ -794,3 +794,14 @@ def test_a_growing_entrys_padding_is_in_the_calls_name_and_names_the_entry():
     assert "p[" not in "\n".join(code)
     assert last == "# pad line 5's params['w'] so too: an unpadded length is a program of its own"
     assert [REFERENCE["dict_entry_grows" + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+def test_a_varargs_parameter_is_no_argument_of_the_call():
+    """def f(*xs), g(a) then g(a, b) (JAX 0.10.2: "* at input path [0], now tuple of length 2
+    and before tuple of length 1"): the code written at the call took the call's first
+    argument for xs, `g(jnp.stack(list(a) + ...), jnp.ones(3))`; xs is no one argument of the
+    call, so the code stays in the function's names (at_the_calls._argument_at)."""
+    (change,) = _recompile("varargs_gains_an_item")
+    assert change.path == "xs[1]" and "g(" not in change.snippet
+    assert "list(a)" not in change.snippet and "list(xs)" in change.snippet
+    assert REFERENCE["varargs_gains_an_item"]["lowerings"] == 2

@@ -162,19 +162,23 @@ def _argument_at(site, jitted, path):
     argument cannot be told (a line not in linecache, two calls there, *args)."""
     if site is None:
         return None
-    params = _parameters(jitted)
-    if params is None:
+    try:
+        params = inspect.signature(jitted._fun).parameters
+    except (TypeError, ValueError, AttributeError):
         return None
-    if path not in params:
+    # *xs or **kw: no one argument of the call (`f(a, b)` for `def f(*xs)`: xs is not `a`)
+    if path not in params or params[path].kind in (inspect.Parameter.VAR_POSITIONAL,
+                                                   inspect.Parameter.VAR_KEYWORD):
         return None
-    index = params.index(path)
+    index = list(params).index(path)
     call = _call_at(site, jitted)
     if call is None:
         return None
-    if params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+    if list(params)[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
         index -= 1              # obj.step(x): self is not among the call's arguments
     arg = next((k.value for k in call.keywords if k.arg == path), None)
-    if arg is None and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]) \
+    if arg is None and params[path].kind != inspect.Parameter.KEYWORD_ONLY and \
+            not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]) \
             and len(call.args) > index:
         arg = call.args[index]
     if arg is None or arg.lineno != arg.end_lineno:
