@@ -530,20 +530,36 @@ def _default_at_the_call(change, jitted, before, now):
     kind = _PY_KIND.get(type(getattr(param, "default", None)))
     if param is None or kind is None or not passed.startswith(kind):
         return change
-    call = _call_at(sites[0], jitted)
-    if call is None or call.lineno != call.end_lineno or \
-            any(isinstance(a, ast.Starred) for a in call.args) or \
-            any(k.arg in (None, change.path) for k in call.keywords):
-        return change
-    body = linecache.getline(sites[0].file, sites[0].line).strip()
     default = repr(param.default)
-    args = [ast.get_source_segment(body, a) for a in call.args] + \
-        [f"{k.arg}={ast.get_source_segment(body, k.value)}" for k in call.keywords] + \
-        [f"{change.path}={default}"]
-    code = body[:call.col_offset] + ast.get_source_segment(body, call.func) + "(" + \
-        ", ".join(args) + ")" + body[call.end_col_offset:]
+    code = _call_given(sites[0], jitted, change.path, keyword=default)
+    if code is None:
+        return change
     return _refixed(change, _DEFAULT_AT_THE_CALL, default=default, at=sites[0].line,
                     line=sites[1].line, code=code)
+
+
+def _call_given(site, jitted, name, keyword=None, positional=None):
+    """The line at `site` with its call of `jitted` given `name` as one more argument:
+    `name=keyword`, or `positional` as the next positional one; None where the call spans
+    lines, unpacks (*a, **k), passes `name` already, or has not as many positional arguments
+    as `positional`'s place (`positional`: (place, text))."""
+    call = _call_at(site, jitted)
+    if call is None or call.lineno != call.end_lineno or \
+            any(isinstance(a, ast.Starred) for a in call.args) or \
+            any(k.arg in (None, name) for k in call.keywords):
+        return None
+    body = linecache.getline(site.file, site.line).strip()
+    args = [ast.get_source_segment(body, a) for a in call.args]
+    keywords = [f"{k.arg}={ast.get_source_segment(body, k.value)}" for k in call.keywords]
+    if positional is not None:
+        place, text = positional
+        if place != len(args):
+            return None
+        args.append(text)
+    else:
+        keywords.append(f"{name}={keyword}")
+    return body[:call.col_offset] + ast.get_source_segment(body, call.func) + "(" + \
+        ", ".join(args + keywords) + ")" + body[call.end_col_offset:]
 
 
 # an empty value (None, (), [], {}) passed in one call and left out in the other
@@ -566,22 +582,11 @@ def _empty_at_the_call(change, jitted, left, passed_sig, value):
     sites = getattr(left, "site", None), getattr(passed_sig, "site", None)
     if None in sites or getattr(jitted, "_static_argnums", None):
         return change
-    call = _call_at(sites[0], jitted)
-    if call is None or call.lineno != call.end_lineno or \
-            any(isinstance(a, ast.Starred) for a in call.args) or \
-            any(k.arg in (None, change.path) for k in call.keywords):
+    names = passed_sig.arg_names
+    code = _call_given(sites[0], jitted, change.path, keyword=value, positional=(
+        names.index(change.path), value) if change.path in names else None)  # (in its place)
+    if code is None:
         return change
-    body = linecache.getline(sites[0].file, sites[0].line).strip()
-    args = [ast.get_source_segment(body, a) for a in call.args]
-    keywords = [f"{k.arg}={ast.get_source_segment(body, k.value)}" for k in call.keywords]
-    if change.path in passed_sig.arg_names:             # passed by position: in its place
-        if passed_sig.arg_names.index(change.path) != len(args):
-            return change
-        args.append(value)
-    else:
-        keywords.append(f"{change.path}={value}")
-    code = body[:call.col_offset] + ast.get_source_segment(body, call.func) + "(" + \
-        ", ".join(args + keywords) + ")" + body[call.end_col_offset:]
     return _refixed(change, _EMPTY_AT_THE_CALL, value=value, at=sites[0].line,
                     line=sites[1].line, code=code)
 

@@ -101,7 +101,7 @@ def _leafless_argument(old, new):
         named.update(zip(sig.arg_names, args.children()))
         sides.append(named)
     a, b = sides
-    gone = [k for k in a.keys() ^ b.keys()]
+    gone = list(a.keys() ^ b.keys())
     if len(gone) != 1 or any(a[k] != b[k] for k in a.keys() & b.keys()):
         return None
     (name,), side = gone, a if gone[0] in a else b
