@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 
+import forked_python
 import locations
 from locations import DATA, ROOT, SUPPORT
 
@@ -34,8 +35,14 @@ def child_env(env=None) -> dict:
 
 
 def run_python(args, env=None, timeout=180):
-    """Run `python ARGS` in the repository root; returns the CompletedProcess."""
-    return subprocess.run([sys.executable, *args], cwd=ROOT, env=child_env(env),
+    """Run `python ARGS` in the repository root; returns the CompletedProcess. `-c` and `-m`
+    are forked from a Python with NumPy and ml_dtypes imported (forked_python: a third of
+    a child's start) where the environment allows, else started anew."""
+    full_env = child_env(env)
+    forked = forked_python.run(args, ROOT, full_env, timeout)
+    if forked is not None:
+        return forked
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=full_env,
                           capture_output=True, text=True, timeout=timeout)
 
 
