@@ -18,6 +18,9 @@ What it cannot give, the caller runs as a real process (`run` answers None): oth
 variables (PYTHON*, LD_*, locale, the BLAS's and NumPy's own), another sitecustomize first on
 PYTHONPATH (test_workshop's machine without jaxlib), other arguments than -c/-m, a platform
 without `os.pidfd_open` (Linux 5.3+), or JXKERNEL_TEST_FORK=0 (every child a real process).
+A child whose code puts a finder on sys.meta_path that refuses NumPy or ml_dtypes (a machine
+without ml_dtypes, as Pyodide's) stops there, and `run` runs it again as a real process: the
+server imported them already, so the finder could not take effect.
 
 >>> run(["-c", "import sys; print(sys.argv)"], ".", dict(os.environ)).stdout  # doctest: +SKIP
 "['-c']\\n"
@@ -39,6 +42,7 @@ _AT_START = ("PYTHON", "LD_", "MALLOC", "OPENBLAS", "GOTO", "OMP_", "MKL_", "NPY
              "LANG", "LC_")
 _PRELOAD = ("numpy", "ml_dtypes")
 _LENGTH = struct.Struct("!Q")
+_REFUSED = 86                 # a forked child's status: its code blocks a preloaded module
 
 _server = None          # (Popen, socket path, the environment it started with), per process
 
@@ -70,9 +74,11 @@ def run(args, cwd, env, timeout=None):
             _reply(conn)                        # the server has reaped it
             raise subprocess.TimeoutExpired([sys.executable, *args], timeout,
                                             _text(out), _text(err)) from None
-        return subprocess.CompletedProcess([sys.executable, *args],
-                                           os.waitstatus_to_exitcode(status),
-                                           _text(out), _text(err))
+        code = os.waitstatus_to_exitcode(status)
+        if code == _REFUSED and _text(err).startswith("forked_python: "):
+            return None                         # (its finder needs a real process)
+        return subprocess.CompletedProcess([sys.executable, *args], code, _text(out),
+                                           _text(err))
 
 
 def _reply(conn) -> dict:
@@ -235,6 +241,31 @@ def _become(request, fds):
         ["-c", *request["args"][2:]]
     # no seed to renew: `random` reseeds itself in a forked child (os.register_at_fork), and
     # numpy.random is not imported by the server (test_forked_python checks it)
+    sys.meta_path = _MetaPath(sys.meta_path)
+
+
+class _MetaPath(list):
+    """A forked child's sys.meta_path: a finder put on it that refuses a module the server
+    imported cannot take effect (the module is loaded already), so the child stops there with
+    status _REFUSED, and the requester starts it as a real process instead."""
+
+    def insert(self, index, finder):
+        _refused_by(finder)
+        super().insert(index, finder)
+
+    def append(self, finder):
+        _refused_by(finder)
+        super().append(finder)
+
+
+def _refused_by(finder):
+    for name in _PRELOAD:
+        try:
+            finder.find_spec(name, None)
+        except ImportError:
+            sys.stderr.write(f"forked_python: the code blocks {name}, imported by the server\n")
+            sys.stderr.flush()
+            os._exit(_REFUSED)
 
 
 def _child_sys_path(path, server_pythonpath, request):

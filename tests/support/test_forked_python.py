@@ -97,3 +97,28 @@ def test_another_sitecustomize_is_left_to_a_real_process(tmp_path):
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env["PYTHONPATH"]])
     assert forked_python.run(["-c", "pass"], ROOT, env) is None
     assert forked_python.run(["script.py"], ROOT, child_env()) is None   # no -c or -m
+
+
+def test_a_child_that_blocks_a_preloaded_module_runs_as_a_real_process():
+    # a machine without ml_dtypes (Pyodide's), as test_optional_dependencies makes one: in a
+    # forked child ml_dtypes is imported already, and its block would change nothing
+    code = ("import importlib.abc, sys\n"
+            "class Block(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.partition('.')[0] == 'ml_dtypes':\n"
+            "            raise ImportError(name)\n"
+            "sys.meta_path.insert(0, Block())\n"
+            "try:\n"
+            "    import ml_dtypes\n"
+            "except ImportError:\n"
+            "    print('blocked')\n"
+            "else:\n"
+            "    print('imported')\n")
+    env = child_env()
+    assert forked_python.run(["-c", code], ROOT, env) is None
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    assert done.stdout == "blocked\n"
+    # a finder of other names is taken as it is
+    forked = forked_python.run(["-c", code.replace("'ml_dtypes'", "'tensorstore'")], ROOT, env)
+    assert forked.stdout == "imported\n"
