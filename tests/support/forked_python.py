@@ -16,8 +16,9 @@ atexit and keeps the server's `__main__`, stdin and argv, where a test wants `py
 
 What it cannot give, the caller runs as a real process (`run` answers None): other start-up
 variables (PYTHON*, LD_*, locale, the BLAS's and NumPy's own), another sitecustomize first on
-PYTHONPATH (test_workshop's machine without jaxlib), other arguments than -c/-m, a platform
-without `os.pidfd_open` (Linux 5.3+), or JXKERNEL_TEST_FORK=0 (every child a real process).
+PYTHONPATH (test_workshop's machine without jaxlib), other arguments than -c/-m, or a
+platform without `os.pidfd_open` (Linux 5.3+). (fresh_process starts every child anew under
+JXKERNEL_TEST_FORK=0.)
 A child whose code puts a finder on sys.meta_path that refuses NumPy or ml_dtypes (a machine
 without ml_dtypes, as Pyodide's) stops there, and `run` runs it again as a real process: the
 server imported them already, so the finder could not take effect.
@@ -29,12 +30,14 @@ import atexit
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import struct
 import subprocess
 import sys
 import tempfile
+import warnings
 
 # start-up variables: read by the interpreter, the C library, NumPy or its BLAS as they start
 # (in the server already), so a child that asks for other values is a real process
@@ -94,8 +97,7 @@ def _reply(conn) -> dict:
 
 
 def _servable(args) -> bool:
-    return os.environ.get("JXKERNEL_TEST_FORK", "1") != "0" and hasattr(os, "pidfd_open") \
-        and len(args) >= 2 and args[0] in ("-c", "-m")
+    return hasattr(os, "pidfd_open") and len(args) >= 2 and args[0] in ("-c", "-m")
 
 
 def _differs_at_start(env, started_with) -> bool:
@@ -165,14 +167,14 @@ def _wait_for(path, process, seconds=60.0) -> bool:
 
 
 def _stop(process, folder):
-    """The server reads stdin to its end and then exits: closing it is its stop."""
+    """The server reads stdin to its end, removes its folder and exits: closing it is its
+    stop."""
     try:
         process.stdin.close()
         process.wait(timeout=10)
     except (OSError, subprocess.TimeoutExpired):
         process.kill()
-    import shutil
-    shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # ---- the server's side ----------------------------------------------------------------------
@@ -190,13 +192,20 @@ def _serve(path):
         ready, _, _ = select.select([listener, sys.stdin, *children], [], [])
         for source in ready:
             if source is sys.stdin:
-                if not os.read(sys.stdin.fileno(), 4096):   # the test process is gone
+                # the test process is gone (an xdist worker ends with os._exit, so this, not
+                # its atexit, is how the server learns it): its folder goes with it
+                if not os.read(sys.stdin.fileno(), 4096):
+                    shutil.rmtree(os.path.dirname(path), ignore_errors=True)
                     return None
             elif source is listener:
                 conn, _ = listener.accept()
                 request, fds = _receive(conn)
                 sys.stdout.flush(), sys.stderr.flush()
-                pid = os.fork()
+                with warnings.catch_warnings():
+                    # Python 3.12+ warns of a fork in a process with threads (OpenBLAS's
+                    # here); the child has none of them, and its own filters stay as they were
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    pid = os.fork()
                 if pid == 0:
                     listener.close(), conn.close()
                     for pidfd in children:

@@ -37,9 +37,11 @@ def child_env(env=None) -> dict:
 def run_python(args, env=None, timeout=180):
     """Run `python ARGS` in the repository root; returns the CompletedProcess. `-c` and `-m`
     are forked from a Python with NumPy and ml_dtypes imported (forked_python: a third of
-    a child's start) where the environment allows, else started anew."""
+    a child's start) where the environment allows, else (and under JXKERNEL_TEST_FORK=0)
+    started anew."""
     full_env = child_env(env)
-    forked = forked_python.run(args, ROOT, full_env, timeout)
+    forked = None if os.environ.get("JXKERNEL_TEST_FORK") == "0" else \
+        forked_python.run(args, ROOT, full_env, timeout)
     if forked is not None:
         return forked
     return subprocess.run([sys.executable, *args], cwd=ROOT, env=full_env,

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import forked_python
-from fresh_process import ROOT, child_env
+from fresh_process import ROOT, child_env, run_python
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "pidfd_open"),
                                 reason="the fork server needs os.pidfd_open (Linux 5.3+)")
@@ -83,12 +83,16 @@ def test_a_child_past_its_timeout_is_killed():
 @pytest.mark.parametrize("change", [
     {"PYTHONHASHSEED": "12345"},            # read as the interpreter starts
     {"OPENBLAS_NUM_THREADS": "3"},          # read as NumPy's BLAS loads
-    {"JXKERNEL_TEST_FORK": "0"},            # asked for: every child a real process
 ], ids=lambda change: next(iter(change)))
-def test_what_the_servers_start_fixed_is_left_to_a_real_process(change, monkeypatch):
-    if "JXKERNEL_TEST_FORK" in change:
-        monkeypatch.setenv("JXKERNEL_TEST_FORK", "0")
+def test_what_the_servers_start_fixed_is_left_to_a_real_process(change):
     assert forked_python.run(["-c", "pass"], ROOT, child_env(change)) is None
+
+
+@pytest.mark.parametrize("switch", ["0", "1"])
+def test_fresh_process_forks_unless_told_not_to(switch, monkeypatch):
+    monkeypatch.setenv("JXKERNEL_TEST_FORK", switch)
+    done = run_python(["-c", "import sys; print('numpy' in sys.modules)"])
+    assert done.stdout == ("False\n" if switch == "0" else "True\n")
 
 
 def test_another_sitecustomize_is_left_to_a_real_process(tmp_path):
