@@ -306,7 +306,12 @@ def _run_child(request) -> int:
         else:
             main = types.ModuleType("__main__")
             sys.modules["__main__"] = main
-            exec(compile(request["args"][1], "<string>", "exec"), main.__dict__)
+            source = request["args"][1]
+            if sys.version_info >= (3, 13):     # its `-c` keeps the source for tracebacks
+                import linecache
+                linecache.cache["<string>"] = (len(source), None, [
+                    line + "\n" for line in source.splitlines()], "<string>")
+            exec(compile(source, "<string>", "exec"), main.__dict__)
     except SystemExit as e:
         if e.code is None:
             return 0
