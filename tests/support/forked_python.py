@@ -17,8 +17,8 @@ atexit and keeps the server's `__main__`, stdin and argv, where a test wants `py
 What it cannot give, the caller runs as a real process (`run` answers None): other start-up
 variables (PYTHON*, LD_*, locale, the BLAS's and NumPy's own), another sitecustomize first on
 PYTHONPATH (test_workshop's machine without jaxlib), other arguments than -c/-m, or a
-platform without `os.pidfd_open` (Linux 5.3+). (fresh_process starts every child anew under
-JXKERNEL_TEST_FORK=0.)
+system without pidfds (`supported`: Linux 5.3+, where a container allows the call).
+(fresh_process starts every child anew under JXKERNEL_TEST_FORK=0.)
 A child whose code puts a finder on sys.meta_path that refuses NumPy or ml_dtypes (a machine
 without ml_dtypes, as Pyodide's) stops there, and `run` runs it again as a real process: the
 server imported them already, so the finder could not take effect.
@@ -27,6 +27,7 @@ server imported them already, so the finder could not take effect.
 "['-c']\\n"
 """
 import atexit
+import functools
 import json
 import os
 import select
@@ -97,7 +98,18 @@ def _reply(conn) -> dict:
 
 
 def _servable(args) -> bool:
-    return hasattr(os, "pidfd_open") and len(args) >= 2 and args[0] in ("-c", "-m")
+    return len(args) >= 2 and args[0] in ("-c", "-m") and supported()
+
+
+@functools.cache
+def supported() -> bool:
+    """Whether this system gives pidfds, which the server waits on (os.pidfd_open: Linux 5.3+;
+    a container's seccomp profile may refuse the call even there)."""
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+        return True
+    except (AttributeError, OSError):
+        return False
 
 
 def _differs_at_start(env, started_with) -> bool:

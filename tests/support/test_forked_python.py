@@ -11,8 +11,8 @@ import pytest
 import forked_python
 from fresh_process import ROOT, child_env, run_python
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "pidfd_open"),
-                                reason="the fork server needs os.pidfd_open (Linux 5.3+)")
+pytestmark = pytest.mark.skipif(not forked_python.supported(),
+                                reason="the fork server needs pidfds (os.pidfd_open, Linux 5.3+)")
 
 
 def both(args, env=None):
