@@ -38,6 +38,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 
 # start-up variables: read by the interpreter, the C library, NumPy or its BLAS as they start
@@ -48,7 +49,7 @@ _PRELOAD = ("numpy", "ml_dtypes")
 _LENGTH = struct.Struct("!Q")
 _REFUSED = 86                 # a forked child's status: its code blocks a preloaded module
 
-_server = None          # (Popen, socket path, the environment it started with), per process
+_server = None  # (Popen, socket path, the environment it started with); False: it failed
 
 
 def run(args, cwd, env, timeout=None):
@@ -146,19 +147,21 @@ def _kill(pid):
 
 
 def _ensure_server():
+    """The running server, started on first use; None where it could not start (then never
+    tried again in this process: each try would cost a start)."""
     global _server
-    if _server is not None and _server[0].poll() is None:
-        return _server
+    if _server is False or _server is not None and _server[0].poll() is None:
+        return _server or None
     folder = tempfile.mkdtemp(prefix="jxk-fork-")
     path = os.path.join(folder, "server")
     env = dict(os.environ)
     process = subprocess.Popen([sys.executable, os.path.abspath(__file__), path],
                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env,
                                cwd=folder)
-    ready = process.stdin and _wait_for(path, process)
-    if not ready:
+    if not _wait_for(path, process):
         process.kill()
-        _server = None
+        shutil.rmtree(folder, ignore_errors=True)
+        _server = False
         return None
     _server = (process, path, env)
     atexit.register(_stop, process, folder)
@@ -167,7 +170,6 @@ def _ensure_server():
 
 def _wait_for(path, process, seconds=60.0) -> bool:
     """Whether the server listens at `path` (it has imported NumPy and ml_dtypes)."""
-    import time
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         if process.poll() is not None:
