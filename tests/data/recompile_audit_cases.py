@@ -1111,6 +1111,142 @@ SCENARIOS = {
         "size = max(4, 1 << (n - 1).bit_length())\n"
         "first = jnp.pad(first, [(0, size - n)] + [(0, 0)] * (first.ndim - 1))\n"
         "x = f(first); x = f(x); x = f(x_arg)    # line 2, given it\n"),
+    # what differs holds no arrays (a key or item None or empty in one call, absent in the
+    # other): the note printed two PyTreeDefs (structure._TREE_FIX); it names the node, as
+    # JAX's path does, and the keys or length that differ, each with code where it can be
+    # written (structure._EMPTY_KEYS_FIX, _EMPTY_ITEMS_FIX, _LEAFLESS_FIX)
+    "params_bias_none_then_key_dropped": (
+        "params with 'b': None, then params without the key 'b'",
+        "@jax.jit\n"
+        "def predict(params, x):\n"
+        "    y = x @ params['w']\n"
+        "    if params.get('b') is not None:\n"
+        "        y = y + params['b']\n"
+        "    return y\n"
+        "x = jnp.ones((2, 3))\n"
+        "params = {'w': jnp.ones((3, 4)), 'b': None}\n"
+        "y = predict(params, x)\n"
+        "params = {'w': jnp.ones((3, 4))}\n"
+        "y = predict(params, x)\n"
+        "out = y\n"),
+    "layer_bias_none_then_key_dropped": (
+        "a layer's params with 'b': None, then without the key, one level down",
+        "@jax.jit\n"
+        "def predict(params, x):\n"
+        "    layer = params['dense']\n"
+        "    y = x @ layer['w']\n"
+        "    return y if layer.get('b') is None else y + layer['b']\n"
+        "x = jnp.ones((2, 3))\n"
+        "params = {'dense': {'w': jnp.ones((3, 4))}}\n"
+        "y = predict(params, x)\n"
+        "params = {'dense': {'w': jnp.ones((3, 4)), 'b': None}}\n"
+        "y = predict(params, x)\n"
+        "out = y\n"),
+    "masks_list_grows_with_none": (
+        "a list of masks, all None, one item longer",
+        "@jax.jit\n"
+        "def f(x, masks):\n"
+        "    for m in masks:\n"
+        "        if m is not None:\n"
+        "            x = x * m\n"
+        "    return x\n"
+        "x = jnp.ones(3)\n"
+        "masks = [None]\n"
+        "y = f(x, masks)\n"
+        "masks = [None, None]\n"
+        "y = f(x, masks)\n"
+        "out = y\n"),
+    "none_keys_renamed": (
+        "a dict of None values whose key is another name",
+        "@jax.jit\n"
+        "def f(x, flags):\n"
+        "    return x * 2 if 'double' in flags else x\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, {'double': None})\n"
+        "y = f(x, {'half': None})\n"
+        "out = y\n"),
+    "empty_tuple_then_nested_empty_tuple_seen_again": (
+        "f(x, ()), then f(x, ((),)), then f(x, ()) again",
+        "@jax.jit\n"
+        "def f(x, extra):\n"
+        "    return x * (len(extra) + 1)\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, ())\n"
+        "y = f(x, ((),))\n"
+        "y = f(x, ())\n"
+        "out = y\n"),
+    "two_empty_arguments_then_left_out": (
+        "f(x, None, ()), then f(x), both left to their defaults",
+        "@jax.jit\n"
+        "def f(x, mask=None, extra=()):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, None, ())\n"
+        "y = f(x)\n"
+        "out = y\n"),
+    "params_bias_none_then_key_dropped_fixed": (
+        "params_bias_none_then_key_dropped with its note's code pasted before each call",
+        "@jax.jit\n"
+        "def predict(params, x):\n"
+        "    y = x @ params['w']\n"
+        "    if params.get('b') is not None:\n"
+        "        y = y + params['b']\n"
+        "    return y\n"
+        "x = jnp.ones((2, 3))\n"
+        "defaults = {'b': None}    # the keys some call lacks\n"
+        "params = {'w': jnp.ones((3, 4)), 'b': None}\n"
+        "params = {**defaults, **params}    # the same keys in every call: before each\n"
+        "y = predict(params, x)\n"
+        "params = {'w': jnp.ones((3, 4))}\n"
+        "params = {**defaults, **params}    # the same keys in every call: before each\n"
+        "y = predict(params, x)\n"
+        "out = y\n"),
+    "layer_bias_none_then_key_dropped_fixed": (
+        "layer_bias_none_then_key_dropped with its note's code pasted before each call",
+        "@jax.jit\n"
+        "def predict(params, x):\n"
+        "    layer = params['dense']\n"
+        "    y = x @ layer['w']\n"
+        "    return y if layer.get('b') is None else y + layer['b']\n"
+        "x = jnp.ones((2, 3))\n"
+        "defaults = {'b': None}    # the keys some call lacks\n"
+        "params = {'dense': {'w': jnp.ones((3, 4))}}\n"
+        "params['dense'] = {**defaults, **params['dense']}    # before each\n"
+        "y = predict(params, x)\n"
+        "params = {'dense': {'w': jnp.ones((3, 4)), 'b': None}}\n"
+        "params['dense'] = {**defaults, **params['dense']}    # before each\n"
+        "y = predict(params, x)\n"
+        "out = y\n"),
+    "masks_list_grows_with_none_fixed": (
+        "masks_list_grows_with_none with its note's code pasted before each call",
+        "@jax.jit\n"
+        "def f(x, masks):\n"
+        "    for m in masks:\n"
+        "        if m is not None:\n"
+        "            x = x * m\n"
+        "    return x\n"
+        "x = jnp.ones(3)\n"
+        "masks = [None]\n"
+        "masks = list(masks) + [None] * (2 - len(masks))    # one length, every call\n"
+        "y = f(x, masks)\n"
+        "masks = [None, None]\n"
+        "masks = list(masks) + [None] * (2 - len(masks))    # one length, every call\n"
+        "y = f(x, masks)\n"
+        "out = y\n"),
+    "none_keys_renamed_fixed": (
+        "none_keys_renamed with its note's code, each call's argument named first",
+        "@jax.jit\n"
+        "def f(x, flags):\n"
+        "    return x * 2 if 'double' in flags else x\n"
+        "x = jnp.ones(3)\n"
+        "defaults = {'double': None, 'half': None}    # the keys some call lacks\n"
+        "flags = {'double': None}    # line 5's argument, named\n"
+        "flags = {**defaults, **flags}    # the same keys in every call: before each\n"
+        "y = f(x, flags)\n"
+        "flags = {'half': None}    # line 6's argument, named\n"
+        "flags = {**defaults, **flags}    # the same keys in every call: before each\n"
+        "y = f(x, flags)\n"
+        "out = y\n"),
     "x64_toggled_fixed": (
         "x64_toggled with its fix: jax_enable_x64 set first, before any jit",
         "jax.config.update('jax_enable_x64', True)    # first thing, before any jit\n"

@@ -805,3 +805,47 @@ def test_a_varargs_parameter_is_no_argument_of_the_call():
     assert change.path == "xs[1]" and "g(" not in change.snippet
     assert "list(a)" not in change.snippet and "list(xs)" in change.snippet
     assert REFERENCE["varargs_gains_an_item"]["lowerings"] == 2
+
+
+@pytest.mark.parametrize("name, path, old, new, code", [
+    ("params_bias_none_then_key_dropped", "params", "a dict with keys 'b', 'w'",
+     "a dict with keys 'w'", "params = {**defaults, **params}"),
+    ("layer_bias_none_then_key_dropped", "params['dense']", "a dict with keys 'w'",
+     "a dict with keys 'b', 'w'", "params['dense'] = {**defaults, **params['dense']}"),
+    ("none_keys_renamed", "flags", "a dict with keys 'double'", "a dict with keys 'half'",
+     "flags = {**defaults, **flags}"),
+    ("masks_list_grows_with_none", "masks", "a list of 1 item", "a list of 2 items",
+     "masks = list(masks) + [None] * (2 - len(masks))")])
+def test_keys_or_items_holding_no_arrays_are_named_with_code_that_makes_one_structure(
+        name, path, old, new, code):
+    """A key or item that is None in one call and absent in the other (params with 'b': None,
+    then without the key; JAX 0.10.2: "* at input path [0][0], now <class 'dict'> with 1
+    child and before <class 'dict'> with 2 children ... {'b'}"): no leaf came or went, and
+    the note printed two PyTreeDefs (structure._TREE_FIX). It names the node as JAX's path
+    does, its keys or length, and gives code that the _fixed scenario pastes before each
+    call: one lowering in JAX."""
+    (change,) = _recompile(name)
+    assert (change.kind, change.path, change.old, change.new) == ("structure", path, old, new)
+    assert "PyTreeDef" not in change.fix + change.snippet
+    pasted = SCENARIOS[name + "_fixed"][1]
+    assert all(line.partition("    #")[0] in pasted for line in change.snippet.splitlines()
+               if not line.endswith(", given it")), change.snippet
+    assert code in change.snippet
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+@pytest.mark.parametrize("name, path, old, new, said", [
+    ("empty_tuple_then_nested_empty_tuple_seen_again", "extra", "a tuple of 0 items",
+     "a tuple of 1 item", "each length compiles anew"),
+    ("two_empty_arguments_then_left_out", "(arguments)", "3 positional arguments",
+     "1 positional argument", "an equal one reuses its program")])
+def test_a_structure_without_arrays_is_told_by_its_length_not_two_pytreedefs(name, path, old,
+                                                                             new, said):
+    """f(x, ()), then f(x, ((),)) (JAX: "now tuple of length 1 and before tuple of length 0"),
+    and two arguments left out at once: told by the node's length (the call's, counted), each
+    structure compiled once, an equal one reusing its program (JAX 0.10.2 lowers the third
+    call's f(x, ()) no more: two lowerings)."""
+    (change,) = _recompile(name)
+    assert (change.path, change.old, change.new) == (path, old, new)
+    assert "PyTreeDef" not in change.fix and said in change.fix, change.fix
+    assert REFERENCE[name]["lowerings"] == 2

@@ -78,7 +78,7 @@ def _structure_changes(old, new, flipped, before, after):
                 change = dataclasses.replace(change, path=name, old=was, new=now)
             change = _refixed(change, _KEYWORD_FIX)
         else:
-            change = _leafless_argument(old, new) or _refixed(change, _TREE_FIX)
+            change = _leafless_argument(old, new) or _leafless_node(change, old, new)
         yield change
 
 
@@ -111,6 +111,94 @@ def _leafless_argument(old, new):
         return None
     was, now = (text, "absent") if side is a else ("absent", text)
     return _refixed(Change(name, "structure", was, now), _ARGUMENT_FIX)
+
+
+def _leafless_node(change, old, new):
+    """`change` (the two structures, no leaf come or gone) as the first node whose length or
+    keys differ, what differs holding no arrays (p = {'w': w, 'b': None}, then {'w': w}; f(x,
+    [None]), then f(x, [None, None]): JAX's "with the symmetric difference of key sets", "so
+    the lengths do not match"), with the fix its kind of node calls for."""
+    try:
+        keys, (a, ca), (b, cb) = _first_difference(old.treedef, new.treedef, ())
+        path = _node_path(keys, old, new) if len(keys) > 1 else None
+    except (AttributeError, IndexError, TypeError, ValueError):
+        path = None
+    if path is None:            # the call itself: other positional arguments or keywords
+        try:
+            (args_a, kw_a), (args_b, kw_b) = old.treedef.children(), new.treedef.children()
+            was, now = _call_text(args_a, kw_a), _call_text(args_b, kw_b)
+        except (AttributeError, TypeError, ValueError):
+            was, now = str(old.treedef), str(new.treedef)
+        return _refixed(dataclasses.replace(change, old=was, new=now), _LEAFLESS_FIX,
+                        what=f"The call passed {was}, then {now}")
+    change = Change(path, "structure", _shape_text(a, ca), _shape_text(b, cb))
+    if a[0] is dict and b[0] is dict:
+        lacking = {k: _literal(c) for aux, kids, other in ((a[1], ca, b[1]), (b[1], cb, a[1]))
+                   for k, c in zip(aux, kids) if k not in other}
+        if lacking and None not in lacking.values():
+            defaults = "{" + ", ".join(f"{k!r}: {v}" for k, v in lacking.items()) + "}"
+            return _refixed(change, _EMPTY_KEYS_FIX, defaults=defaults,
+                            held=" and ".join(sorted(set(lacking.values()))))
+    if a[0] is b[0] and a[0] in (list, tuple):
+        short, long = sorted((ca, cb), key=len)
+        padding = {_literal(c) for c in long[len(short):]}
+        if list(short) == list(long[:len(short)]) and len(padding) == 1 and \
+                None not in padding:
+            (held,) = padding
+            one = f"({held},)" if a[0] is tuple else f"[{held}]"
+            return _refixed(change, _EMPTY_ITEMS_FIX, held=held, one=one, n=len(long),
+                            kind=a[0].__name__)
+    return _refixed(change, _LEAFLESS_FIX, what=f"{path} was {change.old} and is "
+                    f"{change.new} now")
+
+
+def _first_difference(old, new, keys):
+    """(keys down to it, (node data, children) old and new) of the first node whose type,
+    metadata or number of children differ, depth first (JAX's order); None where alike."""
+    a, b = old.node_data() or ("leaf", None), new.node_data() or ("leaf", None)
+    ca, cb = old.children(), new.children()
+    if a[0] is not b[0] or a[1] != b[1] or len(ca) != len(cb):
+        return keys, (a, ca), (b, cb)
+    for i, (x, y) in enumerate(zip(ca, cb)):
+        found = _first_difference(x, y, (*keys, (a, a[1][i] if a[0] is dict else i)))
+        if found is not None:
+            return found
+    return None
+
+
+def _shape_text(data, children) -> str:
+    """A node as its length or keys: "a tuple of 2 items", "a dict with keys 'b', 'w'"."""
+    kind, aux = data
+    n = len(children)
+    if kind is dict:
+        return "a dict with keys " + ", ".join(map(repr, aux)) if aux else "an empty dict"
+    if kind in (list, tuple):
+        return f"a {kind.__name__} of {n} item{'' if n == 1 else 's'}"
+    text = "None" if kind is type(None) else "an array" if kind == "leaf" else \
+        f"a {getattr(kind, '__name__', kind)}"
+    return f"{text} of {n} child{'' if n == 1 else 'ren'}" if n else text
+
+
+def _call_text(args, kwargs) -> str:
+    """What a call passed, counted: "2 positional arguments and keywords 'mask'"."""
+    n, keys = len(args.children()), kwargs.node_data()[1]
+    said = f"{n} positional argument{'' if n == 1 else 's'}"
+    return said + (" and keywords " + ", ".join(map(repr, keys)) if keys else "")
+
+
+def _literal(tree) -> str | None:
+    """Python code for a pytree without leaves of builtin nodes: "None", "((),)",
+    "{'b': None}"; None for a leaf or another kind of node (no code can write it)."""
+    kind, aux = tree.node_data() or ("leaf", None)
+    items = [_literal(c) for c in tree.children()]
+    if kind is type(None):
+        return "None"
+    if None in items or kind not in (tuple, list, dict):
+        return None
+    if kind is dict:
+        return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(aux, items)) + "}"
+    inner = ", ".join(items) + ("," if kind is tuple and len(items) == 1 else "")
+    return f"({inner})" if kind is tuple else f"[{inner}]"
 
 
 def _array_or_container(root, before, after, old, new):
@@ -575,9 +663,28 @@ _KEYWORD_FIX = ("The same argument came by position in one call and by keyword i
                 "Pass each argument the same way in every call.",
                 # (at_the_calls writes it in the learner's call where both can be read)
                 "f(...)    # or always f(..., x=x): one way, every call")
-_TREE_FIX = ("The arguments' pytree structure changed ({old} -> {new}), and every structure "
-             "compiles anew. Pass arguments of one structure in every call.",
-             "")
+# what differs holds no arrays: a key or item that is None or an empty container in one call
+# and absent in the other (JAX 0.10.2 traces each *_fixed of these audit scenarios once)
+_EMPTY_KEYS_FIX = (
+    "The keys of {path} changed ({old} -> {new}): a dict's keys are part of its pytree "
+    "structure, even a key holding {held} (no arrays), and each structure compiles anew. "
+    "Give {path} the same keys in every call, {held} where a call has no such key (the "
+    "function must read it as nothing there), set before each call.",
+    "defaults = {defaults}    # the keys some call lacks\n"
+    "{path} = {{**defaults, **{path}}}    # the same keys in every call: before each")
+_EMPTY_ITEMS_FIX = (
+    "{path} changed length ({old} -> {new}), and the items only the longer has are {held} "
+    "(no arrays): a {kind}'s length is part of its pytree structure, and each length "
+    "compiles anew. Give it one length in every call, padded with {held} (the function "
+    "must read it as nothing there), before each call.",
+    "{path} = {kind}({path}) + {one} * ({n} - len({path}))    # one length, every call: "
+    "before each")
+_LEAFLESS_FIX = (
+    "{what}, and what differs holds no arrays (None, empty containers): only the pytree "
+    "structure changed, which jit keys on as on a static argument's value, so each structure "
+    "compiles anew (an equal one reuses its program). If the function reads it (a length, a "
+    "key), a program per structure is expected; if not, pass one structure in every call.",
+    "")
 _CONTAINER_FIX = ("{path} was {old} and is {new} now: another kind of node in one place (a "
                   "tuple for a namedtuple, a list for a tuple, () for None) is another pytree "
                   "structure, each compiled. Pass the same kind in every call.",
