@@ -10,11 +10,13 @@ and those this run skips (their `skip` or `xla_only` marks). A process may also 
 after tests below it have run on the page (worksteal hands an idle worker the tail of the
 other's list; tests named in another order on the command line): the page has gone past that
 test's state, and `go_on` starts the page again (`restart`) first. (So a test on the page is
-not parametrized: its second case would start the page again.)
+not parametrized: its second case would start the page again.) A test `go_on` runs is named as
+itself (`request.node.name`, which names its screenshots), not as the test it runs for.
 """
 from __future__ import annotations
 
 import inspect
+import types
 
 import backend_tier  # tests/support: the NumPy-backend tier's skips
 
@@ -39,9 +41,22 @@ def go_on(request, ran: list, page: str, restart) -> None:
         to_run = wanted
     for name in to_run:
         test = tests[name]
-        test(**{arg: request if arg == "request" else request.getfixturevalue(arg)
+        test(**{arg: _Replayed(request, test) if arg == "request" else request.getfixturevalue(arg)
                 for arg in inspect.signature(test).parameters})
         ran.append(name)
+
+
+class _Replayed:
+    """The running test's `request` as the earlier `test` that go_on runs sees it: the same
+    fixtures, but its own `function` and `node.name` (the name its screenshots are saved
+    under, tests/labextension/test_labextension_browser.py's `shot`)."""
+
+    def __init__(self, request, test):
+        self._request, self.function = request, test
+        self.node = types.SimpleNamespace(name=test.__name__)
+
+    def __getattr__(self, attr):
+        return getattr(self._request, attr)
 
 
 def _earlier(name: str, tests: dict) -> list:

@@ -16,7 +16,7 @@ def _story_module():
     module = types.ModuleType("story_file")
 
     def test_a(lab, request):
-        log.append(("a", lab, request.tag))
+        log.append(("a", lab, request.tag, request.node.name))
 
     @pytest.mark.after("test_a")
     def test_b(lab):
@@ -40,10 +40,12 @@ def _story_module():
 
 
 class _Request:
-    """What go_on reads of pytest's `request`: the module, the test, fixtures by name."""
+    """What go_on and the tests read of pytest's `request`: the module, the test, its name
+    (`node.name`: the browser tests' screenshots'), fixtures by name."""
 
     def __init__(self, module, name):
         self.module, self.function, self.tag = module, getattr(module, name), name
+        self.node = types.SimpleNamespace(name=name)
 
     def getfixturevalue(self, name):
         return {"lab": "page", "other": "o"}[name]
@@ -72,8 +74,8 @@ def test_in_file_order_nothing_is_replayed():
 
 def test_alone_a_test_has_the_tests_it_goes_on_from_run_first_in_file_order():
     _run(_story_module(), ["test_d"], [])
-    # a gets this test's `request`
-    assert log == [("a", "page", "test_d"), ("c", "page"), ("d", "page")]
+    # a gets this test's `request` (its fixtures), but named as a: its screenshots are a's
+    assert log == [("a", "page", "test_d", "test_a"), ("c", "page"), ("d", "page")]
 
 
 def test_a_part_of_the_file_replays_only_what_this_process_has_not_run():
