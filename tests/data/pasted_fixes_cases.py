@@ -108,7 +108,9 @@ CASES = {
         "y = apply(params, jnp.ones(3))\n",
         "apply", ("before", "apply"),
         "defaults = {'b': jnp.zeros((3,), jnp.float32)}    # the keys some call lacks\n"
-        "params = {**defaults, **params}    # the same keys in every call: before each", 1),
+        "params = {**defaults, **params}    # the same keys in every call: before each"
+        "\n# the same before line 5's call, for its params: set at one call alone, "
+        "the other's structure is a program of its own", 1),
     "list_grown_by_append": (
         "a list appended to in a loop, passed whole at every pass",
         "@jax.jit\n"
@@ -165,7 +167,9 @@ CASES = {
         "y = apply(params, jnp.ones(3))\n",
         "apply", ("before", "apply"),
         "defaults = {'b': jnp.zeros((3,), jnp.float64)}    # the keys some call lacks\n"
-        "params = {**defaults, **params}    # the same keys in every call: before each", 1),
+        "params = {**defaults, **params}    # the same keys in every call: before each"
+        "\n# the same before line 6's call, for its params: set at one call alone, "
+        "the other's structure is a program of its own", 1),
     "x64_turned_on_midway": (
         "jax_enable_x64 switched on between two calls",
         "@jax.jit\n"

@@ -666,12 +666,14 @@ def test_a_dicts_keys_fix_is_written_in_the_name_the_calls_pass_it_by():
     (change,) = _recompile("dict_key_added_under_another_name")
     assert change.snippet == (
         "defaults = {'b': jnp.zeros((3,), jnp.float32)}    # the keys some call lacks\n"
-        "params = {**defaults, **params}    # the same keys in every call: before each"), \
-        change.snippet
+        "params = {**defaults, **params}    # the same keys in every call: before each\n"
+        "# the same before line 5's call, for its params: set at one call alone, the other's "
+        "structure is a program of its own"), change.snippet
     lines = SCENARIOS["dict_key_added_under_another_name"][1].splitlines()
     pasted = []
-    for line in lines:
-        pasted += change.snippet.splitlines() if "= loss(params)" in line else []
+    code = [line for line in change.snippet.splitlines() if not line.startswith("#")]
+    for line in lines:                  # (its last line, a comment, says to paste it so)
+        pasted += code if "= loss(params)" in line else []
         pasted.append(line)
     assert "\n".join(pasted) + "\n" == SCENARIOS["dict_key_added_under_another_name_fixed"][1]
     result, events, _ = jx_run("dict_key_added_under_another_name_fixed")
@@ -823,14 +825,20 @@ def test_keys_or_items_holding_no_arrays_are_named_with_code_that_makes_one_stru
     child and before <class 'dict'> with 2 children ... {'b'}"): no leaf came or went, and
     the note printed two PyTreeDefs (structure._TREE_FIX). It names the node as JAX's path
     does, its keys or length, and gives code that the _fixed scenario pastes before each
-    call: one lowering in JAX."""
+    call, as its last line says (at the later call alone it left the earlier call's program
+    apart): one lowering in JAX."""
     (change,) = _recompile(name)
     assert (change.kind, change.path, change.old, change.new) == ("structure", path, old, new)
     assert "PyTreeDef" not in change.fix + change.snippet
     pasted = SCENARIOS[name + "_fixed"][1]
-    assert all(line.partition("    #")[0] in pasted for line in change.snippet.splitlines()
+    *lines, last = change.snippet.splitlines()
+    assert all(line.partition("    #")[0] in pasted for line in lines
                if not line.endswith(", given it")), change.snippet
     assert code in change.snippet
+    # set before the later call alone, the earlier call's structure is a program of its own:
+    # the last line says where else it goes (the _fixed scenario sets it before both)
+    assert re.fullmatch(r"# the same before line \d+'s call, for its .*: set at one call alone, "
+                        r"the other's structure is a program of its own", last), last
     assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
 
 

@@ -299,7 +299,12 @@ def _pad_the_other_call(change, jitted, before, now, entry=""):
     padding: padded at one call only, the other's length still compiles a program of its own
     (two compiles, as before the fix)."""
     sites = getattr(before, "site", None), getattr(now, "site", None)
-    if change.kind != "shape" or "jnp.pad(" not in change.snippet or None in sites or \
+    # a structure's code set "before each" call (structure._KEY_FIX, _EMPTY_KEYS_FIX,
+    # _EMPTY_ITEMS_FIX): pasted under the note, at the later call alone, the earlier call's
+    # structure still compiles a program of its own
+    before_each = change.kind == "structure" and ": before each" in change.snippet
+    if not (before_each or change.kind == "shape" and "jnp.pad(" in change.snippet) or \
+            None in sites or \
             (sites[0].file, sites[0].line, sites[0].column) == \
             (sites[1].file, sites[1].line, sites[1].column) or \
             not _calls_it_by_name(sites[0], jitted):
@@ -311,6 +316,13 @@ def _pad_the_other_call(change, jitted, before, now, entry=""):
     # a call in another cell (or file) is named by it, "In[2]:6" ("line 6" alone reads as
     # this cell's; never the kernel's file name of the cell)
     where = _line_of(sites[0], sites[1])
+    if before_each:     # the node the code sets ("['dense']" of params['dense']), not a leaf
+        target = next(line for line in change.snippet.splitlines() if ": before each" in line)
+        target = target.partition(" = ")[0]
+        entry = target[len(re.match(r"\w*", target).group(0)):]
+        return dataclasses.replace(change, snippet=(
+            f"{change.snippet}\n# the same before {where}'s call, for its {arg}{entry}: set at "
+            "one call alone, the other's structure is a program of its own"))
     return dataclasses.replace(change, snippet=(
         f"{change.snippet}\n# pad {where}'s {arg}{entry} so too: an unpadded length is a "
         "program of its own"))
