@@ -120,7 +120,10 @@ def _leafless_node(change, old, new):
     the lengths do not match"), with the fix its kind of node calls for."""
     try:
         keys, (a, ca), (b, cb) = _first_difference(old.treedef, new.treedef, ())
-        path = _node_path(keys, old, new) if len(keys) > 1 else None
+        # (a call's structure is (args, kwargs): its first key is no argument; a loop
+        # body's is its arguments' tuple)
+        top = 1 if _is_call_pair(old.treedef) and _is_call_pair(new.treedef) else 0
+        path = _node_path(keys, old, new) if len(keys) > top else None
     except (AttributeError, IndexError, TypeError, ValueError):
         path = None
     if path is None:            # the call itself: other positional arguments or keywords
@@ -128,7 +131,9 @@ def _leafless_node(change, old, new):
             (args_a, kw_a), (args_b, kw_b) = old.treedef.children(), new.treedef.children()
             was, now = _call_text(args_a, kw_a), _call_text(args_b, kw_b)
         except (AttributeError, TypeError, ValueError):
-            was, now = str(old.treedef), str(new.treedef)
+            was = now = None
+        if was == now:          # not a call's, or alike as counted: no numbers to tell
+            was, now = "one structure", "another"
         return _refixed(dataclasses.replace(change, old=was, new=now), _LEAFLESS_FIX,
                         what=f"The call passed {was}, then {now}")
     change = Change(path, "structure", _shape_text(a, ca), _shape_text(b, cb))
