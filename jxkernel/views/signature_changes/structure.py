@@ -185,15 +185,25 @@ def _shape_text(data, children) -> str:
 
 
 def _call_text(args, kwargs) -> str:
-    """What a call passed, counted: "2 positional arguments and keywords 'mask'"."""
+    """What a call passed (its (args, kwargs) structure's two children), counted.
+
+        >>> _call_text(*jax.tree_util.tree_structure(((1.0, None), {'mask': None})).children())
+        "2 positional arguments and keywords 'mask'"
+    """
     n, keys = len(args.children()), kwargs.node_data()[1]
     said = f"{n} positional argument{'' if n == 1 else 's'}"
     return said + (" and keywords " + ", ".join(map(repr, keys)) if keys else "")
 
 
 def _literal(tree) -> str | None:
-    """Python code for a pytree without leaves of builtin nodes: "None", "((),)",
-    "{'b': None}"; None for a leaf or another kind of node (no code can write it)."""
+    """Python code for a pytree without leaves, of builtin nodes; None for one with a leaf or
+    another kind of node (no code can write it).
+
+        >>> _literal(jax.tree_util.tree_structure({'b': None, 'm': ((),), 'l': []}))
+        "{'b': None, 'l': [], 'm': ((),)}"
+        >>> _literal(jax.tree_util.tree_structure([None, jnp.ones(2)])) is None
+        True
+    """
     kind, aux = tree.node_data() or ("leaf", None)
     items = [_literal(c) for c in tree.children()]
     if kind is type(None):
