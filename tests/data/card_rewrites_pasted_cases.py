@@ -183,6 +183,66 @@ CASES = {
                                    "(0, jnp.ones(2)))\n", (3, 3), 0),
     "scan_carry_lost_its_axis": ("def body(c, x):\n    return c.sum() + x, x\n"
                                  "_r = jax.lax.scan(body, jnp.ones(2), jnp.ones(3))\n", (2, 2), 0),
+    # stop 100's audit (h-cards-100): each conversion of a traced value on the line cast (it
+    # cast the first alone: pasted, `int(x.max())` raised JAX's ConcretizationTypeError again)
+    "int_of_two_values_unpacked": ("@jax.jit\ndef f(x):\n    lo, hi = int(x.min()), int(x.max())\n"
+                                   "    return jnp.arange(3) * lo + hi\n"
+                                   "_r = f(jnp.arange(1.0, 4.0))\n", (3, 3), "first"),
+    "int_of_two_indices": ("@jax.jit\ndef f(x, i, j):\n    return x[int(i)] + x[int(j)]\n"
+                           "_r = f(jnp.arange(4.0), jnp.array(1), jnp.array(3))\n", (3, 3),
+                           "first"),
+    # a Python list indexed by the cast: made an array (`table[x.astype(int)]`: a list's index
+    # asks __index__, JAX's TracerIntegerConversionError)
+    "int_indexing_a_list_in_scan": ("table = [10.0, 20.0, 30.0]\n"
+                                    "_r = jax.lax.scan(lambda c, x: (c + table[int(x)], None), "
+                                    "0.0, jnp.arange(3))[0]\n", (2, 2), "first"),
+    # float() in a print's f-string with a spec: jax.debug.print (it said `print(f'loss
+    # {x:.3f}')`: "unsupported format string passed to DynamicJaxprTracer.__format__"); two
+    # Python floats converted: both static (x alone: float(y) raised again)
+    "float_in_a_formatted_print": ("@jax.jit\ndef f(x):\n    print(f'loss {float(x):.3f}')\n"
+                                   "    return x\n_r = f(3.0)\n", (3, 3), 1),
+    "float_of_two_arguments_static": ("@jax.jit\ndef f(x, y):\n"
+                                      "    print(f'{float(x):.1f} {float(y):.1f}')\n"
+                                      "    return x + y\n_r = f(1.0, 2.0)\n", (1, 3), 0),
+    "float_of_two_arguments_printed": ("@jax.jit\ndef f(x, y):\n"
+                                       "    print(f'{float(x):.1f} {float(y):.1f}')\n"
+                                       "    return x + y\n_r = f(1.0, 2.0)\n", (3, 3), 1),
+    # `x.at[0] += 1.0` (Python's TypeError, JAX's words): no card before, the .add given now
+    "at_plus_equals": ("x = jnp.zeros(3)\nx.at[0] += 1.0\n_r = x\n", (2, 2), "first"),
+    "at_minus_equals_under_jit": ("@jax.jit\ndef f(x):\n    x.at[1] -= 2.0\n    return x\n"
+                                  "_r = f(jnp.zeros(3))\n", (3, 3), "first"),
+    # `if weights:` of an argument defaulting to None: `is not None` (jnp.where(weights, x *
+    # weights, x) kept x where a weight was 0: [1, 1, 2] for the [1, 0, 2] meant)
+    "if_of_a_none_default_vector": ("@jax.jit\ndef f(x, weights=None):\n    if weights:\n"
+                                    "        x = x * weights\n    return x\n"
+                                    "_r = [f(jnp.ones(3), jnp.array([1.0, 0.0, 2.0])), "
+                                    "f(jnp.ones(3))]\n", (3, 3), "first"),
+    "if_not_of_a_none_default": ("@jax.jit\ndef f(x, scale=None):\n    if not scale:\n"
+                                 "        scale = 1.0\n    return x * scale\n"
+                                 "_r = [f(2.0, scale=0.0), f(2.0)]\n", (3, 3), "first"),
+    "ifexp_of_a_none_default": ("@jax.jit\ndef f(x, b=None):\n    return x + b if b else x\n"
+                                "_r = [f(1.0, 0.5), f(1.0)]\n", (3, 3), "first"),
+    "elif_of_a_none_default": ("@jax.jit\ndef f(x, *, w=None):\n    if x is None:\n"
+                               "        return 0.0\n    elif w:\n        return x * w\n"
+                               "    return x\n_r = [f(2.0, w=0.0), f(2.0)]\n", (5, 5), "first"),
+    # a format spec of a traced value (no card before): the print as jax.debug.print, under
+    # jit, grad and vmap alike (JAX 0.10.2 prints the same lines)
+    "formatted_print_under_jit": ("@jax.jit\ndef f(x):\n    print(f'{x:.2f}')\n"
+                                  "    return x * 2\n_r = f(3.0)\n", (3, 3), "first"),
+    "formatted_print_under_grad": ("def f(x):\n    print(f'x = {x:.2f}')\n    return x ** 2\n"
+                                   "_r = jax.grad(f)(3.0)\n", (2, 2), "first"),
+    "formatted_print_under_vmap": ("def f(x):\n    print(f'x = {x:.2f}')\n    return x ** 2\n"
+                                   "_r = jax.vmap(f)(jnp.arange(3.0))\n", (2, 2), "first"),
+    # int() on the second line of a statement: the whole statement rewritten (the static fix
+    # gave the fragment `+ int(y))`, a SyntaxError pasted; the traced one a template)
+    "int_in_a_statement_of_two_lines_static": ("@jax.jit\ndef f(x, y):\n    return (x * 2\n"
+                                               "            + int(y))\n_r = f(1.0, 2.0)\n",
+                                               (1, 4), 0),
+    "int_in_a_statement_of_two_lines_traced": ("@jax.jit\ndef f(x, i):\n"
+                                               "    return jnp.take(x,\n"
+                                               "                    int(i))\n"
+                                               "_r = f(jnp.arange(3.0), jnp.array(2))\n",
+                                               (3, 4), 0),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -207,6 +267,9 @@ PATTERNS = {
     "grad_pair_made_earlier": "def f(x):\n    return x ** 2, x\ng = jax.grad(f)\n_r = g(2.0)\n",
     "scan_carry_of_a_lambda": "_r = jax.lax.scan(lambda c, x: (c + x, x), jnp.int32(0), "
                               "jnp.ones(3))\n",
+    # a traced value formatted into a string kept in a name: no print to make debug.print
+    "formatted_label": "@jax.jit\ndef f(x):\n    label = f'x={x:.2f}'\n    return x * 2\n"
+                       "_r = f(3.0)\n",
 }
 
 # fixes a card must not offer, each run as the learner would paste it: x made static where
@@ -221,7 +284,34 @@ REFUSED = {
     "cond_of_a_float_and_an_int_branch": ("@jax.jit\ndef f(x):\n    return jax.lax.cond("
                                           "x < 3, lambda: 3.0 * x ** 2, lambda: -4 * x)\n"
                                           "_r = f(2)\n"),
+    # the cards' code before stop 100's audit, pasted (REFUSED_BEFORE names each one's case):
+    # the first int() cast alone; a list indexed by the cast; the array itself given a format
+    # spec; x static where the line converts traced y too; a statement's second line alone
+    "first_int_cast_alone": ("@jax.jit\ndef f(x):\n    lo, hi = x.min().astype(int), "
+                             "int(x.max())\n    return jnp.arange(3) * lo + hi\n"
+                             "_r = f(jnp.arange(1.0, 4.0))\n"),
+    "list_indexed_by_a_traced_int": ("table = [10.0, 20.0, 30.0]\n_r = jax.lax.scan(lambda c, x: "
+                                     "(c + table[x.astype(int)], None), 0.0, "
+                                     "jnp.arange(3))[0]\n"),
+    "format_spec_of_the_array_itself": ("@jax.jit\ndef f(x):\n    print(f'loss {x:.3f}')\n"
+                                        "    return x\n_r = f(3.0)\n"),
+    "static_x_of_two_floats_converted": ("from functools import partial\n"
+                                         "@partial(jax.jit, static_argnames=('x',))\n"
+                                         "def f(x, y):\n"
+                                         "    print(f'{float(x):.1f} {float(y):.1f}')\n"
+                                         "    return x + y\n_r = f(1.0, 2.0)\n"),
+    "fragment_of_a_statement": ("from functools import partial\n"
+                                "@partial(jax.jit, static_argnames=('y',))\ndef f(x, y):\n"
+                                "    + int(y))\n_r = f(1.0, 2.0)\n"),
 }
+
+# each refused program above that a card pasted before, and the case whose card pastes
+# another program now
+REFUSED_BEFORE = {"first_int_cast_alone": "int_of_two_values_unpacked",
+                  "list_indexed_by_a_traced_int": "int_indexing_a_list_in_scan",
+                  "format_spec_of_the_array_itself": "float_in_a_formatted_print",
+                  "static_x_of_two_floats_converted": "float_of_two_arguments_static",
+                  "fragment_of_a_statement": "int_in_a_statement_of_two_lines_static"}
 
 # the cases whose values are random draws (compared within 4 ulps: threefry's bits are
 # exact, the floats made of them are computed)
@@ -329,4 +419,21 @@ PASTED = {
     'scan_carry_float_start': 'def body(c, x):\n    return c + x, x\n_r = jax.lax.scan(body, jnp.asarray(jnp.int32(0), jnp.float32), jnp.ones(3))\n',
     'while_carry_leaf_cast_back': 'def halve(state):\n    i, v = state\n    # in halve, give carry[1] back with the type it came in as:\n    return i + 1, (v / 2).astype(jnp.int32).astype(jnp.float32)    # in place of return i + 1, (v / 2).astype(jnp.int32)\n_r = jax.lax.while_loop(lambda s: s[0] < 3, halve, (0, jnp.ones(2)))\n',
     'scan_carry_lost_its_axis': 'def body(c, x):\n    # in body, keep carry at shape (2,), as it came in:\n    return jnp.broadcast_to(c.sum() + x, (2,)), x    # in place of return c.sum() + x, x\n_r = jax.lax.scan(body, jnp.ones(2), jnp.ones(3))\n',
+    'int_of_two_values_unpacked': '@jax.jit\ndef f(x):\n    lo, hi = x.min().astype(int), x.max().astype(int)   # instead of int(x.min()) and int(x.max()): traced, arrays of int dtype\n    return jnp.arange(3) * lo + hi\n_r = f(jnp.arange(1.0, 4.0))\n',
+    'int_of_two_indices': '@jax.jit\ndef f(x, i, j):\n    return x[i.astype(int)] + x[j.astype(int)]   # instead of int(i) and int(j): traced, arrays of int dtype\n_r = f(jnp.arange(4.0), jnp.array(1), jnp.array(3))\n',
+    'int_indexing_a_list_in_scan': 'table = [10.0, 20.0, 30.0]\n_r = jax.lax.scan(lambda c, x: (c + jnp.asarray(table)[x.astype(int)], None), 0.0, jnp.arange(3))[0]   # instead of int(x): traced, an array of int dtype (a list indexed by one made an array)\n',
+    'float_in_a_formatted_print': "@jax.jit\ndef f(x):\n    jax.debug.print('loss {:.3f}', x)    # prints the values as the program runs: a format spec needs a number, which a traced value has not\n    return x\n_r = f(3.0)\n",
+    'float_of_two_arguments_static': "from functools import partial\n@partial(jax.jit, static_argnames=('x', 'y'))   # in place of @jax.jit\ndef f(x, y):\n    # then this line sees a Python value:\n    print(f'{float(x):.1f} {float(y):.1f}')\n    return x + y\n_r = f(1.0, 2.0)\n",
+    'float_of_two_arguments_printed': "@jax.jit\ndef f(x, y):\n    jax.debug.print('{:.1f} {:.1f}', x, y)    # prints the values as the program runs: a format spec needs a number, which a traced value has not\n    return x + y\n_r = f(1.0, 2.0)\n",
+    'at_plus_equals': 'x = jnp.zeros(3)\nx = x.at[0].add(1.0)    # a new array, bound to x\n_r = x\n',
+    'at_minus_equals_under_jit': '@jax.jit\ndef f(x):\n    x = x.at[1].subtract(2.0)    # a new array, bound to x\n    return x\n_r = f(jnp.zeros(3))\n',
+    'if_of_a_none_default_vector': '@jax.jit\ndef f(x, weights=None):\n    if weights is not None:    # whether weights was given (its default is None): known while tracing\n        x = x * weights\n    return x\n_r = [f(jnp.ones(3), jnp.array([1.0, 0.0, 2.0])), f(jnp.ones(3))]\n',
+    'if_not_of_a_none_default': '@jax.jit\ndef f(x, scale=None):\n    if scale is None:    # whether scale was given (its default is None): known while tracing\n        scale = 1.0\n    return x * scale\n_r = [f(2.0, scale=0.0), f(2.0)]\n',
+    'ifexp_of_a_none_default': '@jax.jit\ndef f(x, b=None):\n    return x + b if b is not None else x    # whether b was given (its default is None): known while tracing\n_r = [f(1.0, 0.5), f(1.0)]\n',
+    'elif_of_a_none_default': '@jax.jit\ndef f(x, *, w=None):\n    if x is None:\n        return 0.0\n    elif w is not None:    # whether w was given (its default is None): known while tracing\n        return x * w\n    return x\n_r = [f(2.0, w=0.0), f(2.0)]\n',
+    'formatted_print_under_jit': "@jax.jit\ndef f(x):\n    jax.debug.print('{:.2f}', x)    # prints the values as the program runs\n    return x * 2\n_r = f(3.0)\n",
+    'formatted_print_under_grad': "def f(x):\n    jax.debug.print('x = {:.2f}', x)    # prints the values as the program runs\n    return x ** 2\n_r = jax.grad(f)(3.0)\n",
+    'formatted_print_under_vmap': "def f(x):\n    jax.debug.print('x = {:.2f}', x)    # prints the values as the program runs\n    return x ** 2\n_r = jax.vmap(f)(jnp.arange(3.0))\n",
+    'int_in_a_statement_of_two_lines_static': "from functools import partial\n@partial(jax.jit, static_argnames=('y',))   # in place of @jax.jit\ndef f(x, y):\n    # then this line sees a Python value:\n    return (x * 2\n            + int(y))\n_r = f(1.0, 2.0)\n",
+    'int_in_a_statement_of_two_lines_traced': '@jax.jit\ndef f(x, i):\n    return jnp.take(x,\n                    i.astype(int))   # instead of int(i): traced, an array of int dtype\n    # a size? take it from a shape, known under jit (n = x.shape[0])\n_r = f(jnp.arange(3.0), jnp.array(2))\n',
 }

@@ -21,7 +21,7 @@ from numerics import assert_allclose_ulp                                     # t
 from ipython_shell import ran_failing, shell_fixture                         # tests/support
 
 from card_rewrites_pasted_cases import (CASES, PASTED, PATTERNS, RANDOM, REFUSED,  # tests/data
-                                        pasted, snippet)
+                                        REFUSED_BEFORE, pasted, snippet)
 
 JAX = locations.recorded("card_rewrites_pasted_reference.json")
 
@@ -139,3 +139,25 @@ def test_a_cond_of_branches_of_two_dtypes_is_offered_cast(tmp_path):
     assert "lambda: -4 * x)" not in rewrite, rewrite
     assert "# or, to run only one branch (both must give one dtype: -4 * x (int32) cast to " \
         "jnp.where's float32):" in rewrite.splitlines(), rewrite
+
+
+@pytest.mark.parametrize("refused", sorted(REFUSED_BEFORE))
+def test_a_card_no_longer_pastes_a_program_jax_refuses(refused, tmp_path):
+    """Stop 100's audit: the code a card offered (the first of two int() casts, a Python
+    list indexed by the cast, `print(f'loss {x:.3f}')` of the array itself, x static where
+    the line converts traced y too), pasted, raises JAX 0.10.2's error (REFUSED, recorded)
+    and jxkernel's; the card for its case pastes another program now (checked to give JAX's
+    value by test_the_cards_code_pasted_runs_as_jaxs)."""
+    with pytest.raises(Exception) as raised:
+        _run(REFUSED[refused], str(tmp_path / f"{refused}.py"))
+    assert type(raised.value).__name__ == JAX["refused"][refused] is not None
+    program, span, take = CASES[REFUSED_BEFORE[refused]]
+    with pytest.raises(Exception) as raised:
+        _run(program, str(tmp_path / "case.py"))
+    source = pasted(program, span, take, error_cards.card_for(raised.value).rewrite)
+    assert _code_of(source) != _code_of(REFUSED[refused]), source
+
+
+def _code_of(program) -> list:
+    """A program's lines of code, comments and blank lines dropped."""
+    return [code for line in program.splitlines() if (code := line.split("#")[0].rstrip())]

@@ -88,7 +88,8 @@ and its kin: a field of the learner's eqx.Module built as an array, `jnp.array(1
 Python int under jit: a Python int, eqx.field(static=True)), equinox-features (TypeError: one
 example of another size given to eqx.nn.Linear, `eqx.nn.Linear(784, 10)` on (785,)),
 check-format-args (TypeError: checkify.check given a Python number to format, `i=i` in a
-checkified function called with an int, not jitted).
+checkified function called with an int, not jitted), traced-format (TypeError: a format spec
+given a traced value, `print(f'{x:.2f}')` under jit, grad or vmap: jax.debug.print).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -101,7 +102,8 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `s
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`,
 `lowered_calls.py`, `objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`, `collectives.py`,
 `meshes.py`, `devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`,
-`check_arguments.py`.
+`check_arguments.py`, `conversions.py` (a conversion of a traced value rewritten: int(i) as
+i.astype(int), a formatted number as jax.debug.print).
 `_CARDS` below says which card an exception gets, in order: the first whose test passes.
 
 With `%load_ext jxkernel`, the exception handler of notebook/tracebacks.py shows the card
@@ -166,6 +168,7 @@ from .equinox import (_batch_into_layer_card, _frozen_field_card, _grad_of_modul
                       _is_jit_of_module, _is_linear_features, _is_traced_field,
                       _jit_of_module_card, _linear_features_card, _traced_field_card)
 from .closed_modules import _closed_modules_card, _is_closed_modules
+from .conversions import _format_card, _is_traced_format
 from .layers import _is_layer_features, _layer_features_card
 from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
@@ -297,6 +300,7 @@ _CARDS = [
     (_is_jnp_static, _jnp_static_card),
     (_is_traced_parameter, _traced_parameter_card),
     (_is_traced_hash, _traced_hash_card),
+    (_is_traced_format, _format_card),
     (_is_unbound_axis, _unbound_axis_card),
     (_is_mesh_mismatch, _mesh_mismatch_card),
     (_is_late_device_count, _late_device_count_card),

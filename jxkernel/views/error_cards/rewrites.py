@@ -296,6 +296,24 @@ def _parse_line(where):
         return None
 
 
+def _whole_statement(where):
+    """`where` with its code the whole statement its line is part of, where the line alone
+    does not parse (`+ int(y))`, the second line of `return (x * 2`: the card rewrote the
+    fragment, which pasted did not parse, or gave a template); `where` itself otherwise."""
+    tree = _parse_file(where.get("_path")) if where and _parse_line(where) is None else None
+    simple = (ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
+    around = [s for s in ast.walk(tree) if isinstance(s, simple) and
+              s.lineno <= where["line"] <= s.end_lineno] if tree is not None else []
+    if not around:
+        return where
+    stmt = max(around, key=lambda s: s.lineno)
+    lines = linecache.getlines(where["_path"])[stmt.lineno - 1:stmt.end_lineno]
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    text = "".join(line[indent:] if not line[:indent].strip() else line.lstrip()
+                   for line in lines).rstrip("\n")
+    return {**where, "code": text} if _parse_line({"code": text}) is not None else where
+
+
 def _siblings(tree, target) -> list:
     for node in ast.walk(tree):
         for name in ("body", "orelse", "finalbody"):

@@ -151,6 +151,10 @@ def _immutable_card(exc, where, called_from) -> ErrorCard:
     if str(exc).startswith(_AT_ASSIGNED):      # `x.at[i] = v`: half of the fix, assigned to
         why = ("x.at[i] = v assigns into .at, which only describes an update: .set(v) (or "
                ".add, ...) makes it, returning a new array, as JAX arrays are immutable.")
+    elif _AT_UPDATED.match(str(exc)):          # `x.at[i] += v`: the operator, not the method
+        why = ("x.at[i] += v applies += to .at[i], which only describes an update and has no "
+               "operators: .add(v) (.subtract for -=, .multiply, .divide) makes it, returning "
+               "a new array, as JAX arrays are immutable.")
     return ErrorCard(
         "immutable-array", "JAX arrays cannot be changed in place",
         why=why,
@@ -183,8 +187,14 @@ _IMMUTABLE = "JAX arrays are immutable and do not support in-place item assignme
 _AT_ASSIGNED = "'_IndexUpdateHelper' object does not support item assignment"
 
 
+# `x.at[0] += 1.0`: Python's += of .at[0], which has no operators (JAX 0.10.2's words, and
+# no card: the rewrite was there, `x = x.at[0].add(1.0)`, unasked)
+_AT_UPDATED = re.compile(r"unsupported operand type\(s\) for [-+*/]=: '_IndexUpdateRef'")
+
+
 def _is_item_assignment(e) -> bool:
-    return isinstance(e, TypeError) and str(e).startswith((_IMMUTABLE, _AT_ASSIGNED))
+    return isinstance(e, TypeError) and (str(e).startswith((_IMMUTABLE, _AT_ASSIGNED)) or
+                                         _AT_UPDATED.match(str(e)) is not None)
 
 
 # ------------------------------------------------------------------ traced slice bounds

@@ -9,10 +9,12 @@ import re
 from ...core import errors as jx_errors
 from ...core.trace import Tracer
 from .card import ErrorCard, _DOCS
+from .conversions import _astype_rewrite, _unwrapped
 from .reading import (_array_note, _or_static, _origin, _static_fix, _static_how,
                       _traced_phrase, _user_frame)
 from .rewrites import (_branch_rewrite, _node_at, _parse_line, _pattern, _print_when,
-                       _python_math_rewrite, _range_loop_rewrite)
+                       _python_math_rewrite, _range_loop_rewrite, _whole_statement)
+from .truth import _NONE_WHY, _none_test
 
 
 def _bool_card(exc, where, called_from) -> ErrorCard:
@@ -28,6 +30,10 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
     rewrite = (f"{builtin}    # jnp's max and min: traced, no True or False needed"
                if builtin else _in_jnp(_branch_rewrite(where, _user_frame(exc)))) + \
         _or_static(origin, static, "value")
+    # `if bias:` of an argument defaulting to None: whether it was given, asked of Python
+    none = "" if builtin or printing else _none_test(node, where)
+    if none:
+        rewrite = f"{none}\n# or, if the test is of its value (nonzero), traced:\n{rewrite}"
     if printing:
         why = (f"This line needs True or False, but the condition depends on "
                f"{_traced_phrase(origin)}. Python's if and print run while tracing, once per "
@@ -49,7 +55,7 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
     else:
         why = (f"This line needs True or False, but the condition depends on "
                f"{_traced_phrase(origin)}. Python's if/while/and/or/not run while tracing, "
-               f"before any value exists.")
+               f"before any value exists." + (_NONE_WHY if none else ""))
         fix = ("Branch inside the program: jnp.where(cond, a, b) computes both and picks "
                "elementwise; lax.cond(cond, true_fn, false_fn) runs one branch; loops: "
                "lax.while_loop / lax.fori_loop.")
@@ -107,6 +113,11 @@ def _also_static(static, origin, where, exc) -> str:
         parent, (ast.Call, ast.Tuple, ast.List, ast.Slice, ast.keyword))
         for child in ast.iter_child_nodes(parent)
         if isinstance(child, ast.Name) and child is not getattr(parent, "func", None)}
+    # a Python number converted on the line (`f'{float(x):.1f} {float(y):.1f}'`): x static
+    # alone, float(y) still raised (JAX 0.10.2), a float argument too
+    converted = {call.args[0].id for call in ast.walk(tree) if isinstance(call, ast.Call)
+                 and isinstance(call.func, ast.Name) and call.func.id in _CONVERTERS
+                 and len(call.args) == 1 and isinstance(call.args[0], ast.Name)}
     tb, jitted = getattr(exc, "__traceback__", None), None
     while tb is not None:                 # the jitted function's frame: its parameters
         if tb.tb_frame.f_code.co_name == function:
@@ -116,34 +127,43 @@ def _also_static(static, origin, where, exc) -> str:
         return static
     code = jitted.f_code
     names = [p for p in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-             if p == arg or p in read and _python_number_traced(jitted.f_locals.get(p))]
+             if p == arg or p in read and _python_number_traced(jitted.f_locals.get(p))
+             or p in converted and _python_number_traced(jitted.f_locals.get(p), "")]
     if names == [arg] or arg not in names:
         return static
     return static.replace(written, f"static_argnames={tuple(names)!r}")
 
 
-def _python_number_traced(value) -> bool:
+def _python_number_traced(value, kind="int") -> bool:
+    """Whether `value` is a Python number traced (0-d, weak), of `kind` ("" for any)."""
     aval = getattr(value, "aval", None)
     return isinstance(value, Tracer) and getattr(aval, "shape", None) == () and \
-        getattr(aval, "weak_type", False) and "int" in str(getattr(aval, "dtype", ""))
+        getattr(aval, "weak_type", False) and kind in str(getattr(aval, "dtype", ""))
+
+
+_CONVERTERS = ("int", "float", "complex", "bool")
 
 
 def _concretization_card(exc, where, called_from) -> ErrorCard:
+    # a line of a longer statement: the whole statement rewritten (its fragment did not parse)
+    where = _whole_statement(where)
     origin = _origin(exc)
     integer = isinstance(exc, jx_errors.TracerIntegerConversionError)
     static = _also_static(_static_fix(origin, where, exc), origin, where, exc)
     code = where["code"] if where else ""
     converts = re.search(r"\b(int|float|complex|bool)\(([^()]*)\)?", code)
     # JAX's own advice for int(x) / float(x) of a tracer: convert the dtype, stay traced
-    astype = _astype_rewrite(where, converts.group(1)) if converts else ""
+    frame = _user_frame(exc)
+    astype = _astype_rewrite(where, converts.group(1), frame) if converts else ""
     looped = ""
     if converts and converts.group(1) in ("float", "complex") and \
             (converts.group(2) or "").strip() and converts.group(0).endswith(")"):
         # float(w) only made a Python number of an array: the array itself does as well, and
         # stays traced (under grad, JAX refuses float() of w even though its value is known:
         # a Python number would have no derivative)
-        astype = (f"{code.replace(converts.group(0), converts.group(2).strip(), 1)}   # the "
-                  f"array itself, traced: no {converts.group(1)}()")
+        astype = _unwrapped(where, converts.group(1), frame) or \
+            (f"{code.replace(converts.group(0), converts.group(2).strip(), 1)}   # the "
+             f"array itself, traced: no {converts.group(1)}()")
     # x.item() / x.tolist() of a static argument cannot work: static, x is the Python number
     # itself, which has no .item() (JAX: "'float' object has no attribute 'item'"); the fix is
     # to keep the array, which jnp code takes wherever it took the number
@@ -157,7 +177,8 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         in_place = "\n" not in static and "lambda" in static
         # after a `def f(...):` the line is in its body: indented, as it would be pasted
         body = "    " if static.rstrip().endswith(":") else ""
-        rewrite = static + (f"\n{body}# then this line sees a Python value:\n{body}{code}"
+        lines = "\n".join(body + line for line in code.splitlines())  # (a statement's all)
+        rewrite = static + (f"\n{body}# then this line sees a Python value:\n{lines}"
                             if code and not in_place else "")
         rewrite += f"\n# or, if an array is fine here, keep it traced:\n{astype}" if astype else ""
         loop = _range_loop_rewrite(where) if where else ""
@@ -274,34 +295,6 @@ def _numpy_for_constants(where, frame, origin) -> str:
         line = line[:start] + (numpy or "np").encode() + line[end:]
     return (("" if numpy else "import numpy as np\n") + line.decode() +
             "    # NumPy's: a Python value while tracing")
-
-
-def _astype_rewrite(where, name) -> str:
-    """JAX's advice for int(x) / bool(x) of a tracer, x.astype(int), written on the user's
-    line: the converted expression itself cast (it said `value = x.astype(int)` whatever the
-    line converted, so `x[int(i)]` pasted as the data array cast, and `int(x.sum())` as the
-    whole vector); the template where the line has no such call.
-
-        >>> _astype_rewrite({"code": "return x[int(i)]"}, "int")
-        'return x[i.astype(int)]   # instead of int(i): traced, an array of int dtype'
-        >>> _astype_rewrite({"code": "n = int(a + b)"}, "int")
-        'n = (a + b).astype(int)   # instead of int(a + b): traced, an array of int dtype'
-    """
-    code = where["code"] if where else ""
-    tree = _parse_line(where)
-    for call in ast.walk(tree) if tree is not None else ():
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
-                call.func.id == name and len(call.args) == 1 and not call.keywords:
-            whole = ast.get_source_segment(code, call)
-            value = ast.get_source_segment(code, call.args[0])
-            if not whole or not value or code.count(whole) != 1:
-                break
-            simple = isinstance(call.args[0], (ast.Name, ast.Attribute, ast.Call,
-                                               ast.Subscript))
-            cast = f"{value if simple else f'({value})'}.astype({name})"
-            return (f"{code.replace(whole, cast, 1)}   # instead of {whole}: traced, an array "
-                    f"of {name} dtype")
-    return f"# x.astype({name}) in place of {name}(x): traced, an array of {name} dtype"
 
 
 def _kept_outside(where, frame) -> str | None:
