@@ -1256,6 +1256,356 @@ SCENARIOS = {
         "    f(jnp.ones(3))\n"
         "finally:\n"
         "    jax.config.update('jax_enable_x64', False)\n"),
+    "grad_accumulator_starts_as_none": (
+        "gradients summed over micro-batches, the accumulator None at first, then a dict",
+        "@jax.jit\n"
+        "def accumulate(acc, grads):\n"
+        "    if acc is None:\n"
+        "        return grads\n"
+        "    return jax.tree.map(lambda a, g: a + g, acc, grads)\n"
+        "grads = {'w': jnp.ones((3, 2)), 'b': jnp.ones(2)}\n"
+        "acc = None\n"
+        "for _ in range(3):\n"
+        "    acc = accumulate(acc, grads)\n"
+        "out = acc['w']\n"),
+    "adam_state_dict_starts_as_floats": (
+        "an Adam state dict whose m and v start as 0.0 and come back as arrays",
+        "@jax.jit\n"
+        "def adam(w, g, state):\n"
+        "    m = 0.9 * state['m'] + 0.1 * g\n"
+        "    v = 0.99 * state['v'] + 0.01 * g * g\n"
+        "    return w - 0.01 * m / (jnp.sqrt(v) + 1e-8), {'m': m, 'v': v}\n"
+        "w = jnp.ones(3)\n"
+        "state = {'m': 0.0, 'v': 0.0}\n"
+        "for _ in range(3):\n"
+        "    w, state = adam(w, jnp.ones(3), state)\n"
+        "out = w\n"),
+    "opt_state_tuple_starts_as_floats": (
+        "an Adam state tuple (m, v) of two 0.0s, given back as arrays",
+        "@jax.jit\n"
+        "def adam(w, g, state):\n"
+        "    m, v = state\n"
+        "    m = 0.9 * m + 0.1 * g\n"
+        "    v = 0.99 * v + 0.01 * g * g\n"
+        "    return w - 0.01 * m / (jnp.sqrt(v) + 1e-8), (m, v)\n"
+        "w = jnp.ones(3)\n"
+        "state = (0.0, 0.0)\n"
+        "for _ in range(3):\n"
+        "    w, state = adam(w, jnp.ones(3), state)\n"
+        "out = w\n"),
+    "momentum_namedtuple_starts_as_float": (
+        "a namedtuple optimizer state whose velocity starts as 0.0",
+        "import collections\n"
+        "Opt = collections.namedtuple('Opt', ['velocity', 'count'])\n"
+        "@jax.jit\n"
+        "def sgd(w, g, opt):\n"
+        "    v = 0.9 * opt.velocity + g\n"
+        "    return w - 0.1 * v, Opt(v, opt.count + 1)\n"
+        "w = jnp.ones(3)\n"
+        "opt = Opt(0.0, 0)\n"
+        "for _ in range(3):\n"
+        "    w, opt = sgd(w, jnp.ones(3), opt)\n"
+        "out = w\n"),
+    "frozen_dataclass_state_starts_as_float": (
+        "a frozen register_dataclass optimizer state whose momentum starts as 0.0",
+        "import dataclasses\n"
+        "@jax.tree_util.register_dataclass\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Opt:\n"
+        "    mu: jax.Array\n"
+        "@jax.jit\n"
+        "def sgd(w, g, opt):\n"
+        "    mu = 0.9 * opt.mu + g\n"
+        "    return w - 0.1 * mu, Opt(mu)\n"
+        "w = jnp.ones(3)\n"
+        "opt = Opt(0.0)\n"
+        "for _ in range(3):\n"
+        "    w, opt = sgd(w, jnp.ones(3), opt)\n"
+        "out = w\n"),
+    "tuple_batch_last_short": (
+        "a batch tuple (x, y) sliced per step: the last batch is short",
+        "@jax.jit\n"
+        "def loss(w, batch):\n"
+        "    x, y = batch\n"
+        "    return ((x @ w) - y).sum()\n"
+        "xs, ys = jnp.ones((10, 3)), jnp.zeros(10)\n"
+        "w = jnp.ones(3)\n"
+        "total = 0.0\n"
+        "for i in range(0, 10, 4):\n"
+        "    batch = (xs[i:i + 4], ys[i:i + 4])\n"
+        "    total = total + loss(w, batch)\n"
+        "out = total\n"),
+    "batch_unpacked_as_keywords_last_short": (
+        "loss(w, **batch), the batch a dict sliced per step: the last is short",
+        "@jax.jit\n"
+        "def loss(w, x, y):\n"
+        "    return ((x @ w) - y).sum()\n"
+        "data = {'x': jnp.ones((10, 3)), 'y': jnp.zeros(10)}\n"
+        "w = jnp.ones(3)\n"
+        "total = 0.0\n"
+        "for i in range(0, 10, 4):\n"
+        "    batch = {k: v[i:i + 4] for k, v in data.items()}\n"
+        "    total = total + loss(w, **batch)\n"
+        "out = total\n"),
+    "namedtuple_batch_label_dtype": (
+        "a Batch namedtuple whose labels are ints, then floats",
+        "import collections\n"
+        "Batch = collections.namedtuple('Batch', ['x', 'y'])\n"
+        "@jax.jit\n"
+        "def loss(w, batch):\n"
+        "    return ((batch.x @ w) - batch.y).mean()\n"
+        "w = jnp.ones(3)\n"
+        "batch = Batch(jnp.ones((4, 3)), jnp.array([0, 1, 0, 1]))\n"
+        "l1 = loss(w, batch)\n"
+        "batch = Batch(jnp.ones((4, 3)), jnp.array([0., 1., 0., 1.]))\n"
+        "l2 = loss(w, batch)\n"
+        "out = [l1, l2]\n"),
+    "dict_literal_label_dtype": (
+        "a batch dict written in the call: its labels ints, then floats",
+        "@jax.jit\n"
+        "def loss(w, batch):\n"
+        "    return ((batch['x'] @ w) - batch['y']).mean()\n"
+        "w = jnp.ones(3)\n"
+        "l1 = loss(w, {'x': jnp.ones((4, 3)), 'y': jnp.array([0, 1, 0, 1])})\n"
+        "l2 = loss(w, {'x': jnp.ones((4, 3)), 'y': jnp.array([0., 1., 0., 1.])})\n"
+        "out = [l1, l2]\n"),
+    "tuple_literal_label_dtype": (
+        "a batch tuple written in the call: its labels ints, then floats",
+        "@jax.jit\n"
+        "def loss(w, batch):\n"
+        "    x, y = batch\n"
+        "    return ((x @ w) - y).mean()\n"
+        "w = jnp.ones(3)\n"
+        "l1 = loss(w, (jnp.ones((4, 3)), jnp.array([0, 1, 0, 1])))\n"
+        "l2 = loss(w, (jnp.ones((4, 3)), jnp.array([0., 1., 0., 1.])))\n"
+        "out = [l1, l2]\n"),
+    "keyword_with_an_array_default_passed": (
+        "a keyword whose default is an array: left out, then passed",
+        "@jax.jit\n"
+        "def f(x, scale=jnp.ones(3)):\n"
+        "    return x * scale\n"
+        "x = jnp.ones(3)\n"
+        "y1 = f(x)\n"
+        "y2 = f(x, scale=jnp.full(3, 2.0, jnp.float32))\n"
+        "out = [y1, y2]\n"),
+    "step_count_int_then_int32": (
+        "a learning-rate schedule's step: a Python int, then jnp.int32",
+        "@jax.jit\n"
+        "def lr_at(step):\n"
+        "    return 0.1 * 0.99 ** step\n"
+        "step = 0\n"
+        "lr1 = lr_at(step)\n"
+        "step = jnp.int32(step + 1)\n"
+        "lr2 = lr_at(step)\n"
+        "out = [lr1, lr2]\n"),
+    "grad_accumulator_starts_as_none_fixed": (
+        "grad_accumulator_starts_as_none with its note's code pasted before the loop's call",
+        "@jax.jit\n"
+        "def accumulate(acc, grads):\n"
+        "    if acc is None:\n"
+        "        return grads\n"
+        "    return jax.tree.map(lambda a, g: a + g, acc, grads)\n"
+        "grads = {'w': jnp.ones((3, 2)), 'b': jnp.ones(2)}\n"
+        "acc = None\n"
+        "for _ in range(3):\n"
+        "    acc = {'b': jnp.zeros((2,)), 'w': jnp.zeros((3, 2))} if acc is None else acc    # "
+        "arrays in every call\n"
+        "    acc = accumulate(acc, grads)\n"
+        "out = acc['w']\n"),
+    "grad_accumulator_starts_as_none_reset_to_none": (
+        "grad_accumulator_starts_as_none with the note's old code, `acc = None` before each call: "
+        "one program, but the last step's gradients alone",
+        "@jax.jit\n"
+        "def accumulate(acc, grads):\n"
+        "    if acc is None:\n"
+        "        return grads\n"
+        "    return jax.tree.map(lambda a, g: a + g, acc, grads)\n"
+        "grads = {'w': jnp.ones((3, 2)), 'b': jnp.ones(2)}\n"
+        "acc = None\n"
+        "for _ in range(3):\n"
+        "    acc = None    # one kind of empty value, every call\n"
+        "    acc = accumulate(acc, grads)\n"
+        "out = acc['w']\n"),
+    "adam_state_dict_starts_as_floats_fixed": (
+        "adam_state_dict_starts_as_floats with its note's code pasted after the state is made",
+        "@jax.jit\n"
+        "def adam(w, g, state):\n"
+        "    m = 0.9 * state['m'] + 0.1 * g\n"
+        "    v = 0.99 * state['v'] + 0.01 * g * g\n"
+        "    return w - 0.01 * m / (jnp.sqrt(v) + 1e-8), {'m': m, 'v': v}\n"
+        "w = jnp.ones(3)\n"
+        "state = {'m': 0.0, 'v': 0.0}\n"
+        "state['m'] = jnp.broadcast_to(jnp.asarray(state['m'], jnp.float32), (3,))    # from the "
+        "start\n"
+        "state['v'] = jnp.broadcast_to(jnp.asarray(state['v'], jnp.float32), (3,))    # from the "
+        "start\n"
+        "for _ in range(3):\n"
+        "    w, state = adam(w, jnp.ones(3), state)\n"
+        "out = w\n"),
+    "opt_state_tuple_starts_as_floats_fixed": (
+        "opt_state_tuple_starts_as_floats with its note's code pasted after the state is made",
+        "@jax.jit\n"
+        "def adam(w, g, state):\n"
+        "    m, v = state\n"
+        "    m = 0.9 * m + 0.1 * g\n"
+        "    v = 0.99 * v + 0.01 * g * g\n"
+        "    return w - 0.01 * m / (jnp.sqrt(v) + 1e-8), (m, v)\n"
+        "w = jnp.ones(3)\n"
+        "state = (0.0, 0.0)\n"
+        "state = (jnp.broadcast_to(jnp.asarray(state[0], jnp.float32), (3,)),) + state[1:]    # "
+        "from the start\n"
+        "state = state[:1] + (jnp.broadcast_to(jnp.asarray(state[1], jnp.float32), (3,)),) + "
+        "state[2:]    # from the start\n"
+        "for _ in range(3):\n"
+        "    w, state = adam(w, jnp.ones(3), state)\n"
+        "out = w\n"),
+    "momentum_namedtuple_starts_as_float_fixed": (
+        "momentum_namedtuple_starts_as_float with its note's code pasted after the state is made",
+        "import collections\n"
+        "Opt = collections.namedtuple('Opt', ['velocity', 'count'])\n"
+        "@jax.jit\n"
+        "def sgd(w, g, opt):\n"
+        "    v = 0.9 * opt.velocity + g\n"
+        "    return w - 0.1 * v, Opt(v, opt.count + 1)\n"
+        "w = jnp.ones(3)\n"
+        "opt = Opt(0.0, 0)\n"
+        "opt = opt._replace(velocity=jnp.broadcast_to(jnp.asarray(opt.velocity, jnp.float32), "
+        "(3,)))    # from the start\n"
+        "for _ in range(3):\n"
+        "    w, opt = sgd(w, jnp.ones(3), opt)\n"
+        "out = w\n"),
+    "frozen_dataclass_state_starts_as_float_fixed": (
+        "frozen_dataclass_state_starts_as_float with its note's code pasted after the state is "
+        "made",
+        "import dataclasses\n"
+        "@jax.tree_util.register_dataclass\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Opt:\n"
+        "    mu: jax.Array\n"
+        "@jax.jit\n"
+        "def sgd(w, g, opt):\n"
+        "    mu = 0.9 * opt.mu + g\n"
+        "    return w - 0.1 * mu, Opt(mu)\n"
+        "w = jnp.ones(3)\n"
+        "opt = Opt(0.0)\n"
+        "import dataclasses\n"
+        "opt = dataclasses.replace(opt, mu=jnp.broadcast_to(jnp.asarray(opt.mu, jnp.float32), "
+        "(3,)))\n"
+        "for _ in range(3):\n"
+        "    w, opt = sgd(w, jnp.ones(3), opt)\n"
+        "out = w\n"),
+    "tuple_batch_last_short_fixed": (
+        "tuple_batch_last_short with its note's code pasted before the loop's call",
+        "@jax.jit\n"
+        "def loss(w, batch):\n"
+        "    x, y = batch\n"
+        "    return ((x @ w) - y).sum()\n"
+        "xs, ys = jnp.ones((10, 3)), jnp.zeros(10)\n"
+        "w = jnp.ones(3)\n"
+        "total = 0.0\n"
+        "for i in range(0, 10, 4):\n"
+        "    batch = (xs[i:i + 4], ys[i:i + 4])\n"
+        "    n = batch[0].shape[0]\n"
+        "    batch = (jnp.pad(batch[0], [(0, 4 - n)] + [(0, 0)] * (batch[0].ndim - 1)),) + "
+        "batch[1:]\n"
+        "    mask = jnp.arange(4) < n    # pass it in: weigh each row by it\n"
+        "    n = batch[1].shape[0]\n"
+        "    batch = batch[:1] + (jnp.pad(batch[1], [(0, 4 - n)] + [(0, 0)] * (batch[1].ndim - "
+        "1)),) + batch[2:]\n"
+        "    mask = jnp.arange(4) < n    # pass it in: weigh each row by it\n"
+        "    total = total + loss(w, batch)\n"
+        "out = total\n"),
+    "batch_unpacked_as_keywords_last_short_fixed": (
+        "batch_unpacked_as_keywords_last_short with its note's code pasted before the loop's call",
+        "@jax.jit\n"
+        "def loss(w, x, y):\n"
+        "    return ((x @ w) - y).sum()\n"
+        "data = {'x': jnp.ones((10, 3)), 'y': jnp.zeros(10)}\n"
+        "w = jnp.ones(3)\n"
+        "total = 0.0\n"
+        "for i in range(0, 10, 4):\n"
+        "    batch = {k: v[i:i + 4] for k, v in data.items()}\n"
+        "    n = batch['x'].shape[0]\n"
+        "    batch['x'] = jnp.pad(batch['x'], [(0, 4 - n)] + [(0, 0)] * (batch['x'].ndim - 1))\n"
+        "    mask = jnp.arange(4) < n    # pass it in: weigh each row by it\n"
+        "    n = batch['y'].shape[0]\n"
+        "    batch['y'] = jnp.pad(batch['y'], [(0, 4 - n)] + [(0, 0)] * (batch['y'].ndim - 1))\n"
+        "    mask = jnp.arange(4) < n    # pass it in: weigh each row by it\n"
+        "    total = total + loss(w, **batch)\n"
+        "out = total\n"),
+    "namedtuple_batch_label_dtype_fixed": (
+        "namedtuple_batch_label_dtype with its note's code pasted before line 8's call",
+        "import collections\n"
+        "Batch = collections.namedtuple('Batch', ['x', 'y'])\n"
+        "@jax.jit\n"
+        "def loss(w, batch):\n"
+        "    return ((batch.x @ w) - batch.y).mean()\n"
+        "w = jnp.ones(3)\n"
+        "batch = Batch(jnp.ones((4, 3)), jnp.array([0, 1, 0, 1]))\n"
+        "batch = batch._replace(y=jnp.asarray(batch.y, jnp.float32))\n"
+        "l1 = loss(w, batch)\n"
+        "batch = Batch(jnp.ones((4, 3)), jnp.array([0., 1., 0., 1.]))\n"
+        "l2 = loss(w, batch)\n"
+        "out = [l1, l2]\n"),
+    "namedtuple_batch_label_dtype_pasted_at_the_later_call": (
+        "namedtuple_batch_label_dtype with the note's old code pasted under it, before line 10's "
+        "call, whose labels are float32 already",
+        "import collections\n"
+        "Batch = collections.namedtuple('Batch', ['x', 'y'])\n"
+        "@jax.jit\n"
+        "def loss(w, batch):\n"
+        "    return ((batch.x @ w) - batch.y).mean()\n"
+        "w = jnp.ones(3)\n"
+        "batch = Batch(jnp.ones((4, 3)), jnp.array([0, 1, 0, 1]))\n"
+        "l1 = loss(w, batch)\n"
+        "batch = Batch(jnp.ones((4, 3)), jnp.array([0., 1., 0., 1.]))\n"
+        "batch = batch._replace(y=jnp.asarray(batch.y, jnp.float32))    # "
+        "dataclasses.replace(...) for a dataclass\n"
+        "l2 = loss(w, batch)\n"
+        "out = [l1, l2]\n"),
+    "dict_literal_label_dtype_fixed": (
+        "dict_literal_label_dtype with its note's code in place of line 5",
+        "@jax.jit\n"
+        "def loss(w, batch):\n"
+        "    return ((batch['x'] @ w) - batch['y']).mean()\n"
+        "w = jnp.ones(3)\n"
+        "batch = {'x': jnp.ones((4, 3)), 'y': jnp.array([0, 1, 0, 1])}    # line 5's argument, "
+        "named\n"
+        "batch['y'] = jnp.asarray(batch['y'], jnp.float32)\n"
+        "l1 = loss(w, batch)    # line 5, given it\n"
+        "l2 = loss(w, {'x': jnp.ones((4, 3)), 'y': jnp.array([0., 1., 0., 1.])})\n"
+        "out = [l1, l2]\n"),
+    "tuple_literal_label_dtype_fixed": (
+        "tuple_literal_label_dtype with its note's code in place of line 6",
+        "@jax.jit\n"
+        "def loss(w, batch):\n"
+        "    x, y = batch\n"
+        "    return ((x @ w) - y).mean()\n"
+        "w = jnp.ones(3)\n"
+        "batch = (jnp.ones((4, 3)), jnp.array([0, 1, 0, 1]))    # line 6's argument, named\n"
+        "batch = batch[:1] + (jnp.asarray(batch[1], jnp.float32),) + batch[2:]\n"
+        "l1 = loss(w, batch)    # line 6, given it\n"
+        "l2 = loss(w, (jnp.ones((4, 3)), jnp.array([0., 1., 0., 1.])))\n"
+        "out = [l1, l2]\n"),
+    "keyword_with_an_array_default_passed_fixed": (
+        "keyword_with_an_array_default_passed with scale passed in every call, as its note says",
+        "@jax.jit\n"
+        "def f(x, scale=jnp.ones(3)):\n"
+        "    return x * scale\n"
+        "x = jnp.ones(3)\n"
+        "y1 = f(x, scale=jnp.ones(3))\n"
+        "y2 = f(x, scale=jnp.full(3, 2.0, jnp.float32))\n"
+        "out = [y1, y2]\n"),
+    "step_count_int_then_int32_fixed": (
+        "step_count_int_then_int32 with its note's code in place of line 5",
+        "@jax.jit\n"
+        "def lr_at(step):\n"
+        "    return 0.1 * 0.99 ** step\n"
+        "step = 0\n"
+        "lr1 = lr_at(jnp.asarray(step, jnp.int32))    # line 5\n"
+        "step = jnp.int32(step + 1)\n"
+        "lr2 = lr_at(step)\n"
+        "out = [lr1, lr2]\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

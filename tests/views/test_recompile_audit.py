@@ -12,6 +12,7 @@ fix each note offers, applied. JAX's log of each is in tests/data/recompile_audi
 
 tests/notebook/test_notebook_recompile_audit.py runs the same programs as notebook cells.
 """
+import difflib
 import functools
 import itertools
 import linecache
@@ -118,9 +119,12 @@ _JAX_LINE = re.compile(r"  (never seen function:|  \S+ defined at |but seen anot
 
 
 def _jax_part(message: str) -> str:
-    """A logged miss without the lines jxkernel adds after JAX's."""
+    """A logged miss without the lines jxkernel adds after JAX's: after each of JAX's lines
+    of a type that changed, where several did (an Adam state's m and v, a batch's x and y:
+    "* at state['m'], ..." then its fix, then "* at state['v'], ..."), not after the last
+    alone."""
     first, *lines = message.splitlines()
-    kept = list(itertools.takewhile(_JAX_LINE.match, lines))
+    kept = [line for line in lines if _JAX_LINE.match(line)]
     return "\n".join([first, *kept])
 
 
@@ -857,3 +861,117 @@ def test_a_structure_without_arrays_is_told_by_its_length_not_two_pytreedefs(nam
     assert (change.path, change.old, change.new) == (path, old, new)
     assert "PyTreeDef" not in change.fix and said in change.fix, change.fix
     assert REFERENCE[name]["lowerings"] == 2
+
+
+def _pasted_lines(name: str) -> list:
+    """The lines the `_fixed` twin of scenario `name` has that the scenario has not: the
+    note's code as pasted (its indent in a loop's body dropped)."""
+    program, fixed = (SCENARIOS[n][1].splitlines() for n in (name, name + "_fixed"))
+    return [line.strip() for tag, _, _, j1, j2 in
+            difflib.SequenceMatcher(None, program, fixed).get_opcodes()
+            if tag in ("insert", "replace") for line in fixed[j1:j2]]
+
+
+def test_a_none_accumulator_then_a_dict_of_arrays_is_given_zeros_not_none_again():
+    """acc = None, then accumulate(acc, grads) gives back a dict (JAX 0.10.2: "* at input path
+    [0][0], now <class 'dict'> and before <class 'NoneType'>"): the note's code was `acc =
+    None    # one kind of empty value, every call`, which JAX compiles once with, but whose
+    sum is the last step's gradients alone (reset_to_none: 1.0 where 3.0). Now the dict's
+    zeros where acc is None: one lowering, JAX's sum."""
+    name = "grad_accumulator_starts_as_none"
+    (change,) = _recompile(name)
+    assert (change.kind, change.path, change.old, change.new) == \
+        ("structure", "acc", "None", "a dict")
+    assert change.snippet.splitlines() == _pasted_lines(name), change.snippet
+    assert "acc = None" not in change.snippet and "zeros" in change.fix
+    recorded = {s: REFERENCE[name + s] for s in ("", "_fixed", "_reset_to_none")}
+    assert [r["lowerings"] for r in recorded.values()] == [2, 1, 1]
+    assert recorded["_fixed"]["out"] == recorded[""]["out"] != recorded["_reset_to_none"]["out"]
+    result, events, _ = jx_run(name + "_fixed")
+    assert len(events) == 1 and result["out"].tolist() == recorded["_fixed"]["out"]
+
+
+@pytest.mark.parametrize("name, written", [
+    ("opt_state_tuple_starts_as_floats", "state = (jnp.broadcast_to("),
+    ("momentum_namedtuple_starts_as_float", "opt = opt._replace(velocity="),
+    ("frozen_dataclass_state_starts_as_float", "opt = dataclasses.replace(opt, mu="),
+    ("tuple_batch_last_short", "batch = (jnp.pad(batch[0], ")])
+def test_an_entry_of_a_tuple_or_a_class_is_given_a_new_one_not_assigned(name, written):
+    """A state started as 0.0 in a tuple, a namedtuple or a frozen register_dataclass, and a
+    tuple batch's last, partial batch (JAX 0.10.2: "* at state[0], now f32[3] and before
+    f32[]", "* at opt.velocity", "* at batch[0]"): the code assigned the entry, `state[0] =
+    ...` (TypeError on a tuple), `opt.velocity = ...` (AttributeError on a namedtuple,
+    FrozenInstanceError on a frozen dataclass). It makes a new tuple or object now; pasted
+    as written (the _fixed twins), one lowering in JAX, JAX's values."""
+    _, events, _ = jx_run(name)
+    codes = [c.snippet for c in events[1].changes]
+    assert any(code.startswith(written) or f"\n{written}" in code for code in codes), codes
+    assert not any(re.search(rf"(?m)^{re.escape(c.path)} = ", c.snippet)
+                   for c in events[1].changes), codes
+    assert _pasted_lines(name) == [line for code in codes for line in code.splitlines()]
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+    assert REFERENCE[name + "_fixed"]["out"] == REFERENCE[name]["out"]
+    result, events, _ = jx_run(name + "_fixed")
+    assert len(events) == 1
+    assert np.asarray(result["out"]).tolist() == REFERENCE[name + "_fixed"]["out"]
+
+
+@pytest.mark.parametrize("name, first", [
+    ("namedtuple_batch_label_dtype", "# before line 8's call"),
+    ("dict_literal_label_dtype", "batch = {'x': jnp.ones((4, 3)), "),
+    ("tuple_literal_label_dtype", "batch = (jnp.ones((4, 3)), ")])
+def test_an_entrys_cast_is_written_at_the_call_whose_dtype_is_not_the_one_cast_to(name, first):
+    """Labels of a batch (a namedtuple's field, a dict's or tuple's entry) int32, then float32
+    (JAX 0.10.2: "* at batch.y, now f32[4] and before i32[4]"): the cast to float32 was
+    written in the parameter's name for no call, under the note at the later call, whose
+    labels are float32 already: pasted there, two lowerings (_pasted_at_the_later_call), and
+    where the call passed a literal it named nothing. It is written at the earlier call now,
+    its literal named first: pasted so, one lowering (_fixed)."""
+    (change,) = _recompile(name)
+    assert change.kind == "dtype" and change.snippet.startswith(first), change.snippet
+    pasted = [line.partition("    #")[0] for line in _pasted_lines(name)]
+    assert [line.partition("    #")[0] for line in change.snippet.splitlines()
+            if not line.startswith("# ")] == pasted, change.snippet
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+    if name.startswith("namedtuple"):
+        assert REFERENCE[name + "_pasted_at_the_later_call"]["lowerings"] == 2
+    result, events, _ = jx_run(name + "_fixed")
+    assert len(events) == 1
+
+
+def test_a_batch_unpacked_as_keywords_is_padded_in_the_dicts_entries():
+    """loss(w, **batch), its last batch short (JAX 0.10.2: "* at x, now f32[2,3] and before
+    f32[4,3]"): the padding was written `x = jnp.pad(x, ...)`, in the parameter's name, which
+    names nothing before `loss(w, **batch)`. It pads batch['x'] and batch['y'] now; pasted
+    before the call, one lowering, JAX's total."""
+    name = "batch_unpacked_as_keywords_last_short"
+    _, events, _ = jx_run(name)
+    codes = "\n".join(c.snippet for c in events[1].changes)
+    assert "batch['x'] = jnp.pad(batch['x'], " in codes and not re.search(r"(?m)^[xy] = ",
+                                                                         codes)
+    assert codes.splitlines() == _pasted_lines(name)
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+    result, events, _ = jx_run(name + "_fixed")
+    assert len(events) == 1 and float(result["out"]) == REFERENCE[name + "_fixed"]["out"]
+
+
+def test_an_array_default_closed_over_is_no_change_of_its_own():
+    """f(x), then f(x, scale=...), scale's default an array (JAX 0.10.2: one miss, "key sets:
+    {'scale'}"): left out, the default is closed over, so the note also said "(closed-over
+    constants): 1 constant(s) -> 0 constant(s)" with the fix "c is closed over ... This
+    compile picked up its new value": no `c` in the program, no value changed, and jit's key
+    holds no constant. The argument passed is the one change."""
+    (change,) = _recompile("keyword_with_an_array_default_passed")
+    assert (change.kind, change.path) == ("structure", "scale")
+    assert [REFERENCE["keyword_with_an_array_default_passed" + s]["lowerings"]
+            for s in ("", "_fixed")] == [2, 1]
+
+
+def test_a_dtype_is_written_with_its_article():
+    """A step counter, a Python int, then jnp.int32: "Give that call a int32 array" read the
+    fix; "an int32 array" (and "a float32 array", as before)."""
+    (change,) = _recompile("step_count_int_then_int32")
+    assert "Give that call an int32 array: jnp.asarray(step, jnp.int32)" in change.fix
+    assert change.snippet.splitlines() == _pasted_lines("step_count_int_then_int32")
+    (change,) = _recompile("jnp_float32_scalar_then_python_float")
+    assert "Give that call a float32 array" in change.fix, change.fix

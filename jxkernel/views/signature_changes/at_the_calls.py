@@ -75,6 +75,16 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
         elif c.kind == "structure" and _DEFAULTS_MERGED.search(c.snippet):
             out.append(_keys_in_the_callers_names(c, jitted, before, now))
             continue
+        elif c.kind == "dtype" and c.path != _root(c.path) and \
+                _root(c.path).isidentifier() and \
+                _entry_cast(c) in (_dtype_name(c.old), _dtype_name(c.new)):
+            # an entry's cast (batch['y'], a tuple's batch[1]) in the names the call passes,
+            # at the call whose dtype is not the one cast to: in the parameter's name, under
+            # the note at the later call, it named nothing where a literal was passed, and
+            # cast the later call's float32 labels to float32 (JAX 0.10.2: two lowerings
+            # pasted there, namedtuple_batch_label_dtype_pasted_at_the_later_call)
+            out.append(_in_the_callers_names(c, jitted, now, before))
+            continue
         elif cast is not None and cast.group(1) == cast.group(2) == c.path and \
                 cast.group(3) not in (_dtype_name(c.old), _dtype_name(c.new)):
             out.append(_cast_at_both_calls(c, jitted, before, now, cast.group(3)))
@@ -189,6 +199,29 @@ def _argument_at(site, jitted, path):
             lambda new: body[:start] + new + body[end:])
 
 
+def _unpacked_at(site, jitted, path) -> str | None:
+    """The entry of the dict the call at `site` unpacks (`loss(w, **batch)`) that gives the
+    parameter `path`: "batch['x']"; None where the call passes it otherwise, or unpacks no
+    one dict by a name."""
+    try:
+        params = inspect.signature(jitted._fun).parameters
+    except (TypeError, ValueError, AttributeError):
+        return None
+    call = _call_at(site, jitted)
+    if call is None or path not in params or \
+            params[path].kind not in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                      inspect.Parameter.KEYWORD_ONLY):
+        return None
+    unpacked = [k.value for k in call.keywords if k.arg is None]
+    given = any(k.arg == path for k in call.keywords) or \
+        any(isinstance(a, ast.Starred) for a in call.args) or \
+        len(call.args) > list(params).index(path) - (list(params)[0] in ("self", "cls") and
+                                                     isinstance(call.func, ast.Attribute))
+    if given or len(unpacked) != 1 or not isinstance(unpacked[0], ast.Name):
+        return None
+    return f"{unpacked[0].id}[{path!r}]"
+
+
 def _call_at(site, jitted):
     """The call of `jitted` (an ast.Call of the stripped line) at `site`, the learner's line;
     None where it cannot be told (a line not in linecache, two calls there)."""
@@ -234,7 +267,11 @@ def _in_the_callers_names(change, jitted, now, before=None):
     found = None if not _calls_it_by_name(site, jitted) else \
         _argument_at(site, jitted, root.path)
     if found is None:
-        return change
+        # given by `**batch`: the entry of that dict (in the parameter's name, pasted before
+        # `loss(w, **batch)`, the code named nothing: batch_unpacked_as_keywords_last_short)
+        entry = _calls_it_by_name(site, jitted) and _unpacked_at(site, jitted, root.path)
+        return dataclasses.replace(change, snippet=_renamed(change.snippet, root.path,
+                                                            entry)) if entry else change
     named = _pad_the_other_call(_named_at_the_call(root, found, where), jitted, before, now,
                                 change.path[len(root.path):])
     return dataclasses.replace(named, path=change.path)
@@ -242,13 +279,23 @@ def _in_the_callers_names(change, jitted, now, before=None):
 
 def _for_the_earlier_call(change) -> bool:
     """Whether `change`'s code turns what the earlier call passed into what the later one
-    did: a scalar made the array's shape (input_types._GROWN_FIX), None made zeros
-    (structure._NONE_ARGUMENT_FIX, None first). Not another kind of node (None, then `()`:
-    structure._CONTAINER_FIX), whose code makes the later call's the earlier kind again."""
+    did: a scalar made the array's shape (input_types._GROWN_FIX), None made zeros, of an
+    array or a container's arrays (structure._NONE_ARGUMENT_FIX, _NONE_HOLDS_ARRAYS_FIX, None
+    first). Not another kind of node (None, then `()`: structure._CONTAINER_FIX), whose code
+    makes the later call's the earlier kind again."""
     return (change.kind == "shape" and change.fix.startswith(f"{change.path} was a scalar (")) \
+        or (change.kind == "dtype" and _entry_cast(change) == _dtype_name(change.new)) \
         or (change.kind == "structure" and change.old == "None" and
             change.fix.startswith(f"{change.path} was None and is {change.new} now: None is "
-                                  "an empty pytree and an array a leaf"))
+                                  "an empty pytree and "))
+
+
+def _entry_cast(change) -> str | None:
+    """The dtype the plain dtype fix of `change` casts its leaf to (`jnp.asarray(batch['y'],
+    jnp.float32)`: "float32"), also once written on a new tuple or object (compare's
+    _held_by_a_class); None where its code casts nothing."""
+    cast = re.search(rf"jnp\.asarray\({re.escape(change.path)}, jnp\.(\w+)\)", change.snippet)
+    return None if cast is None else cast.group(1)
 
 
 # structure._KEY_FIX's code: the argument given the keys some call lacks, before each call
@@ -710,16 +757,16 @@ _WEAK_NOW_FIX = (
     "{what} in {call} (line {line}). Two types, a trace each. A cast of {path} "
     "inside {fun} changes nothing (the type is the argument's), and jnp.asarray({arg}) "
     "alone stays weak (weak types: "
-    "https://docs.jax.dev/en/latest/type_promotion.html#weak-types). Give that call a "
-    "{dtype} array: {cast} in place of {arg}, as below.",
+    "https://docs.jax.dev/en/latest/type_promotion.html#weak-types). Give that call "
+    "{a_dtype} array: {cast} in place of {arg}, as below.",
     "{code}    # line {line}")
 _WEAK_BEFORE_FIX = (
     "{path} was weakly typed in an earlier call, {what} in {call} (line "
     "{line}), and is a strong {dtype} array now: two types, a trace each. A cast of {path} "
     "inside {fun} changes nothing (the type is the argument's), and jnp.asarray({arg}) "
     "alone stays weak (weak types: "
-    "https://docs.jax.dev/en/latest/type_promotion.html#weak-types). Give that call a "
-    "{dtype} array: {cast} in place of {arg}, as below.",
+    "https://docs.jax.dev/en/latest/type_promotion.html#weak-types). Give that call "
+    "{a_dtype} array: {cast} in place of {arg}, as below.",
     "{code}    # line {line}")
 # (int8 then uint8: neither holds the other's values, uint8's 200 cast to int8 is -56; both
 # cast to int16 at their calls, JAX 0.10.2 compiles once: int8_then_uint8_at_two_calls_fixed)

@@ -10,12 +10,17 @@ from ...core.clipped_text import clipped
 from .fixes import _fixed
 
 
+# the path of a change in how many constants were closed over (compare.py drops it beside
+# another change, which it follows from)
+COUNTED = "(closed-over constants)"
+
+
 def _const_changes(old, new):
     """Closed-over constants whose value differs (compared only when both sides know them)."""
     if old is None or new is None:
         return
     if len(old) != len(new):
-        yield _fixed("(closed-over constants)", "constant", f"{len(old)} constant(s)",
+        yield _fixed(COUNTED, "constant", f"{len(old)} constant(s)",
                      f"{len(new)} constant(s)", name="c")
         return
     for (name, a), (_, b) in zip(old, new):

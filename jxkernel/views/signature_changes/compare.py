@@ -11,10 +11,11 @@ import re
 from ...core.compile_record import named_repr
 from ...core.sharding_types import with_axis_types
 from .change import Signature, _root
-from .closed_over import _const_changes
+from .closed_over import COUNTED, _const_changes
 from .config_changes import CONTEXT_MESH, _config_changes, _widened_by_x64
-from .fixes import pattern_said
+from .fixes import PATTERN_SAID, _assignable, pattern_said
 from .input_types import _type_changes, _under_another_mesh
+from .learner_paths import _EQUINOX_LEAF
 from .statics import (_ABSENT, _DEFAULT, _same_static, _static_changes,
                       _static_keyword_changes, _traced_changes)
 from .structure import _parent_of, _structure_changes
@@ -40,7 +41,14 @@ def explain_changes(old: Signature | None, new: Signature) -> tuple:
     before, after = _leaves(old, flipped), _leaves(new, flipped)
     changes += _structure_changes(old, new, flipped, before, after)
     changes += [_held_by_a_class(c, old, new) for c in _type_changes(before, after)]
-    changes += _const_changes(old.consts, new.consts)
+    consts = list(_const_changes(old.consts, new.consts))
+    if changes and [c.path for c in consts] == [COUNTED]:
+        # another count of closed-over arrays follows from the change found (an argument
+        # left out to an array default is closed over, passed it is traced): jit's key holds
+        # no constant, so it caused nothing, and its fix named a `c` of no program, "picked
+        # up its new value" where no value changed (keyword_with_an_array_default_passed)
+        consts = []
+    changes += consts
     if any(c.kind == "config" and c.path == "jax_enable_x64" for c in changes):
         changes = [c for c in changes if not _widened_by_x64(c)]
     if any(c.path == CONTEXT_MESH and "None" not in (c.old, c.new) for c in changes):
@@ -52,10 +60,39 @@ def _held_by_a_class(change, old, new):
     """`change` of a leaf that a class registered without keys holds (register_pytree_node:
     `p[1]`, as JAX names it), its code written on a name of its own: `p[1] = ...` cannot
     be run on an object that is no list (Pair(a, b)[1] fails), so the array is padded where
-    the learner makes the object."""
-    if not re.search(r"\[\d+\]$", change.path) or f"{change.path} = " not in change.snippet:
+    the learner makes the object. A tuple's item, a namedtuple's or dataclass's field, is
+    given a new tuple or object (fixes._assignable): `state[0] = ...` raised TypeError,
+    `opt.mu = ...` AttributeError or FrozenInstanceError (an Adam state (0.0, 0.0) grown,
+    opt_state_tuple_starts_as_floats_fixed: one lowering in JAX 0.10.2)."""
+    if f"{change.path} = " not in change.snippet and \
+            "# dataclasses.replace(...) for a dataclass" not in change.snippet:
+        return change           # (code that sets no entry: no walk of the tree for its holder)
+    holder = _parent_of(change.path, old, new)
+    field = re.fullmatch(r"(.+)\.([A-Za-z_]\w*)", change.path) if isinstance(holder, type) and \
+        (dataclasses.is_dataclass(holder) or hasattr(holder, "_fields")) else None
+    if field is not None:
+        # a plain template's code was made assignable not knowing the class (fixes._fixed:
+        # `p = p._replace(y=...)    # dataclasses.replace(...) for a dataclass`, said to be a
+        # pattern for its `...`): written again for the class that holds the field
+        obj, name = map(re.escape, field.groups())
+        snippet = re.sub(rf"(?m)^{obj} = {obj}\._replace\({name}=(.*)\)    # "
+                         r"dataclasses\.replace\(\.\.\.\) for a dataclass$",
+                         lambda m: f"{change.path} = {m.group(1)}", change.snippet)
+        if snippet != change.snippet:
+            change = dataclasses.replace(change, snippet=snippet,
+                                         fix=change.fix.removesuffix(PATTERN_SAID))
+    if f"{change.path} = " not in change.snippet:
         return change
-    kind = _parent_of(change.path, old, new)
+    # (not a leaf of Equinox's own tuple of the learner's arguments, `dynamic_nodonate['rest']
+    # [13]`: learner_paths renames that path `x` afterwards, a whole argument padded)
+    if field is not None or holder is tuple and re.search(r"\[\d+\]$", change.path) and \
+            not _EQUINOX_LEAF.fullmatch(change.path):
+        snippet = _assignable(change.path, change.snippet, holder)
+        return dataclasses.replace(change, snippet=snippet, fix=pattern_said(change.fix,
+                                                                             snippet))
+    if not re.search(r"\[\d+\]$", change.path):
+        return change
+    kind = holder
     if not isinstance(kind, type) or kind in (list, tuple, dict):
         return change
     snippet = (f"leaf = ...    # {change.path}: the array {kind.__name__} holds there, "

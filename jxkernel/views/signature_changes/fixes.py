@@ -60,6 +60,9 @@ def _refixed(change: Change, fix_and_snippet, **more) -> Change:
     fill = dict(path=change.path, name=change.path, root=_root(change.path), old=change.old,
                 new=change.new, **_jitting())
     fill.update(more)
+    if "dtype" in fill:             # "an int32 array" ("a int32" it read), "a float32 array"
+        fill["a_dtype"] = f"a{'n' if str(fill['dtype']).startswith('int') else ''} " \
+            f"{fill['dtype']}"
     snippet = snippet.format(**fill)
     return dataclasses.replace(change, fix=pattern_said(fix.format(**fill), snippet),
                                snippet=snippet)
@@ -168,28 +171,44 @@ _DEVICE_FIX = ("The {path} changed ({old} -> {new}): a compiled program runs on 
 
 
 _FIELD = re.compile(r"^(?P<obj>.+)\.(?P<field>[A-Za-z_]\w*)$")
+_ITEM = re.compile(r"^(?P<obj>.+)\[(?P<index>\d+)\]$")
 
 
 def _assignable(path: str, snippet: str, holder=None) -> str:
     """`snippet` with its `p.y = ...` lines (a namedtuple's field cannot be assigned) as
     `p = p._replace(y=...)`; where the class holding the field is known to be a dataclass
-    (`holder`: a frozen one refuses `p.y = ...`), `p = dataclasses.replace(p, y=...)`.
+    (`holder`: a frozen one refuses `p.y = ...`), `p = dataclasses.replace(p, y=...)`; where
+    it is known to be a namedtuple, `_replace` with the line's own comment. A tuple's item
+    (`holder` tuple: `t[0] = ...` raises TypeError) is a new tuple, `t = (...,) + t[1:]`.
 
         >>> _assignable("p.b", "p.b = 0.0    # zeros")
         'p = p._replace(b=0.0)    # dataclasses.replace(...) for a dataclass'
+        >>> _assignable("t[1]", "t[1] = jnp.zeros(3)    # zeros", tuple)
+        't = t[:1] + (jnp.zeros(3),) + t[2:]    # zeros'
     """
+    item = _ITEM.match(path) if holder is tuple else None
     found = _FIELD.match(path)
-    if found is None:
+    if found is None and item is None:
         return snippet
-    obj, field = found.group("obj"), found.group("field")
     dataclass = isinstance(holder, type) and dataclasses.is_dataclass(holder)
-    lines = ["import dataclasses"] if dataclass else []
+    named = isinstance(holder, type) and issubclass(holder, tuple) and \
+        hasattr(holder, "_fields")
+    lines = ["import dataclasses"] if dataclass and item is None else []
     for line in snippet.splitlines():
         if line.startswith(f"{path} = "):
-            value = line[len(path) + 3:].partition("    #")[0].strip()
-            line = f"{obj} = dataclasses.replace({obj}, {field}={value})" if dataclass else \
-                f"{obj} = {obj}._replace({field}={value})" \
-                "    # dataclasses.replace(...) for a dataclass"
+            value, _, comment = line[len(path) + 3:].partition("    #")
+            value, comment = value.strip(), f"    #{comment}" if comment else ""
+            if item is not None:
+                obj, i = item.group("obj"), int(item.group("index"))
+                head = f"{obj}[:{i}] + " if i else ""
+                line = f"{obj} = {head}({value},) + {obj}[{i + 1}:]{comment}"
+            elif dataclass:
+                line = f"{found.group('obj')} = dataclasses.replace({found.group('obj')}, " \
+                    f"{found.group('field')}={value})"
+            else:
+                obj, field = found.group("obj"), found.group("field")
+                line = f"{obj} = {obj}._replace({field}={value})" + (
+                    comment if named else "    # dataclasses.replace(...) for a dataclass")
         lines.append(line)
     return "\n".join(lines)
 

@@ -280,7 +280,7 @@ def _is_key(aval) -> bool:
 _PY_TYPE = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 _PY_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 _NUMBER_THEN_ARRAY_FIX = (
-    "{path} was weakly typed (a Python number, or made from one) and is a {dtype} array "
+    "{path} was weakly typed (a Python number, or made from one) and is {a_dtype} array "
     "now (strong), two types: often an accumulator started as 0.0 and then given a jitted "
     "function's result. "
     "Make it an array from the start (weak types: "

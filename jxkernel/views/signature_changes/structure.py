@@ -266,12 +266,53 @@ def _node_change(old, new):
         change = _refixed(dataclasses.replace(change, **{
             "old" if a[0] is type(None) else "new": "None"}), _NONE_ARGUMENT_FIX,
             shape=tuple(aval.shape), dtype=_zeros_dtype(aval.dtype))
+    elif a[0] is type(None) and _zeros_of(new, keys, path) is not None:
+        # None, then a container of arrays (a gradient accumulator started as None): the
+        # container's zeros in every call, as for one array. _CONTAINER_FIX's `acc = None`
+        # made every call's accumulator None, and JAX compiles once with it pasted, but the
+        # sum lost every step but the last (grad_accumulator_starts_as_none_fixed)
+        change = _refixed(change, _NONE_HOLDS_ARRAYS_FIX, zeros=_zeros_of(new, keys, path))
     else:
         held = any(_under(p, path) for p, _ in old.named)
         change = _refixed(change, _CONTAINER_FIX, convert=_convert_to(
             a[0], path, from_none=b[0] is type(None), held=held))
     holder = keys[-1][0][0]                 # the class holding the node
     return dataclasses.replace(change, snippet=_assignable(path, change.snippet, holder))
+
+
+def _zeros_of(sig, keys, path) -> str | None:
+    """Code for the container at `keys` (its `path`) of `sig`'s structure, each array zeros of
+    its type: "{'b': jnp.zeros((2,)), 'w': jnp.zeros((3, 2))}"; None where it holds no
+    arrays, or what no code of zeros can write (another kind of node, a weak or key leaf:
+    strong zeros would be another type)."""
+    try:
+        node = sig.treedef               # (keys: from the root, as _node_difference's)
+        for (kind, aux), key in keys:
+            node = node.children()[list(aux).index(key) if kind is dict else key]
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None
+    held = [a for p, a in sig.named if _under(p, path)]
+    if node.num_leaves == 0 or node.num_leaves != len(held):
+        return None
+    avals = iter(held)
+
+    def literal(tree):
+        kind, aux = tree.node_data() or ("leaf", None)
+        if kind == "leaf":
+            aval = next(avals)
+            if aval.weak_type or str(aval.str_short(True)).startswith("key<"):
+                return None
+            return f"jnp.zeros({tuple(aval.shape)}{_zeros_dtype(aval.dtype)})"
+        items = [literal(c) for c in tree.children()]
+        if kind is type(None):
+            return "None"
+        if None in items or kind not in (tuple, list, dict):
+            return None
+        if kind is dict:
+            return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(aux, items)) + "}"
+        inner = ", ".join(items) + ("," if kind is tuple and len(items) == 1 else "")
+        return f"({inner})" if kind is tuple else f"[{inner}]"
+    return literal(node)
 
 
 def _key_kind_change(old, new):
@@ -612,6 +653,15 @@ _NONE_ARGUMENT_FIX = (
     "meant nothing to add).",
     "{path} = jnp.zeros({shape}{dtype}) if {path} is None else {path}    # an array in every "
     "call")
+
+
+# None, then a container holding arrays: zeros of each, where None meant nothing (JAX 0.10.2
+# lowers grad_accumulator_starts_as_none_fixed, the code pasted before the loop's call, once)
+_NONE_HOLDS_ARRAYS_FIX = (
+    "{path} was None and is {new} now: None is an empty pytree and {new} of arrays a node "
+    "holding leaves, two argument structures, each compiled. Pass {new} of arrays in every "
+    "call (zeros of each where None meant nothing to add).",
+    "{path} = {zeros} if {path} is None else {path}    # arrays in every call")
 
 
 def _zeros_dtype(dtype) -> str:

@@ -137,7 +137,7 @@ _VMAP_AFTER_NUMBER_FIX = (
     "vmap maps over it, the weak side is the earlier call's: a row of the array vmap maps "
     "over is never weak, so no rewrite of that array removes this miss (it is {dtype} "
     "already). An array in that earlier call alone moves the miss to the next call given a "
-    "Python number (jax.grad({fun}) of one, after it). Give {fun} a {dtype} array in "
+    "Python number (jax.grad({fun}) of one, after it). Give {fun} {a_dtype} array in "
     "place of the Python number in every call that passes one, or keep the two traces.",
     "jnp.asarray({number}, jnp.{dtype})    # in place of {number} in {fun}({number}), and of "
     "each Python number passed as {path}")
