@@ -36,6 +36,12 @@ def _numpy_refusal(fn):
     return out
 
 
+def numpy_side() -> str:
+    """Which NumPy a case keyed by it ran under: "numpy<2.5" or "numpy>=2.5" (2.5 needs Python
+    3.12; NumPy 2.5 takes DLPack's bfloat16 where 2.4 refused it)."""
+    return "numpy>=2.5" if np.lib.NumpyVersion(np.__version__) >= "2.5.0" else "numpy<2.5"
+
+
 def _aligned(values, dtype):
     """A NumPy copy of `values` whose data starts on a 64-byte boundary (jaxlib then shares
     it instead of copying)."""
@@ -138,7 +144,10 @@ def dlpack_cases(jax, jnp):
         out[f"export/{d}"] = _export(jnp, jnp.array([[1, 0, 2], [3, 4, 0]], d))
     out["export/scalar"] = _export(jnp, jnp.float32(2.5))
     out["export/empty"] = _export(jnp, jnp.zeros((0, 3)))
-    out["export/bfloat16"] = _numpy_refusal(lambda: np.from_dlpack(jnp.ones(2, jnp.bfloat16)))
+    # NumPy takes bfloat16 through DLPack since 2.5 (before, it refused): a key per side, each
+    # recorded from JAX 0.10.2 under that NumPy (reference/make_array_api_reference.py)
+    out[f"export/bfloat16 ({numpy_side()})"] = _numpy_refusal(
+        lambda: _export(jnp, jnp.ones(2, jnp.bfloat16)))
     for d in ("float32", "int16", "uint8", "bool", "float64", "int64", "uint64", "complex128"):
         out[f"import/{d}"] = _import(jnp, _aligned([[1, 0, 2], [3, 4, 0]], d))
     unaligned = np.arange(40, dtype=np.float32)[1:5]
