@@ -1247,6 +1247,29 @@ SCENARIOS = {
         "flags = {**defaults, **flags}    # the same keys in every call: before each\n"
         "y = f(x, flags)\n"
         "out = y\n"),
+    # another rank and another dtype: a program per rank however cast, so no cast is offered
+    # (the note gave `labels = jnp.asarray(labels, jnp.float32)`, two lowerings still)
+    "one_hot_labels_then_class_indices": (
+        "labels one-hot (f32[4,3]), then as class indices (i32[4])",
+        "@jax.jit\n"
+        "def total(logits, labels):\n"
+        "    return jnp.sum(logits) + jnp.sum(labels)\n"
+        "logits = jnp.ones((4, 3))\n"
+        "labels = jax.nn.one_hot(jnp.array([0, 1, 2, 0]), 3)\n"
+        "out = total(logits, labels)\n"
+        "labels = jnp.array([0, 1, 2, 0])\n"
+        "out = total(logits, labels)\n"),
+    "one_hot_labels_then_class_indices_cast": (
+        "one_hot_labels_then_class_indices with the old note's cast pasted: two programs still",
+        "@jax.jit\n"
+        "def total(logits, labels):\n"
+        "    return jnp.sum(logits) + jnp.sum(labels)\n"
+        "logits = jnp.ones((4, 3))\n"
+        "labels = jax.nn.one_hot(jnp.array([0, 1, 2, 0]), 3)\n"
+        "out = total(logits, labels)\n"
+        "labels = jnp.array([0, 1, 2, 0])\n"
+        "labels = jnp.asarray(labels, jnp.float32)\n"
+        "out = total(logits, labels)\n"),
     "x64_toggled_fixed": (
         "x64_toggled with its fix: jax_enable_x64 set first, before any jit",
         "jax.config.update('jax_enable_x64', True)    # first thing, before any jit\n"

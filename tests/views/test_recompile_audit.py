@@ -991,3 +991,17 @@ def test_a_dtype_is_written_with_its_article():
     assert change.snippet.splitlines() == _pasted_lines("step_count_int_then_int32")
     (change,) = _recompile("jnp_float32_scalar_then_python_float")
     assert "Give that call a float32 array" in change.fix, change.fix
+
+
+def test_another_rank_and_dtype_gets_no_cast_that_cannot_make_one_program():
+    """One-hot labels f32[4,3], then class indices i32[4]: the note said a program per rank
+    is expected, then offered `labels = jnp.asarray(labels, jnp.float32)` "so that every call
+    has one dtype"; pasted, JAX 0.10.2 still lowers twice (the rank alone makes two). It
+    says so now, and gives no code."""
+    (change,) = _recompile("one_hot_labels_then_class_indices")
+    assert (change.path, change.old, change.new) == ("labels", "f32[4,3]", "i32[4]")
+    assert change.snippet == "" and "astype" not in change.fix
+    assert change.fix.endswith("Its dtype changed too (float32 -> int32), but no cast makes "
+                               "one program of two ranks."), change.fix
+    assert [REFERENCE["one_hot_labels_then_class_indices" + s]["lowerings"]
+            for s in ("", "_cast")] == [2, 2]

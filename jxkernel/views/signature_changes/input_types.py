@@ -33,6 +33,7 @@ def _type_changes(before, after):
             text = _aval_text if a.weak_type != b.weak_type else \
                 (lambda v: v.str_short(True))
             change = _fixed(path, "shape", text(b), text(a))
+            per_rank = False            # a program per rank expected: no cast makes one
             symbolic = [any(not isinstance(d, (int, np.integer)) for d in v.shape)
                         for v in (b, a)]
             if any(symbolic):          # an export's symbolic shape: after a call, an export
@@ -51,6 +52,7 @@ def _type_changes(before, after):
                     [f"{path}.shape[0]"] + [str(d) for d in b.shape[1:]]))
             elif len(a.shape) != len(b.shape) or not a.shape:
                 change = _refixed(change, _RANK_FIX)
+                per_rank = True
             elif _is_key(a) and a.shape[1:] == b.shape[1:]:   # split(key, 3), then 4
                 change = _refixed(change, _KEY_COUNT_FIX)
             elif _transposed(b.shape, a.shape) is not None:    # (2, 3), then (3, 2)
@@ -60,7 +62,7 @@ def _type_changes(before, after):
             # (a scalar grown into an array is told to start with the new shape and dtype)
             if a.dtype != b.dtype and b.shape and not _is_key(a) and not _is_key(b):
                 change = _with_cast(change, b.dtype.name, a.dtype.name,
-                                    _cast_to(b.dtype, a.dtype).name)
+                                    None if per_rank else _cast_to(b.dtype, a.dtype).name)
             yield change
         elif a.dtype != b.dtype and _is_key(a) and _is_key(b):    # key<rbg> then key<fry>
             yield _refixed(_fixed(path, "dtype", _aval_text(b), _aval_text(a)), _KEY_IMPL_FIX)
@@ -141,9 +143,15 @@ def _kind(d: np.dtype) -> str:
     return next((k for test, k in tests if test(d)), d.kind)
 
 
-def _with_cast(change: Change, old_dtype: str, new_dtype: str, to: str) -> Change:
+def _with_cast(change: Change, old_dtype: str, new_dtype: str, to: str | None) -> Change:
     """A shape change whose dtype changed too: its fix alone would still compile once per
-    dtype, so a cast joins it (f32[3] -> i32[4]: pad, and cast to float32)."""
+    dtype, so a cast joins it (f32[3] -> i32[4]: pad, and cast to float32). `to` None: the
+    ranks differ, a program each however cast (f32[4,3] one-hot labels, then i32[4] class
+    indices: JAX 0.10.2 lowers twice with the cast pasted), so words alone."""
+    if to is None:
+        return dataclasses.replace(change, fix=(
+            f"{change.fix} {ADDS_TO_THE_FIX} ({old_dtype} -> {new_dtype}), but no cast "
+            f"makes one program of two ranks."))
     fix = (f"{change.fix} {ADDS_TO_THE_FIX} ({old_dtype} -> {new_dtype}): cast it as "
            f"well, so that every call has one dtype.")
     cast = f"{change.path} = jnp.asarray({change.path}, jnp.{to})"
