@@ -536,6 +536,17 @@ SCENARIOS = {
         "y = f(x, (jnp.ones(2),))\n"
         "y = f(x, None)\n"
         "out = y\n"),
+    "tuple_of_arrays_then_none_at_two_calls_fixed": (
+        "tuple_of_arrays_then_none_at_two_calls with its note's code pasted at the later call",
+        "@jax.jit\n"
+        "def f(x, extra):\n"
+        "    return x * 2\n"
+        "x = jnp.ones(3)\n"
+        "y = f(x, (jnp.ones(2),))\n"
+        "extra = None    # line 6's argument, named\n"
+        "extra = (jnp.zeros((2,)),) if extra is None else extra    # arrays in every call\n"
+        "y = f(x, extra)    # line 6, given it\n"
+        "out = y\n"),
     # an empty value passed in one call, left out in the next: the note printed two PyTreeDefs
     # (structure._TREE_FIX); it is now the argument left out, its code at the call leaving it
     # out (at_the_calls._EMPTY_AT_THE_CALL), passed as the other call passes it

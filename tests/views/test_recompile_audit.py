@@ -729,15 +729,19 @@ def test_none_then_an_empty_container_is_fixed_at_the_later_call(name, path, old
         assert REFERENCE[name + "_pasted_at_the_earlier_call"]["lowerings"] == 2
 
 
-def test_a_tuple_of_arrays_then_none_gets_no_code_that_cannot_run():
+def test_a_tuple_of_arrays_then_none_gets_zeros_where_none_was_passed():
     """f(x, (a,)), then f(x, None): the code made None a tuple with `extra = tuple(extra)`,
     which raises TypeError pasted (as `extra = tuple(extra)` did for an empty tuple, now
-    `extra = ()`: empty_tuple_then_none_at_two_calls_fixed, one lowering in JAX 0.10.2). No
-    code can know the arrays, so the note says what to do in words."""
+    `extra = ()`: empty_tuple_then_none_at_two_calls_fixed, one lowering in JAX 0.10.2).
+    Stop 98 gave words alone; as for None, then a dict of arrays (an accumulator started as
+    None), the code now gives the zeros of each array where None is passed: pasted, the
+    lines of the _fixed scenario, one lowering in JAX."""
     (change,) = _recompile("tuple_of_arrays_then_none_at_two_calls")
     assert (change.path, change.old, change.new) == ("extra", "a tuple", "None")
-    assert "Pass the same kind in every call" in change.fix and change.snippet == ""
-    assert REFERENCE["tuple_of_arrays_then_none_at_two_calls"]["lowerings"] == 2
+    assert "Pass a tuple of arrays in every call" in change.fix
+    assert change.snippet == _pasted("tuple_of_arrays_then_none_at_two_calls_fixed")
+    assert [REFERENCE["tuple_of_arrays_then_none_at_two_calls" + s]["lowerings"]
+            for s in ("", "_fixed")] == [2, 1]
 
 
 @pytest.mark.parametrize("name, path, old", [("none_by_keyword_then_left_out", "mask", "None"),

@@ -271,7 +271,14 @@ def _node_change(old, new):
         # container's zeros in every call, as for one array. _CONTAINER_FIX's `acc = None`
         # made every call's accumulator None, and JAX compiles once with it pasted, but the
         # sum lost every step but the last (grad_accumulator_starts_as_none_fixed)
-        change = _refixed(change, _NONE_HOLDS_ARRAYS_FIX, zeros=_zeros_of(new, keys, path))
+        change = _refixed(change, _NONE_HOLDS_ARRAYS_FIX, zeros=_zeros_of(new, keys, path),
+                          kind=now)
+    elif b[0] is type(None) and _zeros_of(old, keys, path) is not None:
+        # the other way, a container of arrays, then None (f(x, (w,)), then f(x, None)): the
+        # zeros at the call passing None (no code before: `tuple(None)` raises, and no code
+        # knew the arrays; tuple_of_arrays_then_none_at_two_calls_fixed: one lowering)
+        change = _refixed(change, _NONE_HOLDS_ARRAYS_FIX, zeros=_zeros_of(old, keys, path),
+                          kind=was)
     else:
         held = any(_under(p, path) for p, _ in old.named)
         change = _refixed(change, _CONTAINER_FIX, convert=_convert_to(
@@ -658,8 +665,8 @@ _NONE_ARGUMENT_FIX = (
 # None, then a container holding arrays: zeros of each, where None meant nothing (JAX 0.10.2
 # lowers grad_accumulator_starts_as_none_fixed, the code pasted before the loop's call, once)
 _NONE_HOLDS_ARRAYS_FIX = (
-    "{path} was None and is {new} now: None is an empty pytree and {new} of arrays a node "
-    "holding leaves, two argument structures, each compiled. Pass {new} of arrays in every "
+    "{path} was {old} and is {new} now: None is an empty pytree and {kind} of arrays a node "
+    "holding leaves, two argument structures, each compiled. Pass {kind} of arrays in every "
     "call (zeros of each where None meant nothing to add).",
     "{path} = {zeros} if {path} is None else {path}    # arrays in every call")
 
