@@ -274,6 +274,15 @@ CASES = {
     "bool_then_if": ("@jax.jit\ndef f(x):\n    flag = bool(x > 0)\n    if flag:\n"
                      "        return x\n    return -x\n_r = [f(3.0), f(-2.0)]\n", None,
                      [((3, 3), slice(0, 1)), ((4, 6), slice(4, 5))]),
+    # a comprehension filtering a traced vector on its values, summed or counted: the same
+    # value on the whole array (4.0, 10.0, 2 for [1, -2, 3], as Python's filter gives; it gave
+    # jnp.where / lax.cond's pattern)
+    "filtered_sum": ("@jax.jit\ndef f(xs):\n    return sum([v for v in xs if v > 0])\n"
+                     "_r = f(jnp.array([1.0, -2.0, 3.0]))\n", (3, 3), "first"),
+    "filtered_generator_sum": ("@jax.jit\ndef f(xs):\n    return sum(v ** 2 for v in xs if v > 0)"
+                               "\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n", (3, 3), "first"),
+    "filtered_count": ("@jax.jit\ndef f(xs):\n    n = len([v for v in xs if v > 0])\n"
+                       "    return n\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n", (3, 3), "first"),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -485,4 +494,7 @@ PASTED = {
     'bool_of_a_value': '@jax.jit\ndef f(x):\n    flag = x.astype(bool)    # instead of bool(x): traced, a bool array (flag * y, jnp.where(flag, a, b) take it)\n    return jnp.where(flag, x, 1.0)\n_r = [f(3.0), f(0.0)]\n',
     'bool_then_if': '@jax.jit\ndef f(x):\n    flag = x > 0    # instead of bool(x > 0): traced, a bool array\n    return jnp.where(flag, x, -x)\n_r = [f(3.0), f(-2.0)]\n',
 
+    'filtered_sum': '@jax.jit\ndef f(xs):\n    return jnp.where(xs > 0, xs, 0).sum()    # the whole of xs at once, 0 where an element fails: the same sum\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n',
+    'filtered_generator_sum': '@jax.jit\ndef f(xs):\n    return jnp.where(xs > 0, xs ** 2, 0).sum()    # the whole of xs at once, 0 where an element fails: the same sum\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n',
+    'filtered_count': '@jax.jit\ndef f(xs):\n    n = (xs > 0).sum()    # the whole of xs at once, how many pass, counted\n    return n\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n',
 }

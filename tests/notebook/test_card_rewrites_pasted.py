@@ -209,3 +209,24 @@ def test_bool_dropped_where_an_if_tests_it_below_is_not_offered_as_the_whole_fix
         assert _code_of(rewrite)[0] == "flag = x > 0", rewrite
         assert ("# not the whole fix: line 4, `if flag:`, asks flag for" in
                 rewrite.splitlines()) is said, rewrite
+
+
+@pytest.mark.parametrize("line", ["return jnp.array([v for v in xs if v > 0])",
+                                  "return sum([v * w for v in xs if v > 0])"])
+def test_a_filtered_list_kept_as_a_list_gets_words_not_code(line, tmp_path):
+    """A comprehension filtering a traced vector that is kept as a list (its length known
+    only from the values), or whose element reads another array (`v * w`: computed on all
+    of xs at once it would broadcast otherwise): no line keeps its value under jit, so the
+    card's code is comments alone (it gave jnp.where / lax.cond's pattern): the mask and
+    jnp.where at xs's shape, named as not the same list. Summed or counted of numbers, the
+    same value traced (CASES filtered_*)."""
+    program = (f"w = jnp.arange(3.0)\n@jax.jit\ndef f(xs):\n    {line}\n"
+               f"_r = f(jnp.array([1.0, -2.0, 3.0]))\n")
+    with pytest.raises(Exception) as raised:
+        _run(program, str(tmp_path / "filtered.py"))
+    assert type(raised.value).__name__ == "TracerBoolConversionError"
+    card = error_cards.card_for(raised.value)
+    lines = card.rewrite.splitlines()
+    assert all(each.startswith("#") for each in lines), card.rewrite
+    assert lines[0].startswith("# no traced line keeps this list"), card.rewrite
+    assert "outside jit" in card.fix

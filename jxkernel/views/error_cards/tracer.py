@@ -14,7 +14,8 @@ from .reading import (_array_note, _or_static, _origin, _static_fix, _static_how
                       _traced_phrase, _user_frame)
 from .rewrites import (_branch_rewrite, _node_at, _parse_line, _pattern, _print_when,
                        _python_math_rewrite, _range_loop_rewrite, _whole_statement)
-from .truth import _NONE_WHY, _assert_rewrite, _bool_call_rewrite, _none_test
+from .truth import (_NONE_WHY, _assert_rewrite, _bool_call_rewrite, _filtered_rewrite,
+                    _none_test)
 
 
 def _bool_card(exc, where, called_from) -> ErrorCard:
@@ -31,6 +32,21 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
     asserted = _assert_rewrite(where, exc) if node is None else ""
     if asserted:
         return _assert_card(exc, origin, static, asserted)
+    # `[v for v in xs if v > 0]`: the test asked of each traced element
+    filtered, same = _filtered_rewrite(where, exc) if node is None else ("", False)
+    if filtered:
+        return ErrorCard(
+            "bool-conversion", "A comprehension filtering on traced values",
+            why=(f"The comprehension's `if` asks each element of {_traced_phrase(origin)} for "
+                 f"True or False while tracing, before any value exists; and the list it "
+                 f"keeps would have a length known only from the values, which jit's fixed "
+                 f"shapes cannot hold."),
+            fix=("Compute on the whole array with a mask: jnp.where(mask, x, 0) keeps the "
+                 "shape (0 where an element fails), x.sum(where=mask) / x.mean(where=mask) "
+                 "reduce over the elements that pass." +
+                 ("" if same else " A list of the passing elements themselves is only "
+                  "possible outside jit (x[mask] of a concrete array).")),
+            rewrite=filtered, origin=origin, docs=_DOCS + "TracerBoolConversionError")
     # `flag = bool(x > 0)`: the comparison itself, a bool array that stays traced
     kept = _bool_call_rewrite(where, exc) if node is None else ""
     if kept:

@@ -1,13 +1,14 @@
 """The card for an array of many booleans where Python needs one True or False: `if x > 0:`
 of a vector, `a and b` of arrays, Python's max(v, 0.0) of a vector (NumPy's ValueError, which
 JAX raises as NumPy does, traced or not). And two lines of the bool-conversion card (a traced
-value's True or False under jit): an `assert` on it, as checkify's check, and `bool(...)` of
-it kept traced."""
+value's True or False under jit): an `assert` on it, as checkify's check, `bool(...)` of it
+kept traced, and a comprehension filtering a traced vector on its values."""
 from __future__ import annotations
 
 import ast
 import linecache
 
+from ...core.trace import Tracer
 from .card import ErrorCard
 from .checks import _checked_rewrite
 from .conversions import _traced_calls
@@ -219,3 +220,74 @@ def _asked_later(where, name):
              and any(isinstance(r, ast.Name) and r.id == name for r in
                      ast.walk(n.test if not isinstance(n, ast.BoolOp) else n))]
     return min(later, key=lambda n: (n.lineno, n.col_offset)) if later else None
+
+
+# what a comprehension's element and test may be made of to be computed on the whole array
+# at once, elementwise, with the same values: arithmetic and comparisons of names and numbers
+_ELEMENTWISE = (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Name, ast.Constant, ast.operator,
+                ast.unaryop, ast.cmpop, ast.Load, ast.BoolOp, ast.boolop)
+
+
+def _filtered_rewrite(where, exc) -> tuple:
+    """(rewrite, whether it keeps the value) for a comprehension on the line filtering a
+    traced vector's elements on their values (`[v for v in xs if v > 0]`: each `v > 0`
+    asks a traced element for True or False). Summed or counted (`sum(...)`, `len(...)`), the
+    same value traced: `jnp.where(xs > 0, xs, 0).sum()`, `(xs > 0).sum()` (JAX 0.10.2,
+    pasted: 4.0 and 2 for [1, -2, 3], as Python's filter gives); any other use keeps a list
+    whose length depends on the values, which no traced shape can: words, and the shape-kept
+    forms as comments. ("", False) where the line has no such comprehension."""
+    tree, found = _parse_line(where), None
+    # the names where the line runs (before Python 3.12 a comprehension is a frame of its
+    # own, `<listcomp>`, holding its element alone: the function's frame out of it)
+    frames = [f for f, _ in reversed(_learners_frames(exc))]
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
+            loop = node.generators[0]
+            source = loop.iter.id if isinstance(loop.iter, ast.Name) else None
+            names = next(({**f.f_globals, **f.f_locals} for f in frames
+                          if source in f.f_locals), {})
+            held = names.get(source)
+            if loop.ifs and isinstance(loop.target, ast.Name) and \
+                    isinstance(held, Tracer) and len(getattr(held.aval, "shape", ())) == 1:
+                found = node
+                break
+    if found is None:
+        return "", False
+    loop = found.generators[0]
+    element, array = loop.target.id, loop.iter.id
+    test = ast.unparse(_renamed(ast.BoolOp(ast.And(), loop.ifs) if len(loop.ifs) > 1
+                                else loop.ifs[0], element, array))
+    value = ast.unparse(_renamed(found.elt, element, array))
+    outer = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                  isinstance(n.func, ast.Name) and n.func.id in ("sum", "len") and
+                  n.args == [found] and not n.keywords), None)
+    # other names read must be one number each (an array would broadcast otherwise)
+    plain = all(isinstance(n, _ELEMENTWISE) for part in [found.elt, *loop.ifs]
+                for n in ast.walk(part)) and not any(
+        len(getattr(names.get(n.id), "shape", ())) > 0
+        for part in [found.elt, *loop.ifs] for n in ast.walk(part)
+        if isinstance(n, ast.Name) and n.id != element)
+    code = where["code"]
+    if outer is not None and plain:
+        new = f"({test}).sum()" if outer.func.id == "len" else \
+            f"jnp.where({test}, {value}, 0).sum()"
+        said = "how many pass, counted" if outer.func.id == "len" else \
+            "0 where an element fails: the same sum"
+        whole = ast.get_source_segment(code, outer)
+        if whole and code.count(whole) == 1:
+            return f"{code.replace(whole, new, 1)}    # the whole of {array} at once, {said}", True
+    kept = f"jnp.where({test}, {value}, 0)" if plain else "jnp.where(mask, ..., 0)"
+    return (f"# no traced line keeps this list: how many of {array}'s elements pass depends "
+            f"on their values,\n# and under jit every shape is fixed before any value exists. "
+            f"At {array}'s shape instead:\n#   mask = {test if plain else '...'}    # then "
+            f"{array}.sum(where=mask), {array}.mean(where=mask)\n#   {kept}    # 0 where one "
+            f"fails\n# or filter outside jit, on a concrete array: {array}[mask]"), False
+
+
+def _renamed(node, old, new):
+    """`node` (an expression) with the name `old` read as `new`."""
+    node = ast.parse(ast.unparse(node), mode="eval").body          # (a copy)
+    for name in ast.walk(node):
+        if isinstance(name, ast.Name) and name.id == old:
+            name.id = new
+    return node
