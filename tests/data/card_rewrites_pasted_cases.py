@@ -8,11 +8,12 @@ under JAX 0.10.2: the program's error class, the pasted program's `_r` (lists of
 into tests/data/card_rewrites_pasted_reference.json.
 
 name -> (the program, (first, last): its lines (1-based) the snippet goes in place of (last =
-first - 1: inserted before first; a third item: the indentation it goes in at), which of the card's code to paste: a part's index (the
-rewrite's lines split at each `# or ...` line: 0 the card's first fix, 1 its first
-alternative, ...), or "first" (its first line), "second" (its second line), "policy" (the
-one `policy=` argument, in place of the line's)); a span None where the card's code goes in
-two places: then a list of (span, which) pairs.
+first - 1: inserted before first; a third item: the indentation it goes in at), which of the
+card's code to paste: a part's index (the rewrite's lines split at each `# or ...` line: 0
+the card's first fix, 1 its first alternative, ...), "first" (its first line), "second" (its
+second line), "policy" (the one `policy=` argument, in place of the line's), or a slice (those
+lines)); a span None where the card's code goes in two places or more: then a list of (span,
+which) pairs.
 """
 import re
 
@@ -243,6 +244,45 @@ CASES = {
                                                "                    int(i))\n"
                                                "_r = f(jnp.arange(3.0), jnp.array(2))\n",
                                                (3, 4), 0),
+    # stop 100 (h-cards2-100): an assert checking an input under jit as checkify.check, the
+    # call checkified and its error thrown (it gave jnp.where / lax.cond's pattern); pasted in
+    # three places (a slice: those lines of the card's code): the import at the top, the
+    # check for the assert, the call; a good input returns, a bad one raises JAX's
+    # JaxRuntimeError (a ValueError) with the assert's message
+    "assert_checkified_good": ('@jax.jit\ndef f(x):\n    assert x > 0, "x must be positive"\n'
+                               '    return jnp.sqrt(x)\n_r = f(4.0)\n', None,
+                               [((1, 0), slice(0, 1)), ((3, 3), slice(1, 2)),
+                                ((5, 5), slice(2, 5))]),
+    "assert_checkified_bad": ('@jax.jit\ndef f(x):\n    assert x > 0, "x must be positive"\n'
+                              '    return jnp.sqrt(x)\ntry:\n    _r = f(-1.0)\n'
+                              'except ValueError as e:\n    _r = str(e)\n', None,
+                              [((1, 0), slice(0, 1)), ((3, 3), slice(1, 2)),
+                               ((6, 6), slice(2, 5))]),
+    # x a Python float: static, the assert runs in Python per compile (AssertionError)
+    "assert_made_static": ('@jax.jit\ndef f(x):\n    assert x > 0, "x must be positive"\n'
+                           '    return jnp.sqrt(x)\n_r = [f(4.0)]\ntry:\n    f(-1.0)\n'
+                           'except AssertionError as e:\n    _r.append(str(e))\n', (1, 2), 1),
+    # bool() of a traced comparison (of a value) kept traced: the comparison itself
+    # (x.astype(bool)), used as an array below (it gave jnp.where / lax.cond's pattern)
+    "bool_of_a_comparison": ("@jax.jit\ndef f(x):\n    flag = bool(x > 0)\n"
+                             "    return x * flag\n_r = [f(3.0), f(-2.0)]\n", (3, 3), "first"),
+    "bool_of_a_value": ("@jax.jit\ndef f(x):\n    flag = bool(x)\n"
+                        "    return jnp.where(flag, x, 1.0)\n_r = [f(3.0), f(0.0)]\n", (3, 3),
+                        "first"),
+    # ... and tested by an `if` below: the line alone raises there (REFUSED); the card says
+    # so and gives the `if` traced too, pasted in its place
+    "bool_then_if": ("@jax.jit\ndef f(x):\n    flag = bool(x > 0)\n    if flag:\n"
+                     "        return x\n    return -x\n_r = [f(3.0), f(-2.0)]\n", None,
+                     [((3, 3), slice(0, 1)), ((4, 6), slice(4, 5))]),
+    # a comprehension filtering a traced vector on its values, summed or counted: the same
+    # value on the whole array (4.0, 10.0, 2 for [1, -2, 3], as Python's filter gives; it gave
+    # jnp.where / lax.cond's pattern)
+    "filtered_sum": ("@jax.jit\ndef f(xs):\n    return sum([v for v in xs if v > 0])\n"
+                     "_r = f(jnp.array([1.0, -2.0, 3.0]))\n", (3, 3), "first"),
+    "filtered_generator_sum": ("@jax.jit\ndef f(xs):\n    return sum(v ** 2 for v in xs if v > 0)"
+                               "\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n", (3, 3), "first"),
+    "filtered_count": ("@jax.jit\ndef f(xs):\n    n = len([v for v in xs if v > 0])\n"
+                       "    return n\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n", (3, 3), "first"),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -303,6 +343,15 @@ REFUSED = {
     "fragment_of_a_statement": ("from functools import partial\n"
                                 "@partial(jax.jit, static_argnames=('y',))\ndef f(x, y):\n"
                                 "    + int(y))\n_r = f(1.0, 2.0)\n"),
+    # h-cards2-100: the assert's check with the call left as it was (JAX 0.10.2's ValueError:
+    # a check under jit not checkified), and bool() dropped where an `if` tests the flag below
+    # (TracerBoolConversionError there): the cards say where each changes too
+    "check_with_the_call_unchanged": ("from jax.experimental import checkify\n@jax.jit\n"
+                                      "def f(x):\n"
+                                      "    checkify.check(x > 0, 'x must be positive')\n"
+                                      "    return jnp.sqrt(x)\n_r = f(4.0)\n"),
+    "bool_dropped_then_if": ("@jax.jit\ndef f(x):\n    flag = x > 0\n    if flag:\n"
+                             "        return x\n    return -x\n_r = [f(3.0), f(-2.0)]\n"),
 }
 
 # each refused program above that a card pasted before, and the case whose card pastes
@@ -327,6 +376,8 @@ def snippet(rewrite, take) -> list:
         return lines[1:2]
     if take == "policy":
         return [re.search(r"policy=[\w.]+", rewrite).group(0)]
+    if isinstance(take, slice):
+        return lines[take]
     parts = [[]]
     for line in lines:
         if line.lstrip().startswith("# or"):
@@ -436,4 +487,14 @@ PASTED = {
     'formatted_print_under_vmap': "def f(x):\n    jax.debug.print('x = {:.2f}', x)    # prints the values as the program runs\n    return x ** 2\n_r = jax.vmap(f)(jnp.arange(3.0))\n",
     'int_in_a_statement_of_two_lines_static': "from functools import partial\n@partial(jax.jit, static_argnames=('y',))   # in place of @jax.jit\ndef f(x, y):\n    # then this line sees a Python value:\n    return (x * 2\n            + int(y))\n_r = f(1.0, 2.0)\n",
     'int_in_a_statement_of_two_lines_traced': '@jax.jit\ndef f(x, i):\n    return jnp.take(x,\n                    i.astype(int))   # instead of int(i): traced, an array of int dtype\n    # a size? take it from a shape, known under jit (n = x.shape[0])\n_r = f(jnp.arange(3.0), jnp.array(2))\n',
+    'assert_checkified_good': 'from jax.experimental import checkify    # once, at the top\n@jax.jit\ndef f(x):\n    checkify.check(x > 0, "x must be positive")    # in place of the assert\n    return jnp.sqrt(x)\n# and the call, in place of _r = f(4.0) (a check under jit raises unless checkified):\nerr, _r = checkify.checkify(f)(4.0)    # the checks\' error, returned as a value\nerr.throw()    # raises here if a check failed\n',
+    'assert_checkified_bad': 'from jax.experimental import checkify    # once, at the top\n@jax.jit\ndef f(x):\n    checkify.check(x > 0, "x must be positive")    # in place of the assert\n    return jnp.sqrt(x)\ntry:\n    # and the call, in place of _r = f(-1.0) (a check under jit raises unless checkified):\n    err, _r = checkify.checkify(f)(-1.0)    # the checks\' error, returned as a value\n    err.throw()    # raises here if a check failed\nexcept ValueError as e:\n    _r = str(e)\n',
+    'assert_made_static': 'from functools import partial\n@partial(jax.jit, static_argnames=(\'x\',))   # in place of @jax.jit\ndef f(x):\n    assert x > 0, "x must be positive"\n    return jnp.sqrt(x)\n_r = [f(4.0)]\ntry:\n    f(-1.0)\nexcept AssertionError as e:\n    _r.append(str(e))\n',
+    'bool_of_a_comparison': '@jax.jit\ndef f(x):\n    flag = x > 0    # instead of bool(x > 0): traced, a bool array (flag * y, jnp.where(flag, a, b) take it)\n    return x * flag\n_r = [f(3.0), f(-2.0)]\n',
+    'bool_of_a_value': '@jax.jit\ndef f(x):\n    flag = x.astype(bool)    # instead of bool(x): traced, a bool array (flag * y, jnp.where(flag, a, b) take it)\n    return jnp.where(flag, x, 1.0)\n_r = [f(3.0), f(0.0)]\n',
+    'bool_then_if': '@jax.jit\ndef f(x):\n    flag = x > 0    # instead of bool(x > 0): traced, a bool array\n    return jnp.where(flag, x, -x)\n_r = [f(3.0), f(-2.0)]\n',
+
+    'filtered_sum': '@jax.jit\ndef f(xs):\n    return jnp.where(xs > 0, xs, 0).sum()    # the whole of xs at once, 0 where an element fails: the same sum\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n',
+    'filtered_generator_sum': '@jax.jit\ndef f(xs):\n    return jnp.where(xs > 0, xs ** 2, 0).sum()    # the whole of xs at once, 0 where an element fails: the same sum\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n',
+    'filtered_count': '@jax.jit\ndef f(xs):\n    n = (xs > 0).sum()    # the whole of xs at once, how many pass, counted\n    return n\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n',
 }

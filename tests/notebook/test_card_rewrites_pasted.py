@@ -6,6 +6,7 @@ run under jxkernel; the pasted program is the one JAX ran
 The cards pasted here were not pasted by any test before (the others are in
 test_learner_mistakes.py, test_notebook_error_cards.py, test_card_gaps.py and
 test_print_when_card.py)."""
+import builtins
 import json
 import linecache
 import os
@@ -32,9 +33,18 @@ def _run(source, path):
     with open(path, "w") as f:                # a file of the learner's: the card reads it
         f.write(source)
     linecache.checkcache(path)
-    names = {"jax": jxkernel, "jnp": jxkernel.numpy, "__name__": os.path.basename(path)}
+    names = {"jax": jxkernel, "jnp": jxkernel.numpy, "__name__": os.path.basename(path),
+             "__builtins__": {**vars(builtins), "__import__": _import_as_jax}}
     exec(compile(source, path, "exec"), names)
     return names
+
+
+def _import_as_jax(name, globals=None, locals=None, fromlist=(), level=0):
+    """A pasted program's `from jax.experimental import checkify` as the notebook's alias
+    answers it: jxkernel's module (the suite never imports the real JAX)."""
+    if level == 0 and (name == "jax" or name.startswith("jax.")):
+        name = "jxkernel" + name[len("jax"):]
+    return builtins.__import__(name, globals, locals, fromlist, level)
 
 
 def test_the_cases_are_the_programs_jax_ran():
@@ -161,3 +171,62 @@ def test_a_card_no_longer_pastes_a_program_jax_refuses(refused, tmp_path):
 def _code_of(program) -> list:
     """A program's lines of code, comments and blank lines dropped."""
     return [code for line in program.splitlines() if (code := line.split("#")[0].rstrip())]
+
+
+def test_an_assert_under_jit_is_a_check_and_the_call_is_checkified(tmp_path):
+    """`assert x > 0, "x must be positive"` in a jitted function: the card gave jnp.where /
+    lax.cond's pattern; it is checkify.check with the assert's message, and the call through
+    checkify.checkify with err.throw(), since the check alone, the call unchanged, raises
+    (JAX 0.10.2's ValueError, REFUSED, recorded). Pasted, a good input returns and a bad one
+    raises the message (test_the_cards_code_pasted_runs_as_jaxs)."""
+    refused = REFUSED["check_with_the_call_unchanged"]
+    assert JAX["refused"]["check_with_the_call_unchanged"] == "ValueError"
+    with pytest.raises(ValueError, match="not functionalized"):
+        _run(refused, str(tmp_path / "refused.py"))
+    program = CASES["assert_checkified_good"][0]
+    with pytest.raises(Exception) as raised:
+        _run(program, str(tmp_path / "assert.py"))
+    card = error_cards.card_for(raised.value)
+    code = _code_of(card.rewrite)
+    assert code[:4] == ["from jax.experimental import checkify",
+                        'checkify.check(x > 0, "x must be positive")',
+                        "err, _r = checkify.checkify(f)(4.0)", "err.throw()"], card.rewrite
+    assert "in place of _r = f(4.0)" in card.rewrite and "not AssertionError" in card.fix
+
+
+def test_bool_dropped_where_an_if_tests_it_below_is_not_offered_as_the_whole_fix(tmp_path):
+    """`flag = bool(x > 0)` then `if flag:`: `flag = x > 0` alone, pasted, raises at the `if`
+    (JAX 0.10.2, REFUSED); the card says so, naming the line, and gives the `if` traced
+    (pasted with it: JAX's values). Used as an array below (`x * flag`), the line alone."""
+    assert JAX["refused"]["bool_dropped_then_if"] == "TracerBoolConversionError"
+    with pytest.raises(Exception) as refused:
+        _run(REFUSED["bool_dropped_then_if"], str(tmp_path / "refused.py"))
+    assert type(refused.value).__name__ == "TracerBoolConversionError"
+    for name, said in (("bool_then_if", True), ("bool_of_a_comparison", False)):
+        with pytest.raises(Exception) as raised:
+            _run(CASES[name][0], str(tmp_path / f"{name}.py"))
+        rewrite = error_cards.card_for(raised.value).rewrite
+        assert _code_of(rewrite)[0] == "flag = x > 0", rewrite
+        assert ("# not the whole fix: line 4, `if flag:`, asks flag for" in
+                rewrite.splitlines()) is said, rewrite
+
+
+@pytest.mark.parametrize("line", ["return jnp.array([v for v in xs if v > 0])",
+                                  "return sum([v * w for v in xs if v > 0])"])
+def test_a_filtered_list_kept_as_a_list_gets_words_not_code(line, tmp_path):
+    """A comprehension filtering a traced vector that is kept as a list (its length known
+    only from the values), or whose element reads another array (`v * w`: computed on all
+    of xs at once it would broadcast otherwise): no line keeps its value under jit, so the
+    card's code is comments alone (it gave jnp.where / lax.cond's pattern): the mask and
+    jnp.where at xs's shape, named as not the same list. Summed or counted of numbers, the
+    same value traced (CASES filtered_*)."""
+    program = (f"w = jnp.arange(3.0)\n@jax.jit\ndef f(xs):\n    {line}\n"
+               f"_r = f(jnp.array([1.0, -2.0, 3.0]))\n")
+    with pytest.raises(Exception) as raised:
+        _run(program, str(tmp_path / "filtered.py"))
+    assert type(raised.value).__name__ == "TracerBoolConversionError"
+    card = error_cards.card_for(raised.value)
+    lines = card.rewrite.splitlines()
+    assert all(each.startswith("#") for each in lines), card.rewrite
+    assert lines[0].startswith("# no traced line keeps this list"), card.rewrite
+    assert "outside jit" in card.fix

@@ -14,7 +14,8 @@ from .reading import (_array_note, _or_static, _origin, _static_fix, _static_how
                       _traced_phrase, _user_frame)
 from .rewrites import (_branch_rewrite, _node_at, _parse_line, _pattern, _print_when,
                        _python_math_rewrite, _range_loop_rewrite, _whole_statement)
-from .truth import _NONE_WHY, _none_test
+from .truth import (_NONE_WHY, _assert_rewrite, _bool_call_rewrite, _filtered_rewrite,
+                    _none_test)
 
 
 def _bool_card(exc, where, called_from) -> ErrorCard:
@@ -27,6 +28,38 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
     printing = isinstance(node, ast.If) and _print_when(node) is not None
     if printing or static and _tests_other_arguments(node, origin, _user_frame(exc)):
         static = None
+    # `assert x > 0, "..."` (a learner checking an input): checkify's check, the call checkified
+    asserted = _assert_rewrite(where, exc) if node is None else ""
+    if asserted:
+        return _assert_card(exc, origin, static, asserted)
+    # `[v for v in xs if v > 0]`: the test asked of each traced element
+    filtered, same = _filtered_rewrite(where, exc) if node is None else ("", False)
+    if filtered:
+        return ErrorCard(
+            "bool-conversion", "A comprehension filtering on traced values",
+            why=(f"The comprehension's `if` asks each element of {_traced_phrase(origin)} for "
+                 f"True or False while tracing, before any value exists; and the list it "
+                 f"keeps would have a length known only from the values, which jit's fixed "
+                 f"shapes cannot hold."),
+            fix=("Compute on the whole array with a mask: jnp.where(mask, x, 0) keeps the "
+                 "shape (0 where an element fails), x.sum(where=mask) / x.mean(where=mask) "
+                 "reduce over the elements that pass." +
+                 ("" if same else " A list of the passing elements themselves is only "
+                  "possible outside jit (x[mask] of a concrete array).")),
+            rewrite=filtered, origin=origin, docs=_DOCS + "TracerBoolConversionError")
+    # `flag = bool(x > 0)`: the comparison itself, a bool array that stays traced
+    kept = _bool_call_rewrite(where, exc) if node is None else ""
+    if kept:
+        return ErrorCard(
+            "bool-conversion", "bool() of a traced value",
+            why=(f"bool() asks for one Python True or False, but its argument depends on "
+                 f"{_traced_phrase(origin)}: it runs while tracing, before any value exists."),
+            fix=("Keep it traced: a comparison is already a bool array (jnp's operations and "
+                 "jnp.where take it); where Python's if/while then tests it, that branch must "
+                 "be jnp.where or lax.cond too." +
+                 (" Or make the argument static." if static else _array_note(origin))),
+            rewrite=kept + _or_static(origin, static, "value"),
+            origin=origin, docs=_DOCS + "TracerBoolConversionError")
     rewrite = (f"{builtin}    # jnp's max and min: traced, no True or False needed"
                if builtin else _in_jnp(_branch_rewrite(where, _user_frame(exc)))) + \
         _or_static(origin, static, "value")
@@ -65,6 +98,24 @@ def _bool_card(exc, where, called_from) -> ErrorCard:
         "bool-conversion", "Python control flow on a traced value",
         why=why, fix=fix, rewrite=rewrite,
         origin=origin, docs=_DOCS + "TracerBoolConversionError")
+
+
+def _assert_card(exc, origin, static, rewrite) -> ErrorCard:
+    return ErrorCard(
+        "bool-conversion", "An assert on a traced value",
+        why=(f"assert asks for one Python True or False, but its test depends on "
+             f"{_traced_phrase(origin)}: it runs while tracing, once per compile, before any "
+             f"value exists, so it cannot check the values the function is called with."),
+        fix=("Check inside the program: checkify.check(pred, message) (from "
+             "jax.experimental import checkify). Under jit a check raises unless the call goes "
+             "through checkify.checkify, which returns (err, result); err.throw() raises the "
+             "message if the check failed (a JaxRuntimeError, a ValueError: not "
+             "AssertionError). checkify.checkify(f) around the jitted f keeps @jax.jit; "
+             "jax.jit(checkify.checkify(f)) of the function undecorated works as well." +
+             (" Or make the argument static: the assert then runs in Python, per compile."
+              if static else "")),
+        rewrite=rewrite + _or_static(origin, static, "value"),
+        origin=origin, docs="https://docs.jax.dev/en/latest/debugging/checkify_guide.html")
 
 
 def _tests_other_arguments(node, origin, frame) -> bool:
