@@ -283,6 +283,89 @@ CASES = {
                                "\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n", (3, 3), "first"),
     "filtered_count": ("@jax.jit\ndef f(xs):\n    n = len([v for v in xs if v > 0])\n"
                        "    return n\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n", (3, 3), "first"),
+    # h-cards3-100, the shape and transformation cards. vmap over params = (W, b) and a batch:
+    # JAX says "most axes (2 of them) had size 2", which the card did not read (in_axes=(0,)
+    # offered, one entry for two arguments); a dict's leaf of another length: its leaf's
+    # entry in a dict (it offered in_axes=(0, None) for a function of one argument)
+    "vmap_sizes_params_tuple": ("def predict(params, x):\n    W, b = params\n"
+                                "    return W @ x + b\n"
+                                "params = (jnp.arange(6.0).reshape(2, 3), jnp.array([1.0, -1.0]))"
+                                "\nxs = jnp.arange(12.0).reshape(4, 3)\n"
+                                "_r = jax.vmap(predict)(params, xs)\n", (6, 6), 0),
+    "vmap_sizes_dict_leaf": ("batch = {'x': jnp.arange(12.0).reshape(3, 4), "
+                             "'y': jnp.array([1.0, 2.0])}\ndef f(d):\n"
+                             "    return d['x'].sum() + d['y']\n_r = jax.vmap(f)(batch)\n",
+                             (4, 4), 0),
+    # in_axes as a dict keyed by the parameters' names (no card): a tuple in their order; a
+    # dict for a function of one dict argument: the dict inside a tuple
+    "vmap_in_axes_dict": ("params = {'w': jnp.array([1.0, 2.0, 3.0]), 'b': jnp.array(0.5)}\n"
+                          "xs = jnp.arange(6.0).reshape(2, 3)\ndef predict(p, x):\n"
+                          "    return p['w'] @ x + p['b']\n"
+                          "_r = jax.vmap(predict, in_axes={'p': None, 'x': 0})(params, xs)\n",
+                          (5, 5), "first"),
+    "vmap_in_axes_dict_of_one_argument": ("batch = {'x': jnp.arange(6.0).reshape(2, 3), "
+                                          "'w': jnp.array([1.0, 0.0, -1.0])}\ndef f(d):\n"
+                                          "    return d['x'] @ d['w']\n"
+                                          "_r = jax.vmap(f, in_axes={'x': 0, 'w': None})(batch)\n",
+                                          (4, 4), "first"),
+    # a fori_loop's int carry given a float: told as a scan's `carry[1]`, with the pattern
+    # only; the body's return cast back, or the start made float32 (the sum meant)
+    "fori_carry_cast_back": ("def body(i, total):\n    return total + 0.5 * i\n"
+                             "_r = jax.lax.fori_loop(0, 4, body, jnp.int32(0))\n", (2, 2), 0),
+    "fori_carry_float_start": ("def body(i, total):\n    return total + 0.5 * i\n"
+                               "_r = jax.lax.fori_loop(0, 4, body, jnp.int32(0))\n", (3, 3), 1),
+    # a broadcast (and a product, and a reshape) on a statement of two lines: the whole
+    # statement (it gave `v = jnp.expand_dims(v, 1)`, `y = a @ b.T`, `y = x.reshape(...)`)
+    "broadcast_in_a_statement_of_two_lines": ("@jax.jit\ndef loss(pred, target):\n"
+                                              "    err = (pred\n           - target)\n"
+                                              "    return jnp.mean(err ** 2)\n"
+                                              "_r = loss(jnp.arange(12.0).reshape(4, 3), "
+                                              "jnp.arange(4.0))\n", (3, 4), "first"),
+    "matmul_in_a_statement_of_two_lines": ("W = jnp.arange(6.0).reshape(2, 3)\n"
+                                           "xs = jnp.arange(12.0).reshape(4, 3)\n"
+                                           "_r = jnp.dot(\n    xs, W)\n", (3, 4), "first"),
+    "reshape_in_a_statement_of_two_lines": ("imgs = jnp.arange(18.0).reshape(2, 3, 3)\n"
+                                            "_r = imgs.reshape(\n    2, 3 * 3 * 3)\n", (2, 3),
+                                            "first"),
+    # a size written as a product, `28 * 28 * 3`: -1 in its place (it gave y = x.reshape(...))
+    "reshape_size_written_as_a_product": ("imgs = jnp.arange(18.0).reshape(2, 3, 3)\n"
+                                          "_r = imgs.reshape(2, 3 * 3 * 3)\n", (2, 2), "first"),
+    # (out, in) weights times a batch of rows, then a bias: x @ W.T (it gave W @ x.T, whose
+    # (2, 4) the (2,) bias does not broadcast with); W.T where W is meant: W (it wrote W.T.T)
+    "matmul_weights_out_in_with_bias": ("def layer(W, b, x):\n"
+                                        "    return jnp.maximum(W @ x + b, 0.0)\n"
+                                        "W = jnp.arange(6.0).reshape(2, 3)\n"
+                                        "b = jnp.array([0.5, -20.5])\n"
+                                        "xs = jnp.arange(12.0).reshape(4, 3)\n"
+                                        "_r = layer(W, b, xs)\n", (2, 2), "first"),
+    "matmul_weights_transposed_twice": ("W = jnp.arange(6.0).reshape(3, 2)\n"
+                                        "xs = jnp.arange(12.0).reshape(4, 3)\n_r = xs @ W.T\n",
+                                        (3, 3), "first"),
+    # scan's xs a dict, or a tuple held in a name, of leaves of two lengths: each leaf cut by
+    # jax.tree.map (it gave `lax.scan(lambda c, x: step(c, x, W), init, xs)`, a NameError)
+    "scan_xs_dict_of_two_lengths": ("def step(c, b):\n    return c + b['x'].sum() * b['y'], c\n"
+                                    "data = {'x': jnp.arange(8.0).reshape(4, 2), "
+                                    "'y': jnp.array([1.0, 2.0, 3.0])}\n"
+                                    "_r = jax.lax.scan(step, 0.0, data)\n", (4, 4), "first"),
+    "scan_xs_named_tuple_of_two_lengths": ("def step(c, batch):\n    x, y = batch\n"
+                                           "    return c + x * y, None\n"
+                                           "xs = (jnp.arange(5.0), jnp.arange(4.0))\n"
+                                           "_r = jax.lax.scan(step, 0.0, xs)[0]\n", (5, 5),
+                                           "first"),
+    # jnp.stack of two lengths, jnp.concatenate of arrays differing off its axis (no card):
+    # the shorter padded, or joined end to end; joined along the axis where they differ
+    "stack_of_two_lengths_padded": ("a = jnp.arange(3.0)\nb = jnp.arange(4.0) + 10\n"
+                                    "_r = jnp.stack([a, b])\n", (3, 3), 0),
+    "stack_of_two_lengths_joined": ("a = jnp.arange(3.0)\nb = jnp.arange(4.0) + 10\n"
+                                    "_r = jnp.stack([a, b])\n", (3, 3), 1),
+    "concatenate_along_the_axis_they_differ": ("a = jnp.arange(6.0).reshape(2, 3)\n"
+                                               "b = jnp.arange(3.0).reshape(1, 3)\n"
+                                               "_r = jnp.concatenate([a, b], axis=1)\n", (3, 3),
+                                               "first"),
+    "concatenate_features_along_axis_0": ("feats = jnp.arange(6.0).reshape(3, 2)\n"
+                                          "extra = jnp.arange(3.0).reshape(3, 1)\n"
+                                          "_r = jnp.concatenate([feats, extra])\n", (3, 3),
+                                          "first"),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -310,6 +393,21 @@ PATTERNS = {
     # a traced value formatted into a string kept in a name: no print to make debug.print
     "formatted_label": "@jax.jit\ndef f(x):\n    label = f'x={x:.2f}'\n    return x * 2\n"
                        "_r = f(3.0)\n",
+    # h-cards3-100: a loop body or branches returning another structure (the card said
+    # `scan` and `carry[1]` for a fori_loop's state, `<class 'jxkernel.core.avals.ShapedArray'>`,
+    # and gave `return carry, y` as code; cond's had no card): the body's names as a pattern
+    "fori_body_returning_one_of_its_pair": "def body(i, state):\n    x, v = state\n"
+                                           "    return x + v\n"
+                                           "_r = jax.lax.fori_loop(0, 3, body, (0.0, 1.0))\n",
+    "scan_body_returning_its_carry_alone": "def step(carry, x):\n    h, c = carry\n"
+                                           "    return (h + x, c * x)\n"
+                                           "_r = jax.lax.scan(step, (0.0, 1.0), "
+                                           "jnp.arange(1.0, 4.0))\n",
+    "while_body_returning_one_of_its_pair": "def cond(s):\n    i, x = s\n    return i < 3\n"
+                                            "def body(s):\n    i, x = s\n    return i + 1\n"
+                                            "_r = jax.lax.while_loop(cond, body, (0, 1.0))\n",
+    "cond_branches_of_a_pair_and_an_array": "def f(x):\n    return jax.lax.cond(x > 0, "
+                                            "lambda x: (x, x), lambda x: x, x)\n_r = f(1.0)\n",
 }
 
 # fixes a card must not offer, each run as the learner would paste it: x made static where
@@ -352,6 +450,39 @@ REFUSED = {
                                       "    return jnp.sqrt(x)\n_r = f(4.0)\n"),
     "bool_dropped_then_if": ("@jax.jit\ndef f(x):\n    flag = x > 0\n    if flag:\n"
                              "        return x\n    return -x\n_r = [f(3.0), f(-2.0)]\n"),
+    # h-cards3-100: the shape and transformation cards' code before its audit, pasted: one
+    # in_axes entry for params and xs; (0, None) for a function of one dict argument; W @ x.T,
+    # whose (2, 4) the bias does not broadcast with; `v`, `x`, `W`, `init`: names the
+    # learner's code has not (UnboundLocalError, NameError)
+    "in_axes_one_entry_for_params_and_xs": ("def predict(params, x):\n    W, b = params\n"
+                                            "    return W @ x + b\n"
+                                            "params = (jnp.arange(6.0).reshape(2, 3), "
+                                            "jnp.array([1.0, -1.0]))\n"
+                                            "xs = jnp.arange(12.0).reshape(4, 3)\n"
+                                            "_r = jax.vmap(predict, in_axes=(0,))(params, xs)\n"),
+    "in_axes_two_entries_for_one_dict": ("batch = {'x': jnp.arange(12.0).reshape(3, 4), "
+                                         "'y': jnp.array([1.0, 2.0])}\ndef f(d):\n"
+                                         "    return d['x'].sum() + d['y']\n"
+                                         "_r = jax.vmap(f, in_axes=(0, None))(batch)\n"),
+    "matmul_transposed_then_bias": ("def layer(W, b, x):\n"
+                                    "    return jnp.maximum(W @ x.T + b, 0.0)\n"
+                                    "W = jnp.arange(6.0).reshape(2, 3)\n"
+                                    "b = jnp.array([0.5, -20.5])\n"
+                                    "xs = jnp.arange(12.0).reshape(4, 3)\n"
+                                    "_r = layer(W, b, xs)\n"),
+    "expand_dims_of_a_name_not_there": ("@jax.jit\ndef loss(pred, target):\n"
+                                        "    v = jnp.expand_dims(v, 1)\n"
+                                        "    return jnp.mean(err ** 2)\n"
+                                        "_r = loss(jnp.arange(12.0).reshape(4, 3), "
+                                        "jnp.arange(4.0))\n"),
+    "reshape_of_a_name_not_there": ("imgs = jnp.arange(18.0).reshape(2, 3, 3)\n"
+                                    "y = x.reshape(2, -1)\n"),
+    "scan_with_the_cards_own_names": ("def step(c, b):\n"
+                                      "    return c + b['x'].sum() * b['y'], c\n"
+                                      "data = {'x': jnp.arange(8.0).reshape(4, 2), "
+                                      "'y': jnp.array([1.0, 2.0, 3.0])}\n"
+                                      "carry, ys = jax.lax.scan(lambda c, x: step(c, x, W), "
+                                      "init, xs)\n"),
 }
 
 # each refused program above that a card pasted before, and the case whose card pastes
@@ -360,7 +491,13 @@ REFUSED_BEFORE = {"first_int_cast_alone": "int_of_two_values_unpacked",
                   "list_indexed_by_a_traced_int": "int_indexing_a_list_in_scan",
                   "format_spec_of_the_array_itself": "float_in_a_formatted_print",
                   "static_x_of_two_floats_converted": "float_of_two_arguments_static",
-                  "fragment_of_a_statement": "int_in_a_statement_of_two_lines_static"}
+                  "fragment_of_a_statement": "int_in_a_statement_of_two_lines_static",
+                  "in_axes_one_entry_for_params_and_xs": "vmap_sizes_params_tuple",
+                  "in_axes_two_entries_for_one_dict": "vmap_sizes_dict_leaf",
+                  "matmul_transposed_then_bias": "matmul_weights_out_in_with_bias",
+                  "expand_dims_of_a_name_not_there": "broadcast_in_a_statement_of_two_lines",
+                  "reshape_of_a_name_not_there": "reshape_size_written_as_a_product",
+                  "scan_with_the_cards_own_names": "scan_xs_dict_of_two_lengths"}
 
 # the cases whose values are random draws (compared within 4 ulps: threefry's bits are
 # exact, the floats made of them are computed)
@@ -497,4 +634,22 @@ PASTED = {
     'filtered_sum': '@jax.jit\ndef f(xs):\n    return jnp.where(xs > 0, xs, 0).sum()    # the whole of xs at once, 0 where an element fails: the same sum\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n',
     'filtered_generator_sum': '@jax.jit\ndef f(xs):\n    return jnp.where(xs > 0, xs ** 2, 0).sum()    # the whole of xs at once, 0 where an element fails: the same sum\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n',
     'filtered_count': '@jax.jit\ndef f(xs):\n    n = (xs > 0).sum()    # the whole of xs at once, how many pass, counted\n    return n\n_r = f(jnp.array([1.0, -2.0, 3.0]))\n',
+    'vmap_sizes_params_tuple': 'def predict(params, x):\n    W, b = params\n    return W @ x + b\nparams = (jnp.arange(6.0).reshape(2, 3), jnp.array([1.0, -1.0]))\nxs = jnp.arange(12.0).reshape(4, 3)\n_r = jax.vmap(predict, in_axes=(None, 0))(params, xs)\n',
+    'vmap_sizes_dict_leaf': "batch = {'x': jnp.arange(12.0).reshape(3, 4), 'y': jnp.array([1.0, 2.0])}\ndef f(d):\n    return d['x'].sum() + d['y']\n_r = jax.vmap(f, in_axes=({'x': 0, 'y': None},))(batch)\n",
+    'vmap_in_axes_dict': "params = {'w': jnp.array([1.0, 2.0, 3.0]), 'b': jnp.array(0.5)}\nxs = jnp.arange(6.0).reshape(2, 3)\ndef predict(p, x):\n    return p['w'] @ x + p['b']\n_r = jax.vmap(predict, in_axes=(None, 0))(params, xs)    # in_axes=(None, 0): in the order of its parameters\n",
+    'vmap_in_axes_dict_of_one_argument': "batch = {'x': jnp.arange(6.0).reshape(2, 3), 'w': jnp.array([1.0, 0.0, -1.0])}\ndef f(d):\n    return d['x'] @ d['w']\n_r = jax.vmap(f, in_axes=({'x': 0, 'w': None},))(batch)    # in_axes=({'x': 0, 'w': None},): for its one argument, a dict: the dict inside a tuple\n",
+    'fori_carry_cast_back': 'def body(i, total):\n    # in body, give carry back with the type it came in as:\n    return (total + 0.5 * i).astype(jnp.int32)    # in place of return total + 0.5 * i\n_r = jax.lax.fori_loop(0, 4, body, jnp.int32(0))\n',
+    'fori_carry_float_start': 'def body(i, total):\n    return total + 0.5 * i\n_r = jax.lax.fori_loop(0, 4, body, jnp.asarray(jnp.int32(0), jnp.float32))\n',
+    'broadcast_in_a_statement_of_two_lines': '@jax.jit\ndef loss(pred, target):\n    err = pred - jnp.expand_dims(target, 1)    # (4, 1): broadcasts with (4, 3)\n    return jnp.mean(err ** 2)\n_r = loss(jnp.arange(12.0).reshape(4, 3), jnp.arange(4.0))\n',
+    'matmul_in_a_statement_of_two_lines': 'W = jnp.arange(6.0).reshape(2, 3)\nxs = jnp.arange(12.0).reshape(4, 3)\n_r = jnp.dot(xs, W.T)    # (4, 2)\n',
+    'reshape_in_a_statement_of_two_lines': 'imgs = jnp.arange(18.0).reshape(2, 3, 3)\n_r = imgs.reshape(2, -1)    # gives (2, 9)\n',
+    'reshape_size_written_as_a_product': 'imgs = jnp.arange(18.0).reshape(2, 3, 3)\n_r = imgs.reshape(2, -1)    # gives (2, 9)\n',
+    'matmul_weights_out_in_with_bias': 'def layer(W, b, x):\n    return jnp.maximum(x @ W.T + b, 0.0)    # (4, 2)\nW = jnp.arange(6.0).reshape(2, 3)\nb = jnp.array([0.5, -20.5])\nxs = jnp.arange(12.0).reshape(4, 3)\n_r = layer(W, b, xs)\n',
+    'matmul_weights_transposed_twice': 'W = jnp.arange(6.0).reshape(3, 2)\nxs = jnp.arange(12.0).reshape(4, 3)\n_r = xs @ W    # (4, 2)\n',
+    'scan_xs_dict_of_two_lengths': "def step(c, b):\n    return c + b['x'].sum() * b['y'], c\ndata = {'x': jnp.arange(8.0).reshape(4, 2), 'y': jnp.array([1.0, 2.0, 3.0])}\n_r = jax.lax.scan(step, 0.0, jax.tree.map(lambda a: a[:3], data))    # every leaf cut to 3 steps\n",
+    'scan_xs_named_tuple_of_two_lengths': 'def step(c, batch):\n    x, y = batch\n    return c + x * y, None\nxs = (jnp.arange(5.0), jnp.arange(4.0))\n_r = jax.lax.scan(step, 0.0, jax.tree.map(lambda a: a[:4], xs))[0]    # every leaf cut to 4 steps\n',
+    'stack_of_two_lengths_padded': "a = jnp.arange(3.0)\nb = jnp.arange(4.0) + 10\n_r = jnp.stack([jnp.pad(a, (0, 1)), b])    # each (4,), zeros after the shorter's values\n",
+    'stack_of_two_lengths_joined': 'a = jnp.arange(3.0)\nb = jnp.arange(4.0) + 10\n_r = jnp.concatenate([a, b])    # (7,)\n',
+    'concatenate_along_the_axis_they_differ': 'a = jnp.arange(6.0).reshape(2, 3)\nb = jnp.arange(3.0).reshape(1, 3)\n_r = jnp.concatenate([a, b])    # (3, 3)\n',
+    'concatenate_features_along_axis_0': 'feats = jnp.arange(6.0).reshape(3, 2)\nextra = jnp.arange(3.0).reshape(3, 1)\n_r = jnp.concatenate([feats, extra], axis=1)    # (3, 3)\n',
 }

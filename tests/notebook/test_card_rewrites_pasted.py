@@ -230,3 +230,31 @@ def test_a_filtered_list_kept_as_a_list_gets_words_not_code(line, tmp_path):
     assert all(each.startswith("#") for each in lines), card.rewrite
     assert lines[0].startswith("# no traced line keeps this list"), card.rewrite
     assert "outside jit" in card.fix
+
+
+@pytest.mark.parametrize("name, title, line", [
+    ("fori_body_returning_one_of_its_pair", "fori_loop: the carry changes type in the loop",
+     "#   return new_x, new_v    # in place of return x + v"),
+    ("scan_body_returning_its_carry_alone", "scan: the carry changes type in the loop",
+     "#   return (new_h, new_c), y    # in place of return (h + x, c * x)"),
+    ("while_body_returning_one_of_its_pair", "while_loop: the carry changes type in the loop",
+     "#   return new_i, new_x    # in place of return i + 1"),
+    ("cond_branches_of_a_pair_and_an_array", "cond: the branches return different structures",
+     None)])
+def test_a_structure_card_tells_the_learners_loop_in_their_names(name, title, line, tmp_path):
+    """A body or branches returning another structure (h-cards3-100): the fori_loop's card
+    said `scan` and `carry[1]` (the loop it runs as, its state's index in that loop's carry),
+    every one printed `<class 'jxkernel.core.avals.ShapedArray'>` (our module) and gave
+    `return carry, y` as code (a NameError pasted; a scan's `, y` in a fori_loop's body);
+    cond's had no card. Now: the loop called, the nodes in words, the body's own names in
+    the pattern (PATTERNS: comments only, JAX's TypeError recorded)."""
+    with pytest.raises(Exception) as raised:
+        _run(PATTERNS[name], str(tmp_path / f"{name}.py"))
+    card = error_cards.card_for(raised.value)
+    text = str(card)
+    assert card.title == title, text
+    for leak in ("jxkernel", "ShapedArray", "loop_carry", "carry[1]", "carry[2]"):
+        assert leak not in text, text
+    assert "a tuple" in text and "one array" in text, text
+    if line is not None:
+        assert line in card.rewrite.splitlines(), card.rewrite

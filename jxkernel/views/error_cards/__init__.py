@@ -32,7 +32,8 @@ lax.cond given a condition per element), while-grad (ValueError: grad of a while
 a fori_loop with traced bounds), reshape-size (TypeError: a reshape to another size),
 lax-dtypes (TypeError: a lax operation given two dtypes), integer-power (TypeError: an integer
 array to a negative power), float-index (TypeError: an array indexed by a float), vmap-in-axes
-(ValueError: an in_axes tuple of another length than the arguments), body-arguments
+(ValueError: an in_axes tuple of another length than the arguments; TypeError: in_axes
+given as a dict keyed by the parameters' names), body-arguments
 (TypeError: a loop body or branch written to take other arguments than lax passes it),
 tree-structure (ValueError: tree_map given trees of two structures; a pair passed whole, as
 value_and_grad's (value, grads), is told with the part to pass), axis-bounds (ValueError or
@@ -47,6 +48,8 @@ scan-output (TypeError: a scan body returning one value or three, not (carry, y)
 fori-bounds (TypeError: lax.fori_loop given a float bound, `lax.fori_loop(0, n / 2, ...)`),
 concatenate-ranks (TypeError or ValueError: jnp.concatenate, hstack, stack or
 lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix),
+join-shapes (ValueError or TypeError: jnp.stack given arrays of two shapes, (3,) and (4,), or
+jnp.concatenate given arrays that differ on an axis it does not join along),
 list-operand (TypeError: an array's operator given a Python list or tuple, `x + [1, 2]`),
 list-index (TypeError: an array indexed by a Python list, `x[[0, 2]]`), truth-value
 (ValueError: an array of several booleans where Python needs one, `if x > 0:` of a vector,
@@ -96,11 +99,13 @@ user's lines, the value's origin, and the static_argnames fix of the user's own 
 `rewrites.py` (the user's code read back and rewritten: branches, loops), `returns.py` (a
 function's own `return` read back and rewritten), `magics.py` (a line magic's code as typed),
 then one module
-per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py`, `shapes.py`,
+per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (with
+`carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
 `keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`,
 `trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`,
-`truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py`, `custom_rules.py`,
-`lowered_calls.py`, `objects.py`, `checks.py`, `jnp_statics.py`, `hashes.py`, `collectives.py`,
+`truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`),
+`custom_rules.py`, `lowered_calls.py`, `objects.py`, `checks.py`, `jnp_statics.py`,
+`hashes.py`, `collectives.py`,
 `meshes.py`, `devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`,
 `check_arguments.py`, `conversions.py` (a conversion of a traced value rewritten: int(i) as
 i.astype(int), a formatted number as jax.debug.print).
@@ -153,6 +158,7 @@ from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_te
 from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_policy_misspelled,
                            _is_policy_string, _policy_misspelled_card, _policy_string_card)
 from .lowered_calls import _is_static_given_again, _static_again_card
+from .carries import _branch_structure_card, _is_branch_structure
 from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
                            _cond_predicate_card, _is_body_arguments, _is_branch_types,
                            _is_carry_error, _is_cond_predicate, _is_scan_output,
@@ -170,6 +176,7 @@ from .equinox import (_batch_into_layer_card, _frozen_field_card, _grad_of_modul
 from .closed_modules import _closed_modules_card, _is_closed_modules
 from .conversions import _format_card, _is_traced_format
 from .layers import _is_layer_features, _layer_features_card
+from .join_shapes import _is_join_shapes, _join_shapes_card
 from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
                              _list_argument_card, _list_index_card, _list_operand_card)
@@ -199,8 +206,9 @@ from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_s
                      _leaked_card)
 from .trees import _is_tree_structure, _tree_structure_card
 from .truth import _is_truth_value, _truth_value_card
-from .vmap import (_in_axes_length_card, _is_in_axes_length, _is_vmap_rank, _is_vmap_sizes,
-                   _vmap_card, _vmap_rank_card)
+from .vmap import (_in_axes_dict_card, _in_axes_length_card, _is_in_axes_dict,
+                   _is_in_axes_length, _is_vmap_rank, _is_vmap_sizes, _vmap_card,
+                   _vmap_rank_card)
 
 __all__ = ["MIME", "VERSION", "ErrorCard", "card_for", "origin_lines", "render_html",
            "render_text"]
@@ -245,8 +253,10 @@ _CARDS = [
     (_is_vmap_sizes, _vmap_card),
     (_is_vmap_rank, _vmap_rank_card),
     (_is_in_axes_length, _in_axes_length_card),
+    (_is_in_axes_dict, _in_axes_dict_card),
     (_is_carry_error, _carry_card),
     (_is_branch_types, _branch_card),
+    (_is_branch_structure, _branch_structure_card),
     (_is_cond_predicate, _cond_predicate_card),
     (_is_while_grad, _while_grad_card),
     (_is_body_arguments, _body_arguments_card),
@@ -288,6 +298,7 @@ _CARDS = [
     (_is_scan_output, _scan_output_card),
     (_is_fori_bounds, _fori_bounds_card),
     (_is_join_ranks, _join_ranks_card),
+    (_is_join_shapes, _join_shapes_card),
     (_is_bwd_structure, _bwd_structure_card),
     (_is_policy_misspelled, _policy_misspelled_card),
     (_is_policy_string, _policy_string_card),

@@ -11,6 +11,7 @@ from ...core import dtypes
 from ...transforms.api_util import positional_parameters
 from .card import ErrorCard
 from .reading import _user_frame, _user_lines
+from .carries import _in_learners_terms, _loop_body_name, _structure_back
 from .returns import _branch_back, _carry_back, _cast, _init_as
 from .rewrites import (_lambda_branches_cast, _lambda_branches_wrapped, _parse_line, _pattern,
                        _replaced)
@@ -130,6 +131,7 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
         came, went = (came, went) if came else (tree_in, tree_out)
     else:
         came, went, path, mismatch = "?", "?", None, "structure"
+    loop, path, came, went = _in_learners_terms(where, loop, path, came, went, mismatch)
     leaf = f"carry{path or ''}"
     ys = ", y" if loop == "scan" else ""        # (a while_loop's body returns the carry alone)
     if mismatch == "dtypes":
@@ -149,8 +151,7 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
             rewrite += (f"\n# or start it with the shape {body} returns: "
                         f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
     else:
-        rewrite = (f"# in {body}, return the carry with the same structure as the initial "
-                   f"carry:\nreturn carry{ys}      # carry: {came}, not {went}")
+        rewrite = _structure_back(exc, body, loop, leaf, came, went)
     return ErrorCard(
         "loop-carry", f"{loop}: the carry changes type in the loop",
         why=(f"{loop} compiles {body} once for every iteration, so the carry must leave it "
@@ -191,20 +192,6 @@ def _shape_of(type_text) -> str:
     dims = type_text.partition("[")[2].rstrip("]")
     parts = [d for d in dims.split(",") if d]
     return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
-
-
-def _loop_body_name(where) -> str | None:
-    """The body function's name in the user's `lax.scan(body, ...)`-style call."""
-    tree = _parse_line(where)
-    if tree is None:
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.args:
-            name = ast.unparse(node.func).split(".")[-1]
-            index = {"scan": 0, "while_loop": 1, "fori_loop": 2}.get(name)
-            if index is not None and len(node.args) > index:
-                return ast.unparse(node.args[index])
-    return None
 
 
 def _is_carry_error(e) -> bool:

@@ -13,7 +13,7 @@ import numpy as np
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line, _replaced
+from .rewrites import _parse_line, _pattern, _replaced, _whole_statement
 
 # jnp's message (ranks may differ) and lax's (equal ranks, the primitive named)
 _JNP_BROADCAST = re.compile(r"^Incompatible shapes for broadcasting: shapes=(\[.*\])$")
@@ -75,7 +75,8 @@ def _broadcast_card(exc, where, called_from) -> ErrorCard:
     if axis:
         why += (f"Here {a} and {b} meet at axis {axis} (counted from the right) with sizes "
                 f"{size_a} and {size_b}.")
-    fix, rewrite = _broadcast_fix(a, b, _parse_line(where), _user_frame(exc))
+    # (a statement of several lines read whole: its first line alone does not parse)
+    fix, rewrite = _broadcast_fix(a, b, _parse_line(_whole_statement(where)), _user_frame(exc))
     return ErrorCard(
         "broadcast-shapes", f"Shapes {a} and {b} do not broadcast", why=why, fix=fix,
         rewrite=rewrite, docs=_DOCS)
@@ -100,14 +101,14 @@ def _broadcast_fix(a, b, tree, frame) -> tuple:
                  f"sum or product), a[:, None] and b make a {(a[0], b[0])} result; otherwise "
                  f"the arrays are not the ones you meant.")
         if op is None:
-            return words, f"y = a[:, None] + b    # {(a[0], b[0])}: every pair"
+            return words, _pattern(f"y = a[:, None] + b    # {(a[0], b[0])}: every pair")
         op.left = ast.Subscript(op.left, ast.Tuple([ast.Slice(), ast.Constant(None)]))
         return words, f"{ast.unparse(tree)}    # {(a[0], b[0])}: every pair (outer)"
     if len(a) == len(b) == 2 and a == b[::-1]:
         words = (f"{a} and {b} are each other's transpose: b.T has shape {a}. For the matrix "
                  f"product instead, a @ b gives {(a[0], b[1])}.")
         if op is None:
-            return words, "y = a * b.T    # the same shape as a"
+            return words, _pattern("y = a * b.T    # the same shape as a")
         op.right = ast.Attribute(op.right, "T")
         return words, f"{ast.unparse(tree)}    # the second transposed: {a}"
     return (f"Make the sizes at axis {_conflict(a, b)[0]} agree (or one of them 1): check "
@@ -140,7 +141,8 @@ def _expand_rewrite(tree, op, short_first, axis, fixed, long_shape, frame) -> st
     if reductions:
         return f"{ast.unparse(tree)}    # keepdims: {fixed}, which broadcasts"
     if op is None:
-        return f"v = jnp.expand_dims(v, {axis})    # {fixed}: broadcasts with {long_shape}"
+        return _pattern(f"v = jnp.expand_dims(v, {axis})    # {fixed}: broadcasts with "
+                        f"{long_shape}")
     expanded = ast.parse(f"jnp.expand_dims(_v, {axis})", mode="eval").body
     if short_first:
         expanded.args[0], op.left = op.left, expanded
@@ -212,13 +214,35 @@ def _matmul_options(a, b) -> list:
         options.append(("a.T", _product(a[::-1], b)))
     if _product(b, a) is not None:
         options.append(("swap", _product(b, a)))
+    # (out, in) weights times a batch of rows, W @ xs: the rows times W.T, (batch, out)
+    if len(a) == 2 and len(b) == 2 and _product(b, a[::-1]) is not None:
+        options.append(("b @ a.T", _product(b, a[::-1])))
     return options
+
+
+def _fitting_first(options, tree, site, frame) -> list:
+    """`options` with those whose result broadcasts with the array the line adds to (or
+    multiplies by...) the product first: `W @ x + b` of a (128, 784) W, a (32, 784) x and a
+    (128,) b was rewritten `W @ x.T + b`, (128, 32) + (128,), which raises again; x @ W.T
+    fits. The other operand's shape is read from the user's frame (a name's). With it, the
+    words to give where none fits (each rewrite, pasted, would raise the broadcast error)."""
+    parent = next((n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and
+                   not isinstance(n.op, ast.MatMult) and site in (n.left, n.right)), None) \
+        if tree is not None and site is not None else None
+    other = _shape_in(frame, parent.right if parent.left is site else parent.left) \
+        if parent is not None else None
+    if other is None:
+        return options, None
+    fits = [o for o in options if _broadcast(o[1], other) is not None]
+    name = ast.unparse(parent.right if parent.left is site else parent.left)
+    return fits + [o for o in options if o not in fits], None if fits or not options else \
+        f"# no product of these fits {name}'s {other} on this line: print each .shape"
 
 
 def _matmul_card(exc, where, called_from) -> ErrorCard:
     a, b = exc.operand_shapes
     inner_b = b[0] if len(b) == 1 else b[-2]
-    tree = _parse_line(where)
+    tree = _parse_line(_whole_statement(where))
     site = _matmul_site(tree)
     options = _matmul_options(a, b)
     # two arrays of one shape (n, k), two names: a batch of pairs of vectors, a dot per pair,
@@ -232,7 +256,8 @@ def _matmul_card(exc, where, called_from) -> ErrorCard:
     swapped = [o for o in options if o[0] == "swap"]
     if len(a) == 1 and len(b) == 2 and swapped:
         options = swapped + [o for o in options if o[0] != "swap"]
-    said = {"b.T": "a @ b.T", "a.T": "a.T @ b",
+    options, misfit = _fitting_first(options, tree, site, _user_frame(exc))
+    said = {"b.T": "a @ b.T", "a.T": "a.T @ b", "b @ a.T": "b @ a.T",
             "swap": "b @ a (a dot per row of b: jax.vmap(jnp.dot, in_axes=(0, None))(b, a))"
             if len(a) == 1 else "b @ a",
             "pairs": "jax.vmap(jnp.dot)(a, b) (a dot per row pair)"}
@@ -254,7 +279,7 @@ def _matmul_card(exc, where, called_from) -> ErrorCard:
         why=(f"a @ b (jnp.dot, jnp.matmul) pairs a's last axis (size {a[-1]}) with b's "
              f"{'only' if len(b) == 1 else 'first'} axis (size {inner_b}): each row of a meets "
              f"each column of b element by element, so the two sizes must be equal."),
-        fix=fix, rewrite=_matmul_rewrite(tree, site, options),
+        fix=fix, rewrite=misfit or _matmul_rewrite(tree, site, options),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.matmul.html")
 
 
@@ -292,6 +317,7 @@ def _matmul_rewrite(tree, site, options) -> str:
     how, shape = options[0]
     if site is None:
         return {"b.T": "y = a @ b.T", "a.T": "y = a.T @ b", "swap": "y = b @ a",
+                "b @ a.T": "y = b @ a.T",
                 "pairs": "y = jax.vmap(jnp.dot)(a, b)"}[how] + f"    # {shape}"
     left, right = _operands(site)
     if how == "pairs":      # the product becomes the call, in its place
@@ -300,9 +326,11 @@ def _matmul_rewrite(tree, site, options) -> str:
         _replace_node(tree, site, call)
         return f"{ast.unparse(tree)}    # {shape}"
     if how == "b.T":
-        right = ast.Attribute(right, "T")
+        right = _transposed(right)
     elif how == "a.T":
-        left = ast.Attribute(left, "T")
+        left = _transposed(left)
+    elif how == "b @ a.T":
+        left, right = right, _transposed(left)
     else:
         left, right = right, left
     if isinstance(site, ast.BinOp):
@@ -310,6 +338,14 @@ def _matmul_rewrite(tree, site, options) -> str:
     else:
         site.args = [left, right]
     return f"{ast.unparse(tree)}    # {shape}"
+
+
+def _transposed(node):
+    """`node.T`, or the array itself where the learner's operand is transposed already
+    (`W.T` -> `W`: it wrote `W.T.T`)."""
+    if isinstance(node, ast.Attribute) and node.attr == "T":
+        return node.value
+    return ast.Attribute(node, "T")
 
 
 # ------------------------------------------------------------------ reshape
@@ -377,7 +413,7 @@ def _reshape_rewrite(where, dims, free, result) -> str:
     """The user's reshape with -1 at axis `free`: its sizes as separate arguments
     (`m.reshape(4, 3)`) or a tuple (`jnp.reshape(m, (3, 4))`)."""
     note = f"    # gives {result}"
-    tree = _parse_line(where)
+    tree = _parse_line(_whole_statement(where))
     for node in ast.walk(tree) if tree is not None else ():
         if not (isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] ==
                 "reshape"):
@@ -388,7 +424,27 @@ def _reshape_rewrite(where, dims, free, result) -> str:
         sizes = (args if len(args) == len(dims) else
                  args[0].elts if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List))
                  else [])
-        literal = [s.value if isinstance(s, ast.Constant) else None for s in sizes]
+        literal = [_number(s) for s in sizes]
         if tuple(literal) == tuple(dims):
             return _replaced(tree, sizes[free], "-1") + note
-    return f"y = x.reshape{_dims_text(dims, free)}{note}"
+    return _pattern(f"y = x.reshape{_dims_text(dims, free)}{note}")
+
+
+def _number(node):
+    """A size written as a number or arithmetic of numbers (`28 * 28 * 3`: the card fell
+    back to `y = x.reshape(...)`, names the learner's line has not), else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _number(node.operand)
+        return None if value is None else -value
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = _number(node.left), _number(node.right)
+        if left is not None and right is not None and \
+                not (isinstance(node.op, ast.FloorDiv) and right == 0):
+            return _ARITHMETIC[type(node.op)](left, right)
+    return None
+
+
+_ARITHMETIC = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__,
+               ast.FloorDiv: int.__floordiv__}

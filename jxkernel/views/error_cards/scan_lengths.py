@@ -8,7 +8,7 @@ import ast
 import re
 
 from .card import ErrorCard
-from .rewrites import _operand, _parse_line, _replaced
+from .rewrites import _operand, _parse_line, _pattern, _replaced
 
 _SIZES = "scan got values with different leading axis sizes: "
 _LENGTH = re.compile(r"^scan got `length` argument of (\d+) which disagrees with leading axis "
@@ -25,9 +25,12 @@ def _scan_lengths_card(exc, where, called_from) -> ErrorCard:
     leaves = exc.xs_lengths
     tree = _parse_line(where)
     call = _scan_call(tree) if tree is not None else None
-    listing = ", ".join(f"xs{path} has {size}" for path, size, _ in leaves)
+    # each leaf by the name the line gives xs (`data['y']`, not scan's `xs['y']`)
+    xs = _xs_node(call) if call is not None else None
+    name = xs.id if isinstance(xs, ast.Name) else "xs"
+    listing = ", ".join(f"{name}{path} has {size}" for path, size, _ in leaves)
     # the table vmap-sizes draws: each leaf, the axis scan steps along, its length, its type
-    origin = {"arguments": [{"name": f"xs{path}", "axis": 0, "size": size, "type": type_}
+    origin = {"arguments": [{"name": f"{name}{path}", "axis": 0, "size": size, "type": type_}
                             for path, size, type_ in leaves]}
     docs = "https://docs.jax.dev/en/latest/_autosummary/jax.lax.scan.html"
     given = _LENGTH.match(str(exc))
@@ -42,7 +45,7 @@ def _scan_lengths_card(exc, where, called_from) -> ErrorCard:
             fix=("Leave length out when you give xs (scan reads it from xs), or give xs of "
                  f"{length} steps. length= alone is for a scan with xs=None."),
             rewrite=(f"{rewrite}    # the length of xs" if rewrite else
-                     "carry, ys = lax.scan(f, init, xs)    # no length=: xs says it"),
+                     _pattern("carry, ys = lax.scan(f, init, xs)    # no length=: xs says it")),
             origin=origin, docs=docs)
     shortest = min(size for _, size, _ in leaves)
     # in xs's order, each once: JAX's message lists the leaves' sizes in that order ("6, 3")
@@ -58,8 +61,8 @@ def _scan_lengths_card(exc, where, called_from) -> ErrorCard:
              "pass it along in the carry. If each is a sequence of steps, give them one "
              "length."),
         rewrite=(f"{rewrite}    # every leaf cut to {shortest} steps" if rewrite else
-                 "carry, ys = lax.scan(lambda c, x: step(c, x, W), init, xs)    # W: the "
-                 "same every step, read in the body"),
+                 _pattern("carry, ys = lax.scan(lambda c, x: step(c, x, W), init, xs)    "
+                          "# W: the same every step, read in the body")),
         origin=origin, docs=docs)
 
 
@@ -76,11 +79,18 @@ def _xs_node(call):
 
 def _trimmed(tree, call, n_leaves, length) -> str | None:
     """The user's line with each entry of its xs tuple cut to `length` steps, where xs is
-    written out as a tuple or list of one leaf per entry; else None."""
+    written out as a tuple or list of one leaf per entry, else each leaf of its xs cut by
+    jax.tree.map; None where the line has no xs."""
     xs = _xs_node(call) if call is not None else None
+    if xs is None:
+        return None
     if not isinstance(xs, (ast.Tuple, ast.List)) or len(xs.elts) != n_leaves or \
             any(isinstance(e, (ast.Tuple, ast.List, ast.Dict, ast.Starred)) for e in xs.elts):
-        return None
+        # a name or a nested tree (`data`, a dict of arrays): each leaf cut by tree.map (it
+        # gave `lax.scan(lambda c, x: step(c, x, W), init, xs)` as code, a NameError pasted)
+        cut = ast.parse(f"jax.tree.map(lambda a: a[:{length}], _xs)", mode="eval").body
+        cut.args[1] = xs
+        return _replaced(tree, xs, cut)
     cut = type(xs)([ast.parse(f"{_operand(e)}[:{length}]", mode="eval").body
                     for e in xs.elts], ast.Load())
     return _replaced(tree, xs, cut)

@@ -1,7 +1,8 @@
 """Cards for vmap's in_axes: inconsistent sizes (which argument has which size along which
 axis, and the in_axes that map each along its own batch axis), an axis an argument has not (a
-scalar mapped along axis 0: None, or the axis of the others' size), and an in_axes tuple of
-another length than the arguments passed."""
+scalar mapped along axis 0: None, or the axis of the others' size), an in_axes tuple of
+another length than the arguments passed, and in_axes written as a dict of the parameters'
+names (a tuple in their order)."""
 from __future__ import annotations
 
 import ast
@@ -12,13 +13,18 @@ from collections import Counter
 
 from ...core import compile_record
 from ...transforms.batching import vmap
+from ...transforms.api_util import positional_parameters
 from ...transforms.make_jaxpr import eval_shape
+from ...tree_util import tree_flatten, tree_unflatten
 from .card import ErrorCard
 from .reading import _user_frame
 from .rewrites import _parse_line, _pattern, _replaced
 
 
-_VMAP_AXIS = re.compile(r"\* one axis had size (\d+): axis (-?\d+) of argument (.+?) of type "
+# "one axis had size 5: axis 0 of argument x ..." and, where several leaves share a size,
+# "most axes (2 of them) had size 3, e.g. axis 0 of argument params[0] ..." (JAX's words)
+_VMAP_AXIS = re.compile(r"\* (?:one axis|(?:most|some) axes \((\d+) of them\)) had size (\d+)"
+                        r"(?::|, e\.g\.) axis (-?\d+) of argument (.+?) of type "
                         r"(\w+)\[([\d,]*)\]")
 
 
@@ -28,10 +34,12 @@ def _is_vmap_sizes(e) -> bool:
 
 
 def _vmap_card(exc, where, called_from) -> ErrorCard:
-    mapped = [{"name": name, "axis": int(axis), "size": int(size),
+    mapped = [{"name": name, "axis": int(axis), "size": int(size), "count": int(count or 1),
                "type": f"{dtype}[{dims}]", "shape": [int(d) for d in dims.split(",") if d]}
-              for size, axis, name, dtype, dims in _VMAP_AXIS.findall(str(exc))]
-    sizes = Counter(m["size"] for m in mapped)
+              for count, size, axis, name, dtype, dims in _VMAP_AXIS.findall(str(exc))]
+    sizes = Counter()
+    for m in mapped:
+        sizes[m["size"]] += m["count"]
     size = max(sizes, key=lambda s: (sizes[s], -[m["size"] for m in mapped].index(s)))
     axes = [_axis_for(m, size) for m in mapped]
     tried = _in_axes_that_trace(exc, [size] + [s for s in sizes if s != size])
@@ -43,9 +51,12 @@ def _vmap_card(exc, where, called_from) -> ErrorCard:
                                                  f"for every element)")
                        for m, a in zip(mapped, axes) if m["size"] != size)
     shown = per_argument if tried is not None else axes
-    rewrite = _vmap_rewrite(where, mapped, shown) or \
+    # in_axes that traced, one per positional argument: the call's line with them
+    rewrite = (_with_in_axes(where, shown) if tried is not None else None) or \
+        _vmap_rewrite(where, mapped, shown) or \
         f"jax.vmap(f, in_axes=({', '.join(map(str, shown))}{',' if len(shown) == 1 else ''}))(...)"
-    listing = ", ".join(f"{m['name']} {m['type']} axis {m['axis']} (size {m['size']})"
+    listing = ", ".join(f"{m['name']} {m['type']} axis {m['axis']} (size {m['size']})" +
+                        (f" and {m['count'] - 1} more of that size" if m["count"] > 1 else "")
                         for m in mapped)
     return ErrorCard(
         "vmap-sizes", "vmap: the mapped axes have different sizes",
@@ -72,29 +83,47 @@ def _in_axes_that_trace(exc, sizes):
     if call is None:
         return None
     fun, args, kwargs, flat_axes, options = call
-    shapes = [getattr(a, "shape", None) for a in args]
-    if kwargs or len(flat_axes) != len(args) or any(s is None for s in shapes):
+    flat = [tree_flatten(a) for a in args]
+    leaves = [x for each, _ in flat for x in each]
+    if kwargs or len(flat_axes) != len(leaves) or \
+            any(not hasattr(x, "shape") for x, ax in zip(leaves, flat_axes) if ax is not None):
         return None
+    shapes = [tuple(getattr(x, "shape", ())) for x in leaves]
     fits = []
     for size in sizes:
         axes = tuple(ax if ax is not None and shape[ax] == size else
                      next((i for i, d in enumerate(shape) if d == size), None)
-                     for ax, shape in zip(flat_axes, map(tuple, shapes)))
+                     for ax, shape in zip(flat_axes, shapes))
         if all(ax is None for ax in axes):
             continue
+        per_argument = _per_argument(axes, flat)
         try:
             with compile_record.unlogged(), contextlib.redirect_stdout(io.StringIO()):
-                eval_shape(vmap(fun, in_axes=axes, **options), *args)
+                eval_shape(vmap(fun, in_axes=tuple(per_argument), **options), *args)
         except Exception:       # noqa: BLE001  (this in_axes does not fit the function)
             continue
-        # how many arguments it maps along another axis than the given one (fewest first:
+        # how many leaves it maps along another axis than the given one (fewest first:
         # `vmap(lambda b, x: x + b)(b, xs)` of a (3,) b and a (5, 3) xs is (None, 0), where
         # (0, 1) traces too but maps xs by its columns)
-        fits.append((sum(a is not None and a != g for a, g in zip(axes, flat_axes)), size, axes))
+        fits.append((sum(a is not None and a != g for a, g in zip(axes, flat_axes)), size,
+                     per_argument))
     if not fits:
         return None
     _, size, axes = min(fits, key=lambda f: f[0])      # (ties: the most common size's)
     return size, list(axes)
+
+
+def _per_argument(axes, flat) -> list:
+    """One in_axes entry per positional argument from one axis per leaf: the axis where all
+    its leaves share it (None for `params = (W, b)` passed whole to every element), else the
+    argument's own structure holding each leaf's (`{'x': 0, 'y': None}` for a dict whose
+    'y' is shared: JAX takes a tree prefix)."""
+    entries, at = [], 0
+    for leaves, treedef in flat:
+        own = list(axes[at:at + len(leaves)])
+        at += len(leaves)
+        entries.append(own[0] if len(set(own)) == 1 else tree_unflatten(treedef, own))
+    return entries
 
 
 def _axis_for(mapped, size):
@@ -316,3 +345,64 @@ def _given_in_axes(where) -> list | None:
                 return None
             return list(axes) if isinstance(axes, (tuple, list)) else None
     return None
+
+
+# ------------------------------------------------------------------ in_axes given as a dict
+_IN_AXES_DICT = re.compile(r"^vmap in_axes must be an int, None, or a tuple of entries "
+                           r"corresponding to the positional arguments passed to the "
+                           r"function, but got (\{.*\})\.$", re.S)
+
+
+def _is_in_axes_dict(e) -> bool:
+    return isinstance(e, TypeError) and _IN_AXES_DICT.match(str(e)) is not None
+
+
+def _in_axes_dict_card(exc, where, called_from) -> ErrorCard:
+    """`jax.vmap(predict, in_axes={'p': None, 'x': 0})(params, xs)`: in_axes keyed by the
+    parameters' names, which JAX refuses (a tuple, one entry per positional argument); the
+    tuple in the parameters' order, or the dict wrapped in one where the call passes one dict
+    argument with those keys (a tree prefix of it)."""
+    try:
+        given = ast.literal_eval(_IN_AXES_DICT.match(str(exc)).group(1))
+    except (ValueError, SyntaxError):
+        given = None
+    axes, how = _axes_of_dict(exc, where, given), "in the order of its parameters"
+    if axes is None and isinstance(given, dict):
+        axes, how = [given], "for its one argument, a dict: the dict inside a tuple"
+    rewrite = _with_in_axes(where, axes) if axes is not None else None
+    if rewrite is None:
+        rewrite = _pattern("jax.vmap(f, in_axes=(None, 0))(params, xs)    # one entry per "
+                           "positional argument, in order")
+        how = "in the order the function takes its arguments"
+    else:
+        rewrite += f"    # in_axes={tuple(axes)!r}: {how}"
+    return ErrorCard(
+        "vmap-in-axes", "vmap: in_axes is a dict, not a tuple per argument",
+        why=("vmap's in_axes says which axis to map for each positional argument, by "
+             "position: an int or None for all of them, or a tuple (a list) with one entry per "
+             "argument. A dict is taken for one argument's structure (a tree prefix of a dict "
+             "argument), never for the parameters' names."),
+        fix=(f"Write in_axes as a tuple, {how}: None for an argument passed whole to every "
+             f"call, the axis to map for the others."),
+        rewrite=rewrite, docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
+
+
+def _axes_of_dict(exc, where, given) -> list | None:
+    """in_axes per positional argument from a dict keyed by the vmapped function's parameter
+    names (a parameter not named: 0, vmap's default), or None where a key names none of
+    them or the call is not `jax.vmap(name, ...)(...)` of positional arguments."""
+    tree = _parse_line(where)
+    call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call) and
+                 isinstance(node.func, ast.Call) and
+                 ast.unparse(node.func.func).split(".")[-1] == "vmap" and node.func.args),
+                None) if tree is not None and isinstance(given, dict) else None
+    frame = _user_frame(exc)
+    if call is None or frame is None or not isinstance(call.func.args[0], ast.Name):
+        return None
+    fun = {**frame.f_globals, **frame.f_locals}.get(call.func.args[0].id)
+    params = positional_parameters(fun) if callable(fun) else None
+    passed = len(call.args)
+    if not params or len(params) < passed or call.keywords or \
+            not set(given) <= set(params[:passed]):
+        return None
+    return [given.get(p, 0) for p in params[:passed]]
