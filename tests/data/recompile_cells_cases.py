@@ -183,6 +183,19 @@ PROGRAMS = {
          "jax.vmap(dot, in_axes=(0, None))(xb, jnp.ones(3))",
          "xb = jnp.ones((5, 3))",
          "jax.vmap(dot, in_axes=(0, None))(xb, jnp.ones(3))"]),
+    "jit_of_the_same_def_in_two_cells": (
+        "jax.jit(f)(x) written in two cells, f defined once",
+        ["def quad(x):\n    return x ** 4",
+         "jax.jit(quad)(jnp.ones(3))",
+         "jax.jit(quad)(jnp.ones(3))",
+         "jax.jit(quad)(jnp.ones(5))"]),
+    "rebinding_jit_cell_run_twice": (
+        "a cell `f = jax.jit(f)` run twice: a jit of the jitted function, then called",
+        ["def lin5(x):\n    return 2 * x + 1",
+         "lin5 = jax.jit(lin5)",
+         "lin5(jnp.ones(3))",
+         "lin5 = jax.jit(lin5)",
+         "lin5(jnp.ones(3))"]),
     # the notes' fixes pasted where they say (the code as the note shows it, the test checks)
     "static_n_then_the_fix_pasted_in_a_new_cell_fixed": (
         "static_n_then_the_fix_pasted_in_a_new_cell, then its last note's code pasted in a cell "
@@ -218,6 +231,14 @@ PROGRAMS = {
          "c = 1    # line 1's argument, named\n"
          "c = float(c)    # always a Python float\n"
          "shift2(jnp.ones(3), c)    # line 1, given it"]),
+    "rebinding_jit_cell_run_twice_fixed": (
+        "rebinding_jit_cell_run_twice with its note's code: the jit under a name of its own, "
+        "its cell run twice",
+        ["def lin6(x):\n    return 2 * x + 1",
+         "lin6_jit = jax.jit(lin6)    # a name of its own: run again, it jits the same def",
+         "lin6_jit(jnp.ones(3))",
+         "lin6_jit = jax.jit(lin6)    # a name of its own: run again, it jits the same def",
+         "lin6_jit(jnp.ones(3))"]),
     "train_loop_cell_with_a_new_batch_size_fixed": (
         "train_loop_cell_with_a_new_batch_size with its note's code in the loop of the third cell",
         ["def loss2(w, x):\n    return ((x @ w) ** 2).mean()\n"

@@ -36,7 +36,9 @@ CLEARED = {("clear_caches_in_its_own_cell", 3)}
 # compile the note leaves out ("compiled again ×4", as JAX's 4): one compile more than JAX's
 WARM_UP = {("timeit_of_a_jitted_call", 3): 1}
 # what names our internals or the kernel's files rather than the learner's cell and line
-INTERNAL = ("jxkernel.", "_src.", "<flat index", "<ipython-input", "/tmp/ipykernel_")
+# (PjitFunction: the class of jxkernel's jit, as jaxlib's, no name in the learner's cells)
+INTERNAL = ("jxkernel.", "_src.", "<flat index", "<ipython-input", "/tmp/ipykernel_",
+            "PjitFunction")
 
 
 def _explained(miss) -> bool:
@@ -156,3 +158,18 @@ def test_a_full_batch_is_not_told_to_be_padded_to_its_own_length(shell):
     runs = run_program(shell, "data_cell_rerun_with_a_new_length")
     assert "'s xs so too: an unpadded length is a program of its own" in \
         _change_under(runs[4]).snippet
+
+
+def test_a_jit_of_the_jitted_def_is_told_to_jit_the_def_under_a_name_of_its_own(shell):
+    """`lin5 = jax.jit(lin5)` in a cell run again jits the jit the first run made (JAX 0.10.2:
+    "never seen function" with its hint, one lowering). The note took it for a wrapper made
+    anew and gave `lin5_jit = jax.jit(PjitFunction(lin5))`, a name the cells have not; it
+    gives the jit of the def under a name of its own, which the _fixed program pastes (its
+    cell run twice: JAX lowers once)."""
+    runs = run_program(shell, "rebinding_jit_cell_run_twice")
+    change = _change_under(runs[4])
+    assert "PjitFunction" not in change.snippet and "PjitFunction" not in change.fix
+    fixed = PROGRAMS["rebinding_jit_cell_run_twice_fixed"][1]
+    assert change.snippet.splitlines()[0] == fixed[1].replace("lin6", "lin5")
+    assert [c["lowerings"] for c in REFERENCE["rebinding_jit_cell_run_twice_fixed"]["cells"]] \
+        == [0, 0, 1, 0, 0]
