@@ -239,6 +239,16 @@ PROGRAMS = {
          "lin6_jit(jnp.ones(3))",
          "lin6_jit = jax.jit(lin6)    # a name of its own: run again, it jits the same def",
          "lin6_jit(jnp.ones(3))"]),
+    "jit_inside_a_function_of_a_def_fixed": (
+        "jit_inside_a_function_of_a_def with its note's code pasted in the function, before "
+        "its call",
+        ["def body2(v):\n    return v * 2\ndef run3(x):\n"
+         "    n = x.shape[0]\n"
+         "    size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+         "    x = jnp.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1))\n"
+         "    return jax.jit(body2)(x)",
+         "run3(jnp.ones(3))",
+         "run3(jnp.ones(4))"]),
     "train_loop_cell_with_a_new_batch_size_fixed": (
         "train_loop_cell_with_a_new_batch_size with its note's code in the loop of the third cell",
         ["def loss2(w, x):\n    return ((x @ w) ** 2).mean()\n"

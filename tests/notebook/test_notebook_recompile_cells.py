@@ -173,3 +173,16 @@ def test_a_jit_of_the_jitted_def_is_told_to_jit_the_def_under_a_name_of_its_own(
     assert change.snippet.splitlines()[0] == fixed[1].replace("lin6", "lin5")
     assert [c["lowerings"] for c in REFERENCE["rebinding_jit_cell_run_twice_fixed"]["cells"]] \
         == [0, 0, 1, 0, 0]
+
+
+def test_a_jit_made_and_called_in_a_function_is_padded_in_the_functions_names(shell):
+    """`return jax.jit(body)(x)` in a function called from two cells, a new length: the
+    padding named body's parameter v, which the function has not (pasted before that line:
+    NameError); it names the x passed, the code the _fixed program pastes (JAX 0.10.2: one
+    lowering for both lengths)."""
+    runs = run_program(shell, "jit_inside_a_function_of_a_def")
+    change = _change_under(runs[2])
+    fixed = PROGRAMS["jit_inside_a_function_of_a_def_fixed"][1][0].splitlines()[3:6]
+    assert change.snippet.splitlines() == [line[4:] for line in fixed], change.snippet
+    assert [c["lowerings"] for c in REFERENCE["jit_inside_a_function_of_a_def_fixed"]["cells"]] \
+        == [0, 1, 0]

@@ -443,8 +443,13 @@ def _calls_it_by_name(site, jitted) -> bool:
     if call is None:
         return False
     func = call.func
-    return isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and
-                                          func.attr == getattr(jitted, "_name", None))
+    # jax.jit(body)(x), a jit made and called on one line (in a function called from cells):
+    # its arguments are the function's too
+    made_here = isinstance(func, ast.Call) and ast.unparse(func.func) in ("jax.jit", "jit") \
+        and func.args and isinstance(func.args[0], ast.Name) and \
+        func.args[0].id == getattr(jitted, "_name", None)
+    return isinstance(func, ast.Name) or made_here or (
+        isinstance(func, ast.Attribute) and func.attr == getattr(jitted, "_name", None))
 
 
 def _passed_at_the_call(change, jitted, now):
