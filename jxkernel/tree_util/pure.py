@@ -668,11 +668,15 @@ class PyTreeDef:
 
     def __hash__(self):
         # Kinds, arities, custom types and dict keys: what equality compares, less aux data,
-        # which need not be hashable. Cached: treedefs are jit cache keys.
+        # which need not be hashable. Cached: treedefs are jit cache keys. A dataclass node's
+        # type is hashed too, though equality leaves it out (jaxlib 0.10.2 does both): a class
+        # made anew (its cell run again) misses jit's cache, as JAX's, and its first trace
+        # returns the new class, not the old one's (tests/data/recompile_cells_cases.py)
         if self._hash is None:
             self._hash = hash(tuple(
                 (n.kind, n.arity, n.data if n.kind == DICT else
-                 n.custom.type if n.kind == CUSTOM else None) for n in self._traversal))
+                 n.custom.type if n.kind in (CUSTOM, DATACLASS) else None)
+                for n in self._traversal))
         return self._hash
 
     def __repr__(self):

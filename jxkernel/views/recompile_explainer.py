@@ -48,7 +48,8 @@ from .signature_changes.fresh_functions import (
     _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _CLOSURE_FUNCTIONS_FIX,
     holding_functions, _DEFAULTS_AT_CALL_FIX,
     _DEFAULTS_FRESH_FIX, _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX,
-    _INIT_METHOD_FRESH_FIX, _INIT_METHOD_MOVED_FIX, _INSTANCE_FRESH_FIX, _METHOD_AT_CALL_FIX,
+    _INIT_METHOD_FRESH_FIX, _INIT_METHOD_MOVED_FIX, _INSTANCE_FRESH_FIX, _JIT_OF_JIT_FIX,
+    _METHOD_AT_CALL_FIX,
     _METHOD_FRESH_FIX, _METHOD_NEW_OBJECT_FIX, _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX,
     _PARTIAL_FRESH_FIX, _TIMEIT_HOIST_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call)
 from .signature_changes.made_once import (
@@ -196,6 +197,9 @@ def _fresh_jit_changes(jitted) -> tuple:
             change = _refixed(change, _METHOD_FRESH_FIX, method=method) if at_call is None \
                 else _refixed(change, _METHOD_NEW_OBJECT_FIX if at_call.pop("new") else
                               _METHOD_AT_CALL_FIX, **at_call)
+    elif callable(getattr(fun, "lower", None)) and getattr(fun, "_fun", None) is not None:
+        # jax.jit(f) of an f jitted already (`f = jax.jit(f)` run again): no wrapper to name
+        change = _refixed(change, _JIT_OF_JIT_FIX, func=_user_function(fun).__name__)
     elif _user_function(fun) is not fun:       # jit(jax.grad(loss)) made anew
         site, wrapped = user_source_info(), _user_function(fun)
         at_call = hoistable_call(fun, site, wrapped)

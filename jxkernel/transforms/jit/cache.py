@@ -260,9 +260,12 @@ def each_a_leaf(treedef, n) -> bool:
 def compiled_trace(cache, signature):
     """(ClosedJaxpr, out_tree) a top-level call traced for `signature` (a `_cache` key's first
     four parts), if any: as in JAX, `grad(jit(f))` does not trace f again where `jit(f)(x)`
-    already did."""
+    already did. Found as a dict finds a key, by hash then equality, as JAX's tracing cache:
+    two dataclass nodes of classes of one name (a class cell run again) are equal treedefs in
+    jaxlib 0.10.2 but hash apart, so the new class is traced anew (returned as itself)."""
+    wanted = hash(signature)
     for key, entry in cache.items():
-        if key[:4] == signature:
+        if key[:4] == signature and hash(key[:4]) == wanted:
             return entry.jaxpr, entry.out_tree
     return None
 

@@ -75,6 +75,14 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
         elif c.kind == "structure" and _DEFAULTS_MERGED.search(c.snippet):
             out.append(_keys_in_the_callers_names(c, jitted, before, now))
             continue
+        elif c.kind == "dtype" and c.path.isidentifier() and re.match(
+                rf"{c.path} = (float|int|bool|complex)\({c.path}\)    # always a Python ",
+                c.snippet):
+            # input_types._PY_SCALAR_FIX's `c = float(c)` in the caller's names: in the
+            # parameter's, pasted at `shift(x, 1)` (a literal passed) it named nothing there
+            # (recompile_cells_cases.py's python_float_then_int_in_later_cell)
+            out.append(_in_the_callers_names(c, jitted, now, before))
+            continue
         elif c.kind == "dtype" and c.path != _root(c.path) and \
                 _root(c.path).isidentifier() and \
                 _entry_cast(c) in (_dtype_name(c.old), _dtype_name(c.new)):
@@ -357,7 +365,7 @@ def _pad_the_other_call(change, jitted, before, now, entry=""):
             not _calls_it_by_name(sites[0], jitted):
         return change
     found = _argument_at(sites[0], jitted, change.path)
-    if found is None:
+    if found is None or (not before_each and _padded_already(change)):
         return change
     arg = found[1]
     # a call in another cell (or file) is named by it, "In[2]:6" ("line 6" alone reads as
@@ -373,6 +381,23 @@ def _pad_the_other_call(change, jitted, before, now, entry=""):
     return dataclasses.replace(change, snippet=(
         f"{change.snippet}\n# pad {where}'s {arg}{entry} so too: an unpadded length is a "
         "program of its own"))
+
+
+def _padded_already(change) -> bool:
+    """Whether the earlier call's length (`change.old`'s first dimension) is the one
+    `change`'s padding code pads it to: a full batch of the 32 rows a partial one is padded
+    to, a length of 4 with buckets of 4, 8, ... (that call's program is the padded one's:
+    "pad it so too" would claim a program of its own it has not)."""
+    dims = re.match(r"\w+\[(\d+)", change.old)
+    if dims is None:
+        return False
+    length = int(dims.group(1))
+    rows = re.search(r"\(0, (\d+) - \w+\)", change.snippet)
+    bucket = re.search(r"max\((\d+), 1 << \(\w+ - 1\)\.bit_length\(\)\)", change.snippet)
+    if rows is not None:
+        return int(rows.group(1)) == length
+    return bucket is not None and max(int(bucket.group(1)),
+                                      1 << (length - 1).bit_length()) == length
 
 
 def _named_at_the_call(change, found, where=None):
@@ -418,8 +443,13 @@ def _calls_it_by_name(site, jitted) -> bool:
     if call is None:
         return False
     func = call.func
-    return isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and
-                                          func.attr == getattr(jitted, "_name", None))
+    # jax.jit(body)(x), a jit made and called on one line (in a function called from cells):
+    # its arguments are the function's too
+    made_here = isinstance(func, ast.Call) and ast.unparse(func.func) in ("jax.jit", "jit") \
+        and func.args and isinstance(func.args[0], ast.Name) and \
+        func.args[0].id == getattr(jitted, "_name", None)
+    return isinstance(func, ast.Name) or made_here or (
+        isinstance(func, ast.Attribute) and func.attr == getattr(jitted, "_name", None))
 
 
 def _passed_at_the_call(change, jitted, now):

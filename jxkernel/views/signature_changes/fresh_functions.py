@@ -126,6 +126,21 @@ _INIT_METHOD_FRESH_FIX = (
     "    out = obj.{attr}(batch)")
 
 
+# jit of a function jitted already, made anew: `f = jax.jit(f)` in a cell run again jits the
+# jit the first run bound to f (JAX 0.10.2: "never seen function" with its hint, a lowering;
+# `f_jit = jax.jit(f)` run again, none: recompile_cells_cases.py's rebinding_jit_cell_run_*).
+# The wrapper's fix said `jax.jit(PjitFunction(f))`, a name no learner has
+_JIT_OF_JIT_FIX = (
+    "This is a jit of {func} made of a jit of {func} (jax.jit given a function jitted already, "
+    "as `{func} = jax.jit({func})` does when its cell runs again: {func} holds the jit the "
+    "last run made): jit's cache is keyed on the function object it is given, here a jit "
+    "never seen, so it traces and compiles again. Jit the def once under a name of its own "
+    "and call that: run again, `{func}_jit = jax.jit({func})` jits the same def and reuses "
+    "its program (where {func} holds a jit now, run its def's cell again first).",
+    "{func}_jit = jax.jit({func})    # a name of its own: run again, it jits the same def\n"
+    "{func}_jit(...)    # your call's arguments")
+
+
 # jit of a wrapper made anew (jax.grad(loss), jax.checkpoint(loss, policy=p)): the wrapped
 # code is the same, the wrapper a new object, and its options may differ (another program)
 _WRAPPER_FRESH_FIX = (

@@ -13,7 +13,7 @@ import numpy as np
 from ...core.clipped_text import clipped
 from ...core.compile_record import named_callable, named_function, named_repr
 from .change import _aval_text, _root
-from .fixes import _fixed, _refixed
+from .fixes import _FIXES, _fixed, _refixed
 
 # a static on one side only, and how a change says it
 _ABSENT = object()
@@ -32,7 +32,20 @@ def _traced_changes(old, new, flipped):
         arrays = [a for sig in (old, new) for p, a in sig.named if _root(p) == name]
         if any(a.shape for a in arrays):      # an array (not hashable) cannot be static
             change = _refixed(change, _ARRAY_TRACED_FIX)
+        elif change.old.startswith("static ") and not change.new.startswith("static ") and \
+                change.new != "absent":
+            # static, then traced: the new jit traced it (so it need not be static) and
+            # compiles once for all its values: the one jit to keep (jit(power) pasted from
+            # a static note's fix was told to go back to static_argnames; JAX 0.10.2 lowers
+            # it once: recompile_cells_cases.py's static_n_then_the_fix_pasted_in_a_new_cell)
+            change = _refixed(change, _NOW_TRACED_FIX)
         yield change
+
+
+# the "traced" fix's words, with the jit the new call used, its argument traced
+_NOW_TRACED_FIX = (_FIXES["traced"][0],
+                   "{bind}jax.jit({fun})    # the one jit of {fun}: call it everywhere, no "
+                   "other ({name} traced)")
 
 
 def _static_changes(old_static, new_static, flipped):

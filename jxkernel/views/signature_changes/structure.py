@@ -258,6 +258,10 @@ def _node_change(old, new):
     if path is None or (path == _root(path) and "leaf" in (a[0], b[0])):
         return None
     was, now = _node_text(a[0], old, path), _node_text(b[0], new, path)
+    if _class_made_anew(a[0], b[0]):
+        # a dataclass's cell run again: the same name and code, another class
+        return _refixed(Change(path, "structure", was, f"{now} (class {b[0].__qualname__} "
+                               "made anew)"), _CLASS_ANEW_FIX, name=b[0].__qualname__)
     change = Change(path, "structure", was, now)
     if {a[0], b[0]} == {type(None), "leaf"}:        # None, then an array (or back)
         aval = dict(new.named if b[0] == "leaf" else old.named).get(path)
@@ -285,6 +289,13 @@ def _node_change(old, new):
             a[0], path, from_none=b[0] is type(None), held=held))
     holder = keys[-1][0][0]                 # the class holding the node
     return dataclasses.replace(change, snippet=_assignable(path, change.snippet, holder))
+
+
+def _class_made_anew(a, b) -> bool:
+    """Whether node types `a` and `b` are two classes of one name in one module: its `class`
+    statement ran again (a notebook cell run again, a module reloaded)."""
+    return isinstance(a, type) and isinstance(b, type) and a is not b and \
+        (a.__module__, a.__qualname__) == (b.__module__, b.__qualname__)
 
 
 def _zeros_of(sig, keys, path) -> str | None:
@@ -756,6 +767,15 @@ _LEAFLESS_FIX = (
     "structure changed, which jit keys on as on a static argument's value, so each structure "
     "compiles anew (an equal one reuses its program). If the function reads it (a length, a "
     "key), a program per structure is expected; if not, pass one structure in every call.",
+    "")
+# JAX 0.10.2: "now <class 'Lin'> and before <class 'Lin'>, so their Python types differ"
+# (tests/data/recompile_cells_cases.py, dataclass_model_class_cell_run_again)
+_CLASS_ANEW_FIX = (
+    "{path} is of a class {name} made anew: its `class {name}` statement ran again (its "
+    "cell run again, or its module reloaded), and a new class, even of the same code, is "
+    "another pytree node type, so the first call with it compiles again (one compile per "
+    "class made, expected after an edit of the class). Define the class in a cell of its "
+    "own, run once, and make its objects in other cells: they share its programs.",
     "")
 _CONTAINER_FIX = ("{path} was {old} and is {new} now: another kind of node in one place (a "
                   "tuple for a namedtuple, a list for a tuple, () for None) is another pytree "

@@ -1,0 +1,264 @@
+"""A learner's audit of the recompile notes as a notebook shows them (stop 100, h-recomp2-100):
+programs of several cells, run in order in one shell, where a function is defined in one cell
+and jitted or called in another, a cell is run again, a def is redefined with a note's fix, a
+helper module is edited and reloaded. reference/make_recompile_cells_reference.py runs each
+under JAX 0.10.2 in an IPython shell whose cells are named as ipykernel names them (a file per
+code: the same code run again is the same file) and records per cell the tracing-cache misses
+JAX logs (jax_explain_cache_misses) and the programs it lowers (jax_log_compiles), in
+tests/data/recompile_cells_reference.json; tests/notebook/test_notebook_recompile_cells.py
+runs the same cells under jxkernel and holds the notes to them.
+
+PROGRAMS: name -> (what the learner did, [cell, ...]). A cell may write the learner's module
+(`HELPER`'s `save`: a file of a temporary folder on sys.path, rc_*.py) as the learner edits
+it; a program's last cell may set `answer`, whose value the recording keeps.
+"""
+
+# the learner's module, written by a cell as the learner saves an edit of it
+HELPER = ("import os, sys, tempfile\n"
+          "_dir = tempfile.mkdtemp()\n"
+          "sys.path.insert(0, _dir)\n"
+          "def save(module, text):\n"
+          "    with open(os.path.join(_dir, module + '.py'), 'w') as f:\n"
+          "        f.write(text)\n")
+
+# the code a note gives where an argument static in one jit is traced in the next (the jit
+# the new call used: signature_changes/statics.py's _NOW_TRACED_FIX), for `fun` jitted as
+# `{fun}_jit`
+NOW_TRACED_CODE = ("{fun}_jit = jax.jit({fun})    # the one jit of {fun}: call it everywhere, "
+                   "no other (n traced)")
+
+PROGRAMS = {
+    "def_then_jit_then_calls_in_four_cells": (
+        "a function defined in one cell, jitted in the next, called in two more: a new length",
+        ["def double(x):\n    return x * 2",
+         "double_jit = jax.jit(double)",
+         "double_jit(jnp.ones(3))",
+         "double_jit(jnp.ones(4))"]),
+    "jit_cell_run_again_then_call_cell_again": (
+        "a @jax.jit def in a cell of its own run twice, its call in another cell run after each",
+        ["@jax.jit\ndef bump(x):\n    return x + 1",
+         "bump(jnp.ones(3))",
+         "@jax.jit\ndef bump(x):\n    return x + 1",
+         "bump(jnp.ones(3))"]),
+    "jit_and_call_cell_run_twice": (
+        "one cell that jits a lambda and calls it, run twice",
+        ["sq = jax.jit(lambda x: x ** 2)\nsq(jnp.ones(3))",
+         "sq = jax.jit(lambda x: x ** 2)\nsq(jnp.ones(3))"]),
+    "redefined_with_a_change_in_a_later_cell": (
+        "a jitted def redefined in a later cell with another body, called there",
+        ["@jax.jit\ndef act(x):\n    return x * 2\nact(jnp.ones(3))",
+         "@jax.jit\ndef act(x):\n    return jnp.tanh(x)\nact(jnp.ones(3))"]),
+    "static_n_then_the_fix_pasted_in_a_new_cell": (
+        "n static, a loop cell calling with n = 1, 2, 3; then the def redefined with n traced",
+        ["def power(x, n):\n    return x ** n\npower_jit = jax.jit(power, static_argnums=1)",
+         "for n in range(1, 4):\n    power_jit(jnp.ones(3), n)",
+         "power_jit = jax.jit(power)",
+         "for n in range(1, 4):\n    power_jit(jnp.ones(3), n)"]),
+    "global_factor_changed_in_a_later_cell": (
+        "a global read by the jitted function, changed in a later cell, then called",
+        ["factor = 2.0\n@jax.jit\ndef scaled(x):\n    return x * factor\nscaled(jnp.ones(3))",
+         "factor = 3.0",
+         "scaled(jnp.ones(3))",
+         "scaled(jnp.ones(4))"]),
+    "timeit_of_a_jitted_call": (
+        "%timeit of a jitted call, then %timeit of a jit made inside the timed statement",
+        ["tf = jax.jit(lambda x: x * 2)",
+         "%timeit -n 2 -r 2 tf(jnp.ones(3)).block_until_ready()",
+         "%timeit -n 2 -r 2 jax.jit(lambda x: x * 3)(jnp.ones(3)).block_until_ready()"]),
+    "train_loop_cell_with_a_new_batch_size": (
+        "a training loop cell, run again with another batch size",
+        ["def loss(w, x):\n    return ((x @ w) ** 2).mean()\n"
+         "@jax.jit\ndef step(w, x):\n    return w - 0.1 * jax.grad(loss)(w, x)\nw = jnp.ones(4)",
+         "batch = 32\nfor i in range(3):\n    w = step(w, jnp.ones((batch, 4)))",
+         "batch = 16\nfor i in range(3):\n    w = step(w, jnp.ones((batch, 4)))"]),
+    "train_loop_cell_run_again_unchanged": (
+        "a training loop cell run twice as it is",
+        ["@jax.jit\ndef upd(w, x):\n    return w - 0.1 * x.mean(0)\nw2 = jnp.ones(4)",
+         "for i in range(3):\n    w2 = upd(w2, jnp.ones((8, 4)))",
+         "for i in range(3):\n    w2 = upd(w2, jnp.ones((8, 4)))"]),
+    # (the edit changes the file's size: saved in the second of the first import, a reload
+    # would read the stale .pyc, which Python checks by the file's mtime and size)
+    "helper_module_edited_and_reloaded": (
+        "a helper imported from the learner's module, edited and reloaded, jitted again",
+        [HELPER + "save('rc_helpers', 'def act(x):\\n    return x * 2\\n')\nimport rc_helpers",
+         "act_jit = jax.jit(rc_helpers.act)\nact_jit(jnp.ones(3))",
+         "save('rc_helpers', 'def act(x):\\n    return x * 3.0\\n')\nimport importlib\n"
+         "importlib.reload(rc_helpers)",
+         "act_jit = jax.jit(rc_helpers.act)\nact_jit(jnp.ones(3))"]),
+    "helper_module_reloaded_unchanged": (
+        "a helper module reloaded without an edit, its function jitted again",
+        [HELPER + "save('rc_helpers2', 'def act2(x):\\n    return x * 2\\n')\nimport rc_helpers2",
+         "act2_jit = jax.jit(rc_helpers2.act2)\nact2_jit(jnp.ones(3))",
+         "import importlib\nimportlib.reload(rc_helpers2)\n"
+         "act2_jit = jax.jit(rc_helpers2.act2)\nact2_jit(jnp.ones(3))"]),
+    "partial_made_in_a_loop_cell": (
+        "functools.partial of a loss made and jitted in a loop cell",
+        ["import functools\ndef mse(x, scale):\n    return (x * scale).sum()",
+         "for s in (1.0, 2.0, 3.0):\n    jax.jit(functools.partial(mse, scale=s))(jnp.ones(3))"]),
+    "class_with_a_jitted_method_cell_run_again": (
+        "a class whose staticmethod is jitted, its cell run again, then called again",
+        ["class Net:\n    @staticmethod\n    @jax.jit\n    def apply(w, x):\n"
+         "        return x @ w",
+         "Net.apply(jnp.ones((3, 2)), jnp.ones(3))",
+         "class Net:\n    @staticmethod\n    @jax.jit\n    def apply(w, x):\n"
+         "        return x @ w",
+         "Net.apply(jnp.ones((3, 2)), jnp.ones(3))"]),
+    "dataclass_model_class_cell_run_again": (
+        "a registered dataclass model: its class cell run again, the model made again",
+        ["import dataclasses\n@jax.tree_util.register_dataclass\n@dataclasses.dataclass\n"
+         "class Lin:\n    w: jax.Array\n    b: jax.Array",
+         "@jax.jit\ndef predict(m, x):\n    return x * m.w + m.b",
+         "model = Lin(jnp.ones(3), jnp.zeros(3))\npredict(model, jnp.ones(3))",
+         "import dataclasses\n@jax.tree_util.register_dataclass\n@dataclasses.dataclass\n"
+         "class Lin:\n    w: jax.Array\n    b: jax.Array",
+         "model = Lin(jnp.ones(3), jnp.zeros(3))\npredict(model, jnp.ones(3))"]),
+    "dataclass_class_cell_run_again_returned": (
+        "a jitted function returning a registered dataclass model, its class cell run again: "
+        "which class comes back (`answer`)",
+        ["import dataclasses\n@jax.tree_util.register_dataclass\n@dataclasses.dataclass\n"
+         "class Lin4:\n    w: jax.Array",
+         "@jax.jit\ndef same4(m):\n    return m\nsame4(Lin4(jnp.ones(3)))",
+         "import dataclasses\n@jax.tree_util.register_dataclass\n@dataclasses.dataclass\n"
+         "class Lin4:\n    w: jax.Array",
+         "answer = type(same4(Lin4(jnp.ones(3)))) is Lin4"]),
+    "dataclass_model_remade_same_class": (
+        "a registered dataclass model made again in a later cell (the class kept)",
+        ["import dataclasses\n@jax.tree_util.register_dataclass\n@dataclasses.dataclass\n"
+         "class Lin2:\n    w: jax.Array\n    b: jax.Array\n"
+         "@jax.jit\ndef predict2(m, x):\n    return x * m.w + m.b",
+         "model2 = Lin2(jnp.ones(3), jnp.zeros(3))\npredict2(model2, jnp.ones(3))",
+         "model2 = Lin2(jnp.ones(3), 0.0)\npredict2(model2, jnp.ones(3))"]),
+    "jit_inside_a_function_called_from_cells": (
+        "a function that jits a lambda each call, called from two cells",
+        ["def run(x):\n    return jax.jit(lambda v: v * 2)(x)",
+         "run(jnp.ones(3))",
+         "run(jnp.ones(3))"]),
+    "jit_inside_a_function_of_a_def": (
+        "a function that jits a module-level def each call, called from two cells",
+        ["def body(v):\n    return v * 2\ndef run2(x):\n    return jax.jit(body)(x)",
+         "run2(jnp.ones(3))",
+         "run2(jnp.ones(4))"]),
+    "python_float_then_int_in_later_cell": (
+        "a jitted call with a Python float in one cell, an int in the next",
+        ["@jax.jit\ndef shift(x, c):\n    return x + c\nshift(jnp.ones(3), 1.0)",
+         "shift(jnp.ones(3), 1)"]),
+    "static_argname_changed_in_later_cell": (
+        "a static argument given 3 in one cell, 4 in the next",
+        ["def rep(x, n):\n    return jnp.tile(x, n)\nrep_jit = jax.jit(rep, static_argnames='n')",
+         "rep_jit(jnp.ones(2), n=3)",
+         "rep_jit(jnp.ones(2), n=4)"]),
+    "params_dict_gains_a_key_in_later_cell": (
+        "a params dict made in one cell, a bias added to it in a later cell",
+        ["@jax.jit\ndef lin(p, x):\n    return x @ p['w'] + p.get('b', 0.0)\n"
+         "params = {'w': jnp.ones((3, 2))}\nlin(params, jnp.ones(3))",
+         "params['b'] = jnp.zeros(2)\nlin(params, jnp.ones(3))"]),
+    "data_cell_rerun_with_a_new_length": (
+        "a data cell run again with another n, the call cell run after it",
+        ["@jax.jit\ndef norm(x):\n    return x / jnp.linalg.norm(x)",
+         "n = 5\nxs = jnp.arange(float(n))",
+         "norm(xs)",
+         "n = 7\nxs = jnp.arange(float(n))",
+         "norm(xs)"]),
+    "def_redefined_old_jit_kept": (
+        "the def redefined in a later cell, its old jit object called again",
+        ["def tri(x):\n    return x * 3",
+         "tri_jit = jax.jit(tri)\ntri_jit(jnp.ones(3))",
+         "def tri(x):\n    return x * 4",
+         "tri_jit(jnp.ones(3))",
+         "tri_jit = jax.jit(tri)\ntri_jit(jnp.ones(3))"]),
+    "clear_caches_in_its_own_cell": (
+        "jax.clear_caches() in a cell of its own between two calls",
+        ["@jax.jit\ndef cube(x):\n    return x ** 3\ncube(jnp.ones(3))",
+         "jax.clear_caches()",
+         "cube(jnp.ones(3))"]),
+    "numpy_input_then_jnp_input": (
+        "a NumPy float64 array in one cell, a jnp array in the next",
+        ["import numpy as np\n@jax.jit\ndef half(x):\n    return x / 2\nhalf(np.ones(3))",
+         "half(jnp.ones(3))",
+         "half(np.arange(3))"]),
+    "vmap_of_jit_batch_from_another_cell": (
+        "a jitted function vmapped in one cell over a batch made in another",
+        ["@jax.jit\ndef dot(a, b):\n    return a @ b",
+         "xb = jnp.ones((4, 3))",
+         "jax.vmap(dot, in_axes=(0, None))(xb, jnp.ones(3))",
+         "xb = jnp.ones((5, 3))",
+         "jax.vmap(dot, in_axes=(0, None))(xb, jnp.ones(3))"]),
+    "jit_of_the_same_def_in_two_cells": (
+        "jax.jit(f)(x) written in two cells, f defined once",
+        ["def quad(x):\n    return x ** 4",
+         "jax.jit(quad)(jnp.ones(3))",
+         "jax.jit(quad)(jnp.ones(3))",
+         "jax.jit(quad)(jnp.ones(5))"]),
+    "rebinding_jit_cell_run_twice": (
+        "a cell `f = jax.jit(f)` run twice: a jit of the jitted function, then called",
+        ["def lin5(x):\n    return 2 * x + 1",
+         "lin5 = jax.jit(lin5)",
+         "lin5(jnp.ones(3))",
+         "lin5 = jax.jit(lin5)",
+         "lin5(jnp.ones(3))"]),
+    # the notes' fixes pasted where they say (the code as the note shows it, the test checks)
+    "static_n_then_the_fix_pasted_in_a_new_cell_fixed": (
+        "static_n_then_the_fix_pasted_in_a_new_cell, then its last note's code pasted in a cell "
+        "and the loop run to n = 5: one program for all n",
+        ["def power2(x, n):\n    return x ** n\n"
+         "power2_jit = jax.jit(power2, static_argnums=1)",
+         "for n in range(1, 4):\n    power2_jit(jnp.ones(3), n)",
+         "power2_jit = jax.jit(power2)",
+         "for n in range(1, 4):\n    power2_jit(jnp.ones(3), n)",
+         NOW_TRACED_CODE.format(fun="power2"),
+         "for n in range(1, 6):\n    power2_jit(jnp.ones(3), n)"]),
+    "static_n_then_the_old_fix_pasted": (
+        "as static_n_then_the_fix_pasted_in_a_new_cell_fixed, with the code the last note gave "
+        "before (n static again): n = 4 and 5 compile again",
+        ["def power3(x, n):\n    return x ** n\n"
+         "power3_jit = jax.jit(power3, static_argnums=1)",
+         "for n in range(1, 4):\n    power3_jit(jnp.ones(3), n)",
+         "power3_jit = jax.jit(power3)",
+         "for n in range(1, 4):\n    power3_jit(jnp.ones(3), n)",
+         "power3_jit = jax.jit(power3, static_argnames=('n',))",
+         "for n in range(1, 6):\n    power3_jit(jnp.ones(3), n)"]),
+    "dataclass_model_class_cell_run_once_fixed": (
+        "dataclass_model_class_cell_run_again with its fix: the class cell run once, the "
+        "model made again in its own cell",
+        ["import dataclasses\n@jax.tree_util.register_dataclass\n@dataclasses.dataclass\n"
+         "class Lin3:\n    w: jax.Array\n    b: jax.Array",
+         "@jax.jit\ndef predict3(m, x):\n    return x * m.w + m.b",
+         "model3 = Lin3(jnp.ones(3), jnp.zeros(3))\npredict3(model3, jnp.ones(3))",
+         "model3 = Lin3(jnp.ones(3), jnp.zeros(3))\npredict3(model3, jnp.ones(3))"]),
+    "python_float_then_int_in_later_cell_fixed": (
+        "python_float_then_int_in_later_cell with its note's code in place of the second cell",
+        ["@jax.jit\ndef shift2(x, c):\n    return x + c\nshift2(jnp.ones(3), 1.0)",
+         "c = 1    # line 1's argument, named\n"
+         "c = float(c)    # always a Python float\n"
+         "shift2(jnp.ones(3), c)    # line 1, given it"]),
+    "rebinding_jit_cell_run_twice_fixed": (
+        "rebinding_jit_cell_run_twice with its note's code: the jit under a name of its own, "
+        "its cell run twice",
+        ["def lin6(x):\n    return 2 * x + 1",
+         "lin6_jit = jax.jit(lin6)    # a name of its own: run again, it jits the same def",
+         "lin6_jit(jnp.ones(3))",
+         "lin6_jit = jax.jit(lin6)    # a name of its own: run again, it jits the same def",
+         "lin6_jit(jnp.ones(3))"]),
+    "jit_inside_a_function_of_a_def_fixed": (
+        "jit_inside_a_function_of_a_def with its note's code pasted in the function, before "
+        "its call",
+        ["def body2(v):\n    return v * 2\ndef run3(x):\n"
+         "    n = x.shape[0]\n"
+         "    size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+         "    x = jnp.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1))\n"
+         "    return jax.jit(body2)(x)",
+         "run3(jnp.ones(3))",
+         "run3(jnp.ones(4))"]),
+    "train_loop_cell_with_a_new_batch_size_fixed": (
+        "train_loop_cell_with_a_new_batch_size with its note's code in the loop of the third cell",
+        ["def loss2(w, x):\n    return ((x @ w) ** 2).mean()\n"
+         "@jax.jit\ndef step2(w, x):\n    return w - 0.1 * jax.grad(loss2)(w, x)\n"
+         "w3 = jnp.ones(4)",
+         "batch = 32\nfor i in range(3):\n    w3 = step2(w3, jnp.ones((batch, 4)))",
+         "batch = 16\nfor i in range(3):\n"
+         "    x = jnp.ones((batch, 4))    # line 3's argument, named\n"
+         "    n = x.shape[0]\n"
+         "    x = jnp.pad(x, [(0, 32 - n)] + [(0, 0)] * (x.ndim - 1))\n"
+         "    mask = jnp.arange(32) < n    # pass it in: weigh each row by it\n"
+         "    w3 = step2(w3, x)    # line 3, given it"]),
+}

@@ -1,0 +1,188 @@
+"""Programs of several notebook cells (tests/data/recompile_cells_cases.py: a function defined
+in one cell and jitted in another, a cell run again, a def redefined with a note's fix, a
+class cell run again, a helper module reloaded), run cell by cell with `%load_ext jxkernel`,
+against what JAX 0.10.2 logged and lowered for each cell (recompile_cells_reference.json):
+a recompile JAX explains is noted under its cell and names JAX's leaves, a cell JAX explains
+nothing of shows no note, each cell compiles as many programs of the learner's functions as
+JAX lowered, and no note names jxkernel's modules or the kernel's files of the cells. The
+`*_fixed` programs paste a note's code where it says; the tests below hold the notes to
+that code.
+"""
+import pytest
+
+pytest.importorskip("IPython")
+
+from recompile_cells_cases import NOW_TRACED_CODE, PROGRAMS  # noqa: E402  (tests/data)
+from ipython_shell import (_forget_user_names, logs_closed, ran_ok,  # noqa: E402, F401
+                           shell_fixture)
+import locations  # noqa: E402  (tests/support)
+
+REFERENCE = locations.jax_answers("recompile_cells_reference.json")["programs"]
+
+shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\nimport numpy as np",
+                      store_history=True)
+
+pytestmark = pytest.mark.usefixtures("logs_closed")
+
+# where JAX hints "seen another function defined on the same line" for a def whose code
+# changed (a module edited and reloaded, a def redefined while an old jit still holds the old
+# one): a new function, which no note calls "the same code" (as a def changed in a new cell,
+# test_notebook_compile_notes.py's test_a_jitted_def_redefined_in_a_later_cell_...)
+CODE_CHANGED = {("helper_module_edited_and_reloaded", 4), ("def_redefined_old_jit_kept", 5)}
+# a first trace in JAX's log ("never seen function", no hint) whose note says why: its caches
+# were cleared (JAX's log names the same id: tests/data/trace_time_misses_reference.json)
+CLEARED = {("clear_caches_in_its_own_cell", 3)}
+# jxkernel's %timeit runs its statement once before the timed runs (magics/timing.py), whose
+# compile the note leaves out ("compiled again ×4", as JAX's 4): one compile more than JAX's
+WARM_UP = {("timeit_of_a_jitted_call", 3): 1}
+# what names our internals or the kernel's files rather than the learner's cell and line
+# (PjitFunction: the class of jxkernel's jit, as jaxlib's, no name in the learner's cells)
+INTERNAL = ("jxkernel.", "_src.", "<flat index", "<ipython-input", "/tmp/ipykernel_",
+            "PjitFunction")
+
+
+def _explained(miss) -> bool:
+    """Whether JAX's log says more of `miss` than a first trace."""
+    return miss["kind"] != "never seen function" or miss["redefined_hint"]
+
+
+def run_program(shell, name) -> list:
+    """[(Ran, the compiles in that cell of the learner's functions)] of program `name`'s
+    cells, run in order in the names of a new kernel (as the recording ran each). The
+    learner's functions are those JAX missed in the program so far, as the recording counts
+    its lowerings (a vmap of a jitted function, eager work to the notes, lowers jit(dot))."""
+    from jxkernel import compile_log
+    _forget_user_names(shell)
+    ran_ok(shell, "import jxkernel as jax\nimport jxkernel.numpy as jnp\nimport numpy as np")
+    out, names = [], set()
+    for code, theirs in zip(PROGRAMS[name][1], REFERENCE[name]["cells"], strict=True):
+        names |= {m["function"] for m in theirs["misses"]}
+        start = compile_log.last_seq() + 1
+        ran = ran_ok(shell, code)
+        mine = [e for e in compile_log.events_since(start)
+                if e.function in names and e.compiled]
+        out.append((ran, mine))
+    return out
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_each_cell_is_noted_as_jax_explains_it(shell, name):
+    cells = REFERENCE[name]["cells"]
+    for k, ((ran, compiled), theirs) in enumerate(zip(run_program(shell, name), cells,
+                                                      strict=True), 1):
+        notes = [n["text/plain"] for n in ran.notes]
+        assert len(compiled) - WARM_UP.get((name, k), 0) == theirs["lowerings"], \
+            (k, [e.reason for e in compiled])
+        if any(map(_explained, theirs["misses"])) and (name, k) not in CODE_CHANGED:
+            (note,) = notes
+            first = note.splitlines()[0]
+            for miss in theirs["misses"]:
+                for change in miss["changes"] if miss["kind"] == "types" else ():
+                    assert f"{change['path']}: " in note, (k, note, change)
+            # JAX names what changed: a note never says the trace was reused for it
+            assert "compiled now, without tracing again" not in first, (k, first)
+        elif (name, k) in CLEARED:
+            (note,) = notes
+            assert "its caches were cleared" in note, note
+        else:
+            assert notes == [], (k, notes)
+        for text in [n["text/plain"] for n in ran.outputs]:
+            assert not any(word in text for word in INTERNAL), (k, text)
+
+
+def _change_under(run):
+    """The one change the note under a cell tells (`run`: run_program's (Ran, compiles)), as
+    the note says it."""
+    ran, compiled = run
+    assert len(ran.notes) == 1, ran.notes
+    (change,) = [e for e in compiled if e.again][-1].said_changes
+    return change
+
+
+def test_a_class_cell_run_again_is_a_new_class_as_in_jax(shell):
+    """A registered dataclass's cell run again makes a new class of the same name: JAX
+    0.10.2's treedefs of the two compare equal but hash apart, so jit traces anew ("so their
+    Python types differ") and returns the new class. jxkernel found the old trace by
+    equality alone: it returned the old class and noted "traced before (under grad or vmap,
+    ...): compiled now, without tracing again"."""
+    runs = run_program(shell, "dataclass_class_cell_run_again_returned")
+    assert shell.user_ns["answer"] is REFERENCE["dataclass_class_cell_run_again_returned"][
+        "answer"] is True
+    runs = run_program(shell, "dataclass_model_class_cell_run_again")
+    change = _change_under(runs[4])
+    assert (change.path, change.kind, change.old, change.new) == \
+        ("m", "structure", "a Lin", "a Lin (class Lin made anew)")
+    assert "`class Lin` statement ran again" in change.fix
+    assert "Define the class in a cell of its own, run once" in runs[4][0].notes[0]["text/plain"]
+
+
+def test_a_static_argument_made_traced_as_a_note_said_is_kept_traced(shell):
+    """A note said "drop n from static_argnums" and gave `power_jit = jax.jit(power)`; pasted
+    in a new cell, the loop compiles once more (JAX logs it: "now pytree leaf and before
+    Static"), and that note gave `jax.jit(power, static_argnames=('n',))`, n static again:
+    JAX 0.10.2 then lowers n = 4 and 5 anew (static_n_then_the_old_fix_pasted). It gives the
+    jit with n traced, which the new call used: pasted, no lowering for n up to 5."""
+    runs = run_program(shell, "static_n_then_the_fix_pasted_in_a_new_cell")
+    change = _change_under(runs[3])
+    assert change.kind == "traced" and change.snippet == NOW_TRACED_CODE.format(fun="power")
+    assert NOW_TRACED_CODE.format(fun="power2") in \
+        PROGRAMS["static_n_then_the_fix_pasted_in_a_new_cell_fixed"][1]
+    assert [c["lowerings"] for c in REFERENCE["static_n_then_the_old_fix_pasted"]["cells"]][-1] \
+        == 2
+
+
+def test_a_python_number_of_another_kind_is_cast_in_the_cells_names(shell):
+    """`shift(x, 1.0)`, then `shift(x, 1)` in a later cell: the fix was `c = float(c)`, in the
+    parameter's name, which the cell has not (pasted there: NameError; inside the jitted
+    function float() of a tracer raises). It names the call's literal and calls with it, the
+    code the _fixed program pastes (JAX 0.10.2: no lowering in that cell)."""
+    runs = run_program(shell, "python_float_then_int_in_later_cell")
+    change = _change_under(runs[1])
+    fixed = PROGRAMS["python_float_then_int_in_later_cell_fixed"][1][1]
+    assert change.snippet == fixed.replace("shift2", "shift"), change.snippet
+    assert REFERENCE["python_float_then_int_in_later_cell_fixed"]["cells"][1]["lowerings"] == 0
+
+
+def test_a_full_batch_is_not_told_to_be_padded_to_its_own_length(shell):
+    """A loop cell of 32 rows, run again with 16: the padding pads to the 32 rows compiled
+    before, and the earlier cell's 32 rows are that program already; the code ended "# pad
+    In[N]:3's jnp.ones((batch, 4)) so too: an unpadded length is a program of its own", a
+    program it has not. The code, pasted in the loop (the _fixed program), lowers nothing."""
+    runs = run_program(shell, "train_loop_cell_with_a_new_batch_size")
+    change = _change_under(runs[2])
+    assert "so too" not in change.snippet, change.snippet
+    fixed = PROGRAMS["train_loop_cell_with_a_new_batch_size_fixed"][1][2]
+    pasted = "\n".join(line[4:] for line in fixed.splitlines()[2:])
+    assert change.snippet == pasted.replace("step2", "step").replace("w3", "w"), change.snippet
+    # where the earlier length is not the padded one, the comment stays (5 rows, then 7)
+    runs = run_program(shell, "data_cell_rerun_with_a_new_length")
+    assert "'s xs so too: an unpadded length is a program of its own" in \
+        _change_under(runs[4]).snippet
+
+
+def test_a_jit_of_the_jitted_def_is_told_to_jit_the_def_under_a_name_of_its_own(shell):
+    """`lin5 = jax.jit(lin5)` in a cell run again jits the jit the first run made (JAX 0.10.2:
+    "never seen function" with its hint, one lowering). The note took it for a wrapper made
+    anew and gave `lin5_jit = jax.jit(PjitFunction(lin5))`, a name the cells have not; it
+    gives the jit of the def under a name of its own, which the _fixed program pastes (its
+    cell run twice: JAX lowers once)."""
+    runs = run_program(shell, "rebinding_jit_cell_run_twice")
+    change = _change_under(runs[4])
+    assert "PjitFunction" not in change.snippet and "PjitFunction" not in change.fix
+    fixed = PROGRAMS["rebinding_jit_cell_run_twice_fixed"][1]
+    assert change.snippet.splitlines()[0] == fixed[1].replace("lin6", "lin5")
+    assert [c["lowerings"] for c in REFERENCE["rebinding_jit_cell_run_twice_fixed"]["cells"]] \
+        == [0, 0, 1, 0, 0]
+
+
+def test_a_jit_made_and_called_in_a_function_is_padded_in_the_functions_names(shell):
+    """`return jax.jit(body)(x)` in a function called from two cells, a new length: the
+    padding named body's parameter v, which the function has not (pasted before that line:
+    NameError); it names the x passed, the code the _fixed program pastes (JAX 0.10.2: one
+    lowering for both lengths)."""
+    runs = run_program(shell, "jit_inside_a_function_of_a_def")
+    change = _change_under(runs[2])
+    fixed = PROGRAMS["jit_inside_a_function_of_a_def_fixed"][1][0].splitlines()[3:6]
+    assert change.snippet.splitlines() == [line[4:] for line in fixed], change.snippet
+    assert [c["lowerings"] for c in REFERENCE["jit_inside_a_function_of_a_def_fixed"]["cells"]] \
+        == [0, 1, 0]
