@@ -46,7 +46,8 @@ shape given a float, `jnp.zeros(n / 2)`), slice-indices (TypeError or ValueError
 lax.dynamic_slice / dynamic_update_slice given a number where a tuple per axis goes),
 scan-output (TypeError: a scan body returning one value or three, not (carry, y)),
 fori-bounds (TypeError: lax.fori_loop given a float bound, `lax.fori_loop(0, n / 2, ...)`),
-concatenate-ranks (TypeError or ValueError: jnp.concatenate, hstack, stack or
+branch-types (TypeError: lax.cond or lax.switch branches returning different dtypes, shapes
+or structures), concatenate-ranks (TypeError or ValueError: jnp.concatenate, hstack, stack or
 lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix),
 join-shapes (ValueError or TypeError: jnp.stack given arrays of two shapes, (3,) and (4,), or
 jnp.concatenate given arrays that differ on an axis it does not join along),
