@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import sys
+import tempfile
 import zlib
 
 import jax
@@ -43,6 +44,12 @@ class Collect(logging.Handler):
             self.compiled.append(text[len("Compiling "):].split(" with global shapes")[0])
 
 
+# the learner's working folder, on sys.path as a notebook's is: where a cell saves the
+# learner's module (recompile_cells_cases.HELPER)
+LEARNER_DIR = tempfile.mkdtemp()
+sys.path.insert(0, LEARNER_DIR)
+
+
 def file_of(code: str) -> str:
     return f"/tmp/ipykernel_{os.getpid()}/{zlib.crc32(code.encode())}.py"
 
@@ -62,6 +69,7 @@ def main():
     for name, (_, cells) in cases.PROGRAMS.items():
         shell.user_ns.clear()
         shell.init_user_ns()
+        shell.user_ns["LEARNER_DIR"] = LEARNER_DIR      # (recompile_cells_cases' HELPER)
         shell.run_cell("import jax\nimport jax.numpy as jnp\nimport numpy as np",
                        store_history=True)
         files = {}

@@ -9,16 +9,16 @@ tests/data/recompile_cells_reference.json; tests/notebook/test_notebook_recompil
 runs the same cells under jxkernel and holds the notes to them.
 
 PROGRAMS: name -> (what the learner did, [cell, ...]). A cell may write the learner's module
-(`HELPER`'s `save`: a file of a temporary folder on sys.path, rc_*.py) as the learner edits
-it; a program's last cell may set `answer`, whose value the recording keeps.
+(`HELPER`'s `save`: a file rc_*.py of the folder LEARNER_DIR) as the learner edits it; a
+program's last cell may set `answer`, whose value the recording keeps. LEARNER_DIR is the
+learner's working folder, on the import path as a notebook's is: whoever runs the cells makes
+it and puts it there and in the cells' names (the cells leave the import path alone).
 """
 
 # the learner's module, written by a cell as the learner saves an edit of it
-HELPER = ("import os, sys, tempfile\n"
-          "_dir = tempfile.mkdtemp()\n"
-          "sys.path.insert(0, _dir)\n"
+HELPER = ("import os\n"
           "def save(module, text):\n"
-          "    with open(os.path.join(_dir, module + '.py'), 'w') as f:\n"
+          "    with open(os.path.join(LEARNER_DIR, module + '.py'), 'w') as f:\n"
           "        f.write(text)\n")
 
 # the code a note gives where an argument static in one jit is traced in the next (the jit

@@ -8,6 +8,8 @@ JAX lowered, and no note names jxkernel's modules or the kernel's files of the c
 `*_fixed` programs paste a note's code where it says; the tests below hold the notes to
 that code.
 """
+import sys
+
 import pytest
 
 pytest.importorskip("IPython")
@@ -46,14 +48,27 @@ def _explained(miss) -> bool:
     return miss["kind"] != "never seen function" or miss["redefined_hint"]
 
 
-def run_program(shell, name) -> list:
+@pytest.fixture
+def learner_dir(tmp_path, monkeypatch):
+    """The learner's working folder, where a cell saves the learner's module: on sys.path
+    for this test alone, as a notebook's folder is, and its modules forgotten after."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    for module in [m for m in sys.modules if m.startswith("rc_")]:
+        del sys.modules[module]
+
+
+def run_program(shell, name, folder=None) -> list:
     """[(Ran, the compiles in that cell of the learner's functions)] of program `name`'s
-    cells, run in order in the names of a new kernel (as the recording ran each). The
-    learner's functions are those JAX missed in the program so far, as the recording counts
-    its lowerings (a vmap of a jitted function, eager work to the notes, lowers jit(dot))."""
+    cells, run in order in the names of a new kernel (as the recording ran each), `folder`
+    their LEARNER_DIR. The learner's functions are those JAX missed in the program so far,
+    as the recording counts its lowerings (a vmap of a jitted function, eager work to the
+    notes, lowers jit(dot))."""
     from jxkernel import compile_log
     _forget_user_names(shell)
     ran_ok(shell, "import jxkernel as jax\nimport jxkernel.numpy as jnp\nimport numpy as np")
+    if folder is not None:
+        shell.user_ns["LEARNER_DIR"] = str(folder)
     out, names = [], set()
     for code, theirs in zip(PROGRAMS[name][1], REFERENCE[name]["cells"], strict=True):
         names |= {m["function"] for m in theirs["misses"]}
@@ -66,10 +81,10 @@ def run_program(shell, name) -> list:
 
 
 @pytest.mark.parametrize("name", list(PROGRAMS))
-def test_each_cell_is_noted_as_jax_explains_it(shell, name):
+def test_each_cell_is_noted_as_jax_explains_it(shell, name, learner_dir):
     cells = REFERENCE[name]["cells"]
-    for k, ((ran, compiled), theirs) in enumerate(zip(run_program(shell, name), cells,
-                                                      strict=True), 1):
+    for k, ((ran, compiled), theirs) in enumerate(zip(run_program(shell, name, learner_dir),
+                                                      cells, strict=True), 1):
         notes = [n["text/plain"] for n in ran.notes]
         assert len(compiled) - WARM_UP.get((name, k), 0) == theirs["lowerings"], \
             (k, [e.reason for e in compiled])
