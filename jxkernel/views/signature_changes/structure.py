@@ -195,9 +195,10 @@ def _call_text(args, kwargs) -> str:
     return said + (" and keywords " + ", ".join(map(repr, keys)) if keys else "")
 
 
-def _literal(tree) -> str | None:
-    """Python code for a pytree without leaves, of builtin nodes; None for one with a leaf or
-    another kind of node (no code can write it).
+def _literal(tree, leaf=lambda: None) -> str | None:
+    """Python code for a pytree of builtin nodes, each leaf written by `leaf()` (called in the
+    leaves' order; by default none can be); None where a leaf or another kind of node cannot
+    be written.
 
         >>> _literal(jax.tree_util.tree_structure({'b': None, 'm': ((),), 'l': []}))
         "{'b': None, 'l': [], 'm': ((),)}"
@@ -205,7 +206,9 @@ def _literal(tree) -> str | None:
         True
     """
     kind, aux = tree.node_data() or ("leaf", None)
-    items = [_literal(c) for c in tree.children()]
+    if kind == "leaf":
+        return leaf()
+    items = [_literal(c, leaf) for c in tree.children()]
     if kind is type(None):
         return "None"
     if None in items or kind not in (tuple, list, dict):
@@ -314,23 +317,12 @@ def _zeros_of(sig, keys, path) -> str | None:
         return None
     avals = iter(held)
 
-    def literal(tree):
-        kind, aux = tree.node_data() or ("leaf", None)
-        if kind == "leaf":
-            aval = next(avals)
-            if aval.weak_type or str(aval.str_short(True)).startswith("key<"):
-                return None
-            return f"jnp.zeros({tuple(aval.shape)}{_zeros_dtype(aval.dtype)})"
-        items = [literal(c) for c in tree.children()]
-        if kind is type(None):
-            return "None"
-        if None in items or kind not in (tuple, list, dict):
+    def zeros():
+        aval = next(avals)
+        if aval.weak_type or str(aval.str_short(True)).startswith("key<"):
             return None
-        if kind is dict:
-            return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(aux, items)) + "}"
-        inner = ", ".join(items) + ("," if kind is tuple and len(items) == 1 else "")
-        return f"({inner})" if kind is tuple else f"[{inner}]"
-    return literal(node)
+        return f"jnp.zeros({tuple(aval.shape)}{_zeros_dtype(aval.dtype)})"
+    return _literal(node, zeros)
 
 
 def _key_kind_change(old, new):
