@@ -6,12 +6,10 @@ structures (a pair and an array), which had no card."""
 from __future__ import annotations
 
 import ast
-import inspect
 import re
-import textwrap
 
 from .card import ErrorCard
-from .reading import _user_frame
+from .returns import _learners_def
 from .rewrites import _parse_line, _pattern
 
 # where the learner's state sits in the carry of the loop a fori_loop runs as
@@ -72,27 +70,13 @@ def _node_words(text) -> str:
     return text
 
 
-def _body_def(exc, name):
-    """The learner's body function `name`'s def (looked up where the error was raised), or
-    None (a lambda, a function it cannot read)."""
-    frame = _user_frame(exc)
-    names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
-    found = names.get(name) if name.isidentifier() else None
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(found))) if found else None
-    except (OSError, TypeError, SyntaxError):
-        return None
-    define = tree.body[0] if tree is not None and tree.body else None
-    return define if isinstance(define, ast.FunctionDef) and define.name == name else None
-
-
 def _structure_back(exc, body, loop, leaf, came, went) -> str:
     """The body's return as a pattern keeping the carry's structure, with the names the body
     unpacks its carry into (`x, v = state` -> `return new_x, new_v`), as comments (what each
     new value is, the card cannot know): it wrote `return carry, y` as code, a NameError
     pasted, and a scan's `, y` in a fori_loop's body, which returns the carry alone."""
     ys = ", y" if loop == "scan" else ""
-    define = _body_def(exc, body)
+    define = _learners_def(exc, body)
     params = [a.arg for a in define.args.args] if define is not None else []
     at = _CARRY_PARAMETER.get(loop, 0)
     carry = params[at] if len(params) > at else "carry"

@@ -18,20 +18,26 @@ from .rewrites import _parse_line, _pattern, _replaced
 _INIT_AT = {"scan": (1, "init"), "while_loop": (2, "init_val"), "fori_loop": (3, "init_val")}
 
 
-def _own_return(exc, name):
-    """The expression the learner's function `name` (looked up where the error was raised)
-    returns, when its source has one plain `return` and no function inside; else None."""
+def _learners_def(exc, name):
+    """The def of the learner's function `name` (looked up where the error was raised), as
+    ast; None for a lambda or a function whose source cannot be read."""
     frame = _user_frame(exc)
     names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
     found = names.get(name) if name.isidentifier() else None
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(found))) if found else None
     except (OSError, TypeError, SyntaxError):
-        tree = None
+        return None
     define = tree.body[0] if tree is not None and tree.body else None
-    if not isinstance(define, ast.FunctionDef) or define.name != name or any(
-            isinstance(n, (ast.FunctionDef, ast.Lambda)) for n in ast.walk(define)
-            if n is not define):
+    return define if isinstance(define, ast.FunctionDef) and define.name == name else None
+
+
+def _own_return(exc, name):
+    """The expression the learner's function `name` (looked up where the error was raised)
+    returns, when its source has one plain `return` and no function inside; else None."""
+    define = _learners_def(exc, name)
+    if define is None or any(isinstance(n, (ast.FunctionDef, ast.Lambda))
+                             for n in ast.walk(define) if n is not define):
         return None
     returns = [n for n in ast.walk(define) if isinstance(n, ast.Return)]
     if len(returns) != 1 or returns[0].value is None:
