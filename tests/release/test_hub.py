@@ -46,6 +46,11 @@ LEARNERS = ("ada", "grace")
 # back): each look is one local HTTP request, and at 0.5 s a wait ran 0.25 s past its event on
 # average, a dozen times in the test
 POLL = 0.1
+# a kernel's websocket handshake is answered once the kernel answers the server's first
+# kernel_info_request, or when the server gives up on it after its kernel_info_timeout (60 s,
+# jupyter_server's default); a browser waits that long. CI's client gave up at 30 s once, two
+# kernels starting under load (reproduced with a kernel stopped for 40 s after its start)
+HANDSHAKE = 90
 
 
 def _missing():
@@ -239,8 +244,13 @@ class Kernel:
             self.ws.close()
         url = (f"ws://127.0.0.1:{self.room.port}/user/{self.name}/api/kernels/{self.id}/channels"
                f"?session_id={uuid.uuid4().hex}")
-        self.ws = websocket.create_connection(
-            url, timeout=30, header=[f"Authorization: token {self.room.tokens[as_ or self.name]}"])
+        token = self.room.tokens[as_ or self.name]
+        try:
+            self.ws = websocket.create_connection(url, timeout=HANDSHAKE,
+                                                  header=[f"Authorization: token {token}"])
+        except websocket.WebSocketTimeoutException:
+            raise AssertionError(f"{self.name}'s kernel {self.id}: no websocket handshake in "
+                                 f"{HANDSHAKE} s\n{self.room.log()}") from None
 
     def send(self, msg_type, content, channel="shell"):
         msg_id = uuid.uuid4().hex
@@ -451,3 +461,12 @@ def _answers(kernel, code, expected):
     except Exception:
         kernel.connect()
         return False
+
+
+def test_the_handshake_outwaits_the_servers_kernel_info_timeout():
+    """The server answers a kernel's websocket handshake at the latest when it gives up on the
+    kernel's first kernel_info reply; the room's client must wait longer than that, as a
+    browser does, or a kernel slow to start fails the room (HANDSHAKE's comment)."""
+    from jupyter_server.services.kernels.kernelmanager import MappingKernelManager
+    server_gives_up = MappingKernelManager.class_traits()["kernel_info_timeout"].default_value
+    assert HANDSHAKE > server_gives_up + 10, (HANDSHAKE, server_gives_up)
