@@ -452,7 +452,8 @@ def test_a_room_of_two_learners_under_faults(room):
     room.wait("the hub noticing grace's server ended", lambda: room.server(grace) is None, 30)
     assert k_ada.execute("x + 2") == "43"
     assert room.request("GET", "/hub/api/")[0] == 200
-    assert (room.folder / "data" / "users" / grace / "workshop" / "demos" / "01_tour.ipynb").exists()
+    workshop = room.folder / "data" / "users" / grace / "workshop"
+    assert (workshop / "demos" / "01_tour.ipynb").exists()
 
 
 def _answers(kernel, code, expected):
