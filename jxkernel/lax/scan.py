@@ -104,6 +104,20 @@ def _with_xs_lengths(error, xs):
     return error
 
 
+def _no_leading_axis(x_leaves):
+    """JAX's error for an xs leaf with no axis to walk: it reads `x.shape[0]` leaf by leaf, so
+    the first such leaf decides. A Python number has no `.shape` (ValueError naming the numbers);
+    a 0-d array fails on `[0]`, an IndexError, which JAX words "tuple index out of range" and
+    we word with its shape."""
+    for x in x_leaves:
+        if not hasattr(x, "shape"):
+            numbers = ", ".join(str(x) for x in x_leaves if not hasattr(x, "shape"))
+            raise ValueError(f"scan got value with no leading axis to scan over: {numbers}.")
+        if not x.shape:
+            raise IndexError(f"scan got an array of shape () in xs, with no leading axis to "
+                             f"scan over: {get_aval(x).str_short()}")
+
+
 @api_boundary
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns (carry, stacked ys).
@@ -118,9 +132,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     x_leaves, x_tree = tree_flatten(xs)
     lengths = {get_aval(x).shape[0] if get_aval(x).shape else None for x in x_leaves}
     if None in lengths:
-        raise ValueError("scan got value with no leading axis to scan over: "
-                         + ", ".join(str(get_aval(x).shape) for x in x_leaves
-                                     if not get_aval(x).shape))
+        _no_leading_axis(x_leaves)
     if length is not None:
         length = concrete_or_error(int, length, _LENGTH_NOT_CONCRETE)
         if lengths and lengths != {length}:

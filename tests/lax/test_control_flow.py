@@ -289,6 +289,13 @@ def test_errors():
         lax.scan(lambda c, x: (c, x), 0.0, (arr(np.ones(3)), arr(np.ones(4))))
     with pytest.raises(TypeError, match="Index type must be an integer"):
         lax.switch(1.0, [lax.sin, lax.cos], 1.0)
+    # JAX reads x.shape[0] leaf by leaf: a Python number (no .shape) is a ValueError naming the
+    # numbers, with its period; a 0-d array first is JAX's IndexError
+    with pytest.raises(ValueError, match=r"^scan got value with no leading axis to scan over: "
+                                         r"2\.0, 5\.$"):
+        lax.scan(lambda c, x: (c, x), 0.0, [2.0, arr(np.ones(3)), 5])
+    with pytest.raises(IndexError, match=r"array of shape \(\) in xs"):
+        lax.scan(lambda c, x: (c, x), 0.0, [arr(1.0), 2.0])
 
 
 def test_pytrees_whose_unflatten_checks_its_children():

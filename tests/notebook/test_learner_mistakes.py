@@ -1230,6 +1230,32 @@ def test_a_scan_cards_title_gives_the_lengths_in_jaxs_order(shell, case):
     assert [a["size"] for a in card["origin"]["arguments"]] == [int(s) for s in sizes]
 
 
+@pytest.mark.parametrize("line, steps", [
+    ("_y = lax.scan(lambda c, x: (c + x, c), 0, 10)", "10"),
+    ("n = 10\n_y = lax.scan(lambda c, x: (c + x, c), 0, n)", "n")])
+def test_a_scan_over_a_number_of_steps_walks_an_arange(shell, line, steps):
+    """xs an int (JAX: "scan got value with no leading axis to scan over: 10."): read as the
+    number of steps, the line rewritten with jnp.arange, which runs whether or not the body
+    reads x; pasted, it runs those steps."""
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, line)
+    assert card["kind"] == "scan-lengths"
+    assert card["message"] == "scan got value with no leading axis to scan over: 10."
+    rewritten = line.replace(f", 0, {steps})", f", 0, jnp.arange({steps}))").splitlines()[-1]
+    assert card["rewrite"] == f"{rewritten}    # 10 steps, x = 0, 1, ..., 9"
+    assert shell.run_cell(card["rewrite"]).success
+    carry, ys = shell.user_ns["_y"]
+    assert int(carry) == 45 and list(ys.shape) == [10]
+
+
+def test_a_scan_over_a_float_gets_words_not_a_guess(shell):
+    """2.5 is no count of steps: the card says what xs must be and gives a template."""
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, "_y = lax.scan(lambda c, x: (c + x, c), 0.0, 2.5)")
+    assert card["kind"] == "scan-lengths" and card["title"].startswith("scan's xs is 2.5")
+    assert card["rewrite"].startswith("# ") and "jnp.arange(n)" in card["fix"]
+
+
 _CARD_FIELDS = ("kind", "title", "why", "fix", "rewrite", "where", "called_from", "origin",
                 "docs", "error", "message")
 

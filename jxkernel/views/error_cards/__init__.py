@@ -38,7 +38,8 @@ given as a dict keyed by the parameters' names), body-arguments
 tree-structure (ValueError: tree_map given trees of two structures; a pair passed whole, as
 value_and_grad's (value, grads), is told with the part to pass), axis-bounds (ValueError or
 IndexError: an axis the array has not, `x.sum(axis=1)` of a vector), scan-lengths
-(ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs),
+(ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs;
+ValueError or IndexError: xs a number, `lax.scan(f, init, 10)`),
 ragged-array (ValueError or TypeError: jnp.array given rows of different lengths),
 list-argument (TypeError: a Python list or tuple given to a jnp function), while-per-element
 (TypeError: a while_loop condition giving one bool per element), float-shape (TypeError: a

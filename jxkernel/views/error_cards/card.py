@@ -56,7 +56,7 @@ def origin_lines(card) -> list:
     if card.kind == "vmap-sizes":
         return [f"{a['name']}: {a['type']}, mapped along axis {a['axis']} (size {a['size']})"
                 for a in origin["arguments"]]
-    if card.kind == "scan-lengths":
+    if card.kind == "scan-lengths" and origin:     # xs a number: no leaves to list
         return [f"{a['name']}: {a['type']}, {a['size']} steps along axis 0"
                 for a in origin["arguments"]]
     if card.kind == "loop-carry":

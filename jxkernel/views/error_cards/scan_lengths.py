@@ -1,7 +1,9 @@
 """The card for scan's inputs of two lengths: xs whose leaves have different leading sizes
 (most often a value the same at every step, such as a weight matrix, put in xs beside the
 per-step data), or a `length=` that disagrees with xs. scan (lax.py's, and lax.map's) attaches
-each xs leaf's key path and leading size to its ValueError, which the card lists."""
+each xs leaf's key path and leading size to its ValueError, which the card lists. Also the
+card for xs with no leading axis at all: a number where a sequence of steps goes, most often
+the number of steps (`lax.scan(f, init, 10)`)."""
 from __future__ import annotations
 
 import ast
@@ -16,12 +18,22 @@ _LENGTH = re.compile(r"^scan got `length` argument of (\d+) which disagrees with
 _XS_POSITION = {"scan": 2, "map": 1}    # where xs goes in lax.scan(f, init, xs) / map(f, xs)
 
 
+# jxkernel/lax/scan.py's words (JAX's for a number; its own for a 0-d array, where JAX's
+# IndexError says only "tuple index out of range")
+_NO_AXIS = ("scan got value with no leading axis to scan over: ",
+            "scan got an array of shape () in xs, with no leading axis to scan over: ")
+
+
 def _is_scan_lengths(e) -> bool:
+    if isinstance(e, (ValueError, IndexError)) and str(e).startswith(_NO_AXIS):
+        return True
     return isinstance(e, ValueError) and hasattr(e, "xs_lengths") and \
         (str(e).startswith(_SIZES) or _LENGTH.match(str(e)) is not None)
 
 
 def _scan_lengths_card(exc, where, called_from) -> ErrorCard:
+    if str(exc).startswith(_NO_AXIS):
+        return _no_axis_card(exc, where)
     leaves = exc.xs_lengths
     tree = _parse_line(where)
     call = _scan_call(tree) if tree is not None else None
@@ -64,6 +76,44 @@ def _scan_lengths_card(exc, where, called_from) -> ErrorCard:
                  _pattern("carry, ys = lax.scan(lambda c, x: step(c, x, W), init, xs)    "
                           "# W: the same every step, read in the body")),
         origin=origin, docs=docs)
+
+
+def _no_axis_card(exc, where) -> ErrorCard:
+    """xs a number: scan runs one step per entry along xs's first axis, and a number has none.
+    An int written in the line (a literal or a name) is read as the number of steps, the
+    learner's likely meaning: `jnp.arange(n)` gives n steps whose x is the step's index, which
+    works whether the body reads x or not (`xs=None, length=n` would give it x=None)."""
+    tree = _parse_line(where)
+    call = _scan_call(tree) if tree is not None else None
+    xs = _xs_node(call) if call is not None else None
+    given = str(exc).split(": ", 1)[1].rstrip(".")
+    steps = _int_literal(xs) if xs is not None else None
+    is_int = steps is not None or (isinstance(xs, ast.Name) and given.isdigit())
+    docs = "https://docs.jax.dev/en/latest/_autosummary/jax.lax.scan.html"
+    if is_int:
+        count = steps if steps is not None else int(given)
+        src = ast.unparse(xs)
+        rewrite = (f"{_replaced(tree, xs, f'jnp.arange({src})')}    # {count} steps, "
+                   f"x = 0, 1, ..., {count - 1}")
+    else:
+        rewrite = _pattern("carry, ys = lax.scan(f, init, xs)    # xs: one row per step, "
+                           "e.g. jnp.arange(n) for n steps")
+    return ErrorCard(
+        "scan-lengths", f"scan's xs is {given}, a number with no steps to walk",
+        why=("scan runs one step per slice of xs along its leading axis, giving the body that "
+             f"slice as x; {given} has no axis, so there is nothing to step through."),
+        fix=("Give xs one entry per step: jnp.arange(n) runs n steps with x = 0, ..., n-1. If "
+             "the body takes no per-step value, xs=None with length=n runs n steps with "
+             "x = None. A value the same at every step goes in the body or the carry, not in "
+             "xs."),
+        rewrite=rewrite, docs=docs)
+
+
+def _int_literal(node):
+    """The int a literal node holds (`10`), else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
 
 
 def _scan_call(tree):
