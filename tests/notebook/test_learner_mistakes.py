@@ -1256,6 +1256,25 @@ def test_a_scan_over_a_float_gets_words_not_a_guess(shell):
     assert card["rewrite"].startswith("# ") and "jnp.arange(n)" in card["fix"]
 
 
+@pytest.mark.parametrize("line, fixed", [
+    ("_y = lax.while_loop(lambda c: c, lambda c: c - 1.0, 3.0)", "lambda c: c != 0"),
+    ("def left(c):\n    return c\n_y = lax.while_loop(left, lambda c: c - 1.0, 3.0)",
+     "lambda c: left(c) != 0")])
+def test_a_while_condition_giving_a_number_reads_as_python_would(shell, line, fixed):
+    """`lambda c: c` (JAX: "cond_fun must return a boolean scalar, but got output type(s)
+    [ShapedArray(float32[], weak_type=True)]."): the card names the dtype, and the rewrite says
+    what Python's `while c:` means, c != 0; pasted, the loop runs to 0."""
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, line)
+    assert card["kind"] == "while-condition" and "float32" in card["title"]
+    assert card["message"] == ("cond_fun must return a boolean scalar, but got output type(s) "
+                               "[ShapedArray(float32[], weak_type=True)].")
+    assert card["rewrite"].startswith(
+        f"_y = lax.while_loop({fixed}, lambda c: c - 1.0, 3.0)    #"), card["rewrite"]
+    assert shell.run_cell(card["rewrite"]).success
+    assert float(shell.user_ns["_y"]) == 0.0
+
+
 _CARD_FIELDS = ("kind", "title", "why", "fix", "rewrite", "where", "called_from", "origin",
                 "docs", "error", "message")
 

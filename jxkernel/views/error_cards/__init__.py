@@ -42,7 +42,8 @@ IndexError: an axis the array has not, `x.sum(axis=1)` of a vector), scan-length
 ValueError or IndexError: xs a number, `lax.scan(f, init, 10)`),
 ragged-array (ValueError or TypeError: jnp.array given rows of different lengths),
 list-argument (TypeError: a Python list or tuple given to a jnp function), while-per-element
-(TypeError: a while_loop condition giving one bool per element), float-shape (TypeError: a
+(TypeError: a while_loop condition giving one bool per element), while-condition
+(TypeError: a while_loop condition giving a number, `lambda c: c`), float-shape (TypeError: a
 shape given a float, `jnp.zeros(n / 2)`), slice-indices (TypeError or ValueError:
 lax.dynamic_slice / dynamic_update_slice given a number where a tuple per axis goes),
 scan-output (TypeError: a scan body returning one value or three, not (carry, y)),
@@ -182,7 +183,8 @@ from .join_shapes import _is_join_shapes, _join_shapes_card
 from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
                              _list_argument_card, _list_index_card, _list_operand_card)
-from .loop_conditions import _is_while_per_element, _while_per_element_card
+from .loop_conditions import (_is_while_not_bool, _is_while_per_element,
+                              _while_not_bool_card, _while_per_element_card)
 from .key_reuse import _key_reuse_card
 from .keys import (_is_key_batch, _is_key_unpacked, _is_numpy_random,
                    _is_numpy_random_module, _is_raw_key_word, _is_seed_as_key, _key_batch_card,
@@ -295,6 +297,7 @@ _CARDS = [
     (_is_key_unpacked, _key_unpack_card),
     (_is_numpy_random_module, _numpy_random_module_card),
     (_is_while_per_element, _while_per_element_card),
+    (_is_while_not_bool, _while_not_bool_card),
     (_is_float_shape, _float_shape_card),
     (_is_slice_indices, _slice_indices_card),
     (_is_scan_output, _scan_output_card),
