@@ -1275,6 +1275,21 @@ def test_a_while_condition_giving_a_number_reads_as_python_would(shell, line, fi
     assert float(shell.user_ns["_y"]) == 0.0
 
 
+@pytest.mark.parametrize("line, index", [
+    ("_y = lax.switch(1.0, [lambda: 1.0, lambda: 2.0])", "1"),
+    ("n = 3\n_y = lax.switch(n / 2, [lambda: 1.0, lambda: 2.0])", "jnp.int32(n / 2)")])
+def test_a_float_switch_index_is_made_an_integer(shell, line, index):
+    """JAX: "Index type must be an integer, got 1.0 as float32" (1.5 for n / 2): a whole float
+    literal written as an int, anything else wrapped in jnp.int32; pasted, branch 1 runs."""
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, line)
+    assert card["kind"] == "switch-index" and card["title"].endswith("a float32 index")
+    assert card["rewrite"].startswith(
+        f"_y = lax.switch({index}, [lambda: 1.0, lambda: 2.0])    #"), card["rewrite"]
+    assert shell.run_cell(card["rewrite"]).success
+    assert float(shell.user_ns["_y"]) == 2.0
+
+
 _CARD_FIELDS = ("kind", "title", "why", "fix", "rewrite", "where", "called_from", "origin",
                 "docs", "error", "message")
 

@@ -48,6 +48,7 @@ shape given a float, `jnp.zeros(n / 2)`), slice-indices (TypeError or ValueError
 lax.dynamic_slice / dynamic_update_slice given a number where a tuple per axis goes),
 scan-output (TypeError: a scan body returning one value or three, not (carry, y)),
 fori-bounds (TypeError: lax.fori_loop given a float bound, `lax.fori_loop(0, n / 2, ...)`),
+switch-index (TypeError: lax.switch given a float index, `lax.switch(n / 2, branches)`),
 branch-types (TypeError: lax.cond or lax.switch branches returning different dtypes, shapes
 or structures), concatenate-ranks (TypeError or ValueError: jnp.concatenate, hstack, stack or
 lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix),
@@ -194,7 +195,8 @@ from .methods import _is_method_self, _method_card
 from .objects import _is_unregistered_object, _unregistered_object_card
 from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_card,
                              _int_power_card, _is_float_index, _is_float_shape,
-                             _is_fori_bounds, _is_int_power, _is_lax_dtypes, _lax_dtypes_card)
+                             _is_fori_bounds, _is_int_power, _is_lax_dtypes, _is_switch_index,
+                             _lax_dtypes_card, _switch_index_card)
 from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
                              _is_reshape_size, _matmul_card, _reshape_card)
 from .ragged import _is_ragged, _ragged_card
@@ -302,6 +304,7 @@ _CARDS = [
     (_is_slice_indices, _slice_indices_card),
     (_is_scan_output, _scan_output_card),
     (_is_fori_bounds, _fori_bounds_card),
+    (_is_switch_index, _switch_index_card),
     (_is_join_ranks, _join_ranks_card),
     (_is_join_shapes, _join_shapes_card),
     (_is_bwd_structure, _bwd_structure_card),

@@ -1,8 +1,8 @@
 """Cards for an operand of the wrong dtype: lax's operations given two dtypes (lax never
 promotes), an integer array raised to a negative power, an array indexed by a float, a shape
-given a float (`jnp.zeros(n / 2)`), and a fori_loop bound given one (`lax.fori_loop(0, n / 2,
-body, x)`: bounds of two dtypes). Each rewrite is the user's own line with the one
-change that gives the operation a dtype it takes."""
+given a float (`jnp.zeros(n / 2)`), a fori_loop bound given one (`lax.fori_loop(0, n / 2,
+body, x)`: bounds of two dtypes), and lax.switch given a float index. Each rewrite is the
+user's own line with the one change that gives the operation a dtype it takes."""
 from __future__ import annotations
 
 import ast
@@ -21,6 +21,7 @@ _FLOAT_SHAPE = re.compile(r"^Shapes must be 1D sequences of concrete values of i
                           r"got ([(\[].*[)\]])\.( .*\.)?$")       # a tuple, or the list given
 _FORI_BOUNDS = re.compile(r"^lower and upper arguments to fori_loop must have equal types, "
                           r"got (\w+) and (\w+)$")
+_SWITCH_INDEX = re.compile(r"^Index type must be an integer, got (.+) as (\w+)$")
 _FLOAT_INDEX = re.compile(r"^Indexer must have integer or boolean type, got indexer with type "
                           r"(\w+)$")
 
@@ -222,3 +223,39 @@ def _bounds_rewrite(where, lower_float, upper_float) -> str:
     if None in made:
         return fallback
     return f"{ast.unparse(tree)}    # {_SAID['//' if '//' in made else 'int'].format('bound')}"
+
+
+# ------------------------------------------------------------------ a float switch index
+def _is_switch_index(e) -> bool:
+    return isinstance(e, TypeError) and _SWITCH_INDEX.match(str(e)) is not None
+
+
+def _switch_index_card(exc, where, called_from) -> ErrorCard:
+    dtype = _SWITCH_INDEX.match(str(exc)).group(2)
+    return ErrorCard(
+        "switch-index", f"lax.switch was given a {dtype} index",
+        why=(f"lax.switch runs branches[index], so index counts branches: an integer (it is "
+             f"clamped into 0 .. len(branches) - 1). This one is a {dtype}; in Python 3, n / 2 "
+             f"is a float even where n is even."),
+        fix=("Make the index an integer: write 1, not 1.0; n // 2 for whole numbers; or "
+             "jnp.int32(index), which works on a Python number and on a traced array alike "
+             "(it rounds toward zero)."),
+        rewrite=_switch_rewrite(where),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.lax.switch.html")
+
+
+def _switch_rewrite(where) -> str:
+    """The user's line with switch's index made an int: a whole float literal written as an
+    int (1.0 as 1), anything else wrapped in jnp.int32."""
+    tree = _parse_line(where)
+    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                 ast.unparse(n.func).split(".")[-1] == "switch"), None) if tree else None
+    index = None if call is None else next(
+        (k.value for k in call.keywords if k.arg == "index"), call.args[0] if call.args else None)
+    if index is None:
+        return "# the index must be an integer: 1, n // 2, or jnp.int32(index)"
+    if isinstance(index, ast.Constant) and type(index.value) is float and \
+            index.value.is_integer():
+        return f"{_replaced(tree, index, str(int(index.value)))}    # an integer index"
+    return (f"{_replaced(tree, index, f'jnp.int32({ast.unparse(index)})')}    # an integer "
+            f"index, rounded toward zero")
