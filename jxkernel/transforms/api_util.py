@@ -166,8 +166,10 @@ def split_aux(out) -> tuple:
     """(output, aux) of a function differentiated with has_aux=True."""
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         # JAX's words (its linearize's; its jvp fails unpacking instead)
-        raise TypeError(f"expected function with aux output to return a two-element tuple, "
-                        f"but got type {type(out)} with value {out!r}")
+        error = TypeError(f"expected function with aux output to return a two-element "
+                          f"tuple, but got type {type(out)} with value {out!r}")
+        error.output = out          # the notebook's error card reads what it was
+        raise error
     return out
 
 

@@ -1290,6 +1290,35 @@ def test_a_float_switch_index_is_made_an_integer(shell, line, index):
     assert float(shell.user_ns["_y"]) == 2.0
 
 
+@pytest.mark.parametrize("line, fixed, values", [
+    ("g, aux = jax.grad(loss, has_aux=True)(3.0)", "g = jax.grad(loss)(3.0)", {"g": 6.0}),
+    ("(v, aux), g = jax.value_and_grad(loss, has_aux=True)(3.0)",
+     "v, g = jax.value_and_grad(loss)(3.0)", {"v": 9.0, "g": 6.0})])
+def test_has_aux_given_a_plain_loss_is_left_out(shell, line, fixed, values):
+    """JAX: "expected function with aux output to return a two-element tuple, but got type
+    <class '...LinearizeTracer'> ...": has_aux dropped and the aux no longer unpacked; pasted,
+    the gradient (and value) of x ** 2 at 3."""
+    assert shell.run_cell("def loss(x):\n    return x ** 2").success
+    text, card = shown(shell, line)
+    assert card["kind"] == "aux-output" and card["title"].endswith("one value, not a pair")
+    assert card["message"].startswith("expected function with aux output to return a "
+                                      "two-element tuple, but got type <class '")
+    assert card["rewrite"] == f"{fixed}    # no has_aux: f returns the loss alone"
+    assert shell.run_cell(card["rewrite"]).success
+    assert {k: float(shell.user_ns[k]) for k in values} == values
+
+
+def test_has_aux_given_three_values_gets_one_pair(shell):
+    """`return loss, acc, logits` with has_aux: the extras go in one tuple."""
+    assert shell.run_cell("def loss(x):\n    return x ** 2, x, 2 * x").success
+    text, card = shown(shell, "g, aux = jax.grad(loss, has_aux=True)(3.0)")
+    assert card["kind"] == "aux-output" and "returned 3 values" in card["title"]
+    assert card["rewrite"].startswith("# in f: return loss, (extra1, extra2)")
+    assert shell.run_cell("def loss(x):\n    return x ** 2, (x, 2 * x)\n"
+                          "g, aux = jax.grad(loss, has_aux=True)(3.0)").success
+    assert float(shell.user_ns["g"]) == 6.0
+
+
 _CARD_FIELDS = ("kind", "title", "why", "fix", "rewrite", "where", "called_from", "origin",
                 "docs", "error", "message")
 

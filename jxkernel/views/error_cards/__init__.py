@@ -24,7 +24,8 @@ key-reuse (KeyReuseError, with jax_debug_key_reuse), jit-method (TypeError: `@ja
 method, its `self` no array), traced-slice (IndexError: `x[:n]` with a traced bound),
 seed-as-key (TypeError: a seed given to jax.random where a key goes), integer-grad-input
 (TypeError: grad of an int), grad-output (TypeError: grad of a function whose output is not one
-number), scalar-conversion (TypeError: int(x)/float(x)/complex(x) of an array with dimensions),
+number), aux-output (TypeError: has_aux=True, f returning one value or a tuple of 3),
+scalar-conversion (TypeError: int(x)/float(x)/complex(x) of an array with dimensions),
 broadcast-shapes (elementwise operands that do not broadcast), matmul-shapes (TypeError: a
 matrix product whose inner sizes differ), not-an-array (TypeError: a string, a function or
 another object passed to a jitted function where jit traces it), cond-predicate (TypeError:
@@ -167,8 +168,9 @@ from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
                            _cond_predicate_card, _is_body_arguments, _is_branch_types,
                            _is_carry_error, _is_cond_predicate, _is_scan_output,
                            _is_while_grad, _scan_output_card, _while_grad_card)
-from .grad import (_int_grad_card, _int_grad_output_card, _is_int_grad_input,
-                   _is_int_grad_output, _is_scalar_output, _scalar_output_card)
+from .grad import (_aux_shape_card, _int_grad_card, _int_grad_output_card, _is_aux_shape,
+                   _is_int_grad_input, _is_int_grad_output, _is_scalar_output,
+                   _scalar_output_card)
 from .hashes import (_is_traced_hash, _is_traced_parameter, _traced_hash_card,
                      _traced_parameter_card)
 from .jnp_statics import _is_jnp_static, _jnp_static_card
@@ -277,6 +279,7 @@ _CARDS = [
     (_is_seed_as_key, _seed_card),
     (_is_int_grad_input, _int_grad_card),
     (_is_scalar_output, _scalar_output_card),
+    (_is_aux_shape, _aux_shape_card),
     (_is_scalar_conversion, _scalar_conversion_card),
     (_is_broadcast_error, _broadcast_card),
     (_is_batch_into_layer, _batch_into_layer_card),  # before the layer's and matmul's

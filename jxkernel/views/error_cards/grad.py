@@ -1,5 +1,6 @@
 """Cards for differentiation: an integer given to grad, and a function whose output is not
-one number (an array with dimensions: the Jacobian's; a (loss, extra) pair: has_aux)."""
+one number (an array with dimensions: the Jacobian's; a (loss, extra) pair: has_aux), and
+has_aux=True given a function that returns no pair."""
 from __future__ import annotations
 
 import ast
@@ -321,6 +322,60 @@ def _aux_rewrite(where, pair, size) -> str:
         elif isinstance(target, ast.Name):
             statement.targets[0] = ast.Tuple([target, ast.Name("aux")])
     return fix_f + f"{ast.unparse(tree)}    # aux: the rest of what f returned"
+
+
+_AUX_SHAPE = "expected function with aux output to return a two-element tuple, but got type "
+
+
+def _is_aux_shape(e) -> bool:
+    return isinstance(e, TypeError) and str(e).startswith(_AUX_SHAPE)
+
+
+def _aux_shape_card(exc, where, called_from) -> ErrorCard:
+    """has_aux=True, and f returned one value (most often: has_aux added to a plain loss) or a
+    tuple of another length (extras side by side: `return loss, acc, logits`)."""
+    output = getattr(exc, "output", None)
+    api = _called_differentiator(where) or "grad"
+    docs = "https://docs.jax.dev/en/latest/_autosummary/jax.grad.html"
+    why = (f"has_aux=True tells {api} that f returns a pair: first the number to "
+           f"differentiate, then anything to pass through untouched (aux).")
+    if isinstance(output, (tuple, list)):
+        size = len(output)
+        return ErrorCard(
+            "aux-output", f"has_aux=True, and the function returned {size} values, not a pair",
+            why=f"{why} This f returned a {type(output).__name__} of {size}.",
+            fix=("Return the loss first and every extra in one tuple (or dict): "
+                 f"return loss, ({_extras(size)}); unpack them from aux after the call."),
+            rewrite=(f"# in f: return loss, ({_extras(size)})    # one pair: the loss, "
+                     f"then the extras together"),
+            docs=docs)
+    return ErrorCard(
+        "aux-output", "has_aux=True, and the function returned one value, not a pair",
+        why=f"{why} This f returned one value, not a tuple.",
+        fix=("If f returns only the loss, leave has_aux out. To pass something else out "
+             "beside the loss, make f return loss, aux."),
+        rewrite=_without_aux(where), docs=docs)
+
+
+def _without_aux(where) -> str:
+    """The user's grad call without has_aux, its result no longer unpacked with an aux:
+    `g, aux = jax.grad(f, has_aux=True)(x)` -> `g = jax.grad(f)(x)`."""
+    tree = _parse_line(where)
+    call = _grad_call(tree)
+    if call is None or not any(k.arg == "has_aux" for k in call.keywords):
+        return _pattern("grads = jax.grad(f)(x)    # no has_aux: f returns the loss alone")
+    call.keywords = [k for k in call.keywords if k.arg != "has_aux"]
+    statement = tree.body[0] if tree.body else None
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        pair = isinstance(target, ast.Tuple) and len(target.elts) == 2
+        if pair and "value_and_grad" in ast.unparse(call.func):
+            first = target.elts[0]      # (v, aux), g -> v, g
+            if isinstance(first, ast.Tuple) and len(first.elts) == 2:
+                target.elts[0] = first.elts[0]
+        elif pair:                      # g, aux -> g
+            statement.targets[0] = target.elts[0]
+    return f"{ast.unparse(tree)}    # no has_aux: f returns the loss alone"
 
 
 def _entry_rewrite(where, key) -> str:
