@@ -27,7 +27,7 @@ from ..core.mesh import NamedSharding, PartitionSpec
 from ..tree_util import (tree_flatten, tree_map, tree_structure, tree_transpose,
                          tree_unflatten)
 from ..transforms.ad import _check_grad_input, check_output_dtype, jvp, vjp
-from ..transforms.api_util import argnums_in_range, partial_over, wraps
+from ..transforms.api_util import argnums_in_range, check_callable, partial_over, wraps
 from ..transforms.batching import vmap
 from ..transforms.jit import jit
 
@@ -77,6 +77,7 @@ def _check_jacfwd_input(aval, holomorphic):
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of `fun` by forward mode: efficient for few inputs, many outputs."""
+    check_callable(fun)
     @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
     @api_boundary
     def jacfun(*args, **kwargs):
@@ -105,6 +106,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of `fun` by reverse mode: efficient for few outputs, many inputs."""
+    check_callable(fun)
     @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
     @api_boundary
     def jacfun(*args, **kwargs):
@@ -163,8 +165,7 @@ def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
     >>> float(bwd(res, 1.0))
     2.0
     """
-    if not callable(fun):
-        raise TypeError(f"Expected a callable value, got {fun}")
+    check_callable(fun)
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 

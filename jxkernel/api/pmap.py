@@ -28,7 +28,7 @@ from ..core.traceback_util import api_boundary
 from ..lax.shapes import concatenate, expand_dims, squeeze
 from ..tree_util import (broadcast_prefix, prefix_errors, tree_flatten, tree_leaves, tree_map,
                          tree_unflatten)
-from ..transforms.api_util import merge_static, wraps
+from ..transforms.api_util import check_callable, merge_static, wraps
 from ..transforms.jit import jit
 from ..transforms.jit.sharded import _check_fit
 from ..xla import client as _client
@@ -54,8 +54,7 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         if not devices:
             raise ValueError("'devices' argument to pmap must be non-empty, or None.")
         devices = tuple(devices)
-    if not callable(fun):
-        raise TypeError(f"Expected a callable value, got {fun!r}")
+    check_callable(fun)
     axis_name = _DEFAULT_AXIS if axis_name is None else axis_name
     static = _index_tuple(static_broadcasted_argnums)
     if set(static) & set(_index_tuple(donate_argnums)):       # JAX's rebase_donate_argnums

@@ -1304,21 +1304,16 @@ def _clip(arr, min, max):
 
 _clip.__name__ = _clip.__qualname__ = "clip"   # jit[name=clip] and jit errors, as in JAX
 _clip = jnp_jit(_clip)
-_NO_ARG = object()
 
 
 @jax_jitted
-def clip(arr=None, /, min=None, max=None, *, a_min=_NO_ARG, a_max=_NO_ARG):
-    """`arr` limited to [min, max] (either may be None). JAX 0.10's signature; the old
-    `a_min`/`a_max` keywords are still accepted.
+def clip(arr=None, /, min=None, max=None):
+    """`arr` limited to [min, max] (either may be None). JAX 0.10's signature: NumPy's old
+    `a_min`/`a_max` keywords are a TypeError there, as here.
 
     >>> jnp.clip(jnp.arange(5), 1, 3)
     Array([1, 1, 2, 3, 3], dtype=int32)
     """
-    if a_min is not _NO_ARG:
-        min = a_min
-    if a_max is not _NO_ARG:
-        max = a_max
     if arr is None:
         raise ValueError("No input was provided to the clip function.")
     check_arraylike("clip", arr)

@@ -32,7 +32,7 @@ from ..core.trace import Trace, Tracer, aval_text, new_trace, set_current_trace
 from . import batch_util as bu
 from . import vmappable
 from .batch_util import not_mapped
-from .api_util import flatten_axes, positional_parameters, wraps
+from .api_util import check_callable, flatten_axes, positional_parameters, wraps
 from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_leaves,
                          tree_structure, tree_unflatten)
 from ..core.staging import is_ref, trace_to_jaxpr
@@ -194,8 +194,7 @@ def batch_subtrace(fun, axis_data: AxisData, vals, dims) -> tuple:
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
     """Vectorize `fun` over the `in_axes` of its arguments; results get a batch axis at
     `out_axes`. `in_axes`/`out_axes` are ints, None (not mapped) or pytree prefixes."""
-    if not callable(fun):
-        raise TypeError(f"vmap requires a function, got {fun!r}")
+    check_callable(fun)
     if spmd_axis_name is not None and not isinstance(spmd_axis_name, tuple):
         spmd_axis_name = (spmd_axis_name,)       # as JAX keeps it
     if isinstance(in_axes, list):

@@ -563,6 +563,26 @@ def _override_lowering_rules(jax):
                 (2, 4), jnp.bfloat16)).lower(_private_parameters=noop).as_text()]
 
 
+_REFUSING = ("grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "vmap", "pmap",
+             "linearize", "vjp", "jvp")
+
+
+def _refusals(jax):
+    """Each transformation given what it cannot transform (an array, a staticmethod object, a
+    generator function): JAX's check_callable raises where the transformation is called, before
+    any argument is given (grad(f) and vmap(f) too, not only jit(f))."""
+    def called(name, fun):
+        transform = getattr(jax, name)
+        if name in ("linearize", "vjp"):
+            return lambda: transform(fun, 1.0)
+        if name == "jvp":
+            return lambda: transform(fun, (1.0,), (1.0,))
+        return lambda: transform(fun)
+    refused = {"array": jax.numpy.ones(3), "staticmethod": staticmethod(gen), "generator": gen}
+    return {f"{name}_of_a_{what}": called(name, fun)
+            for name in _REFUSING for what, fun in refused.items()}
+
+
 def cases(jax):
     jnp, lax = jax.numpy, jax.lax
     d = jax.devices()[0]
@@ -625,6 +645,7 @@ def cases(jax):
         "linearize_int_primal_int_tangent": lambda: jax.linearize(
             lambda x: x, np.ones(2, np.int32))[1](np.ones(2, np.int32)),
         "array_conversions": lambda: _conversions(jax),
+        **_refusals(jax),
         "jit_of_generator": lambda: jax.jit(gen),
         "jit_of_staticmethod": lambda: _staticmethod_jit(jax),
         "jit_of_noncallable": lambda: jax.jit(3),

@@ -179,9 +179,15 @@ def test_where_one_argument_and_errors():
         jnp.where(True, 1.0)
 
 
-def test_clip_old_keywords():
+def test_clip_takes_min_and_max_not_numpys_old_keywords():
+    """JAX 0.10.2's clip(arr, /, min=None, max=None): a_min and a_max are TypeErrors there,
+    each with Python's words for an unknown keyword (checked under JAX 0.10.2)."""
     x = jnp.arange(5)
-    assert np.asarray(jnp.clip(x, a_min=1, a_max=3)).tolist() == [1, 1, 2, 3, 3]
+    assert np.asarray(jnp.clip(x, min=1, max=3)).tolist() == [1, 1, 2, 3, 3]
+    for keyword in ("a_min", "a_max"):
+        with pytest.raises(TypeError, match=rf"^clip\(\) got an unexpected keyword argument "
+                                            rf"'{keyword}'$"):
+            jnp.clip(x, **{keyword: 1})
     with pytest.raises(ValueError, match="complex"):
         jnp.clip(x + 0j, 1)
 

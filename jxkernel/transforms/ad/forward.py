@@ -26,7 +26,7 @@ from ..ad_util import Zero, float0, instantiate
 
 instantiate_zeros = instantiate
 from ...tree_util import tree_flatten, tree_map, tree_unflatten
-from ..api_util import flatten_fun, split_aux
+from ..api_util import check_callable, flatten_fun, split_aux
 from ...core.partial_eval import PartialEvalTrace
 from ...core.staging import trace_to_jaxpr
 
@@ -149,6 +149,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     >>> jvp(jnp.sin, (0.0,), (1.0,))
     (Array(0., dtype=float32, weak_type=True), Array(1., dtype=float32, weak_type=True))
     """
+    check_callable(fun)
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
                         f"{type(primals).__name__} and {type(tangents).__name__}.")

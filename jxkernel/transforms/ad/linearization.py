@@ -19,6 +19,7 @@ from ...core.interpreter_primitives import convert_element_type
 from ...core.literals import typed_scalar
 from ...core.trace import Tracer, new_trace
 from ..ad_util import Zero, instantiate
+from ..api_util import check_callable
 from ...tree_util import Partial, tree_flatten, tree_unflatten
 from ...core.partial_eval import PartialEvalTrace
 from .forward import LinearizeTracer, _flatten_fun, jvp_flat
@@ -75,6 +76,7 @@ def _pinned_primal(p, aval):
 @api_boundary
 def linearize(fun, *primals, has_aux=False):
     """(fun(*primals), f_jvp): f_jvp(*tangents) is the JVP at primals, reusing residuals."""
+    check_callable(fun)
     p_leaves, p_tree = tree_flatten(primals)
     flat, out_info = _flatten_fun(fun, p_tree, has_aux)
     primal_out, linear, differentiable = linearize_flat(flat, p_leaves)

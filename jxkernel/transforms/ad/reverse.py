@@ -22,7 +22,7 @@ from ...core.source_info import function_source_info
 from ...core.staging import is_ref
 from ..ad_util import Zero, float0, instantiate
 from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
-from ..api_util import argnums_in_range, partial_over, wraps
+from ..api_util import argnums_in_range, check_callable, partial_over, wraps
 from .forward import _flatten_fun, _tangent_aval
 from .linearization import _pinned_primal, linearize_flat
 from .transposition import backward_pass
@@ -37,6 +37,7 @@ def vjp(fun, *primals, has_aux=False):
     >>> f_vjp(1.0)
     (Array(1., dtype=float32, weak_type=True),)
     """
+    check_callable(fun)
     p_leaves, p_tree = tree_flatten(primals)
     if any(map(is_ref, p_leaves)):
         return _vjp_with_refs(fun, p_leaves, p_tree, has_aux)
@@ -247,6 +248,7 @@ def _grad_input_aval(leaf):
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
                    reduce_axes=()):
     """A function returning (fun(*args), the gradient w.r.t. args[argnums])."""
+    check_callable(fun)     # at once, as JAX: grad(3) fails where it is written
     @wraps(fun, docstr=_VALUE_AND_GRAD_DOC, argnums=argnums)
     @api_boundary
     def value_and_grad_f(*args, **kwargs):
