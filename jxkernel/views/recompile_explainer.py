@@ -51,7 +51,8 @@ from .signature_changes.fresh_functions import (
     _INIT_METHOD_FRESH_FIX, _INIT_METHOD_MOVED_FIX, _INSTANCE_FRESH_FIX, _JIT_OF_JIT_FIX,
     _METHOD_AT_CALL_FIX,
     _METHOD_FRESH_FIX, _METHOD_NEW_OBJECT_FIX, _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX,
-    _PARTIAL_FRESH_FIX, _TIMEIT_HOIST_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call)
+    _PARTIAL_FRESH_FIX, _RELOADED_FIX, _TIMEIT_HOIST_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change,
+    partial_call, reloaded_module)
 from .signature_changes.made_once import (
     defaults_at_the_call, hoistable_call, hoistable_line, hoistable_wrapper_line,
     made_in_the_loop, method_at_the_call, movable_nested_def, partial_at_the_call, timeit_call)
@@ -231,6 +232,15 @@ def _fresh_jit_changes(jitted) -> tuple:
     elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])
+    elif reloaded_module(fun) is not None:     # importlib.reload(module), same code
+        module, func = reloaded_module(fun), fun.__qualname__
+        decorated = jit_decorated_def(fun) is not None
+        change = _refixed(change, _RELOADED_FIX, module=module, func=func,
+                          jit_once=f"call {module}.{func} (jitted by its decorator) after it"
+                          if decorated else f"jit {module}.{func} once after each reload",
+                          jitted="" if decorated else
+                          f"{func}_jit = jax.jit({module}.{func})    # once after the reload\n",
+                          call=f"{module}.{func}" if decorated else f"{func}_jit")
     elif cell is not None and now is not None and cell != now:   # a cell run again
         def_line = jit_decorated_def(fun)
         change = _refixed(change, _CELL_RERUN_FIX if def_line is None else

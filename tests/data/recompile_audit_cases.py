@@ -1640,6 +1640,231 @@ SCENARIOS = {
         "step = jnp.int32(step + 1)\n"
         "lr2 = lr_at(step)\n"
         "out = [lr1, lr2]\n"),
+    # ---- a third audit (h-recomp-101, stop 101): 29 programs a learner writes, and five
+    # notes' code pasted
+    "bfloat16_then_float32": (
+        'a bfloat16 array, then a float32 one',
+        'f = jax.jit(lambda x: x * 2)\n'
+        'f(jnp.ones(3, jnp.bfloat16)); f(jnp.ones(3))\n'),
+    "bfloat16_warmup_then_float32_loop": (
+        'a bfloat16 warm-up call, then float32 data in a loop (the first call the odd one)',
+        'f = jax.jit(lambda x: (x * x).sum())\n'
+        'f(jnp.zeros(3, jnp.bfloat16))\n'
+        'for i in range(3):\n'
+        '    f(jnp.arange(3.0) + i)\n'),
+    "float32_then_bfloat16": (
+        'float32, then bfloat16 (mixed precision)',
+        'f = jax.jit(lambda x: x * 2)\n'
+        'f(jnp.ones(3)); f(jnp.ones(3, jnp.bfloat16))\n'),
+    "numpy_float16_then_jnp_float32": (
+        'a NumPy float16 array, then a jnp float32 one',
+        'f = jax.jit(lambda x: x.sum())\n'
+        'f(np.ones(3, np.float16)); f(jnp.ones(3))\n'),
+    "staticmethod_jitted_new_shape": (
+        'a jitted staticmethod called as Model.apply, a new length',
+        'class Model:\n'
+        '    @staticmethod\n'
+        '    @jax.jit\n'
+        '    def apply(x):\n'
+        '        return x * 2\n'
+        'Model.apply(jnp.ones(3)); Model.apply(jnp.ones(4))\n'),
+    "layers_list_in_dict_grows": (
+        "params {'layers': [w1]}, then two layers",
+        "f = jax.jit(lambda p, x: sum((x @ w).sum() for w in p['layers']))\n"
+        'w = jnp.ones((3, 3))\n'
+        "f({'layers': [w]}, jnp.ones(3)); f({'layers': [w, w]}, jnp.ones(3))\n"),
+    "python_int_then_numpy_float32": (
+        'a Python int, then a NumPy float32 scalar',
+        'f = jax.jit(lambda x: x * 2)\n'
+        'f(1); f(np.float32(1))\n'),
+    "index_python_int_then_argmax": (
+        "an index as a Python int, then jnp.argmax's int32",
+        'f = jax.jit(lambda x, i: x[i])\n'
+        'x = jnp.arange(4.0)\n'
+        'f(x, 0); f(x, jnp.argmax(x))\n'),
+    "numpy_int64_scalar_then_python_int": (
+        'a NumPy int64 scalar, then a Python int',
+        'f = jax.jit(lambda x, n: x * n)\n'
+        'f(jnp.ones(3), np.int64(3)); f(jnp.ones(3), 3)\n'),
+    "static_axis_tuple_then_int": (
+        'a static axis (0,), then 0',
+        'f = jax.jit(lambda x, axis: x.sum(axis), static_argnums=1)\n'
+        'f(jnp.ones((2, 3)), (0,)); f(jnp.ones((2, 3)), 0)\n'),
+    "static_argnums_negative_value_changes": (
+        'static_argnums=-1, its value 2 then 3',
+        'def power(x, n):\n'
+        '    return x ** n\n'
+        'f = jax.jit(power, static_argnums=-1)\n'
+        'f(jnp.ones(3), 2); f(jnp.ones(3), 3)\n'),
+    "global_dict_entry_mutated": (
+        'a global config dict read inside, its entry changed: a hit, old value',
+        "cfg = {'scale': 2.0}\n"
+        "f = jax.jit(lambda x: x * cfg['scale'])\n"
+        'f(jnp.ones(3))\n'
+        "cfg['scale'] = 3.0\n"
+        'out = f(jnp.ones(3))\n'),
+    "closure_list_appended_len_read": (
+        "a global list's length read inside, the list appended: a hit, old length",
+        'history = [1.0]\n'
+        'f = jax.jit(lambda x: x * len(history))\n'
+        'f(jnp.ones(3))\n'
+        'history.append(2.0)\n'
+        'out = f(jnp.ones(3))\n'),
+    "keyword_default_float_then_array": (
+        'bias left to its default 0.0, then given an array',
+        'def layer(x, bias=0.0):\n'
+        '    return x + bias\n'
+        'f = jax.jit(layer)\n'
+        'f(jnp.ones(3)); f(jnp.ones(3), bias=jnp.zeros(3))\n'),
+    "training_flag_python_bool_then_array": (
+        'a traced training flag: a Python bool, then jnp.array(True)',
+        'def drop(x, training):\n'
+        '    return jnp.where(training, x * 0.5, x)\n'
+        'f = jax.jit(drop)\n'
+        'f(jnp.ones(3), False); f(jnp.ones(3), jnp.array(True))\n'),
+    "eval_set_in_one_batch": (
+        'train batches of 32 rows, then the whole eval set of 100 rows',
+        'f = jax.jit(lambda x: (x ** 2).mean())\n'
+        'f(jnp.ones((32, 4))); f(jnp.ones((32, 4))); f(jnp.ones((100, 4)))\n'),
+    "empty_last_batch": (
+        'batches of 4 rows, then an empty one (0 rows)',
+        'f = jax.jit(lambda x: x.sum())\n'
+        'data = jnp.ones((8, 3))\n'
+        'for i in range(0, 12, 4):\n'
+        '    f(data[i:i + 4])\n'),
+    "jit_inline_each_call_same_function": (
+        'jax.jit(loss)(x) written inline each step, loss a top-level def: a hit',
+        'def loss(x):\n'
+        '    return (x ** 2).sum()\n'
+        'for _ in range(3):\n'
+        '    jax.jit(loss)(jnp.ones(3))\n'),
+    "registered_class_layers_grow": (
+        'a register_pytree_node_class model whose layer list grows',
+        '@jax.tree_util.register_pytree_node_class\n'
+        'class MLP:\n'
+        '    def __init__(self, ws):\n'
+        '        self.ws = ws\n'
+        '    def tree_flatten(self):\n'
+        '        return tuple(self.ws), None\n'
+        '    @classmethod\n'
+        '    def tree_unflatten(cls, aux, ws):\n'
+        '        return cls(list(ws))\n'
+        'f = jax.jit(lambda m, x: sum((x @ w).sum() for w in m.ws))\n'
+        'w = jnp.ones((3, 3))\n'
+        'f(MLP([w]), jnp.ones(3)); f(MLP([w, w]), jnp.ones(3))\n'),
+    "register_dataclass_field_python_float_then_array": (
+        'a register_dataclass state, its lr a Python float then an array',
+        'import dataclasses\n'
+        '@jax.tree_util.register_dataclass\n'
+        '@dataclasses.dataclass\n'
+        'class Opt:\n'
+        '    w: jax.Array\n'
+        '    lr: jax.Array\n'
+        'f = jax.jit(lambda o: o.w * o.lr)\n'
+        'f(Opt(jnp.ones(3), 0.1)); f(Opt(jnp.ones(3), jnp.full((), 0.1)))\n'),
+    "outputs_list_then_tuple_fed_back": (
+        'a state built as a list, fed back as the tuple the step returns',
+        'def step(state):\n'
+        '    w, b = state\n'
+        '    return (w * 0.9, b * 0.9)\n'
+        'f = jax.jit(step)\n'
+        's = [jnp.ones(3), jnp.zeros(3)]\n'
+        's = f(s); s = f(s)\n'),
+    "hyperparams_dict_float_then_schedule": (
+        "hyperparameters {'lr': 0.1}, then lr from a schedule array",
+        "f = jax.jit(lambda w, hp: w - hp['lr'] * w)\n"
+        'lrs = 0.1 * 0.9 ** jnp.arange(3.0)\n'
+        "f(jnp.ones(3), {'lr': 0.1}); f(jnp.ones(3), {'lr': lrs[1]})\n"),
+    "int_labels_numpy_then_jnp_float": (
+        'integer labels from NumPy (int64: int32 without x64), then float labels',
+        'f = jax.jit(lambda y: (y * 2).sum())\n'
+        'f(np.array([0, 1, 2])); f(jnp.array([0.0, 1.0, 2.0]))\n'),
+    "static_self_model_hyper_changed": (
+        "a method jitted with self static (partial(jax.jit, static_argnums=0)), self's depth set",
+        'import functools\n'
+        'class Net:\n'
+        '    def __init__(self, depth):\n'
+        '        self.depth = depth\n'
+        '    @functools.partial(jax.jit, static_argnums=0)\n'
+        '    def __call__(self, x):\n'
+        '        for _ in range(self.depth):\n'
+        '            x = x * 2\n'
+        '        return x\n'
+        'Net(2)(jnp.ones(3)); Net(3)(jnp.ones(3))\n'),
+    "donate_argnums_state_weak_start": (
+        'a donated state started as a Python float, updated in a loop',
+        'step = jax.jit(lambda s, g: s - 0.1 * g, donate_argnums=0)\n'
+        's = 0.0\n'
+        'for _ in range(3):\n'
+        '    s = step(s, jnp.ones(3))\n'),
+    "optional_mask_none_then_bool": (
+        'mask=None, then a boolean mask',
+        'def masked_mean(x, mask=None):\n'
+        '    return x.mean() if mask is None else (x * mask).sum() / mask.sum()\n'
+        'f = jax.jit(masked_mean)\n'
+        'f(jnp.ones(4)); f(jnp.ones(4), mask=jnp.array([True, True, False, True]))\n'),
+    "image_batch_hwc_channel_count": (
+        'RGB images, then grayscale (3 channels, then 1)',
+        'f = jax.jit(lambda img: img.mean(axis=(1, 2)))\n'
+        'f(jnp.ones((2, 8, 8, 3))); f(jnp.ones((2, 8, 8, 1)))\n'),
+    "staticmethod_keyword_left_out_then_passed": (
+        'a jitted staticmethod, b left out, then passed: Model.apply',
+        'class Model:\n'
+        '    @staticmethod\n'
+        '    @jax.jit\n'
+        '    def apply(x, b=0.0):\n'
+        '        return x + b\n'
+        'Model.apply(jnp.ones(3)); Model.apply(jnp.ones(3), b=jnp.zeros(3))\n'),
+    "staticmethod_jitted_by_its_class_static_value": (
+        'jax.jit(Model.apply) of a staticmethod, n static 2 then 3',
+        'class Model:\n'
+        '    @staticmethod\n'
+        '    def apply(x, n):\n'
+        '        return x * n\n'
+        'f = jax.jit(Model.apply, static_argnums=1)\n'
+        'f(jnp.ones(3), 2); f(jnp.ones(3), 3)\n'),
+    # their notes' code pasted where it says (h-recomp-101)
+    "bfloat16_warmup_then_float32_loop_fixed": (
+        "bfloat16_warmup_then_float32_loop with its note's code in place of line 2",
+        "f = jax.jit(lambda x: (x * x).sum())\n"
+        "f(jnp.asarray(jnp.zeros(3, jnp.bfloat16), jnp.float32))    # line 2\n"
+        "out = []\n"
+        "for i in range(3):\n"
+        "    out.append(f(jnp.arange(3.0) + i))\n"),
+    "staticmethod_jitted_by_its_class_static_value_fixed": (
+        "staticmethod_jitted_by_its_class_static_value with its note's jit line",
+        "class Model:\n"
+        "    @staticmethod\n"
+        "    def apply(x, n):\n"
+        "        return x * n\n"
+        "f = jax.jit(Model.apply)    # n traced: one program for all its values\n"
+        "out = [f(jnp.ones(3), 2), f(jnp.ones(3), 3)]\n"),
+    "static_self_model_hyper_changed_fixed": (
+        "static_self_model_hyper_changed with its note's __hash__ and __eq__ in class Net",
+        "import functools\n"
+        "class Net:\n"
+        "    def __init__(self, depth):\n"
+        "        self.depth = depth\n"
+        "    def __hash__(self): return hash((self.depth,))          # in class Net\n"
+        "    def __eq__(self, other): return isinstance(other, Net) and "
+        "(self.depth,) == (other.depth,)\n"
+        "    @functools.partial(jax.jit, static_argnums=0)\n"
+        "    def __call__(self, x):\n"
+        "        for _ in range(self.depth):\n"
+        "            x = x * 2\n"
+        "        return x\n"
+        "out = [Net(2)(jnp.ones(3)), Net(2)(jnp.ones(3))]\n"),
+    "static_axis_tuple_then_int_fixed": (
+        "static_axis_tuple_then_int with the axis written one way, 0, as its note says",
+        "f = jax.jit(lambda x, axis: x.sum(axis), static_argnums=1)\n"
+        "out = [f(jnp.ones((2, 3)), 0), f(jnp.ones((2, 3)), 0)]\n"),
+    "hyperparams_dict_float_then_schedule_fixed": (
+        "hyperparams_dict_float_then_schedule with its note's code in place of line 3",
+        "f = jax.jit(lambda w, hp: w - hp['lr'] * w)\n"
+        "lrs = 0.1 * 0.9 ** jnp.arange(3.0)\n"
+        "hp = {'lr': 0.1}    # line 3's argument, named\n"
+        "hp['lr'] = jnp.asarray(hp['lr'], jnp.float32)    # an array from the start\n"
+        "out = [f(jnp.ones(3), hp), f(jnp.ones(3), {'lr': lrs[1]})]    # line 3, given it\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name

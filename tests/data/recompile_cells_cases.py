@@ -261,4 +261,24 @@ PROGRAMS = {
          "    x = jnp.pad(x, [(0, 32 - n)] + [(0, 0)] * (x.ndim - 1))\n"
          "    mask = jnp.arange(32) < n    # pass it in: weigh each row by it\n"
          "    w3 = step2(w3, x)    # line 3, given it"]),
+    # (h-recomp-101) a reload in the cell that calls, run again: JAX hints "re-defined
+    # repeatedly?"; the code unchanged, each reload is a new function of the same code
+    "helper_module_reloaded_in_the_calling_cell": (
+        "a cell that reloads the learner's module, jits its function and calls it, run twice",
+        [HELPER + "save('rc_helpers5', 'def act5(x):\\n    return x * 2\\n')\n"
+         "import rc_helpers5\nimport importlib",
+         "importlib.reload(rc_helpers5)\nact5_jit = jax.jit(rc_helpers5.act5)\n"
+         "act5_jit(jnp.ones(3))",
+         "importlib.reload(rc_helpers5)\nact5_jit = jax.jit(rc_helpers5.act5)\n"
+         "act5_jit(jnp.ones(3))"]),
+    "helper_module_reloaded_in_the_calling_cell_fixed": (
+        "helper_module_reloaded_in_the_calling_cell with its note's code: the reload and the jit "
+        "in a cell of their own, the call in cells run as often as you like",
+        [HELPER + "save('rc_helpers6', 'def act6(x):\\n    return x * 2\\n')\n"
+         "import rc_helpers6\nimport importlib",
+         "importlib.reload(rc_helpers6)    # only after an edit of rc_helpers6, not before each "
+         "call\n"
+         "act6_jit = jax.jit(rc_helpers6.act6)    # once after the reload",
+         "out = act6_jit(jnp.ones(3))    # every call: your arguments",
+         "out = act6_jit(jnp.ones(3))    # every call: your arguments"]),
 }

@@ -201,3 +201,26 @@ def test_a_jit_made_and_called_in_a_function_is_padded_in_the_functions_names(sh
     assert change.snippet.splitlines() == [line[4:] for line in fixed], change.snippet
     assert [c["lowerings"] for c in REFERENCE["jit_inside_a_function_of_a_def_fixed"]["cells"]] \
         == [0, 1, 0]
+
+
+def test_a_module_reloaded_before_each_call_is_told_as_a_reload(shell, learner_dir):
+    """A cell that reloads the learner's module, jits its function and calls it, run again
+    (JAX 0.10.2: "never seen function ... maybe the function is being re-defined
+    repeatedly", a lowering per run): the note said "a lambda or nested def made anew" with
+    a loop's pattern, which the cells have not. It names the reload: importlib.reload makes
+    each of the module's functions anew; reload after an edit alone, the jit once after it
+    (the _fixed program, the note's code in its cells: one lowering however often the call
+    runs)."""
+    runs = run_program(shell, "helper_module_reloaded_in_the_calling_cell", learner_dir)
+    change = _change_under(runs[2])
+    assert change.kind == "fresh_jit"
+    assert change.fix.startswith("rc_helpers5.act5 is a new function object of the same code: "
+                                 "reloading rc_helpers5 (importlib.reload) runs its file "
+                                 "again"), change.fix
+    assert "lambda or nested def" not in change.fix
+    fixed = PROGRAMS["helper_module_reloaded_in_the_calling_cell_fixed"][1]
+    code = [line.replace("5", "6") for line in change.snippet.splitlines()]
+    assert "\n".join(code[:2]) == fixed[1] and code[2] == fixed[2].replace(
+        "out = act6_jit(jnp.ones(3))", "out = act6_jit(...)"), change.snippet
+    assert [c["lowerings"] for c in
+            REFERENCE["helper_module_reloaded_in_the_calling_cell_fixed"]["cells"]] == [0, 0, 1, 0]

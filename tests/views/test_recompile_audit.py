@@ -1009,3 +1009,79 @@ def test_another_rank_and_dtype_gets_no_cast_that_cannot_make_one_program():
                                "one program of two ranks."), change.fix
     assert [REFERENCE["one_hot_labels_then_class_indices" + s]["lowerings"]
             for s in ("", "_cast")] == [2, 2]
+
+
+def test_a_lower_precision_call_is_cast_up_not_the_other_rounded():
+    """bfloat16, then float32 (JAX 0.10.2: "* at x, now f32[3] and before bf16[3]"): the cast
+    went to the earlier call's bfloat16, rounding the float32 call's values, unsaid; where
+    the bfloat16 call was the odd one (a warm-up before float32 data) that rounded all the
+    data. float32 holds every bfloat16 (and float16) value exactly: the lower precision call
+    is cast up, and the fix says bfloat16 would round. Pasted, one lowering (_fixed)."""
+    (change,) = _recompile("bfloat16_then_float32")
+    assert change.snippet == ("f(jnp.asarray(jnp.ones(3, jnp.bfloat16), jnp.float32)); "
+                              "f(jnp.ones(3))    # line 2"), change.snippet
+    assert "float32 holds every bfloat16 value exactly, while a cast to bfloat16 would " \
+        "round the float32 call's values" in change.fix
+    (change,) = _recompile("numpy_float16_then_jnp_float32")
+    assert "jnp.asarray(np.ones(3, np.float16), jnp.float32)" in change.snippet
+    name = "bfloat16_warmup_then_float32_loop"
+    (change,) = _recompile(name)
+    assert change.snippet == _pasted_lines(name)[0], change.snippet     # (then out kept)
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+@pytest.mark.parametrize("name, code", [
+    ("staticmethod_jitted_by_its_class_static_value",
+     "f = jax.jit(Model.apply)    # n traced: one program for all its values"),
+    ("staticmethod_keyword_left_out_then_passed", "Model.apply(..., b=b)    # in every call")])
+def test_a_staticmethods_fix_calls_it_by_its_class(name, code):
+    """A staticmethod `apply` of class Model: the fixes wrote `jax.jit(apply)` and
+    `apply(..., b=b)`, a NameError pasted (apply is Model's). `Model.apply` now, the name
+    the learner's code reaches it by (`m.apply` calls it too); the jit line pasted compiles
+    once in JAX 0.10.2 (_fixed)."""
+    (change,) = _recompile(name)
+    assert change.snippet == code, change.snippet
+    if name + "_fixed" in SCENARIOS:
+        assert code in SCENARIOS[name + "_fixed"][1]
+        assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+def test_a_static_object_with_a_call_method_is_an_object_not_a_function():
+    """`Net(2)(x)`, then `Net(3)(x)`, its __call__ jitted with self static (JAX 0.10.2:
+    "Static(val=<...Net object at 0x…>)" twice): told "self is a function passed static ...
+    a lambda or a partial made anew ... make it once, outside the loop", which no Net of
+    another depth can be. It is an object hashed by identity: __hash__ and __eq__ over its
+    fields, pasted in class Net, make Net(2) twice one program (_fixed: one lowering)."""
+    (change,) = _recompile("static_self_model_hyper_changed")
+    assert change.fix.startswith("self is a Net object"), change.fix
+    assert "function passed static" not in change.fix and "made anew" not in change.fix
+    fixed = SCENARIOS["static_self_model_hyper_changed_fixed"][1]
+    assert all(line in fixed for line in change.snippet.splitlines()), change.snippet
+    assert REFERENCE["static_self_model_hyper_changed_fixed"]["lowerings"] == 1
+
+
+def test_an_entrys_python_number_is_made_an_array_in_the_calls_names():
+    """hp = {'lr': 0.1}, then lr from a schedule (JAX 0.10.2: "* at hp['lr'], now
+    f32[]{weak_type=False} and before f32[]{weak_type=True}"): the code was
+    `hp['lr'] = jnp.asarray(hp['lr'], jnp.float32)`, no name of the program's (the call
+    passed a dict literal). It names the earlier call's dict first; pasted, one lowering."""
+    name = "hyperparams_dict_float_then_schedule"
+    (change,) = _recompile(name)
+    lines = change.snippet.splitlines()
+    assert lines[:2] == _pasted_lines(name)[:2], change.snippet
+    assert lines[2] == "f(jnp.ones(3), hp); f(jnp.ones(3), {'lr': lrs[1]})    # line 3, given it"
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+def test_an_axis_written_as_an_int_and_as_a_tuple_of_it_is_told_to_be_written_one_way():
+    """A static axis (0,), then 0 (JAX 0.10.2: "Static(val=0) and before ... Static(val=
+    (0,))"): the plain fix said "if axis only sets values, make it traced" with
+    `jax.jit(lambda x, axis: x.sum(axis))`, which JAX refuses ("The axis argument must be
+    known statically"). It says they are one value written two ways, to stay static and be
+    written one way; so written, one lowering (_fixed)."""
+    name = "static_axis_tuple_then_int"
+    (change,) = _recompile(name)
+    assert (change.kind, change.old, change.new) == ("static", "(0,)", "0")
+    assert "drop it from static_argnums" not in change.fix and change.snippet == ""
+    assert change.fix.endswith("Write it one way in every call: 0."), change.fix
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]

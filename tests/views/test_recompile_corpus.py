@@ -831,7 +831,9 @@ APPLIED_RECORDED = {
                                 "prng_key_raw_then_typed_fixed"),
     "enable_x64_context": ("config", 'jax.config.update("jax_enable_x64", True)',
                            "enable_x64_context_fixed"),
-    "optimizer_state_dtype_promotes": ("dtype", "m = jnp.asarray(m, jnp.bfloat16)",
+    # (read at the learner's line: m is what update gave back, cast back to bfloat16; where
+    # no line can be read, the plain fix casts to float32, which holds both dtypes' values)
+    "optimizer_state_dtype_promotes": ("dtype", "jnp.asarray(m, jnp.bfloat16)",
                                        "optimizer_state_dtype_promotes_fixed"),
     "optimizer_count_becomes_float": ("dtype", "count = float(count)",
                                       "optimizer_count_becomes_float_fixed"),
@@ -970,10 +972,15 @@ def test_a_trace_options_fix_is_code_that_sets_the_value_it_compiled_under(name)
         config.update(change.path, before)
 
 
+# the scenarios of APPLIED_RECORDED whose fix is the one written at the learner's line, read
+# back from the source (in linecache, as a notebook cell's is)
+AT_THE_LEARNERS_LINE = {"optimizer_state_dtype_promotes"}
+
+
 @pytest.mark.parametrize("name", sorted(APPLIED_RECORDED))
 def test_the_fix_shown_applies_as_jax_recorded(name):
     kind, said, fixed = APPLIED_RECORDED[name]
-    _, events = jx_events(name)
+    _, events = jx_events(name, lines=name in AT_THE_LEARNERS_LINE)
     changes = [c for c in events[-1].changes if c.kind == kind]
     assert changes and any(said in c.snippet or said in c.fix for c in changes), \
         events[-1].changes
@@ -1672,3 +1679,17 @@ def test_the_earlier_calls_number_is_the_learners_own():
     (change,) = event.changes
     assert "as in f(-2.5)" in change.fix
     assert change.snippet.split("    #")[0] == "jnp.asarray(-2.5, jnp.float32)"
+
+
+def test_a_state_promoted_by_its_update_is_cast_back_saying_it_rounds():
+    """m made bfloat16, given back float32 by `0.9 * m + 0.1 * g` (JAX 0.10.2: "* at m, now
+    f32[3] and before bf16[3]"): read at `w, m = f(w, m, g)`, m is what update returned, so
+    the cast goes back to the bfloat16 the learner made it (the _fixed program: one
+    lowering), and says that it rounds the float32 values and how to keep them instead; it
+    rounded them unsaid."""
+    _, events = jx_events("optimizer_state_dtype_promotes", lines=True)
+    (change,) = events[-1].changes
+    assert change.snippet == "w, m = f(w, jnp.asarray(m, jnp.bfloat16), jnp.ones(3))    # line 7"
+    assert "m in f(w, m, jnp.ones(3)) (line 7) is what update gave back for it" in change.fix
+    assert "The cast below rounds its values to bfloat16, the dtype it started as (to keep " \
+        "float32, start it as float32 instead)." in change.fix, change.fix

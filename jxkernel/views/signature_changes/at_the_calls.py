@@ -13,6 +13,9 @@ import linecache
 import os
 import re
 
+import numpy as np
+
+from ...core import dtypes as core_dtypes
 from ..source import cell_name
 from .change import _root
 from .fixes import PATTERN_SAID, _fixed, _refixed, constant_name
@@ -33,7 +36,7 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
         weak_now, as_number = c.new.endswith(" (weak)"), False
         cast = _PLAIN_CAST.match(c.snippet) if c.kind == "dtype" else None
         if c.kind == "weak_type" and weak_now != c.old.endswith(" (weak)") and \
-                _shape_of(c.new) == ():
+                _shape_of(c.new) == () and c.path == _root(c.path):
             sig, dtype = (now, _dtype_name(c.old)) if weak_now else (before, _dtype_name(c.new))
             template = _WEAK_NOW_FIX if weak_now else _WEAK_BEFORE_FIX
         elif c.kind == "structure" and _STACKED.search(c.snippet) and \
@@ -93,6 +96,13 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
             # pasted there, namedtuple_batch_label_dtype_pasted_at_the_later_call)
             out.append(_in_the_callers_names(c, jitted, now, before))
             continue
+        elif c.kind == "weak_type" and c.path != _root(c.path) and \
+                _root(c.path).isidentifier() and _entry_cast(c) is not None:
+            # an entry's Python number, then an array (hp['lr'] 0.1, then a schedule's
+            # float32): the cast in the names the weak call passed, as a dtype's entry is (in
+            # the parameter's name, `hp` was no name at `f(w, {'lr': 0.1})`)
+            out.append(_in_the_callers_names(c, jitted, now, before))
+            continue
         elif cast is not None and cast.group(1) == cast.group(2) == c.path and \
                 cast.group(3) not in (_dtype_name(c.old), _dtype_name(c.new)):
             out.append(_cast_at_both_calls(c, jitted, before, now, cast.group(3)))
@@ -104,6 +114,13 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
             dtype = cast.group(3)
             sig = before if _dtype_name(c.new) == dtype else now
             template = _DTYPE_AT_CALL_FIX
+            if sig is before and _narrower_float(c.old, c.new):
+                # the earlier call's lower precision cast up (bfloat16, then float32):
+                # lossless, unless the new value is what the function gave back for its
+                # bfloat16 state (`w, m = f(w, m, g)`), which is cast back, rounded
+                template = _DTYPE_WIDENED_AT_CALL_FIX
+                if _fed_back(getattr(now, "site", None), jitted, c.path):
+                    sig, dtype, template = now, _dtype_name(c.old), _DTYPE_FED_BACK_FIX
             # the other call's Python number (weak): a strong array here is a type of its
             # own too (True cast to an int32 array, then 2: JAX 0.10.2 traces twice), so
             # the number here is made a Python number of that kind (bool_then_int_fixed)
@@ -118,9 +135,35 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
             if c.kind == "dtype" and as_number:
                 cast = f"{_python_number(dtype)}({arg})"
             c = _refixed(c, template, fun=getattr(jitted, "_name", "f"), call=call, arg=arg,
-                         line=line, dtype=dtype, what=what, cast=cast, code=rewritten(cast))
+                         line=line, dtype=dtype, what=what, cast=cast, code=rewritten(cast),
+                         old_dtype=_dtype_name(c.old), new_dtype=_dtype_name(c.new))
         out.append(c)
     return tuple(out)
+
+
+def _narrower_float(old: str, new: str) -> bool:
+    """Whether types `old` and `new` ("bf16[3]", "f32[3]") are floats, `old` of less
+    precision: a cast of `new` to it would round."""
+    if not all(re.match(r"(bf|f)\d+\[", t) for t in (old, new)):
+        return False
+    narrow, wide = (core_dtypes.bfloat16 if _dtype_name(t) == "bfloat16" else
+                    np.dtype(_dtype_name(t)) for t in (old, new))
+    return core_dtypes.finfo(narrow).nmant < core_dtypes.finfo(wide).nmant
+
+
+def _fed_back(site, jitted, path) -> bool:
+    """Whether the call at `site` passes `path` a variable its own statement assigns from
+    the call's result (`w, m = f(w, m, g)`): a state the function gave back."""
+    found = _argument_at(site, jitted, path)
+    if found is None:
+        return False
+    try:
+        statement = ast.parse(linecache.getline(site.file, site.line).strip()).body[0]
+    except (SyntaxError, IndexError):
+        return False
+    targets = [n.id for t in getattr(statement, "targets", ()) for n in ast.walk(t)
+               if isinstance(n, ast.Name)]
+    return found[1] in targets
 
 
 def _cast_at_both_calls(change, jitted, before, now, dtype):
@@ -293,6 +336,7 @@ def _for_the_earlier_call(change) -> bool:
     makes the later call's the earlier kind again."""
     return (change.kind == "shape" and change.fix.startswith(f"{change.path} was a scalar (")) \
         or (change.kind == "dtype" and _entry_cast(change) == _dtype_name(change.new)) \
+        or (change.kind == "weak_type" and change.old.endswith(" (weak)")) \
         or (change.kind == "structure" and change.old == "None" and
             change.fix.startswith(f"{change.path} was None and is {change.new} now: None is "
                                   "an empty pytree and "))
@@ -810,6 +854,29 @@ _DTYPE_AT_CALL_FIX = (
     "{path} came as {new} (before: {old}): {arg} in {call} (line {line}) is not {dtype}, "
     "and every dtype compiles anew. A cast of {path} inside {fun} changes nothing (the "
     "type is the argument's). Cast it at that call so that every call has one dtype: "
+    "{cast} in place of {arg}, as below.",
+    "{code}    # line {line}")
+
+
+# (bfloat16, then float32 data: float32 holds every bfloat16 value, so the earlier call is cast
+# up; bfloat16 would round the float32 call's values, said where it is the reading left)
+_DTYPE_WIDENED_AT_CALL_FIX = (
+    "{path} came as {new} (before: {old}): {arg} in {call} (line {line}) is not {dtype}, "
+    "and every dtype compiles anew. A cast of {path} inside {fun} changes nothing (the "
+    "type is the argument's). {dtype} holds every {old_dtype} value exactly, while a cast "
+    "to {old_dtype} would round the {dtype} call's values (cast that call to {old_dtype} "
+    "instead only where {old_dtype} is meant, as in mixed precision). Cast it at that call "
+    "so that every call has one dtype: {cast} in place of {arg}, as below.",
+    "{code}    # line {line}")
+# (a bfloat16 state that the function returns as float32, `m = 0.9 * m + 0.1 * g` with g
+# float32: cast back at the call, as the learner made it; JAX 0.10.2 compiles it once,
+# optimizer_state_dtype_promotes_fixed)
+_DTYPE_FED_BACK_FIX = (
+    "{path} came as {new} (before: {old}): {arg} in {call} (line {line}) is what {fun} "
+    "gave back for it, promoted to {new_dtype} (a {old_dtype} value computed with a "
+    "{new_dtype} one is {new_dtype}), and every dtype compiles anew. The cast below rounds "
+    "its values to {old_dtype}, the dtype it started as (to keep {new_dtype}, start it as "
+    "{new_dtype} instead). Cast it back at that call so that every call has one dtype: "
     "{cast} in place of {arg}, as below.",
     "{code}    # line {line}")
 

@@ -304,6 +304,7 @@ def for_function(changes, fun, uses_of, decorated_def=None, lambda_line=None) ->
         return _for_lambda(changes, lambda_line(fun))
     if not name.isidentifier():
         return tuple(changes)
+    name = _reachable_name(fun, name)
     out = []
     for change in changes:
         if change.kind == "static" and _generic(change):
@@ -338,6 +339,31 @@ def for_function(changes, fun, uses_of, decorated_def=None, lambda_line=None) ->
                 lambda m: m.group(0).replace("f(", f"{name}("), change.snippet))
         out.append(change)
     return tuple(out)
+
+
+def _reachable_name(fun, name: str) -> str:
+    """The name the learner's code reaches `fun` (named `name`) by: a function of a class's
+    body, a staticmethod's (`@staticmethod @jax.jit def apply`) or a method's, is `Model.apply`
+    (a bare `apply(...)` or `jax.jit(apply)` is a NameError pasted); `Model.apply` is also
+    what `m.apply` calls. Its own name where its class is not a global of its module (a class
+    made in a function) or does not hold it under that name.
+
+        >>> class Model:
+        ...     @staticmethod
+        ...     def apply(x):
+        ...         return x
+        >>> Model.apply.__globals__["Model"] = Model      # (as a module's class is)
+        >>> _reachable_name(Model.apply, "apply")
+        'Model.apply'
+    """
+    owner, _, own = getattr(fun, "__qualname__", "").rpartition(".")
+    cls = getattr(fun, "__globals__", {}).get(owner) if owner.isidentifier() else None
+    held = vars(cls).get(own) if isinstance(cls, type) and own == name else None
+    held = getattr(held, "__func__", held)          # a staticmethod's or classmethod's
+    if held is fun or getattr(held, "_fun", None) is fun or \
+            getattr(held, "__wrapped__", None) is fun:        # (@jax.jit under it)
+        return f"{owner}.{name}"
+    return name
 
 
 def _for_lambda(changes, line: str | None) -> tuple:

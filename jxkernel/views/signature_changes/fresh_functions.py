@@ -6,6 +6,8 @@ applies, views/recompile_explainer.py reads from the jitted function).
 from __future__ import annotations
 
 import inspect
+import os
+import sys
 
 from ...tree_util import leaves_within
 from .change import Change
@@ -162,6 +164,41 @@ _CELL_RERUN_FIX = (
     "{fname} = jax.jit({fun})    # in a cell of its own, run once\n"
     "# in the cells that call it, run as often as you like:\n"
     "out = {fname}(...)    # your call's arguments")
+
+
+# a def of a module the learner reloaded (importlib.reload runs its file again, making each of
+# its functions anew), its code the same: JAX 0.10.2 says "never seen function", with its
+# "re-defined repeatedly?" hint where the call site traced one before; the generic fix spoke of
+# a lambda or nested def made anew, which the learner did not write
+_RELOADED_FIX = (
+    "{module}.{func} is a new function object of the same code: reloading {module} "
+    "(importlib.reload) runs its file again and makes each of its functions anew, and jit's "
+    "cache is keyed on the function object, so {func} traces and compiles again though "
+    "nothing in it changed. Reload {module} only after you edit it, not before each call "
+    "(nor in a loop), and {jit_once}.",
+    "importlib.reload({module})    # only after an edit of {module}, not before each call\n"
+    "{jitted}"
+    "out = {call}(...)    # every call: your arguments")
+
+
+def reloaded_module(fun) -> str | None:
+    """The name of the module whose file defined `fun` at its top level (or in a class
+    there), where that module is not the program's own (`__main__`, a notebook's cells): a
+    second function of the same code from it is that file run again, a reload. None for any
+    other function.
+
+        >>> import json
+        >>> reloaded_module(json.dumps), reloaded_module(lambda: 0)
+        ('json', None)
+    """
+    module = sys.modules.get(getattr(fun, "__module__", None) or "")
+    code = getattr(fun, "__code__", None)
+    if module is None or code is None or module.__name__ == "__main__" or \
+            "<" in getattr(fun, "__qualname__", "<"):       # <lambda>, <locals>
+        return None
+    file = getattr(module, "__file__", None)
+    return module.__name__ if file and os.path.abspath(file) == \
+        os.path.abspath(code.co_filename) else None
 
 
 # a cell run again that jits its def with a decorator: that def, as it is, goes in the cell of

@@ -109,17 +109,28 @@ def _mesh_alone(a, b) -> bool:
 
 def _cast_to(old, new) -> np.dtype:
     """The dtype a fix casts to, of a leaf that came as `old`, then as `new`: the earlier one
-    (a bfloat16 state promoted to float32 by its update is kept bfloat16, rounded), but one
-    that holds the other's values where the earlier would change them rather than round
-    them: a float with an integer (int32 data cast to int32 truncates 0.5 to 0: a wrong
-    result for a compile saved), a complex with a float, a number with a bool (2 cast to
-    bool is True), and an integer type holding both ranges (uint8 pixels cast to int8 wrap,
-    200 to -56: int8 then uint8 casts to int16).
+    where it holds the other's values, else one that holds both: a float with an integer
+    (int32 data cast to int32 truncates 0.5 to 0: a wrong result for a compile saved), a
+    complex with a float, a number with a bool (2 cast to bool is True), an integer type
+    holding both ranges (uint8 pixels cast to int8 wrap, 200 to -56: int8 then uint8 casts to
+    int16), and the float of more precision (bfloat16 then float32 casts to float32, which
+    holds every bfloat16 exactly: the earlier call may be the odd one, a bfloat16 warm-up
+    before float32 data, whose values bfloat16 would round). A state the jitted function
+    promoted (bfloat16 in, float32 back) is kept in its earlier dtype where the call can be
+    read (at_the_calls, saying that it rounds).
 
     >>> _cast_to(np.dtype("int8"), np.dtype("uint8")).name
     'int16'
+    >>> [_cast_to(a, b).name for a, b in ((dtypes.bfloat16, np.dtype("float32")),
+    ...                                   (np.dtype("float16"), dtypes.bfloat16))]
+    ['float32', 'float32']
     """
     kinds = {_kind(old), _kind(new)}
+    if kinds == {"f"} and not _holds(old, new):
+        return next(d for d in (new, np.dtype(np.float32), np.dtype(np.float64))
+                    if _holds(d, old) and _holds(d, new))
+    if kinds == {"c"}:
+        return max(old, new, key=lambda d: d.itemsize)
     if kinds in ({"i", "f"}, {"u", "f"}, {"i", "c"}, {"u", "c"}, {"f", "c"}):
         return max(old, new, key=lambda d: "iufc".index(_kind(d)) // 2 + (_kind(d) == "c"))
     if "b" in kinds and kinds != {"b"}:
@@ -129,6 +140,17 @@ def _cast_to(old, new) -> np.dtype:
         # (int64 without x64 is int32 when made: the earlier then, as before)
         return both if both.itemsize <= 4 or config.jax_enable_x64 else old
     return old
+
+
+def _holds(wide, narrow) -> bool:
+    """Whether the float dtype `wide` holds every finite value of the float dtype `narrow`
+    exactly (as many bits of precision, as wide a range of exponents).
+
+    >>> _holds(np.dtype("float32"), dtypes.bfloat16), _holds(dtypes.bfloat16, np.dtype("float16"))
+    (True, False)
+    """
+    w, n = dtypes.finfo(wide), dtypes.finfo(narrow)
+    return w.nmant >= n.nmant and w.maxexp >= n.maxexp and w.minexp <= n.minexp
 
 
 def _kind(d: np.dtype) -> str:

@@ -11,6 +11,7 @@ import types
 import numpy as np
 
 from ...core.clipped_text import clipped
+from ...core.source_info import is_jxkernel_file
 from ...core.compile_record import named_callable, named_function, named_repr
 from .change import _aval_text, _root
 from .fixes import _FIXES, _fixed, _refixed
@@ -72,10 +73,10 @@ def _static_changes(old_static, new_static, flipped):
                                   new_type=type(after).__name__, py=_py_type(before, after))
             elif (before is None) != (after is None):    # None or a value: traced, two too
                 change = _refixed(change, _STATIC_NONE_FIX)
-            elif _hashed_by_identity(after) and callable(after) and \
+            elif _hashed_by_identity(after) and _function_like(after) and \
                     not _same_code(before, after):   # relu, then gelu: two functions
                 change = _refixed(change, _STATIC_OTHER_FUNCTION_FIX)
-            elif _hashed_by_identity(after) and callable(after):   # a new lambda, a partial
+            elif _hashed_by_identity(after) and _function_like(after):   # a lambda, a partial
                 change = _refixed(change, _STATIC_FUNCTION_FIX,
                                   kind=type(after).__name__,
                                   func=getattr(getattr(after, "func", None), "__name__", "g"))
@@ -94,6 +95,9 @@ def _static_changes(old_static, new_static, flipped):
                 fields = _pytree_fields(after)
                 change = _refixed(change, _OBJECT_STATIC_FIX, kind=type(after).__name__,
                                   leaves=", ".join(f"m.{k}" for k in fields) + ",")
+            elif _one_int_two_ways(before, after):      # axis (0,), then 0: one value
+                change = _refixed(change, _STATIC_ONE_INT_TWO_WAYS_FIX,
+                                  int_form=_static_repr(before if type(before) is int else after))
             elif _int_tuple(before) and _int_tuple(after):      # a shape: not a mode
                 change = _refixed(change, _STATIC_SHAPE_FIX)
             elif after is not _ABSENT and not _traceable(after):
@@ -128,6 +132,17 @@ def _int_tuple(value) -> bool:
     """A tuple of Python ints, (2, 3): most likely a shape, which a trace needs as Python
     values (jnp.zeros(shape), x.reshape(shape)); never a mode to pick with lax.switch."""
     return isinstance(value, tuple) and all(type(v) is int for v in value)
+
+
+def _one_int_two_ways(before, after) -> bool:
+    """Whether static values `before` and `after` are one int written as itself and as a
+    tuple of it, (0,) and 0: what an axis or a shape argument reads as one value.
+
+        >>> _one_int_two_ways((0,), 0), _one_int_two_ways(0, (1,)), _one_int_two_ways(0, 1)
+        (True, False, False)
+    """
+    return any(type(a) is int and b == (a,) and _int_tuple(b) for a, b in ((before, after),
+                                                                           (after, before)))
 
 
 def _is_nan(value) -> bool:
@@ -260,6 +275,27 @@ def _traceable(value) -> bool:
     return isinstance(value, (bool, int, float, complex, np.number, np.bool_, np.ndarray))
 
 
+def _function_like(value) -> bool:
+    """Whether `value` is a function to the learner (a def, a lambda, a partial, a library's
+    callable such as a custom_jvp function), not an object of a class of theirs that has a
+    __call__ (`Net(depth)(x)` with self static: a Net, whose fields tell instances apart,
+    no function "made anew"; its fix is __hash__ and __eq__ over them).
+
+        >>> class Net:
+        ...     def __call__(self, x):
+        ...         return x
+        >>> _function_like(lambda x: x), _function_like(Net())
+        (True, False)
+    """
+    if not callable(value) or isinstance(value, (types.FunctionType, types.MethodType,
+                                                 types.BuiltinFunctionType)):
+        return callable(value)
+    call = getattr(type(value), "__call__", None)
+    call = getattr(call, "_fun", call)          # a __call__ jitted by its decorator
+    code = getattr(call, "__code__", None)
+    return code is None or is_jxkernel_file(code.co_filename)
+
+
 def _hashed_by_identity(value) -> bool:
     """An object whose class keeps object's own __hash__ and __eq__: every instance is a new
     static value, however alike."""
@@ -346,6 +382,14 @@ _STATIC_TYPE_FIX = (
     "type in every call.",
     "{name} = {py}({name})    # one type in every call")
 # a static tuple of ints (a shape): it cannot be traced, and a switch over values is no help
+# (static_axis_tuple_then_int: the plain fix's "drop it from static_argnums" made the axis
+# traced, which JAX 0.10.2 refuses: "The axis argument must be known statically")
+_STATIC_ONE_INT_TWO_WAYS_FIX = (
+    "{name} is static ({old} -> {new}): one int written as itself and as a tuple of it, which "
+    "an axis or a shape argument reads as one value, but jit's key holds them as two static "
+    "values, each compiled. An axis or a shape must stay static (traced, it cannot set the "
+    "result's shape). Write it one way in every call: {int_form}.",
+    "")
 _STATIC_SHAPE_FIX = (
     "{name} is static ({old} -> {new}): each value compiles once, and a later call with a "
     "value seen before reuses its program. A tuple of ints such as a shape must stay a "
