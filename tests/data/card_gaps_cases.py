@@ -147,6 +147,12 @@ CARRY_FLOAT = {
                  "jnp.int32(0))",
     "weak_start": "_y = lax.fori_loop(0, 3, lambda i, c: c + 0.5, 0)",
 }
+# the same of one leaf of a tuple carry, its start a tuple written on the line: that leaf of
+# the start made float
+CARRY_LEAF_SETUP = "def body(c, x):\n    a, b = c\n    return (a + x, b), x\n"
+CARRY_LEAF = ("_y = lax.scan(body, (jnp.int32(0), 1.0), jnp.arange(1.0, 4.0))",
+              "_y = lax.scan(body, (jnp.asarray(jnp.int32(0), jnp.float32), 1.0), "
+              "jnp.arange(1.0, 4.0))")
 
 # vmap's out_axes past what f returns for one element (a scalar at out_axes=1): JAX's
 # NumPy words for the stacked result; (the mistake, the card's rewrite)
@@ -307,6 +313,7 @@ def _stop_101(jax, from_, checkify) -> dict:
     for case, code in CARRY_FLOAT.items():
         found[f"carry_float_{case}"] = _said(lambda: exec(code, dict(from_)), True) \
             if case == "mistake" else ran(code)
+    found["carry_leaf_float_start"] = ran(CARRY_LEAF[1], CARRY_LEAF_SETUP)
     for case, (mistake, fix) in VMAP_OUT.items():
         names = dict(from_)
         exec(VMAP_OUT_SETUP, names)

@@ -13,7 +13,8 @@ pytest.importorskip("IPython")
 
 import jxkernel
 from card_gaps_cases import (ASSERT_FAILING, ASSERT_FIXED, ASSERT_SETUP,  # tests/data
-                             ASSERT_VECTOR, CARRY_FLOAT, CHECKIFY, CHECKIFY_SETUP,
+                             ASSERT_VECTOR, CARRY_FLOAT, CARRY_LEAF, CARRY_LEAF_SETUP,
+                             CHECKIFY, CHECKIFY_SETUP,
                              HASH_INDEXED, HASHES, INNER_STATIC, INNER_STATIC_FIXES,
                              INT_OUTPUTS, INT_SETUP, JIT_OBJECTS, KEY_FIXES, KEYS, OBJECTS,
                              SPLIT_FIXED, SPLIT_TRACED, SWITCH_DTYPES, VMAP_OUT,
@@ -314,6 +315,20 @@ def test_an_int_carry_made_float_offers_the_float_start_first(shell):
     for case in ("float_start", "cast_back", "weak_start"):
         assert shell.run_cell(CARRY_FLOAT[case]).success, case
         assert _leaves(shell.user_ns["_y"]) == JAX[f"carry_float_{case}"], case
+
+
+def test_an_int_leaf_of_a_tuple_carry_made_float_gets_that_leaf_of_the_start_float(shell):
+    """A scan's carry (jnp.int32(0), 1.0) whose first leaf the body makes float: the start's
+    tuple on the line with that leaf made float32 (it gave words, `e.g. jnp.asarray(init,
+    ...)`), first; pasted, JAX's value; the body's return cast back second."""
+    assert shell.run_cell(CARRY_LEAF_SETUP).success
+    text, card = shown(shell, CARRY_LEAF[0])
+    assert card is not None and card["kind"] == "loop-carry", text
+    lines = card["rewrite"].splitlines()
+    assert lines[1] == CARRY_LEAF[1] and lines[2].startswith("# or"), card["rewrite"]
+    assert lines[3].startswith("return ((a + x).astype(jnp.int32), b), x"), card["rewrite"]
+    assert shell.run_cell(CARRY_LEAF[1]).success
+    assert _leaves(shell.user_ns["_y"]) == JAX["carry_leaf_float_start"]
 
 
 @pytest.mark.parametrize("case", sorted(VMAP_OUT))

@@ -139,7 +139,7 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
         back = _carry_back(exc, body, loop, path, lambda n: _cast(n, dtype_in)) or _pattern(
             f"return new_carry.astype(jnp.{dtype_in}){ys}" if path is None else
             f"value = value.astype(jnp.{dtype_in})   # the value {body} returns as {leaf}")
-        start = _init_as(where, loop, dtype_out) if path is None else None
+        start = _init_as(where, loop, dtype_out, path)
         back_said = f"in {body}, give {leaf} back with the type it came in as"
         if _widened(dtype_in, dtype_out):
             # an int start of a float sum (`jnp.int32(0)`, then `c + 0.5`): the float carry

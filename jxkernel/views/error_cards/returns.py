@@ -90,15 +90,22 @@ def _cast(node, dtype) -> str:
     return f"{text if simple else f'({text})'}.astype(jnp.{dtype})"
 
 
-def _init_as(where, loop, dtype) -> str | None:
+def _init_as(where, loop, dtype, path=None) -> str | None:
     """The user's loop call with its start made `dtype` (`lax.scan(body, 0, xs)` ->
-    `lax.scan(body, jnp.asarray(0, jnp.float32), xs)`), or None."""
+    `lax.scan(body, jnp.asarray(0, jnp.float32), xs)`), or its leaf at `path` (`[0]`) where
+    the start is a tuple written there; None otherwise."""
     tree = _parse_line(where)
     at, keyword = _INIT_AT.get(loop, (None, None))
     for call in ast.walk(tree) if tree is not None and at is not None else ():
         if isinstance(call, ast.Call) and ast.unparse(call.func).split(".")[-1] == loop:
             start = call.args[at] if len(call.args) > at else next(
                 (k.value for k in call.keywords if k.arg == keyword), None)
+            index = re.fullmatch(r"\[(\d+)\]", path or "[]")
+            if path and index and isinstance(start, (ast.Tuple, ast.List)) and \
+                    int(index.group(1)) < len(start.elts):
+                start = start.elts[int(index.group(1))]
+            elif path:
+                return None
             if start is None:
                 return None
             made = f"jnp.asarray({ast.unparse(start)}, jnp.{dtype})"
