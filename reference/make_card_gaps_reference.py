@@ -6,8 +6,10 @@ tests):
 What `run` in tests/data/card_gaps_cases.py answers: JAX's errors for an unregistered class
 given to grad/vmap/tree_map, checkify.check under jit unwrapped, grad of an integer output,
 typed-key mistakes, a traced value where a jnp function's inner jit wants a static one, and
-the order and count of while_loop's traces of a promoted carry; and the values of the fixes
-the cards advise."""
+the order and count of while_loop's traces of a promoted carry; stop 101's: an int loop carry
+made float, vmap's out_axes past a scalar output, an assert on a vector, jax.random.split of a
+traced count, lax.switch branches of two dtypes; and the values of the fixes the cards
+advise."""
 import json
 import os
 import sys

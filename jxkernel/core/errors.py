@@ -134,6 +134,17 @@ def shape_error(shape: tuple, tracer, context: str = "") -> TypeError:
     return record_tracer(error, tracer)
 
 
+def unhashable_parameter(primitive: str, param: str, value, tracer) -> TypeError:
+    """JAX's TypeError for a traced value given where a primitive's parameter goes (its bind,
+    staging a jaxpr, hashes the parameters: JAX 0.7's check), as jnp.tile's reps and
+    jax.random.split's shape meet it; carrying the tracer's provenance (the notebook's card
+    reads it)."""
+    return record_tracer(TypeError(
+        f"As of JAX v0.7, parameters to jaxpr equations must have __hash__ and __eq__ "
+        f"methods. In a call to primitive {primitive}, the value of parameter {param} was not "
+        f"hashable: {value}"), tracer)
+
+
 def record_tracer(error, tracer):
     """`error` carrying the traced arguments and provenance of `tracer` (the notebook's
     error card reads them)."""

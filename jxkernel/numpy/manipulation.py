@@ -21,7 +21,7 @@ from ..transforms.jit.namesakes import jax_jitted
 from .. import lax
 from ..core import dtypes
 from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperation, aval_text,
-                           shape_error)
+                           shape_error, unhashable_parameter)
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
 from ..core.staging import DynamicJaxprTracer
@@ -696,9 +696,7 @@ def tile(A, reps):
         # when staging a jaxpr; a vmap's tracer (no jaxpr being built) fails on the hash
         if not isinstance(traced[0], DynamicJaxprTracer):
             raise TypeError(f"unhashable type: '{type(traced[0]).__name__}'")
-        raise TypeError(f"As of JAX v0.7, parameters to jaxpr equations must have __hash__ "
-                        f"and __eq__ methods. In a call to primitive tile, the value of "
-                        f"parameter reps was not hashable: {reps}")
+        raise unhashable_parameter("tile", "reps", reps, traced[0])
     if not any(map(is_symbolic, reps + tuple(shp))):
         if len(reps) > len(shp):
             A = lax.expand_dims(A, tuple(range(len(reps) - len(shp))))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import operator
 import warnings
 from collections.abc import Sequence
 
@@ -25,6 +26,9 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array, OverData
 from ..core.mesh import AbstractMesh, NamedSharding, PartitionSpec, get_mesh
+from ..core.errors import unhashable_parameter
+from ..core.staging import DynamicJaxprTracer
+from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..lax.sharding import laid_out
 from ..numpy import array_methods, indexing as _indexing
@@ -547,8 +551,23 @@ def split(key, num=2):
     (3, 2)
     """
     typed, wrapped = check_key("split", key)
+    return _rewrap(wrapped, key_prims.random_split(typed, _split_shape(num)))
+
+
+def _split_shape(num) -> tuple:
+    """split's `num` as the shape of the keys, Python ints (a concrete array's too). JAX binds
+    it as random_split's parameter as given: a traced count fails the bind's hash where jit
+    stages it (JAX's TypeError, not "Shapes must be 1D sequences"), its concretization under
+    vmap; a float is no index (Python's words, as JAX's)."""
     shape = tuple(num) if isinstance(num, Sequence) else (num,)
-    return _rewrap(wrapped, key_prims.random_split(typed, lax.shapes.canonicalize_shape(shape)))
+    for d in shape:
+        if isinstance(d, Tracer) and d.to_concrete_value() is None:
+            if isinstance(d, DynamicJaxprTracer):
+                raise unhashable_parameter("random_split", "shape", shape, d)
+            _trace.concrete_or_error(None, d)
+    if not any(map(is_symbolic, shape)):
+        shape = tuple(map(operator.index, shape))
+    return lax.shapes.canonicalize_shape(shape)
 
 
 def _fold_in_data(data):

@@ -514,7 +514,12 @@ def _finish_output(trace, x, out_axis, size, index, name, out):
     with set_current_trace(trace.parent):
         nd = len(get_aval(val).shape) + (dim is not_mapped)
         if not -nd <= out_axis < nd:
-            raise ValueError(f"axis {out_axis} is out of bounds for array of dimension {nd}")
+            error = ValueError(f"axis {out_axis} is out of bounds for array of dimension {nd}")
+            # JAX's words name the stacked result; the error card tells of out_axes and the
+            # function's own output: (out_axes' entry, one element's shape, the leaf's path)
+            shape = tuple(d for i, d in enumerate(get_aval(val).shape) if i != dim)
+            error.vmap_out = (out_axis, shape, keystr(tree_flatten_with_path(out)[0][index][0]))
+            raise error
         return bu.move_to(val, dim, out_axis % nd, size, trace.axis_data.explicit_mesh_axis)
 
 

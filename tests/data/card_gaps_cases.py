@@ -135,6 +135,91 @@ lax.while_loop(cond, lambda c: c + 1, 1)    # cond again, at the weak int: trace
 second = list(traced)
 """
 
+# stop 101 (h-cards-101) ------------------------------------------------------------------
+# a fori_loop's int carry the body makes float: the float start computes what the body
+# does (1.5), the cast back drops each step's half (0); JAX 0.10.2 runs a weak `0` start
+# (promoted: 1.5), so the mistake's start is a strong int
+CARRY_FLOAT = {
+    "mistake": "_y = lax.fori_loop(0, 3, lambda i, c: c + 0.5, jnp.int32(0))",
+    "float_start": "_y = lax.fori_loop(0, 3, lambda i, c: c + 0.5, "
+                   "jnp.asarray(jnp.int32(0), jnp.float32))",
+    "cast_back": "_y = lax.fori_loop(0, 3, lambda i, c: (c + 0.5).astype(jnp.int32), "
+                 "jnp.int32(0))",
+    "weak_start": "_y = lax.fori_loop(0, 3, lambda i, c: c + 0.5, 0)",
+}
+# the same of one leaf of a tuple carry, its start a tuple written on the line: that leaf of
+# the start made float
+CARRY_LEAF_SETUP = "def body(c, x):\n    a, b = c\n    return (a + x, b), x\n"
+CARRY_LEAF = ("_y = lax.scan(body, (jnp.int32(0), 1.0), jnp.arange(1.0, 4.0))",
+              "_y = lax.scan(body, (jnp.asarray(jnp.int32(0), jnp.float32), 1.0), "
+              "jnp.arange(1.0, 4.0))")
+
+# vmap's out_axes past what f returns for one element (a scalar at out_axes=1): JAX's
+# NumPy words for the stacked result; (the mistake, the card's rewrite)
+VMAP_OUT = {
+    "scalar": ("_y = jax.vmap(lambda v: v.sum(), out_axes=1)(xs)",
+               "_y = jax.vmap(lambda v: v.sum(), out_axes=0)(xs)"),
+    "scalar_negative": ("_y = jax.vmap(lambda v: v.sum(), out_axes=-2)(xs)",
+                        "_y = jax.vmap(lambda v: v.sum(), out_axes=0)(xs)"),
+    "vector": ("_y = jax.vmap(lambda v: v * 2, out_axes=2)(xs)",
+               "_y = jax.vmap(lambda v: v * 2, out_axes=1)(xs)"),
+}
+VMAP_OUT_SETUP = "xs = jnp.arange(6.0).reshape(3, 2)\n"
+# the card's other way, in words: f returning a vector, the batch then at axis 1: (1, 3)
+VMAP_OUT_VECTOR = "_y = jax.vmap(lambda v: v.sum(keepdims=True), out_axes=1)(xs)"
+
+# `assert x > 0` of a vector x: NumPy's ValueError (traced or not: not
+# TracerBoolConversionError), the fixes, and what the nearer fixes raise under jit:
+# `assert jnp.all(...)` a TracerBoolConversionError, `checkify.check(x > 0)` a TypeError
+ASSERT_JIT = ("@jax.jit\ndef f(x):\n    {}\n    return jnp.sqrt(x)\n")
+ASSERT_VECTOR = {
+    "jit": ASSERT_JIT.format("assert x > 0, 'x must be positive'") + "_y = f(xs)",
+    "jit_parenthesized": ASSERT_JIT.format("assert (x > 0)") + "_y = f(xs)",
+    "eager": "def g(x):\n    assert x > 0, 'x must be positive'\n    return jnp.sqrt(x)\n"
+             "_y = g(xs)",
+    "jit_all": ASSERT_JIT.format("assert jnp.all(x > 0)") + "_y = f(xs)",
+    "jit_check_of_the_vector": ASSERT_JIT.format("checkify.check(x > 0, 'x must be positive')")
+    + "err, _y = checkify.checkify(f)(xs)",
+}
+ASSERT_CHECKED = ASSERT_JIT.format("checkify.check(jnp.all(x > 0), 'x must be positive')")
+ASSERT_FIXED = {    # the cards' rewrites pasted, for a positive xs (and one not)
+    "jit": ASSERT_CHECKED + "err, _y = checkify.checkify(f)(xs)\nerr.throw()",
+    "eager": "def g(x):\n    assert jnp.all(x > 0), 'x must be positive'\n"
+             "    return jnp.sqrt(x)\n_y = g(xs)",
+}
+ASSERT_SETUP = "xs = jnp.arange(1.0, 4.0)\n"
+ASSERT_FAILING = "xs = jnp.arange(-1.0, 2.0)\n"
+
+# jax.random.split's num traced under jit: JAX binds it as random_split's parameter `shape`
+# (its hash TypeError; ours said "Shapes must be 1D sequences"); traced under vmap, and a
+# float; and the card's rewrite, the count static
+SPLIT_TRACED = {
+    "lambda": "_y = jax.jit(lambda k, n: jax.random.split(k, n))(jax.random.key(0), 3)",
+    "decorated": "@jax.jit\ndef f(key, n):\n    return jax.random.split(key, n)\n"
+                 "_y = f(jax.random.key(0), 3)",
+    "shape_tuple": "_y = jax.jit(lambda k, n: jax.random.split(k, (n, 2)))(jax.random.key(0), 3)",
+    "raw_key": "_y = jax.jit(lambda k, n: jax.random.split(k, n))(jax.random.PRNGKey(0), 3)",
+    "float": "_y = jax.random.split(jax.random.key(0), 3.0)",
+}
+SPLIT_VMAPPED = "_y = jax.vmap(lambda n: jax.random.split(jax.random.key(0), n))(jnp.arange(3))"
+SPLIT_FIXED = ("_y = jax.jit(lambda k, n: jax.random.split(k, n), static_argnames=('n',))"
+               "(jax.random.key(0), 3)")
+
+# lax.switch's branches of two dtypes, lambdas in the list: (the mistake, the card's rewrite:
+# the branch JAX names made the promoted dtype, as the cond card's lambdas are)
+SWITCH_DTYPES = {
+    "astype": ("_y = lax.switch(1, [lambda x: x, lambda x: x.astype(jnp.int32)], 2.5)",
+               "_y = lax.switch(1, [lambda x: x, lambda x: jnp.asarray(x.astype(jnp.int32), "
+               "jnp.float32)], 2.5)"),
+    "third_a_bool": ("_y = lax.switch(2, (lambda x: x * 2, lambda x: x + 1, lambda x: x > 1), "
+                     "2.5)",
+                     "_y = lax.switch(2, (lambda x: x * 2, lambda x: x + 1, lambda x: "
+                     "jnp.asarray(x > 1, jnp.float32)), 2.5)"),
+    "no_operands": ("_y = lax.switch(1, [lambda: 1.5, lambda: jnp.int32(1)])",
+                    "_y = lax.switch(1, [lambda: 1.5, lambda: jnp.asarray(jnp.int32(1), "
+                    "jnp.float32)])"),
+}
+
 
 def _said(fn, whole=False):
     try:
@@ -211,4 +296,49 @@ def run(jax):
     found["while_traces_promoted"] = [list(t) for t in names["first"]]
     found["while_traces_cached_cond"] = [list(t) for t in names["second"]]
     found["while_traces_value"] = float(names["_y"])
+    found.update(_stop_101(jax, from_, checkify))
+    return found
+
+
+def _stop_101(jax, from_, checkify) -> dict:
+    """The cases of stop 101: JAX's words (whole, or the lines that name no file) and the
+    values of the cards' fixes."""
+    found = {}
+
+    def ran(code, setup=""):
+        names = dict(from_, checkify=checkify)
+        exec(setup + code, names)
+        return _value(jax, names["_y"])
+
+    for case, code in CARRY_FLOAT.items():
+        found[f"carry_float_{case}"] = _said(lambda: exec(code, dict(from_)), True) \
+            if case == "mistake" else ran(code)
+    found["carry_leaf_float_start"] = ran(CARRY_LEAF[1], CARRY_LEAF_SETUP)
+    for case, (mistake, fix) in VMAP_OUT.items():
+        names = dict(from_)
+        exec(VMAP_OUT_SETUP, names)
+        found[f"vmap_out_{case}"] = _said(lambda: exec(mistake, names), True)
+        found[f"vmap_out_{case}_fixed"] = ran(fix, VMAP_OUT_SETUP)
+    found["vmap_out_vector_returned"] = ran(VMAP_OUT_VECTOR, VMAP_OUT_SETUP)
+    for case, code in ASSERT_VECTOR.items():
+        names = dict(from_, checkify=checkify)
+        exec(ASSERT_SETUP, names)
+        said = _said(lambda: exec(code, names), True)
+        found[f"assert_vector_{case}"] = said and {"error": said["error"],
+                                                   "first_line": said["message"].split("\n")[0]}
+    for case, code in ASSERT_FIXED.items():
+        found[f"assert_vector_{case}_fixed"] = ran(code, ASSERT_SETUP)
+        found[f"assert_vector_{case}_fixed_failing"] = _said(
+            lambda: ran(code, ASSERT_FAILING))
+    for case, code in SPLIT_TRACED.items():
+        found[f"split_{case}"] = _said(lambda: exec(code, dict(from_)), True)
+    found["split_vmapped"] = _said(lambda: exec(SPLIT_VMAPPED, dict(from_)))
+    names = dict(from_)
+    exec(SPLIT_FIXED, names)
+    found["split_fixed"] = np.asarray(jax.random.key_data(names["_y"])).tolist()
+    for case, (mistake, fix) in SWITCH_DTYPES.items():
+        said = _said(lambda: exec(mistake, dict(from_)), True)
+        found[f"switch_{case}"] = {"error": said["error"], "lines": [
+            line for line in said["message"].splitlines() if " is <lambda> at " not in line]}
+        found[f"switch_{case}_fixed"] = ran(fix)
     return found

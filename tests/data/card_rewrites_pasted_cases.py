@@ -171,13 +171,14 @@ CASES = {
     # vmap of a scalar alone: a batch, passed on the learner's line (it was `ys =
     # jax.vmap(f)(xs)`, f no name of the learner's)
     "vmap_of_a_scalar": ("_r = jax.vmap(lambda a: a * 2)(3.0)\n", (1, 1), 0),
-    # a scan carry started as int32, the body adding floats: the body's return cast back, or
-    # the start made float32 (it named `new_carry` and `y`, which the body has not); a leaf of a
-    # while_loop's carry cast back; a carry that lost its axis broadcast back
+    # a scan carry started as int32, the body adding floats: the start made float32 (the sum
+    # meant: first), or the body's return cast back (it named `new_carry` and `y`, which the
+    # body has not); a leaf of a while_loop's carry made int by the body cast back (first: the
+    # body narrowed it); a carry that lost its axis broadcast back
     "scan_carry_cast_back": ("def body(c, x):\n    return c + x, x\n"
-                             "_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n", (2, 2), 0),
+                             "_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n", (2, 2), 1),
     "scan_carry_float_start": ("def body(c, x):\n    return c + x, x\n"
-                               "_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n", (3, 3), 1),
+                               "_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n", (3, 3), 0),
     "while_carry_leaf_cast_back": ("def halve(state):\n    i, v = state\n"
                                    "    return i + 1, (v / 2).astype(jnp.int32)\n"
                                    "_r = jax.lax.while_loop(lambda s: s[0] < 3, halve, "
@@ -309,11 +310,15 @@ CASES = {
                                           "_r = jax.vmap(f, in_axes={'x': 0, 'w': None})(batch)\n",
                                           (4, 4), "first"),
     # a fori_loop's int carry given a float: told as a scan's `carry[1]`, with the pattern
-    # only; the body's return cast back, or the start made float32 (the sum meant)
+    # only; the start made float32 (the sum meant: first), or the body's return cast back
     "fori_carry_cast_back": ("def body(i, total):\n    return total + 0.5 * i\n"
-                             "_r = jax.lax.fori_loop(0, 4, body, jnp.int32(0))\n", (2, 2), 0),
+                             "_r = jax.lax.fori_loop(0, 4, body, jnp.int32(0))\n", (2, 2), 1),
     "fori_carry_float_start": ("def body(i, total):\n    return total + 0.5 * i\n"
-                               "_r = jax.lax.fori_loop(0, 4, body, jnp.int32(0))\n", (3, 3), 1),
+                               "_r = jax.lax.fori_loop(0, 4, body, jnp.int32(0))\n", (3, 3), 0),
+    # a lambda body's int carry made float (stop 101): the float start, code, is the card's
+    # first fix now (the cast back of a lambda's return, its pattern, was: in PATTERNS)
+    "scan_carry_of_a_lambda_float_start": ("_r = jax.lax.scan(lambda c, x: (c + x, x), "
+                                           "jnp.int32(0), jnp.ones(3))\n", (1, 1), 0),
     # a broadcast (and a product, and a reshape) on a statement of two lines: the whole
     # statement (it gave `v = jnp.expand_dims(v, 1)`, `y = a @ b.T`, `y = x.reshape(...)`)
     "broadcast_in_a_statement_of_two_lines": ("@jax.jit\ndef loss(pred, target):\n"
@@ -370,7 +375,7 @@ CASES = {
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
 # return, an `if` or `while` of several statements, a named scan body, grad's has_aux where the
-# line calls the grad made earlier, a carry of a lambda body): the pattern, as comments under
+# line calls the grad made earlier): the pattern, as comments under
 # "# the pattern, with your own names in place of these:" (pasted as code it raised NameError,
 # or defined functions returning None), with the fix in words; JAX's error class recorded for
 # each program
@@ -388,8 +393,6 @@ PATTERNS = {
     "scan_named_body": "def step(c, x):\n    return c + x\n"
                        "_r = jax.lax.scan(step, 0.0, jnp.arange(3.0))\n",
     "grad_pair_made_earlier": "def f(x):\n    return x ** 2, x\ng = jax.grad(f)\n_r = g(2.0)\n",
-    "scan_carry_of_a_lambda": "_r = jax.lax.scan(lambda c, x: (c + x, x), jnp.int32(0), "
-                              "jnp.ones(3))\n",
     # a traced value formatted into a string kept in a name: no print to make debug.print
     "formatted_label": "@jax.jit\ndef f(x):\n    label = f'x={x:.2f}'\n    return x * 2\n"
                        "_r = f(3.0)\n",
@@ -603,8 +606,8 @@ PASTED = {
     'cond_branch_named_shape': 'def _cut(v):\n    # in false_fun (_cut), return the shape true_fun returns:\n    return jnp.broadcast_to(v[:1], (3, 2))    # in place of return v[:1]\nx = jnp.ones((3, 2))\n_r = jax.lax.cond(False, lambda v: v, _cut, x)\n',
     'cond_branch_named_dtype': 'def zero(v):\n    # in false_fun (zero), return float32:\n    return jnp.asarray(0, jnp.float32)    # in place of return 0\n_r = jax.lax.cond(False, lambda v: v, zero, 1.5)\n',
     'vmap_of_a_scalar': 'xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per element (your values)\n_r = jax.vmap(lambda a: a * 2)(xs)\n',
-    'scan_carry_cast_back': 'def body(c, x):\n    # in body, give carry back with the type it came in as:\n    return (c + x).astype(jnp.int32), x    # in place of return c + x, x\n_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n',
-    'scan_carry_float_start': 'def body(c, x):\n    return c + x, x\n_r = jax.lax.scan(body, jnp.asarray(jnp.int32(0), jnp.float32), jnp.ones(3))\n',
+    'scan_carry_cast_back': 'def body(c, x):\n    return (c + x).astype(jnp.int32), x    # in place of return c + x, x\n_r = jax.lax.scan(body, jnp.int32(0), jnp.ones(3))\n',
+    'scan_carry_float_start': 'def body(c, x):\n    return c + x, x\n# start carry as body returns it, float32: the values it computes, kept whole\n_r = jax.lax.scan(body, jnp.asarray(jnp.int32(0), jnp.float32), jnp.ones(3))\n',
     'while_carry_leaf_cast_back': 'def halve(state):\n    i, v = state\n    # in halve, give carry[1] back with the type it came in as:\n    return i + 1, (v / 2).astype(jnp.int32).astype(jnp.float32)    # in place of return i + 1, (v / 2).astype(jnp.int32)\n_r = jax.lax.while_loop(lambda s: s[0] < 3, halve, (0, jnp.ones(2)))\n',
     'scan_carry_lost_its_axis': 'def body(c, x):\n    # in body, keep carry at shape (2,), as it came in:\n    return jnp.broadcast_to(c.sum() + x, (2,)), x    # in place of return c.sum() + x, x\n_r = jax.lax.scan(body, jnp.ones(2), jnp.ones(3))\n',
     'int_of_two_values_unpacked': '@jax.jit\ndef f(x):\n    lo, hi = x.min().astype(int), x.max().astype(int)   # instead of int(x.min()) and int(x.max()): traced, arrays of int dtype\n    return jnp.arange(3) * lo + hi\n_r = f(jnp.arange(1.0, 4.0))\n',
@@ -638,8 +641,9 @@ PASTED = {
     'vmap_sizes_dict_leaf': "batch = {'x': jnp.arange(12.0).reshape(3, 4), 'y': jnp.array([1.0, 2.0])}\ndef f(d):\n    return d['x'].sum() + d['y']\n_r = jax.vmap(f, in_axes=({'x': 0, 'y': None},))(batch)\n",
     'vmap_in_axes_dict': "params = {'w': jnp.array([1.0, 2.0, 3.0]), 'b': jnp.array(0.5)}\nxs = jnp.arange(6.0).reshape(2, 3)\ndef predict(p, x):\n    return p['w'] @ x + p['b']\n_r = jax.vmap(predict, in_axes=(None, 0))(params, xs)    # in_axes=(None, 0): in the order of its parameters\n",
     'vmap_in_axes_dict_of_one_argument': "batch = {'x': jnp.arange(6.0).reshape(2, 3), 'w': jnp.array([1.0, 0.0, -1.0])}\ndef f(d):\n    return d['x'] @ d['w']\n_r = jax.vmap(f, in_axes=({'x': 0, 'w': None},))(batch)    # in_axes=({'x': 0, 'w': None},): for its one argument, a dict: the dict inside a tuple\n",
-    'fori_carry_cast_back': 'def body(i, total):\n    # in body, give carry back with the type it came in as:\n    return (total + 0.5 * i).astype(jnp.int32)    # in place of return total + 0.5 * i\n_r = jax.lax.fori_loop(0, 4, body, jnp.int32(0))\n',
-    'fori_carry_float_start': 'def body(i, total):\n    return total + 0.5 * i\n_r = jax.lax.fori_loop(0, 4, body, jnp.asarray(jnp.int32(0), jnp.float32))\n',
+    'fori_carry_cast_back': 'def body(i, total):\n    return (total + 0.5 * i).astype(jnp.int32)    # in place of return total + 0.5 * i\n_r = jax.lax.fori_loop(0, 4, body, jnp.int32(0))\n',
+    'fori_carry_float_start': 'def body(i, total):\n    return total + 0.5 * i\n# start carry as body returns it, float32: the values it computes, kept whole\n_r = jax.lax.fori_loop(0, 4, body, jnp.asarray(jnp.int32(0), jnp.float32))\n',
+    'scan_carry_of_a_lambda_float_start': '# start carry as lambda c, x: (c + x, x) returns it, float32: the values it computes, kept whole\n_r = jax.lax.scan(lambda c, x: (c + x, x), jnp.asarray(jnp.int32(0), jnp.float32), jnp.ones(3))\n',
     'broadcast_in_a_statement_of_two_lines': '@jax.jit\ndef loss(pred, target):\n    err = pred - jnp.expand_dims(target, 1)    # (4, 1): broadcasts with (4, 3)\n    return jnp.mean(err ** 2)\n_r = loss(jnp.arange(12.0).reshape(4, 3), jnp.arange(4.0))\n',
     'matmul_in_a_statement_of_two_lines': 'W = jnp.arange(6.0).reshape(2, 3)\nxs = jnp.arange(12.0).reshape(4, 3)\n_r = jnp.dot(xs, W.T)    # (4, 2)\n',
     'reshape_in_a_statement_of_two_lines': 'imgs = jnp.arange(18.0).reshape(2, 3, 3)\n_r = imgs.reshape(2, -1)    # gives (2, 9)\n',

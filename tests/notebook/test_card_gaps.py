@@ -12,11 +12,15 @@ import pytest
 pytest.importorskip("IPython")
 
 import jxkernel
-from card_gaps_cases import (CHECKIFY, CHECKIFY_SETUP, HASH_INDEXED,  # tests/data
-                             HASHES, INNER_STATIC, INNER_STATIC_FIXES, INT_OUTPUTS, INT_SETUP,
-                             JIT_OBJECTS, KEY_FIXES, KEYS, OBJECTS, run as facts_of)
+from card_gaps_cases import (ASSERT_FAILING, ASSERT_FIXED, ASSERT_SETUP,  # tests/data
+                             ASSERT_VECTOR, CARRY_FLOAT, CARRY_LEAF, CARRY_LEAF_SETUP,
+                             CHECKIFY, CHECKIFY_SETUP,
+                             HASH_INDEXED, HASHES, INNER_STATIC, INNER_STATIC_FIXES,
+                             INT_OUTPUTS, INT_SETUP, JIT_OBJECTS, KEY_FIXES, KEYS, OBJECTS,
+                             SPLIT_FIXED, SPLIT_TRACED, SWITCH_DTYPES, VMAP_OUT,
+                             VMAP_OUT_SETUP, VMAP_OUT_VECTOR, run as facts_of)
 import locations  # tests/support: the repository's folders
-from ipython_shell import ran_failing, shell_fixture
+from ipython_shell import ran_failing, run_cell, shell_fixture
 from numerics import ELEMENTWISE, assert_allclose_ulp  # tests/support
 
 JAX = locations.recorded("card_gaps_reference.json")
@@ -291,3 +295,131 @@ def test_a_traced_count_of_a_decorated_function_gets_its_decorator_static(shell)
     assert shell.run_cell(f"{header}\ndef rep(v, n):\n    return jnp.tile(v, (n,))\n"
                           "_y = rep(x, 2)").success
     assert _leaves(shell.user_ns["_y"]) == JAX["hash_tile_fixed"]
+
+
+# ------------------------------------------------------------------ stop 101 (h-cards-101)
+def test_an_int_carry_made_float_offers_the_float_start_first(shell):
+    """fori_loop(0, 3, lambda i, c: c + 0.5, jnp.int32(0)): the body's arithmetic is float,
+    so the float start is the fix meant and comes first (JAX's 1.5 pasted); the cast back,
+    kept second, gives JAX's 0 (each step's half dropped). It listed the cast back first."""
+    text, card = shown(shell, CARRY_FLOAT["mistake"])
+    assert card is not None and card["kind"] == "loop-carry", text
+    assert card["message"] == JAX["carry_float_mistake"]["message"].splitlines()[0]
+    lines = card["rewrite"].splitlines()
+    code = [line for line in lines if not line.startswith("#")]
+    assert code[0] == CARRY_FLOAT["float_start"], card["rewrite"]
+    back = next(i for i, line in enumerate(lines) if line.startswith("# or"))
+    assert "give carry back with the type it came in as" in lines[back]
+    assert lines[back + 1:] == ["# the pattern, with your own names in place of these:",
+                                "#   return new_carry.astype(jnp.int32)"], card["rewrite"]
+    for case in ("float_start", "cast_back", "weak_start"):
+        assert shell.run_cell(CARRY_FLOAT[case]).success, case
+        assert _leaves(shell.user_ns["_y"]) == JAX[f"carry_float_{case}"], case
+
+
+def test_an_int_leaf_of_a_tuple_carry_made_float_gets_that_leaf_of_the_start_float(shell):
+    """A scan's carry (jnp.int32(0), 1.0) whose first leaf the body makes float: the start's
+    tuple on the line with that leaf made float32 (it gave words, `e.g. jnp.asarray(init,
+    ...)`), first; pasted, JAX's value; the body's return cast back second."""
+    assert shell.run_cell(CARRY_LEAF_SETUP).success
+    text, card = shown(shell, CARRY_LEAF[0])
+    assert card is not None and card["kind"] == "loop-carry", text
+    lines = card["rewrite"].splitlines()
+    assert lines[1] == CARRY_LEAF[1] and lines[2].startswith("# or"), card["rewrite"]
+    assert lines[3].startswith("return ((a + x).astype(jnp.int32), b), x"), card["rewrite"]
+    assert shell.run_cell(CARRY_LEAF[1]).success
+    assert _leaves(shell.user_ns["_y"]) == JAX["carry_leaf_float_start"]
+
+
+@pytest.mark.parametrize("case", sorted(VMAP_OUT))
+def test_out_axes_past_what_vmaps_function_returns(shell, case):
+    """jax.vmap(f, out_axes=1) of an f returning a scalar: JAX's words (NumPy's, of the
+    stacked result); the card tells of out_axes and of f's output (it was the axis-bounds
+    card, its rewrite `# axis=0` for a line with no axis), out_axes set to the last place the
+    batch can go: JAX's value. f returning a vector, the card's other way, runs (JAX's)."""
+    mistake, fix = VMAP_OUT[case]
+    assert shell.run_cell(VMAP_OUT_SETUP).success
+    text, card = shown(shell, mistake)
+    assert card is not None and card["kind"] == "vmap-out-axes", text
+    assert card["message"] == JAX[f"vmap_out_{case}"]["message"]
+    assert "f's output" in card["title"] and "out_axes=" in card["title"]
+    assert _code(card["rewrite"]).splitlines()[0] == fix, card["rewrite"]
+    assert shell.run_cell(fix).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"vmap_out_{case}_fixed"]
+    assert shell.run_cell(VMAP_OUT_VECTOR).success
+    assert _leaves(shell.user_ns["_y"]) == JAX["vmap_out_vector_returned"]
+
+
+def test_out_axes_past_one_output_of_several_gets_words(shell):
+    """A pair out, one out_axes for both: out_axes=0 for all would move the vector's batch
+    axis too, so the card names the output and gives no line."""
+    assert shell.run_cell(VMAP_OUT_SETUP).success
+    text, card = shown(shell, "_y = jax.vmap(lambda v: (v.sum(), v), out_axes=1)(xs)")
+    assert card["kind"] == "vmap-out-axes" and card["origin"]["path"] == "[0]", text
+    assert all(line.startswith("#") for line in card["rewrite"].splitlines())
+
+
+@pytest.mark.parametrize("case", ["jit", "jit_parenthesized", "eager"])
+def test_an_assert_on_a_vector_checks_every_element(shell, case):
+    """`assert x > 0` of a vector: JAX's ValueError, traced or not (not a
+    TracerBoolConversionError). The card's rewrite: jnp.all of the test, in checkify.check
+    where x is traced (`assert jnp.all(...)` raises TracerBoolConversionError under jit, and
+    check of the vector "check takes a scalar pred": JAX's words, ours too); pasted, JAX's
+    values, and JAX's error for a non-positive x. It gave `y = jnp.where(cond, a, b)`."""
+    program = ASSERT_VECTOR[case]
+    assert shell.run_cell(ASSERT_SETUP).success
+    text, card = shown(shell, program)
+    assert card is not None and card["kind"] == "truth-value", text
+    assert card["message"] == JAX[f"assert_vector_{case}"]["first_line"]
+    assert card["title"] == "An assert on an array of booleans"
+    fixed = ASSERT_FIXED["eager" if case == "eager" else "jit"]
+    rewrite = _code(card["rewrite"]).splitlines()
+    if case == "eager":
+        assert rewrite == ["assert jnp.all(x > 0), 'x must be positive'"], card["rewrite"]
+    else:
+        said = "'x must be positive'" if case == "jit" else "'assert x > 0 failed'"
+        assert rewrite == [f"checkify.check(jnp.all(x > 0), {said})", "# and the call, in "
+                           "place of _y = f(xs) (a check under jit raises unless checkified):",
+                           "err, _y = checkify.checkify(f)(xs)", "err.throw()"], card["rewrite"]
+    key = "eager" if case == "eager" else "jit"
+    assert shell.run_cell(ASSERT_SETUP + fixed).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"assert_vector_{key}_fixed"]
+    failing = run_cell(shell, ASSERT_FAILING + fixed, store_history=False)
+    assert type(failing.error).__name__ == JAX[f"assert_vector_{key}_fixed_failing"]["error"]
+    assert str(failing.error).splitlines()[0] == \
+        JAX[f"assert_vector_{key}_fixed_failing"]["first_line"]
+
+
+@pytest.mark.parametrize("case", ["lambda", "decorated", "shape_tuple"])
+def test_a_traced_split_count_is_jaxs_parameter_error_with_its_card(shell, case):
+    """jax.random.split(key, n) of a jitted function's argument n: JAX's TypeError (bind's
+    hash of random_split's parameter; ours was "Shapes must be 1D sequences ..."), whole;
+    the traced-parameter card names split's num and makes n static: JAX's keys."""
+    text, card = shown(shell, SPLIT_TRACED[case])
+    assert card is not None and card["kind"] == "traced-parameter", text
+    assert card["message"] == JAX[f"split_{case}"]["message"]
+    assert card["title"] == "jax.random.split's num was given a traced value"
+    assert card["origin"]["argument"] == "n"
+    if case == "lambda":
+        assert _code(card["rewrite"]) == SPLIT_FIXED, card["rewrite"]
+        assert shell.run_cell(SPLIT_FIXED).success
+        assert np.asarray(jxkernel.random.key_data(shell.user_ns["_y"])).tolist() == \
+            JAX["split_fixed"]
+
+
+@pytest.mark.parametrize("case", sorted(SWITCH_DTYPES))
+def test_switch_branches_of_two_dtypes_get_the_lambda_cast(shell, case):
+    """lax.switch given lambdas of two dtypes in its list: JAX's words, and the line with the
+    branch JAX names (branch1, branch2) returning the promoted dtype, as the cond card's
+    lambdas do (it gave `# the pattern ... return result.astype(...)`, a `return` no lambda
+    has); pasted, JAX's value."""
+    mistake, fix = SWITCH_DTYPES[case]
+    text, card = shown(shell, mistake)
+    assert card is not None and card["kind"] == "branch-types", text
+    assert card["message"] == JAX[f"switch_{case}"]["lines"][0]
+    assert [line for line in card["traceback"].splitlines() if line.startswith(
+        ("The output", "Revise"))] == [line for line in JAX[f"switch_{case}"]["lines"] if line
+                                      .startswith(("The output", "Revise"))]
+    assert card["rewrite"] == fix
+    assert shell.run_cell(fix).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"switch_{case}_fixed"]

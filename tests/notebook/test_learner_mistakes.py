@@ -794,10 +794,15 @@ def test_cond_branches_of_two_types_get_a_card_whose_fixes_work_under_jax(shell)
     _, card = shown(shell, "lax.cond(True, lambda v: v, _cut, x)")
     assert card["rewrite"].splitlines()[1] == \
         "return jnp.broadcast_to(v[:1], (3, 2))    # in place of return v[:1]"
-    # switch: no jnp.where alternative (more than two branches)
+    # switch: no jnp.where alternative (more than two branches); its lambdas in the list
+    # rewritten as cond's are (stop 101: it gave `# in branch 0 (<lambda>), return float32:`
+    # and the pattern; JAX's values of such lines: test_card_gaps.py's switch cases)
     _, card = shown(shell, "lax.switch(1, [lambda v: v, lambda v: v * 1.0], jnp.ones(2, jnp.int32))")
     assert card["origin"]["api"] == "switch" and "jnp.where" not in card["rewrite"]
-    assert "# in branch 0 (<lambda>), return float32:" in card["rewrite"]
+    assert card["rewrite"] == ("lax.switch(1, [lambda v: jnp.asarray(v, jnp.float32), "
+                               "lambda v: v * 1.0], jnp.ones(2, jnp.int32))")
+    assert shell.run_cell("_y = " + card["rewrite"]).success
+    assert str(shell.user_ns["_y"].dtype) == "float32"
 
 
 def _applied(shell, setup, rewrite):

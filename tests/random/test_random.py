@@ -202,7 +202,10 @@ def test_traced_shape_is_an_error():
     K = _k()
     with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values"):
         jxkernel.jit(lambda n: r.uniform(K, (n,)))(3)
-    with pytest.raises(TypeError, match="Shapes must be 1D sequences"):
+    # split's count is random_split's parameter: JAX 0.10.2's bind refuses a tracer there
+    # with its hash TypeError (tests/data/card_gaps_reference.json's split_lambda)
+    with pytest.raises(TypeError, match="In a call to primitive random_split, the value of "
+                                        "parameter shape was not hashable"):
         jxkernel.jit(lambda n: r.split(K, n))(3)
 
 

@@ -17,7 +17,8 @@ Kinds: bool-conversion (TracerBoolConversionError), concretization (Concretizati
 integer-conversion (TracerIntegerConversionError), array-conversion
 (TracerArrayConversionError), leaked-tracer (UnexpectedTracerError), unhashable-static
 (ValueError: non-hashable static argument), vmap-sizes (ValueError: inconsistent sizes along
-in_axes), vmap-rank (ValueError: in_axes names an axis an argument has not), loop-carry
+in_axes), vmap-rank (ValueError: in_axes names an axis an argument has not), vmap-out-axes
+(ValueError: out_axes names an axis past the function's output), loop-carry
 (TypeError: a scan/while_loop/fori_loop carry changing type),
 boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`),
 key-reuse (KeyReuseError, with jax_debug_key_reuse), jit-method (TypeError: `@jax.jit` on a
@@ -215,8 +216,8 @@ from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_s
 from .trees import _is_tree_structure, _tree_structure_card
 from .truth import _is_truth_value, _truth_value_card
 from .vmap import (_in_axes_dict_card, _in_axes_length_card, _is_in_axes_dict,
-                   _is_in_axes_length, _is_vmap_rank, _is_vmap_sizes, _vmap_card,
-                   _vmap_rank_card)
+                   _is_in_axes_length, _is_vmap_out_axes, _is_vmap_rank, _is_vmap_sizes,
+                   _vmap_card, _vmap_out_axes_card, _vmap_rank_card)
 
 __all__ = ["MIME", "VERSION", "ErrorCard", "card_for", "origin_lines", "render_html",
            "render_text"]
@@ -260,6 +261,7 @@ _CARDS = [
     (_is_unhashable, _unhashable_card),
     (_is_vmap_sizes, _vmap_card),
     (_is_vmap_rank, _vmap_rank_card),
+    (_is_vmap_out_axes, _vmap_out_axes_card),
     (_is_in_axes_length, _in_axes_length_card),
     (_is_in_axes_dict, _in_axes_dict_card),
     (_is_carry_error, _carry_card),

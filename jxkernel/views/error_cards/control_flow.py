@@ -12,9 +12,9 @@ from ...transforms.api_util import positional_parameters
 from .card import ErrorCard
 from .reading import _user_frame, _user_lines
 from .carries import _in_learners_terms, _loop_body_name, _structure_back
-from .returns import _branch_back, _carry_back, _cast, _init_as
-from .rewrites import (_lambda_branches_cast, _lambda_branches_wrapped, _parse_line, _pattern,
-                       _replaced)
+from .returns import (_branch_back, _carry_back, _cast, _init_as, _lambda_branches_cast,
+                      _lambda_branches_wrapped, _widened)
+from .rewrites import _parse_line, _pattern, _replaced
 
 
 # ------------------------------------------------------------------ cond/switch branch types
@@ -139,11 +139,20 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
         back = _carry_back(exc, body, loop, path, lambda n: _cast(n, dtype_in)) or _pattern(
             f"return new_carry.astype(jnp.{dtype_in}){ys}" if path is None else
             f"value = value.astype(jnp.{dtype_in})   # the value {body} returns as {leaf}")
-        start = _init_as(where, loop, dtype_out) if path is None else None
-        rewrite = (f"# in {body}, give {leaf} back with the type it came in as:\n{back}\n"
-                   f"# or start it with the type {body} returns" + (
-                       f" ({dtype_out}: often the one meant, an int start of a float sum):\n"
-                       f"{start}" if start else f", e.g. jnp.asarray(init, jnp.{dtype_out})"))
+        start = _init_as(where, loop, dtype_out, path)
+        back_said = f"in {body}, give {leaf} back with the type it came in as"
+        if _widened(dtype_in, dtype_out):
+            # an int start of a float sum (`jnp.int32(0)`, then `c + 0.5`): the float carry
+            # is the one meant; cast back to int, each step's fraction is dropped (JAX 0.10.2:
+            # 0, not 1.5, for three steps of `c + 0.5`)
+            made = start or f"# jnp.asarray(init, jnp.{dtype_out}) as the loop's start"
+            rewrite = (f"# start {leaf} as {body} returns it, {dtype_out}: the values it "
+                       f"computes, kept whole\n{made}\n# or, to keep {leaf} {dtype_in} "
+                       f"({body}'s {dtype_out} cut back each step), {back_said}:\n{back}")
+        else:
+            rewrite = (f"# {back_said}:\n{back}\n# or start it with the type {body} returns" +
+                       (f" ({dtype_out}):\n{start}" if start else
+                        f", e.g. jnp.asarray(init, jnp.{dtype_out})"))
     elif mismatch == "shapes":
         rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys, whole or "carry",
                                        lambda make: _carry_back(exc, body, loop, path, make))

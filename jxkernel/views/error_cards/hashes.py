@@ -42,24 +42,34 @@ def _is_traced_parameter(e) -> bool:
     return isinstance(e, TypeError) and _PARAMETER.match(str(e)) is not None
 
 
+# the function and argument a learner wrote, per primitive and parameter JAX's message names
+# (jax.random.split's num is bound as random_split's shape)
+_WRITTEN = {("random_split", "shape"): ("jax.random.split", "num")}
+
+
 def _traced_parameter_card(exc, where, called_from) -> ErrorCard:
-    """jnp.tile(x, (n,)) with a traced n: reps sets the output's shape, so it must be a
-    Python value; the jit made static where n is the jitted function's argument."""
+    """jnp.tile(x, (n,)) or jax.random.split(key, n) with a traced n: reps (num) sets the
+    output's shape, so it must be a Python value; the jit made static where n is the jitted
+    function's argument."""
     primitive, param = _PARAMETER.match(str(exc)).groups()
-    value = _local(exc, primitive, param)
-    tracers = [v for v in (value if isinstance(value, tuple) else (value,))
-               if getattr(v, "_trace", None) is not None]
-    origin = _traced_origin(tracers[0]) if tracers else None
+    origin = _origin(exc)           # (the core's provenance of the tracer, where it kept it)
+    if origin is None:
+        value = _local(exc, primitive, param)
+        tracers = [v for v in (value if isinstance(value, tuple) else (value,))
+                   if getattr(v, "_trace", None) is not None]
+        origin = _traced_origin(tracers[0]) if tracers else None
+    function, param = _WRITTEN.get((primitive, param), (f"jnp.{primitive}", param))
+    short = function.rsplit(".", 1)[-1]
     source = origin and origin.get("argument")
     depends = f" (here it depends on {source}, an argument the jit traces)" if source else ""
     last, rewrite = _static_or(origin, where, exc, "int", (
         f"Compute {param} from Python values (a shape is static: x.shape[0] is an int under "
         f"jit), or pass it in as a static argument (static_argnames).",
-        f"# jnp.{primitive}(..., {param}=<Python ints>)    # not from a traced array"))
-    fix = f"{primitive}'s {param} must be Python ints, never traced arrays. {last}"
+        f"# {function}(..., {param}=<Python ints>)    # not from a traced array"))
+    fix = f"{short}'s {param} must be Python ints, never traced arrays. {last}"
     return ErrorCard(
-        "traced-parameter", f"jnp.{primitive}'s {param} was given a traced value",
-        why=(f"{param} sets the shape of {primitive}'s result, and under jit (vmap, grad) "
+        "traced-parameter", f"{function}'s {param} was given a traced value",
+        why=(f"{param} sets the shape of {short}'s result, and under jit (vmap, grad) "
              f"shapes are static: they must be known while tracing, before any value "
              f"is{depends}."),
         fix=fix, rewrite=rewrite, origin=origin, docs=_STATIC_DOCS)

@@ -2,7 +2,8 @@
 loop body's carry cast or broadcast back to the type it came in with, a lax.cond branch's value
 cast or reshaped, a loop's start given the body's dtype on the learner's call (the loop-carry
 and branch-types cards wrote `return new_carry.astype(...)` and `return result...`, names the
-learner's code has not)."""
+learner's code has not); a lax.cond or lax.switch branch written as a lambda on the line,
+its value so rewritten in place; and which of a carry's two dtypes is the one likely meant."""
 from __future__ import annotations
 
 import ast
@@ -10,6 +11,9 @@ import inspect
 import re
 import textwrap
 
+import numpy as np
+
+from ...core import dtypes
 from .reading import _user_frame
 from .rewrites import _parse_line, _pattern, _replaced
 
@@ -86,15 +90,22 @@ def _cast(node, dtype) -> str:
     return f"{text if simple else f'({text})'}.astype(jnp.{dtype})"
 
 
-def _init_as(where, loop, dtype) -> str | None:
+def _init_as(where, loop, dtype, path=None) -> str | None:
     """The user's loop call with its start made `dtype` (`lax.scan(body, 0, xs)` ->
-    `lax.scan(body, jnp.asarray(0, jnp.float32), xs)`), or None."""
+    `lax.scan(body, jnp.asarray(0, jnp.float32), xs)`), or its leaf at `path` (`[0]`) where
+    the start is a tuple written there; None otherwise."""
     tree = _parse_line(where)
     at, keyword = _INIT_AT.get(loop, (None, None))
     for call in ast.walk(tree) if tree is not None and at is not None else ():
         if isinstance(call, ast.Call) and ast.unparse(call.func).split(".")[-1] == loop:
             start = call.args[at] if len(call.args) > at else next(
                 (k.value for k in call.keywords if k.arg == keyword), None)
+            index = re.fullmatch(r"\[(\d+)\]", path or "[]")
+            if path and index and isinstance(start, (ast.Tuple, ast.List)) and \
+                    int(index.group(1)) < len(start.elts):
+                start = start.elts[int(index.group(1))]
+            elif path:
+                return None
             if start is None:
                 return None
             made = f"jnp.asarray({ast.unparse(start)}, jnp.{dtype})"
@@ -114,3 +125,79 @@ def _branch_back(exc, function, make, otherwise) -> str:
     text = ast.unparse(value)
     simple = isinstance(value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant))
     return f"return {make(text if simple else f'({text})')}    # in place of return {text}"
+
+
+def _lambda_branches_cast(where, names, dtype) -> str | None:
+    """The user's `lax.cond(p, lambda x: x, lambda x: 0, v)` line with each branch in `names`
+    (true_fun, false_fun), where it is a lambda written there, returning `dtype`:
+    `lambda x: jnp.asarray(0, jnp.float32)` (its result may be a Python number, which has no
+    .astype: the card's `return result.astype(...)` had no `result` or `return` to paste
+    into a lambda). None where a branch named is no lambda of the line.
+
+        >>> _lambda_branches_cast({"code": "y = lax.cond(p, lambda x: x, lambda x: 0, v)"},
+        ...                       ["false_fun"], "float32")
+        'y = lax.cond(p, lambda x: x, lambda x: jnp.asarray(0, jnp.float32), v)'
+    """
+    return _lambda_branches_wrapped(where, {n: f"jnp.asarray(result, jnp.{dtype})"
+                                            for n in names})
+
+
+# how many positional arguments a call of cond (pred and two branches) or switch (index
+# and the list of branches) has at least
+_BRANCHES_END = {"cond": 3, "switch": 2}
+
+
+def _lambda_branches_wrapped(where, wraps) -> str | None:
+    """The user's lax.cond (lax.switch) line with the lambda of each branch in `wraps`
+    ({"false_fun": "jnp.broadcast_to(result, (3, 2))"}; a switch's by JAX's names, "branch 0",
+    "branch2") returning its expression, `result` standing for the lambda's body; None where
+    a branch named is no lambda written on the line (a switch's in the list it is given).
+
+        >>> _lambda_branches_wrapped({"code": "lax.cond(p, lambda v: v, lambda v: v[:1], x)"},
+        ...                          {"false_fun": "jnp.broadcast_to(result, (3, 2))"})
+        'lax.cond(p, lambda v: v, lambda v: jnp.broadcast_to(v[:1], (3, 2)), x)'
+        >>> _lambda_branches_wrapped({"code": "lax.switch(i, [lambda: 1.0, lambda: 0])"},
+        ...                          {"branch1": "jnp.asarray(result, jnp.float32)"})
+        'lax.switch(i, [lambda: 1.0, lambda: jnp.asarray(0, jnp.float32)])'
+    """
+    tree = _parse_line(where)
+    call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call) and
+                 len(node.args) >= _BRANCHES_END.get(ast.unparse(node.func).split(".")[-1],
+                                                      len(node.args) + 1)),
+                None) if tree is not None else None
+    if call is None or not wraps:
+        return None
+    branches = [(_branch_node(call, n), template) for n, template in wraps.items()]
+    if not all(isinstance(b, ast.Lambda) for b, _ in branches):
+        return None
+    for branch, template in branches:
+        body = f"({ast.unparse(branch.body)})"
+        branch.body = ast.parse(re.sub(r"\bresult\b", lambda _: body, template),
+                                mode="eval").body
+    return ast.unparse(tree)
+
+
+def _branch_node(call, name):
+    """The node of the branch JAX's message names in the user's cond or switch call: cond's
+    true_fun and false_fun, an entry of the list or tuple a switch is given ("branch 0",
+    "branch1": JAX's words, spaced as it spaces them); None where it is no such node."""
+    if ast.unparse(call.func).split(".")[-1] == "cond":
+        at = {"true_fun": 1, "false_fun": 2}.get(name)
+        return call.args[at] if at is not None else None
+    index = re.fullmatch(r"branch ?(\d+)", name)
+    listed = call.args[1]
+    if index is None or not isinstance(listed, (ast.List, ast.Tuple)) or \
+            int(index.group(1)) >= len(listed.elts):
+        return None
+    return listed.elts[int(index.group(1))]
+
+
+def _widened(dtype_in, dtype_out) -> bool:
+    """Whether the body's dtype is the one both promote to (an int carry made float by
+    `c + 0.5` or `c / 2`): what its arithmetic computes, so the carry's likely meaning; a
+    carry the body narrowed (a float made int by .astype, argmax) keeps its own dtype."""
+    try:
+        return dtype_in != dtype_out and \
+            dtypes.promote_types(dtype_in, dtype_out) == np.dtype(dtype_out)
+    except (TypeError, ValueError):     # (a key's dtype, an extended one: no promotion)
+        return False

@@ -1,6 +1,7 @@
 """The card for an array of many booleans where Python needs one True or False: `if x > 0:`
-of a vector, `a and b` of arrays, Python's max(v, 0.0) of a vector (NumPy's ValueError, which
-JAX raises as NumPy does, traced or not). And two lines of the bool-conversion card (a traced
+of a vector, `a and b` of arrays, Python's max(v, 0.0) of a vector, `assert x > 0` of a vector
+(jnp.all of its test, in checkify.check where traced) (NumPy's ValueError, which JAX raises as
+NumPy does, traced or not). And two lines of the bool-conversion card (a traced
 value's True or False under jit): an `assert` on it, as checkify's check, `bool(...)` of it
 kept traced, and a comprehension filtering a traced vector on its values."""
 from __future__ import annotations
@@ -25,6 +26,9 @@ def _is_truth_value(e) -> bool:
 
 def _truth_value_card(exc, where, called_from) -> ErrorCard:
     node = _node_at(where)
+    asserted = _vector_assert_card(exc, where) if node is None else None
+    if asserted is not None:
+        return asserted
     builtin = _python_math_rewrite(where) if node is None else ""
     if builtin:
         why = ("Python's max() and min() pick with a comparison (a > b), which must give one "
@@ -45,6 +49,45 @@ def _truth_value_card(exc, where, called_from) -> ErrorCard:
              "max and min, jnp.logical_and / logical_or for and and or). One answer for the "
              "whole array: jnp.all(cond) (every element) or jnp.any(cond) (at least one)."),
         rewrite=rewrite, docs=None)
+
+
+def _vector_assert_card(exc, where) -> ErrorCard | None:
+    """`assert x > 0` of a vector x: one bool per element where assert needs one. The card
+    gave jnp.where(cond, a, b) "per element", no fix of an assert. Every element checked:
+    jnp.all of the test; where x is traced (jit), a traced bool is no Python True or False
+    either (JAX 0.10.2: TracerBoolConversionError for `assert jnp.all(x > 0)`), and
+    checkify.check takes one bool ("check takes a scalar pred" for `x > 0`): checkify.check
+    of jnp.all, the call checkified (JAX 0.10.2, pasted: the values for a positive x, "x must
+    be positive (`check` failed)" raised for [-1, 0, 1]). None where the line is no assert."""
+    tree = _parse_line(where)
+    stmt = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+    if not isinstance(stmt, ast.Assert):
+        return None
+    test = ast.get_source_segment(where["code"], stmt.test) or ast.unparse(stmt.test)
+    frame = _user_frame(exc)
+    names = {**frame.f_globals, **frame.f_locals} if frame is not None else {}
+    traced = [n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name) and
+              isinstance(names.get(n.id), Tracer)]
+    why = (f"assert needs one True or False, and {test} holds one per element: which one "
+           f"decides is ambiguous.")
+    if traced:
+        why += (f" jnp.all({test}) is one bool, but {traced[0]} is traced (its values are not "
+                f"known while tracing), so assert cannot read it either.")
+        fix = (f"Check every element inside the program: checkify.check(jnp.all({test}), "
+               f"message) (from jax.experimental import checkify; check takes one bool, not "
+               f"one per element), and call the jitted function through checkify.checkify: "
+               f"err.throw() raises the message where a check failed (jnp.any: at least one "
+               f"element).")
+        rewrite = _assert_rewrite(where, exc, every=True)
+    else:
+        fix = (f"jnp.all({test}): every element holds (jnp.any: at least one); assert reads "
+               f"that one bool.")
+        rewrite = (f"{where['code'].replace(test, f'jnp.all({test})', 1)}    # every element "
+                   f"(jnp.any: at least one)")
+    return ErrorCard("truth-value", "An assert on an array of booleans", why=why, fix=fix,
+                     rewrite=rewrite,
+                     docs="https://docs.jax.dev/en/latest/debugging/checkify_guide.html"
+                     if traced else None)
 
 
 def _per_element(node) -> str:
@@ -120,14 +163,15 @@ def _defaults_to_none(where, node, name) -> bool:
                for a, d in pairs)
 
 
-def _assert_rewrite(where, exc) -> str:
+def _assert_rewrite(where, exc, every=False) -> str:
     """`assert x > 0, "x must be positive"` in a jitted function (a learner checking an
     input) as `checkify.check(x > 0, "x must be positive")`, and the call of the jitted
     function through checkify.checkify, its error thrown: a check under jit that is not
     checkified raises (JAX 0.10.2: "Cannot abstractly evaluate a checkify.check which was
     not functionalized"). checkify.checkify(f) of the jitted f keeps the learner's @jax.jit
     (JAX 0.10.2, pasted: 2.0 for f(4.0), "x must be positive (`check` failed)" raised for
-    f(-1.0)). "" where the line is no assert."""
+    f(-1.0)). `every`: the test holds one bool per element, checked as jnp.all of it (JAX
+    0.10.2: check takes a scalar pred). "" where the line is no assert."""
     tree = _parse_line(where)
     stmt = tree.body[0] if tree is not None and len(tree.body) == 1 else None
     if not isinstance(stmt, ast.Assert):
@@ -135,6 +179,7 @@ def _assert_rewrite(where, exc) -> str:
     frame = _user_frame(exc)
     # (one True or False: a vector's test raised NumPy's ValueError first, the truth-value card)
     pred = ast.get_source_segment(where["code"], stmt.test) or ast.unparse(stmt.test)
+    pred = f"jnp.all({pred})" if every else pred
     said = stmt.msg
     if isinstance(said, ast.Constant) and isinstance(said.value, str) and \
             "{" not in said.value and "}" not in said.value:

@@ -406,3 +406,74 @@ def _axes_of_dict(exc, where, given) -> list | None:
             not set(given) <= set(params[:passed]):
         return None
     return [given.get(p, 0) for p in params[:passed]]
+
+
+# ------------------------------------------------------------------ out_axes past the output
+def _is_vmap_out_axes(e) -> bool:
+    # JAX's words are NumPy's axis-bounds words for the stacked result: the core attaches
+    # out_axes' entry and one element's shape (transforms/batching.py's _finish_output)
+    return isinstance(e, ValueError) and hasattr(e, "vmap_out")
+
+
+def _vmap_out_axes_card(exc, where, called_from) -> ErrorCard:
+    """jax.vmap(f, out_axes=1) of an f returning a scalar: out_axes says where the batch axis
+    goes among the axes of f's output, which has none to put it after. The axis-bounds card
+    said "axis 1 is past the axes of a 1-D array" and advised `axis=0` of a line with no axis
+    argument; out_axes=0 (or f returning a vector) is the fix (JAX 0.10.2: (3,) for out_axes=0,
+    (1, 3) for `v.sum(keepdims=True)` at out_axes=1)."""
+    axis, shape, path = exc.vmap_out
+    rank = len(shape)
+    name = _vmapped_name(where)
+    output = f"{name}'s output{path}"
+    places = ", ".join(str(a) for a in range(rank + 1))
+    has = ("a scalar (shape ()): one value per element, so the stacked result has the batch "
+           "axis alone" if not rank else
+           f"of shape {shape}, so the stacked result has {rank + 1} axes")
+    need = axis if axis >= 0 else -axis - 1         # the axes f must return for that place
+    more = (f"make {name} return an array of at least {need} "
+            f"ax{'i' if need == 1 else 'e'}s" + (" (a scalar as a vector: x[None], "
+                                                 "x.sum(keepdims=True))" if not rank else ""))
+    line = _with_out_axes(where, rank) if not path else None
+    if line:
+        rewrite = line + (f"    # the batch axis last, after the {rank} of {name}'s output"
+                          if rank else "    # one value per element, stacked")
+    elif path:      # (one out_axes for every output moves the others' batch axis too)
+        rewrite = (f"# out_axes per output, in the structure {name} returns (a tuple for a "
+                   f"tuple): {f'0 to {rank}' if rank else 0} for {output}")
+    else:
+        rewrite = _pattern(f"jax.vmap(f, out_axes={rank})(xs)")
+    rewrite += f"\n# or, for the batch at axis {axis}, {more}"
+    return ErrorCard(
+        "vmap-out-axes", f"vmap: out_axes={axis} is past the axes of {output}",
+        why=(f"out_axes says where vmap puts the batch axis in each output, among the axes "
+             f"{name} returns for one element. {output} is {has}: the batch axis can go at "
+             f"{places} (or -1, the last), not at {axis}. JAX's message counts the stacked "
+             f"result's axes ({rank + 1})."),
+        fix=(f"Give out_axes one of {places}" if rank else "Give out_axes=0") + f", or {more}.",
+        rewrite=rewrite,
+        origin={"out_axes": axis, "element_shape": list(shape), "path": path or None},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
+
+
+def _vmapped_name(where) -> str:
+    """The name of the function the user's line vmaps (`jax.vmap(predict, ...)`), or "f"."""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "vmap" \
+                and node.args and isinstance(node.args[0], ast.Name):
+            return node.args[0].id
+    return "f"
+
+
+def _with_out_axes(where, axis) -> str | None:
+    """The user's line `jax.vmap(f, out_axes=...)(...)` with out_axes=`axis`, or None where
+    its out_axes is no int written there (a tuple of entries, a name)."""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "vmap":
+            given = next((k for k in node.keywords if k.arg == "out_axes"), None)
+            if given is None or not isinstance(given.value, (ast.Constant, ast.UnaryOp)):
+                return None
+            given.value = ast.Constant(axis)
+            return ast.unparse(tree)
+    return None
