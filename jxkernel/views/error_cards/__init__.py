@@ -107,6 +107,7 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`),
 `custom_rules.py`, `lowered_calls.py`, `objects.py`, `checks.py`, `jnp_statics.py`,
 `hashes.py`, `collectives.py`,
+`body_arguments.py` (a body or branch given other arguments than lax passes),
 `meshes.py`, `devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`,
 `check_arguments.py`, `conversions.py` (a conversion of a traced value rewritten: int(i) as
 i.astype(int), a formatted number as jax.debug.print).
@@ -160,8 +161,9 @@ from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_policy_mi
                            _is_policy_string, _policy_misspelled_card, _policy_string_card)
 from .lowered_calls import _is_static_given_again, _static_again_card
 from .carries import _branch_structure_card, _is_branch_structure
-from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
-                           _cond_predicate_card, _is_body_arguments, _is_branch_types,
+from .body_arguments import _body_arguments_card, _is_body_arguments
+from .control_flow import (_branch_card, _carry_card,
+                           _cond_predicate_card, _is_branch_types,
                            _is_carry_error, _is_cond_predicate, _is_scan_output,
                            _is_while_grad, _scan_output_card, _while_grad_card)
 from .grad import (_int_grad_card, _int_grad_output_card, _is_int_grad_input,
