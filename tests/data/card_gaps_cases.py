@@ -135,6 +135,22 @@ lax.while_loop(cond, lambda c: c + 1, 1)    # cond again, at the weak int: trace
 second = list(traced)
 """
 
+# pmap given an axis longer than the devices (8 rows on the one CPU device the tests and the
+# recording run with): (the mistake, the pmap-devices card's rewrite: vmap, then, where it
+# offers it, pmap of vmap over a block of rows per device); each binds _y. And a squeeze of
+# JAX's same words that no pmap raised (no card)
+PMAP_SETUP = "x8 = jnp.arange(16.0).reshape(8, 2)\n"
+PMAP = {
+    "lambda": ("_y = jax.pmap(lambda v: v * 2)(x8)",
+               ["_y = jax.vmap(lambda v: v * 2)(x8)",
+                "_y = jax.pmap(jax.vmap(lambda v: v * 2))(x8.reshape(jax.local_device_count(), "
+                "-1, 2))"]),
+    "in_axes": ("_y = jax.pmap(lambda v, w: v * w, in_axes=(0, None))(x8, 2.0)",
+                ["_y = jax.vmap(lambda v, w: v * w, in_axes=(0, None))(x8, 2.0)"]),
+    "axis_name": ("_y = jax.pmap(lambda v: v - lax.pmean(v, 'i'), 'i')(x8)",
+                  ["_y = jax.vmap(lambda v: v - lax.pmean(v, 'i'), axis_name='i')(x8)"]),
+}
+PMAP_SQUEEZE = "_y = jnp.squeeze(x8, 0)"
 
 def _said(fn, whole=False):
     try:
@@ -206,6 +222,16 @@ def run(jax):
         names = dict(from_)
         exec(cls + register + "\n" + line, names)
         found[f"jit_object_{case}_fixed"] = _value(jax, names["_y"])
+    found["pmap_devices"] = jax.local_device_count()
+    names = dict(from_)
+    exec(PMAP_SETUP, names)
+    for case, (mistake, fixes) in PMAP.items():
+        found[f"pmap_{case}"] = _said(lambda: exec(mistake, dict(names)))
+        for k, fix in enumerate(fixes):
+            ran = dict(names)
+            exec(fix, ran)
+            found[f"pmap_{case}_fixed_{k}"] = _value(jax, ran["_y"])
+    found["pmap_squeeze"] = _said(lambda: exec(PMAP_SQUEEZE, dict(names)))
     names = dict(from_)
     exec(WHILE_TRACES, names)
     found["while_traces_promoted"] = [list(t) for t in names["first"]]

@@ -14,7 +14,8 @@ pytest.importorskip("IPython")
 import jxkernel
 from card_gaps_cases import (CHECKIFY, CHECKIFY_SETUP, HASH_INDEXED,  # tests/data
                              HASHES, INNER_STATIC, INNER_STATIC_FIXES, INT_OUTPUTS, INT_SETUP,
-                             JIT_OBJECTS, KEY_FIXES, KEYS, OBJECTS, run as facts_of)
+                             JIT_OBJECTS, KEY_FIXES, KEYS, OBJECTS, PMAP, PMAP_SETUP,
+                             PMAP_SQUEEZE, run as facts_of)
 import locations  # tests/support: the repository's folders
 from ipython_shell import ran_failing, shell_fixture
 from numerics import ELEMENTWISE, assert_allclose_ulp  # tests/support
@@ -291,3 +292,44 @@ def test_a_traced_count_of_a_decorated_function_gets_its_decorator_static(shell)
     assert shell.run_cell(f"{header}\ndef rep(v, n):\n    return jnp.tile(v, (n,))\n"
                           "_y = rep(x, 2)").success
     assert _leaves(shell.user_ns["_y"]) == JAX["hash_tile_fixed"]
+
+
+@pytest.mark.parametrize("case", sorted(PMAP))
+def test_pmap_of_more_rows_than_devices_gets_a_card_whose_rewrites_run_as_jaxs(shell, case):
+    """pmap of 8 rows on the one device: JAX's squeeze error, a card saying how many devices
+    run, and its rewrites (vmap; pmap of vmap over a block of rows per device), run, compute
+    JAX's recorded values."""
+    mistake, fixes = PMAP[case]
+    assert shell.run_cell(PMAP_SETUP).success
+    text, card = shown(shell, mistake)
+    assert card is not None and card["kind"] == "pmap-devices", text
+    assert card["message"] == JAX[f"pmap_{case}"]["first_line"]
+    assert "jax.local_device_count() is 1 here" in card["why"], card["why"]
+    assert "of shape (8, 2)" in card["why"], card["why"]
+    assert _code(card["rewrite"]).splitlines() == fixes, card["rewrite"]
+    for k, fix in enumerate(fixes):
+        assert shell.run_cell(fix).success
+        assert _leaves(shell.user_ns["_y"]) == JAX[f"pmap_{case}_fixed_{k}"]
+
+
+def test_a_squeeze_in_pmaps_words_but_no_pmaps_gets_no_card():
+    """jnp.squeeze of an axis of 8 raises JAX's very words (recorded) but no pmap: the card
+    reads where the error came from (what pmap attaches), not its text."""
+    from jxkernel.views.error_cards import card_for
+    names = {"jax": jxkernel, "jnp": jxkernel.numpy}
+    exec(PMAP_SETUP, names)
+    with pytest.raises(ValueError) as raised:
+        exec(PMAP_SQUEEZE, names)
+    assert str(raised.value) == JAX["pmap_squeeze"]["first_line"] == \
+        JAX["pmap_lambda"]["first_line"]
+    assert card_for(raised.value) is None
+
+
+def test_a_decorated_pmap_gets_the_card_with_vmap_in_words(shell):
+    """@jax.pmap on a def, then called on 8 rows: the call's line has no pmap to rewrite, so
+    the card's rewrite is vmap's pattern, as comments."""
+    assert shell.run_cell(PMAP_SETUP + "@jax.pmap\ndef double(v):\n    return v * 2\n").success
+    text, card = shown(shell, "_y = double(x8)")
+    assert card is not None and card["kind"] == "pmap-devices", text
+    assert all(line.startswith("#") for line in card["rewrite"].splitlines())
+    assert "@jax.vmap" in card["rewrite"]

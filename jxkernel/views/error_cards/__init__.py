@@ -93,7 +93,8 @@ Python int under jit: a Python int, eqx.field(static=True)), equinox-features (T
 example of another size given to eqx.nn.Linear, `eqx.nn.Linear(784, 10)` on (785,)),
 check-format-args (TypeError: checkify.check given a Python number to format, `i=i` in a
 checkified function called with an int, not jitted), traced-format (TypeError: a format spec
-given a traced value, `print(f'{x:.2f}')` under jit, grad or vmap: jax.debug.print).
+given a traced value, `print(f'{x:.2f}')` under jit, grad or vmap: jax.debug.print),
+pmap-devices (ValueError or IndivisibleError: pmap given an axis longer than the devices).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -155,7 +156,8 @@ from .check_arguments import _check_format_args_card, _is_check_format_args
 from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
 from .collectives import _is_unbound_axis, _unbound_axis_card
 from .meshes import _is_mesh_mismatch, _mesh_mismatch_card
-from .devices import _is_late_device_count, _late_device_count_card
+from .devices import (_is_late_device_count, _is_pmap_devices, _late_device_count_card,
+                      _pmap_devices_card)
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
 from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_policy_misspelled,
                            _is_policy_string, _policy_misspelled_card, _policy_string_card)
@@ -318,6 +320,7 @@ _CARDS = [
     (_is_unbound_axis, _unbound_axis_card),
     (_is_mesh_mismatch, _mesh_mismatch_card),
     (_is_late_device_count, _late_device_count_card),
+    (_is_pmap_devices, _pmap_devices_card),
     (_is_dropout_rngs, _dropout_rngs_card),
     (_is_closed_modules, _closed_modules_card),
     (_is_grad_of_module, _grad_of_module_card),
