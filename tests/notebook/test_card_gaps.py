@@ -14,8 +14,9 @@ pytest.importorskip("IPython")
 import jxkernel
 from card_gaps_cases import (CHECKIFY, CHECKIFY_SETUP, HASH_INDEXED,  # tests/data
                              HASHES, INNER_STATIC, INNER_STATIC_FIXES, INT_OUTPUTS, INT_SETUP,
-                             JIT_OBJECTS, KEY_FIXES, KEYS, OBJECTS, PMAP, PMAP_SETUP,
-                             PMAP_SQUEEZE, run as facts_of)
+                             JIT_OBJECTS, KEY_FIXES, KEYS, NANS, NANS_FIXED, NANS_GUARDED,
+                             NANS_SETUP, OBJECTS, PMAP, PMAP_SETUP, PMAP_SQUEEZE,
+                             run as facts_of)
 import locations  # tests/support: the repository's folders
 from ipython_shell import ran_failing, shell_fixture
 from numerics import ELEMENTWISE, assert_allclose_ulp  # tests/support
@@ -333,3 +334,43 @@ def test_a_decorated_pmap_gets_the_card_with_vmap_in_words(shell):
     assert card is not None and card["kind"] == "pmap-devices", text
     assert all(line.startswith("#") for line in card["rewrite"].splitlines())
     assert "@jax.vmap" in card["rewrite"]
+
+
+# per NANS case with a card: (the card's title, words of its why naming the values, the line
+# it points at)
+NAN_WORDS = {
+    "log_jit": ("log made a nan: log of a negative number",
+                "log gave nan at index 1 (1 of its 3 elements is nan), given y = -2.0",
+                "return jnp.log(y)"),
+    "where_grad": ("mul made a nan: 0 * inf", "The line writes no mul: JAX ran a transformed "
+                   "form of it (under jax.grad, its derivative)",
+                   "return jnp.where(x > 0, jnp.sqrt(x), 0.0)"),
+    "where_vmap": ("sqrt made a nan: sqrt of a negative number",
+                   "sqrt gave nan at index 0 (1 of its 2 elements is nan), given x = -1.0",
+                   "return jnp.where(x > 0, jnp.sqrt(x), 0.0)"),
+    "div": ("div made a nan: 0 / 0", "given a = 0.0 and b = 0.0", "return a / b"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NAN_WORDS))
+def test_a_nan_under_debug_nans_gets_the_values_that_made_it(shell, case):
+    """jax_debug_nans on: JAX's FloatingPointError names the primitive, its traceback the
+    line; the card adds the element and the inputs there (named as the line writes them),
+    and why they have no answer. For a jnp.where's branch, its rewrite of the line (the
+    function given a safe input under the where's condition), run with jax_debug_nans on,
+    raises nothing and computes JAX's recorded value."""
+    title, words, line = NAN_WORDS[case]
+    assert shell.run_cell(NANS_SETUP + "jax.config.update('jax_debug_nans', True)").success
+    try:
+        text, card = shown(shell, NANS[case])
+        assert card is not None and card["kind"] == "debug-nans", text
+        assert card["message"] == JAX[f"nans_{case}"]["first_line"]
+        assert card["title"] == title and words in card["why"], card["why"]
+        assert card["where"]["code"] == line
+        if case in NANS_FIXED:
+            guarded = NANS_GUARDED.splitlines()[1].strip()
+            assert _code(card["rewrite"]) == guarded, card["rewrite"]
+            assert shell.run_cell(NANS_GUARDED + NANS[case]).success
+            assert _leaves(shell.user_ns["_y"]) == JAX[f"nans_{case}_fixed"]
+    finally:
+        assert shell.run_cell("jax.config.update('jax_debug_nans', False)").success
