@@ -291,34 +291,46 @@ class _Cached:
     def check_devices(self, flat) -> None:
         """An error saying what to do where there are fewer devices than the mapped axis has
         entries (JAX's mesh is then the devices there are: its error is the shard_map's,
-        or a squeeze's where the mesh divides the axis)."""
+        or a squeeze's where the mesh divides the axis). The error carries `pmap_devices`
+        (the axis's size, the devices, each mapped argument's shape and axis), which the
+        pmap-devices error card reads: its text alone is a squeeze's, as any's."""
         if self.mesh.size >= self.size:
             return
+        raise self._too_few_devices(flat)
+
+    def _too_few_devices(self, flat) -> Exception:
         n = self.mesh.size
         # (the NumPy backend simulates as many devices as XLA's CPU would: the same knob)
         kind = "NumPy" if self.mesh.devices.flat[0].platform == "numpy" else "CPU"
         fix = (f"Set JXKERNEL_CPU_DEVICES={self.size} (before the first use of jxkernel) to "
                f"simulate more {kind} devices.")
+        error = None
         if self.size % n:         # JAX's error (its jit's), then what to do
             for x, s in zip(flat, self._in_shardings):
                 try:
                     s.check_shape(get_aval(x).shape)
                 except IndivisibleError as e:
-                    raise IndivisibleError(f"{e}\npmap's mapped axis has size {self.size}, but "
-                                           f"only {n} devices are available. {fix}") from None
+                    error = IndivisibleError(f"{e}\npmap's mapped axis has size {self.size}, "
+                                             f"but only {n} devices are available. {fix}")
+                    break
                 except ValueError:
                     pass
         else:                     # JAX's error: its body's squeeze of a block of the axis
             block = next((_block_shape(get_aval(x).shape, ax, n)
                           for x, ax in zip(flat, self.flat_axes) if ax is not None), None)
             if block is not None:
-                raise ValueError(f"cannot select an axis to squeeze out which has size not "
-                                 f"equal to one, got shape={block[0]} and dimensions="
-                                 f"({block[1]},)\npmap's mapped axis has size {self.size}, "
-                                 f"but only {n} devices are available. {fix}")
-        raise ValueError(f"compiling computation that requires {self.size} logical devices, "
-                         f"but only {n} XLA devices are available (num_replicas={self.size}). "
-                         f"{fix}")
+                error = ValueError(f"cannot select an axis to squeeze out which has size not "
+                                   f"equal to one, got shape={block[0]} and dimensions="
+                                   f"({block[1]},)\npmap's mapped axis has size {self.size}, "
+                                   f"but only {n} devices are available. {fix}")
+        if error is None:
+            error = ValueError(f"compiling computation that requires {self.size} logical "
+                               f"devices, but only {n} XLA devices are available "
+                               f"(num_replicas={self.size}). {fix}")
+        error.pmap_devices = {"size": self.size, "devices": n, "mapped": [
+            (tuple(get_aval(x).shape), ax) for x, ax in zip(flat, self.flat_axes)
+            if ax is not None]}
+        return error
 
     def check_fit(self, flat) -> None:
         """JAX's errors for arguments the mesh does not split (its jit checks in_shardings

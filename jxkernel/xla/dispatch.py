@@ -199,7 +199,7 @@ def _run_compiled(prim, args, params):
         check_may_execute(prim.name)
     outs = exe.call_buffers(bufs)
     if config._debug_values:
-        check_values(prim.name, outs)
+        check_values(prim.name, outs, args)
     return outs if prim.multiple_results else outs[0]
 
 
@@ -353,12 +353,29 @@ DEOPTIMIZED_RERUN_LINE = ("Invalid nan value encountered in the output of a jax.
                           "Calling the de-optimized version.")
 
 
-def check_values(name, arrays):
-    """Raise JAX's FloatingPointError when `name`'s results hold a NaN/inf being checked for."""
+def check_values(name, arrays, operands=()):
+    """Raise JAX's FloatingPointError when `name`'s results hold a NaN/inf being checked for.
+    The error carries `invalid_operation` (the primitive, the kind, its operands and results
+    as NumPy arrays, None for one that is none), which the debug-nans error card reads: the
+    values that made the NaN, which JAX's message does not say."""
     kind = invalid_value(arrays)
     if kind is not None:
         print(DEOPTIMIZED_RERUN_LINE)
-        raise FloatingPointError(f"invalid value ({kind}) encountered in {name}")
+        error = FloatingPointError(f"invalid value ({kind}) encountered in {name}")
+        error.invalid_operation = {"primitive": name, "kind": kind,
+                                   "operands": [_on_host(a) for a in operands],
+                                   "results": [_on_host(a) for a in arrays]}
+        raise error
+
+
+def _on_host(a):
+    """`a`'s values as a NumPy array (an Array's, a buffer's, a number's); None for what has
+    none (a key, a token)."""
+    try:
+        values = np.asarray(a)
+    except Exception:  # noqa: BLE001  (what np.asarray refuses has no values to show)
+        return None
+    return values if values.dtype.kind in "biufc" else None
 
 
 def check_jitted_values(name, fun, outs, args, kwargs, jaxpr=None, arrays=None) -> None:

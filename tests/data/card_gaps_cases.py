@@ -220,6 +220,40 @@ SWITCH_DTYPES = {
                     "jnp.float32)])"),
 }
 
+# pmap given an axis longer than the devices (8 rows on the one CPU device the tests and the
+# recording run with): (the mistake, the pmap-devices card's rewrite: vmap, then, where it
+# offers it, pmap of vmap over a block of rows per device); each binds _y. And a squeeze of
+# JAX's same words that no pmap raised (no card)
+PMAP_SETUP = "x8 = jnp.arange(16.0).reshape(8, 2)\n"
+PMAP = {
+    "lambda": ("_y = jax.pmap(lambda v: v * 2)(x8)",
+               ["_y = jax.vmap(lambda v: v * 2)(x8)",
+                "_y = jax.pmap(jax.vmap(lambda v: v * 2))(x8.reshape(jax.local_device_count(), "
+                "-1, 2))"]),
+    "in_axes": ("_y = jax.pmap(lambda v, w: v * w, in_axes=(0, None))(x8, 2.0)",
+                ["_y = jax.vmap(lambda v, w: v * w, in_axes=(0, None))(x8, 2.0)"]),
+    "axis_name": ("_y = jax.pmap(lambda v: v - lax.pmean(v, 'i'), 'i')(x8)",
+                  ["_y = jax.vmap(lambda v: v - lax.pmean(v, 'i'), axis_name='i')(x8)"]),
+}
+PMAP_SQUEEZE = "_y = jnp.squeeze(x8, 0)"
+# jax_debug_nans on: a NaN made by log under jit (the de-optimized rerun raises at log), by
+# sqrt inside a jnp.where under grad (its derivative at 0, inf, times where's zero: 0 * inf)
+# and under vmap (sqrt of -1: where computes both branches; jitted, none: the jit's output
+# holds no NaN, and only a NaN out makes JAX rerun it), and by 0 / 0; the
+# debug-nans card's rewrite of the jnp.where line (sqrt given a safe input under the where's
+# own condition), run with jax_debug_nans on
+NANS_SETUP = ("def f(x):\n    y = x * 2\n    return jnp.log(y)\n"
+              "def h(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.0)\n"
+              "def ratio(a, b):\n    return a / b\n")
+NANS_GUARDED = "def h(x):\n    return jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.0)\n"
+NANS = {
+    "log_jit": "_y = jax.jit(f)(jnp.array([1.0, -1.0, 2.0]))",
+    "where_grad": "_y = jax.grad(h)(0.0)",
+    "where_vmap": "_y = jax.vmap(h)(jnp.array([-1.0, 4.0]))",
+    "where_vmap_jit": "_y = jax.jit(jax.vmap(h))(jnp.array([-1.0, 4.0]))",
+    "div": "_y = ratio(jnp.zeros(2), jnp.zeros(2))",
+}
+NANS_FIXED = ("where_grad", "where_vmap")
 
 def _said(fn, whole=False):
     try:
@@ -291,6 +325,29 @@ def run(jax):
         names = dict(from_)
         exec(cls + register + "\n" + line, names)
         found[f"jit_object_{case}_fixed"] = _value(jax, names["_y"])
+    found["pmap_devices"] = jax.local_device_count()
+    names = dict(from_)
+    exec(PMAP_SETUP, names)
+    for case, (mistake, fixes) in PMAP.items():
+        found[f"pmap_{case}"] = _said(lambda: exec(mistake, dict(names)))
+        for k, fix in enumerate(fixes):
+            ran = dict(names)
+            exec(fix, ran)
+            found[f"pmap_{case}_fixed_{k}"] = _value(jax, ran["_y"])
+    found["pmap_squeeze"] = _said(lambda: exec(PMAP_SQUEEZE, dict(names)))
+    names = dict(from_)
+    exec(NANS_SETUP, names)
+    jax.config.update("jax_debug_nans", True)
+    try:
+        for case, code in NANS.items():
+            found[f"nans_{case}"] = _said(lambda: exec(code, dict(names)))
+        exec(NANS_GUARDED, names)
+        for case in NANS_FIXED:
+            ran = dict(names)
+            exec(NANS[case], ran)
+            found[f"nans_{case}_fixed"] = _value(jax, ran["_y"])
+    finally:
+        jax.config.update("jax_debug_nans", False)
     names = dict(from_)
     exec(WHILE_TRACES, names)
     found["while_traces_promoted"] = [list(t) for t in names["first"]]

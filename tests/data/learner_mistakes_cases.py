@@ -953,6 +953,16 @@ CARD_REWRITES = {
     "body_scan_lambda": ("lax.scan(lambda c: (c + 1, c), 0.0, x)",
                          "lax.scan(lambda c, x: (c + 1, c), 0.0, x)"),
     "body_map_lambda": ("lax.map(lambda: 1.0, x)", "lax.map(lambda x: 1.0, x)"),
+    # the body given by keyword; branches taking nothing given an operand (each takes `_`);
+    # branches of one parameter given no operand (the learner's own x passed)
+    "body_fori_keywords": ("lax.fori_loop(0, 3, body_fun=lambda c: c * 2, init_val=1.0)",
+                           "lax.fori_loop(0, 3, body_fun=lambda i, c: c * 2, init_val=1.0)"),
+    "body_cond_no_parameters": ("lax.cond(True, lambda: 1.0, lambda: 2.0, 3.0)",
+                                "lax.cond(True, lambda _: 1.0, lambda _: 2.0, 3.0)"),
+    "body_switch_no_parameters": ("lax.switch(1, [lambda: 1.0, lambda: 2.0], 3.0)",
+                                  "lax.switch(1, [lambda _: 1.0, lambda _: 2.0], 3.0)"),
+    "body_cond_no_operands": ("lax.cond(False, lambda x: x + 1, lambda x: x - 1)",
+                              "lax.cond(False, lambda x: x + 1, lambda x: x - 1, x)"),
     "tree_pair_value_and_grad": ("jax.tree_util.tree_map(lambda p, g: p - 0.5 * g, params, vg)",
                                  "jax.tree_util.tree_map(lambda p, g: p - 0.5 * g, params, "
                                  "vg[1])"),
@@ -1109,6 +1119,18 @@ CARD_PROGRAMS = {
                            "def cond_fun(state):\n    i, c = state\n    return i < 3\n"
                            "def body_fun(state):\n    i, c = state\n    return (i + 1, c * 2)\n"
                            "_y = lax.while_loop(cond_fun, body_fun, (0, 1.0))"),
+    # a lambda bound to a name (the card rewrites the line that makes it), a call written
+    # over two lines (rewritten as one)
+    "body_fori_lambda_named": ("step = lambda c: c * 2\n_y = lax.fori_loop(0, 3, step, 1.0)",
+                               "step = lambda i, c: c * 2\n"
+                               "_y = lax.fori_loop(0, 3, step, 1.0)"),
+    "body_scan_lines": ("_y = lax.scan(lambda c: (c + 1, c),\n             0.0, x)",
+                        "_y = lax.scan(lambda c, x: (c + 1, c), 0.0, x)"),
+    # a while_loop body taking nothing: a function of the value, `_` (not `def body_fun(state):
+    # \n     = state`, which did not parse)
+    "body_while_no_parameter": ("_y = lax.while_loop(lambda c: c < 3.0, lambda: 4.0, 0.0)",
+                                "def cond_fun(c):\n    return c < 3.0\ndef body_fun(_):\n"
+                                "    return 4.0\n_y = lax.while_loop(cond_fun, body_fun, 0.0)"),
     "at_assigned": ("_y = jnp.zeros(3)\n_y.at[0] = 1.0", "_y = jnp.zeros(3)\n"
                     "_y = _y.at[0].set(1.0)"),
     # an object of the learner's class holding numbers, into jit (the pytree tutorial's

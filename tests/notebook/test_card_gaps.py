@@ -14,11 +14,12 @@ pytest.importorskip("IPython")
 import jxkernel
 from card_gaps_cases import (ASSERT_FAILING, ASSERT_FIXED, ASSERT_SETUP,  # tests/data
                              ASSERT_VECTOR, CARRY_FLOAT, CARRY_LEAF, CARRY_LEAF_SETUP,
-                             CHECKIFY, CHECKIFY_SETUP,
-                             HASH_INDEXED, HASHES, INNER_STATIC, INNER_STATIC_FIXES,
-                             INT_OUTPUTS, INT_SETUP, JIT_OBJECTS, KEY_FIXES, KEYS, OBJECTS,
-                             SPLIT_FIXED, SPLIT_TRACED, SWITCH_DTYPES, VMAP_OUT,
-                             VMAP_OUT_SETUP, VMAP_OUT_VECTOR, run as facts_of)
+                             CHECKIFY, CHECKIFY_SETUP, HASH_INDEXED, HASHES, INNER_STATIC,
+                             INNER_STATIC_FIXES, INT_OUTPUTS, INT_SETUP, JIT_OBJECTS,
+                             KEY_FIXES, KEYS, NANS, NANS_FIXED, NANS_GUARDED, NANS_SETUP,
+                             OBJECTS, PMAP, PMAP_SETUP, PMAP_SQUEEZE, SPLIT_FIXED,
+                             SPLIT_TRACED, SWITCH_DTYPES, VMAP_OUT, VMAP_OUT_SETUP,
+                             VMAP_OUT_VECTOR, run as facts_of)
 import locations  # tests/support: the repository's folders
 from ipython_shell import ran_failing, run_cell, shell_fixture
 from numerics import ELEMENTWISE, assert_allclose_ulp  # tests/support
@@ -423,3 +424,83 @@ def test_switch_branches_of_two_dtypes_get_the_lambda_cast(shell, case):
     assert card["rewrite"] == fix
     assert shell.run_cell(fix).success
     assert _leaves(shell.user_ns["_y"]) == JAX[f"switch_{case}_fixed"]
+
+@pytest.mark.parametrize("case", sorted(PMAP))
+def test_pmap_of_more_rows_than_devices_gets_a_card_whose_rewrites_run_as_jaxs(shell, case):
+    """pmap of 8 rows on the one device: JAX's squeeze error, a card saying how many devices
+    run, and its rewrites (vmap; pmap of vmap over a block of rows per device), run, compute
+    JAX's recorded values."""
+    mistake, fixes = PMAP[case]
+    assert shell.run_cell(PMAP_SETUP).success
+    text, card = shown(shell, mistake)
+    assert card is not None and card["kind"] == "pmap-devices", text
+    assert card["message"] == JAX[f"pmap_{case}"]["first_line"]
+    assert "jax.local_device_count() is 1 here" in card["why"], card["why"]
+    assert "of shape (8, 2)" in card["why"], card["why"]
+    assert _code(card["rewrite"]).splitlines() == fixes, card["rewrite"]
+    for k, fix in enumerate(fixes):
+        assert shell.run_cell(fix).success
+        assert _leaves(shell.user_ns["_y"]) == JAX[f"pmap_{case}_fixed_{k}"]
+
+
+def test_a_squeeze_in_pmaps_words_but_no_pmaps_gets_no_card():
+    """jnp.squeeze of an axis of 8 raises JAX's very words (recorded) but no pmap: the card
+    reads where the error came from (what pmap attaches), not its text."""
+    from jxkernel.views.error_cards import card_for
+    names = {"jax": jxkernel, "jnp": jxkernel.numpy}
+    exec(PMAP_SETUP, names)
+    with pytest.raises(ValueError) as raised:
+        exec(PMAP_SQUEEZE, names)
+    assert str(raised.value) == JAX["pmap_squeeze"]["first_line"] == \
+        JAX["pmap_lambda"]["first_line"]
+    assert card_for(raised.value) is None
+
+
+def test_a_decorated_pmap_gets_the_card_with_vmap_in_words(shell):
+    """@jax.pmap on a def, then called on 8 rows: the call's line has no pmap to rewrite, so
+    the card's rewrite is vmap's pattern, as comments."""
+    assert shell.run_cell(PMAP_SETUP + "@jax.pmap\ndef double(v):\n    return v * 2\n").success
+    text, card = shown(shell, "_y = double(x8)")
+    assert card is not None and card["kind"] == "pmap-devices", text
+    assert all(line.startswith("#") for line in card["rewrite"].splitlines())
+    assert "@jax.vmap" in card["rewrite"]
+
+
+# per NANS case with a card: (the card's title, words of its why naming the values, the line
+# it points at)
+NAN_WORDS = {
+    "log_jit": ("log made a nan: log of a negative number",
+                "log gave nan at index 1 (1 of its 3 elements is nan), given y = -2.0",
+                "return jnp.log(y)"),
+    "where_grad": ("mul made a nan: 0 * inf", "The line writes no mul: JAX ran a transformed "
+                   "form of it (under jax.grad, its derivative)",
+                   "return jnp.where(x > 0, jnp.sqrt(x), 0.0)"),
+    "where_vmap": ("sqrt made a nan: sqrt of a negative number",
+                   "sqrt gave nan at index 0 (1 of its 2 elements is nan), given x = -1.0",
+                   "return jnp.where(x > 0, jnp.sqrt(x), 0.0)"),
+    "div": ("div made a nan: 0 / 0", "given a = 0.0 and b = 0.0", "return a / b"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NAN_WORDS))
+def test_a_nan_under_debug_nans_gets_the_values_that_made_it(shell, case):
+    """jax_debug_nans on: JAX's FloatingPointError names the primitive, its traceback the
+    line; the card adds the element and the inputs there (named as the line writes them),
+    and why they have no answer. For a jnp.where's branch, its rewrite of the line (the
+    function given a safe input under the where's condition), run with jax_debug_nans on,
+    raises nothing and computes JAX's recorded value."""
+    title, words, line = NAN_WORDS[case]
+    assert shell.run_cell(NANS_SETUP + "jax.config.update('jax_debug_nans', True)").success
+    try:
+        text, card = shown(shell, NANS[case])
+        assert card is not None and card["kind"] == "debug-nans", text
+        assert card["message"] == JAX[f"nans_{case}"]["first_line"]
+        assert card["title"] == title and words in card["why"], card["why"]
+        assert card["where"]["code"] == line
+        if case in NANS_FIXED:
+            guarded = NANS_GUARDED.splitlines()[1].strip()
+            assert _code(card["rewrite"]) == guarded, card["rewrite"]
+            assert shell.run_cell(NANS_GUARDED + NANS[case]).success
+            assert _leaves(shell.user_ns["_y"]) == JAX[f"nans_{case}_fixed"]
+    finally:
+        assert shell.run_cell("jax.config.update('jax_debug_nans', False)").success

@@ -1156,8 +1156,9 @@ def test_a_reshape_with_no_size_to_work_out_gets_shapes_that_fit(shell, mistake,
 @pytest.mark.parametrize("case", sorted(CARD_PROGRAMS))
 def test_a_card_rewrite_of_more_than_a_line_runs_as_jaxs(shell, case):
     """A named fori_loop body taking the value alone (its def line given the index), a
-    while_loop's lambdas of two parameters (functions unpacking the one value), `x.at[0] = v`
-    (x = x.at[0].set(v)): JAX's error, and the program the card's rewrite makes, run, gives
+    while_loop's lambdas of two parameters (functions unpacking the one value), a lambda body
+    bound to a name (the line making it given the index), a call written over two lines (one
+    line given back), `x.at[0] = v` (x = x.at[0].set(v)): JAX's error, and the program the card's rewrite makes, run, gives
     JAX's recorded value."""
     mistake, program = CARD_PROGRAMS[case]
     assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
@@ -1170,6 +1171,8 @@ def test_a_card_rewrite_of_more_than_a_line_runs_as_jaxs(shell, case):
     rewrite = "\n".join(line.split("    # ")[0] for line in card["rewrite"].splitlines())
     if rewrite.startswith("def twice(i, c):"):       # its def line: the body as before
         rewrite = rewrite + "\n    return c * 2\n" + mistake
+    if case == "body_fori_lambda_named":              # the lambda's line: then the call
+        rewrite = rewrite + "\n" + mistake.splitlines()[1]
     if case == "at_assigned":                         # the assignment line alone is rewritten
         rewrite = mistake.splitlines()[0] + "\n" + rewrite
     if case == "object_registered":                   # the class as before, then registered

@@ -98,7 +98,10 @@ Python int under jit: a Python int, eqx.field(static=True)), equinox-features (T
 example of another size given to eqx.nn.Linear, `eqx.nn.Linear(784, 10)` on (785,)),
 check-format-args (TypeError: checkify.check given a Python number to format, `i=i` in a
 checkified function called with an int, not jitted), traced-format (TypeError: a format spec
-given a traced value, `print(f'{x:.2f}')` under jit, grad or vmap: jax.debug.print).
+given a traced value, `print(f'{x:.2f}')` under jit, grad or vmap: jax.debug.print),
+pmap-devices (ValueError or IndivisibleError: pmap given an axis longer than the devices),
+debug-nans (FloatingPointError: jax_debug_nans or jax_debug_infs at the operation that made
+one: the values it was given, `jnp.log(y)` of y = -2.0).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -112,6 +115,8 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`),
 `custom_rules.py`, `lowered_calls.py`, `objects.py`, `checks.py`, `jnp_statics.py`,
 `hashes.py`, `collectives.py`,
+`body_arguments.py` (a body or branch given other arguments than lax passes),
+`nans.py` (the values that made a NaN under jax_debug_nans),
 `meshes.py`, `devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`,
 `check_arguments.py`, `conversions.py` (a conversion of a traced value rewritten: int(i) as
 i.astype(int), a formatted number as jax.debug.print).
@@ -159,14 +164,17 @@ from .check_arguments import _check_format_args_card, _is_check_format_args
 from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
 from .collectives import _is_unbound_axis, _unbound_axis_card
 from .meshes import _is_mesh_mismatch, _mesh_mismatch_card
-from .devices import _is_late_device_count, _late_device_count_card
+from .nans import _debug_nans_card, _is_debug_nans
+from .devices import (_is_late_device_count, _is_pmap_devices, _late_device_count_card,
+                      _pmap_devices_card)
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
 from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_policy_misspelled,
                            _is_policy_string, _policy_misspelled_card, _policy_string_card)
 from .lowered_calls import _is_static_given_again, _static_again_card
 from .carries import _branch_structure_card, _is_branch_structure
-from .control_flow import (_body_arguments_card, _branch_card, _carry_card,
-                           _cond_predicate_card, _is_body_arguments, _is_branch_types,
+from .body_arguments import _body_arguments_card, _is_body_arguments
+from .control_flow import (_branch_card, _carry_card,
+                           _cond_predicate_card, _is_branch_types,
                            _is_carry_error, _is_cond_predicate, _is_scan_output,
                            _is_while_grad, _scan_output_card, _while_grad_card)
 from .grad import (_aux_shape_card, _int_grad_card, _int_grad_output_card, _is_aux_shape,
@@ -247,7 +255,7 @@ def card_for(exc: BaseException) -> ErrorCard | None:
 
 
 # cards whose "your line" is the operation's (the check's), not the call that compiled it
-_AT_THE_OPERATION = (_checkify_unwrapped_card,)
+_AT_THE_OPERATION = (_checkify_unwrapped_card, _debug_nans_card)
 
 _CARDS = [
     (_is_traced_field, _traced_field_card),     # before the tracer cards: Equinox's way
@@ -328,6 +336,8 @@ _CARDS = [
     (_is_unbound_axis, _unbound_axis_card),
     (_is_mesh_mismatch, _mesh_mismatch_card),
     (_is_late_device_count, _late_device_count_card),
+    (_is_pmap_devices, _pmap_devices_card),
+    (_is_debug_nans, _debug_nans_card),
     (_is_dropout_rngs, _dropout_rngs_card),
     (_is_closed_modules, _closed_modules_card),
     (_is_grad_of_module, _grad_of_module_card),

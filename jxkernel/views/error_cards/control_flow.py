@@ -1,16 +1,14 @@
 """Cards for structured control flow: lax.cond/switch branches returning different types, a
 scan/while_loop/fori_loop carry that changes type, lax.cond given one condition per element,
-grad of a while_loop (or of a fori_loop with traced bounds), and a body or branch written to
-take other arguments than the loop passes it."""
+grad of a while_loop (or of a fori_loop with traced bounds); a scan body's (carry, y). A body
+or branch written to take other arguments than the loop passes it: body_arguments.py."""
 from __future__ import annotations
 
 import ast
 import re
 
 from ...core import dtypes
-from ...transforms.api_util import positional_parameters
 from .card import ErrorCard
-from .reading import _user_frame, _user_lines
 from .carries import _in_learners_terms, _loop_body_name, _structure_back
 from .returns import (_branch_back, _carry_back, _cast, _init_as, _lambda_branches_cast,
                       _lambda_branches_wrapped, _widened)
@@ -332,126 +330,6 @@ def _forward_rewrite(where) -> str | None:
             return (f"{_replaced(tree, node, f'({f}({args}), {head}jacfwd({f})({args}))')}"
                     f"    # the value, and the gradient by forward mode")
     return None
-
-
-# ------------------------------------------------------------------ what a body is called with
-# Python's own TypeError of a call with the wrong arguments
-_ARITY = re.compile(r"^(\S+)\(\) (?:takes \d+ positional arguments? but \d+ (?:was|were) given|"
-                    r"missing \d+ required positional arguments?: .+)$")
-# per lax function: where its functions are among the call's arguments, how many arguments
-# each takes (None: as many as the operands after them), and how it calls them
-_CALLS = {
-    "fori_loop": ((2,), 2, "body_fun(i, val): the loop index, then the value carried"),
-    "scan": ((0,), 2, "f(carry, x): the carry, then the slice of xs for this step, and it "
-                      "returns (new carry, y)"),
-    "map": ((0,), 1, "f(x): one slice of xs"),
-    "while_loop": ((0, 1), 1, "cond_fun(val) and body_fun(val): the one value carried (several "
-                              "values travel as one tuple, unpacked inside)"),
-    "cond": ((1, 2), None, "true_fun(*operands) and false_fun(*operands): the operands given "
-                           "after the two branches"),
-}
-
-
-def _body_call(e):
-    """(lax function, its call node, the function named in `e`'s message, the syntax tree) of
-    the user's line where a lax loop or cond called one of its functions with arguments it
-    does not take; None otherwise."""
-    found = isinstance(e, TypeError) and _ARITY.match(str(e))
-    if not found:
-        return None
-    where, _ = _user_lines(e)
-    tree = _parse_line(where)
-    for node in ast.walk(tree) if tree is not None else ():
-        api = ast.unparse(node.func).split(".")[-1] if isinstance(node, ast.Call) else None
-        if api in _CALLS and any(_names(node.args[i], found.group(1))
-                                 for i in _CALLS[api][0] if i < len(node.args)):
-            return api, node, found.group(1).rsplit(".", 1)[-1], tree
-    return None
-
-
-def _names(node, name) -> bool:
-    """Whether `node`, an argument of the call, is the function the message names (by its
-    qualified name: `train.<locals>.<lambda>` for a lambda written inside train)."""
-    name = name.rsplit(".", 1)[-1]
-    if isinstance(node, ast.Lambda):
-        return name == "<lambda>"
-    return isinstance(node, (ast.Name, ast.Attribute)) and ast.unparse(node).split(".")[-1] \
-        == name
-
-
-def _is_body_arguments(e) -> bool:
-    return _body_call(e) is not None
-
-
-def _body_arguments_card(exc, where, called_from) -> ErrorCard:
-    api, call, name, tree = _body_call(exc)
-    positions, wanted, how = _CALLS[api]
-    if wanted is None:                       # cond: the branches take the operands
-        wanted = len(call.args) - 3
-    funs = [call.args[i] for i in positions if i < len(call.args)]
-    rewrite = _body_arguments_rewrite(api, call, tree, funs, wanted, exc)
-    return ErrorCard(
-        "body-arguments", f"lax.{api} calls {name} with other arguments than it takes",
-        why=f"lax.{api} calls {how}. {exc}.",
-        fix=(f"Write {name} to take {wanted} argument{'s' if wanted != 1 else ''}, in that "
-             f"order" + (": give the operands after the branches, or branches that take none "
-                         "when there are none." if api == "cond" else ".")),
-        rewrite=rewrite,
-        docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{api}.html")
-
-
-def _body_arguments_rewrite(api, call, tree, funs, wanted, exc) -> str:
-    """The user's call with its lambdas taking what the loop passes (fori_loop's index added
-    in front, scan's x after the carry), a named function's def line with its parameters so,
-    or while_loop's lambdas of several parameters as functions unpacking the one value."""
-    lambdas = [f for f in funs if isinstance(f, ast.Lambda)]
-    if api in ("fori_loop", "scan", "map") and lambdas:
-        fun = lambdas[0]
-        have = [a.arg for a in fun.args.args]
-        if len(have) == wanted - 1 and not fun.args.vararg:
-            used = {n.id for n in ast.walk(fun.body) if isinstance(n, ast.Name)}
-            new = _fresh("i" if api == "fori_loop" else "x", used | set(have))
-            params = [new, *have] if api == "fori_loop" else [*have, new]
-            fixed = ast.Lambda(ast.arguments([], [ast.arg(p) for p in params], None, [], [],
-                                             None, []), fun.body)
-            return f"{_replaced(tree, fun, fixed)}    # lax.{api} passes {', '.join(params)}"
-    if api in ("fori_loop", "scan", "map") and not lambdas:
-        params = _parameters(exc, funs[0])
-        if params is not None and len(params) == wanted - 1:
-            new = _fresh("i" if api == "fori_loop" else "x", set(params))
-            params = [new, *params] if api == "fori_loop" else [*params, new]
-            return (f"def {ast.unparse(funs[0]).split('.')[-1]}({', '.join(params)}):    # "
-                    f"lax.{api} passes {', '.join(params)}; the body as before")
-    if api == "while_loop" and lambdas and all(isinstance(f, ast.Lambda) for f in funs):
-        defs, names = [], []
-        for fun, kind in zip(funs, ("cond_fun", "body_fun")):
-            have = [a.arg for a in fun.args.args]
-            body = ast.unparse(fun.body)
-            if len(have) == 1:
-                defs.append(f"def {kind}({have[0]}):\n    return {body}")
-            else:
-                defs.append(f"def {kind}(state):\n    {', '.join(have)} = state\n    "
-                            f"return {body}")
-            names.append(kind)
-        loop = ast.Call(call.func, [ast.Name(n, ast.Load()) for n in names] + call.args[2:],
-                        call.keywords)
-        return "\n".join(defs) + f"\n{_replaced(tree, call, loop)}    # one value: state"
-    return f"# lax.{api} calls {_CALLS[api][2]}"
-
-
-def _fresh(name, taken) -> str:
-    while name in taken:
-        name += "_"
-    return name
-
-
-def _parameters(exc, fun):
-    """The positional parameters of the user's function named by `fun` (read from the
-    user's frame, never called), or None."""
-    frame = _user_frame(exc)
-    value = frame.f_locals.get(ast.unparse(fun), frame.f_globals.get(ast.unparse(fun))) \
-        if frame is not None and isinstance(fun, ast.Name) else None
-    return positional_parameters(value) if value is not None else None
 
 
 # ------------------------------------------------------------------ a scan body's pair
