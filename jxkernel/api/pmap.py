@@ -300,10 +300,15 @@ class _Cached:
 
     def _too_few_devices(self, flat) -> Exception:
         n = self.mesh.size
-        # (the NumPy backend simulates as many devices as XLA's CPU would: the same knob)
-        kind = "NumPy" if self.mesh.devices.flat[0].platform == "numpy" else "CPU"
-        fix = (f"Set JXKERNEL_CPU_DEVICES={self.size} (before the first use of jxkernel) to "
-               f"simulate more {kind} devices.")
+        platform = self.mesh.devices.flat[0].platform
+        # our words after JAX's: how many there are, and what to do. Simulated devices are
+        # the CPU's (and the NumPy backend's, the same knob); a GPU or TPU has the ones it has
+        fix = "Map over at most that many, or use jax.vmap for a batch on one device."
+        if platform in ("cpu", "numpy"):
+            fix = (f"Set JXKERNEL_CPU_DEVICES={self.size} (before the first use of jxkernel) "
+                   f"to simulate more {'NumPy' if platform == 'numpy' else 'CPU'} devices, "
+                   f"or use jax.vmap for a batch on one device.")
+        there = f"{'only 1 device is' if n == 1 else f'only {n} devices are'} available"
         error = None
         if self.size % n:         # JAX's error (its jit's), then what to do
             for x, s in zip(flat, self._in_shardings):
@@ -311,7 +316,7 @@ class _Cached:
                     s.check_shape(get_aval(x).shape)
                 except IndivisibleError as e:
                     error = IndivisibleError(f"{e}\npmap's mapped axis has size {self.size}, "
-                                             f"but only {n} devices are available. {fix}")
+                                             f"but {there}. {fix}")
                     break
                 except ValueError:
                     pass
@@ -322,7 +327,7 @@ class _Cached:
                 error = ValueError(f"cannot select an axis to squeeze out which has size not "
                                    f"equal to one, got shape={block[0]} and dimensions="
                                    f"({block[1]},)\npmap's mapped axis has size {self.size}, "
-                                   f"but only {n} devices are available. {fix}")
+                                   f"but {there}. {fix}")
         if error is None:
             error = ValueError(f"compiling computation that requires {self.size} logical "
                                f"devices, but only {n} XLA devices are available "

@@ -412,14 +412,18 @@ def rerun_deoptimized(kind: str, name: str, rerun, line: str = DEOPTIMIZED_RERUN
     raises; if none does, JAX's FloatingPointError for the jit."""
     print(line)
     rerun()
+    # JAX's words, its opening the repr of its internal error's (name, kind) pair; without
+    # its last line, which asks for a bug report at JAX's own repository
     raise FloatingPointError(
-        f"invalid value ({kind}) encountered in jit({name}). Because jax_debug_nans "
-        f"and/or jax_debug_infs is set, the de-optimized function (i.e., the function as if "
+        f"('jit({name})', '{kind}'). Because jax_config.debug_nans.value and/or "
+        f"config.jax_debug_infs is set, the de-optimized function (i.e., the function as if "
         f"the `jit` decorator were removed) was called in an attempt to get a more precise "
         f"error message. However, the de-optimized function did not produce invalid values "
         f"during its execution. This behavior can result from `jit` optimizations causing "
         f"the invalid value to be produced. It may also arise from having nan/inf literals "
-        f"as inputs or outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`.")
+        f"as inputs or outputs, like `jax.jit(lambda ...: jax.numpy.nan)(...)`. \n\n"
+        f"It may be possible to avoid the invalid value by removing the `jit` decorator, at "
+        f"the cost of losing optimizations.")
 
 
 _trace.install_eval_hook(apply_primitive)

@@ -107,13 +107,27 @@ def test_errors_match_jax(runs):
         if name == "too_many":      # JAX's error, then jxkernel says how to get more devices
             kind, text = got[name]
             assert [kind, text.split("\n")[0]] == want, name
-            assert "JXKERNEL_CPU_DEVICES=9" in text
+            assert text.split("\n")[1] == (
+                "pmap's mapped axis has size 9, but only 8 devices are available. Set "
+                "JXKERNEL_CPU_DEVICES=9 (before the first use of jxkernel) to simulate more CPU "
+                "devices, or use jax.vmap for a batch on one device."), text
             continue
         assert got[name] == want, name
     # (JAX's own words: the axis env's check at trace time, and the nested pmap's context
     # mesh printed abstract, its axis Manual)
     assert got["unbound_axis"][1].startswith("Found an unbound axis name: j.")
     assert "AbstractMesh('i': 2, axis_types=(Manual,)" in got["nested"][1]
+
+
+def test_one_device_is_said_as_one():
+    """The test process has one CPU device: our line after JAX's says so in the singular."""
+    import jxkernel as jax
+    assert jax.local_device_count() == 1
+    with pytest.raises(ValueError, match=r"^cannot select an axis to squeeze out") as raised:
+        jax.pmap(lambda v: v)(np.ones((4, 2), np.float32))
+    assert str(raised.value).split("\n")[1].startswith(
+        "pmap's mapped axis has size 4, but only 1 device is available. Set "
+        "JXKERNEL_CPU_DEVICES=4 ")
 
 
 def test_the_known_differences_are_still_differences(runs):
