@@ -111,10 +111,15 @@ class ConcretizationTypeError(JAXTypeError):
 
     def __init__(self, tracer, context: str = ""):
         record_tracer(self, tracer)
+        origin = _origin(tracer)
+        # JAX's origin opens with a newline and its context ends without one; ours the other
+        # way round, the same text where there is a context, one newline short where not
+        if origin and not context:
+            context = "\n"
         super().__init__(
             f"Abstract tracer value encountered where concrete value is expected: "
             f"{_traced_text(tracer)}\n"
-            f"{context}{_origin(tracer)}\n"
+            f"{context}{origin}\n"
             f"See {_DOCS}ConcretizationTypeError")
 
 

@@ -29,7 +29,8 @@ TRACER_ERRORS = ["if_on_constant", "unrelated_literal", "numpy_constant", "no_li
                  "more_than_five", "in_helper", "two_arguments", "index_constant",
                  "jit_in_jit", "make_jaxpr", "scan_body", "where_of_constants",
                  "frames_1_operations", "fori_body_argument", "fori_body_argument_eager",
-                 "scan_body_argument", "while_cond_argument", "cond_branch_operand"]
+                 "scan_body_argument", "while_cond_argument", "cond_branch_operand",
+                 "no_context_jit", "no_context_vmap"]
 # a loop body's or a branch's inputs: named by the user's parameters, never offered static
 BODY_ARGUMENTS = ["fori_body_argument", "fori_body_argument_eager", "scan_body_argument",
                   "while_cond_argument", "cond_branch_operand"]

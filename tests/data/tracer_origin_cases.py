@@ -103,6 +103,9 @@ def _origins(jax):
     def branch(v):                          # a cond branch's operand
         return v if v > 0 else -v
 
+    def concrete_needed(x):                 # the error raised with no context
+        raise jax.errors.ConcretizationTypeError(x)
+
     return {
         "fori_body_argument": _said(lambda: jax.jit(
             lambda x: lax.fori_loop(0, 3, fori_index, x))(1.0)),
@@ -124,6 +127,9 @@ def _origins(jax):
         "scan_body": _said(lambda: lax.scan(scan_body, 0.0, jnp.ones(2))),
         "where_of_constants": _said(lambda: jax.jit(where_of_constants)(1.0)),
         "zeros_of_constant": _said(lambda: jax.jit(zeros_of_constant)(1.0)),
+        # no context: JAX's message has a blank line before where the value came from
+        "no_context_jit": _said(lambda: jax.jit(concrete_needed)(1.0)),
+        "no_context_vmap": _said(lambda: jax.vmap(concrete_needed)(jnp.ones(2))),
     }
 
 
