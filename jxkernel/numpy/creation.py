@@ -112,8 +112,9 @@ def _shape(shape, name="shape", op="broadcast_in_dim") -> tuple:
         if isinstance(d, Tracer) and d.to_concrete_value() is None:     # printed as a list)
             raise shape_error(shape if isinstance(shape, list) else dims, d)
     if not all(isinstance(d, Tracer) or _is_integer(d) or is_symbolic(d) for d in dims):
+        # printed as given (a list as a list: JAX's "got [2.0, 3]"), one size as a tuple
         raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
-                        f"{shape if isinstance(shape, np.ndarray) else dims}.")
+                        f"{shape if isinstance(shape, (np.ndarray, list)) else dims}.")
     dims = tuple(_concrete_int(d, f"The {name} argument", "") for d in dims)
     if any(not is_symbolic(d) and d < 0 for d in dims):     # (jax.export's are >= 1)
         raise TypeError(f"{op} shape must have every element be nonnegative, got {dims}.")

@@ -119,6 +119,18 @@ def test_shape_errors():
         jnp.array([1, None])
 
 
+@pytest.mark.parametrize("make, shown", [
+    (lambda: jnp.zeros([2.0, 3]), "[2.0, 3]"), (lambda: jnp.zeros((2.0, 3)), "(2.0, 3)"),
+    (lambda: jnp.ones(2.0), "(2.0,)"), (lambda: jnp.full([2.5], 1.0), "[2.5]"),
+    (lambda: jnp.empty([2, 3.0]), "[2, 3.0]")])
+def test_a_float_size_is_shown_as_the_shape_was_given(make, shown):
+    """JAX 0.10.2 prints the shape as given: a list as a list, one size as a tuple."""
+    with pytest.raises(TypeError) as raised:
+        make()
+    assert str(raised.value) == (f"Shapes must be 1D sequences of concrete values of integer "
+                                 f"type, got {shown}.")
+
+
 def test_eager_fills_do_not_compile():
     """Eager zeros/ones/full/eye/arange build on the host: no new executable per shape."""
     from jxkernel.xla import dispatch
