@@ -1123,20 +1123,23 @@ select_n_p = Primitive("select_n")
 
 
 def _select_n_abstract_eval(which, *cases):
+    """JAX's checks in its order (its shape rule, then its dtype rule) and words, which name
+    the primitive "select"."""
     if not cases:
-        raise TypeError("select_n must have at least one case")
-    if which.dtype != dtypes.bool_ and which.dtype not in INT:
-        raise TypeError(f"select_n `which` must be boolean or integer type, got {which.dtype.name}")
-    if which.dtype == dtypes.bool_ and len(cases) > 2:
-        raise TypeError("select_n with a boolean `which` cannot have more than two cases")
+        raise TypeError("select must have at least one case")
     first = cases[0]
-    for c in cases[1:]:
-        if c.shape != first.shape or c.dtype != first.dtype:
-            raise TypeError(f"select_n cases must have the same shapes and dtypes, got "
-                            f"{', '.join(c.str_short(True) for c in cases)}")
+    if any(c.shape != first.shape for c in cases[1:]):
+        raise TypeError(f"select cases must have the same shapes, got "
+                        f"[{', '.join(str(c.shape) for c in cases)}].")
     if which.shape and which.shape != first.shape:
-        raise TypeError(f"select_n `which` must be scalar or have the same shape as cases, got "
-                        f"`which` shape {which.shape} but case shape {first.shape}")
+        raise TypeError(f"select `which` must be scalar or have the same shape as cases, got "
+                        f"`which` shape {which.shape} but case shape {first.shape}.")
+    check_same_dtypes("select", *cases)
+    if which.dtype != dtypes.bool_ and which.dtype not in INT:
+        raise TypeError(f"select `which` must be boolean or integer type, got "
+                        f"{which.dtype.name}.")
+    if which.dtype == dtypes.bool_ and len(cases) > 2:
+        raise TypeError("select with boolean `which` cannot have > 2 cases.")
     return ShapedArray(first.shape, first.dtype, all(c.weak_type for c in cases))
 
 
@@ -1446,6 +1449,8 @@ def ge(x, y): return ge_p.bind(x, y)
 
 def select_n(which, *cases):
     """cases[which] elementwise; `which` is bool (two cases) or an integer."""
+    if not cases:       # JAX's function's own check, before its primitive's
+        raise ValueError("select_n() must have at least one case")
     return select_n_p.bind(which, *cases)
 
 

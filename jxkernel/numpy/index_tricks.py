@@ -320,6 +320,21 @@ def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | No
 _ASK_OUT_SHARDING = "Please pass sharding to `jnp.repeat` via `out_sharding` parameter."
 
 
+def _check_counts(repeats, reps, shp, axis) -> None:
+    """JAX's TypeErrors for counts that are not whole numbers (where int() would drop the
+    fraction): one count goes into its broadcast's shape, which names each size's type;
+    counts per element index a gather, which names their dtype."""
+    if np.issubdtype(reps.dtype, np.integer) or np.issubdtype(reps.dtype, np.bool_):
+        return
+    if reps.ndim == 0 and shp:
+        sizes = (*shp[:axis + 1], repeats, *shp[axis + 1:])
+        raise TypeError(f"broadcast_in_dim shape must have every element be an integer type, "
+                        f"got {tuple(type(d) for d in sizes)}.")
+    if shp:
+        raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                        f"{dtypes.canonicalize_dtype(reps.dtype).name}")
+
+
 def _auto_repeat(a, repeats, axis, total_repeat_length, out_sharding):
     """repeat with the mesh's Explicit axes made Auto, laid out as `out_sharding`: JAX's
     auto_axes around it (XLA lays out the gather inside)."""
@@ -351,6 +366,7 @@ def _repeat(a, repeats, axis, total_repeat_length):
                 repeats, "When jit-compiling jnp.repeat, the total number of repeats must be "
                 "static. To fix this, either specify a static value for `repeats`, or pass a "
                 "static value to `total_repeat_length`.\n")
+        _check_counts(repeats, reps, shp, axis)
         if reps.ndim == 0 and shp:     # one count for all: broadcast along a new axis
             r = int(reps)
             out = lax.broadcast_in_dim(a, shp[:axis + 1] + (r,) + shp[axis + 1:],

@@ -17,7 +17,7 @@ from ..core.errors import ConcretizationTypeError
 from ..core.symbolic import index_or_symbolic, is_symbolic, min_dim, symbolic_as_value
 from ..core.interpreter_primitives import typed_constant
 from . import util
-from .creation import arange, ones
+from .creation import _shape as _checked_shape, arange, ones
 from .indexing import _IndexUpdateHelper, getitem
 from .manipulation import _slice_axis, moveaxis, ravel, tril, triu
 from .reductions import _where, cumsum, sum as _sum
@@ -180,6 +180,7 @@ def _tri_indices(n, k, m, lower: bool) -> tuple:
         if lower:
             return nonzero(tril(ones((n, m)), k=k), size=_triu_size(m, n, -k))
         return nonzero(triu(ones((n, m)), k=k), size=_triu_size(n, m, k))
+    _checked_shape((n, m))      # JAX's: the triangle of ones((n, m)), whose check refuses n < 0
     rows, cols = np.tril_indices(n, k, m) if lower else np.triu_indices(n, k, m)
     dt = dtypes.default_int_dtype()
     return ensure_array(rows.astype(dt)), ensure_array(cols.astype(dt))

@@ -544,7 +544,10 @@ def broadcast_to(x, shape, out_sharding=None):
     if xs == shape:
         return x
     nlead = len(shape) - len(xs)
-    if nlead < 0 or any(d != 1 and d != s for d, s in zip(xs, shape[nlead:])):
+    if nlead < 0:       # JAX's lax.broadcast_to's first check and words
+        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape={xs} "
+                         f"shape={shape}")
+    if any(d != 1 and d != s for d, s in zip(xs, shape[nlead:])):
         raise ValueError(f"Incompatible types for broadcasting: input type={aval_text(x.aval)} "
                          f"and requested type={aval_text(x.aval.update(shape=shape), False)}")
     # size-1 dims stretch in the broadcast itself, as JAX's lax.broadcast_to leaves them

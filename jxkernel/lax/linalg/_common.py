@@ -39,14 +39,15 @@ def _check_square(name, x, not_square: str):
         raise ValueError(not_square)
 
 
-def _check_matrix(name, x, square=False, position=None):
+def _check_matrix(name, x, square=False, position=0):
+    """JAX's checks and words (its linalg_shape_rule's, cholesky's own for a matrix that is
+    not square) of operand `position`."""
     check_dtype(name, x, INEXACT, position=position)
     if len(x.shape) < 2:
-        raise ValueError(f"{name} requires an operand with at least 2 dimensions, got shape "
-                         f"{x.shape}")
+        raise TypeError(f"Input {position} to {name} must have rank at least 2, but got "
+                        f"shape={x.shape}")
     if square and x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"{name} requires the last two dimensions to be square, got shape "
-                         f"{x.shape}")
+        raise ValueError(f"The input to {name} must be a square matrix. Got shape {x.shape}.")
     # float16 and bfloat16 trace, as in JAX: LAPACK refuses them as they are lowered
 
 
@@ -196,8 +197,13 @@ def _H(x):
 
 
 def symmetrize(x):
-    """(x + x^H) / 2: the Hermitian part of x."""
-    return ew.div(ew.add(x, _H(x)), typed_constant(2, _dtype(x)))
+    """(x + x^H) / 2: the Hermitian part of x. As JAX's, written with Python's operators: the
+    sum in x's dtype (a bool's `+` an or), the halving a true division, which makes an
+    integer or bool sum the default float (cholesky and eigh take an int matrix so)."""
+    total = (ew.bitwise_or if _dtype(x) == np.bool_ else ew.add)(x, _H(x))
+    if _dtype(x) not in INEXACT:
+        total = conversion.convert_element_type(total, dtypes.default_float_dtype())
+    return ew.div(total, typed_constant(2, _dtype(total)))
 
 
 def _dot(a, b):

@@ -208,8 +208,8 @@ lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
 
 def _lu_pivots_to_permutation_abstract_eval(pivots, *, permutation_size):
     if pivots.dtype != np.int32:
-        raise TypeError(f"lu_pivots_to_permutation does not accept dtype {pivots.dtype.name}. "
-                        f"Accepted dtypes are subtypes of int32.")
+        raise TypeError(f"lu_pivots_to_permutation does not accept dtype {pivots.dtype.name} "
+                        f"at position 0. Accepted dtypes at position 0 are subtypes of int32.")
     if len(pivots.shape) < 1:
         raise TypeError(f"Input 0 to lu_pivots_to_permutation must have rank at least 1, but "
                         f"got shape={pivots.shape}")

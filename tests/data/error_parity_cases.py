@@ -1,0 +1,60 @@
+"""Learners' bad calls whose errors differed from JAX 0.10.2's (stop 101's sweep of about 300
+mistakes, jxkernel's answer and JAX's side by side): the class and the whole message, or the
+value where one of the two raised and the other did not. `cases(jax)`: name -> a thunk;
+`record` (api_file_gaps_cases's) keeps a value as nested lists or an error as [class name,
+message]. reference/make_error_parity_reference.py records JAX's answers in
+error_parity_reference.json; tests/jax_compat/test_error_parity.py compares."""
+import numpy as np
+
+
+def cases(jax):
+    jnp, lax, linalg = jax.numpy, jax.lax, jax.lax.linalg
+    x3, m23, i3 = jnp.arange(3.0), jnp.ones((2, 3)), jnp.arange(3)
+    return {
+        # lax.select's checks: its shape rule, then its dtype rule, in their words
+        "select_shapes": lambda: lax.select(x3 > 0, x3, m23),
+        "select_shapes_before_dtypes": lambda: lax.select(x3 > 0, x3, m23.astype(int)),
+        "select_dtypes": lambda: lax.select(x3 > 0, x3, i3),
+        "select_which_float": lambda: lax.select(x3, x3, x3),
+        "select_which_shape": lambda: lax.select(m23 > 0, x3, x3),
+        "select_n_bool_three_cases": lambda: lax.select_n(x3 > 0, x3, x3, x3),
+        "select_n_no_case": lambda: lax.select_n(x3 > 0),
+        "select_n_int_dtypes": lambda: lax.select_n(i3, x3, i3),
+        "select_under_jit": lambda: jax.jit(lambda a: lax.select(a > 0, a, m23))(x3),
+        # a vector where linalg wants matrices: its shape rule's TypeError
+        "svd_of_a_vector": lambda: jnp.linalg.svd(x3),
+        "svdvals_of_a_vector": lambda: jnp.linalg.svdvals(x3),
+        "qr_of_a_vector": lambda: jnp.linalg.qr(x3),
+        "lu_of_a_vector": lambda: jax.scipy.linalg.lu(x3),
+        "lu_factor_of_a_vector": lambda: jax.scipy.linalg.lu_factor(x3),
+        "triangular_solve_of_a_vector": lambda: linalg.triangular_solve(x3, jnp.eye(2)),
+        "householder_product_of_a_vector": lambda: linalg.householder_product(x3, x3),
+        "cholesky_not_square": lambda: linalg.cholesky(m23, symmetrize_input=False),
+        # a dtype linalg refuses, named with its position; an int matrix that symmetrizing
+        # (a true division, as JAX's Python `/`) makes float first (its dtype, its shape)
+        "cholesky_of_ints_unsymmetrized": lambda: linalg.cholesky(
+            np.eye(2, dtype=np.int32), symmetrize_input=False),
+        "cholesky_of_ints": lambda: _typed(linalg.cholesky(np.eye(2, dtype=np.int8))),
+        "eigh_of_bools": lambda: [_typed(v) for v in linalg.eigh(np.eye(2, dtype=bool))],
+        "lu_of_ints": lambda: linalg.lu(np.eye(2, dtype=np.int32)),
+        "qr_of_ints": lambda: linalg.qr(np.eye(2, dtype=np.int32)),
+        "svd_of_ints": lambda: linalg.svd(np.eye(2, dtype=np.int32)),
+        "lu_pivots_of_floats": lambda: linalg.lu_pivots_to_permutation(np.ones(2, np.float32), 2),
+        # broadcasting to fewer dimensions
+        "full_like_fewer_dimensions": lambda: jnp.full_like(x3, m23),
+        "broadcast_to_fewer_dimensions": lambda: jnp.broadcast_to(m23, (3,)),
+        # counts that are not whole numbers, sizes below zero
+        "repeat_float_count": lambda: jnp.repeat(x3, 1.5),
+        "repeat_whole_float_count": lambda: jnp.repeat(m23, 2.0, axis=1),
+        "repeat_float_counts": lambda: jnp.repeat(x3, jnp.array([1.5, 1.0, 1.0])),
+        "repeat_int_counts": lambda: jnp.repeat(x3, np.array([1, 0, 2])),
+        "repeat_scalar_float_count": lambda: jnp.repeat(jnp.float32(2), 1.5),
+        "triu_indices_negative": lambda: jnp.triu_indices(-1),
+        "tril_indices_negative_columns": lambda: jnp.tril_indices(2, 0, -2),
+        "triu_indices_empty": lambda: jnp.triu_indices(0),
+    }
+
+
+def _typed(array):
+    """An array's dtype and shape: the answer where its values come from LAPACK."""
+    return [str(array.dtype), list(array.shape)]

@@ -1,0 +1,22 @@
+"""Learners' bad calls answered as JAX 0.10.2 answers them, class and whole message (or the
+value, where JAX raises nothing): tests/data/error_parity_cases.py, recorded by
+reference/make_error_parity_reference.py. Every answer here is exact: texts, shapes and small
+integers."""
+import pytest
+
+import jxkernel as jax
+from api_file_gaps_cases import record
+from error_parity_cases import cases
+import locations  # tests/support: the repository's folders
+
+REFERENCE = locations.recorded("error_parity_reference.json")
+CASES = cases(jax)
+
+
+def test_every_case_is_recorded():
+    assert set(CASES) == set(REFERENCE)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_answer_is_jaxs(name):
+    assert record(CASES[name]) == REFERENCE[name]
