@@ -324,7 +324,7 @@ def _check_counts(repeats, reps, shp, axis) -> None:
     """JAX's TypeErrors for counts that are not whole numbers (where int() would drop the
     fraction): one count goes into its broadcast's shape, which names each size's type;
     counts per element index a gather, which names their dtype."""
-    if np.issubdtype(reps.dtype, np.integer) or np.issubdtype(reps.dtype, np.bool_):
+    if dtypes.issubdtype(reps.dtype, np.integer) or reps.dtype == np.bool_:
         return
     if reps.ndim == 0 and shp:
         sizes = (*shp[:axis + 1], repeats, *shp[axis + 1:])
