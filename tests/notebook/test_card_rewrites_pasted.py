@@ -18,6 +18,7 @@ from IPython.utils.capture import capture_output
 import jxkernel
 from jxkernel.views import error_cards
 import locations  # tests/support
+from doc_examples import check_docstring_examples  # tests/support
 from numerics import assert_allclose_ulp                                     # tests/support
 from ipython_shell import ran_failing, shell_fixture                         # tests/support
 
@@ -258,3 +259,9 @@ def test_a_structure_card_tells_the_learners_loop_in_their_names(name, title, li
     assert "a tuple" in text and "one array" in text, text
     if line is not None:
         assert line in card.rewrite.splitlines(), card.rewrite
+
+
+def test_the_examples_of_the_line_readers_run():
+    """rewrites.py reads and rewrites the learner's line for every card (`_first_call`,
+    `_replaced`, `_operand`, `_pattern`): its docstring examples are its contract."""
+    check_docstring_examples("jxkernel.views.error_cards.rewrites")

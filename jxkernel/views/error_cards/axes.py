@@ -9,7 +9,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _listing, _parse_line, _pattern, _replaced
+from .rewrites import _called, _listing, _parse_line, _pattern, _replaced
 
 # JAX's text (NumPy's, from canonicalize_axis); `dimension` is the operand's, or for
 # expand_dims the result's
@@ -28,7 +28,7 @@ def _axis_bounds_card(exc, where, called_from) -> ErrorCard:
     axis, ndim = (int(g) for g in _AXIS.match(str(exc)).groups())
     tree = _parse_line(where)
     call, node = _axis_argument(tree, axis) if tree is not None else (None, None)
-    joins = call is not None and _name(call) == "concatenate" and axis == ndim
+    joins = call is not None and _called(call) == "concatenate" and axis == ndim
     # JAX checks the axis against the first array alone: stacking is the fix only where every
     # array has that many axes (vectors side by side), read from the user's names
     shapes = _joined_shapes(call, _user_frame(exc)) if joins else None
@@ -93,10 +93,6 @@ def _joined_shapes(call, frame):
     return shapes
 
 
-def _name(call) -> str:
-    return ast.unparse(call.func).split(".")[-1]
-
-
 def _with_name(func, name) -> str:
     prefix = ast.unparse(func).rpartition(".")[0]
     return f"{prefix}.{name}" if prefix else name
@@ -108,7 +104,7 @@ def _axis_argument(tree, axis):
     there; (None, None) when the line names no such constant."""
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
         given = [k.value for k in call.keywords if k.arg == "axis"]
-        if not given and _name(call) in _AXIS_SECOND:
+        if not given and _called(call) in _AXIS_SECOND:
             # a method call's first argument is the axis: x.sum(1)
             is_method = isinstance(call.func, ast.Attribute) and \
                 ast.unparse(call.func.value) not in ("jnp", "np", "jax.numpy", "jax.nn", "nn")

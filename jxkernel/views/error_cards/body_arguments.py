@@ -12,7 +12,7 @@ import re
 from ...transforms.api_util import positional_parameters
 from .card import ErrorCard
 from .reading import _location, _user_frame, _user_lines
-from .rewrites import _parse_line, _replaced, _whole_statement
+from .rewrites import _called, _parse_line, _replaced, _whole_statement
 
 # Python's own TypeError of a call with the wrong arguments
 _ARITY = re.compile(r"^(\S+)\(\) (?:takes \d+ positional arguments? but \d+ (?:was|were) given|"
@@ -63,7 +63,7 @@ def _body_call(e):
     tree = _parse_line(_whole_statement(where)) if where else None
     frame = _user_frame(e)
     for node in ast.walk(tree) if tree is not None else ():
-        api = ast.unparse(node.func).split(".")[-1] if isinstance(node, ast.Call) else None
+        api = _called(node)
         if api in _CALLS and any(_names(f, found.group(1), frame)
                                  for f in _functions(api, node)):
             return api, node, found.group(1).rsplit(".", 1)[-1], tree, frame

@@ -10,7 +10,7 @@ import re
 
 from .card import ErrorCard
 from .returns import _learners_def
-from .rewrites import _parse_line, _pattern
+from .rewrites import _called, _parse_line, _pattern
 
 # where the learner's state sits in the carry of the loop a fori_loop runs as
 _FORI_STATE = {"scan": "[1]", "while_loop": "[2]"}
@@ -22,8 +22,7 @@ def _as_called(where, loop) -> tuple:
     """(the loop the learner's line calls, the path prefix of its state in the message's
     carry): ("fori_loop", "[1]") for a fori_loop JAX tells of as a scan; else (loop, "")."""
     tree = _parse_line(where)
-    calls = [ast.unparse(n.func).split(".")[-1] for n in ast.walk(tree)
-             if isinstance(n, ast.Call)] if tree is not None else []
+    calls = [_called(n) for n in ast.walk(tree)] if tree is not None else []
     if loop in _FORI_STATE and "fori_loop" in calls and loop not in calls:
         return "fori_loop", _FORI_STATE[loop]
     return loop, ""
@@ -48,7 +47,7 @@ def _loop_body_name(where) -> str | None:
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and node.args:
-            name = ast.unparse(node.func).split(".")[-1]
+            name = _called(node)
             index = {"scan": 0, "while_loop": 1, "fori_loop": 2}.get(name)
             if index is not None and len(node.args) > index:
                 return ast.unparse(node.args[index])

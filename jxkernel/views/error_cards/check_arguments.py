@@ -11,7 +11,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line, _pattern
+from .rewrites import _called, _parse_line, _pattern
 
 _FORMAT_ARGS = re.compile(r"^Formatting arguments to checkify\.check need to be PyTrees of "
                           r"arrays, but got (.*) of type <class '(\w+)'>\.$")
@@ -32,7 +32,7 @@ def _as_arrays(where, frame) -> str | None:
     names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
     spans = []          # (start, end) byte offsets in the line, and the text there instead
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)) if tree else ():
-        if ast.unparse(call.func).split(".")[-1] != "check" or len(call.args) < 2:
+        if _called(call) != "check" or len(call.args) < 2:
             continue
         formatted = [*call.args[2:], *(kw.value for kw in call.keywords if kw.arg != "debug")]
         for node in formatted:

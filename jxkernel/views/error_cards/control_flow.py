@@ -12,7 +12,7 @@ from .card import ErrorCard
 from .carries import _in_learners_terms, _loop_body_name, _structure_back
 from .returns import (_branch_back, _carry_back, _cast, _init_as, _lambda_branches_cast,
                       _lambda_branches_wrapped, _widened)
-from .rewrites import _parse_line, _pattern, _replaced
+from .rewrites import _called, _first_call, _parse_line, _pattern, _replaced
 
 
 # ------------------------------------------------------------------ cond/switch branch types
@@ -233,8 +233,7 @@ def _cond_rewrite(where) -> str:
     operands put in for its parameters, a named function called on them), then with its
     condition reduced by jnp.all."""
     tree = _parse_line(where)
-    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and len(n.args) >= 3
-                 and ast.unparse(n.func).split(".")[-1] == "cond"), None) if tree else None
+    call = _first_call(tree, {"cond"}, 3)
     if call is None:
         return _pattern("y = jnp.where(condition, a, b)     # per element: both computed\n"
                         "y = lax.cond(jnp.all(condition), true_fun, false_fun, *operands)   "
@@ -315,7 +314,7 @@ def _forward_rewrite(where) -> str | None:
     for node in ast.walk(tree) if tree is not None else ():
         if not isinstance(node, ast.Call):
             continue
-        name = ast.unparse(node.func).split(".")[-1]
+        name = _called(node)
         if name == "grad":
             forward = ast.parse(ast.unparse(node.func)[:-len("grad")] + "jacfwd", mode="eval")
             return (f"{_replaced(tree, node.func, forward.body)}    # forward mode: the "
@@ -357,8 +356,7 @@ def _scan_output_rewrite(where) -> str:
     """The user's scan with its lambda body made a pair: `(b, None)`, then `(b, b)`; a
     triple `(a, b, c)` as `(a, (b, c))`; a template for a named body."""
     tree = _parse_line(where)
-    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.args and
-                 ast.unparse(n.func).split(".")[-1] == "scan"), None) if tree else None
+    call = _first_call(tree, {"scan"}, 1)
     body = call.args[0] if call is not None else None
     if isinstance(body, ast.Lambda):
         out = body.body

@@ -10,7 +10,7 @@ import textwrap
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line, _pattern, _replaced
+from .rewrites import _called, _parse_line, _pattern, _replaced
 
 
 # JAX 0.10.2's words: grad, value_and_grad and jacrev "require real- or complex-valued
@@ -117,8 +117,7 @@ def _differentiated(call, frame):
     whose value in `frame` has a dtype; None for a name holding a pytree (params: a dict of
     arrays is no asarray's) or argnums of several."""
     grad = call.func
-    if not (isinstance(grad, ast.Call) and
-            ast.unparse(grad.func).split(".")[-1] in _DIFFERENTIATORS):
+    if _called(grad) not in _DIFFERENTIATORS:
         return None
     argnums = next((k.value for k in grad.keywords if k.arg == "argnums"), None)
     if len(grad.args) > 1:

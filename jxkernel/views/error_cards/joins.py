@@ -11,7 +11,7 @@ import ast
 import re
 
 from .card import ErrorCard
-from .rewrites import _listing, _operand, _parse_line, _replaced
+from .rewrites import _first_call, _listing, _operand, _parse_line, _replaced
 
 _RANKS = re.compile(r"^Cannot (concatenate|stack) arrays with different numbers of "
                     r"dimensions: got (.*)\.$")
@@ -68,8 +68,7 @@ def _join_call(tree, verb):
     """The call on the user's line that joined the arrays (concatenate's error also comes from
     jnp.hstack, which calls it)."""
     known = {"stack"} if verb == "stack" else {"concatenate", "hstack"}
-    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.args and
-                 ast.unparse(n.func).split(".")[-1] in known), None)
+    return _first_call(tree, known, 1)
 
 
 def _operands(call, count):

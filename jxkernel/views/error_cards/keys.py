@@ -12,7 +12,7 @@ import re
 from .card import ErrorCard
 from ..source import cell_name
 from .reading import _user_frame, _user_lines
-from .rewrites import _parse_line, _replaced
+from .rewrites import _called, _parse_line, _replaced
 
 
 # ------------------------------------------------------------------ a seed where a key goes
@@ -68,8 +68,7 @@ def _wrapped_key(exc, where):
     frame, tree = _user_frame(exc), _parse_line(where)
     names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
     for call in ast.walk(tree) if tree is not None else ():
-        if isinstance(call, ast.Call) and call.args and \
-                ast.unparse(call.func).split(".")[-1] == "wrap_key_data":
+        if _called(call) == "wrap_key_data" and call.args:
             arg = call.args[0]
             try:           # a name, or a key made on the line (jax.random.key(0): no draw)
                 value = names[arg.id] if isinstance(arg, ast.Name) else \

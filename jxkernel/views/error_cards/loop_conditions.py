@@ -11,7 +11,7 @@ import ast
 import re
 
 from .card import ErrorCard
-from .rewrites import _parse_line, _replaced
+from .rewrites import _first_call, _parse_line, _replaced
 
 _PER_ELEMENT = re.compile(r"^cond_fun must return a boolean scalar, but got output type\(s\) "
                           r"\[ShapedArray\(bool\[([\d,]+)\]\)\]\.$")
@@ -60,8 +60,7 @@ def _not_bool_rewrite(where) -> str:
 
 def _while_call(tree):
     """The line's `lax.while_loop(cond, body, init)` call, or None."""
-    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and len(n.args) == 3 and
-                 ast.unparse(n.func).split(".")[-1] == "while_loop"), None) if tree else None
+    return _first_call(tree, {"while_loop"}, 3)
 
 
 def _is_while_per_element(e) -> bool:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...core.source_info import JaxStackTraceBeforeTransformation
 from .card import ErrorCard
-from .rewrites import _operand, _parse_line, _pattern, _replaced, _whole_statement
+from .rewrites import _called, _operand, _parse_line, _pattern, _replaced, _whole_statement
 
 # how the learner's line writes each primitive: a call's last name, or an operator
 _WRITTEN = {
@@ -149,8 +149,7 @@ def _written_operands(where, prim, count) -> tuple:
     names, op = _WRITTEN.get(prim, (set(), None))
     found = []
     for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] in names \
-                and len(node.args) == count and not node.keywords:
+        if _called(node) in names and len(node.args) == count and not node.keywords:
             found.append((ast.unparse(node.func), node.args))
         elif op is not None and isinstance(node, ast.BinOp) and isinstance(node.op, op) \
                 and count == 2:
@@ -195,8 +194,7 @@ def _where_guarded(where, prim) -> str | None:
     tree = _parse_line(_whole_statement(where)) if where else None
     found = []
     for node in ast.walk(tree) if tree is not None else ():
-        if not (isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "where"
-                and len(node.args) == 3 and not node.keywords):
+        if not (_called(node) == "where" and len(node.args) == 3 and not node.keywords):
             continue
         for k, branch in ((1, node.args[1]), (2, node.args[2])):
             found += [(node, k, call) for call in ast.walk(branch)
@@ -217,5 +215,5 @@ def _where_guarded(where, prim) -> str | None:
 
 def _primitive_of(call) -> str | None:
     """The primitive a call of the learner's line runs (`jnp.arcsin` -> asin), by its name."""
-    name = ast.unparse(call.func).split(".")[-1]
+    name = _called(call)
     return next((p for p, (names, _) in _WRITTEN.items() if name in names), None)

@@ -10,7 +10,7 @@ import re
 
 from ...core import dtypes
 from .card import ErrorCard
-from .rewrites import _parse_line, _replaced
+from .rewrites import _first_call, _parse_line, _replaced
 
 # JAX's text (lax._check_same_dtypes) names the jnp function that promotes
 _LAX_DTYPES = re.compile(r"^lax\.(\w+) requires arguments to have the same dtypes, got (\w+), "
@@ -35,8 +35,7 @@ def _lax_dtypes_card(exc, where, called_from) -> ErrorCard:
     op, a, b, numpy_name = _LAX_DTYPES.match(str(exc)).groups()
     both = str(dtypes.promote_types(a, b))
     tree = _parse_line(where)
-    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
-                 ast.unparse(n.func).split(".")[-1] == op), None) if tree else None
+    call = _first_call(tree, {op})
     note = f"    # promotes {a} and {b} to {both}"
     rewrite = (f"{_replaced(tree, call.func, f'jnp.{numpy_name}')}{note}" if call is not None
                else f"y = jnp.{numpy_name}(a, b){note}")
@@ -211,8 +210,7 @@ def _bounds_rewrite(where, lower_float, upper_float) -> str:
     float-shape's sizes: the body and the initial value are left as they are."""
     fallback = "# the bounds must be integers: n // 2, int(n), or n.astype(int) for a traced n"
     tree = _parse_line(where)
-    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
-                 ast.unparse(n.func).split(".")[-1] == "fori_loop"), None) if tree else None
+    call = _first_call(tree, {"fori_loop"})
     if call is None:
         return fallback
     given = dict(zip(("lower", "upper"), call.args)) | \
@@ -248,8 +246,7 @@ def _switch_rewrite(where) -> str:
     """The user's line with switch's index made an int: a whole float literal written as an
     int (1.0 as 1), anything else wrapped in jnp.int32."""
     tree = _parse_line(where)
-    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
-                 ast.unparse(n.func).split(".")[-1] == "switch"), None) if tree else None
+    call = _first_call(tree, {"switch"})
     index = None if call is None else next(
         (k.value for k in call.keywords if k.arg == "index"), call.args[0] if call.args else None)
     if index is None:

@@ -13,7 +13,7 @@ import numpy as np
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line, _pattern, _replaced, _whole_statement
+from .rewrites import _called, _parse_line, _pattern, _replaced, _whole_statement
 
 # jnp's message (ranks may differ) and lax's (equal ranks, the primitive named)
 _JNP_BROADCAST = re.compile(r"^Incompatible shapes for broadcasting: shapes=(\[.*\])$")
@@ -415,8 +415,7 @@ def _reshape_rewrite(where, dims, free, result) -> str:
     note = f"    # gives {result}"
     tree = _parse_line(_whole_statement(where))
     for node in ast.walk(tree) if tree is not None else ():
-        if not (isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] ==
-                "reshape"):
+        if _called(node) != "reshape":
             continue
         method = isinstance(node.func, ast.Attribute) and \
             ast.unparse(node.func.value) not in ("jnp", "np", "jax.numpy", "numpy")

@@ -9,7 +9,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _user_lines
-from .rewrites import _parse_line, _replaced
+from .rewrites import _first_call, _parse_line, _replaced
 
 _INHOMOGENEOUS = re.compile(r"^setting an array element with a sequence\. The requested array "
                             r"has an inhomogeneous shape after (\d+) dimensions?\. The detected "
@@ -69,8 +69,7 @@ def _ragged_card(exc, where, called_from) -> ErrorCard:
 
 
 def _maker_call(tree):
-    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
-                 ast.unparse(n.func).split(".")[-1] in _MAKERS and n.args), None)
+    return _first_call(tree, _MAKERS, 1)
 
 
 def _literal_rows(call):

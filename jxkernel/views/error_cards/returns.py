@@ -15,7 +15,7 @@ import numpy as np
 
 from ...core import dtypes
 from .reading import _user_frame
-from .rewrites import _parse_line, _pattern, _replaced
+from .rewrites import _called, _parse_line, _pattern, _replaced
 
 
 # where each loop takes its start: (position, keyword)
@@ -97,7 +97,7 @@ def _init_as(where, loop, dtype, path=None) -> str | None:
     tree = _parse_line(where)
     at, keyword = _INIT_AT.get(loop, (None, None))
     for call in ast.walk(tree) if tree is not None and at is not None else ():
-        if isinstance(call, ast.Call) and ast.unparse(call.func).split(".")[-1] == loop:
+        if isinstance(call, ast.Call) and _called(call) == loop:
             start = call.args[at] if len(call.args) > at else next(
                 (k.value for k in call.keywords if k.arg == keyword), None)
             index = re.fullmatch(r"\[(\d+)\]", path or "[]")
@@ -162,8 +162,7 @@ def _lambda_branches_wrapped(where, wraps) -> str | None:
     """
     tree = _parse_line(where)
     call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call) and
-                 len(node.args) >= _BRANCHES_END.get(ast.unparse(node.func).split(".")[-1],
-                                                      len(node.args) + 1)),
+                 len(node.args) >= _BRANCHES_END.get(_called(node), len(node.args) + 1)),
                 None) if tree is not None else None
     if call is None or not wraps:
         return None
@@ -181,7 +180,7 @@ def _branch_node(call, name):
     """The node of the branch JAX's message names in the user's cond or switch call: cond's
     true_fun and false_fun, an entry of the list or tuple a switch is given ("branch 0",
     "branch1": JAX's words, spaced as it spaces them); None where it is no such node."""
-    if ast.unparse(call.func).split(".")[-1] == "cond":
+    if _called(call) == "cond":
         at = {"true_fun": 1, "false_fun": 2}.get(name)
         return call.args[at] if at is not None else None
     index = re.fullmatch(r"branch ?(\d+)", name)

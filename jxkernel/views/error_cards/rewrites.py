@@ -296,6 +296,23 @@ def _parse_line(where):
         return None
 
 
+def _called(node) -> str | None:
+    """The last dotted name of the function `node` calls (`scan` for lax.scan, jax.lax.scan
+    and scan alike); None when `node` is no call."""
+    return ast.unparse(node.func).split(".")[-1] if isinstance(node, ast.Call) else None
+
+
+def _first_call(tree, names, min_args=0):
+    """The first call in `tree` (None: no line) to a function `names` holds, by its last
+    name, with `min_args` positional arguments or more; None where there is none.
+
+        >>> ast.unparse(_first_call(ast.parse("y = lax.scan(f, 0, xs)"), {"scan"}, 3))
+        'lax.scan(f, 0, xs)'
+    """
+    return next((n for n in ast.walk(tree) if _called(n) in names and len(n.args) >= min_args),
+                None) if tree is not None else None
+
+
 def _whole_statement(where):
     """`where` with its code the whole statement its line is part of, where the line alone
     does not parse (`+ int(y))`, the second line of `return (x * 2`: the card rewrote the

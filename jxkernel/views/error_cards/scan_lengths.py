@@ -10,7 +10,7 @@ import ast
 import re
 
 from .card import ErrorCard
-from .rewrites import _operand, _parse_line, _pattern, _replaced
+from .rewrites import _called, _first_call, _operand, _parse_line, _pattern, _replaced
 
 _SIZES = "scan got values with different leading axis sizes: "
 _LENGTH = re.compile(r"^scan got `length` argument of (\d+) which disagrees with leading axis "
@@ -117,12 +117,11 @@ def _int_literal(node):
 
 
 def _scan_call(tree):
-    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
-                 ast.unparse(n.func).split(".")[-1] in _XS_POSITION), None)
+    return _first_call(tree, _XS_POSITION)
 
 
 def _xs_node(call):
-    position = _XS_POSITION[ast.unparse(call.func).split(".")[-1]]
+    position = _XS_POSITION[_called(call)]
     keyword = next((k.value for k in call.keywords if k.arg == "xs"), None)
     return keyword or (call.args[position] if len(call.args) > position else None)
 
@@ -149,7 +148,7 @@ def _trimmed(tree, call, n_leaves, length) -> str | None:
 def _without_length(tree, call) -> str | None:
     """The user's line with scan's `length` argument dropped (a keyword, or scan's fourth
     positional argument); None where the line has no such call."""
-    if call is None or ast.unparse(call.func).split(".")[-1] != "scan":
+    if call is None or _called(call) != "scan":
         return None
     kept = ast.Call(call.func, call.args[:3],
                     [k for k in call.keywords if k.arg != "length"])

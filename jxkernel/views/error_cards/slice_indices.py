@@ -11,7 +11,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _user_frame, _user_lines
-from .rewrites import _parse_line
+from .rewrites import _called, _first_call, _parse_line
 
 _NO_LEN = ("object of type 'int' has no len()", "len() of unsized object")
 _LENGTH = re.compile(r"^Length of slice indices must match number of operand dimensions "
@@ -31,14 +31,13 @@ def _call_on_line(exc):
 
 
 def _slice_call(tree):
-    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
-                 ast.unparse(n.func).split(".")[-1] in _CALLS and len(n.args) >= 3), None)
+    return _first_call(tree, _CALLS, 3)
 
 
 def _slice_indices_card(exc, where, called_from) -> ErrorCard:
     tree = _parse_line(where)
     call = _slice_call(tree) if tree is not None else None
-    name = ast.unparse(call.func).split(".")[-1] if call is not None else "dynamic_slice"
+    name = _called(call) if call is not None else "dynamic_slice"
     found = _LENGTH.match(str(exc))
     shape = tuple(int(d) for d in found.group(2).split(",") if d.strip()) if found else \
         _operand_shape(exc, call)
@@ -73,7 +72,7 @@ def _operand_shape(exc, call):
 def _rewrite(tree, call, shape) -> str | None:
     """The call with its indices and sizes as tuples of len(shape) entries: what the user gave
     first, then 0 and the axis's whole size for the rest."""
-    where_indices, where_sizes = _CALLS[ast.unparse(call.func).split(".")[-1]]
+    where_indices, where_sizes = _CALLS[_called(call)]
     given = _entries(call.args[where_indices])
     if given is None or len(given) > len(shape):
         return None

@@ -9,7 +9,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _learners_frames
-from .rewrites import _parse_line, _replaced
+from .rewrites import _called, _parse_line, _replaced
 
 # which part of a pair has the parameters' structure, and what made such a pair
 _PAIRS = {
@@ -83,8 +83,7 @@ def _tree_argument(where, index):
     tree_map call; the syntax tree) on the user's line, or (None, None, None)."""
     tree = _parse_line(where)
     for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] in (
-                "tree_map", "map") and len(node.args) > 2 + index:
+        if _called(node) in ("tree_map", "map") and len(node.args) > 2 + index:
             arg = node.args[2 + index]
             return (arg.id if isinstance(arg, ast.Name) else None), node, tree
     return None, None, None

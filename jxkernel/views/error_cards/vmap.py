@@ -18,7 +18,7 @@ from ...transforms.make_jaxpr import eval_shape
 from ...tree_util import tree_flatten, tree_unflatten
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line, _pattern, _replaced
+from .rewrites import _called, _parse_line, _pattern, _replaced
 
 
 # "one axis had size 5: axis 0 of argument x ..." and, where several leaves share a size,
@@ -459,8 +459,7 @@ def _vmapped_name(where) -> str:
     """The name of the function the user's line vmaps (`jax.vmap(predict, ...)`), or "f"."""
     tree = _parse_line(where)
     for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "vmap" \
-                and node.args and isinstance(node.args[0], ast.Name):
+        if _called(node) == "vmap" and node.args and isinstance(node.args[0], ast.Name):
             return node.args[0].id
     return "f"
 
@@ -470,7 +469,7 @@ def _with_out_axes(where, axis) -> str | None:
     its out_axes is no int written there (a tuple of entries, a name)."""
     tree = _parse_line(where)
     for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] == "vmap":
+        if _called(node) == "vmap":
             given = next((k for k in node.keywords if k.arg == "out_axes"), None)
             if given is None or not isinstance(given.value, (ast.Constant, ast.UnaryOp)):
                 return None
