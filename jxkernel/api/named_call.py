@@ -34,11 +34,17 @@ def named_call(fun, *, name: str | None = None):
     return named
 
 
-@contextlib.contextmanager
 def named_scope(name: str):
     """``with named_scope("block"):`` names the operations traced inside (`jit(f)/block/sin` in
-    the HLO's op_name); jaxprs print as JAX's, which do not show it."""
+    the HLO's op_name); jaxprs print as JAX's, which do not show it. A name that is no string
+    is refused here, where it is given, as JAX's is."""
     if not isinstance(name, str):
         raise TypeError("named_scope name argument must be a string.")
+    return _named_scope(name)
+
+
+@contextlib.contextmanager
+def _named_scope(name: str):
+    # a generator's context manager, so that `@named_scope("layer")` decorates a function too
     with name_scope(name):
         yield

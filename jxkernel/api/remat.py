@@ -79,7 +79,7 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     @api_boundary
     def remat_fun(*args):
         # traced even when called eagerly, as JAX's: the trace is what is cached (below)
-        static = {i: args[i] for i in static_argnums}
+        static = {i: args[i] for i in _static_positions(static_argnums, len(args))}
         dyn = [a for i, a in enumerate(args) if i not in static]
         leaves, in_tree = tree_flatten(tuple(dyn))
         jaxpr, consts, out_tree, closed = _traced(fun, static, len(args), in_tree, leaves)
@@ -90,6 +90,23 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
         # a Ref passed or made outside: read and written as jit's are (transforms/jit/refs.py)
         return tree_unflatten(out_tree, eager_tokens(jit_refs.write_back(closed, outs, leaves)))
     return remat_fun
+
+
+def _static_positions(static_argnums, nargs) -> tuple:
+    """The positions static_argnums names among `nargs` arguments, a negative one counted from
+    the end; JAX's errors in its order and words: one before the first argument (its
+    debug_info's check), then one past the last (remat's own)."""
+    for d in static_argnums:
+        if d < -nargs:
+            raise ValueError(f"Positional argument indices, e.g. for `static_argnums`, must "
+                             f"have value greater than or equal to -len(args) and less than "
+                             f"len(args), but got value {d} for len(args) == {nargs}.")
+    if not all(d < nargs for d in static_argnums):
+        raise ValueError(f"the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can "
+                         f"only take integer values greater than or equal to `-len(args)` and "
+                         f"less than `len(args)`, but got {static_argnums}, while `len(args)` "
+                         f"= {nargs}")
+    return tuple(sorted({d % nargs for d in static_argnums}))
 
 
 # traces of checkpointed functions, per function: as JAX's (a weakref_lru_cache on the

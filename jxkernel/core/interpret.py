@@ -8,9 +8,12 @@ from __future__ import annotations
 import contextlib
 import functools
 
+import numpy as np
+
 from . import dtypes
 from .config import config
 from .ir import Jaxpr, Literal
+from .literals import TypedNdArray, typed_scalar
 from .mesh import run_under_recorded_mesh
 from .name_stack import replay, replaying, with_name_stack
 from .source_info import add_user_context, traced_source_info
@@ -31,6 +34,20 @@ def read_atom(env: dict, atom):
     if isinstance(atom, Literal):
         return literal_operand(atom)
     return env[atom]
+
+
+def literal_result(atom: Literal):
+    """A jaxpr's literal output as JAX's eval_jaxpr gives it (its Literal.val): a weakly typed
+    one as the Python scalar carrying its dtype (`TypedFloat(1.0, dtype=float32)`: remat of
+    `lambda: 1.0`), another as its NumPy data in a TypedNdArray, never the Literal itself.
+
+        >>> from jxkernel.core.avals import ShapedArray
+        >>> literal_result(Literal(np.float32(2.0), ShapedArray((), np.float32, True)))
+        TypedFloat(2.0, dtype=float32)
+    """
+    if atom.aval.weak_type:
+        return typed_scalar(np.asarray(atom.val).item(), atom.aval.dtype)
+    return TypedNdArray(np.asarray(atom.val), atom.aval)
 
 
 def recorded_threefry(eqn):
@@ -81,7 +98,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args, site=None) -> list:
             env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
     finally:
         replay(None, outer, names)
-    return [read(v) for v in jaxpr.outvars]
+    return [literal_result(v) if type(v) is Literal else env[v] for v in jaxpr.outvars]
 
 
 def eval_at_call_site(jaxpr: Jaxpr, consts, *args) -> list:

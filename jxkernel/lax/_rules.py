@@ -73,6 +73,8 @@ def describe_dtypes(accepted) -> str:
     for name in order:
         if name in chosen:
             as_set |= {types[name]}
+    if not as_set:      # no whole family (complex's float32 and float64): JAX names the dtypes
+        return ", ".join(d.name for d in sorted(accepted, key=lambda d: (d.kind, d.itemsize)))
     return ", ".join("bool" if t is np.bool_ else t.__name__ for t in as_set)
 
 

@@ -1404,7 +1404,11 @@ def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
 
 
 def integer_pow(x, y: int):
-    """x ** y for a static Python int y (repeated multiplication)."""
+    """x ** y for a static Python int y (repeated multiplication). A whole float (2.0) is
+    taken as JAX takes it; 1.5 is refused (JAX's TypeError, there an accident of its code,
+    "unsupported operand type(s) for &"), where int() would drop the fraction."""
+    if isinstance(y, float) and not y.is_integer():
+        raise TypeError(f"integer_pow takes an integer exponent y, got {y}")
     return integer_pow_p.bind(x, y=int(y))
 
 

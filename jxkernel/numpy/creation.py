@@ -248,6 +248,10 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
                 out = np.asarray(object)
             except Exception:
                 raise TypeError(f"Unexpected input type for array: {type(object)}") from None
+            if dtype is not None and out.dtype.kind in "US":
+                # JAX's np.asarray(object, dtype): given a dtype, NumPy reads text as numbers
+                # ("1.5" as 1.5, "abc" NumPy's ValueError; bfloat16 ml_dtypes' TypeError)
+                out = np.asarray(object, dtype)
             _check_numeric(object, out.dtype)
         if dtype is None:     # (a typed host value, an int64 TypedInt, keeps its own, as JAX's)
             dtype = object.dtype if _core.keeps_its_dtype(object) else \
@@ -347,8 +351,8 @@ def _from_sequence(obj, dtype) -> tuple:
     """(array, dtype) of nested lists/tuples: via NumPy unless they hold tracers (then stacked
     with lax); the dtype their promotion gives (float64 arrays stay float64 under ALLOW)."""
     leaves = _leaves(obj, [])
-    for leaf in leaves:
-        if isinstance(leaf, (str, bytes, np.ndarray)):
+    for leaf in leaves:     # (given a dtype, NumPy reads text as numbers: JAX's np.asarray)
+        if dtype is None and isinstance(leaf, (str, bytes, np.ndarray)):
             _check_numeric(leaf, np.asarray(leaf).dtype)
     if dtype is None:
         dtype = lattice_result_type(*_dedupe(leaves))[0] if leaves else \

@@ -17,8 +17,7 @@ from ..core import dtypes
 from ..core.avals import abstract_token, get_aval
 from ..core.staging import JaxprTracer as StagingTracer
 from ..core.interpret import eval_jaxpr
-from ..core.ir import Literal
-from ..core.literals import TypedNdArray, typed_scalar
+from ..core.literals import TypedNdArray
 from ..core.trace import Tracer
 from ..tree_util import register_pytree_node_class, tree_flatten, tree_unflatten, treedef_is_leaf
 from .ad import DualTracer
@@ -51,12 +50,7 @@ def _scalar_of(x):
     returned by a rule is `TypedNdArray(3., dtype=float32)`, not a NumPy scalar)."""
     if isinstance(x, (np.ndarray, np.generic)) and type(x) is not TypedNdArray:
         return TypedNdArray(np.asarray(x))      # (the literal's value, its dtype canonical)
-    if type(x) is not Literal:
-        return x
-    if x.aval.weak_type:        # (staged from a Python scalar: held as a NumPy one, or not)
-        return typed_scalar(x.val.item() if isinstance(x.val, np.generic) else x.val,
-                            x.aval.dtype)
-    return TypedNdArray(np.asarray(x.val), x.aval)
+    return x        # (a literal output: eval_jaxpr gives its value so, interpret.literal_result)
 
 
 def custom_gradient(fun):
