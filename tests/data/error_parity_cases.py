@@ -52,6 +52,21 @@ def cases(jax):
         "triu_indices_negative": lambda: jnp.triu_indices(-1),
         "tril_indices_negative_columns": lambda: jnp.tril_indices(2, 0, -2),
         "triu_indices_empty": lambda: jnp.triu_indices(0),
+        # text given a dtype: NumPy reads it as a number (jnp.array's np.asarray(x, dtype))
+        "scalar_type_of_text": lambda: jnp.float32("1.5"),
+        "array_of_texts_with_a_dtype": lambda: jnp.array(["1", "2"], dtype=jnp.int32),
+        "scalar_type_of_a_word": lambda: jnp.int32("x"),
+        "asarray_of_text_without_a_dtype": lambda: jnp.asarray("1.5"),
+        # checks made where the function is called
+        "named_scope_of_a_number": lambda: jax.named_scope(1),
+        "remat_static_past_the_last": lambda: jax.remat(
+            lambda x: x, static_argnums=(2,))(1.0),
+        "remat_static_before_the_first": lambda: jax.remat(
+            lambda x: x, static_argnums=(-2,))(1.0),
+        "remat_static_counted_from_the_end": lambda: jax.remat(
+            lambda x, n: x ** n, static_argnums=-1)(3.0, 2),
+        "integer_pow_whole_float": lambda: lax.integer_pow(x3, 2.0),
+        "complex_of_ints": lambda: lax.complex(x3, i3),
     }
 
 

@@ -20,3 +20,11 @@ def test_every_case_is_recorded():
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_answer_is_jaxs(name):
     assert record(CASES[name]) == REFERENCE[name]
+
+
+def test_a_fractional_integer_pow_is_refused_as_jaxs_is():
+    """JAX 0.10.2 raises a TypeError for lax.integer_pow(x, 1.5), its words an accident of its
+    code ("unsupported operand type(s) for &: 'float' and 'int'"); ours says what is wrong
+    (int() dropped the fraction before: x ** 1)."""
+    with pytest.raises(TypeError, match="integer exponent y, got 1.5"):
+        jax.lax.integer_pow(jax.numpy.arange(3.0), 1.5)
