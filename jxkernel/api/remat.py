@@ -23,7 +23,7 @@ import weakref
 
 from ..core.traceback_util import api_boundary
 from ..core.avals import get_aval
-from ..core.interpret import eval_jaxpr
+from ..core.interpret import eval_jaxpr, held_values
 from ..core.ir import ClosedJaxpr, Jaxpr, param_printers
 from ..core.lru import LRU, SIGNATURES
 from ..core.name_stack import current_names, name_scope, replaying_names, set_names
@@ -422,7 +422,9 @@ def _remat_batching(axis_data, vals, dims, *, jaxpr, **params):
 
 
 abstract_eval_rules[remat_p] = lambda *avals, jaxpr, **_: jaxpr.out_avals
-impl_rules[remat_p] = lambda *args, jaxpr, **_: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+# (run eagerly, its results reach the user: a literal one as its value, as JAX's)
+impl_rules[remat_p] = lambda *args, jaxpr, **_: held_values(
+    eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args))
 lowering_rules[remat_p] = _remat_lowering
 numpy_rules[remat_p] = call_rule("jaxpr")
 jvp_rules[remat_p] = _remat_jvp

@@ -15,7 +15,7 @@ from .trace import (EvalTrace, Trace, Tracer, current_trace, eval_trace, new_tra
                     set_current_trace)
 from .sharding_types import abstract_eval
 from .check import check_jaxpr, JaxprTypeError
-from .interpret import eval_jaxpr
+from .interpret import public_eval_jaxpr as eval_jaxpr   # a literal output as its value, as JAX
 from .numpy_eval import eval_closed_jaxpr_numpy, eval_jaxpr_numpy
 
 from .compile_time_eval import ensure_compile_time_eval, eval_context

@@ -98,7 +98,20 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args, site=None) -> list:
             env.update(zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]))
     finally:
         replay(None, outer, names)
-    return [literal_result(v) if type(v) is Literal else env[v] for v in jaxpr.outvars]
+    return [read(v) for v in jaxpr.outvars]
+
+
+def held_values(outs) -> list:
+    """Outputs of eval_jaxpr as JAX's eval_jaxpr gives them to a user: each literal as its
+    held value (literal_result). jxkernel's interpreters keep the Literal, which the trace
+    running them lifts (an inlined jit's literal result is a tracer of the enclosing jit)."""
+    return [literal_result(o) if type(o) is Literal else o for o in outs]
+
+
+def public_eval_jaxpr(jaxpr: Jaxpr, consts, *args, propagate_source_info=True) -> list:
+    """jax.core.eval_jaxpr: the outputs of `jaxpr` on `consts` and `args`, as JAX's gives
+    them (a literal output as its value, never the Literal)."""
+    return held_values(eval_jaxpr(jaxpr, consts, *args))
 
 
 def eval_at_call_site(jaxpr: Jaxpr, consts, *args) -> list:

@@ -44,7 +44,7 @@ from ..core.primitive import (
 )
 from ..core.avals import ShapedArray
 from ..core.trace import Tracer
-from ..transforms.jit.args import device_mismatch
+from ..transforms.jit.args import check_sharding_leaf, device_mismatch
 from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..xla import stablehlo as hlo
 from ..xla.lowering import NeedsMesh, results_left_unconstrained
@@ -99,6 +99,9 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
     """
     leaves, tree = tree_flatten(x)
     given, given_tree = tree_flatten(shardings, is_leaf=lambda s: s is None or _is_sharding(s))
+    for s in given:         # JAX's first check, before the tree's (a Format: its sharding's)
+        if not _is_sharding(s):
+            check_sharding_leaf(s, "shardings")
     if _prim is None and None in given:
         # under a mesh JAX reads None as P() over it; with none, None is its error
         if get_mesh() is None and _mesh_state.abstract is None:

@@ -16,7 +16,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import abstract_token, get_aval
 from ..core.staging import JaxprTracer as StagingTracer
-from ..core.interpret import eval_jaxpr
+from ..core.interpret import eval_jaxpr, held_values
 from ..core.literals import TypedNdArray
 from ..core.trace import Tracer
 from ..tree_util import register_pytree_node_class, tree_flatten, tree_unflatten, treedef_is_leaf
@@ -87,8 +87,8 @@ def custom_gradient(fun):
         if out_tree != res.out_tree:
             raise TypeError(f"custom_gradient: the cotangent's structure {out_tree} differs from "
                             f"the output's {res.out_tree}")
-        grads = tree_unflatten(res.in_tree, [_scalar_of(g) for g in eval_jaxpr(
-            res.jaxpr, res.consts, *cts_flat)])
+        grads = tree_unflatten(res.in_tree, [_scalar_of(g) for g in held_values(eval_jaxpr(
+            res.jaxpr, res.consts, *cts_flat))])
         return (grads,) if treedef_is_leaf(res.in_tree) else grads
 
     wrapped.defvjp(fwd, bwd)
@@ -145,7 +145,7 @@ def closure_convert(fun, *example_args):
             raise TypeError("The inputs to the closure produced by closure_convert must have the "
                             "same Pytree structure as the example arguments passed when "
                             f"closure_convert was called. Expected {in_tree}, but got {in_tree2}")
-        return tree_unflatten(out_tree, eval_jaxpr(jaxpr, consts, *all_args))
+        return tree_unflatten(out_tree, held_values(eval_jaxpr(jaxpr, consts, *all_args)))
     return converted, const_args
 
 

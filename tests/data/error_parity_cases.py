@@ -67,6 +67,11 @@ def cases(jax):
             lambda x, n: x ** n, static_argnums=-1)(3.0, 2),
         "integer_pow_whole_float": lambda: lax.integer_pow(x3, 2.0),
         "complex_of_ints": lambda: lax.complex(x3, i3),
+        # a sharding that is no sharding: prepare_axis_resources' words, as jit's
+        "sharding_constraint_of_a_number": lambda: lax.with_sharding_constraint(x3, 1),
+        "sharding_constraint_of_a_name": lambda: lax.with_sharding_constraint(x3, "x"),
+        "sharding_constraint_of_a_tuple": lambda: lax.with_sharding_constraint(x3, (1,)),
+        "jit_in_shardings_of_a_number": lambda: jax.jit(lambda a: a, in_shardings=1)(x3),
     }
 
 

@@ -638,9 +638,7 @@ def unless_all_none(shardings, what: str):
         leaves = [None if s is UNSPECIFIED else jit_sharding_of(s, what) for s in leaves]
         shardings = tree_unflatten(tree, leaves)
     for s in leaves:
-        if not (s is None or _sharding_leaf(s)):
-            raise TypeError(f"{what} leaf specifications are expected to be PartitionSpec "
-                            f"instances or None, but got {s}")
+        check_sharding_leaf(s, what)
         if getattr(getattr(s, "mesh", None), "empty", False):
             raise ValueError(f"One of {what} leaf specifications got an empty NamedSharding: "
                              f"{s!r} which is not allowed.")
@@ -837,6 +835,14 @@ def _one_device(s) -> bool:
     """A SingleDeviceSharding (duck-typed: xla/sharding.py loads with the first sharding): a
     Sharding over one device without a PartitionSpec."""
     return not hasattr(s, "spec") and len(getattr(s, "_device_assignment", ())) == 1
+
+
+def check_sharding_leaf(s, what: str) -> None:
+    """JAX's TypeError (its prepare_axis_resources') for a leaf of `what` ("in_shardings",
+    with_sharding_constraint's "shardings") that is neither a sharding nor None."""
+    if not (s is None or _sharding_leaf(s)):
+        raise TypeError(f"{what} leaf specifications are expected to be PartitionSpec "
+                        f"instances or None, but got {s}")
 
 
 def _sharding_leaf(s) -> bool:
