@@ -128,7 +128,8 @@ def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
         if not dtypes.is_int(_dtype(x)):
             raise TypeError("x must be an integer or at least 1-dimensional")
         n = _concrete_int(x, "argument x of jax.random.permutation()")
-        return _shuffle(data, lax.iota(dtypes.default_int_dtype(), n), axis)
+        # JAX's: a permutation of jnp.arange(x), empty for a negative x
+        return _shuffle(data, lax.iota(dtypes.default_int_dtype(), max(n, 0)), axis)
     return _permutation(data, x, axis, bool(independent))
 
 

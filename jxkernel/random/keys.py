@@ -685,4 +685,10 @@ def static_shape(name: str, shape):
     refused as not iterable (a Python int is one size)."""
     if isinstance(shape, np.integer):     # Python's words, as JAX's tuple(shape) has them
         iter(shape)
-    return lax.shapes.canonicalize_shape(shape)
+    dims = lax.shapes.canonicalize_shape(shape)
+    if any(not is_symbolic(d) and d < 0 for d in dims):
+        # JAX's words where its sampler broadcasts (randint, bernoulli); normal, uniform and
+        # bits give its lowering a negative size, an MLIRError ("Invalid type") at compile
+        raise TypeError(f"Only non-negative indices are allowed when broadcasting static "
+                        f"shapes, but got shape {dims}.")
+    return dims

@@ -28,3 +28,15 @@ def test_a_fractional_integer_pow_is_refused_as_jaxs_is():
     (int() dropped the fraction before: x ** 1)."""
     with pytest.raises(TypeError, match="integer exponent y, got 1.5"):
         jax.lax.integer_pow(jax.numpy.arange(3.0), 1.5)
+
+
+@pytest.mark.parametrize("sample", [
+    lambda k: jax.random.normal(k, (-1,)), lambda k: jax.random.uniform(k, (2, -3)),
+    lambda k: jax.random.bits(k, (-2,))])
+def test_a_negative_sample_shape_is_refused_before_it_compiles(sample):
+    """JAX 0.10.2 gives its lowering the negative size and fails compiling (jaxlib's
+    MLIRError "Invalid type"); we refuse it first, in the words JAX's randint and bernoulli
+    use (their cases above), where it let XLA's parser error through."""
+    with pytest.raises(TypeError, match="^Only non-negative indices are allowed when "
+                                        "broadcasting static shapes, but got shape"):
+        sample(jax.random.key(0))
