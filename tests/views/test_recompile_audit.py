@@ -1085,3 +1085,15 @@ def test_an_axis_written_as_an_int_and_as_a_tuple_of_it_is_told_to_be_written_on
     assert "drop it from static_argnums" not in change.fix and change.snippet == ""
     assert change.fix.endswith("Write it one way in every call: 0."), change.fix
     assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+def test_an_images_channels_are_not_padded():
+    """RGB, then grayscale (JAX 0.10.2: "* at img, now f32[2,8,8,1] and before f32[2,8,8,3]",
+    2 lowerings): the bucketing fix padded the channel axis to 4, which compiled once but gave
+    f channels it computed on, its result of another shape ((2, 4), not (2, 1)). Channels are
+    another kind of input: the fix says so, and its code is comments only (nothing to paste
+    that would change the result)."""
+    (change,) = _recompile("image_batch_hwc_channel_count")
+    assert "jnp.pad" not in change.snippet and "not a length" in change.fix, change
+    assert all(line.startswith("#") for line in change.snippet.splitlines())
+    assert REFERENCE["image_batch_hwc_channel_count"]["lowerings"] == 2

@@ -188,6 +188,10 @@ def _bucket_change(change, old_shape, new_shape) -> Change:
     axis 0 alone were (32, 28) and (32, 32), two programs still)."""
     floors = bucket_floors(old_shape, new_shape)
     axes = [i for i, floor in enumerate(floors) if floor is not None]
+    if axes == [len(new_shape) - 1] and len(new_shape) >= 3 and \
+            {old_shape[-1], new_shape[-1]} <= {1, 2, 3, 4}:
+        return _refixed(change, _CHANNELS_FIX, before=old_shape[-1], now=new_shape[-1],
+                        wide=max(old_shape[-1], new_shape[-1]))
     if len(axes) == 1:
         return _refixed(change, _BUCKET_FIX,
                         **_bucket_fill(axes[0], old_shape, new_shape, change.path))
@@ -386,6 +390,16 @@ _BUCKET_FIX = (
     "n = {path}.shape[{axis}]\n"
     "size = max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}\n"
     "{path} = jnp.pad({path}, {before}[(0, size - n)]{after})")
+# an image's channels (RGB, then grayscale: audit image_batch_hwc_channel_count): padding
+# them compiled once but gave f channels it computes on, a result of another shape
+_CHANNELS_FIX = (
+    "{path}'s last axis went from {before} to {now}: by its size, an image's channels (RGB "
+    "3, RGBA 4, grayscale 1), another kind of input, not a length. Padding it would give f "
+    "channels it computes on and change its result. Two kinds of input are two programs, "
+    "each compiled once; to share one, give every call the same kind.",
+    "# one program per kind of input: nothing to pad\n"
+    "# one kind for both, where f treats the channels alike:\n"
+    "#   {path} = jnp.repeat({path}, {wide}, axis=-1)    # grayscale as {wide} equal channels")
 # several axes changed: each padded (JAX 0.10.2 lowers image_size_changes_both_axes_fixed,
 # both calls padded so, once)
 _BUCKETS_FIX = (
