@@ -18,7 +18,9 @@ if [ ! -x $VENV/bin/python ]; then
     "$PYTHON" -m venv $VENV
     $VENV/bin/python -m pip install -q --upgrade pip >/dev/null
 fi
-$VENV/bin/python -m pip install -q jax==0.10.2 jaxlib==0.10.2 numpy scipy ml_dtypes opt_einsum
+# absl-py: jax._src.test_util imports it, and reference scripts record through it
+$VENV/bin/python -m pip install -q jax==0.10.2 jaxlib==0.10.2 numpy scipy ml_dtypes opt_einsum \
+    absl-py
 if [ "$1" = "--docs" ]; then
     # the same list as pyproject's `conformance` extra, which puts them beside jxkernel; and
     # flatbuffers, which JAX's export.serialize needs
