@@ -1,7 +1,8 @@
 """The cards of the mistakes learners make with shapes and loops, in a real browser: grad of a
 function that returns a vector, rows centred without keepdims, lax.cond given a condition per
 element, a sum along an axis a vector has not, scan given xs of two lengths, a fori_loop bound
-n / 2, a vector concatenated to a matrix. The card draws the user's line rewritten
+n / 2, a vector concatenated to a matrix, scan given a number of steps as xs, a while
+condition giving a number. The card draws the user's line rewritten
 (jax.jacrev; keepdims=True; jnp.where; axis=0; each xs cut to one length, with the table of
 xs's leaves; n // 2; v[None]), and the page says JAX's message once. And an `if` on a value
 a jitted function made from constants: the card lists the operations that made it, as its
@@ -29,6 +30,8 @@ CARDS = {
             "(X[0], X[:, 0]))",
     "fori_bounds": "n = 6\ntotal = jax.lax.fori_loop(0, n / 2, lambda i, c: c + i, 0)",
     "concatenate": "v = jnp.arange(4.0)\nstacked = jnp.concatenate([v, X])",
+    "scan_steps": "carry, ys = jax.lax.scan(lambda c, x: (c + x, c), 0, 10)",
+    "while_number": "k = jax.lax.while_loop(lambda c: c, lambda c: c - 1.0, 3.0)",
     "constants": "@jax.jit\ndef f(v):\n    y = jnp.ones(3) * 2\n"
                  "    return v if y.sum() > 1 else -v\n\nf(1.0)",
 }
@@ -49,6 +52,13 @@ CASES = [
      "and float32", "total = jax.lax.fori_loop(0, n // 2, lambda i, c: c + i, 0)"),
     ("concatenate", "Cannot concatenate arrays with different numbers of dimensions: got "
      "(4,), (3, 4).", "stacked = jnp.concatenate([v[None], X])"),
+    # stop 101's: a number of steps given as xs (no table of leaves: the card has no origin),
+    # a while condition giving a number
+    ("scan_steps", "scan got value with no leading axis to scan over: 10.",
+     "carry, ys = jax.lax.scan(lambda c, x: (c + x, c), 0, jnp.arange(10))"),
+    ("while_number", "cond_fun must return a boolean scalar, but got output type(s) "
+     "[ShapedArray(float32[], weak_type=True)].",
+     "k = jax.lax.while_loop(lambda c: c != 0, lambda c: c - 1.0, 3.0)"),
 ]
 
 
@@ -68,7 +78,8 @@ def page(server, chromium):
 
 @pytest.mark.parametrize("name, message, rewrite", CASES,
                          ids=["grad-output", "broadcast", "cond-predicate", "axis-bounds",
-                              "scan-lengths", "fori-bounds", "concatenate-ranks"])
+                              "scan-lengths", "fori-bounds", "concatenate-ranks",
+                              "scan-steps", "while-condition"])
 def test_the_card_draws_the_rewritten_line(page, request, name, message, rewrite):
     card = cell(page, CELL[name]).locator(".jx-ErrorCardOutput")
     expect(card.locator(".jx-ErrorCard-message")).to_have_text(message)
