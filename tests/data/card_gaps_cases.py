@@ -154,6 +154,19 @@ CARRY_LEAF = ("_y = lax.scan(body, (jnp.int32(0), 1.0), jnp.arange(1.0, 4.0))",
               "_y = lax.scan(body, (jnp.asarray(jnp.int32(0), jnp.float32), 1.0), "
               "jnp.arange(1.0, 4.0))")
 
+# stop 102: a loop body written as a lambda on the line, its carry's type changed: the card
+# casts (or broadcasts) the lambda's own carry back in the line (it gave a pattern,
+# `return new_carry.astype(...)`, that no lambda has a place for); (the mistake, the rewrite)
+LAMBDA_CARRY = {
+    "scan_dtype": ("_y = lax.scan(lambda c, x: (c + x, c), jnp.int32(0), jnp.arange(3.0))",
+                   "_y = lax.scan(lambda c, x: ((c + x).astype(jnp.int32), c), jnp.int32(0), "
+                   "jnp.arange(3.0))"),
+    "while_shape": ("_y = lax.while_loop(lambda c: c[0] < 5, lambda c: c.sum() + 1.0, "
+                    "jnp.ones(2))",
+                    "_y = lax.while_loop(lambda c: c[0] < 5, lambda c: jnp.broadcast_to("
+                    "c.sum() + 1.0, (2,)), jnp.ones(2))"),
+}
+
 # vmap's out_axes past what f returns for one element (a scalar at out_axes=1): JAX's
 # NumPy words for the stacked result; (the mistake, the card's rewrite)
 VMAP_OUT = {
@@ -354,6 +367,11 @@ def run(jax):
     found["while_traces_cached_cond"] = [list(t) for t in names["second"]]
     found["while_traces_value"] = float(names["_y"])
     found.update(_stop_101(jax, from_, checkify))
+    for case, (mistake, fix) in LAMBDA_CARRY.items():
+        found[f"lambda_carry_{case}"] = _said(lambda: exec(mistake, dict(from_)))
+        names = dict(from_)
+        exec(fix, names)
+        found[f"lambda_carry_{case}_fixed"] = _value(jax, names["_y"])
     return found
 
 

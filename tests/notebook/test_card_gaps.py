@@ -14,6 +14,7 @@ pytest.importorskip("IPython")
 import jxkernel
 from card_gaps_cases import (ASSERT_FAILING, ASSERT_FIXED, ASSERT_SETUP,  # tests/data
                              ASSERT_VECTOR, CARRY_FLOAT, CARRY_LEAF, CARRY_LEAF_SETUP,
+                             LAMBDA_CARRY,
                              CHECKIFY, CHECKIFY_SETUP, HASH_INDEXED, HASHES, INNER_STATIC,
                              INNER_STATIC_FIXES, INT_OUTPUTS, INT_SETUP, JIT_OBJECTS,
                              KEY_FIXES, KEYS, NANS, NANS_FIXED, NANS_GUARDED, NANS_SETUP,
@@ -302,7 +303,9 @@ def test_a_traced_count_of_a_decorated_function_gets_its_decorator_static(shell)
 def test_an_int_carry_made_float_offers_the_float_start_first(shell):
     """fori_loop(0, 3, lambda i, c: c + 0.5, jnp.int32(0)): the body's arithmetic is float,
     so the float start is the fix meant and comes first (JAX's 1.5 pasted); the cast back,
-    kept second, gives JAX's 0 (each step's half dropped). It listed the cast back first."""
+    kept second, gives JAX's 0 (each step's half dropped), the lambda on the line cast (it
+    listed the cast back first, then as a pattern, `return new_carry.astype(...)`, which a
+    lambda has no place for)."""
     text, card = shown(shell, CARRY_FLOAT["mistake"])
     assert card is not None and card["kind"] == "loop-carry", text
     assert card["message"] == JAX["carry_float_mistake"]["message"].splitlines()[0]
@@ -311,8 +314,7 @@ def test_an_int_carry_made_float_offers_the_float_start_first(shell):
     assert code[0] == CARRY_FLOAT["float_start"], card["rewrite"]
     back = next(i for i, line in enumerate(lines) if line.startswith("# or"))
     assert "give carry back with the type it came in as" in lines[back]
-    assert lines[back + 1:] == ["# the pattern, with your own names in place of these:",
-                                "#   return new_carry.astype(jnp.int32)"], card["rewrite"]
+    assert lines[back + 1:] == [CARRY_FLOAT["cast_back"]], card["rewrite"]
     for case in ("float_start", "cast_back", "weak_start"):
         assert shell.run_cell(CARRY_FLOAT[case]).success, case
         assert _leaves(shell.user_ns["_y"]) == JAX[f"carry_float_{case}"], case
@@ -330,6 +332,22 @@ def test_an_int_leaf_of_a_tuple_carry_made_float_gets_that_leaf_of_the_start_flo
     assert lines[3].startswith("return ((a + x).astype(jnp.int32), b), x"), card["rewrite"]
     assert shell.run_cell(CARRY_LEAF[1]).success
     assert _leaves(shell.user_ns["_y"]) == JAX["carry_leaf_float_start"]
+
+
+@pytest.mark.parametrize("case", sorted(LAMBDA_CARRY))
+def test_a_lambda_bodys_carry_is_given_back_in_the_line(shell, case):
+    """A scan body `lambda c, x: (c + x, c)` that makes its int carry float, a while_loop body
+    that sums its vector carry to a scalar: the card's way to keep the carry's type is the
+    user's line with the lambda's carry cast (broadcast) back, not a pattern of names the
+    lambda has not; pasted, JAX's value."""
+    mistake, fix = LAMBDA_CARRY[case]
+    text, card = shown(shell, mistake)
+    assert card is not None and card["kind"] == "loop-carry", text
+    assert card["message"] == JAX[f"lambda_carry_{case}"]["first_line"]
+    assert fix in card["rewrite"].splitlines(), card["rewrite"]
+    assert "pattern" not in card["rewrite"], card["rewrite"]
+    assert shell.run_cell(fix).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"lambda_carry_{case}_fixed"]
 
 
 @pytest.mark.parametrize("case", sorted(VMAP_OUT))

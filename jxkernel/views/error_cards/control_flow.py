@@ -11,7 +11,7 @@ from ...core import dtypes
 from .card import ErrorCard
 from .carries import _in_learners_terms, _loop_body_name, _structure_back
 from .returns import (_branch_back, _carry_back, _cast, _init_as, _lambda_branches_cast,
-                      _lambda_branches_wrapped, _widened)
+                      _lambda_branches_wrapped, _lambda_carry_back, _widened)
 from .rewrites import _called, _first_call, _parse_line, _pattern, _replaced
 
 
@@ -132,9 +132,13 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
     loop, path, came, went = _in_learners_terms(where, loop, path, came, went, mismatch)
     leaf = f"carry{path or ''}"
     ys = ", y" if loop == "scan" else ""        # (a while_loop's body returns the carry alone)
+
+    def carry_back(make):        # the body's own return (a def's), else its lambda on the line
+        return _carry_back(exc, body, loop, path, make) or \
+            _lambda_carry_back(where, loop, path, make)
     if mismatch == "dtypes":
         dtype_in, dtype_out = came.split("[")[0], went.split("[")[0]
-        back = _carry_back(exc, body, loop, path, lambda n: _cast(n, dtype_in)) or _pattern(
+        back = carry_back(lambda n: _cast(n, dtype_in)) or _pattern(
             f"return new_carry.astype(jnp.{dtype_in}){ys}" if path is None else
             f"value = value.astype(jnp.{dtype_in})   # the value {body} returns as {leaf}")
         start = _init_as(where, loop, dtype_out, path)
@@ -153,7 +157,7 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
                         f", e.g. jnp.asarray(init, jnp.{dtype_out})"))
     elif mismatch == "shapes":
         rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys, whole or "carry",
-                                       lambda make: _carry_back(exc, body, loop, path, make))
+                                       carry_back)
         if "cannot grow" not in rewrite:     # (a growing carry outgrows any start shape)
             rewrite += (f"\n# or start it with the shape {body} returns: "
                         f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")

@@ -56,22 +56,55 @@ def _carry_back(exc, body, loop, path, make) -> str | None:
     `value = value.astype(...)`, names the learner's body has not. None where the body has not
     one plain return of the carry."""
     value = _own_return(exc, body)
+    carry = _carry_node(value, loop, path)
+    if carry is None:
+        return None
+    was, made = (_bare(text) for text in (
+        ast.unparse(value), _replaced(ast.Expression(value), carry, make(carry))))
+    return f"return {made}    # in place of return {was}"
+
+
+# where each loop takes its body: (position, keyword)
+_BODY_AT = {"scan": (0, "f"), "while_loop": (1, "body_fun"), "fori_loop": (2, "body_fun")}
+
+
+def _lambda_carry_back(where, loop, path, make) -> str | None:
+    """The user's loop line with its lambda body's carry (or the carry's leaf at `path`)
+    rewritten by `make`, as `_carry_back` does a def's return (the card gave a pattern,
+    `return new_carry.astype(...)`, which a lambda has no place for). None where the body
+    is no lambda written on the line.
+
+        >>> _lambda_carry_back({"code": "c = lax.fori_loop(0, 3, lambda i, c: c * 1.5, c0)"},
+        ...                    "fori_loop", None, lambda n: _cast(n, "int32"))
+        'c = lax.fori_loop(0, 3, lambda i, c: (c * 1.5).astype(jnp.int32), c0)'
+    """
+    tree = _parse_line(where)
+    at, keyword = _BODY_AT.get(loop, (None, None))
+    for call in ast.walk(tree) if tree is not None and at is not None else ():
+        if isinstance(call, ast.Call) and _called(call) == loop:
+            body = call.args[at] if len(call.args) > at else next(
+                (k.value for k in call.keywords if k.arg == keyword), None)
+            carry = _carry_node(body.body, loop, path) if isinstance(body, ast.Lambda) \
+                else None
+            return _replaced(tree, carry, make(carry)) if carry is not None else None
+    return None
+
+
+def _carry_node(value, loop, path):
+    """The node of the carry (or of its leaf at `path`, `[1]`) in what a loop's body returns
+    (scan's body: the pair (carry, y)); None where it is not written out there."""
     if value is None:
         return None
     if loop == "scan":
         if not (isinstance(value, ast.Tuple) and len(value.elts) == 2):
             return None
-        carry = value.elts[0]
-    else:
-        carry = value
+        value = value.elts[0]
     if path:
         index = re.fullmatch(r"\[(\d+)\]", path)
-        if not (index and isinstance(carry, ast.Tuple) and int(index.group(1)) < len(carry.elts)):
+        if not (index and isinstance(value, ast.Tuple) and int(index.group(1)) < len(value.elts)):
             return None
-        carry = carry.elts[int(index.group(1))]
-    was, made = (_bare(text) for text in (
-        ast.unparse(value), _replaced(ast.Expression(value), carry, make(carry))))
-    return f"return {made}    # in place of return {was}"
+        value = value.elts[int(index.group(1))]
+    return value
 
 
 def _bare(text) -> str:
