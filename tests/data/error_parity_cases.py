@@ -76,7 +76,26 @@ def cases(jax):
         "randint_negative_shape": lambda: jax.random.randint(jax.random.key(0), (-1,), 0, 3),
         "bernoulli_negative_shape": lambda: jax.random.bernoulli(jax.random.key(0), 0.5, (-1,)),
         "permutation_of_a_negative_count": lambda: jax.random.permutation(jax.random.key(0), -1),
+        # argnums that are no indices: Python's words from operator.index, as JAX's
+        # _ensure_index gives them (grad's and jacfwd's where written, jacrev's when called)
+        "grad_argnums_a_float": lambda: jax.grad(_times, argnums=1.0),
+        "grad_argnums_a_fractional_entry": lambda: jax.grad(_times, argnums=(0, 1.5)),
+        "grad_argnums_a_name": lambda: jax.grad(_times, argnums="y"),
+        "value_and_grad_argnums_a_name": lambda: jax.value_and_grad(_times, argnums="y"),
+        "jacfwd_argnums_a_float": lambda: jax.jacfwd(_times, argnums=1.5),
+        "jacrev_argnums_a_fractional_entry": lambda: jax.jacrev(
+            _times, argnums=(0, 1.5))(1.0, 2.0),
+        "jit_static_argnums_a_fractional_entry": lambda: jax.jit(_times, static_argnums=(0, 1.5)),
+        "jit_static_argnums_a_name": lambda: jax.jit(_times, static_argnums="y"),
+        "jit_donate_argnums_a_fractional_entry": lambda: jax.jit(
+            _times, donate_argnums=(0, 1.5)),
+        "make_jaxpr_static_argnums_a_fractional_entry": lambda: jax.make_jaxpr(
+            _times, static_argnums=(0, 1.5))(1.0, 2.0),
     }
+
+
+def _times(x, y):
+    return x * y
 
 
 def _typed(array):
