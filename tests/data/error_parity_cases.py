@@ -72,6 +72,15 @@ def cases(jax):
         "sharding_constraint_of_a_name": lambda: lax.with_sharding_constraint(x3, "x"),
         "sharding_constraint_of_a_tuple": lambda: lax.with_sharding_constraint(x3, (1,)),
         "jit_in_shardings_of_a_number": lambda: jax.jit(lambda a: a, in_shardings=1)(x3),
+        # shardings that are no tree prefix of the value: flatten_axes' words, before None's
+        "sharding_constraint_of_a_list_of_none": lambda: lax.with_sharding_constraint(
+            x3, [None]),
+        "sharding_constraint_too_many": lambda: lax.with_sharding_constraint(
+            [x3], [None, jax.P()]),
+        "sharding_constraint_of_a_list_of_a_spec": lambda: lax.with_sharding_constraint(
+            x3, [jax.P()]),
+        "sharding_constraint_of_a_nested_none": lambda: lax.with_sharding_constraint(
+            [x3], [[None]]),
         # a negative sample shape: JAX's words where its sampler broadcasts
         "randint_negative_shape": lambda: jax.random.randint(jax.random.key(0), (-1,), 0, 3),
         "bernoulli_negative_shape": lambda: jax.random.bernoulli(jax.random.key(0), 0.5, (-1,)),
