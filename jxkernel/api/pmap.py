@@ -28,7 +28,7 @@ from ..core.traceback_util import api_boundary
 from ..lax.shapes import concatenate, expand_dims, squeeze
 from ..tree_util import (broadcast_prefix, prefix_errors, tree_flatten, tree_leaves, tree_map,
                          tree_unflatten)
-from ..transforms.api_util import check_callable, merge_static, wraps
+from ..transforms.api_util import check_callable, ensure_index_tuple, merge_static, wraps
 from ..transforms.batching import size_mismatch, size_names
 from ..transforms.jit import jit
 from ..transforms.jit.sharded import _check_fit
@@ -43,10 +43,6 @@ _DEFAULT_AXIS = "_internal_pmap_axis_name"
 _is_none = lambda x: x is None    # noqa: E731  None is a leaf of in_axes/out_axes, not a node
 
 
-def _index_tuple(x) -> tuple:
-    return (x,) if isinstance(x, int) else tuple(x)
-
-
 @api_boundary
 def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
          devices=None, backend=None, axis_size=None, donate_argnums=()):
@@ -57,13 +53,14 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         devices = tuple(devices)
     check_callable(fun)
     axis_name = _DEFAULT_AXIS if axis_name is None else axis_name
-    static = _index_tuple(static_broadcasted_argnums)
-    if set(static) & set(_index_tuple(donate_argnums)):       # JAX's rebase_donate_argnums
+    # (argnums that are no indices: Python's TypeError, as JAX's _ensure_index_tuple gives it)
+    static = ensure_index_tuple(static_broadcasted_argnums)
+    donated = ensure_index_tuple(donate_argnums)
+    if set(static) & set(donated):       # JAX's rebase_donate_argnums
         raise ValueError(f"`static_argnums` {sorted(set(static))} and `donate_argnums` "
-                         f"{sorted(set(_index_tuple(donate_argnums)))} cannot intersect.")
+                         f"{sorted(set(donated))} cannot intersect.")
     # donate_argnums count positions among all arguments; jit sees the dynamic ones only
-    donate = tuple(i - sum(s < i for s in static) for i in _index_tuple(donate_argnums)
-                   if i not in static)
+    donate = tuple(i - sum(s < i for s in static) for i in donated if i not in static)
     for what, axes in (("in_axes", in_axes), ("out_axes", out_axes)):
         if not all(type(leaf) is int for leaf in tree_leaves(axes)):
             raise TypeError(f"pmap {what} must be an int, None, or (nested) container with "

@@ -100,6 +100,9 @@ def cases(jax):
             _times, donate_argnums=(0, 1.5)),
         "make_jaxpr_static_argnums_a_fractional_entry": lambda: jax.make_jaxpr(
             _times, static_argnums=(0, 1.5))(1.0, 2.0),
+        "pmap_static_argnums_a_fractional_entry": lambda: jax.pmap(
+            _times, static_broadcasted_argnums=(0, 1.5)),
+        "pmap_donate_argnums_a_name": lambda: jax.pmap(_times, donate_argnums="y"),
     }
 
 
