@@ -65,6 +65,14 @@ def cases(jax):
             lambda x: x, static_argnums=(-2,))(1.0),
         "remat_static_counted_from_the_end": lambda: jax.remat(
             lambda x, n: x ** n, static_argnums=-1)(3.0, 2),
+        # static_argnums that are no tuple of ints: checked when called, as JAX's (its
+        # debug_info's loop first, then remat's own words)
+        "remat_static_a_float_made": lambda: callable(jax.remat(_times, static_argnums=1.0)),
+        "remat_static_a_float": lambda: jax.remat(_times, static_argnums=1.0)(3.0, 2),
+        "remat_static_a_fractional_entry": lambda: jax.remat(
+            _times, static_argnums=(0, 1.5))(3.0, 2),
+        "remat_static_a_list": lambda: jax.checkpoint(_times, static_argnums=[1])(3.0, 2),
+        "remat_static_a_name": lambda: jax.checkpoint(_times, static_argnums="y")(3.0, 2),
         "integer_pow_whole_float": lambda: lax.integer_pow(x3, 2.0),
         "complex_of_ints": lambda: lax.complex(x3, i3),
         # a sharding that is no sharding: prepare_axis_resources' words, as jit's
