@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import jax
+import jax.extend.core as extend_core
 from jax._src import api_util, checkify as checkify_private, config, core, dtypes, earray
 from jax._src import jaxpr_util
 from jax._src import literals as literals_module
@@ -35,7 +36,8 @@ record = {"literals": cases.literals(jax, literals_module, dtypes, core, np),
           "module_homes": cases.module_homes(jax, checkify, checkify_private),
           "error_homes": cases.error_homes(jax, checkify, checkify_private),
           "api_util_private": cases.api_util_private(jax, api_util),
-          "jaxpr_util_counts": cases.jaxpr_util_counts(jax, jaxpr_util)}
+          "jaxpr_util_counts": cases.jaxpr_util_counts(jax, jaxpr_util),
+          "eval_jaxpr_literals": cases.eval_jaxpr_literals(jax, core, extend_core)}
 with open(os.path.join(HERE, "private_modules_reference.json"), "w") as f:
     json.dump(record, f, indent=1, sort_keys=True)
 print(f"{len(record)} cases written")

@@ -27,7 +27,8 @@ from ..core.mesh import NamedSharding, PartitionSpec
 from ..tree_util import (tree_flatten, tree_map, tree_structure, tree_transpose,
                          tree_unflatten)
 from ..transforms.ad import _check_grad_input, check_output_dtype, jvp, vjp
-from ..transforms.api_util import argnums_in_range, check_callable, partial_over, wraps
+from ..transforms.api_util import (argnums_in_range, check_callable, ensure_index,
+                                   partial_over, wraps)
 from ..transforms.batching import vmap
 from ..transforms.jit import jit
 
@@ -78,6 +79,7 @@ def _check_jacfwd_input(aval, holomorphic):
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of `fun` by forward mode: efficient for few inputs, many outputs."""
     check_callable(fun)
+    argnums = ensure_index(argnums)     # at once, as JAX's (jacrev's is checked when called)
     @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
     @api_boundary
     def jacfun(*args, **kwargs):
@@ -166,6 +168,7 @@ def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
     2.0
     """
     check_callable(fun)
+    argnums = ensure_index(argnums)
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 

@@ -28,7 +28,8 @@ from ..core.traceback_util import api_boundary
 from ..lax.shapes import concatenate, expand_dims, squeeze
 from ..tree_util import (broadcast_prefix, prefix_errors, tree_flatten, tree_leaves, tree_map,
                          tree_unflatten)
-from ..transforms.api_util import check_callable, merge_static, wraps
+from ..transforms.api_util import check_callable, ensure_index_tuple, merge_static, wraps
+from ..transforms.batching import size_mismatch, size_names
 from ..transforms.jit import jit
 from ..transforms.jit.sharded import _check_fit
 from ..xla import client as _client
@@ -42,10 +43,6 @@ _DEFAULT_AXIS = "_internal_pmap_axis_name"
 _is_none = lambda x: x is None    # noqa: E731  None is a leaf of in_axes/out_axes, not a node
 
 
-def _index_tuple(x) -> tuple:
-    return (x,) if isinstance(x, int) else tuple(x)
-
-
 @api_boundary
 def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnums=(),
          devices=None, backend=None, axis_size=None, donate_argnums=()):
@@ -56,13 +53,14 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         devices = tuple(devices)
     check_callable(fun)
     axis_name = _DEFAULT_AXIS if axis_name is None else axis_name
-    static = _index_tuple(static_broadcasted_argnums)
-    if set(static) & set(_index_tuple(donate_argnums)):       # JAX's rebase_donate_argnums
+    # (argnums that are no indices: Python's TypeError, as JAX's _ensure_index_tuple gives it)
+    static = ensure_index_tuple(static_broadcasted_argnums)
+    donated = ensure_index_tuple(donate_argnums)
+    if set(static) & set(donated):       # JAX's rebase_donate_argnums
         raise ValueError(f"`static_argnums` {sorted(set(static))} and `donate_argnums` "
-                         f"{sorted(set(_index_tuple(donate_argnums)))} cannot intersect.")
+                         f"{sorted(set(donated))} cannot intersect.")
     # donate_argnums count positions among all arguments; jit sees the dynamic ones only
-    donate = tuple(i - sum(s < i for s in static) for i in _index_tuple(donate_argnums)
-                   if i not in static)
+    donate = tuple(i - sum(s < i for s in static) for i in donated if i not in static)
     for what, axes in (("in_axes", in_axes), ("out_axes", out_axes)):
         if not all(type(leaf) is int for leaf in tree_leaves(axes)):
             raise TypeError(f"pmap {what} must be an int, None, or (nested) container with "
@@ -93,6 +91,14 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         size = _mapped_axis_size(flat, flat_axes)
         mesh_devices, processes, global_size = _mesh_devices(devices, backend, size,
                                                               axis_size, eager)
+        try:
+            _check_sizes(fun, args, kwargs, static, flat, flat_axes, len(mesh_devices))
+        except ValueError as error:     # the error card tries other in_axes, abstractly
+            error.pmap_call = (functools.partial(
+                pmap, fun, axis_name, out_axes=out_axes, devices=devices, backend=backend,
+                static_broadcasted_argnums=static_broadcasted_argnums), args, kwargs,
+                flat_axes)
+            raise
         donated = tuple(i for i, leaf_arg in enumerate(_leaf_argnums(dyn, kwargs))
                         if leaf_arg in donate) if donate else ()
         statics = tuple((i, args[i]) for i in static)
@@ -209,6 +215,29 @@ def _mapped_axis_size(flat, flat_axes) -> int:
                                  f"but is only {len(x.shape)} (its shape is {x.shape})")
             return int(x.shape[ax])
     raise ValueError("pmap requires at least one argument with a mapped axis.")
+
+
+def _check_sizes(fun, args, kwargs, static, flat, flat_axes, n) -> None:
+    """Refuse mapped axes of different sizes, naming each argument, its type and axis, in the
+    words of vmap's error for the same mistake, and saying what to do. jxkernel's words: JAX
+    0.10.2 reads the first argument's axis alone (its pmap.py: "shard_map already does a
+    check") for a mesh of `n` devices, and what it raises is an accident of that, with the
+    class kept here: the sharding's IndivisibleError where `n` does not divide another's
+    size, else its body's squeeze of another's block ("cannot select an axis to squeeze out
+    which has size not equal to one"), a ValueError."""
+    mapped = [None if ax is None or ax >= _ndim(x) else int(x.shape[ax])
+              for x, ax in zip(flat, flat_axes)]
+    sizes = {s for s in mapped if s is not None}
+    if len(sizes) < 2:
+        return
+    # (the static arguments as None, which has no leaves: a name per leaf of `flat`)
+    named = tuple(None if i in static else a for i, a in enumerate(args))
+    kind = IndivisibleError if any(s % n for s in sizes) else ValueError
+    raise kind(size_mismatch(mapped, flat_axes, None, size_names(fun, named, kwargs), "pmap") +
+                     "\npmap runs the function once per entry of the mapped axis, each on its "
+                     "own device, so the mapped axes must have one size: map each argument "
+                     "along an axis of that size (in_axes), or give None in in_axes for an "
+                     "argument that every device takes whole.")
 
 
 def _mesh_devices(devices, backend, size, axis_size, eager) -> tuple:

@@ -63,7 +63,8 @@ remat_p = Primitive("remat2", multiple_results=True)     # JAX 0.10.2's name for
 @api_boundary
 def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
     """`fun` whose intermediates are recomputed, not stored, when differentiated."""
-    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    # (anything else as given, checked when called: _static_positions)
+    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
     if isinstance(prevent_cse, list):
         prevent_cse = tuple(prevent_cse)
     if not isinstance(prevent_cse, (tuple, bool)):
@@ -95,12 +96,20 @@ def checkpoint(fun, *, prevent_cse=True, policy=None, static_argnums=()):
 def _static_positions(static_argnums, nargs) -> tuple:
     """The positions static_argnums names among `nargs` arguments, a negative one counted from
     the end; JAX's errors in its order and words: one before the first argument (its
-    debug_info's check), then one past the last (remat's own)."""
+    debug_info's check, which skips one past the last: a name, 1.0 or None fails there in
+    Python's words), then anything but a tuple of ints (a list, True, 1.5), then one past the
+    last (remat's own)."""
     for d in static_argnums:
+        if d >= nargs:
+            continue
         if d < -nargs:
             raise ValueError(f"Positional argument indices, e.g. for `static_argnums`, must "
                              f"have value greater than or equal to -len(args) and less than "
                              f"len(args), but got value {d} for len(args) == {nargs}.")
+    if type(static_argnums) is not tuple or any(type(d) is not int for d in static_argnums):
+        raise TypeError(f"the `static_argnums` argument to `jax.checkpoint` / `jax.remat` "
+                        f"must be an int, tuple of ints or, bool, but got value "
+                        f"{static_argnums}")
     if not all(d < nargs for d in static_argnums):
         raise ValueError(f"the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can "
                          f"only take integer values greater than or equal to `-len(args)` and "

@@ -44,6 +44,7 @@ from ..core.primitive import (
 )
 from ..core.avals import ShapedArray
 from ..core.trace import Tracer
+from ..transforms.api_util import flatten_axes
 from ..transforms.jit.args import check_sharding_leaf, device_mismatch
 from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
 from ..xla import stablehlo as hlo
@@ -98,19 +99,21 @@ def with_sharding_constraint(x, shardings, _prim=None, _asserts=True):
     True
     """
     leaves, tree = tree_flatten(x)
-    given, given_tree = tree_flatten(shardings, is_leaf=lambda s: s is None or _is_sharding(s))
+    given = tree_leaves(shardings, is_leaf=lambda s: s is None or _is_sharding(s))
     for s in given:         # JAX's first check, before the tree's (a Format: its sharding's)
         if not _is_sharding(s):
             check_sharding_leaf(s, "shardings")
-    if _prim is None and None in given:
-        # under a mesh JAX reads None as P() over it; with none, None is its error
-        if get_mesh() is None and _mesh_state.abstract is None:
-            raise ValueError("One of with_sharding_constraint arguments got sharding None "
-                             "which is not allowed. Please only pass `jax.sharding.Sharding` "
-                             "instances.")
-        shardings = tree_unflatten(given_tree, [PartitionSpec() if s is None else s
-                                                for s in given])
-    if _is_sharding(shardings):
+    if _prim is None:
+        # JAX's order: a tree that is no prefix of x's (flatten_axes' words), then a None
+        flat = flatten_axes("with_sharding_constraint shardings", tree, shardings)
+        if any(s is None for s in flat):
+            # under a mesh JAX reads None as P() over it; with none, None is its error
+            if get_mesh() is None and _mesh_state.abstract is None:
+                raise ValueError("One of with_sharding_constraint arguments got sharding None "
+                                 "which is not allowed. Please only pass "
+                                 "`jax.sharding.Sharding` instances.")
+            flat = [PartitionSpec() if s is None else s for s in flat]
+    elif _is_sharding(shardings):
         flat = [shardings] * len(leaves)
     else:
         flat = broadcast_prefix(shardings, x, is_leaf=_is_sharding)

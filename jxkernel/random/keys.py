@@ -3,6 +3,7 @@ KeyArray), and the key operations `split`, `fold_in`, `bits`, `key_data`, `wrap_
 
 Every public function accepts both kinds and returns the kind it was given, as JAX does.
 
+    >>> import jxkernel as jax
     >>> k = jax.random.PRNGKey(0)
     >>> split(k)
     Array([[1797259609, 2579123966],
@@ -470,6 +471,7 @@ def random_seed(seeds, impl: prng.PRNGImpl):
 def PRNGKey(seed, *, impl=None):
     """A legacy PRNG key (uint32[2]) from an integer seed: [seed >> 32, seed & 0xFFFFFFFF].
 
+    >>> import jxkernel as jax
     >>> jax.random.PRNGKey(42)
     Array([ 0, 42], dtype=uint32)
     """
@@ -536,6 +538,7 @@ def clone(key):
     """A copy of `key` that the key-reuse checker (random/key_reuse.py) takes as fresh: for
     using one key twice on purpose (`random_clone`; its values are the key's).
 
+    >>> import jxkernel as jax
     >>> with jax.debug_key_reuse(True):
     ...     k = key(0)
     ...     a, b = jax.random.normal(clone(k)), jax.random.normal(k)       # no KeyReuseError
@@ -547,6 +550,7 @@ def clone(key):
 def split(key, num=2):
     """`num` new keys (or an array of keys of shape `num`) derived from `key`.
 
+    >>> import jxkernel as jax
     >>> split(jax.random.PRNGKey(0), 3).shape
     (3, 2)
     """
@@ -583,6 +587,7 @@ def _fold_in_data(data):
 def fold_in(key, data):
     """A new key from `key` and a 32-bit integer `data` (e.g. a step or device index).
 
+    >>> import jxkernel as jax
     >>> fold_in(jax.random.PRNGKey(0), 1)
     Array([ 928981903, 3453687069], dtype=uint32)
     """
@@ -609,6 +614,7 @@ def takes_out_sharding(sampler):
     values do not depend on it (JAX's threefry is partitionable: each element's bits are the
     same however the array is split).
 
+    >>> import jxkernel as jax
     >>> from jxkernel.sharding import AxisType, PartitionSpec as P
     >>> mesh = jax.make_mesh((1, 1), ('x', 'y'), axis_types=(AxisType.Explicit,) * 2)
     >>> with jax.set_mesh(mesh):
@@ -666,6 +672,7 @@ def _resharded_key(key):
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
     """Uniform random bits as unsigned integers (uint32 by default, uint64 with x64).
 
+    >>> import jxkernel as jax
     >>> bits(jax.random.PRNGKey(0), (3,))
     Array([4070199207, 4202968722, 1427181096], dtype=uint32)
     """

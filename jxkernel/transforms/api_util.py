@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 
 import numpy as np
 
@@ -184,6 +185,36 @@ def merge_static(static: dict, dyn, n: int) -> list:
     return [static[i] if i in static else next(it) for i in range(n)]
 
 
+def ensure_index(x) -> int | tuple:
+    """`x` as an index or a tuple of them, as JAX's api_util._ensure_index takes argnums
+    (grad's, jacfwd's): anything else raises the TypeError Python's operator.index gives it.
+
+    >>> ensure_index(np.int64(1)), ensure_index([0, 2])
+    (1, (0, 2))
+    >>> ensure_index(1.0)
+    Traceback (most recent call last):
+    TypeError: 'float' object is not iterable
+    """
+    try:
+        return operator.index(x)
+    except TypeError:
+        return tuple(map(operator.index, x))
+
+
+def ensure_index_tuple(x) -> tuple:
+    """`x` as a tuple of indices, as JAX's api_util._ensure_index_tuple takes jit's
+    static_argnums and donate_argnums.
+
+    >>> ensure_index_tuple(1), ensure_index_tuple((0, -1))
+    ((1,), (0, -1))
+    >>> ensure_index_tuple((0, 1.5))
+    Traceback (most recent call last):
+    TypeError: 'float' object cannot be interpreted as an integer
+    """
+    index = ensure_index(x)
+    return (index,) if isinstance(index, int) else index
+
+
 def argnums_in_range(argnums, n: int) -> tuple:
     """`argnums` (an int or a sequence of them) as positions 0..n-1 of a call with `n`
     positional arguments; one outside -n..n-1 raises JAX's ValueError.
@@ -191,7 +222,7 @@ def argnums_in_range(argnums, n: int) -> tuple:
     >>> argnums_in_range((0, -1), 3)
     (0, 2)
     """
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    nums = ensure_index_tuple(argnums)
     for i in nums:
         if not -n <= i < n:
             raise ValueError(f"Positional argument indices, e.g. for `static_argnums`, must "

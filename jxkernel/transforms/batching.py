@@ -430,11 +430,12 @@ def _mapped_size(leaves, axes, axis_size, fun, args, kwargs):
     if not sizes:
         raise ValueError("vmap must have at least one non-None value in in_axes or axis_size "
                          "must be specified")
-    raise ValueError(_size_mismatch(mapped, axes, axis_size, _size_names(fun, args, kwargs)))
+    raise ValueError(size_mismatch(mapped, axes, axis_size, size_names(fun, args, kwargs)))
 
 
-def _size_mismatch(mapped, axes, axis_size, names) -> str:
-    """JAX's words: the most common size first, with an argument of that size for each."""
+def size_mismatch(mapped, axes, axis_size, names, name="vmap") -> str:
+    """JAX's words: the most common size first, with an argument of that size for each (vmap's,
+    or pmap's, whose words JAX 0.10.2 no longer says: api/pmap.py)."""
     counts = collections.Counter(s for s in mapped if s is not None).most_common()
     lines = [] if axis_size is None else [f"  * the `axis_size` argument was {axis_size};\n"]
     for n, (size, count) in enumerate(counts):
@@ -445,10 +446,11 @@ def _size_mismatch(mapped, axes, axis_size, names) -> str:
         else:
             many = "most" if n == 0 else "some"
             lines.append(f"  * {many} axes ({count} of them) had size {size}, e.g. {where};\n")
-    return ("vmap got inconsistent sizes for array axes to be mapped:\n" + "".join(lines))[:-2]
+    return (f"{name} got inconsistent sizes for array axes to be mapped:\n" +
+            "".join(lines))[:-2]
 
 
-def _size_names(fun, args, kwargs) -> list:
+def size_names(fun, args, kwargs) -> list:
     """Per flat argument leaf, as JAX's vmap names it in a size error: "argument x['a'] of
     type float32[3]" (by the signature's parameter names), `args[i]` past them or where the
     arguments do not bind, "kwargs['k']" for keyword arguments."""

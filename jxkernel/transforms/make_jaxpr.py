@@ -30,7 +30,7 @@ from .jit import Jitted, jit
 from .jit.cache import NOWHERE, keep_top_level_trace, top_level_signatures, top_level_trace
 from .jit.high import high_of, is_high_trace
 from .jit.stages import trace_jitted
-from .jit.args import (abstract_leaf_aval, as_tuple, check_argnums, not_a_jax_type,
+from .jit.args import (abstract_leaf_aval, argnum_tuple, check_argnums, not_a_jax_type,
                        token_carriers, unhashable_as_jax)
 from .jit.refs import ref_positions, ref_type, uses_refs, with_stand_ins, without_refs
 from ..core.staging import DebugInfo, is_ref, trace_to_jaxpr
@@ -38,7 +38,7 @@ from ..core.trace import Tracer, current_trace, eval_trace
 
 
 def _trace_flat(fun, static_argnums, args, kwargs, transformation):
-    static_argnums = {i % len(args) if args else i for i in as_tuple(static_argnums)}
+    static_argnums = {i % len(args) if args else i for i in argnum_tuple(static_argnums)}
     dyn = [a for i, a in enumerate(args) if i not in static_argnums]
     leaves, treedef = tree_flatten((tuple(dyn), kwargs))
     base = _positional_names(fun, len(args))
@@ -243,7 +243,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
             signature = inspect.signature(fun)
         except (TypeError, ValueError):
             signature = None
-        check_argnums(signature, as_tuple(static_argnums), "static_argnums")   # (as jit)
+        check_argnums(signature, argnum_tuple(static_argnums), "static_argnums")   # (as jit)
         # JAX's make_jaxpr is a new jit(fun)'s trace: each call logs "Finished tracing f for
         # jit" (a trace or its cache's lookup), where the user asked for it (not a view's),
         # also where the trace raises (a traced `if`, a static argument that is a tracer):

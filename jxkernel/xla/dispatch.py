@@ -27,6 +27,7 @@ from ..core.primitive import compiled_impl, impl_rules, lowering_rules, rule
 from ..core.sharding_types import abstract_eval
 from ..core.source_info import PACKAGE_DIR
 from ..core.trace import Tracer
+from ..core.traceback_util import filter_raised, register_boundary
 from ..core.tracer_errors.escaped import escaped_tracer_error
 from . import client as _client
 from .array import ARRAY_TYPES, Array, host_to_device
@@ -74,51 +75,60 @@ class _LastRun:
 
 
 def apply_primitive(prim, args, params):
-    """Run `prim` eagerly: its impl rule if it has one, else compiled alone with XLA."""
-    impl = impl_rules.get(prim)
-    if impl is not None:
-        return impl(*args, **params)
-    # The hot paths (written out here rather than calling run_compiled: calls cost), for
-    # operands that are all single-device Arrays, no chosen device, no NaN checks. First the
-    # primitive's last run, if these operands and params match it (compared, not hashed);
-    # then the _fast dict, whose key uses the first buffer's sharding object (one per
-    # device) in place of the device.
-    exe = None
-    last = _last_run.get(prim)        # (a compiled bind has tried its Hit in C)
-    if last is not None:
-        try:
-            if len(args) == 1:                     # unary: no comprehensions (each a frame)
-                bufs, avals = [args[0]._buf], [args[0].aval]
-            else:
-                bufs, avals = [a._buf for a in args], [a.aval for a in args]
-            if avals == last.avals and all_placed(bufs, last.where) and \
-                    last.generation is config._generation and params == last.params:
-                exe = last.exe
-        except (AttributeError, IndexError, TypeError, ValueError):  # (a param's odd __eq__)
-            pass
-    if exe is None and config._eager_fast:
-        try:
-            bufs = [a._buf for a in args]
-            run = _fast.get((prim, tuple(params.items()), _where(bufs),
-                             config._trace_state, *[a.aval for a in args]))
-        except (AttributeError, TypeError):
-            run = None
-        if run is not None and all_placed(bufs, run.where):
-            exe = run.exe
-            if bufs:
-                run.generation = config._generation   # (this path's conditions hold now)
-                if run.native is not None:
-                    run.native.generation = run.generation
-                _last_run[prim] = run
-    if exe is None:
-        return _run_compiled(prim, args, params)
+    """Run `prim` eagerly: its impl rule if it has one, else compiled alone with XLA. This is
+    JAX's eager operation, a jit of the one primitive: an api boundary, whose error (a shape
+    rule's, jax_debug_nans') leaves without the frames of jxkernel below it."""
     try:
-        outs = exe.call_buffers(bufs)
-    except ValueError:
-        if sharded_apply is None or not _any_sharded(args):
-            raise
-        return sharded_apply(prim, args, params)  # a later operand is split over a mesh
-    return outs if prim.multiple_results else outs[0]
+        impl = impl_rules.get(prim)
+        if impl is not None:
+            return impl(*args, **params)
+        # The hot paths (written out here rather than calling run_compiled: calls cost), for
+        # operands that are all single-device Arrays, no chosen device, no NaN checks. First the
+        # primitive's last run, if these operands and params match it (compared, not hashed);
+        # then the _fast dict, whose key uses the first buffer's sharding object (one per
+        # device) in place of the device.
+        exe = None
+        last = _last_run.get(prim)        # (a compiled bind has tried its Hit in C)
+        if last is not None:
+            try:
+                if len(args) == 1:                     # unary: no comprehensions (each a frame)
+                    bufs, avals = [args[0]._buf], [args[0].aval]
+                else:
+                    bufs, avals = [a._buf for a in args], [a.aval for a in args]
+                if avals == last.avals and all_placed(bufs, last.where) and \
+                        last.generation is config._generation and params == last.params:
+                    exe = last.exe
+            except (AttributeError, IndexError, TypeError, ValueError):  # (a param's odd __eq__)
+                pass
+        if exe is None and config._eager_fast:
+            try:
+                bufs = [a._buf for a in args]
+                run = _fast.get((prim, tuple(params.items()), _where(bufs),
+                                 config._trace_state, *[a.aval for a in args]))
+            except (AttributeError, TypeError):
+                run = None
+            if run is not None and all_placed(bufs, run.where):
+                exe = run.exe
+                if bufs:
+                    run.generation = config._generation   # (this path's conditions hold now)
+                    if run.native is not None:
+                        run.native.generation = run.generation
+                    _last_run[prim] = run
+        if exe is None:
+            return _run_compiled(prim, args, params)
+        try:
+            outs = exe.call_buffers(bufs)
+        except ValueError:
+            if sharded_apply is None or not _any_sharded(args):
+                raise
+            return sharded_apply(prim, args, params)  # a later operand is split over a mesh
+        return outs if prim.multiple_results else outs[0]
+    except Exception as e:
+        filter_raised(e)
+        raise
+
+
+register_boundary(apply_primitive.__code__)   # (nested in it, a boundary filters nothing)
 
 
 def _where(bufs):

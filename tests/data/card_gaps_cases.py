@@ -249,6 +249,16 @@ PMAP = {
                   ["_y = jax.vmap(lambda v: v - lax.pmean(v, 'i'), axis_name='i')(x8)"]),
 }
 PMAP_SQUEEZE = "_y = jnp.squeeze(x8, 0)"
+# pmap given mapped axes of two sizes (a row per device, and a w of 2 entries with none): JAX
+# 0.10.2's error is its body's squeeze's; (the mistake, the pmap-sizes card's rewrite: in_axes
+# None for w), each binding _y
+PMAP_SIZES_SETUP = "x1 = jnp.arange(2.0).reshape(1, 2)\nw = jnp.arange(1.0, 3.0)\n"
+PMAP_SIZES = {
+    "two": ("_y = jax.pmap(lambda x, w: x * w)(x1, w)",
+            "_y = jax.pmap(lambda x, w: x * w, in_axes=(0, None))(x1, w)"),
+    "three": ("_y = jax.pmap(lambda x, y, b: x * y + b)(x1, x1, w)",
+              "_y = jax.pmap(lambda x, y, b: x * y + b, in_axes=(0, 0, None))(x1, x1, w)"),
+}
 # jax_debug_nans on: a NaN made by log under jit (the de-optimized rerun raises at log), by
 # sqrt inside a jnp.where under grad (its derivative at 0, inf, times where's zero: 0 * inf)
 # and under vmap (sqrt of -1: where computes both branches; jitted, none: the jit's output
@@ -348,6 +358,13 @@ def run(jax):
             exec(fix, ran)
             found[f"pmap_{case}_fixed_{k}"] = _value(jax, ran["_y"])
     found["pmap_squeeze"] = _said(lambda: exec(PMAP_SQUEEZE, dict(names)))
+    names = dict(from_)
+    exec(PMAP_SIZES_SETUP, names)
+    for case, (mistake, fix) in PMAP_SIZES.items():
+        found[f"pmap_sizes_{case}"] = _said(lambda: exec(mistake, dict(names)))
+        ran = dict(names)
+        exec(fix, ran)
+        found[f"pmap_sizes_{case}_fixed"] = _value(jax, ran["_y"])
     names = dict(from_)
     exec(NANS_SETUP, names)
     jax.config.update("jax_debug_nans", True)

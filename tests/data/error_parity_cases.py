@@ -65,6 +65,14 @@ def cases(jax):
             lambda x: x, static_argnums=(-2,))(1.0),
         "remat_static_counted_from_the_end": lambda: jax.remat(
             lambda x, n: x ** n, static_argnums=-1)(3.0, 2),
+        # static_argnums that are no tuple of ints: checked when called, as JAX's (its
+        # debug_info's loop first, then remat's own words)
+        "remat_static_a_float_made": lambda: callable(jax.remat(_times, static_argnums=1.0)),
+        "remat_static_a_float": lambda: jax.remat(_times, static_argnums=1.0)(3.0, 2),
+        "remat_static_a_fractional_entry": lambda: jax.remat(
+            _times, static_argnums=(0, 1.5))(3.0, 2),
+        "remat_static_a_list": lambda: jax.checkpoint(_times, static_argnums=[1])(3.0, 2),
+        "remat_static_a_name": lambda: jax.checkpoint(_times, static_argnums="y")(3.0, 2),
         "integer_pow_whole_float": lambda: lax.integer_pow(x3, 2.0),
         "complex_of_ints": lambda: lax.complex(x3, i3),
         # a sharding that is no sharding: prepare_axis_resources' words, as jit's
@@ -72,11 +80,42 @@ def cases(jax):
         "sharding_constraint_of_a_name": lambda: lax.with_sharding_constraint(x3, "x"),
         "sharding_constraint_of_a_tuple": lambda: lax.with_sharding_constraint(x3, (1,)),
         "jit_in_shardings_of_a_number": lambda: jax.jit(lambda a: a, in_shardings=1)(x3),
+        # shardings that are no tree prefix of the value: flatten_axes' words, before None's
+        "sharding_constraint_of_a_list_of_none": lambda: lax.with_sharding_constraint(
+            x3, [None]),
+        "sharding_constraint_too_many": lambda: lax.with_sharding_constraint(
+            [x3], [None, jax.P()]),
+        "sharding_constraint_of_a_list_of_a_spec": lambda: lax.with_sharding_constraint(
+            x3, [jax.P()]),
+        "sharding_constraint_of_a_nested_none": lambda: lax.with_sharding_constraint(
+            [x3], [[None]]),
         # a negative sample shape: JAX's words where its sampler broadcasts
         "randint_negative_shape": lambda: jax.random.randint(jax.random.key(0), (-1,), 0, 3),
         "bernoulli_negative_shape": lambda: jax.random.bernoulli(jax.random.key(0), 0.5, (-1,)),
         "permutation_of_a_negative_count": lambda: jax.random.permutation(jax.random.key(0), -1),
+        # argnums that are no indices: Python's words from operator.index, as JAX's
+        # _ensure_index gives them (grad's and jacfwd's where written, jacrev's when called)
+        "grad_argnums_a_float": lambda: jax.grad(_times, argnums=1.0),
+        "grad_argnums_a_fractional_entry": lambda: jax.grad(_times, argnums=(0, 1.5)),
+        "grad_argnums_a_name": lambda: jax.grad(_times, argnums="y"),
+        "value_and_grad_argnums_a_name": lambda: jax.value_and_grad(_times, argnums="y"),
+        "jacfwd_argnums_a_float": lambda: jax.jacfwd(_times, argnums=1.5),
+        "jacrev_argnums_a_fractional_entry": lambda: jax.jacrev(
+            _times, argnums=(0, 1.5))(1.0, 2.0),
+        "jit_static_argnums_a_fractional_entry": lambda: jax.jit(_times, static_argnums=(0, 1.5)),
+        "jit_static_argnums_a_name": lambda: jax.jit(_times, static_argnums="y"),
+        "jit_donate_argnums_a_fractional_entry": lambda: jax.jit(
+            _times, donate_argnums=(0, 1.5)),
+        "make_jaxpr_static_argnums_a_fractional_entry": lambda: jax.make_jaxpr(
+            _times, static_argnums=(0, 1.5))(1.0, 2.0),
+        "pmap_static_argnums_a_fractional_entry": lambda: jax.pmap(
+            _times, static_broadcasted_argnums=(0, 1.5)),
+        "pmap_donate_argnums_a_name": lambda: jax.pmap(_times, donate_argnums="y"),
     }
+
+
+def _times(x, y):
+    return x * y
 
 
 def _typed(array):

@@ -413,3 +413,15 @@ def jaxpr_util_counts(jax, jaxpr_util):
                      "count": jaxpr_util.count_eqns(closed),
                      "lines": sum(jaxpr_util.source_locations(closed.jaxpr).values())}
     return out
+
+
+def eval_jaxpr_literals(jax, core, extend_core):
+    """jax._src.core's eval_jaxpr and jaxpr_as_fun (and jax.core's, jax.extend.core's) on a
+    jaxpr whose outputs include literals: each output's type and repr (a literal as its
+    value, a TypedFloat or TypedInt, never the Literal)."""
+    closed = jax.make_jaxpr(lambda x: (x, 1.0, 2, True, x * 2.0))(2.0)
+    runs = {"src_core": core.eval_jaxpr(closed.jaxpr, closed.consts, 2.0),
+            "src_core_jaxpr_as_fun": core.jaxpr_as_fun(closed)(2.0),
+            "core": jax.core.eval_jaxpr(closed.jaxpr, closed.consts, 2.0),
+            "extend_core_jaxpr_as_fun": extend_core.jaxpr_as_fun(closed)(2.0)}
+    return {name: [[type(v).__name__, repr(v)] for v in outs] for name, outs in runs.items()}

@@ -1,5 +1,6 @@
 """A learner's script whose functions fail inside jit, grad, vmap, lax.scan, a custom_vjp's
-backward pass, jit's and export's factories, an eager lax.scatter_add, ...: run as `python traceback_filter_program.py jax|jxkernel` in a fresh
+backward pass, jit's and export's factories, an eager lax.scatter_add, an eager jnp.log under
+jax_debug_nans, ...: run as `python traceback_filter_program.py jax|jxkernel` in a fresh
 process (JAX_TRACEBACK_FILTERING set by the caller), it prints one JSON object, per case, of
 what the learner's traceback shows: its frames (the user's as "function: line", the library's
 as "<library>"), its notes, and the cause's type and user frames.
@@ -49,6 +50,14 @@ def clip_bwd(_, g):
 
 clip.defvjp(clip_fwd, clip_bwd)
 
+
+def log_of_a_negative():
+    jax.config.update("jax_debug_nans", True)
+    try:
+        return jnp.log(-1.0)            # eagerly: a NaN, which jax_debug_nans raises for
+    finally:
+        jax.config.update("jax_debug_nans", False)
+
 CASES = {
     "jit": lambda: loss(jnp.ones((4, 4))),
     "grad_of_jit": lambda: jax.grad(loss)(jnp.ones((4, 4))),
@@ -70,6 +79,10 @@ CASES = {
     "scatter_add_rank": lambda: lax.scatter_add(
         jnp.zeros(3), jnp.array([[0]]), jnp.ones((2, 2)),
         lax.ScatterDimensionNumbers((), (0,), (0,))),
+    # eager operations (JAX's are jits of one primitive, each an api boundary): a NaN under
+    # jax_debug_nans, a shape rule's error
+    "eager_debug_nans": log_of_a_negative,
+    "eager_add_shapes": lambda: lax.add(jnp.ones(3), jnp.ones(2)),
 }
 
 

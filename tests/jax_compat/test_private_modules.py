@@ -183,3 +183,11 @@ def test_batched_device_put_canonicalizes_as_enable_x64_says():
         assert kept.dtype == np.asarray(value).dtype
         assert now.dtype == jxkernel.numpy.asarray(value).dtype
         assert np.array_equal(np.asarray(kept), np.asarray(value))
+
+
+def test_eval_jaxpr_gives_a_literal_output_as_its_value():
+    # jax._src.core's eval_jaxpr and jaxpr_as_fun, as jax.core's: TypedFloat(1.0,
+    # dtype=float32) for `lambda x: 1.0`'s output, where they gave the jaxpr's Literal
+    from jxkernel._jax.extend import core as extend_core
+    got = cases.eval_jaxpr_literals(jxkernel, core, extend_core)
+    assert got == RECORD["eval_jaxpr_literals"]

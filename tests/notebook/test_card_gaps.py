@@ -18,7 +18,8 @@ from card_gaps_cases import (ASSERT_FAILING, ASSERT_FIXED, ASSERT_SETUP,  # test
                              CHECKIFY, CHECKIFY_SETUP, HASH_INDEXED, HASHES, INNER_STATIC,
                              INNER_STATIC_FIXES, INT_OUTPUTS, INT_SETUP, JIT_OBJECTS,
                              KEY_FIXES, KEYS, NANS, NANS_FIXED, NANS_GUARDED, NANS_SETUP,
-                             OBJECTS, PMAP, PMAP_SETUP, PMAP_SQUEEZE, SPLIT_FIXED,
+                             OBJECTS, PMAP, PMAP_SETUP, PMAP_SIZES, PMAP_SIZES_SETUP,
+                             PMAP_SQUEEZE, SPLIT_FIXED,
                              SPLIT_TRACED, SWITCH_DTYPES, VMAP_OUT, VMAP_OUT_SETUP,
                              VMAP_OUT_VECTOR, run as facts_of)
 import locations  # tests/support: the repository's folders
@@ -26,6 +27,12 @@ from ipython_shell import ran_failing, run_cell, shell_fixture
 from numerics import ELEMENTWISE, assert_allclose_ulp  # tests/support
 
 JAX = locations.recorded("card_gaps_reference.json")
+
+# cases whose words are jxkernel's on purpose, JAX's class kept: pmap given axes of two sizes
+# (JAX 0.10.2's words are its body's squeeze's, of an axis the learner wrote no squeeze of;
+# ours name each argument, its type and axis)
+OWN_WORDS = {f"pmap_sizes_{case}": "pmap got inconsistent sizes for array axes to be mapped:"
+             for case in PMAP_SIZES}
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
                       "from jxkernel import lax\n"
@@ -59,6 +66,9 @@ def test_the_cases_say_and_compute_what_jax_does(case):
     tracer where a static value goes: JAX's whole message, no line of ours added; grad of a
     Box: grad's words), the fixes' values, and while_loop's traces of a promoted carry in
     JAX's order (cond, body, then both again) with cond's trace kept for the next call."""
+    if case in OWN_WORDS:
+        assert _facts()[case] == {**JAX[case], "first_line": OWN_WORDS[case]}, case
+        return
     assert _facts()[case] == JAX[case], case
 
 
@@ -459,6 +469,35 @@ def test_pmap_of_more_rows_than_devices_gets_a_card_whose_rewrites_run_as_jaxs(s
     for k, fix in enumerate(fixes):
         assert shell.run_cell(fix).success
         assert _leaves(shell.user_ns["_y"]) == JAX[f"pmap_{case}_fixed_{k}"]
+
+
+@pytest.mark.parametrize("case", sorted(PMAP_SIZES))
+def test_pmap_of_axes_of_two_sizes_gets_in_axes_none_whose_rewrite_runs_as_jaxs(shell, case):
+    """pmap of a row per device and a w of 2 entries: our error names each argument, its type
+    and axis (JAX's is its body's squeeze's: recorded, its class kept), and the card's
+    rewrite, in_axes None for w, runs and computes JAX's recorded value."""
+    mistake, fix = PMAP_SIZES[case]
+    assert shell.run_cell(PMAP_SIZES_SETUP).success
+    text, card = shown(shell, mistake)
+    assert card is not None and card["kind"] == "pmap-sizes", text
+    assert card["error"] == JAX[f"pmap_sizes_{case}"]["error"] == "ValueError"
+    name = {"two": "w", "three": "b"}[case]        # the parameter w is passed to
+    assert f"had size 2: axis 0 of argument {name} of type float32[2]" in card["traceback"]
+    assert "(size 1)" in card["why"] and f"{name} with in_axes None" in card["fix"], card
+    assert card["rewrite"] == fix
+    assert shell.run_cell(fix).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"pmap_sizes_{case}_fixed"]
+
+
+def test_pmap_of_axes_of_two_sizes_the_function_cannot_take_gets_words():
+    """Where the function does not trace with w whole (x + w: (2,) and (3,)), the card
+    offers no such rewrite: its pattern, as comments."""
+    from jxkernel.views.error_cards import card_for
+    with pytest.raises(ValueError) as raised:
+        jxkernel.pmap(lambda x, w: x + w)(jxkernel.numpy.ones((1, 2)), jxkernel.numpy.ones(3))
+    card = card_for(raised.value)
+    assert card is not None and card.kind == "pmap-sizes"
+    assert all(line.startswith("#") for line in card.rewrite.splitlines()), card.rewrite
 
 
 def test_a_squeeze_in_pmaps_words_but_no_pmaps_gets_no_card():

@@ -17,7 +17,9 @@ from ...api.state import freeze, new_ref  # noqa: F401 (JAX keeps them in core)
 from ...core.avals import (AbstractFuture, AbstractToken, AbstractValue,  # noqa: F401
                            ShapedArray, Token, abstract_token, get_aval)
 from ...core.errors import ConcretizationTypeError  # noqa: F401
-from ...core.interpret import eval_jaxpr  # noqa: F401
+# JAX's eval_jaxpr gives a literal output as its value (a TypedFloat), not the Literal, as
+# jax.core's does; jxkernel's interpreters' own (core.interpret.eval_jaxpr) keeps it
+from ...core.interpret import public_eval_jaxpr as eval_jaxpr  # noqa: F401
 from ...core.ir import ClosedJaxpr, Jaxpr, Literal, Var  # noqa: F401
 from ...core.ir import _ADDRESS, Names as _Names, pp_param as _pp_param
 from ...core.trace import PrettyText

@@ -22,7 +22,8 @@ from ...core.source_info import function_source_info
 from ...core.staging import is_ref
 from ..ad_util import Zero, float0, instantiate
 from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
-from ..api_util import argnums_in_range, check_callable, partial_over, wraps
+from ..api_util import (argnums_in_range, check_callable, ensure_index, partial_over,
+                        wraps)
 from .forward import _flatten_fun, _tangent_aval
 from .linearization import _pinned_primal, linearize_flat
 from .transposition import backward_pass
@@ -249,6 +250,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
                    reduce_axes=()):
     """A function returning (fun(*args), the gradient w.r.t. args[argnums])."""
     check_callable(fun)     # at once, as JAX: grad(3) fails where it is written
+    argnums = ensure_index(argnums)     # (so does argnums=1.5, in Python's words, as JAX's)
     @wraps(fun, docstr=_VALUE_AND_GRAD_DOC, argnums=argnums)
     @api_boundary
     def value_and_grad_f(*args, **kwargs):

@@ -33,13 +33,19 @@ from ...xla.transfers import arguments_on, foreign_argument, shard_arg_handlers
 from ...tree_util import (DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey, broadcast_prefix,
                           keystr, prefix_errors, tree_flatten, tree_flatten_with_path, tree_map,
                           tree_unflatten)
-from ..api_util import PytreeLeaf, not_an_args_tuple
+from ..api_util import PytreeLeaf, ensure_index_tuple, not_an_args_tuple
 
 
 def as_tuple(x) -> tuple:
     if x is None:
         return ()
     return (x,) if isinstance(x, (int, str)) else tuple(x)
+
+
+def argnum_tuple(x) -> tuple:
+    """static_argnums or donate_argnums as a tuple of ints (None: none), refused as JAX's
+    _ensure_index_tuple refuses 1.5 or "x" (Python's TypeError) before anything else."""
+    return () if x is None else ensure_index_tuple(x)
 
 
 def check_argnums(signature, argnums: tuple, what: str) -> None:
@@ -138,7 +144,7 @@ def infer_argnums_and_argnames(argnums, argnames, positional):
     both, it takes them as they are (Flax's lifted jit passes both, for a function
     whose signature is not the one it jits)."""
     both = argnums is not None and argnames is not None
-    argnums, argnames = as_tuple(argnums), as_tuple(argnames)
+    argnums, argnames = argnum_tuple(argnums), as_tuple(argnames)
     nums = {int(i) + len(positional) if int(i) < 0 else int(i) for i in argnums}
     names = set(argnames)
     if both:
@@ -163,13 +169,13 @@ def infer_by_signature(signature, argnums, argnames) -> tuple:
     if argnums is None and argnames is None:
         return (), ()
     if argnums is not None and argnames is not None:
-        return as_tuple(argnums), as_tuple(argnames)
+        return argnum_tuple(argnums), as_tuple(argnames)
     by_keyword = [(i, name) for i, (name, p) in enumerate(signature.parameters.items())
                   if p.kind is p.POSITIONAL_OR_KEYWORD]
     if argnums is None:
         argnames = as_tuple(argnames)
         return tuple(i for i, name in by_keyword if name in argnames), argnames
-    argnums = as_tuple(argnums)
+    argnums = argnum_tuple(argnums)
     return argnums, tuple(name for i, name in by_keyword if i in argnums)
 
 
@@ -187,7 +193,8 @@ def resolve_argnums(fun, signature, donate_argnums, donate_argnames, static_argn
     if signature is None:
         if donate_argnames is not None:
             raise no_signature_error(fun)
-        return as_tuple(donate_argnums), (), as_tuple(static_argnums), as_tuple(static_argnames)
+        return (argnum_tuple(donate_argnums), (), argnum_tuple(static_argnums),
+                as_tuple(static_argnames))
     static_argnums, static_argnames = infer_by_signature(signature, static_argnums,
                                                          static_argnames)
     donate_argnums, donate_argnames = infer_by_signature(signature, donate_argnums,
@@ -224,7 +231,7 @@ class Arguments:
             raise no_signature_error(fun)
         for what, nums, names in (("static", static_argnums, static_argnames),
                                   ("donate", donate_argnums, donate_argnames)):
-            check_argnums(signature, as_tuple(nums), f"{what}_argnums")
+            check_argnums(signature, argnum_tuple(nums), f"{what}_argnums")
             check_argnames(signature, as_tuple(names), f"{what}_argnames")
         static_argnums, static_argnames = infer_argnums_and_argnames(
             static_argnums, static_argnames, positional)

@@ -100,6 +100,8 @@ check-format-args (TypeError: checkify.check given a Python number to format, `i
 checkified function called with an int, not jitted), traced-format (TypeError: a format spec
 given a traced value, `print(f'{x:.2f}')` under jit, grad or vmap: jax.debug.print),
 pmap-devices (ValueError or IndivisibleError: pmap given an axis longer than the devices),
+pmap-sizes (ValueError: pmap given mapped axes of two sizes, a w with no axis per device:
+in_axes None for it),
 debug-nans (FloatingPointError: jax_debug_nans or jax_debug_infs at the operation that made
 one: the values it was given, `jnp.log(y)` of y = -2.0).
 
@@ -142,7 +144,7 @@ The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
                  names), "arguments" (all inputs it depends on), "input_index" (among the
                  flat inputs), "input_type" ("f32[3]"), "value_type", "steps":
                  [{"primitive", "where" ("In[3], line 2" or null), "code" (that line's text
-                 or null), "type"}]} from the input to the value; for vmap-sizes
+                 or null), "type"}]} from the input to the value; for vmap-sizes, pmap-sizes
                  (and scan-lengths: xs's leaves, axis 0)
                  {"arguments": [{"name", "axis", "size", "type"}]}, for loop-carry
                  {"loop", "body", "path", "input_type", "output_type",
@@ -165,8 +167,8 @@ from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
 from .collectives import _is_unbound_axis, _unbound_axis_card
 from .meshes import _is_mesh_mismatch, _mesh_mismatch_card
 from .nans import _debug_nans_card, _is_debug_nans
-from .devices import (_is_late_device_count, _is_pmap_devices, _late_device_count_card,
-                      _pmap_devices_card)
+from .devices import (_is_late_device_count, _is_pmap_devices, _is_pmap_sizes,
+                      _late_device_count_card, _pmap_devices_card, _pmap_sizes_card)
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
 from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_policy_misspelled,
                            _is_policy_string, _policy_misspelled_card, _policy_string_card)
@@ -337,6 +339,7 @@ _CARDS = [
     (_is_mesh_mismatch, _mesh_mismatch_card),
     (_is_late_device_count, _late_device_count_card),
     (_is_pmap_devices, _pmap_devices_card),
+    (_is_pmap_sizes, _pmap_sizes_card),
     (_is_debug_nans, _debug_nans_card),
     (_is_dropout_rngs, _dropout_rngs_card),
     (_is_closed_modules, _closed_modules_card),

@@ -9,15 +9,26 @@ rows on one CPU: JAX splits the axis over the devices and says so in a squeeze's
 ("cannot select an axis to squeeze out ... got shape=(64, 2)"), or, where the count does not
 divide it, a sharding's (IndivisibleError). The card says what pmap maps and offers vmap, or
 the axis reshaped to a block per device.
+
+And pmap given mapped axes of two sizes, `jax.pmap(lambda x, w: x * w)(xs, w)` of a w with no
+axis per device: the card lists them and rewrites the call with in_axes None for the
+arguments of the other size (every device takes them whole), where the function traces so.
 """
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import re
+from collections import Counter
 
+from ...core import compile_record
+from ...transforms.make_jaxpr import eval_shape
+from ...tree_util import tree_leaves
 from ...xla import client
 from .card import ErrorCard
 from .rewrites import _operand, _parse_line, _pattern, _replaced, _whole_statement
+from .vmap import _with_in_axes, mapped_axes
 
 _LATE = "jax_num_cpu_devices config should be updated before backends are initialized"
 
@@ -127,3 +138,78 @@ def _pmap_rewrite(where, seen, exc) -> str:
                      f"is (devices, {seen['size']} // devices, ...)")
     return "\n".join(lines)
 
+
+# ------------------------------------------------------------------ pmap's axes of two sizes
+def _is_pmap_sizes(e) -> bool:
+    """pmap's own error for mapped axes of different sizes (api/pmap.py; JAX 0.10.2's is its
+    body's squeeze's), which lists them in vmap's words."""
+    return isinstance(e, ValueError) and str(e).startswith("pmap got inconsistent sizes") \
+        and bool(mapped_axes(e))
+
+
+def _pmap_sizes_card(exc, where, called_from) -> ErrorCard:
+    mapped = mapped_axes(exc)
+    n = client.local_device_count()
+    size = _device_size(mapped, n)
+    listing = ", ".join(f"{m['name']} {m['type']} axis {m['axis']} (size {m['size']})" +
+                        (f" and {m['count'] - 1} more of that size" if m["count"] > 1 else "")
+                        for m in mapped)
+    others = ", ".join(m["name"] + (f" (and {m['count'] - 1} more of that size)"
+                                    if m["count"] > 1 else "")
+                       for m in mapped if m["size"] != size)
+    axes = _in_axes_that_trace(exc, size)
+    # (a claim about this call only where the function was traced so)
+    here = f"here {others} with in_axes None, to map over size {size}" if axes else \
+        f"here, to map over size {size}, {others} with in_axes None, if the function takes it whole"
+    rewrite = axes and (_with_in_axes(where, axes, transform="pmap") or
+                        _pattern(f"jax.pmap(f, in_axes={axes!r})(...)"))
+    return ErrorCard(
+        "pmap-sizes", "pmap: the mapped axes have different sizes",
+        why=(f"pmap runs the function once per entry of the mapped axis, each on its own "
+             f"device (jax.local_device_count() is {n} here), so the axes it maps must have "
+             f"one size: {listing}."),
+        fix=(f"Map only the arguments that hold one entry per device, along that axis "
+             f"(in_axes), and give None for an argument that every device takes whole "
+             f"(weights, a constant): {here}."),
+        rewrite=rewrite or _pattern(
+            "jax.pmap(f, in_axes=(0, None))(xs, w)    # xs: one entry per device; w: whole, "
+            "on every device"),
+        origin={"arguments": [{k: m[k] for k in ("name", "axis", "size", "type")}
+                              for m in mapped]},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.pmap.html")
+
+
+def _device_size(mapped, devices) -> int:
+    """The size pmap should map over: of those no larger than the devices, the one most
+    leaves have (a tie: the first's, as JAX's pmap reads the first argument's), else the
+    first's."""
+    fits = Counter()
+    for m in mapped:
+        if m["size"] <= devices:
+            fits[m["size"]] += m["count"]
+    if not fits:
+        return mapped[0]["size"]
+    return max(fits, key=lambda s: (fits[s], -[m["size"] for m in mapped].index(s)))
+
+
+def _in_axes_that_trace(exc, size) -> tuple | None:
+    """in_axes for the call, one per positional argument: the arguments of `size` along their
+    axis, None for the others, where each is one array (none static) and the function traces
+    so (abstractly: eval_shape of the pmap so made), else None. pmap's error carries the call
+    (api/pmap.py: a pmap of other in_axes, the arguments, each leaf's axis)."""
+    call = getattr(exc, "pmap_call", None)
+    if call is None:
+        return None
+    remade, args, kwargs, flat_axes = call
+    if kwargs or remade.keywords["static_broadcasted_argnums"] or \
+            len(flat_axes) != len(args) or \
+            any(len(tree_leaves(a)) != 1 or not hasattr(a, "shape") for a in args):
+        return None
+    axes = tuple(ax if ax is not None and a.shape[ax] == size else None
+                 for a, ax in zip(args, flat_axes))
+    try:
+        with compile_record.unlogged(), contextlib.redirect_stdout(io.StringIO()):
+            eval_shape(remade(in_axes=axes), *args)
+    except Exception:       # noqa: BLE001  (the function does not take them so)
+        return None
+    return axes

@@ -33,10 +33,16 @@ def _is_vmap_sizes(e) -> bool:
         and _VMAP_AXIS.search(str(e)) is not None
 
 
+def mapped_axes(exc) -> list:
+    """The mapped axes a size error lists (vmap's, pmap's), each {"name", "axis", "size",
+    "count", "type", "shape"}."""
+    return [{"name": name, "axis": int(axis), "size": int(size), "count": int(count or 1),
+             "type": f"{dtype}[{dims}]", "shape": [int(d) for d in dims.split(",") if d]}
+            for count, size, axis, name, dtype, dims in _VMAP_AXIS.findall(str(exc))]
+
+
 def _vmap_card(exc, where, called_from) -> ErrorCard:
-    mapped = [{"name": name, "axis": int(axis), "size": int(size), "count": int(count or 1),
-               "type": f"{dtype}[{dims}]", "shape": [int(d) for d in dims.split(",") if d]}
-              for count, size, axis, name, dtype, dims in _VMAP_AXIS.findall(str(exc))]
+    mapped = mapped_axes(exc)
     sizes = Counter()
     for m in mapped:
         sizes[m["size"]] += m["count"]
@@ -140,14 +146,15 @@ def _vmap_rewrite(where, mapped, axes) -> str | None:
     return _with_in_axes(where, axes)
 
 
-def _with_in_axes(where, axes, keywords=False) -> str | None:
-    """The user's line `jax.vmap(f, ...)(a, b)` with in_axes=`axes` (one per positional
-    argument; keyword arguments only where `keywords`: vmap maps them along axis 0, in_axes
-    being the positional ones'), or None where the line is not such a call."""
+def _with_in_axes(where, axes, keywords=False, transform="vmap") -> str | None:
+    """The user's line `jax.vmap(f, ...)(a, b)` (or `transform`'s: pmap's) with
+    in_axes=`axes` (one per positional argument; keyword arguments only where `keywords`:
+    vmap maps them along axis 0, in_axes being the positional ones'), or None where the line
+    is not such a call."""
     tree = _parse_line(where)
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
-                ast.unparse(node.func.func).split(".")[-1] == "vmap":
+                ast.unparse(node.func.func).split(".")[-1] == transform:
             if len(node.args) != len(axes) or node.keywords and not keywords or \
                     any(isinstance(a, ast.Starred) for a in node.args):
                 return None

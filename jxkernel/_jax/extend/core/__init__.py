@@ -23,7 +23,7 @@ from ....core.avals import valid_jaxtype  # noqa: F401
 from ....core.check import JaxprTypeError, check_jaxpr  # noqa: F401
 from ....core.avals import AbstractToken, Token  # noqa: F401
 from ....core.errors import ConcretizationTypeError, InconclusiveDimensionOperation  # noqa: F401
-from ....core.interpret import eval_jaxpr
+from ....core.interpret import public_eval_jaxpr
 from ....core.ir import (ClosedJaxpr, DropVar, Jaxpr, JaxprEqn, Literal, Var,  # noqa: F401
                          jaxpr_params)
 # effects allowed in the bodies of cond, scan and while_loop (core/ir.py checks them)
@@ -44,8 +44,9 @@ from . import primitives  # noqa: F401
 
 def jaxpr_as_fun(closed_jaxpr: ClosedJaxpr, *args):
     """`closed_jaxpr` as a Python function returning the list of its outputs (evaluated by
-    the current trace, so it can be jitted, differentiated and vmapped)."""
-    return functools.partial(eval_jaxpr, closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
+    the current trace, so it can be jitted, differentiated and vmapped); a literal output as
+    its value (a TypedFloat), as JAX's."""
+    return functools.partial(public_eval_jaxpr, closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
 
 
 def new_jaxpr_eqn(invars, outvars, primitive, params, effects, source_info=None, ctx=None):
