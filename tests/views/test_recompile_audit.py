@@ -1097,3 +1097,113 @@ def test_an_images_channels_are_not_padded():
     assert "jnp.pad" not in change.snippet and "not a length" in change.fix, change
     assert all(line.startswith("#") for line in change.snippet.splitlines())
     assert REFERENCE["image_batch_hwc_channel_count"]["lowerings"] == 2
+
+
+@pytest.mark.parametrize("name, named, call", [
+    ("layers_list_in_dict_grows", "p = {'layers': [w, w]}    # line 3's argument, named",
+     "f({'layers': [w]}, jnp.ones(3)); f(p, jnp.ones(3))    # line 3, given it"),
+    ("layers_dict_call_in_a_loop_grows", "p = dict(layers=layers)    # line 5's argument, named",
+     "f(p, jnp.ones(3))    # line 5, given it")])
+def test_a_list_grown_inside_a_dict_literal_is_stacked_in_the_calls_names(name, named, call):
+    """params {'layers': [w]}, then [w, w] (JAX 0.10.2: "* at input path [0][0]['layers'], now
+    list of length 2 and before list of length 1"): the code stacked `p['layers']`, the
+    parameter's name inside f, which the call site has not (it passed a dict literal, or
+    dict(layers=layers)): pasted there, a NameError. It names the call's dict first, stacks
+    its entry and gives the call that name; where the earlier call is another (line 3's
+    first), it says to stack that one's too (JAX 0.10.2: two lowerings stacked at the later
+    call alone; one, the values JAX's, with both: the _fixed programs)."""
+    _, events, _ = jx_run(name)
+    change = events[1].changes[0]
+    lines = change.snippet.splitlines()
+    in_a_loop = "loop" in name          # (one call: no other call's list to stack)
+    if not in_a_loop:
+        *lines, other = lines
+        assert other == ("# stack the ['layers'] of line 3's {'layers': [w]} so too: a "
+                         "list of another length is a program of its own")
+    assert (lines[0], lines[-1]) == (named, call), change.snippet
+    assert "p['layers'] = jnp.stack(list(p['layers']) + " in change.snippet
+    for line in lines[:-1]:             # (the call, pasted as `out = [...]`)
+        assert line in SCENARIOS[name + "_fixed"][1], line
+    if not in_a_loop:
+        assert REFERENCE[name + "_stacked_at_the_later_call"]["lowerings"] == 2
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [len(events), 1]
+    result, fixed_events, _ = jx_run(name + "_fixed")
+    assert len(fixed_events) == 1
+    assert np.asarray(result["out"]).tolist() == REFERENCE[name + "_fixed"]["out"]
+
+
+@pytest.mark.parametrize("name, types, code", [
+    ("static_intenum_then_int", ("Mode", "int"), ["mode = 1    # line 5's argument, named",
+                                                  "mode = Mode(mode)    # one type in every call",
+                                                  "f(jnp.ones(3), Mode.TRAIN); f(jnp.ones(3), "
+                                                  "mode)    # line 5, given it"]),
+    ("static_python_bool_then_numpy_bool", ("bool", "np.bool"),
+     ["flag = np.ones(2)[0] > 0    # line 2's argument, named",
+      "flag = bool(flag)    # one type in every call",
+      "f(jnp.ones(3), True); f(jnp.ones(3), flag)    # line 2, given it"])])
+def test_a_static_of_another_type_is_made_one_type_in_the_calls_names(name, types, code):
+    """Mode.TRAIN (an IntEnum), then 1; True, then np.True_ (JAX 0.10.2: "Static(val=1) and
+    before ... Static(val=<Mode.TRAIN: 1>)"): equal values of two types, two keys. The code was
+    `mode = Mode(mode)`, in the parameter's name, which the call `f(x, 1)` has not; and
+    np.True_'s type read "(bool)", Python's. The call's argument is named and made one type
+    (pasted: one lowering in JAX, _fixed); NumPy's type is "np.bool"."""
+    (change,) = _recompile(name)
+    assert f"({types[1]}) now and was " in change.fix and f"({types[0]}): equal" in change.fix
+    assert change.snippet.splitlines() == code, change.snippet
+    assert _pasted_lines(name)[:2] == code[:2]      # (the call, pasted as `out = [...]`)
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+def test_a_python_number_of_another_kind_is_cast_at_the_call_that_passed_the_other():
+    """1, then 1.0 (JAX 0.10.2: "* at t[0], now f32[] and before i32[]"): the code made the
+    later call's float a float (`s = 2.0 ... s = float(s)`: JAX still lowers twice,
+    python_int_then_python_float_cast_at_the_later_call), and in a tuple named `t`, which
+    `f((1, 2))` has not. The earlier call's int is named and made a float: pasted, one
+    lowering (tuple_of_python_int_then_float_fixed)."""
+    (change,) = _recompile("python_int_then_python_float")
+    assert change.snippet.splitlines() == [
+        "s = 2    # line 2's argument, named", "s = float(s)    # always a Python float",
+        "f(jnp.ones(3), s); f(jnp.ones(3), 2.0)    # line 2, given it"], change.snippet
+    assert REFERENCE["python_int_then_python_float_cast_at_the_later_call"]["lowerings"] == 2
+    (change,) = _recompile("tuple_of_python_int_then_float")
+    assert change.snippet.splitlines()[0] == "t = (1, 2)    # line 2's argument, named"
+    assert change.snippet.splitlines()[-1] == "f(t); f((1.0, 2))    # line 2, given it"
+    assert [REFERENCE["tuple_of_python_int_then_float" + s]["lowerings"]
+            for s in ("", "_fixed")] == [2, 1]
+
+
+def test_a_static_namedtuple_of_numbers_is_told_it_can_be_traced():
+    """Config(lr=0.1, steps=10) static, then lr 0.05 (JAX 0.10.2: "Static(val=Config(lr=0.05,
+    steps=10))"): the note said "A Config cannot be traced ... choose with lax.switch", but a
+    NamedTuple is a pytree: its jit line without static_argnums, pasted, lowers once."""
+    (change,) = _recompile("static_namedtuple_config_changed")
+    assert "cannot be traced" not in change.fix and "lax.switch" not in change.snippet
+    assert change.snippet in SCENARIOS["static_namedtuple_config_changed_fixed"][1]
+    assert REFERENCE["static_namedtuple_config_changed_fixed"]["lowerings"] == 1
+    (change,) = _recompile("keyword_only_static_changes")   # (a keyword-only n: the same)
+    assert change.snippet in SCENARIOS["keyword_only_static_changes_fixed"][1]
+    assert REFERENCE["keyword_only_static_changes_fixed"]["lowerings"] == 1
+
+
+def test_a_register_static_class_is_not_given_a_second_registration():
+    """A class registered with jax.tree_util.register_static, a new depth (JAX 0.10.2: "with
+    pytree metadata Cfg(depth=3) and before ... Cfg(depth=2)"): the note spoke of its "meta
+    fields" and gave `jax.tree_util.register_dataclass(Cfg, ...)`, a second registration of
+    Cfg, which JAX refuses. It says the object is static whole; no code."""
+    (change,) = _recompile("register_static_config_changed")
+    assert "register_static" in change.fix and "meta fields" not in change.fix
+    assert change.snippet == ""
+
+
+def test_one_argument_is_named_once_for_all_its_entries():
+    """betas (0.9, 0.999), then two float32 scalars (JAX 0.10.2: "* at betas[0] ... * at
+    betas[1]"): each entry's code named `betas = (0.9, 0.999)` and called line 2; pasted in
+    order, the second naming undid the first cast (three lowerings, measured). Named in the
+    first code and called in the last, pasted in order: one lowering (_fixed)."""
+    name = "tuple_of_python_floats_then_float32_scalars"
+    _, events, _ = jx_run(name)
+    pasted = [line for c in events[1].changes for line in c.snippet.splitlines()]
+    assert sum(line.endswith("'s argument, named") for line in pasted) == 1
+    assert [line.partition("    #")[0] for line in pasted[:-1]] == \
+        [line.partition("    #")[0] for line in _pasted_lines(name)[:-1]]
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
