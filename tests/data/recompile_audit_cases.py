@@ -2062,6 +2062,15 @@ SCENARIOS = {
         "mode = 1    # line 5's argument, named\n"
         "mode = Mode(mode)    # one type in every call\n"
         "out = [f(jnp.ones(3), Mode.TRAIN), f(jnp.ones(3), mode)]    # line 5, given it\n"),
+    "grads_reset_to_python_zeros_with_tree_map_fixed": (
+        "grads_reset_to_python_zeros_with_tree_map with its note's code before line 5",
+        "f = jax.jit(lambda acc, g: jax.tree.map(lambda a, b: a + b, acc, g))\n"
+        "g = {'w': jnp.ones(3)}\n"
+        "acc = f({'w': jnp.zeros(3)}, g)\n"
+        "acc = jax.tree.map(lambda a: 0.0, acc)\n"
+        "acc['w'] = jnp.broadcast_to(jnp.asarray(acc['w'], jnp.float32), (3,))    # the earlier "
+        "call's shape and dtype\n"
+        "out = f(acc, g)['w']\n"),
     "static_python_bool_then_numpy_bool_fixed": (
         "static_python_bool_then_numpy_bool with its note's code in place of line 2",
         "f = jax.jit(lambda x, flag: x * 2 if flag else x, static_argnums=1)\n"

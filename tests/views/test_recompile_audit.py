@@ -1207,3 +1207,19 @@ def test_one_argument_is_named_once_for_all_its_entries():
     assert [line.partition("    #")[0] for line in pasted[:-1]] == \
         [line.partition("    #")[0] for line in _pasted_lines(name)[:-1]]
     assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+def test_an_array_reset_to_a_python_number_is_made_an_array_again():
+    """An accumulator reset with jax.tree.map(lambda a: 0.0, acc) (JAX 0.10.2: "* at acc['w'],
+    now f32[]{weak_type=True} and before f32[3]{weak_type=False}" and the weak types' page):
+    told "changed rank ... a compile per rank is expected", which left the reset unsaid. It
+    says a Python number came where an array was, and its code makes it the earlier call's
+    shape and dtype: pasted before the call, one lowering, JAX's values (_fixed)."""
+    name = "grads_reset_to_python_zeros_with_tree_map"
+    (change,) = _recompile(name)
+    assert change.fix.startswith("acc['w'] was an array (f32[3]) and is a Python number now")
+    assert "compile per rank is expected" not in change.fix
+    assert change.snippet.splitlines() == _pasted_lines(name)[:1], change.snippet
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+    result, events, _ = jx_run(name + "_fixed")
+    assert len(events) == 1 and result["out"].tolist() == REFERENCE[name + "_fixed"]["out"]

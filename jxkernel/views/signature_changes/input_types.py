@@ -50,6 +50,12 @@ def _type_changes(before, after):
             elif _relaid(b.shape, a.shape):       # (8, 784) then (8, 28, 28): one layout
                 change = _refixed(change, _RELAID_FIX, first=", ".join(
                     [f"{path}.shape[0]"] + [str(d) for d in b.shape[1:]]))
+            elif not a.shape and a.weak_type and not b.weak_type:
+                # an array, then a Python number (a state reset with jax.tree.map(lambda a:
+                # 0.0, ...)): the earlier call's shape and dtype, which covers its cast too
+                yield _refixed(change, _RESET_TO_NUMBER_FIX, shape=tuple(b.shape),
+                               dtype=b.dtype.name)
+                continue
             elif len(a.shape) != len(b.shape) or not a.shape:
                 change = _refixed(change, _RANK_FIX)
                 per_rank = True
@@ -501,6 +507,18 @@ _GROWN_FIX = (
     "compile for each is expected.",
     "{path} = jnp.broadcast_to(jnp.asarray({path}, jnp.{dtype}), {shape})    # from the "
     "start")
+# the reverse: an array, then a Python number in its place (JAX 0.10.2: "now
+# f32[]{weak_type=True} and before f32[3]{weak_type=False}"); "a compile per rank is
+# expected" told the learner nothing of the reset (grads_reset_to_python_zeros_with_tree_map:
+# the code pasted, one lowering, _fixed)
+_RESET_TO_NUMBER_FIX = (
+    "{path} was an array ({old}) and is a Python number now ({new}; or an array made from "
+    "one without a dtype): another shape and a weak type, so it compiles anew. If it is a state reset to 0.0 (jax.tree.map(lambda a: "
+    "0.0, ...)) or a number passed where an array was, make it an array of the earlier "
+    "call's shape and dtype (jax.tree.map(jnp.zeros_like, ...) resets a state so); if the "
+    "calls really take two shapes, a compile for each is expected.",
+    "{path} = jnp.broadcast_to(jnp.asarray({path}, jnp.{dtype}), {shape})    # the earlier "
+    "call's shape and dtype")
 # (no code: a key cannot be cast to another implementation, its data differs in length)
 _KEY_IMPL_FIX = (
     "{path} was {old} and is {new} now: keys of two PRNG implementations are two types, each "
