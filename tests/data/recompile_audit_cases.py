@@ -2071,6 +2071,39 @@ SCENARIOS = {
         "acc['w'] = jnp.broadcast_to(jnp.asarray(acc['w'], jnp.float32), (3,))    # the earlier "
         "call's shape and dtype\n"
         "out = f(acc, g)['w']\n"),
+    "jit_of_vmap_last_batch_smaller_fixed": (
+        "jit_of_vmap_last_batch_smaller with its note's code, the result's first n rows kept",
+        "def per_example(x):\n"
+        "    return (x ** 2).sum()\n"
+        "f = jax.jit(jax.vmap(per_example))\n"
+        "x = jnp.ones((5, 3))    # line 4's argument, named\n"
+        "n = x.shape[0]\n"
+        "x = jnp.pad(x, [(0, 8 - n)] + [(0, 0)] * (x.ndim - 1))\n"
+        "mask = jnp.arange(8) < n    # pass it in: weigh each row by it\n"
+        "f(jnp.ones((8, 3))); out = f(x)[:n]    # line 4, given it; its first n rows kept\n"),
+    "class_method_jitted_self_field_shape_fixed": (
+        "class_method_jitted_self_field_shape with both its notes' code pasted in order, line "
+        "9's earlier call padded so too, as they say",
+        "import dataclasses\n"
+        "@jax.tree_util.register_dataclass\n"
+        "@dataclasses.dataclass\n"
+        "class Model:\n"
+        "    w: jax.Array\n"
+        "    def loss(self, x):\n"
+        "        return (self.w * x).sum()\n"
+        "loss = jax.jit(Model.loss)\n"
+        "self = Model(jnp.ones(4))    # line 9's argument, named\n"
+        "n = self.w.shape[0]\n"
+        "size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+        "self = dataclasses.replace(self, w=jnp.pad(self.w, [(0, size - n)] + [(0, 0)] * "
+        "(self.w.ndim - 1)))\n"
+        "x = jnp.ones(4)    # line 9's argument, named\n"
+        "n = x.shape[0]\n"
+        "size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+        "x = jnp.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1))\n"
+        "m3 = Model(jnp.pad(jnp.ones(3), [(0, 1)]))    # line 9's Model(jnp.ones(3)).w padded\n"
+        "x3 = jnp.pad(jnp.ones(3), [(0, 1)])    # line 9's jnp.ones(3) padded\n"
+        "out = [loss(m3, x3), loss(self, x)]    # line 9, given it\n"),
     "static_python_bool_then_numpy_bool_fixed": (
         "static_python_bool_then_numpy_bool with its note's code in place of line 2",
         "f = jax.jit(lambda x, flag: x * 2 if flag else x, static_argnums=1)\n"

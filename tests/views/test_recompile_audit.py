@@ -1223,3 +1223,35 @@ def test_an_array_reset_to_a_python_number_is_made_an_array_again():
     assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
     result, events, _ = jx_run(name + "_fixed")
     assert len(events) == 1 and result["out"].tolist() == REFERENCE[name + "_fixed"]["out"]
+
+
+def test_a_padded_batchs_rows_are_said_to_come_back_in_a_per_example_result():
+    """jax.jit(jax.vmap(per_example)), 8 examples then 5 (JAX 0.10.2: "* at x, now f32[5,3]
+    and before f32[8,3]"): padded as the note says, the result has 8 rows, 3 of them the
+    padding's, where the fix spoke of sums and averages alone. It says to keep the first n
+    rows of a per-example result: so pasted, one lowering and the 5 rows (_fixed)."""
+    name = "jit_of_vmap_last_batch_smaller"
+    (change,) = _recompile(name)
+    assert "keep its first n, out[:n]" in change.fix
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+    result, events, _ = jx_run(name + "_fixed")
+    assert len(events) == 1 and result["out"].tolist() == REFERENCE[name + "_fixed"]["out"]
+    assert len(REFERENCE[name + "_fixed"]["out"]) == 5
+
+
+def test_two_arguments_named_at_one_call_are_given_to_it_once():
+    """jax.jit(Model.loss), self.w and x both longer (JAX 0.10.2: "* at self.w ... * at x"):
+    each change's code named its argument and rewrote line 9 with that one alone, so pasted
+    in order the line ran twice, each time one argument padded. The last code gives the call
+    both names, the first none: pasted so (the earlier call padded too, as the codes say),
+    one lowering (_fixed)."""
+    name = "class_method_jitted_self_field_shape"
+    _, events, _ = jx_run(name)
+    lines = [line for c in events[1].changes for line in c.snippet.splitlines()]
+    given = [line for line in lines if line.endswith(", given it")]
+    assert given == ["loss(Model(jnp.ones(3)), jnp.ones(3)); loss(self, x)    # line 9, given it"]
+    assert events[1].changes[-1].snippet.splitlines()[-2] == given[0]
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+    result, fixed, _ = jx_run(name + "_fixed")
+    assert len(fixed) == 1 and np.asarray(result["out"]).tolist() == \
+        REFERENCE[name + "_fixed"]["out"]

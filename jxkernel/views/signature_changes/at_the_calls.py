@@ -157,7 +157,53 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
                          line=line, dtype=dtype, what=what, cast=cast, code=rewritten(cast),
                          old_dtype=_dtype_name(c.old), new_dtype=_dtype_name(c.new))
         out.append(c)
-    return _named_once(out)
+    return _one_call_given_all(_named_once(out), (before, now))
+
+
+# a fix's line giving the learner's call the names its code made (_named_at_the_call's last)
+_GIVEN_LINE = re.compile(r"^(.*)    # line (\d+), given it$")
+
+
+def _one_call_given_all(changes, sigs) -> tuple:
+    """`changes` whose codes each give one line's call a name of their own (`loss(self, x1)`
+    for self.w, `loss(m, x)` for x: two arguments of the call, each named and padded), the
+    last of them giving it all the names, the others none: pasted in order, the line ran
+    once per code, each time with one argument named and the other as it was (JAX 0.10.2
+    lowers class_method_jitted_self_field_shape_fixed, the call given both, once). As they
+    are where the line cannot be read or the arguments overlap."""
+    found = [(i, k, m) for i, c in enumerate(changes)
+             for k, line in enumerate(c.snippet.split("\n"))
+             for m in [_GIVEN_LINE.match(line)] if m]
+    numbers = {m.group(2) for _, _, m in found}
+    if len(found) < 2 or len({i for i, _, _ in found}) != len(found) or len(numbers) != 1 or \
+            len({m.group(1) for _, _, m in found}) < 2:
+        return tuple(changes)
+    site = next((sig.site for sig in sigs if getattr(sig, "site", None) is not None and
+                 str(sig.site.line) in numbers), None)
+    body = None if site is None else linecache.getline(site.file, site.line).strip()
+    spans = []
+    for _, _, m in found:
+        new = m.group(1)
+        if body is None or new == body:
+            return tuple(changes)
+        start = len(os.path.commonprefix([body, new]))
+        tail = len(os.path.commonprefix([body[start:][::-1], new[start:][::-1]]))
+        spans.append((start, len(body) - tail, new[start:len(new) - tail]))
+    spans.sort()
+    if any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
+        return tuple(changes)
+    given = body
+    for start, end, text in reversed(spans):
+        given = given[:start] + text + given[end:]
+    out = list(changes)
+    for n, (i, k, m) in enumerate(found):
+        lines = out[i].snippet.split("\n")
+        if n == len(found) - 1:
+            lines[k] = f"{given}    # line {m.group(2)}, given it"
+        else:
+            del lines[k]
+        out[i] = dataclasses.replace(out[i], snippet="\n".join(lines))
+    return tuple(out)
 
 
 # the first and last lines of a fix's code written in a call's names (_named_at_the_call's)

@@ -370,7 +370,8 @@ _PARTIAL_BATCH_FIX = (
     "{path} has fewer rows than before ({old} -> {new}), as the last, partial batch of an "
     "epoch has, and every new shape compiles anew. Pad it to the {size} rows compiled "
     "before and pass the jitted function the mask below, to weigh the padded rows 0 where "
-    "rows are summed or averaged (unweighted, the padding counts in the result), or drop "
+    "rows are summed or averaged (unweighted, the padding counts in the result; a result "
+    "with a row per example has the padded rows too: keep its first n, out[:n]), or drop "
     "the partial batch.",
     "n = {path}.shape[0]\n"
     "{path} = jnp.pad({path}, [(0, {size} - n)] + [(0, 0)] * ({path}.ndim - 1))\n"
