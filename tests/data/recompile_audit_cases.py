@@ -1917,6 +1917,16 @@ SCENARIOS = {
         "    mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
         "    out.append(f(p, jnp.ones(3)))    # line 5, given it\n"
         "    layers.append(w)\n"),
+    "layers_dict_call_in_a_loop_grows_pattern_applied": (
+        "layers_dict_call_in_a_loop_grows with its third note's pattern filled in: layers an "
+        "array of 3 rows, row i set at step i",
+        "f = jax.jit(lambda p, x: sum((x @ w).sum() for w in p['layers']))\n"
+        "w = jnp.ones((3, 3))\n"
+        "layers = jnp.zeros((3, 3, 3), jnp.float32)    # once, before the loop\n"
+        "out = []\n"
+        "for i in range(3):\n"
+        "    layers = layers.at[i].set(w)    # step i: not an append (+ [value])\n"
+        "    out.append(f(dict(layers=layers), jnp.ones(3)))\n"),
     "static_intenum_then_int": (
         "an IntEnum member as a static argument, then its int: equal, the same hash",
         "import enum\n"

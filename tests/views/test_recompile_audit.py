@@ -1255,3 +1255,20 @@ def test_two_arguments_named_at_one_call_are_given_to_it_once():
     result, fixed, _ = jx_run(name + "_fixed")
     assert len(fixed) == 1 and np.asarray(result["out"]).tolist() == \
         REFERENCE[name + "_fixed"]["out"]
+
+
+def test_a_list_grown_each_step_in_a_dict_the_call_makes_is_named_as_the_loop_names_it():
+    """`f(dict(layers=layers), x)` in a loop that appends to layers (JAX 0.10.2: "* at input
+    path [0][0]['layers'], now list of length 3 and before list of length 1"): the history
+    pattern wrote `p['layers'] = jnp.zeros(...)    # once, before the loop`, where no p is; it
+    is written in `layers`, the list the loop appends to. Filled in (3 steps, row i set at
+    step i: _pattern_applied), one lowering, JAX's values as the list's."""
+    name = "layers_dict_call_in_a_loop_grows"
+    _, events, _ = jx_run(name)
+    code = events[2].changes[0].snippet
+    assert "p['layers']" not in code and \
+        "layers = jnp.zeros((n_steps, 3, 3), jnp.float32)    # once, before the loop" in code
+    applied = REFERENCE[name + "_pattern_applied"]
+    assert applied["lowerings"] == 1 and applied["out"] == REFERENCE[name + "_fixed"]["out"]
+    result, events, _ = jx_run(name + "_pattern_applied")
+    assert len(events) == 1 and np.asarray(result["out"]).tolist() == applied["out"]

@@ -43,6 +43,13 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
                 re.sub(r"\[\d+\]$", "", c.path).isidentifier():
             out.append(_stacked_at_the_call(c, jitted, now, before))
             continue
+        elif c.kind == "structure" and c.snippet.startswith("# n_steps: how many steps") \
+                and c.path != _root(c.path) and _root(c.path).isidentifier():
+            # a list grown at each step inside a dict the call makes (`dict(layers=layers)`):
+            # the pattern in the list's own name, which the loop appends to (in the
+            # parameter's, `p['layers'] = ...    # once, before the loop` named nothing there)
+            out.append(_entry_by_its_name(c, jitted, now))
+            continue
         elif c.kind == "structure" and _STACKED.search(c.snippet) and \
                 _root(c.path).isidentifier():
             # a list inside an argument (p['layers'] of `f({'layers': [w, w]}, x)`): the
@@ -907,6 +914,32 @@ def bound_where_called(changes, jitted, now) -> tuple:
 # (`p['layers']`): its rows' zeros
 _STACKED = re.compile(r"^(\w+(?:\[[^\]\n]+\])*) = "
                       r"jnp\.stack\(list\(\1\) \+ \[(jnp\.zeros\(.*\))\] \* \(MAX - n\)\)$", re.M)
+
+
+def _entry_by_its_name(change, jitted, now):
+    """`change`'s code with its list (`p['layers']` of the item `p['layers'][2]`) in the name
+    the call's dict literal gives that entry (`{'layers': layers}`, `dict(layers=layers)`:
+    `layers`); as it is where the call passes no such literal."""
+    listed = re.sub(r"\[\d+\]$", "", change.path)
+    key = re.fullmatch(r"\w+\[('[^'\\]*'|\"[^\"\\]*\")\]", listed)
+    found = _argument_at(getattr(now, "site", None), jitted, _root(change.path))
+    if key is None or found is None:
+        return change
+    try:
+        arg = ast.parse(found[1], mode="eval").body
+    except SyntaxError:
+        return change
+    key = ast.literal_eval(key.group(1))
+    if isinstance(arg, ast.Dict):
+        values = [v for k, v in zip(arg.keys, arg.values)
+                  if isinstance(k, ast.Constant) and k.value == key]
+    elif isinstance(arg, ast.Call) and ast.unparse(arg.func) == "dict" and not arg.args:
+        values = [k.value for k in arg.keywords if k.arg == key]
+    else:
+        return change
+    if len(values) != 1 or not isinstance(values[0], ast.Name):
+        return change
+    return dataclasses.replace(change, snippet=change.snippet.replace(listed, values[0].id))
 
 
 def _stacked_at_the_call(change, jitted, now, before=None):
