@@ -2114,6 +2114,11 @@ SCENARIOS = {
         "m3 = Model(jnp.pad(jnp.ones(3), [(0, 1)]))    # line 9's Model(jnp.ones(3)).w padded\n"
         "x3 = jnp.pad(jnp.ones(3), [(0, 1)])    # line 9's jnp.ones(3) padded\n"
         "out = [loss(m3, x3), loss(self, x)]    # line 9, given it\n"),
+    "donated_by_name_then_by_position_fixed": (
+        "donated_by_name_then_by_position with its note's pattern: state by keyword in both",
+        "f = jax.jit(lambda state: state * 0.9, donate_argnames='state')\n"
+        "s = f(state=jnp.ones(3)); s = f(state=s)    # or always by position\n"
+        "out = s\n"),
     "static_python_bool_then_numpy_bool_fixed": (
         "static_python_bool_then_numpy_bool with its note's code in place of line 2",
         "f = jax.jit(lambda x, flag: x * 2 if flag else x, static_argnums=1)\n"

@@ -1272,3 +1272,13 @@ def test_a_list_grown_each_step_in_a_dict_the_call_makes_is_named_as_the_loop_na
     assert applied["lowerings"] == 1 and applied["out"] == REFERENCE[name + "_fixed"]["out"]
     result, events, _ = jx_run(name + "_pattern_applied")
     assert len(events) == 1 and np.asarray(result["out"]).tolist() == applied["out"]
+
+
+def test_an_argument_moved_from_keyword_to_position_is_named_in_its_pattern():
+    """f(state=...), then f(s) (JAX 0.10.2: "* at input path [0], now tuple of length 1 and
+    before tuple of length 0 ..."): the pattern read `f(..., x=x)`, a name the function has
+    not (its argument is state). It names state: so written, one lowering (_fixed)."""
+    name = "donated_by_name_then_by_position"
+    (change,) = _recompile(name)
+    assert change.snippet.startswith("f(..., state=state)"), change.snippet
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
