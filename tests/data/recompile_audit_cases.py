@@ -2119,6 +2119,15 @@ SCENARIOS = {
         "f = jax.jit(lambda state: state * 0.9, donate_argnames='state')\n"
         "s = f(state=jnp.ones(3)); s = f(state=s)    # or always by position\n"
         "out = s\n"),
+    "params_cast_to_bfloat16_all_leaves_fixed": (
+        "params_cast_to_bfloat16_all_leaves with its notes' code before line 5",
+        "f = jax.jit(lambda p, x: (x @ p['w'] + p['b']).sum())\n"
+        "params = {'w': jnp.ones((3, 2)), 'b': jnp.zeros(2)}\n"
+        "f(params, jnp.ones(3))\n"
+        "params = jax.tree.map(lambda a: a.astype(jnp.bfloat16), params)\n"
+        "params['b'] = jnp.asarray(params['b'], jnp.float32)\n"
+        "params['w'] = jnp.asarray(params['w'], jnp.float32)\n"
+        "out = f(params, jnp.ones(3))\n"),
     "static_python_bool_then_numpy_bool_fixed": (
         "static_python_bool_then_numpy_bool with its note's code in place of line 2",
         "f = jax.jit(lambda x, flag: x * 2 if flag else x, static_argnums=1)\n"

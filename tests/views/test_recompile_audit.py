@@ -1282,3 +1282,17 @@ def test_an_argument_moved_from_keyword_to_position_is_named_in_its_pattern():
     (change,) = _recompile(name)
     assert change.snippet.startswith("f(..., state=state)"), change.snippet
     assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+def test_a_cast_back_from_bfloat16_says_what_it_undoes():
+    """params float32, then each leaf cast to bfloat16 (JAX 0.10.2: "* at p['b'], now bf16[2]
+    and before f32[2]"): the cast back to float32 compiles once (_fixed), but keeps
+    bfloat16's rounding and undoes a cast meant for mixed precision, which the fix left
+    unsaid; it says both now."""
+    name = "params_cast_to_bfloat16_all_leaves"
+    _, events, _ = jx_run(name)
+    for change in events[1].changes:
+        assert "undoes a cast to bfloat16 that was meant" in change.fix, change.fix
+        assert "keep the bfloat16 rounding" in change.fix
+    assert [c.snippet for c in events[1].changes] == _pasted_lines(name)[:2]
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]

@@ -82,6 +82,10 @@ def _type_changes(before, after):
                 # truncate 2.5 to 2 (a wrong result for a compile saved)
                 kind = max(a.dtype.kind, b.dtype.kind, key=lambda k: _PY_ORDER.get(k, 2))
                 change = _refixed(change, _PY_SCALAR_FIX, py=_PY_TYPE.get(kind, "float"))
+            elif _kind(a.dtype) == _kind(b.dtype) == "f" and _holds(b.dtype, a.dtype) and \
+                    a.dtype != b.dtype:       # float32, then bfloat16 (a cast of the learner's)
+                change = _refixed(change, _NARROWED_FIX, new_dtype=a.dtype.name,
+                                  dtype=b.dtype.name)
             yield change
         elif a.weak_type == b.weak_type:
             # the same shape split another way over set_mesh's mesh (f32[4@x,3], then
@@ -508,6 +512,16 @@ _GROWN_FIX = (
     "compile for each is expected.",
     "{path} = jnp.broadcast_to(jnp.asarray({path}, jnp.{dtype}), {shape})    # from the "
     "start")
+# float32, then bfloat16 (params cast with jax.tree.map(lambda a: a.astype(jnp.bfloat16), ...)):
+# the plain cast back to float32 compiles once (JAX 0.10.2: params_cast_to_bfloat16_all_leaves_
+# fixed), but keeps bfloat16's rounding and undoes a cast meant for mixed precision: said
+_NARROWED_FIX = (
+    "{path} came as {new} (before: {old}): every dtype compiles anew. The cast below back to "
+    "{dtype} loses nothing more ({dtype} holds every {new_dtype} value; the values keep the "
+    "{new_dtype} rounding), but undoes a cast to {new_dtype} that was meant (mixed "
+    "precision): then cast the earlier call's to {new_dtype} too, or expect a program per "
+    "dtype. Cast it before the call so that every call has one dtype.",
+    "{path} = jnp.asarray({path}, jnp.{dtype})")
 # the reverse: an array, then a Python number in its place (JAX 0.10.2: "now
 # f32[]{weak_type=True} and before f32[3]{weak_type=False}"); "a compile per rank is
 # expected" told the learner nothing of the reset (grads_reset_to_python_zeros_with_tree_map:
