@@ -115,6 +115,9 @@ def dtype_and_weak(x) -> tuple:
         return _core.canonicalize_dtype(x.dtype), False     # JAX's dtype(): quietly
     if isinstance(x, (str, bytes)):           # text, read as a dtype's name ('a' is |S0)
         return _core.dtype_of_named(x), False
+    base = next((b for b in t.__mro__[1:] if b in _PY_DTYPES), None)
+    if base is not None:          # an IntEnum member: its base type's (tried after NumPy's
+        return dtype_and_weak(base(x))        # scalars: np.float64 is a float too)
     return canonicalize_user_dtype(x, "dtype"), False       # a dtype named: JAX's check
 
 

@@ -55,7 +55,7 @@ REF_AVALS: set = set()
 
 
 def is_arraylike(x) -> bool:
-    return (isinstance(x, _ARRAY_TYPES) or type(x) in _SCALAR_TYPES or
+    return (isinstance(x, _ARRAY_TYPES) or isinstance(x, _SCALAR_TYPES) or
             dtypes.keeps_its_dtype(x) or hasattr(x, "__jax_array__") or
             isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType)) and \
         not is_ref(x) and \

@@ -51,8 +51,8 @@ from .signature_changes.fresh_functions import (
     _INIT_METHOD_FRESH_FIX, _INIT_METHOD_MOVED_FIX, _INSTANCE_FRESH_FIX, _JIT_OF_JIT_FIX,
     _METHOD_AT_CALL_FIX,
     _METHOD_FRESH_FIX, _METHOD_NEW_OBJECT_FIX, _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX,
-    _PARTIAL_FRESH_FIX, _RELOADED_FIX, _TIMEIT_HOIST_FIX, _WRAPPER_FRESH_FIX, fresh_jit_change,
-    partial_call, reloaded_module)
+    _PARTIAL_FRESH_FIX, _RELOADED_EDITED_FIX, _RELOADED_FIX, _TIMEIT_HOIST_FIX,
+    _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call, reloaded_module)
 from .signature_changes.made_once import (
     defaults_at_the_call, hoistable_call, hoistable_line, hoistable_wrapper_line,
     made_in_the_loop, method_at_the_call, movable_nested_def, partial_at_the_call, timeit_call)
@@ -67,8 +67,8 @@ from .argument_uses import jit_decorated_def, jitted_lambda_line, uses
 from .body_retraces import body_traced  # noqa: F401
 from .traced_functions import (  # noqa: F401  (forget_function: compile_record calls it too)
     _CONSTS_KEPT, _PER_FUNCTION, _instance_call, _lineage, _named_consts, _named_signature,
-    _source_of, _user_contexts, _user_function, _weak, call_source_of, forget_function,
-    miss_site, name_without_source, signature_tree_lines)
+    _source_of, _user_contexts, _user_function, _weak, call_source_of, edited_lineage,
+    forget_function, miss_site, name_without_source, signature_tree_lines)
 from . import outside_values
 from ..core.mesh import get_mesh, on_context_mesh
 from .signature_changes.config_changes import COMMITTED, CONTEXT_MESH
@@ -173,7 +173,7 @@ def _fresh_jit_changes(jitted) -> tuple:
     others = [(owner, sig, cell) for ref, owner, sig, cell in tuple(_lineage(fun))
               if owner() is not jitted and ref() is not fun]
     if not others:
-        return ()
+        return _edited_and_reloaded(jitted)
     _, sig, cell = others[-1]
     now = _cell_of(fun)
     compiled_for = signature_text((p, a.str_short(True)) for p, a in sig.named)
@@ -234,13 +234,8 @@ def _fresh_jit_changes(jitted) -> tuple:
                           first=free[0])
     elif reloaded_module(fun) is not None:     # importlib.reload(module), same code
         module, func = reloaded_module(fun), fun.__qualname__
-        decorated = jit_decorated_def(fun) is not None
         change = _refixed(change, _RELOADED_FIX, module=module, func=func,
-                          jit_once=f"call {module}.{func} (jitted by its decorator) after it"
-                          if decorated else f"jit {module}.{func} once after each reload",
-                          jitted="" if decorated else
-                          f"{func}_jit = jax.jit({module}.{func})    # once after the reload\n",
-                          call=f"{module}.{func}" if decorated else f"{func}_jit")
+                          **_reload_fill(module, func, jit_decorated_def(fun) is not None))
     elif cell is not None and now is not None and cell != now:   # a cell run again
         def_line = jit_decorated_def(fun)
         change = _refixed(change, _CELL_RERUN_FIX if def_line is None else
@@ -258,6 +253,35 @@ def _fresh_jit_changes(jitted) -> tuple:
     elif movable_nested_def(fun) is not None:   # @jax.jit def inner inside a function
         change = _refixed(change, _NESTED_DEF_FIX, **movable_nested_def(fun))
     return (change,)
+
+
+def _edited_and_reloaded(jitted) -> tuple:
+    """A function never seen, of a module reloaded after an edit (importlib.reload, or
+    IPython's %autoreload), whose earlier code compiled: the fresh_jit change, told as that
+    reload (JAX 0.10.2 says "never seen function", with its "re-defined repeatedly?" hint
+    where the call site traced the old one: recompile_cells_reference.json's
+    jitted_def_in_module_edited_and_reloaded); () for any other function."""
+    fun = jitted._fun
+    module, before = reloaded_module(fun), edited_lineage(fun)
+    if module is None or before is None:
+        return ()
+    sig = before[-1][2]
+    compiled_for = signature_text((p, a.str_short(True)) for p, a in sig.named)
+    func = fun.__qualname__
+    decorated = jit_decorated_def(fun) is not None
+    return (_refixed(fresh_jit_change(f"jit({jitted._name}) compiled for ({compiled_for})"),
+                     _RELOADED_EDITED_FIX, module=module, func=func, **_reload_fill(
+                         module, func, decorated)),)
+
+
+def _reload_fill(module: str, func: str, decorated: bool) -> dict:
+    """How a reload's fix names the jit to call after it: the module's own (`@jax.jit` on
+    its def), or one made once after the reload."""
+    return dict(jit_once=f"call {module}.{func} (jitted by its decorator) after it"
+                if decorated else f"jit {module}.{func} once after each reload",
+                jitted="" if decorated else
+                f"{func}_jit = jax.jit({module}.{func})    # once after the reload\n",
+                call=f"{module}.{func}" if decorated else f"{func}_jit")
 
 
 def _held_by(obj, jitted) -> str | None:

@@ -223,6 +223,17 @@ def _lineage_in(table, fun) -> collections.deque:
     return found
 
 
+def edited_lineage(fun) -> collections.deque | None:
+    """The recent signatures of another code of `fun`'s file and qualified name: the function
+    before its module was edited and reloaded (a cell's file is named by its content, so an
+    edited cell is another file: a module's alone); None where none compiled."""
+    key = _code_key(fun)
+    if key is None:
+        return None
+    return next((found for other, found in reversed(tuple(_LINEAGES.items()))
+                 if other[:2] == key[:2] and other[2] != key[2] and found), None)
+
+
 def forget_function(fun) -> None:
     """Drop what `fun` itself (this function object, not others of its code) was traced for
     from its lineage: JAX's `jit(fun).clear_cache()` evicts the function's traces, whichever

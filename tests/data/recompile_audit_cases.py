@@ -1865,10 +1865,315 @@ SCENARIOS = {
         "hp = {'lr': 0.1}    # line 3's argument, named\n"
         "hp['lr'] = jnp.asarray(hp['lr'], jnp.float32)    # an array from the start\n"
         "out = [f(jnp.ones(3), hp), f(jnp.ones(3), {'lr': lrs[1]})]    # line 3, given it\n"),
+    # ---- a fourth audit (h-recomp-102, stop 102): a list grown inside a dict literal, the
+    # note's code pasted; then 20 programs of recompiles (and hits) the audits above miss
+    "layers_list_in_dict_grows_fixed": (
+        "layers_list_in_dict_grows with its note's code pasted, both calls' lists stacked",
+        "f = jax.jit(lambda p, x: sum((x @ w).sum() for w in p['layers']))\n"
+        "w = jnp.ones((3, 3))\n"
+        "p_1 = {'layers': [w]}    # line 3's first argument, named and stacked so too\n"
+        "MAX = 8                              # the most items a call has\n"
+        "n = len(p_1['layers'])\n"
+        "p_1['layers'] = jnp.stack(list(p_1['layers']) + [jnp.zeros((3, 3), jnp.float32)]"
+        " * (MAX - n))\n"
+        "p = {'layers': [w, w]}    # line 3's argument, named\n"
+        "MAX = 8                              # the most items a call has\n"
+        "n = len(p['layers'])\n"
+        "p['layers'] = jnp.stack(list(p['layers']) + [jnp.zeros((3, 3), jnp.float32)]"
+        " * (MAX - n))\n"
+        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "out = [f(p_1, jnp.ones(3)), f(p, jnp.ones(3))]    # line 3, given it\n"),
+    "layers_list_in_dict_grows_stacked_at_the_later_call": (
+        "layers_list_in_dict_grows with the note's code at the later call alone",
+        "f = jax.jit(lambda p, x: sum((x @ w).sum() for w in p['layers']))\n"
+        "w = jnp.ones((3, 3))\n"
+        "p = {'layers': [w, w]}    # line 3's argument, named\n"
+        "MAX = 8                              # the most items a call has\n"
+        "n = len(p['layers'])\n"
+        "p['layers'] = jnp.stack(list(p['layers']) + [jnp.zeros((3, 3), jnp.float32)]"
+        " * (MAX - n))\n"
+        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "out = [f({'layers': [w]}, jnp.ones(3)), f(p, jnp.ones(3))]    # line 3, given it\n"),
+    "layers_dict_call_in_a_loop_grows": (
+        "dict(layers=layers) passed in a loop that appends a layer after each call",
+        "f = jax.jit(lambda p, x: sum((x @ w).sum() for w in p['layers']))\n"
+        "w = jnp.ones((3, 3))\n"
+        "layers = [w]\n"
+        "for _ in range(3):\n"
+        "    f(dict(layers=layers), jnp.ones(3))\n"
+        "    layers.append(w)\n"),
+    "layers_dict_call_in_a_loop_grows_fixed": (
+        "layers_dict_call_in_a_loop_grows with its note's code in place of line 5",
+        "f = jax.jit(lambda p, x: sum((x @ w).sum() for w in p['layers']))\n"
+        "w = jnp.ones((3, 3))\n"
+        "layers = [w]\n"
+        "out = []\n"
+        "for _ in range(3):\n"
+        "    p = dict(layers=layers)    # line 5's argument, named\n"
+        "    MAX = 8                              # the most items a call has\n"
+        "    n = len(p['layers'])\n"
+        "    p['layers'] = jnp.stack(list(p['layers']) + [jnp.zeros((3, 3), jnp.float32)]"
+        " * (MAX - n))\n"
+        "    mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "    out.append(f(p, jnp.ones(3)))    # line 5, given it\n"
+        "    layers.append(w)\n"),
+    "layers_dict_call_in_a_loop_grows_pattern_applied": (
+        "layers_dict_call_in_a_loop_grows with its third note's pattern filled in: layers an "
+        "array of 3 rows, row i set at step i",
+        "f = jax.jit(lambda p, x: sum((x @ w).sum() for w in p['layers']))\n"
+        "w = jnp.ones((3, 3))\n"
+        "layers = jnp.zeros((3, 3, 3), jnp.float32)    # once, before the loop\n"
+        "out = []\n"
+        "for i in range(3):\n"
+        "    layers = layers.at[i].set(w)    # step i: not an append (+ [value])\n"
+        "    out.append(f(dict(layers=layers), jnp.ones(3)))\n"),
+    "static_intenum_then_int": (
+        "an IntEnum member as a static argument, then its int: equal, the same hash",
+        "import enum\n"
+        "class Mode(enum.IntEnum):\n"
+        "    TRAIN = 1\n"
+        "f = jax.jit(lambda x, mode: x * mode, static_argnums=1)\n"
+        "f(jnp.ones(3), Mode.TRAIN); f(jnp.ones(3), 1)\n"),
+    "intenum_member_traced_then_int": (
+        "an IntEnum member passed traced, then its int: both weak int32, a hit",
+        "import enum\n"
+        "class Mode(enum.IntEnum):\n"
+        "    TRAIN = 1\n"
+        "f = jax.jit(lambda x, mode: x * mode)\n"
+        "f(jnp.ones(3), Mode.TRAIN); out = f(jnp.ones(3), 1)\n"),
+    "static_namedtuple_config_changed": (
+        "a NamedTuple config passed static, its lr changed",
+        "from typing import NamedTuple\n"
+        "class Config(NamedTuple):\n"
+        "    lr: float\n"
+        "    steps: int\n"
+        "f = jax.jit(lambda w, cfg: w - cfg.lr * w, static_argnums=1)\n"
+        "f(jnp.ones(3), Config(0.1, 10)); f(jnp.ones(3), Config(0.05, 10))\n"),
+    "register_static_config_changed": (
+        "a config class registered with jax.tree_util.register_static, a new depth",
+        "import dataclasses\n"
+        "@jax.tree_util.register_static\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Cfg:\n"
+        "    depth: int\n"
+        "def run(x, cfg):\n"
+        "    for _ in range(cfg.depth):\n"
+        "        x = x * 2\n"
+        "    return x\n"
+        "f = jax.jit(run)\n"
+        "f(jnp.ones(3), Cfg(2)); f(jnp.ones(3), Cfg(3))\n"),
+    "static_range_equal_objects": (
+        "range(3) made anew as a static argument: equal ranges, a hit",
+        "f = jax.jit(lambda x, r: sum(x[i] for i in r), static_argnums=1)\n"
+        "f(jnp.ones(3), range(3)); out = f(jnp.ones(3), range(3))\n"),
+    "partial_of_jit_keyword_value_changes": (
+        "functools.partial of a jitted function, its traced keyword another float each time",
+        "import functools\n"
+        "@jax.jit\n"
+        "def scaled(x, scale):\n"
+        "    return x * scale\n"
+        "for s in (0.5, 1.0, 2.0):\n"
+        "    g = functools.partial(scaled, scale=s)\n"
+        "    out = g(jnp.ones(3))\n"),
+    "params_cast_to_bfloat16_all_leaves": (
+        "params float32, then every leaf cast to bfloat16 with jax.tree.map",
+        "f = jax.jit(lambda p, x: (x @ p['w'] + p['b']).sum())\n"
+        "params = {'w': jnp.ones((3, 2)), 'b': jnp.zeros(2)}\n"
+        "f(params, jnp.ones(3))\n"
+        "params = jax.tree.map(lambda a: a.astype(jnp.bfloat16), params)\n"
+        "f(params, jnp.ones(3))\n"),
+    "grads_reset_to_python_zeros_with_tree_map": (
+        "an accumulator reset with jax.tree.map(lambda g: 0.0, acc): arrays, then Python 0.0s",
+        "f = jax.jit(lambda acc, g: jax.tree.map(lambda a, b: a + b, acc, g))\n"
+        "g = {'w': jnp.ones(3)}\n"
+        "acc = f({'w': jnp.zeros(3)}, g)\n"
+        "acc = jax.tree.map(lambda a: 0.0, acc)\n"
+        "acc = f(acc, g)\n"),
+    "static_argnames_list_value": (
+        "a list passed by keyword to a static_argnames parameter: an error",
+        "f = jax.jit(lambda x, axes: x.sum(axes), static_argnames='axes')\n"
+        "f(jnp.ones((2, 3)), axes=[0, 1])\n"),
+    "method_jitted_in_init_two_models": (
+        "a model that jits its bound method in __init__: a second model, the same shapes",
+        "class Model:\n"
+        "    def __init__(self, k):\n"
+        "        self.k = k\n"
+        "        self.apply = jax.jit(self._apply)\n"
+        "    def _apply(self, x):\n"
+        "        return x * self.k\n"
+        "Model(2.0).apply(jnp.ones(3)); Model(3.0).apply(jnp.ones(3))\n"),
+    "jit_of_vmap_last_batch_smaller": (
+        "jax.jit(jax.vmap(per_example)) given 8 examples, then a last batch of 5",
+        "def per_example(x):\n"
+        "    return (x ** 2).sum()\n"
+        "f = jax.jit(jax.vmap(per_example))\n"
+        "f(jnp.ones((8, 3))); f(jnp.ones((5, 3)))\n"),
+    "keyword_only_static_changes": (
+        "a keyword-only n in static_argnames, 2 then 3",
+        "def power(x, *, n):\n"
+        "    return x ** n\n"
+        "f = jax.jit(power, static_argnames='n')\n"
+        "f(jnp.ones(3), n=2); f(jnp.ones(3), n=3)\n"),
+    "tuple_of_python_int_then_float": (
+        "a tuple of Python numbers, (1, 2) then (1.0, 2)",
+        "f = jax.jit(lambda t: t[0] + t[1])\n"
+        "f((1, 2)); f((1.0, 2))\n"),
+    "empty_dict_then_none": (
+        "an extras argument {} then None: no arrays either way",
+        "f = jax.jit(lambda x, extras: x * 2)\n"
+        "f(jnp.ones(3), {}); f(jnp.ones(3), None)\n"),
+    "namedtuple_of_python_floats_new_values": (
+        "a NamedTuple of Python floats, new values each call: traced, a hit",
+        "from typing import NamedTuple\n"
+        "class Hyper(NamedTuple):\n"
+        "    lr: float\n"
+        "    decay: float\n"
+        "f = jax.jit(lambda w, h: w * (1 - h.lr * h.decay))\n"
+        "for lr in (0.1, 0.05, 0.01):\n"
+        "    out = f(jnp.ones(3), Hyper(lr, 0.9))\n"),
+    "class_method_jitted_self_field_shape": (
+        "jax.jit(Model.loss) of a register_dataclass model, its w longer",
+        "import dataclasses\n"
+        "@jax.tree_util.register_dataclass\n"
+        "@dataclasses.dataclass\n"
+        "class Model:\n"
+        "    w: jax.Array\n"
+        "    def loss(self, x):\n"
+        "        return (self.w * x).sum()\n"
+        "loss = jax.jit(Model.loss)\n"
+        "loss(Model(jnp.ones(3)), jnp.ones(3)); loss(Model(jnp.ones(4)), jnp.ones(4))\n"),
+    "numpy_float32_array_then_jnp_array_of_list": (
+        "a NumPy float32 array, then jnp.array of a list of floats: both float32, a hit",
+        "f = jax.jit(lambda x: x * 2)\n"
+        "f(np.ones(3, np.float32)); out = f(jnp.array([1.0, 2.0, 3.0]))\n"),
+    "static_python_bool_then_numpy_bool": (
+        "a static flag True, then np.bool_(True) (from a NumPy comparison)",
+        "f = jax.jit(lambda x, flag: x * 2 if flag else x, static_argnums=1)\n"
+        "f(jnp.ones(3), True); f(jnp.ones(3), np.ones(2)[0] > 0)\n"),
+    "donated_by_name_then_by_position": (
+        "donate_argnames='state': state passed by keyword, then by position",
+        "f = jax.jit(lambda state: state * 0.9, donate_argnames='state')\n"
+        "s = f(state=jnp.ones(3)); s = f(s)\n"),
+    "jnp_int32_then_numpy_int32_scalar": (
+        "jnp.int32(3), then np.int32(3): both strong int32 scalars, a hit",
+        "f = jax.jit(lambda x, n: x * n)\n"
+        "f(jnp.ones(3), jnp.int32(3)); out = f(jnp.ones(3), np.int32(3))\n"),
+    "tuple_of_python_floats_then_float32_scalars": (
+        "betas (0.9, 0.999) as Python floats, then as jnp.float32 scalars",
+        "f = jax.jit(lambda w, betas: w * betas[0] * betas[1])\n"
+        "f(jnp.ones(3), (0.9, 0.999)); f(jnp.ones(3), (jnp.float32(0.9), jnp.float32(0.999)))\n"),
+    # their notes' code pasted where it says (h-recomp-102)
+    "static_intenum_then_int_fixed": (
+        "static_intenum_then_int with its note's code in place of line 5",
+        "import enum\n"
+        "class Mode(enum.IntEnum):\n"
+        "    TRAIN = 1\n"
+        "f = jax.jit(lambda x, mode: x * mode, static_argnums=1)\n"
+        "mode = 1    # line 5's argument, named\n"
+        "mode = Mode(mode)    # one type in every call\n"
+        "out = [f(jnp.ones(3), Mode.TRAIN), f(jnp.ones(3), mode)]    # line 5, given it\n"),
+    "grads_reset_to_python_zeros_with_tree_map_fixed": (
+        "grads_reset_to_python_zeros_with_tree_map with its note's code before line 5",
+        "f = jax.jit(lambda acc, g: jax.tree.map(lambda a, b: a + b, acc, g))\n"
+        "g = {'w': jnp.ones(3)}\n"
+        "acc = f({'w': jnp.zeros(3)}, g)\n"
+        "acc = jax.tree.map(lambda a: 0.0, acc)\n"
+        "acc['w'] = jnp.broadcast_to(jnp.asarray(acc['w'], jnp.float32), (3,))    # the earlier "
+        "call's shape and dtype\n"
+        "out = f(acc, g)['w']\n"),
+    "jit_of_vmap_last_batch_smaller_fixed": (
+        "jit_of_vmap_last_batch_smaller with its note's code, the result's first n rows kept",
+        "def per_example(x):\n"
+        "    return (x ** 2).sum()\n"
+        "f = jax.jit(jax.vmap(per_example))\n"
+        "x = jnp.ones((5, 3))    # line 4's argument, named\n"
+        "n = x.shape[0]\n"
+        "x = jnp.pad(x, [(0, 8 - n)] + [(0, 0)] * (x.ndim - 1))\n"
+        "mask = jnp.arange(8) < n    # pass it in: weigh each row by it\n"
+        "f(jnp.ones((8, 3))); out = f(x)[:n]    # line 4, given it; its first n rows kept\n"),
+    "class_method_jitted_self_field_shape_fixed": (
+        "class_method_jitted_self_field_shape with both its notes' code pasted in order, line "
+        "9's earlier call padded so too, as they say",
+        "import dataclasses\n"
+        "@jax.tree_util.register_dataclass\n"
+        "@dataclasses.dataclass\n"
+        "class Model:\n"
+        "    w: jax.Array\n"
+        "    def loss(self, x):\n"
+        "        return (self.w * x).sum()\n"
+        "loss = jax.jit(Model.loss)\n"
+        "self = Model(jnp.ones(4))    # line 9's argument, named\n"
+        "n = self.w.shape[0]\n"
+        "size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+        "self = dataclasses.replace(self, w=jnp.pad(self.w, [(0, size - n)] + [(0, 0)] * "
+        "(self.w.ndim - 1)))\n"
+        "x = jnp.ones(4)    # line 9's argument, named\n"
+        "n = x.shape[0]\n"
+        "size = max(4, 1 << (n - 1).bit_length())    # a power of two, at least 4\n"
+        "x = jnp.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1))\n"
+        "m3 = Model(jnp.pad(jnp.ones(3), [(0, 1)]))    # line 9's Model(jnp.ones(3)).w padded\n"
+        "x3 = jnp.pad(jnp.ones(3), [(0, 1)])    # line 9's jnp.ones(3) padded\n"
+        "out = [loss(m3, x3), loss(self, x)]    # line 9, given it\n"),
+    "donated_by_name_then_by_position_fixed": (
+        "donated_by_name_then_by_position with its note's pattern: state by keyword in both",
+        "f = jax.jit(lambda state: state * 0.9, donate_argnames='state')\n"
+        "s = f(state=jnp.ones(3)); s = f(state=s)    # or always by position\n"
+        "out = s\n"),
+    "params_cast_to_bfloat16_all_leaves_fixed": (
+        "params_cast_to_bfloat16_all_leaves with its notes' code before line 5",
+        "f = jax.jit(lambda p, x: (x @ p['w'] + p['b']).sum())\n"
+        "params = {'w': jnp.ones((3, 2)), 'b': jnp.zeros(2)}\n"
+        "f(params, jnp.ones(3))\n"
+        "params = jax.tree.map(lambda a: a.astype(jnp.bfloat16), params)\n"
+        "params['b'] = jnp.asarray(params['b'], jnp.float32)\n"
+        "params['w'] = jnp.asarray(params['w'], jnp.float32)\n"
+        "out = f(params, jnp.ones(3))\n"),
+    "static_python_bool_then_numpy_bool_fixed": (
+        "static_python_bool_then_numpy_bool with its note's code in place of line 2",
+        "f = jax.jit(lambda x, flag: x * 2 if flag else x, static_argnums=1)\n"
+        "flag = np.ones(2)[0] > 0    # line 2's argument, named\n"
+        "flag = bool(flag)    # one type in every call\n"
+        "out = [f(jnp.ones(3), True), f(jnp.ones(3), flag)]    # line 2, given it\n"),
+    "tuple_of_python_int_then_float_fixed": (
+        "tuple_of_python_int_then_float with its note's code in place of line 2",
+        "f = jax.jit(lambda t: t[0] + t[1])\n"
+        "t = (1, 2)    # line 2's argument, named\n"
+        "t = (float(t[0]),) + t[1:]    # always a Python float\n"
+        "out = [f(t), f((1.0, 2))]    # line 2, given it\n"),
+    "python_int_then_python_float_cast_at_the_later_call": (
+        "python_int_then_python_float with the code its note gave before: the later call's "
+        "2.0, a float already, cast",
+        "f = jax.jit(lambda x, s: x * s)\n"
+        "s = 2.0    # line 2's argument, named\n"
+        "s = float(s)    # always a Python float\n"
+        "f(jnp.ones(3), 2); f(jnp.ones(3), s)    # line 2, given it\n"),
+    "static_namedtuple_config_changed_fixed": (
+        "static_namedtuple_config_changed with its note's jit line: cfg traced",
+        "from typing import NamedTuple\n"
+        "class Config(NamedTuple):\n"
+        "    lr: float\n"
+        "    steps: int\n"
+        "f = jax.jit(lambda w, cfg: w - cfg.lr * w)    # cfg traced: its numbers are leaves\n"
+        "out = [f(jnp.ones(3), Config(0.1, 10)), f(jnp.ones(3), Config(0.05, 10))]\n"),
+    "keyword_only_static_changes_fixed": (
+        "keyword_only_static_changes with its note's jit line: n traced",
+        "def power(x, *, n):\n"
+        "    return x ** n\n"
+        "f = jax.jit(power)    # n traced: one program for all its values\n"
+        "out = [f(jnp.ones(3), n=2), f(jnp.ones(3), n=3)]\n"),
+    "tuple_of_python_floats_then_float32_scalars_fixed": (
+        "tuple_of_python_floats_then_float32_scalars with both its notes' code pasted in order",
+        "f = jax.jit(lambda w, betas: w * betas[0] * betas[1])\n"
+        "betas = (0.9, 0.999)    # line 2's argument, named\n"
+        "betas = (jnp.asarray(betas[0], jnp.float32),) + betas[1:]    # an array from the start\n"
+        "betas = betas[:1] + (jnp.asarray(betas[1], jnp.float32),) + betas[2:]    # an array "
+        "from the start\n"
+        "out = [f(jnp.ones(3), betas), f(jnp.ones(3), (jnp.float32(0.9), jnp.float32(0.999)))]"
+        "    # line 2, given it\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
-RAISES = {"static_set_unhashable"}
+RAISES = {"static_set_unhashable", "static_argnames_list_value"}
 
 
 def run(jax, name, tag=""):

@@ -15,9 +15,11 @@ learner's working folder, on the import path as a notebook's is: whoever runs th
 it and puts it there and in the cells' names (the cells leave the import path alone).
 """
 
-# the learner's module, written by a cell as the learner saves an edit of it
+# the learner's module, written by a cell as the learner saves an edit of it; its `import jax`
+# imports the cells' jax (jxkernel where the tests run the cells, JAX where it is recorded)
 HELPER = ("import os\n"
           "def save(module, text):\n"
+          "    text = text.replace('import jax\\n', f'import {jax.__name__} as jax\\n')\n"
           "    with open(os.path.join(LEARNER_DIR, module + '.py'), 'w') as f:\n"
           "        f.write(text)\n")
 
@@ -281,4 +283,38 @@ PROGRAMS = {
          "act6_jit = jax.jit(rc_helpers6.act6)    # once after the reload",
          "out = act6_jit(jnp.ones(3))    # every call: your arguments",
          "out = act6_jit(jnp.ones(3))    # every call: your arguments"]),
+    # (h-recomp-102) the learner's module holds the jit itself (`@jax.jit def step`), and is
+    # reloaded: its step is a new jit of a new function, edited or not
+    "jitted_def_in_module_edited_and_reloaded": (
+        "a module's @jax.jit def called, the module edited and reloaded, called again",
+        [HELPER + "save('rc_model', 'import jax\\n@jax.jit\\ndef step(x):\\n    return x * 2\\n')\n"
+         "import rc_model",
+         "rc_model.step(jnp.ones(3))",
+         "save('rc_model', 'import jax\\n@jax.jit\\ndef step(x):\\n    return x * 3.0\\n')\n"
+         "import importlib\nimportlib.reload(rc_model)",
+         "rc_model.step(jnp.ones(3))"]),
+    "jitted_def_in_module_reloaded_unchanged": (
+        "a module's @jax.jit def called, the module reloaded without an edit, called again",
+        [HELPER + "save('rc_model2', 'import jax\\n@jax.jit\\ndef step2(x):\\n    return x * 2\\n')"
+         "\nimport rc_model2",
+         "rc_model2.step2(jnp.ones(3))",
+         "import importlib\nimportlib.reload(rc_model2)",
+         "rc_model2.step2(jnp.ones(3))"]),
+    "jitted_def_in_module_autoreloaded": (
+        "%autoreload 2 on, a module's @jax.jit def called, the module edited, called again",
+        ["%load_ext autoreload\n%autoreload 2\n" + HELPER +
+         "save('rc_model3', 'import jax\\n@jax.jit\\ndef step3(x):\\n    return x * 2\\n')\n"
+         "import rc_model3",
+         "rc_model3.step3(jnp.ones(3))",
+         "save('rc_model3', 'import jax\\n@jax.jit\\ndef step3(x):\\n    return x * 3.0\\n')",
+         "rc_model3.step3(jnp.ones(3))",
+         "%autoreload 0\nanswer = rc_model3.step3(jnp.ones(3)).tolist()"]),
+    "jitted_def_in_module_edited_above_and_reloaded": (
+        "a module's @jax.jit def called, a line added above it, the module reloaded, called",
+        [HELPER + "save('rc_model4', 'import jax\\n@jax.jit\\ndef step4(x):\\n    return x * 2\\n')"
+         "\nimport rc_model4",
+         "rc_model4.step4(jnp.ones(3))",
+         "save('rc_model4', 'import jax\\nSCALE = 3.0\\n@jax.jit\\ndef step4(x):\\n"
+         "    return x * SCALE\\n')\nimport importlib\nimportlib.reload(rc_model4)",
+         "rc_model4.step4(jnp.ones(3))"]),
 }

@@ -27,13 +27,16 @@ shell = shell_fixture("import jxkernel as jax\nimport jxkernel.numpy as jnp\nimp
 pytestmark = pytest.mark.usefixtures("logs_closed")
 
 # where JAX hints "seen another function defined on the same line" for a def whose code
-# changed (a module edited and reloaded, a def redefined while an old jit still holds the old
-# one): a new function, which no note calls "the same code" (as a def changed in a new cell,
+# changed (a def redefined while an old jit still holds the old one): a new function, which
+# no note calls "the same code" (as a def changed in a new cell,
 # test_notebook_compile_notes.py's test_a_jitted_def_redefined_in_a_later_cell_...)
-CODE_CHANGED = {("helper_module_edited_and_reloaded", 4), ("def_redefined_old_jit_kept", 5)}
+CODE_CHANGED = {("def_redefined_old_jit_kept", 5)}
 # a first trace in JAX's log ("never seen function", no hint) whose note says why: its caches
 # were cleared (JAX's log names the same id: tests/data/trace_time_misses_reference.json)
 CLEARED = {("clear_caches_in_its_own_cell", 3)}
+# the same, a function of a module %autoreload reloaded after an edit (JAX hints nothing: the
+# call is in another cell than the old function's): the note says the edit made it anew
+RELOADED = {("jitted_def_in_module_autoreloaded", 4)}
 # jxkernel's %timeit runs its statement once before the timed runs (magics/timing.py), whose
 # compile the note leaves out ("compiled again ×4", as JAX's 4): one compile more than JAX's
 WARM_UP = {("timeit_of_a_jitted_call", 3): 1}
@@ -99,6 +102,9 @@ def test_each_cell_is_noted_as_jax_explains_it(shell, name, learner_dir):
         elif (name, k) in CLEARED:
             (note,) = notes
             assert "its caches were cleared" in note, note
+        elif (name, k) in RELOADED:
+            (note,) = notes
+            assert "was reloaded after an edit" in note, note
         else:
             assert notes == [], (k, notes)
         for text in [n["text/plain"] for n in ran.outputs]:
@@ -224,3 +230,28 @@ def test_a_module_reloaded_before_each_call_is_told_as_a_reload(shell, learner_d
         "out = act6_jit(jnp.ones(3))", "out = act6_jit(...)"), change.snippet
     assert [c["lowerings"] for c in
             REFERENCE["helper_module_reloaded_in_the_calling_cell_fixed"]["cells"]] == [0, 0, 1, 0]
+
+
+@pytest.mark.parametrize("name, said, brief", [
+    ("jitted_def_in_module_edited_and_reloaded", "rc_model.step is a new function: rc_model "
+     "was reloaded after an edit", "Nothing to fix: a compile per edit is expected."),
+    ("jitted_def_in_module_edited_above_and_reloaded", "rc_model4.step4 is a new function: "
+     "rc_model4 was reloaded after an edit", "Nothing to fix: a compile per edit is expected."),
+    ("jitted_def_in_module_autoreloaded", "rc_model3.step3 is a new function: rc_model3 was "
+     "reloaded after an edit", "Nothing to fix: a compile per edit is expected."),
+    ("jitted_def_in_module_reloaded_unchanged", "rc_model2.step2 is a new function object of "
+     "the same code: reloading rc_model2 (importlib.reload) runs its file again",
+     "Reload rc_model2 only after you edit it")])
+def test_a_modules_own_jit_reloaded_is_told_as_the_reload(shell, learner_dir, name, said,
+                                                          brief):
+    """A module whose `@jax.jit def step` the cells call, reloaded (importlib.reload, or
+    %autoreload 2 after an edit) and called again (JAX 0.10.2: "never seen function", a
+    lowering; with "maybe the function is being re-defined repeatedly" where the call is the
+    old one's cell run again). An edited module's function is new code, which no lineage of
+    its code held: the cell showed no note, as if its first call. It is told as the edit
+    reloaded (a compile per edit, expected), the unedited one as a reload of the same code."""
+    runs = run_program(shell, name, learner_dir)
+    change = _change_under(runs[3])
+    assert change.kind == "fresh_jit" and change.fix.startswith(said), change.fix
+    assert f"· fix: {brief}" in runs[3][0].notes[0]["text/plain"].splitlines()[0]
+    assert [c["lowerings"] for c in REFERENCE[name]["cells"]][3] == 1

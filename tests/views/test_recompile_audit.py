@@ -1097,3 +1097,202 @@ def test_an_images_channels_are_not_padded():
     assert "jnp.pad" not in change.snippet and "not a length" in change.fix, change
     assert all(line.startswith("#") for line in change.snippet.splitlines())
     assert REFERENCE["image_batch_hwc_channel_count"]["lowerings"] == 2
+
+
+@pytest.mark.parametrize("name, named, call", [
+    ("layers_list_in_dict_grows", "p = {'layers': [w, w]}    # line 3's argument, named",
+     "f({'layers': [w]}, jnp.ones(3)); f(p, jnp.ones(3))    # line 3, given it"),
+    ("layers_dict_call_in_a_loop_grows", "p = dict(layers=layers)    # line 5's argument, named",
+     "f(p, jnp.ones(3))    # line 5, given it")])
+def test_a_list_grown_inside_a_dict_literal_is_stacked_in_the_calls_names(name, named, call):
+    """params {'layers': [w]}, then [w, w] (JAX 0.10.2: "* at input path [0][0]['layers'], now
+    list of length 2 and before list of length 1"): the code stacked `p['layers']`, the
+    parameter's name inside f, which the call site has not (it passed a dict literal, or
+    dict(layers=layers)): pasted there, a NameError. It names the call's dict first, stacks
+    its entry and gives the call that name; where the earlier call is another (line 3's
+    first), it says to stack that one's too (JAX 0.10.2: two lowerings stacked at the later
+    call alone; one, the values JAX's, with both: the _fixed programs)."""
+    _, events, _ = jx_run(name)
+    change = events[1].changes[0]
+    lines = change.snippet.splitlines()
+    in_a_loop = "loop" in name          # (one call: no other call's list to stack)
+    if not in_a_loop:
+        *lines, other = lines
+        assert other == ("# stack the ['layers'] of line 3's {'layers': [w]} so too: a "
+                         "list of another length is a program of its own")
+    assert (lines[0], lines[-1]) == (named, call), change.snippet
+    assert "p['layers'] = jnp.stack(list(p['layers']) + " in change.snippet
+    for line in lines[:-1]:             # (the call, pasted as `out = [...]`)
+        assert line in SCENARIOS[name + "_fixed"][1], line
+    if not in_a_loop:
+        assert REFERENCE[name + "_stacked_at_the_later_call"]["lowerings"] == 2
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [len(events), 1]
+    result, fixed_events, _ = jx_run(name + "_fixed")
+    assert len(fixed_events) == 1
+    assert np.asarray(result["out"]).tolist() == REFERENCE[name + "_fixed"]["out"]
+
+
+@pytest.mark.parametrize("name, types, code", [
+    ("static_intenum_then_int", ("Mode", "int"), ["mode = 1    # line 5's argument, named",
+                                                  "mode = Mode(mode)    # one type in every call",
+                                                  "f(jnp.ones(3), Mode.TRAIN); f(jnp.ones(3), "
+                                                  "mode)    # line 5, given it"]),
+    ("static_python_bool_then_numpy_bool", ("bool", "np.bool"),
+     ["flag = np.ones(2)[0] > 0    # line 2's argument, named",
+      "flag = bool(flag)    # one type in every call",
+      "f(jnp.ones(3), True); f(jnp.ones(3), flag)    # line 2, given it"])])
+def test_a_static_of_another_type_is_made_one_type_in_the_calls_names(name, types, code):
+    """Mode.TRAIN (an IntEnum), then 1; True, then np.True_ (JAX 0.10.2: "Static(val=1) and
+    before ... Static(val=<Mode.TRAIN: 1>)"): equal values of two types, two keys. The code was
+    `mode = Mode(mode)`, in the parameter's name, which the call `f(x, 1)` has not; and
+    np.True_'s type read "(bool)", Python's. The call's argument is named and made one type
+    (pasted: one lowering in JAX, _fixed); NumPy's type is "np.bool"."""
+    (change,) = _recompile(name)
+    assert f"({types[1]}) now and was " in change.fix and f"({types[0]}): equal" in change.fix
+    assert change.snippet.splitlines() == code, change.snippet
+    assert _pasted_lines(name)[:2] == code[:2]      # (the call, pasted as `out = [...]`)
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+def test_a_python_number_of_another_kind_is_cast_at_the_call_that_passed_the_other():
+    """1, then 1.0 (JAX 0.10.2: "* at t[0], now f32[] and before i32[]"): the code made the
+    later call's float a float (`s = 2.0 ... s = float(s)`: JAX still lowers twice,
+    python_int_then_python_float_cast_at_the_later_call), and in a tuple named `t`, which
+    `f((1, 2))` has not. The earlier call's int is named and made a float: pasted, one
+    lowering (tuple_of_python_int_then_float_fixed)."""
+    (change,) = _recompile("python_int_then_python_float")
+    assert change.snippet.splitlines() == [
+        "s = 2    # line 2's argument, named", "s = float(s)    # always a Python float",
+        "f(jnp.ones(3), s); f(jnp.ones(3), 2.0)    # line 2, given it"], change.snippet
+    assert REFERENCE["python_int_then_python_float_cast_at_the_later_call"]["lowerings"] == 2
+    (change,) = _recompile("tuple_of_python_int_then_float")
+    assert change.snippet.splitlines()[0] == "t = (1, 2)    # line 2's argument, named"
+    assert change.snippet.splitlines()[-1] == "f(t); f((1.0, 2))    # line 2, given it"
+    assert [REFERENCE["tuple_of_python_int_then_float" + s]["lowerings"]
+            for s in ("", "_fixed")] == [2, 1]
+
+
+def test_a_static_namedtuple_of_numbers_is_told_it_can_be_traced():
+    """Config(lr=0.1, steps=10) static, then lr 0.05 (JAX 0.10.2: "Static(val=Config(lr=0.05,
+    steps=10))"): the note said "A Config cannot be traced ... choose with lax.switch", but a
+    NamedTuple is a pytree: its jit line without static_argnums, pasted, lowers once."""
+    (change,) = _recompile("static_namedtuple_config_changed")
+    assert "cannot be traced" not in change.fix and "lax.switch" not in change.snippet
+    assert change.snippet in SCENARIOS["static_namedtuple_config_changed_fixed"][1]
+    assert REFERENCE["static_namedtuple_config_changed_fixed"]["lowerings"] == 1
+    (change,) = _recompile("keyword_only_static_changes")   # (a keyword-only n: the same)
+    assert change.snippet in SCENARIOS["keyword_only_static_changes_fixed"][1]
+    assert REFERENCE["keyword_only_static_changes_fixed"]["lowerings"] == 1
+
+
+def test_a_register_static_class_is_not_given_a_second_registration():
+    """A class registered with jax.tree_util.register_static, a new depth (JAX 0.10.2: "with
+    pytree metadata Cfg(depth=3) and before ... Cfg(depth=2)"): the note spoke of its "meta
+    fields" and gave `jax.tree_util.register_dataclass(Cfg, ...)`, a second registration of
+    Cfg, which JAX refuses. It says the object is static whole; no code."""
+    (change,) = _recompile("register_static_config_changed")
+    assert "register_static" in change.fix and "meta fields" not in change.fix
+    assert change.snippet == ""
+
+
+def test_one_argument_is_named_once_for_all_its_entries():
+    """betas (0.9, 0.999), then two float32 scalars (JAX 0.10.2: "* at betas[0] ... * at
+    betas[1]"): each entry's code named `betas = (0.9, 0.999)` and called line 2; pasted in
+    order, the second naming undid the first cast (three lowerings, measured). Named in the
+    first code and called in the last, pasted in order: one lowering (_fixed)."""
+    name = "tuple_of_python_floats_then_float32_scalars"
+    _, events, _ = jx_run(name)
+    pasted = [line for c in events[1].changes for line in c.snippet.splitlines()]
+    assert sum(line.endswith("'s argument, named") for line in pasted) == 1
+    assert [line.partition("    #")[0] for line in pasted[:-1]] == \
+        [line.partition("    #")[0] for line in _pasted_lines(name)[:-1]]
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+def test_an_array_reset_to_a_python_number_is_made_an_array_again():
+    """An accumulator reset with jax.tree.map(lambda a: 0.0, acc) (JAX 0.10.2: "* at acc['w'],
+    now f32[]{weak_type=True} and before f32[3]{weak_type=False}" and the weak types' page):
+    told "changed rank ... a compile per rank is expected", which left the reset unsaid. It
+    says a Python number came where an array was, and its code makes it the earlier call's
+    shape and dtype: pasted before the call, one lowering, JAX's values (_fixed)."""
+    name = "grads_reset_to_python_zeros_with_tree_map"
+    (change,) = _recompile(name)
+    assert change.fix.startswith("acc['w'] was an array (f32[3]) and is a Python number now")
+    assert "compile per rank is expected" not in change.fix
+    assert change.snippet.splitlines() == _pasted_lines(name)[:1], change.snippet
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+    result, events, _ = jx_run(name + "_fixed")
+    assert len(events) == 1 and result["out"].tolist() == REFERENCE[name + "_fixed"]["out"]
+
+
+def test_a_padded_batchs_rows_are_said_to_come_back_in_a_per_example_result():
+    """jax.jit(jax.vmap(per_example)), 8 examples then 5 (JAX 0.10.2: "* at x, now f32[5,3]
+    and before f32[8,3]"): padded as the note says, the result has 8 rows, 3 of them the
+    padding's, where the fix spoke of sums and averages alone. It says to keep the first n
+    rows of a per-example result: so pasted, one lowering and the 5 rows (_fixed)."""
+    name = "jit_of_vmap_last_batch_smaller"
+    (change,) = _recompile(name)
+    assert "keep its first n, out[:n]" in change.fix
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+    result, events, _ = jx_run(name + "_fixed")
+    assert len(events) == 1 and result["out"].tolist() == REFERENCE[name + "_fixed"]["out"]
+    assert len(REFERENCE[name + "_fixed"]["out"]) == 5
+
+
+def test_two_arguments_named_at_one_call_are_given_to_it_once():
+    """jax.jit(Model.loss), self.w and x both longer (JAX 0.10.2: "* at self.w ... * at x"):
+    each change's code named its argument and rewrote line 9 with that one alone, so pasted
+    in order the line ran twice, each time one argument padded. The last code gives the call
+    both names, the first none: pasted so (the earlier call padded too, as the codes say),
+    one lowering (_fixed)."""
+    name = "class_method_jitted_self_field_shape"
+    _, events, _ = jx_run(name)
+    lines = [line for c in events[1].changes for line in c.snippet.splitlines()]
+    given = [line for line in lines if line.endswith(", given it")]
+    assert given == ["loss(Model(jnp.ones(3)), jnp.ones(3)); loss(self, x)    # line 9, given it"]
+    assert events[1].changes[-1].snippet.splitlines()[-2] == given[0]
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+    result, fixed, _ = jx_run(name + "_fixed")
+    assert len(fixed) == 1 and np.asarray(result["out"]).tolist() == \
+        REFERENCE[name + "_fixed"]["out"]
+
+
+def test_a_list_grown_each_step_in_a_dict_the_call_makes_is_named_as_the_loop_names_it():
+    """`f(dict(layers=layers), x)` in a loop that appends to layers (JAX 0.10.2: "* at input
+    path [0][0]['layers'], now list of length 3 and before list of length 1"): the history
+    pattern wrote `p['layers'] = jnp.zeros(...)    # once, before the loop`, where no p is; it
+    is written in `layers`, the list the loop appends to. Filled in (3 steps, row i set at
+    step i: _pattern_applied), one lowering, JAX's values as the list's."""
+    name = "layers_dict_call_in_a_loop_grows"
+    _, events, _ = jx_run(name)
+    code = events[2].changes[0].snippet
+    assert "p['layers']" not in code and \
+        "layers = jnp.zeros((n_steps, 3, 3), jnp.float32)    # once, before the loop" in code
+    applied = REFERENCE[name + "_pattern_applied"]
+    assert applied["lowerings"] == 1 and applied["out"] == REFERENCE[name + "_fixed"]["out"]
+    result, events, _ = jx_run(name + "_pattern_applied")
+    assert len(events) == 1 and np.asarray(result["out"]).tolist() == applied["out"]
+
+
+def test_an_argument_moved_from_keyword_to_position_is_named_in_its_pattern():
+    """f(state=...), then f(s) (JAX 0.10.2: "* at input path [0], now tuple of length 1 and
+    before tuple of length 0 ..."): the pattern read `f(..., x=x)`, a name the function has
+    not (its argument is state). It names state: so written, one lowering (_fixed)."""
+    name = "donated_by_name_then_by_position"
+    (change,) = _recompile(name)
+    assert change.snippet.startswith("f(..., state=state)"), change.snippet
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+
+
+def test_a_cast_back_from_bfloat16_says_what_it_undoes():
+    """params float32, then each leaf cast to bfloat16 (JAX 0.10.2: "* at p['b'], now bf16[2]
+    and before f32[2]"): the cast back to float32 compiles once (_fixed), but keeps
+    bfloat16's rounding and undoes a cast meant for mixed precision, which the fix left
+    unsaid; it says both now."""
+    name = "params_cast_to_bfloat16_all_leaves"
+    _, events, _ = jx_run(name)
+    for change in events[1].changes:
+        assert "undoes a cast to bfloat16 that was meant" in change.fix, change.fix
+        assert "keep the bfloat16 rounding" in change.fix
+    assert [c.snippet for c in events[1].changes] == _pasted_lines(name)[:2]
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]

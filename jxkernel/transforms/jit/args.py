@@ -575,6 +575,9 @@ def leaf_aval(x, index_name, fun=None) -> ShapedArray:
         return x.aval
     if getattr(x, "__jax_array__", None) is not None:
         raise jax_array_abstractified()
+    base = next((t for t in type(x).__mro__[1:] if t in SCALAR_TYPES), None)
+    if base is not None:        # an IntEnum member, a float subclass: its base type's, as
+        return leaf_aval(base(x), index_name, fun)     # JAX finds its handler along the MRO
     raise not_an_array(fun, index_name, x)
 
 

@@ -43,6 +43,20 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
                 re.sub(r"\[\d+\]$", "", c.path).isidentifier():
             out.append(_stacked_at_the_call(c, jitted, now, before))
             continue
+        elif c.kind == "structure" and c.snippet.startswith("# n_steps: how many steps") \
+                and c.path != _root(c.path) and _root(c.path).isidentifier():
+            # a list grown at each step inside a dict the call makes (`dict(layers=layers)`):
+            # the pattern in the list's own name, which the loop appends to (in the
+            # parameter's, `p['layers'] = ...    # once, before the loop` named nothing there)
+            out.append(_entry_by_its_name(c, jitted, now))
+            continue
+        elif c.kind == "structure" and _STACKED.search(c.snippet) and \
+                _root(c.path).isidentifier():
+            # a list inside an argument (p['layers'] of `f({'layers': [w, w]}, x)`): the
+            # stacking is written in the names the call passes, its literal named first (in
+            # the parameter's name, pasted at the call, `p` was no name of the program's)
+            out.append(_in_the_callers_names(c, jitted, now, before))
+            continue
         elif c.kind == "structure" and {c.old, c.new} == {"by keyword", "by position"} and \
                 c.fix.startswith((f"{c.path} has the same value but came ",
                                   "The same argument came by position in one call")):
@@ -84,6 +98,18 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
             # input_types._PY_SCALAR_FIX's `c = float(c)` in the caller's names: in the
             # parameter's, pasted at `shift(x, 1)` (a literal passed) it named nothing there
             # (recompile_cells_cases.py's python_float_then_int_in_later_cell)
+            out.append(_in_the_callers_names(c, jitted, now, before))
+            continue
+        elif c.kind == "dtype" and c.path != _root(c.path) and \
+                _root(c.path).isidentifier() and _python_number_cast(c) is not None:
+            # an entry's Python number of another kind (`t = (float(t[0]),) + t[1:]`): in
+            # the names the call passes (at `f((1, 2))`, `t` named nothing)
+            out.append(_in_the_callers_names(c, jitted, now, before))
+            continue
+        elif c.kind == "static" and c.path.isidentifier() and re.fullmatch(
+                rf"{c.path} = [\w.]+\({c.path}\)    # one type in every call", c.snippet):
+            # statics._STATIC_TYPE_FIX's `mode = Mode(mode)` in the caller's names: in the
+            # parameter's, at `f(x, 1)` it named nothing (static_intenum_then_int)
             out.append(_in_the_callers_names(c, jitted, now, before))
             continue
         elif c.kind == "dtype" and c.path != _root(c.path) and \
@@ -138,7 +164,80 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
                          line=line, dtype=dtype, what=what, cast=cast, code=rewritten(cast),
                          old_dtype=_dtype_name(c.old), new_dtype=_dtype_name(c.new))
         out.append(c)
+    return _one_call_given_all(_named_once(out), (before, now))
+
+
+# a fix's line giving the learner's call the names its code made (_named_at_the_call's last)
+_GIVEN_LINE = re.compile(r"^(.*)    # line (\d+), given it$")
+
+
+def _one_call_given_all(changes, sigs) -> tuple:
+    """`changes` whose codes each give one line's call a name of their own (`loss(self, x1)`
+    for self.w, `loss(m, x)` for x: two arguments of the call, each named and padded), the
+    last of them giving it all the names, the others none: pasted in order, the line ran
+    once per code, each time with one argument named and the other as it was (JAX 0.10.2
+    lowers class_method_jitted_self_field_shape_fixed, the call given both, once). As they
+    are where the line cannot be read or the arguments overlap."""
+    found = [(i, k, m) for i, c in enumerate(changes)
+             for k, line in enumerate(c.snippet.split("\n"))
+             for m in [_GIVEN_LINE.match(line)] if m]
+    numbers = {m.group(2) for _, _, m in found}
+    if len(found) < 2 or len({i for i, _, _ in found}) != len(found) or len(numbers) != 1 or \
+            len({m.group(1) for _, _, m in found}) < 2:
+        return tuple(changes)
+    site = next((sig.site for sig in sigs if getattr(sig, "site", None) is not None and
+                 str(sig.site.line) in numbers), None)
+    body = None if site is None else linecache.getline(site.file, site.line).strip()
+    spans = []
+    for _, _, m in found:
+        new = m.group(1)
+        if body is None or new == body:
+            return tuple(changes)
+        start = len(os.path.commonprefix([body, new]))
+        tail = len(os.path.commonprefix([body[start:][::-1], new[start:][::-1]]))
+        spans.append((start, len(body) - tail, new[start:len(new) - tail]))
+    spans.sort()
+    if any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
+        return tuple(changes)
+    given = body
+    for start, end, text in reversed(spans):
+        given = given[:start] + text + given[end:]
+    out = list(changes)
+    for n, (i, k, m) in enumerate(found):
+        lines = out[i].snippet.split("\n")
+        if n == len(found) - 1:
+            lines[k] = f"{given}    # line {m.group(2)}, given it"
+        else:
+            del lines[k]
+        out[i] = dataclasses.replace(out[i], snippet="\n".join(lines))
     return tuple(out)
+
+
+# the first and last lines of a fix's code written in a call's names (_named_at_the_call's)
+_NAMED = re.compile(r"^.* = .*    # .*'s argument, named$")
+_GIVEN = re.compile(r"^.*    # .*, given it$")
+
+
+def _named_once(changes) -> tuple:
+    """`changes` whose codes name one argument of one call (a tuple literal's betas[0] and
+    betas[1], each `betas = (0.9, 0.999)    # line 2's argument, named` ... `f(betas)    #
+    line 2, given it`): named in the first code, called in the last, each code between them
+    its own lines alone. Pasted in order as they were, the second naming made betas the
+    literal again, undoing the first code's cast (JAX 0.10.2 lowered the two codes so pasted
+    three times; once tuple_of_python_floats_then_float32_scalars_fixed, pasted as now)."""
+    lines = [c.snippet.split("\n") for c in changes]
+    groups: dict = {}
+    for i, code in enumerate(lines):
+        if len(code) > 2 and _NAMED.match(code[0]) and _GIVEN.match(code[-1]):
+            groups.setdefault((code[0], code[-1]), []).append(i)
+    for group in groups.values():
+        for k, i in enumerate(group if len(group) > 1 else ()):
+            first = 0 if k == 0 else 1
+            last = len(lines[i]) if k == len(group) - 1 else -1
+            lines[i] = lines[i][first:last]
+    return tuple(c if "\n".join(code) == c.snippet else
+                 dataclasses.replace(c, snippet="\n".join(code))
+                 for c, code in zip(changes, lines))
 
 
 def _narrower_float(old: str, new: str) -> bool:
@@ -336,10 +435,21 @@ def _for_the_earlier_call(change) -> bool:
     makes the later call's the earlier kind again."""
     return (change.kind == "shape" and change.fix.startswith(f"{change.path} was a scalar (")) \
         or (change.kind == "dtype" and _entry_cast(change) == _dtype_name(change.new)) \
+        or (change.kind == "dtype" and _python_number_cast(change) is not None and
+            _python_number(_dtype_name(change.new)) == _python_number_cast(change)) \
         or (change.kind == "weak_type" and change.old.endswith(" (weak)")) \
         or (change.kind == "structure" and change.old == "None" and
             change.fix.startswith(f"{change.path} was None and is {change.new} now: None is "
                                   "an empty pytree and "))
+
+
+def _python_number_cast(change) -> str | None:
+    """The Python type input_types._PY_SCALAR_FIX's code makes `change`'s number
+    (`s = float(s)    # always a Python float`: "float"), or None: 1, then 1.0 is cast at the
+    earlier call (at the later one, already a float, the int call still compiled its own:
+    JAX 0.10.2 lowers python_int_then_python_float_pasted twice)."""
+    found = re.search(r"    # always a Python (\w+)$", change.snippet)
+    return None if found is None else found.group(1)
 
 
 def _entry_cast(change) -> str | None:
@@ -402,7 +512,12 @@ def _pad_the_other_call(change, jitted, before, now, entry=""):
     # _EMPTY_ITEMS_FIX): pasted under the note, at the later call alone, the earlier call's
     # structure still compiles a program of its own
     before_each = change.kind == "structure" and ": before each" in change.snippet
-    if not (before_each or change.kind == "shape" and "jnp.pad(" in change.snippet) or \
+    # a list in an argument stacked (p['layers'] of `f({'layers': [w, w]}, x)`): the other
+    # call's list, unstacked, is a structure of its own (JAX 0.10.2: two lowerings for
+    # layers_list_in_dict_grows_stacked_at_the_later_call)
+    stacked = change.kind == "structure" and _STACKED.search(change.snippet) is not None
+    if not (before_each or stacked or change.kind == "shape" and "jnp.pad(" in change.snippet) \
+            or \
             None in sites or \
             (sites[0].file, sites[0].line, sites[0].column) == \
             (sites[1].file, sites[1].line, sites[1].column) or \
@@ -412,6 +527,11 @@ def _pad_the_other_call(change, jitted, before, now, entry=""):
     if found is None or (not before_each and _padded_already(change)):
         return change
     arg = found[1]
+    if stacked:         # (the list, "['layers']" of the item's "['layers'][1]")
+        entry = re.sub(r"\[\d+\]$", "", entry)
+        return dataclasses.replace(change, snippet=(
+            f"{change.snippet}\n# stack the {entry} of {_line_of(sites[0], sites[1])}'s "
+            f"{arg} so too: a list of another length is a program of its own"))
     # a call in another cell (or file) is named by it, "In[2]:6" ("line 6" alone reads as
     # this cell's; never the kernel's file name of the cell)
     where = _line_of(sites[0], sites[1])
@@ -790,9 +910,36 @@ def bound_where_called(changes, jitted, now) -> tuple:
         for line in c.snippet.split("\n"))) for c in changes)
 
 
-# a list's length fix (structure._LENGTH_FIX): its rows' zeros
-_STACKED = re.compile(
-    r"^(\w+) = jnp\.stack\(list\(\1\) \+ \[(jnp\.zeros\(.*\))\] \* \(MAX - n\)\)$", re.M)
+# a list's length fix (structure._LENGTH_FIX), of an argument or of an entry in one
+# (`p['layers']`): its rows' zeros
+_STACKED = re.compile(r"^(\w+(?:\[[^\]\n]+\])*) = "
+                      r"jnp\.stack\(list\(\1\) \+ \[(jnp\.zeros\(.*\))\] \* \(MAX - n\)\)$", re.M)
+
+
+def _entry_by_its_name(change, jitted, now):
+    """`change`'s code with its list (`p['layers']` of the item `p['layers'][2]`) in the name
+    the call's dict literal gives that entry (`{'layers': layers}`, `dict(layers=layers)`:
+    `layers`); as it is where the call passes no such literal."""
+    listed = re.sub(r"\[\d+\]$", "", change.path)
+    key = re.fullmatch(r"\w+\[('[^'\\]*'|\"[^\"\\]*\")\]", listed)
+    found = _argument_at(getattr(now, "site", None), jitted, _root(change.path))
+    if key is None or found is None:
+        return change
+    try:
+        arg = ast.parse(found[1], mode="eval").body
+    except SyntaxError:
+        return change
+    key = ast.literal_eval(key.group(1))
+    if isinstance(arg, ast.Dict):
+        values = [v for k, v in zip(arg.keys, arg.values)
+                  if isinstance(k, ast.Constant) and k.value == key]
+    elif isinstance(arg, ast.Call) and ast.unparse(arg.func) == "dict" and not arg.args:
+        values = [k.value for k in arg.keywords if k.arg == key]
+    else:
+        return change
+    if len(values) != 1 or not isinstance(values[0], ast.Name):
+        return change
+    return dataclasses.replace(change, snippet=change.snippet.replace(listed, values[0].id))
 
 
 def _stacked_at_the_call(change, jitted, now, before=None):

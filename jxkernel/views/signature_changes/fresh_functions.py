@@ -181,6 +181,19 @@ _RELOADED_FIX = (
     "out = {call}(...)    # every call: your arguments")
 
 
+# the same, its file edited before the reload (importlib.reload, or IPython's %autoreload,
+# which reloads an edited module before the next cell): another code, which JAX has never
+# traced either; the old function's program is not the new one's
+_RELOADED_EDITED_FIX = (
+    "{module}.{func} is a new function: {module} was reloaded after an edit (importlib."
+    "reload, or %autoreload), which runs its file again and makes each of its functions "
+    "anew, and jit's cache is keyed on the function object, so the edited {func} traces and "
+    "compiles at its first call (its later calls reuse that program; a reload before each "
+    "call, or in a loop, would compile each time: reload only after an edit, and "
+    "{jit_once}). Nothing to fix: a compile per edit is expected.",
+    _RELOADED_FIX[1])
+
+
 def reloaded_module(fun) -> str | None:
     """The name of the module whose file defined `fun` at its top level (or in a class
     there), where that module is not the program's own (`__main__`, a notebook's cells): a

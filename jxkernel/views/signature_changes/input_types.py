@@ -50,6 +50,12 @@ def _type_changes(before, after):
             elif _relaid(b.shape, a.shape):       # (8, 784) then (8, 28, 28): one layout
                 change = _refixed(change, _RELAID_FIX, first=", ".join(
                     [f"{path}.shape[0]"] + [str(d) for d in b.shape[1:]]))
+            elif not a.shape and a.weak_type and not b.weak_type:
+                # an array, then a Python number (a state reset with jax.tree.map(lambda a:
+                # 0.0, ...)): the earlier call's shape and dtype, which covers its cast too
+                yield _refixed(change, _RESET_TO_NUMBER_FIX, shape=tuple(b.shape),
+                               dtype=b.dtype.name)
+                continue
             elif len(a.shape) != len(b.shape) or not a.shape:
                 change = _refixed(change, _RANK_FIX)
                 per_rank = True
@@ -76,6 +82,10 @@ def _type_changes(before, after):
                 # truncate 2.5 to 2 (a wrong result for a compile saved)
                 kind = max(a.dtype.kind, b.dtype.kind, key=lambda k: _PY_ORDER.get(k, 2))
                 change = _refixed(change, _PY_SCALAR_FIX, py=_PY_TYPE.get(kind, "float"))
+            elif _kind(a.dtype) == _kind(b.dtype) == "f" and _holds(b.dtype, a.dtype) and \
+                    a.dtype != b.dtype:       # float32, then bfloat16 (a cast of the learner's)
+                change = _refixed(change, _NARROWED_FIX, new_dtype=a.dtype.name,
+                                  dtype=b.dtype.name)
             yield change
         elif a.weak_type == b.weak_type:
             # the same shape split another way over set_mesh's mesh (f32[4@x,3], then
@@ -364,7 +374,8 @@ _PARTIAL_BATCH_FIX = (
     "{path} has fewer rows than before ({old} -> {new}), as the last, partial batch of an "
     "epoch has, and every new shape compiles anew. Pad it to the {size} rows compiled "
     "before and pass the jitted function the mask below, to weigh the padded rows 0 where "
-    "rows are summed or averaged (unweighted, the padding counts in the result), or drop "
+    "rows are summed or averaged (unweighted, the padding counts in the result; a result "
+    "with a row per example has the padded rows too: keep its first n, out[:n]), or drop "
     "the partial batch.",
     "n = {path}.shape[0]\n"
     "{path} = jnp.pad({path}, [(0, {size} - n)] + [(0, 0)] * ({path}.ndim - 1))\n"
@@ -501,6 +512,28 @@ _GROWN_FIX = (
     "compile for each is expected.",
     "{path} = jnp.broadcast_to(jnp.asarray({path}, jnp.{dtype}), {shape})    # from the "
     "start")
+# float32, then bfloat16 (params cast with jax.tree.map(lambda a: a.astype(jnp.bfloat16), ...)):
+# the plain cast back to float32 compiles once (JAX 0.10.2: params_cast_to_bfloat16_all_leaves_
+# fixed), but keeps bfloat16's rounding and undoes a cast meant for mixed precision: said
+_NARROWED_FIX = (
+    "{path} came as {new} (before: {old}): every dtype compiles anew. The cast below back to "
+    "{dtype} loses nothing more ({dtype} holds every {new_dtype} value; the values keep the "
+    "{new_dtype} rounding), but undoes a cast to {new_dtype} that was meant (mixed "
+    "precision): then cast the earlier call's to {new_dtype} too, or expect a program per "
+    "dtype. Cast it before the call so that every call has one dtype.",
+    "{path} = jnp.asarray({path}, jnp.{dtype})")
+# the reverse: an array, then a Python number in its place (JAX 0.10.2: "now
+# f32[]{weak_type=True} and before f32[3]{weak_type=False}"); "a compile per rank is
+# expected" told the learner nothing of the reset (grads_reset_to_python_zeros_with_tree_map:
+# the code pasted, one lowering, _fixed)
+_RESET_TO_NUMBER_FIX = (
+    "{path} was an array ({old}) and is a Python number now ({new}; or an array made from "
+    "one without a dtype): another shape and a weak type, so it compiles anew. If it is a state reset to 0.0 (jax.tree.map(lambda a: "
+    "0.0, ...)) or a number passed where an array was, make it an array of the earlier "
+    "call's shape and dtype (jax.tree.map(jnp.zeros_like, ...) resets a state so); if the "
+    "calls really take two shapes, a compile for each is expected.",
+    "{path} = jnp.broadcast_to(jnp.asarray({path}, jnp.{dtype}), {shape})    # the earlier "
+    "call's shape and dtype")
 # (no code: a key cannot be cast to another implementation, its data differs in length)
 _KEY_IMPL_FIX = (
     "{path} was {old} and is {new} now: keys of two PRNG implementations are two types, each "

@@ -69,8 +69,8 @@ def _static_changes(old_static, new_static, flipped):
                 change = _refixed(change, _STATIC_DTYPE_FIX,
                                   dtype=np.dtype(_dtype_of(after)).name)
             elif before == after:                        # True and 1: equal, other types
-                change = _refixed(change, _STATIC_TYPE_FIX, old_type=type(before).__name__,
-                                  new_type=type(after).__name__, py=_py_type(before, after))
+                change = _refixed(change, _STATIC_TYPE_FIX, old_type=_type_text(before),
+                                  new_type=_type_text(after), py=_py_type(before, after))
             elif (before is None) != (after is None):    # None or a value: traced, two too
                 change = _refixed(change, _STATIC_NONE_FIX)
             elif _hashed_by_identity(after) and _function_like(after) and \
@@ -100,9 +100,29 @@ def _static_changes(old_static, new_static, flipped):
                                   int_form=_static_repr(before if type(before) is int else after))
             elif _int_tuple(before) and _int_tuple(after):      # a shape: not a mode
                 change = _refixed(change, _STATIC_SHAPE_FIX)
+            elif _numbers_held(after):      # Config(lr=0.1, steps=10): a pytree of numbers
+                change = _refixed(change, _STATIC_NUMBERS_FIX, kind=type(after).__name__)
             elif after is not _ABSENT and not _traceable(after):
                 change = _refixed(change, _STATIC_KEEP_FIX, kind=type(after).__name__)
             yield change
+
+
+def _numbers_held(value) -> bool:
+    """A tuple (a NamedTuple too) or a list of numbers, some not ints: a pytree whose leaves
+    a trace takes (a tuple of ints alone reads as a shape: _int_tuple's)."""
+    return isinstance(value, (tuple, list)) and bool(value) and \
+        all(_traceable(v) for v in value)
+
+
+def _type_text(value) -> str:
+    """The type of a static value as the learner names it: np.bool for NumPy's (its
+    __name__ is "bool", which read as Python's: "np.True_ (bool) now and was True (bool)").
+
+    >>> _type_text(np.True_), _type_text(True)
+    ('np.bool', 'bool')
+    """
+    kind = type(value)
+    return f"np.{kind.__name__}" if kind.__module__ == "numpy" else kind.__name__
 
 
 def _py_type(before, after) -> str:
@@ -336,6 +356,16 @@ _STATIC_KEYWORD_FIX = (
     # (at_the_calls writes it in the learner's call where both can be read: the plain code
     # is a pattern, and says so)
     "f(..., {name}={name})    # always by keyword (or always by position)")
+# a NamedTuple config passed static: "A Config cannot be traced" said _STATIC_KEEP_FIX, but a
+# tuple is a pytree (JAX 0.10.2 traces static_namedtuple_config_changed_fixed once)
+_STATIC_NUMBERS_FIX = (
+    "{name} is static ({old} -> {new}): each value compiles once, and later calls with a "
+    "value seen before reuse its program. A {kind} of numbers is a pytree: passed traced "
+    "(dropped from static_argnums/static_argnames), its numbers are leaves and one program "
+    "serves all their values, where the function only computes with them (a number that "
+    "sets a shape or a Python loop must stay static: pass that one as an argument of its "
+    "own, static).",
+    "{bind}jax.jit({fun})    # {name} traced: its numbers are leaves")
 _STATIC_KEEP_FIX = (
     "{name} is static ({old} -> {new}): each value compiles once, and later calls with a "
     "value seen before reuse its program. A {kind} cannot be traced, so a compile per value "

@@ -77,6 +77,9 @@ def _structure_changes(old, new, flipped, before, after):
                 name, was, now = moved_by
                 change = dataclasses.replace(change, path=name, old=was, new=now)
             change = _refixed(change, _KEYWORD_FIX)
+            if moved_by:                    # (its code in the argument's name: `x=x` was any)
+                change = dataclasses.replace(change, snippet=_KEYWORD_NAMED_CODE.format(
+                    path=change.path))
         else:
             change = _leafless_argument(old, new) or _leafless_node(change, old, new)
         yield change
@@ -545,6 +548,10 @@ def _meta_fixed(change, meta, old, new):
             new=f"{name} meta {_static_repr(now)} (another object)")
         return _refixed(change, _AUX_IDENTITY_FIX, kind=name, aux=aux,
                         fields="\n".join(f"    {f}: object" for f in fields))
+    if isinstance(now, kind) and isinstance(was, kind):
+        # its own aux data (jax.tree_util.register_static): no field to make data, and a
+        # register_dataclass of it in place would be a second registration, refused
+        return _refixed(change, _STATIC_CLASS_FIX, kind=name)
     if dataclasses.is_dataclass(kind):
         fields = _registered_fields(kind)
         if fields is not None and isinstance(was, tuple) and isinstance(now, tuple) and \
@@ -627,6 +634,15 @@ def _same(a, b) -> bool:
         return False
 
 
+# a class registered with register_static (register_static_config_changed): the object is
+# the treedef's aux data, as JAX's registration holds it
+_STATIC_CLASS_FIX = (
+    "{kind} is registered as static (jax.tree_util.register_static): each {kind} is held "
+    "whole in the pytree structure, like a static argument, so {old} -> {new} compiles anew "
+    "(each value once; an equal one reuses its program). A compile per value is expected "
+    "where it sets a shape or a Python loop; a number that should change without compiling "
+    "goes out of {kind}, passed as an array argument of its own (traced).",
+    "")
 _META_FIX = (
     "{kind}'s meta fields are part of the pytree structure, like a static argument: "
     "{old} -> {new} compiles anew (each value once; an equal one reuses its program). If "
@@ -738,6 +754,7 @@ _KEYWORD_FIX = ("The same argument came by position in one call and by keyword i
                 "Pass each argument the same way in every call.",
                 # (at_the_calls writes it in the learner's call where both can be read)
                 "f(...)    # or always f(..., x=x): one way, every call")
+_KEYWORD_NAMED_CODE = "f(..., {path}={path})    # or always by position: one way, every call"
 # what differs holds no arrays: a key or item that is None or an empty container in one call
 # and absent in the other (JAX 0.10.2 traces each *_fixed of these audit scenarios once)
 _EMPTY_KEYS_FIX = (
