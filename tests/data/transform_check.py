@@ -255,8 +255,12 @@ def check_vmap(case: Case, together=None):
 # programs of a test's cases are outputs of one jitted program per chunk of cases. They
 # share no values, so XLA compiles each case's kernels as it would alone. An expected
 # failure runs alone, and so does each case of a chunk that fails to trace (a types check
-# raises as its program is traced) or to compile.
-_VMAP_CHUNK = 32
+# raises as its program is traced) or to compile. 8 cases per program: XLA's compile of the
+# loop emitters' one LLVM module grows faster than the program (stop 102, -k "test_vmap and
+# not grad" over both transforms files, the tests' CPU by --count-compiles: 32 per program 22.8-24.7 s,
+# 16 21.1-21.2 s, 8 20.1-22.7 s, 4 23.0-23.4 s; the sorts and scatters of
+# test_transforms_numpy_arrays gain most)
+_VMAP_CHUNK = 8
 _VMAP_DONE: dict = {}
 # the loop emitters: these comparisons are within one program (see compiled.LOOP_EMITTERS)
 _VMAP_XLA = LOOP_EMITTERS
