@@ -257,14 +257,14 @@ def check_vmap(case: Case, together=None):
 
 # Each case's program alone is one XLA compile (~35 ms of fixed cost, issue 45): the
 # programs of a test's cases are outputs of one jitted program per chunk of cases, f on every
-# case's examples by one lax.map (a loop of XLA's per case cost more compile than the case's
-# own operations: stop 102, below). They share no values, so XLA compiles each case's kernels
-# as it would alone. An expected failure runs alone, and so does each case of a chunk that
-# fails to trace (a types check raises as its program is traced) or to compile. Measured
-# (stop 102, -k "test_vmap and not grad" over both transforms files, the tests' CPU by
-# --count-compiles, back to back): a loop per case, 32 cases per program 22.1-22.9 s, 8 per
-# program 20.6-20.7 s (XLA's compile of the loop emitters' one LLVM module grows faster than
-# the program); one loop per program, 32 16.9-17.4 s, 16 16.3-16.4 s, 8 16.8-17.0 s.
+# case's examples by one lax.map (a loop of XLA's per case cost ~6 ms of its compile: stop
+# 102, below). They share no values, so XLA compiles each case's kernels as it would alone.
+# An expected failure runs alone, and so does each case of a chunk that fails to trace (a
+# types check raises as its program is traced) or to compile. Measured (stop 102, -k
+# "test_vmap and not grad" over both transforms files, the tests' CPU by --count-compiles,
+# back to back): a loop per case, 32 cases per program 22.1-22.9 s, 8 per program 20.6-20.7 s
+# (XLA's compile of the loop emitters' one LLVM module grows faster than the program); one
+# loop per program, 32 16.9-17.4 s, 16 16.3-16.4 s, 8 16.8-17.0 s.
 _VMAP_CHUNK = 16
 _VMAP_DONE: dict = {}
 # the loop emitters: these comparisons are within one program (see compiled.LOOP_EMITTERS)
