@@ -289,18 +289,17 @@ def _vmap_together(params) -> dict:
     done = {}
     for start in range(0, len(ready), _VMAP_CHUNK):
         chunk = [parts for _, parts in ready[start:start + _VMAP_CHUNK]]
-        # f on every case's examples in one lax.map: each case's rows padded to the chunk's
-        # most with its first example, whose results are sliced off again
-        rows = [len(parts.stacked[0]) for parts in chunk]
-        padded = [[jnp.asarray(np.concatenate([s, np.repeat(s[:1], max(rows) - n, 0)]))
-                   for s in parts.stacked] for parts, n in zip(chunk, rows)]
-
-        def together(form_args, padded, chunk=chunk, rows=rows):
-            f_outs = lax.map(lambda xs: [parts.f_leaves(x) for parts, x in zip(chunk, xs)],
-                             padded)
-            return [parts.assemble(a, [o[:n] for o in f_out])
-                    for parts, a, f_out, n in zip(chunk, form_args, f_outs, rows)]
         try:
+            # f on every case's examples in one lax.map: each case's rows padded to the
+            # chunk's most with its first example, whose results are sliced off again
+            rows = [len(parts.stacked[0]) for parts in chunk]
+            padded = [[jnp.asarray(np.concatenate([s, np.repeat(s[:1], max(rows) - n, 0)]))
+                       for s in parts.stacked] for parts, n in zip(chunk, rows)]
+
+            def together(form_args, padded, chunk=chunk, rows=rows):
+                f_outs = lax.map(lambda xs: [p.f_leaves(x) for p, x in zip(chunk, xs)], padded)
+                return [p.assemble(a, [o[:n] for o in f_out])
+                        for p, a, f_out, n in zip(chunk, form_args, f_outs, rows)]
             outs = jax.jit(together, compiler_options=_VMAP_XLA)(
                 [parts.form_args for parts in chunk], padded)
             jax.block_until_ready(outs)
