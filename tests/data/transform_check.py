@@ -15,7 +15,8 @@ and an input spec per array argument; for each case
 
 Speed: compiling dominates. The vmap forms and f on each example all go into one jitted
 program per case (f once, mapped over the examples by lax.map), whose outputs are concatenated
-so that XLA fuses what it can (a kernel per form would compile several times slower). The
+so that XLA fuses what it can (a kernel per form would compile several times slower); a
+test's cases go 16 to a program, with one lax.map for all of them (_vmap_together). The
 derivatives of f are taken with jnp's jitted functions inlined (`disable_jit`), not through
 the jit primitive's rules (test_jit_path_grads covers those). test_grads evaluates op by op:
 an eager op compiles one XLA program per (primitive, params, shapes), and the cases share a
@@ -25,6 +26,7 @@ the jacobians of a case, whose comparisons are within the case, compute as one p
 """
 import dataclasses
 import re
+import typing
 import zlib
 
 import numpy as np
@@ -241,22 +243,29 @@ def check_vmap(case: Case, together=None):
     output concatenated over the forms and examples (batch dims flattened): XLA then fuses
     them into one kernel where it can, which compiles several times faster than a kernel
     (or a program) each. `together` (the test's list of params): the programs of all its
-    cases are compiled together, _VMAP_CHUNK per program (_vmap_together)."""
+    cases are compiled together, _VMAP_CHUNK per program, f on all their examples by one
+    lax.map (_vmap_together)."""
     done = _vmap_together(together) if together is not None else {}
     if id(case) in done:          # built and run with its test's other cases: checked here
         outs, finish = done[id(case)]
         finish(outs)
         return
-    program, args, finish = _vmap_program(case)
-    finish(jax.jit(program)(*args))
+    parts = _vmap_program(case)
+    parts.finish(jax.jit(parts.program)(parts.form_args,
+                                        [jnp.asarray(s) for s in parts.stacked]))
 
 
 # Each case's program alone is one XLA compile (~35 ms of fixed cost, issue 45): the
-# programs of a test's cases are outputs of one jitted program per chunk of cases. They
-# share no values, so XLA compiles each case's kernels as it would alone. An expected
-# failure runs alone, and so does each case of a chunk that fails to trace (a types check
-# raises as its program is traced) or to compile.
-_VMAP_CHUNK = 32
+# programs of a test's cases are outputs of one jitted program per chunk of cases, f on every
+# case's examples by one lax.map (a loop of XLA's per case cost ~6 ms of its compile: stop
+# 102, below). They share no values, so XLA compiles each case's kernels as it would alone.
+# An expected failure runs alone, and so does each case of a chunk that fails to trace (a
+# types check raises as its program is traced) or to compile. Measured (stop 102, -k
+# "test_vmap and not grad" over both transforms files, the tests' CPU by --count-compiles,
+# back to back): a loop per case, 32 cases per program 22.1-22.9 s, 8 per program 20.6-20.7 s
+# (XLA's compile of the loop emitters' one LLVM module grows faster than the program); one
+# loop per program, 32 16.9-17.4 s, 16 16.3-16.4 s, 8 16.8-17.0 s.
+_VMAP_CHUNK = 16
 _VMAP_DONE: dict = {}
 # the loop emitters: these comparisons are within one program (see compiled.LOOP_EMITTERS)
 _VMAP_XLA = LOOP_EMITTERS
@@ -273,30 +282,55 @@ def _vmap_together(params) -> dict:
         if any(m.name == "xfail" for m in p.marks):
             continue
         try:
-            program, args, finish = _vmap_program(p.values[0])
+            parts = _vmap_program(p.values[0])
         except Exception:  # noqa: BLE001  (raises again alone, in its own test)
             continue
-        ready.append((id(p.values[0]), program, args, finish))
+        ready.append((id(p.values[0]), parts))
     done = {}
     for start in range(0, len(ready), _VMAP_CHUNK):
-        chunk = ready[start:start + _VMAP_CHUNK]
-
-        def together(all_args, chunk=chunk):
-            return [program(*args) for (_, program, _, _), args in zip(chunk, all_args)]
+        chunk = [parts for _, parts in ready[start:start + _VMAP_CHUNK]]
         try:
-            outs = jax.jit(together, compiler_options=_VMAP_XLA)([a for _, _, a, _ in chunk])
+            # f on every case's examples in one lax.map: each case's rows padded to the
+            # chunk's most with its first example, whose results are sliced off again
+            rows = [len(parts.stacked[0]) for parts in chunk]
+            padded = [[jnp.asarray(np.concatenate([s, np.repeat(s[:1], max(rows) - n, 0)]))
+                       for s in parts.stacked] for parts, n in zip(chunk, rows)]
+
+            def together(form_args, padded, chunk=chunk, rows=rows):
+                f_outs = lax.map(lambda xs: [p.f_leaves(x) for p, x in zip(chunk, xs)], padded)
+                return [p.assemble(a, [o[:n] for o in f_out])
+                        for p, a, f_out, n in zip(chunk, form_args, f_outs, rows)]
+            outs = jax.jit(together, compiler_options=_VMAP_XLA)(
+                [parts.form_args for parts in chunk], padded)
             jax.block_until_ready(outs)
         except Exception:  # noqa: BLE001  (each runs alone)
             continue
-        done.update((k, (out, finish)) for (k, _, _, finish), out in zip(chunk, outs))
+        done.update((k, (out, parts.finish))
+                    for (k, parts), out in zip(ready[start:start + _VMAP_CHUNK], outs))
     _VMAP_DONE[key] = done
     return done
 
 
-def _vmap_program(case: Case):
-    """(program, its arguments, finish): check_vmap's jitted program, and the checks of its
-    outputs. The types of every form are checked as the program is traced, before it
-    compiles (one trace: a separate eval_shape of the forms doubled test_vmap's tracing)."""
+class _VmapProgram(typing.NamedTuple):
+    """A case's parts of check_vmap's program: `f_leaves(xs)` is f's outputs on one example
+    (xs: one row of `stacked`), `assemble(form_args, f_outs)` the program's outputs from
+    the forms (traced there) and f's outputs stacked over the rows, `finish(outs)` the
+    checks of those outputs."""
+    form_args: list
+    stacked: list         # f's examples, stacked by argument (NumPy arrays)
+    f_leaves: object
+    assemble: object
+    finish: object
+
+    def program(self, form_args, stacked):
+        """The case's program alone: f on its examples by a lax.map of its own."""
+        return self.assemble(form_args, lax.map(self.f_leaves, stacked))
+
+
+def _vmap_program(case: Case) -> _VmapProgram:
+    """check_vmap's jitted program, in parts (_VmapProgram), and the checks of its outputs.
+    The types of every form are checked as the program is traced, before it compiles (one
+    trace: a separate eval_shape of the forms doubled test_vmap's tracing)."""
     exs, plan = vmap_plan(case)
     f = case.fn
     unique = list(dict.fromkeys(k for *_, keys, _ in plan for k in keys))
@@ -304,19 +338,19 @@ def _vmap_program(case: Case):
     # f on the examples as one copy of f in the program, run on each example in turn (lax.map:
     # a scan, f unbatched as when called alone): a copy per example made XLA compile f up to
     # 8 times per case (a sort or a scatter ~0.1 s each; test_vmap's CPU 21 -> 14 s)
-    stacked = [jnp.asarray(np.stack([e[key[j]] for key in unique])) for j, e in enumerate(exs)]
+    stacked = [np.stack([e[key[j]] for key in unique]) for j, e in enumerate(exs)]
     nbatch = [nb for *_, nb in plan] + [1]
     shapes = []           # the types of each form's outputs, set as the program is traced
+    one = []              # f's types on one example (the examples share shapes and dtypes)
 
-    def program(form_args, stacked):
+    def f_leaves(xs):
+        out = leaves(f(*xs))
+        one[:] = [jax.typeof(o) for o in out]
+        return out
+
+    def assemble(form_args, f_outs):
         outs = [leaves(fn(*a)) for (_, fn, *_), a in zip(plan, form_args)]
-        one = []          # f's types on one example (the examples share shapes and dtypes)
-
-        def f_leaves(xs):
-            out = leaves(f(*xs))
-            one[:] = [jax.typeof(o) for o in out]
-            return out
-        outs.append(lax.map(f_leaves, stacked))
+        outs.append(f_outs)
         ref = [(o.dtype, o.shape, o.weak_type) for o in one]
         shapes[:] = [[jax.typeof(o) for o in out] for out in outs[:-1]]
         for (label, *_), types, nb in zip(plan, shapes, nbatch):
@@ -324,8 +358,8 @@ def _vmap_program(case: Case):
                 f"{label}: (dtype, shape, weak_type) of the outputs differ from f's"
         return [lax.concatenate([o[k].reshape((-1,) + o[k].shape[nb:])
                                  for o, nb in zip(outs, nbatch)], 0) for k in range(len(ref))]
-    return program, (form_args, stacked), \
-        lambda outs: _check_vmap_outputs(plan, shapes, unique, outs)
+    return _VmapProgram(form_args, stacked, f_leaves, assemble,
+                        lambda outs: _check_vmap_outputs(plan, shapes, unique, outs))
 
 
 def _check_vmap_outputs(plan, shapes, unique, outs):
