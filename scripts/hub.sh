@@ -15,6 +15,10 @@ if [ ! -x hub/node_modules/.bin/configurable-http-proxy ]; then
     command -v npm >/dev/null || { echo "hub.sh: npm (Node.js) is needed for configurable-http-proxy" >&2; exit 1; }
     npm install --prefix hub --no-audit --no-fund    # hub/package.json and its lock file
 fi
+# the Binder image's JupyterLab settings for every learner's JupyterLab (binder/overrides.json:
+# no news prompt; comms not over kernel subshells, docs/teaching.md)
+mkdir -p .venv/share/jupyter/lab/settings
+cp binder/overrides.json .venv/share/jupyter/lab/settings/overrides.json
 data=${JXKERNEL_HUB_DATA:-hub/data}
 mkdir -p "$data"
 if [ -z "$JXKERNEL_HUB_PASSWORD" ] && [ -z "$JXKERNEL_HUB_PASSWORD_FILE" ]; then

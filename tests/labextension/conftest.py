@@ -12,6 +12,9 @@ The kernels' device counts differ per file (JXKERNEL_CPU_DEVICES is read once, w
 process starts): the server has a kernelspec per count, KERNELS, and each notebook names its
 own.
 """
+import json
+from pathlib import Path
+
 import pytest
 
 import browser  # tests/support: Chromium for the browser tests
@@ -32,11 +35,10 @@ def lab_app(tmp_path_factory):
                         # sources), not the copy `pip install -e` made when it last ran
                         labextensions={"jxkernel-labextension":
                                        f"{locations.ROOT}/jxkernel/labextension"},
-                        settings={
-                            # no "Would you like to get notified about official Jupyter news?"
-                            "@jupyterlab/apputils-extension:notification":
-                                {"fetchNews": "false", "checkForUpdates": False},
-                        })
+                        # Binder's and scripts/main.sh's settings: no news prompt, and comms
+                        # not over kernel subshells (docs/teaching.md, "Comms and kernel subshells")
+                        settings=json.loads(Path(locations.ROOT, "binder",
+                                                 "overrides.json").read_text()))
     srv.start()
     try:
         yield srv

@@ -70,6 +70,10 @@ def test_python_and_post_build():
     settings = json.loads((BINDER / "overrides.json").read_text())
     assert settings["@jupyterlab/apputils-extension:notification"] == \
         {"fetchNews": "false", "checkForUpdates": False}
+    # (a subshell per comm target, JupyterLab's default, printed asyncio's "Task was
+    # destroyed" into learners' cells: test_labextension_shape_cards_browser.py)
+    assert settings["@jupyterlab/apputils-extension:kernels-settings"] == \
+        {"commsOverSubshells": "disabled"}
 
 
 def venv_env(venv: Path) -> dict:
