@@ -295,6 +295,18 @@ def _value(jax, result):
                                   for a in jax.tree_util.tree_leaves(result)]))
 
 
+def _mistakes_fixed(jax, names, prefix, cases) -> dict:
+    """For each (mistake, fix) of `cases`, run in a copy of `names`: JAX's words for the
+    mistake, and the leaves of the `_y` its fix makes."""
+    found = {}
+    for case, (mistake, fix) in cases.items():
+        found[f"{prefix}_{case}"] = _said(lambda: exec(mistake, dict(names)))
+        ran = dict(names)
+        exec(fix, ran)
+        found[f"{prefix}_{case}_fixed"] = _value(jax, ran["_y"])
+    return found
+
+
 def run(jax):
     from_ = {"jax": jax, "jnp": jax.numpy, "lax": jax.lax}
     checkify = __import__(jax.__name__ + ".experimental.checkify",
@@ -333,11 +345,7 @@ def run(jax):
     for case, code in INNER_STATIC_FIXES.items():
         found[f"inner_static_{case}_fixed"] = _value(jax, eval(code, dict(names)))
     names = dict(from_, x=jax.numpy.arange(1.0, 4.0))
-    for case, (mistake, fix) in HASHES.items():
-        found[f"hash_{case}"] = _said(lambda: exec(mistake, dict(names)))
-        ran = dict(names)
-        exec(fix, ran)
-        found[f"hash_{case}_fixed"] = _value(jax, ran["_y"])
+    found.update(_mistakes_fixed(jax, names, "hash", HASHES))
     ran = dict(names)
     exec(HASH_INDEXED, ran)
     found["hash_indexed"] = _value(jax, ran["_y"])
@@ -360,11 +368,7 @@ def run(jax):
     found["pmap_squeeze"] = _said(lambda: exec(PMAP_SQUEEZE, dict(names)))
     names = dict(from_)
     exec(PMAP_SIZES_SETUP, names)
-    for case, (mistake, fix) in PMAP_SIZES.items():
-        found[f"pmap_sizes_{case}"] = _said(lambda: exec(mistake, dict(names)))
-        ran = dict(names)
-        exec(fix, ran)
-        found[f"pmap_sizes_{case}_fixed"] = _value(jax, ran["_y"])
+    found.update(_mistakes_fixed(jax, names, "pmap_sizes", PMAP_SIZES))
     names = dict(from_)
     exec(NANS_SETUP, names)
     jax.config.update("jax_debug_nans", True)
@@ -384,11 +388,7 @@ def run(jax):
     found["while_traces_cached_cond"] = [list(t) for t in names["second"]]
     found["while_traces_value"] = float(names["_y"])
     found.update(_stop_101(jax, from_, checkify))
-    for case, (mistake, fix) in LAMBDA_CARRY.items():
-        found[f"lambda_carry_{case}"] = _said(lambda: exec(mistake, dict(from_)))
-        names = dict(from_)
-        exec(fix, names)
-        found[f"lambda_carry_{case}_fixed"] = _value(jax, names["_y"])
+    found.update(_mistakes_fixed(jax, from_, "lambda_carry", LAMBDA_CARRY))
     return found
 
 

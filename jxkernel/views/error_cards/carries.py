@@ -9,8 +9,8 @@ import ast
 import re
 
 from .card import ErrorCard
-from .returns import _learners_def
-from .rewrites import _called, _parse_line, _pattern
+from .returns import _BODY_AT, _learners_def, _loop_argument
+from .rewrites import _called, _first_call, _parse_line, _pattern
 
 # where the learner's state sits in the carry of the loop a fori_loop runs as
 _FORI_STATE = {"scan": "[1]", "while_loop": "[2]"}
@@ -43,15 +43,9 @@ def _in_learners_terms(where, loop, path, came, went, mismatch) -> tuple:
 def _loop_body_name(where) -> str | None:
     """The body function's name in the user's `lax.scan(body, ...)`-style call."""
     tree = _parse_line(where)
-    if tree is None:
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and node.args:
-            name = _called(node)
-            index = {"scan": 0, "while_loop": 1, "fori_loop": 2}.get(name)
-            if index is not None and len(node.args) > index:
-                return ast.unparse(node.args[index])
-    return None
+    call = _first_call(tree, set(_BODY_AT))
+    body = _loop_argument(tree, _called(call), _BODY_AT) if call is not None else None
+    return ast.unparse(body) if body is not None else None
 
 
 def _node_words(text) -> str:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...core import dtypes
 from .reading import _user_frame
-from .rewrites import _called, _parse_line, _pattern, _replaced
+from .rewrites import _called, _first_call, _parse_line, _pattern, _replaced
 
 
 # where each loop takes its start: (position, keyword)
@@ -79,15 +79,24 @@ def _lambda_carry_back(where, loop, path, make) -> str | None:
         'c = lax.fori_loop(0, 3, lambda i, c: (c * 1.5).astype(jnp.int32), c0)'
     """
     tree = _parse_line(where)
-    at, keyword = _BODY_AT.get(loop, (None, None))
-    for call in ast.walk(tree) if tree is not None and at is not None else ():
-        if isinstance(call, ast.Call) and _called(call) == loop:
-            body = call.args[at] if len(call.args) > at else next(
-                (k.value for k in call.keywords if k.arg == keyword), None)
-            carry = _carry_node(body.body, loop, path) if isinstance(body, ast.Lambda) \
-                else None
-            return _replaced(tree, carry, make(carry)) if carry is not None else None
-    return None
+    body = _loop_argument(tree, loop, _BODY_AT)
+    carry = _carry_node(body.body, loop, path) if isinstance(body, ast.Lambda) else None
+    return _replaced(tree, carry, make(carry)) if carry is not None else None
+
+
+def _loop_argument(tree, loop, where_taken):
+    """What the line's first call of `loop` passes where `where_taken` ({loop: (position,
+    keyword)}: _INIT_AT, _BODY_AT) says that loop takes it; None where it passes nothing there.
+
+        >>> ast.unparse(_loop_argument(ast.parse("lax.scan(f, init=c0, xs=xs)"), "scan", _INIT_AT))
+        'c0'
+    """
+    at, keyword = where_taken.get(loop, (None, None))
+    call = _first_call(tree, {loop}) if at is not None else None
+    if call is None:
+        return None
+    return call.args[at] if len(call.args) > at else next(
+        (k.value for k in call.keywords if k.arg == keyword), None)
 
 
 def _carry_node(value, loop, path):
@@ -128,22 +137,16 @@ def _init_as(where, loop, dtype, path=None) -> str | None:
     `lax.scan(body, jnp.asarray(0, jnp.float32), xs)`), or its leaf at `path` (`[0]`) where
     the start is a tuple written there; None otherwise."""
     tree = _parse_line(where)
-    at, keyword = _INIT_AT.get(loop, (None, None))
-    for call in ast.walk(tree) if tree is not None and at is not None else ():
-        if isinstance(call, ast.Call) and _called(call) == loop:
-            start = call.args[at] if len(call.args) > at else next(
-                (k.value for k in call.keywords if k.arg == keyword), None)
-            index = re.fullmatch(r"\[(\d+)\]", path or "[]")
-            if path and index and isinstance(start, (ast.Tuple, ast.List)) and \
-                    int(index.group(1)) < len(start.elts):
-                start = start.elts[int(index.group(1))]
-            elif path:
-                return None
-            if start is None:
-                return None
-            made = f"jnp.asarray({ast.unparse(start)}, jnp.{dtype})"
-            return _replaced(tree, start, made)
-    return None
+    start = _loop_argument(tree, loop, _INIT_AT)
+    index = re.fullmatch(r"\[(\d+)\]", path or "[]")
+    if path and index and isinstance(start, (ast.Tuple, ast.List)) and \
+            int(index.group(1)) < len(start.elts):
+        start = start.elts[int(index.group(1))]
+    elif path:
+        return None
+    if start is None:
+        return None
+    return _replaced(tree, start, f"jnp.asarray({ast.unparse(start)}, jnp.{dtype})")
 
 
 def _branch_back(exc, function, make, otherwise) -> str:
