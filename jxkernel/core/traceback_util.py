@@ -156,6 +156,12 @@ def filter_raised(e: BaseException) -> None:
         for f, _ in traceback.walk_tb(tb):
             if not include_frame(f) and f.f_code is not _WRAPPER_CODE:   # (hidden already)
                 f.f_locals["__tracebackhide__"] = True
+        # the frames between the user's call and the boundary (jnp's functions above eager
+        # dispatch's) will join the traceback as `e` leaves them: hidden now, while alive
+        f = tb.tb_frame.f_back if tb is not None else None
+        while f is not None and not include_frame(f):
+            f.f_locals["__tracebackhide__"] = True
+            f = f.f_back
         return
     if mode not in ("quiet_remove_frames", "remove_frames"):
         # (the option checks what `update` sets; the environment is read unchecked)
@@ -167,6 +173,8 @@ def filter_raised(e: BaseException) -> None:
         e._jxkernel_unfiltered_traceback = tb
     except AttributeError:     # (a class with __slots__ and no __dict__)
         pass
+    if tb is not None:
+        _drop_frames_above(tb.tb_frame, e)
     if mode == "quiet_remove_frames":
         e.add_note("--------------------\n" + _SIMPLIFIED)
     else:
@@ -175,6 +183,54 @@ def filter_raised(e: BaseException) -> None:
         full.with_traceback(_with_callers(tb))
         full.__cause__, full.__context__ = e.__cause__, e.__context__
         e.__cause__, e.__context__ = full, None
+
+
+# (the user's frame, the exception) a one-off trace waits for: see _drop_frames_above
+_awaited: tuple | None = None
+
+
+def _no_calls_traced(frame, event, arg):
+    return None
+
+
+def _at_the_users_frame(frame, event, arg):
+    """The user's frame's first event after a boundary deeper down filtered: if it is the
+    filtered exception arriving, its traceback goes from this frame straight to the first
+    kept frame below. Whatever the event, the trace ends here."""
+    global _awaited
+    awaited, _awaited = _awaited, None
+    frame.f_trace = None
+    if sys.gettrace() is _no_calls_traced:
+        sys.settrace(None)
+    if awaited is not None and event == "exception" and awaited[0] is frame and \
+            arg[1] is awaited[1]:
+        tb = arg[2]
+        if tb is not None and tb.tb_frame is frame:
+            below = tb.tb_next
+            while below is not None and not include_frame(below.tb_frame):
+                below = below.tb_next
+            tb.tb_next = below
+    return None
+
+
+def _drop_frames_above(boundary, e: BaseException) -> None:
+    """Leave out of `e`'s traceback the frames of jxkernel between the user's call and
+    `boundary` (jnp.dot's, lax.dot_general's and bind's above eager dispatch's), which join it
+    after the boundary filtered, as `e` leaves them: JAX's note says its frames are gone.
+    A one-off trace on the user's frame relinks the traceback when `e` arrives there; it is
+    set only on this error path, and only where no tracer (a debugger, coverage) is."""
+    global _awaited
+    f = boundary.f_back
+    while f is not None and not include_frame(f):
+        f = f.f_back
+    if f is None or f is boundary.f_back or sys.gettrace() not in (None, _no_calls_traced):
+        return
+    # (a frame traced before and never reached again, e's and its traceback's hold released)
+    if _awaited is not None and _awaited[0].f_trace is _at_the_users_frame:
+        _awaited[0].f_trace = None
+    _awaited = (f, e)
+    f.f_trace = _at_the_users_frame
+    sys.settrace(_no_calls_traced)
 
 
 def register_boundary(code: types.CodeType) -> None:
