@@ -177,6 +177,7 @@ def _delegate(name):
 
 def _reshape(self, *args, order="C", out_sharding=None):
     """x.reshape(2, 3) or x.reshape((2, 3)); one size may be -1."""
+    __tracebackhide__ = True  # noqa: F841  (as JAX's)
     return reshaped(self, args[0] if len(args) == 1 else args, order, out_sharding)
 
 

@@ -173,6 +173,7 @@ def reshape(a, shape, order: str = "C", *, copy=None, out_sharding=None):
     Array([[0, 1, 2],
            [3, 4, 5]], dtype=int32)
     """
+    __tracebackhide__ = True  # noqa: F841  (as JAX's: IPython shows the size check's frame)
     # (`newshape=`, deprecated, is gone in JAX 0.10.2: Python's unexpected-keyword error)
     # text passes JAX's check (np.isscalar's) and reaches its jnp.asarray, which refuses it:
     # "Value 'a' with dtype <U1 is not a valid JAX array type". (A dtype's name is refused so
@@ -188,6 +189,7 @@ def reshape(a, shape, order: str = "C", *, copy=None, out_sharding=None):
 
 def reshaped(a, shape, order: str = "C", out_sharding=None):
     """jnp.reshape of an array (and its `.reshape` method) once its arguments are checked."""
+    __tracebackhide__ = True  # noqa: F841
     new = _compute_newshape(_shape(a), shape)
     if order == "C":
         return lax.reshape(a, new, out_sharding=out_sharding)
