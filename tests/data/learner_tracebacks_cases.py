@@ -45,4 +45,16 @@ PROGRAMS = {
     "grad_of_a_vector_output": "jax.grad(lambda x: x * 2)(jnp.ones(3))",
     "vmap_axis_sizes": "jax.vmap(lambda a, b: a + b)(jnp.ones(3), jnp.ones(4))",
     "lax_add_dtypes": "lax.add(jnp.ones(3), jnp.ones(3, jnp.int32))",
+    # arguments JAX's jit refuses before its function runs (a string), and checks of
+    # JAX's jitted functions raising before any of jxkernel's boundaries
+    "square_of_a_string": "jnp.square('a')",
+    "clip_of_a_string": "jnp.clip('a', 0, 1)",
+    "add_outer_of_a_string": "jnp.add.outer(jnp.ones(3), 'a')",
+    "add_of_a_string": "jnp.add(jnp.ones(3), 'a')",
+    "sum_of_a_string": "jnp.sum('a')",
+    "mean_of_a_string": "jnp.mean('a')",
+    "outer_of_a_string": "jnp.outer(jnp.ones(3), 'a')",
+    "cumsum_bad_axis": "jnp.cumsum(jnp.ones(3), axis=2)",
+    "squeeze_bad_axis": "jnp.squeeze(jnp.ones((2, 3)), axis=0)",
+    "zeros_of_a_negative_size": "jnp.zeros((2, -1))",
 }

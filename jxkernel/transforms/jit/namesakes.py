@@ -28,6 +28,7 @@ from ...core.errors import shapes_only_error
 from ...tree_util import keystr, tree_flatten_with_path
 from .function import jit
 from .args import leaf_aval
+from ...core.traceback_util import filter_before_raising
 
 
 class NamesakeJit:
@@ -218,6 +219,8 @@ def jit_argument_error(fun_name: str, depth: int = 8):
                 leaf_aval(leaf, lambda: name + keystr(path), fun)
             except TypeError as e:
                 if getattr(e, "value", None) is leaf:     # args.not_an_array's
+                    # (raised as from JAX's jit: filtered as under its boundary)
+                    filter_before_raising(e, frame)
                     return e
             except Exception:    # (a big int's OverflowError: the function's own check says)
                 pass
