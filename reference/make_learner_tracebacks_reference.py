@@ -30,7 +30,8 @@ for mode, (where, filtering) in MODES.items():
     if filtering:
         env["JAX_TRACEBACK_FILTERING"] = filtering
     start = (f"import sys, runpy; sys.path.append({IPYTHON_SITE!r}); "
-             f"sys.argv = [{RUN!r}, 'jax', {where!r}]; runpy.run_path({RUN!r}, run_name='__main__')")
+             f"sys.argv = [{RUN!r}, 'jax', {where!r}]; "
+             f"runpy.run_path({RUN!r}, run_name='__main__')")
     out = subprocess.run([sys.executable, "-c", start], env=env, cwd=DATA, capture_output=True,
                          text=True, check=True).stdout
     answers[mode] = json.loads(out.strip().splitlines()[-1])

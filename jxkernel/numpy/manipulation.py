@@ -24,6 +24,7 @@ from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperati
                            shape_error, unhashable_parameter)
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
+from ..core.traceback_util import filter_raised, register_boundary
 from ..core.staging import DynamicJaxprTracer
 from ..core.avals import parts_of, typed_sharding
 from ..core.sharding_types import abstract_sharding, broadcast_sharding
@@ -294,18 +295,25 @@ def squeeze(a, axis=None):
     >>> jnp.squeeze(jnp.ones((1, 3, 1))).shape
     (3,)
     """
-    a = _asarray("squeeze", a)
-    shp = _shape(a)
-    if axis is None:
-        if any(map(is_symbolic, shp)):        # whether a symbolic size is 1 is not known
-            raise ValueError("jnp.squeeze with axis=None is not supported with shape "
-                             "polymorphism")
-        axis = tuple(i for i, d in enumerate(shp) if d == 1)
-    axis = tuple(canonicalize_axis(i, len(shp)) for i in _index_tuple(axis))
-    if any(shp[i] != 1 for i in axis):
-        raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
-                         f"one, got shape={shp} and dimensions={axis}")
-    return lax.squeeze(a, axis)
+    try:          # a traceback boundary, as JAX's jit of squeeze is (no frame of its own)
+        a = _asarray("squeeze", a)
+        shp = _shape(a)
+        if axis is None:
+            if any(map(is_symbolic, shp)):        # whether a symbolic size is 1 is not known
+                raise ValueError("jnp.squeeze with axis=None is not supported with shape "
+                                 "polymorphism")
+            axis = tuple(i for i, d in enumerate(shp) if d == 1)
+        axis = tuple(canonicalize_axis(i, len(shp)) for i in _index_tuple(axis))
+        if any(shp[i] != 1 for i in axis):
+            raise ValueError(f"cannot select an axis to squeeze out which has size not equal "
+                             f"to one, got shape={shp} and dimensions={axis}")
+        return lax.squeeze(a, axis)
+    except Exception as e:
+        filter_raised(e)
+        raise
+
+
+register_boundary(squeeze.__code__)
 
 
 # ------------------------------------------------------------------ joining

@@ -39,10 +39,7 @@ MORE_FRAMES = {
 # (mode, program) -> the key whose value JAX's answer has and jxkernel's has not: JAX's C++
 # jit call hashes the static arguments before any Python boundary, so its error has no note;
 # jxkernel's call hashes them under its boundary, which adds it
-GAPS = {("script", "jit_static_array"): "note",
-        # JAX's jnp.squeeze is a jit (a boundary) and its jnp.zeros checks the shape in
-        # broadcast_in_dim's rule under eager dispatch's; jxkernel's check first, outside any
-        ("script", "squeeze_bad_axis"): "note", ("script", "zeros_of_a_negative_size"): "note"}
+GAPS = {("script", "jit_static_array"): "note"}
 
 
 def _ours(mode):
