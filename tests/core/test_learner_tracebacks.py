@@ -85,3 +85,38 @@ def test_a_learners_traceback_is_jaxs(mode):
         elif more:       # still more frames than JAX's (else this entry goes)
             assert _split(mine)[1] > _split(theirs)[1], (mode, program)
     assert not wrong, json.dumps(wrong, indent=1)
+
+
+def test_the_one_off_trace_ends_and_leaves_a_debuggers_alone(tmp_path):
+    """The trace that relinks an eager error's traceback at the learner's frame is gone once
+    the error has arrived there (or the frame went on without it), and is never set over
+    another tracer (a debugger's, coverage's), which keeps the jnp frames and keeps running."""
+    script = tmp_path / "learner.py"
+    script.write_text("\n".join([
+        "import sys, json, traceback, jxkernel.numpy as jnp",
+        "def shown(e):",
+        "    return [f.f_code.co_name for f, _ in traceback.walk_tb(e.__traceback__)]",
+        "def join(a, b):",        # (eager concatenate: its boundary is dispatch's)
+        "    return jnp.concatenate([a, b])",
+        "out = {}",
+        "try:",
+        "    join(jnp.ones((2, 3)), jnp.ones((2, 4)))",
+        "except TypeError as e:",
+        "    out['plain'] = [shown(e), sys.gettrace() is None]",
+        "calls = []",
+        "def debugger(frame, event, arg):",
+        "    calls.append(event)",
+        "sys.settrace(debugger)",
+        "try:",
+        "    join(jnp.ones((2, 3)), jnp.ones((2, 4)))",
+        "except TypeError as e:",
+        "    out['debugged'] = [shown(e), sys.gettrace() is debugger]",
+        "sys.settrace(None)",
+        "out['calls'] = bool(calls)",
+        "print(json.dumps(out))"]) + "\n")
+    out = run_python([str(script)], {"JAX_TRACEBACK_FILTERING": "auto"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["plain"] == [["<module>", "join"], True]
+    frames, kept = seen["debugged"]
+    assert frames[:3] == ["<module>", "join", "concatenate"] and kept and seen["calls"]
