@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import threading
 import traceback
 import types
 
@@ -231,9 +232,10 @@ def _copied(entries, rest=None):
     return rest
 
 
-# (the user's frame, the exception, whether its note is still to come) a one-off trace waits
-# for: see _filter_at_the_user
-_awaited: tuple | None = None
+# `.awaited`: (the user's frame, the exception, whether its note is still to come), what this
+# thread's one-off trace waits for (see _filter_at_the_user). Per thread, as sys.settrace is:
+# another thread's error never unsets a frame's trace whose thread keeps the global one on.
+_waiting = threading.local()
 
 
 def _no_calls_traced(frame, event, arg):
@@ -244,8 +246,7 @@ def _at_the_users_frame(frame, event, arg):
     """The user's frame's first event after an error was filtered, or is to be, below it: if it
     is that error arriving, its traceback goes from this frame straight to the first kept frame
     below. Whatever the event, the trace ends here."""
-    global _awaited
-    awaited, _awaited = _awaited, None
+    awaited, _waiting.awaited = getattr(_waiting, "awaited", None), None
     frame.f_trace = None
     if sys.gettrace() is _no_calls_traced:
         sys.settrace(None)
@@ -284,17 +285,17 @@ def _filter_at_the_user(above, e: BaseException, to_come: bool) -> None:
     relinks the traceback when `e` arrives there (and with `to_come`, filters all of it and
     adds JAX's note or cause then); it is set only on an error path, and only where no tracer
     (a debugger, coverage) is."""
-    global _awaited
     f = above
     while f is not None and not include_frame(f):
         f = f.f_back
     if f is None or (f is above and not to_come) or \
             sys.gettrace() not in (None, _no_calls_traced):
         return
-    # (a frame traced before and never reached again: e's and its traceback's hold released)
-    if _awaited is not None and _awaited[0].f_trace is _at_the_users_frame:
-        _awaited[0].f_trace = None
-    _awaited = (f, e, to_come)
+    # (a frame traced before and not reached again yet: e's and its traceback's hold released)
+    before = getattr(_waiting, "awaited", None)
+    if before is not None and before[0].f_trace is _at_the_users_frame:
+        before[0].f_trace = None
+    _waiting.awaited = (f, e, to_come)
     f.f_trace = _at_the_users_frame
     sys.settrace(_no_calls_traced)
 
