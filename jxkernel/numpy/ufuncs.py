@@ -1212,11 +1212,17 @@ def not_equal(x, y, /):
 def _ordered(name, symbol, prim, lax_fn):
     @_named(name, f"x {symbol} y elementwise (complex numbers compare lexicographically).")
     def fn(x, y, /):
-        x, y = promote_args(name, x, y)
-        if x.aval.dtype in _core.COMPLEX_DTYPES:
-            return lax.select(lax.eq(lax.real(x), lax.real(y)), lax_fn(lax.imag(x), lax.imag(y)),
-                              lax_fn(lax.real(x), lax.real(y)))
-        return prim.bind(x, y)
+        try:      # a traceback boundary, as JAX's jitted jnp.less is (no frame of its own)
+            x, y = promote_args(name, x, y)
+            if x.aval.dtype in _core.COMPLEX_DTYPES:
+                return lax.select(lax.eq(lax.real(x), lax.real(y)),
+                                  lax_fn(lax.imag(x), lax.imag(y)),
+                                  lax_fn(lax.real(x), lax.real(y)))
+            return prim.bind(x, y)
+        except Exception as e:
+            filter_raised(e)
+            raise
+    register_boundary(fn.__code__)
     return jax_jitted(fn, inline=True)
 
 
