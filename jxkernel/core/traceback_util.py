@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import threading
 import traceback
 import types
 
@@ -153,20 +154,67 @@ def filter_raised(e: BaseException) -> None:
         return
     tb = e.__traceback__
     if mode == "tracebackhide":
-        for f, _ in traceback.walk_tb(tb):
-            if not include_frame(f) and f.f_code is not _WRAPPER_CODE:   # (hidden already)
-                f.f_locals["__tracebackhide__"] = True
+        _hide(tb, tb.tb_frame.f_back if tb is not None else None)
         return
+    _check_mode(mode)
+    e.with_traceback(filter_traceback(tb))
+    _keep_unfiltered(e, tb)
+    if tb is not None:
+        _filter_at_the_user(tb.tb_frame.f_back, e, False)
+    _tell(e, tb, mode)
+
+
+def filter_before_raising(e: BaseException, running: types.FrameType) -> None:
+    """`e`, about to be raised under `running`, the frame of a function JAX runs as a jit whose
+    argument check refuses an argument before the function runs (jnp.square('a'), JAX's jit
+    error): filtered as if `running` were a boundary, when it reaches the learner's frame,
+    unless an outer boundary will. Only on this error path, where no tracer is set."""
+    mode = _filtering_mode()
+    f = running
+    while f is not None:
+        if _is_boundary_frame(f):
+            return               # (an outer boundary filters, jnp.square's in a jit's trace)
+        f = f.f_back
+    if mode == "off":
+        return
+    if mode == "tracebackhide":
+        _hide(e.__traceback__, sys._getframe(1))
+        return
+    _check_mode(mode)
+    _filter_at_the_user(sys._getframe(1), e, True)
+
+
+def _check_mode(mode: str) -> None:
     if mode not in ("quiet_remove_frames", "remove_frames"):
         # (the option checks what `update` sets; the environment is read unchecked)
         raise ValueError(f"JAX_TRACEBACK_FILTERING={mode} is not a valid value: use off, "
                          "tracebackhide, remove_frames or quiet_remove_frames.")
-    e.with_traceback(filter_traceback(tb))
-    # (not JAX's: jxkernel's error cards read the frames it removed, in either mode)
+
+
+def _hide(tb, above) -> None:
+    """Mark jxkernel's frames of `tb`, and those from `above` up to the user's frame, hidden
+    (IPython and pytest skip them): these join the traceback as the error leaves them (jnp's
+    functions above eager dispatch's boundary), so they are marked now, while alive."""
+    for f, _ in traceback.walk_tb(tb):
+        if not include_frame(f) and f.f_code is not _WRAPPER_CODE:   # (hidden already)
+            f.f_locals["__tracebackhide__"] = True
+    f = above
+    while f is not None and not include_frame(f):
+        f.f_locals["__tracebackhide__"] = True
+        f = f.f_back
+
+
+def _keep_unfiltered(e: BaseException, tb) -> None:
+    # (not JAX's: jxkernel's error cards read the frames filtering removed, in either mode)
     try:
         e._jxkernel_unfiltered_traceback = tb
     except AttributeError:     # (a class with __slots__ and no __dict__)
         pass
+
+
+def _tell(e: BaseException, tb, mode: str) -> None:
+    """JAX's words on a filtered `e` whose whole traceback was `tb`: its note, or in
+    "remove_frames" mode the cause that keeps every frame."""
     if mode == "quiet_remove_frames":
         e.add_note("--------------------\n" + _SIMPLIFIED)
     else:
@@ -175,6 +223,81 @@ def filter_raised(e: BaseException) -> None:
         full.with_traceback(_with_callers(tb))
         full.__cause__, full.__context__ = e.__cause__, e.__context__
         e.__cause__, e.__context__ = full, None
+
+
+def _copied(entries, rest=None):
+    """A new traceback of `entries` ((frame, lasti, line), outermost first) before `rest`."""
+    for f, lasti, line in reversed(entries):
+        rest = types.TracebackType(rest, f, lasti, line)
+    return rest
+
+
+# `.awaited`: (the user's frame, the exception, whether its note is still to come), what this
+# thread's one-off trace waits for (see _filter_at_the_user). Per thread, as sys.settrace is:
+# another thread's error never unsets a frame's trace whose thread keeps the global one on.
+_waiting = threading.local()
+
+
+def _no_calls_traced(frame, event, arg):
+    return None
+
+
+def _at_the_users_frame(frame, event, arg):
+    """The user's frame's first event after an error was filtered, or is to be, below it: if it
+    is that error arriving, its traceback goes from this frame straight to the first kept frame
+    below. Whatever the event, the trace ends here."""
+    awaited, _waiting.awaited = getattr(_waiting, "awaited", None), None
+    frame.f_trace = None
+    if sys.gettrace() is _no_calls_traced:
+        sys.settrace(None)
+    if awaited is None or event != "exception" or awaited[0] is not frame or \
+            arg[1] is not awaited[1]:
+        return None
+    e, tb = arg[1], arg[2]
+    if tb is None or tb.tb_frame is not frame:
+        return None
+    below, skipped = tb.tb_next, []
+    if awaited[2]:            # nothing filtered yet (filter_before_raising): the whole rest
+        whole = _copied([(t.tb_frame, t.tb_lasti, t.tb_lineno) for t in _entries(below)])
+        tb.tb_next = filter_traceback(below)
+        _keep_unfiltered(e, whole)
+        _tell(e, _copied([(frame, tb.tb_lasti, tb.tb_lineno)], whole), _filtering_mode())
+        return None
+    while below is not None and not include_frame(below.tb_frame):
+        skipped.append((below.tb_frame, below.tb_lasti, below.tb_lineno))
+        below = below.tb_next
+    tb.tb_next = below
+    # (the error cards' unfiltered traceback: the skipped frames above what the boundary saw)
+    _keep_unfiltered(e, _copied(skipped, unfiltered_traceback(e)))
+    return None
+
+
+def _entries(tb):
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next
+
+
+def _filter_at_the_user(above, e: BaseException, to_come: bool) -> None:
+    """Leave out of `e`'s traceback the frames of jxkernel between the user's call and `above`
+    (jnp.dot's, lax.dot_general's and bind's above eager dispatch's boundary), which join it as
+    `e` leaves them: JAX's note says its frames are gone. A one-off trace on the user's frame
+    relinks the traceback when `e` arrives there (and with `to_come`, filters all of it and
+    adds JAX's note or cause then); it is set only on an error path, and only where no tracer
+    (a debugger, coverage) is."""
+    f = above
+    while f is not None and not include_frame(f):
+        f = f.f_back
+    if f is None or (f is above and not to_come) or \
+            sys.gettrace() not in (None, _no_calls_traced):
+        return
+    # (a frame traced before and not reached again yet: e's and its traceback's hold released)
+    before = getattr(_waiting, "awaited", None)
+    if before is not None and before[0].f_trace is _at_the_users_frame:
+        before[0].f_trace = None
+    _waiting.awaited = (f, e, to_come)
+    f.f_trace = _at_the_users_frame
+    sys.settrace(_no_calls_traced)
 
 
 def register_boundary(code: types.CodeType) -> None:

@@ -20,6 +20,7 @@ from ..core import dtypes
 from ..core.errors import ConcretizationTypeError, _origin, aval_text
 from ..core.native import native
 from ..core.trace import Tracer, forward_to_high_type
+from ..core.traceback_util import filter_raised, register_boundary
 from ..core.interpreter_primitives import typed_scalar
 from ..xla.array import Array
 from ..lax.transfer import place
@@ -67,7 +68,12 @@ def _binop(fn, name, reflected=False, symbol=None, reject_seq=False):
             # words (the argument's path named), where the promotion named jxkernel's dtypes
             public = getattr(sys.modules["jxkernel.numpy"], fn.__name__, fn)
             return public(other, self) if reflected else public(self, other)
-        return fn(other, self) if reflected else fn(self, other)
+        try:      # a traceback boundary where the learner's `x + y` enters jnp (none before:
+            return fn(other, self) if reflected else fn(self, other)   # JAX's own check's error
+        except Exception as e:                                          # has no note either)
+            filter_raised(e)
+            raise
+    register_boundary(op.__code__)
     op.__name__ = op.__qualname__ = f"__{name}__"
     return op
 
@@ -177,6 +183,7 @@ def _delegate(name):
 
 def _reshape(self, *args, order="C", out_sharding=None):
     """x.reshape(2, 3) or x.reshape((2, 3)); one size may be -1."""
+    __tracebackhide__ = True  # noqa: F841  (as JAX's)
     return reshaped(self, args[0] if len(args) == 1 else args, order, out_sharding)
 
 

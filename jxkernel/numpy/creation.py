@@ -13,6 +13,7 @@ the same primitives JAX stages (broadcast_in_dim, iota, ...).
 from __future__ import annotations
 
 import operator
+import sys
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from ..core.avals import ShapedArray, replicated_on
 from ..core.errors import ConcretizationTypeError, masked_array_error, shape_error
 from ..core.mesh import (AbstractMesh, NamedSharding, PartitionSpec, eager_mesh, get_mesh,
                          on_context_mesh, resolve)
+from ..core.traceback_util import filter_before_raising
 from ..core.symbolic import decided, is_symbolic, max_dim
 from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_scalar
@@ -117,7 +119,10 @@ def _shape(shape, name="shape", op="broadcast_in_dim") -> tuple:
                         f"{shape if isinstance(shape, (np.ndarray, list)) else dims}.")
     dims = tuple(_concrete_int(d, f"The {name} argument", "") for d in dims)
     if any(not is_symbolic(d) and d < 0 for d in dims):     # (jax.export's are >= 1)
-        raise TypeError(f"{op} shape must have every element be nonnegative, got {dims}.")
+        e = TypeError(f"{op} shape must have every element be nonnegative, got {dims}.")
+        # (JAX's is the primitive's shape rule, raised under eager dispatch's boundary)
+        filter_before_raising(e, sys._getframe())
+        raise e
     return dims
 
 

@@ -24,6 +24,7 @@ from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperati
                            shape_error, unhashable_parameter)
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
+from ..core.traceback_util import filter_raised, register_boundary
 from ..core.staging import DynamicJaxprTracer
 from ..core.avals import parts_of, typed_sharding
 from ..core.sharding_types import abstract_sharding, broadcast_sharding
@@ -173,6 +174,7 @@ def reshape(a, shape, order: str = "C", *, copy=None, out_sharding=None):
     Array([[0, 1, 2],
            [3, 4, 5]], dtype=int32)
     """
+    __tracebackhide__ = True  # noqa: F841  (as JAX's: IPython shows the size check's frame)
     # (`newshape=`, deprecated, is gone in JAX 0.10.2: Python's unexpected-keyword error)
     # text passes JAX's check (np.isscalar's) and reaches its jnp.asarray, which refuses it:
     # "Value 'a' with dtype <U1 is not a valid JAX array type". (A dtype's name is refused so
@@ -188,6 +190,7 @@ def reshape(a, shape, order: str = "C", *, copy=None, out_sharding=None):
 
 def reshaped(a, shape, order: str = "C", out_sharding=None):
     """jnp.reshape of an array (and its `.reshape` method) once its arguments are checked."""
+    __tracebackhide__ = True  # noqa: F841
     new = _compute_newshape(_shape(a), shape)
     if order == "C":
         return lax.reshape(a, new, out_sharding=out_sharding)
@@ -292,18 +295,25 @@ def squeeze(a, axis=None):
     >>> jnp.squeeze(jnp.ones((1, 3, 1))).shape
     (3,)
     """
-    a = _asarray("squeeze", a)
-    shp = _shape(a)
-    if axis is None:
-        if any(map(is_symbolic, shp)):        # whether a symbolic size is 1 is not known
-            raise ValueError("jnp.squeeze with axis=None is not supported with shape "
-                             "polymorphism")
-        axis = tuple(i for i, d in enumerate(shp) if d == 1)
-    axis = tuple(canonicalize_axis(i, len(shp)) for i in _index_tuple(axis))
-    if any(shp[i] != 1 for i in axis):
-        raise ValueError(f"cannot select an axis to squeeze out which has size not equal to "
-                         f"one, got shape={shp} and dimensions={axis}")
-    return lax.squeeze(a, axis)
+    try:          # a traceback boundary, as JAX's jit of squeeze is (no frame of its own)
+        a = _asarray("squeeze", a)
+        shp = _shape(a)
+        if axis is None:
+            if any(map(is_symbolic, shp)):        # whether a symbolic size is 1 is not known
+                raise ValueError("jnp.squeeze with axis=None is not supported with shape "
+                                 "polymorphism")
+            axis = tuple(i for i, d in enumerate(shp) if d == 1)
+        axis = tuple(canonicalize_axis(i, len(shp)) for i in _index_tuple(axis))
+        if any(shp[i] != 1 for i in axis):
+            raise ValueError(f"cannot select an axis to squeeze out which has size not equal "
+                             f"to one, got shape={shp} and dimensions={axis}")
+        return lax.squeeze(a, axis)
+    except Exception as e:
+        filter_raised(e)
+        raise
+
+
+register_boundary(squeeze.__code__)
 
 
 # ------------------------------------------------------------------ joining

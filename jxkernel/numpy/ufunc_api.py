@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes as _dtypes
+from ..core.traceback_util import filter_raised, register_boundary
 from ..transforms.batching import vmap
 from ..transforms.jit import jit
 from ..transforms.jit.namesakes import runs_jitted
@@ -90,9 +91,13 @@ class ufunc:
         if out is not None or where is not None:
             _refuse(out, f"out argument of {self}")
             _refuse(where, f"where argument of {self}")
-        if self.__call is not None:     # jnp's elementwise function
-            return self.__call(*args)
-        return _call_jit(self, *args)
+        try:    # a traceback boundary past JAX's own check (whose error has no note), where
+            if self.__call is not None:     # its jitted function is one: jnp's elementwise
+                return self.__call(*args)   # function
+            return _call_jit(self, *args)
+        except Exception as e:
+            filter_raised(e)
+            raise
 
     def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
                where=None):
@@ -322,3 +327,6 @@ def _outer_jit(uf, A, B):
     flat = lambda x: lax.reshape(asarray(x), (np.size(x),))
     result = vmap(vmap(uf, (None, 0)), (0, None))(flat(A), flat(B))
     return result.reshape(*np.shape(A), *np.shape(B))
+
+
+register_boundary(ufunc.__call__.__code__)   # (its except clause filters: see __call__)

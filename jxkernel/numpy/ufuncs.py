@@ -27,6 +27,7 @@ from ..lax.elementwise import _ACCURACY_PRIMITIVES, _mul_params
 from ..core import dtypes as _core
 from ..core import trace as _trace
 from ..core.interpreter_primitives import typed_scalar
+from ..core.traceback_util import filter_raised, register_boundary
 from ..core.staging import is_ref
 from ..core.trace import Tracer
 from ..transforms.ad import jvp
@@ -179,18 +180,23 @@ def _unary_inexact(name, prim, doc):
     def fn(x, /, *more):
         # (`more`: a call with more arguments fails as JAX's jit fails it, `_wrong_arity`;
         # an empty tuple costs the common call nothing measurable)
-        if more:
-            raise _wrong_arity((x, *more))
-        if isinstance(x, _ARRAYS):
-            aval = x.aval
-            if aval.dtype in _INEXACT and type(aval) not in REF_AVALS:   # hot path
-                return prim.bind(x, **params)
-            if type(x) is Array and x._sharding is None and \
-                    type(_trace._ctx.trace) is _trace.EvalTrace:
-                return fused(x)
-        elif is_ref(x):
-            return fused(x)     # (as JAX's jitted jnp.sin: the jit traces a Ref as a tracer)
-        return promoted(x)
+        try:         # a traceback boundary, as JAX's jitted jnp.sin is (jnp.sin('a')): no frame
+            if more:                  # of its own, nothing paid where nothing is raised
+                raise _wrong_arity((x, *more))
+            if isinstance(x, _ARRAYS):
+                aval = x.aval
+                if aval.dtype in _INEXACT and type(aval) not in REF_AVALS:   # hot path
+                    return prim.bind(x, **params)
+                if type(x) is Array and x._sharding is None and \
+                        type(_trace._ctx.trace) is _trace.EvalTrace:
+                    return fused(x)
+            elif is_ref(x):
+                return fused(x)   # (as JAX's jitted jnp.sin: the jit traces a Ref as a tracer)
+            return promoted(x)
+        except Exception as e:
+            filter_raised(e)
+            raise
+    register_boundary(fn.__code__)
     fn.__signature__ = _ONE_ARGUMENT        # (x, /), as JAX's, for jit and help()
     return jax_jitted(fn, inline=True)      # JAX's jnp.sin is a jit object (`export(jnp.sin)`)
 
@@ -1206,11 +1212,17 @@ def not_equal(x, y, /):
 def _ordered(name, symbol, prim, lax_fn):
     @_named(name, f"x {symbol} y elementwise (complex numbers compare lexicographically).")
     def fn(x, y, /):
-        x, y = promote_args(name, x, y)
-        if x.aval.dtype in _core.COMPLEX_DTYPES:
-            return lax.select(lax.eq(lax.real(x), lax.real(y)), lax_fn(lax.imag(x), lax.imag(y)),
-                              lax_fn(lax.real(x), lax.real(y)))
-        return prim.bind(x, y)
+        try:      # a traceback boundary, as JAX's jitted jnp.less is (no frame of its own)
+            x, y = promote_args(name, x, y)
+            if x.aval.dtype in _core.COMPLEX_DTYPES:
+                return lax.select(lax.eq(lax.real(x), lax.real(y)),
+                                  lax_fn(lax.imag(x), lax.imag(y)),
+                                  lax_fn(lax.real(x), lax.real(y)))
+            return prim.bind(x, y)
+        except Exception as e:
+            filter_raised(e)
+            raise
+    register_boundary(fn.__code__)
     return jax_jitted(fn, inline=True)
 
 

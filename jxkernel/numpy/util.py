@@ -28,6 +28,7 @@ from ..core.avals import ShapedArray, Token, abstract_token
 from ..core.errors import aval_text, float0_error, masked_array_error
 from ..core.interpreter_primitives import typed_scalar
 from ..core.source_info import user_stacklevel
+from ..core.traceback_util import filter_raised, register_boundary
 from ..core.sharding_types import broadcast_sharding, traced_sharding, typed_sharding
 from ..core.staging import JaxprTracer, is_ref
 from ..core.trace import Tracer, jax_type_text
@@ -593,7 +594,12 @@ def jnp_jit(fun=None, *, static_argnames=(), inline=False):
             args = tuple(scalar_array(a, dtypes.python_scalar_dtype(a), type(a) is not bool)
                          if type(a) in _CACHED_SCALARS and i not in static_pos else a
                          for i, a in enumerate(args))
-        return jitted(*args, **kwargs)
+        try:            # the jit's traceback boundary, moved out to the learner's call
+            return jitted(*args, **kwargs)
+        except Exception as e:
+            filter_raised(e)
+            raise
+    register_boundary(call.__code__)
     call.jitted = jitted
     return call
 

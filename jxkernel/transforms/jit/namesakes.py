@@ -28,6 +28,7 @@ from ...core.errors import shapes_only_error
 from ...tree_util import keystr, tree_flatten_with_path
 from .function import jit
 from .args import leaf_aval
+from ...core.traceback_util import filter_before_raising, filter_raised, register_boundary
 
 
 class NamesakeJit:
@@ -109,7 +110,12 @@ def with_hashed_statics(fun, namesake):
                     hash(kwargs[name])
         except TypeError:
             namesake.jitted._split(args, kwargs)   # JAX's error (args.Arguments.split)
-        return fun(*args, **kwargs)
+        try:            # a traceback boundary, as the jit JAX's namesake is (past the statics'
+            return fun(*args, **kwargs)     # hashing: JAX's C++ call raises that, no note)
+        except Exception as e:
+            filter_raised(e)
+            raise
+    register_boundary(call.__code__)
     return call
 
 
@@ -218,6 +224,8 @@ def jit_argument_error(fun_name: str, depth: int = 8):
                 leaf_aval(leaf, lambda: name + keystr(path), fun)
             except TypeError as e:
                 if getattr(e, "value", None) is leaf:     # args.not_an_array's
+                    # (raised as from JAX's jit: filtered as under its boundary)
+                    filter_before_raising(e, frame)
                     return e
             except Exception:    # (a big int's OverflowError: the function's own check says)
                 pass

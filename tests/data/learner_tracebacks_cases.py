@@ -1,0 +1,60 @@
+"""A learner's mistakes, one small program each (run with `jax`, `jnp` and `lax` bound to
+JAX's or jxkernel's): what the traceback of the error each raises shows, in a script, under
+JAX_TRACEBACK_FILTERING=remove_frames and in IPython, recorded from JAX 0.10.2 by
+reference/make_learner_tracebacks_reference.py and compared by
+tests/core/test_learner_tracebacks.py. Each program's last line raises; `learner_tracebacks_run`
+runs them."""
+
+PROGRAMS = {
+    "dot_shapes": "jnp.dot(jnp.ones((3, 4)), jnp.ones((5, 2)))",
+    "dot_in_a_function": ("def predict(w, x):\n    return jnp.dot(x, w)\n"
+                          "predict(jnp.ones((5, 2)), jnp.ones((3, 4)))"),
+    "matmul_operator": "jnp.ones((3, 4)) @ jnp.ones((5, 2))",
+    "matmul_function": "jnp.matmul(jnp.ones((3, 4)), jnp.ones((5, 2)))",
+    "add_operator": "jnp.ones(3) + jnp.ones(4)",
+    "add_ufunc": "jnp.add(jnp.ones(3), jnp.ones(4))",
+    "multiply_ufunc": "jnp.multiply(jnp.ones((2, 3)), jnp.ones((3, 2)))",
+    "subtract_in_a_function": ("def residual(y, t):\n    return y - t\n"
+                               "residual(jnp.ones(3), jnp.ones(4))"),
+    "sin_of_a_string": "jnp.sin('a')",
+    "exp_of_a_list": "jnp.exp([1.0, 2.0])",
+    "less_shapes": "jnp.less(jnp.ones(3), jnp.ones(4))",
+    "equal_operator": "jnp.ones(3) == jnp.ones(4)",
+    "maximum_shapes": "jnp.maximum(jnp.ones(3), jnp.ones(2))",
+    "reshape_wrong_size": "jnp.reshape(jnp.arange(6), (4, 2))",
+    "array_reshape_wrong_size": "jnp.arange(6).reshape(4, 2)",
+    "array_of_ragged_lists": "jnp.array([[1, 2], [3]])",
+    "random_normal_int_dtype": "jax.random.normal(jax.random.key(0), (3,), dtype=jnp.int32)",
+    "jit_static_array": ("f = jax.jit(lambda x, n: x * n, static_argnums=1)\n"
+                         "f(jnp.ones(3), jnp.ones(2))"),
+    "jit_static_reshape": ("f = jax.jit(lambda x, n: x.reshape(n), static_argnums=1)\n"
+                           "f(jnp.ones(6), 4)"),
+    "jit_shapes": ("@jax.jit\ndef layer(x):\n    return x @ jnp.ones((2, 2))\n"
+                   "layer(jnp.ones((3, 3)))"),
+    "sum_bad_axis": "jnp.sum(jnp.ones((2, 3)), axis=2)",
+    "mean_bad_axis": "jnp.mean(jnp.ones(3), axis=1)",
+    "array_sum_bad_axis": "jnp.ones(3).sum(axis=1)",
+    "max_bad_axis": "jnp.max(jnp.ones(3), axis=-2)",
+    "einsum_shapes": "jnp.einsum('ij,jk->ik', jnp.ones((2, 3)), jnp.ones((4, 5)))",
+    "concatenate_shapes": "jnp.concatenate([jnp.ones((2, 3)), jnp.ones((2, 4))])",
+    "stack_shapes": "jnp.stack([jnp.ones(2), jnp.ones(3)])",
+    "where_shapes": "jnp.where(jnp.ones(3) > 0, jnp.ones(3), jnp.ones(4))",
+    "too_many_indices": "jnp.ones(3)[0, 1]",
+    "transpose_bad_axes": "jnp.transpose(jnp.ones((2, 3)), (0, 2))",
+    "grad_of_an_int": "jax.grad(lambda x: x ** 2)(3)",
+    "grad_of_a_vector_output": "jax.grad(lambda x: x * 2)(jnp.ones(3))",
+    "vmap_axis_sizes": "jax.vmap(lambda a, b: a + b)(jnp.ones(3), jnp.ones(4))",
+    "lax_add_dtypes": "lax.add(jnp.ones(3), jnp.ones(3, jnp.int32))",
+    # arguments JAX's jit refuses before its function runs (a string), and checks of
+    # JAX's jitted functions raising before any of jxkernel's boundaries
+    "square_of_a_string": "jnp.square('a')",
+    "clip_of_a_string": "jnp.clip('a', 0, 1)",
+    "add_outer_of_a_string": "jnp.add.outer(jnp.ones(3), 'a')",
+    "add_of_a_string": "jnp.add(jnp.ones(3), 'a')",
+    "sum_of_a_string": "jnp.sum('a')",
+    "mean_of_a_string": "jnp.mean('a')",
+    "outer_of_a_string": "jnp.outer(jnp.ones(3), 'a')",
+    "cumsum_bad_axis": "jnp.cumsum(jnp.ones(3), axis=2)",
+    "squeeze_bad_axis": "jnp.squeeze(jnp.ones((2, 3)), axis=0)",
+    "zeros_of_a_negative_size": "jnp.zeros((2, -1))",
+}
