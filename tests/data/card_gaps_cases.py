@@ -305,6 +305,16 @@ SWITCH_SEVERAL = {
         "(3,))], jnp.arange(1.0, 4.0))", None),
 }
 
+# a branch of another structure among them: the card changes the others and names it (the
+# line so changed raises JAX's structure error for that branch, its next error)
+SWITCH_OTHER_STRUCTURE = (
+    "_y = lax.switch(1, [lambda x: x, lambda x: x > 0, lambda x: (x, x), lambda x: x[:1]], "
+    "jnp.ones(3))",
+    "_y = lax.switch(1, [lambda x: x, lambda x: jnp.asarray(x > 0, jnp.float32), lambda x: "
+    "(x, x), lambda x: jnp.broadcast_to(x[:1], (3,))], jnp.ones(3))\n"
+    "# and branch2 (<lambda>) returns another structure than branch 0: make it return "
+    "float32[3] too")
+
 
 def switch_several_program(case) -> str:
     """The program SWITCH_SEVERAL[case]'s card makes: its rewrite, or the definitions as
@@ -520,4 +530,6 @@ def _stop_101(jax, from_, checkify) -> dict:
             line for line in said["message"].splitlines()
             if not re.match(r"(branch ?\d+|true_fun|false_fun) is ", line)]}
         found[f"switch_several_{case}_fixed"] = ran(switch_several_program(case))
+    found["switch_other_structure_fixed"] = _said(
+        lambda: exec(SWITCH_OTHER_STRUCTURE[1], dict(from_)))
     return found

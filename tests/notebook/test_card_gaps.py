@@ -20,7 +20,8 @@ from card_gaps_cases import (ASSERT_FAILING, ASSERT_FIXED, ASSERT_SETUP,  # test
                              KEY_FIXES, KEYS, NANS, NANS_FIXED, NANS_GUARDED, NANS_SETUP,
                              OBJECTS, PMAP, PMAP_SETUP, PMAP_SIZES, PMAP_SIZES_SETUP,
                              PMAP_SQUEEZE, SPLIT_FIXED,
-                             SPLIT_TRACED, SWITCH_DTYPES, SWITCH_SEVERAL, VMAP_OUT,
+                             SPLIT_TRACED, SWITCH_DTYPES, SWITCH_OTHER_STRUCTURE,
+                             SWITCH_SEVERAL, VMAP_OUT,
                              VMAP_OUT_SETUP, VMAP_OUT_VECTOR, run as facts_of,
                              switch_several_program)
 import locations  # tests/support: the repository's folders
@@ -475,6 +476,19 @@ def test_switch_branches_several_off_are_fixed_at_once(shell, case):
     assert card["rewrite"] == rewrite, card["rewrite"]
     assert shell.run_cell(switch_several_program(case)).success
     assert _leaves(shell.user_ns["_y"]) == JAX[f"switch_several_{case}_fixed"]
+
+
+def test_switch_branch_of_another_structure_is_named_with_the_others_fixed(shell):
+    """Branches off in type and one of another structure: the others changed in the line and
+    that one named; the line so changed raises JAX's next error, the structure's, for it."""
+    mistake, rewrite = SWITCH_OTHER_STRUCTURE
+    _, card = shown(shell, mistake)
+    assert card["rewrite"] == rewrite, card["rewrite"]
+    assert "branch2 returns another structure" in card["why"], card["why"]
+    ran = ran_failing(shell, rewrite.splitlines()[0])
+    assert type(ran.error).__name__ == JAX["switch_other_structure_fixed"]["error"]
+    assert str(ran.error).splitlines()[0] == JAX["switch_other_structure_fixed"]["first_line"]
+    assert "branch2 output is a" in str(ran.error)
 
 
 @pytest.mark.parametrize("case", sorted(PMAP))

@@ -154,6 +154,9 @@ def _several_card(exc, where, called_from) -> ErrorCard:
                     r"\bresult\b", f"value{targets[j][0]}", expression) if expression else
                     f"(computed with the shape {tuple(targets[j][1])})")
                 for j, expression, _ in changed))
+    # (a branch of another structure: JAX's next error is that one; the card says so now)
+    left += [f"# and {name} ({fun}) returns another structure than {outputs[0][0]}: make it "
+             f"return {_types(targets)} too" for name, fun, leaves in outputs if leaves is None]
     rewrite = "\n".join(([ast.unparse(tree)] if on_line else []) + own + left)
     names = list(changes)
     mismatch = " and ".join(what for what, differs in (
@@ -165,7 +168,8 @@ def _several_card(exc, where, called_from) -> ErrorCard:
         "branch-types", f"{api}: the branches return different types",
         why=(f"{api} traces every branch into one program and picks one when it runs, so each "
              f"must return the same structure, shapes and dtypes: " + "; ".join(
-                 f"{name} returns {_types(leaves)}" for name, _, leaves in outputs if leaves)
+                 f"{name} returns {_types(leaves) if leaves else 'another structure'}"
+                 for name, _, leaves in outputs)
              + "."),
         fix=(f"Make every branch return {_types(targets)}: change {_listed(names)}" +
              (" together" if len(names) > 1 else "") + " (jnp.asarray(..., jnp.<dtype>) for a "
@@ -173,7 +177,8 @@ def _several_card(exc, where, called_from) -> ErrorCard:
              (" JAX names the first pair that differs; fixing that pair alone fails again on "
               "the next." if len(names) > 1 else "")),
         rewrite=rewrite,
-        origin={"api": api, "branches": [[name, fun, _types(leaves) if leaves else None]
+        origin={"api": api, "branches": [[name, fun, _types(leaves) if leaves else
+                                          "another structure"]
                                          for name, fun, leaves in outputs],
                 "path": None, "mismatch": mismatch, "changed": names},
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{api}.html")
