@@ -3,9 +3,10 @@ function that returns a vector, rows centred without keepdims, lax.cond given a 
 element, a sum along an axis a vector has not, scan given xs of two lengths, a fori_loop bound
 n / 2, a vector concatenated to a matrix, scan given a number of steps as xs, a while
 condition giving a number, a fori_loop lambda body that makes its int carry float, pmap given
-arguments of two sizes, lax.switch branches off in two ways (every branch changed at once). The card draws the user's line rewritten
-(jax.jacrev; keepdims=True; jnp.where; axis=0; each xs cut to one length, with the table of
-xs's leaves; n // 2; v[None]), and the page says JAX's message once. And an `if` on a value
+arguments of two sizes, lax.switch branches off in two ways (every branch changed at once).
+The card draws the user's line rewritten (jax.jacrev; keepdims=True; jnp.where; axis=0; each
+xs cut to one length, with the table of xs's leaves; n // 2; v[None]), and the page says
+JAX's message once. And an `if` on a value
 a jitted function made from constants: the card lists the operations that made it, as its
 text does.
 
