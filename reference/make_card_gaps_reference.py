@@ -8,8 +8,9 @@ given to grad/vmap/tree_map, checkify.check under jit unwrapped, grad of an inte
 typed-key mistakes, a traced value where a jnp function's inner jit wants a static one, and
 the order and count of while_loop's traces of a promoted carry; stop 101's: an int loop carry
 made float, vmap's out_axes past a scalar output, an assert on a vector, jax.random.split of a
-traced count, lax.switch branches of two dtypes; and the values of the fixes the cards
-advise."""
+traced count, lax.switch branches of two dtypes; stop 103's: switch and cond branches off in
+several places (several branches, leaves, a leaf in dtype and shape); and the values of the
+fixes the cards advise."""
 import json
 import os
 import sys

@@ -158,8 +158,14 @@ def _bind_cond(index, funs, operands, names, reference=0, what="cond branch", **
     ref_tree, ref_avals = traced[reference][1], traced[reference][0].out_avals
     for i, ((closed, tree), name, fun) in enumerate(zip(traced, names, funs)):
         if i != reference:
-            _check_branch(funs[reference], names[reference], ref_tree, ref_avals, fun, name, tree,
-                          closed.out_avals, what.split()[0])
+            try:
+                _check_branch(funs[reference], names[reference], ref_tree, ref_avals, fun, name,
+                              tree, closed.out_avals, what.split()[0])
+            except TypeError as error:
+                # JAX's message names the first pair that differs; the error card fixes every
+                # branch at once, so it is given all of their outputs
+                error.branch_outputs = _branch_outputs(traced, names, funs, reference)
+                raise
     check_effects([c.jaxpr for c, _ in traced], control_flow_allowed_effects,
                   f"`{what.split()[0]}`")
     refs = cr.written_refs([c for c, _ in traced])
@@ -340,11 +346,50 @@ def _check_branch(fun0, name0, tree0, avals0, fun, name, tree, avals, api="cond"
         raise TypeError(f"{api} branch outputs must have the same pytree structure, but they "
                         f"differ:\n\n{where}{differences}\nRevise {name0} and/or {name} so "
                         f"that they have the same pytree structure.")
-    diff = cf.describe_mismatch(f"The output of {name0}", tree0, avals0,
-                                f"the corresponding output of {name}", tree, avals)
+    diff = _type_differences(name0, tree0, avals0, name, avals) or cf.describe_mismatch(
+        f"The output of {name0}", tree0, avals0, f"the corresponding output of {name}", tree,
+        avals)
     if diff:
         raise TypeError(f"{api} branches must have equal output types but they differ.\n\n{where}"
                         f"{diff}\n\nRevise {name0} and/or {name} so that all output types match.")
+
+
+def _type_differences(name0, tree0, avals0, name, avals) -> str | None:
+    """JAX's sentence for branch outputs of one structure whose shapes or dtypes differ, or a
+    bullet for each leaf that does (its _check_branch_outputs: "so the dtypes do not match, and
+    the shapes do not match" where both do); None where none does (values varying over other
+    manual axes, or sharded otherwise: describe_mismatch's sentence of the first leaf)."""
+    paths = cf._LeafPaths(tree0)
+    diffs = []
+    for i, (a, b) in enumerate(zip(avals0, avals)):
+        if not all(hasattr(v, "shape") and hasattr(v, "dtype") for v in (a, b)):
+            continue                    # (a token: the same in every branch)
+        differ = [what for what, differs in (("dtypes", a.dtype != b.dtype),
+                                             ("shapes", a.shape != b.shape)) if differs]
+        if differ:
+            at = f" at path {paths[i]}" if paths[i] else ""
+            diffs.append(f"the output of {name0}{at} has type {cf._long(a)} but the "
+                         f"corresponding output of {name} has type {cf._long(b)}, so " +
+                         ", and ".join(f"the {what} do not match" for what in differ))
+    if len(diffs) <= 1:
+        return diffs[0][0].upper() + diffs[0][1:] + "." if diffs else None
+    return "\n".join(f"  * {d};" for d in diffs[:-1]) + f"\n  * {diffs[-1]}."
+
+
+def _branch_outputs(traced, names, funs, reference) -> list:
+    """Every branch's (JAX's name for it, its function's name, its output leaves as (key path,
+    shape, dtype name)), the reference's first (cond's true_fun, switch's branch 0), then the
+    others in order; the leaves None for a branch of another structure than the reference's."""
+    ref_tree = traced[reference][1]
+    paths = cf._LeafPaths(ref_tree)
+    found = []
+    for i in [reference] + [i for i in range(len(traced)) if i != reference]:
+        (closed, tree), name, fun = traced[i], names[i], funs[i]
+        leaves = [(paths[k], tuple(getattr(a, "shape", ())),
+                   getattr(getattr(a, "dtype", None), "name", str(a)))
+                  for k, a in enumerate(closed.out_avals)] if tree == ref_tree else None
+        found.append((name, cf.fun_name(fun), leaves))
+    return found
 
 
 def _at(path) -> str:

@@ -233,6 +233,96 @@ SWITCH_DTYPES = {
                     "jnp.float32)])"),
 }
 
+# lax.switch (and cond) branches off in several places (stop 103): several branches, several
+# leaves, or one leaf off in both dtype and shape. JAX's message names the first pair that
+# differs; the card changes every branch at once (to the dtype all promote to and the first
+# branch's shape). (definitions run first, the mistake, the card's whole rewrite, the program
+# with the rewrite applied); each binds _y
+_SAME_HALF_FLAG = ("def same(x):\n    return x\ndef half(x):\n    return x[:2]\n"
+                   "def flag(x):\n    return x > 1\n")
+_PAIRS = "def pair(x):\n    return x, x.sum()\ndef flagged(x):\n    return x > 2, x[0]\n"
+SWITCH_SEVERAL = {
+    "dtypes_two_off": (
+        "", "_y = lax.switch(2, [lambda x: x, lambda x: x.astype(jnp.int32), lambda x: x > 1], "
+        "2.5)",
+        "_y = lax.switch(2, [lambda x: x, lambda x: jnp.asarray(x.astype(jnp.int32), "
+        "jnp.float32), lambda x: jnp.asarray(x > 1, jnp.float32)], 2.5)", None),
+    "shapes_two_off": (
+        "", "_y = lax.switch(2, [lambda x: x, lambda x: x[:2], lambda x: x[:1]], "
+        "jnp.arange(1.0, 4.0))",
+        "_y = lax.switch(2, [lambda x: x, lambda x: jnp.pad(x[:2], [(0, 1)]), lambda x: "
+        "jnp.broadcast_to(x[:1], (3,))], jnp.arange(1.0, 4.0))", None),
+    "dtype_one_shape_other": (
+        "", "_y = lax.switch(1, [lambda x: x * 2, lambda x: x > 1, lambda x: x[:2]], "
+        "jnp.arange(3.0))",
+        "_y = lax.switch(1, [lambda x: x * 2, lambda x: jnp.asarray(x > 1, jnp.float32), "
+        "lambda x: jnp.pad(x[:2], [(0, 1)])], jnp.arange(3.0))", None),
+    "dtype_and_shape": (
+        "", "_y = lax.switch(1, [lambda x: x, lambda x: x[:2].astype(jnp.int32)], "
+        "jnp.arange(1.5, 4.5))",
+        "_y = lax.switch(1, [lambda x: x, lambda x: jnp.asarray(jnp.pad(x[:2].astype(jnp.int32),"
+        " [(0, 1)]), jnp.float32)], jnp.arange(1.5, 4.5))", None),
+    "int_first": (
+        "", "_y = lax.switch(0, [lambda: 1, lambda: 2.5, lambda: jnp.int32(3)])",
+        "_y = lax.switch(0, [lambda: jnp.asarray(1, jnp.float32), lambda: 2.5, lambda: "
+        "jnp.asarray(jnp.int32(3), jnp.float32)])", None),
+    "tuple_leaves": (
+        "", "_y = lax.switch(1, [lambda x: (x, x), lambda x: (x.astype(jnp.int32), x[:2])], "
+        "jnp.arange(1.5, 4.5))",
+        "_y = lax.switch(1, [lambda x: (x, x), lambda x: (jnp.asarray(x.astype(jnp.int32), "
+        "jnp.float32), jnp.pad(x[:2], [(0, 1)]))], jnp.arange(1.5, 4.5))", None),
+    "dict_three": (
+        "", "_y = lax.switch(2, [lambda x: {'a': x, 'b': x.sum()}, lambda x: {'a': x > 2, "
+        "'b': x.sum()}, lambda x: {'a': x, 'b': x[0].astype(jnp.int32)}], jnp.arange(1.0, 4.0))",
+        "_y = lax.switch(2, [lambda x: {'a': x, 'b': x.sum()}, lambda x: {'a': jnp.asarray(x > "
+        "2, jnp.float32), 'b': x.sum()}, lambda x: {'a': x, 'b': jnp.asarray(x[0].astype("
+        "jnp.int32), jnp.float32)}], jnp.arange(1.0, 4.0))", None),
+    "cond_dict": (
+        "", "_y = lax.cond(False, lambda x: {'a': x, 'b': x}, lambda x: {'a': x[:1], "
+        "'b': x > 1}, jnp.arange(1.0, 4.0))",
+        "_y = lax.cond(False, lambda x: {'a': x, 'b': x}, lambda x: {'a': jnp.broadcast_to("
+        "x[:1], (3,)), 'b': jnp.asarray(x > 1, jnp.float32)}, jnp.arange(1.0, 4.0))", None),
+    "defs_two_off": (
+        _SAME_HALF_FLAG, "_y = lax.switch(1, [same, half, flag], jnp.arange(1.0, 4.0))",
+        "# in branch1 (half), return float32[3]:\n"
+        "return jnp.pad(x[:2], [(0, 1)])    # in place of return x[:2]\n"
+        "# in branch2 (flag), return float32[3]:\n"
+        "return jnp.asarray(x > 1, jnp.float32)    # in place of return x > 1",
+        "def same(x):\n    return x\ndef half(x):\n    return jnp.pad(x[:2], [(0, 1)])\n"
+        "def flag(x):\n    return jnp.asarray(x > 1, jnp.float32)\n"
+        "_y = [lax.switch(i, [same, half, flag], jnp.arange(1.0, 4.0)) for i in range(3)]"),
+    "def_one_leaf_of_a_pair": (
+        _PAIRS, "_y = lax.switch(1, [pair, flagged], jnp.arange(1.0, 4.0))",
+        "# in branch1 (flagged), return float32[3] at [0], float32[] at [1]:\n"
+        "return jnp.asarray(x > 2, jnp.float32), x[0]    # in place of return x > 2, x[0]",
+        "def pair(x):\n    return x, x.sum()\n"
+        "def flagged(x):\n    return jnp.asarray(x > 2, jnp.float32), x[0]\n"
+        "_y = lax.switch(1, [pair, flagged], jnp.arange(1.0, 4.0))"),
+    "pair_only": (     # one branch of three off: the pair's card, as before
+        "", "_y = lax.switch(2, [lambda x: x, lambda x: x + 1, lambda x: x[:1]], "
+        "jnp.arange(1.0, 4.0))",
+        "_y = lax.switch(2, [lambda x: x, lambda x: x + 1, lambda x: jnp.broadcast_to(x[:1], "
+        "(3,))], jnp.arange(1.0, 4.0))", None),
+}
+
+# a branch of another structure among them: the card changes the others and names it (the
+# line so changed raises JAX's structure error for that branch, its next error)
+SWITCH_OTHER_STRUCTURE = (
+    "_y = lax.switch(1, [lambda x: x, lambda x: x > 0, lambda x: (x, x), lambda x: x[:1]], "
+    "jnp.ones(3))",
+    "_y = lax.switch(1, [lambda x: x, lambda x: jnp.asarray(x > 0, jnp.float32), lambda x: "
+    "(x, x), lambda x: jnp.broadcast_to(x[:1], (3,))], jnp.ones(3))\n"
+    "# and branch2 (<lambda>) returns another structure than branch 0: make it return "
+    "float32[3] too")
+
+
+def switch_several_program(case) -> str:
+    """The program SWITCH_SEVERAL[case]'s card makes: its rewrite, or the definitions as
+    rewritten and the call."""
+    setup, _, rewrite, program = SWITCH_SEVERAL[case]
+    return program or setup + rewrite
+
+
 # pmap given an axis longer than the devices (8 rows on the one CPU device the tests and the
 # recording run with): (the mistake, the pmap-devices card's rewrite: vmap, then, where it
 # offers it, pmap of vmap over a block of rows per device); each binds _y. And a squeeze of
@@ -433,4 +523,13 @@ def _stop_101(jax, from_, checkify) -> dict:
         found[f"switch_{case}"] = {"error": said["error"], "lines": [
             line for line in said["message"].splitlines() if " is <lambda> at " not in line]}
         found[f"switch_{case}_fixed"] = ran(fix)
+    for case, (setup, mistake, _, _) in SWITCH_SEVERAL.items():
+        said = _said(lambda: exec(setup + mistake, dict(from_)), True)
+        # (the lines naming each branch's function and file left out: the file is <string>)
+        found[f"switch_several_{case}"] = {"error": said["error"], "lines": [
+            line for line in said["message"].splitlines()
+            if not re.match(r"(branch ?\d+|true_fun|false_fun) is ", line)]}
+        found[f"switch_several_{case}_fixed"] = ran(switch_several_program(case))
+    found["switch_other_structure_fixed"] = _said(
+        lambda: exec(SWITCH_OTHER_STRUCTURE[1], dict(from_)))
     return found

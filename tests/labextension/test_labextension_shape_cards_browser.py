@@ -3,9 +3,10 @@ function that returns a vector, rows centred without keepdims, lax.cond given a 
 element, a sum along an axis a vector has not, scan given xs of two lengths, a fori_loop bound
 n / 2, a vector concatenated to a matrix, scan given a number of steps as xs, a while
 condition giving a number, a fori_loop lambda body that makes its int carry float, pmap given
-arguments of two sizes. The card draws the user's line rewritten
-(jax.jacrev; keepdims=True; jnp.where; axis=0; each xs cut to one length, with the table of
-xs's leaves; n // 2; v[None]), and the page says JAX's message once. And an `if` on a value
+arguments of two sizes, lax.switch branches off in two ways (every branch changed at once).
+The card draws the user's line rewritten (jax.jacrev; keepdims=True; jnp.where; axis=0; each
+xs cut to one length, with the table of xs's leaves; n // 2; v[None]), and the page says
+JAX's message once. And an `if` on a value
 a jitted function made from constants: the card lists the operations that made it, as its
 text does.
 
@@ -35,6 +36,8 @@ CARDS = {
     "while_number": "k = jax.lax.while_loop(lambda c: c, lambda c: c - 1.0, 3.0)",
     "lambda_carry": "total = jax.lax.fori_loop(0, 3, lambda i, c: c * 1.5, jnp.int32(1))",
     "pmap_sizes": "y = jax.pmap(lambda a, b: a + b)(jnp.ones(1), jnp.ones(2))",
+    "switch_several": "y = jax.lax.switch(1, [lambda v: v, lambda v: v[:2], lambda v: v > 1], "
+                      "X[0])",
     "constants": "@jax.jit\ndef f(v):\n    y = jnp.ones(3) * 2\n"
                  "    return v if y.sum() > 1 else -v\n\nf(1.0)",
 }
@@ -68,6 +71,10 @@ CASES = [
      "jnp.int32), jnp.int32(1))"),
     ("pmap_sizes", "pmap got inconsistent sizes for array axes to be mapped:",
      "y = jax.pmap(lambda a, b: a + b, in_axes=(0, None))(jnp.ones(1), jnp.ones(2))"),
+    # stop 103's: switch branches off in two ways, both changed in the one line
+    ("switch_several", "switch branches must have equal output types but they differ.",
+     "y = jax.lax.switch(1, [lambda v: v, lambda v: jnp.pad(v[:2], [(0, 2)]), "
+     "lambda v: jnp.asarray(v > 1, jnp.float32)], X[0])"),
 ]
 
 
@@ -89,7 +96,7 @@ def page(server, chromium):
                          ids=["grad-output", "broadcast", "cond-predicate", "axis-bounds",
                               "scan-lengths", "fori-bounds", "concatenate-ranks",
                               "scan-steps", "while-condition", "lambda-carry",
-                              "pmap-sizes"])
+                              "pmap-sizes", "switch-several"])
 def test_the_card_draws_the_rewritten_line(page, request, name, message, rewrite):
     card = cell(page, CELL[name]).locator(".jx-ErrorCardOutput")
     expect(card.locator(".jx-ErrorCard-message")).to_have_text(message)

@@ -20,8 +20,10 @@ from card_gaps_cases import (ASSERT_FAILING, ASSERT_FIXED, ASSERT_SETUP,  # test
                              KEY_FIXES, KEYS, NANS, NANS_FIXED, NANS_GUARDED, NANS_SETUP,
                              OBJECTS, PMAP, PMAP_SETUP, PMAP_SIZES, PMAP_SIZES_SETUP,
                              PMAP_SQUEEZE, SPLIT_FIXED,
-                             SPLIT_TRACED, SWITCH_DTYPES, VMAP_OUT, VMAP_OUT_SETUP,
-                             VMAP_OUT_VECTOR, run as facts_of)
+                             SPLIT_TRACED, SWITCH_DTYPES, SWITCH_OTHER_STRUCTURE,
+                             SWITCH_SEVERAL, VMAP_OUT,
+                             VMAP_OUT_SETUP, VMAP_OUT_VECTOR, run as facts_of,
+                             switch_several_program)
 import locations  # tests/support: the repository's folders
 from ipython_shell import ran_failing, run_cell, shell_fixture
 from numerics import ELEMENTWISE, assert_allclose_ulp  # tests/support
@@ -452,6 +454,42 @@ def test_switch_branches_of_two_dtypes_get_the_lambda_cast(shell, case):
     assert card["rewrite"] == fix
     assert shell.run_cell(fix).success
     assert _leaves(shell.user_ns["_y"]) == JAX[f"switch_{case}_fixed"]
+
+
+@pytest.mark.parametrize("case", sorted(SWITCH_SEVERAL))
+def test_switch_branches_several_off_are_fixed_at_once(shell, case):
+    """lax.switch (or cond) branches off in several places: several branches, several leaves
+    of a pytree, one leaf in both dtype and shape. JAX's words (a bullet per leaf that
+    differs; "so the dtypes do not match, and the shapes do not match"), and a rewrite that
+    changes every branch at once (it fixed the pair JAX names, and the learner's fixed line
+    failed again on the next branch); the program so fixed computes JAX's value."""
+    setup, mistake, rewrite, _ = SWITCH_SEVERAL[case]
+    if setup:
+        assert shell.run_cell(setup).success
+    text, card = shown(shell, mistake)
+    assert card is not None and card["kind"] == "branch-types", text
+    assert card["message"] == JAX[f"switch_several_{case}"]["lines"][0]
+    assert [line for line in card["traceback"].splitlines() if line.startswith(
+        ("The output", "  * the output", "Revise"))] == [
+        line for line in JAX[f"switch_several_{case}"]["lines"] if line.startswith(
+            ("The output", "  * the output", "Revise"))]
+    assert card["rewrite"] == rewrite, card["rewrite"]
+    assert shell.run_cell(switch_several_program(case)).success
+    assert _leaves(shell.user_ns["_y"]) == JAX[f"switch_several_{case}_fixed"]
+
+
+def test_switch_branch_of_another_structure_is_named_with_the_others_fixed(shell):
+    """Branches off in type and one of another structure: the others changed in the line and
+    that one named; the line so changed raises JAX's next error, the structure's, for it."""
+    mistake, rewrite = SWITCH_OTHER_STRUCTURE
+    _, card = shown(shell, mistake)
+    assert card["rewrite"] == rewrite, card["rewrite"]
+    assert "branch2 returns another structure" in card["why"], card["why"]
+    ran = ran_failing(shell, rewrite.splitlines()[0])
+    assert type(ran.error).__name__ == JAX["switch_other_structure_fixed"]["error"]
+    assert str(ran.error).splitlines()[0] == JAX["switch_other_structure_fixed"]["first_line"]
+    assert "branch2 output is a" in str(ran.error)
+
 
 @pytest.mark.parametrize("case", sorted(PMAP))
 def test_pmap_of_more_rows_than_devices_gets_a_card_whose_rewrites_run_as_jaxs(shell, case):

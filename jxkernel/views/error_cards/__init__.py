@@ -173,6 +173,7 @@ from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_te
 from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_policy_misspelled,
                            _is_policy_string, _policy_misspelled_card, _policy_string_card)
 from .lowered_calls import _is_static_given_again, _static_again_card
+from .branches import _is_several_off, _several_card
 from .carries import _branch_structure_card, _is_branch_structure
 from .body_arguments import _body_arguments_card, _is_body_arguments
 from .control_flow import (_branch_card, _carry_card,
@@ -275,6 +276,7 @@ _CARDS = [
     (_is_in_axes_length, _in_axes_length_card),
     (_is_in_axes_dict, _in_axes_dict_card),
     (_is_carry_error, _carry_card),
+    (_is_several_off, _several_card),       # before the pair's: every branch at once
     (_is_branch_types, _branch_card),
     (_is_branch_structure, _branch_structure_card),
     (_is_cond_predicate, _cond_predicate_card),

@@ -1,7 +1,8 @@
 """Cards for structured control flow: lax.cond/switch branches returning different types, a
 scan/while_loop/fori_loop carry that changes type, lax.cond given one condition per element,
 grad of a while_loop (or of a fori_loop with traced bounds); a scan body's (carry, y). A body
-or branch written to take other arguments than the loop passes it: body_arguments.py."""
+or branch written to take other arguments than the loop passes it: body_arguments.py; branches
+off in several places (several branches, leaves, or dtype and shape): branches.py."""
 from __future__ import annotations
 
 import ast
@@ -19,7 +20,8 @@ from .rewrites import _called, _first_call, _parse_line, _pattern, _replaced
 # JAX's text (lax.cond's _check_branch): "The output of true_fun [at path P] has type T0 but the
 # corresponding output of false_fun has type T1, so the dtypes do not match."
 _BRANCH_NAMES = re.compile(r"^(.+?) is (.+?)(?: at \S+)?$", re.M)
-_BRANCH_TYPES = re.compile(r"The output of (.+?)(?: at path (\S+))? has type (\S+) but the "
+# (a bullet for each leaf where several differ: "  * the output of ...;")
+_BRANCH_TYPES = re.compile(r"[Tt]he output of (.+?)(?: at path (\S+))? has type (\S+) but the "
                            r"corresponding output of (.+?) has type (\S+), so the "
                            r"(shapes|dtypes) do not match")
 

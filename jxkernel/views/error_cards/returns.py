@@ -197,9 +197,7 @@ def _lambda_branches_wrapped(where, wraps) -> str | None:
         'lax.switch(i, [lambda: 1.0, lambda: jnp.asarray(0, jnp.float32)])'
     """
     tree = _parse_line(where)
-    call = next((node for node in ast.walk(tree) if isinstance(node, ast.Call) and
-                 len(node.args) >= _BRANCHES_END.get(_called(node), len(node.args) + 1)),
-                None) if tree is not None else None
+    call = _branches_call(tree)
     if call is None or not wraps:
         return None
     branches = [(_branch_node(call, n), template) for n, template in wraps.items()]
@@ -210,6 +208,14 @@ def _lambda_branches_wrapped(where, wraps) -> str | None:
         branch.body = ast.parse(re.sub(r"\bresult\b", lambda _: body, template),
                                 mode="eval").body
     return ast.unparse(tree)
+
+
+def _branches_call(tree):
+    """The call of lax.cond or lax.switch in the user's parsed line (one given its branches
+    positionally), or None."""
+    return next((node for node in ast.walk(tree) if isinstance(node, ast.Call) and
+                 len(node.args) >= _BRANCHES_END.get(_called(node), len(node.args) + 1)),
+                None) if tree is not None else None
 
 
 def _branch_node(call, name):
