@@ -16,7 +16,7 @@ if [ ! -x hub/node_modules/.bin/configurable-http-proxy ]; then
     npm install --prefix hub --no-audit --no-fund    # hub/package.json and its lock file
 fi
 # the Binder image's JupyterLab settings for every learner's JupyterLab (binder/overrides.json:
-# no news prompt; comms not over kernel subshells, docs/teaching.md)
+# no news prompt)
 mkdir -p .venv/share/jupyter/lab/settings
 cp binder/overrides.json .venv/share/jupyter/lab/settings/overrides.json
 data=${JXKERNEL_HUB_DATA:-hub/data}

@@ -16,8 +16,7 @@ $VENV/bin/python -m jxkernel
 # into the venv's own share/jupyter (the interpreter's prefix), where this JupyterLab finds it
 $VENV/bin/python -m jxkernel.notebook.kernelspec
 # the same JupyterLab settings as the Binder image (binder/postBuild): no "Would you like to get
-# notified about official Jupyter news?" prompt over the first notebook, and comms not over
-# kernel subshells (docs/teaching.md, "Comms and kernel subshells")
+# notified about official Jupyter news?" prompt over the first notebook
 mkdir -p $VENV/share/jupyter/lab/settings
 cp binder/overrides.json $VENV/share/jupyter/lab/settings/overrides.json
 # in a clone: git compares the notebooks without their outputs (jxkernel/notebook/workshop/strip.py,

@@ -31,6 +31,34 @@ export type LinkStatus =
 /** The most events kept (the kernel keeps the last 10,000 too). */
 const MAX_EVENTS = 10000;
 
+/** JupyterLab's `CommsOverSubshells.Disabled` (a string enum, absent before JupyterLab 4.4). */
+const NO_SUBSHELL = 'disabled' as unknown as Kernel.IComm['commsOverSubshells'];
+
+/**
+ * Keeps `comm` on the kernel's main shell, whatever JupyterLab's "Kernel Comms over subshells"
+ * setting (4.4 on; its default gives each comm target a kernel subshell). jxkernel's side of
+ * the comm reads and changes what the user's cells use (the backend, the compile log), so it
+ * belongs where they run, not in a subshell's thread beside a running cell. And a subshell of
+ * its own cost learners stray lines: JupyterLab deletes a target's subshell (on the control
+ * channel) as soon as it has sent the target's last comm a comm_close (into that subshell), so
+ * each reconnect deleted one; ipykernel 7.4 then stops the subshell's loop with the
+ * comm_close's task not yet run, and when Python collects that task asyncio writes "Task was
+ * destroyed but it is pending!" into whichever cell is running (docs/teaching.md, "Comms and
+ * kernel subshells"). The setting is the comm's own (Kernel.IComm), set before the comm sends
+ * anything: JupyterLab starts the subshell a tick after making the comm. It is pinned, because
+ * JupyterLab sets every comm's mode again when its settings load or change.
+ */
+function keepOnMainShell(comm: Kernel.IComm): void {
+  if (!('commsOverSubshells' in comm)) {
+    return; // JupyterLab before 4.4: comms have no subshells
+  }
+  comm.commsOverSubshells = NO_SUBSHELL;
+  Object.defineProperty(comm, 'commsOverSubshells', {
+    configurable: true,
+    get: () => NO_SUBSHELL,
+    set: () => undefined
+  });
+}
 
 interface IPending {
   resolve: (msg: JxMessage) => void;
@@ -122,6 +150,7 @@ export class JxConnection {
       this._setStatus('no-kernel');
       return;
     }
+    keepOnMainShell(comm);
     this._comm = comm;
     comm.onMsg = msg => this._onMessage(msg.content.data);
     comm.onClose = () => {

@@ -35,8 +35,8 @@ def lab_app(tmp_path_factory):
                         # sources), not the copy `pip install -e` made when it last ran
                         labextensions={"jxkernel-labextension":
                                        f"{locations.ROOT}/jxkernel/labextension"},
-                        # Binder's and scripts/main.sh's settings: no news prompt, and comms
-                        # not over kernel subshells (docs/teaching.md, "Comms and kernel subshells")
+                        # Binder's and scripts/main.sh's settings: no news prompt, and
+                        # JupyterLab's default comms over kernel subshells (docs/teaching.md)
                         settings=json.loads(Path(locations.ROOT, "binder",
                                                  "overrides.json").read_text()))
     srv.start()

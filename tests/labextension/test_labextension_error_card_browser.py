@@ -94,8 +94,8 @@ def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, requ
     line = "return max(v, 0.0)" if source.startswith("def ") else source  # the user's line
     expect(card.locator(".jx-ErrorCard-code").first).to_have_text(line)
     expect(card.locator(".jx-ErrorCard-rewrite")).to_contain_text(rewrite)
-    # the error said once, in one line, and one card (the kernel's own stderr, an asyncio
-    # "Task was destroyed" now and then, may come on top: not the card's)
+    # the error said once, in one line, and one card (the kernel's own stderr may come on
+    # top: not the card's)
     outputs = cell(mistakes, index + 1).locator(".jp-OutputArea-output")
     expect(outputs.filter(has_text="explained in the card below")).to_have_count(1)
     expect(cell(mistakes, index + 1).locator(".jx-ErrorCardOutput")).to_have_count(1)

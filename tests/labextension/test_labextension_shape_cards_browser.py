@@ -15,11 +15,19 @@ test-artifacts/browser/<test>-<step>.png); one notebook, run once: a cell per ca
 raises-exception so that Run All goes past it (as test_labextension_error_card_browser.py's).
 One kernel and one page instead of one per card: 8 kernels and 9 pages took 82 s of the
 suite's test time. Skipped, saying why, only without a browser.
+
+The server has JupyterLab's default "Kernel Comms over subshells" (one subshell per comm
+target; binder/overrides.json leaves it), which learners' own JupyterLab has: the run also
+checks that the jxkernel comm keeps off subshells and that no cell got asyncio's "Task was
+destroyed but it is pending!" (docs/teaching.md, "Comms and kernel subshells").
 """
 from __future__ import annotations
 
+import json
+
 import pytest
-from test_labextension_browser import cell, expect, lab_notebooks, notebook_run, shot_view
+from test_labextension_browser import (cell, expect, lab_notebooks, notebook_run, shot,
+                                       shot_view)
 
 SETUP = "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp\nX = jnp.ones((3, 4))"
 CARDS = {
@@ -85,11 +93,38 @@ def server(lab_app):
 
 
 @pytest.fixture(scope="module")
-def page(server, chromium):
+def sent(chromium):
+    """Every websocket frame the module's pages send (the kernels' messages among them)."""
+    frames = []
+
+    def watch(page):
+        page.on("websocket", lambda ws: ws.on("framesent", lambda data: frames.append(data)))
+    chromium.on("page", watch)
+    yield frames
+    chromium.remove_listener("page", watch)
+
+
+@pytest.fixture(scope="module")
+def page(server, chromium, sent):
     """The notebook with every cell run: each card is drawn (the tests only look)."""
     with notebook_run(chromium, server, [], "cards.ipynb",
                       {index: "jx-ErrorCardOutput" for index in CELL.values()}) as p:
         yield p
+
+
+def kernel_messages(frames):
+    """(header, content) of each kernel message in `frames`: JupyterLab's websocket protocol
+    v1 (binary: a count, that many offsets, then the channel, header, parent header,
+    metadata, content and buffers), or the older JSON text."""
+    for data in frames:
+        if isinstance(data, str):
+            message = json.loads(data)
+            yield message["header"], message["content"]
+            continue
+        count = int.from_bytes(data[:8], "little")
+        offsets = [int.from_bytes(data[8 * i:8 * i + 8], "little") for i in range(1, count + 1)]
+        parts = [data[start:end] for start, end in zip(offsets, offsets[1:])]
+        yield json.loads(parts[1]), json.loads(parts[4])
 
 
 @pytest.mark.parametrize("name, message, rewrite", CASES,
@@ -103,12 +138,28 @@ def test_the_card_draws_the_rewritten_line(page, request, name, message, rewrite
     expect(card.locator(".jx-ErrorCard-rewrite")).to_contain_text(rewrite)
     shown = cell(page, CELL[name]).locator(".jp-OutputArea").inner_text()
     assert shown.count(message) == 1, shown
-    # JupyterLab 4.6's comms over kernel subshells (its default) with ipykernel 7: a comm's
-    # subshell deleted while a message waits in it, the task is later collected and its
-    # "Task was destroyed but it is pending!" went into whichever cell ran (2-4 of these cells
-    # a run); the server has Binder's settings, which turn that off (docs/teaching.md)
-    assert "was destroyed" not in shown, shown
     shot_view(cell(page, CELL[name]), request, "card")
+
+
+def test_run_all_keeps_the_comm_off_subshells_and_no_cell_gets_asyncios_lines(page, sent,
+                                                                              request):
+    """With JupyterLab's default, the extension's comm had a subshell of its own, which
+    JupyterLab deleted at each of its reconnects (a cell's error while it connects) right after
+    sending the comm_close into it; ipykernel stopped the subshell with that message's task
+    pending, and asyncio's "Task was destroyed but it is pending!" and "task: <Task pending
+    ... run_in_context() ...>" went into whichever cell ran (1 of these 13 cells in each of 5
+    runs, on the 2-core VM). Now every message of every jxkernel comm goes to the main shell."""
+    messages = list(kernel_messages(sent))
+    ours = {content["comm_id"] for header, content in messages
+            if header["msg_type"] == "comm_open" and content.get("target_name") == "jxkernel"}
+    assert len(ours) > 1, messages       # the page's first comm, closed (not loaded), then more
+    to_subshells = [(header["msg_type"], header.get("subshell_id")) for header, content in messages
+                    if content.get("comm_id") in ours and header.get("subshell_id")]
+    assert to_subshells == []
+    for index in range(len(NOTEBOOK)):
+        shown = cell(page, index).locator(".jp-OutputArea").inner_text()
+        assert "was destroyed" not in shown and "Task pending" not in shown, (index, shown)
+    shot(page, request, "run-all")
 
 
 def test_a_value_made_from_constants_lists_the_operations_that_made_it(page, request):

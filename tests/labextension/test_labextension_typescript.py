@@ -1,5 +1,6 @@
 """The extension's TypeScript unit tests (labextension/test/*.test.ts, vitest): the bundle
-checks, the views' pure functions and every view drawing the kernel's bundles (jsdom), after
+checks, the views' pure functions, every view drawing the kernel's bundles (jsdom) and the comm
+kept off kernel subshells with JupyterLab's own comm class (connection.test.ts), after
 `node scripts/gen-protocol.mjs --check` (the generated protocol types are what the schema gives).
 `npm test` in labextension/ runs the same; it needs Node >= 18 and the packages of
 package-lock.json (`cd labextension && npm ci`), and this test skips, saying which, without them.
