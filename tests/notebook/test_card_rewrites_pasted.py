@@ -265,3 +265,20 @@ def test_the_examples_of_the_line_readers_run():
     """rewrites.py reads and rewrites the learner's line for every card (`_first_call`,
     `_replaced`, `_operand`, `_pattern`): its docstring examples are its contract."""
     check_docstring_examples("jxkernel.views.error_cards.rewrites")
+
+
+@pytest.mark.parametrize("branch, cast", [
+    ("def zero(v):\n    return 0\n", "jnp.asarray(..., jnp.float32) around what false_fun"),
+    ("FIRST = True\ndef zero(v):\n    if FIRST:\n        return 0\n    return 1\n",
+     ".astype(jnp.float32) in false_fun")])
+def test_a_cond_branch_cards_words_name_the_cast_its_rewrite_makes(branch, cast, tmp_path):
+    """A def'd branch of another dtype: the card's fix said `.astype(jnp.float32) in
+    false_fun` while its rewrite wrapped the branch's own `return 0` in jnp.asarray (a Python
+    number has no .astype); the words now name the cast the rewrite makes, .astype only where
+    the rewrite is the pattern (a branch without one plain return)."""
+    program = branch + "_r = jax.lax.cond(False, lambda v: v, zero, 1.5)\n"
+    with pytest.raises(TypeError) as raised:
+        _run(program, str(tmp_path / "branch.py"))
+    card = error_cards.card_for(raised.value)
+    assert card.kind == "branch-types" and cast in card.fix, card.fix
+    assert cast.split(" ")[0].split("(")[0].strip(".") in card.rewrite, card.rewrite

@@ -43,17 +43,20 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
         dtype = str(dtypes.promote_types(type0.split("[")[0], type1.split("[")[0]))
         cast = [(n, funs.get(n, n)) for n, t in ((first, type0), (other, type1))
                 if t.split("[")[0] != dtype]
-        fix = (f"Return {dtype}{at} from every branch: .astype(jnp.{dtype}) in "
-               f"{' and '.join(n for n, _ in cast)}.")
         line = _lambda_branches_cast(where, [n for n, _ in cast], dtype) if not path else None
-        if line:           # (a lambda's result may be a Python number, which has no .astype)
-            fix = (f"Return {dtype} from every branch: jnp.asarray(..., jnp.{dtype}) around "
-                   f"what {' and '.join(n for n, _ in cast)} returns.")
         rewrite = line or "\n".join(
             f"# in {n} ({f}), return {dtype}:\n" + _branch_back(
                 exc, f, lambda v: f"jnp.asarray({v}, jnp.{dtype})",
                 f"return result.astype(jnp.{dtype})")
             for n, f in cast)
+        # the words say what the rewrite does: jnp.asarray where it wraps a branch's own
+        # return (a Python number, which has no .astype), .astype where it is the pattern
+        named = " and ".join(n for n, _ in cast)
+        if f"result.astype(jnp.{dtype})" in rewrite:
+            fix = f"Return {dtype}{at} from every branch: .astype(jnp.{dtype}) in {named}."
+        else:
+            fix = (f"Return {dtype}{at} from every branch: jnp.asarray(..., jnp.{dtype}) "
+                   f"around what {named} returns.")
         both = "promotes both to one dtype"
     else:
         fix = f"Make {other} return{at} the shape {first} returns, {_shape_of(type0)}."
