@@ -44,9 +44,10 @@ from ..core.primitive import (
 )
 from ..core.avals import ShapedArray
 from ..core.trace import Tracer
-from ..transforms.api_util import flatten_axes
+from ..transforms.api_util import flatten_axes, flatten_axis_resources
 from ..transforms.jit.args import check_sharding_leaf, device_mismatch
-from ..tree_util import broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_unflatten
+from ..tree_util import (broadcast_prefix, tree_flatten, tree_leaves, tree_map, tree_structure,
+                         tree_unflatten)
 from ..xla import stablehlo as hlo
 from ..xla.lowering import NeedsMesh, results_left_unconstrained
 from ..xla.put import device_put
@@ -684,11 +685,18 @@ def reshard(xs, out_shardings):
     >>> reshard(x, NamedSharding(explicit, P(None, 'x'))).sharding.spec
     P(None, 'x')
     """
-    for s in tree_leaves(out_shardings, is_leaf=lambda s: isinstance(s, PartitionSpec)):
+    # JAX's order: a tree that is no prefix of the arguments tuple's (its words for it), then
+    # each sharding's type
+    tree = tree_structure(xs)
+    flat = flatten_axis_resources("reshard out_shardings", tree, out_shardings, True)
+    for s in flat:
+        if s is None:
+            raise ValueError("Reshard should only be used with out_shardings which are non-None "
+                             "and have a non-empty mesh. Got sharding None.")
         check_out_sharding_type(s, "reshard")
         check_explicit_only(resolve(s, "reshard"), "reshard")
     _avals.sharding_types_seen = True       # the result's type carries its sharding
-    return with_sharding_constraint(xs, out_shardings, reshard_p)
+    return with_sharding_constraint(xs, tree_unflatten(tree, flat), reshard_p)
 
 
 def check_explicit_only(sharding, api_name: str) -> None:

@@ -13,7 +13,8 @@ vmap_: vmap of a jit, of reshard and out_sharding=, and of loops keeps the vmapp
 mixed_: a mesh of Explicit and Auto axes: types name the Explicit ones, layouts keep the Auto
 ones XLA's propagation gives, and JAX's errors. cumulative_: jnp.cumsum and the like without
 an axis refuse a split value, with JAX's error. onedevice_: a one-device array mixed with
-split values under set_mesh.
+split values under set_mesh. reshardargs_: reshard's out_shardings given as another tree than
+its arguments', or holding None, and JAX's words for each.
 
 Values are small integers in float32 (exact on both sides).
 """
@@ -126,6 +127,40 @@ def _one_device_programs(jax, outside):
     }
 
 
+def _reshard_argument_programs(jax, explicit):
+    """reshard's out_shardings against its arguments' tree: a prefix of it (one sharding for
+    a tuple, a dict's), and JAX's errors where it is none (a tuple of another length, a list
+    for a tuple, other keys, one level too few) or holds a None. Run outside set_mesh, as a
+    NamedSharding needs no mesh there; the specs' programs under it."""
+    P, NS = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+    reshard = jax.sharding.reshard
+    x = lambda: jax.device_put(np.arange(32, dtype=np.float32).reshape(8, 4),  # noqa: E731
+                               NS(explicit, P("x")))
+    S = lambda *axes: NS(explicit, P(*axes))       # noqa: E731
+    outside = {
+        "reshardargs_dict_prefix": lambda: reshard({"a": x(), "b": x()}, {"a": S("y"), "b": S()}),
+        "reshardargs_one_for_a_tuple": lambda: reshard((x(), x()), S("y")),
+        "reshardargs_nested_prefix": lambda: reshard((x(), [x(), x()]), (S(), S("y"))),
+        "reshardargs_lists": lambda: reshard([x(), x()], [S("y"), S()]),
+        "reshardargs_dict_other_keys": lambda: reshard({"a": x(), "b": x()},
+                                                       {"a": S("y"), "c": S()}),
+        "reshardargs_tuple_of_three_for_two": lambda: reshard((x(), x()), (S(),) * 3),
+        "reshardargs_tuple_for_one": lambda: reshard(x(), (S("y"),)),
+        "reshardargs_tuple_of_two_for_one": lambda: reshard(x(), (S("y"), S())),
+        "reshardargs_list_for_a_tuple": lambda: reshard((x(), x()), [S("y"), S()]),
+        "reshardargs_nested_too_short": lambda: reshard((x(), [x(), x()]), (S(), [S("y")])),
+        "reshardargs_none": lambda: reshard(x(), None),
+        "reshardargs_none_in_a_tuple": lambda: reshard((x(), x()), (S(), None)),
+    }
+    under = {
+        "reshardargs_specs_under_set_mesh": lambda: reshard((x(), x()), (P("y"), P())),
+        "reshardargs_specs_too_few_under_set_mesh": lambda: reshard((x(), x()), (P("y"),)),
+        "reshardargs_in_jit_too_many": lambda: jax.jit(
+            lambda a, b: reshard((a, b), (P("y"),) * 3))(x(), x()),
+    }
+    return outside, under
+
+
 def _mixed_programs(jax, mixed):
     jnp, lax, P = jax.numpy, jax.lax, jax.sharding.PartitionSpec
     NS = jax.sharding.NamedSharding
@@ -193,11 +228,13 @@ def run(jax):
     explicit = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
     mixed = jax.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto))
     outside, under = _mixed_programs(jax, mixed)
+    reshard_outside, reshard_under = _reshard_argument_programs(jax, explicit)
     ones = jax.numpy.ones(8)                # made on one device, before any set_mesh
     groups = [(explicit, _context_programs(jax, explicit)),
               (explicit, _vmap_programs(jax, explicit)), (explicit, _cumulative_programs(jax)),
               (explicit, _one_device_programs(jax, lambda: ones)),
-              (None, outside), (mixed, under)]
+              (None, outside), (mixed, under),
+              (None, reshard_outside), (explicit, reshard_under)]
     out = {"device_count": len(jax.devices())}
     for mesh, programs in groups:
         for name, f in programs.items():

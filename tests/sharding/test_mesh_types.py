@@ -79,6 +79,13 @@ def test_a_one_device_array_under_set_mesh_is_typed_replicated_as_jaxs(runs):
     _check(runs, _named(runs, "onedevice_") + ["mixed_update_slice"])
 
 
+def test_reshard_takes_a_prefix_of_its_arguments_and_refuses_others_as_jax(runs):
+    # a tree of shardings that is no prefix of the arguments' raised tree_util's error, naming
+    # jxkernel's internals ("broadcast_prefix prefix_tree"), and a None raised the TypeError of
+    # a sharding of another type: 5 of 15 were JAX's
+    _check(runs, _named(runs, "reshardargs_"))
+
+
 @pytest.mark.xla_only("sharded arrays")
 def test_layouts_xlas_propagation_chooses_are_jaxs(runs):
     _check(runs, sorted(_LAYOUT))
