@@ -1249,6 +1249,14 @@ NUMPY_RANDOM = {
     "permutation": ("jnp.random.permutation(5)", "jax.random.permutation(jax.random.key(0), 5)"),
     "seed": ("jax.random.key_data(jnp.random.seed(0))",
              "jax.random.key_data(jax.random.key(0))"),
+    # NumPy's legacy names asked of jax.random itself (JAX: AttributeError naming jax.random)
+    "jax_randn": ("jax.random.randn(2, 3)", "jax.random.normal(jax.random.key(0), (2, 3))"),
+    "jax_rand": ("jax.random.rand(3)", "jax.random.uniform(jax.random.key(0), (3,))"),
+    "jax_random": ("jax.random.random(4)", "jax.random.uniform(jax.random.key(0), (4,))"),
+    "jax_random_sample": ("jax.random.random_sample((2, 2))",
+                          "jax.random.uniform(jax.random.key(0), (2, 2))"),
+    "jax_seed": ("jax.random.key_data(jax.random.seed(3))",
+                 "jax.random.key_data(jax.random.key(3))"),
 }
 
 

@@ -1473,14 +1473,15 @@ def test_numpys_random_arguments_become_jaxs_and_draw_jaxs_numbers(shell, case):
 
 @pytest.mark.parametrize("case", sorted(NUMPY_RANDOM))
 def test_numpys_random_module_asked_of_jnp_becomes_jax_random_with_a_key(shell, case):
-    """`jnp.random.normal(size=3)`: JAX's AttributeError (its module named jax.numpy; ours is
-    jxkernel.numpy), and the card's jax.random call with a key, run, gives JAX's numbers
-    (integers exactly, floats within 4 ulps)."""
+    """`jnp.random.normal(size=3)`, `jax.random.randn(2, 3)`: JAX's AttributeError (its
+    module named jax.numpy or jax.random; ours jxkernel's), and the card's jax.random call
+    with a key, run, gives JAX's numbers (integers exactly, floats within 4 ulps)."""
     mistake, fix = NUMPY_RANDOM[case]
     text, card = shown(shell, f"_y = {mistake}")
     assert card["kind"] == "numpy-random", text
-    assert card["message"].replace("jxkernel.numpy", "jax.numpy") == \
-        JAX[f"nprandom_{case}"]["first_line"]
+    assert card["message"].replace("jxkernel.", "jax.") == JAX[f"nprandom_{case}"]["first_line"]
+    assert card["title"].startswith("jax.random has no " if case.startswith("jax_") else
+                                    "jax.numpy has no random module")
     line = card["rewrite"].splitlines()[0].split("    # ")[0]
     assert line == f"_y = {fix}", card["rewrite"]
     assert shell.run_cell(line).success

@@ -63,7 +63,8 @@ list-index (TypeError: an array indexed by a Python list, `x[[0, 2]]`), truth-va
 arguments, size=, low=/high=, loc=/scale=, randint(key, 0, 10) without its shape),
 key-unpack (TypeError: `k1, k2 = key`, a key iterated), raw-key-unpacked (TypeError: a word
 of a raw key, `k1, k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeError:
-`jnp.random.normal(size=3)`, NumPy's random module asked of jax.numpy), custom-vjp-bwd
+`jnp.random.normal(size=3)`, NumPy's random module asked of jax.numpy, or its legacy names of
+jax.random, `jax.random.randn(3)`), custom-vjp-bwd
 (TypeError: a custom_vjp's bwd returning a bare value or another number of cotangents than
 the function has arguments), checkpoint-policy (AttributeError or TypeError: a
 jax.checkpoint_policies name misspelled, or `policy='dots_saveable'`, a name for the

@@ -284,14 +284,24 @@ _NUMPY_RANDOM = {
     "permutation": ("x",), "shuffle": ("x",)}
 
 
+# NumPy's legacy names asked of jax.random itself (`jax.random.randn(3)`, a NumPy habit): the
+# same card. Only JAX's module: Python's own `random` lacks randn too, and has no keys
+_NO_NUMPY_NAME = re.compile(r"^module '(?:jax|jxkernel)\.random' has no attribute "
+                            r"'(seed|rand|randn|random|random_sample)'$")
+
+
 def _is_numpy_random_module(e) -> bool:
-    return isinstance(e, AttributeError) and _NO_RANDOM.match(str(e)) is not None
+    return isinstance(e, AttributeError) and (_NO_RANDOM.match(str(e)) or
+                                              _NO_NUMPY_NAME.match(str(e))) is not None
 
 
 def _numpy_random_module_card(exc, where, called_from) -> ErrorCard:
     rewrite = _numpy_random_module_rewrite(where)
+    name = _NO_NUMPY_NAME.match(str(exc))
+    title = f"jax.random has no {name.group(1)}: its functions take a key and a shape" if name \
+        else "jax.numpy has no random module: random numbers come from jax.random"
     return ErrorCard(
-        "numpy-random", "jax.numpy has no random module: random numbers come from jax.random",
+        "numpy-random", title,
         why=("NumPy draws from a hidden global state (np.random.seed), which traced, "
              "vectorized and parallel code cannot share; JAX's jax.random functions take "
              "that state as an argument instead: a key, made once from a seed and split for "
