@@ -63,7 +63,9 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
     data, _ = check_key("categorical", key)
     axis = operator.index(axis)     # (a concrete 0-d Array too, as JAX's takes it)
     logits_shape = _shape(logits)
-    batch_shape = tuple(d for i, d in enumerate(logits_shape) if i != axis % len(logits_shape))
+    # np.delete, as JAX's: an axis out of bounds is its IndexError (a 0-d logits' too); an
+    # object array keeps each dimension as it is (a symbolic one too)
+    batch_shape = tuple(np.delete(np.array(logits_shape, dtype=object), axis))
     if shape is None:
         shape = batch_shape
     else:

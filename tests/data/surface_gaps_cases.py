@@ -54,6 +54,14 @@ def _samplers(jax):
         "one_size_int": lambda: r.normal(key, 3),                      # (JAX takes these)
         "tuple_of_numpy": lambda: r.normal(key, (n,)),
         "zero_d_array": lambda: r.normal(key, np.array(3)),
+        # categorical's axis out of the logits' bounds: JAX's np.delete IndexError (it drew
+        # along axis % ndim, and a 0-d logits divided by zero)
+        "categorical_axis_past_the_rank": lambda: r.categorical(key, np.zeros((2, 3)), axis=3),
+        "categorical_axis_before_the_first": lambda: r.categorical(key, np.zeros((2, 3)),
+                                                                   axis=-3),
+        "categorical_axis_past_under_jit": lambda: jax.jit(
+            lambda logits: r.categorical(key, logits, axis=2))(np.zeros((2, 3))),
+        "categorical_0d_logits": lambda: r.categorical(key, np.float32(0.0)),
     }
 
 

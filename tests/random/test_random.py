@@ -358,7 +358,8 @@ def test_multivariate_normal_and_orthogonal():
 @pytest.mark.cpu_only("CPU text")
 def test_a_numpy_integer_is_no_shape_as_in_jax():
     # JAX's samplers read `shape` with tuple(): a Python int is one size, a NumPy integer
-    # (or a 0-d array) is refused in Python's words, a tuple of NumPy integers taken
+    # (or a 0-d array) is refused in Python's words, a tuple of NumPy integers taken; and
+    # categorical's axis out of the logits' bounds is JAX's IndexError (it drew along another)
     from surface_gaps_cases import recorded, run_mistakes
     from backend_tier import devices_named_here
     assert run_mistakes(jxkernel, "random") == devices_named_here(recorded("mistakes", "random"))
