@@ -348,7 +348,8 @@ def _auto_repeat(a, repeats, axis, total_repeat_length, out_sharding):
 
 def _repeat(a, repeats, axis, total_repeat_length):
     shp = _shape(a)
-    axis = canonicalize_axis(operator.index(axis), builtins.max(len(shp), 1))
+    # a 0-d `a` is filled whatever the axis, as JAX's (which never reads it there)
+    axis = canonicalize_axis(operator.index(axis), len(shp)) if shp else 0
     if is_symbolic(repeats):              # jax.export: one count, a symbolic size (JAX's)
         if total_repeat_length is not None:
             raise ValueError(f"jnp.repeat with a non-constant `repeats` is supported only when "

@@ -450,7 +450,8 @@ def append(arr, values, axis: int | None = None):
 def _split(name: str, ary, indices_or_sections, axis: int) -> list:
     ary = _asarray(name, ary)
     axis = _concrete(axis, f"in jax.numpy.{name} argument `axis`")     # (JAX's words)
-    axis = canonicalize_axis(operator.index(axis), len(_shape(ary)))
+    # IndexError, as JAX's (it reads ary.shape[axis] first)
+    axis = canonicalize_axis(operator.index(axis), len(_shape(ary)), IndexError)
     n = _shape(ary)[axis]
     parts = indices_or_sections if isinstance(indices_or_sections, (tuple, list)) else \
         [indices_or_sections]
@@ -508,8 +509,8 @@ def vsplit(ary, indices_or_sections) -> list:
 def dsplit(ary, indices_or_sections) -> list:
     """split along axis 2 of an array with at least 3 dimensions."""
     ary = _asarray("dsplit", ary)
-    if len(_shape(ary)) < 3:
-        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    if len(_shape(ary)) < 3:        # IndexError, as JAX's (it reads ary.shape[2]); NumPy's words
+        raise IndexError("dsplit only works on arrays of 3 or more dimensions")
     return _split("dsplit", ary, indices_or_sections, 2)
 
 

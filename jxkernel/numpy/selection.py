@@ -153,6 +153,9 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None,
         n = _shape(cond)[0]
     if size is None:
         out_ = getitem(arr, nonzero(cond)[0])
+    elif not 0 <= size <= n:        # JAX's refusal (its sort-and-cut has no more slices)
+        raise ValueError(f"size must be positive and not greater than the size of the array "
+                         f"axis; got {size=} for a.shape[axis]={n}")
     else:
         idx, = nonzero(cond, size=size, fill_value=n)
         out_ = _take_fill(arr, idx, fill_value)

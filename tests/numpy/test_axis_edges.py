@@ -1,0 +1,47 @@
+"""split's axes, repeat of a 0-d array and compress's size at their edges, against JAX 0.10.2's
+recorded answers (tests/data/axis_edges_cases.py; reference/make_axis_edges_reference.py).
+
+Compared: each case's class, and its result's shapes and values or its message. Where JAX's
+message is IndexError's bare "tuple index out of range" (it indexed the shape), jxkernel says
+which axis of which rank, and only the class is compared.
+"""
+import locations  # tests/support: the repository's folders
+from axis_edges_cases import run
+
+import jxkernel
+
+JAX = locations.jax_answers("axis_edges_reference.json")
+# JAX's words from its indexing the shape: ours name the axis and the rank instead
+JAX_BARE = "tuple index out of range"
+
+
+def _differences(prefixes):
+    ours = run(jxkernel)
+    wrong = {}
+    for name, want in JAX.items():
+        if name == "jax_version" or not name.startswith(prefixes):
+            continue
+        got = ours[name]
+        same = got[0] == want[0] if want[1] == JAX_BARE else got == want
+        if not same:
+            wrong[name] = (got, want)
+    return wrong
+
+
+def test_split_out_of_bounds_is_jaxs_index_error():
+    # split and array_split raised ValueError, dsplit of fewer than 3 dimensions too
+    assert not _differences(("split_", "array_split_", "hsplit_", "vsplit_", "dsplit_"))
+
+
+def test_repeat_of_a_0d_array_fills_along_any_axis_as_jax():
+    # the axis was checked against one dimension: axis=1 raised, vmap's too
+    assert not _differences(("repeat_",))
+
+
+def test_compress_refuses_a_size_past_the_axis_as_jax():
+    # a size past the axis padded with fill_value where JAX raises
+    assert not _differences(("extract_", "compress_"))
+
+
+def test_every_case_was_recorded():
+    assert set(run(jxkernel)) == set(JAX) - {"jax_version"}
