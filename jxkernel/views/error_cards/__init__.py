@@ -201,6 +201,7 @@ from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand
 from .loop_conditions import (_is_while_not_bool, _is_while_per_element,
                               _while_not_bool_card, _while_per_element_card)
 from .key_reuse import _key_reuse_card
+from .key_types import _is_key_types, _key_types_card
 from .keys import (_is_key_batch, _is_key_unpacked, _is_numpy_random,
                    _is_numpy_random_module, _is_raw_key_word, _is_seed_as_key, _key_batch_card,
                    _key_unpack_card, _numpy_random_card, _numpy_random_module_card,
@@ -212,7 +213,8 @@ from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_
                              _is_fori_bounds, _is_int_power, _is_lax_dtypes, _is_switch_index,
                              _lax_dtypes_card, _switch_index_card)
 from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
-                             _is_reshape_size, _matmul_card, _reshape_card)
+                             _is_reshape_size, _is_reshape_unknowns, _matmul_card,
+                             _reshape_card, _reshape_unknowns_card)
 from .ragged import _is_ragged, _ragged_card
 from .reading import (_first_line, _operation_lines, _public, _user_frame, _user_lines,
                       spelled_for)
@@ -275,6 +277,7 @@ _CARDS = [
     (_is_vmap_out_axes, _vmap_out_axes_card),
     (_is_in_axes_length, _in_axes_length_card),
     (_is_in_axes_dict, _in_axes_dict_card),
+    (_is_key_types, _key_types_card),       # before the dtype casts: no key is cast so
     (_is_carry_error, _carry_card),
     (_is_several_off, _several_card),       # before the pair's: every branch at once
     (_is_branch_types, _branch_card),
@@ -301,6 +304,7 @@ _CARDS = [
     (_is_layer_features, _layer_features_card),  # before matmul's: the layer's words
     (_is_matmul_shapes, _matmul_card),
     (_is_reshape_size, _reshape_card),
+    (_is_reshape_unknowns, _reshape_unknowns_card),
     (_is_lax_dtypes, _lax_dtypes_card),
     (_is_int_power, _int_power_card),
     (_is_float_index, _float_index_card),

@@ -1,0 +1,159 @@
+"""Cards for a PRNG key of another kind where lax.cond/switch compares its branches' outputs
+or a loop its carry: a typed key (`jax.random.key`, dtype key<fry>) against raw key data
+(`jax.random.PRNGKey` or `jax.random.key_data`, uint32 numbers), or keys of two
+implementations (key<fry>, key<rbg>). The dtype cards (control_flow.py) cast with
+jnp.asarray(..., dtype), which no key dtype is: they raised while drawing (`key<fry>` is no
+dtype) and the card went missing."""
+from __future__ import annotations
+
+import ast
+import re
+
+from .card import ErrorCard
+from .carries import _in_learners_terms, _loop_body_name
+from .control_flow import (_BRANCH_NAMES, _BRANCH_TYPES, _CARRY_TYPES, _is_branch_types,
+                           _is_carry_error)
+from .returns import _branch_back, _carry_back, _lambda_branches_wrapped, _lambda_carry_back
+
+_KEY = re.compile(r"key<(\w+)>\[([\d,]*)\]$")
+_RAW = re.compile(r"uint32\[([\d,]*)\]$")
+# a raw key's data per implementation: threefry's is two uint32 numbers (`jax.random.PRNGKey`)
+_RAW_WORDS = {"fry": 2}
+_WRAP, _UNWRAP = "jax.random.wrap_key_data", "jax.random.key_data"
+
+
+def _types(text) -> list:
+    """The pairs of types JAX's message compares (one per leaf off, a bullet each where
+    several are) of a branch or carry mismatch."""
+    found = [(m.group(3), m.group(5)) for m in _BRANCH_TYPES.finditer(text)]
+    return found or [(m.group(5), m.group(6)) for m in _CARRY_TYPES.finditer(text)]
+
+
+def _is_key_types(e) -> bool:
+    if not (_is_branch_types(e) or _is_carry_error(e)):
+        return False
+    return any(_KEY.match(t) for pair in _types(str(e)) for t in pair)
+
+
+def _several(text) -> str | None:
+    """Where JAX names several leaves off (a bullet each): them all, in words, for a card
+    whose code fixes one leaf only (the key's): None where one is."""
+    pairs = _types(text)
+    if len(pairs) < 2:
+        return None
+    paths = re.findall(r"at path (\S+) has type", text)
+    return "; ".join(f"{p}: {a} and {b}" for p, (a, b) in zip(paths, pairs))
+
+
+def _dims(text) -> tuple:
+    return tuple(int(d) for d in text.split(",") if d)
+
+
+def _joins(typed, other) -> str | None:
+    """How `other` becomes a key of `typed`'s type: _WRAP where it is that implementation's
+    raw data of the same batch shape (uint32[2] for key<fry>[]), None where no call does
+    (keys of two implementations, a key against a number)."""
+    key, raw = _KEY.match(typed), _RAW.match(other)
+    if key is None or raw is None or key.group(1) not in _RAW_WORDS:
+        return None
+    return _WRAP if _dims(raw.group(1)) == _dims(key.group(2)) + (_RAW_WORDS[key.group(1)],) \
+        else None
+
+
+def _noun(type_text) -> str:
+    return "typed key" if _KEY.match(type_text) else "raw key data" if _RAW.match(type_text) \
+        else "value"
+
+
+def _kind(type_text) -> str:
+    if _KEY.match(type_text):
+        return f"a typed key ({type_text})"
+    if _RAW.match(type_text):
+        return f"raw key data ({type_text}, uint32 numbers)"
+    return type_text
+
+
+_WHY = ("jax.random.key(seed) makes a typed key, of dtype key<fry> (key<rbg> with "
+        "impl='rbg'); jax.random.PRNGKey(seed) and jax.random.key_data(key) give raw key data, "
+        "uint32 numbers (two per threefry key): to JAX, two types. ")
+
+
+def _key_types_card(exc, where, called_from) -> ErrorCard:
+    text = str(exc)
+    if _is_branch_types(exc):
+        return _branch_keys_card(exc, text, where)
+    return _carry_keys_card(exc, text, where)
+
+
+def _branch_keys_card(exc, text, where) -> ErrorCard:
+    api = text.split()[0]
+    first, path, type0, other, type1, _ = _BRANCH_TYPES.search(text).groups()
+    funs = dict(_BRANCH_NAMES.findall(text.split("\n\n")[1]))
+    at = f" at path {path}" if path else ""
+    # the typed key is the one kept (the kind jax.random recommends): the raw data wrapped
+    wrap = _joins(type0, type1) and other or _joins(type1, type0) and first
+    if wrap:
+        fix = (f"Return a typed key from every branch: {_WRAP}(...) around what {wrap} "
+               f"returns{at} makes its raw data a key<fry> key.")
+        rewrite = None if path else (
+            _lambda_branches_wrapped(where, {wrap: f"{_WRAP}(result)"}) or
+            f"# in {wrap} ({funs.get(wrap, wrap)}), return a typed key:\n" + _branch_back(
+                exc, funs.get(wrap, wrap), lambda v: f"{_WRAP}({v})",
+                f"return {_WRAP}(raw_key)"))
+        rewrite = rewrite or (f"# in {wrap}, return {_WRAP}(...) of the raw key it returns"
+                              f"{at}")
+    else:
+        fix = (f"Make every branch return{at} a key of one kind: the same jax.random call "
+               f"(one impl=) makes them in each branch.")
+        rewrite = (f"# make the keys {first} and {other} return{at} with one jax.random call "
+                   f"kind: {_kind(type0)} and {_kind(type1)} do not convert into each other")
+    several = _several(text)
+    if several:
+        fix = (f"Every leaf JAX names must match, not the key's alone ({several}): "
+               f"{_WRAP}(...) makes raw key data a key<fry> key, .astype or jnp.asarray(..., "
+               f"dtype) casts a number.")
+        rewrite = (f"# in each branch, return every leaf with one type: {several}")
+    return ErrorCard(
+        "key-types", f"{api}: the branches return keys of different types",
+        why=(_WHY + f"{api} traces every branch into one program, so each must return the "
+             f"same types: {first} returns {_kind(type0)}{at}, {other} {_kind(type1)}."),
+        fix=fix, rewrite=rewrite,
+        origin={"api": api, "branches": [[first, funs.get(first, first), type0],
+                                         [other, funs.get(other, other), type1]],
+                "path": path},
+        docs="https://docs.jax.dev/en/latest/jax.random.html")
+
+
+def _carry_keys_card(exc, text, where) -> ErrorCard:
+    loop = text.split()[0] if text.split()[0] in ("scan", "while_loop", "fori_loop") else "loop"
+    _, sub_path, path, _, came, went, mismatch = _CARRY_TYPES.search(text).groups()
+    loop, path, came, went = _in_learners_terms(where, loop, sub_path or path or None, came,
+                                                went, mismatch)
+    body = _loop_body_name(where) or "body"
+    leaf = f"carry{path or ''}"
+    # the carry goes back as it came in: raw data wrapped into the key it came in as, a
+    # typed key's data taken where it came in raw
+    call = _joins(came, went) or (_UNWRAP if _joins(went, came) else None)
+    if call:
+        def make(node):
+            return f"{call}({ast.unparse(node)})"
+        back = _carry_back(exc, body, loop, path, make) or \
+            _lambda_carry_back(where, loop, path, make)
+        fix = (f"Give {leaf} back as it came in, {_kind(came)}: {call}(...) around the "
+               f"{_noun(went)} {body} returns there.")
+        rewrite = (f"# in {body}, give {leaf} back as {_kind(came)}:\n{back}" if back and
+                   back.startswith("return ") else back) or \
+            f"# in {body}, return {call}(...) of what it returns as {leaf}"
+    else:
+        fix = f"Make {body} return {leaf} as the kind of key it came in as, {came}."
+        rewrite = (f"# make {body} return {leaf} with the jax.random call (one impl=) that "
+                   f"made it: {_kind(came)} and {_kind(went)} do not convert into each other")
+    return ErrorCard(
+        "key-types", f"{loop}: the carry's key changes type in the loop",
+        why=(_WHY + f"{loop} compiles {body} once for every iteration, so the carry must "
+             f"leave it with the type it came in with: {leaf} came in as {_kind(came)} and "
+             f"left as {_kind(went)}."),
+        fix=fix, rewrite=rewrite,
+        origin={"loop": loop, "body": body, "path": path, "input_type": came,
+                "output_type": went},
+        docs="https://docs.jax.dev/en/latest/jax.random.html")
