@@ -19,19 +19,22 @@ integer-conversion (TracerIntegerConversionError), array-conversion
 (ValueError: non-hashable static argument), vmap-sizes (ValueError: inconsistent sizes along
 in_axes), vmap-rank (ValueError: in_axes names an axis an argument has not), vmap-out-axes
 (ValueError: out_axes names an axis past the function's output), loop-carry
-(TypeError: a scan/while_loop/fori_loop carry changing type),
+(TypeError: a scan/while_loop/fori_loop carry changing type, a PRNG key's kind too),
 boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`),
-key-reuse (KeyReuseError, with jax_debug_key_reuse), jit-method (TypeError: `@jax.jit` on a
-method, its `self` no array), traced-slice (IndexError: `x[:n]` with a traced bound),
+key-reuse (KeyReuseError, with jax_debug_key_reuse),
+jit-method (TypeError: `@jax.jit` on a method, its `self` no array), traced-slice
+(IndexError: `x[:n]` with a traced bound),
 seed-as-key (TypeError: a seed given to jax.random where a key goes), integer-grad-input
 (TypeError: grad of an int), grad-output (TypeError: grad of a function whose output is not one
 number), aux-output (TypeError: has_aux=True, f returning one value or a tuple of 3),
 scalar-conversion (TypeError: int(x)/float(x)/complex(x) of an array with dimensions),
 broadcast-shapes (elementwise operands that do not broadcast), matmul-shapes (TypeError: a
-matrix product whose inner sizes differ), not-an-array (TypeError: a string, a function or
-another object passed to a jitted function where jit traces it), cond-predicate (TypeError:
+matrix product whose inner sizes differ; ValueError: of a 0-d operand), not-an-array
+(TypeError: a string, a function or another object passed to a jitted function where jit
+traces it), cond-predicate (TypeError:
 lax.cond given a condition per element), while-grad (ValueError: grad of a while_loop, or of
-a fori_loop with traced bounds), reshape-size (TypeError: a reshape to another size),
+a fori_loop with traced bounds), reshape-size (TypeError: a reshape to another size, or
+with two -1s), uneven-split (ValueError: jnp.split into pieces that do not divide the axis),
 lax-dtypes (TypeError: a lax operation given two dtypes), integer-power (TypeError: an integer
 array to a negative power), float-index (TypeError: an array indexed by a float), vmap-in-axes
 (ValueError: an in_axes tuple of another length than the arguments; TypeError: in_axes
@@ -52,7 +55,8 @@ scan-output (TypeError: a scan body returning one value or three, not (carry, y)
 fori-bounds (TypeError: lax.fori_loop given a float bound, `lax.fori_loop(0, n / 2, ...)`),
 switch-index (TypeError: lax.switch given a float index, `lax.switch(n / 2, branches)`),
 branch-types (TypeError: lax.cond or lax.switch branches returning different dtypes, shapes
-or structures), concatenate-ranks (TypeError or ValueError: jnp.concatenate, hstack, stack or
+or structures, or keys of two kinds), concatenate-ranks (TypeError or ValueError:
+jnp.concatenate, hstack, stack or
 lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix),
 join-shapes (ValueError or TypeError: jnp.stack given arrays of two shapes, (3,) and (4,), or
 jnp.concatenate given arrays that differ on an axis it does not join along),
@@ -161,6 +165,8 @@ The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
 from __future__ import annotations
 
 from ...core import errors as jx_errors
+from .array_calls import (_is_matmul_0d, _is_uneven_split, _matmul_0d_card,
+                          _uneven_split_card)
 from .axes import _axis_bounds_card, _is_axis_bounds
 from .check_arguments import _check_format_args_card, _is_check_format_args
 from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
@@ -305,6 +311,8 @@ _CARDS = [
     (_is_matmul_shapes, _matmul_card),
     (_is_reshape_size, _reshape_card),
     (_is_reshape_unknowns, _reshape_unknowns_card),
+    (_is_matmul_0d, _matmul_0d_card),
+    (_is_uneven_split, _uneven_split_card),
     (_is_lax_dtypes, _lax_dtypes_card),
     (_is_int_power, _int_power_card),
     (_is_float_index, _float_index_card),

@@ -3,7 +3,8 @@ or a loop its carry: a typed key (`jax.random.key`, dtype key<fry>) against raw 
 (`jax.random.PRNGKey` or `jax.random.key_data`, uint32 numbers), or keys of two
 implementations (key<fry>, key<rbg>). The dtype cards (control_flow.py) cast with
 jnp.asarray(..., dtype), which no key dtype is: they raised while drawing (`key<fry>` is no
-dtype) and the card went missing."""
+dtype) and the card went missing. Their kinds are those cards' (branch-types, loop-carry):
+the same mistake, of a key, drawn the same way (what each branch or the carry was)."""
 from __future__ import annotations
 
 import ast
@@ -114,7 +115,7 @@ def _branch_keys_card(exc, text, where) -> ErrorCard:
                f"dtype) casts a number.")
         rewrite = (f"# in each branch, return every leaf with one type: {several}")
     return ErrorCard(
-        "key-types", f"{api}: the branches return keys of different types",
+        "branch-types", f"{api}: the branches return keys of different types",
         why=(_WHY + f"{api} traces every branch into one program, so each must return the "
              f"same types: {first} returns {_kind(type0)}{at}, {other} {_kind(type1)}."),
         fix=fix, rewrite=rewrite,
@@ -149,7 +150,7 @@ def _carry_keys_card(exc, text, where) -> ErrorCard:
         rewrite = (f"# make {body} return {leaf} with the jax.random call (one impl=) that "
                    f"made it: {_kind(came)} and {_kind(went)} do not convert into each other")
     return ErrorCard(
-        "key-types", f"{loop}: the carry's key changes type in the loop",
+        "loop-carry", f"{loop}: the carry's key changes type in the loop",
         why=(_WHY + f"{loop} compiles {body} once for every iteration, so the carry must "
              f"leave it with the type it came in with: {leaf} came in as {_kind(came)} and "
              f"left as {_kind(went)}."),

@@ -1,0 +1,104 @@
+"""Stop 104's audit of learners' mistakes no case held (tests/data/card_gaps_cases.py STOP_104,
+JAX 0.10.2's words compared in test_card_gaps.py): each run as a notebook cell gets a card of
+its kind, whose words are true for that program and whose code, where it has some, runs pasted
+under JAX (tests/data/card_rewrites_pasted_cases.py, the cases from key_cond_typed_and_raw to
+split_uneven). A card with no code it can stand behind is comments alone; a mistake with no
+card is in GAPS, with the reason."""
+import pytest
+
+import locations  # tests/support
+from card_gaps_cases import STOP_104  # tests/data
+from card_rewrites_pasted_cases import REFUSED
+from ipython_shell import ran_failing, shell_fixture
+
+JAX = locations.recorded("card_rewrites_pasted_reference.json")
+
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\nfrom jxkernel import lax")
+
+# each mistake's card kind: before stop 104, the key cards raised while drawing (`key<fry>`
+# is no dtype: no card), the reshape, split and matmul mistakes had none, and the number and
+# ragged rows' code raised pasted (REFUSED)
+KINDS = {
+    "key_cond_typed_and_raw": "branch-types", "key_cond_two_impls": "branch-types",
+    "key_switch_typed_and_raw": "branch-types", "key_cond_pair_and_dtype": "branch-types",
+    "key_while_carry_raw": "loop-carry", "key_fori_carry_data": "loop-carry",
+    "grad_of_a_vector": "grad-output", "reshape_two_unknowns": "reshape-size",
+    "concatenate_a_number": "concatenate-ranks", "stack_ragged_rows": "list-argument",
+    "concatenate_ragged_rows": "list-argument", "split_uneven": "uneven-split",
+    "matmul_by_a_number": "matmul-shapes", "scan_body_returning_y_as_carry": "loop-carry",
+}
+
+# mistakes left without a card, and why (a card would need a guess)
+GAPS = {
+    "scan_of_nothing_without_length": "how many steps to run is the learner's to say "
+                                      "(length=N): nothing in the program tells N",
+    "jit_returning_a_string": "what the string was for (a label to print, a result to return "
+                              "beside the jitted call) is not in the program",
+}
+
+# cards whose code is comments alone: no line of code the card can stand behind
+COMMENTS_ONLY = ("key_cond_two_impls", "key_cond_pair_and_dtype", "reshape_two_unknowns",
+                 "stack_ragged_rows")
+
+
+def test_every_mistake_is_a_card_or_a_recorded_gap():
+    assert not set(KINDS) & set(GAPS) and sorted([*KINDS, *GAPS]) == sorted(STOP_104)
+
+
+@pytest.mark.parametrize("case", sorted(STOP_104))
+def test_each_mistake_gets_its_card(shell, case):
+    """The cell fails with a card of the kind KINDS says (the key cards: drawing one raised,
+    and no card was shown), or none where GAPS records why."""
+    card = ran_failing(shell, STOP_104[case]).card
+    if case in GAPS:
+        assert card is None, card
+        return
+    assert card is not None and card["kind"] == KINDS[case], card
+    if case in COMMENTS_ONLY:
+        assert all(line.startswith("#") for line in card["rewrite"].splitlines()), card
+
+
+def test_keys_of_two_impls_are_told_no_cast_joins_them(shell):
+    """key<fry> against key<rbg>: no call turns one into the other, so the card names both
+    types and writes no code (a wrap_key_data of a key<rbg> raises)."""
+    card = ran_failing(shell, STOP_104["key_cond_two_impls"]).card
+    assert "key<fry>" in card["rewrite"] and "key<rbg>" in card["rewrite"], card
+    assert "wrap_key_data" not in card["rewrite"] and "do not convert" in card["rewrite"]
+
+
+def test_a_key_leaf_and_a_number_leaf_off_are_both_told(shell):
+    """Two leaves off (JAX's bullets: the key at [0], float32 against int32 at [1]): wrapping
+    the key alone would raise again at [1], so the card names both and gives no code."""
+    card = ran_failing(shell, STOP_104["key_cond_pair_and_dtype"]).card
+    for said in ("[0]: key<fry>[] and uint32[2]", "[1]: float32[] and int32[]"):
+        assert said in card["fix"] and said in card["rewrite"], card
+
+
+def test_a_typed_key_branch_keeps_the_raw_one_wrapped(shell):
+    """The typed key is kept, the raw data wrapped (not the other way: jax.random recommends
+    typed keys); the words say which branch and which call; the card lists what each branch
+    returns, as the dtype card does."""
+    ran = ran_failing(shell, STOP_104["key_cond_typed_and_raw"])
+    card = ran.card
+    assert ["true_fun", "<lambda>", "key<fry>[]"] in card["origin"]["branches"], card
+    assert card["title"] == "cond: the branches return keys of different types", card
+    assert "jax.random.wrap_key_data(jax.random.PRNGKey(1))" in card["rewrite"], card
+    assert "around what false_fun returns" in card["fix"], card
+
+
+def test_ragged_rows_given_to_stack_are_not_offered_one_array(shell):
+    """jnp.stack([[1.0, 2.0], [3.0]]): the card offered jnp.stack(jnp.asarray(...)), which
+    raises under JAX (REFUSED, recorded); it names the rows' lengths and gives no call."""
+    assert JAX["refused"]["stack_ragged_rows_as_one_array"] == "ValueError"
+    assert "jnp.asarray([[1.0, 2.0], [3.0]])" in REFUSED["stack_ragged_rows_as_one_array"]
+    card = ran_failing(shell, STOP_104["stack_ragged_rows"]).card
+    assert "jnp.asarray([[" not in card["rewrite"], card
+    assert "lengths 2, 1" in card["title"] and "lengths 2, 1" in card["why"], card
+
+
+def test_two_unknown_sizes_are_told_as_the_rule(shell):
+    """reshape(-1, -1): JAX names no size; the card says -1 is one size worked out, and
+    sketches the line with a name for the size the learner means."""
+    card = ran_failing(shell, STOP_104["reshape_two_unknowns"]).card
+    assert card["title"] == "A reshape into (-1, -1): -1 stands for one size only", card
+    assert "\n#   y = x.reshape(-1, n)    # in place of (-1, -1)" in card["rewrite"], card
