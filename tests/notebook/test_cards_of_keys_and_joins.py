@@ -9,6 +9,7 @@ import pytest
 import locations  # tests/support
 from card_gaps_cases import STOP_104  # tests/data
 from card_rewrites_pasted_cases import REFUSED
+from doc_examples import check_docstring_examples  # tests/support
 from ipython_shell import ran_failing, shell_fixture
 
 JAX = locations.recorded("card_rewrites_pasted_reference.json")
@@ -102,3 +103,9 @@ def test_two_unknown_sizes_are_told_as_the_rule(shell):
     card = ran_failing(shell, STOP_104["reshape_two_unknowns"]).card
     assert card["title"] == "A reshape into (-1, -1): -1 stands for one size only", card
     assert "\n#   y = x.reshape(-1, n)    # in place of (-1, -1)" in card["rewrite"], card
+
+
+def test_the_examples_of_the_join_readers_run():
+    """joins.py's `_one_more_axis` (a number among vectors as a vector of one element, not
+    `1.0[None]`): its docstring examples are its contract."""
+    check_docstring_examples("jxkernel.views.error_cards.joins")
