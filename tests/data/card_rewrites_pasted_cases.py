@@ -394,6 +394,13 @@ CASES = {
                                    "    return jax.random.fold_in(jax.random.wrap_key_data(k), 1)\n"
                                    "_r = jax.lax.while_loop(lambda k: k[0] == 0, body, "
                                    "jax.random.PRNGKey(0))\n", (2, 2), "second"),
+    # a batch of keys (split's: key<fry>[2] against uint32[2,2]), a def'd scan body's carry
+    "key_cond_batch_of_keys": ("_r = jax.random.key_data(jax.lax.cond(False, lambda: "
+                               "jax.random.split(jax.random.key(0)), lambda: "
+                               "jax.random.split(jax.random.PRNGKey(1))))\n", (1, 1), "first"),
+    "key_scan_def_body": ("def step(k, x):\n    return jax.random.key_data(k), x\n"
+                          "_r = jax.lax.scan(step, jax.random.key(0), jnp.arange(3.0))\n"
+                          "_r = [jax.random.key_data(_r[0]), _r[1]]\n", (2, 2), "second"),
     # a number among concatenate's vectors: `1.0[None]` (c[None] of c = 1.0) was offered, a
     # TypeError pasted (REFUSED); a list of rows of two lengths: jnp.asarray of it was offered,
     # NumPy's ValueError pasted (REFUSED): each row an array, joined end to end
@@ -718,4 +725,6 @@ PASTED = {
     'matmul_by_a_number': 'x = jnp.arange(3.0)\n_r = 2.0 * x    # * multiplies by a number\n',
     'matmul_by_a_number_second': '_r = jnp.ones((2, 2)) * jnp.float32(3.0)    # * multiplies by a number\n',
     'split_uneven': '_r = jnp.array_split(jnp.arange(5.0), 2)    # the first 1 piece one element longer than the others\n',
+    'key_cond_batch_of_keys': '_r = jax.random.key_data(jax.lax.cond(False, lambda: jax.random.split(jax.random.key(0)), lambda: jax.random.wrap_key_data(jax.random.split(jax.random.PRNGKey(1)))))\n',
+    'key_scan_def_body': 'def step(k, x):\n    return jax.random.wrap_key_data(jax.random.key_data(k)), x    # in place of return jax.random.key_data(k), x\n_r = jax.lax.scan(step, jax.random.key(0), jnp.arange(3.0))\n_r = [jax.random.key_data(_r[0]), _r[1]]\n',
 }
