@@ -7,6 +7,7 @@ card is in GAPS, with the reason."""
 import pytest
 
 import locations  # tests/support
+from jxkernel.views import error_cards
 from card_gaps_cases import STOP_104  # tests/data
 from card_rewrites_pasted_cases import REFUSED
 from doc_examples import check_docstring_examples  # tests/support
@@ -109,3 +110,22 @@ def test_the_examples_of_the_join_readers_run():
     """joins.py's `_one_more_axis` (a number among vectors as a vector of one element, not
     `1.0[None]`): its docstring examples are its contract."""
     check_docstring_examples("jxkernel.views.error_cards.joins")
+
+
+@pytest.mark.parametrize("case", ["two leaves sharded otherwise",
+                                  "a sharded leaf and a dtype leaf",
+                                  "two leaves varying otherwise"])
+def test_branches_off_in_sharding_or_manual_axes_get_no_cast(case):
+    """JAX 0.10.2's words for branches whose leaves differ in sharding or in the manual axes
+    they vary over (recorded on 8 CPU devices, multi_device_gaps_reference.json): no cast or
+    reshape fixes such a leaf, so no branch-types card (it cast the int32 leaf alone, and the
+    program raised again at the sharded one)."""
+    said = locations.recorded("multi_device_gaps_reference.json")["cases"][
+        "cond_branches_off_in_sharding"][case]
+    assert said[0] == "TypeError"
+    assert error_cards.card_for(TypeError("\n".join(said[1:]))) is None
+    # the same words with the sharded leaf's line dropped: a dtype alone, a card
+    if case == "a sharded leaf and a dtype leaf":
+        alone = [line.replace("  * the", "The").rstrip(".") + "." if "int32" in line else line
+                 for line in said[1:] if "float32[4]" not in line.split("has type")[-1]]
+        assert error_cards.card_for(TypeError("\n".join(alone))).kind == "branch-types", alone

@@ -26,9 +26,20 @@ _BRANCH_TYPES = re.compile(r"[Tt]he output of (.+?)(?: at path (\S+))? has type 
                            r"(shapes|dtypes) do not match")
 
 
+# every leaf JAX names, whatever its reason: dtypes, shapes, manual axes, or none (sharding)
+_BRANCH_LEAF = re.compile(r"^(?:  \* )?[Tt]he output of .+? has type \S+ but the corresponding "
+                          r"output of .+? has type \S+?(, so .*)?[.;]$", re.M)
+
+
 def _is_branch_types(e) -> bool:
-    return isinstance(e, TypeError) and _BRANCH_TYPES.search(str(e)) is not None and \
-        re.match(r"(cond|switch) branches must have equal output types", str(e)) is not None
+    """Branches off in dtype or shape only: a leaf off in sharding or in the manual axes it
+    varies over too has no cast or reshape that fixes it (the card cast the dtype leaf alone,
+    and the program raised again at the sharded one)."""
+    text = str(e)
+    if not (isinstance(e, TypeError) and _BRANCH_TYPES.search(text) is not None and
+            re.match(r"(cond|switch) branches must have equal output types", text)):
+        return False
+    return all(so and "manual axis" not in so for so in _BRANCH_LEAF.findall(text))
 
 
 def _branch_card(exc, where, called_from) -> ErrorCard:
