@@ -394,6 +394,16 @@ CASES = {
                                    "    return jax.random.fold_in(jax.random.wrap_key_data(k), 1)\n"
                                    "_r = jax.lax.while_loop(lambda k: k[0] == 0, body, "
                                    "jax.random.PRNGKey(0))\n", (2, 2), "second"),
+    # stop 104: an `if` on the value vmap maps (not jit): jnp.where, or lax.cond (a select
+    # under vmap); np.asarray of a tracer; a masked assignment (`x[x > 1] = 0`)
+    "if_under_vmap_where": ("def f(v):\n    if v > 0:\n        return v\n    return -v\n"
+                            "_r = jax.vmap(f)(jnp.arange(-2.0, 2.0))\n", (2, 4), 0),
+    "if_under_vmap_cond": ("def f(v):\n    if v > 0:\n        return v\n    return -v\n"
+                           "_r = jax.vmap(f)(jnp.arange(-2.0, 2.0))\n", (2, 4), 1),
+    "numpy_asarray_of_a_tracer": ("import numpy as np\n"
+                                  "_r = jax.jit(lambda v: np.asarray(v) * 2)(jnp.arange(3.0))\n",
+                                  (2, 2), "first"),
+    "masked_assignment": ("x = jnp.arange(4.0)\nx[x > 1] = 0\n_r = x\n", (2, 2), "first"),
     # a batch of keys (split's: key<fry>[2] against uint32[2,2]), a def'd scan body's carry
     "key_cond_batch_of_keys": ("_r = jax.random.key_data(jax.lax.cond(False, lambda: "
                                "jax.random.split(jax.random.key(0)), lambda: "
@@ -727,4 +737,8 @@ PASTED = {
     'split_uneven': '_r = jnp.array_split(jnp.arange(5.0), 2)    # the first 1 piece one element longer than the others\n',
     'key_cond_batch_of_keys': '_r = jax.random.key_data(jax.lax.cond(False, lambda: jax.random.split(jax.random.key(0)), lambda: jax.random.wrap_key_data(jax.random.split(jax.random.PRNGKey(1)))))\n',
     'key_scan_def_body': 'def step(k, x):\n    return jax.random.wrap_key_data(jax.random.key_data(k)), x    # in place of return jax.random.key_data(k), x\n_r = jax.lax.scan(step, jax.random.key(0), jnp.arange(3.0))\n_r = [jax.random.key_data(_r[0]), _r[1]]\n',
+    'if_under_vmap_where': 'def f(v):\n    return jnp.where(v > 0, v, -v)\n_r = jax.vmap(f)(jnp.arange(-2.0, 2.0))\n',
+    'if_under_vmap_cond': 'def f(v):\n    return jax.lax.cond(v > 0, lambda: v, lambda: -v)\n_r = jax.vmap(f)(jnp.arange(-2.0, 2.0))\n',
+    'numpy_asarray_of_a_tracer': 'import numpy as np\n_r = jax.jit(lambda v: jnp.asarray(v) * 2)(jnp.arange(3.0))\n',
+    'masked_assignment': 'x = jnp.arange(4.0)\nx = x.at[x > 1].set(0)    # a new array, bound to x\n_r = x\n',
 }
