@@ -129,3 +129,18 @@ def test_branches_off_in_sharding_or_manual_axes_get_no_cast(case):
         alone = [line.replace("  * the", "The").rstrip(".") + "." if "int32" in line else line
                  for line in said[1:] if "float32[4]" not in line.split("has type")[-1]]
         assert error_cards.card_for(TypeError("\n".join(alone))).kind == "branch-types", alone
+
+
+@pytest.mark.parametrize("cell, said", [
+    ("_y = lax.while_loop(lambda k: False, lambda k: jax.random.split(k), jax.random.key(0))",
+     "Give the keys one shape: carry came in as key<fry>[], lambda k: jax.random.split(k) "
+     "returns key<fry>[2], the same kind of key in two shapes"),
+    ("_y = lax.cond(True, lambda: jax.random.key(0), lambda: 1.0)",
+     "Give both the same kind of value: true_fun returns a typed key (key<fry>[]), false_fun "
+     "returns float32[], and no cast turns one into the other.")])
+def test_keys_no_call_joins_are_told_as_they_differ(shell, cell, said):
+    """A batch of keys where one came in (split's), a key against a number: words for what
+    differs, no code (which key of the batch, which value, is the learner's to say)."""
+    card = ran_failing(shell, cell).card
+    assert said in card["fix"], card
+    assert all(line.startswith("#") for line in card["rewrite"].splitlines()), card

@@ -104,18 +104,17 @@ def _branch_keys_card(exc, text, where) -> ErrorCard:
         rewrite = rewrite or (f"# in {wrap}, return {_WRAP}(...) of the raw key it returns"
                               f"{at}")
     else:
-        fix = (f"Make every branch return{at} a key of one kind: the same jax.random call "
-               f"(one impl=) makes them in each branch.")
-        rewrite = (f"# make the keys {first} and {other} return{at} with one jax.random call "
-                   f"kind: {_kind(type0)} and {_kind(type1)} do not convert into each other")
+        fix, rewrite = _unjoined(f"{first} returns", type0, f"{other} returns", type1, at)
     several = _several(text)
     if several:
         fix = (f"Every leaf JAX names must match, not the key's alone ({several}): "
                f"{_WRAP}(...) makes raw key data a key<fry> key, .astype or jnp.asarray(..., "
                f"dtype) casts a number.")
         rewrite = (f"# in each branch, return every leaf with one type: {several}")
+    keys = all(_KEY.match(t) or _RAW.match(t) for t in (type0, type1))
     return ErrorCard(
-        "branch-types", f"{api}: the branches return keys of different types",
+        "branch-types", f"{api}: the branches return keys of different types" if keys else
+        f"{api}: one branch returns a key, another {_kind(type1 if _KEY.match(type0) else type0)}",
         why=(_WHY + f"{api} traces every branch into one program, so each must return the "
              f"same types: {first} returns {_kind(type0)}{at}, {other} {_kind(type1)}."),
         fix=fix, rewrite=rewrite,
@@ -146,9 +145,7 @@ def _carry_keys_card(exc, text, where) -> ErrorCard:
                    back.startswith("return ") else back) or \
             f"# in {body}, return {call}(...) of what it returns as {leaf}"
     else:
-        fix = f"Make {body} return {leaf} as the kind of key it came in as, {came}."
-        rewrite = (f"# make {body} return {leaf} with the jax.random call (one impl=) that "
-                   f"made it: {_kind(came)} and {_kind(went)} do not convert into each other")
+        fix, rewrite = _unjoined(f"{leaf} came in as", came, f"{body} returns", went, "")
     return ErrorCard(
         "loop-carry", f"{loop}: the carry's key changes type in the loop",
         why=(_WHY + f"{loop} compiles {body} once for every iteration, so the carry must "
@@ -158,3 +155,24 @@ def _carry_keys_card(exc, text, where) -> ErrorCard:
         origin={"loop": loop, "body": body, "path": path, "input_type": came,
                 "output_type": went},
         docs="https://docs.jax.dev/en/latest/jax.random.html")
+
+
+def _unjoined(first, type0, other, type1, at) -> tuple:
+    """(the fix, the rewrite: words alone) where no call joins the two types: keys of one
+    implementation in two shapes (one key, a batch), keys of two implementations, a key and
+    a number. What was meant (which key of a batch, which impl) is the learner's to say."""
+    key0, key1 = _KEY.match(type0), _KEY.match(type1)
+    if key0 and key1 and key0.group(1) == key1.group(1):
+        fix = (f"Give the keys one shape{at}: {first} {type0}, {other} {type1}, the same "
+               f"kind of key in two shapes (one key has shape (), a batch from "
+               f"jax.random.split has its count first: keys[0] is one of them).")
+        return fix, f"# one shape for the keys{at}: {type0} and {type1}"
+    if key0 and key1:
+        fix = (f"Make the keys{at} with one implementation: {first} {type0}, {other} "
+               f"{type1}; the impl= of jax.random.key decides which, and no call turns one "
+               f"into the other.")
+        return fix, (f"# one impl= for every jax.random.key that makes them{at}: {type0} and "
+                     f"{type1} do not convert into each other")
+    fix = (f"Give both the same kind of value{at}: {first} {_kind(type0)}, {other} "
+           f"{_kind(type1)}, and no cast turns one into the other.")
+    return fix, f"# one kind of value{at}: {_kind(type0)} and {_kind(type1)}"
