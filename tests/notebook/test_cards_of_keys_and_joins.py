@@ -144,3 +144,14 @@ def test_keys_no_call_joins_are_told_as_they_differ(shell, cell, said):
     card = ran_failing(shell, cell).card
     assert said in card["fix"], card
     assert all(line.startswith("#") for line in card["rewrite"].splitlines()), card
+
+
+def test_a_carry_off_at_a_key_and_a_number_is_told_both(shell):
+    """JAX's bullets for two leaves of a while_loop's carry (a float made int, a typed key
+    made raw): the card cast or wrapped the first alone, which raises again at the other;
+    it names both, in the body's terms, and gives no code."""
+    card = ran_failing(shell, "_y = lax.while_loop(lambda c: False, lambda c: (jnp.int32(1), "
+                              "jax.random.PRNGKey(1)), (jnp.float32(0), jax.random.key(0)))").card
+    listed = "carry[0]: float32[] and int32[]; carry[1]: key<fry>[] and uint32[2]"
+    assert card["kind"] == "loop-carry" and listed in card["fix"], card
+    assert card["rewrite"].startswith("# ") and "\n" not in card["rewrite"], card

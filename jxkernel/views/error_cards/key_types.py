@@ -125,12 +125,32 @@ def _branch_keys_card(exc, text, where) -> ErrorCard:
 
 
 def _carry_keys_card(exc, text, where) -> ErrorCard:
-    loop = text.split()[0] if text.split()[0] in ("scan", "while_loop", "fori_loop") else "loop"
-    _, sub_path, path, _, came, went, mismatch = _CARRY_TYPES.search(text).groups()
-    loop, path, came, went = _in_learners_terms(where, loop, sub_path or path or None, came,
-                                                went, mismatch)
+    first_word = text.split()[0]
+    leaves = []                     # (the leaf's path, its type in, out): JAX's bullets
+    for found in _CARRY_TYPES.finditer(text):
+        _, sub_path, path, _, came, went, mismatch = found.groups()
+        loop, path, came, went = _in_learners_terms(
+            where, first_word if first_word in ("scan", "while_loop", "fori_loop") else "loop",
+            sub_path or path or None, came, went, mismatch)
+        leaves.append((path, came, went))
+    path, came, went = leaves[0]
     body = _loop_body_name(where) or "body"
     leaf = f"carry{path or ''}"
+    if len(leaves) > 1:
+        # a key's cast alone would raise again at the next leaf (an int made float, say)
+        listed = "; ".join(f"carry{p or ''}: {c} and {w}" for p, c, w in leaves)
+        return ErrorCard(
+            "loop-carry", f"{loop}: the carry changes type in the loop, a key's too",
+            why=(_WHY + f"{loop} compiles {body} once for every iteration, so the carry must "
+                 f"leave it with the type it came in with; {len(leaves)} leaves do not: "
+                 f"{listed}."),
+            fix=(f"Give every leaf JAX names back as it came in, not the key's alone "
+                 f"({listed}): {_WRAP}(...) makes raw key data a key<fry> key, "
+                 f"{_UNWRAP}(...) takes a key's raw data, .astype casts a number."),
+            rewrite=f"# in {body}, return every leaf of the carry as it came in: {listed}",
+            origin={"loop": loop, "body": body, "path": path, "input_type": came,
+                    "output_type": went},
+            docs="https://docs.jax.dev/en/latest/jax.random.html")
     # the carry goes back as it came in: raw data wrapped into the key it came in as, a
     # typed key's data taken where it came in raw
     call = _joins(came, went) or (_UNWRAP if _joins(went, came) else None)
