@@ -404,6 +404,14 @@ CASES = {
                                   "_r = jax.jit(lambda v: np.asarray(v) * 2)(jnp.arange(3.0))\n",
                                   (2, 2), "first"),
     "masked_assignment": ("x = jnp.arange(4.0)\nx[x > 1] = 0\n_r = x\n", (2, 2), "first"),
+    # two leaves of a carry made float (JAX's bullets): the card started the first as float
+    # alone, and the pasted loop raised at the second; every leaf started as the body returns
+    "while_carry_two_leaves_widened": ("_r = jax.lax.while_loop(lambda c: c[0] < 3, lambda c: "
+                                       "(c[0] + 1.5, c[1] * 2.5), (jnp.int32(0), "
+                                       "jnp.int32(1)))\n", (1, 1), "second"),
+    "fori_carry_two_leaves_widened": ("_r = jax.lax.fori_loop(0, 3, lambda i, c: (c[0] + 0.5, "
+                                      "c[1] * 1.5), (jnp.int32(0), jnp.int32(1)))\n", (1, 1),
+                                      "second"),
     # a batch of keys (split's: key<fry>[2] against uint32[2,2]), a def'd scan body's carry
     "key_cond_batch_of_keys": ("_r = jax.random.key_data(jax.lax.cond(False, lambda: "
                                "jax.random.split(jax.random.key(0)), lambda: "
@@ -471,6 +479,10 @@ PATTERNS = {
 # fixes a card must not offer, each run as the learner would paste it: x made static where
 # the `if` reads traced y too (the card offered it: JAX raises again when x > 0 is False)
 REFUSED = {
+    # stop 104: the first leaf of a carry of two made float alone (the card's code before)
+    "carry_first_leaf_started_alone": ("_r = jax.lax.while_loop(lambda c: c[0] < 3, lambda c: "
+                                       "(c[0] + 1.5, c[1] * 2.5), (jnp.asarray(jnp.int32(0), "
+                                       "jnp.float32), jnp.int32(1)))\n"),
     # stop 104: the cards' code before (REFUSED_BEFORE): a number indexed with None, a list of
     # rows of two lengths made one array
     "concatenate_a_number_indexed": "_r = jnp.concatenate([jnp.ones(2), 1.0[None]])\n",
@@ -555,6 +567,7 @@ REFUSED = {
 # another program now
 REFUSED_BEFORE = {"first_int_cast_alone": "int_of_two_values_unpacked",
                   "concatenate_a_number_indexed": "concatenate_a_number",
+                  "carry_first_leaf_started_alone": "while_carry_two_leaves_widened",
                   "concatenate_a_named_number_indexed": "concatenate_a_number_named",
                   "concatenate_ragged_rows_as_one_array": "concatenate_ragged_rows",
                   "list_indexed_by_a_traced_int": "int_indexing_a_list_in_scan",
@@ -741,4 +754,6 @@ PASTED = {
     'if_under_vmap_cond': 'def f(v):\n    return jax.lax.cond(v > 0, lambda: v, lambda: -v)\n_r = jax.vmap(f)(jnp.arange(-2.0, 2.0))\n',
     'numpy_asarray_of_a_tracer': 'import numpy as np\n_r = jax.jit(lambda v: jnp.asarray(v) * 2)(jnp.arange(3.0))\n',
     'masked_assignment': 'x = jnp.arange(4.0)\nx = x.at[x > 1].set(0)    # a new array, bound to x\n_r = x\n',
+    'while_carry_two_leaves_widened': '_r = jax.lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1.5, c[1] * 2.5), (jnp.asarray(jnp.int32(0), jnp.float32), jnp.asarray(jnp.int32(1), jnp.float32)))\n',
+    'fori_carry_two_leaves_widened': '_r = jax.lax.fori_loop(0, 3, lambda i, c: (c[0] + 0.5, c[1] * 1.5), (jnp.asarray(jnp.int32(0), jnp.float32), jnp.asarray(jnp.int32(1), jnp.float32)))\n',
 }
