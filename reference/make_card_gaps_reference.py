@@ -9,8 +9,10 @@ typed-key mistakes, a traced value where a jnp function's inner jit wants a stat
 the order and count of while_loop's traces of a promoted carry; stop 101's: an int loop carry
 made float, vmap's out_axes past a scalar output, an assert on a vector, jax.random.split of a
 traced count, lax.switch branches of two dtypes; stop 103's: switch and cond branches off in
-several places (several branches, leaves, a leaf in dtype and shape); and the values of the
-fixes the cards advise."""
+several places (several branches, leaves, a leaf in dtype and shape); stop 104's: keys of two
+types in branches and carries, a reshape with two -1s, numbers and ragged rows given to
+concatenate/stack, an uneven split, a matrix product of a number and others (STOP_104); and
+the values of the fixes the cards advise."""
 import json
 import os
 import sys

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.traceback_util import api_boundary
-from ..core import dtypes, sharding_types
+from ..core import dtypes, sharding_types, vma
 from ..core.avals import Token, abstract_token, get_aval
 from ..core.basearray import Array
 from ..core.check import JaxprTypeError
@@ -355,25 +355,60 @@ def _check_branch(fun0, name0, tree0, avals0, fun, name, tree, avals, api="cond"
 
 
 def _type_differences(name0, tree0, avals0, name, avals) -> str | None:
-    """JAX's sentence for branch outputs of one structure whose shapes or dtypes differ, or a
-    bullet for each leaf that does (its _check_branch_outputs: "so the dtypes do not match, and
-    the shapes do not match" where both do); None where none does (values varying over other
-    manual axes, or sharded otherwise: describe_mismatch's sentence of the first leaf)."""
+    """JAX's sentence for branch outputs of one structure whose types differ at one leaf, or a
+    bullet for each leaf that does (its _check_branch_outputs): in dtype or shape ("so the
+    dtypes do not match, and the shapes do not match" where both do), in the manual axes
+    they vary over (check_vma: "so the manual axis types do not match", and JAX's pcast hint
+    for each), or in sharding alone (an Explicit mesh: no "so"). Stop 104: a leaf off in
+    sharding or manual axes was told alone, the first, where JAX lists every one. None where
+    none differs."""
     paths = cf._LeafPaths(tree0)
-    diffs = []
+    diffs, hints = [], []
     for i, (a, b) in enumerate(zip(avals0, avals)):
         if not all(hasattr(v, "shape") and hasattr(v, "dtype") for v in (a, b)):
             continue                    # (a token: the same in every branch)
+        vma_a, vma_b = getattr(a, "vma", None), getattr(b, "vma", None)
+        manual = vma_a != vma_b and bool(vma.checked)
         differ = [what for what, differs in (("dtypes", a.dtype != b.dtype),
-                                             ("shapes", a.shape != b.shape)) if differs]
-        if differ:
-            at = f" at path {paths[i]}" if paths[i] else ""
-            diffs.append(f"the output of {name0}{at} has type {cf._long(a)} but the "
-                         f"corresponding output of {name} has type {cf._long(b)}, so " +
-                         ", and ".join(f"the {what} do not match" for what in differ))
-    if len(diffs) <= 1:
-        return diffs[0][0].upper() + diffs[0][1:] + "." if diffs else None
-    return "\n".join(f"  * {d};" for d in diffs[:-1]) + f"\n  * {diffs[-1]}."
+                                             ("shapes", a.shape != b.shape),
+                                             ("manual axis types", manual)) if differs]
+        sharded = getattr(a, "split", None) is not None and \
+            getattr(b, "split", None) is not None and a.split != b.split
+        if not differ and not sharded:
+            continue
+        at = f" at path {paths[i]}" if paths[i] else ""
+        said = [f"the {what} do not match" for what in differ]
+        so = "" if not said else ", so " + (said[0] if len(said) == 1 else
+                                            ", ".join(said[:-1]) + ", and " + said[-1])
+        diffs.append(f"the output of {name0}{at} has type {_short(a)} but the corresponding "
+                     f"output of {name} has type {_short(b)}{so}")
+        if manual:
+            # JAX's pairs as it writes them: the hint for a branch whose leaf varies over
+            # more axes names the other's extra axes (often none, `()`)
+            for named, a1, a2 in ((name0, b, a), (name, a, b)):
+                if a2.vma - a1.vma:
+                    hints.append(f"applying `jax.lax.pcast(..., "
+                                 f"{vma.in_mesh_order(a1.vma - a2.vma)}, to='varying')` to "
+                                 f"the output of {named}{at}")
+    if not diffs:
+        return None
+    text = diffs[0][0].upper() + diffs[0][1:] + "." if len(diffs) == 1 else \
+        "\n".join(f"  * {d};" for d in diffs[:-1]) + f"\n  * {diffs[-1]}."
+    if hints:
+        text += "\n\nThis might be fixed by" + (
+            f" {hints[0]}." if len(hints) == 1 else
+            ":\n" + "\n".join(f"  * {h};" for h in hints[:-1]) + f"\n  * {hints[-1]}.")
+        text += ("\nSee https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for "
+                 "more information.")
+    return text
+
+
+def _short(aval) -> str:
+    """A leaf's type as JAX's str_short prints it: `float32[4]`, with its sharding
+    (`float32[4@x]`) or the manual axes it varies over (`float32[2]{V:x}`) where it has them."""
+    if getattr(aval, "split", None) is not None or getattr(aval, "vma", None):
+        return str(aval.strip_weak_type())
+    return cf._long(aval)
 
 
 def _branch_outputs(traced, names, funs, reference) -> list:

@@ -368,6 +368,49 @@ NANS = {
 }
 NANS_FIXED = ("where_grad", "where_vmap")
 
+# stop 104 (h-cards-104): mistakes of families no case held, each run as a cell: a typed key
+# against raw key data (or keys of two impls) in branches or a loop carry, grad of a vector,
+# two -1s in a reshape, a number or rows of two lengths given to concatenate/stack, an uneven
+# jnp.split, a matrix product of a number, a scan of nothing without a length, a jitted
+# function returning a string, a scan body returning its y as the carry. JAX's whole message
+# is recorded (the lines naming a branch's function and file left out)
+STOP_104 = {
+    "key_cond_typed_and_raw": "_y = lax.cond(False, lambda: jax.random.key(0), "
+                              "lambda: jax.random.PRNGKey(1))",
+    "key_cond_two_impls": "_y = lax.cond(True, lambda: jax.random.key(0), "
+                          "lambda: jax.random.key(1, impl='rbg'))",
+    "key_switch_typed_and_raw": "_y = lax.switch(1, [lambda: jax.random.key(0), "
+                                "lambda: jax.random.PRNGKey(1)])",
+    "key_cond_pair_and_dtype": "_y = lax.cond(True, lambda: (jax.random.key(0), 1.0), "
+                               "lambda: (jax.random.PRNGKey(0), 2))",
+    "key_while_carry_raw": "_y = lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, "
+                           "jax.random.PRNGKey(1)), (0, jax.random.key(0)))",
+    "key_fori_carry_data": "_y = lax.fori_loop(0, 2, lambda i, k: jax.random.key_data(k), "
+                           "jax.random.key(0))",
+    "grad_of_a_vector": "_y = jax.grad(lambda v: v * 2)(jnp.arange(3.0))",
+    "reshape_two_unknowns": "_y = jnp.arange(6.0).reshape(-1, -1)",
+    "concatenate_a_number": "_y = jnp.concatenate([jnp.ones(2), 1.0])",
+    "stack_ragged_rows": "_y = jnp.stack([[1.0, 2.0], [3.0]])",
+    "concatenate_ragged_rows": "_y = jnp.concatenate([[1.0, 2.0], [3.0]])",
+    "split_uneven": "_y = jnp.split(jnp.arange(5.0), 2)",
+    "matmul_by_a_number": "_y = 2.0 @ jnp.arange(3.0)",
+    "scan_of_nothing_without_length": "_y = lax.scan(lambda c, _: (c + 1, c), 0.0, None)",
+    "jit_returning_a_string": "_y = jax.jit(lambda v: 'done')(1.0)",
+    "scan_body_returning_y_as_carry": "_y = lax.scan(lambda c, x: ((c + x, c), c), 0.0, "
+                                      "jnp.arange(3.0))",
+}
+
+
+def _stop_104(from_) -> dict:
+    found = {}
+    for case, code in STOP_104.items():
+        said = _said(lambda: exec(code, dict(from_)), True)
+        found[f"stop104_{case}"] = said and {"error": said["error"], "lines": [
+            line for line in said["message"].splitlines()
+            if not re.match(r"(branch ?\d+|true_fun|false_fun) is ", line)]}
+    return found
+
+
 def _said(fn, whole=False):
     try:
         fn()
@@ -479,6 +522,7 @@ def run(jax):
     found["while_traces_value"] = float(names["_y"])
     found.update(_stop_101(jax, from_, checkify))
     found.update(_mistakes_fixed(jax, from_, "lambda_carry", LAMBDA_CARRY))
+    found.update(_stop_104(from_))
     return found
 
 

@@ -371,6 +371,69 @@ CASES = {
                                           "extra = jnp.arange(3.0).reshape(3, 1)\n"
                                           "_r = jnp.concatenate([feats, extra])\n", (3, 3),
                                           "first"),
+    # stop 104 (h-cards-104): a typed key against raw key data (jax.random.PRNGKey's uint32[2])
+    # in a cond/switch branch or a loop's carry (no card: drawing it raised, `key<fry>` is no
+    # dtype): the raw data wrapped into a key (jax.random.wrap_key_data), or a key's data
+    # taken where the carry came in raw (jax.random.key_data)
+    "key_cond_typed_and_raw": ("_r = jax.random.key_data(jax.lax.cond(False, lambda: "
+                               "jax.random.key(0), lambda: jax.random.PRNGKey(1)))\n", (1, 1),
+                               "first"),
+    "key_switch_typed_and_raw": ("_r = jax.random.key_data(jax.lax.switch(1, [lambda: "
+                                 "jax.random.key(0), lambda: jax.random.PRNGKey(1)]))\n",
+                                 (1, 1), "first"),
+    "key_cond_def_branch_raw": ("def fresh(k):\n    return jax.random.split(k)[0]\n"
+                                "def raw(k):\n    return jax.random.PRNGKey(3)\n"
+                                "_r = jax.random.key_data(jax.lax.cond(False, fresh, raw, "
+                                "jax.random.key(0)))\n", (4, 4), "second"),
+    "key_while_carry_raw": ("_r = jax.lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, "
+                            "jax.random.PRNGKey(1)), (0, jax.random.key(0)))\n"
+                            "_r = [_r[0], jax.random.key_data(_r[1])]\n", (1, 1), "first"),
+    "key_fori_carry_data": ("_r = jax.random.key_data(jax.lax.fori_loop(0, 2, lambda i, k: "
+                            "jax.random.key_data(k), jax.random.key(0)))\n", (1, 1), "first"),
+    "key_while_carry_typed_back": ("def body(k):\n"
+                                   "    return jax.random.fold_in(jax.random.wrap_key_data(k), 1)\n"
+                                   "_r = jax.lax.while_loop(lambda k: k[0] == 0, body, "
+                                   "jax.random.PRNGKey(0))\n", (2, 2), "second"),
+    # stop 104: an `if` on the value vmap maps (not jit): jnp.where, or lax.cond (a select
+    # under vmap); np.asarray of a tracer; a masked assignment (`x[x > 1] = 0`)
+    "if_under_vmap_where": ("def f(v):\n    if v > 0:\n        return v\n    return -v\n"
+                            "_r = jax.vmap(f)(jnp.arange(-2.0, 2.0))\n", (2, 4), 0),
+    "if_under_vmap_cond": ("def f(v):\n    if v > 0:\n        return v\n    return -v\n"
+                           "_r = jax.vmap(f)(jnp.arange(-2.0, 2.0))\n", (2, 4), 1),
+    "numpy_asarray_of_a_tracer": ("import numpy as np\n"
+                                  "_r = jax.jit(lambda v: np.asarray(v) * 2)(jnp.arange(3.0))\n",
+                                  (2, 2), "first"),
+    "masked_assignment": ("x = jnp.arange(4.0)\nx[x > 1] = 0\n_r = x\n", (2, 2), "first"),
+    # two leaves of a carry made float (JAX's bullets): the card started the first as float
+    # alone, and the pasted loop raised at the second; every leaf started as the body returns
+    "while_carry_two_leaves_widened": ("_r = jax.lax.while_loop(lambda c: c[0] < 3, lambda c: "
+                                       "(c[0] + 1.5, c[1] * 2.5), (jnp.int32(0), "
+                                       "jnp.int32(1)))\n", (1, 1), "second"),
+    "fori_carry_two_leaves_widened": ("_r = jax.lax.fori_loop(0, 3, lambda i, c: (c[0] + 0.5, "
+                                      "c[1] * 1.5), (jnp.int32(0), jnp.int32(1)))\n", (1, 1),
+                                      "second"),
+    # a batch of keys (split's: key<fry>[2] against uint32[2,2]), a def'd scan body's carry
+    "key_cond_batch_of_keys": ("_r = jax.random.key_data(jax.lax.cond(False, lambda: "
+                               "jax.random.split(jax.random.key(0)), lambda: "
+                               "jax.random.split(jax.random.PRNGKey(1))))\n", (1, 1), "first"),
+    "key_scan_def_body": ("def step(k, x):\n    return jax.random.key_data(k), x\n"
+                          "_r = jax.lax.scan(step, jax.random.key(0), jnp.arange(3.0))\n"
+                          "_r = [jax.random.key_data(_r[0]), _r[1]]\n", (2, 2), "second"),
+    # a number among concatenate's vectors: `1.0[None]` (c[None] of c = 1.0) was offered, a
+    # TypeError pasted (REFUSED); a list of rows of two lengths: jnp.asarray of it was offered,
+    # NumPy's ValueError pasted (REFUSED): each row an array, joined end to end
+    "concatenate_a_number": ("_r = jnp.concatenate([jnp.ones(2), 1.0])\n", (1, 1), "first"),
+    "concatenate_a_number_named": ("c = 1.0\nv = jnp.ones(2)\n_r = jnp.concatenate([v, c])\n",
+                                   (3, 3), "first"),
+    "concatenate_ragged_rows": ("_r = jnp.concatenate([[1.0, 2.0], [3.0]])\n", (1, 1), "first"),
+    "hstack_ragged_rows_named": ("rows = [[1.0, 2.0], [3.0]]\n_r = jnp.hstack(rows)\n", (2, 2),
+                                 "first"),
+    # a matrix product of a number (no card): the product as `*`; jnp.split into pieces that
+    # do not divide the axis (no card): jnp.array_split
+    "matmul_by_a_number": ("x = jnp.arange(3.0)\n_r = 2.0 @ x\n", (2, 2), "first"),
+    "matmul_by_a_number_second": ("_r = jnp.matmul(jnp.ones((2, 2)), jnp.float32(3.0))\n",
+                                  (1, 1), "first"),
+    "split_uneven": ("_r = jnp.split(jnp.arange(5.0), 2)\n", (1, 1), "first"),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -416,6 +479,18 @@ PATTERNS = {
 # fixes a card must not offer, each run as the learner would paste it: x made static where
 # the `if` reads traced y too (the card offered it: JAX raises again when x > 0 is False)
 REFUSED = {
+    # stop 104: the first leaf of a carry of two made float alone (the card's code before)
+    "carry_first_leaf_started_alone": ("_r = jax.lax.while_loop(lambda c: c[0] < 3, lambda c: "
+                                       "(c[0] + 1.5, c[1] * 2.5), (jnp.asarray(jnp.int32(0), "
+                                       "jnp.float32), jnp.int32(1)))\n"),
+    # stop 104: the cards' code before (REFUSED_BEFORE): a number indexed with None, a list of
+    # rows of two lengths made one array
+    "concatenate_a_number_indexed": "_r = jnp.concatenate([jnp.ones(2), 1.0[None]])\n",
+    "concatenate_a_named_number_indexed": ("c = 1.0\nv = jnp.ones(2)\n"
+                                           "_r = jnp.concatenate([v, c[None]])\n"),
+    "concatenate_ragged_rows_as_one_array": ("_r = jnp.concatenate(jnp.asarray([[1.0, 2.0], "
+                                             "[3.0]]))\n"),
+    "stack_ragged_rows_as_one_array": "_r = jnp.stack(jnp.asarray([[1.0, 2.0], [3.0]]))\n",
     "static_x_of_an_or_reading_y": ("from functools import partial\n"
                                     "@partial(jax.jit, static_argnames=('x',))\n"
                                     "def f(x, y):\n    if x > 0 or y > 0:\n"
@@ -491,6 +566,10 @@ REFUSED = {
 # each refused program above that a card pasted before, and the case whose card pastes
 # another program now
 REFUSED_BEFORE = {"first_int_cast_alone": "int_of_two_values_unpacked",
+                  "concatenate_a_number_indexed": "concatenate_a_number",
+                  "carry_first_leaf_started_alone": "while_carry_two_leaves_widened",
+                  "concatenate_a_named_number_indexed": "concatenate_a_number_named",
+                  "concatenate_ragged_rows_as_one_array": "concatenate_ragged_rows",
                   "list_indexed_by_a_traced_int": "int_indexing_a_list_in_scan",
                   "format_spec_of_the_array_itself": "float_in_a_formatted_print",
                   "static_x_of_two_floats_converted": "float_of_two_arguments_static",
@@ -656,4 +735,25 @@ PASTED = {
     'stack_of_two_lengths_joined': 'a = jnp.arange(3.0)\nb = jnp.arange(4.0) + 10\n_r = jnp.concatenate([a, b])    # (7,)\n',
     'concatenate_along_the_axis_they_differ': 'a = jnp.arange(6.0).reshape(2, 3)\nb = jnp.arange(3.0).reshape(1, 3)\n_r = jnp.concatenate([a, b])    # (3, 3)\n',
     'concatenate_features_along_axis_0': 'feats = jnp.arange(6.0).reshape(3, 2)\nextra = jnp.arange(3.0).reshape(3, 1)\n_r = jnp.concatenate([feats, extra], axis=1)    # (3, 3)\n',
+    'key_cond_typed_and_raw': '_r = jax.random.key_data(jax.lax.cond(False, lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))))\n',
+    'key_switch_typed_and_raw': '_r = jax.random.key_data(jax.lax.switch(1, [lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))]))\n',
+    'key_cond_def_branch_raw': 'def fresh(k):\n    return jax.random.split(k)[0]\ndef raw(k):\n    return jax.random.wrap_key_data(jax.random.PRNGKey(3))    # in place of return jax.random.PRNGKey(3)\n_r = jax.random.key_data(jax.lax.cond(False, fresh, raw, jax.random.key(0)))\n',
+    'key_while_carry_raw': '_r = jax.lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, jax.random.wrap_key_data(jax.random.PRNGKey(1))), (0, jax.random.key(0)))\n_r = [_r[0], jax.random.key_data(_r[1])]\n',
+    'key_fori_carry_data': '_r = jax.random.key_data(jax.lax.fori_loop(0, 2, lambda i, k: jax.random.wrap_key_data(jax.random.key_data(k)), jax.random.key(0)))\n',
+    'key_while_carry_typed_back': 'def body(k):\n    return jax.random.key_data(jax.random.fold_in(jax.random.wrap_key_data(k), 1))    # in place of return jax.random.fold_in(jax.random.wrap_key_data(k), 1)\n_r = jax.lax.while_loop(lambda k: k[0] == 0, body, jax.random.PRNGKey(0))\n',
+    'concatenate_a_number': '_r = jnp.concatenate([jnp.ones(2), jnp.array([1.0])])    # jnp.array([1.0]): (1,)\n',
+    'concatenate_a_number_named': 'c = 1.0\nv = jnp.ones(2)\n_r = jnp.concatenate([v, jnp.atleast_1d(c)])    # jnp.atleast_1d(c): (1,)\n',
+    'concatenate_ragged_rows': '_r = jnp.concatenate([jnp.asarray(row) for row in [[1.0, 2.0], [3.0]]])    # each row an array of its own\n',
+    'hstack_ragged_rows_named': 'rows = [[1.0, 2.0], [3.0]]\n_r = jnp.hstack([jnp.asarray(row) for row in rows])    # each row an array of its own\n',
+    'matmul_by_a_number': 'x = jnp.arange(3.0)\n_r = 2.0 * x    # * multiplies by a number\n',
+    'matmul_by_a_number_second': '_r = jnp.ones((2, 2)) * jnp.float32(3.0)    # * multiplies by a number\n',
+    'split_uneven': '_r = jnp.array_split(jnp.arange(5.0), 2)    # the first 1 piece one element longer than the others\n',
+    'key_cond_batch_of_keys': '_r = jax.random.key_data(jax.lax.cond(False, lambda: jax.random.split(jax.random.key(0)), lambda: jax.random.wrap_key_data(jax.random.split(jax.random.PRNGKey(1)))))\n',
+    'key_scan_def_body': 'def step(k, x):\n    return jax.random.wrap_key_data(jax.random.key_data(k)), x    # in place of return jax.random.key_data(k), x\n_r = jax.lax.scan(step, jax.random.key(0), jnp.arange(3.0))\n_r = [jax.random.key_data(_r[0]), _r[1]]\n',
+    'if_under_vmap_where': 'def f(v):\n    return jnp.where(v > 0, v, -v)\n_r = jax.vmap(f)(jnp.arange(-2.0, 2.0))\n',
+    'if_under_vmap_cond': 'def f(v):\n    return jax.lax.cond(v > 0, lambda: v, lambda: -v)\n_r = jax.vmap(f)(jnp.arange(-2.0, 2.0))\n',
+    'numpy_asarray_of_a_tracer': 'import numpy as np\n_r = jax.jit(lambda v: jnp.asarray(v) * 2)(jnp.arange(3.0))\n',
+    'masked_assignment': 'x = jnp.arange(4.0)\nx = x.at[x > 1].set(0)    # a new array, bound to x\n_r = x\n',
+    'while_carry_two_leaves_widened': '_r = jax.lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1.5, c[1] * 2.5), (jnp.asarray(jnp.int32(0), jnp.float32), jnp.asarray(jnp.int32(1), jnp.float32)))\n',
+    'fori_carry_two_leaves_widened': '_r = jax.lax.fori_loop(0, 3, lambda i, c: (c[0] + 0.5, c[1] * 1.5), (jnp.asarray(jnp.int32(0), jnp.float32), jnp.asarray(jnp.int32(1), jnp.float32)))\n',
 }

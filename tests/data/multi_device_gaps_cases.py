@@ -294,6 +294,37 @@ def _persistent_cache_events(jax):
     return out
 
 
+def _cond_branches_off_in_sharding(jax):
+    """lax.cond branches whose leaves differ in sharding (an Explicit mesh) or in the manual
+    axes they vary over (a check_vma shard_map body) at two leaves, or in sharding at one and
+    in dtype at another: JAX's bullet for each leaf (stop 104: jxkernel named the first only),
+    the lines naming each branch's function and file left out."""
+    jnp, lax, P = jax.numpy, jax.lax, jax.sharding.PartitionSpec
+    explicit = jax.make_mesh((2,), ("x",), axis_types=(jax.sharding.AxisType.Explicit,),
+                             devices=jax.devices()[:2])
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("x",))
+
+    def words(thunk):
+        said = error(thunk)
+        return said[:1] + [line for line in said[1:2][0].splitlines()
+                           if not line.startswith(("true_fun is ", "false_fun is "))] \
+            if len(said) > 1 else said
+
+    out = {}
+    with jax.set_mesh(explicit):
+        a = jax.device_put(jnp.arange(4.0), jax.sharding.NamedSharding(explicit, P("x")))
+        out["two leaves sharded otherwise"] = words(lambda: lax.cond(
+            True, lambda v: (v, v), lambda v: (jax.sharding.reshard(v, P()),
+                                               jax.sharding.reshard(v, P())), a))
+        out["a sharded leaf and a dtype leaf"] = words(lambda: lax.cond(
+            True, lambda v: (v, v), lambda v: (jax.sharding.reshard(v, P()),
+                                               v.astype(jnp.int32)), a))
+    body = jax.shard_map(lambda v, c: lax.cond(v[0] > 0, lambda: (v, v), lambda: (c, c)),
+                         mesh=mesh, in_specs=(P("x"), P()), out_specs=P("x"))
+    out["two leaves varying otherwise"] = words(lambda: body(jnp.arange(4.0), jnp.ones(2)))
+    return out
+
+
 CASES = {name: globals()["_" + name] for name in (
     "full_like",
     "keys",
@@ -312,7 +343,8 @@ CASES = {name: globals()["_" + name] for name in (
     "carry_vma_advice",
     "body_abstract_mesh",
     "axis_env",
-    "persistent_cache_events")}
+    "persistent_cache_events",
+    "cond_branches_off_in_sharding")}
 
 
 def run(jax) -> dict:

@@ -36,6 +36,12 @@ JAX = locations.recorded("card_gaps_reference.json")
 OWN_WORDS = {f"pmap_sizes_{case}": "pmap got inconsistent sizes for array axes to be mapped:"
              for case in PMAP_SIZES}
 
+# cases whose words differ from JAX's, a gap kept, and why: the scan body's carry compared
+# with its structure names jxkernel's aval class where JAX names its own module's
+# (tests/lax/test_control_flow.py keeps it so: a class named in JAX's module would not exist)
+WORDS_GAPS = {"stop104_scan_body_returning_y_as_carry": ("jax._src.core.ShapedArray",
+                                                         "jxkernel.core.avals.ShapedArray")}
+
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\n"
                       "from jxkernel import lax\n"
                       "from jxkernel.experimental import checkify", fresh=True)
@@ -70,6 +76,11 @@ def test_the_cases_say_and_compute_what_jax_does(case):
     JAX's order (cond, body, then both again) with cond's trace kept for the next call."""
     if case in OWN_WORDS:
         assert _facts()[case] == {**JAX[case], "first_line": OWN_WORDS[case]}, case
+        return
+    if case in WORDS_GAPS:             # the gap stands as recorded, and is the only change
+        theirs, ours = WORDS_GAPS[case]
+        assert _facts()[case] != JAX[case], f"{case}: no gap now; drop it from WORDS_GAPS"
+        assert json.loads(json.dumps(_facts()[case]).replace(ours, theirs)) == JAX[case]
         return
     assert _facts()[case] == JAX[case], case
 

@@ -198,9 +198,11 @@ def test_grad_of_python_control_flow_on_concrete_values():
 
 
 def test_grad_errors():
-    with pytest.raises(TypeError, match=r"(?s)Gradient only defined for scalar-output functions. "
-                                        r"Output had shape: \(3,\).*jacrev"):
+    # JAX 0.10.2's whole message (a line of ours on jacrev came after it)
+    with pytest.raises(TypeError) as raised:
         jax.grad(lambda x: lax.sin(x))(arr([1.0, 2.0, 3.0]))
+    assert str(raised.value) == ("Gradient only defined for scalar-output functions. Output had "
+                                 "shape: (3,).")
     with pytest.raises(TypeError, match="grad requires real- or complex-valued inputs.*int32.*allow_int"):
         jax.grad(lambda x: x)(3)
     with pytest.raises(TypeError, match="primal and tangent arguments to jax.jvp must have the same tree"):

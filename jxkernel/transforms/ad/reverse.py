@@ -195,9 +195,9 @@ def _check_scalar_output(out, name, holomorphic):
         error.output = out          # the notebook's error card reads what it was
         raise error from e
     if aval.shape:
+        # JAX's words alone: the notebook's card gives jacrev, the sum and vmap(grad) there
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
-                        f"{aval.shape}.\nFor non-scalar outputs use jacrev / jacfwd (the Jacobian) "
-                        f"or vjp with a cotangent of that shape.")
+                        f"{aval.shape}.")
     check_output_dtype(name, holomorphic, aval)
 
 

@@ -19,19 +19,22 @@ integer-conversion (TracerIntegerConversionError), array-conversion
 (ValueError: non-hashable static argument), vmap-sizes (ValueError: inconsistent sizes along
 in_axes), vmap-rank (ValueError: in_axes names an axis an argument has not), vmap-out-axes
 (ValueError: out_axes names an axis past the function's output), loop-carry
-(TypeError: a scan/while_loop/fori_loop carry changing type),
+(TypeError: a scan/while_loop/fori_loop carry changing type, a PRNG key's kind too),
 boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`),
-key-reuse (KeyReuseError, with jax_debug_key_reuse), jit-method (TypeError: `@jax.jit` on a
-method, its `self` no array), traced-slice (IndexError: `x[:n]` with a traced bound),
+key-reuse (KeyReuseError, with jax_debug_key_reuse),
+jit-method (TypeError: `@jax.jit` on a method, its `self` no array), traced-slice
+(IndexError: `x[:n]` with a traced bound),
 seed-as-key (TypeError: a seed given to jax.random where a key goes), integer-grad-input
 (TypeError: grad of an int), grad-output (TypeError: grad of a function whose output is not one
 number), aux-output (TypeError: has_aux=True, f returning one value or a tuple of 3),
 scalar-conversion (TypeError: int(x)/float(x)/complex(x) of an array with dimensions),
 broadcast-shapes (elementwise operands that do not broadcast), matmul-shapes (TypeError: a
-matrix product whose inner sizes differ), not-an-array (TypeError: a string, a function or
-another object passed to a jitted function where jit traces it), cond-predicate (TypeError:
+matrix product whose inner sizes differ; ValueError: of a 0-d operand), not-an-array
+(TypeError: a string, a function or another object passed to a jitted function where jit
+traces it), cond-predicate (TypeError:
 lax.cond given a condition per element), while-grad (ValueError: grad of a while_loop, or of
-a fori_loop with traced bounds), reshape-size (TypeError: a reshape to another size),
+a fori_loop with traced bounds), reshape-size (TypeError: a reshape to another size, or
+with two -1s), uneven-split (ValueError: jnp.split into pieces that do not divide the axis),
 lax-dtypes (TypeError: a lax operation given two dtypes), integer-power (TypeError: an integer
 array to a negative power), float-index (TypeError: an array indexed by a float), vmap-in-axes
 (ValueError: an in_axes tuple of another length than the arguments; TypeError: in_axes
@@ -52,7 +55,8 @@ scan-output (TypeError: a scan body returning one value or three, not (carry, y)
 fori-bounds (TypeError: lax.fori_loop given a float bound, `lax.fori_loop(0, n / 2, ...)`),
 switch-index (TypeError: lax.switch given a float index, `lax.switch(n / 2, branches)`),
 branch-types (TypeError: lax.cond or lax.switch branches returning different dtypes, shapes
-or structures), concatenate-ranks (TypeError or ValueError: jnp.concatenate, hstack, stack or
+or structures, or keys of two kinds), concatenate-ranks (TypeError or ValueError:
+jnp.concatenate, hstack, stack or
 lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix),
 join-shapes (ValueError or TypeError: jnp.stack given arrays of two shapes, (3,) and (4,), or
 jnp.concatenate given arrays that differ on an axis it does not join along),
@@ -162,6 +166,8 @@ The MIME bundle `application/vnd.jxkernel.error+json` (`ErrorCard.to_json()`):
 from __future__ import annotations
 
 from ...core import errors as jx_errors
+from .array_calls import (_is_matmul_0d, _is_uneven_split, _matmul_0d_card,
+                          _uneven_split_card)
 from .axes import _axis_bounds_card, _is_axis_bounds
 from .check_arguments import _check_format_args_card, _is_check_format_args
 from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
@@ -202,6 +208,7 @@ from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand
 from .loop_conditions import (_is_while_not_bool, _is_while_per_element,
                               _while_not_bool_card, _while_per_element_card)
 from .key_reuse import _key_reuse_card
+from .key_types import _is_key_types, _key_types_card
 from .keys import (_is_key_batch, _is_key_unpacked, _is_numpy_random,
                    _is_numpy_random_module, _is_raw_key_word, _is_seed_as_key, _key_batch_card,
                    _key_unpack_card, _numpy_random_card, _numpy_random_module_card,
@@ -213,7 +220,8 @@ from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_
                              _is_fori_bounds, _is_int_power, _is_lax_dtypes, _is_switch_index,
                              _lax_dtypes_card, _switch_index_card)
 from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
-                             _is_reshape_size, _matmul_card, _reshape_card)
+                             _is_reshape_size, _is_reshape_unknowns, _matmul_card,
+                             _reshape_card, _reshape_unknowns_card)
 from .ragged import _is_ragged, _ragged_card
 from .reading import (_first_line, _operation_lines, _public, _user_frame, _user_lines,
                       spelled_for)
@@ -276,6 +284,7 @@ _CARDS = [
     (_is_vmap_out_axes, _vmap_out_axes_card),
     (_is_in_axes_length, _in_axes_length_card),
     (_is_in_axes_dict, _in_axes_dict_card),
+    (_is_key_types, _key_types_card),       # before the dtype casts: no key is cast so
     (_is_carry_error, _carry_card),
     (_is_several_off, _several_card),       # before the pair's: every branch at once
     (_is_branch_types, _branch_card),
@@ -302,6 +311,9 @@ _CARDS = [
     (_is_layer_features, _layer_features_card),  # before matmul's: the layer's words
     (_is_matmul_shapes, _matmul_card),
     (_is_reshape_size, _reshape_card),
+    (_is_reshape_unknowns, _reshape_unknowns_card),
+    (_is_matmul_0d, _matmul_0d_card),
+    (_is_uneven_split, _uneven_split_card),
     (_is_lax_dtypes, _lax_dtypes_card),
     (_is_int_power, _int_power_card),
     (_is_float_index, _float_index_card),

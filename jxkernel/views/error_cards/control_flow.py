@@ -26,9 +26,20 @@ _BRANCH_TYPES = re.compile(r"[Tt]he output of (.+?)(?: at path (\S+))? has type 
                            r"(shapes|dtypes) do not match")
 
 
+# every leaf JAX names, whatever its reason: dtypes, shapes, manual axes, or none (sharding)
+_BRANCH_LEAF = re.compile(r"^(?:  \* )?[Tt]he output of .+? has type \S+ but the corresponding "
+                          r"output of .+? has type \S+?(, so .*)?[.;]$", re.M)
+
+
 def _is_branch_types(e) -> bool:
-    return isinstance(e, TypeError) and _BRANCH_TYPES.search(str(e)) is not None and \
-        re.match(r"(cond|switch) branches must have equal output types", str(e)) is not None
+    """Branches off in dtype or shape only: a leaf off in sharding or in the manual axes it
+    varies over too has no cast or reshape that fixes it (the card cast the dtype leaf alone,
+    and the program raised again at the sharded one)."""
+    text = str(e)
+    if not (isinstance(e, TypeError) and _BRANCH_TYPES.search(text) is not None and
+            re.match(r"(cond|switch) branches must have equal output types", text)):
+        return False
+    return all(so and "manual axis" not in so for so in _BRANCH_LEAF.findall(text))
 
 
 def _branch_card(exc, where, called_from) -> ErrorCard:
@@ -123,6 +134,8 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
     text = str(exc)
     loop = text.split()[0] if text.split()[0] in ("scan", "while_loop", "fori_loop") else "loop"
     body = _loop_body_name(where) or "body"
+    if len(_CARRY_TYPES.findall(text)) > 1:
+        return _several_carry_card(text, where, loop, body)
     types, trees = _CARRY_TYPES.search(text), _CARRY_TREES.search(text)
     whole = None                   # the body's own name for the carry, where it is one value
     if types:
@@ -178,6 +191,42 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
                 "output_type": went, "mismatch": mismatch},
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{loop}.html"
         if loop != "loop" else None)
+
+
+def _several_carry_card(text, where, loop, body) -> ErrorCard:
+    """Several leaves of the carry off (JAX's bullet for each): the card cast the first alone,
+    and its code, pasted, raised again at the next. Every leaf is named; where each is a
+    number made wider (an int start of a float sum) and the start a tuple written on the
+    line, the code starts each leaf as the body returns it, else words alone."""
+    leaves = []
+    for found in _CARRY_TYPES.finditer(text):
+        _, sub_path, path, _, came, went, mismatch = found.groups()
+        called, path, came, went = _in_learners_terms(where, loop, sub_path or path or None,
+                                                      came, went, mismatch)
+        leaves.append((path, came, went, mismatch))
+    listed = "; ".join(f"carry{p or ''}: {c} and {w}" for p, c, w, _ in leaves)
+    line = where.get("code") if where else None
+    for path, came, went, mismatch in leaves:
+        if line is None or mismatch != "dtypes" or not path or \
+                not _widened(came.split("[")[0], went.split("[")[0]):
+            line = None
+            break
+        line = _init_as({"code": line}, called, went.split("[")[0], path)
+    rewrite = (f"# start every leaf as {body} returns it: the values it computes, kept whole\n"
+               f"{line}") if line else \
+        f"# in {body}, return every leaf of the carry as it came in: {listed}"
+    return ErrorCard(
+        "loop-carry", f"{called}: the carry changes type in the loop",
+        why=(f"{called} compiles {body} once for every iteration, so the carry must leave it "
+             f"with the type it came in with; {len(leaves)} leaves do not: {listed}."),
+        fix=(f"Make {body} return every leaf JAX names as it came in, or start each as {body} "
+             f"returns it ({listed}): casting one alone raises again at the next."),
+        rewrite=rewrite,
+        origin={"loop": called, "body": body, "path": leaves[0][0],
+                "input_type": leaves[0][1], "output_type": leaves[0][2],
+                "mismatch": leaves[0][3]},
+        docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{called}.html"
+        if called != "loop" else None)
 
 
 def _carry_shape_rewrite(body, leaf, came, went, loop, ys, carry, back=None) -> str:

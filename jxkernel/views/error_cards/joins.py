@@ -130,18 +130,44 @@ def _fitted(tree, call, verb, elts, names, shapes, axis):
     said = f", {part}" if part else ""
     whole = [ast.parse(n, mode="eval").body for n in names]      # before the new axes
     for i in low:
-        elts[i] = ast.parse(f"{_operand(elts[i])}[{':, ' * axis}None]", mode="eval").body
+        elts[i] = ast.parse(_one_more_axis(elts[i], shapes[i], axis), mode="eval").body
     first = ast.unparse(elts[low[0]])
     many = len(low) > 1
-    fix = (f"Index {_listing([names[i] for i in low])} with None to give "
-           f"{'each' if many else 'it'} a new axis of length 1 at axis {axis}: {first} has "
-           f"shape {grown}{said}, which joins the others along axis {axis}.")
+    if rank == 1:            # numbers (0-d) among vectors: `1.0[None]` is no Python
+        fix = (f"Make {_listing([names[i] for i in low])} {'each ' if many else ''}a vector "
+               f"of one element: {first} has shape {grown}, which joins the others along "
+               f"axis 0.")
+    else:
+        fix = (f"Index {_listing([names[i] for i in low])} with None to give "
+               f"{'each' if many else 'it'} a new axis of length 1 at axis {axis}: {first} "
+               f"has shape {grown}{said}, which joins the others along axis {axis}.")
     rewrite = f"{ast.unparse(tree)}    # {first}: {grown}{said}"
     if helper is not None:
         helped = ast.Call(_func(call, helper), [type(call.args[0])(whole, ast.Load())], [])
         fix += f" jnp.{helper} does that for you: it makes each vector {part}."
         rewrite += f"\n{_replaced(tree, call, helped)}    # the same: each vector {part}"
     return fix, rewrite
+
+
+def _one_more_axis(node, shape, axis) -> str:
+    """`node` with a new axis of length 1 at `axis`: `v[None]`; a 0-d operand as a vector of
+    one element, which `[None]` is not where it is a Python number (`1.0[None]`, a
+    SyntaxError; `c[None]` of `c = 1.0`, a TypeError): a number written there in a list,
+    anything else through jnp.atleast_1d (a number or an array alike).
+
+        >>> _one_more_axis(ast.parse("-1.0", mode="eval").body, (), 0)
+        'jnp.array([-1.0])'
+        >>> _one_more_axis(ast.parse("c", mode="eval").body, (), 0)
+        'jnp.atleast_1d(c)'
+        >>> _one_more_axis(ast.parse("v", mode="eval").body, (3,), 1)
+        'v[:, None]'
+    """
+    if shape:
+        return f"{_operand(node)}[{':, ' * axis}None]"
+    number = node.operand if isinstance(node, ast.UnaryOp) else node
+    if isinstance(number, ast.Constant) and type(number.value) in (int, float, complex):
+        return f"jnp.array([{ast.unparse(node)}])"
+    return f"jnp.atleast_1d({ast.unparse(node)})"
 
 
 def _as_rows(tree, call, verb, names, low):

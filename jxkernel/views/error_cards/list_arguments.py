@@ -8,6 +8,7 @@ import ast
 import re
 
 from .card import ErrorCard
+from .reading import _user_frame
 from .rewrites import _parse_line, _replaced
 
 # JAX's text (check_arraylike), the exception's whole message
@@ -23,6 +24,9 @@ def _list_argument_card(exc, where, called_from) -> ErrorCard:
     name, kind, position = _LIST.match(str(exc)).groups()
     tree = _parse_line(where)
     argument = _argument(tree, name, int(position)) if tree is not None else None
+    lengths = _ragged_lengths(argument, _user_frame(exc)) if argument is not None else None
+    if lengths is not None:
+        return _ragged_list_card(name, kind, tree, argument, lengths)
     note = f"    # an array: one value for {name}"
     rewrite = (f"{_replaced(tree, argument, f'jnp.asarray({ast.unparse(argument)})')}{note}"
                if argument is not None else f"y = jnp.{name}(jnp.asarray(values)){note}")
@@ -35,6 +39,58 @@ def _list_argument_card(exc, where, called_from) -> ErrorCard:
              f"came from grad or vmap of a {kind} argument, pass that argument as an array "
              f"instead: jax.grad(f)(jnp.asarray(values))."),
         rewrite=rewrite, docs=None)
+
+
+# jnp's functions that join their arrays end to end: a list of rows of any lengths joins as
+# arrays, one per row
+_END_TO_END = ("concatenate", "hstack", "append")
+
+
+def _ragged_lengths(argument, frame) -> list | None:
+    """The lengths of the rows of the list `argument` (written out, or a name the user's
+    frame binds) where they differ, so that jnp.asarray of it raises too (NumPy's
+    "inhomogeneous shape"); None where it makes one array or its value is not known here."""
+    if isinstance(argument, ast.Name):
+        names = {**frame.f_globals, **frame.f_locals} if frame is not None else {}
+        value = names.get(argument.id)
+    else:
+        try:
+            value = ast.literal_eval(argument)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+    if not isinstance(value, (list, tuple)) or \
+            not all(isinstance(row, (list, tuple)) for row in value):
+        return None
+    lengths = [len(row) for row in value]
+    return lengths if len(set(lengths)) > 1 else None
+
+
+def _ragged_list_card(name, kind, tree, argument, lengths) -> ErrorCard:
+    """A list of rows of different lengths: jnp.asarray of it (the card's fix for a list)
+    raised NumPy's ValueError, pasted. Joined end to end, each row an array of its own;
+    stacked or computed with, no array holds them: the words, no code."""
+    shown = ", ".join(map(str, lengths))
+    why = (f"JAX's functions take arrays, not a Python {kind}; and this {kind}'s rows have "
+           f"lengths {shown}, so no one array holds them (jnp.asarray of it raises too): an "
+           f"array is a rectangle.")
+    if name in _END_TO_END:
+        each = f"[jnp.asarray(row) for row in {ast.unparse(argument)}]"
+        return ErrorCard(
+            "list-argument", f"jnp.{name} was given a Python {kind} of rows of lengths {shown}",
+            why=why, fix=(f"Make each row an array: jnp.{name} takes a list of arrays of "
+                          f"different lengths and joins them end to end."),
+            rewrite=f"{_replaced(tree, argument, each)}    # each row an array of its own",
+            docs=None)
+    return ErrorCard(
+        "list-argument", f"jnp.{name} was given a Python {kind} of rows of lengths {shown}",
+        why=why,
+        fix=(f"Give the rows one length first (pad the short ones with a value that leaves "
+             f"your result as it is, jnp.pad or by hand), then jnp.asarray; or, to join them "
+             f"end to end, jnp.concatenate of each row as an array."),
+        rewrite=(f"# jnp.asarray needs rows of one length: these have {shown}\n# the pattern, "
+                 f"with your own names in place of these:\n#   rows = [jnp.pad(jnp.asarray(r),"
+                 f" (0, n - len(r))) for r in rows]    # n: the longest row's length"),
+        docs=None)
 
 
 def _argument(tree, name, position):

@@ -384,6 +384,33 @@ def _reshape_card(exc, where, called_from) -> ErrorCard:
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.reshape.html")
 
 
+# JAX's text (jnp.reshape's _compute_newshape): -1 given for two or more axes
+_UNKNOWNS = re.compile(r"^can only specify one unknown axis size with a `-1` value, got (\(.*\))$")
+
+
+def _is_reshape_unknowns(e) -> bool:
+    return isinstance(e, TypeError) and _UNKNOWNS.match(str(e)) is not None
+
+
+def _reshape_unknowns_card(exc, where, called_from) -> ErrorCard:
+    """Two -1s: JAX's message names no size, and which axis the learner meant to give is
+    theirs to say, so the card tells the rule and writes the sizes with names, as comments."""
+    target = _UNKNOWNS.match(str(exc)).group(1)
+    dims = ast.literal_eval(target)
+    names = iter(("n", "m", "k", "l"))
+    sketch = "(" + ", ".join(
+        str(d) if d != -1 or i == dims.index(-1) else next(names, "n")
+        for i, d in enumerate(dims)) + ")"
+    return ErrorCard(
+        "reshape-size", f"A reshape into {target}: -1 stands for one size only",
+        why=(f"-1 is the one size a reshape works out from the others and the array's size; "
+             f"{target} has {dims.count(-1)} of them, and many shapes would fit."),
+        fix="Write every size but one as a number (or x.shape[i]); -1 for the one left.",
+        rewrite=_pattern(f"y = x.reshape{sketch}    # in place of {target}: n the size you "
+                         f"mean, -1 worked out"),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.reshape.html")
+
+
 def _free_axis(dims, size):
     """The first axis of `dims` that -1 can stand for (the others divide `size`), when
     there are two or more and none is -1 already; else None."""
