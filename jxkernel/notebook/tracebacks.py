@@ -24,10 +24,13 @@ ipykernel's temporary file (`/tmp/ipykernel_27401/194225421.py:1: UserWarning: .
 """
 from __future__ import annotations
 
+import collections
+import itertools
 import logging
 import os
 import re
 import sys
+import traceback
 import types
 import weakref
 import linecache
@@ -246,12 +249,22 @@ def name_cells(text: str) -> str:
     return pattern.sub(named, text)
 
 
+# Each card that failed to draw, newest last: (a serial number, the error's class, the
+# drawing's own traceback as text; no objects, which would keep the cell's frames alive). The
+# learner sees no card where one was due, and nothing else: the tests read this
+# (tests/support/ipython_shell.py), so that a card raising while drawn fails them.
+card_failures: collections.deque = collections.deque(maxlen=20)
+_failures_seen = itertools.count()
+
+
 def _card(value):
     """The error card for `value`, or None; a card that fails to build is no card (IPython
-    would unregister a handler that raises)."""
+    would unregister a handler that raises), and is kept in `card_failures`."""
     try:
         return card_for(value)
     except Exception:  # noqa: BLE001
+        card_failures.append((next(_failures_seen), type(value).__name__,
+                              traceback.format_exc()))
         return None
 
 

@@ -165,10 +165,16 @@ class Ran(CardsShown):
 
 
 def run_cell(shell, source, *, store_history=True, **kw) -> Ran:
-    """Run `source` as a numbered cell (`store_history=True`), capturing what it shows."""
+    """Run `source` as a numbered cell (`store_history=True`), capturing what it shows. An
+    error card that raised while drawn (the learner sees no card) fails here, with its
+    traceback."""
     from IPython.utils.capture import capture_output
+    from jxkernel.notebook.tracebacks import card_failures
+    before = card_failures[-1][0] if card_failures else -1
     with capture_output() as cap:
         result = shell.run_cell(source, store_history=store_history, **kw)
+    drawn_wrong = [text for serial, _, text in card_failures if serial > before]
+    assert not drawn_wrong, f"an error card raised while drawn:\n{drawn_wrong[0]}"
     return Ran(result, cap)
 
 
