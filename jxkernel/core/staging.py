@@ -85,7 +85,10 @@ class DynamicJaxprTracer(Tracer):
         return self._aval
 
     def to_concrete_value(self):
-        return self.const if self._var is None else None
+        # None, as JAX's jit tracer: a value staged from constants alone (`jnp.asarray(4)`,
+        # `jnp.int32(3)` in the body) is traced too, and `int()`, `jnp.arange(n)` or `if` of
+        # it raise as in JAX; its known value (`const`) only folds the jaxpr's literals
+        return None
 
     def _short_repr(self):
         # a token's type by its own repr, as JAX's: JitTracer(AbstractToken())

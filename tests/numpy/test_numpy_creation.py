@@ -13,13 +13,9 @@ from compiled import jit_together
 from jnp_check import matches_jax_tests
 from numerics import ELEMENTWISE, assert_allclose_ulp
 
-# Where jxkernel knowingly differs from JAX 0.10.2.
-KNOWN = {
-    # Under jit JAX stages jnp.asarray(4) as an abstract value, so arange refuses it; ours
-    # is a known constant while tracing, so arange accepts it (more permissive).
-    "lambda: jnp.arange(jnp.asarray(4))()": "a staged constant stays concrete",
-}
-KNOWN_JIT = {k: v for k, v in KNOWN.items()}
+# Where jxkernel knowingly differs from JAX 0.10.2: nowhere now (under jit jnp.asarray(4) was
+# a known constant, so arange took it where JAX's refuses the traced value; it is traced now)
+KNOWN_JIT: dict = {}
 
 
 test_matches_jax_eager, test_matches_jax_jit_types, test_matches_jax_jit_values, \
