@@ -93,6 +93,9 @@ def _unique(ar, axis, return_index=False, return_inverse=False, return_counts=Fa
     nonempty = math.prod(_shape(aux)) > 0
     if size is None:
         m = concrete_value(mask)
+        if m is None:           # a concrete `ar` under jit: its mask is traced (JAX's error)
+            raise ConcretizationTypeError(mask, f"The error arose in jnp.unique(). "
+                                          f"{_UNIQUE_SIZE_HINT}\n")
         ind = np.nonzero(m)[0].astype(it)
     else:
         ind, = nonzero(mask, size=size)

@@ -138,7 +138,8 @@ def lexsort(keys, axis: int = -1):
 def sort_complex(a):
     """`a` sorted (real part first, then imaginary) and made complex."""
     a = _asarray("sort_complex", a)
-    out = lax.sort(a, dimension=len(_shape(a)) - 1) if _shape(a) else a
+    # along the last axis: a 0-d `a` has none (JAX's ValueError, as NumPy's AxisError)
+    out = lax.sort(a, dimension=canonicalize_axis(-1, len(_shape(a))))
     d = aval_of(out).dtype
     cd = d if dtypes.is_complex(d) else (dtypes.complex128 if d == dtypes.float64 or
                                          d.itemsize == 8 else dtypes.complex64)

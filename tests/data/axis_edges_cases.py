@@ -8,7 +8,8 @@ whole numbers, exact on both sides), or the error's class and first line.
   of each rank: JAX raises IndexError (it reads ary.shape[axis]) where jxkernel raised
   ValueError;
 - repeat of a 0-d array along any axis: JAX fills it (it never reads the axis there);
-- compress / extract given a size larger than the axis: JAX's ValueError, where jxkernel padded.
+- compress / extract given a size larger than the axis: JAX's ValueError, where jxkernel padded;
+- sort_complex of a 0-d array: JAX's ValueError (no last axis), where jxkernel returned it.
 """
 import numpy as np
 
@@ -19,7 +20,12 @@ def _outcome(f):
     except Exception as e:              # what was raised is a fact too
         return [type(e).__name__, str(e).split("\n")[0]]
     leaves = out if isinstance(out, list) else [out]
-    return ["ok", [[list(np.shape(a)), np.asarray(a).tolist()] for a in leaves]]
+    return ["ok", [[list(np.shape(a)), _values(np.asarray(a))] for a in leaves]]
+
+
+def _values(a):
+    """The values as JSON has them: a complex number as its [real, imaginary] pair."""
+    return np.stack([a.real, a.imag], -1).tolist() if a.dtype.kind == "c" else a.tolist()
 
 
 def _splits(jnp):
@@ -61,6 +67,8 @@ def run(jax):
             np.array([True, False]), np.ones((2, 3), np.float32), axis=0, size=3),
         "compress_negative_size": lambda: jnp.compress(np.array([True, False]), vector[:2],
                                                        size=-1),
+        "sort_complex_0d": lambda: jnp.sort_complex(np.float32(1)),
+        "sort_complex_1d": lambda: jnp.sort_complex(np.array([2.0, 1.0], np.float32)),
         "compress_short_condition_size": lambda: jnp.compress(np.array([True]), vector, size=2),
     }
     return {name: _outcome(f) for name, f in cases.items()}

@@ -39,6 +39,7 @@ def run(jax):
         "arange_of_array": jitted(lambda: jnp.arange(jnp.array(3))),
         "zeros_of_an_array_size": jitted(lambda: jnp.zeros(jnp.array(3))),
         "trim_zeros_of_a_constant": jitted(lambda: jnp.trim_zeros(jnp.array([0, 1, 0]))),
+        "unique_of_a_constant": jitted(lambda: jnp.unique(jnp.array([1, 1, 2]))),
         "if_on_a_constant": jitted(lambda a: a if jnp.array(1) > 0 else -a, x),
         "index_by_a_constant_argmax": jitted(
             lambda a: a[int(jnp.argmax(jnp.array([0, 5, 1])))], x),

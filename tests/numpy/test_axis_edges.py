@@ -43,5 +43,10 @@ def test_compress_refuses_a_size_past_the_axis_as_jax():
     assert not _differences(("extract_", "compress_"))
 
 
+def test_sort_complex_of_a_0d_array_has_no_axis_to_sort_as_jax():
+    # a 0-d array was returned as complex
+    assert not _differences(("sort_complex_",))
+
+
 def test_every_case_was_recorded():
     assert set(run(jxkernel)) == set(JAX) - {"jax_version"}
