@@ -185,13 +185,15 @@ def reshape(a, shape, order: str = "C", *, copy=None, out_sharding=None):
     if out_sharding is None and isinstance(a, (np.ndarray, np.generic)):
         # JAX forwards to the argument's own method: NumPy data stays NumPy (and 64-bit)
         return a.reshape(shape, order=order)
-    return reshaped(ensure_array(a), shape, order, out_sharding)
+    a = ensure_array(a)
+    return reshaped(a, _compute_newshape(_shape(a), shape), order, out_sharding)
 
 
-def reshaped(a, shape, order: str = "C", out_sharding=None):
-    """jnp.reshape of an array (and its `.reshape` method) once its arguments are checked."""
+def reshaped(a, new: tuple, order: str = "C", out_sharding=None):
+    """jnp.reshape of an array (and its `.reshape` method) to `new`, _compute_newshape's: the
+    callers check the shape in their own frame, as JAX's Array.reshape does (its traceback
+    shows _reshape, then _compute_newshape)."""
     __tracebackhide__ = True  # noqa: F841
-    new = _compute_newshape(_shape(a), shape)
     if order == "C":
         return lax.reshape(a, new, out_sharding=out_sharding)
     if order == "F":     # read and write in column-major order: reverse dims on both sides

@@ -19,27 +19,14 @@ RUN = DATA + "/learner_tracebacks_run.py"
 MODES = {"script": ("script", "auto"), "remove_frames": ("script", "remove_frames"),
          "ipython": ("ipython", "auto")}
 
-# (mode, program) -> how many more library frames than JAX's jxkernel's traceback shows. Each
-# raises before any boundary, where JAX's unregistered files keep their frames too, through
-# more helpers than JAX's: jnp.array of ragged lists (creation.array, then _from_sequence;
-# JAX's array alone), random.normal of an int dtype (keys' `sample` wrapper, then
-# samplers.normal; JAX's normal alone), einsum's shapes (its cached plan's _plan,
-# _cached_contractions and _contractions before opt_einsum's contract_path) and, outside
-# IPython (whose __tracebackhide__ hides them), Array.reshape's `reshaped` between _reshape
-# and _compute_newshape. In IPython, which shows the frame that raised even where hidden, a
-# jit's unhashable static argument shows args.split's: JAX's C++ call raises it.
-MORE_FRAMES = {
-    **{(mode, "array_of_ragged_lists"): 1 for mode in ("script", "remove_frames", "ipython")},
-    **{(mode, "random_normal_int_dtype"): 1 for mode in ("script", "remove_frames", "ipython")},
-    **{(mode, "einsum_shapes"): 3 for mode in ("script", "remove_frames", "ipython")},
-    ("script", "array_reshape_wrong_size"): 1, ("remove_frames", "array_reshape_wrong_size"): 1,
-    ("ipython", "jit_static_array"): 1,
-}
+# (mode, program) -> how many more library frames than JAX's jxkernel's traceback shows (none
+# now: each program raises through as many of jxkernel's frames as JAX's own, or fewer)
+MORE_FRAMES: dict = {}
 
-# (mode, program) -> the key whose value JAX's answer has and jxkernel's has not: JAX's C++
-# jit call hashes the static arguments before any Python boundary, so its error has no note;
-# jxkernel's call hashes them under its boundary, which adds it
-GAPS = {("script", "jit_static_array"): "note"}
+# (mode, program) -> the key whose value JAX's answer has and jxkernel's has not (none now: a
+# jit's unhashable static argument, which JAX's C++ call raises before any Python boundary,
+# comes without the note there, as jxkernel's jit call leaves its frames out without it)
+GAPS: dict = {}
 
 
 def _ours(mode):
