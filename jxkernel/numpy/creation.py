@@ -362,11 +362,11 @@ def _from_sequence(obj, dtype) -> tuple:
     for leaf in leaves:     # (given a dtype, NumPy reads text as numbers: JAX's np.asarray)
         if dtype is None and isinstance(leaf, (str, bytes, np.ndarray)):
             _check_numeric(leaf, np.asarray(leaf).dtype)
+    arrays = any(isinstance(x, Array) for x in leaves)
     if dtype is None:
         dtype = lattice_result_type(*_dedupe(leaves))[0] if leaves else \
             _core.default_float_dtype()
-        if any(isinstance(x, Array) for x in leaves) and \
-                not any(isinstance(x, Tracer) for x in leaves):
+        if arrays and not any(isinstance(x, Tracer) for x in leaves):
             # JAX's array() of each element checks it: an int64 made under enable_x64 warns
             # (or raises) once per element, though the result keeps the dtype (with tracers,
             # the array() of each element below checks it so)
@@ -375,7 +375,7 @@ def _from_sequence(obj, dtype) -> tuple:
     # (typed keys have no NumPy dtype: stacked with lax, as JAX's jnp.array([k1, k2]))
     if not any(isinstance(x, Tracer) for x in leaves) and \
             not _core.extended_scalar_type(dtype):
-        if not any(isinstance(x, Array) for x in leaves):
+        if not arrays:
             return None, dtype
         try:
             return np.asarray(_host(obj), dtype=dtype), dtype

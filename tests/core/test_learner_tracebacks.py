@@ -107,3 +107,43 @@ def test_the_one_off_trace_ends_and_leaves_a_debuggers_alone(tmp_path):
     assert seen["plain"] == [["<module>", "join"], True]
     frames, kept = seen["debugged"]
     assert frames[:3] == ["<module>", "join", "concatenate"] and kept and seen["calls"]
+
+
+def test_a_samplers_wrapper_leaves_the_traceback_and_its_trace_ends(tmp_path):
+    """random's out_sharding wrapper, which JAX's samplers have not, leaves an error's
+    traceback at the learner's frame (random.normal's dtype error shows normal's frame alone,
+    as JAX's; an initializer calling a sampler loses both wrappers), the one-off trace that does it
+    is gone after, and under another tracer (a debugger's) nothing is relinked."""
+    script = tmp_path / "learner.py"
+    script.write_text("\n".join([
+        "import sys, json, traceback, jxkernel as jax, jxkernel.numpy as jnp",
+        "def shown(e):",
+        "    return [f.f_code.co_name for f, _ in traceback.walk_tb(e.__traceback__)]",
+        "def draw(dtype):",
+        "    return jax.random.normal(jax.random.key(0), (3,), dtype=dtype)",
+        "out = {}",
+        "try:",
+        "    draw(jnp.int32)",
+        "except ValueError as e:",
+        "    out['plain'] = [shown(e), sys.gettrace() is None]",
+        "try:",                   # (the initializer's wrapper, then random.normal's)
+        "    jax.nn.initializers.normal(1.0, jnp.int32)(jax.random.key(0), (3,))",
+        "except Exception as e:",
+        "    out['other'] = [shown(e), sys.gettrace() is None]",
+        "calls = []",
+        "def debugger(frame, event, arg):",
+        "    calls.append(event)",
+        "sys.settrace(debugger)",
+        "try:",
+        "    draw(jnp.int32)",
+        "except ValueError as e:",
+        "    out['debugged'] = [shown(e), sys.gettrace() is debugger]",
+        "sys.settrace(None)",
+        "print(json.dumps(out))"]) + "\n")
+    out = run_python([str(script)], {"JAX_TRACEBACK_FILTERING": "auto"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["plain"] == [["<module>", "draw", "normal"], True]
+    assert seen["other"] == [["<module>", "init", "normal"], True]
+    frames, kept = seen["debugged"]
+    assert frames == ["<module>", "draw", "sample", "normal"] and kept
