@@ -150,19 +150,13 @@ def filter_raised(e: BaseException) -> None:
     will. A hot function is a boundary without a wrapper's frame by calling it (jit's call:
     `except Exception as e: filter_raised(e); raise`) and `register_boundary(its code)`."""
     mode = _filtering_mode()
-    tb = e.__traceback__
-    in_c = _taken_c_flag(e) and tb is not None and tb.tb_frame.f_code in _C_CALLS
     if mode == "off" or _under_boundary(e):
         return
-    if in_c:
-        # JAX's C++ call raised it before any Python frame of JAX's: no frame of jxkernel's in
-        # any mode (IPython shows the frame that raised even where hidden), and no note
-        if mode != "tracebackhide":
-            _check_mode(mode)
-        e.with_traceback(filter_traceback(tb))
-        _keep_unfiltered(e, tb)
-        if tb is not None:
-            _filter_at_the_user(tb.tb_frame.f_back, e, _RELINK)
+    tb = e.__traceback__
+    if tb is not None and tb.tb_frame.f_code in _C_CALLS and \
+            getattr(e, "_jxkernel_in_c", False) and \
+            not any(include_frame(f) for f, _ in traceback.walk_tb(tb)):
+        _filter_as_c(e, tb, mode)     # (no learner's code ran under this call)
         return
     if mode == "tracebackhide":
         _hide(tb, tb.tb_frame.f_back if tb is not None else None)
@@ -177,11 +171,12 @@ def filter_raised(e: BaseException) -> None:
 
 def from_jaxs_c_call(e: BaseException) -> BaseException:
     """`e`, raised where JAX's C++ jit call raises it before any Python frame of JAX's (a
-    static argument's hash): if the first boundary it reaches is a call registered with
-    `c_call` (jit's), every frame of jxkernel's is left out and no note added, as JAX's
-    traceback has none of its frames and none of its words. Any other boundary (`.lower`'s, or
-    one above the call, a trace's, where JAX's Python boundaries are) filters it as any other.
-    """
+    static argument's hash). Where the boundary that filters it (the outermost) is a call
+    registered with `c_call` (a jit's, a jnp function's that JAX jits) and no frame of the
+    learner's lies below it, every frame of jxkernel's is left out and no note added, as
+    JAX's traceback has none of its frames and none of its words. Any other boundary (`.trace`'s,
+    grad's, a jit's whose traced function made the call: JAX's Python boundaries) filters it as
+    any other error."""
     try:
         e._jxkernel_in_c = True
     except AttributeError:     # (a class with __slots__ and no __dict__)
@@ -189,9 +184,24 @@ def from_jaxs_c_call(e: BaseException) -> BaseException:
     return e
 
 
-def _taken_c_flag(e: BaseException) -> bool:
-    # (taken off by the first boundary that sees it: the jit's call, which JAX's C++ is)
-    return vars(e).pop("_jxkernel_in_c", False) if hasattr(e, "__dict__") else False
+def filter_as_jaxs_c_call(e: BaseException) -> None:
+    """What the except clause of a call standing for JAX's C++ jit call, though no boundary,
+    does to `e` (from_jaxs_c_call's) before it re-raises it: no frame of jxkernel's left, no
+    note, unless an outer boundary will filter it (a trace's: JAX's Python boundary)."""
+    mode = _filtering_mode()
+    if mode != "off" and not _under_boundary(e):
+        _filter_as_c(e, e.__traceback__, mode)
+
+
+def _filter_as_c(e: BaseException, tb, mode: str) -> None:
+    # JAX's C++ call raised it before any Python frame of JAX's: no frame of jxkernel's in
+    # any mode (IPython shows the frame that raised even where hidden), and no note
+    if mode != "tracebackhide":
+        _check_mode(mode)
+    e.with_traceback(filter_traceback(tb))
+    _keep_unfiltered(e, tb)
+    if tb is not None:
+        _filter_at_the_user(tb.tb_frame.f_back, e, _RELINK)
 
 
 def filter_before_raising(e: BaseException, running: types.FrameType) -> None:

@@ -599,7 +599,7 @@ def jnp_jit(fun=None, *, static_argnames=(), inline=False):
         except Exception as e:
             filter_raised(e)
             raise
-    register_boundary(call.__code__)
+    register_boundary(call.__code__, c_call=True)     # (JAX's jit of its function)
     call.jitted = jitted
     return call
 

@@ -87,4 +87,10 @@ PROGRAMS = {
     "take_bad_axis": "jnp.take(jnp.ones((2, 3)), 0, axis=2)",
     "tree_map_mismatched": "jax.tree_util.tree_map(lambda a, b: a + b, [1, 2], [1, 2, 3])",
     "random_split_bad_key": "jax.random.split(jnp.ones(3))",
+    # a jnp function's unhashable static argument, which JAX's C++ jit call of it refuses (no
+    # frame, no note), and the same in the learner's jit (its Python boundary's note)
+    "resize_to_a_list": "jnp.resize(jnp.ones(3), [3, 2])",
+    "nanmax_axis_list": "jnp.nanmax(jnp.ones(3), axis=[0])",
+    "argsort_axis_array": "jnp.argsort(jnp.ones(3), axis=jnp.ones(2))",
+    "argsort_axis_array_in_jit": "jax.jit(lambda x: jnp.argsort(x, axis=jnp.ones(2)))(jnp.ones(3))",
 }
