@@ -93,4 +93,10 @@ PROGRAMS = {
     "nanmax_axis_list": "jnp.nanmax(jnp.ones(3), axis=[0])",
     "argsort_axis_array": "jnp.argsort(jnp.ones(3), axis=jnp.ones(2))",
     "argsort_axis_array_in_jit": "jax.jit(lambda x: jnp.argsort(x, axis=jnp.ones(2)))(jnp.ones(3))",
+    # jacfwd's and jacrev's checks, which JAX's jacfun (no boundary) raises with its frames
+    # and no note, and an error in the learner's function under jacfwd (vmap's boundary)
+    "jacfwd_of_an_int": "jax.jacfwd(lambda x: x ** 2)(3)",
+    "jacrev_argnums_out_of_range": "jax.jacrev(lambda x: x, argnums=2)(1.0)",
+    "jacfwd_inner_dot": ("def predict(x):\n    return jnp.dot(x, jnp.ones(3))\n"
+                         "jax.jacfwd(predict)(jnp.ones(4))"),
 }
