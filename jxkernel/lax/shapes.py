@@ -772,8 +772,8 @@ def broadcast_shapes(*shapes) -> tuple:
     try:          # the elementwise rule, once ranks are promoted with leading 1s
         return _rules.broadcast_shapes(
             "broadcast_shapes", *((1,) * (rank - len(s)) + s for s in canonical)) or ()
-    except TypeError:
-        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
+    except TypeError as err:    # (its cause, as JAX's: the rank-promoted shapes' TypeError)
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from err
 
 
 def broadcast_like(arr, like_arr):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import sys
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperati
                            shape_error, unhashable_parameter)
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
-from ..core.traceback_util import filter_raised, register_boundary
+from ..core.traceback_util import filter_before_raising, filter_raised, register_boundary
 from ..core.staging import DynamicJaxprTracer
 from ..core.avals import parts_of, typed_sharding
 from ..core.sharding_types import abstract_sharding, broadcast_sharding
@@ -526,11 +527,17 @@ def broadcast_shapes(*shapes) -> tuple:
         return ()
     shapes = [_index_tuple(s) for s in shapes]
     rank = builtins.max(len(s) for s in shapes)
+    padded = [(1,) * (rank - len(s)) + s for s in shapes]
     out = []
-    for sizes in zip(*((1,) * (rank - len(s)) + s for s in shapes)):
+    for sizes in zip(*padded):
         big = {d for d in sizes if d != 1}
         if len(big) > 1:
-            raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+            # (raised from lax's TypeError for the shapes with their ranks promoted, as JAX's:
+            # a traceback shows it as the cause)
+            error = ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+            error.__cause__ = TypeError(f"broadcast_shapes got incompatible shapes for "
+                                        f"broadcasting: {', '.join(map(str, padded))}.")
+            raise error
         out.append(big.pop() if big else 1)
     return tuple(out)
 
@@ -577,7 +584,13 @@ def broadcast_to(array, shape, *, out_sharding=None):
 def broadcast_arrays(*args) -> list:
     """The arrays broadcast to their common shape (dtypes unchanged)."""
     check_arraylike("broadcast_arrays", *args)
-    shp = broadcast_shapes(*(_shape(a) for a in args))
+    try:
+        shp = broadcast_shapes(*(_shape(a) for a in args))
+    except ValueError as e:
+        # JAX's raises it under its jit of _broadcast_arrays, a traceback boundary: filtered,
+        # with JAX's note (only on this error path)
+        filter_before_raising(e, sys._getframe())
+        raise
     # each to the type of the broadcast, as JAX's (a scalar meets a split array split alike)
     sharding = broadcast_sharding([getattr(a, "aval", None) for a in args], shp)
     return [broadcast_to(a, shp, out_sharding=sharding) for a in args]

@@ -3,7 +3,9 @@ shapes, a reshape to the wrong size, a reduction over an axis that is not there,
 the tracebacks JAX 0.10.2 shows for them (recorded by
 reference/make_learner_tracebacks_reference.py): in a script, under
 JAX_TRACEBACK_FILTERING=remove_frames and in IPython, the same error type, the learner's own
-frames, JAX's note that frames were removed where JAX has it, and no more library frames than
+frames, JAX's note that frames were removed where JAX has it, the same cause's type (under
+remove_frames, JAX's UnfilteredStackTrace; an error raised from another, as JAX's
+"Incompatible shapes for broadcasting" from lax's TypeError) and no more library frames than
 JAX's. JAX leaves the frames of its unregistered files (jax.numpy's, reductions') in; jxkernel
 hides its whole package, so it may show fewer of them, never a note that claims frames were
 removed where six of its own are still there."""
@@ -46,7 +48,7 @@ def _split(seen):
 def _differences(mine, theirs, more):
     """What of `mine` differs from JAX's answer `theirs` (an empty list where it matches)."""
     (my_user, my_library), (their_user, their_library) = _split(mine), _split(theirs)
-    out = [key for key in ("type", "note") if mine[key] != theirs[key]]
+    out = [key for key in ("type", "note", "cause") if mine[key] != theirs[key]]
     if my_user != their_user:
         out.append(f"user frames {my_user} != {their_user}")
     if my_library > their_library + more:

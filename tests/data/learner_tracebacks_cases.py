@@ -99,4 +99,6 @@ PROGRAMS = {
     "jacrev_argnums_out_of_range": "jax.jacrev(lambda x: x, argnums=2)(1.0)",
     "jacfwd_inner_dot": ("def predict(x):\n    return jnp.dot(x, jnp.ones(3))\n"
                          "jax.jacfwd(predict)(jnp.ones(4))"),
+    "broadcast_arrays_shapes": "jnp.broadcast_arrays(jnp.ones(3), jnp.ones(4))",
+    "lax_broadcast_shapes": "lax.broadcast_shapes((3, 1), (2, 4))",
 }
