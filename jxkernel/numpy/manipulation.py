@@ -256,10 +256,18 @@ def moveaxis(a, source, destination):
     """
     a = _asarray("moveaxis", a)
     ndim = len(_shape(a))
-    source = tuple(canonicalize_axis(i, ndim) for i in _index_tuple(source))
-    destination = tuple(canonicalize_axis(i, ndim) for i in _index_tuple(destination))
-    if len(source) != len(destination):
-        raise ValueError(f"Inconsistent number of elements: {len(source)} vs {len(destination)}")
+    source, destination = _index_tuple(source), _index_tuple(destination)
+    try:
+        source = tuple(canonicalize_axis(i, ndim) for i in source)
+        destination = tuple(canonicalize_axis(i, ndim) for i in destination)
+        if len(source) != len(destination):
+            raise ValueError(f"Inconsistent number of elements: {len(source)} vs "
+                             f"{len(destination)}")
+    except Exception as e:
+        # JAX's raises these under its jit of _moveaxis, a traceback boundary: filtered, with
+        # JAX's note (only on this error path)
+        filter_before_raising(e, sys._getframe())
+        raise
     perm = [i for i in range(ndim) if i not in source]
     for dest, src in sorted(zip(destination, source)):
         perm.insert(dest, src)

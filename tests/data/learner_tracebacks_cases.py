@@ -101,4 +101,6 @@ PROGRAMS = {
                          "jax.jacfwd(predict)(jnp.ones(4))"),
     "broadcast_arrays_shapes": "jnp.broadcast_arrays(jnp.ones(3), jnp.ones(4))",
     "lax_broadcast_shapes": "lax.broadcast_shapes((3, 1), (2, 4))",
+    "moveaxis_bad_axis": "jnp.moveaxis(jnp.ones(3), 0, 2)",
+    "tile_float_reps": "jnp.tile(jnp.ones(3), (2.0,))",
 }
