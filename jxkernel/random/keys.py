@@ -15,6 +15,7 @@ import functools
 import inspect
 import math
 import operator
+import sys
 import warnings
 from collections.abc import Sequence
 
@@ -30,7 +31,7 @@ from ..core.mesh import AbstractMesh, NamedSharding, PartitionSpec, get_mesh
 from ..core.errors import unhashable_parameter
 from ..core.staging import DynamicJaxprTracer
 from ..core.symbolic import is_symbolic
-from ..core.traceback_util import leave_out_wrapper, register_wrapper
+from ..core.traceback_util import filter_before_raising, leave_out_wrapper, register_wrapper
 from ..core.trace import Tracer
 from ..lax.sharding import laid_out
 from ..numpy import array_methods, indexing as _indexing
@@ -463,7 +464,10 @@ def random_seed(seeds, impl: prng.PRNGImpl):
         seeds = np.int64(seeds) if isinstance(seeds, int) else seeds
         seeds = np.asarray(seeds).astype(dtypes.canonicalize_dtype(np.asarray(seeds).dtype))
     if not dtypes.is_int(get_aval(seeds).dtype):
-        raise TypeError(f"PRNG key seed must be an integer; got {seeds!r}")
+        e = TypeError(f"PRNG key seed must be an integer; got {seeds!r}")
+        # (JAX's is random_seed_p's impl, raised under eager dispatch's boundary: its note)
+        filter_before_raising(e, sys._getframe())
+        raise e
     if config.jax_random_seed_offset:
         seeds = _jnp.add(seeds, config.jax_random_seed_offset)
     return key_prims.random_seed(seeds, impl)

@@ -103,4 +103,6 @@ PROGRAMS = {
     "lax_broadcast_shapes": "lax.broadcast_shapes((3, 1), (2, 4))",
     "moveaxis_bad_axis": "jnp.moveaxis(jnp.ones(3), 0, 2)",
     "tile_float_reps": "jnp.tile(jnp.ones(3), (2.0,))",
+    "random_key_float_seed": "jax.random.key(1.5)",
+    "map_over_a_number": "lax.map(lambda x: x, 3)",
 }
