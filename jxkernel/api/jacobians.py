@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.traceback_util import api_boundary
 from .. import numpy as jnp
 from ..core import dtypes
 from ..core.avals import context_abstract_mesh, get_aval
@@ -81,7 +80,6 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     check_callable(fun)
     argnums = ensure_index(argnums)     # at once, as JAX's (jacrev's is checked when called)
     @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
-    @api_boundary
     def jacfun(*args, **kwargs):
         f_partial, dyn = partial_over(fun, argnums_in_range(argnums, len(args)), args, kwargs)
         # A tree_map, as JAX's: it rebuilds the arguments' pytrees with None leaves, so a
@@ -110,7 +108,6 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of `fun` by reverse mode: efficient for few outputs, many inputs."""
     check_callable(fun)
     @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
-    @api_boundary
     def jacfun(*args, **kwargs):
         f_partial, dyn = partial_over(fun, argnums_in_range(argnums, len(args)), args, kwargs)
         tree_map(lambda x: _check_grad_input(get_aval(x), allow_int, holomorphic, "jacrev"),

@@ -153,6 +153,11 @@ def filter_raised(e: BaseException) -> None:
     if mode == "off" or _under_boundary(e):
         return
     tb = e.__traceback__
+    if tb is not None and tb.tb_frame.f_code in _C_CALLS and \
+            getattr(e, "_jxkernel_in_c", False) and \
+            not any(include_frame(f) for f, _ in traceback.walk_tb(tb)):
+        _filter_as_c(e, tb, mode)     # (no learner's code ran under this call)
+        return
     if mode == "tracebackhide":
         _hide(tb, tb.tb_frame.f_back if tb is not None else None)
         return
@@ -160,8 +165,43 @@ def filter_raised(e: BaseException) -> None:
     e.with_traceback(filter_traceback(tb))
     _keep_unfiltered(e, tb)
     if tb is not None:
-        _filter_at_the_user(tb.tb_frame.f_back, e, False)
+        _filter_at_the_user(tb.tb_frame.f_back, e, _RELINK)
     _tell(e, tb, mode)
+
+
+def from_jaxs_c_call(e: BaseException) -> BaseException:
+    """`e`, raised where JAX's C++ jit call raises it before any Python frame of JAX's (a
+    static argument's hash). Where the boundary that filters it (the outermost) is a call
+    registered with `c_call` (a jit's, a jnp function's that JAX jits) and no frame of the
+    learner's lies below it, every frame of jxkernel's is left out and no note added, as
+    JAX's traceback has none of its frames and none of its words. Any other boundary (`.trace`'s,
+    grad's, a jit's whose traced function made the call: JAX's Python boundaries) filters it as
+    any other error."""
+    try:
+        e._jxkernel_in_c = True
+    except AttributeError:     # (a class with __slots__ and no __dict__)
+        pass
+    return e
+
+
+def filter_as_jaxs_c_call(e: BaseException) -> None:
+    """What the except clause of a call standing for JAX's C++ jit call, though no boundary,
+    does to `e` (from_jaxs_c_call's) before it re-raises it: no frame of jxkernel's left, no
+    note, unless an outer boundary will filter it (a trace's: JAX's Python boundary)."""
+    mode = _filtering_mode()
+    if mode != "off" and not _under_boundary(e):
+        _filter_as_c(e, e.__traceback__, mode)
+
+
+def _filter_as_c(e: BaseException, tb, mode: str) -> None:
+    # JAX's C++ call raised it before any Python frame of JAX's: no frame of jxkernel's in
+    # any mode (IPython shows the frame that raised even where hidden), and no note
+    if mode != "tracebackhide":
+        _check_mode(mode)
+    e.with_traceback(filter_traceback(tb))
+    _keep_unfiltered(e, tb)
+    if tb is not None:
+        _filter_at_the_user(tb.tb_frame.f_back, e, _RELINK)
 
 
 def filter_before_raising(e: BaseException, running: types.FrameType) -> None:
@@ -181,7 +221,31 @@ def filter_before_raising(e: BaseException, running: types.FrameType) -> None:
         _hide(e.__traceback__, sys._getframe(1))
         return
     _check_mode(mode)
-    _filter_at_the_user(sys._getframe(1), e, True)
+    _filter_at_the_user(sys._getframe(1), e, _WHOLE)
+
+
+def leave_out_wrapper(e: BaseException) -> None:
+    """Called in the except clause of a wrapper registered with register_wrapper (random's
+    out_sharding wrapper, which JAX's samplers have not): the frames of such wrappers leave
+    `e`'s traceback when `e` reaches the learner's frame, the rest kept, unless a boundary above
+    will filter it (or the mode is "off"). Only on this error path, where no tracer is set."""
+    wrapper = sys._getframe(1)
+    f = wrapper.f_back
+    while f is not None:
+        if _is_boundary_frame(f):
+            return
+        f = f.f_back
+    if _filtering_mode() != "off":
+        _filter_at_the_user(wrapper, e, _UNWRAP)
+
+
+def register_wrapper(code: types.CodeType) -> None:
+    """Make the frames of `code`, whose except clause calls leave_out_wrapper, ones that
+    leave an error's traceback at the learner's frame."""
+    _WRAPPERS.add(code)
+
+
+_WRAPPERS: set = set()
 
 
 def _check_mode(mode: str) -> None:
@@ -257,7 +321,16 @@ def _at_the_users_frame(frame, event, arg):
     if tb is None or tb.tb_frame is not frame:
         return None
     below, skipped = tb.tb_next, []
-    if awaited[2]:            # nothing filtered yet (filter_before_raising): the whole rest
+    if awaited[2] is _UNWRAP:       # the wrappers' frames out, the rest kept
+        _keep_unfiltered(e, _copied([(t.tb_frame, t.tb_lasti, t.tb_lineno)
+                                     for t in _entries(below)]))
+        while tb.tb_next is not None:
+            if tb.tb_next.tb_frame.f_code in _WRAPPERS:
+                tb.tb_next = tb.tb_next.tb_next
+            else:
+                tb = tb.tb_next
+        return None
+    if awaited[2] is _WHOLE:  # nothing filtered yet (filter_before_raising): the whole rest
         whole = _copied([(t.tb_frame, t.tb_lasti, t.tb_lineno) for t in _entries(below)])
         tb.tb_next = filter_traceback(below)
         _keep_unfiltered(e, whole)
@@ -278,31 +351,41 @@ def _entries(tb):
         tb = tb.tb_next
 
 
-def _filter_at_the_user(above, e: BaseException, to_come: bool) -> None:
+# what the trace at the learner's frame does to the traceback arriving there: leave out the
+# frames below it up to the first kept one; filter the whole of it and add JAX's words; leave
+# out the registered wrappers' frames
+_RELINK, _WHOLE, _UNWRAP = "relink", "whole", "unwrap"
+
+
+def _filter_at_the_user(above, e: BaseException, how: str) -> None:
     """Leave out of `e`'s traceback the frames of jxkernel between the user's call and `above`
     (jnp.dot's, lax.dot_general's and bind's above eager dispatch's boundary), which join it as
     `e` leaves them: JAX's note says its frames are gone. A one-off trace on the user's frame
-    relinks the traceback when `e` arrives there (and with `to_come`, filters all of it and
-    adds JAX's note or cause then); it is set only on an error path, and only where no tracer
-    (a debugger, coverage) is."""
+    relinks the traceback when `e` arrives there (with _WHOLE, filters all of it and
+    adds JAX's note or cause then; with _UNWRAP, leaves out only the registered wrappers'
+    frames); it is set only on an error path, and only where no tracer (a debugger, coverage)
+    is."""
     f = above
     while f is not None and not include_frame(f):
         f = f.f_back
-    if f is None or (f is above and not to_come) or \
+    if f is None or (f is above and how is _RELINK) or \
             sys.gettrace() not in (None, _no_calls_traced):
         return
     # (a frame traced before and not reached again yet: e's and its traceback's hold released)
     before = getattr(_waiting, "awaited", None)
     if before is not None and before[0].f_trace is _at_the_users_frame:
         before[0].f_trace = None
-    _waiting.awaited = (f, e, to_come)
+    _waiting.awaited = (f, e, how)
     f.f_trace = _at_the_users_frame
     sys.settrace(_no_calls_traced)
 
 
-def register_boundary(code: types.CodeType) -> None:
-    """Make the frames of `code`, whose except clause calls filter_raised, boundaries."""
+def register_boundary(code: types.CodeType, c_call: bool = False) -> None:
+    """Make the frames of `code`, whose except clause calls filter_raised, boundaries;
+    `c_call`: one standing for JAX's C++ call (see from_jaxs_c_call)."""
     _BOUNDARY_CODES.add(code)
+    if c_call:
+        _C_CALLS.add(code)
 
 
 def api_boundary(fun, *, repro_api_name: str | None = None, repro_user_func: bool = False):
@@ -329,6 +412,7 @@ def api_boundary(fun, *, repro_api_name: str | None = None, repro_user_func: boo
 # marks a boundary)
 _WRAPPER_CODE = api_boundary(lambda: None).__code__
 _BOUNDARY_CODES = {_WRAPPER_CODE}
+_C_CALLS: set = set()
 
 
 def boundary_inner(fun):

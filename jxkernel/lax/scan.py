@@ -112,7 +112,9 @@ def _no_leading_axis(x_leaves):
     for x in x_leaves:
         if not hasattr(x, "shape"):
             numbers = ", ".join(str(x) for x in x_leaves if not hasattr(x, "shape"))
-            raise ValueError(f"scan got value with no leading axis to scan over: {numbers}.")
+            # (raised from the AttributeError of its `x.shape`, as JAX's: a traceback shows it)
+            raise ValueError(f"scan got value with no leading axis to scan over: {numbers}.") \
+                from AttributeError(f"'{type(x).__name__}' object has no attribute 'shape'")
         if not x.shape:
             raise IndexError(f"scan got an array of shape () in xs, with no leading axis to "
                              f"scan over: {get_aval(x).str_short()}")

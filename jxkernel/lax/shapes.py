@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import sys
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from ..core.interpreter_primitives import convert_element_type as _convert_eleme
 from ..core.ir import param_printers
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import Tracer
+from ..core.traceback_util import filter_before_raising
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               forwarding_rules, lowering_rules, numpy_rules, sharding_rules,
                               sharding_typing_rules, transpose_rules)
@@ -772,8 +774,8 @@ def broadcast_shapes(*shapes) -> tuple:
     try:          # the elementwise rule, once ranks are promoted with leading 1s
         return _rules.broadcast_shapes(
             "broadcast_shapes", *((1,) * (rank - len(s)) + s for s in canonical)) or ()
-    except TypeError:
-        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
+    except TypeError as err:    # (its cause, as JAX's: the rank-promoted shapes' TypeError)
+        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from err
 
 
 def broadcast_like(arr, like_arr):
@@ -1012,7 +1014,13 @@ def tile(operand, reps):
     try:
         counts = tuple(operator.index(r) for r in reps)
     except TypeError:
-        _refuse_counts(operand, reps)
+        try:
+            _refuse_counts(operand, reps)
+        except Exception as e:
+            # JAX's is the tile primitive's shape rule, raised under eager dispatch's boundary:
+            # filtered, with JAX's note (only on this error path)
+            filter_before_raising(e, sys._getframe())
+            raise
         raise
     return tile_p.bind(operand, reps=counts)
 

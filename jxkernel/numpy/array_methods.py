@@ -28,7 +28,7 @@ from . import ufuncs
 from .array_api import array_namespace
 from .creation import astype, copy
 from .dtypes import canonicalize_user_dtype, itemsize_bits
-from .manipulation import reshaped
+from .manipulation import _compute_newshape, reshaped
 
 def _jnp(name: str):
     """The jnp function `name`, looked up when called (its module may land after this one)."""
@@ -184,7 +184,8 @@ def _delegate(name):
 def _reshape(self, *args, order="C", out_sharding=None):
     """x.reshape(2, 3) or x.reshape((2, 3)); one size may be -1."""
     __tracebackhide__ = True  # noqa: F841  (as JAX's)
-    return reshaped(self, args[0] if len(args) == 1 else args, order, out_sharding)
+    return reshaped(self, _compute_newshape(self.shape, args[0] if len(args) == 1 else args),
+                    order, out_sharding)
 
 
 def _transpose(self, *args):

@@ -241,6 +241,8 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
             out = out.copy() if type(out) is Array else lax.copy_p.bind(out)
     elif isinstance(object, (list, tuple)):
         out, dtype = _from_sequence(object, dtype)
+        if out is None:     # NumPy's to make, here: its error (ragged lists) raised from this
+            out = np.asarray(_host(object), dtype=dtype)    # frame, as from JAX's array
     elif object is None:
         raise ValueError("None is not a valid value for jnp.array")
     else:
@@ -354,16 +356,17 @@ def _leaves(obj, out):
 
 def _from_sequence(obj, dtype) -> tuple:
     """(array, dtype) of nested lists/tuples: via NumPy unless they hold tracers (then stacked
-    with lax); the dtype their promotion gives (float64 arrays stay float64 under ALLOW)."""
+    with lax); the dtype their promotion gives (float64 arrays stay float64 under ALLOW). The
+    array is None where NumPy alone makes it from no Array: the caller's np.asarray."""
     leaves = _leaves(obj, [])
     for leaf in leaves:     # (given a dtype, NumPy reads text as numbers: JAX's np.asarray)
         if dtype is None and isinstance(leaf, (str, bytes, np.ndarray)):
             _check_numeric(leaf, np.asarray(leaf).dtype)
+    arrays = any(isinstance(x, Array) for x in leaves)
     if dtype is None:
         dtype = lattice_result_type(*_dedupe(leaves))[0] if leaves else \
             _core.default_float_dtype()
-        if any(isinstance(x, Array) for x in leaves) and \
-                not any(isinstance(x, Tracer) for x in leaves):
+        if arrays and not any(isinstance(x, Tracer) for x in leaves):
             # JAX's array() of each element checks it: an int64 made under enable_x64 warns
             # (or raises) once per element, though the result keeps the dtype (with tracers,
             # the array() of each element below checks it so)
@@ -372,13 +375,14 @@ def _from_sequence(obj, dtype) -> tuple:
     # (typed keys have no NumPy dtype: stacked with lax, as JAX's jnp.array([k1, k2]))
     if not any(isinstance(x, Tracer) for x in leaves) and \
             not _core.extended_scalar_type(dtype):
+        if not arrays:
+            return None, dtype
         try:
             return np.asarray(_host(obj), dtype=dtype), dtype
         except ValueError:
             # JAX stacks a sequence holding Arrays with lax.concatenate, whose TypeError
             # ("Cannot concatenate arrays with shapes ...") is what ragged Arrays meet there
-            if not any(isinstance(x, Array) for x in leaves):
-                raise
+            pass
     parts = [lax.expand_dims(array(x, dtype=dtype, copy=False), (0,)) for x in obj]
     return lax.concatenate(parts, 0), dtype
 

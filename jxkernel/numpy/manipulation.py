@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import sys
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperati
                            shape_error, unhashable_parameter)
 from ..core.symbolic import index_or_symbolic, is_symbolic
 from ..core.trace import EvalTrace, Tracer, _ctx
-from ..core.traceback_util import filter_raised, register_boundary
+from ..core.traceback_util import filter_before_raising, filter_raised, register_boundary
 from ..core.staging import DynamicJaxprTracer
 from ..core.avals import parts_of, typed_sharding
 from ..core.sharding_types import abstract_sharding, broadcast_sharding
@@ -185,13 +186,15 @@ def reshape(a, shape, order: str = "C", *, copy=None, out_sharding=None):
     if out_sharding is None and isinstance(a, (np.ndarray, np.generic)):
         # JAX forwards to the argument's own method: NumPy data stays NumPy (and 64-bit)
         return a.reshape(shape, order=order)
-    return reshaped(ensure_array(a), shape, order, out_sharding)
+    a = ensure_array(a)
+    return reshaped(a, _compute_newshape(_shape(a), shape), order, out_sharding)
 
 
-def reshaped(a, shape, order: str = "C", out_sharding=None):
-    """jnp.reshape of an array (and its `.reshape` method) once its arguments are checked."""
+def reshaped(a, new: tuple, order: str = "C", out_sharding=None):
+    """jnp.reshape of an array (and its `.reshape` method) to `new`, _compute_newshape's: the
+    callers check the shape in their own frame, as JAX's Array.reshape does (its traceback
+    shows _reshape, then _compute_newshape)."""
     __tracebackhide__ = True  # noqa: F841
-    new = _compute_newshape(_shape(a), shape)
     if order == "C":
         return lax.reshape(a, new, out_sharding=out_sharding)
     if order == "F":     # read and write in column-major order: reverse dims on both sides
@@ -253,10 +256,18 @@ def moveaxis(a, source, destination):
     """
     a = _asarray("moveaxis", a)
     ndim = len(_shape(a))
-    source = tuple(canonicalize_axis(i, ndim) for i in _index_tuple(source))
-    destination = tuple(canonicalize_axis(i, ndim) for i in _index_tuple(destination))
-    if len(source) != len(destination):
-        raise ValueError(f"Inconsistent number of elements: {len(source)} vs {len(destination)}")
+    source, destination = _index_tuple(source), _index_tuple(destination)
+    try:
+        source = tuple(canonicalize_axis(i, ndim) for i in source)
+        destination = tuple(canonicalize_axis(i, ndim) for i in destination)
+        if len(source) != len(destination):
+            raise ValueError(f"Inconsistent number of elements: {len(source)} vs "
+                             f"{len(destination)}")
+    except Exception as e:
+        # JAX's raises these under its jit of _moveaxis, a traceback boundary: filtered, with
+        # JAX's note (only on this error path)
+        filter_before_raising(e, sys._getframe())
+        raise
     perm = [i for i in range(ndim) if i not in source]
     for dest, src in sorted(zip(destination, source)):
         perm.insert(dest, src)
@@ -525,11 +536,17 @@ def broadcast_shapes(*shapes) -> tuple:
         return ()
     shapes = [_index_tuple(s) for s in shapes]
     rank = builtins.max(len(s) for s in shapes)
+    padded = [(1,) * (rank - len(s)) + s for s in shapes]
     out = []
-    for sizes in zip(*((1,) * (rank - len(s)) + s for s in shapes)):
+    for sizes in zip(*padded):
         big = {d for d in sizes if d != 1}
         if len(big) > 1:
-            raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+            # (raised from lax's TypeError for the shapes with their ranks promoted, as JAX's:
+            # a traceback shows it as the cause)
+            error = ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+            error.__cause__ = TypeError(f"broadcast_shapes got incompatible shapes for "
+                                        f"broadcasting: {', '.join(map(str, padded))}.")
+            raise error
         out.append(big.pop() if big else 1)
     return tuple(out)
 
@@ -576,7 +593,13 @@ def broadcast_to(array, shape, *, out_sharding=None):
 def broadcast_arrays(*args) -> list:
     """The arrays broadcast to their common shape (dtypes unchanged)."""
     check_arraylike("broadcast_arrays", *args)
-    shp = broadcast_shapes(*(_shape(a) for a in args))
+    try:
+        shp = broadcast_shapes(*(_shape(a) for a in args))
+    except ValueError as e:
+        # JAX's raises it under its jit of _broadcast_arrays, a traceback boundary: filtered,
+        # with JAX's note (only on this error path)
+        filter_before_raising(e, sys._getframe())
+        raise
     # each to the type of the broadcast, as JAX's (a scalar meets a split array split alike)
     sharding = broadcast_sharding([getattr(a, "aval", None) for a in args], shp)
     return [broadcast_to(a, shp, out_sharding=sharding) for a in args]

@@ -392,9 +392,20 @@ def _cached_contractions(subscripts, shapes, optimize):
 
 
 def _contractions(subscripts, shapes, optimize):
-    """opt_einsum's plan as ((operand positions), contracted names, 'in,in->out') steps."""
-    _, steps = _opt_einsum().contract_path(subscripts, *shapes, shapes=True, einsum_call=True,
-                                        use_blas=True, optimize=_path_type(optimize))
+    """opt_einsum's plan as ((operand positions), contracted names, 'in,in->out') steps, or
+    None where opt_einsum refuses them (einsum asks again from its own frame, which raises)."""
+    try:
+        _, steps = _opt_einsum().contract_path(subscripts, *shapes, **_path_options(optimize))
+    except Exception:
+        return None
+    return _steps(steps)
+
+
+def _path_options(optimize) -> dict:
+    return dict(shapes=True, einsum_call=True, use_blas=True, optimize=_path_type(optimize))
+
+
+def _steps(steps) -> tuple:
     return tuple((tuple(pos), frozenset(removed), spec) for pos, removed, spec, *_ in steps)
 
 
@@ -445,8 +456,13 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     subscripts, operands = _subscripts_and_operands(subscripts, operands)
     operands = _args("einsum", *operands)
-    contractions = _plan(subscripts, tuple(_planned_shape(aval_of(o).shape) for o in operands),
-                         optimize)
+    shapes = tuple(_planned_shape(aval_of(o).shape) for o in operands)
+    contractions = _plan(subscripts, shapes, optimize)
+    if contractions is None:
+        # opt_einsum refused them: its error raised from this frame, as JAX's einsum calls
+        # contract_path itself (the traceback shows einsum, then opt_einsum's frames)
+        contractions = _steps(_opt_einsum().contract_path(
+            subscripts, *shapes, **_path_options(optimize))[1])
     if out_sharding is not None and len(contractions) > 1:
         # JAX's: several contractions run with the mesh's Explicit axes Auto, the result
         # resharded to out_sharding (auto_axes), so no inner dot is typed by it

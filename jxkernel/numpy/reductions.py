@@ -26,6 +26,7 @@ from ..core.errors import ConcretizationTypeError
 from ..core.interpreter_primitives import typed_constant
 from ..core.sharding_types import ShardingTypeError
 from ..core.symbolic import is_symbolic
+from ..core.traceback_util import filter_as_jaxs_c_call
 from ..core.trace import Tracer, _ctx, eval_trace
 from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
@@ -258,7 +259,11 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
                 try:
                     hash(tuple(given.values()))
                 except TypeError:
-                    jitted._split((a,), given)      # JAX's error (args.Arguments.split)
+                    try:
+                        jitted._split((a,), given)      # JAX's error (args.Arguments.split)
+                    except ValueError as e:     # raised as by JAX's C++ jit call: no frames
+                        filter_as_jaxs_c_call(e)
+                        raise
             if len(args) > len(names):
                 return fun(a, *args, **kwargs)      # Python's TypeError, naming `fun`
             if axes and (args or kwargs.get("axis") is not None):

@@ -531,7 +531,12 @@ def broadcast_shapes(*shapes) -> tuple:
     for sizes in zip(*padded):
         distinct = {d for d in sizes if d != 1}
         if len(distinct) > 1:
-            raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
+            # (raised from lax's TypeError for the shapes with their ranks promoted, as JAX's:
+            # a traceback shows it as the cause)
+            error = ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
+            error.__cause__ = TypeError(f"broadcast_shapes got incompatible shapes for "
+                                        f"broadcasting: {', '.join(map(str, padded))}.")
+            raise error
         out.append(distinct.pop() if distinct else 1)
     return tuple(out)
 
@@ -599,7 +604,7 @@ def jnp_jit(fun=None, *, static_argnames=(), inline=False):
         except Exception as e:
             filter_raised(e)
             raise
-    register_boundary(call.__code__)
+    register_boundary(call.__code__, c_call=True)     # (JAX's jit of its function)
     call.jitted = jitted
     return call
 

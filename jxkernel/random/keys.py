@@ -15,6 +15,7 @@ import functools
 import inspect
 import math
 import operator
+import sys
 import warnings
 from collections.abc import Sequence
 
@@ -30,6 +31,7 @@ from ..core.mesh import AbstractMesh, NamedSharding, PartitionSpec, get_mesh
 from ..core.errors import unhashable_parameter
 from ..core.staging import DynamicJaxprTracer
 from ..core.symbolic import is_symbolic
+from ..core.traceback_util import filter_before_raising, leave_out_wrapper, register_wrapper
 from ..core.trace import Tracer
 from ..lax.sharding import laid_out
 from ..numpy import array_methods, indexing as _indexing
@@ -462,7 +464,10 @@ def random_seed(seeds, impl: prng.PRNGImpl):
         seeds = np.int64(seeds) if isinstance(seeds, int) else seeds
         seeds = np.asarray(seeds).astype(dtypes.canonicalize_dtype(np.asarray(seeds).dtype))
     if not dtypes.is_int(get_aval(seeds).dtype):
-        raise TypeError(f"PRNG key seed must be an integer; got {seeds!r}")
+        e = TypeError(f"PRNG key seed must be an integer; got {seeds!r}")
+        # (JAX's is random_seed_p's impl, raised under eager dispatch's boundary: its note)
+        filter_before_raising(e, sys._getframe())
+        raise e
     if config.jax_random_seed_offset:
         seeds = _jnp.add(seeds, config.jax_random_seed_offset)
     return key_prims.random_seed(seeds, impl)
@@ -631,7 +636,13 @@ def takes_out_sharding(sampler):
         if config.jax_debug_key_reuse and args and _auto_axes_sampling(
                 sampler, out_sharding, args, kwargs):
             args = (_resharded_key(args[0]),) + args[1:]
-        out = sampler(*args, **kwargs)
+        try:
+            out = sampler(*args, **kwargs)
+        except Exception as e:
+            # JAX's samplers take out_sharding themselves: this frame leaves the learner's
+            # traceback (random.normal's dtype error shows normal's frame alone, as JAX's)
+            leave_out_wrapper(e)
+            raise
         if isinstance(out, Tracer) and isinstance(out_sharding, NamedSharding) and \
                 not isinstance(out_sharding.mesh, AbstractMesh):
             # traced, over the mesh's AbstractMesh, as JAX's canonicalize_sharding gives
@@ -639,6 +650,7 @@ def takes_out_sharding(sampler):
             # (a key on one device and a mesh of four: JAX's device-assignment error)
             out_sharding = NamedSharding(out_sharding.mesh.abstract_mesh, out_sharding.spec)
         return laid_out(out, out_sharding)
+    register_wrapper(sample.__code__)
     return sample
 
 

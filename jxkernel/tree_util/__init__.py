@@ -202,10 +202,15 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = Non
     if not rest:
         return treedef.unflatten(map(f, leaves))
     rest_leaves = _flatten_rest(treedef, tree, rest, is_leaf, "tree_map")
+    if type(rest_leaves) is not list:   # (raised here, as JAX's tree_map raises it)
+        raise rest_leaves from None
     return treedef.unflatten(f(*xs) for xs in zip(leaves, *rest_leaves))
 
 
 def _flatten_rest(treedef, tree, rest, is_leaf, who):
+    """The leaves of each of `rest` flattened up to `treedef`, or the error to raise where one
+    differs: the caller raises it from its own frame, as JAX's tree_map (whose traceback shows
+    tree_map alone)."""
     out = []
     for i, r in enumerate(rest):
         try:
@@ -213,12 +218,12 @@ def _flatten_rest(treedef, tree, rest, is_leaf, who):
         except Exception as e:  # C++ says what differs; find where, as JAX does
             err = next(_prefix_error((), tree, r, is_leaf), None)
             if err is None:
-                raise e from None
+                return e.with_traceback(None)
             # the two structures, and which of `rest` differs, for the notebook's card
             # (views/error_cards/trees.py), which recognizes (value, grads) passed whole
             error = err(f"{who} tree")
             error.structures, error.rest_index = (treedef, tree_structure(r, is_leaf)), i
-            raise error from None
+            return error
     return out
 
 
@@ -360,6 +365,8 @@ def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
     pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
     rest_leaves = _flatten_rest(treedef, tree, rest, None if is_leaf_takes_path else is_leaf,
                                 "tree_map_with_path")
+    if type(rest_leaves) is not list:   # (raised here, as JAX's tree_map_with_path raises it)
+        raise rest_leaves from None
     return treedef.unflatten(f(p, x, *xs) for (p, x), *xs in zip(pairs, *rest_leaves))
 
 

@@ -3,7 +3,9 @@ shapes, a reshape to the wrong size, a reduction over an axis that is not there,
 the tracebacks JAX 0.10.2 shows for them (recorded by
 reference/make_learner_tracebacks_reference.py): in a script, under
 JAX_TRACEBACK_FILTERING=remove_frames and in IPython, the same error type, the learner's own
-frames, JAX's note that frames were removed where JAX has it, and no more library frames than
+frames, JAX's note that frames were removed where JAX has it, the same cause's type (under
+remove_frames, JAX's UnfilteredStackTrace; an error raised from another, as JAX's
+"Incompatible shapes for broadcasting" from lax's TypeError) and no more library frames than
 JAX's. JAX leaves the frames of its unregistered files (jax.numpy's, reductions') in; jxkernel
 hides its whole package, so it may show fewer of them, never a note that claims frames were
 removed where six of its own are still there."""
@@ -19,27 +21,14 @@ RUN = DATA + "/learner_tracebacks_run.py"
 MODES = {"script": ("script", "auto"), "remove_frames": ("script", "remove_frames"),
          "ipython": ("ipython", "auto")}
 
-# (mode, program) -> how many more library frames than JAX's jxkernel's traceback shows. Each
-# raises before any boundary, where JAX's unregistered files keep their frames too, through
-# more helpers than JAX's: jnp.array of ragged lists (creation.array, then _from_sequence;
-# JAX's array alone), random.normal of an int dtype (keys' `sample` wrapper, then
-# samplers.normal; JAX's normal alone), einsum's shapes (its cached plan's _plan,
-# _cached_contractions and _contractions before opt_einsum's contract_path) and, outside
-# IPython (whose __tracebackhide__ hides them), Array.reshape's `reshaped` between _reshape
-# and _compute_newshape. In IPython, which shows the frame that raised even where hidden, a
-# jit's unhashable static argument shows args.split's: JAX's C++ call raises it.
-MORE_FRAMES = {
-    **{(mode, "array_of_ragged_lists"): 1 for mode in ("script", "remove_frames", "ipython")},
-    **{(mode, "random_normal_int_dtype"): 1 for mode in ("script", "remove_frames", "ipython")},
-    **{(mode, "einsum_shapes"): 3 for mode in ("script", "remove_frames", "ipython")},
-    ("script", "array_reshape_wrong_size"): 1, ("remove_frames", "array_reshape_wrong_size"): 1,
-    ("ipython", "jit_static_array"): 1,
-}
+# (mode, program) -> how many more library frames than JAX's jxkernel's traceback shows (none
+# now: each program raises through as many of jxkernel's frames as JAX's own, or fewer)
+MORE_FRAMES: dict = {}
 
-# (mode, program) -> the key whose value JAX's answer has and jxkernel's has not: JAX's C++
-# jit call hashes the static arguments before any Python boundary, so its error has no note;
-# jxkernel's call hashes them under its boundary, which adds it
-GAPS = {("script", "jit_static_array"): "note"}
+# (mode, program) -> the key whose value JAX's answer has and jxkernel's has not (none now: a
+# jit's unhashable static argument, which JAX's C++ call raises before any Python boundary,
+# comes without the note there, as jxkernel's jit call leaves its frames out without it)
+GAPS: dict = {}
 
 
 def _ours(mode):
@@ -59,7 +48,7 @@ def _split(seen):
 def _differences(mine, theirs, more):
     """What of `mine` differs from JAX's answer `theirs` (an empty list where it matches)."""
     (my_user, my_library), (their_user, their_library) = _split(mine), _split(theirs)
-    out = [key for key in ("type", "note") if mine[key] != theirs[key]]
+    out = [key for key in ("type", "note", "cause") if mine[key] != theirs[key]]
     if my_user != their_user:
         out.append(f"user frames {my_user} != {their_user}")
     if my_library > their_library + more:
@@ -120,3 +109,43 @@ def test_the_one_off_trace_ends_and_leaves_a_debuggers_alone(tmp_path):
     assert seen["plain"] == [["<module>", "join"], True]
     frames, kept = seen["debugged"]
     assert frames[:3] == ["<module>", "join", "concatenate"] and kept and seen["calls"]
+
+
+def test_a_samplers_wrapper_leaves_the_traceback_and_its_trace_ends(tmp_path):
+    """random's out_sharding wrapper, which JAX's samplers have not, leaves an error's
+    traceback at the learner's frame (random.normal's dtype error shows normal's frame alone,
+    as JAX's; an initializer calling a sampler loses both wrappers), the one-off trace that does it
+    is gone after, and under another tracer (a debugger's) nothing is relinked."""
+    script = tmp_path / "learner.py"
+    script.write_text("\n".join([
+        "import sys, json, traceback, jxkernel as jax, jxkernel.numpy as jnp",
+        "def shown(e):",
+        "    return [f.f_code.co_name for f, _ in traceback.walk_tb(e.__traceback__)]",
+        "def draw(dtype):",
+        "    return jax.random.normal(jax.random.key(0), (3,), dtype=dtype)",
+        "out = {}",
+        "try:",
+        "    draw(jnp.int32)",
+        "except ValueError as e:",
+        "    out['plain'] = [shown(e), sys.gettrace() is None]",
+        "try:",                   # (the initializer's wrapper, then random.normal's)
+        "    jax.nn.initializers.normal(1.0, jnp.int32)(jax.random.key(0), (3,))",
+        "except Exception as e:",
+        "    out['other'] = [shown(e), sys.gettrace() is None]",
+        "calls = []",
+        "def debugger(frame, event, arg):",
+        "    calls.append(event)",
+        "sys.settrace(debugger)",
+        "try:",
+        "    draw(jnp.int32)",
+        "except ValueError as e:",
+        "    out['debugged'] = [shown(e), sys.gettrace() is debugger]",
+        "sys.settrace(None)",
+        "print(json.dumps(out))"]) + "\n")
+    out = run_python([str(script)], {"JAX_TRACEBACK_FILTERING": "auto"})
+    assert out.returncode == 0, out.stderr[-3000:]
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["plain"] == [["<module>", "draw", "normal"], True]
+    assert seen["other"] == [["<module>", "init", "normal"], True]
+    frames, kept = seen["debugged"]
+    assert frames == ["<module>", "draw", "sample", "normal"] and kept

@@ -2,7 +2,8 @@
 command line (`jax` or `jxkernel`): `python learner_tracebacks_run.py LIB script|ipython`.
 It prints one JSON object: per program, the error's type and message's first line, the frames
 its traceback shows ("<user>:function" for the program's own, "file.py:function" for a
-library's) and whether JAX's note that frames were removed is there.
+library's), whether JAX's note that frames were removed is there and its cause's type (under
+remove_frames, JAX's UnfilteredStackTrace says it so).
 
 "script" runs each program as the code of a file of its own (learner.py) under the
 JAX_TRACEBACK_FILTERING the caller set, reading the traceback the exception carries;
@@ -34,9 +35,16 @@ def script_answer(name, source):
                   for f, _ in traceback.walk_tb(e.__traceback__.tb_next)]
         return {"type": type(e).__name__, "message": str(e).split("\n")[0],
                 "note": any(NOTE in n for n in getattr(e, "__notes__", ())),
+                "cause": _cause(e),
                 "frames": [("<user>" if path == code.co_filename else os.path.basename(path))
                            + ":" + fun for path, fun in frames]}
     raise AssertionError(f"{name} raised nothing")
+
+
+def _cause(e):
+    """The type of `e`'s cause, by name (remove_frames' UnfilteredStackTrace: JAX's words that
+    its frames were removed, in that mode), or None."""
+    return None if e.__cause__ is None else type(e.__cause__).__name__
 
 
 # IPython's plain frames: "Cell In[3], line 2, in predict(w, x)" and
@@ -68,7 +76,7 @@ def ipython_answers():
             elif file:
                 frames.append(os.path.basename(file.group(1)) + ":" + file.group(2))
         answers[name] = {"type": type(e).__name__, "message": str(e).split("\n")[0],
-                         "note": NOTE in last, "frames": frames}
+                         "note": NOTE in last, "cause": _cause(e), "frames": frames}
     return answers
 
 

@@ -26,6 +26,7 @@ from ...core.mesh import (UNCONSTRAINED, UNSPECIFIED, NamedSharding, PartitionSp
 from ...core.staging import is_ref
 from ...core.symbolic import is_symbolic, symbolic_as_value
 from ...core.trace import Tracer
+from ...core.traceback_util import from_jaxs_c_call
 from ...xla.array import ArrayImpl
 from ...xla.layout import (AutoLayout, Format, Layout, check_layout_ranks, jit_layouts,
                            jit_sharding_of)
@@ -300,7 +301,7 @@ class Arguments:
                         # function, and says what to pass instead (static.py)
                         error.static_argument, error.function_name = name, self.name
                         error.advice = _unhashable_advice(name, value, pos)
-                    raise error from None
+                    raise from_jaxs_c_call(error) from None
         return dyn_args, dyn_kwargs, Statics(statics)
 
     def arg_name(self, i) -> str:

@@ -238,7 +238,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
             filter_raised(e)       # its own: nothing to pay where no error is raised
             raise
 
-    register_boundary(_python_call.__code__)
+    register_boundary(_python_call.__code__, c_call=True)
     if native is None:                   # (else the C base's call, which falls back to it)
         __call__ = _python_call
 

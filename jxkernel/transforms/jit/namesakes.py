@@ -28,7 +28,8 @@ from ...core.errors import shapes_only_error
 from ...tree_util import keystr, tree_flatten_with_path
 from .function import jit
 from .args import leaf_aval
-from ...core.traceback_util import filter_before_raising, filter_raised, register_boundary
+from ...core.traceback_util import (filter_as_jaxs_c_call, filter_before_raising,
+                                     filter_raised, register_boundary)
 
 
 class NamesakeJit:
@@ -109,7 +110,11 @@ def with_hashed_statics(fun, namesake):
                 if name in static_names:
                     hash(kwargs[name])
         except TypeError:
-            namesake.jitted._split(args, kwargs)   # JAX's error (args.Arguments.split)
+            try:
+                namesake.jitted._split(args, kwargs)   # JAX's error (args.Arguments.split)
+            except ValueError as e:      # raised as by JAX's C++ jit call: no frames, no note
+                filter_as_jaxs_c_call(e)
+                raise
         try:            # a traceback boundary, as the jit JAX's namesake is (past the statics'
             return fun(*args, **kwargs)     # hashing: JAX's C++ call raises that, no note)
         except Exception as e:
