@@ -167,8 +167,9 @@ def at_the_calls(changes, jitted, before, now) -> tuple:
     return _one_call_given_all(_named_once(out), (before, now))
 
 
-# a fix's line giving the learner's call the names its code made (_named_at_the_call's last)
-_GIVEN_LINE = re.compile(r"^(.*)    # line (\d+), given it$")
+# a fix's line giving the learner's call the names its code made (_named_at_the_call's last), or
+# its arguments made in it (_stacked_at_the_call's `f(jnp.stack(...), b)    # line 5`)
+_GIVEN_LINE = re.compile(r"^(.*)    # line (\d+)((?:, given it)?)$")
 
 
 def _one_call_given_all(changes, sigs) -> tuple:
@@ -176,8 +177,11 @@ def _one_call_given_all(changes, sigs) -> tuple:
     for self.w, `loss(m, x)` for x: two arguments of the call, each named and padded), the
     last of them giving it all the names, the others none: pasted in order, the line ran
     once per code, each time with one argument named and the other as it was (JAX 0.10.2
-    lowers class_method_jitted_self_field_shape_fixed, the call given both, once). As they
-    are where the line cannot be read or the arguments overlap."""
+    lowers class_method_jitted_self_field_shape_fixed, the call given both, once). So too
+    two lists stacked in the call (`f(jnp.stack(...), b_list)` and `f(a_list,
+    jnp.stack(...))`: pasted in order, the second call line undid the first's stacking,
+    two_list_arguments_at_two_calls). As they are where the line cannot be read or the
+    arguments overlap."""
     found = [(i, k, m) for i, c in enumerate(changes)
              for k, line in enumerate(c.snippet.split("\n"))
              for m in [_GIVEN_LINE.match(line)] if m]
@@ -206,7 +210,7 @@ def _one_call_given_all(changes, sigs) -> tuple:
     for n, (i, k, m) in enumerate(found):
         lines = out[i].snippet.split("\n")
         if n == len(found) - 1:
-            lines[k] = f"{given}    # line {m.group(2)}, given it"
+            lines[k] = f"{given}    # line {m.group(2)}{m.group(3)}"
         else:
             del lines[k]
         out[i] = dataclasses.replace(out[i], snippet="\n".join(lines))
@@ -224,17 +228,25 @@ def _named_once(changes) -> tuple:
     line 2, given it`): named in the first code, called in the last, each code between them
     its own lines alone. Pasted in order as they were, the second naming made betas the
     literal again, undoing the first code's cast (JAX 0.10.2 lowered the two codes so pasted
-    three times; once tuple_of_python_floats_then_float32_scalars_fixed, pasted as now)."""
+    three times; once tuple_of_python_floats_then_float32_scalars_fixed, pasted as now).
+    The call's line may be followed by comment lines (`# stack the ['a'] of line 3's ... so
+    too`, each entry's own): they stay (a dict literal's two lists each stacked, the second
+    code naming the literal again undid the first's: dict_literal_two_lists_at_two_calls,
+    JAX 0.10.2 lowers its codes pasted so twice, _pasted_before)."""
     lines = [c.snippet.split("\n") for c in changes]
     groups: dict = {}
+    given = {}                  # each code's call line: its last line but comments
     for i, code in enumerate(lines):
-        if len(code) > 2 and _NAMED.match(code[0]) and _GIVEN.match(code[-1]):
-            groups.setdefault((code[0], code[-1]), []).append(i)
+        given[i] = max((k for k, line in enumerate(code) if not line.startswith("#")),
+                       default=0)
+        if given[i] >= 2 and _NAMED.match(code[0]) and _GIVEN.match(code[given[i]]):
+            groups.setdefault((code[0], code[given[i]]), []).append(i)
     for group in groups.values():
         for k, i in enumerate(group if len(group) > 1 else ()):
-            first = 0 if k == 0 else 1
-            last = len(lines[i]) if k == len(group) - 1 else -1
-            lines[i] = lines[i][first:last]
+            code = lines[i]
+            if k < len(group) - 1:
+                code = code[:given[i]] + code[given[i] + 1:]
+            lines[i] = code[1:] if k > 0 else code
     return tuple(c if "\n".join(code) == c.snippet else
                  dataclasses.replace(c, snippet="\n".join(code))
                  for c, code in zip(changes, lines))
@@ -347,6 +359,42 @@ def _argument_at(site, jitted, path):
     start, end = arg.col_offset, arg.end_col_offset
     return (ast.get_source_segment(body, call), body[start:end], site.line,
             lambda new: body[:start] + new + body[end:])
+
+
+# calls whose array is longer than the one they are given: an argument made so at the call
+# may be a history appended to (input_types._GROWN_STEP_FIX's)
+_GROWING_CALLS = {"concatenate", "append", "stack", "hstack", "vstack", "column_stack", "pad"}
+
+
+def made_anew_at_the_call(jitted, now):
+    """A function of a parameter's name: whether the call at `now`'s site makes that argument
+    in the call, anew at each call (a slice, `x[:n]`, or a call that grows no array,
+    `jnp.arange(n)`), where one a step longer each time is the learner's n, not an array
+    appended to: told to pad it (input_types.grown_step_by_step), not to write each step's
+    value at its index (a pattern that is no fix of `f(x[:n])`).
+
+        >>> import jxkernel as jax, jxkernel.numpy as jnp
+        >>> import types, linecache
+        >>> linecache.cache["<anew>"] = (0, None, ["f(x[:n], h)\\n"], "<anew>")
+        >>> f = jax.jit(lambda a, b: a.sum() + b.sum())
+        >>> now = types.SimpleNamespace(site=types.SimpleNamespace(file="<anew>", line=1,
+        ...                                                        column=0))
+        >>> anew = made_anew_at_the_call(f, now)
+        >>> anew("a"), anew("b")
+        (True, False)
+    """
+    def anew(path) -> bool:
+        found = _argument_at(getattr(now, "site", None), jitted, path)
+        try:
+            node = None if found is None else ast.parse(found[1], mode="eval").body
+        except SyntaxError:
+            node = None
+        if isinstance(node, ast.Subscript):
+            return isinstance(node.slice, ast.Slice) or isinstance(node.slice, ast.Tuple) and \
+                any(isinstance(e, ast.Slice) for e in node.slice.elts)
+        return isinstance(node, ast.Call) and \
+            ast.unparse(node.func).rpartition(".")[2] not in _GROWING_CALLS
+    return anew
 
 
 def _unpacked_at(site, jitted, path) -> str | None:
