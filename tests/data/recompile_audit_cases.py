@@ -2467,6 +2467,22 @@ SCENARIOS = {
         "    f(jnp.ones(3), 2)\n"
         "finally:\n"
         "    jax.config.update('jax_enable_x64', False)\n"),
+    "two_list_arguments_at_two_calls_pasted_before": (
+        "two_list_arguments_at_two_calls with the two codes its notes gave before, pasted "
+        "in order, the earlier call's list stacked in each as its last line said: each "
+        "code its own call line, stacking one list of the two",
+        "f = jax.jit(lambda a, b: sum(v.sum() for v in a) + sum(v.sum() for v in b))\n"
+        "x, y = jnp.ones(2), jnp.ones(3)\n"
+        "MAX = 8                              # the most items a call has\n"
+        "mask = jnp.arange(MAX) < len([x, x])    # which rows are real: pass it too\n"
+        "f(jnp.stack(list([x]) + [jnp.zeros((2,), jnp.float32)] * (MAX - len([x]))),"
+        " [y]); f(jnp.stack(list([x, x]) + [jnp.zeros((2,), jnp.float32)] * (MAX -"
+        " len([x, x]))), [y, y])    # line 3\n"
+        "MAX = 8                              # the most items a call has\n"
+        "mask = jnp.arange(MAX) < len([y, y])    # which rows are real: pass it too\n"
+        "f([x], jnp.stack(list([y]) + [jnp.zeros((3,), jnp.float32)] * (MAX -"
+        " len([y])))); f([x, x], jnp.stack(list([y, y]) + [jnp.zeros((3,), jnp.float32)]"
+        " * (MAX - len([y, y]))))    # line 3\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
