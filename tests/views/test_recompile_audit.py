@@ -1393,3 +1393,21 @@ def test_an_argument_made_in_the_call_one_longer_each_step_is_padded_not_grown(n
         assert "jnp.pad(" in change.snippet and change.fix.startswith("Every new shape")
     _, fixed, _ = jx_run(name + "_fixed")
     assert len(fixed) == REFERENCE[name + "_fixed"]["lowerings"]
+
+
+@pytest.mark.parametrize("name", [
+    "dict_literal_two_lists_grow", "two_list_arguments_grow", "prefix_slice_python_n_grows",
+    "arange_argument_grows", "list_of_scalars_float32_then_weak",
+    "optax_like_state_count_made_int32", "optional_bias_none_then_array_in_a_loop",
+    "x64_config_update_between_calls_int_argument"])
+def test_stop_104s_fixed_programs_hold_their_notes_code_as_written(name):
+    """Each `_fixed` program of stop 104's audit is its first recompile's notes' code pasted
+    in order (JAX 0.10.2 lowers each as often as jxkernel compiles it, once but for
+    arange_argument_grows_fixed's two buckets): every code line the notes write now is one
+    of its lines, so the recording is of the code a learner is shown."""
+    _, events, _ = jx_run(name)
+    code = _pasted_in_order(events[1].changes)
+    fixed = _code_lines(SCENARIOS[name + "_fixed"][1])
+    assert code and all(line in fixed for line in code), (code, fixed)
+    assert REFERENCE[name + "_fixed"]["lowerings"] == \
+        (2 if name == "arange_argument_grows" else 1)
