@@ -58,7 +58,8 @@ from .signature_changes.made_once import (
     made_in_the_loop, method_at_the_call, movable_nested_def, partial_at_the_call, timeit_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
-from .signature_changes.at_the_calls import at_the_calls, bound_where_called
+from .signature_changes.at_the_calls import (at_the_calls, bound_where_called,
+                                               made_anew_at_the_call)
 from .signature_changes.input_types import grown_step_by_step
 from .signature_changes.vmap_rows import rows_under_vmap
 from .signature_changes.nearest import nearest
@@ -125,7 +126,8 @@ def _explain(miss: Miss) -> tuple:
         closest = nearest(seen, new)
         if closest is None:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), new
-    changes = grown_step_by_step(explain_changes(closest, new), miss.history, new)
+    changes = grown_step_by_step(explain_changes(closest, new), miss.history, new,
+                                 made_anew_at_the_call(miss.jitted, new))
     changes = at_the_calls(for_function(changes, miss.jitted._fun, uses, jit_decorated_def,
                                         jitted_lambda_line), miss.jitted, closest, new)
     changes = bound_where_called(changes, miss.jitted, new)

@@ -2170,10 +2170,324 @@ SCENARIOS = {
         "from the start\n"
         "out = [f(jnp.ones(3), betas), f(jnp.ones(3), (jnp.float32(0.9), jnp.float32(0.999)))]"
         "    # line 2, given it\n"),
+    # stop 104's audit (h-recomp-104): families the scenarios above did not hold
+    "dict_literal_two_lists_grow": (
+        "f({'a': a_list, 'b': b_list}) in a loop appending to both lists before each call",
+        "f = jax.jit(lambda d: sum(v.sum() for v in d['a']) + sum(v.sum() for v in d['b']))\n"
+        "a_list, b_list = [], []\n"
+        "for i in range(3):\n"
+        "    a_list.append(jnp.ones(2)); b_list.append(jnp.ones(3))\n"
+        "    f({'a': a_list, 'b': b_list})\n"),
+    "two_list_arguments_grow": (
+        "f(a_list, b_list), both appended to before each call",
+        "f = jax.jit(lambda a, b: sum(v.sum() for v in a) + sum(v.sum() for v in b))\n"
+        "a_list, b_list = [], []\n"
+        "for i in range(3):\n"
+        "    a_list.append(jnp.ones(2)); b_list.append(jnp.ones(3))\n"
+        "    f(a_list, b_list)\n"),
+    "prefix_slice_python_n_grows": (
+        "x[:n] passed with a Python n growing each step",
+        "f = jax.jit(lambda x: (x ** 2).sum())\n"
+        "x = jnp.arange(8.0)\n"
+        "for n in (2, 3, 4):\n"
+        "    f(x[:n])\n"),
+    "static_n_sliced_in_jit": (
+        "x[:n] inside the jit with n static, a new n each step",
+        "f = jax.jit(lambda x, n: x[:n].sum(), static_argnums=1)\n"
+        "x = jnp.arange(8.0)\n"
+        "for n in (2, 3, 4):\n"
+        "    f(x, n)\n"),
+    "static_n_arange_in_jit": (
+        "jnp.arange(n) inside the jit with n static, a new n each step",
+        "f = jax.jit(lambda n: jnp.arange(n).sum(), static_argnums=0)\n"
+        "for n in (3, 4, 5):\n"
+        "    f(n)\n"),
+    "arange_argument_grows": (
+        "jnp.arange(n) passed with n growing",
+        "f = jax.jit(lambda t: jnp.sin(t).sum())\n"
+        "for n in (3, 4, 5):\n"
+        "    f(jnp.arange(n, dtype=jnp.float32))\n"),
+    "static_string_other_case": (
+        "a static activation name, 'relu' then 'ReLU'",
+        "def layer(x, act):\n"
+        "    return jnp.maximum(x, 0) if act.lower() == 'relu' else x\n"
+        "f = jax.jit(layer, static_argnames='act')\n"
+        "f(jnp.ones(3), act='relu'); f(jnp.ones(3), act='ReLU')\n"),
+    "python_bool_then_jnp_bool": (
+        "a traced flag, a Python True then jnp.bool_(True)",
+        "f = jax.jit(lambda x, flag: jnp.where(flag, x * 2, x))\n"
+        "f(jnp.ones(3), True); f(jnp.ones(3), jnp.bool_(True))\n"),
+    "python_bool_then_numpy_bool": (
+        "a traced flag, a Python True then np.True_",
+        "f = jax.jit(lambda x, flag: jnp.where(flag, x * 2, x))\n"
+        "f(jnp.ones(3), True); f(jnp.ones(3), np.True_)\n"),
+    "optax_like_state_python_int_count": (
+        "an optax-like state (count, mu), count a Python 0, then the jitted update's count",
+        "@jax.jit\n"
+        "def update(g, state):\n"
+        "    count, mu = state\n"
+        "    mu = 0.9 * mu + g\n"
+        "    return -0.1 * mu, (count + 1, mu)\n"
+        "state = (0, jnp.zeros(3))\n"
+        "for _ in range(3):\n"
+        "    u, state = update(jnp.ones(3), state)\n"),
+    "optax_like_state_count_made_int32": (
+        "an optax-like state (count, mu), count a Python 0, then made an int32 array",
+        "@jax.jit\n"
+        "def update(g, state):\n"
+        "    count, mu = state\n"
+        "    return -0.1 * mu, (jnp.asarray(count + 1, jnp.int32), 0.9 * mu + g)\n"
+        "state = (0, jnp.zeros(3))\n"
+        "for _ in range(3):\n"
+        "    u, state = update(jnp.ones(3), state)\n"),
+    "list_of_scalars_float32_then_weak": (
+        "a list of two float32 scalars, then its second a Python float",
+        "f = jax.jit(lambda xs: xs[0] * xs[1])\n"
+        "f([jnp.float32(1), jnp.float32(2)]); f([jnp.float32(1), 2.0])\n"),
+    "donated_state_same_shape_in_a_loop": (
+        "a donated state of one shape in a loop: one program",
+        "step = jax.jit(lambda s, g: s - 0.1 * g, donate_argnums=0)\n"
+        "s = jnp.zeros(3)\n"
+        "for _ in range(3):\n"
+        "    s = step(s, jnp.ones(3))\n"),
+    "donated_state_starts_as_numpy": (
+        "a donated state made by NumPy (float64), then the step's float32 result",
+        "step = jax.jit(lambda s, g: s - 0.1 * g, donate_argnums=0)\n"
+        "s = np.zeros(3)\n"
+        "for _ in range(3):\n"
+        "    s = step(s, jnp.ones(3))\n"),
+    "optional_bias_none_then_array_in_a_loop": (
+        "a bias None at the first step, an array after",
+        "@jax.jit\n"
+        "def layer(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "bias = None\n"
+        "for _ in range(3):\n"
+        "    y = layer(jnp.ones(3), bias)\n"
+        "    bias = jnp.zeros(3)\n"),
+    "x64_config_update_between_calls_int_argument": (
+        "jax_enable_x64 updated between two calls given a Python int",
+        "f = jax.jit(lambda x, k: x * k)\n"
+        "f(jnp.ones(3), 2)\n"
+        "jax.config.update('jax_enable_x64', True)\n"
+        "try:\n"
+        "    f(jnp.ones(3), 2)\n"
+        "finally:\n"
+        "    jax.config.update('jax_enable_x64', False)\n"),
+    "dict_literal_two_lists_at_two_calls": (
+        "f({'a': [x], 'b': [y]}), then both lists one longer, on one line",
+        "f = jax.jit(lambda d: sum(v.sum() for v in d['a']) + sum(v.sum() for v in d['b']))\n"
+        "x, y = jnp.ones(2), jnp.ones(3)\n"
+        "f({'a': [x], 'b': [y]}); f({'a': [x, x], 'b': [y, y]})\n"),
+    "two_list_arguments_at_two_calls": (
+        "f([x], [y]), then both lists one longer, on one line",
+        "f = jax.jit(lambda a, b: sum(v.sum() for v in a) + sum(v.sum() for v in b))\n"
+        "x, y = jnp.ones(2), jnp.ones(3)\n"
+        "f([x], [y]); f([x, x], [y, y])\n"),
+    # the code the notes of static_n_sliced_in_jit and static_n_arange_in_jit gave before
+    # (fixes._static_kept): the lambda jitted with n traced, which JAX refuses
+    "static_n_sliced_in_jit_traced": (
+        "static_n_sliced_in_jit with the code its note gave before: n traced",
+        "f = jax.jit(lambda x, n: x[:n].sum())    # n traced: one program for all its values\n"
+        "x = jnp.arange(8.0)\n"
+        "for n in (2, 3, 4):\n"
+        "    f(x, n)\n"),
+    "static_n_arange_in_jit_traced": (
+        "static_n_arange_in_jit with the code its note gave before: n traced",
+        "f = jax.jit(lambda n: jnp.arange(n).sum())    # n traced: one program for all its "
+        "values\n"
+        "for n in (3, 4, 5):\n"
+        "    f(n)\n"),
+    # stop 104's new scenarios with their notes' code pasted
+    "dict_literal_two_lists_grow_fixed": (
+        "dict_literal_two_lists_grow with its first recompile's two notes' code pasted in "
+        "order in place of line 5",
+        "f = jax.jit(lambda d: sum(v.sum() for v in d['a']) + sum(v.sum() for v in d['b']))\n"
+        "a_list, b_list = [], []\n"
+        "for i in range(3):\n"
+        "    a_list.append(jnp.ones(2)); b_list.append(jnp.ones(3))\n"
+        "    d = {'a': a_list, 'b': b_list}    # line 5's argument, named\n"
+        "    MAX = 8                              # the most items a call has\n"
+        "    n = len(d['a'])\n"
+        "    d['a'] = jnp.stack(list(d['a']) + [jnp.zeros((2,), jnp.float32)] * (MAX - n))\n"
+        "    mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "    MAX = 8                              # the most items a call has\n"
+        "    n = len(d['b'])\n"
+        "    d['b'] = jnp.stack(list(d['b']) + [jnp.zeros((3,), jnp.float32)] * (MAX - n))\n"
+        "    mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "    f(d)    # line 5, given it\n"),
+    "dict_literal_two_lists_at_two_calls_fixed": (
+        "dict_literal_two_lists_at_two_calls with its two notes' code pasted in order in "
+        "place of line 3, the earlier call's lists stacked so too as their last lines say",
+        "f = jax.jit(lambda d: sum(v.sum() for v in d['a']) + sum(v.sum() for v in d['b']))\n"
+        "x, y = jnp.ones(2), jnp.ones(3)\n"
+        "d_1 = {'a': [x], 'b': [y]}    # line 3's first argument, named and stacked so too\n"
+        "MAX = 8                              # the most items a call has\n"
+        "n = len(d_1['a'])\n"
+        "d_1['a'] = jnp.stack(list(d_1['a']) + [jnp.zeros((2,), jnp.float32)] * (MAX - n))\n"
+        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "MAX = 8                              # the most items a call has\n"
+        "n = len(d_1['b'])\n"
+        "d_1['b'] = jnp.stack(list(d_1['b']) + [jnp.zeros((3,), jnp.float32)] * (MAX - n))\n"
+        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "d = {'a': [x, x], 'b': [y, y]}    # line 3's argument, named\n"
+        "MAX = 8                              # the most items a call has\n"
+        "n = len(d['a'])\n"
+        "d['a'] = jnp.stack(list(d['a']) + [jnp.zeros((2,), jnp.float32)] * (MAX - n))\n"
+        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "# stack the ['a'] of line 3's {'a': [x], 'b': [y]} so too: done above\n"
+        "MAX = 8                              # the most items a call has\n"
+        "n = len(d['b'])\n"
+        "d['b'] = jnp.stack(list(d['b']) + [jnp.zeros((3,), jnp.float32)] * (MAX - n))\n"
+        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "f(d_1); f(d)    # line 3, given it\n"),
+    "dict_literal_two_lists_at_two_calls_pasted_before": (
+        "dict_literal_two_lists_at_two_calls with the two codes its notes gave before, pasted "
+        "in order: the second named the literal again, undoing the first's stacking",
+        "f = jax.jit(lambda d: sum(v.sum() for v in d['a']) + sum(v.sum() for v in d['b']))\n"
+        "x, y = jnp.ones(2), jnp.ones(3)\n"
+        "d_1 = {'a': [x], 'b': [y]}    # line 3's first argument, named and stacked so too\n"
+        "MAX = 8                              # the most items a call has\n"
+        "n = len(d_1['a'])\n"
+        "d_1['a'] = jnp.stack(list(d_1['a']) + [jnp.zeros((2,), jnp.float32)] * (MAX - n))\n"
+        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "MAX = 8                              # the most items a call has\n"
+        "n = len(d_1['b'])\n"
+        "d_1['b'] = jnp.stack(list(d_1['b']) + [jnp.zeros((3,), jnp.float32)] * (MAX - n))\n"
+        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "d = {'a': [x, x], 'b': [y, y]}    # line 3's argument, named\n"
+        "MAX = 8                              # the most items a call has\n"
+        "n = len(d['a'])\n"
+        "d['a'] = jnp.stack(list(d['a']) + [jnp.zeros((2,), jnp.float32)] * (MAX - n))\n"
+        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "d = {'a': [x, x], 'b': [y, y]}    # line 3's argument, named\n"
+        "MAX = 8                              # the most items a call has\n"
+        "n = len(d['b'])\n"
+        "d['b'] = jnp.stack(list(d['b']) + [jnp.zeros((3,), jnp.float32)] * (MAX - n))\n"
+        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "f(d_1); f(d)    # line 3, given it\n"),
+    "two_list_arguments_grow_fixed": (
+        "two_list_arguments_grow with its first recompile's two notes' code pasted in order "
+        "in place of line 5",
+        "f = jax.jit(lambda a, b: sum(v.sum() for v in a) + sum(v.sum() for v in b))\n"
+        "a_list, b_list = [], []\n"
+        "for i in range(3):\n"
+        "    a_list.append(jnp.ones(2)); b_list.append(jnp.ones(3))\n"
+        "    MAX = 8                              # the most items a call has\n"
+        "    mask = jnp.arange(MAX) < len(a_list)    # which rows are real: pass it too\n"
+        "    MAX = 8                              # the most items a call has\n"
+        "    mask = jnp.arange(MAX) < len(b_list)    # which rows are real: pass it too\n"
+        "    f(jnp.stack(list(a_list) + [jnp.zeros((2,), jnp.float32)] * (MAX -"
+        " len(a_list))), jnp.stack(list(b_list) + [jnp.zeros((3,), jnp.float32)] * (MAX"
+        " - len(b_list))))    # line 5\n"),
+    "two_list_arguments_grow_pasted_before": (
+        "two_list_arguments_grow with the two codes its notes gave before, pasted in order: "
+        "each its own call line, stacking one list of the two",
+        "f = jax.jit(lambda a, b: sum(v.sum() for v in a) + sum(v.sum() for v in b))\n"
+        "a_list, b_list = [], []\n"
+        "for i in range(3):\n"
+        "    a_list.append(jnp.ones(2)); b_list.append(jnp.ones(3))\n"
+        "    MAX = 8                              # the most items a call has\n"
+        "    mask = jnp.arange(MAX) < len(a_list)    # which rows are real: pass it too\n"
+        "    f(jnp.stack(list(a_list) + [jnp.zeros((2,), jnp.float32)] * (MAX -"
+        " len(a_list))), b_list)    # line 5\n"
+        "    MAX = 8                              # the most items a call has\n"
+        "    mask = jnp.arange(MAX) < len(b_list)    # which rows are real: pass it too\n"
+        "    f(a_list, jnp.stack(list(b_list) + [jnp.zeros((3,), jnp.float32)] * (MAX -"
+        " len(b_list))))    # line 5\n"),
+    "two_list_arguments_at_two_calls_fixed": (
+        "two_list_arguments_at_two_calls with its two notes' code pasted in order in place of "
+        "line 3, the earlier call's lists stacked so too as their last lines say",
+        "f = jax.jit(lambda a, b: sum(v.sum() for v in a) + sum(v.sum() for v in b))\n"
+        "x, y = jnp.ones(2), jnp.ones(3)\n"
+        "MAX = 8                              # the most items a call has\n"
+        "mask = jnp.arange(MAX) < len([x, x])    # which rows are real: pass it too\n"
+        "# stack line 3's [x] so too: done below\n"
+        "MAX = 8                              # the most items a call has\n"
+        "mask = jnp.arange(MAX) < len([y, y])    # which rows are real: pass it too\n"
+        "f(jnp.stack(list([x]) + [jnp.zeros((2,), jnp.float32)] * (MAX - len([x]))),"
+        " jnp.stack(list([y]) + [jnp.zeros((3,), jnp.float32)] * (MAX - len([y]))));"
+        " f(jnp.stack(list([x, x]) + [jnp.zeros((2,), jnp.float32)] * (MAX - len([x,"
+        " x]))), jnp.stack(list([y, y]) + [jnp.zeros((3,), jnp.float32)] * (MAX -"
+        " len([y, y]))))    # line 3\n"),
+    "prefix_slice_python_n_grows_fixed": (
+        "prefix_slice_python_n_grows with its first recompile's note's code in place of line "
+        "4",
+        "f = jax.jit(lambda x: (x ** 2).sum())\n"
+        "x = jnp.arange(8.0)\n"
+        "for n in (2, 3, 4):\n"
+        "    x_arg = x[:n]    # line 4's argument, named\n"
+        "    n_x = x_arg.shape[0]\n"
+        "    size = max(4, 1 << (n_x - 1).bit_length())    # a power of two, at least 4\n"
+        "    x_arg = jnp.pad(x_arg, [(0, size - n_x)] + [(0, 0)] * (x_arg.ndim - 1))\n"
+        "    f(x_arg)    # line 4, given it\n"),
+    "arange_argument_grows_fixed": (
+        "arange_argument_grows with its first recompile's note's code in place of line 3: "
+        "buckets of 4 and 8, two programs as the note says",
+        "f = jax.jit(lambda t: jnp.sin(t).sum())\n"
+        "for n in (3, 4, 5):\n"
+        "    t = jnp.arange(n, dtype=jnp.float32)    # line 3's argument, named\n"
+        "    n_t = t.shape[0]\n"
+        "    size = max(4, 1 << (n_t - 1).bit_length())    # a power of two, at least 4\n"
+        "    t = jnp.pad(t, [(0, size - n_t)] + [(0, 0)] * (t.ndim - 1))\n"
+        "    f(t)    # line 3, given it\n"),
+    "list_of_scalars_float32_then_weak_fixed": (
+        "list_of_scalars_float32_then_weak with its note's code in place of line 2",
+        "f = jax.jit(lambda xs: xs[0] * xs[1])\n"
+        "xs = [jnp.float32(1), 2.0]    # line 2's argument, named\n"
+        "xs[1] = jnp.asarray(xs[1], jnp.float32)    # always a (strong) array\n"
+        "f([jnp.float32(1), jnp.float32(2)]); f(xs)    # line 2, given it\n"),
+    "optax_like_state_count_made_int32_fixed": (
+        "optax_like_state_count_made_int32 with its note's code after line 5",
+        "@jax.jit\n"
+        "def update(g, state):\n"
+        "    count, mu = state\n"
+        "    return -0.1 * mu, (jnp.asarray(count + 1, jnp.int32), 0.9 * mu + g)\n"
+        "state = (0, jnp.zeros(3))\n"
+        "state = (jnp.asarray(state[0], jnp.int32),) + state[1:]    # an array from the start\n"
+        "for _ in range(3):\n"
+        "    u, state = update(jnp.ones(3), state)\n"),
+    "optional_bias_none_then_array_in_a_loop_fixed": (
+        "optional_bias_none_then_array_in_a_loop with its note's code before the call",
+        "@jax.jit\n"
+        "def layer(x, bias):\n"
+        "    return x if bias is None else x + bias\n"
+        "bias = None\n"
+        "for _ in range(3):\n"
+        "    bias = jnp.zeros((3,)) if bias is None else bias    # an array in every call\n"
+        "    y = layer(jnp.ones(3), bias)\n"
+        "    bias = jnp.zeros(3)\n"),
+    "x64_config_update_between_calls_int_argument_fixed": (
+        "x64_config_update_between_calls_int_argument with its note's code first thing",
+        'jax.config.update("jax_enable_x64", True)    # first thing, before any jit\n'
+        "try:\n"
+        "    f = jax.jit(lambda x, k: x * k)\n"
+        "    f(jnp.ones(3), 2)\n"
+        "    jax.config.update('jax_enable_x64', True)\n"
+        "    f(jnp.ones(3), 2)\n"
+        "finally:\n"
+        "    jax.config.update('jax_enable_x64', False)\n"),
+    "two_list_arguments_at_two_calls_pasted_before": (
+        "two_list_arguments_at_two_calls with the two codes its notes gave before, pasted "
+        "in order, the earlier call's list stacked in each as its last line said: each "
+        "code its own call line, stacking one list of the two",
+        "f = jax.jit(lambda a, b: sum(v.sum() for v in a) + sum(v.sum() for v in b))\n"
+        "x, y = jnp.ones(2), jnp.ones(3)\n"
+        "MAX = 8                              # the most items a call has\n"
+        "mask = jnp.arange(MAX) < len([x, x])    # which rows are real: pass it too\n"
+        "f(jnp.stack(list([x]) + [jnp.zeros((2,), jnp.float32)] * (MAX - len([x]))),"
+        " [y]); f(jnp.stack(list([x, x]) + [jnp.zeros((2,), jnp.float32)] * (MAX -"
+        " len([x, x]))), [y, y])    # line 3\n"
+        "MAX = 8                              # the most items a call has\n"
+        "mask = jnp.arange(MAX) < len([y, y])    # which rows are real: pass it too\n"
+        "f([x], jnp.stack(list([y]) + [jnp.zeros((3,), jnp.float32)] * (MAX -"
+        " len([y])))); f([x, x], jnp.stack(list([y, y]) + [jnp.zeros((3,), jnp.float32)]"
+        " * (MAX - len([y, y]))))    # line 3\n"),
 }
 
 # scenarios that raise: the recorded result is the exception class name
-RAISES = {"static_set_unhashable", "static_argnames_list_value"}
+RAISES = {"static_set_unhashable", "static_argnames_list_value", "static_n_sliced_in_jit_traced",
+          "static_n_arange_in_jit_traced"}
 
 
 def run(jax, name, tag=""):

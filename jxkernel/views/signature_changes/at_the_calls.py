@@ -2,6 +2,10 @@
 is fixed in the call that passed the odd one (`f(jnp.asarray(1.0, jnp.float32))    # line 5`),
 read back from that line (the Signature's `site`). A cast of the parameter, the plain fix,
 names no variable at `f(1.0)`; in the function, the type is traced already.
+
+at_the_calls tries the rules of _RULES (the module's last lines: each a name, why it is
+there, whether it applies to a change, and its fix) in their order, the first that applies
+rewriting the change; the functions between are the rules' fixes and what they read.
 """
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import keyword
 import linecache
 import os
 import re
+import typing
 
 import numpy as np
 
@@ -24,151 +29,35 @@ from .structure import EMPTY_LITERALS
 
 
 def at_the_calls(changes, jitted, before, now) -> tuple:
-    """`changes` whose weak type flipped at a scalar argument, their fix written at the call
-    that passed the Python number (the Signature `before` or `now` of the weak side: its
-    `site`): that call's line with the number given as an array of the other call's dtype,
-    `f(jnp.asarray(1.0, jnp.float32))`. A cast of the parameter (`x = jnp.asarray(x, ...)`)
-    changes nothing where the learner wrote `f(1.0)` (it names no variable of theirs; in the
-    function, the type is traced already), and `jnp.asarray(1.0)` stays weak (JAX 0.10.2:
-    weak_type_calls_reference.json); a line that cannot be read keeps the plain fix."""
+    """`changes` with their fixes written at the learner's calls (the Signatures `before` and
+    `now`: each `site`, the line that called): each change is rewritten by the first rule of
+    _RULES (at the module's end: the one place to read them, in order) that applies, or kept
+    as it is; then the codes that give one call several names are joined (_named_once,
+    _one_call_given_all), so that pasted in order they make one call.
+
+    The first rule, for one: a weak type flipped at a scalar argument is fixed at the call
+    that passed the Python number, that call's line with the number given as an array of the
+    other call's dtype, `f(jnp.asarray(1.0, jnp.float32))`. A cast of the parameter (`x =
+    jnp.asarray(x, ...)`) changes nothing where the learner wrote `f(1.0)` (it names no
+    variable of theirs; in the function, the type is traced already), and `jnp.asarray(1.0)`
+    stays weak (JAX 0.10.2: weak_type_calls_reference.json); a line that cannot be read keeps
+    the plain fix."""
     out = []
     for c in changes:
-        weak_now, as_number = c.new.endswith(" (weak)"), False
-        cast = _PLAIN_CAST.match(c.snippet) if c.kind == "dtype" else None
-        if c.kind == "weak_type" and weak_now != c.old.endswith(" (weak)") and \
-                _shape_of(c.new) == () and c.path == _root(c.path):
-            sig, dtype = (now, _dtype_name(c.old)) if weak_now else (before, _dtype_name(c.new))
-            template = _WEAK_NOW_FIX if weak_now else _WEAK_BEFORE_FIX
-        elif c.kind == "structure" and _STACKED.search(c.snippet) and \
-                re.sub(r"\[\d+\]$", "", c.path).isidentifier():
-            out.append(_stacked_at_the_call(c, jitted, now, before))
-            continue
-        elif c.kind == "structure" and c.snippet.startswith("# n_steps: how many steps") \
-                and c.path != _root(c.path) and _root(c.path).isidentifier():
-            # a list grown at each step inside a dict the call makes (`dict(layers=layers)`):
-            # the pattern in the list's own name, which the loop appends to (in the
-            # parameter's, `p['layers'] = ...    # once, before the loop` named nothing there)
-            out.append(_entry_by_its_name(c, jitted, now))
-            continue
-        elif c.kind == "structure" and _STACKED.search(c.snippet) and \
-                _root(c.path).isidentifier():
-            # a list inside an argument (p['layers'] of `f({'layers': [w, w]}, x)`): the
-            # stacking is written in the names the call passes, its literal named first (in
-            # the parameter's name, pasted at the call, `p` was no name of the program's)
-            out.append(_in_the_callers_names(c, jitted, now, before))
-            continue
-        elif c.kind == "structure" and {c.old, c.new} == {"by keyword", "by position"} and \
-                c.fix.startswith((f"{c.path} has the same value but came ",
-                                  "The same argument came by position in one call")):
-            template = _KEYWORD_AT_THE_CALL if c.fix.startswith(c.path) else \
-                _ARGUMENT_BY_KEYWORD_AT_THE_CALL
-            out.append(_by_keyword_at_the_call(c, jitted, before, now, template))
-            continue
-        elif c.kind == "structure" and "absent" in (c.old, c.new) and c.fix.startswith(
-                f"{c.path} was {c.old} and is {c.new} now: an argument left out"):
-            out.append(_default_at_the_call(c, jitted, before, now))
-            continue
-        elif c.kind == "config" and c.fix.startswith(f"The {c.path} changed (") and \
-                re.fullmatch(r"\w+:\d+", c.old):
-            out.append(_on_one_device(c, jitted, before, now))
-            continue
-        elif c.kind == "committed" and c.fix.startswith(f"{c.path} was {c.old} and is "):
-            device = c.new if c.new != "uncommitted" else c.old
-            out.append(_on_one_device(c, jitted, before, now, _COMMITTED_AT_THE_CALLS,
-                                      int(device.rpartition(":")[2]),
-                                      device=device.rpartition(" ")[2]))
-            continue
-        elif c.kind == "traced" and c.fix == _plain_traced(c):
-            out.append(_one_jit_at_the_old_call(c, jitted, before, now))
-            continue
-        elif c.kind == "constant" and constant_name(c) and c.snippet.startswith("def "):
-            out.append(_passed_at_the_call(c, jitted, now))
-            continue
-        elif c.kind in ("shape", "structure") and _root(c.path).isidentifier() and \
-                re.search(rf"(?m)^({re.escape(c.path)}|{re.escape(_root(c.path))}) = ",
-                          c.snippet):       # (p.b's as `p = p._replace(b=...)`: _assignable)
-            out.append(_in_the_callers_names(c, jitted, now, before))
-            continue
-        elif c.kind == "structure" and _DEFAULTS_MERGED.search(c.snippet):
-            out.append(_keys_in_the_callers_names(c, jitted, before, now))
-            continue
-        elif c.kind == "dtype" and c.path.isidentifier() and re.match(
-                rf"{c.path} = (float|int|bool|complex)\({c.path}\)    # always a Python ",
-                c.snippet):
-            # input_types._PY_SCALAR_FIX's `c = float(c)` in the caller's names: in the
-            # parameter's, pasted at `shift(x, 1)` (a literal passed) it named nothing there
-            # (recompile_cells_cases.py's python_float_then_int_in_later_cell)
-            out.append(_in_the_callers_names(c, jitted, now, before))
-            continue
-        elif c.kind == "dtype" and c.path != _root(c.path) and \
-                _root(c.path).isidentifier() and _python_number_cast(c) is not None:
-            # an entry's Python number of another kind (`t = (float(t[0]),) + t[1:]`): in
-            # the names the call passes (at `f((1, 2))`, `t` named nothing)
-            out.append(_in_the_callers_names(c, jitted, now, before))
-            continue
-        elif c.kind == "static" and c.path.isidentifier() and re.fullmatch(
-                rf"{c.path} = [\w.]+\({c.path}\)    # one type in every call", c.snippet):
-            # statics._STATIC_TYPE_FIX's `mode = Mode(mode)` in the caller's names: in the
-            # parameter's, at `f(x, 1)` it named nothing (static_intenum_then_int)
-            out.append(_in_the_callers_names(c, jitted, now, before))
-            continue
-        elif c.kind == "dtype" and c.path != _root(c.path) and \
-                _root(c.path).isidentifier() and \
-                _entry_cast(c) in (_dtype_name(c.old), _dtype_name(c.new)):
-            # an entry's cast (batch['y'], a tuple's batch[1]) in the names the call passes,
-            # at the call whose dtype is not the one cast to: in the parameter's name, under
-            # the note at the later call, it named nothing where a literal was passed, and
-            # cast the later call's float32 labels to float32 (JAX 0.10.2: two lowerings
-            # pasted there, namedtuple_batch_label_dtype_pasted_at_the_later_call)
-            out.append(_in_the_callers_names(c, jitted, now, before))
-            continue
-        elif c.kind == "weak_type" and c.path != _root(c.path) and \
-                _root(c.path).isidentifier() and _entry_cast(c) is not None:
-            # an entry's Python number, then an array (hp['lr'] 0.1, then a schedule's
-            # float32): the cast in the names the weak call passed, as a dtype's entry is (in
-            # the parameter's name, `hp` was no name at `f(w, {'lr': 0.1})`)
-            out.append(_in_the_callers_names(c, jitted, now, before))
-            continue
-        elif cast is not None and cast.group(1) == cast.group(2) == c.path and \
-                cast.group(3) not in (_dtype_name(c.old), _dtype_name(c.new)):
-            out.append(_cast_at_both_calls(c, jitted, before, now, cast.group(3)))
-            continue
-        elif cast is not None and cast.group(1) == cast.group(2) == c.path:
-            # the cast belongs at the call whose dtype is not the one cast to: the new
-            # call's (int32 data after float32), or the earlier one's (float32 after int32);
-            # a dtype of neither (int16 for int8 and uint8) is cast before every call
-            dtype = cast.group(3)
-            sig = before if _dtype_name(c.new) == dtype else now
-            template = _DTYPE_AT_CALL_FIX
-            if sig is before and _narrower_float(c.old, c.new):
-                # the earlier call's lower precision cast up (bfloat16, then float32):
-                # lossless, unless the new value is what the function gave back for its
-                # bfloat16 state (`w, m = f(w, m, g)`), which is cast back, rounded
-                template = _DTYPE_WIDENED_AT_CALL_FIX
-                if _fed_back(getattr(now, "site", None), jitted, c.path):
-                    sig, dtype, template = now, _dtype_name(c.old), _DTYPE_FED_BACK_FIX
-            # the other call's Python number (weak): a strong array here is a type of its
-            # own too (True cast to an int32 array, then 2: JAX 0.10.2 traces twice), so
-            # the number here is made a Python number of that kind (bool_then_int_fixed)
-            as_number = (c.new if sig is before else c.old).endswith(" (weak)")
-        else:
-            out.append(c)
-            continue
-        found = _argument_at(getattr(sig, "site", None), jitted, c.path)
-        if found is not None:
-            call, arg, line, rewritten = found
-            what, cast = _weak_value(arg, dtype)
-            if c.kind == "dtype" and as_number:
-                cast = f"{_python_number(dtype)}({arg})"
-            c = _refixed(c, template, fun=getattr(jitted, "_name", "f"), call=call, arg=arg,
-                         line=line, dtype=dtype, what=what, cast=cast, code=rewritten(cast),
-                         old_dtype=_dtype_name(c.old), new_dtype=_dtype_name(c.new))
-        out.append(c)
+        rule = next((r for r in _RULES if r.applies(c)), None)
+        out.append(c if rule is None else rule.fix(c, jitted, before, now))
     return _one_call_given_all(_named_once(out), (before, now))
 
 
-# a fix's line giving the learner's call the names its code made (_named_at_the_call's last)
-_GIVEN_LINE = re.compile(r"^(.*)    # line (\d+), given it$")
+# The comment markers of the codes written at a call, which the joining below reads back:
+# _NAMED, a code's first line naming the call's argument (`d = {...}    # line 3's argument,
+# named`, _named_at_the_call's); _GIVEN, its call line given that name (`f(d)    # line 3,
+# given it`); _GIVEN_LINE, a call line of either writer with its line number (that one, or
+# _stacked_at_the_call's `f(jnp.stack(...), b)    # line 5`). Comment lines ("# stack ... so
+# too") may follow the call line.
+_NAMED = re.compile(r"^.* = .*    # .*'s argument, named$")
+_GIVEN = re.compile(r"^.*    # .*, given it$")
+_GIVEN_LINE = re.compile(r"^(.*)    # line (\d+)((?:, given it)?)$")
 
 
 def _one_call_given_all(changes, sigs) -> tuple:
@@ -176,8 +65,11 @@ def _one_call_given_all(changes, sigs) -> tuple:
     for self.w, `loss(m, x)` for x: two arguments of the call, each named and padded), the
     last of them giving it all the names, the others none: pasted in order, the line ran
     once per code, each time with one argument named and the other as it was (JAX 0.10.2
-    lowers class_method_jitted_self_field_shape_fixed, the call given both, once). As they
-    are where the line cannot be read or the arguments overlap."""
+    lowers class_method_jitted_self_field_shape_fixed, the call given both, once). So too
+    two lists stacked in the call (`f(jnp.stack(...), b_list)` and `f(a_list,
+    jnp.stack(...))`: pasted in order, the second call line undid the first's stacking,
+    two_list_arguments_at_two_calls). As they are where the line cannot be read or the
+    arguments overlap."""
     found = [(i, k, m) for i, c in enumerate(changes)
              for k, line in enumerate(c.snippet.split("\n"))
              for m in [_GIVEN_LINE.match(line)] if m]
@@ -206,16 +98,11 @@ def _one_call_given_all(changes, sigs) -> tuple:
     for n, (i, k, m) in enumerate(found):
         lines = out[i].snippet.split("\n")
         if n == len(found) - 1:
-            lines[k] = f"{given}    # line {m.group(2)}, given it"
+            lines[k] = f"{given}    # line {m.group(2)}{m.group(3)}"
         else:
             del lines[k]
         out[i] = dataclasses.replace(out[i], snippet="\n".join(lines))
     return tuple(out)
-
-
-# the first and last lines of a fix's code written in a call's names (_named_at_the_call's)
-_NAMED = re.compile(r"^.* = .*    # .*'s argument, named$")
-_GIVEN = re.compile(r"^.*    # .*, given it$")
 
 
 def _named_once(changes) -> tuple:
@@ -224,17 +111,25 @@ def _named_once(changes) -> tuple:
     line 2, given it`): named in the first code, called in the last, each code between them
     its own lines alone. Pasted in order as they were, the second naming made betas the
     literal again, undoing the first code's cast (JAX 0.10.2 lowered the two codes so pasted
-    three times; once tuple_of_python_floats_then_float32_scalars_fixed, pasted as now)."""
+    three times; once tuple_of_python_floats_then_float32_scalars_fixed, pasted as now).
+    The call's line may be followed by comment lines (`# stack the ['a'] of line 3's ... so
+    too`, each entry's own): they stay (a dict literal's two lists each stacked, the second
+    code naming the literal again undid the first's: dict_literal_two_lists_at_two_calls,
+    JAX 0.10.2 lowers its codes pasted so twice, _pasted_before)."""
     lines = [c.snippet.split("\n") for c in changes]
     groups: dict = {}
+    given = {}                  # each code's call line: its last line but comments
     for i, code in enumerate(lines):
-        if len(code) > 2 and _NAMED.match(code[0]) and _GIVEN.match(code[-1]):
-            groups.setdefault((code[0], code[-1]), []).append(i)
+        given[i] = max((k for k, line in enumerate(code) if not line.startswith("#")),
+                       default=0)
+        if given[i] >= 2 and _NAMED.match(code[0]) and _GIVEN.match(code[given[i]]):
+            groups.setdefault((code[0], code[given[i]]), []).append(i)
     for group in groups.values():
         for k, i in enumerate(group if len(group) > 1 else ()):
-            first = 0 if k == 0 else 1
-            last = len(lines[i]) if k == len(group) - 1 else -1
-            lines[i] = lines[i][first:last]
+            code = lines[i]
+            if k < len(group) - 1:
+                code = code[:given[i]] + code[given[i] + 1:]
+            lines[i] = code[1:] if k > 0 else code
     return tuple(c if "\n".join(code) == c.snippet else
                  dataclasses.replace(c, snippet="\n".join(code))
                  for c, code in zip(changes, lines))
@@ -347,6 +242,42 @@ def _argument_at(site, jitted, path):
     start, end = arg.col_offset, arg.end_col_offset
     return (ast.get_source_segment(body, call), body[start:end], site.line,
             lambda new: body[:start] + new + body[end:])
+
+
+# calls whose array is longer than the one they are given: an argument made so at the call
+# may be a history appended to (input_types._GROWN_STEP_FIX's)
+_GROWING_CALLS = {"concatenate", "append", "stack", "hstack", "vstack", "column_stack", "pad"}
+
+
+def made_anew_at_the_call(jitted, now):
+    """A function of a parameter's name: whether the call at `now`'s site makes that argument
+    in the call, anew at each call (a slice, `x[:n]`, or a call that grows no array,
+    `jnp.arange(n)`), where one a step longer each time is the learner's n, not an array
+    appended to: told to pad it (input_types.grown_step_by_step), not to write each step's
+    value at its index (a pattern that is no fix of `f(x[:n])`).
+
+        >>> import jxkernel as jax, jxkernel.numpy as jnp
+        >>> import types, linecache
+        >>> linecache.cache["<anew>"] = (0, None, ["f(x[:n], h)\\n"], "<anew>")
+        >>> f = jax.jit(lambda a, b: a.sum() + b.sum())
+        >>> now = types.SimpleNamespace(site=types.SimpleNamespace(file="<anew>", line=1,
+        ...                                                        column=0))
+        >>> anew = made_anew_at_the_call(f, now)
+        >>> anew("a"), anew("b")
+        (True, False)
+    """
+    def anew(path) -> bool:
+        found = _argument_at(getattr(now, "site", None), jitted, path)
+        try:
+            node = None if found is None else ast.parse(found[1], mode="eval").body
+        except SyntaxError:
+            node = None
+        if isinstance(node, ast.Subscript):
+            return isinstance(node.slice, ast.Slice) or isinstance(node.slice, ast.Tuple) and \
+                any(isinstance(e, ast.Slice) for e in node.slice.elts)
+        return isinstance(node, ast.Call) and \
+            ast.unparse(node.func).rpartition(".")[2] not in _GROWING_CALLS
+    return anew
 
 
 def _unpacked_at(site, jitted, path) -> str | None:
@@ -1046,3 +977,191 @@ def _parameters(jitted) -> list | None:
         return list(inspect.signature(jitted._fun).parameters)
     except (TypeError, ValueError, AttributeError):
         return None
+
+
+# at_the_calls' rules (last in the module: the table names the functions above)
+class _Rule(typing.NamedTuple):
+    """A rule of at_the_calls: its `name`, `why` it is there (one line), whether it
+    `applies` to a change (`applies(change)`), and its `fix(change, jitted, before, now)`,
+    the change with its fix written at the calls (or as it was, where they cannot be read)."""
+    name: str
+    why: str
+    applies: typing.Callable
+    fix: typing.Callable
+
+
+def _weak_scalar_flipped(c) -> bool:
+    return c.kind == "weak_type" and c.new.endswith(" (weak)") != c.old.endswith(" (weak)") \
+        and _shape_of(c.new) == () and c.path == _root(c.path)
+
+
+def _weak_scalar_at_the_call(c, jitted, before, now):
+    """The weak side's call given the number as an array of the other call's dtype."""
+    weak_now = c.new.endswith(" (weak)")
+    sig, dtype = (now, _dtype_name(c.old)) if weak_now else (before, _dtype_name(c.new))
+    return _written_at(c, jitted, sig, _WEAK_NOW_FIX if weak_now else _WEAK_BEFORE_FIX, dtype)
+
+
+def _list_item_path(c) -> str:
+    """The list an item's path is in ("xs" of "xs[2]"), the path itself if it is none."""
+    return re.sub(r"\[\d+\]$", "", c.path)
+
+
+def _by_keyword_then_position(c) -> bool:
+    return c.kind == "structure" and {c.old, c.new} == {"by keyword", "by position"} and \
+        c.fix.startswith((f"{c.path} has the same value but came ",
+                          "The same argument came by position in one call"))
+
+
+def _committed_on_one_device(c, jitted, before, now):
+    device = c.new if c.new != "uncommitted" else c.old
+    return _on_one_device(c, jitted, before, now, _COMMITTED_AT_THE_CALLS,
+                          int(device.rpartition(":")[2]), device=device.rpartition(" ")[2])
+
+
+def _entry(c) -> bool:
+    """Whether `c` is of an entry of an argument the call names (`batch['y']`, `t[0]`)."""
+    return c.path != _root(c.path) and _root(c.path).isidentifier()
+
+
+def _own_cast(c):
+    """The plain dtype fix's cast of the parameter itself (`x = jnp.asarray(x, jnp.int16)`,
+    _PLAIN_CAST's match), or None."""
+    cast = _PLAIN_CAST.match(c.snippet) if c.kind == "dtype" else None
+    return cast if cast is not None and cast.group(1) == cast.group(2) == c.path else None
+
+
+def _cast_at_one_call(c, jitted, before, now):
+    """The cast at the call whose dtype is not the one cast to: the new call's (int32 data
+    after float32), or the earlier one's (float32 after int32). The earlier call's lower
+    precision cast up (bfloat16, then float32) is lossless, unless the new value is what the
+    function gave back for its bfloat16 state (`w, m = f(w, m, g)`), which is cast back,
+    rounded. The other call's Python number (weak): a strong array here is a type of its own
+    too (True cast to an int32 array, then 2: JAX 0.10.2 traces twice), so the number here is
+    made a Python number of that kind (bool_then_int_fixed)."""
+    dtype = _own_cast(c).group(3)
+    sig = before if _dtype_name(c.new) == dtype else now
+    template = _DTYPE_AT_CALL_FIX
+    if sig is before and _narrower_float(c.old, c.new):
+        template = _DTYPE_WIDENED_AT_CALL_FIX
+        if _fed_back(getattr(now, "site", None), jitted, c.path):
+            sig, dtype, template = now, _dtype_name(c.old), _DTYPE_FED_BACK_FIX
+    as_number = (c.new if sig is before else c.old).endswith(" (weak)")
+    return _written_at(c, jitted, sig, template, dtype, as_number)
+
+
+def _written_at(c, jitted, sig, template, dtype, as_number=False):
+    """`c` with `template` (a fix at one call) written at the call of `sig` (its `site`): the
+    argument there given as `dtype` (an array of it; a Python number of its kind where
+    `as_number`); as it was where that call cannot be read."""
+    found = _argument_at(getattr(sig, "site", None), jitted, c.path)
+    if found is None:
+        return c
+    call, arg, line, rewritten = found
+    what, cast = _weak_value(arg, dtype)
+    if c.kind == "dtype" and as_number:
+        cast = f"{_python_number(dtype)}({arg})"
+    return _refixed(c, template, fun=getattr(jitted, "_name", "f"), call=call, arg=arg,
+                    line=line, dtype=dtype, what=what, cast=cast, code=rewritten(cast),
+                    old_dtype=_dtype_name(c.old), new_dtype=_dtype_name(c.new))
+
+
+def _callers_names(c, jitted, before, now):
+    return _in_the_callers_names(c, jitted, now, before)
+
+
+# in the order they are tried: a change gets the first that applies
+_RULES = (
+    _Rule("weak scalar at the call",
+          "a cast of the parameter names nothing at `f(1.0)`: the call gets the array",
+          _weak_scalar_flipped, _weak_scalar_at_the_call),
+    _Rule("list stacked in the call",
+          "`xs = jnp.stack(...)` before the call broke the loop appending to xs",
+          lambda c: c.kind == "structure" and _STACKED.search(c.snippet) is not None and
+          _list_item_path(c).isidentifier(),
+          lambda c, jitted, before, now: _stacked_at_the_call(c, jitted, now, before)),
+    _Rule("grown list in a dict the call makes",
+          "the pattern in the list's own name, which the loop appends to (not p['layers'])",
+          lambda c: c.kind == "structure" and
+          c.snippet.startswith("# n_steps: how many steps") and _entry(c),
+          lambda c, jitted, before, now: _entry_by_its_name(c, jitted, now)),
+    _Rule("list inside an argument stacked",
+          "`f({'layers': [w, w]}, x)`: its literal named first; `p` is no name of the program",
+          lambda c: c.kind == "structure" and _STACKED.search(c.snippet) is not None and
+          _root(c.path).isidentifier(),
+          _callers_names),
+    _Rule("by keyword, then by position",
+          "two cache keys: the one call written as the other",
+          _by_keyword_then_position,
+          lambda c, jitted, before, now: _by_keyword_at_the_call(
+              c, jitted, before, now, _KEYWORD_AT_THE_CALL if c.fix.startswith(c.path)
+              else _ARGUMENT_BY_KEYWORD_AT_THE_CALL)),
+    _Rule("argument left out, then passed",
+          "the call that left it out given its default",
+          lambda c: c.kind == "structure" and "absent" in (c.old, c.new) and c.fix.startswith(
+              f"{c.path} was {c.old} and is {c.new} now: an argument left out"),
+          _default_at_the_call),
+    _Rule("input on another device",
+          "each call's arguments put on one device, in the calls' names",
+          lambda c: c.kind == "config" and c.fix.startswith(f"The {c.path} changed (") and
+          re.fullmatch(r"\w+:\d+", c.old) is not None,
+          _on_one_device),
+    _Rule("committed in one call only",
+          "each call's arguments put on the device before it (one compile, as in JAX)",
+          lambda c: c.kind == "committed" and c.fix.startswith(f"{c.path} was {c.old} and is "),
+          _committed_on_one_device),
+    _Rule("static in one jit, traced in another",
+          "the earlier call calls the one jit, passing it as the other does",
+          lambda c: c.kind == "traced" and c.fix == _plain_traced(c),
+          _one_jit_at_the_old_call),
+    _Rule("closed-over value passed in",
+          "the def given it as a parameter: the call passes it too",
+          lambda c: c.kind == "constant" and bool(constant_name(c)) and
+          c.snippet.startswith("def "),
+          lambda c, jitted, before, now: _passed_at_the_call(c, jitted, now)),
+    _Rule("padding or structure code in the caller's names",
+          "the parameter's name pasted at `f(jnp.ones(4))` named nothing there",
+          lambda c: c.kind in ("shape", "structure") and _root(c.path).isidentifier() and
+          re.search(rf"(?m)^({re.escape(c.path)}|{re.escape(_root(c.path))}) = ",
+                    c.snippet) is not None,       # (p.b's as `p = p._replace(b=...)`)
+          _callers_names),
+    _Rule("keys merged in the caller's names",
+          "`params = {**defaults, **params}` in the names each call passes",
+          lambda c: c.kind == "structure" and _DEFAULTS_MERGED.search(c.snippet) is not None,
+          _keys_in_the_callers_names),
+    _Rule("Python number of another kind in the caller's names",
+          "`c = float(c)` pasted at `shift(x, 1)` named nothing (a literal was passed)",
+          lambda c: c.kind == "dtype" and c.path.isidentifier() and re.match(
+              rf"{c.path} = (float|int|bool|complex)\({c.path}\)    # always a Python ",
+              c.snippet) is not None,
+          _callers_names),
+    _Rule("an entry's Python number of another kind in the caller's names",
+          "`t = (float(t[0]),) + t[1:]`: at `f((1, 2))`, `t` named nothing",
+          lambda c: c.kind == "dtype" and _entry(c) and _python_number_cast(c) is not None,
+          _callers_names),
+    _Rule("a static's one type in the caller's names",
+          "`mode = Mode(mode)`: at `f(x, 1)` the parameter's name named nothing",
+          lambda c: c.kind == "static" and c.path.isidentifier() and re.fullmatch(
+              rf"{c.path} = [\w.]+\({c.path}\)    # one type in every call",
+              c.snippet) is not None,
+          _callers_names),
+    _Rule("an entry's cast in the caller's names",
+          "at the call whose dtype is not the one cast to (pasted at the later: 2 lowerings)",
+          lambda c: c.kind == "dtype" and _entry(c) and
+          _entry_cast(c) in (_dtype_name(c.old), _dtype_name(c.new)),
+          _callers_names),
+    _Rule("an entry's weak number in the caller's names",
+          "hp['lr'] 0.1, then a schedule's float32: cast where the weak call passed it",
+          lambda c: c.kind == "weak_type" and _entry(c) and _entry_cast(c) is not None,
+          _callers_names),
+    _Rule("a dtype neither call had, at both calls",
+          "int16 for int8 and uint8: each call's argument cast before it",
+          lambda c: _own_cast(c) is not None and
+          _own_cast(c).group(3) not in (_dtype_name(c.old), _dtype_name(c.new)),
+          lambda c, jitted, before, now: _cast_at_both_calls(c, jitted, before, now,
+                                                             _own_cast(c).group(3))),
+    _Rule("a cast at the call of the other dtype",
+          "the parameter's cast is in the function's names: the call's argument is cast",
+          lambda c: _own_cast(c) is not None,
+          _cast_at_one_call),
+)

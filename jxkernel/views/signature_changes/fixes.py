@@ -301,7 +301,8 @@ def for_function(changes, fun, uses_of, decorated_def=None, lambda_line=None) ->
     """
     name = getattr(fun, "__name__", "")
     if name == "<lambda>" and lambda_line is not None:
-        return _for_lambda(changes, lambda_line(fun))
+        line = lambda_line(fun)
+        return _for_lambda([_static_kept(c, fun, uses_of, line) for c in changes], line)
     if not name.isidentifier():
         return tuple(changes)
     name = _reachable_name(fun, name)
@@ -339,6 +340,25 @@ def for_function(changes, fun, uses_of, decorated_def=None, lambda_line=None) ->
                 lambda m: m.group(0).replace("f(", f"{name}("), change.snippet))
         out.append(change)
     return tuple(out)
+
+
+def _static_kept(change, fun, uses_of, line) -> Change:
+    """`change`, a jitted lambda's static argument, told to stay static where the lambda's
+    source needs it as a Python value or passes it on unread (`lambda x, n: x[:n].sum()`,
+    `lambda n: jnp.arange(n)`): its plain code, the lambda jitted with `n` traced, raises
+    under JAX 0.10.2 (a slice's bounds, a shape: recompile_audit_reference.json's
+    static_n_sliced_in_jit_traced). As it was where the lambda only computes with it (its
+    jit line without the static option: _for_lambda) or cannot be read."""
+    if change.kind != "static" or not _generic(change):
+        return change
+    used = uses_of(fun, change.path)
+    if not used.found or used.only_computes:
+        return change
+    # (the lambda by the name its jit line binds, `f`; "the lambda" where none binds it)
+    bound = line.split(" = ", 1)[0] if line else "The lambda"
+    template = _STATIC_STAYS if used.python else _STATIC_PASSED
+    return _refixed(change, template, **_jitting(bound),
+                    uses=", ".join(used.python or used.passed))
 
 
 def _reachable_name(fun, name: str) -> str:

@@ -248,18 +248,21 @@ def _bucket_fill(axis, old_shape, new_shape, array, offset=0) -> dict:
                 most=_DOUBLINGS, upto=floor << (_DOUBLINGS - 1))
 
 
-def grown_step_by_step(changes, history, now=None) -> tuple:
+def grown_step_by_step(changes, history, now=None, anew=None) -> tuple:
     """`changes` where a leaf's first axis grew by one in each of the last calls (the earlier
     signatures in `history` hold it one and two shorter: f32[0], f32[1], now f32[2]): an
     array appended to at every step (jnp.concatenate, jnp.append), told to be made at its
     full size once and written at an index, where bucketing would pad what is appended to.
     So too a list one item longer at each call (`now`, the new Signature: 0, 1, now 2 items),
     a history kept in the state a jitted step returns (`state['losses'] + [loss]`), where
-    stacking it outside the step would not stop the step appending to it."""
+    stacking it outside the step would not stop the step appending to it. `anew(path)`:
+    whether the call makes that argument anew (`f(x[:n])`, `f(jnp.arange(n))`: at_the_calls.
+    made_anew_at_the_call), its length the loop's n and no array appended to, which keeps
+    its padding fix (JAX 0.10.2 lowers prefix_slice_python_n_grows_fixed, padded, once)."""
     out = []
     for c in changes:
         new = _shape_of(c.new) if c.kind == "shape" else None
-        if new:
+        if new and not (anew is not None and anew(c.path)):
             seen = {_shape_of(a.str_short(True)) for sig in history
                     for p, a in sig.named if p == c.path}
             if all((new[0] - k,) + new[1:] in seen for k in (1, 2)):
