@@ -672,9 +672,13 @@ def _cumulative_jvp(combine, prim=None):
     which the primitive lowers to, is not differentiable to every order). With `prim`, the
     primal output is the primitive's own (the scan's combine is less exact)."""
     def rule(primals, tangents, *, axis, reverse):
-        scan = lambda x: [_prefix_scan(combine, x, axis, reverse)]
+        # JAX's jvp never type-checks the primitive: its associative_scan takes the axis as
+        # jnp does (a negative one counts from the end; out of bounds, its ValueError)
+        scan_axis = shapes.canonicalize_axis(axis, bu.ndim(primals[0]))
+        scan = lambda x: [_prefix_scan(combine, x, scan_axis, reverse)]
         (out,), (t_out,) = _jvp_of(scan, primals, tangents)
-        return (out if prim is None else prim.bind(*primals, axis=axis, reverse=reverse)), t_out
+        return (out if prim is None else
+                prim.bind(*primals, axis=scan_axis, reverse=reverse)), t_out
     return rule
 
 

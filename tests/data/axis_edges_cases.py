@@ -9,7 +9,10 @@ whole numbers, exact on both sides), or the error's class and first line.
   ValueError;
 - repeat of a 0-d array along any axis: JAX fills it (it never reads the axis there);
 - compress / extract given a size larger than the axis: JAX's ValueError, where jxkernel padded;
-- sort_complex of a 0-d array: JAX's ValueError (no last axis), where jxkernel returned it.
+- sort_complex of a 0-d array: JAX's ValueError (no last axis), where jxkernel returned it;
+- grad of lax.cummax/cummin/cumprod/cumlogsumexp along a negative axis: JAX's jvp scans along
+  it as jnp would (the primitive itself refuses negative axes), where jxkernel's raised; out of
+  bounds, JAX's ValueError, where jxkernel's raised IndexError.
 """
 import numpy as np
 
@@ -44,11 +47,26 @@ def _splits(jnp):
     return out
 
 
+def _cumulative_grads(jax):
+    """grad of lax's cumulative reductions summed, along axes -1 (JAX takes it under grad
+    alone), -3 and 2 of a matrix: whole-number gradients (cumlogsumexp's: its shape)."""
+    lax = jax.lax
+    x = np.array([[1.0, 3.0, 2.0], [4.0, 1.0, 5.0]], np.float32)
+    out = {}
+    for name in ("cumsum", "cummax", "cummin", "cumprod", "cumlogsumexp"):
+        for axis in (-1, -3, 2):
+            def grad(name=name, axis=axis):
+                g = jax.grad(lambda a: getattr(lax, name)(a, axis=axis).sum())(x)
+                return np.shape(g) if name == "cumlogsumexp" else g
+            out[f"grad_{name}_axis_{axis}"] = grad
+    return out
+
+
 def run(jax):
     jnp = jax.numpy
     vector = np.array([1.0, -2.0, 3.0, 4.0], np.float32)
     cases = {
-        **_splits(jnp),
+        **_splits(jnp), **_cumulative_grads(jax),
         "split_jit_axis_past_the_rank": lambda: jax.jit(lambda a: jnp.split(a, 2, axis=3))(
             np.ones((2, 4), np.float32)),
         "repeat_0d_axis_1": lambda: jnp.repeat(np.float32(3), 2, axis=1),
