@@ -71,11 +71,17 @@ def _check_logical(aval):
                         f"{aval.dtype.name}.")
 
 
+def _ints(axes) -> tuple:
+    """`axes` as a message prints them: vmap's shifted axes are NumPy integers, which print as
+    np.int64(3)."""
+    return tuple(int(a) for a in axes)
+
+
 def _reduced_shape(operand, axes) -> tuple:
     if len(axes) != len(set(axes)):
-        raise ValueError(f"duplicate value in 'axes' of reduction: {axes}")
+        raise ValueError(f"duplicate value in 'axes' of reduction: {_ints(axes)}")
     if not all(0 <= a < operand.ndim for a in axes):
-        raise ValueError(f"reduction axes {axes} contains out-of-bounds indices for "
+        raise ValueError(f"reduction axes {_ints(axes)} contains out-of-bounds indices for "
                          f"{_long_str(operand)}.")
     return tuple(d for i, d in enumerate(operand.shape) if i not in axes)
 

@@ -582,3 +582,10 @@ def test_every_primitive_of_this_family_has_its_rules():
         nonlinear=[lax.reduce_max_p, lax.reduce_min_p, lax.reduce_prod_p, lax.reduce_and_p,
                    lax.reduce_or_p, lax.reduce_xor_p, lax.argmax_p, lax.argmin_p, lax.reduce_p,
                    lax.cumprod_p, lax.cummax_p, lax.cummin_p, lax.cumlogsumexp_p])
+
+
+def test_a_vmapped_reductions_out_of_bounds_axes_print_as_python_ints():
+    # vmap shifts the axes into NumPy integers: the message read "reduction axes
+    # (np.int64(3),)" (JAX's vmap fails earlier, with an IndexError of its batching rule)
+    with pytest.raises(ValueError, match=r"^reduction axes \(3,\) contains out-of-bounds "):
+        jxkernel.vmap(lambda a: lax.reduce_sum(a, (2,)))(np.ones((4, 3, 2), np.float32))
