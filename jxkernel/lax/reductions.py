@@ -614,11 +614,12 @@ def _cumulative(name, kind, check=None):
 
     def abstract(operand, *, axis, reverse):
         refuse_token(name, operand)
-        check(operand)
+        # JAX's order: its shape rule (the axis) before its dtype rule
         if axis < 0:
             raise ValueError("XLA operations do not allow negative axes")
         if axis >= operand.ndim:
             raise ValueError(f"axis {axis} is out of bounds for array of shape {operand.shape}")
+        check(operand)
         return operand
 
     def lower(ctx, x, *, axis, reverse):

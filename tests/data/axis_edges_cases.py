@@ -12,7 +12,9 @@ whole numbers, exact on both sides), or the error's class and first line.
 - sort_complex of a 0-d array: JAX's ValueError (no last axis), where jxkernel returned it;
 - grad of lax.cummax/cummin/cumprod/cumlogsumexp along a negative axis: JAX's jvp scans along
   it as jnp would (the primitive itself refuses negative axes), where jxkernel's raised; out of
-  bounds, JAX's ValueError, where jxkernel's raised IndexError.
+  bounds, JAX's ValueError, where jxkernel's raised IndexError;
+- lax.cumsum/cummax of a bool array along an axis out of bounds: JAX's axis error first (its
+  shape rule comes before its dtype rule), where jxkernel named the dtype.
 """
 import numpy as np
 
@@ -59,6 +61,11 @@ def _cumulative_grads(jax):
                 g = jax.grad(lambda a: getattr(lax, name)(a, axis=axis).sum())(x)
                 return np.shape(g) if name == "cumlogsumexp" else g
             out[f"grad_{name}_axis_{axis}"] = grad
+    flags = np.array([[True, False]])
+    for name in ("cumsum", "cummax"):
+        for axis in (-1, 2, 0):
+            out[f"bool_{name}_axis_{axis}"] = \
+                lambda name=name, axis=axis: getattr(lax, name)(flags, axis=axis)
     return out
 
 

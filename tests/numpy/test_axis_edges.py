@@ -54,5 +54,10 @@ def test_grad_of_lax_cumulative_reductions_takes_a_negative_axis_as_jax():
     assert not _differences(("grad_",))
 
 
+def test_a_cumulative_reductions_axis_is_checked_before_its_dtype_as_jax():
+    # a bool operand along an axis out of bounds was told its dtype, JAX tells the axis
+    assert not _differences(("bool_",))
+
+
 def test_every_case_was_recorded():
     assert set(run(jxkernel)) == set(JAX) - {"jax_version"}
