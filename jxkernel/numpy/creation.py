@@ -787,6 +787,7 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
            [0, 1]], dtype=int32)
     """
     dtype = canonicalize_user_dtype(float if dtype is None else dtype, "eye")
+    _check_eye_offset(k)
     n = _concrete_int(N, "The argument 'N' of jnp.eye()", "argument of 'N' jnp.eye()")
     m = n if M is None else _concrete_int(M, "The argument 'M' of jnp.eye()",
                                           "argument 'M' of jnp.eye()")
@@ -799,6 +800,19 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
     if _eager() or device is not None:
         return _on_device(np.eye(n, m, k, dtype=dtype), device=device)
     return _diagonal_mask(n, m, np.int32(k), lax.eq, dtype)
+
+
+def _check_eye_offset(k) -> None:
+    """JAX's check of eye's `k`, before its sizes: a scalar integer (a Python int, or a 0-d
+    integer array, traced too); a float or a vector is its ValueError (text and other
+    objects meet the array conversion's TypeError after). A bool is a Python int here too."""
+    if isinstance(k, int):
+        return
+    aval = k.aval if isinstance(k, Tracer) else np.asarray(k)
+    if aval.dtype.kind in "OUSV":
+        return
+    if not (aval.shape == () and aval.dtype.kind in "iu"):
+        raise ValueError(f"k must be a scalar integer; got {k}")
 
 
 def identity(n, dtype=None):

@@ -13,6 +13,8 @@ whole numbers, exact on both sides), or the error's class and first line.
 - grad of lax.cummax/cummin/cumprod/cumlogsumexp along a negative axis: JAX's jvp scans along
   it as jnp would (the primitive itself refuses negative axes), where jxkernel's raised; out of
   bounds, JAX's ValueError, where jxkernel's raised IndexError;
+- jnp.eye's k not a scalar integer (1.5, [1], a traced float): JAX's ValueError, where jxkernel
+  raised operator.index's TypeError;
 - lax.cumsum/cummax of a bool array along an axis out of bounds: JAX's axis error first (its
   shape rule comes before its dtype rule), where jxkernel named the dtype.
 """
@@ -92,6 +94,13 @@ def run(jax):
             np.array([True, False]), np.ones((2, 3), np.float32), axis=0, size=3),
         "compress_negative_size": lambda: jnp.compress(np.array([True, False]), vector[:2],
                                                        size=-1),
+        "eye_k_float": lambda: jnp.eye(2, 3, k=1.5),
+        "eye_k_bool": lambda: jnp.eye(2, 3, k=True),
+        "eye_k_vector": lambda: jnp.eye(2, 3, k=np.array([1])),
+        "eye_k_numpy_int": lambda: jnp.eye(2, 3, k=np.int8(1)),
+        "eye_k_0d_array": lambda: jnp.eye(2, 3, k=np.array(-1)),
+        "eye_k_float_array_jit": lambda: jax.jit(lambda k: jnp.eye(2, 3, k=k))(np.float32(1)),
+        "eye_k_traced_int": lambda: jax.jit(lambda k: jnp.eye(2, 3, k=k))(np.int32(1)),
         "sort_complex_0d": lambda: jnp.sort_complex(np.float32(1)),
         "sort_complex_1d": lambda: jnp.sort_complex(np.array([2.0, 1.0], np.float32)),
         "compress_short_condition_size": lambda: jnp.compress(np.array([True]), vector, size=2),

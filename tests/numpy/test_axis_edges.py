@@ -59,5 +59,10 @@ def test_a_cumulative_reductions_axis_is_checked_before_its_dtype_as_jax():
     assert not _differences(("bool_",))
 
 
+def test_eyes_offset_must_be_a_scalar_integer_as_jax():
+    # k=1.5 raised operator.index's TypeError
+    assert not _differences(("eye_",))
+
+
 def test_every_case_was_recorded():
     assert set(run(jxkernel)) == set(JAX) - {"jax_version"}
