@@ -2284,6 +2284,46 @@ SCENARIOS = {
         "f = jax.jit(lambda a, b: sum(v.sum() for v in a) + sum(v.sum() for v in b))\n"
         "x, y = jnp.ones(2), jnp.ones(3)\n"
         "f([x], [y]); f([x, x], [y, y])\n"),
+    # (h-notes2-104) two lists that grow in one call, at different lengths: each its own mask
+    "two_list_arguments_grow_unevenly": (
+        "f(a_list, b_list), both appended to before each call, b_list two items longer",
+        "f = jax.jit(lambda a, b: sum(v.sum() for v in a) / len(a) + sum(v.sum() for v in b)"
+        " / len(b))\n"
+        "a_list, b_list, out = [], [jnp.ones(3) * 5, jnp.ones(3) * 7], []\n"
+        "for i in range(3):\n"
+        "    a_list.append(jnp.ones(2) * (i + 1)); b_list.append(jnp.ones(3) * (i + 1))\n"
+        "    out.append(f(a_list, b_list))\n"),
+    "two_list_arguments_grow_unevenly_fixed": (
+        "two_list_arguments_grow_unevenly with its first recompile's two notes' code pasted in "
+        "order in place of line 5, f given each list's mask as the notes say (pass it too)",
+        "f = jax.jit(lambda a, b, mask_a, mask_b: (a.sum(1) * mask_a).sum() / mask_a.sum()"
+        " + (b.sum(1) * mask_b).sum() / mask_b.sum())\n"
+        "a_list, b_list, out = [], [jnp.ones(3) * 5, jnp.ones(3) * 7], []\n"
+        "for i in range(3):\n"
+        "    a_list.append(jnp.ones(2) * (i + 1)); b_list.append(jnp.ones(3) * (i + 1))\n"
+        "    MAX = 8                              # the most items a call has\n"
+        "    mask_a = jnp.arange(MAX) < len(a_list)    # which rows are real: pass it too\n"
+        "    MAX = 8                              # the most items a call has\n"
+        "    mask_b = jnp.arange(MAX) < len(b_list)    # which rows are real: pass it too\n"
+        "    out.append(f(jnp.stack(list(a_list) + [jnp.zeros((2,), jnp.float32)] * (MAX -"
+        " len(a_list))), jnp.stack(list(b_list) + [jnp.zeros((3,), jnp.float32)] * (MAX"
+        " - len(b_list))), mask_a, mask_b))    # line 5\n"),
+    "two_list_arguments_grow_unevenly_pasted_before": (
+        "two_list_arguments_grow_unevenly with the code its notes gave before, pasted in "
+        "order: each list's mask named `mask`, the second overwriting the first (b_list's "
+        "rows), so f is given b_list's mask for a_list too",
+        "f = jax.jit(lambda a, b, mask_a, mask_b: (a.sum(1) * mask_a).sum() / mask_a.sum()"
+        " + (b.sum(1) * mask_b).sum() / mask_b.sum())\n"
+        "a_list, b_list, out = [], [jnp.ones(3) * 5, jnp.ones(3) * 7], []\n"
+        "for i in range(3):\n"
+        "    a_list.append(jnp.ones(2) * (i + 1)); b_list.append(jnp.ones(3) * (i + 1))\n"
+        "    MAX = 8                              # the most items a call has\n"
+        "    mask = jnp.arange(MAX) < len(a_list)    # which rows are real: pass it too\n"
+        "    MAX = 8                              # the most items a call has\n"
+        "    mask = jnp.arange(MAX) < len(b_list)    # which rows are real: pass it too\n"
+        "    out.append(f(jnp.stack(list(a_list) + [jnp.zeros((2,), jnp.float32)] * (MAX -"
+        " len(a_list))), jnp.stack(list(b_list) + [jnp.zeros((3,), jnp.float32)] * (MAX"
+        " - len(b_list))), mask, mask))    # line 5\n"),
     # the code the notes of static_n_sliced_in_jit and static_n_arange_in_jit gave before
     # (fixes._static_kept): the lambda jitted with n traced, which JAX refuses
     "static_n_sliced_in_jit_traced": (
@@ -2310,11 +2350,11 @@ SCENARIOS = {
         "    MAX = 8                              # the most items a call has\n"
         "    n = len(d['a'])\n"
         "    d['a'] = jnp.stack(list(d['a']) + [jnp.zeros((2,), jnp.float32)] * (MAX - n))\n"
-        "    mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "    mask_a = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
         "    MAX = 8                              # the most items a call has\n"
         "    n = len(d['b'])\n"
         "    d['b'] = jnp.stack(list(d['b']) + [jnp.zeros((3,), jnp.float32)] * (MAX - n))\n"
-        "    mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "    mask_b = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
         "    f(d)    # line 5, given it\n"),
     "dict_literal_two_lists_at_two_calls_fixed": (
         "dict_literal_two_lists_at_two_calls with its two notes' code pasted in order in "
@@ -2325,21 +2365,21 @@ SCENARIOS = {
         "MAX = 8                              # the most items a call has\n"
         "n = len(d_1['a'])\n"
         "d_1['a'] = jnp.stack(list(d_1['a']) + [jnp.zeros((2,), jnp.float32)] * (MAX - n))\n"
-        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "mask_a = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
         "MAX = 8                              # the most items a call has\n"
         "n = len(d_1['b'])\n"
         "d_1['b'] = jnp.stack(list(d_1['b']) + [jnp.zeros((3,), jnp.float32)] * (MAX - n))\n"
-        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "mask_b = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
         "d = {'a': [x, x], 'b': [y, y]}    # line 3's argument, named\n"
         "MAX = 8                              # the most items a call has\n"
         "n = len(d['a'])\n"
         "d['a'] = jnp.stack(list(d['a']) + [jnp.zeros((2,), jnp.float32)] * (MAX - n))\n"
-        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "mask_a = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
         "# stack the ['a'] of line 3's {'a': [x], 'b': [y]} so too: done above\n"
         "MAX = 8                              # the most items a call has\n"
         "n = len(d['b'])\n"
         "d['b'] = jnp.stack(list(d['b']) + [jnp.zeros((3,), jnp.float32)] * (MAX - n))\n"
-        "mask = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
+        "mask_b = jnp.arange(MAX) < n           # which rows are real: pass it too\n"
         "f(d_1); f(d)    # line 3, given it\n"),
     "dict_literal_two_lists_at_two_calls_pasted_before": (
         "dict_literal_two_lists_at_two_calls with the two codes its notes gave before, pasted "
@@ -2374,9 +2414,9 @@ SCENARIOS = {
         "for i in range(3):\n"
         "    a_list.append(jnp.ones(2)); b_list.append(jnp.ones(3))\n"
         "    MAX = 8                              # the most items a call has\n"
-        "    mask = jnp.arange(MAX) < len(a_list)    # which rows are real: pass it too\n"
+        "    mask_a = jnp.arange(MAX) < len(a_list)    # which rows are real: pass it too\n"
         "    MAX = 8                              # the most items a call has\n"
-        "    mask = jnp.arange(MAX) < len(b_list)    # which rows are real: pass it too\n"
+        "    mask_b = jnp.arange(MAX) < len(b_list)    # which rows are real: pass it too\n"
         "    f(jnp.stack(list(a_list) + [jnp.zeros((2,), jnp.float32)] * (MAX -"
         " len(a_list))), jnp.stack(list(b_list) + [jnp.zeros((3,), jnp.float32)] * (MAX"
         " - len(b_list))))    # line 5\n"),
@@ -2401,10 +2441,10 @@ SCENARIOS = {
         "f = jax.jit(lambda a, b: sum(v.sum() for v in a) + sum(v.sum() for v in b))\n"
         "x, y = jnp.ones(2), jnp.ones(3)\n"
         "MAX = 8                              # the most items a call has\n"
-        "mask = jnp.arange(MAX) < len([x, x])    # which rows are real: pass it too\n"
+        "mask_a = jnp.arange(MAX) < len([x, x])    # which rows are real: pass it too\n"
         "# stack line 3's [x] so too: done below\n"
         "MAX = 8                              # the most items a call has\n"
-        "mask = jnp.arange(MAX) < len([y, y])    # which rows are real: pass it too\n"
+        "mask_b = jnp.arange(MAX) < len([y, y])    # which rows are real: pass it too\n"
         "f(jnp.stack(list([x]) + [jnp.zeros((2,), jnp.float32)] * (MAX - len([x]))),"
         " jnp.stack(list([y]) + [jnp.zeros((3,), jnp.float32)] * (MAX - len([y]))));"
         " f(jnp.stack(list([x, x]) + [jnp.zeros((2,), jnp.float32)] * (MAX - len([x,"

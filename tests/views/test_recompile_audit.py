@@ -1411,3 +1411,66 @@ def test_stop_104s_fixed_programs_hold_their_notes_code_as_written(name):
     assert code and all(line in fixed for line in code), (code, fixed)
     assert REFERENCE[name + "_fixed"]["lowerings"] == \
         (2 if name == "arange_argument_grows" else 1)
+
+
+def test_two_lists_growing_unevenly_are_given_a_mask_each():
+    """f(a_list, b_list), b_list two items longer (h-notes2-104): the two notes' codes are
+    joined into one call line, but each wrote `mask = jnp.arange(MAX) < len(...)`, and pasted
+    in order b_list's mask overwrote a_list's; f given it for both (_pasted_before) computes
+    a mean over b_list's rows for a_list (JAX 0.10.2: 13.67 for 15.0). Each code names its
+    mask by its list (mask_a, mask_b): pasted, one lowering and JAX's values (_fixed)."""
+    name = "two_list_arguments_grow_unevenly"
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed", "_pasted_before")] == \
+        [3, 1, 1]
+    assert REFERENCE[name + "_fixed"]["out"] == REFERENCE[name]["out"]
+    assert REFERENCE[name + "_pasted_before"]["out"] != REFERENCE[name]["out"]
+    _, events, _ = jx_run(name)
+    code = _pasted_in_order(events[1].changes)
+    masks = [line.split(" = ")[0] for line in code if "jnp.arange(MAX)" in line]
+    assert masks == ["mask_a", "mask_b"], code
+    fixed = _code_lines(SCENARIOS[name + "_fixed"][1])
+    assert all(line in fixed for line in code if not line.startswith("out.append(")), \
+        (code, fixed)
+    result, fixed_events, _ = jx_run(name + "_fixed")
+    assert len(fixed_events) == 1
+    expected = np.asarray(REFERENCE[name]["out"], np.float32)
+    # (1 ulp: a sum of rows over a mask's sum, XLA's order of adds)
+    assert np.all(np.abs(np.asarray(result["out"]) - expected) <= np.spacing(expected))
+    # a dict literal's two lists, each its entry's mask so too (_named_once's join)
+    code = _pasted_in_order(jx_run("dict_literal_two_lists_grow")[1][1].changes)
+    assert [line.split(" = ")[0] for line in code if "jnp.arange(MAX)" in line] == \
+        ["mask_a", "mask_b"], code
+
+
+@pytest.mark.parametrize("name", ["list_argument_grows", "layers_dict_call_in_a_loop_grows",
+                                  "two_list_arguments_grow_unevenly"])
+def test_a_list_two_items_longer_is_one_note_as_jaxs_one_line(name):
+    """At a growing loop's third call the closest key is the first call's (JAX 0.10.2: "* at
+    input path [0][0], now list of length 3 and before list of length 1", one line per list):
+    a note per new item said the same twice (h-notes2-104). One note per list, as JAX says
+    each cause once."""
+    _, events, _ = jx_run(name)
+    jaxs = [m.count("\n  * at ") for m in REFERENCE[name]["messages"]]
+    assert [len(e.changes) for e in events[1:]] == jaxs[1:] and jaxs[2] >= 1, \
+        [[c.path for c in e.changes] for e in events]
+    for event in events[1:]:
+        lists = [re.sub(r"\[\d+\]$", "", c.path) for c in event.changes]
+        assert len(set(lists)) == len(lists), lists
+
+
+def test_a_growing_lengths_notes_give_one_bucket():
+    """f(jnp.arange(n)) for n 3, 4, 5: the closest key of both recompiles is n = 3 (JAX
+    0.10.2: "now f32[4] and before f32[3]", then "now f32[5] and before f32[3]"), and the
+    notes bucketed at least 4, then at least 8 (h-notes2-104): two rules for one argument.
+    Both give the first's, whose code, pasted, JAX lowers twice (buckets 4 and 8), as the
+    notes say (lengths up to 4 one program, each doubling one more)."""
+    name = "arange_argument_grows"
+    _, events, _ = jx_run(name)
+    second, third = (e.changes[0] for e in events[1:])
+    assert second.snippet == third.snippet and second.fix == third.fix, third.snippet
+    assert "at least 4" in third.snippet and "lengths up to 4 share one program" in third.fix
+    fixed = _code_lines(SCENARIOS[name + "_fixed"][1])
+    assert all(line in fixed for line in _code_lines(third.snippet))
+    assert REFERENCE[name + "_fixed"]["lowerings"] == 2
+    _, fixed_events, _ = jx_run(name + "_fixed")
+    assert len(fixed_events) == 2

@@ -102,6 +102,31 @@ def _one_call_given_all(changes, sigs) -> tuple:
         else:
             del lines[k]
         out[i] = dataclasses.replace(out[i], snippet="\n".join(lines))
+    return _masks_named(out, [i for i, _, _ in found])
+
+
+# a code's mask of the real rows (structure._LENGTH_FIX's, _stacked_at_the_call's)
+_MASK = re.compile(r"(?m)^mask = ")
+
+
+def _masks_named(changes, joined) -> tuple:
+    """`changes` with the codes at the indices `joined` (made one call's by _named_once or
+    _one_call_given_all) each giving its mask a name of its own, its list's (`mask_a` for
+    a_list passed as a, `mask_b`): each wrote `mask = ...`, and pasted in order the last
+    overwrote the others, every list's mask then the last list's rows (wrong where the lists
+    differ in length: two_list_arguments_grow_unevenly_pasted_before, whose values JAX 0.10.2
+    computes otherwise than the learner's; _fixed, each its own, JAX's)."""
+    masked = [i for i in joined if _MASK.search(changes[i].snippet)]
+    if len(masked) < 2:
+        return tuple(changes)
+    words = {i: re.findall(r"\w+", re.sub(r"\[\d+\]$", "", changes[i].path)) for i in masked}
+    names = {i: w[-1] if w else str(k) for k, (i, w) in enumerate(words.items())}
+    if len(set(names.values())) < len(names):       # (d['a'] and e['a']: each its path)
+        names = {i: "_".join(w) or str(k) for k, (i, w) in enumerate(words.items())}
+    out = list(changes)
+    for i in masked:
+        out[i] = dataclasses.replace(out[i], snippet=_MASK.sub(f"mask_{names[i]} = ",
+                                                               out[i].snippet))
     return tuple(out)
 
 
@@ -130,9 +155,12 @@ def _named_once(changes) -> tuple:
             if k < len(group) - 1:
                 code = code[:given[i]] + code[given[i] + 1:]
             lines[i] = code[1:] if k > 0 else code
-    return tuple(c if "\n".join(code) == c.snippet else
-                 dataclasses.replace(c, snippet="\n".join(code))
-                 for c, code in zip(changes, lines))
+    out = tuple(c if "\n".join(code) == c.snippet else
+                dataclasses.replace(c, snippet="\n".join(code))
+                for c, code in zip(changes, lines))
+    for group in groups.values():       # (each list's mask its own: _masks_named)
+        out = _masks_named(out, group if len(group) > 1 else [])
+    return out
 
 
 def _narrower_float(old: str, new: str) -> bool:

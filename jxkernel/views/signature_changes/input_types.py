@@ -267,6 +267,8 @@ def grown_step_by_step(changes, history, now=None, anew=None) -> tuple:
                     for p, a in sig.named if p == c.path}
             if all((new[0] - k,) + new[1:] in seen for k in (1, 2)):
                 c = _refixed(c, _GROWN_STEP_FIX, a=new[0] - 2, b=new[0] - 1, c=new[0])
+        if new and c.fix.startswith(BUCKET_SAID + ". Pad or bucket"):
+            c = _first_bucket(c, history, now)
         item = _LIST_ITEM.match(c.path) if c.kind == "structure" and c.old == "absent" \
             and now is not None else None
         if item:
@@ -278,6 +280,37 @@ def grown_step_by_step(changes, history, now=None, anew=None) -> tuple:
                              **list_item(c.path, aval))
         out.append(c)
     return tuple(out)
+
+
+def _first_bucket(c, history, now):
+    """`c`, a length bucketed (_BUCKET_FIX: the power of two holding the closest earlier
+    call's length and this one's), with the bucket of the first two lengths the argument
+    had, the first recompile's: f(jnp.arange(n)) for n 3, 4, 5 was told "at least 4" at the
+    second call and "at least 8" at the third (the closest key, JAX's, is n = 3 for both),
+    two notes, two rules. Each note of the argument now gives the first's, whose code,
+    pasted, compiles as it says (lengths up to 4 one program, each doubling one more: 2 for
+    3, 4, 5; JAX 0.10.2 lowers arange_argument_grows_fixed twice)."""
+    shapes = [_shape_of(a.str_short(True)) for sig in (*history, now) for p, a in sig.named
+              if p == c.path]
+    old, new = _shape_of(c.old), _shape_of(c.new)
+    axes = [i for i, floor in enumerate(bucket_floors(old, new)) if floor is not None] \
+        if old and new and len(old) == len(new) else []
+    first = shapes[0] if shapes else None
+    second = next((s for s in shapes if s and first and len(s) == len(first) and
+                   s[:axes[0]] + s[axes[0] + 1:] == first[:axes[0]] + first[axes[0] + 1:]
+                   and s[axes[0]] != first[axes[0]]), None) if len(axes) == 1 else None
+    if second is None:
+        return c
+    was, now_fill = (_bucket_fill(axes[0], old, new, c.path),
+                     _bucket_fill(axes[0], first, second, c.path))
+    if was["floor"] == now_fill["floor"]:
+        return c
+    said = "lengths up to {floor} share one program and each doubling past it adds one, " \
+        "at most {most} compiles for lengths up to {upto}"
+    coded = "max({floor}, 1 << (n - 1).bit_length())    # a power of two, at least {floor}"
+    return dataclasses.replace(
+        c, fix=c.fix.replace(said.format(**was), said.format(**now_fill)),
+        snippet=c.snippet.replace(coded.format(**was), coded.format(**now_fill)))
 
 
 _LIST_ITEM = re.compile(r"^(.+)\[\d+\]$")      # state['losses'][2]: an item of state['losses']

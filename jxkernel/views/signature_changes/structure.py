@@ -35,7 +35,10 @@ def _structure_changes(old, new, flipped, before, after):
         moved = [p for p in moved if not _under(p, node.path)]
         explained = True
         yield node
-    for path in sorted(moved):
+    listed = set()      # the lists told already: one change per list (JAX's one line)
+    # (in the order of the items' indices: xs[2] before xs[10], each list by its first)
+    for path in sorted(moved, key=lambda p: re.sub(r"\[(\d+)\]",
+                                                   lambda m: f"[{int(m.group(1)):09d}]", p)):
         change = _fixed(path, "structure",
                         _aval_text(before[path]) if path in before else "absent",
                         _aval_text(after[path]) if path in after else "absent")
@@ -48,6 +51,12 @@ def _structure_changes(old, new, flipped, before, after):
             change = _refixed(change, _ARGUMENT_FIX)
         elif path.endswith("]") and re.search(r"\[\d+\]$", path) and \
                 _parent_of(path, old, new) in (list, tuple, None):   # a list's length
+            # a list two items longer is one cause (JAX 0.10.2: "* at input path [0][0], now
+            # list of length 3 and before list of length 1"), not a note per item, each the
+            # same (list_argument_grows' third call said it twice)
+            if re.sub(r"\[\d+\]$", "", path) in listed:
+                continue
+            listed.add(re.sub(r"\[\d+\]$", "", path))
             item = after[path] if path in after else before[path]
             change = _refixed(change, _LENGTH_FIX, **list_item(path, item))
         elif (_KEY_OF_ARGUMENT.match(path) or _INT_KEY_OF_ARGUMENT.match(path) and
