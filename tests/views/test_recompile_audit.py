@@ -1474,3 +1474,18 @@ def test_a_growing_lengths_notes_give_one_bucket():
     assert REFERENCE[name + "_fixed"]["lowerings"] == 2
     _, fixed_events, _ = jx_run(name + "_fixed")
     assert len(fixed_events) == 2
+
+
+def test_a_length_bucket_after_a_call_of_another_rank_leaves_the_explainer_whole():
+    # the first call's shape (3,) was of a lower rank than the two compared, (2, 3) and
+    # (2, 4): the bucket rule indexed it along their axis 1 and raised IndexError, which the
+    # user saw as a warning that the explainer broke (stop 104's fresh clone: jnp.nonzero's
+    # size= calls in test_numpy_sorting.py)
+    import warnings
+    import jxkernel
+    import jxkernel.numpy as jnp
+    f = jxkernel.jit(lambda x: x.sum())
+    with warnings.catch_warnings(), jxkernel.config.override("jax_explain_cache_misses", True):
+        warnings.simplefilter("error", RuntimeWarning)
+        for shape in ((3,), (2, 3), (2, 4)):
+            f(jnp.ones(shape, jnp.int32))

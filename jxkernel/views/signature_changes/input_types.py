@@ -295,7 +295,8 @@ def _first_bucket(c, history, now):
     old, new = _shape_of(c.old), _shape_of(c.new)
     axes = [i for i, floor in enumerate(bucket_floors(old, new)) if floor is not None] \
         if old and new and len(old) == len(new) else []
-    first = shapes[0] if shapes else None
+    # (the first call's shape of the same rank as these two: another rank has no such bucket)
+    first = shapes[0] if shapes and len(shapes[0]) == len(old or ()) else None
     second = next((s for s in shapes if s and first and len(s) == len(first) and
                    s[:axes[0]] + s[axes[0] + 1:] == first[:axes[0]] + first[axes[0] + 1:]
                    and s[axes[0]] != first[axes[0]]), None) if len(axes) == 1 else None
