@@ -127,6 +127,9 @@ def test_the_static_array_mistake_is_said_once_by_its_card(page, request):
     expect(card.locator(".jx-ErrorCard-rewrite")).to_contain_text(
         "return jnp.where(x.sum() > 0, x.sum(), 0.0)")
     expect(card.locator(".jx-ErrorCard-rewrite")).not_to_contain_text("static")
+    # JupyterLab's output <pre> breaks anywhere: the rewrite's comment showed "with .|astype"
+    for code in (card.locator(".jx-ErrorCard-rewrite"), card.locator(".jx-ErrorCard-code").first):
+        assert code.evaluate("el => getComputedStyle(el).wordBreak") == "normal"
     # what the page shows says the message once; JAX's whole text is folded, one click away
     shown = cell(page, ERROR).locator(".jp-OutputArea").inner_text()
     assert shown.count(FIRST_LINE) == 1 and "static_argnames" not in shown, shown

@@ -202,6 +202,8 @@ def test_profile_memory_report_and_guard(page, request):
     expect(change.locator(".jx-Report-old")).to_have_text("f32[3]")
     expect(change.locator(".jx-Report-new")).to_have_text("f32[5]")
     expect(change.locator(".jx-Report-snippet")).to_contain_text("jnp.pad")
+    assert change.locator(".jx-Report-snippet").evaluate(  # JupyterLab: break-all
+        "el => getComputedStyle(el).wordBreak") == "normal"
     shot_view(report, request, "3-report")
 
     guard = view(page, GUARD)
