@@ -818,7 +818,8 @@ def triu(m, k: int = 0):
     shp = _shape(m)
     if len(shp) < 2:
         raise ValueError("Argument to jax.numpy.triu must be at least 2D")
-    mask = _broadcast_mask(_tri_mask(*shp[-2:], index_or_symbolic(k) - 1), shp, m)
+    # k - 1 first, as JAX's triu (`triu(m, k='1')`: Python's TypeError for the subtraction)
+    mask = _broadcast_mask(_tri_mask(*shp[-2:], index_or_symbolic(k - 1)), shp, m)
     return lax.select(mask, _tri_zeros(m), m)
 
 

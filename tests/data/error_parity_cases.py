@@ -4,6 +4,8 @@ value where one of the two raised and the other did not. `cases(jax)`: name -> a
 `record` (api_file_gaps_cases's) keeps a value as nested lists or an error as [class name,
 message]. reference/make_error_parity_reference.py records JAX's answers in
 error_parity_reference.json; tests/jax_compat/test_error_parity.py compares."""
+import re
+
 import numpy as np
 
 
@@ -111,7 +113,92 @@ def cases(jax):
         "pmap_static_argnums_a_fractional_entry": lambda: jax.pmap(
             _times, static_broadcasted_argnums=(0, 1.5)),
         "pmap_donate_argnums_a_name": lambda: jax.pmap(_times, donate_argnums="y"),
+        **_stop_105_cases(jax),
     }
+
+
+def _stop_105_cases(jax):
+    """Stop 105's sweep: an axis given as a 0-d array (JAX's argmax takes operator.index of
+    it, var its _ensure_optional_axes, before their jits), has_aux's refusal naming JAX's
+    tracer classes, lax.dynamic_slice's slice_sizes of another length (JAX's safe_map's
+    words), triu's k - 1 first, reshard's Auto axis with JAX's "This error occurs at source"
+    (the file's folders left out), device_put's targets checked under jit too; and, pinned,
+    answers that already were JAX's (linspace, arange, full, pad, take, einsum)."""
+    jnp, lax = jax.numpy, jax.lax
+    # (NumPy's: nothing compiles when the cases are made; jnp.asarray in a case where an
+    # Array takes another path, argmax's jit)
+    m23, x3 = np.arange(6, dtype=np.float32).reshape(2, 3), np.arange(3, dtype=np.float32)
+    w = np.array([[0.0, 2.0], [4.0, 8.0]], np.float32)      # var [1, 4], std [1, 2]: exact
+    return {
+        "argmax_axis_a_0d_array": lambda: jnp.argmax(jnp.asarray(m23), axis=jnp.array(1)),
+        "argmin_axis_a_numpy_0d_array": lambda: jnp.argmin(jnp.asarray(m23), axis=np.array(1)),
+        "nanargmax_axis_a_0d_array": lambda: jnp.nanargmax(m23, axis=jnp.array(1)),
+        "nanargmin_axis_a_0d_array": lambda: jnp.nanargmin(m23, axis=jnp.array(0)),
+        "argmax_axis_a_0d_float_array": lambda: jnp.argmax(jnp.asarray(m23), axis=jnp.array(1.0)),
+        "argmax_axis_a_vector": lambda: jnp.argmax(jnp.asarray(m23), axis=jnp.array([1])),
+        "var_axis_a_0d_array": lambda: jnp.var(w, axis=jnp.array(1)),
+        "std_axis_a_0d_array": lambda: jnp.std(w, axis=jnp.array(1)),
+        "var_axis_traced": lambda: jax.jit(lambda a: jnp.var(w, axis=a))(1),
+        "nanvar_axis_a_0d_array": lambda: jnp.nanvar(w, axis=jnp.array(1)),
+        "sum_axis_a_0d_array": lambda: jnp.sum(m23, axis=jnp.array(1)),
+        "grad_aux_one_value": lambda: jax.grad(lambda v: v.sum(), has_aux=True)(x3),
+        "grad_aux_three_values": lambda: jax.grad(lambda v: (v.sum(), 1, 2), has_aux=True)(x3),
+        "grad_aux_one_value_under_jit": lambda: jax.jit(
+            jax.grad(lambda v: v.sum(), has_aux=True))(x3),
+        "value_and_grad_aux_one_value": lambda: jax.value_and_grad(
+            lambda v: v.sum(), has_aux=True)(x3),
+        "jacrev_aux_one_value": lambda: jax.jacrev(lambda v: v * 2, has_aux=True)(x3),
+        "hessian_aux_one_value": lambda: jax.hessian(lambda v: v.sum(), has_aux=True)(x3),
+        "vjp_aux_one_value": lambda: jax.vjp(lambda v: v * 2, x3, has_aux=True),
+        "linearize_aux_one_value": lambda: jax.linearize(lambda v: v * 2, x3, has_aux=True),
+        "dynamic_slice_fewer_sizes": lambda: lax.dynamic_slice(m23, (0, 0), (1,)),
+        "dynamic_slice_more_sizes": lambda: lax.dynamic_slice(m23, (0, 0), (1, 1, 1)),
+        "dynamic_slice_fewer_sizes_under_jit": lambda: jax.jit(
+            lambda a: lax.dynamic_slice(a, (0, 0), (1,)))(m23),
+        "dynamic_slice_fewer_indices": lambda: lax.dynamic_slice(m23, (0,), (1, 1)),
+        "dynamic_slice_larger_than_the_operand": lambda: lax.dynamic_slice(m23, (0, 0), (3, 3)),
+        "triu_k_a_string": lambda: jnp.triu(m23, k="1"),
+        "triu_k_none": lambda: jnp.triu(m23, k=None),
+        "tril_k_a_string": lambda: jnp.tril(m23, k="1"),
+        "reshard_auto_axis": lambda: _sourced(lambda: jax.sharding.reshard(
+            x3, jax.sharding.NamedSharding(_auto_mesh(jax), jax.P("x")))),
+        "reshard_auto_axis_under_jit": lambda: _sourced(lambda: jax.jit(
+            lambda a: jax.sharding.reshard(
+                a, jax.sharding.NamedSharding(_auto_mesh(jax), jax.P("x"))))(x3)),
+        "device_put_to_a_name_under_jit": lambda: jax.jit(
+            lambda a: jax.device_put(a, "gpu"))(x3),
+        "device_put_a_list_of_devices_to_one_array": lambda: jax.device_put(
+            x3, jax.devices()[:1]),
+        "linspace_negative_count": lambda: jnp.linspace(0, 1, -1),
+        "linspace_float_count": lambda: jnp.linspace(0, 1, 2.5),
+        "arange_step_zero": lambda: jnp.arange(0, 5, 0),
+        "arange_complex": lambda: jnp.arange(1j),
+        "full_negative_shape": lambda: jnp.full((2, -3), 1.0),
+        "full_fill_of_another_shape": lambda: jnp.full((2, 3), jnp.ones((2, 2))),
+        "tri_k_a_float": lambda: jnp.tri(3, k=1.5),
+        "tril_of_a_vector": lambda: jnp.tril(x3),
+        "pad_unknown_mode": lambda: jnp.pad(x3, 1, mode="nope"),
+        "pad_negative_width": lambda: jnp.pad(x3, (1, -1)),
+        "pad_width_of_three_rows": lambda: jnp.pad(m23, ((1, 1), (1, 1), (1, 1))),
+        "take_unknown_mode": lambda: jnp.take(x3, jnp.array([0]), mode="nope"),
+        "take_axis_out_of_bounds": lambda: jnp.take(m23, jnp.array([0]), axis=2),
+        "einsum_two_arrows": lambda: jnp.einsum("ij,jk-", m23, m23),
+        "einsum_too_few_operands": lambda: jnp.einsum("ij,jk->ik", m23),
+        "einsum_sizes_differ": lambda: jnp.einsum("ij,jk->ik", m23, m23),
+    }
+
+
+def _auto_mesh(jax):
+    return jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+
+
+def _sourced(thunk):
+    """`thunk`'s error with the folders of the file its text names left out ("This error
+    occurs at source:  <file>:<line>:<column> (<function>)": the checkout's path)."""
+    try:
+        return thunk()
+    except ValueError as e:
+        return ["ValueError", re.sub(r"\S*/(?=\w+\.py:)", "", str(e))]
 
 
 def _times(x, y):

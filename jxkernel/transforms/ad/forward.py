@@ -72,11 +72,16 @@ class DualTracer(PrimalTracer):
 
 class JVPTracer(DualTracer):
     __slots__ = ()
+    # its class as JAX's messages print it (core/errors.py's jax_type_text: has_aux's "but got
+    # type <class 'jax._src.interpreters.ad.JVPTracer'>"), JAX's own path, where jit's
+    # DynamicJaxprTracer answers under jxkernel's (no jxkernel module holds this name)
+    _jax_class_path = "jax._src.interpreters.ad.JVPTracer"
 
 
 class LinearizeTracer(DualTracer):
     # JAX's type under grad (code that tells jvp from grad by the tracer's type sees it)
     __slots__ = ()
+    _jax_class_path = "jax._src.interpreters.ad.LinearizeTracer"
 
 
 class JVPTrace(Trace):
