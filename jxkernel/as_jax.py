@@ -220,6 +220,8 @@ def install_as_jax() -> None:
             f"%load_ext jxkernel); for a script or a kernel, set {ENVIRONMENT_VARIABLE}=1 in its "
             f"environment before it starts.")
     sys.meta_path.insert(0, JaxAliasFinder())
+    from .core import errors        # messages name `jax._src...` classes, not jxkernel's
+    errors.name_src_paths_as("jax")
 
 
 def replace_placeholder() -> types.ModuleType:

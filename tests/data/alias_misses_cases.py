@@ -6,6 +6,8 @@ per module path, the class and message of getattr(module, 'nope'): the module im
 `jnp.fft.nope` reaches them ("reached"). Recorded from JAX 0.10.2 by
 reference/make_alias_misses_reference.py into tests/data/alias_misses_reference.json;
 tests/jax_compat/test_as_jax.py runs it under the alias (install_as_jax) and compares.
+"texts": errors that print a tracer's class by its JAX path, which under the alias is
+`jax._src...` as JAX's (it printed `jxkernel._src...`, where jxkernel's own names it so).
 
 Left out: `jax.nope` itself (the alias adds that jxkernel has no such name yet, on purpose) and
 `from jax.numpy import nope` (Python's ImportError names the module object's own name, which
@@ -37,4 +39,15 @@ def run(jax) -> dict:
     for package, attribute in REACHED:
         module = getattr(importlib.import_module(f"jax.{package}"), attribute)
         out[f"reached:{package}.{attribute}"] = _miss(module)
+    jnp = importlib.import_module("jax.numpy")
+    compiled = jax.jit(lambda v: v).lower(1.0).compile()
+    for name, thunk in {
+            "compiled_under_jit": lambda: jax.jit(lambda v: compiled(v))(1.0),
+            "add_of_a_token_under_jit": lambda: jax.jit(lambda t: jnp.add(1, t))(
+                jax.lax.create_token())}.items():
+        try:
+            thunk()
+            out[f"texts:{name}"] = ["ok", None]
+        except TypeError as e:
+            out[f"texts:{name}"] = [type(e).__name__, str(e)]
     return out
