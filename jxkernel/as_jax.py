@@ -27,6 +27,7 @@ import importlib.util
 import sys
 import types
 
+from .core import errors as _errors
 from .version import jax_version, jax_version_info
 
 ENVIRONMENT_VARIABLE = "JXKERNEL_AS_JAX"
@@ -220,8 +221,7 @@ def install_as_jax() -> None:
             f"%load_ext jxkernel); for a script or a kernel, set {ENVIRONMENT_VARIABLE}=1 in its "
             f"environment before it starts.")
     sys.meta_path.insert(0, JaxAliasFinder())
-    from .core import errors        # messages name `jax._src...` classes, not jxkernel's
-    errors.name_src_paths_as("jax")
+    _errors.name_src_paths_as("jax")      # messages name `jax._src...` classes, not jxkernel's
 
 
 def replace_placeholder() -> types.ModuleType:
