@@ -122,8 +122,9 @@ def _stop_105_cases(jax):
     it, var its _ensure_optional_axes, before their jits), has_aux's refusal naming JAX's
     tracer classes, lax.dynamic_slice's slice_sizes of another length (JAX's safe_map's
     words), triu's k - 1 first, reshard's Auto axis with JAX's "This error occurs at source"
-    (the file's folders left out), device_put's targets checked under jit too; and, pinned,
-    answers that already were JAX's (linspace, arange, full, pad, take, einsum)."""
+    (the file's folders left out), device_put's targets checked under jit too, einsum's plan
+    before its operands' check; and, pinned, answers that already were JAX's (linspace,
+    arange, full, pad, take, einsum)."""
     jnp, lax = jax.numpy, jax.lax
     # (NumPy's: nothing compiles when the cases are made; jnp.asarray in a case where an
     # Array takes another path, argmax's jit)
@@ -185,6 +186,12 @@ def _stop_105_cases(jax):
         "einsum_two_arrows": lambda: jnp.einsum("ij,jk-", m23, m23),
         "einsum_too_few_operands": lambda: jnp.einsum("ij,jk->ik", m23),
         "einsum_sizes_differ": lambda: jnp.einsum("ij,jk->ik", m23, m23),
+        # an operand that is no array: JAX's plan reads its shape first (opt_einsum's way)
+        "einsum_a_string_operand_of_another_rank": lambda: jnp.einsum("i,i", x3, "a"),
+        "einsum_a_none_operand": lambda: jnp.einsum("i,i", x3, None),
+        "einsum_a_list_of_another_length": lambda: jnp.einsum("ij,j->i", m23, [1.0, 2.0]),
+        "einsum_a_list_of_the_right_length": lambda: jnp.einsum(
+            "ij,j->i", m23, [1.0, 2.0, 3.0]),
     }
 
 
