@@ -123,8 +123,8 @@ def _stop_105_cases(jax):
     tracer classes, lax.dynamic_slice's slice_sizes of another length (JAX's safe_map's
     words), triu's k - 1 first, reshard's Auto axis with JAX's "This error occurs at source"
     (the file's folders left out), device_put's targets checked under jit too, einsum's plan
-    before its operands' check; and, pinned, answers that already were JAX's (linspace,
-    arange, full, pad, take, einsum)."""
+    before its operands' check, top_k's k, traced sizes' context lines; and, pinned,
+    answers that already were JAX's (linspace, arange, full, pad, take, einsum)."""
     jnp, lax = jax.numpy, jax.lax
     # (NumPy's: nothing compiles when the cases are made; jnp.asarray in a case where an
     # Array takes another path, argmax's jit)
@@ -192,6 +192,15 @@ def _stop_105_cases(jax):
         "einsum_a_list_of_another_length": lambda: jnp.einsum("ij,j->i", m23, [1.0, 2.0]),
         "einsum_a_list_of_the_right_length": lambda: jnp.einsum(
             "ij,j->i", m23, [1.0, 2.0, 3.0]),
+        # top_k's k as JAX's takes it: an int made so, then `k < 0` (a float: its shape
+        # rule's words; no whole float here: JAX's cached rule would answer k=2 with its error)
+        "top_k_k_a_float": lambda: lax.top_k(x3, 2.5),
+        "top_k_k_a_string": lambda: lax.top_k(x3, "2"),
+        "top_k_k_traced": lambda: jax.jit(lambda k: lax.top_k(x3, k))(2),
+        # a traced size: JAX's context lines, word for word
+        "pad_width_traced": lambda: jax.jit(lambda p: jnp.pad(x3, p))(1),
+        "one_hot_classes_traced": lambda: jax.jit(
+            lambda n: jax.nn.one_hot(np.array([0]), n))(3),
     }
 
 
