@@ -123,7 +123,8 @@ def _stop_105_cases(jax):
     tracer classes, lax.dynamic_slice's slice_sizes of another length (JAX's safe_map's
     words), triu's k - 1 first, reshard's Auto axis with JAX's "This error occurs at source"
     (the file's folders left out), device_put's targets checked under jit too, einsum's plan
-    before its operands' check, top_k's k, traced sizes' context lines; and, pinned,
+    before its operands' check, top_k's k, traced sizes' context lines, scan's non-pair
+    output, an object in jnp.array; and, pinned,
     answers that already were JAX's (linspace, arange, full, pad, take, einsum)."""
     jnp, lax = jax.numpy, jax.lax
     # (NumPy's: nothing compiles when the cases are made; jnp.asarray in a case where an
@@ -201,6 +202,14 @@ def _stop_105_cases(jax):
         "pad_width_traced": lambda: jax.jit(lambda p: jnp.pad(x3, p))(1),
         "one_hot_classes_traced": lambda: jax.jit(
             lambda n: jax.nn.one_hot(np.array([0]), n))(3),
+        # a scan body that returns no pair: its type as JAX prints it (a weak one with `~`)
+        "scan_body_returns_its_weak_carry": lambda: lax.scan(lambda c, a: c, 0.0, x3),
+        "scan_body_returns_none": lambda: lax.scan(lambda c, a: None, 0.0, x3),
+        "scan_body_returns_a_dict": lambda: lax.scan(lambda c, a: {"c": c}, 0.0, x3),
+        # an object NumPy makes an object array of: JAX's dtype check's words
+        "array_of_an_object": lambda: jnp.array([object()]),
+        "array_of_a_dict": lambda: jnp.array([{"a": 1}]),
+        "array_of_an_object_in_a_row": lambda: jnp.array([[1.0, object()]]),
     }
 
 
