@@ -124,7 +124,7 @@ def _stop_105_cases(jax):
     words), triu's k - 1 first, reshard's Auto axis with JAX's "This error occurs at source"
     (the file's folders left out), device_put's targets checked under jit too, einsum's plan
     before its operands' check, top_k's k, traced sizes' context lines, scan's non-pair
-    output, an object in jnp.array; and, pinned,
+    output, an object in jnp.array, swapaxes, ravel's order='K', jvp's checks; and, pinned,
     answers that already were JAX's (linspace, arange, full, pad, take, einsum)."""
     jnp, lax = jax.numpy, jax.lax
     # (NumPy's: nothing compiles when the cases are made; jnp.asarray in a case where an
@@ -210,6 +210,16 @@ def _stop_105_cases(jax):
         "array_of_an_object": lambda: jnp.array([object()]),
         "array_of_a_dict": lambda: jnp.array([{"a": 1}]),
         "array_of_an_object_in_a_row": lambda: jnp.array([[1.0, object()]]),
+        # swapaxes' NumPy permutation, ravel's order='K', jvp's dtype check before its shapes
+        "swapaxes_axis_out_of_bounds": lambda: jnp.swapaxes(m23, 0, 2),
+        "swapaxes_first_axis_out_of_bounds": lambda: jnp.swapaxes(m23, -3, 0),
+        "swapaxes_axis_a_float": lambda: jnp.swapaxes(m23, 1.0, 0),
+        "ravel_order_k": lambda: jnp.ravel(m23, order="K"),
+        "flatten_order_k": lambda: jnp.asarray(m23).flatten(order="K"),
+        "jvp_tangent_of_another_shape": lambda: jax.jvp(
+            lambda a: a, (x3,), (np.ones(4, np.float32),)),
+        "jvp_tangent_of_another_shape_and_dtype": lambda: jax.jvp(
+            lambda a: a, (x3,), (np.ones(4, np.int32),)),
     }
 
 
