@@ -124,7 +124,8 @@ def _stop_105_cases(jax):
     words), triu's k - 1 first, reshard's Auto axis with JAX's "This error occurs at source"
     (the file's folders left out), device_put's targets checked under jit too, einsum's plan
     before its operands' check, top_k's k, traced sizes' context lines, scan's non-pair
-    output, an object in jnp.array, swapaxes, ravel's order='K', jvp's checks; and, pinned,
+    output, an object in jnp.array, swapaxes, ravel's order='K', jvp's checks, a seed of no
+    integer; and, pinned,
     answers that already were JAX's (linspace, arange, full, pad, take, einsum)."""
     jnp, lax = jax.numpy, jax.lax
     # (NumPy's: nothing compiles when the cases are made; jnp.asarray in a case where an
@@ -220,6 +221,14 @@ def _stop_105_cases(jax):
             lambda a: a, (x3,), (np.ones(4, np.float32),)),
         "jvp_tangent_of_another_shape_and_dtype": lambda: jax.jvp(
             lambda a: a, (x3,), (np.ones(4, np.int32),)),
+        # a seed that is no integer: np.ndim's reading, jnp.asarray's errors, then the check
+        # in JAX's jitted seeding (the seed shown as its tracer)
+        "key_of_a_float_seed": lambda: jax.random.key(1.5),
+        "key_of_a_numpy_float_seed": lambda: jax.random.key(np.float32(1.5)),
+        "prng_key_of_a_float_seed": lambda: jax.random.PRNGKey(1.5),
+        "key_of_a_text_seed": lambda: jax.random.key("a"),
+        "key_of_no_seed": lambda: jax.random.key(None),
+        "key_of_a_list_seed": lambda: jax.random.key([1]),
     }
 
 
