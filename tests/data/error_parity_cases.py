@@ -125,8 +125,8 @@ def _stop_105_cases(jax):
     (the file's folders left out), device_put's targets checked under jit too, einsum's plan
     before its operands' check, top_k's k, traced sizes' context lines, scan's non-pair
     output, an object in jnp.array, swapaxes, ravel's order='K', jvp's checks, a seed of no
-    integer; and, pinned,
-    answers that already were JAX's (linspace, arange, full, pad, take, einsum)."""
+    integer, a loop body returning text, clamp's shapes, closure_convert's callable; and,
+    pinned, answers that already were JAX's (linspace, arange, full, pad, take, einsum)."""
     jnp, lax = jax.numpy, jax.lax
     # (NumPy's: nothing compiles when the cases are made; jnp.asarray in a case where an
     # Array takes another path, argmax's jit)
@@ -229,6 +229,20 @@ def _stop_105_cases(jax):
         "key_of_a_text_seed": lambda: jax.random.key("a"),
         "key_of_no_seed": lambda: jax.random.key(None),
         "key_of_a_list_seed": lambda: jax.random.key([1]),
+        # a loop body or branch that returns text: JAX's trace names the function, what
+        # traced it and the output component
+        "scan_body_returns_text_as_carry": lambda: lax.scan(lambda c, a: ("s", a), 0.0, x3),
+        "scan_body_returns_text": lambda: lax.scan(lambda c, a: "s", 0.0, x3),
+        "while_body_returns_text": lambda: lax.while_loop(lambda c: False, lambda c: "s", 1.0),
+        "while_cond_returns_text": lambda: lax.while_loop(lambda c: "s", lambda c: c, 1.0),
+        "while_body_returns_text_in_a_dict": lambda: lax.while_loop(
+            lambda c: False, lambda c: {"a": "s"}, {"a": 1.0}),
+        "cond_branch_returns_text": lambda: lax.cond(True, lambda: 1.0, lambda: "s"),
+        "switch_branch_returns_text": lambda: lax.switch(0, [lambda: "s", lambda: "s"]),
+        "fori_body_returns_text": lambda: lax.fori_loop(0, 2, lambda i, c: "s", 1.0),
+        "clamp_min_of_another_shape": lambda: lax.clamp(np.ones(2, np.float32), x3, 1.0),
+        "clamp_max_of_another_shape": lambda: lax.clamp(0.0, x3, np.ones(2, np.float32)),
+        "closure_convert_of_a_number": lambda: jax.closure_convert(3, 1.0),
     }
 
 
