@@ -27,6 +27,7 @@ import importlib.util
 import sys
 import types
 
+from .core import errors as _errors
 from .version import jax_version, jax_version_info
 
 ENVIRONMENT_VARIABLE = "JXKERNEL_AS_JAX"
@@ -129,8 +130,45 @@ class JaxAliasFinder(importlib.abc.MetaPathFinder):
                 _import_jxkernel_module("jxkernel" + rest)
             if module is None:
                 return None
+            _name_misses_as(module, name)
         return importlib.util.spec_from_loader(name, _Loader(module),
                                                is_package=hasattr(module, "__path__"))
+
+
+def _name_misses_as(module, alias: str, imported: bool = True) -> None:
+    """Give jxkernel's `module`, reached as `alias` ('jax.tree'), Python's AttributeError for
+    a name it lacks in JAX's words: "module 'jax.tree' has no attribute 'nope'", where Python
+    names the module object's own name ('jxkernel._jax.tree'). Its submodules (`jax.numpy.fft`,
+    an attribute: no import reaches them) are named under it (`imported` False), unless an
+    import names them itself. A `__getattr__` of the module's own (deprecated names, lazy
+    submodules) answers first, and its words stay unless they are Python's default ones."""
+    own = module.__dict__.get("__getattr__")
+    named = getattr(own, "_jax_alias", None)
+    if named is not None:
+        if not imported or named[1] or alias == named[0]:
+            return          # (the name of the first import that reached it stays)
+        own = own._own
+    real = module.__name__
+    default = f"module {real!r} has no attribute "
+
+    def __getattr__(attr):
+        if own is not None:
+            try:
+                value = own(attr)
+            except AttributeError as e:
+                if not str(e).startswith(default):
+                    raise
+            else:       # a submodule loaded on first use (jnp.fft)
+                if isinstance(value, types.ModuleType) and value.__name__ == f"{real}.{attr}":
+                    _name_misses_as(value, f"{alias}.{attr}", imported=False)
+                return value
+        raise AttributeError(f"module {alias!r} has no attribute {attr!r}", name=attr,
+                             obj=module)
+    __getattr__._jax_alias, __getattr__._own = (alias, imported), own
+    module.__getattr__ = __getattr__
+    for attr, value in list(vars(module).items()):
+        if isinstance(value, types.ModuleType) and value.__name__ == f"{real}.{attr}":
+            _name_misses_as(value, f"{alias}.{attr}", imported=False)
 
 
 def _import_jxkernel_module(name: str):
@@ -183,6 +221,7 @@ def install_as_jax() -> None:
             f"%load_ext jxkernel); for a script or a kernel, set {ENVIRONMENT_VARIABLE}=1 in its "
             f"environment before it starts.")
     sys.meta_path.insert(0, JaxAliasFinder())
+    _errors.name_src_paths_as("jax")      # messages name `jax._src...` classes, not jxkernel's
 
 
 def replace_placeholder() -> types.ModuleType:

@@ -16,6 +16,7 @@ from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_wi
                          tree_unflatten)
 from ..lax import transfer as _transfer
 from ..xla import put as _put
+from ..xla import transfers as _transfers
 from ..xla import client as _client
 
 __all__ = ["copy_to_host_async", "device_put", "make_array_from_process_local_data"]
@@ -33,11 +34,15 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     {'a': Array(1., dtype=float32, weak_type=True), 'b': Array([1., 1.], dtype=float32)}
     """
     leaves, tree = tree_flatten(x)
-    _refused_in_eager_body(tree_flatten(device)[0])
+    device_leaves = tree_flatten(device)[0]
+    _refused_in_eager_body(device_leaves)
     if src is None and type(donate) is bool and (may_alias is None or type(may_alias) is bool) \
-            and len(leaves) == 1 and leaves[0] is x and not isinstance(x, Tracer):
-        # the common call: one value, no source named
+            and len(leaves) == 1 and leaves[0] is x and not isinstance(x, Tracer) and \
+            (device is None or len(device_leaves) == 1 and device_leaves[0] is device):
+        # the common call: one value, one target (a pytree of them is flatten_axes' to
+        # match, below), no source named
         semantics = _transfer.copy_semantics_of(False, donate, may_alias)
+        _transfers.check_put_target(device)
         out = _put.device_put(x, device, copy=semantics != _transfer.ArrayCopySemantics.REUSE_INPUT)
         _donated(x, device, semantics)
         return out
@@ -51,6 +56,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     donates = flatten_axes("device_put donate", tree, donate)
     aliases = flatten_axes("device_put may_alias", tree, may_alias)
     semantics = [_transfer.copy_semantics_of(False, d, m) for d, m in zip(donates, aliases)]
+    for d in targets:                   # each leaf's, traced or not, as JAX checks them
+        _transfers.check_put_target(d)
     if any(isinstance(leaf, Tracer) for leaf in leaves):
         # traced: one device_put equation for all the leaves, as JAX binds it
         outs = _transfer.device_put_p.bind(

@@ -283,8 +283,28 @@ def jax_type_text(x) -> str:
     "<class 'float'>"
     """
     kind = type(x)
-    path = kind.__dict__.get("_jax_class_path") or _c_level_name(kind)
+    path = jax_class_path(kind) or _c_level_name(kind)
     return f"<class '{path}'>" if path else str(kind)
+
+
+def jax_class_path(kind) -> str | None:
+    """`kind`'s `_jax_class_path`, its package the one the learner imports JAX's modules by
+    (`jax._src...` under the `import jax` alias, which names no module of jxkernel's), or
+    None where it has none."""
+    path = kind.__dict__.get("_jax_class_path")
+    if path is not None and path.startswith("jxkernel."):
+        path = _SRC_PACKAGE[0] + path[len("jxkernel"):]
+    return path
+
+
+# the package `jxkernel._src...` class paths are printed under: as_jax.install_as_jax makes it
+# "jax", whose `jax._src` is the same modules
+_SRC_PACKAGE = ["jxkernel"]
+
+
+def name_src_paths_as(package: str) -> None:
+    """Print jxkernel's `_src` class paths under `package` from now on (the alias's "jax")."""
+    _SRC_PACKAGE[0] = package
 
 
 def _c_level_name(kind) -> str | None:

@@ -11,7 +11,7 @@ import inspect
 import numpy as np
 
 from ..core import dtypes, vma
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import ShapedArray, get_aval, valid_jaxtype
 from ..core.check import JaxprTypeError
 from ..core.config import config
 from ..core.compile_record import body_traced, misses_held
@@ -25,6 +25,7 @@ from ..core.ir import ClosedJaxpr, Jaxpr
 from ..core.source_info import function_source_info
 from ..core.vma import in_mesh_order
 from ..transforms.api_util import body_arg_names, flatten_fun
+from ..transforms.jit.args import not_a_jax_type
 from ..xla.array import HOST_READS
 from ..core.staging import (DebugInfo, JaxprTrace, convert_constvars_to_invars,
                             high_jaxprs, is_ref, retyped_consts, trace_to_jaxpr)
@@ -60,6 +61,21 @@ _JAX_TRACED_FOR = {"scan body": "scan", "while_loop body": "while_body",
                    "switch branch": "switch"}
 
 
+def _valid_results(flat, info: DebugInfo, out_tree):
+    """`flat`, refusing a result of no JAX type (a string) in JAX's words: "function body at
+    f.py:3 traced for scan returned a value of type <class 'str'> at output component [0],
+    which is not a valid JAX type" (the trace's own check would name the value alone)."""
+    def fun(*args):
+        outs = flat(*args)
+        for i, out in enumerate(outs):
+            if not isinstance(out, Tracer) and not valid_jaxtype(out):
+                where = f"{info.fun_name} at {info.source.file}:{info.source.line}" \
+                    if info.source else info.fun_name
+                raise not_a_jax_type(where, out, i, out_tree(), info.transformation)
+        return outs
+    return fun
+
+
 def trace_fun(fun, in_tree, in_avals, what: str, promoted: bool = False):
     """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr.
     A Ref made outside and used inside is a const (core/staging.py); one written is carried
@@ -81,6 +97,7 @@ def trace_fun(fun, in_tree, in_avals, what: str, promoted: bool = False):
     # depends on ("the argument i" of a fori_loop body), as JAX's do
     names = body_arg_names(user, in_tree, traced_as[2] if len(traced_as) > 2 else None)
     info = DebugInfo(fun_name(user), function_source_info(user), told, names)
+    flat = _valid_results(flat, info, out_tree)
     # hijax equations made and used inside the body: their low equations (core/hijax_lower.py);
     # a loop body or branch capturing a mutable hijax value from outside stays high (the
     # value a `BoxTy` const, its equations inside), as JAX stages it (_staged_or_threaded)

@@ -1248,8 +1248,8 @@ def _clamp_abstract_eval(lo, x, hi):
     check_dtype("clamp", x, ANY - COMPLEX)
     for name, bound in (("min", lo), ("max", hi)):
         if bound.shape and bound.shape != x.shape:
-            raise TypeError(f"clamp requires {name} to be a scalar or have the same shape as the "
-                            f"operand, got {name} shape {bound.shape} and operand shape {x.shape}")
+            raise TypeError(f"clamp requires {name}.shape == operand.shape or {name}.shape == "
+                            f"(), got {name}.shape={bound.shape}, operand.shape={x.shape}.")
     return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 

@@ -33,7 +33,7 @@ from ..core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
 from ..core.staging import is_ref, trace_to_jaxpr
 from ..core.interpreter_primitives import typed_constant
 from ..tree_util import (keystr, tree_flatten, tree_flatten_with_path, tree_leaves,
-                         tree_map, tree_unflatten)
+                         tree_map, tree_structure, tree_unflatten, treedef_is_leaf)
 from ..transforms import batch_util as bu
 from . import _cf_python as python
 from . import _cf_refs as cr
@@ -85,12 +85,13 @@ def _unroll_factor(unroll, length: int) -> int:
 
 
 def _output_text(out) -> str:
-    """What a body returned, as JAX's error shows it: one value's type (`float32[]`), or the
-    types in the body's own structure (a triple: `(ShapedArray(float32[]), ...)`)."""
+    """What a body returned, as JAX's error shows it: one value's type (`float32[]`, a weak
+    one `~float32[]`: the weak carry returned as it came), or the types in the body's own
+    structure (a triple: `(ShapedArray(float32[]), ...)`)."""
     try:
-        if isinstance(out, (tuple, list)):
+        if out is None or not treedef_is_leaf(tree_structure(out)):    # (JAX's `got None.`)
             return str(tree_map(get_aval, out))
-        return aval_text(get_aval(out), weak=False)
+        return aval_text(get_aval(out))
     except TypeError:
         return type(out).__name__
 

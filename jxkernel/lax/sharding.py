@@ -43,6 +43,7 @@ from ..core.primitive import (
     transpose_rules,
 )
 from ..core.avals import ShapedArray
+from ..core.source_info import user_source_info
 from ..core.trace import Tracer
 from ..transforms.api_util import flatten_axes, flatten_axis_resources
 from ..transforms.jit.args import check_sharding_leaf, device_mismatch
@@ -709,7 +710,15 @@ def check_explicit_only(sharding, api_name: str) -> None:
                 raise ValueError(f"PartitionSpec passed to {api_name} cannot contain axis names "
                                  f"that are of type Auto or Manual. Got PartitionSpec: "
                                  f"{sharding.spec!r} with axis name: {a} of type: "
-                                 f"{types[a]!s}.")
+                                 f"{types[a]!s}. This error occurs at source:  "
+                                 f"{_calling_line()}")
+
+
+def _calling_line() -> str:
+    """The learner's line that called, as JAX's source_info_util.summarize writes the current
+    one, eagerly too ("file:line:column (function)"), or '' where no frame is the learner's."""
+    info = user_source_info()
+    return "" if info is None else str(info)
 
 
 def _axes_named(mesh, axes) -> tuple:

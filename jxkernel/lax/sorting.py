@@ -203,6 +203,9 @@ def _top_k_abstract_eval(operand, *, k, axis):
         raise ValueError(f"k argument to top_k must be no larger than size along axis; got k={k} "
                          f"with shape={shape} and axis={axis}")
     shape[axis] = k
+    if not isinstance(k, (int, np.integer)) and not is_symbolic(k):    # (a float: JAX's words)
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, got "
+                        f"{shape}.")
     # JAX's indices keep the operand's weak type (operand.update(dtype=int32)); so do we
     return [ShapedArray(shape, operand.dtype, operand.weak_type),
             ShapedArray(shape, np.int32, operand.weak_type)]
@@ -504,6 +507,16 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
     return k, v
 
 
+def _is_constant_dim(d) -> bool:
+    """Whether `d` is a known integer (operator.index takes it): not a float, a tracer or a
+    symbolic size."""
+    try:
+        operator.index(d)
+        return True
+    except Exception:           # noqa: BLE001 (a tracer's error is its own class)
+        return False
+
+
 def top_k(operand, k, *, axis=-1):
     """The `k` largest entries along `axis` (default: the last) and their int32 indices,
     largest first; equal values keep the lower index first.
@@ -511,7 +524,10 @@ def top_k(operand, k, *, axis=-1):
     >>> lax.top_k(jnp.array([9., 3., 6., 4., 10.]), 3)
     [Array([10.,  9.,  6.], dtype=float32), Array([4, 0, 2], dtype=int32)]
     """
-    k = index_or_symbolic(k)
+    # JAX's order: a known integer made an int, then `k < 0` as given (a traced k: its bool
+    # conversion's error; a string: Python's comparison's), a float left to the shape rule
+    if _is_constant_dim(k):
+        k = operator.index(k)
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     axis = _canonical_axis(axis, np.ndim(operand))

@@ -400,7 +400,7 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1):
         value = num_classes.to_concrete_value()
         if value is None:
             raise ConcretizationTypeError(num_classes, "The error arose in jax.nn.one_hot "
-                                                       "argument `num_classes`. ")
+                                                       "argument `num_classes`.\n")
         num_classes = value
     num_classes = index_or_symbolic(num_classes)      # (a symbolic size under jax.export)
     x = jnp.asarray(x)

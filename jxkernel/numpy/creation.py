@@ -360,7 +360,7 @@ def _from_sequence(obj, dtype) -> tuple:
     array is None where NumPy alone makes it from no Array: the caller's np.asarray."""
     leaves = _leaves(obj, [])
     for leaf in leaves:     # (given a dtype, NumPy reads text as numbers: JAX's np.asarray)
-        if dtype is None and isinstance(leaf, (str, bytes, np.ndarray)):
+        if dtype is None and (isinstance(leaf, (str, bytes, np.ndarray)) or _opaque(leaf)):
             _check_numeric(leaf, np.asarray(leaf).dtype)
     arrays = any(isinstance(x, Array) for x in leaves)
     if dtype is None:
@@ -385,6 +385,13 @@ def _from_sequence(obj, dtype) -> tuple:
             pass
     parts = [lax.expand_dims(array(x, dtype=dtype, copy=False), (0,)) for x in obj]
     return lax.concatenate(parts, 0), dtype
+
+
+def _opaque(leaf) -> bool:
+    """A leaf NumPy makes an object array of (`object()`): JAX's dtype check names it, where
+    jxkernel's dtype lookup named itself."""
+    return not isinstance(leaf, (bool, int, float, complex)) and \
+        not hasattr(leaf, "dtype") and not hasattr(leaf, "__array__")
 
 
 def _dedupe(leaves):

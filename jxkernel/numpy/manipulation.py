@@ -214,6 +214,8 @@ def reshaped(a, new: tuple, order: str = "C", out_sharding=None):
 def ravel(a, order: str = "C", *, out_sharding=None):
     """`a` flattened to one dimension.  ``jnp.ravel(jnp.ones((2, 3))).shape == (6,)``"""
     a = _asarray("ravel", a)
+    if order == "K":        # JAX's own refusal, before reshape's of an order it does not know
+        raise NotImplementedError("Ravel not implemented for order='K'.")
     return reshape(a, (-1,), order=order, out_sharding=out_sharding)
 
 
@@ -240,12 +242,11 @@ def permute_dims(a, /, axes):
 def swapaxes(a, axis1: int, axis2: int):
     """`a` with axes `axis1` and `axis2` exchanged.  ``swapaxes(x, 0, -1)``"""
     a = _asarray("swapaxes", a)
-    ndim = len(_shape(a))
-    perm = list(range(ndim))
-    # IndexError, as JAX's (it swaps entries of a NumPy permutation)
-    i, j = canonicalize_axis(axis1, ndim, IndexError), canonicalize_axis(axis2, ndim, IndexError)
-    perm[i], perm[j] = perm[j], perm[i]
-    return lax.transpose(a, perm)
+    # JAX swaps the entries of a NumPy permutation: NumPy's IndexError for an axis out of
+    # bounds ("index 2 is out of bounds for axis 0 with size 2", axis2's read first) or a float
+    perm = np.arange(len(_shape(a)))
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    return lax.transpose(a, [int(p) for p in perm])
 
 
 def moveaxis(a, source, destination):
@@ -818,7 +819,8 @@ def triu(m, k: int = 0):
     shp = _shape(m)
     if len(shp) < 2:
         raise ValueError("Argument to jax.numpy.triu must be at least 2D")
-    mask = _broadcast_mask(_tri_mask(*shp[-2:], index_or_symbolic(k) - 1), shp, m)
+    # k - 1 first, as JAX's triu (`triu(m, k='1')`: Python's TypeError for the subtraction)
+    mask = _broadcast_mask(_tri_mask(*shp[-2:], index_or_symbolic(k - 1)), shp, m)
     return lax.select(mask, _tri_zeros(m), m)
 
 

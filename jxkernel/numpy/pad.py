@@ -219,7 +219,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     """
     array = _asarray("pad", array)
     nd = len(_shape(array))
-    pw = _pairs(_concrete_or_error(pad_width, "pad_width argument to jnp.pad"), nd, "pad_width")
+    pw = _pairs(_concrete_or_error(pad_width, "pad_width argument of jnp.pad"), nd, "pad_width")
     if not all(isinstance(v, (int, np.integer)) or is_symbolic(v) for pair in pw for v in pair):
         raise TypeError("`pad_width` must be of integral type.")
     if callable(mode):
@@ -287,7 +287,7 @@ def _concrete_or_error(x, what: str):
     if isinstance(x, Tracer):
         v = x.to_concrete_value()
         if v is None:
-            raise ConcretizationTypeError(x, f"The problem arose with the {what}.\n")
+            raise ConcretizationTypeError(x, f"{what}\n")     # (JAX's context, as it words it)
         return np.asarray(v)
     if isinstance(x, (list, tuple)):
         return type(x)(_concrete_or_error(v, what) for v in x)

@@ -455,6 +455,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
     subscripts, operands = _subscripts_and_operands(subscripts, operands)
+    _planned_before_checked(subscripts, operands, optimize)
     operands = _args("einsum", *operands)
     shapes = tuple(_planned_shape(aval_of(o).shape) for o in operands)
     contractions = _plan(subscripts, shapes, optimize)
@@ -480,6 +481,18 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
             _dot_general or lax.dot_general, typed), "einsum")
     return _jit_einsum(operands, contractions, precision, preferred_element_type,
                        _dot_general or lax.dot_general)
+
+
+def _planned_before_checked(subscripts, operands, optimize) -> None:
+    """JAX's einsum plans its path from opt_einsum's reading of the operands' shapes before it
+    checks that they are arrays: where one is none, its plan comes first, as JAX's (None:
+    opt_einsum's ValueError; a string, a list: planned by their lengths, so the subscripts'
+    errors come before the refusal of the operand)."""
+    if all(hasattr(o, "shape") or isinstance(o, (int, float, complex)) for o in operands):
+        return
+    get_shape = _opt_einsum().parser.get_shape
+    _opt_einsum().contract_path(subscripts, *[get_shape(o) for o in operands],
+                                **_path_options(optimize))
 
 
 def _einsum(operands, contractions, precision, preferred_element_type, dot_general,

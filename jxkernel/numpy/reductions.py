@@ -121,6 +121,12 @@ def _axes_arg(axis):
         return tuple(operator.index(i) for i in axis)
 
 
+def _axis_index(axis):
+    """`axis` as None or one int: operator.index's (a 0-d integer array is one; a float, a
+    vector and a traced value get its errors, as JAX's argmax gives them)."""
+    return None if axis is None else operator.index(axis)
+
+
 def _reduction_dims(ndim: int, axis, error=ValueError) -> tuple:
     if axis is None:
         return tuple(range(ndim))
@@ -210,7 +216,8 @@ def _cast_to_bool(x):
 
 
 # ------------------------------------------------------------------ eager dispatch
-def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, private=None):
+def _jit_when_eager(*static_argnames, dynamic=(), axes=False, index_axis=False, jaxname=None,
+                    private=None):
     """Run a reduction as one jitted (inline) call when given an Array eagerly, as JAX jits
     them: one XLA dispatch (~5 µs) instead of several eager ops and Python checks. Traced,
     the function runs as written (inline=True: the jaxpr is the same either way).
@@ -221,6 +228,8 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
 
     `axes`: `axis` may be any sequence of ints (a list too), made a tuple first, as JAX's
     sum, prod, max, min, all, any, mean, var and std take it (_ensure_optional_axes).
+    `index_axis`: `axis` is one integer, operator.index(axis) before the jit, as JAX's argmax
+    passes it to its jit `_argmax` (a 0-d integer array is taken, not refused as unhashable).
 
     `jaxname`: where JAX wraps the function in a jit that is not inline (var's `_var`,
     cumsum's `cumsum`), traced calls go through the jit too, named so: a learner's jaxpr then
@@ -239,6 +248,7 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
         statics = set(static_argnames)
         is_jit = jaxname == fun.__name__
         named = running_as(fun, private, static_argnames) if private else fun
+        axis_of = _axes_arg if axes else _axis_index if index_axis else None
 
         def inner(a, *dyn, **kwargs):
             return fun(a, **dict(zip(dynamic, dyn)), **kwargs)
@@ -254,8 +264,8 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
             if is_jit and (args or kwargs):
                 given = {k: v for k, v in zip(names, args) if k in statics}
                 given.update((k, v) for k, v in kwargs.items() if k in statics)
-                if axes and isinstance(given.get("axis"), list):
-                    given["axis"] = tuple(given["axis"])   # (JAX's var: a tuple before its jit)
+                if axis_of is not None and "axis" in given:
+                    given["axis"] = axis_of(given["axis"])   # (JAX's var: before its jit)
                 try:
                     hash(tuple(given.values()))
                 except TypeError:
@@ -266,10 +276,10 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, jaxname=None, priv
                         raise
             if len(args) > len(names):
                 return fun(a, *args, **kwargs)      # Python's TypeError, naming `fun`
-            if axes and (args or kwargs.get("axis") is not None):
+            if axis_of is not None and (args or kwargs.get("axis") is not None):
                 if args:
                     kwargs, args = dict(zip(names, args), **kwargs), ()
-                kwargs["axis"] = _axes_arg(kwargs.get("axis"))
+                kwargs["axis"] = axis_of(kwargs.get("axis"))
             eager = type(a) is Array and a._sharding is None and _ctx.trace is eval_trace
             if not (eager or jaxname and isinstance(a, _JIT_OPERANDS)) or \
                     kwargs.get("out") is not None:
@@ -608,7 +618,7 @@ def _argminmax(name, lax_fn, a, axis, out, keepdims):
     return lax.expand_dims(result, dims) if keepdims else result
 
 
-@_jit_when_eager("axis", "keepdims")
+@_jit_when_eager("axis", "keepdims", index_axis=True)
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the maximum along `axis` (of the flattened array if None); the first on
     ties, the first NaN if any.
@@ -619,7 +629,7 @@ def argmax(a, axis=None, out=None, keepdims=None):
     return _argminmax("argmax", lax.argmax, a, axis, out, bool(keepdims))
 
 
-@_jit_when_eager("axis", "keepdims")
+@_jit_when_eager("axis", "keepdims", index_axis=True)
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the minimum along `axis`; the first on ties, the first NaN if any."""
     return _argminmax("argmin", lax.argmin, a, axis, out, bool(keepdims))
@@ -642,7 +652,8 @@ def nanargmax(a, axis=None, out=None, keepdims=None):
     return _nanargmax(a, axis=axis, out=out, keepdims=keepdims)
 
 
-@_jit_when_eager("axis", "keepdims", jaxname="_nanargmax")   # (JAX's jit of nanargmax)
+# (JAX's jit of nanargmax)
+@_jit_when_eager("axis", "keepdims", index_axis=True, jaxname="_nanargmax")
 def _nanargmax(a, axis=None, out=None, keepdims=None):
     return _nanarg("nanargmax", argmax, -np.inf, a, axis, out, keepdims)
 
@@ -652,7 +663,8 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
     return _nanargmin(a, axis=axis, out=out, keepdims=keepdims)
 
 
-@_jit_when_eager("axis", "keepdims", jaxname="_nanargmin")   # (JAX's jit of nanargmin)
+# (JAX's jit of nanargmin)
+@_jit_when_eager("axis", "keepdims", index_axis=True, jaxname="_nanargmin")
 def _nanargmin(a, axis=None, out=None, keepdims=None):
     return _nanarg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
 

@@ -25,7 +25,7 @@ from ..core.config import config
 from ..core import dtypes, vma
 from ..core import trace as _trace
 from ..core.avals import ShapedArray, Token, abstract_token
-from ..core.errors import aval_text, float0_error, masked_array_error
+from ..core.errors import aval_text, float0_error, jax_class_path, masked_array_error
 from ..core.interpreter_primitives import typed_scalar
 from ..core.source_info import user_stacklevel
 from ..core.traceback_util import filter_raised, register_boundary
@@ -87,7 +87,7 @@ def check_arraylike(fun_name: str, *args) -> None:
             shown = jax_type_text(arg)
             if type(arg) is Token and traced_before_checked(fun_name, sys._getframe(1)):
                 # (JAX's jit traced it first: its message names jit's tracer)
-                shown = f"<class '{JaxprTracer._jax_class_path}'>"
+                shown = f"<class '{jax_class_path(JaxprTracer)}'>"
             raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
                             f"{shown} at position {i}.")
 

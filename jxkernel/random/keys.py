@@ -28,7 +28,7 @@ from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval, typeof_rules
 from ..core.basearray import Array, OverData
 from ..core.mesh import AbstractMesh, NamedSharding, PartitionSpec, get_mesh
-from ..core.errors import unhashable_parameter
+from ..core.errors import aval_text, unhashable_parameter
 from ..core.staging import DynamicJaxprTracer
 from ..core.symbolic import is_symbolic
 from ..core.traceback_util import filter_before_raising, leave_out_wrapper, register_wrapper
@@ -448,7 +448,9 @@ def _seed_key(ctor_name: str, seed, impl):
     impl = _resolve_impl(impl)
     if is_typed_key(seed):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
-    shape = () if dtypes.is_python_scalar(seed) else tuple(get_aval(seed).shape)
+    # np.ndim's reading, as JAX's (a list of seeds: its shape; None, a string: jnp.asarray's
+    # errors, below)
+    shape = () if dtypes.is_python_scalar(seed) else tuple(np.shape(seed))
     if shape:
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
                         f"{shape} != (). Use jax.vmap for batching")
@@ -463,8 +465,12 @@ def random_seed(seeds, impl: prng.PRNGImpl):
         # canonical int type, i.e. wraps to 32 bits unless x64 is on
         seeds = np.int64(seeds) if isinstance(seeds, int) else seeds
         seeds = np.asarray(seeds).astype(dtypes.canonicalize_dtype(np.asarray(seeds).dtype))
+    elif not isinstance(seeds, (Array, Tracer, np.ndarray)):
+        seeds = _jnp.asarray(seeds)         # (JAX's: a float made an Array, text refused)
     if not dtypes.is_int(get_aval(seeds).dtype):
-        e = TypeError(f"PRNG key seed must be an integer; got {seeds!r}")
+        # JAX's check runs in random_seed_p's jitted impl: the seed is shown as its tracer
+        shown = f"JitTracer({aval_text(get_aval(seeds))})"
+        e = TypeError(f"PRNG key seed must be an integer; got {shown}")
         # (JAX's is random_seed_p's impl, raised under eager dispatch's boundary: its note)
         filter_before_raising(e, sys._getframe())
         raise e

@@ -12,6 +12,7 @@ from ..tree_util import (broadcast_flattened_prefix_with_treedef, keystr, prefix
                          register_pytree_node, tree_flatten, tree_flatten_with_path,
                          tree_structure, tree_unflatten, treedef_children)
 from ..core.avals import Token, abstract_token
+from ..core.errors import jax_type_text
 from ..core.trace import Tracer
 from .ad_util import float0
 
@@ -168,7 +169,7 @@ def split_aux(out) -> tuple:
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         # JAX's words (its linearize's; its jvp fails unpacking instead)
         error = TypeError(f"expected function with aux output to return a two-element "
-                          f"tuple, but got type {type(out)} with value {out!r}")
+                          f"tuple, but got type {jax_type_text(out)} with value {out!r}")
         error.output = out          # the notebook's error card reads what it was
         raise error
     return out

@@ -127,8 +127,11 @@ def closure_convert(fun, *example_args):
         ...     g, consts = closure_convert(f, 1.0)    # consts == [w] when w is traced
     """
     flat_args, in_tree = tree_flatten(example_args)
+    in_avals = [get_aval(x) for x in flat_args]
+    if not callable(fun):       # JAX's words (its cache of the conversion, keyed by `fun`)
+        raise TypeError("the first argument must be callable")
     flat_fun, out_tree = flatten_fun(fun, in_tree)
-    closed = trace_to_jaxpr(flat_fun, [get_aval(x) for x in flat_args])
+    closed = trace_to_jaxpr(flat_fun, in_avals)
     hoisted = [maybe_perturbed(c) for c in closed.consts]
     const_args = [c for c, h in zip(closed.consts, hoisted) if h]
     kept = [c for c, h in zip(closed.consts, hoisted) if not h]

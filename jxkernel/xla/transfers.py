@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import get_aval, is_sharding
+from ..core.avals import MemorySpace, get_aval, is_sharding
 from ..core.dtypes import float0
 from ..core.earray import EArray
+from ..core.mesh import PartitionSpec
 from ..core.physical import is_extended, wrap_physical
 from . import client as _client
 from .array import Array, array_to_device, host_to_device, is_plain
@@ -86,14 +87,29 @@ def float0_as_bools(x):
     return x
 
 
+def check_put_target(target) -> None:
+    """JAX's refusal of a device_put target that is none of None, a Device, a Sharding, a
+    PartitionSpec, a Format or a memory space (`jax.device_put(x, 'gpu')`), made where JAX's
+    device_put makes it, before any move: the learner's traceback then shows device_put's
+    frame and this one, as JAX's shows its device_put and _check_sharding."""
+    if target is None or isinstance(target, (*_DEVICE_TYPES, PartitionSpec, MemorySpace)) or \
+            is_sharding(target) or type(target).__name__ == "Format":     # (put.py's test)
+        return
+    raise _invalid_target(target)
+
+
+def _invalid_target(target) -> ValueError:
+    return ValueError(f"`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
+                      f"`jax.Device`, `Format`, `jax.memory.Space` or a pytree of these "
+                      f"values. Received invalid value: {target}")
+
+
 def _device_of_sharding(sharding):
     """The device a SingleDeviceSharding names (JAX's device_put takes shardings too)."""
     # loads with the first mesh or sharded Array: `import jxkernel` needs neither
     from .sharding import SingleDeviceSharding
     if not is_sharding(sharding):        # a string, a number: JAX's words
-        raise ValueError(f"`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, "
-                         f"`jax.Device`, `Format`, `jax.memory.Space` or a pytree of these "
-                         f"values. Received invalid value: {sharding}")
+        raise _invalid_target(sharding)
     if not isinstance(sharding, SingleDeviceSharding):
         raise TypeError(f"device_put's device must be a Device (one of jxkernel.devices()) or a "
                         f"SingleDeviceSharding; got {sharding!r} of type "

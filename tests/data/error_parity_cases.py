@@ -4,6 +4,8 @@ value where one of the two raised and the other did not. `cases(jax)`: name -> a
 `record` (api_file_gaps_cases's) keeps a value as nested lists or an error as [class name,
 message]. reference/make_error_parity_reference.py records JAX's answers in
 error_parity_reference.json; tests/jax_compat/test_error_parity.py compares."""
+import re
+
 import numpy as np
 
 
@@ -111,7 +113,150 @@ def cases(jax):
         "pmap_static_argnums_a_fractional_entry": lambda: jax.pmap(
             _times, static_broadcasted_argnums=(0, 1.5)),
         "pmap_donate_argnums_a_name": lambda: jax.pmap(_times, donate_argnums="y"),
+        **_stop_105_cases(jax),
     }
+
+
+def _stop_105_cases(jax):
+    """Stop 105's sweep: an axis given as a 0-d array (JAX's argmax takes operator.index of
+    it, var its _ensure_optional_axes, before their jits), has_aux's refusal naming JAX's
+    tracer classes, lax.dynamic_slice's slice_sizes of another length (JAX's safe_map's
+    words), triu's k - 1 first, reshard's Auto axis with JAX's "This error occurs at source"
+    (the file's folders left out), device_put's targets checked under jit too, einsum's plan
+    before its operands' check, top_k's k, traced sizes' context lines, scan's non-pair
+    output, an object in jnp.array, swapaxes, ravel's order='K', jvp's checks, a seed of no
+    integer, a loop body returning text, clamp's shapes, closure_convert's callable; and,
+    pinned, answers that already were JAX's (linspace, arange, full, pad, take, einsum)."""
+    jnp, lax = jax.numpy, jax.lax
+    # (NumPy's: nothing compiles when the cases are made; jnp.asarray in a case where an
+    # Array takes another path, argmax's jit)
+    m23, x3 = np.arange(6, dtype=np.float32).reshape(2, 3), np.arange(3, dtype=np.float32)
+    w = np.array([[0.0, 2.0], [4.0, 8.0]], np.float32)      # var [1, 4], std [1, 2]: exact
+    return {
+        "argmax_axis_a_0d_array": lambda: jnp.argmax(jnp.asarray(m23), axis=jnp.array(1)),
+        "argmin_axis_a_numpy_0d_array": lambda: jnp.argmin(jnp.asarray(m23), axis=np.array(1)),
+        "nanargmax_axis_a_0d_array": lambda: jnp.nanargmax(m23, axis=jnp.array(1)),
+        "nanargmin_axis_a_0d_array": lambda: jnp.nanargmin(m23, axis=jnp.array(0)),
+        "argmax_axis_a_0d_float_array": lambda: jnp.argmax(jnp.asarray(m23), axis=jnp.array(1.0)),
+        "argmax_axis_a_vector": lambda: jnp.argmax(jnp.asarray(m23), axis=jnp.array([1])),
+        "var_axis_a_0d_array": lambda: jnp.var(w, axis=jnp.array(1)),
+        "std_axis_a_0d_array": lambda: jnp.std(w, axis=jnp.array(1)),
+        "var_axis_traced": lambda: jax.jit(lambda a: jnp.var(w, axis=a))(1),
+        "nanvar_axis_a_0d_array": lambda: jnp.nanvar(w, axis=jnp.array(1)),
+        "sum_axis_a_0d_array": lambda: jnp.sum(m23, axis=jnp.array(1)),
+        "grad_aux_one_value": lambda: jax.grad(lambda v: v.sum(), has_aux=True)(x3),
+        "grad_aux_three_values": lambda: jax.grad(lambda v: (v.sum(), 1, 2), has_aux=True)(x3),
+        "grad_aux_one_value_under_jit": lambda: jax.jit(
+            jax.grad(lambda v: v.sum(), has_aux=True))(x3),
+        "value_and_grad_aux_one_value": lambda: jax.value_and_grad(
+            lambda v: v.sum(), has_aux=True)(x3),
+        "jacrev_aux_one_value": lambda: jax.jacrev(lambda v: v * 2, has_aux=True)(x3),
+        "hessian_aux_one_value": lambda: jax.hessian(lambda v: v.sum(), has_aux=True)(x3),
+        "vjp_aux_one_value": lambda: jax.vjp(lambda v: v * 2, x3, has_aux=True),
+        "linearize_aux_one_value": lambda: jax.linearize(lambda v: v * 2, x3, has_aux=True),
+        "dynamic_slice_fewer_sizes": lambda: lax.dynamic_slice(m23, (0, 0), (1,)),
+        "dynamic_slice_more_sizes": lambda: lax.dynamic_slice(m23, (0, 0), (1, 1, 1)),
+        "dynamic_slice_fewer_sizes_under_jit": lambda: jax.jit(
+            lambda a: lax.dynamic_slice(a, (0, 0), (1,)))(m23),
+        "dynamic_slice_fewer_indices": lambda: lax.dynamic_slice(m23, (0,), (1, 1)),
+        "dynamic_slice_larger_than_the_operand": lambda: lax.dynamic_slice(m23, (0, 0), (3, 3)),
+        "triu_k_a_string": lambda: jnp.triu(m23, k="1"),
+        "triu_k_none": lambda: jnp.triu(m23, k=None),
+        "tril_k_a_string": lambda: jnp.tril(m23, k="1"),
+        "reshard_auto_axis": lambda: _sourced(lambda: jax.sharding.reshard(
+            x3, jax.sharding.NamedSharding(_auto_mesh(jax), jax.P("x")))),
+        "reshard_auto_axis_under_jit": lambda: _sourced(lambda: jax.jit(
+            lambda a: jax.sharding.reshard(
+                a, jax.sharding.NamedSharding(_auto_mesh(jax), jax.P("x"))))(x3)),
+        "device_put_to_a_name_under_jit": lambda: jax.jit(
+            lambda a: jax.device_put(a, "gpu"))(x3),
+        "device_put_a_list_of_devices_to_one_array": lambda: jax.device_put(
+            x3, jax.devices()[:1]),
+        "linspace_negative_count": lambda: jnp.linspace(0, 1, -1),
+        "linspace_float_count": lambda: jnp.linspace(0, 1, 2.5),
+        "arange_step_zero": lambda: jnp.arange(0, 5, 0),
+        "arange_complex": lambda: jnp.arange(1j),
+        "full_negative_shape": lambda: jnp.full((2, -3), 1.0),
+        "full_fill_of_another_shape": lambda: jnp.full((2, 3), jnp.ones((2, 2))),
+        "tri_k_a_float": lambda: jnp.tri(3, k=1.5),
+        "tril_of_a_vector": lambda: jnp.tril(x3),
+        "pad_unknown_mode": lambda: jnp.pad(x3, 1, mode="nope"),
+        "pad_negative_width": lambda: jnp.pad(x3, (1, -1)),
+        "pad_width_of_three_rows": lambda: jnp.pad(m23, ((1, 1), (1, 1), (1, 1))),
+        "take_unknown_mode": lambda: jnp.take(x3, jnp.array([0]), mode="nope"),
+        "take_axis_out_of_bounds": lambda: jnp.take(m23, jnp.array([0]), axis=2),
+        "einsum_two_arrows": lambda: jnp.einsum("ij,jk-", m23, m23),
+        "einsum_too_few_operands": lambda: jnp.einsum("ij,jk->ik", m23),
+        "einsum_sizes_differ": lambda: jnp.einsum("ij,jk->ik", m23, m23),
+        # an operand that is no array: JAX's plan reads its shape first (opt_einsum's way)
+        "einsum_a_string_operand_of_another_rank": lambda: jnp.einsum("i,i", x3, "a"),
+        "einsum_a_none_operand": lambda: jnp.einsum("i,i", x3, None),
+        "einsum_a_list_of_another_length": lambda: jnp.einsum("ij,j->i", m23, [1.0, 2.0]),
+        "einsum_a_list_of_the_right_length": lambda: jnp.einsum(
+            "ij,j->i", m23, [1.0, 2.0, 3.0]),
+        # top_k's k as JAX's takes it: an int made so, then `k < 0` (a float: its shape
+        # rule's words; no whole float here: JAX's cached rule would answer k=2 with its error)
+        "top_k_k_a_float": lambda: lax.top_k(x3, 2.5),
+        "top_k_k_a_string": lambda: lax.top_k(x3, "2"),
+        "top_k_k_traced": lambda: jax.jit(lambda k: lax.top_k(x3, k))(2),
+        # a traced size: JAX's context lines, word for word
+        "pad_width_traced": lambda: jax.jit(lambda p: jnp.pad(x3, p))(1),
+        "one_hot_classes_traced": lambda: jax.jit(
+            lambda n: jax.nn.one_hot(np.array([0]), n))(3),
+        # a scan body that returns no pair: its type as JAX prints it (a weak one with `~`)
+        "scan_body_returns_its_weak_carry": lambda: lax.scan(lambda c, a: c, 0.0, x3),
+        "scan_body_returns_none": lambda: lax.scan(lambda c, a: None, 0.0, x3),
+        "scan_body_returns_a_dict": lambda: lax.scan(lambda c, a: {"c": c}, 0.0, x3),
+        # an object NumPy makes an object array of: JAX's dtype check's words
+        "array_of_an_object": lambda: jnp.array([object()]),
+        "array_of_a_dict": lambda: jnp.array([{"a": 1}]),
+        "array_of_an_object_in_a_row": lambda: jnp.array([[1.0, object()]]),
+        # swapaxes' NumPy permutation, ravel's order='K', jvp's dtype check before its shapes
+        "swapaxes_axis_out_of_bounds": lambda: jnp.swapaxes(m23, 0, 2),
+        "swapaxes_first_axis_out_of_bounds": lambda: jnp.swapaxes(m23, -3, 0),
+        "swapaxes_axis_a_float": lambda: jnp.swapaxes(m23, 1.0, 0),
+        "ravel_order_k": lambda: jnp.ravel(m23, order="K"),
+        "flatten_order_k": lambda: jnp.asarray(m23).flatten(order="K"),
+        "jvp_tangent_of_another_shape": lambda: jax.jvp(
+            lambda a: a, (x3,), (np.ones(4, np.float32),)),
+        "jvp_tangent_of_another_shape_and_dtype": lambda: jax.jvp(
+            lambda a: a, (x3,), (np.ones(4, np.int32),)),
+        # a seed that is no integer: np.ndim's reading, jnp.asarray's errors, then the check
+        # in JAX's jitted seeding (the seed shown as its tracer)
+        "key_of_a_float_seed": lambda: jax.random.key(1.5),
+        "key_of_a_numpy_float_seed": lambda: jax.random.key(np.float32(1.5)),
+        "prng_key_of_a_float_seed": lambda: jax.random.PRNGKey(1.5),
+        "key_of_a_text_seed": lambda: jax.random.key("a"),
+        "key_of_no_seed": lambda: jax.random.key(None),
+        "key_of_a_list_seed": lambda: jax.random.key([1]),
+        # a loop body or branch that returns text: JAX's trace names the function, what
+        # traced it and the output component
+        "scan_body_returns_text_as_carry": lambda: lax.scan(lambda c, a: ("s", a), 0.0, x3),
+        "scan_body_returns_text": lambda: lax.scan(lambda c, a: "s", 0.0, x3),
+        "while_body_returns_text": lambda: lax.while_loop(lambda c: False, lambda c: "s", 1.0),
+        "while_cond_returns_text": lambda: lax.while_loop(lambda c: "s", lambda c: c, 1.0),
+        "while_body_returns_text_in_a_dict": lambda: lax.while_loop(
+            lambda c: False, lambda c: {"a": "s"}, {"a": 1.0}),
+        "cond_branch_returns_text": lambda: lax.cond(True, lambda: 1.0, lambda: "s"),
+        "switch_branch_returns_text": lambda: lax.switch(0, [lambda: "s", lambda: "s"]),
+        "fori_body_returns_text": lambda: lax.fori_loop(0, 2, lambda i, c: "s", 1.0),
+        "clamp_min_of_another_shape": lambda: lax.clamp(np.ones(2, np.float32), x3, 1.0),
+        "clamp_max_of_another_shape": lambda: lax.clamp(0.0, x3, np.ones(2, np.float32)),
+        "closure_convert_of_a_number": lambda: jax.closure_convert(3, 1.0),
+    }
+
+
+def _auto_mesh(jax):
+    return jax.make_mesh((1,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
+
+
+def _sourced(thunk):
+    """`thunk`'s error with the folders of the file its text names left out ("This error
+    occurs at source:  <file>:<line>:<column> (<function>)": the checkout's path)."""
+    try:
+        return thunk()
+    except ValueError as e:
+        return ["ValueError", re.sub(r"\S*/(?=\w+\.py:)", "", str(e))]
 
 
 def _times(x, y):

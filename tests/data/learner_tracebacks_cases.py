@@ -105,4 +105,8 @@ PROGRAMS = {
     "tile_float_reps": "jnp.tile(jnp.ones(3), (2.0,))",
     "random_key_float_seed": "jax.random.key(1.5)",
     "map_over_a_number": "lax.map(lambda x: x, 3)",
+    # a platform's name where a device goes: JAX's device_put checks its targets first (its
+    # frame and _check_sharding's), not where the value moves
+    "device_put_to_a_name": "jax.device_put(jnp.ones(2), 'gpu')",
+    "device_put_tree_to_a_name": "jax.device_put({'w': jnp.ones(2)}, {'w': 'gpu'})",
 }

@@ -146,6 +146,22 @@ def test_a_module_jxkernel_lacks_is_not_found_as_usual():
     assert got == ["ModuleNotFoundError", "jax.no_such_module", "No module named 'jax.no_such_module'"]
 
 
+def test_a_name_a_jax_module_lacks_is_named_under_its_jax_path():
+    """`jax.tree.nope` under the alias: JAX 0.10.2's "module 'jax.tree' has no attribute
+    'nope'" (tests/data/alias_misses_cases.py, recorded), where Python named jxkernel's module
+    ('jxkernel._jax.tree'), for modules imported as `jax.X` and submodules reached as
+    attributes (`jnp.fft`) alike."""
+    got = run("""
+        import json, sys, jxkernel
+        jxkernel.install_as_jax()
+        import jax
+        sys.path.insert(0, "data")
+        from alias_misses_cases import run
+        print(json.dumps(run(jax)))""")
+    recorded = locations.recorded("alias_misses_reference.json")
+    assert got == {k: v for k, v in recorded.items() if k != "jax_version"}
+
+
 def test_it_refuses_when_jax_was_imported_first_and_says_how_to_fix_it():
     # a stand-in for a real JAX imported first: any `jax` module not made by the alias
     got = run("""

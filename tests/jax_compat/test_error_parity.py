@@ -40,3 +40,19 @@ def test_a_negative_sample_shape_is_refused_before_it_compiles(sample):
     with pytest.raises(TypeError, match="^Only non-negative indices are allowed when "
                                         "broadcasting static shapes, but got shape"):
         sample(jax.random.key(0))
+
+
+@pytest.mark.parametrize("call", [
+    lambda f, x: jax.jvp(f, (x,), (x,), has_aux=True),
+    lambda f, x: jax.jacfwd(f, has_aux=True)(x)])
+def test_jvps_aux_refusal_names_jaxs_tracer_class(call):
+    """JAX 0.10.2's jvp and jacfwd unpack has_aux's output as Python does, with no check of
+    their own (run under .venv-jax: an array of the jvp's tracers raises
+    UnexpectedTracerError, three values "too many values to unpack (expected 2)", a 0-d one
+    "iteration over a 0-d array"); jxkernel refuses it in the words JAX's grad, vjp and
+    linearize use (cases above), naming the tracer's class as JAX's messages print it (it
+    named jxkernel.transforms.ad.JVPTracer)."""
+    with pytest.raises(TypeError, match=r"^expected function with aux output to return a "
+                       r"two-element tuple, but got type <class "
+                       r"'jax\._src\.interpreters\.ad\.JVPTracer'> with value JVPTracer\("):
+        call(lambda v: v * 2, jax.numpy.ones(2))

@@ -51,7 +51,12 @@ dynamic_slice_p = Primitive("dynamic_slice")
 
 
 def _dynamic_slice_abstract_eval(operand, *start_indices, slice_sizes):
-    if len(start_indices) != operand.ndim or len(slice_sizes) != operand.ndim:
+    if len(slice_sizes) != operand.ndim:
+        # JAX's shape rule pairs the sizes with the operand's axes by safe_map, whose error
+        # is what a learner's `lax.dynamic_slice(m, (0, 0), (1,))` gets
+        relation = "shorter" if len(slice_sizes) < operand.ndim else "longer"
+        raise ValueError(f"safe_map() argument 2 is {relation} than argument 1")
+    if len(start_indices) != operand.ndim:      # (lax.dynamic_slice's own check is before)
         raise TypeError(f"dynamic_slice needs one start index and one slice size per operand "
                         f"dimension, got {len(start_indices)} start indices and slice_sizes "
                         f"{slice_sizes} for operand shape {operand.shape}.")

@@ -72,11 +72,16 @@ class DualTracer(PrimalTracer):
 
 class JVPTracer(DualTracer):
     __slots__ = ()
+    # its class as JAX's messages print it (core/errors.py's jax_type_text: has_aux's "but got
+    # type <class 'jax._src.interpreters.ad.JVPTracer'>"), JAX's own path, where jit's
+    # DynamicJaxprTracer answers under jxkernel's (no jxkernel module holds this name)
+    _jax_class_path = "jax._src.interpreters.ad.JVPTracer"
 
 
 class LinearizeTracer(DualTracer):
     # JAX's type under grad (code that tells jvp from grad by the tracer's type sees it)
     __slots__ = ()
+    _jax_class_path = "jax._src.interpreters.ad.LinearizeTracer"
 
 
 class JVPTrace(Trace):
@@ -162,10 +167,8 @@ def jvp(fun, primals, tangents, has_aux=False):
     for p, t in zip(p_leaves, t_leaves):
         pa, ta = get_aval(p), _tangent_input_aval(t)
         t_dtype = np.dtype(float0) if _is_float0(t) else ta.dtype
-        if pa.shape != ta.shape:
-            raise ValueError(f"jvp called with different primal and tangent shapes; got primal "
-                             f"shape {pa.shape} and tangent shape as {ta.shape}")
-        # an integer or boolean primal's tangent is float0 (JAX refuses an int or float one)
+        # an integer or boolean primal's tangent is float0 (JAX refuses an int or float one);
+        # its dtypes checked before its shapes, as JAX's
         expected = pa.dtype if dtypes.is_inexact(pa.dtype) else np.dtype(float0)
         if expected != t_dtype:
             # JAX's words, its missing space after "float0." and its float0 printed as
@@ -175,6 +178,9 @@ def jvp(fun, primals, tangents, has_aux=False):
                             f"must be float0.Got primal dtype {_dtype_name(pa.dtype)} and so "
                             f"expected tangent dtype {_dtype_name(expected)}, but got tangent "
                             f"dtype {_dtype_name(t_dtype)} instead.")
+        if pa.shape != ta.shape:        # (JAX's words: its "shapes;Got", no space)
+            raise ValueError(f"jvp called with different primal and tangent shapes;Got primal "
+                             f"shape {pa.shape} and tangent shape as {ta.shape}")
     t_leaves = [Zero(get_aval(p)) if not dtypes.is_inexact(get_aval(p).dtype) else t
                 for p, t in zip(p_leaves, t_leaves)]
     flat, out_info = _flatten_fun(fun, p_tree, has_aux)

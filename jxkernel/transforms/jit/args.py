@@ -375,9 +375,10 @@ def result_paths(out_tree) -> list:
     return ["result" + keystr(path) for path, _ in tree_flatten_with_path(example)[0]]
 
 
-def not_a_jax_type(where: str, value, i: int, out_tree) -> TypeError:
+def not_a_jax_type(where: str, value, i: int, out_tree, traced_for: str = "jit") -> TypeError:
     """JAX's error for a traced function's result `i` (of `out_tree`) of no JAX type, naming
-    the output component where there are several ("at output component [1]"); a
+    the output component where there are several ("at output component [1]") and what traced
+    it (`traced_for`: "jit", or a loop body's "scan", "while_body", ...); a
     ShapeDtypeStruct's is JAX's refusal of it as a constant (JAX traces one as a constant
     and refuses it lowering the program; jxkernel refuses it tracing: jit's call, trace and
     lower raise this)."""
@@ -386,8 +387,8 @@ def not_a_jax_type(where: str, value, i: int, out_tree) -> TypeError:
                          "constant in a JAX function.")
     path = result_paths(out_tree)[i].removeprefix("result") if out_tree is not None else ""
     extra = f" at output component {path}" if path else ""
-    return TypeError(f"function {where} traced for jit returned a value of type {type(value)}"
-                     f"{extra}, which is not a valid JAX type")
+    return TypeError(f"function {where} traced for {traced_for} returned a value of type "
+                     f"{type(value)}{extra}, which is not a valid JAX type")
 
 
 def _key_paths(treedef, prefix=()) -> list:

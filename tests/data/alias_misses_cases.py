@@ -1,0 +1,53 @@
+"""A name a `jax` module lacks (`jax.tree.nope`, `jax.numpy.nope`): JAX 0.10.2's AttributeError
+names the module as the learner wrote it ("module 'jax.tree' has no attribute 'nope'"), where
+Python named jxkernel's module object under the alias ('jxkernel._jax.tree'). `run(jax)` gives,
+per module path, the class and message of getattr(module, 'nope'): the module imported as
+`jax.<path>` ("imported"), and a few reached as attributes of their package, as a learner's
+`jnp.fft.nope` reaches them ("reached"). Recorded from JAX 0.10.2 by
+reference/make_alias_misses_reference.py into tests/data/alias_misses_reference.json;
+tests/jax_compat/test_as_jax.py runs it under the alias (install_as_jax) and compares.
+"texts": errors that print a tracer's class by its JAX path, which under the alias is
+`jax._src...` as JAX's (it printed `jxkernel._src...`, where jxkernel's own names it so).
+
+Left out: `jax.nope` itself (the alias adds that jxkernel has no such name yet, on purpose) and
+`from jax.numpy import nope` (Python's ImportError names the module object's own name, which
+the alias cannot change)."""
+import importlib
+
+IMPORTED = ("tree", "numpy", "numpy.linalg", "numpy.fft", "lax", "lax.linalg", "random", "nn",
+            "scipy", "scipy.linalg", "scipy.special", "scipy.stats", "scipy.stats.norm",
+            "tree_util", "sharding", "dtypes", "experimental", "image", "debug", "export",
+            "ffi", "profiler", "stages", "typing", "errors", "custom_derivatives", "extend",
+            "test_util", "api_util", "core", "distributed", "monitoring", "flatten_util",
+            "ad_checkpoint")
+# (package imported, then the attribute path a learner's line reads)
+REACHED = (("numpy", "fft"), ("numpy", "linalg"), ("lax", "linalg"), ("scipy", "special"),
+           ("nn", "initializers"))
+
+
+def _miss(module) -> list:
+    try:
+        module.nope
+    except AttributeError as e:
+        return [type(e).__name__, str(e)]
+    return ["ok", None]
+
+
+def run(jax) -> dict:
+    out = {f"imported:{path}": _miss(importlib.import_module(f"jax.{path}"))
+           for path in IMPORTED}
+    for package, attribute in REACHED:
+        module = getattr(importlib.import_module(f"jax.{package}"), attribute)
+        out[f"reached:{package}.{attribute}"] = _miss(module)
+    jnp = importlib.import_module("jax.numpy")
+    compiled = jax.jit(lambda v: v).lower(1.0).compile()
+    for name, thunk in {
+            "compiled_under_jit": lambda: jax.jit(lambda v: compiled(v))(1.0),
+            "add_of_a_token_under_jit": lambda: jax.jit(lambda t: jnp.add(1, t))(
+                jax.lax.create_token())}.items():
+        try:
+            thunk()
+            out[f"texts:{name}"] = ["ok", None]
+        except TypeError as e:
+            out[f"texts:{name}"] = [type(e).__name__, str(e)]
+    return out
