@@ -86,6 +86,37 @@ class Signature:
         by their meta fields alone), read once per signature. () where it has no treedef."""
         return () if self.treedef is None else tuple(_node_types(self.treedef))
 
+    @functools.cached_property
+    def leaf_parents(self) -> dict:
+        """{leaf path: the type of the node holding it (list, dict, a registered class)},
+        read once per signature: the explainer asks it of each changed leaf, and a walk of
+        the whole tree per leaf was quadratic in the leaves. {} where it cannot be told (no
+        treedef, or a leaf count that does not match the names: a body's carry named
+        otherwise)."""
+        if self.treedef is None:
+            return {}
+        parents = _leaf_parents(self.treedef)
+        names = [path for path, _ in self.named]
+        if len(parents) != len(names):
+            return {}
+        out = {}
+        for path, parent in zip(names, parents):
+            out.setdefault(path, parent)        # (a path named twice: its first leaf's)
+        return out
+
+
+def _leaf_parents(treedef) -> list:
+    """The type of the node holding each leaf of `treedef`, in the leaves' order."""
+    out, stack = [], [(treedef, None)]
+    while stack:
+        node, parent = stack.pop()
+        data = node.node_data()
+        if data is None:
+            out.append(parent)
+        else:
+            stack.extend((child, data[0]) for child in reversed(node.children()))
+    return out
+
 
 def _node_types(treedef):
     stack = [treedef]

@@ -470,25 +470,9 @@ def _parent_of(path, old, new):
     from the signature that has it; None where it cannot be told (a leaf count that does not
     match the names: a body's carry named otherwise)."""
     for sig in (new, old):
-        names = [p for p, _ in sig.named]
-        if path in names and sig.treedef is not None:
-            parents = _leaf_parents(sig.treedef)
-            if len(parents) == len(names):
-                return parents[names.index(path)]
+        if path in sig.leaf_parents:
+            return sig.leaf_parents[path]
     return None
-
-
-def _leaf_parents(treedef) -> list:
-    """The type of the node holding each leaf of `treedef`, in the leaves' order."""
-    out, stack = [], [(treedef, None)]
-    while stack:
-        node, parent = stack.pop()
-        data = node.node_data()
-        if data is None:
-            out.append(parent)
-        else:
-            stack.extend((child, data[0]) for child in reversed(node.children()))
-    return out
 
 
 def _under(path, node) -> bool:
