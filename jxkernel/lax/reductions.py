@@ -289,13 +289,33 @@ reduce_or_p = _reduction("reduce_or", "or", _check_logical, keep_weak=False)
 reduce_xor_p = _reduction("reduce_xor", "xor", _check_logical, keep_weak=False)
 
 
+def _check_shifted_axes(x, d, axes, shifted) -> None:
+    """JAX's reducer_batcher finds the result's batch dim by deleting the shifted axes from
+    the batched operand's dims (np.delete), which raises IndexError for one outside them,
+    before any shape rule's ValueError; ours names the user's axes and one example's shape."""
+    ndim = len(bu.shape(x))
+    if all(-ndim <= a < ndim for a in shifted):
+        return
+    aval = get_aval(x)
+    example = aval.update(shape=aval.shape[:d] + aval.shape[d + 1:])
+    raise IndexError(f"reduction axes {_ints(axes)} contains out-of-bounds indices for "
+                     f"{_long_str(example)} (the shape of one example under vmap).")
+
+
+def _shifted_axes(x, d, axes) -> tuple:
+    """The axes of the batched operand that `axes` of one example are."""
+    # np.int64s, as JAX's reducer_batcher computes them with np.where (they print as
+    # np.int64(1)); built without NumPy's per-call cost
+    shifted = tuple(np.int64(a if a < d else a + 1) for a in axes)
+    _check_shifted_axes(x, d, axes, shifted)
+    return shifted
+
+
 def _reducer_batcher(prim):
     """A reduction leaves the batch dim where it is and shifts its axes past it."""
     def rule(vals, dims, *, axes, **params):
         (x,), (d,) = vals, dims
-        # np.int64s, as JAX's reducer_batcher computes them with np.where (they print as
-        # np.int64(1)); built without NumPy's per-call cost
-        axes = tuple(np.int64(a if a < d else a + 1) for a in axes)
+        axes = _shifted_axes(x, d, axes)
         return prim.bind(x, axes=axes, **params), d - sum(1 for a in axes if a < d)
     return rule
 
@@ -306,7 +326,7 @@ def _reduce_sum_batching(axis_data, vals, dims, *, axes, out_sharding=None):
     (x,), (d,) = vals, dims
     if d is bu.not_mapped:
         return reduce_sum_p.bind(x, axes=axes, out_sharding=out_sharding), d
-    axes = tuple(np.int64(a if a < d else a + 1) for a in axes)
+    axes = _shifted_axes(x, d, axes)
     d_out = d - sum(1 for a in axes if a < d)
     if isinstance(out_sharding, NamedSharding):
         out_sharding = bu.sharding_for_vmap(axis_data, out_sharding, d_out,
