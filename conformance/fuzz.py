@@ -13,7 +13,7 @@ A program is one Python expression over the arrays ``A[0]``, ``A[1]``, ... made 
 seed, so both sides see the same program and the same inputs. Every divergence found gets a
 regression test beside the code it concerns; tests/jax_compat/test_fuzz.py replays a fixed
 batch against JAX's answers recorded by reference/make_fuzz_reference.py.
-``--generator wide`` draws its programs from conformance/fuzz_wide.py instead (~400 calls,
+``--generator wide`` draws its programs from conformance/fuzz_wide.py instead (~300 calls,
 fewer transformations); tests/jax_compat/test_fuzz_wide.py replays a batch of those.
 """
 import argparse

@@ -1,4 +1,4 @@
-"""The differential fuzzer's wide generator (conformance/fuzz_wide.py: ~400 jnp, lax, jax.nn,
+"""The differential fuzzer's wide generator (conformance/fuzz_wide.py: ~300 jnp, lax, jax.nn,
 jax.scipy, linalg and fft calls) replayed: a fixed batch of its programs, each on three inputs
 of the same shapes, under jxkernel, against real JAX 0.10.2's answers recorded by
 reference/make_fuzz_wide_reference.py. Dtypes and shapes exactly, ints and bools exactly,
