@@ -86,6 +86,17 @@ def _reduced_shape(operand, axes) -> tuple:
     return tuple(d for i, d in enumerate(operand.shape) if i not in axes)
 
 
+def _logical_reduced_shape(operand, axes) -> tuple:
+    """JAX's shape rule of reduce_and/or/xor: the dtype first, then np.delete(shape, axes),
+    whose IndexError for an axis outside [-ndim, ndim) is JAX's class (ours names the axes;
+    a negative or repeated axis within them is refused as the other reductions refuse it)."""
+    _check_logical(operand)
+    if not all(-operand.ndim <= a < operand.ndim for a in axes):
+        raise IndexError(f"reduction axes {_ints(axes)} contains out-of-bounds indices for "
+                         f"{_long_str(operand)}.")
+    return _reduced_shape(operand, axes)
+
+
 # ------------------------------------------------------------------ reducer regions
 def _identity(kind: str, dtype):
     """The identity element of the monoid `kind` in `dtype` (the reduce's init value)."""
@@ -247,17 +258,19 @@ def _sequential_sum(x, axes) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ reduce_{sum,...}
-def _reduction(name, kind, check=None, keep_weak=True, prim=None):
+def _reduction(name, kind, check=None, keep_weak=True, prim=None, shape_rule=_reduced_shape):
     """A reduction primitive over `axes`; `check(aval)` rejects dtypes (None: any dtype).
     `prim`: one declared elsewhere, given its rules here."""
     prim = prim or Primitive(name)
 
     def abstract(operand, *, axes, **params):
         refuse_token(name, operand)
+        # JAX's shape rule before its dtype rule: a bool sum along an axis out of bounds is
+        # told of the axis (standard_abstract_eval)
+        shape = shape_rule(operand, axes)
         if check is not None:
             check(operand)
-        return ShapedArray(_reduced_shape(operand, axes), operand.dtype,
-                           operand.weak_type and keep_weak)
+        return ShapedArray(shape, operand.dtype, operand.weak_type and keep_weak)
 
     abstract_eval_rules[prim] = abstract
     lowering_rules[prim] = _reduce_lowering(kind)
@@ -271,22 +284,25 @@ _reduce_sum_abstract = abstract_eval_rules[reduce_sum_p]
 
 
 def _reduce_sum_abstract_eval(operand, *, axes, **params):
-    # JAX's jax_allow_f16_reductions=False: a half-precision sum of more than one element
-    # (one that can lose precision) is refused
+    out = _reduce_sum_abstract(operand, axes=axes, **params)   # the axes and dtype checked
+    # JAX's jax_allow_f16_reductions=False (part of its dtype rule, after its shape rule): a
+    # half-precision sum of more than one element (one that can lose precision) is refused
     if not config.jax_allow_f16_reductions and operand.dtype in (dtypes.float16, dtypes.bfloat16) \
             and any(operand.shape[d] != 1 for d in axes):
         raise ValueError(f"reduce_sum on operand {operand.str_short(True)} is not allowed when "
                          f"jax_allow_f16_reductions=False.")
-    return _reduce_sum_abstract(operand, axes=axes, **params)
+    return out
 
 
 abstract_eval_rules[reduce_sum_p] = _reduce_sum_abstract_eval
 reduce_prod_p = _reduction("reduce_prod", "mul", _dtype_check("reduce_prod"))
 reduce_max_p = _reduction("reduce_max", "max")   # any dtype; complex compares lexicographically
 reduce_min_p = _reduction("reduce_min", "min")
-reduce_and_p = _reduction("reduce_and", "and", _check_logical, keep_weak=False)
-reduce_or_p = _reduction("reduce_or", "or", _check_logical, keep_weak=False)
-reduce_xor_p = _reduction("reduce_xor", "xor", _check_logical, keep_weak=False)
+reduce_and_p = _reduction("reduce_and", "and", keep_weak=False,
+                          shape_rule=_logical_reduced_shape)
+reduce_or_p = _reduction("reduce_or", "or", keep_weak=False, shape_rule=_logical_reduced_shape)
+reduce_xor_p = _reduction("reduce_xor", "xor", keep_weak=False,
+                          shape_rule=_logical_reduced_shape)
 
 
 def _check_shifted_axes(x, d, axes, shifted) -> None:

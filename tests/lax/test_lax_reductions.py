@@ -362,6 +362,29 @@ ERRORS = [
 
 test_errors = raises_test(ERRORS)
 
+# JAX's shape rule before its dtype rule (standard_abstract_eval): a bool sum along an axis out
+# of bounds is told of the axis, and the logical reductions' shape rule (np.delete of the axes)
+# raises IndexError for one outside [-ndim, ndim), after its dtype check; jxkernel told the
+# dtype, and raised ValueError (the wide differential fuzzer, seed 9728). JAX 0.10.2's
+# classes; the messages ours where JAX's are NumPy's ("index 2 is out of bounds for axis 0").
+AXES_BEFORE_DTYPES = [
+    (lambda: lax.reduce_sum(b13, (2,)), ValueError,
+     "reduction axes (2,) contains out-of-bounds indices for bool[1,3]."),
+    (lambda: lax.reduce_sum(b13, (0, 0)), ValueError,
+     "duplicate value in 'axes' of reduction: (0, 0)"),
+    (lambda: lax.reduce_prod(b13, (-1,)), ValueError,
+     "reduction axes (-1,) contains out-of-bounds indices for bool[1,3]."),
+    (lambda: lax.reduce_or(b13, (2,)), IndexError,
+     "reduction axes (2,) contains out-of-bounds indices for bool[1,3]."),
+    (lambda: lax.reduce_xor(i13, (-3,)), IndexError,
+     "reduction axes (-3,) contains out-of-bounds indices for int32[1,3]."),
+    (lambda: lax.reduce_and(b13, (-1,)), ValueError,
+     "reduction axes (-1,) contains out-of-bounds indices for bool[1,3]."),
+    (lambda: lax.reduce_and(f, (5,)), TypeError,
+     "logical reduction requires operand dtype bool or int, got float32."),
+]
+test_axes_are_checked_before_dtypes = raises_test(AXES_BEFORE_DTYPES)
+
 
 def test_errors_while_tracing_too():
     with pytest.raises(ValueError, match="duplicate value in 'axes'"):
