@@ -374,7 +374,6 @@ def _np_narrow_popcnt(x):
 population_count_p = unop("population_count", "stablehlo.popcnt", INT, numpy=lambda x: (
     np.bitwise_count(x.view(np.dtype(f"u{x.dtype.itemsize}")))),   # of the bits, not of |x|
     numpy_narrow=_np_narrow_popcnt)
-ad.defjvp_zero(population_count_p)
 
 def _np_clz(x):
     """Leading zero bits of each integer, by halving the window (a zero gives the width)."""
@@ -391,7 +390,9 @@ def _np_clz(x):
 
 clz_p = unop("clz", "stablehlo.count_leading_zeros", INT, numpy=_np_clz,
              numpy_narrow=_np_narrow_clz)
-ad.defjvp_zero(clz_p)
+# population_count and clz have no jvp rule, as in JAX: an integer operand's tangent is a
+# symbolic zero, which skips the rule; a float operand under grad or jvp meets JAX's
+# NotImplementedError ("Differentiation rule for 'clz' not implemented") before any dtype check
 
 real_p = unop("real", "stablehlo.real", COMPLEX, _real_dtype, numpy=np.real)
 # a broadcast strong scalar zero, as JAX's (np.zeros): the cotangent of a weak complex is strong

@@ -86,6 +86,17 @@ def _reduced_shape(operand, axes) -> tuple:
     return tuple(d for i, d in enumerate(operand.shape) if i not in axes)
 
 
+def _logical_reduced_shape(operand, axes) -> tuple:
+    """JAX's shape rule of reduce_and/or/xor: the dtype first, then np.delete(shape, axes),
+    whose IndexError for an axis outside [-ndim, ndim) is JAX's class (ours names the axes;
+    a negative or repeated axis within them is refused as the other reductions refuse it)."""
+    _check_logical(operand)
+    if not all(-operand.ndim <= a < operand.ndim for a in axes):
+        raise IndexError(f"reduction axes {_ints(axes)} contains out-of-bounds indices for "
+                         f"{_long_str(operand)}.")
+    return _reduced_shape(operand, axes)
+
+
 # ------------------------------------------------------------------ reducer regions
 def _identity(kind: str, dtype):
     """The identity element of the monoid `kind` in `dtype` (the reduce's init value)."""
@@ -247,17 +258,19 @@ def _sequential_sum(x, axes) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ reduce_{sum,...}
-def _reduction(name, kind, check=None, keep_weak=True, prim=None):
+def _reduction(name, kind, check=None, keep_weak=True, prim=None, shape_rule=_reduced_shape):
     """A reduction primitive over `axes`; `check(aval)` rejects dtypes (None: any dtype).
     `prim`: one declared elsewhere, given its rules here."""
     prim = prim or Primitive(name)
 
     def abstract(operand, *, axes, **params):
         refuse_token(name, operand)
+        # JAX's shape rule before its dtype rule: a bool sum along an axis out of bounds is
+        # told of the axis (standard_abstract_eval)
+        shape = shape_rule(operand, axes)
         if check is not None:
             check(operand)
-        return ShapedArray(_reduced_shape(operand, axes), operand.dtype,
-                           operand.weak_type and keep_weak)
+        return ShapedArray(shape, operand.dtype, operand.weak_type and keep_weak)
 
     abstract_eval_rules[prim] = abstract
     lowering_rules[prim] = _reduce_lowering(kind)
@@ -271,31 +284,54 @@ _reduce_sum_abstract = abstract_eval_rules[reduce_sum_p]
 
 
 def _reduce_sum_abstract_eval(operand, *, axes, **params):
-    # JAX's jax_allow_f16_reductions=False: a half-precision sum of more than one element
-    # (one that can lose precision) is refused
+    out = _reduce_sum_abstract(operand, axes=axes, **params)   # the axes and dtype checked
+    # JAX's jax_allow_f16_reductions=False (part of its dtype rule, after its shape rule): a
+    # half-precision sum of more than one element (one that can lose precision) is refused
     if not config.jax_allow_f16_reductions and operand.dtype in (dtypes.float16, dtypes.bfloat16) \
             and any(operand.shape[d] != 1 for d in axes):
         raise ValueError(f"reduce_sum on operand {operand.str_short(True)} is not allowed when "
                          f"jax_allow_f16_reductions=False.")
-    return _reduce_sum_abstract(operand, axes=axes, **params)
+    return out
 
 
 abstract_eval_rules[reduce_sum_p] = _reduce_sum_abstract_eval
 reduce_prod_p = _reduction("reduce_prod", "mul", _dtype_check("reduce_prod"))
 reduce_max_p = _reduction("reduce_max", "max")   # any dtype; complex compares lexicographically
 reduce_min_p = _reduction("reduce_min", "min")
-reduce_and_p = _reduction("reduce_and", "and", _check_logical, keep_weak=False)
-reduce_or_p = _reduction("reduce_or", "or", _check_logical, keep_weak=False)
-reduce_xor_p = _reduction("reduce_xor", "xor", _check_logical, keep_weak=False)
+reduce_and_p = _reduction("reduce_and", "and", keep_weak=False,
+                          shape_rule=_logical_reduced_shape)
+reduce_or_p = _reduction("reduce_or", "or", keep_weak=False, shape_rule=_logical_reduced_shape)
+reduce_xor_p = _reduction("reduce_xor", "xor", keep_weak=False,
+                          shape_rule=_logical_reduced_shape)
+
+
+def _check_shifted_axes(x, d, axes, shifted) -> None:
+    """JAX's reducer_batcher finds the result's batch dim by deleting the shifted axes from
+    the batched operand's dims (np.delete), which raises IndexError for one outside them,
+    before any shape rule's ValueError; ours names the user's axes and one example's shape."""
+    ndim = len(bu.shape(x))
+    if all(-ndim <= a < ndim for a in shifted):
+        return
+    aval = get_aval(x)
+    example = aval.update(shape=aval.shape[:d] + aval.shape[d + 1:])
+    raise IndexError(f"reduction axes {_ints(axes)} contains out-of-bounds indices for "
+                     f"{_long_str(example)} (the shape of one example under vmap).")
+
+
+def _shifted_axes(x, d, axes) -> tuple:
+    """The axes of the batched operand that `axes` of one example are."""
+    # np.int64s, as JAX's reducer_batcher computes them with np.where (they print as
+    # np.int64(1)); built without NumPy's per-call cost
+    shifted = tuple(np.int64(a if a < d else a + 1) for a in axes)
+    _check_shifted_axes(x, d, axes, shifted)
+    return shifted
 
 
 def _reducer_batcher(prim):
     """A reduction leaves the batch dim where it is and shifts its axes past it."""
     def rule(vals, dims, *, axes, **params):
         (x,), (d,) = vals, dims
-        # np.int64s, as JAX's reducer_batcher computes them with np.where (they print as
-        # np.int64(1)); built without NumPy's per-call cost
-        axes = tuple(np.int64(a if a < d else a + 1) for a in axes)
+        axes = _shifted_axes(x, d, axes)
         return prim.bind(x, axes=axes, **params), d - sum(1 for a in axes if a < d)
     return rule
 
@@ -306,7 +342,7 @@ def _reduce_sum_batching(axis_data, vals, dims, *, axes, out_sharding=None):
     (x,), (d,) = vals, dims
     if d is bu.not_mapped:
         return reduce_sum_p.bind(x, axes=axes, out_sharding=out_sharding), d
-    axes = tuple(np.int64(a if a < d else a + 1) for a in axes)
+    axes = _shifted_axes(x, d, axes)
     d_out = d - sum(1 for a in axes if a < d)
     if isinstance(out_sharding, NamedSharding):
         out_sharding = bu.sharding_for_vmap(axis_data, out_sharding, d_out,

@@ -248,8 +248,8 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
     Array([1, 2], dtype=int32)
     """
     filt = ensure_arraylike("trim_zeros", filt)
-    value = _concrete_numpy(filt, "Error arose in the `filt` argument of trim_zeros()\n")
-    nd = value.ndim
+    _concrete_numpy(filt, "Error arose in the `filt` argument of trim_zeros()\n")
+    nd = len(aval_of(filt).shape)
     axes = range(nd) if axis is None else {
         canonicalize_axis(ax, nd) for ax in (axis if isinstance(axis, (tuple, list)) else
                                              (axis,))}
@@ -257,14 +257,18 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
     if not axes or not (front or back):
         return filt
 
+    # the bounds from jnp operations on filt, as JAX's: under jit they are traced (even of a
+    # constant filt, which jxkernel holds as a value there, where JAX's is traced), so they
+    # raise JAX's ConcretizationTypeError; NumPy on filt's value answered
     def bounds(ax):
         if ax not in axes:
             return slice(None)
-        nonzero_along = value.any(axis=tuple(i for i in range(nd) if i != ax))
+        nonzero_along = _concrete_numpy(filt.any(axis=tuple(i for i in range(nd) if i != ax)),
+                                        "Error arose in the `filt` argument of trim_zeros()\n")
         if not nonzero_along.any():
             return slice(0, 0)
         start = int(nonzero_along.argmax()) if front else None
-        stop = value.shape[ax] - int(nonzero_along[::-1].argmax()) if back else None
+        stop = aval_of(filt).shape[ax] - int(nonzero_along[::-1].argmax()) if back else None
         return slice(start, stop)
     return filt[tuple(bounds(ax) for ax in range(nd))]
 

@@ -141,12 +141,14 @@ def compress(condition, a, axis: int | None = None, *, size: int | None = None,
         axis, arr = 0, _ravel(arr)
     arr = moveaxis(arr, axis, 0)
     n = _shape(arr)[0]
-    if _shape(cond)[0] > n:
-        # as JAX: entries past the axis are an error only where one of them is true (and only
-        # without `size`; under jit testing them needs a concrete condition, as in JAX)
-        extra = _slice_axis(cond, n, _shape(cond)[0], 0)
-        if size is None and bool(lax.reduce_or(extra, (0,))):
+    if size is None:
+        # as JAX: entries past the axis are an error only where one of them is true, tested
+        # (without `size`) even where there are none, so under jit it raises JAX's
+        # TracerBoolConversionError whatever the condition (a traced reduction of it)
+        extra = _slice_axis(cond, min(n, _shape(cond)[0]), _shape(cond)[0], 0)
+        if bool(lax.reduce_or(extra, (0,))):
             raise ValueError("condition contains entries that are out of bounds")
+    if _shape(cond)[0] > n:
         cond = _slice_axis(cond, 0, n, 0)
     elif _shape(cond)[0] < n:               # a shorter condition truncates the array
         arr = _slice_axis(arr, 0, _shape(cond)[0], 0)

@@ -57,6 +57,9 @@ AS_IN_JAX_WITHOUT = {"select_and_scatter": {"jvp", "batching"},   # shape rule +
                      # jax/_src/lax/parallel.py: pmax/pmin have no ad rule ("Differentiation
                      # rule for 'pmax' not implemented", recorded: lax_numpy_gaps_cases)
                      "pmax": {"jvp"}, "pmin": {"jvp"},
+                     # jax/_src/lax/lax.py: standard_unop(_int, ...) and no ad rule; an integer
+                     # operand's symbolic zero tangent never asks for one, a float's does
+                     "population_count": {"jvp"}, "clz": {"jvp"},
                      # jax/_src/lax/linalg.py: standard_linalg_primitive(...,
                      # supports_batching=False): vmap of it is JAX's NotImplementedError
                      "cholesky_update": {"batching"},
@@ -103,6 +106,24 @@ def test_primitive_has_every_rule(name):
         assert prim in batching_rules or prim in axis_batching_rules, f"{name}: no batching rule"
     if name in LINEAR:
         assert prim in transpose_rules, f"{name}: linear but no transpose rule"
+
+
+def test_differentiating_clz_or_population_count_of_a_float_is_jaxs_missing_rule():
+    # JAX 0.10.2 asks for the jvp rule before the dtype check: NotImplementedError; jxkernel's
+    # zero rule let the dtype check raise TypeError (the wide differential fuzzer, seed 5578).
+    # An integer operand's tangent is a symbolic zero, which asks for no rule.
+    import numpy as np
+    from jxkernel import lax
+    f32, i32 = np.ones(3, np.float32), np.arange(3, dtype=np.int32)
+    for name, f in (("clz", lax.clz), ("population_count", lax.population_count)):
+        with pytest.raises(NotImplementedError,
+                           match=f"^Differentiation rule for '{name}' not implemented$"):
+            jxkernel.jvp(f, (f32,), (f32,))
+        with pytest.raises(NotImplementedError):
+            jxkernel.grad(lambda x: f(x).sum())(f32)
+        out, tangent = jxkernel.jvp(f, (i32,), (np.zeros(3, jxkernel.dtypes.float0),))
+        assert np.asarray(out).tolist() == np.asarray(f(i32)).tolist()
+        assert tangent.dtype == jxkernel.dtypes.float0
 
 
 def test_the_lists_name_real_primitives():

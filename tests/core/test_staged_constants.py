@@ -12,10 +12,10 @@ JAX = locations.jax_answers("staged_constants_reference.json")
 # where jxkernel still differs, and why (each must still differ: fixed, its entry goes)
 GAPS = {
     # jnp.array of a list under jit is put on the device as a constant of the trace, where JAX
-    # stages a convert_element_type of it: trim_zeros reads the constant's values
+    # stages a convert_element_type of it: JAX's error names the list (int32[3]), ours the
+    # mask computed from it (bool[3]; trim_zeros read the constant's values and answered,
+    # unique raised NumPy's "Calling nonzero on 0d arrays")
     "trim_zeros_of_a_constant": "jnp.array(list) under jit is a device constant, not staged",
-    # the same: JAX's error names the list (int32[3]), ours unique's mask (bool[3]; it raised
-    # NumPy's "Calling nonzero on 0d arrays")
     "unique_of_a_constant": "jnp.array(list) under jit is a device constant, not staged",
 }
 
@@ -33,3 +33,10 @@ def test_unique_of_a_constant_under_jit_raises_jaxs_class():
     # arrays is not allowed") from np.nonzero(None)
     assert run(jxkernel)["unique_of_a_constant"][0] == JAX["unique_of_a_constant"][0] == \
         "ConcretizationTypeError"
+
+
+def test_trim_zeros_of_a_constant_under_jit_raises_jaxs_class():
+    # its bounds are jnp operations, traced under jit as JAX's: it computed them with NumPy
+    # from the constant's value and answered [1] (the wide differential fuzzer, seed 2020)
+    assert run(jxkernel)["trim_zeros_of_a_constant"][0] == \
+        JAX["trim_zeros_of_a_constant"][0] == "ConcretizationTypeError"

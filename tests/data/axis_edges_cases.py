@@ -15,6 +15,9 @@ whole numbers, exact on both sides), or the error's class and first line.
   bounds, JAX's ValueError, where jxkernel's raised IndexError;
 - jnp.eye's k not a scalar integer (1.5, [1], a traced float): JAX's ValueError, where jxkernel
   raised operator.index's TypeError;
+- compress / extract without size under jit, even of a constant condition: JAX's
+  TracerBoolConversionError (it tests the entries past the axis, none or some, with a traced
+  reduction), where jxkernel answered (the wide differential fuzzer, stop 105, seed 3308);
 - lax.cumsum/cummax of a bool array along an axis out of bounds: JAX's axis error first (its
   shape rule comes before its dtype rule), where jxkernel named the dtype.
 """
@@ -104,5 +107,17 @@ def run(jax):
         "sort_complex_0d": lambda: jnp.sort_complex(np.float32(1)),
         "sort_complex_1d": lambda: jnp.sort_complex(np.array([2.0, 1.0], np.float32)),
         "compress_short_condition_size": lambda: jnp.compress(np.array([True]), vector, size=2),
+        "jit_compress_short_condition": lambda: jax.jit(
+            lambda x: jnp.compress(np.array([True, False]), x))(vector),
+        "jit_compress_full_condition": lambda: jax.jit(
+            lambda x: jnp.compress(np.array([True, False, True, True]), x))(vector),
+        "jit_compress_long_condition": lambda: jax.jit(
+            lambda x: jnp.compress(np.array([True, False, True, True, False]), x))(vector),
+        "jit_extract_constant_mask": lambda: jax.jit(
+            lambda x: jnp.extract(np.array([True, False, True, True]), x))(vector),
+        "jit_compress_size": lambda: jax.jit(
+            lambda x: jnp.compress(np.array([True, False]), x, size=1))(vector),
+        "vmap_compress_constant_condition": lambda: jax.vmap(
+            lambda x: jnp.compress(np.array([True, False]), x))(np.ones((2, 3), np.float32)),
     }
     return {name: _outcome(f) for name, f in cases.items()}

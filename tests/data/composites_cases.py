@@ -55,10 +55,20 @@ def concrete_cases(jnp, part):
     zeros): cases(concrete=False) leaves them out, for callers that trace the rest in one jit
     and run these eagerly."""
     if part == "editing":
-        return {"mask_indices": jnp.mask_indices(3, jnp.triu, 1)}
+        rng = np.random.RandomState(0)          # cases()'s i32: after its f32's draws
+        rng.randn(3, 5)
+        i32 = rng.randint(-3, 6, size=(4, 5)).astype(np.int32)
+        return {"mask_indices": jnp.mask_indices(3, jnp.triu, 1),
+                "trim_zeros": jnp.trim_zeros(np.array([0, 0, 1, 0, 2, 0], np.int32)),
+                "trim_zeros_b": jnp.trim_zeros(np.array([0., 0., 1., 0.], np.float32), "b"),
+                "trim_zeros_2d": jnp.trim_zeros(np.pad(i32[:2, :2] + 10, 1), axis=0),
+                "trim_zeros_all": jnp.trim_zeros(np.zeros(3, np.int32))}
     if part == "polynomial":
         return {"polydiv_trim": jnp.polydiv(np.array([1., 3., 3., 1.], np.float32),
                                             np.array([1., 1.], np.float32),
+                                            trim_leading_zeros=True),
+                "polymul_trim": jnp.polymul(np.array([0., 0., 1., 2.], np.float32),
+                                            np.array([1., -2., 3.], np.float32),
                                             trim_leading_zeros=True)}
     return {}
 
@@ -212,10 +222,6 @@ def cases(jax, jnp, x64=False, part=None, concrete=True):
         out["delete_mask"] = jnp.delete(f32, np.array([True, False, True]), axis=0)
         out["place"] = jnp.place(f32, f32 > 0, np.array([1., 2.], np.float32), inplace=False)
         out["place_int"] = jnp.place(i32, i32 < 0, 9.5, inplace=False)
-        out["trim_zeros"] = jnp.trim_zeros(np.array([0, 0, 1, 0, 2, 0], np.int32))
-        out["trim_zeros_b"] = jnp.trim_zeros(np.array([0., 0., 1., 0.], np.float32), "b")
-        out["trim_zeros_2d"] = jnp.trim_zeros(np.pad(i32[:2, :2] + 10, 1), axis=0)
-        out["trim_zeros_all"] = jnp.trim_zeros(np.zeros(3, np.int32))
         out.update(concrete_cases(jnp, "editing") if concrete else {})
         out["mask_indices_size"] = jnp.mask_indices(3, jnp.tril, size=8)
         out["packbits"] = jnp.packbits(f32 > 0, axis=1, bitorder="little")
@@ -238,8 +244,6 @@ def cases(jax, jnp, x64=False, part=None, concrete=True):
         out["polyadd_longer_first"] = jnp.polyadd(v, p)
         out["polysub"] = jnp.polysub(p, np.array([1, 2, 3, 4], np.int32))
         out["polymul"] = jnp.polymul(p, v)
-        out["polymul_trim"] = jnp.polymul(np.array([0., 0., 1., 2.], np.float32), p,
-                                          trim_leading_zeros=True)
         out["polydiv"] = jnp.polydiv(v, p)
         out.update(concrete_cases(jnp, "polynomial") if concrete else {})
         out["polyder"] = jnp.polyder(v, 2)

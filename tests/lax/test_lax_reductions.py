@@ -362,6 +362,29 @@ ERRORS = [
 
 test_errors = raises_test(ERRORS)
 
+# JAX's shape rule before its dtype rule (standard_abstract_eval): a bool sum along an axis out
+# of bounds is told of the axis, and the logical reductions' shape rule (np.delete of the axes)
+# raises IndexError for one outside [-ndim, ndim), after its dtype check; jxkernel told the
+# dtype, and raised ValueError (the wide differential fuzzer, seed 9728). JAX 0.10.2's
+# classes; the messages ours where JAX's are NumPy's ("index 2 is out of bounds for axis 0").
+AXES_BEFORE_DTYPES = [
+    (lambda: lax.reduce_sum(b13, (2,)), ValueError,
+     "reduction axes (2,) contains out-of-bounds indices for bool[1,3]."),
+    (lambda: lax.reduce_sum(b13, (0, 0)), ValueError,
+     "duplicate value in 'axes' of reduction: (0, 0)"),
+    (lambda: lax.reduce_prod(b13, (-1,)), ValueError,
+     "reduction axes (-1,) contains out-of-bounds indices for bool[1,3]."),
+    (lambda: lax.reduce_or(b13, (2,)), IndexError,
+     "reduction axes (2,) contains out-of-bounds indices for bool[1,3]."),
+    (lambda: lax.reduce_xor(i13, (-3,)), IndexError,
+     "reduction axes (-3,) contains out-of-bounds indices for int32[1,3]."),
+    (lambda: lax.reduce_and(b13, (-1,)), ValueError,
+     "reduction axes (-1,) contains out-of-bounds indices for bool[1,3]."),
+    (lambda: lax.reduce_and(f, (5,)), TypeError,
+     "logical reduction requires operand dtype bool or int, got float32."),
+]
+test_axes_are_checked_before_dtypes = raises_test(AXES_BEFORE_DTYPES)
+
 
 def test_errors_while_tracing_too():
     with pytest.raises(ValueError, match="duplicate value in 'axes'"):
@@ -586,6 +609,33 @@ def test_every_primitive_of_this_family_has_its_rules():
 
 def test_a_vmapped_reductions_out_of_bounds_axes_print_as_python_ints():
     # vmap shifts the axes into NumPy integers: the message read "reduction axes
-    # (np.int64(3),)" (JAX's vmap fails earlier, with an IndexError of its batching rule)
-    with pytest.raises(ValueError, match=r"^reduction axes \(3,\) contains out-of-bounds "):
-        jxkernel.vmap(lambda a: lax.reduce_sum(a, (2,)))(np.ones((4, 3, 2), np.float32))
+    # (np.int64(-1),)" (JAX's still does)
+    with pytest.raises(ValueError, match=r"^reduction axes \(-1,\) contains out-of-bounds "):
+        jxkernel.vmap(lambda a: lax.reduce_max(a, (-1,)), in_axes=1)(
+            np.ones((4, 3, 2), np.float32))
+
+
+x432 = np.ones((4, 3, 2), np.float32)
+# (function, JAX 0.10.2's error class): JAX's reducer_batcher deletes the shifted axes from the
+# batched operand's dims with np.delete, an IndexError for one past them (before any shape
+# rule); a negative axis that lands on the batch dim is a ValueError ("0 is not in list").
+# jxkernel raised ValueError for all (found by the wide differential fuzzer, seed 1432).
+VMAPPED_AXES = [
+    (lambda: jxkernel.vmap(lambda a: lax.reduce_sum(a, (2,)))(x432), IndexError),
+    (lambda: jxkernel.vmap(lambda a: lax.reduce_max(a, (2,)), in_axes=2)(x432), IndexError),
+    (lambda: jxkernel.vmap(lambda a: lax.reduce_or(a > 0, (5,)))(x432), IndexError),
+    (lambda: jxkernel.jit(jxkernel.vmap(lambda a: lax.argmin(a, 2, np.int32)))(x432),
+     IndexError),
+    (lambda: jxkernel.vmap(lambda a: lax.argmax(a, 0, np.int32))(np.ones(4)), IndexError),
+    (lambda: jxkernel.vmap(lambda a: lax.reduce_sum(a, (-3,)))(x432), ValueError),
+    (lambda: jxkernel.vmap(lambda a: lax.reduce_sum(a, (-2,)), in_axes=1)(x432), ValueError),
+]
+
+
+@pytest.mark.parametrize("f, error", VMAPPED_AXES)
+def test_a_vmapped_reductions_out_of_bounds_axes_raise_jaxs_class(f, error):
+    with pytest.raises(Exception) as raised:
+        f()
+    assert type(raised.value) is error
+    if error is IndexError:         # ours names the user's axes and one example's shape
+        assert "(the shape of one example under vmap)" in str(raised.value)

@@ -43,6 +43,12 @@ def test_compress_refuses_a_size_past_the_axis_as_jax():
     assert not _differences(("extract_", "compress_"))
 
 
+def test_compress_without_size_under_jit_raises_as_jax():
+    # a constant condition under jit was compressed by its value where JAX's traced test of
+    # the entries past the axis cannot be a bool (with size it runs; under vmap alone too)
+    assert not _differences(("jit_compress_", "jit_extract_", "vmap_compress_"))
+
+
 def test_sort_complex_of_a_0d_array_has_no_axis_to_sort_as_jax():
     # a 0-d array was returned as complex
     assert not _differences(("sort_complex_",))
