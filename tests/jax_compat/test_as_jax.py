@@ -150,7 +150,8 @@ def test_a_name_a_jax_module_lacks_is_named_under_its_jax_path():
     """`jax.tree.nope` under the alias: JAX 0.10.2's "module 'jax.tree' has no attribute
     'nope'" (tests/data/alias_misses_cases.py, recorded), where Python named jxkernel's module
     ('jxkernel._jax.tree'), for modules imported as `jax.X` and submodules reached as
-    attributes (`jnp.fft`) alike."""
+    attributes (`jnp.fft`) alike; and a public name `jax` itself lacks (`jax.tree_multimap`) in
+    JAX's bare words, not as a gap of jxkernel's."""
     got = run("""
         import json, sys, jxkernel
         jxkernel.install_as_jax()
