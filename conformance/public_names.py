@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import sys
+import types
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 NAMES = os.path.join(ROOT, "tests", "data", "jax_public_names.json")
@@ -30,6 +31,18 @@ def missing() -> dict:
     for module, names in jax_names().items():
         ours = _module("jxkernel" + module[len("jax"):])
         out[module] = [n for n in names if not hasattr(ours, n)]
+    return out
+
+
+def extra() -> dict:
+    """{"jax.numpy": [public names jxkernel.numpy has that JAX's lacks], ...}: under `import
+    jax` a learner's code that reads one runs here and fails under JAX (`jnp.product` did).
+    Submodules are left out (JAX's own `jax.numpy.fft` is no name of its list)."""
+    out = {}
+    for module, names in jax_names().items():
+        ours, known = _module("jxkernel" + module[len("jax"):]), set(names)
+        out[module] = sorted(n for n in dir(ours) if not n.startswith("_") and n not in known
+                             and not isinstance(getattr(ours, n), types.ModuleType))
     return out
 
 

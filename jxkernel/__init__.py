@@ -46,7 +46,6 @@ from .api.config_states import (debug_infs, debug_nans, default_device, enable_x
 from .api.config_states import (default_matmul_precision, numpy_dtype_promotion,  # noqa: F401
                                 numpy_rank_promotion)
 from .api.environment_info import print_environment_info
-from .lax import stop_gradient
 from .transforms.ad import linear_transpose
 from .transforms import ad as _ad
 

@@ -42,12 +42,11 @@ from .manipulation import expand_dims, reshape, squeeze, transpose
 from .ufuncs import clip, less, multiply
 from .util import aval_of, canonicalize_axis, check_arraylike, ensure_array
 
-__all__ = ["sum", "prod", "product", "max", "min", "amax", "amin", "all", "any", "alltrue",
-           "sometrue", "mean", "average", "var", "std", "ptp", "count_nonzero", "argmax",
-           "argmin", "nanargmax", "nanargmin", "cumsum", "cumprod", "cumulative_sum",
-           "cumulative_prod", "nancumsum", "nancumprod", "nansum", "nanprod", "nanmax",
-           "nanmin", "nanmean", "nanvar", "nanstd", "median", "nanmedian", "quantile",
-           "nanquantile", "percentile", "nanpercentile", "trace"]
+__all__ = ["sum", "prod", "max", "min", "amax", "amin", "all", "any", "mean", "average", "var",
+           "std", "ptp", "count_nonzero", "argmax", "argmin", "nanargmax", "nanargmin", "cumsum",
+           "cumprod", "cumulative_sum", "cumulative_prod", "nancumsum", "nancumprod", "nansum",
+           "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd", "median", "nanmedian",
+           "quantile", "nanquantile", "percentile", "nanpercentile", "trace"]
 
 
 # ------------------------------------------------------------------ helpers
@@ -333,8 +332,6 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
                       promote_integers=promote_integers)
 
 
-product = prod
-
 
 @_jit_when_eager("axis", "keepdims", axes=True, private="_reduce_max")
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
@@ -377,8 +374,6 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
     return _reduction(a, "any", lax.bitwise_or, False, preproc=_cast_to_bool, axis=axis,
                       out=out, keepdims=keepdims, where_=where)
 
-
-alltrue, sometrue = all, any
 
 
 # jitted as JAX's (`jit[name=trace]`); an offset passed is traced, as there

@@ -10,12 +10,11 @@ or vmap, and the same numbers as JAX 0.10.2.
     >>> random.normal(subkey, (2,))
     Array([-2.4424558, -2.0356805], dtype=float32)
 """
-from .keys import (KeyArray, PRNGKey, bits, clone, fold_in, key, key_data, key_dtype,  # noqa: F401
+from .keys import (PRNGKey, bits, clone, fold_in, key, key_data, key_dtype,  # noqa: F401
                    key_impl, split, wrap_key_data)
 from .samplers import (bernoulli, cauchy, exponential, gumbel, laplace, logistic,  # noqa: F401
                        normal, rademacher, randint, truncated_normal, uniform)
 from .discrete import categorical, choice, permutation  # noqa: F401
-from .prng import threefry2x32_p, threefry_2x32  # noqa: F401
 from .rejection import beta, dirichlet, gamma, loggamma, poisson, random_gamma_p  # noqa: F401
 from .matrices import multivariate_normal, orthogonal  # noqa: F401
 from .derived import (ball, chisquare, double_sided_maxwell, f, generalized_normal,  # noqa: F401

@@ -13,6 +13,8 @@ tests/jax_compat/test_as_jax.py runs it under the alias (install_as_jax) and com
 `jax.ShapedArray`): JAX's bare words. The alias added "(jax is jxkernel here: jxkernel has no
 'tree_multimap' yet)", untrue: jxkernel has every public name JAX 0.10.2's `jax` has
 (tests/jax_compat/test_public_names.py), so one JAX lacks is no gap of jxkernel's.
+"gone": names jxkernel's modules had where JAX's have none, so code that ran here failed under
+JAX (`jnp.product`, `jax.random.KeyArray`).
 
 Left out: `from jax.numpy import nope` (Python's ImportError names the module object's own
 name, which the alias cannot change)."""
@@ -26,7 +28,11 @@ IMPORTED = ("tree", "numpy", "numpy.linalg", "numpy.fft", "lax", "lax.linalg", "
             "ad_checkpoint")
 # public names JAX 0.10.2's `jax` lacks: a typo, and names older JAX had (removed before 0.6)
 TOP = ("nope", "tree_multimap", "ShapedArray", "xla_computation", "abstract_arrays", "pxla",
-       "host_count", "DeviceArray")
+       "host_count", "DeviceArray", "stop_gradient")
+# names jxkernel's modules had that JAX 0.10.2's lack (NumPy 1's `product`, JAX's removed
+# `KeyArray`, a top-level `stop_gradient`): code run here then failed under JAX
+GONE = ("numpy.product", "numpy.alltrue", "numpy.sometrue", "random.KeyArray",
+        "random.threefry_2x32", "random.threefry2x32_p")
 # (package imported, then the attribute path a learner's line reads)
 REACHED = (("numpy", "fft"), ("numpy", "linalg"), ("lax", "linalg"), ("scipy", "special"),
            ("nn", "initializers"))
@@ -48,6 +54,9 @@ def run(jax) -> dict:
         out[f"reached:{package}.{attribute}"] = _miss(module)
     for name in TOP:
         out[f"top:{name}"] = _miss(jax, name)
+    for path in GONE:
+        package, name = path.rsplit(".", 1)
+        out[f"gone:{path}"] = _miss(importlib.import_module(f"jax.{package}"), name)
     jnp = importlib.import_module("jax.numpy")
     compiled = jax.jit(lambda v: v).lower(1.0).compile()
     for name, thunk in {

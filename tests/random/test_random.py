@@ -16,6 +16,7 @@ from numerics import LAPACK, REDUCTION, assert_allclose_ulp
 import jxkernel
 import jxkernel.random as r
 from jxkernel.random import prng
+from jxkernel.random.keys import KeyArray
 
 
 @functools.cache
@@ -126,7 +127,7 @@ def test_typed_keys():
     np.testing.assert_array_equal(np.asarray(r.key_data(k)), np.asarray(r.PRNGKey(42)))
     assert bool(r.wrap_key_data(r.PRNGKey(42)) == k)
     ks = r.split(k, 4)
-    assert isinstance(ks, r.KeyArray) and ks.shape == (4,) and len(ks) == 4
+    assert isinstance(ks, KeyArray) and ks.shape == (4,) and len(ks) == 4
     np.testing.assert_array_equal(np.asarray(r.key_data(ks)), np.asarray(r.split(r.PRNGKey(42), 4)))
     assert [kk.shape for kk in ks] == [()] * 4
     np.testing.assert_array_equal(np.asarray(r.key_data(ks[2])), np.asarray(r.key_data(ks)[2]))
@@ -141,7 +142,7 @@ def test_typed_keys_through_jit_and_vmap():
     np.testing.assert_array_equal(np.asarray(jxkernel.jit(lambda kk: r.uniform(kk, (3,)))(k)),
                                   np.asarray(r.uniform(k, (3,))))
     out = jxkernel.jit(lambda kk: r.split(kk))(k)
-    assert isinstance(out, r.KeyArray) and out.shape == (2,)
+    assert isinstance(out, KeyArray) and out.shape == (2,)
     xs = jxkernel.vmap(lambda kk: r.uniform(kk, (3,)))(r.split(k, 4))
     want = np.stack([np.asarray(r.uniform(kk, (3,))) for kk in r.split(k, 4)])
     np.testing.assert_array_equal(np.asarray(xs), want)
