@@ -120,12 +120,21 @@ class _Loader(importlib.abc.Loader):
             module.__spec__ = self.spec
 
 
+# `jax.*` paths JAX 0.10.2 has no module at though jxkernel has one: `jax.config` is JAX's Config
+# object, and JAX 0.4.29 removed the submodule that older tutorials' `from jax.config import
+# config` read (JAX's CHANGELOG); the line ran here and failed under JAX
+NO_MODULE_IN_JAX = {"jax.config": "JAX 0.4.29 removed it: import jax, then jax.config.update(...)"}
+
+
 class JaxAliasFinder(importlib.abc.MetaPathFinder):
     """Finds `jax` and `jax.*` in jxkernel."""
 
     def find_spec(self, name, path=None, target=None):
         if name != "jax" and not name.startswith("jax."):
             return None
+        if name in NO_MODULE_IN_JAX:      # JAX's words, then what to write instead
+            raise ModuleNotFoundError(f"No module named {name!r} ({NO_MODULE_IN_JAX[name]})",
+                                      name=name)
         if name in _MADE:
             module = _MADE[name]()
         else:

@@ -33,6 +33,9 @@ TOP = ("nope", "tree_multimap", "ShapedArray", "xla_computation", "abstract_arra
 # `KeyArray`, a top-level `stop_gradient`): code run here then failed under JAX
 GONE = ("numpy.product", "numpy.alltrue", "numpy.sometrue", "random.KeyArray",
         "random.threefry_2x32", "random.threefry2x32_p")
+# modules JAX 0.10.2 has not (older tutorials' `from jax.config import config`): JAX's
+# ModuleNotFoundError; the alias adds what to write instead
+NO_MODULE = ("config",)
 # (package imported, then the attribute path a learner's line reads)
 REACHED = (("numpy", "fft"), ("numpy", "linalg"), ("lax", "linalg"), ("scipy", "special"),
            ("nn", "initializers"))
@@ -57,6 +60,12 @@ def run(jax) -> dict:
     for path in GONE:
         package, name = path.rsplit(".", 1)
         out[f"gone:{path}"] = _miss(importlib.import_module(f"jax.{package}"), name)
+    for path in NO_MODULE:
+        try:
+            importlib.import_module(f"jax.{path}")
+            out[f"module:{path}"] = ["ok", None]
+        except ImportError as e:
+            out[f"module:{path}"] = [type(e).__name__, str(e)]
     jnp = importlib.import_module("jax.numpy")
     compiled = jax.jit(lambda v: v).lower(1.0).compile()
     for name, thunk in {
