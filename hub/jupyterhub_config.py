@@ -72,8 +72,14 @@ c.JupyterHub.spawner_class = "jupyterhub.spawner.SimpleLocalProcessSpawner"
 c.SimpleLocalProcessSpawner.home_dir_template = str(data / "users" / "{username}")
 c.Spawner.notebook_dir = "~"
 c.Spawner.cmd = [str(bin_dir / "jupyterhub-singleuser")]
+# A room's kernels start at once, one server per learner. Each server's port cache
+# (jupyter_client's LocalPortCache, its issue 487) keeps apart only its own kernels' ports, so
+# two servers can hand out the same free port: the later kernel cannot bind it, and with cached
+# ports every restart retries that port until the kernel is declared dead (a fresh clone's hub
+# test: "Address already in use", 5 restarts, "died"). Uncached, a restart takes new ports.
+c.Spawner.args = ["--KernelManager.cache_ports=False"]
 if os.geteuid() == 0:  # a container or VM run as root: Jupyter refuses root without this
-    c.Spawner.args = ["--allow-root"]
+    c.Spawner.args.append("--allow-root")
 c.Spawner.default_url = "/lab/tree/workshop/demos/01_tour.ipynb"
 c.Spawner.pre_spawn_hook = workshop.pull_workshop
 # Recorded for every spawner; enforced only by those that own a cgroup or container

@@ -382,9 +382,16 @@ def test_a_room_of_two_learners_under_faults(room):
     # once its kernel is up: ~1.5 s each, one after the other)
     with ThreadPoolExecutor(2) as pool:
         k_ada, k_grace = pool.map(room.kernel, (ada, grace))
+    # two servers can give their kernels the same port; the loser restarts on new ports (the
+    # servers run uncached: hub/jupyterhub_config.py), so wait for an answer as a frontend does
+    k_ada.ready()
+    k_grace.ready()
     ada_kernel_pid = int(k_ada.execute("import os; os.getpid()"))
     ada_server_pid = int(k_ada.execute("os.getppid()"))
     grace_server_pid = int(k_grace.execute("import os; os.getppid()"))
+    import psutil
+    for pid in (ada_server_pid, grace_server_pid):
+        assert "--KernelManager.cache_ports=False" in psutil.Process(pid).cmdline()
 
     # isolation: ada's token opens nothing of grace's, at the hub or at grace's server
     for method, path in [("GET", "contents"), ("GET", "kernels"), ("GET", f"kernels/{k_grace.id}"),
@@ -434,7 +441,6 @@ def test_a_room_of_two_learners_under_faults(room):
     # the hub restarted while learners are connected: servers and kernels survive, and the
     # learners reach them again through the new hub and proxy
     room.stop_hub()
-    import psutil
     assert psutil.pid_exists(ada_server_pid) and psutil.pid_exists(grace_server_pid)
     room.start()
     room.note("the hub is back")
