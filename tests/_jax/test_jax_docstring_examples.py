@@ -38,6 +38,7 @@ RUN_ELSEWHERE = frozenset({
     "jxkernel._jax.extend.ifrt_programs",
     "jxkernel._jax.interpreters.ad",
     "jxkernel._jax.interpreters.pxla",
+    "jxkernel._jax.interpreters.xla",
 })
 
 # Modules whose examples show what only XLA gives (left out on the NumPy backend), and why.

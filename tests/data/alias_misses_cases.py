@@ -66,6 +66,10 @@ def run(jax) -> dict:
             out[f"module:{path}"] = ["ok", None]
         except ImportError as e:
             out[f"module:{path}"] = [type(e).__name__, str(e)]
+    # a module JAX has that the alias lacked: `from jax.interpreters import xla` (older code)
+    xla, lax = importlib.import_module("jax.interpreters.xla"), importlib.import_module("jax.lax")
+    out["has:interpreters.xla"] = [
+        sorted(xla.__all__), float(xla.apply_primitive(lax.neg_p, 1.0)), xla.Backend.__name__]
     jnp = importlib.import_module("jax.numpy")
     compiled = jax.jit(lambda v: v).lower(1.0).compile()
     for name, thunk in {
