@@ -152,13 +152,14 @@ def test_a_name_a_jax_module_lacks_is_named_under_its_jax_path():
     ('jxkernel._jax.tree'), for modules imported as `jax.X` and submodules reached as
     attributes (`jnp.fft`) alike; and a public name `jax` itself lacks (`jax.tree_multimap`) in
     JAX's bare words, not as a gap of jxkernel's."""
+    # the child finds the case file as pytest's own `pythonpath` setting gives it to the tests
+    search = os.pathsep.join(p for p in (locations.DATA, os.environ.get("PYTHONPATH")) if p)
     got = run("""
-        import json, sys, jxkernel
+        import json, jxkernel
         jxkernel.install_as_jax()
         import jax
-        sys.path.insert(0, "data")
         from alias_misses_cases import run
-        print(json.dumps(run(jax)))""")
+        print(json.dumps(run(jax)))""", PYTHONPATH=search)
     recorded = locations.recorded("alias_misses_reference.json")
     # a module JAX has not: its class and words, then the alias's hint on what to write
     for key in [k for k in recorded if k.startswith("module:")]:
