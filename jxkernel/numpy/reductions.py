@@ -332,7 +332,6 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
                       promote_integers=promote_integers)
 
 
-
 @_jit_when_eager("axis", "keepdims", axes=True, private="_reduce_max")
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Maximum over `axis` (NaN if any element is NaN); `where` needs `initial`.
@@ -373,7 +372,6 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """Whether any element along `axis` is true (nonzero)."""
     return _reduction(a, "any", lax.bitwise_or, False, preproc=_cast_to_bool, axis=axis,
                       out=out, keepdims=keepdims, where_=where)
-
 
 
 # jitted as JAX's (`jit[name=trace]`); an offset passed is traced, as there
