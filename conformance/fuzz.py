@@ -9,85 +9,27 @@ errors by class).
 
 The JAX side runs in JAX's own virtualenv (``--jax-python``, default ``.venv-jax/bin/python``,
 made by ``sh scripts/jax_venv.sh``); the jxkernel side imports ``jax`` through jxkernel's alias.
-A program is one Python expression over the arrays ``A[0]``, ``A[1]``, ... made from its own
-seed, so both sides see the same program and the same inputs. Every divergence found gets a
-regression test beside the code it concerns; tests/jax_compat/test_fuzz.py replays a fixed
-batch against JAX's answers recorded by reference/make_fuzz_reference.py.
-``--generator wide`` draws its programs from conformance/fuzz_wide.py instead (~300 calls,
-fewer transformations); tests/jax_compat/test_fuzz_wide.py replays a batch of those.
+This module runs and compares; the programs come from a generator: conformance/fuzz_small.py
+(the default: ~100 calls, many transformations) or, with ``--generator wide``,
+conformance/fuzz_wide.py (~300 calls, fewer transformations). A program is one Python
+expression over the arrays ``A[0]``, ``A[1]``, ... made from its own seed, so both sides see the
+same program and the same inputs. Every divergence found gets a regression test beside the code
+it concerns; tests/jax_compat/test_fuzz.py and test_fuzz_wide.py replay fixed batches against
+JAX's answers recorded by reference/make_fuzz_reference.py and make_fuzz_wide_reference.py.
 """
 import argparse
-import importlib
 import json
 import os
-import random
 import subprocess
 import sys
 
 import numpy as np
 
+from conformance import fuzz_small, fuzz_wide
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DTYPES = ("float32", "float32", "float32", "int32", "bool", "uint8")
-UNARY = ("sin", "cos", "tanh", "exp", "log1p", "abs", "negative", "sqrt", "square", "floor",
-         "sign", "exp2", "arctan", "sinh", "reciprocal", "cbrt", "round", "isfinite",
-         "logical_not", "positive", "rint", "expm1", "deg2rad")
-BINARY = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "arctan2", "hypot",
-          "logaddexp", "power", "equal", "less", "floor_divide", "remainder", "copysign",
-          "true_divide", "fmax", "nextafter", "bitwise_and", "left_shift")
-AXIS = ("sum", "mean", "max", "min", "prod", "var", "std", "argmax", "argmin", "any", "all",
-        "cumsum", "cumprod", "nancumsum", "sort", "argsort", "flip", "diff", "nanmean",
-        "median", "ptp", "count_nonzero", "expand_dims", "squeeze")
-SHAPE = ("ravel({0})", "transpose({0})", "reshape({0}, (-1,))", "concatenate([{0}, {0}])",
-         "stack([{0}, {0}], axis=-1)", "tile({0}, 2)", "repeat({0}, 2)", "clip({0}, -0.5, 0.5)",
-         "where({0} > 0, {0}, 0)", "roll({0}, 1)", "triu({0})", "trace({0})", "diagonal({0})",
-         "matmul({0}, {1})", "dot({0}, {1})", "outer({0}, {1})", "atleast_2d({0})",
-         "swapaxes({0}, 0, -1)", "take({0}, jnp.array([0, -1]))", "cumsum({0})",
-         "linalg.norm({0})", "einsum('...i,...i->...', {0}, {1})", "pad({0}, 1)",
-         "meshgrid({0}, {1})[0]", "unique_values({0}, size=3, fill_value=0)",
-         "logsumexp({0})", "nan_to_num({0} / 0)", "isclose({0}, {1})", "searchsorted({0}, {1})")
-TRANSFORMS = ("{f}", "{f}", "jax.jit({f})", "jax.jit({f})", "jax.vmap({f})",
-              "jax.grad(lambda *a: jnp.sum({f}(*a)).astype(jnp.float32))",
-              "lambda *a: jax.jvp({f}, a, a)", "jax.jacrev({f})",
-              "jax.hessian(lambda *a: jnp.sum({f}(*a)))", "jax.jit(jax.vmap({f}))")
-
-
-def program(seed: int) -> dict:
-    """One random program: its expression and the avals of its inputs.
-
-    >>> program(0)["source"]            # doctest: +SKIP
-    'jax.jit(lambda *a: jnp.sum(a[0], axis=1))(*A)'
-    """
-    r = random.Random(seed)
-    ndim = r.choice((0, 1, 1, 2, 2, 3))
-    shape = tuple(r.choice((1, 2, 3, 4, 0) if r.random() < 0.1 else (1, 2, 3, 4))
-                  for _ in range(ndim))
-    dtype = r.choice(DTYPES)
-    kind = r.choice(("unary", "binary", "axis", "axis", "shape"))
-    if kind == "unary":
-        body, arity = f"jnp.{r.choice(UNARY)}(a[0])", 1
-    elif kind == "binary":
-        body, arity = f"jnp.{r.choice(BINARY)}(a[0], a[1])", 2
-    elif kind == "axis":
-        axis = r.choice((None, 0, -1, 1, ndim, -ndim - 1)) if ndim else r.choice((None, 0, -1))
-        name = r.choice(AXIS)
-        body, arity = f"jnp.{name}(a[0]{'' if axis is None else f', axis={axis}'})", 1
-    else:
-        template = r.choice(SHAPE)
-        body = ("jnp." + template.format("a[0]", "a[1]")).replace(
-            "jnp.logsumexp", "jax.scipy.special.logsumexp")
-        arity = 2 if "{1}" in template else 1
-    second = shape if r.random() < 0.8 or not shape else shape[1:]      # broadcasting too
-    f = f"lambda *a: {body}"
-    source = f"({r.choice(TRANSFORMS).format(f=f'({f})')})(*A)"
-    return {"seed": seed, "source": source,
-            "inputs": [(list(shape), dtype), (list(second), dtype)][:arity]}
-
-
-def generator(name: str):
-    """The module whose program(seed) and DELIBERATE a run uses: this one ("small") or
-    conformance/fuzz_wide.py ("wide"), imported on use (it imports this module)."""
-    return sys.modules[__name__] if name == "small" else \
-        importlib.import_module("conformance.fuzz_wide")
+# each generator module has program(seed) -> {"seed", "source", "inputs"} and DELIBERATE
+GENERATORS = {"small": fuzz_small, "wide": fuzz_wide}
 
 
 def inputs(spec: dict, draw: int = 0) -> list:
@@ -143,17 +85,8 @@ def run_side(seeds, generator_name: str = "small", draws: int = 1) -> list:
     each of its ``draws`` inputs (seed by seed, draw by draw)."""
     import jax
     import jax.numpy  # noqa: F401 -- the programs name it
-    make = generator(generator_name).program
+    make = GENERATORS[generator_name].program
     return [outcome for seed in seeds for outcome in _outcomes(jax, make(seed), draws)]
-
-
-# Differences jxkernel makes on purpose: (why, predicate on the program's source and JAX's
-# and jxkernel's results)
-DELIBERATE = [
-    ("nextafter has a derivative in jxkernel (d/dx = 1, d/dy = 0; so jnp.spacing's is 0); "
-     "JAX has no rule and raises",
-     lambda source, want, got: "nextafter" in want.get("message", "") and "error" not in got),
-]
 
 
 # compared within the tolerance; the rest exactly (complex: fft's and angle's results)
@@ -175,10 +108,11 @@ F16_ATOL = 2.0 ** -10
 def compare(expected: dict, actual: dict, ulps: int = 16, atol: float = 1e-5,
             deliberate=None, source: str = "") -> str | None:
     """None when one program's results agree (or differ as ``deliberate`` says, by default
-    DELIBERATE; ``source`` is the program's), else the difference in words."""
+    the small generator's DELIBERATE; ``source`` is the program's), else the difference in
+    words."""
     from conformance.compare import compare_array
     if any(known(source, expected, actual) for _, known in
-           (DELIBERATE if deliberate is None else deliberate)):
+           (fuzz_small.DELIBERATE if deliberate is None else deliberate)):
         return None
     if "error" in expected or "error" in actual:
         want, got = expected.get("error"), actual.get("error")
@@ -225,7 +159,7 @@ def main(argv=None):
     parser.add_argument("--jax-python", default=os.path.join(ROOT, ".venv-jax", "bin", "python"))
     args = parser.parse_args(argv)
     seeds = range(args.seed, args.seed + args.count)
-    chosen = generator(args.generator)
+    chosen = GENERATORS[args.generator]
     if args.show:
         for seed in seeds:
             spec = chosen.program(seed)

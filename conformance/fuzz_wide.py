@@ -1,7 +1,7 @@
 """The differential fuzzer's wide generator (`python -m conformance.fuzz --generator wide`):
-where conformance/fuzz.py's small generator draws from ~100 calls and many transformations,
-this one draws from ~300 -- 46 unary and 37 binary jnp functions (71 of them not in fuzz.py),
-219 templates of calls that take an axis or a size, of jnp, lax, jax.nn, jax.scipy,
+where conformance/fuzz_small.py draws from ~100 calls and many transformations, this one
+draws from ~300 -- 46 unary and 37 binary jnp functions (71 of them not in the small one), 219
+templates of calls that take an axis or a size, of jnp, lax, jax.nn, jax.scipy,
 jnp.linalg and jnp.fft -- under fewer transformations, on float16 inputs too, with axes in
 and out of bounds. Its programs have the small generator's form (one expression over
 ``A[0]``, ``A[1]``; inputs from the seed), so fuzz.py runs and compares them; DELIBERATE
@@ -13,11 +13,11 @@ tests/data/axis_edges_cases.py records; this is that probe kept, so each stop ca
 import random
 import re
 
-from conformance import fuzz
+from conformance import fuzz_small
 
-# Names called as jnp.NAME(a[0]): beyond fuzz.UNARY, the inverse and complex-part functions,
-# integer-only ones (invert, bitwise_count) that must refuse floats as JAX does, and ones with
-# more than one output (frexp, modf) whose tuples compare leaf by leaf.
+# Names called as jnp.NAME(a[0]): beyond fuzz_small.UNARY, the inverse and complex-part
+# functions, integer-only ones (invert, bitwise_count) that must refuse floats as JAX does,
+# and ones with more than one output (frexp, modf) whose tuples compare leaf by leaf.
 UNARY = ("arcsin arccos arccosh arcsinh arctanh log log2 log10 exp expm1 sinc i0 fix trunc ceil "
          "signbit spacing frexp modf isnan isinf real imag conj angle fabs sign invert "
          "logical_not bitwise_count nan_to_num around isreal iscomplex sort_complex "
@@ -134,7 +134,7 @@ JAX_AXIS = (
     "scipy.special.softmax({0}, axis={ax})", "scipy.stats.norm.logpdf({0})",
     "scipy.stats.norm.cdf({0})")
 
-# Fewer than fuzz.TRANSFORMS: the functions above are the point; grad's output is cast to
+# Fewer than fuzz_small.TRANSFORMS: the functions above are the point; grad's output is cast to
 # float32 so that an integer- or bool-valued call still gets its derivative asked for.
 TRANSFORMS = ("{f}", "{f}", "jax.jit({f})", "jax.vmap({f})", "jax.jit(jax.vmap({f}))",
               "jax.grad(lambda *a: jnp.sum(jnp.asarray({f}(*a), jnp.float32)))")
@@ -153,9 +153,9 @@ def _derivative_through_unsized_set_routine(source: str, want: dict, got: dict) 
         all(float(v).is_integer() for leaf in got["leaves"] for v in leaf["values"])
 
 
-# Differences jxkernel makes on purpose, as fuzz.DELIBERATE (whose entries hold here too):
-# (why, predicate on the program's source and JAX's and jxkernel's results).
-DELIBERATE = fuzz.DELIBERATE + [
+# Differences jxkernel makes on purpose, as fuzz_small.DELIBERATE (whose entries hold here
+# too): (why, predicate on the program's source and JAX's and jxkernel's results).
+DELIBERATE = fuzz_small.DELIBERATE + [
     ("a derivative through an unsized set routine (jnp.unique, union1d, intersect1d, "
      "setdiff1d, setxor1d without size=) is the derivative of the values it keeps in "
      "jxkernel, as JAX's sized call gives; JAX's unsized call swaps its traced argument for "
@@ -180,7 +180,7 @@ def _body(r: random.Random, ndim: int) -> tuple:
 
 
 def program(seed: int) -> dict:
-    """One random program, in fuzz.program's form.
+    """One random program, in fuzz_small.program's form.
 
     >>> program(3)["source"].endswith("(*A)")
     True

@@ -13,7 +13,7 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
-from conformance import fuzz  # noqa: E402
+from conformance import fuzz, fuzz_small  # noqa: E402
 
 SEED, COUNT = 0, 200
 
@@ -23,6 +23,6 @@ if __name__ == "__main__":
     results = fuzz.run_side(range(SEED, SEED + COUNT))
     with open(os.path.join(ROOT, "tests", "data", "fuzz_reference.json"), "w") as f:
         json.dump({"jax": jax.__version__, "seed": SEED, "count": COUNT,
-                   "programs": [fuzz.program(s)["source"] for s in range(SEED, SEED + COUNT)],
+                   "programs": [fuzz_small.program(s)["source"] for s in range(SEED, SEED + COUNT)],
                    "results": results}, f, indent=0)
     print(f"{COUNT} programs, {sum('error' in r for r in results)} raise under JAX")

@@ -1,12 +1,12 @@
-"""The differential fuzzer (conformance/fuzz.py) replayed: a fixed batch of its random
-programs under jxkernel, against real JAX 0.10.2's answers recorded by
-reference/make_fuzz_reference.py (dtypes and shapes exactly, ints and bools exactly, floats
-within 16 float32 ulps or 1e-5, errors by class). The fuzzer itself runs both sides live, for
-any seed and count, before each stop (`python -m conformance.fuzz`)."""
+"""The differential fuzzer (conformance/fuzz.py) replayed: a fixed batch of its small
+generator's random programs (conformance/fuzz_small.py) under jxkernel, against real JAX
+0.10.2's answers recorded by reference/make_fuzz_reference.py (dtypes and shapes exactly, ints
+and bools exactly, floats within 16 float32 ulps or 1e-5, errors by class). The fuzzer itself
+runs both sides live, for any seed and count, before each stop (`python -m conformance.fuzz`)."""
 import json
 import os
 
-from conformance import fuzz
+from conformance import fuzz, fuzz_small
 from fresh_process import as_the_suite_compiles, run_python
 import locations  # tests/support: the repository's folders
 
@@ -16,7 +16,7 @@ RECORDED = locations.recorded("fuzz_reference.json")
 def test_the_programs_are_the_ones_jax_ran():
     # the generator is pure Python and NumPy: the same seed gives the same program everywhere
     seeds = range(RECORDED["seed"], RECORDED["seed"] + RECORDED["count"])
-    assert [fuzz.program(s)["source"] for s in seeds] == RECORDED["programs"]
+    assert [fuzz_small.program(s)["source"] for s in seeds] == RECORDED["programs"]
 
 
 def test_jxkernel_answers_as_jax_did():
