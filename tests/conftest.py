@@ -18,7 +18,7 @@ JAX_DISABLE_MOST_OPTIMIZATIONS=0 to run the whole suite at the default.
 The test processes write none of their compiles to that folder: a test file's programs are
 mostly its own (stop 94 logged the whole suite's: 11.7 % of the workers' compile time was a
 program compiled before in the run: at most ~70 s of CPU to spare, ~25 s to write and load
-them all; docs/contributing.md, "The time budget"), and writing them cost 2.5-4 % of a test
+them all; docs/log/time_budget.md, stop 94), and writing them cost 2.5-4 % of a test
 file's CPU time (serializing ~1-2 ms per 15-70 ms compile); even compiles of a second or
 more, JAX's default minimum (ours is 0), cost 2 % of test_transforms_numpy_arrays.py's CPU to
 store (29.7 -> 29.1 s). The kernels, servers and
@@ -45,8 +45,9 @@ compile, and the whole suite took 763 s of CPU instead of 1,000-1,200 (measured 
 The loop emitters' code differs from the default's in the last bits of some functions (held by
 the ulp bounds, and on an AVX-only CPU too) and in a few discrete results: subnormals flushed
 inside frexp and cbrt, which of two tied maxima a pooling's tangent follows, XLA's cost model
-of a scatter (docs/contributing.md has the measurements). A test whose subject is XLA's default code (what JAX
-gives, bit for bit or discretely) takes the `xla_default_code` fixture. The kernels, servers and
+of a scatter (docs/log/time_budget.md, stop 54, has the measurements). A test whose subject is
+XLA's default code (what JAX gives, bit for bit or discretely) takes the `xla_default_code`
+fixture. The kernels, servers and
 scripts the suite starts compile as a user's do, but for the conformance programs' workers, which
 test_conformance.py hands the same options (compiled.suite_compiler_options: ~1,200 compiles,
 half their CPU), and the fresh processes that run a case list of several devices against JAX's

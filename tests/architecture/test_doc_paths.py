@@ -15,7 +15,9 @@ word of that file: a module's attribute (`core/compile_record.compiled`), `core/
 "`numpy_rules` in `core/primitive.py`" and "`tests/core/test_numpy_eval.py`'s
 `WITHOUT_NUMPY_RULE`" (a renamed function or table left its old name in the routes of
 docs/contributing.md's "Your first day", which name both). The dated logs (benchmarks/README.md,
-conformance/README.md) keep the names of their day and are not read.
+conformance/README.md, docs/log/*.md) keep the names of their day and are not read; each file
+of docs/log/ opens with a link back to the section of docs/contributing.md it was moved out of,
+which links to it (the last test).
 """
 import pathlib
 import re
@@ -27,6 +29,7 @@ import locations  # tests/support: the repository's folders
 ROOT = pathlib.Path(locations.ROOT)
 PACKAGE = ROOT / "jxkernel"
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+LOGS = sorted((ROOT / "docs" / "log").glob("*.md"))
 
 _QUOTED = re.compile(r"`([^`\s]+)`")
 _LINK = re.compile(r"\[[^\]]+\]\(([^)\s]+)\)")     # [text](target): "f32[]({})" is none
@@ -165,3 +168,47 @@ def test_the_reader_finds_paths_and_leaves_the_rest():
     assert _misplaced_in("a table, `numpy_rules` in\n`jxkernel/core/primitive.py`, and `no_such` in\n"
                          "`jxkernel/core/primitive.py`", doc) == \
         ["contributing.md:2: no_such is not in jxkernel/core/primitive.py"]     # wrapped
+
+
+def _anchors(doc: pathlib.Path) -> set:
+    """The anchors of a document's headings, as GitHub makes them: lower case, punctuation
+    dropped, spaces as hyphens."""
+    return {re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+            for line in doc.read_text().splitlines() if line.startswith("#")}
+
+
+def _links_back(log: pathlib.Path) -> list:
+    """What is wrong with a dated log's links back: none, or one to a missing heading."""
+    targets = [t for t in _LINK.findall(log.read_text()) if t.startswith("../")]
+    wrong = [] if targets else [f"{log.name}: no link back"]
+    for target in targets:
+        path, _, anchor = target.partition("#")
+        doc = log.parent / path
+        if not doc.is_file() or anchor not in _anchors(doc):
+            wrong.append(f"{log.name}: {target}")
+        elif f"log/{log.name}" not in doc.read_text():
+            wrong.append(f"{log.name}: {path} does not link to it")
+    return wrong
+
+
+def test_there_are_dated_logs():
+    assert LOGS
+
+
+@pytest.mark.parametrize("log", LOGS, ids=lambda d: d.name)
+def test_each_dated_log_links_back_to_its_section(log):
+    assert _links_back(log) == []
+
+
+def test_a_link_back_to_a_missing_heading_is_named(tmp_path):
+    folder = tmp_path / "log"
+    folder.mkdir()
+    (tmp_path / "guide.md").write_text("# Guide\n\n## The time budget\n\nlog/a.md\n")
+    (folder / "a.md").write_text("[back](../guide.md#the-time-budget)\n")
+    (folder / "b.md").write_text("[back](../guide.md#the-budget), [other](../guide.md#guide)\n")
+    (folder / "c.md").write_text("no link\n")
+    assert _anchors(tmp_path / "guide.md") == {"guide", "the-time-budget"}
+    assert _links_back(folder / "a.md") == []
+    assert _links_back(folder / "b.md") == ["b.md: ../guide.md#the-budget",
+                                            "b.md: ../guide.md does not link to it"]
+    assert _links_back(folder / "c.md") == ["c.md: no link back"]

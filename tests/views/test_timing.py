@@ -199,7 +199,7 @@ def test_timeit_phases_adds_the_chart_in_a_jupyter_kernel(shell):
         del shell.kernel
     # picked by MIME type: a shell shared with other tests may also show a note under the
     # cell (what compiled again, a changed global), an output of its own (the order
-    # dependence docs/contributing.md records under `-n 2` with some seeds)
+    # dependence docs/log/other_cpus.md records under `-n 2` with some seeds)
     (table,) = [o.data for o in out.outputs if PROFILE_MIME in o.data]
     (chart,) = [o.data for o in out.outputs if "application/vnd.plotly.v1+json" in o.data]
     assert table[PROFILE_MIME]["runs"] == 2
