@@ -2081,6 +2081,24 @@ SCENARIOS = {
         "acc['w'] = jnp.broadcast_to(jnp.asarray(acc['w'], jnp.float32), (3,))    # the earlier "
         "call's shape and dtype\n"
         "out = f(acc, g)['w']\n"),
+    "elementwise_length_changes": (
+        "an elementwise jitted function (the tour's selu) given 12 values, then 5",
+        "f = jax.jit(lambda x: 1.05 * jnp.where(x > 0, x, 1.67 * jnp.exp(x) - 1.67))\n"
+        "f(jnp.arange(-3.0, 3.0, 0.5)); out = f(jnp.arange(5.0))\n"),
+    "elementwise_length_changes_fixed": (
+        "elementwise_length_changes with its note's code at both calls, the result's first n "
+        "values kept",
+        "f = jax.jit(lambda x: 1.05 * jnp.where(x > 0, x, 1.67 * jnp.exp(x) - 1.67))\n"
+        "x = jnp.arange(-3.0, 3.0, 0.5)\n"
+        "n = x.shape[0]\n"
+        "size = max(16, 1 << (n - 1).bit_length())    # a power of two, at least 16\n"
+        "x = jnp.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1))\n"
+        "f(x)[:n]\n"
+        "x = jnp.arange(5.0)    # line 2's argument, named\n"
+        "n = x.shape[0]\n"
+        "size = max(16, 1 << (n - 1).bit_length())    # a power of two, at least 16\n"
+        "x = jnp.pad(x, [(0, size - n)] + [(0, 0)] * (x.ndim - 1))\n"
+        "out = f(x)[:n]    # line 2, given it; its first n values kept\n"),
     "jit_of_vmap_last_batch_smaller_fixed": (
         "jit_of_vmap_last_batch_smaller with its note's code, the result's first n rows kept",
         "def per_example(x):\n"

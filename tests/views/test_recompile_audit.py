@@ -1247,6 +1247,23 @@ def test_a_padded_batchs_rows_are_said_to_come_back_in_a_per_example_result():
     assert len(REFERENCE[name + "_fixed"]["out"]) == 5
 
 
+def test_an_elementwise_results_padded_values_are_said_to_be_cut_off():
+    """The tour's selu jitted, given 12 values then 5 (JAX 0.10.2: "* at x, now f32[5] and
+    before f32[12]"): padded to 16 as the note said, it returned 16 values where the fix
+    spoke of masks and sums alone. It says to keep the first n: so pasted at both calls, one
+    lowering and the 5 values of the unpadded call (_fixed)."""
+    name = "elementwise_length_changes"
+    (change,) = _recompile(name)
+    assert "keep its first n, out[:n]" in change.fix
+    assert change.snippet.splitlines()[:4] == _pasted_lines(name)[5:9], change.snippet
+    assert [REFERENCE[name + s]["lowerings"] for s in ("", "_fixed")] == [2, 1]
+    assert REFERENCE[name + "_fixed"]["out"] == REFERENCE[name]["out"]
+    result, events, _ = jx_run(name + "_fixed")
+    assert len(events) == 1
+    assert np.array_equal(result["out"], np.asarray(REFERENCE[name + "_fixed"]["out"],
+                                                    np.float32))
+
+
 def test_two_arguments_named_at_one_call_are_given_to_it_once():
     """jax.jit(Model.loss), self.w and x both longer (JAX 0.10.2: "* at self.w ... * at x"):
     each change's code named its argument and rewrote line 9 with that one alone, so pasted

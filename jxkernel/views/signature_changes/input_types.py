@@ -426,13 +426,16 @@ _KEY_COUNT_FIX = (
     "rows of the results you need.",
     "MAX = ...    # the most keys a call needs: one count, one program\n"
     "out = f(jax.random.split(key, MAX))[:n]    # the n rows this call needs")
-# a reshape or atleast_1d would not help: f32[3] and f32[1] are two programs too
+# a reshape or atleast_1d would not help: f32[3] and f32[1] are two programs too. The padded
+# rows stay in a result with a row per input row (an elementwise f: the demos' selu gave 16
+# values for 5), so the fix says to keep the first n, as _PARTIAL_BATCH_FIX does
 # the bucketing fixes' first words, one axis or several (vmap_rows rewrites either for rows)
 BUCKET_SAID = "Every new shape compiles anew"
 _BUCKET_FIX = (
     BUCKET_SAID + ". Pad or bucket {path} to a few fixed sizes (a mask of the "
     "real rows, passed in and used where they are summed, keeps the padding out of the "
-    "result): padded as below, lengths up to {floor} share one "
+    "result; a result with a row per input row has the padded rows too: keep its first n, "
+    "out[:n]): padded as below, lengths up to {floor} share one "
     "program and each doubling past it adds one, at most {most} compiles for lengths up to "
     "{upto} (not one: a length past the last bucket compiles again).",
     "n = {path}.shape[{axis}]\n"
