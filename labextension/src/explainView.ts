@@ -9,7 +9,7 @@
 import { bundleOf, each, fields } from './bundle';
 import { el } from './dom';
 import { plural } from './missWords';
-import { IExplainBundle, IExplainItem } from './protocol';
+import { IExplainBundle, IExplainInstruction, IExplainItem } from './protocol';
 import { collectivesTable } from './shardingView';
 
 type Line = IExplainBundle['lines'][number];
@@ -93,6 +93,31 @@ function pane(title: string, items: IExplainItem[], label: (item: IExplainItem) 
   return box;
 }
 
+/**
+ * What the lines' counts leave out: instructions with costs whose source line XLA's optimizer
+ * dropped (on the CPU a dot it rewrote into bitcasts and a dot; on a GPU a reduce fused into a
+ * loop). Their costs are in the module's totals but on no line, so without this a one-line
+ * function showed 8 of its 112 flops (the text view's "on no line"). '' when none.
+ *
+ *     unattributedText([{name: 'dot', opcode: 'dot', flops: 48, line_id: null, ...}])
+ *     // 'on no source line (XLA's optimizer dropped their lines): 48 flops: dot (dot, 48 flops)'
+ */
+export function unattributedText(
+  instructions: Pick<IExplainInstruction, 'name' | 'opcode' | 'flops' | 'transcendentals' | 'line_id'>[]
+): string {
+  const lost = instructions.filter(i => !i.line_id && (i.flops || i.transcendentals));
+  if (!lost.length) {
+    return '';
+  }
+  const sum = (key: 'flops' | 'transcendentals') => lost.reduce((total, i) => total + (i[key] || 0), 0);
+  const counts = (flops: number, transcendentals: number) =>
+    [flops ? plural(flops, 'flop') : '', transcendentals ? plural(transcendentals, 'transcendental') : '']
+      .filter(Boolean).join(', ');
+  const each = lost.map(i => `${i.name} (${i.opcode}, ${counts(i.flops, i.transcendentals)})`);
+  const total = counts(sum('flops'), sum('transcendentals'));
+  return `on no source line (XLA's optimizer dropped their lines): ${total}: ${each.join(', ')}`;
+}
+
 /** Puts `item` in the middle of its scrolling list without scrolling the page. */
 function reveal(item: HTMLElement): void {
   const list = item.parentElement as HTMLElement;
@@ -124,6 +149,10 @@ export function explainView(bundle: unknown): HTMLElement {
   source.append(...lines);
   if (lines.length) {
     lines[0].tabIndex = 0;
+  }
+  const lost = unattributedText(b.hlo.instructions);
+  if (lost) {
+    source.appendChild(el('div', 'jx-Explain-note', lost));
   }
   grid.appendChild(source);
   const panes = el('div', 'jx-Explain-panes');

@@ -21,6 +21,7 @@ import type {
   ErrorMessage,
   ErrorWhere,
   ExplainBundle,
+  ExplainInstruction,
   ExplainOp,
   Eqn,
   GetCompilationsRequest,
@@ -113,6 +114,7 @@ export type IExplainItem = Pick<ExplainOp, 'index' | 'text' | 'line_id'> & {
   computation?: string; // HLO instructions
 };
 export type IExplainBundle = ExplainBundle;
+export type IExplainInstruction = ExplainInstruction;
 export type IStepperVariable = StepperVariable;
 export type IStepperBundle = StepperBundle;
 export type IErrorWhere = ErrorWhere;

@@ -6,6 +6,7 @@ import { toCSV, toJSON } from '../src/export';
 import { magicCode, mayLoadJxkernel } from '../src/magicCode';
 import { idleAfter } from '../src/droppedRequests';
 import { allocatorStatus, allocatorText, bytes } from '../src/memoryView';
+import { unattributedText } from '../src/explainView';
 import type { ICompileEvent, IState } from '../src/protocol';
 import messages from './messages.json';
 
@@ -148,5 +149,26 @@ describe('idleAfter', () => {
     expect(idle.parent_header).toEqual(request.header);
     expect(idle.header.session).toBe('the-session');
     expect(idle.header.msg_id).not.toBe(request.header.msg_id);
+  });
+});
+
+describe('unattributedText', () => {
+  const inst = (name: string, flops: number, line_id: string | null, transcendentals = 0) =>
+    ({ name, opcode: name.split('.')[0], flops, transcendentals, line_id });
+
+  it("sums and names the costly instructions XLA's optimizer left on no source line", () => {
+    // %explain jax.grad(loss) of a one-line loss on the CPU: XLA rewrote both dots, dropping
+    // their lines, and the fusion's multiply; the line itself kept 8 of the module's 112 flops
+    expect(unattributedText([inst('subtract.0', 8, 'L1'), inst('multiply.4', 8, null),
+                             inst('dot', 48, null), inst('dot.1', 48, null), inst('bitcast', 0, null)]))
+      .toBe("on no source line (XLA's optimizer dropped their lines): 104 flops: multiply.4 (multiply, " +
+            '8 flops), dot (dot, 48 flops), dot.1 (dot, 48 flops)');
+    expect(unattributedText([inst('exponential', 0, null, 3)]))
+      .toBe("on no source line (XLA's optimizer dropped their lines): 3 transcendentals: exponential " +
+            '(exponential, 3 transcendentals)');
+  });
+
+  it('is empty when every costly instruction has its line', () => {
+    expect(unattributedText([inst('dot', 48, 'L1'), inst('bitcast', 0, null)])).toBe('');
   });
 });
