@@ -15,11 +15,12 @@ How names map: `jax` is a module of its own that answers as JAX's (its `__versio
 release jxkernel matches) and hands every other attribute on to `jxkernel`; `jax.version` is
 the same kind of module; every other `jax.X.Y` is the module `jxkernel._jax.X.Y` itself where
 that exists (jxkernel/_jax/ holds the modules that only answer JAX's paths: `jax._src.…`,
-`jax.interpreters.…`, `jax.extend.…`, `jax.tree`, ...), else `jxkernel.X.Y` (`jax.numpy is
-jxkernel.numpy`, `jax.core is jxkernel.core`); docs/jax_internals.md lists them and what each
-maps to. A real JAX installed beside
-jxkernel (PyPI's Flax and Optax depend on it) is never imported: the alias's finder comes first
-on `sys.meta_path`.
+`jax.interpreters.…`, `jax.extend.…`, `jax.tree`, ...), else `jxkernel.X.Y` where JAX has
+`jax.X.Y` (`jax.numpy is jxkernel.numpy`, `jax.core is jxkernel.core`; `import jax.xla` is
+JAX's ModuleNotFoundError); docs/jax_internals.md lists them and what each maps to.
+`from jax.X import nope` names `jax.X` in Python's ImportError, as JAX's does. A real JAX
+installed beside jxkernel (PyPI's Flax and Optax depend on it) is never imported: the alias's
+finder comes first on `sys.meta_path`.
 """
 import dis
 import importlib
