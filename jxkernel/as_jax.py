@@ -15,12 +15,14 @@ How names map: `jax` is a module of its own that answers as JAX's (its `__versio
 release jxkernel matches) and hands every other attribute on to `jxkernel`; `jax.version` is
 the same kind of module; every other `jax.X.Y` is the module `jxkernel._jax.X.Y` itself where
 that exists (jxkernel/_jax/ holds the modules that only answer JAX's paths: `jax._src.…`,
-`jax.interpreters.…`, `jax.extend.…`, `jax.tree`, ...), else `jxkernel.X.Y` (`jax.numpy is
-jxkernel.numpy`, `jax.core is jxkernel.core`); docs/jax_internals.md lists them and what each
-maps to. A real JAX installed beside
-jxkernel (PyPI's Flax and Optax depend on it) is never imported: the alias's finder comes first
-on `sys.meta_path`.
+`jax.interpreters.…`, `jax.extend.…`, `jax.tree`, ...), else `jxkernel.X.Y` where JAX has
+`jax.X.Y` (`jax.numpy is jxkernel.numpy`, `jax.core is jxkernel.core`; `import jax.xla` is
+JAX's ModuleNotFoundError); docs/jax_internals.md lists them and what each maps to.
+`from jax.X import nope` names `jax.X` in Python's ImportError, as JAX's does. A real JAX
+installed beside jxkernel (PyPI's Flax and Optax depend on it) is never imported: the alias's
+finder comes first on `sys.meta_path`.
 """
+import dis
 import importlib
 import importlib.abc
 import importlib.util
@@ -126,6 +128,58 @@ class _Loader(importlib.abc.Loader):
 NO_MODULE_IN_JAX = {"jax.config": "JAX 0.4.29 removed it: import jax, then jax.config.update(...)"}
 
 
+# JAX 0.10.2's modules whose jxkernel module is no module of jxkernel/_jax/ but jxkernel's own
+# (`jax.numpy is jxkernel.numpy`); jxkernel's other modules are no JAX path (jxkernel.xla,
+# .notebook, .views, jnp's parts: jxkernel.numpy.reductions), and `import jax.xla` ran here
+# where JAX says "No module named 'jax.xla'". tests/jax_compat/test_as_jax.py checks this list
+# against JAX's modules (recorded) both ways.
+JAXS_IN_JXKERNEL = frozenset(["jax." + name for name in (
+    "ad_checkpoint core debug distributed example_libraries example_libraries.optimizers "
+    "example_libraries.stax export ffi flatten_util image lax lax.linalg monitoring nn "
+    "nn.initializers numpy numpy.fft numpy.linalg ops profiler random scipy sharding "
+    "test_util tree_util").split()] + ["jax.scipy." + name for name in (
+        "cluster cluster.vq fft integrate interpolate linalg ndimage optimize signal sparse "
+        "sparse.linalg spatial spatial.transform special stats").split()] + [
+    "jax.scipy.stats." + name for name in (
+        "bernoulli beta betabinom binom cauchy chi2 dirichlet expon gamma gennorm geom "
+        "gumbel_l gumbel_r laplace logistic multinomial multivariate_normal nbinom norm pareto "
+        "poisson t truncnorm uniform vonmises wrapcauchy").split()])
+# a module of jxkernel/_jax/ that is a helper of the package above it, no JAX module (under the
+# plain modules above, its siblings are refused as JAX's are: jax._src.test_util.case).
+# jax._src.lib.gpu_solver and jax._src.lib.mlir.dialects.hlo stay: JAX's packages hold them as
+# attributes, which `from jax._src.lib import gpu_solver` reaches here by importing them.
+NOT_JAXS = frozenset(["jax.interpreters._user_rules"])
+
+# JAX 0.10.2's plain modules whose jxkernel module is a package (its parts as modules): no
+# `jax.core.X` imports under JAX
+PLAIN_IN_JAX = frozenset(["jax." + name for name in (
+    "core export random tree_util lax.linalg _src.lax.linalg _src.shard_map _src.test_util"
+    ).split()])
+
+
+def _served(name: str):
+    """jxkernel's module that answers `import name` ('jax.X.Y'): jxkernel._jax.X.Y, JAX's
+    paths, else jxkernel.X.Y for a module JAX has; None when jxkernel has neither. A module of
+    jxkernel's that JAX has not is refused in JAX's words (returning None would let Python's
+    path finder load it from the package's folder a second time, as `jax.numpy.reductions`)."""
+    rest = name[len("jax"):]
+    module = None if name in NOT_JAXS else _import_jxkernel_module("jxkernel._jax" + rest)
+    if module is None and name in JAXS_IN_JXKERNEL:
+        module = _import_jxkernel_module("jxkernel" + rest)
+    if module is None and (name in NOT_JAXS or _has_module("jxkernel._jax" + rest)
+                           or _has_module("jxkernel" + rest)):
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    return module
+
+
+def _has_module(name: str) -> bool:
+    """Whether jxkernel has a module `name`, not importing it (its package is imported)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:         # (its package is no module of jxkernel's)
+        return False
+
+
 class JaxAliasFinder(importlib.abc.MetaPathFinder):
     """Finds `jax` and `jax.*` in jxkernel."""
 
@@ -135,12 +189,14 @@ class JaxAliasFinder(importlib.abc.MetaPathFinder):
         if name in NO_MODULE_IN_JAX:      # JAX's words, then what to write instead
             raise ModuleNotFoundError(f"No module named {name!r} ({NO_MODULE_IN_JAX[name]})",
                                       name=name)
+        parent = name.rpartition(".")[0]
+        if parent in PLAIN_IN_JAX:        # Python's words for a module under a plain one
+            raise ModuleNotFoundError(f"No module named {name!r}; {parent!r} is not a package",
+                                      name=name)
         if name in _MADE:
             module = _MADE[name]()
         else:
-            rest = name[len("jax"):]      # JAX's names first (jxkernel/_jax/), then jxkernel's own
-            module = _import_jxkernel_module("jxkernel._jax" + rest) or \
-                _import_jxkernel_module("jxkernel" + rest)
+            module = _served(name)
             if module is None:
                 return None
             _name_misses_as(module, name)
@@ -177,11 +233,42 @@ def _name_misses_as(module, alias: str, imported: bool = True) -> None:
                 return value
         raise AttributeError(f"module {alias!r} has no attribute {attr!r}", name=attr,
                              obj=module)
-    __getattr__._jax_alias, __getattr__._own = (alias, imported), own
-    module.__getattr__ = __getattr__
+
+    def answered(attr):
+        try:
+            return __getattr__(attr)
+        except AttributeError:
+            if not _from_import(sys._getframe(1)):
+                raise
+            return _imported_from(module, alias, attr)
+    answered._jax_alias, answered._own = (alias, imported), own
+    module.__getattr__ = answered
     for attr, value in list(vars(module).items()):
         if isinstance(value, types.ModuleType) and value.__name__ == f"{real}.{attr}":
             _name_misses_as(value, f"{alias}.{attr}", imported=False)
+
+
+_IMPORT_FROM = dis.opmap["IMPORT_FROM"]
+
+
+def _from_import(frame) -> bool:
+    """Whether `frame` is running a `from M import name` line's lookup of the name (CPython's
+    IMPORT_FROM instruction; `getattr` and `hasattr` run a CALL)."""
+    return frame is not None and frame.f_code.co_code[frame.f_lasti] == _IMPORT_FROM
+
+
+def _imported_from(module, alias: str, attr: str):
+    """`from jax.X import attr` where jxkernel's module lacks `attr`: a submodule only in
+    sys.modules (the fallback Python's IMPORT_FROM makes), else Python's ImportError in its
+    words, the module named as written ('jax.experimental'), where Python names the module
+    object's own name ('jxkernel._jax.experimental')."""
+    for name in (f"{module.__name__}.{attr}", f"{alias}.{attr}"):
+        if sys.modules.get(name) is not None:
+            return sys.modules[name]
+    path = getattr(module, "__file__", None)
+    where = path if isinstance(path, str) else "unknown location"
+    raise ImportError(f"cannot import name {attr!r} from {alias!r} ({where})", name=alias,
+                      path=path if isinstance(path, str) else None) from None
 
 
 def _import_jxkernel_module(name: str):

@@ -41,6 +41,7 @@ from ..transforms.batch_util import vectorized_batcher
 from ..lax.dot import dot_general_p
 from ..lax.tokens import eager_tokens
 from ..lax.io_effects import check_remat_partial_eval
+from ..lax._cf_bodies import _valid_results
 from ..tree_util import (broadcast_prefix, keystr, tree_flatten, tree_flatten_with_path,
                          tree_map, tree_unflatten)
 from ..transforms.ad import jvp_jaxpr, refs_as_values, transpose_jaxpr
@@ -152,6 +153,7 @@ def _traced(fun, static, nargs, in_tree, leaves):
     name, source = getattr(fun, "__name__", "<unnamed function>"), function_source_info(fun)
     names = tuple(_leaf_names(fun, static, nargs, in_tree, leaves))
     info = DebugInfo(name, source, "checkpoint / remat", names, python_inputs(leaves))
+    flat = _valid_results(flat, info, out_tree)     # a str returned: JAX's words, naming fun
     try:
         # a Ref argument traced as jit traces one (its stand-in), with jit's errors
         closed = jit_refs.traced(flat, leaves, avals, info, f"{name}" + (

@@ -364,8 +364,14 @@ def _from_sequence(obj, dtype) -> tuple:
             _check_numeric(leaf, np.asarray(leaf).dtype)
     arrays = any(isinstance(x, Array) for x in leaves)
     if dtype is None:
-        dtype = lattice_result_type(*_dedupe(leaves))[0] if leaves else \
-            _core.default_float_dtype()
+        try:
+            dtype = lattice_result_type(*_dedupe(leaves))[0] if leaves else \
+                _core.default_float_dtype()
+        except TypeError:
+            # a leaf of no dtype that NumPy reads (a memoryview, a bytearray: uint8 bytes):
+            # NumPy's array of it, as JAX's array() takes it where its dtype lookup fails
+            obj = _with_host_leaves(obj)
+            dtype = lattice_result_type(*_dedupe(_leaves(obj, [])))[0]
         if arrays and not any(isinstance(x, Tracer) for x in leaves):
             # JAX's array() of each element checks it: an int64 made under enable_x64 warns
             # (or raises) once per element, though the result keeps the dtype (with tracers,
@@ -385,6 +391,18 @@ def _from_sequence(obj, dtype) -> tuple:
             pass
     parts = [lax.expand_dims(array(x, dtype=dtype, copy=False), (0,)) for x in obj]
     return lax.concatenate(parts, 0), dtype
+
+
+def _with_host_leaves(obj):
+    """`obj` (nested lists/tuples, as lists) with each leaf of no dtype as NumPy's array of
+    it."""
+    if isinstance(obj, (list, tuple)):
+        return [_with_host_leaves(o) for o in obj]
+    try:
+        _core.dtype(obj)
+    except TypeError:
+        return np.asarray(obj)
+    return obj
 
 
 def _opaque(leaf) -> bool:

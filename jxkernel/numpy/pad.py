@@ -19,6 +19,7 @@ from ..core import dtypes
 from ..core.errors import ConcretizationTypeError, InconclusiveDimensionOperation
 from ..core.symbolic import index_or_symbolic, is_symbolic, min_dim
 from ..core.trace import Tracer
+from ..tree_util import tree_leaves
 from ..lax import conversion
 from . import reductions
 from .creation import asarray
@@ -53,6 +54,16 @@ def _pairs(values, nd: int, name: str) -> tuple:
         return ((v, v),) * nd
     raise ValueError(f"jnp.pad: {name} with nd={nd} has unsupported shape {arr.shape}. "
                      f"Valid shapes are ({nd}, 2), (1, 2), (2,), (1,), or ().")
+
+
+def _static_pairs(values, nd: int, name: str):
+    """`_pairs` of a static option (stat_length, end_values); one holding a tracer (a jit's
+    argument) goes to `_pad` as it is, whose jit refuses it as JAX's does ("Non-hashable static
+    arguments are not supported ... unhashable type: 'DynamicJaxprTracer'"), where `_pairs`
+    said its entries were not of one shape."""
+    if any(isinstance(v, Tracer) for v in tree_leaves(values)):
+        return values
+    return _pairs(values, nd, name)
 
 
 def _check_no_padding(widths, mode):
@@ -233,8 +244,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
     # hash (JAX's jit refuses them as unhashable static arguments)
     stat_length = kwargs.get("stat_length")
     if stat_length is not None:
-        stat_length = _pairs(stat_length, nd, "stat_length")
-    end_values = _pairs(kwargs.get("end_values", 0), nd, "end_values")
+        stat_length = _static_pairs(stat_length, nd, "stat_length")
+    end_values = _static_pairs(kwargs.get("end_values", 0), nd, "end_values")
     return _pad(array, pw, mode, kwargs.get("constant_values", 0), stat_length, end_values,
                 kwargs.get("reflect_type", "even"))
 

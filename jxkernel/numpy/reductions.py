@@ -216,7 +216,7 @@ def _cast_to_bool(x):
 
 # ------------------------------------------------------------------ eager dispatch
 def _jit_when_eager(*static_argnames, dynamic=(), axes=False, index_axis=False, jaxname=None,
-                    private=None):
+                    private=None, jit_name=None):
     """Run a reduction as one jitted (inline) call when given an Array eagerly, as JAX jits
     them: one XLA dispatch (~5 µs) instead of several eager ops and Python checks. Traced,
     the function runs as written (inline=True: the jaxpr is the same either way).
@@ -237,6 +237,8 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, index_axis=False, 
 
     `private`: the name of the inline jit JAX's function calls (sum's `_reduce_sum`): what
     its jits are named, and the jit whose error an argument that is no array gets.
+    `jit_name`: that jit's name alone, where JAX's function checks its argument before
+    calling it (argmax's `_argmax`: "Compiling jit(_argmax)" in jax_log_compiles' log).
 
     Too many positional arguments get Python's error from `fun`'s signature, as JAX's plain
     functions do; where JAX's function is the jit itself (`jaxname` is its name: cumsum), an
@@ -252,7 +254,7 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, index_axis=False, 
         def inner(a, *dyn, **kwargs):
             return fun(a, **dict(zip(dynamic, dyn)), **kwargs)
         # named for what it runs: jax_log_compiles says "Compiling sum(a: f32[4])", not "inner"
-        inner.__name__ = inner.__qualname__ = jaxname or named.__name__
+        inner.__name__ = inner.__qualname__ = jaxname or jit_name or named.__name__
         jitted = jit(inner, static_argnames=static_argnames, inline=not jaxname)
         # `initial` and `where` traced as well (JAX's jit takes them so): the eager call is
         # then one computation, so jax_debug_infs sees max's -inf identity only inside it
@@ -611,7 +613,7 @@ def _argminmax(name, lax_fn, a, axis, out, keepdims):
     return lax.expand_dims(result, dims) if keepdims else result
 
 
-@_jit_when_eager("axis", "keepdims", index_axis=True)
+@_jit_when_eager("axis", "keepdims", index_axis=True, jit_name="_argmax")
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the maximum along `axis` (of the flattened array if None); the first on
     ties, the first NaN if any.
@@ -622,7 +624,7 @@ def argmax(a, axis=None, out=None, keepdims=None):
     return _argminmax("argmax", lax.argmax, a, axis, out, bool(keepdims))
 
 
-@_jit_when_eager("axis", "keepdims", index_axis=True)
+@_jit_when_eager("axis", "keepdims", index_axis=True, jit_name="_argmin")
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the minimum along `axis`; the first on ties, the first NaN if any."""
     return _argminmax("argmin", lax.argmin, a, axis, out, bool(keepdims))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import Token, get_aval
+from ..core.avals import MemorySpace, Token, get_aval
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.physical import wrap_physical
 from . import string_arrays
@@ -46,6 +46,8 @@ def device_put(x, device=None, *, copy=False, name: str = "x") -> Array:
         if text is not None:        # another layout than row-major: put, then laid out so
             return _laid_out(x, device, text, copy, name)
         device = sharding_of_format(device, len(aval.shape))
+    if isinstance(device, MemorySpace):
+        x, device = _in_space(x, device, copy)
     if hasattr(device, "_as_mesh_sharding"):        # a GSPMDSharding: its tiling as a mesh's
         device = device._as_mesh_sharding()
     strings = type(getattr(x, "dtype", None)) is dtypes.StringDType
@@ -61,6 +63,20 @@ def device_put(x, device=None, *, copy=False, name: str = "x") -> Array:
             return put_blocks(value, aval, device)
         return put_on_mesh(x, device)
     return put_on_device(x, device, copy=copy)
+
+
+def _in_space(x, space, copy: bool):
+    """(x as an Array, its sharding in `space`'s memory): JAX's device_put to a memory space
+    keeps `x` where it is (on the default device, for host data) and commits it there, in
+    that memory (`.sharding.memory_kind` 'device'). jxkernel's arrays live in each device's
+    default memory only: Host's (JAX's 'pinned_host') is refused, as a Sharding of that
+    memory kind is."""
+    if space is not MemorySpace.Device:
+        raise NotImplementedError(
+            f"device_put to jax.memory.Space.{space.name}: jxkernel places arrays in each device's "
+            f"default memory only (JAX's MemorySpace.Device); use jax.memory.Space.Device")
+    x = x if isinstance(x, Array) else put_on_device(x, None, copy=copy)
+    return x, x.sharding.with_memory_kind("device")
 
 
 def _laid_out(x, fmt, text: str, copy: bool, name: str) -> Array:

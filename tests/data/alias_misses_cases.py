@@ -16,9 +16,17 @@ tests/jax_compat/test_as_jax.py runs it under the alias (install_as_jax) and com
 "gone": names jxkernel's modules had where JAX's have none, so code that ran here failed under
 JAX (`jnp.product`, `jax.random.KeyArray`).
 
-Left out: `from jax.numpy import nope` (Python's ImportError names the module object's own
-name, which the alias cannot change)."""
+"from": `from jax.<path> import nope` (and names JAX's modules lack: `from jax.experimental
+import optimizers`, older tutorials' path of jax.example_libraries.optimizers): Python's
+ImportError names the module as written ("cannot import name 'nope' from 'jax.tree' (<file>)"),
+where it named jxkernel's module object; the file is each side's own.
+"absent": `import jax.xla`, `import jax.notebook`, ...: modules of jxkernel's that JAX 0.10.2
+has not, which the alias served; JAX's ModuleNotFoundError. (`modules`: JAX's module names,
+which reference/make_alias_misses_reference.py adds as "jax_modules", for the test's sweep of
+every module of jxkernel's.)"""
 import importlib
+import os
+import re
 
 IMPORTED = ("tree", "numpy", "numpy.linalg", "numpy.fft", "lax", "lax.linalg", "random", "nn",
             "scipy", "scipy.linalg", "scipy.special", "scipy.stats", "scipy.stats.norm",
@@ -36,6 +44,16 @@ GONE = ("numpy.product", "numpy.alltrue", "numpy.sometrue", "random.KeyArray",
 # modules JAX 0.10.2 has not (older tutorials' `from jax.config import config`): JAX's
 # ModuleNotFoundError; the alias adds what to write instead
 NO_MODULE = ("config",)
+# modules of jxkernel's the alias served as `jax.<path>` though JAX 0.10.2 has none there
+# (a plain module of JAX's is a package of jxkernel's: "'jax.core' is not a package")
+ABSENT = ("xla", "xla.array", "notebook", "views", "transforms", "api", "as_jax", "__main__",
+          "numpy.reductions", "lax.loops", "core.avals", "core.nope", "random.prng",
+          "scipy.stats.kde", "export.shape_poly", "_src.test_util.case", "tree_util.pure",
+          "interpreters._user_rules")
+# (module imported from, name): a name each lacks, and names JAX's modules lack
+FROM = tuple((path, "nope") for path in IMPORTED) + (
+    ("experimental", "optimizers"), ("experimental", "stax"), ("numpy", "product"),
+    ("random", "KeyArray"), ("numpy.fft", "nope"), ("nn.initializers", "nope"))
 # (package imported, then the attribute path a learner's line reads)
 REACHED = (("numpy", "fft"), ("numpy", "linalg"), ("lax", "linalg"), ("scipy", "special"),
            ("nn", "initializers"))
@@ -47,6 +65,31 @@ def _miss(module, name: str = "nope") -> list:
     except AttributeError as e:
         return [type(e).__name__, str(e)]
     return ["ok", None]
+
+
+def _imported(line: str) -> list:
+    """The class and words of what an import line raised, the folders of a file it names
+    named "<file>" (each side's own: jax/random.py is jxkernel/random/__init__.py)."""
+    try:
+        exec(line, {})
+    except ImportError as e:
+        return [type(e).__name__, re.sub(r"\(/\S*\.py\)$", "(<file>)", str(e))]
+    return ["ok", None]
+
+
+def modules(jax) -> dict:
+    """Every module JAX has, from its package's files (JAX's own side only): name -> whether
+    it is a package."""
+    root = os.path.dirname(jax.__file__)
+    names = {}
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        parts = ["jax"] + [p for p in os.path.relpath(folder, root).split(os.sep) if p != "."]
+        for f in files:
+            if f.endswith(".py"):
+                package = f == "__init__.py"
+                names[".".join(parts + ([] if package else [f[:-3]]))] = package
+    return names
 
 
 def run(jax) -> dict:
@@ -66,6 +109,10 @@ def run(jax) -> dict:
             out[f"module:{path}"] = ["ok", None]
         except ImportError as e:
             out[f"module:{path}"] = [type(e).__name__, str(e)]
+    for path in ABSENT:
+        out[f"absent:{path}"] = _imported(f"import jax.{path}")
+    for path, name in FROM:
+        out[f"from:{path}:{name}"] = _imported(f"from jax.{path} import {name}")
     # a module JAX has that the alias lacked: `from jax.interpreters import xla` (older code)
     xla, lax = importlib.import_module("jax.interpreters.xla"), importlib.import_module("jax.lax")
     out["has:interpreters.xla"] = [

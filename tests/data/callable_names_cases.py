@@ -5,7 +5,8 @@ module and the jit object's __name__. Run the same way under real JAX 0.10.2
 (reference/make_callable_names_reference.py, writing callable_names_reference.json) and under
 jxkernel (tests/views/test_callable_names.py).
 
-`run(jax)` returns {case: facts}.
+`run(jax)` returns {case: facts}; `jnp_compiles(jax)` the names the compile log gives the
+jits of a few jnp functions ("jit(_argmax)": JAX's private jit, not the function's name).
 """
 import functools
 import logging
@@ -79,3 +80,36 @@ def _facts(jax, make) -> dict:
 
 def run(jax) -> dict:
     return {name: _facts(jax, make) for name, make in CASES.items()}
+
+
+# jnp functions JAX runs through a jit of another name (argmax's `_argmax`, sum's
+# `_reduce_sum`): given an Array, what jax_log_compiles names each compile
+JNP_CASES = {
+    "argmax": lambda jnp, a: jnp.argmax(a, axis=1), "argmin": lambda jnp, a: jnp.argmin(a),
+    "argmax_keepdims": lambda jnp, a: jnp.argmax(a, axis=0, keepdims=True),
+    "nanargmax": lambda jnp, a: jnp.nanargmax(a, axis=1),
+    "sum": lambda jnp, a: jnp.sum(a), "mean": lambda jnp, a: jnp.mean(a, axis=0),
+    "max": lambda jnp, a: jnp.max(a), "var": lambda jnp, a: jnp.var(a),
+    "cumsum": lambda jnp, a: jnp.cumsum(a), "argsort": lambda jnp, a: jnp.argsort(a)}
+
+
+def jnp_compiles(jax) -> dict:
+    """{case: the functions the compile log names} for each of JNP_CASES, run once on a
+    2x3 Array (made before the log is read)."""
+    a = jax.numpy.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    collect, logger = _Collect(), logging.getLogger("jax")
+    level = logger.level
+    logger.addHandler(collect)
+    logger.setLevel(logging.DEBUG)
+    out = {}
+    try:
+        with jax.log_compiles(True):
+            for name, call in JNP_CASES.items():
+                collect.messages.clear()
+                call(jax.numpy, a)
+                out[name] = [m[len("Compiling "):].split(" with global shapes")[0]
+                             for m in collect.messages if m.startswith("Compiling ")]
+    finally:
+        logger.removeHandler(collect)
+        logger.setLevel(level)
+    return out

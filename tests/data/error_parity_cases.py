@@ -114,6 +114,7 @@ def cases(jax):
             _times, static_broadcasted_argnums=(0, 1.5)),
         "pmap_donate_argnums_a_name": lambda: jax.pmap(_times, donate_argnums="y"),
         **_stop_105_cases(jax),
+        **_stop_106_cases(jax),
     }
 
 
@@ -244,6 +245,75 @@ def _stop_105_cases(jax):
         "clamp_max_of_another_shape": lambda: lax.clamp(0.0, x3, np.ones(2, np.float32)),
         "closure_convert_of_a_number": lambda: jax.closure_convert(3, 1.0),
     }
+
+
+def _stop_106_cases(jax):
+    """Stop 106's: a checkpointed function returning text (JAX's trace names the function and
+    the output component), jnp.pad's static end_values and stat_length given a tracer (JAX's
+    jit refuses the unhashable static argument; constant_values is traced), bytes-like leaves
+    in jnp.array (a memoryview, a bytearray: NumPy's uint8 array of each, promoted with the
+    rest), and device_put to jax.memory.Space.Device (committed where it is, memory 'device')."""
+    jnp = jax.numpy
+    x3 = np.arange(3, dtype=np.float32)
+    ramp = lambda e: jnp.pad(x3, 1, mode="linear_ramp", end_values=e)     # noqa: E731
+    return {
+        "checkpoint_returns_text": lambda: jax.checkpoint(lambda x: "s")(1.0),
+        "checkpoint_returns_text_in_a_dict": lambda: jax.checkpoint(
+            lambda x: (x, {"a": "s"}))(1.0),
+        "checkpoint_returns_text_under_jit": lambda: jax.jit(jax.checkpoint(
+            lambda x: (x, "s")))(1.0),
+        "remat_returns_text_under_grad": lambda: jax.grad(jax.remat(lambda x: "s"))(1.0),
+        "pad_end_values_traced": lambda: jax.jit(ramp)(2.0),
+        "pad_end_values_traced_in_a_pair": lambda: jax.jit(lambda e: ramp((e, 0.0)))(2.0),
+        "pad_end_values_traced_in_a_list": lambda: jax.jit(lambda e: ramp([e, 0.0]))(2.0),
+        "pad_end_values_traced_by_grad": lambda: jax.grad(lambda e: ramp(e).sum())(2.0),
+        "pad_end_values_traced_by_vmap": lambda: jax.vmap(ramp)(np.ones(2, np.float32)),
+        "pad_stat_length_traced": lambda: jax.jit(
+            lambda n: jnp.pad(x3, 1, mode="mean", stat_length=n))(2),
+        "pad_constant_values_traced": lambda: _typed_values(jax.jit(
+            lambda c: jnp.pad(x3, 1, constant_values=c))(2.0)),
+        "pad_end_values_a_number_under_jit": lambda: _typed_values(jax.jit(
+            lambda a: jnp.pad(a, 1, mode="linear_ramp", end_values=(1.0, 5.0)))(x3)),
+        "array_of_a_memoryview_in_a_list": lambda: _typed_values(
+            jnp.array([memoryview(b"ab")])),
+        "array_of_a_memoryview": lambda: _typed_values(jnp.array(memoryview(b"ab"))),
+        "asarray_of_a_memoryview_in_a_list": lambda: _typed_values(
+            jnp.asarray([memoryview(b"ab")])),
+        "array_of_memoryviews_nested": lambda: _typed_values(
+            jnp.array([[memoryview(b"ab")], [memoryview(b"cd")]])),
+        "array_of_a_bytearray_and_a_memoryview": lambda: _typed_values(
+            jnp.array([bytearray(b"ab"), memoryview(b"cd")])),
+        "array_of_a_memoryview_of_floats": lambda: _typed_values(
+            jnp.array([memoryview(np.ones(2, np.float32))])),
+        "array_of_a_memoryview_and_ints": lambda: _typed_values(
+            jnp.array([memoryview(b"ab"), [1, 2]])),
+        "array_of_a_memoryview_and_floats": lambda: _typed_values(
+            jnp.array([memoryview(b"ab"), [1.5, 2]])),
+        "array_of_a_memoryview_and_an_int64_array": lambda: _typed_values(
+            jnp.array([memoryview(b"ab"), np.array([1, 2])])),
+        "array_of_a_memoryview_as_floats": lambda: _typed_values(
+            jnp.array([memoryview(b"ab")], dtype=jnp.float32)),
+        "array_of_a_memoryview_in_a_tuple_under_jit": lambda: _typed_values(
+            jax.jit(lambda: jnp.array((memoryview(b"ab"),)))()),
+        "device_put_to_device_memory": lambda: _placed(
+            jax.device_put(jnp.ones(2), jax.memory.Space.Device)),
+        "device_put_host_data_to_device_memory": lambda: _placed(
+            jax.device_put(np.ones(2, np.float32), jax.memory.Space.Device)),
+        "device_put_a_tree_to_device_memory": lambda: _placed(jax.device_put(
+            {"a": np.ones(2, np.float32)}, {"a": jax.memory.Space.Device})["a"]),
+        "device_put_to_device_memory_under_grad": lambda: _typed_values(jax.grad(
+            lambda v: jax.device_put(v, jax.memory.Space.Device).sum())(np.ones(2, np.float32))),
+    }
+
+
+def _typed_values(array):
+    """An array's dtype and values (weak or not is left to other cases)."""
+    return [str(array.dtype), np.asarray(array).tolist()]
+
+
+def _placed(array):
+    """Where device_put left an array: its memory kind, whether committed, its values."""
+    return [array.sharding.memory_kind, array.committed, np.asarray(array).tolist()]
 
 
 def _auto_mesh(jax):

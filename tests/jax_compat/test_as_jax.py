@@ -151,7 +151,9 @@ def test_a_name_a_jax_module_lacks_is_named_under_its_jax_path():
     'nope'" (tests/data/alias_misses_cases.py, recorded), where Python named jxkernel's module
     ('jxkernel._jax.tree'), for modules imported as `jax.X` and submodules reached as
     attributes (`jnp.fft`) alike; and a public name `jax` itself lacks (`jax.tree_multimap`) in
-    JAX's bare words, not as a gap of jxkernel's."""
+    JAX's bare words, not as a gap of jxkernel's. `from jax.X import nope` names `jax.X` too
+    (Python named jxkernel's module: 'jxkernel._jax.experimental'), and `import jax.xla`, a
+    module of jxkernel's that JAX has not, is JAX's ModuleNotFoundError."""
     # the child finds the case file as pytest's own `pythonpath` setting gives it to the tests
     search = os.pathsep.join(p for p in (locations.DATA, os.environ.get("PYTHONPATH")) if p)
     got = run("""
@@ -165,7 +167,52 @@ def test_a_name_a_jax_module_lacks_is_named_under_its_jax_path():
     for key in [k for k in recorded if k.startswith("module:")]:
         (kind, words), (ours, said) = recorded.pop(key), got.pop(key)
         assert ours == kind and said.startswith(words + " (JAX 0.4.29 removed it"), said
-    assert got == {k: v for k, v in recorded.items() if k != "jax_version"}
+    assert got == {k: v for k, v in recorded.items() if k not in ("jax_version", "jax_modules")}
+
+
+# modules JAX 0.10.2 holds as attributes of a package, not as modules, that the alias serves as
+# modules: `from jax._src.lib import gpu_solver` reaches them so here (jxkernel/as_jax.py)
+ATTRIBUTES_IN_JAX = {"jax._src.lib.gpu_solver", "jax._src.lib.mlir.dialects.hlo"}
+
+
+def test_the_alias_serves_jaxs_modules_and_no_others():
+    """Every module of jxkernel's (its files and its module aliases in sys.modules), imported
+    as `jax.<its path>`: it imports where JAX 0.10.2 has that module (recorded: JAX's files) and
+    is refused with ModuleNotFoundError where JAX has none (`import jax.xla`,
+    `jax.numpy.reductions` ran here, and failed under JAX); the modules that are packages here
+    but plain modules in JAX are as_jax.PLAIN_IN_JAX (`jax.core.X` is refused in their words)."""
+    from jxkernel import as_jax
+    got = run("""
+        import importlib, json, os, sys, jxkernel
+        jxkernel.install_as_jax()
+        import jax
+        root = os.path.dirname(jxkernel.__file__)
+        names = set()
+        for top in (root, os.path.join(root, "_jax")):
+            for folder, subfolders, files in os.walk(top):
+                subfolders[:] = [d for d in subfolders if d not in ("__pycache__", "_jax")]
+                parts = [p for p in os.path.relpath(folder, top).split(os.sep) if p != "."]
+                names.update(".".join(["jax"] + parts + [f.split(".")[0]] * (f[:9] != "__init__."))
+                             for f in files if f.endswith((".py", ".so")))
+        names.update(jxkernel.as_jax.PLAIN_IN_JAX)    # (module aliases made on first use)
+        for name in list(sys.modules):
+            for prefix in ("jxkernel._jax.", "jxkernel."):
+                if name.startswith(prefix):
+                    names.add("jax." + name[len(prefix):])
+                    break
+        served = {}
+        for name in sorted(names):
+            try:
+                served[name] = hasattr(importlib.import_module(name), "__path__")
+            except ModuleNotFoundError:
+                pass
+        print(json.dumps([sorted(names), served]))""")
+    names, served = got
+    jax_modules = locations.recorded("alias_misses_reference.json")["jax_modules"]
+    assert set(served) - set(jax_modules) == ATTRIBUTES_IN_JAX
+    assert not {n for n in names if n in jax_modules} - set(served)
+    assert as_jax.PLAIN_IN_JAX == {n for n, package in served.items()
+                                   if package and not jax_modules.get(n, True)}
 
 
 def test_it_refuses_when_jax_was_imported_first_and_says_how_to_fix_it():

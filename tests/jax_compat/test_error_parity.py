@@ -2,6 +2,7 @@
 value, where JAX raises nothing): tests/data/error_parity_cases.py, recorded by
 reference/make_error_parity_reference.py. Every answer here is exact: texts, shapes and small
 integers."""
+import numpy as np
 import pytest
 
 import jxkernel as jax
@@ -56,3 +57,14 @@ def test_jvps_aux_refusal_names_jaxs_tracer_class(call):
                        r"two-element tuple, but got type <class "
                        r"'jax\._src\.interpreters\.ad\.JVPTracer'> with value JVPTracer\("):
         call(lambda v: v * 2, jax.numpy.ones(2))
+
+
+def test_device_put_to_host_memory_is_refused_saying_why():
+    """JAX 0.10.2 puts an array in host memory for jax.memory.Space.Host (memory kind
+    'pinned_host', its type `f32<host>[2]`); jxkernel's arrays live in each device's default
+    memory only, so it refuses, saying so (its ValueError said device_put "only accepts ...
+    `jax.memory.Space`", for a Space; Space.Device is JAX's answer: cases above)."""
+    with pytest.raises(NotImplementedError, match=r"^device_put to jax\.memory\.Space\.Host: "
+                                                  r"jxkernel places arrays in each device's "
+                                                  r"default memory only"):
+        jax.device_put(np.ones(2, np.float32), jax.memory.Space.Host)
