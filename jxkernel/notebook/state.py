@@ -8,8 +8,8 @@ import weakref
 
 from ..core.config import config
 from ..xla import client
-from . import (breakpoint_notes, cell_origins, compile_notes, effect_notes, layout_notes,
-               print_notes, room_keeper, tracebacks)
+from . import (breakpoint_notes, cell_origins, compile_notes, effect_notes, index_notes,
+               layout_notes, print_notes, room_keeper, tracebacks)
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
@@ -81,6 +81,7 @@ class State:
         self.breakpoints = breakpoint_notes.BreakpointWatch(shell)   # breakpoint()s that ran on
         self.fast_paths = layout_notes.FastPathWatch()    # the cell that turned them off
         self.prints_told: set = set()         # print lines whose tracer a note told (once each)
+        self.indices_told: set = set()        # lines whose index out of bounds a note told
 
     def switch_backend(self, name: str):
         """Select the device `name` names, as `%jxbackend NAME` and the JupyterLab extension
@@ -147,6 +148,7 @@ class State:
         self.origins.cell_started()
         self.compiles.cell_started()
         print_notes.clear()
+        index_notes.clear()
         self.effects.cell_started()
         self.breakpoints.cell_started()
         self.fast_paths.cell_started()
@@ -181,6 +183,9 @@ class State:
         printed = print_notes.cell_note(self.prints_told)
         if printed is not None and config.jxkernel_compile_notes != "off":
             show(printed)
+        clamped = index_notes.cell_note(self.indices_told)
+        if clamped is not None and config.jxkernel_compile_notes != "off":
+            show(clamped)
         effect = self.effects.cell_finished()
         if effect is not None and config.jxkernel_compile_notes != "off":
             show(effect)

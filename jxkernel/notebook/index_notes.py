@@ -1,0 +1,50 @@
+"""The note under a cell whose code read an array at a static index past its axis: JAX clamps
+the index (a gather's default) and says nothing, where NumPy raises IndexError, so a learner
+from NumPy gets the last element and no error.
+
+    x = jnp.arange(3)
+    x[5]        # ⚠ index 5 is past the end of axis 0 (size 3) (at In[4]:2): JAX read x[2] ...
+"""
+from __future__ import annotations
+
+from ..numpy import indexing
+from ..views.source import is_user_file
+from .display import Note, source_label
+from .print_notes import _Site
+
+SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
+              "#out-of-bounds-indexing")
+
+
+def clear() -> None:
+    """Forget the indices read so far: at a cell's start."""
+    indexing.clamped_indices.clear()
+
+
+def cell_note(told: set | None = None) -> Note | None:
+    """The note of the cell that just ran, or None: no static index out of bounds read by the
+    user's code, or only at lines told of before (`told`: (file, line), kept by the loaded
+    extension; a cell edited and run again is another file)."""
+    read = [r for r in indexing.clamped_indices if is_user_file(r[0])]
+    indexing.clamped_indices.clear()
+    if told is not None:
+        read = [r for r in read if (r[0], r[1]) not in told]
+        told.update((r[0], r[1]) for r in read)
+    if not read:
+        return None
+    file, line, index, axis, size = read[0]
+    clamped = size - 1 if index >= 0 else 0
+    where = "past the end" if index >= 0 else "before the start"
+    more = len({(f, n) for f, n, *_ in read}) - 1
+    others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
+    return Note(
+        f"⚠ index {index} is {where} of axis {axis} (size {size}) (at "
+        f"{source_label(_Site(file, line))}){others}: JAX read index {clamped} instead, where "
+        "NumPy raises IndexError",
+        body=("JAX clamps an index out of bounds when it reads (a gather's default) and raises "
+              "nothing, since code running on an accelerator cannot (" + SHARP_BITS + "). "
+              "To have a static index checked as NumPy checks it: "
+              "jax.config.update('jax_check_static_indices', True), then it raises "
+              "IndexError; to read a fill value there instead of the clamped element: "
+              "x.at[idx].get(mode='fill', fill_value=...) in place of x[idx]."),
+        kind="info", details=True)
