@@ -334,13 +334,23 @@ def pytest_collection_modifyitems(items):
 
 
 _REAL_JAX_SEEN = []
+_ALIAS_SEEN = []
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item):
     """The suite never imports the real JAX (the [ecosystem] extra installs one beside us, and
-    some jaxlib calls import it when they can: jxkernel.xla.client.real_jax_unimportable). The
-    first test after which a real `jax` module is in sys.modules fails, naming it."""
+    some jaxlib calls import it when they can: jxkernel.xla.client.real_jax_unimportable), nor
+    makes `import jax` reach jxkernel in a test process: install_as_jax cannot be undone, and
+    every later test of that worker ran under the alias, whose messages name `jax._src...`
+    classes (tests/api/test_refs.py failed by test order after jxkernel/as_jax.py's docstring
+    example installed it). The first test after which either holds fails, naming it."""
+    alias = sys.modules.get("jxkernel.as_jax")     # (a test may have taken jxkernel out)
+    if not _ALIAS_SEEN and alias is not None and alias.installed():
+        _ALIAS_SEEN.append(item.nodeid)
+        raise AssertionError(f"{item.nodeid} left jxkernel's `import jax` alias installed in "
+                             f"the test process (install_as_jax): run code under it in a fresh "
+                             f"interpreter (tests/jax_compat/test_as_jax.py's run)")
     if _REAL_JAX_SEEN or "jax" not in sys.modules:
         return
     from jxkernel import as_jax

@@ -78,6 +78,22 @@ def test_install_as_jax_makes_every_jax_module_jxkernels():
                     + textwrap.dedent(CHECK_ALIAS)))
 
 
+def test_the_modules_docstring_example_runs_in_a_fresh_interpreter():
+    # here, not with the other top-level modules' examples in the test process
+    # (test_top_level_docstring_examples.py): the alias it installs stayed, and later tests of
+    # that process named jit's tracer `jax._src...` where they expected `jxkernel._src...`
+    got = run("""
+        import doctest, io, json
+        import jxkernel.as_jax
+        out = io.StringIO()
+        runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+        for test in doctest.DocTestFinder().find(jxkernel.as_jax):
+            runner.run(test, out=out.write)
+        print(json.dumps([runner.tries, runner.failures, out.getvalue()]))""")
+    tries, failures, report = got
+    assert tries == 4 and failures == 0, report
+
+
 def test_the_environment_variable_installs_it_at_interpreter_start():
     check_alias(run(CHECK_ALIAS, JXKERNEL_AS_JAX="1"))
 

@@ -55,11 +55,13 @@ def check_docstring_examples(module: str, extra_globals=None, *, ulps: int = ELE
 
 
 def _process_settings() -> tuple:
-    """What an example must leave as it found it: where compiled programs are kept, and
-    whether 64-bit types are on (core/config's example turned them on for every later module:
-    core/dtypes' examples then showed int64 and float64)."""
+    """What an example must leave as it found it: where compiled programs are kept, whether
+    64-bit types are on (core/config's example turned them on for every later module:
+    core/dtypes' examples then showed int64 and float64), and whether `import jax` reaches
+    jxkernel (as_jax's example installed the alias: later tests' messages named `jax._src...`
+    classes; its examples run in a fresh interpreter, tests/jax_compat/test_as_jax.py)."""
     return (jxkernel.config.jax_compilation_cache_dir, jxkernel.config.jax_enable_compilation_cache,
-            jxkernel.config.jax_enable_x64)
+            jxkernel.config.jax_enable_x64, jxkernel.as_jax.installed())
 
 
 def _renamed_classes(mod) -> list:
