@@ -22,7 +22,6 @@ import builtins
 import collections
 import enum
 import operator
-import sys
 import warnings
 from collections.abc import Sequence
 
@@ -37,7 +36,7 @@ from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperati
 from ..core.symbolic import canonicalize_slice, definitely_equal, is_symbolic
 from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_constant
-from ..core.source_info import is_jxkernel_file
+from ..core.source_info import user_source_info
 from ..lax import conversion
 from ..lax.slicing import _scatter, scatter_p, size_as_array
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
@@ -264,12 +263,9 @@ def _record_clamped(shape, items, normalize_indices) -> None:
         size = shape[axis] if k == INT else None
         if isinstance(size, (int, np.integer)) and \
                 not 0 <= (i + size if normalize_indices and i < 0 else i) < size:
-            frame = sys._getframe(1)
-            while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
-                frame = frame.f_back
-            if frame is not None:
-                clamped_indices.append((frame.f_code.co_filename, frame.f_lineno, int(i),
-                                        axis, int(size)))
+            where = user_source_info()
+            if where is not None:
+                clamped_indices.append((where.file, where.line, int(i), axis, int(size)))
 
 
 def _check_static_ints(shape, items, normalize_indices):
