@@ -12,7 +12,8 @@ does the same through the `.pth` hook the package installs (`jxkernel-as-jax.pth
 one environment variable and does nothing more when it is unset.
 
 How names map: `jax` is a module of its own that answers as JAX's (its `__version__` is the JAX
-release jxkernel matches) and hands every other attribute on to `jxkernel`; `jax.version` is
+release jxkernel matches) and hands every other attribute on to `jxkernel`, but for jxkernel's
+own modules (`jax.xla`, `jax.stepper`: JAX's AttributeError, naming jxkernel's); `jax.version` is
 the same kind of module; every other `jax.X.Y` is the module `jxkernel._jax.X.Y` itself where
 that exists (jxkernel/_jax/ holds the modules that only answer JAX's paths: `jax._src.…`,
 `jax.interpreters.…`, `jax.extend.…`, `jax.tree`, ...), else `jxkernel.X.Y` where JAX has
@@ -57,6 +58,11 @@ def _jax_module() -> types.ModuleType:
                     return importlib.import_module(f"jax.{name}")
                 except ModuleNotFoundError:
                     pass
+            if _own_module(name):       # jax.xla, jax.stepper: JAX's `jax` has no such name
+                raise AttributeError(
+                    f"module 'jax' has no attribute {name!r}" + ("" if name.startswith("_") else
+                    f" (jxkernel.{name} is jxkernel's own module, not JAX's: `import jxkernel`, "
+                    f"then jxkernel.{name})"), name=name, obj=self)
             try:
                 return getattr(jxkernel, name)
             except AttributeError:
@@ -74,14 +80,36 @@ def _jax_module() -> types.ModuleType:
                                      f"here, which lacks some of JAX's private names)") from None
 
         def __dir__(self):
-            return sorted(set(dir(jxkernel)) | set(self.__dict__))
+            return sorted({n for n in dir(jxkernel) if not _own_module(n)} | set(self.__dict__))
 
     module = JaxModule("jax", jxkernel.__doc__)
+    # Python's ImportError of `from jax import nope` names the module's file, as JAX's does
+    # ("unknown location" without one); `jax.__file__` already answered jxkernel's
+    module.__file__ = jxkernel.__file__
     # a package whose submodules the alias's finder supplies: an empty search path, so that no
     # other finder ever looks for `jax.X` in a folder (a real JAX's included)
     module.__path__ = []
     module.__version__, module.__version_info__ = jax_version, jax_version_info
     return module
+
+
+# JAX's names of `jax` that are namespaces of jxkernel's modules (jax.memory.Space)
+JAX_NAMESPACES = frozenset(["memory"])
+
+
+def _own_module(name: str) -> bool:
+    """Whether jxkernel's `name` is a module of its own, no name of JAX's `jax` (jxkernel.xla,
+    jxkernel.stepper): from jxkernel's tables, importing nothing (dir() asks of every name)."""
+    jxkernel = sys.modules["jxkernel"]
+    value, lazy = jxkernel.__dict__.get(name), jxkernel._LAZY.get(name)
+    if isinstance(value, types.ModuleType):
+        path = value.__name__
+    elif lazy is not None and lazy[1] is None:
+        path = "jxkernel" + lazy[0]
+    else:
+        return False
+    return not (name in _SUBMODULES or name in JAX_NAMESPACES or name == "version"
+                or f"jax.{name}" in JAXS_IN_JXKERNEL or path.startswith("jxkernel._jax."))
 
 
 def _version_module() -> types.ModuleType:

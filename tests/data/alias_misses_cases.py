@@ -23,7 +23,11 @@ where it named jxkernel's module object; the file is each side's own.
 "absent": `import jax.xla`, `import jax.notebook`, ...: modules of jxkernel's that JAX 0.10.2
 has not, which the alias served; JAX's ModuleNotFoundError. (`modules`: JAX's module names,
 which reference/make_alias_misses_reference.py adds as "jax_modules", for the test's sweep of
-every module of jxkernel's.)"""
+every module of jxkernel's.)
+"own": jxkernel's own modules read as attributes of `jax` (`jax.xla`, `jax.stepper`), which the
+alias handed on to jxkernel though JAX's `jax` has no such attribute; JAX's words (the alias
+then says where jxkernel's module is). "from_top": `from jax import name`, whose ImportError
+names JAX's file (Python said "unknown location" of the alias's `jax`)."""
 import importlib
 import os
 import re
@@ -50,6 +54,11 @@ ABSENT = ("xla", "xla.array", "notebook", "views", "transforms", "api", "as_jax"
           "numpy.reductions", "lax.loops", "core.avals", "core.nope", "random.prng",
           "scipy.stats.kde", "export.shape_poly", "_src.test_util.case", "tree_util.pure",
           "interpreters._user_rules")
+# jxkernel's modules that are no name of JAX's `jax`: its internals and its see-inside views
+OWN = ("xla", "views", "transforms", "api", "as_jax", "compile_log", "compile_report",
+       "debugger", "explainer", "sharding_view", "stepper", "timing")
+# `from jax import name`: a typo, one of jxkernel's modules, a name JAX removed
+FROM_TOP = ("nope", "xla", "stepper", "tree_multimap")
 # (module imported from, name): a name each lacks, and names JAX's modules lack
 FROM = tuple((path, "nope") for path in IMPORTED) + (
     ("experimental", "optimizers"), ("experimental", "stax"), ("numpy", "product"),
@@ -100,6 +109,11 @@ def run(jax) -> dict:
         out[f"reached:{package}.{attribute}"] = _miss(module)
     for name in TOP:
         out[f"top:{name}"] = _miss(jax, name)
+    for name in OWN:
+        out[f"own:{name}"] = _miss(jax, name)
+    out["own_in_dir"] = sorted(set(OWN) & set(dir(jax)))    # (tab completion lists dir's)
+    for name in FROM_TOP:
+        out[f"from_top:{name}"] = _imported(f"from jax import {name}")
     for path in GONE:
         package, name = path.rsplit(".", 1)
         out[f"gone:{path}"] = _miss(importlib.import_module(f"jax.{package}"), name)
