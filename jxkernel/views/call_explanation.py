@@ -79,7 +79,8 @@ line and every line to its items, `:target` highlights: CSS only, no script); an
     cost          {"method": how the per-line numbers were computed (text),
                    "estimated": {"flops", "transcendentals", "bytes"} (sums of ours),
                    "xla": {name: value} (XLA's cost analysis of the module; null for a
-                   non-finite value), "not_estimated": [instruction names]}
+                   non-finite value), "not_estimated": [instruction names],
+                   "unattributed": [indices in hlo's "instructions" with costs on no line]}
 
 Every item's "line_id" names an entry of "lines" (null: no source line), so the extension
 can highlight a line's items on click, and an item's line the other way round.
@@ -729,7 +730,8 @@ def to_json(ex: Explanation) -> dict:
                             for c, line_id in zip(ex.collectives, ex.collective_line_ids)],
             "cost": {"method": ex.cost_method, "estimated": ex.estimated_totals,
                      "xla": {k: _json_number(v) for k, v in ex.xla_cost.items()},
-                     "not_estimated": ex.not_estimated}}
+                     "not_estimated": ex.not_estimated,
+                     "unattributed": [i.index for i in ex.unattributed]}}
 
 
 def _json_number(v):

@@ -97,15 +97,18 @@ function pane(title: string, items: IExplainItem[], label: (item: IExplainItem) 
  * What the lines' counts leave out: instructions with costs whose source line XLA's optimizer
  * dropped (on the CPU a dot it rewrote into bitcasts and a dot; on a GPU a reduce fused into a
  * loop). Their costs are in the module's totals but on no line, so without this a one-line
- * function showed 8 of its 112 flops (the text view's "on no line"). '' when none.
+ * function showed 8 of its 112 flops (the text view's "on no line"). Which ones the kernel
+ * says (the bundle's `cost.unattributed`, the indices of `Explanation.unattributed`), so the
+ * rule lives in Python alone. '' when none.
  *
- *     unattributedText([{name: 'dot', opcode: 'dot', flops: 48, line_id: null, ...}])
+ *     unattributedText([{index: 0, name: 'dot', opcode: 'dot', flops: 48, ...}], [0])
  *     // 'on no source line (XLA's optimizer dropped their lines): 48 flops: dot (dot, 48 flops)'
  */
 export function unattributedText(
-  instructions: Pick<IExplainInstruction, 'name' | 'opcode' | 'flops' | 'transcendentals' | 'line_id'>[]
+  instructions: Pick<IExplainInstruction, 'index' | 'name' | 'opcode' | 'flops' | 'transcendentals'>[],
+  unattributed: number[]
 ): string {
-  const lost = instructions.filter(i => !i.line_id && (i.flops || i.transcendentals));
+  const lost = instructions.filter(i => unattributed.includes(i.index));
   if (!lost.length) {
     return '';
   }
@@ -150,7 +153,7 @@ export function explainView(bundle: unknown): HTMLElement {
   if (lines.length) {
     lines[0].tabIndex = 0;
   }
-  const lost = unattributedText(b.hlo.instructions);
+  const lost = unattributedText(b.hlo.instructions, b.cost.unattributed);
   if (lost) {
     source.appendChild(el('div', 'jx-Explain-note', lost));
   }

@@ -153,22 +153,23 @@ describe('idleAfter', () => {
 });
 
 describe('unattributedText', () => {
-  const inst = (name: string, flops: number, line_id: string | null, transcendentals = 0) =>
-    ({ name, opcode: name.split('.')[0], flops, transcendentals, line_id });
+  const inst = (index: number, name: string, flops: number, transcendentals = 0) =>
+    ({ index, name, opcode: name.split('.')[0], flops, transcendentals });
 
-  it("sums and names the costly instructions XLA's optimizer left on no source line", () => {
+  it("sums and names the costly instructions the kernel says are on no source line", () => {
     // %explain jax.grad(loss) of a one-line loss on the CPU: XLA rewrote both dots, dropping
     // their lines, and the fusion's multiply; the line itself kept 8 of the module's 112 flops
-    expect(unattributedText([inst('subtract.0', 8, 'L1'), inst('multiply.4', 8, null),
-                             inst('dot', 48, null), inst('dot.1', 48, null), inst('bitcast', 0, null)]))
+    const grad = [inst(0, 'subtract.0', 8), inst(1, 'multiply.4', 8), inst(2, 'dot', 48),
+                  inst(3, 'dot.1', 48), inst(4, 'bitcast', 0)];
+    expect(unattributedText(grad, [1, 2, 3]))
       .toBe("on no source line (XLA's optimizer dropped their lines): 104 flops: multiply.4 (multiply, " +
             '8 flops), dot (dot, 48 flops), dot.1 (dot, 48 flops)');
-    expect(unattributedText([inst('exponential', 0, null, 3)]))
+    expect(unattributedText([inst(0, 'exponential', 0, 3)], [0]))
       .toBe("on no source line (XLA's optimizer dropped their lines): 3 transcendentals: exponential " +
             '(exponential, 3 transcendentals)');
   });
 
-  it('is empty when every costly instruction has its line', () => {
-    expect(unattributedText([inst('dot', 48, 'L1'), inst('bitcast', 0, null)])).toBe('');
+  it('is empty when the kernel names none', () => {
+    expect(unattributedText([inst(0, 'dot', 48), inst(1, 'bitcast', 0)], [])).toBe('');
   });
 });

@@ -186,6 +186,8 @@ def test_instructions_left_without_a_line_count_in_the_totals_and_are_named():
     gpu_like = Explanation(model, jxkernel.make_jaxpr(model)(jnp.ones((4, 8)), jnp.ones((8, 3))),
                            ex.stablehlo, hlo, ex.xla_cost, title="model")
     assert [i.opcode for i in gpu_like.unattributed] == ["reduce"]
+    # the bundle names them by index, so the extension's footer need not know the rule
+    assert gpu_like.to_json()["cost"]["unattributed"] == [gpu_like.unattributed[0].index]
     if not ON_GPU:
         assert ex.unattributed == []            # XLA's CPU keeps every line
     assert gpu_like.per_line[C].flops == 0 and gpu_like.estimated_totals["flops"] == 192 + 11
