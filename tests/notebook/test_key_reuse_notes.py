@@ -39,6 +39,7 @@ def _run_case(shell, name):
     notes, counts = [], []
     for source in cases.CASES[name]["cells"]:
         ran = ran_ok(shell, source)
+        assert "Error in callback" not in ran.printed, ran.printed     # (the note's own error)
         notes.append(ran.shown(NOTE))
         counts.append(ran.count)
     return notes, counts
@@ -74,11 +75,14 @@ def test_a_note_where_a_key_is_reused_and_what_it_says_is_what_jax_did(shell, na
     # not, and that a typed one would (its twin case)
     typed = name.startswith("typed_")
     if typed:
-        assert "a line like this one raises KeyReuseError" in note
+        assert ("jax.config.update('jax_debug_key_reuse', True) before the key is made (at the "
+                "notebook's top), and a line like this one raises KeyReuseError") in note
+        assert "lets this key through" not in note
         assert theirs["raises"]["error"] == "KeyReuseError"
         assert theirs["raises"]["at"] == [cell, line]
     else:
-        assert "lets this key through" in note and theirs["raises"] is None
+        assert "lets this key through" in note and "before the key is made" not in note
+        assert theirs["raises"] is None
         twin = THEIRS["typed_" + name[len("raw_"):]]["raises"]
         assert twin["error"] == "KeyReuseError" and twin["at"] == [cell, line]
 
