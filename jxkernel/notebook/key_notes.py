@@ -4,7 +4,8 @@ JAX key is a value, not a generator that moves on, so the second draw gets the s
 
     key = jax.random.key(0)
     a = jax.random.normal(key, (3,))
-    b = jax.random.normal(key, (3,))   # ⚠ key reused (at In[4]:3): normal drew with the key ...
+    b = jax.random.normal(key, (3,))   # ⚠ key reused (at In[4]:3): normal drew with the key
+    #                                      that normal used at In[4]:2, so the same numbers again
 
 What counts is one key object given to two random functions that consume it (a sampler,
 `split`: random/keys.py's `consumed_keys`, whose list follows key_reuse.py's signatures) from
@@ -34,13 +35,13 @@ class KeyReuseWatch:
     library's record (random/keys.py's `consumed_keys`); `uninstall` stops it.
 
         >>> watch = KeyReuseWatch()     # doctest: +SKIP
-        >>> watch.cell_finished()       # after a cell that drew with one key twice  # doctest: +SKIP
-        ⚠ key reused (at In[4]:3): normal drew with the key normal used at In[4]:2 ...
+        >>> watch.cell_finished()       # after a cell drawing twice  # doctest: +SKIP
+        ⚠ key reused (at In[4]:3): normal drew with the key that normal used at In[4]:2, ...
     """
     _watching = 0       # the loaded extensions' watches (one per shell)
 
     def __init__(self):
-        # id(key) -> (weak reference to the key, the function that consumed it, SourceInfo);
+        # id(key) -> (weak reference to the key, the function that consumed it, its line);
         # an entry goes when its key does, so a new key at its id is not taken for it
         self.consumed: dict = {}
         self.told: set = set()
@@ -65,9 +66,10 @@ class KeyReuseWatch:
         if keys.consumed_keys is not None:
             keys.consumed_keys.clear()
         reused = []
-        for key, name, site in drawn:
-            if site is None or not is_user_file(site.file):     # a library's draws: its own
+        for key, name, at in drawn:
+            if at is None or not is_user_file(at[0]):           # a library's draws: its own
                 continue
+            site = _Site(*at)
             first = self.consumed.get(id(key))
             if first is not None and first[0]() is key:
                 if (site.file, site.line) not in self.told:

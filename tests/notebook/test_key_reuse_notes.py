@@ -216,6 +216,6 @@ def test_an_eager_draw_is_recorded_once_with_its_key_and_function(name, monkeypa
     monkeypatch.setattr(keys, "consumed_keys", collections.deque(maxlen=64))
     for key in (jr.key(0), jr.PRNGKey(0)):
         CALLS[name](key)
-        assert [(k is key, n) for k, n, _ in keys.consumed_keys] == \
-            ([] if name in keys.KEEPS_KEY else [(True, name)])
+        assert [(k is key, n, at[0]) for k, n, at in keys.consumed_keys] == \
+            ([] if name in keys.KEEPS_KEY else [(True, name, __file__)])     # this file's line
         keys.consumed_keys.clear()
