@@ -347,14 +347,14 @@ def _check_key_data(data_aval, impl: prng.PRNGImpl = THREEFRY):
 
 
 # The keys code outside jxkernel drew with eagerly, each with the random function (`normal`,
-# `split`) and the user's line: (key, name, (file, line) or None). Every function that calls
+# `split`) and the user's lines: (key, name, _drawn_at()). Every function that calls
 # check_key consumes its key but these, whose primitives sink none in key_reuse.py's
 # signatures (random_fold_in makes a new key, random_unwrap and key_impl read it;
 # tests/notebook/test_key_reuse_notes.py checks the list against the signatures). One key
 # object here twice is a key reused, which JAX lets through silently. None until the notebook
 # watches (a bounded deque then, that its note under the cell reads and clears:
 # notebook/key_notes.py), so that an eager draw with no notebook pays one test, not the walk to
-# the user's line (1.4 us of a 13 us normal(key)).
+# the user's lines (2 us of a 13 us normal(key)).
 consumed_keys: collections.deque | None = None
 KEEPS_KEY = frozenset({"fold_in", "key_data", "key_impl"})
 
@@ -402,15 +402,21 @@ def check_key(name: str, key, allow_batched=False):
 
 
 def _drawn_at():
-    """(file, line) of the user's line that called the random function (user_source_info's,
-    in one walk), or None where the frame that called it is not the user's: a library's
-    (registered as Flax registers itself), the standard library's, `%timeit`'s timer."""
+    """The user's frames that called the random function, innermost first, each (file, line,
+    function), up to the first frame that is not the user's, and then None where that one is
+    jxkernel's (a workshop's check calling the learner's function: its calls, not the
+    user's); None where the frame that called the random function is not the user's: a
+    library's (registered as Flax registers itself), the standard library's, `%timeit`'s."""
     frame = sys._getframe(2)            # (the random function's: jxkernel's, walked past)
     while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
         frame = frame.f_back
-    if frame is None or not is_user_filename(frame.f_code.co_filename):
-        return None
-    return frame.f_code.co_filename, frame.f_lineno
+    calls = []
+    while frame is not None and is_user_filename(frame.f_code.co_filename):
+        calls.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        frame = frame.f_back
+    if frame is not None and calls and is_jxkernel_file(frame.f_code.co_filename):
+        calls.append(None)
+    return tuple(calls) or None
 
 
 def _rewrap(wrapped: bool, keys):

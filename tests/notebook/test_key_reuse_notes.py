@@ -119,8 +119,55 @@ def test_one_line_reused_in_a_loop_is_told_once(shell):
     assert re.match(r"⚠ key reused \(at In\[\d+\]:3\): normal drew with the key that normal "
                     r"used at In\[\d+\]:3, the same line run before, so the same numbers again",
                     note)
-    assert "  key, subkey = jax.random.split(key)\n  return jax.random.normal(subkey)" in note
-    assert ran_ok(shell, "y = draw()").shown(NOTE) == []             # that line: told
+    # inside a function, `key, subkey = split(key)` would make key local (UnboundLocalError)
+    # and the function would draw the same numbers each call: no rewrite there
+    assert "key, subkey = jax.random.split(key)); a function that draws is given its own " \
+        "subkey as an argument at each call." in note and "# at" not in note
+    assert len(ran_ok(shell, "y = draw()").shown(NOTE)) == 1          # another call: told
+    ran = ran_ok(shell, "key = jax.random.PRNGKey(2)\nfor i in range(2):\n"
+                        "    x = jax.random.normal(key)")                 # a cell's top level
+    (note,) = ran.shown(NOTE)
+    assert "  key, subkey = jax.random.split(key)\n  x = jax.random.normal(subkey)" in note
+
+
+def test_a_cell_run_again_unchanged_is_not_told_again(shell):
+    # ipykernel names a cell by its text (the same file when run again unchanged); IPython's
+    # own shell by its text and count, which a cell that stores no history leaves as it is
+    ran_ok(shell, "key = jax.random.key(1)\na = jax.random.normal(key)")
+    again = "b = jax.random.normal(key)"
+    assert len(ran_ok(shell, again, store_history=False).shown(NOTE)) == 1
+    assert ran_ok(shell, again, store_history=False).shown(NOTE) == []      # told
+    assert len(ran_ok(shell, again + "  # edited").shown(NOTE)) == 1       # another cell
+
+
+def test_a_function_given_one_key_twice_is_told_at_its_two_calls(shell):
+    ran_ok(shell, "def dropout(key, x, rate):\n"
+                  "    keep = jax.random.bernoulli(key, 1 - rate, x.shape)\n"
+                  "    return jax.numpy.where(keep, x / (1 - rate), 0.0)")
+    cell = ("key = jax.random.PRNGKey(0)\nx = jax.numpy.ones(8)\n"
+            "y1 = dropout(key, x, 0.5)\ny2 = dropout(key, x, 0.5)")
+    (note,) = ran_ok(shell, cell).shown(NOTE)
+    assert re.match(r"⚠ key reused \(at In\[\d+\]:4\): dropout's bernoulli drew with the key "
+                    r"that dropout's bernoulli used at In\[\d+\]:3, so the same numbers again",
+                    note)
+    assert np.array_equal(shell.user_ns["y1"], shell.user_ns["y2"])        # as it says
+    code = [re.sub(r"    # at In\[\d+\]:\d+$", "", line[2:])
+            for line in note.splitlines() if line.startswith("  ")]
+    assert code == ["key, subkey = jax.random.split(key)", "y1 = dropout(subkey, x, 0.5)",
+                    "key, subkey = jax.random.split(key)", "y2 = dropout(subkey, x, 0.5)"]
+    ran = ran_ok(shell, "\n".join(cell.splitlines()[:2] + code))          # the advice, run
+    assert ran.shown(NOTE) == []
+    assert not np.array_equal(shell.user_ns["y1"], shell.user_ns["y2"])
+
+
+def test_a_workshop_check_giving_one_key_twice_gets_no_note(shell):
+    # the check calls the learner's function twice with one key, on purpose (the same mask)
+    ran_ok(shell, "from jxkernel.notebook.workshop import check\n"
+                  "def dropout(key, x, rate):\n"
+                  "    keep = jax.random.bernoulli(key, 1 - rate, x.shape)\n"
+                  "    return jax.numpy.where(keep, x / (1 - rate), 0.0)")
+    ran = ran_ok(shell, "check('rng-dropout', dropout)")
+    assert "correct" in str(ran.result) and ran.shown(NOTE) == []
 
 
 def test_a_librarys_draws_and_timeit_get_no_note(shell, tmp_path):
@@ -216,6 +263,6 @@ def test_an_eager_draw_is_recorded_once_with_its_key_and_function(name, monkeypa
     monkeypatch.setattr(keys, "consumed_keys", collections.deque(maxlen=64))
     for key in (jr.key(0), jr.PRNGKey(0)):
         CALLS[name](key)
-        assert [(k is key, n, at[0]) for k, n, at in keys.consumed_keys] == \
-            ([] if name in keys.KEEPS_KEY else [(True, name, __file__)])     # this file's line
+        assert [(k is key, n, calls[0][:1]) for k, n, calls in keys.consumed_keys] == \
+            ([] if name in keys.KEEPS_KEY else [(True, name, (__file__,))])   # this file's
         keys.consumed_keys.clear()
