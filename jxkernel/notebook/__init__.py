@@ -94,6 +94,7 @@ def unload_ipython_extension(shell) -> None:
         return
     comm.unregister(shell, state)
     state.breakpoints.uninstall()
+    state.keys.uninstall()
     tracebacks.uninstall(shell)
     tracebacks.uninstall_warnings()
     tracebacks.uninstall_log_names()

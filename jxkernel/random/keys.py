@@ -11,6 +11,7 @@ Every public function accepts both kinds and returns the kind it was given, as J
 """
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 import math
@@ -36,6 +37,7 @@ from ..core.trace import Tracer
 from ..lax.sharding import laid_out
 from ..numpy import array_methods, indexing as _indexing
 from ..core.dtypes import canonicalize_user_dtype
+from ..core.source_info import is_jxkernel_file, is_user_filename
 from ..xla import array as _xla_array
 from ..core import trace as _trace
 from . import key_prims, philox, prng, rbg, threefry4x32
@@ -344,6 +346,19 @@ def _check_key_data(data_aval, impl: prng.PRNGImpl = THREEFRY):
                         f"uint32; got dtype={data_aval.dtype}")
 
 
+# The keys code outside jxkernel drew with eagerly, each with the random function (`normal`,
+# `split`) and the user's lines: (key, name, _drawn_at()). Every function that calls
+# check_key consumes its key but these, whose primitives sink none in key_reuse.py's
+# signatures (random_fold_in makes a new key, random_unwrap and key_impl read it;
+# tests/notebook/test_key_reuse_notes.py checks the list against the signatures). One key
+# object here twice is a key reused, which JAX lets through silently. None until the notebook
+# watches (a bounded deque then, that its note under the cell reads and clears:
+# notebook/key_notes.py), so that an eager draw with no notebook pays one test, not the walk to
+# the user's lines (2 us of a 13 us normal(key)).
+consumed_keys: collections.deque | None = None
+KEEPS_KEY = frozenset({"fold_in", "key_data", "key_impl"})
+
+
 def check_key(name: str, key, allow_batched=False):
     """(typed keys, was it a legacy raw key?) after JAX's checks of a key argument. A raw
     uint32 key is of the default implementation (jax_default_prng_impl) and is wrapped
@@ -379,7 +394,29 @@ def check_key(name: str, key, allow_batched=False):
     if not allow_batched and shape:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{shape} != (). Use jax.vmap for batching.")
+    if consumed_keys is not None and name not in KEEPS_KEY and \
+            _trace._ctx.trace is _trace.eval_trace and \
+            (type(key) is KeyArray or type(key) is _xla_array.Array):
+        consumed_keys.append((key, name, _drawn_at()))
     return typed, wrapped
+
+
+def _drawn_at():
+    """The user's frames that called the random function, innermost first, each (file, line,
+    function), up to the first frame that is not the user's, and then None where that one is
+    jxkernel's (a workshop's check calling the learner's function: its calls, not the
+    user's); None where the frame that called the random function is not the user's: a
+    library's (registered as Flax registers itself), the standard library's, `%timeit`'s."""
+    frame = sys._getframe(2)            # (the random function's: jxkernel's, walked past)
+    while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    calls = []
+    while frame is not None and is_user_filename(frame.f_code.co_filename):
+        calls.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        frame = frame.f_back
+    if frame is not None and calls and is_jxkernel_file(frame.f_code.co_filename):
+        calls.append(None)
+    return tuple(calls) or None
 
 
 def _rewrap(wrapped: bool, keys):

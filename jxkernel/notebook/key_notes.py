@@ -1,0 +1,201 @@
+"""The note under a cell whose code drew random numbers with a key it had drawn with before: a
+JAX key is a value, not a generator that moves on, so the second draw gets the same random bits
+(the same numbers, for the same call), and JAX says nothing (jax_debug_key_reuse is off).
+
+    key = jax.random.key(0)
+    a = jax.random.normal(key, (3,))
+    b = jax.random.normal(key, (3,))   # ⚠ key reused (at In[4]:3): normal drew with the key
+    #                                      that normal used at In[4]:2, so the same numbers again
+
+What counts is one key object given to two random functions that consume it (a sampler,
+`split`: random/keys.py's `consumed_keys`, whose list follows key_reuse.py's signatures) from
+the user's lines, eagerly, in one cell or across cells. Two keys made from one seed are two
+keys (reproducible numbers, on purpose); fold_in makes a new key and leaves its key unused.
+"""
+from __future__ import annotations
+
+import ast
+import collections
+import linecache
+import weakref
+
+from ..random import keys
+from ..random.keys import KeyArray
+from ..views.source import is_user_file
+from .display import Note, source_label
+from .print_notes import _Site
+
+RANDOM_NUMBERS = "https://docs.jax.dev/en/latest/random-numbers.html"
+
+
+class KeyReuseWatch:
+    """The keys the user's eager draws consumed, over the cells, and the note of a cell that
+    drew with one of them again (told once per line: `told`, (file, line) of the reuse; a cell
+    edited and run again is another file). Made when the extension loads, which starts the
+    library's record (random/keys.py's `consumed_keys`); `uninstall` stops it.
+
+        >>> watch = KeyReuseWatch()     # doctest: +SKIP
+        >>> watch.cell_finished()       # after a cell drawing twice  # doctest: +SKIP
+        ⚠ key reused (at In[4]:3): normal drew with the key that normal used at In[4]:2, ...
+    """
+    _watching = 0       # the loaded extensions' watches (one per shell)
+
+    def __init__(self):
+        # id(key) -> (weak reference to the key, the function that consumed it, its line);
+        # an entry goes when its key does, so a new key at its id is not taken for it
+        self.consumed: dict = {}
+        self.told: set = set()
+        KeyReuseWatch._watching += 1
+        if keys.consumed_keys is None:
+            keys.consumed_keys = collections.deque(maxlen=64)
+
+    def uninstall(self) -> None:
+        KeyReuseWatch._watching -= 1
+        if KeyReuseWatch._watching <= 0:
+            KeyReuseWatch._watching = 0
+            keys.consumed_keys = None
+
+    def cell_started(self) -> None:
+        if keys.consumed_keys is not None:
+            keys.consumed_keys.clear()      # (draws between cells: a magic's, a comm's)
+
+    def cell_finished(self) -> Note | None:
+        """The note of the cell that just ran, or None: no key of the user's drawn with
+        twice, or only at lines told of before."""
+        drawn = list(keys.consumed_keys or ())
+        if keys.consumed_keys is not None:
+            keys.consumed_keys.clear()
+        reused = []
+        for key, name, calls in drawn:
+            if calls is None or not is_user_file(calls[0][0]):     # a library's draws
+                continue
+            first = self.consumed.get(id(key))
+            if first is None or first[0]() is not key:
+                self.consumed[id(key)] = (weakref.ref(key, self._forget(id(key))), name, calls)
+                continue
+            sites = _where_reused(first[1], first[2], name, calls)
+            if sites is not None and (sites[1].file, sites[1].line) not in self.told:
+                self.told.add((sites[1].file, sites[1].line))
+                reused.append((first[1], name, sites, type(key) is KeyArray))
+        if not reused:
+            return None
+        first_name, name, (first_site, site), typed = reused[0]
+        return _note(first_name, first_site, name, site, typed, len(reused) - 1)
+
+    def _forget(self, ident):
+        consumed = self.consumed
+
+        def forget(ref):
+            if consumed.get(ident, (None,))[0] is ref:
+                del consumed[ident]
+        return forget
+
+class _Call(_Site):
+    """A user's line that drew with a key, or called the function that did: its frame's
+    function (`<module>`: a cell's or script's top level) and the function it called there
+    (`callee`: the random function's name on the line that drew)."""
+    def __init__(self, file, line, function, callee):
+        super().__init__(file, line)
+        self.function, self.callee = function, callee
+
+
+def _where_reused(first_name, first_calls, name, calls):
+    """(first use, reuse) as the lines to name, or None for no reuse of the user's: where the
+    two draws' chains of calls part, counted from the outermost (`y1 = dropout(key, x)` and
+    `y2 = dropout(key, x)`, where dropout draws), or the line that drew, run again (a loop).
+    The same chain called twice by jxkernel's code (a workshop's check giving the learner's
+    function one key twice, on purpose) is not the user's reuse."""
+    if first_calls == calls and calls[-1] is None:
+        return None
+    ours = [c for c in first_calls if c is not None], [c for c in calls if c is not None]
+    (a, b) = (list(reversed(ours[0])), list(reversed(ours[1])))
+    level = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None)
+    if level is None:     # the same calls (a loop), or one inside the other: the draws' lines
+        a, b, level = a[-1:], b[-1:], 0
+    sites = []
+    for chain, drew in ((a, first_name), (b, name)):
+        file, line, function = chain[level]
+        callee = chain[level + 1][2] if level + 1 < len(chain) else drew
+        sites.append(_Call(file, line, function, callee))
+    return tuple(sites)
+
+
+def _note(first_name, first_site, name, site, typed, more) -> Note:
+    at, first_at = source_label(site), source_label(first_site)
+    same_line = (first_site.file, first_site.line) == (site.file, site.line)
+    where = f"at {first_at}" if not same_line else f"at {first_at}, the same line run before"
+    what = ("so the same numbers again" if name == first_name else
+            "so numbers from the same random bits, not independent ones")
+    others = f" (and {more} more line{'s' if more > 1 else ''})" if more else ""
+    title = (f"⚠ key reused (at {at}): {_who(site, name)} drew with the key that "
+             f"{_who(first_site, first_name)} used {where}, {what}{others}")
+    body = ("A JAX key is a value, not a generator that moves on: every use of one key gives "
+            "the same random bits, and JAX says nothing (never reuse a key: " + RANDOM_NUMBERS
+            + "). " + _advice(first_name, first_site, name, site, same_line))
+    if typed:
+        body += ("\nTo have JAX check every key: jax.config.update('jax_debug_key_reuse', "
+                 "True) before the key is made (at the notebook's top), and a line like this "
+                 "one raises KeyReuseError.")
+    else:
+        body += ("\nJAX's checker, jax.config.update('jax_debug_key_reuse', True), lets this "
+                 "key through: it follows typed keys, and a raw key from jax.random.PRNGKey "
+                 "is made a new typed one at each call. With jax.random.key(seed) in place of "
+                 "jax.random.PRNGKey(seed) and the checker on, a line like this one raises "
+                 "KeyReuseError.")
+    return Note(title, body=body, kind="info", details=True)
+
+
+def _who(site, name) -> str:
+    """`normal` for the line that drew; `dropout's normal` for a line calling dropout, which
+    drew."""
+    return name if site.callee == name else f"{site.callee}'s {name}"
+
+
+def _advice(first_name, first_site, name, site, same_line) -> str:
+    """Split before each draw, the first one too, and draw with the subkey: the user's own
+    lines rewritten where each is at a cell's top level and one call of the function with the
+    key as its first argument; a key that split consumed: draw with the keys it made."""
+    if first_name == "split" and first_site.callee == "split":
+        return (f"The keys split made at {source_label(first_site)} are new ones: draw with "
+                f"one of them, not with the key it split.")
+    lines = [site] if same_line else [first_site, site]
+    rewritten = [split_fix(linecache.getline(s.file, s.line).strip(), s.callee,
+                           s.callee in (first_name, name)) if s.function == "<module>" else None
+                 for s in lines]
+    if all(rewritten) and len({var for var, _ in rewritten}) == 1:
+        code = "\n".join(f"  {split}\n  {drawn}    # at {source_label(s)}"
+                         for s, (_, (split, drawn)) in zip(lines, rewritten))
+        return ("Split the key before each draw, the first one too, and draw with the new "
+                "subkey:\n" + code)
+    return ("Split the key before each draw, the first one too, and draw with the new "
+            "subkey (key, subkey = jax.random.split(key)); a function that draws is given "
+            "its own subkey as an argument at each call.")
+
+
+def split_fix(line: str, name: str, random_function: bool = True):
+    """(the key's name, (the split line, `line` calling with the subkey)) for a line with one
+    call of `name` whose first argument is a name or attribute (the key); None for another
+    line. The split is `name`'s module's where `name` is a random function (`jr.normal`:
+    `jr.split`), jax.random's otherwise.
+
+        >>> split_fix("b = jax.random.normal(key, (3,))", "normal")
+        ('key', ('key, subkey = jax.random.split(key)', 'b = jax.random.normal(subkey, (3,))'))
+    """
+    try:
+        tree = ast.parse(line)
+    except SyntaxError:
+        return None
+    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and c.args and
+             (getattr(c.func, "attr", None) == name or getattr(c.func, "id", None) == name)]
+    if len(calls) != 1 or not isinstance(calls[0].args[0], (ast.Name, ast.Attribute)):
+        return None
+    call, arg = calls[0], calls[0].args[0]
+    if arg.lineno != 1 or arg.end_lineno != 1:
+        return None
+    var = ast.get_source_segment(line, arg)
+    func = ast.get_source_segment(line, call.func)
+    split = func[:-len(name)] + "split" if random_function and \
+        isinstance(call.func, ast.Attribute) else "jax.random.split"
+    text = line.encode()            # (ast's offsets count UTF-8 bytes)
+    drawn = (text[:arg.col_offset] + b"subkey" + text[arg.end_col_offset:]).decode()
+    return var, (f"{var}, subkey = {split}({var})", drawn)

@@ -1,0 +1,19 @@
+"""Record what JAX 0.10.2 does with the programs of the note under a cell that reuses a PRNG key
+(jxkernel/notebook/key_notes.py) in tests/data/key_reuse_note_reference.json (run by hand, not
+by the test suite):
+
+    PYTHONPATH= .venv-jax/bin/python reference/make_key_reuse_note_reference.py
+
+The cases are tests/data/key_reuse_note_cases.py: per case, whether its two draws are the same
+numbers, and whether jax_debug_key_reuse makes JAX raise KeyReuseError (typed keys, raw
+PRNGKey keys). tests/notebook/test_key_reuse_notes.py compares the note's words with these.
+"""
+import os
+
+os.environ["JAX_PLATFORMS"] = "cpu"
+
+import jax  # noqa: E402
+from recording import record_json  # noqa: E402
+
+if __name__ == "__main__":
+    record_json(jax, "key_reuse_note_cases", "key_reuse_note_reference.json")

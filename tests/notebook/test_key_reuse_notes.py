@@ -1,0 +1,268 @@
+"""The note under a cell that drew with a PRNG key it had drawn with before
+(jxkernel/notebook/key_notes.py): JAX gives the same random bits again and says nothing.
+
+Each program of tests/data/key_reuse_note_cases.py runs here cell by cell in IPython: a note
+exactly where the case says (the first use and the reuse it names), none for the programs that
+only look like a reuse (split, fold_in, jit, one seed twice, a cell run again). What the note
+says is checked against JAX 0.10.2's answers for the same programs
+(tests/data/key_reuse_note_reference.json, reference/make_key_reuse_note_reference.py): "the
+same numbers" only where they were; KeyReuseError promised for a typed key, where JAX's
+checker raised at that line, and not for a raw PRNGKey key, which it lets through; the advice,
+written into the program, gives two draws that differ and no reuse.
+"""
+import collections
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("IPython")
+
+import jxkernel
+import key_reuse_note_cases as cases  # tests/data
+import locations  # tests/support
+from ipython_shell import ran_ok, shell_fixture  # tests/support
+from jxkernel import random as jr
+from jxkernel.notebook import key_notes
+from jxkernel.random import key_reuse, keys
+from registered_library import excluded, import_library  # tests/support
+
+shell = shell_fixture("import jxkernel as jax", fresh=True)
+THEIRS = locations.jax_answers("key_reuse_note_reference.json")
+NOTE = "⚠ key reused"
+TITLE = re.compile(r"⚠ key reused \(at In\[(\d+)\]:(\d+)\): (\w+) drew with the key that (\w+) "
+                   r"used at In\[(\d+)\]:(\d+)(, the same line run before)?, (.*)")
+
+
+def _run_case(shell, name):
+    """The notes each cell of the case showed, and each cell's prompt number."""
+    notes, counts = [], []
+    for source in cases.CASES[name]["cells"]:
+        ran = ran_ok(shell, source)
+        assert "Error in callback" not in ran.printed, ran.printed     # (the note's own error)
+        notes.append(ran.shown(NOTE))
+        counts.append(ran.count)
+    return notes, counts
+
+
+def test_the_same_cases():
+    assert sorted(cases.CASES) == sorted(THEIRS)
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_a_note_where_a_key_is_reused_and_what_it_says_is_what_jax_did(shell, name):
+    notes, counts = _run_case(shell, name)
+    expected, theirs = cases.CASES[name]["note"], THEIRS[name]
+    if expected is None:
+        assert notes == [[]] * len(notes)
+        return
+    (first_cell, first_line), (cell, line) = expected
+    assert [len(n) for n in notes] == [int(i == cell) for i in range(len(notes))]
+    (note,) = notes[cell]
+    found = TITLE.fullmatch(note.splitlines()[0])
+    assert found, note
+    at, drew, used, first_at, what = (found.group(1, 2), found.group(3), found.group(4),
+                                      found.group(5, 6), found.group(8))
+    assert at == (str(counts[cell]), str(line))
+    assert first_at == (str(counts[first_cell]), str(first_line))
+    # the same numbers: only where JAX drew them (same call twice); other calls, the same bits
+    if what == "so the same numbers again":
+        assert drew == used and theirs["same"] is True
+    else:
+        assert what == "so numbers from the same random bits, not independent ones"
+        assert drew != used and theirs.get("same") is not True
+    # KeyReuseError promised where JAX raised it at this line; a raw key's note says it does
+    # not, and that a typed one would (its twin case)
+    typed = name.startswith("typed_")
+    if typed:
+        assert ("jax.config.update('jax_debug_key_reuse', True) before the key is made (at the "
+                "notebook's top), and a line like this one raises KeyReuseError") in note
+        assert "lets this key through" not in note
+        assert theirs["raises"]["error"] == "KeyReuseError"
+        assert theirs["raises"]["at"] == [cell, line]
+    else:
+        assert "lets this key through" in note and "before the key is made" not in note
+        assert theirs["raises"] is None
+        twin = THEIRS["typed_" + name[len("raw_"):]]["raises"]
+        assert twin["error"] == "KeyReuseError" and twin["at"] == [cell, line]
+
+
+def test_jxkernels_checker_answers_these_programs_as_jax(shell):
+    # the same programs as plain code: the numbers, and jax_debug_key_reuse's errors and lines
+    assert cases.run(jxkernel) == THEIRS
+
+
+@pytest.mark.parametrize("kind", ["typed", "raw"])
+def test_the_advice_written_into_the_program_draws_two_different_arrays(shell, kind):
+    (cell,) = cases.CASES[f"{kind}_twice"]["cells"]
+    (note,) = _run_case(shell, f"{kind}_twice")[0][0]
+    code = [re.sub(r"    # at In\[\d+\]:\d+$", "", line[2:])
+            for line in note.splitlines() if line.startswith("  ")]
+    fixed = "\n".join(cell.splitlines()[:1] + code)
+    assert fixed == cases.CASES[f"{kind}_advice"]["cells"][0]      # the case JAX ran
+    assert THEIRS[f"{kind}_advice"] == {"raises": None, "same": False}
+    ran = ran_ok(shell, fixed)
+    assert ran.shown(NOTE) == []
+    assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
+
+
+def test_a_key_that_split_consumed_is_told_to_draw_with_the_keys_it_made(shell):
+    (note,) = _run_case(shell, "typed_split_then_draw")[0][0]
+    assert re.search(r"The keys split made at In\[\d+\]:2 are new ones: draw with one of them",
+                     note)
+
+
+def test_one_line_reused_in_a_loop_is_told_once(shell):
+    ran_ok(shell, "key = jax.random.key(1)\ndef draw():\n    return jax.random.normal(key)")
+    ran = ran_ok(shell, "for i in range(3):\n    x = draw()")
+    (note,) = ran.shown(NOTE)
+    assert re.match(r"⚠ key reused \(at In\[\d+\]:3\): normal drew with the key that normal "
+                    r"used at In\[\d+\]:3, the same line run before, so the same numbers again",
+                    note)
+    # inside a function, `key, subkey = split(key)` would make key local (UnboundLocalError)
+    # and the function would draw the same numbers each call: no rewrite there
+    assert "key, subkey = jax.random.split(key)); a function that draws is given its own " \
+        "subkey as an argument at each call." in note and "# at" not in note
+    assert len(ran_ok(shell, "y = draw()").shown(NOTE)) == 1          # another call: told
+    ran = ran_ok(shell, "key = jax.random.PRNGKey(2)\nfor i in range(2):\n"
+                        "    x = jax.random.normal(key)")                 # a cell's top level
+    (note,) = ran.shown(NOTE)
+    assert "  key, subkey = jax.random.split(key)\n  x = jax.random.normal(subkey)" in note
+
+
+def test_a_cell_run_again_unchanged_is_not_told_again(shell):
+    # ipykernel names a cell by its text (the same file when run again unchanged); IPython's
+    # own shell by its text and count, which a cell that stores no history leaves as it is
+    ran_ok(shell, "key = jax.random.key(1)\na = jax.random.normal(key)")
+    again = "b = jax.random.normal(key)"
+    assert len(ran_ok(shell, again, store_history=False).shown(NOTE)) == 1
+    assert ran_ok(shell, again, store_history=False).shown(NOTE) == []      # told
+    assert len(ran_ok(shell, again + "  # edited").shown(NOTE)) == 1       # another cell
+
+
+def test_a_function_given_one_key_twice_is_told_at_its_two_calls(shell):
+    ran_ok(shell, "def dropout(key, x, rate):\n"
+                  "    keep = jax.random.bernoulli(key, 1 - rate, x.shape)\n"
+                  "    return jax.numpy.where(keep, x / (1 - rate), 0.0)")
+    cell = ("key = jax.random.PRNGKey(0)\nx = jax.numpy.ones(8)\n"
+            "y1 = dropout(key, x, 0.5)\ny2 = dropout(key, x, 0.5)")
+    (note,) = ran_ok(shell, cell).shown(NOTE)
+    assert re.match(r"⚠ key reused \(at In\[\d+\]:4\): dropout's bernoulli drew with the key "
+                    r"that dropout's bernoulli used at In\[\d+\]:3, so the same numbers again",
+                    note)
+    assert np.array_equal(shell.user_ns["y1"], shell.user_ns["y2"])        # as it says
+    code = [re.sub(r"    # at In\[\d+\]:\d+$", "", line[2:])
+            for line in note.splitlines() if line.startswith("  ")]
+    assert code == ["key, subkey = jax.random.split(key)", "y1 = dropout(subkey, x, 0.5)",
+                    "key, subkey = jax.random.split(key)", "y2 = dropout(subkey, x, 0.5)"]
+    ran = ran_ok(shell, "\n".join(cell.splitlines()[:2] + code))          # the advice, run
+    assert ran.shown(NOTE) == []
+    assert not np.array_equal(shell.user_ns["y1"], shell.user_ns["y2"])
+
+
+def test_a_workshop_check_giving_one_key_twice_gets_no_note(shell):
+    # the check calls the learner's function twice with one key, on purpose (the same mask)
+    ran_ok(shell, "from jxkernel.notebook.workshop import check\n"
+                  "def dropout(key, x, rate):\n"
+                  "    keep = jax.random.bernoulli(key, 1 - rate, x.shape)\n"
+                  "    return jax.numpy.where(keep, x / (1 - rate), 0.0)")
+    ran = ran_ok(shell, "check('rng-dropout', dropout)")
+    assert "correct" in str(ran.result) and ran.shown(NOTE) == []
+
+
+def test_a_librarys_draws_and_timeit_get_no_note(shell, tmp_path):
+    lib = import_library(tmp_path, "key_reuse_library_mod",
+                         "import jxkernel as jax\n"
+                         "def two_draws(key):\n"
+                         "    return jax.random.normal(key), jax.random.normal(key)\n")
+    shell.user_ns["lib"] = lib
+    with excluded(lib.__file__):
+        assert ran_ok(shell, "a, b = lib.two_draws(jax.random.key(0))").shown(NOTE) == []
+    ran = ran_ok(shell, "k = jax.random.key(0)\n%timeit -n2 -r1 jax.random.normal(k)")
+    assert ran.shown(NOTE) == []
+
+
+def test_nothing_is_recorded_without_the_notebook(shell):
+    assert keys.consumed_keys is not None                # loaded: the draws are recorded
+    shell.run_line_magic("unload_ext", "jxkernel")
+    try:
+        assert keys.consumed_keys is None
+        jr.normal(jr.key(0))
+        assert keys.consumed_keys is None
+    finally:
+        shell.run_line_magic("load_ext", "jxkernel")
+
+
+def test_a_reuse_line_is_rewritten_only_where_it_is_one_call_of_a_name():
+    assert key_notes.split_fix("x = f(random.uniform(self.key, (2,)))", "uniform") == (
+        "self.key", ("self.key, subkey = random.split(self.key)",
+                     "x = f(random.uniform(subkey, (2,)))"))
+    assert key_notes.split_fix("a, b = normal(k), normal(k)", "normal") is None
+    assert key_notes.split_fix("y = jax.random.normal(keys[0])", "normal") is None
+
+
+# One call of each public function that takes a key: KEEPS_KEY (the functions random/keys.py
+# records no draw for) must be those whose jaxpr leaves the key unconsumed in key_reuse.py's
+# signatures, the checker's own notion
+CALLS = {
+    "normal": lambda k: jr.normal(k, (2,)), "uniform": lambda k: jr.uniform(k, (2,)),
+    "bits": lambda k: jr.bits(k, (2,)), "split": jr.split, "fold_in": lambda k: jr.fold_in(k, 1),
+    "key_data": jr.key_data, "key_impl": jr.key_impl, "bernoulli": jr.bernoulli,
+    "beta": lambda k: jr.beta(k, 1.0, 2.0), "gamma": lambda k: jr.gamma(k, 1.0),
+    "loggamma": lambda k: jr.loggamma(k, 1.0), "poisson": lambda k: jr.poisson(k, 3.0),
+    "categorical": lambda k: jr.categorical(k, jxkernel.numpy.zeros(3)),
+    "choice": lambda k: jr.choice(k, 5), "permutation": lambda k: jr.permutation(k, 5),
+    "randint": lambda k: jr.randint(k, (2,), 0, 5), "t": lambda k: jr.t(k, 2.0),
+    "truncated_normal": lambda k: jr.truncated_normal(k, -1.0, 1.0),
+    "rademacher": lambda k: jr.rademacher(k, (2,)), "gumbel": jr.gumbel,
+    "binomial": lambda k: jr.binomial(k, 5, 0.5),
+    "multinomial": lambda k: jr.multinomial(k, 5, jxkernel.numpy.ones(3) / 3),
+    "dirichlet": lambda k: jr.dirichlet(k, jxkernel.numpy.ones(3)),
+    "orthogonal": lambda k: jr.orthogonal(k, 2),
+    "multivariate_normal": lambda k: jr.multivariate_normal(k, jxkernel.numpy.zeros(2),
+                                                            jxkernel.numpy.eye(2)),
+    "ball": lambda k: jr.ball(k, 2), "exponential": jr.exponential, "cauchy": jr.cauchy,
+    "laplace": jr.laplace, "logistic": jr.logistic, "chisquare": lambda k: jr.chisquare(k, 2.0),
+    "f": lambda k: jr.f(k, 2.0, 3.0), "geometric": lambda k: jr.geometric(k, 0.5),
+    "generalized_normal": lambda k: jr.generalized_normal(k, 2.0), "lognormal": jr.lognormal,
+    "maxwell": jr.maxwell, "double_sided_maxwell": lambda k: jr.double_sided_maxwell(k, 0., 1.),
+    "pareto": lambda k: jr.pareto(k, 2.0), "rayleigh": lambda k: jr.rayleigh(k, 1.0),
+    "triangular": lambda k: jr.triangular(k, 0.0, 0.5, 1.0), "wald": lambda k: jr.wald(k, 1.0),
+    "weibull_min": lambda k: jr.weibull_min(k, 1.0, 1.0),
+}
+
+
+def test_every_public_function_taking_a_key_is_listed():
+    import inspect
+    takes_key = {name for name in dir(jr) if not name.startswith("_") and
+                 inspect.isfunction(getattr(jr, name)) and
+                 next(iter(inspect.signature(getattr(jr, name)).parameters), "") in
+                 ("key", "keys")}
+    # clone and wrap_key_data call no check_key (clone's key is the checker's fresh one)
+    assert takes_key - {"clone"} == set(CALLS)
+
+
+def _consumes(call) -> bool:
+    """Whether the checker's signature of `call` (traced, nothing compiled) sinks its key."""
+    signature = key_reuse.function_type_signature(
+        lambda k: [o for o in [call(k)] if not isinstance(o, str)], jr.key(0))
+    return any(sink.idx == 0 for sink in signature.sinks)
+
+
+def test_the_functions_recorded_are_those_that_consume_their_key_in_the_checker():
+    assert {name for name, call in CALLS.items() if not _consumes(call)} == keys.KEEPS_KEY
+
+
+# eagerly (each a compile): the functions of no draw, and one of each module calling check_key
+EAGER = ["fold_in", "key_data", "key_impl", "split", "bits", "normal", "rayleigh", "poisson",
+         "permutation", "binomial", "orthogonal"]
+
+
+@pytest.mark.parametrize("name", EAGER)
+def test_an_eager_draw_is_recorded_once_with_its_key_and_function(name, monkeypatch):
+    monkeypatch.setattr(keys, "consumed_keys", collections.deque(maxlen=64))
+    for key in (jr.key(0), jr.PRNGKey(0)):
+        CALLS[name](key)
+        assert [(k is key, n, calls[0][:1]) for k, n, calls in keys.consumed_keys] == \
+            ([] if name in keys.KEEPS_KEY else [(True, name, (__file__,))])   # this file's
+        keys.consumed_keys.clear()
