@@ -44,7 +44,7 @@ import warnings
 # start-up variables: read by the interpreter, the C library, NumPy or its BLAS as they start
 # (in the server already), so a child that asks for other values is a real process
 _AT_START = ("PYTHON", "LD_", "MALLOC", "OPENBLAS", "GOTO", "OMP_", "MKL_", "NPY", "NUMPY",
-             "LANG", "LC_")
+             "LANG", "LC_", "JXKERNEL_AS_JAX")    # (the last: read by jxkernel's .pth hook)
 _PRELOAD = ("numpy", "ml_dtypes")
 _LENGTH = struct.Struct("!Q")
 _REFUSED = 86                 # a forked child's status: its code blocks a preloaded module
