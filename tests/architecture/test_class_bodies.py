@@ -15,10 +15,11 @@ def _findings() -> tuple:
     """(_set_after_body's hits, _defined_twice's) over every module: each file parsed once for
     both tests (parsing the ~700 files was most of their CPU, twice)."""
     after, twice = [], []
-    for path in sorted(graph.ROOT.rglob("*.py")):
-        tree = ast.parse(path.read_text())
-        after += _set_after_body(path, tree)
-        twice += _defined_twice(path, tree)
+    with graph.collector_paused():          # (an AST holds no cycle: its docstring)
+        for path in sorted(graph.ROOT.rglob("*.py")):
+            tree = ast.parse(path.read_text())
+            after += _set_after_body(path, tree)
+            twice += _defined_twice(path, tree)
     return after, twice
 
 
@@ -47,7 +48,7 @@ def _defined_twice(path, tree) -> list:
     replaces the first, which a reader of the first takes for the code that runs. A
     property's setter or deleter and typing's overloads reuse the name by design."""
     found = []
-    for cls in ast.walk(tree):
+    for cls in graph.statements(tree):      # (a class is a statement: no expression walked)
         seen = set()
         for node in cls.body if isinstance(cls, ast.ClassDef) else ():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -7,6 +7,7 @@ nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
 import jxkernel  # noqa: E402
+from forked_kernel import kernels_forked  # noqa: E402  (tests/support)
 from note_words import here  # noqa: E402  (tests/support)
 
 EXT = "jxkernel" if hasattr(jxkernel, "load_ipython_extension") else "jxkernel.notebook"
@@ -42,7 +43,9 @@ def _notebook():
 def executed():
     nb = _notebook()
     # "immediate": the outputs are in once the last cell replies (test_workshop.py says more)
-    nbclient.NotebookClient(nb, timeout=180, kernel_name="python3", shutdown_kernel="immediate").execute()
+    with kernels_forked():      # (a fresh kernel, forked: tests/support/forked_kernel.py)
+        nbclient.NotebookClient(nb, timeout=180, kernel_name="python3",
+                                shutdown_kernel="immediate").execute()
     return nb.cells
 
 

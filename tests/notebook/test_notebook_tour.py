@@ -6,6 +6,7 @@ import re
 
 import pytest
 import locations  # tests/support: the repository's folders
+from forked_kernel import kernels_forked  # tests/support
 
 import jxkernel
 from note_words import here  # noqa: E402  (tests/support)
@@ -22,8 +23,10 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 def tour():
     nb = nbformat.read(os.path.join(DEMOS, "01_tour.ipynb"), as_version=4)
     # "immediate": the outputs are in once the last cell replies (test_workshop.py says more)
-    nbclient.NotebookClient(nb, timeout=180, kernel_name="python3", shutdown_kernel="immediate",
-                            resources={"metadata": {"path": DEMOS}}).execute()
+    with kernels_forked():      # (a fresh kernel, forked: tests/support/forked_kernel.py)
+        nbclient.NotebookClient(nb, timeout=180, kernel_name="python3",
+                                shutdown_kernel="immediate",
+                                resources={"metadata": {"path": DEMOS}}).execute()
     return [c for c in nb.cells if c.cell_type == "code"]
 
 

@@ -14,6 +14,7 @@ import sys
 import numpy as np
 import pytest
 import locations  # tests/support: the repository's folders
+from forked_kernel import kernels_forked
 from fresh_process import run_code
 
 nbformat = pytest.importorskip("nbformat")
@@ -390,8 +391,14 @@ def execute(nb, folder):
     # shutdown_kernel="immediate": the outputs are all in once the last cell replies; a
     # graceful shutdown then waited 0.6 to 2.8 s for the kernel to finalize its heap (07's,
     # with jsonschema's grammars that plotly's renderer loads) for each of 18 notebooks
-    nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", shutdown_kernel="immediate",
-                            resources={"metadata": {"path": str(folder)}}).execute()
+    # kernels_forked: each kernel is forked from a Python that imported NumPy, ml_dtypes and
+    # ipykernel, nothing else (no kernel, no shell, nothing of jxkernel's), so no notebook's
+    # state reaches another's; a kernel given another start-up environment (the NumPy
+    # backend's sitecustomize below) is started anew
+    with kernels_forked():
+        nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                                shutdown_kernel="immediate",
+                                resources={"metadata": {"path": str(folder)}}).execute()
     setup = next(c for c in nb.cells if c.cell_type == "code")
     assert "setup" in setup.metadata.get("tags", []) and not setup.outputs, setup.outputs
     return nb

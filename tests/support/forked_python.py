@@ -44,12 +44,13 @@ import warnings
 # start-up variables: read by the interpreter, the C library, NumPy or its BLAS as they start
 # (in the server already), so a child that asks for other values is a real process
 _AT_START = ("PYTHON", "LD_", "MALLOC", "OPENBLAS", "GOTO", "OMP_", "MKL_", "NPY", "NUMPY",
-             "LANG", "LC_")
+             "LANG", "LC_", "JXKERNEL_AS_JAX")    # (the last: read by jxkernel's .pth hook)
 _PRELOAD = ("numpy", "ml_dtypes")
 _LENGTH = struct.Struct("!Q")
 _REFUSED = 86                 # a forked child's status: its code blocks a preloaded module
 
-_server = None  # (Popen, socket path, the environment it started with); False: it failed
+_servers = {}   # preload -> (Popen, socket path, the environment it started with); False: failed
+_preloaded = _PRELOAD         # (in a server and its children: what that server imported)
 
 
 def run(args, cwd, env, timeout=None):
@@ -58,18 +59,12 @@ def run(args, cwd, env, timeout=None):
     capture_output=True and text=True gives; None where a real process is needed (above)."""
     if not _servable(args):
         return None
-    server = _ensure_server()
-    if server is None or _differs_at_start(env, server[2]):
-        return None
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
-            open(os.devnull, "rb") as stdin, \
-            socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.connect(server[1])
-        body = json.dumps({"args": list(args), "cwd": os.path.abspath(cwd),
-                           "env": dict(env)}).encode()
-        socket.send_fds(conn, [_LENGTH.pack(len(body)) + body],
-                        [stdin.fileno(), out.fileno(), err.fileno()])
-        pid = _reply(conn)["pid"]
+            open(os.devnull, "rb") as stdin:
+        started = start(args, cwd, env, [stdin.fileno(), out.fileno(), err.fileno()])
+        if started is None:
+            return None
+        conn, pid = started
         conn.settimeout(timeout)
         try:
             status = _reply(conn)["status"]
@@ -79,11 +74,34 @@ def run(args, cwd, env, timeout=None):
             _reply(conn)                        # the server has reaped it
             raise subprocess.TimeoutExpired([sys.executable, *args], timeout,
                                             _text(out), _text(err)) from None
+        finally:
+            conn.close()
         code = os.waitstatus_to_exitcode(status)
         if code == _REFUSED and _text(err).startswith("forked_python: "):
             return None                         # (its finder needs a real process)
         return subprocess.CompletedProcess([sys.executable, *args], code, _text(out),
                                            _text(err))
+
+
+def start(args, cwd, env, fds, preload=_PRELOAD, at_start=()):
+    """Fork `python ARGS` from the server that imported `preload`, its stdin, stdout and
+    stderr the three file descriptors `fds`: (the connection on which the server's next line
+    is its status, `{"status": ...}` as os.waitpid gives it; the child's pid), or None where a
+    real process is needed (`at_start`: more prefixes of start-up variables, as `_AT_START`).
+    The connection is the caller's to close."""
+    server = _ensure_server(tuple(preload))
+    if server is None or _differs_at_start(env, server[2], at_start):
+        return None
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(server[1])
+        body = json.dumps({"args": list(args), "cwd": os.path.abspath(cwd),
+                           "env": dict(env)}).encode()
+        socket.send_fds(conn, [_LENGTH.pack(len(body)) + body], list(fds))
+        return conn, _reply(conn)["pid"]
+    except BaseException:
+        conn.close()
+        raise
 
 
 def _reply(conn) -> dict:
@@ -113,10 +131,11 @@ def supported() -> bool:
         return False
 
 
-def _differs_at_start(env, started_with) -> bool:
+def _differs_at_start(env, started_with, at_start=()) -> bool:
     """Whether `env` asks for what the server's start fixed otherwise: a start-up variable,
     or another sitecustomize first on PYTHONPATH."""
-    names = {n for n in (*env, *started_with) if n.startswith(_AT_START) and n != "PYTHONPATH"}
+    prefixes = _AT_START + tuple(at_start)
+    names = {n for n in (*env, *started_with) if n.startswith(prefixes) and n != "PYTHONPATH"}
     return any(env.get(n) != started_with.get(n) for n in names) or \
         _sitecustomize(env.get("PYTHONPATH", "")) != \
         _sitecustomize(started_with.get("PYTHONPATH", ""))
@@ -146,26 +165,26 @@ def _kill(pid):
         pass
 
 
-def _ensure_server():
-    """The running server, started on first use; None where it could not start (then never
-    tried again in this process: each try would cost a start)."""
-    global _server
-    if _server is False or _server is not None and _server[0].poll() is None:
-        return _server or None
+def _ensure_server(preload=_PRELOAD):
+    """The running server that imported `preload`, started on first use; None where it could
+    not start (then never tried again in this process: each try would cost a start)."""
+    server = _servers.get(preload)
+    if server is False or server is not None and server[0].poll() is None:
+        return server or None
     folder = tempfile.mkdtemp(prefix="jxk-fork-")
     path = os.path.join(folder, "server")
     env = dict(os.environ)
-    process = subprocess.Popen([sys.executable, os.path.abspath(__file__), path],
+    process = subprocess.Popen([sys.executable, os.path.abspath(__file__), path, *preload],
                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=env,
                                cwd=folder)
     if not _wait_for(path, process):
         process.kill()
         shutil.rmtree(folder, ignore_errors=True)
-        _server = False
+        _servers[preload] = False
         return None
-    _server = (process, path, env)
+    _servers[preload] = server = (process, path, env)
     atexit.register(_stop, process, folder)
-    return _server
+    return server
 
 
 def _wait_for(path, process, seconds=60.0) -> bool:
@@ -193,9 +212,11 @@ def _stop(process, folder):
 
 # ---- the server's side ----------------------------------------------------------------------
 
-def _serve(path):
+def _serve(path, preload):
     """Fork a child per request until stdin closes; return (request, fds) in a child."""
-    for name in _PRELOAD:
+    global _preloaded
+    _preloaded = tuple(preload)
+    for name in _preloaded:
         __import__(name)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path + ".tmp")
@@ -282,7 +303,7 @@ class _MetaPath(list):
 
 
 def _refused_by(finder):
-    for name in _PRELOAD:
+    for name in _preloaded:
         try:
             finder.find_spec(name, None)
         except ImportError:
@@ -341,7 +362,7 @@ def _run_child(request) -> int:
 
 
 if __name__ == "__main__":
-    served = _serve(sys.argv[1])
+    served = _serve(sys.argv[1], sys.argv[2:])
     if served is not None:                      # a child: run, then exit as Python does
         request, fds = served
         _become(request, fds)

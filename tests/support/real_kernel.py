@@ -17,6 +17,7 @@ import sys
 
 import pytest
 
+from forked_kernel import kernels_forked  # tests/support
 from ipython_shell import CardsShown  # tests/support
 
 TIMEOUT = 120           # seconds a start or a cell may take on a loaded machine
@@ -164,7 +165,11 @@ def running_kernel(timeout: float = TIMEOUT, env: dict | None = None):
     manager = jupyter_client.KernelManager(kernel_name="python3")
     manager.kernel_spec.argv = [sys.executable, "-m", "ipykernel_launcher", "-f",
                                 "{connection_file}"]
-    manager.start_kernel(env={**learners_environment(), **(env or {})})
+    # forked from a Python that imported NumPy, ml_dtypes and ipykernel alone (forked_kernel:
+    # each kernel's own, nothing of another test's), or started anew where `env` asks for
+    # another start-up (JXKERNEL_AS_JAX's hook runs as the interpreter starts)
+    with kernels_forked():
+        manager.start_kernel(env={**learners_environment(), **(env or {})})
     client = manager.client()
     client.start_channels()
     try:

@@ -83,6 +83,7 @@ def test_a_child_past_its_timeout_is_killed():
 @pytest.mark.parametrize("change", [
     {"PYTHONHASHSEED": "12345"},            # read as the interpreter starts
     {"OPENBLAS_NUM_THREADS": "3"},          # read as NumPy's BLAS loads
+    {"JXKERNEL_AS_JAX": "1"},               # read by jxkernel's .pth hook as it starts
 ], ids=lambda change: next(iter(change)))
 def test_what_the_servers_start_fixed_is_left_to_a_real_process(change):
     assert forked_python.run(["-c", "pass"], ROOT, child_env(change)) is None
