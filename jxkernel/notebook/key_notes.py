@@ -129,11 +129,19 @@ class KeyReuseWatch:
         keys.traced_draws.clear()
         return found
 
+    def _forget(self, ident):
+        consumed = self.consumed
+
+        def forget(ref):
+            if consumed.get(ident, (None,))[0] is ref:
+                del consumed[ident]
+        return forget
+
 
 def _traced_calls(path):
     """(the random function, the user's frames innermost first as _drawn_at gives them) of an
-    equation path the pass found, or None where no
-    user's call of a random function is on it. The path is followed inward while its
+    equation path the pass found, or None where no user's call of a random function is on
+    it. The path is followed inward while its
     equations are at user's lines that are no draw (a cond, a scan, a jitted function of
     the user's) up to the one a user's call of a random function made; the frames are each
     level's source_info and its callers (each traced jaxpr's stop at its own function)."""
@@ -152,13 +160,6 @@ def _traced_calls(path):
             return name, tuple(c for chain in reversed(levels) for c in chain)
     return None
 
-    def _forget(self, ident):
-        consumed = self.consumed
-
-        def forget(ref):
-            if consumed.get(ident, (None,))[0] is ref:
-                del consumed[ident]
-        return forget
 
 class _Call(_Site):
     """A user's line that drew with a key, or called the function that did: its frame's
