@@ -141,10 +141,11 @@ class KeyReuseWatch:
 def _traced_calls(path):
     """(the random function, the user's frames innermost first as _drawn_at gives them) of an
     equation path the pass found, or None where no user's call of a random function is on
-    it. The path is followed inward while its
-    equations are at user's lines that are no draw (a cond, a scan, a jitted function of
-    the user's) up to the one a user's call of a random function made; the frames are each
-    level's source_info and its callers (each traced jaxpr's stop at its own function)."""
+    it. The path is followed inward while its equations are at user's lines that are no
+    draw (a cond, a scan, a jitted function of the user's) up to the one a user's call of a
+    random function made (not further: a library jit's inner equations keep the lines of
+    whichever trace made them first); the frames are each level's source_info and its
+    callers (each traced jaxpr's stop at its own function)."""
     levels = []
     for eqn in path:
         info = eqn.source_info

@@ -31,6 +31,7 @@ to jit-compiled function at index 0", the error's cause saying where the key was
 from __future__ import annotations
 
 import functools
+import threading
 import traceback as _traceback
 from collections import defaultdict
 from collections.abc import MutableMapping
@@ -467,7 +468,7 @@ def jaxpr_type_signature(jaxpr) -> KeyReuseSignature:
     """The signature of `jaxpr` (its invars, then constvars), raising KeyReuseError where a
     key is consumed twice."""
     jaxpr = _open(jaxpr)
-    if _for_note:
+    if _note.on:
         return _found(jaxpr).signature
     hit = _cache.get(id(jaxpr))
     if hit is not None and hit[0] is jaxpr:
@@ -558,7 +559,7 @@ def _signature(jaxpr, note: bool = False):
     marks = [Sink(i, consumed[v]) for i, v in enumerate(inputs)
              if (note or is_key(v)) and np.any(consumed.get(v, False))]
     for j, out in enumerate(jaxpr.outvars):
-        if not (note or is_key(out)) or isinstance(out, Literal):
+        if not is_key(out) and (not note or isinstance(out, Literal)):
             continue
         origin = resolve(out)
         if id(origin) in position and not isinstance(origin, Literal):
@@ -578,7 +579,11 @@ def _signature(jaxpr, note: bool = False):
 # random function wraps into a new typed key: JAX's checker never sees it reused) followed
 # through random_wrap, which forwards its data here, as the one key it is. Set only inside
 # `reuses`; the checker's own answers (jax_debug_key_reuse) do not change.
-_for_note = False
+class _NoteMode(threading.local):
+    on = False          # (per thread: a checker tracing in another thread is unchanged)
+
+
+_note = _NoteMode()
 _found_cache: dict = {}     # id(jaxpr) -> (jaxpr, _Found)
 _WRAP_FORWARDS = KeyReuseSignature(Forward(0, 0))
 _LOOPS = ("scan", "while")
@@ -602,14 +607,13 @@ def reuses(jaxpr) -> list:
         >>> reuses(jax.make_jaxpr(lambda k: (normal(k), normal(k)))(key(0)).jaxpr)  # doctest: +SKIP
         [((jit[_normal], ...), (jit[_normal], ...), False, True)]
     """
-    global _for_note
-    _for_note = True
+    _note.on = True
     try:
         return list(_found(_open(jaxpr)).reused)
     except (KeyReuseError, ValueError, KeyError, IndexError, TypeError):   # (never the cell's)
         return []
     finally:
-        _for_note = False
+        _note.on = False
         if len(_found_cache) > 512:
             _found_cache.clear()
 

@@ -5,8 +5,9 @@ and, cell by cell in IPython, by tests/notebook/test_key_reuse_notes.py.
 
 Each case is a list of cells (run one after another, `jax` the library) and `note`: the two
 (cell, line) the note names, the first use and the reuse (0-based cell, 1-based line), or None
-where no note belongs; for a reuse inside a jitted function, `call`: the line that traces it. What is recorded per case: whether `a` and `b` hold equal numbers
-("same", where the cells bind both), and, run again with jax_debug_key_reuse on, whether
+where no note belongs; for a reuse inside a jitted function, `call`: the line that calls
+(traces) it. What is recorded per case: whether `a` and `b` hold equal numbers ("same", where
+the cells bind both), and, run again with jax_debug_key_reuse on, whether
 JAX's checker raised ("raises": the error's class, message and (cell, line) of the user's
 line that raised, or None).
 

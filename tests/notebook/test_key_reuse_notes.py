@@ -2,8 +2,9 @@
 (jxkernel/notebook/key_notes.py): JAX gives the same random bits again and says nothing.
 
 Each program of tests/data/key_reuse_note_cases.py runs here cell by cell in IPython: a note
-exactly where the case says (the first use and the reuse it names), none for the programs that
-only look like a reuse (split, fold_in, jit, one seed twice, a cell run again). What the note
+exactly where the case says (the first use and the reuse it names, eagerly or inside a jitted
+function), none for the programs that only look like a reuse (split, fold_in, jit, one seed
+twice, a cell run again, cond branches, a scan splitting its key). What the note
 says is checked against JAX 0.10.2's answers for the same programs
 (tests/data/key_reuse_note_reference.json, reference/make_key_reuse_note_reference.py): "the
 same numbers" only where they were; KeyReuseError promised for a typed key, where JAX's
