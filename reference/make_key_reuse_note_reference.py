@@ -6,7 +6,9 @@ by the test suite):
 
 The cases are tests/data/key_reuse_note_cases.py: per case, whether its two draws are the same
 numbers, and whether jax_debug_key_reuse makes JAX raise KeyReuseError (typed keys, raw
-PRNGKey keys). tests/notebook/test_key_reuse_notes.py compares the note's words with these.
+PRNGKey keys), and at which line: the draw's eagerly, the call that traces the function for a
+reuse inside a jitted one (cond branches, fold_in in a loop, a scan splitting its key: none).
+tests/notebook/test_key_reuse_notes.py compares the note's words with these.
 """
 import os
 

@@ -11,6 +11,12 @@ What counts is one key object given to two random functions that consume it (a s
 `split`: random/keys.py's `consumed_keys`, whose list follows key_reuse.py's signatures) from
 the user's lines, eagerly, in one cell or across cells. Two keys made from one seed are two
 keys (reproducible numbers, on purpose); fold_in makes a new key and leaves its key unused.
+
+Inside a function of the user's that jit traces in the cell, a key consumed twice in its jaxpr
+(key_reuse.py's `reuses`: the checker's rules, raw keys followed through random_wrap) is told
+at the two equations' lines, the random function named from the user's call that traced it
+(random/keys.py's `traced_draws`): a key used in each branch of a cond is used once; a loop's
+body consuming a key it does not split or fold_in again reuses it on every iteration.
 """
 from __future__ import annotations
 
@@ -19,7 +25,9 @@ import collections
 import linecache
 import weakref
 
-from ..random import keys
+from ..core import compile_record
+from ..core.compile_record import USER
+from ..random import key_reuse, keys
 from ..random.keys import KeyArray
 from ..views.source import is_user_file
 from .display import Note, source_label
@@ -45,19 +53,35 @@ class KeyReuseWatch:
         # an entry goes when its key does, so a new key at its id is not taken for it
         self.consumed: dict = {}
         self.told: set = set()
+        # the jaxprs of the user's jitted functions traced and compiled in the cell (the
+        # compile record's events), read at its end where a draw of the user's was traced
+        self.traced: list = []
+        self._unsubscribe = compile_record.subscribe(self._compiled)
         KeyReuseWatch._watching += 1
         if keys.consumed_keys is None:
             keys.consumed_keys = collections.deque(maxlen=64)
 
     def uninstall(self) -> None:
+        self._unsubscribe()
         KeyReuseWatch._watching -= 1
         if KeyReuseWatch._watching <= 0:
             KeyReuseWatch._watching = 0
             keys.consumed_keys = None
+            keys.traced_draws.clear()
+
+    def _compiled(self, event) -> None:
+        # a jit of the user's traced anew (a miss; a cache hit is no event): the program just
+        # put in its cache is this trace's
+        if event.origin == USER and event.miss and event.inlined_into is None:
+            cache = getattr(event.key, "_cache", None)
+            if cache:
+                self.traced.append(next(reversed(cache.values())).jaxpr)
 
     def cell_started(self) -> None:
         if keys.consumed_keys is not None:
             keys.consumed_keys.clear()      # (draws between cells: a magic's, a comm's)
+        keys.traced_draws.clear()
+        self.traced.clear()
 
     def cell_finished(self) -> Note | None:
         """The note of the cell that just ran, or None: no key of the user's drawn with
@@ -65,7 +89,7 @@ class KeyReuseWatch:
         drawn = list(keys.consumed_keys or ())
         if keys.consumed_keys is not None:
             keys.consumed_keys.clear()
-        reused = []
+        reused = self._traced_reuses()
         for key, name, calls in drawn:
             if calls is None or not is_user_file(calls[0][0]):     # a library's draws
                 continue
@@ -76,11 +100,34 @@ class KeyReuseWatch:
             sites = _where_reused(first[1], first[2], name, calls)
             if sites is not None and (sites[1].file, sites[1].line) not in self.told:
                 self.told.add((sites[1].file, sites[1].line))
-                reused.append((first[1], name, sites, type(key) is KeyArray))
+                reused.append((first[1], name, sites, type(key) is KeyArray, None))
         if not reused:
             return None
-        first_name, name, (first_site, site), typed = reused[0]
-        return _note(first_name, first_site, name, site, typed, len(reused) - 1)
+        first_name, name, (first_site, site), typed, traced = reused[0]
+        return _note(first_name, first_site, name, site, typed, len(reused) - 1, traced)
+
+    def _traced_reuses(self) -> list:
+        """The reuses inside the jaxprs the cell's jits traced, as cell_finished's list
+        (`traced`: "loop" for a loop's body, "jit" otherwise): where a draw of the user's was
+        traced in the cell, each jaxpr once."""
+        jaxprs, self.traced = self.traced, []
+        if not keys.traced_draws:
+            return []
+        found, seen = [], set()
+        for closed in jaxprs:
+            if id(closed) in seen:
+                continue
+            seen.add(id(closed))
+            for first, again, loop, typed in key_reuse.reuses(closed.jaxpr):
+                first, again = _traced_calls(first), _traced_calls(again)
+                if first is None or again is None:      # a library's draws, not the user's
+                    continue
+                sites = _where_reused(first[0], first[1], again[0], again[1])
+                if sites is not None and (sites[1].file, sites[1].line) not in self.told:
+                    self.told.add((sites[1].file, sites[1].line))
+                    found.append((first[0], again[0], sites, typed, "loop" if loop else "jit"))
+        keys.traced_draws.clear()
+        return found
 
     def _forget(self, ident):
         consumed = self.consumed
@@ -90,13 +137,39 @@ class KeyReuseWatch:
                 del consumed[ident]
         return forget
 
+
+def _traced_calls(path):
+    """(the random function, the user's frames innermost first as _drawn_at gives them) of an
+    equation path the pass found, or None where no user's call of a random function is on
+    it. The path is followed inward while its equations are at user's lines that are no
+    draw (a cond, a scan, a jitted function of the user's) up to the one a user's call of a
+    random function made (not further: a library jit's inner equations keep the lines of
+    whichever trace made them first); the frames are each level's source_info and its
+    callers (each traced jaxpr's stop at its own function)."""
+    levels = []
+    for eqn in path:
+        info = eqn.source_info
+        if info is None or not is_user_file(info.file):
+            return None
+        chain = []
+        while info is not None:
+            chain.append((info.file, info.line, info.function, info.code))
+            info = info.caller
+        levels.append(chain)
+        name = keys.traced_draws.get((eqn.source_info.code, eqn.source_info.lasti))
+        if name is not None:
+            return name, tuple(c for chain in reversed(levels) for c in chain)
+    return None
+
+
 class _Call(_Site):
     """A user's line that drew with a key, or called the function that did: its frame's
     function (`<module>`: a cell's or script's top level) and the function it called there
-    (`callee`: the random function's name on the line that drew)."""
-    def __init__(self, file, line, function, callee):
+    (`callee`: the random function's name on the line that drew), and for a line in a
+    traced function that function's code object (`code`)."""
+    def __init__(self, file, line, function, callee, code=None):
         super().__init__(file, line)
-        self.function, self.callee = function, callee
+        self.function, self.callee, self.code = function, callee, code
 
 
 def _where_reused(first_name, first_calls, name, calls):
@@ -114,16 +187,20 @@ def _where_reused(first_name, first_calls, name, calls):
         a, b, level = a[-1:], b[-1:], 0
     sites = []
     for chain, drew in ((a, first_name), (b, name)):
-        file, line, function = chain[level]
+        file, line, function, *code = chain[level]    # (a traced call's: its code object)
         callee = chain[level + 1][2] if level + 1 < len(chain) else drew
-        sites.append(_Call(file, line, function, callee))
+        sites.append(_Call(file, line, function, callee, *code))
     return tuple(sites)
 
 
-def _note(first_name, first_site, name, site, typed, more) -> Note:
+def _note(first_name, first_site, name, site, typed, more, traced=None) -> Note:
+    """`traced`: None for eager draws, "jit" for two in a function jit traced, "loop" for a
+    loop's body in one, consuming the key on every iteration."""
     at, first_at = source_label(site), source_label(first_site)
     same_line = (first_site.file, first_site.line) == (site.file, site.line)
     where = f"at {first_at}" if not same_line else f"at {first_at}, the same line run before"
+    if traced == "loop":
+        where = f"at {first_at} on the loop's previous iteration"
     what = ("so the same numbers again" if name == first_name else
             "so numbers from the same random bits, not independent ones")
     others = f" (and {more} more line{'s' if more > 1 else ''})" if more else ""
@@ -131,8 +208,14 @@ def _note(first_name, first_site, name, site, typed, more) -> Note:
              f"{_who(first_site, first_name)} used {where}, {what}{others}")
     body = ("A JAX key is a value, not a generator that moves on: every use of one key gives "
             "the same random bits, and JAX says nothing (never reuse a key: " + RANDOM_NUMBERS
-            + "). " + _advice(first_name, first_site, name, site, same_line))
-    if typed:
+            + "). ")
+    if traced is None:
+        body += _advice(first_name, first_site, name, site, same_line)
+    else:
+        body += _traced_advice(first_name, first_site, name, site, traced)
+    if traced is not None:
+        body += _traced_checker(typed)
+    elif typed:
         body += ("\nTo have JAX check every key: jax.config.update('jax_debug_key_reuse', "
                  "True) before the key is made (at the notebook's top), and a line like this "
                  "one raises KeyReuseError.")
@@ -143,6 +226,50 @@ def _note(first_name, first_site, name, site, typed, more) -> Note:
                  "jax.random.PRNGKey(seed) and the checker on, a line like this one raises "
                  "KeyReuseError.")
     return Note(title, body=body, kind="info", details=True)
+
+
+def _traced_checker(typed) -> str:
+    if typed:
+        return ("\nTo have JAX check every key: jax.config.update('jax_debug_key_reuse', True) "
+                "(at the notebook's top), and the call that traces this function raises "
+                "KeyReuseError.")
+    return ("\nJAX's checker, jax.config.update('jax_debug_key_reuse', True), lets this key "
+            "through: it follows typed keys, and a raw key from jax.random.PRNGKey is made a "
+            "new typed one at each call. With jax.random.key(seed) in place of "
+            "jax.random.PRNGKey(seed) and the checker on, the call that traces this function "
+            "raises KeyReuseError.")
+
+
+def _traced_advice(first_name, first_site, name, site, traced) -> str:
+    """Inside a traced function: the two lines rewritten with `k1, k2 = split(key)` before
+    the first, where both are one call each of a random function in one function with the
+    same key and the names k1, k2 are free there; a loop: fold_in or a carried split."""
+    if traced == "loop":
+        return ("In a loop, make each iteration's key from the key: draw with "
+                "jax.random.fold_in(key, i), i the iteration's index, or carry the key and "
+                "split it at each iteration (key, subkey = jax.random.split(key)).")
+    if first_name == "split" and first_site.callee == "split":
+        return (f"The keys split made at {source_label(first_site)} are new ones: draw with "
+                f"one of them, not with the key it split.")
+    names = set()
+    if first_site.code is not None:
+        code = first_site.code
+        names = {*code.co_varnames, *code.co_names, *code.co_cellvars, *code.co_freevars}
+    if first_site.line != site.line and first_site.code is site.code and \
+            first_site.code is not None and not names & {"k1", "k2"}:
+        fixes = [split_fix(linecache.getline(s.file, s.line).strip(), s.callee,
+                           s.callee in (first_name, name), subkey)
+                 for s, subkey in ((first_site, "k1"), (site, "k2"))]
+        if all(fixes) and fixes[0][0] == fixes[1][0]:
+            var, (split, _) = fixes[0]
+            code = (f"  k1, k2 = {split.partition(' = ')[2]}\n" +
+                    "\n".join(f"  {drawn}    # at {source_label(s)}"
+                              for s, (_, (_, drawn)) in zip((first_site, site), fixes)))
+            return ("Split the key inside the function, once, and draw with each new key "
+                    "once:\n" + code)
+    return ("Split the key inside the function (k1, k2 = jax.random.split(key)) and draw "
+            "with each new key once; a function that draws is given its own new key as an "
+            "argument at each call.")
 
 
 def _who(site, name) -> str:
@@ -172,7 +299,7 @@ def _advice(first_name, first_site, name, site, same_line) -> str:
             "its own subkey as an argument at each call.")
 
 
-def split_fix(line: str, name: str, random_function: bool = True):
+def split_fix(line: str, name: str, random_function: bool = True, subkey: str = "subkey"):
     """(the key's name, (the split line, `line` calling with the subkey)) for a line with one
     call of `name` whose first argument is a name or attribute (the key); None for another
     line. The split is `name`'s module's where `name` is a random function (`jr.normal`:
@@ -197,5 +324,5 @@ def split_fix(line: str, name: str, random_function: bool = True):
     split = func[:-len(name)] + "split" if random_function and \
         isinstance(call.func, ast.Attribute) else "jax.random.split"
     text = line.encode()            # (ast's offsets count UTF-8 bytes)
-    drawn = (text[:arg.col_offset] + b"subkey" + text[arg.end_col_offset:]).decode()
-    return var, (f"{var}, subkey = {split}({var})", drawn)
+    drawn = (text[:arg.col_offset] + subkey.encode() + text[arg.end_col_offset:]).decode()
+    return var, (f"{var}, {subkey} = {split}({var})", drawn)

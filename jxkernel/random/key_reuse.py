@@ -31,6 +31,7 @@ to jit-compiled function at index 0", the error's cause saying where the key was
 from __future__ import annotations
 
 import functools
+import threading
 import traceback as _traceback
 from collections import defaultdict
 from collections.abc import MutableMapping
@@ -467,6 +468,8 @@ def jaxpr_type_signature(jaxpr) -> KeyReuseSignature:
     """The signature of `jaxpr` (its invars, then constvars), raising KeyReuseError where a
     key is consumed twice."""
     jaxpr = _open(jaxpr)
+    if _note.on:
+        return _found(jaxpr).signature
     hit = _cache.get(id(jaxpr))
     if hit is not None and hit[0] is jaxpr:
         return hit[1]
@@ -477,12 +480,16 @@ def jaxpr_type_signature(jaxpr) -> KeyReuseSignature:
     return sig
 
 
-def _signature(jaxpr) -> KeyReuseSignature:
+def _signature(jaxpr, note: bool = False):
+    """The signature of `jaxpr`; with `note` (the notebook's pass, `reuses`), a _Found: the
+    reuses are collected, not raised, and raw key data wrapped twice is one key."""
     consumed: dict = {}          # var -> bool or mask: consumed so far
     forwards: dict = {}          # a forwarded result -> the operand it is
     # key data -> the keys it is the data of: jxkernel's random_gamma takes its key's data
     # (JAX's takes the key), so its Sink consumes the key the data came from
     unwrapped: dict = {}
+    by: dict = {}                # (note) var -> the equations that first consumed it
+    reused: list = []            # (note) (first use, reuse, in a loop, a typed key)
 
     def resolve(var):
         for _ in range(len(forwards) + 1):
@@ -491,17 +498,23 @@ def _signature(jaxpr) -> KeyReuseSignature:
             var = forwards[var]
         raise ValueError("forwarding cycle detected")
 
-    def sink(var, mask=True) -> bool:
+    def sink(var, mask=True, path=()) -> bool:
         """Consume `var` (where `mask`); True if some of it was consumed already."""
         if not is_key(var):
-            var = unwrapped.get(var)
+            data, var = var, unwrapped.get(var)
             if var is None:
-                return False
+                if not note:
+                    return False
+                var = data          # (the note's: raw key data an inner jaxpr consumed)
         var = resolve(var)
         before = consumed.get(var, False)
         if np.any(np.logical_and(before, mask)):
+            if note and var in by:      # (not a key consumed where it was made)
+                reused.append((by[var], path, False, is_key(var)))
             return True
         consumed[var] = np.logical_or(before, mask)
+        if note:
+            by.setdefault(var, path)
         return False
 
     def source(var, mask=False):
@@ -509,7 +522,10 @@ def _signature(jaxpr) -> KeyReuseSignature:
             consumed[resolve(var)] = mask
 
     for eqn in jaxpr.eqns:
-        signature = key_reuse_signature_from_eqn(eqn)
+        if note:
+            signature, inner = _note_signature(eqn, reused)
+        else:
+            signature = key_reuse_signature_from_eqn(eqn)
         if eqn.primitive.name == "assert_consumed_value":
             var = resolve(eqn.invars[0])
             _check_consumed_value(eqn, False if isinstance(var, Literal)
@@ -517,12 +533,15 @@ def _signature(jaxpr) -> KeyReuseSignature:
         if eqn.primitive.name == "random_unwrap":
             unwrapped[eqn.outvars[0]] = eqn.invars[0]
         for f in signature.forwards:
-            forwards[eqn.outvars[f.out_idx]] = eqn.invars[f.in_idx]
+            # (the note's: the forwarded keys, and the raw data random_wrap made one of)
+            if not note or is_key(eqn.outvars[f.out_idx]):
+                forwards[eqn.outvars[f.out_idx]] = eqn.invars[f.in_idx]
         for s in signature.sinks:
             if not 0 <= s.idx < len(eqn.invars):
                 raise KeyReuseError(f"In {eqn.primitive}, sink {s.idx} out of range "
                                     f"[0, {len(eqn.invars)}]")
-            if sink(eqn.invars[s.idx], s.mask):
+            path = (eqn, *inner.get(s.idx, ())) if note else ()
+            if sink(eqn.invars[s.idx], s.mask, path) and not note:
                 raise KeyReuseError(f"In {eqn.primitive}, argument {s.idx} is already "
                                     f"consumed.")
         for var in eqn.outvars:
@@ -536,17 +555,113 @@ def _signature(jaxpr) -> KeyReuseSignature:
 
     inputs = [*jaxpr.invars, *jaxpr.constvars]
     position = {id(v): i for i, v in enumerate(inputs)}
+    # (the note's: raw key data among the inputs and results too, a key once wrapped)
     marks = [Sink(i, consumed[v]) for i, v in enumerate(inputs)
-             if is_key(v) and np.any(consumed.get(v, False))]
+             if (note or is_key(v)) and np.any(consumed.get(v, False))]
     for j, out in enumerate(jaxpr.outvars):
-        if not is_key(out):
+        if not is_key(out) and (not note or isinstance(out, Literal)):
             continue
         origin = resolve(out)
         if id(origin) in position and not isinstance(origin, Literal):
             marks.append(Forward(position[id(origin)], j))
         elif not np.any(consumed.get(out, False)):
             marks.append(Source(j))
-    return KeyReuseSignature(*marks)
+    if not note:
+        return KeyReuseSignature(*marks)
+    sinks = {i: by[v] for i, v in enumerate(inputs) if v in by}
+    return _Found(KeyReuseSignature(*marks), sinks, reused)
+
+
+# ------------------------------------------------------------------ the notebook's pass
+# The note under a cell whose jitted function reuses a key (notebook/key_notes.py) asks this
+# pass, not JAX's checker: the same rules, but every reuse collected with the equations that
+# consumed the key (not the first raised), and a raw key (PRNGKey's uint32 data, which each
+# random function wraps into a new typed key: JAX's checker never sees it reused) followed
+# through random_wrap, which forwards its data here, as the one key it is. Set only inside
+# `reuses`; the checker's own answers (jax_debug_key_reuse) do not change.
+class _NoteMode(threading.local):
+    on = False          # (per thread: a checker tracing in another thread is unchanged)
+
+
+_note = _NoteMode()
+_found_cache: dict = {}     # id(jaxpr) -> (jaxpr, _Found)
+_WRAP_FORWARDS = KeyReuseSignature(Forward(0, 0))
+_LOOPS = ("scan", "while")
+
+
+class _Found(NamedTuple):
+    """The note's pass over one jaxpr: its signature, the equations that consumed each input
+    (`sinks`: input index -> the path of equations, outermost first) and its `reused` keys,
+    [(first use's path, reuse's path, in a loop, a typed key)]."""
+    signature: KeyReuseSignature
+    sinks: dict
+    reused: list
+
+
+def reuses(jaxpr) -> list:
+    """[(first use, reuse, loop, typed)]: each key `jaxpr` consumes twice, raw keys too, as
+    the paths of equations (outermost first) that consumed it; `loop`: a loop's body
+    consuming it on every iteration (the reuse's path is then the first use's); `typed`: a
+    typed key's (JAX's checker sees it), not raw data's. Never raises.
+
+        >>> reuses(jax.make_jaxpr(lambda k: (normal(k), normal(k)))(key(0)).jaxpr)  # doctest: +SKIP
+        [((jit[_normal], ...), (jit[_normal], ...), False, True)]
+    """
+    _note.on = True
+    try:
+        return list(_found(_open(jaxpr)).reused)
+    except (KeyReuseError, ValueError, KeyError, IndexError, TypeError):   # (never the cell's)
+        return []
+    finally:
+        _note.on = False
+        if len(_found_cache) > 512:
+            _found_cache.clear()
+
+
+def _found(jaxpr) -> _Found:
+    hit = _found_cache.get(id(jaxpr))
+    if hit is not None and hit[0] is jaxpr:
+        return hit[1]
+    found = _signature(jaxpr, note=True)
+    _found_cache[id(jaxpr)] = (jaxpr, found)
+    return found
+
+
+def _inner_jaxprs(eqn) -> list:
+    """[(inner jaxpr, the eqn's operand index of its first input)] of an equation whose rule
+    reads inner jaxprs (jit, cond's branches, a loop's body)."""
+    p, name = eqn.params, eqn.primitive.name
+    if name == "cond":
+        return [(_open(b), 1) for b in p["branches"]]
+    if name == "while":
+        return [(_open(p["body_jaxpr"]), p["cond_nconsts"])]
+    if name in ("jit", "shard_map", "remat2", "checkpoint", "scan"):
+        return [(_open(p["jaxpr"]), 0)]
+    return []
+
+
+def _note_signature(eqn, reused):
+    """(the equation's signature, operand index -> the inner equations that consumed it) for
+    the note's pass; the inner jaxprs' reuses are added to `reused` under `eqn`, and a loop
+    that consumes a key on every iteration is one (JAX's checker raises there)."""
+    if eqn.primitive.name == "random_wrap":
+        return _WRAP_FORWARDS, {}
+    inner = {}
+    for body, at in _inner_jaxprs(eqn):
+        found = _found(body)
+        reused.extend(((eqn, *a), (eqn, *b), *rest) for a, b, *rest in found.reused)
+        for i, path in found.sinks.items():
+            inner.setdefault(i + at, path)
+    try:
+        return key_reuse_signature_from_eqn(eqn), inner
+    except KeyReuseError:
+        if eqn.primitive.name not in _LOOPS or not inner:
+            raise
+        # the body's first consumption, again on the next iteration
+        first = min(inner)
+        path = (eqn, *inner[first])
+        reused.append((path, path, True, is_key(eqn.invars[first])))
+        return _found(_inner_jaxprs(eqn)[0][0]).signature, inner
 
 
 def check_key_reuse_jaxpr(jaxpr) -> None:

@@ -394,11 +394,28 @@ def check_key(name: str, key, allow_batched=False):
     if not allow_batched and shape:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{shape} != (). Use jax.vmap for batching.")
-    if consumed_keys is not None and name not in KEEPS_KEY and \
-            _trace._ctx.trace is _trace.eval_trace and \
-            (type(key) is KeyArray or type(key) is _xla_array.Array):
-        consumed_keys.append((key, name, _drawn_at()))
+    if consumed_keys is not None and name not in KEEPS_KEY:
+        if _trace._ctx.trace is not _trace.eval_trace:
+            _traced_draw(name)
+        elif type(key) is KeyArray or type(key) is _xla_array.Array:
+            consumed_keys.append((key, name, _drawn_at()))
     return typed, wrapped
+
+
+# The user's lines that called a random function while a function was traced (jit's trace),
+# while the notebook watches: (code object, instruction offset) -> the function's name
+# (`normal`), what the note under a jitted function's reused key names the equations at that
+# call by (their source_info's code and lasti); a library's draw (its line not the user's)
+# is not here. Its note empties it at each cell's start and end.
+traced_draws: dict = {}
+
+
+def _traced_draw(name: str) -> None:
+    frame = sys._getframe(2)            # (the random function's: jxkernel's, walked past)
+    while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is not None and is_user_filename(frame.f_code.co_filename):
+        traced_draws.setdefault((frame.f_code, frame.f_lasti), name)
 
 
 def _drawn_at():

@@ -5,8 +5,9 @@ and, cell by cell in IPython, by tests/notebook/test_key_reuse_notes.py.
 
 Each case is a list of cells (run one after another, `jax` the library) and `note`: the two
 (cell, line) the note names, the first use and the reuse (0-based cell, 1-based line), or None
-where no note belongs. What is recorded per case: whether `a` and `b` hold equal numbers
-("same", where the cells bind both), and, run again with jax_debug_key_reuse on, whether
+where no note belongs; for a reuse inside a jitted function, `call`: the line that calls
+(traces) it. What is recorded per case: whether `a` and `b` hold equal numbers ("same", where
+the cells bind both), and, run again with jax_debug_key_reuse on, whether
 JAX's checker raised ("raises": the error's class, message and (cell, line) of the user's
 line that raised, or None).
 
@@ -20,12 +21,19 @@ import numpy as np
 _DRAW2 = "a = jax.random.normal(key, (3,))\nb = jax.random.normal(key, (3,))"
 
 
-def _both(name, cells, note):
-    """The case for a typed key (jax.random.key) and for a raw one (jax.random.PRNGKey)."""
+def _both(name, cells, note, call=None):
+    """The case for a typed key (jax.random.key) and for a raw one (jax.random.PRNGKey);
+    `call`: for a reuse inside a jitted function, the (cell, line) that calls (traces) it."""
+    extra = {} if call is None else {"call": call}
     return {f"typed_{name}": {"cells": [c.replace("KEY", "jax.random.key") for c in cells],
-                              "note": note},
+                              "note": note, **extra},
             f"raw_{name}": {"cells": [c.replace("KEY", "jax.random.PRNGKey") for c in cells],
-                            "note": note}}
+                            "note": note, **extra}}
+
+
+# a jitted function of the learner's that draws (its body: {}), called at line 7
+_INIT = "@jax.jit\ndef init(key):\n{}    return a, b\n"
+_DRAW2_IN = "    a = jax.random.normal(key, (3, 3))\n    b = jax.random.normal(key, (3, 3))\n"
 
 
 CASES = {
@@ -61,12 +69,57 @@ CASES = {
     # a cell run again makes its key again
     **_both("cell_run_again", ["key = KEY(0)\na = jax.random.normal(key, (3,))",
                                "key = KEY(0)\na = jax.random.normal(key, (3,))"], None),
-    # inside one jitted function (no note: the note follows eager draws; JAX's checker's
-    # answer recorded for the report)
+    # inside a function jit traces: told at its two lines; JAX's checker raises where the
+    # function is called (traced) for a typed key (`call`: that line), never for a raw one
     **_both("twice_inside_jit", ["key = KEY(0)\n"
                                  "f = jax.jit(lambda k: (jax.random.normal(k, (3,)),\n"
                                  "                       jax.random.normal(k, (3,))))\n"
-                                 "a, b = f(key)"], None),
+                                 "a, b = f(key)"], ((0, 2), (0, 3)), call=(0, 4)),
+    **_both("jit_init", ["key = KEY(0)\n" + _INIT.format(_DRAW2_IN) + "a, b = init(key)"],
+            ((0, 4), (0, 5)), call=(0, 7)),
+    # called again: a cache hit, no trace, no note
+    **_both("jit_called_again", ["key = KEY(0)\n" + _INIT.format(_DRAW2_IN) +
+                                 "a, b = init(key)", "a, b = init(KEY(1))"], ((0, 4), (0, 5)),
+            call=(0, 7)),
+    **_both("jit_normal_then_uniform", ["key = KEY(0)\n" + _INIT.format(
+        "    a = jax.random.normal(key, (3,))\n    b = jax.random.uniform(key, (3,))\n") +
+        "a, b = init(key)"], ((0, 4), (0, 5)), call=(0, 7)),
+    # a scan's body drawing with a key it closes over: the same numbers at every iteration
+    **_both("jit_scan_reuse", ["key = KEY(0)\n@jax.jit\ndef draws(key):\n"
+                               "    body = lambda c, _: (c, jax.random.normal(key, (3,)))\n"
+                               "    return jax.lax.scan(body, 0.0, None, length=2)[1]\n"
+                               "ys = draws(key)\na, b = ys[0], ys[1]"], ((0, 4), (0, 4)),
+            call=(0, 6)),
+    # the note's advice inside the function, as it writes it: two different draws
+    **_both("jit_advice", ["key = KEY(0)\n" + _INIT.format(
+        "    k1, k2 = jax.random.split(key)\n    a = jax.random.normal(k1, (3, 3))\n"
+        "    b = jax.random.normal(k2, (3, 3))\n") + "a, b = init(key)"], None),
+    # not reuses inside jit: one key in each branch of a cond or switch (one runs), fold_in
+    # in a loop's body, a scan splitting its carried key at each step
+    **_both("jit_cond_branches", ["key = KEY(0)\n@jax.jit\ndef draw(key, p):\n"
+                                  "    return jax.lax.cond(p, lambda k: jax.random.normal(k, "
+                                  "(3,)),\n                        lambda k: jax.random."
+                                  "uniform(k, (3,)), key)\n"
+                                  "a = draw(key, True)"], None),
+    **_both("jit_switch_branches", ["key = KEY(0)\n@jax.jit\ndef draw(key, i):\n"
+                                    "    return jax.lax.switch(i, [\n"
+                                    "        lambda: jax.random.normal(key, (3,)),\n"
+                                    "        lambda: jax.random.uniform(key, (3,)),\n"
+                                    "        lambda: jax.random.normal(key, (3,)) + 1.0])\n"
+                                    "a = draw(key, 2)"], None),
+    **_both("jit_fold_in_fori", ["key = KEY(0)\n@jax.jit\ndef draws(key):\n"
+                                 "    def body(i, xs):\n"
+                                 "        return xs.at[i].set(jax.random.normal("
+                                 "jax.random.fold_in(key, i), (3,)))\n"
+                                 "    return jax.lax.fori_loop(0, 2, body, "
+                                 "jax.numpy.zeros((2, 3)))\n"
+                                 "ys = draws(key)\na, b = ys[0], ys[1]"], None),
+    **_both("jit_scan_split", ["key = KEY(0)\n@jax.jit\ndef draws(key):\n"
+                               "    def body(k, _):\n"
+                               "        k, sub = jax.random.split(k)\n"
+                               "        return k, jax.random.normal(sub, (3,))\n"
+                               "    return jax.lax.scan(body, key, None, length=2)[1]\n"
+                               "ys = draws(key)\na, b = ys[0], ys[1]"], None),
 }
 
 

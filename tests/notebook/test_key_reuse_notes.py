@@ -2,8 +2,9 @@
 (jxkernel/notebook/key_notes.py): JAX gives the same random bits again and says nothing.
 
 Each program of tests/data/key_reuse_note_cases.py runs here cell by cell in IPython: a note
-exactly where the case says (the first use and the reuse it names), none for the programs that
-only look like a reuse (split, fold_in, jit, one seed twice, a cell run again). What the note
+exactly where the case says (the first use and the reuse it names, eagerly or inside a jitted
+function), none for the programs that only look like a reuse (split, fold_in, jit, one seed
+twice, a cell run again, cond branches, a scan splitting its key). What the note
 says is checked against JAX 0.10.2's answers for the same programs
 (tests/data/key_reuse_note_reference.json, reference/make_key_reuse_note_reference.py): "the
 same numbers" only where they were; KeyReuseError promised for a typed key, where JAX's
@@ -31,7 +32,8 @@ shell = shell_fixture("import jxkernel as jax", fresh=True)
 THEIRS = locations.jax_answers("key_reuse_note_reference.json")
 NOTE = "⚠ key reused"
 TITLE = re.compile(r"⚠ key reused \(at In\[(\d+)\]:(\d+)\): (\w+) drew with the key that (\w+) "
-                   r"used at In\[(\d+)\]:(\d+)(, the same line run before)?, (.*)")
+                   r"used at In\[(\d+)\]:(\d+)(, the same line run before| on the loop's "
+                   r"previous iteration)?, (.*)")
 
 
 def _run_case(shell, name):
@@ -72,9 +74,18 @@ def test_a_note_where_a_key_is_reused_and_what_it_says_is_what_jax_did(shell, na
         assert what == "so numbers from the same random bits, not independent ones"
         assert drew != used and theirs.get("same") is not True
     # KeyReuseError promised where JAX raised it at this line; a raw key's note says it does
-    # not, and that a typed one would (its twin case)
+    # not, and that a typed one would (its twin case); inside a jitted function, at the line
+    # that called (traced) it
     typed = name.startswith("typed_")
-    if typed:
+    if "call" in cases.CASES[name]:
+        raised_at = list(cases.CASES[name]["call"])
+        assert "the call that traces this function raises KeyReuseError" in note
+        assert ("lets this key through" in note) is not typed
+        assert theirs["raises"] is None if not typed else theirs["raises"]["at"] == raised_at
+        twin = THEIRS["typed_" + name.split("_", 1)[1]]["raises"]
+        assert twin["error"] == "KeyReuseError" and twin["at"] == raised_at
+        assert (found.group(7) is not None) is ("scan" in name)       # the loop's words
+    elif typed:
         assert ("jax.config.update('jax_debug_key_reuse', True) before the key is made (at the "
                 "notebook's top), and a line like this one raises KeyReuseError") in note
         assert "lets this key through" not in note
@@ -104,6 +115,118 @@ def test_the_advice_written_into_the_program_draws_two_different_arrays(shell, k
     ran = ran_ok(shell, fixed)
     assert ran.shown(NOTE) == []
     assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
+
+
+@pytest.mark.parametrize("kind", ["typed", "raw"])
+def test_the_advice_inside_a_jitted_function_draws_two_different_arrays(shell, kind):
+    (cell,) = cases.CASES[f"{kind}_jit_init"]["cells"]
+    (note,) = _run_case(shell, f"{kind}_jit_init")[0][0]
+    assert "Split the key inside the function, once, and draw with each new key once:" in note
+    code = [re.sub(r"    # at In\[\d+\]:\d+$", "", line[2:])
+            for line in note.splitlines() if line.startswith("  ")]
+    assert code == ["k1, k2 = jax.random.split(key)", "a = jax.random.normal(k1, (3, 3))",
+                    "b = jax.random.normal(k2, (3, 3))"]
+    lines = cell.splitlines()
+    fixed = "\n".join(lines[:3] + ["    " + c for c in code] + lines[5:])
+    assert fixed == cases.CASES[f"{kind}_jit_advice"]["cells"][0]      # the case JAX ran
+    assert THEIRS[f"{kind}_jit_advice"] == {"raises": None, "same": False}
+    ran = ran_ok(shell, fixed)
+    assert ran.shown(NOTE) == []
+    assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
+
+
+def test_a_jitted_function_traced_again_is_not_told_again(shell):
+    # a raw key after a typed one: another trace of the same lines, told once
+    ran_ok(shell, "@jax.jit\ndef init(key):\n    a = jax.random.normal(key, (2,))\n"
+                  "    return a, jax.random.uniform(key, (2,))")
+    assert len(ran_ok(shell, "a, b = init(jax.random.key(0))").shown(NOTE)) == 1
+    assert ran_ok(shell, "a, b = init(jax.random.PRNGKey(0))").shown(NOTE) == []
+    init = shell.user_ns["init"]
+    assert len([e for e in jxkernel.compile_events() if e.key is init]) == 2    # traced
+
+
+def test_a_helper_called_twice_in_a_jitted_function_is_told_at_its_two_calls(shell):
+    ran_ok(shell, "def noisy(key, x):\n    return x + jax.random.normal(key, x.shape)")
+    cell = ("@jax.jit\ndef f(key, x):\n    y1 = noisy(key, x)\n    y2 = noisy(key, x)\n"
+            "    return y1, y2\ny1, y2 = f(jax.random.key(0), jax.numpy.zeros(3))")
+    (note,) = ran_ok(shell, cell).shown(NOTE)
+    assert re.match(r"⚠ key reused \(at In\[\d+\]:4\): noisy's normal drew with the key that "
+                    r"noisy's normal used at In\[\d+\]:3, so the same numbers again", note)
+    assert np.array_equal(shell.user_ns["y1"], shell.user_ns["y2"])        # as it says
+
+
+def test_a_librarys_jitted_function_or_draws_inside_a_users_jit_get_no_note(shell, tmp_path):
+    lib = import_library(tmp_path, "key_reuse_jit_library_mod",
+                         "import jxkernel as jax\n"
+                         "@jax.jit\n"
+                         "def jitted_draws(key):\n"
+                         "    return jax.random.normal(key), jax.random.normal(key)\n"
+                         "def two_draws(key):\n"
+                         "    return jax.random.normal(key), jax.random.normal(key)\n")
+    shell.user_ns["lib"] = lib
+    with excluded(lib.__file__):
+        assert ran_ok(shell, "a, b = lib.jitted_draws(jax.random.key(0))").shown(NOTE) == []
+        # the learner's jit of it: the draws are the library's lines, not the learner's
+        assert ran_ok(shell, "a, b = jax.jit(lib.two_draws)(jax.random.key(0))"
+                      ).shown(NOTE) == []
+
+
+def test_nothing_traced_is_recorded_without_the_notebook(shell):
+    shell.run_line_magic("unload_ext", "jxkernel")
+    try:
+        keys.traced_draws.clear()
+        jxkernel.jit(lambda k: (jr.normal(k), jr.normal(k)))(jr.PRNGKey(3))
+        assert keys.traced_draws == {}
+    finally:
+        shell.run_line_magic("load_ext", "jxkernel")
+
+
+# the pass the note asks (key_reuse.reuses) against JAX's checker, on jaxprs: a raw key
+# reused is found by the pass, not raised by the checker (JAX's never sees it); the programs
+# that only look like reuses are no reuse for either
+def _twice(k):
+    return jr.normal(k), jr.uniform(k)
+
+
+def _cond(k):
+    return jxkernel.lax.cond(True, lambda: jr.normal(k), lambda: jr.uniform(k))
+
+
+def _fold_in_loop(k):
+    return jxkernel.lax.fori_loop(0, 3, lambda i, x: x + jr.normal(jr.fold_in(k, i)), 0.0)
+
+
+def _scan_split(k):
+    def body(c, _):
+        c, sub = jr.split(c)
+        return c, jr.normal(sub)
+    return jxkernel.lax.scan(body, k, None, length=3)
+
+
+def _scan_reuse(k):
+    return jxkernel.lax.scan(lambda c, _: (c, jr.normal(k)), 0.0, None, length=3)
+
+
+def _nested_jit(k):
+    inner = jxkernel.jit(jr.normal)
+    return inner(k), inner(k)
+
+
+@pytest.mark.parametrize("make", [jr.key, jr.PRNGKey])
+@pytest.mark.parametrize("fun,loop", [(_twice, False), (_scan_reuse, True), (_nested_jit, False),
+                                      (_cond, None), (_fold_in_loop, None), (_scan_split, None)])
+def test_the_notes_pass_finds_raw_keys_too_and_leaves_the_checker_as_it_was(make, fun, loop):
+    jaxpr = jxkernel.make_jaxpr(fun)(make(0)).jaxpr
+    found = key_reuse.reuses(jaxpr)
+    assert [(f[2], f[3]) for f in found] == ([] if loop is None else
+                                            [(loop, make is jr.key)])
+    if loop is not None:
+        assert [e.primitive.name for e in found[0][0]][0] == ("scan" if loop else "jit")
+    if loop is None or make is jr.PRNGKey:         # no reuse the checker sees: none raised
+        key_reuse.jaxpr_type_signature(jaxpr)
+    else:
+        with pytest.raises(key_reuse.KeyReuseError):
+            key_reuse.jaxpr_type_signature(jaxpr)
 
 
 def test_a_key_that_split_consumed_is_told_to_draw_with_the_keys_it_made(shell):
