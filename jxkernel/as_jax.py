@@ -45,46 +45,51 @@ REMOVED_IN_0_6 = {"tree_map": "jax.tree.map", "tree_leaves": "jax.tree.leaves",
                   "treedef_is_leaf": "jax.tree_util.treedef_is_leaf"}
 
 
-def _jax_module() -> types.ModuleType:
-    """The module `import jax` gives: JAX's version, everything else from jxkernel."""
-    jxkernel = sys.modules["jxkernel"]     # this module's own package: imported before it
+class JaxModule(types.ModuleType):
+    """The alias's `jax`: JAX's version, every other name jxkernel's (but its own modules)."""
 
-    class JaxModule(types.ModuleType):
-        def __getattr__(self, name):
-            # jax.version: JAX's; a submodule as `jax.X`, where this is the `jax` imported
-            # (not a stand-in made apart: that import would find a real JAX)
-            if f"jax.{name}" in _MADE or name in _SUBMODULES and sys.modules.get("jax") is self:
-                try:
-                    return importlib.import_module(f"jax.{name}")
-                except ModuleNotFoundError:
-                    pass
-            if _own_module(name):       # jax.xla, jax.stepper: JAX's `jax` has no such name
-                raise AttributeError(
-                    f"module 'jax' has no attribute {name!r}" + ("" if name.startswith("_") else
-                    f" (jxkernel.{name} is jxkernel's own module, not JAX's: `import jxkernel`, "
-                    f"then jxkernel.{name})"), name=name, obj=self)
+    def __getattr__(self, name):
+        jxkernel = sys.modules["jxkernel"]     # this module's own package: imported before it
+        # jax.version: JAX's; a submodule as `jax.X`, where this is the `jax` imported
+        # (not a stand-in made apart: that import would find a real JAX)
+        if f"jax.{name}" in _MADE or name in _SUBMODULES and sys.modules.get("jax") is self:
             try:
-                return getattr(jxkernel, name)
-            except AttributeError:
-                if name in jxkernel.REMOVED:     # JAX's own message for a name it removed
-                    raise
-                if name in REMOVED_IN_0_6:       # not jxkernel's gap: JAX has none either
-                    raise AttributeError(f"module 'jax' has no attribute {name!r} (JAX 0.6.0 "
-                                         f"removed jax.{name}: use {REMOVED_IN_0_6[name]})"
-                                         ) from None
-                # jxkernel has every public name JAX's `jax` has (test_public_names holds it):
-                # a public name missing here is missing in JAX too, and gets JAX's words
-                if not name.startswith("_"):
-                    raise AttributeError(f"module 'jax' has no attribute {name!r}") from None
-                raise AttributeError(f"module 'jax' has no attribute {name!r} (jax is jxkernel "
-                                     f"here, which lacks some of JAX's private names)") from None
+                return importlib.import_module(f"jax.{name}")
+            except ModuleNotFoundError:
+                pass
+        if _own_module(name):       # jax.xla, jax.stepper: JAX's `jax` has no such name
+            raise AttributeError(
+                f"module 'jax' has no attribute {name!r}" + ("" if name.startswith("_") else
+                f" (jxkernel.{name} is jxkernel's own module, not JAX's: `import jxkernel`, "
+                f"then jxkernel.{name})"), name=name, obj=self)
+        try:
+            return getattr(jxkernel, name)
+        except AttributeError:
+            if name in jxkernel.REMOVED:     # JAX's own message for a name it removed
+                raise
+            if name in REMOVED_IN_0_6:       # not jxkernel's gap: JAX has none either
+                raise AttributeError(f"module 'jax' has no attribute {name!r} (JAX 0.6.0 "
+                                     f"removed jax.{name}: use {REMOVED_IN_0_6[name]})"
+                                     ) from None
+            # jxkernel has every public name JAX's `jax` has (test_public_names holds it):
+            # a public name missing here is missing in JAX too, and gets JAX's words
+            if not name.startswith("_"):
+                raise AttributeError(f"module 'jax' has no attribute {name!r}") from None
+            raise AttributeError(f"module 'jax' has no attribute {name!r} (jax is jxkernel "
+                                 f"here, which lacks some of JAX's private names)") from None
 
-        def __dir__(self):
-            return sorted({n for n in dir(jxkernel) if not _own_module(n)} | set(self.__dict__))
+    def __dir__(self):
+        names = dir(sys.modules["jxkernel"])
+        return sorted({n for n in names if not _own_module(n)} | set(self.__dict__))
 
+
+def _jax_module() -> JaxModule:
+    """The module `import jax` gives."""
+    jxkernel = sys.modules["jxkernel"]
     module = JaxModule("jax", jxkernel.__doc__)
     # Python's ImportError of `from jax import nope` names the module's file, as JAX's does
-    # ("unknown location" without one); `jax.__file__` already answered jxkernel's
+    # ("unknown location" without one); `jax.__file__` already answered jxkernel's. (A real
+    # JAX beside jxkernel is told apart by its class: notebook/compile_notes.real_jax_note.)
     module.__file__ = jxkernel.__file__
     # a package whose submodules the alias's finder supplies: an empty search path, so that no
     # other finder ever looks for `jax.X` in a folder (a real JAX's included)

@@ -70,6 +70,7 @@ def load_ipython_extension(shell) -> None:
     tracebacks.install_warnings()
     tracebacks.install_log_names()
     logging.getLogger(compile_record.LOGGER).addFilter(state.log_filter)
+    state.keys.install()
     _exclude_ipythons_frames()
     _states[shell] = state
 

@@ -34,6 +34,7 @@ from ..core import compile_record, miss_words
 from ..core.compile_record import USER
 from ..core.config import config
 from ..core.source_info import TIMEIT_FILE
+from ..as_jax import JaxModule
 from ..views.outside_values import stale_reads
 from ..views.recompile_explainer import explanation_text
 from ..views.signature_changes.fixes import ADDS_TO_THE_FIX, PATTERN_SAID
@@ -512,10 +513,10 @@ def real_jax_note() -> Note | None:
     `import jax` in a plain kernel): its jit compiles in JAX's own caches, which jxkernel
     does not see, so no note would ever say why a function of it compiled again. None where
     `jax` is jxkernel's alias (install_as_jax, the kernel "Python 3 (JAX on jxkernel)"),
-    which has no file of its own (its __file__, asked, is jxkernel's), or is not imported."""
+    a JaxModule, or is not imported."""
     module = sys.modules.get("jax")
-    path = vars(module).get("__file__") if module is not None else None
-    if path is None:
+    path = getattr(module, "__file__", None)
+    if module is None or isinstance(module, JaxModule) or not isinstance(path, str):
         return None
     version = getattr(module, "__version__", "?")
     return Note(f"ⓘ jax here is the real JAX {version}, not jxkernel: its jit's compiles are "

@@ -36,18 +36,19 @@ from .print_notes import _Site
 RANDOM_NUMBERS = "https://docs.jax.dev/en/latest/random-numbers.html"
 
 
+_INSTALLED: list = []        # the watches of the shells with the extension loaded
+
+
 class KeyReuseWatch:
     """The keys the user's eager draws consumed, over the cells, and the note of a cell that
     drew with one of them again (told once per line: `told`, (file, line) of the reuse; a cell
-    edited and run again is another file). Made when the extension loads, which starts the
+    edited and run again is another file). Installed when the extension loads, which starts the
     library's record (random/keys.py's `consumed_keys`); `uninstall` stops it.
 
-        >>> watch = KeyReuseWatch()     # doctest: +SKIP
+        >>> watch = KeyReuseWatch(); watch.install()     # doctest: +SKIP
         >>> watch.cell_finished()       # after a cell drawing twice  # doctest: +SKIP
         ⚠ key reused (at In[4]:3): normal drew with the key that normal used at In[4]:2, ...
     """
-    _watching = 0       # the loaded extensions' watches (one per shell)
-
     def __init__(self):
         # id(key) -> (weak reference to the key, the function that consumed it, its line);
         # an entry goes when its key does, so a new key at its id is not taken for it
@@ -56,16 +57,27 @@ class KeyReuseWatch:
         # the jaxprs of the user's jitted functions traced and compiled in the cell (the
         # compile record's events), read at its end where a draw of the user's was traced
         self.traced: list = []
+        self._unsubscribe = None
+
+    def install(self) -> None:
+        """Start hearing compiles and the library's record of draws: at the extension's load
+        (not at __init__: a State made apart, as a test's or a docstring's, watches nothing,
+        and would have left the record on after every unload)."""
+        if self in _INSTALLED:
+            return
+        _INSTALLED.append(self)
         self._unsubscribe = compile_record.subscribe(self._compiled)
-        KeyReuseWatch._watching += 1
         if keys.consumed_keys is None:
             keys.consumed_keys = collections.deque(maxlen=64)
 
     def uninstall(self) -> None:
+        """Stop it; the record stops with the last watch installed (one per shell loaded)."""
+        if self not in _INSTALLED:
+            return
+        _INSTALLED.remove(self)
         self._unsubscribe()
-        KeyReuseWatch._watching -= 1
-        if KeyReuseWatch._watching <= 0:
-            KeyReuseWatch._watching = 0
+        self._unsubscribe = None
+        if not _INSTALLED:
             keys.consumed_keys = None
             keys.traced_draws.clear()
 

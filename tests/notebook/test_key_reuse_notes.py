@@ -25,6 +25,7 @@ import locations  # tests/support
 from ipython_shell import ran_ok, shell_fixture  # tests/support
 from jxkernel import random as jr
 from jxkernel.notebook import key_notes
+from jxkernel.notebook.state import State
 from jxkernel.random import key_reuse, keys
 from registered_library import excluded, import_library  # tests/support
 
@@ -310,6 +311,9 @@ def test_nothing_is_recorded_without_the_notebook(shell):
     shell.run_line_magic("unload_ext", "jxkernel")
     try:
         assert keys.consumed_keys is None
+        # a State made apart (a test's, a docstring's: comm.Channel(State(shell=None)))
+        # watches nothing: it left the record on for the rest of a worker's run
+        State(shell=None)
         jr.normal(jr.key(0))
         assert keys.consumed_keys is None
     finally:
