@@ -411,11 +411,17 @@ traced_draws: dict = {}
 
 
 def _traced_draw(name: str) -> None:
-    frame = sys._getframe(2)            # (the random function's: jxkernel's, walked past)
-    while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
-        frame = frame.f_back
+    frame = _callers_frame(sys._getframe(2))
     if frame is not None and is_user_filename(frame.f_code.co_filename):
         traced_draws.setdefault((frame.f_code, frame.f_lasti), name)
+
+
+def _callers_frame(frame):
+    """The first frame from `frame` outward that is not jxkernel's (the random function's
+    own frames walked past): the frame that called it, a user's or a library's."""
+    while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
 
 
 def _drawn_at():
@@ -424,9 +430,7 @@ def _drawn_at():
     jxkernel's (a workshop's check calling the learner's function: its calls, not the
     user's); None where the frame that called the random function is not the user's: a
     library's (registered as Flax registers itself), the standard library's, `%timeit`'s."""
-    frame = sys._getframe(2)            # (the random function's: jxkernel's, walked past)
-    while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
-        frame = frame.f_back
+    frame = _callers_frame(sys._getframe(2))
     calls = []
     while frame is not None and is_user_filename(frame.f_code.co_filename):
         calls.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
