@@ -76,10 +76,10 @@ class _HeldWeakly:
     """A dataclass field held weakly where its value allows it (a jitted function): the log
     keeps its last MAX_EVENTS events, and a strong key would keep each dropped function, its
     caches and its executables alive with them (issue 45). Read after the function is gone,
-    it is None; `key_id` stays."""
+    it is None; its id stays (`key_id` for `key`)."""
 
     def __set_name__(self, owner, name):
-        self.slot = "_" + name
+        self.slot, self.id_name = "_" + name, name + "_id"
 
     def __get__(self, obj, owner=None):
         if obj is None:
@@ -92,7 +92,7 @@ class _HeldWeakly:
         except TypeError:                # a string, an object(): held as is
             held = lambda: value         # noqa: E731
         obj.__dict__[self.slot] = held
-        obj.__dict__["key_id"] = None if value is None else id(value)
+        obj.__dict__[self.id_name] = None if value is None else id(value)
 
 
 def _none():
@@ -170,6 +170,10 @@ class CompileEvent:
     # that is not an array, `n`, not Equinox's whole `static`), with fixes that work under
     # Equinox; the notes tell these where learner_function is set (said_changes)
     learner_changes: tuple = ()
+    # the program this miss traced (a ClosedJaxpr), held weakly as `key` is (the jit's cache
+    # keeps it while its program lives): what the key-reuse note reads; None where nothing
+    # was traced for it (a compile reusing a trace under a transformation keeps its own)
+    jaxpr: object = _HeldWeakly()
 
     def __post_init__(self):
         if self.origin is None:
@@ -997,6 +1001,7 @@ class Miss:
     committed: tuple = ()     # the positions of the leaves committed to a device (jit's key)
     host_reads: frozenset | None = None   # ids of arrays whose values the trace read (refs.py)
     arg_names: tuple = ()     # each positional argument's name (one with no leaves has no other)
+    jaxpr: object = None      # the ClosedJaxpr traced (CompileEvent.jaxpr), where one was
 
 
 _explainer = None       # what says why a Miss compiled (jxkernel/views/recompile_explainer.py)
@@ -1029,7 +1034,8 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
     jax.export lowered it, compiling nothing (CompileEvent.exported)."""
     if event is not None and traced:
         return record(dataclasses.replace(event, phases=phases, backend=backend,
-                                          timestamp=time.time(), exported=exported),
+                                          timestamp=time.time(), exported=exported,
+                                          jaxpr=miss.jaxpr),
                       counted_as=miss.history)
     if _explainer is not None:
         try:
@@ -1040,7 +1046,7 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
         else:
             # counted per function and options, as the caches are: `jit(f)` made anew after
             # an earlier one was dropped continues its count (compile #2, not #1)
-            return record(dataclasses.replace(event, exported=exported),
+            return record(dataclasses.replace(event, exported=exported, jaxpr=miss.jaxpr),
                           counted_as=miss.history)
     # a failed explainer, or while jxkernel/__init__.py loads, before the explainer is in:
     # pmap's plain reason

@@ -23,13 +23,15 @@ from __future__ import annotations
 import ast
 import collections
 import linecache
+import os
+import warnings
 import weakref
 
 from ..core import compile_record
 from ..core.compile_record import USER
 from ..random import key_reuse, keys
 from ..random.keys import KeyArray
-from ..views.source import is_user_file
+from ..views.source import cell_name, is_user_file
 from .display import Note, source_label
 from .print_notes import _Site
 
@@ -54,9 +56,12 @@ class KeyReuseWatch:
         # an entry goes when its key does, so a new key at its id is not taken for it
         self.consumed: dict = {}
         self.told: set = set()
-        # the jaxprs of the user's jitted functions traced and compiled in the cell (the
-        # compile record's events), read at its end where a draw of the user's was traced
+        # the user's jitted functions traced and compiled in the cell, each (name, "file:line"
+        # where defined, its jaxpr) from the compile record's events, read at the cell's end
+        # where a draw of the user's was traced; kept only while a cell runs (`in_cell`), so
+        # compiles outside cells (a test's, a comm's) hold no program here
         self.traced: list = []
+        self.in_cell = False
         self._unsubscribe = None
 
     def install(self) -> None:
@@ -82,18 +87,17 @@ class KeyReuseWatch:
             keys.traced_draws.clear()
 
     def _compiled(self, event) -> None:
-        # a jit of the user's traced anew (a miss; a cache hit is no event): the program just
-        # put in its cache is this trace's
-        if event.origin == USER and event.miss and event.inlined_into is None:
-            cache = getattr(event.key, "_cache", None)
-            if cache:
-                self.traced.append(next(reversed(cache.values())).jaxpr)
+        # a jit of the user's traced anew (a miss; a cache hit is no event), with its trace
+        if self.in_cell and event.origin == USER and event.miss and \
+                event.inlined_into is None and event.jaxpr is not None:
+            self.traced.append((event.function, event.source, event.jaxpr))
 
     def cell_started(self) -> None:
         if keys.consumed_keys is not None:
             keys.consumed_keys.clear()      # (draws between cells: a magic's, a comm's)
         keys.traced_draws.clear()
         self.traced.clear()
+        self.in_cell = True
 
     def cell_finished(self) -> Note | None:
         """The note of the cell that just ran, or None: no key of the user's drawn with
@@ -101,6 +105,7 @@ class KeyReuseWatch:
         drawn = list(keys.consumed_keys or ())
         if keys.consumed_keys is not None:
             keys.consumed_keys.clear()
+        self.in_cell = False
         reused = self._traced_reuses()
         for key, name, calls in drawn:
             if calls is None or not is_user_file(calls[0][0]):     # a library's draws
@@ -122,15 +127,20 @@ class KeyReuseWatch:
         """The reuses inside the jaxprs the cell's jits traced, as cell_finished's list
         (`traced`: "loop" for a loop's body, "jit" otherwise): where a draw of the user's was
         traced in the cell, each jaxpr once."""
-        jaxprs, self.traced = self.traced, []
+        traced, self.traced = self.traced, []
         if not keys.traced_draws:
             return []
         found, seen = [], set()
-        for closed in jaxprs:
+        for function, source, closed in traced:
             if id(closed) in seen:
                 continue
             seen.add(id(closed))
-            for first, again, loop, typed in key_reuse.reuses(closed.jaxpr):
+            try:
+                reused = key_reuse.reuses(closed.jaxpr)
+            except Exception as e:  # noqa: BLE001  a bug of ours: told, never the cell's failure
+                _check_failed(function, source, e)
+                continue
+            for first, again, loop, typed in reused:
                 first, again = _traced_calls(first), _traced_calls(again)
                 if first is None or again is None:      # a library's draws, not the user's
                     continue
@@ -148,6 +158,19 @@ class KeyReuseWatch:
             if consumed.get(ident, (None,))[0] is ref:
                 del consumed[ident]
         return forget
+
+
+def _check_failed(function, source, error) -> None:
+    """Say that the pass over jit(function)'s program raised (a bug of jxkernel's), at the
+    line where the learner defined it (`source`, "file:line"), not at one of ours: the cell
+    ran as written, only its key note is missing."""
+    file, _, line = (source or "").rpartition(":")
+    warnings.warn_explicit(
+        f"jxkernel could not check jit({function})'s program for reused keys (its check "
+        f"raised {type(error).__name__}: {error}). The cell ran as written; only the key-reuse "
+        f"note is missing. This is a bug in jxkernel: please report it with the cell.",
+        RuntimeWarning, cell_name(file) or os.path.basename(file) or "<unknown>",
+        int(line) if line.isdigit() else 0)
 
 
 def _traced_calls(path):

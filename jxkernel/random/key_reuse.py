@@ -602,7 +602,10 @@ def reuses(jaxpr) -> list:
     """[(first use, reuse, loop, typed)]: each key `jaxpr` consumes twice, raw keys too, as
     the paths of equations (outermost first) that consumed it; `loop`: a loop's body
     consuming it on every iteration (the reuse's path is then the first use's); `typed`: a
-    typed key's (JAX's checker sees it), not raw data's. Never raises.
+    typed key's (JAX's checker sees it), not raw data's. A program the checker refuses at a
+    loop as a whole (a while loop's cond consuming a carried key the body does not replace:
+    its KeyReuseError) gives []: the note tells a loop by its body's reuses only. Any other
+    exception is a bug of the pass's, raised for its caller to tell (notebook/key_notes.py).
 
         >>> reuses(jax.make_jaxpr(lambda k: (normal(k), normal(k)))(key(0)).jaxpr)  # doctest: +SKIP
         [((jit[_normal], ...), (jit[_normal], ...), False, True)]
@@ -610,7 +613,7 @@ def reuses(jaxpr) -> list:
     _note.on = True
     try:
         return list(_found(_open(jaxpr)).reused)
-    except (KeyReuseError, ValueError, KeyError, IndexError, TypeError):   # (never the cell's)
+    except KeyReuseError:
         return []
     finally:
         _note.on = False

@@ -146,6 +146,23 @@ def test_a_jitted_function_traced_again_is_not_told_again(shell):
     assert len([e for e in jxkernel.compile_events() if e.key is init]) == 2    # traced
 
 
+def test_a_bug_in_the_pass_is_told_at_the_learners_function_and_the_cell_goes_on(
+        shell, monkeypatch):
+    def broken(jaxpr):
+        raise TypeError("a stand-in for a bug")
+    monkeypatch.setattr(key_reuse, "reuses", broken)
+    ran_ok(shell, "@jax.jit\ndef init(key):\n    a = jax.random.normal(key, (2,))\n"
+                  "    return a, jax.random.uniform(key, (2,))")
+    with pytest.warns(RuntimeWarning) as told:
+        ran = ran_ok(shell, "a, b = init(jax.random.key(0))\nc = a + 1")
+    assert ran.shown(NOTE) == [] and "c" in shell.user_ns
+    (warning,) = [w for w in told if "reused keys" in str(w.message)]
+    assert str(warning.message).startswith(
+        "jxkernel could not check jit(init)'s program for reused keys (its check raised "
+        "TypeError: a stand-in for a bug). The cell ran as written")
+    assert re.fullmatch(r"In\[\d+\]", warning.filename) and warning.lineno == 1
+
+
 def test_a_helper_called_twice_in_a_jitted_function_is_told_at_its_two_calls(shell):
     ran_ok(shell, "def noisy(key, x):\n    return x + jax.random.normal(key, x.shape)")
     cell = ("@jax.jit\ndef f(key, x):\n    y1 = noisy(key, x)\n    y2 = noisy(key, x)\n"
@@ -180,6 +197,17 @@ def test_nothing_traced_is_recorded_without_the_notebook(shell):
         assert keys.traced_draws == {}
     finally:
         shell.run_line_magic("load_ext", "jxkernel")
+
+
+def test_a_compile_outside_a_cell_is_not_kept_by_the_watch(shell):
+    # the extension stays loaded in a worker after its notebook tests (as in a notebook): a
+    # user's jit compiled between cells (a test's, a comm's) must not pile up its programs
+    ran_ok(shell, "x = 1")
+    (watch,) = key_notes._INSTALLED
+    jxkernel.jit(lambda k: (jr.normal(k), jr.normal(k)))(jr.key(3))
+    assert watch.traced == []
+    ran_ok(shell, "@jax.jit\ndef f(k):\n    return jax.random.normal(k), jax.random.normal(k)")
+    assert len(ran_ok(shell, "f(jax.random.key(1))").shown(NOTE)) == 1    # in a cell: kept
 
 
 # the pass the note asks (key_reuse.reuses) against JAX's checker, on jaxprs: a raw key

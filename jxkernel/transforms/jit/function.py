@@ -332,8 +332,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
             closed, out_tree, trace_s = (traced[3], traced[2], 0.0) if traced is not None else \
                 self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         jit_refs.check_one_device(closed, leaves)      # (a Ref over a mesh: partitioned)
-        # (jit's Formats' layouts)
-        jit_args.check_arg_layouts(self, closed, treedef, out_tree, leaves)
+        jit_args.check_arg_layouts(self, closed, treedef, out_tree, leaves)  # (Formats' layouts)
         refs = jit_refs.ref_positions(leaves)
         names = jit_refs.without_refs(self._leaf_names(dyn_args, dyn_kwargs), refs)
         device = program_placement(self, closed, device, False, leaves, dyn_args, dyn_kwargs)[0]
@@ -346,7 +345,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         self._cache[key] = entry
         if phases is not None:          # (None: a `.compile()` of this program, reused)
             self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device,
-                         closed.consts, *told(traced), host_reads=jit_refs.host_reads(closed))
+                         closed, *told(traced), host_reads=jit_refs.host_reads(closed))
         return entry
 
     def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None,
@@ -366,17 +365,18 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         return entry, phases
 
     def _miss(self, treedef, statics, avals, dyn_args, dyn_kwargs, device, consts=None,
-              host_reads=None):
+              host_reads=None, jaxpr=None):
         """This call's cache miss as the compile record takes it (its explainer says why)."""
         committed = committed_at(self, tree_flatten((dyn_args, dyn_kwargs))[0], dyn_args)
         return compile_record.Miss(self, self._leaf_names(dyn_args, dyn_kwargs), avals, treedef,
                                    statics, device, consts, self._history, committed, host_reads,
-                                   self._dynamic_names(dyn_args))
+                                   self._dynamic_names(dyn_args), jaxpr)
 
-    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, consts, *new,
+    def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, closed, *new,
                 host_reads=None):
-        consts = [c for c in consts if not is_ref(c)]   # (a Ref's value is each call's)
-        miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts, host_reads)
+        consts = [c for c in closed.consts if not is_ref(c)]   # (a Ref's value is each call's)
+        miss = self._miss(treedef, statics, avals, dyn_args, dyn_kwargs, device, consts, host_reads,
+                          closed)
         compile_record.compiled(miss, phases, _client.platform_of(device), *new)   # one event
 
     trace, lower, eval_shape = stage_trace, stage_lower, stage_eval_shape   # (stages.py)

@@ -193,7 +193,7 @@ def call_jitted(jitted, args, leaves, treedef, statics, avals, dyn_args, dyn_kwa
         entry, phases = plan.compile(trace_s, jitted._compiler_options)
         jitted._cache[key] = entry
         jitted._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases,
-                       plan.mesh.devices.flat[0], closed.consts, new,
+                       plan.mesh.devices.flat[0], closed, new,
                        host_reads=jit_refs.host_reads(closed))
         _remember_fast(jitted, args, statics, dyn_args, dyn_kwargs, leaves, avals, entry)
     else:

@@ -878,7 +878,7 @@ class Compiled(_Stage):
         if told is not None:        # a call's trace: explained as the call's compile would be
             miss = self._traced._miss()
             compile_record.compiled(dataclasses.replace(miss, consts=tuple(
-                c for c in entry.jaxpr.consts if not is_ref(c))), phases,
+                c for c in entry.jaxpr.consts if not is_ref(c)), jaxpr=entry.jaxpr), phases,
                 _client.platform_of(device), told, traced_at(self._traced._shared_jaxpr),
                 trace_event(self._traced._shared_jaxpr))
             return
