@@ -9,8 +9,11 @@ JAX key is a value, not a generator that moves on, so the second draw gets the s
 
 What counts is one key object given to two random functions that consume it (a sampler,
 `split`: random/keys.py's `consumed_keys`, whose list follows key_reuse.py's signatures) from
-the user's lines, eagerly, in one cell or across cells. Two keys made from one seed are two
-keys (reproducible numbers, on purpose); fold_in makes a new key and leaves its key unused.
+the user's lines, eagerly, in one cell or across cells. Under grad or vmap without jit the
+user's Python runs at the call too: one key (a concrete one, or vmap's tracer of the batch)
+given to two draws in a function is a reuse, its fix a split written into the function. Two
+keys made from one seed are two keys (reproducible numbers, on purpose); fold_in makes a new
+key and leaves its key unused.
 
 Inside a function of the user's that jit traces in the cell, a key consumed twice in its jaxpr
 (key_reuse.py's `reuses`: the checker's rules, raw keys followed through random_wrap) is told
@@ -29,8 +32,8 @@ import weakref
 
 from ..core import compile_record
 from ..core.compile_record import USER
+from ..core.trace import Tracer
 from ..random import key_reuse, keys
-from ..random.keys import KeyArray
 from ..views.source import cell_name, is_user_file
 from .display import Note, source_label
 from .print_notes import _Site
@@ -107,17 +110,22 @@ class KeyReuseWatch:
             keys.consumed_keys.clear()
         self.in_cell = False
         reused = self._traced_reuses()
+        # the keys that are grad's or vmap's tracers: alive while their trace ran, in this cell
+        # (the record holds them till now, so their ids are theirs), never reused by a later one
+        tracers = {}
         for key, name, calls in drawn:
             if calls is None or not is_user_file(calls[0][0]):     # a library's draws
                 continue
-            first = self.consumed.get(id(key))
+            held = tracers if isinstance(key, Tracer) else self.consumed
+            first = held.get(id(key))
             if first is None or first[0]() is not key:
-                self.consumed[id(key)] = (weakref.ref(key, self._forget(id(key))), name, calls)
+                held[id(key)] = ((lambda key=key: key) if held is tracers else
+                                 weakref.ref(key, self._forget(id(key))), name, calls)
                 continue
             sites = _where_reused(first[1], first[2], name, calls)
             if sites is not None and (sites[1].file, sites[1].line) not in self.told:
                 self.told.add((sites[1].file, sites[1].line))
-                reused.append((first[1], name, sites, type(key) is KeyArray, None))
+                reused.append((first[1], name, sites, keys.is_typed_key(key), None))
         if not reused:
             return None
         first_name, name, (first_site, site), typed, traced = reused[0]
@@ -320,6 +328,9 @@ def _advice(first_name, first_site, name, site, same_line) -> str:
     if first_name == "split" and first_site.callee == "split":
         return (f"The keys split made at {source_label(first_site)} are new ones: draw with "
                 f"one of them, not with the key it split.")
+    if first_site.function != "<module>" and first_site.code is site.code and not same_line:
+        # two lines of one function of the user's (called eagerly, or by grad or vmap)
+        return _traced_advice(first_name, first_site, name, site, "jit")
     lines = [site] if same_line else [first_site, site]
     rewritten = [split_fix(linecache.getline(s.file, s.line).strip(), s.callee,
                            s.callee in (first_name, name)) if s.function == "<module>" else None

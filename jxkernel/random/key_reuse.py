@@ -45,7 +45,7 @@ from ..core.avals import get_aval
 from ..core.traceback_util import include_filename
 from ..core.config import config
 from ..core.errors import KeyReuseError
-from ..core.ir import ClosedJaxpr, Literal
+from ..core.ir import ClosedJaxpr, Jaxpr, Literal
 from ..core.primitive import (Primitive, abstract_eval_rules, all_primitives, batching_rules,
                               impl_rules)
 from ..core.physical import physical_rules
@@ -137,7 +137,9 @@ class KeyReuseSignature:
     def __hash__(self):
         return hash(self._marks)
 
-    sinks = property(lambda self: [m for m in self._marks if isinstance(m, Sink)])
+    # (by operand: a set's order is its hashes', and JAX's first consumed operand is named)
+    sinks = property(lambda self: sorted((m for m in self._marks if isinstance(m, Sink)),
+                                         key=lambda m: m.idx))
     sources = property(lambda self: [m for m in self._marks if isinstance(m, Source)])
     forwards = property(lambda self: [m for m in self._marks if isinstance(m, Forward)])
 
@@ -763,23 +765,29 @@ class _Eqn:
 
 
 def eager_signature(prim, args, params):
-    """The signature of `prim` applied eagerly, or None for a primitive with no rule (run
-    unchecked, as JAX does)."""
+    """(the signature of `prim` applied eagerly, the name its error gives), or None to run it
+    unchecked. A primitive with no rule is JAX's `unknown_signature` (each key operand
+    consumed) where it is first-order: JAX runs one eagerly as a jit of its one equation
+    (dispatch.apply_primitive), whose jaxpr has that signature, so `lax.rev(keys)` consumes
+    `keys` "passed to jit-compiled function". A higher-order one (a custom_jvp call, say: a
+    jaxpr or a function in its params) JAX runs as it is, its inner primitives checked."""
     sig = key_reuse_signatures.get(prim)
     if sig is None:
-        return None
+        if any(callable(p) or isinstance(p, (ClosedJaxpr, Jaxpr)) for p in params.values()):
+            return None
+        return unknown_signature(_Eqn(prim, args, params)), "jit-compiled function"
     if isinstance(sig, DynamicKeyReuseSignature):
-        return sig.signature(_Eqn(prim, args, params))
-    return sig
+        sig = sig.signature(_Eqn(prim, args, params))
+    return sig, "jit-compiled function" if prim.name == "jit" else prim.name
 
 
 def _checking_eval(prim, args, params):
-    sig = eager_signature(prim, args, params)
-    if sig is None:
+    checked = eager_signature(prim, args, params)
+    if checked is None:
         return _plain_eval(prim, args, params)
+    sig, funcname = checked
     consts = list(params["jaxpr"].consts) if prim.name == "jit" and \
         isinstance(params.get("jaxpr"), ClosedJaxpr) else []
-    funcname = "jit-compiled function" if prim.name == "jit" else prim.name
     sig.check_signature(*args, *consts, funcname=funcname)
     out = _plain_eval(prim, args, params)
     sig.update_consumption([*args, *consts], out if prim.multiple_results else [out])

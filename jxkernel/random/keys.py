@@ -395,11 +395,21 @@ def check_key(name: str, key, allow_batched=False):
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
                          f"{shape} != (). Use jax.vmap for batching.")
     if consumed_keys is not None and name not in KEEPS_KEY:
-        if _trace._ctx.trace is not _trace.eval_trace:
+        if _staged(_trace._ctx.trace):
             _traced_draw(name)
-        elif type(key) is KeyArray or type(key) is _xla_array.Array:
+        elif type(key) is KeyArray or type(key) is _xla_array.Array or isinstance(key, Tracer):
             consumed_keys.append((key, name, _drawn_at()))
     return typed, wrapped
+
+
+def _staged(trace) -> bool:
+    """Whether a program is being recorded (jit's trace, a loop's body, a cond's branches,
+    make_jaxpr): its draws are told from its jaxpr, where a key drawn with in each branch is
+    drawn with once. Under grad or vmap alone the user's Python runs at each call, as eagerly:
+    one key (a concrete one, or vmap's tracer of the batch) given to two draws is a reuse."""
+    while trace is not None and not trace.stages:
+        trace = trace.parent
+    return trace is not None
 
 
 # The user's lines that called a random function while a function was traced (jit's trace),
@@ -426,14 +436,15 @@ def _callers_frame(frame):
 
 def _drawn_at():
     """The user's frames that called the random function, innermost first, each (file, line,
-    function), up to the first frame that is not the user's, and then None where that one is
+    function, its code object), up to the first frame that is not the user's, and then None where that one is
     jxkernel's (a workshop's check calling the learner's function: its calls, not the
     user's); None where the frame that called the random function is not the user's: a
     library's (registered as Flax registers itself), the standard library's, `%timeit`'s."""
     frame = _callers_frame(sys._getframe(2))
     calls = []
     while frame is not None and is_user_filename(frame.f_code.co_filename):
-        calls.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        calls.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name,
+                      frame.f_code))
         frame = frame.f_back
     if frame is not None and calls and is_jxkernel_file(frame.f_code.co_filename):
         calls.append(None)

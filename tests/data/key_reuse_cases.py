@@ -166,6 +166,53 @@ def _programs(jax):
         grad(f)(1.0, k)
         grad(f)(1.0, k)
 
+    # a primitive with no rule of its own, run eagerly, consumes every key it is given (JAX
+    # runs it as a jit of its one equation); one a key passes through unchanged (transpose
+    # by the identity), a custom_jvp function's call and a cond's do not
+    def _then_split(make):
+        ks = r.split(r.key(0), 2)
+        make(ks)
+        r.split(ks[0])
+
+    @case
+    def eager_rev_then_use():
+        _then_split(lambda ks: lax.rev(ks, (0,)))
+
+    @case
+    def eager_select_n_then_use():
+        _then_split(lambda ks: lax.select_n(jnp.array([True, False]), ks, ks))
+
+    @case
+    def eager_select_n_twice():
+        ks = r.split(r.key(0), 2)
+        lax.select_n(jnp.array([True, False]), ks, ks)
+        lax.select_n(jnp.array([True, False]), ks, ks)
+
+    @case
+    def eager_stack_then_use():
+        _then_split(lambda ks: jnp.stack([ks, ks]))
+
+    @case
+    def eager_transpose_identity_then_use():
+        _then_split(lambda ks: lax.transpose(ks, (0,)))
+
+    @case
+    def eager_custom_jvp_identity_then_use():
+        ident = jax.custom_jvp(lambda k: k)
+        ident.defjvp(lambda p, t: (p[0], t[0]))
+        _then_split(ident)
+
+    @case
+    def eager_cond_passes_then_use():
+        _then_split(lambda ks: lax.cond(True, lambda k: k, lambda k: k, ks))
+
+    @case
+    def eager_vmap_cond_batched_predicate():
+        # both branches run, each given the keys (selected for it): the second raises
+        def draw(k, p):
+            return lax.cond(p, lambda k: r.normal(k), lambda k: r.uniform(k), k)
+        vmap(draw)(r.split(r.key(0), 2), jnp.array([True, False]))
+
     @case
     def checker_off_allows_reuse():
         with jax.debug_key_reuse(False):

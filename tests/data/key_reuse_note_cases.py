@@ -35,6 +35,10 @@ def _both(name, cells, note, call=None):
 _INIT = "@jax.jit\ndef init(key):\n{}    return a, b\n"
 _DRAW2_IN = "    a = jax.random.normal(key, (3, 3))\n    b = jax.random.normal(key, (3, 3))\n"
 
+# a function of the learner's drawing twice with its key (lines 3 and 4 of the cell)
+_DRAW2_3 = "    a = jax.random.normal(key, (3,))\n    b = jax.random.normal(key, (3,))\n"
+_PAIR = "def pair(key):\n" + _DRAW2_3 + "    return a, b\n"
+
 
 CASES = {
     # the learner's bug: one key, two draws
@@ -120,6 +124,31 @@ CASES = {
                                "        return k, jax.random.normal(sub, (3,))\n"
                                "    return jax.lax.scan(body, key, None, length=2)[1]\n"
                                "ys = draws(key)\na, b = ys[0], ys[1]"], None),
+    # a function of the learner's, run eagerly or by grad or vmap alone (no jit): its Python
+    # runs at the call, so its two draws with one key (a concrete one; vmap's tracer of the
+    # batch) are a reuse told at its two lines, and JAX's checker raises at the second
+    **_both("function_eagerly", ["key = KEY(0)\n" + _PAIR + "a, b = pair(key)"],
+            ((0, 3), (0, 4))),
+    **_both("grad_aux", ["key = KEY(0)\ndef loss(w, key):\n" + _DRAW2_3 +
+                         "    return (w * a * b).sum(), (a, b)\n"
+                         "g, (a, b) = jax.grad(loss, has_aux=True)(jax.numpy.ones(3), key)"],
+            ((0, 3), (0, 4))),
+    **_both("vmap_pair", ["key = KEY(0)\n" + _PAIR + "a, b = jax.vmap(pair)(jax.random.split("
+                          "key, 2))"], ((0, 3), (0, 4))),
+    # no note under vmap: a split in the function; one key in each branch of a cond, where
+    # JAX's checker raises for a typed key (a batched predicate runs both branches), but each
+    # element's numbers are one branch's draw, picked by a select
+    **_both("vmap_split_inside", ["key = KEY(0)\ndef pair(key):\n"
+                                  "    k1, k2 = jax.random.split(key)\n"
+                                  "    return jax.random.normal(k1, (3,)), "
+                                  "jax.random.normal(k2, (3,))\n"
+                                  "a, b = jax.vmap(pair)(jax.random.split(key, 2))"], None),
+    **_both("vmap_cond_branches", ["key = KEY(0)\ndef draw(key, p):\n"
+                                   "    return jax.lax.cond(p, lambda k: jax.random.normal(k, "
+                                   "(3,)),\n                        lambda k: jax.random."
+                                   "uniform(k, (3,)), key)\n"
+                                   "a = jax.vmap(draw)(jax.random.split(key, 2), "
+                                   "jax.numpy.array([True, False]))"], None),
 }
 
 

@@ -136,6 +136,22 @@ def test_the_advice_inside_a_jitted_function_draws_two_different_arrays(shell, k
     assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
 
 
+@pytest.mark.parametrize("name", ["typed_function_eagerly", "raw_grad_aux", "typed_vmap_pair"])
+def test_the_advice_inside_a_function_run_without_jit_draws_two_different_arrays(shell, name):
+    # eagerly, or under grad or vmap alone: the fix is written into the learner's function
+    (cell,) = cases.CASES[name]["cells"]
+    (note,) = _run_case(shell, name)[0][0]
+    assert "Split the key inside the function, once, and draw with each new key once:" in note
+    code = [re.sub(r"    # at In\[\d+\]:\d+$", "", line[2:])
+            for line in note.splitlines() if line.startswith("  ")]
+    assert code == ["k1, k2 = jax.random.split(key)", "a = jax.random.normal(k1, (3,))",
+                    "b = jax.random.normal(k2, (3,))"]
+    lines = cell.splitlines()
+    ran = ran_ok(shell, "\n".join(lines[:2] + ["    " + c for c in code] + lines[4:]))
+    assert ran.shown(NOTE) == []
+    assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
+
+
 def test_a_jitted_function_traced_again_is_not_told_again(shell):
     # a raw key after a typed one: another trace of the same lines, told once
     ran_ok(shell, "@jax.jit\ndef init(key):\n    a = jax.random.normal(key, (2,))\n"
