@@ -23,7 +23,6 @@ body consuming a key it does not split or fold_in again reuses it on every itera
 """
 from __future__ import annotations
 
-import ast
 import collections
 import linecache
 import os
@@ -32,13 +31,20 @@ import weakref
 
 from ..core import compile_record
 from ..core.compile_record import USER
+from ..core.source_info import PACKAGE_DIR
 from ..core.trace import Tracer
 from ..random import key_reuse, keys
 from ..views.source import cell_name, is_user_file
 from .display import Note, source_label
+from .key_advice import advice, traced_advice, tree_map_advice
 from .print_notes import _Site
 
 RANDOM_NUMBERS = "https://docs.jax.dev/en/latest/random-numbers.html"
+# the workshop's checks (notebook/workshop/), which call the learner's function twice with one
+# key on purpose: a check of dropout's determinism is no reuse of the learner's
+_WORKSHOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "workshop") + os.sep
+# jax.tree.map's home: the function it calls once per leaf, drawing with one key, reuses it
+_TREE_UTIL = os.path.join(PACKAGE_DIR, "tree_util") + os.sep
 
 
 _INSTALLED: list = []        # the watches of the shells with the extension loaded
@@ -125,11 +131,13 @@ class KeyReuseWatch:
             sites = _where_reused(first[1], first[2], name, calls)
             if sites is not None and (sites[1].file, sites[1].line) not in self.told:
                 self.told.add((sites[1].file, sites[1].line))
-                reused.append((first[1], name, sites, keys.is_typed_key(key), None))
+                mapped = first[2] == calls and str(calls[-1]).startswith(_TREE_UTIL)
+                reused.append((first[1], name, sites, keys.is_typed_key(key),
+                               "tree_map" if mapped else None))
         if not reused:
             return None
-        first_name, name, (first_site, site), typed, traced = reused[0]
-        return _note(first_name, first_site, name, site, typed, len(reused) - 1, traced)
+        first_name, name, (first_site, site), typed, kind = reused[0]
+        return _note(first_name, first_site, name, site, typed, len(reused) - 1, kind)
 
     def _traced_reuses(self) -> list:
         """The reuses inside the jaxprs the cell's jits traced, as cell_finished's list
@@ -219,11 +227,11 @@ def _where_reused(first_name, first_calls, name, calls):
     """(first use, reuse) as the lines to name, or None for no reuse of the user's: where the
     two draws' chains of calls part, counted from the outermost (`y1 = dropout(key, x)` and
     `y2 = dropout(key, x)`, where dropout draws), or the line that drew, run again (a loop).
-    The same chain called twice by jxkernel's code (a workshop's check giving the learner's
-    function one key twice, on purpose) is not the user's reuse."""
-    if first_calls == calls and calls[-1] is None:
+    The same chain called twice by a workshop's check (giving the learner's function one key
+    twice, on purpose) is not the user's reuse; called by jax.tree.map (once per leaf), it is."""
+    if first_calls == calls and str(calls[-1]).startswith(_WORKSHOP):
         return None
-    ours = [c for c in first_calls if c is not None], [c for c in calls if c is not None]
+    ours = [c for c in first_calls if type(c) is tuple], [c for c in calls if type(c) is tuple]
     (a, b) = (list(reversed(ours[0])), list(reversed(ours[1])))
     level = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None)
     if level is None:     # the same calls (a loop), or one inside the other: the draws' lines
@@ -236,14 +244,17 @@ def _where_reused(first_name, first_calls, name, calls):
     return tuple(sites)
 
 
-def _note(first_name, first_site, name, site, typed, more, traced=None) -> Note:
-    """`traced`: None for eager draws, "jit" for two in a function jit traced, "loop" for a
-    loop's body in one, consuming the key on every iteration."""
+def _note(first_name, first_site, name, site, typed, more, kind=None) -> Note:
+    """`kind`: None for eager draws, "tree_map" for a function jax.tree.map called once per
+    leaf, "jit" for two draws in a function jit traced, "loop" for a loop's body in one,
+    consuming the key on every iteration."""
     at, first_at = source_label(site), source_label(first_site)
     same_line = (first_site.file, first_site.line) == (site.file, site.line)
     where = f"at {first_at}" if not same_line else f"at {first_at}, the same line run before"
-    if traced == "loop":
+    if kind == "loop":
         where = f"at {first_at} on the loop's previous iteration"
+    elif kind == "tree_map":
+        where = f"at {first_at} for the leaf before"
     what = ("so the same numbers again" if name == first_name else
             "so numbers from the same random bits, not independent ones")
     others = f" (and {more} more line{'s' if more > 1 else ''})" if more else ""
@@ -252,11 +263,13 @@ def _note(first_name, first_site, name, site, typed, more, traced=None) -> Note:
     body = ("A JAX key is a value, not a generator that moves on: every use of one key gives "
             "the same random bits, and JAX says nothing (never reuse a key: " + RANDOM_NUMBERS
             + "). ")
-    if traced is None:
-        body += _advice(first_name, first_site, name, site, same_line)
+    if kind == "tree_map":
+        body += tree_map_advice(linecache.getline(site.file, site.line).strip(), name)
+    elif kind is None:
+        body += advice(first_name, first_site, name, site, same_line)
     else:
-        body += _traced_advice(first_name, first_site, name, site, traced)
-    if traced is not None:
+        body += traced_advice(first_name, first_site, name, site, kind)
+    if kind in ("jit", "loop"):
         body += _traced_checker(typed)
     elif typed:
         body += ("\nTo have JAX check every key: jax.config.update('jax_debug_key_reuse', "
@@ -283,92 +296,7 @@ def _traced_checker(typed) -> str:
             "raises KeyReuseError.")
 
 
-def _traced_advice(first_name, first_site, name, site, traced) -> str:
-    """Inside a traced function: the two lines rewritten with `k1, k2 = split(key)` before
-    the first, where both are one call each of a random function in one function with the
-    same key and the names k1, k2 are free there; a loop: fold_in or a carried split."""
-    if traced == "loop":
-        return ("In a loop, make each iteration's key from the key: draw with "
-                "jax.random.fold_in(key, i), i the iteration's index, or carry the key and "
-                "split it at each iteration (key, subkey = jax.random.split(key)).")
-    if first_name == "split" and first_site.callee == "split":
-        return (f"The keys split made at {source_label(first_site)} are new ones: draw with "
-                f"one of them, not with the key it split.")
-    names = set()
-    if first_site.code is not None:
-        code = first_site.code
-        names = {*code.co_varnames, *code.co_names, *code.co_cellvars, *code.co_freevars}
-    if first_site.line != site.line and first_site.code is site.code and \
-            first_site.code is not None and not names & {"k1", "k2"}:
-        fixes = [split_fix(linecache.getline(s.file, s.line).strip(), s.callee,
-                           s.callee in (first_name, name), subkey)
-                 for s, subkey in ((first_site, "k1"), (site, "k2"))]
-        if all(fixes) and fixes[0][0] == fixes[1][0]:
-            var, (split, _) = fixes[0]
-            code = (f"  k1, k2 = {split.partition(' = ')[2]}\n" +
-                    "\n".join(f"  {drawn}    # at {source_label(s)}"
-                              for s, (_, (_, drawn)) in zip((first_site, site), fixes)))
-            return ("Split the key inside the function, once, and draw with each new key "
-                    "once:\n" + code)
-    return ("Split the key inside the function (k1, k2 = jax.random.split(key)) and draw "
-            "with each new key once; a function that draws is given its own new key as an "
-            "argument at each call.")
-
-
 def _who(site, name) -> str:
     """`normal` for the line that drew; `dropout's normal` for a line calling dropout, which
     drew."""
     return name if site.callee == name else f"{site.callee}'s {name}"
-
-
-def _advice(first_name, first_site, name, site, same_line) -> str:
-    """Split before each draw, the first one too, and draw with the subkey: the user's own
-    lines rewritten where each is at a cell's top level and one call of the function with the
-    key as its first argument; a key that split consumed: draw with the keys it made."""
-    if first_name == "split" and first_site.callee == "split":
-        return (f"The keys split made at {source_label(first_site)} are new ones: draw with "
-                f"one of them, not with the key it split.")
-    if first_site.function != "<module>" and first_site.code is site.code and not same_line:
-        # two lines of one function of the user's (called eagerly, or by grad or vmap)
-        return _traced_advice(first_name, first_site, name, site, "jit")
-    lines = [site] if same_line else [first_site, site]
-    rewritten = [split_fix(linecache.getline(s.file, s.line).strip(), s.callee,
-                           s.callee in (first_name, name)) if s.function == "<module>" else None
-                 for s in lines]
-    if all(rewritten) and len({var for var, _ in rewritten}) == 1:
-        code = "\n".join(f"  {split}\n  {drawn}    # at {source_label(s)}"
-                         for s, (_, (split, drawn)) in zip(lines, rewritten))
-        return ("Split the key before each draw, the first one too, and draw with the new "
-                "subkey:\n" + code)
-    return ("Split the key before each draw, the first one too, and draw with the new "
-            "subkey (key, subkey = jax.random.split(key)); a function that draws is given "
-            "its own subkey as an argument at each call.")
-
-
-def split_fix(line: str, name: str, random_function: bool = True, subkey: str = "subkey"):
-    """(the key's name, (the split line, `line` calling with the subkey)) for a line with one
-    call of `name` whose first argument is a name or attribute (the key); None for another
-    line. The split is `name`'s module's where `name` is a random function (`jr.normal`:
-    `jr.split`), jax.random's otherwise.
-
-        >>> split_fix("b = jax.random.normal(key, (3,))", "normal")
-        ('key', ('key, subkey = jax.random.split(key)', 'b = jax.random.normal(subkey, (3,))'))
-    """
-    try:
-        tree = ast.parse(line)
-    except SyntaxError:
-        return None
-    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and c.args and
-             (getattr(c.func, "attr", None) == name or getattr(c.func, "id", None) == name)]
-    if len(calls) != 1 or not isinstance(calls[0].args[0], (ast.Name, ast.Attribute)):
-        return None
-    call, arg = calls[0], calls[0].args[0]
-    if arg.lineno != 1 or arg.end_lineno != 1:
-        return None
-    var = ast.get_source_segment(line, arg)
-    func = ast.get_source_segment(line, call.func)
-    split = func[:-len(name)] + "split" if random_function and \
-        isinstance(call.func, ast.Attribute) else "jax.random.split"
-    text = line.encode()            # (ast's offsets count UTF-8 bytes)
-    drawn = (text[:arg.col_offset] + subkey.encode() + text[arg.end_col_offset:]).decode()
-    return var, (f"{var}, {subkey} = {split}({var})", drawn)

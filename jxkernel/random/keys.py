@@ -436,10 +436,11 @@ def _callers_frame(frame):
 
 def _drawn_at():
     """The user's frames that called the random function, innermost first, each (file, line,
-    function, its code object), up to the first frame that is not the user's, and then None where that one is
-    jxkernel's (a workshop's check calling the learner's function: its calls, not the
-    user's); None where the frame that called the random function is not the user's: a
-    library's (registered as Flax registers itself), the standard library's, `%timeit`'s."""
+    function, its code object), up to the first frame that is not the user's, and then that
+    frame's file where it is jxkernel's (a workshop's check calling the learner's function on
+    purpose, or `jax.tree.map` calling it per leaf: the note tells them apart); None where the
+    frame that called the random function is not the user's: a library's (registered as Flax
+    registers itself), the standard library's, `%timeit`'s."""
     frame = _callers_frame(sys._getframe(2))
     calls = []
     while frame is not None and is_user_filename(frame.f_code.co_filename):
@@ -447,7 +448,7 @@ def _drawn_at():
                       frame.f_code))
         frame = frame.f_back
     if frame is not None and calls and is_jxkernel_file(frame.f_code.co_filename):
-        calls.append(None)
+        calls.append(frame.f_code.co_filename)
     return tuple(calls) or None
 
 

@@ -39,6 +39,9 @@ _DRAW2_IN = "    a = jax.random.normal(key, (3, 3))\n    b = jax.random.normal(k
 _DRAW2_3 = "    a = jax.random.normal(key, (3,))\n    b = jax.random.normal(key, (3,))\n"
 _PAIR = "def pair(key):\n" + _DRAW2_3 + "    return a, b\n"
 
+# a tree of two leaves of one shape, mapped over with jax.tree.map (line 2 of the cell)
+_PARAMS = "params = {'a': jax.numpy.zeros(3), 'b': jax.numpy.zeros(3)}\n"
+
 
 CASES = {
     # the learner's bug: one key, two draws
@@ -135,6 +138,17 @@ CASES = {
             ((0, 3), (0, 4))),
     **_both("vmap_pair", ["key = KEY(0)\n" + _PAIR + "a, b = jax.vmap(pair)(jax.random.split("
                           "key, 2))"], ((0, 3), (0, 4))),
+    # jax.tree.map calling a function that draws with the one key it closes over, once per
+    # leaf (told at the lambda's line, drawn again for the second leaf), and the note's fix
+    **_both("tree_map_global_key", ["key = KEY(0)\n" + _PARAMS + "noisy = jax.tree.map("
+                                    "lambda p: p + jax.random.normal(key, p.shape), params)\n"
+                                    "a, b = noisy['a'], noisy['b']"], ((0, 3), (0, 3))),
+    **_both("tree_map_advice", ["key = KEY(0)\n" + _PARAMS +
+                                "keys = jax.tree.unflatten(jax.tree.structure(params), list("
+                                "jax.random.split(key, len(jax.tree.leaves(params)))))\n"
+                                "noisy = jax.tree.map(lambda p, k: p + jax.random.normal(k, "
+                                "p.shape), params, keys)\n"
+                                "a, b = noisy['a'], noisy['b']"], None),
     # no note under vmap: a split in the function; one key in each branch of a cond, where
     # JAX's checker raises for a typed key (a batched predicate runs both branches), but each
     # element's numbers are one branch's draw, picked by a select

@@ -24,7 +24,7 @@ import key_reuse_note_cases as cases  # tests/data
 import locations  # tests/support
 from ipython_shell import ran_ok, shell_fixture  # tests/support
 from jxkernel import random as jr
-from jxkernel.notebook import key_notes
+from jxkernel.notebook import key_advice, key_notes
 from jxkernel.notebook.state import State
 from jxkernel.random import key_reuse, keys
 from registered_library import excluded, import_library  # tests/support
@@ -34,7 +34,7 @@ THEIRS = locations.jax_answers("key_reuse_note_reference.json")
 NOTE = "⚠ key reused"
 TITLE = re.compile(r"⚠ key reused \(at In\[(\d+)\]:(\d+)\): (\w+) drew with the key that (\w+) "
                    r"used at In\[(\d+)\]:(\d+)(, the same line run before| on the loop's "
-                   r"previous iteration)?, (.*)")
+                   r"previous iteration| for the leaf before)?, (.*)")
 
 
 def _run_case(shell, name):
@@ -150,6 +150,38 @@ def test_the_advice_inside_a_function_run_without_jit_draws_two_different_arrays
     ran = ran_ok(shell, "\n".join(lines[:2] + ["    " + c for c in code] + lines[4:]))
     assert ran.shown(NOTE) == []
     assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
+
+
+@pytest.mark.parametrize("kind", ["typed", "raw"])
+def test_the_advice_for_jax_tree_map_gives_each_leaf_its_own_key(shell, kind):
+    # jax.tree.map called the lambda once per leaf with the one key: a key per leaf, mapped over
+    (cell,) = cases.CASES[f"{kind}_tree_map_global_key"]["cells"]
+    (note,) = _run_case(shell, f"{kind}_tree_map_global_key")[0][0]
+    assert "for the leaf before" in note and "jax.tree.map called the function" in note
+    code = [line[2:] for line in note.splitlines() if line.startswith("  ")]
+    lines = cell.splitlines()
+    fixed = "\n".join(lines[:2] + code + lines[3:])
+    assert fixed == cases.CASES[f"{kind}_tree_map_advice"]["cells"][0]      # the case JAX ran
+    assert THEIRS[f"{kind}_tree_map_advice"] == {"raises": None, "same": False}
+    ran = ran_ok(shell, fixed)
+    assert ran.shown(NOTE) == []
+    assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
+
+
+def test_the_tree_map_advice_rewrites_one_mapped_lambda_only():
+    advice = key_advice.tree_map_advice
+    assert advice("y = tree_map(lambda p, q: p + jr.uniform(k0, p.shape), t, u)",
+                  "uniform").splitlines()[-2:] == [
+        "  keys = jax.tree.unflatten(jax.tree.structure(t), list(jr.split(k0, "
+        "len(jax.tree.leaves(t)))))",
+        "  y = tree_map(lambda p, q, k: p + jr.uniform(k0, p.shape), t, u, keys)".replace(
+            "uniform(k0", "uniform(k")]
+    # a name k already in the lambda, a named function, a key given as a parameter: in words
+    for line in ["y = jax.tree.map(lambda k: k + jax.random.normal(key, k.shape), t)",
+                 "y = jax.tree.map(noisy, t)",
+                 "y = jax.tree.map(lambda p, key: jax.random.normal(key, p.shape), t, ks)"]:
+        assert advice(line, "normal").splitlines()[-1] == \
+            "  jax.tree.map(lambda leaf, k: ..., tree, keys)    # draw with k", line
 
 
 def test_a_jitted_function_traced_again_is_not_told_again(shell):
@@ -365,11 +397,11 @@ def test_nothing_is_recorded_without_the_notebook(shell):
 
 
 def test_a_reuse_line_is_rewritten_only_where_it_is_one_call_of_a_name():
-    assert key_notes.split_fix("x = f(random.uniform(self.key, (2,)))", "uniform") == (
+    assert key_advice.split_fix("x = f(random.uniform(self.key, (2,)))", "uniform") == (
         "self.key", ("self.key, subkey = random.split(self.key)",
                      "x = f(random.uniform(subkey, (2,)))"))
-    assert key_notes.split_fix("a, b = normal(k), normal(k)", "normal") is None
-    assert key_notes.split_fix("y = jax.random.normal(keys[0])", "normal") is None
+    assert key_advice.split_fix("a, b = normal(k), normal(k)", "normal") is None
+    assert key_advice.split_fix("y = jax.random.normal(keys[0])", "normal") is None
 
 
 # One call of each public function that takes a key: KEEPS_KEY (the functions random/keys.py

@@ -1,0 +1,158 @@
+"""The fix a key-reuse note offers (notebook/key_notes.py): the learner's own lines rewritten
+with a split before each draw, where they can be, and otherwise the rule in words. Every
+rewrite is one a test runs under JAX 0.10.2 and finds drawing different numbers
+(tests/data/key_reuse_note_cases.py's "advice" cases).
+
+    >>> split_fix("b = jax.random.normal(key, (3,))", "normal")[1][1]
+    'b = jax.random.normal(subkey, (3,))'
+"""
+from __future__ import annotations
+
+import ast
+import linecache
+
+from .display import source_label
+
+
+def advice(first_name, first_site, name, site, same_line) -> str:
+    """Split before each draw, the first one too, and draw with the subkey: the user's own
+    lines rewritten where each is at a cell's top level and one call of the function with the
+    key as its first argument; a key that split consumed: draw with the keys it made."""
+    if first_name == "split" and first_site.callee == "split":
+        return (f"The keys split made at {source_label(first_site)} are new ones: draw with "
+                f"one of them, not with the key it split.")
+    if first_site.function != "<module>" and first_site.code is site.code and not same_line:
+        # two lines of one function of the user's (called eagerly, or by grad or vmap)
+        return traced_advice(first_name, first_site, name, site, "jit")
+    lines = [site] if same_line else [first_site, site]
+    rewritten = [split_fix(linecache.getline(s.file, s.line).strip(), s.callee,
+                           s.callee in (first_name, name)) if s.function == "<module>" else None
+                 for s in lines]
+    if all(rewritten) and len({var for var, _ in rewritten}) == 1:
+        code = "\n".join(f"  {split}\n  {drawn}    # at {source_label(s)}"
+                         for s, (_, (split, drawn)) in zip(lines, rewritten))
+        return ("Split the key before each draw, the first one too, and draw with the new "
+                "subkey:\n" + code)
+    return ("Split the key before each draw, the first one too, and draw with the new "
+            "subkey (key, subkey = jax.random.split(key)); a function that draws is given "
+            "its own subkey as an argument at each call.")
+
+
+def traced_advice(first_name, first_site, name, site, traced) -> str:
+    """Inside a traced function: the two lines rewritten with `k1, k2 = split(key)` before
+    the first, where both are one call each of a random function in one function with the
+    same key and the names k1, k2 are free there; a loop: fold_in or a carried split."""
+    if traced == "loop":
+        return ("In a loop, make each iteration's key from the key: draw with "
+                "jax.random.fold_in(key, i), i the iteration's index, or carry the key and "
+                "split it at each iteration (key, subkey = jax.random.split(key)).")
+    if first_name == "split" and first_site.callee == "split":
+        return (f"The keys split made at {source_label(first_site)} are new ones: draw with "
+                f"one of them, not with the key it split.")
+    names = set()
+    if first_site.code is not None:
+        code = first_site.code
+        names = {*code.co_varnames, *code.co_names, *code.co_cellvars, *code.co_freevars}
+    if first_site.line != site.line and first_site.code is site.code and \
+            first_site.code is not None and not names & {"k1", "k2"}:
+        fixes = [split_fix(linecache.getline(s.file, s.line).strip(), s.callee,
+                           s.callee in (first_name, name), subkey)
+                 for s, subkey in ((first_site, "k1"), (site, "k2"))]
+        if all(fixes) and fixes[0][0] == fixes[1][0]:
+            var, (split, _) = fixes[0]
+            code = (f"  k1, k2 = {split.partition(' = ')[2]}\n" +
+                    "\n".join(f"  {drawn}    # at {source_label(s)}"
+                              for s, (_, (_, drawn)) in zip((first_site, site), fixes)))
+            return ("Split the key inside the function, once, and draw with each new key "
+                    "once:\n" + code)
+    return ("Split the key inside the function (k1, k2 = jax.random.split(key)) and draw "
+            "with each new key once; a function that draws is given its own new key as an "
+            "argument at each call.")
+
+
+def split_fix(line: str, name: str, random_function: bool = True, subkey: str = "subkey"):
+    """(the key's name, (the split line, `line` calling with the subkey)) for a line with one
+    call of `name` whose first argument is a name or attribute (the key); None for another
+    line. The split is `name`'s module's where `name` is a random function (`jr.normal`:
+    `jr.split`), jax.random's otherwise.
+
+        >>> split_fix("b = jax.random.normal(key, (3,))", "normal")
+        ('key', ('key, subkey = jax.random.split(key)', 'b = jax.random.normal(subkey, (3,))'))
+    """
+    try:
+        tree = ast.parse(line)
+    except SyntaxError:
+        return None
+    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and c.args and
+             (getattr(c.func, "attr", None) == name or getattr(c.func, "id", None) == name)]
+    if len(calls) != 1 or not isinstance(calls[0].args[0], (ast.Name, ast.Attribute)):
+        return None
+    call, arg = calls[0], calls[0].args[0]
+    if arg.lineno != 1 or arg.end_lineno != 1:
+        return None
+    var = ast.get_source_segment(line, arg)
+    func = ast.get_source_segment(line, call.func)
+    split = func[:-len(name)] + "split" if random_function and \
+        isinstance(call.func, ast.Attribute) else "jax.random.split"
+    text = line.encode()            # (ast's offsets count UTF-8 bytes)
+    drawn = (text[:arg.col_offset] + subkey.encode() + text[arg.end_col_offset:]).decode()
+    return var, (f"{var}, {subkey} = {split}({var})", drawn)
+
+
+def tree_map_advice(line: str, name: str) -> str:
+    """`jax.tree.map(lambda p: p + normal(key, p.shape), params)`, the line that drew: one key
+    per leaf, a tree of them mapped over beside `params`; the line rewritten where it is one
+    such call with a lambda (`k` and `keys` free in it), the recipe in words otherwise.
+
+        >>> print(tree_map_advice("y = jax.tree.map(lambda p: normal(key, p.shape), t)",
+        ...                       "normal").splitlines()[-1])
+          y = jax.tree.map(lambda p, k: normal(k, p.shape), t, keys)
+    """
+    fix, var, split = _mapped_with_keys(line, name), "key", "jax.random.split"
+    drew = split_fix(line, name, subkey="k")
+    if drew is not None:
+        var, (split_line, _) = drew
+        split = split_line.partition(" = ")[2].rpartition("(")[0]
+    tree = fix[0] if fix else "tree"
+    keys = (f"keys = jax.tree.unflatten(jax.tree.structure({tree}), "
+            f"list({split}({var}, len(jax.tree.leaves({tree})))))")
+    head = ("jax.tree.map called the function once per leaf, and each call drew with the one "
+            "key it closes over. Give each leaf its own key, in a tree like the one mapped "
+            "over, and map over both:\n  " + keys + "\n  ")
+    if fix is None:
+        return head + f"jax.tree.map(lambda leaf, k: ..., {tree}, keys)    # draw with k"
+    return head + fix[1]
+
+
+def _mapped_with_keys(line: str, name: str):
+    """(the tree's source, `line` rewritten: the lambda given `k` and drawing with it, `keys`
+    mapped over last) for a line with one `tree.map(lambda ..., tree, ...)` / `tree_map(...)`
+    call whose lambda calls `name` once with a name as its key; None otherwise."""
+    try:
+        tree = ast.parse(line)
+    except SyntaxError:
+        return None
+    maps = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and len(c.args) >= 2 and
+            getattr(c.func, "attr", getattr(c.func, "id", None)) in ("map", "tree_map") and
+            isinstance(c.args[0], ast.Lambda)]
+    if len(maps) != 1:
+        return None
+    call, fn = maps[0], maps[0].args[0]
+    draws = [c for c in ast.walk(fn.body) if isinstance(c, ast.Call) and c.args and
+             getattr(c.func, "attr", getattr(c.func, "id", None)) == name and
+             isinstance(c.args[0], ast.Name)]
+    args, params = fn.args, {a.arg for a in fn.args.args}
+    used = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | params
+    if len(draws) != 1 or draws[0].args[0].id in params or used & {"k", "keys"} or \
+            not args.args or args.vararg or args.kwarg or args.defaults or args.kwonlyargs or \
+            call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    text, key = line.encode(), draws[0].args[0]      # (ast's offsets count UTF-8 bytes)
+    edits = [(call.args[-1].end_col_offset, call.args[-1].end_col_offset, b", keys"),
+             (key.col_offset, key.end_col_offset, b"k"),
+             (fn.args.args[-1].end_col_offset, fn.args.args[-1].end_col_offset, b", k")]
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    mapped = line.encode()[call.args[1].col_offset:call.args[1].end_col_offset].decode()
+    return mapped, text.decode()
+
