@@ -104,68 +104,63 @@ def test_jxkernels_checker_answers_these_programs_as_jax(shell):
     assert cases.run(jxkernel) == THEIRS
 
 
-@pytest.mark.parametrize("kind", ["typed", "raw"])
-def test_the_advice_written_into_the_program_draws_two_different_arrays(shell, kind):
-    (cell,) = cases.CASES[f"{kind}_twice"]["cells"]
-    (note,) = _run_case(shell, f"{kind}_twice")[0][0]
+def _advice_of(shell, name):
+    """The case's cell as lines, and the lines of code its note offers (their `# at` gone)."""
+    (cell,) = cases.CASES[name]["cells"]
+    (note,) = _run_case(shell, name)[0][0]
     code = [re.sub(r"    # at In\[\d+\]:\d+$", "", line[2:])
             for line in note.splitlines() if line.startswith("  ")]
-    fixed = "\n".join(cell.splitlines()[:1] + code)
-    assert fixed == cases.CASES[f"{kind}_advice"]["cells"][0]      # the case JAX ran
-    assert THEIRS[f"{kind}_advice"] == {"raises": None, "same": False}
+    return note, cell.splitlines(), code
+
+
+def _draws_two_different_arrays(shell, fixed, ran_under_jax=None):
+    """`fixed`, the learner's cell with the note's fix, is the case JAX 0.10.2 ran and found
+    drawing two different arrays, raising nothing; here it runs with no note, a != b."""
+    if ran_under_jax is not None:
+        assert fixed == cases.CASES[ran_under_jax]["cells"][0]
+        assert THEIRS[ran_under_jax] == {"raises": None, "same": False}
     ran = ran_ok(shell, fixed)
     assert ran.shown(NOTE) == []
     assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
+
+
+@pytest.mark.parametrize("kind", ["typed", "raw"])
+def test_the_advice_written_into_the_program_draws_two_different_arrays(shell, kind):
+    _, lines, code = _advice_of(shell, f"{kind}_twice")
+    _draws_two_different_arrays(shell, "\n".join(lines[:1] + code), f"{kind}_advice")
+
+
+SPLIT_INSIDE = "Split the key inside the function, once, and draw with each new key once:"
 
 
 @pytest.mark.parametrize("kind", ["typed", "raw"])
 def test_the_advice_inside_a_jitted_function_draws_two_different_arrays(shell, kind):
-    (cell,) = cases.CASES[f"{kind}_jit_init"]["cells"]
-    (note,) = _run_case(shell, f"{kind}_jit_init")[0][0]
-    assert "Split the key inside the function, once, and draw with each new key once:" in note
-    code = [re.sub(r"    # at In\[\d+\]:\d+$", "", line[2:])
-            for line in note.splitlines() if line.startswith("  ")]
+    note, lines, code = _advice_of(shell, f"{kind}_jit_init")
+    assert SPLIT_INSIDE in note
     assert code == ["k1, k2 = jax.random.split(key)", "a = jax.random.normal(k1, (3, 3))",
                     "b = jax.random.normal(k2, (3, 3))"]
-    lines = cell.splitlines()
-    fixed = "\n".join(lines[:3] + ["    " + c for c in code] + lines[5:])
-    assert fixed == cases.CASES[f"{kind}_jit_advice"]["cells"][0]      # the case JAX ran
-    assert THEIRS[f"{kind}_jit_advice"] == {"raises": None, "same": False}
-    ran = ran_ok(shell, fixed)
-    assert ran.shown(NOTE) == []
-    assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
+    _draws_two_different_arrays(shell, "\n".join(lines[:3] + ["    " + c for c in code] +
+                                                 lines[5:]), f"{kind}_jit_advice")
 
 
 @pytest.mark.parametrize("name", ["typed_function_eagerly", "raw_grad_aux", "typed_vmap_pair"])
 def test_the_advice_inside_a_function_run_without_jit_draws_two_different_arrays(shell, name):
     # eagerly, or under grad or vmap alone: the fix is written into the learner's function
-    (cell,) = cases.CASES[name]["cells"]
-    (note,) = _run_case(shell, name)[0][0]
-    assert "Split the key inside the function, once, and draw with each new key once:" in note
-    code = [re.sub(r"    # at In\[\d+\]:\d+$", "", line[2:])
-            for line in note.splitlines() if line.startswith("  ")]
+    note, lines, code = _advice_of(shell, name)
+    assert SPLIT_INSIDE in note
     assert code == ["k1, k2 = jax.random.split(key)", "a = jax.random.normal(k1, (3,))",
                     "b = jax.random.normal(k2, (3,))"]
-    lines = cell.splitlines()
-    ran = ran_ok(shell, "\n".join(lines[:2] + ["    " + c for c in code] + lines[4:]))
-    assert ran.shown(NOTE) == []
-    assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
+    _draws_two_different_arrays(shell, "\n".join(lines[:2] + ["    " + c for c in code] +
+                                                 lines[4:]))
 
 
 @pytest.mark.parametrize("kind", ["typed", "raw"])
 def test_the_advice_for_jax_tree_map_gives_each_leaf_its_own_key(shell, kind):
     # jax.tree.map called the lambda once per leaf with the one key: a key per leaf, mapped over
-    (cell,) = cases.CASES[f"{kind}_tree_map_global_key"]["cells"]
-    (note,) = _run_case(shell, f"{kind}_tree_map_global_key")[0][0]
+    note, lines, code = _advice_of(shell, f"{kind}_tree_map_global_key")
     assert "for the leaf before" in note and "jax.tree.map called the function" in note
-    code = [line[2:] for line in note.splitlines() if line.startswith("  ")]
-    lines = cell.splitlines()
-    fixed = "\n".join(lines[:2] + code + lines[3:])
-    assert fixed == cases.CASES[f"{kind}_tree_map_advice"]["cells"][0]      # the case JAX ran
-    assert THEIRS[f"{kind}_tree_map_advice"] == {"raises": None, "same": False}
-    ran = ran_ok(shell, fixed)
-    assert ran.shown(NOTE) == []
-    assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
+    _draws_two_different_arrays(shell, "\n".join(lines[:2] + code + lines[3:]),
+                                f"{kind}_tree_map_advice")
 
 
 def test_the_tree_map_advice_rewrites_one_mapped_lambda_only():
