@@ -731,7 +731,7 @@ def _count(event, counted_as=None) -> int:
 
 def record_compiled(function: str, signature: tuple, phases, backend: str, key=None,
                     reason: str | None = None, origin: str | None = None,
-                    statics: tuple = ()) -> CompileEvent:
+                    statics: tuple = (), jaxpr=None) -> CompileEvent:
     """Log a compilation that is not a jit cache miss: a pmap, a shard_map or a transformed
     jit run eagerly, an ahead-of-time `.lower().compile()`. The reason (unless given) is what
     changed since `function`'s last logged signature:
@@ -745,7 +745,9 @@ def record_compiled(function: str, signature: tuple, phases, backend: str, key=N
 
     `statics` are the (name, value) pairs it was specialised on besides the operand types (an
     eager primitive's params: a slice's bounds), written into the signature as jit writes its
-    static arguments, so a new value is told as what changed.
+    static arguments, so a new value is told as what changed. `jaxpr`: the program compiled
+    (an eager scan's one equation, its body inside), held weakly as jit's events hold theirs,
+    for the subscribers told of the event (the key note reads the body's draws).
     """
     signature = tuple(signature) + tuple((str(n), f"static {_short(v)}") for n, v in statics)
     # each static's hash (a cache key's part, so hashable): a value unequal to the last one
@@ -773,7 +775,7 @@ def record_compiled(function: str, signature: tuple, phases, backend: str, key=N
         with _lock:
             _static_hashes[function] = hashes
     return record(CompileEvent(function, None, tuple(signature), reason, phases, backend,
-                               key=key, origin=origin))
+                               key=key, origin=origin, jaxpr=jaxpr))
 
 
 # a function's statics as last compiled (record_compiled): (name, hash of its value) pairs

@@ -30,7 +30,7 @@ import warnings
 import weakref
 
 from ..core import compile_record
-from ..core.compile_record import USER
+from ..core.compile_record import EAGER, USER
 from ..core.source_info import PACKAGE_DIR
 from ..core.trace import Tracer
 from ..random import key_reuse, keys
@@ -66,7 +66,8 @@ class KeyReuseWatch:
         self.consumed: dict = {}
         self.told: set = set()
         # the user's jitted functions traced and compiled in the cell, each (name, "file:line"
-        # where defined, its jaxpr) from the compile record's events, read at the cell's end
+        # where defined, its jaxpr, 1 for an eager loop's or cond's program of one equation
+        # else 0) from the compile record's events, read at the cell's end
         # where a draw of the user's was traced; kept only while a cell runs (`in_cell`), so
         # compiles outside cells (a test's, a comm's) hold no program here
         self.traced: list = []
@@ -96,10 +97,15 @@ class KeyReuseWatch:
             keys.traced_draws.clear()
 
     def _compiled(self, event) -> None:
-        # a jit of the user's traced anew (a miss; a cache hit is no event), with its trace
-        if self.in_cell and event.origin == USER and event.miss and \
-                event.inlined_into is None and event.jaxpr is not None:
-            self.traced.append((event.function, event.source, event.jaxpr))
+        # a jit of the user's traced anew (a miss; a cache hit is no event), with its trace;
+        # or a loop, a cond run outside jit (an eager program of one equation, the user's
+        # functions inside, the equation itself at no line: the path read from inside it)
+        if not self.in_cell or event.jaxpr is None:
+            return
+        if event.origin == USER and event.miss and event.inlined_into is None:
+            self.traced.append((event.function, event.source, event.jaxpr, 0))
+        elif event.origin == EAGER:
+            self.traced.append((event.function, None, event.jaxpr, 1))
 
     def cell_started(self) -> None:
         if keys.consumed_keys is not None:
@@ -147,7 +153,7 @@ class KeyReuseWatch:
         if not keys.traced_draws:
             return []
         found, seen = [], set()
-        for function, source, closed in traced:
+        for function, source, closed, outside in traced:
             if id(closed) in seen:
                 continue
             seen.add(id(closed))
@@ -157,7 +163,7 @@ class KeyReuseWatch:
                 _check_failed(function, source, e)
                 continue
             for first, again, loop, typed in reused:
-                first, again = _traced_calls(first), _traced_calls(again)
+                first, again = _traced_calls(first[outside:]), _traced_calls(again[outside:])
                 if first is None or again is None:      # a library's draws, not the user's
                     continue
                 sites = _where_reused(first[0], first[1], again[0], again[1])

@@ -19,7 +19,8 @@ from ..core.errors import not_a_jax_value, shapes_only_error
 from ..core import compile_record
 from ..core import trace as _trace
 from ..core.device_assignment import check_device_assignment
-from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, none_hidden_params
+from ..core.ir import (ClosedJaxpr, Eqn, Jaxpr, Literal, Var, jaxprs_in_params,
+                       none_hidden_params)
 from ..core.lru import LRU, PROGRAMS, Bounded
 from ..core.mesh import on_context_mesh
 from ..core.physical import physical_rules
@@ -339,7 +340,10 @@ def compile_primitive(prim, avals, params, device) -> Executable:
         (f"args[{i}]", a.str_short(True)) for i, a in enumerate(avals)), phases,
         _client.platform_of(device), origin=compile_record.EAGER, statics=tuple(
             (k, v) for k, v in params.items()     # (a None default hidden as the jaxpr hides it)
-            if v is not None or k not in none_hidden_params.get(prim, ())))
+            if v is not None or k not in none_hidden_params.get(prim, ())),
+        # a program holding others (a scan's body, a cond's branches), for the key note:
+        # a loop body drawing with a key it closes over, run outside jit
+        jaxpr=ClosedJaxpr(jaxpr, []) if next(jaxprs_in_params(params), None) else None)
     return exe
 
 

@@ -97,6 +97,30 @@ CASES = {
                                "    return jax.lax.scan(body, 0.0, None, length=2)[1]\n"
                                "ys = draws(key)\na, b = ys[0], ys[1]"], ((0, 4), (0, 4)),
             call=(0, 6)),
+    # the same outside jit: a loop run eagerly (one program of one equation, its body inside);
+    # fold_in in its body, a key in each branch of a cond run eagerly, reuse nothing
+    **_both("eager_scan_reuse", ["key = KEY(0)\n"
+                                 "body = lambda c, _: (c, jax.random.normal(key, (3,)))\n"
+                                 "ys = jax.lax.scan(body, 0.0, None, length=2)[1]\n"
+                                 "a, b = ys[0], ys[1]"], ((0, 2), (0, 2)), call=(0, 3)),
+    **_both("eager_fori_reuse", ["key = KEY(0)\ndef body(i, xs):\n"
+                                 "    return xs.at[i].set(jax.random.normal(key, (3,)))\n"
+                                 "ys = jax.lax.fori_loop(0, 2, body, jax.numpy.zeros((2, 3)))\n"
+                                 "a, b = ys[0], ys[1]"], ((0, 3), (0, 3)), call=(0, 4)),
+    **_both("eager_map_reuse", ["key = KEY(0)\n"
+                                "ys = jax.lax.map(lambda x: x + jax.random.normal(key, (3,)),\n"
+                                "                 jax.numpy.zeros((2, 3)))\n"
+                                "a, b = ys[0], ys[1]"], ((0, 2), (0, 2)), call=(0, 2)),
+    **_both("eager_fold_in_fori", ["key = KEY(0)\ndef body(i, xs):\n"
+                                   "    return xs.at[i].set(jax.random.normal("
+                                   "jax.random.fold_in(key, i), (3,)))\n"
+                                   "ys = jax.lax.fori_loop(0, 2, body, "
+                                   "jax.numpy.zeros((2, 3)))\n"
+                                   "a, b = ys[0], ys[1]"], None),
+    **_both("eager_cond_branches", ["key = KEY(0)\n"
+                                    "a = jax.lax.cond(True, lambda k: jax.random.normal(k, (3,)),"
+                                    "\n                 lambda k: jax.random.uniform(k, (3,)), "
+                                    "key)"], None),
     # the note's advice inside the function, as it writes it: two different draws
     **_both("jit_advice", ["key = KEY(0)\n" + _INIT.format(
         "    k1, k2 = jax.random.split(key)\n    a = jax.random.normal(k1, (3, 3))\n"

@@ -85,7 +85,8 @@ def test_a_note_where_a_key_is_reused_and_what_it_says_is_what_jax_did(shell, na
         assert theirs["raises"] is None if not typed else theirs["raises"]["at"] == raised_at
         twin = THEIRS["typed_" + name.split("_", 1)[1]]["raises"]
         assert twin["error"] == "KeyReuseError" and twin["at"] == raised_at
-        assert (found.group(7) is not None) is ("scan" in name)       # the loop's words
+        loop = any(w in name for w in ("_scan_", "_fori_", "_map_"))
+        assert (found.group(7) is not None) is loop       # the loop's words
     elif typed:
         assert ("jax.config.update('jax_debug_key_reuse', True) before the key is made (at the "
                 "notebook's top), and a line like this one raises KeyReuseError") in note
