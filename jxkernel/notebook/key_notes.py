@@ -23,7 +23,6 @@ body consuming a key it does not split or fold_in again reuses it on every itera
 """
 from __future__ import annotations
 
-import collections
 import linecache
 import os
 import warnings
@@ -71,6 +70,11 @@ class KeyReuseWatch:
         # where a draw of the user's was traced; kept only while a cell runs (`in_cell`), so
         # compiles outside cells (a test's, a comm's) hold no program here
         self.traced: list = []
+        # the cell's reuses found so far (cell_finished's list), and the keys that are grad's
+        # or vmap's tracers drawn with: alive while their trace ran (held here, so their ids
+        # are theirs), never reused by a later trace
+        self.reused: list = []
+        self.tracers: dict = {}
         self.in_cell = False
         self._unsubscribe = None
 
@@ -83,7 +87,7 @@ class KeyReuseWatch:
         _INSTALLED.append(self)
         self._unsubscribe = compile_record.subscribe(self._compiled)
         if keys.consumed_keys is None:
-            keys.consumed_keys = collections.deque(maxlen=64)
+            keys.consumed_keys = _Draws()
 
     def uninstall(self) -> None:
         """Stop it; the record stops with the last watch installed (one per shell loaded)."""
@@ -110,26 +114,42 @@ class KeyReuseWatch:
     def cell_started(self) -> None:
         if keys.consumed_keys is not None:
             keys.consumed_keys.clear()      # (draws between cells: a magic's, a comm's)
+            keys.consumed_keys.read = self._read
         keys.traced_draws.clear()
         self.traced.clear()
+        self.reused.clear()
+        self.tracers.clear()
         self.in_cell = True
 
     def cell_finished(self) -> Note | None:
         """The note of the cell that just ran, or None: no key of the user's drawn with
         twice, or only at lines told of before."""
+        self._read()
+        self.in_cell = False
+        reused = self._traced_reuses() + self.reused
+        self.reused, self.tracers = [], {}
+        if not reused:
+            return None
+        first_name, name, (first_site, site), typed, kind = reused[0]
+        return _note(first_name, first_site, name, site, typed, len(reused) - 1, kind)
+
+    def _read(self) -> None:
+        """Take the eager draws recorded so far (random/keys.py's `consumed_keys`: at the
+        cell's end, and each time it fills), and what they reused."""
         drawn = list(keys.consumed_keys or ())
         if keys.consumed_keys is not None:
             keys.consumed_keys.clear()
-        self.in_cell = False
-        reused = self._traced_reuses()
-        # the keys that are grad's or vmap's tracers: alive while their trace ran, in this cell
-        # (the record holds them till now, so their ids are theirs), never reused by a later one
-        tracers = {}
+        if not self.in_cell:            # (draws between cells: a magic's, a comm's)
+            return
+        # tracers are held strongly (not all take weak references): those of this read and
+        # the last one only, so a loop of grad steps holds no more than 128
+        earlier, tracers = self.tracers, {}
+        self.tracers = tracers
         for key, name, calls in drawn:
             if calls is None or not is_user_file(calls[0][0]):     # a library's draws
                 continue
             held = tracers if isinstance(key, Tracer) else self.consumed
-            first = held.get(id(key))
+            first = held.get(id(key)) or (earlier.get(id(key)) if held is tracers else None)
             if first is None or first[0]() is not key:
                 held[id(key)] = ((lambda key=key: key) if held is tracers else
                                  weakref.ref(key, self._forget(id(key))), name, calls)
@@ -138,12 +158,8 @@ class KeyReuseWatch:
             if sites is not None and (sites[1].file, sites[1].line) not in self.told:
                 self.told.add((sites[1].file, sites[1].line))
                 mapped = first[2] == calls and str(calls[-1]).startswith(_TREE_UTIL)
-                reused.append((first[1], name, sites, keys.is_typed_key(key),
-                               "tree_map" if mapped else None))
-        if not reused:
-            return None
-        first_name, name, (first_site, site), typed, kind = reused[0]
-        return _note(first_name, first_site, name, site, typed, len(reused) - 1, kind)
+                self.reused.append((first[1], name, sites, keys.is_typed_key(key),
+                                    "tree_map" if mapped else None))
 
     def _traced_reuses(self) -> list:
         """The reuses inside the jaxprs the cell's jits traced, as cell_finished's list
@@ -180,6 +196,22 @@ class KeyReuseWatch:
             if consumed.get(ident, (None,))[0] is ref:
                 del consumed[ident]
         return forget
+
+
+class _Draws(list):
+    """random/keys.py's record of eager draws while a notebook watches: read (`read`, the
+    watch's) each time it holds 64, so that a cell drawing in a long loop holds no more keys
+    than that alive, and a reuse before the loop is still seen."""
+    LIMIT = 64
+
+    def __init__(self):
+        super().__init__()
+        self.read = self.clear          # (no cell yet: the draws are no one's)
+
+    def append(self, draw) -> None:
+        super().append(draw)
+        if len(self) >= self.LIMIT:
+            self.read()
 
 
 def _check_failed(function, source, error) -> None:

@@ -352,10 +352,10 @@ def _check_key_data(data_aval, impl: prng.PRNGImpl = THREEFRY):
 # signatures (random_fold_in makes a new key, random_unwrap and key_impl read it;
 # tests/notebook/test_key_reuse_notes.py checks the list against the signatures). One key
 # object here twice is a key reused, which JAX lets through silently. None until the notebook
-# watches (a bounded deque then, that its note under the cell reads and clears:
-# notebook/key_notes.py), so that an eager draw with no notebook pays one test, not the walk to
-# the user's lines (2 us of a 13 us normal(key)).
-consumed_keys: collections.deque | None = None
+# watches (a list then, that its note under the cell reads in batches as it fills and at the
+# cell's end: notebook/key_notes.py), so that an eager draw with no notebook pays one test, not
+# the walk to the user's lines (2 us of a 13 us normal(key)).
+consumed_keys: list | None = None
 KEEPS_KEY = frozenset({"fold_in", "key_data", "key_impl"})
 
 

@@ -48,6 +48,10 @@ CASES = {
     **_both("twice", ["key = KEY(0)\n" + _DRAW2], ((0, 2), (0, 3))),
     **_both("across_cells", ["key = KEY(0)\na = jax.random.normal(key, (3,))",
                              "b = jax.random.normal(key, (3,))"], ((0, 2), (1, 1))),
+    # told after a loop of more draws than the record holds at once (it is read as it fills)
+    **_both("twice_then_a_long_loop", ["key = KEY(0)\n" + _DRAW2 + "\n"
+                                       "for k in jax.random.split(KEY(1), 100):\n"
+                                       "    c = jax.random.normal(k, ())"], ((0, 2), (0, 3))),
     # split consumes its key too: a draw with it afterwards is a reuse
     **_both("split_then_draw", ["key = KEY(0)\nkey1, key2 = jax.random.split(key)\n"
                                 "b = jax.random.normal(key, (3,))"], ((0, 2), (0, 3))),

@@ -392,6 +392,19 @@ def test_nothing_is_recorded_without_the_notebook(shell):
         shell.run_line_magic("load_ext", "jxkernel")
 
 
+def test_a_long_loop_of_draws_holds_few_keys_alive(shell):
+    # the record is read as it fills: at most 64 eager draws' keys, and 128 vmap tracers
+    shell.user_ns["_watch"] = key_notes._INSTALLED[-1]
+    ran_ok(shell, "import jxkernel.random.keys as _keys\nsizes, held = [], []\n"
+                  "draw = jax.vmap(lambda k: jax.random.normal(k, (2,)))\n"
+                  "for k in jax.random.split(jax.random.key(1), 300):\n"
+                  "    jax.random.normal(k, ())\n    draw(jax.random.split(k))\n"
+                  "    sizes.append(len(_keys.consumed_keys))\n"
+                  "    held.append(len(_watch.tracers))")
+    assert 0 < max(shell.user_ns["sizes"]) < 64
+    assert 0 < max(shell.user_ns["held"]) <= 128
+
+
 def test_a_reuse_line_is_rewritten_only_where_it_is_one_call_of_a_name():
     assert key_advice.split_fix("x = f(random.uniform(self.key, (2,)))", "uniform") == (
         "self.key", ("self.key, subkey = random.split(self.key)",
