@@ -1,9 +1,11 @@
-"""The note under a cell whose code read an array at a static index past its axis: JAX clamps
-the index (a gather's default) and says nothing, where NumPy raises IndexError, so a learner
-from NumPy gets the last element and no error.
+"""The note under a cell whose code read or updated an array at a static index past its axis:
+JAX clamps a read's index (a gather's default) and drops an update (a scatter's), and says
+nothing, where NumPy raises IndexError, so a learner from NumPy gets the last element, or the
+array unchanged, and no error.
 
     x = jnp.arange(3)
     x[5]        # ⚠ index 5 is past the end of axis 0 (size 3) (at In[4]:2): JAX read x[2] ...
+    x.at[5].set(9)      # ⚠ ...: JAX dropped this update, where NumPy raises IndexError
 """
 from __future__ import annotations
 
@@ -32,15 +34,26 @@ def cell_note(told: set | None = None) -> Note | None:
         told.update((r[0], r[1]) for r in read)
     if not read:
         return None
-    file, line, index, axis, size = read[0]
-    clamped = size - 1 if index >= 0 else 0
+    file, line, index, axis, size, use = read[0]
     where = "past the end" if index >= 0 else "before the start"
     more = len({(f, n) for f, n, *_ in read}) - 1
     others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
+    at = f"index {index} is {where} of axis {axis} (size {size}) (at " \
+        f"{source_label(_Site(file, line))}){others}"
+    if use == "update":
+        return Note(
+            f"⚠ {at}: JAX dropped this update, where NumPy raises IndexError",
+            body=("JAX drops an update at an index out of bounds (a scatter's default) and "
+                  "raises nothing, since code running on an accelerator cannot (" + SHARP_BITS +
+                  f"): the array is returned unchanged there. Axis {axis}'s indices run from 0 "
+                  f"to {size - 1} (or -{size} to -1, counted from the end); "
+                  "jax.config.update('jax_check_static_indices', True) checks reads only, not "
+                  "updates. Where dropping is what you mean, say so, and this note is not "
+                  "shown: x.at[idx].set(v, mode='drop') (and so .add, .multiply, ...)."),
+            kind="info", details=True)
+    clamped = size - 1 if index >= 0 else 0
     return Note(
-        f"⚠ index {index} is {where} of axis {axis} (size {size}) (at "
-        f"{source_label(_Site(file, line))}){others}: JAX read index {clamped} instead, where "
-        "NumPy raises IndexError",
+        f"⚠ {at}: JAX read index {clamped} instead, where NumPy raises IndexError",
         body=("JAX clamps an index out of bounds when it reads (a gather's default) and raises "
               "nothing, since code running on an accelerator cannot (" + SHARP_BITS + "). "
               "To have a static index checked as NumPy checks it: "

@@ -22,6 +22,8 @@ import builtins
 import collections
 import enum
 import operator
+import os
+import sys
 import warnings
 from collections.abc import Sequence
 
@@ -36,7 +38,7 @@ from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperati
 from ..core.symbolic import canonicalize_slice, definitely_equal, is_symbolic
 from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_constant
-from ..core.source_info import user_source_info
+from ..core.source_info import PACKAGE_DIR, is_user_filename
 from ..lax import conversion
 from ..lax.slicing import _scatter, scatter_p, size_as_array
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
@@ -55,10 +57,11 @@ GatherScatterMode = lax.GatherScatterMode
 NONE, ELLIPSIS, INT, SLICE, ARRAY, BOOL = "none", "ellipsis", "int", "slice", "array", "bool"
 
 
-# The static integer indices past their axis that code outside jxkernel read with (x[5] of 3
-# elements): (file, line, index, axis, size). JAX clamps them, as gather's default, where NumPy
-# raises IndexError, and says nothing; the notebook's note under the cell
-# (notebook/index_notes.py) reads them and clears them.
+# The static integer indices past their axis that code outside jxkernel read or updated at
+# (x[5] of 3 elements, x.at[5].set(v)): (file, line, index, axis, size, "read" or "update").
+# JAX clamps a read, as gather's default, and drops an update, as scatter's, where NumPy raises
+# IndexError, and says nothing; the notebook's note under the cell (notebook/index_notes.py)
+# reads them and clears them.
 clamped_indices: collections.deque = collections.deque(maxlen=16)
 
 
@@ -256,16 +259,33 @@ def _static_ints_in_bounds(shape, items, normalize_indices) -> bool:
     return True
 
 
-def _record_clamped(shape, items, normalize_indices) -> None:
-    """Adds each static integer index out of its axis (one JAX clamps) to clamped_indices, at
-    the line outside jxkernel that indexed."""
+# the frames between a user's `x[i]` or `x.at[i].set(v)` and the record: this module's, the
+# array's methods', a tracer's operators' (under jit)
+_INDEXING_FILES = frozenset(os.path.join(PACKAGE_DIR, *p) for p in (
+    ("numpy", "indexing.py"), ("numpy", "array_methods.py"), ("core", "trace.py")))
+
+
+def _indexed_at():
+    """(file, line) of the code that indexed, where it is the user's own line: not where
+    jxkernel's functions index (their index is theirs, not the learner's), nor a library's."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename in _INDEXING_FILES:
+        frame = frame.f_back
+    if frame is None or not is_user_filename(frame.f_code.co_filename):
+        return None
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+def _record_clamped(shape, items, normalize_indices, use="read") -> None:
+    """Adds each static integer index out of its axis (one JAX clamps, or drops the update
+    at) to clamped_indices, at the line outside jxkernel that indexed."""
     for axis, (k, i) in zip(_item_axes(items, shape), items):
         size = shape[axis] if k == INT else None
         if isinstance(size, (int, np.integer)) and \
                 not 0 <= (i + size if normalize_indices and i < 0 else i) < size:
-            where = user_source_info()
+            where = _indexed_at()
             if where is not None:
-                clamped_indices.append((where.file, where.line, int(i), axis, int(size)))
+                clamped_indices.append((*where, int(i), axis, int(size), use))
 
 
 def _check_static_ints(shape, items, normalize_indices):
@@ -765,6 +785,8 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
     check_arraylike("scatter", y)
     shape = xa.shape
     items = _expand_bool_indices(_parse(idx, shape), shape)
+    if mode is None and any(k == INT for k, _ in items):
+        _record_clamped(shape, items, normalize_indices, "update")
     typed = xa.split
     ix = _index_to_gather(shape, items, normalize_indices,
                           None if typed is None else parts_of(xa))

@@ -11,6 +11,9 @@ import pytest
 
 pytest.importorskip("IPython")
 
+import jxkernel
+import dropped_updates_cases as cases  # tests/data
+import locations  # tests/support
 from ipython_shell import ran_failing, ran_ok, shell_fixture  # tests/support
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\nx = jnp.arange(3)",
@@ -58,3 +61,51 @@ def test_the_fix_it_names_raises_as_numpy_does(shell):
     assert isinstance(ran.error, IndexError)
     # JAX 0.10.2 raises these words for the same line with the option on
     assert str(ran.error) == "index 5 out of bounds for axis 0 with size 3 (normalize_indices=True)"
+
+
+# ------------------------------------------------------------------ updates JAX drops
+THEIRS = locations.jax_answers("dropped_updates_reference.json")
+
+
+def test_jxkernel_drops_these_updates_as_jax_did():
+    assert cases.run(jxkernel) == THEIRS
+
+
+@pytest.mark.parametrize("name", [n for n in cases.CASES if n != "set_mode_drop"])
+def test_an_update_out_of_bounds_is_told_as_dropped(shell, name):
+    expression, _ = cases.CASES[name]
+    (note,) = _notes(ran_ok(shell, f"out = {expression}"))
+    title = note.splitlines()[0]
+    assert re.fullmatch(r"⚠ index -?\d+ is (past the end|before the start) of axis \d \(size \d+"
+                        r"\) \(at In\[\d+\]:1\): JAX dropped this update, where NumPy raises "
+                        r"IndexError", title), title
+    # what it says is what JAX did: the array came back unchanged, and the option it names
+    # checks reads only (JAX 0.10.2 raised nothing for the update with it on)
+    assert THEIRS[name]["default"]["unchanged"] is True
+    assert THEIRS[name]["checked"] == THEIRS[name]["default"]
+    assert "the array is returned unchanged there" in note
+    assert "checks reads only, not updates" in note
+    # NumPy raises at that index
+    index = int(re.search(r"index (-?\d+)", title).group(1))
+    size = int(re.search(r"size (\d+)", title).group(1))
+    with pytest.raises(IndexError):
+        np.zeros(size)[index] = 1
+
+
+def test_mode_drop_says_dropping_is_meant_and_gets_no_note(shell):
+    assert "mode='drop'" in _notes(ran_ok(shell, "out = x.at[7].set(1)"))[0]
+    expression, _ = cases.CASES["set_mode_drop"]
+    assert THEIRS["set_mode_drop"]["default"]["unchanged"] is True
+    assert _notes(ran_ok(shell, f"out = {expression}")) == []
+
+
+def test_jxkernels_own_indexing_is_not_told_at_the_learners_line(shell):
+    # an index of jxkernel's own inside a jnp function (compiled here as if it were one of
+    # jxkernel's files) is not the learner's: only the line that wrote x[i] or x.at[i] is
+    from jxkernel.numpy import indexing
+    inside = {"jnp": shell.user_ns["jnp"]}
+    exec(compile("def pad_last(a):\n    return a.at[a.shape[0]].set(1), a[a.shape[0]]\n",
+                 indexing.__file__.replace("indexing.py", "manipulation.py"), "exec"), inside)
+    shell.user_ns["pad_last"] = inside["pad_last"]
+    assert _notes(ran_ok(shell, "out = pad_last(jnp.arange(3))")) == []
+    assert len(_notes(ran_ok(shell, "out = jnp.arange(3).at[5].set(1)"))) == 1
