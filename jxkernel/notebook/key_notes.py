@@ -115,7 +115,6 @@ class KeyReuseWatch:
         if keys.consumed_keys is not None:
             keys.consumed_keys.clear()      # (draws between cells: a magic's, a comm's)
             keys.consumed_keys.read = self._read
-        keys.traced_draws.clear()
         self.traced.clear()
         self.reused.clear()
         self.tracers.clear()
@@ -163,8 +162,9 @@ class KeyReuseWatch:
 
     def _traced_reuses(self) -> list:
         """The reuses inside the jaxprs the cell's jits traced, as cell_finished's list
-        (`traced`: "loop" for a loop's body, "jit" otherwise): where a draw of the user's was
-        traced in the cell, each jaxpr once."""
+        (`traced`: "loop" for a loop's body, "jit" otherwise): where a draw of the user's has
+        been traced (in this cell, or in an earlier one: a jitted function called inside),
+        each jaxpr once."""
         traced, self.traced = self.traced, []
         if not keys.traced_draws:
             return []
@@ -186,7 +186,6 @@ class KeyReuseWatch:
                 if sites is not None and (sites[1].file, sites[1].line) not in self.told:
                     self.told.add((sites[1].file, sites[1].line))
                     found.append((first[0], again[0], sites, typed, "loop" if loop else "jit"))
-        keys.traced_draws.clear()
         return found
 
     def _forget(self, ident):
@@ -242,7 +241,7 @@ def _traced_calls(path):
             return None
         chain = []
         while info is not None:
-            chain.append((info.file, info.line, info.function, info.code))
+            chain.append((info.file, info.line, info.function, info.code, info.lasti))
             info = info.caller
         levels.append(chain)
         name = keys.traced_draws.get((eqn.source_info.code, eqn.source_info.lasti))
@@ -255,10 +254,11 @@ class _Call(_Site):
     """A user's line that drew with a key, or called the function that did: its frame's
     function (`<module>`: a cell's or script's top level) and the function it called there
     (`callee`: the random function's name on the line that drew), and for a line in a
-    traced function that function's code object (`code`)."""
-    def __init__(self, file, line, function, callee, code=None):
+    traced function that function's code object (`code`), and the call's instruction offset
+    (`lasti`: two calls on one line are two)."""
+    def __init__(self, file, line, function, callee, code=None, lasti=-1):
         super().__init__(file, line)
-        self.function, self.callee, self.code = function, callee, code
+        self.function, self.callee, self.code, self.lasti = function, callee, code, lasti
 
 
 def _where_reused(first_name, first_calls, name, calls):
@@ -276,9 +276,9 @@ def _where_reused(first_name, first_calls, name, calls):
         a, b, level = a[-1:], b[-1:], 0
     sites = []
     for chain, drew in ((a, first_name), (b, name)):
-        file, line, function, *code = chain[level]    # (a traced call's: its code object)
+        file, line, function, code, lasti = chain[level]
         callee = chain[level + 1][2] if level + 1 < len(chain) else drew
-        sites.append(_Call(file, line, function, callee, *code))
+        sites.append(_Call(file, line, function, callee, code, lasti))
     return tuple(sites)
 
 
@@ -288,7 +288,8 @@ def _note(first_name, first_site, name, site, typed, more, kind=None) -> Note:
     consuming the key on every iteration."""
     at, first_at = source_label(site), source_label(first_site)
     same_line = (first_site.file, first_site.line) == (site.file, site.line)
-    where = f"at {first_at}" if not same_line else f"at {first_at}, the same line run before"
+    where = f"at {first_at}" if not same_line else f"at {first_at}, the same line run before" \
+        if first_site.lasti == site.lasti else "earlier on the same line"
     if kind == "loop":
         where = f"at {first_at} on the loop's previous iteration"
     elif kind == "tree_map":

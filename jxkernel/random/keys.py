@@ -416,13 +416,18 @@ def _staged(trace) -> bool:
 # while the notebook watches: (code object, instruction offset) -> the function's name
 # (`normal`), what the note under a jitted function's reused key names the equations at that
 # call by (their source_info's code and lasti); a library's draw (its line not the user's)
-# is not here. Its note empties it at each cell's start and end.
+# is not here. Kept over the cells (a jitted function traced in an earlier cell, called twice
+# in a jit traced now, has its draws' equations inside, not traced again), the oldest of
+# TRACED_DRAWS dropped first; emptied when the note stops.
 traced_draws: dict = {}
+TRACED_DRAWS = 4096
 
 
 def _traced_draw(name: str) -> None:
     frame = _callers_frame(sys._getframe(2))
     if frame is not None and is_user_filename(frame.f_code.co_filename):
+        if len(traced_draws) >= TRACED_DRAWS:
+            del traced_draws[next(iter(traced_draws))]
         traced_draws.setdefault((frame.f_code, frame.f_lasti), name)
 
 
@@ -436,7 +441,8 @@ def _callers_frame(frame):
 
 def _drawn_at():
     """The user's frames that called the random function, innermost first, each (file, line,
-    function, its code object), up to the first frame that is not the user's, and then that
+    function, its code object, the call's instruction offset: two calls on one line are two),
+    up to the first frame that is not the user's, and then that
     frame's file where it is jxkernel's (a workshop's check calling the learner's function on
     purpose, or `jax.tree.map` calling it per leaf: the note tells them apart); None where the
     frame that called the random function is not the user's: a library's (registered as Flax
@@ -445,7 +451,7 @@ def _drawn_at():
     calls = []
     while frame is not None and is_user_filename(frame.f_code.co_filename):
         calls.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name,
-                      frame.f_code))
+                      frame.f_code, frame.f_lasti))
         frame = frame.f_back
     if frame is not None and calls and is_jxkernel_file(frame.f_code.co_filename):
         calls.append(frame.f_code.co_filename)

@@ -35,6 +35,9 @@ def _both(name, cells, note, call=None):
 _INIT = "@jax.jit\ndef init(key):\n{}    return a, b\n"
 _DRAW2_IN = "    a = jax.random.normal(key, (3, 3))\n    b = jax.random.normal(key, (3, 3))\n"
 
+# a jitted function of the learner's that draws once (lines 2-4 of the cell)
+_SAMPLE = "@jax.jit\ndef sample(key):\n    return jax.random.normal(key, (3,))\n"
+
 # a function of the learner's drawing twice with its key (lines 3 and 4 of the cell)
 _DRAW2_3 = "    a = jax.random.normal(key, (3,))\n    b = jax.random.normal(key, (3,))\n"
 _PAIR = "def pair(key):\n" + _DRAW2_3 + "    return a, b\n"
@@ -125,6 +128,20 @@ CASES = {
                                     "a = jax.lax.cond(True, lambda k: jax.random.normal(k, (3,)),"
                                     "\n                 lambda k: jax.random.uniform(k, (3,)), "
                                     "key)"], None),
+    # a jitted function of the learner's traced in an earlier cell, called twice with one key
+    # inside a jit traced now: its draws are inside, not traced again (told at the two calls)
+    **_both("jit_inner_from_earlier_cell", [
+        "key = KEY(0)\n" + _SAMPLE + "c = sample(KEY(1))",
+        "@jax.jit\ndef pair(key):\n    a = sample(key)\n    b = sample(key)\n    return a, b\n"
+        "a, b = pair(key)"], ((1, 3), (1, 4)), call=(1, 6)),
+    # two calls on one line: told there, "earlier on the same line" (not the draw's line)
+    **_both("jit_two_calls_one_line", [
+        "key = KEY(0)\n" + _SAMPLE + "@jax.jit\ndef pair(key):\n"
+        "    return sample(key), sample(key)\na, b = pair(key)"], ((0, 7), (0, 7)),
+        call=(0, 8)),
+    **_both("two_draws_one_line", ["key = KEY(0)\n"
+                                   "a, b = jax.random.normal(key, (3,)), jax.random.normal(key, "
+                                   "(3,))"], ((0, 2), (0, 2))),
     # the note's advice inside the function, as it writes it: two different draws
     **_both("jit_advice", ["key = KEY(0)\n" + _INIT.format(
         "    k1, k2 = jax.random.split(key)\n    a = jax.random.normal(k1, (3, 3))\n"

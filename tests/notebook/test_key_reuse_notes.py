@@ -32,9 +32,10 @@ from registered_library import excluded, import_library  # tests/support
 shell = shell_fixture("import jxkernel as jax", fresh=True)
 THEIRS = locations.jax_answers("key_reuse_note_reference.json")
 NOTE = "⚠ key reused"
-TITLE = re.compile(r"⚠ key reused \(at In\[(\d+)\]:(\d+)\): (\w+) drew with the key that (\w+) "
-                   r"used at In\[(\d+)\]:(\d+)(, the same line run before| on the loop's "
-                   r"previous iteration| for the leaf before)?, (.*)")
+TITLE = re.compile(r"⚠ key reused \(at In\[(\d+)\]:(\d+)\): ([\w']+ )?(\w+) drew with the key "
+                   r"that (?:[\w']+ )?(\w+) used (?:at In\[(\d+)\]:(\d+)|earlier on the same "
+                   r"line)(, the same line run before| on the loop's previous iteration| for the "
+                   r"leaf before)?, (.*)")
 
 
 def _run_case(shell, name):
@@ -64,8 +65,12 @@ def test_a_note_where_a_key_is_reused_and_what_it_says_is_what_jax_did(shell, na
     (note,) = notes[cell]
     found = TITLE.fullmatch(note.splitlines()[0])
     assert found, note
-    at, drew, used, first_at, what = (found.group(1, 2), found.group(3), found.group(4),
-                                      found.group(5, 6), found.group(8))
+    at, drew, used, first_at, what = (found.group(1, 2), found.group(4), found.group(5),
+                                      found.group(6, 7), found.group(9))
+    if first_at == (None, None):                    # "earlier on the same line"
+        first_at = at
+    # two calls on one line are not a line run again (a loop's, told "run before")
+    assert ("earlier on the same line" in note.splitlines()[0]) is name.endswith("_one_line")
     assert at == (str(counts[cell]), str(line))
     assert first_at == (str(counts[first_cell]), str(first_line))
     # the same numbers: only where JAX drew them (same call twice); other calls, the same bits
@@ -86,7 +91,7 @@ def test_a_note_where_a_key_is_reused_and_what_it_says_is_what_jax_did(shell, na
         twin = THEIRS["typed_" + name.split("_", 1)[1]]["raises"]
         assert twin["error"] == "KeyReuseError" and twin["at"] == raised_at
         loop = any(w in name for w in ("_scan_", "_fori_", "_map_"))
-        assert (found.group(7) is not None) is loop       # the loop's words
+        assert (found.group(8) is not None) is loop       # the loop's words
     elif typed:
         assert ("jax.config.update('jax_debug_key_reuse', True) before the key is made (at the "
                 "notebook's top), and a line like this one raises KeyReuseError") in note
