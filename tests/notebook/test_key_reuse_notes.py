@@ -248,6 +248,14 @@ def test_nothing_traced_is_recorded_without_the_notebook(shell):
         shell.run_line_magic("load_ext", "jxkernel")
 
 
+def test_the_traced_draws_kept_over_the_cells_are_bounded(shell, monkeypatch):
+    monkeypatch.setattr(keys, "TRACED_DRAWS", 3)
+    ran_ok(shell, "f = jax.jit(lambda k: (jax.random.normal(k), jax.random.uniform(k),\n"
+                  "                       jax.random.gumbel(k), jax.random.cauchy(k)))\n"
+                  "out = f(jax.random.key(5))")
+    assert sorted(keys.traced_draws.values()) == ["cauchy", "gumbel", "uniform"]   # the newest
+
+
 def test_a_compile_outside_a_cell_is_not_kept_by_the_watch(shell):
     # the extension stays loaded in a worker after its notebook tests (as in a notebook): a
     # user's jit compiled between cells (a test's, a comm's) must not pile up its programs
