@@ -56,16 +56,6 @@ def _pairs(values, nd: int, name: str) -> tuple:
                      f"Valid shapes are ({nd}, 2), (1, 2), (2,), (1,), or ().")
 
 
-def _static_pairs(values, nd: int, name: str):
-    """`_pairs` of a static option (stat_length, end_values); one holding a tracer (a jit's
-    argument) goes to `_pad` as it is, whose jit refuses it as JAX's does ("Non-hashable static
-    arguments are not supported ... unhashable type: 'DynamicJaxprTracer'"), where `_pairs`
-    said its entries were not of one shape."""
-    if any(isinstance(v, Tracer) for v in tree_leaves(values)):
-        return values
-    return _pairs(values, nd, name)
-
-
 def _check_no_padding(widths, mode):
     if widths[0] > 0 or widths[1] > 0:
         raise ValueError(f"Cannot apply '{mode}' padding to empty axis")
@@ -240,14 +230,11 @@ def pad(array, pad_width, mode="constant", **kwargs):
     unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
     if unsupported:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
-    # stat_length and end_values are static, as in JAX's _pad; made pairs here so that lists
-    # hash (JAX's jit refuses them as unhashable static arguments)
-    stat_length = kwargs.get("stat_length")
-    if stat_length is not None:
-        stat_length = _static_pairs(stat_length, nd, "stat_length")
-    end_values = _static_pairs(kwargs.get("end_values", 0), nd, "end_values")
-    return _pad(array, pw, mode, kwargs.get("constant_values", 0), stat_length, end_values,
-                kwargs.get("reflect_type", "even"))
+    # stat_length and end_values are static arguments of _pad's jit, given as they came, as in
+    # JAX: a list, an array or a tracer among them is refused there ("Non-hashable static
+    # arguments are not supported"), where NumPy's pad takes them
+    return _pad(array, pw, mode, kwargs.get("constant_values", 0), kwargs.get("stat_length"),
+                kwargs.get("end_values", 0), kwargs.get("reflect_type", "even"))
 
 
 def _pad_func(array, widths, func, **kwargs):
@@ -287,10 +274,11 @@ def _pad(array, pad_width, mode, constant_values, stat_length, end_values, refle
     if mode == "edge":
         return _pad_edge(array, pad_width)
     if mode == "linear_ramp":
-        return _pad_linear_ramp(array, pad_width, end_values)
+        return _pad_linear_ramp(array, pad_width, _pairs(end_values, nd, "end_values"))
     stat = {"maximum": reductions.amax, "minimum": reductions.amin, "mean": reductions.mean,
             "median": reductions.median}[mode]
-    return _pad_stats(array, pad_width, stat_length, stat)
+    return _pad_stats(array, pad_width, stat_length if stat_length is None else
+                      _pairs(stat_length, nd, "stat_length"), stat)
 
 
 def _concrete_or_error(x, what: str):

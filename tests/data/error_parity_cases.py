@@ -115,6 +115,7 @@ def cases(jax):
         "pmap_donate_argnums_a_name": lambda: jax.pmap(_times, donate_argnums="y"),
         **_stop_105_cases(jax),
         **_stop_106_cases(jax),
+        **_stop_111_cases(jax),
     }
 
 
@@ -303,6 +304,26 @@ def _stop_106_cases(jax):
             {"a": np.ones(2, np.float32)}, {"a": jax.memory.Space.Device})["a"]),
         "device_put_to_device_memory_under_grad": lambda: _typed_values(jax.grad(
             lambda v: jax.device_put(v, jax.memory.Space.Device).sum())(np.ones(2, np.float32))),
+    }
+
+
+def _stop_111_cases(jax):
+    """Stop 111's: jnp.pad's static end_values and stat_length given a list or an array, where
+    NumPy's pad takes them: JAX's jit refuses the unhashable static argument (a tuple is
+    taken)."""
+    jnp = jax.numpy
+    x3 = np.arange(3, dtype=np.float32)
+    ramp = lambda e: jnp.pad(x3, 1, mode="linear_ramp", end_values=e)     # noqa: E731
+    mean = lambda n: jnp.pad(x3, 1, mode="mean", stat_length=n)          # noqa: E731
+    return {
+        "pad_end_values_a_list": lambda: ramp([1.0, 2.0]),
+        "pad_end_values_a_numpy_array": lambda: ramp(np.array(2.0)),
+        "pad_end_values_an_array": lambda: ramp(jnp.array([1.0, 2.0])),
+        "pad_end_values_a_list_of_pairs": lambda: ramp([(1.0, 2.0)]),
+        "pad_end_values_a_tuple": lambda: _typed_values(ramp((1.0, 2.0))),
+        "pad_stat_length_a_list": lambda: mean([1, 2]),
+        "pad_stat_length_an_array": lambda: mean(jnp.array(1)),
+        "pad_stat_length_a_numpy_int": lambda: _typed_values(mean(np.int64(1))),
     }
 
 

@@ -9,6 +9,7 @@ compile_log.fail_on_recompile: a jitted function's re-compilation raises Recompi
 the caller's line, naming the function, both signatures and the reason, before compiling."""
 import gc
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -42,6 +43,21 @@ def test_a_static_unequal_but_written_the_same_is_told_so():
     assert (first, other) == ("first call", "p: not equal to the value compiled before, though "
                                             "written the same")
     assert same.startswith("the same signature compiled again")
+
+
+def test_a_static_that_compares_elementwise_is_explained_without_a_warning():
+    """A static NumPy scalar then a tuple (`np.float32(2) == ((1, 2),)` is an array, no bool):
+    the compile is explained, where the explainer raised and the call warned (jnp.pad's
+    end_values)."""
+    def ramp_end(x, e):
+        return x + np.sum(e)
+    f = jax.jit(ramp_end, static_argnums=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f(1.0, np.float32(2.0))
+        f(1.0, ((1, 2),))
+    event = compile_log.compile_events("ramp_end")[-1]
+    assert event.reason == "static e: np.float32(2.0) -> ((1, 2),)"
 
 
 # ---------------------------------------------------------------- every program is logged

@@ -68,7 +68,7 @@ def _static_changes(old_static, new_static, flipped):
             elif _one_dtype(before, after):   # jnp.float32, then x.dtype: one dtype, two keys
                 change = _refixed(change, _STATIC_DTYPE_FIX,
                                   dtype=np.dtype(_dtype_of(after)).name)
-            elif before == after:                        # True and 1: equal, other types
+            elif _equal(before, after):                  # True and 1: equal, other types
                 change = _refixed(change, _STATIC_TYPE_FIX, old_type=_type_text(before),
                                   new_type=_type_text(after), py=_py_type(before, after))
             elif (before is None) != (after is None):    # None or a value: traced, two too
@@ -233,6 +233,19 @@ def _same_static(a, b) -> bool:
     """One static value for jit's key, as JAX's tree_util.Static compares them: equal and of
     the same type (True and 1, 2.0 and 2 are two keys)."""
     return type(a) is type(b) and a == b
+
+
+def _equal(a, b) -> bool:
+    """`a == b` as a bool, for statics of two types; False where it is no one bool (a NumPy
+    scalar against a tuple compares elementwise: `np.float32(2) == ((1, 2),)` is an array).
+
+        >>> _equal(True, 1), _equal(np.float32(2), ((1, 2),))
+        (True, False)
+    """
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _same_code(a, b) -> bool:
