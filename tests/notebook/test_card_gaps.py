@@ -24,6 +24,7 @@ from card_gaps_cases import (ASSERT_FAILING, ASSERT_FIXED, ASSERT_SETUP,  # test
                              SWITCH_SEVERAL, VMAP_OUT,
                              VMAP_OUT_SETUP, VMAP_OUT_VECTOR, run as facts_of,
                              switch_several_program)
+import jnp_unhashable_cases  # tests/data
 import locations  # tests/support: the repository's folders
 from ipython_shell import ran_failing, run_cell, shell_fixture
 from numerics import ELEMENTWISE, assert_allclose_ulp  # tests/support
@@ -610,3 +611,24 @@ def test_a_nan_under_debug_nans_gets_the_values_that_made_it(shell, case):
             assert _leaves(shell.user_ns["_y"]) == JAX[f"nans_{case}_fixed"]
     finally:
         assert shell.run_cell("jax.config.update('jax_debug_nans', False)").success
+
+
+# ------------------------------------------------------------------ a list where jnp hashes
+@pytest.mark.parametrize("case", sorted(jnp_unhashable_cases.CASES))
+def test_a_list_where_a_jnp_function_takes_a_static_value_gets_a_fix_jax_runs(shell, case):
+    """jnp.pad's stat_length=[1, 2], jnp.sort's axis=[0]: JAX 0.10.2's error (recorded), a card
+    naming the function and the argument, and the line rewritten with the value hashable (one
+    number for one, a tuple for more), which JAX ran to the values recorded."""
+    call, fix = jnp_unhashable_cases.CASES[case]
+    theirs = locations.jax_answers("jnp_unhashable_reference.json")[case]
+    assert shell.run_cell("import numpy as np\n"
+                          "x = jnp.arange(6.0, dtype=jnp.float32).reshape(2, 3)").success
+    text, card = shown(shell, f"_y = {call}")
+    assert card is not None and card["kind"] == "jnp-unhashable", text
+    assert card["message"].splitlines()[0] == theirs["error"][1], card["message"]
+    assert _code(card["rewrite"]) == f"_y = {fix}", card["rewrite"]
+    assert shell.run_cell(_code(card["rewrite"])).success
+    assert list(np.shape(shell.user_ns["_y"])) == theirs["shape"]
+    # (a float32 norm's or percentile's last bits: the stated bound, 4 ulp)
+    assert_allclose_ulp(np.asarray(shell.user_ns["_y"]),
+                        np.asarray(theirs["values"], np.float32), 4)

@@ -81,7 +81,9 @@ integer-grad-output (TypeError: grad of a function returning an int, `jnp.sum(x 
 key-batch (ValueError: a jax.random function given split's array of keys where one goes),
 key-wrapped (TypeError: wrap_key_data given a typed key; the seed-as-key card's words),
 jnp-static (ValueError: a traced value where a jnp function takes a static one, jnp.vander's
-N or jnp.sort's axis: its inner jit cannot hash it), traced-parameter (TypeError: a traced
+N or jnp.sort's axis: its inner jit cannot hash it), jnp-unhashable (ValueError: a list or
+an array there, jnp.pad's stat_length=[1, 2]: the line rewritten with a number or a tuple),
+traced-parameter (TypeError: a traced
 value in a primitive's parameter, jnp.tile's reps), traced-hash (TypeError: a traced array as
 a dict key, a set member or hash()'s argument), unbound-axis (NameError: a collective over an
 axis nothing binds, `jax.lax.psum(x, 'i')` outside shard_map, or an axis the mesh has not),
@@ -192,7 +194,8 @@ from .grad import (_aux_shape_card, _int_grad_card, _int_grad_output_card, _is_a
                    _scalar_output_card)
 from .hashes import (_is_traced_hash, _is_traced_parameter, _traced_hash_card,
                      _traced_parameter_card)
-from .jnp_statics import _is_jnp_static, _jnp_static_card
+from .jnp_statics import (_is_jnp_static, _is_jnp_unhashable, _jnp_static_card,
+                          _jnp_unhashable_card)
 from .dropout import _dropout_rngs_card, _is_dropout_rngs
 from .equinox import (_batch_into_layer_card, _frozen_field_card, _grad_of_module_card,
                       _is_batch_into_layer, _is_frozen_field, _is_grad_of_module,
@@ -347,6 +350,7 @@ _CARDS = [
     (_is_int_grad_output, _int_grad_output_card),
     (_is_key_batch, _key_batch_card),
     (_is_jnp_static, _jnp_static_card),
+    (_is_jnp_unhashable, _jnp_unhashable_card),
     (_is_traced_parameter, _traced_parameter_card),
     (_is_traced_hash, _traced_hash_card),
     (_is_traced_format, _format_card),
