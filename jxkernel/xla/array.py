@@ -192,11 +192,12 @@ class ArrayImpl(_ArrayBase, metaclass=_CNamed):
     @property
     def sharding(self):
         """Its NamedSharding over a mesh; else a SingleDeviceSharding on its device, as JAX
-        reports for one device."""
+        reports for one device, naming the memory its buffer is in."""
         if self._sharding is not None:
             return self._sharding
         from .sharding import SingleDeviceSharding  # local: a rarely used attribute
-        return SingleDeviceSharding(self.device)
+        from .memory_kinds import buffer_kind
+        return SingleDeviceSharding(self.device, memory_kind=buffer_kind(self._buf))
 
     @property
     def traceback(self):

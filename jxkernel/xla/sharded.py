@@ -24,7 +24,8 @@ import numpy as np
 from ..core.config import config
 from ..core.dtypes import float0
 from ..core.physical import is_extended, physical_aval, wrap_physical
-from ..core.avals import ShapedArray, ShapeDtypeStruct, Token, abstract_token
+from ..core.avals import (MemorySpace, ShapedArray, ShapeDtypeStruct, Token, abstract_token,
+                          mem_space_to_kind)
 from ..core.device_assignment import check_device_assignment
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
@@ -58,7 +59,7 @@ from .sharding import SingleDeviceSharding, hlo_sharding, spec_from_hlo
 def gspmd_sharding(sharding: NamedSharding, ndim: int):
     """jaxlib's sharding object for an `ndim`-d array laid out as `sharding` says."""
     return xc.GSPMDSharding(xc.DeviceList(sharding.mesh._flat_devices),
-                            hlo_sharding(sharding, ndim))
+                            hlo_sharding(sharding, ndim), memory_kind=sharding.memory_kind)
 
 
 def addressable_shards(x: Array) -> list:
@@ -192,9 +193,11 @@ def device_put(x, sharding) -> Array:
     sharding = resolve(sharding)
     devices = sharding._devices("is_fully_addressable")      # an AbstractMesh has none
     if sharding.memory_kind != devices[0].default_memory().kind:
-        raise NotImplementedError(f"device_put to memory kind {sharding.memory_kind!r}: "
-                                  f"jxkernel places arrays in each device's default memory "
-                                  f"only; use {sharding.with_memory_kind(None)!r}")
+        # (xla/put.py, the one door, moves a value into another memory after placing it
+        # with the default memory's sharding: a caller here names a device's memory only)
+        raise ValueError(f"placing a value in memory kind {sharding.memory_kind!r} here: "
+                         f"this path places in device memory only; use "
+                         f"jax.device_put(x, {sharding!r})")
     if is_extended(getattr(x, "aval", None)) and hasattr(x, "_base"):
         # typed keys (any extended dtype's values): their data laid out so (the element axes
         # unsplit), and of their type still
@@ -482,6 +485,12 @@ class ShardedExecutable(Executable):
         self.out_shardings = [given or named_as_asked(s, c, len(a.shape), a.split)
                               for given, s, c, a
                               in zip(asked, out_shardings, chosen, self._physical)]
+        # a result no out_sharding placed is in the memory its type says (JAX's propagated
+        # memory kinds): PJRT puts it there, as the module's attributes name it
+        self.out_shardings = [s if g is not None or getattr(a, "memory_space", None) in (
+                              None, MemorySpace.Device)
+                              else s.with_memory_kind(mem_space_to_kind(a.memory_space))
+                              for g, s, a in zip(asked, self.out_shardings, self.out_avals)]
         self.handlers = [_result_handler(a, gspmd_sharding(s, len(a.shape)))
                          for a, s in zip(self._physical, self.out_shardings)]
         self._wrap = _keep
