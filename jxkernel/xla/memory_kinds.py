@@ -7,13 +7,14 @@ name (xla/lowering.py). The kind is read from the buffer (jaxlib's sharding obje
 NumPy backend's Placement), so an Array's `.sharding.memory_kind` says where it really is. An
 Array in 'pinned_host' memory is typed `MemorySpace.Host` (`f32<host>[4]`), as JAX types it.
 
-    >>> x = device_put(np.arange(2.0))
+    >>> x = jax.device_put(np.arange(2.0))
     >>> buffer_kind(in_memory(x, "pinned_host")._buf)
     'pinned_host'
 """
 from __future__ import annotations
 
 from ..core.avals import MemorySpace, ShapedArray, mem_kind_to_space, mem_space_to_kind
+from ..core.ir import jaxprs_in_params
 from .client import xc
 from .numpy_device import NumpyBuffer, NumpyShardedBuffer
 
@@ -68,7 +69,6 @@ def _transfer_spaces(jaxpr) -> list:
     """The memory spaces `jaxpr`'s equations (and their inner jaxprs') move values into by
     name (device_put to a MemorySpace, compute_on's out_memory_spaces): JAX's
     jaxpr_transfer_mem_kinds."""
-    from ..core.ir import jaxprs_in_params      # (core's; loaded with the first program)
     out = []
     for eqn in jaxpr.eqns:
         if eqn.primitive.name == "device_put":
@@ -111,3 +111,12 @@ def with_kind(attr: str | None, kind: str) -> str:
     """An argument's or result's attribute text with its `mhlo.memory_kind` first."""
     text = f'mhlo.memory_kind = "{kind}"'
     return text if not attr else f"{text}, {attr}"
+
+
+def results_in_memory(asked, shardings, avals) -> list:
+    """A program's result shardings with their memory kinds: an out_sharding's as asked,
+    else the one its type's memory space names (JAX's propagated memory kinds), which PJRT
+    places it in as the module's attributes name it."""
+    return [s if g is not None or getattr(a, "memory_space", None) in (None, MemorySpace.Device)
+            else s.with_memory_kind(mem_space_to_kind(a.memory_space))
+            for g, s, a in zip(asked, shardings, avals)]

@@ -24,8 +24,8 @@ import numpy as np
 from ..core.config import config
 from ..core.dtypes import float0
 from ..core.physical import is_extended, physical_aval, wrap_physical
-from ..core.avals import (MemorySpace, ShapedArray, ShapeDtypeStruct, Token, abstract_token,
-                          mem_space_to_kind)
+from ..core.avals import ShapedArray, ShapeDtypeStruct, Token, abstract_token
+from .memory_kinds import results_in_memory, typed_in
 from ..core.device_assignment import check_device_assignment
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
@@ -485,12 +485,13 @@ class ShardedExecutable(Executable):
         self.out_shardings = [given or named_as_asked(s, c, len(a.shape), a.split)
                               for given, s, c, a
                               in zip(asked, out_shardings, chosen, self._physical)]
-        # a result no out_sharding placed is in the memory its type says (JAX's propagated
-        # memory kinds): PJRT puts it there, as the module's attributes name it
-        self.out_shardings = [s if g is not None or getattr(a, "memory_space", None) in (
-                              None, MemorySpace.Device)
-                              else s.with_memory_kind(mem_space_to_kind(a.memory_space))
-                              for g, s, a in zip(asked, self.out_shardings, self.out_avals)]
+        self.out_shardings = results_in_memory(asked, self.out_shardings, self.out_avals)
+        # (and typed as where it is: an out_sharding's memory kind sets its memory space)
+        # (a logical result typed as its physical one stays that object: _finish tests it)
+        self.out_avals, self._physical = map(list, zip(*[
+            (t, t) if a is p else (a, typed_in(p, s.memory_kind))
+            for a, p, s in zip(self.out_avals, self._physical, self.out_shardings)
+            for t in (typed_in(p, s.memory_kind),)])) if self.out_avals else ([], [])
         self.handlers = [_result_handler(a, gspmd_sharding(s, len(a.shape)))
                          for a, s in zip(self._physical, self.out_shardings)]
         self._wrap = _keep
