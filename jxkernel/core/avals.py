@@ -32,6 +32,10 @@ sharding_types_seen = False
 # mesh of Auto axes, a constraint to one): from then on operations' results name their
 # operands' mesh (sharding_types.abstract_eval), as JAX's rules give them
 meshes_seen = False
+# set once an aval names a memory space other than Device (an Array in host memory, a
+# device_put to one): from then on operations type their results' memory spaces
+# (sharding_types.memory_space_types), which until then are all Device
+memory_spaces_seen = False
 # Mesh axis names in the order of the mesh a shard_map body was last traced over, so types
 # print their axes as JAX does ({V:(x,y)}, mesh order)
 axis_order: dict = {}
@@ -50,9 +54,9 @@ def vma_text(vma, unreduced=(), reduced=()) -> str:
 
 
 class MemorySpace(enum.Enum):
-    """Where an operation's results live (JAX's `jax.memory.Space`, its values): a compute_on
-    block's `out_memory_spaces`, empty2's `memory_space`. jxkernel's CPU arrays are all in
-    Device memory; the others are names a program may give.
+    """Where a value lives (JAX's `jax.memory.Space`, its values): an aval's `memory_space`
+    (an Array in a device's 'pinned_host' memory is typed Host: `f32<host>[4]`), a
+    compute_on block's `out_memory_spaces`, empty2's `memory_space`.
 
         >>> MemorySpace.Device, MemorySpace.Host.value
         (MemorySpace.Device, 2)
@@ -63,6 +67,28 @@ class MemorySpace(enum.Enum):
 
     def __repr__(self):             # JAX's, as a tuple of them prints (compute_on's params)
         return f"MemorySpace.{self.name}"
+
+
+def mem_kind_to_space(kind: str | None) -> MemorySpace:
+    """The aval memory space of a memory kind, as JAX's: only 'pinned_host' is Host
+    ('unpinned_host' arrays are typed as device ones).
+
+        >>> mem_kind_to_space("pinned_host"), mem_kind_to_space("unpinned_host")
+        (MemorySpace.Host, MemorySpace.Device)
+    """
+    return MemorySpace.Host if kind == "pinned_host" else MemorySpace.Device
+
+
+def mem_space_to_kind(space: MemorySpace) -> str:
+    """The memory kind a memory space names (JAX's core.mem_space_to_kind).
+
+        >>> mem_space_to_kind(MemorySpace.Host)
+        'pinned_host'
+    """
+    if space is MemorySpace.Any:
+        raise ValueError("MemorySpace.Any names no memory kind: place the value in "
+                         "MemorySpace.Device or MemorySpace.Host")
+    return "pinned_host" if space is MemorySpace.Host else "device"
 
 
 _interned_mats: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
@@ -212,7 +238,7 @@ class ShapedArray(AbstractValue):
         self.ur = ur = ur if ur is NO_UR or ur[0] or ur[1] else NO_UR
         # where the value lives (JAX's aval.memory_space): Device, unless a program or user
         # names another (`ShapedArray(..., memory_space=jax.memory.Space.Host)` prints
-        # 'f32<host>[8]'); jxkernel's own arrays are all in Device memory
+        # 'f32<host>[8]'); an Array in 'pinned_host' memory is typed Host (xla/memory_kinds.py)
         self.memory_space = memory_space
         self._hash = hash((self.shape, self.dtype, self.weak_type, vma) if vma else
                           (self.shape, self.dtype, self.weak_type)) \
@@ -220,6 +246,8 @@ class ShapedArray(AbstractValue):
             hash((self.shape, self.dtype, self.weak_type, vma, sharding, ur))
         if memory_space is not MemorySpace.Device:
             self._hash = hash((self._hash, memory_space.value))
+            global memory_spaces_seen
+            memory_spaces_seen = True
 
     @property
     def sharding(self):

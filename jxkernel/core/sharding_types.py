@@ -24,8 +24,8 @@ from . import avals as _avals
 from . import vma as _vma
 # the sharding an aval's type carries is defined with the avals; the rules below use it and
 # the lax modules reach it through this module
-from .avals import (ShapedArray, dim_text, explicit_axes, make, parts_of,  # noqa: F401
-                    shape_text, summed_axes, typed_sharding)
+from .avals import (MemorySpace, ShapedArray, dim_text, explicit_axes, make,  # noqa: F401
+                    parts_of, shape_text, summed_axes, typed_sharding)
 from .mesh import (AbstractMesh, AxisType, NamedSharding, PartitionSpec, abstracted,
                    get_abstract_mesh, get_mesh, recording_mesh)
 from .interpreter_primitives import reshard as _reshard
@@ -56,9 +56,38 @@ def abstract_eval(prim, avals, params) -> list:
         raise ValueError(f"{prim.name}.abstract_eval() method should return a tuple or a list "
                          f"iff {prim.name}.multiple_results.")          # (JAX's words)
     out = list(out) if prim.multiple_results else [out]
+    if _avals.memory_spaces_seen and prim not in own_memory_space_rules and \
+            not jaxpr_params(params):
+        out = memory_space_types(prim, avals, out)
     typing = _avals.sharding_types_seen or get_mesh() is not None
     out = apply(prim, avals, params, out) if typing else out
     return _over_operands_mesh(avals, out) if _avals.meshes_seen else out
+
+
+# primitives that type their results' memory spaces themselves (device_put: its target's)
+own_memory_space_rules: set = set()
+
+
+def memory_space_types(prim, avals, out) -> list:
+    """`out` in the memory space of the inputs of rank >= 1 (Device where there are none), which
+    must all be in one, as JAX's standard rule (lax/utils._default_memory_space_rule) types a
+    primitive's results: a host array and a device array meet in no operation."""
+    arrays = [a for a in avals if type(a) is ShapedArray]
+    if arrays and all(a.memory_space is MemorySpace.Any for a in arrays):
+        space = MemorySpace.Any
+    else:
+        first = None
+        for a in arrays:
+            if not a.shape:
+                continue
+            if first is not None and first.memory_space is not a.memory_space:
+                raise ValueError(f"memory_space of all inputs passed to `{prim.name}` must be "
+                                 f"the same. Got one operand with type: {first.str_short()} "
+                                 f"and another operand with type: {a.str_short()}")
+            first = a
+        space = MemorySpace.Device if first is None else first.memory_space
+    return [o.update(memory_space=space) if type(o) is ShapedArray and
+            o.memory_space is not space else o for o in out]
 
 
 def _over_operands_mesh(avals, out) -> list:

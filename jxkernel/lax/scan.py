@@ -15,7 +15,8 @@ import numpy as np
 from ..core.traceback_util import api_boundary
 from ..core.symbolic import is_symbolic, symbolic_as_value
 from ..core import sharding_types
-from ..core.avals import dim_inserted, get_aval
+from ..core.avals import MemorySpace, dim_inserted, get_aval
+from .transfer import copy_semantics_of, device_put_p
 from ..core.dce import dce_closed_outputs, dce_rules
 from ..core.dtypes import is_extended
 from ..core.errors import aval_text
@@ -42,7 +43,7 @@ from ..transforms.ad_util import Zero, add_tangents, instantiate, is_undefined, 
 from ._lowering import lower_fun
 from .conversion import _convert_element_type
 from .elementwise import add, lt, sub
-from .shapes import broadcast_in_dim
+from .shapes import broadcast_in_dim, expand_dims
 from .slicing import dynamic_index_in_dim, dynamic_update_index_in_dim
 from .tokens import eager_tokens
 from .while_loop import while_loop
@@ -351,6 +352,12 @@ def _stacked_zeros(y_aval, length: int):
     """The buffer the ys are written into: zeros typed as the scan's stacked ys where a y is
     typed (its sharding, an unsplit leading axis), so each step's typed update fits it (an
     untyped buffer made under set_mesh is typed replicated over its mesh)."""
+    if y_aval.memory_space is MemorySpace.Host:
+        # ys in host memory (a host array's per-step gradient, sent back there): a buffer
+        # typed Host, as JAX's empty2(memory_space=...) makes it, so each update fits it
+        return device_put_p.bind(zeros(cf.broadcast_aval(y_aval, length)),
+                                 devices=(MemorySpace.Host,), srcs=(None,),
+                                 copy_semantics=(copy_semantics_of(),))[0]
     if y_aval.split is None or is_extended(y_aval.dtype):
         return zeros(cf.broadcast_aval(y_aval, length))
     stacked = dim_inserted(y_aval, 0, length)
@@ -359,10 +366,19 @@ def _stacked_zeros(y_aval, length: int):
 
 
 def _strip(value, acc):
-    """A y with its weak type dropped (the stacked buffer is strongly typed)."""
+    """A y with its weak type dropped (the stacked buffer is strongly typed); for a buffer
+    in host memory, with its step axis and typed there (a scalar y's reshape is typed Device:
+    scalars take no part in the memory-space rule)."""
     a = get_aval(value)
     if a.weak_type:
-        return _convert_element_type(value, a.dtype, False)
+        value = _convert_element_type(value, a.dtype, False)
+    acc_aval = get_aval(acc)
+    if acc_aval.memory_space is not MemorySpace.Device:
+        if a.ndim + 1 == acc_aval.ndim:        # (its step axis first, then typed)
+            value = expand_dims(value, (0,))
+        if get_aval(value).memory_space is not acc_aval.memory_space:
+            value = device_put_p.bind(value, devices=(acc_aval.memory_space,), srcs=(None,),
+                                      copy_semantics=(copy_semantics_of(),))[0]
     return value
 
 

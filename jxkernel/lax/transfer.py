@@ -10,7 +10,7 @@ linear: its transpose moves the cotangent back, from `devices` to `srcs`, always
 """
 from __future__ import annotations
 
-from ..core.avals import ShapedArray, typed_sharding
+from ..core.avals import MemorySpace, ShapedArray, mem_kind_to_space, typed_sharding
 from ..core import sharding_types
 from ..core.basearray import Array
 from ..core.mesh import AxisType, NamedSharding, PartitionSpec, abstracted, resolve
@@ -74,13 +74,20 @@ def source_of(x):
 
 def _placed_aval(aval, device):
     """The type of `aval` put on `device`: a NamedSharding's Explicit axes enter the type, any
-    other sharding leaves none there; a device (or None) changes nothing (JAX's update_dp_aval)."""
-    if not isinstance(aval, ShapedArray) or not hasattr(device, "device_set"):   # not a Sharding
+    other sharding leaves none there, a sharding's memory kind or a memory space sets its
+    memory space; a device (or None) changes nothing (JAX's update_dp_aval)."""
+    if not isinstance(aval, ShapedArray):
+        return aval
+    if isinstance(device, MemorySpace):
+        return aval.update(memory_space=device)
+    if not hasattr(device, "device_set"):                   # not a Sharding
         return aval
     if isinstance(device, NamedSharding):
         _check_divisible(device, aval.shape)
-    return aval.update(sharding=typed_sharding(device, aval.ndim)
+    aval = aval.update(sharding=typed_sharding(device, aval.ndim)
                        if isinstance(device, NamedSharding) else None)
+    kind = device.memory_kind
+    return aval if kind is None else aval.update(memory_space=mem_kind_to_space(kind))
 
 
 def _check_divisible(sharding, shape):
@@ -145,6 +152,10 @@ def _device_put_transpose(cts, *args, devices, srcs, copy_semantics):
             raise ValueError("donate=True is not allowed during tranposition of device_put."
                              " Please file an issue if you want this to be supported.")
     if back:
+        # a primal in host memory whose source is unknown (a jit argument) is sent back to
+        # Host, as JAX's transpose does: its gradient is typed where the primal was
+        srcs = tuple(MemorySpace.Host if s is None and getattr(ad.aval_of(a), "memory_space", None)
+                     is MemorySpace.Host else s for s, a in zip(srcs, args))
         moved = device_put_p.bind(*[cts[i] for i in back], devices=tuple(srcs[i] for i in back),
                                   srcs=tuple(devices[i] for i in back),
                                   copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,) * len(back))
@@ -181,3 +192,5 @@ transpose_rules[device_put_p] = _device_put_transpose
 batching_rules[device_put_p] = _device_put_batching
 # its abstract eval types the result as JAX's update_dp_aval: the target's Explicit axes
 sharding_typing_rules[device_put_p] = sharding_types.typed_by_abstract_eval
+# (and its results' memory spaces: its targets')
+sharding_types.own_memory_space_rules.add(device_put_p)

@@ -50,7 +50,7 @@ from ..core.basearray import Array as BaseArray
 from ..core.lazy_names import lazy_names
 from ..core.monitoring import test_event
 from ..core.native import native
-from . import array_display, buffer_protocol, client as _client
+from . import array_display, buffer_protocol, client as _client, memory_kinds
 from .array_parts import from_parts
 from .client import xc
 from .deleted import (DELETED, Gone, asked_error, deleted_error, mark, ready_error, wait_error,
@@ -192,11 +192,11 @@ class ArrayImpl(_ArrayBase, metaclass=_CNamed):
     @property
     def sharding(self):
         """Its NamedSharding over a mesh; else a SingleDeviceSharding on its device, as JAX
-        reports for one device."""
+        reports for one device, naming the memory its buffer is in."""
         if self._sharding is not None:
             return self._sharding
         from .sharding import SingleDeviceSharding  # local: a rarely used attribute
-        return SingleDeviceSharding(self.device)
+        return SingleDeviceSharding(self.device, memory_kind=memory_kinds.buffer_kind(self._buf))
 
     @property
     def traceback(self):

@@ -16,6 +16,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from .memory_kinds import annotated, program_kinds, with_kind
 from ..core import avals as _avals
 from ..core.config import config
 from ..core.dce import dce_jaxpr
@@ -1120,6 +1121,14 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
         module_ctx.mesh = mesh
         arg_attrs, result_attrs = sdy_attrs(module, mesh, in_vars, arg_attrs, arg_shardings,
                                             jaxpr.outvars, result_shardings)
+    # the memory kinds, where one is not 'device' (xla/memory_kinds.py): PJRT places results so
+    mem_kinds = program_kinds(jaxpr, in_vars, arg_shardings, result_shardings) \
+        if rules is None else None
+    if mem_kinds is not None:
+        arg_attrs = [with_kind(a, k) for a, k in
+                     zip(arg_attrs or [None] * len(in_vars), mem_kinds[0])]
+        result_attrs = [with_kind(a, k) for a, k in
+                        zip(result_attrs or [None] * len(jaxpr.outvars), mem_kinds[1])]
     if layouts is not None:
         arg_attrs = _with_layout_modes(arg_attrs, layouts[0], in_vars)
         result_attrs = _with_layout_modes(result_attrs, layouts[1], jaxpr.outvars)
@@ -1169,6 +1178,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
         args = hlo.replicate_trailing_dims(module, main.body, args, jaxpr.invars,
                                            keys_in[n_consts:])
     outs = lower_jaxpr_into(module_ctx, main.body, body, consts, args)
+    if mem_kinds is not None:       # a result's kind asked by out_shardings: a transfer there
+        outs = [o if k is None else annotated(main.body, o, k) for o, k in zip(outs, mem_kinds[2])]
     if keys_out is not None:
         outs = hlo.replicate_trailing_dims(module, main.body, outs, jaxpr.outvars, keys_out)
     if n_tok:

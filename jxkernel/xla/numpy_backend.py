@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from .memory_kinds import results_in_memory, typed_in
 from ..core import dtypes, jaxpr_cost
 from ..core.config import config
 from ..core.dce import dce_jaxpr
@@ -241,9 +242,10 @@ class NumpyShardedExecutable(NumpyExecutable):
         chosen = numpy_sharded.output_shardings(
             jaxpr, mesh, [physical_aval(a) for a in self.out_avals], user_shardings, arg_avals,
             asked, out_meshes, arg_shardings)
-        self.out_shardings = [given or named_as_asked(s, c, len(a.shape), a.split)
-                              for given, s, c, a in zip(asked, out_shardings, chosen,
-                                                        self.out_avals)]
+        self.out_shardings = results_in_memory(asked, [
+            given or named_as_asked(s, c, len(a.shape), a.split)
+            for given, s, c, a in zip(asked, out_shardings, chosen, self.out_avals)],
+            self.out_avals)
 
     _ran = False        # (once run: key results' data named as JAX's C++ path names it)
 
@@ -266,6 +268,8 @@ class NumpyShardedExecutable(NumpyExecutable):
         for out, sharding, source, at in zip(outs, self.out_shardings, self._forwarded,
                                              self._forwarded_at):
             data = out._base if type(out) is not Array else out    # (typed keys: their data)
+            if sharding.memory_kind and data is out:    # (typed as the memory it is in)
+                data = out = Array(data._buf, typed_in(data.aval, sharding.memory_kind))
             if _same_summands(source, sharding, data.aval, at, bufs):
                 # unreduced as it came, its blocks laid out alike (P(None, unreduced={'x'}) to
                 # P(unreduced={'x'})): each device keeps its summand, as XLA's relayout does

@@ -48,9 +48,8 @@ class NumpyDevice:
     local_hardware_id = None
     slice_index = 0
     _memory = _Memory("device")
-    # the kinds XLA's CPU device addresses, as the device this one stands in for: a sharding
-    # may name the host ones (`with_memory_kind("pinned_host")`); device_put to them is
-    # refused on both backends (xla/transfers.py: default memory only)
+    # the kinds XLA's CPU device addresses, as the device this one stands in for: an Array
+    # put in a host one is a buffer whose Placement names that kind (xla/memory_kinds.py)
     _memories = (_memory, _Memory("pinned_host"), _Memory("unpinned_host"))
 
     def __init__(self, id: int = 0):
@@ -59,6 +58,14 @@ class NumpyDevice:
         self.placement = Placement(self)
         # an uncommitted buffer's (another object: the hot paths' identity test tells them apart)
         self.uncommitted = Placement(self)
+        self._in_memory = {"device": self.placement}
+
+    def placement_in(self, kind: str) -> Placement:
+        """The Placement of a committed buffer in this device's `kind` memory."""
+        found = self._in_memory.get(kind)
+        if found is None:
+            found = self._in_memory[kind] = Placement(self, memory_kind=kind)
+        return found
 
     @property
     def client(self):
@@ -164,10 +171,11 @@ class Placement:
     """Where a NumpyBuffer lives (a jaxlib buffer's `_sharding`): one per device (two: the
     committed and the uncommitted), compared by identity on jit's and eager dispatch's
     cache-hit paths; a NumpyShardedBuffer's names every device of its mesh."""
-    __slots__ = ("_devices",)
+    __slots__ = ("_devices", "_memory_kind")
 
-    def __init__(self, *devices):
-        self._devices = devices
+    def __init__(self, *devices, memory_kind: str = "device"):
+        # (`_memory_kind`: the memory it is in, under jaxlib's sharding attribute's name)
+        self._devices, self._memory_kind = devices, memory_kind
 
     def __repr__(self):
         return f"Placement({', '.join(map(repr, self._devices))})"

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes
-from ..core.avals import MemorySpace, Token, get_aval
+from ..core.avals import MemorySpace, Token, get_aval, mem_space_to_kind
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..core.physical import wrap_physical
-from . import string_arrays
+from . import memory_kinds, string_arrays
 from .array import Array, host_to_device
 from .layout import check_put_format, sharding_of_format, xla_layout_text
 from .numpy_device import unsupported
@@ -21,6 +21,41 @@ from .transfers import put_on_device, typed_data
 
 
 def device_put(x, device=None, *, copy=False, name: str = "x") -> Array:
+    """`x` (an Array, NumPy data or a Python scalar) as an Array on `device`: a Device, a
+    sharding (one device's, or a NamedSharding or P over a mesh), a memory space, a Format, or
+    None. A sharding's memory kind (`memory_kind="pinned_host"`) or a memory space
+    (jax.memory.Space.Host) places it in that memory of its devices (xla/memory_kinds.py).
+
+    >>> device_put(np.ones(2), jax.memory.Space.Host).sharding.memory_kind
+    'pinned_host'
+    """
+    if isinstance(device, MemorySpace):
+        if device is MemorySpace.Any:
+            raise ValueError("device_put to jax.memory.Space.Any: it names no memory; "
+                             "use jax.memory.Space.Device or jax.memory.Space.Host")
+        # JAX's: kept on the device (or sharding) it is on, committed, in that memory
+        x = x if isinstance(x, Array) else _placed(x, None, copy, name)
+        device = x.sharding.with_memory_kind(mem_space_to_kind(device))
+    kind = getattr(device, "memory_kind", None)
+    if kind is not None and kind != memory_kinds.DEFAULT and type(device).__name__ != "Format":
+        if isinstance(x, Array) and memory_kinds.kind_of(x) == kind and not copy and \
+                x._buf._committed and x.sharding == device:
+            return x
+        return memory_kinds.in_memory(
+            _placed(x, device.with_memory_kind(memory_kinds.DEFAULT), copy, name), kind)
+    out = _placed(x, device, copy, name)
+    if not isinstance(out, Array):
+        return out
+    kind = memory_kinds.kind_of(out)
+    if device is not None and kind != memory_kinds.DEFAULT:
+        # a host Array put on a Device or a sharding of device memory: moved there
+        return memory_kinds.in_memory(out, memory_kinds.DEFAULT)
+    typed = memory_kinds.typed_in(out.aval, kind)
+    # (a host Array's data laid out anew keeps its type: retyped as where it now is)
+    return out if typed is out.aval else type(out)(out._buf, typed, out._sharding)
+
+
+def _placed(x, device, copy: bool, name: str) -> Array:
     """`x` (an Array, NumPy data or a Python scalar) as an Array on `device`: a Device, a
     sharding (one device's, or a NamedSharding or P over a mesh), a Format, or None. `name`:
     what errors call `x` (a pytree's leaf: "x['w']").
@@ -46,8 +81,6 @@ def device_put(x, device=None, *, copy=False, name: str = "x") -> Array:
         if text is not None:        # another layout than row-major: put, then laid out so
             return _laid_out(x, device, text, copy, name)
         device = sharding_of_format(device, len(aval.shape))
-    if isinstance(device, MemorySpace):
-        x, device = _in_space(x, device, copy)
     if hasattr(device, "_as_mesh_sharding"):        # a GSPMDSharding: its tiling as a mesh's
         device = device._as_mesh_sharding()
     strings = type(getattr(x, "dtype", None)) is dtypes.StringDType
@@ -63,20 +96,6 @@ def device_put(x, device=None, *, copy=False, name: str = "x") -> Array:
             return put_blocks(value, aval, device)
         return put_on_mesh(x, device)
     return put_on_device(x, device, copy=copy)
-
-
-def _in_space(x, space, copy: bool):
-    """(x as an Array, its sharding in `space`'s memory): JAX's device_put to a memory space
-    keeps `x` where it is (on the default device, for host data) and commits it there, in
-    that memory (`.sharding.memory_kind` 'device'). jxkernel's arrays live in each device's
-    default memory only: Host's (JAX's 'pinned_host') is refused, as a Sharding of that
-    memory kind is."""
-    if space is not MemorySpace.Device:
-        raise NotImplementedError(
-            f"device_put to jax.memory.Space.{space.name}: jxkernel places arrays in each device's "
-            f"default memory only (JAX's MemorySpace.Device); use jax.memory.Space.Device")
-    x = x if isinstance(x, Array) else put_on_device(x, None, copy=copy)
-    return x, x.sharding.with_memory_kind("device")
 
 
 def _laid_out(x, fmt, text: str, copy: bool, name: str) -> Array:

@@ -25,6 +25,7 @@ from ..core.config import config
 from ..core.dtypes import float0
 from ..core.physical import is_extended, physical_aval, wrap_physical
 from ..core.avals import ShapedArray, ShapeDtypeStruct, Token, abstract_token
+from .memory_kinds import results_in_memory, typed_in
 from ..core.device_assignment import check_device_assignment
 from ..core.ir import ClosedJaxpr, Jaxpr, Var
 from ..core.lru import LRU, PROGRAMS
@@ -58,7 +59,7 @@ from .sharding import SingleDeviceSharding, hlo_sharding, spec_from_hlo
 def gspmd_sharding(sharding: NamedSharding, ndim: int):
     """jaxlib's sharding object for an `ndim`-d array laid out as `sharding` says."""
     return xc.GSPMDSharding(xc.DeviceList(sharding.mesh._flat_devices),
-                            hlo_sharding(sharding, ndim))
+                            hlo_sharding(sharding, ndim), memory_kind=sharding.memory_kind)
 
 
 def addressable_shards(x: Array) -> list:
@@ -192,9 +193,11 @@ def device_put(x, sharding) -> Array:
     sharding = resolve(sharding)
     devices = sharding._devices("is_fully_addressable")      # an AbstractMesh has none
     if sharding.memory_kind != devices[0].default_memory().kind:
-        raise NotImplementedError(f"device_put to memory kind {sharding.memory_kind!r}: "
-                                  f"jxkernel places arrays in each device's default memory "
-                                  f"only; use {sharding.with_memory_kind(None)!r}")
+        # (xla/put.py, the one door, moves a value into another memory after placing it
+        # with the default memory's sharding: a caller here names a device's memory only)
+        raise ValueError(f"placing a value in memory kind {sharding.memory_kind!r} here: "
+                         f"this path places in device memory only; use "
+                         f"jax.device_put(x, {sharding!r})")
     if is_extended(getattr(x, "aval", None)) and hasattr(x, "_base"):
         # typed keys (any extended dtype's values): their data laid out so (the element axes
         # unsplit), and of their type still
@@ -482,6 +485,13 @@ class ShardedExecutable(Executable):
         self.out_shardings = [given or named_as_asked(s, c, len(a.shape), a.split)
                               for given, s, c, a
                               in zip(asked, out_shardings, chosen, self._physical)]
+        self.out_shardings = results_in_memory(asked, self.out_shardings, self.out_avals)
+        # (and typed as where it is: an out_sharding's memory kind sets its memory space)
+        # (a logical result typed as its physical one stays that object: _finish tests it)
+        self.out_avals, self._physical = map(list, zip(*[
+            (t, t) if a is p else (a, typed_in(p, s.memory_kind))
+            for a, p, s in zip(self.out_avals, self._physical, self.out_shardings)
+            for t in (typed_in(p, s.memory_kind),)])) if self.out_avals else ([], [])
         self.handlers = [_result_handler(a, gspmd_sharding(s, len(a.shape)))
                          for a, s in zip(self._physical, self.out_shardings)]
         self._wrap = _keep

@@ -115,9 +115,11 @@ def _device_of_sharding(sharding):
                         f"SingleDeviceSharding; got {sharding!r} of type "
                         f"{type(sharding).__name__}")
     if sharding.memory_kind != sharding._device.default_memory().kind:
-        raise NotImplementedError(f"device_put to memory kind {sharding.memory_kind!r}: "
-                                  f"jxkernel places arrays in each device's default memory "
-                                  f"only; use {sharding.with_memory_kind(None)!r}")
+        # (xla/put.py, the one door, moves a value into another memory after placing it
+        # with the default memory's sharding: a caller here names a device's memory only)
+        raise ValueError(f"placing a value in memory kind {sharding.memory_kind!r} here: "
+                         f"this path places in device memory only; use "
+                         f"jax.device_put(x, {sharding!r})")
     return sharding._device
 
 

@@ -1044,7 +1044,7 @@ def test_a_deleted_or_donated_arrays_buffer_questions_raise_as_jaxlibs(numpy_dev
 def test_the_device_addresses_the_memory_kinds_of_xlas_cpu(numpy_device):
     """JAX 0.10.2's CPU device addresses "device, pinned_host, unpinned_host" (tests/data/
     extend_experimental_reference.json): a sharding names a host memory, and device_put
-    there is refused on both backends. The NumPy device had only "device": the sharding
+    puts a value there (tests/sharding/test_memory_kinds.py). The NumPy device had only "device": the sharding
     itself raised "Could not find memory addressable by device numpy"."""
     assert [m.kind for m in numpy_device.addressable_memories()] == \
         ["device", "pinned_host", "unpinned_host"]
@@ -1053,8 +1053,8 @@ def test_the_device_addresses_the_memory_kinds_of_xlas_cpu(numpy_device):
     assert repr(pinned) == ("SingleDeviceSharding(device=NumpyDevice(id=0), "
                             "memory_kind=pinned_host)")
     x = jax.device_put(np.arange(3.0, dtype=np.float32), numpy_device)
-    with pytest.raises(NotImplementedError, match="default memory only"):
-        jax.device_put(x, pinned)
+    # (device_put there places it: a buffer whose placement names that memory, typed Host)
+    assert jax.device_put(x, pinned).sharding.memory_kind == "pinned_host"
     with pytest.raises(ValueError, match="can address the following memory kinds: device, "
                                          "pinned_host, unpinned_host. Got memory kind: bogus"):
         pinned.with_memory_kind("bogus")

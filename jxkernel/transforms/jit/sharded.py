@@ -71,6 +71,13 @@ def _check_committed(leaves, own, given) -> None:
             raise NotImplementedError("Having uncommitted Array sharded on multiple devices is "
                                       "not supported.")
         if isinstance(o, NamedSharding) and isinstance(s, NamedSharding) and \
+                type(leaf) is Array and s.memory_kind is not None and \
+                s.memory_kind != (o.memory_kind or "device"):     # (JAX checks this first)
+            raise ValueError(f"Memory kinds passed to jax.jit does not match memory kind on "
+                             f"the respective arg. Got jit memory kind: {s.memory_kind}, arg "
+                             f"memory kind: {o.memory_kind} for arg type: "
+                             f"{leaf.aval.str_short()}")
+        if isinstance(o, NamedSharding) and isinstance(s, NamedSharding) and \
                 type(leaf) is Array and leaf._committed and \
                 not o.is_equivalent_to(s, len(leaf.shape)):
             raise ValueError(f"Sharding passed to jit does not match the sharding on the "
