@@ -23,8 +23,9 @@ $VENV/bin/python -m pip install -q jax==0.10.2 jaxlib==0.10.2 numpy scipy ml_dty
     absl-py
 if [ "$1" = "--docs" ]; then
     # the same list as pyproject's `conformance` extra, which puts them beside jxkernel; and
-    # flatbuffers, which JAX's export.serialize needs
+    # flatbuffers, which JAX's export.serialize needs; optax (the `ecosystem` extra's pin,
+    # beside jxkernel), which notebooks/host-offloading imports
     $VENV/bin/python -m pip install -q matplotlib ipython rich absl-py cloudpickle \
-        scikit-learn flatbuffers
+        scikit-learn flatbuffers optax==0.2.8
 fi
 echo "$(pwd)/$VENV/bin/python"

@@ -15,6 +15,7 @@ stays float32), as XLA's do. Nothing here imports jaxlib.
 from __future__ import annotations
 
 import threading
+import weakref
 
 import numpy as np
 
@@ -126,9 +127,37 @@ def numpy_rule(prim):
     return found if found is not None else rule("numpy", prim)
 
 
+# Jaxpr -> per equation, the variables it is the last to read or that no one reads
+_dead_after: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _dead(jaxpr: Jaxpr) -> list:
+    """Per equation of `jaxpr`, the variables no later equation and no output reads (its
+    operands read last, its results never read): dropped once it has run, so that a program
+    holds only what is still to be read, as XLA frees a buffer after its last use (a 7168x7168
+    MLP's Adam step held every intermediate, 24 GB, to its end and was killed)."""
+    found = _dead_after.get(jaxpr)
+    if found is None:
+        last, outs = {}, {v for v in jaxpr.outvars if type(v) is not Literal}
+        for i, eqn in enumerate(jaxpr.eqns):
+            for v in eqn.invars:
+                if type(v) is not Literal:
+                    last[v] = i
+        found = [[] for _ in jaxpr.eqns]
+        for v, i in last.items():
+            if v not in outs:
+                found[i].append(v)
+        for i, eqn in enumerate(jaxpr.eqns):
+            found[i].extend(v for v in eqn.outvars if v not in last and v not in outs)
+        found = [tuple(dict.fromkeys(d)) for d in found]
+        _dead_after[jaxpr] = found
+    return found
+
+
 def _eval(jaxpr: Jaxpr, consts, args, prepare=None) -> list:
     env = {v: _as_array(c, v.aval) for v, c in zip(jaxpr.constvars, consts)}
     env.update((v, _as_array(a, v.aval)) for v, a in zip(jaxpr.invars, args))
+    dead = _dead(jaxpr)
     for i, eqn in enumerate(jaxpr.eqns):
         impl = numpy_rules.get(eqn.primitive) or numpy_rule(eqn.primitive)
         operands = [np.asarray(a.val, a.aval.dtype) if type(a) is Literal else env[a]
@@ -149,6 +178,8 @@ def _eval(jaxpr: Jaxpr, consts, args, prepare=None) -> list:
             env.update(zip(eqn.outvars, map(np.asarray, outs)))
         else:
             env[eqn.outvars[0]] = np.asarray(outs)
+        for v in dead[i]:
+            env.pop(v, None)
     return [np.asarray(a.val, a.aval.dtype) if type(a) is Literal else env[a]
             for a in jaxpr.outvars]
 

@@ -254,6 +254,13 @@ def test_on_the_numpy_backend_device_names_are_read_past_and_xla_only_cells_name
     assert compare_cells.compare_page("p", cells, jax, ours, {})["status"] == "fail"
     other = {"records": [dict(refused, error="NotImplementedError: no rule"), ours["records"][1]]}
     assert compare_cells.compare_page("p", cells, jax, other, {}, (), "why")["status"] == "fail"
+    # JAX printed what XLA gave and raised further on (host-offloading's cell 9): XLA-only;
+    # where JAX raised having printed no more than jxkernel, a disagreement
+    later = {"records": [dict(jax["records"][0], error="ValueError: later"), jax["records"][1]]}
+    assert compare_cells.compare_page("p", cells, later, ours, {}, (), "why")["xla_only"] == [0]
+    early = {"records": [{"index": 0, "out": [], "error": "ValueError: at once"},
+                         jax["records"][1]]}
+    assert compare_cells.compare_page("p", cells, early, ours, {}, (), "why")["status"] == "fail"
 
 
 def test_on_the_numpy_backend_a_jitted_primitives_impl_stands_for_its_lowering():
