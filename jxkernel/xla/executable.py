@@ -80,7 +80,7 @@ class Executable:
     kept = None            # the arguments it takes (None: all)
 
     def __init__(self, loaded, out_avals, device, name="", donated=(), *, in_avals=None,
-                 arg_names=None, committed=True, kept=None, tokens=()):
+                 arg_names=None, committed=True, kept=None, tokens=(), out_kinds=None):
         self.devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
         self.device = self.devices[0]
         self.loaded, self.name = loaded, name
@@ -99,7 +99,14 @@ class Executable:
         # as keys again (`_wrap_logical`); such programs stay off the compiled fast path
         physical = [result_aval(a) for a in self.out_avals]
         keyed = physical != self.out_avals
-        self.handlers = [_result_handler(a, self._sharding, self.committed) for a in physical]
+        # `out_kinds`: per result the memory kind jit's out_shardings name (None: 'device'),
+        # which the module places it in: its buffer's sharding says so (xla/memory_kinds.py)
+        self.out_kinds = out_kinds
+        self.handlers = [_result_handler(a, self._sharding if k in (None, "device") else
+                                         xc.GSPMDSharding(xc.DeviceList(self.devices),
+                                                          xc.HloSharding.replicate(),
+                                                          memory_kind=k), self.committed)
+                         for a, k in zip(physical, out_kinds or [None] * len(physical))]
         # the ordered effects of a library's it takes and returns tokens for, first
         # (effect_tokens.runtime_tokens passes them between programs): off the fast paths
         self.tokens = tuple(tokens)
@@ -141,7 +148,8 @@ class Executable:
             twin = copy.copy(self)
             twin.__init__(self.loaded, self.out_avals, self.devices, self.name, self.donated,
                           in_avals=self.in_avals, arg_names=self.arg_names,
-                          committed=committed, kept=self.kept, tokens=self.tokens)
+                          committed=committed, kept=self.kept, tokens=self.tokens,
+                          out_kinds=self.out_kinds)
             self._twin = twin
         return self._twin
 

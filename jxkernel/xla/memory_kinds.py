@@ -91,9 +91,11 @@ def program_kinds(jaxpr, in_vars, arg_shardings, result_shardings):
         return asked, [k if k is not None else mem_space_to_kind(
             getattr(v.aval, "memory_space", MemorySpace.Device)) for k, v in zip(asked, variables)]
     _, ins = kinds(in_vars, arg_shardings)
+    if arg_shardings is None:       # (one device, no in_shardings: JAX names a Host input's)
+        ins = [None if k == DEFAULT else k for k in ins]
     asked, outs = kinds(jaxpr.outvars, result_shardings)
     moved = [mem_space_to_kind(s) for s in _transfer_spaces(jaxpr) if s is not MemorySpace.Any]
-    if all(k == DEFAULT for k in ins + outs + moved):
+    if all(k in (None, DEFAULT) for k in ins + outs + moved):
         return None
     return ins, outs, asked
 
@@ -107,8 +109,11 @@ def annotated(body, value, kind: str):
         "mhlo.frontend_attributes": f'{{_xla_buffer_placement = "{kind}"}}'})[0]
 
 
-def with_kind(attr: str | None, kind: str) -> str:
-    """An argument's or result's attribute text with its `mhlo.memory_kind` first."""
+def with_kind(attr: str | None, kind: str | None) -> str | None:
+    """An argument's or result's attribute text with its `mhlo.memory_kind` first (none for
+    a `kind` of None)."""
+    if kind is None:
+        return attr
     text = f'mhlo.memory_kind = "{kind}"'
     return text if not attr else f"{text}, {attr}"
 

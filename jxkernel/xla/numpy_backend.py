@@ -38,7 +38,7 @@ from .client import JaxRuntimeError
 from .compiler import _BUILD_OPTION_NAMES, CompileError, Phases, _with_base
 from .deleted import Gone, donated, mark
 from .effect_tokens import Token, runtime_tokens
-from .executable import Executable, _donated_indices, check_may_execute
+from .executable import Executable, _donated_indices, check_may_execute, float0_result
 from .layout import default_layout
 from .numpy_device import (LIVE_EXECUTABLES, NumpyBuffer, NumpyShardedBuffer, flush_subnormals,
                            unsupported)
@@ -65,7 +65,7 @@ class NumpyExecutable(Executable):
     XLA writes an aliased result into the donated buffer (a Ref keeps its address)."""
 
     def __init__(self, jaxpr, out_avals, device, name="", donated=(), *, in_avals=None,
-                 arg_names=None, kept=None, aliased=(), tokens=()):
+                 arg_names=None, kept=None, aliased=(), tokens=(), out_kinds=None):
         devices = tuple(device) if isinstance(device, (list, tuple)) else (device,)
         if len(devices) > 1 and type(self) is NumpyExecutable:
             raise unsupported(f"{name or 'a program'} over {len(devices)} devices without a "
@@ -82,6 +82,9 @@ class NumpyExecutable(Executable):
         # for each, as an XLA program gives one back (effect_tokens.runtime_tokens)
         self.tokens = tuple(tokens)
         self._sharding = self.device.placement
+        # per result the Placement in the memory jit's out_shardings name (None: _sharding's)
+        self._placed_in = [None if k in (None, "device") else self.device.placement_in(k)
+                           for k in out_kinds or [None] * len(self.out_avals)]
         self._simple = not self.donated
         self.plain = False                    # the compiled fast path runs XLA's only
         self._nconsts = len(jaxpr.constvars)
@@ -157,9 +160,13 @@ class NumpyExecutable(Executable):
                 out = _written(into[j], out)
             if out is not made:                   # (each device's block of a pmap's result)
                 numpy_sharded.carry_noted(made, out, flush)
+            if getattr(aval, "dtype", None) == dtypes.float0:     # zeros on the host, as XLA's
+                result.append(float0_result(aval))
+                continue
             logical, aval = aval, physical_aval(aval)      # (typed keys: their data ran)
             a = Array.__new__(Array)
-            a._buf, a.aval, a._npy, a._sharding = (NumpyBuffer(out, aval, self._sharding, flush),
+            placed = self._placed_in[j] or self._sharding
+            a._buf, a.aval, a._npy, a._sharding = (NumpyBuffer(out, aval, placed, flush),
                                                    aval, None, None)
             result.append(a if logical is aval else wrap_physical(logical, a))
         return result
@@ -267,6 +274,9 @@ class NumpyShardedExecutable(NumpyExecutable):
         first, self._ran = not self._ran, True
         for out, sharding, source, at in zip(outs, self.out_shardings, self._forwarded,
                                              self._forwarded_at):
+            if isinstance(out, np.ndarray):     # a float0 result: zeros on the host
+                result.append(out)
+                continue
             data = out._base if type(out) is not Array else out    # (typed keys: their data)
             if sharding.memory_kind and data is out:    # (typed as the memory it is in)
                 data = out = Array(data._buf, typed_in(data.aval, sharding.memory_kind))

@@ -51,6 +51,9 @@ class Module:
     kept: tuple | None = None          # the inputs it takes (constvars first), None: all
     tokens: tuple = ()                 # the ordered effects its main takes tokens for
     aliased: tuple = ()                # NumPy backend, one device: (donated input, its result)
+    # one device: per result the memory kind jit's out_shardings put it in (None: 'device'),
+    # where one names another ('pinned_host'): its Array says so (Executable's out_kinds)
+    out_kinds: tuple | None = None
 
 
 def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=None,
@@ -77,9 +80,10 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
     invar, per result) the layout jit's Formats give it (Layout.AUTO, a Layout or None),
     lowered as JAX's `mhlo.layout_mode` (xla/layout.py)."""
     kept, n_consts, n_inputs = None, len(jaxpr.constvars), len(jaxpr.constvars + jaxpr.invars)
+    # (the NumPy backend's module text, `Lowered.as_text()`, XLA's CPU module: JAX's too)
     embed = {jaxpr.constvars[i]: value for i, value in embedded.items()} \
-        if embedded and mesh is None and type(devices[0]) is not NumpyDevice \
-        and not has_keys(jaxpr) else {}
+        if embedded and mesh is None and not has_keys(jaxpr) and (
+            type(devices[0]) is not NumpyDevice or platforms is not None or locations) else {}
     # (inputs of symbolic shapes: JAX's main takes every input, after the variables)
     if not keep_unused and not any(is_symbolic(d) for v in jaxpr.invars
                                    for d in getattr(v.aval, "shape", ())):
@@ -139,7 +143,7 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
             return Module("", None, devices, out_avals,
                           tuple(donated) if donated is not None else (), None, 0.0, jaxpr,
                           None if arg_shardings is None else tuple(arg_shardings), kept,
-                          tokens, aliased=aliased)
+                          tokens, aliased=aliased, out_kinds=_out_kinds(mesh, result_shardings))
         platforms = platforms or ("cpu",)    # its text (Lowered.as_text): XLA's CPU module
     platforms = tuple(platforms or (_client.platform_of(devices[0]),))
     start = time.perf_counter()
@@ -151,10 +155,18 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
         key_ndims=key_ndims, layouts=layouts)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
+    out_kinds = _out_kinds(mesh, result_shardings)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)
     return Module(text, module_ctx, devices, out_avals,
                   tuple(module_ctx.donated) if donated is not None else (), propagate, lower_s,
-                  kept=kept, tokens=module_ctx.tokens)
+                  kept=kept, tokens=module_ctx.tokens, out_kinds=out_kinds)
+
+
+def _out_kinds(mesh, result_shardings) -> tuple | None:
+    """Module.out_kinds: on one device, per result the memory kind its sharding names."""
+    if mesh is not None or result_shardings is None:
+        return None
+    return tuple(getattr(s, "memory_kind", None) for s in result_shardings)
 
 
 def _embedding(jaxpr, kept, embed) -> tuple:
@@ -218,6 +230,8 @@ def compile(module: Module, label: str, *, trace_s: float = 0.0, executable=Exec
     """(Executable, Phases) of a lowered module. `executable` is the Executable class to
     make (called as Executable is, with `options` as keywords); `label` names it in errors;
     `compiler_options` are XLA's options by name."""
+    if module.out_kinds is not None:
+        options = {**options, "out_kinds": module.out_kinds}
     if module.jaxpr is not None:               # the NumPy backend's (lower made it so)
         # loads with the first program on the NumPy backend: XLA's runs never need it
         from .numpy_backend import compile_numpy

@@ -64,6 +64,17 @@ def run(jax) -> dict:
     _case(out, "jit_out_host", lambda: _placed(
         jax, jax.jit(lambda a: a * 2, out_shardings=s_host)(on_dev)))
     _case(out, "jit_in_shardings_host", lambda: jax.jit(lambda a: a, in_shardings=s_host)(on_dev))
+    # a jit pinned to one device (SingleDeviceShardings), its results asked in host memory
+    # (the host-offloading page's optimizer state): placed there, typed as device arrays
+    single_host = SingleDeviceSharding(dev, memory_kind="pinned_host")
+    _case(out, "jit_out_single_host", lambda: _placed(
+        jax, jax.jit(lambda a: a * 2, out_shardings=single_host)(x)))
+    _case(out, "jit_out_single_host_tree", lambda: [a.sharding.memory_kind for a in jax.jit(
+        lambda a: (a, a + 1), out_shardings=(single_host, SingleDeviceSharding(dev)))(x)])
+    _case(out, "jit_in_single_host_out_device", lambda: _placed(jax, jax.jit(
+        lambda a: a + 1, in_shardings=single_host,
+        out_shardings=SingleDeviceSharding(dev, memory_kind="device"))(
+            jax.device_put(x, single_host))))
 
     def to_device_add(a):
         return jax.device_put(a, s_dev) + 1
@@ -119,6 +130,9 @@ def lowered(jax) -> dict:
         lambda a: a * 2, out_shardings=s_host).lower(on_dev).as_text())
     _case(out, "lower_put_to_host", lambda: jax.jit(
         lambda a: jax.device_put(a * 2, s_host)).lower(on_dev).as_text())
+    single_host = jax.sharding.SingleDeviceSharding(jax.devices()[0], memory_kind="pinned_host")
+    _case(out, "lower_out_single_host", lambda: jax.jit(
+        lambda a: a * 2, out_shardings=single_host).lower(x).as_text())
     _case(out, "lower_put_to_space_host", lambda: jax.jit(
         lambda a: jax.device_put(a * 2, jax.memory.Space.Host)).lower(on_dev).as_text())
     return out

@@ -48,7 +48,8 @@ def test_operations_keep_one_memory_space(got, name):
 
 @pytest.mark.parametrize("name", [
     "jit_identity_host", "jit_double_host", "jit_out_device", "jit_out_host",
-    "jit_in_shardings_host", "jit_put_to_device"])
+    "jit_in_shardings_host", "jit_put_to_device", "jit_out_single_host",
+    "jit_out_single_host_tree", "jit_in_single_host_out_device"])
 def test_jit_results_are_placed_as_in_jax(got, name):
     assert got[name] == WANT[name]
 

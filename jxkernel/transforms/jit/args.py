@@ -924,6 +924,19 @@ def flat_pinned(given, tree) -> list:
         broadcast_prefix(given, tree, is_leaf=lambda s: s is None or _one_device(s))
 
 
+def result_memories(jitted, out_tree) -> list | None:
+    """Per result of a jit pinned to one device, the SingleDeviceSharding its out_shardings
+    give it, where one names another memory than 'device' (`memory_kind='pinned_host'`), for
+    the module's result attributes and placements (xla/memory_kinds.py's program_kinds), as
+    JAX lowers them; None where none does."""
+    if jitted._pinned is None or jitted._out_shardings is None:
+        return None
+    flat = flat_pinned(jitted._out_shardings, tree_unflatten(out_tree, [0] * out_tree.num_leaves))
+    if all(getattr(s, "memory_kind", None) in (None, "device") for s in flat):
+        return None
+    return flat
+
+
 def pinned_found(jitted, dyn_args, leaves) -> list:
     """device_mismatch's list for a call of `jitted` on `leaves`: the given in_shardings (a
     committed argument's own where none is given), then the given out_shardings; `device=`

@@ -47,7 +47,7 @@ from . import refs as jit_refs
 from .captured_constants import check_captured_constants, embedded
 from .high import is_high_trace
 from .args import (abstract_leaf_aval, check_arg_layouts, flat_pinned, layout_modes, leaf_aval,
-                   out_formats, result_paths, token_carriers)
+                   out_formats, result_memories, result_paths, token_carriers)
 from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
 from .pinned import committed_at, one_device_given, program_placement
 from .primitive import (any_sharded, lowered_now, trace_event, traced_at, traced_by,
@@ -179,9 +179,12 @@ def _lower_jit(jitted, closed, out_tree, device, donated_leaves, layouts, platfo
         ins = list(layouts[0])[-len(jaxpr.invars):] if jaxpr.invars else []
         layouts = ([None] * (len(jaxpr.invars) - len(ins)) + ins,
                    list(layouts[1]) + [None] * len(aliases))
+    memories = result_memories(jitted, out_tree)    # (out_shardings in 'pinned_host')
     return pipeline.lower(jaxpr, [device], name=jitted._name, donated=donated, layouts=layouts,
                           platforms=platforms, result_names=result_paths(out_tree)
                           + [None] * len(aliases),     # (Refs' final values last)
+                          result_shardings=None if memories is None else
+                          memories + [None] * len(aliases),
                           locations=locations, arg_names=arg_names,
                           keep_unused=jitted._keep_unused, aliases=aliases,
                           one_device=one_device, rules=rules, embedded=embedded(closed))
