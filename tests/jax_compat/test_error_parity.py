@@ -59,12 +59,10 @@ def test_jvps_aux_refusal_names_jaxs_tracer_class(call):
         call(lambda v: v * 2, jax.numpy.ones(2))
 
 
-def test_device_put_to_host_memory_is_refused_saying_why():
+def test_device_put_to_host_memory_puts_it_there():
     """JAX 0.10.2 puts an array in host memory for jax.memory.Space.Host (memory kind
-    'pinned_host', its type `f32<host>[2]`); jxkernel's arrays live in each device's default
-    memory only, so it refuses, saying so (its ValueError said device_put "only accepts ...
-    `jax.memory.Space`", for a Space; Space.Device is JAX's answer: cases above)."""
-    with pytest.raises(NotImplementedError, match=r"^device_put to jax\.memory\.Space\.Host: "
-                                                  r"jxkernel places arrays in each device's "
-                                                  r"default memory only"):
-        jax.device_put(np.ones(2, np.float32), jax.memory.Space.Host)
+    'pinned_host', its type `f32<host>[2]`), and so does jxkernel since memory kinds (it
+    refused before; every placement against JAX's: tests/sharding/test_memory_kinds.py)."""
+    put = jax.device_put(np.ones(2, np.float32), jax.memory.Space.Host)
+    assert put.sharding.memory_kind == "pinned_host" and str(jax.typeof(put)) == \
+        "float32<host>[2]"
