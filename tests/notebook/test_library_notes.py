@@ -159,12 +159,14 @@ def test_a_step_closing_over_an_optimizer_is_advised_static_not_traced(optax_cel
         assert all(_f32_ulps(a, b) <= 4 for a, b in zip(ours, _numbers(jax[name]["printed"])))
     assert jax["optimizer_traced"]["error"].startswith("TypeError: Error interpreting argument")
     assert optax_cells["optimizer_traced"]["error"][0] == "TypeError"
-    # the fix, pasted: one compile for two fits (no note), the same losses (6 decimals)
+    # the fix, pasted: one compile for two fits (no note), the same losses (float32, 4 ulps:
+    # printed to 6 decimals, whose last moved on the NumPy backend, as it may on another CPU)
     assert jax["optimizer_static"]["compiles"] == {"step_static": 1}
     assert optax_cells["optimizer_static"]["error"] is None
     assert optax_cells["optimizer_static"]["notes"] == []
-    assert optax_cells["optimizer_static"]["stdout"].splitlines() == \
-        jax["optimizer_static"]["printed"]
+    ours = _numbers(optax_cells["optimizer_static"]["stdout"].splitlines())
+    theirs = _numbers(jax["optimizer_static"]["printed"])
+    assert len(ours) == len(theirs) and all(_f32_ulps(a, b) <= 4 for a, b in zip(ours, theirs))
 
 
 def test_an_optax_optimizer_passed_traced_gets_static_not_a_class_rewrite(optax_cells):

@@ -18,6 +18,7 @@ from recompile_cells_cases import NOW_TRACED_CODE, PROGRAMS  # noqa: E402  (test
 from ipython_shell import (_forget_user_names, logs_closed, ran_ok,  # noqa: E402, F401
                            shell_fixture)
 import locations  # noqa: E402  (tests/support)
+from note_words import here  # noqa: E402  (tests/support)
 
 REFERENCE = locations.jax_answers("recompile_cells_reference.json")["programs"]
 
@@ -253,5 +254,5 @@ def test_a_modules_own_jit_reloaded_is_told_as_the_reload(shell, learner_dir, na
     runs = run_program(shell, name, learner_dir)
     change = _change_under(runs[3])
     assert change.kind == "fresh_jit" and change.fix.startswith(said), change.fix
-    assert f"· fix: {brief}" in runs[3][0].notes[0]["text/plain"].splitlines()[0]
+    assert here(f"· fix: {brief}") in runs[3][0].notes[0]["text/plain"].splitlines()[0]
     assert [c["lowerings"] for c in REFERENCE[name]["cells"]][3] == 1

@@ -35,6 +35,7 @@ NUMPY_WORDS = (("would recompile because", "would trace again because"),   # the
                ("compiled (cell", "traced (cell"),
                ("compile one program each", "make one program each"),
                ("each compile is expected", "each trace is expected"),
+               ("a compile per edit is expected", "a trace per edit is expected"),
                ("rows compiled before", "rows traced before"),
                # a value read from outside changed since the trace (the stale note)
                ("its compiled program", "its program"),
