@@ -56,9 +56,8 @@ def device_put(x, device=None, *, copy=False, name: str = "x") -> Array:
 
 
 def _placed(x, device, copy: bool, name: str) -> Array:
-    """`x` (an Array, NumPy data or a Python scalar) as an Array on `device`: a Device, a
-    sharding (one device's, or a NamedSharding or P over a mesh), a Format, or None. `name`:
-    what errors call `x` (a pytree's leaf: "x['w']").
+    """device_put's placing of `x` on `device` (no memory space: device_put moves it into
+    one after). `name`: what errors call `x` (a pytree's leaf: "x['w']").
 
     >>> device_put(1.0)
     Array(1., dtype=float32, weak_type=True)
