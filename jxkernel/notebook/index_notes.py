@@ -1,4 +1,5 @@
-"""The note under a cell whose code read or updated an array at a static index past its axis:
+"""The note under a cell whose code read or updated an array at an index past its axis, a
+static integer or a value of an index array known when the line ran:
 JAX clamps a read's index (a gather's default) and drops an update (a scatter's), and says
 nothing, where NumPy raises IndexError, so a learner from NumPy gets the last element, or the
 array unchanged, and no error.
@@ -24,40 +25,53 @@ def clear() -> None:
 
 
 def cell_note(told: set | None = None) -> Note | None:
-    """The note of the cell that just ran, or None: no static index out of bounds read by the
+    """The note of the cell that just ran, or None: no index out of bounds read by the
     user's code, or only at lines told of before (`told`: (file, line), kept by the loaded
     extension; a cell edited and run again is another file)."""
-    read = [r for r in indexing.clamped_indices if is_user_file(r[0])]
+    read = [r for r in indexing.clamped_indices if is_user_file(r.file)]
     indexing.clamped_indices.clear()
     if told is not None:
-        read = [r for r in read if (r[0], r[1]) not in told]
-        told.update((r[0], r[1]) for r in read)
+        read = [r for r in read if (r.file, r.line) not in told]
+        told.update((r.file, r.line) for r in read)
     if not read:
         return None
-    file, line, index, axis, size, use = read[0]
-    where = "past the end" if index >= 0 else "before the start"
-    more = len({(f, n) for f, n, *_ in read}) - 1
+    first = read[0]
+    where = "past the end" if first.index >= 0 else "before the start"
+    more = len({(r.file, r.line) for r in read}) - 1
     others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
-    at = f"index {index} is {where} of axis {axis} (size {size}) (at " \
-        f"{source_label(_Site(file, line))}){others}"
-    if use == "update":
+    at = f"index {first.index}{' in the index array' if first.in_array else ''} is {where} of " \
+        f"axis {first.axis} (size {first.size}){_also(first.in_array)} (at " \
+        f"{source_label(_Site(first.file, first.line))}){others}"
+    size = first.size
+    # (jax_check_static_indices looks at static integers only: JAX 0.10.2 raised nothing for
+    # an index array out of bounds with it on, tests/data/index_array_reference.json)
+    checked = "static integer reads only, not index arrays" if first.in_array else "reads only"
+    if first.use == "update":
         return Note(
             f"⚠ {at}: JAX dropped this update, where NumPy raises IndexError",
             body=("JAX drops an update at an index out of bounds (a scatter's default) and "
                   "raises nothing, since code running on an accelerator cannot (" + SHARP_BITS +
-                  f"): the array is returned unchanged there. Axis {axis}'s indices run from 0 "
-                  f"to {size - 1} (or -{size} to -1, counted from the end); "
-                  "jax.config.update('jax_check_static_indices', True) checks reads only, not "
+                  f"): the array is returned unchanged there. Axis {first.axis}'s indices run "
+                  f"from 0 to {size - 1} (or -{size} to -1, counted from the end); "
+                  f"jax.config.update('jax_check_static_indices', True) checks {checked}, not "
                   "updates. Where dropping is what you mean, say so, and this note is not "
                   "shown: x.at[idx].set(v, mode='drop') (and so .add, .multiply, ...)."),
             kind="info", details=True)
-    clamped = size - 1 if index >= 0 else 0
+    clamped = size - 1 if first.index >= 0 else 0
+    check = ("jax.config.update('jax_check_static_indices', True) checks static integer "
+             "indices only, not an index array; " if first.in_array else
+             "To have a static index checked as NumPy checks it: "
+             "jax.config.update('jax_check_static_indices', True), then it raises "
+             "IndexError; ")
     return Note(
         f"⚠ {at}: JAX read index {clamped} instead, where NumPy raises IndexError",
         body=("JAX clamps an index out of bounds when it reads (a gather's default) and raises "
-              "nothing, since code running on an accelerator cannot (" + SHARP_BITS + "). "
-              "To have a static index checked as NumPy checks it: "
-              "jax.config.update('jax_check_static_indices', True), then it raises "
-              "IndexError; to read a fill value there instead of the clamped element: "
+              "nothing, since code running on an accelerator cannot (" + SHARP_BITS + "). " +
+              check + "to read a fill value there instead of the clamped element: "
               "x.at[idx].get(mode='fill', fill_value=...) in place of x[idx]."),
         kind="info", details=True)
+
+
+def _also(in_array: int) -> str:
+    """How many more of an index array's indices are out of bounds, where there are more."""
+    return f" (and {in_array - 1} more of its indices)" if in_array > 1 else ""

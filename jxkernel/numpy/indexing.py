@@ -26,6 +26,7 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,12 +58,28 @@ GatherScatterMode = lax.GatherScatterMode
 NONE, ELLIPSIS, INT, SLICE, ARRAY, BOOL = "none", "ellipsis", "int", "slice", "array", "bool"
 
 
-# The static integer indices past their axis that code outside jxkernel read or updated at
-# (x[5] of 3 elements, x.at[5].set(v)): (file, line, index, axis, size, "read" or "update").
+class OutOfBounds(NamedTuple):
+    """An index past its axis that code outside jxkernel read or updated at: a static integer
+    (x[5] of 3 elements, x.at[5].set(v)) or a value of an index array known when the line ran
+    (x[np.array([3, 5])]; `in_array`: how many of the array's indices are out of bounds, 0
+    for an integer). `use`: "read" or "update"."""
+    file: str
+    line: int
+    index: int
+    axis: int
+    size: int
+    use: str
+    in_array: int = 0
+
+
 # JAX clamps a read, as gather's default, and drops an update, as scatter's, where NumPy raises
 # IndexError, and says nothing; the notebook's note under the cell (notebook/index_notes.py)
 # reads them and clears them.
 clamped_indices: collections.deque = collections.deque(maxlen=16)
+
+# the largest index array whose values are looked at: a jxkernel Array's are copied to the host
+# (a larger one is not looked at, rather than make each eager read pay for the copy)
+_LOOKED_AT = 1 << 16
 
 
 # ------------------------------------------------------------------ parsing an index
@@ -221,7 +238,7 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
     if static:
         items = [(k, _check_slice(i, p) if k == SLICE else i) for p, (k, i) in enumerate(items)]
         return _static_slice(arr, shape, items, normalize_indices)
-    if parsed_mode is None and INT in kinds:
+    if parsed_mode is None and kinds & {INT, ARRAY}:
         _record_clamped(shape, items, normalize_indices)
     dynamic = strategy is IndexingStrategy.DYNAMIC_SLICE or strategy is IndexingStrategy.AUTO \
         and slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS, ARRAY} and all(
@@ -277,15 +294,36 @@ def _indexed_at():
 
 
 def _record_clamped(shape, items, normalize_indices, use="read") -> None:
-    """Adds each static integer index out of its axis (one JAX clamps, or drops the update
-    at) to clamped_indices, at the line outside jxkernel that indexed."""
+    """Adds each index out of its axis that JAX clamps (or drops the update at), a static
+    integer or a value of an index array known when the line ran, to clamped_indices, where
+    the line that indexed is the user's own."""
+    where = None
     for axis, (k, i) in zip(_item_axes(items, shape), items):
-        size = shape[axis] if k == INT else None
-        if isinstance(size, (int, np.integer)) and \
-                not 0 <= (i + size if normalize_indices and i < 0 else i) < size:
-            where = _indexed_at()
+        size = shape[axis] if k in (INT, ARRAY) else None
+        if not isinstance(size, (int, np.integer)):
+            continue                                  # (a symbolic axis: undecided)
+        if k == INT:
+            values = np.array([i])
+        else:
+            where = where or _indexed_at()            # (only the user's line pays for a look)
+            values = _known_values(i) if where else None
+            if values is None:
+                continue
+        normed = np.where(values < 0, values + size, values) if normalize_indices else values
+        out = values[(normed < 0) | (normed >= size)]
+        if out.size:
+            where = where or _indexed_at()
             if where is not None:
-                clamped_indices.append((*where, int(i), axis, int(size), use))
+                clamped_indices.append(OutOfBounds(
+                    *where, int(out[0]), axis, int(size), use, out.size if k == ARRAY else 0))
+
+
+def _known_values(i):
+    """An index array's values as a flat NumPy array, where they are known without running
+    anything (a NumPy array, a list, a concrete Array not too large), else None."""
+    if isinstance(i, Tracer) or isinstance(i, Array) and (i.is_deleted() or i.size > _LOOKED_AT):
+        return None
+    return np.asarray(i).ravel()
 
 
 def _check_static_ints(shape, items, normalize_indices):
@@ -785,7 +823,7 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
     check_arraylike("scatter", y)
     shape = xa.shape
     items = _expand_bool_indices(_parse(idx, shape), shape)
-    if mode is None and any(k == INT for k, _ in items):
+    if mode is None and any(k in (INT, ARRAY) for k, _ in items):
         _record_clamped(shape, items, normalize_indices, "update")
     typed = xa.split
     ix = _index_to_gather(shape, items, normalize_indices,

@@ -13,10 +13,12 @@ pytest.importorskip("IPython")
 
 import jxkernel
 import dropped_updates_cases as cases  # tests/data
+import index_array_cases  # tests/data
 import locations  # tests/support
 from ipython_shell import ran_failing, ran_ok, shell_fixture  # tests/support
 
-shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp\nx = jnp.arange(3)",
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp, numpy as np\n"
+                      "x = jnp.arange(3)",
                       fresh=True)
 NOTE = "⚠ index "
 
@@ -109,3 +111,71 @@ def test_jxkernels_own_indexing_is_not_told_at_the_learners_line(shell):
     shell.user_ns["pad_last"] = inside["pad_last"]
     assert _notes(ran_ok(shell, "out = pad_last(jnp.arange(3))")) == []
     assert len(_notes(ran_ok(shell, "out = jnp.arange(3).at[5].set(1)"))) == 1
+
+
+# ------------------------------------------------------------------ index arrays
+ARRAYS = locations.jax_answers("index_array_reference.json")
+ARRAY_TITLE = (r"⚠ index (-?\d+) in the index array is (past the end|before the start) of axis "
+               r"(\d) \(size (\d+)\)(?: \(and (\d+) more of its indices\))? \(at In\[\d+\]:1\): ")
+
+
+def test_jxkernel_reads_and_updates_with_these_index_arrays_as_jax_did():
+    assert index_array_cases.run(jxkernel) == ARRAYS
+
+
+@pytest.mark.parametrize("name", list(index_array_cases.READS))
+def test_an_index_array_read_out_of_bounds_is_told_with_the_index_jax_read(shell, name):
+    expression = index_array_cases.READS[name]
+    (note,) = _notes(ran_ok(shell, f"out = {expression}"))
+    title = note.splitlines()[0]
+    found = re.fullmatch(ARRAY_TITLE + r"JAX read index (\d+) instead, where NumPy raises "
+                         r"IndexError", title)
+    assert found, title
+    index, _, _, size, more, read = found.groups()
+    # JAX read there the element at the index the note names (each element is its index
+    # plus the axis's first value)
+    answer = np.ravel(ARRAYS[name]["default"]["result"])
+    assert index_array_cases.FIRST.get(name, 0.0) + int(read) in answer
+    assert int(read) == (int(size) - 1 if int(index) >= 0 else 0)
+    # how many more of the array's indices are out of bounds, counted as NumPy counts them
+    values = np.ravel(eval(re.search(r"array\((.*?)\)\]", expression).group(1)))
+    normed = np.where(values < 0, values + int(size), values)
+    assert int(more or 0) + 1 == np.count_nonzero((normed < 0) | (normed >= int(size)))
+    with pytest.raises(IndexError):
+        np.zeros(int(size))[values]
+    # the option the note says does not check an index array did not, for JAX 0.10.2
+    assert ARRAYS[name]["checked"] == ARRAYS[name]["default"]
+    assert "checks static integer indices only, not an index array" in note
+    assert "jax_check_static_indices', True), then it raises" not in note
+
+
+@pytest.mark.parametrize("name", list(index_array_cases.UPDATES))
+def test_an_index_array_update_out_of_bounds_is_told_as_dropped(shell, name):
+    expression = index_array_cases.UPDATES[name]
+    (note,) = _notes(ran_ok(shell, f"out = {expression}"))
+    title = note.splitlines()[0]
+    assert re.fullmatch(ARRAY_TITLE + "JAX dropped this update, where NumPy raises IndexError",
+                        title), title
+    # the update landed in bounds only: arange(10) changed nowhere but at the indices in bounds
+    answer = np.asarray(ARRAYS[name]["default"]["result"])
+    values = np.ravel(eval(re.search(r"array\((.*?)\)\]", expression).group(1)))
+    inside = values[(values >= -10) & (values < 10)] % 10
+    assert np.flatnonzero(answer != np.arange(10)).tolist() == sorted(inside.tolist())
+    assert ARRAYS[name]["checked"] == ARRAYS[name]["default"]
+    assert "checks static integer reads only, not index arrays, not updates" in note
+    assert "mode='drop'" in note
+
+
+def test_the_fixes_it_names_for_an_index_array_get_no_note_and_do_what_it_says(shell):
+    for name, expression in index_array_cases.FIXES.items():
+        assert _notes(ran_ok(shell, f"out = {expression}")) == [], name
+        assert np.asarray(shell.user_ns["out"]).tolist() == ARRAYS[name]["default"]["result"]
+    assert ARRAYS["read_fill"]["default"]["result"] == [3.0, -1.0]     # the fill value read
+
+
+def test_an_index_array_in_bounds_traced_or_in_library_code_gets_no_note(shell):
+    assert _notes(ran_ok(shell, "y = x[np.array([0, 2, -3])] + x[jnp.array([1])]")) == []
+    # under jit the array's values are not known when the line runs
+    assert _notes(ran_ok(shell, "y = jax.jit(lambda a, i: a[i])(x, jnp.array([7]))")) == []
+    # jnp.take reads a fill value by default (NaN), which shows: no note
+    assert _notes(ran_ok(shell, "y = jnp.take(jnp.arange(3.), np.array([7]))")) == []
