@@ -9,7 +9,7 @@ import weakref
 from ..core.config import config
 from ..xla import client
 from . import (breakpoint_notes, cell_origins, compile_notes, effect_notes, index_notes,
-               key_notes, layout_notes, print_notes, room_keeper, tracebacks)
+               key_notes, layout_notes, print_notes, room_keeper, tracebacks, update_notes)
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
@@ -82,6 +82,7 @@ class State:
         self.fast_paths = layout_notes.FastPathWatch()    # the cell that turned them off
         self.prints_told: set = set()         # print lines whose tracer a note told (once each)
         self.indices_told: set = set()        # lines whose index out of bounds a note told
+        self.updates_told: set = set()        # lines whose dropped .at update a note told
         self.keys = key_notes.KeyReuseWatch()  # the keys drawn with, for a key reused
 
     def switch_backend(self, name: str):
@@ -150,6 +151,7 @@ class State:
         self.compiles.cell_started()
         print_notes.clear()
         index_notes.clear()
+        update_notes.clear()
         self.keys.cell_started()
         self.effects.cell_started()
         self.breakpoints.cell_started()
@@ -188,6 +190,9 @@ class State:
         clamped = index_notes.cell_note(self.indices_told)
         if clamped is not None and config.jxkernel_compile_notes != "off":
             show(clamped)
+        dropped = update_notes.cell_note(self.updates_told)
+        if dropped is not None and config.jxkernel_compile_notes != "off":
+            show(dropped)
         reused = self.keys.cell_finished()
         if reused is not None and config.jxkernel_compile_notes != "off":
             show(reused)

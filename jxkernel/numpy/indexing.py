@@ -77,6 +77,12 @@ class OutOfBounds(NamedTuple):
 # reads them and clears them.
 clamped_indices: collections.deque = collections.deque(maxlen=16)
 
+# The user's lines that called an `.at[idx]` update (x.at[i].set(v), .add, ...): (file, line).
+# The notebook's note under the cell (notebook/update_notes.py) tells one whose new array the
+# line dropped (the call a statement of its own), which a learner from NumPy writes expecting
+# x itself to change.
+update_sites: collections.deque = collections.deque(maxlen=16)
+
 # the largest index array whose values are looked at: a jxkernel Array's are copied to the host
 # (a larger one is not looked at, rather than make each eager read pay for the copy)
 _LOOKED_AT = 1 << 16
@@ -291,6 +297,13 @@ def _indexed_at():
     if frame is None or not is_user_filename(frame.f_code.co_filename):
         return None
     return frame.f_code.co_filename, frame.f_lineno
+
+
+def _record_update_site() -> None:
+    """Adds the line that called an `.at[idx]` update to update_sites, where it is the user's."""
+    where = _indexed_at()
+    if where is not None:
+        update_sites.append(where)
 
 
 def _record_clamped(shape, items, normalize_indices, use="read") -> None:
@@ -885,6 +898,7 @@ def _update_method(name, how, doc):
     def method(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                out_sharding=None, wrap_negative_indices=True):
         out_sharding = canonicalize_sharding(out_sharding, f".{name}")
+        _record_update_site()
         if isinstance(how, str):
             return _scatter_update(self.array, self.index, values, getattr(lax, how),
                                    indices_are_sorted, unique_indices, mode,
@@ -940,6 +954,7 @@ class _IndexUpdateRef:
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):
         """x[idx] = func(x[idx]), applied once per occurrence of a repeated index."""
+        _record_update_site()
 
         def scatter_apply(x, indices, y, dnums, **kw):
             return _scatter(scatter_p, lambda a, _: func(a), x, indices, y, dnums,

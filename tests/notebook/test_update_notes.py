@@ -1,0 +1,77 @@
+"""The note under a cell whose line made an updated copy of an array with `.at[...]` and
+dropped it (jxkernel/notebook/update_notes.py): JAX arrays are immutable, so `x.at[0].set(10)`
+on a line of its own leaves x as it was, and JAX says nothing. What the note says is checked
+against JAX 0.10.2 (tests/data/dropped_copies_reference.json): the array the cell leaves is
+unchanged, and the line the note writes keeps the update."""
+import re
+
+import pytest
+
+pytest.importorskip("IPython")
+
+import jxkernel
+import dropped_copies_cases as cases  # tests/data
+import locations  # tests/support
+from ipython_shell import ran_ok, shell_fixture  # tests/support
+
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True)
+THEIRS = locations.jax_answers("dropped_copies_reference.json")
+
+
+def _notes(ran) -> list:
+    return ran.shown("made a new array") + ran.shown("returned a new array")
+
+
+def test_jxkernel_leaves_these_arrays_as_jax_did():
+    assert cases.run(jxkernel) == THEIRS
+
+
+@pytest.mark.parametrize("name", list(cases.CASES))
+def test_a_dropped_copy_is_told_with_a_line_that_keeps_it(shell, name):
+    source, line, fix = cases.CASES[name]
+    ran = ran_ok(shell, source)
+    (note,) = _notes(ran)
+    title, *body = note.splitlines()
+    call = fix.strip().split(" = ", 1)[1]
+    name_of = fix.strip().split(" = ", 1)[0]
+    assert re.fullmatch(rf"⚠ {re.escape(call)} made a new array, and nothing kept it \(at "
+                        rf"In\[\d+\]:{line}\): {re.escape(name_of)} is unchanged", title), title
+    assert body[-1] == "  " + fix                     # the line, as the cell indents it
+    # what it claims, as JAX did it: the cell left x unchanged; the fixed cell updates it
+    assert shell.user_ns["x"].tolist() == THEIRS[name]["as_written"]
+    assert THEIRS[name]["fixed"] != THEIRS[name]["as_written"]
+    ran_ok(shell, cases.fixed(name))
+    assert shell.user_ns["x"].tolist() == THEIRS[name]["fixed"]
+
+
+def test_the_fixed_cells_get_no_note(shell):
+    for name in cases.CASES:
+        assert _notes(ran_ok(shell, cases.fixed(name))) == [], name
+
+
+def test_the_last_line_is_shown_and_told_so_unless_it_is_a_demonstration(shell):
+    ran_ok(shell, "x = jnp.arange(3)")
+    (note,) = _notes(ran_ok(shell, "x.at[1].set(7)"))
+    assert re.match(r"⚠ x.at\[1\].set\(7\) returned a new array, shown as the cell's output "
+                    r"\(at In\[\d+\]:1\): x is unchanged", note), note
+    assert shell.user_ns["x"].tolist() == [0, 1, 2]
+    # a copy of no one's array, shown: what the line is for
+    assert _notes(ran_ok(shell, "jnp.zeros(3).at[1].set(2.)")) == []
+    # a semicolon hides the output: then nothing shows it
+    (note,) = _notes(ran_ok(shell, "x.at[2].set(7);"))
+    assert "nothing kept it" in note
+
+
+def test_updates_kept_read_or_of_something_else_get_no_note(shell):
+    ran_ok(shell, "x = jnp.arange(3)\nclass Box:\n    def __init__(self):\n        "
+                  "self.at = {0: self}\n    def set(self, v):\n        return v")
+    assert _notes(ran_ok(shell, "y = x.at[0].set(1)\nprint(x.at[1].add(2))\n"
+                                "x.at[0].get()\nz = [x.at[0].multiply(3)]")) == []
+    # the same shape of line over something that is no array: nothing of jxkernel's ran
+    assert _notes(ran_ok(shell, "Box().at[0].set(1)\npass")) == []
+
+
+def test_a_line_is_told_once(shell):
+    ran_ok(shell, "x = jnp.arange(3)\ndef bump(v):\n    v.at[0].add(1)\n    return v")
+    assert len(_notes(ran_ok(shell, "y = bump(x)"))) == 1
+    assert _notes(ran_ok(shell, "y = bump(x)")) == []
