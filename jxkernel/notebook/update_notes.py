@@ -51,19 +51,23 @@ def cell_note(told: set | None = None) -> Note | None:
     others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
     # the call as typed (ast.unparse would write 2. as 2.0, and requote strings)
     text = ast.get_source_segment("".join(linecache.getlines(file)), call) or ast.unparse(call)
-    kept = _assignable(_receiver(call))
+    receiver = _receiver(call)
+    named = _named(receiver)
     source = linecache.getline(file, line)
     indent = source[:len(source) - len(source.lstrip())]
     what = "returned a new array, shown as the cell's output" if shown else \
         "made a new array, and nothing kept it"
+    # the copy goes back under the receiver's name where that is a plain name: x.T, a
+    # property, or x[0], an array's row, cannot be assigned to, so those get a name of their own
+    kept = named if isinstance(receiver, ast.Name) else "updated"
     return Note(
         f"⚠ {text} {what} (at {source_label(_Site(file, line))}){others}"
-        + (f": {kept} is unchanged" if kept else ""),
+        + (f": {named} is unchanged" if named else ""),
         body=("JAX arrays are immutable: x.at[idx].set(v) (and .add, .multiply, ...) returns "
               "an updated copy and leaves x as it was, where NumPy's x[idx] = v changes x "
               f"in place ({SHARP_BITS}). Keep the copy"
-              + (f", under {kept}'s name or a new one" if kept else ", under a name")
-              + f":\n  {indent}{kept or 'updated'} = {text}"),
+              + (f", under {kept}'s name or a new one" if kept == named else ", under a name")
+              + f":\n  {indent}{kept} = {text}"),
         kind="info", details=True)
 
 
@@ -80,14 +84,15 @@ def dropped_update(file: str, line: int) -> tuple[ast.Call, bool] | None:
                 _is_update(node.value):
             shown = node is tree.body[-1] and cell_name(file) is not None and \
                 not "".join(linecache.getlines(file)).rstrip().endswith(";")
-            if shown and _assignable(_receiver(node.value)) is None:
+            if shown and _named(_receiver(node.value)) is None:
                 return None
             return node.value, shown
     return None
 
 
-def _assignable(node) -> str | None:
-    """`node`'s text where it names what holds an array (x, self.w, params['w']), else None."""
+def _named(node) -> str | None:
+    """`node`'s text where it names what holds an array (x, self.w, params['w'], x.T), else
+    None (a call's result, an expression)."""
     return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) \
         else None
 

@@ -4,38 +4,43 @@ reference/make_dropped_copies_reference.py (JAX 0.10.2, into dropped_copies_refe
 and by tests/notebook/test_update_notes.py.
 
 Per case: the cell (it leaves the array it updates in `x`), the line the note tells (from 1),
-and the fix the note writes for that line. The reference holds `x` after the cell as written
-and after it with the line replaced by the fix.
+the fix the note writes for that line, and the name that holds the copy kept once the line is
+replaced by the fix. The reference holds `x` after the cell as written, and that name after
+the fixed cell.
 
     >>> CASES["top_level"][1:]
-    (2, 'x = x.at[0].set(10)')
+    (2, 'x = x.at[0].set(10)', 'x')
 """
 CASES = {
-    "top_level": ("x = jnp.arange(5)\nx.at[0].set(10)\nprint(x)\n", 2, "x = x.at[0].set(10)"),
+    "top_level": ("x = jnp.arange(5)\nx.at[0].set(10)\nprint(x)\n", 2, "x = x.at[0].set(10)",
+                  "x"),
     "in_a_jitted_function": (
         "def bump(v):\n    v.at[0].add(1)\n    return v\nx = jax.jit(bump)(jnp.arange(5))\n",
-        2, "    v = v.at[0].add(1)"),
+        2, "    v = v.at[0].add(1)", "x"),
+    # no plain name: x.T (a property) or x[0] (an array's row) cannot be assigned to
     "a_dict_leaf": ("params = {'w': jnp.zeros(3)}\nparams['w'].at[1].set(2.)\n"
-                    "x = params['w']\n", 2, "params['w'] = params['w'].at[1].set(2.)"),
+                    "x = params['w']\n", 2, "updated = params['w'].at[1].set(2.)", "updated"),
+    "a_transpose": ("x = jnp.zeros((2, 2))\nx.T.at[0, 1].set(2.)\nprint(x)\n", 2,
+                    "updated = x.T.at[0, 1].set(2.)", "updated"),
     "in_a_loop": ("x = jnp.ones(3)\nfor i in range(3):\n    x.at[i].multiply(2.)\n", 3,
-                  "    x = x.at[i].multiply(2.)"),
+                  "    x = x.at[i].multiply(2.)", "x"),
 }
 
 
 def fixed(name: str) -> str:
     """The case's cell with the told line replaced by the note's fix."""
-    source, line, fix = CASES[name]
+    source, line, fix, _ = CASES[name]
     lines = source.splitlines()
     lines[line - 1] = fix
     return "\n".join(lines) + "\n"
 
 
-def _x(jax, source):
+def _value(jax, source, name):
     names = {"jax": jax, "jnp": jax.numpy}
     exec(source, names)
-    return names["x"].tolist()
+    return names[name].tolist()
 
 
 def run(jax) -> dict:
-    return {name: {"as_written": _x(jax, CASES[name][0]), "fixed": _x(jax, fixed(name))}
-            for name in CASES}
+    return {name: {"as_written": _value(jax, CASES[name][0], "x"),
+                   "kept": _value(jax, fixed(name), CASES[name][3])} for name in CASES}

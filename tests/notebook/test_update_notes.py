@@ -28,20 +28,21 @@ def test_jxkernel_leaves_these_arrays_as_jax_did():
 
 @pytest.mark.parametrize("name", list(cases.CASES))
 def test_a_dropped_copy_is_told_with_a_line_that_keeps_it(shell, name):
-    source, line, fix = cases.CASES[name]
+    source, line, fix, holds = cases.CASES[name]
     ran = ran_ok(shell, source)
     (note,) = _notes(ran)
     title, *body = note.splitlines()
     call = fix.strip().split(" = ", 1)[1]
-    name_of = fix.strip().split(" = ", 1)[0]
+    receiver = call.split(".at[")[0]
     assert re.fullmatch(rf"⚠ {re.escape(call)} made a new array, and nothing kept it \(at "
-                        rf"In\[\d+\]:{line}\): {re.escape(name_of)} is unchanged", title), title
+                        rf"In\[\d+\]:{line}\): {re.escape(receiver)} is unchanged", title), title
     assert body[-1] == "  " + fix                     # the line, as the cell indents it
-    # what it claims, as JAX did it: the cell left x unchanged; the fixed cell updates it
+    # what it claims, as JAX did it: the cell left x unchanged, which the fixed cell keeps
+    # updated under the name it assigns
     assert shell.user_ns["x"].tolist() == THEIRS[name]["as_written"]
-    assert THEIRS[name]["fixed"] != THEIRS[name]["as_written"]
+    assert THEIRS[name]["kept"] != THEIRS[name]["as_written"]
     ran_ok(shell, cases.fixed(name))
-    assert shell.user_ns["x"].tolist() == THEIRS[name]["fixed"]
+    assert shell.user_ns[holds].tolist() == THEIRS[name]["kept"]
 
 
 def test_the_fixed_cells_get_no_note(shell):
