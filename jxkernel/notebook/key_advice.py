@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import linecache
 
+from ..views.source_edits import after, replaced, segment
 from .display import source_label
 
 
@@ -94,8 +95,7 @@ def split_fix(line: str, name: str, random_function: bool = True, subkey: str = 
     func = ast.get_source_segment(line, call.func)
     split = func[:-len(name)] + "split" if random_function and \
         isinstance(call.func, ast.Attribute) else "jax.random.split"
-    text = line.encode()            # (ast's offsets count UTF-8 bytes)
-    drawn = (text[:arg.col_offset] + subkey.encode() + text[arg.end_col_offset:]).decode()
+    drawn = replaced(line, [(arg, subkey)])
     return var, (f"{var}, {subkey} = {split}({var})", drawn)
 
 
@@ -147,12 +147,7 @@ def _mapped_with_keys(line: str, name: str):
             not args.args or args.vararg or args.kwarg or args.defaults or args.kwonlyargs or \
             call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
         return None
-    text, key = line.encode(), draws[0].args[0]      # (ast's offsets count UTF-8 bytes)
-    edits = [(call.args[-1].end_col_offset, call.args[-1].end_col_offset, b", keys"),
-             (key.col_offset, key.end_col_offset, b"k"),
-             (fn.args.args[-1].end_col_offset, fn.args.args[-1].end_col_offset, b", k")]
-    for start, end, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[end:]
-    mapped = line.encode()[call.args[1].col_offset:call.args[1].end_col_offset].decode()
-    return mapped, text.decode()
+    edits = [(after(call.args[-1]), ", keys"), (draws[0].args[0], "k"),
+             (after(fn.args.args[-1]), ", k")]
+    return segment(line, call.args[1]), replaced(line, edits)
 

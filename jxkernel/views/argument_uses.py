@@ -22,6 +22,8 @@ import dataclasses
 import inspect
 import textwrap
 
+from .source_edits import replaced
+
 # calls whose arguments are sizes or shapes (jnp's and lax's), and keywords that are
 _SHAPE_CALLS = {"zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
                 "reshape", "broadcast_to", "tile", "iota", "broadcast", "range", "split",
@@ -308,8 +310,7 @@ def with_argument(code: str, name: str, position, text: str) -> str | None:
         return None
     if node is None or node.lineno != node.end_lineno:
         return None
-    line = code.strip()
-    return line[:node.col_offset] + text + line[node.end_col_offset:]
+    return replaced(code.strip(), [(node, text)])
 
 
 def _library_call(func) -> bool:

@@ -38,6 +38,7 @@ from . import outside_values
 from .outside_values import reads_from_outside
 from .signature_changes.change import Change, Signature
 from .signature_changes.compare import explain_changes
+from .source_edits import replaced
 from .signature_changes.nearest import change_distance, jax_order
 from .traced_functions import (_MAX_LINEAGES, _PER_FUNCTION, _lineage, _lineage_in,
                                _named_signature, _user_contexts, _user_function, _weak,
@@ -348,13 +349,7 @@ def _call_line_fix(site, api, position, path, dtype, numbers_only=False,
             written = repr({"float": float, "int": int, "bool": bool}[kind](arg.value))
         else:
             written = f"{kind}({source})"
-        data = text.encode()
-        offsets = [0]
-        for line in text.splitlines(keepends=True):
-            offsets.append(offsets[-1] + len(line.encode()))
-        start = offsets[arg.lineno - 1] + arg.col_offset
-        stop = offsets[arg.end_lineno - 1] + arg.end_col_offset
-        return (data[:start] + written.encode() + data[stop:]).decode().rstrip()
+        return replaced(text, [(arg, written)]).rstrip()
     return None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import re
 
+from ..source_edits import replaced
 from .card import ErrorCard
 from .reading import _user_frame
 from .rewrites import _called, _parse_line, _pattern
@@ -39,14 +40,10 @@ def _as_arrays(where, frame) -> str | None:
             value = names.get(node.id) if isinstance(node, ast.Name) else None
             dtype = _DTYPES.get(type(value).__name__)
             if dtype is not None and node.lineno == node.end_lineno == 1:
-                spans.append((node.col_offset, node.end_col_offset,
-                              f"jnp.asarray({node.id}, {dtype})"))
+                spans.append((node, f"jnp.asarray({node.id}, {dtype})"))
     if not spans:
         return None
-    line = where["code"].encode()
-    for start, end, text in sorted(spans, reverse=True):
-        line = line[:start] + text.encode() + line[end:]
-    return line.decode()
+    return replaced(where["code"], spans)
 
 
 def _check_format_args_card(exc, where, called_from) -> ErrorCard:

@@ -8,6 +8,7 @@ import ast
 
 import numpy as np
 
+from ..source_edits import replaced
 from .card import ErrorCard
 from .reading import _origin, _static_or
 from .rewrites import _parse_line
@@ -104,11 +105,4 @@ def _keyword_rewritten(where, arg, hashable) -> str | None:
     found = [k for k in ast.walk(tree) if isinstance(k, ast.keyword) and k.arg == arg]
     if len(found) != 1:
         return None
-    code, value = where["code"], found[0].value
-    lines = code.splitlines()
-    if value.lineno != value.end_lineno or len(lines) < value.lineno:
-        return None
-    text = lines[value.lineno - 1].encode()     # (ast's offsets count UTF-8 bytes)
-    lines[value.lineno - 1] = (text[:value.col_offset] + hashable.encode() +
-                               text[value.end_col_offset:]).decode()
-    return "\n".join(lines)
+    return replaced(where["code"], [(found[0].value, hashable)])

@@ -7,6 +7,7 @@ import ast
 import linecache
 import re
 
+from ..source_edits import replaced
 from .card import ErrorCard, _DOCS
 
 
@@ -69,11 +70,8 @@ def _draw_from_key(code):
         if not module.endswith("random") or name in ("split", "fold_in", "key", "PRNGKey",
                                                      "key_data", "wrap_key_data"):
             continue
-        raw = code.encode()
-        start, end = call.args[0].col_offset, call.args[0].end_col_offset
         return (call.args[0].id, module,
-                lambda new, raw=raw, start=start, end=end:
-                (raw[:start] + new.encode() + raw[end:]).decode())
+                lambda new, key=call.args[0]: replaced(code, [(key, new)]))
     return None
 
 

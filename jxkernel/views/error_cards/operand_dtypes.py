@@ -9,6 +9,7 @@ import ast
 import re
 
 from ...core import dtypes
+from ..source_edits import replaced
 from .card import ErrorCard
 from .rewrites import _first_call, _parse_line, _replaced
 
@@ -65,9 +66,7 @@ def _int_power_card(exc, where, called_from) -> ErrorCard:
         base = ast.get_source_segment(code, left)
         if not isinstance(left, (ast.Name, ast.Call, ast.Attribute, ast.Subscript)):
             base = f"({base})"
-        raw = code.encode()     # (ast's offsets count UTF-8 bytes)
-        rewrite = (raw[:left.col_offset].decode() + base + ".astype(float)" +
-                   raw[left.end_col_offset:].decode() + note)
+        rewrite = replaced(code, [(left, base + ".astype(float)")]) + note
     else:
         rewrite = "y = x.astype(float) ** -1" + note
     return ErrorCard(

@@ -13,6 +13,7 @@ from ...core.source_info import JaxStackTraceBeforeTransformation, installed_pac
 from ...transforms.jit.args import python_value_of
 from ..argument_uses import argument_expression, literal_of, python_value, with_argument
 from ..source import cell_name, is_user_file
+from ..source_edits import after, replaced
 from .magics import _magic_code, as_typed
 from ..source import label as source_label
 from .rewrites import _parse_line
@@ -265,8 +266,7 @@ def _checkpoint_static(origin, where, exc) -> str:
                     k.arg == "static_argnums" for k in call.keywords) and \
                 call.lineno == call.end_lineno == 1:
             # in the learner's own text (ast.unparse would write their `1.` as `1.0`)
-            end = len(code.encode()[:call.end_col_offset].decode()) - 1
-            return f"{code[:end]}, static_argnums=({position},){code[end:]}"
+            return replaced(code, [(after(call.args[-1]), f", static_argnums=({position},)")])
     decorator = _decorator(where, function, _CHECKPOINTS)
     if decorator:
         return (f"from functools import partial\n@partial({decorator[0][1:]}, static_argnums="

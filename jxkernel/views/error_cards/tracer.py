@@ -14,6 +14,7 @@ from .reading import (_array_note, _or_static, _origin, _static_fix, _static_how
                       _traced_phrase, _user_frame)
 from .rewrites import (_branch_rewrite, _node_at, _parse_line, _pattern, _print_when,
                        _python_math_rewrite, _range_loop_rewrite, _whole_statement)
+from ..source_edits import replaced
 from .truth import (_NONE_WHY, _assert_rewrite, _bool_call_rewrite, _filtered_rewrite,
                     _none_test)
 
@@ -337,14 +338,12 @@ def _numpy_for_constants(where, frame, origin) -> str:
                                                                       "jxkernel.numpy") and \
                 node.end_lineno == 1 and not traced(node) and \
                 not any(a <= node.col_offset < b for a, b in calls):     # (inside one made)
-            spans.append((func.value.col_offset, func.value.end_col_offset))
+            spans.append(func.value)
             calls.append((node.col_offset, node.end_col_offset))
     if not spans:
         return ""
-    line = code.encode()
-    for start, end in sorted(spans, reverse=True):
-        line = line[:start] + (numpy or "np").encode() + line[end:]
-    return (("" if numpy else "import numpy as np\n") + line.decode() +
+    line = replaced(code, [(node, numpy or "np") for node in spans])
+    return (("" if numpy else "import numpy as np\n") + line +
             "    # NumPy's: a Python value while tracing")
 
 

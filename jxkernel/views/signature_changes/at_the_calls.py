@@ -22,6 +22,7 @@ import numpy as np
 
 from ...core import dtypes as core_dtypes
 from ..source import cell_name
+from ..source_edits import replaced
 from .change import _root
 from .fixes import PATTERN_SAID, _fixed, _refixed, constant_name
 from .input_types import _dtype_name, _shape_of
@@ -664,7 +665,7 @@ def _passed_as(site, call, callee, name, index, by_keyword):
         args.append(passed[name])
         keywords = [(k, v) for k, v in keywords if k != name]
     text = f"{callee}(" + ", ".join(args + [f"{k}={v}" for k, v in keywords]) + ")"
-    return body[:call.col_offset] + text + body[call.end_col_offset:]
+    return replaced(body, [(call, text)])
 
 
 # a static argument passed by position in one call and by keyword in another: the call that
@@ -770,8 +771,8 @@ def _call_given(site, jitted, name, keyword=None, positional=None):
         args.append(text)
     else:
         keywords.append(f"{name}={keyword}")
-    return body[:call.col_offset] + ast.get_source_segment(body, call.func) + "(" + \
-        ", ".join(args + keywords) + ")" + body[call.end_col_offset:]
+    return replaced(body, [(call, ast.get_source_segment(body, call.func) + "(" +
+                            ", ".join(args + keywords) + ")")])
 
 
 # an empty value (None, (), [], {}) passed in one call and left out in the other

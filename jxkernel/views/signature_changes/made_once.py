@@ -16,6 +16,8 @@ import re
 import textwrap
 import types
 
+from ..source_edits import replaced
+
 
 def hoistable_line(fun):
     """(line number, text) of the one line of the learner's that made the lambda `fun` and
@@ -79,7 +81,7 @@ def partial_at_the_call(part, site):
         args += [f"{k.arg}={ast.unparse(k.value)}" for k in inner.keywords + call.keywords]
         body = text.strip()
         new_call = f"{func.id}_jit({', '.join(args)})"
-        line = body[:call.col_offset] + new_call + body[call.end_col_offset:]
+        line = replaced(body, [(call, new_call)])
         # (JAX 101's `jax.jit(partial(unjitted_loop_body))(i)` binds nothing to pass)
         then = ("pass what the partial bound in the call (traced: one program for all its "
                 "values; static if it must be)" if inner.args[1:] or inner.keywords else
@@ -135,8 +137,7 @@ def method_at_the_call(method, site):
         obj = jit.args[0].value.id
         body = text.strip()
         fill = {"obj": obj, "method": name, "line": site.line,
-                "call": body[:call.func.col_offset] + f"{name}_jit" +
-                body[call.func.end_col_offset:]}
+                "call": replaced(body, [(call.func, f"{name}_jit")])}
         new = _bound_in_loop(site, obj)
         return None if new is None else {**fill, "new": new}
     return None
@@ -204,9 +205,8 @@ def hoistable_call(fun, site, wrapped=None):
             "what": "the lambda" if lam else "the function it jits",
             "jitted": "lambda_jit" if lam else f"{getattr(wrapped, '__name__', 'f')}_jit",
             "runs": "a pass of the loop" if loop else "a call of the function", "where": where,
-            "call": body[:jit.col_offset] + ("lambda_jit" if lam else
-                                            f"{getattr(wrapped, '__name__', 'f')}_jit") +
-            body[jit.end_col_offset:]}
+            "call": replaced(body, [(jit, "lambda_jit" if lam else
+                                     f"{getattr(wrapped, '__name__', 'f')}_jit")])}
 
 
 # `-n 3 -r 2 stmt`: IPython's %timeit options before the statement (-n, -r, -p take a value)
@@ -258,7 +258,7 @@ def timeit_call(fun, site):
         return None
     jit = jits[0]
     return {"options": options, "code": ast.get_source_segment(statement, jit.args[0]),
-            "call": statement[:jit.col_offset] + "lambda_jit" + statement[jit.end_col_offset:]}
+            "call": replaced(statement, [(jit, "lambda_jit")])}
 
 
 def hoistable_wrapper_line(fun, site, wrapped):
@@ -454,7 +454,7 @@ def defaults_at_the_call(fun, site):
         new_call = f"f_jit({', '.join([ast.unparse(a) for a in call.args] + passed)})"
         return {"names": ", ".join(defaulted), "made": made, "line": site.line,
                 "jitted": jitted, "dropped": "",
-                "call": body[:call.col_offset] + new_call + body[call.end_col_offset:]}
+                "call": replaced(body, [(call, new_call)])}
     node = made_tree.body[0] if len(made_tree.body) == 1 else None
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
             isinstance(node.targets[0], ast.Name) and node.value is jit):
@@ -470,7 +470,7 @@ def defaults_at_the_call(fun, site):
     return {"names": ", ".join(defaulted), "made": made, "line": site.line,
             "jitted": f"{name} = jax.jit({ast.unparse(bare)})",
             "dropped": f"; line {made} deleted",
-            "call": text[:call.col_offset] + new_call + text[call.end_col_offset:]}
+            "call": replaced(text, [(call, new_call)])}
 
 
 def made_in_the_loop(obj, site):

@@ -1,0 +1,61 @@
+"""The learner's code rewritten in place: the text of some of its syntax tree's nodes replaced,
+the rest kept as typed (`ast.unparse` would write their `1.` as `1.0`, requote their strings
+and drop their comments).
+
+ast counts a node's columns in UTF-8 bytes, not characters: on a line holding `α` or `é`
+before the node, slicing the str at those columns cuts in the wrong place (`α = jit(f)(x)`
+came out `α = jf_jit(x)`), so the edits here slice the bytes.
+
+    >>> code = "α = f(x, 1.)"
+    >>> replaced(code, [(ast.parse(code).body[0].value.args[0], "y")])
+    'α = f(y, 1.)'
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+Span = tuple  # (lineno, col_offset, end_lineno, end_col_offset), as ast's, lines from 1
+
+
+def span(node: ast.AST) -> Span:
+    """Where `node` is in the text it was parsed from."""
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+
+
+def after(node: ast.AST) -> Span:
+    """The empty span just after `node`: an edit there inserts.
+
+        >>> code = "f(a)"
+        >>> replaced(code, [(after(ast.parse(code).body[0].value.args[0]), ", b")])
+        'f(a, b)'
+    """
+    return node.end_lineno, node.end_col_offset, node.end_lineno, node.end_col_offset
+
+
+def segment(text: str, where) -> str:
+    """The text at `where` (a node or a Span) of `text`."""
+    data, (start, end) = text.encode(), _offsets(text, where)
+    return data[start:end].decode()
+
+
+def replaced(text: str, edits) -> str:
+    """`text` with each edit's place, a node or a Span of `text`'s own syntax tree, holding
+    the edit's new text instead. Edits must not overlap."""
+    data = text.encode()
+    for (start, end), new in sorted(((_offsets(text, where), new) for where, new in edits),
+                                    key=lambda e: e[0], reverse=True):
+        data = data[:start] + new.encode() + data[end:]
+    return data.decode()
+
+
+def _offsets(text: str, where) -> tuple[int, int]:
+    """The byte offsets in `text` where `where` starts and ends."""
+    line, col, end_line, end_col = span(where) if isinstance(where, ast.AST) else where
+    starts = _line_starts(text)
+    return starts[line - 1] + col, starts[end_line - 1] + end_col
+
+
+def _line_starts(text: str) -> list:
+    """The byte offset of each line's start, lines ended as Python's tokenizer ends them."""
+    return [0] + [m.end() for m in re.finditer(rb"\r\n|\r|\n", text.encode())]
