@@ -4,7 +4,7 @@ ast's columns count bytes, and a fix made by slicing the str there came out garb
 (`α = jax.jit(lambda v: v * 2)(x)` in a loop: `α = jlambda_jitjnp.ones(3))`)."""
 import ast
 
-from ipython_shell import ran_ok, shell_fixture  # tests/support
+from ipython_shell import ran_failing, ran_ok, shell_fixture  # tests/support
 from jxkernel.notebook import key_advice
 from jxkernel.views.argument_uses import with_argument
 from jxkernel.views.source_edits import after, replaced, segment, span
@@ -52,3 +52,9 @@ def test_a_jit_made_in_a_loop_is_hoisted_on_a_line_with_a_greek_name(shell):
     ran = ran_ok(shell, "for i in range(3):\n    α = jax.jit(lambda v: v * 2)(jnp.ones(3))")
     (note,) = ran.shown("compiled again")
     assert "α = lambda_jit(jnp.ones(3))    # line 2" in note
+
+
+def test_an_int_given_to_grad_is_rewritten_a_float_on_a_line_with_a_greek_name(shell):
+    ran_ok(shell, "def f(x):\n    return x ** 2")
+    ran = ran_failing(shell, "α = jax.grad(f)(3)")
+    assert ran.card["rewrite"] == "α = jax.grad(f)(3.0)    # a float input: grad differentiates it"

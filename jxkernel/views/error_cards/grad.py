@@ -8,6 +8,7 @@ import inspect
 import re
 import textwrap
 
+from ..source_edits import replaced
 from .card import ErrorCard
 from .reading import _user_frame
 from .rewrites import _called, _parse_line, _pattern, _replaced
@@ -92,12 +93,8 @@ def _float_input_rewrite(where, frame=None, api="grad") -> str:
             # an int leaf of a dict, list or tuple written on the line (learner6: grad of
             # {'w': 2.0, 'n': 3} got a template naming x, loss and params)
             ints += [n for a in call.args for n in _literal_int_leaves(a)]
-            ints.sort(key=lambda a: (a.lineno, a.col_offset))
             if ints:
-                line = code
-                for arg in reversed(ints):           # right to left: offsets stay valid
-                    start, end = arg.col_offset, arg.end_col_offset
-                    line = line[:start] + f"{arg.value}.0" + line[end:]
+                line = replaced(code, [(arg, f"{arg.value}.0") for arg in ints])
                 return f"{line}    # a float input: {api} differentiates it"
             arg = _differentiated(call, frame)
             if arg is not None:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ...core import dtypes as core_dtypes
 from ..source import cell_name
-from ..source_edits import replaced
+from ..source_edits import replaced, segment
 from .change import _root
 from .fixes import PATTERN_SAID, _fixed, _refixed, constant_name
 from .input_types import _dtype_name, _shape_of
@@ -268,9 +268,8 @@ def _argument_at(site, jitted, path):
     if arg is None or arg.lineno != arg.end_lineno:
         return None
     body = linecache.getline(site.file, site.line).strip()
-    start, end = arg.col_offset, arg.end_col_offset
-    return (ast.get_source_segment(body, call), body[start:end], site.line,
-            lambda new: body[:start] + new + body[end:])
+    return (ast.get_source_segment(body, call), segment(body, arg), site.line,
+            lambda new: replaced(body, [(arg, new)]))
 
 
 # calls whose array is longer than the one they are given: an argument made so at the call
@@ -587,10 +586,11 @@ def _passed_at_the_call(change, jitted, now):
         return change
     name = constant_name(change)
     body = linecache.getline(site.file, site.line).strip()
-    end = call.end_col_offset - 1           # the call's closing parenthesis
-    if body[end:end + 1] != ")":
+    # just before the call's closing parenthesis
+    end = (call.end_lineno, call.end_col_offset - 1, call.end_lineno, call.end_col_offset)
+    if segment(body, end) != ")":
         return change
-    passed = body[:end] + (", " if call.args else "") + name + body[end:]
+    passed = replaced(body, [(end, (", " if call.args else "") + name + ")")])
     return dataclasses.replace(change, snippet=f"{change.snippet}\n{passed}    # line "
                                f"{site.line}: and {name} so in every call")
 
