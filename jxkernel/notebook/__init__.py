@@ -71,6 +71,7 @@ def load_ipython_extension(shell) -> None:
     tracebacks.install_log_names()
     logging.getLogger(compile_record.LOGGER).addFilter(state.log_filter)
     state.keys.install()
+    state.gradients.install()
     _exclude_ipythons_frames()
     _states[shell] = state
 
@@ -96,6 +97,7 @@ def unload_ipython_extension(shell) -> None:
     comm.unregister(shell, state)
     state.breakpoints.uninstall()
     state.keys.uninstall()
+    state.gradients.uninstall()
     tracebacks.uninstall(shell)
     tracebacks.uninstall_warnings()
     tracebacks.uninstall_log_names()

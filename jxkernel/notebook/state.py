@@ -9,7 +9,8 @@ import weakref
 from ..core.config import config
 from ..xla import client
 from . import (breakpoint_notes, cell_origins, compile_notes, effect_notes, index_notes,
-               key_notes, layout_notes, print_notes, room_keeper, tracebacks, update_notes)
+               key_notes, layout_notes, nan_notes, print_notes, room_keeper, tracebacks,
+               update_notes)
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
@@ -84,6 +85,8 @@ class State:
         self.indices_told: set = set()        # lines whose index out of bounds a note told
         self.updates_told: set = set()        # lines whose dropped .at update a note told
         self.keys = key_notes.KeyReuseWatch()  # the keys drawn with, for a key reused
+        self.gradients = nan_notes.NanGradientWatch()   # gradients holding NaN, outside jit
+        self.gradients_told: set = set()      # lines whose NaN gradient a note told
 
     def switch_backend(self, name: str):
         """Select the device `name` names, as `%jxbackend NAME` and the JupyterLab extension
@@ -153,6 +156,7 @@ class State:
         index_notes.clear()
         update_notes.clear()
         self.keys.cell_started()
+        self.gradients.cell_started()
         self.effects.cell_started()
         self.breakpoints.cell_started()
         self.fast_paths.cell_started()
@@ -196,6 +200,10 @@ class State:
         reused = self.keys.cell_finished()
         if reused is not None and config.jxkernel_compile_notes != "off":
             show(reused)
+        # (after the other watches: finding the NaN traces the user's function again)
+        nan = self.gradients.cell_finished(self.gradients_told)
+        if nan is not None and config.jxkernel_compile_notes != "off":
+            show(nan)
         effect = self.effects.cell_finished()
         if effect is not None and config.jxkernel_compile_notes != "off":
             show(effect)

@@ -71,6 +71,7 @@ import dataclasses
 import difflib
 import importlib
 import math
+from typing import Any
 
 import numpy as np
 
@@ -231,6 +232,7 @@ class NanFound:
     source_line: str               # that line's text
     input: str | None = None       # 'args[0]' when an input already held the NaN
     inside: NanFound | None = None  # where in a called body (a jit, ...) the NaN was made
+    info: Any = None               # the equation's SourceInfo (file and line), None for an input
 
     @property
     def innermost(self) -> NanFound:
@@ -397,7 +399,7 @@ class Stepper(RichView):
         info = eqn.source_info
         inside = self._enter(index).first_nan() if _called(eqn) else None
         return NanFound(index, str(eqn.primitive), counts, self._label(info),
-                        self._line_text(info), inside=inside)
+                        self._line_text(info), inside=inside, info=info)
 
     # -------------------------------------------------------------- called bodies
     def step_into(self) -> Stepper:

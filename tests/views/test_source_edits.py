@@ -50,7 +50,7 @@ shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp")
 
 def test_a_jit_made_in_a_loop_is_hoisted_on_a_line_with_a_greek_name(shell):
     ran = ran_ok(shell, "for i in range(3):\n    α = jax.jit(lambda v: v * 2)(jnp.ones(3))")
-    (note,) = ran.shown("compiled again")
+    (note,) = ran.shown(" again ×")        # compiled again (XLA), traced again (NumPy)
     assert "α = lambda_jit(jnp.ones(3))    # line 2" in note
 
 

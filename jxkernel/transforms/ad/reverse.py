@@ -7,7 +7,9 @@ checks of their inputs, outputs and cotangents.
 """
 from __future__ import annotations
 
+import collections
 import itertools
+import sys
 
 import numpy as np
 
@@ -18,8 +20,9 @@ from ...core.errors import jax_type_text
 from ...core.interpreter_primitives import convert_element_type
 from ...core.interpreter_primitives import reshard as _reshard
 from ...core.mesh import NamedSharding, PartitionSpec
-from ...core.source_info import function_source_info
+from ...core.source_info import function_source_info, is_jxkernel_file, is_user_filename
 from ...core.staging import is_ref
+from ...core.trace import Tracer
 from ..ad_util import Zero, float0, instantiate
 from ...tree_util import equality_errors_pytreedef, keystr, tree_flatten, tree_unflatten
 from ..api_util import (argnums_in_range, check_callable, ensure_index, partial_over,
@@ -270,8 +273,30 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         _check_scalar_output(out, "grad", holomorphic)
         grads = f_vjp(_one(get_aval(out)))
         g = grads[0] if isinstance(argnums, int) else grads
+        if grad_calls is not None:
+            _record_grad(value_and_grad_f, args, kwargs, out, g)
         return ((out, aux), g) if has_aux else (out, g)
     return value_and_grad_f
+
+
+# The gradients the user's lines computed outside any trace, while the notebook looks for
+# NaN in them (notebook/nan_notes.py sets a short deque, and reads and clears it after each
+# cell; None: nothing is recorded): (value_and_grad's function, args, kwargs, the value, the
+# gradient, the user's (file, line) that asked).
+grad_calls: collections.deque | None = None
+
+
+def _record_grad(vg, args, kwargs, out, g) -> None:
+    """Adds a gradient computed outside any trace to grad_calls, where the user's own line
+    asked for it (not a library's)."""
+    if any(isinstance(leaf, Tracer) for leaf in tree_flatten((out, g))[0]):
+        return
+    frame = sys._getframe(2)
+    while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is not None and is_user_filename(frame.f_code.co_filename):
+        grad_calls.append((vg, args, kwargs, out, g, (frame.f_code.co_filename,
+                                                      frame.f_lineno)))
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):

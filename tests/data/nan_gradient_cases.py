@@ -1,0 +1,84 @@
+"""Gradients that hold NaN where the function's value is finite, for the note under a cell
+that computes one (jxkernel/notebook/nan_notes.py): run by
+reference/make_nan_gradient_reference.py (JAX 0.10.2, into nan_gradient_reference.json) and
+by tests/notebook/test_nan_notes.py.
+
+Per case: the function's source (it defines `f`, its NaN-making line numbered from 1), the
+input (an expression of jnp), the line of `f` the note names, and the line the note writes in
+its place (None: it explains in words). The reference holds f's value and gradient, whether
+jax_debug_nans raises for the gradient (and its error's first line), and the fixed function's
+gradient.
+
+    >>> CASES["where_sqrt"][2:]
+    (2, 'return jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.)')
+"""
+import numpy as np
+
+CASES = {
+    # jnp.where's untaken branch: sqrt's derivative at 0 is infinite, times a zero cotangent
+    "where_sqrt": ("def f(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.)\n", "0.",
+                   2, "return jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.)"),
+    "where_log_sum": (
+        "def f(x):\n    return jnp.sum(jnp.where(x > 0, jnp.log(x), 0.))\n",
+        "jnp.array([1., 0., 2.])", 2,
+        "return jnp.sum(jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1.0)), 0.))"),
+    # sqrt of a negative: NaN in the branch, its derivative NaN too
+    "where_sqrt_negative": ("def f(x):\n    y = jnp.where(x >= 0, jnp.sqrt(x), 0.)\n"
+                            "    return y * 2\n", "-1.", 2,
+                            "y = jnp.where(x >= 0, jnp.sqrt(jnp.where(x >= 0, x, 1.0)), 0.)"),
+    # the unsafe function in the branch taken when the condition is False
+    "where_false_branch": ("def f(x):\n    return jnp.where(x <= 0, 0., 2 * jnp.sqrt(x))\n",
+                           "0.", 2,
+                           "return jnp.where(x <= 0, 0., 2 * jnp.sqrt(jnp.where(x <= 0, 1.0, "
+                           "x)))"),
+    "where_divide": ("def f(x):\n    return jnp.where(x != 0, 1. / x, 0.)\n", "0.", 2,
+                     "return jnp.where(x != 0, 1. / jnp.where(x != 0, x, 1.0), 0.)"),
+    "where_arcsin": ("def f(x):\n    return jnp.where(jnp.abs(x) < 1, jnp.arcsin(x), 0.)\n",
+                     "1.", 2,
+                     "return jnp.where(jnp.abs(x) < 1, jnp.arcsin(jnp.where(jnp.abs(x) < 1, x, "
+                     "0.0)), 0.)"),
+    # no where: a norm at zero has no derivative (x / |x|): told in words
+    "norm_at_zero": ("def f(x):\n    return jnp.linalg.norm(x)\n", "jnp.zeros(2)", 2, None),
+    # the unsafe value made on one line, selected on another: told in words
+    "where_apart": ("def f(x):\n    s = jnp.sqrt(x)\n    return jnp.where(x > 0, s, 0.)\n",
+                    "0.", 2, None),
+}
+
+
+def fixed(name: str) -> str:
+    """The case's function with the named line replaced by the note's fix."""
+    source, _, line, fix = CASES[name]
+    lines = source.splitlines()
+    indent = lines[line - 1][:len(lines[line - 1]) - len(lines[line - 1].lstrip())]
+    lines[line - 1] = indent + fix
+    return "\n".join(lines) + "\n"
+
+
+def _f(jax, source):
+    names = {"jax": jax, "jnp": jax.numpy}
+    exec(source, names)
+    return names["f"]
+
+
+def _listed(x):
+    return np.asarray(x).tolist()
+
+
+def run(jax) -> dict:
+    out = {}
+    for name, (source, given, _, fix) in CASES.items():
+        f, x = _f(jax, source), eval(given, {"jnp": jax.numpy})
+        value, grad = jax.value_and_grad(f)(x)
+        case = {"value": _listed(value), "grad": _listed(grad)}
+        jax.config.update("jax_debug_nans", True)
+        try:
+            jax.grad(f)(x)
+            case["debug_nans"] = None
+        except FloatingPointError as e:
+            case["debug_nans"] = str(e).splitlines()[0]
+        finally:
+            jax.config.update("jax_debug_nans", False)
+        if fix is not None:
+            case["fixed_grad"] = _listed(jax.grad(_f(jax, fixed(name)))(x))
+        out[name] = case
+    return out

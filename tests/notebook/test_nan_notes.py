@@ -1,0 +1,100 @@
+"""The note under a cell whose line computed a gradient holding NaN where the function's
+value is finite (jxkernel/notebook/nan_notes.py). What it says is checked against JAX 0.10.2
+(tests/data/nan_gradient_reference.json): the gradient JAX gives is NaN there and the value
+finite, jax_debug_nans raises for it as the note says, and the line the note writes gives a
+finite gradient under JAX."""
+import math
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("IPython")
+
+import jxkernel
+import locations  # tests/support
+import nan_gradient_cases as cases  # tests/data
+from ipython_shell import ran_ok, shell_fixture  # tests/support
+
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True)
+THEIRS = locations.jax_answers("nan_gradient_reference.json")
+NOTE = "⚠ the gradient holds NaN"
+# f32 values of sqrt, log and divisions, from one machine's XLA to another's
+ULPS = 4
+
+
+def _close(ours, theirs) -> bool:
+    a, b = np.asarray(ours, np.float32), np.asarray(theirs, np.float32)
+    nan = np.isnan(b)
+    if a.shape != b.shape or not np.array_equal(np.isnan(a), nan):
+        return False
+    return bool(np.all(np.abs(a[~nan] - b[~nan]) <=
+                       ULPS * np.spacing(np.maximum(np.abs(b[~nan]), np.float32(1e-30)))))
+
+
+def test_jxkernel_gives_these_gradients_as_jax_did():
+    ours = cases.run(jxkernel)
+    assert ours.keys() == THEIRS.keys()
+    for name, theirs in THEIRS.items():
+        assert ours[name]["debug_nans"] == theirs["debug_nans"], name
+        for key in ("value", "grad", "fixed_grad"):
+            if key in theirs:
+                assert _close(ours[name][key], theirs[key]), (name, key, ours[name][key])
+
+
+def _run(shell, name):
+    source, given, _, _ = cases.CASES[name]
+    ran_ok(shell, source)
+    return ran_ok(shell, f"g = jax.grad(f)({given})")
+
+
+@pytest.mark.parametrize("name", [n for n, c in cases.CASES.items() if c[3] is not None])
+def test_a_where_passing_nan_back_is_told_with_its_line_rewritten(shell, name):
+    source, _, line, fix = cases.CASES[name]
+    (note,) = _run(shell, name).shown(NOTE)
+    title, *body = note.splitlines()
+    assert re.fullmatch(r"⚠ the gradient holds NaN, though f's value is finite \(at "
+                        r"In\[(\d+)\]:1\): the jnp.where at In\[(\d+)\]:(\d+) passed it back "
+                        r"from the branch it did not take", title), title
+    assert int(re.search(r"where at In\[\d+\]:(\d+)", title).group(1)) == line
+    assert body[-1] == "  " + fix
+    # what it claims, as JAX gave it: a NaN gradient of a finite value; the fix's finite
+    theirs = THEIRS[name]
+    assert np.isnan(theirs["grad"]).any() and math.isfinite(theirs["value"])
+    assert not np.isnan(theirs["fixed_grad"]).any()
+    # the fixed function, defined as the note writes it, gives JAX's gradient and no note
+    ran_ok(shell, cases.fixed(name))
+    ran = ran_ok(shell, f"g = jax.grad(f)({cases.CASES[name][1]})")
+    assert ran.shown(NOTE) == []
+    assert _close(shell.user_ns["g"], theirs["fixed_grad"])
+
+
+@pytest.mark.parametrize("name", [n for n, c in cases.CASES.items() if c[3] is None])
+def test_a_nan_made_elsewhere_is_told_at_its_line_in_words(shell, name):
+    _, _, line, _ = cases.CASES[name]
+    (note,) = _run(shell, name).shown(NOTE)
+    title = note.splitlines()[0]
+    assert re.fullmatch(r"⚠ the gradient holds NaN, though f's value is finite \(at "
+                        r"In\[\d+\]:1\): first made at In\[\d+\]:(\d+), differentiating that "
+                        r"line", title), title
+    assert int(re.search(r"first made at In\[\d+\]:(\d+)", title).group(1)) == line
+    # the option it names raises for this gradient, in JAX as here
+    assert "jax.config.update('jax_debug_nans', True) raises" in note
+    assert THEIRS[name]["debug_nans"].startswith("invalid value (nan) encountered in")
+    assert np.isnan(THEIRS[name]["grad"]).any()
+
+
+def test_finite_gradients_nan_inputs_and_nan_values_get_no_note(shell):
+    ran_ok(shell, "def f(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.)")
+    assert ran_ok(shell, "g = jax.grad(f)(1.)").shown(NOTE) == []
+    assert ran_ok(shell, "g = jax.grad(f)(jnp.nan)").shown(NOTE) == []     # NaN in, NaN out
+    ran_ok(shell, "def h(x):\n    return jnp.log(x)")
+    assert ran_ok(shell, "g = jax.grad(h)(-1.)").shown(NOTE) == []         # the value is NaN
+
+
+def test_a_line_is_told_once_and_the_functions_prints_are_not_run_again(shell):
+    ran_ok(shell, "def f(x):\n    print('tracing f')\n    return jnp.where(x > 0, jnp.sqrt(x), 0.)")
+    ran = ran_ok(shell, "v, g = jax.value_and_grad(f)(0.)")
+    assert len(ran.shown(NOTE)) == 1
+    assert ran.printed.count("tracing f") == 1          # the note's trace printed nothing
+    assert ran_ok(shell, "v, g = jax.value_and_grad(f)(0.)").shown(NOTE) == []
