@@ -271,7 +271,7 @@ def _where_reused(first_name, first_calls, name, calls):
         return None
     ours = [c for c in first_calls if type(c) is tuple], [c for c in calls if type(c) is tuple]
     (a, b) = (list(reversed(ours[0])), list(reversed(ours[1])))
-    level = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None)
+    level = next((i for i, (x, y) in enumerate(zip(a, b)) if not _same_call(x, y)), None)
     if level is None:     # the same calls (a loop), or one inside the other: the draws' lines
         a, b, level = a[-1:], b[-1:], 0
     sites = []
@@ -282,6 +282,15 @@ def _where_reused(first_name, first_calls, name, calls):
     return tuple(sites)
 
 
+def _same_call(x, y) -> bool:
+    """Whether two entries of draws' chains of calls are one call: its code object itself,
+    not an equal one (IPython compiles each statement of a cell apart, and `a = normal(k);
+    b = normal(k)` on one line made two equal code objects, calling at the same offset)."""
+    if type(x) is not tuple or type(y) is not tuple:
+        return x == y
+    return x[:3] == y[:3] and x[3] is y[3] and x[4] == y[4]
+
+
 def _note(first_name, first_site, name, site, typed, more, kind=None) -> Note:
     """`kind`: None for eager draws, "tree_map" for a function jax.tree.map called once per
     leaf, "jit" for two draws in a function jit traced, "loop" for a loop's body in one,
@@ -289,7 +298,8 @@ def _note(first_name, first_site, name, site, typed, more, kind=None) -> Note:
     at, first_at = source_label(site), source_label(first_site)
     same_line = (first_site.file, first_site.line) == (site.file, site.line)
     where = f"at {first_at}" if not same_line else f"at {first_at}, the same line run before" \
-        if first_site.lasti == site.lasti else "earlier on the same line"
+        if first_site.code is site.code and first_site.lasti == site.lasti else \
+        "earlier on the same line"
     if kind == "loop":
         where = f"at {first_at} on the loop's previous iteration"
     elif kind == "tree_map":

@@ -142,6 +142,11 @@ CASES = {
     **_both("two_draws_one_line", ["key = KEY(0)\n"
                                    "a, b = jax.random.normal(key, (3,)), jax.random.normal(key, "
                                    "(3,))"], ((0, 2), (0, 2))),
+    # two statements on one line: IPython compiles each apart, into equal code objects that
+    # call at the same offset (told "the same line run before", as a loop, until 2026-12-04)
+    **_both("two_statements_one_line", ["key = KEY(0)\n"
+                                        "a = jax.random.normal(key, (3,)); "
+                                        "b = jax.random.normal(key, (3,))"], ((0, 2), (0, 2))),
     # the note's advice inside the function, as it writes it: two different draws
     **_both("jit_advice", ["key = KEY(0)\n" + _INIT.format(
         "    k1, k2 = jax.random.split(key)\n    a = jax.random.normal(k1, (3, 3))\n"
