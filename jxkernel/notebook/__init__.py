@@ -23,7 +23,7 @@ import logging
 import sys
 import weakref
 
-from . import comm, display, formatters, timeit, tracebacks
+from . import comm, display, formatters, index_notes, timeit, tracebacks
 from .guard import no_recompile
 from .magics import MAGIC_CLASSES
 from .report import report
@@ -72,6 +72,7 @@ def load_ipython_extension(shell) -> None:
     logging.getLogger(compile_record.LOGGER).addFilter(state.log_filter)
     state.keys.install()
     state.gradients.install()
+    index_notes.install()
     _exclude_ipythons_frames()
     _states[shell] = state
 
@@ -98,6 +99,8 @@ def unload_ipython_extension(shell) -> None:
     state.breakpoints.uninstall()
     state.keys.uninstall()
     state.gradients.uninstall()
+    if not _states:
+        index_notes.uninstall()
     tracebacks.uninstall(shell)
     tracebacks.uninstall_warnings()
     tracebacks.uninstall_log_names()

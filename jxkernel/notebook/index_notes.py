@@ -19,6 +19,15 @@ SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.ht
               "#out-of-bounds-indexing")
 
 
+def install() -> None:
+    """Have index arrays' values looked at, for the note: at the extension's load."""
+    indexing.look_at_index_arrays = True
+
+
+def uninstall() -> None:
+    indexing.look_at_index_arrays = False
+
+
 def clear() -> None:
     """Forget the indices read so far: at a cell's start."""
     indexing.clamped_indices.clear()

@@ -83,8 +83,11 @@ clamped_indices: collections.deque = collections.deque(maxlen=16)
 # x itself to change.
 update_sites: collections.deque = collections.deque(maxlen=16)
 
-# the largest index array whose values are looked at: a jxkernel Array's are copied to the host
-# (a larger one is not looked at, rather than make each eager read pay for the copy)
+# Whether an index array's values are looked at for indices out of bounds: only while the
+# notebook tells them (its extension loaded: notebook/index_notes.py), since looking at a
+# jxkernel Array's values waits for it and copies it to the host, which a script's eager
+# indexing must not pay for. The largest array looked at (a larger one is not):
+look_at_index_arrays = False
 _LOOKED_AT = 1 << 16
 
 
@@ -318,6 +321,8 @@ def _record_clamped(shape, items, normalize_indices, use="read") -> None:
         if k == INT:
             values = np.array([i])
         else:
+            if not look_at_index_arrays:
+                continue
             where = where or _indexed_at()            # (only the user's line pays for a look)
             values = _known_values(i) if where else None
             if values is None:

@@ -179,3 +179,15 @@ def test_an_index_array_in_bounds_traced_or_in_library_code_gets_no_note(shell):
     assert _notes(ran_ok(shell, "y = jax.jit(lambda a, i: a[i])(x, jnp.array([7]))")) == []
     # jnp.take reads a fill value by default (NaN), which shows: no note
     assert _notes(ran_ok(shell, "y = jnp.take(jnp.arange(3.), np.array([7]))")) == []
+
+
+def test_without_the_notebook_an_index_arrays_values_are_not_looked_at(monkeypatch):
+    # a script's eager x[idx] must not wait for idx and copy it to the host: only the loaded
+    # extension has index arrays looked at
+    from jxkernel.numpy import indexing
+    monkeypatch.setattr(indexing, "look_at_index_arrays", False)
+    indexing.clamped_indices.clear()
+    x = jxkernel.numpy.arange(3)
+    x[np.array([5])], x[jxkernel.numpy.array([5])], x[5]
+    assert [r.in_array for r in indexing.clamped_indices] == [0]       # the integer's alone
+    indexing.clamped_indices.clear()
