@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from .display import Note, source_label
-from .print_notes import _Site
+from .display import Note, Site, source_label
 
 
 class BreakpointWatch:
@@ -60,7 +59,7 @@ class BreakpointWatch:
         times = len(self.missed)
         ran = "once" if times == 1 else f"{times} times"
         return Note(
-            f"⚠ breakpoint() did not stop (at {source_label(_Site(file, line))}, ran {ran}): "
+            f"⚠ breakpoint() did not stop (at {source_label(Site(file, line))}, ran {ran}): "
             f"in a Jupyter kernel it goes to JupyterLab's visual debugger, which is off",
             body=("ipykernel hands Python's breakpoint() to debugpy, the visual debugger's; "
                   "while that debugger is off the call returns at once (in JAX's own kernel "

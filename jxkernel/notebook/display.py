@@ -59,6 +59,16 @@ def is_user_file(filename: str) -> bool:
     return not filename.startswith(SHELL_DIRS) and _source.plain_is_user_file(filename)
 
 
+class Site:
+    """A (file, line) as source_label takes one (a SourceInfo's fields).
+
+    >>> source_label(Site("/tmp/model.py", 12))
+    'model.py:12'
+    """
+    def __init__(self, file, line):
+        self.file, self.line, self.function = file, line, ""
+
+
 def source_label(info) -> str:
     """'In[3]:2' for a cell line, 'file.py:12' otherwise; '' without (useful) source info."""
     if info is None or info.file.startswith(SHELL_DIRS):

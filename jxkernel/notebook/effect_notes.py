@@ -15,8 +15,7 @@ import textwrap
 
 from ..core import compile_record, miss_words
 from ..core.compile_record import USER
-from .display import Note, source_label
-from .print_notes import _Site
+from .display import Note, Site, source_label
 
 
 class TraceEffectsWatch:
@@ -136,7 +135,7 @@ def _resolved(node, scope):
 def _draw_note(function, drawn, program: str = "compiled program") -> Note:
     name = getattr(function, "__name__", "the function")
     call, file, line = drawn[0]
-    at = source_label(_Site(file, line))
+    at = source_label(Site(file, line))
     return Note(
         f"⚠ {call} drew its number once, while {name} was traced (at {at}): the {program} "
         f"uses that same number on every call",
@@ -152,7 +151,7 @@ def _draw_note(function, drawn, program: str = "compiled program") -> Note:
 def _note(method, found, program: str = "compiled program") -> Note:
     name = method.__func__.__name__
     attribute, file, line = found[0]
-    at = source_label(_Site(file, line))
+    at = source_label(Site(file, line))
     return Note(
         f"⚠ {name} sets self.{attribute} (at {at}) once, while traced: its {program} "
         f"neither reads nor changes self.{attribute}",

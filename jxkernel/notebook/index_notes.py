@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from ..numpy import indexing
 from ..views.source import is_user_file
-from .display import Note, source_label
-from .print_notes import _Site
+from .display import Note, Site, source_label
 
 SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
               "#out-of-bounds-indexing")
@@ -50,7 +49,7 @@ def cell_note(told: set | None = None) -> Note | None:
     others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
     at = f"index {first.index}{' in the index array' if first.in_array else ''} is {where} of " \
         f"axis {first.axis} (size {first.size}){_also(first.in_array)} (at " \
-        f"{source_label(_Site(first.file, first.line))}){others}"
+        f"{source_label(Site(first.file, first.line))}){others}"
     size = first.size
     # (jax_check_static_indices looks at static integers only: JAX 0.10.2 raised nothing for
     # an index array out of bounds with it on, tests/data/index_array_reference.json)

@@ -34,9 +34,8 @@ from ..core.source_info import PACKAGE_DIR
 from ..core.trace import Tracer
 from ..random import key_reuse, keys
 from ..views.source import cell_name, is_user_file
-from .display import Note, source_label
+from .display import Note, Site, source_label
 from .key_advice import advice, traced_advice, tree_map_advice
-from .print_notes import _Site
 
 RANDOM_NUMBERS = "https://docs.jax.dev/en/latest/random-numbers.html"
 # the workshop's checks (notebook/workshop/), which call the learner's function twice with one
@@ -250,7 +249,7 @@ def _traced_calls(path):
     return None
 
 
-class _Call(_Site):
+class _Call(Site):
     """A user's line that drew with a key, or called the function that did: its frame's
     function (`<module>`: a cell's or script's top level) and the function it called there
     (`callee`: the random function's name on the line that drew), and for a line in a

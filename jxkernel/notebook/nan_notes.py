@@ -28,8 +28,7 @@ from ..views.error_cards.rewrites import _parse_file
 from ..views.source import is_user_file
 from ..views.source_edits import replaced, segment
 from ..views.stepper import make_stepper
-from .display import Note, source_label
-from .print_notes import _Site
+from .display import Note, Site, source_label
 
 FAQ = "https://docs.jax.dev/en/latest/faq.html#gradients-contain-nan-where-using-where"
 # the most elements of a gradient looked at for NaN (a copy to the host), and the most
@@ -145,12 +144,12 @@ def _equations(eqns):
 def _note(vg, asked, found) -> Note:
     name = getattr(vg, "__name__", "the function")
     head = f"⚠ the gradient holds NaN, though {name}'s value is finite (at " \
-        f"{source_label(_Site(*asked))})"
+        f"{source_label(Site(*asked))})"
     if found is None:
         return Note(head, body=_GENERIC.format(faq=FAQ) + " jxkernel.views.stepper.step("
                     "jax.grad(f), x).first_nan() finds the equation.", kind="info",
                     details=True)
-    at = source_label(_Site(found.info.file, found.info.line))
+    at = source_label(Site(found.info.file, found.info.line))
     fix = where_fix(found.info.file, found.info.line)
     if fix is None:
         return Note(f"{head}: first made at {at}, differentiating that line",

@@ -15,7 +15,7 @@ import linecache
 
 from ..core import trace
 from ..views.source import is_user_file
-from .display import Note, source_label
+from .display import Note, Site, source_label
 
 
 def clear() -> None:
@@ -38,7 +38,7 @@ def cell_note(told: set | None = None) -> Note | None:
     if not printed:
         return None
     file, line, text, staged = printed[0]
-    at = source_label(_Site(file, line))
+    at = source_label(Site(file, line))
     fixed = debug_print_fix(linecache.getline(file, line).strip())
     if fixed is not None:
         # jax.debug.print(f"x is {x}"): Python formatted the tracer at the trace, and
@@ -70,7 +70,7 @@ def cell_note(told: set | None = None) -> Note | None:
     # tracing.md's f prints x, y and result: each line that printed a tracer, rewritten
     # (the first alone left the learner's other two printing tracers)
     lines = list(dict.fromkeys((f, n) for f, n, _, _ in printed))
-    rewritten = [(print_fix(linecache.getline(f, n).strip()), source_label(_Site(f, n)))
+    rewritten = [(print_fix(linecache.getline(f, n).strip()), source_label(Site(f, n)))
                  for f, n in lines]
     if own and len(lines) > 1 and all(code for code, _ in rewritten):
         fix = (f", in place of each of your {len(lines)} prints that showed a tracer:\n" +
@@ -171,9 +171,3 @@ def debug_print_fix(code: str) -> str | None:
     call.keywords = [k for k in call.keywords if k.arg not in named] + \
         [ast.keyword(name, value) for name, value in named.items()]
     return ast.unparse(tree)
-
-
-class _Site:
-    """A (file, line) as source_label takes one (a SourceInfo's fields)."""
-    def __init__(self, file, line):
-        self.file, self.line, self.function = file, line, ""

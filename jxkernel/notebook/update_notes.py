@@ -18,8 +18,7 @@ import linecache
 from ..numpy import indexing
 from ..views.error_cards.rewrites import _parse_file
 from ..views.source import is_user_file
-from .display import Note, cell_name, source_label
-from .print_notes import _Site
+from .display import Note, Site, cell_name, source_label
 
 SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
               "#in-place-updates")
@@ -61,7 +60,7 @@ def cell_note(told: set | None = None) -> Note | None:
     # property, or x[0], an array's row, cannot be assigned to, so those get a name of their own
     kept = named if isinstance(receiver, ast.Name) else "updated"
     return Note(
-        f"⚠ {text} {what} (at {source_label(_Site(file, line))}){others}"
+        f"⚠ {text} {what} (at {source_label(Site(file, line))}){others}"
         + (f": {named} is unchanged" if named else ""),
         body=("JAX arrays are immutable: x.at[idx].set(v) (and .add, .multiply, ...) returns "
               "an updated copy and leaves x as it was, where NumPy's x[idx] = v changes x "
