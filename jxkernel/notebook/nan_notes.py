@@ -24,9 +24,8 @@ from ..core import compile_record, dtypes
 from ..core.ir import ClosedJaxpr, jaxpr_params
 from ..transforms.ad import reverse
 from ..tree_util import tree_flatten
-from ..views.error_cards.rewrites import _parse_file
 from ..views.source import is_user_file
-from ..views.source_edits import replaced, segment
+from ..views.source_edits import parse_file, replaced, segment
 from ..views.stepper import make_stepper
 from .display import Note, Site, source_label
 
@@ -187,7 +186,7 @@ def where_fix(file: str, line: int):
         >>> where_fix("<w>", 1)[3]
         'y = jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.)'
     """
-    tree = _parse_file(file)
+    tree = parse_file(file)
     statements = [s for s in ast.walk(tree) if isinstance(s, _SIMPLE) and
                   s.lineno <= line <= s.end_lineno] if tree is not None else []
     if not statements:

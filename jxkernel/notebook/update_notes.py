@@ -16,8 +16,8 @@ import ast
 import linecache
 
 from ..numpy import indexing
-from ..views.error_cards.rewrites import _parse_file
 from ..views.source import is_user_file
+from ..views.source_edits import parse_file
 from .display import Note, Site, cell_name, source_label
 
 SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
@@ -75,7 +75,7 @@ def dropped_update(file: str, line: int) -> tuple[ast.Call, bool] | None:
     result dropped, or only shown: the cell's last expression, IPython's Out), and whether it
     was shown; None where there is none, or where a copy of no name's array was shown (a
     demonstration, `jnp.zeros(3).at[1].set(2.)`)."""
-    tree = _parse_file(file)
+    tree = parse_file(file)
     if tree is None:
         return None
     for node in ast.walk(tree):

@@ -13,9 +13,22 @@ came out `α = jf_jit(x)`), so the edits here slice the bytes.
 from __future__ import annotations
 
 import ast
+import linecache
 import re
 
 Span = tuple  # (lineno, col_offset, end_lineno, end_col_offset), as ast's, lines from 1
+
+
+def parse_file(path: str | None):
+    """The syntax tree of the file at `path` (a cell's too: linecache holds cells), its
+    positions those of the text as linecache has it; a %%jit cell's magic lines are blanked,
+    their numbers kept. None where it does not parse, or there is none."""
+    lines = [("\n" if line.lstrip().startswith("%") else line)
+             for line in (linecache.getlines(path) if path else [])]
+    try:
+        return ast.parse("".join(lines)) if lines else None
+    except SyntaxError:
+        return None
 
 
 def span(node: ast.AST) -> Span:

@@ -7,6 +7,7 @@ import ast
 import linecache
 import re
 
+from ..source_edits import parse_file
 from .branch_types import _cond_of
 
 
@@ -221,7 +222,7 @@ def _one_update(body):
 def _range_loop_rewrite(where) -> str:
     """`for i in range(n): total += i` with a traced n, as lax.fori_loop (its bounds may be
     traced), or "" when the line is no such loop."""
-    tree = _parse_file((where or {}).get("_path"))
+    tree = parse_file((where or {}).get("_path"))
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.For) and node.lineno == where["line"] and \
                 isinstance(node.target, ast.Name) and isinstance(node.iter, ast.Call) and \
@@ -243,7 +244,7 @@ def _node_at(where):
     `and`/`or`, or None."""
     if not where:
         return None
-    tree = _parse_file(where.get("_path"))
+    tree = parse_file(where.get("_path"))
     if tree is None:
         return None
     found = None
@@ -273,16 +274,6 @@ def _simple_statement_of(tree, node):
             if best is None or stmt.lineno >= best.lineno:
                 best = stmt
     return best
-
-
-def _parse_file(path):
-    """The file's syntax tree; a %%jit cell's magic lines are blanked (numbers kept)."""
-    lines = [("\n" if line.lstrip().startswith("%") else line)
-             for line in (linecache.getlines(path) if path else [])]
-    try:
-        return ast.parse("".join(lines)) if lines else None
-    except SyntaxError:
-        return None
 
 
 def _parse_line(where):
@@ -317,7 +308,7 @@ def _whole_statement(where):
     """`where` with its code the whole statement its line is part of, where the line alone
     does not parse (`+ int(y))`, the second line of `return (x * 2`: the card rewrote the
     fragment, which pasted did not parse, or gave a template); `where` itself otherwise."""
-    tree = _parse_file(where.get("_path")) if where and _parse_line(where) is None else None
+    tree = parse_file(where.get("_path")) if where and _parse_line(where) is None else None
     simple = (ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
     around = [s for s in ast.walk(tree) if isinstance(s, simple) and
               s.lineno <= where["line"] <= s.end_lineno] if tree is not None else []

@@ -14,7 +14,8 @@ from .card import ErrorCard
 from .checks import _checked_rewrite
 from .conversions import _traced_calls
 from .reading import _learners_frames, _location, _user_frame
-from .rewrites import (_branch_rewrite, _logical_rewrite, _node_at, _parse_file, _parse_line,
+from ..source_edits import parse_file
+from .rewrites import (_branch_rewrite, _logical_rewrite, _node_at, _parse_line,
                        _pattern, _python_math_rewrite, _simple_if)
 
 _AMBIGUOUS = "The truth value of an array with more than one element is ambiguous"
@@ -149,7 +150,7 @@ def _none_test(node, where) -> str:
 
 def _defaults_to_none(where, node, name) -> bool:
     """Whether `name` is a parameter, defaulting to None, of the function around `node`."""
-    tree = _parse_file((where or {}).get("_path"))
+    tree = parse_file((where or {}).get("_path"))
     around = [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef,
                                                           ast.AsyncFunctionDef))
               and f.lineno < node.lineno <= f.end_lineno] if tree is not None else []
@@ -254,7 +255,7 @@ def _asked_later(where, name):
     """The first `if`/`while`/`assert` (or `a if c else b`) after the line, in its function,
     whose test reads `name`, or whose test is `name`'s own truth (`not name`, `name and
     y`); None where `name` is only used as a value."""
-    tree = _parse_file(where.get("_path"))
+    tree = parse_file(where.get("_path"))
     around = [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
               and f.lineno < where["line"] <= f.end_lineno] if tree is not None else []
     if not around:
