@@ -75,8 +75,9 @@ class NanGradientWatch:
             reverse.grad_calls.clear()
         stepped = set()
         for vg, args, kwargs, out, g, asked in calls:
-            if vg in stepped or not _holds_nan(g) or _holds_nan(out) is not False or \
-                    _holds_nan((args, kwargs)) is not False:
+            if vg in stepped or not _holds(np.isnan, g) or \
+                    _holds(_not_finite, out) is not False or \
+                    _holds(np.isnan, (args, kwargs)) is not False:
                 continue
             stepped.add(vg)             # (a loop's calls: the first one's NaN tells)
             found = _first_nan(vg, args, kwargs)
@@ -89,13 +90,17 @@ class NanGradientWatch:
         return None
 
 
-def _holds_nan(tree) -> bool | None:
-    """Whether a float leaf of `tree` holds NaN; None where the leaves are too large to look
-    at."""
+def _holds(test, tree) -> bool | None:
+    """Whether `test` (np.isnan, _not_finite) holds for an element of a float leaf of `tree`;
+    None where the leaves are too large to look at."""
     leaves = [x for x in tree_flatten(tree)[0] if _is_float(x)]
     if sum(int(np.size(x)) for x in leaves) > LOOKED_AT:
         return None
-    return any(bool(np.isnan(np.asarray(x)).any()) for x in leaves)
+    return any(bool(test(np.asarray(x)).any()) for x in leaves)
+
+
+def _not_finite(x):
+    return ~np.isfinite(x)
 
 
 def _is_float(x) -> bool:

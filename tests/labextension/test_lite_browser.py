@@ -345,7 +345,8 @@ def test_run_all_goes_past_the_tagged_error(tour, outside):
 
 def test_a_learners_mistakes_get_their_cards_there(tour, outside):
     """A learner's own cells after the tour's first (which installs jxkernel from the site):
-    `import jax` gives jxkernel; a reused key draws the same numbers twice, as JAX does (it was a TypeError from jxkernel's own
+    `import jax` gives jxkernel; a reused key draws the same numbers twice, as JAX does, and
+    the key note says so (the reuse was a TypeError from jxkernel's own
     code there: the NumPy rule of max read ml_dtypes' float8_e8m0fnu, and Pyodide has no
     ml_dtypes), and `x[0] = 1` gets its card drawn by the extension (its "rewrite" section)
     and one line of error output under it. The cards' words:
@@ -365,7 +366,11 @@ def test_a_learners_mistakes_get_their_cards_there(tour, outside):
                            "key = jax.random.key(0)\na = jax.random.normal(key, (2,))\n"
                            "b = jax.random.normal(key, (2,))\nprint(bool((a == b).all()))",
                      "18-key-reused")
-    assert drawn.strip() == "True", drawn
+    # the same numbers, and the note under the cell saying so (notebook/key_notes.py)
+    printed, _, note = drawn.strip().partition("\n")
+    assert printed == "True", drawn
+    assert re.fullmatch(r"⚠ key reused \(at In\[\d+\]:4\): normal drew with the key that normal "
+                        r"used at In\[\d+\]:3, so the same numbers again", note.strip()), drawn
     card = run_code(page, "x = jnp.zeros(3)\nx[0] = 1", "19-in-place-card")
     assert "rewrite\nx = x.at[0].set(1)" in card, card
     # the error output JupyterLite shows after the card (its execute reply's traceback): one

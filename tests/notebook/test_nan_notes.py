@@ -90,6 +90,9 @@ def test_finite_gradients_nan_inputs_and_nan_values_get_no_note(shell):
     assert ran_ok(shell, "g = jax.grad(f)(jnp.nan)").shown(NOTE) == []     # NaN in, NaN out
     ran_ok(shell, "def h(x):\n    return jnp.log(x)")
     assert ran_ok(shell, "g = jax.grad(h)(-1.)").shown(NOTE) == []         # the value is NaN
+    # an infinite value is no finite one: the note's words would be false
+    ran_ok(shell, "def k(x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.) + 1. / x")
+    assert ran_ok(shell, "g = jax.grad(k)(0.)").shown(NOTE) == []
 
 
 def test_a_line_is_told_once_and_the_functions_prints_are_not_run_again(shell):
