@@ -1122,8 +1122,8 @@ def lower_module(jaxpr: Jaxpr, *, name: str, platform: str, donated=None,
         arg_attrs, result_attrs = sdy_attrs(module, mesh, in_vars, arg_attrs, arg_shardings,
                                             jaxpr.outvars, result_shardings)
     # the memory kinds, where one is not 'device' (xla/memory_kinds.py): PJRT places results so
-    mem_kinds = program_kinds(jaxpr, in_vars, arg_shardings, result_shardings) \
-        if rules is None else None
+    mem_kinds = program_kinds(jaxpr, in_vars, arg_shardings, result_shardings,
+                              one_device if mesh is None else None) if rules is None else None
     if mem_kinds is not None:
         arg_attrs = [with_kind(a, k) for a, k in
                      zip(arg_attrs or [None] * len(in_vars), mem_kinds[0])]

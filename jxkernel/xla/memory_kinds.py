@@ -80,19 +80,27 @@ def _transfer_spaces(jaxpr) -> list:
     return out
 
 
-def program_kinds(jaxpr, in_vars, arg_shardings, result_shardings):
+def program_kinds(jaxpr, in_vars, arg_shardings, result_shardings, one_device=None):
     """(per input, per result) the memory kind a program's `mhlo.memory_kind` attributes
     name, and per result the kind its out_sharding asked (None: not asked), which an
     `annotate_device_placement` call marks; None where every kind is 'device' (JAX then
-    writes none). An input's or result's kind is its sharding's, else its type's memory space."""
+    writes none). An input's or result's kind is its sharding's, else its type's memory space;
+    an input given no sharding (an uncommitted argument: on a mesh, none in `arg_shardings`;
+    on one device, none in `one_device`, lowering's) is named only in another memory than
+    'device', as JAX names its unspecified ones."""
     def kinds(variables, shardings):
         shardings = shardings or [None] * len(variables)
         asked = [getattr(s, "memory_kind", None) for s in shardings]
         return asked, [k if k is not None else mem_space_to_kind(
             getattr(v.aval, "memory_space", MemorySpace.Device)) for k, v in zip(asked, variables)]
     _, ins = kinds(in_vars, arg_shardings)
-    if arg_shardings is None:       # (one device, no in_shardings: JAX names a Host input's)
-        ins = [None if k == DEFAULT else k for k in ins]
+    if arg_shardings is not None:
+        given = [s is not None for s in arg_shardings]
+    elif one_device is not None:    # (per invar after the constvars: those take none)
+        given = [False] * (len(in_vars) - len(one_device[0])) + [bool(g) for g in one_device[0]]
+    else:
+        given = [False] * len(in_vars)
+    ins = [k if g or k != DEFAULT else None for k, g in zip(ins, given)]
     asked, outs = kinds(jaxpr.outvars, result_shardings)
     moved = [mem_space_to_kind(s) for s in _transfer_spaces(jaxpr) if s is not MemorySpace.Any]
     if all(k in (None, DEFAULT) for k in ins + outs + moved):

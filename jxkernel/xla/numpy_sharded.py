@@ -452,7 +452,7 @@ def output_shardings(jaxpr, mesh, out_avals, user_shardings, in_avals, given, ca
         if asked is not None:
             out.append(asked)
             continue
-        if reports_first(first, ndim, cm, lambda f: mesh.size == 1 or
+        if reports_first(first, aval, cm, lambda f: mesh.size == 1 or
                          (guess or ((),) * ndim) == _dims(f, ndim)):
             out.append(first[0])
             continue

@@ -19,6 +19,7 @@ import dataclasses
 import time
 
 from ..core.dce import dce_jaxpr, prune_unused_inputs
+from ..core.avals import MemorySpace, mem_space_to_kind
 from ..core.ir import Jaxpr, jaxprs_in_params
 from ..core.primitive import numpy_lowering_rules
 from ..core.symbolic import is_symbolic
@@ -143,7 +144,8 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
             return Module("", None, devices, out_avals,
                           tuple(donated) if donated is not None else (), None, 0.0, jaxpr,
                           None if arg_shardings is None else tuple(arg_shardings), kept,
-                          tokens, aliased=aliased, out_kinds=_out_kinds(mesh, result_shardings))
+                          tokens, aliased=aliased,
+                          out_kinds=_out_kinds(mesh, result_shardings, out_avals))
         platforms = platforms or ("cpu",)    # its text (Lowered.as_text): XLA's CPU module
     platforms = tuple(platforms or (_client.platform_of(devices[0]),))
     start = time.perf_counter()
@@ -155,18 +157,24 @@ def lower(jaxpr, devices, *, name: str, donated=None, mesh=None, arg_shardings=N
         key_ndims=key_ndims, layouts=layouts)
     lower_s = time.perf_counter() - start
     propagate = None if mesh is None else tuple(s is None for s in result_shardings)
-    out_kinds = _out_kinds(mesh, result_shardings)
+    out_kinds = _out_kinds(mesh, result_shardings, out_avals)
     # what is donated after all (set_up_aliases: an unusable donation is dropped, with a warning)
     return Module(text, module_ctx, devices, out_avals,
                   tuple(module_ctx.donated) if donated is not None else (), propagate, lower_s,
                   kept=kept, tokens=module_ctx.tokens, out_kinds=out_kinds)
 
 
-def _out_kinds(mesh, result_shardings) -> tuple | None:
-    """Module.out_kinds: on one device, per result the memory kind its sharding names."""
-    if mesh is not None or result_shardings is None:
+def _out_kinds(mesh, result_shardings, out_avals) -> tuple | None:
+    """Module.out_kinds: on one device, per result the memory kind its sharding names, else
+    the one its type's memory space names (a host-typed result: the module's attributes
+    place it there, as JAX's propagated memory kinds); None where all are 'device'."""
+    if mesh is not None:
         return None
-    return tuple(getattr(s, "memory_kind", None) for s in result_shardings)
+    asked = result_shardings or [None] * len(out_avals)
+    kinds = tuple(getattr(s, "memory_kind", None) or (
+        None if getattr(a, "memory_space", None) in (None, MemorySpace.Device, MemorySpace.Any)
+        else mem_space_to_kind(a.memory_space)) for s, a in zip(asked, out_avals))
+    return None if all(k in (None, "device") for k in kinds) else kinds
 
 
 def _embedding(jaxpr, kept, embed) -> tuple:

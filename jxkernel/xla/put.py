@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core.avals import MemorySpace, Token, get_aval, mem_space_to_kind
-from ..core.mesh import NamedSharding, PartitionSpec
+from ..core.mesh import NamedSharding, PartitionSpec, eager_mesh, on_context_mesh
 from ..core.physical import wrap_physical
 from . import memory_kinds, string_arrays
 from .array import Array, host_to_device
@@ -35,14 +35,14 @@ def device_put(x, device=None, *, copy=False, name: str = "x") -> Array:
                              "use jax.memory.Space.Device or jax.memory.Space.Host")
         # JAX's: kept on the device (or sharding) it is on, committed, in that memory
         x = x if isinstance(x, Array) else _placed(x, None, copy, name)
-        device = x.sharding.with_memory_kind(mem_space_to_kind(device))
+        device = _space_sharding(x).with_memory_kind(mem_space_to_kind(device))
     kind = getattr(device, "memory_kind", None)
     if kind is not None and kind != memory_kinds.DEFAULT and type(device).__name__ != "Format":
         if isinstance(x, Array) and memory_kinds.kind_of(x) == kind and not copy and \
                 x._buf._committed and x.sharding == device:
             return x
         return memory_kinds.in_memory(
-            _placed(x, device.with_memory_kind(memory_kinds.DEFAULT), copy, name), kind)
+            _placed(x, device.with_memory_kind(memory_kinds.DEFAULT), copy, name, device), kind)
     out = _placed(x, device, copy, name)
     if not isinstance(out, Array):
         return out
@@ -55,9 +55,22 @@ def device_put(x, device=None, *, copy=False, name: str = "x") -> Array:
     return out if typed is out.aval else type(out)(out._buf, typed, out._sharding)
 
 
-def _placed(x, device, copy: bool, name: str) -> Array:
+def _space_sharding(x: Array):
+    """The sharding a put of `x` into a memory space keeps (its memory kind aside): JAX runs
+    that put as a program, whose result is named from its layout as jit's are: over
+    set_mesh's mesh for an uncommitted `x` (replicated), P() over a mesh of one device."""
+    if not x.committed and on_context_mesh():
+        return NamedSharding(eager_mesh(), PartitionSpec())
+    s = x.sharding
+    if isinstance(s, NamedSharding) and s.mesh.size == 1 and s.spec != PartitionSpec():
+        return NamedSharding(s.mesh, PartitionSpec(), memory_kind=s.memory_kind)
+    return s
+
+
+def _placed(x, device, copy: bool, name: str, asked=None) -> Array:
     """device_put's placing of `x` on `device` (no memory space: device_put moves it into
-    one after). `name`: what errors call `x` (a pytree's leaf: "x['w']").
+    one after). `name`: what errors call `x` (a pytree's leaf: "x['w']"); `asked`: the
+    sharding in another memory kind that `device` places for, which errors name.
 
     >>> device_put(1.0)
     Array(1., dtype=float32, weak_type=True)
@@ -93,7 +106,7 @@ def _placed(x, device, copy: bool, name: str) -> Array:
         if strings:                     # (each device's block, as numbers' are)
             device.check_shape(aval.shape)
             return put_blocks(value, aval, device)
-        return put_on_mesh(x, device)
+        return put_on_mesh(x, device, asked)
     return put_on_device(x, device, copy=copy)
 
 

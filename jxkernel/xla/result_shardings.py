@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.avals import MemorySpace, mem_space_to_kind
 from ..core.ir import Var
 from ..core.mesh import Mesh, NamedSharding, PartitionSpec
 from .client import xc
@@ -46,7 +47,7 @@ def output_shardings(loaded, mesh, out_avals, user_shardings, in_avals, given=No
             out.append(asked)
             continue
         hlo = None if op is None else xc.HloSharding.from_proto(op)
-        if reports_first(first, ndim, cm, lambda f: hlo is None or
+        if reports_first(first, aval, cm, lambda f: hlo is None or
                          _hlo_key(hlo_sharding(f, ndim)) == _hlo_key(hlo)):
             out.append(first[0])
             continue
@@ -83,14 +84,20 @@ def first_sharding(mesh, user_shardings, in_avals):
     return user_shardings[0] or NamedSharding(mesh, PartitionSpec()), len(in_avals[0].shape)
 
 
-def reports_first(first, ndim: int, carried, alike) -> bool:
-    """Whether a result of rank `ndim` whose type carries the mesh `carried` reports `first`
-    (first_sharding's answer): the same rank, that sharding's mesh, and laid out alike
-    (`alike(sharding)`, asked last: the caller's comparison of layouts)."""
+def reports_first(first, aval, carried, alike) -> bool:
+    """Whether a result of type `aval` whose type carries the mesh `carried` reports `first`
+    (first_sharding's answer): the same rank and memory kind (a device argument's sharding is
+    not a host result's: that one is named from its layout, P() on one device, as JAX's),
+    that sharding's mesh, and laid out alike (`alike(sharding)`, asked last: the caller's
+    comparison of layouts)."""
     if first is None or carried is None:
         return False
     sharding, first_ndim = first
-    return first_ndim == ndim and getattr(carried, "abstract_mesh", carried) == \
+    space = getattr(aval, "memory_space", MemorySpace.Device)
+    kind = "device" if space in (MemorySpace.Device, MemorySpace.Any) else \
+        mem_space_to_kind(space)
+    return first_ndim == len(aval.shape) and (sharding.memory_kind or "device") == kind and \
+        getattr(carried, "abstract_mesh", carried) == \
         getattr(sharding.mesh, "abstract_mesh", sharding.mesh) and alike(sharding)
 
 

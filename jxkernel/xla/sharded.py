@@ -184,8 +184,10 @@ def _assemble(bufs, aval, sharding) -> Array:
     return sharded_array(buf, aval, sharding)
 
 
-def device_put(x, sharding) -> Array:
+def device_put(x, sharding, asked=None) -> Array:
     """`x` (host data or an Array) laid out as `sharding` (a NamedSharding or a P under a mesh).
+    `asked`: the sharding the user gave, which errors name (xla/put.py places a value with
+    its device-memory twin, then moves it into the memory kind asked), else `sharding`.
 
     >>> device_put(np.zeros((8, 2)), NamedSharding(mesh, P('x'))).sharding.spec
     P('x',)
@@ -216,13 +218,14 @@ def device_put(x, sharding) -> Array:
         value, aval = _host_value(x)
     if len(sharding.spec) <= len(aval.shape):      # (a rank error: check_shape's words)
         check_type_divides(aval.shape, sharding)    # the type's check first, as JAX's
+    shown = sharding if asked is None else resolve(asked)
     try:
-        sharding.check_shape(aval.shape)
+        shown.check_shape(aval.shape)
     except ValueError as e:
         if type(e) is not ValueError:        # IndivisibleError stays as it is, as in JAX
             raise
         raise ValueError(f"One of device_put args is incompatible with its sharding annotation "
-                         f"{sharding!r}: {e}") from None
+                         f"{shown!r}: {e}") from None
     if is_sharded(x):
         if x._sharding.mesh == sharding.mesh or _same_devices(x._sharding.mesh, sharding.mesh):
             return _relayout(x, sharding)

@@ -93,6 +93,33 @@ def run(jax) -> dict:
         jax.lax.scan(lambda c, wi: (c * jax.device_put(wi, whole), None), 1.0, w)[0]))(
         jax.device_put(jnp.arange(1.0, 5.0), s_host))))
     _case(out, "offload_policy_grad", lambda: _offloaded_grad(jax, s_dev, s_host))
+    # a one-device program's host-typed results are placed in host memory, as typed
+    space_host = jax.device_put(x, jax.memory.Space.Host)
+    _case(out, "jit_double_space_host", lambda: _placed(jax, jax.jit(lambda a: a * 2)(space_host)))
+    _case(out, "single_host_plus_scalar", lambda: _placed(jax, jax.device_put(
+        x, single_host) + 1.0))
+    _case(out, "jit_put_to_space_host", lambda: _placed(jax, jax.jit(
+        lambda a: jax.device_put(a * 2, jax.memory.Space.Host))(x)))
+    # a device argument's sharding is not a host result's: named from its layout (P())
+    _case(out, "jit_put_to_space_host_of_mesh", lambda: _placed(jax, jax.jit(
+        lambda a: jax.device_put(a * 2, jax.memory.Space.Host))(on_dev)))
+    _case(out, "jit_put_to_space_host_of_host", lambda: _placed(jax, jax.jit(
+        lambda a: jax.device_put(a * 2, jax.memory.Space.Host))(host)))
+    _case(out, "put_space_host_of_mesh", lambda: _placed(
+        jax, jax.device_put(on_dev, jax.memory.Space.Host)))
+    with jax.set_mesh(mesh):
+        _case(out, "put_space_host_on_context_mesh", lambda: _placed(
+            jax, jax.device_put(x, jax.memory.Space.Host)))
+        _case(out, "put_space_device_on_context_mesh", lambda: _placed(
+            jax, jax.device_put(x, jax.memory.Space.Device)))
+    # a scalar put in host memory; its rank error names the sharding asked
+    for kind in ("pinned_host", "unpinned_host"):
+        _case(out, f"put_scalar_single_{kind}", lambda: _placed(
+            jax, jax.device_put(1.0, SingleDeviceSharding(dev, memory_kind=kind))))
+        _case(out, f"put_scalar_named_{kind}", lambda: _placed(
+            jax, jax.device_put(1.0, NamedSharding(mesh, P(), memory_kind=kind))))
+        _case(out, f"put_scalar_named_split_{kind}", lambda: _placed(
+            jax, jax.device_put(1.0, NamedSharding(mesh, P("x"), memory_kind=kind))))
     out["lowered"] = lowered(jax)
     return out
 
@@ -135,4 +162,19 @@ def lowered(jax) -> dict:
         lambda a: a * 2, out_shardings=single_host).lower(x).as_text())
     _case(out, "lower_put_to_space_host", lambda: jax.jit(
         lambda a: jax.device_put(a * 2, jax.memory.Space.Host)).lower(on_dev).as_text())
+    # an uncommitted argument is given no memory kind, donated or not; a committed one 'device'
+    add_on_device = jax.jit(lambda a, b: jax.device_put(a, s_dev) + b)
+    _case(out, "lower_uncommitted_beside_host", lambda: add_on_device.lower(
+        host, jax.numpy.ones(4)).as_text())
+    _case(out, "lower_uncommitted_out_host", lambda: jax.jit(
+        lambda a: a * 2, out_shardings=s_host).lower(x).as_text())
+    _case(out, "lower_donated_uncommitted_put_to_space_host", lambda: jax.jit(
+        lambda a: jax.device_put(a * 2, jax.memory.Space.Host), donate_argnums=0).lower(
+            jax.numpy.ones(4)).as_text())
+    _case(out, "lower_in_single_host_out_single", lambda: jax.jit(
+        lambda a: a + 1, out_shardings=jax.sharding.SingleDeviceSharding(jax.devices()[0])).lower(
+            jax.device_put(x, single_host)).as_text())
+    _case(out, "lower_committed_put_to_space_host", lambda: jax.jit(
+        lambda a: jax.device_put(a * 2, jax.memory.Space.Host)).lower(
+            jax.device_put(x, jax.devices()[0])).as_text())
     return out

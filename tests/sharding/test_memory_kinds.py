@@ -38,6 +38,24 @@ def test_device_put_places_in_each_memory_kind(got, name):
     assert got[name] == WANT[name]
 
 
+@pytest.mark.parametrize("name", [
+    "put_space_host_of_mesh", "put_space_host_on_context_mesh",
+    "put_space_device_on_context_mesh"])
+def test_put_to_a_memory_space_is_named_from_its_layout(got, name):
+    """A put to jax.memory.Space is a program in JAX: over a mesh of one device its result
+    is P(), over set_mesh's mesh an uncommitted value's is that mesh's."""
+    assert got[name] == WANT[name]
+
+
+@pytest.mark.parametrize("name", [
+    f"put_scalar_{where}_{kind}" for where in ("single", "named", "named_split")
+    for kind in ("pinned_host", "unpinned_host")])
+def test_scalars_put_in_host_memory(got, name):
+    """A scalar is placed in host memory as an array is; its rank error names the sharding
+    asked, memory kind included."""
+    assert got[name] == WANT[name]
+
+
 @pytest.mark.parametrize("name", ["host_plus_device", "host_plus_scalar", "host_times_host",
                                   "jit_host_plus_device"])
 def test_operations_keep_one_memory_space(got, name):
@@ -49,7 +67,9 @@ def test_operations_keep_one_memory_space(got, name):
 @pytest.mark.parametrize("name", [
     "jit_identity_host", "jit_double_host", "jit_out_device", "jit_out_host",
     "jit_in_shardings_host", "jit_put_to_device", "jit_out_single_host",
-    "jit_out_single_host_tree", "jit_in_single_host_out_device"])
+    "jit_out_single_host_tree", "jit_in_single_host_out_device", "jit_double_space_host",
+    "single_host_plus_scalar", "jit_put_to_space_host", "jit_put_to_space_host_of_mesh",
+    "jit_put_to_space_host_of_host"])
 def test_jit_results_are_placed_as_in_jax(got, name):
     assert got[name] == WANT[name]
 

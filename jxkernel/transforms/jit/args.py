@@ -926,13 +926,13 @@ def flat_pinned(given, tree) -> list:
 
 def result_memories(jitted, out_tree) -> list | None:
     """Per result of a jit pinned to one device, the SingleDeviceSharding its out_shardings
-    give it, where one names another memory than 'device' (`memory_kind='pinned_host'`), for
-    the module's result attributes and placements (xla/memory_kinds.py's program_kinds), as
-    JAX lowers them; None where none does."""
+    give it (its memory kind, 'device' included: a host-typed result asked there is placed
+    there), for the module's result attributes and placements (xla/memory_kinds.py's
+    program_kinds), as JAX lowers them; None where none is given."""
     if jitted._pinned is None or jitted._out_shardings is None:
         return None
     flat = flat_pinned(jitted._out_shardings, tree_unflatten(out_tree, [0] * out_tree.num_leaves))
-    if all(getattr(s, "memory_kind", None) in (None, "device") for s in flat):
+    if all(getattr(s, "memory_kind", None) is None for s in flat):
         return None
     return flat
 
