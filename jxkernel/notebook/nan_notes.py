@@ -34,6 +34,9 @@ FAQ = "https://docs.jax.dev/en/latest/faq.html#gradients-contain-nan-where-using
 # equations stepped to find the first one: past these the cell gets no note, rather than wait
 LOOKED_AT = 1 << 22
 STEPPED = 2000
+# a gradient call is looked at as it is recorded, to keep a loop's first NaN step, where all
+# it holds is no larger than this (a copy to the host, and a wait, on each such call)
+SMALL = 1 << 14
 # programs that call back into Python are not stepped: a print or a breakpoint would run again
 CALLBACKS = frozenset({"debug_callback", "debug_print", "pure_callback", "io_callback"})
 # functions whose derivative is infinite or NaN at the edge of or outside their domain, and
@@ -53,7 +56,7 @@ class NanGradientWatch:
         if self not in _INSTALLED:
             _INSTALLED.append(self)
             if reverse.grad_calls is None:
-                reverse.grad_calls = collections.deque(maxlen=4)
+                reverse.grad_calls = _Calls()
 
     def uninstall(self) -> None:
         if self in _INSTALLED:
@@ -70,14 +73,14 @@ class NanGradientWatch:
         where the value is finite, or only ones made at lines told of before (`told`: the
         (file, line) that first made the NaN, or where that is not found the line that asked
         for the gradient, kept by the loaded extension)."""
-        calls = list(reverse.grad_calls or ())
-        if reverse.grad_calls is not None:
-            reverse.grad_calls.clear()
+        recorded = reverse.grad_calls
+        calls = [] if recorded is None else [recorded.first] * (recorded.first is not None) + \
+            list(recorded)
+        if recorded is not None:
+            recorded.clear()
         stepped = set()
         for vg, args, kwargs, out, g, asked in calls:
-            if vg in stepped or not _holds(np.isnan, g) or \
-                    _holds(_not_finite, out) is not False or \
-                    _holds(np.isnan, (args, kwargs)) is not False:
+            if vg in stepped or not _nan_where_finite(out, g, (args, kwargs)):
                 continue
             stepped.add(vg)             # (a loop's calls: the first one's NaN tells)
             found = _first_nan(vg, args, kwargs)
@@ -90,12 +93,45 @@ class NanGradientWatch:
         return None
 
 
+class _Calls(collections.deque):
+    """The record transforms/ad/reverse.py appends to: the cell's last gradients, and the
+    first found holding NaN where its value and inputs hold none, looked at as it is recorded
+    where it is small. A loop's steps after that one (a training loop's, its parameters NaN
+    from then on) hold NaN in their inputs, and are not told: the first is the one to step."""
+
+    def __init__(self):
+        super().__init__(maxlen=4)
+        self.first = None
+
+    def append(self, call) -> None:
+        super().append(call)
+        _, args, kwargs, out, g, _ = call
+        if self.first is None and _size((args, kwargs, out, g)) <= SMALL and \
+                _nan_where_finite(out, g, (args, kwargs)):
+            self.first = call
+
+    def clear(self) -> None:
+        super().clear()
+        self.first = None
+
+
+def _nan_where_finite(out, g, given) -> bool:
+    """Whether the gradient `g` holds NaN where the value `out` is finite and the inputs hold
+    no NaN (each looked at: not too large)."""
+    return bool(_holds(np.isnan, g)) and _holds(_not_finite, out) is False and \
+        _holds(np.isnan, given) is False
+
+
+def _size(tree) -> int:
+    return sum(int(np.size(x)) for x in tree_flatten(tree)[0] if _is_float(x))
+
+
 def _holds(test, tree) -> bool | None:
     """Whether `test` (np.isnan, _not_finite) holds for an element of a float leaf of `tree`;
     None where the leaves are too large to look at."""
-    leaves = [x for x in tree_flatten(tree)[0] if _is_float(x)]
-    if sum(int(np.size(x)) for x in leaves) > LOOKED_AT:
+    if _size(tree) > LOOKED_AT:
         return None
+    leaves = [x for x in tree_flatten(tree)[0] if _is_float(x)]
     return any(bool(test(np.asarray(x)).any()) for x in leaves)
 
 

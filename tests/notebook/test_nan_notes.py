@@ -101,3 +101,18 @@ def test_a_line_is_told_once_and_the_functions_prints_are_not_run_again(shell):
     assert len(ran.shown(NOTE)) == 1
     assert ran.printed.count("tracing f") == 1          # the note's trace printed nothing
     assert ran_ok(shell, "v, g = jax.value_and_grad(f)(0.)").shown(NOTE) == []
+
+
+def test_a_loops_first_nan_step_is_told_though_its_later_steps_hold_nan_inputs(shell):
+    # gradient descent on the FAQ's function: w walks below 0, that step's gradient is NaN,
+    # and every step after it starts from a NaN w (inputs holding NaN: not told), past the
+    # last four steps the record keeps
+    ran_ok(shell, "def f(w):\n    return jnp.where(w > 0, jnp.sqrt(w), 0.)")
+    ran = ran_ok(shell, "w = jnp.array(2.0)\nfor i in range(12):\n"
+                        "    w = w - 1.0 * jax.grad(f)(w)")
+    assert np.isnan(float(shell.user_ns["w"]))
+    (note,) = ran.shown(NOTE)
+    assert re.match(r"⚠ the gradient holds NaN, though f's value is finite \(at In\[\d+\]:3\): "
+                    r"the jnp.where at In\[\d+\]:2 passed it back", note), note
+    assert note.splitlines()[-1] == "  return jnp.where(w > 0, jnp.sqrt(jnp.where(w > 0, w, "\
+                                    "1.0)), 0.)"
