@@ -4,6 +4,7 @@ and selectors, the device chosen, and IPython's pre/post_run_cell events.
 from __future__ import annotations
 
 import sys
+import warnings
 import weakref
 
 from ..core.config import config
@@ -145,6 +146,21 @@ class State:
         number = getattr(running, "execution_count", None)
         return number if number is not None else self.shell.execution_count
 
+    @staticmethod
+    def _note(result, what: str, make, *args):
+        """make(*args): the note of one kind of the cell that gave `result`, or None. A bug in
+        making it is told as a RuntimeWarning at the cell, and the cell's other notes go on
+        (IPython would print its "Error in callback" traceback of our code and drop them)."""
+        try:
+            return make(*args)
+        except Exception as e:  # noqa: BLE001  (a note is help: never the cell's failure)
+            warnings.warn_explicit(
+                f"jxkernel could not make the cell's {what} note (it raised "
+                f"{type(e).__name__}: {e}). The cell ran as written; only that note is "
+                "missing. This is a bug in jxkernel: please report it with the cell.",
+                RuntimeWarning, f"In[{getattr(result, 'execution_count', None) or ' '}]", 1)
+            return None
+
     # IPython events
     def pre_run_cell(self, info=None):
         room_keeper.keeper.cell_started()
@@ -188,20 +204,21 @@ class State:
         real_jax = self.compiles.real_jax_finished()
         if real_jax is not None:
             show(real_jax)
-        printed = print_notes.cell_note(self.prints_told)
+        printed = self._note(result, "print", print_notes.cell_note, self.prints_told)
         if printed is not None and config.jxkernel_compile_notes != "off":
             show(printed)
-        clamped = index_notes.cell_note(self.indices_told)
+        clamped = self._note(result, "index", index_notes.cell_note, self.indices_told)
         if clamped is not None and config.jxkernel_compile_notes != "off":
             show(clamped)
-        dropped = update_notes.cell_note(self.updates_told)
+        dropped = self._note(result, "update", update_notes.cell_note, self.updates_told)
         if dropped is not None and config.jxkernel_compile_notes != "off":
             show(dropped)
         reused = self.keys.cell_finished()
         if reused is not None and config.jxkernel_compile_notes != "off":
             show(reused)
         # (after the other watches: finding the NaN traces the user's function again)
-        nan = self.gradients.cell_finished(self.gradients_told)
+        nan = self._note(result, "NaN gradient", self.gradients.cell_finished,
+                         self.gradients_told)
         if nan is not None and config.jxkernel_compile_notes != "off":
             show(nan)
         effect = self.effects.cell_finished()
