@@ -116,3 +116,14 @@ def test_a_loops_first_nan_step_is_told_though_its_later_steps_hold_nan_inputs(s
                     r"the jnp.where at In\[\d+\]:2 passed it back", note), note
     assert note.splitlines()[-1] == "  return jnp.where(w > 0, jnp.sqrt(jnp.where(w > 0, w, "\
                                     "1.0)), 0.)"
+
+
+def test_a_program_calling_back_into_python_is_not_stepped_and_its_note_names_no_line(shell):
+    ran_ok(shell, "def f(x):\n    jax.debug.print('x is {}', x)\n"
+                  "    return jnp.where(x > 0, jnp.sqrt(x), 0.)")
+    ran = ran_ok(shell, "g = jax.grad(f)(0.)")
+    (note,) = ran.shown(NOTE)
+    assert re.fullmatch(r"⚠ the gradient holds NaN, though f's value is finite \(at "
+                        r"In\[\d+\]:1\)", note.splitlines()[0]), note
+    assert "step(jax.grad(f), x).first_nan() finds the equation" in note
+    assert ran.printed.count("x is 0.0") == 1              # printed by the cell's call alone
