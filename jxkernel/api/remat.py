@@ -287,7 +287,7 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
 
 def _remat_partial_eval(trace, args, params):
     """Known outputs are computed now, with the intermediates the policy saves; the unknown
-    part is staged as a checkpoint equation that takes the known *inputs* and the saved values
+    part is staged as a checkpoint equation that takes the saved values and the inputs
     (not all intermediate residuals) and recomputes the rest from them."""
     check_remat_partial_eval(params["jaxpr"])
     unknowns = [trace.is_unknown(x) for x in args]
@@ -315,30 +315,34 @@ def _remat_partial_eval(trace, args, params):
         with set_current_trace(trace.parent):
             known_outs = eval_jaxpr(forward, known_jaxpr.consts, *known_args)
     known_outs, saved = known_outs[:n_known_out], known_outs[n_known_out:]
-    unknown_avals = [a for a, u in zip(jaxpr.in_avals, unknowns) if u]
-    n_in = len(known_args) + len(saved)
+    n_saved = len(saved)
 
     def recompute(*xs):
+        # the saved values first, then the inputs in their order, as JAX's staged jaxpr
+        # takes its residuals
+        ins = xs[n_saved:]
+        known_in = [x for x, u in zip(ins, unknowns) if not u]
         # the recomputation is named `rematted_computation/sin`, as JAX's
         with name_scope("rematted_computation"):
-            residuals = eval_jaxpr(residual_jaxpr.jaxpr, residual_jaxpr.consts, *xs[:n_in])
-        return eval_jaxpr(unknown_jaxpr.jaxpr, unknown_jaxpr.consts, *residuals, *xs[n_in:])
-    recompute_jaxpr = trace_to_jaxpr(recompute, [get_aval(x) for x in known_args] +
-                                     [v.aval for v in saved_vars] + unknown_avals)
+            residuals = eval_jaxpr(residual_jaxpr.jaxpr, residual_jaxpr.consts, *known_in,
+                                   *xs[:n_saved])
+        return eval_jaxpr(unknown_jaxpr.jaxpr, unknown_jaxpr.consts, *residuals,
+                          *[x for x, u in zip(ins, unknowns) if u])
+    recompute_jaxpr = trace_to_jaxpr(recompute, [v.aval for v in saved_vars] + [
+        a if u else get_aval(x) for x, a, u in zip(args, jaxpr.in_avals, unknowns)])
     # only what the recomputation reads goes in, as JAX's dce of its staged jaxpr: a
     # function linear in x keeps no residual of x (`saved_residuals` lists none)
     recompute_jaxpr, used = _reading_only(recompute_jaxpr)
     if _logger.isEnabledFor(_log_level()):
-        _log_residuals([a for a, u in zip(known_args, used) if u], forward, saved_vars)
+        _log_residuals([a for a, u, k in zip(args, used[n_saved:], unknowns) if u and not k],
+                       forward, saved_vars)
     # (no trace of a function in JAX's: it rewrites the jaxpr; its transpose is traced, there)
     step = ("partial_eval", tuple(unknowns), _by_identity(params["policy"]))
     _derive(jaxpr, recompute_jaxpr, step, traced=False)
-    ins = [*known_args, *saved, *[x for x, u in zip(args, unknowns) if u]]
-    atoms = [trace.to_atom(x) for x, keep in zip(ins, used) if keep]
+    atoms = [trace.to_atom(x) for x, keep in zip([*saved, *args], used) if keep]
     cse = params["prevent_cse"]        # per input: the saved values' True, as JAX's residuals'
     if not isinstance(cse, bool):
-        cse = _flags([f for f, u in zip(cse, unknowns) if not u] + [True] * len(saved) +
-                     [f for f, u in zip(cse, unknowns) if u], used)
+        cse = _flags([True] * n_saved + list(cse), used)
     # JAX's remat partial eval records its equation with the whole name stack where the
     # linearization's own trace keeps what was pushed since it began, so under grad the staged
     # checkpoint is named under jvp twice (`transpose(jvp(jvp()))/remat2` once transposed)
@@ -572,8 +576,8 @@ def save_anything_except_these_names(*names_not_to_save):
 
 
 def offload_dot_with_no_batch_dims(offload_src, offload_dst):
-    """dots_with_no_batch_dims_saveable, offloading those results to `offload_dst` instead
-    of saving them (jxkernel saves them where they are: Offloadable)."""
+    """dots_with_no_batch_dims_saveable, offloading those results to `offload_dst` memory
+    between the passes instead of saving them where they are (Offloadable)."""
     def policy(prim, *_, **params):
         if prim is dot_general_p:
             (_, _), (lhs_batch, rhs_batch) = params["dimension_numbers"]
@@ -586,7 +590,7 @@ def offload_dot_with_no_batch_dims(offload_src, offload_dst):
 def save_and_offload_only_these_names(*, names_which_can_be_saved, names_which_can_be_offloaded,
                                       offload_src, offload_dst):
     """save_only_these_names, with the names `names_which_can_be_offloaded` offloaded to
-    `offload_dst` (jxkernel saves them where they are: Offloadable)."""
+    `offload_dst` memory between the passes (Offloadable)."""
     saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
     both = saved & offloaded
     if both:

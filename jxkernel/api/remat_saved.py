@@ -20,7 +20,7 @@ import typing
 
 import numpy as np
 
-from ..core.avals import dim_inserted
+from ..core.avals import dim_inserted, mem_kind_to_space
 from ..core.dce import dce_rules
 from ..core.interpret import eval_jaxpr
 from ..core import dtypes
@@ -32,6 +32,7 @@ from ..core.interpreter_primitives import broadcast_in_dim_p
 from ..lax.creation import empty2_p, empty_like_aval
 from ..lax.elementwise import reduce_precision_p
 from ..lax.scan import scan_p
+from ..lax.transfer import copy_semantics_of, device_put_p
 from ..transforms.jit.pinned import params as placements, pin_of
 from ..transforms.jit.primitive import jit_p
 
@@ -59,8 +60,8 @@ Saveable = SaveableType()
 
 class Offloadable(typing.NamedTuple):
     """A policy's answer: save the equation's results, moved from memory kind `src` to `dst`
-    (`Offloadable("device", "pinned_host")`). jxkernel's jaxprs carry no memory kinds: the
-    results are saved where they are, so the gradient is the same, only not offloaded.
+    (`Offloadable("device", "pinned_host")`): the forward pass puts them in `dst` memory
+    (typed `f32<host>`), the backward pass puts them back in `src` where it reads them.
 
         >>> Offloadable(src="device", dst="pinned_host")
         Offloadable(src='device', dst='pinned_host')
@@ -84,20 +85,47 @@ def saves(answer) -> bool:
         f"Got {answer} of type {type(answer)}.")
 
 
+def _answer(eqn, policy):
+    """The policy's answer for `eqn` (True for a value named SAVED_WHATEVER_THE_POLICY, False
+    where there is no policy)."""
+    if type(eqn.params.get("name")) is _SavedName:
+        return True
+    if policy is None:
+        return False
+    return policy(eqn.primitive, *[v.aval for v in eqn.invars], **eqn.params)
+
+
 def _saved(eqn, policy) -> bool:
     """Whether a checkpoint saves `eqn`'s results: a value named SAVED_WHATEVER_THE_POLICY,
     or what the policy says (None: nothing)."""
-    if type(eqn.params.get("name")) is _SavedName:
-        return True
-    return policy is not None and saves(policy(eqn.primitive, *[v.aval for v in eqn.invars],
-                                               **eqn.params))
+    return saves(_answer(eqn, policy))
+
+
+def _put(values, outs, space, source_info) -> Eqn:
+    """`outs = device_put values` into memory `space`, always copying, as JAX's remat
+    offloading writes it."""
+    n = len(values)
+    params = dict(devices=(space,) * n, srcs=(None,) * n,
+                  copy_semantics=(copy_semantics_of(copy=True),) * n)
+    return Eqn(list(values), list(outs), device_put_p, params, source_info)
+
+
+def _offloaded(eqn, outs, answer: Offloadable):
+    """(the vars saved for `eqn`'s results `outs`, the equation the forward pass puts them in
+    `dst` memory with, the one the recomputation puts them back in `src` with): an
+    Offloadable's residual lives in `dst` memory between the passes (JAX's
+    partial_eval_jaxpr_custom)."""
+    dst = mem_kind_to_space(answer.dst)
+    saved = [Var(v.aval.update(memory_space=dst)) for v in outs]
+    return saved, _put(outs, saved, dst, eqn.source_info), \
+        _put(saved, outs, mem_kind_to_space(answer.src), eqn.source_info)
 
 
 def saved_and_recomputed(jaxpr: Jaxpr, need, policy) -> tuple:
     """(`jaxpr` with its split equations, the vars of it to save, the Jaxpr recomputing the
     outputs `need` flags from `jaxpr`'s inputs followed by the saved values)."""
     needed = {v for v, n in zip(jaxpr.outvars, need) if n and isinstance(v, Var)}
-    saved, recomputed, replaced = [], [], {}
+    saved, recomputed, replaced, after = [], [], {}, {}
     debug = any(e.primitive in _DEBUG for e in jaxpr.eqns)
     there = _recomputed_anyway(jaxpr, policy) if debug else set()
     for eqn in reversed(jaxpr.eqns):
@@ -109,7 +137,15 @@ def saved_and_recomputed(jaxpr: Jaxpr, need, policy) -> tuple:
         used = [v in needed for v in eqn.outvars]
         if not any(used):
             continue
-        if _saved(eqn, policy):
+        answer = _answer(eqn, policy)
+        if isinstance(answer, Offloadable):
+            # saved in `dst` memory: put there after the equation, back where it was read
+            host, after[id(eqn)], reload = _offloaded(
+                eqn, [v for v in eqn.outvars if v in needed], answer)
+            saved.extend(reversed(host))
+            recomputed.append(reload)
+            continue
+        if saves(answer):
             saved.extend(v for v in reversed(eqn.outvars) if v in needed)
             continue
         rule = split_rules.get(eqn.primitive) if policy is not None else None
@@ -125,7 +161,8 @@ def saved_and_recomputed(jaxpr: Jaxpr, need, policy) -> tuple:
         needed.update(v for v in recompute_eqn.invars if isinstance(v, Var) and v not in inner)
     saved.reverse()
     known = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars,
-                  [replaced.get(id(e), e) for e in jaxpr.eqns])
+                  [k for e in jaxpr.eqns
+                   for k in (replaced.get(id(e), e), *([after[id(e)]] if id(e) in after else ()))])
     recompute = Jaxpr(jaxpr.constvars, jaxpr.invars + saved,
                       [v for v, n in zip(jaxpr.outvars, need) if n], recomputed[::-1])
     return known, saved, _forwarding(recompute)
@@ -396,8 +433,15 @@ def partial_eval_jaxpr_custom(jaxpr: Jaxpr, in_unknowns, in_inst, ensure_out_unk
             env.update((v, (True, True)) for v in eqn.outvars)
             continue
         known_eqns.append(eqn)
-        if eqn.effects or saves(saveable(eqn.primitive, *[x.aval for x in eqn.invars],
-                                         **eqn.params)):
+        answer = saveable(eqn.primitive, *[x.aval for x in eqn.invars], **eqn.params)
+        if not eqn.effects and isinstance(answer, Offloadable):
+            # the results put in `dst` memory are the residuals, put back where staged
+            host, offload, reload = _offloaded(eqn, eqn.outvars, answer)
+            known_eqns.append(offload)
+            residuals.update(dict.fromkeys(host))
+            staged_eqns.append(reload)
+            env.update((v, (False, True)) for v in eqn.outvars)
+        elif eqn.effects or saves(answer):
             env.update((v, (False, False)) for v in eqn.outvars)
         else:
             staged_eqns.append(eqn.replace(invars=list(map(instantiated, inst_in,

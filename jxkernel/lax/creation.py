@@ -164,18 +164,21 @@ sharding_typing_rules[empty_p] = sharding_types.given_or_rule(empty_p, "out_shar
 # a learner's grad-of-cond jaxpr shows `empty2[dtype=float32 memory_space=MemorySpace.Device]`.
 # (MemorySpace: core/avals.py)
 empty2_p = Primitive("empty2")
-abstract_eval_rules[empty2_p] = lambda *, dtype, memory_space: ShapedArray((), dtype)
+abstract_eval_rules[empty2_p] = lambda *, dtype, memory_space: ShapedArray(
+    (), dtype, memory_space=memory_space)
 lowering_rules[empty2_p] = lambda ctx, *, dtype, memory_space: hl.splat(ctx, 0, np.dtype(dtype),
                                                                         ())
 numpy_rules[empty2_p] = lambda *, dtype, memory_space: np.zeros((), dtype)    # zeros, as CPU
 ad.defjvp_zero(empty2_p)
+sharding_types.own_memory_space_rules.add(empty2_p)     # (its memory_space's)
 
 
 def empty_like_aval(aval):
-    """JAX's ad_util.empty_like_aval: empty2 broadcast to `aval`'s shape."""
+    """JAX's ad_util.empty_like_aval: empty2 broadcast to `aval`'s shape, in its memory
+    (a host residual's placeholder is host-typed)."""
     dtype = aval.dtype if dtypes.is_extended(aval.dtype) else np.dtype(aval.dtype)
-    return broadcast(empty2_p.bind(dtype=dtype, memory_space=MemorySpace.Device),
-                     tuple(aval.shape))
+    space = getattr(aval, "memory_space", MemorySpace.Device)
+    return broadcast(empty2_p.bind(dtype=dtype, memory_space=space), tuple(aval.shape))
 
 
 def empty(shape, dtype, *, out_sharding=None):

@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 from ..core import dtypes, sharding_types
-from ..core.avals import ShapedArray, get_aval
+from ..core.avals import MemorySpace, ShapedArray, get_aval
 from ..core.errors import shape_error
 from ..core.mesh import NamedSharding, PartitionSpec
 # declared in core so that transforms/ can bind them; their rules are here
@@ -130,7 +130,10 @@ def _broadcast_in_dim_abstract_eval(operand, *, shape, broadcast_dimensions, sha
     if len(set(broadcast_dimensions)) != len(broadcast_dimensions):
         raise TypeError(f"broadcast_in_dim broadcast_dimensions must not contain duplicates, "
                         f"got broadcast_dimensions {broadcast_dimensions}")
-    return ShapedArray(shape, operand.dtype, operand.weak_type)
+    # in its operand's memory, a scalar's too (JAX's abstract eval: a host placeholder
+    # broadcast to a residual's shape stays host-typed)
+    return ShapedArray(shape, operand.dtype, operand.weak_type,
+                       memory_space=getattr(operand, "memory_space", MemorySpace.Device))
 
 
 def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions, sharding=None):
@@ -216,6 +219,7 @@ ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)
 batching_rules[broadcast_in_dim_p] = _broadcast_in_dim_batching
 sharding_rules[broadcast_in_dim_p] = sharding_types.broadcast_in_dim_rule
 sharding_typing_rules[broadcast_in_dim_p] = sharding_types.given_or_rule(broadcast_in_dim_p)
+sharding_types.own_memory_space_rules.add(broadcast_in_dim_p)      # (its abstract eval's)
 
 # ------------------------------------------------------------------ reshape
 
