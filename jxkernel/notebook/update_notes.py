@@ -1,5 +1,5 @@
 """The note under a cell whose line made an updated copy of an array and dropped it:
-`x.at[0].set(10)` as a statement of its own. A learner from NumPy, where `x[0] = 10` changes
+`x.at[0].set(10)` (or `x.sort()`, which sorts in place in NumPy) as a statement of its own. A learner from NumPy, where `x[0] = 10` changes
 x, writes it expecting x to change; JAX arrays are immutable, the call returns the new array,
 and x stays as it was. JAX says nothing.
 
@@ -59,19 +59,21 @@ def cell_note(told: set | None = None) -> Note | None:
     # the copy goes back under the receiver's name where that is a plain name: x.T, a
     # property, or x[0], an array's row, cannot be assigned to, so those get a name of their own
     kept = named if isinstance(receiver, ast.Name) else "updated"
+    how = ("x.sort() returns a sorted copy and leaves x as it was, where NumPy's x.sort() "
+           "sorts x in place" if _is_sort(call) else
+           "x.at[idx].set(v) (and .add, .multiply, ...) returns an updated copy and leaves x as "
+           "it was, where NumPy's x[idx] = v changes x in place")
     return Note(
         f"⚠ {text} {what} (at {source_label(Site(file, line))}){others}"
         + (f": {named} is unchanged" if named else ""),
-        body=("JAX arrays are immutable: x.at[idx].set(v) (and .add, .multiply, ...) returns "
-              "an updated copy and leaves x as it was, where NumPy's x[idx] = v changes x "
-              f"in place ({SHARP_BITS}). Keep the copy"
+        body=(f"JAX arrays are immutable: {how} ({SHARP_BITS}). Keep the copy"
               + (f", under {kept}'s name or a new one" if kept == named else ", under a name")
               + f":\n  {indent}{kept} = {text}"),
         kind="info", details=True)
 
 
 def dropped_update(file: str, line: int) -> tuple[ast.Call, bool] | None:
-    """The `x.at[...].set(...)` call that is the whole statement at `line` of `file` (its
+    """The `x.at[...].set(...)` or `x.sort()` call that is the whole statement at `line` of `file` (its
     result dropped, or only shown: the cell's last expression, IPython's Out), and whether it
     was shown; None where there is none, or where a copy of no name's array was shown (a
     demonstration, `jnp.zeros(3).at[1].set(2.)`)."""
@@ -80,7 +82,7 @@ def dropped_update(file: str, line: int) -> tuple[ast.Call, bool] | None:
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Expr) and node.lineno <= line <= node.end_lineno and \
-                _is_update(node.value):
+                (_is_update(node.value) or _is_sort(node.value)):
             shown = node is tree.body[-1] and cell_name(file) is not None and \
                 not "".join(linecache.getlines(file)).rstrip().endswith(";")
             if shown and _named(_receiver(node.value)) is None:
@@ -97,8 +99,15 @@ def _named(node) -> str | None:
 
 
 def _receiver(call: ast.Call):
-    """x, of `x.at[0].set(10)`."""
-    return call.func.value.value.value
+    """x, of `x.at[0].set(10)` or `x.sort()`."""
+    return call.func.value if _is_sort(call) else call.func.value.value.value
+
+
+def _is_sort(node) -> bool:
+    """Whether `node` is a call `<array>.sort(...)` (jxkernel's Array.sort recorded its line:
+    a list's sort, in place, records none)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+        node.func.attr == "sort"
 
 
 def _is_update(node) -> bool:

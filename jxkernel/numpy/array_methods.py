@@ -181,6 +181,13 @@ def _delegate(name):
     return method
 
 
+def _sort(self, *args, **kwargs):
+    """jnp.sort(self, ...): a sorted copy. NumPy's x.sort() sorts x in place, so the line is
+    recorded for the notebook's note on a copy the line dropped (notebook/update_notes.py)."""
+    _jnp_private("indexing", "_record_update_site")()
+    return _jnp("sort")(self, *args, **kwargs)
+
+
 def _reshape(self, *args, order="C", out_sharding=None):
     """x.reshape(2, 3) or x.reshape((2, 3)); one size may be -1."""
     __tracebackhide__ = True  # noqa: F841  (as JAX's)
@@ -345,7 +352,8 @@ _METHODS = {
     **{n: _delegate(n) for n in
        ("all", "any", "argmax", "argmin", "argpartition", "argsort", "cumprod", "cumsum",
         "diagonal", "dot", "max", "mean", "min", "prod", "ptp", "repeat", "searchsorted",
-        "sort", "squeeze", "std", "sum", "swapaxes", "take", "trace", "var")},
+        "squeeze", "std", "sum", "swapaxes", "take", "trace", "var")},
+    "sort": _sort,
     # here
     "astype": _astype, "byteswap": _byteswap, "clip": _clip, "compress": _compress,
     "choose": _choose,

@@ -77,10 +77,10 @@ class OutOfBounds(NamedTuple):
 # reads them and clears them.
 clamped_indices: collections.deque = collections.deque(maxlen=16)
 
-# The user's lines that called an `.at[idx]` update (x.at[i].set(v), .add, ...): (file, line).
-# The notebook's note under the cell (notebook/update_notes.py) tells one whose new array the
-# line dropped (the call a statement of its own), which a learner from NumPy writes expecting
-# x itself to change.
+# The user's lines that called an `.at[idx]` update (x.at[i].set(v), .add, ...) or `x.sort()`:
+# (file, line). The notebook's note under the cell (notebook/update_notes.py) tells one whose
+# new array the line dropped (the call a statement of its own), which a learner from NumPy
+# writes expecting x itself to change (NumPy's x.sort() sorts x in place).
 update_sites: collections.deque = collections.deque(maxlen=16)
 
 # Whether an index array's values are looked at for indices out of bounds: only while the
@@ -303,7 +303,8 @@ def _indexed_at():
 
 
 def _record_update_site() -> None:
-    """Adds the line that called an `.at[idx]` update to update_sites, where it is the user's."""
+    """Adds the line that called an `.at[idx]` update or `x.sort()` to update_sites, where it
+    is the user's."""
     where = _indexed_at()
     if where is not None:
         update_sites.append(where)

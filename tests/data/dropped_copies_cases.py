@@ -22,6 +22,8 @@ CASES = {
                     "x = params['w']\n", 2, "updated = params['w'].at[1].set(2.)", "updated"),
     "a_transpose": ("x = jnp.zeros((2, 2))\nx.T.at[0, 1].set(2.)\nprint(x)\n", 2,
                     "updated = x.T.at[0, 1].set(2.)", "updated"),
+    # NumPy's x.sort() sorts x in place; JAX's returns a sorted copy
+    "a_sort": ("x = jnp.array([3, 1, 2])\nx.sort()\nprint(x)\n", 2, "x = x.sort()", "x"),
     "in_a_loop": ("x = jnp.ones(3)\nfor i in range(3):\n    x.at[i].multiply(2.)\n", 3,
                   "    x = x.at[i].multiply(2.)", "x"),
 }

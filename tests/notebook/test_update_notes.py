@@ -33,7 +33,7 @@ def test_a_dropped_copy_is_told_with_a_line_that_keeps_it(shell, name):
     (note,) = _notes(ran)
     title, *body = note.splitlines()
     call = fix.strip().split(" = ", 1)[1]
-    receiver = call.split(".at[")[0]
+    receiver = re.split(r"\.at\[|\.sort\(", call)[0]
     assert re.fullmatch(rf"⚠ {re.escape(call)} made a new array, and nothing kept it \(at "
                         rf"In\[\d+\]:{line}\): {re.escape(receiver)} is unchanged", title), title
     assert body[-1] == "  " + fix                     # the line, as the cell indents it
@@ -70,6 +70,8 @@ def test_updates_kept_read_or_of_something_else_get_no_note(shell):
                                 "x.at[0].get()\nz = [x.at[0].multiply(3)]")) == []
     # the same shape of line over something that is no array: nothing of jxkernel's ran
     assert _notes(ran_ok(shell, "Box().at[0].set(1)\npass")) == []
+    assert _notes(ran_ok(shell, "xs = [3, 1, 2]\nxs.sort()\npass")) == []     # a list's, in place
+    assert _notes(ran_ok(shell, "y = x.sort()\nprint(jnp.sort(x))")) == []
 
 
 def test_a_line_is_told_once(shell):
