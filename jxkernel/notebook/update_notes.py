@@ -39,8 +39,9 @@ def cell_note(told: set | None = None) -> Note | None:
     sites = [s for s in dict.fromkeys(indexing.update_sites) if is_user_file(s[0])]
     indexing.update_sites.clear()
     if told is not None:
-        sites = [s for s in sites if s not in told]
-    dropped = [(s, found) for s in sites if (found := dropped_update(*s)) is not None]
+        sites = [s for s in sites if s[:2] not in told]
+    dropped = [(s[:2], found) for s in sites if (found := dropped_update(*s)) is not None]
+    dropped = list(dict((s, f) for s, f in dropped).items())      # (a line told once)
     if told is not None:
         told.update(s for s, _ in dropped)
     if not dropped:
@@ -72,17 +73,21 @@ def cell_note(told: set | None = None) -> Note | None:
         kind="info", details=True)
 
 
-def dropped_update(file: str, line: int) -> tuple[ast.Call, bool] | None:
-    """The `x.at[...].set(...)` or `x.sort()` call that is the whole statement at `line` of `file` (its
-    result dropped, or only shown: the cell's last expression, IPython's Out), and whether it
-    was shown; None where there is none, or where a copy of no name's array was shown (a
-    demonstration, `jnp.zeros(3).at[1].set(2.)`)."""
+def dropped_update(file: str, line: int, position=None) -> tuple[ast.Call, bool] | None:
+    """The `x.at[...].set(...)` or `x.sort()` call that is the whole statement at `line` of
+    `file` (its result dropped, or only shown: the cell's last expression, IPython's Out), and
+    whether it was shown; None where there is none, or where a copy of no name's array was
+    shown (a demonstration, `jnp.zeros(3).at[1].set(2.)`). `position`: where the call that
+    ran is ((line, end line, column, end column)), which the statement's call must be."""
     tree = parse_file(file)
     if tree is None:
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Expr) and node.lineno <= line <= node.end_lineno and \
-                (_is_update(node.value) or _is_sort(node.value)):
+                (_is_update(node.value) or _is_sort(node.value)) and \
+                (position is None or position == (node.value.lineno, node.value.end_lineno,
+                                                  node.value.col_offset,
+                                                  node.value.end_col_offset)):
             shown = node is tree.body[-1] and cell_name(file) is not None and \
                 not "".join(linecache.getlines(file)).rstrip().endswith(";")
             if shown and _named(_receiver(node.value)) is None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import builtins
 import collections
 import enum
+import itertools
 import operator
 import os
 import sys
@@ -291,23 +292,36 @@ _INDEXING_FILES = frozenset(os.path.join(PACKAGE_DIR, *p) for p in (
     ("numpy", "indexing.py"), ("numpy", "array_methods.py"), ("core", "trace.py")))
 
 
-def _indexed_at():
-    """(file, line) of the code that indexed, where it is the user's own line: not where
-    jxkernel's functions index (their index is theirs, not the learner's), nor a library's."""
-    frame = sys._getframe(2)
+def _users_frame(frame):
+    """The first frame from `frame` outward that is not this module's, the array methods' or
+    a tracer's operators', where it is the user's own code: not where jxkernel's functions
+    index (their index is theirs, not the learner's), nor a library's; else None."""
     while frame is not None and frame.f_code.co_filename in _INDEXING_FILES:
         frame = frame.f_back
     if frame is None or not is_user_filename(frame.f_code.co_filename):
         return None
-    return frame.f_code.co_filename, frame.f_lineno
+    return frame
+
+
+def _indexed_at():
+    """(file, line) of the code that indexed, where it is the user's own line."""
+    frame = _users_frame(sys._getframe(2))
+    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
 
 
 def _record_update_site() -> None:
-    """Adds the line that called an `.at[idx]` update or `x.sort()` to update_sites, where it
-    is the user's."""
-    where = _indexed_at()
-    if where is not None:
-        update_sites.append(where)
+    """Adds the call of an `.at[idx]` update or `x.sort()` to update_sites, where it is the
+    user's: (file, line, where the call is: its (line, end line, column, end column), from the
+    instruction that made it, or None), so that the note tells that call, not another on its
+    line (`y = x.sort(); names.sort()`: the list's sorts in place)."""
+    frame = _users_frame(sys._getframe(2))
+    if frame is None:
+        return
+    code = frame.f_code
+    # (one position per 2-byte code unit; columns count UTF-8 bytes, as ast's)
+    position = next(itertools.islice(code.co_positions(), frame.f_lasti // 2, None), None)
+    update_sites.append((code.co_filename, frame.f_lineno,
+                         position if position and None not in position else None))
 
 
 def _record_clamped(shape, items, normalize_indices, use="read") -> None:

@@ -72,6 +72,11 @@ def test_updates_kept_read_or_of_something_else_get_no_note(shell):
     assert _notes(ran_ok(shell, "Box().at[0].set(1)\npass")) == []
     assert _notes(ran_ok(shell, "xs = [3, 1, 2]\nxs.sort()\npass")) == []     # a list's, in place
     assert _notes(ran_ok(shell, "y = x.sort()\nprint(jnp.sort(x))")) == []
+    # the call that ran is the one told, not another statement of its line: the list's sort
+    # sorts it in place
+    assert _notes(ran_ok(shell, "xs = [3, 1]\ny = x.sort(); xs.sort()\npass")) == []
+    (note,) = _notes(ran_ok(shell, "xs = [3, 1]\nx.sort(); xs.sort()\npass"))
+    assert note.startswith("⚠ x.sort() made a new array"), note
 
 
 def test_a_line_is_told_once(shell):
