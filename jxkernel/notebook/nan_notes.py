@@ -151,9 +151,9 @@ def _is_float(x) -> bool:
 
 def _first_nan(vg, args, kwargs):
     """Where the gradient's program first makes a NaN (a views.stepper NanFound, the innermost
-    at a line of the user's), or None where it was not stepped (too long, calling back into Python) or
-    tracing it again failed. Tracing runs the user's Python again: its prints are dropped, its
-    compiles not logged."""
+    at a line of the user's), or None where it was not stepped (too long, calling back into
+    Python) or tracing it again failed. Tracing runs the user's Python again: its prints are
+    dropped, its compiles not logged."""
     try:
         with compile_record.unlogged(), contextlib.redirect_stdout(io.StringIO()):
             stepper = make_stepper(vg, args, kwargs)
@@ -219,8 +219,9 @@ _GENERIC = ("A derivative that is infinite or NaN at these inputs (sqrt's or a n
 
 def where_fix(file: str, line: int):
     """(the where's text, the unsafe function's name, its operand's text, the statement at
-    `line` rewritten with a second where around that operand) where the statement holds one `where(c, a, b)`
-    whose branches hold one call of a function in UNSAFE (or a division, a power); else None.
+    `line` rewritten with a second where around that operand) where the statement holds one
+    `where(c, a, b)` whose branches hold one call of a function in UNSAFE (or a division, a
+    power); else None.
 
         >>> import linecache; linecache.cache["<w>"] = (0, None, ["y = jnp.where(x > 0, "
         ...     "jnp.sqrt(x), 0.)\\n"], "<w>")

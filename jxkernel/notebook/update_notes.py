@@ -1,7 +1,7 @@
 """The note under a cell whose line made an updated copy of an array and dropped it:
-`x.at[0].set(10)` (or `x.sort()`, which sorts in place in NumPy) as a statement of its own. A learner from NumPy, where `x[0] = 10` changes
-x, writes it expecting x to change; JAX arrays are immutable, the call returns the new array,
-and x stays as it was. JAX says nothing.
+`x.at[0].set(10)` (or `x.sort()`, which NumPy sorts in place) as a statement of its own. A
+learner from NumPy, where `x[0] = 10` changes x, writes it expecting x to change; JAX arrays
+are immutable, the call returns the new array, and x stays as it was. JAX says nothing.
 
     x = jnp.arange(5)
     x.at[0].set(10)     # ⚠ x.at[0].set(10) made a new array, and nothing kept it ...
@@ -33,8 +33,8 @@ def clear() -> None:
 
 
 def cell_note(told: set | None = None) -> Note | None:
-    """The note of the cell that just ran, or None: no `.at` update of the user's code dropped
-    its result, or only at lines told of before (`told`: (file, line), kept by the loaded
+    """The note of the cell that just ran, or None: no `.at` update or `sort` of the user's
+    code dropped its result, or only at lines told of before (`told`: (file, line), kept by the loaded
     extension)."""
     sites = [s for s in dict.fromkeys(indexing.update_sites) if is_user_file(s[0])]
     indexing.update_sites.clear()
