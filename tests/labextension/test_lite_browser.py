@@ -371,6 +371,15 @@ def test_a_learners_mistakes_get_their_cards_there(tour, outside):
     assert printed == "True", drawn
     assert re.fullmatch(r"⚠ key reused \(at In\[\d+\]:4\): normal drew with the key that normal "
                         r"used at In\[\d+\]:3, so the same numbers again", note.strip()), drawn
+    # a copy dropped, and a gradient holding NaN where the value is finite: their notes, on
+    # the NumPy backend in Pyodide's Python (notebook/update_notes.py, nan_notes.py)
+    dropped = run_code(page, "y = jnp.arange(3)\ny.at[0].set(5)\nprint(y)", "18-dropped-copy")
+    assert re.search(r"\[0 1 2\]\s+⚠ y\.at\[0\]\.set\(5\) made a new array, and nothing kept it "
+                     r"\(at In\[\d+\]:2\): y is unchanged", dropped), dropped
+    nan = run_code(page, "def f(v):\n    return jnp.where(v > 0, jnp.sqrt(v), 0.)\n"
+                         "print(jax.grad(f)(0.))", "18-nan-gradient")
+    assert re.search(r"nan\s+⚠ the gradient holds NaN, though f's value is finite \(at "
+                     r"In\[\d+\]:3\): the jnp\.where at In\[\d+\]:2 passed it back", nan), nan
     card = run_code(page, "x = jnp.zeros(3)\nx[0] = 1", "19-in-place-card")
     assert "rewrite\nx = x.at[0].set(1)" in card, card
     # the error output JupyterLite shows after the card (its execute reply's traceback): one
