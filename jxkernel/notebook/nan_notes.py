@@ -24,6 +24,7 @@ from ..core import compile_record, dtypes
 from ..core.ir import ClosedJaxpr, jaxpr_params
 from ..transforms.ad import reverse
 from ..tree_util import tree_flatten
+from ..xla.array import Array
 from ..views.source import is_user_file
 from ..views.source_edits import parse_file, replaced, segment
 from ..views.stepper import make_stepper
@@ -106,9 +107,12 @@ class _Calls(collections.deque):
     def append(self, call) -> None:
         super().append(call)
         _, args, kwargs, out, g, _ = call
-        if self.first is None and _size((args, kwargs, out, g)) <= SMALL and \
-                _nan_where_finite(out, g, (args, kwargs)):
-            self.first = call
+        try:
+            if self.first is None and _size((args, kwargs, out, g)) <= SMALL and \
+                    _nan_where_finite(out, g, (args, kwargs)):
+                self.first = call
+        except Exception:  # noqa: BLE001  (looking must never fail the user's grad call;
+            pass           # the cell's end looks again, and tells a failure there)
 
     def clear(self) -> None:
         super().clear()
@@ -140,11 +144,14 @@ def _not_finite(x):
 
 
 def _is_float(x) -> bool:
-    dtype = getattr(x, "dtype", None)
-    if dtype is None:
-        return isinstance(x, (float, complex))
+    """Whether `x` is a float or complex number or array of a kind looked at (jxkernel's
+    Array, NumPy's): another object with a dtype (a library's) may not convert."""
+    if isinstance(x, (float, complex)):
+        return True
+    if not isinstance(x, (Array, np.ndarray, np.generic)):
+        return False
     try:
-        return dtypes.is_inexact(dtype)
+        return dtypes.is_inexact(x.dtype)
     except TypeError:           # (a dtype of no number: a key's)
         return False
 

@@ -5,6 +5,7 @@ finite, jax_debug_nans raises for it as the note says, and the line the note wri
 finite gradient under JAX."""
 import math
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -127,3 +128,14 @@ def test_a_program_calling_back_into_python_is_not_stepped_and_its_note_names_no
                         r"In\[\d+\]:1\)", note.splitlines()[0]), note
     assert "step(jax.grad(f), x).first_nan() finds the equation" in note
     assert ran.printed.count("x is 0.0") == 1              # printed by the cell's call alone
+
+
+def test_an_argument_of_no_array_kind_is_not_looked_at(shell):
+    # an object with a dtype that does not convert (a library's), passed beside the input
+    ran_ok(shell, "import numpy as np\nclass Odd:\n    dtype = np.dtype('float32')\n"
+                  "    def __array__(self, *a, **k):\n        raise RuntimeError('no')\n"
+                  "def f(x, odd=None):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                  # no warning of a note that failed
+        ran = ran_ok(shell, "g = jax.grad(f)(0., odd=Odd())")
+    assert len(ran.shown(NOTE)) == 1
