@@ -23,7 +23,7 @@ import logging
 import sys
 import weakref
 
-from . import comm, display, formatters, index_notes, timeit, tracebacks
+from . import comm, display, formatters, index_notes, timeit, tracebacks, update_notes
 from .guard import no_recompile
 from .magics import MAGIC_CLASSES
 from .report import report
@@ -73,6 +73,7 @@ def load_ipython_extension(shell) -> None:
     state.keys.install()
     state.gradients.install()
     index_notes.install()
+    update_notes.install()
     _exclude_ipythons_frames()
     _states[shell] = state
 
@@ -101,6 +102,7 @@ def unload_ipython_extension(shell) -> None:
     state.gradients.uninstall()
     if not _states:
         index_notes.uninstall()
+        update_notes.uninstall()
     tracebacks.uninstall(shell)
     tracebacks.uninstall_warnings()
     tracebacks.uninstall_log_names()

@@ -27,6 +27,15 @@ UPDATES = frozenset({"set", "add", "subtract", "multiply", "mul", "divide", "pow
                      "max", "apply"})
 
 
+def install() -> None:
+    """Have the user's `.at` updates and sorts recorded, for the note: at the extension's load."""
+    indexing.record_update_sites = True
+
+
+def uninstall() -> None:
+    indexing.record_update_sites = False
+
+
 def clear() -> None:
     """Forget the updates made so far: at a cell's start."""
     indexing.update_sites.clear()

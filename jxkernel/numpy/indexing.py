@@ -83,6 +83,9 @@ clamped_indices: collections.deque = collections.deque(maxlen=16)
 # new array the line dropped (the call a statement of its own), which a learner from NumPy
 # writes expecting x itself to change (NumPy's x.sort() sorts x in place).
 update_sites: collections.deque = collections.deque(maxlen=16)
+# Whether they are recorded: while the notebook tells them (its extension loaded), since
+# finding the user's call costs each eager update a few µs that a script must not pay
+record_update_sites = False
 
 # Whether an index array's values are looked at for indices out of bounds: only while the
 # notebook tells them (its extension loaded: notebook/index_notes.py), since looking at a
@@ -314,6 +317,8 @@ def _record_update_site() -> None:
     user's: (file, line, where the call is: its (line, end line, column, end column), from the
     instruction that made it, or None), so that the note tells that call, not another on its
     line (`y = x.sort(); names.sort()`: the list's sorts in place)."""
+    if not record_update_sites:
+        return
     frame = _users_frame(sys._getframe(2))
     if frame is None:
         return
@@ -333,8 +338,9 @@ def _record_clamped(shape, items, normalize_indices, use="read") -> None:
         size = shape[axis] if k in (INT, ARRAY) else None
         if not isinstance(size, (int, np.integer)):
             continue                                  # (a symbolic axis: undecided)
-        if k == INT:
-            values = np.array([i])
+        if k == INT:                # (in Python: NumPy's calls cost an eager update ~20 µs)
+            out, count = ((i,), 0) if not 0 <= (i + size if normalize_indices and i < 0
+                                                else i) < size else ((), 0)
         else:
             if not look_at_index_arrays:
                 continue
@@ -342,13 +348,14 @@ def _record_clamped(shape, items, normalize_indices, use="read") -> None:
             values = _known_values(i) if where else None
             if values is None:
                 continue
-        normed = np.where(values < 0, values + size, values) if normalize_indices else values
-        out = values[(normed < 0) | (normed >= size)]
-        if out.size:
+            normed = np.where(values < 0, values + size, values) if normalize_indices else values
+            out = values[(normed < 0) | (normed >= size)]
+            count = out.size
+        if len(out):
             where = where or _indexed_at()
             if where is not None:
-                clamped_indices.append(OutOfBounds(
-                    *where, int(out[0]), axis, int(size), use, out.size if k == ARRAY else 0))
+                clamped_indices.append(OutOfBounds(*where, int(out[0]), axis, int(size), use,
+                                                   count))
 
 
 def _known_values(i):

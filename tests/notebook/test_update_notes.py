@@ -98,3 +98,13 @@ def test_a_bug_in_making_a_note_is_told_and_the_cells_other_notes_go_on(shell, m
     assert re.fullmatch(r"In\[\d+\]", warned[0].filename), warned[0].filename   # the cell's
     assert "Error in callback" not in ran.printed
     assert len(ran.shown("⚠ index 5 is past the end")) == 1       # the next note, still shown
+
+
+def test_without_the_notebook_no_update_is_recorded(monkeypatch):
+    # a script's eager x.at[i].set(v) must not pay for finding the user's call
+    from jxkernel.numpy import indexing
+    monkeypatch.setattr(indexing, "record_update_sites", False)
+    indexing.update_sites.clear()
+    x = jxkernel.numpy.arange(3)
+    x.at[0].set(1), x.sort()
+    assert list(indexing.update_sites) == []
