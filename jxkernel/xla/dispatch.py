@@ -361,10 +361,31 @@ def invalid_value(arrays) -> str | None:
     return None
 
 
-# JAX prints this to stdout (saying "nan" for an inf too) whenever a compiled computation
-# (a jit, or one operation run eagerly, which JAX compiles as a jit) makes an invalid value.
+# JAX prints this to stdout (saying "nan" for an inf too) whenever a jit makes an invalid
+# value: the learner's, and each of jnp's, jax.nn's, jax.scipy's and jax.random's functions,
+# which JAX writes as jits. A bare primitive (a lax function, lax.scan/cond/while_loop, an
+# operation of grad's backward pass) raises without it (tests/data/first_nan_reference.json).
 DEOPTIMIZED_RERUN_LINE = ("Invalid nan value encountered in the output of a jax.jit function. "
                           "Calling the de-optimized version.")
+_JITTED_IN_JAX = ("jxkernel.numpy.", "jxkernel.nn.", "jxkernel.scipy.", "jxkernel.random.")
+
+
+def _bound_by_a_jitted_api() -> bool:
+    """Whether the operation being checked was bound by one of the functions JAX writes as
+    jits (jnp.log, x + y's jnp.add, jax.nn.relu) and jxkernel runs without one, as opposed to
+    a bare primitive: the frames from here up to the caller's own code (the first outside
+    jxkernel), looked at only once a NaN was found. One of those functions that is a jit here
+    too (jnp.sum) said the line already, in its `rerun_deoptimized`."""
+    frame, seen = sys._getframe(2), False
+    while frame is not None:
+        if frame.f_code is rerun_deoptimized.__code__:
+            return False
+        module = frame.f_globals.get("__name__", "")
+        if module != "jxkernel" and not module.startswith("jxkernel."):
+            return seen
+        seen = seen or module.startswith(_JITTED_IN_JAX)
+        frame = frame.f_back
+    return seen
 
 
 def check_values(name, arrays, operands=()):
@@ -374,7 +395,8 @@ def check_values(name, arrays, operands=()):
     values that made the NaN, which JAX's message does not say."""
     kind = invalid_value(arrays)
     if kind is not None:
-        print(DEOPTIMIZED_RERUN_LINE)
+        if _bound_by_a_jitted_api():
+            print(DEOPTIMIZED_RERUN_LINE)
         error = FloatingPointError(f"invalid value ({kind}) encountered in {name}")
         error.invalid_operation = {"primitive": name, "kind": kind,
                                    "operands": [_on_host(a) for a in operands],

@@ -4,7 +4,8 @@ debug_nans on, eagerly ("eager") and under `jax.jit` ("jit"), and records what i
 the primitive `FloatingPointError: invalid value (nan) encountered in <primitive>` names
 (None when the message is another: JAX's "the de-optimized function did not produce invalid
 values", kept as "no_invalid_values" true), and the last line of a learner's function in this
-file the traceback passes through (None when none: grad's backward pass). A case that did not
+file the traceback passes through (None when none: grad's backward pass), and how many times
+JAX printed its "Calling the de-optimized version" line. A case that did not
 raise records None. The reference (first_nan_reference.json) is real JAX's, written by
 reference/make_first_nan_reference.py; tests/views/test_first_nan_against_jax.py steps the
 same functions with jxkernel's stepper, and runs `run(jxkernel)`, and compares.
@@ -12,6 +13,8 @@ same functions with jxkernel's stepper, and runs `run(jxkernel)`, and compares.
 Each case is `name: (function, build)`: `build(jax)` gives the function to call and its
 arguments (NumPy arrays; `run` puts them on the device first, with `jax.device_put`, which
 checks nothing under debug_nans, so that every operation is JAX's)."""
+import contextlib
+import io
 import traceback
 
 import numpy as np
@@ -79,6 +82,20 @@ def sqrt_at_zero(jnp, x):
     return jnp.where(x > 0, jnp.sqrt(x), 0.0).sum()
 
 
+def sum_of_infs(jnp, x):
+    e = jnp.exp(x * 100.0) * jnp.array([1.0, -1.0, 1.0, -1.0])
+    return jnp.sum(e)
+
+
+def lax_log(lax, x):
+    return lax.log(x - 3)
+
+
+def step_with_grad(jax, jnp, w, x):
+    g = jax.grad(lambda v: sqrt_at_zero(jnp, v * x))(w)
+    return w - 0.1 * g
+
+
 CASES = {
     "log_then_sqrt": lambda jax: (lambda x: log_then_sqrt(jax.numpy, x), (X,)),
     "zero_over_zero": lambda jax: (lambda x: zero_over_zero(jax.numpy, x), (X,)),
@@ -93,19 +110,29 @@ CASES = {
     # grad of a where over sqrt at 0: inf times a zero cotangent in the backward pass
     "grad_sqrt_at_zero": lambda jax: (jax.grad(lambda x: sqrt_at_zero(jax.numpy, x)),
                                       (np.array([0.0, 1.0], np.float32),)),
+    # inf - inf inside jnp.sum, a jit of jxkernel's as of JAX's
+    "sum_of_infs": lambda jax: (lambda x: sum_of_infs(jax.numpy, x), (X,)),
+    # a primitive of lax's bound by the learner: JAX runs it without a jit of its own
+    "lax_log": lambda jax: (lambda x: lax_log(jax.lax, x), (X,)),
+    # a training step: the NaN made by grad's backward pass inside the learner's function
+    "step_with_grad": lambda jax: (lambda w: step_with_grad(jax, jax.numpy, w, np.array(
+        [0.0, 1.0], np.float32)), (np.array([1.0, 1.0], np.float32),)),
     # the NaN came in with the argument: no equation made it
     "nan_input": lambda jax: (lambda a: a + 1.0, (np.array([np.nan, 1.0], np.float32),)),
 }
 
 _LEARNER = {fn.__code__.co_name for fn in (
     log_then_sqrt, zero_over_zero, softmax_overflow, log_times_zero, arccos_past_one,
-    masked_log, helper_body, calls_helper, scanned, in_cond, in_while, sqrt_at_zero)}
+    masked_log, helper_body, calls_helper, scanned, in_cond, in_while, sqrt_at_zero, lax_log,
+    sum_of_infs, step_with_grad)}
 _PREFIX = "invalid value (nan) encountered in "
 
 
 def _raised(fn, args) -> dict | None:
+    printed = io.StringIO()
     try:
-        fn(*args)
+        with contextlib.redirect_stdout(printed):
+            fn(*args)
     except FloatingPointError as e:
         first = str(e).splitlines()[0]
         frames = [fr for fr in traceback.extract_tb(e.__traceback__)
@@ -114,7 +141,11 @@ def _raised(fn, args) -> dict | None:
         frames = [fr for fr in frames if not fr.line.startswith('"')]
         return {"primitive": first[len(_PREFIX):] if first.startswith(_PREFIX) else None,
                 "no_invalid_values": "did not produce invalid values" in str(e),
-                "line": frames[-1].lineno if frames else None}
+                "line": frames[-1].lineno if frames else None,
+                # how many times "Invalid nan value encountered in the output of a jax.jit
+                # function. Calling the de-optimized version." was printed: once for each jit
+                # that made the NaN (jnp's functions are jits in JAX), none for a bare primitive
+                "reruns_said": printed.getvalue().count("Calling the de-optimized")}
     return None
 
 
