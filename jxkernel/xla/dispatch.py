@@ -447,7 +447,13 @@ def rerun_deoptimized(kind: str, name: str, rerun, line: str = DEOPTIMIZED_RERUN
     (as JAX: jits inside still run compiled, and check), so that the operation that made it
     raises; if none does, JAX's FloatingPointError for the jit."""
     print(line)
-    rerun()
+    try:
+        rerun()
+    except (FloatingPointError, ZeroDivisionError) as e:
+        # as JAX's: the operation's error, without the source trace a transformation chained
+        # to it (JaxStackTraceBeforeTransformation: a NaN of grad's backward pass inside the
+        # jit names the line calling grad, not the forward line again)
+        raise e from None
     # JAX's words, its opening the repr of its internal error's (name, kind) pair; without
     # its last line, which asks for a bug report at JAX's own repository
     raise FloatingPointError(

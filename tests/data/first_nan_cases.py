@@ -87,6 +87,10 @@ def sum_of_infs(jnp, x):
     return jnp.sum(e)
 
 
+def sqrt_times(jnp, x):
+    return jnp.sqrt(x) * x          # d/dx at 0: 0 * inf in the backward pass
+
+
 def lax_log(lax, x):
     return lax.log(x - 3)
 
@@ -117,6 +121,9 @@ CASES = {
     # a training step: the NaN made by grad's backward pass inside the learner's function
     "step_with_grad": lambda jax: (lambda w: step_with_grad(jax, jax.numpy, w, np.array(
         [0.0, 1.0], np.float32)), (np.array([1.0, 1.0], np.float32),)),
+    # grad of a jitted function: the jit's backward pass reruns op by op
+    "grad_of_jit": lambda jax: (jax.grad(jax.jit(lambda x: sqrt_times(jax.numpy, x))),
+                                (np.float32(0.0),)),
     # the NaN came in with the argument: no equation made it
     "nan_input": lambda jax: (lambda a: a + 1.0, (np.array([np.nan, 1.0], np.float32),)),
 }
@@ -124,7 +131,7 @@ CASES = {
 _LEARNER = {fn.__code__.co_name for fn in (
     log_then_sqrt, zero_over_zero, softmax_overflow, log_times_zero, arccos_past_one,
     masked_log, helper_body, calls_helper, scanned, in_cond, in_while, sqrt_at_zero, lax_log,
-    sum_of_infs, step_with_grad)}
+    sum_of_infs, step_with_grad, sqrt_times)}
 _PREFIX = "invalid value (nan) encountered in "
 
 
@@ -145,7 +152,14 @@ def _raised(fn, args) -> dict | None:
                 # how many times "Invalid nan value encountered in the output of a jax.jit
                 # function. Calling the de-optimized version." was printed: once for each jit
                 # that made the NaN (jnp's functions are jits in JAX), none for a bare primitive
-                "reruns_said": printed.getvalue().count("Calling the de-optimized")}
+                "reruns_said": printed.getvalue().count("Calling the de-optimized"),
+                # the source trace a transformation chains to the error: grad's backward pass
+                # names the forward line it came from (JaxStackTraceBeforeTransformation)
+                "source_trace": type(e.__cause__).__name__ if e.__cause__ else None,
+                # and the line of this file that trace ends at
+                "source_line": next((fr.lineno for fr in reversed(traceback.extract_tb(
+                    e.__cause__.__traceback__)) if fr.filename == __file__), None)
+                if e.__cause__ else None}
     return None
 
 
