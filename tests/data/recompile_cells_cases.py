@@ -317,4 +317,34 @@ PROGRAMS = {
          "save('rc_model4', 'import jax\\nSCALE = 3.0\\n@jax.jit\\ndef step4(x):\\n"
          "    return x * SCALE\\n')\nimport importlib\nimportlib.reload(rc_model4)",
          "rc_model4.step4(jnp.ones(3))"]),
+    # a fix written at a call in another cell names that cell's line ("In[3]:4"; "line 4"
+    # read as the line of the cell the note is under, stop 113)
+    "default_left_out_then_passed_in_a_later_cell": (
+        "an argument left to its default in one cell's call, passed a number in the next cell",
+        ["def scale8(v, factor=2.0):\n    return v * factor\nscale8_jit = jax.jit(scale8)\n"
+         "scale8_jit(jnp.ones(3))",
+         "scale8_jit(jnp.ones(3), 3.0)"]),
+    "default_left_out_then_passed_in_a_later_cell_fixed": (
+        "default_left_out_then_passed_in_a_later_cell with its note's code in place of the "
+        "first cell's call",
+        ["def scale9(v, factor=2.0):\n    return v * factor\nscale9_jit = jax.jit(scale9)\n"
+         "scale9_jit(jnp.ones(3), 2.0)    # {where}: factor passed, its default, as "
+         "line 1 passes one",
+         "scale9_jit(jnp.ones(3), 3.0)"]),
+    # a jit of the function with n static made in a later cell than the call of the jit with
+    # n traced: that call is not rewritten to call the later jit, which does not exist yet
+    # where the notebook runs from its top (NameError); the note gives the one jit to make
+    "traced_jit_then_static_jit_in_a_later_cell": (
+        "jax.jit(f) called with n = 2 in one cell, jax.jit(f, static_argnums=1) with n = 2 in "
+        "the next",
+        ["def times(x, n):\n    return x * n\ntimes_traced = jax.jit(times)\n"
+         "times_traced(jnp.ones(3), 2)",
+         "times_static = jax.jit(times, static_argnums=1)\ntimes_static(jnp.ones(3), 2)"]),
+    "traced_jit_then_static_jit_in_a_later_cell_fixed": (
+        "traced_jit_then_static_jit_in_a_later_cell with its note's one jit made in the first "
+        "cell and called in both",
+        ["def times2(x, n):\n    return x * n\n"
+         "times2_static = jax.jit(times2, static_argnames=('n',))    # the one jit of times2: "
+         "call it everywhere, no other\ntimes2_static(jnp.ones(3), 2)",
+         "times2_static(jnp.ones(3), 2)"]),
 }

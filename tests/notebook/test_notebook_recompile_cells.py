@@ -256,3 +256,34 @@ def test_a_modules_own_jit_reloaded_is_told_as_the_reload(shell, learner_dir, na
     assert change.kind == "fresh_jit" and change.fix.startswith(said), change.fix
     assert here(f"· fix: {brief}") in runs[3][0].notes[0]["text/plain"].splitlines()[0]
     assert [c["lowerings"] for c in REFERENCE[name]["cells"]][3] == 1
+
+
+def test_a_fix_at_a_call_in_another_cell_names_that_cells_line(shell):
+    """An argument left to its default in one cell's call and passed 3.0 by position in the
+    next: the fix gives the earlier cell's call the default, named by that cell's line
+    ("In[7]:4": "line 4" read as the line of the cell the note is under), in its place as the
+    later call passes it (by keyword, JAX 0.10.2 keys the two calls apart still). The code,
+    pasted in the earlier cell (the _fixed program), lowers nothing in the later one."""
+    runs = run_program(shell, "default_left_out_then_passed_in_a_later_cell")
+    change = _change_under(runs[1])
+    where = f"In[{runs[0][0].count}]:4"
+    fixed = PROGRAMS["default_left_out_then_passed_in_a_later_cell_fixed"][1][0]
+    assert change.snippet == fixed.splitlines()[-1].replace("scale9", "scale8").format(
+        where=where), change.snippet
+    assert f"its default, 2.0, in {where}'s call" in change.fix
+    assert [c["lowerings"] for c in
+            REFERENCE["default_left_out_then_passed_in_a_later_cell_fixed"]["cells"]] == [1, 0]
+
+
+def test_a_call_is_not_rewritten_to_call_a_jit_made_in_a_later_cell(shell):
+    """jax.jit(f) called in one cell, jax.jit(f, static_argnums=1) made and called in the
+    next: the earlier call was told to call the later jit (`times_static(...)    # line 4`),
+    which does not exist yet where the notebook runs from its top. The note gives the one
+    jit to make and call everywhere; made in the earlier cell and called in both (the _fixed
+    program), JAX 0.10.2 lowers nothing in the later one."""
+    runs = run_program(shell, "traced_jit_then_static_jit_in_a_later_cell")
+    change = _change_under(runs[1])
+    fixed = PROGRAMS["traced_jit_then_static_jit_in_a_later_cell_fixed"][1][0]
+    assert change.snippet == fixed.splitlines()[2].replace("times2", "times"), change.snippet
+    assert [c["lowerings"] for c in
+            REFERENCE["traced_jit_then_static_jit_in_a_later_cell_fixed"]["cells"]] == [1, 0]

@@ -22,7 +22,7 @@ import numpy as np
 
 from ...core import dtypes as core_dtypes
 from ..source import cell_name
-from ..source_edits import replaced, segment
+from ..source_edits import parse_file, replaced, segment
 from .change import _root
 from .fixes import PATTERN_SAID, _fixed, _refixed, constant_name
 from .input_types import _dtype_name, _shape_of
@@ -198,10 +198,12 @@ def _cast_at_both_calls(change, jitted, before, now, dtype):
     found = [_argument_at(site, jitted, change.path) for site in sites]
     if None in found or sites[0].line == sites[1].line and sites[0].file == sites[1].file:
         return dataclasses.replace(change, fix=change.fix + PATTERN_SAID)
-    code = "\n".join(f"{rewritten(f'jnp.asarray({arg}, jnp.{dtype})')}    # line {line}"
-                     for _, arg, line, rewritten in found)
-    return _refixed(change, _DTYPE_AT_BOTH_CALLS_FIX, dtype=dtype, code=code,
-                    lines=f"lines {found[0][2]} and {found[1][2]}")
+    where = [_line_of(site, sites[1]) for site in sites]
+    code = "\n".join(f"{rewritten(f'jnp.asarray({arg}, jnp.{dtype})')}    # {at}"
+                     for (_, arg, _, rewritten), at in zip(found, where))
+    lines = f"lines {found[0][2]} and {found[1][2]}" if sites[0].file == sites[1].file else \
+        " and ".join(where)
+    return _refixed(change, _DTYPE_AT_BOTH_CALLS_FIX, dtype=dtype, code=code, lines=lines)
 
 
 def _python_number(dtype: str) -> str:
@@ -609,9 +611,9 @@ _ONE_JIT_CALLED = (
     "in the other (a static argument is a Python value baked into the program, a traced one "
     "an abstract array), and each traces a program of its own. Call one jit of {fun} "
     "everywhere, {name} passed the same way in every call (by position and by keyword are "
-    "two cache keys too): {jit}, as at line {line}, in place of line {old_line}'s call, as "
+    "two cache keys too): {jit}, as at {line}, in place of {old_line}'s call, as "
     "below; the other jit is then not needed.",
-    "{code}    # line {old_line}: {jit}, the one jit of {fun}")
+    "{code}    # {old_line}: {jit}, the one jit of {fun}")
 
 
 def _one_jit_at_the_old_call(change, jitted, before, now):
@@ -625,7 +627,7 @@ def _one_jit_at_the_old_call(change, jitted, before, now):
     old, new = (_call_at(site, jitted) for site in sites)
     if old is None or new is None or not isinstance(old.func, ast.Name) or \
             not isinstance(new.func, ast.Name) or old.func.id == new.func.id or \
-            old.lineno != old.end_lineno:
+            old.lineno != old.end_lineno or not _bound_above(new.func.id, sites[0]):
         return change
     params = _parameters(jitted)
     if params is None:
@@ -641,7 +643,30 @@ def _one_jit_at_the_old_call(change, jitted, before, now):
     if code is None:
         return change
     return _refixed(change, _ONE_JIT_CALLED, fun=getattr(jitted, "_name", "f"),
-                    jit=new.func.id, line=sites[1].line, old_line=sites[0].line, code=code)
+                    jit=new.func.id, line=_line_of(sites[1], sites[1]),
+                    old_line=_line_of(sites[0], sites[1]), code=code)
+
+
+def _bound_above(name, site) -> bool:
+    """Whether the file of `site` (a cell, say) binds `name` at its top level above `site`'s
+    line: a call there rewritten to call `name` then runs where the file is run again from
+    its top (`h = jax.jit(f, ...)` made in a later cell than the call: rewritten, the earlier
+    cell raised NameError when the notebook was run again from the start)."""
+    tree = parse_file(site.file)
+    return tree is not None and any(
+        node.lineno < site.line and name in _names_bound(node) for node in tree.body)
+
+
+def _names_bound(statement) -> set:
+    """The names a top-level `statement` binds: its assignments' targets, a def's or class's
+    name, an import's names."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {statement.name}
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).partition(".")[0] for a in statement.names}
+    targets = getattr(statement, "targets", None) or [getattr(statement, "target", None)]
+    return {n.id for t in targets if t is not None for n in ast.walk(t)
+            if isinstance(n, ast.Name)}
 
 
 def _passed_as(site, call, callee, name, index, by_keyword):
@@ -674,8 +699,8 @@ def _passed_as(site, call, callee, name, index, by_keyword):
 _KEYWORD_AT_THE_CALL = (
     "{name} has the same value but came {old} in one call and {new} in the other: how a "
     "static argument is passed is part of the cache key. Pass it the same way every time: "
-    "by keyword, as at line {line}, in line {at}'s call too, as below.",
-    "{code}    # line {at}: {name} by keyword, as at line {line}")
+    "by keyword, as at {line}, in {at}'s call too, as below.",
+    "{code}    # {at}: {name} by keyword, as at {line}")
 
 
 # a traced argument so (structure._KEYWORD_FIX's plain code was `f(x)`, x the function's
@@ -684,8 +709,8 @@ _KEYWORD_AT_THE_CALL = (
 _ARGUMENT_BY_KEYWORD_AT_THE_CALL = (
     "{path} came by position in one call and by keyword in the other: which arguments are "
     "keywords is part of the cache key. Pass it the same way every time: by keyword, as at "
-    "line {line}, in line {at}'s call too, as below.",
-    "{code}    # line {at}: {path} by keyword, as at line {line}")
+    "{line}, in {at}'s call too, as below.",
+    "{code}    # {at}: {path} by keyword, as at {line}")
 
 
 def _by_keyword_at_the_call(change, jitted, before, now, template=_KEYWORD_AT_THE_CALL):
@@ -710,7 +735,9 @@ def _by_keyword_at_the_call(change, jitted, before, now, template=_KEYWORD_AT_TH
     code = _passed_as(sites[0], calls[0], calls[0].func.id, name, params.index(name), True)
     if code is None:
         return change
-    return _refixed(change, template, line=sites[1].line, at=sites[0].line, code=code)
+    here = now.site
+    return _refixed(change, template, line=_line_of(sites[1], here),
+                    at=_line_of(sites[0], here), code=code)
 
 
 # an argument left out to its default (a Python number) in one call and passed a number in
@@ -718,9 +745,9 @@ def _by_keyword_at_the_call(change, jitted, before, now, template=_KEYWORD_AT_TH
 # pasted_fixes_reference.json's default_left_out_then_passed, so written, once)
 _DEFAULT_AT_THE_CALL = (
     "{path} was {old} and is {new} now: an argument left out (to its default) and one passed "
-    "are two different argument structures, each compiled. Pass {path} in every call: its "
-    "default, {default}, in line {at}'s call, as below.",
-    "{code}    # line {at}: {path} passed, its default, as line {line} passes one")
+    "are two different argument structures, each compiled. Pass {path} in every call ({how}, "
+    "as {line} passes it): its default, {default}, in {at}'s call, as below.",
+    "{code}    # {at}: {path} passed, its default, as {line} passes one")
 _PY_KIND = {bool: "bool", int: "i", float: "f"}
 
 
@@ -732,7 +759,8 @@ def _default_at_the_call(change, jitted, before, now):
     left, passed_sig, passed = (before, now, change.new) if change.old == "absent" else \
         (now, before, change.old)
     if passed in EMPTY_LITERALS:
-        return _empty_at_the_call(change, jitted, left, passed_sig, EMPTY_LITERALS[passed])
+        return _empty_at_the_call(change, jitted, left, passed_sig, EMPTY_LITERALS[passed],
+                                  now)
     sites = getattr(left, "site", None), getattr(passed_sig, "site", None)
     if None in sites or not passed.endswith(" (weak)") or _shape_of(passed) != ():
         return change
@@ -744,11 +772,20 @@ def _default_at_the_call(change, jitted, before, now):
     if param is None or kind is None or not passed.startswith(kind):
         return change
     default = repr(param.default)
-    code = _call_given(sites[0], jitted, change.path, keyword=default)
+    # given as the other call gives it: by keyword, or in its place (JAX 0.10.2 keys
+    # `s(x, 2.0)` and `s(x, factor=2.0)` apart: default_left_out_then_passed_in_a_later_cell
+    # _fixed, by keyword where the later call passed 3.0 by position, compiled twice)
+    names = passed_sig.arg_names
+    if change.path in names and getattr(jitted, "_static_argnums", None):
+        return change       # (a static argument shifts the positions)
+    code = _call_given(sites[0], jitted, change.path, keyword=default, positional=(
+        names.index(change.path), default) if change.path in names else None)
     if code is None:
         return change
-    return _refixed(change, _DEFAULT_AT_THE_CALL, default=default, at=sites[0].line,
-                    line=sites[1].line, code=code)
+    how = "in its place" if change.path in names else "by keyword"
+    return _refixed(change, _DEFAULT_AT_THE_CALL, default=default, how=how,
+                    at=_line_of(sites[0], now.site), line=_line_of(sites[1], now.site),
+                    code=code)
 
 
 def _call_given(site, jitted, name, keyword=None, positional=None):
@@ -783,14 +820,15 @@ def _call_given(site, jitted, name, keyword=None, positional=None):
 _EMPTY_AT_THE_CALL = (
     "{path} was {old} and is {new} now: an argument left out (to its default) and one passed "
     "are two different argument structures, each compiled, even where the default is the "
-    "value passed. Pass {path} in every call, as line {line} does: {value} in line {at}'s "
+    "value passed. Pass {path} in every call, as {line} does: {value} in {at}'s "
     "call, as below.",
-    "{code}    # line {at}: {path} passed, as line {line} passes it")
+    "{code}    # {at}: {path} passed, as {line} passes it")
 
 
-def _empty_at_the_call(change, jitted, left, passed_sig, value):
+def _empty_at_the_call(change, jitted, left, passed_sig, value, now):
     """`change` (_default_at_the_call's) where the argument passed is an empty value: written
-    at the call `left` leaving it out, given `value` as `passed_sig`'s call gives it. As it was
+    at the call `left` leaving it out, given `value` as `passed_sig`'s call gives it (`now`:
+    the call the note is under, whose cell the lines are named from). As it was
     where the calls cannot be read, or a static argument shifts the positions."""
     sites = getattr(left, "site", None), getattr(passed_sig, "site", None)
     if None in sites or getattr(jitted, "_static_argnums", None):
@@ -800,8 +838,8 @@ def _empty_at_the_call(change, jitted, left, passed_sig, value):
         names.index(change.path), value) if change.path in names else None)  # (in its place)
     if code is None:
         return change
-    return _refixed(change, _EMPTY_AT_THE_CALL, value=value, at=sites[0].line,
-                    line=sites[1].line, code=code)
+    return _refixed(change, _EMPTY_AT_THE_CALL, value=value, at=_line_of(sites[0], now.site),
+                    line=_line_of(sites[1], now.site), code=code)
 
 
 # the inputs of a call on another device than the earlier call's: every call's inputs put on
@@ -847,7 +885,7 @@ def _on_one_device(change, jitted, before, now, template=None, index=None, **mor
             return change
         for n in dict.fromkeys(a.id for a in call.args):
             lines.append(f"{n} = jax.device_put({n}, jax.devices()[{index}])    # before "
-                         f"line {site.line}")
+                         f"{_line_of(site, now.site)}")
             names.append(n)
     return _refixed(change, template or _ON_ONE_DEVICE, names=", ".join(dict.fromkeys(names)),
                     code="\n".join(dict.fromkeys(lines)), **more)     # (one line: once)
@@ -935,20 +973,20 @@ def _stacked_at_the_call(change, jitted, now, before=None):
 # there (JAX 0.10.2 traces weak_type_calls_reference.json's pasted programs once)
 _WEAK_NOW_FIX = (
     "{path} was a strong {dtype} array in an earlier call and is weakly typed now: "
-    "{what} in {call} (line {line}). Two types, a trace each. A cast of {path} "
+    "{what} in {call} ({line}). Two types, a trace each. A cast of {path} "
     "inside {fun} changes nothing (the type is the argument's), and jnp.asarray({arg}) "
     "alone stays weak (weak types: "
     "https://docs.jax.dev/en/latest/type_promotion.html#weak-types). Give that call "
     "{a_dtype} array: {cast} in place of {arg}, as below.",
-    "{code}    # line {line}")
+    "{code}    # {line}")
 _WEAK_BEFORE_FIX = (
-    "{path} was weakly typed in an earlier call, {what} in {call} (line "
+    "{path} was weakly typed in an earlier call, {what} in {call} ("
     "{line}), and is a strong {dtype} array now: two types, a trace each. A cast of {path} "
     "inside {fun} changes nothing (the type is the argument's), and jnp.asarray({arg}) "
     "alone stays weak (weak types: "
     "https://docs.jax.dev/en/latest/type_promotion.html#weak-types). Give that call "
     "{a_dtype} array: {cast} in place of {arg}, as below.",
-    "{code}    # line {line}")
+    "{code}    # {line}")
 # (int8 then uint8: neither holds the other's values, uint8's 200 cast to int8 is -56; both
 # cast to int16 at their calls, JAX 0.10.2 compiles once: int8_then_uint8_at_two_calls_fixed)
 _DTYPE_AT_BOTH_CALLS_FIX = (
@@ -958,34 +996,34 @@ _DTYPE_AT_BOTH_CALLS_FIX = (
     "argument's).",
     "{code}")
 _DTYPE_AT_CALL_FIX = (
-    "{path} came as {new} (before: {old}): {arg} in {call} (line {line}) is not {dtype}, "
+    "{path} came as {new} (before: {old}): {arg} in {call} ({line}) is not {dtype}, "
     "and every dtype compiles anew. A cast of {path} inside {fun} changes nothing (the "
     "type is the argument's). Cast it at that call so that every call has one dtype: "
     "{cast} in place of {arg}, as below.",
-    "{code}    # line {line}")
+    "{code}    # {line}")
 
 
 # (bfloat16, then float32 data: float32 holds every bfloat16 value, so the earlier call is cast
 # up; bfloat16 would round the float32 call's values, said where it is the reading left)
 _DTYPE_WIDENED_AT_CALL_FIX = (
-    "{path} came as {new} (before: {old}): {arg} in {call} (line {line}) is not {dtype}, "
+    "{path} came as {new} (before: {old}): {arg} in {call} ({line}) is not {dtype}, "
     "and every dtype compiles anew. A cast of {path} inside {fun} changes nothing (the "
     "type is the argument's). {dtype} holds every {old_dtype} value exactly, while a cast "
     "to {old_dtype} would round the {dtype} call's values (cast that call to {old_dtype} "
     "instead only where {old_dtype} is meant, as in mixed precision). Cast it at that call "
     "so that every call has one dtype: {cast} in place of {arg}, as below.",
-    "{code}    # line {line}")
+    "{code}    # {line}")
 # (a bfloat16 state that the function returns as float32, `m = 0.9 * m + 0.1 * g` with g
 # float32: cast back at the call, as the learner made it; JAX 0.10.2 compiles it once,
 # optimizer_state_dtype_promotes_fixed)
 _DTYPE_FED_BACK_FIX = (
-    "{path} came as {new} (before: {old}): {arg} in {call} (line {line}) is what {fun} "
+    "{path} came as {new} (before: {old}): {arg} in {call} ({line}) is what {fun} "
     "gave back for it, promoted to {new_dtype} (a {old_dtype} value computed with a "
     "{new_dtype} one is {new_dtype}), and every dtype compiles anew. The cast below rounds "
     "its values to {old_dtype}, the dtype it started as (to keep {new_dtype}, start it as "
     "{new_dtype} instead). Cast it back at that call so that every call has one dtype: "
     "{cast} in place of {arg}, as below.",
-    "{code}    # line {line}")
+    "{code}    # {line}")
 
 
 def _renamed(code: str, old: str, new: str) -> str:
@@ -1028,7 +1066,8 @@ def _weak_scalar_at_the_call(c, jitted, before, now):
     """The weak side's call given the number as an array of the other call's dtype."""
     weak_now = c.new.endswith(" (weak)")
     sig, dtype = (now, _dtype_name(c.old)) if weak_now else (before, _dtype_name(c.new))
-    return _written_at(c, jitted, sig, _WEAK_NOW_FIX if weak_now else _WEAK_BEFORE_FIX, dtype)
+    return _written_at(c, jitted, sig, _WEAK_NOW_FIX if weak_now else _WEAK_BEFORE_FIX, dtype,
+                       now=now)
 
 
 def _list_item_path(c) -> str:
@@ -1076,13 +1115,14 @@ def _cast_at_one_call(c, jitted, before, now):
         if _fed_back(getattr(now, "site", None), jitted, c.path):
             sig, dtype, template = now, _dtype_name(c.old), _DTYPE_FED_BACK_FIX
     as_number = (c.new if sig is before else c.old).endswith(" (weak)")
-    return _written_at(c, jitted, sig, template, dtype, as_number)
+    return _written_at(c, jitted, sig, template, dtype, as_number, now=now)
 
 
-def _written_at(c, jitted, sig, template, dtype, as_number=False):
+def _written_at(c, jitted, sig, template, dtype, as_number=False, *, now):
     """`c` with `template` (a fix at one call) written at the call of `sig` (its `site`): the
     argument there given as `dtype` (an array of it; a Python number of its kind where
-    `as_number`); as it was where that call cannot be read."""
+    `as_number`), its line named from `now`'s cell (the note's); as it was where that call
+    cannot be read."""
     found = _argument_at(getattr(sig, "site", None), jitted, c.path)
     if found is None:
         return c
@@ -1090,6 +1130,7 @@ def _written_at(c, jitted, sig, template, dtype, as_number=False):
     what, cast = _weak_value(arg, dtype)
     if c.kind == "dtype" and as_number:
         cast = f"{_python_number(dtype)}({arg})"
+    line = _line_of(sig.site, now.site) if getattr(now, "site", None) else f"line {line}"
     return _refixed(c, template, fun=getattr(jitted, "_name", "f"), call=call, arg=arg,
                     line=line, dtype=dtype, what=what, cast=cast, code=rewritten(cast),
                     old_dtype=_dtype_name(c.old), new_dtype=_dtype_name(c.new))
