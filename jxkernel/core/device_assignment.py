@@ -22,7 +22,7 @@ import weakref
 
 from .dce import dce_jaxpr
 from .interpreter_primitives import sharding_constraint_p
-from .ir import ClosedJaxpr, Var, jaxpr_params
+from .ir import ClosedJaxpr, Var, all_equations, jaxpr_params
 from .mesh import AbstractMesh, Mesh, NamedSharding, get_mesh
 
 
@@ -110,15 +110,10 @@ def used_inputs(jaxpr) -> list:
 
 def _inside(jaxpr) -> list:
     """The shardings over devices inside `jaxpr` (JAX's get_intermediate_shardings)."""
-    found = []
-    for eqn in jaxpr.eqns:
-        if eqn.primitive is sharding_constraint_p:
-            found.append(eqn.params["sharding"])
-        elif eqn.primitive.name == "shard_map":      # (api/ is above core: by its name)
-            found.append(eqn.params["mesh"])
-        for sub in jaxpr_params(eqn.params):
-            found.extend(_inside(sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub))
-    return found
+    # (shard_map by its name: api/ is above core)
+    return [eqn.params["sharding"] if eqn.primitive is sharding_constraint_p else
+            eqn.params["mesh"] for eqn in all_equations(jaxpr.eqns)
+            if eqn.primitive is sharding_constraint_p or eqn.primitive.name == "shard_map"]
 
 
 # The jaxprs of jit equations whose in/out_shardings were staged as sharding constraints on

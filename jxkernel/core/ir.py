@@ -555,6 +555,16 @@ def jaxpr_params(params: dict) -> list:
     return found
 
 
+def all_equations(eqns):
+    """Every equation of `eqns`, each followed by those of the jaxprs in its params (a jit's
+    body, a cond's branches, a scan's), nested ones too: what a question about a whole program
+    (its primitives, its shardings) walks."""
+    for eqn in eqns:
+        yield eqn
+        for sub in jaxpr_params(eqn.params):
+            yield from all_equations((sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub).eqns)
+
+
 def _share_call_names(eqn: Eqn, names: Names):
     inner = jaxpr_params(eqn.params)
     if len(inner) != 1:

@@ -21,7 +21,7 @@ import linecache
 import numpy as np
 
 from ..core import compile_record, dtypes
-from ..core.ir import ClosedJaxpr, jaxpr_params
+from ..core.ir import all_equations
 from ..transforms.ad import reverse
 from ..tree_util import tree_flatten
 from ..xla.array import Array
@@ -164,7 +164,7 @@ def _first_nan(vg, args, kwargs):
     try:
         with compile_record.unlogged(), contextlib.redirect_stdout(io.StringIO()):
             stepper = make_stepper(vg, args, kwargs)
-            names = [e.primitive.name for e in _equations(stepper.equations)]
+            names = [e.primitive.name for e in all_equations(stepper.equations)]
             if len(names) > STEPPED or CALLBACKS.intersection(names):
                 return None
             found = stepper.first_nan()
@@ -178,14 +178,6 @@ def _first_nan(vg, args, kwargs):
             user = found
         found = found.inside
     return user
-
-
-def _equations(eqns):
-    """Every equation, those of the bodies they call included."""
-    for eqn in eqns:
-        yield eqn
-        for sub in jaxpr_params(eqn.params):
-            yield from _equations((sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub).eqns)
 
 
 def _note(vg, asked, found) -> Note:

@@ -21,7 +21,7 @@ import anywidget
 import traitlets
 
 from ...core import ir
-from ...core.ir import jaxpr_params
+from ...core.ir import all_equations
 from ...transforms.jit.captured_constants import embedded
 from ...xla import client
 from ...xla.lowering import lower_module
@@ -52,14 +52,7 @@ def _cell_line(info) -> str:
 
 def count_primitives(jaxpr) -> dict:
     """Equations per primitive, nested jaxprs included, most frequent first."""
-    counts: Counter = Counter()
-
-    def walk(j):
-        for e in j.eqns:
-            counts[str(e.primitive)] += 1
-            for sub in jaxpr_params(e.params):
-                walk(open_jaxpr(sub))
-    walk(open_jaxpr(jaxpr))
+    counts = Counter(str(e.primitive) for e in all_equations(open_jaxpr(jaxpr).eqns))
     return dict(counts.most_common())
 
 
