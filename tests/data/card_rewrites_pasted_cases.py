@@ -17,6 +17,10 @@ which) pairs.
 """
 import re
 
+# a call of f whose prints are caught: `_r` is [its value, what it printed]
+_PRINTED = ("out = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f({arg})\n"
+            "    jax.effects_barrier()\n_r = [y, out.getvalue()]\n")
+
 CASES = {
     # int(i) of a traced 0-d array: i cast (it said `value = x.astype(int)`: the data cast)
     "int_of_traced_index": ("@jax.jit\ndef pick(x, i):\n    return x[int(i)]\n"
@@ -434,6 +438,18 @@ CASES = {
     "matmul_by_a_number_second": ("_r = jnp.matmul(jnp.ones((2, 2)), jnp.float32(3.0))\n",
                                   (1, 1), "first"),
     "split_uneven": ("_r = jnp.split(jnp.arange(5.0), 2)\n", (1, 1), "first"),
+    # a print of a value converted under jit (`.item()`, float(), int()): the conversion
+    # dropped and the print as jax.debug.print (it kept print: JAX 0.10.2 prints
+    # `loss: JitTracer(~float32[])`, no value); `_r` holds what was printed
+    "item_printed": ("import io, contextlib\n@jax.jit\ndef f(x):\n"
+                     "    print('loss:', x.item())\n    return x * 2\n"
+                     + _PRINTED.format(arg="3.0"), (4, 4), "first"),
+    "float_printed_kept_traced": ("import io, contextlib\n@jax.jit\ndef f(x):\n"
+                                  "    print(float(x))\n    return x * 2\n"
+                                  + _PRINTED.format(arg="3.0"), (4, 4), 1),
+    "int_printed": ("import io, contextlib\n@jax.jit\ndef f(x):\n"
+                    "    print('step', int(x))\n    return x * 2\n"
+                    + _PRINTED.format(arg="jnp.array(2)"), (4, 4), "first"),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -756,4 +772,7 @@ PASTED = {
     'masked_assignment': 'x = jnp.arange(4.0)\nx = x.at[x > 1].set(0)    # a new array, bound to x\n_r = x\n',
     'while_carry_two_leaves_widened': '_r = jax.lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1.5, c[1] * 2.5), (jnp.asarray(jnp.int32(0), jnp.float32), jnp.asarray(jnp.int32(1), jnp.float32)))\n',
     'fori_carry_two_leaves_widened': '_r = jax.lax.fori_loop(0, 3, lambda i, c: (c[0] + 0.5, c[1] * 1.5), (jnp.asarray(jnp.int32(0), jnp.float32), jnp.asarray(jnp.int32(1), jnp.float32)))\n',
+    'item_printed': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('loss: {}', x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
+    'float_printed_kept_traced': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('{}', x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
+    'int_printed': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('step {}', x.astype(int))    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(jnp.array(2))\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
 }

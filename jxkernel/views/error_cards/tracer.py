@@ -9,7 +9,7 @@ import re
 from ...core import errors as jx_errors
 from ...core.trace import Tracer
 from .card import ErrorCard, _DOCS
-from .conversions import _astype_rewrite, _unwrapped
+from .conversions import _astype_rewrite, _printed_as_it_runs, _unwrapped
 from .reading import (_array_note, _or_static, _origin, _static_fix, _static_how,
                       _traced_phrase, _user_frame)
 from .rewrites import (_branch_rewrite, _node_at, _parse_line, _pattern, _print_when,
@@ -222,8 +222,9 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     pulls = re.search(r"\.(item|tolist)\(\)", code)
     if pulls:
         static = ""
-        astype = (f"{code.replace(pulls.group(0), '', 1)}   # the array itself, traced: "
-                  f"no .{pulls.group(1)}()")
+        astype = _printed_as_it_runs(code.replace(pulls.group(0), '', 1)) or \
+            (f"{code.replace(pulls.group(0), '', 1)}   # the array itself, traced: "
+             f"no .{pulls.group(1)}()")
     if static:
         # the line itself, a lambda jitted where it is called (`s[0]`'s fix: s static)
         in_place = "\n" not in static and "lambda" in static
