@@ -450,6 +450,23 @@ CASES = {
     "int_printed": ("import io, contextlib\n@jax.jit\ndef f(x):\n"
                     "    print('step', int(x))\n    return x * 2\n"
                     + _PRINTED.format(arg="jnp.array(2)"), (4, 4), "first"),
+    # a conversion in an `if` or `while` test under jit: the branch traced, its test
+    # unconverted (it gave `if m > 0:`, the line with .item() dropped: JAX 0.10.2 raises
+    # TracerBoolConversionError, Python's `if` still of a traced value)
+    "item_in_an_if": ("@jax.jit\ndef norm(x):\n    m = x.mean()\n    if m.item() > 0:\n"
+                      "        return x - m\n    return x\n"
+                      "_r = [norm(jnp.arange(3.0)), norm(-jnp.arange(3.0))]\n", (4, 6), 0),
+    "item_in_an_if_cond": ("@jax.jit\ndef norm(x):\n    m = x.mean()\n    if m.item() > 0:\n"
+                           "        return x - m\n    return x\n"
+                           "_r = [norm(jnp.arange(3.0)), norm(-jnp.arange(3.0))]\n", (4, 6), 1),
+    "item_in_a_while": ("@jax.jit\ndef halve(x):\n    while x.item() > 1.0:\n        x = x / 2\n"
+                        "    return x\n_r = halve(10.0)\n", (3, 4), "first"),
+    "float_in_an_if_kept_traced": ("@jax.jit\ndef f(x):\n    if float(x) > 0:\n        return x\n"
+                                   "    return -x\n_r = [f(2.0), f(-3.0)]\n", (3, 5), 1),
+    "int_in_an_if_kept_traced": ("@jax.jit\ndef f(x, i):\n    if int(i) > 1:\n"
+                                 "        return x * 2\n    return x\n"
+                                 "_r = [f(1.5, jnp.array(2)), f(1.5, jnp.array(1))]\n", (3, 5),
+                                 0),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -775,4 +792,9 @@ PASTED = {
     'item_printed': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('loss: {}', x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
     'float_printed_kept_traced': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('{}', x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
     'int_printed': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('step {}', x.astype(int))    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(jnp.array(2))\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
+    'item_in_an_if': '@jax.jit\ndef norm(x):\n    m = x.mean()\n    return jnp.where(m > 0, x - m, x)\n_r = [norm(jnp.arange(3.0)), norm(-jnp.arange(3.0))]\n',
+    'item_in_an_if_cond': '@jax.jit\ndef norm(x):\n    m = x.mean()\n    return jax.lax.cond(m > 0, lambda: x - m, lambda: x)\n_r = [norm(jnp.arange(3.0)), norm(-jnp.arange(3.0))]\n',
+    'item_in_a_while': '@jax.jit\ndef halve(x):\n    x = jax.lax.while_loop(lambda x: x > 1.0, lambda x: x / 2, x)    # in place of the whole loop (its 2 lines), traced: x its state\n    return x\n_r = halve(10.0)\n',
+    'float_in_an_if_kept_traced': '@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, -x)\n_r = [f(2.0), f(-3.0)]\n',
+    'int_in_an_if_kept_traced': '@jax.jit\ndef f(x, i):\n    return jnp.where(i.astype(int) > 1, x * 2, x)\n_r = [f(1.5, jnp.array(2)), f(1.5, jnp.array(1))]\n',
 }
