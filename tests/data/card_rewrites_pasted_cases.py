@@ -467,6 +467,19 @@ CASES = {
                                  "        return x * 2\n    return x\n"
                                  "_r = [f(1.5, jnp.array(2)), f(1.5, jnp.array(1))]\n", (3, 5),
                                  0),
+    # grad of a vector-valued f bound to a name first (`g = jax.grad(f)`, then `g(xs)`): the
+    # call rewritten as jax.grad(f, its argnums)'s (it gave `J = jax.jacrev(f)(x)`, x no name
+    # of the learner's: pasted, a NameError; and `g = jax.grad(...)(x)` rebound their g)
+    "grad_vector_bound_jacobian": ("def f(x):\n    return x ** 2\ng = jax.grad(f)\n"
+                                   "xs = jnp.arange(3.0)\n_r = g(xs)\n", (5, 5), "first"),
+    "grad_vector_bound_sum": ("def f(x):\n    return x ** 2\ng = jax.grad(f)\n"
+                              "xs = jnp.arange(3.0)\n_r = g(xs)\n", (5, 5), "second"),
+    "grad_vector_bound_argnums_jacobian": ("def f(w, x):\n    return w * x ** 2\n"
+                                           "df = jax.grad(f, argnums=1)\n"
+                                           "_r = df(2.0, jnp.arange(3.0))\n", (4, 4), "first"),
+    "grad_vector_bound_argnums_sum": ("def f(w, x):\n    return w * x ** 2\n"
+                                      "df = jax.grad(f, argnums=1)\n"
+                                      "_r = df(2.0, jnp.arange(3.0))\n", (4, 4), "second"),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -507,6 +520,9 @@ PATTERNS = {
                                             "_r = jax.lax.while_loop(cond, body, (0, 1.0))\n",
     "cond_branches_of_a_pair_and_an_array": "def f(x):\n    return jax.lax.cond(x > 0, "
                                             "lambda x: (x, x), lambda x: x, x)\n_r = f(1.0)\n",
+    # ... and of a lambda bound to no name: nothing to call it by, the pattern
+    "grad_vector_bound_of_a_lambda": ("dl = jax.value_and_grad(lambda w: w * jnp.ones(3))\n"
+                                      "_r = dl(1.0)\n"),
 }
 
 # fixes a card must not offer, each run as the learner would paste it: x made static where
@@ -797,4 +813,8 @@ PASTED = {
     'item_in_a_while': '@jax.jit\ndef halve(x):\n    x = jax.lax.while_loop(lambda x: x > 1.0, lambda x: x / 2, x)    # in place of the whole loop (its 2 lines), traced: x its state\n    return x\n_r = halve(10.0)\n',
     'float_in_an_if_kept_traced': '@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, -x)\n_r = [f(2.0), f(-3.0)]\n',
     'int_in_an_if_kept_traced': '@jax.jit\ndef f(x, i):\n    return jnp.where(i.astype(int) > 1, x * 2, x)\n_r = [f(1.5, jnp.array(2)), f(1.5, jnp.array(1))]\n',
+    'grad_vector_bound_jacobian': "def f(x):\n    return x ** 2\ng = jax.grad(f)\nxs = jnp.arange(3.0)\n_r = jax.jacrev(f)(xs)    # the Jacobian: every output's derivative\n",
+    'grad_vector_bound_sum': 'def f(x):\n    return x ** 2\ng = jax.grad(f)\nxs = jnp.arange(3.0)\n_r = jax.grad(lambda *args: f(*args).sum())(xs)    # the derivative of their sum (a loss)\n',
+    'grad_vector_bound_argnums_jacobian': "def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.jacrev(f, argnums=1)(2.0, jnp.arange(3.0))    # the Jacobian: every output's derivative\n",
+    'grad_vector_bound_argnums_sum': 'def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.grad(lambda *args: f(*args).sum(), argnums=1)(2.0, jnp.arange(3.0))    # the derivative of their sum (a loss)\n',
 }
