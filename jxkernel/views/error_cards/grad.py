@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import ast
 import inspect
-import os
 import re
 import textwrap
 
+from ...transforms.ad import reverse
 from ..source_edits import replaced
 from .card import ErrorCard
 from .reading import _user_frame
@@ -248,25 +248,12 @@ def _bound_grad_call(tree, frame):
 
 
 def _grad_made(value):
-    """(api, fun, argnums, has_aux) of a function jxkernel's grad or value_and_grad made
-    (read from its closures: the function itself keeps no record, as JAX's), or None."""
-    api = "value_and_grad"
-    for _ in range(6):
-        code = getattr(value, "__code__", None)
-        if code is None or not code.co_filename.endswith(_REVERSE):
-            if code is None or code.co_name != "reraise_with_filtered_traceback":
-                return None
-        cells = dict(zip(code.co_freevars, (c.cell_contents for c in value.__closure__ or ())))
-        if code.co_name == "value_and_grad_f":
-            return api, cells.get("fun"), cells.get("argnums"), cells.get("has_aux")
-        if code.co_name == "grad_f":
-            api = "grad"
-        value = cells.get("vg", cells.get("fun"))
-    return None
-
-
-# the file of grad and value_and_grad's own functions
-_REVERSE = os.path.join("transforms", "ad", "reverse.py")
+    """(api, fun, argnums, has_aux) of a function jxkernel's grad or value_and_grad made, or
+    None."""
+    try:
+        return reverse.made_by.get(value)
+    except TypeError:           # (a value no weak reference can be made to: a number)
+        return None
 
 
 def _plain_lambda(node) -> bool:
