@@ -17,6 +17,10 @@ which) pairs.
 """
 import re
 
+# a call of f whose prints are caught: `_r` is [its value, what it printed]
+_PRINTED = ("out = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f({arg})\n"
+            "    jax.effects_barrier()\n_r = [y, out.getvalue()]\n")
+
 CASES = {
     # int(i) of a traced 0-d array: i cast (it said `value = x.astype(int)`: the data cast)
     "int_of_traced_index": ("@jax.jit\ndef pick(x, i):\n    return x[int(i)]\n"
@@ -434,6 +438,48 @@ CASES = {
     "matmul_by_a_number_second": ("_r = jnp.matmul(jnp.ones((2, 2)), jnp.float32(3.0))\n",
                                   (1, 1), "first"),
     "split_uneven": ("_r = jnp.split(jnp.arange(5.0), 2)\n", (1, 1), "first"),
+    # a print of a value converted under jit (`.item()`, float(), int()): the conversion
+    # dropped and the print as jax.debug.print (it kept print: JAX 0.10.2 prints
+    # `loss: JitTracer(~float32[])`, no value); `_r` holds what was printed
+    "item_printed": ("import io, contextlib\n@jax.jit\ndef f(x):\n"
+                     "    print('loss:', x.item())\n    return x * 2\n"
+                     + _PRINTED.format(arg="3.0"), (4, 4), "first"),
+    "float_printed_kept_traced": ("import io, contextlib\n@jax.jit\ndef f(x):\n"
+                                  "    print(float(x))\n    return x * 2\n"
+                                  + _PRINTED.format(arg="3.0"), (4, 4), 1),
+    "int_printed": ("import io, contextlib\n@jax.jit\ndef f(x):\n"
+                    "    print('step', int(x))\n    return x * 2\n"
+                    + _PRINTED.format(arg="jnp.array(2)"), (4, 4), "first"),
+    # a conversion in an `if` or `while` test under jit: the branch traced, its test
+    # unconverted (it gave `if m > 0:`, the line with .item() dropped: JAX 0.10.2 raises
+    # TracerBoolConversionError, Python's `if` still of a traced value)
+    "item_in_an_if": ("@jax.jit\ndef norm(x):\n    m = x.mean()\n    if m.item() > 0:\n"
+                      "        return x - m\n    return x\n"
+                      "_r = [norm(jnp.arange(3.0)), norm(-jnp.arange(3.0))]\n", (4, 6), 0),
+    "item_in_an_if_cond": ("@jax.jit\ndef norm(x):\n    m = x.mean()\n    if m.item() > 0:\n"
+                           "        return x - m\n    return x\n"
+                           "_r = [norm(jnp.arange(3.0)), norm(-jnp.arange(3.0))]\n", (4, 6), 1),
+    "item_in_a_while": ("@jax.jit\ndef halve(x):\n    while x.item() > 1.0:\n        x = x / 2\n"
+                        "    return x\n_r = halve(10.0)\n", (3, 4), "first"),
+    "float_in_an_if_kept_traced": ("@jax.jit\ndef f(x):\n    if float(x) > 0:\n        return x\n"
+                                   "    return -x\n_r = [f(2.0), f(-3.0)]\n", (3, 5), 1),
+    "int_in_an_if_kept_traced": ("@jax.jit\ndef f(x, i):\n    if int(i) > 1:\n"
+                                 "        return x * 2\n    return x\n"
+                                 "_r = [f(1.5, jnp.array(2)), f(1.5, jnp.array(1))]\n", (3, 5),
+                                 0),
+    # grad of a vector-valued f bound to a name first (`g = jax.grad(f)`, then `g(xs)`): the
+    # call rewritten as jax.grad(f, its argnums)'s (it gave `J = jax.jacrev(f)(x)`, x no name
+    # of the learner's: pasted, a NameError; and `g = jax.grad(...)(x)` rebound their g)
+    "grad_vector_bound_jacobian": ("def f(x):\n    return x ** 2\ng = jax.grad(f)\n"
+                                   "xs = jnp.arange(3.0)\n_r = g(xs)\n", (5, 5), "first"),
+    "grad_vector_bound_sum": ("def f(x):\n    return x ** 2\ng = jax.grad(f)\n"
+                              "xs = jnp.arange(3.0)\n_r = g(xs)\n", (5, 5), "second"),
+    "grad_vector_bound_argnums_jacobian": ("def f(w, x):\n    return w * x ** 2\n"
+                                           "df = jax.grad(f, argnums=1)\n"
+                                           "_r = df(2.0, jnp.arange(3.0))\n", (4, 4), "first"),
+    "grad_vector_bound_argnums_sum": ("def f(w, x):\n    return w * x ** 2\n"
+                                      "df = jax.grad(f, argnums=1)\n"
+                                      "_r = df(2.0, jnp.arange(3.0))\n", (4, 4), "second"),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -474,6 +520,9 @@ PATTERNS = {
                                             "_r = jax.lax.while_loop(cond, body, (0, 1.0))\n",
     "cond_branches_of_a_pair_and_an_array": "def f(x):\n    return jax.lax.cond(x > 0, "
                                             "lambda x: (x, x), lambda x: x, x)\n_r = f(1.0)\n",
+    # ... and of a lambda bound to no name: nothing to call it by, the pattern
+    "grad_vector_bound_of_a_lambda": ("dl = jax.value_and_grad(lambda w: w * jnp.ones(3))\n"
+                                      "_r = dl(1.0)\n"),
 }
 
 # fixes a card must not offer, each run as the learner would paste it: x made static where
@@ -756,4 +805,16 @@ PASTED = {
     'masked_assignment': 'x = jnp.arange(4.0)\nx = x.at[x > 1].set(0)    # a new array, bound to x\n_r = x\n',
     'while_carry_two_leaves_widened': '_r = jax.lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1.5, c[1] * 2.5), (jnp.asarray(jnp.int32(0), jnp.float32), jnp.asarray(jnp.int32(1), jnp.float32)))\n',
     'fori_carry_two_leaves_widened': '_r = jax.lax.fori_loop(0, 3, lambda i, c: (c[0] + 0.5, c[1] * 1.5), (jnp.asarray(jnp.int32(0), jnp.float32), jnp.asarray(jnp.int32(1), jnp.float32)))\n',
+    'item_printed': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('loss: {}', x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
+    'float_printed_kept_traced': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('{}', x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
+    'int_printed': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('step {}', x.astype(int))    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(jnp.array(2))\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
+    'item_in_an_if': '@jax.jit\ndef norm(x):\n    m = x.mean()\n    return jnp.where(m > 0, x - m, x)\n_r = [norm(jnp.arange(3.0)), norm(-jnp.arange(3.0))]\n',
+    'item_in_an_if_cond': '@jax.jit\ndef norm(x):\n    m = x.mean()\n    return jax.lax.cond(m > 0, lambda: x - m, lambda: x)\n_r = [norm(jnp.arange(3.0)), norm(-jnp.arange(3.0))]\n',
+    'item_in_a_while': '@jax.jit\ndef halve(x):\n    x = jax.lax.while_loop(lambda x: x > 1.0, lambda x: x / 2, x)    # in place of the whole loop (its 2 lines), traced: x its state\n    return x\n_r = halve(10.0)\n',
+    'float_in_an_if_kept_traced': '@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, -x)\n_r = [f(2.0), f(-3.0)]\n',
+    'int_in_an_if_kept_traced': '@jax.jit\ndef f(x, i):\n    return jnp.where(i.astype(int) > 1, x * 2, x)\n_r = [f(1.5, jnp.array(2)), f(1.5, jnp.array(1))]\n',
+    'grad_vector_bound_jacobian': "def f(x):\n    return x ** 2\ng = jax.grad(f)\nxs = jnp.arange(3.0)\n_r = jax.jacrev(f)(xs)    # the Jacobian: every output's derivative\n",
+    'grad_vector_bound_sum': 'def f(x):\n    return x ** 2\ng = jax.grad(f)\nxs = jnp.arange(3.0)\n_r = jax.grad(lambda *args: f(*args).sum())(xs)    # the derivative of their sum (a loss)\n',
+    'grad_vector_bound_argnums_jacobian': "def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.jacrev(f, argnums=1)(2.0, jnp.arange(3.0))    # the Jacobian: every output's derivative\n",
+    'grad_vector_bound_argnums_sum': 'def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.grad(lambda *args: f(*args).sum(), argnums=1)(2.0, jnp.arange(3.0))    # the derivative of their sum (a loss)\n',
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import itertools
 import sys
+import weakref
 
 import numpy as np
 
@@ -276,7 +277,15 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         if grad_calls is not None:
             _record_grad(value_and_grad_f, args, kwargs, out, g)
         return ((out, aux), g) if has_aux else (out, g)
+    made_by[value_and_grad_f] = ("value_and_grad", fun, argnums, has_aux)
     return value_and_grad_f
+
+
+# What each function grad and value_and_grad returned differentiates: (the api, fun, argnums,
+# has_aux). An error card reads it to rewrite a call of `g = jax.grad(f, argnums=1)` made
+# earlier, `g(xs)`, as `jax.jacrev(f, argnums=1)(xs)` (views/error_cards/grad.py); JAX's
+# functions keep no such record. Weak: an entry goes with its function.
+made_by: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 # The gradients the user's lines computed outside any trace, while the notebook looks for
@@ -314,6 +323,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
             (_, aux), g = vg(*args, **kwargs)
             return g, aux
         return vg(*args, **kwargs)[1]
+    made_by[grad_f] = ("grad", fun, argnums, has_aux)
     return grad_f
 
 

@@ -85,7 +85,8 @@ def _astype_rewrite(where, name, frame=None) -> str:
         code = code.replace(whole, f"{value if simple else f'({value})'}.astype({name})", 1)
     said = " and ".join(whole for whole, _, _ in casts)
     arrays = "an array" if len(casts) == 1 else "arrays"
-    return f"{code}   # instead of {said}: traced, {arrays} of {name} dtype{note}"
+    return _printed_as_it_runs(code) or \
+        f"{code}   # instead of {said}: traced, {arrays} of {name} dtype{note}"
 
 
 def _lists_indexed(where, code, casts, frame) -> str:
@@ -124,7 +125,26 @@ def _unwrapped(where, name, frame) -> str:
     if printed:
         return (f"{printed}    # prints the values as the program runs: a format spec "
                 f"needs a number, which a traced value has not")
-    return f"{code}   # the array itself, traced: no {name}()"
+    return _printed_as_it_runs(code) or f"{code}   # the array itself, traced: no {name}()"
+
+
+def _printed_as_it_runs(code) -> str:
+    """`code`, a print(...) of values kept traced (its conversion dropped), as
+    jax.debug.print: print itself runs while tracing and shows the tracer (JAX 0.10.2 prints
+    `loss: JitTracer(~float32[])`), where the learner wanted the value; "" for any other
+    line.
+
+        >>> _printed_as_it_runs("print('loss:', x)").split("    #")[0]
+        "jax.debug.print('loss: {}', x)"
+    """
+    tree = _parse_line({"code": code})
+    stmt = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and
+            call.func.id == "print"):
+        return ""
+    printed = _debug_prints([stmt])
+    return f"{printed}    # prints the values as the program runs" if printed else ""
 
 
 def _traced_calls(where, name, frame) -> list:

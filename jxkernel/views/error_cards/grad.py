@@ -8,6 +8,7 @@ import inspect
 import re
 import textwrap
 
+from ...transforms.ad import reverse
 from ..source_edits import replaced
 from .card import ErrorCard
 from .reading import _user_frame
@@ -152,7 +153,7 @@ def _scalar_output_card(exc, where, called_from) -> ErrorCard:
     found = _OUTPUT_SHAPE.search(str(exc))
     if found:
         shape = tuple(int(d) for d in found.group(1).split(",") if d.strip())
-        return _array_output_card(shape, where, called_from)
+        return _array_output_card(shape, where, called_from, _user_frame(exc))
     return _container_output_card(getattr(exc, "output", None), where, called_from,
                                   _user_frame(exc))
 
@@ -165,7 +166,7 @@ def _grad_call(tree):
     return None
 
 
-def _array_output_card(shape, where, called_from) -> ErrorCard:
+def _array_output_card(shape, where, called_from, frame=None) -> ErrorCard:
     n = 1
     for d in shape:
         n *= d
@@ -180,19 +181,24 @@ def _array_output_card(shape, where, called_from) -> ErrorCard:
              f"+ the input's shape. If f works elementwise (each output from its own input, "
              f"as x ** 2 does), jax.vmap(jax.grad(f)) gives each output's derivative, of "
              f"shape {shape}."),
-        rewrite=_array_output_rewrite(where),
+        rewrite=_array_output_rewrite(where, frame),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
 
 
-def _array_output_rewrite(where) -> str:
+def _array_output_rewrite(where, frame=None) -> str:
     """The user's line twice: with jax.jacrev (the Jacobian), and with the sum of the outputs
-    differentiated (a loss); then vmap's way, as a comment (it works for elementwise f only)."""
+    differentiated (a loss); then vmap's way, as a comment (it works for elementwise f only).
+    A line calling a grad bound to a name earlier (`g = jax.grad(f)`, then `g(xs)`) is read
+    as `jax.grad(f)(xs)`; else the pattern (its `f(x)` named what the line has not: pasted,
+    a NameError, and `g = ...` rebound the learner's own g)."""
     tree = _parse_line(where)
-    call = _grad_call(tree)
+    call = _grad_call(tree) or _bound_grad_call(tree, frame)
     if call is None:
-        return ("J = jax.jacrev(f)(x)    # the Jacobian: every output's derivative\n"
-                "g = jax.grad(lambda *args: f(*args).sum())(x)    # or: of their sum (a loss)\n"
-                "# f elementwise (each output from its own input)? jax.vmap(jax.grad(f))(x)")
+        return _pattern("J = jax.jacrev(f)(x)    # the Jacobian: every output's derivative\n"
+                        "grads = jax.grad(lambda *args: f(*args).sum())(x)    # or: of their "
+                        "sum (a loss)\n"
+                        "# f elementwise (each output from its own input)? "
+                        "jax.vmap(jax.grad(f))(x)")
     function = ast.unparse(call.args[0])
     aux = any(k.arg == "has_aux" for k in call.keywords)
     lines = []
@@ -216,6 +222,38 @@ def _array_output_rewrite(where) -> str:
         lines.append(f"# {function} elementwise (each output from its own input)? "
                      f"jax.vmap(jax.grad({function})) gives each output's derivative")
     return "\n".join(lines)
+
+
+def _bound_grad_call(tree, frame):
+    """The call in `tree` of a name `frame` binds to a jax.grad or value_and_grad of a
+    function it binds to a name too, made that call's `jax.grad(f, ...)` (its argnums and
+    has_aux as made) in place of the name; None where there is none."""
+    names = {} if frame is None else {**frame.f_globals, **frame.f_locals}
+    for call in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+            continue
+        made = _grad_made(names.get(call.func.id))
+        fun = made and next((n for n, v in names.items() if v is made[1] and
+                             n.isidentifier() and not n.startswith("_")), None)
+        if fun is None:
+            continue
+        api, _, argnums, has_aux = made
+        keywords = ([ast.keyword("argnums", ast.parse(repr(argnums), mode="eval").body)]
+                    if argnums != 0 else []) + \
+            ([ast.keyword("has_aux", ast.Constant(True))] if has_aux else [])
+        call.func = ast.Call(ast.parse(f"jax.{api}", mode="eval").body, [ast.Name(fun)],
+                             keywords)
+        return call.func
+    return None
+
+
+def _grad_made(value):
+    """(api, fun, argnums, has_aux) of a function jxkernel's grad or value_and_grad made, or
+    None."""
+    try:
+        return reverse.made_by.get(value)
+    except TypeError:           # (a value no weak reference can be made to: a number)
+        return None
 
 
 def _plain_lambda(node) -> bool:

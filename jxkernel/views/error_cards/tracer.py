@@ -9,7 +9,7 @@ import re
 from ...core import errors as jx_errors
 from ...core.trace import Tracer
 from .card import ErrorCard, _DOCS
-from .conversions import _astype_rewrite, _unwrapped
+from .conversions import _astype_rewrite, _printed_as_it_runs, _unwrapped
 from .reading import (_array_note, _or_static, _origin, _static_fix, _static_how,
                       _traced_phrase, _user_frame)
 from .rewrites import (_branch_rewrite, _node_at, _parse_line, _pattern, _print_when,
@@ -222,8 +222,12 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     pulls = re.search(r"\.(item|tolist)\(\)", code)
     if pulls:
         static = ""
-        astype = (f"{code.replace(pulls.group(0), '', 1)}   # the array itself, traced: "
-                  f"no .{pulls.group(1)}()")
+        astype = _printed_as_it_runs(code.replace(pulls.group(0), '', 1)) or \
+            (f"{code.replace(pulls.group(0), '', 1)}   # the array itself, traced: "
+             f"no .{pulls.group(1)}()")
+    # `if m.item() > 0:` kept traced is still Python's `if` of a traced value (JAX 0.10.2:
+    # TracerBoolConversionError): the branch itself traced, its test unconverted
+    astype = _branch_unconverted(where, frame) or astype
     if static:
         # the line itself, a lambda jitted where it is called (`s[0]`'s fix: s static)
         in_place = "\n" not in static and "lambda" in static
@@ -294,6 +298,42 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         fix=fix, rewrite=rewrite,
         origin=origin, docs=_DOCS + (type(exc).__name__ if isinstance(exc, jx_errors.JAXTypeError)
                                      else "ConcretizationTypeError"))
+
+
+def _branch_unconverted(where, frame) -> str:
+    """The `if`/`while` at `where` as jnp.where / lax.cond / lax.while_loop, each conversion
+    in its test (`m.item()`, `float(x)`: dropped; `int(i)`: i.astype(int)) made traced; ""
+    for any other line, or a test converting nothing."""
+    node = _node_at(where) if where else None
+    if not isinstance(node, (ast.If, ast.While)) or node.lineno != where["line"]:
+        return ""
+    kept = [(ast.unparse(call), traced) for call in ast.walk(node.test)
+            for traced in [_unconverted(call)] if traced]
+    if not kept:
+        return ""
+    rewrite = _branch_rewrite(where, frame)
+    for call, traced in kept:
+        rewrite = rewrite.replace(call, traced)
+    return rewrite
+
+
+def _unconverted(node) -> str:
+    """`node`, a conversion of one value to a Python number, as the array it converts
+    (`x.item()`, `float(x)`: x; `int(x)`, `bool(x)`: x.astype(int)); "" for any other node."""
+    if not isinstance(node, ast.Call) or node.keywords:
+        return ""
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "item" and not node.args:
+        value = node.func.value
+    elif isinstance(node.func, ast.Name) and node.func.id in _CONVERTERS and \
+            len(node.args) == 1:
+        value = node.args[0]
+    else:
+        return ""
+    text = ast.unparse(value)
+    if not isinstance(value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+        text = f"({text})"
+    return f"{text}.astype({node.func.id})" if getattr(node.func, "id", "") in ("int", "bool") \
+        else text
 
 
 # what NumPy may read of a traced array: these are Python values under jit
