@@ -347,4 +347,22 @@ PROGRAMS = {
          "times2_static = jax.jit(times2, static_argnames=('n',))    # the one jit of times2: "
          "call it everywhere, no other\ntimes2_static(jnp.ones(3), 2)",
          "times2_static(jnp.ones(3), 2)"]),
+    # (stop 114) of three calls, x by position and s by keyword, then both by position, then
+    # both by keyword: JAX 0.10.2's closest key is the first (one argument moved: "tuple of
+    # length 0 and before tuple of length 1", {'x'}), the note named the latest ("scale, x")
+    # and gave the pattern `f(..., s, x=s, x)`
+    "keyword_then_position_then_all_keywords": (
+        "x by position and s by keyword in one cell, both by position in the next, both by "
+        "keyword in the third",
+        ["@jax.jit\ndef mul10(x, s):\n    return x * s",
+         "mul10(jnp.ones(3), s=2.0)",
+         "mul10(jnp.ones(3), 2.0)",
+         "mul10(x=jnp.ones(3), s=2.0)"]),
+    "keyword_then_position_then_all_keywords_fixed": (
+        "keyword_then_position_then_all_keywords with its last note's code in place of the "
+        "second cell's call",
+        ["@jax.jit\ndef mul11(x, s):\n    return x * s",
+         "mul11(s=2.0, x=jnp.ones(3))    # {where}: x by keyword, as at line 1",
+         "mul11(jnp.ones(3), 2.0)",
+         "mul11(x=jnp.ones(3), s=2.0)"]),
 }

@@ -287,3 +287,23 @@ def test_a_call_is_not_rewritten_to_call_a_jit_made_in_a_later_cell(shell):
     assert change.snippet == fixed.splitlines()[2].replace("times2", "times"), change.snippet
     assert [c["lowerings"] for c in
             REFERENCE["traced_jit_then_static_jit_in_a_later_cell_fixed"]["cells"]] == [1, 0]
+
+
+def test_an_argument_moved_to_a_keyword_is_compared_with_the_key_jax_names(shell):
+    """f(x, s=2.0), then f(x, 2.0), then f(x=x, s=2.0) in three cells: JAX 0.10.2's closest
+    key for the third is the first's (one argument moved, x: "tuple of length 0 and before
+    tuple of length 1", {'x'}). The note compared it with the latest, "scale, x: structure by
+    position -> by keyword", and gave the pattern `mul10(..., s, x=s, x)`, no Python. It
+    names x and gives the first cell's call with x by keyword, in that cell's line; pasted
+    there (the _fixed program), JAX lowers nothing in the third cell."""
+    runs = run_program(shell, "keyword_then_position_then_all_keywords")
+    change = _change_under(runs[3])
+    (miss,) = REFERENCE["keyword_then_position_then_all_keywords"]["cells"][3]["misses"]
+    assert "symmetric difference of key sets: {'x'}" in miss["changes"][-1]["why"]
+    assert (change.path, change.old, change.new) == ("x", "by position", "by keyword")
+    where = f"In[{runs[1][0].count}]:1"
+    fixed = PROGRAMS["keyword_then_position_then_all_keywords_fixed"][1][1]
+    assert change.snippet == fixed.replace("mul11", "mul10").format(where=where), change.snippet
+    assert [c["lowerings"] for c in
+            REFERENCE["keyword_then_position_then_all_keywords_fixed"]["cells"]] == [0, 1, 1, 0]
+
