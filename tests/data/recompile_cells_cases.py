@@ -365,4 +365,29 @@ PROGRAMS = {
          "mul11(s=2.0, x=jnp.ones(3))    # {where}: x by keyword, as at line 1",
          "mul11(jnp.ones(3), 2.0)",
          "mul11(x=jnp.ones(3), s=2.0)"]),
+    # (stop 114) a namedtuple's class cell edited (a field added) and run: a new class, its
+    # first call compiles (JAX 0.10.2: "so their Python types differ", one lowering), an
+    # edit's compile; the note said "define the class in a cell of its own, run once"
+    "namedtuple_class_cell_edited_with_a_field": (
+        "an optimizer state namedtuple, its class cell edited with a field and run, the state "
+        "made again and stepped twice",
+        ["from typing import NamedTuple\nclass Opt5(NamedTuple):\n    w: jax.Array\n"
+         "    m: jax.Array",
+         "@jax.jit\ndef step5(s, g):\n    m = 0.9 * s.m + g\n"
+         "    return s._replace(w=s.w - 0.1 * m, m=m)",
+         "s5 = Opt5(jnp.ones(3), jnp.zeros(3))\ns5 = step5(s5, jnp.ones(3))",
+         "from typing import NamedTuple\nclass Opt5(NamedTuple):\n    w: jax.Array\n"
+         "    m: jax.Array\n    v: jax.Array = jnp.zeros(3)",
+         "s5 = Opt5(jnp.ones(3), jnp.zeros(3))\ns5 = step5(s5, jnp.ones(3))",
+         "s5 = step5(s5, jnp.ones(3))"]),
+    "namedtuple_class_cell_run_again": (
+        "as namedtuple_class_cell_edited_with_a_field, its class cell run again unedited",
+        ["from typing import NamedTuple\nclass Opt6(NamedTuple):\n    w: jax.Array\n"
+         "    m: jax.Array",
+         "@jax.jit\ndef step6(s, g):\n    m = 0.9 * s.m + g\n"
+         "    return s._replace(w=s.w - 0.1 * m, m=m)",
+         "s6 = Opt6(jnp.ones(3), jnp.zeros(3))\ns6 = step6(s6, jnp.ones(3))",
+         "from typing import NamedTuple\nclass Opt6(NamedTuple):\n    w: jax.Array\n"
+         "    m: jax.Array",
+         "s6 = Opt6(jnp.ones(3), jnp.zeros(3))\ns6 = step6(s6, jnp.ones(3))"]),
 }

@@ -307,3 +307,21 @@ def test_an_argument_moved_to_a_keyword_is_compared_with_the_key_jax_names(shell
     assert [c["lowerings"] for c in
             REFERENCE["keyword_then_position_then_all_keywords_fixed"]["cells"]] == [0, 1, 1, 0]
 
+
+def test_a_class_cell_edited_is_told_as_the_edit(shell):
+    """A NamedTuple state's class cell edited (a field added) and run, the state made again
+    and stepped: JAX 0.10.2 says "so their Python types differ" and lowers once, then reuses
+    it. The note said the class was made anew "even of the same code" and to "define the
+    class in a cell of its own, run once", which it was: it tells the edit, a compile per
+    edit, nothing to fix. The class cell run again unedited is still told so."""
+    runs = run_program(shell, "namedtuple_class_cell_edited_with_a_field")
+    change = _change_under(runs[4])
+    assert change.new.endswith("(class Opt5 edited)"), change
+    assert "Nothing to fix: a compile per edit is expected." in change.fix
+    assert "run once" not in runs[4][0].notes[0]["text/plain"]
+    assert [c["lowerings"] for c in
+            REFERENCE["namedtuple_class_cell_edited_with_a_field"]["cells"]] == [0, 0, 1, 0, 1, 0]
+    runs = run_program(shell, "namedtuple_class_cell_run_again")
+    change = _change_under(runs[4])
+    assert change.new.endswith("(class Opt6 made anew)")
+    assert "Define the class in a cell of its own, run once" in change.fix
