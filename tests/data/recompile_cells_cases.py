@@ -390,4 +390,18 @@ PROGRAMS = {
          "from typing import NamedTuple\nclass Opt6(NamedTuple):\n    w: jax.Array\n"
          "    m: jax.Array",
          "s6 = Opt6(jnp.ones(3), jnp.zeros(3))\ns6 = step6(s6, jnp.ones(3))"]),
+    # (stop 114) two arguments by position in one cell, both by keyword in the next: the note
+    # gave the pattern `f(..., s, x=s, x)`, no Python; it gives the earlier call with both by
+    # keyword
+    "two_arguments_by_position_then_by_keyword": (
+        "x and s by position in one cell, both by keyword in the next",
+        ["@jax.jit\ndef mul12(x, s):\n    return x * s",
+         "mul12(jnp.ones(3), 2.0)",
+         "mul12(x=jnp.ones(3), s=2.0)"]),
+    "two_arguments_by_position_then_by_keyword_fixed": (
+        "two_arguments_by_position_then_by_keyword with its note's code in place of the first "
+        "call",
+        ["@jax.jit\ndef mul13(x, s):\n    return x * s",
+         "mul13(x=jnp.ones(3), s=2.0)    # {where}: s, x by keyword, as at line 1",
+         "mul13(x=jnp.ones(3), s=2.0)"]),
 }

@@ -325,3 +325,19 @@ def test_a_class_cell_edited_is_told_as_the_edit(shell):
     change = _change_under(runs[4])
     assert change.new.endswith("(class Opt6 made anew)")
     assert "Define the class in a cell of its own, run once" in change.fix
+
+
+def test_two_arguments_moved_to_keywords_are_moved_at_the_earlier_call(shell):
+    """f(x, 2.0) in one cell, f(x=x, s=2.0) in the next (JAX 0.10.2: {'s' 'x'} came by
+    keyword): the note gave the pattern `mul12(..., s, x=s, x)`, which is no Python. It gives
+    the earlier cell's call with both by keyword, in that cell's line; pasted there (the
+    _fixed program), JAX lowers nothing in the later cell."""
+    runs = run_program(shell, "two_arguments_by_position_then_by_keyword")
+    change = _change_under(runs[2])
+    assert (change.path, change.old, change.new) == ("s, x", "by position", "by keyword")
+    where = f"In[{runs[1][0].count}]:1"
+    fixed = PROGRAMS["two_arguments_by_position_then_by_keyword_fixed"][1][1]
+    assert change.snippet == fixed.replace("mul13", "mul12").format(where=where), change.snippet
+    assert "Pass them the same way" in change.fix
+    assert [c["lowerings"] for c in
+            REFERENCE["two_arguments_by_position_then_by_keyword_fixed"]["cells"]] == [0, 1, 0]

@@ -88,7 +88,7 @@ def _structure_changes(old, new, flipped, before, after):
             change = _refixed(change, _KEYWORD_FIX)
             if moved_by:                    # (its code in the argument's name: `x=x` was any)
                 change = dataclasses.replace(change, snippet=_KEYWORD_NAMED_CODE.format(
-                    path=change.path))
+                    keywords=", ".join(f"{n}={n}" for n in name.split(", "))))
         else:
             change = _leafless_argument(old, new) or _leafless_node(change, old, new)
         yield change
@@ -773,7 +773,8 @@ _KEYWORD_FIX = ("The same argument came by position in one call and by keyword i
                 "Pass each argument the same way in every call.",
                 # (at_the_calls writes it in the learner's call where both can be read)
                 "f(...)    # or always f(..., x=x): one way, every call")
-_KEYWORD_NAMED_CODE = "f(..., {path}={path})    # or always by position: one way, every call"
+# (each moved argument by keyword: "scale, x" read `f(..., scale, x=scale, x)`)
+_KEYWORD_NAMED_CODE = "f(..., {keywords})    # or always by position: one way, every call"
 # what differs holds no arrays: a key or item that is None or an empty container in one call
 # and absent in the other (JAX 0.10.2 traces each *_fixed of these audit scenarios once)
 _EMPTY_KEYS_FIX = (
