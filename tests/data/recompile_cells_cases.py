@@ -347,4 +347,61 @@ PROGRAMS = {
          "times2_static = jax.jit(times2, static_argnames=('n',))    # the one jit of times2: "
          "call it everywhere, no other\ntimes2_static(jnp.ones(3), 2)",
          "times2_static(jnp.ones(3), 2)"]),
+    # (stop 114) of three calls, x by position and s by keyword, then both by position, then
+    # both by keyword: JAX 0.10.2's closest key is the first (one argument moved: "tuple of
+    # length 0 and before tuple of length 1", {'x'}), the note named the latest ("scale, x")
+    # and gave the pattern `f(..., s, x=s, x)`
+    "keyword_then_position_then_all_keywords": (
+        "x by position and s by keyword in one cell, both by position in the next, both by "
+        "keyword in the third",
+        ["@jax.jit\ndef mul10(x, s):\n    return x * s",
+         "mul10(jnp.ones(3), s=2.0)",
+         "mul10(jnp.ones(3), 2.0)",
+         "mul10(x=jnp.ones(3), s=2.0)"]),
+    "keyword_then_position_then_all_keywords_fixed": (
+        "keyword_then_position_then_all_keywords with its last note's code in place of the "
+        "second cell's call",
+        ["@jax.jit\ndef mul11(x, s):\n    return x * s",
+         "mul11(s=2.0, x=jnp.ones(3))    # {where}: x by keyword, as at line 1",
+         "mul11(jnp.ones(3), 2.0)",
+         "mul11(x=jnp.ones(3), s=2.0)"]),
+    # (stop 114) a namedtuple's class cell edited (a field added) and run: a new class, its
+    # first call compiles (JAX 0.10.2: "so their Python types differ", one lowering), an
+    # edit's compile; the note said "define the class in a cell of its own, run once"
+    "namedtuple_class_cell_edited_with_a_field": (
+        "an optimizer state namedtuple, its class cell edited with a field and run, the state "
+        "made again and stepped twice",
+        ["from typing import NamedTuple\nclass Opt5(NamedTuple):\n    w: jax.Array\n"
+         "    m: jax.Array",
+         "@jax.jit\ndef step5(s, g):\n    m = 0.9 * s.m + g\n"
+         "    return s._replace(w=s.w - 0.1 * m, m=m)",
+         "s5 = Opt5(jnp.ones(3), jnp.zeros(3))\ns5 = step5(s5, jnp.ones(3))",
+         "from typing import NamedTuple\nclass Opt5(NamedTuple):\n    w: jax.Array\n"
+         "    m: jax.Array\n    v: jax.Array = jnp.zeros(3)",
+         "s5 = Opt5(jnp.ones(3), jnp.zeros(3))\ns5 = step5(s5, jnp.ones(3))",
+         "s5 = step5(s5, jnp.ones(3))"]),
+    "namedtuple_class_cell_run_again": (
+        "as namedtuple_class_cell_edited_with_a_field, its class cell run again unedited",
+        ["from typing import NamedTuple\nclass Opt6(NamedTuple):\n    w: jax.Array\n"
+         "    m: jax.Array",
+         "@jax.jit\ndef step6(s, g):\n    m = 0.9 * s.m + g\n"
+         "    return s._replace(w=s.w - 0.1 * m, m=m)",
+         "s6 = Opt6(jnp.ones(3), jnp.zeros(3))\ns6 = step6(s6, jnp.ones(3))",
+         "from typing import NamedTuple\nclass Opt6(NamedTuple):\n    w: jax.Array\n"
+         "    m: jax.Array",
+         "s6 = Opt6(jnp.ones(3), jnp.zeros(3))\ns6 = step6(s6, jnp.ones(3))"]),
+    # (stop 114) two arguments by position in one cell, both by keyword in the next: the note
+    # gave the pattern `f(..., s, x=s, x)`, no Python; it gives the earlier call with both by
+    # keyword
+    "two_arguments_by_position_then_by_keyword": (
+        "x and s by position in one cell, both by keyword in the next",
+        ["@jax.jit\ndef mul12(x, s):\n    return x * s",
+         "mul12(jnp.ones(3), 2.0)",
+         "mul12(x=jnp.ones(3), s=2.0)"]),
+    "two_arguments_by_position_then_by_keyword_fixed": (
+        "two_arguments_by_position_then_by_keyword with its note's code in place of the first "
+        "call",
+        ["@jax.jit\ndef mul13(x, s):\n    return x * s",
+         "mul13(x=jnp.ones(3), s=2.0)    # {where}: s, x by keyword, as at line 1",
+         "mul13(x=jnp.ones(3), s=2.0)"]),
 }

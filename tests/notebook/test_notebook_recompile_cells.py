@@ -287,3 +287,57 @@ def test_a_call_is_not_rewritten_to_call_a_jit_made_in_a_later_cell(shell):
     assert change.snippet == fixed.splitlines()[2].replace("times2", "times"), change.snippet
     assert [c["lowerings"] for c in
             REFERENCE["traced_jit_then_static_jit_in_a_later_cell_fixed"]["cells"]] == [1, 0]
+
+
+def test_an_argument_moved_to_a_keyword_is_compared_with_the_key_jax_names(shell):
+    """f(x, s=2.0), then f(x, 2.0), then f(x=x, s=2.0) in three cells: JAX 0.10.2's closest
+    key for the third is the first's (one argument moved, x: "tuple of length 0 and before
+    tuple of length 1", {'x'}). The note compared it with the latest, "scale, x: structure by
+    position -> by keyword", and gave the pattern `mul10(..., s, x=s, x)`, no Python. It
+    names x and gives the first cell's call with x by keyword, in that cell's line; pasted
+    there (the _fixed program), JAX lowers nothing in the third cell."""
+    runs = run_program(shell, "keyword_then_position_then_all_keywords")
+    change = _change_under(runs[3])
+    (miss,) = REFERENCE["keyword_then_position_then_all_keywords"]["cells"][3]["misses"]
+    assert "symmetric difference of key sets: {'x'}" in miss["changes"][-1]["why"]
+    assert (change.path, change.old, change.new) == ("x", "by position", "by keyword")
+    where = f"In[{runs[1][0].count}]:1"
+    fixed = PROGRAMS["keyword_then_position_then_all_keywords_fixed"][1][1]
+    assert change.snippet == fixed.replace("mul11", "mul10").format(where=where), change.snippet
+    assert [c["lowerings"] for c in
+            REFERENCE["keyword_then_position_then_all_keywords_fixed"]["cells"]] == [0, 1, 1, 0]
+
+
+def test_a_class_cell_edited_is_told_as_the_edit(shell):
+    """A NamedTuple state's class cell edited (a field added) and run, the state made again
+    and stepped: JAX 0.10.2 says "so their Python types differ" and lowers once, then reuses
+    it. The note said the class was made anew "even of the same code" and to "define the
+    class in a cell of its own, run once", which it was: it tells the edit, a compile per
+    edit, nothing to fix. The class cell run again unedited is still told so."""
+    runs = run_program(shell, "namedtuple_class_cell_edited_with_a_field")
+    change = _change_under(runs[4])
+    assert change.new.endswith("(class Opt5 edited)"), change
+    assert "Nothing to fix: a compile per edit is expected." in change.fix
+    assert "run once" not in runs[4][0].notes[0]["text/plain"]
+    assert [c["lowerings"] for c in
+            REFERENCE["namedtuple_class_cell_edited_with_a_field"]["cells"]] == [0, 0, 1, 0, 1, 0]
+    runs = run_program(shell, "namedtuple_class_cell_run_again")
+    change = _change_under(runs[4])
+    assert change.new.endswith("(class Opt6 made anew)")
+    assert "Define the class in a cell of its own, run once" in change.fix
+
+
+def test_two_arguments_moved_to_keywords_are_moved_at_the_earlier_call(shell):
+    """f(x, 2.0) in one cell, f(x=x, s=2.0) in the next (JAX 0.10.2: {'s' 'x'} came by
+    keyword): the note gave the pattern `mul12(..., s, x=s, x)`, which is no Python. It gives
+    the earlier cell's call with both by keyword, in that cell's line; pasted there (the
+    _fixed program), JAX lowers nothing in the later cell."""
+    runs = run_program(shell, "two_arguments_by_position_then_by_keyword")
+    change = _change_under(runs[2])
+    assert (change.path, change.old, change.new) == ("s, x", "by position", "by keyword")
+    where = f"In[{runs[1][0].count}]:1"
+    fixed = PROGRAMS["two_arguments_by_position_then_by_keyword_fixed"][1][1]
+    assert change.snippet == fixed.replace("mul13", "mul12").format(where=where), change.snippet
+    assert "Pass them the same way" in change.fix
+    assert [c["lowerings"] for c in
+            REFERENCE["two_arguments_by_position_then_by_keyword_fixed"]["cells"]] == [0, 1, 0]

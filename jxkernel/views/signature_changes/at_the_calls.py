@@ -673,14 +673,22 @@ def _passed_as(site, call, callee, name, index, by_keyword):
     """The line at `site` with its `call` calling `callee` and the argument `name` (the
     `index`th parameter) passed by keyword (`by_keyword`) or by position; None where it
     cannot be moved so (other arguments after it by position, or it is by keyword before
-    others are given by position) or the call spans lines."""
+    others are given by position) or the call spans lines. By keyword, `name` and `index`
+    may be lists: the arguments moved, the last positional ones."""
     if call.lineno != call.end_lineno:
         return None
     body = linecache.getline(site.file, site.line).strip()
     args = [ast.get_source_segment(body, a) for a in call.args]
     keywords = [(k.arg, ast.get_source_segment(body, k.value)) for k in call.keywords]
     passed = dict(keywords)
-    if by_keyword and name not in passed:
+    if by_keyword and isinstance(name, list):
+        moved = sorted(zip(index, name))            # (in the parameters' order)
+        if [i for i, _ in moved] != list(range(len(args) - len(moved), len(args))) or \
+                any(n in passed for _, n in moved):
+            return None
+        keywords += [(n, args[i]) for i, n in moved]
+        args = args[:len(args) - len(moved)]
+    elif by_keyword and name not in passed:
         if len(args) != index + 1:
             return None
         keywords.append((name, args.pop()))
@@ -708,7 +716,7 @@ _KEYWORD_AT_THE_CALL = (
 # argument_by_position_then_keyword once)
 _ARGUMENT_BY_KEYWORD_AT_THE_CALL = (
     "{path} came by position in one call and by keyword in the other: which arguments are "
-    "keywords is part of the cache key. Pass it the same way every time: by keyword, as at "
+    "keywords is part of the cache key. Pass {it} the same way every time: by keyword, as at "
     "{line}, in {at}'s call too, as below.",
     "{code}    # {at}: {path} by keyword, as at {line}")
 
@@ -728,16 +736,21 @@ def _by_keyword_at_the_call(change, jitted, before, now, template=_KEYWORD_AT_TH
     params = _parameters(jitted)
     if params is None:
         return change
-    name = change.path
-    if name not in params or any(isinstance(a, ast.Starred) for a in calls[0].args) or \
+    # (several moved: "scale, x", each given by keyword; the pattern was `f(..., scale,
+    # x=scale, x)`, no Python)
+    names = change.path.split(", ")
+    if not set(names) <= set(params) or \
+            any(isinstance(a, ast.Starred) for a in calls[0].args) or \
             any(k.arg is None for k in calls[0].keywords):
         return change
-    code = _passed_as(sites[0], calls[0], calls[0].func.id, name, params.index(name), True)
+    code = _passed_as(sites[0], calls[0], calls[0].func.id, names,
+                      [params.index(n) for n in names], True)
     if code is None:
         return change
     here = now.site
     return _refixed(change, template, line=_line_of(sites[1], here),
-                    at=_line_of(sites[0], here), code=code)
+                    at=_line_of(sites[0], here), code=code,
+                    it="them" if len(names) > 1 else "it")
 
 
 # an argument left out to its default (a Python number) in one call and passed a number in

@@ -107,17 +107,40 @@ def jax_order(old: Signature, new: Signature, changes=None) -> tuple:
         return _type_order(old, new)
     if severity == 1:                 # JAX's input path: the statics in argument order
         order = {name: i for i, (name, _) in enumerate(new.statics)}
+        moved = [c for c in group if _keyword_move(c)]
         lines = [f"  * at {order.get(c.path, len(order)):04d} {c.path}, before "
                  f"{'Static(val=' + c.old + '), so' if c.kind == 'static' else c.old}"
-                 for c in group]
+                 for c in group if c not in moved]
         # JAX counts a node whose children differ once (a list two items longer: one
         # difference), where jxkernel has a change per leaf come or gone
         nodes = {_PARENT.sub("", c.path) if c.kind == "structure" else (c.path,)
-                 for c in group}
-        return (1, len(nodes), "\n".join(sorted(lines)))
+                 for c in group if c not in moved}
+        if moved:
+            lines.append(_keyword_line(old, new))
+        return (1, len(nodes) + 2 * bool(moved), "\n".join(sorted(lines)))
     count = sum(abs(int(c.new) - int(c.old)) if c.path == USER_CONTEXTS else 1 for c in group)
     return (0, count, "\n".join(f"  * {c.path} differs: now {c.new} and before {c.old}"
                                  for c in group))
+
+
+def _keyword_move(change) -> bool:
+    """Whether `change` is arguments come by keyword in one call, by position in the other."""
+    return change.kind == "structure" and {change.old, change.new} == {"by keyword",
+                                                                      "by position"}
+
+
+def _keyword_line(old: Signature, new: Signature) -> str:
+    """jax_order's line for arguments moved between position and keyword. JAX 0.10.2 tells
+    them as two differences, the positional tuple's length first ("  * at input path [0], now
+    tuple of length 0 and before tuple of length 1"), so that of f(x, scale=s) and f(x, s),
+    f(x=x, scale=s) is nearest the first (one length away, "x" moved) and not the second
+    ("scale, x" moved, as the latest). Written to sort before the lines of any path: JAX's
+    "[0]," sorts before the paths under it."""
+    try:
+        now, was = (len(s.treedef.children()[0].children()) for s in (new, old))
+    except (AttributeError, IndexError, TypeError, ValueError):
+        now = was = 0
+    return f"  * at (0), now tuple of length {now} and before tuple of length {was}"
 
 
 def _type_order(old: Signature, new: Signature) -> tuple:

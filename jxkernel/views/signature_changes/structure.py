@@ -88,7 +88,7 @@ def _structure_changes(old, new, flipped, before, after):
             change = _refixed(change, _KEYWORD_FIX)
             if moved_by:                    # (its code in the argument's name: `x=x` was any)
                 change = dataclasses.replace(change, snippet=_KEYWORD_NAMED_CODE.format(
-                    path=change.path))
+                    keywords=", ".join(f"{n}={n}" for n in name.split(", "))))
         else:
             change = _leafless_argument(old, new) or _leafless_node(change, old, new)
         yield change
@@ -274,9 +274,13 @@ def _node_change(old, new):
         return None
     was, now = _node_text(a[0], old, path), _node_text(b[0], new, path)
     if _class_made_anew(a[0], b[0]):
-        # a dataclass's cell run again: the same name and code, another class
+        # a dataclass's cell run again: the same name and code, another class; or its
+        # cell edited (a field added), whose compile is the edit's, nothing to fix
+        edited = _class_code(a[0]) != _class_code(b[0])
         return _refixed(Change(path, "structure", was, f"{now} (class {b[0].__qualname__} "
-                               "made anew)"), _CLASS_ANEW_FIX, name=b[0].__qualname__)
+                               f"{'edited' if edited else 'made anew'})"),
+                        _CLASS_EDITED_FIX if edited else _CLASS_ANEW_FIX,
+                        name=b[0].__qualname__)
     change = Change(path, "structure", was, now)
     if {a[0], b[0]} == {type(None), "leaf"}:        # None, then an array (or back)
         aval = dict(new.named if b[0] == "leaf" else old.named).get(path)
@@ -311,6 +315,28 @@ def _class_made_anew(a, b) -> bool:
     statement ran again (a notebook cell run again, a module reloaded)."""
     return isinstance(a, type) and isinstance(b, type) and a is not b and \
         (a.__module__, a.__qualname__) == (b.__module__, b.__qualname__)
+
+
+def _class_code(cls) -> tuple:
+    """What a `class` statement wrote, to tell a class cell run again as it was from one
+    edited: its fields (annotations, a namedtuple's _fields) and the code of each function it
+    defines, by name; no values (a default array made anew is no edit)."""
+    out = [tuple(getattr(cls, "_fields", ())),
+           tuple((k, repr(v)) for k, v in vars(cls).get("__annotations__", {}).items())]
+    for name, value in sorted(vars(cls).items()):
+        value = getattr(value, "__func__", getattr(value, "fget", value))
+        code = getattr(value, "__code__", None)
+        if code is not None:
+            out.append((name, _code_text(code)))
+    return tuple(out)
+
+
+def _code_text(code) -> tuple:
+    """A code object's instructions, names and constants (nested code so too): equal for the
+    same source run again, whatever file or line it ran from."""
+    consts = tuple(_code_text(c) if hasattr(c, "co_code") else repr(c)
+                   for c in code.co_consts)
+    return code.co_code, code.co_names, code.co_varnames, consts
 
 
 def _zeros_of(sig, keys, path) -> str | None:
@@ -747,7 +773,8 @@ _KEYWORD_FIX = ("The same argument came by position in one call and by keyword i
                 "Pass each argument the same way in every call.",
                 # (at_the_calls writes it in the learner's call where both can be read)
                 "f(...)    # or always f(..., x=x): one way, every call")
-_KEYWORD_NAMED_CODE = "f(..., {path}={path})    # or always by position: one way, every call"
+# (each moved argument by keyword: "scale, x" read `f(..., scale, x=scale, x)`)
+_KEYWORD_NAMED_CODE = "f(..., {keywords})    # or always by position: one way, every call"
 # what differs holds no arrays: a key or item that is None or an empty container in one call
 # and absent in the other (JAX 0.10.2 traces each *_fixed of these audit scenarios once)
 _EMPTY_KEYS_FIX = (
@@ -778,6 +805,16 @@ _CLASS_ANEW_FIX = (
     "another pytree node type, so the first call with it compiles again (one compile per "
     "class made, expected after an edit of the class). Define the class in a cell of its "
     "own, run once, and make its objects in other cells: they share its programs.",
+    "")
+# the same, the class cell edited (a field added, a method changed) and run: JAX 0.10.2 says
+# the same ("so their Python types differ") and lowers once for it; "define the class in a
+# cell of its own, run once" told a learner whose class cell was its own to stop editing it
+# (recompile_cells_cases.py's namedtuple_class_cell_edited_with_a_field)
+_CLASS_EDITED_FIX = (
+    "{path} is of the class {name} as edited: its `class {name}` statement ran again with "
+    "other code (a field or a method changed), which makes a new class, another pytree node "
+    "type, so the first call with it compiles again (its later calls reuse that program). "
+    "Nothing to fix: a compile per edit is expected.",
     "")
 _CONTAINER_FIX = ("{path} was {old} and is {new} now: another kind of node in one place (a "
                   "tuple for a namedtuple, a list for a tuple, () for None) is another pytree "
