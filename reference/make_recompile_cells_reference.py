@@ -1,7 +1,10 @@
 """Write tests/data/recompile_cells_reference.json from real JAX 0.10.2 (run by hand, never by
 the tests):
 
-    .venv-jax/bin/python reference/make_recompile_cells_reference.py [--print]
+    PYTHONHASHSEED=0 .venv-jax/bin/python reference/make_recompile_cells_reference.py [--print]
+
+(JAX prints a key set, `{'s' 'x'}`, in the set's order, which moves with the hash seed:
+seed 0 keeps a rerun from rewriting the recorded programs' texts.)
 
 Runs each program of tests/data/recompile_cells_cases.py cell by cell in an IPython shell
 (store_history, as a notebook numbers its cells), each program in names of its own, with

@@ -404,4 +404,22 @@ PROGRAMS = {
         ["@jax.jit\ndef mul13(x, s):\n    return x * s",
          "mul13(x=jnp.ones(3), s=2.0)    # {where}: s, x by keyword, as at line 1",
          "mul13(x=jnp.ones(3), s=2.0)"]),
+    # a static argument given values of two kinds (2, then True): traced, they are two types
+    # still (bool[] and i32[] (weak)), so the traced jit is a program per kind, not "one
+    # program for all its values" as the note said (stop 113)
+    "static_int_then_bool_in_a_later_cell": (
+        "n static, given 2 in one cell and True in the next",
+        ["def times3(x, n):\n    return x * n\ntimes3_jit = jax.jit(times3, static_argnums=1)\n"
+         "times3_jit(jnp.ones(3), 2)",
+         "times3_jit(jnp.ones(3), True)"]),
+    "static_int_then_bool_in_a_later_cell_traced": (
+        "static_int_then_bool_in_a_later_cell with n traced as the note's code jits it",
+        ["def times4(x, n):\n    return x * n\ntimes4_jit = jax.jit(times4)\n"
+         "times4_jit(jnp.ones(3), 2)",
+         "times4_jit(jnp.ones(3), True)"]),
+    "static_int_then_bool_in_a_later_cell_fixed": (
+        "static_int_then_bool_in_a_later_cell with n traced and passed as one kind",
+        ["def times5(x, n):\n    return x * n\ntimes5_jit = jax.jit(times5)\n"
+         "times5_jit(jnp.ones(3), 2)",
+         "times5_jit(jnp.ones(3), int(True))"]),
 }

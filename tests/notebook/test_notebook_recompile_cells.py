@@ -341,3 +341,22 @@ def test_two_arguments_moved_to_keywords_are_moved_at_the_earlier_call(shell):
     assert "Pass them the same way" in change.fix
     assert [c["lowerings"] for c in
             REFERENCE["two_arguments_by_position_then_by_keyword_fixed"]["cells"]] == [0, 1, 0]
+
+
+def test_a_static_argument_of_two_kinds_is_told_a_program_per_kind_traced(shell):
+    """n static, given 2 and then True: the note said to make it traced, "one program for
+    all its values", but traced, 2 and True are two types (i32[] weak and bool[]), and JAX
+    0.10.2 lowers again for True (the _traced program). It says so, and to pass one kind:
+    traced and given int(True), the later cell lowers nothing (the _fixed program)."""
+    runs = run_program(shell, "static_int_then_bool_in_a_later_cell")
+    change = _change_under(runs[1])
+    assert change.snippet == \
+        "times3_jit = jax.jit(times3)    # n traced: one program per kind of value (int, bool)"
+    assert "2 (int) and True (bool) are two types still" in change.fix
+    assert runs[1][0].notes[0]["text/plain"].splitlines()[0].endswith(
+        "fix: Make it traced (drop it from static_argnums/static_argnames) and pass n as one "
+        "kind in every call.")
+    lowered = {name: [c["lowerings"] for c in REFERENCE[name]["cells"]] for name in (
+        "static_int_then_bool_in_a_later_cell_traced", "static_int_then_bool_in_a_later_cell_fixed")}
+    assert lowered == {"static_int_then_bool_in_a_later_cell_traced": [1, 1],
+                       "static_int_then_bool_in_a_later_cell_fixed": [1, 0]}

@@ -235,6 +235,35 @@ _STATIC_STAYS = ("Each new value of a static argument compiles anew. {fun} needs
 _STATIC_TRACED = ("Each new value of a static argument compiles anew, and {fun} only computes "
                   "with {name}. Make it traced: drop it from static_argnums/static_argnames.",
                   "{bind}jax.jit({fun})    # {name} traced: one program for all its values")
+# ... where its values were of two kinds (2, then True or 2.0 or np.int32(2)): traced, those
+# are two types still, a program each (JAX 0.10.2 traces jit(f)(x, 2) and (x, True) apart:
+# bool[] and i32[] (weak)), so the traced jit is one program per kind, not for all values
+_STATIC_TRACED_KINDS = (
+    "Each new value of a static argument compiles anew, and {fun} only computes with {name}; "
+    "but traced, {old} ({old_kind}) and {new} ({new_kind}) are two types still, a program "
+    "each. Make it traced (drop it from static_argnums/static_argnames) and pass {name} as "
+    "one kind in every call.",
+    "{bind}jax.jit({fun})    # {name} traced: one program per kind of value ({old_kind}, "
+    "{new_kind})")
+
+
+def value_kind(text: str) -> str | None:
+    """The kind of the Python value a static argument showed as `text` ("2", "True",
+    "np.int32(2)"), whose type a traced argument keeps; None for any other value.
+
+        >>> value_kind("True"), value_kind("2.0"), value_kind("np.int32(2)"), value_kind("'a'")
+        ('bool', 'float', 'np.int32', None)
+    """
+    numpy = re.fullmatch(r"(np\.\w+)\(.*\)", text)
+    if numpy:
+        return numpy.group(1)
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return type(value).__name__ if type(value) in (bool, int, float, complex) else None
+
+
 # ... and where it passes the argument on to a call whose use of it is not read (Flax's
 # key_concepts: `init_state(dim, nlayers)` returns `MLP(dim, nlayers, ...)`, whose layers'
 # sizes and count they are: traced, JAX 0.10.2 raises TracerIntegerConversionError,
@@ -313,8 +342,12 @@ def for_function(changes, fun, uses_of, decorated_def=None, lambda_line=None) ->
             if used.found:
                 template = _STATIC_STAYS if used.python else \
                     _STATIC_TRACED if used.only_computes else _STATIC_PASSED
+                kinds = value_kind(str(change.old)), value_kind(str(change.new))
+                if template is _STATIC_TRACED and None not in kinds and kinds[0] != kinds[1]:
+                    template = _STATIC_TRACED_KINDS
                 change = _refixed(change, template, **_jitting(name),
-                                  uses=", ".join(used.python or used.passed))
+                                  uses=", ".join(used.python or used.passed),
+                                  old_kind=kinds[0], new_kind=kinds[1])
         generic = _JIT_OF.format(**_jitting())
         lines = change.snippet.split("\n")          # (a fix made before `fun` was known:
         if any(line.startswith(generic) for line in lines):     # its jit line, any line)
