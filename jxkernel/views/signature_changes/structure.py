@@ -190,9 +190,9 @@ def _shape_text(data, children) -> str:
     if kind is dict:
         return "a dict with keys " + ", ".join(map(repr, aux)) if aux else "an empty dict"
     if kind in (list, tuple):
-        return f"a {kind.__name__} of {n} item{'' if n == 1 else 's'}"
+        return f"{_a(kind.__name__)} of {n} item{'' if n == 1 else 's'}"
     text = "None" if kind is type(None) else "an array" if kind == "leaf" else \
-        f"a {getattr(kind, '__name__', kind)}"
+        _a(getattr(kind, '__name__', str(kind)))
     return f"{text} of {n} child{'' if n == 1 else 'ren'}" if n else text
 
 
@@ -467,7 +467,12 @@ def _node_text(kind, sig, path) -> str:
         return _aval_text(aval) if aval is not None else "a leaf"
     if kind is type(None):
         return "None"
-    return f"a {kind.__name__}"
+    return _a(kind.__name__)
+
+
+def _a(name: str) -> str:
+    """`name` with its article: "a Lin", "an Opt"."""
+    return f"{'an' if name[:1] in 'AEIOUaeiou' else 'a'} {name}"
 
 
 def _convert_to(kind, path, from_none=False, held=False) -> str:
