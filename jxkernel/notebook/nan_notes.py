@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core import compile_record, dtypes
 from ..core.ir import all_equations
+from ..core.source_info import OutsideSourceInfo
 from ..transforms.ad import reverse
 from ..tree_util import tree_flatten
 from ..xla.array import Array
@@ -171,13 +172,22 @@ def _first_nan(vg, args, kwargs):
     except Exception:  # noqa: BLE001  (the note is help: no note rather than a second error)
         return None
     # the deepest finding at a line of the user's: one inside jxkernel's own functions (a
-    # norm's body) names jxkernel's line
+    # norm's body) names jxkernel's line, or none of the user's (_made_by_the_user)
     user = None
     while found is not None:
-        if found.info is not None and is_user_file(found.info.file):
+        if _made_by_the_user(found.info):
             user = found
         found = found.inside
     return user
+
+
+def _made_by_the_user(info) -> bool:
+    """Whether an equation's SourceInfo is a line of the user's that made it. Not an
+    OutsideSourceInfo: jxkernel's own body (jnp.linalg.norm's jit) names the line that called
+    it when it was first traced, and a body traced once serves later calls: that line can be
+    another cell's (grad of a norm in In[2], then in In[4]: In[2]'s line)."""
+    return info is not None and not isinstance(info, OutsideSourceInfo) and \
+        is_user_file(info.file)
 
 
 def _note(vg, asked, found) -> Note:

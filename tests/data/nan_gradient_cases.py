@@ -39,6 +39,11 @@ CASES = {
                      "0.0)), 0.)"),
     # no where: a norm at zero has no derivative (x / |x|): told in words
     "norm_at_zero": ("def f(x):\n    return jnp.linalg.norm(x)\n", "jnp.zeros(2)", 2, None),
+    # a norm at zero again, on another line of another cell: jnp.linalg.norm's body, traced
+    # once, named the first cell's line (tests/notebook/test_nan_notes.py runs it after
+    # norm_at_zero)
+    "norm_in_another_cell": ("def f(x):\n    y = 2 * x\n    return jnp.linalg.norm(y)\n",
+                             "jnp.zeros(2)", 3, None),
     # the unsafe value made on one line, selected on another: told in words
     "where_apart": ("def f(x):\n    s = jnp.sqrt(x)\n    return jnp.where(x > 0, s, 0.)\n",
                     "0.", 2, None),
