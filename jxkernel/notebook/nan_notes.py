@@ -255,9 +255,13 @@ def where_fix(file: str, line: int):
     source = "".join(linecache.getlines(file))
     taken, (function, operand, safe) = found[0]
     func, cond, x = (segment(source, n) for n in (where.func, where.args[0], operand))
+    if "\n" in cond:       # (a condition over lines, written again inside: on one line)
+        cond = ast.unparse(where.args[0])
     inner = f"{func}({cond}, {x}, {safe})" if taken else f"{func}({cond}, {safe}, {x})"
-    lines = replaced(source, [(operand, inner)]).splitlines()[statement.lineno - 1:
-                                                              statement.end_lineno]
+    # the statement's lines, and those the inner where adds: a condition over lines gave
+    # the statement's first lines alone, cut in the middle of the where
+    end = statement.end_lineno + inner.count("\n") - x.count("\n")
+    lines = replaced(source, [(operand, inner)]).splitlines()[statement.lineno - 1:end]
     indent = len(lines[0]) - len(lines[0].lstrip())
     return func, function, x, "\n".join(text[indent:] for text in lines)
 

@@ -12,6 +12,8 @@ gradient.
     >>> CASES["where_sqrt"][2:]
     (2, 'return jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.)')
 """
+import ast
+
 import numpy as np
 
 CASES = {
@@ -37,6 +39,13 @@ CASES = {
                      "1.", 2,
                      "return jnp.where(jnp.abs(x) < 1, jnp.arcsin(jnp.where(jnp.abs(x) < 1, x, "
                      "0.0)), 0.)"),
+    # the where's condition over two lines: the rewrite is the whole statement, the inner
+    # where's condition on one line
+    "where_condition_over_lines": (
+        "def f(x):\n    return jnp.where((x > 0) &\n                     (x < 2), jnp.log(x), "
+        "0.)\n", "0.", 3,
+        "return jnp.where((x > 0) &\n                 (x < 2), jnp.log(jnp.where((x > 0) & "
+        "(x < 2), x, 1.0)), 0.)"),
     # no where: a norm at zero has no derivative (x / |x|): told in words
     "norm_at_zero": ("def f(x):\n    return jnp.linalg.norm(x)\n", "jnp.zeros(2)", 2, None),
     # a norm at zero again, on another line of another cell: jnp.linalg.norm's body, traced
@@ -51,11 +60,16 @@ CASES = {
 
 
 def fixed(name: str) -> str:
-    """The case's function with the named line replaced by the note's fix."""
+    """The case's function with the statement at the named line replaced by the note's fix
+    (its lines, indented as the statement's first)."""
     source, _, line, fix = CASES[name]
+    statement = max((s for s in ast.walk(ast.parse(source)) if isinstance(s, ast.stmt) and
+                     not isinstance(s, ast.FunctionDef) and s.lineno <= line <= s.end_lineno),
+                    key=lambda s: s.lineno)
     lines = source.splitlines()
-    indent = lines[line - 1][:len(lines[line - 1]) - len(lines[line - 1].lstrip())]
-    lines[line - 1] = indent + fix
+    first = lines[statement.lineno - 1]
+    indent = first[:len(first) - len(first.lstrip())]
+    lines[statement.lineno - 1:statement.end_lineno] = [indent + x for x in fix.splitlines()]
     return "\n".join(lines) + "\n"
 
 
