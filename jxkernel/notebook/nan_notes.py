@@ -46,6 +46,10 @@ CALLBACKS = frozenset({"debug_callback", "debug_print", "pure_callback", "io_cal
 UNSAFE = {"sqrt": "1.0", "rsqrt": "1.0", "log": "1.0", "log2": "1.0", "log10": "1.0",
           "log1p": "1.0", "reciprocal": "1.0", "power": "1.0", "arcsin": "0.0",
           "arccos": "0.0", "arctanh": "0.0"}
+# reductions whose own derivative is NaN at some inputs (a norm's or a std's at 0: 0 / 0):
+# an operand holding one is not made safe by a where around it, as the zero cotangent still
+# meets that derivative; nor by a where inside it, which would change the reduction's value
+UNGUARDED = frozenset({"norm", "std", "nanstd"})
 _INSTALLED: list = []
 
 
@@ -230,7 +234,7 @@ def where_fix(file: str, line: int):
     """(the where's text, the unsafe function's name, its operand's text, the statement at
     `line` rewritten with a second where around that operand) where the statement holds one
     `where(c, a, b)` whose branches hold one call of a function in UNSAFE (or a division, a
-    power); else None.
+    power), and whose operand holds no reduction in UNGUARDED; else None.
 
         >>> import linecache; linecache.cache["<w>"] = (0, None, ["y = jnp.where(x > 0, "
         ...     "jnp.sqrt(x), 0.)\\n"], "<w>")
@@ -250,7 +254,8 @@ def where_fix(file: str, line: int):
     where = wheres[0]
     found = [(taken, unsafe) for taken, branch in ((True, where.args[1]), (False, where.args[2]))
              for unsafe in map(_unsafe, ast.walk(branch)) if unsafe is not None]
-    if len(found) != 1:
+    if len(found) != 1 or any(_last_name(c.func) in UNGUARDED for c in ast.walk(found[0][1][1])
+                              if isinstance(c, ast.Call)):
         return None
     source = "".join(linecache.getlines(file))
     taken, (function, operand, safe) = found[0]

@@ -53,16 +53,30 @@ CASES = {
     # norm_at_zero)
     "norm_in_another_cell": ("def f(x):\n    y = 2 * x\n    return jnp.linalg.norm(y)\n",
                              "jnp.zeros(2)", 3, None),
+    # a division by a norm under a where (a vector made a unit vector): a where around the
+    # norm leaves its own derivative at 0 (0 / 0) in the gradient (REJECTED): told in words
+    "where_divide_by_norm": (
+        "def f(x):\n    return jnp.sum(jnp.where(jnp.linalg.norm(x) > 0, x / jnp.linalg.norm(x), "
+        "0.))\n", "jnp.zeros(2)", 2, None),
     # the unsafe value made on one line, selected on another: told in words
     "where_apart": ("def f(x):\n    s = jnp.sqrt(x)\n    return jnp.where(x > 0, s, 0.)\n",
                     "0.", 2, None),
 }
 
 
-def fixed(name: str) -> str:
+# rewrites the note must not write, as their gradient holds NaN still: the line of the case
+# as a where around the unsafe operand would write it (run() records their gradients)
+REJECTED = {
+    "where_divide_by_norm": "return jnp.sum(jnp.where(jnp.linalg.norm(x) > 0, x / jnp.where("
+                            "jnp.linalg.norm(x) > 0, jnp.linalg.norm(x), 1.0), 0.))",
+}
+
+
+def fixed(name: str, fix: str | None = None) -> str:
     """The case's function with the statement at the named line replaced by the note's fix
     (its lines, indented as the statement's first)."""
-    source, _, line, fix = CASES[name]
+    source, _, line, written = CASES[name]
+    fix = written if fix is None else fix
     statement = max((s for s in ast.walk(ast.parse(source)) if isinstance(s, ast.stmt) and
                      not isinstance(s, ast.FunctionDef) and s.lineno <= line <= s.end_lineno),
                     key=lambda s: s.lineno)
@@ -99,5 +113,7 @@ def run(jax) -> dict:
             jax.config.update("jax_debug_nans", False)
         if fix is not None:
             case["fixed_grad"] = _listed(jax.grad(_f(jax, fixed(name)))(x))
+        if name in REJECTED:
+            case["rejected_grad"] = _listed(jax.grad(_f(jax, fixed(name, REJECTED[name])))(x))
         out[name] = case
     return out
