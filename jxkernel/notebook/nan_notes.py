@@ -45,7 +45,7 @@ CALLBACKS = frozenset({"debug_callback", "debug_print", "pure_callback", "io_cal
 # a value inside it to put there instead (the second where's)
 UNSAFE = {"sqrt": "1.0", "rsqrt": "1.0", "log": "1.0", "log2": "1.0", "log10": "1.0",
           "log1p": "1.0", "reciprocal": "1.0", "power": "1.0", "arcsin": "0.0",
-          "arccos": "0.0", "arctanh": "0.0"}
+          "arccos": "0.0", "arctanh": "0.0", "arccosh": "2.0"}
 # reductions whose own derivative is NaN at some inputs (a norm's or a std's at 0: 0 / 0):
 # an operand holding one is not made safe by a where around it, as the zero cotangent still
 # meets that derivative; nor by a where inside it, which would change the reduction's value

@@ -39,6 +39,10 @@ CASES = {
                      "1.", 2,
                      "return jnp.where(jnp.abs(x) < 1, jnp.arcsin(jnp.where(jnp.abs(x) < 1, x, "
                      "0.0)), 0.)"),
+    # arccosh at 1, the edge of its domain: its derivative is infinite there; the safe value
+    # inside the domain, 2.0 (1.0, the value the others take, is that edge)
+    "where_arccosh": ("def f(x):\n    return jnp.where(x > 1, jnp.arccosh(x), 0.)\n", "1.", 2,
+                      "return jnp.where(x > 1, jnp.arccosh(jnp.where(x > 1, x, 2.0)), 0.)"),
     # the where's condition over two lines: the rewrite is the whole statement, the inner
     # where's condition on one line
     "where_condition_over_lines": (
