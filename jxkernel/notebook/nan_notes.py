@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core import compile_record, dtypes
 from ..core.ir import all_equations
+from ..core.source_info import OutsideSourceInfo
 from ..transforms.ad import reverse
 from ..tree_util import tree_flatten
 from ..xla.array import Array
@@ -44,7 +45,11 @@ CALLBACKS = frozenset({"debug_callback", "debug_print", "pure_callback", "io_cal
 # a value inside it to put there instead (the second where's)
 UNSAFE = {"sqrt": "1.0", "rsqrt": "1.0", "log": "1.0", "log2": "1.0", "log10": "1.0",
           "log1p": "1.0", "reciprocal": "1.0", "power": "1.0", "arcsin": "0.0",
-          "arccos": "0.0", "arctanh": "0.0"}
+          "arccos": "0.0", "arctanh": "0.0", "arccosh": "2.0"}
+# reductions whose own derivative is NaN at some inputs (a norm's or a std's at 0: 0 / 0):
+# an operand holding one is not made safe by a where around it, as the zero cotangent still
+# meets that derivative; nor by a where inside it, which would change the reduction's value
+UNGUARDED = frozenset({"norm", "std", "nanstd"})
 _INSTALLED: list = []
 
 
@@ -171,13 +176,22 @@ def _first_nan(vg, args, kwargs):
     except Exception:  # noqa: BLE001  (the note is help: no note rather than a second error)
         return None
     # the deepest finding at a line of the user's: one inside jxkernel's own functions (a
-    # norm's body) names jxkernel's line
+    # norm's body) names jxkernel's line, or none of the user's (_made_by_the_user)
     user = None
     while found is not None:
-        if found.info is not None and is_user_file(found.info.file):
+        if _made_by_the_user(found.info):
             user = found
         found = found.inside
     return user
+
+
+def _made_by_the_user(info) -> bool:
+    """Whether an equation's SourceInfo is a line of the user's that made it. Not an
+    OutsideSourceInfo: jxkernel's own body (jnp.linalg.norm's jit) names the line that called
+    it when it was first traced, and a body traced once serves later calls: that line can be
+    another cell's (grad of a norm in In[2], then in In[4]: In[2]'s line)."""
+    return info is not None and not isinstance(info, OutsideSourceInfo) and \
+        is_user_file(info.file)
 
 
 def _note(vg, asked, found) -> Note:
@@ -220,7 +234,7 @@ def where_fix(file: str, line: int):
     """(the where's text, the unsafe function's name, its operand's text, the statement at
     `line` rewritten with a second where around that operand) where the statement holds one
     `where(c, a, b)` whose branches hold one call of a function in UNSAFE (or a division, a
-    power); else None.
+    power), and whose operand holds no reduction in UNGUARDED; else None.
 
         >>> import linecache; linecache.cache["<w>"] = (0, None, ["y = jnp.where(x > 0, "
         ...     "jnp.sqrt(x), 0.)\\n"], "<w>")
@@ -240,14 +254,19 @@ def where_fix(file: str, line: int):
     where = wheres[0]
     found = [(taken, unsafe) for taken, branch in ((True, where.args[1]), (False, where.args[2]))
              for unsafe in map(_unsafe, ast.walk(branch)) if unsafe is not None]
-    if len(found) != 1:
+    if len(found) != 1 or any(_last_name(c.func) in UNGUARDED for c in ast.walk(found[0][1][1])
+                              if isinstance(c, ast.Call)):
         return None
     source = "".join(linecache.getlines(file))
     taken, (function, operand, safe) = found[0]
     func, cond, x = (segment(source, n) for n in (where.func, where.args[0], operand))
+    if "\n" in cond:       # (a condition over lines, written again inside: on one line)
+        cond = ast.unparse(where.args[0])
     inner = f"{func}({cond}, {x}, {safe})" if taken else f"{func}({cond}, {safe}, {x})"
-    lines = replaced(source, [(operand, inner)]).splitlines()[statement.lineno - 1:
-                                                              statement.end_lineno]
+    # the statement's lines, and those the inner where adds: a condition over lines gave
+    # the statement's first lines alone, cut in the middle of the where
+    end = statement.end_lineno + inner.count("\n") - x.count("\n")
+    lines = replaced(source, [(operand, inner)]).splitlines()[statement.lineno - 1:end]
     indent = len(lines[0]) - len(lines[0].lstrip())
     return func, function, x, "\n".join(text[indent:] for text in lines)
 

@@ -12,6 +12,8 @@ gradient.
     >>> CASES["where_sqrt"][2:]
     (2, 'return jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.)')
 """
+import ast
+
 import numpy as np
 
 CASES = {
@@ -37,20 +39,55 @@ CASES = {
                      "1.", 2,
                      "return jnp.where(jnp.abs(x) < 1, jnp.arcsin(jnp.where(jnp.abs(x) < 1, x, "
                      "0.0)), 0.)"),
+    # arccosh at 1, the edge of its domain: its derivative is infinite there; the safe value
+    # inside the domain, 2.0 (1.0, the value the others take, is that edge)
+    "where_arccosh": ("def f(x):\n    return jnp.where(x > 1, jnp.arccosh(x), 0.)\n", "1.", 2,
+                      "return jnp.where(x > 1, jnp.arccosh(jnp.where(x > 1, x, 2.0)), 0.)"),
+    # the where's condition over two lines: the rewrite is the whole statement, the inner
+    # where's condition on one line
+    "where_condition_over_lines": (
+        "def f(x):\n    return jnp.where((x > 0) &\n                     (x < 2), jnp.log(x), "
+        "0.)\n", "0.", 3,
+        "return jnp.where((x > 0) &\n                 (x < 2), jnp.log(jnp.where((x > 0) & "
+        "(x < 2), x, 1.0)), 0.)"),
     # no where: a norm at zero has no derivative (x / |x|): told in words
     "norm_at_zero": ("def f(x):\n    return jnp.linalg.norm(x)\n", "jnp.zeros(2)", 2, None),
+    # a norm at zero again, on another line of another cell: jnp.linalg.norm's body, traced
+    # once, named the first cell's line (tests/notebook/test_nan_notes.py runs it after
+    # norm_at_zero)
+    "norm_in_another_cell": ("def f(x):\n    y = 2 * x\n    return jnp.linalg.norm(y)\n",
+                             "jnp.zeros(2)", 3, None),
+    # a division by a norm under a where (a vector made a unit vector): a where around the
+    # norm leaves its own derivative at 0 (0 / 0) in the gradient (REJECTED): told in words
+    "where_divide_by_norm": (
+        "def f(x):\n    return jnp.sum(jnp.where(jnp.linalg.norm(x) > 0, x / jnp.linalg.norm(x), "
+        "0.))\n", "jnp.zeros(2)", 2, None),
     # the unsafe value made on one line, selected on another: told in words
     "where_apart": ("def f(x):\n    s = jnp.sqrt(x)\n    return jnp.where(x > 0, s, 0.)\n",
                     "0.", 2, None),
 }
 
 
-def fixed(name: str) -> str:
-    """The case's function with the named line replaced by the note's fix."""
-    source, _, line, fix = CASES[name]
+# rewrites the note must not write, as their gradient holds NaN still: the line of the case
+# as a where around the unsafe operand would write it (run() records their gradients)
+REJECTED = {
+    "where_divide_by_norm": "return jnp.sum(jnp.where(jnp.linalg.norm(x) > 0, x / jnp.where("
+                            "jnp.linalg.norm(x) > 0, jnp.linalg.norm(x), 1.0), 0.))",
+}
+
+
+def fixed(name: str, fix: str | None = None) -> str:
+    """The case's function with the statement at the named line replaced by the note's fix
+    (its lines, indented as the statement's first)."""
+    source, _, line, written = CASES[name]
+    fix = written if fix is None else fix
+    statement = max((s for s in ast.walk(ast.parse(source)) if isinstance(s, ast.stmt) and
+                     not isinstance(s, ast.FunctionDef) and s.lineno <= line <= s.end_lineno),
+                    key=lambda s: s.lineno)
     lines = source.splitlines()
-    indent = lines[line - 1][:len(lines[line - 1]) - len(lines[line - 1].lstrip())]
-    lines[line - 1] = indent + fix
+    first = lines[statement.lineno - 1]
+    indent = first[:len(first) - len(first.lstrip())]
+    lines[statement.lineno - 1:statement.end_lineno] = [indent + x for x in fix.splitlines()]
     return "\n".join(lines) + "\n"
 
 
@@ -80,5 +117,7 @@ def run(jax) -> dict:
             jax.config.update("jax_debug_nans", False)
         if fix is not None:
             case["fixed_grad"] = _listed(jax.grad(_f(jax, fixed(name)))(x))
+        if name in REJECTED:
+            case["rejected_grad"] = _listed(jax.grad(_f(jax, fixed(name, REJECTED[name])))(x))
         out[name] = case
     return out

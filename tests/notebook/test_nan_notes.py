@@ -38,7 +38,7 @@ def test_jxkernel_gives_these_gradients_as_jax_did():
     assert ours.keys() == THEIRS.keys()
     for name, theirs in THEIRS.items():
         assert ours[name]["debug_nans"] == theirs["debug_nans"], name
-        for key in ("value", "grad", "fixed_grad"):
+        for key in ("value", "grad", "fixed_grad", "rejected_grad"):
             if key in theirs:
                 assert _close(ours[name][key], theirs[key]), (name, key, ours[name][key])
 
@@ -58,7 +58,7 @@ def test_a_where_passing_nan_back_is_told_with_its_line_rewritten(shell, name):
                         r"In\[(\d+)\]:1\): the jnp.where at In\[(\d+)\]:(\d+) passed it back "
                         r"from the branch it did not take", title), title
     assert int(re.search(r"where at In\[\d+\]:(\d+)", title).group(1)) == line
-    assert body[-1] == "  " + fix
+    assert body[-len(fix.splitlines()):] == ["  " + line for line in fix.splitlines()]
     # what it claims, as JAX gave it: a NaN gradient of a finite value; the fix's finite
     theirs = THEIRS[name]
     assert np.isnan(theirs["grad"]).any() and math.isfinite(theirs["value"])
@@ -83,6 +83,10 @@ def test_a_nan_made_elsewhere_is_told_at_its_line_in_words(shell, name):
     assert "jax.config.update('jax_debug_nans', True) raises" in note
     assert THEIRS[name]["debug_nans"].startswith("invalid value (nan) encountered in")
     assert np.isnan(THEIRS[name]["grad"]).any()
+    # a where's rewrite it does not write: JAX's gradient of it holds NaN still
+    if name in cases.REJECTED:
+        assert np.isnan(THEIRS[name]["rejected_grad"]).any()
+        assert cases.REJECTED[name] not in note
 
 
 def test_finite_gradients_nan_inputs_and_nan_values_get_no_note(shell):
@@ -139,3 +143,26 @@ def test_an_argument_of_no_array_kind_is_not_looked_at(shell):
         warnings.simplefilter("error")                  # no warning of a note that failed
         ran = ran_ok(shell, "g = jax.grad(f)(0., odd=Odd())")
     assert len(ran.shown(NOTE)) == 1
+
+
+def test_a_norm_in_a_later_cell_is_told_at_that_cells_line(shell):
+    # jnp.linalg.norm's body is traced once per shape: its equations name the line that
+    # first called it (norm_at_zero's cell, where a length no other test gives is first
+    # traced); the later cell's NaN is made by its own line, and told
+    first = _note_at(shell, "norm_at_zero", "jnp.zeros(7)")
+    second = _note_at(shell, "norm_in_another_cell", "jnp.zeros(7)")
+    assert second[0] > first[0] and second[1] == cases.CASES["norm_in_another_cell"][2]
+    theirs = THEIRS["norm_in_another_cell"]       # JAX 0.10.2: a NaN gradient, a finite value
+    assert np.isnan(theirs["grad"]).all() and theirs["value"] == 0.0
+    assert theirs["debug_nans"] == "invalid value (nan) encountered in mul"
+
+
+def _note_at(shell, name, given):
+    """(the cell, the line of f) the case's note, for f called at `given`, says first made
+    the NaN; the cell is the one defining f."""
+    ran_ok(shell, cases.CASES[name][0])
+    (note,) = ran_ok(shell, f"g = jax.grad(f)({given})").shown(NOTE)
+    cell, line = re.search(r"first made at In\[(\d+)\]:(\d+)", note.splitlines()[0]).groups()
+    asked = re.search(r"\(at In\[(\d+)\]:1\)", note.splitlines()[0]).group(1)
+    assert int(cell) == int(asked) - 1, note
+    return int(cell), int(line)
