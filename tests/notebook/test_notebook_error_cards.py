@@ -683,3 +683,19 @@ def test_a_card_that_raises_while_drawn_is_kept_for_the_tests(shell, monkeypatch
     assert kind == "TracerBoolConversionError" and "a bug of ours while drawing" in text
     tracebacks.card_failures.clear()        # (the next cells' run_cell reads it)
     assert shell.run_cell("_ok = 1 + 1").success
+
+
+def test_a_card_whose_fix_is_in_words_shows_no_empty_code():
+    """A card with no rewrite (its fix in words alone: a NaN gradient's norm divided, a
+    library's own error) printed a bare "try:" in text and an empty code box in HTML; the
+    lab extension's view shows no rewrite section for it. With a rewrite, both show it."""
+    from jxkernel.views.error_cards.card import ErrorCard, render_html, render_text
+    card = ErrorCard(kind="demo", title="a title", why="because", fix="Do this in words.",
+                     rewrite="")
+    text, html = render_text(card), render_html(card)
+    assert text.splitlines()[-1] == "  fix: Do this in words." and "try:" not in text
+    assert "jx-rewrite" not in html and "<pre" not in html
+    card = ErrorCard(kind="demo", title="a title", why="because", fix="Do it.",
+                     rewrite="x = x.at[0].set(1)")
+    assert render_text(card).splitlines()[-2:] == ["  try:", "    x = x.at[0].set(1)"]
+    assert "<pre class='jx-rewrite'" in render_html(card)

@@ -122,8 +122,9 @@ def render_text(card: ErrorCard) -> str:
     found = origin_lines(card)
     if found:
         lines += ["  where it came from:"] + ["    " + s for s in found]
-    lines += [f"  why: {card.why}", f"  fix: {card.fix}", "  try:"]
-    lines += ["    " + s for s in card.rewrite.splitlines()]
+    lines += [f"  why: {card.why}", f"  fix: {card.fix}"]
+    if card.rewrite:        # (a card whose fix is in words alone: no "try:" over nothing)
+        lines += ["  try:"] + ["    " + s for s in card.rewrite.splitlines()]
     if card.docs:
         lines.append(f"  see {card.docs}")
     if card.traceback:                  # no folding in text: IPython's %tb prints it whole
@@ -153,8 +154,9 @@ def render_html(card: ErrorCard) -> str:
         items = "".join(f"<li><code>{esc(s.strip())}</code></li>" for s in found)
         parts.append(f"<div>where it came from:<ul style='margin:2px 0'>{items}</ul></div>")
     parts += [f"<div><b>why</b>: {esc(card.why)}</div>",
-              f"<div><b>fix</b>: {esc(card.fix)}</div>",
-              f"<pre class='jx-rewrite' style='{_CODE}'>{esc(card.rewrite)}</pre>"]
+              f"<div><b>fix</b>: {esc(card.fix)}</div>"]
+    if card.rewrite:        # (as the lab extension's view: no empty code box)
+        parts.append(f"<pre class='jx-rewrite' style='{_CODE}'>{esc(card.rewrite)}</pre>")
     if card.docs:
         parts.append(f"<div><a href='{esc(card.docs)}' target='_blank'>{esc(card.docs)}</a></div>")
     if card.traceback:
