@@ -60,7 +60,7 @@ def cell_note(told: set | None = None) -> Note | None:
     others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
     # the call as typed (ast.unparse would write 2. as 2.0, and requote strings)
     text = ast.get_source_segment("".join(linecache.getlines(file)), call) or ast.unparse(call)
-    receiver = _receiver(call)
+    receiver = _root(call)
     named = _named(receiver)
     source = linecache.getline(file, line)
     indent = source[:len(source) - len(source.lstrip())]
@@ -99,7 +99,7 @@ def dropped_update(file: str, line: int, position=None) -> tuple[ast.Call, bool]
                                                   node.value.end_col_offset)):
             shown = node is tree.body[-1] and cell_name(file) is not None and \
                 not "".join(linecache.getlines(file)).rstrip().endswith(";")
-            if shown and _named(_receiver(node.value)) is None:
+            if shown and _named(_root(node.value)) is None:
                 return None
             return node.value, shown
     return None
@@ -115,6 +115,16 @@ def _named(node) -> str | None:
 def _receiver(call: ast.Call):
     """x, of `x.at[0].set(10)` or `x.sort()`."""
     return call.func.value if _is_sort(call) else call.func.value.value.value
+
+
+def _root(call: ast.Call):
+    """The array a chain of updates started from: x, of `x.at[0].set(1).at[1].set(2)` (each
+    update's copy feeds the next; the last's is the one dropped, and x is what stays as it
+    was). A sort's receiver is not looked into: `jnp.sort(x).at[0].set(1)` is a call's copy."""
+    receiver = _receiver(call)
+    while _is_update(receiver):
+        receiver = _receiver(receiver)
+    return receiver
 
 
 def _is_sort(node) -> bool:

@@ -24,6 +24,9 @@ CASES = {
                     "updated = x.T.at[0, 1].set(2.)", "updated"),
     # NumPy's x.sort() sorts x in place; JAX's returns a sorted copy
     "a_sort": ("x = jnp.array([3, 1, 2])\nx.sort()\nprint(x)\n", 2, "x = x.sort()", "x"),
+    # each update's copy feeds the next: the chain's last copy is dropped, and x stays
+    "a_chain": ("x = jnp.zeros(3)\nx.at[0].set(1.).at[1].set(2.)\nprint(x)\n", 2,
+                "x = x.at[0].set(1.).at[1].set(2.)", "x"),
     "in_a_loop": ("x = jnp.ones(3)\nfor i in range(3):\n    x.at[i].multiply(2.)\n", 3,
                   "    x = x.at[i].multiply(2.)", "x"),
 }

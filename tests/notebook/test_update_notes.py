@@ -58,6 +58,13 @@ def test_the_last_line_is_shown_and_told_so_unless_it_is_a_demonstration(shell):
     assert shell.user_ns["x"].tolist() == [0, 1, 2]
     # a copy of no one's array, shown: what the line is for
     assert _notes(ran_ok(shell, "jnp.zeros(3).at[1].set(2.)")) == []
+    # a chain of updates shown: x, where it started, is what stayed as it was
+    (note,) = _notes(ran_ok(shell, "x.at[0].set(5).at[1].set(6)"))
+    assert re.match(r"⚠ x.at\[0\].set\(5\).at\[1\].set\(6\) returned a new array, shown as "
+                    r"the cell's output \(at In\[\d+\]:1\): x is unchanged", note), note
+    assert note.endswith("\n  x = x.at[0].set(5).at[1].set(6)")
+    assert shell.user_ns["x"].tolist() == [0, 1, 2]
+    assert _notes(ran_ok(shell, "jnp.zeros(3).at[0].set(1.).at[1].set(2.)")) == []
     # a semicolon hides the output: then nothing shows it
     (note,) = _notes(ran_ok(shell, "x.at[2].set(7);"))
     assert "nothing kept it" in note
