@@ -7,6 +7,9 @@ are immutable, the call returns the new array, and x stays as it was. JAX says n
     x.at[0].set(10)     # ⚠ x.at[0].set(10) made a new array, and nothing kept it ...
     x                   # Array([0, 1, 2, 3, 4], dtype=int32)
 
+A loop's item updated (`for row in m: row.at[0].set(1.)`) is told to be put back into m at
+its index: `row = <copy>` alone keeps nothing once the turn ends.
+
 A cell's last line shows its value (IPython's Out): there the note says so, and x unchanged,
 and a copy of no name's array (`jnp.zeros(3).at[1].set(2.)`, a demonstration) is not told.
 """
@@ -16,8 +19,9 @@ import ast
 import linecache
 
 from ..numpy import indexing
+from ..xla.array import Array
 from ..views.source import is_user_file
-from ..views.source_edits import parse_file
+from ..views.source_edits import parse_file, span
 from .display import Note, Site, cell_name, source_label
 
 SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
@@ -60,7 +64,7 @@ def cell_note(told: set | None = None) -> Note | None:
     others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
     # the call as typed (ast.unparse would write 2. as 2.0, and requote strings)
     text = ast.get_source_segment("".join(linecache.getlines(file)), call) or ast.unparse(call)
-    receiver = _receiver(call)
+    receiver = _root(call)
     named = _named(receiver)
     source = linecache.getline(file, line)
     indent = source[:len(source) - len(source.lstrip())]
@@ -69,17 +73,95 @@ def cell_note(told: set | None = None) -> Note | None:
     # the copy goes back under the receiver's name where that is a plain name: x.T, a
     # property, or x[0], an array's row, cannot be assigned to, so those get a name of their own
     kept = named if isinstance(receiver, ast.Name) else "updated"
+    loop = _loop_taking(parse_file(file), call, named) if kept == named else None
     how = ("x.sort() returns a sorted copy and leaves x as it was, where NumPy's x.sort() "
            "sorts x in place" if _is_sort(call) else
            "x.at[idx].set(v) (and .add, .multiply, ...) returns an updated copy and leaves x as "
            "it was, where NumPy's x[idx] = v changes x in place")
+    keep = ("Keep the copy" + (f", under {kept}'s name or a new one" if kept == named else
+                                ", under a name") + f":\n  {indent}{kept} = {text}") \
+        if loop is None else _loop_fix(loop, named, text, indent, file)
     return Note(
         f"⚠ {text} {what} (at {source_label(Site(file, line))}){others}"
         + (f": {named} is unchanged" if named else ""),
-        body=(f"JAX arrays are immutable: {how} ({SHARP_BITS}). Keep the copy"
-              + (f", under {kept}'s name or a new one" if kept == named else ", under a name")
-              + f":\n  {indent}{kept} = {text}"),
+        body=f"JAX arrays are immutable: {how} ({SHARP_BITS}). {keep}",
         kind="info", details=True)
+
+
+def _loop_taking(tree, call: ast.Call, name: str):
+    """The innermost `for` loop, of the scope of `call`, that binds `name` each turn (`for row
+    in m:`, `for i, row in ...`), or None. There `name = <copy>` (the usual fix) keeps nothing:
+    the next turn rebinds it, and what the loop went over (m) does not change, where NumPy's
+    rows are views of m and `row[0] = 1` changes m."""
+    at = span(call)                  # (`call` is of another parse of the file: its place)
+
+    def inside(node, loop):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Call) and span(child) == at:
+                return loop
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                  ast.ClassDef)):
+                found = inside(child, None)            # (a scope of its own)
+            else:
+                binds = isinstance(child, ast.For) and any(
+                    isinstance(n, ast.Name) and n.id == name for n in ast.walk(child.target))
+                found = inside(child, child if binds else loop)
+            if found is not False:
+                return found
+        return False
+    found = inside(tree, None) if tree is not None else None
+    return found or None
+
+
+def _loop_fix(loop: ast.For, name: str, text: str, indent: str, file: str) -> str:
+    """What the note says to do where the copy was made of a loop's item (`row`, of `for row
+    in m:`): keep it under row's name (later lines of the turn read it) and put it back into m
+    at the item's index, written out where the loop is the cell's own (its top level), over a
+    name holding an Array or a list, with `for row in m:` on one line; else said in words."""
+    over = loop.iter.id if isinstance(loop.iter, ast.Name) else None
+    # (what the name holds is known where the loop ran at the cell's top level, in the
+    # shell's namespace; not in a function, or in a module of the user's own)
+    value = _cell_namespace().get(over) if over and loop.col_offset == 0 and \
+        cell_name(file) is not None else None
+    said = (f"{name} is the for loop's name for each item of {over or 'what it goes over'} "
+            f"in turn: keeping the copy under {name}'s name keeps it for the rest of the turn "
+            f"only, and {over or 'what the loop goes over'} does not change (NumPy's "
+            f"{name}[0] = v writes into the item itself: a view of an array's row, or the very "
+            "array a list holds)")
+    header = linecache.getline(file, loop.lineno)
+    if not (isinstance(loop.target, ast.Name) and isinstance(value, (Array, list)) and
+            loop.target.lineno == loop.iter.end_lineno == loop.lineno):
+        seq = over or "..."
+        return (f"{said}. Keep it, and put it back at the item's index: loop with for i, "
+                f"{name} in enumerate({seq}), then write {name} = {text} and {seq} = "
+                f"{seq}.at[i].set({name}) where {seq} is an array ({seq}[i] = {name} where it "
+                "is a list).")
+    i = next((n for n in ("i", "j", "k", "index") if n not in _names(file)), "item_index")
+    # (columns count UTF-8 bytes, as ast's)
+    raw = header.encode()
+    start, end = loop.target.col_offset, loop.iter.end_col_offset
+    header = (raw[:start].decode() + f"{i}, {name} in enumerate({over})" +
+              raw[end:].decode()).rstrip("\n")
+    back = f"{over} = {over}.at[{i}].set({name})" if isinstance(value, Array) else \
+        f"{over}[{i}] = {name}"
+    return (f"{said}. Keep it, and put it back into {over} at the item's index:\n  {header}"
+            f"\n  {indent}{name} = {text}\n  {indent}{back}")
+
+
+def _names(file: str) -> set:
+    """The names the cell's code uses (a name the fix adds must be none of them)."""
+    tree = parse_file(file)
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree else set()
+
+
+def _cell_namespace() -> dict:
+    """The shell's namespace, where a cell's top level ran, or {} outside IPython."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+    except ImportError:
+        return {}
+    return shell.user_ns if shell is not None else {}
 
 
 def dropped_update(file: str, line: int, position=None) -> tuple[ast.Call, bool] | None:
@@ -99,7 +181,7 @@ def dropped_update(file: str, line: int, position=None) -> tuple[ast.Call, bool]
                                                   node.value.end_col_offset)):
             shown = node is tree.body[-1] and cell_name(file) is not None and \
                 not "".join(linecache.getlines(file)).rstrip().endswith(";")
-            if shown and _named(_receiver(node.value)) is None:
+            if shown and _named(_root(node.value)) is None:
                 return None
             return node.value, shown
     return None
@@ -115,6 +197,16 @@ def _named(node) -> str | None:
 def _receiver(call: ast.Call):
     """x, of `x.at[0].set(10)` or `x.sort()`."""
     return call.func.value if _is_sort(call) else call.func.value.value.value
+
+
+def _root(call: ast.Call):
+    """The array a chain of updates started from: x, of `x.at[0].set(1).at[1].set(2)` (each
+    update's copy feeds the next; the last's is the one dropped, and x is what stays as it
+    was). A sort's receiver is not looked into: `jnp.sort(x).at[0].set(1)` is a call's copy."""
+    receiver = _receiver(call)
+    while _is_update(receiver):
+        receiver = _receiver(receiver)
+    return receiver
 
 
 def _is_sort(node) -> bool:

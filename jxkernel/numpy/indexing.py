@@ -257,7 +257,10 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
         and slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS, ARRAY} and all(
             np.ndim(i) == 0 for k, i in items if k == ARRAY) and all(
             k != SLICE or concrete_value(i.step if i.step is not None else 1) in (1, -1)
-            for k, i in items) and not _any_symbolic_slice(items, shape)
+            for k, i in items) and not _any_symbolic_slice(items, shape) and (
+            normalize_indices or not any(k == INT and i < 0 for k, i in items))
+    # (a static negative int unwrapped, x.at[-1].get(wrap_negative_indices=False), is refused
+    # by JAX's dynamic slice, and AUTO then gathers it: the index clamps to 0, no error)
     if dynamic:
         items = [(k, _check_slice(i, p) if k == SLICE else i) for p, (k, i) in enumerate(items)]
         return _dynamic_slice(arr, shape, items, normalize_indices)

@@ -24,9 +24,36 @@ CASES = {
                     "updated = x.T.at[0, 1].set(2.)", "updated"),
     # NumPy's x.sort() sorts x in place; JAX's returns a sorted copy
     "a_sort": ("x = jnp.array([3, 1, 2])\nx.sort()\nprint(x)\n", 2, "x = x.sort()", "x"),
+    # each update's copy feeds the next: the chain's last copy is dropped, and x stays
+    "a_chain": ("x = jnp.zeros(3)\nx.at[0].set(1.).at[1].set(2.)\nprint(x)\n", 2,
+                "x = x.at[0].set(1.).at[1].set(2.)", "x"),
     "in_a_loop": ("x = jnp.ones(3)\nfor i in range(3):\n    x.at[i].multiply(2.)\n", 3,
                   "    x = x.at[i].multiply(2.)", "x"),
 }
+
+# A loop's item updated (`for row in m: row.at[0].set(1.)`): `row = <copy>` keeps nothing
+# once the turn ends, and m, what NumPy's row[0] = 1 changes, stays as it was. Per case: the
+# cell, the line told, the note's fix (the loop's line and the told line replaced by the lines
+# it writes) and the name of what the loop goes over.
+LOOPS = {
+    "rows_of_an_array": ("m = jnp.zeros((2, 3))\nfor row in m:\n    row.at[0].set(1.)\n", 3,
+                         "m = jnp.zeros((2, 3))\nfor i, row in enumerate(m):\n"
+                         "    row = row.at[0].set(1.)\n    m = m.at[i].set(row)\n", "m"),
+    "arrays_of_a_list": ("m = [jnp.zeros(2), jnp.ones(2)]\nfor a in m:  # each\n"
+                         "    a.at[0].add(5.)\n", 3,
+                         "m = [jnp.zeros(2), jnp.ones(2)]\nfor i, a in enumerate(m):  # each\n"
+                         "    a = a.at[0].add(5.)\n    m[i] = a\n", "m"),
+}
+
+
+def rebound(name: str) -> str:
+    """The LOOPS case's cell with the told line keeping the copy under the item's name only."""
+    source, line, _, _ = LOOPS[name]
+    lines = source.splitlines()
+    told = lines[line - 1]
+    item = told.strip().split(".at[")[0]
+    lines[line - 1] = told[:len(told) - len(told.lstrip())] + f"{item} = {told.strip()}"
+    return "\n".join(lines) + "\n"
 
 
 def fixed(name: str) -> str:
@@ -43,6 +70,19 @@ def _value(jax, source, name):
     return names[name].tolist()
 
 
+def _listed(jax, source, name):
+    """`name`'s value after `source`: an array's, or a list of arrays' values."""
+    names = {"jax": jax, "jnp": jax.numpy}
+    exec(source, names)
+    value = names[name]
+    return [a.tolist() for a in value] if isinstance(value, list) else value.tolist()
+
+
 def run(jax) -> dict:
-    return {name: {"as_written": _value(jax, CASES[name][0], "x"),
-                   "kept": _value(jax, fixed(name), CASES[name][3])} for name in CASES}
+    out = {name: {"as_written": _value(jax, CASES[name][0], "x"),
+                  "kept": _value(jax, fixed(name), CASES[name][3])} for name in CASES}
+    for name, (source, _, fix, over) in LOOPS.items():
+        out[f"loop:{name}"] = {"as_written": _listed(jax, source, over),
+                               "rebound": _listed(jax, rebound(name), over),
+                               "kept": _listed(jax, fix, over)}
+    return out

@@ -30,7 +30,15 @@ FIXES = {
     "read_fill": "jnp.arange(10.).at[np.array([3, 11])].get(mode='fill', fill_value=-1.)",
     "set_mode_drop": "jnp.arange(10).at[np.array([3, 11])].set(-1, mode='drop')",
 }
-CASES = {**READS, **UPDATES, **FIXES}
+# a static negative integer with wrap_negative_indices=False: out of bounds, not counted from
+# the end; JAX's dynamic slice refuses it and the gather it falls back to clamps it to 0
+UNWRAPPED = {
+    "read_negative_int_unwrapped": "jnp.arange(6.).reshape(2, 3).at[-1].get("
+                                   "wrap_negative_indices=False)",
+    "read_negative_int_unwrapped_axis_1": "jnp.arange(6.).reshape(2, 3).at[1, -1].get("
+                                          "wrap_negative_indices=False)",
+}
+CASES = {**READS, **UPDATES, **FIXES, **UNWRAPPED}
 
 
 def _answer(jax, expression):

@@ -173,6 +173,16 @@ def test_the_fixes_it_names_for_an_index_array_get_no_note_and_do_what_it_says(s
     assert ARRAYS["read_fill"]["default"]["result"] == [3.0, -1.0]     # the fill value read
 
 
+@pytest.mark.parametrize("name", list(index_array_cases.UNWRAPPED))
+def test_a_negative_integer_not_wrapped_reads_index_0_as_told(shell, name):
+    # JAX 0.10.2 gathers it (its dynamic slice refuses a negative start not wrapped) and
+    # clamps it to 0: no error
+    (note,) = _notes(ran_ok(shell, f"out = {index_array_cases.UNWRAPPED[name]}"))
+    assert re.search(r"index -1 is before the start of axis \d \(size \d\) \(at In\[\d+\]:1\): "
+                     "JAX read index 0 instead", note), note
+    assert np.asarray(shell.user_ns["out"]).tolist() == ARRAYS[name]["default"]["result"]
+
+
 def test_an_index_array_in_bounds_traced_or_in_library_code_gets_no_note(shell):
     assert _notes(ran_ok(shell, "y = x[np.array([0, 2, -3])] + x[jnp.array([1])]")) == []
     # under jit the array's values are not known when the line runs

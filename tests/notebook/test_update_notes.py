@@ -45,6 +45,41 @@ def test_a_dropped_copy_is_told_with_a_line_that_keeps_it(shell, name):
     assert shell.user_ns[holds].tolist() == THEIRS[name]["kept"]
 
 
+def _listed(value):
+    return [a.tolist() for a in value] if isinstance(value, list) else value.tolist()
+
+
+@pytest.mark.parametrize("name", list(cases.LOOPS))
+def test_a_loops_item_updated_is_told_to_be_put_back_into_what_the_loop_goes_over(shell, name):
+    source, line, fix, over = cases.LOOPS[name]
+    (note,) = _notes(ran_ok(shell, source))
+    title, *body = note.splitlines()
+    assert re.search(rf"made a new array, and nothing kept it \(at In\[\d+\]:{line}\)", title)
+    # the lines it writes, pasted in place of the loop's line and the told line, are the fix
+    lines = source.splitlines()
+    pasted = lines[:line - 2] + [b[2:] for b in body[-3:]] + lines[line:]
+    assert "\n".join(pasted) + "\n" == fix
+    # what it claims, as JAX did it: what the loop went over is unchanged, and keeping the copy
+    # under the item's name alone (the fix told elsewhere) leaves it so
+    ran = THEIRS[f"loop:{name}"]
+    assert _listed(shell.user_ns[over]) == ran["as_written"] == ran["rebound"]
+    assert f"keeps it for the rest of the turn only, and {over} does not change" in note
+    assert _notes(ran_ok(shell, fix)) == []
+    assert _listed(shell.user_ns[over]) == ran["kept"] != ran["as_written"]
+
+
+def test_a_loops_item_where_the_loop_is_not_the_cells_own_is_told_in_words(shell):
+    ran_ok(shell, "def f(m):\n    for row in m:\n        row.at[0].set(1.)\n    return m")
+    (note,) = _notes(ran_ok(shell, "y = f(jnp.zeros((2, 2)))"))
+    assert "row is the for loop's name for each item of m in turn" in note
+    assert note.endswith("loop with for i, row in enumerate(m), then write row = "
+                         "row.at[0].set(1.) and m = m.at[i].set(row) where m is an array (m[i] "
+                         "= row where it is a list).")
+    # a loop over an index (the array updated is no item of it) keeps the usual fix
+    (note,) = _notes(ran_ok(shell, "x = jnp.ones(2)\nfor i in range(2):\n    x.at[i].set(0.)"))
+    assert note.endswith("\n      x = x.at[i].set(0.)")
+
+
 def test_the_fixed_cells_get_no_note(shell):
     for name in cases.CASES:
         assert _notes(ran_ok(shell, cases.fixed(name))) == [], name
@@ -58,6 +93,13 @@ def test_the_last_line_is_shown_and_told_so_unless_it_is_a_demonstration(shell):
     assert shell.user_ns["x"].tolist() == [0, 1, 2]
     # a copy of no one's array, shown: what the line is for
     assert _notes(ran_ok(shell, "jnp.zeros(3).at[1].set(2.)")) == []
+    # a chain of updates shown: x, where it started, is what stayed as it was
+    (note,) = _notes(ran_ok(shell, "x.at[0].set(5).at[1].set(6)"))
+    assert re.match(r"⚠ x.at\[0\].set\(5\).at\[1\].set\(6\) returned a new array, shown as "
+                    r"the cell's output \(at In\[\d+\]:1\): x is unchanged", note), note
+    assert note.endswith("\n  x = x.at[0].set(5).at[1].set(6)")
+    assert shell.user_ns["x"].tolist() == [0, 1, 2]
+    assert _notes(ran_ok(shell, "jnp.zeros(3).at[0].set(1.).at[1].set(2.)")) == []
     # a semicolon hides the output: then nothing shows it
     (note,) = _notes(ran_ok(shell, "x.at[2].set(7);"))
     assert "nothing kept it" in note
