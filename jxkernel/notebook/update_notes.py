@@ -47,8 +47,8 @@ def clear() -> None:
 
 def cell_note(told: set | None = None) -> Note | None:
     """The note of the cell that just ran, or None: no `.at` update or `sort` of the user's
-    code dropped its result, or only at lines told of before (`told`: (file, line), kept by the loaded
-    extension)."""
+    code dropped its result, or only at lines told of before (`told`: (file, line), kept by
+    the loaded extension)."""
     sites = [s for s in dict.fromkeys(indexing.update_sites) if is_user_file(s[0])]
     indexing.update_sites.clear()
     if told is not None:
@@ -70,17 +70,11 @@ def cell_note(told: set | None = None) -> Note | None:
     indent = source[:len(source) - len(source.lstrip())]
     what = "returned a new array, shown as the cell's output" if shown else \
         "made a new array, and nothing kept it"
-    # the copy goes back under the receiver's name where that is a plain name: x.T, a
-    # property, or x[0], an array's row, cannot be assigned to, so those get a name of their own
-    kept = named if isinstance(receiver, ast.Name) else "updated"
-    loop = _loop_taking(parse_file(file), call, named) if kept == named else None
     how = ("x.sort() returns a sorted copy and leaves x as it was, where NumPy's x.sort() "
            "sorts x in place" if _is_sort(call) else
            "x.at[idx].set(v) (and .add, .multiply, ...) returns an updated copy and leaves x as "
            "it was, where NumPy's x[idx] = v changes x in place")
-    keep = ("Keep the copy" + (f", under {kept}'s name or a new one" if kept == named else
-                                ", under a name") + f":\n  {indent}{kept} = {text}") \
-        if loop is None else _loop_fix(loop, named, text, indent, file)
+    keep = _keep(parse_file(file), file, call, text, indent)
     return Note(
         f"⚠ {text} {what} (at {source_label(Site(file, line))}){others}"
         + (f": {named} is unchanged" if named else ""),
@@ -146,6 +140,121 @@ def _loop_fix(loop: ast.For, name: str, text: str, indent: str, file: str) -> st
         f"{over}[{i}] = {name}"
     return (f"{said}. Keep it, and put it back into {over} at the item's index:\n  {header}"
             f"\n  {indent}{name} = {text}\n  {indent}{back}")
+
+
+def _keep(tree, file: str, call: ast.Call, text: str, indent: str) -> str:
+    """What the note says to do with the dropped copy `text` (of `call`, at `indent`): keep it
+    under the receiver's name where that is a plain name, put back into what a loop goes over
+    (_loop_fix), returned where the name is a parameter the def never returns (_returned);
+    in the object's field for `self.w` (_field_fix); else under a name of its own (x.T, a
+    property, or x[0], an array's row, cannot be assigned to)."""
+    receiver = _root(call)
+    named = _named(receiver)
+    function = _function_of(tree, call)
+    if isinstance(receiver, ast.Name):
+        loop = _loop_taking(tree, call, named)
+        if loop is not None:
+            return _loop_fix(loop, named, text, indent, file)
+        return _returned(function, named, call, text, indent)
+    owner = _class_of(tree, function)
+    if owner is not None and isinstance(receiver, ast.Attribute) and \
+            isinstance(receiver.value, ast.Name) and function.args.args and \
+            receiver.value.id == function.args.args[0].arg:
+        return _field_fix(owner, function, receiver, call, text, indent)
+    return f"Keep the copy, under a name:\n  {indent}updated = {text}"
+
+
+def _function_of(tree, call: ast.Call):
+    """The innermost def whose body holds `call` (of another parse of the file: by its
+    place), or None at the file's top level."""
+    at, found = span(call), None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                any(isinstance(n, ast.Call) and span(n) == at for n in ast.walk(node)) and \
+                (found is None or node.lineno > found.lineno):
+            found = node
+    return found
+
+
+def _class_of(tree, function):
+    """The class whose body defines `function` (a method), or None."""
+    return None if function is None else next(
+        (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and
+         any(m is function for m in n.body)), None)
+
+
+def _returned(function, name: str, call: ast.Call, text: str, indent: str) -> str:
+    """The fix keeping the copy under `name`'s name; where `name` is a parameter of the def
+    holding it that the def never returns, the copy so kept ends with the call, and the
+    caller's array is unchanged (a function gets JAX arrays as values: NumPy's v[0] = 5
+    changed the caller's): then returned too, a `return name` after the kept line where that
+    line ends the def, in words elsewhere."""
+    kept = f":\n  {indent}{name} = {text}"
+    params = set() if function is None else {a.arg for a in function.args.args +
+                                             function.args.posonlyargs + function.args.kwonlyargs}
+    returns = [n for n in _own_nodes(function) if isinstance(n, ast.Return)] \
+        if name in params else []
+    if name not in params or any(isinstance(r.value, ast.Name) and r.value.id == name
+                                 for r in returns):
+        return f"Keep the copy, under {name}'s name or a new one{kept}"
+    said = (f"Keep the copy under {name}'s name, and return it: {name} is {function.name}'s "
+            "parameter, so the copy kept under its name ends with the call, and the caller's "
+            "array is unchanged (a function gets JAX arrays as values, where NumPy's in-place "
+            f"write changed the caller's). Keep what {function.name} returns where it is "
+            f"called (x = {function.name}(x))")
+    last = function.body[-1]
+    if not returns and isinstance(last, ast.Expr) and span(last.value) == span(call):
+        return f"{said}{kept}\n  {indent}return {name}"
+    return f"{said}; return {name} where {function.name} ends{kept}"
+
+
+def _field_fix(owner: ast.ClassDef, method, receiver, call: ast.Call, text: str,
+               indent: str) -> str:
+    """The fix for `self.w.at[...]...` dropped in `method` of the class `owner`: the copy put
+    back in the field (`self.w = ...`) where the object can take it (no frozen dataclass,
+    NamedTuple or pytree node, and the method not jitted: a traced copy kept in the object
+    outlives the trace); else an updated copy of the object returned, to keep where the
+    method is called (`updated = self.w...`, the note's code before, kept nothing once the
+    method returned)."""
+    field = receiver.attr
+    if not _frozen(owner) and not method.decorator_list:
+        return f"Keep the copy, in the object's field:\n  {indent}{ast.unparse(receiver)} = {text}"
+    me = receiver.value.id
+    copy = f"{me}._replace({field}={text})" if _named_tuple(owner) else \
+        f"dataclasses.replace({me}, {field}={text})"
+    jitted = ("; and a traced copy kept in it would outlive the trace of the decorated "
+              f"{method.name}") if method.decorator_list else ""
+    return (f"{ast.unparse(receiver)} is a field of an object of class {owner.name}, which "
+            "takes no new value for it (a frozen dataclass, a NamedTuple or a library's pytree "
+            f"node{jitted}): return an updated copy of the object from {method.name}, and keep "
+            "it where "
+            f"{method.name} is called (obj = obj.{method.name}()):\n  {indent}return {copy}")
+
+
+def _frozen(owner: ast.ClassDef) -> bool:
+    """Whether objects of the class `owner` refuse `obj.field = ...`: a NamedTuple, a pytree
+    node of a library (Equinox's Module, Flax's PyTreeNode), a frozen dataclass (Flax's
+    struct.dataclass is one)."""
+    bases = [ast.unparse(b) for b in owner.bases]
+    decorators = [ast.unparse(d) for d in owner.decorator_list]
+    return _named_tuple(owner) or any(b.endswith(("Module", "PyTreeNode", "Struct"))
+                                      for b in bases) or \
+        any("frozen=True" in d or d.endswith("struct.dataclass") for d in decorators)
+
+
+def _named_tuple(owner: ast.ClassDef) -> bool:
+    return any(ast.unparse(b).endswith("NamedTuple") for b in owner.bases)
+
+
+def _own_nodes(function):
+    """The nodes of `function`'s body, not those of defs or lambdas inside it."""
+    todo = list(function.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                 ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
 
 
 def _names(file: str) -> set:

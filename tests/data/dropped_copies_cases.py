@@ -45,6 +45,41 @@ LOOPS = {
                          "    a = a.at[0].add(5.)\n    m[i] = a\n", "m"),
 }
 
+# A copy dropped where keeping it under its name keeps nothing once a function returns: in a
+# method's field (`self.w.at[0].set(1.)`), or a parameter the function does not return (the
+# caller's array is unchanged: JAX arrays are values). Per case: the cell, the line told, the
+# code the note writes (its last lines), the cell with the note's fix as it says (in the
+# caller too, where it says to keep what the function returns), the cell with the note's
+# earlier fix (which kept nothing), and the name that holds the array.
+BEYOND = {
+    "a_field_of_a_plain_object": (
+        "class M:\n    def __init__(self):\n        self.w = jnp.zeros(3)\n"
+        "    def bump(self):\n        self.w.at[0].set(1.)\nm = M()\nm.bump()\nx = m.w\n", 5,
+        "        self.w = self.w.at[0].set(1.)",
+        "class M:\n    def __init__(self):\n        self.w = jnp.zeros(3)\n"
+        "    def bump(self):\n        self.w = self.w.at[0].set(1.)\nm = M()\nm.bump()\n"
+        "x = m.w\n",
+        "class M:\n    def __init__(self):\n        self.w = jnp.zeros(3)\n"
+        "    def bump(self):\n        updated = self.w.at[0].set(1.)\nm = M()\nm.bump()\n"
+        "x = m.w\n", "x"),
+    "a_parameter_not_returned": (
+        "def reset(v):\n    v.at[0].set(5.)\nx = jnp.zeros(3)\nreset(x)\n", 2,
+        "    v = v.at[0].set(5.)\n    return v",
+        "def reset(v):\n    v = v.at[0].set(5.)\n    return v\nx = jnp.zeros(3)\nx = reset(x)\n",
+        "def reset(v):\n    v = v.at[0].set(5.)\nx = jnp.zeros(3)\nreset(x)\n", "x"),
+    "a_field_of_a_frozen_dataclass": (
+        "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass F:\n    w: jax.Array\n"
+        "    def bump(self):\n        self.w.at[0].set(1.)\nf = F(jnp.zeros(3))\nf.bump()\n"
+        "x = f.w\n", 6,
+        "        return dataclasses.replace(self, w=self.w.at[0].set(1.))",
+        "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass F:\n    w: jax.Array\n"
+        "    def bump(self):\n        return dataclasses.replace(self, w=self.w.at[0].set(1.))"
+        "\nf = F(jnp.zeros(3))\nf = f.bump()\nx = f.w\n",
+        "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass F:\n    w: jax.Array\n"
+        "    def bump(self):\n        updated = self.w.at[0].set(1.)\nf = F(jnp.zeros(3))\n"
+        "f.bump()\nx = f.w\n", "x"),
+}
+
 
 def rebound(name: str) -> str:
     """The LOOPS case's cell with the told line keeping the copy under the item's name only."""
@@ -85,4 +120,8 @@ def run(jax) -> dict:
         out[f"loop:{name}"] = {"as_written": _listed(jax, source, over),
                                "rebound": _listed(jax, rebound(name), over),
                                "kept": _listed(jax, fix, over)}
+    for name, (source, _, _, fixed_cell, earlier, holds) in BEYOND.items():
+        out[f"beyond:{name}"] = {"as_written": _value(jax, source, holds),
+                                 "earlier_fix": _value(jax, earlier, holds),
+                                 "kept": _value(jax, fixed_cell, holds)}
     return out

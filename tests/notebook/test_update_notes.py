@@ -45,6 +45,31 @@ def test_a_dropped_copy_is_told_with_a_line_that_keeps_it(shell, name):
     assert shell.user_ns[holds].tolist() == THEIRS[name]["kept"]
 
 
+@pytest.mark.parametrize("name", list(cases.BEYOND))
+def test_a_copy_that_a_name_would_not_keep_past_the_function_is_kept_where_it_lasts(shell,
+                                                                                    name):
+    """`self.w.at[0].set(1.)` in a method, `v.at[0].set(5.)` in a function that does not return
+    v: the note's code was `updated = self.w...` and `v = v...`, which JAX 0.10.2 runs with the
+    caller's array unchanged still (earlier_fix). It puts the copy in the field of an object
+    that takes it, returns an updated copy of a frozen one, returns the parameter; the fixed
+    cell (the note's code, and the caller keeping what is returned, as the note says) ends
+    with the array JAX updated."""
+    source, line, code, fixed, _, holds = cases.BEYOND[name]
+    ran = ran_ok(shell, source)
+    (note,) = _notes(ran)
+    assert f"]:{line}): self.w is unchanged" in note or f"]:{line}): v is unchanged" in note
+    lines = note.splitlines()
+    assert lines[-len(code.splitlines()):] == ["  " + c for c in code.splitlines()], note
+    theirs = THEIRS[f"beyond:{name}"]
+    assert shell.user_ns[holds].tolist() == theirs["as_written"] == theirs["earlier_fix"]
+    assert _notes(ran_ok(shell, fixed)) == []
+    assert shell.user_ns[holds].tolist() == theirs["kept"] != theirs["as_written"]
+    if name == "a_parameter_not_returned":
+        assert "Keep what reset returns where it is called (x = reset(x))" in note
+    if name == "a_field_of_a_frozen_dataclass":
+        assert "keep it where bump is called (obj = obj.bump())" in note
+
+
 def _listed(value):
     return [a.tolist() for a in value] if isinstance(value, list) else value.tolist()
 
