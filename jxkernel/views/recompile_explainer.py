@@ -58,12 +58,13 @@ from .signature_changes.made_once import (
     made_in_the_loop, method_at_the_call, movable_nested_def, partial_at_the_call, timeit_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
+from .signature_changes.structure import none_made_neutral
 from .signature_changes.at_the_calls import (at_the_calls, bound_where_called,
                                                made_anew_at_the_call)
 from .signature_changes.input_types import grown_step_by_step
 from .signature_changes.vmap_rows import rows_under_vmap
 from .signature_changes.nearest import nearest
-from .argument_uses import jit_decorated_def, jitted_lambda_line, uses
+from .argument_uses import field_uses, jit_decorated_def, jitted_lambda_line, uses
 # (compile_record calls body_traced: this module is the explainer)
 from .body_retraces import body_traced  # noqa: F401
 from .traced_functions import (  # noqa: F401  (forget_function: compile_record calls it too)
@@ -128,6 +129,8 @@ def _explain(miss: Miss) -> tuple:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), new
     changes = grown_step_by_step(explain_changes(closest, new), miss.history, new,
                                  made_anew_at_the_call(miss.jitted, new))
+    # (None made an array of the value that keeps the result: by how the source uses it)
+    changes = [none_made_neutral(c, miss.jitted._fun, field_uses) for c in changes]
     changes = at_the_calls(for_function(changes, miss.jitted._fun, uses, jit_decorated_def,
                                         jitted_lambda_line), miss.jitted, closest, new)
     changes = bound_where_called(changes, miss.jitted, new)

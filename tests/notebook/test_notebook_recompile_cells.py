@@ -360,3 +360,38 @@ def test_a_static_argument_of_two_kinds_is_told_a_program_per_kind_traced(shell)
         "static_int_then_bool_in_a_later_cell_traced", "static_int_then_bool_in_a_later_cell_fixed")}
     assert lowered == {"static_int_then_bool_in_a_later_cell_traced": [1, 1],
                        "static_int_then_bool_in_a_later_cell_fixed": [1, 0]}
+
+
+@pytest.mark.parametrize("name, neutral, used", [
+    ("dataclass_mask_none_then_array_multiplied", "ones", "total7 multiplies by b.mask"),
+    ("dict_keep_none_then_bool_in_where", "True", "pick1 selects with d['keep']")])
+def test_none_made_an_array_keeps_the_result_by_how_the_function_uses_it(shell, name, neutral,
+                                                                         used):
+    """A field None in one cell's call, an array in the next: the note made the None zeros,
+    and the function multiplies by it, so the pasted code gave 0.0 where the None call gave
+    4.0 (JAX 0.10.2: the _zeros_pasted program). Read from the function's source (a product,
+    a jnp.where condition), it gives ones (True for a bool), which keep the result: pasted in
+    place of the first call (the _fixed program), JAX answers as the None call did and lowers
+    nothing in the later cell. A use no value is known to mean nothing for (a masked mean)
+    gets a pattern, its value left to fill in."""
+    runs = run_program(shell, name)
+    change = _change_under(runs[2])
+    assert f"Zeros in place of None would change the result: {used}." in change.fix
+    assert runs[2][0].notes[0]["text/plain"].splitlines()[0].endswith(
+        f"fix: Pass an array in every call, {neutral} where it was None ({neutral} "
+        f"{'selects every element' if neutral == 'True' else 'change no value'}, as without "
+        f"it).")
+    fixed = PROGRAMS[name + "_fixed"][1][1]
+    renamed = {"total9": "total7", "Batch9": "Batch7", "pick2": "pick1"}
+    for theirs, ours in renamed.items():
+        fixed = fixed.replace(theirs, ours)
+    where = f"In[{runs[1][0].count}]:1"
+    assert change.snippet == fixed.replace("{where}", where), change.snippet
+    ran = {s: REFERENCE[name + s] for s in ("", "_fixed")}
+    assert ran[""]["answer"] == ran["_fixed"]["answer"] == 4.0
+    assert [c["lowerings"] for c in ran["_fixed"]["cells"]] == [0, 1, 0]
+    if name.startswith("dataclass"):            # the former code changed the answer
+        assert REFERENCE[name + "_zeros_pasted"]["answer"] == 0.0
+    change = _change_under(run_program(shell, "mask_none_then_array_in_a_masked_mean")[2])
+    assert "jnp.full((4,), ...) if mask is None else mask" in change.snippet
+    assert change.fix.endswith("The code below is a pattern, in names of yours to fill in.")
