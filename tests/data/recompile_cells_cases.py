@@ -39,6 +39,11 @@ KEPT = ("@jax.jit\ndef {fun}(d):\n    keep = d['keep']\n"
         "    if keep is None:\n        return d['x'].sum()\n"
         "    return jnp.where(keep, d['x'], 0.0).sum()")
 
+# a class whose __init__ jits its own method (each object a new jit of a new bound method)
+INIT_JITS = ("class {cls}:\n    def __init__(self, k):\n        self.k = k\n"
+             "        self.step = jax.jit(self._step)\n"
+             "    def _step(self, x):\n        return x * self.k")
+
 PROGRAMS = {
     "def_then_jit_then_calls_in_four_cells": (
         "a function defined in one cell, jitted in the next, called in two more: a new length",
@@ -480,4 +485,68 @@ PROGRAMS = {
          "    return x.mean() if mask is None else (x * mask).sum() / mask.sum()",
          "mmean(jnp.ones(4), None)",
          "mmean(jnp.ones(4), jnp.ones(4))"]),
+    # a cell run again making a new object whose jit is new (JAX 0.10.2: "maybe the function
+    # is being re-defined repeatedly"): the note said "Make the Model once, outside the loop"
+    # with a `for` loop the cells have not; it names the cell and gives the cells' lines
+    "model_cell_run_again_jitting_in_init": (
+        "a class whose __init__ jits its method; the cell making the model run again, then "
+        "the call",
+        [INIT_JITS.format(cls="Model3"),
+         "model3 = Model3(2.0)",
+         "model3.step(jnp.ones(3))",
+         "model3 = Model3(2.0)",
+         "model3.step(jnp.ones(3))"]),
+    "model_made_and_called_in_a_cell_run_again": (
+        "a class whose __init__ jits its method, made and called in one cell run twice",
+        [INIT_JITS.format(cls="Model4"),
+         "model4 = Model4(2.0)\nmodel4.step(jnp.ones(3))",
+         "model4 = Model4(2.0)\nmodel4.step(jnp.ones(3))"]),
+    "callable_object_jitted_in_a_cell_run_again": (
+        "jax.jit of a callable object made in a cell run again, called in another",
+        ["class Scale5:\n    def __init__(self, k):\n        self.k = k\n"
+         "    def __call__(self, x):\n        return x * self.k",
+         "scale5 = jax.jit(Scale5(2.0))",
+         "scale5(jnp.ones(3))",
+         "scale5 = jax.jit(Scale5(2.0))",
+         "scale5(jnp.ones(3))"]),
+    "lambda_jitted_in_a_cell_run_again": (
+        "jax.jit(lambda ...) in a cell run again, called in another",
+        ["sq7 = jax.jit(lambda x: x * 2)",
+         "sq7(jnp.ones(3))",
+         "sq7 = jax.jit(lambda x: x * 2)",
+         "sq7(jnp.ones(3))"]),
+    "model_cell_run_again_jitting_in_init_fixed": (
+        "model_cell_run_again_jitting_in_init with its note's code: the model made in a cell "
+        "run once, the call in a cell run twice",
+        [INIT_JITS.format(cls="Model8"),
+         "model8 = Model8(2.0)    # in a cell of its own, run once",
+         "# in the cells that call it, run as often as you like:\n"
+         "model8.step(jnp.ones(3))    # {at}",
+         "# in the cells that call it, run as often as you like:\n"
+         "model8.step(jnp.ones(3))    # {at}"]),
+    "model_made_and_called_in_a_cell_run_again_fixed": (
+        "model_made_and_called_in_a_cell_run_again with its note's code",
+        [INIT_JITS.format(cls="Model9"),
+         "model9 = Model9(2.0)    # in a cell of its own, run once",
+         "# in the cells that call it, run as often as you like:\n"
+         "model9.step(jnp.ones(3))    # {at}",
+         "# in the cells that call it, run as often as you like:\n"
+         "model9.step(jnp.ones(3))    # {at}"]),
+    "callable_object_jitted_in_a_cell_run_again_fixed": (
+        "callable_object_jitted_in_a_cell_run_again with its note's code",
+        ["class Scale10:\n    def __init__(self, k):\n        self.k = k\n"
+         "    def __call__(self, x):\n        return x * self.k",
+         "scale10 = jax.jit(Scale10(2.0))    # in a cell of its own, run once",
+         "# in the cells that call it, run as often as you like:\n"
+         "scale10(jnp.ones(3))    # {at}",
+         "# in the cells that call it, run as often as you like:\n"
+         "scale10(jnp.ones(3))    # {at}"]),
+    "lambda_jitted_in_a_cell_run_again_fixed": (
+        "lambda_jitted_in_a_cell_run_again with its note's code: the jit in a cell run once, "
+        "the call in a cell run twice",
+        ["sq8 = jax.jit(lambda x: x * 2)    # in a cell of its own, run once",
+         "# in the cells that call it, run as often as you like:\n"
+         "sq8(jnp.ones(3))    # {at}",
+         "# in the cells that call it, run as often as you like:\n"
+         "sq8(jnp.ones(3))    # {at}"]),
 }
