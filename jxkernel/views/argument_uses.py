@@ -362,3 +362,95 @@ def _expression_node(expression: str):
 
 def _tuples(value):
     return tuple(map(_tuples, value)) if isinstance(value, list) else value
+
+
+# ------------------------------------------------------------------ a value that may be None
+# how a value is combined where it is not None, by the operator or jnp function: an array in
+# place of None keeps the result only if it means "nothing" for that use (ones to multiply
+# or divide by, True to select with, zeros to add)
+_OPERATOR_USES = {ast.Mult: "factor", ast.Add: "term", ast.BitAnd: "condition"}
+_CALL_USES = {"multiply": "factor", "add": "term", "logical_and": "condition"}
+# jnp.where(mask, x, y), lax.select(mask, x, y): the first argument selects
+_SELECTING_CALLS = {"where", "select"}
+
+
+def field_uses(fun, path: str) -> tuple | None:
+    """How `fun`'s source combines the value at `path` (an argument, `mask`, or a field or
+    entry of one, `b.mask`, `d['mask']`, also once named, `m = d['mask']`), read where it is
+    not tested against None: the kinds, sorted, of "factor" (multiplied by), "divisor",
+    "condition" (jnp.where's first argument, `&`) and "term" (added; subtracted from
+    something); () where it is not read; None where it is only tested against None (an
+    array takes the other branch), used otherwise (passed on, a method called, subtracted
+    from), or the source is not read.
+
+        >>> def total(b):
+        ...     return b.x.sum() if b.mask is None else (b.x * b.mask[:, None]).sum()
+        >>> field_uses(total, "b.mask"), field_uses(total, "b.x")
+        (('factor',), None)
+    """
+    node = _function_node(fun)
+    try:
+        wanted = ast.dump(ast.parse(path, mode="eval").body)
+    except SyntaxError:
+        return None
+    if node is None or _root_name(ast.parse(path, mode="eval").body) not in _parameters(node):
+        return None
+    parents = {id(c): p for p in ast.walk(node) for c in ast.iter_child_nodes(p)}
+    aliases = {a.targets[0].id for a in ast.walk(node) if isinstance(a, ast.Assign) and
+               len(a.targets) == 1 and isinstance(a.targets[0], ast.Name) and
+               ast.dump(a.value) == wanted}
+    found = set()
+    for read in ast.walk(node):
+        if ast.dump(read) != wanted and not (isinstance(read, ast.Name) and
+                                              read.id in aliases and
+                                              isinstance(read.ctx, ast.Load)):
+            continue
+        parent = parents.get(id(read))
+        if isinstance(parent, ast.Assign) and parent.value is read and \
+                len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+            continue                                    # (its alias, `m = d['mask']`)
+        kind = _combined_as(read, parents)
+        if kind is None:
+            return None
+        found.add(kind)
+    if found == {"tested"}:     # only tested: an array in place of None takes the other branch
+        return None
+    found.discard("tested")
+    return tuple(sorted(found))
+
+
+def _combined_as(read, parents) -> str | None:
+    """The kind of use (field_uses') of the expression `read`, indexed or not (`m[:, None]`),
+    or "tested" (`m is None`), or None for any other use."""
+    parent = parents.get(id(read))
+    while isinstance(parent, ast.Subscript) and parent.value is read:
+        read, parent = parent, parents.get(id(parent))
+    if isinstance(parent, ast.Compare) and all(isinstance(o, (ast.Is, ast.IsNot))
+                                               for o in parent.ops) and \
+            all(isinstance(c, ast.Constant) and c.value is None
+                for c in [parent.left, *parent.comparators] if c is not read):
+        return "tested"
+    if isinstance(parent, (ast.BinOp, ast.AugAssign)):
+        right = parent.right if isinstance(parent, ast.BinOp) else parent.value
+        if isinstance(parent.op, (ast.Div, ast.FloorDiv)):
+            return "divisor" if right is read else None
+        if isinstance(parent.op, ast.Sub):
+            return "term" if right is read else None
+        return _OPERATOR_USES.get(type(parent.op))
+    if isinstance(parent, ast.Call) and read in parent.args and _library_call(parent.func):
+        called = _called_name(parent.func)
+        if called in _SELECTING_CALLS:
+            return "condition" if parent.args[0] is read else None
+        if called in ("divide", "true_divide"):
+            return "divisor" if parent.args[1:2] == [read] else None
+        if called == "subtract":
+            return "term" if parent.args[1:2] == [read] else None
+        return _CALL_USES.get(called)
+    return None
+
+
+def _root_name(node) -> str | None:
+    """The name an attribute or subscript chain starts from (`d['a'].b`: d)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None

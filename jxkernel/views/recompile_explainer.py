@@ -45,25 +45,29 @@ from .signature_changes.change import (  # noqa: F401
 from .signature_changes.compare import distance, explain, explain_changes  # noqa: F401
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
-    _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CLOSURE_FRESH_FIX, _CLOSURE_FUNCTIONS_FIX,
+    _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CELL_RERUN_NAMED_FIX, _CLOSURE_FRESH_FIX,
+    _CLOSURE_FUNCTIONS_FIX,
     holding_functions, _DEFAULTS_AT_CALL_FIX,
     _DEFAULTS_FRESH_FIX, _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX,
-    _INIT_METHOD_FRESH_FIX, _INIT_METHOD_MOVED_FIX, _INSTANCE_FRESH_FIX, _JIT_OF_JIT_FIX,
+    _INIT_METHOD_CELL_FIX, _INIT_METHOD_FRESH_FIX, _INIT_METHOD_MOVED_FIX, _INSTANCE_CELL_FIX,
+    _INSTANCE_FRESH_FIX, _JIT_OF_JIT_FIX,
     _METHOD_AT_CALL_FIX,
     _METHOD_FRESH_FIX, _METHOD_NEW_OBJECT_FIX, _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX,
     _PARTIAL_FRESH_FIX, _RELOADED_EDITED_FIX, _RELOADED_FIX, _TIMEIT_HOIST_FIX,
     _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call, reloaded_module)
 from .signature_changes.made_once import (
     defaults_at_the_call, hoistable_call, hoistable_line, hoistable_wrapper_line,
-    made_in_the_loop, method_at_the_call, movable_nested_def, partial_at_the_call, timeit_call)
+    made_by_a_cell, made_in_the_loop, method_at_the_call, movable_nested_def, partial_at_the_call,
+    timeit_call)
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
+from .signature_changes.structure import none_made_neutral
 from .signature_changes.at_the_calls import (at_the_calls, bound_where_called,
                                                made_anew_at_the_call)
 from .signature_changes.input_types import grown_step_by_step
 from .signature_changes.vmap_rows import rows_under_vmap
 from .signature_changes.nearest import nearest
-from .argument_uses import jit_decorated_def, jitted_lambda_line, uses
+from .argument_uses import field_uses, jit_decorated_def, jitted_lambda_line, uses
 # (compile_record calls body_traced: this module is the explainer)
 from .body_retraces import body_traced  # noqa: F401
 from .traced_functions import (  # noqa: F401  (forget_function: compile_record calls it too)
@@ -128,6 +132,8 @@ def _explain(miss: Miss) -> tuple:
             return named, static_named, None, "first call", _fresh_jit_changes(miss.jitted), new
     changes = grown_step_by_step(explain_changes(closest, new), miss.history, new,
                                  made_anew_at_the_call(miss.jitted, new))
+    # (None made an array of the value that keeps the result: by how the source uses it)
+    changes = [none_made_neutral(c, miss.jitted._fun, field_uses) for c in changes]
     changes = at_the_calls(for_function(changes, miss.jitted._fun, uses, jit_decorated_def,
                                         jitted_lambda_line), miss.jitted, closest, new)
     changes = bound_where_called(changes, miss.jitted, new)
@@ -191,10 +197,15 @@ def _fresh_jit_changes(jitted) -> tuple:
         attr = _held_by(fun.__self__, jitted)
         if attr is not None and _jits_in_init(type(fun.__self__), method):
             moved = made_in_the_loop(fun.__self__, user_source_info())
-            change = _refixed(change, _INIT_METHOD_FRESH_FIX, method=method, attr=attr,
-                              cls=type(fun.__self__).__name__) if moved is None else \
-                _refixed(change, _INIT_METHOD_MOVED_FIX, method=method, made=moved[0],
-                         code=moved[1], cls=type(fun.__self__).__name__)
+            # (not in a loop: the object made by a cell, run again)
+            by_cell = None if moved is not None else made_by_a_cell(
+                user_source_info(), _bound_to(fun.__func__, fun.__self__), attr)
+            cls = type(fun.__self__).__name__
+            change = _refixed(change, _INIT_METHOD_MOVED_FIX, method=method, made=moved[0],
+                              code=moved[1], cls=cls) if moved is not None else \
+                _refixed(change, _INIT_METHOD_CELL_FIX, method=method, attr=attr, cls=cls,
+                         **by_cell) if by_cell is not None else \
+                _refixed(change, _INIT_METHOD_FRESH_FIX, method=method, attr=attr, cls=cls)
         else:                                   # jax.jit(m.apply) made anew
             at_call = method_at_the_call(fun, user_source_info())
             change = _refixed(change, _METHOD_FRESH_FIX, method=method) if at_call is None \
@@ -219,7 +230,11 @@ def _fresh_jit_changes(jitted) -> tuple:
                     f"{', '.join(f'm.{k}' for k in fields)},), None), "
                     f"lambda _, leaves: {kind}(*leaves))") if fields else \
             f"jax.tree_util.register_pytree_node({kind}, flatten, unflatten)    # its fields"
-        change = _refixed(change, _INSTANCE_FRESH_FIX, kind=kind, register=register)
+        # (not in a loop: a cell run again)
+        by_cell = made_by_a_cell(user_source_info(), _bound_to(type(fun).__call__, jitted))
+        change = _refixed(change, _INSTANCE_CELL_FIX, kind=kind, **by_cell) \
+            if by_cell is not None else \
+            _refixed(change, _INSTANCE_FRESH_FIX, kind=kind, register=register)
     elif _defaulted(fun) and (cell is None or cell == now):    # `lambda x, k=k:` in a loop
         names = _defaulted(fun)
         at_call = defaults_at_the_call(fun, user_source_info())
@@ -240,11 +255,16 @@ def _fresh_jit_changes(jitted) -> tuple:
                           **_reload_fill(module, func, jit_decorated_def(fun) is not None))
     elif cell is not None and now is not None and cell != now:   # a cell run again
         def_line = jit_decorated_def(fun)
-        change = _refixed(change, _CELL_RERUN_FIX if def_line is None else
-                          _CELL_RERUN_DECORATED_FIX, before=cell, now=now,
-                          fname=_jit_name(jitted), fun=_jit_name(jitted)
-                          if jitted._name.isidentifier() else "lambda ...: ...",
-                          def_line=def_line)
+        # a jitted lambda bound by a cell's line (`sq = jax.jit(lambda x: ...)`): that line
+        by_cell = None if jitted._name.isidentifier() or def_line is not None else \
+            made_by_a_cell(user_source_info(), _bound_to(fun, jitted))
+        change = _refixed(change, _CELL_RERUN_NAMED_FIX, before=cell, now=now, **by_cell) \
+            if by_cell is not None and "lambda" in by_cell["line"] else \
+            _refixed(change, _CELL_RERUN_FIX if def_line is None else
+                     _CELL_RERUN_DECORATED_FIX, before=cell, now=now,
+                     fname=_jit_name(jitted), fun=_jit_name(jitted)
+                     if jitted._name.isidentifier() else "lambda ...: ...",
+                     def_line=def_line)
     elif timeit_call(fun, learner_source_info()) is not None:   # %timeit jax.jit(lambda ...)(x)
         change = _refixed(change, _TIMEIT_HOIST_FIX, **timeit_call(fun, learner_source_info()))
     elif hoistable_line(fun) is not None:       # jit(lambda ...) made anew by a loop
@@ -284,6 +304,13 @@ def _reload_fill(module: str, func: str, decorated: bool) -> dict:
                 jitted="" if decorated else
                 f"{func}_jit = jax.jit({module}.{func})    # once after the reload\n",
                 call=f"{module}.{func}" if decorated else f"{func}_jit")
+
+
+def _bound_to(function, obj):
+    """Whether a name holds `obj` in the globals of `function` (a cell's class's method: the
+    notebook's names), as a predicate of the name."""
+    names = getattr(function, "__globals__", {})
+    return lambda name: names.get(name) is obj
 
 
 def _held_by(obj, jitted) -> str | None:

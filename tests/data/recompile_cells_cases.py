@@ -29,6 +29,21 @@ HELPER = ("import os\n"
 NOW_TRACED_CODE = ("{fun}_jit = jax.jit({fun})    # the one jit of {fun}: call it everywhere, "
                    "no other (n traced)")
 
+# a registered dataclass with an optional mask, and a function multiplying by it where given
+MASKED = ("import dataclasses\n@jax.tree_util.register_dataclass\n@dataclasses.dataclass\n"
+          "class {cls}:\n    x: jax.Array\n    mask: jax.Array | None = None\n"
+          "@jax.jit\ndef {fun}(b):\n    if b.mask is None:\n        return b.x.sum()\n"
+          "    return (b.x * b.mask).sum()")
+# a function selecting with a dict's optional 'keep' entry where given
+KEPT = ("@jax.jit\ndef {fun}(d):\n    keep = d['keep']\n"
+        "    if keep is None:\n        return d['x'].sum()\n"
+        "    return jnp.where(keep, d['x'], 0.0).sum()")
+
+# a class whose __init__ jits its own method (each object a new jit of a new bound method)
+INIT_JITS = ("class {cls}:\n    def __init__(self, k):\n        self.k = k\n"
+             "        self.step = jax.jit(self._step)\n"
+             "    def _step(self, x):\n        return x * self.k")
+
 PROGRAMS = {
     "def_then_jit_then_calls_in_four_cells": (
         "a function defined in one cell, jitted in the next, called in two more: a new length",
@@ -422,4 +437,116 @@ PROGRAMS = {
         ["def times5(x, n):\n    return x * n\ntimes5_jit = jax.jit(times5)\n"
          "times5_jit(jnp.ones(3), 2)",
          "times5_jit(jnp.ones(3), int(True))"]),
+    # None, then an array, in a field the function multiplies by (or selects with): the note
+    # made the None zeros, which gave 0.0 where the None call gave 4.0 (_zeros_pasted); it
+    # gives ones (True for a bool), which the function's source says keep the result
+    "dataclass_mask_none_then_array_multiplied": (
+        "a registered dataclass batch whose mask is None in one cell's call, an array in the "
+        "next; the function multiplies by the mask",
+        [MASKED.format(cls="Batch7", fun="total7"),
+         "answer = total7(Batch7(jnp.ones(4))).tolist()",
+         "total7(Batch7(jnp.ones(4), jnp.ones(4)))"]),
+    "dataclass_mask_none_then_array_multiplied_zeros_pasted": (
+        "dataclass_mask_none_then_array_multiplied with the note's former code (zeros) in "
+        "place of the first call",
+        [MASKED.format(cls="Batch8", fun="total8"),
+         "b = Batch8(jnp.ones(4))    # {where}'s argument, named\nimport dataclasses\n"
+         "b = dataclasses.replace(b, mask=jnp.zeros((4,)) if b.mask is None else b.mask)    "
+         "# an array in every call\nanswer = total8(b).tolist()    # {where}, given it",
+         "total8(Batch8(jnp.ones(4), jnp.ones(4)))"]),
+    "dataclass_mask_none_then_array_multiplied_fixed": (
+        "dataclass_mask_none_then_array_multiplied with its note's code in place of the first "
+        "call",
+        [MASKED.format(cls="Batch9", fun="total9"),
+         "b = Batch9(jnp.ones(4))    # {where}'s argument, named\nimport dataclasses\n"
+         "b = dataclasses.replace(b, mask=jnp.ones((4,)) if b.mask is None else b.mask)    "
+         "# an array in every call: ones where it was None\n"
+         "answer = total9(b).tolist()    # {where}, given it",
+         "total9(Batch9(jnp.ones(4), jnp.ones(4)))"]),
+    "dict_keep_none_then_bool_in_where": (
+        "a dict whose 'keep' entry is None in one cell's call, a boolean array in the next; "
+        "the function selects with it (jnp.where)",
+        [KEPT.format(fun="pick1"),
+         "answer = pick1({'x': jnp.ones(4), 'keep': None}).tolist()",
+         "pick1({'x': jnp.ones(4), 'keep': jnp.arange(4) < 2})"]),
+    "dict_keep_none_then_bool_in_where_fixed": (
+        "dict_keep_none_then_bool_in_where with its note's code in place of the first call",
+        [KEPT.format(fun="pick2"),
+         "d = {'x': jnp.ones(4), 'keep': None}    # {where}'s argument, named\n"
+         "d['keep'] = jnp.ones((4,), jnp.bool) if d['keep'] is None else d['keep']    # an "
+         "array in every call: True where it was None\n"
+         "answer = pick2(d).tolist()    # {where}, given it",
+         "pick2({'x': jnp.ones(4), 'keep': jnp.arange(4) < 2})"]),
+    # a mask both multiplied by and summed (a masked mean): no one value is known to mean
+    # nothing (ones do here, zeros give nan), so the note's code is a pattern
+    "mask_none_then_array_in_a_masked_mean": (
+        "a masked mean given mask None in one cell, an array in the next",
+        ["@jax.jit\ndef mmean(x, mask):\n"
+         "    return x.mean() if mask is None else (x * mask).sum() / mask.sum()",
+         "mmean(jnp.ones(4), None)",
+         "mmean(jnp.ones(4), jnp.ones(4))"]),
+    # a cell run again making a new object whose jit is new (JAX 0.10.2: "maybe the function
+    # is being re-defined repeatedly"): the note said "Make the Model once, outside the loop"
+    # with a `for` loop the cells have not; it names the cell and gives the cells' lines
+    "model_cell_run_again_jitting_in_init": (
+        "a class whose __init__ jits its method; the cell making the model run again, then "
+        "the call",
+        [INIT_JITS.format(cls="Model3"),
+         "model3 = Model3(2.0)",
+         "model3.step(jnp.ones(3))",
+         "model3 = Model3(2.0)",
+         "model3.step(jnp.ones(3))"]),
+    "model_made_and_called_in_a_cell_run_again": (
+        "a class whose __init__ jits its method, made and called in one cell run twice",
+        [INIT_JITS.format(cls="Model4"),
+         "model4 = Model4(2.0)\nmodel4.step(jnp.ones(3))",
+         "model4 = Model4(2.0)\nmodel4.step(jnp.ones(3))"]),
+    "callable_object_jitted_in_a_cell_run_again": (
+        "jax.jit of a callable object made in a cell run again, called in another",
+        ["class Scale5:\n    def __init__(self, k):\n        self.k = k\n"
+         "    def __call__(self, x):\n        return x * self.k",
+         "scale5 = jax.jit(Scale5(2.0))",
+         "scale5(jnp.ones(3))",
+         "scale5 = jax.jit(Scale5(2.0))",
+         "scale5(jnp.ones(3))"]),
+    "lambda_jitted_in_a_cell_run_again": (
+        "jax.jit(lambda ...) in a cell run again, called in another",
+        ["sq7 = jax.jit(lambda x: x * 2)",
+         "sq7(jnp.ones(3))",
+         "sq7 = jax.jit(lambda x: x * 2)",
+         "sq7(jnp.ones(3))"]),
+    "model_cell_run_again_jitting_in_init_fixed": (
+        "model_cell_run_again_jitting_in_init with its note's code: the model made in a cell "
+        "run once, the call in a cell run twice",
+        [INIT_JITS.format(cls="Model8"),
+         "model8 = Model8(2.0)    # in a cell of its own, run once",
+         "# in the cells that call it, run as often as you like:\n"
+         "model8.step(jnp.ones(3))    # {at}",
+         "# in the cells that call it, run as often as you like:\n"
+         "model8.step(jnp.ones(3))    # {at}"]),
+    "model_made_and_called_in_a_cell_run_again_fixed": (
+        "model_made_and_called_in_a_cell_run_again with its note's code",
+        [INIT_JITS.format(cls="Model9"),
+         "model9 = Model9(2.0)    # in a cell of its own, run once",
+         "# in the cells that call it, run as often as you like:\n"
+         "model9.step(jnp.ones(3))    # {at}",
+         "# in the cells that call it, run as often as you like:\n"
+         "model9.step(jnp.ones(3))    # {at}"]),
+    "callable_object_jitted_in_a_cell_run_again_fixed": (
+        "callable_object_jitted_in_a_cell_run_again with its note's code",
+        ["class Scale10:\n    def __init__(self, k):\n        self.k = k\n"
+         "    def __call__(self, x):\n        return x * self.k",
+         "scale10 = jax.jit(Scale10(2.0))    # in a cell of its own, run once",
+         "# in the cells that call it, run as often as you like:\n"
+         "scale10(jnp.ones(3))    # {at}",
+         "# in the cells that call it, run as often as you like:\n"
+         "scale10(jnp.ones(3))    # {at}"]),
+    "lambda_jitted_in_a_cell_run_again_fixed": (
+        "lambda_jitted_in_a_cell_run_again with its note's code: the jit in a cell run once, "
+        "the call in a cell run twice",
+        ["sq8 = jax.jit(lambda x: x * 2)    # in a cell of its own, run once",
+         "# in the cells that call it, run as often as you like:\n"
+         "sq8(jnp.ones(3))    # {at}",
+         "# in the cells that call it, run as often as you like:\n"
+         "sq8(jnp.ones(3))    # {at}"]),
 }

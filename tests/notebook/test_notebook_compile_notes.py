@@ -670,8 +670,12 @@ def test_a_cell_run_again_says_so_and_its_fix_applies(shell):
     assert f"In[{ran.count}] defined this function anew (In[{first.count}] defined one of " \
         "the same code)" in change.fix
     assert "for batch in batches" not in change.snippet
-    assert change.snippet.startswith("f = jax.jit(lambda ...: ...)    # in a cell of its own")
-    assert "a pattern, in names of yours to fill in" in change.fix
+    # (the cell's own lines, not the pattern `f = jax.jit(lambda ...: ...)`)
+    assert change.snippet == (
+        "fr1 = jax.jit(lambda v: v * 3.5)    # in a cell of its own, run once\n"
+        "# in the cells that call it, run as often as you like:\n"
+        f"fr1(jnp.ones(3))    # In[{ran.count}]:2"), change.snippet
+    assert "a pattern, in names of yours to fill in" not in change.fix
     assert fix_in_brief(change.fix) in note["text/plain"]
     # the fix applied
     ok(shell, "fr2 = jax.jit(lambda v: v * 4.5)")

@@ -360,3 +360,99 @@ def test_a_static_argument_of_two_kinds_is_told_a_program_per_kind_traced(shell)
         "static_int_then_bool_in_a_later_cell_traced", "static_int_then_bool_in_a_later_cell_fixed")}
     assert lowered == {"static_int_then_bool_in_a_later_cell_traced": [1, 1],
                        "static_int_then_bool_in_a_later_cell_fixed": [1, 0]}
+
+
+@pytest.mark.parametrize("name, neutral, used", [
+    ("dataclass_mask_none_then_array_multiplied", "ones", "total7 multiplies by b.mask"),
+    ("dict_keep_none_then_bool_in_where", "True", "pick1 selects with d['keep']")])
+def test_none_made_an_array_keeps_the_result_by_how_the_function_uses_it(shell, name, neutral,
+                                                                         used):
+    """A field None in one cell's call, an array in the next: the note made the None zeros,
+    and the function multiplies by it, so the pasted code gave 0.0 where the None call gave
+    4.0 (JAX 0.10.2: the _zeros_pasted program). Read from the function's source (a product,
+    a jnp.where condition), it gives ones (True for a bool), which keep the result: pasted in
+    place of the first call (the _fixed program), JAX answers as the None call did and lowers
+    nothing in the later cell. A use no value is known to mean nothing for (a masked mean)
+    gets a pattern, its value left to fill in."""
+    runs = run_program(shell, name)
+    change = _change_under(runs[2])
+    assert f"Zeros in place of None would change the result: {used}." in change.fix
+    assert runs[2][0].notes[0]["text/plain"].splitlines()[0].endswith(
+        f"fix: Pass an array in every call, {neutral} where it was None ({neutral} "
+        f"{'selects every element' if neutral == 'True' else 'change no value'}, as without "
+        f"it).")
+    fixed = PROGRAMS[name + "_fixed"][1][1]
+    renamed = {"total9": "total7", "Batch9": "Batch7", "pick2": "pick1"}
+    for theirs, ours in renamed.items():
+        fixed = fixed.replace(theirs, ours)
+    where = f"In[{runs[1][0].count}]:1"
+    assert change.snippet == fixed.replace("{where}", where), change.snippet
+    ran = {s: REFERENCE[name + s] for s in ("", "_fixed")}
+    assert ran[""]["answer"] == ran["_fixed"]["answer"] == 4.0
+    assert [c["lowerings"] for c in ran["_fixed"]["cells"]] == [0, 1, 0]
+    if name.startswith("dataclass"):            # the former code changed the answer
+        assert REFERENCE[name + "_zeros_pasted"]["answer"] == 0.0
+    change = _change_under(run_program(shell, "mask_none_then_array_in_a_masked_mean")[2])
+    assert "jnp.full((4,), ...) if mask is None else mask" in change.snippet
+    assert change.fix.endswith("The code below is a pattern, in names of yours to fill in.")
+
+
+@pytest.mark.parametrize("name, called", [
+    ("model_cell_run_again_jitting_in_init", "model3.step"),
+    ("model_made_and_called_in_a_cell_run_again", "model4.step"),
+    ("callable_object_jitted_in_a_cell_run_again", "scale5")])
+def test_an_object_made_anew_by_a_cell_run_again_is_told_as_the_cell(shell, name, called):
+    """A cell making a model whose __init__ jits its method (or jitting a callable object),
+    run again, then the call: JAX 0.10.2 says "never seen function ... maybe the function is
+    being re-defined repeatedly" and compiles again. The note said "Make the Model once,
+    outside the loop" with a `for batch in batches` loop the cells have not (or, for the
+    callable, to register it as a pytree and jit a lambda "once, outside the loop"). It names
+    the cell that made the object and gives the cells' own lines: that line in a cell of its
+    own, run once, the call in cells run as often as wished; pasted so (the _fixed program),
+    the call's second run traces and lowers nothing."""
+    from jxkernel import compile_log
+    runs = run_program(shell, name)
+    # (the events of the jit called: JAX names a callable object's function "<unknown>")
+    jitted = eval(called, shell.user_ns)
+    (change,) = [e for e in compile_log.events_since(0) if e.key is jitted][-1].said_changes
+    assert change.kind == "fresh_jit"
+    (note,) = runs[-1][0].notes
+    text = note["text/plain"]
+    assert "loop" not in change.snippet and "outside the loop" not in text, text
+    made = runs[-1][0] if name.startswith("model_made") else runs[-2][0]
+    assert f"made by a cell (In[{made.count}]:1: `" in change.fix, change.fix
+    assert text.splitlines()[0].endswith(
+        f"· fix: Make {called.split('.')[0]} in a cell of its own, run once, and call "
+        f"{called + ' from other cells' if '.' in called else 'it from other cells'}: they "
+        f"reuse its program however often they run."), text.splitlines()[0]
+    fixed = PROGRAMS[name + "_fixed"][1]
+    at = f"In[{runs[-1][0].count}]:{2 if name.startswith('model_made') else 1}"
+    ours = {"Model8": "Model3", "model8": "model3", "Model9": "Model4", "model9": "model4",
+            "Scale10": "Scale5", "scale10": "scale5"}
+    pasted = "\n".join(fixed[1:3]).replace("{at}", at)
+    for theirs, mine in ours.items():
+        pasted = pasted.replace(theirs, mine)
+    assert change.snippet == pasted, change.snippet
+    cells = REFERENCE[name + "_fixed"]["cells"]
+    assert [c["lowerings"] for c in cells][2:] == ([0, 0] if called == "scale5" else [1, 0])
+    assert cells[3]["misses"] == [] and len(cells[2]["misses"]) == 1
+    (miss,) = REFERENCE[name]["cells"][-1]["misses"]
+    assert miss["redefined_hint"], miss
+
+
+def test_a_jitted_lambda_in_a_cell_run_again_is_given_in_the_cells_names(shell):
+    """`sq7 = jax.jit(lambda x: x * 2)` in a cell run again, called in another (JAX 0.10.2:
+    "maybe the function is being re-defined repeatedly", a lowering): the note's code was the
+    pattern `f = jax.jit(lambda ...: ...)`, names the cells have not; it is the cell's line and
+    the call, which pasted (the _fixed program) lower once however often the call runs."""
+    runs = run_program(shell, "lambda_jitted_in_a_cell_run_again")
+    change = _change_under(runs[3])
+    assert change.fix.startswith(f"In[{runs[2][0].count}] defined this function anew")
+    fixed = PROGRAMS["lambda_jitted_in_a_cell_run_again_fixed"][1]
+    assert change.snippet == "\n".join(fixed[:2]).replace("sq8", "sq7").replace(
+        "{at}", f"In[{runs[3][0].count}]:1"), change.snippet
+    assert "pattern" not in change.fix
+    assert [c["lowerings"] for c in
+            REFERENCE["lambda_jitted_in_a_cell_run_again_fixed"]["cells"]] == [0, 1, 0]
+    (miss,) = REFERENCE["lambda_jitted_in_a_cell_run_again"]["cells"][3]["misses"]
+    assert miss["redefined_hint"], miss

@@ -792,11 +792,17 @@ APPLIED = {
 }
 
 
+# the scenarios whose fix is written by how the function's source uses a value (None made
+# an array: zeros where it is added, ones where multiplied by; structure.none_made_neutral),
+# read back from linecache as a notebook cell's is: unread, the fix is a pattern
+SOURCE_READ = {"none_then_array_argument", "none_leaf"}
+
+
 @pytest.mark.parametrize("name", _cases(sorted(APPLIED)))
 def test_the_fix_shown_applies(name):
     """The explanation's snippet is the fix; the scenario with it applied compiles once."""
     kind, snippet, fixed = APPLIED[name]
-    _, events = jx_events(name)
+    _, events = jx_events(name, lines=name in SOURCE_READ)
     change = events[-1].changes[0]
     assert change.kind == kind and snippet in change.snippet, change
     start = compile_log.last_seq() + 1
@@ -974,7 +980,7 @@ def test_a_trace_options_fix_is_code_that_sets_the_value_it_compiled_under(name)
 
 # the scenarios of APPLIED_RECORDED whose fix is the one written at the learner's line, read
 # back from the source (in linecache, as a notebook cell's is)
-AT_THE_LEARNERS_LINE = {"optimizer_state_dtype_promotes"}
+AT_THE_LEARNERS_LINE = {"optimizer_state_dtype_promotes"} | SOURCE_READ
 
 
 @pytest.mark.parametrize("name", sorted(APPLIED_RECORDED))

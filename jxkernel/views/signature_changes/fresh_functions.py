@@ -128,6 +128,23 @@ _INIT_METHOD_FRESH_FIX = (
     "    out = obj.{attr}(batch)")
 
 
+# the same, the object made anew by a cell run again (`model = Model(2.0)` run again, then
+# `model.step(x)`), not a loop: JAX 0.10.2 says "never seen function" with "maybe the function
+# is being re-defined repeatedly" and lowers again (recompile_cells_cases.py's
+# model_cell_run_again_jitting_in_init); "make it once, outside the loop" with a `for` the
+# cells have not. The cell that makes it is run once, the cells calling it as often as wished
+_INIT_METHOD_CELL_FIX = (
+    "This is jax.jit(self.{method}) made in {cls}.__init__, and a new {cls} was made by a "
+    "cell ({made}: `{line}`), not a loop: running a cell that makes a {cls} again makes a "
+    "new object, which jits its own bound method, a new function object, and jit's cache is "
+    "keyed on the function object, so its first call compiles again. Make {name} in a cell "
+    "of its own, run once, and call {name}.{attr} from other cells: they reuse its program "
+    "however often they run.",
+    "{line}    # in a cell of its own, run once\n"
+    "# in the cells that call it, run as often as you like:\n"
+    "{call}    # {at}")
+
+
 # jit of a function jitted already, made anew: `f = jax.jit(f)` in a cell run again jits the
 # jit the first run bound to f (JAX 0.10.2: "never seen function" with its hint, a lowering;
 # `f_jit = jax.jit(f)` run again, none: recompile_cells_cases.py's rebinding_jit_cell_run_*).
@@ -164,6 +181,16 @@ _CELL_RERUN_FIX = (
     "{fname} = jax.jit({fun})    # in a cell of its own, run once\n"
     "# in the cells that call it, run as often as you like:\n"
     "out = {fname}(...)    # your call's arguments")
+
+
+# the same, a jitted lambda bound by a cell's line (`sq = jax.jit(lambda x: x * 2)`, made_once.
+# made_by_a_cell): that line as it is, and the call, in the learner's names (the pattern's `f`
+# and `lambda ...: ...` were no names of theirs)
+_CELL_RERUN_NAMED_FIX = (
+    _CELL_RERUN_FIX[0],
+    "{line}    # in a cell of its own, run once\n"
+    "# in the cells that call it, run as often as you like:\n"
+    "{call}    # {at}")
 
 
 # a def of a module the learner reloaded (importlib.reload runs its file again, making each of
@@ -304,6 +331,18 @@ _INSTANCE_FRESH_FIX = (
     "{register}\n"
     "apply = jax.jit(lambda model, x: model(x))    # once, outside the loop\n"
     "out = apply({kind}(...), x)")
+
+
+# the same, the jit of the object made by a cell run again (`scale = jax.jit(Scale(2.0))`),
+# not a loop: the jit made in a cell run once (JAX 0.10.2: "maybe the function is being
+# re-defined repeatedly", callable_object_jitted_in_a_cell_run_again)
+_INSTANCE_CELL_FIX = (
+    "This is jax.jit of a new {kind} object ({kind} has a __call__), made by a cell ({made}: "
+    "`{line}`), not a loop: running that cell again makes a new {kind} and a new jit of it, "
+    "and jit's cache is keyed on the callable it is given, so its first call compiles again, "
+    "however alike. Make {name} in a cell of its own, run once, and call it from other cells: "
+    "they reuse its program however often they run.",
+    _CELL_RERUN_NAMED_FIX[1])
 
 
 # a lambda jitted on a line of the learner's that a loop runs again (`step = jax.jit(lambda v:

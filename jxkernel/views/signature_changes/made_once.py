@@ -531,3 +531,42 @@ def _assignment_above(site):
     single = isinstance(node, ast.Assign) and len(node.targets) == 1 and \
         isinstance(node.targets[0], ast.Name)
     return text, node if single else None
+
+
+def made_by_a_cell(site, holds, called: str | None = None):
+    """Where a cell, not a loop, made anew the object the call at `site` uses: `site` a line
+    at a notebook cell's top level (no loop or def around it) calling `name.{called}(...)`
+    (`model.step(x)`), or `name(...)` where `called` is None, `holds(name)` true (the name
+    holds the object whose jit compiled); the fill of fresh_functions' _INIT_METHOD_CELL_FIX:
+    the name, the latest cell's top-level `name = ...` line (`made`, its text `line`), the
+    call line (`call`, `at`). None where the call is in a loop or a function, or no cell's
+    line binds the name."""
+    from ..source import cell_name
+    if site is None or cell_name(site.file) is None or _block_around(site) is not None:
+        return None
+    text = linecache.getline(site.file, site.line).strip()
+    calls = re.finditer(rf"(?<![\w.])([A-Za-z_]\w*)\.{called}\(" if called else
+                        r"(?<![\w.])([A-Za-z_]\w*)\(", text)
+    name = next((m.group(1) for m in calls if holds(m.group(1))), None)
+    made = None if name is None else _latest_binding(name)
+    if made is None:
+        return None
+    return dict(name=name, made=made[0], line=made[1], call=text,
+                at=f"{cell_name(site.file)}:{site.line}")
+
+
+def _latest_binding(name: str):
+    """(`In[5]:1`, the line) of the top-level `name = ...` line of the latest notebook cell
+    (by its number) that has one, or None: the cells' code is in linecache."""
+    from ..source import cell_name
+    best = None
+    for file, entry in list(linecache.cache.items()):
+        label = cell_name(file)
+        number = re.fullmatch(r"In\[(\d+)\]", label or "")
+        if number is None or len(entry) < 3:
+            continue
+        for k, line in enumerate(entry[2], 1):
+            if re.match(rf"{re.escape(name)} = \S", line) and \
+                    (best is None or int(number.group(1)) >= best[0]):
+                best = (int(number.group(1)), f"{label}:{k}", line.strip())
+    return None if best is None else best[1:]

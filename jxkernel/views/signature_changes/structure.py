@@ -11,7 +11,7 @@ import re
 from ...core.config import config
 from ...tree_util import _dataclass_fields
 from .change import Change, _aval_text, _root
-from .fixes import _assignable, _fixed, _refixed
+from .fixes import _assignable, _fixed, _refixed, pattern_said
 from .statics import _static_repr
 
 
@@ -825,3 +825,80 @@ _CONTAINER_FIX = ("{path} was {old} and is {new} now: another kind of node in on
                   "tuple for a namedtuple, a list for a tuple, () for None) is another pytree "
                   "structure, each compiled. Pass the same kind in every call.",
                   "{convert}")
+
+
+# ------------------------------------------------------------------ None made an array
+# what _NONE_ARGUMENT_FIX's zeros become by how the function combines the value (argument_uses
+# .field_uses): zeros in place of None keep a sum only; multiplied by, divided by or selected
+# with (jnp.where), zeros changed the result (4 summed under a mask of zeros: 0), and ones (True)
+# keep it
+_NONE_MARK = ": None is an empty pytree and an array a leaf, two argument structures"
+_ONES_USES = {"factor": "multiplies by", "divisor": "divides by", "condition": "selects with"}
+_NONE_NEUTRAL_FIX = (
+    "{path} was {old} and is {new} now: None is an empty pytree and an array a leaf, two "
+    "argument structures, each compiled. Zeros in place of None would change the result: "
+    "{fun} {uses} {path}. Pass an array in every call, {neutral} where it was None ({means}).",
+    "")
+_NONE_UNREAD_FIX = (
+    "{path} was {old} and is {new} now: None is an empty pytree and an array a leaf, two "
+    "argument structures, each compiled. Zeros in place of None keep the result only where "
+    "{path} is added, and which value means nothing for {fun}'s use of it cannot be told "
+    "from its source here: pass an array in every call, where it was None the one that "
+    "means nothing for that use (ones to multiply or divide by, True to select with, zeros "
+    "to add).",
+    "")
+
+
+def none_made_neutral(change, fun, uses_of) -> Change:
+    """`change`, None then an array (or back) made zeros in every call (_NONE_ARGUMENT_FIX),
+    with the array that keeps `fun`'s result as None did, by how its source combines the
+    value (`uses_of(fun, path)`: argument_uses.field_uses): ones (True for a bool) where it
+    multiplies, divides or selects with it, zeros where it adds it or does not read it; where
+    that is not read, a pattern whose value is left to fill in (`jnp.full(shape, ...)`)."""
+    if change.kind != "structure" or _NONE_MARK not in change.fix or \
+            not _NONE_ZEROS.search(change.snippet):
+        return change
+    used = uses_of(fun, change.path)
+    if used is not None and set(used) <= {"term"}:
+        return change                       # added, or not read: zeros keep the result
+    name = getattr(fun, "__name__", "")
+    fill = dict(fun=name if name.isidentifier() else "the function")
+    if used is None or not set(used) <= set(_ONES_USES):
+        # not read, or read as added in one place and multiplied in another: no one value
+        fixed = _refixed(change, _NONE_UNREAD_FIX, **fill)
+        snippet = _with_neutral(change.snippet, r"jnp.full(\1, ...)",
+                                "...: ones, True or zeros, whichever means nothing there")
+    else:
+        neutral = "True" if ", jnp.bool)" in change.snippet else "ones"
+        fixed = _refixed(change, _NONE_NEUTRAL_FIX, **fill, neutral=neutral,
+                         uses=" and ".join(_ONES_USES[u] for u in used),
+                         means=_what_ones_keep(used, neutral))
+        snippet = _with_neutral(change.snippet, r"jnp.ones(\1\2)",
+                                f"an array in every call: {neutral} where it was None")
+    return dataclasses.replace(fixed, snippet=snippet, fix=pattern_said(fixed.fix, snippet))
+
+
+def _what_ones_keep(used, neutral: str) -> str:
+    """What `neutral` ("ones", "True") in place of None does to `used`'s kinds: "ones change
+    no value, as without it" (a factor, a divisor), "True selects every element, as without
+    it" (a condition), or both."""
+    said = (["change no value"] if set(used) - {"condition"} else []) + \
+        (["select every element"] if "condition" in used else [])
+    if neutral == "True":
+        said = [s.replace("change", "changes").replace("select ", "selects ") for s in said]
+    return f"{neutral} {' and '.join(said)}, as without it"
+
+
+# the zeros _NONE_ARGUMENT_FIX's code makes (its shape, its dtype argument), and its comment
+_NONE_ZEROS = re.compile(r"jnp\.zeros\((\([\d, ]*\))((?:, jnp\.\w+)?)\)")
+
+
+def _with_neutral(snippet: str, made: str, comment: str) -> str:
+    """`snippet` with the zeros of _NONE_ZEROS made as `made` (a replacement of its groups),
+    the line holding them commented `comment` (in place of its own comment)."""
+    out = []
+    for line in snippet.split("\n"):
+        if _NONE_ZEROS.search(line):
+            line = _NONE_ZEROS.sub(made, line).split("    # ")[0] + f"    # {comment}"
+        out.append(line)
+    return "\n".join(out)
