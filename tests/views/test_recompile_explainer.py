@@ -5,6 +5,7 @@ Each case jits its own function, so the events it reads are its own."""
 import dataclasses
 import html.parser
 import json
+import pathlib
 import re
 import sched
 import sys
@@ -711,3 +712,16 @@ def test_reading_what_a_closure_holds_costs_no_recursion_room_on_a_dict_that_hol
         deep = [deep]
     assert holding_functions(make(deep, 2), ("env", "opt")) == []    # too deep to read: passed
     assert room() == before
+
+
+@pytest.mark.parametrize("name", sorted(
+    p.stem for p in (pathlib.Path(jxkernel.__file__).parent / "views" / "signature_changes")
+    .glob("*.py")))
+def test_the_signature_changes_examples_run_with_their_modules_names_alone(name):
+    """Each signature_changes module's docstring examples, with the module's own names alone
+    (as `pytest --doctest-modules` runs them): structure's and compare's named jax, jnp and
+    ShapedArray, which those modules do not import, and failed so."""
+    import doctest
+    import importlib
+    module = importlib.import_module(f"jxkernel.views.signature_changes.{name}")
+    assert doctest.testmod(module).failed == 0

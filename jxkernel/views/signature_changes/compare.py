@@ -24,6 +24,8 @@ from .structure import _parent_of, _structure_changes
 def explain_changes(old: Signature | None, new: Signature) -> tuple:
     """The Changes from `old` to `new` (empty for a first call), each with its fix.
 
+        >>> import numpy as np
+        >>> from jxkernel.core.avals import ShapedArray
         >>> a = ShapedArray((3,), np.float32)
         >>> [str(c) for c in explain_changes(Signature((("x", a),)),
         ...                                  Signature((("x", a.update(shape=(4,))),)))]
@@ -109,6 +111,8 @@ def same_structure(new: Signature):
     input types, which nearest.py ranks by the types alone, building none of their fixes.
     False where unsure.
 
+        >>> import numpy as np
+        >>> from jxkernel.core.avals import ShapedArray
         >>> a = ShapedArray((3,), np.float32)
         >>> same_structure(Signature((("x", a),)))(Signature((("x", a.update(shape=(4,))),)))
         True

@@ -199,6 +199,7 @@ def _shape_text(data, children) -> str:
 def _call_text(args, kwargs) -> str:
     """What a call passed (its (args, kwargs) structure's two children), counted.
 
+        >>> import jxkernel as jax
         >>> _call_text(*jax.tree_util.tree_structure(((1.0, None), {'mask': None})).children())
         "2 positional arguments and keywords 'mask'"
     """
@@ -212,6 +213,7 @@ def _literal(tree, leaf=lambda: None) -> str | None:
     leaves' order; by default none can be); None where a leaf or another kind of node cannot
     be written.
 
+        >>> import jxkernel as jax, jxkernel.numpy as jnp
         >>> _literal(jax.tree_util.tree_structure({'b': None, 'm': ((),), 'l': []}))
         "{'b': None, 'l': [], 'm': ((),)}"
         >>> _literal(jax.tree_util.tree_structure([None, jnp.ones(2)])) is None
