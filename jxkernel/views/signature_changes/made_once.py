@@ -16,6 +16,7 @@ import re
 import textwrap
 import types
 
+from ..source import cell_name
 from ..source_edits import replaced
 
 
@@ -541,7 +542,6 @@ def made_by_a_cell(site, holds, called: str | None = None):
     the name, the latest cell's top-level `name = ...` line (`made`, its text `line`), the
     call line (`call`, `at`). None where the call is in a loop or a function, or no cell's
     line binds the name."""
-    from ..source import cell_name
     if site is None or cell_name(site.file) is None or _block_around(site) is not None:
         return None
     text = linecache.getline(site.file, site.line).strip()
@@ -558,7 +558,6 @@ def made_by_a_cell(site, holds, called: str | None = None):
 def _latest_binding(name: str):
     """(`In[5]:1`, the line) of the top-level `name = ...` line of the latest notebook cell
     (by its number) that has one, or None: the cells' code is in linecache."""
-    from ..source import cell_name
     best = None
     for file, entry in list(linecache.cache.items()):
         label = cell_name(file)
