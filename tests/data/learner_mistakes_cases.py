@@ -833,7 +833,40 @@ def _prints_under_jit(jax):
     def row_printing(r):
         print("r is", r)
         return r * 2
-    return {"print_in_jit_lines": lines(jax.jit(with_print)),
+
+    # text Python makes at the trace: "x is %s" % x, "x is " + str(x), "...".format(x),
+    # whether printed or given to jax.debug.print, shows the tracer (the earlier fix passed
+    # that text to debug.print: the tracer on each call); the note's rewrites pass the values
+    def with_percent(x):
+        print("x is %s" % x)
+        return x + 1
+
+    def with_str_concat(x):
+        print("x is " + str(x))
+        return x + 1
+
+    def with_percent_earlier_fix(x):
+        jax.debug.print('{}', 'x is %s' % x)
+        return x + 1
+
+    def with_debug_percent(x):
+        jax.debug.print("x is %s" % x)
+        return x + 1
+
+    def with_debug_format(x):
+        jax.debug.print("x is {}".format(x))
+        return x + 1
+
+    def with_repr_concat_fixed(x):      # the note's rewrite of print("x is " + repr(x) + "!")
+        jax.debug.print('x is {!r}!', x)
+        return x + 1
+    return {"print_percent_in_jit_lines": lines(jax.jit(with_percent)),
+            "print_str_concat_in_jit_lines": lines(jax.jit(with_str_concat)),
+            "print_percent_earlier_fix_lines": lines(jax.jit(with_percent_earlier_fix)),
+            "debug_print_percent_in_jit_lines": lines(jax.jit(with_debug_percent)),
+            "debug_print_format_in_jit_lines": lines(jax.jit(with_debug_format)),
+            "debug_print_repr_concat_fixed_lines": lines(jax.jit(with_repr_concat_fixed)),
+            "print_in_jit_lines": lines(jax.jit(with_print)),
             "print_under_grad_in_jit_lines": lines(jax.jit(jax.grad(loss_printing))),
             "debug_print_under_grad_in_jit_lines":
                 lines(jax.jit(jax.grad(loss_debug_printing))),

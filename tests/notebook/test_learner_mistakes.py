@@ -716,6 +716,45 @@ def test_an_fstring_in_debug_print_gets_a_note_with_the_values_passed(shell):
     assert "print ran while tracing" not in note
 
 
+def test_text_python_made_from_a_tracer_is_rewritten_with_the_values_passed(shell):
+    """`print("x is %s" % x)`, `print("x is " + str(x))` inside jit: JAX 0.10.2 prints the
+    tracer once (recorded), and the note's fix was `jax.debug.print('{}', 'x is %s' % x)`,
+    which JAX prints as "x is JitTracer(~float32[])" on each call (recorded). The note now
+    passes the values to debug.print (recorded: the values at each call). A debug.print given
+    such text ("x is %s" % x, "x is {}".format(x)) is told as the f-string's is, by what made
+    the text, not "print ran while tracing"."""
+    tracer = "x is JitTracer(~float32[])"
+    assert JAX["print_percent_in_jit_lines"] == JAX["print_str_concat_in_jit_lines"] == [tracer]
+    for key in ("print_percent_earlier_fix_lines", "debug_print_percent_in_jit_lines",
+                "debug_print_format_in_jit_lines"):
+        assert JAX[key] == [tracer] * 2, key
+    assert JAX["debug_print_in_jit_lines"] == ["x is 1.0", "x is 2.0"]     # debug.print('x is {}', x)
+    assert JAX["debug_print_repr_concat_fixed_lines"] == \
+        ["x is Array(1., dtype=float32)!", "x is Array(2., dtype=float32)!"]
+    for key in ("print_percent_in_jit_lines", "print_str_concat_in_jit_lines",
+                "print_percent_earlier_fix_lines", "debug_print_percent_in_jit_lines",
+                "debug_print_format_in_jit_lines", "debug_print_repr_concat_fixed_lines"):
+        assert our_facts()[key] == JAX[key], key
+    for line, fixed in (('print("x is %s" % x)', "jax.debug.print('x is {}', x)"),
+                        ('print("x is %s" % (x,))', "jax.debug.print('x is {}', x)"),
+                        ('print("x is " + str(x))', "jax.debug.print('x is {}', x)"),
+                        ('print("x is " + repr(x) + "!")', "jax.debug.print('x is {!r}!', x)")):
+        (note,) = _info_notes(shell, f"@jax.jit\ndef pp(x):\n    {line}\n    return x\npp(1.0)")
+        assert note.splitlines()[-1].strip() == fixed, (line, note)
+    for line, maker in (('jax.debug.print("x is %s" % x)', "the % operator"),
+                        ('jax.debug.print("x is {}".format(x))', "str.format")):
+        (note,) = _notes(shell, f"@jax.jit\ndef pd(x):\n    {line}\n    return x\npd(1.0)")
+        assert re.match(re.escape(f"⚠ {maker} formatted a traced value (at In[") +
+                        r"\d+\]:3\): jax.debug.print was given the text with "
+                        r"JitTracer\(~float32\[\]\)", note), note
+        assert note.splitlines()[-1].strip() == "jax.debug.print('x is {}', x)", note
+    # a format Python alone can fill ("%(x)s" % d, "{0}" among other text): no rewrite
+    # offered, the general one instead
+    (note,) = _info_notes(shell, '@jax.jit\ndef pk(x):\n    print("%(v)s" % {"v": x})\n'
+                                 '    return x\npk(1.0)')
+    assert "'{}', '%(v)s'" not in note and "x: the value to print" in note, note
+
+
 def test_print_of_a_tracer_inside_jit_gets_a_note_pointing_to_debug_print(shell):
     """JAX (recorded): print inside a jitted function shows JitTracer(~float32[]) once for two
     calls, and jax.debug.print the values on each call. The note under the cell says so, at
