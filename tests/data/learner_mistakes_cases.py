@@ -509,6 +509,7 @@ def run(jax):
         # a traced size in a random sampler's shape: JAX's shape TypeError, with jit's lines
         "random_normal_traced_shape": _said_here(lambda: jax.jit(
             lambda k, n: jax.random.normal(k, (n,)))(jax.random.key(0), 3), 3),
+        "generator_draw_in_jit": _generator_draw_in_jit(jax),
     }
 
 
@@ -788,6 +789,23 @@ def _vmap_ranks(jax):
     found["vmap_rank_scalar_alone"] = _said(lambda: jax.vmap(lambda x: x * 2)(1.0))
     found["vmap_all_none"] = _said(lambda: jax.vmap(lambda x: x * 2, in_axes=None)(1.0))
     return found
+
+
+def _generator_draw_in_jit(jax) -> dict:
+    """A NumPy Generator's (np.random.default_rng) or Python's random.Random's draw inside a
+    jitted function: drawn at the trace, the same number on every call, as np.random's."""
+    import random
+    import numpy as np
+    rng, py = np.random.default_rng(0), random.Random(0)
+
+    def noisy(x):
+        return x + rng.normal()
+
+    def noisy_py(x):
+        return x + py.random()
+    f, g = jax.jit(noisy), jax.jit(noisy_py)
+    return {"generator_same_twice": bool(f(1.0) == f(1.0)),
+            "random_instance_same_twice": bool(g(1.0) == g(1.0))}
 
 
 def _prints_under_jit(jax):

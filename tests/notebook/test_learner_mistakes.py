@@ -1643,3 +1643,24 @@ def test_a_numpy_random_draw_inside_jit_gets_a_note(shell):
     assert "jax.random.normal(key)" in note
     assert _notes(shell, "@jax.jit\ndef noisy2(x, key):\n    return x + jax.random.normal(key)\n"
                          "_c = noisy2(1.0, jax.random.key(0))") == []
+
+
+def test_a_numpy_generator_draw_inside_jit_gets_the_draw_note(shell):
+    """rng = np.random.default_rng(0) (NumPy's advice for new code) or random.Random(0), drawn
+    from inside a jitted function: JAX 0.10.2 gives the same number on every call (recorded),
+    as np.random.normal's; the note said nothing (it knew the modules alone). It now tells the
+    draw at the learner's line; a Generator used outside the function, to make an argument,
+    gets none."""
+    facts = JAX["generator_draw_in_jit"]
+    assert facts == {"generator_same_twice": True, "random_instance_same_twice": True}
+    assert our_facts()["generator_draw_in_jit"] == facts
+    for made, call in (("np.random.default_rng(0)", "rng.normal()"),
+                       ("random.Random(0)", "rng.random()")):
+        cell = (f"import numpy as np, random\nrng = {made}\n@jax.jit\ndef noisy_g(x):\n"
+                f"    return x + {call}\n_a, _b = noisy_g(1.0), noisy_g(1.0)")
+        (note,) = _notes(shell, cell)
+        assert float(shell.user_ns["_a"]) == float(shell.user_ns["_b"])
+        assert re.match(re.escape(f"⚠ {call} drew its number once, while noisy_g was traced "
+                                  "(at In[") + r"\d+\]:5\)", note), note
+    assert _notes(shell, "rng = np.random.default_rng(0)\n@jax.jit\ndef plus(x):\n"
+                         "    return x + 1\n_c = plus(rng.normal())") == []
