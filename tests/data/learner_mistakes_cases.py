@@ -510,6 +510,7 @@ def run(jax):
         "random_normal_traced_shape": _said_here(lambda: jax.jit(
             lambda k, n: jax.random.normal(k, (n,)))(jax.random.key(0), 3), 3),
         "generator_draw_in_jit": _generator_draw_in_jit(jax),
+        **_format_specs(jax),
     }
 
 
@@ -806,6 +807,34 @@ def _generator_draw_in_jit(jax) -> dict:
     f, g = jax.jit(noisy), jax.jit(noisy_py)
     return {"generator_same_twice": bool(f(1.0) == f(1.0)),
             "random_instance_same_twice": bool(g(1.0) == g(1.0))}
+
+
+def _format_specs(jax):
+    """A format spec on an Array: a scalar's value takes it ("1.50"), an array's raises
+    NumPy's TypeError, eagerly and in jax.debug.print's callback (JAX 0.10.2: its
+    JaxRuntimeError, whose class this records not, only that the call raised)."""
+    import contextlib
+    import io
+    jnp = jax.numpy
+
+    def debug_printed(fn, x):
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+                jax.block_until_ready(fn(x))
+                jax.effects_barrier()
+        except Exception:  # noqa: BLE001  whether it raised is the answer
+            return "raised"
+        return out.getvalue().splitlines()
+
+    def spec_printed(v):
+        jax.debug.print("v = {:.2f}", v)
+        return v
+    return {"format_spec_of_scalar": f"{jnp.float32(1.5):.2f}",
+            "format_of_vector": f"{jnp.ones(2)}",
+            "format_spec_of_vector": _said(lambda: f"{jnp.ones(2):.2f}"),
+            "debug_print_spec_of_scalar": debug_printed(jax.jit(spec_printed), 1.5),
+            "debug_print_spec_of_vector": debug_printed(jax.jit(spec_printed), jnp.ones(2))}
 
 
 def _prints_under_jit(jax):

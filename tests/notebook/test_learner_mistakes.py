@@ -755,6 +755,20 @@ def test_text_python_made_from_a_tracer_is_rewritten_with_the_values_passed(shel
     assert "'{}', '%(v)s'" not in note and "x: the value to print" in note, note
 
 
+def test_a_format_spec_on_an_array_raises_as_in_jax():
+    """f"{v:.2f}" of a vector, and jax.debug.print("v = {:.2f}", v) under jit: JAX 0.10.2
+    raises NumPy's TypeError (the print in its callback: the call raises), recorded; here the
+    spec was dropped and the array printed ("v = [1. 1.]"), so a line that fails under JAX
+    ran. A scalar takes the spec ("1.50"), and an array no spec, in both."""
+    keys = ("format_spec_of_scalar", "format_of_vector", "format_spec_of_vector",
+            "debug_print_spec_of_scalar", "debug_print_spec_of_vector")
+    assert JAX["format_spec_of_vector"]["error"] == "TypeError"
+    assert JAX["debug_print_spec_of_vector"] == "raised"
+    assert JAX["debug_print_spec_of_scalar"] == ["v = 1.50"]
+    facts = our_facts()
+    assert {k: facts[k] for k in keys} == {k: JAX[k] for k in keys}
+
+
 def test_print_of_a_tracer_inside_jit_gets_a_note_pointing_to_debug_print(shell):
     """JAX (recorded): print inside a jitted function shows JitTracer(~float32[]) once for two
     calls, and jax.debug.print the values on each call. The note under the cell says so, at
