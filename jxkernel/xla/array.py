@@ -470,7 +470,10 @@ class ArrayImpl(_ArrayBase, metaclass=_CNamed):
     def __format__(self, spec):
         if self._sharding is not None and self._sharding.spec.unreduced:
             return repr(self)           # (JAX's: no one value to format)
-        return format(self._value, spec) if self.ndim == 0 else str(self)
+        # an array's value takes no format spec: NumPy's TypeError, as JAX 0.10.2's
+        # (f"{jnp.ones(2):.2f}" raises there, and jax.debug.print("{:.2f}", v) fails in the
+        # callback: printing the array without the digits asked hid that)
+        return format(self._value, spec) if self.ndim == 0 or spec else str(self)
 
     # ---------------------------------------------------------------- display
     # JAX's repr, the HTML and a sharded Array's notebook view: array_display.py

@@ -509,6 +509,8 @@ def run(jax):
         # a traced size in a random sampler's shape: JAX's shape TypeError, with jit's lines
         "random_normal_traced_shape": _said_here(lambda: jax.jit(
             lambda k, n: jax.random.normal(k, (n,)))(jax.random.key(0), 3), 3),
+        "generator_draw_in_jit": _generator_draw_in_jit(jax),
+        **_format_specs(jax),
     }
 
 
@@ -790,6 +792,51 @@ def _vmap_ranks(jax):
     return found
 
 
+def _generator_draw_in_jit(jax) -> dict:
+    """A NumPy Generator's (np.random.default_rng) or Python's random.Random's draw inside a
+    jitted function: drawn at the trace, the same number on every call, as np.random's."""
+    import random
+    import numpy as np
+    rng, py = np.random.default_rng(0), random.Random(0)
+
+    def noisy(x):
+        return x + rng.normal()
+
+    def noisy_py(x):
+        return x + py.random()
+    f, g = jax.jit(noisy), jax.jit(noisy_py)
+    return {"generator_same_twice": bool(f(1.0) == f(1.0)),
+            "random_instance_same_twice": bool(g(1.0) == g(1.0))}
+
+
+def _format_specs(jax):
+    """A format spec on an Array: a scalar's value takes it ("1.50"), an array's raises
+    NumPy's TypeError, eagerly and in jax.debug.print's callback (JAX 0.10.2: its
+    JaxRuntimeError, whose class this records not, only that the call raised)."""
+    import contextlib
+    import io
+    jnp = jax.numpy
+
+    def debug_printed(fn, x):
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+                jax.block_until_ready(fn(x))
+                jax.effects_barrier()
+        except Exception:  # noqa: BLE001  whether it raised is the answer
+            return "raised"
+        return out.getvalue().splitlines()
+
+    def spec_printed(v):
+        jax.debug.print("v = {:.2f}", v)
+        return v
+    return {"format_spec_of_scalar": f"{jnp.float32(1.5):.2f}",
+            "format_of_vector": f"{jnp.ones(2)}",
+            "format_spec_of_vector": _said(lambda: f"{jnp.ones(2):.2f}"),
+            "debug_print_spec_of_scalar": debug_printed(jax.jit(spec_printed), 1.5),
+            "debug_print_spec_of_vector": debug_printed(jax.jit(spec_printed), jnp.ones(2))}
+
+
 def _prints_under_jit(jax):
     """How often print and jax.debug.print run for two calls of a jitted function with the
     same types, and what print shows: the print note's claims (notebook/print_notes.py)."""
@@ -833,7 +880,40 @@ def _prints_under_jit(jax):
     def row_printing(r):
         print("r is", r)
         return r * 2
-    return {"print_in_jit_lines": lines(jax.jit(with_print)),
+
+    # text Python makes at the trace: "x is %s" % x, "x is " + str(x), "...".format(x),
+    # whether printed or given to jax.debug.print, shows the tracer (the earlier fix passed
+    # that text to debug.print: the tracer on each call); the note's rewrites pass the values
+    def with_percent(x):
+        print("x is %s" % x)
+        return x + 1
+
+    def with_str_concat(x):
+        print("x is " + str(x))
+        return x + 1
+
+    def with_percent_earlier_fix(x):
+        jax.debug.print('{}', 'x is %s' % x)
+        return x + 1
+
+    def with_debug_percent(x):
+        jax.debug.print("x is %s" % x)
+        return x + 1
+
+    def with_debug_format(x):
+        jax.debug.print("x is {}".format(x))
+        return x + 1
+
+    def with_repr_concat_fixed(x):      # the note's rewrite of print("x is " + repr(x) + "!")
+        jax.debug.print('x is {!r}!', x)
+        return x + 1
+    return {"print_percent_in_jit_lines": lines(jax.jit(with_percent)),
+            "print_str_concat_in_jit_lines": lines(jax.jit(with_str_concat)),
+            "print_percent_earlier_fix_lines": lines(jax.jit(with_percent_earlier_fix)),
+            "debug_print_percent_in_jit_lines": lines(jax.jit(with_debug_percent)),
+            "debug_print_format_in_jit_lines": lines(jax.jit(with_debug_format)),
+            "debug_print_repr_concat_fixed_lines": lines(jax.jit(with_repr_concat_fixed)),
+            "print_in_jit_lines": lines(jax.jit(with_print)),
             "print_under_grad_in_jit_lines": lines(jax.jit(jax.grad(loss_printing))),
             "debug_print_under_grad_in_jit_lines":
                 lines(jax.jit(jax.grad(loss_debug_printing))),

@@ -716,6 +716,59 @@ def test_an_fstring_in_debug_print_gets_a_note_with_the_values_passed(shell):
     assert "print ran while tracing" not in note
 
 
+def test_text_python_made_from_a_tracer_is_rewritten_with_the_values_passed(shell):
+    """`print("x is %s" % x)`, `print("x is " + str(x))` inside jit: JAX 0.10.2 prints the
+    tracer once (recorded), and the note's fix was `jax.debug.print('{}', 'x is %s' % x)`,
+    which JAX prints as "x is JitTracer(~float32[])" on each call (recorded). The note now
+    passes the values to debug.print (recorded: the values at each call). A debug.print given
+    such text ("x is %s" % x, "x is {}".format(x)) is told as the f-string's is, by what made
+    the text, not "print ran while tracing"."""
+    tracer = "x is JitTracer(~float32[])"
+    assert JAX["print_percent_in_jit_lines"] == JAX["print_str_concat_in_jit_lines"] == [tracer]
+    for key in ("print_percent_earlier_fix_lines", "debug_print_percent_in_jit_lines",
+                "debug_print_format_in_jit_lines"):
+        assert JAX[key] == [tracer] * 2, key
+    assert JAX["debug_print_in_jit_lines"] == ["x is 1.0", "x is 2.0"]     # debug.print('x is {}', x)
+    assert JAX["debug_print_repr_concat_fixed_lines"] == \
+        ["x is Array(1., dtype=float32)!", "x is Array(2., dtype=float32)!"]
+    for key in ("print_percent_in_jit_lines", "print_str_concat_in_jit_lines",
+                "print_percent_earlier_fix_lines", "debug_print_percent_in_jit_lines",
+                "debug_print_format_in_jit_lines", "debug_print_repr_concat_fixed_lines"):
+        assert our_facts()[key] == JAX[key], key
+    for line, fixed in (('print("x is %s" % x)', "jax.debug.print('x is {}', x)"),
+                        ('print("x is %s" % (x,))', "jax.debug.print('x is {}', x)"),
+                        ('print("x is " + str(x))', "jax.debug.print('x is {}', x)"),
+                        ('print("x is " + repr(x) + "!")', "jax.debug.print('x is {!r}!', x)")):
+        (note,) = _info_notes(shell, f"@jax.jit\ndef pp(x):\n    {line}\n    return x\npp(1.0)")
+        assert note.splitlines()[-1].strip() == fixed, (line, note)
+    for line, maker in (('jax.debug.print("x is %s" % x)', "the % operator"),
+                        ('jax.debug.print("x is {}".format(x))', "str.format")):
+        (note,) = _notes(shell, f"@jax.jit\ndef pd(x):\n    {line}\n    return x\npd(1.0)")
+        assert re.match(re.escape(f"⚠ {maker} formatted a traced value (at In[") +
+                        r"\d+\]:3\): jax.debug.print was given the text with "
+                        r"JitTracer\(~float32\[\]\)", note), note
+        assert note.splitlines()[-1].strip() == "jax.debug.print('x is {}', x)", note
+    # a format Python alone can fill ("%(x)s" % d, "{0}" among other text): no rewrite
+    # offered, the general one instead
+    (note,) = _info_notes(shell, '@jax.jit\ndef pk(x):\n    print("%(v)s" % {"v": x})\n'
+                                 '    return x\npk(1.0)')
+    assert "'{}', '%(v)s'" not in note and "x: the value to print" in note, note
+
+
+def test_a_format_spec_on_an_array_raises_as_in_jax():
+    """f"{v:.2f}" of a vector, and jax.debug.print("v = {:.2f}", v) under jit: JAX 0.10.2
+    raises NumPy's TypeError (the print in its callback: the call raises), recorded; here the
+    spec was dropped and the array printed ("v = [1. 1.]"), so a line that fails under JAX
+    ran. A scalar takes the spec ("1.50"), and an array no spec, in both."""
+    keys = ("format_spec_of_scalar", "format_of_vector", "format_spec_of_vector",
+            "debug_print_spec_of_scalar", "debug_print_spec_of_vector")
+    assert JAX["format_spec_of_vector"]["error"] == "TypeError"
+    assert JAX["debug_print_spec_of_vector"] == "raised"
+    assert JAX["debug_print_spec_of_scalar"] == ["v = 1.50"]
+    facts = our_facts()
+    assert {k: facts[k] for k in keys} == {k: JAX[k] for k in keys}
+
+
 def test_print_of_a_tracer_inside_jit_gets_a_note_pointing_to_debug_print(shell):
     """JAX (recorded): print inside a jitted function shows JitTracer(~float32[]) once for two
     calls, and jax.debug.print the values on each call. The note under the cell says so, at
@@ -1604,3 +1657,24 @@ def test_a_numpy_random_draw_inside_jit_gets_a_note(shell):
     assert "jax.random.normal(key)" in note
     assert _notes(shell, "@jax.jit\ndef noisy2(x, key):\n    return x + jax.random.normal(key)\n"
                          "_c = noisy2(1.0, jax.random.key(0))") == []
+
+
+def test_a_numpy_generator_draw_inside_jit_gets_the_draw_note(shell):
+    """rng = np.random.default_rng(0) (NumPy's advice for new code) or random.Random(0), drawn
+    from inside a jitted function: JAX 0.10.2 gives the same number on every call (recorded),
+    as np.random.normal's; the note said nothing (it knew the modules alone). It now tells the
+    draw at the learner's line; a Generator used outside the function, to make an argument,
+    gets none."""
+    facts = JAX["generator_draw_in_jit"]
+    assert facts == {"generator_same_twice": True, "random_instance_same_twice": True}
+    assert our_facts()["generator_draw_in_jit"] == facts
+    for made, call in (("np.random.default_rng(0)", "rng.normal()"),
+                       ("random.Random(0)", "rng.random()")):
+        cell = (f"import numpy as np, random\nrng = {made}\n@jax.jit\ndef noisy_g(x):\n"
+                f"    return x + {call}\n_a, _b = noisy_g(1.0), noisy_g(1.0)")
+        (note,) = _notes(shell, cell)
+        assert float(shell.user_ns["_a"]) == float(shell.user_ns["_b"])
+        assert re.match(re.escape(f"⚠ {call} drew its number once, while noisy_g was traced "
+                                  "(at In[") + r"\d+\]:5\)", note), note
+    assert _notes(shell, "rng = np.random.default_rng(0)\n@jax.jit\ndef plus(x):\n"
+                         "    return x + 1\n_c = plus(rng.normal())") == []
