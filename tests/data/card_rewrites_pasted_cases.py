@@ -237,6 +237,12 @@ CASES = {
                                   "    return x * 2\n_r = f(3.0)\n", (3, 3), "first"),
     "formatted_print_under_grad": ("def f(x):\n    print(f'x = {x:.2f}')\n    return x ** 2\n"
                                    "_r = jax.grad(f)(3.0)\n", (2, 2), "first"),
+    # ... of a vector: its spec dropped, which an array takes in no format (jax.debug.print('v
+    # = {:.2f}', v), the card's code before, raises NumPy's TypeError in JAX 0.10.2's callback)
+    "formatted_print_of_a_vector": ("import io, contextlib\n@jax.jit\ndef f(v):\n"
+                                    "    print(f'v = {v:.2f}')\n    return v * 2\n"
+                                    + _PRINTED.format(arg="jnp.array([1.234, 4.5678])"),
+                                    (4, 4), "first"),
     "formatted_print_under_vmap": ("def f(x):\n    print(f'x = {x:.2f}')\n    return x ** 2\n"
                                    "_r = jax.vmap(f)(jnp.arange(3.0))\n", (2, 2), "first"),
     # int() on the second line of a statement: the whole statement rewritten (the static fix
@@ -528,6 +534,13 @@ PATTERNS = {
 # fixes a card must not offer, each run as the learner would paste it: x made static where
 # the `if` reads traced y too (the card offered it: JAX raises again when x > 0 is False)
 REFUSED = {
+    # stop 113: a vector's format spec kept in jax.debug.print (the card's code before): JAX
+    # 0.10.2's callback raises NumPy's TypeError (unsupported format string)
+    "format_spec_of_a_vector_in_debug_print": ("@jax.jit\ndef f(v):\n"
+                                               "    jax.debug.print('v = {:.2f}', v)\n"
+                                               "    return v * 2\n"
+                                               "y = f(jnp.array([1.234, 4.5678]))\n"
+                                               "jax.effects_barrier()\n_r = y\n"),
     # stop 104: the first leaf of a carry of two made float alone (the card's code before)
     "carry_first_leaf_started_alone": ("_r = jax.lax.while_loop(lambda c: c[0] < 3, lambda c: "
                                        "(c[0] + 1.5, c[1] * 2.5), (jnp.asarray(jnp.int32(0), "
@@ -615,6 +628,7 @@ REFUSED = {
 # each refused program above that a card pasted before, and the case whose card pastes
 # another program now
 REFUSED_BEFORE = {"first_int_cast_alone": "int_of_two_values_unpacked",
+                  "format_spec_of_a_vector_in_debug_print": "formatted_print_of_a_vector",
                   "concatenate_a_number_indexed": "concatenate_a_number",
                   "carry_first_leaf_started_alone": "while_carry_two_leaves_widened",
                   "concatenate_a_named_number_indexed": "concatenate_a_number_named",
@@ -750,6 +764,7 @@ PASTED = {
     'if_not_of_a_none_default': '@jax.jit\ndef f(x, scale=None):\n    if scale is None:    # whether scale was given (its default is None): known while tracing\n        scale = 1.0\n    return x * scale\n_r = [f(2.0, scale=0.0), f(2.0)]\n',
     'ifexp_of_a_none_default': '@jax.jit\ndef f(x, b=None):\n    return x + b if b is not None else x    # whether b was given (its default is None): known while tracing\n_r = [f(1.0, 0.5), f(1.0)]\n',
     'elif_of_a_none_default': '@jax.jit\ndef f(x, *, w=None):\n    if x is None:\n        return 0.0\n    elif w is not None:    # whether w was given (its default is None): known while tracing\n        return x * w\n    return x\n_r = [f(2.0, w=0.0), f(2.0)]\n',
+    'formatted_print_of_a_vector': "import io, contextlib\n@jax.jit\ndef f(v):\n    jax.debug.print('v = {}', v)    # prints the values as the program runs\n    return v * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(jnp.array([1.234, 4.5678]))\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
     'formatted_print_under_jit': "@jax.jit\ndef f(x):\n    jax.debug.print('{:.2f}', x)    # prints the values as the program runs\n    return x * 2\n_r = f(3.0)\n",
     'formatted_print_under_grad': "def f(x):\n    jax.debug.print('x = {:.2f}', x)    # prints the values as the program runs\n    return x ** 2\n_r = jax.grad(f)(3.0)\n",
     'formatted_print_under_vmap': "def f(x):\n    jax.debug.print('x = {:.2f}', x)    # prints the values as the program runs\n    return x ** 2\n_r = jax.vmap(f)(jnp.arange(3.0))\n",

@@ -36,7 +36,8 @@ def _format_card(exc, where, called_from) -> ErrorCard:
     by = _TRACED_BY.get(_FORMAT.match(str(exc)).group(1), "a transformation")
     spec = re.search(r"\{[^{}:]*:[^{}]*\}", code)
     spec = spec.group(0) if spec else "{x:.2f}"
-    printed = _formatted_print(code)
+    arrays = {n for n in names if getattr(frame.f_locals.get(n), "shape", ()) != ()}
+    printed = _formatted_print(code, arrays)
     rewrite = (f"{printed}    # prints the values as the program runs" if printed else
                _pattern("return x, and format it after the call: f'{float(out):.2f}'\n"
                         "jax.debug.print('x = {x:.2f}', x=x)   # or see it as it runs"))
@@ -179,9 +180,16 @@ def _reads_traced(node, frame) -> bool:
                if isinstance(n, ast.Name))
 
 
-def _formatted_print(code) -> str:
+def _formatted_print(code, arrays=frozenset()) -> str:
     """`print(...)` of an f-string with a format spec (`{x:.2f}`) as jax.debug.print of the
-    same text, its fields passed; "" for any other line."""
+    same text, its fields passed; "" for any other line. A field of one of `arrays` (names of
+    values with dimensions) loses its spec, which an array takes in no format (JAX 0.10.2's
+    debug.print raises NumPy's TypeError in its callback; rounded first, jnp.round(v, 2),
+    float32 prints 4.5699997 for 4.57, no nearer the digits asked for).
+
+        >>> _formatted_print("print(f'v = {v:.2f}')", {"v"})
+        "jax.debug.print('v = {}', v)"
+    """
     tree = _parse_line({"code": code})
     stmt = tree.body[0] if tree is not None and len(tree.body) == 1 else None
     call = stmt.value if isinstance(stmt, ast.Expr) else None
@@ -191,4 +199,9 @@ def _formatted_print(code) -> str:
                 for arg in call.args if isinstance(arg, ast.JoinedStr)
                 for part in arg.values)):
         return ""
+    for arg in call.args:
+        for part in arg.values if isinstance(arg, ast.JoinedStr) else ():
+            if isinstance(part, ast.FormattedValue) and part.format_spec is not None and \
+                    isinstance(part.value, ast.Name) and part.value.id in arrays:
+                part.format_spec = None
     return _debug_prints([stmt]) or ""
