@@ -13,7 +13,9 @@ the user's lines, eagerly, in one cell or across cells. Under grad or vmap witho
 user's Python runs at the call too: one key (a concrete one, or vmap's tracer of the batch)
 given to two draws in a function is a reuse, its fix a split written into the function. Two
 keys made from one seed are two keys (reproducible numbers, on purpose); fold_in makes a new
-key and leaves its key unused.
+key and leaves its key unused. A draw that jax_debug_key_reuse refused (KeyReuseError, as JAX
+raises it for a typed key consumed with the checker on) drew nothing: its error tells it, and
+no note (random/keys.py's `refused_draw` takes it back).
 
 Inside a function of the user's that jit traces in the cell, a key consumed twice in its jaxpr
 (key_reuse.py's `reuses`: the checker's rules, raw keys followed through random_wrap) is told
@@ -198,8 +200,10 @@ class KeyReuseWatch:
 
 class _Draws(list):
     """random/keys.py's record of eager draws while a notebook watches: read (`read`, the
-    watch's) each time it holds 64, so that a cell drawing in a long loop holds no more keys
-    than that alive, and a reuse before the loop is still seen."""
+    watch's) before it would hold 64, so that a cell drawing in a long loop holds no more keys
+    than that alive, and a reuse before the loop is still seen. Read before a draw is added,
+    not after: the newest draw stays unread until the random function returns, so that one
+    the key-reuse checker refuses (raising KeyReuseError) is taken back (keys.refused_draw)."""
     LIMIT = 64
 
     def __init__(self):
@@ -207,9 +211,9 @@ class _Draws(list):
         self.read = self.clear          # (no cell yet: the draws are no one's)
 
     def append(self, draw) -> None:
-        super().append(draw)
-        if len(self) >= self.LIMIT:
+        if len(self) >= self.LIMIT - 1:
             self.read()
+        super().append(draw)
 
 
 def _check_failed(function, source, error) -> None:
