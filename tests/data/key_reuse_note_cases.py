@@ -62,6 +62,13 @@ CASES = {
     # another sampler: the same bits, not the same numbers
     **_both("normal_then_uniform", ["key = KEY(0)\na = jax.random.normal(key, (3,))\n"
                                     "b = jax.random.uniform(key, (3,))"], ((0, 2), (0, 3))),
+    # one sampler, other arguments (a range, a loop's scale): the same bits, other numbers
+    **_both("uniform_other_range", ["key = KEY(0)\na = jax.random.uniform(key, (3,))\n"
+                                    "b = jax.random.uniform(key, (3,), minval=5.0, maxval=6.0)"],
+            ((0, 2), (0, 3))),
+    **_both("loop_other_scale", ["key = KEY(0)\nxs = []\nfor scale in [1.0, 10.0]:\n"
+                                 "    xs.append(jax.random.uniform(key, (2,), maxval=scale))\n"
+                                 "a, b = xs[0], xs[1]"], ((0, 4), (0, 4))),
     # the note's advice, as it writes it: the two draws differ, and nothing is reused
     **_both("advice", ["key = KEY(0)\n"
                        "key, subkey = jax.random.split(key)\n"
