@@ -13,7 +13,9 @@ the user's lines, eagerly, in one cell or across cells. Under grad or vmap witho
 user's Python runs at the call too: one key (a concrete one, or vmap's tracer of the batch)
 given to two draws in a function is a reuse, its fix a split written into the function. Two
 keys made from one seed are two keys (reproducible numbers, on purpose); fold_in makes a new
-key and leaves its key unused.
+key and leaves its key unused. A draw that jax_debug_key_reuse refused (KeyReuseError, as JAX
+raises it for a typed key consumed with the checker on) drew nothing: its error tells it, and
+no note (random/keys.py's `refused_draw` takes it back).
 
 Inside a function of the user's that jit traces in the cell, a key consumed twice in its jaxpr
 (key_reuse.py's `reuses`: the checker's rules, raw keys followed through random_wrap) is told
@@ -23,8 +25,10 @@ body consuming a key it does not split or fold_in again reuses it on every itera
 """
 from __future__ import annotations
 
+import ast
 import linecache
 import os
+import re
 import warnings
 import weakref
 
@@ -198,8 +202,10 @@ class KeyReuseWatch:
 
 class _Draws(list):
     """random/keys.py's record of eager draws while a notebook watches: read (`read`, the
-    watch's) each time it holds 64, so that a cell drawing in a long loop holds no more keys
-    than that alive, and a reuse before the loop is still seen."""
+    watch's) before it would hold 64, so that a cell drawing in a long loop holds no more keys
+    than that alive, and a reuse before the loop is still seen. Read before a draw is added,
+    not after: the newest draw stays unread until the random function returns, so that one
+    the key-reuse checker refuses (raising KeyReuseError) is taken back (keys.refused_draw)."""
     LIMIT = 64
 
     def __init__(self):
@@ -207,9 +213,9 @@ class _Draws(list):
         self.read = self.clear          # (no cell yet: the draws are no one's)
 
     def append(self, draw) -> None:
-        super().append(draw)
-        if len(self) >= self.LIMIT:
+        if len(self) >= self.LIMIT - 1:
             self.read()
+        super().append(draw)
 
 
 def _check_failed(function, source, error) -> None:
@@ -303,8 +309,10 @@ def _note(first_name, first_site, name, site, typed, more, kind=None) -> Note:
         where = f"at {first_at} on the loop's previous iteration"
     elif kind == "tree_map":
         where = f"at {first_at} for the leaf before"
-    what = ("so the same numbers again" if name == first_name else
-            "so numbers from the same random bits, not independent ones")
+    what = ("so numbers from the same random bits, not independent ones" if
+            name != first_name else "so the same numbers again" if
+            _same_arguments(first_site, site) else
+            "so the same random bits again (the same numbers, for the same other arguments)")
     others = f" (and {more} more line{'s' if more > 1 else ''})" if more else ""
     title = (f"⚠ key reused (at {at}): {_who(site, name)} drew with the key that "
              f"{_who(first_site, first_name)} used {where}, {what}{others}")
@@ -330,6 +338,49 @@ def _note(first_name, first_site, name, site, typed, more, kind=None) -> Note:
                  "jax.random.PRNGKey(seed) and the checker on, a line like this one raises "
                  "KeyReuseError.")
     return Note(title, body=body, kind="info", details=True)
+
+
+def _same_arguments(first_site, site) -> bool:
+    """Whether the two lines' calls (of `callee`, each site's) pass the same arguments after
+    the key, written as constants (`(3,)`, `0.5`, `dtype=jnp.float16`): JAX 0.10.2 draws
+    the same numbers then; `uniform(key, (3,))` and `uniform(key, (3,), minval=5.0)`, or
+    `uniform(key, maxval=scale)` in a loop, draw other numbers from the same bits."""
+    texts = set()
+    for s in (first_site, site):
+        calls = _calls_on(linecache.getline(s.file, s.line), s.callee)
+        if not calls:
+            return False
+        texts.update(calls)
+    return len(texts) == 1
+
+
+def _calls_on(line: str, callee: str) -> list:
+    """The arguments after the first (the key) of each call of `callee` on `line`, as one
+    text each ('(3,)', ''), or [] where one is not all constants (a name's value may change
+    between the two calls) or cannot be read from the line alone."""
+    found = []
+    for start in (m.end() for m in re.finditer(rf"\b{re.escape(callee)}\(", line)):
+        depth, end = 1, start
+        while end < len(line) and depth:
+            depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(line[end], 0)
+            end += 1
+        try:
+            call = ast.parse(f"f({line[start:end]}", mode="eval").body
+        except SyntaxError:
+            return []
+        rest = call.args[1:] + [k.value for k in call.keywords]
+        if depth or not call.args or not all(_constant(a) for a in rest):
+            return []
+        found.append(ast.dump(ast.Call(ast.Name("f"), call.args[1:], call.keywords)))
+    return found
+
+
+def _constant(node) -> bool:
+    """A literal, a tuple of them, or a dtype named through a module (`jnp.float16`)."""
+    if isinstance(node, ast.Attribute):
+        return isinstance(node.value, ast.Name) and node.value.id in ("jnp", "np", "jax")
+    return all(isinstance(n, (ast.Constant, ast.Tuple, ast.List, ast.UnaryOp, ast.USub,
+                              ast.UAdd, ast.Load)) for n in ast.walk(node))
 
 
 def _traced_checker(typed) -> str:

@@ -52,6 +52,7 @@ from ..core.physical import physical_rules
 from ..transforms.ad_util import defjvp_zero
 from ..transforms.make_jaxpr import make_jaxpr
 from . import key_prims
+from . import keys as _keys
 from .keys import KeyArray
 
 _SOURCE_CONTEXT_MESSAGE = ("PRNG key first used at the above location was subsequently reused "
@@ -152,6 +153,7 @@ class KeyReuseSignature:
                 message = f"Previously-consumed key passed to {funcname} at index {sink.idx}"
                 if context:
                     message += f" {context}"
+                _keys.refused_draw()        # (no draw for the notebook's note to tell)
                 raise _error_with_first_use(message, getattr(arg, "_source_info", None))
 
     def update_consumption(self, args_in, args_out):

@@ -402,6 +402,20 @@ def check_key(name: str, key, allow_batched=False):
     return typed, wrapped
 
 
+def refused_draw() -> None:
+    """The key-reuse checker (jax_debug_key_reuse) raising now, inside a random function the
+    user's lines called: JAX 0.10.2 raises KeyReuseError there and the call returns nothing,
+    so the draw recorded for it (the newest from the same lines) is taken back: the note
+    under the cell does not tell a draw that never was, beside JAX's own error."""
+    if not consumed_keys:
+        return
+    calls = _drawn_at()
+    for i in range(len(consumed_keys) - 1, -1, -1):
+        if consumed_keys[i][2] == calls:
+            del consumed_keys[i]
+            return
+
+
 def _staged(trace) -> bool:
     """Whether a program is being recorded (jit's trace, a loop's body, a cond's branches,
     make_jaxpr): its draws are told from its jaxpr, where a key drawn with in each branch is

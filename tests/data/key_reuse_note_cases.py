@@ -9,7 +9,8 @@ where no note belongs; for a reuse inside a jitted function, `call`: the line th
 (traces) it. What is recorded per case: whether `a` and `b` hold equal numbers ("same", where
 the cells bind both), and, run again with jax_debug_key_reuse on, whether
 JAX's checker raised ("raises": the error's class, message and (cell, line) of the user's
-line that raised, or None).
+line that raised, or None), and the message of a KeyReuseError the cells caught themselves
+("refused", where they bind it).
 
     CASES["raw_twice"]["cells"][0].splitlines()[2]
     'b = jax.random.normal(key, (3,))'
@@ -61,6 +62,13 @@ CASES = {
     # another sampler: the same bits, not the same numbers
     **_both("normal_then_uniform", ["key = KEY(0)\na = jax.random.normal(key, (3,))\n"
                                     "b = jax.random.uniform(key, (3,))"], ((0, 2), (0, 3))),
+    # one sampler, other arguments (a range, a loop's scale): the same bits, other numbers
+    **_both("uniform_other_range", ["key = KEY(0)\na = jax.random.uniform(key, (3,))\n"
+                                    "b = jax.random.uniform(key, (3,), minval=5.0, maxval=6.0)"],
+            ((0, 2), (0, 3))),
+    **_both("loop_other_scale", ["key = KEY(0)\nxs = []\nfor scale in [1.0, 10.0]:\n"
+                                 "    xs.append(jax.random.uniform(key, (2,), maxval=scale))\n"
+                                 "a, b = xs[0], xs[1]"], ((0, 4), (0, 4))),
     # the note's advice, as it writes it: the two draws differ, and nothing is reused
     **_both("advice", ["key = KEY(0)\n"
                        "key, subkey = jax.random.split(key)\n"
@@ -213,7 +221,20 @@ CASES = {
                                    "uniform(k, (3,)), key)\n"
                                    "a = jax.vmap(draw)(jax.random.split(key, 2), "
                                    "jax.numpy.array([True, False]))"], None),
+    # the checker on in the cell: the typed key's second draw raises KeyReuseError (caught:
+    # `refused`, its message) and draws nothing, so there is no reuse to tell beside JAX's
+    # error; a raw PRNGKey key the checker lets through, drawn twice silently, is told
+    **_both("checker_on_in_the_cell", ["jax.config.update('jax_debug_key_reuse', True)\n"
+                                       "key = KEY(0)\na = jax.random.normal(key, (3,))\n"
+                                       "try:\n    b = jax.random.normal(key, (3,))\n"
+                                       "except jax.errors.KeyReuseError as e:\n"
+                                       "    refused = str(e).splitlines()[0]\n"
+                                       "finally:\n"
+                                       "    jax.config.update('jax_debug_key_reuse', False)"],
+            ((0, 3), (0, 5))),
 }
+# the typed key's draw that the checker refused is no reuse
+CASES["typed_checker_on_in_the_cell"]["note"] = None
 
 
 def _cell_name(i: int) -> str:
@@ -243,6 +264,8 @@ def run(jax) -> dict:
         said = {}
         if "a" in ns and "b" in ns:
             said["same"] = bool(np.array_equal(np.asarray(ns["a"]), np.asarray(ns["b"])))
+        if "refused" in ns:             # a KeyReuseError the cells caught: its message
+            said["refused"] = ns["refused"]
         jax.config.update("jax_debug_key_reuse", True)
         try:
             _run(jax, case["cells"])

@@ -22,7 +22,7 @@ pytest.importorskip("IPython")
 import jxkernel
 import key_reuse_note_cases as cases  # tests/data
 import locations  # tests/support
-from ipython_shell import ran_ok, shell_fixture  # tests/support
+from ipython_shell import ran_ok, run_cell, shell_fixture  # tests/support
 from jxkernel import random as jr
 from jxkernel.notebook import key_advice, key_notes
 from jxkernel.notebook.state import State
@@ -32,6 +32,7 @@ from registered_library import excluded, import_library  # tests/support
 shell = shell_fixture("import jxkernel as jax", fresh=True)
 THEIRS = locations.jax_answers("key_reuse_note_reference.json")
 NOTE = "⚠ key reused"
+SAME_BITS = "so the same random bits again (the same numbers, for the same other arguments)"
 TITLE = re.compile(r"⚠ key reused \(at In\[(\d+)\]:(\d+)\): ([\w']+ )?(\w+) drew with the key "
                    r"that (?:[\w']+ )?(\w+) used (?:at In\[(\d+)\]:(\d+)|earlier on the same "
                    r"line)(, the same line run before| on the loop's previous iteration| for the "
@@ -76,6 +77,8 @@ def test_a_note_where_a_key_is_reused_and_what_it_says_is_what_jax_did(shell, na
     # the same numbers: only where JAX drew them (same call twice); other calls, the same bits
     if what == "so the same numbers again":
         assert drew == used and theirs["same"] is True
+    elif drew == used:      # other arguments, or ones read from names: the bits, not numbers
+        assert what == SAME_BITS
     else:
         assert what == "so numbers from the same random bits, not independent ones"
         assert drew != used and theirs.get("same") is not True
@@ -101,8 +104,12 @@ def test_a_note_where_a_key_is_reused_and_what_it_says_is_what_jax_did(shell, na
     else:
         assert "lets this key through" in note and "before the key is made" not in note
         assert theirs["raises"] is None
-        twin = THEIRS["typed_" + name[len("raw_"):]]["raises"]
-        assert twin["error"] == "KeyReuseError" and twin["at"] == [cell, line]
+        twin = THEIRS["typed_" + name[len("raw_"):]]
+        if "refused" in twin:       # the checker on in the cell, its error caught there
+            assert twin["refused"].startswith("Previously-consumed key passed to")
+        else:
+            assert twin["raises"]["error"] == "KeyReuseError" and \
+                twin["raises"]["at"] == [cell, line]
 
 
 def test_jxkernels_checker_answers_these_programs_as_jax(shell):
@@ -218,7 +225,7 @@ def test_a_helper_called_twice_in_a_jitted_function_is_told_at_its_two_calls(she
             "    return y1, y2\ny1, y2 = f(jax.random.key(0), jax.numpy.zeros(3))")
     (note,) = ran_ok(shell, cell).shown(NOTE)
     assert re.match(r"⚠ key reused \(at In\[\d+\]:4\): noisy's normal drew with the key that "
-                    r"noisy's normal used at In\[\d+\]:3, so the same numbers again", note)
+                    r"noisy's normal used at In\[\d+\]:3, " + re.escape(SAME_BITS), note)
     assert np.array_equal(shell.user_ns["y1"], shell.user_ns["y2"])        # as it says
 
 
@@ -315,6 +322,36 @@ def test_the_notes_pass_finds_raw_keys_too_and_leaves_the_checker_as_it_was(make
             key_reuse.jaxpr_type_signature(jaxpr)
 
 
+def test_a_draw_the_checker_refused_is_not_told_beside_its_error(shell):
+    # jax_debug_key_reuse on: JAX 0.10.2 raises KeyReuseError at the typed key's second draw,
+    # which draws nothing (typed_checker_on_in_the_cell: caught, "refused"); the error's card
+    # tells it, and a note beside it saying JAX said nothing would be false. Uncaught, a
+    # cell later, and under vmap or grad (the draw inside the learner's function) alike
+    assert THEIRS["typed_checker_on_in_the_cell"]["refused"].startswith(
+        "Previously-consumed key passed to jit-compiled function")
+    ran_ok(shell, "jax.config.update('jax_debug_key_reuse', True)\n"
+                  "key = jax.random.key(0)\na = jax.random.normal(key, (3,))")
+    try:
+        for cell in ["b = jax.random.normal(key, (3,))",
+                     "k1, k2 = jax.random.split(key)",
+                     "def pair(key):\n    return jax.random.normal(key), jax.random.normal(key)\n"
+                     "a, b = jax.vmap(pair)(jax.random.split(jax.random.key(1), 2))",
+                     "def loss(w, key):\n    a = jax.random.normal(key, (3,))\n"
+                     "    return (w * a * jax.random.normal(key, (3,))).sum()\n"
+                     "g = jax.grad(loss)(jax.numpy.ones(3), jax.random.key(2))"]:
+            ran = run_cell(shell, cell)
+            assert type(ran.error).__name__ == "KeyReuseError", cell
+            assert ran.shown(NOTE) == [], cell
+    finally:
+        jxkernel.config.update("jax_debug_key_reuse", False)
+    # the key's draws JAX refused drew nothing: its next draw, the checker off, is told at
+    # the first one (the same numbers as a's)
+    (note,) = ran_ok(shell, "c = jax.random.normal(key, (3,))").shown(NOTE)
+    assert re.match(r"⚠ key reused \(at In\[\d+\]:1\): normal drew with the key that normal "
+                    r"used at In\[\d+\]:3, so the same numbers again", note)
+    assert np.array_equal(shell.user_ns["a"], shell.user_ns["c"])
+
+
 def test_a_key_that_split_consumed_is_told_to_draw_with_the_keys_it_made(shell):
     (note,) = _run_case(shell, "typed_split_then_draw")[0][0]
     assert re.search(r"The keys split made at In\[\d+\]:2 are new ones: draw with one of them",
@@ -357,8 +394,8 @@ def test_a_function_given_one_key_twice_is_told_at_its_two_calls(shell):
             "y1 = dropout(key, x, 0.5)\ny2 = dropout(key, x, 0.5)")
     (note,) = ran_ok(shell, cell).shown(NOTE)
     assert re.match(r"⚠ key reused \(at In\[\d+\]:4\): dropout's bernoulli drew with the key "
-                    r"that dropout's bernoulli used at In\[\d+\]:3, so the same numbers again",
-                    note)
+                    r"that dropout's bernoulli used at In\[\d+\]:3, " + re.escape(SAME_BITS),
+                    note)      # (x, a name: its value may have changed between the calls)
     assert np.array_equal(shell.user_ns["y1"], shell.user_ns["y2"])        # as it says
     code = [re.sub(r"    # at In\[\d+\]:\d+$", "", line[2:])
             for line in note.splitlines() if line.startswith("  ")]
