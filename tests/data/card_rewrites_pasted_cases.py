@@ -486,6 +486,9 @@ CASES = {
     "grad_vector_bound_argnums_sum": ("def f(w, x):\n    return w * x ** 2\n"
                                       "df = jax.grad(f, argnums=1)\n"
                                       "_r = df(2.0, jnp.arange(3.0))\n", (4, 4), "second"),
+    # jnp.dot of two lists: both made arrays (it made the first alone, position 0, JAX's
+    # message's; pasted, JAX 0.10.2 raised again at position 1)
+    "dot_of_two_lists": ("_r = jnp.dot([1.0, 2.0], [3.0, 4.0])\n", (1, 1), "first"),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -623,6 +626,9 @@ REFUSED = {
                                       "'y': jnp.array([1.0, 2.0, 3.0])}\n"
                                       "carry, ys = jax.lax.scan(lambda c, x: step(c, x, W), "
                                       "init, xs)\n"),
+    # the list-argument card's code before: jnp.dot's first list made an array, its second
+    # left a list (TypeError at position 1)
+    "dot_of_the_first_list_alone": "_r = jnp.dot(jnp.asarray([1.0, 2.0]), [3.0, 4.0])\n",
 }
 
 # each refused program above that a card pasted before, and the case whose card pastes
@@ -642,7 +648,8 @@ REFUSED_BEFORE = {"first_int_cast_alone": "int_of_two_values_unpacked",
                   "matmul_transposed_then_bias": "matmul_weights_out_in_with_bias",
                   "expand_dims_of_a_name_not_there": "broadcast_in_a_statement_of_two_lines",
                   "reshape_of_a_name_not_there": "reshape_size_written_as_a_product",
-                  "scan_with_the_cards_own_names": "scan_xs_dict_of_two_lengths"}
+                  "scan_with_the_cards_own_names": "scan_xs_dict_of_two_lengths",
+                  "dot_of_the_first_list_alone": "dot_of_two_lists"}
 
 # the cases whose values are random draws (compared within 4 ulps: threefry's bits are
 # exact, the floats made of them are computed)
@@ -832,4 +839,5 @@ PASTED = {
     'grad_vector_bound_sum': 'def f(x):\n    return x ** 2\ng = jax.grad(f)\nxs = jnp.arange(3.0)\n_r = jax.grad(lambda *args: f(*args).sum())(xs)    # the derivative of their sum (a loss)\n',
     'grad_vector_bound_argnums_jacobian': "def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.jacrev(f, argnums=1)(2.0, jnp.arange(3.0))    # the Jacobian: every output's derivative\n",
     'grad_vector_bound_argnums_sum': 'def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.grad(lambda *args: f(*args).sum(), argnums=1)(2.0, jnp.arange(3.0))    # the derivative of their sum (a loss)\n',
+    'dot_of_two_lists': '_r = jnp.dot(jnp.asarray([1.0, 2.0]), jnp.asarray([3.0, 4.0]))    # each array: one value for dot\n',
 }
