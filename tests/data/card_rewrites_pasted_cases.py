@@ -489,6 +489,12 @@ CASES = {
     # jnp.dot of two lists: both made arrays (it made the first alone, position 0, JAX's
     # message's; pasted, JAX 0.10.2 raised again at position 1)
     "dot_of_two_lists": ("_r = jnp.dot([1.0, 2.0], [3.0, 4.0])\n", (1, 1), "first"),
+    # vmap's sizes differing at a keyword argument (vmap maps those along axis 0, whatever
+    # in_axes says): passed positionally with in_axes=(0, None) (it gave the template
+    # `jax.vmap(f, in_axes=(0,))(...)`, unmarked: pasted, vmap of Ellipsis, JAX's TypeError)
+    "vmap_sizes_of_a_keyword_argument": ("def f(x, scale):\n    return x * scale\n"
+                                         "_r = jax.vmap(f)(jnp.arange(3.0), "
+                                         "scale=jnp.arange(2.0))\n", (3, 3), "first"),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -629,6 +635,9 @@ REFUSED = {
     # the list-argument card's code before: jnp.dot's first list made an array, its second
     # left a list (TypeError at position 1)
     "dot_of_the_first_list_alone": "_r = jnp.dot(jnp.asarray([1.0, 2.0]), [3.0, 4.0])\n",
+    # the vmap-sizes card's template before, for a keyword argument of another size, pasted
+    "vmap_template_for_a_keyword_argument": ("def f(x, scale):\n    return x * scale\n"
+                                             "jax.vmap(f, in_axes=(0,))(...)\n"),
 }
 
 # each refused program above that a card pasted before, and the case whose card pastes
@@ -649,7 +658,8 @@ REFUSED_BEFORE = {"first_int_cast_alone": "int_of_two_values_unpacked",
                   "expand_dims_of_a_name_not_there": "broadcast_in_a_statement_of_two_lines",
                   "reshape_of_a_name_not_there": "reshape_size_written_as_a_product",
                   "scan_with_the_cards_own_names": "scan_xs_dict_of_two_lengths",
-                  "dot_of_the_first_list_alone": "dot_of_two_lists"}
+                  "dot_of_the_first_list_alone": "dot_of_two_lists",
+                  "vmap_template_for_a_keyword_argument": "vmap_sizes_of_a_keyword_argument"}
 
 # the cases whose values are random draws (compared within 4 ulps: threefry's bits are
 # exact, the floats made of them are computed)
@@ -840,4 +850,5 @@ PASTED = {
     'grad_vector_bound_argnums_jacobian': "def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.jacrev(f, argnums=1)(2.0, jnp.arange(3.0))    # the Jacobian: every output's derivative\n",
     'grad_vector_bound_argnums_sum': 'def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.grad(lambda *args: f(*args).sum(), argnums=1)(2.0, jnp.arange(3.0))    # the derivative of their sum (a loss)\n',
     'dot_of_two_lists': '_r = jnp.dot(jnp.asarray([1.0, 2.0]), jnp.asarray([3.0, 4.0]))    # each array: one value for dot\n',
+    'vmap_sizes_of_a_keyword_argument': 'def f(x, scale):\n    return x * scale\n_r = jax.vmap(f, in_axes=(0, None))(jnp.arange(3.0), jnp.arange(2.0))    # scale passed positionally: in_axes=(0, None)\n',
 }

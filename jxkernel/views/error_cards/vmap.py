@@ -22,9 +22,10 @@ from .rewrites import _called, _parse_line, _pattern, _replaced
 
 
 # "one axis had size 5: axis 0 of argument x ..." and, where several leaves share a size,
-# "most axes (2 of them) had size 3, e.g. axis 0 of argument params[0] ..." (JAX's words)
+# "most axes (2 of them) had size 3, e.g. axis 0 of argument params[0] ..."; a keyword
+# argument's "axis 0 of kwargs['scale'] ..." (JAX's words)
 _VMAP_AXIS = re.compile(r"\* (?:one axis|(?:most|some) axes \((\d+) of them\)) had size (\d+)"
-                        r"(?::|, e\.g\.) axis (-?\d+) of argument (.+?) of type "
+                        r"(?::|, e\.g\.) axis (-?\d+) of (?:argument )?(.+?) of type "
                         r"(\w+)\[([\d,]*)\]")
 
 
@@ -43,6 +44,8 @@ def mapped_axes(exc) -> list:
 
 def _vmap_card(exc, where, called_from) -> ErrorCard:
     mapped = mapped_axes(exc)
+    if any(m["name"].startswith("kwargs[") for m in mapped):
+        return _vmap_keyword_card(exc, where, mapped)
     sizes = Counter()
     for m in mapped:
         sizes[m["size"]] += m["count"]
@@ -76,7 +79,7 @@ def _vmap_card(exc, where, called_from) -> ErrorCard:
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
 
 
-def _in_axes_that_trace(exc, sizes):
+def _in_axes_that_trace(exc, sizes, call=None):
     """(size, in_axes per positional argument) of the first of `sizes` whose in_axes (each
     argument along its given axis where that has the size, else its first axis of that size,
     else None) the function traces with, fewest arguments moved off their given axis first,
@@ -85,7 +88,7 @@ def _in_axes_that_trace(exc, sizes):
     per positional argument (vmap's `vmap_call`: its function, arguments and axes). The most
     common size first: `jax.vmap(lambda W, x: W @ x)(W, xs)` of a (3, 4) W and a (5, 4) xs
     ties, and in_axes=(0, None) fails in the function (JAX 0.10.2 too): (None, 0) traces."""
-    call = getattr(exc, "vmap_call", None)
+    call = call or getattr(exc, "vmap_call", None)
     if call is None:
         return None
     fun, args, kwargs, flat_axes, options = call
@@ -119,6 +122,63 @@ def _in_axes_that_trace(exc, sizes):
     return size, list(axes)
 
 
+def _vmap_keyword_card(exc, where, mapped) -> ErrorCard:
+    """vmap's sizes differing where a keyword argument is among the mapped: vmap maps every
+    keyword argument along axis 0 (in_axes names the positional ones alone), so no in_axes
+    makes `jax.vmap(f)(xs, scale=s)` pass s whole; the card's in_axes, keyword arguments
+    left as they were, pasted, raised again (its template `jax.vmap(f, in_axes=(0,))(...)`
+    was code naming nothing of the learner's). The keywords passed positionally, in f's
+    order, with the in_axes that traces (JAX 0.10.2: `jax.vmap(f, in_axes=(0, None))(x, s)`)."""
+    sizes = Counter()
+    for m in mapped:
+        sizes[m["size"]] += m["count"]
+    order = sorted(sizes, key=lambda s: (-sizes[s], [m["size"] for m in mapped].index(s)))
+    call, names = _keywords_as_positional(getattr(exc, "vmap_call", None))
+    tried = _in_axes_that_trace(exc, order, call) if call is not None else None
+    rewrite = _with_in_axes(where, tried[1], order=names) if tried is not None else None
+    keywords = ", ".join(m["name"][len("kwargs['"):-2] for m in mapped
+                         if m["name"].startswith("kwargs['"))
+    if rewrite is None:
+        rewrite = _pattern("jax.vmap(f, in_axes=(0, None))(xs, scale)    # scale passed "
+                           "positionally: None, the same scale for every element")
+    else:
+        rewrite += (f"    # {', '.join(names)} passed positionally: in_axes="
+                    f"{tuple(tried[1])!r}")
+    listing = ", ".join(f"{m['name']} {m['type']} axis {m['axis']} (size {m['size']})"
+                        for m in mapped)
+    return ErrorCard(
+        "vmap-sizes", "vmap: the mapped axes have different sizes (a keyword argument's too)",
+        why=(f"vmap maps every argument along one axis of one size, and keyword arguments "
+             f"always along axis 0: in_axes names the positional arguments only. Here: "
+             f"{listing}."),
+        fix=(f"To pass {keywords} whole to every "
+             f"element (or map it along another axis), pass it positionally and give its "
+             f"in_axes entry (None: not mapped)."),
+        rewrite=rewrite,
+        origin={"arguments": [{k: m[k] for k in ("name", "axis", "size", "type")}
+                              for m in mapped]},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
+
+
+def _keywords_as_positional(call):
+    """(vmap's call with its keyword arguments passed positionally, in the order of the
+    function's parameters, each leaf at axis 0 as vmap maps it; the names of the keywords in
+    that order), or (None, None) where they are not the parameters right after the
+    positional arguments."""
+    if call is None:
+        return None, None
+    fun, args, kwargs, flat_axes, options = call
+    params = positional_parameters(fun) or []
+    names = list(params[len(args):len(args) + len(kwargs)])
+    if not kwargs or set(names) != set(kwargs):
+        return None, None
+    moved = tuple(args) + tuple(kwargs[n] for n in names)
+    positional = sum(len(tree_flatten(a)[0]) for a in args)
+    axes = list(flat_axes[:positional]) + [0] * sum(len(tree_flatten(kwargs[n])[0])
+                                                   for n in names)
+    return (fun, moved, {}, axes, options), names
+
+
 def _per_argument(axes, flat) -> list:
     """One in_axes entry per positional argument from one axis per leaf: the axis where all
     its leaves share it (None for `params = (W, b)` passed whole to every element), else the
@@ -146,15 +206,22 @@ def _vmap_rewrite(where, mapped, axes) -> str | None:
     return _with_in_axes(where, axes)
 
 
-def _with_in_axes(where, axes, keywords=False, transform="vmap") -> str | None:
+def _with_in_axes(where, axes, keywords=False, transform="vmap", order=None) -> str | None:
     """The user's line `jax.vmap(f, ...)(a, b)` (or `transform`'s: pmap's) with
     in_axes=`axes` (one per positional argument; keyword arguments only where `keywords`:
-    vmap maps them along axis 0, in_axes being the positional ones'), or None where the line
-    is not such a call."""
+    vmap maps them along axis 0, in_axes being the positional ones'; `order`: the keyword
+    arguments' names, passed positionally in that order after the others), or None where
+    the line is not such a call."""
     tree = _parse_line(where)
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
                 ast.unparse(node.func.func).split(".")[-1] == transform:
+            if order is not None:
+                given = {k.arg: k.value for k in node.keywords}
+                if set(given) != set(order):
+                    return None
+                node.args = node.args + [given[n] for n in order]
+                node.keywords = []
             if len(node.args) != len(axes) or node.keywords and not keywords or \
                     any(isinstance(a, ast.Starred) for a in node.args):
                 return None
