@@ -495,6 +495,17 @@ CASES = {
     "vmap_sizes_of_a_keyword_argument": ("def f(x, scale):\n    return x * scale\n"
                                          "_r = jax.vmap(f)(jnp.arange(3.0), "
                                          "scale=jnp.arange(2.0))\n", (3, 3), "first"),
+    # vmap of a distance between two rows, of 4 and 5 rows: (0, None) passes ys whole, and
+    # dist sums over all of it (4 numbers); the alternative is every pair, a vmap of a vmap
+    # (it offered the first alone)
+    "vmap_sizes_every_pair_whole": ("xs = jnp.arange(12.0).reshape(4, 3)\n"
+                                    "ys = jnp.arange(15.0).reshape(5, 3)\n"
+                                    "def dist(a, b):\n    return jnp.sqrt(((a - b) ** 2).sum())\n"
+                                    "_r = jax.vmap(dist)(xs, ys)\n", (5, 5), 0),
+    "vmap_sizes_every_pair": ("xs = jnp.arange(12.0).reshape(4, 3)\n"
+                              "ys = jnp.arange(15.0).reshape(5, 3)\n"
+                              "def dist(a, b):\n    return jnp.sqrt(((a - b) ** 2).sum())\n"
+                              "_r = jax.vmap(dist)(xs, ys)\n", (5, 5), 1),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -851,4 +862,6 @@ PASTED = {
     'grad_vector_bound_argnums_sum': 'def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.grad(lambda *args: f(*args).sum(), argnums=1)(2.0, jnp.arange(3.0))    # the derivative of their sum (a loss)\n',
     'dot_of_two_lists': '_r = jnp.dot(jnp.asarray([1.0, 2.0]), jnp.asarray([3.0, 4.0]))    # each array: one value for dot\n',
     'vmap_sizes_of_a_keyword_argument': 'def f(x, scale):\n    return x * scale\n_r = jax.vmap(f, in_axes=(0, None))(jnp.arange(3.0), jnp.arange(2.0))    # scale passed positionally: in_axes=(0, None)\n',
+    'vmap_sizes_every_pair_whole': 'xs = jnp.arange(12.0).reshape(4, 3)\nys = jnp.arange(15.0).reshape(5, 3)\ndef dist(a, b):\n    return jnp.sqrt(((a - b) ** 2).sum())\n_r = jax.vmap(dist, in_axes=(0, None))(xs, ys)    # the same whole argument for every element\n',
+    'vmap_sizes_every_pair': 'xs = jnp.arange(12.0).reshape(4, 3)\nys = jnp.arange(15.0).reshape(5, 3)\ndef dist(a, b):\n    return jnp.sqrt(((a - b) ** 2).sum())\n_r = jax.vmap(jax.vmap(dist, in_axes=(None, 0)), in_axes=(0, None))(xs, ys)    # (4, 5): at [i, j], of xs[i] and ys[j]\n',
 }

@@ -64,6 +64,9 @@ def _vmap_card(exc, where, called_from) -> ErrorCard:
     rewrite = (_with_in_axes(where, shown) if tried is not None else None) or \
         _vmap_rewrite(where, mapped, shown) or \
         f"jax.vmap(f, in_axes=({', '.join(map(str, shown))}{',' if len(shown) == 1 else ''}))(...)"
+    pairs = _every_pair(exc, where, shown) if tried is not None else None
+    if pairs is not None:       # (which the learner meant, the card cannot tell: both)
+        rewrite += f"    # the same whole argument for every element\n{pairs}"
     listing = ", ".join(f"{m['name']} {m['type']} axis {m['axis']} (size {m['size']})" +
                         (f" and {m['count'] - 1} more of that size" if m["count"] > 1 else "")
                         for m in mapped)
@@ -72,7 +75,9 @@ def _vmap_card(exc, where, called_from) -> ErrorCard:
         why=(f"vmap maps every argument along its in_axes entry, one slice per element, so "
              f"those axes must have one size: {listing}."),
         fix=(f"Say per argument which axis to map, or None for an argument shared by every "
-             f"element, with in_axes (to map over size {size}: {advice})."),
+             f"element, with in_axes (to map over size {size}: {advice})." +
+             (" Or, if you meant every pair of rows (distances between two sets of points), "
+              "a vmap inside a vmap maps one argument in each." if pairs else "")),
         rewrite=rewrite,
         origin={"arguments": [{k: m[k] for k in ("name", "axis", "size", "type")}
                               for m in mapped]},
@@ -120,6 +125,45 @@ def _in_axes_that_trace(exc, sizes, call=None):
         return None
     _, size, axes = min(fits, key=lambda f: f[0])      # (ties: the most common size's)
     return size, list(axes)
+
+
+def _every_pair(exc, where, shown) -> str | None:
+    """The user's line with a vmap of a vmap: f of every pair, a row of the first argument
+    with a row of the second, where the two are batches of one kind (their rows of one shape,
+    of two counts, each row a vector at least: a row of scalars is f of every pair under
+    (0, None) already) and the in_axes that traced passes one whole. `jax.vmap(dist)(xs, ys)` of
+    4 and 5 points meant the (4, 5) distances, most likely: (0, None) passes ys whole to a
+    dist written for two points, and its sum over every row of ys gave 4 numbers (JAX 0.10.2
+    too). None where the nested vmap does not trace."""
+    fun, args, kwargs, flat_axes, options = exc.vmap_call
+    if len(args) != 2 or kwargs or sorted(shown, key=str) != [0, None] or \
+            tuple(flat_axes) != (0, 0) or not all(hasattr(a, "shape") for a in args) or \
+            len(args[0].shape) < 2 or tuple(args[0].shape[1:]) != tuple(args[1].shape[1:]):
+        return None
+    nested = vmap(vmap(fun, in_axes=(None, 0), **options), in_axes=(0, None), **options)
+    try:
+        with compile_record.unlogged(), contextlib.redirect_stdout(io.StringIO()):
+            out = eval_shape(nested, *args)
+            whole = eval_shape(vmap(fun, in_axes=tuple(shown), **options), *args)
+    except Exception:       # noqa: BLE001  (f does not take one row of each)
+        return None
+    # where f kept the whole argument's rows as an axis of its own (W @ x: a row per row of
+    # W), the in_axes that traced holds every pair already; where f reduced them away (dist's
+    # sum), it gave one number per element of the other: the pairs are another reading
+    if tuple(getattr(whole, "shape", ())[1:]) != tuple(getattr(out, "shape", ())[2:]):
+        return None
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
+                ast.unparse(node.func.func).split(".")[-1] == "vmap" and node.func.args:
+            vmap_name, inner = ast.unparse(node.func.func), ast.unparse(node.func.args[0])
+            shape = getattr(out, "shape", None)
+            a, b = (ast.unparse(x) for x in node.args) if len(node.args) == 2 else ("a", "b")
+            return f"# or, {inner} of every pair (a row of each):\n" + _replaced(tree, node.func, f"{vmap_name}({vmap_name}({inner}, in_axes=(None, "
+                                              f"0)), in_axes=(0, None))") + \
+                (f"    # {tuple(shape)}: at [i, j], of {a}[i] and {b}[j]" if shape is not None
+                 else "")
+    return None
 
 
 def _vmap_keyword_card(exc, where, mapped) -> ErrorCard:
