@@ -88,8 +88,14 @@ def check_arraylike(fun_name: str, *args) -> None:
             if type(arg) is Token and traced_before_checked(fun_name, sys._getframe(1)):
                 # (JAX's jit traced it first: its message names jit's tracer)
                 shown = f"<class '{jax_class_path(JaxprTracer)}'>"
-            raise TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
-                            f"{shown} at position {i}.")
+            error = TypeError(f"{fun_name} requires ndarray or scalar arguments, got "
+                              f"{shown} at position {i}.")
+            # every position holding a list or tuple, not only the first JAX names: the card
+            # makes each an array (jnp.dot([1.0, 2.0], [3.0, 4.0]) with the first alone made
+            # one raises again, at position 1)
+            error.sequence_positions = tuple(j for j, a in enumerate(args)
+                                             if isinstance(a, (list, tuple)))
+            raise error
 
 
 def passing_text(args) -> tuple:

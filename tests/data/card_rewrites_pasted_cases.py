@@ -486,6 +486,26 @@ CASES = {
     "grad_vector_bound_argnums_sum": ("def f(w, x):\n    return w * x ** 2\n"
                                       "df = jax.grad(f, argnums=1)\n"
                                       "_r = df(2.0, jnp.arange(3.0))\n", (4, 4), "second"),
+    # jnp.dot of two lists: both made arrays (it made the first alone, position 0, JAX's
+    # message's; pasted, JAX 0.10.2 raised again at position 1)
+    "dot_of_two_lists": ("_r = jnp.dot([1.0, 2.0], [3.0, 4.0])\n", (1, 1), "first"),
+    # vmap's sizes differing at a keyword argument (vmap maps those along axis 0, whatever
+    # in_axes says): passed positionally with in_axes=(0, None) (it gave the template
+    # `jax.vmap(f, in_axes=(0,))(...)`, unmarked: pasted, vmap of Ellipsis, JAX's TypeError)
+    "vmap_sizes_of_a_keyword_argument": ("def f(x, scale):\n    return x * scale\n"
+                                         "_r = jax.vmap(f)(jnp.arange(3.0), "
+                                         "scale=jnp.arange(2.0))\n", (3, 3), "first"),
+    # vmap of a distance between two rows, of 4 and 5 rows: (0, None) passes ys whole, and
+    # dist sums over all of it (4 numbers); the alternative is every pair, a vmap of a vmap
+    # (it offered the first alone)
+    "vmap_sizes_every_pair_whole": ("xs = jnp.arange(12.0).reshape(4, 3)\n"
+                                    "ys = jnp.arange(15.0).reshape(5, 3)\n"
+                                    "def dist(a, b):\n    return jnp.sqrt(((a - b) ** 2).sum())\n"
+                                    "_r = jax.vmap(dist)(xs, ys)\n", (5, 5), 0),
+    "vmap_sizes_every_pair": ("xs = jnp.arange(12.0).reshape(4, 3)\n"
+                              "ys = jnp.arange(15.0).reshape(5, 3)\n"
+                              "def dist(a, b):\n    return jnp.sqrt(((a - b) ** 2).sum())\n"
+                              "_r = jax.vmap(dist)(xs, ys)\n", (5, 5), 1),
 }
 
 # programs whose card has no code it can stand behind (its own names unknown: a leaked value's
@@ -623,6 +643,12 @@ REFUSED = {
                                       "'y': jnp.array([1.0, 2.0, 3.0])}\n"
                                       "carry, ys = jax.lax.scan(lambda c, x: step(c, x, W), "
                                       "init, xs)\n"),
+    # the list-argument card's code before: jnp.dot's first list made an array, its second
+    # left a list (TypeError at position 1)
+    "dot_of_the_first_list_alone": "_r = jnp.dot(jnp.asarray([1.0, 2.0]), [3.0, 4.0])\n",
+    # the vmap-sizes card's template before, for a keyword argument of another size, pasted
+    "vmap_template_for_a_keyword_argument": ("def f(x, scale):\n    return x * scale\n"
+                                             "jax.vmap(f, in_axes=(0,))(...)\n"),
 }
 
 # each refused program above that a card pasted before, and the case whose card pastes
@@ -642,7 +668,9 @@ REFUSED_BEFORE = {"first_int_cast_alone": "int_of_two_values_unpacked",
                   "matmul_transposed_then_bias": "matmul_weights_out_in_with_bias",
                   "expand_dims_of_a_name_not_there": "broadcast_in_a_statement_of_two_lines",
                   "reshape_of_a_name_not_there": "reshape_size_written_as_a_product",
-                  "scan_with_the_cards_own_names": "scan_xs_dict_of_two_lengths"}
+                  "scan_with_the_cards_own_names": "scan_xs_dict_of_two_lengths",
+                  "dot_of_the_first_list_alone": "dot_of_two_lists",
+                  "vmap_template_for_a_keyword_argument": "vmap_sizes_of_a_keyword_argument"}
 
 # the cases whose values are random draws (compared within 4 ulps: threefry's bits are
 # exact, the floats made of them are computed)
@@ -832,4 +860,8 @@ PASTED = {
     'grad_vector_bound_sum': 'def f(x):\n    return x ** 2\ng = jax.grad(f)\nxs = jnp.arange(3.0)\n_r = jax.grad(lambda *args: f(*args).sum())(xs)    # the derivative of their sum (a loss)\n',
     'grad_vector_bound_argnums_jacobian': "def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.jacrev(f, argnums=1)(2.0, jnp.arange(3.0))    # the Jacobian: every output's derivative\n",
     'grad_vector_bound_argnums_sum': 'def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.grad(lambda *args: f(*args).sum(), argnums=1)(2.0, jnp.arange(3.0))    # the derivative of their sum (a loss)\n',
+    'dot_of_two_lists': '_r = jnp.dot(jnp.asarray([1.0, 2.0]), jnp.asarray([3.0, 4.0]))    # each array: one value for dot\n',
+    'vmap_sizes_of_a_keyword_argument': 'def f(x, scale):\n    return x * scale\n_r = jax.vmap(f, in_axes=(0, None))(jnp.arange(3.0), jnp.arange(2.0))    # scale passed positionally: in_axes=(0, None)\n',
+    'vmap_sizes_every_pair_whole': 'xs = jnp.arange(12.0).reshape(4, 3)\nys = jnp.arange(15.0).reshape(5, 3)\ndef dist(a, b):\n    return jnp.sqrt(((a - b) ** 2).sum())\n_r = jax.vmap(dist, in_axes=(0, None))(xs, ys)    # the same whole argument for every element\n',
+    'vmap_sizes_every_pair': 'xs = jnp.arange(12.0).reshape(4, 3)\nys = jnp.arange(15.0).reshape(5, 3)\ndef dist(a, b):\n    return jnp.sqrt(((a - b) ** 2).sum())\n_r = jax.vmap(jax.vmap(dist, in_axes=(None, 0)), in_axes=(0, None))(xs, ys)    # (4, 5): at [i, j], of xs[i] and ys[j]\n',
 }

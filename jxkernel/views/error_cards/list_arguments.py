@@ -27,8 +27,9 @@ def _list_argument_card(exc, where, called_from) -> ErrorCard:
     lengths = _ragged_lengths(argument, _user_frame(exc)) if argument is not None else None
     if lengths is not None:
         return _ragged_list_card(name, kind, tree, argument, lengths)
-    note = f"    # an array: one value for {name}"
-    rewrite = (f"{_replaced(tree, argument, f'jnp.asarray({ast.unparse(argument)})')}{note}"
+    several = len(set(getattr(exc, "sequence_positions", ()))) > 1
+    note = f"    # {'each' if several else 'an'} array: one value for {name}"
+    rewrite = (f"{_as_arrays(tree, name, int(position), exc)}{note}"
                if argument is not None else f"y = jnp.{name}(jnp.asarray(values)){note}")
     return ErrorCard(
         "list-argument", f"jnp.{name} was given a Python {kind}",
@@ -39,6 +40,20 @@ def _list_argument_card(exc, where, called_from) -> ErrorCard:
              f"came from grad or vmap of a {kind} argument, pass that argument as an array "
              f"instead: jax.grad(f)(jnp.asarray(values))."),
         rewrite=rewrite, docs=None)
+
+
+def _as_arrays(tree, name, position, exc) -> str:
+    """The user's line with the list at `position` of `name`'s call made an array, and every
+    other argument the check found a list or tuple (the exception's `sequence_positions`,
+    numpy/util.py's check_arraylike): JAX names the first alone, and `jnp.dot([1.0, 2.0],
+    [3.0, 4.0])` with only that one made an array raises again at position 1 (JAX 0.10.2)."""
+    positions = sorted(set(getattr(exc, "sequence_positions", ())) | {position})
+    for at in reversed(positions):          # (each a node of the line as the last left it)
+        argument = _argument(tree, name, at)
+        if argument is not None:
+            tree = ast.parse(_replaced(tree, argument,
+                                       f"jnp.asarray({ast.unparse(argument)})"))
+    return ast.unparse(tree)
 
 
 # jnp's functions that join their arrays end to end: a list of rows of any lengths joins as

@@ -22,9 +22,10 @@ from .rewrites import _called, _parse_line, _pattern, _replaced
 
 
 # "one axis had size 5: axis 0 of argument x ..." and, where several leaves share a size,
-# "most axes (2 of them) had size 3, e.g. axis 0 of argument params[0] ..." (JAX's words)
+# "most axes (2 of them) had size 3, e.g. axis 0 of argument params[0] ..."; a keyword
+# argument's "axis 0 of kwargs['scale'] ..." (JAX's words)
 _VMAP_AXIS = re.compile(r"\* (?:one axis|(?:most|some) axes \((\d+) of them\)) had size (\d+)"
-                        r"(?::|, e\.g\.) axis (-?\d+) of argument (.+?) of type "
+                        r"(?::|, e\.g\.) axis (-?\d+) of (?:argument )?(.+?) of type "
                         r"(\w+)\[([\d,]*)\]")
 
 
@@ -43,6 +44,8 @@ def mapped_axes(exc) -> list:
 
 def _vmap_card(exc, where, called_from) -> ErrorCard:
     mapped = mapped_axes(exc)
+    if any(m["name"].startswith("kwargs[") for m in mapped):
+        return _vmap_keyword_card(exc, where, mapped)
     sizes = Counter()
     for m in mapped:
         sizes[m["size"]] += m["count"]
@@ -61,6 +64,9 @@ def _vmap_card(exc, where, called_from) -> ErrorCard:
     rewrite = (_with_in_axes(where, shown) if tried is not None else None) or \
         _vmap_rewrite(where, mapped, shown) or \
         f"jax.vmap(f, in_axes=({', '.join(map(str, shown))}{',' if len(shown) == 1 else ''}))(...)"
+    pairs = _every_pair(exc, where, shown) if tried is not None else None
+    if pairs is not None:       # (which the learner meant, the card cannot tell: both)
+        rewrite += f"    # the same whole argument for every element\n{pairs}"
     listing = ", ".join(f"{m['name']} {m['type']} axis {m['axis']} (size {m['size']})" +
                         (f" and {m['count'] - 1} more of that size" if m["count"] > 1 else "")
                         for m in mapped)
@@ -69,14 +75,16 @@ def _vmap_card(exc, where, called_from) -> ErrorCard:
         why=(f"vmap maps every argument along its in_axes entry, one slice per element, so "
              f"those axes must have one size: {listing}."),
         fix=(f"Say per argument which axis to map, or None for an argument shared by every "
-             f"element, with in_axes (to map over size {size}: {advice})."),
+             f"element, with in_axes (to map over size {size}: {advice})." +
+             (" Or, if you meant every pair of rows (distances between two sets of points), "
+              "a vmap inside a vmap maps one argument in each." if pairs else "")),
         rewrite=rewrite,
         origin={"arguments": [{k: m[k] for k in ("name", "axis", "size", "type")}
                               for m in mapped]},
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
 
 
-def _in_axes_that_trace(exc, sizes):
+def _in_axes_that_trace(exc, sizes, call=None):
     """(size, in_axes per positional argument) of the first of `sizes` whose in_axes (each
     argument along its given axis where that has the size, else its first axis of that size,
     else None) the function traces with, fewest arguments moved off their given axis first,
@@ -85,7 +93,7 @@ def _in_axes_that_trace(exc, sizes):
     per positional argument (vmap's `vmap_call`: its function, arguments and axes). The most
     common size first: `jax.vmap(lambda W, x: W @ x)(W, xs)` of a (3, 4) W and a (5, 4) xs
     ties, and in_axes=(0, None) fails in the function (JAX 0.10.2 too): (None, 0) traces."""
-    call = getattr(exc, "vmap_call", None)
+    call = call or getattr(exc, "vmap_call", None)
     if call is None:
         return None
     fun, args, kwargs, flat_axes, options = call
@@ -119,6 +127,102 @@ def _in_axes_that_trace(exc, sizes):
     return size, list(axes)
 
 
+def _every_pair(exc, where, shown) -> str | None:
+    """The user's line with a vmap of a vmap: f of every pair, a row of the first argument
+    with a row of the second, where the two are batches of one kind (their rows of one shape,
+    of two counts, each row a vector at least: a row of scalars is f of every pair under
+    (0, None) already) and the in_axes that traced passes one whole. `jax.vmap(dist)(xs, ys)` of
+    4 and 5 points meant the (4, 5) distances, most likely: (0, None) passes ys whole to a
+    dist written for two points, and its sum over every row of ys gave 4 numbers (JAX 0.10.2
+    too). None where the nested vmap does not trace."""
+    fun, args, kwargs, flat_axes, options = exc.vmap_call
+    if len(args) != 2 or kwargs or sorted(shown, key=str) != [0, None] or \
+            tuple(flat_axes) != (0, 0) or not all(hasattr(a, "shape") for a in args) or \
+            len(args[0].shape) < 2 or tuple(args[0].shape[1:]) != tuple(args[1].shape[1:]):
+        return None
+    nested = vmap(vmap(fun, in_axes=(None, 0), **options), in_axes=(0, None), **options)
+    try:
+        with compile_record.unlogged(), contextlib.redirect_stdout(io.StringIO()):
+            out = eval_shape(nested, *args)
+            whole = eval_shape(vmap(fun, in_axes=tuple(shown), **options), *args)
+    except Exception:       # noqa: BLE001  (f does not take one row of each)
+        return None
+    # where f kept the whole argument's rows as an axis of its own (W @ x: a row per row of
+    # W), the in_axes that traced holds every pair already; where f reduced them away (dist's
+    # sum), it gave one number per element of the other: the pairs are another reading
+    if tuple(getattr(whole, "shape", ())[1:]) != tuple(getattr(out, "shape", ())[2:]):
+        return None
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
+                ast.unparse(node.func.func).split(".")[-1] == "vmap" and node.func.args:
+            vmap_name, inner = ast.unparse(node.func.func), ast.unparse(node.func.args[0])
+            shape = getattr(out, "shape", None)
+            a, b = (ast.unparse(x) for x in node.args) if len(node.args) == 2 else ("a", "b")
+            return f"# or, {inner} of every pair (a row of each):\n" + _replaced(tree, node.func, f"{vmap_name}({vmap_name}({inner}, in_axes=(None, "
+                                              f"0)), in_axes=(0, None))") + \
+                (f"    # {tuple(shape)}: at [i, j], of {a}[i] and {b}[j]" if shape is not None
+                 else "")
+    return None
+
+
+def _vmap_keyword_card(exc, where, mapped) -> ErrorCard:
+    """vmap's sizes differing where a keyword argument is among the mapped: vmap maps every
+    keyword argument along axis 0 (in_axes names the positional ones alone), so no in_axes
+    makes `jax.vmap(f)(xs, scale=s)` pass s whole; the card's in_axes, keyword arguments
+    left as they were, pasted, raised again (its template `jax.vmap(f, in_axes=(0,))(...)`
+    was code naming nothing of the learner's). The keywords passed positionally, in f's
+    order, with the in_axes that traces (JAX 0.10.2: `jax.vmap(f, in_axes=(0, None))(x, s)`)."""
+    sizes = Counter()
+    for m in mapped:
+        sizes[m["size"]] += m["count"]
+    order = sorted(sizes, key=lambda s: (-sizes[s], [m["size"] for m in mapped].index(s)))
+    call, names = _keywords_as_positional(getattr(exc, "vmap_call", None))
+    tried = _in_axes_that_trace(exc, order, call) if call is not None else None
+    rewrite = _with_in_axes(where, tried[1], order=names) if tried is not None else None
+    keywords = ", ".join(m["name"][len("kwargs['"):-2] for m in mapped
+                         if m["name"].startswith("kwargs['"))
+    if rewrite is None:
+        rewrite = _pattern("jax.vmap(f, in_axes=(0, None))(xs, scale)    # scale passed "
+                           "positionally: None, the same scale for every element")
+    else:
+        rewrite += (f"    # {', '.join(names)} passed positionally: in_axes="
+                    f"{tuple(tried[1])!r}")
+    listing = ", ".join(f"{m['name']} {m['type']} axis {m['axis']} (size {m['size']})"
+                        for m in mapped)
+    return ErrorCard(
+        "vmap-sizes", "vmap: the mapped axes have different sizes (a keyword argument's too)",
+        why=(f"vmap maps every argument along one axis of one size, and keyword arguments "
+             f"always along axis 0: in_axes names the positional arguments only. Here: "
+             f"{listing}."),
+        fix=(f"To pass {keywords} whole to every "
+             f"element (or map it along another axis), pass it positionally and give its "
+             f"in_axes entry (None: not mapped)."),
+        rewrite=rewrite,
+        origin={"arguments": [{k: m[k] for k in ("name", "axis", "size", "type")}
+                              for m in mapped]},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
+
+
+def _keywords_as_positional(call):
+    """(vmap's call with its keyword arguments passed positionally, in the order of the
+    function's parameters, each leaf at axis 0 as vmap maps it; the names of the keywords in
+    that order), or (None, None) where they are not the parameters right after the
+    positional arguments."""
+    if call is None:
+        return None, None
+    fun, args, kwargs, flat_axes, options = call
+    params = positional_parameters(fun) or []
+    names = list(params[len(args):len(args) + len(kwargs)])
+    if not kwargs or set(names) != set(kwargs):
+        return None, None
+    moved = tuple(args) + tuple(kwargs[n] for n in names)
+    positional = sum(len(tree_flatten(a)[0]) for a in args)
+    axes = list(flat_axes[:positional]) + [0] * sum(len(tree_flatten(kwargs[n])[0])
+                                                   for n in names)
+    return (fun, moved, {}, axes, options), names
+
+
 def _per_argument(axes, flat) -> list:
     """One in_axes entry per positional argument from one axis per leaf: the axis where all
     its leaves share it (None for `params = (W, b)` passed whole to every element), else the
@@ -146,15 +250,22 @@ def _vmap_rewrite(where, mapped, axes) -> str | None:
     return _with_in_axes(where, axes)
 
 
-def _with_in_axes(where, axes, keywords=False, transform="vmap") -> str | None:
+def _with_in_axes(where, axes, keywords=False, transform="vmap", order=None) -> str | None:
     """The user's line `jax.vmap(f, ...)(a, b)` (or `transform`'s: pmap's) with
     in_axes=`axes` (one per positional argument; keyword arguments only where `keywords`:
-    vmap maps them along axis 0, in_axes being the positional ones'), or None where the line
-    is not such a call."""
+    vmap maps them along axis 0, in_axes being the positional ones'; `order`: the keyword
+    arguments' names, passed positionally in that order after the others), or None where
+    the line is not such a call."""
     tree = _parse_line(where)
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
                 ast.unparse(node.func.func).split(".")[-1] == transform:
+            if order is not None:
+                given = {k.arg: k.value for k in node.keywords}
+                if set(given) != set(order):
+                    return None
+                node.args = node.args + [given[n] for n in order]
+                node.keywords = []
             if len(node.args) != len(axes) or node.keywords and not keywords or \
                     any(isinstance(a, ast.Starred) for a in node.args):
                 return None
