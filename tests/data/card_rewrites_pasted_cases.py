@@ -529,11 +529,28 @@ PATTERNS = {
     # ... and of a lambda bound to no name: nothing to call it by, the pattern
     "grad_vector_bound_of_a_lambda": ("dl = jax.value_and_grad(lambda w: w * jnp.ones(3))\n"
                                       "_r = dl(1.0)\n"),
+    # helper flow: a value leaked from grad's or vmap's trace (a LinearizeTracer, a
+    # BatchTracer: no function named by the core) was told as "inside f (for jit)" with
+    # `jax.jit(f)` returning a pair, which for grad JAX refuses (REFUSED below); now the
+    # transformation JAX's message names, and has_aux for a differentiated function
+    "leaked_from_grad": ("kept = {}\ndef loss(w):\n    kept['w'] = w\n    return w ** 2\n"
+                         "jax.grad(loss)(3.0)\n_r = kept['w'] * 2\n"),
+    "leaked_from_jitted_grad": ("seen = []\ndef loss(w):\n    seen.append(w * 2)\n"
+                                "    return w ** 2\njax.jit(jax.grad(loss))(3.0)\n"
+                                "_r = seen[0] + 1\n"),
+    "leaked_from_vmap": ("seen = []\ndef f(x):\n    seen.append(x * 2)\n    return x + 1\n"
+                         "jax.vmap(f)(jnp.arange(3.0))\n_r = seen[0] + 1\n"),
 }
 
 # fixes a card must not offer, each run as the learner would paste it: x made static where
 # the `if` reads traced y too (the card offered it: JAX raises again when x > 0 is False)
 REFUSED = {
+    # helper flow: the leak card's pattern for a value leaked from grad (`return result,
+    # value` from the function, called as before): grad of a pair, JAX 0.10.2's TypeError
+    # ("Gradient only defined for scalar-output functions"); the card gives has_aux now
+    "grad_of_a_loss_returning_its_value_too": ("def loss(w):\n    return w ** 2, w\n"
+                                               "result, value = jax.grad(loss)(3.0)\n"
+                                               "_r = value * 2\n"),
     # stop 113: a vector's format spec kept in jax.debug.print (the card's code before): JAX
     # 0.10.2's callback raises NumPy's TypeError (unsupported format string)
     "format_spec_of_a_vector_in_debug_print": ("@jax.jit\ndef f(v):\n"
