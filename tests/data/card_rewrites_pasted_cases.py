@@ -422,6 +422,46 @@ CASES = {
     "fori_carry_two_leaves_widened": ("_r = jax.lax.fori_loop(0, 3, lambda i, c: (c[0] + 0.5, "
                                       "c[1] * 1.5), (jnp.int32(0), jnp.int32(1)))\n", (1, 1),
                                       "second"),
+    # helper flow: while_loop's per-element condition. A named condition beside a lambda
+    # body, or the call on two lines: the card gave `state = lax.while_loop(... test(c) ...,
+    # state)`, names the program has not (NameError, REFUSED); each function called on the
+    # lambda's parameter now. A tuple carry: jnp.where of the body's tuple (JAX's TypeError,
+    # REFUSED), and vmap of a tuple start holding a number (JAX's ValueError, REFUSED); the
+    # whole carry steps while any element's test holds now
+    "while_per_element_named_condition": ("def not_done(c):\n    return c < 5.0\n"
+                                          "_r = jax.lax.while_loop(not_done, lambda c: c * 2, "
+                                          "jnp.array([1.0, 3.0, 6.0]))\n", (3, 3), "first"),
+    "while_per_element_on_two_lines": ("_r = jax.lax.while_loop(lambda c: c < 5.0,\n"
+                                       "                        lambda c: c * 2, "
+                                       "jnp.array([1.0, 3.0, 6.0]))\n", (1, 2), "first"),
+    "while_per_element_tuple_carry": ("_r = jax.lax.while_loop(lambda c: c[1] < 5.0, lambda c: "
+                                      "(c[0] + 1, c[1] * 2), (0, jnp.ones(3)))\n", (1, 1),
+                                      "first"),
+    "while_per_element_named_tuple_carry": ("def not_done(c):\n    return c[1] < 5.0\n"
+                                            "def step(c):\n    return c[0] + 1, c[1] * 2\n"
+                                            "_r = jax.lax.while_loop(not_done, step, "
+                                            "(0, jnp.ones(3)))\n", (5, 5), "first"),
+    # ... and fori_loop given a bound of shape (1,) or (3,) (JAX raises the while_loop's
+    # error, "cond_fun must return a boolean scalar", of the loop it runs as): it was told as
+    # a while_loop's per-element condition, with that template; the bound squeezed now, or
+    # one loop per element by vmap
+    "fori_bound_of_one_element": ("n = jnp.array([3])\n"
+                                  "_r = jax.lax.fori_loop(0, n, lambda i, v: v + 1.0, 0.0)\n",
+                                  (2, 2), "first"),
+    "fori_bounds_of_one_element_under_jit": ("@jax.jit\ndef f(lo, hi):\n"
+                                             "    return jax.lax.fori_loop(lo, hi, lambda i, v: "
+                                             "v + 1.0, 0.0)\n"
+                                             "_r = f(jnp.array([0]), jnp.array([3]))\n", (3, 3),
+                                             "first"),
+    "fori_bound_per_element": ("n = jnp.array([1, 2, 3])\n"
+                               "_r = jax.lax.fori_loop(0, n, lambda i, v: v + 1.0, 0.0)\n",
+                               (2, 2), "first"),
+    # a condition giving a number from a partial: it is called on the lambda's parameter
+    # (it gave `state = lax.while_loop(lambda c: c != 0, body, state)`: NameError)
+    "while_number_condition_of_a_partial": ("from functools import partial\n"
+                                            "def gap(limit, c):\n    return limit - c\n"
+                                            "_r = jax.lax.while_loop(partial(gap, 5.0), "
+                                            "lambda c: c + 1.0, 0.0)\n", (4, 4), "first"),
     # a batch of keys (split's: key<fry>[2] against uint32[2,2]), a def'd scan body's carry
     "key_cond_batch_of_keys": ("_r = jax.random.key_data(jax.lax.cond(False, lambda: "
                                "jax.random.split(jax.random.key(0)), lambda: "
@@ -545,6 +585,23 @@ PATTERNS = {
 # fixes a card must not offer, each run as the learner would paste it: x made static where
 # the `if` reads traced y too (the card offered it: JAX raises again when x > 0 is False)
 REFUSED = {
+    # helper flow: the while_loop per-element card's code before (REFUSED_BEFORE): its
+    # template of names the program has not; jnp.where of a tuple carry; vmap of a tuple
+    # start holding a number; and the number-condition card's template
+    "while_template_of_names_not_there": ("def not_done(c):\n    return c < 5.0\n"
+                                          "state = jax.lax.while_loop(lambda c: jnp.any(test(c)),"
+                                          " lambda c: jnp.where(test(c), step(c), c), state)\n"),
+    "where_of_a_tuple_carry": ("_r = jax.lax.while_loop(lambda c: jnp.any(c[1] < 5.0), lambda c: "
+                               "jnp.where(c[1] < 5.0, (c[0] + 1, c[1] * 2), c), "
+                               "(0, jnp.ones(3)))\n"),
+    "vmap_of_a_tuple_start_holding_a_number": ("def not_done(c):\n    return c[1] < 5.0\n"
+                                               "def step(c):\n    return c[0] + 1, c[1] * 2\n"
+                                               "_r = jax.vmap(lambda c: jax.lax.while_loop("
+                                               "not_done, step, c))((0, jnp.ones(3)))\n"),
+    "while_number_template_of_names_not_there": ("from functools import partial\n"
+                                                 "def gap(limit, c):\n    return limit - c\n"
+                                                 "state = jax.lax.while_loop(lambda c: c != 0, "
+                                                 "body, state)\n"),
     # helper flow: the leak card's pattern for a value leaked from grad (`return result,
     # value` from the function, called as before): grad of a pair, JAX 0.10.2's TypeError
     # ("Gradient only defined for scalar-output functions"); the card gives has_aux now
@@ -645,6 +702,12 @@ REFUSED = {
 # each refused program above that a card pasted before, and the case whose card pastes
 # another program now
 REFUSED_BEFORE = {"first_int_cast_alone": "int_of_two_values_unpacked",
+                  "while_template_of_names_not_there": "while_per_element_named_condition",
+                  "where_of_a_tuple_carry": "while_per_element_tuple_carry",
+                  "vmap_of_a_tuple_start_holding_a_number":
+                      "while_per_element_named_tuple_carry",
+                  "while_number_template_of_names_not_there":
+                      "while_number_condition_of_a_partial",
                   "format_spec_of_a_vector_in_debug_print": "formatted_print_of_a_vector",
                   "concatenate_a_number_indexed": "concatenate_a_number",
                   "carry_first_leaf_started_alone": "while_carry_two_leaves_widened",
@@ -849,4 +912,13 @@ PASTED = {
     'grad_vector_bound_sum': 'def f(x):\n    return x ** 2\ng = jax.grad(f)\nxs = jnp.arange(3.0)\n_r = jax.grad(lambda *args: f(*args).sum())(xs)    # the derivative of their sum (a loss)\n',
     'grad_vector_bound_argnums_jacobian': "def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.jacrev(f, argnums=1)(2.0, jnp.arange(3.0))    # the Jacobian: every output's derivative\n",
     'grad_vector_bound_argnums_sum': 'def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.grad(lambda *args: f(*args).sum(), argnums=1)(2.0, jnp.arange(3.0))    # the derivative of their sum (a loss)\n',
+
+    'while_per_element_named_condition': 'def not_done(c):\n    return c < 5.0\n_r = jax.lax.while_loop(lambda c: jnp.any(not_done(c)), lambda c: jnp.where(not_done(c), c * 2, c), jnp.array([1.0, 3.0, 6.0]))    # each element until its own test fails\n',
+    'while_per_element_on_two_lines': '_r = jax.lax.while_loop(lambda c: jnp.any(c < 5.0), lambda c: jnp.where(c < 5.0, c * 2, c), jnp.array([1.0, 3.0, 6.0]))    # each element until its own test fails\n',
+    'while_per_element_tuple_carry': "_r = jax.lax.while_loop(lambda c: jnp.any(c[1] < 5.0), lambda c: (c[0] + 1, c[1] * 2), (0, jnp.ones(3)))    # the whole carry steps while any element's test holds (jnp.all: while every one does)\n",
+    'while_per_element_named_tuple_carry': "def not_done(c):\n    return c[1] < 5.0\ndef step(c):\n    return c[0] + 1, c[1] * 2\n_r = jax.lax.while_loop(lambda c: jnp.any(not_done(c)), step, (0, jnp.ones(3)))    # the whole carry steps while any element's test holds (jnp.all: while every one does)\n",
+    'fori_bound_of_one_element': "n = jnp.array([3])\n_r = jax.lax.fori_loop(0, jnp.squeeze(n), lambda i, v: v + 1.0, 0.0)    # one number: fori_loop's bounds are scalars\n",
+    'fori_bounds_of_one_element_under_jit': "@jax.jit\ndef f(lo, hi):\n    return jax.lax.fori_loop(jnp.squeeze(lo), jnp.squeeze(hi), lambda i, v: v + 1.0, 0.0)    # one number: fori_loop's bounds are scalars\n_r = f(jnp.array([0]), jnp.array([3]))\n",
+    'fori_bound_per_element': 'n = jnp.array([1, 2, 3])\n_r = jax.vmap(lambda n_: jax.lax.fori_loop(0, n_, lambda i, v: v + 1.0, 0.0))(n)    # one loop per element of n\n',
+    'while_number_condition_of_a_partial': "from functools import partial\ndef gap(limit, c):\n    return limit - c\n_r = jax.lax.while_loop(lambda c: partial(gap, 5.0)(c) != 0, lambda c: c + 1.0, 0.0)    # Python's `while c:` reads c != 0\n",
 }

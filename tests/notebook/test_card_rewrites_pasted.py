@@ -310,3 +310,9 @@ def test_a_value_leaked_from_grad_or_vmap_is_told_as_theirs(name, said, call, tm
     assert said in card.why and "(for jit)" not in card.why, card.why
     assert f"#   {call}" in card.rewrite.splitlines(), card.rewrite
     assert "jax.jit" not in card.rewrite, card.rewrite
+
+
+def test_the_examples_of_the_loop_condition_readers_run():
+    """loop_conditions.py calls a while_loop's named condition or body on the lambda's
+    parameter (`partial(below, 5.0)(c)`): its docstring examples are its contract."""
+    check_docstring_examples("jxkernel.views.error_cards.loop_conditions")
