@@ -462,6 +462,13 @@ CASES = {
                                             "def gap(limit, c):\n    return limit - c\n"
                                             "_r = jax.lax.while_loop(partial(gap, 5.0), "
                                             "lambda c: c + 1.0, 0.0)\n", (4, 4), "first"),
+    # helper flow: cond's or switch's one tuple (or list) of operands for branches taking
+    # one parameter per element (Python's "missing 1 required positional argument"): the
+    # card gave its call convention as a comment alone; the elements as the operands now
+    "cond_operands_as_one_tuple": ("_r = jax.lax.cond(True, lambda x, y: x + y, "
+                                   "lambda x, y: x - y, (1.0, 2.0))\n", (1, 1), "first"),
+    "switch_operands_as_one_list": ("_r = jax.lax.switch(1, [lambda a, b: a + b, "
+                                    "lambda a, b: a * b], [2.0, 3.0])\n", (1, 1), "first"),
     # a batch of keys (split's: key<fry>[2] against uint32[2,2]), a def'd scan body's carry
     "key_cond_batch_of_keys": ("_r = jax.random.key_data(jax.lax.cond(False, lambda: "
                                "jax.random.split(jax.random.key(0)), lambda: "
@@ -921,4 +928,6 @@ PASTED = {
     'fori_bounds_of_one_element_under_jit': "@jax.jit\ndef f(lo, hi):\n    return jax.lax.fori_loop(jnp.squeeze(lo), jnp.squeeze(hi), lambda i, v: v + 1.0, 0.0)    # one number: fori_loop's bounds are scalars\n_r = f(jnp.array([0]), jnp.array([3]))\n",
     'fori_bound_per_element': 'n = jnp.array([1, 2, 3])\n_r = jax.vmap(lambda n_: jax.lax.fori_loop(0, n_, lambda i, v: v + 1.0, 0.0))(n)    # one loop per element of n\n',
     'while_number_condition_of_a_partial': "from functools import partial\ndef gap(limit, c):\n    return limit - c\n_r = jax.lax.while_loop(lambda c: partial(gap, 5.0)(c) != 0, lambda c: c + 1.0, 0.0)    # Python's `while c:` reads c != 0\n",
+    'cond_operands_as_one_tuple': '_r = jax.lax.cond(True, lambda x, y: x + y, lambda x, y: x - y, 1.0, 2.0)    # one operand per parameter of the branches\n',
+    'switch_operands_as_one_list': '_r = jax.lax.switch(1, [lambda a, b: a + b, lambda a, b: a * b], 2.0, 3.0)    # one operand per parameter of the branches\n',
 }
