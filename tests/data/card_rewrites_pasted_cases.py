@@ -585,6 +585,10 @@ PATTERNS = {
     "leaked_from_jitted_grad": ("seen = []\ndef loss(w):\n    seen.append(w * 2)\n"
                                 "    return w ** 2\njax.jit(jax.grad(loss))(3.0)\n"
                                 "_r = seen[0] + 1\n"),
+    # helper flow: a dict carry losing a key: its nodes were told as JAX prints them
+    # ("<class 'dict'> with 2 children"); in words now ("a dict with 2 children")
+    "fori_dict_carry_losing_a_key": ("_r = jax.lax.fori_loop(0, 3, lambda i, c: "
+                                     "{'a': c['a'] + 1.0}, {'a': 0.0, 'b': 1.0})\n"),
     "leaked_from_vmap": ("seen = []\ndef f(x):\n    seen.append(x * 2)\n    return x + 1\n"
                          "jax.vmap(f)(jnp.arange(3.0))\n_r = seen[0] + 1\n"),
 }

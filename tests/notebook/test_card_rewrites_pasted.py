@@ -316,3 +316,16 @@ def test_the_examples_of_the_loop_condition_readers_run():
     """loop_conditions.py calls a while_loop's named condition or body on the lambda's
     parameter (`partial(below, 5.0)(c)`): its docstring examples are its contract."""
     check_docstring_examples("jxkernel.views.error_cards.loop_conditions")
+
+
+def test_a_dict_carry_losing_a_key_is_told_in_words(tmp_path):
+    """A fori_loop's dict carry returned without one of its keys: JAX 0.10.2 says "a <class
+    'dict'> with 2 children"; the card said `<class 'dict'> with 2 children` as well (its
+    words leave no class's repr: "a dict with 2 children"), in why and in the pattern."""
+    with pytest.raises(Exception) as raised:
+        _run(PATTERNS["fori_dict_carry_losing_a_key"], str(tmp_path / "dict_carry.py"))
+    assert type(raised.value).__name__ == JAX["patterns"]["fori_dict_carry_losing_a_key"]
+    card = error_cards.card_for(raised.value)
+    assert "<class" not in card.why and "<class" not in card.rewrite, str(card)
+    assert "came in as a dict with 2 children and left as a dict with 1 child" in card.why
+    check_docstring_examples("jxkernel.views.error_cards.carries")
