@@ -422,6 +422,53 @@ CASES = {
     "fori_carry_two_leaves_widened": ("_r = jax.lax.fori_loop(0, 3, lambda i, c: (c[0] + 0.5, "
                                       "c[1] * 1.5), (jnp.int32(0), jnp.int32(1)))\n", (1, 1),
                                       "second"),
+    # helper flow: while_loop's per-element condition. A named condition beside a lambda
+    # body, or the call on two lines: the card gave `state = lax.while_loop(... test(c) ...,
+    # state)`, names the program has not (NameError, REFUSED); each function called on the
+    # lambda's parameter now. A tuple carry: jnp.where of the body's tuple (JAX's TypeError,
+    # REFUSED), and vmap of a tuple start holding a number (JAX's ValueError, REFUSED); the
+    # whole carry steps while any element's test holds now
+    "while_per_element_named_condition": ("def not_done(c):\n    return c < 5.0\n"
+                                          "_r = jax.lax.while_loop(not_done, lambda c: c * 2, "
+                                          "jnp.array([1.0, 3.0, 6.0]))\n", (3, 3), "first"),
+    "while_per_element_on_two_lines": ("_r = jax.lax.while_loop(lambda c: c < 5.0,\n"
+                                       "                        lambda c: c * 2, "
+                                       "jnp.array([1.0, 3.0, 6.0]))\n", (1, 2), "first"),
+    "while_per_element_tuple_carry": ("_r = jax.lax.while_loop(lambda c: c[1] < 5.0, lambda c: "
+                                      "(c[0] + 1, c[1] * 2), (0, jnp.ones(3)))\n", (1, 1),
+                                      "first"),
+    "while_per_element_named_tuple_carry": ("def not_done(c):\n    return c[1] < 5.0\n"
+                                            "def step(c):\n    return c[0] + 1, c[1] * 2\n"
+                                            "_r = jax.lax.while_loop(not_done, step, "
+                                            "(0, jnp.ones(3)))\n", (5, 5), "first"),
+    # ... and fori_loop given a bound of shape (1,) or (3,) (JAX raises the while_loop's
+    # error, "cond_fun must return a boolean scalar", of the loop it runs as): it was told as
+    # a while_loop's per-element condition, with that template; the bound squeezed now, or
+    # one loop per element by vmap
+    "fori_bound_of_one_element": ("n = jnp.array([3])\n"
+                                  "_r = jax.lax.fori_loop(0, n, lambda i, v: v + 1.0, 0.0)\n",
+                                  (2, 2), "first"),
+    "fori_bounds_of_one_element_under_jit": ("@jax.jit\ndef f(lo, hi):\n"
+                                             "    return jax.lax.fori_loop(lo, hi, lambda i, v: "
+                                             "v + 1.0, 0.0)\n"
+                                             "_r = f(jnp.array([0]), jnp.array([3]))\n", (3, 3),
+                                             "first"),
+    "fori_bound_per_element": ("n = jnp.array([1, 2, 3])\n"
+                               "_r = jax.lax.fori_loop(0, n, lambda i, v: v + 1.0, 0.0)\n",
+                               (2, 2), "first"),
+    # a condition giving a number from a partial: it is called on the lambda's parameter
+    # (it gave `state = lax.while_loop(lambda c: c != 0, body, state)`: NameError)
+    "while_number_condition_of_a_partial": ("from functools import partial\n"
+                                            "def gap(limit, c):\n    return limit - c\n"
+                                            "_r = jax.lax.while_loop(partial(gap, 5.0), "
+                                            "lambda c: c + 1.0, 0.0)\n", (4, 4), "first"),
+    # helper flow: cond's or switch's one tuple (or list) of operands for branches taking
+    # one parameter per element (Python's "missing 1 required positional argument"): the
+    # card gave its call convention as a comment alone; the elements as the operands now
+    "cond_operands_as_one_tuple": ("_r = jax.lax.cond(True, lambda x, y: x + y, "
+                                   "lambda x, y: x - y, (1.0, 2.0))\n", (1, 1), "first"),
+    "switch_operands_as_one_list": ("_r = jax.lax.switch(1, [lambda a, b: a + b, "
+                                    "lambda a, b: a * b], [2.0, 3.0])\n", (1, 1), "first"),
     # a batch of keys (split's: key<fry>[2] against uint32[2,2]), a def'd scan body's carry
     "key_cond_batch_of_keys": ("_r = jax.random.key_data(jax.lax.cond(False, lambda: "
                                "jax.random.split(jax.random.key(0)), lambda: "
@@ -549,11 +596,49 @@ PATTERNS = {
     # ... and of a lambda bound to no name: nothing to call it by, the pattern
     "grad_vector_bound_of_a_lambda": ("dl = jax.value_and_grad(lambda w: w * jnp.ones(3))\n"
                                       "_r = dl(1.0)\n"),
+    # helper flow: a value leaked from grad's or vmap's trace (a LinearizeTracer, a
+    # BatchTracer: no function named by the core) was told as "inside f (for jit)" with
+    # `jax.jit(f)` returning a pair, which for grad JAX refuses (REFUSED below); now the
+    # transformation JAX's message names, and has_aux for a differentiated function
+    "leaked_from_grad": ("kept = {}\ndef loss(w):\n    kept['w'] = w\n    return w ** 2\n"
+                         "jax.grad(loss)(3.0)\n_r = kept['w'] * 2\n"),
+    "leaked_from_jitted_grad": ("seen = []\ndef loss(w):\n    seen.append(w * 2)\n"
+                                "    return w ** 2\njax.jit(jax.grad(loss))(3.0)\n"
+                                "_r = seen[0] + 1\n"),
+    # helper flow: a dict carry losing a key: its nodes were told as JAX prints them
+    # ("<class 'dict'> with 2 children"); in words now ("a dict with 2 children")
+    "fori_dict_carry_losing_a_key": ("_r = jax.lax.fori_loop(0, 3, lambda i, c: "
+                                     "{'a': c['a'] + 1.0}, {'a': 0.0, 'b': 1.0})\n"),
+    "leaked_from_vmap": ("seen = []\ndef f(x):\n    seen.append(x * 2)\n    return x + 1\n"
+                         "jax.vmap(f)(jnp.arange(3.0))\n_r = seen[0] + 1\n"),
 }
 
 # fixes a card must not offer, each run as the learner would paste it: x made static where
 # the `if` reads traced y too (the card offered it: JAX raises again when x > 0 is False)
 REFUSED = {
+    # helper flow: the while_loop per-element card's code before (REFUSED_BEFORE): its
+    # template of names the program has not; jnp.where of a tuple carry; vmap of a tuple
+    # start holding a number; and the number-condition card's template
+    "while_template_of_names_not_there": ("def not_done(c):\n    return c < 5.0\n"
+                                          "state = jax.lax.while_loop(lambda c: jnp.any(test(c)),"
+                                          " lambda c: jnp.where(test(c), step(c), c), state)\n"),
+    "where_of_a_tuple_carry": ("_r = jax.lax.while_loop(lambda c: jnp.any(c[1] < 5.0), lambda c: "
+                               "jnp.where(c[1] < 5.0, (c[0] + 1, c[1] * 2), c), "
+                               "(0, jnp.ones(3)))\n"),
+    "vmap_of_a_tuple_start_holding_a_number": ("def not_done(c):\n    return c[1] < 5.0\n"
+                                               "def step(c):\n    return c[0] + 1, c[1] * 2\n"
+                                               "_r = jax.vmap(lambda c: jax.lax.while_loop("
+                                               "not_done, step, c))((0, jnp.ones(3)))\n"),
+    "while_number_template_of_names_not_there": ("from functools import partial\n"
+                                                 "def gap(limit, c):\n    return limit - c\n"
+                                                 "state = jax.lax.while_loop(lambda c: c != 0, "
+                                                 "body, state)\n"),
+    # helper flow: the leak card's pattern for a value leaked from grad (`return result,
+    # value` from the function, called as before): grad of a pair, JAX 0.10.2's TypeError
+    # ("Gradient only defined for scalar-output functions"); the card gives has_aux now
+    "grad_of_a_loss_returning_its_value_too": ("def loss(w):\n    return w ** 2, w\n"
+                                               "result, value = jax.grad(loss)(3.0)\n"
+                                               "_r = value * 2\n"),
     # stop 113: a vector's format spec kept in jax.debug.print (the card's code before): JAX
     # 0.10.2's callback raises NumPy's TypeError (unsupported format string)
     "format_spec_of_a_vector_in_debug_print": ("@jax.jit\ndef f(v):\n"
@@ -654,6 +739,12 @@ REFUSED = {
 # each refused program above that a card pasted before, and the case whose card pastes
 # another program now
 REFUSED_BEFORE = {"first_int_cast_alone": "int_of_two_values_unpacked",
+                  "while_template_of_names_not_there": "while_per_element_named_condition",
+                  "where_of_a_tuple_carry": "while_per_element_tuple_carry",
+                  "vmap_of_a_tuple_start_holding_a_number":
+                      "while_per_element_named_tuple_carry",
+                  "while_number_template_of_names_not_there":
+                      "while_number_condition_of_a_partial",
                   "format_spec_of_a_vector_in_debug_print": "formatted_print_of_a_vector",
                   "concatenate_a_number_indexed": "concatenate_a_number",
                   "carry_first_leaf_started_alone": "while_carry_two_leaves_widened",
@@ -864,4 +955,15 @@ PASTED = {
     'vmap_sizes_of_a_keyword_argument': 'def f(x, scale):\n    return x * scale\n_r = jax.vmap(f, in_axes=(0, None))(jnp.arange(3.0), jnp.arange(2.0))    # scale passed positionally: in_axes=(0, None)\n',
     'vmap_sizes_every_pair_whole': 'xs = jnp.arange(12.0).reshape(4, 3)\nys = jnp.arange(15.0).reshape(5, 3)\ndef dist(a, b):\n    return jnp.sqrt(((a - b) ** 2).sum())\n_r = jax.vmap(dist, in_axes=(0, None))(xs, ys)    # the same whole argument for every element\n',
     'vmap_sizes_every_pair': 'xs = jnp.arange(12.0).reshape(4, 3)\nys = jnp.arange(15.0).reshape(5, 3)\ndef dist(a, b):\n    return jnp.sqrt(((a - b) ** 2).sum())\n_r = jax.vmap(jax.vmap(dist, in_axes=(None, 0)), in_axes=(0, None))(xs, ys)    # (4, 5): at [i, j], of xs[i] and ys[j]\n',
+
+    'while_per_element_named_condition': 'def not_done(c):\n    return c < 5.0\n_r = jax.lax.while_loop(lambda c: jnp.any(not_done(c)), lambda c: jnp.where(not_done(c), c * 2, c), jnp.array([1.0, 3.0, 6.0]))    # each element until its own test fails\n',
+    'while_per_element_on_two_lines': '_r = jax.lax.while_loop(lambda c: jnp.any(c < 5.0), lambda c: jnp.where(c < 5.0, c * 2, c), jnp.array([1.0, 3.0, 6.0]))    # each element until its own test fails\n',
+    'while_per_element_tuple_carry': "_r = jax.lax.while_loop(lambda c: jnp.any(c[1] < 5.0), lambda c: (c[0] + 1, c[1] * 2), (0, jnp.ones(3)))    # the whole carry steps while any element's test holds (jnp.all: while every one does)\n",
+    'while_per_element_named_tuple_carry': "def not_done(c):\n    return c[1] < 5.0\ndef step(c):\n    return c[0] + 1, c[1] * 2\n_r = jax.lax.while_loop(lambda c: jnp.any(not_done(c)), step, (0, jnp.ones(3)))    # the whole carry steps while any element's test holds (jnp.all: while every one does)\n",
+    'fori_bound_of_one_element': "n = jnp.array([3])\n_r = jax.lax.fori_loop(0, jnp.squeeze(n), lambda i, v: v + 1.0, 0.0)    # one number: fori_loop's bounds are scalars\n",
+    'fori_bounds_of_one_element_under_jit': "@jax.jit\ndef f(lo, hi):\n    return jax.lax.fori_loop(jnp.squeeze(lo), jnp.squeeze(hi), lambda i, v: v + 1.0, 0.0)    # one number: fori_loop's bounds are scalars\n_r = f(jnp.array([0]), jnp.array([3]))\n",
+    'fori_bound_per_element': 'n = jnp.array([1, 2, 3])\n_r = jax.vmap(lambda n_: jax.lax.fori_loop(0, n_, lambda i, v: v + 1.0, 0.0))(n)    # one loop per element of n\n',
+    'while_number_condition_of_a_partial': "from functools import partial\ndef gap(limit, c):\n    return limit - c\n_r = jax.lax.while_loop(lambda c: partial(gap, 5.0)(c) != 0, lambda c: c + 1.0, 0.0)    # Python's `while c:` reads c != 0\n",
+    'cond_operands_as_one_tuple': '_r = jax.lax.cond(True, lambda x, y: x + y, lambda x, y: x - y, 1.0, 2.0)    # one operand per parameter of the branches\n',
+    'switch_operands_as_one_list': '_r = jax.lax.switch(1, [lambda a, b: a + b, lambda a, b: a * b], 2.0, 3.0)    # one operand per parameter of the branches\n',
 }

@@ -285,3 +285,47 @@ def test_a_cond_branch_cards_words_name_the_cast_its_rewrite_makes(branch, cast,
     card = error_cards.card_for(raised.value)
     assert card.kind == "branch-types" and cast in card.fix, card.fix
     assert cast.split(" ")[0].split("(")[0].strip(".") in card.rewrite, card.rewrite
+
+
+@pytest.mark.parametrize("name, said, call", [
+    ("leaked_from_grad", "inside the transformed function (for differentiation: jax.grad",
+     "grads, value = jax.grad(loss, has_aux=True)(w)"),
+    ("leaked_from_jitted_grad", "inside loss (for differentiation: jax.grad",
+     "grads, value = jax.grad(loss, has_aux=True)(w)"),
+    ("leaked_from_vmap", "inside the transformed function (for jax.vmap)",
+     "result, value = jax.vmap(f)(x)")])
+def test_a_value_leaked_from_grad_or_vmap_is_told_as_theirs(name, said, call, tmp_path):
+    """A value stored from inside jax.grad's or jax.vmap's trace: JAX 0.10.2's message names
+    the tracer (LinearizeTracer, BatchTracer) and no function; the card said "inside f (for
+    jit)" and gave `result, value = jax.jit(f)(x)`, whose `return result, value` under grad is
+    JAX's TypeError (REFUSED, recorded). It names grad's or vmap's trace, and a differentiated
+    function's value leaves through has_aux."""
+    assert JAX["refused"]["grad_of_a_loss_returning_its_value_too"] == "TypeError"
+    with pytest.raises(TypeError, match="scalar-output"):
+        _run(REFUSED["grad_of_a_loss_returning_its_value_too"], str(tmp_path / "refused.py"))
+    with pytest.raises(Exception) as raised:
+        _run(PATTERNS[name], str(tmp_path / f"{name}.py"))
+    assert type(raised.value).__name__ == JAX["patterns"][name] == "UnexpectedTracerError"
+    card = error_cards.card_for(raised.value)
+    assert said in card.why and "(for jit)" not in card.why, card.why
+    assert f"#   {call}" in card.rewrite.splitlines(), card.rewrite
+    assert "jax.jit" not in card.rewrite, card.rewrite
+
+
+def test_the_examples_of_the_loop_condition_readers_run():
+    """loop_conditions.py calls a while_loop's named condition or body on the lambda's
+    parameter (`partial(below, 5.0)(c)`): its docstring examples are its contract."""
+    check_docstring_examples("jxkernel.views.error_cards.loop_conditions")
+
+
+def test_a_dict_carry_losing_a_key_is_told_in_words(tmp_path):
+    """A fori_loop's dict carry returned without one of its keys: JAX 0.10.2 says "a <class
+    'dict'> with 2 children"; the card said `<class 'dict'> with 2 children` as well (its
+    words leave no class's repr: "a dict with 2 children"), in why and in the pattern."""
+    with pytest.raises(Exception) as raised:
+        _run(PATTERNS["fori_dict_carry_losing_a_key"], str(tmp_path / "dict_carry.py"))
+    assert type(raised.value).__name__ == JAX["patterns"]["fori_dict_carry_losing_a_key"]
+    card = error_cards.card_for(raised.value)
+    assert "<class" not in card.why and "<class" not in card.rewrite, str(card)
+    assert "came in as a dict with 2 children and left as a dict with 1 child" in card.why
+    check_docstring_examples("jxkernel.views.error_cards.carries")

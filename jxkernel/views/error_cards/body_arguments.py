@@ -103,12 +103,17 @@ def _body_arguments_card(exc, where, called_from) -> ErrorCard:
         wanted = len(call.args) - operands_at
     rewrite = _rewrite(api, call, tree, _functions(api, call), wanted, frame) or \
         f"# lax.{api} calls {how}"
+    fix = (f"Write {name} to take {wanted} argument{'s' if wanted != 1 else ''}, in that "
+           f"order" + (": give the operands after the branches, or branches that take none "
+                       "when there are none." if operands_at else "."))
+    if rewrite.endswith(_UNPACKED):         # (the tuple's elements given as the operands)
+        fix = ("Give the operand's elements as the operands, one per parameter of the "
+               "branches: a tuple or list is one operand, passed as one argument (or write "
+               "each branch to take the one tuple and unpack it).")
     return ErrorCard(
         "body-arguments", f"lax.{api} calls {name} with other arguments than it takes",
         why=f"lax.{api} calls {how}. {exc}.",
-        fix=(f"Write {name} to take {wanted} argument{'s' if wanted != 1 else ''}, in that "
-             f"order" + (": give the operands after the branches, or branches that take none "
-                         "when there are none." if operands_at else ".")),
+        fix=fix,
         rewrite=rewrite,
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{api}.html")
 
@@ -223,6 +228,9 @@ def _branches_rewrite(api, call, tree, funs, wanted, frame) -> str | None:
             for fun, args in zip(wrong, before):
                 fun.args = args
     params = {tuple(a.arg for a in f.args.args) for f in lambdas}
+    unpacked = _operands_unpacked(api, call, tree, lambdas, params)
+    if unpacked:
+        return unpacked
     names = next(iter(params)) if len(params) == 1 and not wanted else ()
     local = frame.f_locals if frame is not None else {}
     if not names or any(n not in local for n in names):
@@ -231,6 +239,27 @@ def _branches_rewrite(api, call, tree, funs, wanted, frame) -> str | None:
                      call.keywords)
     return f"{_replaced(tree, call, given)}    # the operands the branches take: " \
            f"{', '.join(names)}"
+
+
+_UNPACKED = "# one operand per parameter of the branches"
+
+
+def _operands_unpacked(api, call, tree, lambdas, params) -> str | None:
+    """One tuple written as the operand (`(1.0, 2.0)`) of branches that each take as many
+    parameters (`lambda x, y: ...`): its elements given as the operands, which cond and
+    switch pass one per parameter (the tuple alone is one operand: Python's TypeError,
+    "missing 1 required positional argument"); None otherwise."""
+    at = _CALLS[api][1]
+    operands = call.args[at:]
+    if len(operands) != 1 or not isinstance(operands[0], (ast.Tuple, ast.List)) or \
+            len(params) != 1 or any(f.args.vararg or f.args.defaults for f in lambdas):
+        return None
+    elements = operands[0].elts
+    if len(next(iter(params))) != len(elements) or \
+            any(isinstance(e, ast.Starred) for e in elements):
+        return None
+    given = ast.Call(call.func, call.args[:at] + list(elements), call.keywords)
+    return f"{_replaced(tree, call, given)}    {_UNPACKED}"
 
 
 def _fresh(name, taken) -> str:

@@ -51,7 +51,14 @@ def _loop_body_name(where) -> str | None:
 def _node_words(text) -> str:
     """A pytree node as JAX's message prints it, in words: `<class 'tuple'>` -> "a tuple",
     an abstract array's class (our module's or JAX's) -> "one array", "tuple of length 2" ->
-    "a tuple of length 2"."""
+    "a tuple of length 2", "<class 'dict'> with 2 children" -> "a dict with 2 children".
+
+        >>> _node_words("<class 'dict'> with 1 child")
+        'a dict with 1 child'
+    """
+    counted = re.fullmatch(r"(<class '[\w.]+'>) (with \d+ child(?:ren)?)", text)
+    if counted:                 # "<class 'dict'> with 2 children" (a dict lost a key)
+        return f"{_node_words(counted.group(1))} {counted.group(2)}"
     named = re.fullmatch(r"<class '(?:[\w.]+\.)?(\w+)'>", text)
     if named:
         kind = named.group(1)

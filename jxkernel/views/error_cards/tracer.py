@@ -457,19 +457,48 @@ def _array_card(exc, where, called_from) -> ErrorCard:
 
 def _leaked_card(exc, where, called_from) -> ErrorCard:
     origin = _origin(exc)
-    function = (origin or {}).get("function") or "f"
-    how = (origin or {}).get("transformation") or "jit"
+    by = _leaked_by(exc)
+    function = (origin or {}).get("function")
+    how = by or (origin or {}).get("transformation") or "jit"
     made = (origin or {}).get("steps") or []
     made_at = f" (made at {made[-1]['where']}: {made[-1]['code']})" \
         if made and made[-1]["where"] and made[-1]["code"] else ""
+    inside = f"inside {function}" if function else "inside the transformed function"
     return ErrorCard(
         "leaked-tracer", "A traced value escaped its transformation",
-        why=(f"A value traced inside {function} (for {how}){made_at} was kept outside it, in "
-             f"a global, a list or an attribute; once the trace ended it has no value."),
-        fix="Return the value from the transformed function instead of storing it.",
-        rewrite=_leak_rewrite(function, how),
+        why=(f"A value traced {inside} (for {_LEAK_WORDS.get(how, how)}){made_at} was kept "
+             f"outside it, in a global, a list or an attribute; once the trace ended it has "
+             f"no value."),
+        fix=_LEAK_FIXES.get(how, "Return the value from the transformed function instead of "
+                                 "storing it."),
+        rewrite=_leak_rewrite(function or "f", how),
         origin=origin,
         docs=_DOCS + "UnexpectedTracerError")
+
+
+# the tracer JAX's message names ("... wrapped in a LinearizeTracer to escape ..."): a
+# differentiation's or vmap's value carries no function of its own, so the core's provenance
+# is missing (jax.grad(loss) alone) or names the jit around it (jax.jit(jax.grad(loss)));
+# either way "(for jit)" and `jax.jit(f)` were the wrong transformation
+_LEAKED_BY = {"LinearizeTracer": "grad", "JVPTracer": "jvp", "BatchTracer": "vmap"}
+_LEAK_WORDS = {"grad": "differentiation: jax.grad, value_and_grad, jacrev or vjp",
+               "jvp": "forward-mode differentiation: jax.jvp or jacfwd", "vmap": "jax.vmap"}
+# a differentiated function's second output breaks grad ("Gradient only defined for
+# scalar-output functions", JAX 0.10.2): it leaves through has_aux
+_LEAK_FIXES = {
+    "grad": "Return the value beside the loss, as (loss, value), and differentiate with "
+            "has_aux=True: jax.grad(loss, has_aux=True) gives (grads, value), "
+            "jax.value_and_grad(loss, has_aux=True) gives ((loss, value), grads).",
+    "jvp": "Return the value beside the output, as (output, value), and pass has_aux=True: "
+           "jax.jacfwd(f, has_aux=True) gives (jacobian, value), jax.jvp(f, primals, "
+           "tangents, has_aux=True) gives (output, tangent, value)."}
+
+
+def _leaked_by(exc) -> str | None:
+    """The transformation whose tracer leaked, read from the tracer JAX's message names
+    ("grad", "jvp", "vmap"); None for a jit's or a loop's (DynamicJaxprTracer)."""
+    found = re.search(r"wrapped in an? (\w+Tracer)", str(exc))
+    return _LEAKED_BY.get(found.group(1)) if found else None
 
 
 # a loop's or a branch's body (what JAX says it was traced for): how a value leaves it
@@ -488,12 +517,22 @@ _BODY_RETURNS.update({"while_body": _BODY_RETURNS["fori_loop"].replace(
                                             "lax.switch(index, [branch, ...], x)")})
 
 
+# a differentiated function's value: out beside its output, through has_aux
+_AUX_RETURNS = {
+    "grad": "def loss(w):\n    ...\n    return loss_value, value    # the value beside the "
+            "loss\n\ngrads, value = jax.grad(loss, has_aux=True)(w)",
+    "jvp": "def f(x):\n    ...\n    return y, value    # the value beside the output\n\n"
+           "jacobian, value = jax.jacfwd(f, has_aux=True)(x)"}
+
+
 def _leak_rewrite(function, how) -> str:
     """Code that returns the leaked value instead of storing it: through the loop's state or
     the branches' results for a body (its name, a lambda's, would not parse), else from the
     jitted function."""
     if how in _BODY_RETURNS:
         return _pattern(_BODY_RETURNS[how])
+    if how in _AUX_RETURNS:
+        return _pattern(_AUX_RETURNS[how])
     name = function if function.isidentifier() else "f"
     return _pattern(f"def {name}(x):\n    ...\n    return result, value    # return it, don't "
                     f"store it\n\nresult, value = jax.{how if how.isidentifier() else 'jit'}"
