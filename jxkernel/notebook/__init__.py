@@ -72,6 +72,7 @@ def load_ipython_extension(shell) -> None:
     logging.getLogger(compile_record.LOGGER).addFilter(state.log_filter)
     state.keys.install()
     state.gradients.install()
+    state.effects.install()
     index_notes.install()
     update_notes.install()
     _exclude_ipythons_frames()
@@ -100,6 +101,7 @@ def unload_ipython_extension(shell) -> None:
     state.breakpoints.uninstall()
     state.keys.uninstall()
     state.gradients.uninstall()
+    state.effects.uninstall()
     if not _states:
         index_notes.uninstall()
         update_notes.uninstall()

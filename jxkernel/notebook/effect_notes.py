@@ -1,7 +1,9 @@
 """The note under a cell that jitted a function whose Python side effects run at its trace
 alone, silently, in JAX 0.10.2 and here alike: a method that sets an attribute of its object
 (JAX's stateful-computations tutorial: a Counter whose jitted `count` returns 1 on every call),
-and a draw from NumPy's or Python's random module, whose number the program keeps.
+a global set (JAX's sharp bits: impure_saves_global), a list or dict from outside changed
+(`log.append(x)`: one append, of a tracer), a draw from NumPy's or Python's random module,
+whose number the program keeps, and the clock read (`time.time()`), whose number it keeps too.
 
     counter = Counter()
     fast_count = jax.jit(counter.count)     # count does `self.n += 1`
@@ -10,141 +12,112 @@ and a draw from NumPy's or Python's random module, whose number the program keep
 from __future__ import annotations
 
 import ast
-import inspect
-import textwrap
+import functools
 
 from ..core import compile_record, miss_words
 from ..core.compile_record import USER
+from ..core.trace import Tracer
 from .display import Note, Site, source_label
+from .effect_sources import (attribute_sets, clock_reads, global_sets, is_container,
+                             outside_changes, random_draws, reader)
+
+PURE_FUNCTIONS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
+                  "#pure-functions")
 
 
 class TraceEffectsWatch:
-    """The compile log between a cell's start and end, for the first trace of each jitted
-    function of the user's whose code has such a side effect."""
+    """The first trace of each jitted function of the user's in a cell, heard as it compiles
+    (`install`): a function jitted and called on one line (`jax.jit(f)(x)`) is gone by the
+    cell's end, and the compile log holds it weakly."""
 
     def __init__(self):
-        self.start = compile_record.last_seq() + 1
+        self.pending: list = []         # the notes the cell's first traces call for (_pending)
+        self.in_cell = False
+        self._unsubscribe = None
+
+    def install(self) -> None:
+        """Start hearing compiles: at the extension's load (a watch made apart hears none)."""
+        if self._unsubscribe is None:
+            self._unsubscribe = compile_record.subscribe(self._compiled)
+
+    def uninstall(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def _compiled(self, event) -> None:
+        # read when it compiles, the jit and its function alive (held here, a bound method
+        # made for the call would outlive it, and be reused by a later jit: JAX drops it)
+        if self.in_cell and event.origin == USER and event.nth <= 1:
+            function = getattr(event.key, "__wrapped__", None)
+            if function is not None:
+                pending = _pending(function, event.key, event.backend)
+                if pending is not None:
+                    self.pending.append(pending)
 
     def cell_started(self) -> None:
-        self.start = compile_record.last_seq() + 1
+        self.pending.clear()
+        self.in_cell = True
 
     def cell_finished(self) -> Note | None:
-        events = compile_record.events_since(self.start)
-        self.start = compile_record.last_seq() + 1
-        for event in events:
-            if event.origin == USER and event.nth <= 1:
-                function = getattr(event.key, "__wrapped__", None)
-                found = attribute_sets(function)
-                # (the NumPy backend compiles nothing: "its program", not its compiled one)
-                program = "compiled program" if miss_words.compiles(event.backend) else \
-                    "program"
-                if found:
-                    return _note(function, found, program)
-                drawn = random_draws(function)
-                if drawn:
-                    return _draw_note(function, drawn, program)
-        return None
+        pending, self.pending, self.in_cell = self.pending, [], False
+        return pending[0]() if pending else None
 
 
-def attribute_sets(method) -> list:
-    """[(attribute, file, line)] of each assignment to an attribute of a bound method's own
-    object (`self.n += 1`, `self.items = ...`) in its code; [] for anything else.
-
-        >>> class Counter:
-        ...     def count(self):
-        ...         self.n += 1
-        ...         return self.n
-        >>> [a for a, _, _ in attribute_sets(Counter().count)]
-        ['n']
+def _pending(function, jitted, backend):
+    """The note a function's first trace calls for, made at the cell's end (what a global or a
+    list holds then is said), or None: a callable that holds neither the function nor its jit.
     """
-    function = getattr(method, "__func__", None)
-    if getattr(method, "__self__", None) is None or function is None:
-        return []
-    try:
-        lines, first = inspect.getsourcelines(function)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):
-        return []
-    definition = tree.body[0] if tree.body else None
-    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
-            not definition.args.args:
-        return []
-    me = definition.args.args[0].arg
-    found = []
-    for node in ast.walk(definition):
-        targets = node.targets if isinstance(node, ast.Assign) else \
-            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
-        for target in targets:
-            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and \
-                    target.value.id == me:
-                found.append((target.attr, function.__code__.co_filename,
-                              first + node.lineno - 1))
-    return found
-
-
-def random_draws(function) -> list:
-    """[(call, file, line)] of each call of NumPy's or Python's random module in a function's
-    own code (`np.random.normal()`, `random.random()`), its names read from its globals,
-    never called; [] for anything else.
-
-        >>> import numpy as np
-        >>> [c for c, _, _ in random_draws(lambda x: x + np.random.normal())]
-        ['np.random.normal()']
-    """
-    function = getattr(function, "__func__", function)
-    code = getattr(function, "__code__", None)
-    if code is None:
-        return []
-    try:
-        lines, first = inspect.getsourcelines(function)
-    except (OSError, TypeError):
-        return []
-    tree = _parsed(lines)
-    if tree is None:
-        return []
-    scope = getattr(function, "__globals__", {})
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            owner = _resolved(node.func.value, scope)
-            if _draws(owner):
-                found.append((ast.unparse(node), code.co_filename,
-                              first + node.lineno - 1))
-    return found
-
-
-def _draws(owner) -> bool:
-    """Whether `owner`'s methods draw random numbers in Python: NumPy's or Python's random
-    module, or a generator of theirs (`rng = np.random.default_rng(0)`, NumPy's advice for new
-    code; `np.random.RandomState`, `random.Random`), whose draw under jit is baked in alike
-    (JAX 0.10.2: rng.normal() the same on two calls, recorded)."""
-    if inspect.ismodule(owner):
-        return owner.__name__ in ("numpy.random", "random")
-    import random
-    import numpy as np
-    return isinstance(owner, (np.random.Generator, np.random.RandomState, random.Random))
-
-
-def _parsed(lines):
-    """The syntax tree of a function's source lines (a lambda's line may hold more than it:
-    the line alone, else None)."""
-    try:
-        return ast.parse(textwrap.dedent("".join(lines)))
-    except SyntaxError:
-        return None
-
-
-def _resolved(node, scope):
-    """The object `np.random` names in `scope` (attributes read, nothing called), or None."""
-    if isinstance(node, ast.Name):
-        return scope.get(node.id)
-    if isinstance(node, ast.Attribute):
-        return getattr(_resolved(node.value, scope), node.attr, None)
+    # (the NumPy backend compiles nothing: "its program", not its compiled one)
+    program = "compiled program" if miss_words.compiles(backend) else "program"
+    found = attribute_sets(function)
+    if found:
+        return functools.partial(_note, function.__func__.__name__, found, program)
+    name = getattr(function, "__name__", "the function")
+    code = getattr(getattr(function, "__func__", function), "__code__", None)
+    call = _call_name(function, jitted)
+    sets = global_sets(function)
+    if sets:
+        return functools.partial(_global_note, name, code, call, sets[0], program,
+                                 reader(function))
+    changes = outside_changes(function)
+    if changes:
+        owner = _owner_name(function) if hasattr(function, "__self__") else None
+        return functools.partial(_change_note, name, code, call, changes[0], program,
+                                 reader(function), owner)
+    drawn = random_draws(function)
+    if drawn:
+        return functools.partial(_draw_note, name, drawn, program)
+    read = clock_reads(function)
+    if read:
+        return functools.partial(_clock_note, name, call, read, program)
     return None
 
 
-def _draw_note(function, drawn, program: str = "compiled program") -> Note:
-    name = getattr(function, "__name__", "the function")
+def _call_name(function, jitted) -> str:
+    """How the user calls the jitted function: a global name the jit is bound to, its own name
+    first (`@jax.jit def f`: `f`; `fast = jax.jit(t.step)`: `fast`), else `jax.jit(f)`
+    (`jax.jit(t.step)` for a bound method of the object named `t`)."""
+    name = getattr(function, "__name__", "f")
+    scope = getattr(getattr(function, "__func__", function), "__globals__", {})
+    if scope.get(name) is jitted:
+        return name
+    bound = [n for n, v in list(scope.items()) if v is jitted and not n.startswith("_")]
+    if bound:
+        return bound[0]
+    if hasattr(function, "__self__"):
+        return f"jax.jit({_owner_name(function)}.{name})"
+    return f"jax.jit({name})"
+
+
+def _owner_name(method) -> str:
+    """The global name of a bound method's object (`t` for t.step), else 'obj'."""
+    scope = getattr(method.__func__, "__globals__", {})
+    names = [n for n, v in list(scope.items()) if v is method.__self__ and not n.startswith("_")]
+    return names[0] if names else "obj"
+
+
+def _draw_note(name: str, drawn, program: str = "compiled program") -> Note:
     call, file, line = drawn[0]
     at = source_label(Site(file, line))
     return Note(
@@ -159,8 +132,7 @@ def _draw_note(function, drawn, program: str = "compiled program") -> Note:
         kind="info", details=True)
 
 
-def _note(method, found, program: str = "compiled program") -> Note:
-    name = method.__func__.__name__
+def _note(name: str, found, program: str = "compiled program") -> Note:
     attribute, file, line = found[0]
     at = source_label(Site(file, line))
     return Note(
@@ -174,4 +146,92 @@ def _note(method, found, program: str = "compiled program") -> Note:
               f"      ...                           # from state, not self.{attribute}\n"
               f"      return value, new_state\n"
               f"  value, state = jax.jit(obj.{name})(state)"),
+        kind="info", details=True)
+
+
+def _tracer_in(value) -> bool:
+    """Whether a value, or an item of a list, dict, set or deque, is a tracer: left by a trace,
+    it is no value (using it raises UnexpectedTracerError)."""
+    items = value.values() if isinstance(value, dict) else \
+        value if is_container(value) else [value]
+    return any(isinstance(item, Tracer) for item in items)
+
+
+def _global_note(name: str, code, call_name: str, found, program: str, read) -> Note:
+    variable, kind, value, file, line = found
+    at = source_label(Site(file, line))
+    parameters = _parameters(code)
+    reads = variable in {n.id for n in ast.walk(ast.parse(value)) if isinstance(n, ast.Name)}
+    inputs = ", ".join(parameters + ([variable] if reads else []))
+    call = ", ".join([p for p in parameters if p != "self"] + ([variable] if reads else []))
+    tracer = _tracer_in(read(variable))
+    return Note(
+        f"⚠ {name} sets the {kind} {variable} (at {at}) once, while traced: calls of its "
+        f"{program} leave {variable} as it is" +
+        (f", and {variable} now holds a tracer of that trace, not a value" if tracer else ""),
+        body=(f"A jitted function's Python side effects (a global set, a list appended to) "
+              f"happen at its trace alone, as in JAX ({PURE_FUNCTIONS}). " +
+              ("Pass what it reads in and return what it sets:\n" if reads else
+               "Return what it sets, and set it from the result:\n") +
+              f"  def {name}({inputs}):\n"
+              f"      ...\n"
+              f"      return y, {value}\n"
+              f"  y, {variable} = {call_name}({call})"),
+        kind="info", details=True)
+
+
+def _parameters(code) -> list:
+    """A function's positional parameters' names (['x'] where it has no code)."""
+    return list(code.co_varnames[:code.co_argcount]) if code else ["x"]
+
+
+def _change_note(name: str, code, call: str, found, program: str, read,
+                 owner: str | None = None) -> Note:
+    """`owner`: a bound method's object's name, said for its first parameter outside it."""
+    statement, variable, value, file, line = found
+    at = source_label(Site(file, line))
+    tracer = _tracer_in(read(variable))
+    body = (f"A jitted function's Python side effects happen at its trace alone, as in JAX "
+            f"({PURE_FUNCTIONS})" +
+            (", and a tracer kept past its trace is no value: using it raises "
+             "UnexpectedTracerError" if tracer else "") + ".")
+    if value is not None:
+        outside = statement[::-1].replace(value[::-1], "tpek", 1)[::-1]
+        me = code.co_varnames[0] if owner and code.co_argcount else None
+        if me and outside.startswith(me + "."):
+            outside = owner + outside[len(me):]
+        body += (f" Return the value and change {variable} outside the jitted function:\n"
+                 f"  y, kept = {call}({', '.join(p for p in _parameters(code) if p != 'self')})"
+                 f"    # {name} returning (y, {value})\n"
+                 f"  {outside}")
+        method = statement.split("(", 1)[0] if statement.endswith(f"({value})") else None
+        if method and method.endswith((".append", ".add")):
+            body += (f"\nor, to run it on every call of the {program}, a host callback in its "
+                     f"place:\n  jax.debug.callback({method}, {value})")
+    return Note(
+        f"⚠ {name} changes {variable} ({statement}, at {at}) once, while traced: calls of its "
+        f"{program} leave {variable} as it is" +
+        (f", and {variable} now holds a tracer of that trace, not a value" if tracer else ""),
+        body=body, kind="info", details=True)
+
+
+def _clock_note(name: str, call_name: str, read, program: str) -> Note:
+    call, file, line = read[0]
+    at = source_label(Site(file, line))
+    if len(read) == 1:
+        said = (f"⚠ {call} read the clock once, while {name} was traced (at {at}): its number "
+                f"is the trace's, the same on every call of the {program}")
+    else:
+        ats = " and ".join(source_label(Site(f, n)) for _, f, n in read[:2])
+        said = (f"⚠ {name} read the clock at {ats}, once each, while traced: what they measure "
+                f"is its trace, not the calls of its {program}")
+    return Note(
+        said,
+        body=("Python's clock runs at the trace alone (as in JAX): the number it gave is baked "
+              "into the program. To use the time in the program, pass it in:\n"
+              f"  def {name}(x, now):\n"
+              "      ... now ...\n"
+              f"  {call_name}(x, {call})\n"
+              "To time the program, time its call from outside, waiting for the result:\n"
+              f"  %timeit {call_name}(x).block_until_ready()"),
         kind="info", details=True)

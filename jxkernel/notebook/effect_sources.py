@@ -1,0 +1,307 @@
+"""What a function's own source does that runs at its trace alone, read from its code (nothing
+is called): a bound method's attribute set, a global or nonlocal set, a list, dict or set from
+outside changed, a draw of NumPy's or Python's random module, a read of the clock. The notes
+that tell them are effect_notes.py's.
+
+    >>> LOG = []
+    >>> [statement for statement, *_ in outside_changes(lambda x: LOG.append(x))]
+    ['LOG.append(x)']
+"""
+from __future__ import annotations
+
+import ast
+import collections
+import datetime
+import inspect
+import random
+import textwrap
+import time
+
+import numpy as np
+
+
+def attribute_sets(method) -> list:
+    """[(attribute, file, line)] of each assignment to an attribute of a bound method's own
+    object (`self.n += 1`, `self.items = ...`) in its code; [] for anything else.
+
+        >>> class Counter:
+        ...     def count(self):
+        ...         self.n += 1
+        ...         return self.n
+        >>> [a for a, _, _ in attribute_sets(Counter().count)]
+        ['n']
+    """
+    function = getattr(method, "__func__", None)
+    if getattr(method, "__self__", None) is None or function is None:
+        return []
+    try:
+        lines, first = inspect.getsourcelines(function)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        return []
+    definition = tree.body[0] if tree.body else None
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+            not definition.args.args:
+        return []
+    me = definition.args.args[0].arg
+    found = []
+    for node in ast.walk(definition):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and \
+                    target.value.id == me:
+                found.append((target.attr, function.__code__.co_filename,
+                              first + node.lineno - 1))
+    return found
+
+
+def random_draws(function) -> list:
+    """[(call, file, line)] of each call of NumPy's or Python's random module in a function's
+    own code (`np.random.normal()`, `random.random()`), its names read from its globals,
+    never called; [] for anything else.
+
+        >>> import numpy as np
+        >>> [c for c, _, _ in random_draws(lambda x: x + np.random.normal())]
+        ['np.random.normal()']
+    """
+    function = getattr(function, "__func__", function)
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return []
+    try:
+        lines, first = inspect.getsourcelines(function)
+    except (OSError, TypeError):
+        return []
+    tree = _parsed(lines)
+    if tree is None:
+        return []
+    scope = getattr(function, "__globals__", {})
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = _resolved(node.func.value, scope)
+            if _draws(owner):
+                found.append((ast.unparse(node), code.co_filename,
+                              first + node.lineno - 1))
+    return found
+
+
+def _draws(owner) -> bool:
+    """Whether `owner`'s methods draw random numbers in Python: NumPy's or Python's random
+    module, or a generator of theirs (`rng = np.random.default_rng(0)`, NumPy's advice for new
+    code; `np.random.RandomState`, `random.Random`), whose draw under jit is baked in alike
+    (JAX 0.10.2: rng.normal() the same on two calls, recorded)."""
+    if inspect.ismodule(owner):
+        return owner.__name__ in ("numpy.random", "random")
+    return isinstance(owner, (np.random.Generator, np.random.RandomState, random.Random))
+
+
+def _parsed(lines):
+    """The syntax tree of a function's source lines (a lambda's line may hold more than it:
+    the line alone, else None)."""
+    try:
+        return ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        return None
+
+
+def _resolved(node, scope):
+    """The object `np.random` names in `scope` (attributes read, nothing called), or None."""
+    if isinstance(node, ast.Name):
+        return scope.get(node.id)
+    if isinstance(node, ast.Attribute):
+        return getattr(_resolved(node.value, scope), node.attr, None)
+    return None
+
+
+# The methods that change a list, dict, set or deque in place: called on one from outside a
+# jitted function, they change it once, at the trace
+_CHANGING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+                       "update", "setdefault", "popitem", "add", "discard", "appendleft",
+                       "extendleft", "popleft"})
+
+
+def _tree(function):
+    """(syntax tree, first line, code) of a plain function's source, or None."""
+    function = getattr(function, "__func__", function)
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return None
+    try:
+        lines, first = inspect.getsourcelines(function)
+    except (OSError, TypeError):
+        return None
+    tree = _parsed(lines)
+    return None if tree is None else (tree, first, code)
+
+
+def _declared(tree) -> dict:
+    """{name: 'global' | 'nonlocal'} of a function's `global` and `nonlocal` statements."""
+    return {name: "global" if isinstance(node, ast.Global) else "nonlocal"
+            for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal))
+            for name in node.names}
+
+
+def _local_names(tree) -> set:
+    """The names a function's code binds itself (arguments, assignments, loop and `with`
+    targets, imports, nested definitions), less those it declares global or nonlocal: a list
+    made inside the function and appended to is no side effect."""
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return bound - set(_declared(tree))
+
+
+def global_sets(function) -> list:
+    """[(name, kind, new value, file, line)] of each assignment in a function's code to a name
+    it declares global or nonlocal (kind), the new value as written (`COUNT + 1` for
+    `COUNT += 1`); [] for anything else.
+
+        >>> def step(x):
+        ...     global COUNT
+        ...     COUNT += 1
+        ...     return x
+        >>> [(n, k, v) for n, k, v, _, _ in global_sets(step)]
+        [('COUNT', 'global', 'COUNT + 1')]
+    """
+    found = _tree(function)
+    if found is None:
+        return []
+    tree, first, code = found
+    declared = _declared(tree)
+    sets = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            targets = [node.target]
+            value = ast.unparse(ast.BinOp(node.target, node.op, node.value))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = ast.unparse(node.value)
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id in declared:
+                sets.append((target.id, declared[target.id], value, code.co_filename,
+                             first + node.lineno - 1))
+    return sets
+
+
+def outside_changes(function) -> list:
+    """[(statement, name, value, file, line)] of each change a function's code makes to a list,
+    dict, set or deque it reads from outside (a global, a closed-over variable, an attribute of
+    either or of a bound method's own object): a method that changes it in place
+    (`LOG.append(x)`, `self.losses.append(loss)`) or an item set (`SEEN["last"] = x`), with
+    the value it puts there as written (None where it puts none); [] for anything else.
+
+        >>> LOG = []
+        >>> [(s, n, v) for s, n, v, _, _ in outside_changes(lambda x: LOG.append(x))]
+        [('LOG.append(x)', 'LOG', 'x')]
+    """
+    found = _tree(function)
+    if found is None:
+        return []
+    tree, first, code = found
+    local, read = _local_names(tree), reader(function)
+    owner = getattr(function, "__self__", None)
+    me = code.co_varnames[0] if owner is not None and code.co_argcount else None
+    changes = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in _CHANGING:
+            target, value = node.func.value, ast.unparse(node.args[-1]) if node.args else None
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Subscript):
+            target, value = node.targets[0].value, ast.unparse(node.value)
+        else:
+            continue
+        path = _path(target)
+        if not path or (path[0] in local and path[0] != me):
+            continue
+        if is_container(read(".".join(path))):
+            changes.append((ast.unparse(node), ast.unparse(target), value, code.co_filename,
+                            first + node.lineno - 1))
+    return changes
+
+
+def _path(node) -> list:
+    """['self', 'losses'] for `self.losses`, ['LOG'] for `LOG`; [] for anything else (a call,
+    an item)."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.Attribute):
+        inner = _path(node.value)
+        return inner + [node.attr] if inner else []
+    return []
+
+
+def is_container(value) -> bool:
+    """Whether a value is a list, dict, set or deque (what a side effect may change)."""
+    return isinstance(value, (list, dict, set, collections.deque))
+
+
+def reader(function):
+    """A callable giving what a name, or a dotted path of attributes (`self.losses`), names for
+    `function` from outside it, now: its closure's cell, else its global, else a bound method's
+    own object for its first parameter; an instance's or module's own attributes below (no
+    property or __getattr__ run, nothing called; None where none has it). It holds the
+    function's globals, cells and object, not the function."""
+    owner = getattr(function, "__self__", None)
+    function = getattr(function, "__func__", function)
+    code = getattr(function, "__code__", None)
+    cells = dict(zip(code.co_freevars, function.__closure__ or ())) if code else {}
+    scope = getattr(function, "__globals__", {})
+    me = code.co_varnames[0] if owner is not None and code and code.co_argcount else None
+
+    def read(path):
+        root, *attributes = path.split(".")
+        if root == me:
+            held = owner
+        elif root in cells:
+            try:
+                held = cells[root].cell_contents
+            except ValueError:         # an empty cell: not yet assigned
+                return None
+        else:
+            held = scope.get(root)
+        for attribute in attributes:
+            held = vars(held).get(attribute) if hasattr(held, "__dict__") else None
+        return held
+    return read
+
+
+def clock_reads(function) -> list:
+    """[(call, file, line)] of each read of the clock in a function's own code (`time.time()`,
+    `time.perf_counter()`, `datetime.now()`...), its names read from its globals, never
+    called; [] for anything else.
+
+        >>> import time
+        >>> [c for c, _, _ in clock_reads(lambda x: x + time.time())]
+        ['time.time()']
+    """
+    found = _tree(function)
+    if found is None:
+        return []
+    tree, first, code = found
+    scope = getattr(getattr(function, "__func__", function), "__globals__", {})
+    clocks = _clocks()
+    return [(ast.unparse(node), code.co_filename, first + node.lineno - 1)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and _resolved(node.func, scope) in clocks]
+
+
+def _clocks() -> list:
+    """Python's functions that read the clock (a list: datetime's bound `now` compares equal,
+    not identical, to each one read)."""
+    return [time.time, time.time_ns, time.perf_counter, time.perf_counter_ns, time.monotonic,
+            time.monotonic_ns, time.process_time, datetime.datetime.now,
+            datetime.datetime.utcnow, datetime.date.today]
