@@ -18,8 +18,9 @@ from ..core import compile_record, miss_words
 from ..core.compile_record import USER
 from ..core.trace import Tracer
 from .display import Note, Site, source_label
-from .effect_sources import (attribute_sets, clock_reads, global_sets, is_container,
-                             outside_changes, random_draws, reader)
+from .effect_sources import (argument_changes, attribute_sets, clock_reads, global_sets,
+                             is_container, outside_changes, random_draws, reader,
+                             returns_a_value)
 
 PURE_FUNCTIONS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
                   "#pure-functions")
@@ -85,6 +86,10 @@ def _pending(function, jitted, backend):
         owner = _owner_name(function) if hasattr(function, "__self__") else None
         return functools.partial(_change_note, name, code, call, changes[0], program,
                                  reader(function), owner)
+    given = argument_changes(function)
+    if given:
+        return functools.partial(_argument_note, name, code, call, given[0],
+                                 returns_a_value(function), program)
     drawn = random_draws(function)
     if drawn:
         return functools.partial(_draw_note, name, drawn, program)
@@ -188,7 +193,7 @@ def _parameters(code) -> list:
 def _change_note(name: str, code, call: str, found, program: str, read,
                  owner: str | None = None) -> Note:
     """`owner`: a bound method's object's name, said for its first parameter outside it."""
-    statement, variable, value, file, line = found
+    statement, variable, value, outside, file, line = found
     at = source_label(Site(file, line))
     tracer = _tracer_in(read(variable))
     body = (f"A jitted function's Python side effects happen at its trace alone, as in JAX "
@@ -196,7 +201,6 @@ def _change_note(name: str, code, call: str, found, program: str, read,
             (", and a tracer kept past its trace is no value: using it raises "
              "UnexpectedTracerError" if tracer else "") + ".")
     if value is not None:
-        outside = statement[::-1].replace(value[::-1], "tpek", 1)[::-1]
         me = code.co_varnames[0] if owner and code.co_argcount else None
         if me and outside.startswith(me + "."):
             outside = owner + outside[len(me):]
@@ -208,6 +212,9 @@ def _change_note(name: str, code, call: str, found, program: str, read,
         if method and method.endswith((".append", ".add")):
             body += (f"\nor, to run it on every call of the {program}, a host callback in its "
                      f"place:\n  jax.debug.callback({method}, {value})")
+    else:
+        body += (f" Pass what it reads of {variable} in as an argument, return what it puts "
+                 f"there, and change {variable} with that outside the jitted function.")
     return Note(
         f"⚠ {name} changes {variable} ({statement}, at {at}) once, while traced: calls of its "
         f"{program} leave {variable} as it is" +
@@ -234,4 +241,24 @@ def _clock_note(name: str, call_name: str, read, program: str) -> Note:
               f"  {call_name}(x, {call})\n"
               "To time the program, time its call from outside, waiting for the result:\n"
               f"  %timeit {call_name}(x).block_until_ready()"),
+        kind="info", details=True)
+
+
+def _argument_note(name: str, code, call: str, found, returns: bool, program: str) -> Note:
+    statement, argument, file, line = found
+    at = source_label(Site(file, line))
+    parameters = _parameters(code)
+    arguments = ", ".join(p for p in parameters if p != "self")
+    kept = f"y, {argument}" if returns else argument
+    return Note(
+        f"⚠ {name} changes its argument {argument} ({statement}, at {at}) but never returns "
+        f"it: under jit, {name} gets a copy of {argument} that the trace made from its "
+        f"arrays, so the {argument} you passed is left as it was",
+        body=(f"jit takes each argument apart into its arrays and builds its dicts and lists "
+              f"anew for the trace, as JAX does: an item set or an append changes that copy "
+              f"alone ({PURE_FUNCTIONS}). Return it, and keep what the call returns:\n"
+              f"  def {name}({', '.join(parameters)}):\n"
+              f"      ...\n"
+              f"      return {'y, ' if returns else ''}{argument}\n"
+              f"  {kept} = {call}({arguments})"),
         kind="info", details=True)

@@ -122,6 +122,13 @@ _CHANGING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "
                        "extendleft", "popleft"})
 
 
+def returns_a_value(function) -> bool:
+    """Whether any `return` of a function's code gives a value (`return loss`, not `return`)."""
+    found = _tree(function)
+    return found is not None and any(isinstance(n, ast.Return) and n.value is not None
+                                     for n in ast.walk(found[0]))
+
+
 def _tree(function):
     """(syntax tree, first line, code) of a plain function's source, or None."""
     function = getattr(function, "__func__", function)
@@ -197,40 +204,93 @@ def global_sets(function) -> list:
 
 
 def outside_changes(function) -> list:
-    """[(statement, name, value, file, line)] of each change a function's code makes to a list,
-    dict, set or deque it reads from outside (a global, a closed-over variable, an attribute of
-    either or of a bound method's own object): a method that changes it in place
+    """[(statement, name, value, outside, file, line)] of each change a function's code makes to
+    a list, dict, set or deque it reads from outside (a global, a closed-over variable, an
+    attribute of either or of a bound method's own object): a method that changes it in place
     (`LOG.append(x)`, `self.losses.append(loss)`) or an item set (`SEEN["last"] = x`), with
-    the value it puts there as written (None where it puts none); [] for anything else.
+    the value it puts there as written (None where it puts none) and the statement with
+    `kept` in the value's place (None likewise); [] for anything else.
 
         >>> LOG = []
-        >>> [(s, n, v) for s, n, v, _, _ in outside_changes(lambda x: LOG.append(x))]
-        [('LOG.append(x)', 'LOG', 'x')]
+        >>> [(s, n, v, o) for s, n, v, o, _, _ in outside_changes(lambda x: LOG.append(x))]
+        [('LOG.append(x)', 'LOG', 'x', 'LOG.append(kept)')]
     """
     found = _tree(function)
     if found is None:
         return []
     tree, first, code = found
     local, read = _local_names(tree), reader(function)
-    owner = getattr(function, "__self__", None)
-    me = code.co_varnames[0] if owner is not None and code.co_argcount else None
+    me = code.co_varnames[0] if hasattr(function, "__self__") and code.co_argcount else None
     changes = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr in _CHANGING:
-            target, value = node.func.value, ast.unparse(node.args[-1]) if node.args else None
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and \
-                isinstance(node.targets[0], ast.Subscript):
-            target, value = node.targets[0].value, ast.unparse(node.value)
-        else:
-            continue
+    for node, target, value, outside in _changes(tree):
         path = _path(target)
         if not path or (path[0] in local and path[0] != me):
             continue
         if is_container(read(".".join(path))):
-            changes.append((ast.unparse(node), ast.unparse(target), value, code.co_filename,
-                            first + node.lineno - 1))
+            if value is not None and path[0] in _names(ast.parse(value)):
+                # the new value reads the container at the trace (`SEEN["n"] + 1`): returned,
+                # it is the trace's number on every call, so no such fix is offered
+                value = outside = None
+            changes.append((ast.unparse(node), ast.unparse(target), value, outside,
+                            code.co_filename, first + node.lineno - 1))
     return changes
+
+
+def argument_changes(function) -> list:
+    """[(statement, name, file, line)] of each in-place change a function's code makes to a
+    list or dict it was given (`params["w"] = ...`, `xs.append(x)`), where no `return` of its
+    gives that argument back: under jit the function gets a container the trace rebuilt from
+    the leaves, so the caller's is left as it was. [] for anything else (a bound method's own
+    object is attribute_sets' and outside_changes').
+
+        >>> def update(params, g):
+        ...     params["w"] = params["w"] - g
+        >>> [(s, n) for s, n, _, _ in argument_changes(update)]
+        [("params['w'] = params['w'] - g", 'params')]
+    """
+    found = _tree(function)
+    if found is None:
+        return []
+    tree, first, code = found
+    parameters = set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    if hasattr(function, "__self__") and code.co_argcount:
+        parameters.discard(code.co_varnames[0])
+    returned = {n.id for r in ast.walk(tree) if isinstance(r, ast.Return) and r.value
+                for n in ast.walk(r.value) if isinstance(n, ast.Name)}
+    rebound = {n.id for n in ast.walk(tree)
+               if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return [(ast.unparse(node), target.id, code.co_filename, first + node.lineno - 1)
+            for node, target, _, _ in _changes(tree)
+            if isinstance(target, ast.Name) and target.id in parameters - returned - rebound]
+
+
+def _changes(tree):
+    """(statement, what it changes, the value it puts there as written or None, the statement
+    with `kept` in the value's place or None) for each in-place change in a syntax tree: a
+    method that changes a container (`x.append(v)`), an item set (`d[k] = v`, `d[k] += v`)."""
+    kept = ast.Name("kept")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in _CHANGING:
+            if node.args:
+                outside = ast.Call(node.func, node.args[:-1] + [kept], node.keywords)
+                yield node, node.func.value, ast.unparse(node.args[-1]), ast.unparse(outside)
+            else:
+                yield node, node.func.value, None, None
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Subscript):
+            item = node.targets[0]
+            yield (node, item.value, ast.unparse(node.value),
+                   ast.unparse(ast.Assign([item], kept, lineno=0)))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
+            item = node.target
+            read = ast.Subscript(item.value, item.slice, ast.Load())
+            yield (node, item.value, ast.unparse(ast.BinOp(read, node.op, node.value)),
+                   ast.unparse(ast.Assign([item], kept, lineno=0)))
+
+
+def _names(tree) -> set:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
 def _path(node) -> list:

@@ -143,6 +143,46 @@ def _method_list(jax) -> dict:
     return facts
 
 
+def _argument_dict(jax) -> dict:
+    """`params["w"] = ...` on a dict argument of a jitted function that does not return it: the
+    caller's dict is left as it was (jit rebuilt it for the trace), where the same function
+    without jit changes it; returned and kept, the update counts (the note's fix), also with
+    `-=` beside a returned loss."""
+    jnp = jax.numpy
+
+    def update(params, g):
+        params["w"] = params["w"] - 0.5 * g
+
+    def update_returned(params, g):
+        params["w"] = params["w"] - 0.5 * g
+        return params
+
+    def step(params, g):
+        params["w"] -= 0.5 * g
+        return jnp.sum(g)
+
+    def step_returned(params, g):
+        params["w"] -= 0.5 * g
+        return jnp.sum(g), params
+
+    g = jnp.ones(2)
+    params = {"w": jnp.ones(2)}
+    jax.jit(update)(params, g)
+    jitted = [float(v) for v in params["w"]]
+    update(params, g)
+    plain = [float(v) for v in params["w"]]
+    params = {"w": jnp.ones(2)}
+    params = jax.jit(update_returned)(params, g)
+    returned = [float(v) for v in params["w"]]
+    params = {"w": jnp.ones(2)}
+    jax.jit(step)(params, g)
+    stepped = [float(v) for v in params["w"]]
+    loss, params = jax.jit(step_returned)(params, g)
+    return {"jitted_leaves_it": jitted, "plain_changes_it": plain, "returned": returned,
+            "step_leaves_it": stepped, "step_returned": [float(v) for v in params["w"]],
+            "loss": float(loss)}
+
+
 def _clock(jax) -> dict:
     """time.time() in a jitted function: read at the trace, the same number on every call;
     passed in as an argument, a new number each call (the note's fix)."""
@@ -165,4 +205,5 @@ def _clock(jax) -> dict:
 def run(jax) -> dict:
     return {"global_counter": _global_counter(jax), "global_tracer": _global_tracer(jax),
             "list_append": _list_append(jax), "dict_set": _dict_set(jax),
-            "method_list": _method_list(jax), "clock": _clock(jax)}
+            "method_list": _method_list(jax), "argument_dict": _argument_dict(jax),
+            "clock": _clock(jax)}

@@ -127,6 +127,42 @@ def test_the_clock_read_inside_jit_gets_a_note(shell):
                          r"compiled program\n"), note), note
 
 
+def test_an_argument_dict_changed_and_not_returned_gets_a_note_whose_fix_keeps_it(shell):
+    """params["w"] = ... in a jitted update that returns nothing: JAX leaves the caller's
+    params as it was (recorded; the same function without jit changes it). The note says the
+    function got a copy, and writes it returned and kept, which updates params under JAX
+    (recorded); with `-=` beside a returned loss, the pair is returned."""
+    facts = JAX["argument_dict"]
+    assert facts["jitted_leaves_it"] == [1.0, 1.0] and facts["plain_changes_it"] == [0.5, 0.5]
+    assert facts["returned"] == facts["step_returned"] == [0.5, 0.5]
+    cell = ("params = {'w': jnp.ones(2)}\n@jax.jit\ndef update(params, g):\n"
+            "    params['w'] = params['w'] - 0.5 * g\nupdate(params, jnp.ones(2))")
+    (note,) = _notes(shell, cell)
+    assert [float(v) for v in shell.user_ns["params"]["w"]] == facts["jitted_leaves_it"]
+    assert re.match(r"⚠ update changes its argument params \(params\['w'\] = params\['w'\] - "
+                    r"0.5 \* g, at In\[\d+\]:4\) but never returns it: under jit, update gets a "
+                    r"copy of params that the trace made from its arrays, so the params you "
+                    r"passed is left as it was\n", note), note
+    assert "  def update(params, g):\n      ...\n      return params\n" \
+           "  params = update(params, g)" in note
+    cell = ("@jax.jit\ndef step(params, g):\n    params['w'] -= 0.5 * g\n"
+            "    return jnp.sum(g)\nloss = step(params, jnp.ones(2))")
+    (note,) = _notes(shell, cell)
+    assert "      return y, params\n  y, params = step(params, g)" in note
+    returned = ("@jax.jit\ndef kept(params, g):\n    params['w'] = params['w'] - 0.5 * g\n"
+                "    return params\nparams = kept(params, jnp.ones(2))")
+    assert _notes(shell, returned) == []
+
+
+def test_a_change_reading_what_it_changes_gets_words_not_a_returned_value(shell):
+    """SEEN["n"] += 1 in a jitted function: returning SEEN["n"] + 1 would return the trace's
+    number on every call, so the note offers no such code, only what to pass and return."""
+    cell = ("SEEN = {'n': 0}\n@jax.jit\ndef cnt(x):\n    SEEN['n'] += 1\n    return x\n_ = cnt(1.0)")
+    (note,) = _notes(shell, cell)
+    assert re.match(r"⚠ cnt changes SEEN \(SEEN\['n'\] \+= 1, at In\[\d+\]:4\) once", note)
+    assert "kept" not in note and "Pass what it reads of SEEN in as an argument" in note
+
+
 @pytest.mark.parametrize("cell", [
     # a list made inside the function (JAX's sharp bits: pure_uses_internal_state)
     "@jax.jit\ndef pure(x):\n    state = dict(even=0, odd=0)\n    for i in range(4):\n"
