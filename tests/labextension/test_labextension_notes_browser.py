@@ -19,7 +19,7 @@ from test_labextension_browser import (  # the same harness: server, page and co
     shot_view,
 )
 
-SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED = range(8)
+SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED, APPENDED = range(9)
 NOTEBOOK = [
     "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp",
     "def f(x):\n    return jnp.sin(x) * 2.0\n\nf_jit = jax.jit(f)\n"
@@ -31,13 +31,15 @@ NOTEBOOK = [
     "%jxcompiles",
     "scale = 2.0\nmul = jax.jit(lambda x: x * scale)\nmul(1.0)\nscale = 3.0",
     "@jax.jit\ndef pr(x):\n    print('x is', x)\n    return x\npr(1.0)",
+    "log = []\n@jax.jit\ndef logged(x):\n    log.append(x)\n    return x * 2\n"
+    "logged(1.0)\nlogged(2.0)\nlen(log)",
 ]
 
 
 # notes.ipynb open in JupyterLab with every cell run, the compile log drawn too
 server, console, page = notebook_fixtures(
     "notes.ipynb", NOTEBOOK, {AGAIN: "jx-note", MANY: "jx-note", STALE: "jx-note",
-                              PRINTED: "jx-note"},
+                              PRINTED: "jx-note", APPENDED: "jx-note"},
     ready=lambda p: expect(cell(p, LOG).locator(".jp-OutputArea-output").first).to_be_visible())
 
 
@@ -85,8 +87,9 @@ def test_the_compiles_log_cuts_no_line(page, request):
     }).length""")
     assert clipped == 0, f"{clipped} element(s) of the log cut their content"
     earlier = rows.locator("details.jx-log-earlier")
-    # (the log is live: the two cells after it add their first compiles, mul's and pr's)
-    expect(earlier.locator("summary")).to_have_text("26 earlier compilation(s)")
+    # (the log is live: the three cells after it add their first compiles, mul's, pr's and
+    # logged's)
+    expect(earlier.locator("summary")).to_have_text("27 earlier compilation(s)")
     expect(earlier.locator("td", has_text="first call")).not_to_be_visible()
     # the user's functions first, in a table of their own; eager operations and jxkernel's own
     # functions folded after it, each a closed group (compile_report.group_of's rule)
@@ -123,3 +126,20 @@ def test_a_changed_global_and_a_printed_tracer_are_noted(page, request):
     note.locator("summary").click()
     expect(note.locator("pre")).to_contain_text("jax.debug.print('x is {}', x)")
     shot_view(printed, request, "2-print")
+
+
+def test_a_list_appended_to_inside_jit_is_noted_with_its_fixes(page, request):
+    """A side effect that runs at the trace alone (notebook/effect_notes.py): log.append(x) in
+    a jitted function called twice appends once, a tracer; the note says so in one line, and
+    opens on the two fixes."""
+    appended = cell(page, APPENDED)
+    expect(appended.locator(".jp-OutputArea-output").first).to_contain_text("1")
+    note = appended.locator("details.jx-note")
+    expect(note).to_have_count(1)
+    expect(note.locator("summary")).to_contain_text(
+        "⚠ logged changes log (log.append(x), at In[")
+    expect(note.locator("summary")).to_contain_text("and log now holds a tracer of that trace")
+    expect(note.locator("pre")).not_to_be_visible()
+    note.locator("summary").click()
+    expect(note.locator("pre")).to_contain_text("jax.debug.callback(log.append, x)")
+    shot_view(appended, request, "1-appended")
