@@ -7,7 +7,9 @@ by the test suite):
 The cases are tests/data/key_reuse_note_cases.py: per case, whether its two draws are the same
 numbers, and whether jax_debug_key_reuse makes JAX raise KeyReuseError (typed keys, raw
 PRNGKey keys), and at which line: the draw's eagerly, the call that traces the function for a
-reuse inside a jitted one (cond branches, fold_in in a loop, a scan splitting its key: none).
+reuse inside a jitted one (cond branches, fold_in in a loop, a scan splitting its key: none),
+the second taking of one key of an array by its index (`keys[0]` twice: "passed to slice",
+drawn with or not; a for loop's or unpacking's keys: none).
 tests/notebook/test_key_reuse_notes.py compares the note's words with these.
 """
 import os

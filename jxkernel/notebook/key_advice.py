@@ -151,3 +151,114 @@ def _mapped_with_keys(line: str, name: str):
              (after(fn.args.args[-1]), ", k")]
     return segment(line, call.args[1]), replaced(line, edits)
 
+
+
+def taken_advice(first_name, first_site, name, site, first_how, taken) -> str:
+    """Two draws with one key of an array taken twice (random/taken_keys.py's `taken`, the
+    second's): by index, the reuse line rewritten to a key of the array no line has taken
+    where there is one; by for loops (or unpacking), each loop given keys of its own."""
+    if first_name == "split" and first_site.callee == "split":
+        return (f"The keys split made at {source_label(first_site)} are new ones: draw with "
+                f"one of them, not with the key it split.")
+    if first_how == taken.how == "loop":
+        return ("A for loop over an array of keys (or unpacking it) takes the same keys each "
+                "time it runs. Give each loop keys of its own: split as many keys as all the "
+                "loops draw with and loop over a part each (keys = jax.random.split(key, 2 * n)"
+                ", then for k in keys[:n] and for k in keys[n:]), or split a new array for "
+                "the loop from a key no draw has used.")
+    line = linecache.getline(site.file, site.line).strip()
+    found = _taken_by_index(line, site.callee)
+    head = (f"Taking {found[0] if found else 'a key of the array'} again makes a new object, "
+            f"not a new key: it is the key drawn with at {source_label(first_site)}. ")
+    if first_site.code is site.code and first_site.lasti == site.lasti:     # (a loop's)
+        return head + ("A line run again takes the same key each time: take the key at the "
+                       "loop's index (keys[i]), or split a new key at each run.")
+    free = _untaken(taken)
+    if free is None:
+        return head + ("Every key of the array has been taken: make the array with as many "
+                       "keys as draws (jax.random.split(key, n), n the number of draws) and "
+                       "draw with each key once.")
+    if found is None or site.function != "<module>":
+        return head + "Draw with a key of the array that no line has taken yet."
+    rewritten = replaced(line, [(found[1], f"{found[2]}{free}]")])
+    return (head + "Draw with a key of the array that no line has taken yet:\n"
+            f"  {rewritten}    # at {source_label(site)}")
+
+
+def _taken_by_index(line: str, callee: str):
+    """(`keys[0]` as written, the node of that argument, the text before its last index:
+    `keys[` or `keys[0, `) for a line with one call of `callee` whose first argument indexes
+    a name by constant ints (`keys[0]`, `keys[-1]`, `keys[0, 1]`, `keys[0][1]`); None
+    otherwise. `keys[0][1]` is rewritten as one index, `keys[0, j]`: JAX's checker counts
+    `keys[0]` as taking the whole row.
+
+        >>> found = _taken_by_index("b = jax.random.normal(keys[0][1], (2,))", "normal")
+        >>> found[0], found[2]
+        ('keys[0][1]', 'keys[0, ')
+    """
+    try:
+        tree = ast.parse(line)
+    except SyntaxError:
+        return None
+    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and c.args and
+             (getattr(c.func, "attr", None) == callee or getattr(c.func, "id", None) == callee)]
+    if len(calls) != 1 or not isinstance(calls[0].args[0], ast.Subscript):
+        return None
+    node, ints = calls[0].args[0], []
+    while isinstance(node, ast.Subscript):
+        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        ints[:0] = [_int(i) for i in index]
+        node = node.value
+    if not isinstance(node, (ast.Name, ast.Attribute)) or not ints or None in ints:
+        return None
+    arg = calls[0].args[0]
+    head = f"{ast.get_source_segment(line, node)}[{''.join(f'{i}, ' for i in ints[:-1])}"
+    return ast.get_source_segment(line, arg), arg, head
+
+
+def _int(node):
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        return None
+    return value if type(value) is int else None
+
+
+def _untaken(taken):
+    """The index along the last axis of `taken`'s index of a key of its array that no line
+    has taken (by an index or a loop, itself or a part of it), or None: all were: for keys
+    of shape (3,) of which keys[0] and keys[2] were taken, 1."""
+    rows, index = taken.rows, taken.index
+    for j in range(rows.shape[len(index) - 1]):
+        sibling = index[:-1] + (j,)
+        if not any(i[:len(sibling)] == sibling for i in rows):
+            return j
+    return None
+
+
+def taken_checker(typed: bool, by_index: bool) -> str:
+    """What jax_debug_key_reuse does for a key of an array taken twice: JAX 0.10.2's checker
+    counts a key taken by an index (a slice of the array) as used, and raises at the second
+    taking; it follows no key a for loop or unpacking takes, nor a raw key at all.
+
+        >>> taken_checker(True, False).splitlines()[1][:40]
+        "JAX's checker, jax.config.update('jax_de"
+    """
+    if typed and by_index:
+        return ("\nTo have JAX check every key: jax.config.update('jax_debug_key_reuse', True) "
+                "before the array is made (at the notebook's top), and taking the same key "
+                "from the array by its index a second time raises KeyReuseError (JAX's checker "
+                "counts a key taken by index as used).")
+    if typed:
+        return ("\nJAX's checker, jax.config.update('jax_debug_key_reuse', True), lets this "
+                "key through: it does not follow the keys a for loop or unpacking takes from "
+                "an array.")
+    if by_index:
+        return ("\nJAX's checker, jax.config.update('jax_debug_key_reuse', True), lets this "
+                "key through: it follows typed keys, and a raw key from jax.random.PRNGKey "
+                "is made a new typed one at each call. With jax.random.key(seed) in place of "
+                "jax.random.PRNGKey(seed) and the checker on, taking the same key from the "
+                "array by its index a second time raises KeyReuseError.")
+    return ("\nJAX's checker, jax.config.update('jax_debug_key_reuse', True), lets this key "
+            "through: it follows typed keys only, and not the keys a for loop or unpacking "
+            "takes from an array, typed or raw.")

@@ -9,13 +9,16 @@ JAX key is a value, not a generator that moves on, so the second draw gets the s
 
 What counts is one key object given to two random functions that consume it (a sampler,
 `split`: random/keys.py's `consumed_keys`, whose list follows key_reuse.py's signatures) from
-the user's lines, eagerly, in one cell or across cells. Under grad or vmap without jit the
-user's Python runs at the call too: one key (a concrete one, or vmap's tracer of the batch)
-given to two draws in a function is a reuse, its fix a split written into the function. Two
-keys made from one seed are two keys (reproducible numbers, on purpose); fold_in makes a new
-key and leaves its key unused. A draw that jax_debug_key_reuse refused (KeyReuseError, as JAX
-raises it for a typed key consumed with the checker on) drew nothing: its error tells it, and
-no note (random/keys.py's `refused_draw` takes it back).
+the user's lines, eagerly, in one cell or across cells; a key taken from an array by a static
+index or a for loop counts as the array's key at that index (random/taken_keys.py), so
+`normal(keys[0])` twice, each `keys[0]` a new object, is one key drawn twice, and keys[0]
+and keys[1] are two keys. Under grad or vmap without jit the user's Python runs at the call
+too: one key (a concrete one, or vmap's tracer of the batch) given to two draws in a function
+is a reuse, its fix a split written into the function. Two keys made from one seed are two
+keys (reproducible numbers, on purpose); fold_in makes a new key and leaves its key unused. A
+draw that jax_debug_key_reuse refused (KeyReuseError, as JAX raises it for a typed key
+consumed with the checker on) drew nothing: its error tells it, and no note (random/keys.py's
+`refused_draw` takes it back).
 
 Inside a function of the user's that jit traces in the cell, a key consumed twice in its jaxpr
 (key_reuse.py's `reuses`: the checker's rules, raw keys followed through random_wrap) is told
@@ -36,10 +39,11 @@ from ..core import compile_record
 from ..core.compile_record import EAGER, USER
 from ..core.source_info import PACKAGE_DIR
 from ..core.trace import Tracer
-from ..random import key_reuse, keys
+from ..random import key_reuse, keys, taken_keys
+from ..xla.array import KEY_DATA
 from ..views.source import cell_name, is_user_file
 from .display import Note, Site, source_label
-from .key_advice import advice, traced_advice, tree_map_advice
+from .key_advice import advice, taken_advice, taken_checker, traced_advice, tree_map_advice
 
 RANDOM_NUMBERS = "https://docs.jax.dev/en/latest/random-numbers.html"
 # the workshop's checks (notebook/workshop/), which call the learner's function twice with one
@@ -102,6 +106,7 @@ class KeyReuseWatch:
         if not _INSTALLED:
             keys.consumed_keys = None
             keys.traced_draws.clear()
+            KEY_DATA.clear()
 
     def _compiled(self, event) -> None:
         # a jit of the user's traced anew (a miss; a cache hit is no event), with its trace;
@@ -132,8 +137,8 @@ class KeyReuseWatch:
         self.reused, self.tracers = [], {}
         if not reused:
             return None
-        first_name, name, (first_site, site), typed, kind = reused[0]
-        return _note(first_name, first_site, name, site, typed, len(reused) - 1, kind)
+        first_name, name, (first_site, site), typed, kind, *taken = reused[0]
+        return _note(first_name, first_site, name, site, typed, len(reused) - 1, kind, *taken)
 
     def _read(self) -> None:
         """Take the eager draws recorded so far (random/keys.py's `consumed_keys`: at the
@@ -151,17 +156,26 @@ class KeyReuseWatch:
             if calls is None or not is_user_file(calls[0][0]):     # a library's draws
                 continue
             held = tracers if isinstance(key, Tracer) else self.consumed
-            first = held.get(id(key)) or (earlier.get(id(key)) if held is tracers else None)
-            if first is None or first[0]() is not key:
-                held[id(key)] = ((lambda key=key: key) if held is tracers else
-                                 weakref.ref(key, self._forget(id(key))), name, calls)
+            # a key taken from an array (keys[0], a for loop's k) is held as the array's key
+            # at its index, whichever object was taken for it: `keys[0]` twice is one key
+            taken = None if held is tracers else taken_keys.taken(key)
+            ident = key if taken is None else taken.key
+            first = held.get(id(ident)) or (earlier.get(id(key)) if held is tracers else None)
+            if first is None or first[0]() is not ident:
+                # (the key object itself too, by a weak reference: the same object drawn with
+                # twice is told as any key is, two taken for one key as taken ones)
+                held[id(ident)] = ((lambda key=key: key), name, calls) if held is tracers else \
+                    (weakref.ref(ident, self._forget(id(ident))), name, calls,
+                     weakref.ref(key), taken and taken.how)
                 continue
             sites = _where_reused(first[1], first[2], name, calls)
             if sites is not None and (sites[1].file, sites[1].line) not in self.told:
                 self.told.add((sites[1].file, sites[1].line))
                 mapped = first[2] == calls and str(calls[-1]).startswith(_TREE_UTIL)
-                self.reused.append((first[1], name, sites, keys.is_typed_key(key),
-                                    "tree_map" if mapped else None))
+                other = taken is not None and first[3]() is not key
+                kind = "tree_map" if mapped else "taken" if other else None
+                self.reused.append((first[1], name, sites, keys.is_typed_key(key), kind,
+                                    (first[4], taken) if other else None))
 
     def _traced_reuses(self) -> list:
         """The reuses inside the jaxprs the cell's jits traced, as cell_finished's list
@@ -296,10 +310,12 @@ def _same_call(x, y) -> bool:
     return x[:3] == y[:3] and x[3] is y[3] and x[4] == y[4]
 
 
-def _note(first_name, first_site, name, site, typed, more, kind=None) -> Note:
+def _note(first_name, first_site, name, site, typed, more, kind=None, taken=None) -> Note:
     """`kind`: None for eager draws, "tree_map" for a function jax.tree.map called once per
-    leaf, "jit" for two draws in a function jit traced, "loop" for a loop's body in one,
-    consuming the key on every iteration."""
+    leaf, "taken" for eager draws with two objects taken for one key of an array (`taken`:
+    how the first was taken, and the second's taken_keys.Taken), "jit" for two draws in a
+    function jit traced, "loop" for a loop's body in one, consuming the key on every
+    iteration."""
     at, first_at = source_label(site), source_label(first_site)
     same_line = (first_site.file, first_site.line) == (site.file, site.line)
     where = f"at {first_at}" if not same_line else f"at {first_at}, the same line run before" \
@@ -321,12 +337,16 @@ def _note(first_name, first_site, name, site, typed, more, kind=None) -> Note:
             + "). ")
     if kind == "tree_map":
         body += tree_map_advice(linecache.getline(site.file, site.line).strip(), name)
+    elif kind == "taken":
+        body += taken_advice(first_name, first_site, name, site, *taken)
     elif kind is None:
         body += advice(first_name, first_site, name, site, same_line)
     else:
         body += traced_advice(first_name, first_site, name, site, kind)
     if kind in ("jit", "loop"):
         body += _traced_checker(typed)
+    elif kind == "taken":
+        body += taken_checker(typed, taken[0] == taken[1].how == "index")
     elif typed:
         body += ("\nTo have JAX check every key: jax.config.update('jax_debug_key_reuse', "
                  "True) before the key is made (at the notebook's top), and a line like this "

@@ -40,7 +40,7 @@ from ..core.dtypes import canonicalize_user_dtype
 from ..core.source_info import is_jxkernel_file, is_user_filename
 from ..xla import array as _xla_array
 from ..core import trace as _trace
-from . import key_prims, philox, prng, rbg, threefry4x32
+from . import key_prims, philox, prng, rbg, taken_keys, threefry4x32
 
 # JAX 0.10.2's implementations in its order of registration (prng.prngs keeps it: the
 # parameterized tests over them and the error for an unknown name list them so). rbg and
@@ -145,8 +145,11 @@ class KeyArray(OverData):
     ((), key<fry>)
     """
     # _consumed, _source_info: the key-reuse checker's (random/key_reuse.py): whether the
-    # keys were consumed (a bool, or a mask over them), and where they were first
-    __slots__ = ("_base", "_impl", "_aval", "_consumed", "_source_info", "__weakref__")
+    # keys were consumed (a bool, or a mask over them), and where they were first; _taken,
+    # _taken_rows: random/taken_keys.py's, while the notebook watches (which key of which
+    # array a key taken by an index or a loop is)
+    __slots__ = ("_base", "_impl", "_aval", "_consumed", "_source_info", "_taken",
+                 "_taken_rows", "__weakref__")
 
     def __init__(self, base, impl: prng.PRNGImpl = THREEFRY):
         self._base = base
@@ -154,6 +157,7 @@ class KeyArray(OverData):
         self._aval = None
         self._consumed = False
         self._source_info = None
+        self._taken = self._taken_rows = None
 
     shape = property(lambda self: tuple(self._base.aval.shape[:-len(self.dtype.key_shape)]))
     _base_array = property(lambda self: self._base)     # (JAX's name for the key data)
@@ -181,10 +185,16 @@ class KeyArray(OverData):
             raise TypeError("iteration over a 0-d key array")
         # the key data's rows, as JAX iterates its base array: eagerly one host round trip
         # for all rows, where indexing row by row would compile a slice per index
-        return (KeyArray(row, self._impl) for row in self._base)
+        rows = (KeyArray(row, self._impl) for row in self._base)
+        # while the notebook watches: each key is marked as the array's at its index, so that
+        # a draw with it and one with keys[i] (or a second loop's) are told as one key's
+        return rows if consumed_keys is None else taken_keys.looped(self, self.shape, rows)
 
     def __getitem__(self, idx):
-        return _indexing.rewriting_take(self, idx)
+        out = _indexing.rewriting_take(self, idx)
+        if consumed_keys is not None and type(out) is KeyArray:     # (as __iter__'s)
+            taken_keys.indexed(self, self.shape, out, idx)
+        return out
 
     # the shape methods of JAX's PRNGKeyArray: jnp's functions, which bind shape primitives
     # on the keys (their physical rules move the key data's trailing axes along)
@@ -656,7 +666,11 @@ def split(key, num=2):
     (3, 2)
     """
     typed, wrapped = check_key("split", key)
-    return _rewrap(wrapped, key_prims.random_split(typed, _split_shape(num)))
+    out = _rewrap(wrapped, key_prims.random_split(typed, _split_shape(num)))
+    if wrapped and consumed_keys is not None and type(out) is _xla_array.Array:
+        # raw keys, the notebook watching: `keys[0]` twice told as one key (taken_keys.py)
+        taken_keys.follow_key_data(out, len(typed.dtype.key_shape))
+    return out
 
 
 def _split_shape(num) -> tuple:

@@ -6,7 +6,7 @@ and, cell by cell in IPython, by tests/notebook/test_key_reuse_notes.py.
 Each case is a list of cells (run one after another, `jax` the library) and `note`: the two
 (cell, line) the note names, the first use and the reuse (0-based cell, 1-based line), or None
 where no note belongs; for a reuse inside a jitted function, `call`: the line that calls
-(traces) it. What is recorded per case: whether `a` and `b` hold equal numbers ("same", where
+(traces) it; for one key of an array taken twice (keys[0], a for loop's k), `taken`: how. What is recorded per case: whether `a` and `b` hold equal numbers ("same", where
 the cells bind both), and, run again with jax_debug_key_reuse on, whether
 JAX's checker raised ("raises": the error's class, message and (cell, line) of the user's
 line that raised, or None), and the message of a KeyReuseError the cells caught themselves
@@ -22,10 +22,13 @@ import numpy as np
 _DRAW2 = "a = jax.random.normal(key, (3,))\nb = jax.random.normal(key, (3,))"
 
 
-def _both(name, cells, note, call=None):
+def _both(name, cells, note, call=None, taken=None):
     """The case for a typed key (jax.random.key) and for a raw one (jax.random.PRNGKey);
-    `call`: for a reuse inside a jitted function, the (cell, line) that calls (traces) it."""
+    `call`: for a reuse inside a jitted function, the (cell, line) that calls (traces) it;
+    `taken`: for one key of an array taken twice, "index" where both draws' keys were taken
+    by an index (keys[0]), "loop" where a for loop or unpacking took one of them."""
     extra = {} if call is None else {"call": call}
+    extra.update({} if taken is None else {"taken": taken})
     return {f"typed_{name}": {"cells": [c.replace("KEY", "jax.random.key") for c in cells],
                               "note": note, **extra},
             f"raw_{name}": {"cells": [c.replace("KEY", "jax.random.PRNGKey") for c in cells],
@@ -46,6 +49,10 @@ _PAIR = "def pair(key):\n" + _DRAW2_3 + "    return a, b\n"
 # a tree of two leaves of one shape, mapped over with jax.tree.map (line 2 of the cell)
 _PARAMS = "params = {'a': jax.numpy.zeros(3), 'b': jax.numpy.zeros(3)}\n"
 
+
+# an array of three keys (lines 1 and 2 of the cell), and a draw with a key of it
+_SPLIT3 = "key = KEY(0)\nkeys = jax.random.split(key, 3)\n"
+_NORMAL = "jax.random.normal({}, (2,))"
 
 CASES = {
     # the learner's bug: one key, two draws
@@ -232,6 +239,64 @@ CASES = {
                                        "finally:\n"
                                        "    jax.config.update('jax_debug_key_reuse', False)"],
             ((0, 3), (0, 5))),
+    # one key of an array taken twice: keys[0] makes a new object each time, the same key
+    # (JAX's checker, on, raises at the second taking by index: "passed to slice")
+    **_both("index_twice", [_SPLIT3 + "a = " + _NORMAL.format("keys[0]") + "\nb = " +
+                            _NORMAL.format("keys[0]")], ((0, 3), (0, 4)), taken="index"),
+    **_both("index_across_cells", [_SPLIT3 + "a = " + _NORMAL.format("keys[0]"),
+                                   "b = " + _NORMAL.format("keys[0]")], ((0, 3), (1, 1)),
+            taken="index"),
+    **_both("index_held_then_again", [_SPLIT3 + "k = keys[1]\na = " + _NORMAL.format("k") +
+                                      "\nb = " + _NORMAL.format("keys[1]")], ((0, 4), (0, 5)),
+            taken="index"),
+    **_both("index_negative", [_SPLIT3 + "a = " + _NORMAL.format("keys[2]") + "\nb = " +
+                               _NORMAL.format("keys[-1]")], ((0, 3), (0, 4)), taken="index"),
+    **_both("index_two_axes", ["key = KEY(0)\nkeys = jax.random.split(key, (2, 3))\na = " +
+                               _NORMAL.format("keys[0, 1]") + "\nb = " +
+                               _NORMAL.format("keys[0][1]")], ((0, 3), (0, 4)), taken="index"),
+    # taken by for loops or unpacking: the same keys each time (JAX's checker follows none)
+    **_both("loop_twice", [_SPLIT3 + "xs = []\nfor k in keys:\n    xs.append(" +
+                           _NORMAL.format("k") + ")\nfor k in keys:\n    xs.append(" +
+                           _NORMAL.format("k") + ")\na, b = xs[0], xs[3]"], ((0, 5), (0, 7)),
+            taken="loop"),
+    **_both("loop_then_index", [_SPLIT3 + "xs = []\nfor k in keys:\n    xs.append(" +
+                                _NORMAL.format("k") + ")\na, b = xs[0], " +
+                                _NORMAL.format("keys[0]")], ((0, 5), (0, 6)), taken="loop"),
+    **_both("unpack_then_index", [_SPLIT3 + "k0, k1, k2 = keys\na = " + _NORMAL.format("k0") +
+                                  "\nb = " + _NORMAL.format("keys[0]")], ((0, 4), (0, 5)),
+            taken="loop"),
+    # the notes' advice, as they write it: two different draws, nothing reused
+    **_both("index_advice", [_SPLIT3 + "a = " + _NORMAL.format("keys[0]") + "\nb = " +
+                             _NORMAL.format("keys[1]")], None),
+    **_both("index_held_advice", [_SPLIT3 + "k = keys[1]\na = " + _NORMAL.format("k") +
+                                  "\nb = " + _NORMAL.format("keys[0]")], None),
+    **_both("index_two_axes_advice", ["key = KEY(0)\nkeys = jax.random.split(key, (2, 3))\n"
+                                      "a = " + _NORMAL.format("keys[0, 1]") + "\nb = " +
+                                      _NORMAL.format("keys[0, 0]")], None),
+    **_both("index_one_line", [_SPLIT3 + "a, b = " + _NORMAL.format("keys[0]") + ", " +
+                               _NORMAL.format("keys[0]")], ((0, 3), (0, 3)), taken="index"),
+    **_both("loop_advice", ["key = KEY(0)\nkeys = jax.random.split(key, 2 * 3)\nxs = []\n"
+                            "for k in keys[:3]:\n    xs.append(" + _NORMAL.format("k") + ")\n"
+                            "for k in keys[3:]:\n    xs.append(" + _NORMAL.format("k") + ")\n"
+                            "a, b = xs[0], xs[3]"], None),
+    # not reuses: fold_in of a taken key (it consumes none; JAX's checker, on, still raises at
+    # the second taking), keys taken once each, an array split again, one seed twice, a cell
+    # run again
+    **_both("index_fold_in", [_SPLIT3 + "a = " +
+                              _NORMAL.format("jax.random.fold_in(keys[0], 1)") + "\nb = " +
+                              _NORMAL.format("jax.random.fold_in(keys[0], 2)")], None),
+    **_both("index_in_a_loop", [_SPLIT3 + "xs = []\nfor i in range(3):\n    xs.append(" +
+                                _NORMAL.format("keys[i]") + ")\na, b = xs[0], xs[1]"], None),
+    **_both("loop_once", [_SPLIT3 + "xs = [" + _NORMAL.format("k") + " for k in keys]\n"
+                          "a, b = xs[0], xs[1]"], None),
+    **_both("index_split_again", [_SPLIT3 + "a = " + _NORMAL.format("keys[0]") +
+                                  "\nkeys = jax.random.split(keys[1], 3)\nb = " +
+                                  _NORMAL.format("keys[0]")], None),
+    **_both("index_same_seed", ["keys = jax.random.split(KEY(0), 3)\na = " +
+                                _NORMAL.format("keys[0]") + "\nkeys = jax.random.split(KEY(0), "
+                                "3)\nb = " + _NORMAL.format("keys[0]")], None),
+    **_both("index_cell_run_again", [_SPLIT3 + "a = " + _NORMAL.format("keys[0]"),
+                                     _SPLIT3 + "a = " + _NORMAL.format("keys[0]")], None),
 }
 # the typed key's draw that the checker refused is no reuse
 CASES["typed_checker_on_in_the_cell"]["note"] = None

@@ -86,7 +86,10 @@ def test_a_note_where_a_key_is_reused_and_what_it_says_is_what_jax_did(shell, na
     # not, and that a typed one would (its twin case); inside a jitted function, at the line
     # that called (traced) it
     typed = name.startswith("typed_")
-    if "call" in cases.CASES[name]:
+    taken = cases.CASES[name].get("taken")
+    if taken is not None:
+        _taken_checker_is_jaxs(note, name, typed, taken, [cell, line])
+    elif "call" in cases.CASES[name]:
         raised_at = list(cases.CASES[name]["call"])
         assert "the call that traces this function raises KeyReuseError" in note
         assert ("lets this key through" in note) is not typed
@@ -110,6 +113,27 @@ def test_a_note_where_a_key_is_reused_and_what_it_says_is_what_jax_did(shell, na
         else:
             assert twin["raises"]["error"] == "KeyReuseError" and \
                 twin["raises"]["at"] == [cell, line]
+
+
+SLICED = "Previously-consumed key passed to slice at index 0"
+TAKEN_TWICE = "taking the same key from the array by its index a second time raises KeyReuseError"
+
+
+def _taken_checker_is_jaxs(note, name, typed, taken, at):
+    """One key of an array taken twice: by index, JAX 0.10.2's checker raises at the second
+    taking ("passed to slice"; at the reuse line in these cases), for a typed key; a for
+    loop's or unpacking's keys it does not follow, and a raw key it lets through (its typed
+    twin's answer then)."""
+    twin = THEIRS["typed_" + name.split("_", 1)[1]]["raises"]
+    if taken == "index":
+        assert TAKEN_TWICE in note
+        assert twin == {"error": "KeyReuseError", "message": SLICED, "at": at}
+        assert ("lets this key through" in note) is not typed
+    else:
+        assert "not the keys a for loop or unpacking takes" in note or \
+            "does not follow the keys a for loop or unpacking takes" in note
+        assert "raises KeyReuseError" not in note and twin is None
+    assert THEIRS[name]["raises"] == (twin if typed else None)
 
 
 def test_jxkernels_checker_answers_these_programs_as_jax(shell):
@@ -141,6 +165,81 @@ def _draws_two_different_arrays(shell, fixed, ran_under_jax=None):
 def test_the_advice_written_into_the_program_draws_two_different_arrays(shell, kind):
     _, lines, code = _advice_of(shell, f"{kind}_twice")
     _draws_two_different_arrays(shell, "\n".join(lines[:1] + code), f"{kind}_advice")
+
+
+@pytest.mark.parametrize("kind", ["typed", "raw"])
+def test_a_key_taken_again_by_index_is_told_to_take_one_no_line_took(shell, kind):
+    # keys[0] twice: the reuse line rewritten with keys[1], the case JAX ran (index_advice)
+    note, lines, code = _advice_of(shell, f"{kind}_index_twice")
+    assert "Taking keys[0] again makes a new object, not a new key" in note
+    assert code == ["b = jax.random.normal(keys[1], (2,))"]
+    _draws_two_different_arrays(shell, "\n".join(lines[:3] + code), f"{kind}_index_advice")
+    # k = keys[1] drawn with, then keys[1]: keys[0] is the one no line took
+    _, lines, code = _advice_of(shell, f"{kind}_index_held_then_again")
+    assert code == ["b = jax.random.normal(keys[0], (2,))"]
+    _draws_two_different_arrays(shell, "\n".join(lines[:4] + code), f"{kind}_index_held_advice")
+    # keys[0][1] again: keys[0, 0], one index (JAX's checker counts keys[0] as the whole row)
+    _, lines, code = _advice_of(shell, f"{kind}_index_two_axes")
+    assert code == ["b = jax.random.normal(keys[0, 0], (2,))"]
+    _draws_two_different_arrays(shell, "\n".join(lines[:3] + code),
+                                f"{kind}_index_two_axes_advice")
+    # two on one line: no line to rewrite, the rule in words
+    (note,) = _run_case(shell, f"{kind}_index_one_line")[0][0]
+    assert "Draw with a key of the array that no line has taken yet." in note
+
+
+@pytest.mark.parametrize("kind", ["typed", "raw"])
+def test_loops_over_one_array_of_keys_are_told_to_take_keys_of_their_own(shell, kind):
+    (note,) = _run_case(shell, f"{kind}_loop_twice")[0][0]
+    assert "(keys = jax.random.split(key, 2 * n), then for k in keys[:n] and for k in " \
+        "keys[n:])" in note
+    # as the case JAX ran with n = 3 (loop_advice): two different draws, no note
+    assert THEIRS[f"{kind}_loop_advice"] == {"raises": None, "same": False}
+    ran = ran_ok(shell, cases.CASES[f"{kind}_loop_advice"]["cells"][0])
+    assert ran.shown(NOTE) == []
+    assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
+    # a loop, then keys[0]: every key of the array was taken, so more keys are split
+    (note,) = _run_case(shell, f"{kind}_loop_then_index")[0][0]
+    assert "Every key of the array has been taken: make the array with as many keys as draws" \
+        in note
+
+
+def test_a_key_taken_again_in_a_loop_is_told_once_in_words(shell):
+    ran = ran_ok(shell, "keys = jax.random.split(jax.random.key(0), 3)\n"
+                        "for i in range(2):\n    x = jax.random.normal(keys[0])")
+    (note,) = ran.shown(NOTE)
+    assert re.match(r"⚠ key reused \(at In\[\d+\]:3\): normal drew with the key that normal "
+                    r"used at In\[\d+\]:3, the same line run before, so the same numbers again",
+                    note)
+    assert "A line run again takes the same key each time: take the key at the loop's index" \
+        in note and "  x = " not in note
+
+
+def test_keys_taken_from_arrays_are_followed_only_while_the_notebook_watches(shell):
+    from jxkernel.random import taken_keys
+    from jxkernel.xla.array import KEY_DATA
+    # the watch's record keys on the array's key: gone with the array, not held by it
+    shell.user_ns["_watch"] = key_notes._INSTALLED[-1]
+    ran_ok(shell, "before = len(_watch.consumed)\n"
+                  "for i in range(200):\n"
+                  "    ks = jax.random.split(jax.random.PRNGKey(i), 2)\n"
+                  "    x = jax.random.normal(ks[0]) + jax.random.normal(list(ks)[1])\n"
+                  "grown = len(_watch.consumed) - before")
+    assert shell.user_ns["grown"] < 10
+    # other arrays, and an index that is no static int, are not marked
+    x = jxkernel.numpy.zeros((3, 2), dtype="uint32")
+    assert taken_keys.taken(x[0]) is None and id(x) not in KEY_DATA
+    ks = jr.split(jr.key(0), 3)
+    assert taken_keys.taken(ks[jxkernel.numpy.array(0)]) is None
+    assert taken_keys.taken(ks[1:]) is None and taken_keys.taken(ks[5 - 10]) is None
+    shell.run_line_magic("unload_ext", "jxkernel")
+    try:
+        assert KEY_DATA == {}
+        raw = jr.split(jr.PRNGKey(0), 3)
+        assert taken_keys.taken(raw[0]) is None and taken_keys.taken(ks[0]) is None
+        assert taken_keys.taken(next(iter(ks))) is None
+    finally:
+        shell.run_line_magic("load_ext", "jxkernel")
 
 
 SPLIT_INSIDE = "Split the key inside the function, once, and draw with each new key once:"
