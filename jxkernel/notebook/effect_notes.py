@@ -73,7 +73,8 @@ def _pending(function, jitted, backend):
     program = "compiled program" if miss_words.compiles(backend) else "program"
     found = attribute_sets(function)
     if found:
-        return functools.partial(_note, function.__func__.__name__, found, program)
+        return functools.partial(_note, function.__func__.__name__, found, program,
+                                 _owner_name(function))
     name = getattr(function, "__name__", "the function")
     code = getattr(getattr(function, "__func__", function), "__code__", None)
     call = _call_name(function, jitted)
@@ -137,7 +138,7 @@ def _draw_note(name: str, drawn, program: str = "compiled program") -> Note:
         kind="info", details=True)
 
 
-def _note(name: str, found, program: str = "compiled program") -> Note:
+def _note(name: str, found, program: str = "compiled program", owner: str = "obj") -> Note:
     attribute, file, line = found[0]
     at = source_label(Site(file, line))
     return Note(
@@ -150,7 +151,7 @@ def _note(name: str, found, program: str = "compiled program") -> Note:
               f"  def {name}(self, state):\n"
               f"      ...                           # from state, not self.{attribute}\n"
               f"      return value, new_state\n"
-              f"  value, state = jax.jit(obj.{name})(state)"),
+              f"  value, state = jax.jit({owner}.{name})(state)"),
         kind="info", details=True)
 
 

@@ -1630,6 +1630,7 @@ def test_a_jitted_method_that_sets_an_attribute_gets_a_note(shell):
     assert re.match(here(r"⚠ count sets self.n \(at In\[\d+\]:5\) once, while traced: its "
                          r"compiled program neither reads nor changes self.n"), note), note
     assert "In[" in note and "/tmp" not in note and "ipykernel" not in note
+    assert "value, state = jax.jit(counter.count)(state)" in note    # the object by its name
     assert _notes(shell, "_v = [int(fast_count()) for _ in range(3)]") == []   # said once
     reads = COUNTER.replace("        self.n += 1\n", "")
     assert _notes(shell, reads) == []
