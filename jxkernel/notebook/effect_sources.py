@@ -19,6 +19,8 @@ import time
 
 import numpy as np
 
+from ..views.host_callbacks import inside_callbacks
+
 
 def attribute_sets(method) -> list:
     """[(attribute, file, line)] of each assignment to an attribute of a bound method's own
@@ -45,7 +47,7 @@ def attribute_sets(method) -> list:
         return []
     me = definition.args.args[0].arg
     found = []
-    for node in ast.walk(definition):
+    for node in _traced(definition):
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
         for target in targets:
@@ -62,6 +64,8 @@ def random_draws(function) -> list:
     never called; [] for anything else.
 
         >>> import numpy as np
+
+from ..views.host_callbacks import inside_callbacks
         >>> [c for c, _, _ in random_draws(lambda x: x + np.random.normal())]
         ['np.random.normal()']
     """
@@ -78,7 +82,7 @@ def random_draws(function) -> list:
         return []
     scope = getattr(function, "__globals__", {})
     found = []
-    for node in ast.walk(tree):
+    for node in _traced(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = _resolved(node.func.value, scope)
             if _draws(owner):
@@ -95,6 +99,13 @@ def _draws(owner) -> bool:
     if inspect.ismodule(owner):
         return owner.__name__ in ("numpy.random", "random")
     return isinstance(owner, (np.random.Generator, np.random.RandomState, random.Random))
+
+
+def _traced(tree):
+    """ast.walk of the code that runs at the trace: the functions handed to host callbacks,
+    which run at each call, left out (views/host_callbacks.py)."""
+    skip = inside_callbacks(tree)
+    return (node for node in ast.walk(tree) if id(node) not in skip)
 
 
 def _parsed(lines):
@@ -187,7 +198,7 @@ def global_sets(function) -> list:
     tree, first, code = found
     declared = _declared(tree)
     sets = []
-    for node in ast.walk(tree):
+    for node in _traced(tree):
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             targets = [node.target]
             value = ast.unparse(ast.BinOp(node.target, node.op, node.value))
@@ -269,7 +280,7 @@ def _changes(tree):
     with `kept` in the value's place or None) for each in-place change in a syntax tree: a
     method that changes a container (`x.append(v)`), an item set (`d[k] = v`, `d[k] += v`)."""
     kept = ast.Name("kept")
-    for node in ast.walk(tree):
+    for node in _traced(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr in _CHANGING:
             if node.args:
@@ -355,7 +366,7 @@ def clock_reads(function) -> list:
     scope = getattr(getattr(function, "__func__", function), "__globals__", {})
     clocks = _clocks()
     return [(ast.unparse(node), code.co_filename, first + node.lineno - 1)
-            for node in ast.walk(tree)
+            for node in _traced(tree)
             if isinstance(node, ast.Call) and _resolved(node.func, scope) in clocks]
 
 

@@ -34,6 +34,7 @@ from ..core.source_info import user_source_info
 from ..core.staging import is_ref
 from ..core.trace import Tracer
 from ..xla.array import HOST_READS
+from .host_callbacks import run_at_each_call
 
 _SMALL = 100_000         # elements of a NumPy array followed to compare its values later
 _COPIED = 1_000          # elements of an array kept as a copy; a larger NumPy array is kept as
@@ -64,10 +65,13 @@ def reads_from_outside(fun) -> tuple:
     code = getattr(fun, "__code__", None)
     if code is None:
         return ()
-    found = list(code.co_freevars)
+    # (what a function handed to a host callback reads, it reads at each call: nothing baked)
+    at_call = run_at_each_call(fun).names
+    found = [name for name in code.co_freevars if name not in at_call]
     scope = getattr(fun, "__globals__", {})
     for name in _global_names(code):
-        if name in scope and name not in found and _is_data(scope[name]):
+        if name in scope and name not in found and name not in at_call and \
+                _is_data(scope[name]):
             found.append(name)
     return tuple(found)
 
@@ -86,7 +90,10 @@ def helpers_of(fun, limit: int = 16) -> tuple:
     while todo and len(out) < limit:
         code, here = todo.pop(0), []
         cells = dict(zip(code.__code__.co_freevars, code.__closure__ or ()))
+        at_call = run_at_each_call(code).names        # handed to a callback: run at each call
         for name in (*code.__code__.co_freevars, *_global_names(code.__code__)):
+            if name in at_call:
+                continue
             try:
                 value = cells[name].cell_contents if name in cells else scope.get(name)
             except ValueError:           # an empty cell

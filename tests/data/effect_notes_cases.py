@@ -183,6 +183,43 @@ def _argument_dict(jax) -> dict:
             "loss": float(loss)}
 
 
+def _callbacks(jax) -> dict:
+    """What a function handed to a host callback does runs at each call: a lambda appending to
+    an outside list, a def inside the function and a global function appending too (the notes
+    say nothing of them, and no stale read of the list)."""
+    LOG.clear()
+
+    def f(x):
+        jax.debug.callback(lambda v: LOG.append(v), x)
+        return x * 2
+
+    fast = jax.jit(f)
+    fast(1.0)
+    fast(2.0)
+    jax.effects_barrier()
+    facts = {"lambda_appended": [float(v) for v in LOG]}
+    LOG.clear()
+
+    def g(x):
+        def inner(v):
+            LOG.append(v)
+        jax.debug.callback(inner, x)
+        jax.debug.callback(_record, x)
+        return x
+
+    fast = jax.jit(g)
+    fast(1.0)
+    fast(2.0)
+    jax.effects_barrier()
+    facts["def_and_global_appended"] = len(LOG)
+    LOG.clear()
+    return facts
+
+
+def _record(v):
+    LOG.append(-1.0)
+
+
 def _clock(jax) -> dict:
     """time.time() in a jitted function: read at the trace, the same number on every call;
     passed in as an argument, a new number each call (the note's fix)."""
@@ -206,4 +243,5 @@ def run(jax) -> dict:
     return {"global_counter": _global_counter(jax), "global_tracer": _global_tracer(jax),
             "list_append": _list_append(jax), "dict_set": _dict_set(jax),
             "method_list": _method_list(jax), "argument_dict": _argument_dict(jax),
+            "callbacks": _callbacks(jax),
             "clock": _clock(jax)}

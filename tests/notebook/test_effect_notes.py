@@ -163,6 +163,27 @@ def test_a_change_reading_what_it_changes_gets_words_not_a_returned_value(shell)
     assert "kept" not in note and "Pass what it reads of SEEN in as an argument" in note
 
 
+def test_what_a_host_callback_runs_gets_no_note(shell):
+    """A lambda, a def inside the function, or a global function handed to jax.debug.callback
+    appends to a list at each call, in JAX (recorded: 2 appends, 4 with two callbacks): no
+    effect note, and no note that the program keeps the list's old value (the stale-read note
+    said "LOG is [1.0, 2.0] now, and its compiled program keeps []")."""
+    facts = JAX["callbacks"]
+    assert facts == {"lambda_appended": [1.0, 2.0], "def_and_global_appended": 4}
+    cell = ("LOG = []\n@jax.jit\ndef f(x):\n    jax.debug.callback(lambda v: LOG.append(v), x)\n"
+            "    return x * 2\nf(1.0)\nf(2.0)\njax.effects_barrier()")
+    assert _notes(shell, cell) == []
+    assert [float(v) for v in shell.user_ns["LOG"]] == facts["lambda_appended"]
+    assert _notes(shell, "f(3.0)\njax.effects_barrier()") == []
+    cell = ("STAMPS = []\ndef record(v):\n    STAMPS.append(v)\n@jax.jit\ndef g(x):\n"
+            "    def inner(v):\n        STAMPS.append(v)\n    jax.debug.callback(inner, x)\n"
+            "    jax.debug.callback(record, x)\n    return x\ng(1.0)\ng(2.0)\n"
+            "jax.effects_barrier()")
+    assert _notes(shell, cell) == []
+    assert len(shell.user_ns["STAMPS"]) == facts["def_and_global_appended"]
+    assert _notes(shell, "g(3.0)\njax.effects_barrier()") == []
+
+
 @pytest.mark.parametrize("cell", [
     # a list made inside the function (JAX's sharp bits: pure_uses_internal_state)
     "@jax.jit\ndef pure(x):\n    state = dict(even=0, odd=0)\n    for i in range(4):\n"
@@ -205,5 +226,6 @@ def test_a_list_of_a_jitted_methods_object_appended_to_gets_the_note(shell):
 def test_the_modules_examples_run():
     import doctest
     from jxkernel.notebook import effect_notes, effect_sources
-    for module in (effect_notes, effect_sources):
+    from jxkernel.views import host_callbacks
+    for module in (effect_notes, effect_sources, host_callbacks):
         assert doctest.testmod(module).failed == 0
