@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import collections
 import datetime
+import functools
 import inspect
 import random
 import textwrap
@@ -33,29 +34,24 @@ def attribute_sets(method) -> list:
         >>> [a for a, _, _ in attribute_sets(Counter().count)]
         ['n']
     """
-    function = getattr(method, "__func__", None)
-    if getattr(method, "__self__", None) is None or function is None:
+    found = _tree(method) if getattr(method, "__self__", None) is not None else None
+    if found is None:
         return []
-    try:
-        lines, first = inspect.getsourcelines(function)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):
-        return []
+    tree, first, code = found
     definition = tree.body[0] if tree.body else None
     if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
             not definition.args.args:
         return []
     me = definition.args.args[0].arg
-    found = []
+    sets = []
     for node in _traced(definition):
         targets = node.targets if isinstance(node, ast.Assign) else \
             [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
         for target in targets:
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and \
                     target.value.id == me:
-                found.append((target.attr, function.__code__.co_filename,
-                              first + node.lineno - 1))
-    return found
+                sets.append((target.attr, code.co_filename, first + node.lineno - 1))
+    return sets
 
 
 def random_draws(function) -> list:
@@ -64,30 +60,20 @@ def random_draws(function) -> list:
     never called; [] for anything else.
 
         >>> import numpy as np
-
-from ..views.host_callbacks import inside_callbacks
         >>> [c for c, _, _ in random_draws(lambda x: x + np.random.normal())]
         ['np.random.normal()']
     """
-    function = getattr(function, "__func__", function)
-    code = getattr(function, "__code__", None)
-    if code is None:
+    found = _tree(function)
+    if found is None:
         return []
-    try:
-        lines, first = inspect.getsourcelines(function)
-    except (OSError, TypeError):
-        return []
-    tree = _parsed(lines)
-    if tree is None:
-        return []
-    scope = getattr(function, "__globals__", {})
+    tree, first, code = found
+    scope = getattr(getattr(function, "__func__", function), "__globals__", {})
     found = []
     for node in _traced(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = _resolved(node.func.value, scope)
             if _draws(owner):
-                found.append((ast.unparse(node), code.co_filename,
-                              first + node.lineno - 1))
+                found.append((ast.unparse(node), code.co_filename, first + node.lineno - 1))
     return found
 
 
@@ -141,13 +127,17 @@ def returns_a_value(function) -> bool:
 
 
 def _tree(function):
-    """(syntax tree, first line, code) of a plain function's source, or None."""
+    """(syntax tree, first line, code) of a plain function's source, or None. Each finder
+    asks, at a function's first trace: parsed once per code object (a few kept)."""
     function = getattr(function, "__func__", function)
     code = getattr(function, "__code__", None)
-    if code is None:
-        return None
+    return None if code is None else _tree_of_code(code)
+
+
+@functools.lru_cache(maxsize=16)
+def _tree_of_code(code):
     try:
-        lines, first = inspect.getsourcelines(function)
+        lines, first = inspect.getsourcelines(code)
     except (OSError, TypeError):
         return None
     tree = _parsed(lines)
