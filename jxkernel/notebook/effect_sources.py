@@ -227,7 +227,7 @@ def outside_changes(function) -> list:
         path = _path(target)
         if not path or (path[0] in local and path[0] != me):
             continue
-        if is_container(read(".".join(path))):
+        if is_container(read(target)):
             if value is not None and path[0] in _names(ast.parse(value)):
                 # the new value reads the container at the trace (`SEEN["n"] + 1`): returned,
                 # it is the trace's number on every call, so no such fix is offered
@@ -295,13 +295,18 @@ def _names(tree) -> set:
 
 
 def _path(node) -> list:
-    """['self', 'losses'] for `self.losses`, ['LOG'] for `LOG`; [] for anything else (a call,
-    an item)."""
+    """[root name, step, ...] of what a target names, each step ('.', attribute) or ('[]', a
+    constant key): ['self', ('.', 'losses')] for `self.losses`, ['hist', ('[]', 'loss')] for
+    `hist['loss']`, ['LOG'] for `LOG`; [] for anything else (a call, an item of a traced key).
+    """
     if isinstance(node, ast.Name):
         return [node.id]
     if isinstance(node, ast.Attribute):
         inner = _path(node.value)
-        return inner + [node.attr] if inner else []
+        return inner + [(".", node.attr)] if inner else []
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        inner = _path(node.value)
+        return inner + [("[]", node.slice.value)] if inner else []
     return []
 
 
@@ -311,10 +316,11 @@ def is_container(value) -> bool:
 
 
 def reader(function):
-    """A callable giving what a name, or a dotted path of attributes (`self.losses`), names for
-    `function` from outside it, now: its closure's cell, else its global, else a bound method's
-    own object for its first parameter; an instance's or module's own attributes below (no
-    property or __getattr__ run, nothing called; None where none has it). It holds the
+    """A callable giving what a name, or a path of attributes and constant keys below one
+    (`self.losses`, `hist['loss']`), names for `function` from outside it, now: its closure's
+    cell, else its global, else a bound method's own object for its first parameter; an
+    instance's or module's own attributes, a dict's entries, a list's items below (no property,
+    __getattr__ or __getitem__ run, nothing called; None where none has it). It holds the
     function's globals, cells and object, not the function."""
     owner = getattr(function, "__self__", None)
     function = getattr(function, "__func__", function)
@@ -323,8 +329,14 @@ def reader(function):
     scope = getattr(function, "__globals__", {})
     me = code.co_varnames[0] if owner is not None and code and code.co_argcount else None
 
-    def read(path):
-        root, *attributes = path.split(".")
+    def read(target):
+        """What `target` (a syntax node, or its text: `self.losses`, `hist['loss']`) holds."""
+        if isinstance(target, str):
+            try:
+                target = ast.parse(target, mode="eval").body
+            except SyntaxError:
+                return None
+        root, *steps = _path(target) or [None]
         if root == me:
             held = owner
         elif root in cells:
@@ -334,8 +346,13 @@ def reader(function):
                 return None
         else:
             held = scope.get(root)
-        for attribute in attributes:
-            held = vars(held).get(attribute) if hasattr(held, "__dict__") else None
+        for kind, key in steps:
+            if kind == ".":
+                held = vars(held).get(key) if hasattr(held, "__dict__") else None
+            else:                      # a dict's entry or a list's item: no __getitem__ run
+                held = dict.get(held, key) if isinstance(held, dict) else \
+                    list.__getitem__(held, key) if isinstance(held, list) and \
+                    isinstance(key, int) and -len(held) <= key < len(held) else None
         return held
     return read
 

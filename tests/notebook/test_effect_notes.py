@@ -163,6 +163,22 @@ def test_a_change_reading_what_it_changes_gets_words_not_a_returned_value(shell)
     assert "kept" not in note and "Pass what it reads of SEEN in as an argument" in note
 
 
+def test_a_dicts_list_appended_to_inside_a_train_step_gets_the_note(shell):
+    """metrics_history['loss'].append(loss) inside a jitted train step (the note saw a name or
+    an attribute path alone): one append, of a tracer, in JAX (recorded); the callback it
+    offers appends each step's loss under JAX (recorded)."""
+    facts = JAX["history_entry"]
+    assert facts == {"appended": 1, "kept_a_tracer": True, "callback_appended": [4.0, 1.0]}
+    cell = ("metrics_history = {'loss': []}\n@jax.jit\ndef train_step(w, x):\n"
+            "    loss = jnp.mean((x @ w) ** 2)\n    metrics_history['loss'].append(loss)\n"
+            "    return w * 0.5\nw = train_step(jnp.ones(2), jnp.ones((3, 2)))")
+    (note,) = _notes(shell, cell)
+    assert re.match(r"⚠ train_step changes metrics_history\['loss'\] \(metrics_history\['loss'\]"
+                    r"\.append\(loss\), at In\[\d+\]:5\) once, while traced: .* and "
+                    r"metrics_history\['loss'\] now holds a tracer", note), note
+    assert "  jax.debug.callback(metrics_history['loss'].append, loss)" in note
+
+
 def test_what_a_host_callback_runs_gets_no_note(shell):
     """A lambda, a def inside the function, or a global function handed to jax.debug.callback
     appends to a list at each call, in JAX (recorded: 2 appends, 4 with two callbacks): no
