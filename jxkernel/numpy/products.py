@@ -454,6 +454,7 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
+    lettered = isinstance(subscripts, str)      # (not lists of axis numbers: for the card)
     subscripts, operands = _subscripts_and_operands(subscripts, operands)
     _planned_before_checked(subscripts, operands, optimize)
     operands = _args("einsum", *operands)
@@ -462,8 +463,18 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     if contractions is None:
         # opt_einsum refused them: its error raised from this frame, as JAX's einsum calls
         # contract_path itself (the traceback shows einsum, then opt_einsum's frames)
-        contractions = _steps(_opt_einsum().contract_path(
-            subscripts, *shapes, **_path_options(optimize))[1])
+        try:
+            contractions = _steps(_opt_einsum().contract_path(
+                subscripts, *shapes, **_path_options(optimize))[1])
+        except ValueError as e:
+            # a letter of two sizes: the subscripts, each operand's shape and opt_einsum's
+            # reading of them (its letters for '...' too: read without error, as the sizes
+            # are checked after), for the notebook's card (views/error_cards/einsum_labels.py):
+            # opt_einsum's message names no shape
+            if str(e).startswith("Size of label "):
+                e.einsum_operands = (subscripts, shapes, lettered, _opt_einsum().parser
+                                     .parse_einsum_input((subscripts, *shapes), shapes=True)[:2])
+            raise
     if out_sharding is not None and len(contractions) > 1:
         # JAX's: several contractions run with the mesh's Explicit axes Auto, the result
         # resharded to out_sharding (auto_axes), so no inner dot is typed by it

@@ -44,7 +44,9 @@ tree-structure (ValueError: tree_map given trees of two structures; a pair passe
 value_and_grad's (value, grads), is told with the part to pass), axis-bounds (ValueError or
 IndexError: an axis the array has not, `x.sum(axis=1)` of a vector), scan-lengths
 (ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs;
-ValueError or IndexError: xs a number, `lax.scan(f, init, 10)`),
+ValueError or IndexError: xs a number, `lax.scan(f, init, 10)`; ValueError: neither xs nor
+length, `lax.scan(f, init)`), einsum-labels (ValueError: jnp.einsum's subscripts giving one
+letter two sizes, `jnp.einsum('ij,jk->ik', a, b)` of a (2, 3) a and a (4, 5) b),
 ragged-array (ValueError or TypeError: jnp.array given rows of different lengths),
 list-argument (TypeError: a Python list or tuple given to a jnp function), while-per-element
 (TypeError: a while_loop condition giving one bool per element), while-condition
@@ -171,6 +173,7 @@ from ...core import errors as jx_errors
 from .array_calls import (_is_matmul_0d, _is_uneven_split, _matmul_0d_card,
                           _uneven_split_card)
 from .axes import _axis_bounds_card, _is_axis_bounds
+from .einsum_labels import _einsum_labels_card, _is_einsum_labels
 from .check_arguments import _check_format_args_card, _is_check_format_args
 from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
 from .collectives import _is_unbound_axis, _unbound_axis_card
@@ -316,6 +319,7 @@ _CARDS = [
     (_is_reshape_size, _reshape_card),
     (_is_reshape_unknowns, _reshape_unknowns_card),
     (_is_matmul_0d, _matmul_0d_card),
+    (_is_einsum_labels, _einsum_labels_card),
     (_is_uneven_split, _uneven_split_card),
     (_is_lax_dtypes, _lax_dtypes_card),
     (_is_int_power, _int_power_card),

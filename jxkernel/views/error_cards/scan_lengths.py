@@ -3,14 +3,17 @@
 per-step data), or a `length=` that disagrees with xs. scan (lax.py's, and lax.map's) attaches
 each xs leaf's key path and leading size to its ValueError, which the card lists. Also the
 card for xs with no leading axis at all: a number where a sequence of steps goes, most often
-the number of steps (`lax.scan(f, init, 10)`)."""
+the number of steps (`lax.scan(f, init, 10)`), and for no xs and no length at all
+(`lax.scan(f, init)`): nothing says how many steps to run."""
 from __future__ import annotations
 
 import ast
 import re
 
 from .card import ErrorCard
-from .rewrites import _called, _first_call, _operand, _parse_line, _pattern, _replaced
+from .returns import _learners_def
+from .rewrites import (_called, _first_call, _operand, _parse_line, _pattern, _replaced,
+                       _whole_statement)
 
 _SIZES = "scan got values with different leading axis sizes: "
 _LENGTH = re.compile(r"^scan got `length` argument of (\d+) which disagrees with leading axis "
@@ -24,8 +27,17 @@ _NO_AXIS = ("scan got value with no leading axis to scan over: ",
             "scan got an array of shape () in xs, with no leading axis to scan over: ")
 
 
+# JAX's words (lax.scan's and lax.map's) for xs None, or a tree holding no arrays, with no length
+_NO_XS = "scan got no values to scan over and `length` not provided."
+# the count the rewrite gives length= where the line says none: a number, said to be the
+# learner's to set, so that the line pasted runs (a name such as `n` would be a NameError)
+_STEPS = 10
+
+
 def _is_scan_lengths(e) -> bool:
     if isinstance(e, (ValueError, IndexError)) and str(e).startswith(_NO_AXIS):
+        return True
+    if isinstance(e, ValueError) and str(e) == _NO_XS:
         return True
     return isinstance(e, ValueError) and hasattr(e, "xs_lengths") and \
         (str(e).startswith(_SIZES) or _LENGTH.match(str(e)) is not None)
@@ -34,6 +46,8 @@ def _is_scan_lengths(e) -> bool:
 def _scan_lengths_card(exc, where, called_from) -> ErrorCard:
     if str(exc).startswith(_NO_AXIS):
         return _no_axis_card(exc, where)
+    if str(exc) == _NO_XS:
+        return _no_xs_card(exc, where)
     leaves = exc.xs_lengths
     tree = _parse_line(where)
     call = _scan_call(tree) if tree is not None else None
@@ -107,6 +121,80 @@ def _no_axis_card(exc, where) -> ErrorCard:
              "x = None. A value the same at every step goes in the body or the carry, not in "
              "xs."),
         rewrite=rewrite, docs=docs)
+
+
+def _no_xs_card(exc, where) -> ErrorCard:
+    """Neither xs nor length (`lax.scan(body, 0)`, or xs=None): scan counts its steps by xs's
+    leading axis, so it has no count. The line with `length=` added where the body reads no
+    x (each step's x is then None, and JAX 0.10.2 runs it); where it reads x, or the body
+    cannot be read, xs is what it lacks, and the card says so in words."""
+    tree = _parse_line(_whole_statement(where))
+    call = _scan_call(tree) if tree is not None else None
+    docs = "https://docs.jax.dev/en/latest/_autosummary/jax.lax.scan.html"
+    if call is not None and _called(call) == "map":
+        return ErrorCard(
+            "scan-lengths", "lax.map got no xs: there is nothing to map over",
+            why=("lax.map(f, xs) calls f once per slice of xs along its leading axis (as a "
+                 "scan); xs here is None, or holds no arrays, so there are no calls to make."),
+            fix=("Give xs with one entry per call of f (jnp.arange(n) gives n calls, with x = "
+                 "0, ..., n-1). For n steps that take no per-step value, lax.scan with "
+                 "length=n runs them."),
+            rewrite=_pattern("ys = lax.map(f, xs)    # xs: one entry per call, e.g. "
+                             "jnp.arange(n)"),
+            docs=docs)
+    xs = _xs_node(call) if call is not None else None
+    no_xs = xs is None or isinstance(xs, ast.Constant) and xs.value is None
+    reads = _body_reads_x(exc, call.args[0]) if call is not None and call.args else None
+    rewrite = _with_length(tree, call) if no_xs and reads is False else None
+    if rewrite is not None:
+        rewrite += (f"    # {_STEPS} steps, x = None in each: your own count in place of "
+                    f"{_STEPS}")
+    elif reads:
+        rewrite = _pattern(f"carry, ys = lax.scan(f, init, xs)    # xs: one entry per step, "
+                           f"e.g. jnp.arange({_STEPS})")
+    else:
+        rewrite = _pattern(f"carry, ys = lax.scan(f, init, length={_STEPS})    # a body that "
+                           f"reads no x\ncarry, ys = lax.scan(f, init, xs)    # xs: one entry "
+                           f"per step, e.g. jnp.arange({_STEPS})")
+    fix = ("Your body reads its x, so it needs xs, one entry per step: jnp.arange(N) runs N "
+           "steps with x = 0, ..., N-1 (length=N alone would give it x = None)." if reads else
+           "Pass length=N to run N steps whose x is None (a body that reads no x), or xs with "
+           "one entry per step: jnp.arange(N) runs N steps with x = 0, ..., N-1.")
+    return ErrorCard(
+        "scan-lengths", "scan got neither xs nor length: nothing says how many steps to run",
+        why=("scan runs its body once per slice of xs along the leading axis, so the length "
+             "of xs is the number of steps; here xs is None (or holds no arrays) and length= "
+             "is not given, so there is no count."),
+        fix=fix, rewrite=rewrite, docs=docs)
+
+
+def _body_reads_x(exc, fun) -> bool | None:
+    """Whether a scan body (a lambda on the line, or a def the learner's names hold) reads
+    its second parameter, x; None where its source is not there to read."""
+    if isinstance(fun, ast.Name):
+        fun = _learners_def(exc, fun.id)
+    if not isinstance(fun, (ast.Lambda, ast.FunctionDef)):
+        return None
+    params = fun.args.args
+    if len(params) != 2 or fun.args.vararg:
+        return None
+    x = params[1].arg
+    body = [fun.body] if isinstance(fun, ast.Lambda) else fun.body
+    return any(isinstance(n, ast.Name) and n.id == x for part in body for n in ast.walk(part))
+
+
+def _with_length(tree, call) -> str | None:
+    """The learner's line with `length=_STEPS` in its scan call (in place of a positional
+    length of None)."""
+    if call is None or _called(call) != "scan":
+        return None
+    args = list(call.args)
+    keywords = [k for k in call.keywords if k.arg != "length"]
+    if len(args) > 3:
+        args[3] = ast.Constant(_STEPS)
+    else:
+        keywords.append(ast.keyword("length", ast.Constant(_STEPS)))
+    return _replaced(tree, call, ast.Call(call.func, args, keywords))
 
 
 def _int_literal(node):

@@ -60,10 +60,16 @@ def _vmap_card(exc, where, called_from) -> ErrorCard:
                                                  f"for every element)")
                        for m, a in zip(mapped, axes) if m["size"] != size)
     shown = per_argument if tried is not None else axes
-    # in_axes that traced, one per positional argument: the call's line with them
-    rewrite = (_with_in_axes(where, shown) if tried is not None else None) or \
-        _vmap_rewrite(where, mapped, shown) or \
-        f"jax.vmap(f, in_axes=({', '.join(map(str, shown))}{',' if len(shown) == 1 else ''}))(...)"
+    # in_axes that traced, one per positional argument: the call's line with them. Else no
+    # code: in_axes that no trace checked (f failed with every one tried, JAX 0.10.2 too), or
+    # a line the card cannot rewrite (a call over two lines, *args), were given as code, the
+    # learner's line or `jax.vmap(f, in_axes=(0, None))(...)`, which pasted raised again
+    rewrite = _with_in_axes(where, shown) if tried is not None else None
+    if rewrite is None:
+        placeholders = ", ".join(f"arg{i}" for i in range(len(shown)))
+        rewrite = _pattern(f"jax.vmap(f, in_axes={tuple(shown)!r})({placeholders})    # one "
+                           f"entry per positional argument" + ("" if tried is not None else
+                                                               ": f traced with none tried"))
     pairs = _every_pair(exc, where, shown) if tried is not None else None
     if pairs is not None:       # (which the learner meant, the card cannot tell: both)
         rewrite += f"    # the same whole argument for every element\n{pairs}"
@@ -76,6 +82,9 @@ def _vmap_card(exc, where, called_from) -> ErrorCard:
              f"those axes must have one size: {listing}."),
         fix=(f"Say per argument which axis to map, or None for an argument shared by every "
              f"element, with in_axes (to map over size {size}: {advice})." +
+             ("" if tried is not None else " The card found no in_axes with which the "
+              "function traces on one element: check the shape it expects of each argument.")
+             +
              (" Or, if you meant every pair of rows (distances between two sets of points), "
               "a vmap inside a vmap maps one argument in each." if pairs else "")),
         rewrite=rewrite,
@@ -240,14 +249,6 @@ def _axis_for(mapped, size):
     if mapped["size"] == size:
         return mapped["axis"]
     return next((i for i, d in enumerate(mapped["shape"]) if d == size), None)
-
-
-def _vmap_rewrite(where, mapped, axes) -> str | None:
-    """The user's line with `in_axes` set, when it calls vmap(f)(a, b, ...) with plain
-    arguments, one mapped leaf each."""
-    if not all(m["name"].isidentifier() for m in mapped):
-        return None
-    return _with_in_axes(where, axes)
 
 
 def _with_in_axes(where, axes, keywords=False, transform="vmap", order=None) -> str | None:
