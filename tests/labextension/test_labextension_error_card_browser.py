@@ -48,6 +48,9 @@ MISTAKES = [
     ("jnp.random.normal(size=3)",
      "jax.numpy has no random module: random numbers come from jax.random",
      "jax.random.normal(jax.random.key(0), (3,))"),
+    ("y = jnp.einsum('ij,jk->ik', jnp.ones((3, 2)), jnp.ones((3, 5)))",
+     "einsum 'ij,jk->ik': 'j' is 2 in operand 0 but 3 in operand 1",
+     "y = jnp.einsum('ij,jk->ik', jnp.ones((3, 2)).T, jnp.ones((3, 5)))"),
 ]
 # then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
 # the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
@@ -83,7 +86,7 @@ def mistakes(server, chromium):
 
 @pytest.mark.parametrize("index", range(len(MISTAKES)),
                          ids=["list-operand", "list-index", "masked-update", "truth-value",
-                              "random-arguments", "numpy-random"])
+                              "random-arguments", "numpy-random", "einsum-labels"])
 def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
     """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
     (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn

@@ -191,3 +191,16 @@ def test_the_einsum_cards_examples_run():
     import doctest
     from jxkernel.views.error_cards import einsum_labels
     assert doctest.testmod(einsum_labels).failed == 0
+
+
+def test_one_array_given_twice_is_named_by_its_places(shell):
+    """einsum('ij,jk->ik', m, m) of a (2, 3) m: the card said "'j' is 3 in m but 2 in m" and
+    "m.T gives (3, 3); m.T gives (2, 2)". Each m is named by its place, and each transpose by
+    the place it goes (the shapes it names are what those lines compute)."""
+    ran_ok(shell, "m = jnp.arange(6.0).reshape(2, 3)\n")
+    card = ran_failing(shell, einsum_line("ij,jk->ik", ("m", "m"))).card
+    assert card["title"] == "einsum 'ij,jk->ik': 'j' is 3 in m (operand 0) but 2 in m (operand 1)"
+    assert "m.T as operand 0 gives (3, 3); m.T as operand 1 gives (2, 2)" in card["fix"]
+    assert card["rewrite"] == ""
+    ran_ok(shell, "_a = jnp.einsum('ij,jk->ik', m.T, m)\n_b = jnp.einsum('ij,jk->ik', m, m.T)")
+    assert (shell.user_ns["_a"].shape, shell.user_ns["_b"].shape) == ((3, 3), (2, 2))

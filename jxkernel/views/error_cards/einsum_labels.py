@@ -115,6 +115,9 @@ def _einsum_labels_card(exc, where, called_from) -> ErrorCard:
     call, nodes = _einsum_call(tree, subscripts, len(shapes), lettered)
     nodes = nodes or [None] * len(shapes)
     names = [_said(node, k) for k, node in enumerate(nodes)]
+    # one array given twice (einsum('ij,jk->ik', m, m)): each named by its place too
+    twice = {n for n in names if names.count(n) > 1}
+    names = [f"{n} (operand {k})" if n in twice else n for k, n in enumerate(names)]
     label = f"'{letter}'" if letter in written else "an axis under '...'"
     listing = ", ".join(f"{n} {tuple(s)} is '{t}'" for n, s, t in
                         zip(names, shapes, written.split(",")))
@@ -140,7 +143,8 @@ def _einsum_labels_card(exc, where, called_from) -> ErrorCard:
         k, i, j, _, _ = option
         if nodes[k] is None:        # (no call on the line to name it by)
             return f"{names[k]} with its axes {i} and {j} swapped"
-        return ast.unparse(_swapped(nodes[k], i, j, len(shapes[k])))
+        written = ast.unparse(_swapped(nodes[k], i, j, len(shapes[k])))
+        return f"{written} as operand {k}" if names[k].endswith(f"(operand {k})") else written
 
     rewrite = ""
     if len(options) == 1:
