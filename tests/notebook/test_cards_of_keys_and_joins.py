@@ -28,12 +28,13 @@ KINDS = {
     "concatenate_a_number": "concatenate-ranks", "stack_ragged_rows": "list-argument",
     "concatenate_ragged_rows": "list-argument", "split_uneven": "uneven-split",
     "matmul_by_a_number": "matmul-shapes", "scan_body_returning_y_as_carry": "loop-carry",
+    # (a gap until stop 114: the card now says why there is no count and writes length= with
+    # its number marked as the learner's to choose; tests/notebook/test_einsum_scan_cards.py)
+    "scan_of_nothing_without_length": "scan-lengths",
 }
 
 # mistakes left without a card, and why (a card would need a guess)
 GAPS = {
-    "scan_of_nothing_without_length": "how many steps to run is the learner's to say "
-                                      "(length=N): nothing in the program tells N",
     "jit_returning_a_string": "what the string was for (a label to print, a result to return "
                               "beside the jitted call) is not in the program",
 }
