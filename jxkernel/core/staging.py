@@ -139,6 +139,9 @@ class JaxprTrace(Trace):
     requires_low = False         # True: a HiPrimitive runs its to_lojax (core/hijax_lower.py)
     forwards = True              # forwarding_rules apply (core/primitive.py)
     stages = True                # a program: Python under it runs at its trace alone
+    # what a watch of the notebook's (notebook/gradient_calls.py) noted while this trace ran,
+    # carried to the program it makes (`watched`); None: nothing
+    watched = None
 
     def __init__(self, parent, debug_info: DebugInfo | None = None, ref_policy=None):
         super().__init__(parent)
@@ -470,6 +473,8 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
         if debug_info is not None and debug_info.transformation in _CONTROL_FLOW:
             _check_no_ref_returned(outs, debug_info)
         closed = trace.to_jaxpr(outs)
+        if trace.watched is not None:
+            watched[closed] = trace.watched
         if trace.is_high:
             high_jaxprs.add(closed)
             qdds = const_qdds[closed] = trace.const_qdds(closed)
@@ -487,6 +492,12 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
         del trace, tracers, outs        # ours: what holds the trace after this is a leak
         ensure_no_leaks(finished)
     return closed
+
+
+# a program (ClosedJaxpr) -> what a watch of the notebook's noted while it was traced (a
+# gradient taken inside a jit: notebook/gradient_calls.py); jit's cache entry of the program
+# reads it (transforms/jit/cache.Entry.watch), and its calls are then given to it
+watched: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 # what a control-flow body is traced for (lax/_cf_bodies.py): a Ref among its results is JAX's

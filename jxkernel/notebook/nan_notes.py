@@ -4,7 +4,9 @@ here, and JAX says nothing: the branch where does not take still gets a cotangen
 zero times sqrt's infinite derivative at 0 is NaN (JAX's FAQ, "gradients contain NaN where
 using where"). The note names the line that first made the NaN, found by stepping the
 gradient's program (views/stepper.py), and where that line is such a where, writes it with a
-second where inside the branch.
+second where inside the branch. A gradient taken under an eager vmap is told with the examples
+whose gradient holds NaN; one taken inside a jitted function, where that function's result
+holds NaN, with the function (gradient_calls.py finds the values it took inside).
 
     def f(x):
         return jnp.where(x > 0, jnp.sqrt(x), 0.)
@@ -13,34 +15,26 @@ second where inside the branch.
 from __future__ import annotations
 
 import ast
-import collections
 import contextlib
 import io
 import linecache
 
-import numpy as np
-
-from ..core import compile_record, dtypes
+from ..core import compile_record
 from ..core.ir import all_equations
-from ..core.source_info import OutsideSourceInfo
+from ..core.source_info import OutsideSourceInfo, is_jxkernel_file
 from ..transforms.ad import reverse
-from ..tree_util import tree_flatten
-from ..xla.array import Array
 from ..views.source import is_user_file
 from ..views.source_edits import parse_file, replaced, segment
 from ..views.stepper import make_stepper
 from .display import Note, Site, source_label
+from .gradient_calls import CALLBACKS, GradientCalls, nan_where_finite
 
 FAQ = "https://docs.jax.dev/en/latest/faq.html#gradients-contain-nan-where-using-where"
-# the most elements of a gradient looked at for NaN (a copy to the host), and the most
-# equations stepped to find the first one: past these the cell gets no note, rather than wait
-LOOKED_AT = 1 << 22
+# the most equations stepped to find the first NaN: past these the note names no line, rather
+# than wait
 STEPPED = 2000
-# a gradient call is looked at as it is recorded, to keep a loop's first NaN step, where all
-# it holds is no larger than this (a copy to the host, and a wait, on each such call)
-SMALL = 1 << 14
-# programs that call back into Python are not stepped: a print or a breakpoint would run again
-CALLBACKS = frozenset({"debug_callback", "debug_print", "pure_callback", "io_callback"})
+# the most examples of a vmapped batch a note names
+NAMED = 5
 # functions whose derivative is infinite or NaN at the edge of or outside their domain, and
 # a value inside it to put there instead (the second where's)
 UNSAFE = {"sqrt": "1.0", "rsqrt": "1.0", "log": "1.0", "log2": "1.0", "log10": "1.0",
@@ -54,15 +48,16 @@ _INSTALLED: list = []
 
 
 class NanGradientWatch:
-    """Looks at the gradients the user's lines computed outside jit in a cell (the record
-    transforms/ad/reverse.py keeps while a watch is installed) for NaN, at the cell's end."""
+    """Looks at the gradients the user's lines computed in a cell (the record
+    transforms/ad/reverse.py keeps while a watch is installed, gradient_calls.py's) for NaN,
+    at the cell's end."""
 
     def install(self) -> None:
         """Start the record: at the extension's load (a watch made apart records nothing)."""
         if self not in _INSTALLED:
             _INSTALLED.append(self)
             if reverse.grad_calls is None:
-                reverse.grad_calls = _Calls()
+                reverse.grad_calls = GradientCalls()
 
     def uninstall(self) -> None:
         if self in _INSTALLED:
@@ -85,80 +80,30 @@ class NanGradientWatch:
         if recorded is not None:
             recorded.clear()
         stepped = set()
-        for vg, args, kwargs, out, g, asked in calls:
-            if vg in stepped or not _nan_where_finite(out, g, (args, kwargs)):
+        for call in calls:
+            try:
+                gradients = call.gradients()      # (a jitted call's: its program run again)
+            except Exception:  # noqa: BLE001  (the note is help: no note rather than an error)
                 continue
-            stepped.add(vg)             # (a loop's calls: the first one's NaN tells)
-            found = _first_nan(vg, args, kwargs)
-            key = (found.info.file, found.info.line) if found is not None else asked
-            if told is not None and key in told:
-                continue
-            if told is not None:
-                told.add(key)
-            return _note(vg, asked, found)
+            for d in gradients:
+                if d.vg in stepped or not nan_where_finite(d.out, d.g, (d.args, d.kwargs)):
+                    continue
+                stepped.add(d.vg)             # (a loop's calls: the first one's NaN tells)
+                found = _first_nan(d.vg, d.args, d.kwargs)
+                asked = _asked(d)
+                key = (found.info.file, found.info.line) if found is not None else asked
+                if told is not None and key in told:
+                    continue
+                if told is not None:
+                    told.add(key)
+                return _note(d, asked, found)
         return None
 
 
-class _Calls(collections.deque):
-    """The record transforms/ad/reverse.py appends to: the cell's last gradients, and the
-    first found holding NaN where its value and inputs hold none, looked at as it is recorded
-    where it is small. A loop's steps after that one (a training loop's, its parameters NaN
-    from then on) hold NaN in their inputs, and are not told: the first is the one to step."""
-
-    def __init__(self):
-        super().__init__(maxlen=4)
-        self.first = None
-
-    def append(self, call) -> None:
-        super().append(call)
-        _, args, kwargs, out, g, _ = call
-        try:
-            if self.first is None and _size((args, kwargs, out, g)) <= SMALL and \
-                    _nan_where_finite(out, g, (args, kwargs)):
-                self.first = call
-        except Exception:  # noqa: BLE001  (looking must never fail the user's grad call;
-            pass           # the cell's end looks again, and tells a failure there)
-
-    def clear(self) -> None:
-        super().clear()
-        self.first = None
-
-
-def _nan_where_finite(out, g, given) -> bool:
-    """Whether the gradient `g` holds NaN where the value `out` is finite and the inputs hold
-    no NaN (each looked at: not too large)."""
-    return bool(_holds(np.isnan, g)) and _holds(_not_finite, out) is False and \
-        _holds(np.isnan, given) is False
-
-
-def _size(tree) -> int:
-    return sum(int(np.size(x)) for x in tree_flatten(tree)[0] if _is_float(x))
-
-
-def _holds(test, tree) -> bool | None:
-    """Whether `test` (np.isnan, _not_finite) holds for an element of a float leaf of `tree`;
-    None where the leaves are too large to look at."""
-    if _size(tree) > LOOKED_AT:
-        return None
-    leaves = [x for x in tree_flatten(tree)[0] if _is_float(x)]
-    return any(bool(test(np.asarray(x)).any()) for x in leaves)
-
-
-def _not_finite(x):
-    return ~np.isfinite(x)
-
-
-def _is_float(x) -> bool:
-    """Whether `x` is a float or complex number or array of a kind looked at (jxkernel's
-    Array, NumPy's): another object with a dtype (a library's) may not convert."""
-    if isinstance(x, (float, complex)):
-        return True
-    if not isinstance(x, (Array, np.ndarray, np.generic)):
-        return False
-    try:
-        return dtypes.is_inexact(x.dtype)
-    except TypeError:           # (a dtype of no number: a key's)
-        return False
+def _asked(d) -> tuple:
+    """The user's (file, line) that asked for the gradient: for a jitted gradient function
+    (`jax.jit(jax.grad(f))`), the line that called it (its trace's line is the first call's)."""
+    return d.called_at if _jit_of_gradient(d) else d.asked
 
 
 def _first_nan(vg, args, kwargs):
@@ -194,30 +139,73 @@ def _made_by_the_user(info) -> bool:
         is_user_file(info.file)
 
 
-def _note(vg, asked, found) -> Note:
-    name = getattr(vg, "__name__", "the function")
+def _note(d, asked, found) -> Note:
+    name = getattr(d.vg, "__name__", "the function")
     head = f"⚠ the gradient holds NaN, though {name}'s value is finite (at " \
-        f"{source_label(Site(*asked))})"
+        f"{source_label(Site(*asked))}{_context(d)})"
+    how = _how_found(d, name)
     if found is None:
-        return Note(head, body=_GENERIC.format(faq=FAQ) + " jxkernel.views.stepper.step("
+        return Note(head, body=how + _GENERIC.format(faq=FAQ) + " jxkernel.views.stepper.step("
                     "jax.grad(f), x).first_nan() finds the equation.", kind="info",
                     details=True)
     at = source_label(Site(found.info.file, found.info.line))
     fix = where_fix(found.info.file, found.info.line)
     if fix is None:
         return Note(f"{head}: first made at {at}, differentiating that line",
-                    body=_GENERIC.format(faq=FAQ), kind="info", details=True)
+                    body=how + _GENERIC.format(faq=FAQ), kind="info", details=True)
     where, function, operand, rewritten = fix
     return Note(
         f"{head}: the {where} at {at} passed it back from the branch it did not take",
-        body=(f"{where}(c, a, b) takes each value from a or b, but its gradient flows into "
-              "both: the branch not taken gets a zero cotangent, and zero times that branch's "
-              f"derivative is NaN where the derivative is infinite or NaN ({function}'s, with "
-              f"{operand} at the edge of its domain or outside it), in JAX as here ({FAQ}). "
-              "Keep those values out of the branch with a second where inside it; where the "
-              "branch is taken nothing changes:\n" +
+        body=(how + f"{where}(c, a, b) takes each value from a or b, but its gradient flows "
+              "into both: the branch not taken gets a zero cotangent, and zero times that "
+              f"branch's derivative is NaN where the derivative is infinite or NaN "
+              f"({function}'s, with {operand} at the edge of its domain or outside it), in JAX "
+              f"as here ({FAQ}). Keep those values out of the branch with a second where "
+              "inside it; where the branch is taken nothing changes" +
+              (", jitted or not" if d.jitted is not None else "") + ":\n" +
               "\n".join("  " + line for line in rewritten.splitlines())),
         kind="info", details=True)
+
+
+def _jit_of_gradient(d) -> bool:
+    """Whether the jitted function is jxkernel's own, a transformation of the user's
+    function (`jax.jit(jax.grad(f))`, `jax.jit(jax.vmap(jax.grad(f)))`), not one the user
+    wrote: then the line that called it is the one that asked for the gradient."""
+    code = getattr(getattr(d.jitted, "_fun", None), "__code__", None)
+    return code is not None and is_jxkernel_file(code.co_filename)
+
+
+def _context(d) -> str:
+    """Where the gradient was taken, for the note's title: inside which jitted function,
+    for which examples of a vmap's batch (none: "")."""
+    words = ""
+    if _jit_of_gradient(d):
+        words += ", under jit"
+    elif d.jitted is not None:
+        words += f", inside {d.jitted.__name__} (jitted), called at " \
+            f"{source_label(Site(*d.called_at))}"
+    if d.examples is not None:
+        shown = [str(i) for i in d.examples[:NAMED]]
+        listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+        if len(d.examples) > NAMED:
+            listed = ", ".join(shown) + f", ... ({len(d.examples)} of them)"
+        words += f", for example{'s' * (len(d.examples) > 1)} {listed} of the vmapped batch " \
+            f"of {d.batch}"
+    return words
+
+
+def _how_found(d, name) -> str:
+    """The body's first words, where the gradient was not computed on its own line: how its
+    values were found (none: "")."""
+    words = ""
+    if d.jitted is not None:
+        jitted = "the jitted gradient" if _jit_of_gradient(d) else d.jitted.__name__
+        words += (f"The NaN reached {jitted}'s result: its program was run again, equation by "
+                  f"equation, from that call's inputs to the values {name} was differentiated "
+                  "at, and that gradient stepped. ")
+    if d.examples is not None and len(d.examples) > 1:
+        words += f"Example {d.examples[0]}'s gradient was stepped, the first holding NaN. "
+    return words
 
 
 _GENERIC = ("A derivative that is infinite or NaN at these inputs (sqrt's or a norm's at 0, "

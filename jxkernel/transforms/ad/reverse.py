@@ -288,24 +288,28 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 made_by: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-# The gradients the user's lines computed outside any trace, while the notebook looks for
-# NaN in them (notebook/nan_notes.py sets a short deque, and reads and clears it after each
-# cell; None: nothing is recorded): (value_and_grad's function, args, kwargs, the value, the
-# gradient, the user's (file, line) that asked).
+# The gradients the user's lines computed, while the notebook looks for NaN in them
+# (notebook/nan_notes.py sets a short deque, gradient_calls.py's, and reads and clears it
+# after each cell; None: nothing is recorded): outside any trace, appended as (value_and_grad's
+# function, args, kwargs, the value, the gradient, the user's (file, line) that asked); under a
+# trace (jit's, vmap's), the same given to its `traced`, tracers among them (it keeps what
+# stands for their values, never a tracer: a jitted function's values, only its program has).
 grad_calls: collections.deque | None = None
 
 
 def _record_grad(vg, args, kwargs, out, g) -> None:
-    """Adds a gradient computed outside any trace to grad_calls, where the user's own line
-    asked for it (not a library's)."""
-    if any(isinstance(leaf, Tracer) for leaf in tree_flatten((out, g))[0]):
-        return
+    """Adds a gradient to grad_calls, where the user's own line asked for it (not a
+    library's)."""
     frame = sys._getframe(2)
     while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
         frame = frame.f_back
-    if frame is not None and is_user_filename(frame.f_code.co_filename):
-        grad_calls.append((vg, args, kwargs, out, g, (frame.f_code.co_filename,
-                                                      frame.f_lineno)))
+    if frame is None or not is_user_filename(frame.f_code.co_filename):
+        return
+    call = (vg, args, kwargs, out, g, (frame.f_code.co_filename, frame.f_lineno))
+    if any(isinstance(leaf, Tracer) for leaf in tree_flatten((out, g))[0]):
+        grad_calls.traced(call)
+    else:
+        grad_calls.append(call)
 
 
 def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):

@@ -17,10 +17,11 @@ import weakref
 
 from ...core import compile_record
 from ...core.config import config
+from ...core.ir import ClosedJaxpr
 from ...core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
 from ...core.monitoring import test_event
 from ...core.source_info import function_source_info
-from ...core.staging import convert_constvars_to_invars, is_ref
+from ...core.staging import convert_constvars_to_invars, is_ref, watched
 from ...tree_util import default_registry
 from ...xla import fastpath
 from ...xla.memory import forget_executables
@@ -355,7 +356,7 @@ class Entry:
     hit, anew if the placement object or the config changed; False if its calls' dynamic
     arguments are not positional leaves alone), and c_last_hit's, by keyword names."""
     __slots__ = ("exe", "consts", "const_bufs", "out_tree", "jaxpr", "text", "donated", "hits",
-                 "last_hit", "scalar_hit", "twin", "refs", "c_hits")
+                 "last_hit", "scalar_hit", "twin", "refs", "c_hits", "watch")
 
     def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
         self.exe, self.consts, self.out_tree = exe, consts, out_tree
@@ -370,6 +371,11 @@ class Entry:
         self.scalar_hit = None     # the same for calls with Python scalars (f(x, 2.0))
         self.c_hits = {}           # c_last_hit's, by keyword names: (key, LastHit) or None
         self.twin = None
+        # what a watch of the notebook's noted in its trace (core/staging.watched: a gradient
+        # taken inside, notebook/gradient_calls.py), or None; while `watch.on`, its calls stay
+        # off the fast paths and each is given to `watch.called` (function.py's _call); not a
+        # program loaded from bytes (serialize_executable.py: its jaxpr a signature alone)
+        self.watch = watched.get(jaxpr) if watched and type(jaxpr) is ClosedJaxpr else None
 
     def unlink(self) -> None:
         """Drop the LastHits and the twin, which point back at this entry (a cycle)."""
@@ -473,6 +479,18 @@ def _c_hit(jitted, entry, statics, avals, where, args, kwargs, kinds):
 # its C base (core/_fastpath.c's JitFunction) among them, which jit_setstate puts back.
 _JAX_KEYS = ("version", "function_name", "fun", "static_argnums", "static_argnames")
 _BASE_FIELDS = ("_last", "_static_at", "_static_argnames")
+
+
+def jit_cache_hits(jitted) -> int:
+    """How many calls found their compiled program in this function's cache (its method
+    `cache_hits`)."""
+    return sum(e.hits + (e.twin.hits if e.twin else 0) for e in jitted._cache.values())
+
+
+def jit_cache_size(jitted) -> int:
+    """How many programs its cache holds (its method `_cache_size`: JAX's name, read by
+    libraries' cache tests)."""
+    return len(jitted._cache)
 
 
 def jit_getstate(jitted) -> dict:

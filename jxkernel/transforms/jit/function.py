@@ -45,7 +45,8 @@ from .args import (SCALAR_TYPES, Arguments, arguments_placed, check_no_kwargs, c
 from .pinned import (arguments_placement, committed_at, committed_given, pinned_constraint_error,
                      program_placement)
 from .cache import (LAST_HIT, NO_HITS, Entry, check_traceable, clear_jit, own_trace, fun_state,
-                    c_last_hit, jit_deepcopy, jit_getstate, jit_setstate, last_hit_for, remember)
+                    c_last_hit, jit_cache_hits, jit_cache_size, jit_deepcopy, jit_getstate,
+                    jit_setstate, last_hit_for, remember)
 from .primitive import ON_ONE_DEVICE, any_sharded, over_mesh, raised_trace_logged, told
 from . import args as jit_args, high as jit_high, refs as jit_refs
 from .equation import bind_equation
@@ -291,9 +292,10 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         device, committed = program_placement(self, entry.jaxpr, device, committed, leaves,
                                               dyn_args, dyn_kwargs, settled)  # (pinned: theirs)
         entry = entry.committed(committed)
+        watch = entry.watch is not None and entry.watch.on  # (a watched program: no fast path)
         # the fast paths take calls whose Arrays all share this placement (xla/placement.py)
         where = placement_of(device, committed)
-        if not (entry.refs or move or config._checked_calls) and \
+        if not (entry.refs or move or config._checked_calls or watch) and \
                 all(type(leaf) in ARRAY_TYPES and leaf._buf._sharding is where or
                     type(leaf) in SCALAR_TYPES or is_host_array(leaf) for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
@@ -309,6 +311,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)
         if config._checked_calls:      # NaN/inf checks, the key-reuse checker (dispatch.py)
             check_jitted_values(self._name, self._fun, outs, args, kwargs, entry.jaxpr, arrays)
+        watch and entry.watch.called(self, entry, leaves, outs)    # (cache.Entry.watch)
         return tree_unflatten(entry.out_tree, outs)
 
     def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs, high=False):
@@ -382,16 +385,11 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
     trace, lower, eval_shape = stage_trace, stage_lower, stage_eval_shape   # (stages.py)
     _bind = bind_equation         # inside another transformation: one jit equation (equation.py)
 
-    def cache_hits(self) -> int:
-        """How many calls found their compiled program in this function's cache."""
-        return sum(e.hits + (e.twin.hits if e.twin else 0) for e in self._cache.values())
+    cache_hits, _cache_size = jit_cache_hits, jit_cache_size    # (cache.py)
 
     def clear_cache(self) -> None:
         clear_jit(self)                 # (and its executables from the by-text cache)
         jit_high.forget(self)           # its hijax programs and last call, as JAX's clear_cache
-
-    def _cache_size(self) -> int:   # JAX's name, read by libraries' cache tests
-        return len(self._cache)
 
 
 # jaxlib's C type, the name JAX's messages print (its __name__ PjitFunction: Chex tells it)

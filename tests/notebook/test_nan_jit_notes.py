@@ -1,0 +1,179 @@
+"""The note under a cell whose gradient holding NaN where the function's value is finite was
+taken under jit or vmap (jxkernel/notebook/nan_notes.py, gradient_calls.py): `jax.jit(
+jax.grad(f))(0.)`, a jitted step taking the gradient, `jax.vmap(jax.grad(f))(xs)`. What it
+says is checked against JAX 0.10.2 (tests/data/nan_jit_gradient_reference.json): the
+program's result holds NaN there (at the examples named), jax_debug_nans raises for it as the
+note says, and the line the note writes gives a finite result under JAX."""
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("IPython")
+
+import jxkernel
+import locations  # tests/support
+import nan_jit_gradient_cases as cases  # tests/data
+from ipython_shell import ran_ok, shell_fixture  # tests/support
+
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True)
+THEIRS = locations.jax_answers("nan_jit_gradient_reference.json")
+NOTE = "⚠ the gradient holds NaN"
+ULPS = 4
+# what each note's title says of where the gradient was taken, after "(at ": S the cell
+# defining f, P the program's
+CONTEXT = {
+    "jit_of_grad": r"In\[P\]:1, under jit",
+    "grad_inside_step": r"In\[S\]:5, inside step \(jitted\), called at In\[P\]:1",
+    "vmap_of_grad": r"In\[P\]:1, for example 0 of the vmapped batch of 2",
+    "jit_of_vmap_of_grad": r"In\[P\]:1, under jit, for examples 0 and 3 of the vmapped batch "
+                           r"of 4",
+    "training_loop": r"In\[S\]:5, inside step \(jitted\), called at In\[P\]:3",
+    "inner_jit": r"In\[S\]:5, inside outer \(jitted\), called at In\[P\]:1",
+    "norm_inside_step": r"In\[S\]:5, inside step \(jitted\), called at In\[P\]:1",
+}
+
+
+def _close(ours, theirs) -> bool:
+    a, b = np.asarray(ours, np.float32), np.asarray(theirs, np.float32)
+    nan = np.isnan(b)
+    if a.shape != b.shape or not np.array_equal(np.isnan(a), nan):
+        return False
+    return bool(np.all(np.abs(a[~nan] - b[~nan]) <=
+                       ULPS * np.spacing(np.maximum(np.abs(b[~nan]), np.float32(1e-30)))))
+
+
+def test_jxkernel_gives_these_results_as_jax_did():
+    ours = cases.run(jxkernel)
+    assert ours.keys() == THEIRS.keys()
+    for name, theirs in THEIRS.items():
+        assert cases.debug_nans(jxkernel, name) == theirs["debug_nans"], name
+        for key in ("out", "fixed_out"):
+            if key in theirs:
+                assert _close(ours[name][key], theirs[key]), (name, key, ours[name][key])
+
+
+def _told(shell, name) -> tuple:
+    """(the note's title, its body's lines, the cells of f and of the program) for the case
+    run in two cells."""
+    source, program, _, _ = cases.CASES[name]
+    defined = ran_ok(shell, source).count
+    ran = ran_ok(shell, program)
+    (note,) = ran.shown(NOTE)
+    title, *body = note.splitlines()
+    return title, body, defined, ran.count
+
+
+def _context(name, defined, program) -> str:
+    return CONTEXT[name].replace("S", str(defined)).replace("P", str(program))
+
+
+@pytest.mark.parametrize("name", [n for n, c in cases.CASES.items() if c[3] is not None])
+def test_a_where_passing_nan_back_under_jit_or_vmap_is_told_with_its_line_rewritten(shell,
+                                                                                     name):
+    _, _, line, fix = cases.CASES[name]
+    title, body, defined, program = _told(shell, name)
+    assert re.fullmatch(r"⚠ the gradient holds NaN, though f's value is finite \(at "
+                        + _context(name, defined, program) + rf"\): the jnp.where at "
+                        rf"In\[{defined}\]:{line} passed it back from the branch it did not "
+                        r"take", title), title
+    assert body[-len(fix.splitlines()):] == ["  " + x for x in fix.splitlines()]
+    # what it claims, as JAX gave it: NaN in the result (the examples named, where a batch);
+    # the fixed function's result finite, jitted or not
+    theirs = THEIRS[name]
+    assert np.isnan(theirs["out"]).any() and np.isfinite(theirs["fixed_out"]).all()
+    named = re.search(r"for examples? ([\d, and]+) of", title)
+    if named:
+        assert [int(i) for i in re.findall(r"\d+", named.group(1))] == \
+            np.flatnonzero(np.isnan(theirs["out"])).tolist()
+    if "jit" in title:
+        assert "its program was run again, equation by equation" in body[0]
+        assert "where the branch is taken nothing changes, jitted or not:" in "\n".join(body)
+    # the fixed function, defined as the note writes it, gives JAX's result and no note
+    ran_ok(shell, cases.fixed(name))
+    assert ran_ok(shell, cases.CASES[name][1]).shown(NOTE) == []
+    assert _close(shell.user_ns["out"], theirs["fixed_out"])
+
+
+def test_a_nan_made_elsewhere_inside_a_jitted_step_is_told_at_its_line_in_words(shell):
+    title, body, defined, program = _told(shell, "norm_inside_step")
+    assert re.fullmatch(r"⚠ the gradient holds NaN, though f's value is finite \(at "
+                        + _context("norm_inside_step", defined, program) +
+                        rf"\): first made at In\[{defined}\]:2, differentiating that line",
+                        title), title
+    # the option it names raises for this jitted step, in JAX as here
+    assert "jax.config.update('jax_debug_nans', True) raises" in "\n".join(body)
+    assert THEIRS["norm_inside_step"]["debug_nans"] == "invalid value (nan) encountered in mul"
+    assert np.isnan(THEIRS["norm_inside_step"]["out"]).all()
+
+
+def test_a_loops_first_nan_step_is_told_though_later_steps_hold_nan_inputs(shell):
+    # (the loop's steps 5 to 11 start from a NaN w; step 4, told, the last with a finite w)
+    title, _, _, _ = _told(shell, "training_loop")
+    assert np.isnan(float(shell.user_ns["out"])) and np.isnan(THEIRS["training_loop"]["out"])
+    assert THEIRS["training_loop"]["debug_nans"] == "invalid value (nan) encountered in sqrt"
+    assert "the jnp.where at" in title
+
+
+def test_the_jitted_functions_prints_and_callbacks_are_not_run_again(shell):
+    # a Python print in the step and in f: at the trace alone, and the note's work prints
+    # nothing (the step's program is run again without its Python; f's traced again, its
+    # prints dropped)
+    ran_ok(shell, "def f(x):\n    print('tracing f')\n    return jnp.where(x > 0, jnp.log(x), 0.)\n"
+                  "@jax.jit\ndef step(x):\n    print('tracing step')\n"
+                  "    return x - 0.1 * jax.grad(f)(x)")
+    ran = ran_ok(shell, "out = step(0.0)")
+    assert len(ran.shown(NOTE)) == 1
+    assert ran.printed.count("tracing f") == 1 and ran.printed.count("tracing step") == 1
+    # a step calling back into Python: its program is not run again, and no note is made
+    ran_ok(shell, "@jax.jit\ndef noisy(x):\n    jax.debug.print('x is {}', x)\n"
+                  "    return x - 0.1 * jax.grad(f)(x)")
+    ran = ran_ok(shell, "out = noisy(0.0)")
+    assert ran.printed.count("x is 0.0") == 1 and ran.shown(NOTE) == []
+
+
+def test_a_line_is_told_once_jitted_or_not(shell):
+    ran_ok(shell, cases.CASES["grad_inside_step"][0])
+    assert len(ran_ok(shell, "out = step(0.0)").shown(NOTE)) == 1
+    assert ran_ok(shell, "out = step(0.0)").shown(NOTE) == []
+    assert ran_ok(shell, "g = jax.grad(f)(0.0)").shown(NOTE) == []
+
+
+def test_only_a_jit_whose_trace_took_a_gradient_leaves_the_fast_paths_while_watched(shell):
+    ran_ok(shell, cases.CASES["grad_inside_step"][0] +
+           "@jax.jit\ndef plain(x):\n    return jnp.log(x) * 2\n")
+    ran_ok(shell, "x = jnp.array(1.0)\nfor i in range(3):\n    a, b = step(x), plain(x)")
+    step, plain = shell.user_ns["step"], shell.user_ns["plain"]
+    assert not step._last and not step._fast       # each call looked at (its result's NaN)
+    assert plain._last                              # the compiled fast path, as unwatched
+    # the extension unloaded: the step's calls take the fast path again
+    shell.run_line_magic("unload_ext", "jxkernel")
+    ran_ok(shell, "for i in range(3):\n    a = step(x)")
+    assert step._last
+
+
+def test_a_step_donating_its_inputs_is_not_looked_at(shell):
+    # its inputs are gone after the call: its program cannot be run again from them
+    ran_ok(shell, "import functools\n" + cases.LOG + "@functools.partial(jax.jit, "
+                  "donate_argnums=0)\ndef step(x):\n    return x - 0.1 * jax.grad(f)(x)")
+    ran = ran_ok(shell, "out = step(jnp.array(0.0))")
+    assert np.isnan(float(shell.user_ns["out"])) and ran.shown(NOTE) == []
+
+
+def test_the_record_keeps_no_tracer_alive(shell):
+    # what stands for the step's values is kept with its program: Vars, never a tracer, which
+    # jax_check_tracer_leaks would find alive after the trace
+    ran_ok(shell, cases.CASES["grad_inside_step"][0])
+    ran_ok(shell, "jax.config.update('jax_check_tracer_leaks', True)")
+    try:
+        assert len(ran_ok(shell, "out = step(0.0)").shown(NOTE)) == 1
+    finally:
+        ran_ok(shell, "jax.config.update('jax_check_tracer_leaks', False)")
+
+
+def test_a_gradient_inside_a_loop_body_under_jit_is_not_followed(shell):
+    # its values are the scan body's, run once per step: not told, and nothing fails
+    ran_ok(shell, cases.LOG + "@jax.jit\ndef total(xs):\n    return jax.lax.scan(lambda c, x: "
+                  "(c + jax.grad(f)(x), None), 0.0, xs)[0]")
+    ran = ran_ok(shell, "out = total(jnp.array([0.0, 1.0]))")
+    assert np.isnan(float(shell.user_ns["out"])) and ran.shown(NOTE) == []
