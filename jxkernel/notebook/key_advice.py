@@ -153,10 +153,12 @@ def _mapped_with_keys(line: str, name: str):
 
 
 
-def taken_advice(first_name, first_site, name, site, first_how, taken) -> str:
+def taken_advice(first_name, first_site, name, site, first_how, taken, once=False) -> str:
     """Two draws with one key of an array taken twice (random/taken_keys.py's `taken`, the
     second's): by index, the reuse line rewritten to a key of the array no line has taken
-    where there is one; by for loops (or unpacking), each loop given keys of its own."""
+    where there is one (at a cell's top level, or in a function that runs once per call,
+    `once`: jit's trace, vmap's, both draws in it); by for loops (or unpacking), each loop
+    given keys of its own."""
     if first_name == "split" and first_site.callee == "split":
         return (f"The keys split made at {source_label(first_site)} are new ones: draw with "
                 f"one of them, not with the key it split.")
@@ -173,12 +175,13 @@ def taken_advice(first_name, first_site, name, site, first_how, taken) -> str:
     if first_site.code is site.code and first_site.lasti == site.lasti:     # (a loop's)
         return head + ("A line run again takes the same key each time: take the key at the "
                        "loop's index (keys[i]), or split a new key at each run.")
-    free = _untaken(taken)
-    if free is None:
+    free = None if taken.index is None else _untaken(taken)
+    if free is None and taken.index is not None:
         return head + ("Every key of the array has been taken: make the array with as many "
                        "keys as draws (jax.random.split(key, n), n the number of draws) and "
                        "draw with each key once.")
-    if found is None or site.function != "<module>":
+    inside = once and first_site.code is site.code and site.code is not None
+    if found is None or free is None or site.function != "<module>" and not inside:
         return head + "Draw with a key of the array that no line has taken yet."
     rewritten = replaced(line, [(found[1], f"{found[2]}{free}]")])
     return (head + "Draw with a key of the array that no line has taken yet:\n"
@@ -236,14 +239,26 @@ def _untaken(taken):
     return None
 
 
-def taken_checker(typed: bool, by_index: bool) -> str:
+def taken_checker(typed: bool, by_index: bool, vmapped: bool = False) -> str:
     """What jax_debug_key_reuse does for a key of an array taken twice: JAX 0.10.2's checker
     counts a key taken by an index (a slice of the array) as used, and raises at the second
-    taking; it follows no key a for loop or unpacking takes, nor a raw key at all.
+    taking; it follows no key a for loop or unpacking takes eagerly, nor a raw key at all.
+    Under vmap (`vmapped`) a for loop's keys are slices of the array too, and counted so.
 
         >>> taken_checker(True, False).splitlines()[1][:40]
         "JAX's checker, jax.config.update('jax_de"
     """
+    if vmapped:
+        where = ("taking the same key from the array a second time inside the vmapped function "
+                 "(by its index or by a for loop) raises KeyReuseError")
+        if typed:
+            return ("\nTo have JAX check every key: jax.config.update('jax_debug_key_reuse', "
+                    "True) before the array is made (at the notebook's top), and " + where +
+                    " (JAX's checker counts a key taken from an array there as used).")
+        return ("\nJAX's checker, jax.config.update('jax_debug_key_reuse', True), lets this "
+                "key through: it follows typed keys, and a raw key from jax.random.PRNGKey is "
+                "made a new typed one at each call. With jax.random.key(seed) in place of "
+                "jax.random.PRNGKey(seed) and the checker on, " + where + ".")
     if typed and by_index:
         return ("\nTo have JAX check every key: jax.config.update('jax_debug_key_reuse', True) "
                 "before the array is made (at the notebook's top), and taking the same key "

@@ -14,8 +14,10 @@ index or a for loop counts as the array's key at that index (random/taken_keys.p
 `normal(keys[0])` twice, each `keys[0]` a new object, is one key drawn twice, and keys[0]
 and keys[1] are two keys. Under grad or vmap without jit the user's Python runs at the call
 too: one key (a concrete one, or vmap's tracer of the batch) given to two draws in a function
-is a reuse, its fix a split written into the function. Two keys made from one seed are two
-keys (reproducible numbers, on purpose); fold_in makes a new key and leaves its key unused. A
+is a reuse, its fix a split written into the function; keys[0] taken twice from vmap's
+tracer of keys is one key too, its fix keys[1] written into the function. Two keys made from
+one seed are two keys (reproducible numbers, on purpose); fold_in makes a new key and leaves
+its key unused. A
 draw that jax_debug_key_reuse refused (KeyReuseError, as JAX raises it for a typed key
 consumed with the checker on) drew nothing: its error tells it, and no note (random/keys.py's
 `refused_draw` takes it back).
@@ -24,7 +26,11 @@ Inside a function of the user's that jit traces in the cell, a key consumed twic
 (key_reuse.py's `reuses`: the checker's rules, raw keys followed through random_wrap) is told
 at the two equations' lines, the random function named from the user's call that traced it
 (random/keys.py's `traced_draws`): a key used in each branch of a cond is used once; a loop's
-body consuming a key it does not split or fold_in again reuses it on every iteration.
+body consuming a key it does not split or fold_in again reuses it on every iteration; a key
+taken from an array twice (keys[0] twice, two for loops over one array: each a slice of it)
+and drawn with each time is one key drawn twice (key_reuse.py's `_Views`), told with the
+eager words and fixes (keys[1] written into the function), and keys[0] taken only for
+fold_in twice is no reuse (JAX's checker, on, raises at the second slice all the same).
 """
 from __future__ import annotations
 
@@ -95,6 +101,7 @@ class KeyReuseWatch:
         self._unsubscribe = compile_record.subscribe(self._compiled)
         if keys.consumed_keys is None:
             keys.consumed_keys = _Draws()
+            taken_keys.watch_tracers(True)
 
     def uninstall(self) -> None:
         """Stop it; the record stops with the last watch installed (one per shell loaded)."""
@@ -107,6 +114,7 @@ class KeyReuseWatch:
             keys.consumed_keys = None
             keys.traced_draws.clear()
             KEY_DATA.clear()
+            taken_keys.watch_tracers(False)
 
     def _compiled(self, event) -> None:
         # a jit of the user's traced anew (a miss; a cache hit is no event), with its trace;
@@ -126,6 +134,7 @@ class KeyReuseWatch:
         self.traced.clear()
         self.reused.clear()
         self.tracers.clear()
+        taken_keys.forget_tracers()
         self.in_cell = True
 
     def cell_finished(self) -> Note | None:
@@ -135,6 +144,7 @@ class KeyReuseWatch:
         self.in_cell = False
         reused = self._traced_reuses() + self.reused
         self.reused, self.tracers = [], {}
+        taken_keys.forget_tracers()         # (vmap's, read: their function has returned)
         if not reused:
             return None
         first_name, name, (first_site, site), typed, kind, *taken = reused[0]
@@ -155,18 +165,21 @@ class KeyReuseWatch:
         for key, name, calls in drawn:
             if calls is None or not is_user_file(calls[0][0]):     # a library's draws
                 continue
-            held = tracers if isinstance(key, Tracer) else self.consumed
-            # a key taken from an array (keys[0], a for loop's k) is held as the array's key
-            # at its index, whichever object was taken for it: `keys[0]` twice is one key
-            taken = None if held is tracers else taken_keys.taken(key)
+            # a key taken from an array (keys[0], a for loop's k; vmap's tracers too) is held
+            # as the array's key at its index, whichever object was taken for it: `keys[0]`
+            # twice is one key
+            taken, traced = taken_keys.taken(key), isinstance(key, Tracer)
+            held = tracers if traced and taken is None else self.consumed
             ident = key if taken is None else taken.key
             first = held.get(id(ident)) or (earlier.get(id(key)) if held is tracers else None)
             if first is None or first[0]() is not ident:
                 # (the key object itself too, by a weak reference: the same object drawn with
-                # twice is told as any key is, two taken for one key as taken ones)
+                # twice is told as any key is, two taken for one key as taken ones; a tracer,
+                # which takes none, held until its array's keys go, at the cell's end)
                 held[id(ident)] = ((lambda key=key: key), name, calls) if held is tracers else \
                     (weakref.ref(ident, self._forget(id(ident))), name, calls,
-                     weakref.ref(key), taken and taken.how)
+                     (lambda key=key: key) if traced else weakref.ref(key),
+                     taken and taken.how)
                 continue
             sites = _where_reused(first[1], first[2], name, calls)
             if sites is not None and (sites[1].file, sites[1].line) not in self.told:
@@ -174,8 +187,9 @@ class KeyReuseWatch:
                 mapped = first[2] == calls and str(calls[-1]).startswith(_TREE_UTIL)
                 other = taken is not None and first[3]() is not key
                 kind = "tree_map" if mapped else "taken" if other else None
+                # (under vmap the function runs once per call: its lines can be rewritten)
                 self.reused.append((first[1], name, sites, keys.is_typed_key(key), kind,
-                                    (first[4], taken) if other else None))
+                                    (first[4], taken, traced) if other else None))
 
     def _traced_reuses(self) -> list:
         """The reuses inside the jaxprs the cell's jits traced, as cell_finished's list
@@ -195,14 +209,17 @@ class KeyReuseWatch:
             except Exception as e:  # noqa: BLE001  a bug of ours: told, never the cell's failure
                 _check_failed(function, source, e)
                 continue
-            for first, again, loop, typed in reused:
+            for first, again, loop, typed, taken in reused:
                 first, again = _traced_calls(first[outside:]), _traced_calls(again[outside:])
                 if first is None or again is None:      # a library's draws, not the user's
                     continue
                 sites = _where_reused(first[0], first[1], again[0], again[1])
                 if sites is not None and (sites[1].file, sites[1].line) not in self.told:
                     self.told.add((sites[1].file, sites[1].line))
-                    found.append((first[0], again[0], sites, typed, "loop" if loop else "jit"))
+                    # one key of an array taken twice (keys[0], a for loop's k): its advice
+                    found.append((first[0], again[0], sites, typed, "loop" if loop else "jit",
+                                  *([] if taken is None else [(taken.first_how, taken_keys.
+                                                               in_jaxpr(taken), True)])))
         return found
 
     def _forget(self, ident):
@@ -313,9 +330,10 @@ def _same_call(x, y) -> bool:
 def _note(first_name, first_site, name, site, typed, more, kind=None, taken=None) -> Note:
     """`kind`: None for eager draws, "tree_map" for a function jax.tree.map called once per
     leaf, "taken" for eager draws with two objects taken for one key of an array (`taken`:
-    how the first was taken, and the second's taken_keys.Taken), "jit" for two draws in a
-    function jit traced, "loop" for a loop's body in one, consuming the key on every
-    iteration."""
+    how the first was taken, the second's taken_keys.Taken, and whether they were taken in a
+    function run once per call: vmap's tracers), "jit" for two draws in a function jit traced
+    (`taken` too where each drew with the key taken anew from an array), "loop" for a loop's
+    body in one, consuming the key on every iteration."""
     at, first_at = source_label(site), source_label(first_site)
     same_line = (first_site.file, first_site.line) == (site.file, site.line)
     where = f"at {first_at}" if not same_line else f"at {first_at}, the same line run before" \
@@ -337,7 +355,7 @@ def _note(first_name, first_site, name, site, typed, more, kind=None, taken=None
             + "). ")
     if kind == "tree_map":
         body += tree_map_advice(linecache.getline(site.file, site.line).strip(), name)
-    elif kind == "taken":
+    elif taken is not None:
         body += taken_advice(first_name, first_site, name, site, *taken)
     elif kind is None:
         body += advice(first_name, first_site, name, site, same_line)
@@ -346,7 +364,7 @@ def _note(first_name, first_site, name, site, typed, more, kind=None, taken=None
     if kind in ("jit", "loop"):
         body += _traced_checker(typed)
     elif kind == "taken":
-        body += taken_checker(typed, taken[0] == taken[1].how == "index")
+        body += taken_checker(typed, taken[0] == taken[1].how == "index", vmapped=taken[2])
     elif typed:
         body += ("\nTo have JAX check every key: jax.config.update('jax_debug_key_reuse', "
                  "True) before the key is made (at the notebook's top), and a line like this "

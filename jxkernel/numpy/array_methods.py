@@ -22,7 +22,7 @@ from ..core.native import native
 from ..core.trace import Tracer, forward_to_high_type
 from ..core.traceback_util import filter_raised, register_boundary
 from ..core.interpreter_primitives import typed_scalar
-from ..xla.array import Array
+from ..xla.array import KEY_TRACERS, Array
 from ..lax.transfer import place
 from . import ufuncs
 from .array_api import array_namespace
@@ -102,7 +102,9 @@ def _tracer_iter(self):
     refuses at `iter(x)`, as JAX's does."""
     if not self.aval.shape:
         raise TypeError("iteration over a 0-d array")
-    return _tracer_rows(self, self.aval.shape)
+    rows = _tracer_rows(self, self.aval.shape)
+    # (the notebook watching for reused keys: a for loop's keys under vmap are followed)
+    return KEY_TRACERS[0].looped(self, rows) if KEY_TRACERS else rows
 
 
 def _tracer_rows(self, shape):

@@ -44,7 +44,7 @@ from ..core.source_info import PACKAGE_DIR, is_user_filename
 from ..lax import conversion
 from ..lax.slicing import _scatter, scatter_p, size_as_array
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
-from ..xla.array import KEY_DATA, Array
+from ..xla.array import KEY_DATA, KEY_TRACERS, Array
 from . import util
 from .creation import asarray
 from .dslice import Slice, apply_slices
@@ -253,6 +253,8 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
         out = _static_slice(arr, shape, items, normalize_indices)
         if KEY_DATA and id(arr) in KEY_DATA:       # raw keys split while the notebook watches
             KEY_DATA[id(arr)].indexed(arr, out, idx)
+        elif KEY_TRACERS and isinstance(arr, Tracer):   # keys under vmap, the same
+            KEY_TRACERS[0].indexed(arr, out, idx)
         return out
     if parsed_mode is None and kinds & {INT, ARRAY}:
         _record_clamped(shape, items, normalize_indices)

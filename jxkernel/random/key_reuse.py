@@ -492,8 +492,11 @@ def _signature(jaxpr, note: bool = False):
     # key data -> the keys it is the data of: jxkernel's random_gamma takes its key's data
     # (JAX's takes the key), so its Sink consumes the key the data came from
     unwrapped: dict = {}
-    by: dict = {}                # (note) var -> the equations that first consumed it
-    reused: list = []            # (note) (first use, reuse, in a loop, a typed key)
+    # (note) var -> [(mask, the equations that consumed it there, how it was taken)], the
+    # first consumer of each of its keys: a key array's keys are drawn with one by one
+    by: dict = {}
+    reused: list = []            # (note) (first use, reuse, in a loop, a typed key, taken)
+    views = _Views() if note else None
 
     def resolve(var):
         for _ in range(len(forwards) + 1):
@@ -502,30 +505,49 @@ def _signature(jaxpr, note: bool = False):
             var = forwards[var]
         raise ValueError("forwarding cycle detected")
 
-    def sink(var, mask=True, path=()) -> bool:
-        """Consume `var` (where `mask`); True if some of it was consumed already."""
+    def sink(var, mask=True, path=(), how=None, inner=False) -> bool:
+        """Consume `var` (where `mask`); True if some of it was consumed already. (The
+        note's: a key taken from an array consumes the array's keys it is, `how` taken; raw
+        key data an inner jaxpr consumed, `inner`, is itself, not the typed keys it was
+        unwrapped from: the user holds the data, which JAX's checker does not follow.)"""
         if not is_key(var):
-            data, var = var, unwrapped.get(var)
+            data, var = var, None if inner else unwrapped.get(var)
             if var is None:
                 if not note:
                     return False
                 var = data          # (the note's: raw key data an inner jaxpr consumed)
         var = resolve(var)
+        if note and var in views.of:
+            var, mask, how = views.mapped(var, mask)
         before = consumed.get(var, False)
-        if np.any(np.logical_and(before, mask)):
-            if note and var in by:      # (not a key consumed where it was made)
-                reused.append((by[var], path, False, is_key(var)))
-            return True
+        again = np.logical_and(before, mask)
+        if not note:
+            if np.any(again):
+                return True
+            consumed[var] = np.logical_or(before, mask)
+            return False
+        # (the note's: every key the draw consumed is consumed now, reused ones or not)
         consumed[var] = np.logical_or(before, mask)
-        if note:
-            by.setdefault(var, path)
-        return False
+        if np.any(again):
+            # the first consumer of a key reused (none: a key consumed where it was made)
+            first = next((e for e in by.get(var, ()) if np.any(np.logical_and(e[0], again))),
+                         None)
+            if first is not None:
+                taken = None if first[2] is None or how is None else \
+                    views.taken_again(var, first[2], how, again)
+                reused.append((first[1], path, False, is_key(var), taken))
+        fresh = np.logical_and(mask, np.logical_not(before))
+        if np.any(fresh):
+            by.setdefault(var, []).append((fresh, path, how))
+        return np.any(again)
 
     def source(var, mask=False):
         if is_key(var):
             consumed[resolve(var)] = mask
 
     for eqn in jaxpr.eqns:
+        if note and views.take(eqn, resolve):
+            continue            # (a taking: the keys it takes are the array's, none consumed)
         if note:
             signature, inner = _note_signature(eqn, reused)
         else:
@@ -544,8 +566,16 @@ def _signature(jaxpr, note: bool = False):
             if not 0 <= s.idx < len(eqn.invars):
                 raise KeyReuseError(f"In {eqn.primitive}, sink {s.idx} out of range "
                                     f"[0, {len(eqn.invars)}]")
-            path = (eqn, *inner.get(s.idx, ())) if note else ()
-            if sink(eqn.invars[s.idx], s.mask, path) and not note:
+            if note:
+                # an inner jaxpr's consumers, each of the keys it consumed, then the rest
+                entries, left = inner.get(s.idx, ()), s.mask
+                for mask, path, how in entries:
+                    sink(eqn.invars[s.idx], np.logical_and(mask, s.mask), (eqn, *path), how,
+                         inner=True)
+                    left = np.logical_and(left, np.logical_not(mask))
+                if np.any(left):
+                    sink(eqn.invars[s.idx], left, (eqn,), inner=bool(entries))
+            elif sink(eqn.invars[s.idx], s.mask):
                 raise KeyReuseError(f"In {eqn.primitive}, argument {s.idx} is already "
                                     f"consumed.")
         for var in eqn.outvars:
@@ -595,24 +625,27 @@ _LOOPS = ("scan", "while")
 
 class _Found(NamedTuple):
     """The note's pass over one jaxpr: its signature, the equations that consumed each input
-    (`sinks`: input index -> the path of equations, outermost first) and its `reused` keys,
-    [(first use's path, reuse's path, in a loop, a typed key)]."""
+    (`sinks`: input index -> [(a mask over its keys, the path of equations that consumed
+    them, outermost first, how they were taken from it or None)]) and its `reused` keys,
+    [(first use's path, reuse's path, in a loop, a typed key, a TakenAgain or None)]."""
     signature: KeyReuseSignature
     sinks: dict
     reused: list
 
 
 def reuses(jaxpr) -> list:
-    """[(first use, reuse, loop, typed)]: each key `jaxpr` consumes twice, raw keys too, as
-    the paths of equations (outermost first) that consumed it; `loop`: a loop's body
+    """[(first use, reuse, loop, typed, taken)]: each key `jaxpr` consumes twice, raw keys
+    too, as the paths of equations (outermost first) that consumed it; `loop`: a loop's body
     consuming it on every iteration (the reuse's path is then the first use's); `typed`: a
-    typed key's (JAX's checker sees it), not raw data's. A program the checker refuses at a
-    loop as a whole (a while loop's cond consuming a carried key the body does not replace:
-    its KeyReuseError) gives []: the note tells a loop by its body's reuses only. Any other
-    exception is a bug of the pass's, raised for its caller to tell (notebook/key_notes.py).
+    typed key's (JAX's checker sees it), not raw data's; `taken`: a TakenAgain where both
+    draws' keys were taken from one array (`keys[0]` twice), else None. A program the
+    checker refuses at a loop as a whole (a while loop's cond consuming a carried key the
+    body does not replace: its KeyReuseError) gives []: the note tells a loop by its body's
+    reuses only. Any other exception is a bug of the pass's, raised for its caller to tell
+    (notebook/key_notes.py).
 
         >>> reuses(jax.make_jaxpr(lambda k: (normal(k), normal(k)))(key(0)).jaxpr)  # doctest: +SKIP
-        [((jit[_normal], ...), (jit[_normal], ...), False, True)]
+        [((jit[_normal], ...), (jit[_normal], ...), False, True, None)]
     """
     _note.on = True
     try:
@@ -632,6 +665,111 @@ def _found(jaxpr) -> _Found:
     found = _signature(jaxpr, note=True)
     _found_cache[id(jaxpr)] = (jaxpr, found)
     return found
+
+
+class TakenAgain(NamedTuple):
+    """One key of an array drawn with twice in a jaxpr, each time taken from the array anew:
+    how each was taken ("index": keys[0]; "loop": a for loop's or unpacking's k), the array's
+    shape of keys, the reused key's index as written where it is a whole row or key (keys[0]
+    of keys of shape (2, 3): (0,)), else None, and which keys of the array any equation of
+    the jaxpr took (a bool array of that shape, complete once the pass is done)."""
+    first_how: str
+    how: str
+    shape: tuple
+    index: tuple | None
+    taken: np.ndarray
+
+
+class _Views:
+    """The note's pass over one jaxpr: a key taken from an array by a static slice (`keys[0]`
+    is slice then squeeze; `for k in keys` the same, strides given) is the array's key at
+    that place, not the fresh key the checker's slice rule makes it: `keys[0]` taken twice
+    and drawn with is one key drawn twice, and a taking alone consumes nothing
+    (`fold_in(keys[0], 1)` and `fold_in(keys[0], 2)` reuse no key). Raw key data (uint32,
+    one key per row of its last axis) is followed through its slices, squeezes and reshapes
+    likewise. JAX's checker is unchanged: it counts a taking by slice as consuming the keys
+    taken (jax_debug_key_reuse raises at the second)."""
+    LIMIT = 1 << 16         # (an array of more keys is not followed: its positions cost that)
+
+    def __init__(self):
+        self.of = {}        # a taken var -> (its array, the keys' flat positions there, how)
+        self.taken = {}     # an array -> bool over its keys: those any equation took
+
+    def take(self, eqn, resolve) -> bool:
+        """Whether `eqn` takes keys from an array (or reshapes raw keys taken): its result
+        is then followed as the array's keys, and the equation has no signature."""
+        name, x = eqn.primitive.name, eqn.invars[0]
+        if name not in ("slice", "squeeze", "reshape") or isinstance(x, Literal):
+            return False
+        typed, shape = is_key(x), getattr(x.aval, "shape", ())
+        keys = tuple(shape) if typed else tuple(shape[:-1])
+        if not typed and (x.aval.dtype != np.uint32 or len(shape) < 2) or \
+                not all(isinstance(d, int) for d in shape) or np.prod(keys) > self.LIMIT:
+            return False
+        x = resolve(x)          # (typed keys squeezed or reshaped: forwarded, in order)
+        base, pos, how = self.of.get(x, (x, None, None))
+        if name != "slice":
+            # a raw key taken, reshaped with its key data's axis kept (typed: forwarded)
+            out = eqn.outvars[0].aval.shape
+            if typed or pos is None or not out or out[-1] != shape[-1] or \
+                    name == "reshape" and eqn.params.get("dimensions") is not None:
+                return False            # (a reshape transposing first: not followed)
+            self.of[eqn.outvars[0]] = (base, pos.reshape(out[:-1]), how)
+            return True
+        p = eqn.params
+        strides = p["strides"] or (1,) * len(shape)
+        if not typed and (p["start_indices"][-1], p["limit_indices"][-1], strides[-1]) != \
+                (0, shape[-1], 1):
+            return False                # (a part of each key's data: no key taken)
+        if pos is None:
+            own = tuple(x.aval.shape) if typed else keys
+            if not all(isinstance(d, int) for d in own):
+                return False
+            pos = np.arange(int(np.prod(own))).reshape(own)
+            self.taken.setdefault(base, np.zeros(own, dtype=bool))
+        if pos.size != np.prod(keys):
+            return False        # (keys forwarded by a broadcast: the checker's rules)
+        pos = pos.reshape(keys)
+        cut = tuple(slice(*t) for t in zip(p["start_indices"], p["limit_indices"], strides))
+        pos = pos[cut[:len(keys)]]
+        self.taken[base].flat[pos.ravel()] = True
+        self.of[eqn.outvars[0]] = (base, pos, "index" if p["strides"] is None else "loop")
+        return True
+
+    def mapped(self, var, mask):
+        """(the array, `mask` over `var`'s keys as a mask over the array's, how `var` was
+        taken)."""
+        base, pos, how = self.of[var]
+        if np.ndim(mask) > pos.ndim:            # (raw data's mask: over its words too)
+            mask = np.any(mask, axis=-1)
+        keys = np.zeros(self.taken[base].shape, dtype=bool)
+        keys.flat[pos[np.broadcast_to(mask, pos.shape)]] = True
+        return base, keys if is_key(base) else \
+            np.broadcast_to(keys[..., None], base.aval.shape), how
+
+    def taken_again(self, base, first_how, how, again) -> TakenAgain:
+        """The TakenAgain of `base`'s keys `again` (a mask over them, or over raw data's
+        words) drawn with twice, each taken anew (by an inner jaxpr, where `base` is not an
+        array this one took from: the keys any equation took are then those only)."""
+        shape = tuple(base.aval.shape) if is_key(base) else tuple(base.aval.shape[:-1])
+        again = np.broadcast_to(again, base.aval.shape)
+        if not is_key(base):
+            again = np.any(again, axis=-1)
+        return TakenAgain(first_how, how, shape, _as_index(again),
+                          self.taken.get(base, again))
+
+
+def _as_index(keys):
+    """The index of the row or key `keys` (a bool array) is, as written with ints (the
+    shortest: (0,) for all of row 0), or None where it is no one row or key."""
+    where = np.argwhere(keys)
+    if not len(where):
+        return None
+    for depth in range(1, keys.ndim + 1):
+        head = tuple(int(i) for i in where[0][:depth])
+        if (where[:, :depth] == head).all() and len(where) == np.prod(keys.shape[depth:]):
+            return head
+    return None
 
 
 def _inner_jaxprs(eqn) -> list:
@@ -657,8 +795,15 @@ def _note_signature(eqn, reused):
     for body, at in _inner_jaxprs(eqn):
         found = _found(body)
         reused.extend(((eqn, *a), (eqn, *b), *rest) for a, b, *rest in found.reused)
-        for i, path in found.sinks.items():
-            inner.setdefault(i + at, path)
+        for i, entries in found.sinks.items():
+            # (a cond's branches: each key's consumer in the first branch that consumes it,
+            # one branch runs; a key consumed in two branches is consumed once)
+            known = inner.setdefault(i + at, [])
+            for mask, path, how in entries:
+                for other in known:
+                    mask = np.logical_and(mask, np.logical_not(other[0]))
+                if np.any(mask):
+                    known.append((mask, path, how))
     try:
         return key_reuse_signature_from_eqn(eqn), inner
     except KeyReuseError:
@@ -666,8 +811,8 @@ def _note_signature(eqn, reused):
             raise
         # the body's first consumption, again on the next iteration
         first = min(inner)
-        path = (eqn, *inner[first])
-        reused.append((path, path, True, is_key(eqn.invars[first])))
+        path = (eqn, *inner[first][0][1])
+        reused.append((path, path, True, is_key(eqn.invars[first]), None))
         return _found(_inner_jaxprs(eqn)[0][0]).signature, inner
 
 

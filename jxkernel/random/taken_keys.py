@@ -10,8 +10,12 @@ taken rows), its index there, and how it was taken. `rows` holds one `_Key` per 
 the identity the note keys its record of draws on. Typed keys are tagged by KeyArray's
 indexing and iteration (random/keys.py); raw uint32 key data by the Array's own indexing and
 iteration, for the arrays jax.random.split made while the notebook watched (KEY_DATA, empty
-otherwise). An index held in an array (`keys[jnp.array(0)]`), a slice, and keys inside a
-traced function are not followed.
+otherwise). Under vmap (or grad) alone the user's function runs at the call, on tracers,
+which hold no attributes: a tracer of keys (typed, or uint32 data of one key per row of its
+last axis) indexed or looped over is followed by a table of them instead (`_TRACERS`, while
+the notebook watches, emptied at each cell's end; KEY_TRACERS calls it). An index held in an
+array (`keys[jnp.array(0)]`), a slice, and keys inside a function jit traces are not
+followed here: the note reads those from the jaxpr (random/key_reuse.py's `_Views`).
 
     >>> import jxkernel as jax
     >>> from jxkernel.random import keys
@@ -29,7 +33,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..xla.array import KEY_DATA
+from ..core import dtypes
+from ..core.trace import Tracer, _staged   # (a program being recorded: jit's)
+from ..xla.array import KEY_DATA, KEY_TRACERS
 
 
 class _Key:
@@ -55,29 +61,56 @@ class Taken(NamedTuple):
         return self.rows[self.index]
 
 
+# id(tracer) -> (the tracer, {"_taken": its Taken, "_taken_rows": the _Rows taken from it}):
+# the attributes a tracer cannot hold, the tracer held with them (so that its id is its
+# own), at most _TRACERS_LIMIT (the oldest dropped first: a key taken after is a new one)
+_TRACERS: dict = {}
+_TRACERS_LIMIT = 256
+
+
+def _get(obj, name):
+    if isinstance(obj, Tracer):
+        entry = _TRACERS.get(id(obj))
+        return None if entry is None or entry[0] is not obj else entry[1].get(name)
+    return getattr(obj, name, None)
+
+
+def _put(obj, name, value) -> None:
+    if not isinstance(obj, Tracer):
+        setattr(obj, name, value)
+        return
+    entry = _TRACERS.get(id(obj))
+    if entry is None or entry[0] is not obj:
+        if len(_TRACERS) >= _TRACERS_LIMIT:
+            del _TRACERS[next(iter(_TRACERS))]
+        entry = _TRACERS[id(obj)] = (obj, {})
+    entry[1][name] = value
+
+
 def taken(key) -> Taken | None:
-    """The Taken of a key object (typed or raw), or None: a key not taken from an array."""
-    return getattr(key, "_taken", None)
+    """The Taken of a key object (typed or raw, a tracer under vmap too), or None: a key not
+    taken from an array."""
+    return _get(key, "_taken")
 
 
 def _rows_of(parent, shape):
     """(rows, index prefix) that the keys taken from `parent` (of shape of keys `shape`)
     extend: its own Taken's where it was taken itself (a row of a 2-d array of keys)."""
-    own = getattr(parent, "_taken", None)
+    own = _get(parent, "_taken")
     if own is not None:
         return own.rows, own.index
-    rows = getattr(parent, "_taken_rows", None)     # (not `_rows`: Array's method of its rows)
+    rows = _get(parent, "_taken_rows")      # (not `_rows`: Array's method of its rows)
     if rows is None:
         rows = _Rows()
         rows.shape = tuple(shape)
-        parent._taken_rows = rows
+        _put(parent, "_taken_rows", rows)
     return rows, ()
 
 
 def _mark(out, rows, index, how) -> None:
     if index not in rows:
         rows[index] = _Key()
-    out._taken = Taken(rows, index, how)
+    _put(out, "_taken", Taken(rows, index, how))
 
 
 def static_index(idx, shape):
@@ -147,9 +180,50 @@ class _KeyData:
 
 def _follow(out, shape) -> None:
     """Have the keys taken from raw key data `out` followed as well (a typed KeyArray's
-    indexing follows its own)."""
-    if not hasattr(out, "_impl"):
+    indexing follows its own, a tracer's is followed by KEY_TRACERS)."""
+    if not hasattr(out, "_impl") and not isinstance(out, Tracer):
         KEY_DATA[id(out)] = _KeyData(out, shape)
+
+
+class _TracedKeys:
+    """KEY_TRACERS' entry while the notebook watches: what a tracer's static indexing and
+    iteration call (numpy/indexing.py, numpy/array_methods.py), marking the keys taken from
+    a tracer of keys under vmap or grad alone (a staged one, jit's, is read from its jaxpr)."""
+
+    @staticmethod
+    def _shape(tracer):
+        """The tracer's shape of keys: typed keys', or uint32 data's leading axes (one key
+        per row of its last axis: only a taken one drawn with counts); None for another
+        tracer, or one being staged."""
+        dtype, shape = tracer.aval.dtype, tuple(tracer.aval.shape)
+        if isinstance(dtype, dtypes.ExtendedDType):
+            keys = shape if dtypes.extended_scalar_type(dtype) is dtypes.prng_key else None
+        else:
+            keys = shape[:-1] if dtype == np.uint32 and len(shape) >= 2 else None
+        return None if keys is None or _staged(tracer._trace) else keys
+
+    def indexed(self, parent, out, idx) -> None:
+        shape = self._shape(parent)
+        if shape:
+            indexed(parent, shape, out, idx)
+
+    def looped(self, parent, rows_iter):
+        shape = self._shape(parent)
+        return looped(parent, shape, rows_iter) if shape else rows_iter
+
+
+def watch_tracers(on: bool) -> None:
+    """Follow the keys taken from tracers (on: while the notebook watches), or stop and
+    forget them."""
+    _TRACERS.clear()
+    KEY_TRACERS.clear()
+    if on:
+        KEY_TRACERS.append(_TracedKeys())
+
+
+def forget_tracers() -> None:
+    """Drop the tracers followed (at a cell's end: their function has returned)."""
+    _TRACERS.clear()
 
 
 def follow_key_data(array, key_ndim: int) -> None:
@@ -158,3 +232,18 @@ def follow_key_data(array, key_ndim: int) -> None:
     shape = array.shape[:array.ndim - key_ndim]
     if shape:
         KEY_DATA[id(array)] = _KeyData(array, shape)
+
+
+def in_jaxpr(again) -> Taken:
+    """The Taken of a key of an array taken twice inside a jaxpr (random/key_reuse.py's
+    TakenAgain, the note's pass's): the keys its equations took, as `rows`; its index None
+    where the reused keys are no one row or key.
+
+        >>> from jxkernel.random.key_reuse import TakenAgain
+        >>> t = in_jaxpr(TakenAgain("index", "index", (3,), (0,), np.array([1, 0, 1], bool)))
+        >>> sorted(t.rows), t.rows.shape, t.index
+        ([(0,), (2,)], (3,), (0,))
+    """
+    rows = _Rows({tuple(int(i) for i in where): _Key() for where in np.argwhere(again.taken)})
+    rows.shape = tuple(again.shape)
+    return Taken(rows, again.index, again.how)

@@ -97,6 +97,10 @@ HOST_READS: list = []
 # index or a for loop takes from it (the note tells two `keys[0]` as one key drawn twice);
 # empty otherwise, so other arrays pay one test of an empty dict per index or loop
 KEY_DATA: dict = {}
+# the same for tracers while the notebook watches (they take no weak references, nor
+# attributes): [random/taken_keys.py's entry], whose `indexed` and `looped` mark the keys taken
+# from a tracer of keys under vmap; empty otherwise, one test per index or loop of a tracer
+KEY_TRACERS: list = []
 
 
 class ArrayImpl(_ArrayBase, metaclass=_CNamed):

@@ -22,13 +22,16 @@ import numpy as np
 _DRAW2 = "a = jax.random.normal(key, (3,))\nb = jax.random.normal(key, (3,))"
 
 
-def _both(name, cells, note, call=None, taken=None):
+def _both(name, cells, note, call=None, taken=None, checked=None):
     """The case for a typed key (jax.random.key) and for a raw one (jax.random.PRNGKey);
     `call`: for a reuse inside a jitted function, the (cell, line) that calls (traces) it;
     `taken`: for one key of an array taken twice, "index" where both draws' keys were taken
-    by an index (keys[0]), "loop" where a for loop or unpacking took one of them."""
+    by an index (keys[0]), "loop" where a for loop or unpacking took one of them;
+    `checked`: the (cell, line) where JAX's checker raises for the typed key, where it is
+    another line than the reuse's or the call's (a vmapped function's second for loop)."""
     extra = {} if call is None else {"call": call}
     extra.update({} if taken is None else {"taken": taken})
+    extra.update({} if checked is None else {"checked": checked})
     return {f"typed_{name}": {"cells": [c.replace("KEY", "jax.random.key") for c in cells],
                               "note": note, **extra},
             f"raw_{name}": {"cells": [c.replace("KEY", "jax.random.PRNGKey") for c in cells],
@@ -49,6 +52,33 @@ _PAIR = "def pair(key):\n" + _DRAW2_3 + "    return a, b\n"
 # a tree of two leaves of one shape, mapped over with jax.tree.map (line 2 of the cell)
 _PARAMS = "params = {'a': jax.numpy.zeros(3), 'b': jax.numpy.zeros(3)}\n"
 
+
+# inside a function jit traces (line 8 calls it) or vmap runs, an array of three keys split
+# there (line 4), keys[0] drawn with at line 5 and `{}` at line 6
+_JIT_SPLIT = ("key = KEY(0)\n@jax.jit\ndef two(key):\n    keys = jax.random.split(key, 3)\n"
+              "    a = jax.random.normal(keys[0], (2,))\n    b = jax.random.normal({}, (2,))\n"
+              "    return a, b\na, b = two(key)")
+_VMAP_SPLIT = ("key = KEY(0)\ndef two(key):\n    keys = jax.random.split(key, 3)\n"
+               "    a = jax.random.normal(keys[0], (2,))\n    b = jax.random.normal({}, (2,))\n"
+               "    return a, b\na, b = jax.vmap(two)(jax.random.split(key, 2))")
+# the array given as the argument (a jitted function called at line 7: keys[0] drawn with at
+# line 4, `{}` at 5; vmapped: at lines 3 and 4)
+_JIT_ARG = ("key = KEY(0)\n@jax.jit\ndef two(keys):\n    a = jax.random.normal(keys[0], (2,))\n"
+            "    b = jax.random.normal({}, (2,))\n    return a, b\n"
+            "a, b = two(jax.random.split(key, 3))")
+_VMAP_ARG = ("key = KEY(0)\ndef two(keys):\n    a = jax.random.normal(keys[0], (2,))\n"
+             "    b = jax.random.normal({}, (2,))\n    return a, b\n"
+             "a, b = jax.vmap(two)(jax.random.split(key, (2, 3)))")
+# two for loops over the array (`keys{}` each, the array of `{}` keys), drawing at lines 7
+# and 9 of a jitted function called at line 11, or at lines 5 and 7 of a vmapped one
+_JIT_LOOPS = ("key = KEY(0)\n@jax.jit\ndef draws(key):\n    keys = jax.random.split(key, {})\n"
+              "    xs = []\n    for k in keys{}:\n        xs.append(jax.random.normal(k, (2,)))\n"
+              "    for k in keys{}:\n        xs.append(jax.random.normal(k, (2,)))\n"
+              "    return xs[0], xs[3]\na, b = draws(key)")
+_VMAP_LOOPS = ("key = KEY(0)\ndef draws(keys):\n    xs = []\n"
+               "    for k in keys{}:\n        xs.append(jax.random.normal(k, (2,)))\n"
+               "    for k in keys{}:\n        xs.append(jax.random.normal(k, (2,)))\n"
+               "    return xs[0], xs[3]\na, b = jax.vmap(draws)(jax.random.split(key, (2, {})))")
 
 # an array of three keys (lines 1 and 2 of the cell), and a draw with a key of it
 _SPLIT3 = "key = KEY(0)\nkeys = jax.random.split(key, 3)\n"
@@ -297,6 +327,41 @@ CASES = {
                                 "3)\nb = " + _NORMAL.format("keys[0]")], None),
     **_both("index_cell_run_again", [_SPLIT3 + "a = " + _NORMAL.format("keys[0]"),
                                      _SPLIT3 + "a = " + _NORMAL.format("keys[0]")], None),
+    # one key of an array taken twice inside a jitted function: keys[0] slices the array
+    # anew, the same key (JAX's checker raises at the call that traces it: "In slice,
+    # argument 0 is already consumed."), the array split inside or given; two for loops
+    **_both("jit_index_twice", [_JIT_SPLIT.format("keys[0]")], ((0, 5), (0, 6)), call=(0, 8),
+            taken="index"),
+    **_both("jit_index_argument", [_JIT_ARG.format("keys[0]")], ((0, 4), (0, 5)),
+            call=(0, 7), taken="index"),
+    **_both("jit_loop_twice", [_JIT_LOOPS.format(3, "", "")], ((0, 7), (0, 9)), call=(0, 11),
+            taken="loop"),
+    # and in a function vmap runs (no jit): its Python runs at the call, on tracers (JAX's
+    # checker raises at the second taking: "passed to slice", a for loop's too)
+    **_both("vmap_index_twice", [_VMAP_SPLIT.format("keys[0]")], ((0, 4), (0, 5)),
+            taken="index"),
+    **_both("vmap_index_argument", [_VMAP_ARG.format("keys[0]")], ((0, 3), (0, 4)),
+            taken="index"),
+    **_both("vmap_loop_twice", [_VMAP_LOOPS.format("", "", 3)], ((0, 5), (0, 7)),
+            taken="loop", checked=(0, 6)),
+    # the notes' advice, as they write it: keys[1] for the second draw; the loops over halves
+    **_both("jit_index_advice", [_JIT_SPLIT.format("keys[1]")], None),
+    **_both("jit_index_argument_advice", [_JIT_ARG.format("keys[1]")], None),
+    **_both("jit_loop_advice", [_JIT_LOOPS.format("2 * 3", "[:3]", "[3:]")], None),
+    **_both("vmap_index_advice", [_VMAP_SPLIT.format("keys[1]")], None),
+    **_both("vmap_index_argument_advice", [_VMAP_ARG.format("keys[1]")], None),
+    **_both("vmap_loop_advice", [_VMAP_LOOPS.format("[:3]", "[3:]", "2 * 3")], None),
+    # not reuses: fold_in of keys[0] twice (JAX's checker, on, still raises at the second
+    # taking), keys[0] in each branch of a cond (one runs)
+    **_both("jit_index_fold_in", [_JIT_ARG.format("jax.random.fold_in(keys[0], 2)").replace(
+        "normal(keys[0]", "normal(jax.random.fold_in(keys[0], 1)")], None),
+    **_both("vmap_index_fold_in", [_VMAP_ARG.format("jax.random.fold_in(keys[0], 2)").replace(
+        "normal(keys[0]", "normal(jax.random.fold_in(keys[0], 1)")], None),
+    **_both("jit_index_cond", ["key = KEY(0)\n@jax.jit\ndef draw(keys, p):\n"
+                               "    return jax.lax.cond(p, lambda: jax.random.normal(keys[0], "
+                               "(2,)),\n                        lambda: jax.random.uniform("
+                               "keys[0], (2,)))\na = draw(jax.random.split(key, 3), True)"],
+            None),
 }
 # the typed key's draw that the checker refused is no reuse
 CASES["typed_checker_on_in_the_cell"]["note"] = None

@@ -87,9 +87,7 @@ def test_a_note_where_a_key_is_reused_and_what_it_says_is_what_jax_did(shell, na
     # that called (traced) it
     typed = name.startswith("typed_")
     taken = cases.CASES[name].get("taken")
-    if taken is not None:
-        _taken_checker_is_jaxs(note, name, typed, taken, [cell, line])
-    elif "call" in cases.CASES[name]:
+    if "call" in cases.CASES[name]:
         raised_at = list(cases.CASES[name]["call"])
         assert "the call that traces this function raises KeyReuseError" in note
         assert ("lets this key through" in note) is not typed
@@ -98,6 +96,11 @@ def test_a_note_where_a_key_is_reused_and_what_it_says_is_what_jax_did(shell, na
         assert twin["error"] == "KeyReuseError" and twin["at"] == raised_at
         loop = any(w in name for w in ("_scan_", "_fori_", "_map_"))
         assert (found.group(8) is not None) is loop       # the loop's words
+        if taken is not None:       # keys[0] taken twice in the trace: the second slice
+            assert twin["message"] == "In slice, argument 0 is already consumed."
+    elif taken is not None:
+        _taken_checker_is_jaxs(note, name, typed, taken,
+                               list(cases.CASES[name].get("checked", (cell, line))))
     elif typed:
         assert ("jax.config.update('jax_debug_key_reuse', True) before the key is made (at the "
                 "notebook's top), and a line like this one raises KeyReuseError") in note
@@ -119,13 +122,22 @@ SLICED = "Previously-consumed key passed to slice at index 0"
 TAKEN_TWICE = "taking the same key from the array by its index a second time raises KeyReuseError"
 
 
+VMAP_TAKEN = ("taking the same key from the array a second time inside the vmapped function "
+              "(by its index or by a for loop) raises KeyReuseError")
+
+
 def _taken_checker_is_jaxs(note, name, typed, taken, at):
     """One key of an array taken twice: by index, JAX 0.10.2's checker raises at the second
     taking ("passed to slice"; at the reuse line in these cases), for a typed key; a for
-    loop's or unpacking's keys it does not follow, and a raw key it lets through (its typed
-    twin's answer then)."""
+    loop's or unpacking's keys it does not follow eagerly, in a vmapped function it does (a
+    slice too: at the second loop's line); a raw key it lets through (its typed twin's
+    answer then)."""
     twin = THEIRS["typed_" + name.split("_", 1)[1]]["raises"]
-    if taken == "index":
+    if name.split("_", 1)[1].startswith("vmap_"):
+        assert VMAP_TAKEN in note
+        assert twin == {"error": "KeyReuseError", "message": SLICED, "at": at}
+        assert ("lets this key through" in note) is not typed
+    elif taken == "index":
         assert TAKEN_TWICE in note
         assert twin == {"error": "KeyReuseError", "message": SLICED, "at": at}
         assert ("lets this key through" in note) is not typed
@@ -186,6 +198,37 @@ def test_a_key_taken_again_by_index_is_told_to_take_one_no_line_took(shell, kind
     # two on one line: no line to rewrite, the rule in words
     (note,) = _run_case(shell, f"{kind}_index_one_line")[0][0]
     assert "Draw with a key of the array that no line has taken yet." in note
+
+
+@pytest.mark.parametrize("kind", ["typed", "raw"])
+@pytest.mark.parametrize("name", ["jit_index_twice", "jit_index_argument", "vmap_index_twice",
+                                  "vmap_index_argument"])
+def test_a_key_taken_again_inside_a_jitted_or_vmapped_function_is_told_to_take_another(
+        shell, kind, name):
+    # keys[0] twice in the function (split there, or given): the second draw's line
+    # rewritten in the function with keys[1], the case JAX ran (drawing two different
+    # arrays, its checker raising nothing)
+    note, lines, code = _advice_of(shell, f"{kind}_{name}")
+    assert "Taking keys[0] again makes a new object, not a new key" in note
+    assert code == ["b = jax.random.normal(keys[1], (2,))"]
+    (at,) = [i for i, line in enumerate(lines) if line.startswith("    b = ")]
+    fixed = lines[:at] + ["    " + code[0]] + lines[at + 1:]
+    _draws_two_different_arrays(shell, "\n".join(fixed), f"{kind}_{name.replace('_twice', '')}"
+                                                         f"_advice")
+
+
+@pytest.mark.parametrize("kind", ["typed", "raw"])
+@pytest.mark.parametrize("where", ["jit", "vmap"])
+def test_loops_over_one_array_inside_a_function_are_told_to_take_keys_of_their_own(
+        shell, kind, where):
+    (note,) = _run_case(shell, f"{kind}_{where}_loop_twice")[0][0]
+    assert "(keys = jax.random.split(key, 2 * n), then for k in keys[:n] and for k in " \
+        "keys[n:])" in note
+    # as the case JAX ran with n = 3: two different draws, its checker raising nothing
+    assert THEIRS[f"{kind}_{where}_loop_advice"] == {"raises": None, "same": False}
+    ran = ran_ok(shell, cases.CASES[f"{kind}_{where}_loop_advice"]["cells"][0])
+    assert ran.shown(NOTE) == []
+    assert not np.array_equal(shell.user_ns["a"], shell.user_ns["b"])
 
 
 @pytest.mark.parametrize("kind", ["typed", "raw"])
@@ -419,6 +462,67 @@ def test_the_notes_pass_finds_raw_keys_too_and_leaves_the_checker_as_it_was(make
     else:
         with pytest.raises(key_reuse.KeyReuseError):
             key_reuse.jaxpr_type_signature(jaxpr)
+
+
+# one key of an array taken twice in a jaxpr (each taking a slice of the array): the note's
+# pass finds the draws with it, not the takings; JAX's checker raises at the second taking
+def _taken_twice(k):
+    keys = jr.split(k, 3)
+    return jr.normal(keys[0]), jr.normal(keys[0])
+
+
+def _taken_by_two_indexings(k):
+    keys = jr.split(k, (2, 3))
+    return jr.normal(keys[0, 1]), jr.normal(keys[0][1])
+
+
+def _taken_in_an_inner_jit(k):
+    keys = jr.split(k, 3)
+    first = jxkernel.jit(lambda ks: jr.normal(ks[0]))
+    return first(keys), first(keys)
+
+
+def _taken_by_loops(k):
+    keys = jr.split(k, 2)
+    return [jr.normal(x) for x in keys] + [jr.uniform(x) for x in keys]
+
+
+def _taken_and_folded_in(k):
+    keys = jr.split(k, 3)
+    return jr.normal(jr.fold_in(keys[0], 1)), jr.normal(jr.fold_in(keys[0], 2))
+
+
+def _taken_two_keys(k):
+    keys = jr.split(k, 3)
+    return jr.normal(keys[0]), jr.normal(keys[1]), jr.fold_in(keys[2], 0)
+
+
+def _taken_in_each_branch(k):
+    keys = jr.split(k, 3)
+    return jxkernel.lax.cond(True, lambda: jr.normal(keys[0]), lambda: jr.uniform(keys[0]))
+
+
+@pytest.mark.parametrize("make", [jr.key, jr.PRNGKey])
+@pytest.mark.parametrize("fun,found,raises", [
+    (_taken_twice, [("index", "index", (3,), (0,), [True, False, False])], True),
+    (_taken_by_two_indexings, [("index", "index", (2, 3), (0, 1), [[True] * 3, [False] * 3])],
+     True),
+    (_taken_in_an_inner_jit, [("index", "index", (3,), (0,), [True, False, False])], True),
+    (_taken_by_loops, [("loop", "loop", (2,), (i,), [True, True]) for i in (0, 1)], True),
+    (_taken_and_folded_in, [], True), (_taken_two_keys, [], False),
+    (_taken_in_each_branch, [], False)])
+def test_the_notes_pass_follows_keys_taken_from_an_array(make, fun, found, raises):
+    jaxpr = jxkernel.make_jaxpr(fun)(make(0)).jaxpr
+    reused = key_reuse.reuses(jaxpr)
+    assert [(r[2], r[3]) for r in reused] == [(False, make is jr.key)] * len(found)
+    assert [(*r[4][:4], r[4].taken.tolist()) for r in reused] == found
+    # the draws' equations, not the takings (slice): their lines are the note's
+    assert all(r[0][0].primitive.name == r[1][0].primitive.name == "jit" for r in reused)
+    if raises and make is jr.key:       # the checker: the second taking, a typed key's
+        with pytest.raises(key_reuse.KeyReuseError, match="argument 0 is already consumed"):
+            key_reuse.jaxpr_type_signature(jaxpr)
+    else:
+        key_reuse.jaxpr_type_signature(jaxpr)
 
 
 def test_a_draw_the_checker_refused_is_not_told_beside_its_error(shell):
