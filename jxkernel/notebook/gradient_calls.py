@@ -19,8 +19,10 @@ is not run (a print would print again).
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import sys
+import weakref
 from typing import Any
 
 import numpy as np
@@ -32,6 +34,7 @@ from ..core.staging import JaxprTracer
 from ..core.trace import Tracer
 from ..transforms.ad import reverse
 from ..transforms.batching import BatchTracer
+from ..transforms.jit.cache import off_fast_paths
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla.array import Array
 
@@ -66,6 +69,31 @@ class Gradient:
     called_at: tuple | None = None
     examples: tuple | None = None
     batch: int | None = None
+
+
+@contextlib.contextmanager
+def paused():
+    """No gradient recorded while inside (%timeit's runs): a call's values looked at wait for
+    it, and a jitted step whose trace took a gradient stays off the fast paths while recorded.
+    A step's fast path made while paused stays after it: its later calls go unrecorded."""
+    calls, reverse.grad_calls = reverse.grad_calls, None
+    try:
+        yield
+    finally:
+        if reverse.grad_calls is None:
+            reverse.grad_calls = calls
+        # the watched steps put on the fast paths while paused go back through jit's _call,
+        # where their calls are recorded
+        made, _MADE_FAST[:] = list(_MADE_FAST), []
+        for jitted, entry in made:
+            jitted = jitted()
+            if jitted is not None:
+                off_fast_paths(jitted, entry)
+
+
+# (a weak reference to a jitted function, its cache entry) put on its fast paths while the
+# record was paused (WatchedProgram.made_fast)
+_MADE_FAST: list = []
 
 
 class GradientCalls(collections.deque):
@@ -300,11 +328,20 @@ class WatchedProgram:
     def on(self) -> bool:
         return reverse.grad_calls is not None
 
+    def made_fast(self, jitted, entry) -> None:
+        """jit put a call of this program on its fast paths, the record paused (`paused`)."""
+        try:
+            _MADE_FAST.append((weakref.ref(jitted), entry))
+        except TypeError:            # (not weakly referable: left on them)
+            pass
+
     def called(self, jitted, entry, leaves, outs) -> None:
         """Record a call (its flat inputs and results; jit's _call gives them). Not one that
         donated its inputs (they are gone), nor one called from a library's line."""
         calls = reverse.grad_calls
-        if calls is None or entry.donated:
+        # (past LOOKED_AT elements none would be looked at: its arrays are not held either,
+        # a large model's parameters kept alive for the cell four times over)
+        if calls is None or entry.donated or _size((leaves, outs)) > LOOKED_AT:
             return
         try:
             frame = sys._getframe(1)

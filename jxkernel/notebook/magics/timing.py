@@ -14,7 +14,7 @@ from IPython.core.magic import line_cell_magic, magics_class, needs_local_scope,
 from IPython.core.magics.execution import TimeitTemplateFiller
 
 from ...core import compile_record, miss_words
-from .. import compile_notes, funcview, timeit
+from .. import compile_notes, funcview, gradient_calls, timeit
 from ..display import show, source_label
 from ...views import timing as jx_timing
 from ...xla import client
@@ -150,6 +150,12 @@ class TimingMagics(JxMagicsBase):
           --phases     for one call `f(x)`: trace, lower, compile, dispatch and device time
                        apart, each with its spread over -r runs (jxkernel.timing.profile)
         """
+        # the NaN note's record of gradients is paused while timing: looking at each call's
+        # values waits for it, and keeps a jitted step that took a gradient off the fast path
+        with gradient_calls.paused():
+            return self._timeit(line, cell, local_ns)
+
+    def _timeit(self, line, cell, local_ns):
         dispatch = bool(re.search(r"(^|\s)--dispatch(\s|$)", line))
         line = re.sub(r"(^|\s)--dispatch(?=\s|$)", " ", line, count=1)
         phases = bool(re.search(r"(^|\s)--phases(\s|$)", line))

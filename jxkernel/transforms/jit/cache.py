@@ -407,6 +407,23 @@ class TwinEntry(Entry):
         self.entry = entry            # (also what _forget looks for: it leaves with entry)
 
 
+def off_fast_paths(jitted, entry) -> None:
+    """Take `entry` (and its twin) off the jit's fast paths, the C one's Hits included: its
+    calls go through `_call` again (a watched program whose watch was paused while they were
+    made: notebook/gradient_calls.paused)."""
+    base = getattr(entry, "entry", entry)
+    own = {id(base), id(base.twin)}
+    for key in [k for k, e in jitted._fast.items() if id(e) in own]:
+        del jitted._fast[key]
+    for key in list(jitted._last):
+        if not jitted._last[key].drop(base):
+            del jitted._last[key]
+    for each in (base, base.twin):
+        if each is not None:
+            each.last_hit = each.scalar_hit = None
+            each.c_hits = {}
+
+
 def last_hit_for(entry, avals, where, kinds, treedef, n):
     """`entry`'s LastHit for a call of these avals, placement and kinds (None: Arrays alone;
     calls with Python scalars keep theirs in `entry.scalar_hit`), made anew if they or the

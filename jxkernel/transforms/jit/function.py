@@ -299,6 +299,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                 all(type(leaf) in ARRAY_TYPES and leaf._buf._sharding is where or
                     type(leaf) in SCALAR_TYPES or is_host_array(leaf) for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
+            if entry.watch is not None:     # watched, its record paused: taken off after
+                entry.watch.made_fast(self, entry)
             if dyn_kwargs or entry.donated:     # f(x=a), or donating: a last hit for C alone
                 c_last_hit(self, entry, statics, avals, where, args, kwargs, leaves)
             else:                               # remember it under the fast path's key
