@@ -698,9 +698,11 @@ class _Views:
     def take(self, eqn, resolve) -> bool:
         """Whether `eqn` takes keys from an array (or reshapes raw keys taken): its result
         is then followed as the array's keys, and the equation has no signature."""
-        name, x = eqn.primitive.name, eqn.invars[0]
-        if name not in ("slice", "squeeze", "reshape") or isinstance(x, Literal):
-            return False
+        name = eqn.primitive.name
+        if name not in ("slice", "squeeze", "reshape") or not eqn.invars or \
+                isinstance(eqn.invars[0], Literal):
+            return False                # (iota, a seed: equations of no operand)
+        x = eqn.invars[0]
         typed, shape = is_key(x), getattr(x.aval, "shape", ())
         keys = tuple(shape) if typed else tuple(shape[:-1])
         if not typed and (x.aval.dtype != np.uint32 or len(shape) < 2) or \

@@ -379,3 +379,13 @@ def test_keys_in_a_while_loop_carry_as_flax_does(checking):
     _, ks, _ = jax.jit(lambda k: lax.while_loop(lambda c: c[0] < 2, body, (0, zero, k)))(
         random.key(2))
     assert not bool(ks[0] == ks[1])
+
+
+def test_the_notes_pass_reads_programs_with_equations_of_no_operand():
+    """jax.random.permutation's program (an iota, a seed: no operand) beside a key taken by a
+    slice: the pass the key-reuse note makes raised IndexError there (the notebook warned
+    "jxkernel could not check jit(<lambda>)'s program"), and finds no reuse."""
+    closed = jax.make_jaxpr(lambda: jax.random.permutation(jax.random.key(0), 3))()
+    assert kr.reuses(closed.jaxpr) == []
+    closed = jax.make_jaxpr(lambda: jnp.tri(3) + jax.random.normal(jax.random.key(0)))()
+    assert kr.reuses(closed.jaxpr) == []
