@@ -80,7 +80,12 @@ def fixed(name: str, fix: str | None = None) -> str:
     """The case's function with the statement at the named line replaced by the note's fix
     (its lines, indented as the statement's first)."""
     source, _, line, written = CASES[name]
-    fix = written if fix is None else fix
+    return with_statement_replaced(source, line, written if fix is None else fix)
+
+
+def with_statement_replaced(source: str, line: int, fix: str) -> str:
+    """`source` with the statement at `line` (the innermost one, not a def) replaced by
+    `fix`'s lines, indented as the statement's first."""
     statement = max((s for s in ast.walk(ast.parse(source)) if isinstance(s, ast.stmt) and
                      not isinstance(s, ast.FunctionDef) and s.lineno <= line <= s.end_lineno),
                     key=lambda s: s.lineno)

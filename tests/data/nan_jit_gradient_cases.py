@@ -12,9 +12,10 @@ fix, and the first line of jax_debug_nans's error for the program (None: it rais
     >>> CASES["grad_inside_step"][1]
     'out = step(0.0)'
 """
-import ast
 
 import numpy as np
+
+from nan_gradient_cases import with_statement_replaced  # (this folder)
 
 LOG = "def f(x):\n    return jnp.where(x > 0, jnp.log(x), 0.0)\n"
 LOG_FIX = "return jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1.0)), 0.0)"
@@ -52,14 +53,7 @@ def fixed(name: str) -> str:
     """The case's source with the statement at the named line replaced by the note's fix
     (its lines, indented as the statement's first)."""
     source, _, line, fix = CASES[name]
-    statement = max((s for s in ast.walk(ast.parse(source)) if isinstance(s, ast.stmt) and
-                     not isinstance(s, ast.FunctionDef) and s.lineno <= line <= s.end_lineno),
-                    key=lambda s: s.lineno)
-    lines = source.splitlines()
-    first = lines[statement.lineno - 1]
-    indent = first[:len(first) - len(first.lstrip())]
-    lines[statement.lineno - 1:statement.end_lineno] = [indent + x for x in fix.splitlines()]
-    return "\n".join(lines) + "\n"
+    return with_statement_replaced(source, line, fix)
 
 
 def _out(jax, source, program):

@@ -13,6 +13,7 @@ pytest.importorskip("IPython")
 
 import jxkernel
 import locations  # tests/support
+from numerics import assert_tree_close  # tests/support
 import nan_jit_gradient_cases as cases  # tests/data
 from ipython_shell import ran_ok, shell_fixture  # tests/support
 
@@ -34,15 +35,6 @@ CONTEXT = {
 }
 
 
-def _close(ours, theirs) -> bool:
-    a, b = np.asarray(ours, np.float32), np.asarray(theirs, np.float32)
-    nan = np.isnan(b)
-    if a.shape != b.shape or not np.array_equal(np.isnan(a), nan):
-        return False
-    return bool(np.all(np.abs(a[~nan] - b[~nan]) <=
-                       ULPS * np.spacing(np.maximum(np.abs(b[~nan]), np.float32(1e-30)))))
-
-
 def test_jxkernel_gives_these_results_as_jax_did():
     ours = cases.run(jxkernel)
     assert ours.keys() == THEIRS.keys()
@@ -50,7 +42,7 @@ def test_jxkernel_gives_these_results_as_jax_did():
         assert cases.debug_nans(jxkernel, name) == theirs["debug_nans"], name
         for key in ("out", "fixed_out"):
             if key in theirs:
-                assert _close(ours[name][key], theirs[key]), (name, key, ours[name][key])
+                assert_tree_close(ours[name][key], theirs[key], ULPS, err_msg=f"{name}.{key}")
 
 
 def _told(shell, name) -> tuple:
@@ -92,7 +84,7 @@ def test_a_where_passing_nan_back_under_jit_or_vmap_is_told_with_its_line_rewrit
     # the fixed function, defined as the note writes it, gives JAX's result and no note
     ran_ok(shell, cases.fixed(name))
     assert ran_ok(shell, cases.CASES[name][1]).shown(NOTE) == []
-    assert _close(shell.user_ns["out"], theirs["fixed_out"])
+    assert_tree_close(np.asarray(shell.user_ns["out"]).tolist(), theirs["fixed_out"], ULPS)
 
 
 def test_a_nan_made_elsewhere_inside_a_jitted_step_is_told_at_its_line_in_words(shell):

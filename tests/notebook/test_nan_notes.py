@@ -14,6 +14,7 @@ pytest.importorskip("IPython")
 
 import jxkernel
 import locations  # tests/support
+from numerics import assert_tree_close  # tests/support
 import nan_gradient_cases as cases  # tests/data
 from ipython_shell import ran_ok, shell_fixture  # tests/support
 
@@ -24,15 +25,6 @@ NOTE = "⚠ the gradient holds NaN"
 ULPS = 4
 
 
-def _close(ours, theirs) -> bool:
-    a, b = np.asarray(ours, np.float32), np.asarray(theirs, np.float32)
-    nan = np.isnan(b)
-    if a.shape != b.shape or not np.array_equal(np.isnan(a), nan):
-        return False
-    return bool(np.all(np.abs(a[~nan] - b[~nan]) <=
-                       ULPS * np.spacing(np.maximum(np.abs(b[~nan]), np.float32(1e-30)))))
-
-
 def test_jxkernel_gives_these_gradients_as_jax_did():
     ours = cases.run(jxkernel)
     assert ours.keys() == THEIRS.keys()
@@ -40,7 +32,7 @@ def test_jxkernel_gives_these_gradients_as_jax_did():
         assert ours[name]["debug_nans"] == theirs["debug_nans"], name
         for key in ("value", "grad", "fixed_grad", "rejected_grad"):
             if key in theirs:
-                assert _close(ours[name][key], theirs[key]), (name, key, ours[name][key])
+                assert_tree_close(ours[name][key], theirs[key], ULPS, err_msg=f"{name}.{key}")
 
 
 def _run(shell, name):
@@ -67,7 +59,7 @@ def test_a_where_passing_nan_back_is_told_with_its_line_rewritten(shell, name):
     ran_ok(shell, cases.fixed(name))
     ran = ran_ok(shell, f"g = jax.grad(f)({cases.CASES[name][1]})")
     assert ran.shown(NOTE) == []
-    assert _close(shell.user_ns["g"], theirs["fixed_grad"])
+    assert_tree_close(np.asarray(shell.user_ns["g"]).tolist(), theirs["fixed_grad"], ULPS)
 
 
 @pytest.mark.parametrize("name", [n for n, c in cases.CASES.items() if c[3] is None])
