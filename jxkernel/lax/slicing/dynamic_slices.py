@@ -30,6 +30,7 @@ from ..conversion import convert_element_type
 from ..elementwise import add, lt, select
 from ..shapes import (_is_array, _ndim, _shape, broadcast, broadcast_in_dim, canonicalize_shape,
                       concatenate, expand_dims, squeeze)
+from .clamped_starts import clamped_start
 from .dimension_numbers import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
 from .slice_pad import slice
 from .gather_scatter import _gather_batching, _scatter_batching, scatter_p
@@ -79,7 +80,7 @@ lowering_rules[dynamic_slice_p] = lambda ctx, x, *idx, slice_sizes: ctx.op1(
 def _clamped_window(shape, starts, sizes) -> tuple:
     """The slices of a window of `sizes` at `starts`, each start clamped so it fits (XLA's)."""
     return tuple(builtins.slice(s, s + n) for s, n in (
-        (builtins.min(builtins.max(int(i), 0), d - n), n) for i, d, n in zip(starts, shape, sizes)))
+        (clamped_start(int(i), d, n), n) for i, d, n in zip(starts, shape, sizes)))
 
 
 numpy_rules[dynamic_slice_p] = lambda x, *idx, slice_sizes: x[
