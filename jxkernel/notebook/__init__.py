@@ -23,7 +23,8 @@ import logging
 import sys
 import weakref
 
-from . import comm, display, formatters, index_notes, timeit, tracebacks, update_notes
+from . import (clamped_start_notes, comm, display, formatters, index_notes, timeit,
+               tracebacks, update_notes)
 from .guard import no_recompile
 from .magics import MAGIC_CLASSES
 from .report import report
@@ -74,6 +75,7 @@ def load_ipython_extension(shell) -> None:
     state.gradients.install()
     state.effects.install()
     index_notes.install()
+    clamped_start_notes.install()
     update_notes.install()
     _exclude_ipythons_frames()
     _states[shell] = state
@@ -104,6 +106,7 @@ def unload_ipython_extension(shell) -> None:
     state.effects.uninstall()
     if not _states:
         index_notes.uninstall()
+        clamped_start_notes.uninstall()
         update_notes.uninstall()
     tracebacks.uninstall(shell)
     tracebacks.uninstall_warnings()

@@ -9,9 +9,9 @@ import weakref
 
 from ..core.config import config
 from ..xla import client
-from . import (breakpoint_notes, cell_origins, compile_notes, effect_notes, index_notes,
-               key_notes, layout_notes, nan_notes, print_notes, room_keeper, tracebacks,
-               update_notes)
+from . import (breakpoint_notes, cell_origins, clamped_start_notes, compile_notes,
+               effect_notes, index_notes, key_notes, layout_notes, nan_notes, print_notes,
+               room_keeper, tracebacks, update_notes)
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
@@ -84,6 +84,7 @@ class State:
         self.fast_paths = layout_notes.FastPathWatch()    # the cell that turned them off
         self.prints_told: set = set()         # print lines whose tracer a note told (once each)
         self.indices_told: set = set()        # lines whose index out of bounds a note told
+        self.starts_told: set = set()         # lines whose dynamic slice's moved start too
         self.updates_told: set = set()        # lines whose dropped .at update a note told
         self.keys = key_notes.KeyReuseWatch()  # the keys drawn with, for a key reused
         self.gradients = nan_notes.NanGradientWatch()   # gradients holding NaN, outside jit
@@ -170,6 +171,7 @@ class State:
         self.compiles.cell_started()
         print_notes.clear()
         index_notes.clear()
+        clamped_start_notes.clear()
         update_notes.clear()
         self.keys.cell_started()
         self.gradients.cell_started()
@@ -210,6 +212,10 @@ class State:
         clamped = self._note(result, "index", index_notes.cell_note, self.indices_told)
         if clamped is not None and config.jxkernel_compile_notes != "off":
             show(clamped)
+        moved = self._note(result, "dynamic slice start", clamped_start_notes.cell_note,
+                           self.starts_told)
+        if moved is not None and config.jxkernel_compile_notes != "off":
+            show(moved)
         dropped = self._note(result, "update", update_notes.cell_note, self.updates_told)
         if dropped is not None and config.jxkernel_compile_notes != "off":
             show(dropped)

@@ -3,7 +3,9 @@ dynamic_update_slice, gather and the scatter family (scatter, scatter-add, scatt
 scatter-mul, scatter-min, scatter-max). One module per pair of primitives that are each
 other's transposes, each primitive followed by its rules and the module's lax functions, with
 JAX's signatures, at its bottom: slice_pad.py, dynamic_slices.py, gather_scatter.py; and
-dimension_numbers.py, the parameters gather and scatter share.
+dimension_numbers.py, the parameters gather and scatter share. clamped_starts.py computes on the
+host which start a dynamic slice uses for the one it was given, and start_watch.py records the
+user's calls whose known start XLA moved, for the notebook's note.
 
     >>> dn = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
     ...                                 start_index_map=(0,))

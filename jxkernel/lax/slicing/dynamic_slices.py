@@ -30,6 +30,8 @@ from ..conversion import convert_element_type
 from ..elementwise import add, lt, select
 from ..shapes import (_is_array, _ndim, _shape, broadcast, broadcast_in_dim, canonicalize_shape,
                       concatenate, expand_dims, squeeze)
+from . import start_watch
+from .clamped_starts import clamped_start
 from .dimension_numbers import GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers
 from .slice_pad import slice
 from .gather_scatter import _gather_batching, _scatter_batching, scatter_p
@@ -79,7 +81,7 @@ lowering_rules[dynamic_slice_p] = lambda ctx, x, *idx, slice_sizes: ctx.op1(
 def _clamped_window(shape, starts, sizes) -> tuple:
     """The slices of a window of `sizes` at `starts`, each start clamped so it fits (XLA's)."""
     return tuple(builtins.slice(s, s + n) for s, n in (
-        (builtins.min(builtins.max(int(i), 0), d - n), n) for i, d, n in zip(starts, shape, sizes)))
+        (clamped_start(int(i), d, n), n) for i, d, n in zip(starts, shape, sizes)))
 
 
 numpy_rules[dynamic_slice_p] = lambda x, *idx, slice_sizes: x[
@@ -301,9 +303,12 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
         Array([[ 4,  5,  6,  7],
                [ 8,  9, 10, 11]], dtype=int32)
     """
-    start_indices = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
-    return dynamic_slice_p.bind(operand, *start_indices,
-                                slice_sizes=canonicalize_shape(slice_sizes))
+    starts = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    sizes = canonicalize_shape(slice_sizes)
+    out = dynamic_slice_p.bind(operand, *starts, slice_sizes=sizes)
+    if start_watch.watching:
+        start_watch.record(operand, start_indices, sizes, allow_negative_indices, "read")
+    return out
 
 
 def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
@@ -312,8 +317,12 @@ def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indic
         >>> lax.dynamic_update_slice(jnp.zeros(6), jnp.ones(3), (5,))
         Array([0., 0., 0., 1., 1., 1.], dtype=float32)
     """
-    start_indices = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
-    return dynamic_update_slice_p.bind(operand, update, *start_indices)
+    starts = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    out = dynamic_update_slice_p.bind(operand, update, *starts)
+    if start_watch.watching:
+        start_watch.record(operand, start_indices, _shape(update), allow_negative_indices,
+                           "update")
+    return out
 
 
 def _zero_index(start_index):
