@@ -122,10 +122,22 @@ def test_a_moved_start_is_told_with_the_window_jax_used(shell, name):
         assert any(v < 0 for v in np.ravel(told.asked))
 
 
+# the cases whose call names the operand and update otherwise than x and u (a lambda's
+# arguments): the fix printed names them so, JAX ran it with x and u, the same arrays
+NAMED_IN_CALL = {"slice_jit_closure": {"x": "a"}, "slice_jit_static_arg": {"x": "a"},
+                 "update_jit_closure": {"x": "a", "u": "b"}}
+
+
+def _printed(name) -> str:
+    """The fix as the note prints it: FIXES' with the call's own names."""
+    names = NAMED_IN_CALL.get(name, {})
+    return re.sub(r"\b[xu]\b", lambda found: names.get(found[0], found[0]), cases.FIXES[name])
+
+
 @pytest.mark.parametrize("name", list(cases.FIXES))
 def test_the_fix_it_prints_reads_or_writes_where_it_says_under_jax(shell, name):
     told = Told(shell, name)
-    assert "\n    " + cases.FIXES[name] + "\n" in told.note   # the fix JAX ran is the one printed
+    assert "\n    " + _printed(name) + "\n" in told.note   # the fix JAX ran, as it is printed
     placed = re.search(r"(?:read the window|write it) at (\(.*?\)|-?\d+)", told.note).group(1)
     starts = told.starts(ast.literal_eval(placed))
     answer = np.asarray(THEIRS[name]["fix"]["result"])
@@ -201,3 +213,39 @@ def test_without_the_notebook_no_start_is_looked_at(monkeypatch):
     assert [(m.asked, m.used, m.use) for m in start_watch.moved] == [
         ((8,), (6,), "read"), ((9,), (6,), "update")]          # (this file is the user's)
     start_watch.moved.clear()
+
+
+# the learner's own names in the fix: the case's call (recorded under JAX with x and u) written
+# with other names, and the fix as the note must print it
+NAMED = {
+    "slice_past_the_end": ("frames", None, "jax.lax.dynamic_slice(frames, (8,), (4,))",
+                           "jax.lax.dynamic_slice(jnp.pad(frames, ((0, 2),)), (8,), (4,))"),
+    "update_past_the_end": ("buf", "patch", "lax.dynamic_update_slice(buf, patch, (8,))",
+                            "lax.dynamic_update_slice(jnp.pad(buf, ((0, 2),)), patch, (8,))"
+                            "[0:10]"),
+}
+
+
+@pytest.mark.parametrize("name", list(NAMED))
+def test_the_fix_names_the_learners_operand_and_update(shell, name):
+    operand, update, call = cases.CASES[name]
+    x, u, written, fixed = NAMED[name]
+    ran_ok(shell, f"{x} = {operand}\n" + (f"{u} = {update}" if u else ""))
+    (note,) = _notes(ran_ok(shell, f"out = {written}"))
+    assert "\n    " + fixed + "\n" in note
+    assert fixed == cases.FIXES[name].replace("lax.", written[:written.index("dynamic")], 1
+                                              ).replace("(x,", f"({x},").replace(", u,", f", {u},")
+    assert "your operand" not in note and "your update" not in note
+    # it runs, and gives what JAX gave for the same fix written with x and u
+    ran = ran_ok(shell, f"fixed = {fixed}")
+    assert _notes(ran) == []
+    assert np.asarray(shell.user_ns["fixed"]).tolist() == THEIRS[name]["fix"]["result"]
+
+
+def test_an_operand_written_long_is_named_x_and_the_note_says_so(shell):
+    ran_ok(shell, "x = jnp.arange(10)")
+    (note,) = _notes(ran_ok(shell, "out = lax.dynamic_slice(jnp.concatenate([x, x, x])[:10] + "
+                                   "jnp.zeros(10, int), "
+                                   "(8,), (4,))"))
+    assert "pad the operand first (x: your operand):\n    " + cases.FIXES[
+        "slice_past_the_end"] + "\n" in note
