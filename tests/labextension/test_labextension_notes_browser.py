@@ -19,7 +19,7 @@ from test_labextension_browser import (  # the same harness: server, page and co
     shot_view,
 )
 
-SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED, APPENDED = range(9)
+SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED, APPENDED, MOVED = range(10)
 NOTEBOOK = [
     "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp",
     "def f(x):\n    return jnp.sin(x) * 2.0\n\nf_jit = jax.jit(f)\n"
@@ -33,13 +33,15 @@ NOTEBOOK = [
     "@jax.jit\ndef pr(x):\n    print('x is', x)\n    return x\npr(1.0)",
     "log = []\n@jax.jit\ndef logged(x):\n    log.append(x)\n    return x * 2\n"
     "logged(1.0)\nlogged(2.0)\nlen(log)",
+    "frames = jnp.arange(10)\njax.lax.dynamic_slice(frames, (8,), (4,))",
 ]
 
 
 # notes.ipynb open in JupyterLab with every cell run, the compile log drawn too
 server, console, page = notebook_fixtures(
     "notes.ipynb", NOTEBOOK, {AGAIN: "jx-note", MANY: "jx-note", STALE: "jx-note",
-                              PRINTED: "jx-note", APPENDED: "jx-note"},
+                              PRINTED: "jx-note", APPENDED: "jx-note",
+                              MOVED: "jx-note"},
     ready=lambda p: expect(cell(p, LOG).locator(".jp-OutputArea-output").first).to_be_visible())
 
 
@@ -143,3 +145,21 @@ def test_a_list_appended_to_inside_jit_is_noted_with_its_fixes(page, request):
     note.locator("summary").click()
     expect(note.locator("pre")).to_contain_text("jax.debug.callback(log.append, x)")
     shot_view(appended, request, "1-appended")
+
+
+def test_a_dynamic_slice_whose_start_moved_is_noted_with_the_padded_call(page, request):
+    """A start past the end, moved back by XLA with no error (notebook/clamped_start_notes.py):
+    the note names the start asked for and the one used in one line, and opens on the call
+    rewritten on the learner's own operand, padded."""
+    moved = cell(page, MOVED)
+    expect(moved.locator(".jp-OutputArea-output").first).to_contain_text("[6, 7, 8, 9]")
+    note = moved.locator("details.jx-note")
+    expect(note).to_have_count(1)
+    expect(note.locator("summary")).to_contain_text(
+        "⚠ lax.dynamic_slice moved its start (8,) to (6,) (at In[")
+    expect(note.locator("summary")).to_contain_text("so it read [6:10], and raised nothing")
+    expect(note.locator("pre")).not_to_be_visible()
+    note.locator("summary").click()
+    expect(note.locator("pre")).to_contain_text(
+        "jax.lax.dynamic_slice(jnp.pad(frames, ((0, 2),)), (8,), (4,))")
+    shot_view(moved, request, "1-moved")
