@@ -31,9 +31,10 @@ its outputs get the same statistics as any other equation's. Call-like equations
 `checkpoint`, `custom_jvp_call`, `custom_vjp_call`: one body run once on the operands)
 can be entered: `.step_into()` returns a new Stepper over the body with the current
 operands, and `first_nan()` descends into them by itself, so `found.innermost.source` is
-the line inside the jitted helper that made the NaN. The bodies of `cond`, `scan` and
-`while` are not entered (which branch, which iteration: their NaN is reported at the
-loop's or the cond's own line). Passing a `jit`-wrapped function steps through the jitted
+the line inside the jitted helper that made the NaN. `first_nan()` enters the bodies of
+`cond`, `scan` and `while` too, where their outputs hold a NaN: the branch taken, or the
+first iteration whose outputs hold one, run again (views/loop_bodies.py; `.step` names it);
+`.step_into()` does not (which branch, which iteration). Passing a `jit`-wrapped function steps through the jitted
 body (its static arguments handled as `jit` handles them), not through one `jit` equation.
 
 Statistics are NumPy's, on the host: min, max and mean over the *finite* elements (NaN
@@ -80,7 +81,7 @@ from ..core.interpret import eval_jaxpr
 from ..core.ir import jaxpr_params
 from ..core.primitive import all_primitives
 from .rich_view import RichView, esc
-from . import source
+from . import loop_bodies, source
 from ..transforms.jit import Jitted
 from ..transforms.make_jaxpr import make_jaxpr
 from ..tree_util import keystr, tree_flatten, tree_flatten_with_path
@@ -233,6 +234,7 @@ class NanFound:
     input: str | None = None       # 'args[0]' when an input already held the NaN
     inside: NanFound | None = None  # where in a called body (a jit, ...) the NaN was made
     info: Any = None               # the equation's SourceInfo (file and line), None for an input
+    step: str | None = None        # the cond's branch or the loop's iteration `inside` is in
 
     @property
     def innermost(self) -> NanFound:
@@ -247,7 +249,9 @@ class NanFound:
         code = f": {self.source_line}" if self.source_line else ""
         text = f"first NaN: equation {self.index} ({self.primitive}) made {found}{where}{code}"
         if self.inside:
-            text += f"\n  inside {self.primitive}: " + str(self.inside).replace("\n", "\n  ")
+            step = f" ({self.step})" if self.step else ""
+            text += f"\n  inside {self.primitive}{step}: " + \
+                str(self.inside).replace("\n", "\n  ")
         return text
 
     __repr__ = __str__
@@ -397,9 +401,20 @@ class Stepper(RichView):
         if not counts:
             return None
         info = eqn.source_info
-        inside = self._enter(index).first_nan() if _called(eqn) else None
+        step, inside = None, self._enter(index).first_nan() if _called(eqn) else None
+        entered = None if _called(eqn) else loop_bodies.nan_step(eqn, self._operands(eqn))
+        if entered is not None:         # a cond's branch, a loop's iteration: run again inside
+            step, body, operands = entered
+            inside = Stepper(body, operands, [f"{self.name}'s {step} input {i}"
+                                              for i in range(len(operands))],
+                             f"{self.name}/{index} {eqn.primitive} {step}", self._label,
+                             self._line_text).first_nan()
         return NanFound(index, str(eqn.primitive), counts, self._label(info),
-                        self._line_text(info), inside=inside, info=info)
+                        self._line_text(info), inside=inside, info=info,
+                        step=step if inside is not None else None)
+
+    def _operands(self, eqn) -> list:
+        return [a.val if isinstance(a, ir.Literal) else self._env[a] for a in eqn.invars]
 
     # -------------------------------------------------------------- called bodies
     def step_into(self) -> Stepper:
@@ -411,12 +426,13 @@ class Stepper(RichView):
             raise ValueError(
                 f"step_into: equation {self.position} ({self.current.primitive}) calls no "
                 f"function body; only {', '.join(sorted(_CALLS))} can be entered (cond, scan "
-                "and while run as one step)")
+                "and while run as one step here; first_nan() enters the branch or iteration "
+                "that made a NaN)")
         return self._enter(self.position)
 
     def _enter(self, index: int) -> Stepper:
         eqn = self.equations[index]
-        operands = [a.val if isinstance(a, ir.Literal) else self._env[a] for a in eqn.invars]
+        operands = self._operands(eqn)
         names = [f"{self.name}'s {self.names(a)}" for a in eqn.invars]
         return Stepper(_called(eqn), operands, names, f"{self.name}/{index} {eqn.primitive}",
                        self._label, self._line_text)

@@ -65,6 +65,22 @@ CASES = {
     # the unsafe value made on one line, selected on another: told in words
     "where_apart": ("def f(x):\n    s = jnp.sqrt(x)\n    return jnp.where(x > 0, s, 0.)\n",
                     "0.", 2, None),
+    # (last: recorded after the others, as JAX's debug_nans run of one case can change what it
+    # raises for a later one; where_apart's "mul" did not raise after these)
+    # the where in a loop's or a cond's body, on a line of its own: the stepper goes into the
+    # iteration or branch that made the NaN (views/loop_bodies.py) to name that line
+    "where_in_scan_body": (
+        "def f(xs):\n    def body(c, x):\n        return c + jnp.where(x > 0, jnp.sqrt(x), 0.), "
+        "None\n    return jax.lax.scan(body, 0., xs)[0]\n", "jnp.array([1., 0., 2.])", 3,
+        "return c + jnp.where(x > 0, jnp.sqrt(jnp.where(x > 0, x, 1.0)), 0.), None"),
+    "where_in_cond_branch": (
+        "def f(x):\n    def positive(x):\n        return jnp.where(x > 0, jnp.log(x), 0.)\n"
+        "    return jax.lax.cond(x < 5, positive, lambda x: x, x)\n", "0.", 3,
+        "return jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1.0)), 0.)"),
+    "where_in_fori_body": (
+        "def f(x):\n    def body(i, s):\n        return s + jnp.where(x > i, jnp.sqrt(x - i), "
+        "0.)\n    return jax.lax.fori_loop(0, 3, body, 0.)\n", "1.", 3,
+        "return s + jnp.where(x > i, jnp.sqrt(jnp.where(x > i, x - i, 1.0)), 0.)"),
 }
 
 

@@ -12,7 +12,7 @@ import jxkernel.numpy as jnp
 from backend_tier import on_numpy_backend  # tests/support
 from compiled import jit_together
 from jnp_check import matches_jax_tests
-from numerics import ELEMENTWISE, assert_allclose_ulp
+from numerics import ELEMENTWISE, assert_allclose_ulp, xla_fuses_multiply_adds
 
 # Where jxkernel knowingly differs from JAX 0.10.2: nowhere now (under jit jnp.asarray(4) was
 # a known constant, so arange took it where JAX's refuses the traced value; it is traced now)
@@ -203,12 +203,14 @@ def test_arange_with_a_step_of_a_narrow_float_works_in_float32(dtype):
     arange(0.1, 300, 1.7) of bfloat16 summed to 26530.03, JAX's 26500.37; float8_e4m3fn's
     27436.48, JAX's 26489.35. (JAX's own sums, exact: 177 short floats. Jitted, XLA fuses
     the multiply-add, whose float32 rounding takes float8's tie at 29.0 [17] down: JAX's jit
-    sums 26487.35 there.)"""
+    sums 26487.35 there, on a CPU with FMA; on one without, scripts/test_other_cpus.sh's AVX
+    cap, nothing fuses and the jit sums what the eager call does.)"""
     d = getattr(jnp, dtype)
     eager, jitted = {"bfloat16": (26500.36572265625,) * 2,
                      "float8_e4m3fn": (26489.3515625, 26487.3515625),
                      "float16": (26496.841186523438,) * 2}[dtype]
-    if on_numpy_backend():      # (XLA's compiler fuses under jit; the NumPy backend does not)
+    # (XLA's compiler fuses under jit where the CPU has FMA; the NumPy backend does not)
+    if on_numpy_backend() or not xla_fuses_multiply_adds():
         jitted = eager
     for f, want in ((lambda: jnp.arange(0.1, 300.0, 1.7, dtype=d), eager),
                     (jax.jit(lambda: jnp.arange(0.1, 300.0, 1.7, dtype=d)), jitted)):

@@ -27,6 +27,13 @@ BY_THE_BACKWARD_PASS = {"grad_sqrt_at_zero": cases.sqrt_at_zero,
                         "step_with_grad": cases.sqrt_at_zero, "grad_of_jit": cases.sqrt_times}
 
 
+# a cond's, a scan's or a while's NaN: JAX's error names the loop's (the cond's) own line and
+# primitive, which is the stepper's finding at the top; the stepper goes on into the branch or
+# the iteration that made it (views/loop_bodies.py), to the body's line JAX does not name
+ENTERED = {"scanned": ("iteration 0", cases.scanned, 2), "in_cond": ("branch 1", cases.in_cond, 1),
+           "in_while": ("iteration 0", cases.in_while, 1)}
+
+
 def _found(name):
     fn, args = cases.CASES[name](jxkernel)
     return step(fn, *args).first_nan()
@@ -35,11 +42,24 @@ def _found(name):
 @pytest.mark.parametrize("name", MADE_BY_AN_EQUATION)
 def test_first_nan_names_jaxs_primitive_and_line(name):
     jax = JAX[name]["eager"]
-    found = _found(name).innermost
+    found = _found(name) if name in ENTERED else _found(name).innermost
     assert found.primitive == jax["primitive"]
     if name not in BY_THE_BACKWARD_PASS:
         path, line = found.source.rsplit(":", 1)
         assert (os.path.basename(path), int(line)) == ("first_nan_cases.py", jax["line"])
+
+
+@pytest.mark.parametrize("name", sorted(ENTERED))
+def test_a_loops_or_conds_nan_is_followed_into_the_iteration_or_branch_that_made_it(name):
+    step_named, function, line = ENTERED[name]
+    found = _found(name)
+    assert (found.primitive, found.step) == (JAX[name]["eager"]["primitive"], step_named)
+    inner = found.inside
+    assert inner is not None and inner.innermost is inner and inner.primitive == "log"
+    path, at = inner.source.rsplit(":", 1)
+    assert (os.path.basename(path), int(at)) == ("first_nan_cases.py",
+                                                 function.__code__.co_firstlineno + line)
+    assert f"inside {found.primitive} ({step_named}): first NaN: equation" in str(found)
 
 
 @pytest.mark.parametrize("name", sorted(BY_THE_BACKWARD_PASS))
