@@ -51,7 +51,7 @@ EINSUM_OTHER = {
     "interleaved": ("a = jnp.ones((2, 3))\nb = jnp.ones((4, 5))\n",
                     "y = jnp.einsum(a, [0, 1], b, [1, 2])"),
     # an operand of another number of axes than its letters: opt_einsum's other ValueError,
-    # which no card explains (nothing attached to it, nothing raised while attaching)
+    # the einsum-axes card's (einsum_axes_cards_cases.py), not this card's
     "wrong_rank": ("a = jnp.ones((2, 3))\nb = jnp.ones((3, 5, 1))\n",
                    "y = jnp.einsum('ij,jk->ik', a, b)"),
     # inside a jitted lambda: its own parameters transposed

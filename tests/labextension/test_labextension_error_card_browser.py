@@ -51,6 +51,9 @@ MISTAKES = [
     ("y = jnp.einsum('ij,jk->ik', jnp.ones((3, 2)), jnp.ones((3, 5)))",
      "einsum 'ij,jk->ik': 'j' is 2 in operand 0 but 3 in operand 1",
      "y = jnp.einsum('ij,jk->ik', jnp.ones((3, 2)).T, jnp.ones((3, 5)))"),
+    ("y = jnp.einsum('ij,jk->ik', jnp.ones((2, 3, 4)), jnp.ones((4, 5)))",
+     "einsum 'ij,jk->ik': operand 0 has 3 axes but 'ij' has 2 letters",
+     "y = jnp.einsum('...ij,jk->...ik', jnp.ones((2, 3, 4)), jnp.ones((4, 5)))"),
 ]
 # then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
 # the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
@@ -86,7 +89,8 @@ def mistakes(server, chromium):
 
 @pytest.mark.parametrize("index", range(len(MISTAKES)),
                          ids=["list-operand", "list-index", "masked-update", "truth-value",
-                              "random-arguments", "numpy-random", "einsum-labels"])
+                              "random-arguments", "numpy-random", "einsum-labels",
+                              "einsum-axes"])
 def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
     """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
     (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn

@@ -46,7 +46,9 @@ IndexError: an axis the array has not, `x.sum(axis=1)` of a vector), scan-length
 (ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs;
 ValueError or IndexError: xs a number, `lax.scan(f, init, 10)`; ValueError: neither xs nor
 length, `lax.scan(f, init)`), einsum-labels (ValueError: jnp.einsum's subscripts giving one
-letter two sizes, `jnp.einsum('ij,jk->ik', a, b)` of a (2, 3) a and a (4, 5) b),
+letter two sizes, `jnp.einsum('ij,jk->ik', a, b)` of a (2, 3) a and a (4, 5) b), einsum-axes
+(ValueError: jnp.einsum's subscripts with another number of letters than an operand has axes,
+`jnp.einsum('ij,jk->ik', a, b)` of a (2, 3, 4) a),
 ragged-array (ValueError or TypeError: jnp.array given rows of different lengths),
 list-argument (TypeError: a Python list or tuple given to a jnp function), while-per-element
 (TypeError: a while_loop condition giving one bool per element), while-condition
@@ -122,7 +124,8 @@ then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (with
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
 `keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`,
-`trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `ragged.py`, `list_arguments.py`,
+`trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `einsum_labels.py` and
+`einsum_axes.py` (jnp.einsum's subscripts), `ragged.py`, `list_arguments.py`,
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`),
 `custom_rules.py`, `lowered_calls.py`, `objects.py`, `checks.py`, `jnp_statics.py`,
 `hashes.py`, `collectives.py`,
@@ -173,6 +176,7 @@ from ...core import errors as jx_errors
 from .array_calls import (_is_matmul_0d, _is_uneven_split, _matmul_0d_card,
                           _uneven_split_card)
 from .axes import _axis_bounds_card, _is_axis_bounds
+from .einsum_axes import _einsum_axes_card, _is_einsum_axes
 from .einsum_labels import _einsum_labels_card, _is_einsum_labels
 from .check_arguments import _check_format_args_card, _is_check_format_args
 from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
@@ -320,6 +324,7 @@ _CARDS = [
     (_is_reshape_unknowns, _reshape_unknowns_card),
     (_is_matmul_0d, _matmul_0d_card),
     (_is_einsum_labels, _einsum_labels_card),
+    (_is_einsum_axes, _einsum_axes_card),
     (_is_uneven_split, _uneven_split_card),
     (_is_lax_dtypes, _lax_dtypes_card),
     (_is_int_power, _int_power_card),

@@ -106,6 +106,14 @@ def _said(node, k) -> str:
     return f"operand {k}"
 
 
+def _names(nodes) -> list:
+    """How the card names each operand (`_said`); one array given twice (einsum('ij,jk->ik',
+    m, m)) is named by its places too."""
+    names = [_said(node, k) for k, node in enumerate(nodes)]
+    twice = {n for n in names if names.count(n) > 1}
+    return [f"{n} (operand {k})" if n in twice else n for k, n in enumerate(names)]
+
+
 def _einsum_labels_card(exc, where, called_from) -> ErrorCard:
     subscripts, shapes, lettered, (inputs, output) = exc.einsum_operands
     terms = inputs.split(",")
@@ -114,10 +122,7 @@ def _einsum_labels_card(exc, where, called_from) -> ErrorCard:
     tree = _parse_line(_whole_statement(where))
     call, nodes = _einsum_call(tree, subscripts, len(shapes), lettered)
     nodes = nodes or [None] * len(shapes)
-    names = [_said(node, k) for k, node in enumerate(nodes)]
-    # one array given twice (einsum('ij,jk->ik', m, m)): each named by its place too
-    twice = {n for n in names if names.count(n) > 1}
-    names = [f"{n} (operand {k})" if n in twice else n for k, n in enumerate(names)]
+    names = _names(nodes)
     label = f"'{letter}'" if letter in written else "an axis under '...'"
     listing = ", ".join(f"{n} {tuple(s)} is '{t}'" for n, s, t in
                         zip(names, shapes, written.split(",")))
