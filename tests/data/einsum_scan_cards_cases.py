@@ -54,6 +54,11 @@ EINSUM_OTHER = {
     # the einsum-axes card's (einsum_axes_cards_cases.py), not this card's
     "wrong_rank": ("a = jnp.ones((2, 3))\nb = jnp.ones((3, 5, 1))\n",
                    "y = jnp.einsum('ij,jk->ik', a, b)"),
+    # a diagonal of two sizes beside an operand of too few axes for its letters (b is 0-d for
+    # 'jbi'): opt_einsum tells the sizes first; no transpose is looked for (the card raised
+    # KeyError looking, and gave none)
+    "diagonal_beside_wrong_count": ("a = jnp.ones((3, 3, 2, 3))\nb = jnp.ones(())\n",
+                                    "y = jnp.einsum('...ii,jbi->j', a, b)"),
     # inside a jitted lambda: its own parameters transposed
     "under_jit": ("a = jnp.arange(6.0).reshape(2, 3)\nb = jnp.arange(15.0).reshape(5, 3)\n",
                   "y = jax.jit(lambda p, q: jnp.einsum('ij,jk->ik', p, q))(a, b)"),

@@ -132,6 +132,19 @@ def test_opt_einsums_other_errors_get_no_einsum_labels_card(shell):
     assert ran.card["kind"] == "einsum-axes" and ran.card["rewrite"] == "", ran.card
 
 
+def test_a_diagonal_of_two_sizes_beside_an_operand_of_too_few_axes_gets_its_card(shell):
+    """JAX's "Size of label 'i'" for a's diagonal, while b (0-d) has three letters: the card
+    names the two sizes of 'i' in a, and looks for no transpose (it raised KeyError doing so
+    and the learner got no card)."""
+    setup, line = EINSUM_OTHER["diagonal_beside_wrong_count"]
+    ran_ok(shell, setup)
+    ran = ran_failing(shell, line)
+    assert str(ran.error) == JAX["einsum_diagonal_beside_wrong_count"]["message"]
+    assert ran.card["kind"] == "einsum-labels", ran.card
+    assert ran.card["title"] == "einsum '...ii,jbi->j': 'i' is 2 and 3 in a"
+    assert ran.card["rewrite"] == "" and ran.card["fix"].startswith("A diagonal needs a's axes")
+
+
 def test_an_einsum_card_under_jit_transposes_the_lambdas_own_parameter(shell):
     """Inside `jax.jit(lambda p, q: jnp.einsum(...))(a, b)`: q.T, the lambda's name for it;
     pasted, JAX's value."""

@@ -55,7 +55,10 @@ def _result(terms, shapes, output) -> tuple:
 
 def _transposes(terms, shapes, output) -> list:
     """(operand, axis i, axis j, its shape so, the result's shape) for each swap of two axes
-    of one operand (a matrix's transpose) after which every letter has one size."""
+    of one operand (a matrix's transpose) after which every letter has one size; none where
+    an operand has other than one axis per letter (no transpose gives it another count)."""
+    if any("." not in term and len(term) != len(shape) for term, shape in zip(terms, shapes)):
+        return []
     found = []
     for k, shape in enumerate(shapes):
         for i in range(len(shape)):
