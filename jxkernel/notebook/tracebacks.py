@@ -259,12 +259,21 @@ _failures_seen = itertools.count()
 
 def _card(value):
     """The error card for `value`, or None; a card that fails to build is no card (IPython
-    would unregister a handler that raises), and is kept in `card_failures`."""
+    would unregister a handler that raises), is kept in `card_failures`, and is told in one
+    line at the cell, as a note that fails to build is (state.State._note): the learner sees
+    JAX's error as it is, and why no card came with it."""
     try:
         return card_for(value)
-    except Exception:  # noqa: BLE001
+    except Exception as e:  # noqa: BLE001
         card_failures.append((next(_failures_seen), type(value).__name__,
                               traceback.format_exc()))
+        from IPython import get_ipython       # (the notebook layer: IPython is loaded)
+        count = getattr(get_ipython(), "execution_count", None)
+        warnings.warn_explicit(
+            f"jxkernel could not make the card for this {type(value).__name__} (it raised "
+            f"{type(e).__name__}: {e}). The error is shown as JAX gives it; only the card is "
+            "missing. This is a bug in jxkernel: please report it with the cell.",
+            RuntimeWarning, f"In[{count or ' '}]", 1)
         return None
 
 

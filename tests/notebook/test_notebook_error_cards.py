@@ -664,9 +664,10 @@ def test_a_jitted_lambda_given_a_string_gets_a_rewrite_that_runs(shell):
 
 
 def test_a_card_that_raises_while_drawn_is_kept_for_the_tests(shell, monkeypatch):
-    """A drawing bug of ours shows the learner JAX's traceback and no card, nothing more (the
-    shell keeps going); it is kept in tracebacks.card_failures, which tests/support's run_cell
-    reads, so that every card test fails on it (PRNG-key branch cards raised so, unseen)."""
+    """A drawing bug of ours shows the learner JAX's traceback, no card, and one line saying
+    the card is missing by a bug of jxkernel's (the shell keeps going); it is kept in
+    tracebacks.card_failures, which tests/support's run_cell reads, so that every card test
+    fails on it (PRNG-key branch cards raised so, unseen)."""
     from IPython.utils.capture import capture_output
     from jxkernel.notebook import tracebacks
 
@@ -674,9 +675,15 @@ def test_a_card_that_raises_while_drawn_is_kept_for_the_tests(shell, monkeypatch
         raise KeyError("a bug of ours while drawing")
     monkeypatch.setattr(tracebacks, "card_for", broken)
     before = len(tracebacks.card_failures)
-    with capture_output() as shown:
+    with capture_output() as shown, pytest.warns(RuntimeWarning) as told:
         result = shell.run_cell(RELU_SUM, store_history=False)
     assert isinstance(result.error_in_exec, errors.TracerBoolConversionError)
+    (warned,) = [w for w in told if "card" in str(w.message)]
+    assert str(warned.message) == ("jxkernel could not make the card for this TracerBoolConversionError (it "
+                    "raised KeyError: 'a bug of ours while drawing'). The error is shown as JAX "
+                    "gives it; only the card is missing. This is a bug in jxkernel: please "
+                    "report it with the cell.")
+    assert warned.filename.startswith("In[")          # the cell's, none of jxkernel's files
     assert "TracerBoolConversionError" in shown.stdout + shown.stderr
     assert len(tracebacks.card_failures) == before + 1 or before == 20
     _, kind, text = tracebacks.card_failures[-1]
