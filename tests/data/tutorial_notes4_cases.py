@@ -1,5 +1,5 @@
 """Cells of JAX 0.10.2's tutorials (docs/notebooks/Common_Gotchas_in_JAX.md, control-flow.md,
-random-numbers.md, and JAX 101's state chapter of jax-v0.4.26) where a note jxkernel's notebook layer showed was noise or offered a fix
+random-numbers.md, array_refs.md, and JAX 101's state chapter of jax-v0.4.26) where a note jxkernel's notebook layer showed was noise or offered a fix
 that fails (stop 115, docs/seeing_inside.md "JAX's tutorials, cell by cell"), and the fixes
 those notes offered, pasted in. Each case is the page's cell verbatim but its imports (`jax`,
 `jnp`, `jit` and `random` are given: jxkernel's in tests/notebook/test_tutorial_notes.py);
@@ -173,6 +173,28 @@ CASES4 = {
         '# Fit regression\n'
         'params = init(subkey)    # at In[8]:11\n'
     ),
+    # array_refs.md's cell 16: a Ref written in place inside jit (the page prints its buffer
+    # pointer and value before and after: the same buffer, sin of its values). The effect
+    # note said sin_inplace got a copy and the x_ref passed was left as it was
+    "ref_written_in_place": (
+        "@jax.jit\n"
+        "def sin_inplace(x_ref):\n"
+        "  x_ref[...] = jnp.sin(x_ref[...])\n"
+        "\n"
+        "x_ref = jax.new_ref(jnp.arange(3.))\n"
+        "print(x_ref.unsafe_buffer_pointer(), x_ref)\n"
+        "sin_inplace(x_ref)\n"
+        "print(x_ref.unsafe_buffer_pointer(), x_ref)\n"),
+    "ref_after": "print(x_ref)\n",
+    # the note's fix pasted: return it, and keep what the call returns
+    "ref_returned": (
+        "@jax.jit\n"
+        "def sin_inplace(x_ref):\n"
+        "  x_ref[...] = jnp.sin(x_ref[...])\n"
+        "  return x_ref\n"
+        "\n"
+        "x_ref = jax.new_ref(jnp.arange(3.))\n"
+        "x_ref = sin_inplace(x_ref)\n"),
 }
 # the cases run with jax_debug_key_reuse on (set before each, off after)
 KEY_CHECKED = ("checked_key_made", "checked_key_drawn_twice",

@@ -533,3 +533,23 @@ def test_a_key_split_then_split_again_is_told_to_split_one_more_where_each_key_i
                if line.startswith("  ")]
     assert offered == [line for line in CASES4["checked_state_split_one_more"].splitlines()
                        if "    # at In[" in line], note
+
+
+def test_a_ref_written_in_place_in_a_jitted_function_is_not_told_left_as_it_was(shell):
+    """array_refs' sin_inplace: `x_ref[...] = jnp.sin(x_ref[...])` inside jit, x_ref a Ref.
+    The effect note said sin_inplace got a copy and "the x_ref you passed is left as it was",
+    and offered `return x_ref` with `x_ref = sin_inplace(x_ref)`: JAX writes the Ref in place
+    (the page prints sin of its values after the call, recorded) and refuses a Ref returned
+    from jit (ValueError, recorded). An argument traced as a Ref gets no such note."""
+    from ipython_shell import run_cell
+    from tutorial_notes4_cases import CASES4
+    cases = JAX4["cases"]
+    assert cases["ref_returned"]["error"].startswith("ValueError: function sin_inplace")
+    assert "mutable array references cannot be returned" in cases["ref_returned"]["error"]
+    ran = run_cell(shell, CASES4["ref_written_in_place"])
+    assert ran.error is None
+    assert [line.split(" ", 1)[1] for line in ran.stdout.splitlines()] == \
+        [line.split(" ", 1)[1] for line in cases["ref_written_in_place"]["printed"]]
+    assert not ran.shown("⚠"), ran.shown("⚠")
+    assert run_cell(shell, CASES4["ref_after"]).stdout.splitlines() == \
+        cases["ref_after"]["printed"]
