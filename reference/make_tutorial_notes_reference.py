@@ -3,7 +3,8 @@ the tests):
 
     .venv-jax/bin/python reference/make_tutorial_notes_reference.py
 
-(third(): tutorial_notes3_reference.json, the third list's cases, stop 89.)
+(third(): tutorial_notes3_reference.json, the third list's cases, stop 89; fourth():
+tutorial_notes4_reference.json, stop 115's cases, alone with `... fourth`.)
 
 For each case of tests/data/tutorial_notes_cases.py (a cell of JAX's tutorials, verbatim):
 what it printed, the value of each of its CHECKS (calls made after it) as a list, JAX's
@@ -106,7 +107,38 @@ def third(logs):
         f.write("\n")
 
 
+def fourth(logs):
+    """tests/data/tutorial_notes4_reference.json (stop 115): for each case of
+    tutorial_notes4_cases.py, run in order in one namespace (KEY_CHECKED's with
+    jax_debug_key_reuse on), what it printed, what it raised (its type and first line) and how
+    many times each jit compiled, by name."""
+    from tutorial_notes4_cases import CASES4, KEY_CHECKED
+    names = {"jax": jax, "jnp": jnp, "jit": jax.jit, "random": jax.random}
+    out = {"jax": jax.__version__, "cases": {}}
+    for name, source in CASES4.items():
+        printed, error = io.StringIO(), None
+        logs.clear()
+        jax.config.update("jax_debug_key_reuse", name in KEY_CHECKED)
+        with contextlib.redirect_stdout(printed):
+            try:
+                exec(compile(source, f"<{name}>", "exec"), names)
+            except Exception as e:                       # noqa: BLE001  (recorded)
+                error = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+        jax.config.update("jax_debug_key_reuse", False)
+        compiles = collections.Counter(line[len("Compiling jit("):].split(")")[0]
+                                       for line in logs if line.startswith("Compiling jit("))
+        out["cases"][name] = {"printed": printed.getvalue().splitlines(), "error": error,
+                              "compiles": dict(sorted(compiles.items()))}
+    with open(os.path.join(DATA, "tutorial_notes4_reference.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
 if __name__ == "__main__":
     with kept_jax_log(jax) as logs:
-        main(logs)
-        third(logs)
+        if sys.argv[1:] == ["fourth"]:          # stop 115's cases alone
+            fourth(logs)
+        else:
+            main(logs)
+            third(logs)
+            fourth(logs)

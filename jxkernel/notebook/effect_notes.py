@@ -52,7 +52,7 @@ class TraceEffectsWatch:
         if self.in_cell and event.origin == USER and event.nth <= 1:
             function = getattr(event.key, "__wrapped__", None)
             if function is not None:
-                pending = _pending(function, event.key, event.backend)
+                pending = _pending(function, event.key, event.backend, event.signature)
                 if pending is not None:
                     self.pending.append(pending)
 
@@ -65,10 +65,11 @@ class TraceEffectsWatch:
         return pending[0]() if pending else None
 
 
-def _pending(function, jitted, backend):
+def _pending(function, jitted, backend, signature=()):
     """The note a function's first trace calls for, made at the cell's end (what a global or a
     list holds then is said), or None: a callable that holds neither the function nor its jit.
-    """
+    `signature` is the compile's ((path, type), ...): an argument traced as a Ref is written
+    in place by an item set, in JAX as here, and is no copy left as it was."""
     # (the NumPy backend compiles nothing: "its program", not its compiled one)
     program = "compiled program" if miss_words.compiles(backend) else "program"
     found = attribute_sets(function)
@@ -87,7 +88,8 @@ def _pending(function, jitted, backend):
         owner = _owner_name(function) if hasattr(function, "__self__") else None
         return functools.partial(_change_note, name, code, call, changes[0], program,
                                  reader(function), owner)
-    given = argument_changes(function)
+    refs = {path for path, text in signature if str(text).startswith("Ref{")}
+    given = [found for found in argument_changes(function) if found[1] not in refs]
     if given:
         return functools.partial(_argument_note, name, code, call, given[0],
                                  returns_a_value(function), program)

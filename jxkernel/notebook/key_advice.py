@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+import re
 
 from ..views.source_edits import after, replaced, segment
 from .display import source_label
@@ -20,8 +21,7 @@ def advice(first_name, first_site, name, site, same_line) -> str:
     lines rewritten where each is at a cell's top level and one call of the function with the
     key as its first argument; a key that split consumed: draw with the keys it made."""
     if first_name == "split" and first_site.callee == "split":
-        return (f"The keys split made at {source_label(first_site)} are new ones: draw with "
-                f"one of them, not with the key it split.")
+        return split_again_advice(first_site, site)
     if first_site.function != "<module>" and first_site.code is site.code and not same_line:
         # two lines of one function of the user's (called eagerly, or by grad or vmap)
         return traced_advice(first_name, first_site, name, site, "jit")
@@ -37,6 +37,81 @@ def advice(first_name, first_site, name, site, same_line) -> str:
     return ("Split the key before each draw, the first one too, and draw with the new "
             "subkey (key, subkey = jax.random.split(key)); a function that draws is given "
             "its own subkey as an argument at each call.")
+
+
+def split_again_advice(split_site, site) -> str:
+    """A key split at `split_site`, then drawn with again at `site`: draw with a key the split
+    made; where the cell's other lines use each of them already (JAX 101's state chapter:
+    `x_rng, noise_rng = jax.random.split(rng)`, each drawn with, then `init(rng)`), one more
+    made by that split, both lines rewritten where they are a cell's top-level lines."""
+    said = (f"The keys split made at {source_label(split_site)} are new ones: draw with one "
+            f"of them, not with the key it split")
+    line = linecache.getline(split_site.file, split_site.line).strip()
+    made = _split_into(line)
+    if made is None:
+        return said + "."
+    targets, key, call = made
+    others = [text for n, text in enumerate(linecache.getlines(split_site.file), 1)
+              if n != split_site.line]
+    used = {t for t in targets if any(_names_in(text, t) for text in others)}
+    if used != set(targets):
+        free = [t for t in targets if t not in used]
+        return said + f" ({', '.join(free)}: not used by another line of this cell)."
+    new = next(n for n in ("subkey", "new_key", f"{key}_{len(targets) + 1}")
+               if not any(_names_in(text, n) for text in others + [line]))
+    drawn = None
+    if split_site.function == site.function == "<module>" and site.file == split_site.file:
+        drawn = _key_replaced(linecache.getline(site.file, site.line).strip(), key, new)
+    said = (f"The keys split made at {source_label(split_site)} are new ones, and another "
+            f"line of this cell uses each: split one more there and draw with it, not with "
+            f"the key it split")
+    if drawn is None:
+        return said + f" (jax.random.split({key}, {len(targets) + 1}))."
+    return (said + f":\n  {', '.join(targets + [new])} = {call}({key}, {len(targets) + 1})"
+            f"    # at {source_label(split_site)}\n  {drawn}    # at {source_label(site)}")
+
+
+def _split_into(line: str):
+    """(the names, the key's name, the split's function as written) of `a, b = split(key)` or
+    `a, b = split(key, 2)`, one split into names at a line of its own; None otherwise."""
+    try:
+        tree = ast.parse(line)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assign):
+        return None
+    statement = tree.body[0]
+    target, call = statement.targets[0], statement.value
+    if len(statement.targets) != 1 or not isinstance(target, ast.Tuple) or \
+            not all(isinstance(t, ast.Name) for t in target.elts) or \
+            not isinstance(call, ast.Call) or call.keywords or \
+            getattr(call.func, "attr", getattr(call.func, "id", None)) != "split" or \
+            not call.args or not isinstance(call.args[0], ast.Name) or len(call.args) > 2:
+        return None
+    if len(call.args) == 2 and not (isinstance(call.args[1], ast.Constant) and
+                                    call.args[1].value == len(target.elts)):
+        return None
+    return ([t.id for t in target.elts], call.args[0].id,
+            ast.get_source_segment(line, call.func))
+
+
+def _names_in(text: str, name: str) -> bool:
+    """Whether `name` is a name read or bound in `text` (a line; by its tokens, so a line that
+    does not parse alone, a `for` header, still counts)."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}\b", text.split("#")[0]) is not None
+
+
+def _key_replaced(line: str, key: str, new: str) -> str | None:
+    """`line` with its one read of the name `key` given as `new` (`params = init(rng)`:
+    `params = init(subkey)`); None where it reads it more or less than once."""
+    try:
+        tree = ast.parse(line)
+    except SyntaxError:
+        return None
+    reads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == key]
+    if len(reads) != 1 or not isinstance(reads[0].ctx, ast.Load):
+        return None
+    return replaced(line, [(reads[0], new)])
 
 
 def traced_advice(first_name, first_site, name, site, traced) -> str:

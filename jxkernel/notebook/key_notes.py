@@ -88,6 +88,11 @@ class KeyReuseWatch:
         # are theirs), never reused by a later trace
         self.reused: list = []
         self.tracers: dict = {}
+        # keys told reused in an earlier cell (id -> weak reference), and this cell's: a split
+        # of one in a later cell is what that note asked for, not told again (random-numbers:
+        # normal(key) twice, then the page's split loop over key)
+        self.told_keys: dict = {}
+        self.reused_keys: list = []
         self.in_cell = False
         self._unsubscribe = None
 
@@ -133,6 +138,7 @@ class KeyReuseWatch:
             keys.consumed_keys.read = self._read
         self.traced.clear()
         self.reused.clear()
+        self.reused_keys.clear()
         self.tracers.clear()
         taken_keys.forget_tracers()
         self.in_cell = True
@@ -144,6 +150,9 @@ class KeyReuseWatch:
         self.in_cell = False
         reused = self._traced_reuses() + self.reused
         self.reused, self.tracers = [], {}
+        for key in self.reused_keys:
+            self.told_keys[id(key)] = weakref.ref(key, self._forget_told(id(key)))
+        self.reused_keys = []
         taken_keys.forget_tracers()         # (vmap's, read: their function has returned)
         if not reused:
             return None
@@ -182,12 +191,18 @@ class KeyReuseWatch:
                      taken and taken.how)
                 continue
             sites = _where_reused(first[1], first[2], name, calls)
+            if name == "split" and held is self.consumed and self._told_before(ident):
+                # (the numbers drawn before were told; following that note, this key would
+                # be a fresh one here, and splitting it is the way on)
+                continue
             if sites is not None and (sites[1].file, sites[1].line) not in self.told:
                 self.told.add((sites[1].file, sites[1].line))
                 mapped = first[2] == calls and str(calls[-1]).startswith(_TREE_UTIL)
                 other = taken is not None and first[3]() is not key
                 kind = "tree_map" if mapped else "taken" if other else None
                 # (under vmap the function runs once per call: its lines can be rewritten)
+                if held is self.consumed:
+                    self.reused_keys.append(ident)
                 self.reused.append((first[1], name, sites, keys.is_typed_key(key), kind,
                                     (first[4], taken, traced) if other else None))
 
@@ -221,6 +236,20 @@ class KeyReuseWatch:
                                   *([] if taken is None else [(taken.first_how, taken_keys.
                                                                in_jaxpr(taken), True)])))
         return found
+
+    def _told_before(self, key) -> bool:
+        """Whether `key` was told reused in an earlier cell (the same object: an id reused by
+        a new key is not it)."""
+        ref = self.told_keys.get(id(key))
+        return ref is not None and ref() is key
+
+    def _forget_told(self, ident):
+        told = self.told_keys
+
+        def forget(ref):
+            if told.get(ident) is ref:
+                del told[ident]
+        return forget
 
     def _forget(self, ident):
         consumed = self.consumed

@@ -432,3 +432,124 @@ def test_a_jit_of_a_partial_binding_nothing_is_not_told_to_pass_what_it_bound(sh
     assert all(line in CASES3["jit_of_a_partial_binding_nothing_fixed"] for line in lines)
     again = run_cell(shell, CASES3["jit_of_a_partial_binding_nothing_fixed"])
     assert again.stdout.splitlines() == fixed["printed"] and not again.notes
+
+
+# stop 115: the pages rerun (docs/seeing_inside.md); cases in tests/data/tutorial_notes4_cases.py,
+# JAX's answers recorded by reference/make_tutorial_notes_reference.py's `fourth`
+JAX4 = locations.recorded("tutorial_notes4_reference.json")
+
+
+def test_a_number_written_in_a_call_then_an_array_is_not_told_to_grow_into_one(shell):
+    """Common Gotchas' impure_print_side_effect(4.), (5.), then (jnp.array([5.])), "different
+    type" on purpose. The note's fix, "If it is a state started as 0.0 ... make it with that
+    shape from the start", made line 6's 4. an array: pasted, JAX prints "First call: [4.]"
+    and still compiles twice (the 5. between), recorded. A number written in the earlier
+    call is no state: the note says a compile each is expected, with no code."""
+    from ipython_shell import run_cell
+    from tutorial_notes4_cases import CASES4
+    recorded = JAX4["cases"]["scalar_then_array_on_purpose"]
+    old_fix = JAX4["cases"]["scalar_then_array_old_fix_pasted"]
+    assert recorded["compiles"]["impure_print_side_effect"] == 2
+    assert old_fix["compiles"]["impure_print_side_effect"] == 2      # the fix saved nothing
+    assert old_fix["printed"][1] == "First call:  [4.]" != recorded["printed"][1]
+    ran = run_cell(shell, CASES4["scalar_then_array_on_purpose"])
+    assert ran.error is None and ran.stdout.splitlines() == recorded["printed"]
+    (note,) = ran.shown("⚙")
+    assert note.startswith(here("⚙ impure_print_side_effect compiled again (compile #2, at In[")), \
+        note
+    assert here("the number 4. written in the call at line 6") in note, note
+    assert here("Nothing to fix where both calls are meant: a compile for each is expected.") \
+        in note.splitlines()[0], note
+    assert "broadcast_to" not in note and "state started as" not in note, note
+
+
+def test_a_checks_number_then_its_array_is_not_told_to_broadcast_the_number(shell):
+    """control-flow's jax_check_positive_even(24), then of jnp.array([-1, 2, 5]): the note's
+    fix made the 24 an array of three "from the start", which JAX runs to print
+    "[ True  True  True]" where the page prints True (recorded): a changed result, not a
+    saved compile. Told now as two calls of two shapes, a compile each."""
+    from ipython_shell import run_cell
+    from tutorial_notes4_cases import CASES4
+    first, second = (JAX4["cases"][name] for name in ("positive_even_of_a_number",
+                                                      "positive_even_of_an_array"))
+    assert first["printed"] == ["True", "True"]
+    assert JAX4["cases"]["positive_even_old_fix_pasted"]["printed"] == ["[ True  True  True]"]
+    ran = run_cell(shell, CASES4["positive_even_of_a_number"])
+    assert ran.stdout.splitlines() == first["printed"] and not ran.shown("⚙")
+    ran = run_cell(shell, CASES4["positive_even_of_an_array"])
+    assert ran.stdout.splitlines() == second["printed"]
+    (note,) = ran.shown("⚙")
+    assert re.search(here(r"the number 24 written in the call at In\[\d+\]:13\)"), note), note
+    assert "broadcast_to" not in note and "from the start" not in note, note
+
+
+def test_a_key_told_reused_then_split_by_the_pages_loop_is_not_told_again(shell):
+    """random-numbers' normal(key) twice (told: JAX's checker raises KeyReuseError there,
+    recorded), then the page's loop, `new_key, subkey = random.split(key)`: its note said
+    split drew with the key normal used, and rewrote the two earlier draws again. With the
+    first note's rewrite in place the loop reuses nothing (JAX's checker, on, raises nothing,
+    recorded); a split of a key told reused in an earlier cell is not told again."""
+    from ipython_shell import run_cell
+    from tutorial_notes4_cases import CASES4
+    cases = JAX4["cases"]
+    assert cases["checked_key_drawn_twice"]["error"].startswith("KeyReuseError")
+    assert cases["checked_key_drawn_as_the_note_wrote"]["error"] is None
+    assert cases["checked_split_loop"]["error"] is None
+    run_cell(shell, "from jxkernel import random")
+    assert run_cell(shell, CASES4["key_made"]).stdout.splitlines() == \
+        cases["key_made"]["printed"]
+    ran = run_cell(shell, CASES4["key_drawn_twice"])
+    assert ran.stdout.splitlines() == cases["key_drawn_twice"]["printed"]
+    (note,) = ran.shown("⚠ key reused")
+    offered = [line.strip().split("    # at In[")[0] for line in note.splitlines()
+               if line.startswith("  ")]
+    assert offered == [line.split("    # at In[")[0] for line in
+                       CASES4["checked_key_drawn_as_the_note_wrote"].splitlines()[1:]], note
+    ran = run_cell(shell, CASES4["split_loop"])
+    assert ran.error is None and ran.stdout.splitlines() == cases["split_loop"]["printed"]
+    assert not ran.shown("⚠"), ran.shown("⚠")
+
+
+def test_a_key_split_then_split_again_is_told_to_split_one_more_where_each_key_is_used(shell):
+    """JAX 101's state chapter: `x_rng, noise_rng = jax.random.split(rng)`, each drawn with,
+    then `params = init(rng)`, whose split takes rng again (JAX's checker raises
+    KeyReuseError there, recorded). The note said "draw with one of them": init(x_rng), pasted,
+    JAX's checker refuses too (recorded). Where the cell uses each key the split made, the
+    note writes the split one key longer and init given that key, which JAX runs clean."""
+    from ipython_shell import run_cell
+    from tutorial_notes4_cases import CASES4
+    cases = JAX4["cases"]
+    assert cases["checked_state_data_then_init"]["error"].startswith("KeyReuseError")
+    assert cases["checked_state_init_with_a_key_split_made"]["error"].startswith("KeyReuseError")
+    assert cases["checked_state_split_one_more"]["error"] is None
+    run_cell(shell, CASES4["state_init"])
+    ran = run_cell(shell, CASES4["state_data_then_init"])
+    assert ran.error is None
+    (note,) = ran.shown("⚠ key reused")
+    assert re.match(here(r"⚠ key reused \(at In\[\d+\]:11\): init's split drew with the key "
+                         r"that split used at In\[\d+\]:5"), note), note
+    assert "draw with one of them" not in note, note
+    offered = [re.sub(r"In\[\d+\]", "In[8]", line.strip()) for line in note.splitlines()
+               if line.startswith("  ")]
+    assert offered == [line for line in CASES4["checked_state_split_one_more"].splitlines()
+                       if "    # at In[" in line], note
+
+
+def test_a_ref_written_in_place_in_a_jitted_function_is_not_told_left_as_it_was(shell):
+    """array_refs' sin_inplace: `x_ref[...] = jnp.sin(x_ref[...])` inside jit, x_ref a Ref.
+    The effect note said sin_inplace got a copy and "the x_ref you passed is left as it was",
+    and offered `return x_ref` with `x_ref = sin_inplace(x_ref)`: JAX writes the Ref in place
+    (the page prints sin of its values after the call, recorded) and refuses a Ref returned
+    from jit (ValueError, recorded). An argument traced as a Ref gets no such note."""
+    from ipython_shell import run_cell
+    from tutorial_notes4_cases import CASES4
+    cases = JAX4["cases"]
+    assert cases["ref_returned"]["error"].startswith("ValueError: function sin_inplace")
+    assert "mutable array references cannot be returned" in cases["ref_returned"]["error"]
+    ran = run_cell(shell, CASES4["ref_written_in_place"])
+    assert ran.error is None
+    assert [line.split(" ", 1)[1] for line in ran.stdout.splitlines()] == \
+        [line.split(" ", 1)[1] for line in cases["ref_written_in_place"]["printed"]]
+    assert not ran.shown("⚠"), ran.shown("⚠")
+    assert run_cell(shell, CASES4["ref_after"]).stdout.splitlines() == \
+        cases["ref_after"]["printed"]

@@ -1149,6 +1149,56 @@ def _written_at(c, jitted, sig, template, dtype, as_number=False, *, now):
                     old_dtype=_dtype_name(c.old), new_dtype=_dtype_name(c.new))
 
 
+# a Python number written in the earlier call (`f(4.)`, `f(24)`), an array in the later one
+# (Common Gotchas' jit(impure_print_side_effect)(jnp.array([5.])), control-flow's
+# jax_check_positive_even(x)): two calls, not a state started as 0.0 and fed back. The grown
+# state's code made the earlier call's number an array (`x = jnp.broadcast_to(...)`): its result
+# changed (True, then [True True True]), and where a third call passes a number again (the
+# Gotchas' 5.) JAX 0.10.2 compiles twice all the same (tutorial_notes4_reference.json)
+_NUMBER_THEN_ARRAY_FIX = (
+    "{path} was a scalar ({old}: the number {number} written in the call at {line}) and is an "
+    "array now ({new}): a number and an array are two shapes, each compiled, as in JAX, and "
+    "making the number an array would change what that call computes. Nothing to fix where "
+    "both calls are meant: a compile for each is expected.",
+    "")
+
+
+def _number_written_then_array(c, jitted, before, now):
+    """`c` told without code where the earlier call (`before`'s site) passed a number
+    written in the call (`f(4.)`, `f(-1)`) and the later call is not given what it returned:
+    that call is no state to make an array from the start. Otherwise the next rule's fix, the
+    grown state's code in the caller's names (which this rule's test implies applies)."""
+    site, here = getattr(before, "site", None), getattr(now, "site", None)
+    found = None if site is None or here is None or not _calls_it_by_name(site, jitted) \
+        else _argument_at(site, jitted, c.path)
+    if found is None:
+        return _callers_names(c, jitted, before, now)
+    try:
+        number = ast.literal_eval(found[1])
+    except (ValueError, SyntaxError):
+        return _callers_names(c, jitted, before, now)
+    if isinstance(number, bool) or not isinstance(number, (int, float, complex)):
+        return _callers_names(c, jitted, before, now)
+    # `v = momentum(0.0, g)`, then `momentum(v, g)`: the later call is given what the earlier
+    # returned, a state started as a number (the grown state's fix stays)
+    later = _argument_at(here, jitted, c.path)
+    if later is None or later[1] in _assigned_by(site):
+        return _callers_names(c, jitted, before, now)
+    return _refixed(c, _NUMBER_THEN_ARRAY_FIX, number=found[1], line=_line_of(site, here))
+
+
+def _assigned_by(site) -> set:
+    """The names the statement at `site` (a one-line assignment of a call) binds: {"v"} for
+    `v = momentum(0.0, g)`, {"w", "state"} for `w, state = step(...)`; empty otherwise."""
+    try:
+        tree = ast.parse(linecache.getline(site.file, site.line).strip())
+    except SyntaxError:
+        return set()
+    return {n.id for statement in tree.body if isinstance(statement, (ast.Assign, ast.AnnAssign))
+            for target in getattr(statement, "targets", [getattr(statement, "target", None)])
+            for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
 def _callers_names(c, jitted, before, now):
     return _in_the_callers_names(c, jitted, now, before)
 
@@ -1202,6 +1252,11 @@ _RULES = (
           lambda c: c.kind == "constant" and bool(constant_name(c)) and
           c.snippet.startswith("def "),
           lambda c, jitted, before, now: _passed_at_the_call(c, jitted, now)),
+    _Rule("a number written in the earlier call, then an array",
+          "`f(4.)`, then `f(jnp.array([5.]))`: two calls, not a state grown (no code to paste)",
+          lambda c: c.kind == "shape" and c.path.isidentifier() and
+          c.fix.startswith(f"{c.path} was a scalar (") and c.snippet.endswith("# from the start"),
+          _number_written_then_array),
     _Rule("padding or structure code in the caller's names",
           "the parameter's name pasted at `f(jnp.ones(4))` named nothing there",
           lambda c: c.kind in ("shape", "structure") and _root(c.path).isidentifier() and
