@@ -12,7 +12,7 @@ lengths do not match." (parse_einsum_input: an operand with fewer axes than the 
 beside its '...'). The output naming a letter no input has ("Output character 'b' did not appear
 in the input") and subscripts for another number of operands are other errors, given no card:
 they are recorded here so that the card is known to stay away from them."""
-from einsum_scan_cards_cases import _ran, _said, _value  # tests/data
+from einsum_scan_cards_cases import _ran, _said, _value, filtered_as_a_notebook  # tests/data
 
 # (what the cell defines, the learner's line, the lines the card prints: its rewrite first,
 # then the spelling with a letter of its own for the batch axis where it gives one)
@@ -130,12 +130,7 @@ NO_CARD = {
 
 def run(jax) -> dict:
     """Each case's facts, with tracebacks filtered as a notebook's are."""
-    before = jax.config.jax_traceback_filtering
-    jax.config.update("jax_traceback_filtering", "remove_frames")
-    try:
-        return _run(jax)
-    finally:
-        jax.config.update("jax_traceback_filtering", before)
+    return filtered_as_a_notebook(jax, _run)
 
 
 def _run(jax) -> dict:

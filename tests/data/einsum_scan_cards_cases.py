@@ -157,12 +157,17 @@ def _ran(source, names) -> dict:
 
 
 def run(jax) -> dict:
-    """Each case's facts, with tracebacks filtered as a notebook's are (JAX's default: the
-    test suite turns filtering off, and where a traceback ends is recorded here)."""
+    """Each case's facts, with tracebacks filtered as a notebook's are."""
+    return filtered_as_a_notebook(jax, _run)
+
+
+def filtered_as_a_notebook(jax, run):
+    """run(jax) with tracebacks filtered as a notebook's are (JAX's default: the test suite
+    turns filtering off, and where a traceback ends is recorded)."""
     before = jax.config.jax_traceback_filtering
     jax.config.update("jax_traceback_filtering", "remove_frames")
     try:
-        return _run(jax)
+        return run(jax)
     finally:
         jax.config.update("jax_traceback_filtering", before)
 
