@@ -368,9 +368,11 @@ def grouped_text(events) -> str:
                      for name, n, sites, _ in grouped(events))
 
 
-def cell_note(events, mode: str, skip=()) -> Note | None:
+def cell_note(events, mode: str, skip=(), dropped: int = 0) -> Note | None:
     """The note of a cell that logged `events` (oldest first), or None: nothing to say.
-    `skip`: keys of functions that noted their compiles themselves (%%jit cells)."""
+    `skip`: keys of functions that noted their compiles themselves (%%jit cells); `dropped`:
+    how many of the cell's earlier events the log no longer keeps (its counts leave them out,
+    and the title says so)."""
     if mode == "off":
         return None
     skipped = {id(k) for k in skip}
@@ -419,6 +421,9 @@ def cell_note(events, mode: str, skip=()) -> Note | None:
             else "jxkernel"
         title = (f"⚙ this cell {'traced' if numpy else 'compiled'} {len(others)} eager "
                  f"operation(s) and {whose} function(s)")
+    if dropped:
+        title += (f" (counting only what the compile log still keeps: this cell's first "
+                  f"{dropped:,} events are past the last {compile_record.MAX_EVENTS:,} it keeps)")
     return Note(title, body="\n".join(bodies + rest), kind="compile", details=True)
 
 
@@ -546,9 +551,15 @@ class CellWatch:
     def cell_finished(self, skip=()) -> Note | None:
         """The note of the cell that just ran (None: nothing to note)."""
         self.running = False
-        events = [e for e in compile_record.events_since(self.start) if e.seq not in self.left_out]
+        kept = compile_record.events_since(self.start)
+        events = [e for e in kept if e.seq not in self.left_out]
+        # the log keeps its last MAX_EVENTS events: a cell that logged more (a %timeit of a
+        # jit made anew per call) has lost its first ones, which no count here may claim
+        dropped = 0 if not kept else kept[0].seq - self.start - sum(
+            self.start <= s < kept[0].seq for s in self.left_out)
         self.start, self.left_out = compile_record.last_seq() + 1, set()
-        return cell_note(events, config.jxkernel_compile_notes, skip) if events else None
+        return cell_note(events, config.jxkernel_compile_notes, skip, dropped) if events \
+            else None
 
     def stale_finished(self) -> Note | None:
         """The note of values read from outside that changed since a trace (checked after

@@ -115,6 +115,26 @@ def test_a_jit_of_a_library_function_names_where_it_is_defined_in_the_package(sh
     assert PACKAGE_DIR not in note["text/plain"] and PACKAGE_DIR not in note["text/html"]
 
 
+def test_a_cell_that_logged_more_than_the_log_keeps_counts_only_what_it_keeps(shell,
+                                                                              monkeypatch):
+    """jit-compilation's %timeit of a jit made anew per call logged 16,220 compiles in one
+    cell, and the note said "×8359": the log keeps its last MAX_EVENTS events (10,000), so
+    the cell's first ones were gone. The count is of the kept events, and the title says how
+    many earlier ones it leaves out (here with the log cut to 4 events)."""
+    from jxkernel.core import compile_record
+    monkeypatch.setattr(compile_record, "MAX_EVENTS", 4)
+    ran = ok(shell, "for i in range(7):\n    jax.jit(lambda v: v * 3.5)(jnp.ones(3))")
+    (note,) = ran.notes
+    title = note["text/plain"].splitlines()[0]
+    assert title.startswith(here(f"⚙ <lambda> compiled again ×4 (a new jit object, at "
+                                 f"In[{ran.count}]:2): ")), title
+    assert title.endswith(" (counting only what the compile log still keeps: this cell's first "
+                          "3 events are past the last 4 it keeps)"), title
+    monkeypatch.undo()
+    (note,) = ok(shell, "for i in range(3):\n    jax.jit(lambda v: v * 4.5)(jnp.ones(3))").notes
+    assert "compile log still keeps" not in note["text/plain"]
+
+
 def test_a_jit_made_anew_in_a_loop_and_a_pmap_are_noted(shell):
     ran = ok(shell, "for i in range(3):\n    jax.jit(lambda v: v * 2.25)(jnp.ones(3))")
     (note,) = ran.notes
