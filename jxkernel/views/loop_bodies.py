@@ -84,5 +84,11 @@ def _host(x):
 
 
 def _holds_nan(values) -> bool:
-    return any(not dtypes.is_extended(getattr(v, "dtype", None)) and
-               dtypes.is_inexact(np.result_type(v)) and np.isnan(_host(v)).any() for v in values)
+    for v in map(_host, values):
+        dtype = getattr(v, "dtype", None)
+        if dtype is None:               # a Python scalar
+            if isinstance(v, (float, complex)) and v != v:
+                return True
+        elif not dtypes.is_extended(dtype) and dtypes.is_inexact(dtype) and np.isnan(v).any():
+            return True
+    return False
