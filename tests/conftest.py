@@ -124,6 +124,8 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     import compile_count
     compile_count.configure(config)
+    import config_leaks         # a test leaving jxkernel's config changed fails, named
+    config.pluginmanager.register(config_leaks, "config_leaks")
     config.addinivalue_line(
         "markers", "cpu_only(reason): the test's expectation holds on the CPU only; the GPU tier "
                    "(scripts/test_gpu.sh) skips it. The reason is one of tests/support/"

@@ -655,6 +655,11 @@ class Config(threading.local):
             raise AttributeError(f"Unrecognized config option {name!r}")
         return _SHARED[self].values[name]
 
+    def global_values(self) -> dict:
+        """Every option's value outside any `with` block (a copy), e.g. to see what a piece
+        of code left changed: ``before = config.global_values(); ...; before == config.global_values()``."""
+        return {name: _SHARED[self].values[name] for name in self._options}
+
     def read(self, name: str):
         return getattr(self, name)
 

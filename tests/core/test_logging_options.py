@@ -34,12 +34,14 @@ def test_environment_level_writes_each_line_once_and_none_silences():
 def test_jxkernel_compile_log_still_logs_once(caplog):
     """The lines stay on "jxkernel.compile_log" (the notebook's), once each, with a handler on
     "jax" set by jax_logging_level too."""
+    level = jax.config.jax_logging_level
     jax.config.update("jax_logging_level", "DEBUG")
     try:
         with caplog.at_level(logging.DEBUG, logger="jxkernel.compile_log"):
             jax.jit(lambda x: x * 7)(jax.numpy.ones(2))
     finally:
         jax.config.update("jax_logging_level", None)
+        jax.config.update("jax_logging_level", level)
         logging.getLogger("jax").setLevel(logging.NOTSET)
         logging.getLogger("jaxlib").setLevel(logging.NOTSET)
     names = [r.name for r in caplog.records if "Finished tracing" in r.getMessage()]

@@ -28,6 +28,7 @@ def run(jax):
 
     handler = Capture(logging.DEBUG)
     logging.getLogger("jax").addHandler(handler)
+    level = jax.config.jax_logging_level        # given back at the end, for what runs next
     out = {}
     x = jax.numpy.ones(3)
     scenarios = [("debug_modules_jax", "jax_debug_log_modules", "jax"),
@@ -57,6 +58,7 @@ def run(jax):
     finally:
         logging.getLogger("jax").removeHandler(handler)
         jax.config.update("jax_logging_level", None)
+        jax.config.update("jax_logging_level", level)
         logging.getLogger("jax").setLevel(logging.NOTSET)     # (None leaves the level set)
         logging.getLogger("jaxlib").setLevel(logging.NOTSET)
     return out
