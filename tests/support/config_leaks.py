@@ -55,19 +55,31 @@ def _state() -> dict:
     return state
 
 
-def _put_back(name, value) -> None:
-    if isinstance(name, str):   # an open with-block cannot be closed from here
-        from jxkernel.config import config
-        config.update(name, value)
+def _put_back(left) -> list:
+    """(name, was, now, why it was not put back or None) for each of `left`, put back. One
+    that refuses (jax_num_cpu_devices once a backend started) keeps its value and says why;
+    an open with-block cannot be closed from here."""
+    from jxkernel.config import config
+    told = []
+    for name, was, now in left:
+        why = "a with-block is closed by its own code" if isinstance(name, tuple) else None
+        try:
+            if why is None:
+                config.update(name, was)
+        except Exception as e:
+            why = str(e)
+        told.append((name, was, now, why))
+    return told
 
 
-def _say(where: str, left, changers=None) -> str:
-    problems = [f"a `with` block of config.{name[1]} entered and not left"
-                if isinstance(name, tuple) else f"config.{name} = {now!r} (it was {was!r}; put back)"
-                for name, was, now in left]
-    problems = [problem + (f", changed last by {changers[name][0]}" if name in (changers or {})
-                           else "") for problem, (name, _, _) in zip(problems, left)]
-    return (f"{where} left jxkernel's config changed: " + "; ".join(problems)
+def _say(where: str, told, changers: dict) -> str:
+    def one(name, was, now, why):
+        said = (f"a `with` block of config.{name[1]} entered and not left"
+                if isinstance(name, tuple) else
+                f"config.{name} = {now!r} (it was {was!r}; "
+                + ("put back)" if why is None else f"not put back: {why})"))
+        return said + (f", changed last by {changers[name][0]}" if name in changers else "")
+    return (f"{where} left jxkernel's config changed: " + "; ".join(one(*t) for t in told)
             + ". Undo the change (try/finally, a fixture that restores, or config.override "
               "in a with block).")
 
@@ -92,10 +104,8 @@ def pytest_fixture_post_finalizer(fixturedef, request):
         del _held[name]
     now = _state()
     left = changed(released, {name: now.get(name) for name in released})
-    for name, was, _ in left:
-        _put_back(name, was)
     if left:
-        raise AssertionError(_say(f"fixture {fixturedef.argname!r}", left))
+        raise AssertionError(_say(f"fixture {fixturedef.argname!r}", _put_back(left), {}))
 
 
 def _module(item):
@@ -124,7 +134,5 @@ def pytest_runtest_teardown(item, nextitem):
     _start = None
     left = [(name, was, now) for name, was, now in changed(at_start, _state())
             if name not in _held]
-    for name, was, _ in left:
-        _put_back(name, was)
     if left:
-        raise AssertionError(_say(module, left, changers))
+        raise AssertionError(_say(module, _put_back(left), changers))
