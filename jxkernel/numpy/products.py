@@ -474,9 +474,10 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
             if str(e).startswith("Size of label "):
                 e.einsum_operands = (subscripts, shapes, lettered, _opt_einsum().parser
                                      .parse_einsum_input((subscripts, *shapes), shapes=True)[:2])
-            # an operand of another number of axes than its letters (einsum_axes.py's card):
-            # the same, less opt_einsum's reading, which is what refused them
-            elif str(e).startswith("Einstein sum subscript ") or \
+            # an operand of another number of axes than its letters (einsum_axes.py's card),
+            # a result letter no operand has or written twice (einsum_output.py's): the
+            # same, less opt_einsum's reading, which is what refused them
+            elif str(e).startswith(("Einstein sum subscript ", "Output character ")) or \
                     str(e) == "Ellipses lengths do not match.":
                 e.einsum_operands = (subscripts, shapes, lettered, None)
             raise

@@ -10,8 +10,9 @@ opt_einsum words it two ways: "Einstein sum subscript 'ij' does not contain the 
 of indices for operand 0." (contract_path, the subscripts without '...'), and "Ellipses
 lengths do not match." (parse_einsum_input: an operand with fewer axes than the letters written
 beside its '...'). The output naming a letter no input has ("Output character 'b' did not appear
-in the input") and subscripts for another number of operands are other errors, given no card:
-they are recorded here so that the card is known to stay away from them."""
+in the input": the einsum-output card's) and subscripts for another number of operands are
+other errors, given no einsum-axes card: they are recorded here so that the card is known to
+stay away from them."""
 from einsum_scan_cards_cases import _ran, _said, _value, filtered_as_a_notebook  # tests/data
 
 # (what the cell defines, the learner's line, the lines the card prints: its rewrite first,

@@ -54,6 +54,9 @@ MISTAKES = [
     ("y = jnp.einsum('ij,jk->ik', jnp.ones((2, 3, 4)), jnp.ones((4, 5)))",
      "einsum 'ij,jk->ik': operand 0 has 3 axes but 'ij' has 2 letters",
      "y = jnp.einsum('...ij,jk->...ik', jnp.ones((2, 3, 4)), jnp.ones((4, 5)))"),
+    ("y = jnp.einsum('i->ii', jnp.arange(3.0))",
+     "einsum 'i->ii': 'i' is written twice after '->'",
+     "y = jnp.diag(jnp.arange(3.0))"),
 ]
 # then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
 # the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
@@ -90,7 +93,7 @@ def mistakes(server, chromium):
 @pytest.mark.parametrize("index", range(len(MISTAKES)),
                          ids=["list-operand", "list-index", "masked-update", "truth-value",
                               "random-arguments", "numpy-random", "einsum-labels",
-                              "einsum-axes"])
+                              "einsum-axes", "einsum-output"])
 def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
     """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
     (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn

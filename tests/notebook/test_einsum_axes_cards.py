@@ -170,7 +170,8 @@ def test_an_einsum_axes_card_without_a_fitting_line_says_what_to_do_in_words(she
 def test_einsums_other_subscript_errors_get_no_einsum_axes_card(shell, case):
     """The output naming a letter no operand has, subscripts for two operands given one, '..'
     for '...', a letter of two sizes: JAX's ValueError and message as they are, and no
-    einsum-axes card (the letter of two sizes keeps its einsum-labels card); the same shell
+    einsum-axes card (the letter of two sizes keeps its einsum-labels card, the output's
+    letters theirs, test_einsum_output_cards.py); the same shell
     gives the card for operands whose letters miscount."""
     setup, line = NO_CARD[case]
     ran_ok(shell, setup)
@@ -179,7 +180,8 @@ def test_einsums_other_subscript_errors_get_no_einsum_axes_card(shell, case):
         (JAX[f"no_card_{case}"]["class"], JAX[f"no_card_{case}"]["message"])
     assert ran.error.__context__ is None
     kind = ran.card["kind"] if ran.card else None
-    assert kind == ("einsum-labels" if case == "label_sizes" else None), ran.printed
+    assert kind == {"label_sizes": "einsum-labels", "output_letter": "einsum-output",
+                    "batch_letter_in_output_only": "einsum-output"}.get(case), ran.printed
     _card(shell, BESIDE[case])
 
 

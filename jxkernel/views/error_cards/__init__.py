@@ -48,7 +48,9 @@ ValueError or IndexError: xs a number, `lax.scan(f, init, 10)`; ValueError: neit
 length, `lax.scan(f, init)`), einsum-labels (ValueError: jnp.einsum's subscripts giving one
 letter two sizes, `jnp.einsum('ij,jk->ik', a, b)` of a (2, 3) a and a (4, 5) b), einsum-axes
 (ValueError: jnp.einsum's subscripts with another number of letters than an operand has axes,
-`jnp.einsum('ij,jk->ik', a, b)` of a (2, 3, 4) a),
+`jnp.einsum('ij,jk->ik', a, b)` of a (2, 3, 4) a), einsum-output (ValueError: jnp.einsum's
+result subscripts naming a letter no operand has or one letter twice, `jnp.einsum('ij->ik',
+a)`, `jnp.einsum('i->ii', v)`),
 ragged-array (ValueError or TypeError: jnp.array given rows of different lengths),
 list-argument (TypeError: a Python list or tuple given to a jnp function), while-per-element
 (TypeError: a while_loop condition giving one bool per element), while-condition
@@ -124,8 +126,9 @@ then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (with
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
 `keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`,
-`trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `einsum_labels.py` and
-`einsum_axes.py` (jnp.einsum's subscripts), `ragged.py`, `list_arguments.py`,
+`trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
+`einsum_axes.py` and `einsum_output.py` (jnp.einsum's subscripts), `ragged.py`,
+`list_arguments.py`,
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`),
 `custom_rules.py`, `lowered_calls.py`, `objects.py`, `checks.py`, `jnp_statics.py`,
 `hashes.py`, `collectives.py`,
@@ -178,6 +181,7 @@ from .array_calls import (_is_matmul_0d, _is_uneven_split, _matmul_0d_card,
 from .axes import _axis_bounds_card, _is_axis_bounds
 from .einsum_axes import _einsum_axes_card, _is_einsum_axes
 from .einsum_labels import _einsum_labels_card, _is_einsum_labels
+from .einsum_output import _einsum_output_card, _is_einsum_output
 from .check_arguments import _check_format_args_card, _is_check_format_args
 from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
 from .collectives import _is_unbound_axis, _unbound_axis_card
@@ -325,6 +329,7 @@ _CARDS = [
     (_is_matmul_0d, _matmul_0d_card),
     (_is_einsum_labels, _einsum_labels_card),
     (_is_einsum_axes, _einsum_axes_card),
+    (_is_einsum_output, _einsum_output_card),
     (_is_uneven_split, _uneven_split_card),
     (_is_lax_dtypes, _lax_dtypes_card),
     (_is_int_power, _int_power_card),
