@@ -60,7 +60,8 @@ everything escaped, no script), and `application/vnd.jxkernel.stepper+json`:
                     [lo, hi] or null}],
      "breakpoints": {"primitives": [str], "lines": [int or label]},
      "nan": null or {"index" (null for an input), "primitive", "vars" [{"name", "nan"}],
-                     "source", "source_line", "input", "inside" (the same, or null)}}
+                     "source", "source_line", "input", "inside" (the same, or null),
+                     "step" ("iteration 3", "branch 1": where `inside` is, or null)}}
 
 Variables are named as `print(s.jaxpr)` names them; results nothing reads (`_`) are not
 listed. To keep an argument static, close over it (`step(lambda x: f(x, 3), x)`) or pass
@@ -264,7 +265,8 @@ class NanFound:
         return {"index": self.index, "primitive": self.primitive,
                 "vars": [{"name": n, "nan": c} for n, c in self.vars],
                 "source": self.source or None, "source_line": self.source_line or None,
-                "input": self.input, "inside": self.inside.to_json() if self.inside else None}
+                "input": self.input, "inside": self.inside.to_json() if self.inside else None,
+                "step": self.step}
 
 
 # ------------------------------------------------------------------ the stepper

@@ -21,9 +21,13 @@ function read(bundle: unknown): IStepperBundle {
     name: 'string', aval: 'string', origin: 'string', min: 'number?', max: 'number?',
     mean: 'number?', nan: 'number', inf: 'number', hist: 'list', hist_range: 'list?'
   });
-  if (b.nan) {
-    fields(b.nan, 'nan', { index: 'number?', primitive: 'string?', vars: 'list', source: 'string?' });
-    each(b.nan.vars, 'nan.vars', { name: 'string', nan: 'number' });
+  // the finding, then where inside a called body or a loop's iteration it was made
+  for (let nan = b.nan, path = 'nan'; nan; nan = nan.inside, path += '.inside') {
+    fields(nan, path, {
+      index: 'number?', primitive: 'string?', vars: 'list', source: 'string?', inside: 'object?',
+      step: 'string?'
+    });
+    each(nan.vars, `${path}.vars`, { name: 'string', nan: 'number' });
   }
   return b;
 }
@@ -46,16 +50,33 @@ function histogram(v: IStepperVariable): HTMLElement {
   return box;
 }
 
+type Nan = NonNullable<IStepperBundle['nan']>;
+
+// one finding's words: what made the NaN, where, in which values
+function nanWords(nan: Nan): string {
+  const vars = nan.vars.map(v => `${v.name} (${v.nan} NaN)`).join(', ');
+  const what = nan.index === null ? 'an input holds NaN' : `NaN made by ${nan.primitive}`;
+  const where = nan.source ? ` at ${nan.source}` : '';
+  return `${what}${where}: ${vars}`;
+}
+
+// the finding, then one line per body it was made inside (a jit, a scan's iteration 3, a
+// cond's branch 1), as the text view's "inside scan (iteration 3): ..."
 function nanLine(b: IStepperBundle): HTMLElement | null {
   if (!b.nan) {
     return null;
   }
-  const vars = b.nan.vars.map(v => `${v.name} (${v.nan} NaN)`).join(', ');
-  const what = b.nan.index === null ? 'an input holds NaN' : `first NaN made by ${b.nan.primitive}`;
-  const where = b.nan.source ? ` at ${b.nan.source}` : '';
-  const box = el('div', 'jx-Stepper-nan', `! ${what}${where}: ${vars}`);
+  const box = el('div', 'jx-Stepper-nan', `! first ${nanWords(b.nan)}`);
   if (b.nan.source_line) {
     box.appendChild(el('code', 'jx-Stepper-nanCode', b.nan.source_line));
+  }
+  for (let outer = b.nan, inner = b.nan.inside; inner; outer = inner, inner = inner.inside) {
+    const step = outer.step ? ` (${outer.step})` : '';
+    const line = el('div', 'jx-Stepper-nanInside', `inside ${outer.primitive}${step}: ${nanWords(inner)}`);
+    if (inner.source_line) {
+      line.appendChild(el('code', 'jx-Stepper-nanCode', inner.source_line));
+    }
+    box.appendChild(line);
   }
   return box;
 }

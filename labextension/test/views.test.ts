@@ -228,12 +228,13 @@ describe('%jxmemory: the device allocator (issue 46)', () => {
   });
 });
 
-describe("JupyterLite: Python's None arrives as undefined (Pyodide's toJs)", () => {
-  const noneAsUndefined = (v: unknown): unknown =>
-    v === null ? undefined : Array.isArray(v) ? v.map(noneAsUndefined)
-      : typeof v === 'object' ? Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, noneAsUndefined(x)]))
-        : v;
+// JupyterLite: Python's None arrives as undefined (Pyodide's toJs)
+const noneAsUndefined = (v: unknown): unknown =>
+  v === null ? undefined : Array.isArray(v) ? v.map(noneAsUndefined)
+    : typeof v === 'object' ? Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, noneAsUndefined(x)]))
+      : v;
 
+describe("JupyterLite: Python's None arrives as undefined (Pyodide's toJs)", () => {
   // and JupyterLab's copy of the output's data (JSONExt.deepCopy) then drops those fields
   const noneDropped = (v: unknown): unknown =>
     Array.isArray(v) ? v.map(noneDropped)
@@ -260,6 +261,36 @@ describe("JupyterLite: Python's None arrives as undefined (Pyodide's toJs)", () 
       const row = [...node.querySelectorAll('tbody tr')][0];
       expect([...row.querySelectorAll('td')].slice(3, 6).map(td => td.textContent)).toEqual(['–', '–', '–']);
     }
+  });
+});
+
+describe('the stepper: a NaN made inside a body', () => {
+  const mime = 'application/vnd.jxkernel.stepper+json';
+
+  it("says each body it was made inside, with the loop's iteration, as the text view does", () => {
+    // what `step(lambda xs: lax.scan(body, 0.0, xs)[1], xs).first_nan()` finds: the scan
+    // made b, its iteration 2's log made d (views/stepper.py's NanFound.to_json)
+    const b = bundles[mime];
+    const inner = {
+      index: 1, primitive: 'log', vars: [{ name: 'd', nan: 1 }], source: 'In[3]:2',
+      source_line: 'return c, jnp.log(v - 3.0)', input: null, inside: null, step: null
+    };
+    const nan = { ...b.nan, primitive: 'scan', vars: [{ name: 'b', nan: 1 }], inside: inner, step: 'iteration 2' };
+    for (const sent of [{ ...b, nan }, noneAsUndefined({ ...b, nan })]) {
+      const box = viewOrNote(mime, sent).querySelector('.jx-Stepper-nan');
+      expect(box?.textContent).toContain('! first NaN made by scan at ');
+      const inside = box?.querySelectorAll('.jx-Stepper-nanInside') ?? [];
+      expect(inside.length).toBe(1);
+      expect(inside[0].textContent).toBe(
+        'inside scan (iteration 2): NaN made by log at In[3]:2: d (1 NaN)return c, jnp.log(v - 3.0)');
+    }
+  });
+
+  it('refuses an inside that is not a finding, naming where', () => {
+    const b = bundles[mime];
+    const node = viewOrNote(mime, { ...b, nan: { ...b.nan, inside: { index: 'one' } } });
+    expect(isNote(node)).toBe(true);
+    expect(node.textContent).toContain('nan.inside');
   });
 });
 

@@ -26,7 +26,8 @@ from test_labextension_browser import (  # the same harness: server, page and co
     shot_view,
 )
 
-SETUP, EXPLAIN, STEPPER, DIFF, PROFILE, MEMORY, REPORT, GUARD, MALFORMED, ERROR = range(10)
+SETUP, EXPLAIN, STEPPER, DIFF, PROFILE, MEMORY, REPORT, GUARD, MALFORMED, SCAN_NAN, ERROR = \
+    range(11)
 VIEWS = ["explain", "stepper", "error", "jaxprdiff", "profile", "memory", "report", "guard"]
 NOTEBOOK = [
     "%load_ext jxkernel\n"
@@ -62,9 +63,17 @@ NOTEBOOK = [
     "display({'application/vnd.jxkernel.explain+json': None, 'text/plain': 'none'}, raw=True)\n"
     "display({'application/vnd.jxkernel.jaxpr+json': {'version': 3, 'name': 'f', 'text': ''},\n"
     "         'text/plain': 'v3'}, raw=True)",
+    # a NaN made in a scan's third iteration: the stepper goes in and says which
+    "from jxkernel import lax\n\n"
+    "def body(c, v):\n"
+    "    return c, jnp.log(v - 3.0)\n\n"
+    "t = step(lambda xs: lax.scan(body, 0.0, xs)[1], jnp.array([4.0, 5.0, 1.0]))\n"
+    "t.first_nan()\n"
+    "t",
     "jax.jit(lambda v: v if v > 0 else -v)(1.0)",     # last: Run All stops at an error
 ]
-VIEW_CLASS = {EXPLAIN: "jx-ExplainOutput", STEPPER: "jx-StepperOutput", DIFF: "jx-DiffOutput",
+VIEW_CLASS = {EXPLAIN: "jx-ExplainOutput", STEPPER: "jx-StepperOutput",
+              SCAN_NAN: "jx-StepperOutput", DIFF: "jx-DiffOutput",
               PROFILE: "jx-ProfileOutput", MEMORY: "jx-MemoryOutput", REPORT: "jx-ReportOutput",
               GUARD: "jx-GuardOutput", ERROR: "jx-ErrorCardOutput"}
 
@@ -138,6 +147,18 @@ def test_stepper_marks_the_nan_and_draws_histograms(page, request):
     expect(rows.nth(0)).to_contain_text("args[0]")
     expect(rows.filter(has_text="eqn 1 (log)").locator("td").nth(6)).to_have_text("1")
     expect(rows.nth(0).locator(".jx-Stepper-histBar")).to_have_count(8)
+    shot_view(v, request, "1")
+
+
+def test_stepper_says_the_scan_iteration_that_made_the_nan(page, request):
+    """A NaN made inside a scan: the finding names the scan, then the iteration it went into
+    and the line there (views/stepper.py's NanFound.inside and .step)."""
+    v = view(page, SCAN_NAN)
+    expect(v.locator(".jx-Stepper-nan")).to_contain_text("! first NaN made by scan at In[")
+    inside = v.locator(".jx-Stepper-nanInside")
+    expect(inside).to_have_count(1)
+    expect(inside).to_contain_text("inside scan (iteration 2): NaN made by log at In[")
+    expect(inside.locator(".jx-Stepper-nanCode")).to_have_text("return c, jnp.log(v - 3.0)")
     shot_view(v, request, "1")
 
 

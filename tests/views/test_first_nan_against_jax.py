@@ -60,6 +60,10 @@ def test_a_loops_or_conds_nan_is_followed_into_the_iteration_or_branch_that_made
     assert (os.path.basename(path), int(at)) == ("first_nan_cases.py",
                                                  function.__code__.co_firstlineno + line)
     assert f"inside {found.primitive} ({step_named}): first NaN: equation" in str(found)
+    # the stepper's JSON (the lab extension's view) says the same: the iteration or branch
+    sent = found.to_json()
+    assert (sent["step"], sent["inside"]["primitive"], sent["inside"]["step"]) == \
+        (step_named, "log", None)
 
 
 @pytest.mark.parametrize("name", sorted(BY_THE_BACKWARD_PASS))

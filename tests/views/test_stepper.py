@@ -315,7 +315,8 @@ def test_json_bundle_fields():
     assert (c["nan"], c["min"], c["hist"]) == (1, 0.0, [1, 0, 0, 0, 0, 1, 0, 1])
     assert got["nan"] == {"index": 1, "primitive": "log", "vars": [{"name": "c", "nan": 1}],
                           "source": f"{HERE}:{line_of(nan_maker, 'log')}",
-                          "source_line": "y = jnp.log(x - 3)", "input": None, "inside": None}
+                          "source_line": "y = jnp.log(x - 3)", "input": None, "inside": None,
+                          "step": None}
 
 
 def test_html_view_escapes_names_sources_and_paths():
