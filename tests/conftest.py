@@ -228,6 +228,7 @@ _HEAP_WALKERS_FIRST = (
 # them: stop 79's clone ran test_dispatch's six reference-cycle tests in 1.1-1.2 s each
 _HEAP_WALKING_TESTS = (
     "test_dispatch.py::test_running_leaves_no_reference_cycles",
+    "test_dispatch.py::test_an_entry_the_jit_cache_drops_is_freed_by_reference_counting",
     "test_jit.py::test_a_function_keeps_a_bounded_amount_of_constants_on_device",
     "test_closed_over_constants.py::test_the_array_is_not_kept_once_the_trace_is_done",
     "test_outside_values.py::test_a_function_followed_is_let_go_when_dropped",

@@ -84,13 +84,16 @@ def _constant_bytes(entry) -> int:
 
 def _forget(entry, fast, last) -> None:
     """An entry the compiled cache dropped leaves the fast path too, so that its executable
-    and its constants on device are freed (not kept until the fast path's own bound)."""
+    and its constants on device are freed (not kept until the fast path's own bound), now:
+    its LastHits and twin point back at it, a cycle only the next gc would free (unlinked)."""
     for key, found in list(fast.items()):
         if found is entry or getattr(found, "entry", None) is entry:   # (sharded.py's)
             fast.pop(key, None)
     for key, recent in list(last.items()):   # (LAST_HIT, static keys, keyword names)
         if not recent.drop(entry):
             last.pop(key, None)
+    if isinstance(entry, Entry):            # (sharded.py's stand-ins hold no cycle)
+        entry.unlink()
 
 
 FUN_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> FunState
