@@ -1174,11 +1174,24 @@ def traced_inside(event: CompileEvent, consts, host_reads) -> None:
 
 def _explainer_failed(doing: str, error: Exception) -> None:
     """The explainer is a view: its bug must not fail the user's call that compiled (nor be
-    silent). The compile is logged with its plain reason, and a warning says what broke."""
-    warnings.warn(f"jxkernel's recompile explainer raised {error!r} while {doing}; the user's "
-                  "call goes on and the compile is logged without its reason. This is a bug in "
-                  "jxkernel: please report it with the program that compiled.", RuntimeWarning,
-                  stacklevel=user_stacklevel())
+    silent). The compile is logged with its plain reason, and a warning says what broke and
+    where in jxkernel (for the report: the program that compiled may be hard to make again)."""
+    warnings.warn(f"jxkernel's recompile explainer raised {error!r}{_raised_at(error)} while "
+                  f"{doing}; the user's call goes on and the compile is logged without its "
+                  "reason. This is a bug in jxkernel: please report it with the program that "
+                  "compiled.", RuntimeWarning, stacklevel=user_stacklevel())
+
+
+def _raised_at(error: Exception) -> str:
+    """' (at jxkernel/views/recompile_explainer.py:158, in _signature)': the innermost frame
+    of jxkernel's that `error` passed through, or ''."""
+    tb, found = error.__traceback__, None
+    while tb is not None:
+        path = tb.tb_frame.f_code.co_filename.replace("\\", "/")
+        if "/jxkernel/" in path:
+            found = (path[path.rindex("/jxkernel/") + 1:], tb.tb_lineno, tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    return f" (at {found[0]}:{found[1]}, in {found[2]})" if found else ""
 
 
 def refuse(miss: Miss) -> None:

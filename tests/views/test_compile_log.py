@@ -339,8 +339,11 @@ def test_a_bug_in_the_explainer_warns_and_never_fails_the_users_call(monkeypatch
     unsubscribe = compile_log.subscribe(events.append)
     try:
         with pytest.warns(RuntimeWarning, match=r"recompile explainer raised ZeroDivisionError"
-                                                r".*while explaining a compile"):
+                                                r".*while explaining a compile") as first:
             out = f(jnp.ones(3))
+        # where in jxkernel it broke, for the report: the innermost frame of jxkernel's (the
+        # broken stand-in is this file's: the record's call of it)
+        assert " (at jxkernel/core/compile_record.py:" in str(first[0].message), first[0].message
         with _explain_on(), pytest.warns(RuntimeWarning, match="explainer raised") as caught:
             out2 = f(jnp.ones(4))                       # a new shape, explained to the log too
         assert [str(w.message).split(" while ")[1].split(";")[0] for w in caught] == \
