@@ -23,11 +23,13 @@ import dataclasses
 import functools
 import logging
 import operator
+import os
 import re
 import sys
 import threading
-import types
 import time
+import traceback
+import types
 import warnings
 import weakref
 
@@ -36,8 +38,9 @@ from . import miss_words
 from .config import config
 from .errors import RecompileError
 from .logging_config import DISPATCH, PARTIAL_EVAL, PXLA, jax_logger_enabled, to_jax_loggers
-from .source_info import (TIMEIT_FILE, SourceInfo, installed_package, is_jxkernel_file,
-                          is_user_filename, learner_source_info, user_source_info, user_stacklevel)
+from .source_info import (PACKAGE_DIR, TIMEIT_FILE, SourceInfo, installed_package,
+                          is_jxkernel_file, is_user_filename, learner_source_info,
+                          user_source_info, user_stacklevel)
 
 # Who a compile belongs to. JAX's explain_cache_misses leaves its own functions' misses out;
 # so do the notebook's notes, and the counts keep the user's functions apart from the rest.
@@ -1185,13 +1188,13 @@ def _explainer_failed(doing: str, error: Exception) -> None:
 def _raised_at(error: Exception) -> str:
     """' (at jxkernel/views/recompile_explainer.py:158, in _signature)': the innermost frame
     of jxkernel's that `error` passed through, or ''."""
-    tb, found = error.__traceback__, None
-    while tb is not None:
-        path = tb.tb_frame.f_code.co_filename.replace("\\", "/")
-        if "/jxkernel/" in path:
-            found = (path[path.rindex("/jxkernel/") + 1:], tb.tb_lineno, tb.tb_frame.f_code.co_name)
-        tb = tb.tb_next
-    return f" (at {found[0]}:{found[1]}, in {found[2]})" if found else ""
+    ours = [(frame.f_code, line) for frame, line in traceback.walk_tb(error.__traceback__)
+            if is_jxkernel_file(frame.f_code.co_filename)]
+    if not ours:
+        return ""
+    code, line = ours[-1]
+    path = os.path.relpath(code.co_filename, os.path.dirname(PACKAGE_DIR.rstrip(os.sep)))
+    return f" (at {path.replace(os.sep, '/')}:{line}, in {code.co_name})"
 
 
 def refuse(miss: Miss) -> None:

@@ -5,8 +5,6 @@ reference/make_einsum_output_cards_reference.py): JAX's class, message and last 
 the letter the card names, each operand listed with its shape and letters, and every line it
 prints, which pasted under JAX ran and gave the shape the card claims, computing JAX's value
 here too. Where no one reading is clear the card writes no line, and says what to do."""
-import json
-
 import numpy as np
 import pytest
 
@@ -14,6 +12,7 @@ pytest.importorskip("IPython")
 
 import jxkernel
 from einsum_output_cards_cases import CARDS  # tests/data
+from einsum_scan_cards_cases import _value  # tests/data: JAX's side made its values by it
 import locations  # tests/support
 from ipython_shell import ran_failing, ran_ok, shell_fixture
 
@@ -68,11 +67,6 @@ def _card(shell, case):
     return ran.card
 
 
-def _leaves(value):
-    return json.loads(json.dumps([np.asarray(a).tolist()
-                                  for a in jxkernel.tree_util.tree_leaves(value)]))
-
-
 @pytest.mark.parametrize("case", sorted(CARDS))
 def test_an_einsum_output_card_names_the_letter_and_each_operands_letters(shell, case):
     """JAX's ValueError and message kept (opt_einsum's, naming no shape) and its traceback
@@ -100,7 +94,7 @@ def test_an_einsum_output_card_writes_the_line_jax_runs_with_the_shape_it_gives(
     if case == "vector_to_diagonal":    # the learner's name for the vector
         assert "is jnp.diag(v): it gives (3, 3)." in card["fix"], card["fix"]
     ran_ok(shell, setup + printed)
-    assert _leaves(shell.user_ns["y"]) == JAX[f"{case}_fixed"]["value"]
+    assert _value(jxkernel, shell.user_ns["y"]) == JAX[f"{case}_fixed"]["value"]
 
 
 @pytest.mark.parametrize("case", sorted(c for c in CARDS if not CARDS[c][2]))
