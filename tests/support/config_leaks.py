@@ -22,8 +22,8 @@ _BEFORE = pytest.StashKey[dict]()
 # package-scoped fixtures, which outlive a file; a with-block one left open is held under
 # ("open", name).
 _held: dict = {}
-# the current module: (its file, the state before its first test, option -> (the test of it
-# that changed the option last, to what))
+# the current module: (its file, the state before its first test, option -> the test of it
+# that changed the option last)
 _start = None
 
 
@@ -78,7 +78,7 @@ def _say(where: str, told, changers: dict) -> str:
                 if isinstance(name, tuple) else
                 f"config.{name} = {now!r} (it was {was!r}; "
                 + ("put back)" if why is None else f"not put back: {why})"))
-        return said + (f", changed last by {changers[name][0]}" if name in changers else "")
+        return said + (f", changed last by {changers[name]}" if name in changers else "")
     return (f"{where} left jxkernel's config changed: " + "; ".join(one(*t) for t in told)
             + ". Undo the change (try/finally, a fixture that restores, or config.override "
               "in a with block).")
@@ -127,8 +127,8 @@ def pytest_runtest_teardown(item, nextitem):
     if before is None or _start is None:        # its setup failed before ours ran
         return
     module, at_start, changers = _start
-    for name, _, now in changed(before, _state()):
-        changers[name] = (item.nodeid, now)
+    for name, _, _ in changed(before, _state()):
+        changers[name] = item.nodeid
     if nextitem is not None and _module(nextitem) == module:
         return                  # its module's fixtures are still up: what they hold is theirs
     _start = None
