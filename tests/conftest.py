@@ -86,6 +86,7 @@ if _SITE not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 # not a new one (whose ~2,500 regular expressions pygments compiles) for each frame: the same
 # text and colours (tests/support/stack_data_lexer.py)
 import stack_data_lexer  # noqa: E402  (tests/support)
+from bugs_told import BUGS_TOLD  # noqa: E402  (tests/support)
 stack_data_lexer.install()
 
 _RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
@@ -164,13 +165,13 @@ def pytest_collection(session):
 # raised: "This is a bug in jxkernel: please report it") fail the run, naming each test that
 # met one: a warning in the summary was read past once (stop 114: the key-reuse pass raising
 # IndexError on jax.random.permutation's program, in two tests that passed). A test of such a
-# message catches it itself (pytest.warns), and is not counted.
-_BUGS_TOLD = "This is a bug in jxkernel"
+# message catches it itself (pytest.warns), and is not counted; a test that silences warnings
+# silences them with bugs_told.quiet_but_bugs (tests/support/bugs_told.py).
 _bugs_met: list = []
 
 
 def pytest_warning_recorded(warning_message, when, nodeid, location):
-    if _BUGS_TOLD in str(warning_message.message):
+    if BUGS_TOLD in str(warning_message.message):
         _bugs_met.append(f"{nodeid or when}: {warning_message.message}")
 
 

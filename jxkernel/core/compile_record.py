@@ -1054,9 +1054,10 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
             return record(dataclasses.replace(event, exported=exported, jaxpr=miss.jaxpr),
                           counted_as=miss.history)
     # a failed explainer, or while jxkernel/__init__.py loads, before the explainer is in:
-    # pmap's plain reason
+    # pmap's plain reason (the statics too: without them a new static value read as "2
+    # arguments -> 1" against the explained signature before it)
     return record_compiled(miss.jitted._name, _plain_signature(miss), phases, backend,
-                           key=miss.jitted)
+                           key=miss.jitted, statics=tuple((n, v) for n, v, _ in miss.statics))
 
 
 def _with_learners_function(event: CompileEvent, miss: Miss) -> CompileEvent:
@@ -1208,7 +1209,10 @@ def refuse(miss: Miss) -> None:
 
 
 def _plain_signature(miss: Miss) -> tuple:
-    return tuple((n, a.str_short(True)) for n, a in zip(miss.names, miss.avals))
+    """(name, type) per input leaf, written as the explainer's signatures are (weak types
+    marked): the fallback's reason compares it with theirs."""
+    return tuple((n, a.str_short(True) + (" (weak)" if a.weak_type else ""))
+                 for n, a in zip(miss.names, miss.avals))
 
 
 # ------------------------------------------------------------------ the guard

@@ -357,6 +357,19 @@ def test_a_bug_in_the_explainer_warns_and_never_fails_the_users_call(monkeypatch
     assert events[1].reason != ""
 
 
+def test_a_compile_the_explainer_failed_on_is_told_by_what_changed(monkeypatch):
+    # the fallback's reason against an explained signature: a new static value (it read "2
+    # arguments -> 1", and a weakly typed argument "i32[] (weak) -> i32[]", neither so)
+    from jxkernel.core import compile_record
+    f = jax.jit(lambda x, y: x + 3, static_argnums=[1])
+    f(1, 1)
+    monkeypatch.setattr(compile_record, "_explainer", _BrokenExplainer())
+    with pytest.warns(RuntimeWarning, match="explainer raised"):
+        f(1, 2)
+    assert [e.reason for e in compile_log.compile_events() if e.key is f][-1] == \
+        "y: static 1 -> static 2"
+
+
 class _explain_on:
     def __enter__(self):
         self.old = jax.config.jax_explain_cache_misses

@@ -18,6 +18,7 @@ import re
 from ...core.compile_record import _short, learners_function
 from ...tree_util import keystr, tree_leaves_with_path, tree_structure
 from .change import Change
+from .statics import _equal
 
 # a leaf of Equinox's dynamic arguments: "dynamic_nodonate['rest'][13]"
 _EQUINOX_LEAF = re.compile(r"dynamic_(?:no)?donate\['(first|rest)'\]\[(\d+)\]")
@@ -195,13 +196,6 @@ _STATIC_FIX = ("eqx.filter_jit makes every argument that is not an array static,
                "{call} uses {name} as a number only (arithmetic, not a shape or a loop count), "
                "pass it as an array, jnp.asarray({name}): filter_jit traces arrays, one "
                "program for every value.")
-
-
-def _equal(a, b) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:       # an array-like's ==, an ambiguous truth value: not equal
-        return False
 
 
 def _equinox_value(statics):

@@ -161,7 +161,7 @@ def _one_int_two_ways(before, after) -> bool:
         >>> _one_int_two_ways((0,), 0), _one_int_two_ways(0, (1,)), _one_int_two_ways(0, 1)
         (True, False, False)
     """
-    return any(type(a) is int and b == (a,) and _int_tuple(b) for a, b in ((before, after),
+    return any(type(a) is int and _int_tuple(b) and b == (a,) for a, b in ((before, after),
                                                                            (after, before)))
 
 
@@ -232,19 +232,21 @@ def _pytree_fields(value):
 def _same_static(a, b) -> bool:
     """One static value for jit's key, as JAX's tree_util.Static compares them: equal and of
     the same type (True and 1, 2.0 and 2 are two keys)."""
-    return type(a) is type(b) and a == b
+    return type(a) is type(b) and _equal(a, b)
 
 
 def _equal(a, b) -> bool:
-    """`a == b` as a bool, for statics of two types; False where it is no one bool (a NumPy
-    scalar against a tuple compares elementwise: `np.float32(2) == ((1, 2),)` is an array).
+    """`a == b` as a bool; False where it is no one bool (a NumPy scalar against a tuple
+    compares elementwise: `np.float32(2) == ((1, 2),)` is an array) or where the user's
+    `__eq__` raises: jit's cache compares only values of one type and equal hash, so the
+    explainer meets comparisons the user's call never made (`1 == obj` asks `obj.__eq__`).
 
         >>> _equal(True, 1), _equal(np.float32(2), ((1, 2),))
         (True, False)
     """
     try:
         return bool(a == b)
-    except (TypeError, ValueError):
+    except Exception:       # noqa: BLE001 (any error of the user's __eq__ or __bool__)
         return False
 
 
