@@ -86,7 +86,6 @@ if _SITE not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 # not a new one (whose ~2,500 regular expressions pygments compiles) for each frame: the same
 # text and colours (tests/support/stack_data_lexer.py)
 import stack_data_lexer  # noqa: E402  (tests/support)
-from bugs_told import BUGS_TOLD  # noqa: E402  (tests/support)
 stack_data_lexer.install()
 
 _RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
@@ -127,6 +126,8 @@ def pytest_configure(config):
     compile_count.configure(config)
     import config_leaks         # a test leaving jxkernel's config changed fails, named
     config.pluginmanager.register(config_leaks, "config_leaks")
+    import bugs_met             # a test during which jxkernel told a bug of its own fails
+    config.pluginmanager.register(bugs_met, "bugs_met")
     config.addinivalue_line(
         "markers", "cpu_only(reason): the test's expectation holds on the CPU only; the GPU tier "
                    "(scripts/test_gpu.sh) skips it. The reason is one of tests/support/"
@@ -161,25 +162,7 @@ def pytest_collection(session):
         gc.collect()
 
 
-# jxkernel's own bugs that it tells and survives (a note it could not make, a check that
-# raised: "This is a bug in jxkernel: please report it") fail the run, naming each test that
-# met one: a warning in the summary was read past once (stop 114: the key-reuse pass raising
-# IndexError on jax.random.permutation's program, in two tests that passed). A test of such a
-# message catches it itself (pytest.warns), and is not counted; a test that silences warnings
-# silences them with bugs_told.quiet_but_bugs (tests/support/bugs_told.py).
-_bugs_met: list = []
-
-
-def pytest_warning_recorded(warning_message, when, nodeid, location):
-    if BUGS_TOLD in str(warning_message.message):
-        _bugs_met.append(f"{nodeid or when}: {warning_message.message}")
-
-
 def pytest_sessionfinish(session, exitstatus):
-    if _bugs_met and not hasattr(session.config, "workerinput"):
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        sys.stderr.write("\njxkernel told of bugs of its own while the tests ran (each a "
-                         "warning above):\n" + "".join(f"  {m}\n" for m in _bugs_met))
     try:
         os.remove(_MARK)
         if not any(name.startswith("in-use-") for name in os.listdir(_CACHE_DIR)):

@@ -30,17 +30,16 @@ import threading
 import time
 import traceback
 import types
-import warnings
 import weakref
 
 from .clipped_text import clipped
-from . import miss_words
+from . import miss_words, told_bugs
 from .config import config
 from .errors import RecompileError
 from .logging_config import DISPATCH, PARTIAL_EVAL, PXLA, jax_logger_enabled, to_jax_loggers
 from .source_info import (PACKAGE_DIR, TIMEIT_FILE, SourceInfo, installed_package,
                           is_jxkernel_file, is_user_filename, learner_source_info,
-                          user_source_info, user_stacklevel)
+                          user_source_info)
 
 # Who a compile belongs to. JAX's explain_cache_misses leaves its own functions' misses out;
 # so do the notebook's notes, and the counts keep the user's functions apart from the rest.
@@ -1180,10 +1179,9 @@ def _explainer_failed(doing: str, error: Exception) -> None:
     """The explainer is a view: its bug must not fail the user's call that compiled (nor be
     silent). The compile is logged with its plain reason, and a warning says what broke and
     where in jxkernel (for the report: the program that compiled may be hard to make again)."""
-    warnings.warn(f"jxkernel's recompile explainer raised {error!r}{_raised_at(error)} while "
-                  f"{doing}; the user's call goes on and the compile is logged without its "
-                  "reason. This is a bug in jxkernel: please report it with the program that "
-                  "compiled.", RuntimeWarning, stacklevel=user_stacklevel())
+    told_bugs.tell(f"jxkernel's recompile explainer raised {error!r}{_raised_at(error)} while "
+                   f"{doing}; the user's call goes on and the compile is logged without its "
+                   "reason.", "the program that compiled", error)
 
 
 def _raised_at(error: Exception) -> str:

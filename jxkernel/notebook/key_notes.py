@@ -38,10 +38,9 @@ import ast
 import linecache
 import os
 import re
-import warnings
 import weakref
 
-from ..core import compile_record
+from ..core import compile_record, told_bugs
 from ..core.compile_record import EAGER, USER
 from ..core.source_info import PACKAGE_DIR
 from ..core.trace import Tracer
@@ -283,12 +282,12 @@ def _check_failed(function, source, error) -> None:
     line where the learner defined it (`source`, "file:line"), not at one of ours: the cell
     ran as written, only its key note is missing."""
     file, _, line = (source or "").rpartition(":")
-    warnings.warn_explicit(
+    told_bugs.tell(
         f"jxkernel could not check jit({function})'s program for reused keys (its check "
         f"raised {type(error).__name__}: {error}). The cell ran as written; only the key-reuse "
-        f"note is missing. This is a bug in jxkernel: please report it with the cell.",
-        RuntimeWarning, cell_name(file) or os.path.basename(file) or "<unknown>",
-        int(line) if line.isdigit() else 0)
+        f"note is missing.", "the cell", error,
+        at=(cell_name(file) or os.path.basename(file) or "<unknown>",
+            int(line) if line.isdigit() else 0))
 
 
 def _traced_calls(path):

@@ -4,9 +4,9 @@ and selectors, the device chosen, and IPython's pre/post_run_cell events.
 from __future__ import annotations
 
 import sys
-import warnings
 import weakref
 
+from ..core import told_bugs
 from ..core.config import config
 from ..xla import client
 from . import (breakpoint_notes, cell_origins, clamped_start_notes, compile_notes,
@@ -155,11 +155,11 @@ class State:
         try:
             return make(*args)
         except Exception as e:  # noqa: BLE001  (a note is help: never the cell's failure)
-            warnings.warn_explicit(
+            told_bugs.tell(
                 f"jxkernel could not make the cell's {what} note (it raised "
                 f"{type(e).__name__}: {e}). The cell ran as written; only that note is "
-                "missing. This is a bug in jxkernel: please report it with the cell.",
-                RuntimeWarning, f"In[{getattr(result, 'execution_count', None) or ' '}]", 1)
+                "missing.", "the cell", e,
+                at=(f"In[{getattr(result, 'execution_count', None) or ' '}]", 1))
             return None
 
     # IPython events

@@ -24,8 +24,6 @@ ipykernel's temporary file (`/tmp/ipykernel_27401/194225421.py:1: UserWarning: .
 """
 from __future__ import annotations
 
-import collections
-import itertools
 import logging
 import os
 import re
@@ -41,6 +39,7 @@ from ..views.error_cards import card_for
 from . import room_keeper
 from .display import cell_name, show
 from ..views.source import in_filtered_traceback
+from ..core import told_bugs
 from ..core.source_info import is_jxkernel_file
 from .program import CellError
 
@@ -249,31 +248,20 @@ def name_cells(text: str) -> str:
     return pattern.sub(named, text)
 
 
-# Each card that failed to draw, newest last: (a serial number, the error's class, the
-# drawing's own traceback as text; no objects, which would keep the cell's frames alive). The
-# learner sees no card where one was due, and nothing else: the tests read this
-# (tests/support/ipython_shell.py), so that a card raising while drawn fails them.
-card_failures: collections.deque = collections.deque(maxlen=20)
-_failures_seen = itertools.count()
-
-
 def _card(value):
     """The error card for `value`, or None; a card that fails to build is no card (IPython
-    would unregister a handler that raises), is kept in `card_failures`, and is told in one
-    line at the cell, as a note that fails to build is (state.State._note): the learner sees
-    JAX's error as it is, and why no card came with it."""
+    would unregister a handler that raises), is told in one line at the cell and kept in
+    core/told_bugs.py (which the tests read), as a note that fails to build is
+    (state.State._note): the learner sees JAX's error as it is, and why no card came."""
     try:
         return card_for(value)
     except Exception as e:  # noqa: BLE001
-        card_failures.append((next(_failures_seen), type(value).__name__,
-                              traceback.format_exc()))
         from IPython import get_ipython       # (the notebook layer: IPython is loaded)
         count = getattr(get_ipython(), "execution_count", None)
-        warnings.warn_explicit(
+        told_bugs.tell(
             f"jxkernel could not make the card for this {type(value).__name__} (it raised "
             f"{type(e).__name__}: {e}). The error is shown as JAX gives it; only the card is "
-            "missing. This is a bug in jxkernel: please report it with the cell.",
-            RuntimeWarning, f"In[{count or ' '}]", 1)
+            "missing.", "the cell", e, at=(f"In[{count or ' '}]", 1))
         return None
 
 

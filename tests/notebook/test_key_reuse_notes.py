@@ -344,6 +344,7 @@ def test_a_jitted_function_traced_again_is_not_told_again(shell):
     assert len([e for e in jxkernel.compile_events() if e.key is init]) == 2    # traced
 
 
+@pytest.mark.tells_a_bug
 def test_a_bug_in_the_pass_is_told_at_the_learners_function_and_the_cell_goes_on(
         shell, monkeypatch):
     def broken(jaxpr):
@@ -352,7 +353,7 @@ def test_a_bug_in_the_pass_is_told_at_the_learners_function_and_the_cell_goes_on
     ran_ok(shell, "@jax.jit\ndef init(key):\n    a = jax.random.normal(key, (2,))\n"
                   "    return a, jax.random.uniform(key, (2,))")
     with pytest.warns(RuntimeWarning) as told:
-        ran = ran_ok(shell, "a, b = init(jax.random.key(0))\nc = a + 1")
+        ran = ran_ok(shell, "a, b = init(jax.random.key(0))\nc = a + 1", tells_a_bug=True)
     assert ran.shown(NOTE) == [] and "c" in shell.user_ns
     (warning,) = [w for w in told if "reused keys" in str(w.message)]
     assert str(warning.message).startswith(

@@ -663,18 +663,20 @@ def test_a_jitted_lambda_given_a_string_gets_a_rewrite_that_runs(shell):
     assert shell.user_ns["_r"] == 2.0
 
 
+@pytest.mark.tells_a_bug
 def test_a_card_that_raises_while_drawn_is_kept_for_the_tests(shell, monkeypatch):
     """A drawing bug of ours shows the learner JAX's traceback, no card, and one line saying
     the card is missing by a bug of jxkernel's (the shell keeps going); it is kept in
-    tracebacks.card_failures, which tests/support's run_cell reads, so that every card test
-    fails on it (PRNG-key branch cards raised so, unseen)."""
+    core/told_bugs.py, which tests/support's run_cell and bugs_met read, so that every card
+    test fails on it (PRNG-key branch cards raised so, unseen)."""
     from IPython.utils.capture import capture_output
+    from jxkernel.core import told_bugs
     from jxkernel.notebook import tracebacks
 
     def broken(exc):
         raise KeyError("a bug of ours while drawing")
     monkeypatch.setattr(tracebacks, "card_for", broken)
-    before = len(tracebacks.card_failures)
+    before = told_bugs.last_serial()
     with capture_output() as shown, pytest.warns(RuntimeWarning) as told:
         result = shell.run_cell(RELU_SUM, store_history=False)
     assert isinstance(result.error_in_exec, errors.TracerBoolConversionError)
@@ -685,10 +687,9 @@ def test_a_card_that_raises_while_drawn_is_kept_for_the_tests(shell, monkeypatch
                     "report it with the cell.")
     assert warned.filename.startswith("In[")          # the cell's, none of jxkernel's files
     assert "TracerBoolConversionError" in shown.stdout + shown.stderr
-    assert len(tracebacks.card_failures) == before + 1 or before == 20
-    _, kind, text = tracebacks.card_failures[-1]
-    assert kind == "TracerBoolConversionError" and "a bug of ours while drawing" in text
-    tracebacks.card_failures.clear()        # (the next cells' run_cell reads it)
+    (bug,) = told_bugs.told_since(before)
+    assert bug.error == "KeyError" and "a bug of ours while drawing" in bug.traceback
+    assert bug.message == str(warned.message)
     assert shell.run_cell("_ok = 1 + 1").success
 
 

@@ -152,6 +152,7 @@ def test_a_line_is_told_once(shell):
     assert _notes(ran_ok(shell, "y = bump(x)")) == []
 
 
+@pytest.mark.tells_a_bug
 def test_a_bug_in_making_a_note_is_told_and_the_cells_other_notes_go_on(shell, monkeypatch):
     from jxkernel.notebook import update_notes
 
@@ -161,7 +162,7 @@ def test_a_bug_in_making_a_note_is_told_and_the_cells_other_notes_go_on(shell, m
     with pytest.warns(RuntimeWarning, match=r"jxkernel could not make the cell's update note "
                       r"\(it raised ValueError: broken on purpose\)\. The cell ran as written; "
                       r"only that note is missing") as warned:
-        ran = ran_ok(shell, "x = jnp.arange(3)\nx.at[0].set(1)\ny = x[5]")
+        ran = ran_ok(shell, "x = jnp.arange(3)\nx.at[0].set(1)\ny = x[5]", tells_a_bug=True)
     assert re.fullmatch(r"In\[\d+\]", warned[0].filename), warned[0].filename   # the cell's
     assert "Error in callback" not in ran.printed
     assert len(ran.shown("⚠ index 5 is past the end")) == 1       # the next note, still shown

@@ -164,17 +164,19 @@ class Ran(CardsShown):
         return [o for o in self.outputs if o["text/plain"].startswith("⚙")]
 
 
-def run_cell(shell, source, *, store_history=True, **kw) -> Ran:
-    """Run `source` as a numbered cell (`store_history=True`), capturing what it shows. An
-    error card that raised while drawn (the learner sees no card) fails here, with its
-    traceback."""
+def run_cell(shell, source, *, store_history=True, tells_a_bug=False, **kw) -> Ran:
+    """Run `source` as a numbered cell (`store_history=True`), capturing what it shows. A bug
+    jxkernel told in the cell (an error card or a note that raised while made: the learner sees
+    none) fails here, with its traceback, unless the test makes one on purpose (`tells_a_bug`,
+    with the test's own mark of that name, which tests/support/bugs_met.py reads)."""
     from IPython.utils.capture import capture_output
-    from jxkernel.notebook.tracebacks import card_failures
-    before = card_failures[-1][0] if card_failures else -1
+    from jxkernel.core import told_bugs
+    before = told_bugs.last_serial()
     with capture_output() as cap:
         result = shell.run_cell(source, store_history=store_history, **kw)
-    drawn_wrong = [text for serial, _, text in card_failures if serial > before]
-    assert not drawn_wrong, f"an error card raised while drawn:\n{drawn_wrong[0]}"
+    met = told_bugs.told_since(before)
+    assert tells_a_bug or not met, \
+        f"jxkernel told a bug of its own in the cell:\n{met[0].traceback}"
     return Ran(result, cap)
 
 

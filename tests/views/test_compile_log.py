@@ -331,6 +331,7 @@ class _BrokenExplainer:
         return broken
 
 
+@pytest.mark.tells_a_bug
 def test_a_bug_in_the_explainer_warns_and_never_fails_the_users_call(monkeypatch):
     from jxkernel.core import compile_record
     monkeypatch.setattr(compile_record, "_explainer", _BrokenExplainer())
@@ -357,6 +358,7 @@ def test_a_bug_in_the_explainer_warns_and_never_fails_the_users_call(monkeypatch
     assert events[1].reason != ""
 
 
+@pytest.mark.tells_a_bug
 def test_a_compile_the_explainer_failed_on_is_told_by_what_changed(monkeypatch):
     # the fallback's reason against an explained signature: a new static value (it read "2
     # arguments -> 1", and a weakly typed argument "i32[] (weak) -> i32[]", neither so)
