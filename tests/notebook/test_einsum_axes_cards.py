@@ -4,16 +4,15 @@ axes), checked in an IPython shell against what JAX 0.10.2 says for the same pro
 reference/make_einsum_axes_cards_reference.py): JAX's class, message and last frame kept, the
 operand the card names with its shape and letters, and every line it prints, which pasted
 under JAX ran and gave the shape the card claims, computing JAX's value here too."""
-import json
 import re
 
-import numpy as np
 import pytest
 
 pytest.importorskip("IPython")
 
 import jxkernel
 from einsum_axes_cards_cases import CARDS, NO_CARD  # tests/data
+from einsum_scan_cards_cases import _value  # tests/data: the value as JAX's side recorded it
 import locations  # tests/support
 from ipython_shell import ran_failing, ran_ok, shell_fixture
 
@@ -94,11 +93,6 @@ def _code(rewrite):
     return "\n".join(line.split("    # ")[0] for line in rewrite.splitlines())
 
 
-def _leaves(value):
-    return json.loads(json.dumps([np.asarray(a).tolist()
-                                  for a in jxkernel.tree_util.tree_leaves(value)]))
-
-
 def _subscripts(line):
     return re.search(r"einsum\('([^']*)'", line).group(1)
 
@@ -139,13 +133,13 @@ def test_an_einsum_axes_card_writes_the_line_jax_runs_with_the_shape_it_gives(sh
     assert card["rewrite"].endswith(f"    # the result: {shape}")
     assert f" gives {shape}." in card["fix"], card["fix"]
     ran_ok(shell, setup + printed[0])
-    assert _leaves(shell.user_ns["y"]) == JAX[f"{case}_fixed_0"]["value"]
+    assert _value(jxkernel, shell.user_ns["y"]) == JAX[f"{case}_fixed_0"]["value"]
     if len(printed) > 1:
         assert (f"Naming the batch axis with a letter of its own, '{_subscripts(printed[1])}', "
                 f"gives the same.") in card["fix"]
         assert JAX[f"{case}_fixed_1"] == JAX[f"{case}_fixed_0"]
         ran_ok(shell, setup + printed[1])
-        assert _leaves(shell.user_ns["y"]) == JAX[f"{case}_fixed_1"]["value"]
+        assert _value(jxkernel, shell.user_ns["y"]) == JAX[f"{case}_fixed_1"]["value"]
     else:
         assert "letter of its own" not in card["fix"]
 

@@ -7,7 +7,6 @@ card names, and every line it writes, pasted, computing JAX's recorded value."""
 import functools
 import json
 
-import numpy as np
 import pytest
 
 pytest.importorskip("IPython")
@@ -15,7 +14,7 @@ pytest.importorskip("IPython")
 import jxkernel
 from einsum_scan_cards_cases import (EINSUM, EINSUM_OTHER, EINSUM_OTHER_FIXED,  # tests/data
                                      SCAN, SCAN_FIXED, VMAP, einsum_line, run, swapped,
-                                     transposes)
+                                     transposes, _value)
 import locations  # tests/support
 from ipython_shell import ran_failing, ran_ok, shell_fixture
 
@@ -40,11 +39,6 @@ TITLES = {
 def _code(rewrite):
     """A rewrite's lines without their trailing comments."""
     return "\n".join(line.split("    # ")[0] for line in rewrite.splitlines())
-
-
-def _leaves(value):
-    return json.loads(json.dumps([np.asarray(a).tolist()
-                                  for a in jxkernel.tree_util.tree_leaves(value)]))
 
 
 def _is_words_only(rewrite):
@@ -98,7 +92,7 @@ def test_an_einsum_card_names_each_letter_and_writes_the_one_transpose_that_fits
         assert _code(card["rewrite"]) == line, card["rewrite"]
         assert f"the result is {tuple(answer['shape'])}" in card["fix"]
         ran_ok(shell, setup + line)
-        assert _leaves(shell.user_ns["y"]) == answer["value"]
+        assert _value(jxkernel, shell.user_ns["y"]) == answer["value"]
     else:
         assert card["rewrite"] == "", card["rewrite"]
         for operand, (_, answer) in fits.items():
@@ -155,7 +149,7 @@ def test_an_einsum_card_under_jit_transposes_the_lambdas_own_parameter(shell):
     assert card["title"] == "einsum 'ij,jk->ik': 'j' is 3 in p but 5 in q"
     assert _code(card["rewrite"]) == EINSUM_OTHER_FIXED["under_jit"]
     ran_ok(shell, setup + _code(card["rewrite"]))
-    assert _leaves(shell.user_ns["y"]) == JAX["einsum_under_jit_fixed"]
+    assert _value(jxkernel, shell.user_ns["y"]) == JAX["einsum_under_jit_fixed"]
 
 
 @pytest.mark.parametrize("case", sorted(SCAN))
@@ -176,7 +170,7 @@ def test_a_scan_with_neither_xs_nor_length_gets_length_where_the_body_reads_no_x
         assert _code(card["rewrite"]) == SCAN_FIXED[case], card["rewrite"]
         assert "your own count in place of 10" in card["rewrite"]
         ran_ok(shell, setup + _code(card["rewrite"]))
-        assert _leaves((shell.user_ns["carry"], shell.user_ns["ys"])) == \
+        assert _value(jxkernel, (shell.user_ns["carry"], shell.user_ns["ys"])) == \
             JAX[f"scan_{case}_fixed"]
     else:
         assert _is_words_only(card["rewrite"]), card["rewrite"]
