@@ -275,14 +275,16 @@ class Stepper(RichView):
     MIME = MIME
 
     def __init__(self, closed: ir.ClosedJaxpr, inputs, input_names, name="f",
-                 label=source.label, line_text=source.line):
+                 label=source.label, line_text=source.line, names: ir.Names | None = None):
         self.jaxpr, self.name = closed, name
         self._label, self._line_text = label, line_text
         self._inputs = list(zip(closed.jaxpr.constvars, closed.consts,
                                 ["const"] * len(closed.consts)))
         self._inputs += list(zip(closed.jaxpr.invars, inputs, input_names))
-        self.names = ir.Names()
-        ir.pp_toplevel(closed.jaxpr, names=self.names)     # the names print(jaxpr) shows
+        # the names print(jaxpr) shows; `names`: a body's, as its parent's print names them
+        # where it is nested (first_nan's finding inside a scan is shown under the parent)
+        self.names = ir.Names() if names is None else names
+        ir.pp_toplevel(closed.jaxpr, names=self.names)
         self.names.shared = {}                              # print nested jaxprs in place
         self._break_prims: list = []
         self._break_lines: list = []
@@ -403,14 +405,16 @@ class Stepper(RichView):
         if not counts:
             return None
         info = eqn.source_info
-        step, inside = None, self._enter(index).first_nan() if _called(eqn) else None
+        # (the bodies' variables named as this jaxpr's print names them, nested in place)
+        step, inside = None, \
+            self._enter(index, self.names).first_nan() if _called(eqn) else None
         entered = None if _called(eqn) else loop_bodies.nan_step(eqn, self._operands(eqn))
         if entered is not None:         # a cond's branch, a loop's iteration: run again inside
             step, body, operands = entered
             inside = Stepper(body, operands, [f"{self.name}'s {step} input {i}"
                                               for i in range(len(operands))],
                              f"{self.name}/{index} {eqn.primitive} {step}", self._label,
-                             self._line_text).first_nan()
+                             self._line_text, self.names).first_nan()
         return NanFound(index, str(eqn.primitive), counts, self._label(info),
                         self._line_text(info), inside=inside, info=info,
                         step=step if inside is not None else None)
@@ -432,12 +436,12 @@ class Stepper(RichView):
                 "that made a NaN)")
         return self._enter(self.position)
 
-    def _enter(self, index: int) -> Stepper:
+    def _enter(self, index: int, names: ir.Names | None = None) -> Stepper:
         eqn = self.equations[index]
         operands = self._operands(eqn)
-        names = [f"{self.name}'s {self.names(a)}" for a in eqn.invars]
-        return Stepper(_called(eqn), operands, names, f"{self.name}/{index} {eqn.primitive}",
-                       self._label, self._line_text)
+        inputs = [f"{self.name}'s {self.names(a)}" for a in eqn.invars]
+        return Stepper(_called(eqn), operands, inputs, f"{self.name}/{index} {eqn.primitive}",
+                       self._label, self._line_text, names)
 
     # -------------------------------------------------------------- breakpoints
     def break_on(self, primitive=None, line=None) -> Stepper:

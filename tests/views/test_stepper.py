@@ -5,6 +5,7 @@ import html
 import inspect
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -137,12 +138,24 @@ def test_first_nan_descends_into_a_jitted_helper_to_the_line_that_made_it():
     found = s.first_nan()
     assert (found.index, found.primitive, found.source) == (1, "jit", f"{HERE}:{line_of(calls_helper, 'y = helper(')}")
     inner = found.inside
-    assert (inner.index, inner.primitive, inner.vars) == (2, "log", (("d", 1),))
+    # named as print(s.jaxpr) names the body nested in place (`c = log e`), the view the
+    # finding is shown under; its own print, alone, says `d` (it said so)
+    assert (inner.index, inner.primitive, inner.vars) == (2, "log", (("c", 1),))
     assert found.innermost is inner and inner.source == f"{HERE}:{line_of(helper, 'log')}"
-    assert str(found).splitlines()[1] == (f"  inside jit: first NaN: equation 2 (log) made d (1 NaN) "
+    assert str(found).splitlines()[1] == (f"  inside jit: first NaN: equation 2 (log) made c (1 NaN) "
                                           f"at {HERE}:{line_of(helper, 'log')}: return jnp.log(w - 6)")
     assert s.to_json()["nan"]["inside"]["source_line"] == "return jnp.log(w - 6)"
     assert s.position == 2
+
+
+def test_a_nan_inside_a_scans_iteration_is_named_as_the_printed_jaxpr_names_it():
+    def f(x):
+        return lax.scan(lambda c, a: (c + jnp.log(a), c), 0.0, x)
+    s = step(f, np.array([1.0, -1.0, 2.0], np.float32))
+    inner = s.first_nan().inside
+    (made,) = re.findall(r"(\w+):f32\[\] = log", str(s.jaxpr))      # the body, in place
+    assert inner.primitive == "log" and inner.vars == ((made, 1),)
+    assert made != "c"      # (the body's own print names it so: what it said before)
 
 
 def test_step_into_a_call_runs_its_body_on_the_current_operands():
