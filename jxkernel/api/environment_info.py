@@ -13,7 +13,7 @@ from ..core.native import STATE as FASTPATH_STATE
 from ..xla import client as _client
 from ..xla import relayout
 
-__all__ = ["print_environment_info"]
+__all__ = ["print_environment_info", "issues_address"]
 
 
 def _version(package: str) -> str:
@@ -22,6 +22,25 @@ def _version(package: str) -> str:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
+
+
+def issues_address() -> str:
+    """Where to report a bug: the `Issues` address in the installed package's metadata
+    (pyproject.toml's [project.urls], the one place it is written), '' where it has none.
+
+    >>> issues_address().endswith("/issues")
+    True
+    """
+    import importlib.metadata
+    try:
+        urls = importlib.metadata.metadata("jxkernel").get_all("Project-URL") or []
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+    for entry in urls:                    # "Issues, https://github.com/.../issues"
+        label, _, url = entry.partition(",")
+        if label.strip().lower() == "issues":
+            return url.strip()
+    return ""
 
 
 def _fast_path() -> str:

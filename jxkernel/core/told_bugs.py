@@ -26,6 +26,7 @@ import warnings
 from .source_info import user_stacklevel
 
 SAID = "This is a bug in jxkernel: please report it with"
+WITH_THE_CELL = "the cell and what %jxbugs shows"      # a notebook's (notebook/magics/session.py)
 
 
 @dataclasses.dataclass(frozen=True)

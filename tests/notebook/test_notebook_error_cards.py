@@ -3,6 +3,7 @@ real InteractiveShell, gets a card naming the user's line, where the value came 
 rewrite; the exception stays JAX's class with JAX's message; the shell keeps working."""
 import json
 import os
+import re
 
 import pytest
 
@@ -684,12 +685,23 @@ def test_a_card_that_raises_while_drawn_is_kept_for_the_tests(shell, monkeypatch
     assert str(warned.message) == ("jxkernel could not make the card for this TracerBoolConversionError (it "
                     "raised KeyError: 'a bug of ours while drawing'). The error is shown as JAX "
                     "gives it; only the card is missing. This is a bug in jxkernel: please "
-                    "report it with the cell.")
+                    "report it with the cell and what %jxbugs shows.")
     assert warned.filename.startswith("In[")          # the cell's, none of jxkernel's files
     assert "TracerBoolConversionError" in shown.stdout + shown.stderr
     (bug,) = told_bugs.told_since(before)
     assert bug.error == "KeyError" and "a bug of ours while drawing" in bug.traceback
     assert bug.message == str(warned.message)
+    # what the warning says to send: %jxbugs, with the traceback and where to report it
+    report = shell.run_line_magic("jxbugs", "")
+    assert re.fullmatch(r"\d+ bug\(s\) of jxkernel's own told in this session( \(the last "
+                        r"\d+\))?: please report them at https://github.com/jxkernel/jxkernel/"
+                        r"issues, with the cells that ran and this text", report.title)
+    # (the traceback holds the learner's error it was drawing for, the cell named as the
+    # prompt names it, not as IPython's file)
+    assert f"{bug.message}\n{tracebacks.name_cells(bug.traceback)}" in report.body
+    assert "KeyError: 'a bug of ours while drawing'" in report.body
+    assert "TracerBoolConversionError" in report.body and "In[" in report.body
+    assert "\njxkernel: " in report.body and "\njaxlib: " in report.body     # the versions
     assert shell.run_cell("_ok = 1 + 1").success
 
 
@@ -707,3 +719,10 @@ def test_a_card_whose_fix_is_in_words_shows_no_empty_code():
                      rewrite="x = x.at[0].set(1)")
     assert render_text(card).splitlines()[-2:] == ["  try:", "    x = x.at[0].set(1)"]
     assert "<pre class='jx-rewrite'" in render_html(card)
+
+
+def test_jxbugs_says_so_where_no_bug_was_told(shell, monkeypatch):
+    from jxkernel.core import told_bugs
+    monkeypatch.setattr(told_bugs, "told", type(told_bugs.told)(maxlen=20))
+    assert repr(shell.run_line_magic("jxbugs", "")) == \
+        "jxkernel has told no bug of its own in this session."

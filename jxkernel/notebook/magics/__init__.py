@@ -4,7 +4,7 @@ NamespaceMagics, ...), each a `@magics_class` that `load_ipython_extension` regi
     jit.py          JitMagics         %%jit, %jaxpr / %%jaxpr (--diff), %hlo, %jxtraced
     inspection.py   InspectionMagics  %explain, %jxcompiles, %jxnotes, %jxguard, %jxreport
     timing.py       TimingMagics      %timeit / %%timeit (--dispatch, --phases)
-    session.py      SessionMagics     %jxbackend, %jxmemory
+    session.py      SessionMagics     %jxbackend, %jxmemory, %jxbugs
 
 Each magic is documented by its docstring and `magic_arguments` (so `%%jit?` is its help);
 base.py holds what they share (the extension's state, reading `f(x)` on a magic's line).

@@ -1,5 +1,6 @@
 """The session's magics: %jxbackend (which device jit calls, %%jit cells and eager
-operations run on) and %jxmemory (the live arrays, by the cell that made them).
+operations run on), %jxmemory (the live arrays, by the cell that made them) and %jxbugs (the
+bugs of jxkernel's own told in this session, for a report).
 """
 from __future__ import annotations
 
@@ -7,16 +8,19 @@ from IPython.core import magic_arguments as ma
 from IPython.core.error import UsageError
 from IPython.core.magic import line_magic, magics_class
 
+from ...api.environment_info import issues_address, print_environment_info
+from ...core import told_bugs
 from ...xla import client
 from .. import cell_origins
 from ..display import Note
+from ..tracebacks import name_cells
 from ..widgets.backend import BackendSelector
 from .base import JxMagicsBase
 
 
 @magics_class
 class SessionMagics(JxMagicsBase):
-    """%jxbackend, %jxmemory."""
+    """%jxbackend, %jxmemory, %jxbugs."""
 
     # ================================================================== %jxbackend
     @line_magic
@@ -52,3 +56,21 @@ class SessionMagics(JxMagicsBase):
             except (RuntimeError, ValueError) as e:
                 raise UsageError(f"%jxmemory --backend {args.backend!r}: {e}") from None
         return cell_origins.cell_memory_report(self.state.origins, args.backend)
+
+    # ================================================================== %jxbugs
+    @line_magic
+    def jxbugs(self, line):
+        """The bugs of jxkernel's own told in this session (a card, note or explanation of
+        ours that raised while your code ran as written), each with its traceback, and the
+        versions: the text to send with a report, at the address it names."""
+        bugs = list(told_bugs.told)
+        if not bugs:
+            return Note("jxkernel has told no bug of its own in this session.")
+        where = issues_address()
+        kept = f" (the last {len(bugs)})" if bugs[0].serial > 0 else ""
+        title = (f"{len(bugs)} bug(s) of jxkernel's own told in this session{kept}: please "
+                 f"report them{' at ' + where if where else ''}, with the cells that ran and "
+                 "this text")
+        body = "\n\n".join(f"{bug.message}\n{name_cells(bug.traceback)}" for bug in bugs)
+        return Note(title, f"{body}\n{print_environment_info(return_string=True)}", "warn",
+                    details=True)
