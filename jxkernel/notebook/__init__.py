@@ -30,7 +30,7 @@ from .magics import MAGIC_CLASSES
 from .report import report
 from .state import State
 from ..as_jax import install_as_jax
-from ..core import compile_record
+from ..core import compile_record, told_bugs
 from ..core.lazy_names import module_aliases
 from ..core.source_info import register_exclusion
 from ..views.stepper import step
@@ -44,8 +44,10 @@ module_aliases(__name__, {"stepper": "jxkernel.notebook.widgets.stepper_controls
 
 _states: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # shell -> State
 
-_OURS = ("jit", "jaxpr", "hlo", "timeit", "jxbackend", "jxcompiles", "jxnotes", "jxtraced",
-         "jxmemory", "jxguard", "jxreport", "explain")
+# every magic the classes define, read from them (a list written here left %jxbugs, added to a
+# class, registered after an unload)
+_OURS = tuple(sorted({name for cls in MAGIC_CLASSES for kind in ("line", "cell")
+                      for name in cls.magics[kind]}))
 
 
 def load_ipython_extension(shell) -> None:
@@ -78,6 +80,7 @@ def load_ipython_extension(shell) -> None:
     clamped_start_notes.install()
     update_notes.install()
     _exclude_ipythons_frames()
+    told_bugs.shown_by = "%jxbugs"      # each bug's warning says what to send with it
     _states[shell] = state
 
 
@@ -105,6 +108,7 @@ def unload_ipython_extension(shell) -> None:
     state.gradients.uninstall()
     state.effects.uninstall()
     if not _states:
+        told_bugs.shown_by = None
         index_notes.uninstall()
         clamped_start_notes.uninstall()
         update_notes.uninstall()

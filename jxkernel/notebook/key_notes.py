@@ -285,7 +285,7 @@ def _check_failed(function, source, error) -> None:
     told_bugs.tell(
         f"jxkernel could not check jit({function})'s program for reused keys (its check "
         f"raised {type(error).__name__}: {error}). The cell ran as written; only the key-reuse "
-        f"note is missing.", told_bugs.WITH_THE_CELL, error,
+        f"note is missing.", "the cell", error,
         at=(cell_name(file) or os.path.basename(file) or "<unknown>",
             int(line) if line.isdigit() else 0))
 

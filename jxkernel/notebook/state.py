@@ -158,7 +158,7 @@ class State:
             told_bugs.tell(
                 f"jxkernel could not make the cell's {what} note (it raised "
                 f"{type(e).__name__}: {e}). The cell ran as written; only that note is "
-                "missing.", told_bugs.WITH_THE_CELL, e,
+                "missing.", "the cell", e,
                 at=(f"In[{getattr(result, 'execution_count', None) or ' '}]", 1))
             return None
 

@@ -261,7 +261,7 @@ def _card(value):
         told_bugs.tell(
             f"jxkernel could not make the card for this {type(value).__name__} (it raised "
             f"{type(e).__name__}: {e}). The error is shown as JAX gives it; only the card is "
-            "missing.", told_bugs.WITH_THE_CELL, e, at=(f"In[{count or ' '}]", 1))
+            "missing.", "the cell", e, at=(f"In[{count or ' '}]", 1))
         return None
 
 

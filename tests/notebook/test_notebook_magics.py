@@ -67,6 +67,11 @@ def test_load_twice_is_harmless_and_unload_restores_timeit(shell):
         for kind in ("line", "cell"):
             assert type(manager.magics[kind]["timeit"].__self__).__name__ == "ExecutionMagics"
         assert "jit" not in manager.magics["cell"] and "jxcompiles" not in manager.magics["line"]
+        from jxkernel.notebook.magics import MAGIC_CLASSES
+        for cls in MAGIC_CLASSES:           # each magic of each class, %jxbugs among them
+            for kind, names in cls.magics.items():
+                assert not set(names) & {n for n, f in manager.magics[kind].items()
+                                         if isinstance(getattr(f, "__self__", None), cls)}
         assert "__jx_block__" not in shell.user_ns
         assert state_of(shell) is None
         ran = run(shell, "%timeit -n 1 -r 1 pass")

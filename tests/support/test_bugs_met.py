@@ -58,8 +58,9 @@ def test_a_bug_told_under_silenced_warnings_fails_its_test_and_a_marked_one_pass
     assert "KeyError: 'a bug of ours'" in ran.stdout, ran.stdout      # its traceback
 
 
-def test_a_told_bug_is_kept_with_its_traceback_and_found_by_serial():
+def test_a_told_bug_is_kept_with_its_traceback_and_found_by_serial(monkeypatch):
     from jxkernel.core import told_bugs
+    monkeypatch.setattr(told_bugs, "shown_by", None)       # (a notebook's names its magic)
     before = told_bugs.last_serial()
     try:
         raise ValueError("kept")
@@ -73,4 +74,14 @@ def test_a_told_bug_is_kept_with_its_traceback_and_found_by_serial():
     assert bug.message == ("jxkernel's demo raised. This is a bug in jxkernel: please report it "
                            "with the program.")
     assert (shown[0].filename, shown[0].lineno) == ("In[7]", 2)
+    monkeypatch.setattr(told_bugs, "shown_by", "%jxbugs")
+    try:
+        raise ValueError("kept")
+    except ValueError as e:
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.simplefilter("always")
+            told_bugs.tell("jxkernel's demo raised.", "the cell", e, at=("In[7]", 2))
+    told_bugs.told.pop()
+    assert str(shown[0].message).endswith("please report it with the cell and what %jxbugs "
+                                          "shows.")
     assert bug.error == "ValueError" and "ValueError: kept" in bug.traceback
