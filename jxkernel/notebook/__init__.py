@@ -1,7 +1,7 @@
 """jxkernel in IPython and Jupyter: `%load_ext jxkernel`.
 
 Registers the magics (`%%jit`, `%jaxpr`, `%hlo`, an honest `%timeit`, `%jxbackend`,
-`%jxcompiles`, `%jxnotes`, `%jxtraced`, `%jxmemory`, `%jxguard`, `%jxreport`, `%explain`), rich displays for
+`%jxcompiles`, `%jxnotes`, `%jxtraced`, `%jxmemory`, `%jxguard`, `%jxreport`, `%explain`, `%jxbugs`), rich displays for
 Arrays and jaxprs, and, in a Jupyter kernel, the comm target `jxkernel` of the JupyterLab extension (comm.py), and
 shows jxkernel's errors without jxkernel's own frames (tracebacks.py).
 A cell that made one of your jitted functions compile again says so under its output, with
