@@ -2,7 +2,8 @@
 user's code ran as written. Each is told once as a RuntimeWarning at the user's line or cell
 (never a traceback of ours, never the user's call failed), and kept here, newest last, with
 its traceback as text: for the report the warning asks for, and for the tests, which fail a
-test that met one even where the test silenced or recorded its warnings (tests/conftest.py).
+test that met one even where the test silenced or recorded its warnings
+(tests/support/bugs_met.py), and for `%jxbugs`, which shows them.
 
     >>> try:
     ...     {}["a key"]
