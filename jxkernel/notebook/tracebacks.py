@@ -256,13 +256,20 @@ def _card(value):
     try:
         return card_for(value)
     except Exception as e:  # noqa: BLE001
-        from IPython import get_ipython       # (the notebook layer: IPython is loaded)
-        count = getattr(get_ipython(), "execution_count", None)
         told_bugs.tell(
             f"jxkernel could not make the card for this {type(value).__name__} (it raised "
             f"{type(e).__name__}: {e}). The error is shown as JAX gives it; only the card is "
-            "missing.", "the cell", e, at=(f"In[{count or ' '}]", 1))
+            "missing.", "the cell", e, at=_cell_line(value))
         return None
+
+
+def _cell_line(value) -> tuple:
+    """("In[3]", 2): the innermost line of a cell that `value` was raised through, ("In[ ]",
+    1) where none. (The shell's execution_count, read here, is already the next cell's: the
+    warning named In[14] under cell 13.)"""
+    found = [(cell_name(frame.f_code.co_filename), line)
+             for frame, line in traceback.walk_tb(value.__traceback__)]
+    return next((f for f in reversed(found) if f[0] is not None), ("In[ ]", 1))
 
 
 def installed(shell) -> bool:

@@ -10,6 +10,8 @@ the last cell). Skipped, saying why, only without a browser.
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 from test_labextension_browser import cell, expect, lab_notebooks, notebook_run, shot_view
 
@@ -61,11 +63,19 @@ MISTAKES = [
 # then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
 # the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
 SELF_HOLDING = len(MISTAKES) + 1
+# last, a card of ours that raises while drawn (made so on purpose in the learner's kernel),
+# then %jxbugs, which shows what to report
+BROKEN_CARD, JXBUGS = SELF_HOLDING + 2, SELF_HOLDING + 3
 MORE = [NOTEBOOK[0]] + [{"cell_type": "code", "source": source,
                          "metadata": {"tags": ["raises-exception"]}}
                         for source in [m[0] for m in MISTAKES] + [
                             "d = {'b': 1}\nd['self'] = d\njax.tree.leaves(d)"]] + [
-    "total = sum([1, 2])\ntotal"]
+    "total = sum([1, 2])\ntotal",
+    {"cell_type": "code", "metadata": {"tags": ["raises-exception"]},
+     "source": "from jxkernel.notebook import tracebacks\n"
+               "tracebacks.card_for = lambda error: 1 / 0    # a bug of ours, on purpose\n"
+               "jax.jit(lambda v: v.at[v > 1].set(0.0))(x)"},
+    "%jxbugs"]
 
 
 @pytest.fixture(scope="module")
@@ -184,3 +194,32 @@ def test_explain_shows_whole_source_lines(page, request):
         assert code.evaluate("c => c.scrollWidth <= c.clientWidth && "
                              "getComputedStyle(c).textOverflow !== 'ellipsis'")
     shot_view(view, request, "1")
+
+
+def test_a_card_that_raised_says_so_and_jxbugs_shows_what_to_report(mistakes, request):
+    """A card of ours that raises while drawn: JAX's error as it is, no card, one line saying
+    it is a bug of jxkernel's and what to send; %jxbugs shows it with its traceback, under the
+    address to report it at (one line until clicked)."""
+    broken = cell(mistakes, BROKEN_CARD)
+    expect(broken.locator(".jp-OutputArea-output", has_text="NonConcreteBooleanIndexError")
+           .first).to_be_visible()
+    expect(broken.locator(".jx-ErrorCardOutput")).to_have_count(0)
+    told = broken.locator(".jp-OutputArea-output", has_text=(
+        "This is a bug in jxkernel: please report it with the cell and what %jxbugs shows"))
+    expect(told).to_have_count(1)
+    # at the cell's own line (it named the next cell's number: In[14] under [13])
+    number = re.search(r"\d+", broken.locator(".jp-InputArea-prompt").inner_text()).group(0)
+    expect(told).to_contain_text(f"In[{number}]:3: RuntimeWarning: jxkernel could not make "
+                                 "the card for this NonConcreteBooleanIndexError")
+    shot_view(broken, request, "1-told")
+    report = cell(mistakes, JXBUGS).locator("details.jx-note")
+    summary = report.locator("summary")
+    expect(summary).to_contain_text("bug(s) of jxkernel's own told in this session: please "
+                                    "report them at https://github.com/jxkernel/jxkernel/issues")
+    expect(report.locator("pre")).not_to_be_visible()
+    summary.click()
+    expect(report.locator("pre")).to_contain_text("ZeroDivisionError: division by zero")
+    expect(report.locator("pre")).to_contain_text("jxkernel could not make the card for this "
+                                                  "NonConcreteBooleanIndexError")
+    expect(report.locator("pre")).to_contain_text("\njaxlib: ")          # the versions
+    shot_view(cell(mistakes, JXBUGS), request, "2-jxbugs")

@@ -679,14 +679,16 @@ def test_a_card_that_raises_while_drawn_is_kept_for_the_tests(shell, monkeypatch
     monkeypatch.setattr(tracebacks, "card_for", broken)
     before = told_bugs.last_serial()
     with capture_output() as shown, pytest.warns(RuntimeWarning) as told:
-        result = shell.run_cell(RELU_SUM, store_history=False)
+        result = shell.run_cell(RELU_SUM, store_history=True)
     assert isinstance(result.error_in_exec, errors.TracerBoolConversionError)
     (warned,) = [w for w in told if "card" in str(w.message)]
     assert str(warned.message) == ("jxkernel could not make the card for this TracerBoolConversionError (it "
                     "raised KeyError: 'a bug of ours while drawing'). The error is shown as JAX "
                     "gives it; only the card is missing. This is a bug in jxkernel: please "
                     "report it with the cell and what %jxbugs shows.")
-    assert warned.filename.startswith("In[")          # the cell's, none of jxkernel's files
+    # the cell's innermost line the error came through (the `if`), none of jxkernel's files;
+    # it named the next cell (the shell's count, already moved on) at line 1
+    assert (warned.filename, warned.lineno) == (f"In[{result.execution_count}]", 3)
     assert "TracerBoolConversionError" in shown.stdout + shown.stderr
     (bug,) = told_bugs.told_since(before)
     assert bug.error == "KeyError" and "a bug of ours while drawing" in bug.traceback
