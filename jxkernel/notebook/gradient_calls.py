@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import dtypes, ir
+from ..core import dtypes, ir, told_bugs
 from ..core.interpret import eval_jaxpr
 from ..core.source_info import is_jxkernel_file, is_user_filename
 from ..core.staging import JaxprTracer
@@ -115,8 +115,8 @@ class GradientCalls(collections.deque):
         try:
             if self.first is None and call.size() <= SMALL and call.holds_nan():
                 self.first = call
-        except Exception:  # noqa: BLE001  (looking must never fail the user's call; the
-            pass           # cell's end looks again, and tells a failure there)
+        except Exception as e:  # noqa: BLE001  (looking must never fail the user's call)
+            _could_not_follow(e)
 
     def traced(self, call) -> None:
         """A gradient taken under a trace (reverse.py's tuple, tracers among its values): under
@@ -128,8 +128,10 @@ class GradientCalls(collections.deque):
                 taken.keep_with_programs(traces)
             else:
                 self.append(_Batched(taken))
-        except Exception:  # noqa: BLE001  (_NotFollowed; and following must never fail the
-            pass           # user's grad call)
+        except _NotFollowed:
+            pass
+        except Exception as e:  # noqa: BLE001  (following must never fail the user's grad call)
+            _could_not_follow(e)
 
     def clear(self) -> None:
         super().clear()
@@ -351,8 +353,16 @@ class WatchedProgram:
                 return
             calls.append(_JitCall(self, jitted, entry.jaxpr, leaves, outs,
                                   (frame.f_code.co_filename, frame.f_lineno)))
-        except Exception:  # noqa: BLE001  (recording must never fail the user's call)
-            pass
+        except Exception as e:  # noqa: BLE001  (recording must never fail the user's call)
+            _could_not_follow(e)
+
+
+def _could_not_follow(error) -> None:
+    """A bug of ours while following a gradient call for the NaN note: told at the user's line
+    (silent before: the note was missing with no word why), the call going on as written."""
+    told_bugs.tell(f"jxkernel could not follow this gradient call for its NaN note (it raised "
+                   f"{type(error).__name__}: {error}). The call ran as written; only that note "
+                   "may be missing.", "the cell", error)
 
 
 class _JitCall:

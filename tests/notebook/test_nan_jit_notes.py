@@ -185,3 +185,24 @@ def test_timeit_of_a_watched_step_records_nothing_and_keeps_the_fast_path(shell)
     assert shell.user_ns["_n"] == 0 and reverse.grad_calls is record
     ran_ok(shell, "_ = step(2.0)\n_ = step(3.0)\n" + count)     # recorded again after
     assert shell.user_ns["_n"] == 2
+
+
+@pytest.mark.tells_a_bug
+def test_a_bug_in_following_a_gradient_is_told_at_its_line_and_the_call_goes_on(shell,
+                                                                                monkeypatch):
+    # it was silent: a note missing with no word why (a comment said the cell's end would
+    # tell it; nothing did)
+    from jxkernel.notebook import gradient_calls
+
+    def broken(*args):
+        raise ValueError("a bug of ours, on purpose")
+    monkeypatch.setattr(gradient_calls._Taken, "of", broken)
+    with pytest.warns(RuntimeWarning, match=r"jxkernel could not follow this gradient call for "
+                      r"its NaN note \(it raised ValueError: a bug of ours, on purpose\)\. The "
+                      r"call ran as written; only that note may be missing\. This is a bug in "
+                      r"jxkernel") as told:
+        ran = ran_ok(shell, "g = jax.jit(jax.grad(lambda x: jnp.sin(x) * 2.0))(1.0)",
+                     tells_a_bug=True)
+    from jxkernel.notebook.display import cell_name      # (the cell's file, shown as In[N])
+    assert cell_name(told[0].filename) == f"In[{ran.count}]" and told[0].lineno == 1
+    assert abs(float(shell.user_ns["g"]) - 2 * np.cos(1.0)) < 1e-6     # f32: a few ulps
