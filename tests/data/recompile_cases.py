@@ -320,6 +320,17 @@ SCENARIOS = {
         "f = jax.jit(lambda x: x * 2)\n"
         "n, = export.symbolic_shape('n')\n"
         "export.export(f)(jax.ShapeDtypeStruct((n,), jnp.float32)); f(jnp.ones(3))\n"),
+    # the export's f32[n] in the jit's history broke jxkernel's explainer for every bucketed
+    # length after it (its bucket read the symbolic shape's length: None), order-dependently
+    # in the suite (an export test before tests/api/test_sparse.py, in one worker)
+    "export_symbolic_then_growing": (
+        "export with a symbolic shape, then calls of 3, 4 and 5 elements",
+        "export = jax.export\n"
+        "f = jax.jit(lambda x: x * 2)\n"
+        "n, = export.symbolic_shape('n')\n"
+        "export.export(f)(jax.ShapeDtypeStruct((n,), jnp.float32))\n"
+        "for k in (3, 4, 5):\n"
+        "    f(jnp.ones(k))\n"),
     # -------------------------------------------------- more: learners' loops
     "int_float_alternating": (
         "a Python int and a Python float alternating in a loop: each kind traced once",

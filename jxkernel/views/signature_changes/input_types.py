@@ -290,8 +290,10 @@ def _first_bucket(c, history, now):
     two notes, two rules. Each note of the argument now gives the first's, whose code,
     pasted, compiles as it says (lengths up to 4 one program, each doubling one more: 2 for
     3, 4, 5; JAX 0.10.2 lowers arange_argument_grows_fixed twice)."""
-    shapes = [_shape_of(a.str_short(True)) for sig in (*history, now) for p, a in sig.named
-              if p == c.path]
+    # (not a symbolic shape, jax.export's f32[b] traced into the same jit's history: no length;
+    # it read as None, whose len() broke the explainer for every later bucketed call)
+    shapes = [s for sig in (*history, now) for p, a in sig.named if p == c.path
+              for s in [_shape_of(a.str_short(True))] if s is not None]
     old, new = _shape_of(c.old), _shape_of(c.new)
     axes = [i for i, floor in enumerate(bucket_floors(old, new)) if floor is not None] \
         if old and new and len(old) == len(new) else []
