@@ -1,9 +1,10 @@
 """jxkernel in IPython and Jupyter: `%load_ext jxkernel`.
 
 Registers the magics (`%%jit`, `%jaxpr`, `%hlo`, an honest `%timeit`, `%jxbackend`,
-`%jxcompiles`, `%jxnotes`, `%jxtraced`, `%jxmemory`, `%jxguard`, `%jxreport`, `%explain`, `%jxbugs`), rich displays for
-Arrays and jaxprs, and, in a Jupyter kernel, the comm target `jxkernel` of the JupyterLab extension (comm.py), and
-shows jxkernel's errors without jxkernel's own frames (tracebacks.py).
+`%jxcompiles`, `%jxnotes`, `%jxtraced`, `%jxmemory`, `%jxguard`, `%jxreport`, `%explain`,
+`%jxbugs`), rich displays for Arrays and jaxprs, and, in a Jupyter kernel, the comm target
+`jxkernel` of the JupyterLab extension (comm.py), and shows jxkernel's errors without
+jxkernel's own frames (tracebacks.py).
 A cell that made one of your jitted functions compile again says so under its output, with
 what changed and the fix (compile_notes.py; `%jxnotes all|recompiles|off`).
 `%jxguard` and `no_recompile(f)` make a recompile an error (guard.py); `%jxreport` and
