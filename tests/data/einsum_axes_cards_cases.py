@@ -13,7 +13,7 @@ beside its '...'). The output naming a letter no input has ("Output character 'b
 in the input": the einsum-output card's) and subscripts for another number of operands are
 other errors, given no einsum-axes card: they are recorded here so that the card is known to
 stay away from them."""
-from einsum_scan_cards_cases import _ran, _said, _value, filtered_as_a_notebook  # tests/data
+from einsum_scan_cards_cases import _ran, _result, _said, filtered_as_a_notebook  # tests/data
 
 # (what the cell defines, the learner's line, the lines the card prints: its rewrite first,
 # then the spelling with a letter of its own for the batch axis where it gives one)
@@ -141,9 +141,7 @@ def _run(jax) -> dict:
         defined = _ran(setup, dict(from_))
         found[case] = _said(lambda: _ran(line, dict(defined)))
         for i, fixed in enumerate(printed):
-            ran = _ran(fixed, dict(defined))
-            found[f"{case}_fixed_{i}"] = {"shape": list(ran["y"].shape),
-                                          "value": _value(jax, ran["y"])}
+            found[f"{case}_fixed_{i}"] = _result(jax, _ran(fixed, dict(defined)))
     for case, line in REFUSED.items():
         defined = _ran(CARDS[case][0], dict(from_))
         found[f"{case}_refused"] = _said(lambda: _ran(line, dict(defined)))

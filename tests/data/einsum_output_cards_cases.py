@@ -9,7 +9,7 @@ opt_einsum words them "Output character 'k' did not appear in the input" and "Ou
 'i' appeared more than once in the output.", checked before any shape: a result letter
 written twice is told first, then one no operand has, then an operand's letters that miscount
 its axes."""
-from einsum_scan_cards_cases import _ran, _said, _value, filtered_as_a_notebook  # tests/data
+from einsum_scan_cards_cases import _ran, _result, _said, filtered_as_a_notebook  # tests/data
 
 # (what the cell defines, the learner's line, the line the card prints or None)
 CARDS = {
@@ -67,7 +67,5 @@ def _run(jax) -> dict:
         defined = _ran(setup, dict(from_))
         found[case] = _said(lambda: _ran(line, dict(defined)))
         if printed is not None:
-            ran = _ran(printed, dict(defined))
-            found[f"{case}_fixed"] = {"shape": list(ran["y"].shape),
-                                      "value": _value(jax, ran["y"])}
+            found[f"{case}_fixed"] = _result(jax, _ran(printed, dict(defined)))
     return found

@@ -156,6 +156,11 @@ def _ran(source, names) -> dict:
     return names
 
 
+def _result(jax, ran: dict) -> dict:
+    """The shape and value of `y`, which a case's pasted line assigned (`ran`: its names)."""
+    return {"shape": list(ran["y"].shape), "value": _value(jax, ran["y"])}
+
+
 def run(jax) -> dict:
     """Each case's facts, with tracebacks filtered as a notebook's are."""
     return filtered_as_a_notebook(jax, _run)
@@ -185,8 +190,7 @@ def _run(jax) -> dict:
             fixed = einsum_line(subscripts, names[:k] + (operand,) + names[k + 1:])
             ran = dict(defined)
             said = _said(lambda: _ran(fixed, ran))
-            found[f"einsum_{case}_{operand}"] = said["class"] if said else {
-                "shape": list(ran["y"].shape), "value": _value(jax, ran["y"])}
+            found[f"einsum_{case}_{operand}"] = said["class"] if said else _result(jax, ran)
     for case, (setup, line) in EINSUM_OTHER.items():
         defined = _ran(setup, dict(from_))
         found[f"einsum_{case}"] = _said(lambda: _ran(line, dict(defined)))

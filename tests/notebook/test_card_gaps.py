@@ -25,6 +25,7 @@ from card_gaps_cases import (ASSERT_FAILING, ASSERT_FIXED, ASSERT_SETUP,  # test
                              VMAP_OUT_SETUP, VMAP_OUT_VECTOR, run as facts_of,
                              switch_several_program)
 import jnp_unhashable_cases  # tests/data
+from card_checks import rewrite_code  # tests/support
 import locations  # tests/support: the repository's folders
 from ipython_shell import ran_failing, run_cell, shell_fixture
 from numerics import ELEMENTWISE, assert_allclose_ulp  # tests/support
@@ -64,11 +65,6 @@ def _leaves(value):
                                   for a in jxkernel.tree_util.tree_leaves(value)]))
 
 
-def _code(rewrite):
-    """A rewrite's lines without their trailing comments."""
-    return "\n".join(line.split("    # ")[0] for line in rewrite.splitlines())
-
-
 @pytest.mark.parametrize("case", sorted(JAX))
 def test_the_cases_say_and_compute_what_jax_does(case):
     """Every case under jxkernel: JAX's class and words (a jnp function's inner jit given a
@@ -97,8 +93,8 @@ def registering_card(shell, case: str, cls: str, line: str, register: str, kind:
     assert card is not None and card["kind"] == kind, text
     assert re.sub(r" at 0x[0-9a-f]+", "", card["message"]).replace("__main__.", "") == \
         JAX[case]["first_line"]
-    assert _code(card["rewrite"]) == f"{register}\n{line}", card["rewrite"]
-    assert shell.run_cell(cls + _code(card["rewrite"])).success
+    assert rewrite_code(card["rewrite"]) == f"{register}\n{line}", card["rewrite"]
+    assert shell.run_cell(cls + rewrite_code(card["rewrite"])).success
     assert _leaves(shell.user_ns["_y"]) == JAX[f"{case}_fixed"]
     return card
 
@@ -121,7 +117,7 @@ def test_an_unregistered_class_with_a_setting_keeps_it_meta(shell):
     text, card = shown(shell, "_y = jax.grad(lambda c: c.w ** 2)(Cfg('a', 3.0))")
     assert card["rewrite"].startswith("jax.tree_util.register_dataclass(Cfg, "
                                       "data_fields=['w'], meta_fields=['name'])")
-    assert shell.run_cell(cell + _code(card["rewrite"])).success
+    assert shell.run_cell(cell + rewrite_code(card["rewrite"])).success
     assert float(shell.user_ns["_y"].w) == 6.0 and shell.user_ns["_y"].name == "a"
 
 
@@ -140,7 +136,7 @@ def test_a_check_under_jit_gets_checkify(shell):
     assert card is not None and card["kind"] == "checkify-unwrapped", text
     assert JAX["checkify_unwrapped"]["message"] in card["traceback"]
     assert card["message"] == JAX["checkify_unwrapped"]["message"]
-    assert _code(card["rewrite"]) == CHECKIFY["fixed"], card["rewrite"]
+    assert rewrite_code(card["rewrite"]) == CHECKIFY["fixed"], card["rewrite"]
     assert shell.run_cell(CHECKIFY["fixed"]).success
     assert _leaves(shell.user_ns["_y"]) == JAX["checkify_fixed"]
     failing, card = shown(shell, CHECKIFY["fixed_failing"])
@@ -152,8 +148,8 @@ def test_a_check_under_a_decorated_jit_wraps_the_function(shell):
             "    return v + 1\n")
     assert shell.run_cell(cell).success
     text, card = shown(shell, "h(2.0)")
-    assert _code(card["rewrite"]) == "err, out = checkify.checkify(h)(2.0)\nerr.throw()"
-    assert shell.run_cell(_code(card["rewrite"])).success
+    assert rewrite_code(card["rewrite"]) == "err, out = checkify.checkify(h)(2.0)\nerr.throw()"
+    assert shell.run_cell(rewrite_code(card["rewrite"])).success
     assert float(shell.user_ns["out"]) == 3.0
 
 
@@ -166,9 +162,9 @@ def test_grad_of_an_integer_output_gets_a_float_output_and_says_it_is_zero(shell
     text, card = shown(shell, f"_y = {mistake}")
     assert card is not None and card["kind"] == "integer-grad-output", text
     assert card["message"] == JAX[f"int_output_{case}"]["first_line"]
-    assert _code(card["rewrite"]) == f"_y = {fix}", card["rewrite"]
+    assert rewrite_code(card["rewrite"]) == f"_y = {fix}", card["rewrite"]
     assert "derivative is 0" in card["why"] and "jax.nn.sigmoid" in card["fix"]
-    assert shell.run_cell(_code(card["rewrite"])).success
+    assert shell.run_cell(rewrite_code(card["rewrite"])).success
     assert _leaves(shell.user_ns["_y"]) == JAX[f"int_output_{case}_fixed"]
 
 
@@ -179,7 +175,7 @@ def test_a_batch_of_keys_where_one_goes_gets_one_key_or_vmap(shell, case):
     text, card = shown(shell, f"_y = {KEYS[case]}")
     assert card is not None and card["kind"] == "key-batch", text
     assert card["message"] == JAX[f"key_{case}"]["first_line"]
-    first, *rest = _code(card["rewrite"]).splitlines()
+    first, *rest = rewrite_code(card["rewrite"]).splitlines()
     assert [first, *rest] == [f"_y = {KEY_FIXES[case]}", f"_y = {KEY_FIXES[case + '_vmap']}"]
     for line, fixed in ((first, f"key_{case}_fixed"), (rest[0], f"key_{case}_vmap_fixed")):
         assert shell.run_cell(line).success
@@ -201,7 +197,7 @@ def test_a_key_wrapped_again_is_used_as_it_is(shell):
     text, card = shown(shell, "_y = jax.random.wrap_key_data(k)")
     assert card["kind"] == "key-wrapped", card
     assert card["message"] == JAX["key_key_wrapped_again"]["first_line"]
-    assert _code(card["rewrite"]) == "_y = k"
+    assert rewrite_code(card["rewrite"]) == "_y = k"
     assert shell.run_cell("_y = k").success
     assert np.asarray(jxkernel.random.key_data(shell.user_ns["_y"])).tolist() == \
         JAX["key_key_wrapped_again_fixed"]
@@ -227,8 +223,8 @@ def test_a_traced_value_where_a_jnp_function_wants_a_static_one_gets_it_static(s
     assert card is not None and card["kind"] == "jnp-static", text
     assert card["traceback"].rstrip("\n").endswith(JAX[f"inner_static_{case}"]["message"].rstrip())
     assert "static_argnums" not in card["traceback"]
-    assert _code(card["rewrite"]) == f"_y = {INNER_STATIC_FIXES[case]}", card["rewrite"]
-    assert shell.run_cell(_code(card["rewrite"])).success
+    assert rewrite_code(card["rewrite"]) == f"_y = {INNER_STATIC_FIXES[case]}", card["rewrite"]
+    assert shell.run_cell(rewrite_code(card["rewrite"])).success
     assert _leaves(shell.user_ns["_y"]) == JAX[f"inner_static_{case}_fixed"]
 
 
@@ -277,7 +273,7 @@ def test_a_traced_value_to_hash_gets_its_argument_static(shell, case):
     assert card is not None and card["kind"] == kind, text
     assert card["message"] == JAX[f"hash_{case}"]["first_line"]
     assert card["origin"]["argument"] == ("n" if case == "tile" else "k")
-    assert _code(card["rewrite"]) == fix, card["rewrite"]
+    assert rewrite_code(card["rewrite"]) == fix, card["rewrite"]
     assert shell.run_cell(fix).success
     assert _leaves(shell.user_ns["_y"]) == JAX[f"hash_{case}_fixed"]
 
@@ -386,7 +382,7 @@ def test_out_axes_past_what_vmaps_function_returns(shell, case):
     assert card is not None and card["kind"] == "vmap-out-axes", text
     assert card["message"] == JAX[f"vmap_out_{case}"]["message"]
     assert "f's output" in card["title"] and "out_axes=" in card["title"]
-    assert _code(card["rewrite"]).splitlines()[0] == fix, card["rewrite"]
+    assert rewrite_code(card["rewrite"]).splitlines()[0] == fix, card["rewrite"]
     assert shell.run_cell(fix).success
     assert _leaves(shell.user_ns["_y"]) == JAX[f"vmap_out_{case}_fixed"]
     assert shell.run_cell(VMAP_OUT_VECTOR).success
@@ -416,7 +412,7 @@ def test_an_assert_on_a_vector_checks_every_element(shell, case):
     assert card["message"] == JAX[f"assert_vector_{case}"]["first_line"]
     assert card["title"] == "An assert on an array of booleans"
     fixed = ASSERT_FIXED["eager" if case == "eager" else "jit"]
-    rewrite = _code(card["rewrite"]).splitlines()
+    rewrite = rewrite_code(card["rewrite"]).splitlines()
     if case == "eager":
         assert rewrite == ["assert jnp.all(x > 0), 'x must be positive'"], card["rewrite"]
     else:
@@ -444,7 +440,7 @@ def test_a_traced_split_count_is_jaxs_parameter_error_with_its_card(shell, case)
     assert card["title"] == "jax.random.split's num was given a traced value"
     assert card["origin"]["argument"] == "n"
     if case == "lambda":
-        assert _code(card["rewrite"]) == SPLIT_FIXED, card["rewrite"]
+        assert rewrite_code(card["rewrite"]) == SPLIT_FIXED, card["rewrite"]
         assert shell.run_cell(SPLIT_FIXED).success
         assert np.asarray(jxkernel.random.key_data(shell.user_ns["_y"])).tolist() == \
             JAX["split_fixed"]
@@ -515,7 +511,7 @@ def test_pmap_of_more_rows_than_devices_gets_a_card_whose_rewrites_run_as_jaxs(s
     assert card["message"] == JAX[f"pmap_{case}"]["first_line"]
     assert "jax.local_device_count() is 1 here" in card["why"], card["why"]
     assert "of shape (8, 2)" in card["why"], card["why"]
-    assert _code(card["rewrite"]).splitlines() == fixes, card["rewrite"]
+    assert rewrite_code(card["rewrite"]).splitlines() == fixes, card["rewrite"]
     for k, fix in enumerate(fixes):
         assert shell.run_cell(fix).success
         assert _leaves(shell.user_ns["_y"]) == JAX[f"pmap_{case}_fixed_{k}"]
@@ -606,7 +602,7 @@ def test_a_nan_under_debug_nans_gets_the_values_that_made_it(shell, case):
         assert card["where"]["code"] == line
         if case in NANS_FIXED:
             guarded = NANS_GUARDED.splitlines()[1].strip()
-            assert _code(card["rewrite"]) == guarded, card["rewrite"]
+            assert rewrite_code(card["rewrite"]) == guarded, card["rewrite"]
             assert shell.run_cell(NANS_GUARDED + NANS[case]).success
             assert _leaves(shell.user_ns["_y"]) == JAX[f"nans_{case}_fixed"]
     finally:
@@ -626,8 +622,8 @@ def test_a_list_where_a_jnp_function_takes_a_static_value_gets_a_fix_jax_runs(sh
     text, card = shown(shell, f"_y = {call}")
     assert card is not None and card["kind"] == "jnp-unhashable", text
     assert card["message"].splitlines()[0] == theirs["error"][1], card["message"]
-    assert _code(card["rewrite"]) == f"_y = {fix}", card["rewrite"]
-    assert shell.run_cell(_code(card["rewrite"])).success
+    assert rewrite_code(card["rewrite"]) == f"_y = {fix}", card["rewrite"]
+    assert shell.run_cell(rewrite_code(card["rewrite"])).success
     assert list(np.shape(shell.user_ns["_y"])) == theirs["shape"]
     # (a float32 norm's or percentile's last bits: the stated bound, 4 ulp)
     assert_allclose_ulp(np.asarray(shell.user_ns["_y"]),

@@ -14,6 +14,7 @@ import jxkernel
 from einsum_axes_cards_cases import CARDS, NO_CARD  # tests/data
 from einsum_scan_cards_cases import _value  # tests/data: the value as JAX's side recorded it
 import locations  # tests/support
+from card_checks import assert_said_as_jax, card_of, rewrite_code  # tests/support
 from ipython_shell import ran_failing, ran_ok, shell_fixture
 
 JAX = locations.jax_answers("einsum_axes_cards_reference.json")
@@ -88,22 +89,13 @@ BESIDE = {
 }
 
 
-def _code(rewrite):
-    """A rewrite's lines without their trailing comments."""
-    return "\n".join(line.split("    # ")[0] for line in rewrite.splitlines())
-
-
 def _subscripts(line):
     return re.search(r"einsum\('([^']*)'", line).group(1)
 
 
 def _card(shell, case):
     setup, line, _ = CARDS[case]
-    if setup:
-        ran_ok(shell, setup)
-    ran = ran_failing(shell, line)
-    assert ran.card is not None and ran.card["kind"] == "einsum-axes", ran.printed
-    return ran.card
+    return card_of(shell, setup, line, "einsum-axes")
 
 
 @pytest.mark.parametrize("case", sorted(CARDS))
@@ -112,12 +104,7 @@ def test_an_einsum_axes_card_names_the_operand_its_axes_and_its_letters(shell, c
     ending where JAX's does; the title names the operand JAX's message counts from, by the
     learner's name, with its number of axes and of letters; each operand listed with its shape
     and letters."""
-    card = _card(shell, case)
-    assert (card["error"], card["message"]) == (JAX[case]["class"], JAX[case]["message"])
-    assert JAX[case]["ends_in"].split(", ")[1] in card["traceback"]
-    assert card["title"] == TITLES[case]
-    for listed in LISTED[case]:
-        assert listed in card["why"], card["why"]
+    assert_said_as_jax(_card(shell, case), JAX[case], TITLES[case], LISTED[case])
 
 
 @pytest.mark.parametrize("case", sorted(c for c in CARDS if CARDS[c][2]))
@@ -129,7 +116,7 @@ def test_an_einsum_axes_card_writes_the_line_jax_runs_with_the_shape_it_gives(sh
     setup, _, printed = CARDS[case]
     card = _card(shell, case)
     shape = tuple(JAX[f"{case}_fixed_0"]["shape"])
-    assert _code(card["rewrite"]) == printed[0], card["rewrite"]
+    assert rewrite_code(card["rewrite"]) == printed[0], card["rewrite"]
     assert card["rewrite"].endswith(f"    # the result: {shape}")
     assert f" gives {shape}." in card["fix"], card["fix"]
     ran_ok(shell, setup + printed[0])

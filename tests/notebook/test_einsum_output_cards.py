@@ -14,7 +14,8 @@ import jxkernel
 from einsum_output_cards_cases import CARDS  # tests/data
 from einsum_scan_cards_cases import _value  # tests/data: JAX's side made its values by it
 import locations  # tests/support
-from ipython_shell import ran_failing, ran_ok, shell_fixture
+from card_checks import assert_said_as_jax, card_of  # tests/support
+from ipython_shell import ran_ok, shell_fixture
 
 JAX = locations.jax_answers("einsum_output_cards_reference.json")
 
@@ -61,10 +62,7 @@ EXPAND = "einsum makes no new axis: to give its result one, add it afterwards"
 
 def _card(shell, case):
     setup, line, _ = CARDS[case]
-    ran_ok(shell, setup)
-    ran = ran_failing(shell, line)
-    assert ran.card is not None and ran.card["kind"] == "einsum-output", ran.printed
-    return ran.card
+    return card_of(shell, setup, line, "einsum-output")
 
 
 @pytest.mark.parametrize("case", sorted(CARDS))
@@ -72,12 +70,7 @@ def test_an_einsum_output_card_names_the_letter_and_each_operands_letters(shell,
     """JAX's ValueError and message kept (opt_einsum's, naming no shape) and its traceback
     ending where JAX's does; the title names the letter JAX's message names; each operand is
     listed with its shape and letters."""
-    card = _card(shell, case)
-    assert (card["error"], card["message"]) == (JAX[case]["class"], JAX[case]["message"])
-    assert JAX[case]["ends_in"].split(", ")[1] in card["traceback"]
-    assert card["title"] == TITLES[case]
-    for listed in LISTED[case]:
-        assert listed in card["why"], card["why"]
+    assert_said_as_jax(_card(shell, case), JAX[case], TITLES[case], LISTED[case])
 
 
 @pytest.mark.parametrize("case", sorted(c for c in CARDS if CARDS[c][2]))

@@ -15,6 +15,7 @@ import jxkernel
 from einsum_scan_cards_cases import (EINSUM, EINSUM_OTHER, EINSUM_OTHER_FIXED,  # tests/data
                                      SCAN, SCAN_FIXED, VMAP, einsum_line, run, swapped,
                                      transposes, _value)
+from card_checks import rewrite_code  # tests/support
 import locations  # tests/support
 from ipython_shell import ran_failing, ran_ok, shell_fixture
 
@@ -34,11 +35,6 @@ TITLES = {
     "under_ellipsis": "einsum '...ij,...jk->...ik': an axis under '...' is 2 in a but 3 in b",
     "implicit_output": "einsum 'ij, jk': 'j' is 3 in a but 5 in b",
 }
-
-
-def _code(rewrite):
-    """A rewrite's lines without their trailing comments."""
-    return "\n".join(line.split("    # ")[0] for line in rewrite.splitlines())
 
 
 def _is_words_only(rewrite):
@@ -89,7 +85,7 @@ def test_an_einsum_card_names_each_letter_and_writes_the_one_transpose_that_fits
                              answer)
     if len(fits) == 1:
         ((operand, (line, answer)),) = fits.items()
-        assert _code(card["rewrite"]) == line, card["rewrite"]
+        assert rewrite_code(card["rewrite"]) == line, card["rewrite"]
         assert f"the result is {tuple(answer['shape'])}" in card["fix"]
         ran_ok(shell, setup + line)
         assert _value(jxkernel, shell.user_ns["y"]) == answer["value"]
@@ -147,8 +143,8 @@ def test_an_einsum_card_under_jit_transposes_the_lambdas_own_parameter(shell):
     card = ran_failing(shell, line).card
     assert card["message"] == JAX["einsum_under_jit"]["message"]
     assert card["title"] == "einsum 'ij,jk->ik': 'j' is 3 in p but 5 in q"
-    assert _code(card["rewrite"]) == EINSUM_OTHER_FIXED["under_jit"]
-    ran_ok(shell, setup + _code(card["rewrite"]))
+    assert rewrite_code(card["rewrite"]) == EINSUM_OTHER_FIXED["under_jit"]
+    ran_ok(shell, setup + rewrite_code(card["rewrite"]))
     assert _value(jxkernel, shell.user_ns["y"]) == JAX["einsum_under_jit_fixed"]
 
 
@@ -167,9 +163,9 @@ def test_a_scan_with_neither_xs_nor_length_gets_length_where_the_body_reads_no_x
     if case in SCAN_FIXED:
         assert card["title"] == ("scan got neither xs nor length: nothing says how many steps "
                                  "to run")
-        assert _code(card["rewrite"]) == SCAN_FIXED[case], card["rewrite"]
+        assert rewrite_code(card["rewrite"]) == SCAN_FIXED[case], card["rewrite"]
         assert "your own count in place of 10" in card["rewrite"]
-        ran_ok(shell, setup + _code(card["rewrite"]))
+        ran_ok(shell, setup + rewrite_code(card["rewrite"]))
         assert _value(jxkernel, (shell.user_ns["carry"], shell.user_ns["ys"])) == \
             JAX[f"scan_{case}_fixed"]
     else:

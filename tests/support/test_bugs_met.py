@@ -58,30 +58,31 @@ def test_a_bug_told_under_silenced_warnings_fails_its_test_and_a_marked_one_pass
     assert "KeyError: 'a bug of ours'" in ran.stdout, ran.stdout      # its traceback
 
 
-def test_a_told_bug_is_kept_with_its_traceback_and_found_by_serial(monkeypatch):
+def _tell(report_with):
+    """A demo bug told at In[7]:2: (the bugs kept since, the warning shown), the bugs taken
+    back (the tests' own check reads them: not this test's bug to fail on)."""
     from jxkernel.core import told_bugs
-    monkeypatch.setattr(told_bugs, "shown_by", None)       # (a notebook's names its magic)
     before = told_bugs.last_serial()
     try:
         raise ValueError("kept")
     except ValueError as e:
         with warnings.catch_warnings(record=True) as shown:
             warnings.simplefilter("always")
-            told_bugs.tell("jxkernel's demo raised.", "the program", e, at=("In[7]", 2))
-    (bug,) = told_bugs.told_since(before)
-    # the tests' own check reads it: it is not this test's bug to fail on
-    told_bugs.told.remove(bug)
+            told_bugs.tell("jxkernel's demo raised.", report_with, e, at=("In[7]", 2))
+    bugs = told_bugs.told_since(before)
+    for bug in bugs:
+        told_bugs.told.remove(bug)
+    return bugs, shown[0]
+
+
+def test_a_told_bug_is_kept_with_its_traceback_and_found_by_serial(monkeypatch):
+    from jxkernel.core import told_bugs
+    monkeypatch.setattr(told_bugs, "shown_by", None)       # (a notebook's names its magic)
+    (bug,), shown = _tell("the program")
     assert bug.message == ("jxkernel's demo raised. This is a bug in jxkernel: please report it "
                            "with the program.")
-    assert (shown[0].filename, shown[0].lineno) == ("In[7]", 2)
-    monkeypatch.setattr(told_bugs, "shown_by", "%jxbugs")
-    try:
-        raise ValueError("kept")
-    except ValueError as e:
-        with warnings.catch_warnings(record=True) as shown:
-            warnings.simplefilter("always")
-            told_bugs.tell("jxkernel's demo raised.", "the cell", e, at=("In[7]", 2))
-    told_bugs.told.pop()
-    assert str(shown[0].message).endswith("please report it with the cell and what %jxbugs "
-                                          "shows.")
+    assert (shown.filename, shown.lineno) == ("In[7]", 2)
     assert bug.error == "ValueError" and "ValueError: kept" in bug.traceback
+    monkeypatch.setattr(told_bugs, "shown_by", "%jxbugs")
+    _, shown = _tell("the cell")
+    assert str(shown.message).endswith("please report it with the cell and what %jxbugs shows.")

@@ -24,6 +24,7 @@ from jxkernel.xla import Phases
 from registered_library import excluded, import_library
 from doc_examples import check_docstring_examples      # tests/support
 from note_words import here      # tests/support
+from api_file_gaps_cases import HashableWithoutEq  # tests/data: JAX's case of a raising __eq__
 from jxkernel.tree_util.recursion_room import room
 
 
@@ -167,22 +168,13 @@ def test_a_new_static_value_and_a_static_argument_passed_after_its_default():
     assert events_of(g)[-1].reason == "static n: (not passed: its default) -> 3"
 
 
-class _EqRaises:
-    """A static value whose __eq__ raises (tests/data/api_file_gaps_cases.py's case of JAX's)."""
-    def __hash__(self):
-        return 1
-
-    def __eq__(self, other):
-        raise NotImplementedError("no __eq__")
-
-
 def test_a_static_whose_eq_raises_is_explained_without_a_bug_of_the_explainers(recwarn):
     # jit's cache never compares 1 with it (another type), so the call compiles, as JAX's;
     # the explainer's own `1 == obj` asks obj.__eq__, which raised inside it: "This is a bug
     # in jxkernel" and a compile logged with no reason (a `--dist loadfile` run met it)
     f = jxkernel.jit(lambda x, y: x + 3, static_argnums=[1])
     f(1, 1)
-    assert int(f(1, _EqRaises())) == 4
+    assert int(f(1, HashableWithoutEq())) == 4
     assert [c[:2] for c in last_changes(f)] == [("y", "static")]
     assert events_of(f)[-1].reason.startswith("static y: 1 -> ")
     assert not [w for w in recwarn if "bug in jxkernel" in str(w.message)]
