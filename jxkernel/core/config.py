@@ -657,7 +657,8 @@ class Config(threading.local):
 
     def global_values(self) -> dict:
         """Every option's value outside any `with` block (a copy), e.g. to see what a piece
-        of code left changed: ``before = config.global_values(); ...; before == config.global_values()``."""
+        of code left changed: ``before = config.global_values()``, then later compare it with
+        ``config.global_values()``."""
         return {name: _SHARED[self].values[name] for name in self._options}
 
     def read(self, name: str):

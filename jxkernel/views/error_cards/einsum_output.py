@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import NamedTuple
 
 from .card import ErrorCard
 from .einsum_axes import _joined, _read, _shape, _unfit
@@ -36,9 +37,17 @@ def _once(text) -> str:
     return "".join(c for k, c in enumerate(text) if c not in text[:k])
 
 
-def _missing_fix(terms, output, shapes, names, letter):
-    """(the fix in words, the subscripts the line is to have or None) for a result letter no
-    operand has."""
+class _Fix(NamedTuple):
+    """The fix in words, and where one line is clear: its subscripts and the result's shape,
+    or `diag` (the line is jnp.diag's)."""
+    words: str
+    spec: str | None = None
+    result: tuple | None = None
+    diag: bool = False
+
+
+def _missing_fix(terms, output, shapes, names, letter) -> _Fix:
+    """The fix for a result letter no operand has."""
     inputs = "".join(terms).replace(".", "")
     missing = _once("".join(c for c in output if c.isalpha() and c not in inputs))
     summed = _once("".join(c for c in inputs if c not in output))
@@ -52,54 +61,56 @@ def _missing_fix(terms, output, shapes, names, letter):
             new = terms[:k] + [missing + terms[k]] + terms[k + 1:]
             result = _shape(new, output, shapes)
             if result is not None:
-                return (f"{names[k]} has {len(shapes[k])} axes (shape {tuple(shapes[k])}) but "
-                        f"'{terms[k]}' names {len(terms[k])}: if '{missing}' is {names[k]}'s "
-                        f"leading axis (a batch), write it in {names[k]}'s letters too: "
-                        f"'{_joined(new, output)}' gives {result}.", _joined(new, output))
+                return _Fix(f"{names[k]} has {len(shapes[k])} axes (shape {tuple(shapes[k])}) "
+                            f"but '{terms[k]}' names {len(terms[k])}: if '{missing}' is "
+                            f"{names[k]}'s leading axis (a batch), write it in {names[k]}'s "
+                            f"letters too: '{_joined(new, output)}' gives {result}.",
+                            _joined(new, output), result)
         said = "; ".join(f"{names[j]} has {len(shapes[j])} axes (shape {tuple(shapes[j])}) "
                          f"but '{terms[j]}'" for j in unfit)
-        return (f"The letters do not fit the operands either ({said}): write one letter per "
-                f"axis of each operand, in the order of its own axes (print each .shape), and "
-                f"after '->' only letters written for them. " + expand, None)
+        return _Fix(f"The letters do not fit the operands either ({said}): write one letter "
+                    f"per axis of each operand, in the order of its own axes (print each "
+                    f".shape), and after '->' only letters written for them. " + expand)
     if len(missing) == 1 and len(summed) == 1:
         new_output = output.replace(letter, summed)
         result = _shape(terms, new_output, shapes)
         if result is not None:
-            return (f"The one letter summed over now is '{summed}'; if '{letter}' was meant to "
-                    f"be it, keep that axis: '{_joined(terms, new_output)}' gives {result}. "
-                    + expand, _joined(terms, new_output))
+            return _Fix(f"The one letter summed over now is '{summed}'; if '{letter}' was "
+                        f"meant to be it, keep that axis: '{_joined(terms, new_output)}' gives "
+                        f"{result}. " + expand, _joined(terms, new_output), result)
     if summed:
         listed = ", ".join(f"'{c}'" for c in summed)
-        return (f"The operands' letters summed over now are {listed}: write the one you meant "
-                f"in place of '{letter}' to keep its axis, or leave '{letter}' out. " + expand,
-                None)
-    return ("Every letter of the operands is in the result already; leave "
-            f"'{letter}' out. " + expand, None)
+        return _Fix(f"The operands' letters summed over now are {listed}: write the one you "
+                    f"meant in place of '{letter}' to keep its axis, or leave '{letter}' out. "
+                    + expand)
+    return _Fix("Every letter of the operands is in the result already; leave "
+                f"'{letter}' out. " + expand)
 
 
-def _twice_fix(terms, output, shapes, names, letter):
-    """(the fix in words, the subscripts the line is to have or None, whether the line is
-    jnp.diag's) for a result letter written twice."""
+def _twice_fix(terms, output, shapes, names, letter) -> _Fix:
+    """The fix for a result letter written twice."""
     inputs = "".join(terms)
     unknown = [c for c in _once(output) if c.isalpha() and c not in inputs]
     if unknown:
         listed = " and ".join(f"'{c}'" for c in unknown)
-        return (f"{listed} {'is' if len(unknown) == 1 else 'are'} no operand's letter either: "
-                "after '->' write letters of the operands' subscripts, each at most once (an "
-                "operand's letter left out is summed over).", None, False)
+        return _Fix(f"{listed} {'is' if len(unknown) == 1 else 'are'} no operand's letter "
+                    "either: after '->' write letters of the operands' subscripts, each at "
+                    "most once (an operand's letter left out is summed over).")
     if len(terms) == 1 and terms[0] == letter and output == letter * 2 and len(shapes[0]) == 1:
         v = names[0] if names[0].isidentifier() else "v"
-        return (f"A vector on a matrix's diagonal, zeros elsewhere, is jnp.diag({v}): "
-                f"it gives {(shapes[0][0],) * 2}.", None, True)
+        result = (shapes[0][0],) * 2
+        return _Fix(f"A vector on a matrix's diagonal, zeros elsewhere, is jnp.diag({v}): "
+                    f"it gives {result}.", result=result, diag=True)
     new_output = _once(output)
     result = _shape(terms, new_output, shapes)
     if result is None:
-        return (f"Write '{letter}' once after '->'. A letter written twice in an operand's "
-                "subscripts takes that operand's diagonal; the result's letters are one per "
-                "axis.", None, False)
-    return (f"Written once, '{_joined(terms, new_output)}' gives {result}. A letter written "
-            "twice in an operand's subscripts takes that operand's diagonal ('ii->i'); the "
-            "result's letters are one per axis.", _joined(terms, new_output), False)
+        return _Fix(f"Write '{letter}' once after '->'. A letter written twice in an "
+                    "operand's subscripts takes that operand's diagonal; the result's letters "
+                    "are one per axis.")
+    return _Fix(f"Written once, '{_joined(terms, new_output)}' gives {result}. A letter "
+                "written twice in an operand's subscripts takes that operand's diagonal "
+                "('ii->i'); the result's letters are one per axis.",
+                _joined(terms, new_output), result)
 
 
 def _diag_call(call):
@@ -120,22 +131,21 @@ def _einsum_output_card(exc, where, called_from) -> ErrorCard:
     listing = ", ".join(f"{n} {tuple(s)} is '{t}'" for n, s, t in zip(names, shapes, terms))
     if not lettered:        # jnp.einsum(a, [0, 1], [0, 2]): opt_einsum's letters for them
         listing += "; your lists of axis numbers, as letters"
-    diag = False
     if missing:
         title = f"einsum '{subscripts}': the result's '{letter}' is no operand's letter"
         why = (f"The letters after '->' name the result's axes, each one an axis of an operand "
                f"kept ({listing}); an operand's letter left out of the result is summed over. "
                f"'{letter}' is written for none of the operands, so no axis is its.")
-        fix, new_spec = _missing_fix(terms, output, shapes, names, letter)
+        fix = _missing_fix(terms, output, shapes, names, letter)
     else:
         title = f"einsum '{subscripts}': '{letter}' is written twice after '->'"
         why = (f"The letters after '->' name the result's axes, one letter per axis, each an "
                f"axis of an operand ({listing}): one axis cannot be two of the result's.")
-        fix, new_spec, diag = _twice_fix(terms, output, shapes, names, letter)
+        fix = _twice_fix(terms, output, shapes, names, letter)
     rewrite = ""
-    if call is not None and lettered and (new_spec is not None or diag):
-        new = _diag_call(call) if diag else \
-            ast.Call(call.func, [ast.Constant(new_spec)] + call.args[1:], call.keywords)
-        result = (shapes[0][0],) * 2 if diag else _shape(*_read(new_spec), shapes)
-        rewrite = f"{_replaced(tree, call, new)}    # the result: {result}"
-    return ErrorCard("einsum-output", title, why=why, fix=fix, rewrite=rewrite, docs=_DOCS)
+    if call is not None and lettered and fix.result is not None:
+        new = _diag_call(call) if fix.diag else \
+            ast.Call(call.func, [ast.Constant(fix.spec)] + call.args[1:], call.keywords)
+        rewrite = f"{_replaced(tree, call, new)}    # the result: {fix.result}"
+    return ErrorCard("einsum-output", title, why=why, fix=fix.words, rewrite=rewrite,
+                     docs=_DOCS)
