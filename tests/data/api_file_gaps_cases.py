@@ -307,6 +307,47 @@ def _static_eq_raises(jax):
     return out
 
 
+class HashedByFieldUnequalToItself:
+    """Hashed by its field, its __eq__ False even for itself."""
+    def __init__(self, k):
+        self.k = k
+
+    def __hash__(self):
+        return hash(self.k)
+
+    def __eq__(self, other):
+        return False
+
+
+class HashedByFieldEqRaises(HashedByFieldUnequalToItself):
+    __hash__ = HashedByFieldUnequalToItself.__hash__
+
+    def __eq__(self, other):
+        raise NotImplementedError("no equality")
+
+
+def _static_eq_false_or_raising(jax):
+    """What jit's cache meets at a static value of equal hash (the recompile explainer's claims
+    about such a class): the traces after the same object twice and then an equal copy, for a
+    class unequal to itself; and for one whose __eq__ raises, the same object twice."""
+    traces = []
+
+    def g(x, s):
+        traces.append(None)
+        return x * s.k
+    f = jax.jit(g, static_argnums=1)
+    s = HashedByFieldUnequalToItself(2)
+    f(1.0, s)
+    f(1.0, s)
+    counts = [len(traces)]
+    f(1.0, HashedByFieldUnequalToItself(2))
+    counts.append(len(traces))
+    r = HashedByFieldEqRaises(2)
+    f(1.0, r)
+    f(1.0, r)
+    return counts + [len(traces)]
+
+
 def _jit_state(jax):
     """A jit's __getstate__ (JAX's test_fun_name): the function's name for plain and
     partial functions, a named partial's own, and the static arguments' keys."""
@@ -589,6 +630,7 @@ def cases(jax):
     x = {"a": jnp.arange(2), "b": jnp.arange(3)}
     return {
         "static_argument_eq_raises": lambda: _static_eq_raises(jax),
+        "static_argument_eq_false_or_raising": lambda: _static_eq_false_or_raising(jax),
         "jit_getstate": lambda: _jit_state(jax),
         "python_scalar_primals": lambda: _python_scalar_primals(jax),
         "jit_copies": lambda: _copies_of_a_jit(jax),

@@ -24,7 +24,9 @@ from jxkernel.xla import Phases
 from registered_library import excluded, import_library
 from doc_examples import check_docstring_examples      # tests/support
 from note_words import here      # tests/support
-from api_file_gaps_cases import HashableWithoutEq  # tests/data: JAX's case of a raising __eq__
+# tests/data: JAX's cases of an __eq__ that raises and of one unequal to itself
+from api_file_gaps_cases import (HashableWithoutEq, HashedByFieldEqRaises,
+                                 HashedByFieldUnequalToItself)
 from jxkernel.tree_util.recursion_room import room
 
 
@@ -178,6 +180,31 @@ def test_a_static_whose_eq_raises_is_explained_without_a_bug_of_the_explainers(r
     assert [c[:2] for c in last_changes(f)] == [("y", "static")]
     assert events_of(f)[-1].reason.startswith("static y: 1 -> ")
     assert not [w for w in recwarn if "bug in jxkernel" in str(w.message)]
+
+
+@pytest.mark.parametrize("kind, said", [
+    (HashedByFieldEqRaises, "only this very HashedByFieldEqRaises object reuses its program: "
+     "HashedByFieldEqRaises's __eq__ raises, so a call with an equal copy raises a ValueError."),
+    (HashedByFieldUnequalToItself, "only this very HashedByFieldUnequalToItself object reuses "
+     "its program: HashedByFieldUnequalToItself's __eq__ calls a HashedByFieldUnequalToItself "
+     "unequal even to itself, so an equal copy compiles anew.")])
+def test_a_static_object_whose_eq_fails_is_not_said_to_reuse_a_program(kind, said):
+    # a class of number fields gets "register it as a pytree"; the sentence before it says
+    # what its own __eq__ makes of an equal copy (it said "a H with equal fields reuses its
+    # program"). JAX 0.10.2 does as said: api_file_gaps' static_argument_eq_raises and
+    # static_argument_eq_false_or_raising, which test_api_file_gaps holds jxkernel to
+    f = jxkernel.jit(lambda x, y: x + 3, static_argnums=[1])
+    f(1, 1)
+    f(1, kind(2))
+    (change,) = events_of(f)[-1].changes
+    assert said in change.fix and "equal fields reuses" not in change.fix
+    assert "register_pytree_node" in change.snippet
+    if kind is HashedByFieldEqRaises:
+        with pytest.raises(ValueError, match="static arguments should be comparable"):
+            f(1, kind(2))
+    else:
+        f(1, kind(2))
+        assert events_of(f)[-1].compiled
 
 
 def power(x, n):

@@ -94,7 +94,9 @@ def _static_changes(old_static, new_static, flipped):
             elif _pytree_fields(after) is not None:      # its own class, of number fields
                 fields = _pytree_fields(after)
                 change = _refixed(change, _OBJECT_STATIC_FIX, kind=type(after).__name__,
-                                  leaves=", ".join(f"m.{k}" for k in fields) + ",")
+                                  leaves=", ".join(f"m.{k}" for k in fields) + ",",
+                                  reuse=_OBJECT_REUSE[_self_equality(after)].format(
+                                      kind=type(after).__name__))
             elif _one_int_two_ways(before, after):      # axis (0,), then 0: one value
                 change = _refixed(change, _STATIC_ONE_INT_TWO_WAYS_FIX,
                                   int_form=_static_repr(before if type(before) is int else after))
@@ -248,6 +250,19 @@ def _equal(a, b) -> bool:
         return bool(a == b)
     except Exception:       # noqa: BLE001 (any error of the user's __eq__ or __bool__)
         return False
+
+
+def _self_equality(value):
+    """What `value == value` says through its class's __eq__: True, False, or None where it
+    raises (or gives no one bool).
+
+        >>> _self_equality(2.0), _self_equality(float("nan"))
+        (True, False)
+    """
+    try:
+        return bool(value == value)
+    except Exception:       # noqa: BLE001 (any error of the user's __eq__ or __bool__)
+        return None
 
 
 def _same_code(a, b) -> bool:
@@ -466,9 +481,17 @@ _STATIC_NONE_FIX = (
     "{bind}jax.jit({fun})    # {name} traced, not in static_argnums/static_argnames\n"
     "f(..., {name}=jnp.inf)    # a value meaning \"off\" where None was passed")
 _OBJECT_STATIC_FIX = (
-    "{name} is static ({old} -> {new}): a {kind} with equal fields reuses its program, a new "
-    "value compiles anew. Its fields are numbers: register {kind} as a pytree and pass it "
-    "traced (not static), and one program serves every value.",
+    "{name} is static ({old} -> {new}): {reuse} Its fields are numbers: register {kind} as a "
+    "pytree and pass it traced (not static), and one program serves every value.",
     "jax.tree_util.register_pytree_node(\n"
     "    {kind}, lambda m: (({leaves}), None), lambda _, leaves: {kind}(*leaves))\n"
     "{bind}jax.jit({fun})    # {name} traced: its fields are the leaves")
+# what a static {kind} of equal fields meets in jit's cache, which compares values of equal
+# hash with == (an identical object is found first): by _self_equality (JAX 0.10.2 alike:
+# api_file_gaps' static_argument_eq_false_or_raising; test_recompile_explainer)
+_OBJECT_REUSE = {
+    True: "a {kind} with equal fields reuses its program, a new value compiles anew.",
+    False: "only this very {kind} object reuses its program: {kind}'s __eq__ calls a {kind} "
+           "unequal even to itself, so an equal copy compiles anew.",
+    None: "only this very {kind} object reuses its program: {kind}'s __eq__ raises, so a call "
+          "with an equal copy raises a ValueError."}
