@@ -4,10 +4,10 @@ exception's class and its first line or whole message (None where the call works
 value each fix computes. tests/notebook/test_card_gaps.py compares; the reference
 (card_gaps_reference.json) is real JAX 0.10.2's, written by
 reference/make_card_gaps_reference.py."""
-import json
 import re
 
 import numpy as np
+from recorded_errors import leaf_values  # tests/data
 
 # an object of the learner's own class, not registered as a pytree, and a @dataclass
 BOX = ("class Box:\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b\n")
@@ -422,12 +422,6 @@ def _said(fn, whole=False):
     return None
 
 
-def _value(jax, result):
-    """The leaves of `result` as lists (a registered Box is a pytree of them)."""
-    return json.loads(json.dumps([np.asarray(a).tolist()
-                                  for a in jax.tree_util.tree_leaves(result)]))
-
-
 def _mistakes_fixed(jax, names, prefix, cases) -> dict:
     """For each (mistake, fix) of `cases`, run in a copy of `names`: JAX's words for the
     mistake, and the leaves of the `_y` its fix makes."""
@@ -436,7 +430,7 @@ def _mistakes_fixed(jax, names, prefix, cases) -> dict:
         found[f"{prefix}_{case}"] = _said(lambda: exec(mistake, dict(names)))
         ran = dict(names)
         exec(fix, ran)
-        found[f"{prefix}_{case}_fixed"] = _value(jax, ran["_y"])
+        found[f"{prefix}_{case}_fixed"] = leaf_values(jax, ran["_y"])
     return found
 
 
@@ -451,20 +445,20 @@ def run(jax):
         found[f"object_{case}"] = _said(lambda: exec(line, names))
         names = dict(from_)
         exec(cls + register + "\n" + line, names)
-        found[f"object_{case}_fixed"] = _value(jax, names["_y"])
+        found[f"object_{case}_fixed"] = leaf_values(jax, names["_y"])
     names = dict(from_, checkify=checkify)
     exec(CHECKIFY_SETUP, names)
     found["checkify_unwrapped"] = _said(lambda: exec(CHECKIFY["mistake"], dict(names)), True)
     ran = dict(names)
     exec(CHECKIFY["fixed"], ran)
-    found["checkify_fixed"] = _value(jax, ran["_y"])
+    found["checkify_fixed"] = leaf_values(jax, ran["_y"])
     found["checkify_fixed_failing"] = _said(lambda: exec(CHECKIFY["fixed_failing"],
                                                          dict(names)))
     names = dict(from_)
     exec(INT_SETUP, names)
     for case, (mistake, fix) in INT_OUTPUTS.items():
         found[f"int_output_{case}"] = _said(lambda: eval(mistake, dict(names)))
-        found[f"int_output_{case}_fixed"] = _value(jax, eval(fix, dict(names)))
+        found[f"int_output_{case}_fixed"] = leaf_values(jax, eval(fix, dict(names)))
     for case, code in KEYS.items():
         found[f"key_{case}"] = _said(lambda: eval(code, dict(from_)))
     for case, code in KEY_FIXES.items():
@@ -476,19 +470,19 @@ def run(jax):
     for case, code in INNER_STATIC.items():
         found[f"inner_static_{case}"] = _said(lambda: eval(code, dict(names)), True)
     for case, code in INNER_STATIC_FIXES.items():
-        found[f"inner_static_{case}_fixed"] = _value(jax, eval(code, dict(names)))
+        found[f"inner_static_{case}_fixed"] = leaf_values(jax, eval(code, dict(names)))
     names = dict(from_, x=jax.numpy.arange(1.0, 4.0))
     found.update(_mistakes_fixed(jax, names, "hash", HASHES))
     ran = dict(names)
     exec(HASH_INDEXED, ran)
-    found["hash_indexed"] = _value(jax, ran["_y"])
+    found["hash_indexed"] = leaf_values(jax, ran["_y"])
     for case, (cls, line, register) in JIT_OBJECTS.items():
         names = dict(from_)
         exec(cls, names)
         found[f"jit_object_{case}"] = _said(lambda: exec(line, names))
         names = dict(from_)
         exec(cls + register + "\n" + line, names)
-        found[f"jit_object_{case}_fixed"] = _value(jax, names["_y"])
+        found[f"jit_object_{case}_fixed"] = leaf_values(jax, names["_y"])
     found["pmap_devices"] = jax.local_device_count()
     names = dict(from_)
     exec(PMAP_SETUP, names)
@@ -497,7 +491,7 @@ def run(jax):
         for k, fix in enumerate(fixes):
             ran = dict(names)
             exec(fix, ran)
-            found[f"pmap_{case}_fixed_{k}"] = _value(jax, ran["_y"])
+            found[f"pmap_{case}_fixed_{k}"] = leaf_values(jax, ran["_y"])
     found["pmap_squeeze"] = _said(lambda: exec(PMAP_SQUEEZE, dict(names)))
     names = dict(from_)
     exec(PMAP_SIZES_SETUP, names)
@@ -512,7 +506,7 @@ def run(jax):
         for case in NANS_FIXED:
             ran = dict(names)
             exec(NANS[case], ran)
-            found[f"nans_{case}_fixed"] = _value(jax, ran["_y"])
+            found[f"nans_{case}_fixed"] = leaf_values(jax, ran["_y"])
     finally:
         jax.config.update("jax_debug_nans", False)
     names = dict(from_)
@@ -534,7 +528,7 @@ def _stop_101(jax, from_, checkify) -> dict:
     def ran(code, setup=""):
         names = dict(from_, checkify=checkify)
         exec(setup + code, names)
-        return _value(jax, names["_y"])
+        return leaf_values(jax, names["_y"])
 
     for case, code in CARRY_FLOAT.items():
         found[f"carry_float_{case}"] = _said(lambda: exec(code, dict(from_)), True) \

@@ -11,11 +11,10 @@ reference/make_einsum_scan_cards_reference.py.
 - lax.scan with neither xs nor length (and lax.map of None), and the line with `length=`;
 - vmap-sizes where no in_axes traces or the line cannot be rewritten: the code the card gave
   there, run."""
-import json
 import re
 import traceback
 
-import numpy as np
+from recorded_errors import leaf_values  # tests/data
 
 # (what the cell defines, the subscripts, the operands' names): the mistake is
 # `y = jnp.einsum(subscripts, *names)`
@@ -146,11 +145,6 @@ def _said(run) -> dict | None:
     return None
 
 
-def _value(jax, value):
-    return json.loads(json.dumps([np.asarray(a).tolist()
-                                  for a in jax.tree_util.tree_leaves(value)]))
-
-
 def _ran(source, names) -> dict:
     exec(compile(source, "<case>", "exec"), names)
     return names
@@ -158,7 +152,7 @@ def _ran(source, names) -> dict:
 
 def _result(jax, ran: dict) -> dict:
     """The shape and value of `y`, which a case's pasted line assigned (`ran`: its names)."""
-    return {"shape": list(ran["y"].shape), "value": _value(jax, ran["y"])}
+    return {"shape": list(ran["y"].shape), "value": leaf_values(jax, ran["y"])}
 
 
 def run(jax) -> dict:
@@ -195,14 +189,14 @@ def _run(jax) -> dict:
         defined = _ran(setup, dict(from_))
         found[f"einsum_{case}"] = _said(lambda: _ran(line, dict(defined)))
         if case in EINSUM_OTHER_FIXED:
-            found[f"einsum_{case}_fixed"] = _value(
+            found[f"einsum_{case}_fixed"] = leaf_values(
                 jax, _ran(EINSUM_OTHER_FIXED[case], dict(defined))["y"])
     for case, (setup, line) in SCAN.items():
         defined = _ran(setup, dict(from_))
         found[f"scan_{case}"] = _said(lambda: _ran(line, dict(defined)))
         if case in SCAN_FIXED:
             ran = _ran(SCAN_FIXED[case], dict(defined))
-            found[f"scan_{case}_fixed"] = _value(jax, (ran["carry"], ran["ys"]))
+            found[f"scan_{case}_fixed"] = leaf_values(jax, (ran["carry"], ran["ys"]))
     for case, line in SCAN_REFUSED.items():
         found[f"scan_{case}"] = _said(lambda: _ran(line, dict(from_)))["class"]
     for case, program in VMAP.items():

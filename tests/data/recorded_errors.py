@@ -4,6 +4,8 @@ the exception's class name and its message, cut before a tail that differs betwe
     >>> error_of(lambda: 1 / 0)
     ['ZeroDivisionError', 'division by zero']
 """
+import json
+
 import numpy as np
 
 # JAX appends a note about its filtered traceback, and some errors name the user's source line
@@ -55,6 +57,16 @@ def raised_head(fn) -> list:
     found = error_head(fn)
     assert found is not None, "the case did not raise"
     return found
+
+
+def leaf_values(jax, value) -> list:
+    """The leaves of `value` as lists, as a JSON record reads back (tuples as lists).
+
+    >>> leaf_values(jax, (jnp.arange(2), 3.0))
+    [[0, 1], 3.0]
+    """
+    return json.loads(json.dumps([np.asarray(a).tolist()
+                                  for a in jax.tree_util.tree_leaves(value)]))
 
 
 def leaves_record(jax, value) -> list:

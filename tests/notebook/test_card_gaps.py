@@ -25,6 +25,7 @@ from card_gaps_cases import (ASSERT_FAILING, ASSERT_FIXED, ASSERT_SETUP,  # test
                              VMAP_OUT_SETUP, VMAP_OUT_VECTOR, run as facts_of,
                              switch_several_program)
 import jnp_unhashable_cases  # tests/data
+from recorded_errors import leaf_values  # tests/data
 from card_checks import rewrite_code  # tests/support
 import locations  # tests/support: the repository's folders
 from ipython_shell import ran_failing, run_cell, shell_fixture
@@ -60,11 +61,6 @@ def shown(shell, source):
     return ran.printed, ran.card
 
 
-def _leaves(value):
-    return json.loads(json.dumps([np.asarray(a).tolist()
-                                  for a in jxkernel.tree_util.tree_leaves(value)]))
-
-
 @pytest.mark.parametrize("case", sorted(JAX))
 def test_the_cases_say_and_compute_what_jax_does(case):
     """Every case under jxkernel: JAX's class and words (a jnp function's inner jit given a
@@ -95,7 +91,7 @@ def registering_card(shell, case: str, cls: str, line: str, register: str, kind:
         JAX[case]["first_line"]
     assert rewrite_code(card["rewrite"]) == f"{register}\n{line}", card["rewrite"]
     assert shell.run_cell(cls + rewrite_code(card["rewrite"])).success
-    assert _leaves(shell.user_ns["_y"]) == JAX[f"{case}_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"{case}_fixed"]
     return card
 
 
@@ -138,7 +134,7 @@ def test_a_check_under_jit_gets_checkify(shell):
     assert card["message"] == JAX["checkify_unwrapped"]["message"]
     assert rewrite_code(card["rewrite"]) == CHECKIFY["fixed"], card["rewrite"]
     assert shell.run_cell(CHECKIFY["fixed"]).success
-    assert _leaves(shell.user_ns["_y"]) == JAX["checkify_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX["checkify_fixed"]
     failing, card = shown(shell, CHECKIFY["fixed_failing"])
     assert JAX["checkify_fixed_failing"]["first_line"] in failing + str(card and card["traceback"])
 
@@ -165,7 +161,7 @@ def test_grad_of_an_integer_output_gets_a_float_output_and_says_it_is_zero(shell
     assert rewrite_code(card["rewrite"]) == f"_y = {fix}", card["rewrite"]
     assert "derivative is 0" in card["why"] and "jax.nn.sigmoid" in card["fix"]
     assert shell.run_cell(rewrite_code(card["rewrite"])).success
-    assert _leaves(shell.user_ns["_y"]) == JAX[f"int_output_{case}_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"int_output_{case}_fixed"]
 
 
 @pytest.mark.parametrize("case", ["keys_where_one_goes", "split_of_keys"])
@@ -225,7 +221,7 @@ def test_a_traced_value_where_a_jnp_function_wants_a_static_one_gets_it_static(s
     assert "static_argnums" not in card["traceback"]
     assert rewrite_code(card["rewrite"]) == f"_y = {INNER_STATIC_FIXES[case]}", card["rewrite"]
     assert shell.run_cell(rewrite_code(card["rewrite"])).success
-    assert _leaves(shell.user_ns["_y"]) == JAX[f"inner_static_{case}_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"inner_static_{case}_fixed"]
 
 
 def test_a_traced_array_where_a_jnp_function_wants_a_static_value_gets_words(shell):
@@ -275,7 +271,7 @@ def test_a_traced_value_to_hash_gets_its_argument_static(shell, case):
     assert card["origin"]["argument"] == ("n" if case == "tile" else "k")
     assert rewrite_code(card["rewrite"]) == fix, card["rewrite"]
     assert shell.run_cell(fix).success
-    assert _leaves(shell.user_ns["_y"]) == JAX[f"hash_{case}_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"hash_{case}_fixed"]
 
 
 def test_a_traced_key_s_array_lookup_advised_in_words_runs(shell):
@@ -283,7 +279,7 @@ def test_a_traced_key_s_array_lookup_advised_in_words_runs(shell):
     text, card = shown(shell, HASHES["dict_key"][0])
     assert "jnp.array([...])[k]" in card["fix"]
     assert shell.run_cell(HASH_INDEXED).success
-    assert _leaves(shell.user_ns["_y"]) == JAX["hash_indexed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX["hash_indexed"]
 
 
 def test_a_traced_count_computed_inside_gets_words(shell):
@@ -316,7 +312,7 @@ def test_a_traced_count_of_a_decorated_function_gets_its_decorator_static(shell)
     assert [first, second.split("   # ")[0], third] == [*header.splitlines(), "def rep(v, n):"]
     assert shell.run_cell(f"{header}\ndef rep(v, n):\n    return jnp.tile(v, (n,))\n"
                           "_y = rep(x, 2)").success
-    assert _leaves(shell.user_ns["_y"]) == JAX["hash_tile_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX["hash_tile_fixed"]
 
 
 # ------------------------------------------------------------------ stop 101 (h-cards-101)
@@ -337,7 +333,7 @@ def test_an_int_carry_made_float_offers_the_float_start_first(shell):
     assert lines[back + 1:] == [CARRY_FLOAT["cast_back"]], card["rewrite"]
     for case in ("float_start", "cast_back", "weak_start"):
         assert shell.run_cell(CARRY_FLOAT[case]).success, case
-        assert _leaves(shell.user_ns["_y"]) == JAX[f"carry_float_{case}"], case
+        assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"carry_float_{case}"], case
 
 
 def test_an_int_leaf_of_a_tuple_carry_made_float_gets_that_leaf_of_the_start_float(shell):
@@ -351,7 +347,7 @@ def test_an_int_leaf_of_a_tuple_carry_made_float_gets_that_leaf_of_the_start_flo
     assert lines[1] == CARRY_LEAF[1] and lines[2].startswith("# or"), card["rewrite"]
     assert lines[3].startswith("return ((a + x).astype(jnp.int32), b), x"), card["rewrite"]
     assert shell.run_cell(CARRY_LEAF[1]).success
-    assert _leaves(shell.user_ns["_y"]) == JAX["carry_leaf_float_start"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX["carry_leaf_float_start"]
 
 
 @pytest.mark.parametrize("case", sorted(LAMBDA_CARRY))
@@ -367,7 +363,7 @@ def test_a_lambda_bodys_carry_is_given_back_in_the_line(shell, case):
     assert fix in card["rewrite"].splitlines(), card["rewrite"]
     assert "pattern" not in card["rewrite"], card["rewrite"]
     assert shell.run_cell(fix).success
-    assert _leaves(shell.user_ns["_y"]) == JAX[f"lambda_carry_{case}_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"lambda_carry_{case}_fixed"]
 
 
 @pytest.mark.parametrize("case", sorted(VMAP_OUT))
@@ -384,9 +380,9 @@ def test_out_axes_past_what_vmaps_function_returns(shell, case):
     assert "f's output" in card["title"] and "out_axes=" in card["title"]
     assert rewrite_code(card["rewrite"]).splitlines()[0] == fix, card["rewrite"]
     assert shell.run_cell(fix).success
-    assert _leaves(shell.user_ns["_y"]) == JAX[f"vmap_out_{case}_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"vmap_out_{case}_fixed"]
     assert shell.run_cell(VMAP_OUT_VECTOR).success
-    assert _leaves(shell.user_ns["_y"]) == JAX["vmap_out_vector_returned"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX["vmap_out_vector_returned"]
 
 
 def test_out_axes_past_one_output_of_several_gets_words(shell):
@@ -422,7 +418,7 @@ def test_an_assert_on_a_vector_checks_every_element(shell, case):
                            "err, _y = checkify.checkify(f)(xs)", "err.throw()"], card["rewrite"]
     key = "eager" if case == "eager" else "jit"
     assert shell.run_cell(ASSERT_SETUP + fixed).success
-    assert _leaves(shell.user_ns["_y"]) == JAX[f"assert_vector_{key}_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"assert_vector_{key}_fixed"]
     failing = run_cell(shell, ASSERT_FAILING + fixed, store_history=False)
     assert type(failing.error).__name__ == JAX[f"assert_vector_{key}_fixed_failing"]["error"]
     assert str(failing.error).splitlines()[0] == \
@@ -461,7 +457,7 @@ def test_switch_branches_of_two_dtypes_get_the_lambda_cast(shell, case):
                                       .startswith(("The output", "Revise"))]
     assert card["rewrite"] == fix
     assert shell.run_cell(fix).success
-    assert _leaves(shell.user_ns["_y"]) == JAX[f"switch_{case}_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"switch_{case}_fixed"]
 
 
 @pytest.mark.parametrize("case", sorted(SWITCH_SEVERAL))
@@ -483,7 +479,7 @@ def test_switch_branches_several_off_are_fixed_at_once(shell, case):
             ("The output", "  * the output", "Revise"))]
     assert card["rewrite"] == rewrite, card["rewrite"]
     assert shell.run_cell(switch_several_program(case)).success
-    assert _leaves(shell.user_ns["_y"]) == JAX[f"switch_several_{case}_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"switch_several_{case}_fixed"]
 
 
 def test_switch_branch_of_another_structure_is_named_with_the_others_fixed(shell):
@@ -514,7 +510,7 @@ def test_pmap_of_more_rows_than_devices_gets_a_card_whose_rewrites_run_as_jaxs(s
     assert rewrite_code(card["rewrite"]).splitlines() == fixes, card["rewrite"]
     for k, fix in enumerate(fixes):
         assert shell.run_cell(fix).success
-        assert _leaves(shell.user_ns["_y"]) == JAX[f"pmap_{case}_fixed_{k}"]
+        assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"pmap_{case}_fixed_{k}"]
 
 
 @pytest.mark.parametrize("case", sorted(PMAP_SIZES))
@@ -532,7 +528,7 @@ def test_pmap_of_axes_of_two_sizes_gets_in_axes_none_whose_rewrite_runs_as_jaxs(
     assert "(size 1)" in card["why"] and f"{name} with in_axes None" in card["fix"], card
     assert card["rewrite"] == fix
     assert shell.run_cell(fix).success
-    assert _leaves(shell.user_ns["_y"]) == JAX[f"pmap_sizes_{case}_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"pmap_sizes_{case}_fixed"]
 
 
 def test_pmap_of_axes_of_two_sizes_the_function_cannot_take_gets_words():
@@ -604,7 +600,7 @@ def test_a_nan_under_debug_nans_gets_the_values_that_made_it(shell, case):
             guarded = NANS_GUARDED.splitlines()[1].strip()
             assert rewrite_code(card["rewrite"]) == guarded, card["rewrite"]
             assert shell.run_cell(NANS_GUARDED + NANS[case]).success
-            assert _leaves(shell.user_ns["_y"]) == JAX[f"nans_{case}_fixed"]
+            assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"nans_{case}_fixed"]
     finally:
         assert shell.run_cell("jax.config.update('jax_debug_nans', False)").success
 

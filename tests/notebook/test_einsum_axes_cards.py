@@ -12,7 +12,7 @@ pytest.importorskip("IPython")
 
 import jxkernel
 from einsum_axes_cards_cases import CARDS, NO_CARD  # tests/data
-from einsum_scan_cards_cases import _value  # tests/data: the value as JAX's side recorded it
+from recorded_errors import leaf_values  # tests/data: as JAX's side recorded its values
 import locations  # tests/support
 from card_checks import assert_said_as_jax, card_of, rewrite_code  # tests/support
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -120,13 +120,13 @@ def test_an_einsum_axes_card_writes_the_line_jax_runs_with_the_shape_it_gives(sh
     assert card["rewrite"].endswith(f"    # the result: {shape}")
     assert f" gives {shape}." in card["fix"], card["fix"]
     ran_ok(shell, setup + printed[0])
-    assert _value(jxkernel, shell.user_ns["y"]) == JAX[f"{case}_fixed_0"]["value"]
+    assert leaf_values(jxkernel, shell.user_ns["y"]) == JAX[f"{case}_fixed_0"]["value"]
     if len(printed) > 1:
         assert (f"Naming the batch axis with a letter of its own, '{_subscripts(printed[1])}', "
                 f"gives the same.") in card["fix"]
         assert JAX[f"{case}_fixed_1"] == JAX[f"{case}_fixed_0"]
         ran_ok(shell, setup + printed[1])
-        assert _value(jxkernel, shell.user_ns["y"]) == JAX[f"{case}_fixed_1"]["value"]
+        assert leaf_values(jxkernel, shell.user_ns["y"]) == JAX[f"{case}_fixed_1"]["value"]
     else:
         assert "letter of its own" not in card["fix"]
 

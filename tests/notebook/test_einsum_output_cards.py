@@ -12,7 +12,7 @@ pytest.importorskip("IPython")
 
 import jxkernel
 from einsum_output_cards_cases import CARDS  # tests/data
-from einsum_scan_cards_cases import _value  # tests/data: JAX's side made its values by it
+from recorded_errors import leaf_values  # tests/data: as JAX's side recorded its values
 import locations  # tests/support
 from card_checks import assert_said_as_jax, card_of  # tests/support
 from ipython_shell import ran_ok, shell_fixture
@@ -87,7 +87,7 @@ def test_an_einsum_output_card_writes_the_line_jax_runs_with_the_shape_it_gives(
     if case == "vector_to_diagonal":    # the learner's name for the vector
         assert "is jnp.diag(v): it gives (3, 3)." in card["fix"], card["fix"]
     ran_ok(shell, setup + printed)
-    assert _value(jxkernel, shell.user_ns["y"]) == JAX[f"{case}_fixed"]["value"]
+    assert leaf_values(jxkernel, shell.user_ns["y"]) == JAX[f"{case}_fixed"]["value"]
 
 
 @pytest.mark.parametrize("case", sorted(c for c in CARDS if not CARDS[c][2]))

@@ -14,7 +14,8 @@ pytest.importorskip("IPython")
 import jxkernel
 from einsum_scan_cards_cases import (EINSUM, EINSUM_OTHER, EINSUM_OTHER_FIXED,  # tests/data
                                      SCAN, SCAN_FIXED, VMAP, einsum_line, run, swapped,
-                                     transposes, _value)
+                                     transposes)
+from recorded_errors import leaf_values  # tests/data
 from card_checks import rewrite_code  # tests/support
 import locations  # tests/support
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -88,7 +89,7 @@ def test_an_einsum_card_names_each_letter_and_writes_the_one_transpose_that_fits
         assert rewrite_code(card["rewrite"]) == line, card["rewrite"]
         assert f"the result is {tuple(answer['shape'])}" in card["fix"]
         ran_ok(shell, setup + line)
-        assert _value(jxkernel, shell.user_ns["y"]) == answer["value"]
+        assert leaf_values(jxkernel, shell.user_ns["y"]) == answer["value"]
     else:
         assert card["rewrite"] == "", card["rewrite"]
         for operand, (_, answer) in fits.items():
@@ -145,7 +146,7 @@ def test_an_einsum_card_under_jit_transposes_the_lambdas_own_parameter(shell):
     assert card["title"] == "einsum 'ij,jk->ik': 'j' is 3 in p but 5 in q"
     assert rewrite_code(card["rewrite"]) == EINSUM_OTHER_FIXED["under_jit"]
     ran_ok(shell, setup + rewrite_code(card["rewrite"]))
-    assert _value(jxkernel, shell.user_ns["y"]) == JAX["einsum_under_jit_fixed"]
+    assert leaf_values(jxkernel, shell.user_ns["y"]) == JAX["einsum_under_jit_fixed"]
 
 
 @pytest.mark.parametrize("case", sorted(SCAN))
@@ -166,7 +167,7 @@ def test_a_scan_with_neither_xs_nor_length_gets_length_where_the_body_reads_no_x
         assert rewrite_code(card["rewrite"]) == SCAN_FIXED[case], card["rewrite"]
         assert "your own count in place of 10" in card["rewrite"]
         ran_ok(shell, setup + rewrite_code(card["rewrite"]))
-        assert _value(jxkernel, (shell.user_ns["carry"], shell.user_ns["ys"])) == \
+        assert leaf_values(jxkernel, (shell.user_ns["carry"], shell.user_ns["ys"])) == \
             JAX[f"scan_{case}_fixed"]
     else:
         assert _is_words_only(card["rewrite"]), card["rewrite"]
