@@ -46,6 +46,9 @@ RUN_AGAIN = 2000
 # a call is looked at as it is recorded, to keep a loop's first NaN step, where all it holds
 # is no larger than this (a copy to the host, and a wait, on each such call)
 SMALL = 1 << 14
+# the values a donating call's record keeps (_on_host): Arrays, copied to the host, and values
+# no call deletes
+_HOST_KEPT = (Array, np.ndarray, np.generic, bool, int, float, complex)
 # programs that call back into Python are not run again: a print or a breakpoint would run
 # again (nor, for the same reason, traced and stepped: nan_notes.py)
 CALLBACKS = frozenset({"debug_callback", "debug_print", "pure_callback", "io_callback"})
@@ -337,14 +340,30 @@ class WatchedProgram:
         except TypeError:            # (not weakly referable: left on them)
             pass
 
+    def before_donating(self, leaves) -> list | None:
+        """The flat inputs of a call about to donate them (a training step's
+        `donate_argnums`), copied to the host (_on_host): the call deletes them, and its
+        record (`called`) needs them to run the program again. None: that call goes
+        unrecorded."""
+        return _on_host(leaves) if self.on else None
+
     def called(self, jitted, entry, leaves, outs) -> None:
-        """Record a call (its flat inputs and results; jit's _call gives them). Not one that
-        donated its inputs (they are gone), nor one called from a library's line."""
+        """Record a call (its flat inputs and results; jit's _call gives them). Not one whose
+        donated inputs were not kept (`leaves` None: before_donating), nor one called from a
+        library's line."""
         calls = reverse.grad_calls
         # (past LOOKED_AT elements none would be looked at: its arrays are not held either,
         # a large model's parameters kept alive for the cell four times over)
-        if calls is None or entry.donated or _size((leaves, outs)) > LOOKED_AT:
+        if calls is None or leaves is None or _size((leaves, outs)) > LOOKED_AT:
             return
+        # values on the host, which no later call deletes by donating them: a donating step's
+        # (its results are the next step's inputs), and a small call's (looked at anyway)
+        if entry.donated or _size((leaves, outs)) <= SMALL:
+            on_host = _on_host(leaves), _on_host(outs)
+            if None not in on_host:
+                leaves, outs = on_host
+            elif entry.donated:
+                return
         try:
             frame = sys._getframe(1)
             while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
@@ -355,6 +374,16 @@ class WatchedProgram:
                                   (frame.f_code.co_filename, frame.f_lineno)))
         except Exception as e:  # noqa: BLE001  (recording must never fail the user's call)
             _could_not_follow(e)
+
+
+def _on_host(leaves) -> list | None:
+    """A recorded call's flat values (its inputs, its results), its Arrays copied to the host,
+    where they are looked at (LOOKED_AT) and all can be; else None (a key among them has no
+    NumPy value). Each copy waits for the value: a donating step's calls are not overlapped
+    while the notebook looks, as a small one's are not (SMALL)."""
+    if _size(leaves) > LOOKED_AT or not all(isinstance(x, _HOST_KEPT) for x in leaves):
+        return None
+    return [np.asarray(x) if isinstance(x, Array) else x for x in leaves]
 
 
 def _could_not_follow(error) -> None:

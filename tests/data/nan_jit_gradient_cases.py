@@ -38,6 +38,14 @@ CASES = {
                       "def step(w):\n    return w - 1.0 * jax.grad(f)(w)\n",
                       "w = jnp.array(2.0)\nfor i in range(12):\n    w = step(w)\nout = w", 2,
                       "return jnp.where(w > 0, jnp.sqrt(jnp.where(w > 0, w, 1.0)), 0.)"),
+    # the same loop, its step donating w (a training step's donate_argnums): each call
+    # deletes the w it was given, so the note's record keeps a copy first
+    "donating_training_loop": ("def f(w):\n    return jnp.where(w > 0, jnp.sqrt(w), 0.)\n"
+                               "def step(w):\n    return w - 1.0 * jax.grad(f)(w)\n"
+                               "step = jax.jit(step, donate_argnums=0)\n",
+                               "w = jnp.array(2.0)\nfor i in range(12):\n    w = step(w)\n"
+                               "out = w", 2,
+                               "return jnp.where(w > 0, jnp.sqrt(jnp.where(w > 0, w, 1.0)), 0.)"),
     # the gradient taken in a jitted function called inside another jitted function
     "inner_jit": (LOG + "@jax.jit\ndef inner(x):\n    return jax.grad(f)(x)\n@jax.jit\n"
                   "def outer(x):\n    return x - 0.1 * inner(x)\n", "out = outer(0.0)", 2,

@@ -30,6 +30,7 @@ CONTEXT = {
     "jit_of_vmap_of_grad": r"In\[P\]:1, under jit, for examples 0 and 3 of the vmapped batch "
                            r"of 4",
     "training_loop": r"In\[S\]:5, inside step \(jitted\), called at In\[P\]:3",
+    "donating_training_loop": r"In\[S\]:4, inside step \(jitted\), called at In\[P\]:3",
     "inner_jit": r"In\[S\]:5, inside outer \(jitted\), called at In\[P\]:1",
     "norm_inside_step": r"In\[S\]:5, inside step \(jitted\), called at In\[P\]:1",
 }
@@ -144,12 +145,31 @@ def test_only_a_jit_whose_trace_took_a_gradient_leaves_the_fast_paths_while_watc
     assert step._last
 
 
-def test_a_step_donating_its_inputs_is_not_looked_at(shell):
-    # its inputs are gone after the call: its program cannot be run again from them
-    ran_ok(shell, "import functools\n" + cases.LOG + "@functools.partial(jax.jit, "
-                  "donate_argnums=0)\ndef step(x):\n    return x - 0.1 * jax.grad(f)(x)")
-    ran = ran_ok(shell, "out = step(jnp.array(0.0))")
+def test_a_donating_step_is_looked_at_and_still_donates(shell):
+    # its inputs are gone after the call: the record keeps their values on the host before it
+    # (gradient_calls.WatchedProgram.before_donating), and the step still deletes them
+    ran_ok(shell, cases.CASES["donating_training_loop"][0])
+    ran = ran_ok(shell, "w = jnp.array(0.0)\nout = step(w)")
+    assert np.isnan(float(shell.user_ns["out"])) and len(ran.shown(NOTE)) == 1
+    assert shell.user_ns["w"].is_deleted()
+    # a key among its inputs has no value on the host: that call is not recorded (no note),
+    # and runs as written
+    ran_ok(shell, "def g(x, k):\n    return jnp.where(x > 0, jnp.log(x), 0.0) + 0 * "
+                  "jax.random.normal(k)\ndef kstep(x, k):\n    return x - 0.1 * "
+                  "jax.grad(g)(x, k)\nkstep = jax.jit(kstep, donate_argnums=(0, 1))")
+    ran = ran_ok(shell, "out = kstep(jnp.array(0.0), jax.random.key(0))")
     assert np.isnan(float(shell.user_ns["out"])) and ran.shown(NOTE) == []
+
+
+def test_a_small_call_whose_values_a_later_call_donates_is_told(shell):
+    # the jitted gradient's input, donated to the update after it in the cell: the record of
+    # a call of at most SMALL numbers holds its values on the host
+    ran_ok(shell, cases.LOG + "gstep = jax.jit(jax.grad(f))\n"
+                  "update = jax.jit(lambda x, g: x - g, donate_argnums=0)")
+    ran = ran_ok(shell, "x0 = x = jnp.array(0.0)\ng = gstep(x)\nx = update(x, g)")
+    (note,) = ran.shown(NOTE)
+    assert f"(at In[{ran.count}]:2, under jit)" in note.splitlines()[0]
+    assert shell.user_ns["x0"].is_deleted()
 
 
 def test_the_record_keeps_no_tracer_alive(shell):

@@ -307,13 +307,15 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                 self._fast[(_flatten(dyn_args)[1], avals, host_placement(leaves),
                             config._trace_state, static_key(args, kwargs, self._static_at))
                            + key[6:]] = entry       # (relayout.arg_layouts, where watching)
+        # a watched call that donates its inputs: their values kept before it deletes them
+        kept = entry.watch.before_donating(leaves) if watch and entry.donated else leaves
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
         outs = entry.exe.call_arrays(arguments_placed(device, (*consts, *arrays), entry.exe.kept,
                                                       leaves, names))
         outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)
         if config._checked_calls:      # NaN/inf checks, the key-reuse checker (dispatch.py)
             check_jitted_values(self._name, self._fun, outs, args, kwargs, entry.jaxpr, arrays)
-        watch and entry.watch.called(self, entry, leaves, outs)    # (cache.Entry.watch)
+        watch and entry.watch.called(self, entry, kept, outs)    # (cache.Entry.watch)
         return tree_unflatten(entry.out_tree, outs)
 
     def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs, high=False):
