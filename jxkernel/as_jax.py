@@ -89,7 +89,7 @@ def _jax_module() -> JaxModule:
     module = JaxModule("jax", jxkernel.__doc__)
     # Python's ImportError of `from jax import nope` names the module's file, as JAX's does
     # ("unknown location" without one); `jax.__file__` already answered jxkernel's. (A real
-    # JAX beside jxkernel is told apart by its class: notebook/compile_notes.real_jax_note.)
+    # JAX beside jxkernel has a file outside jxkernel: core/source_info.real_jax.)
     module.__file__ = jxkernel.__file__
     # a package whose submodules the alias's finder supplies: an empty search path, so that no
     # other finder ever looks for `jax.X` in a folder (a real JAX's included)

@@ -202,6 +202,17 @@ def is_jxkernel_file(filename: str) -> bool:
     return filename.startswith(PACKAGE_DIR)
 
 
+def real_jax():
+    """The real JAX where it is imported beside jxkernel (`import jax`, or a library's, in a
+    kernel without jxkernel's alias): sys.modules' `jax`, a module with a file outside
+    jxkernel (the alias's `jax` names jxkernel's own __init__.py: as_jax._jax_module). Else
+    None."""
+    module = sys.modules.get("jax")
+    path = getattr(module, "__file__", None)
+    return module if isinstance(path, str) and not is_jxkernel_file(os.path.abspath(path)) \
+        else None
+
+
 # the standard library, as JAX's source_info_util has it (sysconfig's, and where os lives)
 _STDLIB_DIRS = tuple({os.path.join(sysconfig.get_path("stdlib"), ""),
                       os.path.dirname(os.__file__) + os.sep})

@@ -29,11 +29,12 @@ import logging
 import os
 import re
 import sys
+import types
 
 from ..core import compile_record, miss_words
 from ..core.compile_record import USER
 from ..core.config import config
-from ..core.source_info import TIMEIT_FILE
+from ..core.source_info import TIMEIT_FILE, real_jax
 from ..as_jax import JaxModule
 from ..views.outside_values import stale_reads
 from ..views.recompile_explainer import explanation_text
@@ -513,17 +514,24 @@ def stale_note(stale) -> Note | None:
                 kind="compile", details=True)
 
 
-def real_jax_note() -> Note | None:
+def real_jax_note(user_ns: dict | None = None) -> Note | None:
     """A note where the real JAX is imported beside jxkernel (`%load_ext jxkernel`, then
     `import jax` in a plain kernel): its jit compiles in JAX's own caches, which jxkernel
-    does not see, so no note would ever say why a function of it compiled again. None where
-    `jax` is jxkernel's alias (install_as_jax, the kernel "Python 3 (JAX on jxkernel)"),
-    a JaxModule, or is not imported."""
-    module = sys.modules.get("jax")
-    path = getattr(module, "__file__", None)
-    if module is None or isinstance(module, JaxModule) or not isinstance(path, str):
+    does not see, so no note would ever say why a function of it compiled again. Where the
+    user's `jax` (in `user_ns`) is jxkernel, a library imported JAX (`import optax`): the note
+    names it, as computing with JAX, which refuses jxkernel's arrays. None where `jax` is
+    jxkernel's alias (install_as_jax, the kernel "Python 3 (JAX on jxkernel)"), a JaxModule,
+    or is not imported."""
+    module = real_jax()
+    if module is None:
         return None
-    version = getattr(module, "__version__", "?")
+    path, version = module.__file__, getattr(module, "__version__", "?")
+    mine = (user_ns or {}).get("jax")
+    jxkernel_is_jax = isinstance(mine, JaxModule) or getattr(mine, "__name__", None) == \
+        "jxkernel"
+    libraries = _on_real_jax(user_ns or {}) if mine is None or jxkernel_is_jax else []
+    if jxkernel_is_jax or libraries:
+        return _library_on_real_jax_note(libraries, version, path, jxkernel_is_jax)
     return Note(f"ⓘ jax here is the real JAX {version}, not jxkernel: its jit's compiles are "
                 f"its own, and no note will say why they compile again",
                 body=f"jax was imported from {os.path.dirname(path)}. For jxkernel's notes "
@@ -533,6 +541,56 @@ def real_jax_note() -> Note | None:
                      f"kernel \"Python 3 (JAX on jxkernel)\". JAX's own log of why: "
                      f"jax.config.update('jax_explain_cache_misses', True).",
                 kind="info", details=True)
+
+
+def _library_on_real_jax_note(libraries: list, version: str, path: str,
+                              jxkernel_is_jax: bool) -> Note:
+    """real_jax_note where `libraries` (their names; none found: "a library") imported the
+    real JAX, and the user's `jax` is jxkernel or not yet imported. JAX 0.10.2's words given
+    jxkernel's arrays: tests/data/mixed_arrays_reference.json."""
+    named = " and ".join(libraries) or "a library"
+    first = libraries[0] if libraries else "the library"
+    return Note(
+        f"ⓘ {named} imported the real JAX {version} and compute{'s' * (len(libraries) < 2)} "
+        f"with it{', while your jax here is jxkernel' if jxkernel_is_jax else ''}",
+        body=f"jax was imported from {os.path.dirname(path)}. JAX's functions do not take "
+             f"jxkernel's arrays (\"is not a valid JAX type\", or an error inside JAX): "
+             f"{named} given them raises, or hands back JAX's arrays. To run {named} on "
+             f"jxkernel, with its notes and views: restart the kernel and run `import "
+             f"jxkernel; jxkernel.install_as_jax()` before importing {first} (its `import "
+             f"jax` then gives jxkernel), or choose the kernel \"Python 3 (JAX on "
+             f"jxkernel)\". To use the real JAX throughout instead: `import jax, jax.numpy as "
+             f"jnp` (no notes of jxkernel's then).",
+        kind="info", details=True)
+
+
+def _on_real_jax(user_ns: dict) -> list:
+    """The packages of the user's names (a module, or a class or function of one: `optax`,
+    `from optax import adam`) one of whose modules holds the real JAX's (`import jax` in
+    optax's own), sorted.
+
+        >>> _on_real_jax({"np": __import__("numpy")})
+        []
+    """
+    tops = set()
+    for value in list(user_ns.values()):
+        name = getattr(value, "__name__" if isinstance(value, types.ModuleType) else
+                       "__module__", None)
+        if isinstance(name, str):
+            tops.add(name.partition(".")[0])
+    tops -= {"jax", "jxkernel", "builtins", "__main__"}
+    found = set()
+    for name, module in list(sys.modules.items()):
+        top = name.partition(".")[0]
+        if top in tops and top not in found and any(
+                isinstance(v, types.ModuleType) and _is_jax(v.__name__)
+                for v in list(getattr(module, "__dict__", {}).values())):
+            found.add(top)
+    return sorted(found)
+
+
+def _is_jax(name) -> bool:
+    return isinstance(name, str) and (name == "jax" or name.startswith("jax."))
 
 
 class CellWatch:
@@ -567,12 +625,13 @@ class CellWatch:
         stale = stale_reads()
         return stale_note(stale) if config.jxkernel_compile_notes != "off" else None
 
-    def real_jax_finished(self) -> Note | None:
-        """The note that the real JAX is imported (real_jax_note), after the first cell that
-        finds it imported; None after that, or with the notes off."""
+    def real_jax_finished(self, user_ns: dict | None = None) -> Note | None:
+        """The note that the real JAX is imported (real_jax_note, of the user's names
+        `user_ns`), after the first cell that finds it imported; None after that, or with the
+        notes off."""
         if self.real_jax_told or config.jxkernel_compile_notes == "off":
             return None
-        note = real_jax_note()
+        note = real_jax_note(user_ns)
         self.real_jax_told = note is not None
         return note
 

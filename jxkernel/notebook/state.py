@@ -203,7 +203,7 @@ class State:
         stale = self.compiles.stale_finished()
         if stale is not None:
             show(stale)
-        real_jax = self.compiles.real_jax_finished()
+        real_jax = self.compiles.real_jax_finished(self.shell.user_ns)
         if real_jax is not None:
             show(real_jax)
         printed = self._note(result, "print", print_notes.cell_note, self.prints_told)

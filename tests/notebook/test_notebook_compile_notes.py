@@ -877,29 +877,6 @@ def test_a_global_read_by_a_helper_names_the_helper_and_the_fix_passes_it_on(she
     assert _stale(fixed) == [] and len(events_of(shell.user_ns["step_h"])) == 1
 
 
-def test_the_real_jax_imported_beside_jxkernel_is_said_once(shell, monkeypatch):
-    """`%load_ext jxkernel`, then `import jax` in a plain kernel is the real JAX: its
-    compiles are not jxkernel's, so no note would ever come; the first cell that finds it
-    imported says so, once. A module with a file stands in for it (the tests never import
-    JAX); jxkernel's alias (install_as_jax), which has no file, is not noted."""
-    import sys
-    import types
-    from jxkernel.notebook import state_of
-    watch = state_of(shell).compiles
-    monkeypatch.setattr(watch, "real_jax_told", False)
-    from jxkernel.as_jax import _jax_module
-    monkeypatch.setitem(sys.modules, "jax", _jax_module())     # install_as_jax's module
-    assert [o for o in ok(shell, "1 + 1").outputs if "real JAX" in o["text/plain"]] == []
-    real = types.ModuleType("jax")
-    real.__file__, real.__version__ = "/site-packages/jax/__init__.py", "0.10.2"
-    monkeypatch.setitem(sys.modules, "jax", real)
-    (note,) = [o for o in ok(shell, "2 + 2").outputs if "real JAX" in o["text/plain"]]
-    text = note["text/plain"]
-    assert text.startswith("ⓘ jax here is the real JAX 0.10.2, not jxkernel")
-    assert "import jxkernel as jax" in text and "install_as_jax()" in text
-    assert [o for o in ok(shell, "3 + 3").outputs if "real JAX" in o["text/plain"]] == []
-
-
 def test_a_recompile_under_grad_is_counted_with_the_jits_own_compiles(shell):
     """grad of a jitted function on a new shape compiles the function again: its note said
     "the log was cleared since its first" (counted apart from the jit's own compiles, as its

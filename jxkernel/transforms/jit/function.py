@@ -299,15 +299,13 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                 all(type(leaf) in ARRAY_TYPES and leaf._buf._sharding is where or
                     type(leaf) in SCALAR_TYPES or is_host_array(leaf) for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
-            if entry.watch is not None:     # watched, its record paused: taken off after
-                entry.watch.made_fast(self, entry)
+            entry.watch is not None and entry.watch.made_fast(self, entry)   # (taken off after)
             if dyn_kwargs or entry.donated:     # f(x=a), or donating: a last hit for C alone
                 c_last_hit(self, entry, statics, avals, where, args, kwargs, leaves)
             else:                               # remember it under the fast path's key
                 self._fast[(_flatten(dyn_args)[1], avals, host_placement(leaves),
                             config._trace_state, static_key(args, kwargs, self._static_at))
                            + key[6:]] = entry       # (relayout.arg_layouts, where watching)
-        # a watched call that donates its inputs: their values kept before it deletes them
         kept = entry.watch.before_donating(leaves) if watch and entry.donated else leaves
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
         outs = entry.exe.call_arrays(arguments_placed(device, (*consts, *arrays), entry.exe.kept,

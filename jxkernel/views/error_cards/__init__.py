@@ -116,7 +116,9 @@ pmap-devices (ValueError or IndivisibleError: pmap given an axis longer than the
 pmap-sizes (ValueError: pmap given mapped axes of two sizes, a w with no axis per device:
 in_axes None for it),
 debug-nans (FloatingPointError: jax_debug_nans or jax_debug_infs at the operation that made
-one: the values it was given, `jnp.log(y)` of y = -2.0).
+one: the values it was given, `jnp.log(y)` of y = -2.0), real-jax-array (TypeError or an error
+inside JAX: the real JAX, imported by a library such as Optax, given jxkernel's array where
+the learner's jax is jxkernel).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
@@ -135,7 +137,7 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `body_arguments.py` (a body or branch given other arguments than lax passes),
 `nans.py` (the values that made a NaN under jax_debug_nans),
 `meshes.py`, `devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`,
-`check_arguments.py`, `conversions.py` (a conversion of a traced value rewritten: int(i) as
+`check_arguments.py`, `real_jax.py`, `conversions.py` (a conversion of a traced value rewritten: int(i) as
 i.astype(int), a formatted number as jax.debug.print).
 `_CARDS` below says which card an exception gets, in order: the first whose test passes.
 
@@ -186,6 +188,7 @@ from .check_arguments import _check_format_args_card, _is_check_format_args
 from .checks import _checkify_unwrapped_card, _is_checkify_unwrapped
 from .collectives import _is_unbound_axis, _unbound_axis_card
 from .meshes import _is_mesh_mismatch, _mesh_mismatch_card
+from .real_jax import _is_real_jax_array, _real_jax_array_card
 from .nans import _debug_nans_card, _is_debug_nans
 from .devices import (_is_late_device_count, _is_pmap_devices, _is_pmap_sizes,
                       _late_device_count_card, _pmap_devices_card, _pmap_sizes_card)
@@ -284,6 +287,8 @@ def card_for(exc: BaseException) -> ErrorCard | None:
 _AT_THE_OPERATION = (_checkify_unwrapped_card, _debug_nans_card)
 
 _CARDS = [
+    # first: the real JAX's own words ("is not a valid JAX type") would match jxkernel's cards
+    (_is_real_jax_array, _real_jax_array_card),
     (_is_traced_field, _traced_field_card),     # before the tracer cards: Equinox's way
     (lambda e: isinstance(e, jx_errors.TracerBoolConversionError), _bool_card),
     (_is_size_needed, _size_card),          # before the general concretization card
