@@ -318,11 +318,17 @@ def learner_source_info(skip: int = 1) -> SourceInfo | None:
     the learner's statement (`<magic-timeit>`, which JAX's log names) is passed over too: the
     line the learner knows is the cell's that ran the magic. None when no frame is the
     learner's."""
-    frame = sys._getframe(skip)
+    frame = learner_frame(sys._getframe(skip))
+    return None if frame is None else _frame_info(frame, None)
+
+
+def learner_frame(frame):
+    """The learner's innermost frame from `frame` outward (learner_source_info's: not
+    jxkernel's, an installed package's or %timeit's), or None."""
     while frame is not None:
         name = frame.f_code.co_filename
         if is_user_filename(name) and installed_package(name) is None and name != TIMEIT_FILE:
-            return _frame_info(frame, None)
+            return frame
         frame = frame.f_back
     return None
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..core import dtypes, ir, told_bugs
 from ..core.interpret import eval_jaxpr
-from ..core.source_info import is_jxkernel_file, is_user_filename
+from ..core.source_info import learner_frame
 from ..core.staging import JaxprTracer
 from ..core.trace import Tracer
 from ..transforms.ad import reverse
@@ -348,9 +348,9 @@ class WatchedProgram:
         return _on_host(leaves) if self.on else None
 
     def called(self, jitted, entry, leaves, outs) -> None:
-        """Record a call (its flat inputs and results; jit's _call gives them). Not one whose
-        donated inputs were not kept (`leaves` None: before_donating), nor one called from a
-        library's line."""
+        """Record a call (its flat inputs and results; jit's _call gives them), at the
+        learner's line that made it. Not one whose donated inputs were not kept (`leaves`
+        None: before_donating), nor one no line of the learner's made."""
         calls = reverse.grad_calls
         # (past LOOKED_AT elements none would be looked at: its arrays are not held either,
         # a large model's parameters kept alive for the cell four times over)
@@ -365,10 +365,8 @@ class WatchedProgram:
             elif entry.donated:
                 return
         try:
-            frame = sys._getframe(1)
-            while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
-                frame = frame.f_back
-            if frame is None or not is_user_filename(frame.f_code.co_filename):
+            frame = learner_frame(sys._getframe(1))     # (past nnx.jit's own call of it)
+            if frame is None:
                 return
             calls.append(_JitCall(self, jitted, entry.jaxpr, leaves, outs,
                                   (frame.f_code.co_filename, frame.f_lineno)))

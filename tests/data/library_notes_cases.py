@@ -78,6 +78,40 @@ FLAX = {
         "  jax.debug.print('model.traced_dim.value = {!r}', model.traced_dim.value)\n"
         "jitted(foo)\n"
         "jitted(foo)\n"),
+    # a training step under nnx.jit, then a new model and a new optimizer, its optax
+    # transformation made again (a learner's "start over" cell): the optimizer's GraphDef
+    # holds the transformation's functions, new ones, so the step compiles again (JAX too)
+    "new_optimizer_first": (
+        "import optax\n"
+        "class Lin(nnx.Module):\n"
+        "  def __init__(self, rngs):\n"
+        "    self.l = nnx.Linear(3, 1, rngs=rngs)\n"
+        "  def __call__(self, x):\n"
+        "    return self.l(x)\n"
+        "def loss_fn(model, x, y):\n"
+        "  return jnp.mean((model(x) - y) ** 2)\n"
+        "@nnx.jit\n"
+        "def train_step(model, optimizer, x, y):\n"
+        "  loss, grads = nnx.value_and_grad(loss_fn)(model, x, y)\n"
+        "  optimizer.update(model, grads)\n"
+        "  return loss\n"
+        "x, y = jnp.ones((4, 3)), jnp.zeros((4, 1))\n"
+        "model = Lin(nnx.Rngs(0))\n"
+        "optimizer = nnx.Optimizer(model, optax.adam(1e-2), wrt=nnx.Param)\n"
+        "print(train_step(model, optimizer, x, y))\n"),
+    "new_optimizer_again": (
+        "model = Lin(nnx.Rngs(0))\n"
+        "optimizer = nnx.Optimizer(model, optax.adam(1e-2), wrt=nnx.Param)\n"
+        "print(train_step(model, optimizer, x, y))\n"),
+    # its note's code, filled in: the transformation made once, two new optimizers given it
+    # (JAX: no compile of train_step in this cell)
+    "new_optimizer_fixed": (
+        "tx = optax.adam(1e-2)    # once, in a cell of its own\n"
+        "for _ in range(2):\n"
+        "  model = Lin(nnx.Rngs(0))\n"
+        "  optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)    # each new optimizer: the "
+        "same tx\n"
+        "  print(train_step(model, optimizer, x, y))\n"),
 }
 
 OPTAX = {

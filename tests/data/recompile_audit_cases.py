@@ -1962,6 +1962,44 @@ SCENARIOS = {
         "    return x\n"
         "f = jax.jit(run)\n"
         "f(jnp.ones(3), Cfg(2)); f(jnp.ones(3), Cfg(3))\n"),
+    "register_static_holding_a_function_made_anew": (
+        "a register_static definition holding an update function made anew each time, as "
+        "Flax's GraphDef holds a new optax transformation's functions",
+        "import dataclasses\n"
+        "@jax.tree_util.register_static\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Def:\n"
+        "    names: tuple\n"
+        "    update: object\n"
+        "def make_update(lr):\n"
+        "    def update_fn(g):\n"
+        "        return -lr * g\n"
+        "    return update_fn\n"
+        "def step(x, d):\n"
+        "    return x + d.update(x) * len(d.names)\n"
+        "f = jax.jit(step)\n"
+        "names = tuple(f'layer_{i}.kernel' for i in range(12))\n"
+        "f(jnp.ones(3), Def(names, make_update(0.1)))\n"
+        "out = f(jnp.ones(3), Def(names, make_update(0.1)))\n"),
+    "register_static_holding_a_function_made_anew_fixed": (
+        "the same, the update function made once and passed in each definition",
+        "import dataclasses\n"
+        "@jax.tree_util.register_static\n"
+        "@dataclasses.dataclass(frozen=True)\n"
+        "class Def:\n"
+        "    names: tuple\n"
+        "    update: object\n"
+        "def make_update(lr):\n"
+        "    def update_fn(g):\n"
+        "        return -lr * g\n"
+        "    return update_fn\n"
+        "def step(x, d):\n"
+        "    return x + d.update(x) * len(d.names)\n"
+        "f = jax.jit(step)\n"
+        "names = tuple(f'layer_{i}.kernel' for i in range(12))\n"
+        "update = make_update(0.1)    # once\n"
+        "f(jnp.ones(3), Def(names, update))\n"
+        "out = f(jnp.ones(3), Def(names, update))\n"),
     "static_range_equal_objects": (
         "range(3) made anew as a static argument: equal ranges, a hit",
         "f = jax.jit(lambda x, r: sum(x[i] for i in r), static_argnums=1)\n"

@@ -133,6 +133,37 @@ def test_a_traced_variables_print_is_told_with_a_line_that_prints_as_jax_does(fl
         jax["print_note_fix"]["printed"] == ["model.traced_dim.value = Array(4, dtype=int32)"] * 2
 
 
+def test_a_new_optimizers_transformation_made_again_is_told_where_and_made_once(flax_cells):
+    """A step under nnx.jit, then a new model and optimizer with optax.adam(...) called again:
+    JAX compiles train_step again (its GraphDef holds the transformation's new functions: a
+    miss listing the whole GraphDef, thousands of characters). The note gave that text
+    twice in its title and said a number should go "out of GraphDef". It names the entry that
+    differs, ('tx', ...), and to make the transformation once; its code filled in, two new
+    optimizers given one tx compile once, in JAX as here."""
+    jax = JAX["flax_cases"]
+    names = ("new_optimizer_first", "new_optimizer_again", "new_optimizer_fixed")
+    assert [jax[n]["compiles"] for n in names] == [{"train_step": 1}] * 3
+    for name in names:
+        ours = _numbers(flax_cells[name]["stdout"].splitlines())
+        theirs = _numbers(jax[name]["printed"])
+        assert len(ours) == len(theirs) and all(_f32_ulps(a, b) <= 4 for a, b in zip(ours,
+                                                                                   theirs))
+    (note,) = flax_cells["new_optimizer_again"]["notes"]
+    first = note.splitlines()[0]
+    assert first.startswith(here("⚙ train_step compiled again (compile #2, at")), first
+    assert "GraphDef meta …" in first and "('tx', Static(value=GradientTransformationExtraArgs(" \
+        "init=<function chain.<locals>.init_fn at 0x" in first, first
+    assert first.endswith("· fix: Make the transformation once and give the same one to each "
+                          "new optimizer."), first
+    assert len(note) < 3000 and "goes out of GraphDef" not in note, len(note)
+    code = [line.strip() for line in FLAX["new_optimizer_fixed"].splitlines()]
+    assert "tx = optax.adam(...)    # once, in a cell of its own" in note
+    assert "optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)    # each new optimizer: the " \
+        "same tx" in note and code[3] in note
+    (fixed,) = flax_cells["new_optimizer_fixed"]["notes"]       # the new tx's one compile
+    assert "×" not in fixed.splitlines()[0], fixed
+
+
 def test_a_step_closing_over_an_optimizer_is_advised_static_not_traced(optax_cells):
     """getting_started: fit() jits a def `step` reading `optimizer`; fit again with another
     optimizer compiles step again (JAX: "never seen function step ... maybe the function is

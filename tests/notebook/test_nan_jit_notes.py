@@ -16,6 +16,7 @@ import locations  # tests/support
 from numerics import assert_tree_close  # tests/support
 import nan_jit_gradient_cases as cases  # tests/data
 from ipython_shell import ran_ok, shell_fixture  # tests/support
+from registered_library import import_library  # tests/support
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True)
 THEIRS = locations.jax_answers("nan_jit_gradient_reference.json")
@@ -170,6 +171,33 @@ def test_a_small_call_whose_values_a_later_call_donates_is_told(shell):
     (note,) = ran.shown(NOTE)
     assert f"(at In[{ran.count}]:2, under jit)" in note.splitlines()[0]
     assert shell.user_ns["x0"].is_deleted()
+
+
+# a library's own jit and value_and_grad, as Flax's nnx.jit and nnx.value_and_grad call
+# JAX's from their files (an installed package's: under site-packages)
+GRADLIB = ("import jxkernel as jax\n"
+           "def value_and_grad(f):\n"
+           "    return jax.value_and_grad(f)\n"
+           "def jit(f):\n"
+           "    jitted = jax.jit(f)\n"
+           "    def call(*args):\n"
+           "        return jitted(*args)\n"
+           "    return call\n")
+
+
+def test_a_gradient_taken_through_a_librarys_functions_is_told_at_the_learners_lines(
+        shell, tmp_path):
+    # the note named the library's lines, where it called value_and_grad and the jitted
+    # step (Flax's autodiff.py:255 and compilation.py:852 for nnx's)
+    (tmp_path / "site-packages").mkdir()
+    shell.user_ns["gradlib"] = import_library(tmp_path / "site-packages", "gradlib", GRADLIB)
+    defined = ran_ok(shell, cases.LOG + "@gradlib.jit\ndef step(x):\n"
+                            "    return x - 0.1 * gradlib.value_and_grad(f)(x)[1]").count
+    ran = ran_ok(shell, "out = step(0.0)")
+    (note,) = ran.shown(NOTE)
+    assert note.splitlines()[0].startswith(
+        f"⚠ the gradient holds NaN, though f's value is finite (at In[{defined}]:5, inside "
+        f"step (jitted), called at In[{ran.count}]:1): the jnp.where at In[{defined}]:2"), note
 
 
 def test_the_record_keeps_no_tracer_alive(shell):

@@ -1506,3 +1506,20 @@ def test_a_length_bucket_after_a_call_of_another_rank_leaves_the_explainer_whole
         warnings.simplefilter("error", RuntimeWarning)
         for shape in ((3,), (2, 3), (2, 4)):
             f(jnp.ones(shape, jnp.int32))
+
+
+def test_a_static_definition_alike_but_for_objects_made_anew_is_told_where_they_differ():
+    """A register_static definition holding an update function made anew (JAX 0.10.2: "now
+    ... with pytree metadata Def(names=(...), update=<function ... at 0x…>)", the whole
+    definition both times; Flax's GraphDef holding a new optax transformation is thousands of
+    characters over many lines): the note gave the whole text twice in its title and said "a
+    number that should change ... goes out of Def". It says where the two differ, and that
+    the function is made anew: made once, one lowering (_fixed)."""
+    (change,) = _recompile("register_static_holding_a_function_made_anew")
+    for side in (change.old, change.new):
+        assert re.fullmatch(r"Def meta …'layer_9.kernel', 'layer_10.kernel', 'layer_11.kernel'"
+                            r"\), update=<function make_update.<locals>.update_fn at 0x[0-9a-f]+>"
+                            r"\)", side), side
+    assert "differ only in objects made anew" in change.fix and "goes out of" not in change.fix
+    assert [REFERENCE["register_static_holding_a_function_made_anew" + s]["lowerings"]
+            for s in ("", "_fixed")] == [2, 1]

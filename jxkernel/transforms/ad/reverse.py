@@ -21,7 +21,7 @@ from ...core.errors import jax_type_text
 from ...core.interpreter_primitives import convert_element_type
 from ...core.interpreter_primitives import reshard as _reshard
 from ...core.mesh import NamedSharding, PartitionSpec
-from ...core.source_info import function_source_info, is_jxkernel_file, is_user_filename
+from ...core.source_info import function_source_info, learner_frame
 from ...core.staging import is_ref
 from ...core.trace import Tracer
 from ..ad_util import Zero, float0, instantiate
@@ -298,12 +298,11 @@ grad_calls: collections.deque | None = None
 
 
 def _record_grad(vg, args, kwargs, out, g) -> None:
-    """Adds a gradient to grad_calls, where the user's own line asked for it (not a
-    library's)."""
-    frame = sys._getframe(2)
-    while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
-        frame = frame.f_back
-    if frame is None or not is_user_filename(frame.f_code.co_filename):
+    """Adds a gradient to grad_calls, at the learner's own line that asked for it, past a
+    library's (`nnx.value_and_grad(loss_fn)(model, x)` in a cell: Flax's autodiff.py calls
+    value_and_grad); none where no line of the learner's did."""
+    frame = learner_frame(sys._getframe(2))
+    if frame is None:
         return
     call = (vg, args, kwargs, out, g, (frame.f_code.co_filename, frame.f_lineno))
     if any(isinstance(leaf, Tracer) for leaf in tree_flatten((out, g))[0]):

@@ -574,6 +574,14 @@ def _meta_fixed(change, meta, old, new):
             new=f"{name} meta {_static_repr(now)} (another object)")
         return _refixed(change, _AUX_IDENTITY_FIX, kind=name, aux=aux,
                         fields="\n".join(f"    {f}: object" for f in fields))
+    was_text, now_text = repr(was), repr(now)
+    if was_text != now_text and _ADDRESS.sub("", was_text) == _ADDRESS.sub("", now_text):
+        # alike but for objects made anew (a Flax GraphDef holding a new optax transformation's
+        # functions): said where they differ, the rest of a text of thousands left out
+        old, new_ = _where_they_differ(was_text, now_text)
+        change = dataclasses.replace(change, old=f"{name} meta {old}", new=f"{name} meta {new_}")
+        optax = "GradientTransformation" in old
+        return _refixed(change, _OPTAX_MADE_ANEW_FIX if optax else _MADE_ANEW_FIX, kind=name)
     if isinstance(now, kind) and isinstance(was, kind):
         # its own aux data (jax.tree_util.register_static): no field to make data, and a
         # register_dataclass of it in place would be a second registration, refused
@@ -590,6 +598,39 @@ def _meta_fixed(change, meta, old, new):
                                 meta=[m for m in meta if m not in changed])
         return _refixed(change, _META_FIX, kind=name)
     return _refixed(change, _AUX_FIX, kind=name)
+
+
+# an object's address in its repr (`<function f at 0x7f...>`)
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _where_they_differ(was: str, now: str, before: int = 120, after: int = 30) -> tuple:
+    """Two texts, each on one line, cut to where they differ: from the first ", " within
+    `before` characters ahead of the first difference (an entry whole: `('tx', Static(...`),
+    to `after` characters past the last ('…' where cut); an object's address differing is
+    taken whole, so the cut does not move with its digits.
+
+        >>> _where_they_differ("D(k=1, n=1, f=<function g at 0x1>, m=2)",
+        ...                    "D(k=1, n=1, f=<function g at 0x2>, m=2)", 20, 2)
+        ('…n=1, f=<function g at 0x1>,…', '…n=1, f=<function g at 0x2>,…')
+    """
+    was, now = " ".join(was.split()), " ".join(now.split())
+    start = next((i for i, (a, b) in enumerate(zip(was, now)) if a != b), min(len(was), len(now)))
+    tail = 0
+    while tail < min(len(was), len(now)) - start and was[-1 - tail] == now[-1 - tail]:
+        tail += 1
+    for m in _ADDRESS.finditer(was):        # an address differing in its last digits: whole
+        start = m.start() if m.start() <= start < m.end() else start
+        tail = len(was) - m.end() if m.start() <= len(was) - tail - 1 < m.end() else tail
+    lo = max(0, start - before)
+    if lo:
+        entry = was.find(", ", lo, start)
+        lo = entry + 2 if entry >= 0 else lo
+
+    def cut(text):
+        hi = min(len(text), len(text) - tail + after)
+        return ("…" if lo else "") + text[lo:hi] + ("…" if hi < len(text) else "")
+    return cut(was), cut(now)
 
 
 def _by_keyword_now(old_tree, new_tree) -> bool:
@@ -669,6 +710,26 @@ _STATIC_CLASS_FIX = (
     "where it sets a shape or a Python loop; a number that should change without compiling "
     "goes out of {kind}, passed as an array argument of its own (traced).",
     "")
+# pytree metadata alike but for objects made anew, which compare by identity (a function, a
+# class without its own ==): the same object passed again is equal (JAX 0.10.2 lowers
+# register_static_holding_a_function_made_anew_fixed once)
+_MADE_ANEW_FIX = (
+    "{kind} is held whole in the pytree structure, like a static argument, and the two "
+    "differ only in objects made anew (another address): a function, or an object without "
+    "its own ==, equals only itself, so each new one compiles anew. Make it once and pass "
+    "the same object each call.",
+    "")
+# the same, the object an optax transformation (Flax's nnx.Optimizer keeps it in its
+# GraphDef): a new optimizer with the same transformation reuses the program (JAX 0.10.2 with
+# Flax 0.12.7: one compile for two optimizers of one tx, a second for optax.adam called again)
+_OPTAX_MADE_ANEW_FIX = (
+    "{kind} is held whole in the pytree structure, like a static argument, and the two "
+    "differ only in objects made anew (another address): an optax transformation's "
+    "functions, new each time optax.adam(...) (or another) is called, and equal only to "
+    "themselves, so each new one compiles anew. Make the transformation once and give the "
+    "same one to each new optimizer.",
+    "tx = optax.adam(...)    # once, in a cell of its own\n"
+    "optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)    # each new optimizer: the same tx")
 _META_FIX = (
     "{kind}'s meta fields are part of the pytree structure, like a static argument: "
     "{old} -> {new} compiles anew (each value once; an equal one reuses its program). If "
