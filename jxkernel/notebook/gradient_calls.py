@@ -61,7 +61,8 @@ class Gradient:
     asked for it; `jitted`, `called_at`: the jitted function it was taken inside, and the
     user's line that called that (None: not under jit); `examples`, `batch`: the examples of
     a vmap's batch whose gradient holds NaN where their value is finite (the values here are
-    the first's), and the batch's size (None: no vmap)."""
+    the first's), and the batch's size (None: no vmap); `program`: the jitted call's program
+    and inputs, stepped where `vg` cannot be traced again (nan_notes.py)."""
     vg: Any
     args: tuple
     kwargs: dict
@@ -72,6 +73,7 @@ class Gradient:
     called_at: tuple | None = None
     examples: tuple | None = None
     batch: int | None = None
+    program: tuple | None = None    # (ClosedJaxpr, inputs) of the jitted call it was inside
 
 
 @contextlib.contextmanager
@@ -417,7 +419,8 @@ class _JitCall:
         values = values_in(self.closed, self.leaves, wanted)
         if values is None:
             return []
-        return [d for t in self.program.taken
+        return [dataclasses.replace(d, program=(self.closed, self.leaves))
+                for t in self.program.taken
                 for d in t.gradients(values, self.jitted, self.called_at)]
 
 

@@ -25,7 +25,7 @@ from ..core.source_info import OutsideSourceInfo, is_jxkernel_file
 from ..transforms.ad import reverse
 from ..views.source import is_user_file
 from ..views.source_edits import parse_file, replaced, segment
-from ..views.stepper import make_stepper
+from ..views.stepper import Stepper, make_stepper
 from .display import Note, Site, source_label
 from .gradient_calls import CALLBACKS, GradientCalls, nan_where_finite
 
@@ -90,13 +90,16 @@ class NanGradientWatch:
                     continue
                 stepped.add(d.vg)             # (a loop's calls: the first one's NaN tells)
                 found = _first_nan(d.vg, d.args, d.kwargs)
+                whole = found is None and d.program is not None
+                if whole:               # (vg not traced again: the jitted call's program)
+                    found = _first_nan_in_program(*d.program)
                 asked = _asked(d)
                 key = (found.info.file, found.info.line) if found is not None else asked
                 if told is not None and key in told:
                     continue
                 if told is not None:
                     told.add(key)
-                return _note(d, asked, found)
+                return _note(d, asked, found, whole and found is not None)
         return None
 
 
@@ -111,9 +114,22 @@ def _first_nan(vg, args, kwargs):
     at a line of the user's), or None where it was not stepped (too long, calling back into
     Python) or tracing it again failed. Tracing runs the user's Python again: its prints are
     dropped, its compiles not logged."""
+    return _stepped(lambda: make_stepper(vg, args, kwargs))
+
+
+def _first_nan_in_program(closed, inputs):
+    """_first_nan of a jitted call's own program, run again from its inputs: where the
+    gradient's function cannot be traced again (Flax's nnx.value_and_grad makes one that runs
+    once), the program the call ran holds its equations, at the user's lines."""
+    return _stepped(lambda: Stepper(closed, inputs, [f"input {i}" for i in range(len(inputs))]))
+
+
+def _stepped(make):
+    """The first NaN a stepper `make()` finds, the innermost at a line of the user's; None
+    past STEPPED equations, with a callback into Python, or where making it failed."""
     try:
         with compile_record.unlogged(), contextlib.redirect_stdout(io.StringIO()):
-            stepper = make_stepper(vg, args, kwargs)
+            stepper = make()
             names = [e.primitive.name for e in all_equations(stepper.equations)]
             if len(names) > STEPPED or CALLBACKS.intersection(names):
                 return None
@@ -139,11 +155,12 @@ def _made_by_the_user(info) -> bool:
         is_user_file(info.file)
 
 
-def _note(d, asked, found) -> Note:
+def _note(d, asked, found, whole: bool = False) -> Note:
+    """`whole`: `found` in the jitted call's program, its gradient not traced again."""
     name = getattr(d.vg, "__name__", "the function")
     head = f"⚠ the gradient holds NaN, though {name}'s value is finite (at " \
         f"{source_label(Site(*asked))}{_context(d)})"
-    how = _how_found(d, name)
+    how = _how_found(d, name, whole)
     if found is None:
         return Note(head, body=how + _GENERIC.format(faq=FAQ) + " jxkernel.views.stepper.step("
                     "jax.grad(f), x).first_nan() finds the equation.", kind="info",
@@ -194,11 +211,14 @@ def _context(d) -> str:
     return words
 
 
-def _how_found(d, name) -> str:
+def _how_found(d, name, whole: bool = False) -> str:
     """The body's first words, where the gradient was not computed on its own line: how its
     values were found (none: "")."""
     words = ""
-    if d.jitted is not None:
+    if d.jitted is not None and whole:
+        words += (f"The NaN reached {d.jitted.__name__}'s result: its program was run again, "
+                  f"equation by equation, from that call's inputs to the first NaN it makes. ")
+    elif d.jitted is not None:
         jitted = "the jitted gradient" if _jit_of_gradient(d) else d.jitted.__name__
         words += (f"The NaN reached {jitted}'s result: its program was run again, equation by "
                   f"equation, from that call's inputs to the values {name} was differentiated "

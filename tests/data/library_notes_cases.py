@@ -7,6 +7,19 @@ reference/make_library_notes_reference.py records what JAX 0.10.2 logged, printe
 for each (library_notes_reference.json); tests/notebook/test_library_notes.py runs them under
 jxkernel."""
 
+# an nnx.jit training step whose loss guards sqrt with a where (`ret`: the guarded branch)
+SQRT_STEP = ("def sqrt_loss(model, x, y):\n"
+             "  r = model(x) - y\n"
+             "  return jnp.mean(jnp.where(r > 0, {ret}, 0.0))\n"
+             "@nnx.jit\n"
+             "def sqrt_step(model, optimizer, x, y):\n"
+             "  loss, grads = nnx.value_and_grad(sqrt_loss)(model, x, y)\n"
+             "  optimizer.update(model, grads)\n"
+             "  return loss\n"
+             "model = Lin(nnx.Rngs(0))\n"
+             "optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)\n"
+             "sqrt_step(model, optimizer, x, jnp.full((4, 1), 10.0))\n"
+             "print(bool(jnp.isnan(model.l.kernel[...]).any()))\n")
 FLAX = {
     # key_concepts' cell 8: init_state's static sizes, traced by eval_shape (MLP(8190, 64))
     "static_sizes_first": (
@@ -112,6 +125,11 @@ FLAX = {
         "  optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)    # each new optimizer: the "
         "same tx\n"
         "  print(train_step(model, optimizer, x, y))\n"),
+    # a where guarding sqrt in the loss of an nnx.jit step: its gradient NaN where r < 0 (the
+    # FAQ's where), the step's parameters NaN after one update
+    "nan_where_step": SQRT_STEP.format(ret="jnp.sqrt(r)"),
+    # the NaN note's line in place of the loss's return: the parameters finite
+    "nan_where_fixed": SQRT_STEP.format(ret="jnp.sqrt(jnp.where(r > 0, r, 1.0))"),
 }
 
 OPTAX = {

@@ -6,6 +6,7 @@ held to what JAX 0.10.2 with Flax 0.12.7 and Optax 0.2.8 printed, raised and com
 same (library_notes_reference.json, reference/make_library_notes_reference.py). One kernel
 per library."""
 import importlib.util
+import re
 import struct
 
 import pytest
@@ -162,6 +163,28 @@ def test_a_new_optimizers_transformation_made_again_is_told_where_and_made_once(
         "same tx" in note and code[3] in note
     (fixed,) = flax_cells["new_optimizer_fixed"]["notes"]       # the new tx's one compile
     assert "×" not in fixed.splitlines()[0], fixed
+
+
+def test_a_nan_gradient_under_nnx_jit_is_told_at_the_learners_where_with_its_fix(flax_cells):
+    """The FAQ's where guarding sqrt, in the loss of an nnx.jit step (JAX: the parameters NaN
+    after one update). The note named Flax's files (autodiff.py:255, compilation.py:852) and
+    no line: nnx.value_and_grad's function runs once, so the gradient could not be traced
+    again. It names the learner's lines and, stepping the step's own program, the where,
+    rewritten; that line in the loss, the parameters are finite, in JAX as here."""
+    jax = JAX["flax_cases"]
+    assert jax["nan_where_step"]["printed"] == ["True"] == \
+        flax_cells["nan_where_step"]["stdout"].splitlines()
+    assert jax["nan_where_fixed"]["printed"] == ["False"] == \
+        flax_cells["nan_where_fixed"]["stdout"].splitlines()
+    notes = flax_cells["nan_where_step"]["card_or_notes"]
+    (title,) = [line for line in notes.splitlines() if line.startswith("⚠ the gradient")]
+    assert re.fullmatch(r"⚠ the gradient holds NaN, though sqrt_loss's value is finite \(at "
+                        r"In\[(\d+)\]:6, inside sqrt_step \(jitted\), called at In\[\1\]:11\): "
+                        r"the jnp.where at In\[\1\]:3 passed it back from the branch it did not "
+                        r"take", title), title
+    fixed = FLAX["nan_where_fixed"].splitlines()[2]       # (the note writes it dedented)
+    assert notes.splitlines()[-1] == "  " + fixed.strip(), notes
+    assert "site-packages" not in notes and "autodiff.py" not in notes
 
 
 def test_a_step_closing_over_an_optimizer_is_advised_static_not_traced(optax_cells):
