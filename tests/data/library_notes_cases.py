@@ -125,6 +125,24 @@ FLAX = {
         "  optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)    # each new optimizer: the "
         "same tx\n"
         "  print(train_step(model, optimizer, x, y))\n"),
+    # a model with Dropout under nnx.jit, in training mode, then in evaluation mode: its
+    # GraphDef holds Dropout's `deterministic`, so the function compiles again (JAX too)
+    "mode_train": (
+        "class Drop(nnx.Module):\n"
+        "  def __init__(self, rngs):\n"
+        "    self.l = nnx.Linear(3, 4, rngs=rngs)\n"
+        "    self.d = nnx.Dropout(0.5, rngs=rngs)\n"
+        "  def __call__(self, x):\n"
+        "    return self.d(self.l(x))\n"
+        "@nnx.jit\n"
+        "def predict(model, x):\n"
+        "  return model(x)\n"
+        "dropping = Drop(nnx.Rngs(0))\n"
+        "dropping.train()\n"
+        "print(predict(dropping, x).shape)\n"),
+    "mode_eval": (
+        "dropping.eval()\n"
+        "print(predict(dropping, x).shape)\n"),
     # a where guarding sqrt in the loss of an nnx.jit step: its gradient NaN where r < 0 (the
     # FAQ's where), the step's parameters NaN after one update
     "nan_where_step": SQRT_STEP.format(ret="jnp.sqrt(r)"),

@@ -165,6 +165,19 @@ def test_a_new_optimizers_transformation_made_again_is_told_where_and_made_once(
     assert "×" not in fixed.splitlines()[0], fixed
 
 
+def test_a_models_mode_in_its_graphdef_is_told_by_the_attribute_that_changed(flax_cells):
+    """model.eval() after model.train(): nnx.jit compiles again, in JAX as here (its miss
+    lists both GraphDefs whole). The note gave each GraphDef whole, hundreds of lines; it
+    names the entry that differs, Dropout's ('deterministic', Static(value=False)) -> True."""
+    jax = JAX["flax_cases"]
+    assert jax["mode_train"]["compiles"] == {"predict": 1} == jax["mode_eval"]["compiles"]
+    (note,) = flax_cells["mode_eval"]["notes"]
+    first = note.splitlines()[0]
+    assert "('deterministic', Static(value=False))" in first.split(" -> ")[0] and \
+        "('deterministic', Static(value=True))" in first.split(" -> ")[1], first
+    assert len(note) < 3000, len(note)
+
+
 def test_a_nan_gradient_under_nnx_jit_is_told_at_the_learners_where_with_its_fix(flax_cells):
     """The FAQ's where guarding sqrt, in the loss of an nnx.jit step (JAX: the parameters NaN
     after one update). The note named Flax's files (autodiff.py:255, compilation.py:852) and

@@ -575,12 +575,15 @@ def _meta_fixed(change, meta, old, new):
         return _refixed(change, _AUX_IDENTITY_FIX, kind=name, aux=aux,
                         fields="\n".join(f"    {f}: object" for f in fields))
     was_text, now_text = repr(was), repr(now)
-    if was_text != now_text and _ADDRESS.sub("", was_text) == _ADDRESS.sub("", now_text):
-        # alike but for objects made anew (a Flax GraphDef holding a new optax transformation's
-        # functions): said where they differ, the rest of a text of thousands left out
+    if len(was_text) + len(now_text) > _LONG or "\n" in was_text + now_text:
+        # (a Flax GraphDef's is thousands of characters over hundreds of lines): said where
+        # the two differ, the rest left out
         old, new_ = _where_they_differ(was_text, now_text)
         change = dataclasses.replace(change, old=f"{name} meta {old}", new=f"{name} meta {new_}")
-        optax = "GradientTransformation" in old
+    if was_text != now_text and _ADDRESS.sub("", was_text) == _ADDRESS.sub("", now_text):
+        # alike but for objects made anew (a GraphDef holding a new optax transformation's
+        # functions)
+        optax = "GradientTransformation" in change.old
         return _refixed(change, _OPTAX_MADE_ANEW_FIX if optax else _MADE_ANEW_FIX, kind=name)
     if isinstance(now, kind) and isinstance(was, kind):
         # its own aux data (jax.tree_util.register_static): no field to make data, and a
@@ -600,6 +603,8 @@ def _meta_fixed(change, meta, old, new):
     return _refixed(change, _AUX_FIX, kind=name)
 
 
+# two texts of pytree metadata longer than this together are shown where they differ
+_LONG = 240
 # an object's address in its repr (`<function f at 0x7f...>`)
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
