@@ -92,7 +92,7 @@ def _pending(function, jitted, backend, signature=()):
     given = [found for found in argument_changes(function) if found[1] not in refs]
     if given:
         return functools.partial(_argument_note, name, code, call, given[0],
-                                 returns_a_value(function), program)
+                                 returns_a_value(function), program, _nnx_name(function, code))
     drawn = random_draws(function)
     if drawn:
         return functools.partial(_draw_note, name, drawn, program)
@@ -247,21 +247,48 @@ def _clock_note(name: str, call_name: str, read, program: str) -> Note:
         kind="info", details=True)
 
 
-def _argument_note(name: str, code, call: str, found, returns: bool, program: str) -> Note:
+def _argument_note(name: str, code, call: str, found, returns: bool, program: str,
+                   nnx: str | None = None) -> Note:
+    """`nnx`: the name the function's code reads Flax's nnx module by (None: it reads none)."""
     statement, argument, file, line = found
     at = source_label(Site(file, line))
     parameters = _parameters(code)
     arguments = ", ".join(p for p in parameters if p != "self")
-    kept = f"y, {argument}" if returns else argument
+    title = (f"⚠ {name} changes its argument {argument} ({statement}, at {at}) but never "
+             f"returns it: under jit, {name} gets a copy of {argument} that the trace made "
+             f"from its arrays, so the {argument} you passed is left as it was")
+    if nnx is not None:
+        # Flax NNX objects change in place by design (optimizer.update(model, grads) changes
+        # both): nnx.jit carries that back (JAX 0.10.2 with Flax 0.12.7: the loss goes down,
+        # library_notes' jax_jit_of_nnx_step_fixed), where returning one would lose the other
+        return Note(title, body=(
+            f"jax.jit takes each argument apart into its arrays and gives the trace a copy, as "
+            f"JAX does: a change to a Flax NNX object inside (an optimizer's update, a "
+            f"module's attribute) changes that copy alone. {nnx}.jit, Flax's jit, carries "
+            f"such changes back to the objects you passed: use it in place of jax.jit:\n"
+            f"  @{nnx}.jit\n"
+            f"  def {name}({', '.join(parameters)}):\n"
+            f"      ..."), kind="info", details=True)
+    # the result's name in the code: one none of the parameters has (`y` was also an input's)
+    result = next(n for n in ("y", "out", "result", "value") if n not in parameters)
+    kept = f"{result}, {argument}" if returns else argument
     return Note(
-        f"⚠ {name} changes its argument {argument} ({statement}, at {at}) but never returns "
-        f"it: under jit, {name} gets a copy of {argument} that the trace made from its "
-        f"arrays, so the {argument} you passed is left as it was",
+        title,
         body=(f"jit takes each argument apart into its arrays and builds its dicts and lists "
               f"anew for the trace, as JAX does: an item set or an append changes that copy "
               f"alone ({PURE_FUNCTIONS}). Return it, and keep what the call returns:\n"
               f"  def {name}({', '.join(parameters)}):\n"
               f"      ...\n"
-              f"      return {'y, ' if returns else ''}{argument}\n"
+              f"      return {result + ', ' if returns else ''}{argument}\n"
               f"  {kept} = {call}({arguments})"),
         kind="info", details=True)
+
+
+def _nnx_name(function, code) -> str | None:
+    """The global name `function`'s code reads Flax's nnx module by (`nnx` of `from flax
+    import nnx`), or None."""
+    scope = getattr(getattr(function, "__func__", function), "__globals__", {})
+    for used in (code.co_names if code else ()):
+        if getattr(scope.get(used), "__name__", None) == "flax.nnx":
+            return used
+    return None

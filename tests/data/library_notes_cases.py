@@ -20,6 +20,16 @@ SQRT_STEP = ("def sqrt_loss(model, x, y):\n"
              "optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)\n"
              "sqrt_step(model, optimizer, x, jnp.full((4, 1), 10.0))\n"
              "print(bool(jnp.isnan(model.l.kernel[...]).any()))\n")
+# a training step of Lin's model (`jit`: how it is jitted), called twice from a new model
+NNX_STEP = ("@{jit}\n"
+            "def plain_step(model, optimizer, x, y):\n"
+            "  loss, grads = nnx.value_and_grad(loss_fn)(model, x, y)\n"
+            "  optimizer.update(model, grads)\n"
+            "  return loss\n"
+            "model = Lin(nnx.Rngs(0))\n"
+            "optimizer = nnx.Optimizer(model, tx, wrt=nnx.Param)\n"
+            "print(plain_step(model, optimizer, x, y))\n"
+            "print(plain_step(model, optimizer, x, y))\n")
 FLAX = {
     # key_concepts' cell 8: init_state's static sizes, traced by eval_shape (MLP(8190, 64))
     "static_sizes_first": (
@@ -143,6 +153,11 @@ FLAX = {
     "mode_eval": (
         "dropping.eval()\n"
         "print(predict(dropping, x).shape)\n"),
+    # the training step under jax.jit, not nnx.jit: the optimizer's update (and the model's,
+    # which it changes) happens to the trace's copies, so the loss stays where it was
+    "jax_jit_of_nnx_step": NNX_STEP.format(jit="jax.jit"),
+    # its note's fix: nnx.jit in place of jax.jit (the loss goes down)
+    "jax_jit_of_nnx_step_fixed": NNX_STEP.format(jit="nnx.jit"),
     # a where guarding sqrt in the loss of an nnx.jit step: its gradient NaN where r < 0 (the
     # FAQ's where), the step's parameters NaN after one update
     "nan_where_step": SQRT_STEP.format(ret="jnp.sqrt(r)"),

@@ -149,6 +149,11 @@ def test_an_argument_dict_changed_and_not_returned_gets_a_note_whose_fix_keeps_i
             "    return jnp.sum(g)\nloss = step(params, jnp.ones(2))")
     (note,) = _notes(shell, cell)
     assert "      return y, params\n  y, params = step(params, g)" in note
+    # a parameter named y: the result named otherwise (`return y, params` gave back the input)
+    cell = ("@jax.jit\ndef fit(params, x, y):\n    params['w'] -= 0.5 * jnp.sum(x - y)\n"
+            "    return jnp.sum(x)\nloss = fit(params, jnp.ones(2), jnp.ones(2))")
+    (note,) = _notes(shell, cell)
+    assert "      return out, params\n  out, params = fit(params, x, y)" in note, note
     returned = ("@jax.jit\ndef kept(params, g):\n    params['w'] = params['w'] - 0.5 * g\n"
                 "    return params\nparams = kept(params, jnp.ones(2))")
     assert _notes(shell, returned) == []

@@ -178,6 +178,27 @@ def test_a_models_mode_in_its_graphdef_is_told_by_the_attribute_that_changed(fla
     assert len(note) < 3000, len(note)
 
 
+def test_an_nnx_step_under_jax_jit_is_told_to_use_nnx_jit(flax_cells):
+    """A training step under jax.jit calling optimizer.update(model, grads): JAX (and jxkernel)
+    runs it on copies, the loss the same at each call. The note said to return the optimizer
+    as `return y, optimizer` (y was the step's input) and left the model, which the update
+    changes too, behind. It says nnx.jit carries the changes back; so jitted, the loss goes
+    down, in JAX as here."""
+    jax = JAX["flax_cases"]
+    stuck, fixed = (_numbers(jax[n]["printed"]) for n in ("jax_jit_of_nnx_step",
+                                                          "jax_jit_of_nnx_step_fixed"))
+    assert stuck[0] == stuck[1] and fixed[1] < fixed[0]
+    for name in ("jax_jit_of_nnx_step", "jax_jit_of_nnx_step_fixed"):
+        ours = _numbers(flax_cells[name]["stdout"].splitlines())
+        assert all(_f32_ulps(a, b) <= 4 for a, b in zip(ours, _numbers(jax[name]["printed"])))
+    notes = flax_cells["jax_jit_of_nnx_step"]["card_or_notes"]
+    assert "⚠ plain_step changes its argument optimizer (optimizer.update(model, grads)" in notes
+    assert notes.endswith("use it in place of jax.jit:\n  @nnx.jit\n  def plain_step(model, "
+                          "optimizer, x, y):\n      ..."), notes
+    assert "return y" not in notes
+    assert flax_cells["jax_jit_of_nnx_step_fixed"]["card_or_notes"] == ""
+
+
 def test_a_nan_gradient_under_nnx_jit_is_told_at_the_learners_where_with_its_fix(flax_cells):
     """The FAQ's where guarding sqrt, in the loss of an nnx.jit step (JAX: the parameters NaN
     after one update). The note named Flax's files (autodiff.py:255, compilation.py:852) and
