@@ -150,6 +150,25 @@ def test_a_model_updated_inside_jax_jit_from_outside_gets_nnx_jit_with_it_as_arg
     assert ran.error is None and ran.stdout == "float\n", ran
 
 
+def test_a_model_updated_inside_nnx_jit_from_outside_is_told_to_pass_it(cells):
+    """The same step under nnx.jit already: Flax raises the same ValueError (recorded). The
+    card said "inside jax.jit" and "jit it with nnx.jit", which the learner had done; it
+    names nnx.jit and the arguments alone, and its rewrite is the fix's (closed_over_fixed,
+    which runs under JAX and here)."""
+    card = cells["closed_over_nnx"].card
+    assert card["kind"] == "closed-modules" and card["message"] == \
+        JAX["closed_over_nnx"]["first_line"]
+    assert card["title"] == "Flax objects updated inside nnx.jit from outside it: model, " \
+        "optimizer", card["title"]
+    assert "while nnx.jit traces it" in card["why"] and "jax.jit" not in card["why"]
+    assert card["fix"].startswith("Pass model and optimizer to step_closed as arguments: "
+                                  "nnx.jit takes"), card["fix"]
+    lines = card["rewrite"].splitlines()
+    assert lines[:2] == ["@nnx.jit", "def step_closed(model, optimizer, batch):"], lines
+    assert lines[-1] == "step_closed(model, optimizer, make_batch(8))", lines
+    assert "\n".join(lines[:2]) in CLOSED_OVER_FIXED and JAX["closed_over_fixed"] == "float"
+
+
 def test_an_nnx_jit_steps_recompile_is_noted_at_the_learners_line(cells):
     """nnx.jit's step recompiled for a new batch size: JAX 0.10.2's jax_explain_cache_misses
     names Flax's line, "TRACING CACHE MISS at .../flax/nnx/transforms/compilation.py:852:49

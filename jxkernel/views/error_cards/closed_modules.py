@@ -1,10 +1,10 @@
-"""The card for Flax objects (a model, an optimizer) that a `jax.jit` function reads from
-outside and updates inside: Flax's ValueError "Cannot extract graph node from different trace
-level" (nnx.value_and_grad or optimizer.update met variables of the outer level inside the
-trace). The card names the objects the traced function reads from its globals or closure and
-writes the function jitted with nnx.jit taking them as arguments, on the learner's own
-definition and call; nnx.jit carries their updates out. No Flax import: Flax's words and the
-objects' modules (flax.nnx) tell them."""
+"""The card for Flax objects (a model, an optimizer) that a `jax.jit` (or `nnx.jit`) function
+reads from outside and updates inside: Flax's ValueError "Cannot extract graph node from
+different trace level" (nnx.value_and_grad or optimizer.update met variables of the outer
+level inside the trace). The card names the objects the traced function reads from its
+globals or closure and writes the function jitted with nnx.jit taking them as arguments, on
+the learner's own definition and call; nnx.jit carries their updates out. No Flax import:
+Flax's words and the objects' modules (flax.nnx) tell them."""
 from __future__ import annotations
 
 import ast
@@ -47,7 +47,21 @@ def _is_flax_object(value) -> bool:
         any(c.__module__.startswith("flax.nnx") for c in type(value).__mro__)
 
 
+def _under_nnx_jit(exc) -> bool:
+    """Whether the traced function is jitted with Flax's nnx.jit (a frame of Flax's
+    compilation.py in the traceback), not jax.jit: the same ValueError either way."""
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_globals.get("__name__", "")
+        if isinstance(name, str) and name.startswith("flax.nnx.transforms.compilation"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 def _closed_modules_card(exc, where, called_from) -> ErrorCard:
+    nnx = _under_nnx_jit(exc)
+    jit = "nnx.jit" if nnx else "jax.jit"
     frames = _learners_frames(exc)
     traced = frames[1][0] if len(frames) > 1 else None     # the jitted function's frame
     objects = _flax_objects(traced) if traced is not None else []
@@ -55,7 +69,9 @@ def _closed_modules_card(exc, where, called_from) -> ErrorCard:
     params = list(traced.f_code.co_varnames[:traced.f_code.co_argcount]) if traced else []
     given = ", ".join(objects or ["model", "optimizer"])
     named = given if len(objects) < 2 else f"{', '.join(objects[:-1])} and {objects[-1]}"
-    rewrite = (f"@nnx.jit    # not jax.jit: it carries the objects' updates out\n"
+    decorator = "@nnx.jit" if nnx else "@nnx.jit    # not jax.jit: it carries the objects' " \
+        "updates out"
+    rewrite = (f"{decorator}\n"
                f"def {fn}({', '.join((objects or ['model', 'optimizer']) + params)}):\n"
                f"    ...    # the body as it is")
     tree = _parse_line(called_from)
@@ -64,12 +80,16 @@ def _closed_modules_card(exc, where, called_from) -> ErrorCard:
     if isinstance(call, ast.Call) and ast.unparse(call.func) == fn and objects:
         call.args[:0] = [ast.Name(n, ast.Load()) for n in objects]
         rewrite += f"\n{ast.unparse(tree)}"
+    # under nnx.jit already (JAX 0.10.2 with Flax 0.12.7 raises the same): the arguments alone
+    fix = (f"Pass {named} to {fn} as arguments: nnx.jit takes the Flax objects it is given "
+           f"and writes their new state back after each call." if nnx else
+           f"Pass {named} to {fn} as arguments and jit it with nnx.jit (it takes Flax "
+           f"objects and writes their new state back after each call).")
     return ErrorCard(
-        "closed-modules", f"Flax objects updated inside jax.jit from outside it: {given}",
+        "closed-modules", f"Flax objects updated inside {jit} from outside it: {given}",
         why=(f"{fn} reads {named} from outside (a global or a closure) and updates "
-             f"{'them' if len(objects) != 1 else 'it'} while jax.jit traces it: their "
+             f"{'them' if len(objects) != 1 else 'it'} while {jit} traces it: their "
              f"variables belong to the outside, so Flax cannot take them into the trace."),
-        fix=(f"Pass {named} to {fn} as arguments and jit it with nnx.jit (it takes Flax "
-             f"objects and writes their new state back after each call)."),
+        fix=fix,
         rewrite=rewrite,
         docs="https://flax.readthedocs.io/en/latest/guides/transforms.html")
