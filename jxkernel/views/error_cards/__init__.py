@@ -137,7 +137,8 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `body_arguments.py` (a body or branch given other arguments than lax passes),
 `nans.py` (the values that made a NaN under jax_debug_nans),
 `meshes.py`, `devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`,
-`check_arguments.py`, `real_jax.py`, `conversions.py` (a conversion of a traced value rewritten: int(i) as
+`check_arguments.py`, `real_jax.py`,
+`conversions.py` (a conversion of a traced value rewritten: int(i) as
 i.astype(int), a formatted number as jax.debug.print).
 `_CARDS` below says which card an exception gets, in order: the first whose test passes.
 
