@@ -5,7 +5,8 @@ in. Each case is the page's cell verbatim except where said (`NUM_TRAIN_STEPS` 3
 the tutorial's imports given); they run in order in one namespace per library (Equinox's after Optax's, in the same kernel).
 reference/make_library_notes_reference.py records what JAX 0.10.2 logged, printed and raised
 for each (library_notes_reference.json); tests/notebook/test_library_notes.py runs them under
-jxkernel."""
+jxkernel. After the key_concepts cells, FLAX holds a learner's own nnx.jit training steps
+(stop 119), each note's fix among them."""
 
 # an nnx.jit training step whose loss guards sqrt with a where (`ret`: the guarded branch)
 SQRT_STEP = ("def sqrt_loss(model, x, y):\n"

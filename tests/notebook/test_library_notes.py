@@ -3,8 +3,9 @@ key_concepts, Optax's getting_started) in a real kernel with `import jax` answer
 (JXKERNEL_AS_JAX=1), where a fix they offered could not work (docs/seeing_inside.md, "JAX's
 tutorials, cell by cell"): the cells (tests/data/library_notes_cases.py) and each fix pasted,
 held to what JAX 0.10.2 with Flax 0.12.7 and Optax 0.2.8 printed, raised and compiled for the
-same (library_notes_reference.json, reference/make_library_notes_reference.py). One kernel
-per library."""
+same (library_notes_reference.json, reference/make_library_notes_reference.py); and, in the
+Flax kernel after the tutorial's cells, a learner's nnx.jit training steps (stop 119: a new
+optimizer, train/eval modes, a NaN gradient, a step under jax.jit). One kernel per library."""
 import importlib.util
 import re
 import struct
