@@ -21,7 +21,7 @@ import linecache
 
 from ..core import compile_record
 from ..core.ir import all_equations
-from ..core.source_info import OutsideSourceInfo, is_jxkernel_file
+from ..core.source_info import OutsideSourceInfo, installed_package, is_jxkernel_file
 from ..transforms.ad import reverse
 from ..views.source import is_user_file
 from ..views.source_edits import parse_file, replaced, segment
@@ -157,7 +157,7 @@ def _made_by_the_user(info) -> bool:
 
 def _note(d, asked, found, whole: bool = False) -> Note:
     """`whole`: `found` in the jitted call's program, its gradient not traced again."""
-    name = getattr(d.vg, "__name__", "the function")
+    name = _function_name(d.vg)
     head = f"⚠ the gradient holds NaN, though {name}'s value is finite (at " \
         f"{source_label(Site(*asked))}{_context(d)})"
     how = _how_found(d, name, whole)
@@ -182,6 +182,29 @@ def _note(d, asked, found, whole: bool = False) -> Note:
               (", jitted or not" if d.jitted is not None else "") + ":\n" +
               "\n".join("  " + line for line in rewritten.splitlines())),
         kind="info", details=True)
+
+
+def _function_name(vg) -> str:
+    """The name of the learner's function a gradient differentiates: `vg`'s own, or where
+    `vg` is a library's (Equinox's filter_value_and_grad differentiates its own
+    `fun_value_and_grad`, which calls the learner's), the learner's function its closure
+    holds (itself or as `__wrapped__`)."""
+    name = getattr(vg, "__name__", "the function")
+    fun = getattr(vg, "__wrapped__", vg)           # (value_and_grad's: the function it takes)
+    code = getattr(fun, "__code__", None)
+    if code is None or installed_package(code.co_filename) is None:
+        return name
+    for cell in getattr(fun, "__closure__", None) or ():
+        try:
+            held = cell.cell_contents
+        except ValueError:              # (an empty cell)
+            continue
+        held = getattr(held, "__wrapped__", held)
+        inner = getattr(held, "__code__", None)
+        if inner is not None and is_user_file(inner.co_filename) and \
+                installed_package(inner.co_filename) is None:
+            return held.__name__
+    return name
 
 
 def _jit_of_gradient(d) -> bool:

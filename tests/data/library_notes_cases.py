@@ -292,6 +292,24 @@ EQUINOX["rnn_card_fix"] = EQUINOX["rnn_cells"].replace(
     "opt_state = optim.init(model)",
     "opt_state = optim.init(eqx.filter(model, eqx.is_array))    # in place of "
     "optim.init(model)") + "\n" + EQUINOX["rnn_main"]
+# an Equinox step (filter_jit, filter_value_and_grad) whose loss guards sqrt with a where
+# (`ret`: the guarded branch): the model's weights NaN after one update (stop 119)
+EQX_SQRT_STEP = ("def eqx_sqrt_loss(model, x, y):\n"
+                 "    r = jax.vmap(model)(x) - y\n"
+                 "    return jnp.mean(jnp.where(r > 0, {ret}, 0.0))\n"
+                 "@eqx.filter_jit\n"
+                 "def eqx_sqrt_step(model, opt_state, x, y):\n"
+                 "    loss, grads = eqx.filter_value_and_grad(eqx_sqrt_loss)(model, x, y)\n"
+                 "    updates, opt_state = sqrt_opt.update(grads, opt_state)\n"
+                 "    return eqx.apply_updates(model, updates), opt_state, loss\n"
+                 "mlp = eqx.nn.MLP(3, 1, 8, 2, key=jrandom.PRNGKey(0))\n"
+                 "sqrt_opt = optax.adam(1e-2)\n"
+                 "mlp_state = sqrt_opt.init(eqx.filter(mlp, eqx.is_array))\n"
+                 "mlp, mlp_state, _ = eqx_sqrt_step(mlp, mlp_state, jnp.ones((4, 3)), "
+                 "jnp.full((4, 1), 10.0))\n"
+                 "print(bool(jnp.isnan(mlp.layers[0].weight).any()))\n")
+EQUINOX["nan_where_step"] = EQX_SQRT_STEP.format(ret="jnp.sqrt(r)")
+EQUINOX["nan_where_fixed"] = EQX_SQRT_STEP.format(ret="jnp.sqrt(jnp.where(r > 0, r, 1.0))")
 SETUP["equinox"] = (
     "import math\n\nimport equinox as eqx\nimport jax\nimport jax.lax as lax\n"
     "import jax.numpy as jnp\nimport jax.random as jrandom\nimport numpy as np\n"

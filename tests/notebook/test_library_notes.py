@@ -222,6 +222,27 @@ def test_a_nan_gradient_under_nnx_jit_is_told_at_the_learners_where_with_its_fix
     assert "site-packages" not in notes and "autodiff.py" not in notes
 
 
+def test_a_nan_gradient_under_equinox_names_the_learners_loss_and_where(optax_cells):
+    """The FAQ's where in the loss of an eqx.filter_jit step taking
+    eqx.filter_value_and_grad (JAX: the weights NaN after one update). The note's title named
+    Equinox's own `fun_value_and_grad` as the function differentiated; it names the
+    learner's loss, and the where, rewritten: that line in the loss, the weights are finite,
+    in JAX as here."""
+    jax = JAX["equinox_cases"]
+    assert jax["nan_where_step"]["printed"] == ["True"] == \
+        optax_cells["nan_where_step"]["stdout"].splitlines()
+    assert jax["nan_where_fixed"]["printed"] == ["False"] == \
+        optax_cells["nan_where_fixed"]["stdout"].splitlines()
+    notes = optax_cells["nan_where_step"]["card_or_notes"]
+    (title,) = [line for line in notes.splitlines() if line.startswith("⚠ the gradient")]
+    assert re.fullmatch(r"⚠ the gradient holds NaN, though eqx_sqrt_loss's value is finite "
+                        r"\(at In\[(\d+)\]:6, inside eqx_sqrt_step \(jitted\), called at "
+                        r"In\[\1\]:12\): the jnp.where at In\[\1\]:3 passed it back from the "
+                        r"branch it did not take", title), title
+    fixed = EQUINOX["nan_where_fixed"].splitlines()[2]
+    assert notes.splitlines()[-1] == "  " + fixed.strip(), notes
+
+
 def test_a_step_closing_over_an_optimizer_is_advised_static_not_traced(optax_cells):
     """getting_started: fit() jits a def `step` reading `optimizer`; fit again with another
     optimizer compiles step again (JAX: "never seen function step ... maybe the function is
