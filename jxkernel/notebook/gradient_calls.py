@@ -46,9 +46,6 @@ RUN_AGAIN = 2000
 # a call is looked at as it is recorded, to keep a loop's first NaN step, where all it holds
 # is no larger than this (a copy to the host, and a wait, on each such call)
 SMALL = 1 << 14
-# the values a donating call's record keeps (_on_host): Arrays, copied to the host, and values
-# no call deletes
-_HOST_KEPT = (Array, np.ndarray, np.generic, bool, int, float, complex)
 # programs that call back into Python are not run again: a print or a breakpoint would run
 # again (nor, for the same reason, traced and stepped: nan_notes.py)
 CALLBACKS = frozenset({"debug_callback", "debug_print", "pure_callback", "io_callback"})
@@ -378,10 +375,12 @@ class WatchedProgram:
 
 def _on_host(leaves) -> list | None:
     """A recorded call's flat values (its inputs, its results), its Arrays copied to the host,
-    where they are looked at (LOOKED_AT) and all can be; else None (a key among them has no
-    NumPy value). Each copy waits for the value: a donating step's calls are not overlapped
-    while the notebook looks, as a small one's are not (SMALL)."""
-    if _size(leaves) > LOOKED_AT or not all(isinstance(x, _HOST_KEPT) for x in leaves):
+    where they are looked at (LOOKED_AT); else None. Each copy waits for the value: a donating
+    step's calls are not overlapped while the notebook looks, as a small one's are not
+    (SMALL). Other leaves are kept as they are: a PRNG key has no NumPy value (a step's
+    dropout key; one the step donated and deleted is gone, and running the program again
+    fails: no note)."""
+    if _size(leaves) > LOOKED_AT:
         return None
     return [np.asarray(x) if isinstance(x, Array) else x for x in leaves]
 
