@@ -10,6 +10,24 @@ import numpy as np
 
 FILE_PREFIX = "<recompile:"
 
+# a register_static definition holding an update function made by make_update (and twelve
+# names, for a text of some length): register_static_holding_a_function_made_anew's
+DEF_HOLDING_AN_UPDATE = (
+    "import dataclasses\n"
+    "@jax.tree_util.register_static\n"
+    "@dataclasses.dataclass(frozen=True)\n"
+    "class Def:\n"
+    "    names: tuple\n"
+    "    update: object\n"
+    "def make_update(lr):\n"
+    "    def update_fn(g):\n"
+    "        return -lr * g\n"
+    "    return update_fn\n"
+    "def step(x, d):\n"
+    "    return x + d.update(x) * len(d.names)\n"
+    "f = jax.jit(step)\n"
+    "names = tuple(f'layer_{i}.kernel' for i in range(12))\n")
+
 SCENARIOS = {
     "static_enum_member": (
         "an Enum member as a static argument, TRAIN then EVAL",
@@ -1965,38 +1983,12 @@ SCENARIOS = {
     "register_static_holding_a_function_made_anew": (
         "a register_static definition holding an update function made anew each time, as "
         "Flax's GraphDef holds a new optax transformation's functions",
-        "import dataclasses\n"
-        "@jax.tree_util.register_static\n"
-        "@dataclasses.dataclass(frozen=True)\n"
-        "class Def:\n"
-        "    names: tuple\n"
-        "    update: object\n"
-        "def make_update(lr):\n"
-        "    def update_fn(g):\n"
-        "        return -lr * g\n"
-        "    return update_fn\n"
-        "def step(x, d):\n"
-        "    return x + d.update(x) * len(d.names)\n"
-        "f = jax.jit(step)\n"
-        "names = tuple(f'layer_{i}.kernel' for i in range(12))\n"
+        DEF_HOLDING_AN_UPDATE +
         "f(jnp.ones(3), Def(names, make_update(0.1)))\n"
         "out = f(jnp.ones(3), Def(names, make_update(0.1)))\n"),
     "register_static_holding_a_function_made_anew_fixed": (
         "the same, the update function made once and passed in each definition",
-        "import dataclasses\n"
-        "@jax.tree_util.register_static\n"
-        "@dataclasses.dataclass(frozen=True)\n"
-        "class Def:\n"
-        "    names: tuple\n"
-        "    update: object\n"
-        "def make_update(lr):\n"
-        "    def update_fn(g):\n"
-        "        return -lr * g\n"
-        "    return update_fn\n"
-        "def step(x, d):\n"
-        "    return x + d.update(x) * len(d.names)\n"
-        "f = jax.jit(step)\n"
-        "names = tuple(f'layer_{i}.kernel' for i in range(12))\n"
+        DEF_HOLDING_AN_UPDATE +
         "update = make_update(0.1)    # once\n"
         "f(jnp.ones(3), Def(names, update))\n"
         "out = f(jnp.ones(3), Def(names, update))\n"),

@@ -200,25 +200,33 @@ def test_an_nnx_step_under_jax_jit_is_told_to_use_nnx_jit(flax_cells):
     assert flax_cells["jax_jit_of_nnx_step_fixed"]["card_or_notes"] == ""
 
 
+def nan_note_told(cells, jax, cases, loss, step, called_at) -> str:
+    """The NaN note of `cases`' nan_where_step, its cells' results JAX's (NaN, then finite
+    with the note's line), held to its title (the where at line 3 of the loss, the gradient
+    asked at line 6, the step called at line `called_at`) and its rewrite, `cases`'
+    nan_where_fixed line (the note writes it dedented). Returns the note."""
+    assert jax["nan_where_step"]["printed"] == ["True"] == \
+        cells["nan_where_step"]["stdout"].splitlines()
+    assert jax["nan_where_fixed"]["printed"] == ["False"] == \
+        cells["nan_where_fixed"]["stdout"].splitlines()
+    notes = cells["nan_where_step"]["card_or_notes"]
+    (title,) = [line for line in notes.splitlines() if line.startswith("⚠ the gradient")]
+    assert re.fullmatch(rf"⚠ the gradient holds NaN, though {loss}'s value is finite \(at "
+                        rf"In\[(\d+)\]:6, inside {step} \(jitted\), called at "
+                        rf"In\[\1\]:{called_at}\): the jnp.where at In\[\1\]:3 passed it back "
+                        r"from the branch it did not take", title), title
+    fixed = cases["nan_where_fixed"].splitlines()[2]
+    assert notes.splitlines()[-1] == "  " + fixed.strip(), notes
+    return notes
+
+
 def test_a_nan_gradient_under_nnx_jit_is_told_at_the_learners_where_with_its_fix(flax_cells):
     """The FAQ's where guarding sqrt, in the loss of an nnx.jit step (JAX: the parameters NaN
     after one update). The note named Flax's files (autodiff.py:255, compilation.py:852) and
     no line: nnx.value_and_grad's function runs once, so the gradient could not be traced
     again. It names the learner's lines and, stepping the step's own program, the where,
     rewritten; that line in the loss, the parameters are finite, in JAX as here."""
-    jax = JAX["flax_cases"]
-    assert jax["nan_where_step"]["printed"] == ["True"] == \
-        flax_cells["nan_where_step"]["stdout"].splitlines()
-    assert jax["nan_where_fixed"]["printed"] == ["False"] == \
-        flax_cells["nan_where_fixed"]["stdout"].splitlines()
-    notes = flax_cells["nan_where_step"]["card_or_notes"]
-    (title,) = [line for line in notes.splitlines() if line.startswith("⚠ the gradient")]
-    assert re.fullmatch(r"⚠ the gradient holds NaN, though sqrt_loss's value is finite \(at "
-                        r"In\[(\d+)\]:6, inside sqrt_step \(jitted\), called at In\[\1\]:11\): "
-                        r"the jnp.where at In\[\1\]:3 passed it back from the branch it did not "
-                        r"take", title), title
-    fixed = FLAX["nan_where_fixed"].splitlines()[2]       # (the note writes it dedented)
-    assert notes.splitlines()[-1] == "  " + fixed.strip(), notes
+    notes = nan_note_told(flax_cells, JAX["flax_cases"], FLAX, "sqrt_loss", "sqrt_step", 11)
     assert "site-packages" not in notes and "autodiff.py" not in notes
 
 
@@ -228,19 +236,8 @@ def test_a_nan_gradient_under_equinox_names_the_learners_loss_and_where(optax_ce
     Equinox's own `fun_value_and_grad` as the function differentiated; it names the
     learner's loss, and the where, rewritten: that line in the loss, the weights are finite,
     in JAX as here."""
-    jax = JAX["equinox_cases"]
-    assert jax["nan_where_step"]["printed"] == ["True"] == \
-        optax_cells["nan_where_step"]["stdout"].splitlines()
-    assert jax["nan_where_fixed"]["printed"] == ["False"] == \
-        optax_cells["nan_where_fixed"]["stdout"].splitlines()
-    notes = optax_cells["nan_where_step"]["card_or_notes"]
-    (title,) = [line for line in notes.splitlines() if line.startswith("⚠ the gradient")]
-    assert re.fullmatch(r"⚠ the gradient holds NaN, though eqx_sqrt_loss's value is finite "
-                        r"\(at In\[(\d+)\]:6, inside eqx_sqrt_step \(jitted\), called at "
-                        r"In\[\1\]:12\): the jnp.where at In\[\1\]:3 passed it back from the "
-                        r"branch it did not take", title), title
-    fixed = EQUINOX["nan_where_fixed"].splitlines()[2]
-    assert notes.splitlines()[-1] == "  " + fixed.strip(), notes
+    nan_note_told(optax_cells, JAX["equinox_cases"], EQUINOX, "eqx_sqrt_loss", "eqx_sqrt_step",
+                  12)
 
 
 def test_a_step_closing_over_an_optimizer_is_advised_static_not_traced(optax_cells):

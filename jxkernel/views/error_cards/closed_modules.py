@@ -11,7 +11,7 @@ import ast
 import types
 
 from .card import ErrorCard
-from .reading import _learners_frames
+from .reading import _learners_frames, traceback_frames
 from .rewrites import _parse_line
 
 _WORDS = "Cannot extract graph node from different trace level"
@@ -50,13 +50,8 @@ def _is_flax_object(value) -> bool:
 def _under_nnx_jit(exc) -> bool:
     """Whether the traced function is jitted with Flax's nnx.jit (a frame of Flax's
     compilation.py in the traceback), not jax.jit: the same ValueError either way."""
-    tb = exc.__traceback__
-    while tb is not None:
-        name = tb.tb_frame.f_globals.get("__name__", "")
-        if isinstance(name, str) and name.startswith("flax.nnx.transforms.compilation"):
-            return True
-        tb = tb.tb_next
-    return False
+    return any(str(f.f_globals.get("__name__", "")).startswith(
+        "flax.nnx.transforms.compilation") for f in traceback_frames(exc))
 
 
 def _closed_modules_card(exc, where, called_from) -> ErrorCard:

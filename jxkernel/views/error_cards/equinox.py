@@ -21,7 +21,7 @@ import re
 from ...core import errors as jx_errors
 from ...core.trace import Tracer
 from .card import ErrorCard
-from .reading import _user_lines
+from .reading import _user_lines, traceback_frames
 from .rewrites import _parse_line
 
 _DOCS = "https://docs.kidger.site/equinox/all-of-equinox/"
@@ -41,17 +41,9 @@ def _is_equinox_module(value) -> bool:
                for c in type(value).__mro__)
 
 
-def _frames(exc) -> list:
-    frames, tb = [], exc.__traceback__
-    while tb is not None:
-        frames.append(tb.tb_frame)
-        tb = tb.tb_next
-    return frames
-
-
 def _lookup(exc, name):
     """The value `name` has in a frame of `exc`'s traceback (locals, then globals), or None."""
-    for frame in _frames(exc):
+    for frame in traceback_frames(exc):
         for scope in (frame.f_locals, frame.f_globals):
             if name in scope:
                 return scope[name]
@@ -158,7 +150,7 @@ def _layer_input(exc):
     """(the Equinox layer, its input's shape, the rank it takes) of the innermost `__call__`
     frame whose `self` is a layer of equinox.nn and whose `x` has a shape, or None."""
     found = None
-    for frame in _frames(exc):
+    for frame in traceback_frames(exc):
         layer, x = frame.f_locals.get("self"), frame.f_locals.get("x")
         if frame.f_code.co_name != "__call__" or not _is_equinox_module(layer) or \
                 not type(layer).__module__.startswith("equinox.nn"):
@@ -221,7 +213,7 @@ def _is_frozen_field(e) -> bool:
     if not isinstance(e, dataclasses.FrozenInstanceError):
         return False
     return any(f.f_code.co_name == "__setattr__" and
-               _is_equinox_module(f.f_locals.get("self")) for f in _frames(e))
+               _is_equinox_module(f.f_locals.get("self")) for f in traceback_frames(e))
 
 
 def _assigned_field(where):
@@ -240,7 +232,7 @@ def _assigned_field(where):
 
 
 def _frozen_field_card(exc, where, called_from) -> ErrorCard:
-    module = next(f.f_locals["self"] for f in _frames(exc) if f.f_code.co_name == "__setattr__"
+    module = next(f.f_locals["self"] for f in traceback_frames(exc) if f.f_code.co_name == "__setattr__"
                   and _is_equinox_module(f.f_locals.get("self")))
     cls = type(module).__name__
     assigned = _assigned_field(where)
@@ -274,7 +266,7 @@ def _traced_fields(exc) -> tuple:
         return None
     read = [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and
             isinstance(n.value, ast.Name) and n.value.id == "self"]
-    for frame in reversed(_frames(exc)):
+    for frame in reversed(traceback_frames(exc)):
         module = frame.f_locals.get("self")
         if not _is_equinox_module(module) or type(module).__module__.startswith("equinox"):
             continue

@@ -7,6 +7,7 @@ import ast
 import linecache
 import os
 import re
+import traceback
 
 from ...core.errors import CHECKPOINT
 from ...core.source_info import JaxStackTraceBeforeTransformation, installed_package
@@ -30,14 +31,15 @@ def _learners_frames(exc) -> list:
     card's "your line" is the learner's call of the layer, `self.l1(x)`, not the line in
     Flax's linear.py that called dot_general (Flax registers nnx's files with no exclusion,
     so JAX's source_info would name that one)."""
-    frames = []
-    tb = exc.__traceback__
-    while tb is not None:
-        if is_user_file(tb.tb_frame.f_code.co_filename):
-            frames.append((tb.tb_frame, tb.tb_lineno))
-        tb = tb.tb_next
+    frames = [(frame, line) for frame, line in traceback.walk_tb(exc.__traceback__)
+              if is_user_file(frame.f_code.co_filename)]
     own = [f for f in frames if not _installed(f[0].f_code.co_filename)]
     return own or frames
+
+
+def traceback_frames(exc) -> list:
+    """The frames of `exc`'s traceback, outermost first."""
+    return [frame for frame, _ in traceback.walk_tb(exc.__traceback__)]
 
 
 def _installed(filename: str) -> bool:

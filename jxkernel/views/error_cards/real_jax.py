@@ -16,17 +16,9 @@ import re
 from ...core.basearray import Array
 from ...core.source_info import real_jax
 from .card import ErrorCard
-from .reading import _installed
+from .reading import _installed, traceback_frames
 
 _NAMED = re.compile(r"<class '(jxkernel\.[\w.]+)'>")
-
-
-def _frames(exc) -> list:
-    frames, tb = [], exc.__traceback__
-    while tb is not None:
-        frames.append(tb.tb_frame)
-        tb = tb.tb_next
-    return frames
 
 
 def _in(frame, folder: str) -> bool:
@@ -48,13 +40,13 @@ def _is_real_jax_array(e) -> bool:
     if _NAMED.search(str(e)):
         return True
     return any(_in(f, folder) and any(isinstance(v, Array) for v in list(f.f_locals.values()))
-               for f in _frames(e))
+               for f in traceback_frames(e))
 
 
 def _library(exc, folder: str) -> str | None:
     """The installed package the user's code called, which called the real JAX (optax), or
     None where the user called JAX's function itself."""
-    for frame in _frames(exc):
+    for frame in traceback_frames(exc):
         if _in(frame, folder):
             return None
         name = frame.f_globals.get("__name__", "")
