@@ -344,7 +344,7 @@ class WatchedProgram:
         `donate_argnums`), copied to the host (_on_host): the call deletes them, and its
         record (`called`) needs them to run the program again. None: that call goes
         unrecorded."""
-        return _on_host(leaves) if self.on else None
+        return _on_host(leaves) if self.on and _size(leaves) <= LOOKED_AT else None
 
     def called(self, jitted, entry, leaves, outs) -> None:
         """Record a call (its flat inputs and results; jit's _call gives them), at the
@@ -358,11 +358,7 @@ class WatchedProgram:
         # values on the host, which no later call deletes by donating them: a donating step's
         # (its results are the next step's inputs), and a small call's (looked at anyway)
         if entry.donated or _size((leaves, outs)) <= SMALL:
-            on_host = _on_host(leaves), _on_host(outs)
-            if None not in on_host:
-                leaves, outs = on_host
-            elif entry.donated:
-                return
+            leaves, outs = _on_host(leaves), _on_host(outs)
         try:
             frame = learner_frame(sys._getframe(1))     # (past nnx.jit's own call of it)
             if frame is None:
@@ -373,15 +369,12 @@ class WatchedProgram:
             _could_not_follow(e)
 
 
-def _on_host(leaves) -> list | None:
-    """A recorded call's flat values (its inputs, its results), its Arrays copied to the host,
-    where they are looked at (LOOKED_AT); else None. Each copy waits for the value: a donating
-    step's calls are not overlapped while the notebook looks, as a small one's are not
-    (SMALL). Other leaves are kept as they are: a PRNG key has no NumPy value (a step's
-    dropout key; one the step donated and deleted is gone, and running the program again
-    fails: no note)."""
-    if _size(leaves) > LOOKED_AT:
-        return None
+def _on_host(leaves) -> list:
+    """A recorded call's flat values (its inputs, its results), its Arrays copied to the host
+    (callers keep to LOOKED_AT). Each copy waits for the value: a donating step's calls are
+    not overlapped while the notebook looks, as a small one's are not (SMALL). Other leaves
+    are kept as they are: a PRNG key has no NumPy value (a step's dropout key; one the step
+    donated and deleted is gone, and running the program again fails: no note)."""
     return [np.asarray(x) if isinstance(x, Array) else x for x in leaves]
 
 
