@@ -256,7 +256,9 @@ def _scatter_check(prim, error, enabled_errors, operand, indices, updates, **par
     dnums = params["dimension_numbers"]
     sizes, pos = [], 0
     for i in range(np.ndim(operand)):
-        if i in dnums.inserted_window_dims:
+        # (a batching axis has no window either: JAX 0.10.2's check raises IndexError there,
+        # for a vmapped scatter's, as a transpose of a batched gather makes)
+        if i in dnums.inserted_window_dims or i in dnums.operand_batching_dims:
             sizes.append(1)
         else:
             sizes.append(np.shape(updates)[dnums.update_window_dims[pos]])
@@ -541,6 +543,15 @@ div_checks = frozenset({DivisionByZeroError})
 float_checks = nan_checks | div_checks
 automatic_checks = float_checks | index_checks
 all_checks = automatic_checks | user_checks
+
+
+def errors_of(closed: ClosedJaxpr, errors, *args) -> Error:
+    """The Error `closed` makes on `args`, its automatic checks of the kinds in `errors` (its
+    outputs dropped: a jit of this computes only what the checks read). The notebook runs a
+    user's jitted program's index checks so (notebook/index_calls.py)."""
+    if not error_checks:
+        _register_rules()
+    return checkify_jaxpr(closed, frozenset(errors), init_error, *args)[0]
 
 
 def checkify(f, errors=user_checks):

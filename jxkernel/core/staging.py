@@ -42,6 +42,7 @@ from . import avals as _avals
 from .sharding_types import abstract_eval, insert_reduced_reshard, reduced_reshard_prims
 from .source_info import SourceInfo, add_trace_boundary, creation_frames, trace_boundary
 from .tracer_errors.origin import made_from_constants, origin_text
+from .watches import watched
 from .trace import (Trace, Tracer, aval_text, current_trace, key_reuse, new_trace,
                     set_current_trace)
 from .avals import typeof_rules
@@ -494,10 +495,6 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
     return closed
 
 
-# a program (ClosedJaxpr) -> what a watch of the notebook's noted while it was traced (a
-# gradient taken inside a jit: notebook/gradient_calls.py); jit's cache entry of the program
-# reads it (transforms/jit/cache.Entry.watch), and its calls are then given to it
-watched: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 # what a control-flow body is traced for (lax/_cf_bodies.py): a Ref among its results is JAX's

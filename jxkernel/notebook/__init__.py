@@ -24,7 +24,7 @@ import logging
 import sys
 import weakref
 
-from . import (clamped_start_notes, comm, display, formatters, index_notes, timeit,
+from . import (clamped_start_notes, comm, display, formatters, index_calls, index_notes, timeit,
                tracebacks, update_notes)
 from .guard import no_recompile
 from .magics import MAGIC_CLASSES
@@ -78,6 +78,7 @@ def load_ipython_extension(shell) -> None:
     state.gradients.install()
     state.effects.install()
     index_notes.install()
+    index_calls.install()
     clamped_start_notes.install()
     update_notes.install()
     _exclude_ipythons_frames()
@@ -111,6 +112,7 @@ def unload_ipython_extension(shell) -> None:
     if not _states:
         told_bugs.shown_by = None
         index_notes.uninstall()
+        index_calls.uninstall()
         clamped_start_notes.uninstall()
         update_notes.uninstall()
     tracebacks.uninstall(shell)

@@ -4,7 +4,7 @@ taken eagerly (`jax.grad(f)(x)`), each example's under an eager vmap
 ran `jax.grad(f)(x)`), whose values live only inside the compiled program.
 
 For that last kind, what the trace saw of the gradient (its inputs, value and result: Vars of
-the program being traced) is kept with the program (core/staging.watched), jit gives it to the
+the program being traced) is kept with the program (core/watches.watched), jit gives it to the
 program's cache entry, and the entry's calls, off the fast paths while the notebook looks, are
 recorded with their inputs and results. A call whose result holds NaN, though its inputs hold
 none, has its program run again equation by equation from those inputs, up to the values the
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import dtypes, ir, told_bugs
+from ..core import dtypes, ir, told_bugs, watches
 from ..core.interpret import eval_jaxpr
 from ..core.source_info import learner_frame
 from ..core.staging import JaxprTracer
@@ -75,13 +75,15 @@ class Gradient:
 
 @contextlib.contextmanager
 def paused():
-    """No gradient recorded while inside (%timeit's runs): a call's values looked at wait for
-    it, and a jitted step whose trace took a gradient stays off the fast paths while recorded.
-    A step's fast path made while paused stays after it: its later calls go unrecorded."""
+    """No gradient recorded, no jitted call's indices checked (core/watches.py), while inside
+    (%timeit's runs): a call's values looked at wait for it, and a watched program's calls
+    stay off the fast paths. Those put on them while paused are taken off as it ends."""
     calls, reverse.grad_calls = reverse.grad_calls, None
+    was, watches.paused = watches.paused, True
     try:
         yield
     finally:
+        watches.paused = was
         if reverse.grad_calls is None:
             reverse.grad_calls = calls
         # the watched steps put on the fast paths while paused go back through jit's _call,
@@ -94,8 +96,17 @@ def paused():
 
 
 # (a weak reference to a jitted function, its cache entry) put on its fast paths while the
-# record was paused (WatchedProgram.made_fast)
+# record was paused (made_fast)
 _MADE_FAST: list = []
+
+
+def made_fast(jitted, entry) -> None:
+    """jit put a call of a watched program on its fast paths, the watches paused (`paused`):
+    taken off them as they end."""
+    try:
+        _MADE_FAST.append((weakref.ref(jitted), entry))
+    except TypeError:            # (not weakly referable: left on them)
+        pass
 
 
 class GradientCalls(collections.deque):
@@ -118,7 +129,7 @@ class GradientCalls(collections.deque):
             if self.first is None and call.size() <= SMALL and call.holds_nan():
                 self.first = call
         except Exception as e:  # noqa: BLE001  (looking must never fail the user's call)
-            _could_not_follow(e)
+            could_not_follow(e)
 
     def traced(self, call) -> None:
         """A gradient taken under a trace (reverse.py's tuple, tracers among its values): under
@@ -133,7 +144,7 @@ class GradientCalls(collections.deque):
         except _NotFollowed:
             pass
         except Exception as e:  # noqa: BLE001  (following must never fail the user's grad call)
-            _could_not_follow(e)
+            could_not_follow(e)
 
     def clear(self) -> None:
         super().clear()
@@ -148,7 +159,7 @@ class _Eager:
 
     def size(self) -> int:
         d = self.gradient
-        return _size((d.args, d.kwargs, d.out, d.g))
+        return size((d.args, d.kwargs, d.out, d.g))
 
     def holds_nan(self) -> bool:
         d = self.gradient
@@ -274,7 +285,7 @@ def _jit_trace(trace) -> bool:
 def _examples(taken, leaves, dims) -> list:
     """The examples (indices along the batch) whose gradient holds NaN where their value is
     finite and their inputs hold no NaN, looked at on the host; none where too large."""
-    if _size(leaves) > LOOKED_AT:
+    if size(leaves) > LOOKED_AT:
         return []
     given = range(0, taken.starts[2])
     out, g = range(*taken.starts[2:4]), range(*taken.starts[3:5])
@@ -310,7 +321,7 @@ class _Batched:
         self.taken = taken
 
     def size(self) -> int:
-        return _size([_unbatched(x) for x in self.taken.leaves])
+        return size([_unbatched(x) for x in self.taken.leaves])
 
     def holds_nan(self) -> bool:
         return any(nan_where_finite(d.out, d.g, (d.args, d.kwargs)) for d in self.gradients())
@@ -321,7 +332,7 @@ class _Batched:
 
 
 class WatchedProgram:
-    """What a jitted function's trace noted (core/staging.watched, then its cache entry's
+    """What a jitted function's trace noted (core/watches.watched, then its cache entry's
     `watch`): the gradients taken inside (_Taken). While the notebook looks (`on`), jit gives
     each call of the program to `called`."""
 
@@ -333,18 +344,14 @@ class WatchedProgram:
         return reverse.grad_calls is not None
 
     def made_fast(self, jitted, entry) -> None:
-        """jit put a call of this program on its fast paths, the record paused (`paused`)."""
-        try:
-            _MADE_FAST.append((weakref.ref(jitted), entry))
-        except TypeError:            # (not weakly referable: left on them)
-            pass
+        made_fast(jitted, entry)
 
     def before_donating(self, leaves) -> list | None:
         """The flat inputs of a call about to donate them (a training step's
-        `donate_argnums`), copied to the host (_on_host): the call deletes them, and its
+        `donate_argnums`), copied to the host (on_host): the call deletes them, and its
         record (`called`) needs them to run the program again. None: that call goes
         unrecorded."""
-        return _on_host(leaves) if self.on and _size(leaves) <= LOOKED_AT else None
+        return on_host(leaves) if self.on and size(leaves) <= LOOKED_AT else None
 
     def called(self, jitted, entry, leaves, outs) -> None:
         """Record a call (its flat inputs and results; jit's _call gives them), at the
@@ -353,12 +360,12 @@ class WatchedProgram:
         calls = reverse.grad_calls
         # (past LOOKED_AT elements none would be looked at: its arrays are not held either,
         # a large model's parameters kept alive for the cell four times over)
-        if calls is None or leaves is None or _size((leaves, outs)) > LOOKED_AT:
+        if calls is None or leaves is None or size((leaves, outs)) > LOOKED_AT:
             return
         # values on the host, which no later call deletes by donating them: a donating step's
         # (its results are the next step's inputs), and a small call's (looked at anyway)
-        if entry.donated or _size((leaves, outs)) <= SMALL:
-            leaves, outs = _on_host(leaves), _on_host(outs)
+        if entry.donated or size((leaves, outs)) <= SMALL:
+            leaves, outs = on_host(leaves), on_host(outs)
         try:
             frame = learner_frame(sys._getframe(1))     # (past nnx.jit's own call of it)
             if frame is None:
@@ -366,10 +373,10 @@ class WatchedProgram:
             calls.append(_JitCall(self, jitted, entry.jaxpr, leaves, outs,
                                   (frame.f_code.co_filename, frame.f_lineno)))
         except Exception as e:  # noqa: BLE001  (recording must never fail the user's call)
-            _could_not_follow(e)
+            could_not_follow(e)
 
 
-def _on_host(leaves) -> list:
+def on_host(leaves) -> list:
     """A recorded call's flat values (its inputs, its results), its Arrays copied to the host
     (callers keep to LOOKED_AT). Each copy waits for the value: a donating step's calls are
     not overlapped while the notebook looks, as a small one's are not (SMALL). Other leaves
@@ -378,10 +385,11 @@ def _on_host(leaves) -> list:
     return [np.asarray(x) if isinstance(x, Array) else x for x in leaves]
 
 
-def _could_not_follow(error) -> None:
-    """A bug of ours while following a gradient call for the NaN note: told at the user's line
-    (silent before: the note was missing with no word why), the call going on as written."""
-    told_bugs.tell(f"jxkernel could not follow this gradient call for its NaN note (it raised "
+def could_not_follow(error, what: str = "this gradient call", note: str = "NaN") -> None:
+    """A bug of ours while following a call for a note (`what` for the `note` note: a gradient
+    call for the NaN note, index_calls.py's jitted calls): told at the user's line (silent
+    before: the note was missing with no word why), the call going on as written."""
+    told_bugs.tell(f"jxkernel could not follow {what} for its {note} note (it raised "
                    f"{type(error).__name__}: {error}). The call ran as written; only that note "
                    "may be missing.", "the cell", error)
 
@@ -394,7 +402,7 @@ class _JitCall:
         self.leaves, self.outs, self.called_at = leaves, outs, called_at
 
     def size(self) -> int:
-        return _size((self.leaves, self.outs))
+        return size((self.leaves, self.outs))
 
     def holds_nan(self) -> bool:
         """Whether its result holds NaN, and its inputs none (the gradients are looked at
@@ -475,14 +483,14 @@ def nan_where_finite(out, g, given) -> bool:
         _holds(np.isnan, given) is False
 
 
-def _size(tree) -> int:
+def size(tree) -> int:
     return sum(int(np.size(x)) for x in tree_flatten(tree)[0] if _is_float(x))
 
 
 def _holds(test, tree) -> bool | None:
     """Whether `test` (np.isnan, _not_finite) holds for an element of a float leaf of `tree`;
     None where the leaves are too large to look at."""
-    if _size(tree) > LOOKED_AT:
+    if size(tree) > LOOKED_AT:
         return None
     leaves = [x for x in tree_flatten(tree)[0] if _is_float(x)]
     return any(bool(test(np.asarray(x)).any()) for x in leaves)

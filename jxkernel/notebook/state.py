@@ -10,8 +10,8 @@ from ..core import told_bugs
 from ..core.config import config
 from ..xla import client
 from . import (breakpoint_notes, cell_origins, clamped_start_notes, compile_notes,
-               effect_notes, index_notes, key_notes, layout_notes, nan_notes, print_notes,
-               room_keeper, tracebacks, update_notes)
+               effect_notes, index_calls, index_notes, key_notes, layout_notes, nan_notes,
+               print_notes, room_keeper, tracebacks, update_notes)
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")
@@ -171,6 +171,7 @@ class State:
         self.compiles.cell_started()
         print_notes.clear()
         index_notes.clear()
+        index_calls.clear()
         clamped_start_notes.clear()
         update_notes.clear()
         self.keys.cell_started()
@@ -212,6 +213,9 @@ class State:
         clamped = self._note(result, "index", index_notes.cell_note, self.indices_told)
         if clamped is not None and config.jxkernel_compile_notes != "off":
             show(clamped)
+        traced = self._note(result, "jitted index", index_calls.cell_note, self.indices_told)
+        if traced is not None and config.jxkernel_compile_notes != "off":
+            show(traced)
         moved = self._note(result, "dynamic slice start", clamped_start_notes.cell_note,
                            self.starts_told)
         if moved is not None and config.jxkernel_compile_notes != "off":

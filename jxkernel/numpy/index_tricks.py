@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import operator
 import string
+import sys
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from ..lax import conversion
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from . import util
 from .creation import _concrete, arange, array, eye, meshgrid
+from . import indexing
 from .indexing import GatherScatterMode, _normalize, _scatter_update, getitem
 from .products import einsum
 from . import ufuncs
@@ -58,6 +60,8 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
+    if mode is not None:            # (an index out of bounds is then meant: not told)
+        indexing.record_chosen_mode(sys._getframe(1))
     return _take(a, indices, None if axis is None else operator.index(axis), None, mode,
                  unique_indices, indices_are_sorted, fill_value)
 

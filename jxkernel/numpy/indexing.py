@@ -94,6 +94,11 @@ record_update_sites = False
 look_at_index_arrays = False
 _LOOKED_AT = 1 << 16
 
+# The user's lines that indexed with a mode of their choosing (x.at[i].get(mode='fill'),
+# .set(v, mode='drop')) while the notebook looks: (file, line). Such an index out of bounds is
+# meant, and the note of a jitted call's indices (notebook/index_calls.py) does not tell it.
+chosen_mode_sites: set = set()
+
 
 # ------------------------------------------------------------------ parsing an index
 def _is_int(i) -> bool:
@@ -258,6 +263,8 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
         return out
     if parsed_mode is None and kinds & {INT, ARRAY}:
         _record_clamped(shape, items, normalize_indices)
+    elif kinds & {INT, ARRAY}:
+        record_chosen_mode()
     dynamic = strategy is IndexingStrategy.DYNAMIC_SLICE or strategy is IndexingStrategy.AUTO \
         and slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS, ARRAY} and all(
             np.ndim(i) == 0 for k, i in items if k == ARRAY) and all(
@@ -318,6 +325,16 @@ def _indexed_at():
     """(file, line) of the code that indexed, where it is the user's own line."""
     frame = _users_frame(sys._getframe(2))
     return None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+
+
+def record_chosen_mode(frame=None) -> None:
+    """Adds the user's line that indexed with a mode of its own (at `frame`, the caller's by
+    default, or outward from it past the indexing modules) to chosen_mode_sites, while the
+    notebook looks."""
+    if look_at_index_arrays:
+        frame = _users_frame(frame or sys._getframe(1))
+        if frame is not None:
+            chosen_mode_sites.add((frame.f_code.co_filename, frame.f_lineno))
 
 
 def _record_update_site() -> None:
@@ -873,6 +890,8 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
     items = _expand_bool_indices(_parse(idx, shape), shape)
     if mode is None and any(k in (INT, ARRAY) for k, _ in items):
         _record_clamped(shape, items, normalize_indices, "update")
+    elif any(k in (INT, ARRAY) for k, _ in items):
+        record_chosen_mode()
     typed = xa.split
     ix = _index_to_gather(shape, items, normalize_indices,
                           None if typed is None else parts_of(xa))

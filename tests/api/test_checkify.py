@@ -91,6 +91,21 @@ def test_automatic_checks():
     assert ck.checkify(lambda x: 1 / x)(jnp.array(0.0))[0].get() is None
 
 
+def test_a_vmapped_scatters_indices_are_checked_on_its_batching_axis():
+    # x.at[i].set under vmap is a scatter with an operand batching axis; JAX 0.10.2's check
+    # raises IndexError there ("tuple index out of range", tried by hand): jxkernel's gives that
+    # axis no window, as it has none, and checks the rest (the notebook's note on a jitted
+    # call's indices runs these checks: notebook/index_calls.py)
+    xs = jnp.zeros((3, 4))
+    scatter = jxkernel.vmap(lambda x, i: x.at[i].set(1.))
+    err, out = ck.checkify(scatter, errors=ck.index_checks)(xs, jnp.array([1, 5, 2]))
+    assert err.get() == ("out-of-bounds indexing for array of shape (3, 4): index 5 is out of "
+                         "bounds for axis 1 with size 4. ")
+    assert out.tolist() == [[0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0]]     # (5 dropped)
+    err, _ = ck.checkify(scatter, errors=ck.index_checks)(xs, jnp.array([1, 3, 0]))
+    assert err.get() is None
+
+
 def test_check_error_is_functionalized_again():
     def inner(x):
         err, out = jxkernel.jit(ck.checkify(positive))(x)

@@ -21,7 +21,8 @@ from ...core.ir import ClosedJaxpr
 from ...core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
 from ...core.monitoring import test_event
 from ...core.source_info import function_source_info
-from ...core.staging import convert_constvars_to_invars, is_ref, watched
+from ...core.staging import convert_constvars_to_invars, is_ref
+from ...core.watches import watch_of
 from ...tree_util import default_registry
 from ...xla import fastpath
 from ...xla.memory import forget_executables
@@ -374,11 +375,11 @@ class Entry:
         self.scalar_hit = None     # the same for calls with Python scalars (f(x, 2.0))
         self.c_hits = {}           # c_last_hit's, by keyword names: (key, LastHit) or None
         self.twin = None
-        # what a watch of the notebook's noted in its trace (core/staging.watched: a gradient
-        # taken inside, notebook/gradient_calls.py), or None; while `watch.on`, its calls stay
-        # off the fast paths and each is given to `watch.called` (function.py's _call); not a
+        # what watches the program for the notebook (core/watches.py: a gradient taken
+        # inside, the indices it reads), or None; while `watch.on`, its calls stay off the
+        # fast paths and each is given to `watch.called` (function.py's _call); not a
         # program loaded from bytes (serialize_executable.py: its jaxpr a signature alone)
-        self.watch = watched.get(jaxpr) if watched and type(jaxpr) is ClosedJaxpr else None
+        self.watch = watch_of(jaxpr, exe.user_jit) if type(jaxpr) is ClosedJaxpr else None
 
     def unlink(self) -> None:
         """Drop the LastHits and the twin, which point back at this entry (a cycle)."""
@@ -408,6 +409,7 @@ class TwinEntry(Entry):
         super().__init__(entry.exe.with_committed(committed), entry.consts, entry.out_tree,
                          entry.jaxpr, entry.text, entry.donated)
         self.entry = entry            # (also what _forget looks for: it leaves with entry)
+        self.watch = entry.watch      # (the same program: watched once)
 
 
 def off_fast_paths(jitted, entry) -> None:

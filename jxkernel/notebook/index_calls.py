@@ -1,0 +1,286 @@
+"""The note under a cell whose jitted function read or updated an array at an index out of
+bounds that was traced (`x[i]`, `x.at[i].set(v)`, `lax.dynamic_slice(x, (i,), (4,))` with `i`
+an argument): its value is known only when the compiled program runs, so neither the trace
+nor the eager notes (index_notes.py, clamped_start_notes.py) see it, and JAX clamps the read,
+drops the update or moves the window, and raises nothing.
+
+    @jax.jit
+    def get(x, i):
+        return x[i]
+    get(jnp.arange(10), 12)   # ⚠ index 12 is past the end of axis 0 (size 10) in get, jitted
+                              # (at In[3]:3, called at In[3]:4): JAX read index 9 instead, ...
+
+While the extension is loaded, each program a user's jit compiles that indexes with a traced
+value at the user's line is watched (core/watches.py): each of its calls has the program's
+index checks (checkify's, api/checkify.py) run on its arguments, compiled once, computing only
+what the checks read. A line that chose its mode (`x.at[i].get(mode='fill')`,
+`.set(v, mode='drop')`) meant it, and is not told (numpy/indexing.chosen_mode_sites).
+"""
+from __future__ import annotations
+
+import ast
+import collections
+import linecache
+import sys
+import weakref
+from typing import NamedTuple
+
+from ..api import checkify
+from ..core import watches
+from ..core.ir import ClosedJaxpr, Var, all_equations, jaxpr_params
+from ..core.source_info import learner_frame, positions
+from ..core.staging import is_ref
+from ..core.trace import Tracer
+from ..numpy import indexing
+from ..transforms.jit.function import jit
+from ..views.source import is_user_file
+from ..views.source_edits import parse_file, segment
+from . import gradient_calls
+from .display import Note, Site, source_label
+from .index_notes import SHARP_BITS
+
+# which operands of an indexing primitive are its indices (those checkify checks)
+_INDICES = {"gather": slice(1, 2), "dynamic_slice": slice(1, None),
+            "dynamic_update_slice": slice(2, None),
+            **{name: slice(1, 2) for name in ("scatter", "scatter-add", "scatter-mul",
+                                              "scatter-min", "scatter-max")}}
+
+
+class Found(NamedTuple):
+    """An index out of bounds a jitted call met: at the user's `file`:`line`, inside
+    `function`, whose call was at `called` ((file, line)) written as `call` (the text of the
+    function called and of its arguments, `("get", "x, 12")`; None: not found, or long). `index` on `axis` (of `size`) as the primitive saw it (a negative one
+    counted from the end once already), `window` the elements read or written there from it;
+    `did`: "clamped" (a read), "filled" (a read), "dropped" (an update) or "moved" (a window's
+    start, read or written: `use`)."""
+    file: str
+    line: int
+    called: tuple
+    function: str
+    call: tuple | None
+    primitive: str
+    index: int
+    axis: int
+    size: int
+    window: int
+    use: str
+    did: str
+
+
+found: collections.deque = collections.deque(maxlen=16)
+
+# a program -> its IndexWatch, or None where nothing of the user's indexes with a traced value
+_watches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def install() -> None:
+    """Have the programs of the user's jits watched for their indices: at the extension's load."""
+    if watch_for not in watches.makers:
+        watches.makers.append(watch_for)
+
+
+def uninstall() -> None:
+    if watch_for in watches.makers:
+        watches.makers.remove(watch_for)
+    indexing.chosen_mode_sites.clear()
+
+
+def clear() -> None:
+    """Forget the indices found so far: at a cell's start."""
+    found.clear()
+
+
+def watch_for(closed: ClosedJaxpr):
+    """The IndexWatch of a program a user's jit compiled, or None: no line of the user's
+    indexes with a value known only when it runs, or running its checks would do something
+    again: call back into Python (a print would print again) or write a Ref."""
+    try:
+        return _watches[closed]
+    except KeyError:
+        pass
+    sites = _sites(closed.jaxpr, set(closed.jaxpr.invars), {})
+    again = closed.jaxpr.effects or any(map(is_ref, closed.consts)) or any(
+        e.primitive.name in gradient_calls.CALLBACKS for e in all_equations(closed.jaxpr.eqns))
+    watch = _watches[closed] = IndexWatch(closed, sites) if sites and not again else None
+    return watch
+
+
+def _sites(jaxpr, traced: set, sites: dict) -> dict:
+    """id(source_info) -> equation, of each equation of `jaxpr` (and of those nested) at a
+    user's line indexing with a value that `traced` (the arguments) reaches. A nested
+    jaxpr's arguments are all taken as reached (a loop's counter, a branch's operand)."""
+    for eqn in jaxpr.eqns:
+        at = _INDICES.get(eqn.primitive.name)
+        info = eqn.source_info
+        if at is not None and info is not None and is_user_file(info.file) and \
+                any(isinstance(v, Var) and v in traced for v in eqn.invars[at]):
+            sites[id(info)] = eqn
+        for sub in jaxpr_params(eqn.params):
+            inner = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
+            _sites(inner, set(inner.invars), sites)
+        if any(isinstance(v, Var) and v in traced for v in eqn.invars):
+            traced.update(eqn.outvars)
+    return sites
+
+
+class IndexWatch:
+    """A program whose calls have its index checks run on their arguments (`called`)."""
+
+    def __init__(self, closed: ClosedJaxpr, sites: dict):
+        self.closed, self.sites = closed, sites
+        self._checks = None          # the checks' own jitted function, made at the first call
+
+    @property
+    def on(self) -> bool:
+        return watch_for in watches.makers and not watches.paused
+
+    def made_fast(self, jitted, entry) -> None:
+        gradient_calls.made_fast(jitted, entry)
+
+    def before_donating(self, leaves) -> list | None:
+        """A donating call's inputs, copied to the host (the call deletes them); None past
+        gradient_calls.LOOKED_AT elements: not checked."""
+        return gradient_calls.on_host(leaves) if gradient_calls.size(leaves) <= \
+            gradient_calls.LOOKED_AT else None
+
+    def called(self, jitted, entry, leaves, outs) -> None:
+        """Run the checks on a call's inputs (jit's _call gives them); keep the first index out
+        of bounds at a site of the user's, told at the learner's line that made the call."""
+        # (a Ref's writes, or a call under another trace: not run again)
+        if leaves is None or any(isinstance(x, Tracer) or is_ref(x) for x in leaves):
+            return
+        try:
+            frame = learner_frame(sys._getframe(1))
+            if frame is None:
+                return
+            error = self.checks()(*leaves).get_exception()
+            eqn = self.sites.get(id(getattr(error, "traceback_info", None)))
+            if eqn is None:
+                return
+            info = eqn.source_info
+            if (info.file, info.line) in indexing.chosen_mode_sites:
+                return
+            index, axis, size = (int(v) for v in error._payload)
+            found.append(Found(info.file, info.line, (frame.f_code.co_filename, frame.f_lineno),
+                               getattr(jitted, "__name__", "the function"), _call_text(frame),
+                               eqn.primitive.name, index, axis, size, *_what_it_did(eqn, axis)))
+        except Exception as e:  # noqa: BLE001  (checking must never fail the user's call)
+            gradient_calls.could_not_follow(e, "this jitted call's indices", "index")
+
+    def checks(self):
+        """The program's index checks as a jitted function of its arguments, giving the Error
+        (jxkernel's own jit: no compile of it reaches the learner's log)."""
+        if self._checks is None:
+            closed = self.closed
+
+            def index_checks(*leaves):
+                return checkify.errors_of(closed, checkify.index_checks, *leaves)
+            self._checks = jit(index_checks)
+        return self._checks
+
+
+def _what_it_did(eqn, axis: int) -> tuple:
+    """(window, use, did) of an indexing equation on `axis` (Found's)."""
+    name, params = eqn.primitive.name, eqn.params
+    mode = str(params.get("mode", ""))
+    if name == "dynamic_slice":
+        return params["slice_sizes"][axis], "read", "moved"
+    if name == "dynamic_update_slice":
+        return eqn.invars[1].aval.shape[axis], "update", "moved"
+    if name == "gather":
+        return params["slice_sizes"][axis], "read", "filled" if "FILL" in mode else "clamped"
+    return 1, "update", "clamped" if "CLIP" in mode else "dropped"
+
+
+def _call_text(frame) -> tuple | None:
+    """The learner's text of the call at `frame`'s instruction, its function and its arguments
+    (`get(x, 12)`: `("get", "x, 12")`), where it is one line and short."""
+    where = positions(frame.f_code, frame.f_lasti)
+    file = frame.f_code.co_filename
+    tree = parse_file(file) if None not in where else None
+    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and
+             (c.lineno, c.end_lineno, c.col_offset, c.end_col_offset) == where
+             ] if tree is not None else []
+    if not calls:
+        return None
+    source = "".join(linecache.getlines(file))
+    text, function = segment(source, calls[0]), segment(source, calls[0].func)
+    if "\n" in text or len(text) > _LONGEST or not text.startswith(function):
+        return None
+    return function, text[len(function):].strip()[1:-1]
+
+
+# a call written longer than this is not repeated in the note's fix
+_LONGEST = 60
+
+
+def cell_note(told: set | None = None) -> Note | None:
+    """The note of the cell that just ran, or None: no jitted call of the cell met an index
+    out of bounds at a user's line, or only at lines told of before (`told`: (file, line),
+    kept by the loaded extension)."""
+    met = list(found)
+    found.clear()
+    if told is not None:
+        met = [m for m in met if (m.file, m.line) not in told]
+        told.update((m.file, m.line) for m in met)
+    if not met:
+        return None
+    m = met[0]
+    more = len({(r.file, r.line) for r in met}) - 1
+    others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
+    where = (f"in {m.function}, jitted (at {source_label(Site(m.file, m.line))}, called at "
+             f"{source_label(Site(*m.called))}){others}")
+    used = min(max(m.index, 0), m.size - m.window)
+    if m.window > 1:
+        side = "starts at " + (f"{m.size - m.window} at most" if m.index > 0 else "0 at least")
+        did = "read" if m.use == "read" else "wrote the update at"
+        title = (f"⚠ {_named(m.primitive)} moved its start {m.index} to {used} on axis {m.axis} "
+                 f"{where}: a window of {m.window} on axis {m.axis} (size {m.size}) {side}, so "
+                 f"it {did} [{used}:{used + m.window}], and raised nothing")
+    else:
+        past = "past the end" if m.index >= 0 else "before the start"
+        then = ("JAX read the fill value instead" if m.did == "filled" else
+                f"JAX read index {used} instead" if m.use == "read" else
+                "JAX dropped this update" if m.did == "dropped" else
+                f"JAX wrote the update at index {used} instead")
+        title = (f"⚠ index {m.index} is {past} of axis {m.axis} (size {m.size}) {where}: "
+                 f"{then}, where NumPy raises IndexError")
+    return Note(title, body=_body(m), kind="info", details=True)
+
+
+def _named(primitive: str) -> str:
+    return f"lax.{primitive}" if primitive.startswith("dynamic") else primitive
+
+
+def _body(m: Found) -> str:
+    """Why JAX said nothing, how jxkernel knows, and the ways out: checkify to raise, a mode to
+    say what is meant."""
+    counted = (" (an index as the program saw it: JAX counts a negative index from the end "
+               "once before)" if m.index < 0 else "")
+    why = (f"Inside jit the index is traced: its value is known only when the compiled program "
+           f"runs, so the trace could not check it (jax_check_static_indices looks at static "
+           f"indices only), and the program raised nothing, since code running on an "
+           f"accelerator cannot ({SHARP_BITS}){counted}. jxkernel found it by running the "
+           "program's index checks on this call's arguments, as checkify does, while the "
+           "notebook looks. ")
+    function, args = m.call or ("f", "*args")
+    stand_ins = "" if m.call else " (f: your jitted function, args: its arguments)"
+    fix = (f"To have such a call raise, wrap the jitted function in checkify (from "
+           f"jax.experimental import checkify){stand_ins}:\n    err, out = checkify.checkify("
+           f"{function}, errors=checkify.index_checks)({args})\n    err.throw()\n")
+    if m.window > 1:
+        way = (f"Or keep each start from 0 to size - window: at most {m.size - m.window} on "
+               f"axis {m.axis}.")
+    elif m.use == "update" and m.did == "dropped":
+        way = ("Where dropping is what you mean, say so, and this note is not shown: "
+               "x.at[idx].set(v, mode='drop') (and so .add, .multiply, ...).")
+    elif m.use == "update":
+        way = f"Or keep each index from 0 to {m.size - 1} on axis {m.axis}."
+    elif m.did == "filled":
+        way = ("Where a fill value is what you mean, say so, and this note is not shown: "
+               "jnp.take(x, idx, mode='fill', fill_value=...) or "
+               "x.at[idx].get(mode='fill', fill_value=...).")
+    else:
+        way = ("To read a fill value there instead of the clamped element: "
+               "x.at[idx].get(mode='fill', fill_value=...) in place of x[idx].")
+    return why + fix + way

@@ -1,0 +1,72 @@
+"""Jitted functions indexing with a traced value out of bounds, for the note under a cell that
+calls one (jxkernel/notebook/index_calls.py): run by reference/make_traced_index_reference.py
+(JAX 0.10.2, into traced_index_reference.json) and by tests/notebook/test_index_calls.py.
+
+Per case: the cell defining the jitted function `f` (on `x = jnp.arange(10)`, whose every
+element is its index: what was read tells where from) and the call; run, its result, and the
+message of JAX's checkify with index_checks on the same call (what the note's fix gives).
+
+    >>> CASES["read_past_the_end"]
+    ('@jax.jit\\ndef f(x, i):\\n    return x[i]', 'f(x, 12)')
+"""
+X = "jnp.arange(10)"
+
+
+def _jit(body: str, args: str = "x, i") -> str:
+    return f"@jax.jit\ndef f({args}):\n    return {body}"
+
+
+# an index out of bounds a jitted call met: a note each
+TOLD = {
+    "read_past_the_end": (_jit("x[i]"), "f(x, 12)"),
+    "read_before_the_start": (_jit("x[i]"), "f(x, -12)"),
+    "read_index_array": (_jit("x[i]"), "f(x, jnp.array([1, 11, 12]))"),
+    "read_take_fill": (_jit("jnp.take(x, i)"), "f(x, 12)"),
+    "update_dropped": (_jit("x.at[i].set(-1)"), "f(x, 12)"),
+    "update_added_dropped": (_jit("x.at[i].add(100)"), "f(x, 10)"),
+    "slice_moved": (_jit("lax.dynamic_slice(x, (i,), (4,))"), "f(x, 8)"),
+    "update_slice_moved": (_jit("lax.dynamic_update_slice(x, jnp.full(4, -1), (i,))"),
+                           "f(x, 8)"),
+    "slice_in_loop": ("@jax.jit\ndef f(x):\n    def body(i, acc):\n"
+                      "        return acc + lax.dynamic_slice(x, (i * 3,), (4,)).sum()\n"
+                      "    return lax.fori_loop(0, 4, body, 0)", "f(x)"),
+    "read_in_scan": ("@jax.jit\ndef f(x, idx):\n    def body(c, i):\n"
+                     "        return c + x[i], None\n"
+                     "    return lax.scan(body, 0, idx)[0]", "f(x, jnp.array([1, 2, 30]))"),
+}
+# nothing told: indices in bounds, a mode chosen (the index meant), a value known when traced
+# (the eager notes' to tell), a program that prints
+QUIET = {
+    "in_bounds": (_jit("x[i]"), "f(x, 9)"),
+    "negative_in_bounds": (_jit("x[i]"), "f(x, -10)"),
+    "fill_chosen": (_jit("x.at[i].get(mode='fill', fill_value=-1)"), "f(x, 12)"),
+    "drop_chosen": (_jit("x.at[i].set(-1, mode='drop')"), "f(x, 12)"),
+    "take_fill_chosen": (_jit("jnp.take(x, i, mode='fill', fill_value=-1)"), "f(x, 12)"),
+    "clip_chosen": (_jit("jnp.take(x, i, mode='clip')"), "f(x, 12)"),
+    "slice_in_bounds": (_jit("lax.dynamic_slice(x, (i,), (4,))"), "f(x, 6)"),
+}
+CASES = {**TOLD, **QUIET}
+
+
+def run(jax) -> dict:
+    """Each case's result under `jax`, and checkify's message for the same call (None: no
+    error), with whether its err.throw() raised JaxRuntimeError."""
+    import numpy as np
+    from jax import lax
+    from jax.experimental import checkify
+    jnp = jax.numpy
+    out = {}
+    for name, (definition, call) in CASES.items():
+        names = {"jax": jax, "jnp": jnp, "lax": lax, "np": np, "x": jnp.arange(10)}
+        exec(definition, names)
+        result = eval(call, names)
+        err, _ = eval(call.replace("f(", "checkify.checkify(f, errors=checkify.index_checks)(",
+                                   1), {**names, "checkify": checkify})
+        try:
+            err.throw()
+            raised = None
+        except checkify.JaxRuntimeError as e:
+            raised = str(e).splitlines()[0]
+        out[name] = {"result": np.asarray(result).tolist(), "checkify": err.get(),
+                     "raised": raised}
+    return out

@@ -1,0 +1,130 @@
+"""The note under a cell whose jitted function read or updated at a traced index out of bounds
+(jxkernel/notebook/index_calls.py). What it says is checked against JAX 0.10.2's answers
+(tests/data/traced_index_reference.json): the index it names is the one JAX's checkify names
+for the same call, what it says JAX read (or where it wrote, or that it dropped the update) is
+what JAX's call returned, and the fix it prints raises JAX's own error."""
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("IPython")
+
+import traced_index_cases as cases  # tests/data
+import locations  # tests/support
+from ipython_shell import ran_failing, ran_ok, shell_fixture  # tests/support
+
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp, numpy as np\n"
+                      "lax = jax.lax")
+THEIRS = locations.jax_answers("traced_index_reference.json")
+AT = r"in f, jitted \(at In\[\d+\]:\d+, called at In\[\d+\]:1\)"
+INDEX = re.compile(rf"⚠ index (-?\d+) is (past the end|before the start) of axis (\d+) "
+                   rf"\(size (\d+)\) {AT}: (.+), where NumPy raises IndexError")
+WINDOW = re.compile(rf"⚠ lax\.(\w+) moved its start (\d+) to (\d+) on axis (\d+) {AT}: a "
+                    rf"window of (\d+) on axis \d+ \(size (\d+)\) starts at \d+ at (?:most|"
+                    rf"least), so it (read|wrote the update at) \[(\d+):(\d+)\], and raised "
+                    rf"nothing")
+CHECKIFY = re.compile(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)")
+NOTE = "⚠ "
+
+
+def _run(shell, name):
+    definition, call = cases.CASES[name]
+    ran_ok(shell, "x = jnp.arange(10)\n" + definition)
+    return ran_ok(shell, f"out = {call}")
+
+
+def _note(ran) -> str:
+    (note,) = [t for t in ran.shown(NOTE) if "jitted" in t]
+    return note
+
+
+@pytest.mark.parametrize("name", sorted(cases.TOLD))
+def test_the_note_names_the_index_jax_checkify_names_and_what_jax_did(shell, name):
+    ran = _run(shell, name)
+    theirs = THEIRS[name]
+    ours = np.asarray(shell.user_ns["out"])
+    assert ours.tolist() == theirs["result"]            # (integers: exact)
+    title = _note(ran).splitlines()[0]
+    index, axis, size = (int(v) for v in CHECKIFY.search(theirs["checkify"]).groups())
+    x = np.arange(10)
+    found = INDEX.fullmatch(title)
+    if found is not None:
+        told, where, told_axis, told_size, then = found.groups()
+        assert (int(told), int(told_axis), int(told_size)) == (index, axis, size)
+        assert where == ("past the end" if index >= 0 else "before the start")
+        read = re.fullmatch(r"JAX read index (\d+) instead", then)
+        if then == "JAX dropped this update":
+            assert theirs["result"] == x.tolist()       # the array unchanged
+        elif then == "JAX read the fill value instead":
+            assert theirs["result"] == np.iinfo(np.int32).min
+        else:
+            assert read, then
+            _check_read(name, theirs["result"], int(read.group(1)))
+        return
+    found = WINDOW.fullmatch(title)
+    assert found, title
+    _, start, used, told_axis, n, told_size, did, lo, hi = found.groups()
+    assert (int(start), int(told_axis), int(told_size)) == (index, axis, size)
+    used, n = int(used), int(n)
+    assert (int(lo), int(hi)) == (used, used + n)
+    if did == "read" and name == "slice_in_loop":
+        # each start 0, 3, 6, 9 as XLA clamps it: the last, 9, read from 6 as told
+        starts = [min(3 * i, 10 - n) for i in range(4)]
+        assert starts[-1] == used
+        assert theirs["result"] == sum(int(x[s:s + n].sum()) for s in starts)
+    elif did == "read":
+        assert theirs["result"] == x[used:used + n].tolist()
+    else:
+        expected = x.copy()
+        expected[used:used + n] = -1
+        assert theirs["result"] == expected.tolist()
+
+
+def _check_read(name, result, read):
+    """What JAX returned holds the element the note says it read (x's element is its index)."""
+    if name == "read_index_array":          # [1, 11, 12]: the 11 read as told
+        assert result[1] == read
+    elif name == "read_in_scan":            # x[1] + x[2] + the 30 read as told
+        assert result == 1 + 2 + read
+    else:
+        assert result == read
+
+
+def test_the_fix_it_prints_raises_jaxs_own_error(shell):
+    note = _note(_run(shell, "read_past_the_end"))
+    fix = note[note.index("    err, out"):].split("\n")[:2]
+    assert fix == ["    err, out = checkify.checkify(f, errors=checkify.index_checks)(x, 12)",
+                   "    err.throw()"]
+    ran = ran_failing(shell, "from jxkernel.experimental import checkify\n" +
+                      "\n".join(line.strip() for line in fix))
+    assert type(ran.error).__name__ == "JaxRuntimeError"
+    assert str(ran.error).splitlines()[0] == THEIRS["read_past_the_end"]["raised"]
+
+
+@pytest.mark.parametrize("name", sorted(cases.QUIET))
+def test_in_bounds_and_chosen_modes_get_no_note(shell, name):
+    ran = _run(shell, name)
+    assert not [t for t in ran.shown(NOTE) if "jitted" in t]
+    assert np.asarray(shell.user_ns["out"]).tolist() == THEIRS[name]["result"]
+
+
+def test_a_line_told_once_and_a_program_that_prints_is_not_run_again(shell):
+    _run(shell, "read_past_the_end")
+    assert not [t for t in ran_ok(shell, "f(x, 13)").shown(NOTE) if "jitted" in t]
+    ran_ok(shell, "@jax.jit\ndef g(x, i):\n    jax.debug.print('i={i}', i=i)\n    return x[i]")
+    ran = ran_ok(shell, "g(x, 12)")
+    assert ran.stdout.count("i=12") == 1            # (its checks not run: no second print)
+    assert not [t for t in ran.shown(NOTE) if "jitted" in t]
+
+
+def test_a_donating_step_is_checked_and_timeit_is_not(shell):
+    ran_ok(shell, "import warnings\nstep = jax.jit(lambda x, i: x.at[i].add(1.), "
+                  "donate_argnums=0)\nx = jnp.arange(10.)")
+    ran = ran_ok(shell, "x = step(x, 12)")
+    assert "JAX dropped this update" in ran.shown(NOTE)[0]
+    ran_ok(shell, "@jax.jit\ndef f(x, i):\n    return x[i]")
+    ran = ran_ok(shell, "%timeit -n 2 -r 1 f(x, 12)")
+    assert not [t for t in ran.shown(NOTE) if "jitted" in t]    # (paused while timed)
+    ran = ran_ok(shell, "f(x, 12)")                 # (off the fast paths again after it)
+    assert "JAX read index 9 instead" in _note(ran)
