@@ -26,7 +26,7 @@ import weakref
 from typing import NamedTuple
 
 from ..api import checkify
-from ..core import watches
+from ..core import compile_record, watches
 from ..core.ir import ClosedJaxpr, Var, all_equations, jaxpr_params
 from ..core.source_info import learner_frame, positions
 from ..core.staging import is_ref
@@ -153,7 +153,8 @@ class IndexWatch:
             frame = learner_frame(sys._getframe(1))
             if frame is None:
                 return
-            error = self.checks()(*leaves).get_exception()
+            with compile_record.unlogged():   # (the notebook's program, not the learner's)
+                error = self.checks()(*leaves).get_exception()
             eqn = self.sites.get(id(getattr(error, "traceback_info", None)))
             if eqn is None:
                 return
@@ -169,7 +170,7 @@ class IndexWatch:
 
     def checks(self):
         """The program's index checks as a jitted function of its arguments, giving the Error
-        (jxkernel's own jit: no compile of it reaches the learner's log)."""
+        (compiled where `called` keeps it out of the compile log)."""
         if self._checks is None:
             closed = self.closed
 

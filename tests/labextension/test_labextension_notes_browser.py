@@ -19,7 +19,7 @@ from test_labextension_browser import (  # the same harness: server, page and co
     shot_view,
 )
 
-SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED, APPENDED, MOVED = range(10)
+SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED, APPENDED, MOVED, JITTED = range(11)
 NOTEBOOK = [
     "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp",
     "def f(x):\n    return jnp.sin(x) * 2.0\n\nf_jit = jax.jit(f)\n"
@@ -34,6 +34,7 @@ NOTEBOOK = [
     "log = []\n@jax.jit\ndef logged(x):\n    log.append(x)\n    return x * 2\n"
     "logged(1.0)\nlogged(2.0)\nlen(log)",
     "frames = jnp.arange(10)\njax.lax.dynamic_slice(frames, (8,), (4,))",
+    "@jax.jit\ndef get(x, i):\n    return x[i]\n\nget(frames, 12)",
 ]
 
 
@@ -41,7 +42,7 @@ NOTEBOOK = [
 server, console, page = notebook_fixtures(
     "notes.ipynb", NOTEBOOK, {AGAIN: "jx-note", MANY: "jx-note", STALE: "jx-note",
                               PRINTED: "jx-note", APPENDED: "jx-note",
-                              MOVED: "jx-note"},
+                              MOVED: "jx-note", JITTED: "jx-note"},
     ready=lambda p: expect(cell(p, LOG).locator(".jp-OutputArea-output").first).to_be_visible())
 
 
@@ -89,10 +90,10 @@ def test_the_compiles_log_cuts_no_line(page, request):
     }).length""")
     assert clipped == 0, f"{clipped} element(s) of the log cut their content"
     earlier = rows.locator("details.jx-log-earlier")
-    # (the log is live: the three cells after it add their first compiles, mul's, pr's and
-    # logged's)
-    expect(earlier.locator("summary")).to_have_text("27 earlier compilation(s)")
-    expect(earlier.locator("td", has_text="first call")).not_to_be_visible()
+    # (the log is live: the cells after it add their first compiles, mul's, pr's, logged's
+    # and get's; get's index checks, the notebook's own program, are not logged)
+    expect(earlier.locator("summary")).to_have_text("28 earlier compilation(s)")
+    expect(earlier.locator("td", has_text="first call").first).not_to_be_visible()
     # the user's functions first, in a table of their own; eager operations and jxkernel's own
     # functions folded after it, each a closed group (compile_report.group_of's rule)
     expect(log.locator("table").first).not_to_contain_text("compile(s) of")
@@ -103,7 +104,7 @@ def test_the_compiles_log_cuts_no_line(page, request):
     expect(groups.locator("tr.jx-group", has_text="_normal")).to_contain_text("In[2]:5")
     shot_view(log, request, "1-newest")
     earlier.locator("summary").click()
-    expect(earlier.locator("td", has_text="first call")).to_be_visible()
+    expect(earlier.locator("td", has_text="first call").first).to_be_visible()
     shot_view(log, request, "2-earlier-open")
 
 
@@ -163,3 +164,21 @@ def test_a_dynamic_slice_whose_start_moved_is_noted_with_the_padded_call(page, r
     expect(note.locator("pre")).to_contain_text(
         "jax.lax.dynamic_slice(jnp.pad(frames, ((0, 2),)), (8,), (4,))")
     shot_view(moved, request, "1-moved")
+
+
+def test_a_traced_index_out_of_bounds_is_noted_with_checkify(page, request):
+    """An index a jitted call traced, out of bounds when it ran (notebook/index_calls.py): the
+    note names it, the function and what JAX read instead in one line, and opens on the
+    learner's call wrapped in checkify."""
+    jitted = cell(page, JITTED)
+    expect(jitted.locator(".jp-OutputArea-output").first).to_contain_text("9")
+    note = jitted.locator("details.jx-note")
+    expect(note).to_have_count(1)
+    expect(note.locator("summary")).to_contain_text(
+        "⚠ index 12 is past the end of axis 0 (size 10) in get, jitted (at In[")
+    expect(note.locator("summary")).to_contain_text("JAX read index 9 instead")
+    expect(note.locator("pre")).not_to_be_visible()
+    note.locator("summary").click()
+    expect(note.locator("pre")).to_contain_text(
+        "err, out = checkify.checkify(get, errors=checkify.index_checks)(frames, 12)")
+    shot_view(jitted, request, "1-jitted")

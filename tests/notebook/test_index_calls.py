@@ -110,7 +110,10 @@ def test_in_bounds_and_chosen_modes_get_no_note(shell, name):
 
 
 def test_a_line_told_once_and_a_program_that_prints_is_not_run_again(shell):
+    from jxkernel.core import compile_record
     _run(shell, "read_past_the_end")
+    # the checks' own program is the notebook's, not the learner's: not in the compile log
+    assert "index_checks" not in {e.function for e in compile_record.compile_events()}
     assert not [t for t in ran_ok(shell, "f(x, 13)").shown(NOTE) if "jitted" in t]
     ran_ok(shell, "@jax.jit\ndef g(x, i):\n    jax.debug.print('i={i}', i=i)\n    return x[i]")
     ran = ran_ok(shell, "g(x, 12)")
