@@ -49,8 +49,9 @@ _INDICES = {"gather": slice(1, 2), "dynamic_slice": slice(1, None),
 class Found(NamedTuple):
     """An index out of bounds a jitted call met: at the user's `file`:`line`, inside
     `function`, whose call was at `called` ((file, line)) written as `call` (the text of the
-    function called and of its arguments, `("get", "x, 12")`; None: not found, or long). `index` on `axis` (of `size`) as the primitive saw it (a negative one
-    counted from the end once already), `window` the elements read or written there from it;
+    function called and of its arguments, `("get", "x, 12")`; None: not found, or long).
+    `index` on `axis` (of `size`) as the primitive saw it (a negative one counted from the end
+    once already), `window` the elements read or written there from it;
     `did`: "clamped" (a read), "filled" (a read), "dropped" (an update) or "moved" (a window's
     start, read or written: `use`)."""
     file: str
