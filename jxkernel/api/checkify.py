@@ -193,6 +193,15 @@ _NAN_PRIMITIVES = [
     "tan", "tanh"]
 
 
+def no_indices(indices) -> bool:
+    """Whether an indexing reads or writes at no index (an empty index array; a 0-d operand's
+    dynamic slice has no start either): nothing can be out of bounds. JAX 0.10.2's checks fail
+    there (the first index out of bounds of none: "attempt to get argmin of an empty
+    sequence", for a 0-d dynamic_slice and an empty gather of an index vector); jxkernel's
+    pass, as the indexing does."""
+    return 0 in np.shape(indices)
+
+
 def _oob_payload(oob_mask, indices, dims_map, operand_shape):
     # the first out-of-bounds index, its axis and that axis's size, for the message
     flat_idx = jnp.argmin(jnp.logical_not(oob_mask))
@@ -205,7 +214,7 @@ def _oob_payload(oob_mask, indices, dims_map, operand_shape):
 
 def _dynamic_slice_check(error, enabled_errors, operand, *start_indices, slice_sizes):
     out = lax.dynamic_slice_p.bind(operand, *start_indices, slice_sizes=slice_sizes)
-    if OOBError not in enabled_errors:
+    if OOBError not in enabled_errors or not start_indices:     # (0-d: see no_indices)
         return error, out
     starts = jnp.stack([jnp.asarray(i) for i in start_indices])
     dims = np.array(np.shape(operand), starts.dtype)
@@ -217,7 +226,7 @@ def _dynamic_slice_check(error, enabled_errors, operand, *start_indices, slice_s
 
 def _dynamic_update_slice_check(error, enabled_errors, operand, update, *start_indices):
     out = lax.dynamic_update_slice_p.bind(operand, update, *start_indices)
-    if OOBError not in enabled_errors:
+    if OOBError not in enabled_errors or not start_indices:
         return error, out
     starts = jnp.stack([jnp.asarray(i) for i in start_indices])
     oob = (starts < 0) | (starts + np.array(np.shape(update), starts.dtype) >
@@ -229,7 +238,7 @@ def _dynamic_update_slice_check(error, enabled_errors, operand, update, *start_i
 
 def _gather_check(error, enabled_errors, operand, indices, **params):
     out = lax.gather_p.bind(operand, indices, **params)
-    if OOBError not in enabled_errors:
+    if OOBError not in enabled_errors or no_indices(indices):
         return error, out
     # as gather's own clamping: an index may go up to the axis size less the slice size
     dnums, slice_sizes = params["dimension_numbers"], params["slice_sizes"]
@@ -253,6 +262,8 @@ def _scatter_check(prim, error, enabled_errors, operand, indices, updates, **par
     out = prim.bind(operand, indices, updates, **params)
     if OOBError not in enabled_errors:
         return error, out
+    if no_indices(indices):
+        return _record_nans(prim, error, enabled_errors, out), out
     dnums = params["dimension_numbers"]
     sizes, pos = [], 0
     for i in range(np.ndim(operand)):

@@ -2,6 +2,8 @@
 be staged, `checkify` functionalizing checks through jit, cond, scan, while, vmap and grad,
 the automatic checks (division by zero, NaNs, out-of-bounds indexing), Error's get/throw and
 check_error. The messages are JAX 0.10.2's, character for character (checked against it)."""
+import functools
+
 import pytest
 from doc_examples import check_docstring_examples
 
@@ -104,6 +106,26 @@ def test_a_vmapped_scatters_indices_are_checked_on_its_batching_axis():
     assert out.tolist() == [[0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 1, 0]]     # (5 dropped)
     err, _ = ck.checkify(scatter, errors=ck.index_checks)(xs, jnp.array([1, 3, 0]))
     assert err.get() is None
+
+
+def test_an_indexing_at_no_index_passes_the_checks():
+    # JAX 0.10.2's checks raise ValueError here (tried by hand: "attempt to get argmin of an
+    # empty sequence", looking for the first index out of bounds of none); nothing can be out
+    # of bounds, and jxkernel's pass (a 0-d dynamic slice, gathers and scatters of no index)
+    checked = functools.partial(ck.checkify, errors=ck.index_checks)
+    err, out = checked(lambda x: lax.dynamic_slice(x, (), ()))(jnp.float32(1.))
+    assert err.get() is None and float(out) == 1.0
+    err, out = checked(lambda x: lax.dynamic_update_slice(x, x, ()))(jnp.float32(2.))
+    assert err.get() is None and float(out) == 2.0
+    dn = lax.GatherDimensionNumbers((), (0,), (0,))
+    no_index = jnp.zeros((0, 1), jnp.int32)
+    err, out = checked(lambda x, i: lax.gather(x, i, dn, (1,), mode="fill"))(
+        jnp.arange(5.), no_index)
+    assert err.get() is None and out.shape == (0,)
+    sn = lax.ScatterDimensionNumbers((), (0,), (0,))
+    err, out = checked(lambda x, i: lax.scatter(x, i, jnp.zeros((0,)), sn))(
+        jnp.arange(5.), no_index)
+    assert err.get() is None and out.tolist() == [0., 1., 2., 3., 4.]
 
 
 def test_check_error_is_functionalized_again():
