@@ -5,7 +5,8 @@ its `shell` fixture here, with the cell that sets up its names:
     shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp")
 
 By default the fixture is the module's (scope "module"): the extension is loaded if it is not
-yet, and stays loaded for the next file. `fresh=True` unloads and loads it again around each
+yet, and stays loaded for the next file (less its watch of jitted calls' indices,
+notebook/index_calls.py, which costs each program a compile more). `fresh=True` unloads and loads it again around each
 test (scope "function" unless `scope` says otherwise), so a test starts with no compiled
 cells, logs or selected device left by another; `kernel` (what makes a stand-in for
 ipykernel's kernel, with a comm manager) is set on the shell while the extension loads and
@@ -36,6 +37,7 @@ def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool =
     def shell():
         pytest.importorskip("IPython")
         from IPython.core.interactiveshell import InteractiveShell
+        from jxkernel.notebook import index_calls
         sh = InteractiveShell.instance()
         # the user's names as a new kernel's: the shell is the process's one, and what another
         # file's cells bound (`lax`, say) changes what a card writes (`lax.` or `jax.lax.`)
@@ -45,6 +47,7 @@ def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool =
         if kernel is not None:
             sh.kernel = kernel()
         sh.run_line_magic("load_ext", "jxkernel")
+        index_calls.install()       # (taken off after the file: see below)
         if setup:
             sh.run_cell(setup, store_history=store_history)
         yield sh
@@ -54,6 +57,10 @@ def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool =
             if kernel is not None:
                 del sh.kernel
             sh.run_line_magic("load_ext", "jxkernel")
+        # the extension stays loaded for the next file, but not its watch of jitted calls'
+        # indices: each program a later file's jit compiles would compile its checks too (a
+        # sixth more time for tests/lax), though those files test no note
+        index_calls.uninstall()
 
     return shell
 
