@@ -70,6 +70,43 @@ class Found(NamedTuple):
 
 found: collections.deque = collections.deque(maxlen=16)
 
+
+class _Pending(NamedTuple):
+    """A call whose checks were run, their Error not yet looked at: the function's name, the
+    learner's code that called it, its line and instruction."""
+    watch: IndexWatch
+    error: object
+    function: str
+    code: object
+    line: int
+    lasti: int
+
+
+# the calls whose checks ran and are not yet looked at: a look waits for the checks' result
+# (a copy to the host), so a loop's calls are looked at together, every BATCH calls and at the
+# cell's end (`settle`), and its steps run on as they would
+pending: list = []
+BATCH = 256
+
+
+def settle() -> None:
+    """Look at the pending calls' checks, in order: the first index out of bounds found at
+    each site of the user's goes to `found`."""
+    calls, pending[:] = list(pending), []
+    for call in calls:
+        try:
+            told = call.watch.looked_at(call)
+        except Exception as e:  # noqa: BLE001  (looking must never fail the cell)
+            _could_not_follow(e)
+            return
+        # (a site's first: a loop's later steps out of bounds there would push it out)
+        if told is not None and all((f.file, f.line) != (told.file, told.line) for f in found):
+            found.append(told)
+
+
+def _could_not_follow(error) -> None:
+    gradient_calls.could_not_follow(error, "this jitted call's indices", "index")
+
 # a program -> its IndexWatch, or None where nothing of the user's indexes with a traced value
 _watches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -84,11 +121,13 @@ def uninstall() -> None:
     if watch_for in watches.makers:
         watches.makers.remove(watch_for)
     indexing.chosen_mode_sites.clear()
+    pending.clear()
 
 
 def clear() -> None:
     """Forget the indices found so far: at a cell's start."""
     found.clear()
+    pending.clear()
 
 
 def watch_for(closed: ClosedJaxpr):
@@ -145,8 +184,8 @@ class IndexWatch:
             gradient_calls.LOOKED_AT else None
 
     def called(self, jitted, entry, leaves, outs) -> None:
-        """Run the checks on a call's inputs (jit's _call gives them); keep the first index out
-        of bounds at a site of the user's, told at the learner's line that made the call."""
+        """Run the checks on a call's inputs (jit's _call gives them), at the learner's line
+        that made the call; their result is looked at later (`settle`), not waited for."""
         # (a Ref's writes, or a call under another trace: not run again)
         if leaves is None or any(isinstance(x, Tracer) or is_ref(x) for x in leaves):
             return
@@ -155,19 +194,27 @@ class IndexWatch:
             if frame is None:
                 return
             with compile_record.unlogged():   # (the notebook's program, not the learner's)
-                error = self.checks()(*leaves).get_exception()
-            eqn = self.sites.get(id(getattr(error, "traceback_info", None)))
-            if eqn is None:
-                return
-            info = eqn.source_info
-            if (info.file, info.line) in indexing.chosen_mode_sites:
-                return
-            index, axis, size = (int(v) for v in error._payload)
-            found.append(Found(info.file, info.line, (frame.f_code.co_filename, frame.f_lineno),
-                               getattr(jitted, "__name__", "the function"), _call_text(frame),
-                               eqn.primitive.name, index, axis, size, *_what_it_did(eqn, axis)))
+                error = self.checks()(*leaves)
+            pending.append(_Pending(self, error, getattr(jitted, "__name__", "the function"),
+                                    frame.f_code, frame.f_lineno, frame.f_lasti))
+            if len(pending) >= BATCH:
+                settle()
         except Exception as e:  # noqa: BLE001  (checking must never fail the user's call)
-            gradient_calls.could_not_follow(e, "this jitted call's indices", "index")
+            _could_not_follow(e)
+
+    def looked_at(self, call: _Pending) -> Found | None:
+        """The index out of bounds a call's checks found at a site of the user's, or None."""
+        error = call.error.get_exception()
+        eqn = self.sites.get(id(getattr(error, "traceback_info", None)))
+        if eqn is None:
+            return None
+        info = eqn.source_info
+        if (info.file, info.line) in indexing.chosen_mode_sites:
+            return None
+        index, axis, size = (int(v) for v in error._payload)
+        return Found(info.file, info.line, (call.code.co_filename, call.line), call.function,
+                     _call_text(call.code, call.lasti), eqn.primitive.name, index, axis, size,
+                     *_what_it_did(eqn, axis))
 
     def checks(self):
         """The program's index checks as a jitted function of its arguments, giving the Error
@@ -194,11 +241,11 @@ def _what_it_did(eqn, axis: int) -> tuple:
     return 1, "update", "clamped" if "CLIP" in mode else "dropped"
 
 
-def _call_text(frame) -> tuple | None:
-    """The learner's text of the call at `frame`'s instruction, its function and its arguments
-    (`get(x, 12)`: `("get", "x, 12")`), where it is one line and short."""
-    where = positions(frame.f_code, frame.f_lasti)
-    file = frame.f_code.co_filename
+def _call_text(code, lasti: int) -> tuple | None:
+    """The learner's text of the call at `code`'s instruction `lasti`, its function and its
+    arguments (`get(x, 12)`: `("get", "x, 12")`), where it is one line and short."""
+    where = positions(code, lasti)
+    file = code.co_filename
     tree = parse_file(file) if None not in where else None
     calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and
              (c.lineno, c.end_lineno, c.col_offset, c.end_col_offset) == where
@@ -220,6 +267,7 @@ def cell_note(told: set | None = None) -> Note | None:
     """The note of the cell that just ran, or None: no jitted call of the cell met an index
     out of bounds at a user's line, or only at lines told of before (`told`: (file, line),
     kept by the loaded extension)."""
+    settle()
     met = list(found)
     found.clear()
     if told is not None:

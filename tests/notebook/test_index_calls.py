@@ -131,3 +131,14 @@ def test_a_donating_step_is_checked_and_timeit_is_not(shell):
     assert not [t for t in ran.shown(NOTE) if "jitted" in t]    # (paused while timed)
     ran = ran_ok(shell, "f(x, 12)")                 # (off the fast paths again after it)
     assert "JAX read index 9 instead" in _note(ran)
+
+
+def test_a_loops_calls_are_looked_at_together_and_the_first_out_of_bounds_is_told(shell):
+    from jxkernel.notebook import index_calls
+    ran_ok(shell, "x = jnp.arange(10)\n@jax.jit\ndef f(x, i):\n    return x[i]")
+    # more calls than one look takes (BATCH): the index out of bounds in the second batch
+    calls = index_calls.BATCH + 50
+    ran = ran_ok(shell, f"for k in range({calls}):\n"
+                        f"    f(x, 15 if k == {calls - 20} else 16 if k > {calls - 20} else k % 10)")
+    assert "index 15 is past the end of axis 0 (size 10) in f, jitted" in _note(ran)
+    assert index_calls.pending == []
