@@ -28,7 +28,7 @@ from typing import NamedTuple
 from ..api import checkify
 from ..core import compile_record, watches
 from ..core.ir import ClosedJaxpr, Var, all_equations, jaxpr_params
-from ..core.source_info import learner_frame, positions
+from ..core.source_info import installed_package, learner_frame, positions
 from ..core.staging import is_ref
 from ..core.trace import Tracer
 from ..numpy import indexing
@@ -146,21 +146,43 @@ def watch_for(closed: ClosedJaxpr):
 
 
 def _sites(jaxpr, traced: set, sites: dict) -> dict:
-    """id(source_info) -> equation, of each equation of `jaxpr` (and of those nested) at a
-    user's line indexing with a value that `traced` (the arguments) reaches. A nested
-    jaxpr's arguments are all taken as reached (a loop's counter, a branch's operand)."""
+    """id(source_info) -> (equation, the learner's SourceInfo), of each equation of `jaxpr`
+    (and of those nested) made under a learner's line (`_learners`) indexing with a value
+    that `traced` (the arguments) reaches. A nested jaxpr's arguments are all taken as
+    reached (a loop's counter, a branch's operand)."""
     for eqn in jaxpr.eqns:
         at = _INDICES.get(eqn.primitive.name)
         info = eqn.source_info
-        if at is not None and info is not None and is_user_file(info.file) and \
-                any(isinstance(v, Var) and v in traced for v in eqn.invars[at]):
-            sites[id(info)] = eqn
+        learners = _learners(info) if at is not None else None
+        if learners is not None and any(isinstance(v, Var) and v in traced
+                                        for v in eqn.invars[at]):
+            sites[id(info)] = eqn, learners
         for sub in jaxpr_params(eqn.params):
             inner = sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
             _sites(inner, set(inner.invars), sites)
         if any(isinstance(v, Var) and v in traced for v in eqn.invars):
             traced.update(eqn.outvars)
     return sites
+
+
+def _learners(info):
+    """The learner's line of an equation's source: its own, or the caller's past an installed
+    library's (Flax's Variable indexing for `self.table[i]` in the learner's module); None
+    where no line is the learner's."""
+    while info is not None:
+        if is_user_file(info.file) and installed_package(info.file) is None:
+            return info
+        info = info.caller
+    return None
+
+
+def _chose_mode(info, learners) -> bool:
+    """Whether a line from the equation's own to the learner's chose the indexing's mode."""
+    while info is not None:
+        if (info.file, info.line) in indexing.chosen_mode_sites:
+            return True
+        info = None if info is learners else info.caller
+    return False
 
 
 class IndexWatch:
@@ -205,11 +227,8 @@ class IndexWatch:
     def looked_at(self, call: _Pending) -> Found | None:
         """The index out of bounds a call's checks found at a site of the user's, or None."""
         error = call.error.get_exception()
-        eqn = self.sites.get(id(getattr(error, "traceback_info", None)))
-        if eqn is None:
-            return None
-        info = eqn.source_info
-        if (info.file, info.line) in indexing.chosen_mode_sites:
+        eqn, info = self.sites.get(id(getattr(error, "traceback_info", None)), (None, None))
+        if eqn is None or _chose_mode(eqn.source_info, info):
             return None
         index, axis, size = (int(v) for v in error._payload)
         return Found(info.file, info.line, (call.code.co_filename, call.line), call.function,

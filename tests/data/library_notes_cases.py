@@ -164,6 +164,18 @@ FLAX = {
     "nan_where_step": SQRT_STEP.format(ret="jnp.sqrt(r)"),
     # the NaN note's line in place of the loss's return: the parameters finite
     "nan_where_fixed": SQRT_STEP.format(ret="jnp.sqrt(jnp.where(r > 0, r, 1.0))"),
+    # a module reading its Param at a traced row past the end, under nnx.jit: JAX reads row 9
+    # (the indexing is Flax's Variable.__getitem__, under the learner's `self.rows[i]`)
+    "row_past_the_end": (
+        "class Table(nnx.Module):\n"
+        "  def __init__(self):\n"
+        "    self.rows = nnx.Param(jnp.arange(20.).reshape(10, 2))\n"
+        "  def __call__(self, i):\n"
+        "    return self.rows[i]\n"
+        "@nnx.jit\n"
+        "def row(table, i):\n"
+        "  return table(i)\n"
+        "print(row(Table(), 12))\n"),
 }
 
 OPTAX = {

@@ -230,6 +230,18 @@ def test_a_nan_gradient_under_nnx_jit_is_told_at_the_learners_where_with_its_fix
     assert "site-packages" not in notes and "autodiff.py" not in notes
 
 
+def test_a_traced_row_past_the_end_of_a_param_is_told_at_the_learners_line(flax_cells):
+    """A module reading its Param at a traced row under nnx.jit (JAX with Flax: row 9 read,
+    "[18. 19.]"). The index is Flax's Variable.__getitem__'s; the note names the learner's
+    line, `return self.rows[i]` (the cell's fifth), not Flax's file."""
+    ran = flax_cells["row_past_the_end"]
+    assert ran["stdout"].splitlines() == JAX["flax_cases"]["row_past_the_end"]["printed"]
+    (note,) = [n for n in ran["card_or_notes"].split("\n⚠") if "jitted" in n]
+    assert re.search(r"index 12 is past the end of axis 0 \(size 10\) in row, jitted \(at "
+                     r"In\[\d+\]:5, called at In\[\d+\]:9\): JAX read index 9 instead", note), note
+    assert "variablelib" not in note and "site-packages" not in note
+
+
 def test_a_nan_gradient_under_equinox_names_the_learners_loss_and_where(optax_cells):
     """The FAQ's where in the loss of an eqx.filter_jit step taking
     eqx.filter_value_and_grad (JAX: the weights NaN after one update). The note's title named
