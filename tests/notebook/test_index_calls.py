@@ -142,3 +142,17 @@ def test_a_loops_calls_are_looked_at_together_and_the_first_out_of_bounds_is_tol
                         f"    f(x, 15 if k == {calls - 20} else 16 if k > {calls - 20} else k % 10)")
     assert "index 15 is past the end of axis 0 (size 10) in f, jitted" in _note(ran)
     assert index_calls.pending == []
+
+
+def test_a_step_taking_a_gradient_is_watched_for_both(shell):
+    from jxkernel.core.watches import Watches
+    ran_ok(shell, "X = jnp.arange(20.).reshape(10, 2)\n@jax.jit\ndef step(w, i):\n"
+                  "    g = jax.grad(lambda w: jnp.sum((X[i] @ w) ** 2))(w)\n    return w - 0.1 * g")
+    ran = ran_ok(shell, "w = step(jnp.ones(2), 12)")
+    assert "index 12 is past the end of axis 0 (size 10) in step, jitted" in _note(ran)
+    (entry,) = shell.user_ns["step"]._cache.values()
+    assert isinstance(entry.watch, Watches)      # (the gradient record's and the index checks')
+    # JAX read row 9: w - 0.1 * 2 (X[9] . w) X[9], X[9] = [18, 19], w = [1, 1] (within about
+    # 8 float32 ulps: rtol 1e-6)
+    np.testing.assert_allclose(np.asarray(shell.user_ns["w"]),
+                               1 - 0.2 * 37 * np.array([18., 19.]), rtol=1e-6)
