@@ -13,8 +13,10 @@ drops the update or moves the window, and raises nothing.
 While the extension is loaded, each program a user's jit compiles that indexes with a traced
 value at the user's line is watched (core/watches.py): each of its calls has the program's
 index checks (checkify's, api/checkify.py) run on its arguments, compiled once, computing only
-what the checks read. A line that chose its mode (`x.at[i].get(mode='fill')`,
-`.set(v, mode='drop')`) meant it, and is not told (numpy/indexing.chosen_mode_sites).
+what the checks read. Only a site that indexed with JAX's default mode is told (recorded
+as it was traced: numpy/indexing.traced_sites, lax/slicing/start_watch.traced_sites): a line
+that chose its mode (`x.at[i].get(mode='fill')`, `.set(v, mode='drop')`) meant it, and
+jxkernel's own functions index as they mean to (a segment_sum drops ids past its segments).
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from ..core.ir import ClosedJaxpr, Var, all_equations, jaxpr_params
 from ..core.source_info import installed_package, learner_frame, positions
 from ..core.staging import is_ref
 from ..core.trace import Tracer
+from ..lax.slicing import start_watch
 from ..numpy import indexing
 from ..transforms.jit.function import jit
 from ..views.source import is_user_file
@@ -120,7 +123,8 @@ def install() -> None:
 def uninstall() -> None:
     if watch_for in watches.makers:
         watches.makers.remove(watch_for)
-    indexing.chosen_mode_sites.clear()
+    indexing.traced_sites.clear()
+    start_watch.traced_sites.clear()
     pending.clear()
 
 
@@ -147,13 +151,13 @@ def watch_for(closed: ClosedJaxpr):
 
 def _sites(jaxpr, traced: set, sites: dict) -> dict:
     """id(source_info) -> (equation, the learner's SourceInfo), of each equation of `jaxpr`
-    (and of those nested) made under a learner's line (`_learners`) indexing with a value
-    that `traced` (the arguments) reaches. A nested jaxpr's arguments are all taken as
-    reached (a loop's counter, a branch's operand)."""
+    (and of those nested) made under a learner's line (`_learners`) by a user's indexing in
+    JAX's default mode (`_traced_site`) with a value that `traced` (the arguments) reaches. A
+    nested jaxpr's arguments are all taken as reached (a loop's counter, a branch's operand)."""
     for eqn in jaxpr.eqns:
         at = _INDICES.get(eqn.primitive.name)
         info = eqn.source_info
-        learners = _learners(info) if at is not None else None
+        learners = _learners(info) if at is not None and _traced_site(info) else None
         if learners is not None and any(isinstance(v, Var) and v in traced
                                         for v in eqn.invars[at]):
             sites[id(info)] = eqn, learners
@@ -176,13 +180,11 @@ def _learners(info):
     return None
 
 
-def _chose_mode(info, learners) -> bool:
-    """Whether a line from the equation's own to the learner's chose the indexing's mode."""
-    while info is not None:
-        if (info.file, info.line) in indexing.chosen_mode_sites:
-            return True
-        info = None if info is learners else info.caller
-    return False
+def _traced_site(info) -> bool:
+    """Whether the line that made an equation indexed with a traced index in JAX's default
+    mode, as it was traced (x[i], x.at[i].set(v), jnp.take, lax.dynamic_slice)."""
+    return info is not None and ((info.file, info.line) in indexing.traced_sites or
+                                 (info.file, info.line) in start_watch.traced_sites)
 
 
 class IndexWatch:
@@ -228,7 +230,7 @@ class IndexWatch:
         """The index out of bounds a call's checks found at a site of the user's, or None."""
         error = call.error.get_exception()
         eqn, info = self.sites.get(id(getattr(error, "traceback_info", None)), (None, None))
-        if eqn is None or _chose_mode(eqn.source_info, info):
+        if eqn is None:
             return None
         index, axis, size = (int(v) for v in error._payload)
         return Found(info.file, info.line, (call.code.co_filename, call.line), call.function,

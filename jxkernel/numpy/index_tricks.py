@@ -60,8 +60,8 @@ def take(a, indices, axis: int | None = None, out=None, mode=None, unique_indice
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
-    if mode is not None:            # (an index out of bounds is then meant: not told)
-        indexing.record_chosen_mode(sys._getframe(1))
+    if mode is None and isinstance(indices, Tracer):    # (a mode chosen: meant, not told)
+        indexing.record_traced(sys._getframe(1))
     return _take(a, indices, None if axis is None else operator.index(axis), None, mode,
                  unique_indices, indices_are_sorted, fill_value)
 

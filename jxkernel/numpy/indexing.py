@@ -94,10 +94,12 @@ record_update_sites = False
 look_at_index_arrays = False
 _LOOKED_AT = 1 << 16
 
-# The user's lines that indexed with a mode of their choosing (x.at[i].get(mode='fill'),
-# .set(v, mode='drop')) while the notebook looks: (file, line). Such an index out of bounds is
-# meant, and the note of a jitted call's indices (notebook/index_calls.py) does not tell it.
-chosen_mode_sites: set = set()
+# The user's lines that indexed with a traced index (a jitted function's argument) and JAX's
+# default mode, which clamps a read and drops an update, while the notebook looks: (file,
+# line). The note of a jitted call's indices (notebook/index_calls.py) tells an index out of
+# bounds met there only: not one a mode of the user's choosing meant (x.at[i].get(mode='fill'),
+# .set(v, mode='drop')), nor one jxkernel's own functions index at (a segment_sum's drops).
+traced_sites: set = set()
 
 
 # ------------------------------------------------------------------ parsing an index
@@ -263,8 +265,6 @@ def rewriting_take(arr, idx, *, indices_are_sorted=False, unique_indices=False, 
         return out
     if parsed_mode is None and kinds & {INT, ARRAY}:
         _record_clamped(shape, items, normalize_indices)
-    elif kinds & {INT, ARRAY}:
-        record_chosen_mode()
     dynamic = strategy is IndexingStrategy.DYNAMIC_SLICE or strategy is IndexingStrategy.AUTO \
         and slicable and kinds <= {INT, SLICE, NONE, ELLIPSIS, ARRAY} and all(
             np.ndim(i) == 0 for k, i in items if k == ARRAY) and all(
@@ -327,14 +327,14 @@ def _indexed_at():
     return None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
 
 
-def record_chosen_mode(frame=None) -> None:
-    """Adds the user's line that indexed with a mode of its own (at `frame`, the caller's by
-    default, or outward from it past the indexing modules) to chosen_mode_sites, while the
-    notebook looks."""
+def record_traced(frame=None) -> None:
+    """Adds the user's line that indexed with a traced index and JAX's default mode (at
+    `frame`, the caller's by default, or outward from it past the indexing modules) to
+    traced_sites, while the notebook looks."""
     if look_at_index_arrays:
         frame = _users_frame(frame or sys._getframe(1))
         if frame is not None:
-            chosen_mode_sites.add((frame.f_code.co_filename, frame.f_lineno))
+            traced_sites.add((frame.f_code.co_filename, frame.f_lineno))
 
 
 def _record_update_site() -> None:
@@ -370,6 +370,10 @@ def _record_clamped(shape, items, normalize_indices, use="read") -> None:
             if not look_at_index_arrays:
                 continue
             where = where or _indexed_at()            # (only the user's line pays for a look)
+            if isinstance(i, Tracer):
+                if where is not None:
+                    traced_sites.add(where)
+                continue
             values = _known_values(i) if where else None
             if values is None:
                 continue
@@ -890,8 +894,6 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
     items = _expand_bool_indices(_parse(idx, shape), shape)
     if mode is None and any(k in (INT, ARRAY) for k, _ in items):
         _record_clamped(shape, items, normalize_indices, "update")
-    elif any(k in (INT, ARRAY) for k, _ in items):
-        record_chosen_mode()
     typed = xa.split
     ix = _index_to_gather(shape, items, normalize_indices,
                           None if typed is None else parts_of(xa))

@@ -48,6 +48,11 @@ moved: collections.deque = collections.deque(maxlen=16)
 # finding the user's line costs a few µs, which a script's eager slicing must not pay.
 watching = False
 
+# the user's lines that called one of them with a start known only when the program runs (a
+# jitted function's argument), while `watching`: (file, line). The notebook's note of a jitted
+# call's indices (notebook/index_calls.py) tells an index out of bounds met there only.
+traced_sites: set = set()
+
 # the frames between the user's call and the record: this module's, the lax functions', and
 # the wrapper jax_jitted gives dynamic_index_in_dim and dynamic_update_index_in_dim
 _LAX_FILE = os.path.join(PACKAGE_DIR, "lax", "slicing", "dynamic_slices.py")
@@ -62,6 +67,10 @@ def record(operand, start_indices, sizes, allow_negative_indices, use: str) -> N
     if not all(isinstance(n, (int, np.integer)) for n in shape + sizes):
         return                                      # (a symbolic size: undecided)
     asked = _known_starts(start_indices)
+    if asked is None and _traced(start_indices):
+        found = _users_call()
+        if found is not None:
+            traced_sites.add((found[0].f_code.co_filename, found[0].f_lineno))
     if asked is None or len(asked) != len(shape):
         return
     allow = ([allow_negative_indices] * len(shape) if isinstance(allow_negative_indices, bool)
@@ -105,6 +114,12 @@ def _known_starts(start_indices) -> tuple | None:
         start_indices = list(np.asarray(start_indices))
     starts = tuple(_known_start(i) for i in start_indices)
     return None if None in starts else starts
+
+
+def _traced(start_indices) -> bool:
+    """Whether a start is a tracer: known only when the program runs."""
+    return isinstance(start_indices, Tracer) or isinstance(start_indices, (list, tuple)) and \
+        any(isinstance(i, Tracer) for i in start_indices)
 
 
 def _users_call():
