@@ -56,7 +56,8 @@ class Found(NamedTuple):
     `index` on `axis` (of `size`) as the primitive saw it (a negative one counted from the end
     once already), `window` the elements read or written there from it;
     `did`: "clamped" (a read), "filled" (a read), "dropped" (an update) or "moved" (a window's
-    start, read or written: `use`)."""
+    start, read or written: `use`). `named`: the lax function the line called (None: jnp's
+    indexing); `batched`: under a vmap, `axis` an example's (the batch's axes not counted)."""
     file: str
     line: int
     called: tuple
@@ -69,6 +70,8 @@ class Found(NamedTuple):
     window: int
     use: str
     did: str
+    named: str | None = None
+    batched: bool = False
 
 
 found: collections.deque = collections.deque(maxlen=16)
@@ -233,9 +236,15 @@ class IndexWatch:
         if eqn is None:
             return None
         index, axis, size = (int(v) for v in error._payload)
+        # (under a vmap the operand has the batch's axes too: the learner's x[i] is an
+        # example's, its axis counted without them)
+        dnums = eqn.params.get("dimension_numbers")
+        batch = tuple(getattr(dnums, "operand_batching_dims", ()))
+        site = (eqn.source_info.file, eqn.source_info.line)
         return Found(info.file, info.line, (call.code.co_filename, call.line), call.function,
-                     _call_text(call.code, call.lasti), eqn.primitive.name, index, axis, size,
-                     *_what_it_did(eqn, axis))
+                     _call_text(call.code, call.lasti), eqn.primitive.name, index,
+                     axis - sum(b < axis for b in batch), size, *_what_it_did(eqn, axis),
+                     start_watch.traced_sites.get(site), bool(batch))
 
     def checks(self):
         """The program's index checks as a jitted function of its arguments, giving the Error
@@ -299,13 +308,14 @@ def cell_note(told: set | None = None) -> Note | None:
     m = met[0]
     more = len({(r.file, r.line) for r in met}) - 1
     others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
-    where = (f"in {m.function}, jitted (at {source_label(Site(m.file, m.line))}, called at "
+    where = (("in an example of a vmapped batch, " if m.batched else "") +
+             f"in {m.function}, jitted (at {source_label(Site(m.file, m.line))}, called at "
              f"{source_label(Site(*m.called))}){others}")
     used = min(max(m.index, 0), m.size - m.window)
     if m.window > 1:
         side = "starts at " + (f"{m.size - m.window} at most" if m.index > 0 else "0 at least")
         did = "read" if m.use == "read" else "wrote the update at"
-        title = (f"⚠ {_named(m.primitive)} moved its start {m.index} to {used} on axis {m.axis} "
+        title = (f"⚠ {_named(m)} moved its start {m.index} to {used} on axis {m.axis} "
                  f"{where}: a window of {m.window} on axis {m.axis} (size {m.size}) {side}, so "
                  f"it {did} [{used}:{used + m.window}], and raised nothing")
     else:
@@ -319,8 +329,11 @@ def cell_note(told: set | None = None) -> Note | None:
     return Note(title, body=_body(m), kind="info", details=True)
 
 
-def _named(primitive: str) -> str:
-    return f"lax.{primitive}" if primitive.startswith("dynamic") else primitive
+def _named(m: Found) -> str:
+    """The function that indexed, as the learner called it: the lax function, else the
+    primitive (a window read by jnp's indexing)."""
+    name = m.named or m.primitive
+    return f"lax.{name}" if name.startswith("dynamic") else name
 
 
 def _body(m: Found) -> str:
@@ -339,6 +352,9 @@ def _body(m: Found) -> str:
     fix = (f"To have such a call raise, wrap the jitted function in checkify (from "
            f"jax.experimental import checkify){stand_ins}:\n    err, out = checkify.checkify("
            f"{function}, errors=checkify.index_checks)({args})\n    err.throw()\n")
+    if m.batched and m.use == "update":     # (JAX's own check fails there: not a way out)
+        fix = ("JAX 0.10.2's checkify cannot check an update under vmap (its index check "
+               "raises IndexError), so no wrapping makes this call raise. ")
     if m.window > 1:
         way = (f"Or keep each start from 0 to size - window: at most {m.size - m.window} on "
                f"axis {m.axis}.")

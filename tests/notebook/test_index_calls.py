@@ -17,7 +17,8 @@ from ipython_shell import ran_failing, ran_ok, shell_fixture  # tests/support
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp, numpy as np\n"
                       "lax = jax.lax")
 THEIRS = locations.jax_answers("traced_index_reference.json")
-AT = r"in f, jitted \(at In\[\d+\]:\d+, called at In\[\d+\]:1\)"
+AT = (r"(?:in an example of a vmapped batch, )?in f, jitted \(at In\[\d+\]:\d+, called at "
+      r"In\[\d+\]:1\)")
 INDEX = re.compile(rf"⚠ index (-?\d+) is (past the end|before the start) of axis (\d+) "
                    rf"\(size (\d+)\) {AT}: (.+), where NumPy raises IndexError")
 WINDOW = re.compile(rf"⚠ lax\.(\w+) moved its start (\d+) to (\d+) on axis (\d+) {AT}: a "
@@ -46,7 +47,14 @@ def test_the_note_names_the_index_jax_checkify_names_and_what_jax_did(shell, nam
     ours = np.asarray(shell.user_ns["out"])
     assert ours.tolist() == theirs["result"]            # (integers: exact)
     title = _note(ran).splitlines()[0]
-    index, axis, size = (int(v) for v in CHECKIFY.search(theirs["checkify"]).groups())
+    if "checkify_failed" in theirs:       # (JAX's check of a vmapped update: IndexError)
+        assert "cannot check an update under vmap" in _note(ran)
+        index, axis, size = 7, 1, 5
+    else:
+        index, axis, size = (int(v) for v in CHECKIFY.search(theirs["checkify"]).groups())
+    if "vmap" in cases.CASES[name][0]:      # (the note's axis is an example's: JAX's less 1)
+        assert "in an example of a vmapped batch" in title
+        axis -= 1
     x = np.arange(10)
     found = INDEX.fullmatch(title)
     if found is not None:
@@ -54,7 +62,9 @@ def test_the_note_names_the_index_jax_checkify_names_and_what_jax_did(shell, nam
         assert (int(told), int(told_axis), int(told_size)) == (index, axis, size)
         assert where == ("past the end" if index >= 0 else "before the start")
         read = re.fullmatch(r"JAX read index (\d+) instead", then)
-        if then == "JAX dropped this update":
+        if then == "JAX dropped this update" and name == "update_vmapped":
+            assert theirs["result"][1] == [5, 6, 7, 8, 9]   # row 1 unchanged
+        elif then == "JAX dropped this update":
             assert theirs["result"] == x.tolist()       # the array unchanged
         elif then == "JAX read the fill value instead":
             assert theirs["result"] == np.iinfo(np.int32).min
@@ -73,6 +83,8 @@ def test_the_note_names_the_index_jax_checkify_names_and_what_jax_did(shell, nam
         starts = [min(3 * i, 10 - n) for i in range(4)]
         assert starts[-1] == used
         assert theirs["result"] == sum(int(x[s:s + n].sum()) for s in starts)
+    elif did == "read" and name == "slice_vmapped":     # row 1: [5, ..., 9]
+        assert theirs["result"][1] == x[5:][used:used + n].tolist()
     elif did == "read":
         assert theirs["result"] == x[used:used + n].tolist()
     else:
@@ -85,6 +97,8 @@ def _check_read(name, result, read):
     """What JAX returned holds the element the note says it read (x's element is its index)."""
     if name == "read_index_array":          # [1, 11, 12]: the 11 read as told
         assert result[1] == read
+    elif name == "read_vmapped":            # row 1, [5, ..., 9], read at the index told
+        assert result[1] == 5 + read
     elif name == "read_in_scan":            # x[1] + x[2] + the 30 read as told
         assert result == 1 + 2 + read
     else:
@@ -138,8 +152,9 @@ def test_a_loops_calls_are_looked_at_together_and_the_first_out_of_bounds_is_tol
     ran_ok(shell, "x = jnp.arange(10)\n@jax.jit\ndef f(x, i):\n    return x[i]")
     # more calls than one look takes (BATCH): the index out of bounds in the second batch
     calls = index_calls.BATCH + 50
+    last = calls - 20
     ran = ran_ok(shell, f"for k in range({calls}):\n"
-                        f"    f(x, 15 if k == {calls - 20} else 16 if k > {calls - 20} else k % 10)")
+                        f"    f(x, 15 if k == {last} else 16 if k > {last} else k % 10)")
     assert "index 15 is past the end of axis 0 (size 10) in f, jitted" in _note(ran)
     assert index_calls.pending == []
 

@@ -49,9 +49,10 @@ moved: collections.deque = collections.deque(maxlen=16)
 watching = False
 
 # the user's lines that called one of them with a start known only when the program runs (a
-# jitted function's argument), while `watching`: (file, line). The notebook's note of a jitted
-# call's indices (notebook/index_calls.py) tells an index out of bounds met there only.
-traced_sites: set = set()
+# jitted function's argument), while `watching`: (file, line) -> the lax function called. The
+# notebook's note of a jitted call's indices (notebook/index_calls.py) tells an index out of
+# bounds met there only, named so.
+traced_sites: dict = {}
 
 # the frames between the user's call and the record: this module's, the lax functions', and
 # the wrapper jax_jitted gives dynamic_index_in_dim and dynamic_update_index_in_dim
@@ -70,7 +71,8 @@ def record(operand, start_indices, sizes, allow_negative_indices, use: str) -> N
     if asked is None and _traced(start_indices):
         found = _users_call()
         if found is not None:
-            traced_sites.add((found[0].f_code.co_filename, found[0].f_lineno))
+            frame, called = found
+            traced_sites[frame.f_code.co_filename, frame.f_lineno] = called.f_code.co_name
     if asked is None or len(asked) != len(shape):
         return
     allow = ([allow_negative_indices] * len(shape) if isinstance(allow_negative_indices, bool)
