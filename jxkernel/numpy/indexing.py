@@ -382,7 +382,8 @@ def _record_clamped(shape, items, normalize_indices, use="read") -> None:
             count = out.size
         if len(out):
             where = where or _indexed_at()
-            if where is not None:
+            # (a line's first: a loop's later reads there would push it out of the deque)
+            if where is not None and all(r[:2] != where for r in clamped_indices):
                 clamped_indices.append(OutOfBounds(*where, int(out[0]), axis, int(size), use,
                                                    count))
 

@@ -181,6 +181,13 @@ def test_no_note_where_no_known_start_moves(shell, name):
         assert THEIRS[name]["call"] == THEIRS[TOLD_BESIDE[name]]["call"]
 
 
+def test_a_loops_first_moved_start_is_the_one_told(shell):
+    ran = ran_ok(shell, "x = jnp.arange(10)\nfor k in range(7, 40):\n"
+                        "    w = lax.dynamic_slice(x, (k,), (4,))")
+    (note,) = _notes(ran)
+    assert note.startswith("⚠ lax.dynamic_slice moved its start (7,) to (6,)"), note
+
+
 def test_a_line_is_told_once_and_jxnotes_off_silences_it(shell):
     ran_ok(shell, "x = jnp.arange(10)\ndef window(i):\n    return lax.dynamic_slice(x, (i,), (4,))")
     assert len(_notes(ran_ok(shell, "w = window(8)"))) == 1

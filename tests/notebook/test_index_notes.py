@@ -39,6 +39,13 @@ def test_a_read_past_the_end_is_told_with_the_index_jax_read(shell):
     assert "jax.config.update('jax_check_static_indices', True)" in note
 
 
+def test_a_loops_first_read_out_of_bounds_is_the_one_told(shell):
+    # 30 reads out of bounds at one line: the note's record keeps the line's first (5), which
+    # the later ones pushed out of it before
+    (note,) = _notes(ran_ok(shell, "for k in range(5, 35):\n    y = x[k]"))
+    assert note.startswith("⚠ index 5 is past the end of axis 0 (size 3)"), note
+
+
 def test_a_read_before_the_start_and_under_jit_are_told_too(shell):
     (note,) = _notes(ran_ok(shell, "y = x[-5]"))
     assert "index -5 is before the start of axis 0 (size 3)" in note

@@ -85,6 +85,8 @@ def record(operand, start_indices, sizes, allow_negative_indices, use: str) -> N
     if found is None:
         return
     frame, called = found
+    if any((m.file, m.line) == (frame.f_code.co_filename, frame.f_lineno) for m in moved):
+        return                  # (a line's first: a loop's later calls would push it out)
     name, local = called.f_code.co_name, called.f_locals
     moved.append(MovedStart(frame.f_code.co_filename, frame.f_lineno, name, asked, counted, used,
                             tuple(map(int, shape)), tuple(map(int, sizes)), use,
