@@ -45,6 +45,7 @@ from ..core.compile_record import EAGER, USER
 from ..core.source_info import PACKAGE_DIR
 from ..core.trace import Tracer
 from ..random import key_reuse, keys, taken_keys
+from ..xla import array as _xla_array
 from ..xla.array import KEY_DATA
 from ..views.source import cell_name, is_user_file
 from .display import Note, Site, source_label
@@ -106,6 +107,7 @@ class KeyReuseWatch:
         if keys.consumed_keys is None:
             keys.consumed_keys = _Draws()
             taken_keys.watch_tracers(True)
+            _xla_array.let_go_before_listing.append(_read_draws)
 
     def uninstall(self) -> None:
         """Stop it; the record stops with the last watch installed (one per shell loaded)."""
@@ -116,6 +118,7 @@ class KeyReuseWatch:
         self._unsubscribe = None
         if not _INSTALLED:
             keys.consumed_keys = None
+            _xla_array.let_go_before_listing.remove(_read_draws)
             keys.traced_draws.clear()
             KEY_DATA.clear()
             taken_keys.watch_tracers(False)
@@ -257,6 +260,14 @@ class KeyReuseWatch:
             if consumed.get(ident, (None,))[0] is ref:
                 del consumed[ident]
         return forget
+
+
+def _read_draws() -> None:
+    """Read the draws recorded so far (`_Draws.read`) before the live arrays are listed: the
+    record holds their keys until read, and `jax.live_arrays()` listed a key the cell had
+    deleted (`del k` after `split(k)`) where JAX's lists none."""
+    if keys.consumed_keys:
+        keys.consumed_keys.read()
 
 
 class _Draws(list):

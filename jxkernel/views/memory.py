@@ -54,7 +54,7 @@ import re
 from .rich_view import RichView
 from ..core.avals import MemorySpace as Space  # noqa: F401 (jax.memory.Space, JAX's name)
 from ..xla import client
-from ..xla.array import Array, buffers, held_by_jxkernel
+from ..xla.array import Array, buffers, held_by_jxkernel, let_go_before_listing
 from .schema import mime_type
 
 MEMORY_MIME = mime_type("MemoryBundle")
@@ -72,6 +72,8 @@ def live_arrays(platform: str | None = None) -> list:
         >>> any(a is x for a in live_arrays("cpu"))
         True
     """
+    for let_go in let_go_before_listing:
+        let_go()
     alive = {id(buf) for buf in client.live_buffers(client.get_backend(platform))}
     # jxkernel's own (eager arithmetic's cached scalar constants, up to 256): JAX's
     # live_arrays() has none such, and a loop of `x * i` showed them as the cell's
