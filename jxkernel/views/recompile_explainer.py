@@ -35,7 +35,7 @@ from ..core.compile_record import (  # noqa: F401  (jxkernel.compile_log: the re
     unlogged)
 from ..core.errors import RecompileError
 from ..core.source_info import (
-    is_jxkernel_file, is_user_filename, learner_source_info, user_source_info)
+    installed_package, is_jxkernel_file, is_user_filename, learner_source_info, user_source_info)
 from .source import cell_name
 from .guard_status import where_of  # noqa: F401  (a FunctionKey names its place by it)
 from ..xla import client as _client
@@ -158,8 +158,19 @@ def _signature(miss: Miss) -> Signature:
                                                            miss.committed if i < len(miss.names)]),
                      None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts),
                      by_keyword=tuple(n for n, _, pos in miss.statics if pos is None),
-                     static_at=tuple(pos for _, _, pos in miss.statics), site=user_source_info(),
+                     static_at=tuple(pos for _, _, pos in miss.statics), site=_call_line(),
                      arg_names=miss.arg_names)
+
+
+def _call_line():
+    """The line that made the call, as the fixes read it (signature_changes/at_the_calls.py):
+    the learner's, past a library's own call of the jit it made (nnx.jit's, in Flax's
+    compilation.py: its argument is not the learner's `jnp.ones((n, 2))`, which the padding
+    fix names), as JAX's log names the library's (the compile event's call_site)."""
+    site = user_source_info()
+    if site is not None and installed_package(site.file):
+        return learner_source_info() or site
+    return site
 
 
 def traced_outside(miss: Miss) -> None:

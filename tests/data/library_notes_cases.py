@@ -164,6 +164,16 @@ FLAX = {
     "nan_where_step": SQRT_STEP.format(ret="jnp.sqrt(r)"),
     # the NaN note's line in place of the loss's return: the parameters finite
     "nan_where_fixed": SQRT_STEP.format(ret="jnp.sqrt(jnp.where(r > 0, r, 1.0))"),
+    # an nnx.jit function called with a new length at each step of a loop, the argument made
+    # at the call: its fix is to pad it, as under jax.jit (it was told to make a history
+    # appended to at its full size, the call's line read at Flax's own call of the jit)
+    "lengths_loop": (
+        "@nnx.jit\n"
+        "def mean_square(x):\n"
+        "  return (x ** 2).mean()\n"
+        "for n in (5, 6, 7):\n"
+        "  out = mean_square(jnp.ones((n, 2)))\n"
+        "print(out)\n"),
     # a module reading its Param at a traced row past the end, under nnx.jit: JAX reads row 9
     # (the indexing is Flax's Variable.__getitem__, under the learner's `self.rows[i]`)
     "row_past_the_end": (

@@ -230,6 +230,21 @@ def test_a_nan_gradient_under_nnx_jit_is_told_at_the_learners_where_with_its_fix
     assert "site-packages" not in notes and "autodiff.py" not in notes
 
 
+def test_an_nnx_jit_called_with_a_new_length_each_step_is_told_to_pad_as_jax_jit(flax_cells):
+    """A loop calling an nnx.jit function with 5, 6, 7 rows made at the call (JAX with Flax:
+    three compiles). The third compile was told "x grew by one ... make it at its full size
+    once, before the loop", a fix for a history appended to, not for this loop: the call's
+    argument was read at Flax's own call of the jit. It is read at the learner's line, and
+    the fix is to pad x, as under jax.jit (found running Flax 0.12.7's nnx_basics)."""
+    ran = flax_cells["lengths_loop"]
+    theirs = JAX["flax_cases"]["lengths_loop"]
+    assert ran["stdout"].splitlines() == theirs["printed"]
+    (note,) = ran["notes"]
+    assert note.count("mean_square compiled again (compile #") == \
+        theirs["compiles"]["mean_square"] - 1
+    assert "grew by one" not in note and "Pad or bucket x to a few fixed sizes" in note
+
+
 def test_a_traced_row_past_the_end_of_a_param_is_told_at_the_learners_line(flax_cells):
     """A module reading its Param at a traced row under nnx.jit (JAX with Flax: row 9 read,
     "[18. 19.]"). The index is Flax's Variable.__getitem__'s; the note names the learner's
