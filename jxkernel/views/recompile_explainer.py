@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import linecache
 import logging
 import sys
@@ -64,6 +65,7 @@ from .signature_changes.statics import _pytree_fields
 from .signature_changes.structure import none_made_neutral
 from .signature_changes.at_the_calls import (at_the_calls, bound_where_called,
                                                made_anew_at_the_call)
+from .signature_changes.at_the_calls import calls_it_by_name
 from .signature_changes.input_types import grown_step_by_step
 from .signature_changes.vmap_rows import rows_under_vmap
 from .signature_changes.nearest import nearest
@@ -158,19 +160,33 @@ def _signature(miss: Miss) -> Signature:
                                                            miss.committed if i < len(miss.names)]),
                      None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts),
                      by_keyword=tuple(n for n, _, pos in miss.statics if pos is None),
-                     static_at=tuple(pos for _, _, pos in miss.statics), site=_call_line(),
-                     arg_names=miss.arg_names)
+                     static_at=tuple(pos for _, _, pos in miss.statics),
+                     site=_call_line(miss.jitted), arg_names=miss.arg_names)
 
 
-def _call_line():
+def _call_line(jitted):
     """The line that made the call, as the fixes read it (signature_changes/at_the_calls.py):
-    the learner's, past a library's own call of the jit it made (nnx.jit's, in Flax's
-    compilation.py: its argument is not the learner's `jnp.ones((n, 2))`, which the padding
-    fix names), as JAX's log names the library's (the compile event's call_site)."""
+    the learner's, past a library's own call of the jit it made, where the learner's line
+    calls it by its name with its parameters (nnx.jit's `g(jnp.ones((n, 2)))`: the argument
+    the padding fix names); else the call's, as JAX's log names it (the library's line)."""
     site = user_source_info()
-    if site is not None and installed_package(site.file):
-        return learner_source_info() or site
+    if site is not None and installed_package(site.file) and _the_learners_own(jitted):
+        learners = learner_source_info()
+        if learners is not None and calls_it_by_name(learners, jitted):
+            return learners
     return site
+
+
+def _the_learners_own(jitted) -> bool:
+    """Whether the function a library jitted is the learner's, its parameters theirs (nnx.jit
+    wraps it, functools.wraps keeping it as __wrapped__); not a wrapper of the library's own
+    taking other parameters (Equinox's fun_wrapped(dynamic_donate, dynamic_nodonate, static),
+    whose paths learner_paths.py names)."""
+    try:
+        code = inspect.unwrap(jitted._fun).__code__
+    except (AttributeError, ValueError, TypeError):
+        return False
+    return is_user_filename(code.co_filename) and not installed_package(code.co_filename)
 
 
 def traced_outside(miss: Miss) -> None:

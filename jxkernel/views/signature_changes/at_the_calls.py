@@ -333,6 +333,15 @@ def _unpacked_at(site, jitted, path) -> str | None:
     return f"{unpacked[0].id}[{path!r}]"
 
 
+def calls_it_by_name(site, jitted) -> bool:
+    """Whether the call at `site` calls `jitted` by its own name (`g(x)` for a g that nnx.jit
+    jitted, whose signature is the learner's): its arguments are the jit's parameters, which
+    a library's own wrapper (Equinox's `fun_wrapped(dynamic, static)`) does not take."""
+    call = _call_at(site, jitted)
+    return call is not None and \
+        ast.unparse(call.func).rpartition(".")[2] == getattr(jitted, "_name", None)
+
+
 def _call_at(site, jitted):
     """The call of `jitted` (an ast.Call of the stripped line) at `site`, the learner's line;
     None where it cannot be told (a line not in linecache, two calls there)."""
