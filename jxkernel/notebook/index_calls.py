@@ -24,7 +24,6 @@ import ast
 import collections
 import linecache
 import sys
-import weakref
 from typing import NamedTuple
 
 from ..api import checkify
@@ -113,8 +112,6 @@ def settle() -> None:
 def _could_not_follow(error) -> None:
     gradient_calls.could_not_follow(error, "this jitted call's indices", "index")
 
-# a program -> its IndexWatch, or None where nothing of the user's indexes with a traced value
-_watches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def install() -> None:
@@ -141,15 +138,12 @@ def watch_for(closed: ClosedJaxpr):
     """The IndexWatch of a program a user's jit compiled, or None: no line of the user's
     indexes with a value known only when it runs, or running its checks would do something
     again: call back into Python (a print would print again) or write a Ref."""
-    try:
-        return _watches[closed]
-    except KeyError:
-        pass
+    # (not cached by program: a watch holds its program, which a weak cache's value holding
+    # its key would keep alive past its jit; the cache entry holding the watch is the cache)
     sites = _sites(closed.jaxpr, set(closed.jaxpr.invars), {})
     again = closed.jaxpr.effects or any(map(is_ref, closed.consts)) or any(
         e.primitive.name in gradient_calls.CALLBACKS for e in all_equations(closed.jaxpr.eqns))
-    watch = _watches[closed] = IndexWatch(closed, sites) if sites and not again else None
-    return watch
+    return IndexWatch(closed, sites) if sites and not again else None
 
 
 def _sites(jaxpr, traced: set, sites: dict) -> dict:

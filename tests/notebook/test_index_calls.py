@@ -171,3 +171,12 @@ def test_a_step_taking_a_gradient_is_watched_for_both(shell):
     # 8 float32 ulps: rtol 1e-6)
     np.testing.assert_allclose(np.asarray(shell.user_ns["w"]),
                                1 - 0.2 * 37 * np.array([18., 19.]), rtol=1e-6)
+
+
+def test_a_watched_programs_jit_gone_its_program_and_watch_go_too(shell):
+    # (a cache of watches by program, its value holding its key, kept every one alive)
+    ran_ok(shell, "import gc, weakref\ndef made():\n    g = jax.jit(lambda x, i: x[i])\n"
+                  "    g(jnp.arange(10), 3)\n    (entry,) = g._cache.values()\n"
+                  "    return weakref.ref(entry.jaxpr), weakref.ref(entry.watch)\nrefs = made()")
+    ran_ok(shell, "gc.collect()\nalive = [r() is not None for r in refs]")
+    assert shell.user_ns["alive"] == [False, False]
