@@ -6,8 +6,9 @@ its `shell` fixture here, with the cell that sets up its names:
 
 By default the fixture is the module's (scope "module"): the extension is loaded if it is not
 yet, and stays loaded for the next file (less its watch of jitted calls' indices,
-notebook/index_calls.py, which costs each program a compile more). `fresh=True` unloads and loads it again around each
-test (scope "function" unless `scope` says otherwise), so a test starts with no compiled
+notebook/index_calls.py, which costs each program a compile more). `fresh=True` unloads and
+loads it again around each test (scope "function" unless `scope` says otherwise), so a test
+starts with no compiled
 cells, logs or selected device left by another; `kernel` (what makes a stand-in for
 ipykernel's kernel, with a comm manager) is set on the shell while the extension loads and
 removed afterwards, as for the comm's tests. The shell itself is never closed: IPython keeps one per process.
