@@ -403,7 +403,16 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
     # go in no carry: "taking a, f as an input (in the carry)" could not work
     calls = tuple(n for n in free if _holds_function(_user_function(user), n))
     free = tuple(n for n in free if n not in calls)
-    if calls:
+    if not same:
+        # (a closure's fix would not help: one object is traced again for new inputs too)
+        _, sig = others[-1]
+        differs = explain_changes(sig, new)
+        told = ", ".join(map(str, differs[:2])) or "its inputs"
+        fix = (f"{head} Its inputs differ from the earlier traces' too ({told}), so one "
+               f"function object would be traced again here as well: nothing to fix for this "
+               f"trace (defining it once saves the traces whose inputs repeat).")
+        snippet = ""
+    elif calls:
         names = ", ".join(calls)
         data = (f" Its {', '.join(free)} could go in as an input (in the carry: traced), but "
                 f"not {names}." if free else "")
@@ -421,25 +430,32 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
                f"object would keep the value {names} had when first traced, and reuse that "
                f"trace after {names} changes. Make it once, taking {names} as an "
                f"input ({where_input}: traced, one trace for all values).")
-        snippet = (f"def {name if name.isidentifier() else 'body'}(..., {free[0]}):    "
-                   f"# once, outside the loop: {free[0]} passed in, not closed over")
-    elif same:
+        snippet = _taking_it(name if name.isidentifier() else "body", api, free[0])
+    else:
         fix = (f"{head} Define it once (outside the loop, or outside the function being "
                f"traced) and pass the same object: its trace for these inputs is reused.")
         snippet = (f"def {name if name.isidentifier() else 'body'}(...):    # once, then "
                    f"pass the same function to {api}")
-    else:
-        _, sig = others[-1]
-        differs = explain_changes(sig, new)
-        told = ", ".join(map(str, differs[:2])) or "its inputs"
-        fix = (f"{head} Its inputs differ from the earlier traces' too ({told}), so one "
-               f"function object would be traced again here as well: nothing to fix for this "
-               f"trace (defining it once saves the traces whose inputs repeat).")
-        snippet = ""
     _, last = others[-1]
     was = signature_text(_body_signature(last.named))
     return Change("(function object)", "fresh_body", f"{name} traced for ({was})",
                   "a new function object", fix, snippet)
+
+
+# how each loop calls its function: the value read from outside goes into the carry, which
+# is its one argument or one of two (a while_loop's cond and body take the carry alone: a
+# second parameter, pasted, was a TypeError)
+_LOOP_PARAMETERS = {"lax.while_loop": "carry", "lax.fori_loop": "i, carry",
+                    "lax.scan": "carry, x"}
+
+
+def _taking_it(name: str, api: str, value: str) -> str:
+    """The pattern of a function made once that takes `value` in, as `api` calls it: in the
+    carry for a loop, as one more operand for a branch (lax.cond passes each operand)."""
+    if api in _LOOP_PARAMETERS:
+        return (f"def {name}({_LOOP_PARAMETERS[api]}):    # once, outside the loop: {value} "
+                f"in the carry (..., {value} = carry), not closed over")
+    return f"def {name}(..., {value}):    # once, outside: {value} passed in, not closed over"
 
 
 def _holds_function(fun, name) -> bool:

@@ -779,6 +779,28 @@ SCENARIOS = {
         "    return c * 2\n"
         "jax.lax.while_loop(cond, body, jnp.int32(1))\n"
         "jax.lax.while_loop(cond, body, jnp.float32(1))\n"),
+    "while_loop_closures_new_carry_shape": (
+        "cond and body made anew in each call, reading tol, the carry a new shape: traced "
+        "again for the shape, whatever the objects (Optax's lbfgs page, run by hand)",
+        "def run(x0, tol):\n"
+        "    def body(c):\n"
+        "        return c * 0.5\n"
+        "    def cond(c):\n"
+        "        return jnp.sum(c ** 2) > tol\n"
+        "    return jax.lax.while_loop(cond, body, x0)\n"
+        "run(jnp.ones(8), 1.0)\n"
+        "run(jnp.ones(6), 1.0)\n"),
+    "while_loop_closures_made_anew": (
+        "cond and body made anew in each call, reading tol, the carry the same: traced again "
+        "for each new object",
+        "def run(x0, tol):\n"
+        "    def body(c):\n"
+        "        return c * 0.5\n"
+        "    def cond(c):\n"
+        "        return jnp.sum(c ** 2) > tol\n"
+        "    return jax.lax.while_loop(cond, body, x0)\n"
+        "run(jnp.ones(3), 1.0)\n"
+        "run(jnp.ones(3), 2.0)\n"),
     "cond_branch_closure_rebound": (
         "a cond branch reading a global number that is rebound: a hit, the old value kept",
         "k = 2.0\n"

@@ -75,6 +75,8 @@ FRESH = {"jit_in_a_loop_lambda": None, "cell_rerun": None, "closure_factory_in_a
          "partial_in_a_loop": None, "jit_bound_method_in_a_loop": None,
          "scan_new_lambda_each_call": {2: 1},
          "cond_lambdas_in_a_loop": {2: 2},
+         "while_loop_closures_new_carry_shape": {2: 1, 4: 1},
+         "while_loop_closures_made_anew": {2: 1, 4: 1},
          "jitted_step_defined_inside_train": None, "jit_of_vmap_made_anew": None,
          "checkpoint_policy_jit_made_anew": None, "jit_of_grad_made_anew": None,
          "wrapper_decorator_each_call": None, "lambda_default_in_a_loop": None,
@@ -1357,7 +1359,40 @@ APPLIED_BODIES = {
         "for init_val in (jnp.int32(1), jnp.float32(1)):\n"
         "    init_val = jnp.asarray(init_val, jnp.int32)\n"
         "    jax.lax.while_loop(cond, body, init_val)\n", 2),
+    # cond's closure over tol made anew: tol in the carry, as while_loop passes cond and body
+    # the carry alone (a second parameter, `def cond(..., tol)` as it was, is a TypeError;
+    # cond's pattern: test_a_body_made_anew_for_a_new_carry_shape_has_nothing_to_fix); the
+    # body, reading nothing, made once
+    "while_loop_closures_made_anew": (
+        "fresh_body", "def body(...):    # once, then pass the same function to lax.while_loop",
+        "def cond(carry):\n"
+        "    c, tol = carry\n"
+        "    return jnp.sum(c ** 2) > tol\n"
+        "def body(carry):\n"
+        "    c, tol = carry\n"
+        "    return c * 0.5, tol\n"
+        "for tol in (1.0, 2.0):\n"
+        "    jax.lax.while_loop(cond, body, (jnp.ones(3), tol))\n", 2),
 }
+
+
+def test_a_body_made_anew_for_a_new_carry_shape_has_nothing_to_fix():
+    """cond and body made anew in each call, closing over tol, the carry a new shape (JAX
+    0.10.2 traces both again, recorded): one function object would be traced again for the
+    shape, so the closure's fix (tol in the carry) is not offered; it was, with a pattern
+    while_loop cannot call (Optax 0.2.8's lbfgs page)."""
+    _, events = jx_events("while_loop_closures_new_carry_shape")
+    again = [c for e in events for c in e.changes if c.kind == "fresh_body"]
+    assert len(again) == 2, [(e.reason, e.changes) for e in events]
+    assert all("nothing to fix" in c.fix and "f32[8] -> f32[6]" in c.fix and not c.snippet
+               for c in again), again
+    # the same shapes: cond, closing over tol, is told to take it in the carry, as
+    # APPLIED_BODIES["while_loop_closures_made_anew"] runs it
+    _, events = jx_events("while_loop_closures_made_anew")
+    (told,) = [c for e in events for c in e.changes if c.kind == "fresh_body" and
+               "reads tol" in c.fix]
+    assert told.snippet.startswith("def cond(carry):    # once, outside the loop: tol in the "
+                                   "carry (..., tol = carry)"), told
 
 
 @pytest.mark.parametrize("name", sorted(APPLIED_BODIES))
