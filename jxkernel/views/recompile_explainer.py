@@ -270,9 +270,9 @@ def _fresh_jit_changes(jitted) -> tuple:
             _refixed(change, _DEFAULTS_AT_CALL_FIX, **at_call)
     elif free and holding_functions(_user_function(fun), free) and \
             jitted._name.isidentifier():   # closing over an optimizer: static, not traced
-        (held, kind), *_ = holding_functions(_user_function(fun), free)
+        (held, kind, what), *_ = holding_functions(_user_function(fun), free)
         change = _refixed(change, _CLOSURE_FUNCTIONS_FIX, names=", ".join(free), held=held,
-                          kinds=kind, fun=jitted._name)
+                          kinds=kind, what=what, fun=jitted._name)
     elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])

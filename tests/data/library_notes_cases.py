@@ -295,6 +295,26 @@ OPTAX = {
         "    params, opt_state, loss_value = step_static(params, opt_state, batch, labels,\n"
         "                                                optimizer=optimizer)\n"
         "  print(f'loss: {loss_value:.6f}')\n"),
+    # gradient_accumulation's optimizer: an optax.MultiSteps (a plain class, no pytree of
+    # functions) given to fit, whose step closes over it: a new program, told static, not
+    # traced; passed traced, JAX raises TypeError; static, it runs
+    "fit_multisteps": (
+        "multi = optax.MultiSteps(optax.adam(1e-2), every_k_schedule=2)\n"
+        "_ = fit(initial_params, multi)\n"),
+    "multisteps_traced": (
+        "@jax.jit\n"
+        "def step_traced(params, opt_state, batch, labels, optimizer):\n"
+        "  loss_value, grads = jax.value_and_grad(loss)(params, batch, labels)\n"
+        "  updates, opt_state = optimizer.update(grads, opt_state, params)\n"
+        "  return optax.apply_updates(params, updates), opt_state, loss_value\n"
+        "step_traced(initial_params, multi.init(initial_params), TRAINING_DATA[0], LABELS[0],"
+        " multi)\n"),
+    "multisteps_static": (
+        "params, opt_state = initial_params, multi.init(initial_params)\n"
+        "for batch, labels in zip(TRAINING_DATA, LABELS):\n"
+        "  params, opt_state, loss_value = step_static(params, opt_state, batch, labels,\n"
+        "                                              optimizer=multi)\n"
+        "print(f'loss: {loss_value:.6f}')\n"),
 }
 
 SETUP = {"flax": "import jax\nimport jax.numpy as jnp\nimport flax\nfrom flax import nnx\n"

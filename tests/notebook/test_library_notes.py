@@ -303,6 +303,23 @@ def test_a_step_closing_over_an_optimizer_is_advised_static_not_traced(optax_cel
     assert len(ours) == len(theirs) and all(_f32_ulps(a, b) <= 4 for a, b in zip(ours, theirs))
 
 
+def test_a_step_closing_over_optax_multisteps_is_advised_static_not_traced(optax_cells):
+    """gradient_accumulation's optax.MultiSteps (a plain class, not a pytree of functions)
+    given to fit, whose step closes over it: told "Pass optimizer as arguments ... (traced)",
+    which JAX refuses (TypeError, recorded). It is told static, as an optax transformation is;
+    static, the step runs under JAX (its loss) and here (within 4 float32 ulps)."""
+    jax = JAX["optax_cases"]
+    (note,) = optax_cells["fit_multisteps"]["notes"]
+    assert "optimizer holds Python objects (MultiSteps)" in note, note
+    assert "static_argnames=('optimizer',)" in note and "traced: one program" not in note
+    assert jax["multisteps_traced"]["error"].startswith("TypeError: Error interpreting")
+    assert optax_cells["multisteps_traced"]["error"][0] == "TypeError"
+    assert jax["multisteps_static"]["error"] is None
+    ours = _numbers(optax_cells["multisteps_static"]["stdout"].splitlines())
+    theirs = _numbers(jax["multisteps_static"]["printed"])
+    assert len(ours) == len(theirs) and all(_f32_ulps(a, b) <= 4 for a, b in zip(ours, theirs))
+
+
 def test_an_optax_optimizer_passed_traced_gets_static_not_a_class_rewrite(optax_cells):
     """The card for optax's GradientTransformation passed traced rewrote it as the learner's
     own registered dataclass ("in place of the NamedTuple"): optax's class is no class of the

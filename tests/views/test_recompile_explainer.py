@@ -745,7 +745,8 @@ def test_reading_what_a_closure_holds_costs_no_recursion_room_on_a_dict_that_hol
     env["itself"] = env
     step = make(env, abs)
     before = room()
-    assert holding_functions(step, ("env", "opt")) == [("opt", "builtin_function_or_method")]
+    assert holding_functions(step, ("env", "opt")) == [("opt", "builtin_function_or_method",
+                                                          "Python functions")]
     assert room() == before
     deep = [1]
     for _ in range(200):

@@ -9,6 +9,8 @@ import inspect
 import os
 import sys
 
+import numpy as np
+
 from ...tree_util import leaves_within
 from .change import Change
 from .fixes import _fixed
@@ -265,11 +267,14 @@ _CLOSURE_FRESH_FIX = (
 # `@jax.jit def step` reads `optimizer`, an optax GradientTransformation): passed traced, JAX
 # 0.10.2 raises TypeError ("The problematic value is of type <class 'function'>"); static,
 # one jitted step defined once compiles once for every fit with that optimizer
-# (library_notes_reference.json's optimizer_traced, optimizer_static)
+# (library_notes_reference.json's optimizer_traced, optimizer_static); or other objects that
+# are no arrays (Optax's gradient_accumulation: an optax.MultiSteps, a plain class, whose
+# traced argument JAX refuses with TypeError too, and which hashes: static works,
+# library_notes' multisteps_static)
 _CLOSURE_FUNCTIONS_FIX = (
     "This is a new function object of the same code, a closure over {names} made anew (a "
     "def inside a function called again, or a factory): jit's cache is keyed on the "
-    "function object, so each one traces and compiles again. {held} holds Python functions "
+    "function object, so each one traces and compiles again. {held} holds {what} "
     "({kinds}), not arrays: it cannot be a traced argument, and another {held} is another "
     "program anyway. Define {fun} once, outside, with {held} a static argument (hashable: "
     "one program per {held} object, reused by every call given that object).",
@@ -280,16 +285,18 @@ _CLOSURE_FUNCTIONS_FIX = (
 
 
 def holding_functions(fun, names) -> list:
-    """Those of `names`, free variables of `fun`, whose values hold Python functions (leaves
-    of their pytrees that are callables, not arrays: an optax GradientTransformation, a
-    function), in order: each (name, its type's name).
+    """Those of `names`, free variables of `fun`, whose values hold what jit cannot take
+    traced (leaves of their pytrees that are callables, not arrays: an optax
+    GradientTransformation, a function; or other objects that are no arrays and no numbers:
+    an optax.MultiSteps, a string), in order: each (name, its type's name, what it holds:
+    "Python functions" or "Python objects").
 
         >>> def fit(optimizer, k):
         ...     def step(x):
         ...         return optimizer(x) * k
         ...     return step
         >>> holding_functions(fit(abs, 2), ("optimizer", "k"))
-        [('optimizer', 'builtin_function_or_method')]
+        [('optimizer', 'builtin_function_or_method', 'Python functions')]
     """
     code = getattr(fun, "__code__", None)
     cells = dict(zip(code.co_freevars, fun.__closure__ or ())) if code is not None else {}
@@ -303,8 +310,17 @@ def holding_functions(fun, names) -> list:
         if leaves is None:                # a value pytrees cannot read, or too deep to read
             continue
         if any(callable(leaf) and not hasattr(leaf, "shape") for leaf in leaves):
-            found.append((name, type(value).__name__))
+            found.append((name, type(value).__name__, "Python functions"))
+        elif any(_no_jax_type(leaf) for leaf in leaves):
+            found.append((name, type(value).__name__, "Python objects"))
     return found
+
+
+def _no_jax_type(leaf) -> bool:
+    """Whether a leaf is neither an array nor a number, so no traced argument (a class's
+    instance, a string): JAX's "is not a valid JAX type"."""
+    return not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")) and \
+        not isinstance(leaf, (bool, int, float, complex, np.generic))
 
 
 # a lambda or def made anew with defaults bound at each making (`lambda x, k=k: x * k` in a
