@@ -356,3 +356,24 @@ SETUP["equinox"] = (
     "import math\n\nimport equinox as eqx\nimport jax\nimport jax.lax as lax\n"
     "import jax.numpy as jnp\nimport jax.random as jrandom\nimport numpy as np\n"
     "import optax  # https://github.com/deepmind/optax\nnp.random.seed(0)\n")
+# the DCGAN example's evaluate(generator) then evaluate(discriminator) under one filter_jit:
+# another model, another program (JAX: "different input pytree ... their Python types differ")
+EQUINOX["two_models"] = (
+    "class Up(eqx.Module):\n"
+    "  layer: eqx.nn.Linear\n"
+    "  def __init__(self, key):\n"
+    "    self.layer = eqx.nn.Linear(3, 8, key=key)\n"
+    "  def __call__(self, x):\n"
+    "    return jnp.tanh(self.layer(x))\n"
+    "class Down(eqx.Module):\n"
+    "  layer: eqx.nn.Linear\n"
+    "  def __init__(self, key):\n"
+    "    self.layer = eqx.nn.Linear(8, 1, key=key)\n"
+    "  def __call__(self, x):\n"
+    "    return jax.nn.relu(self.layer(x))\n"
+    "@eqx.filter_jit\n"
+    "def evaluate(model, x):\n"
+    "  return jax.vmap(model)(x)\n"
+    "up, down = Up(jax.random.PRNGKey(0)), Down(jax.random.PRNGKey(1))\n"
+    "y = evaluate(up, jnp.ones((5, 3)))\n"
+    "print(evaluate(down, y).shape)\n")

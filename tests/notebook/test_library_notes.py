@@ -320,6 +320,21 @@ def test_a_step_closing_over_optax_multisteps_is_advised_static_not_traced(optax
     assert len(ours) == len(theirs) and all(_f32_ulps(a, b) <= 4 for a, b in zip(ours, theirs))
 
 
+def test_another_model_given_to_one_filter_jit_is_another_program_nothing_to_pad(optax_cells):
+    """evaluate(up) then evaluate(down) under one eqx.filter_jit (Equinox's DCGAN example,
+    JAX 0.10.2: two compiles, "different input pytree"). The note paired the two models'
+    leaves by position and advised padding their weights (and a lax.switch over Equinox's
+    whole `static`, kilobytes long): it says the model is another one, another program."""
+    theirs = JAX["equinox_cases"]["two_models"]
+    ran = optax_cells["two_models"]
+    assert ran["stdout"].splitlines() == theirs["printed"]
+    (note,) = ran["notes"]
+    assert note.count("evaluate compiled again") == theirs["compiles"]["evaluate"] - 1
+    assert "model: pytree a Up -> a Down" in note, note
+    assert "their Python types differ" in note and "nothing to fix" in note
+    assert "Pad" not in note and "switch" not in note and "PyTreeDef" not in note.splitlines()[0]
+
+
 def test_an_optax_optimizer_passed_traced_gets_static_not_a_class_rewrite(optax_cells):
     """The card for optax's GradientTransformation passed traced rewrote it as the learner's
     own registered dataclass ("in place of the NamedTuple"): optax's class is no class of the

@@ -157,7 +157,11 @@ def in_learners_terms(changes, paths, before=(), now=(), function=None) -> tuple
         said.append(dataclasses.replace(change, path=name,
                                         fix=change.fix.replace(change.path, name),
                                         snippet=snippet))
-    return tuple(said)
+    # another model (a structure of its own) is another program whatever else is given: its
+    # leaves' shapes, paired by position with the other model's, are no change to pad, and
+    # padding another argument would not save this compile
+    another = [c for c in said if c.kind == "pytree"]
+    return tuple(another) if another else tuple(said)
 
 
 def static_changes(before, now, function) -> list:
@@ -172,6 +176,8 @@ def static_changes(before, now, function) -> list:
         params = list(inspect.signature(function).parameters.values())
     except (TypeError, ValueError):
         return []
+    if old[1][1] != new[1][1] and params and params[0].kind in _POSITIONAL:
+        return [_another_structure(params[0].name, old[1][1], new[1][1])]
     found = []
     for (old_leaves, old_def), (new_leaves, new_def), name_of in (
             (old[1], new[1], _first_name), (old[2], new[2], _rest_name)):
@@ -186,6 +192,36 @@ def static_changes(before, now, function) -> list:
             found.append(Change(name, "static", _short(a), _short(b), _STATIC_FIX.format(
                 name=name, call=function.__name__)))
     return found
+
+
+def _another_structure(name: str, old_def, new_def) -> Change:
+    """The learner's first argument given another structure (another model: a Discriminator
+    after a Generator, a Sequential of other layers): a program of its own, as JAX 0.10.2
+    says ("different input pytree ... their Python types differ"), nothing to pad."""
+    old_type, new_type = (_top_type(d) for d in (old_def, new_def))
+    same = old_type == new_type
+    what = (f"another {new_type} (its layers or fields differ)" if same
+            else f"a {new_type} now and a {old_type} before (their Python types differ)")
+    return Change(name, "pytree", f"a {old_type}", f"{'another' if same else 'a'} "
+                  f"{new_type}", _ANOTHER_STRUCTURE_FIX.format(name=name, what=what), "")
+
+
+def _top_type(treedef) -> str:
+    """The name of the type at the top of `treedef` (its node's), or "pytree"."""
+    try:
+        return treedef.node_data()[0].__name__
+    except (AttributeError, TypeError, IndexError):
+        return "pytree"
+
+
+# checked under JAX 0.10.2 with Equinox 0.13.8: evaluate(generator) then
+# evaluate(discriminator) (the DCGAN example's) misses JAX's cache, "different input pytree";
+# each model's own program is reused by its later calls
+_ANOTHER_STRUCTURE_FIX = (
+    "{name} is {what}: eqx.filter_jit, as jax.jit, compiles one program per structure of its "
+    "arguments, so another model is another program. This is expected: nothing to fix; each "
+    "model compiles once, and later calls with a model of the same structure reuse its "
+    "program.")
 
 
 # checked under JAX 0.10.2 with Equinox 0.13.8: scale(x, 2) then scale(x, 3) under
