@@ -442,16 +442,14 @@ def _fresh_body_change(user, api, what, new, others) -> Change:
                   "a new function object", fix, snippet)
 
 
-# how each loop calls its function: the value read from outside goes into the carry, which
-# is its one argument or one of two (a while_loop's cond and body take the carry alone: a
-# second parameter, pasted, was a TypeError)
-_LOOP_PARAMETERS = {"lax.while_loop": "carry", "lax.fori_loop": "i, carry",
-                    "lax.scan": "carry, x"}
+# how each loop calls its function (a while_loop's cond and body take the carry alone: a
+# second parameter, pasted, was a TypeError): a value read from outside goes in the carry
+_LOOP_PARAMETERS = {"lax.while_loop": "carry", "lax.fori_loop": "i, carry", "lax.scan": "carry, x"}
 
 
 def _taking_it(name: str, api: str, value: str) -> str:
-    """The pattern of a function made once that takes `value` in, as `api` calls it: in the
-    carry for a loop, as one more operand for a branch (lax.cond passes each operand)."""
+    """The pattern of a function made once taking `value` in, as `api` calls it: in the carry
+    of a loop, as one more operand of a branch (lax.cond passes each operand)."""
     if api in _LOOP_PARAMETERS:
         return (f"def {name}({_LOOP_PARAMETERS[api]}):    # once, outside the loop: {value} "
                 f"in the carry (..., {value} = carry), not closed over")
