@@ -12,6 +12,7 @@ import ast
 import linecache
 import re
 
+from ..core.source_info import positions
 from ..views.source_edits import after, replaced, segment
 from .display import source_label
 
@@ -19,7 +20,11 @@ from .display import source_label
 def advice(first_name, first_site, name, site, same_line) -> str:
     """Split before each draw, the first one too, and draw with the subkey: the user's own
     lines rewritten where each is at a cell's top level and one call of the function with the
-    key as its first argument; a key that split consumed: draw with the keys it made."""
+    key as its first argument; a key that split consumed: draw with the keys it made; a
+    function's line run again with the same key: a key of its own for each call."""
+    if same_line and first_site.code is site.code and first_site.lasti == site.lasti and \
+            _drew_with_a_parameter(site):
+        return again_advice(first_site)
     if first_name == "split" and first_site.callee == "split":
         return split_again_advice(first_site, site)
     if first_site.function != "<module>" and first_site.code is site.code and not same_line:
@@ -37,6 +42,44 @@ def advice(first_name, first_site, name, site, same_line) -> str:
     return ("Split the key before each draw, the first one too, and draw with the new "
             "subkey (key, subkey = jax.random.split(key)); a function that draws is given "
             "its own subkey as an argument at each call.")
+
+
+def again_advice(site) -> str:
+    """A function's line run again, drawing with the same key: the function was given one key
+    at each call (Equinox's vision_transformer: `[Block(k2) for _ in range(3)]`, each Block
+    splitting the same k2; JAX 0.10.2 makes the blocks alike, and its checker raises
+    KeyReuseError with a typed key). Splitting more inside would not help: the calls'
+    keys must differ."""
+    name = getattr(site.code, "co_qualname", None) or site.function
+    return (f"{name} ran this line again with the same key: it was given one key at each "
+            f"call, so each call draws the same numbers. Give each call a key of its own, "
+            f"split where the calls are made (keys = jax.random.split(key, n): one per call, "
+            f"keys[i] to the i-th); splitting more inside {name} would not help.")
+
+
+def _drew_with_a_parameter(site) -> bool:
+    """Whether the draw at `site` (a function's line) drew with a key the function was given:
+    its key argument is one of the function's parameters (`split(key, 2)` in `def
+    __init__(self, key)`), not a global or a closure's key it reads."""
+    code = site.code
+    if code is None or site.function == "<module>" or site.lasti is None:
+        return False
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    line, end, column, end_column = positions(code, site.lasti)
+    text = linecache.getline(site.file, line) if line == end else ""
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return False
+    indent = len(text) - len(text.lstrip())
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+             n.col_offset + indent == column and n.end_col_offset + indent == end_column]
+    if len(calls) != 1:
+        return False
+    call = calls[0]
+    key = next((k.value for k in call.keywords if k.arg == "key"),
+               call.args[0] if call.args else None)
+    return isinstance(key, ast.Name) and key.id in params
 
 
 def split_again_advice(split_site, site) -> str:

@@ -377,3 +377,19 @@ EQUINOX["two_models"] = (
     "up, down = Up(jax.random.PRNGKey(0)), Down(jax.random.PRNGKey(1))\n"
     "y = evaluate(up, jnp.ones((5, 3)))\n"
     "print(evaluate(down, y).shape)\n")
+# the vision_transformer example's constructor called in a loop with one key: each Block
+# splits the same k2 (JAX: the blocks alike); the note's way out, a key per call, pasted
+BLOCKS = (
+    "class Block(eqx.Module):\n"
+    "  a: eqx.nn.Linear\n"
+    "  b: eqx.nn.Linear\n"
+    "  def __init__(self, key):\n"
+    "    key1, key2 = jax.random.split(key, 2)\n"
+    "    self.a = eqx.nn.Linear(2, 2, key=key1)\n"
+    "    self.b = eqx.nn.Linear(2, 2, key=key2)\n"
+    "k1, k2 = jax.random.split(jax.random.PRNGKey(0))\n"
+    "blocks = {blocks}\n"
+    "print(bool((blocks[0].a.weight == blocks[1].a.weight).all()))\n")
+EQUINOX["one_key_per_loop"] = BLOCKS.format(blocks="[Block(k2) for _ in range(3)]")
+EQUINOX["one_key_per_loop_fixed"] = BLOCKS.format(
+    blocks="[Block(k) for k in jax.random.split(k2, 3)]")

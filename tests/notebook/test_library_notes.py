@@ -335,6 +335,22 @@ def test_another_model_given_to_one_filter_jit_is_another_program_nothing_to_pad
     assert "Pad" not in note and "switch" not in note and "PyTreeDef" not in note.splitlines()[0]
 
 
+def test_a_constructor_given_one_key_in_a_loop_is_told_a_key_per_call(optax_cells):
+    """Equinox's vision_transformer: `[Block(k2) for _ in range(3)]`, each Block splitting its
+    key (JAX 0.10.2: the blocks alike, "True"). The note advised splitting more inside Block,
+    which leaves them alike; it says each call needs a key of its own, split where the calls
+    are made, and that pasted (a key per Block) makes them differ, in JAX as here."""
+    theirs = JAX["equinox_cases"]
+    ran = optax_cells["one_key_per_loop"]
+    assert ran["stdout"].splitlines() == theirs["one_key_per_loop"]["printed"] == ["True"]
+    note = ran["card_or_notes"]
+    assert "Block.__init__ ran this line again with the same key" in note, note
+    assert "split one more there" not in note
+    fixed = optax_cells["one_key_per_loop_fixed"]
+    assert fixed["stdout"].splitlines() == theirs["one_key_per_loop_fixed"]["printed"] == \
+        ["False"]
+
+
 def test_an_optax_optimizer_passed_traced_gets_static_not_a_class_rewrite(optax_cells):
     """The card for optax's GradientTransformation passed traced rewrote it as the learner's
     own registered dataclass ("in place of the NamedTuple"): optax's class is no class of the
