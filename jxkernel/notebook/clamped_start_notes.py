@@ -19,7 +19,7 @@ from typing import NamedTuple
 from ..lax.slicing import start_watch
 from ..views.source import is_user_file
 from ..views.source_edits import parse_file, segment
-from .display import Note, Site, source_label
+from .display import Note, Site, more_lines, not_told, source_label
 
 SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
               "#out-of-bounds-indexing")
@@ -42,16 +42,11 @@ def clear() -> None:
 def cell_note(told: set | None = None) -> Note | None:
     """The note of the cell that just ran, or None: no start of the user's code moved, or only
     at lines told of before (`told`: (file, line), kept by the loaded extension)."""
-    moved = [m for m in start_watch.moved if is_user_file(m.file)]
+    moved = not_told([m for m in start_watch.moved if is_user_file(m.file)], told)
     start_watch.moved.clear()
-    if told is not None:
-        moved = [m for m in moved if (m.file, m.line) not in told]
-        told.update((m.file, m.line) for m in moved)
     if not moved:
         return None
-    m = moved[0]
-    more = len({(r.file, r.line) for r in moved}) - 1
-    others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
+    m, others = moved[0], more_lines(moved)
     word = "index" if "index_in_dim" in m.function else "start"
     axes = [a for a, (c, u) in enumerate(zip(m.counted, m.used)) if c != u]
     did = "read" if m.use == "read" else "wrote the update at"

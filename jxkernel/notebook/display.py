@@ -69,6 +69,29 @@ class Site:
         self.file, self.line, self.function = file, line, ""
 
 
+def not_told(records, told: set | None) -> list:
+    """Those of `records` (each with .file and .line) at lines not in `told`, the loaded
+    extension's (file, line) of lines told before (None: all), which they join: a line is
+    told once."""
+    if told is None:
+        return list(records)
+    new = [r for r in records if (r.file, r.line) not in told]
+    told.update((r.file, r.line) for r in new)
+    return new
+
+
+def more_lines(records) -> str:
+    """A note title's words for the lines of `records` past the first's (each with .file and
+    .line, or a (file, line)): ' (and 2 more lines of this cell)', or ''.
+
+        >>> more_lines([("a", 1), ("a", 2), ("a", 1)])
+        ' (and 1 more line of this cell)'
+    """
+    lines = {(r.file, r.line) if hasattr(r, "file") else tuple(r) for r in records}
+    more = len(lines) - 1
+    return f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more > 0 else ""
+
+
 def source_label(info) -> str:
     """'In[3]:2' for a cell line, 'file.py:12' otherwise; '' without (useful) source info."""
     if info is None or info.file.startswith(SHELL_DIRS):

@@ -38,7 +38,7 @@ from ..transforms.jit.function import jit
 from ..views.source import is_user_file
 from ..views.source_edits import parse_file, segment
 from . import gradient_calls
-from .display import Note, Site, source_label
+from .display import Note, Site, more_lines, not_told, source_label
 from .index_notes import SHARP_BITS
 
 # which operands of an indexing primitive are its indices (those checkify checks)
@@ -292,16 +292,11 @@ def cell_note(told: set | None = None) -> Note | None:
     out of bounds at a user's line, or only at lines told of before (`told`: (file, line),
     kept by the loaded extension)."""
     settle()
-    met = list(found)
+    met = not_told(found, told)
     found.clear()
-    if told is not None:
-        met = [m for m in met if (m.file, m.line) not in told]
-        told.update((m.file, m.line) for m in met)
     if not met:
         return None
-    m = met[0]
-    more = len({(r.file, r.line) for r in met}) - 1
-    others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
+    m, others = met[0], more_lines(met)
     where = (("in an example of a vmapped batch, " if m.batched else "") +
              f"in {m.function}, jitted (at {source_label(Site(m.file, m.line))}, called at "
              f"{source_label(Site(*m.called))}){others}")

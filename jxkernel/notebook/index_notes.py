@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..numpy import indexing
 from ..views.source import is_user_file
-from .display import Note, Site, source_label
+from .display import Note, Site, more_lines, not_told, source_label
 
 SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
               "#out-of-bounds-indexing")
@@ -36,17 +36,12 @@ def cell_note(told: set | None = None) -> Note | None:
     """The note of the cell that just ran, or None: no index out of bounds read by the
     user's code, or only at lines told of before (`told`: (file, line), kept by the loaded
     extension; a cell edited and run again is another file)."""
-    read = [r for r in indexing.clamped_indices if is_user_file(r.file)]
+    read = not_told([r for r in indexing.clamped_indices if is_user_file(r.file)], told)
     indexing.clamped_indices.clear()
-    if told is not None:
-        read = [r for r in read if (r.file, r.line) not in told]
-        told.update((r.file, r.line) for r in read)
     if not read:
         return None
-    first = read[0]
+    first, others = read[0], more_lines(read)
     where = "past the end" if first.index >= 0 else "before the start"
-    more = len({(r.file, r.line) for r in read}) - 1
-    others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
     at = f"index {first.index}{' in the index array' if first.in_array else ''} is {where} of " \
         f"axis {first.axis} (size {first.size}){_also(first.in_array)} (at " \
         f"{source_label(Site(first.file, first.line))}){others}"

@@ -22,7 +22,7 @@ from ..numpy import indexing
 from ..xla.array import Array
 from ..views.source import is_user_file
 from ..views.source_edits import parse_file, span
-from .display import Note, Site, cell_name, source_label
+from .display import Note, Site, cell_name, more_lines, source_label
 
 SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
               "#in-place-updates")
@@ -60,8 +60,7 @@ def cell_note(told: set | None = None) -> Note | None:
     if not dropped:
         return None
     (file, line), (call, shown) = dropped[0]
-    more = len(dropped) - 1
-    others = f" (and {more} more line{'s' if more > 1 else ''} of this cell)" if more else ""
+    others = more_lines(s for s, _ in dropped)
     # the call as typed (ast.unparse would write 2. as 2.0, and requote strings)
     text = ast.get_source_segment("".join(linecache.getlines(file)), call) or ast.unparse(call)
     receiver = _root(call)
