@@ -113,7 +113,6 @@ def _could_not_follow(error) -> None:
     gradient_calls.could_not_follow(error, "this jitted call's indices", "index")
 
 
-
 def install() -> None:
     """Have the programs of the user's jits watched for their indices: at the extension's load."""
     if watch_for not in watches.makers:
