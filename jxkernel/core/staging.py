@@ -495,8 +495,6 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo | None = None,
     return closed
 
 
-
-
 # what a control-flow body is traced for (lax/_cf_bodies.py): a Ref among its results is JAX's
 # error (jit checks its own: transforms/jit/refs.py)
 _CONTROL_FLOW = frozenset({"scan", "cond", "switch", "while_body", "while_cond", "fori_loop"})
