@@ -36,8 +36,8 @@
    `_buf`, `aval`, `_npy`, `_sharding` (offsets found from their member descriptors at setup, and checked to
    be object slots), ShapedArray's `_hash` slot (its cached hash, an int: found the same
    way), a buffer's `_sharding` and `block_until_ready()`, the result of
-   execute_sharded's `consume_with_handlers(handlers)`, a jit cache entry's `hits`, the
-   `native` attribute of a LastHit (a Hit or None) and of a Recent (a tuple of Hits;
+   execute_sharded's `consume_with_handlers(handlers)`, a jit cache entry's `hits` and
+   `look_at` (core/watches.py), the `native` attribute of a LastHit (a Hit or None) and of a Recent (a tuple of Hits;
    transforms/jit/cache.py) and of a _LastRun (xla/dispatch.py), a JitFunction's own `_last`
    dict, `_static_at` tuple of ints (its
    static positions, sorted) and `_static_argnames` frozenset, and the method `_python_call`
@@ -120,7 +120,7 @@ static Py_ssize_t off_buf, off_aval, off_npy, off_sharding;  /* Array's slots (d
 static Py_ssize_t off_hash;                 /* ShapedArray's `_hash` (its hash, an int) */
 static Py_ssize_t off_gone_buf, off_gone_why, off_gone_aval;  /* xla/deleted.py's Gone's */
 static PyObject *s_generation, *s_trace, *s_sharding, *s_consume, *s_hits, *one;
-static PyObject *s_delete, *s_ran, *s_dtype, *s_shape;
+static PyObject *s_delete, *s_ran, *s_dtype, *s_shape, *s_look_at;
 
 typedef struct {
     PyObject_HEAD
@@ -633,12 +633,22 @@ run(Hit *h, PyObject *const *args, Py_ssize_t n)
     return outs;
 }
 
+/* Count a hit on a jit cache entry, or not where the notebook looks at this call
+   (core/watches.py: a watched program's `hits` reached its `look_at`): 1, the call left to
+   Python's path; 0, counted; -1, an error. */
 static int
 count_hit(PyObject *entry)
 {
     PyObject *hits = PyObject_GetAttr(entry, s_hits);
     if (hits == NULL)
         return -1;
+    PyObject *at = PyObject_GetAttr(entry, s_look_at);
+    int due = at == NULL ? -1 : PyObject_RichCompareBool(hits, at, Py_GE);
+    Py_XDECREF(at);
+    if (due != 0) {
+        Py_DECREF(hits);
+        return due;
+    }
     PyObject *more = PyNumber_Add(hits, one);
     Py_DECREF(hits);
     if (more == NULL)
@@ -699,8 +709,11 @@ hit_run(Hit *h, PyObject *const *args, Py_ssize_t n, PyObject *params, const Now
                 return eq < 0 ? NULL : Py_NewRef(miss);
         }
     }
-    if (h->entry != Py_None && count_hit(h->entry) < 0)
-        return NULL;
+    if (h->entry != Py_None) {
+        int due = count_hit(h->entry);
+        if (due != 0)
+            return due < 0 ? NULL : Py_NewRef(miss);
+    }
     PyObject *outs = run(h, args, n);
     if (outs == NULL || h->finish == Py_None)
         return outs;
@@ -1621,6 +1634,7 @@ PyInit__fastpath(void)
     s_sharding = PyUnicode_InternFromString("_sharding");
     s_consume = PyUnicode_InternFromString("consume_with_handlers");
     s_hits = PyUnicode_InternFromString("hits");
+    s_look_at = PyUnicode_InternFromString("look_at");
     s_native = PyUnicode_InternFromString("native");
     s_block = PyUnicode_InternFromString("block_until_ready");
     s_python_call = PyUnicode_InternFromString("_python_call");
@@ -1633,8 +1647,8 @@ PyInit__fastpath(void)
     s_last_hit = PyUnicode_InternFromString("last hit");
     one = PyLong_FromLong(1);
     no_params = PyDict_New();
-    if (!s_generation || !s_trace || !s_sharding || !s_consume || !s_hits || !s_native ||
-            !s_block || !s_python_call || !s_last_hit || !s_delete || !s_ran || !s_dtype ||
+    if (!s_generation || !s_trace || !s_sharding || !s_consume || !s_hits || !s_look_at ||
+            !s_native || !s_block || !s_python_call || !s_last_hit || !s_delete || !s_ran || !s_dtype ||
             !s_shape || !s_buffer_host || !one || !no_params)
         return NULL;
     PyObject *m = PyModule_Create(&module);

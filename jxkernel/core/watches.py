@@ -7,12 +7,21 @@ inside the jitted function, notebook/gradient_calls.py), and the makers the load
 adds to `makers` (notebook/index_calls.py: the indices a program reads at run time). A
 program watched for both is given to both (`Watches`).
 
-A watch has `on` (a property), `made_fast(jitted, entry)` (a call put on the fast paths while
-paused), `before_donating(leaves)` (the inputs of a donating call, kept: host copies or None)
-and `called(jitted, entry, leaves, outs)`.
+A watch has `on` (a property), `before_donating(leaves)` (the inputs of a donating call,
+kept: host copies or None) and `called(jitted, entry, leaves, outs)`.
+
+Looking at a call costs far more than the call (the general path, a check run, values
+copied: 50-200 µs against a small step's 15 µs), so a watched program's calls are not all
+looked at: each cell's first FIRST are, and after them one in so many, so that looking
+takes about SHARE of the loop's time (`Schedule`). The others take the fast paths, which
+leave one when the entry's `hits` reach its `look_at` (transforms/jit/function.py, and
+core/_fastpath.c's hit_run). A loop of a large model looks at each call; a loop of 15 µs
+steps at about one in a few hundred once it has run a while.
 """
 from __future__ import annotations
 
+import sys
+import time
 import weakref
 
 # a program (ClosedJaxpr) -> what a watch of the notebook's noted while it was traced (a
@@ -25,6 +34,93 @@ paused = False
 # what makes a watch of a program a user's jit compiled: (ClosedJaxpr) -> a watch or None;
 # the notebook's extension adds its makers as it loads and takes them away as it unloads
 makers: list = []
+
+
+# an entry's `look_at` while nothing looks at its calls (an unwatched program, or a paused watch)
+NEVER = sys.maxsize
+# the first calls of a watched program each cell looks at, all of them
+FIRST = 8
+# after them, about this share of a loop's time goes to looking
+SHARE = 0.05
+
+# the cache entries of watched programs: each cell's first calls are looked at again
+scheduled: weakref.WeakSet = weakref.WeakSet()
+
+
+class Schedule:
+    """When a watched program's calls are looked at: how many calls to let by on the fast
+    paths after each one looked at (`after`), from what looking costs and how often calls
+    come; none in a cell looked at in `full`.
+
+    >>> s = Schedule()
+    >>> [s.after(hits=n, cost=0.0001, now=n * 0.00001) for n in range(1, 12)][-4:]
+    [0, 1, 3, 7]
+    """
+    __slots__ = ("looked", "hits", "time", "stride", "full", "full_next")
+
+    def __init__(self, full: bool = False):
+        self.looked, self.hits, self.time, self.stride = 0, 0, 0.0, 0
+        self.full, self.full_next = full, False
+
+    def after(self, hits: int, cost: float, now: float) -> int:
+        """The calls to let by after the one looked at now (its entry's `hits` counting it),
+        whose looking took `cost` seconds more than a call on the fast paths would."""
+        # (the calls since the last one looked at: those let by, and this one where `hits`
+        # counts it, as an entry's own does and its twin's, which counts fast calls alone,
+        # does not: a rate off by one call)
+        calls, took = max(hits - self.hits, 1), now - self.time
+        self.looked += 1
+        self.hits, self.time = hits, now
+        if self.full or self.looked <= FIRST or took <= 0:
+            self.stride = 0
+            return 0
+        # looking at one call in stride + 1 costs `cost` per (stride + 1) calls of
+        # took / calls seconds each: at most SHARE of them, growing by at most twice plus one
+        # (a loop's speed is measured again as it goes)
+        wanted = int(cost / (SHARE * took / calls))
+        self.stride = min(wanted, 2 * self.stride + 1)
+        return self.stride
+
+
+def schedule(entry, on: bool, cost: float) -> None:
+    """Set when `entry`'s next call leaves the fast paths to be looked at, after one that was
+    (`on`: looked at, costing `cost` seconds more than a fast call), or that a paused watch
+    let by (NEVER, until `look_again`)."""
+    scheduled.add(entry)
+    if not on:
+        entry.look_at = NEVER
+        return
+    if entry.schedule is None:
+        entry.schedule = Schedule()
+    entry.look_at = entry.hits + entry.schedule.after(entry.hits, cost, time.perf_counter())
+
+
+def let_by(entry) -> bool:
+    """Whether calls of `entry` went by unlooked at since the last one looked at (asked
+    while a watch looks at a call, before `schedule`)."""
+    return entry.schedule is not None and entry.schedule.stride > 0
+
+
+def in_full_next(entry) -> None:
+    """Look at every call of `entry` in the next cell: a watch found that what it looks for
+    happened in a call it let by (a NaN first made there: run again, the first is found)."""
+    if entry.schedule is not None:
+        entry.schedule.full_next = True
+
+
+def look_again(cell: bool = True) -> None:
+    """Look at the next calls of every watched program, FIRST of them before letting any by
+    (all of them where `in_full_next` asked): at a `cell`'s start, and as a pause (%timeit's)
+    ends (`cell` False: a cell looked at in full goes on so)."""
+    for entry in list(scheduled):
+        was, entry.look_at = entry.schedule, 0
+        if was is None or not (was.full_next or was.full):
+            entry.schedule = None
+        elif cell:
+            entry.schedule = Schedule(was.full_next) if was.full_next else None
+        else:
+            entry.schedule = Schedule(was.full)
+            entry.schedule.full_next = was.full_next
 
 
 def watch_of(closed, user_jit: bool):
@@ -43,10 +139,6 @@ class Watches(tuple):
     @property
     def on(self) -> bool:
         return any(w.on for w in self)
-
-    def made_fast(self, jitted, entry) -> None:
-        for w in self:
-            w.made_fast(jitted, entry)
 
     def before_donating(self, leaves) -> list | None:
         """The first kept copy of the inputs that a watch that is on makes (each keeps to its

@@ -22,7 +22,6 @@ import collections
 import contextlib
 import dataclasses
 import sys
-import weakref
 from typing import Any
 
 import numpy as np
@@ -34,7 +33,6 @@ from ..core.staging import JaxprTracer
 from ..core.trace import Tracer
 from ..transforms.ad import reverse
 from ..transforms.batching import BatchTracer
-from ..transforms.jit.cache import off_fast_paths
 from ..tree_util import tree_flatten, tree_unflatten
 from ..xla.array import Array
 
@@ -76,8 +74,8 @@ class Gradient:
 @contextlib.contextmanager
 def paused():
     """No gradient recorded, no jitted call's indices checked (core/watches.py), while inside
-    (%timeit's runs): a call's values looked at wait for it, and a watched program's calls
-    stay off the fast paths. Those put on them while paused are taken off as it ends."""
+    (%timeit's runs): a call's values looked at wait for it. A watched program's calls run on
+    the fast paths meanwhile; as it ends, the next ones are looked at again."""
     calls, reverse.grad_calls = reverse.grad_calls, None
     was, watches.paused = watches.paused, True
     try:
@@ -86,27 +84,7 @@ def paused():
         watches.paused = was
         if reverse.grad_calls is None:
             reverse.grad_calls = calls
-        # the watched steps put on the fast paths while paused go back through jit's _call,
-        # where their calls are recorded
-        made, _MADE_FAST[:] = list(_MADE_FAST), []
-        for jitted, entry in made:
-            jitted = jitted()
-            if jitted is not None:
-                off_fast_paths(jitted, entry)
-
-
-# (a weak reference to a jitted function, its cache entry) put on its fast paths while the
-# record was paused (made_fast)
-_MADE_FAST: list = []
-
-
-def made_fast(jitted, entry) -> None:
-    """jit put a call of a watched program on its fast paths, the watches paused (`paused`):
-    taken off them as they end."""
-    try:
-        _MADE_FAST.append((weakref.ref(jitted), entry))
-    except TypeError:            # (not weakly referable: left on them)
-        pass
+        watches.look_again(cell=False)
 
 
 class GradientCalls(collections.deque):
@@ -343,9 +321,6 @@ class WatchedProgram:
     def on(self) -> bool:
         return reverse.grad_calls is not None
 
-    def made_fast(self, jitted, entry) -> None:
-        made_fast(jitted, entry)
-
     def before_donating(self, leaves) -> list | None:
         """The flat inputs of a call about to donate them (a training step's
         `donate_argnums`), copied to the host (on_host): the call deletes them, and its
@@ -370,8 +345,15 @@ class WatchedProgram:
             frame = learner_frame(sys._getframe(1))     # (past nnx.jit's own call of it)
             if frame is None:
                 return
-            calls.append(_JitCall(self, jitted, entry.jaxpr, leaves, outs,
-                                  (frame.f_code.co_filename, frame.f_lineno)))
+            call = _JitCall(self, jitted, entry.jaxpr, leaves, outs,
+                            (frame.f_code.co_filename, frame.f_lineno))
+            calls.append(call)
+            # NaN already in the inputs of a call looked at after some went by unlooked at
+            # (core/watches.py): the first NaN may have been made in one of those, so the
+            # next cell looks at every call, and finds it where the cell is run again
+            if calls.first is None and watches.let_by(entry) and call.size() <= SMALL and \
+                    _holds(np.isnan, call.leaves):
+                watches.in_full_next(entry)
         except Exception as e:  # noqa: BLE001  (recording must never fail the user's call)
             could_not_follow(e)
 

@@ -194,9 +194,6 @@ class IndexWatch:
     def on(self) -> bool:
         return watch_for in watches.makers and not watches.paused
 
-    def made_fast(self, jitted, entry) -> None:
-        gradient_calls.made_fast(jitted, entry)
-
     def before_donating(self, leaves) -> list | None:
         """A donating call's inputs, copied to the host (the call deletes them); None past
         gradient_calls.LOOKED_AT elements: not checked."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import weakref
 
-from ..core import told_bugs
+from ..core import told_bugs, watches
 from ..core.config import config
 from ..xla import client
 from . import (breakpoint_notes, cell_origins, clamped_start_notes, compile_notes,
@@ -172,6 +172,7 @@ class State:
         print_notes.clear()
         index_notes.clear()
         index_calls.clear()
+        watches.look_again()          # (each cell's first calls of a watched program)
         clamped_start_notes.clear()
         update_notes.clear()
         self.keys.cell_started()

@@ -36,6 +36,7 @@ from ..core.mesh import (UNCONSTRAINED, Mesh, NamedSharding, PartitionSpec, aske
 from ..core.sharding_types import check_context_mesh, current_override
 from ..core.errors import UnexpectedTracerError
 from ..core.trace import Tracer
+from ..core.watches import NEVER
 from . import array
 from . import client as _client
 from . import dispatch as _dispatch
@@ -531,6 +532,7 @@ class _SpmdEntry:
     __slots__ = ("exe", "in_shardings", "const_bufs", "out_tree", "jaxpr", "text", "hits",
                  "lowered")
     twin = None                       # (jit.cache.Entry's: one program serves every call)
+    look_at = NEVER                   # (as jit.cache.Entry's: no watch looks at its calls)
 
     def __init__(self, exe, in_shardings, const_bufs, out_tree, jaxpr, text, lowered=None):
         self.exe, self.in_shardings, self.const_bufs = exe, in_shardings, const_bufs

@@ -10,6 +10,7 @@ import pytest
 
 pytest.importorskip("IPython")
 
+from jxkernel.core import watches
 import traced_index_cases as cases  # tests/data
 import locations  # tests/support
 from ipython_shell import ran_failing, ran_ok, shell_fixture  # tests/support
@@ -147,8 +148,12 @@ def test_a_donating_step_is_checked_and_timeit_is_not(shell):
     assert "JAX read index 9 instead" in _note(ran)
 
 
-def test_a_loops_calls_are_looked_at_together_and_the_first_out_of_bounds_is_told(shell):
+def test_a_loops_calls_are_looked_at_together_and_the_first_out_of_bounds_is_told(shell,
+                                                                                 monkeypatch):
     from jxkernel.notebook import index_calls
+    # every call looked at (core/watches.py lets most of a loop's calls by, its first FIRST
+    # apart: test_watch_schedule.py), so that the looks wait for a batch
+    monkeypatch.setattr(watches, "FIRST", 10 ** 9)
     ran_ok(shell, "x = jnp.arange(10)\n@jax.jit\ndef f(x, i):\n    return x[i]")
     # more calls than one look takes (BATCH): the index out of bounds in the second batch
     calls = index_calls.BATCH + 50

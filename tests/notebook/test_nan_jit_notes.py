@@ -133,17 +133,26 @@ def test_a_line_is_told_once_jitted_or_not(shell):
     assert ran_ok(shell, "g = jax.grad(f)(0.0)").shown(NOTE) == []
 
 
-def test_only_a_jit_whose_trace_took_a_gradient_leaves_the_fast_paths_while_watched(shell):
+def test_only_a_jit_whose_trace_took_a_gradient_is_looked_at_while_watched(shell):
+    from jxkernel.core.watches import NEVER
     ran_ok(shell, cases.CASES["grad_inside_step"][0] +
            "@jax.jit\ndef plain(x):\n    return jnp.log(x) * 2\n")
     ran_ok(shell, "x = jnp.array(1.0)\nfor i in range(3):\n    a, b = step(x), plain(x)")
     step, plain = shell.user_ns["step"], shell.user_ns["plain"]
-    assert not step._last and not step._fast       # each call looked at (its result's NaN)
-    assert plain._last                              # the compiled fast path, as unwatched
-    # the extension unloaded: the step's calls take the fast path again
+    scheduled = [e for e in _entries(step) if e.schedule is not None]
+    # each of a cell's first calls looked at (its result's NaN): test_watch_schedule.py
+    assert [e.schedule.looked for e in scheduled] == [3]
+    assert [(e.look_at, e.schedule) for e in _entries(plain)] == [(NEVER, None)] * len(
+        _entries(plain))                            # the fast paths alone, as unwatched
+    # the extension unloaded: the step's calls stay on the fast paths
     shell.run_line_magic("unload_ext", "jxkernel")
     ran_ok(shell, "for i in range(3):\n    a = step(x)")
-    assert step._last
+    assert scheduled[0].look_at == NEVER and step._last
+
+
+def _entries(jitted) -> list:
+    (entry,) = jitted._cache.values()
+    return [e for e in (entry, entry.twin) if e is not None]
 
 
 def test_a_donating_step_is_looked_at_and_still_donates(shell):

@@ -22,7 +22,7 @@ from ...core.lru import CONSTANTS, LRU, SIGNATURES, Bounded
 from ...core.monitoring import test_event
 from ...core.source_info import function_source_info
 from ...core.staging import convert_constvars_to_invars, is_ref
-from ...core.watches import watch_of
+from ...core.watches import NEVER, watch_of
 from ...tree_util import default_registry
 from ...xla import fastpath
 from ...xla.memory import forget_executables
@@ -360,7 +360,8 @@ class Entry:
     hit, anew if the placement object or the config changed; False if its calls' dynamic
     arguments are not positional leaves alone), and c_last_hit's, by keyword names."""
     __slots__ = ("exe", "consts", "const_bufs", "out_tree", "jaxpr", "text", "donated", "hits",
-                 "last_hit", "scalar_hit", "twin", "refs", "c_hits", "watch")
+                 "last_hit", "scalar_hit", "twin", "refs", "c_hits", "watch", "look_at",
+                 "schedule", "__weakref__")
 
     def __init__(self, exe, consts, out_tree, jaxpr, text, donated):
         self.exe, self.consts, self.out_tree = exe, consts, out_tree
@@ -376,10 +377,12 @@ class Entry:
         self.c_hits = {}           # c_last_hit's, by keyword names: (key, LastHit) or None
         self.twin = None
         # what watches the program for the notebook (core/watches.py: a gradient taken
-        # inside, the indices it reads), or None; while `watch.on`, its calls stay off the
-        # fast paths and each is given to `watch.called` (function.py's _call); not a
-        # program loaded from bytes (serialize_executable.py: its jaxpr a signature alone)
+        # inside, the indices it reads), or None; while `watch.on`, the calls looked at leave
+        # the fast paths (at `hits` >= `look_at`, by its `schedule`) and are given to
+        # `watch.called` (function.py's _call); not a program loaded from bytes
+        # (serialize_executable.py: its jaxpr a signature alone)
         self.watch = watch_of(jaxpr, exe.user_jit) if type(jaxpr) is ClosedJaxpr else None
+        self.look_at, self.schedule = NEVER, None
 
     def unlink(self) -> None:
         """Drop the LastHits and the twin, which point back at this entry (a cycle)."""
@@ -410,23 +413,6 @@ class TwinEntry(Entry):
                          entry.jaxpr, entry.text, entry.donated)
         self.entry = entry            # (also what _forget looks for: it leaves with entry)
         self.watch = entry.watch      # (the same program: watched once)
-
-
-def off_fast_paths(jitted, entry) -> None:
-    """Take `entry` (and its twin) off the jit's fast paths, the C one's Hits included: its
-    calls go through `_call` again (a watched program whose watch was paused while they were
-    made: notebook/gradient_calls.paused)."""
-    base = getattr(entry, "entry", entry)
-    own = {id(base), id(base.twin)}
-    for key in [k for k, e in jitted._fast.items() if id(e) in own]:
-        del jitted._fast[key]
-    for key in list(jitted._last):
-        if not jitted._last[key].drop(base):
-            del jitted._last[key]
-    for each in (base, base.twin):
-        if each is not None:
-            each.last_hit = each.scalar_hit = None
-            each.c_hits = {}
 
 
 def last_hit_for(entry, avals, where, kinds, treedef, n):

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from ...core import compile_record, symbolic
+from ...core import compile_record, symbolic, watches
 from ...core.config import config
 from ...core.monitoring import test_event
 from ...core.native import native
@@ -189,10 +189,13 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                         len(bufs) == 1 or not is_plain(args[0]) or all_placed(bufs, last.where))
                 except (AttributeError, IndexError):   # a non-Array argument, or none
                     same = False
-                if same and last.generation is config._generation and _ctx.trace is eval_trace \
-                        and not (relayout.watching and relayout.arg_layouts(args)):
-                    entry = last.entry               # (written out here: the hottest path of all)
-                    entry.hits += 1
+                entry = last.entry
+                # (a call the notebook looks at, by its schedule, goes the general way:
+                # core/watches.py)
+                if same and entry.hits < entry.look_at and last.generation is \
+                        config._generation and _ctx.trace is eval_trace and \
+                        not (relayout.watching and relayout.arg_layouts(args)):
+                    entry.hits += 1                  # (written out here: the hottest path of all)
                     try:
                         return last.unflatten(entry.exe.call_buffers(entry.const_bufs + bufs))
                     except ValueError:
@@ -221,7 +224,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                     entry = found_for(self._fast, key, where)
                 except Exception:      # (a leaf of another type, an odd value: _call says why)
                     entry = None
-                if entry is not None:
+                if entry is not None and entry.hits < entry.look_at:
                     entry.hits += 1
                     # (the keyword arguments of a call found here are all static: see _call)
                     hit = last_hit_for(entry, avals, where, bufs and scalar_kinds(leaves), treedef,
@@ -244,6 +247,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         __call__ = _python_call
 
     def _call(self, args, kwargs, counted=False):
+        started = time.perf_counter()
         if config.jax_disable_jit:
             return self._fun(*args, **kwargs)
         dyn_args, dyn_kwargs, statics = self._split(args, kwargs)
@@ -292,14 +296,14 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         device, committed = program_placement(self, entry.jaxpr, device, committed, leaves,
                                               dyn_args, dyn_kwargs, settled)  # (pinned: theirs)
         entry = entry.committed(committed)
-        watch = entry.watch is not None and entry.watch.on  # (a watched program: no fast path)
-        # the fast paths take calls whose Arrays all share this placement (xla/placement.py)
+        watch = entry.watch is not None and entry.watch.on  # (this call looked at)
+        # the fast paths take calls whose Arrays all share this placement (xla/placement.py);
+        # a watched program's leave them for the calls its schedule looks at (`look_at`)
         where = placement_of(device, committed)
-        if not (entry.refs or move or config._checked_calls or watch) and \
+        if not (entry.refs or move or config._checked_calls) and \
                 all(type(leaf) in ARRAY_TYPES and leaf._buf._sharding is where or
                     type(leaf) in SCALAR_TYPES or is_host_array(leaf) for leaf in leaves) and \
                 (leaves or device == _client.default_device()):
-            entry.watch is not None and entry.watch.made_fast(self, entry)   # (taken off after)
             if dyn_kwargs or entry.donated:     # f(x=a), or donating: a last hit for C alone
                 c_last_hit(self, entry, statics, avals, where, args, kwargs, leaves)
             else:                               # remember it under the fast path's key
@@ -308,12 +312,17 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                            + key[6:]] = entry       # (relayout.arg_layouts, where watching)
         kept = entry.watch.before_donating(leaves) if watch and entry.donated else leaves
         consts = jit_refs.call_consts(entry, leaves)    # a Ref's own buffer in its place
+        ran = time.perf_counter()
         outs = entry.exe.call_arrays(arguments_placed(device, (*consts, *arrays), entry.exe.kept,
                                                       leaves, names))
+        ran = time.perf_counter() - ran
         outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)
         if config._checked_calls:      # NaN/inf checks, the key-reuse checker (dispatch.py)
             check_jitted_values(self._name, self._fun, outs, args, kwargs, entry.jaxpr, arrays)
-        watch and entry.watch.called(self, entry, kept, outs)    # (cache.Entry.watch)
+        if entry.watch is not None:                     # (cache.Entry.watch)
+            watch and entry.watch.called(self, entry, kept, outs)
+            # (what looking cost: this call's time in Python, its program's run apart)
+            watches.schedule(entry, watch, time.perf_counter() - started - ran)
         return tree_unflatten(entry.out_tree, outs)
 
     def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs, high=False):

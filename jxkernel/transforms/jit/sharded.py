@@ -20,6 +20,7 @@ from ...core.mesh import (AbstractMesh, AbstractMeshOnlyError, NamedSharding, Pa
                           concrete_mesh, get_mesh, legacy_mesh, mesh_of_devices,
                           on_context_mesh, placed_on, resolve, set_mesh)
 from ...core.staging import DebugInfo, convert_constvars_to_invars, trace_to_jaxpr
+from ...core.watches import NEVER
 from ...tree_util import (default_registry as _registry, keystr, tree_flatten,
                           tree_flatten_with_path, tree_unflatten)
 from ...xla.array import Array
@@ -328,6 +329,7 @@ class _FastEntry:
     """What jit's fast path reads: the checked executable; hits count on the cached entry."""
     __slots__ = ("exe", "out_tree", "entry", "last_hit")
     const_bufs = []                           # (the checked executable passes its own)
+    look_at = NEVER                           # (no watch looks at a sharded program's calls)
 
     def __init__(self, exe, entry):
         self.exe, self.out_tree, self.entry = exe, entry.out_tree, entry
