@@ -82,6 +82,16 @@ class Schedule:
         return self.stride
 
 
+def looked(jitted, entry, on: bool, kept, outs, since: float) -> None:
+    """A call of a watched program that took jit's general path (`_call`): given to the
+    watch where it is `on` (`kept`: its inputs, `outs`: its results), and the entry's next
+    call to look at set from what this one cost, the time from `since` (when the call's
+    Python began, plus its program's run)."""
+    if on:
+        entry.watch.called(jitted, entry, kept, outs)
+    schedule(entry, on, time.perf_counter() - since)
+
+
 def schedule(entry, on: bool, cost: float) -> None:
     """Set when `entry`'s next call leaves the fast paths to be looked at, after one that was
     (`on`: looked at, costing `cost` seconds more than a fast call), or that a paused watch

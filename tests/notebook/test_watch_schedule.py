@@ -113,3 +113,14 @@ def test_a_nan_first_made_in_a_call_let_by_is_found_when_the_cell_runs_again(she
     # and the cell after that lets calls by again
     ran_ok(shell, loop)
     assert _scheduled(shell.user_ns["step"]).schedule.looked < 400
+
+
+def test_a_step_called_while_unloaded_is_looked_at_again_once_loaded(shell):
+    ran_ok(shell, STEP + "w = step(jnp.ones(()), x)")
+    entry = _scheduled(shell.user_ns["step"])
+    shell.run_line_magic("unload_ext", "jxkernel")
+    shell.run_cell("w = step(w, x)")
+    assert entry.look_at == watches.NEVER           # (the fast paths alone)
+    shell.run_line_magic("load_ext", "jxkernel")
+    ran_ok(shell, "w = step(w, x)")
+    assert entry.schedule.looked == 1

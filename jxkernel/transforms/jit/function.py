@@ -23,20 +23,19 @@ from ...core import compile_record, symbolic, watches
 from ...core.config import config
 from ...core.monitoring import test_event
 from ...core.native import native
-from ...core.source_info import is_jxkernel_file, made_by_user
+from ...core.source_info import made_by_user
 from .high import CapturedHigh, call_high, has_high, has_high_tracer, remember_high
 from ...core.staging import DebugInfo, is_ref
 from ...core.trace import Tracer, _ctx, eval_trace
 from ...core.traceback_util import api_boundary, filter_raised, register_boundary
 from ...tree_util import default_registry as _registry, tree_flatten, tree_unflatten
 from ...tree_util import recursion_room as _room
-from ...xla import client as _client, pipeline, relayout
+from ...xla import client as _client, relayout
 from ...xla.array import ARRAY_TYPES, Array, _CNamed, buffers, is_plain
 from ...xla.dispatch import check_jitted_values
 from ...xla.placement import all_placed, found_for, placement_of, signature
 from ...xla.lowering import NeedsMesh
 from ...xla.scalars import host_placement, is_host_array, scalar_kinds, scalar_signature
-from ...xla.transfers import put_on_device
 from ..api_util import (check_callable, flatten_fun, results_outside, fun_name, merge_static,
                         update_wrapper)
 from .args import (SCALAR_TYPES, Arguments, arguments_placed, check_no_kwargs, constant_handlers,
@@ -44,7 +43,7 @@ from .args import (SCALAR_TYPES, Arguments, arguments_placed, check_no_kwargs, c
                    token_carriers)
 from .pinned import (arguments_placement, committed_at, committed_given, pinned_constraint_error,
                      program_placement)
-from .cache import (LAST_HIT, NO_HITS, Entry, check_traceable, clear_jit, own_trace, fun_state,
+from .cache import (LAST_HIT, NO_HITS, check_traceable, clear_jit, own_trace, fun_state,
                     c_last_hit, jit_cache_hits, jit_cache_size, jit_deepcopy, jit_getstate,
                     jit_setstate, last_hit_for, remember)
 from .primitive import ON_ONE_DEVICE, any_sharded, over_mesh, raised_trace_logged, told
@@ -189,9 +188,7 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                         len(bufs) == 1 or not is_plain(args[0]) or all_placed(bufs, last.where))
                 except (AttributeError, IndexError):   # a non-Array argument, or none
                     same = False
-                entry = last.entry
-                # (a call the notebook looks at, by its schedule, goes the general way:
-                # core/watches.py)
+                entry = last.entry        # (look_at: a call the notebook looks at, _call's)
                 if same and entry.hits < entry.look_at and last.generation is \
                         config._generation and _ctx.trace is eval_trace and \
                         not (relayout.watching and relayout.arg_layouts(args)):
@@ -319,10 +316,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
         outs = jit_refs.write_back_donated(entry.jaxpr, outs, leaves)
         if config._checked_calls:      # NaN/inf checks, the key-reuse checker (dispatch.py)
             check_jitted_values(self._name, self._fun, outs, args, kwargs, entry.jaxpr, arrays)
-        if entry.watch is not None:                     # (cache.Entry.watch)
-            watch and entry.watch.called(self, entry, kept, outs)
-            # (what looking cost: this call's time in Python, its program's run apart)
-            watches.schedule(entry, watch, time.perf_counter() - started - ran)
+        if entry.watch is not None:     # (cache.Entry.watch: its program's run not counted)
+            watches.looked(self, entry, watch, kept, outs, started + ran)
         return tree_unflatten(entry.out_tree, outs)
 
     def _trace(self, treedef, statics, avals, dyn_args, dyn_kwargs, high=False):
@@ -361,22 +356,6 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
             self._record(treedef, statics, avals, dyn_args, dyn_kwargs, phases, device,
                          closed, *told(traced), host_reads=jit_refs.host_reads(closed))
         return entry
-
-    def _build(self, closed, out_tree, module, trace_s=0.0, leaf_names=None,
-               compiler_options=None) -> tuple:
-        """(Entry, Phases): `module` (from `_lower`) compiled with XLA's `compiler_options`,
-        its constants put on device."""
-        names = leaf_names if leaf_names is None else \
-            [f"<closed-over constant {i}>" for i in range(len(closed.consts))] + list(leaf_names)
-        exe, phases = pipeline.compile(module, f"jit({self._name})", trace_s=trace_s,
-                                       arg_names=names, compiler_options=compiler_options)
-        # not jxkernel's jit (a library's too): JAX's ValueError for a donated Array (deleted.py)
-        exe.user_jit = self._by_user or not is_jxkernel_file(self._source_text() or "")
-        device = module.devices[0]          # (an Array there already: used, not committed)
-        consts = tuple(c if is_plain(c) and c.device == device or is_ref(c) else
-                       put_on_device(c, device) for c in closed.consts)     # (a Ref: each call's)
-        entry = Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
-        return entry, phases
 
     def _miss(self, treedef, statics, avals, dyn_args, dyn_kwargs, device, consts=None,
               host_reads=None, jaxpr=None):

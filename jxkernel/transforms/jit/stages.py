@@ -26,7 +26,8 @@ from ...core import compile_record, jaxpr_cost, vma
 from ...core.axis_env import visible_axes
 from ...core.config import config
 from ...core.lru import LRU, SIGNATURES
-from ...core.source_info import PACKAGE_DIR, Traceback, is_user_filename
+from ...core.source_info import (PACKAGE_DIR, Traceback, is_jxkernel_file,
+                                is_user_filename)
 from ...core.mesh import on_context_mesh
 from ...core.monitoring import test_event
 from ...core.staging import convert_constvars_to_invars, is_ref
@@ -48,7 +49,7 @@ from .captured_constants import check_captured_constants, embedded
 from .high import is_high_trace
 from .args import (abstract_leaf_aval, check_arg_layouts, flat_pinned, layout_modes, leaf_aval,
                    out_formats, result_memories, result_paths, token_carriers)
-from .cache import NOWHERE, compiled_trace, sibling_trace, stage_key
+from .cache import NOWHERE, Entry, compiled_trace, sibling_trace, stage_key
 from .pinned import committed_at, one_device_given, program_placement
 from .primitive import (any_sharded, lowered_now, trace_event, traced_at, traced_by,
                         traced_under, untold)
@@ -165,8 +166,25 @@ def program_of(jitted, closed, out_tree, module, trace_s, leaf_names) -> tuple:
     # the persistent cache's lines wait on the Phases for the call's record, which logs them
     # after its tracing miss, as JAX logs them (it traces before it lowers and compiles)
     with cache_lines_held():
-        return jitted._build(closed, out_tree, module, trace_s, leaf_names,
-                             compiler_options=jitted._compiler_options)
+        return build_entry(jitted, closed, out_tree, module, trace_s, leaf_names,
+                           compiler_options=jitted._compiler_options)
+
+
+def build_entry(jitted, closed, out_tree, module, trace_s=0.0, leaf_names=None,
+                compiler_options=None) -> tuple:
+    """(Entry, Phases) of `jitted`'s program: `module` (from `lower_jit`) compiled with XLA's
+    `compiler_options`, its constants put on device."""
+    names = leaf_names if leaf_names is None else \
+        [f"<closed-over constant {i}>" for i in range(len(closed.consts))] + list(leaf_names)
+    exe, phases = pipeline.compile(module, f"jit({jitted._name})", trace_s=trace_s,
+                                   arg_names=names, compiler_options=compiler_options)
+    # not jxkernel's jit (a library's too): JAX's ValueError for a donated Array (deleted.py)
+    exe.user_jit = jitted._by_user or not is_jxkernel_file(jitted._source_text() or "")
+    device = module.devices[0]          # (an Array there already: used, not committed)
+    consts = tuple(c if is_plain(c) and c.device == device or is_ref(c) else
+                   put_on_device(c, device) for c in closed.consts)     # (a Ref: each call's)
+    entry = Entry(exe, consts, out_tree, closed, module.text, any(module.donated))
+    return entry, phases
 
 
 def _lower_jit(jitted, closed, out_tree, device, donated_leaves, layouts, platforms,
@@ -827,9 +845,9 @@ class Lowered(_Stage):
         found = _compiled_before(self)
         if found is not None:          # a call's program: not compiled again (JAX's neither)
             return Compiled(self, found, None)
-        compiled = Compiled(self, *traced.jitted._build(traced.jaxpr, traced.out_tree,
-                                                        self._module, traced.trace_s,
-                                                        compiler_options=compiler_options))
+        compiled = Compiled(self, *build_entry(traced.jitted, traced.jaxpr, traced.out_tree,
+                                               self._module, traced.trace_s,
+                                               compiler_options=compiler_options))
         if self._plain and self._module is not None:     # (kept with its module, as JAX's)
             _COMPILED.setdefault(traced.jaxpr, {})[id(self._module)] = (self._module,
                                                                        compiled._entry)
