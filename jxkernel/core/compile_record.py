@@ -1006,6 +1006,7 @@ class Miss:
     host_reads: frozenset | None = None   # ids of arrays whose values the trace read (refs.py)
     arg_names: tuple = ()     # each positional argument's name (one with no leaves has no other)
     jaxpr: object = None      # the ClosedJaxpr traced (CompileEvent.jaxpr), where one was
+    numbers: frozenset = frozenset()   # the positions of the leaves given as Python numbers
 
 
 _explainer = None       # what says why a Miss compiled (jxkernel/views/recompile_explainer.py)

@@ -161,7 +161,9 @@ def _signature(miss: Miss) -> Signature:
                      None if miss.consts is None else _named_consts(miss.jitted._fun, miss.consts),
                      by_keyword=tuple(n for n, _, pos in miss.statics if pos is None),
                      static_at=tuple(pos for _, _, pos in miss.statics),
-                     site=_call_line(miss.jitted), arg_names=miss.arg_names)
+                     site=_call_line(miss.jitted), arg_names=miss.arg_names,
+                     numbers=frozenset(miss.names[i] for i in miss.numbers
+                                       if i < len(miss.names)))
 
 
 def _call_line(jitted):

@@ -61,7 +61,21 @@ CASES = {
         "for i in range(3):\n"
         "    acc = add(acc, jnp.ones(3))\n",
         6, "acc = add(jnp.asarray(acc, jnp.float32), jnp.ones(3))"),
+    # the same by a name given no Python number: jnp.array(1.0) is weak in JAX 0.10.2 too,
+    # and the fix said "the Python number w" of it (ARRAYS_BY_NAME)
+    "weak_array_by_name_then_result": (
+        "w = jnp.array(1.0), weak, given by name, then the function's strong result",
+        "@jax.jit\n"
+        "def step(w):\n"
+        "    return w - jnp.float32(0.01)\n"
+        "w = jnp.array(1.0)\n"
+        "for i in range(3):\n"
+        "    w = step(w)\n",
+        6, "w = step(jnp.asarray(w, jnp.float32))"),
 }
+# the cases whose weak argument was an array made from a number, given by name: the fix says
+# so, where for the others it names the Python number
+ARRAYS_BY_NAME = {"weak_array_by_name_then_result"}
 
 # the same trap for a dtype: the plain fix `x = jnp.asarray(x, jnp.float32)` named the
 # parameter; the cast belongs in the call whose dtype is not the one cast to

@@ -12,7 +12,7 @@ import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel import compile_log
 
-from weak_type_calls_cases import CASES, DTYPE_CASES, pasted      # tests/data
+from weak_type_calls_cases import ARRAYS_BY_NAME, CASES, DTYPE_CASES, pasted  # tests/data
 import locations  # tests/support: the repository's folders
 
 REFERENCE = locations.recorded("weak_type_calls_reference.json")
@@ -39,8 +39,10 @@ def test_the_fix_names_the_call_and_pasted_traces_once_as_in_jax(name, tmp_path)
     # the call and the number as the learner wrote them, and why jnp.asarray(number) is not it
     learners = program.splitlines()[line - 1]
     number = re.search(r"jnp\.asarray\((.+?), jnp\.", fixed).group(1)
-    told = re.search(rf"the Python number {re.escape(number)},? in (.+?),? \(line {line}\)",
-                     change.fix)
+    said = (rf"{re.escape(number)}, an array made from a Python number without a dtype "
+            r"\(weakly typed as the number is\)," if name in ARRAYS_BY_NAME else
+            rf"the Python number {re.escape(number)},?")
+    told = re.search(rf"{said} in (.+?),? \(line {line}\)", change.fix)
     assert told and told.group(1) in learners and number in told.group(1), change.fix
     assert f"jnp.asarray({number}) alone stays weak" in change.fix
     # pasted where it says: one trace, as JAX traces the pasted program once

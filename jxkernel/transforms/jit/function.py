@@ -360,10 +360,11 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
     def _miss(self, treedef, statics, avals, dyn_args, dyn_kwargs, device, consts=None,
               host_reads=None, jaxpr=None):
         """This call's cache miss as the compile record takes it (its explainer says why)."""
-        committed = committed_at(self, tree_flatten((dyn_args, dyn_kwargs))[0], dyn_args)
+        leaves = tree_flatten((dyn_args, dyn_kwargs))[0]
         return compile_record.Miss(self, self._leaf_names(dyn_args, dyn_kwargs), avals, treedef,
-                                   statics, device, consts, self._history, committed, host_reads,
-                                   self._dynamic_names(dyn_args), jaxpr)
+                                   statics, device, consts, self._history,
+                                   committed_at(self, leaves, dyn_args), host_reads,
+                                   self._dynamic_names(dyn_args), jaxpr, python_inputs(leaves))
 
     def _record(self, treedef, statics, avals, dyn_args, dyn_kwargs, phases, device, closed, *new,
                 host_reads=None):

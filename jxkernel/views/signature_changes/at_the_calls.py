@@ -220,21 +220,40 @@ def _python_number(dtype: str) -> str:
 _ARRAY_OF = re.compile(r"^((?:jnp|jax\.numpy)\.(?:asarray|array))\(([^,()]+)\)$")
 
 
-def _weak_value(arg: str, dtype: str) -> tuple:
+def _weak_value(arg: str, dtype: str, number: bool = False) -> tuple:
     """(what the call passed, in words; the code giving it as a strong `dtype` array) for
-    the argument text `arg`: a Python number, or an array made from one without a dtype
-    (`jnp.array(1.0)`, weak too), which takes the dtype in its own call.
+    the argument text `arg`: a Python number (written out, or a name the call gave one:
+    `number`), or an array made from one without a dtype (`jnp.array(1.0)`, weak too), which
+    takes the dtype in its own call.
 
         >>> _weak_value("0.1", "float32")
         ('the Python number 0.1', 'jnp.asarray(0.1, jnp.float32)')
         >>> _weak_value("jnp.array(1.0)", "float32")[1]
         'jnp.array(1.0, jnp.float32)'
+        >>> _weak_value("w", "float32")[0]
+        'w, an array made from a Python number without a dtype (weakly typed as the number is),'
     """
     made = _ARRAY_OF.match(arg)
+    if made is None and not number and not _number_written(arg):   # (a name, given an array)
+        return (f"{arg}, an array made from a Python number without a dtype (weakly typed as "
+                "the number is),", f"jnp.asarray({arg}, jnp.{dtype})")
     if made is None:
         return f"the Python number {arg}", f"jnp.asarray({arg}, jnp.{dtype})"
     return (f"{arg}, an array made from a Python number without a dtype (weakly typed as the "
             "number is),", f"{made.group(1)}({made.group(2)}, jnp.{dtype})")
+
+
+def _number_written(text: str) -> bool:
+    """Whether `text` is a number written out (`0.1`, `-2`, `True`), not a name.
+
+        >>> _number_written("-0.5"), _number_written("w")
+        (True, False)
+    """
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return isinstance(value, (bool, int, float, complex))
 
 
 # the plain dtype fix's code, `x = jnp.asarray(x, jnp.float32)`: the cast at_the_calls moves
@@ -1149,7 +1168,7 @@ def _written_at(c, jitted, sig, template, dtype, as_number=False, *, now):
     if found is None:
         return c
     call, arg, line, rewritten = found
-    what, cast = _weak_value(arg, dtype)
+    what, cast = _weak_value(arg, dtype, c.path in sig.numbers)
     if c.kind == "dtype" and as_number:
         cast = f"{_python_number(dtype)}({arg})"
     line = _line_of(sig.site, now.site) if getattr(now, "site", None) else f"line {line}"

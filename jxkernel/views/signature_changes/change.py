@@ -78,6 +78,9 @@ class Signature:
     site: object = dataclasses.field(default=None, compare=False)
     # each positional argument's name, for one with no leaves to name it (None, then ())
     arg_names: tuple = dataclasses.field(default=(), compare=False)
+    # the paths of the leaves given as Python numbers (a weak one: a number, or an array made
+    # from one, as jnp.array(1.0), at_the_calls says which); never compared
+    numbers: frozenset = dataclasses.field(default=frozenset(), compare=False)
 
     @functools.cached_property
     def node_types(self) -> tuple:
