@@ -52,6 +52,7 @@ class Found(NamedTuple):
     """An index out of bounds a jitted call met: at the user's `file`:`line`, inside
     `function`, whose call was at `called` ((file, line)) written as `call` (the text of the
     function called and of its arguments, `("get", "x, 12")`; None: not found, or long).
+    (`function` None: a loop or branch run eagerly, outside jit, `call` that loop's call.)
     `index` on `axis` (of `size`) as the primitive saw it (a negative one counted from the end
     once already), `window` the elements read or written there from it;
     `did`: "clamped" (a read), "filled" (a read), "dropped" (an update) or "moved" (a window's
@@ -60,7 +61,7 @@ class Found(NamedTuple):
     file: str
     line: int
     called: tuple
-    function: str
+    function: str | None
     call: tuple | None
     primitive: str
     index: int
@@ -81,7 +82,7 @@ class _Pending(NamedTuple):
     learner's code that called it, its line and instruction."""
     watch: IndexWatch
     error: object
-    function: str
+    function: str | None
     code: object
     line: int
     lasti: int
@@ -212,7 +213,8 @@ class IndexWatch:
                 return
             with compile_record.unlogged():   # (the notebook's program, not the learner's)
                 error = self.checks()(*leaves)
-            pending.append(_Pending(self, error, getattr(jitted, "__name__", "the function"),
+            pending.append(_Pending(self, error, None if jitted is None else  # (eager: None)
+                                    getattr(jitted, "__name__", "the function"),
                                     frame.f_code, frame.f_lineno, frame.f_lasti))
             if len(pending) >= BATCH:
                 settle()
@@ -293,9 +295,10 @@ def cell_note(told: set | None = None) -> Note | None:
     if not met:
         return None
     m, others = met[0], more_lines(met)
-    where = (("in an example of a vmapped batch, " if m.batched else "") +
-             f"in {m.function}, jitted (at {source_label(Site(m.file, m.line))}, called at "
-             f"{source_label(Site(*m.called))}){others}")
+    at, called = source_label(Site(m.file, m.line)), source_label(Site(*m.called))
+    where = ("in an example of a vmapped batch, " if m.batched else "") + (
+        f"in {m.function}, jitted (at {at}, called at {called}){others}" if m.function else
+        f"in the body of {_loop(m)}, run eagerly (at {at}, the loop at {called}){others}")
     used = min(max(m.index, 0), m.size - m.window)
     if m.window > 1:
         side = "starts at " + (f"{m.size - m.window} at most" if m.index > 0 else "0 at least")
@@ -314,6 +317,11 @@ def cell_note(told: set | None = None) -> Note | None:
     return Note(title, body=_body(m), kind="info", details=True)
 
 
+def _loop(m: Found) -> str:
+    """The loop an eager Found's index was in, as the learner called it (`lax.fori_loop`)."""
+    return m.call[0] if m.call else "the loop"
+
+
 def _named(m: Found) -> str:
     """The function that indexed, as the learner called it: the lax function, else the
     primitive (a window read by jnp's indexing)."""
@@ -326,7 +334,8 @@ def _body(m: Found) -> str:
     say what is meant."""
     counted = (" (an index as the program saw it: JAX counts a negative index from the end "
                "once before)" if m.index < 0 else "")
-    why = (f"Inside jit the index is traced: its value is known only when the compiled program "
+    inside = "Inside jit" if m.function else f"Inside {_loop(m)}'s body, even outside jit,"
+    why = (f"{inside} the index is traced: its value is known only when the compiled program "
            f"runs, so the trace could not check it (jax_check_static_indices looks at static "
            f"indices only), and the program raised nothing, since code running on an "
            f"accelerator cannot ({SHARP_BITS}){counted}. jxkernel found it by running the "
@@ -337,6 +346,11 @@ def _body(m: Found) -> str:
     fix = (f"To have such a call raise, wrap the jitted function in checkify (from "
            f"jax.experimental import checkify){stand_ins}:\n    err, out = checkify.checkify("
            f"{function}, errors=checkify.index_checks)({args})\n    err.throw()\n")
+    if not m.function:          # (an eager loop: checkify traces a function that runs it)
+        loop = f"{function}({args})" if m.call else "your_loop(...)"
+        fix = ("To have such a loop raise, run it inside a function given to checkify (from "
+               "jax.experimental import checkify):\n    err, out = checkify.checkify("
+               f"lambda: {loop}, errors=checkify.index_checks)()\n    err.throw()\n")
     if m.batched and m.use == "update":     # (JAX's own check fails there: not a way out)
         fix = ("JAX 0.10.2's checkify cannot check an update under vmap (its index check "
                "raises IndexError), so no wrapping makes this call raise. ")

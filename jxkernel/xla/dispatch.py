@@ -16,7 +16,7 @@ from ..core.avals import ShapeDtypeStruct, Token, get_aval
 from ..core.config import config
 from ..core.dtypes import float0, is_complex, is_inexact, is_numeric_kind
 from ..core.errors import not_a_jax_value, shapes_only_error
-from ..core import compile_record
+from ..core import compile_record, watches
 from ..core import trace as _trace
 from ..core.device_assignment import check_device_assignment
 from ..core.ir import (ClosedJaxpr, Eqn, Jaxpr, Literal, Var, jaxprs_in_params,
@@ -142,7 +142,7 @@ def _where(bufs):
 def clear_primitive_cache() -> None:
     """Forget every eager operation's executable (JAX's xla_primitive_callable.cache_clear):
     each compiles again on its next call."""
-    for cache in (_executables, _fast, _last_run):
+    for cache in (_executables, _fast, _last_run, _eager_watches):
         cache.clear()
 
 
@@ -199,10 +199,13 @@ def _run_compiled(prim, args, params):
             _over_mesh[key] = e.mesh
             return _run_over_mesh(prim, args, avals, params, e.mesh)
     exe = exe.with_committed(committed)
+    # a loop or branch of the learner's that the notebook watches: its calls stay here
+    eager = _watched(key, prim, avals, params) if watches.makers else None
     # the fast paths take calls whose operands all have the sharding object these have (one
     # per device and kind: where the call runs, and what its results are, follow from it)
     where = placement_of(device, committed)
-    if not chosen and all(type(a) in ARRAY_TYPES and a._buf._sharding is where for a in args):
+    if eager is None and not chosen and \
+            all(type(a) in ARRAY_TYPES and a._buf._sharding is where for a in args):
         where = where if bufs else device
         _fast[(prim, tuple(params.items()), where, config._trace_state, *avals)] = _LastRun(
             dict(params), avals, where, exe, not prim.multiple_results)
@@ -211,7 +214,29 @@ def _run_compiled(prim, args, params):
     outs = exe.call_buffers(bufs)
     if config._debug_values:
         check_values(prim.name, outs, args)
+    if eager is not None:
+        eager.called(list(args), outs, time.perf_counter())
     return outs if prim.multiple_results else outs[0]
+
+
+# (prim, avals, params, device, trace state) -> the watches.Eager of a primitive holding
+# jaxprs (a loop's body, a branch) that a maker of the notebook watches, or None
+_eager_watches = LRU(PROGRAMS)
+
+
+def _watched(key, prim, avals, params):
+    """The watches.Eager of an eager primitive's program (a `lax.fori_loop` outside jit), or
+    None: none holds a jaxpr, or nothing watches it."""
+    found = _eager_watches.get(key, _eager_watches)     # (itself: not asked yet)
+    if found is not _eager_watches:
+        return found
+    found = None
+    if next(jaxprs_in_params(params), None) is not None:
+        closed = ClosedJaxpr(primitive_jaxpr(prim, avals, params), [])
+        watch = watches.watch_of(closed, user_jit=True)
+        found = None if watch is None else watches.Eager(watch, closed)
+    _eager_watches[key] = found
+    return found
 
 
 _over_mesh = LRU(PROGRAMS)     # (prim, avals, params, device) -> the mesh its program needs

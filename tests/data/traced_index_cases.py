@@ -58,7 +58,29 @@ QUIET = {
     "segment_sum_drops": (_jit("jax.ops.segment_sum(x, i, num_segments=3)"),
                           "f(x, jnp.arange(10) % 4)"),
 }
-CASES = {**TOLD, **QUIET}
+# loops run eagerly, outside jit: their bodies index with a traced value all the same (the
+# loop's counter, the scanned element); checkify is given a function running the loop
+EAGER = {
+    "fori_read_past_the_end": ("", "lax.fori_loop(0, 10, lambda i, acc: acc + x[i + 1], 0)"),
+    "scan_read_past_the_end": ("def body(c, i):\n    return c + x[i + 1], None",
+                               "lax.scan(body, 0, jnp.arange(10))[0]"),
+    "while_update_dropped": ("def body(c):\n    i, y = c\n    return i + 1, y.at[i + 8].set(-1)",
+                             "lax.while_loop(lambda c: c[0] < 4, body, (0, x))[1]"),
+}
+EAGER_QUIET = {
+    "fori_in_bounds": ("", "lax.fori_loop(0, 9, lambda i, acc: acc + x[i + 1], 0)"),
+}
+CASES = {**TOLD, **QUIET, **EAGER, **EAGER_QUIET}
+
+
+def checkified(name: str) -> str:
+    """The case's call with checkify's index checks, as the note's fix writes it: the jitted
+    function wrapped, or for a loop run eagerly a function running it."""
+    call = CASES[name][1]
+    if name not in EAGER and name not in EAGER_QUIET:
+        return call.replace("f(", "checkify.checkify(f, errors=checkify.index_checks)(", 1)
+    loop = call[:call.rindex(")") + 1]          # (the loop's call, its [0] or [1] apart)
+    return f"checkify.checkify(lambda: {loop}, errors=checkify.index_checks)()"
 
 
 def run(jax) -> dict:
@@ -76,8 +98,7 @@ def run(jax) -> dict:
         exec(definition, names)
         result = eval(call, names)
         try:
-            err, _ = eval(call.replace("f(", "checkify.checkify(f, errors=checkify.index_checks)(",
-                                       1), {**names, "checkify": checkify})
+            err, _ = eval(checkified(name), {**names, "checkify": checkify})
         except Exception as e:      # (JAX 0.10.2's check of a vmapped update fails)
             out[name] = {"result": np.asarray(result).tolist(), "checkify_failed":
                          f"{type(e).__name__}: {str(e).splitlines()[0]}"}

@@ -117,6 +117,45 @@ def test_the_fix_it_prints_raises_jaxs_own_error(shell):
     assert str(ran.error).splitlines()[0] == THEIRS["read_past_the_end"]["raised"]
 
 
+EAGER = re.compile(r"⚠ index (\d+) is past the end of axis (\d+) \(size (\d+)\) in the body of "
+                   r"lax\.(\w+), run eagerly \(at In\[\d+\]:\d+, the loop at In\[\d+\]:1\): "
+                   r"(.+), where NumPy raises IndexError")
+
+
+@pytest.mark.parametrize("name", sorted(cases.EAGER))
+def test_a_loop_run_eagerly_is_told_and_its_fix_raises_jaxs_error(shell, name):
+    # outside jit a loop's body is traced too (its counter, the scanned element): JAX 0.10.2
+    # clamps the read and drops the update there, silently
+    ran = _run(shell, name)
+    theirs = THEIRS[name]
+    assert np.asarray(shell.user_ns["out"]).tolist() == theirs["result"]    # (integers)
+    (note,) = [t for t in ran.shown(NOTE) if "run eagerly" in t]
+    index, axis, size, loop, then = EAGER.fullmatch(note.splitlines()[0]).groups()
+    assert (int(index), int(axis), int(size)) == tuple(
+        int(v) for v in CHECKIFY.search(theirs["checkify"]).groups())
+    assert f"lax.{loop}(" in cases.CASES[name][1]
+    if then == "JAX dropped this update":       # (y.at[i + 8] at i = 2, 3: the last two kept)
+        assert theirs["result"][8:] == [-1, -1]
+    else:                                       # x[1] + ... + x[9], and x[10] read as x[9]
+        assert then == "JAX read index 9 instead" and theirs["result"] == 45 + 9
+    fix = note[note.index("    err, out"):].split("\n")[:2]
+    assert fix == [f"    err, out = {cases.checkified(name)}", "    err.throw()"]
+    ran = ran_failing(shell, "from jxkernel.experimental import checkify\n" +
+                      "\n".join(line.strip() for line in fix))
+    assert type(ran.error).__name__ == "JaxRuntimeError"
+    assert str(ran.error).splitlines()[0] == theirs["raised"]
+
+
+def test_a_loop_run_eagerly_in_bounds_gets_no_note_and_one_indexing_nothing_no_watch(shell):
+    from jxkernel.xla import dispatch
+    ran = _run(shell, "fori_in_bounds")
+    assert not ran.shown(NOTE) and shell.user_ns["out"] == THEIRS["fori_in_bounds"]["result"]
+    watched = [w for w in dispatch._eager_watches.values() if w is not None]
+    ran_ok(shell, "out = lax.fori_loop(0, 3, lambda i, acc: acc * 2, 1)")
+    assert [w for w in dispatch._eager_watches.values() if w is not None] == watched
+    assert None in dispatch._eager_watches.values()
+
+
 @pytest.mark.parametrize("name", sorted(cases.QUIET))
 def test_in_bounds_and_chosen_modes_get_no_note(shell, name):
     ran = _run(shell, name)
