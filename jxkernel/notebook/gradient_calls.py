@@ -5,8 +5,9 @@ ran `jax.grad(f)(x)`), whose values live only inside the compiled program.
 
 For that last kind, what the trace saw of the gradient (its inputs, value and result: Vars of
 the program being traced) is kept with the program (core/watches.watched), jit gives it to the
-program's cache entry, and the entry's calls, off the fast paths while the notebook looks, are
-recorded with their inputs and results. A call whose result holds NaN, though its inputs hold
+program's cache entry, and the entry's calls that its schedule looks at (each cell's first,
+then one in so many: core/watches.Schedule), taken off the fast paths, are recorded with
+their inputs and results. A call whose result holds NaN, though its inputs hold
 none, has its program run again equation by equation from those inputs, up to the values the
 gradient took and gave: no Python of the user's runs, and a program calling back into Python
 is not run (a print would print again).

@@ -150,8 +150,9 @@ class TimingMagics(JxMagicsBase):
           --phases     for one call `f(x)`: trace, lower, compile, dispatch and device time
                        apart, each with its spread over -r runs (jxkernel.timing.profile)
         """
-        # the NaN note's record of gradients is paused while timing: looking at each call's
-        # values waits for it, and keeps a jitted step that took a gradient off the fast path
+        # the notebook's watches are paused while timing: a call looked at (the NaN note's
+        # record, the index checks: core/watches.py) waits for its values and leaves the fast
+        # paths, and the time would be the looking's
         with gradient_calls.paused():
             return self._timeit(line, cell, local_ns)
 
