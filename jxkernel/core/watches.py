@@ -83,8 +83,8 @@ class Schedule:
 
 
 def looked(jitted, entry, on: bool, kept, outs, since: float) -> None:
-    """A call of a watched program that took jit's general path (`_call`; `jitted` None: an
-    Eager program's): given to the watch where it is `on` (`kept`: its inputs, `outs`: its
+    """A call of a watched program that took jit's general path (`_call`; `jitted` an Eager
+    program's name, or None for a loop's): given to the watch where it is `on` (`kept`: its inputs, `outs`: its
     results), and the entry's next call to look at set from what this one cost, the time
     from `since` (when the call's Python began, plus its program's run)."""
     if on:
@@ -136,13 +136,17 @@ def look_again(cell: bool = True) -> None:
 class Eager:
     """A program run eagerly that a maker watches, in place of jit's cache entry: a loop or
     branch of the learner's outside jit (`lax.fori_loop(0, n, body, x)` at a cell's top: one
-    primitive, its body a jaxpr), which xla/dispatch.py runs on its general path. Its calls
-    are counted in `hits` and looked at on the same schedule."""
-    __slots__ = ("watch", "jaxpr", "hits", "look_at", "schedule", "__weakref__")
+    primitive, its body a jaxpr), which xla/dispatch.py runs on its general path, or a jitted
+    function's program that a transformation runs eagerly (`jax.vmap(get)(x, idx)`:
+    transforms/jit/primitive.py). Its calls are counted in `hits` and looked at on the same
+    schedule."""
+    __slots__ = ("watch", "jaxpr", "name", "hits", "look_at", "schedule", "__weakref__")
     donated = False
 
-    def __init__(self, watch, jaxpr):
-        self.watch, self.jaxpr = watch, jaxpr
+    def __init__(self, watch, jaxpr, name: str | None = None):
+        # (`name`: a jitted function's, run by a transformation eagerly, as an eager vmap
+        # runs its batched program; None: a loop of the learner's, its body run here)
+        self.watch, self.jaxpr, self.name = watch, jaxpr, name
         self.hits, self.look_at, self.schedule = 0, 0, None
 
     def called(self, leaves, outs, since: float) -> None:
@@ -150,7 +154,7 @@ class Eager:
         watch `on`: `since`, when its program's run ended."""
         due, self.hits = self.hits >= self.look_at, self.hits + 1
         if due:
-            looked(None, self, self.watch.on, leaves, outs, since)
+            looked(self.name, self, self.watch.on, leaves, outs, since)
 
 
 def watch_of(closed, user_jit: bool):

@@ -213,9 +213,11 @@ class IndexWatch:
                 return
             with compile_record.unlogged():   # (the notebook's program, not the learner's)
                 error = self.checks()(*leaves)
-            pending.append(_Pending(self, error, None if jitted is None else  # (eager: None)
-                                    getattr(jitted, "__name__", "the function"),
-                                    frame.f_code, frame.f_lineno, frame.f_lasti))
+            # (a watches.Eager's: its jitted function's name, or None for a loop's body)
+            name = jitted if jitted is None or isinstance(jitted, str) else \
+                getattr(jitted, "__name__", "the function")
+            pending.append(_Pending(self, error, name, frame.f_code, frame.f_lineno,
+                                    frame.f_lasti))
             if len(pending) >= BATCH:
                 settle()
         except Exception as e:  # noqa: BLE001  (checking must never fail the user's call)

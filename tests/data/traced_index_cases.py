@@ -70,13 +70,23 @@ EAGER = {
 EAGER_QUIET = {
     "fori_in_bounds": ("", "lax.fori_loop(0, 9, lambda i, acc: acc + x[i + 1], 0)"),
 }
-CASES = {**TOLD, **QUIET, **EAGER, **EAGER_QUIET}
+# a jitted function that a transformation runs eagerly: vmap gives its batched program the
+# indices, x not mapped
+TRANSFORMED = {
+    "vmap_of_jit_read": (_jit("x[i]"), "jax.vmap(f, in_axes=(None, 0))(x, jnp.array([1, 12]))"),
+    "vmap_of_jit_update": (_jit("x.at[i].set(-1)"),
+                           "jax.vmap(f, in_axes=(None, 0))(x, jnp.array([1, 12]))"),
+}
+CASES = {**TOLD, **QUIET, **EAGER, **EAGER_QUIET, **TRANSFORMED}
 
 
 def checkified(name: str) -> str:
     """The case's call with checkify's index checks, as the note's fix writes it: the jitted
     function wrapped, or for a loop run eagerly a function running it."""
     call = CASES[name][1]
+    if name in TRANSFORMED:         # (the transformed function wrapped: `jax.vmap(f, ...)`)
+        head, args = call.split(")(", 1)
+        return f"checkify.checkify({head}), errors=checkify.index_checks)({args}"
     if name not in EAGER and name not in EAGER_QUIET:
         return call.replace("f(", "checkify.checkify(f, errors=checkify.index_checks)(", 1)
     loop = call[:call.rindex(")") + 1]          # (the loop's call, its [0] or [1] apart)

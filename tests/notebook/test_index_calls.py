@@ -146,6 +146,30 @@ def test_a_loop_run_eagerly_is_told_and_its_fix_raises_jaxs_error(shell, name):
     assert str(ran.error).splitlines()[0] == theirs["raised"]
 
 
+@pytest.mark.parametrize("name", sorted(cases.TRANSFORMED))
+def test_a_jitted_function_under_an_eager_vmap_is_told(shell, name):
+    # vmap runs the jitted function's batched program eagerly (transforms/jit/primitive.py's
+    # _jit_impl), not through its jit's cache: JAX 0.10.2 clamps and drops there too
+    ran = _run(shell, name)
+    theirs = THEIRS[name]
+    assert np.asarray(shell.user_ns["out"]).tolist() == theirs["result"]    # (integers)
+    note = _note(ran)
+    found = INDEX.fullmatch(note.splitlines()[0])
+    assert found and found.groups()[:4] == ("12", "past the end", "0", "10"), note
+    if "checkify_failed" in theirs:         # (the update: x broadcast to the batch, JAX's
+        assert "in an example of a vmapped batch" in note    # check raises IndexError)
+        assert found.group(5) == "JAX dropped this update"
+        assert "cannot check an update under vmap" in note
+        return
+    assert found.group(5) == "JAX read index 9 instead" and theirs["result"] == [1, 9]
+    fix = note[note.index("    err, out"):].split("\n")[:2]
+    assert fix == [f"    err, out = {cases.checkified(name)}", "    err.throw()"]
+    ran = ran_failing(shell, "from jxkernel.experimental import checkify\n" +
+                      "\n".join(line.strip() for line in fix))
+    assert type(ran.error).__name__ == "JaxRuntimeError"
+    assert str(ran.error).splitlines()[0] == theirs["raised"]
+
+
 def test_a_loop_run_eagerly_in_bounds_gets_no_note_and_one_indexing_nothing_no_watch(shell):
     from jxkernel.xla import dispatch
     ran = _run(shell, "fori_in_bounds")

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...core import compile_record, sharding_types
+from ...core import compile_record, sharding_types, watches
 from ...core.config import config
 from ...core.interpret import eval_at_call_site, eval_jaxpr
 from ...core.dce import (dce_closed_outputs, dce_jaxpr, dce_rules, effect_aware_dce,
@@ -29,7 +29,7 @@ from ...core.dce import (dce_closed_outputs, dce_jaxpr, dce_rules, effect_aware_
 from ...core.device_assignment import check_device_assignment, placement, program_devices
 from ...core.ir import (ClosedJaxpr, Jaxpr, Literal, Var, call_primitives,
                         default_hidden_params, param_printers)
-from ...core.lru import PROGRAMS, TRACES, WeakLRU
+from ...core.lru import LRU, PROGRAMS, TRACES, WeakLRU
 from ...core.mesh import (UNSPECIFIED, _mesh_state, empty_concrete_mesh, get_mesh,
                           on_context_mesh)
 from ...core.partial_eval import PartialEvalTrace, partial_eval_jaxpr
@@ -155,8 +155,16 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned=None, keep_un
         _impl_cache[key] = exe
         _record_compile(jaxpr, name, [a.aval for a in leaves], phases,
                         _client.platform_of(device))
-    return exe.with_committed(committed).call_arrays(
+    outs = exe.with_committed(committed).call_arrays(
         [to_device(c, device) for c in jaxpr.consts] + leaves)
+    if watches.makers:        # (a jitted function under an eager vmap: the notebook's watch)
+        eager = _impl_watches.get(key, _impl_watches)    # (itself: not asked yet)
+        if eager is _impl_watches:
+            watch = watches.watch_of(jaxpr, user_jit=True)
+            eager = _impl_watches[key] = watch and watches.Eager(watch, jaxpr, name)
+        if eager is not None:
+            eager.called(leaves, outs, time.perf_counter())
+    return outs
 
 
 def one_device_program(jaxpr, args):
@@ -503,6 +511,9 @@ def _derived(new, old):
 
 # weakly by the jaxpr, as JAX's caches of jaxprs: a transformed jit's program goes with it
 _impl_cache = WeakLRU(PROGRAMS)   # (jaxpr, (avals, device)) -> Executable
+# the same key -> the watches.Eager of a program the notebook watches, or None (an LRU: its
+# value holds the jaxpr, which a weak key would then keep alive)
+_impl_watches = LRU(PROGRAMS)
 
 
 def _jit_staging(trace: JaxprTrace, args, params):
