@@ -84,9 +84,9 @@ class Schedule:
 
 def looked(jitted, entry, on: bool, kept, outs, since: float) -> None:
     """A call of a watched program that took jit's general path (`_call`; `jitted` an Eager
-    program's name, or None for a loop's): given to the watch where it is `on` (`kept`: its inputs, `outs`: its
-    results), and the entry's next call to look at set from what this one cost, the time
-    from `since` (when the call's Python began, plus its program's run)."""
+    program's name, or None for a loop's): given to the watch where it is `on` (`kept`: its
+    inputs, `outs`: its results), and the entry's next call to look at set from what this
+    one cost, the time from `since` (when the call's Python began, plus its program's run)."""
     if on:
         entry.watch.called(jitted, entry, kept, outs)
     schedule(entry, on, time.perf_counter() - since)
