@@ -42,13 +42,15 @@ def cell_note(told: set | None = None) -> Note | None:
         return None
     first, others = read[0], more_lines(read)
     where = "past the end" if first.index >= 0 else "before the start"
-    at = f"index {first.index}{' in the index array' if first.in_array else ''} is {where} of " \
-        f"axis {first.axis} (size {first.size}){_also(first.in_array)} (at " \
-        f"{source_label(Site(first.file, first.line))}){others}"
+    whose = " in an example of a vmapped batch" if first.batched else " in the index array" \
+        if first.in_array else ""
+    at = f"index {first.index}{whose} is {where} of axis {first.axis} (size {first.size})" \
+        f"{_also(first)} (at {source_label(Site(first.file, first.line))}){others}"
     size = first.size
     # (jax_check_static_indices looks at static integers only: JAX 0.10.2 raised nothing for
     # an index array out of bounds with it on, tests/data/index_array_reference.json)
-    checked = "static integer reads only, not index arrays" if first.in_array else "reads only"
+    checked = ("static integer reads only, not vmapped indices" if first.batched else
+               "static integer reads only, not index arrays" if first.in_array else "reads only")
     if first.use == "update":
         return Note(
             f"⚠ {at}: JAX dropped this update, where NumPy raises IndexError",
@@ -62,7 +64,8 @@ def cell_note(told: set | None = None) -> Note | None:
             kind="info", details=True)
     clamped = size - 1 if first.index >= 0 else 0
     check = ("jax.config.update('jax_check_static_indices', True) checks static integer "
-             "indices only, not an index array; " if first.in_array else
+             f"indices only, not {'a vmapped one' if first.batched else 'an index array'}; "
+             if first.in_array else
              "To have a static index checked as NumPy checks it: "
              "jax.config.update('jax_check_static_indices', True), then it raises "
              "IndexError; ")
@@ -75,6 +78,8 @@ def cell_note(told: set | None = None) -> Note | None:
         kind="info", details=True)
 
 
-def _also(in_array: int) -> str:
-    """How many more of an index array's indices are out of bounds, where there are more."""
-    return f" (and {in_array - 1} more of its indices)" if in_array > 1 else ""
+def _also(first) -> str:
+    """How many more of an index array's indices (a vmapped batch's) are out of bounds, where
+    there are more."""
+    n, of = first.in_array - 1, "the batch's" if first.batched else "its"
+    return f" (and {n} more of {of} indices)" if n > 0 else ""

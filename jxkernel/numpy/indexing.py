@@ -43,6 +43,7 @@ from ..core.interpreter_primitives import typed_constant
 from ..core.source_info import PACKAGE_DIR, is_user_filename
 from ..lax import conversion
 from ..lax.slicing import _scatter, scatter_p, size_as_array
+from ..transforms.batching import BatchTracer
 from ..lax.sharding import canonicalize_sharding, run_auto_axes
 from ..xla.array import KEY_DATA, KEY_TRACERS, Array
 from . import util
@@ -63,7 +64,8 @@ class OutOfBounds(NamedTuple):
     """An index past its axis that code outside jxkernel read or updated at: a static integer
     (x[5] of 3 elements, x.at[5].set(v)) or a value of an index array known when the line ran
     (x[np.array([3, 5])]; `in_array`: how many of the array's indices are out of bounds, 0
-    for an integer). `use`: "read" or "update"."""
+    for an integer). `use`: "read" or "update". `batched`: the index of one example of an
+    eager vmap (`jax.vmap(lambda i: x[i])(idx)`: `in_array` counted over the batch)."""
     file: str
     line: int
     index: int
@@ -71,6 +73,7 @@ class OutOfBounds(NamedTuple):
     size: int
     use: str
     in_array: int = 0
+    batched: bool = False
 
 
 # JAX clamps a read, as gather's default, and drops an update, as scatter's, where NumPy raises
@@ -363,6 +366,7 @@ def _record_clamped(shape, items, normalize_indices, use="read") -> None:
         size = shape[axis] if k in (INT, ARRAY) else None
         if not isinstance(size, (int, np.integer)):
             continue                                  # (a symbolic axis: undecided)
+        batched = False
         if k == INT:                # (in Python: NumPy's calls cost an eager update ~20 µs)
             out, count = ((i,), 0) if not 0 <= (i + size if normalize_indices and i < 0
                                                 else i) < size else ((), 0)
@@ -370,10 +374,13 @@ def _record_clamped(shape, items, normalize_indices, use="read") -> None:
             if not look_at_index_arrays:
                 continue
             where = where or _indexed_at()            # (only the user's line pays for a look)
-            if isinstance(i, Tracer):
+            batched = isinstance(i, Tracer)
+            if batched:
                 if where is not None:
                     traced_sites.add(where)
-                continue
+                i = _batch_of(i)        # (an eager vmap's index: every example's, known)
+                if i is None:
+                    continue
             values = _known_values(i) if where else None
             if values is None:
                 continue
@@ -385,7 +392,16 @@ def _record_clamped(shape, items, normalize_indices, use="read") -> None:
             # (a line's first: a loop's later reads there would push it out of the deque)
             if where is not None and all(r[:2] != where for r in clamped_indices):
                 clamped_indices.append(OutOfBounds(*where, int(out[0]), axis, int(size), use,
-                                                   count))
+                                                   count, batched))
+
+
+def _batch_of(i):
+    """The index arrays of a vmap's examples, where `i` is a vmapped index and the vmap runs
+    eagerly (`jax.vmap(lambda j: x[j])(idx)`: idx itself), or None: traced underneath (a
+    vmap inside jit, whose program's index checks tell: notebook/index_calls.py)."""
+    while isinstance(i, BatchTracer):
+        i = i.val
+    return None if isinstance(i, Tracer) else i
 
 
 def _known_values(i):

@@ -38,7 +38,13 @@ UNWRAPPED = {
     "read_negative_int_unwrapped_axis_1": "jnp.arange(6.).reshape(2, 3).at[1, -1].get("
                                           "wrap_negative_indices=False)",
 }
-CASES = {**READS, **UPDATES, **FIXES, **UNWRAPPED}
+# an eager vmap of a function indexing with its argument: each example's index a scalar, the
+# batch's known when the line runs
+VMAPPED = {
+    "read_vmapped": "jax.vmap(lambda i: jnp.arange(10.)[i])(jnp.array([1, 12]))",
+    "set_vmapped": "jax.vmap(lambda i: jnp.arange(10).at[i].set(-1))(jnp.array([1, 12, -11]))",
+}
+CASES = {**READS, **UPDATES, **FIXES, **UNWRAPPED, **VMAPPED}
 
 
 def _answer(jax, expression):

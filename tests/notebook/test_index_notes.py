@@ -173,6 +173,33 @@ def test_an_index_array_update_out_of_bounds_is_told_as_dropped(shell, name):
     assert "mode='drop'" in note
 
 
+@pytest.mark.parametrize("name", list(index_array_cases.VMAPPED))
+def test_an_eager_vmaps_index_out_of_bounds_is_told_as_an_examples(shell, name):
+    # the function's index is each example's scalar: traced, yet under an eager vmap the
+    # batch's indices are known when the line runs; JAX 0.10.2 clamps and drops there, with
+    # jax_check_static_indices on too
+    expression = index_array_cases.VMAPPED[name]
+    (note,) = _notes(ran_ok(shell, f"out = {expression}"))
+    title = note.splitlines()[0]
+    batch = [int(v) for v in re.search(r"\(jnp\.array\((.*?)\)\)$", expression).group(1)
+             .strip("[]").split(",")]
+    out = [v for v in batch if not -10 <= v < 10]
+    more = f" (and {len(out) - 1} more of the batch's indices)" if len(out) > 1 else ""
+    then = "JAX read index 9 instead" if name.startswith("read") else "JAX dropped this update"
+    assert title == (f"⚠ index {out[0]} in an example of a vmapped batch is past the end of "
+                     f"axis 0 (size 10){more} (at In[{shell.execution_count - 1}]:1): {then}, "
+                     "where NumPy raises IndexError"), title
+    answer = ARRAYS[name]["default"]["result"]
+    assert np.asarray(shell.user_ns["out"]).tolist() == answer
+    if name.startswith("read"):
+        assert answer == [1.0, 9.0]                             # index 12 read as 9
+        assert "checks static integer indices only, not a vmapped one" in note
+    else:                                                       # rows 12 and -11 unchanged
+        assert answer[1:] == [list(range(10))] * 2
+        assert "checks static integer reads only, not vmapped indices, not updates" in note
+    assert ARRAYS[name]["checked"] == ARRAYS[name]["default"]
+
+
 def test_the_fixes_it_names_for_an_index_array_get_no_note_and_do_what_it_says(shell):
     for name, expression in index_array_cases.FIXES.items():
         assert _notes(ran_ok(shell, f"out = {expression}")) == [], name
