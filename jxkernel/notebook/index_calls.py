@@ -20,23 +20,21 @@ jxkernel's own functions index as they mean to (a segment_sum drops ids past its
 """
 from __future__ import annotations
 
-import ast
 import collections
-import linecache
 import sys
 from typing import NamedTuple
 
 from ..api import checkify
 from ..core import compile_record, watches
 from ..core.ir import ClosedJaxpr, Var, all_equations, jaxpr_params
-from ..core.source_info import installed_package, learner_frame, positions
+from ..core.source_info import installed_package, learner_frame
 from ..core.staging import is_ref
 from ..core.trace import Tracer
 from ..lax.slicing import start_watch
 from ..numpy import indexing
 from ..transforms.jit.function import jit
 from ..views.source import is_user_file
-from ..views.source_edits import parse_file, segment
+from ..views.source_edits import call_at, segment
 from . import gradient_calls
 from .display import Note, Site, more_lines, not_told, source_label
 from .index_notes import SHARP_BITS
@@ -268,16 +266,11 @@ def _what_it_did(eqn, axis: int) -> tuple:
 def _call_text(code, lasti: int) -> tuple | None:
     """The learner's text of the call at `code`'s instruction `lasti`, its function and its
     arguments (`get(x, 12)`: `("get", "x, 12")`), where it is one line and short."""
-    where = positions(code, lasti)
-    file = code.co_filename
-    tree = parse_file(file) if None not in where else None
-    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and
-             (c.lineno, c.end_lineno, c.col_offset, c.end_col_offset) == where
-             ] if tree is not None else []
-    if not calls:
+    found = call_at(code, lasti)
+    if found is None:
         return None
-    source = "".join(linecache.getlines(file))
-    text, function = segment(source, calls[0]), segment(source, calls[0].func)
+    source, call = found
+    text, function = segment(source, call), segment(source, call.func)
     if "\n" in text or len(text) > _LONGEST or not text.startswith(function):
         return None
     return function, text[len(function):].strip()[1:-1]

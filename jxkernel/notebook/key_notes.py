@@ -42,12 +42,13 @@ import weakref
 
 from ..core import compile_record, told_bugs
 from ..core.compile_record import EAGER, USER
-from ..core.source_info import PACKAGE_DIR
+from ..core.source_info import PACKAGE_DIR, installed_package
 from ..core.trace import Tracer
 from ..random import key_reuse, keys, taken_keys
 from ..xla import array as _xla_array
 from ..xla.array import KEY_DATA
 from ..views.source import cell_name, is_user_file
+from ..views.source_edits import call_at, segment
 from .display import Note, Site, source_label
 from .key_advice import advice, taken_advice, taken_checker, traced_advice, tree_map_advice
 
@@ -330,10 +331,13 @@ class _Call(Site):
     function (`<module>`: a cell's or script's top level) and the function it called there
     (`callee`: the random function's name on the line that drew), and for a line in a
     traced function that function's code object (`code`), and the call's instruction offset
-    (`lasti`: two calls on one line are two)."""
-    def __init__(self, file, line, function, callee, code=None, lasti=-1):
+    (`lasti`: two calls on one line are two). `shown`: the callee as the note names it, the
+    learner's text of it where it is a library's (`eqx.nn.Linear`, whose frame is Equinox's
+    `__call__`)."""
+    def __init__(self, file, line, function, callee, code=None, lasti=-1, shown=None):
         super().__init__(file, line)
         self.function, self.callee, self.code, self.lasti = function, callee, code, lasti
+        self.shown = shown or callee
 
 
 def _where_reused(first_name, first_calls, name, calls):
@@ -347,14 +351,40 @@ def _where_reused(first_name, first_calls, name, calls):
     ours = [c for c in first_calls if type(c) is tuple], [c for c in calls if type(c) is tuple]
     (a, b) = (list(reversed(ours[0])), list(reversed(ours[1])))
     level = next((i for i, (x, y) in enumerate(zip(a, b)) if not _same_call(x, y)), None)
-    if level is None:     # the same calls (a loop), or one inside the other: the draws' lines
-        a, b, level = a[-1:], b[-1:], 0
+    if level is None:     # the same calls (a loop), or one inside the other: the draws' lines,
+        # the innermost of the learner's own (past a library's: Equinox's Linear drawing
+        # inside the learner's Block)
+        a, b, level = a[_own(a):], b[_own(b):], 0
     sites = []
     for chain, drew in ((a, first_name), (b, name)):
         file, line, function, code, lasti = chain[level]
-        callee = chain[level + 1][2] if level + 1 < len(chain) else drew
-        sites.append(_Call(file, line, function, callee, code, lasti))
+        inner = chain[level + 1] if level + 1 < len(chain) else None
+        callee = drew if inner is None else inner[2]
+        shown = _called(code, lasti) if inner is not None and \
+            installed_package(inner[0]) is not None else None
+        if inner is not None and callee in _COMPREHENSIONS and inner[:2] == (file, line):
+            shown = _called(*inner[3:])     # (the call the comprehension made: `Wrap(wk)`)
+        sites.append(_Call(file, line, function, callee, code, lasti, shown))
     return tuple(sites)
+
+
+# the frames Python 3.11 gives a comprehension (3.12 runs it in its function's own)
+_COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
+
+
+def _own(chain) -> int:
+    """The index of a draw's chain's innermost frame that is the learner's own (not an
+    installed library's), or its last."""
+    return max((i for i, c in enumerate(chain) if installed_package(c[0]) is None),
+               default=len(chain) - 1)
+
+
+def _called(code, lasti) -> str | None:
+    """The learner's text of the function called at `code`'s instruction `lasti`
+    (`eqx.nn.Linear`), where it is one short line."""
+    found = call_at(code, lasti) if code is not None and lasti is not None else None
+    text = None if found is None else segment(found[0], found[1].func)
+    return text if text and "\n" not in text and len(text) <= 40 else None
 
 
 def _same_call(x, y) -> bool:
@@ -475,4 +505,4 @@ def _traced_checker(typed) -> str:
 def _who(site, name) -> str:
     """`normal` for the line that drew; `dropout's normal` for a line calling dropout, which
     drew."""
-    return name if site.callee == name else f"{site.callee}'s {name}"
+    return name if site.callee == name else f"{site.shown}'s {name}"

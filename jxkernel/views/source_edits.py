@@ -16,6 +16,8 @@ import ast
 import linecache
 import re
 
+from ..core.source_info import positions
+
 Span = tuple  # (lineno, col_offset, end_lineno, end_col_offset), as ast's, lines from 1
 
 
@@ -29,6 +31,18 @@ def parse_file(path: str | None):
         return ast.parse("".join(lines)) if lines else None
     except SyntaxError:
         return None
+
+
+def call_at(code, lasti: int):
+    """(the file's text, the ast.Call) of the call a frame of `code` was making at instruction
+    `lasti` (its positions: core/source_info.positions), or None where the file does not
+    parse or no one call sits there."""
+    where = positions(code, lasti)
+    tree = parse_file(code.co_filename) if None not in where else None
+    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and
+             (c.lineno, c.end_lineno, c.col_offset, c.end_col_offset) == where
+             ] if tree is not None else []
+    return ("".join(linecache.getlines(code.co_filename)), calls[0]) if len(calls) == 1 else None
 
 
 def span(node: ast.AST) -> Span:

@@ -393,3 +393,20 @@ BLOCKS = (
 EQUINOX["one_key_per_loop"] = BLOCKS.format(blocks="[Block(k2) for _ in range(3)]")
 EQUINOX["one_key_per_loop_fixed"] = BLOCKS.format(
     blocks="[Block(k) for k in jax.random.split(k2, 3)]")
+# one key given to two of Equinox's layers, at the learner's two lines (the draw is Linear's,
+# past Equinox's own `__call__`): JAX makes them alike
+EQUINOX["linear_one_key_twice"] = (
+    "lk = jax.random.PRNGKey(3)\n"
+    "l1 = eqx.nn.Linear(3, 4, key=lk)\n"
+    "l2 = eqx.nn.Linear(3, 4, key=lk)\n"
+    "print(bool((l1.weight == l2.weight).all()))\n")
+# the learner's module handing its key to an Equinox layer, made in a loop with one key: the
+# draw is inside Linear, the line to name the learner's
+EQUINOX["wrapped_linear_per_loop"] = (
+    "class Wrap(eqx.Module):\n"
+    "  lin: eqx.nn.Linear\n"
+    "  def __init__(self, key):\n"
+    "    self.lin = eqx.nn.Linear(2, 2, key=key)\n"
+    "wk = jax.random.PRNGKey(4)\n"
+    "wraps = [Wrap(wk) for _ in range(2)]\n"
+    "print(bool((wraps[0].lin.weight == wraps[1].lin.weight).all()))\n")

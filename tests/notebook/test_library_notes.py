@@ -351,6 +351,29 @@ def test_a_constructor_given_one_key_in_a_loop_is_told_a_key_per_call(optax_cell
         ["False"]
 
 
+def test_a_key_given_to_equinox_layers_is_told_at_the_learners_lines(optax_cells):
+    """One key given to two of Equinox's Linear layers: the draw is Linear's, past Equinox's
+    own `__call__` (its module metaclass), which the note named ("__call__'s split"); it
+    names the learner's call, eqx.nn.Linear. And the learner's module handing its key to a
+    Linear, made in a loop with one key: the note named Equinox's own line (_linear.py); it
+    names the learner's line in Wrap.__init__ and gives each call a key of its own. JAX
+    0.10.2 makes the layers alike in both (recorded)."""
+    theirs = JAX["equinox_cases"]
+    twice = optax_cells["linear_one_key_twice"]
+    assert twice["stdout"].splitlines() == theirs["linear_one_key_twice"]["printed"] == ["True"]
+    title = twice["card_or_notes"].splitlines()[0]
+    assert re.fullmatch(r"⚠ key reused \(at In\[\d+\]:3\): eqx\.nn\.Linear's split drew with "
+                        r"the key that eqx\.nn\.Linear's split used at In\[\d+\]:2, .+", title), title
+    looped = optax_cells["wrapped_linear_per_loop"]
+    assert looped["stdout"].splitlines() == theirs["wrapped_linear_per_loop"]["printed"] == \
+        ["True"]
+    note = looped["card_or_notes"]
+    assert re.match(r"⚠ key reused \(at In\[\d+\]:4\): eqx\.nn\.Linear's split drew with the "
+                    r"key that eqx\.nn\.Linear's split used at In\[\d+\]:4, the same line run "
+                    r"before", note), note
+    assert "_linear.py" not in note and "Wrap.__init__ ran this line again" in note
+
+
 def test_an_optax_optimizer_passed_traced_gets_static_not_a_class_rewrite(optax_cells):
     """The card for optax's GradientTransformation passed traced rewrote it as the learner's
     own registered dataclass ("in place of the NamedTuple"): optax's class is no class of the
