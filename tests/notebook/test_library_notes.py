@@ -363,7 +363,8 @@ def test_a_key_given_to_equinox_layers_is_told_at_the_learners_lines(optax_cells
     assert twice["stdout"].splitlines() == theirs["linear_one_key_twice"]["printed"] == ["True"]
     title = twice["card_or_notes"].splitlines()[0]
     assert re.fullmatch(r"⚠ key reused \(at In\[\d+\]:3\): eqx\.nn\.Linear's split drew with "
-                        r"the key that eqx\.nn\.Linear's split used at In\[\d+\]:2, .+", title), title
+                        r"the key that eqx\.nn\.Linear's split used at In\[\d+\]:2, .+",
+                        title), title
     looped = optax_cells["wrapped_linear_per_loop"]
     assert looped["stdout"].splitlines() == theirs["wrapped_linear_per_loop"]["printed"] == \
         ["True"]
