@@ -6,7 +6,7 @@ by the tests):
 What jax_explain_cache_misses and jax_log_compiles log for explicit ahead-of-time compiles
 (`jax.jit(f, static_argnums=0).lower(7).compile()`) after a call of `jax.jit(f)`: per step,
 the tracing-miss lines (the file's path as <case>) and whether XLA compiled. The notebook's
-compile note of such a compile (jxkernel/notebook/compile_notes.py) says what changed and
+compile note of such a compile (jxkernel/notebook/notes/compile_notes.py) says what changed and
 offers no fix: the compile was asked for."""
 import json
 import logging

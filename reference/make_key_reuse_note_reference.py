@@ -1,5 +1,5 @@
 """Record what JAX 0.10.2 does with the programs of the note under a cell that reuses a PRNG key
-(jxkernel/notebook/key_notes.py) in tests/data/key_reuse_note_reference.json (run by hand, not
+(jxkernel/notebook/notes/key_notes.py) in tests/data/key_reuse_note_reference.json (run by hand, not
 by the test suite):
 
     PYTHONPATH= .venv-jax/bin/python reference/make_key_reuse_note_reference.py

@@ -559,7 +559,7 @@ all_checks = automatic_checks | user_checks
 def errors_of(closed: ClosedJaxpr, errors, *args) -> Error:
     """The Error `closed` makes on `args`, its automatic checks of the kinds in `errors` (its
     outputs dropped: a jit of this computes only what the checks read). The notebook runs a
-    user's jitted program's index checks so (notebook/index_calls.py)."""
+    user's jitted program's index checks so (notebook/notes/index_calls.py)."""
     if not error_checks:
         _register_rules()
     return checkify_jaxpr(closed, frozenset(errors), init_error, *args)[0]

@@ -140,7 +140,7 @@ class JaxprTrace(Trace):
     requires_low = False         # True: a HiPrimitive runs its to_lojax (core/hijax_lower.py)
     forwards = True              # forwarding_rules apply (core/primitive.py)
     stages = True                # a program: Python under it runs at its trace alone
-    # what a watch of the notebook's (notebook/gradient_calls.py) noted while this trace ran,
+    # what a watch of the notebook's (notebook/notes/gradient_calls.py) noted while this trace ran,
     # carried to the program it makes (`watched`); None: nothing
     watched = None
 

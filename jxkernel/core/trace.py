@@ -208,7 +208,7 @@ class new_trace:
 # The lines outside jxkernel that printed a tracer (print(x), f"{x}") while its trace ran:
 # (file, line, the text shown, whether a program was being recorded: Trace.stages, the print
 # runs at the trace alone then). A learner expects the value there; the notebook's note under
-# the cell (notebook/print_notes.py) reads them and clears them.
+# the cell (notebook/notes/print_notes.py) reads them and clears them.
 printed_tracers: collections.deque = collections.deque(maxlen=16)
 
 

@@ -3,8 +3,8 @@
 given to it (transforms/jit/function.py's `_call`).
 
 A watch comes from two places: what a trace noted as it ran (`watched`: a gradient taken
-inside the jitted function, notebook/gradient_calls.py), and the makers the loaded extension
-adds to `makers` (notebook/index_calls.py: the indices a program reads at run time). A
+inside the jitted function, notebook/notes/gradient_calls.py), and the makers the loaded extension
+adds to `makers` (notebook/notes/index_calls.py: the indices a program reads at run time). A
 program watched for both is given to both (`Watches`).
 
 A watch has `on` (a property), `before_donating(leaves)` (the inputs of a donating call,
@@ -25,10 +25,10 @@ import time
 import weakref
 
 # a program (ClosedJaxpr) -> what a watch of the notebook's noted while it was traced (a
-# gradient taken inside a jit: notebook/gradient_calls.py); core/staging.py adds to it
+# gradient taken inside a jit: notebook/notes/gradient_calls.py); core/staging.py adds to it
 watched: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-# while True (notebook/gradient_calls.paused: %timeit's runs), the makers' watches are off
+# while True (notebook/notes/gradient_calls.paused: %timeit's runs), the makers' watches are off
 paused = False
 
 # what makes a watch of a program a user's jit compiled: (ClosedJaxpr) -> a watch or None;

@@ -24,8 +24,8 @@ import logging
 import sys
 import weakref
 
-from . import (clamped_start_notes, comm, display, formatters, index_calls, index_notes, timeit,
-               tracebacks, update_notes)
+from .notes import clamped_start_notes, index_calls, index_notes, update_notes
+from . import comm, display, formatters, timeit, tracebacks
 from .guard import no_recompile
 from .magics import MAGIC_CLASSES
 from .report import report

@@ -26,7 +26,7 @@ from ..core.config import config
 from ..xla import client
 from ..views import views_json
 from ..views.memory import allocator_stats
-from .compile_notes import LIBRARY, OTHER_KINDS, grouped, kind_of
+from .notes.compile_notes import LIBRARY, OTHER_KINDS, grouped, kind_of
 from .protocol import PROTOCOL, BadMessage, check
 from .widgets.backend import PLATFORMS, platforms, probe
 

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from .. import __version__
 # the schema and its reading sit with the views, which write most of its bundles
-from ..views.schema import (SCHEMA_PATH, bundles, definition, merged, messages, mime_type,
-                            requests, resolve, schema)
+from ..views.schema import (SCHEMA_PATH, bundles, definition, merged, messages, mime_type, requests,
+                            resolve, schema)
 
 PROTOCOL = 1
 

@@ -9,9 +9,9 @@ import weakref
 from ..core import told_bugs, watches
 from ..core.config import config
 from ..xla import client
-from . import (breakpoint_notes, cell_origins, clamped_start_notes, compile_notes,
-               effect_notes, index_calls, index_notes, key_notes, layout_notes, nan_notes,
-               print_notes, room_keeper, tracebacks, update_notes)
+from .notes import (breakpoint_notes, clamped_start_notes, compile_notes, effect_notes, index_calls,
+                    index_notes, key_notes, layout_notes, nan_notes, print_notes, update_notes)
+from . import cell_origins, room_keeper, tracebacks
 from .display import show
 
 _DEVICE_OPTIONS = ("jax_default_device", "jax_platform_name")

@@ -77,12 +77,12 @@ class OutOfBounds(NamedTuple):
 
 
 # JAX clamps a read, as gather's default, and drops an update, as scatter's, where NumPy raises
-# IndexError, and says nothing; the notebook's note under the cell (notebook/index_notes.py)
+# IndexError, and says nothing; the notebook's note under the cell (notebook/notes/index_notes.py)
 # reads them and clears them.
 clamped_indices: collections.deque = collections.deque(maxlen=16)
 
 # The user's lines that called an `.at[idx]` update (x.at[i].set(v), .add, ...) or `x.sort()`:
-# (file, line). The notebook's note under the cell (notebook/update_notes.py) tells one whose
+# (file, line). The notebook's note under the cell (notebook/notes/update_notes.py) tells one whose
 # new array the line dropped (the call a statement of its own), which a learner from NumPy
 # writes expecting x itself to change (NumPy's x.sort() sorts x in place).
 update_sites: collections.deque = collections.deque(maxlen=16)
@@ -91,7 +91,7 @@ update_sites: collections.deque = collections.deque(maxlen=16)
 record_update_sites = False
 
 # Whether an index array's values are looked at for indices out of bounds: only while the
-# notebook tells them (its extension loaded: notebook/index_notes.py), since looking at a
+# notebook tells them (its extension loaded: notebook/notes/index_notes.py), since looking at a
 # jxkernel Array's values waits for it and copies it to the host, which a script's eager
 # indexing must not pay for. The largest array looked at (a larger one is not):
 look_at_index_arrays = False
@@ -99,7 +99,7 @@ _LOOKED_AT = 1 << 16
 
 # The user's lines that indexed with a traced index (a jitted function's argument) and JAX's
 # default mode, which clamps a read and drops an update, while the notebook looks: (file,
-# line). The note of a jitted call's indices (notebook/index_calls.py) tells an index out of
+# line). The note of a jitted call's indices (notebook/notes/index_calls.py) tells an index out of
 # bounds met there only: not one a mode of the user's choosing meant (x.at[i].get(mode='fill'),
 # .set(v, mode='drop')), nor one jxkernel's own functions index at (a segment_sum's drops).
 traced_sites: set = set()
@@ -398,7 +398,7 @@ def _record_clamped(shape, items, normalize_indices, use="read") -> None:
 def _batch_of(i):
     """The index arrays of a vmap's examples, where `i` is a vmapped index and the vmap runs
     eagerly (`jax.vmap(lambda j: x[j])(idx)`: idx itself), or None: traced underneath (a
-    vmap inside jit, whose program's index checks tell: notebook/index_calls.py)."""
+    vmap inside jit, whose program's index checks tell: notebook/notes/index_calls.py)."""
     while isinstance(i, BatchTracer):
         i = i.val
     return None if isinstance(i, Tracer) else i

@@ -607,7 +607,7 @@ def _signature(jaxpr, note: bool = False):
 
 
 # ------------------------------------------------------------------ the notebook's pass
-# The note under a cell whose jitted function reuses a key (notebook/key_notes.py) asks this
+# The note under a cell whose jitted function reuses a key (notebook/notes/key_notes.py) asks this
 # pass, not JAX's checker: the same rules, but every reuse collected with the equations that
 # consumed the key (not the first raised), and a raw key (PRNGKey's uint32 data, which each
 # random function wraps into a new typed key: JAX's checker never sees it reused) followed
@@ -642,7 +642,7 @@ def reuses(jaxpr) -> list:
     checker refuses at a loop as a whole (a while loop's cond consuming a carried key the
     body does not replace: its KeyReuseError) gives []: the note tells a loop by its body's
     reuses only. Any other exception is a bug of the pass's, raised for its caller to tell
-    (notebook/key_notes.py).
+    (notebook/notes/key_notes.py).
 
         >>> reuses(jax.make_jaxpr(lambda k: (normal(k), normal(k)))(key(0)).jaxpr)  # doctest: +SKIP
         [((jit[_normal], ...), (jit[_normal], ...), False, True, None)]

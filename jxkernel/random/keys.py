@@ -363,8 +363,8 @@ def _check_key_data(data_aval, impl: prng.PRNGImpl = THREEFRY):
 # tests/notebook/test_key_reuse_notes.py checks the list against the signatures). One key
 # object here twice is a key reused, which JAX lets through silently. None until the notebook
 # watches (a list then, that its note under the cell reads in batches as it fills and at the
-# cell's end: notebook/key_notes.py), so that an eager draw with no notebook pays one test, not
-# the walk to the user's lines (2 us of a 13 us normal(key)).
+# cell's end: notebook/notes/key_notes.py), so that an eager draw with no notebook pays one
+# test, not the walk to the user's lines (2 us of a 13 us normal(key)).
 consumed_keys: list | None = None
 KEEPS_KEY = frozenset({"fold_in", "key_data", "key_impl"})
 

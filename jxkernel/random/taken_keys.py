@@ -1,5 +1,5 @@
 """Which key of an array a key taken from it is, while the notebook watches for reused keys
-(notebook/key_notes.py): `keys[0]` makes a new object each time it is written, and each is
+(notebook/notes/key_notes.py): `keys[0]` makes a new object each time it is written, and each is
 the same key (the same bits, the same numbers drawn), so the note follows the array's key at
 its index, not the object.
 

@@ -2,7 +2,7 @@
 functions it hands to a host callback (`jax.debug.callback(lambda v: log.append(v), x)`,
 `jax.pure_callback(f, ...)`, `io_callback`). What they read or change is read or changed on
 every call, so the notes that tell what a trace baked in (views/outside_values.py) or did once
-(notebook/effect_notes.py) leave them out. Read from the function's source; nothing is called.
+(notebook/notes/effect_notes.py) leave them out. Read from the function's source; nothing is called.
 
     >>> import jxkernel as jax
     >>> log = []

@@ -45,6 +45,14 @@ def call_at(code, lasti: int):
     return ("".join(linecache.getlines(code.co_filename)), calls[0]) if len(calls) == 1 else None
 
 
+def callee_text(code, lasti: int, longest: int = 40) -> str | None:
+    """The learner's text of the function called at `code`'s instruction `lasti`
+    (`eqx.nn.Linear`), where it is one line of at most `longest` characters."""
+    found = call_at(code, lasti) if code is not None and lasti is not None else None
+    text = None if found is None else segment(found[0], found[1].func)
+    return text if text and "\n" not in text and len(text) <= longest else None
+
+
 def span(node: ast.AST) -> Span:
     """Where `node` is in the text it was parsed from."""
     return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset

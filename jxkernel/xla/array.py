@@ -504,7 +504,7 @@ BaseArray.register(ArrayImpl)
 
 held_by_jxkernel: list = []    # -> Arrays jxkernel keeps, no user's (views/memory.py)
 # what a notebook watch holds for a while and can let go of now (the key-reuse note's draws
-# not yet read: notebook/key_notes.py): each called before the live arrays are listed
+# not yet read: notebook/notes/key_notes.py): each called before the live arrays are listed
 # (views/memory.py), so that an array only it held is gone, as it is from JAX's list
 let_go_before_listing: list = []
 

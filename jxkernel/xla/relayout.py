@@ -27,7 +27,7 @@ from .op_shardings import get_num_ways_dim_sharded, is_hlo_sharding_replicated
 # whether a program taking or giving a layout other than row-major has been compiled: every
 # run checks its arguments' layouts from then on (xla/executable.py reads it on each run)
 watching = False
-# what started it (`watch`'s reason), for the notebook's note (notebook/layout_notes.py)
+# what started it (`watch`'s reason), for the notebook's note (notebook/notes/layout_notes.py)
 started_by: str | None = None
 
 PROGRAM = "a program taking or giving a layout other than row-major was compiled or loaded"

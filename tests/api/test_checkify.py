@@ -97,7 +97,7 @@ def test_a_vmapped_scatters_indices_are_checked_on_its_batching_axis():
     # x.at[i].set under vmap is a scatter with an operand batching axis; JAX 0.10.2's check
     # raises IndexError there ("tuple index out of range", tried by hand): jxkernel's gives that
     # axis no window, as it has none, and checks the rest (the notebook's note on a jitted
-    # call's indices runs these checks: notebook/index_calls.py)
+    # call's indices runs these checks: notebook/notes/index_calls.py)
     xs = jnp.zeros((3, 4))
     scatter = jxkernel.vmap(lambda x, i: x.at[i].set(1.))
     err, out = ck.checkify(scatter, errors=ck.index_checks)(xs, jnp.array([1, 5, 2]))

@@ -1,5 +1,5 @@
 """Dynamic slices and updates whose start XLA moves, or not, for the note under a cell that
-calls one (jxkernel/notebook/clamped_start_notes.py): run by
+calls one (jxkernel/notebook/notes/clamped_start_notes.py): run by
 reference/make_clamped_starts_reference.py (JAX 0.10.2, into clamped_starts_reference.json) and
 by tests/notebook/test_clamped_start_notes.py.
 

@@ -1,5 +1,5 @@
 """Cells that make an updated copy of an array with `.at[...]` and drop it, for the note
-under such a cell (jxkernel/notebook/update_notes.py): run by
+under such a cell (jxkernel/notebook/notes/update_notes.py): run by
 reference/make_dropped_copies_reference.py (JAX 0.10.2, into dropped_copies_reference.json)
 and by tests/notebook/test_update_notes.py.
 

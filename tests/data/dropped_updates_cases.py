@@ -1,5 +1,5 @@
 """Updates at a static index out of bounds, for the note under a cell that makes one
-(jxkernel/notebook/index_notes.py): run by reference/make_dropped_updates_reference.py (JAX
+(jxkernel/notebook/notes/index_notes.py): run by reference/make_dropped_updates_reference.py (JAX
 0.10.2, into dropped_updates_reference.json) and by tests/notebook/test_index_notes.py.
 
 Per case (an expression of `jax` and `jnp`, and the array it updates): its result, whether

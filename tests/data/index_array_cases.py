@@ -1,5 +1,5 @@
 """Index arrays holding indices out of bounds, for the note under a cell that reads or updates
-with one (jxkernel/notebook/index_notes.py): run by reference/make_index_array_reference.py
+with one (jxkernel/notebook/notes/index_notes.py): run by reference/make_index_array_reference.py
 (JAX 0.10.2, into index_array_reference.json) and by tests/notebook/test_index_notes.py.
 
 Per case (an expression of `jax`, `jnp` and `np`): its result, and what

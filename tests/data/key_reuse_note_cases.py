@@ -1,5 +1,5 @@
 """Learner programs that reuse a PRNG key, and ones that only look as if they did, for the note
-under a cell that reuses one (jxkernel/notebook/key_notes.py): run by
+under a cell that reuses one (jxkernel/notebook/notes/key_notes.py): run by
 reference/make_key_reuse_note_reference.py (JAX 0.10.2, into key_reuse_note_reference.json)
 and, cell by cell in IPython, by tests/notebook/test_key_reuse_notes.py.
 

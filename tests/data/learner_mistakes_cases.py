@@ -839,7 +839,7 @@ def _format_specs(jax):
 
 def _prints_under_jit(jax):
     """How often print and jax.debug.print run for two calls of a jitted function with the
-    same types, and what print shows: the print note's claims (notebook/print_notes.py)."""
+    same types, and what print shows: the print note's claims (notebook/notes/print_notes.py)."""
     import contextlib
     import io
     jnp = jax.numpy

@@ -1,5 +1,5 @@
 """Gradients that hold NaN where the function's value is finite, for the note under a cell
-that computes one (jxkernel/notebook/nan_notes.py): run by
+that computes one (jxkernel/notebook/notes/nan_notes.py): run by
 reference/make_nan_gradient_reference.py (JAX 0.10.2, into nan_gradient_reference.json) and
 by tests/notebook/test_nan_notes.py.
 

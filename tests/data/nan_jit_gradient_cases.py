@@ -1,5 +1,5 @@
 """Gradients holding NaN where the function's value is finite, taken under jit or vmap, for
-the note under a cell that computes one (jxkernel/notebook/nan_notes.py, gradient_calls.py):
+the note under a cell that computes one (jxkernel/notebook/notes/nan_notes.py, gradient_calls.py):
 run by reference/make_nan_jit_gradient_reference.py (JAX 0.10.2, into
 nan_jit_gradient_reference.json) and by tests/notebook/test_nan_jit_notes.py.
 

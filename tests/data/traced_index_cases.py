@@ -1,5 +1,5 @@
 """Jitted functions indexing with a traced value out of bounds, for the note under a cell that
-calls one (jxkernel/notebook/index_calls.py): run by reference/make_traced_index_reference.py
+calls one (jxkernel/notebook/notes/index_calls.py): run by reference/make_traced_index_reference.py
 (JAX 0.10.2, into traced_index_reference.json) and by tests/notebook/test_index_calls.py.
 
 Per case: the cell defining the jitted function `f` (on `x = jnp.arange(10)`, whose every

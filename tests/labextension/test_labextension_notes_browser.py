@@ -1,4 +1,4 @@
-"""The compile note under a cell (jxkernel/notebook/compile_notes.py) in a real JupyterLab: a
+"""The compile note under a cell (jxkernel/notebook/notes/compile_notes.py) in a real JupyterLab: a
 plain jax.jit function called with a new shape says, under the cell's output, that it compiled
 again, what changed and the fix, in one line that opens on a click; and the %jxcompiles log.
 
@@ -132,7 +132,7 @@ def test_a_changed_global_and_a_printed_tracer_are_noted(page, request):
 
 
 def test_a_list_appended_to_inside_jit_is_noted_with_its_fixes(page, request):
-    """A side effect that runs at the trace alone (notebook/effect_notes.py): log.append(x) in
+    """A side effect that runs at the trace alone (notebook/notes/effect_notes.py): log.append(x) in
     a jitted function called twice appends once, a tracer; the note says so in one line, and
     opens on the two fixes."""
     appended = cell(page, APPENDED)
@@ -149,8 +149,8 @@ def test_a_list_appended_to_inside_jit_is_noted_with_its_fixes(page, request):
 
 
 def test_a_dynamic_slice_whose_start_moved_is_noted_with_the_padded_call(page, request):
-    """A start past the end, moved back by XLA with no error (notebook/clamped_start_notes.py):
-    the note names the start asked for and the one used in one line, and opens on the call
+    """A start past the end, moved back by XLA with no error
+    (notebook/notes/clamped_start_notes.py): the note names the start asked for and the one used in one line, and opens on the call
     rewritten on the learner's own operand, padded."""
     moved = cell(page, MOVED)
     expect(moved.locator(".jp-OutputArea-output").first).to_contain_text("[6, 7, 8, 9]")
@@ -167,7 +167,7 @@ def test_a_dynamic_slice_whose_start_moved_is_noted_with_the_padded_call(page, r
 
 
 def test_a_traced_index_out_of_bounds_is_noted_with_checkify(page, request):
-    """An index a jitted call traced, out of bounds when it ran (notebook/index_calls.py): the
+    """An index a jitted call traced, out of bounds when it ran (notebook/notes/index_calls.py): the
     note names it, the function and what JAX read instead in one line, and opens on the
     learner's call wrapped in checkify."""
     jitted = cell(page, JITTED)

@@ -366,13 +366,13 @@ def test_a_learners_mistakes_get_their_cards_there(tour, outside):
                            "key = jax.random.key(0)\na = jax.random.normal(key, (2,))\n"
                            "b = jax.random.normal(key, (2,))\nprint(bool((a == b).all()))",
                      "18-key-reused")
-    # the same numbers, and the note under the cell saying so (notebook/key_notes.py)
+    # the same numbers, and the note under the cell saying so (notebook/notes/key_notes.py)
     printed, _, note = drawn.strip().partition("\n")
     assert printed == "True", drawn
     assert re.fullmatch(r"⚠ key reused \(at In\[\d+\]:4\): normal drew with the key that normal "
                         r"used at In\[\d+\]:3, so the same numbers again", note.strip()), drawn
     # a copy dropped, and a gradient holding NaN where the value is finite: their notes, on
-    # the NumPy backend in Pyodide's Python (notebook/update_notes.py, nan_notes.py)
+    # the NumPy backend in Pyodide's Python (notebook/notes/update_notes.py, nan_notes.py)
     dropped = run_code(page, "y = jnp.arange(3)\ny.at[0].set(5)\nprint(y)", "18-dropped-copy")
     assert re.search(r"\[0 1 2\]\s+⚠ y\.at\[0\]\.set\(5\) made a new array, and nothing kept it "
                      r"\(at In\[\d+\]:2\): y is unchanged", dropped), dropped

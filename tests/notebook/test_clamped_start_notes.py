@@ -1,5 +1,5 @@
 """The note under a cell that called a dynamic slice or update with a start known when the line
-ran that XLA moved (jxkernel/notebook/clamped_start_notes.py; which start XLA uses:
+ran that XLA moved (jxkernel/notebook/notes/clamped_start_notes.py; which start XLA uses:
 jxkernel/lax/slicing/clamped_starts.py). What it says is checked against JAX 0.10.2's answers
 (tests/data/clamped_starts_reference.json): the window it says was read is what JAX read, the
 place it says the update landed is where JAX wrote it, and each fix it prints, run under JAX,
@@ -95,7 +95,7 @@ def test_the_start_used_is_the_one_jax_read_from():
         assert [used_start(s, 10, int(n)) for s in cases.SWEEP_STARTS] == read_from, n
     assert cases.sweep(jxkernel) == THEIRS["sweep"]
     check_docstring_examples("jxkernel.lax.slicing.clamped_starts")
-    check_docstring_examples("jxkernel.notebook.clamped_start_notes",
+    check_docstring_examples("jxkernel.notebook.notes.clamped_start_notes",
                              skip_module_docstring=True)
 
 
@@ -169,7 +169,7 @@ TOLD_BESIDE = {"slice_in_bounds": "slice_past_the_end",
 
 @pytest.mark.parametrize("name", list(cases.UNMOVED))
 def test_no_note_where_no_known_start_moves(shell, name):
-    # (a traced start is the jitted call's note's: notebook/index_calls.py)
+    # (a traced start is the jitted call's note's: notebook/notes/index_calls.py)
     notes = _notes(_run(shell, name))
     assert [n for n in notes if ", jitted (at " not in n] == []
     assert len(notes) == ("traced" in name)

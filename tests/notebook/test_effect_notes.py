@@ -1,5 +1,5 @@
 """The notes under a cell whose jitted function has a Python side effect that runs at its trace
-alone (jxkernel/notebook/effect_notes.py): a global set, a list or dict from outside changed,
+alone (jxkernel/notebook/notes/effect_notes.py): a global set, a list or dict from outside changed,
 the clock read. JAX 0.10.2 says nothing for any of them; what each note claims, and each fix it
 advises, is checked against what JAX does for the same program
 (tests/data/effect_notes_reference.json, recorded by reference/make_effect_notes_reference.py)."""
@@ -246,7 +246,7 @@ def test_a_list_of_a_jitted_methods_object_appended_to_gets_the_note(shell):
 
 def test_the_modules_examples_run():
     import doctest
-    from jxkernel.notebook import effect_notes, effect_sources
+    from jxkernel.notebook.notes import effect_notes, effect_sources
     from jxkernel.views import host_callbacks
     for module in (effect_notes, effect_sources, host_callbacks):
         assert doctest.testmod(module).failed == 0

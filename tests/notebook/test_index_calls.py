@@ -1,5 +1,5 @@
 """The note under a cell whose jitted function read or updated at a traced index out of bounds
-(jxkernel/notebook/index_calls.py). What it says is checked against JAX 0.10.2's answers
+(jxkernel/notebook/notes/index_calls.py). What it says is checked against JAX 0.10.2's answers
 (tests/data/traced_index_reference.json): the index it names is the one JAX's checkify names
 for the same call, what it says JAX read (or where it wrote, or that it dropped the update) is
 what JAX's call returned, and the fix it prints raises JAX's own error."""
@@ -213,7 +213,7 @@ def test_a_donating_step_is_checked_and_timeit_is_not(shell):
 
 def test_a_loops_calls_are_looked_at_together_and_the_first_out_of_bounds_is_told(shell,
                                                                                  monkeypatch):
-    from jxkernel.notebook import index_calls
+    from jxkernel.notebook.notes import index_calls
     # every call looked at (core/watches.py lets most of a loop's calls by, its first FIRST
     # apart: test_watch_schedule.py), so that the looks wait for a batch
     monkeypatch.setattr(watches, "FIRST", 10 ** 9)

@@ -1,6 +1,6 @@
 """The note under a cell that read an array at a static index out of bounds
-(jxkernel/notebook/index_notes.py): JAX clamps the index and raises nothing, where NumPy raises
-IndexError. What it says is checked here against the behaviour it names: the values read are
+(jxkernel/notebook/notes/index_notes.py): JAX clamps the index and raises nothing, where NumPy
+raises IndexError. What it says is checked here against the behaviour it names: the values read are
 the clamped index's (JAX 0.10.2's: tests/numpy/test_numpy_indexing.py's
 test_out_of_bounds_reads_clamp), NumPy raises, and with `jax_check_static_indices` on the line
 raises IndexError with JAX 0.10.2's words."""
@@ -220,7 +220,7 @@ def test_a_negative_integer_not_wrapped_reads_index_0_as_told(shell, name):
 def test_an_index_array_in_bounds_traced_or_in_library_code_gets_no_note(shell):
     assert _notes(ran_ok(shell, "y = x[np.array([0, 2, -3])] + x[jnp.array([1])]")) == []
     # under jit the array's values are not known when the line runs: the jitted call's own
-    # note tells it (notebook/index_calls.py, tests/notebook/test_index_calls.py)
+    # note tells it (notebook/notes/index_calls.py, tests/notebook/test_index_calls.py)
     (told,) = _notes(ran_ok(shell, "y = jax.jit(lambda a, i: a[i])(x, jnp.array([7]))"))
     assert ", jitted (at " in told
     # jnp.take reads a fill value by default (NaN), which shows: no note

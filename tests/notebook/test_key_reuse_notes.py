@@ -1,5 +1,5 @@
 """The note under a cell that drew with a PRNG key it had drawn with before
-(jxkernel/notebook/key_notes.py): JAX gives the same random bits again and says nothing.
+(jxkernel/notebook/notes/key_notes.py): JAX gives the same random bits again and says nothing.
 
 Each program of tests/data/key_reuse_note_cases.py runs here cell by cell in IPython: a note
 exactly where the case says (the first use and the reuse it names, eagerly or inside a jitted
@@ -24,7 +24,7 @@ import key_reuse_note_cases as cases  # tests/data
 import locations  # tests/support
 from ipython_shell import ran_ok, run_cell, shell_fixture  # tests/support
 from jxkernel import random as jr
-from jxkernel.notebook import key_advice, key_notes
+from jxkernel.notebook.notes import key_advice, key_notes
 from jxkernel.notebook.state import State
 from jxkernel.random import key_reuse, keys
 from registered_library import excluded, import_library  # tests/support

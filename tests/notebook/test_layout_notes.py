@@ -1,5 +1,5 @@
 """The note under the cell after which jit's compiled fast paths make no more hits
-(notebook/layout_notes.py): told once, in the cell that laid the first array out otherwise
+(notebook/notes/layout_notes.py): told once, in the cell that laid the first array out otherwise
 than row-major, and true: a jit's calls made native Hits before it and make none after. In a
 child process: the switch is for the whole process."""
 import pytest
@@ -16,7 +16,7 @@ def test_the_cell_that_turns_the_fast_paths_off_says_so_once():
         import numpy as np
         import jxkernel as jax
         from jxkernel.experimental.layout import Format, Layout
-        from jxkernel.notebook.layout_notes import FastPathWatch
+        from jxkernel.notebook.notes.layout_notes import FastPathWatch
         from jxkernel.xla import relayout
 
         def native_hits(f):

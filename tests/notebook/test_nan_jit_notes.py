@@ -1,5 +1,5 @@
 """The note under a cell whose gradient holding NaN where the function's value is finite was
-taken under jit or vmap (jxkernel/notebook/nan_notes.py, gradient_calls.py): `jax.jit(
+taken under jit or vmap (jxkernel/notebook/notes/nan_notes.py, gradient_calls.py): `jax.jit(
 jax.grad(f))(0.)`, a jitted step taking the gradient, `jax.vmap(jax.grad(f))(xs)`. What it
 says is checked against JAX 0.10.2 (tests/data/nan_jit_gradient_reference.json): the
 program's result holds NaN there (at the examples named), jax_debug_nans raises for it as the
@@ -257,7 +257,7 @@ def test_a_bug_in_following_a_gradient_is_told_at_its_line_and_the_call_goes_on(
                                                                                 monkeypatch):
     # it was silent: a note missing with no word why (a comment said the cell's end would
     # tell it; nothing did)
-    from jxkernel.notebook import gradient_calls
+    from jxkernel.notebook.notes import gradient_calls
 
     def broken(*args):
         raise ValueError("a bug of ours, on purpose")

@@ -1,5 +1,5 @@
 """The note under a cell whose line computed a gradient holding NaN where the function's
-value is finite (jxkernel/notebook/nan_notes.py). What it says is checked against JAX 0.10.2
+value is finite (jxkernel/notebook/notes/nan_notes.py). What it says is checked against JAX 0.10.2
 (tests/data/nan_gradient_reference.json): the gradient JAX gives is NaN there and the value
 finite, jax_debug_nans raises for it as the note says, and the line the note writes gives a
 finite gradient under JAX."""

@@ -1,5 +1,5 @@
 """The note under a cell that made one of the user's compiled functions compile again
-(jxkernel/notebook/compile_notes.py), in a real InteractiveShell: what it says (function,
+(jxkernel/notebook/notes/compile_notes.py), in a real InteractiveShell: what it says (function,
 what changed, the fix, the cell line), when it says nothing (a first compile, a cache hit,
 jxkernel's own functions, eager operations), %jxnotes all|recompiles|off, and how the
 compile record tells the user's compiles from jxkernel's (CompileEvent.origin, call_site)."""
@@ -18,7 +18,7 @@ import jxkernel  # noqa: E402
 from jxkernel import compile_log, config  # noqa: E402
 from jxkernel.core.compile_record import EAGER, INTERNAL, USER, origin_of  # noqa: E402
 from jxkernel.core.source_info import PACKAGE_DIR  # noqa: E402
-from jxkernel.notebook.compile_notes import change_line, fix_in_brief  # noqa: E402
+from jxkernel.notebook.notes.compile_notes import change_line, fix_in_brief  # noqa: E402
 from jxkernel.notebook.widgets.recompiles import ALL, RecompileLog  # noqa: E402
 from ipython_shell import logs_closed, shell_fixture, ran_ok as ok  # noqa: E402, F401
 from note_words import here  # noqa: E402
@@ -553,7 +553,7 @@ def test_timeits_warm_up_names_the_users_functions_only(shell):
 
 def test_docstring_examples():
     from doc_examples import check_docstring_examples
-    check_docstring_examples("jxkernel.notebook.compile_notes")
+    check_docstring_examples("jxkernel.notebook.notes.compile_notes")
 
 
 def test_grad_of_a_jitted_function_on_a_new_shape_is_noted_with_its_cause(shell):
@@ -664,7 +664,7 @@ def test_a_loop_compiling_every_step_is_told_in_full_three_times_then_a_line_eac
     """A learner's loop with a static value per step: the first compiles are told in full,
     the next ones one line each, the rest counted -- the note does not drown its cell (30
     compiles read 30 stories of ~10 lines each)."""
-    from jxkernel.notebook.compile_notes import DETAILED, LISTED
+    from jxkernel.notebook.notes.compile_notes import DETAILED, LISTED
     ran = ok(shell, "fn30 = jax.jit(lambda v, n: v * n, static_argnums=1)\n"
                     "for n in range(31):\n    fn30(jnp.ones(2), n)")
     (note,) = ran.notes

@@ -6,7 +6,7 @@ from doc_examples import check_package_examples      # tests/support
 # Modules whose examples another test runs, with names of its own (a mesh, devices, helpers).
 RUN_ELSEWHERE = frozenset({
     "jxkernel.notebook.cell_origins",
-    "jxkernel.notebook.compile_notes",
+    "jxkernel.notebook.notes.compile_notes",
     "jxkernel.notebook.protocol",
     "jxkernel.notebook.workshop.links",
     "jxkernel.notebook.workshop.program_checks",

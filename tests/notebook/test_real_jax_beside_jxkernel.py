@@ -1,4 +1,4 @@
-"""The real JAX imported beside jxkernel in a notebook (jxkernel/notebook/compile_notes.py's
+"""The real JAX imported beside jxkernel in a notebook (jxkernel/notebook/notes/compile_notes.py's
 real_jax_note, jxkernel/views/error_cards/real_jax.py): the learner's `import jax` (no note of
 jxkernel's will say why its functions compile), or a library's (`import optax` beside `import
 jxkernel as jax`), whose functions then meet jxkernel's arrays. What JAX 0.10.2 does given

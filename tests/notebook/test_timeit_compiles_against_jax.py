@@ -140,7 +140,7 @@ def test_the_cells_note_counts_the_compiles_jax_logs_for_the_cell(shell, monkeyp
     was one run's more than JAX logs for the same `%%timeit -n 3 -r 1` cell (jit-compilation's
     loops: 180 against JAX's 160). A compile of the first run alone (a jit made once before)
     stays counted: JAX's first timed run makes it."""
-    from jxkernel.notebook import compile_notes
+    from jxkernel.notebook.notes import compile_notes
     counted = []
     note = compile_notes.cell_note
     monkeypatch.setattr(compile_notes, "cell_note", lambda events, *args, **kwargs:

@@ -162,7 +162,7 @@ import json
 import jxkernel as jax
 import tutorial_mesh_cases
 from jxkernel import compile_log
-from jxkernel.notebook.compile_notes import change_line
+from jxkernel.notebook.notes.compile_notes import change_line
 notes = {}
 
 def compiles():

@@ -1,5 +1,5 @@
 """The note under a cell whose line made an updated copy of an array with `.at[...]` and
-dropped it (jxkernel/notebook/update_notes.py): JAX arrays are immutable, so `x.at[0].set(10)`
+dropped it (jxkernel/notebook/notes/update_notes.py): JAX arrays are immutable, so `x.at[0].set(10)`
 on a line of its own leaves x as it was, and JAX says nothing. What the note says is checked
 against JAX 0.10.2 (tests/data/dropped_copies_reference.json): the array the cell leaves is
 unchanged, and the line the note writes keeps the update."""
@@ -154,7 +154,7 @@ def test_a_line_is_told_once(shell):
 
 @pytest.mark.tells_a_bug
 def test_a_bug_in_making_a_note_is_told_and_the_cells_other_notes_go_on(shell, monkeypatch):
-    from jxkernel.notebook import update_notes
+    from jxkernel.notebook.notes import update_notes
 
     def broken(told=None):
         raise ValueError("broken on purpose")

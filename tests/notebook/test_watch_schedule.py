@@ -14,8 +14,8 @@ from ipython_shell import ran_ok, shell_fixture  # tests/support
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True)
 
-# a jitted step taking a gradient (watched: the NaN note's record, notebook/gradient_calls.py),
-# w strongly typed from the start (one program)
+# a jitted step taking a gradient (watched: the NaN note's record,
+# notebook/notes/gradient_calls.py), w strongly typed from the start (one program)
 STEP = ("def loss(w, x):\n    return jnp.where(x > 0, jnp.sqrt(x), 0.0).sum() * w\n"
         "@jax.jit\ndef step(w, x):\n    return w - 0.01 * jax.grad(loss, argnums=1)(w, x).sum()\n"
         "x = jnp.array([1.0, 2.0])\n")

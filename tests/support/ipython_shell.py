@@ -6,7 +6,7 @@ its `shell` fixture here, with the cell that sets up its names:
 
 By default the fixture is the module's (scope "module"): the extension is loaded if it is not
 yet, and stays loaded for the next file (less its watch of jitted calls' indices,
-notebook/index_calls.py, which costs each program a compile more). `fresh=True` unloads and
+notebook/notes/index_calls.py, which costs each program a compile more). `fresh=True` unloads and
 loads it again around each test (scope "function" unless `scope` says otherwise), so a test
 starts with no compiled
 cells, logs or selected device left by another; `kernel` (what makes a stand-in for
@@ -38,7 +38,7 @@ def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool =
     def shell():
         pytest.importorskip("IPython")
         from IPython.core.interactiveshell import InteractiveShell
-        from jxkernel.notebook import index_calls
+        from jxkernel.notebook.notes import index_calls
         sh = InteractiveShell.instance()
         # the user's names as a new kernel's: the shell is the process's one, and what another
         # file's cells bound (`lax`, say) changes what a card writes (`lax.` or `jax.lax.`)

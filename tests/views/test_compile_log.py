@@ -281,7 +281,7 @@ def test_events_are_numbered_and_keyed():
 
 
 def test_an_event_holds_the_program_its_miss_traced_weakly():
-    # what the key-reuse note reads (notebook/key_notes.py): each miss's own trace, for a
+    # what the key-reuse note reads (notebook/notes/key_notes.py): each miss's own trace, for a
     # call and for an ahead-of-time compile; the log keeps it no longer than the jit does
     f = jxkernel.jit(lambda x: x * 2)
     f(jnp.ones(1))

@@ -174,7 +174,7 @@ def test_an_array_read_only_by_the_traces_python_is_not_said_kept():
     told as traced for its old type; a NumPy array (converted, NumPy's operations on it
     unseen) keeps the note as before. Each call's result and print, and each program's
     constants, as JAX 0.10.2's for the same programs (tests/data/stale_in_program_cases.py)."""
-    from jxkernel.notebook.compile_notes import stale_note
+    from jxkernel.notebook.notes.compile_notes import stale_note
     jax = locations.jax_answers("stale_in_program_reference.json")
     stale_reads()
     assert stale_cases.run(jxkernel) == jax
@@ -216,7 +216,7 @@ def test_numbers_containers_bodies_and_inner_jits_are_told_as_jax_keeps_them():
     fori_loop's body trace is reused after the change (JAX's too: 5.0). A jit traced only
     inside another's (g in outer) reuses that trace on its own and in a new jit (2.0, 4.0,
     as JAX): told as its trace, kept and reused (it was not told)."""
-    from jxkernel.notebook.compile_notes import stale_note
+    from jxkernel.notebook.notes.compile_notes import stale_note
     jax = locations.jax_answers("stale_more_reference.json")
     stale_reads()
     assert more_cases.run(jxkernel) == jax
@@ -253,7 +253,7 @@ def _ref_and_printing_bodies(jax, found):
     "holds none of its values, but was traced with its old type". An eager fori_loop's body
     and a cond's branch that only print `kp` hold no constant of it (JAX: 0, and nothing
     printed after): told as held by none, as the jitted function's print (it said "keeps")."""
-    from jxkernel.notebook.compile_notes import stale_note
+    from jxkernel.notebook.notes.compile_notes import stale_note
     ref = found["x_ref", "ref_add"]
     assert jax["ref"]["consts_are_the_ref"] == [True]
     assert (jax["ref"]["after_old"], jax["ref"]["after_new"], jax["ref"]["fix_new"]) == \

@@ -5,7 +5,7 @@ ast's columns count bytes, and a fix made by slicing the str there came out garb
 import ast
 
 from ipython_shell import ran_failing, ran_ok, shell_fixture  # tests/support
-from jxkernel.notebook import key_advice
+from jxkernel.notebook.notes import key_advice
 from jxkernel.views.argument_uses import with_argument
 from jxkernel.views.source_edits import after, replaced, segment, span
 

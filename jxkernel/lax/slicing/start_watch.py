@@ -1,7 +1,7 @@
 """The calls of the user's own code to a dynamic slice or update whose start, known when the line
 ran, XLA moved (lax.dynamic_slice(x, (8,), (4,)) of 10 elements reads from 6): recorded by
 dynamic_slices.py's lax functions while `watching`, for the notebook's note under the cell
-(notebook/clamped_start_notes.py), which reads `moved` and clears it. Which start XLA uses is
+(notebook/notes/clamped_start_notes.py), which reads `moved` and clears it. Which start XLA uses is
 clamped_starts.py's.
 """
 from __future__ import annotations
@@ -50,7 +50,7 @@ watching = False
 
 # the user's lines that called one of them with a start known only when the program runs (a
 # jitted function's argument), while `watching`: (file, line) -> the lax function called. The
-# notebook's note of a jitted call's indices (notebook/index_calls.py) tells an index out of
+# notebook's note of a jitted call's indices (notebook/notes/index_calls.py) tells an index out of
 # bounds met there only, named so.
 traced_sites: dict = {}
 

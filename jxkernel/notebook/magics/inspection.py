@@ -14,7 +14,8 @@ from ...core import compile_record
 from ...core.config import config
 from ...views.call_explanation import build_explanation
 from ...views.compile_report import ReportView
-from .. import compile_notes, funcview
+from ..notes import compile_notes
+from .. import funcview
 from ..display import Note, cell_name
 from ..guard import set_guard
 from ..program import CellError

@@ -19,7 +19,8 @@ from ...views.recompile_explainer import explanation_text
 from ...xla import client
 from ...xla.array import Array
 from .. import cell as cellmod
-from .. import funcview, print_notes
+from .. import funcview
+from ..notes import print_notes
 from ..display import Note, show
 from ..program import CellError, CellProgram, describe_output, error_view_data
 from ..tracebacks import show_card

@@ -14,7 +14,8 @@ from IPython.core.magic import line_cell_magic, magics_class, needs_local_scope,
 from IPython.core.magics.execution import TimeitTemplateFiller
 
 from ...core import compile_record, miss_words
-from .. import compile_notes, funcview, gradient_calls, timeit
+from ..notes import compile_notes, gradient_calls
+from .. import funcview, timeit
 from ..display import show, source_label
 from ...views import timing as jx_timing
 from ...xla import client

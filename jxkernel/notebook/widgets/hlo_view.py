@@ -9,8 +9,7 @@ shows the cost estimate counted on the jaxpr (core/jaxpr_cost.py) under its own 
 """
 from __future__ import annotations
 
-from ...views.collectives import (collective_json, collectives, collectives_html,
-                                  collectives_text)
+from ...views.collectives import collective_json, collectives, collectives_html, collectives_text
 from ...views.hlo_text import cost_text
 from ...views.stablehlo_text import title as stablehlo_title
 from ...xla import client

@@ -33,8 +33,8 @@ from ...core import compile_record, miss_words
 from ...core.compile_record import EAGER, INTERNAL, USER
 from ...views.recompile_explainer import explanation_text
 from ...views.compile_report import INSIDE, changes_html, group_of
-from ..compile_notes import (LIBRARY, OTHER_KINDS, grouped, kind_of, packages_text,
-                              reason_said, signature_said)
+from ..notes.compile_notes import (LIBRARY, OTHER_KINDS, grouped, kind_of, packages_text,
+                                   reason_said, signature_said)
 from ...views.rich_view import esc
 from ...views.views_json import compilations_bundle
 from ..protocol import mime_type

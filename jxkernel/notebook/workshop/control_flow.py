@@ -6,8 +6,8 @@ import numpy as np
 from ... import grad
 from ...transforms.jit import jit
 from . import TRACER_ERRORS, NotYet, exercise
-from .program_checks import (compilations, expect_compiles_at_most,
-                             expect_no_host_transfer_in_loop, expect_traced_loop)
+from .program_checks import (compilations, expect_compiles_at_most, expect_no_host_transfer_in_loop,
+                             expect_traced_loop)
 
 
 def _jitted(answer, *args, what):

@@ -289,7 +289,7 @@ made_by: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 # The gradients the user's lines computed, while the notebook looks for NaN in them
-# (notebook/nan_notes.py sets a short deque, gradient_calls.py's, and reads and clears it
+# (notebook/notes/nan_notes.py sets a short deque, gradient_calls.py's, and reads and clears it
 # after each cell; None: nothing is recorded): outside any trace, appended as (value_and_grad's
 # function, args, kwargs, the value, the gradient, the user's (file, line) that asked); under a
 # trace (jit's, vmap's), the same given to its `traced`, tracers among them (it keeps what

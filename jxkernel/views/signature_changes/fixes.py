@@ -73,8 +73,8 @@ def _refixed(change: Change, fix_and_snippet, **more) -> Change:
 _PLACEHOLDER = re.compile(r"\.\.\.|\b(batches|branch_true|branch_false|branch_0|branch_1|MODES|"
                           r"flatten, unflatten)\b")
 # a template whose code is a pattern ends with these words, not its own: the note's first line
-# gives the fix's last sentence as its fix in brief, leaving these out (notebook/compile_notes'
-# fix_in_brief), so said otherwise they became the brief
+# gives the fix's last sentence as its fix in brief, leaving these out
+# (notebook/notes/compile_notes' fix_in_brief), so said otherwise they became the brief
 PATTERN_SAID = " The code below is a pattern, in names of yours to fill in."
 # how a sentence that only adds to the fix before it begins (a shape fix whose dtype changed
 # too: "... Its dtype changed too (float32 -> int32): cast it as well, ..."): said alone, as
@@ -110,7 +110,7 @@ _FIXES = {
                   "between them compiles anew. Pass the same kind every time (weak types: "
                   "https://docs.jax.dev/en/latest/type_promotion.html#weak-types).",
                   "{path} = jnp.asarray({path}, jnp.{dtype})    # always a (strong) array"),
-    # the last sentence is the note's fix in brief (notebook/compile_notes.py): the common
+    # the last sentence is the note's fix in brief (notebook/notes/compile_notes.py): the common
     # case (a number that only sets values) goes last
     "static": ("Each new value of a static argument compiles anew. If {name} sets a shape "
                "(jnp.ones(n)) or a Python branch, a program per value is expected: keep its "

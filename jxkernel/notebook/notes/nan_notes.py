@@ -19,14 +19,14 @@ import contextlib
 import io
 import linecache
 
-from ..core import compile_record
-from ..core.ir import all_equations
-from ..core.source_info import OutsideSourceInfo, installed_package, is_jxkernel_file
-from ..transforms.ad import reverse
-from ..views.source import is_user_file
-from ..views.source_edits import parse_file, replaced, segment
-from ..views.stepper import Stepper, make_stepper
-from .display import Note, Site, source_label
+from ...core import compile_record
+from ...core.ir import all_equations
+from ...core.source_info import OutsideSourceInfo, installed_package, is_jxkernel_file
+from ...transforms.ad import reverse
+from ...views.source import is_user_file
+from ...views.source_edits import parse_file, replaced, segment
+from ...views.stepper import Stepper, make_stepper
+from ..display import Note, Site, source_label
 from .gradient_calls import CALLBACKS, GradientCalls, nan_where_finite
 
 FAQ = "https://docs.jax.dev/en/latest/faq.html#gradients-contain-nan-where-using-where"

@@ -15,9 +15,9 @@ import linecache
 import re
 import string as _string
 
-from ..core import trace
-from ..views.source import is_user_file
-from .display import Note, Site, source_label
+from ...core import trace
+from ...views.source import is_user_file
+from ..display import Note, Site, source_label
 
 
 def clear() -> None:

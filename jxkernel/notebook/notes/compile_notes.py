@@ -31,16 +31,16 @@ import re
 import sys
 import types
 
-from ..core import compile_record, miss_words
-from ..core.compile_record import USER
-from ..core.config import config
-from ..core.source_info import TIMEIT_FILE, real_jax
-from ..as_jax import JaxModule
-from ..views.outside_values import stale_reads
-from ..views.recompile_explainer import explanation_text
-from ..views.signature_changes.fixes import ADDS_TO_THE_FIX, PATTERN_SAID
-from ..views.source import defined_at
-from .display import Note, source_label, source_line
+from ...core import compile_record, miss_words
+from ...core.compile_record import USER
+from ...core.config import config
+from ...core.source_info import TIMEIT_FILE, real_jax
+from ...as_jax import JaxModule
+from ...views.outside_values import stale_reads
+from ...views.recompile_explainer import explanation_text
+from ...views.signature_changes.fixes import ADDS_TO_THE_FIX, PATTERN_SAID
+from ...views.source import defined_at
+from ..display import Note, source_label, source_line
 
 MODES = ("all", "recompiles", "off")
 

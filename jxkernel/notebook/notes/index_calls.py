@@ -24,19 +24,19 @@ import collections
 import sys
 from typing import NamedTuple
 
-from ..api import checkify
-from ..core import compile_record, watches
-from ..core.ir import ClosedJaxpr, Var, all_equations, jaxpr_params
-from ..core.source_info import installed_package, learner_frame
-from ..core.staging import is_ref
-from ..core.trace import Tracer
-from ..lax.slicing import start_watch
-from ..numpy import indexing
-from ..transforms.jit.function import jit
-from ..views.source import is_user_file
-from ..views.source_edits import call_at, segment
+from ...api import checkify
+from ...core import compile_record, watches
+from ...core.ir import ClosedJaxpr, Var, all_equations, jaxpr_params
+from ...core.source_info import installed_package, learner_frame
+from ...core.staging import is_ref
+from ...core.trace import Tracer
+from ...lax.slicing import start_watch
+from ...numpy import indexing
+from ...transforms.jit.function import jit
+from ...views.source import is_user_file
+from ...views.source_edits import call_at, segment
 from . import gradient_calls
-from .display import Note, Site, more_lines, not_told, source_label
+from ..display import Note, Site, more_lines, not_told, source_label
 from .index_notes import SHARP_BITS
 
 # which operands of an indexing primitive are its indices (those checkify checks)

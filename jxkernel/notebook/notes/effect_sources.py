@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from ..views.host_callbacks import inside_callbacks
+from ...views.host_callbacks import inside_callbacks
 
 
 def attribute_sets(method) -> list:

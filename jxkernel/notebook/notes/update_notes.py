@@ -18,11 +18,11 @@ from __future__ import annotations
 import ast
 import linecache
 
-from ..numpy import indexing
-from ..xla.array import Array
-from ..views.source import is_user_file
-from ..views.source_edits import parse_file, span
-from .display import Note, Site, cell_name, more_lines, source_label
+from ...numpy import indexing
+from ...xla.array import Array
+from ...views.source import is_user_file
+from ...views.source_edits import parse_file, span
+from ..display import Note, Site, cell_name, more_lines, source_label
 
 SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
               "#in-place-updates")

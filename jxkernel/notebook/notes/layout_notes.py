@@ -10,9 +10,9 @@ on CPU) for the rest of the process, which %timeit would show with no reason giv
 """
 from __future__ import annotations
 
-from ..core.native import native
-from ..xla import relayout
-from .display import Note
+from ...core.native import native
+from ...xla import relayout
+from ..display import Note
 
 
 class FastPathWatch:

@@ -10,9 +10,9 @@ array unchanged, and no error.
 """
 from __future__ import annotations
 
-from ..numpy import indexing
-from ..views.source import is_user_file
-from .display import Note, Site, more_lines, not_told, source_label
+from ...numpy import indexing
+from ...views.source import is_user_file
+from ..display import Note, Site, more_lines, not_told, source_label
 
 SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
               "#out-of-bounds-indexing")

@@ -27,15 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from ..core import dtypes, ir, told_bugs, watches
-from ..core.interpret import eval_jaxpr
-from ..core.source_info import learner_frame
-from ..core.staging import JaxprTracer
-from ..core.trace import Tracer
-from ..transforms.ad import reverse
-from ..transforms.batching import BatchTracer
-from ..tree_util import tree_flatten, tree_unflatten
-from ..xla.array import Array
+from ...core import dtypes, ir, told_bugs, watches
+from ...core.interpret import eval_jaxpr
+from ...core.source_info import learner_frame
+from ...core.staging import JaxprTracer
+from ...core.trace import Tracer
+from ...transforms.ad import reverse
+from ...transforms.batching import BatchTracer
+from ...tree_util import tree_flatten, tree_unflatten
+from ...xla.array import Array
 
 # the most elements of a gradient's values looked at for NaN (a copy to the host), and the
 # most equations of a jitted program run again to find a gradient's values: past these the

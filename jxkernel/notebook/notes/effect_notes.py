@@ -14,13 +14,12 @@ from __future__ import annotations
 import ast
 import functools
 
-from ..core import compile_record, miss_words
-from ..core.compile_record import USER
-from ..core.trace import Tracer
-from .display import Note, Site, source_label
+from ...core import compile_record, miss_words
+from ...core.compile_record import USER
+from ...core.trace import Tracer
+from ..display import Note, Site, source_label
 from .effect_sources import (argument_changes, attribute_sets, clock_reads, global_sets,
-                             is_container, outside_changes, random_draws, reader,
-                             returns_a_value)
+                             is_container, outside_changes, random_draws, reader, returns_a_value)
 
 PURE_FUNCTIONS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
                   "#pure-functions")

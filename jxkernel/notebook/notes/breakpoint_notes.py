@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from .display import Note, Site, source_label
+from ..display import Note, Site, source_label
 
 
 class BreakpointWatch:

@@ -40,22 +40,22 @@ import os
 import re
 import weakref
 
-from ..core import compile_record, told_bugs
-from ..core.compile_record import EAGER, USER
-from ..core.source_info import PACKAGE_DIR, installed_package
-from ..core.trace import Tracer
-from ..random import key_reuse, keys, taken_keys
-from ..xla import array as _xla_array
-from ..xla.array import KEY_DATA
-from ..views.source import cell_name, is_user_file
-from ..views.source_edits import call_at, segment
-from .display import Note, Site, source_label
+from ...core import compile_record, told_bugs
+from ...core.compile_record import EAGER, USER
+from ...core.source_info import PACKAGE_DIR, installed_package
+from ...core.trace import Tracer
+from ...random import key_reuse, keys, taken_keys
+from ...xla import array as _xla_array
+from ...xla.array import KEY_DATA
+from ...views.source import cell_name, is_user_file
+from ...views.source_edits import callee_text
+from ..display import Note, Site, source_label
 from .key_advice import advice, taken_advice, taken_checker, traced_advice, tree_map_advice
 
 RANDOM_NUMBERS = "https://docs.jax.dev/en/latest/random-numbers.html"
 # the workshop's checks (notebook/workshop/), which call the learner's function twice with one
 # key on purpose: a check of dropout's determinism is no reuse of the learner's
-_WORKSHOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "workshop") + os.sep
+_WORKSHOP = os.path.join(PACKAGE_DIR, "notebook", "workshop") + os.sep
 # jax.tree.map's home: the function it calls once per leaf, drawing with one key, reuses it
 _TREE_UTIL = os.path.join(PACKAGE_DIR, "tree_util") + os.sep
 
@@ -360,10 +360,10 @@ def _where_reused(first_name, first_calls, name, calls):
         file, line, function, code, lasti = chain[level]
         inner = chain[level + 1] if level + 1 < len(chain) else None
         callee = drew if inner is None else inner[2]
-        shown = _called(code, lasti) if inner is not None and \
+        shown = callee_text(code, lasti) if inner is not None and \
             installed_package(inner[0]) is not None else None
         if inner is not None and callee in _COMPREHENSIONS and inner[:2] == (file, line):
-            shown = _called(*inner[3:])     # (the call the comprehension made: `Wrap(wk)`)
+            shown = callee_text(*inner[3:])     # (the call the comprehension made: `Wrap(wk)`)
         sites.append(_Call(file, line, function, callee, code, lasti, shown))
     return tuple(sites)
 
@@ -377,14 +377,6 @@ def _own(chain) -> int:
     installed library's), or its last."""
     return max((i for i, c in enumerate(chain) if installed_package(c[0]) is None),
                default=len(chain) - 1)
-
-
-def _called(code, lasti) -> str | None:
-    """The learner's text of the function called at `code`'s instruction `lasti`
-    (`eqx.nn.Linear`), where it is one short line."""
-    found = call_at(code, lasti) if code is not None and lasti is not None else None
-    text = None if found is None else segment(found[0], found[1].func)
-    return text if text and "\n" not in text and len(text) <= 40 else None
 
 
 def _same_call(x, y) -> bool:

@@ -1,4 +1,4 @@
-"""The fix a key-reuse note offers (notebook/key_notes.py): the learner's own lines rewritten
+"""The fix a key-reuse note offers (notebook/notes/key_notes.py): the learner's own lines rewritten
 with a split before each draw, where they can be, and otherwise the rule in words. Every
 rewrite is one a test runs under JAX 0.10.2 and finds drawing different numbers
 (tests/data/key_reuse_note_cases.py's "advice" cases).
@@ -12,9 +12,9 @@ import ast
 import linecache
 import re
 
-from ..core.source_info import positions
-from ..views.source_edits import after, replaced, segment
-from .display import source_label
+from ...core.source_info import positions
+from ...views.source_edits import after, replaced, segment
+from ..display import source_label
 
 
 def advice(first_name, first_site, name, site, same_line) -> str:

@@ -16,10 +16,10 @@ import ast
 import linecache
 from typing import NamedTuple
 
-from ..lax.slicing import start_watch
-from ..views.source import is_user_file
-from ..views.source_edits import parse_file, segment
-from .display import Note, Site, more_lines, not_told, source_label
+from ...lax.slicing import start_watch
+from ...views.source import is_user_file
+from ...views.source_edits import parse_file, segment
+from ..display import Note, Site, more_lines, not_told, source_label
 
 SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
               "#out-of-bounds-indexing")
