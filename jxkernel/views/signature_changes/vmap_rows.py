@@ -32,7 +32,9 @@ def rows_under_vmap(changes, jitted=None) -> tuple:
             example = number or ("1" if dtype.startswith(("int", "uint")) else "1.0")
             fix, code = _VMAP_AFTER_NUMBER_FIX
             c = _refixed(c, (fix, code if number else ""), fun=fun, dtype=dtype,
-                         number=example, said=f", as in {fun}({number})" if number else "")
+                         number=example, said=f", as in {fun}({number})" if number else
+                         # (not read at the line: a name, which may hold a weak array)
+                         " or an array made from one without a dtype")
         old, new = _shape_of(c.old), _shape_of(c.new)
         if c.kind == "shape" and old is not None and new is not None and len(old) != len(new):
             # external-callbacks' numpy_random_like(x), then jax.vmap(numpy_random_like)(x):
