@@ -1,11 +1,12 @@
 """What the notebook watches of the programs a user's jit compiles: its cache entry asks
-`watch_of` once, and while the watch is `on` the entry's calls leave the fast paths and are
-given to it (transforms/jit/function.py's `_call`).
+`watch_of` once, and while the watch is `on` the calls its schedule looks at leave the fast
+paths and are given to it (transforms/jit/function.py's `_call`). A loop run eagerly, and a
+jitted program a transformation runs eagerly, are watched the same way (`Eager`).
 
 A watch comes from two places: what a trace noted as it ran (`watched`: a gradient taken
-inside the jitted function, notebook/notes/gradient_calls.py), and the makers the loaded extension
-adds to `makers` (notebook/notes/index_calls.py: the indices a program reads at run time). A
-program watched for both is given to both (`Watches`).
+inside the jitted function, notebook/notes/gradient_calls.py), and the makers the loaded
+extension adds to `makers` (notebook/notes/index_calls.py: the indices a program reads at run
+time). A program watched for both is given to both (`Watches`).
 
 A watch has `on` (a property), `before_donating(leaves)` (the inputs of a donating call,
 kept: host copies or None) and `called(jitted, entry, leaves, outs)`.
@@ -28,7 +29,8 @@ import weakref
 # gradient taken inside a jit: notebook/notes/gradient_calls.py); core/staging.py adds to it
 watched: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-# while True (notebook/notes/gradient_calls.paused: %timeit's runs), the makers' watches are off
+# while True (notebook/notes/gradient_calls.paused: %timeit's runs), the makers' watches are
+# off
 paused = False
 
 # what makes a watch of a program a user's jit compiled: (ClosedJaxpr) -> a watch or None;
@@ -36,7 +38,7 @@ paused = False
 makers: list = []
 
 
-# an entry's `look_at` while nothing looks at its calls (an unwatched program, or a paused watch)
+# an entry's `look_at` while nothing looks at its calls (an unwatched program, a paused watch)
 NEVER = sys.maxsize
 # the first calls of a watched program each cell looks at, all of them
 FIRST = 8
