@@ -37,13 +37,13 @@
    be object slots), ShapedArray's `_hash` slot (its cached hash, an int: found the same
    way), a buffer's `_sharding` and `block_until_ready()`, the result of
    execute_sharded's `consume_with_handlers(handlers)`, a jit cache entry's `hits` and
-   `look_at` (core/watches.py), the `native` attribute of a LastHit (a Hit or None) and of a Recent (a tuple of Hits;
-   transforms/jit/cache.py) and of a _LastRun (xla/dispatch.py), a JitFunction's own `_last`
-   dict, `_static_at` tuple of ints (its
-   static positions, sorted) and `_static_argnames` frozenset, and the method `_python_call`
-   of its class. What it writes: a result Array's four slots, a donated Array's `_npy` and
-   `_buf` (a Gone of xla/deleted.py, its three slots found as Array's are, after the buffer's
-   `delete()`), and a donating executable's `ran`.
+   `look_at` (core/watches.py), the `native` attribute of a LastHit (a Hit or None) and of a
+   Recent (a tuple of Hits; transforms/jit/cache.py) and of a _LastRun (xla/dispatch.py), a
+   JitFunction's own `_last` dict, `_static_at` tuple of ints (its static positions, sorted)
+   and `_static_argnames` frozenset, and the method `_python_call` of its class. What it
+   writes: a result Array's four slots, a donated Array's `_npy` and `_buf` (a Gone of
+   xla/deleted.py, its three slots found as Array's are, after the buffer's `delete()`), and
+   a donating executable's `ran`.
 
    C-API checked against the documentation and headers of Python 3.11, 3.12 and 3.13 (and
    built with 3.11.7, 3.12.1 and 3.13.0 with -Wall -Wextra -Werror, nothing deprecated):
@@ -1648,8 +1648,8 @@ PyInit__fastpath(void)
     one = PyLong_FromLong(1);
     no_params = PyDict_New();
     if (!s_generation || !s_trace || !s_sharding || !s_consume || !s_hits || !s_look_at ||
-            !s_native || !s_block || !s_python_call || !s_last_hit || !s_delete || !s_ran || !s_dtype ||
-            !s_shape || !s_buffer_host || !one || !no_params)
+            !s_native || !s_block || !s_python_call || !s_last_hit || !s_delete || !s_ran ||
+            !s_dtype || !s_shape || !s_buffer_host || !one || !no_params)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
