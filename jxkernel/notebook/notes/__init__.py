@@ -8,7 +8,7 @@ dynamic slice's start moved to fit), `update_notes` (an `.at[...]` update whose 
 dropped), `index_calls` (an index out of bounds met inside a jitted call or an eager loop:
 the program's index checks run on the calls looked at), `nan_notes` with `gradient_calls` (a
 gradient holding NaN where the value is finite, eagerly or inside jit), `key_notes` with
-`key_advice` (a PRNG key reused), `print_notes` (a print of a tracer), `effect_notes` with
+`key_sites` and `key_advice` (a PRNG key reused: where, and what to do), `print_notes` (a print of a tracer), `effect_notes` with
 `effect_sources` (a side effect that ran once, at tracing), `breakpoint_notes` and
 `layout_notes`. Their shared pieces (Note, source labels, the told-once lines) are
 notebook/display.py's.

@@ -42,20 +42,17 @@ import weakref
 
 from ...core import compile_record, told_bugs
 from ...core.compile_record import EAGER, USER
-from ...core.source_info import PACKAGE_DIR, installed_package
+from ...core.source_info import PACKAGE_DIR
 from ...core.trace import Tracer
 from ...random import key_reuse, keys, taken_keys
 from ...xla import array as _xla_array
 from ...xla.array import KEY_DATA
 from ...views.source import cell_name, is_user_file
-from ...views.source_edits import callee_text
-from ..display import Note, Site, source_label
+from ..display import Note, source_label
 from .key_advice import advice, taken_advice, taken_checker, traced_advice, tree_map_advice
+from .key_sites import where_reused
 
 RANDOM_NUMBERS = "https://docs.jax.dev/en/latest/random-numbers.html"
-# the workshop's checks (notebook/workshop/), which call the learner's function twice with one
-# key on purpose: a check of dropout's determinism is no reuse of the learner's
-_WORKSHOP = os.path.join(PACKAGE_DIR, "notebook", "workshop") + os.sep
 # jax.tree.map's home: the function it calls once per leaf, drawing with one key, reuses it
 _TREE_UTIL = os.path.join(PACKAGE_DIR, "tree_util") + os.sep
 
@@ -174,8 +171,14 @@ class KeyReuseWatch:
         # the last one only, so a loop of grad steps holds no more than 128
         earlier, tracers = self.tracers, {}
         self.tracers = tracers
+        users: dict = {}
+
+        def mine(file) -> bool:     # (is_user_file once per file: a loop's draws share one)
+            if file not in users:
+                users[file] = is_user_file(file)
+            return users[file]
         for key, name, calls in drawn:
-            if calls is None or not is_user_file(calls[0][0]):     # a library's draws
+            if calls is None or not mine(calls[0][0]):     # a library's draws
                 continue
             # a key taken from an array (keys[0], a for loop's k; vmap's tracers too) is held
             # as the array's key at its index, whichever object was taken for it: `keys[0]`
@@ -193,7 +196,7 @@ class KeyReuseWatch:
                      (lambda key=key: key) if traced else weakref.ref(key),
                      taken and taken.how)
                 continue
-            sites = _where_reused(first[1], first[2], name, calls)
+            sites = where_reused(first[1], first[2], name, calls)
             if name == "split" and held is self.consumed and self._told_before(ident):
                 # (the numbers drawn before were told; following that note, this key would
                 # be a fresh one here, and splitting it is the way on)
@@ -231,7 +234,7 @@ class KeyReuseWatch:
                 first, again = _traced_calls(first[outside:]), _traced_calls(again[outside:])
                 if first is None or again is None:      # a library's draws, not the user's
                     continue
-                sites = _where_reused(first[0], first[1], again[0], again[1])
+                sites = where_reused(first[0], first[1], again[0], again[1])
                 if sites is not None and (sites[1].file, sites[1].line) not in self.told:
                     self.told.add((sites[1].file, sites[1].line))
                     # one key of an array taken twice (keys[0], a for loop's k): its advice
@@ -324,68 +327,6 @@ def _traced_calls(path):
         if name is not None:
             return name, tuple(c for chain in reversed(levels) for c in chain)
     return None
-
-
-class _Call(Site):
-    """A user's line that drew with a key, or called the function that did: its frame's
-    function (`<module>`: a cell's or script's top level) and the function it called there
-    (`callee`: the random function's name on the line that drew), and for a line in a
-    traced function that function's code object (`code`), and the call's instruction offset
-    (`lasti`: two calls on one line are two). `shown`: the callee as the note names it, the
-    learner's text of it where it is a library's (`eqx.nn.Linear`, whose frame is Equinox's
-    `__call__`)."""
-    def __init__(self, file, line, function, callee, code=None, lasti=-1, shown=None):
-        super().__init__(file, line)
-        self.function, self.callee, self.code, self.lasti = function, callee, code, lasti
-        self.shown = shown or callee
-
-
-def _where_reused(first_name, first_calls, name, calls):
-    """(first use, reuse) as the lines to name, or None for no reuse of the user's: where the
-    two draws' chains of calls part, counted from the outermost (`y1 = dropout(key, x)` and
-    `y2 = dropout(key, x)`, where dropout draws), or the line that drew, run again (a loop).
-    The same chain called twice by a workshop's check (giving the learner's function one key
-    twice, on purpose) is not the user's reuse; called by jax.tree.map (once per leaf), it is."""
-    if first_calls == calls and str(calls[-1]).startswith(_WORKSHOP):
-        return None
-    ours = [c for c in first_calls if type(c) is tuple], [c for c in calls if type(c) is tuple]
-    (a, b) = (list(reversed(ours[0])), list(reversed(ours[1])))
-    level = next((i for i, (x, y) in enumerate(zip(a, b)) if not _same_call(x, y)), None)
-    if level is None:     # the same calls (a loop), or one inside the other: the draws' lines,
-        # the innermost of the learner's own (past a library's: Equinox's Linear drawing
-        # inside the learner's Block)
-        a, b, level = a[_own(a):], b[_own(b):], 0
-    sites = []
-    for chain, drew in ((a, first_name), (b, name)):
-        file, line, function, code, lasti = chain[level]
-        inner = chain[level + 1] if level + 1 < len(chain) else None
-        callee = drew if inner is None else inner[2]
-        shown = callee_text(code, lasti) if inner is not None and \
-            installed_package(inner[0]) is not None else None
-        if inner is not None and callee in _COMPREHENSIONS and inner[:2] == (file, line):
-            shown = callee_text(*inner[3:])     # (the call the comprehension made: `Wrap(wk)`)
-        sites.append(_Call(file, line, function, callee, code, lasti, shown))
-    return tuple(sites)
-
-
-# the frames Python 3.11 gives a comprehension (3.12 runs it in its function's own)
-_COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
-
-
-def _own(chain) -> int:
-    """The index of a draw's chain's innermost frame that is the learner's own (not an
-    installed library's), or its last."""
-    return max((i for i, c in enumerate(chain) if installed_package(c[0]) is None),
-               default=len(chain) - 1)
-
-
-def _same_call(x, y) -> bool:
-    """Whether two entries of draws' chains of calls are one call: its code object itself,
-    not an equal one (IPython compiles each statement of a cell apart, and `a = normal(k);
-    b = normal(k)` on one line made two equal code objects, calling at the same offset)."""
-    if type(x) is not tuple or type(y) is not tuple:
-        return x == y
-    return x[:3] == y[:3] and x[3] is y[3] and x[4] == y[4]
 
 
 def _note(first_name, first_site, name, site, typed, more, kind=None, taken=None) -> Note:
