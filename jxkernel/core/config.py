@@ -268,6 +268,14 @@ _OPTIONS = [
             "(first compiles too, and the eager operations and jxkernel's or libraries' "
             "functions the cell compiled) or 'off'. %jxnotes sets it.",
             validate=lambda v: _check_enum(v, ("all", "recompiles", "off"))),
+    _Option("jxkernel_watched_calls", "sampled", "JXKERNEL_WATCHED_CALLS", None,
+            "Which calls of a jitted function the notebook looks at for its notes (a NaN "
+            "gradient inside it, an index out of bounds it met): 'sampled' (each cell's "
+            "first 8, then about one in so many, looking kept to about 5 % of a loop's "
+            "time: a loop runs at the fast paths' speed) or 'all' (every call: a loop of "
+            "small steps runs several times slower, and an index out of bounds or a first "
+            "NaN at any step is told). core/watches.py.",
+            validate=lambda v: _check_enum(v, ("sampled", "all"))),
     _flag("jax_debug_key_reuse", False,
           "Check typed PRNG keys (jax.random.key) for reuse: a key consumed twice (by a "
           "sampler, split, ...) raises KeyReuseError, in jitted code as it is traced and "

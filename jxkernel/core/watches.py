@@ -14,7 +14,8 @@ kept: host copies or None) and `called(jitted, entry, leaves, outs)`.
 Looking at a call costs far more than the call (the general path, a check run, values
 copied: 50-200 µs against a small step's 15 µs), so a watched program's calls are not all
 looked at: each cell's first FIRST are, and after them one in so many, so that looking
-takes about SHARE of the loop's time (`Schedule`). The others take the fast paths, which
+takes about SHARE of the loop's time (`Schedule`; every one where the option
+`jxkernel_watched_calls` is 'all'). The others take the fast paths, which
 leave one when the entry's `hits` reach its `look_at` (transforms/jit/function.py, and
 core/_fastpath.c's hit_run). A loop of a large model looks at each call; a loop of 15 µs
 steps at about one in a few hundred once it has run a while.
@@ -24,6 +25,8 @@ from __future__ import annotations
 import sys
 import time
 import weakref
+
+from .config import config
 
 # a program (ClosedJaxpr) -> what a watch of the notebook's noted while it was traced (a
 # gradient taken inside a jit: notebook/notes/gradient_calls.py); core/staging.py adds to it
@@ -73,7 +76,8 @@ class Schedule:
         calls, took = max(hits - self.hits, 1), now - self.time
         self.looked += 1
         self.hits, self.time = hits, now
-        if self.full or self.looked <= FIRST or took <= 0:
+        if self.full or self.looked <= FIRST or took <= 0 or \
+                config.jxkernel_watched_calls == "all":
             self.stride = 0
             return 0
         # looking at one call in stride + 1 costs `cost` per (stride + 1) calls of
@@ -157,6 +161,10 @@ class Eager:
         due, self.hits = self.hits >= self.look_at, self.hits + 1
         if due:
             looked(self.name, self, self.watch.on, leaves, outs, since)
+
+
+# every call looked at from now on ('all'), or sampled again: the next ones looked at
+config.watch("jxkernel_watched_calls", lambda old, new: look_again(cell=False))
 
 
 def watch_of(closed, user_jit: bool):

@@ -124,3 +124,20 @@ def test_a_step_called_while_unloaded_is_looked_at_again_once_loaded(shell):
     shell.run_line_magic("load_ext", "jxkernel")
     ran_ok(shell, "w = step(w, x)")
     assert entry.schedule.looked == 1
+
+
+def test_every_call_is_looked_at_where_the_option_says_all(shell):
+    from jxkernel.core.config import config
+    ran_ok(shell, STEP + "w = step(jnp.ones(()), x)")
+    config.update("jxkernel_watched_calls", "all")
+    try:
+        # the NaN made at step 200 alone of a loop of small steps: told in the first run
+        ran = ran_ok(shell, "w = jnp.ones(())\nfor i in range(400):\n"
+                            "    w = step(w, x * (i != 200))")
+        assert _scheduled(shell.user_ns["step"]).schedule.looked == 400
+        (note,) = ran.shown("⚠ the gradient holds NaN")
+        assert "the jnp.where at In[" in note
+    finally:
+        config.update("jxkernel_watched_calls", "sampled")
+    ran_ok(shell, "for i in range(400):\n    w = step(jnp.ones(()), x)")
+    assert _scheduled(shell.user_ns["step"]).schedule.looked < 400
