@@ -335,7 +335,8 @@ def _body(m: Found) -> str:
            f"indices only), and the program raised nothing, since code running on an "
            f"accelerator cannot ({SHARP_BITS}){counted}. jxkernel found it by running the "
            "program's index checks on this call's arguments, as checkify does, while the "
-           "notebook looks. ")
+           "notebook looks (at each cell's first calls, then a sample of a loop's: "
+           "jax.config.update('jxkernel_watched_calls', 'all') looks at every one). ")
     function, args = m.call or ("f", "*args")
     stand_ins = "" if m.call else " (f: your jitted function, args: its arguments)"
     fix = (f"To have such a call raise, wrap the jitted function in checkify (from "
