@@ -63,9 +63,16 @@ class Schedule:
     """
     __slots__ = ("looked", "hits", "time", "stride", "full", "full_next")
 
-    def __init__(self, full: bool = False):
+    def __init__(self):
+        self.full = self.full_next = False
+        self.restart(cell=False)
+
+    def restart(self, cell: bool) -> None:
+        """Begin again with FIRST calls looked at: at a `cell`'s start (looked at in full
+        where `full_next` asked), or as a pause ends (a cell in full going on so)."""
         self.looked, self.hits, self.time, self.stride = 0, 0, 0.0, 0
-        self.full, self.full_next = full, False
+        if cell:
+            self.full, self.full_next = self.full_next, False
 
     def after(self, hits: int, cost: float, now: float) -> int:
         """The calls to let by after the one looked at now (its entry's `hits` counting it),
@@ -127,16 +134,11 @@ def in_full_next(entry) -> None:
 def look_again(cell: bool = True) -> None:
     """Look at the next calls of every watched program, FIRST of them before letting any by
     (all of them where `in_full_next` asked): at a `cell`'s start, and as a pause (%timeit's)
-    ends (`cell` False: a cell looked at in full goes on so)."""
+    ends (`cell` False)."""
     for entry in list(scheduled):
-        was, entry.look_at = entry.schedule, 0
-        if was is None or not (was.full_next or was.full):
-            entry.schedule = None
-        elif cell:
-            entry.schedule = Schedule(was.full_next) if was.full_next else None
-        else:
-            entry.schedule = Schedule(was.full)
-            entry.schedule.full_next = was.full_next
+        entry.look_at = 0
+        if entry.schedule is not None:
+            entry.schedule.restart(cell)
 
 
 class Eager:
@@ -150,8 +152,9 @@ class Eager:
     donated = False
 
     def __init__(self, watch, jaxpr, name: str | None = None):
-        # (`name`: a jitted function's, run by a transformation eagerly, as an eager vmap
-        # runs its batched program; None: a loop of the learner's, its body run here)
+        # (`jaxpr`: its program, which the gradient record runs again; `name`: a jitted
+        # function's, run by a transformation eagerly, as an eager vmap runs its batched
+        # program; None: a loop of the learner's, its body run here)
         self.watch, self.jaxpr, self.name = watch, jaxpr, name
         self.hits, self.look_at, self.schedule = 0, 0, None
 
@@ -161,6 +164,18 @@ class Eager:
         due, self.hits = self.hits >= self.look_at, self.hits + 1
         if due:
             looked(self.name, self, self.watch.on, leaves, outs, since)
+
+
+def eager(cache, key, closed_of, name: str | None = None) -> Eager | None:
+    """The Eager of a program run eagerly, kept in `cache` (an LRU) under `key`, or None:
+    `closed_of()` gives no program (a primitive with no body) or nothing watches it. The
+    program is made on the key's first call alone."""
+    found = cache.get(key, cache)          # (the cache itself: not asked yet)
+    if found is cache:
+        closed = closed_of()
+        watch = None if closed is None else watch_of(closed, user_jit=True)
+        found = cache[key] = None if watch is None else Eager(watch, closed, name)
+    return found
 
 
 # every call looked at from now on ('all'), or sampled again: the next ones looked at

@@ -227,16 +227,11 @@ _eager_watches = LRU(PROGRAMS)
 def _watched(key, prim, avals, params):
     """The watches.Eager of an eager primitive's program (a `lax.fori_loop` outside jit), or
     None: none holds a jaxpr, or nothing watches it."""
-    found = _eager_watches.get(key, _eager_watches)     # (itself: not asked yet)
-    if found is not _eager_watches:
-        return found
-    found = None
-    if next(jaxprs_in_params(params), None) is not None:
-        closed = ClosedJaxpr(primitive_jaxpr(prim, avals, params), [])
-        watch = watches.watch_of(closed, user_jit=True)
-        found = None if watch is None else watches.Eager(watch, closed)
-    _eager_watches[key] = found
-    return found
+    def program():
+        if next(jaxprs_in_params(params), None) is None:
+            return None                 # (no body: nothing of the learner's inside)
+        return ClosedJaxpr(primitive_jaxpr(prim, avals, params), [])
+    return watches.eager(_eager_watches, key, program)
 
 
 _over_mesh = LRU(PROGRAMS)     # (prim, avals, params, device) -> the mesh its program needs

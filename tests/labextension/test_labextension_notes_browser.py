@@ -150,7 +150,8 @@ def test_a_list_appended_to_inside_jit_is_noted_with_its_fixes(page, request):
 
 def test_a_dynamic_slice_whose_start_moved_is_noted_with_the_padded_call(page, request):
     """A start past the end, moved back by XLA with no error
-    (notebook/notes/clamped_start_notes.py): the note names the start asked for and the one used in one line, and opens on the call
+    (notebook/notes/clamped_start_notes.py): the note names the start asked for and the one used
+    in one line, and opens on the call
     rewritten on the learner's own operand, padded."""
     moved = cell(page, MOVED)
     expect(moved.locator(".jp-OutputArea-output").first).to_contain_text("[6, 7, 8, 9]")

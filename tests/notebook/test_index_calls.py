@@ -108,13 +108,7 @@ def _check_read(name, result, read):
 
 def test_the_fix_it_prints_raises_jaxs_own_error(shell):
     note = _note(_run(shell, "read_past_the_end"))
-    fix = note[note.index("    err, out"):].split("\n")[:2]
-    assert fix == ["    err, out = checkify.checkify(f, errors=checkify.index_checks)(x, 12)",
-                   "    err.throw()"]
-    ran = ran_failing(shell, "from jxkernel.experimental import checkify\n" +
-                      "\n".join(line.strip() for line in fix))
-    assert type(ran.error).__name__ == "JaxRuntimeError"
-    assert str(ran.error).splitlines()[0] == THEIRS["read_past_the_end"]["raised"]
+    _fix_raises_jaxs_error(shell, note, "read_past_the_end")
 
 
 EAGER = re.compile(r"⚠ index (\d+) is past the end of axis (\d+) \(size (\d+)\) in the body of "
@@ -138,12 +132,7 @@ def test_a_loop_run_eagerly_is_told_and_its_fix_raises_jaxs_error(shell, name):
         assert theirs["result"][8:] == [-1, -1]
     else:                                       # x[1] + ... + x[9], and x[10] read as x[9]
         assert then == "JAX read index 9 instead" and theirs["result"] == 45 + 9
-    fix = note[note.index("    err, out"):].split("\n")[:2]
-    assert fix == [f"    err, out = {cases.checkified(name)}", "    err.throw()"]
-    ran = ran_failing(shell, "from jxkernel.experimental import checkify\n" +
-                      "\n".join(line.strip() for line in fix))
-    assert type(ran.error).__name__ == "JaxRuntimeError"
-    assert str(ran.error).splitlines()[0] == theirs["raised"]
+    _fix_raises_jaxs_error(shell, note, name)
 
 
 @pytest.mark.parametrize("name", sorted(cases.TRANSFORMED))
@@ -162,12 +151,7 @@ def test_a_jitted_function_under_an_eager_vmap_is_told(shell, name):
         assert "cannot check an update under vmap" in note
         return
     assert found.group(5) == "JAX read index 9 instead" and theirs["result"] == [1, 9]
-    fix = note[note.index("    err, out"):].split("\n")[:2]
-    assert fix == [f"    err, out = {cases.checkified(name)}", "    err.throw()"]
-    ran = ran_failing(shell, "from jxkernel.experimental import checkify\n" +
-                      "\n".join(line.strip() for line in fix))
-    assert type(ran.error).__name__ == "JaxRuntimeError"
-    assert str(ran.error).splitlines()[0] == theirs["raised"]
+    _fix_raises_jaxs_error(shell, note, name)
 
 
 def test_a_loop_run_eagerly_in_bounds_gets_no_note_and_one_indexing_nothing_no_watch(shell):
@@ -178,6 +162,17 @@ def test_a_loop_run_eagerly_in_bounds_gets_no_note_and_one_indexing_nothing_no_w
     ran_ok(shell, "out = lax.fori_loop(0, 3, lambda i, acc: acc * 2, 1)")
     assert [w for w in dispatch._eager_watches.values() if w is not None] == watched
     assert None in dispatch._eager_watches.values()
+
+
+def _fix_raises_jaxs_error(shell, note, name):
+    """The note's fix is the case's call under checkify (as JAX 0.10.2's recording wrote it:
+    `cases.checkified`), and pasted it raises JAX's own error for the case."""
+    fix = note[note.index("    err, out"):].split("\n")[:2]
+    assert fix == [f"    err, out = {cases.checkified(name)}", "    err.throw()"]
+    ran = ran_failing(shell, "from jxkernel.experimental import checkify\n" +
+                      "\n".join(line.strip() for line in fix))
+    assert type(ran.error).__name__ == "JaxRuntimeError"
+    assert str(ran.error).splitlines()[0] == THEIRS[name]["raised"]
 
 
 @pytest.mark.parametrize("name", sorted(cases.QUIET))

@@ -43,7 +43,8 @@ def test_each_cells_first_calls_are_looked_at_then_one_in_so_many():
     slow = watches.Schedule()
     assert {slow.after(n, 100e-6, n * 0.05) for n in range(1, 40)} == {0}
     # a cell looked at in full lets none by
-    full = watches.Schedule(full=True)
+    full = watches.Schedule()
+    full.full = True
     assert {full.after(n, 100e-6, n * 10e-6) for n in range(1, 40)} == {0}
 
 
@@ -88,7 +89,7 @@ def test_timeit_lets_every_call_by_and_the_calls_after_it_are_looked_at(shell):
     assert looked == 1
     ran_ok(shell, "%timeit -n 20 -r 2 step(w, x)")
     # timeit's 40 calls went by; as its pause ended, the next calls were to be looked at
-    assert entry.schedule is None and entry.look_at == 0
+    assert entry.schedule.looked == 0 and entry.look_at == 0
     ran_ok(shell, "w = step(w, x)\nw = step(w, x)")
     assert entry.schedule.looked == 2
 

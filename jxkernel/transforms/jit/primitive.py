@@ -157,13 +157,10 @@ def _jit_impl_one_device(args, jaxpr, name, donated_invars, pinned=None, keep_un
                         _client.platform_of(device))
     outs = exe.with_committed(committed).call_arrays(
         [to_device(c, device) for c in jaxpr.consts] + leaves)
-    if watches.makers:        # (a jitted function under an eager vmap: the notebook's watch)
-        eager = _impl_watches.get(key, _impl_watches)    # (itself: not asked yet)
-        if eager is _impl_watches:
-            watch = watches.watch_of(jaxpr, user_jit=True)
-            eager = _impl_watches[key] = watch and watches.Eager(watch, jaxpr, name)
-        if eager is not None:
-            eager.called(leaves, outs, time.perf_counter())
+    # (a jitted function under an eager vmap: the notebook's watch)
+    eager = watches.eager(_impl_watches, key, lambda: jaxpr, name) if watches.makers else None
+    if eager is not None:
+        eager.called(leaves, outs, time.perf_counter())
     return outs
 
 
@@ -512,7 +509,7 @@ def _derived(new, old):
 # weakly by the jaxpr, as JAX's caches of jaxprs: a transformed jit's program goes with it
 _impl_cache = WeakLRU(PROGRAMS)   # (jaxpr, (avals, device)) -> Executable
 # the same key -> the watches.Eager of a program the notebook watches, or None (an LRU: its
-# value holds the jaxpr, which a weak key would then keep alive)
+# watch holds the jaxpr, which a weak key would then keep alive)
 _impl_watches = LRU(PROGRAMS)
 
 
