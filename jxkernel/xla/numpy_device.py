@@ -205,7 +205,10 @@ def flush_subnormals(value: np.ndarray) -> np.ndarray:
             return value
         flushed = flush_subnormals(np.ascontiguousarray(value).view(part))   # (re, im) pairs
         return flushed.view(value.dtype).reshape(value.shape)
-    small = np.abs(value) < tiny              # (zeros too: they stay zeros of their sign)
+    # (zeros too: they stay zeros of their sign); NaN compares False, and ml_dtypes before 0.7
+    # warns "invalid value encountered in less" for a bfloat16 NaN where NumPy's floats do not
+    with np.errstate(invalid="ignore"):
+        small = np.abs(value) < tiny
     if not small.any():
         return value
     return np.where(small, np.copysign(value.dtype.type(0), value), value)

@@ -812,6 +812,11 @@ def test_a_dtype_fix_sees_ml_dtypes_kinds_as_jxkernels_dtypes():
     assert _cast_to(i8, dtypes.float8_e4m3fn) == dtypes.float8_e4m3fn
     assert _cast_to(dtypes.int4, i8) == i8
     assert _cast_to(dtypes.uint4, dtypes.int4) == i8
+    # from the ranges: ml_dtypes 0.5 and 0.6 have no promotion of int2 with uint2 (the
+    # explainer raised DTypePromotionError), nor of int4 with uint8
+    assert _cast_to(dtypes.int2, dtypes.uint2) == i8
+    assert _cast_to(dtypes.int4, np.dtype(np.uint8)) == np.int16
+    assert _cast_to(np.dtype(np.uint64), np.dtype(np.int64)) == np.uint64     # none holds both
     assert _cast_to(dtypes.bfloat16, i32) == dtypes.bfloat16      # (right before, kept)
     assert _cast_to(np.dtype(np.float32), dtypes.bfloat16) == np.float32
     check_docstring_examples("jxkernel.views.signature_changes.input_types", {"np": np})

@@ -1283,3 +1283,16 @@ with jax.set_mesh(mesh):
 print(json.dumps([repr(o.sharding.spec), [s.data.tolist() for s in o.addressable_shards]]))
 """, 2)
     assert got == ["P(unreduced={'x'})", [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]]]
+
+
+def test_flushing_subnormals_of_a_nan_warns_nothing():
+    """A bfloat16 NaN compared with the smallest normal: ml_dtypes before 0.7 warned "invalid
+    value encountered in less" there (under every NaN test on the NumPy backend), as NumPy's own
+    floats do not; the flush keeps NaN and infinities and zeroes the subnormals alone."""
+    from jxkernel.core import dtypes
+    from jxkernel.xla.numpy_device import flush_subnormals
+    value = np.array([np.nan, -np.inf, 1e-40, 1.0], dtypes.bfloat16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        flushed = flush_subnormals(value).astype(np.float32)
+    assert np.isnan(flushed[0]) and flushed[1] == -np.inf and list(flushed[2:]) == [0, 1]

@@ -129,8 +129,8 @@ def _cast_to(old, new) -> np.dtype:
     promoted (bfloat16 in, float32 back) is kept in its earlier dtype where the call can be
     read (at_the_calls, saying that it rounds).
 
-    >>> _cast_to(np.dtype("int8"), np.dtype("uint8")).name
-    'int16'
+    >>> _cast_to(np.dtype("int8"), np.dtype("uint8")).name, _cast_to(dtypes.int2, dtypes.uint2).name
+    ('int16', 'int8')
     >>> [_cast_to(a, b).name for a, b in ((dtypes.bfloat16, np.dtype("float32")),
     ...                                   (np.dtype("float16"), dtypes.bfloat16))]
     ['float32', 'float32']
@@ -145,11 +145,29 @@ def _cast_to(old, new) -> np.dtype:
         return max(old, new, key=lambda d: "iufc".index(_kind(d)) // 2 + (_kind(d) == "c"))
     if "b" in kinds and kinds != {"b"}:
         return new if _kind(old) == "b" else old
-    if kinds <= {"i", "u"} and not np.can_cast(new, old, "safe"):
-        both = np.promote_types(old, new)
+    if kinds <= {"i", "u"} and not _holds_ints(old, new):
+        # from the ranges, not np.promote_types: ml_dtypes before 0.7 registers no promotion
+        # of its narrow integers (int2 with uint2 raised DTypePromotionError inside the
+        # explainer); uint64 with int64 has none (NumPy's float64 would round)
+        both = next((d for d in _SIGNED if _holds_ints(d, old) and _holds_ints(d, new)), old)
         # (int64 without x64 is int32 when made: the earlier then, as before)
         return both if both.itemsize <= 4 or config.jax_enable_x64 else old
     return old
+
+
+_SIGNED = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64)]
+
+
+def _holds_ints(wide, narrow) -> bool:
+    """Whether the integer dtype `wide` holds every value of the integer dtype `narrow`.
+
+    >>> _holds_ints(np.dtype("int8"), dtypes.uint4), _holds_ints(dtypes.int4, dtypes.uint2)
+    (True, True)
+    >>> _holds_ints(np.dtype("int8"), np.dtype("uint8"))
+    False
+    """
+    w, n = dtypes.iinfo(wide), dtypes.iinfo(narrow)
+    return int(w.min) <= int(n.min) and int(w.max) >= int(n.max)
 
 
 def _holds(wide, narrow) -> bool:
