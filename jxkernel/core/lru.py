@@ -167,12 +167,17 @@ class LRU:
         return list(self._data)
 
     def values(self) -> list:
-        with self._lock:
-            return [value for value, _ in self._data.values()]
+        return [value for _, value in self.items()]
 
     def items(self) -> list:
         with self._lock:
-            return [(key, value) for key, (value, _) in self._data.items()]
+            try:
+                return [(key, value) for key, (value, _) in self._data.items()]
+            except KeyError:
+                # a key whose hash changed since it went in (a static argument hashed by its
+                # fields, a field set in place): OrderedDict's iteration looks each key up
+                # again and misses it, where dict's own table holds it under its old hash
+                return [(key, value) for key, (value, _) in dict.items(self._data)]
 
     def __repr__(self):
         return f"{type(self).__name__}({len(self)} of {self.maxsize} entries)"

@@ -35,6 +35,7 @@ from ..core.staging import is_ref
 from ..core.trace import Tracer
 from ..xla.array import HOST_READS
 from .host_callbacks import run_at_each_call
+from .static_attributes import attribute_value, static_reads
 
 _SMALL = 100_000         # elements of a NumPy array followed to compare its values later
 _COPIED = 1_000          # elements of an array kept as a copy; a larger NumPy array is kept as
@@ -138,6 +139,8 @@ class Stale:
     inner_jit: bool = False  # a jit traced inside another's trace (traced_at.inlined_into): its
                              # trace is reused by its own later calls and by other jits' traces
     held: str = ""           # a Ref the program holds (REF): what that old Ref holds now
+    static: object = None    # an attribute ("self.w") of a static argument hashed by identity:
+                             # a weak reference to that object (views/static_attributes.py)
 
     @property
     def ref(self) -> bool:
@@ -197,36 +200,41 @@ _EVENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> (eve
 _KEPT = 8           # the earlier traces' values kept per name (the oldest let go first)
 
 
-def traced(fun, event, consts=None, host_reads=None, inner_jit=False) -> None:
+def traced(fun, event, consts=None, host_reads=None, inner_jit=False, statics=()) -> None:
     """Note what `fun` (the user's function, unwrapped) and the helpers it calls read from
     outside as it was traced for `event`, at the user's line running now. `consts`: the
     traced program's closed-over constants, `host_reads`: the ids of the arrays whose values
     its Python read (None: not known), which tell whether an array read became part of the
     program or only served the trace's Python (in_program). `inner_jit`: `fun` is a jit's,
-    traced inside another's trace (event.inlined_into), its trace reused after."""
+    traced inside another's trace (event.inlined_into), its trace reused after. `statics`:
+    the jit's static (name, value, position) triples, whose fields it read are followed where
+    the value is hashed by identity (views/static_attributes.py)."""
     # what this reads of the arrays (a copy, a text) is no read of the trace's Python: a
     # body traced inside a jit's trace is told while that trace runs (HOST_READS is its)
     HOST_READS.append(set())
     try:
-        _traced(fun, event, consts, host_reads, inner_jit)
+        _traced(fun, event, consts, host_reads, inner_jit, statics)
     finally:
         HOST_READS.pop()
 
 
-def _traced(fun, event, consts, host_reads, inner_jit) -> None:
+def _traced(fun, event, consts, host_reads, inner_jit, statics=()) -> None:
     seen, values, at = {}, {}, (event, user_source_info())
     if getattr(fun, "__code__", None) is not None:
-        for reader in (fun, *helpers_of(fun)):
-            for name in reads_from_outside(reader):
-                found, value = _current(reader, name)
-                if found and _followed(value):
+        reads = [(reader, name) for reader in (fun, *helpers_of(fun))
+                 for name in reads_from_outside(reader)] + static_reads(fun, statics)
+        for reader, name in reads:
+            found, value = _current(reader, name)
+            if found and _followed(value):
+                try:
                     held = None if reader is fun else weakref.ref(reader)
-                    kept = _kept(value)
-                    seen[held, name] = [_Seen(_text(value), id(value), kept, traced_at=at,
-                                              in_program=in_program(value, kept, consts,
-                                                                    host_reads),
-                                              inner_jit=inner_jit)]
-                    values[held, name] = value
+                except TypeError:            # (an object with __slots__ and no __weakref__)
+                    continue
+                kept = _kept(value)
+                seen[held, name] = [_Seen(_text(value), id(value), kept, traced_at=at,
+                                          in_program=in_program(value, kept, consts, host_reads),
+                                          inner_jit=inner_jit)]
+                values[held, name] = value
     try:
         before = _READS.get(fun) or {}
     except TypeError:                # not weakly referable: not followed
@@ -262,8 +270,9 @@ def stale_reads() -> list:
     for fun, seen in list(_READS.items()):
         for (held, name), traces in seen.items():
             reader = fun if held is None else held()
-            if reader is None:           # a helper since dropped
+            if reader is None:           # a helper (or a static argument) since dropped
                 continue
+            static = "." in name          # "self.w": a field of a static argument
             found, now = _current(reader, name)
             for then in traces:
                 if then.told or not found or not _changed(then, now):
@@ -278,10 +287,10 @@ def stale_reads() -> list:
                     now_text = "another " + now_text[len("a "):]
                 out.append((_variable(reader, name), Stale(
                     getattr(fun, "__name__", "function"), name, then.text, now_text,
-                    *then.traced_at, helper="" if reader is fun else reader.__name__,
+                    *then.traced_at, helper="" if reader is fun or static else reader.__name__,
                     earlier=then is not traces[-1], in_program=then.in_program is not False,
                     computed=then.in_program == COMPUTED, inner_jit=then.inner_jit,
-                    held=held)))
+                    held=held, static=weakref.ref(reader) if static else None)))
     # a loop body written inside a jitted function is traced on its own too: one variable is
     # told once, by the function the user calls
     outer = {var for var, s in out if not getattr(s.traced_at, "inlined_into", None)}
@@ -290,7 +299,10 @@ def stale_reads() -> list:
 
 
 def _variable(reader, name):
-    """What `name` is in `reader`: its closure cell, or its module's global of that name."""
+    """What `name` is in `reader`: its closure cell, or its module's global of that name (a
+    field "self.w": that object's)."""
+    if "." in name:
+        return id(reader), name
     code = reader.__code__
     if name in code.co_freevars:
         return id((reader.__closure__ or ())[code.co_freevars.index(name)])
@@ -298,7 +310,10 @@ def _variable(reader, name):
 
 
 def _current(fun, name) -> tuple:
-    """(found, value) of `name` as `fun` would read it now: a closure cell, else a global."""
+    """(found, value) of `name` as `fun` would read it now: a closure cell, else a global (a
+    field "self.w": the static argument `fun`'s, views/static_attributes.py)."""
+    if "." in name:
+        return attribute_value(fun, name)
     code = fun.__code__
     if name in code.co_freevars:
         cell = (fun.__closure__ or ())[code.co_freevars.index(name)]

@@ -465,7 +465,7 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
                          else type(_user_function(jitted._fun)).__name__)
     if traced and event.origin == _record.USER and _record.logged():
         outside_values.traced(_user_function(jitted._fun), event,  # what it read from outside
-                              miss.consts, miss.host_reads)
+                              miss.consts, miss.host_reads, statics=miss.statics)
     return in_learners_names(event, miss.statics, closest, changes)     # eqx.filter_jit's
 
 

@@ -206,3 +206,26 @@ def test_objects_dying_at_interpreter_exit_print_nothing():
     # ("Exception ignored ... 'NoneType' object has no attribute 'pop'", once per object)
     done = run_python(["-c", _EXIT_SCRIPT], timeout=300)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_a_key_whose_hash_changed_in_place_still_lists():
+    """A key hashed by a field, set anew after it went in (a static argument of jit set in
+    place): OrderedDict's iteration looks each key up again and raised KeyError, so jit's
+    search of its cache (items) and a dropped function's cleanup (values) failed."""
+    class Key:
+        def __init__(self, v):
+            self.v = v
+
+        def __hash__(self):
+            return hash(self.v)
+
+        def __eq__(self, other):
+            return self.v == other.v
+
+    cache, key = LRU(4), Key(1)
+    cache[key], cache["b"] = "old", "b"
+    key.v = 2
+    assert cache.items() == [(key, "old"), ("b", "b")]
+    assert cache.values() == ["old", "b"]
+    cache[key] = "new"              # under its new hash (what the old entry becomes is
+    assert "new" in cache.values()  # OrderedDict's own: its table is rebuilt by hash)

@@ -857,6 +857,34 @@ def test_a_global_changed_after_the_trace_is_noted_once_under_the_cell(shell):
                             "scale_g = 4.0")) == []
 
 
+def test_a_field_of_a_static_self_set_after_the_trace_is_noted_and_its_fix_runs(shell):
+    """`@partial(jax.jit, static_argnums=0)` on a method, then `m.w = ...`: JAX 0.10.2 reuses
+    the old program (tests/data/stale_static_reference.json's self_static), silently. The
+    cell gets a note naming self.w as traced and now, and its fix pasted (the class a pytree,
+    self traced) gives the new w's result, as JAX's does (the reference's fix)."""
+    first = ok(shell, "from functools import partial\nclass Lin:\n"
+                      "    def __init__(self, w):\n        self.w = w\n"
+                      "    @partial(jax.jit, static_argnums=0)\n"
+                      "    def predict(self, x):\n        return x @ self.w\n"
+                      "lin = Lin(jnp.ones((3, 2)))\nlin.predict(jnp.ones((1, 3)))")
+    assert _stale(first) == []
+    ran = ok(shell, "lin.w = jnp.zeros((3, 2))\n_out_s = lin.predict(jnp.ones((1, 3)))")
+    assert shell.user_ns["_out_s"].tolist() == [[3.0, 3.0]]      # the old w, as JAX
+    (note,) = _stale(ran)
+    text = note["text/plain"]
+    assert text.splitlines()[0].startswith(here(
+        f"⚠ predict read self.w = [[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]] (float32[3,2]) when "
+        f"traced (at In[{first.count}]:9); self.w is [[0.0, 0.0], "))
+    assert "Lin keeps object's own hash and == (by identity)" in text
+    fix = "\n".join(line[2:] for line in text.split("it is given:\n", 1)[1].splitlines())
+    ok(shell, "class Lin:\n    def __init__(self, w):\n        self.w = w\n"
+              "    @jax.jit\n    def predict(self, x):\n        return x @ self.w\n" + fix)
+    ok(shell, "lin2 = Lin(jnp.ones((3, 2)))\n_a = lin2.predict(jnp.ones((1, 3)))\n"
+              "lin2.w = jnp.zeros((3, 2))\n_b = lin2.predict(jnp.ones((1, 3)))")
+    assert (shell.user_ns["_a"].tolist(), shell.user_ns["_b"].tolist()) == \
+        ([[3.0, 3.0]], [[0.0, 0.0]])
+
+
 def test_a_global_read_by_a_helper_names_the_helper_and_the_fix_passes_it_on(shell):
     """A jitted step calling a helper that reads a global: JAX keeps the old value (recorded:
     helper_global_rebound), so the note names the helper, and its fix (a parameter of both,

@@ -36,6 +36,7 @@ from ...core.compile_record import USER
 from ...core.config import config
 from ...core.source_info import TIMEIT_FILE, real_jax
 from ...as_jax import JaxModule
+from ...views.error_cards.methods import pytree_registration, static_fields
 from ...views.outside_values import stale_reads
 from ...views.recompile_explainer import explanation_text
 from ...views.signature_changes.fixes import ADDS_TO_THE_FIX, PATTERN_SAID
@@ -503,7 +504,8 @@ def stale_note(stale) -> Note | None:
     else:
         how = f" ({first.name} as a parameter of the function, passed in each call)."
     what = "Ref" if first.ref else "value"      # (a Ref passed is each call's own to write)
-    body = ("A traced function reads globals and closure variables once, while it is traced: "
+    held = first.static() if first.static is not None else None
+    body = _static_field_body(first, held) if held is not None else ("A traced function reads globals and closure variables once, while it is traced: "
             f"{first.baked_said()}, as in JAX. Calls reuse that program, and the old {what}, "
             f"until something makes the function trace again (a new shape, a new function "
             f"object). To use the current {what} on every call, pass it as an argument{how}")
@@ -512,6 +514,34 @@ def stale_note(stale) -> Note | None:
                     f"{s.function}: {s.name}" for s in stale),
                 body="\n".join(lines[1:] + [body]) if len(lines) > 1 else body,
                 kind="compile", details=True)
+
+
+def _static_field_body(stale, obj) -> str:
+    """Why a field of a static argument hashed by identity (`obj`, read as `stale.name`,
+    "self.w") kept its old value, and the fix JAX's gotchas page gives: the class a pytree,
+    the argument traced (tests/data/stale_static_cases.py: JAX 0.10.2's results)."""
+    param, kind = stale.name.split(".", 1)[0], type(obj).__name__
+    why = (f"{param} is a static argument of {stale.function}, and {kind} keeps object's own "
+           f"hash and == (by identity): the same object with a field set anew is the same "
+           f"static value, so jit reuses the program traced with the old {stale.name}, as in "
+           f"JAX (its gotchas page: marking self as static). Make {kind} a pytree, its "
+           f"numbers and arrays traced and its other fields static, and take {param} out of "
+           f"the jit's static arguments: each call then computes with the fields it is given")
+    unhashable = [f for f, v in static_fields(obj) if not _hashable(v)]
+    if unhashable:         # aux data must hash: a list field would make the fix fail in jit
+        return (f"{why}; its fields {', '.join(unhashable)} would be static and must hash and "
+                f"compare by value (a tuple, not a list).")
+    code = pytree_registration(obj, f"and jit without static_argnums/static_argnames for "
+                                    f"{param}")
+    return f"{why}:\n" + "\n".join("  " + line if line else "" for line in code.splitlines())
+
+
+def _hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def real_jax_note(user_ns: dict | None = None) -> Note | None:

@@ -40,10 +40,10 @@ def _method_card(exc, where, called_from) -> ErrorCard:
              "#using-jax-jit-with-class-methods")
 
 
-def pytree_registration(obj) -> str:
+def pytree_registration(obj, comment: str = "keep @jax.jit") -> str:
     """Code registering `type(obj)` as a pytree: its numbers and arrays traced (children), its
     other fields (bools, strings, ...) static (aux data); rebuilt by its constructor when
-    that takes exactly its fields, else field by field."""
+    that takes exactly its fields, else field by field. `comment` ends its last line."""
     cls = type(obj).__name__
     fields = list(vars(obj))
     traced = [f for f in fields if _is_traceable(getattr(obj, f))]
@@ -64,7 +64,13 @@ def pytree_registration(obj) -> str:
             f"def _unflatten(static, traced):\n"
             f"    {_tuple(traced)}, {_tuple(static)} = traced, static\n"
             f"{rebuild}\n\n"
-            f"jax.tree_util.register_pytree_node({cls}, _flatten, _unflatten)   # keep @jax.jit")
+            f"jax.tree_util.register_pytree_node({cls}, _flatten, _unflatten)   # {comment}")
+
+
+def static_fields(obj) -> list:
+    """The fields of `obj` that pytree_registration makes static (aux data, compared by == and
+    hashed in jit's key), each with its value."""
+    return [(f, v) for f, v in vars(obj).items() if not _is_traceable(v)]
 
 
 def _tuple(items) -> str:

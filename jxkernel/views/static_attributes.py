@@ -1,0 +1,107 @@
+"""What a jitted function reads of a static argument whose class keeps object's own hash and
+== (by identity), to tell when a field changes after the trace: jit's key is the object, not
+its fields, so the same object with a field set anew finds its program, and the calls go on
+with the value traced. JAX's gotchas page names this ("marking self as static"); nothing in
+JAX says so when it happens.
+
+    class Model:
+        def __init__(self, w): self.w = w
+        @partial(jax.jit, static_argnums=0)
+        def predict(self, x): return x @ self.w
+    m.predict(x); m.w = new_w; m.predict(x)      # the old w, silently
+
+views/outside_values.py follows these reads beside its globals (a reader that is the object,
+a name "self.w").
+"""
+from __future__ import annotations
+
+import dis
+import inspect
+import types
+
+from .signature_changes.statics import _hashed_by_identity
+
+_ABSENT = object()
+_DEPTH = 2          # methods followed from the function: self.forward() calling self.layer()
+
+
+def static_reads(fun, statics) -> list:
+    """(object, "param.attr") for each data attribute `fun` reads of a static argument hashed
+    by identity (`statics`: jit's (name, value, position) triples): read as `param.attr` in
+    its code (a lambda or def inside it too), or in a method of the object's class it calls
+    as `param.method(...)`. An attribute the code sets itself is left out (its own doing).
+
+        >>> class Model: w = 2.0
+        >>> m = Model()
+        >>> static_reads(lambda self, x: x * self.w, (("self", m, 0),)) == [(m, "self.w")]
+        True
+    """
+    code = getattr(fun, "__code__", None)
+    out = []
+    for param, obj, *_ in statics if code is not None else ():
+        if isinstance(obj, (type, types.ModuleType)) or callable(obj) or \
+                not _hashed_by_identity(obj):
+            continue
+        for attr in _data_read(code, param, obj, _DEPTH):
+            out.append((obj, f"{param}.{attr}"))
+    return out
+
+
+def attribute_value(obj, name: str) -> tuple:
+    """(found, value) of the data attribute "param.attr" `name` of `obj` now, without running
+    a property or any other descriptor (None for one: not data)."""
+    value = inspect.getattr_static(obj, name.split(".", 1)[1], _ABSENT)
+    if value is _ABSENT:
+        return False, None
+    return (True, value) if _is_data(value) else (False, None)
+
+
+def _data_read(code, param, obj, depth) -> list:
+    """The data attributes of `obj` that `code` (and the methods of it that it calls, `depth`
+    deep) reads through the parameter or closure variable `param`, in order, each once."""
+    reads, sets = _attribute_uses(code, param)
+    out = []
+    for attr in reads:
+        if attr in sets or attr in out:
+            continue
+        value = inspect.getattr_static(obj, attr, _ABSENT)
+        if value is _ABSENT:
+            continue
+        if isinstance(value, types.FunctionType) and depth > 0 and value.__code__.co_varnames:
+            # a method: what it reads of its own self (its first parameter)
+            out += [a for a in _data_read(value.__code__, value.__code__.co_varnames[0], obj,
+                                          depth - 1) if a not in out]
+        elif _is_data(value):
+            out.append(attr)
+    return out
+
+
+def _attribute_uses(code, param) -> tuple:
+    """(attributes read, attributes set) through `param` in `code` and the code objects
+    written inside it that close over it (a lambda given to jax.grad)."""
+    reads, sets = [], set()
+    instructions = list(dis.get_instructions(code))
+    for load, use in zip(instructions, instructions[1:]):
+        # LOAD_FAST, LOAD_DEREF; 3.12's LOAD_FAST_CHECK, 3.13's LOAD_FAST_LOAD_FAST (a pair:
+        # `x @ self.w` loads x, then self)
+        if not load.opname.startswith(("LOAD_FAST", "LOAD_DEREF")):
+            continue
+        names = load.argval if isinstance(load.argval, tuple) else (load.argval,)
+        if names[-1] != param:
+            continue
+        if use.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+            reads.append(use.argval)
+        elif use.opname == "STORE_ATTR":
+            sets.add(use.argval)
+    for inner in code.co_consts:
+        if isinstance(inner, types.CodeType) and param in inner.co_freevars:
+            more, more_sets = _attribute_uses(inner, param)
+            reads += more
+            sets |= more_sets
+    return reads, sets
+
+
+def _is_data(value) -> bool:
+    """A value, not code: no function, class, module or descriptor (a property runs code)."""
+    return not (isinstance(value, (type, types.ModuleType)) or callable(value) or
+                hasattr(type(value), "__get__"))

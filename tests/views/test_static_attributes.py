@@ -1,0 +1,102 @@
+"""A static argument hashed by identity (self static, a config object by static_argnames)
+whose fields are set after the trace: JAX 0.10.2 reuses the old program, silently
+(tests/data/stale_static_reference.json); jxkernel gives JAX's results and tells the field
+(views/static_attributes.py, the stale-read note), with a fix JAX runs."""
+import numpy as np
+
+import jxkernel
+import jxkernel.numpy as jnp
+from jxkernel.views.outside_values import stale_reads
+from jxkernel.views.static_attributes import static_reads
+
+import locations  # tests/support: the repository's folders, recorded answers
+import stale_static_cases as cases  # tests/data
+from doc_examples import check_docstring_examples      # tests/support
+
+
+def test_the_docstring_examples_run():
+    check_docstring_examples("jxkernel.views.static_attributes")
+
+
+def test_the_results_and_the_fix_are_jaxs_and_the_fields_are_told():
+    """Self static (w read directly, scale through a method of self) and a Config by
+    static_argnames keep their old values after a field is set (JAX: 3.0 and 0.9 again); the
+    note's fix, FIX_CODE, pasted (self traced) computes with the new fields (18.0); a Keyed
+    hashed by its fields and set in place is JAX's too: traced once, the old value (jxkernel
+    raised KeyError from its own cache, whose OrderedDict no longer found the key under its
+    new hash). The fields told: the identity-hashed ones, not Keyed's."""
+    from jxkernel.notebook.notes.compile_notes import stale_note
+    jax = locations.jax_answers("stale_static_reference.json")
+    stale_reads()
+    assert cases.run(jxkernel) == jax
+    found = {(s.function, s.name): s for s in stale_reads()}
+    assert sorted(found) == [("predict", "self.scale"), ("predict", "self.w"),
+                             ("sgd", "cfg.lr")]
+    w = found["predict", "self.w"]
+    assert (w.then, w.now) == ("[[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]] (float32[3,2])",
+                               "[[2.0, 2.0], [2.0, 2.0], [2.0, 2.0]] (float32[3,2])")
+    assert (found["predict", "self.scale"].then, found["predict", "self.scale"].now) == \
+        ("1.0", "3.0")
+    note = stale_note([w])
+    assert note.title.endswith("now, and its compiled program keeps [[1.0, 1.0], [1.0, 1.0], "
+                               "[1.0, 1.0]] (float32[3,2])")
+    why, code = note.body.split(":\n", 1)
+    assert why.startswith("self is a static argument of predict, and Model keeps object's "
+                          "own hash and == (by identity)")
+    assert "\n".join(line[2:] for line in code.splitlines()) == cases.FIX_CODE
+    lr = stale_note([found["sgd", "cfg.lr"]])
+    assert lr.body.startswith("cfg is a static argument of sgd, and Config keeps")
+    assert "return Config(lr=lr)" in lr.body
+
+
+def test_what_is_read_of_a_static_argument():
+    """Read as `param.attr` in the function, in a lambda inside it (given to jax.grad), or
+    through a method of the object, two deep; not a field the function sets, a property
+    (code, not data), a method itself, or an argument hashed by its fields."""
+    class Net:
+        def __init__(self):
+            self.w, self.b, self.n, self.calls = 2.0, 1.0, 3, 0
+
+        @property
+        def doubled(self):
+            return self.w * 2
+
+        def forward(self, x):
+            return self.layer(x)
+
+        def layer(self, x):
+            return x * self.n
+
+    def loss(net, x):
+        net.calls += 1
+        grad = jxkernel.grad(lambda v: v * net.b)(x)
+        return net.forward(x) * net.w + grad + net.doubled
+
+    net = Net()
+    assert [name for _, name in static_reads(loss, (("net", net, 0),))] == \
+        ["net.n", "net.w", "net.b"]          # (in the order read: forward's first)
+
+    class ByFields(Net):
+        def __hash__(self):
+            return hash(self.w)
+
+        def __eq__(self, other):
+            return self.w == other.w
+
+    assert static_reads(loss, (("net", ByFields(), 0),)) == []
+    assert static_reads(loss, (("net", 3, 0),)) == []
+
+
+def test_no_field_is_told_when_none_changed_or_the_argument_is_traced():
+    """The same object called again with its fields as traced says nothing; the fix (Fixed,
+    registered) is traced, so its fields are inputs: nothing told either."""
+    stale_reads()
+    m = cases.Model(jnp.ones((3, 2)), 1.0)
+    predict = jxkernel.jit(cases.Model.predict, static_argnums=0)
+    predict(m, jnp.ones((2, 3)))
+    predict(m, jnp.ones((2, 3)))
+    assert stale_reads() == []
+    m.scale = 1.0                      # set again, to the same value
+    assert stale_reads() == []
+    m.w = np.ones((3, 2), np.float32)  # equal values, another array: its values compared
+    assert stale_reads() == []
