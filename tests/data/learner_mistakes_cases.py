@@ -1219,6 +1219,14 @@ CARD_PROGRAMS = {
                           BOX + "jax.tree_util.register_dataclass(Box, data_fields=['a', 'b'], "
                           "meta_fields=['name'])\n"
                           "_y = jax.jit(lambda c: c.a + c.b)(Box('w', 1.0, 2.0))"),
+    # a NumPy view of a JAX array written (NumPy's "read-only" ValueError, JAX's too): the
+    # view copied first (np.asarray's, and jax.device_get's written by a ufunc's out=)
+    "readonly_asarray": ("import numpy as np\n_y = np.asarray(x)\n_y[0] = 5.0",
+                         "import numpy as np\n_y = np.asarray(x)\n_y = _y.copy()\n_y[0] = 5.0"),
+    "readonly_device_get": ("import numpy as np\n_y = jax.device_get(x)\n"
+                            "np.multiply(_y, 2, out=_y)",
+                            "import numpy as np\n_y = jax.device_get(x)\n_y = _y.copy()\n"
+                            "np.multiply(_y, 2, out=_y)"),
 }
 
 # sizes given a float where the float-shape card has no case: JAX's class and words for each

@@ -92,6 +92,17 @@ def test_an_error_outside_jxkernel_is_ipythons(shell):
     assert card is None and "KeyError" in text and "----> 2 d['b']" in text, text
 
 
+def test_a_read_only_array_of_numpys_own_gets_no_view_card(shell):
+    """The readonly-view card is for a NumPy view of a JAX array (np.asarray's, device_get's:
+    CARD_PROGRAMS' readonly_ cases); np.broadcast_to's read-only array, written, is NumPy's
+    own error, shown as IPython shows it."""
+    from doc_examples import check_docstring_examples
+    check_docstring_examples("jxkernel.views.error_cards.readonly_views")
+    text, card = shown(shell, "import numpy as np\n_c = np.broadcast_to(np.arange(3), (2, 3))\n"
+                              "_c[0, 0] = 5")
+    assert card is None and "assignment destination is read-only" in text, text
+
+
 def test_unhashable_static_advice_says_when_traced_can_work(shell):
     # a list used as a shape: the tuple works (JAX: no error), tracing it does not (JAX:
     # "Shapes must be 1D sequences of concrete values"), so tracing is offered with its condition
@@ -1140,7 +1151,7 @@ _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "python_max": "bool-conversion", "python_min": "bool-conversion",
           "python_math": "concretization", "scalar_math": "scalar-conversion",
           "truth": "truth-value", "static_shape": "concretization",
-          "random": "random-arguments",
+          "random": "random-arguments", "readonly": "readonly-view",
           "concatenate": "concatenate-ranks", "branch": "branch-types",
           "object": "not-an-array"}
 
@@ -1238,6 +1249,8 @@ def test_a_card_rewrite_of_more_than_a_line_runs_as_jaxs(shell, case):
         rewrite = mistake.splitlines()[0] + "\n" + rewrite
     if case == "object_registered":                   # the class as before, then registered
         rewrite = mistake[:mistake.index("_y = ")] + rewrite
+    if case.startswith("readonly_"):                  # the view made as before, then copied
+        rewrite = mistake.rsplit("\n", 1)[0] + "\n" + rewrite
     assert rewrite == program, card["rewrite"]
     assert shell.run_cell(rewrite).success
     assert _value(shell.user_ns["_y"]) == JAX[f"card_{case}_fixed"]

@@ -21,6 +21,8 @@ in_axes), vmap-rank (ValueError: in_axes names an axis an argument has not), vma
 (ValueError: out_axes names an axis past the function's output), loop-carry
 (TypeError: a scan/while_loop/fori_loop carry changing type, a PRNG key's kind too),
 boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`),
+readonly-view (ValueError: NumPy's "assignment destination is read-only" of `a[i] = v`, `a`
+a NumPy view of a JAX array, `a = np.asarray(x)`),
 key-reuse (KeyReuseError, with jax_debug_key_reuse),
 jit-method (TypeError: `@jax.jit` on a method, its `self` no array), traced-slice
 (IndexError: `x[:n]` with a traced bound),
@@ -246,6 +248,7 @@ from .reading import (_first_line, _operation_lines, _public, _user_frame, _user
 from .slice_indices import _is_slice_indices, _slice_indices_card
 from .scan_lengths import _is_scan_lengths, _scan_lengths_card
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
+from .readonly_views import _is_readonly_view, _readonly_view_card
 from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
                      _is_size_needed, _is_traced_slice, _size_card, _slice_card)
 from .static import _is_not_an_array, _is_unhashable, _not_an_array_card, _unhashable_card
@@ -314,6 +317,7 @@ _CARDS = [
     (_is_body_arguments, _body_arguments_card),
     (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
     (_is_item_assignment, _immutable_card),
+    (_is_readonly_view, _readonly_view_card),
     (lambda e: isinstance(e, jx_errors.KeyReuseError), _key_reuse_card),
     (_is_method_self, _method_card),
     (_is_jit_of_module, _jit_of_module_card),   # before not-an-array's: Equinox's way
