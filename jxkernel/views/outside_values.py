@@ -139,8 +139,10 @@ class Stale:
     inner_jit: bool = False  # a jit traced inside another's trace (traced_at.inlined_into): its
                              # trace is reused by its own later calls and by other jits' traces
     held: str = ""           # a Ref the program holds (REF): what that old Ref holds now
-    static: object = None    # an attribute ("self.w") of a static argument hashed by identity:
-                             # a weak reference to that object (views/static_attributes.py)
+    static: object = None    # an attribute ("self.w") of a static argument hashed by identity,
+                             # or of the object the jitted callable is bound to: a weak
+                             # reference to that object (views/static_attributes.py)
+    bound: bool = False      # that object is the one the jitted callable is bound to
 
     @property
     def ref(self) -> bool:
@@ -186,6 +188,7 @@ class _Seen:
     # holds no literal or constant of), None (not known: a loop body's)
     in_program: bool | str | None = None
     inner_jit: bool = False    # traced inside another's trace (Stale.inner_jit)
+    bound: bool = False        # a field of the object the jitted callable is bound to
 
 
 # the user's function -> {(reader, name): [_Seen]}, the latest trace's last and before it an
@@ -200,7 +203,8 @@ _EVENTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # fun -> (eve
 _KEPT = 8           # the earlier traces' values kept per name (the oldest let go first)
 
 
-def traced(fun, event, consts=None, host_reads=None, inner_jit=False, statics=()) -> None:
+def traced(fun, event, consts=None, host_reads=None, inner_jit=False, statics=(),
+           bound=None) -> None:
     """Note what `fun` (the user's function, unwrapped) and the helpers it calls read from
     outside as it was traced for `event`, at the user's line running now. `consts`: the
     traced program's closed-over constants, `host_reads`: the ids of the arrays whose values
@@ -208,21 +212,22 @@ def traced(fun, event, consts=None, host_reads=None, inner_jit=False, statics=()
     program or only served the trace's Python (in_program). `inner_jit`: `fun` is a jit's,
     traced inside another's trace (event.inlined_into), its trace reused after. `statics`:
     the jit's static (name, value, position) triples, whose fields it read are followed where
-    the value is hashed by identity (views/static_attributes.py)."""
+    the value is hashed by identity (views/static_attributes.py); `bound`, (parameter, object)
+    of the object a jitted bound method or callable object runs on, whose fields it read."""
     # what this reads of the arrays (a copy, a text) is no read of the trace's Python: a
     # body traced inside a jit's trace is told while that trace runs (HOST_READS is its)
     HOST_READS.append(set())
     try:
-        _traced(fun, event, consts, host_reads, inner_jit, statics)
+        _traced(fun, event, consts, host_reads, inner_jit, statics, bound)
     finally:
         HOST_READS.pop()
 
 
-def _traced(fun, event, consts, host_reads, inner_jit, statics=()) -> None:
+def _traced(fun, event, consts, host_reads, inner_jit, statics=(), bound=None) -> None:
     seen, values, at = {}, {}, (event, user_source_info())
     if getattr(fun, "__code__", None) is not None:
         reads = [(reader, name) for reader in (fun, *helpers_of(fun))
-                 for name in reads_from_outside(reader)] + static_reads(fun, statics)
+                 for name in reads_from_outside(reader)] + static_reads(fun, statics, bound)
         for reader, name in reads:
             found, value = _current(reader, name)
             if found and _followed(value):
@@ -233,7 +238,8 @@ def _traced(fun, event, consts, host_reads, inner_jit, statics=()) -> None:
                 kept = _kept(value)
                 seen[held, name] = [_Seen(_text(value), id(value), kept, traced_at=at,
                                           in_program=in_program(value, kept, consts, host_reads),
-                                          inner_jit=inner_jit)]
+                                          inner_jit=inner_jit,
+                                          bound=bound is not None and reader is bound[1])]
                 values[held, name] = value
     try:
         before = _READS.get(fun) or {}
@@ -290,7 +296,8 @@ def stale_reads() -> list:
                     *then.traced_at, helper="" if reader is fun or static else reader.__name__,
                     earlier=then is not traces[-1], in_program=then.in_program is not False,
                     computed=then.in_program == COMPUTED, inner_jit=then.inner_jit,
-                    held=held, static=weakref.ref(reader) if static else None)))
+                    held=held, static=weakref.ref(reader) if static else None,
+                    bound=then.bound)))
     # a loop body written inside a jitted function is traced on its own too: one variable is
     # told once, by the function the user calls
     outer = {var for var, s in out if not getattr(s.traced_at, "inlined_into", None)}

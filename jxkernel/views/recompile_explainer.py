@@ -56,6 +56,7 @@ from .signature_changes.fresh_functions import (
     _METHOD_FRESH_FIX, _METHOD_NEW_OBJECT_FIX, _NESTED_DEF_FIX, _PARTIAL_AT_CALL_FIX,
     _PARTIAL_FRESH_FIX, _RELOADED_EDITED_FIX, _RELOADED_FIX, _TIMEIT_HOIST_FIX,
     _WRAPPER_FRESH_FIX, fresh_jit_change, partial_call, reloaded_module)
+from .static_attributes import bound_to
 from .signature_changes.made_once import (
     defaults_at_the_call, hoistable_call, hoistable_line, hoistable_wrapper_line,
     made_by_a_cell, made_in_the_loop, method_at_the_call, movable_nested_def, partial_at_the_call,
@@ -464,8 +465,10 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
                          call_source=call_source, call_class=None if call_source is None
                          else type(_user_function(jitted._fun)).__name__)
     if traced and event.origin == _record.USER and _record.logged():
-        outside_values.traced(_user_function(jitted._fun), event,  # what it read from outside
-                              miss.consts, miss.host_reads, statics=miss.statics)
+        bound = bound_to(jitted._fun)          # jax.jit(m.predict), jax.jit(m): m's fields
+        outside_values.traced(_user_function(jitted._fun) if bound is None else bound[0],
+                              event, miss.consts, miss.host_reads,   # what it read from outside
+                              statics=miss.statics, bound=bound and bound[1:])
     return in_learners_names(event, miss.statics, closest, changes)     # eqx.filter_jit's
 
 

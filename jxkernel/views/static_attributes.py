@@ -10,6 +10,10 @@ JAX says so when it happens.
         def predict(self, x): return x @ self.w
     m.predict(x); m.w = new_w; m.predict(x)      # the old w, silently
 
+The same holds for an object the jitted callable is bound to, whatever its hash: jit's key
+is the function, so `jax.jit(m.predict)` or `jax.jit(m)` (its __call__) read `self.w` once,
+at the trace (`bound_to`).
+
 views/outside_values.py follows these reads beside its globals (a reader that is the object,
 a name "self.w").
 """
@@ -25,11 +29,36 @@ _ABSENT = object()
 _DEPTH = 2          # methods followed from the function: self.forward() calling self.layer()
 
 
-def static_reads(fun, statics) -> list:
+def bound_to(jitted_fun) -> tuple | None:
+    """(the function it runs, its first parameter's name, the object) for a jitted bound
+    method (`m.predict`) or callable object (`m`, its class's __call__), else None.
+
+        >>> class Model:
+        ...     def predict(self, x): return x
+        >>> m = Model()
+        >>> bound_to(m.predict)[1:] == ("self", m)
+        True
+    """
+    if isinstance(jitted_fun, types.MethodType):
+        fun, obj = jitted_fun.__func__, jitted_fun.__self__
+    elif not isinstance(jitted_fun, (types.FunctionType, types.BuiltinFunctionType, type)) and \
+            isinstance(getattr(type(jitted_fun), "__call__", None), types.FunctionType):
+        fun, obj = type(jitted_fun).__call__, jitted_fun
+    else:
+        return None
+    code = getattr(fun, "__code__", None)
+    if code is None or not code.co_varnames or isinstance(obj, (type, types.ModuleType)):
+        return None
+    return fun, code.co_varnames[0], obj
+
+
+def static_reads(fun, statics, bound=None) -> list:
     """(object, "param.attr") for each data attribute `fun` reads of a static argument hashed
     by identity (`statics`: jit's (name, value, position) triples): read as `param.attr` in
     its code (a lambda or def inside it too), or in a method of the object's class it calls
     as `param.method(...)`. An attribute the code sets itself is left out (its own doing).
+    `bound`: (parameter, object) of the object the jitted callable is bound to (bound_to),
+    whose reads count whatever its hash.
 
         >>> class Model: w = 2.0
         >>> m = Model()
@@ -37,14 +66,13 @@ def static_reads(fun, statics) -> list:
         True
     """
     code = getattr(fun, "__code__", None)
-    out = []
-    for param, obj, *_ in statics if code is not None else ():
-        if isinstance(obj, (type, types.ModuleType)) or callable(obj) or \
-                not _hashed_by_identity(obj):
-            continue
-        for attr in _data_read(code, param, obj, _DEPTH):
-            out.append((obj, f"{param}.{attr}"))
-    return out
+    if code is None:
+        return []
+    objects = [(param, obj) for param, obj, *_ in statics
+               if not isinstance(obj, (type, types.ModuleType)) and not callable(obj) and
+               _hashed_by_identity(obj)] + ([bound] if bound is not None else [])
+    return [(obj, f"{param}.{attr}") for param, obj in objects
+            for attr in _data_read(code, param, obj, _DEPTH)]
 
 
 def attribute_value(obj, name: str) -> tuple:

@@ -12,6 +12,7 @@ same with jxkernel and holds its notes to it.
 import numpy as np
 
 jax = jnp = None        # the library the programs run on: use(jax)
+KEPT = []               # the bound case's object and jits, after run (a notebook's names)
 
 
 class Model:
@@ -49,6 +50,21 @@ class Keyed:
         return isinstance(other, Keyed) and self.lr == other.lr
 
 
+class Bound(Model):
+    """Model jitted bound: `jax.jit(b.predict)` and `jax.jit(b)` (its __call__)."""
+    def predict(self, x):       # its own functions (the traces' keys)
+        return x @ self.w * self.scale
+
+    def __call__(self, x):
+        return x @ self.w * self.scale
+
+
+class BoundFixed(Bound):
+    """Bound again, registered by BOUND_FIX_CODE (the note's fix for a bound method)."""
+    def predict(self, x):
+        return x @ self.w * self.scale
+
+
 class Fixed(Model):
     """Model again, registered as a pytree by FIX_CODE (the note's fix, pasted)."""
     def predict(self, x):       # its own function (a trace of Model.predict's is another's)
@@ -67,6 +83,18 @@ jax.tree_util.register_pytree_node(Model, _flatten, _unflatten)   # and jit with
 static_argnums/static_argnames for self"""
 
 
+# what the note pastes for jax.jit(b.predict), Bound registered (then BoundFixed's)
+BOUND_FIX_CODE = """def _flatten(obj):        # traced fields, then static ones
+    return (obj.w, obj.scale), ()
+
+def _unflatten(static, traced):
+    (w, scale), () = traced, static
+    return Bound(w=w, scale=scale)
+
+jax.tree_util.register_pytree_node(Bound, _flatten, _unflatten)   # then jit Bound.predict itself
+predict = jax.jit(Bound.predict)    # called as predict(obj, ...)"""
+
+
 def use(lib) -> None:
     global jax, jnp
     jax, jnp = lib, lib.numpy
@@ -80,7 +108,9 @@ def run(lib) -> dict:
     """Each case's result before and after its static argument's fields change (first,
     after): self static (`self_static`, w and scale set anew), a Config by static_argnames
     (`config_static`), a Keyed by static_argnames (`hashed_by_fields`, with its number of
-    traces), and FIX_CODE's registration of Fixed with self traced (`fix`)."""
+    traces), jax.jit(b.predict) and jax.jit(b) of a Bound (`bound`), BOUND_FIX_CODE's
+    registration of BoundFixed with its predict jitted unbound (`bound_fix`), and FIX_CODE's
+    registration of Fixed with self traced (`fix`)."""
     use(lib)
     out = {}
     x = jnp.ones((2, 3))
@@ -106,6 +136,20 @@ def run(lib) -> dict:
     out["hashed_by_fields"] = {"first": first,
                                "after": _list(keyed(jnp.ones(2), jnp.ones(2), cfg=k)),
                                "traces": len(traces)}
+
+    b = Bound(jnp.ones((3, 2)), 1.0)
+    method, called = lib.jit(b.predict), lib.jit(b)
+    first = [_list(method(x)), _list(called(x))]
+    b.w, b.scale = jnp.full((3, 2), 2.0), 3.0
+    out["bound"] = {"first": first, "after": [_list(method(x)), _list(called(x))]}
+    KEPT[:] = [b, method, called]       # alive as a learner's names keep them
+
+    names = {"jax": lib, "BoundFixed": BoundFixed}
+    exec(BOUND_FIX_CODE.replace("Bound", "BoundFixed"), names)
+    f = BoundFixed(jnp.ones((3, 2)), 1.0)
+    first = _list(names["predict"](f, x))
+    f.w, f.scale = jnp.full((3, 2), 2.0), 3.0
+    out["bound_fix"] = {"first": first, "after": _list(names["predict"](f, x))}
 
     exec(FIX_CODE.replace("Model", "Fixed"), {"jax": lib, "Fixed": Fixed})
     fixed = lib.jit(Fixed.predict)

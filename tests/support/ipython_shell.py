@@ -43,6 +43,10 @@ def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool =
         # the user's names as a new kernel's: the shell is the process's one, and what another
         # file's cells bound (`lax`, say) changes what a card writes (`lax.` or `jax.lax.`)
         _forget_user_names(sh)
+        # and what earlier files' traces read from outside (a global `k`, an object's fields):
+        # a former kernel's, whose changes a cell of this file must not be told of
+        from jxkernel.views.outside_values import stale_reads
+        stale_reads()
         if fresh:
             sh.run_line_magic("unload_ext", "jxkernel")
         if kernel is not None:

@@ -24,14 +24,20 @@ def test_the_results_and_the_fix_are_jaxs_and_the_fields_are_told():
     note's fix, FIX_CODE, pasted (self traced) computes with the new fields (18.0); a Keyed
     hashed by its fields and set in place is JAX's too: traced once, the old value (jxkernel
     raised KeyError from its own cache, whose OrderedDict no longer found the key under its
-    new hash). The fields told: the identity-hashed ones, not Keyed's."""
+    new hash). The fields told: the identity-hashed ones, not Keyed's. jax.jit(b.predict) and
+    jax.jit(b) of a Bound read b's fields once too (JAX: 3.0 after), told with the fix of the
+    class's own function jitted, the object passed (BOUND_FIX_CODE: 18.0 under JAX)."""
     from jxkernel.notebook.notes.compile_notes import stale_note
     jax = locations.jax_answers("stale_static_reference.json")
     stale_reads()
     assert cases.run(jxkernel) == jax
-    found = {(s.function, s.name): s for s in stale_reads()}
+    stale = stale_reads()
+    found = {(s.function, s.name): s for s in stale if not s.bound}
     assert sorted(found) == [("predict", "self.scale"), ("predict", "self.w"),
                              ("sgd", "cfg.lr")]
+    bound = {(s.function, s.name): s for s in stale if s.bound}
+    assert sorted(bound) == [("__call__", "self.scale"), ("__call__", "self.w"),
+                             ("predict", "self.scale"), ("predict", "self.w")]
     w = found["predict", "self.w"]
     assert (w.then, w.now) == ("[[1.0, 1.0], [1.0, 1.0], [1.0, 1.0]] (float32[3,2])",
                                "[[2.0, 2.0], [2.0, 2.0], [2.0, 2.0]] (float32[3,2])")
@@ -44,6 +50,13 @@ def test_the_results_and_the_fix_are_jaxs_and_the_fields_are_told():
     assert why.startswith("self is a static argument of predict, and Model keeps object's "
                           "own hash and == (by identity)")
     assert "\n".join(line[2:] for line in code.splitlines()) == cases.FIX_CODE
+    method = stale_note([bound["predict", "self.w"]])
+    why, code = method.body.split(":\n", 1)
+    assert why.startswith("predict was jitted bound to its object (jax.jit(obj.predict)): "
+                          "jit's key is that function")
+    assert "\n".join(line[2:] for line in code.splitlines()) == cases.BOUND_FIX_CODE
+    assert stale_note([bound["__call__", "self.w"]]).body.startswith(
+        "A Bound was jitted as a callable (jax.jit(obj), its __call__ bound to it)")
     lr = stale_note([found["sgd", "cfg.lr"]])
     assert lr.body.startswith("cfg is a static argument of sgd, and Config keeps")
     assert "return Config(lr=lr)" in lr.body

@@ -36,6 +36,7 @@ from ...core.compile_record import USER
 from ...core.config import config
 from ...core.source_info import TIMEIT_FILE, real_jax
 from ...as_jax import JaxModule
+from ...tree_util import is_tree_node
 from ...views.error_cards.methods import pytree_registration, static_fields
 from ...views.outside_values import stale_reads
 from ...views.recompile_explainer import explanation_text
@@ -517,22 +518,39 @@ def stale_note(stale) -> Note | None:
 
 
 def _static_field_body(stale, obj) -> str:
-    """Why a field of a static argument hashed by identity (`obj`, read as `stale.name`,
-    "self.w") kept its old value, and the fix JAX's gotchas page gives: the class a pytree,
-    the argument traced (tests/data/stale_static_cases.py: JAX 0.10.2's results)."""
-    param, kind = stale.name.split(".", 1)[0], type(obj).__name__
-    why = (f"{param} is a static argument of {stale.function}, and {kind} keeps object's own "
-           f"hash and == (by identity): the same object with a field set anew is the same "
-           f"static value, so jit reuses the program traced with the old {stale.name}, as in "
-           f"JAX (its gotchas page: marking self as static). Make {kind} a pytree, its "
-           f"numbers and arrays traced and its other fields static, and take {param} out of "
-           f"the jit's static arguments: each call then computes with the fields it is given")
-    unhashable = [f for f, v in static_fields(obj) if not _hashable(v)]
-    if unhashable:         # aux data must hash: a list field would make the fix fail in jit
-        return (f"{why}; its fields {', '.join(unhashable)} would be static and must hash and "
-                f"compare by value (a tuple, not a list).")
-    code = pytree_registration(obj, f"and jit without static_argnums/static_argnames for "
-                                    f"{param}")
+    """Why a field of a static argument hashed by identity, or of the object a jitted bound
+    method or callable object runs on (`obj`, read as `stale.name`, "self.w"), kept its old
+    value, and the fix JAX's gotchas page gives: the class a pytree, the object passed traced
+    (tests/data/stale_static_cases.py: JAX 0.10.2's results)."""
+    param, kind, fun = stale.name.split(".", 1)[0], type(obj).__name__, stale.function
+    if stale.bound:         # jax.jit(m.predict), jax.jit(m): the key is the function
+        name = "jitted" if fun.startswith("__") else fun
+        jitted = f"A {kind} was jitted as a callable (jax.jit(obj), its __call__ bound to it)" \
+            if fun == "__call__" else f"{fun} was jitted bound to its object (jax.jit(obj.{fun}))"
+        why = (f"{jitted}: jit's key is that function, not the object's fields, so its "
+               f"trace read {stale.name} once and the calls reuse the program with the old "
+               f"value, as in JAX. Jit the class's function and pass the object to it, "
+               f"{kind} a pytree (its numbers and arrays traced, its other fields static): "
+               f"each call then computes with the fields it is given")
+        last = f"{name} = jax.jit({kind}.{fun})    # called as {name}(obj, ...)"
+        comment = f"then jit {kind}.{fun} itself"
+    else:
+        why = (f"{param} is a static argument of {fun}, and {kind} keeps object's own hash "
+               f"and == (by identity): the same object with a field set anew is the same "
+               f"static value, so jit reuses the program traced with the old {stale.name}, as "
+               f"in JAX (its gotchas page: marking self as static). Make {kind} a pytree, its "
+               f"numbers and arrays traced and its other fields static, and take {param} out "
+               f"of the jit's static arguments: each call then computes with the fields it "
+               f"is given")
+        last, comment = "", f"and jit without static_argnums/static_argnames for {param}"
+    if is_tree_node(type(obj)):           # a pytree already (Flax's, Equinox's modules)
+        code = last or f"# {kind} is a pytree already: {comment}"
+    else:
+        unhashable = [f for f, v in static_fields(obj) if not _hashable(v)]
+        if unhashable:     # aux data must hash: a list field would make the fix fail in jit
+            return (f"{why}; its fields {', '.join(unhashable)} would be static and must "
+                    f"hash and compare by value (a tuple, not a list).")
+        code = pytree_registration(obj, comment) + (f"\n{last}" if last else "")
     return f"{why}:\n" + "\n".join("  " + line if line else "" for line in code.splitlines())
 
 
