@@ -471,11 +471,14 @@ def _args_promoter(kind: str, promote, needs_no_promotion=None):
         _refuse_keys(fun_name, args)
         if any(getattr(x, "dtype", None) == dtypes.float0 for x in args):
             raise float0_error("jnp:" + fun_name)          # (JAX's check_no_float0s)
-        pair = _array_and_scalar(args, kind)
-        if pair is not None:
-            return pair
-        check_arraylike(fun_name, *args)
-        return promote_shapes(fun_name, *promote(*args))
+        try:
+            pair = _array_and_scalar(args, kind)
+            if pair is not None:
+                return pair
+            check_arraylike(fun_name, *args)
+            return promote_shapes(fun_name, *promote(*args))
+        except OverflowError as e:              # a Python int past int32, as JAX words it
+            raise overflow_error(_parameters(fun_name), args) or e from None
     promote_args.__name__ = promote_args.__qualname__ = \
         "promote_args" if kind == "plain" else f"promote_args_{kind}"
     return promote_args
@@ -488,6 +491,39 @@ promote_args_inexact = _args_promoter("inexact", promote_dtypes_inexact,
                                       lambda dtype: dtype in _INEXACT)
 promote_args_numeric = _args_promoter("numeric", promote_dtypes_numeric,
                                       lambda dtype: dtype != dtypes.bool_)
+
+
+def overflow_error(params, args) -> OverflowError | None:
+    """JAX's OverflowError for a Python int past the default int given to a jnp function
+    (jitted in JAX, its arguments parsed as a jitted computation's: "... whose argument path
+    is y"), naming its parameter (`params`: the function's positional parameters' names) at
+    the int's position; None where the parameters are not the arguments here, one for one.
+
+        >>> str(overflow_error(("x", "y"), (np.ones(3), 2 ** 40))).split(". ")[1]
+        "Got <class 'int'> with value 1099511627776"
+    """
+    for param, x in zip(params or (), args):
+        if type(x) is int and len(params) == len(args):
+            info = dtypes.iinfo(dtypes.default_int_dtype())
+            if not info.min <= x <= info.max:
+                return OverflowError(
+                    f"An overflow was encountered while parsing an argument to a jitted "
+                    f"computation, whose argument path is {param}. Got {type(x)} with value "
+                    f"{x}")
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _parameters(fun_name: str) -> tuple | None:
+    """The positional parameters' names of jnp's function `fun_name` (a ufunc's: its
+    function's, numpy/ufuncs.py), or None."""
+    fun = getattr(sys.modules.get("jxkernel.numpy.ufuncs"), fun_name, None) or \
+        getattr(sys.modules.get("jxkernel.numpy"), fun_name, None)
+    try:
+        return tuple(p.name for p in inspect.signature(fun).parameters.values()
+                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    except (TypeError, ValueError):
+        return None
 
 
 def promote_args_complex(fun_name: str, *args) -> list:
@@ -602,9 +638,12 @@ def jnp_jit(fun=None, *, static_argnames=(), inline=False):
             bound.apply_defaults()
             args, kwargs = bound.args, bound.kwargs
         if type(_trace._ctx.trace) is _trace.EvalTrace:
-            args = tuple(scalar_array(a, dtypes.python_scalar_dtype(a), type(a) is not bool)
-                         if type(a) in _CACHED_SCALARS and i not in static_pos else a
-                         for i, a in enumerate(args))
+            try:
+                args = tuple(scalar_array(a, dtypes.python_scalar_dtype(a), type(a) is not bool)
+                             if type(a) in _CACHED_SCALARS and i not in static_pos else a
+                             for i, a in enumerate(args))
+            except OverflowError as e:      # a Python int past int32: JAX's jit's words
+                raise overflow_error(tuple(sig.parameters), args) or e from None
         try:            # the jit's traceback boundary, moved out to the learner's call
             return jitted(*args, **kwargs)
         except Exception as e:

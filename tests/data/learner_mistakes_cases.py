@@ -1276,6 +1276,19 @@ CARD_WORDS = {
     "axis_concatenate_vector_and_matrix": "jnp.concatenate([x, M], axis=1)",
 }
 
+# a Python int past int32 (x64 off) given to jnp: JAX parses the arguments of its jitted jnp
+# functions (ufuncs, operators, where, clip) as a jitted computation's and names the
+# parameter ("whose argument path is y"); jnp.array and .at[] convert it themselves
+PYTHON_INT_OVERFLOW = {
+    "multiply_left": "2**40 * x", "subtract": "x - 2**40", "add": "jnp.add(x, 2**40)",
+    "maximum": "jnp.maximum(x, 2**40)", "where": "jnp.where(x > 0, x, 2**40)",
+    "divide": "x / 2**40", "clip": "jnp.clip(x, 0, 2**40)", "equal": "x == 2**40",
+    "minimum_left": "jnp.minimum(2**40, x)", "negative": "x * -2**40",
+    "int_array": "jnp.ones(3, int) * 2**31", "array": "jnp.array(2**40)",
+    "at_set": "x.at[0].set(2**40)", "jitted": "jax.jit(lambda a, b: a * b)(x, 2**40)",
+}
+
+
 # fori_loop's bounds both floats: no error; concrete, each is int()'s (2.5 counts as 2) and the
 # loop counts with a Python int, so the index is an int (JAX's fori_loop, its scan path)
 FORI_FLOAT_BOUNDS = {
@@ -1307,6 +1320,8 @@ def _card_rewrites(jax):
         found[f"float_size_{case}"] = _said(lambda: eval(code, dict(names)))
     for case, code in CARD_WORDS.items():
         found[f"card_{case}"] = _said(lambda: eval(code, dict(names)))
+    for case, code in PYTHON_INT_OVERFLOW.items():
+        found[f"int_overflow_{case}"] = _said(lambda: eval(code, dict(names)))
     for case, code in FORI_FLOAT_BOUNDS.items():
         result = eval(code, dict(names))
         found[f"fori_float_bounds_{case}"] = [str(result.dtype), value_of(result)]
