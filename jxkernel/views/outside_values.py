@@ -35,7 +35,7 @@ from ..core.staging import is_ref
 from ..core.trace import Tracer
 from ..xla.array import HOST_READS
 from .host_callbacks import run_at_each_call
-from .static_attributes import attribute_value, static_reads
+from .static_attributes import attribute_value, global_reads, static_reads
 
 _SMALL = 100_000         # elements of a NumPy array followed to compare its values later
 _COPIED = 1_000          # elements of an array kept as a copy; a larger NumPy array is kept as
@@ -139,10 +139,11 @@ class Stale:
     inner_jit: bool = False  # a jit traced inside another's trace (traced_at.inlined_into): its
                              # trace is reused by its own later calls and by other jits' traces
     held: str = ""           # a Ref the program holds (REF): what that old Ref holds now
-    static: object = None    # an attribute ("self.w") of a static argument hashed by identity,
-                             # or of the object the jitted callable is bound to: a weak
-                             # reference to that object (views/static_attributes.py)
-    bound: bool = False      # that object is the one the jitted callable is bound to
+    static: object = None    # a field ("self.w", "cfg.lr") of an object: a weak reference to
+                             # it (views/static_attributes.py), whose `field` says how read
+    field: str = ""          # "static": a static argument hashed by identity; "bound": the
+                             # object the jitted callable is bound to; "global": an object
+                             # the function names as a global (a config, a model)
 
     @property
     def ref(self) -> bool:
@@ -188,7 +189,7 @@ class _Seen:
     # holds no literal or constant of), None (not known: a loop body's)
     in_program: bool | str | None = None
     inner_jit: bool = False    # traced inside another's trace (Stale.inner_jit)
-    bound: bool = False        # a field of the object the jitted callable is bound to
+    field: str = ""            # a field of an object, read how (Stale.field)
 
 
 # the user's function -> {(reader, name): [_Seen]}, the latest trace's last and before it an
@@ -226,9 +227,13 @@ def traced(fun, event, consts=None, host_reads=None, inner_jit=False, statics=()
 def _traced(fun, event, consts, host_reads, inner_jit, statics=(), bound=None) -> None:
     seen, values, at = {}, {}, (event, user_source_info())
     if getattr(fun, "__code__", None) is not None:
-        reads = [(reader, name) for reader in (fun, *helpers_of(fun))
-                 for name in reads_from_outside(reader)] + static_reads(fun, statics, bound)
-        for reader, name in reads:
+        readers = (fun, *helpers_of(fun))
+        reads = [(reader, name, "") for reader in readers
+                 for name in reads_from_outside(reader)] + \
+            [(obj, name, "bound" if bound is not None and obj is bound[1] else "static")
+             for obj, name in static_reads(fun, statics, bound)] + \
+            [(reader, name, "global") for reader in readers for _, name in global_reads(reader)]
+        for reader, name, field in reads:
             found, value = _current(reader, name)
             if found and _followed(value):
                 try:
@@ -238,8 +243,7 @@ def _traced(fun, event, consts, host_reads, inner_jit, statics=(), bound=None) -
                 kept = _kept(value)
                 seen[held, name] = [_Seen(_text(value), id(value), kept, traced_at=at,
                                           in_program=in_program(value, kept, consts, host_reads),
-                                          inner_jit=inner_jit,
-                                          bound=bound is not None and reader is bound[1])]
+                                          inner_jit=inner_jit, field=field)]
                 values[held, name] = value
     try:
         before = _READS.get(fun) or {}
@@ -278,7 +282,9 @@ def stale_reads() -> list:
             reader = fun if held is None else held()
             if reader is None:           # a helper (or a static argument) since dropped
                 continue
-            static = "." in name          # "self.w": a field of a static argument
+            # "self.w": a field of a static argument or a bound object (the reader); a global
+            # object's ("cfg.lr") is its function's, looked up anew (cfg rebound is a change)
+            static = "." in name and not isinstance(reader, types.FunctionType)
             found, now = _current(reader, name)
             for then in traces:
                 if then.told or not found or not _changed(then, now):
@@ -297,7 +303,7 @@ def stale_reads() -> list:
                     earlier=then is not traces[-1], in_program=then.in_program is not False,
                     computed=then.in_program == COMPUTED, inner_jit=then.inner_jit,
                     held=held, static=weakref.ref(reader) if static else None,
-                    bound=then.bound)))
+                    field=then.field)))
     # a loop body written inside a jitted function is traced on its own too: one variable is
     # told once, by the function the user calls
     outer = {var for var, s in out if not getattr(s.traced_at, "inlined_into", None)}
@@ -308,8 +314,10 @@ def stale_reads() -> list:
 def _variable(reader, name):
     """What `name` is in `reader`: its closure cell, or its module's global of that name (a
     field "self.w": that object's)."""
-    if "." in name:
+    if "." in name and not isinstance(reader, types.FunctionType):
         return id(reader), name
+    if "." in name:                  # a global object's field: that global's
+        return id(reader.__globals__), name
     code = reader.__code__
     if name in code.co_freevars:
         return id((reader.__closure__ or ())[code.co_freevars.index(name)])
@@ -319,6 +327,9 @@ def _variable(reader, name):
 def _current(fun, name) -> tuple:
     """(found, value) of `name` as `fun` would read it now: a closure cell, else a global (a
     field "self.w": the static argument `fun`'s, views/static_attributes.py)."""
+    if "." in name and isinstance(fun, types.FunctionType):    # a global object's field
+        found, obj = _current(fun, name.split(".", 1)[0])
+        return attribute_value(obj, name) if found else (False, None)
     if "." in name:
         return attribute_value(fun, name)
     code = fun.__code__

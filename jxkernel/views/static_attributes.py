@@ -12,7 +12,8 @@ JAX says so when it happens.
 
 The same holds for an object the jitted callable is bound to, whatever its hash: jit's key
 is the function, so `jax.jit(m.predict)` or `jax.jit(m)` (its __call__) read `self.w` once,
-at the trace (`bound_to`).
+at the trace (`bound_to`); and for an object the function names as a global, a config
+(`cfg.lr`, a class's `Config.lr`) or a model (`model.w`): `global_reads`.
 
 views/outside_values.py follows these reads beside its globals (a reader that is the object,
 a name "self.w").
@@ -84,10 +85,62 @@ def attribute_value(obj, name: str) -> tuple:
     return (True, value) if _is_data(value) else (False, None)
 
 
-def _data_read(code, param, obj, depth) -> list:
+def global_reads(fun) -> list:
+    """(object, "name.attr") for each data attribute `fun`'s code (a lambda or def inside it
+    too) reads of an object it names as a global: an instance or a class of its own module's
+    (a notebook's: `cfg.lr`, `Config.lr`, `model.w`), a SimpleNamespace or an argparse
+    Namespace. Not a module's (`jnp.pi`), a function's or an array's attributes.
+
+        >>> from types import SimpleNamespace
+        >>> cfg = SimpleNamespace(lr=0.1)
+        >>> f = eval("lambda w: w - cfg.lr", {"cfg": cfg})
+        >>> global_reads(f) == [(cfg, "cfg.lr")]
+        True
+    """
+    code, scope = getattr(fun, "__code__", None), getattr(fun, "__globals__", None)
+    if code is None or scope is None:
+        return []
+    out = []
+    for name in dict.fromkeys(_global_loads(code)):
+        obj = scope.get(name, _ABSENT)
+        if _namespace_like(obj, scope):
+            depth = 0 if isinstance(obj, type) else _DEPTH   # (a class's functions: unbound)
+            out += [(obj, f"{name}.{attr}")
+                    for attr in _data_read(code, name, obj, depth, _GLOBAL_LOADS)]
+    return out
+
+
+_GLOBAL_LOADS = ("LOAD_GLOBAL", "LOAD_NAME")
+_LOCAL_LOADS = ("LOAD_FAST", "LOAD_DEREF")
+_NAMESPACES = ("types.SimpleNamespace", "argparse.Namespace")
+
+
+def _global_loads(code):
+    """The global names `code` and the code written inside it load."""
+    for ins in dis.get_instructions(code):
+        if ins.opname in _GLOBAL_LOADS:
+            yield ins.argval
+    for inner in code.co_consts:
+        if isinstance(inner, types.CodeType):
+            yield from _global_loads(inner)
+
+
+def _namespace_like(obj, scope) -> bool:
+    """An object whose fields are data a function reads: an instance or a class of the
+    module `scope` is (the notebook's own), or a namespace of Python's."""
+    kind = obj if isinstance(obj, type) else type(obj)
+    if obj is _ABSENT or isinstance(obj, (types.ModuleType, types.FunctionType)) or \
+            hasattr(obj, "shape") or (callable(obj) and not isinstance(obj, type)):
+        return False
+    return kind.__module__ == scope.get("__name__") or \
+        f"{kind.__module__}.{kind.__qualname__}" in _NAMESPACES
+
+
+def _data_read(code, param, obj, depth, loads=_LOCAL_LOADS) -> list:
     """The data attributes of `obj` that `code` (and the methods of it that it calls, `depth`
-    deep) reads through the parameter or closure variable `param`, in order, each once."""
-    reads, sets = _attribute_uses(code, param)
+    deep) reads through the parameter, closure variable or global `param` (`loads`: the
+    instructions that load it), in order, each once."""
+    reads, sets = _attribute_uses(code, param, loads)
     out = []
     for attr in reads:
         if attr in sets or attr in out:
@@ -98,21 +151,22 @@ def _data_read(code, param, obj, depth) -> list:
         if isinstance(value, types.FunctionType) and depth > 0 and value.__code__.co_varnames:
             # a method: what it reads of its own self (its first parameter)
             out += [a for a in _data_read(value.__code__, value.__code__.co_varnames[0], obj,
-                                          depth - 1) if a not in out]
+                                          depth - 1) if a not in out]   # (its self: local)
         elif _is_data(value):
             out.append(attr)
     return out
 
 
-def _attribute_uses(code, param) -> tuple:
-    """(attributes read, attributes set) through `param` in `code` and the code objects
-    written inside it that close over it (a lambda given to jax.grad)."""
+def _attribute_uses(code, param, loads=_LOCAL_LOADS) -> tuple:
+    """(attributes read, attributes set) through `param` (loaded by `loads`' instructions) in
+    `code` and the code objects written inside it that close over it (a lambda given to
+    jax.grad), or, for a global, any."""
     reads, sets = [], set()
     instructions = list(dis.get_instructions(code))
     for load, use in zip(instructions, instructions[1:]):
         # LOAD_FAST, LOAD_DEREF; 3.12's LOAD_FAST_CHECK, 3.13's LOAD_FAST_LOAD_FAST (a pair:
         # `x @ self.w` loads x, then self)
-        if not load.opname.startswith(("LOAD_FAST", "LOAD_DEREF")):
+        if not load.opname.startswith(loads):
             continue
         names = load.argval if isinstance(load.argval, tuple) else (load.argval,)
         if names[-1] != param:
@@ -122,8 +176,9 @@ def _attribute_uses(code, param) -> tuple:
         elif use.opname == "STORE_ATTR":
             sets.add(use.argval)
     for inner in code.co_consts:
-        if isinstance(inner, types.CodeType) and param in inner.co_freevars:
-            more, more_sets = _attribute_uses(inner, param)
+        if isinstance(inner, types.CodeType) and (param in inner.co_freevars or
+                                                  loads is _GLOBAL_LOADS):
+            more, more_sets = _attribute_uses(inner, param, loads)
             reads += more
             sets |= more_sets
     return reads, sets

@@ -10,6 +10,7 @@ from jxkernel.views.outside_values import stale_reads
 from jxkernel.views.static_attributes import static_reads
 
 import locations  # tests/support: the repository's folders, recorded answers
+import stale_global_fields_cases as global_cases  # tests/data
 import stale_static_cases as cases  # tests/data
 from doc_examples import check_docstring_examples      # tests/support
 
@@ -32,10 +33,10 @@ def test_the_results_and_the_fix_are_jaxs_and_the_fields_are_told():
     stale_reads()
     assert cases.run(jxkernel) == jax
     stale = stale_reads()
-    found = {(s.function, s.name): s for s in stale if not s.bound}
+    found = {(s.function, s.name): s for s in stale if s.field == "static"}
     assert sorted(found) == [("predict", "self.scale"), ("predict", "self.w"),
                              ("sgd", "cfg.lr")]
-    bound = {(s.function, s.name): s for s in stale if s.bound}
+    bound = {(s.function, s.name): s for s in stale if s.field == "bound"}
     assert sorted(bound) == [("__call__", "self.scale"), ("__call__", "self.w"),
                              ("predict", "self.scale"), ("predict", "self.w")]
     w = found["predict", "self.w"]
@@ -60,6 +61,30 @@ def test_the_results_and_the_fix_are_jaxs_and_the_fields_are_told():
     lr = stale_note([found["sgd", "cfg.lr"]])
     assert lr.body.startswith("cfg is a static argument of sgd, and Config keeps")
     assert "return Config(lr=lr)" in lr.body
+
+
+def test_fields_of_objects_named_as_globals_are_told_with_the_field_passed():
+    """hp.lr (a SimpleNamespace), Hyper.scale (a class's), other.lr with `other` rebound
+    whole, and hp.lr read by a helper: JAX 0.10.2 keeps each traced value (0.8, 0.9, 0.9
+    after); the fix, each field passed, computes with the new ones (-0.5). Each is told, the
+    fix written in the field's own name (`def hp_step(..., lr)`), through the helper too."""
+    from jxkernel.notebook.notes.compile_notes import stale_note
+    jax = locations.jax_answers("stale_global_fields_reference.json")
+    stale_reads()
+    assert global_cases.run(jxkernel) == jax
+    found = {(s.function, s.name): s for s in stale_reads() if s.field == "global"}
+    assert sorted(found) == [("hp_step", "Hyper.scale"), ("hp_step", "hp.lr"),
+                             ("rebound", "other.lr"), ("step_via_helper", "hp.lr")]
+    assert (found["rebound", "other.lr"].then, found["rebound", "other.lr"].now) == ("0.1", "0.5")
+    note = stale_note([found["hp_step", "hp.lr"]])
+    assert note.title.startswith("⚠ hp_step read hp.lr = 0.1 when traced (at ")
+    assert note.body.endswith("pass it as an argument:\n  def hp_step(..., lr): ...    # lr in "
+                              "place of hp.lr; then call hp_step(..., hp.lr)")
+    helper = stale_note([found["step_via_helper", "hp.lr"]])
+    assert "(in _update, which it calls)" in helper.title
+    assert helper.body.endswith("  def _update(..., lr): ...    # lr in place of hp.lr\n"
+                                "  def step_via_helper(..., lr): ...  # calls _update(..., lr); "
+                                "then call step_via_helper(..., hp.lr)")
 
 
 def test_what_is_read_of_a_static_argument():
@@ -98,6 +123,19 @@ def test_what_is_read_of_a_static_argument():
 
     assert static_reads(loss, (("net", ByFields(), 0),)) == []
     assert static_reads(loss, (("net", 3, 0),)) == []
+
+
+def test_what_is_read_of_a_global_object():
+    """A namespace's and a class's fields, in the function or a lambda inside it; not a
+    module's (jnp.pi), an array's (its shape) or a library's object."""
+    from jxkernel.views.static_attributes import global_reads
+    scope = {"__name__": "notebook", "jnp": jnp, "W": jnp.ones(3), "np": np,
+             "cfg": __import__("types").SimpleNamespace(lr=0.1, steps=3),
+             "dtype": np.dtype("float32")}
+    exec("class Hyper:\n    scale = 2.0\n", scope)
+    f = eval("lambda w: jnp.pi * w.sum() * W.shape[0] + (lambda v: v * cfg.lr)(w) "
+             "* Hyper.scale + dtype.itemsize", scope)
+    assert [name for _, name in global_reads(f)] == ["Hyper.scale", "cfg.lr"]   # (its own first)
 
 
 def test_no_field_is_told_when_none_changed_or_the_argument_is_traced():

@@ -491,6 +491,15 @@ def stale_note(stale) -> Note | None:
     if getattr(first.traced_at, "inlined_into", None) and not first.inner_jit:  # a loop body
         how = (f" of the body: in the carry of a loop (its init holds {first.name}), an "
                f"operand of lax.cond or lax.switch.")
+    elif first.field == "global":       # cfg.lr: the field passed, in the function's own name
+        attr = first.name.split(".", 1)[1]
+        fun, helper = first.function, first.helper
+        how = (f":\n  def {helper}(..., {attr}): ...    # {attr} in place of {first.name}\n"
+               f"  def {fun}(..., {attr}): ...  # calls {helper}(..., {attr}); then call "
+               f"{fun}(..., {first.name})" if helper and fun.isidentifier() else
+               f":\n  def {fun}(..., {attr}): ...    # {attr} in place of {first.name}; then "
+               f"call {fun}(..., {first.name})" if fun.isidentifier() else
+               f" ({attr} as a parameter of the function, {first.name} passed in each call).")
     elif first.helper and first.function.isidentifier():
         how = (f", to {first.function} and on to {first.helper}:\n"
                f"  def {first.helper}(..., {first.name}): ...\n"
@@ -505,11 +514,14 @@ def stale_note(stale) -> Note | None:
     else:
         how = f" ({first.name} as a parameter of the function, passed in each call)."
     what = "Ref" if first.ref else "value"      # (a Ref passed is each call's own to write)
-    held = first.static() if first.static is not None else None
-    body = _static_field_body(first, held) if held is not None else ("A traced function reads globals and closure variables once, while it is traced: "
-            f"{first.baked_said()}, as in JAX. Calls reuse that program, and the old {what}, "
-            f"until something makes the function trace again (a new shape, a new function "
-            f"object). To use the current {what} on every call, pass it as an argument{how}")
+    held = first.static() if first.static is not None and first.field != "global" else None
+    reads = "globals, closure variables and the fields of objects it names" \
+        if first.field == "global" else "globals and closure variables"
+    body = _static_field_body(first, held) if held is not None else (
+        f"A traced function reads {reads} once, while it is traced: "
+        f"{first.baked_said()}, as in JAX. Calls reuse that program, and the old {what}, "
+        f"until something makes the function trace again (a new shape, a new function "
+        f"object). To use the current {what} on every call, pass it as an argument{how}")
     return Note(lines[0] if len(lines) == 1 else f"⚠ {len(lines)} values read by traced "
                 f"functions changed since their trace: " + "; ".join(
                     f"{s.function}: {s.name}" for s in stale),
@@ -523,7 +535,7 @@ def _static_field_body(stale, obj) -> str:
     value, and the fix JAX's gotchas page gives: the class a pytree, the object passed traced
     (tests/data/stale_static_cases.py: JAX 0.10.2's results)."""
     param, kind, fun = stale.name.split(".", 1)[0], type(obj).__name__, stale.function
-    if stale.bound:         # jax.jit(m.predict), jax.jit(m): the key is the function
+    if stale.field == "bound":      # jax.jit(m.predict), jax.jit(m): the key is the function
         name = "jitted" if fun.startswith("__") else fun
         jitted = f"A {kind} was jitted as a callable (jax.jit(obj), its __call__ bound to it)" \
             if fun == "__call__" else f"{fun} was jitted bound to its object (jax.jit(obj.{fun}))"
