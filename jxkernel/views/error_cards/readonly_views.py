@@ -5,13 +5,12 @@ the same: tests/data/learner_mistakes_cases.py's numpy_view_written)."""
 from __future__ import annotations
 
 import ast
-import linecache
 
 import numpy as np
 
 from ...core.basearray import Array
 from .card import ErrorCard
-from .reading import _user_frame
+from .reading import _location, _user_frame
 from .rewrites import _parse_line
 
 _READ_ONLY = ("assignment destination is read-only", "output array is read-only")
@@ -26,21 +25,16 @@ def _written(e):
     """The name, on the user's line, of the NumPy view of a JAX array written (None if the
     line names none: a read-only array of NumPy's own, np.broadcast_to's, is no JAX view)."""
     frame = _user_frame(e)
-    tree = _parse_line(_where_of(frame))
-    if frame is None or tree is None:
+    if frame is None:
+        return None
+    tree = _parse_line(_location(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+    if tree is None:
         return None
     names = {**frame.f_globals, **frame.f_locals}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and _views_a_jax_array(names.get(node.id)):
             return node.id
     return None
-
-
-def _where_of(frame) -> dict | None:
-    """The user's line at `frame`, as cards read it ({"code": ...})."""
-    if frame is None:
-        return None
-    return {"code": linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()}
 
 
 def _views_a_jax_array(value) -> bool:
