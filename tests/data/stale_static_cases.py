@@ -79,8 +79,7 @@ def _unflatten(static, traced):
     (w, scale), () = traced, static
     return Model(w=w, scale=scale)
 
-jax.tree_util.register_pytree_node(Model, _flatten, _unflatten)   # and jit without \
-static_argnums/static_argnames for self"""
+jax.tree_util.register_pytree_node(Model, _flatten, _unflatten)   # and self static no more"""
 
 
 # what the note pastes for jax.jit(b.predict), Bound registered (then BoundFixed's)

@@ -19,7 +19,7 @@ from test_labextension_browser import (  # the same harness: server, page and co
     shot_view,
 )
 
-SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED, APPENDED, MOVED, JITTED = range(11)
+SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED, APPENDED, MOVED, JITTED, FIELD = range(12)
 NOTEBOOK = [
     "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp",
     "def f(x):\n    return jnp.sin(x) * 2.0\n\nf_jit = jax.jit(f)\n"
@@ -35,6 +35,10 @@ NOTEBOOK = [
     "logged(1.0)\nlogged(2.0)\nlen(log)",
     "frames = jnp.arange(10)\njax.lax.dynamic_slice(frames, (8,), (4,))",
     "@jax.jit\ndef get(x, i):\n    return x[i]\n\nget(frames, 12)",
+    "from functools import partial\nclass Model:\n    def __init__(self, w):\n        self.w = w\n"
+    "    @partial(jax.jit, static_argnums=0)\n    def predict(self, x):\n"
+    "        return x @ self.w\nm = Model(jnp.ones((3, 2)))\nm.predict(jnp.ones((1, 3)))\n"
+    "m.w = jnp.zeros((3, 2))\nm.predict(jnp.ones((1, 3)))",
 ]
 
 
@@ -42,7 +46,7 @@ NOTEBOOK = [
 server, console, page = notebook_fixtures(
     "notes.ipynb", NOTEBOOK, {AGAIN: "jx-note", MANY: "jx-note", STALE: "jx-note",
                               PRINTED: "jx-note", APPENDED: "jx-note",
-                              MOVED: "jx-note", JITTED: "jx-note"},
+                              MOVED: "jx-note", JITTED: "jx-note", FIELD: "jx-note"},
     ready=lambda p: expect(cell(p, LOG).locator(".jp-OutputArea-output").first).to_be_visible())
 
 
@@ -90,9 +94,9 @@ def test_the_compiles_log_cuts_no_line(page, request):
     }).length""")
     assert clipped == 0, f"{clipped} element(s) of the log cut their content"
     earlier = rows.locator("details.jx-log-earlier")
-    # (the log is live: the cells after it add their first compiles, mul's, pr's, logged's
-    # and get's; get's index checks, the notebook's own program, are not logged)
-    expect(earlier.locator("summary")).to_have_text("28 earlier compilation(s)")
+    # (the log is live: the cells after it add their first compiles, mul's, pr's, logged's,
+    # get's and predict's; get's index checks, the notebook's own program, are not logged)
+    expect(earlier.locator("summary")).to_have_text("29 earlier compilation(s)")
     expect(earlier.locator("td", has_text="first call").first).not_to_be_visible()
     # the user's functions first, in a table of their own; eager operations and jxkernel's own
     # functions folded after it, each a closed group (compile_report.group_of's rule)
@@ -183,3 +187,20 @@ def test_a_traced_index_out_of_bounds_is_noted_with_checkify(page, request):
     expect(note.locator("pre")).to_contain_text(
         "err, out = checkify.checkify(get, errors=checkify.index_checks)(frames, 12)")
     shot_view(jitted, request, "1-jitted")
+
+
+def test_a_field_of_a_static_self_set_after_the_trace_is_noted_with_the_pytree(page, request):
+    """`@partial(jax.jit, static_argnums=0)` on a method, then m.w set anew: the old w's result
+    (JAX's too), and a note in one line naming self.w, which opens on the pytree registration
+    (views/static_attributes.py)."""
+    field = cell(page, FIELD)
+    expect(field.locator(".jp-OutputArea-output").first).to_contain_text("[[3., 3.]]")
+    note = field.locator("details.jx-note")
+    expect(note).to_have_count(1)
+    expect(note.locator("summary")).to_contain_text(re.compile(
+        r"⚠ predict read self\.w = \[\[1\.0, 1\.0\], .*\(float32\[3,2\]\) when traced"))
+    note.locator("summary").click()
+    expect(note.locator("pre")).to_contain_text("Model keeps object's own hash and ==")
+    expect(note.locator("pre")).to_contain_text(
+        "jax.tree_util.register_pytree_node(Model, _flatten, _unflatten)")
+    shot_view(field, request, "1-open")

@@ -554,7 +554,7 @@ def _static_field_body(stale, obj) -> str:
                f"numbers and arrays traced and its other fields static, and take {param} out "
                f"of the jit's static arguments: each call then computes with the fields it "
                f"is given")
-        last, comment = "", f"and jit without static_argnums/static_argnames for {param}"
+        last, comment = "", f"and {param} static no more"
     if is_tree_node(type(obj)):           # a pytree already (Flax's, Equinox's modules)
         code = last or f"# {kind} is a pytree already: {comment}"
     else:
