@@ -27,6 +27,7 @@ import zlib
 
 import numpy as np
 
+from ..core.basearray import Array
 from ..core.clipped_text import clipped
 from ..core.dtypes import is_inexact
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, jaxprs_in_params
@@ -205,7 +206,7 @@ _KEPT = 8           # the earlier traces' values kept per name (the oldest let g
 
 
 def traced(fun, event, consts=None, host_reads=None, inner_jit=False, statics=(),
-           bound=None) -> None:
+           bound=None, fields_only=False) -> None:
     """Note what `fun` (the user's function, unwrapped) and the helpers it calls read from
     outside as it was traced for `event`, at the user's line running now. `consts`: the
     traced program's closed-over constants, `host_reads`: the ids of the arrays whose values
@@ -214,20 +215,23 @@ def traced(fun, event, consts=None, host_reads=None, inner_jit=False, statics=()
     traced inside another's trace (event.inlined_into), its trace reused after. `statics`:
     the jit's static (name, value, position) triples, whose fields it read are followed where
     the value is hashed by identity (views/static_attributes.py); `bound`, (parameter, object)
-    of the object a jitted bound method or callable object runs on, whose fields it read."""
+    of the object a jitted bound method or callable object runs on, whose fields it read;
+    `fields_only`: those fields alone (a library's function: its own globals are not the
+    user's)."""
     # what this reads of the arrays (a copy, a text) is no read of the trace's Python: a
     # body traced inside a jit's trace is told while that trace runs (HOST_READS is its)
     HOST_READS.append(set())
     try:
-        _traced(fun, event, consts, host_reads, inner_jit, statics, bound)
+        _traced(fun, event, consts, host_reads, inner_jit, statics, bound, fields_only)
     finally:
         HOST_READS.pop()
 
 
-def _traced(fun, event, consts, host_reads, inner_jit, statics=(), bound=None) -> None:
+def _traced(fun, event, consts, host_reads, inner_jit, statics=(), bound=None,
+            fields_only=False) -> None:
     seen, values, at = {}, {}, (event, user_source_info())
     if getattr(fun, "__code__", None) is not None:
-        readers = (fun, *helpers_of(fun))
+        readers = () if fields_only else (fun, *helpers_of(fun))
         reads = [(reader, name, "") for reader in readers
                  for name in reads_from_outside(reader)] + \
             [(obj, name, "bound" if bound is not None and obj is bound[1] else "static")
@@ -480,7 +484,12 @@ def in_program(value, kept, consts, host_reads=None) -> bool | None:
         return None if program is None else COMPUTED
     if not _is_array(value):
         return None
-    if any(c is value for c in consts) or (host_reads is not None and id(value) in host_reads):
+    # an array's wrapper (Flax's nnx.Param): the array it hands jax, which the program holds
+    held = value.__jax_array__() if hasattr(value, "__jax_array__") and \
+        not isinstance(value, (np.ndarray, Tracer)) and type(value).__module__.split(".")[0] \
+        != "jxkernel" else value
+    if any(c is value or c is held for c in consts) or \
+            (host_reads is not None and id(held) in host_reads):
         return True
     if isinstance(value, np.ndarray):   # converted: a constant of its values, or none
         return None if program is None or kept is None else \
@@ -547,8 +556,9 @@ def _changed(then: _Seen, now) -> bool:
             return True
         return any(_changed(old, new) for old, new in zip(then.kept.leaves, _leaves(now)))
     if _is_array(now):
-        if then.ident == id(now) and not isinstance(now, np.ndarray):
-            return False                # the same immutable array (a jax Array)
+        if then.ident == id(now) and isinstance(now, (Array, Tracer)):
+            return False                # the same immutable array (a jax Array); a wrapper
+            #                             written in place (Flax's nnx.Param) is compared
         if then.kept is None or not isinstance(then.kept, (np.ndarray, _Digest)):
             return then.ident != id(now)
         if _size(now) > _SMALL:

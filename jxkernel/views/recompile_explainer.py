@@ -464,11 +464,17 @@ def compiled(miss: Miss, phases, backend: str, traced: bool = True,
                          jax_lines=signature_tree_lines(closest, new, changes),
                          call_source=call_source, call_class=None if call_source is None
                          else type(_user_function(jitted._fun)).__name__)
+    bound = bound_to(jitted._fun) if traced and _record.logged() else None
     if traced and event.origin == _record.USER and _record.logged():
-        bound = bound_to(jitted._fun)          # jax.jit(m.predict), jax.jit(m): m's fields
+        # what it read from outside; jax.jit(m.predict), jax.jit(m): m's fields too
         outside_values.traced(_user_function(jitted._fun) if bound is None else bound[0],
-                              event, miss.consts, miss.host_reads,   # what it read from outside
+                              event, miss.consts, miss.host_reads,
                               statics=miss.statics, bound=bound and bound[1:])
+    elif bound is not None and event.origin == _record.LIBRARY:
+        # a library's object jitted whole (Flax's jax.jit(model)): its fields alone, the
+        # object being the learner's (the library's own globals are no value of theirs)
+        outside_values.traced(bound[0], event, miss.consts, miss.host_reads,
+                              bound=bound[1:], fields_only=True)
     return in_learners_names(event, miss.statics, closest, changes)     # eqx.filter_jit's
 
 

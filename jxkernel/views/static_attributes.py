@@ -185,6 +185,9 @@ def _attribute_uses(code, param, loads=_LOCAL_LOADS) -> tuple:
 
 
 def _is_data(value) -> bool:
-    """A value, not code: no function, class, module or descriptor (a property runs code)."""
+    """A value, not code: an array-like (Flax's nnx.Param too, though callable), or no
+    function, class, module or descriptor (a property runs code)."""
+    if hasattr(value, "shape") and hasattr(value, "__array__") and not isinstance(value, type):
+        return True
     return not (isinstance(value, (type, types.ModuleType)) or callable(value) or
                 hasattr(type(value), "__get__"))

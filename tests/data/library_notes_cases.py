@@ -186,6 +186,19 @@ FLAX = {
         "def row(table, i):\n"
         "  return table(i)\n"
         "print(row(Table(), 12))\n"),
+    # a Flax model jitted whole (jax.jit(model), its __call__ bound to it), its kernel set
+    # after the trace: the old kernel's result (stop 122's stale-field note), and the fix it
+    # pastes, the class's __call__ jitted with the model passed
+    "jit_model_stale": (
+        "lin = nnx.Linear(3, 2, rngs=nnx.Rngs(0))\n"
+        "apply = jax.jit(lin)\n"
+        "ones = jnp.ones((1, 3))\n"
+        "before = apply(ones)\n"
+        "lin.kernel.value = jnp.zeros((3, 2))\n"
+        "print(bool((apply(ones) == before).all()))\n"),
+    "jit_model_fixed": (
+        "jitted = jax.jit(type(lin).__call__)    # called as jitted(lin, ...)\n"
+        "print(jitted(lin, ones))\n"),
 }
 
 OPTAX = {

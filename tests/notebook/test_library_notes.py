@@ -257,6 +257,23 @@ def test_a_traced_row_past_the_end_of_a_param_is_told_at_the_learners_line(flax_
     assert "variablelib" not in note and "site-packages" not in note
 
 
+def test_a_flax_model_jitted_whole_is_told_its_kernel_was_read_once(flax_cells):
+    """`apply = jax.jit(lin)` of an nnx.Linear, then its kernel set anew: JAX with Flax
+    returns the old kernel's result ("True"), silently. The note names self.kernel (read by
+    Flax's __call__, of the learner's object) and pastes the class's __call__ jitted with the
+    model passed, which gives the new kernel's result, as JAX's does ("[[0. 0.]]")."""
+    jax = JAX["flax_cases"]
+    for name in ("jit_model_stale", "jit_model_fixed"):
+        assert flax_cells[name]["stdout"].splitlines() == jax[name]["printed"], name
+    notes = flax_cells["jit_model_stale"]["card_or_notes"]
+    assert re.search(r"⚠ __call__ read self\.kernel = \[\[.*\(float32\[3,2\]\) when traced",
+                     notes)
+    assert "A Linear was jitted as a callable (jax.jit(obj), its __call__ bound to it)" in notes
+    assert "Linear is a pytree already" in notes
+    assert notes.endswith("\n  " + FLAX["jit_model_fixed"].splitlines()[0]), notes
+    assert flax_cells["jit_model_fixed"]["card_or_notes"] == ""
+
+
 def test_a_nan_gradient_under_equinox_names_the_learners_loss_and_where(optax_cells):
     """The FAQ's where in the loss of an eqx.filter_jit step taking
     eqx.filter_value_and_grad (JAX: the weights NaN after one update). The note's title named

@@ -535,16 +535,21 @@ def _static_field_body(stale, obj) -> str:
     value, and the fix JAX's gotchas page gives: the class a pytree, the object passed traced
     (tests/data/stale_static_cases.py: JAX 0.10.2's results)."""
     param, kind, fun = stale.name.split(".", 1)[0], type(obj).__name__, stale.function
+    pytree = is_tree_node(type(obj))      # a pytree already (Flax's, Equinox's modules)
     if stale.field == "bound":      # jax.jit(m.predict), jax.jit(m): the key is the function
         name = "jitted" if fun.startswith("__") else fun
         jitted = f"A {kind} was jitted as a callable (jax.jit(obj), its __call__ bound to it)" \
             if fun == "__call__" else f"{fun} was jitted bound to its object (jax.jit(obj.{fun}))"
+        made = f"{kind} is a pytree already" if pytree else \
+            f"{kind} a pytree (its numbers and arrays traced, its other fields static)"
         why = (f"{jitted}: jit's key is that function, not the object's fields, so its "
                f"trace read {stale.name} once and the calls reuse the program with the old "
                f"value, as in JAX. Jit the class's function and pass the object to it, "
-               f"{kind} a pytree (its numbers and arrays traced, its other fields static): "
-               f"each call then computes with the fields it is given")
-        last = f"{name} = jax.jit({kind}.{fun})    # called as {name}(obj, ...)"
+               f"{made}: each call then computes with the fields it is given")
+        # (a library's class is not a name of the learner's: type(m) is, m their object's)
+        held = _name_of(obj)
+        cls = kind if type(obj).__module__ == "__main__" or held is None else f"type({held})"
+        last = f"{name} = jax.jit({cls}.{fun})    # called as {name}({held or 'obj'}, ...)"
         comment = f"then jit {kind}.{fun} itself"
     else:
         why = (f"{param} is a static argument of {fun}, and {kind} keeps object's own hash "
@@ -555,7 +560,7 @@ def _static_field_body(stale, obj) -> str:
                f"of the jit's static arguments: each call then computes with the fields it "
                f"is given")
         last, comment = "", f"and {param} static no more"
-    if is_tree_node(type(obj)):           # a pytree already (Flax's, Equinox's modules)
+    if pytree:
         code = last or f"# {kind} is a pytree already: {comment}"
     else:
         unhashable = [f for f, v in static_fields(obj) if not _hashable(v)]
@@ -564,6 +569,12 @@ def _static_field_body(stale, obj) -> str:
                     f"hash and compare by value (a tuple, not a list).")
         code = pytree_registration(obj, comment) + (f"\n{last}" if last else "")
     return f"{why}:\n" + "\n".join("  " + line if line else "" for line in code.splitlines())
+
+
+def _name_of(obj) -> str | None:
+    """A name the notebook's own namespace (__main__'s) binds to `obj`, or None."""
+    scope = getattr(sys.modules.get("__main__"), "__dict__", {})
+    return next((n for n, v in list(scope.items()) if v is obj and not n.startswith("_")), None)
 
 
 def _hashable(value) -> bool:
