@@ -12,7 +12,10 @@ tracing.
 Only data is followed (numbers, strings, NumPy and jax arrays, tuples, lists and dicts of
 them, 32 values at most; a list or dict written in place is a change too; a Ref, which the
 program holds itself, by identity): a module,
-a class or a function read from outside is code, not a value baked into the program. The
+a class or a function read from outside is code, not a value baked into the program. Fields
+of objects count as values too ("self.w", "cfg.lr"): of a static argument hashed by identity,
+of the object a jitted method is bound to, of an object the function names as a global
+(views/static_attributes.py). The
 helpers a function calls from its own module (or notebook) are read too, as the trace ran
 them: `loss` calling `predict`, which reads `scale`, baked `scale` in. Each change is told
 once.

@@ -1,8 +1,8 @@
-"""What a jitted function reads of a static argument whose class keeps object's own hash and
-== (by identity), to tell when a field changes after the trace: jit's key is the object, not
-its fields, so the same object with a field set anew finds its program, and the calls go on
-with the value traced. JAX's gotchas page names this ("marking self as static"); nothing in
-JAX says so when it happens.
+"""The fields of objects a jitted function reads while traced, to tell when one changes after
+the trace. First, a static argument whose class keeps object's own hash and == (by identity):
+jit's key is the object, not its fields, so the same object with a field set anew finds its
+program, and the calls go on with the value traced. JAX's gotchas page names this ("marking
+self as static"); nothing in JAX says so when it happens.
 
     class Model:
         def __init__(self, w): self.w = w
