@@ -39,7 +39,7 @@ from ..core.staging import is_ref
 from ..core.trace import Tracer
 from ..xla.array import HOST_READS
 from .host_callbacks import run_at_each_call
-from .static_attributes import attribute_value, global_reads, static_reads
+from .static_attributes import attribute_value, global_reads, keyed_reads, static_reads
 
 _SMALL = 100_000         # elements of a NumPy array followed to compare its values later
 _COPIED = 1_000          # elements of an array kept as a copy; a larger NumPy array is kept as
@@ -145,9 +145,10 @@ class Stale:
     held: str = ""           # a Ref the program holds (REF): what that old Ref holds now
     static: object = None    # a field ("self.w", "cfg.lr") of an object: a weak reference to
                              # it (views/static_attributes.py), whose `field` says how read
-    field: str = ""          # "static": a static argument hashed by identity; "bound": the
-                             # object the jitted callable is bound to; "global": an object
-                             # the function names as a global (a config, a model)
+    field: str = ""          # "static": a static argument hashed by identity; "keyed": one
+                             # hashed by its fields; "bound": the object the jitted callable
+                             # is bound to; "global": an object the function names as a
+                             # global (a config, a model)
 
     @property
     def ref(self) -> bool:
@@ -239,12 +240,14 @@ def _traced(fun, event, consts, host_reads, inner_jit, statics=(), bound=None,
                  for name in reads_from_outside(reader)] + \
             [(obj, name, "bound" if bound is not None and obj is bound[1] else "static")
              for obj, name in static_reads(fun, statics, bound)] + \
+            [(obj, name, "keyed") for obj, name in keyed_reads(fun, statics)] + \
             [(reader, name, "global") for reader in readers for _, name in global_reads(reader)]
         for reader, name, field in reads:
             found, value = _current(reader, name)
             if found and _followed(value):
                 try:
-                    held = None if reader is fun else weakref.ref(reader)
+                    held = None if reader is fun else weakref.ref(reader) \
+                        if isinstance(reader, types.FunctionType) else _ByIdentity(reader)
                 except TypeError:            # (an object with __slots__ and no __weakref__)
                     continue
                 kept = _kept(value)
@@ -278,6 +281,24 @@ def _traced(fun, event, consts, host_reads, inner_jit, statics=(), bound=None,
             _READS.pop(fun, None)
     except TypeError:                # not weakly referable: not followed
         pass
+
+
+class _ByIdentity(weakref.ref):
+    """A weak reference to an object whose fields are followed, hashed and compared as the
+    object's identity: a weakref's own == and hash are its object's, and a static argument
+    hashed by its fields may raise there, or change its hash when a field is set."""
+    __slots__ = ("ident",)
+
+    def __init__(self, obj):
+        super().__init__(obj)
+        self.ident = id(obj)
+
+    def __hash__(self):
+        return self.ident
+
+    def __eq__(self, other):
+        return isinstance(other, _ByIdentity) and self.ident == other.ident and \
+            self() is other()
 
 
 def stale_reads() -> list:

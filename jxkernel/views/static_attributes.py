@@ -13,7 +13,8 @@ self as static"); nothing in JAX says so when it happens.
 The same holds for an object the jitted callable is bound to, whatever its hash: jit's key
 is the function, so `jax.jit(m.predict)` or `jax.jit(m)` (its __call__) read `self.w` once,
 at the trace (`bound_to`); and for an object the function names as a global, a config
-(`cfg.lr`, a class's `Config.lr`) or a model (`model.w`): `global_reads`.
+(`cfg.lr`, a class's `Config.lr`) or a model (`model.w`): `global_reads`. And a static
+argument hashed by its fields, set in place: jit's key changes with it (`keyed_reads`).
 
 views/outside_values.py follows these reads beside its globals (a reader that is the object,
 a name "self.w").
@@ -73,6 +74,29 @@ def static_reads(fun, statics, bound=None) -> list:
                if not isinstance(obj, (type, types.ModuleType)) and not callable(obj) and
                _hashed_by_identity(obj)] + ([bound] if bound is not None else [])
     return [(obj, f"{param}.{attr}") for param, obj in objects
+            for attr in _data_read(code, param, obj, _DEPTH)]
+
+
+def keyed_reads(fun, statics) -> list:
+    """(object, "param.attr") for each data attribute `fun` reads of a static argument hashed
+    by its own __hash__ (its fields): set in place, the object jit keeps as its program's key
+    changes with it, so the old program answers for the new value, and for any equal object
+    after (JAX 0.10.2's too: tests/data/stale_static_cases.py's hashed_by_fields).
+
+        >>> class Keyed:
+        ...     lr = 0.1
+        ...     def __hash__(self): return hash(self.lr)
+        ...     def __eq__(self, other): return self.lr == other.lr
+        >>> k = Keyed()
+        >>> keyed_reads(lambda w, cfg: w * cfg.lr, (("cfg", k, None),)) == [(k, "cfg.lr")]
+        True
+    """
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return []
+    return [(obj, f"{param}.{attr}") for param, obj, *_ in statics
+            if not isinstance(obj, (type, types.ModuleType, tuple)) and not callable(obj) and
+            not _hashed_by_identity(obj) and type(obj).__hash__ is not None
             for attr in _data_read(code, param, obj, _DEPTH)]
 
 

@@ -12,7 +12,7 @@ same with jxkernel and holds its notes to it.
 import numpy as np
 
 jax = jnp = None        # the library the programs run on: use(jax)
-KEPT = []               # the bound case's object and jits, after run (a notebook's names)
+KEPT = []               # the bound case's object and jits, the Keyed case's jit (last)
 
 
 class Model:
@@ -103,7 +103,7 @@ def _list(value) -> list:
     return np.asarray(value).tolist()
 
 
-def run(lib) -> dict:
+def run_kept(lib) -> dict:
     """Each case's result before and after its static argument's fields change (first,
     after): self static (`self_static`, w and scale set anew), a Config by static_argnames
     (`config_static`), a Keyed by static_argnames (`hashed_by_fields`, with its number of
@@ -141,7 +141,7 @@ def run(lib) -> dict:
     first = [_list(method(x)), _list(called(x))]
     b.w, b.scale = jnp.full((3, 2), 2.0), 3.0
     out["bound"] = {"first": first, "after": [_list(method(x)), _list(called(x))]}
-    KEPT[:] = [b, method, called]       # alive as a learner's names keep them
+    KEPT.extend([b, method, called])    # alive as a learner's names keep them
 
     names = {"jax": lib, "BoundFixed": BoundFixed}
     exec(BOUND_FIX_CODE.replace("Bound", "BoundFixed"), names)
@@ -156,4 +156,21 @@ def run(lib) -> dict:
     first = _list(fixed(f, x))
     f.w, f.scale = jnp.full((3, 2), 2.0), 3.0
     out["fix"] = {"first": first, "after": _list(fixed(f, x))}
+    KEPT.append(keyed)
     return out
+
+
+def run(lib) -> dict:
+    """run_kept's answers, and the Keyed case's fix (cleared), last: it clears every cache."""
+    out = run_kept(lib)
+    out["hashed_by_fields"].update(cleared(lib))
+    return out
+
+
+def cleared(lib) -> dict:
+    """The Keyed case's jit (run_kept's) given a new Keyed(0.5): still the old program
+    (new_object); then after jax.clear_caches(), the note's fix (cleared)."""
+    keyed, ones = KEPT[-1], lib.numpy.ones(2)
+    new_object = _list(keyed(ones, ones, cfg=Keyed(0.5)))
+    lib.clear_caches()
+    return {"new_object": new_object, "cleared": _list(keyed(ones, ones, cfg=Keyed(0.5)))}

@@ -7,7 +7,7 @@ import numpy as np
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.views.outside_values import stale_reads
-from jxkernel.views.static_attributes import static_reads
+from jxkernel.views.static_attributes import keyed_reads, static_reads
 
 import locations  # tests/support: the repository's folders, recorded answers
 import stale_global_fields_cases as global_cases  # tests/data
@@ -25,13 +25,15 @@ def test_the_results_and_the_fix_are_jaxs_and_the_fields_are_told():
     note's fix, FIX_CODE, pasted (self traced) computes with the new fields (18.0); a Keyed
     hashed by its fields and set in place is JAX's too: traced once, the old value (jxkernel
     raised KeyError from its own cache, whose OrderedDict no longer found the key under its
-    new hash). The fields told: the identity-hashed ones, not Keyed's. jax.jit(b.predict) and
+    new hash). The fields told: the identity-hashed ones, and Keyed's with its own words: a new
+    Keyed(0.5) still finds the old program under JAX, jax.clear_caches() then a new one the
+    new value's, as the note says. jax.jit(b.predict) and
     jax.jit(b) of a Bound read b's fields once too (JAX: 3.0 after), told with the fix of the
     class's own function jitted, the object passed (BOUND_FIX_CODE: 18.0 under JAX)."""
     from jxkernel.notebook.notes.compile_notes import stale_note
     jax = locations.jax_answers("stale_static_reference.json")
     stale_reads()
-    assert cases.run(jxkernel) == jax
+    ours = cases.run_kept(jxkernel)
     stale = stale_reads()
     found = {(s.function, s.name): s for s in stale if s.field == "static"}
     assert sorted(found) == [("predict", "self.scale"), ("predict", "self.w"),
@@ -58,9 +60,19 @@ def test_the_results_and_the_fix_are_jaxs_and_the_fields_are_told():
     assert "\n".join(line[2:] for line in code.splitlines()) == cases.BOUND_FIX_CODE
     assert stale_note([bound["__call__", "self.w"]]).body.startswith(
         "A Bound was jitted as a callable (jax.jit(obj), its __call__ bound to it)")
+    keyed = {(s.function, s.name): s for s in stale if s.field == "keyed"}
+    assert sorted(keyed) == [("<lambda>", "cfg.lr")]
+    assert jax["hashed_by_fields"]["new_object"] == jax["hashed_by_fields"]["first"]
+    assert jax["hashed_by_fields"]["cleared"] == [0.5, 0.5]
+    said = stale_note([keyed["<lambda>", "cfg.lr"]]).body
+    assert said.startswith("cfg is a static argument of <lambda>, hashed by its fields (Keyed's "
+                           "__hash__ and ==), and cfg.lr was set in place")
+    assert said.endswith("\n  jax.clear_caches()    # once; then a new Keyed for each new value")
     lr = stale_note([found["sgd", "cfg.lr"]])
     assert lr.body.startswith("cfg is a static argument of sgd, and Config keeps")
     assert "return Config(lr=lr)" in lr.body
+    ours["hashed_by_fields"].update(cases.cleared(jxkernel))    # (clear_caches: last)
+    assert ours == jax
 
 
 def test_fields_of_objects_named_as_globals_are_told_with_the_field_passed():
@@ -122,6 +134,9 @@ def test_what_is_read_of_a_static_argument():
             return self.w == other.w
 
     assert static_reads(loss, (("net", ByFields(), 0),)) == []
+    assert [name for _, name in keyed_reads(loss, (("net", ByFields(), 0),))] == \
+        ["net.n", "net.w", "net.b"]
+    assert keyed_reads(loss, (("net", net, 0),)) == []          # (hashed by identity)
     assert static_reads(loss, (("net", 3, 0),)) == []
 
 

@@ -536,6 +536,15 @@ def _static_field_body(stale, obj) -> str:
     (tests/data/stale_static_cases.py: JAX 0.10.2's results)."""
     param, kind, fun = stale.name.split(".", 1)[0], type(obj).__name__, stale.function
     pytree = is_tree_node(type(obj))      # a pytree already (Flax's, Equinox's modules)
+    if stale.field == "keyed":      # hashed by its fields, set in place: the key changed
+        return (f"{param} is a static argument of {fun}, hashed by its fields ({kind}'s "
+                f"__hash__ and ==), and {stale.name} was set in place: jit keeps that object "
+                f"as the key of the program traced with the old value, so the key changed "
+                f"with it, and the calls with {param} (or any {kind} equal to it now) find that "
+                f"program, as in JAX. Set no field of a static argument in place: make a new "
+                f"{kind} for a new value; and clear the program kept under the changed key, "
+                f"once (a new {kind} alone still finds it):\n"
+                f"  jax.clear_caches()    # once; then a new {kind} for each new value")
     if stale.field == "bound":      # jax.jit(m.predict), jax.jit(m): the key is the function
         name = "jitted" if fun.startswith("__") else fun
         jitted = f"A {kind} was jitted as a callable (jax.jit(obj), its __call__ bound to it)" \
