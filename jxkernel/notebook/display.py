@@ -59,6 +59,16 @@ def is_user_file(filename: str) -> bool:
     return not filename.startswith(SHELL_DIRS) and _source.plain_is_user_file(filename)
 
 
+def name_of(obj, scope: dict) -> str | None:
+    """The first public name `scope` (a module's globals, the notebook's) binds to `obj`
+    itself, or None.
+
+    >>> name_of(print, {"_p": print, "p": print})
+    'p'
+    """
+    return next((n for n, v in list(scope.items()) if v is obj and not n.startswith("_")), None)
+
+
 class Site:
     """A (file, line) as source_label takes one (a SourceInfo's fields).
 

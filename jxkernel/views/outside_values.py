@@ -39,7 +39,7 @@ from ..core.staging import is_ref
 from ..core.trace import Tracer
 from ..xla.array import HOST_READS
 from .host_callbacks import run_at_each_call
-from .static_attributes import attribute_value, global_reads, keyed_reads, static_reads
+from .static_attributes import attribute_value, global_reads, static_reads
 
 _SMALL = 100_000         # elements of a NumPy array followed to compare its values later
 _COPIED = 1_000          # elements of an array kept as a copy; a larger NumPy array is kept as
@@ -238,9 +238,7 @@ def _traced(fun, event, consts, host_reads, inner_jit, statics=(), bound=None,
         readers = () if fields_only else (fun, *helpers_of(fun))
         reads = [(reader, name, "") for reader in readers
                  for name in reads_from_outside(reader)] + \
-            [(obj, name, "bound" if bound is not None and obj is bound[1] else "static")
-             for obj, name in static_reads(fun, statics, bound)] + \
-            [(obj, name, "keyed") for obj, name in keyed_reads(fun, statics)] + \
+            static_reads(fun, statics, bound) + \
             [(reader, name, "global") for reader in readers for _, name in global_reads(reader)]
         for reader, name, field in reads:
             found, value = _current(reader, name)

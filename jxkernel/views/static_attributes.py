@@ -14,7 +14,7 @@ The same holds for an object the jitted callable is bound to, whatever its hash:
 is the function, so `jax.jit(m.predict)` or `jax.jit(m)` (its __call__) read `self.w` once,
 at the trace (`bound_to`); and for an object the function names as a global, a config
 (`cfg.lr`, a class's `Config.lr`) or a model (`model.w`): `global_reads`. And a static
-argument hashed by its fields, set in place: jit's key changes with it (`keyed_reads`).
+argument hashed by its fields, set in place: jit's key changes with it (`static_reads`).
 
 views/outside_values.py follows these reads beside its globals (a reader that is the object,
 a name "self.w").
@@ -55,48 +55,31 @@ def bound_to(jitted_fun) -> tuple | None:
 
 
 def static_reads(fun, statics, bound=None) -> list:
-    """(object, "param.attr") for each data attribute `fun` reads of a static argument hashed
-    by identity (`statics`: jit's (name, value, position) triples): read as `param.attr` in
-    its code (a lambda or def inside it too), or in a method of the object's class it calls
-    as `param.method(...)`. An attribute the code sets itself is left out (its own doing).
-    `bound`: (parameter, object) of the object the jitted callable is bound to (bound_to),
-    whose reads count whatever its hash.
+    """(object, "param.attr", how) for each data attribute `fun` reads of a static argument
+    (`statics`: jit's (name, value, position) triples), read as `param.attr` in its code (a
+    lambda or def inside it too), or in a method of the object's class it calls as
+    `param.method(...)`; an attribute the code sets itself is left out (its own doing). How:
+    "static" for an object hashed by identity; "keyed" for one hashed by its own __hash__ (its
+    fields): set in place, the object jit keeps as its program's key changes with it, so the
+    old program answers for the new value and for any equal object after (JAX 0.10.2's too:
+    tests/data/stale_static_cases.py's hashed_by_fields); "bound" for `bound`, (parameter,
+    object) of the object the jitted callable is bound to (bound_to), whatever its hash.
 
         >>> class Model: w = 2.0
         >>> m = Model()
-        >>> static_reads(lambda self, x: x * self.w, (("self", m, 0),)) == [(m, "self.w")]
-        True
+        >>> static_reads(lambda self, x: x * self.w, (("self", m, 0),))[0][1:]
+        ('self.w', 'static')
     """
     code = getattr(fun, "__code__", None)
     if code is None:
         return []
-    objects = [(param, obj) for param, obj, *_ in statics
-               if not isinstance(obj, (type, types.ModuleType)) and not callable(obj) and
-               _hashed_by_identity(obj)] + ([bound] if bound is not None else [])
-    return [(obj, f"{param}.{attr}") for param, obj in objects
-            for attr in _data_read(code, param, obj, _DEPTH)]
-
-
-def keyed_reads(fun, statics) -> list:
-    """(object, "param.attr") for each data attribute `fun` reads of a static argument hashed
-    by its own __hash__ (its fields): set in place, the object jit keeps as its program's key
-    changes with it, so the old program answers for the new value, and for any equal object
-    after (JAX 0.10.2's too: tests/data/stale_static_cases.py's hashed_by_fields).
-
-        >>> class Keyed:
-        ...     lr = 0.1
-        ...     def __hash__(self): return hash(self.lr)
-        ...     def __eq__(self, other): return self.lr == other.lr
-        >>> k = Keyed()
-        >>> keyed_reads(lambda w, cfg: w * cfg.lr, (("cfg", k, None),)) == [(k, "cfg.lr")]
-        True
-    """
-    code = getattr(fun, "__code__", None)
-    if code is None:
-        return []
-    return [(obj, f"{param}.{attr}") for param, obj, *_ in statics
-            if not isinstance(obj, (type, types.ModuleType, tuple)) and not callable(obj) and
-            not _hashed_by_identity(obj) and type(obj).__hash__ is not None
+    objects = [(param, obj, "static" if _hashed_by_identity(obj) else "keyed")
+               for param, obj, *_ in statics
+               if not isinstance(obj, (type, types.ModuleType, tuple, str, bytes, int, float,
+                                       complex)) and not callable(obj)
+               and type(obj).__hash__ is not None] + \
+        ([(*bound, "bound")] if bound is not None else [])
+    return [(obj, f"{param}.{attr}", how) for param, obj, how in objects
             for attr in _data_read(code, param, obj, _DEPTH)]
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import jxkernel
 import jxkernel.numpy as jnp
 from jxkernel.views.outside_values import stale_reads
-from jxkernel.views.static_attributes import keyed_reads, static_reads
+from jxkernel.views.static_attributes import static_reads
 
 import locations  # tests/support: the repository's folders, recorded answers
 import stale_global_fields_cases as global_cases  # tests/data
@@ -87,7 +87,8 @@ def test_fields_of_objects_named_as_globals_are_told_with_the_field_passed():
     found = {(s.function, s.name): s for s in stale_reads() if s.field == "global"}
     assert sorted(found) == [("hp_step", "Hyper.scale"), ("hp_step", "hp.lr"),
                              ("rebound", "other.lr"), ("step_via_helper", "hp.lr")]
-    assert (found["rebound", "other.lr"].then, found["rebound", "other.lr"].now) == ("0.1", "0.5")
+    rebound = found["rebound", "other.lr"]
+    assert (rebound.then, rebound.now) == ("0.1", "0.5")
     note = stale_note([found["hp_step", "hp.lr"]])
     assert note.title.startswith("⚠ hp_step read hp.lr = 0.1 when traced (at ")
     assert note.body.endswith("pass it as an argument:\n  def hp_step(..., lr): ...    # lr in "
@@ -102,7 +103,8 @@ def test_fields_of_objects_named_as_globals_are_told_with_the_field_passed():
 def test_what_is_read_of_a_static_argument():
     """Read as `param.attr` in the function, in a lambda inside it (given to jax.grad), or
     through a method of the object, two deep; not a field the function sets, a property
-    (code, not data), a method itself, or an argument hashed by its fields."""
+    (code, not data), a method itself, or a number's; an argument hashed by its fields read
+    as "keyed" (its key changes with a field set in place)."""
     class Net:
         def __init__(self):
             self.w, self.b, self.n, self.calls = 2.0, 1.0, 3, 0
@@ -123,8 +125,8 @@ def test_what_is_read_of_a_static_argument():
         return net.forward(x) * net.w + grad + net.doubled
 
     net = Net()
-    assert [name for _, name in static_reads(loss, (("net", net, 0),))] == \
-        ["net.n", "net.w", "net.b"]          # (in the order read: forward's first)
+    assert [(name, how) for _, name, how in static_reads(loss, (("net", net, 0),))] == \
+        [("net.n", "static"), ("net.w", "static"), ("net.b", "static")]          # (in the order read: forward's first)
 
     class ByFields(Net):
         def __hash__(self):
@@ -133,10 +135,8 @@ def test_what_is_read_of_a_static_argument():
         def __eq__(self, other):
             return self.w == other.w
 
-    assert static_reads(loss, (("net", ByFields(), 0),)) == []
-    assert [name for _, name in keyed_reads(loss, (("net", ByFields(), 0),))] == \
-        ["net.n", "net.w", "net.b"]
-    assert keyed_reads(loss, (("net", net, 0),)) == []          # (hashed by identity)
+    assert [(name, how) for _, name, how in static_reads(loss, (("net", ByFields(), 0),))] == \
+        [("net.n", "keyed"), ("net.w", "keyed"), ("net.b", "keyed")]
     assert static_reads(loss, (("net", 3, 0),)) == []
 
 

@@ -42,7 +42,7 @@ from ...views.outside_values import stale_reads
 from ...views.recompile_explainer import explanation_text
 from ...views.signature_changes.fixes import ADDS_TO_THE_FIX, PATTERN_SAID
 from ...views.source import defined_at
-from ..display import Note, source_label, source_line
+from ..display import Note, name_of, source_label, source_line
 
 MODES = ("all", "recompiles", "off")
 
@@ -556,7 +556,7 @@ def _static_field_body(stale, obj) -> str:
                f"value, as in JAX. Jit the class's function and pass the object to it, "
                f"{made}: each call then computes with the fields it is given")
         # (a library's class is not a name of the learner's: type(m) is, m their object's)
-        held = _name_of(obj)
+        held = name_of(obj, getattr(sys.modules.get("__main__"), "__dict__", {}))
         cls = kind if type(obj).__module__ == "__main__" or held is None else f"type({held})"
         last = f"{name} = jax.jit({cls}.{fun})    # called as {name}({held or 'obj'}, ...)"
         comment = f"then jit {kind}.{fun} itself"
@@ -578,12 +578,6 @@ def _static_field_body(stale, obj) -> str:
                     f"hash and compare by value (a tuple, not a list).")
         code = pytree_registration(obj, comment) + (f"\n{last}" if last else "")
     return f"{why}:\n" + "\n".join("  " + line if line else "" for line in code.splitlines())
-
-
-def _name_of(obj) -> str | None:
-    """A name the notebook's own namespace (__main__'s) binds to `obj`, or None."""
-    scope = getattr(sys.modules.get("__main__"), "__dict__", {})
-    return next((n for n, v in list(scope.items()) if v is obj and not n.startswith("_")), None)
 
 
 def _hashable(value) -> bool:

@@ -17,7 +17,7 @@ import functools
 from ...core import compile_record, miss_words
 from ...core.compile_record import USER
 from ...core.trace import Tracer
-from ..display import Note, Site, source_label
+from ..display import Note, Site, name_of, source_label
 from .effect_sources import (argument_changes, attribute_sets, clock_reads, global_sets,
                              is_container, outside_changes, random_draws, reader, returns_a_value)
 
@@ -109,9 +109,9 @@ def _call_name(function, jitted) -> str:
     scope = getattr(getattr(function, "__func__", function), "__globals__", {})
     if scope.get(name) is jitted:
         return name
-    bound = [n for n, v in list(scope.items()) if v is jitted and not n.startswith("_")]
+    bound = name_of(jitted, scope)
     if bound:
-        return bound[0]
+        return bound
     if hasattr(function, "__self__"):
         return f"jax.jit({_owner_name(function)}.{name})"
     return f"jax.jit({name})"
@@ -119,9 +119,7 @@ def _call_name(function, jitted) -> str:
 
 def _owner_name(method) -> str:
     """The global name of a bound method's object (`t` for t.step), else 'obj'."""
-    scope = getattr(method.__func__, "__globals__", {})
-    names = [n for n, v in list(scope.items()) if v is method.__self__ and not n.startswith("_")]
-    return names[0] if names else "obj"
+    return name_of(method.__self__, getattr(method.__func__, "__globals__", {})) or "obj"
 
 
 def _draw_note(name: str, drawn, program: str = "compiled program") -> Note:
