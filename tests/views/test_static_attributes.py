@@ -126,7 +126,7 @@ def test_what_is_read_of_a_static_argument():
 
     net = Net()
     assert [(name, how) for _, name, how in static_reads(loss, (("net", net, 0),))] == \
-        [("net.n", "static"), ("net.w", "static"), ("net.b", "static")]          # (in the order read: forward's first)
+        [("net.n", "static"), ("net.w", "static"), ("net.b", "static")]   # (forward's first)
 
     class ByFields(Net):
         def __hash__(self):
