@@ -281,6 +281,13 @@ def _traced(fun, event, consts, host_reads, inner_jit, statics=(), bound=None,
         pass
 
 
+def forget() -> None:
+    """Forget every read followed, told or not, as a new kernel starts without them (the
+    test shell between tests: a global `k` one test's function read, rebound by the next)."""
+    _READS.clear()
+    _EVENTS.clear()
+
+
 class _ByIdentity(weakref.ref):
     """A weak reference to an object whose fields are followed, hashed and compared as the
     object's identity: a weakref's own == and hash are its object's, and a static argument

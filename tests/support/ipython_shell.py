@@ -45,8 +45,8 @@ def shell_fixture(setup: str = "", *, store_history: bool = False, fresh: bool =
         _forget_user_names(sh)
         # and what earlier files' traces read from outside (a global `k`, an object's fields):
         # a former kernel's, whose changes a cell of this file must not be told of
-        from jxkernel.views.outside_values import stale_reads
-        stale_reads()
+        from jxkernel.views.outside_values import forget
+        forget()
         if fresh:
             sh.run_line_magic("unload_ext", "jxkernel")
         if kernel is not None:
