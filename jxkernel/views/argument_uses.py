@@ -58,9 +58,11 @@ UNKNOWN = Uses(found=False)
 
 
 def uses(fun, name: str) -> Uses:
-    """How `fun`'s source uses its argument `name` (UNKNOWN where the source is not found)."""
+    """How `fun`'s source uses its argument `name`, or a name it closes over (a closure's
+    free variable, read the same way); UNKNOWN where the source is not found."""
     node = _function_node(fun)
-    if node is None or name not in _parameters(node):
+    closed = getattr(getattr(fun, "__code__", None), "co_freevars", ())
+    if node is None or name not in _parameters(node) and name not in closed:
         return UNKNOWN
     found, array, passed = [], False, []
     body = node.body if isinstance(node.body, list) else [node.body]

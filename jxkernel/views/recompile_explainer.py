@@ -47,7 +47,7 @@ from .signature_changes.compare import distance, explain, explain_changes  # noq
 from .signature_changes.fixes import _refixed, for_function
 from .signature_changes.fresh_functions import (
     _CELL_RERUN_DECORATED_FIX, _CELL_RERUN_FIX, _CELL_RERUN_NAMED_FIX, _CLOSURE_FRESH_FIX,
-    _CLOSURE_FUNCTIONS_FIX,
+    _CLOSURE_FUNCTIONS_FIX, _FACTORY_AT_CALL_FIX,
     holding_functions, _DEFAULTS_AT_CALL_FIX,
     _DEFAULTS_FRESH_FIX, _HOIST_CALL_FIX, _HOIST_FIX, _HOIST_WRAPPER_FIX,
     _INIT_METHOD_CELL_FIX, _INIT_METHOD_FRESH_FIX, _INIT_METHOD_MOVED_FIX, _INSTANCE_CELL_FIX,
@@ -61,6 +61,7 @@ from .signature_changes.made_once import (
     defaults_at_the_call, hoistable_call, hoistable_line, hoistable_wrapper_line,
     made_by_a_cell, made_in_the_loop, method_at_the_call, movable_nested_def, partial_at_the_call,
     timeit_call)
+from .signature_changes.factory_defs import factory_at_the_call
 from .signature_changes.learner_paths import in_learners_names
 from .signature_changes.statics import _pytree_fields
 from .signature_changes.structure import none_made_neutral
@@ -276,6 +277,10 @@ def _fresh_jit_changes(jitted) -> tuple:
         (held, kind, what), *_ = holding_functions(_user_function(fun), free)
         change = _refixed(change, _CLOSURE_FUNCTIONS_FIX, names=", ".join(free), held=held,
                           kinds=kind, what=what, fun=jitted._name)
+    elif free and factory_at_the_call(fun, user_source_info()) is not None:
+        # make_step(lr)(w, g): the factory's def once, lr passed
+        change = _refixed(change, _FACTORY_AT_CALL_FIX,
+                          **factory_at_the_call(fun, user_source_info()))
     elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])

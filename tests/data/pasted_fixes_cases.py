@@ -18,7 +18,8 @@ its comment) in place of `text` in that line; ("moved", first, last, above) thos
 `above` (a def moved out of the function around it); ("hoist", line, deleted) the snippet's first
 line above the loop around `line`, its other lines in place of `line`, the lines `deleted`
 (1-based) deleted: the notes that jit once above the loop (or the def) and call at the line
-they name.
+they name; ("factory", above, call, deleted) the snippet's def above line `above` (the
+factory's def), its last line in place of line `call`, the lines `deleted` deleted.
 """
 
 CASES = {
@@ -312,6 +313,52 @@ CASES = {
         "@jax.jit    # lines 2-4: moved out of step, above `def step(x):`, unchanged\n"
         "def inner(v):\n"
         "    return v * 2", 1),
+    "jitted_closure_of_a_factory": (
+        "w = make_step(lr)(w, g) at every pass, make_step's @jax.jit def closing over lr",
+        "def make_step(lr):\n"
+        "    @jax.jit\n"
+        "    def step(w, g):\n"
+        "        return w - lr * g\n"
+        "    return step\n"
+        "w = jnp.ones(3)\n"
+        "for lr in (0.5, 0.25, 0.5):\n"
+        "    w = make_step(lr)(w, jnp.ones(3))\n",
+        "step", ("factory", 1, 8, ()),
+        "@jax.jit    # once, at the top level (above `def make_step(lr):`)\n"
+        "def step(w, g, lr):\n"
+        "    return w - lr * g\n"
+        "w = step(w, jnp.ones(3), lr)    # line 8", 1),
+    "jitted_closure_of_a_factory_bound_above": (
+        "step = make_step(lr), then step(w, g), at every pass",
+        "def make_step(lr):\n"
+        "    @jax.jit\n"
+        "    def step(w, g):\n"
+        "        return w - lr * g\n"
+        "    return step\n"
+        "w = jnp.ones(3)\n"
+        "for lr in (0.5, 0.25, 0.5):\n"
+        "    update = make_step(lr)\n"
+        "    w = update(w, jnp.ones(3))\n",
+        "step", ("factory", 1, 9, (8,)),
+        "@jax.jit    # once, at the top level (above `def make_step(lr):`)\n"
+        "def step(w, g, lr):\n"
+        "    return w - lr * g\n"
+        "w = step(w, jnp.ones(3), lr)    # line 9; line 8 deleted", 1),
+    "jitted_closure_of_a_factory_static": (
+        "make_zeros(n)(x) at every pass, n a shape in make_zeros' @jax.jit def",
+        "def make_zeros(n):\n"
+        "    @jax.jit\n"
+        "    def zeros(x):\n"
+        "        return jnp.zeros(n) + x\n"
+        "    return zeros\n"
+        "for n in (3, 3, 4):\n"
+        "    y = make_zeros(n)(1.0)\n",
+        "zeros", ("factory", 1, 7, ()),
+        "@jax.jit(static_argnames=('n',))    # once, at the top level (above `def "
+        "make_zeros(n):`)\n"
+        "def zeros(x, n):\n"
+        "    return jnp.zeros(n) + x\n"
+        "y = zeros(1.0, n)    # line 7", 2),
     "user_context_in_a_block": (
         "a call inside `with ctx(1):` of a jax.make_user_context context, one outside",
         "ctx = jax.make_user_context(0)\n"
@@ -529,6 +576,18 @@ def pasted(name, snippet=None):
         at = lines[above - 1][:len(lines[above - 1]) - len(lines[above - 1].lstrip())]
         kept = lines[:first - 1] + lines[last:]
         lines = kept[:above - 1] + [at + b for b in block] + kept[above - 1:]
+    elif where[0] == "factory":     # the snippet's def above line where[1] (a factory's
+        above, call = where[1] - 1, where[2] - 1    # def), its last line in place of line
+        inner = lines[call][:len(lines[call]) - len(lines[call].lstrip())]   # where[2], the
+        out = []                                    # lines where[3] deleted
+        for i, line in enumerate(lines):
+            if i == above:
+                out += block[:-1]
+            if i == call:
+                out.append(inner + block[-1])
+            elif i + 1 not in where[3]:
+                out.append(line)
+        lines = out
     elif where[0] == "in_place":    # the snippet's expression for where[2] in line where[1]
         lines[where[1] - 1] = lines[where[1] - 1].replace(
             where[2], snippet.partition("    #")[0], 1)

@@ -10,9 +10,10 @@ static in one jit and traced in another (the earlier call calls the one jit, pas
 other does), a static or traced argument passed by position, then by keyword (by keyword at
 both), a list of numbers then an array, a static object of number fields (registered as a
 pytree), a meta field given a new value (made data), a default left out then passed (given
-it), symbols made anew for jax.export (made
-once), a Python number then vmap (an array in its place), an input put on another device (every call's inputs on one device, in the calls'
-names).
+it), symbols made anew for jax.export (made once), a Python number then vmap (an array in
+its place), an input put on another device (every call's inputs on one device, in the calls'
+names), a def jitted inside a factory made anew at every pass (written once at the top
+level, what it closed over passed in the call).
 The snippet pasted is the note's own (read from it; tests/data/pasted_fixes_cases.py holds
 it as written, for the reference), and JAX 0.10.2 traces the same programs as often
 (tests/data/pasted_fixes_reference.json, reference/make_pasted_fixes_reference.py)."""
@@ -243,6 +244,41 @@ def test_an_object_made_in_the_loop_from_the_loops_value_is_not_moved(tmp_path):
     (change,) = events[1].changes
     assert "moved above the loop" not in change.snippet and "Trainer(...)" in change.snippet
     assert "a pattern, in names of yours to fill in" in change.fix
+
+
+def test_a_factorys_def_written_once_ends_where_the_closures_made_anew_did(tmp_path):
+    """jitted_closure_of_a_factory and its form bound above (lr 0.5, 0.25, 0.5: exact in
+    float32): the note's code pasted, lr a traced parameter of the one def, w ends where the
+    three closures left it; make_zeros' n, a shape, made static: the same arrays, one program
+    per n."""
+    for name, result in (("jitted_closure_of_a_factory", "w"),
+                         ("jitted_closure_of_a_factory_bound_above", "w"),
+                         ("jitted_closure_of_a_factory_static", "y")):
+        events, before = run(CASES[name][1], tmp_path / f"{name}.py")
+        _, after = run(pasted(name, events[1].changes[0].snippet),
+                       tmp_path / f"{name}_pasted.py")
+        assert before[result].tolist() == after[result].tolist(), name
+        assert before[result].dtype == after[result].dtype
+    assert after["y"].tolist() == [1.0] * 4
+
+
+@pytest.mark.parametrize("edit", [
+    ("    @jax.jit\n", "    lr = 2 * lr\n    @jax.jit\n"),        # the factory rebinds lr
+    ("w - lr * g", "w - scaled(lr) * g"),                       # lr passed on to a helper
+    ("    return step\n", "    return step\nstep = 1\n"),          # the name bound globally
+    ("make_step(lr)(w, jnp.ones(3))", "make_step(lr)(*[w, jnp.ones(3)])"),   # *args
+])
+def test_a_factory_read_otherwise_keeps_the_pattern(edit, tmp_path):
+    """Where the rewrite could change a result or fail (the factory rebinding what it was
+    given, a use the source cannot read, a global the def would rebind, a call that cannot
+    be read argument by argument), the note keeps its pattern and says so."""
+    program = "def scaled(v):\n    return v\n" + CASES["jitted_closure_of_a_factory"][1]
+    program = program.replace(*edit)
+    events, _ = run(program, tmp_path / "factory.py")
+    assert len(events) == 3
+    (change,) = events[1].changes
+    assert "a pattern, in names of yours to fill in" in change.fix, change.fix
+    assert "static_argnames" in change.fix and "def f(x, lr):" in change.snippet
 
 
 def test_an_input_committed_in_one_call_only_put_on_the_device_as_the_note_says_compiles_once(

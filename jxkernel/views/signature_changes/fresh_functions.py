@@ -256,11 +256,29 @@ _CLOSURE_FRESH_FIX = (
     "This is a new function object of the same code, a closure over {names} made anew (a "
     "factory, or a def inside a loop): jit's cache is keyed on the function object, so "
     "each one traces and compiles again, even when {names} did not change. Pass {names} "
-    "as arguments to one jitted function (traced: one program for all values), or keep "
-    "one jitted function per value and reuse it.",
+    "as arguments to one jitted function (traced where it is only computed with: one "
+    "program for all values; static, in static_argnames, where the code needs a Python "
+    "value, a shape or an `if`: one program per value), or keep one jitted function per "
+    "value and reuse it.",
     "@jax.jit\n"
     "def f(x, {first}):     # what the closure read, now an argument\n"
     "    ...")
+
+
+# the same, the closure a def jitted by its decorator inside a factory that the learner's line
+# calls (`w = make_step(lr)(w, g)`, or `step = make_step(lr)` just above the call), its values
+# numbers or arrays only computed with (traced) or Python values it needs (static): the def
+# written once at the top level, what it closed over its parameters, and the call passing what
+# the factory was given (JAX 0.10.2 traces the pasted program once, or once per static value:
+# pasted_fixes_reference.json's jitted_closure_of_a_factory...)
+_FACTORY_AT_CALL_FIX = (
+    "This is a new function object of the same code: {outer} makes {fun}, a closure over "
+    "{names}, and its jit anew at each call, and jit's cache is keyed on the function "
+    "object, so each one traces and compiles again, even when {names} did not change. "
+    "{reading}. Define {fun} once, at the top level, with {them}, and pass what {outer} was "
+    "given in the call, as below.",
+    "{code}\n"
+    "{call}    # line {line}{dropped}")
 
 
 # ... where a value it closes over holds Python functions (Optax's getting started: `fit`'s
