@@ -1263,8 +1263,42 @@ def test_trees_of_two_structures_get_words_and_a_print_of_each(shell):
     text, card = shown(shell, "_y = jax.tree_util.tree_map(lambda p, g: p - g, params, {'w': 1.0})")
     assert card["kind"] == "tree-structure"
     assert "different numbers of pytree children at the top" in card["why"], card["why"]
+    # what differs there, as JAX's message says below its first line (the card shows that
+    # line alone): the key one tree lacks
+    assert card["why"].endswith("There params has keys b, w and {'w': 1.0} has w: b is in "
+                                "params alone."), card["why"]
     assert card["rewrite"].splitlines()[0] == "print(jax.tree_util.tree_structure(params))"
     assert shell.run_cell(card["rewrite"]).success
+
+
+@pytest.mark.parametrize("other, said", [
+    ("{'w': (1.0, 2.0), 'b': 0.0}", None),                  # a prefix: no error
+    ("[1.0, 0.0]", "There params has a dict and [1.0, 0.0] a list."),
+    ("{'w': 1.0, 'c': 0.0}", "There params's keys are ('b', 'w') and {'w': 1.0, 'c': 0.0}'s "
+                             "('c', 'w')."),
+])
+def test_a_tree_structure_card_says_what_differs_where_jaxs_message_does(shell, other, said):
+    """Another type, or other keys of one number: the card's why says them in the trees'
+    names, from JAX's message (jxkernel's tree_util writes JAX's words)."""
+    assert shell.run_cell(CARD_SETUP).success
+    if said is None:
+        assert shell.run_cell(f"_y = jax.tree.map(lambda p, g: p, params, {other})").success
+        return
+    text, card = shown(shell, f"_y = jax.tree.map(lambda p, g: p, params, {other})")
+    assert card["kind"] == "tree-structure" and card["why"].endswith(said), card["why"]
+
+
+def test_a_tree_structure_card_says_the_lengths_of_two_tuples():
+    """The lengths of a tuple at a key path (`['a']`), from JAX's message."""
+    import jxkernel
+    from jxkernel.views.error_cards.trees import _difference
+    try:
+        jxkernel.tree.map(lambda u, v: u, {"a": (1.0, 2.0)}, {"a": (1.0, 2.0, 3.0)})
+    except ValueError as e:
+        assert _difference(str(e), "p", "g") == \
+            " There p has a tuple of length 2 and g one of length 3."
+    else:
+        raise AssertionError("tree_map paired a 2-tuple with a 3-tuple")
 
 
 def test_a_ragged_card_pads_the_rows_and_its_mask_runs_as_jaxs(shell):

@@ -61,12 +61,54 @@ def _tree_structure_card(exc, where, called_from) -> ErrorCard:
                "state made by init(params) matches those params only.")
         a, b = ((ast.unparse(call.args[1]), ast.unparse(call.args[2 + exc.rest_index]))
                 if call is not None else ("a", "b"))
+        why += _difference(str(exc), *((a, b) if call is not None else
+                                       ("the first tree", "the other")))
         rewrite = (f"print(jax.tree_util.tree_structure({a}))\n"
                    f"print(jax.tree_util.tree_structure({b}))    # where they differ")
     return ErrorCard(
         "tree-structure", "tree_map: the trees have different structures",
         why=why, fix=fix, rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/pytrees.html")
+
+
+# what JAX's message (tree_util._prefix_error's, JAX's words) says differs at the key path
+_KEYS = re.compile(r"with \d+ child keys\n    (.*)\nbut .* with \d+ child keys\n    (.*)\n"
+                   r"so the symmetric difference on key sets is\n    (.*)")
+_TYPES = re.compile(r"subtree of type\n    <class '([\w.]+)'>\nbut .* different type\n"
+                    r"    <class '([\w.]+)'>")
+_LENGTHS = re.compile(r"(\w+) of length (\d+), but .* of length (\d+)")
+_METADATA = re.compile(r"<class '([\w.]+)'>\nwith metadata\n    (.*)\nbut .* with metadata\n"
+                       r"    (.*)\n")
+
+
+def _difference(message: str, a: str, b: str) -> str:
+    """What differs there, in the trees' names (JAX's message says it below its first line,
+    which alone the card shows): `p has keys b, w there and g has w: b is in p alone`.
+
+        >>> _difference("with 2 child keys\n    b w\nbut at ... with 1 child keys\n    w\n"
+        ...             "so the symmetric difference on key sets is\n    b", "p", "g")
+        ' There p has keys b, w and g has w: b is in p alone.'
+    """
+    found = _KEYS.search(message)
+    if found:
+        first, other, diff = (part.split() for part in found.groups())
+        alone = [(k, a if k in first else b) for k in diff]
+        said = "; ".join(f"{k} is in {who} alone" for k, who in alone)
+        return (f" There {a} has keys {', '.join(first) or 'none'} and {b} has "
+                f"{', '.join(other) or 'none'}: {said}.")
+    found = _TYPES.search(message)
+    if found:
+        return f" There {a} has a {found.group(1)} and {b} a {found.group(2)}."
+    found = _LENGTHS.search(message)
+    if found:
+        kind, n, m = found.groups()
+        return f" There {a} has a {kind} of length {n} and {b} one of length {m}."
+    found = _METADATA.search(message)
+    if found:
+        kind, first, other = found.groups()
+        what = "keys" if kind == "dict" else f"{kind}'s metadata"
+        return f" There {a}'s {what} are {first} and {b}'s {other}."
+    return ""
 
 
 def _matching_part(first, other):
