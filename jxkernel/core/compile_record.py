@@ -1148,13 +1148,14 @@ def traced_outside(miss: Miss) -> None:
             _explainer_failed("recording a trace", e)
 
 
-def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = False,
+def body_traced(fun, in_tree, in_avals, what: str, source, promoted: tuple = (),
                 closed=None, host_reads=None) -> None:
     """A control-flow body or branch (`fun`, traced for `what`: "scan body", "cond branch",
     ...) missed its trace cache (lax/_cf_bodies.trace_fun) and was traced: the explainer logs it
     as a retrace, with why, where `fun` is the user's (`source`, where it was defined, outside
     jxkernel), as JAX's jax_explain_cache_misses logs its bodies' misses. `promoted`: the
-    loop traced it again with its weakly typed carries promoted (lax/_cf_bodies.settle_carry).
+    loop traced it again with its weakly typed carries promoted (lax/_cf_bodies.settle_carry):
+    the carry's types the body returned before; () otherwise.
     `closed`: its trace (a ClosedJaxpr), `host_reads`: the ids of the arrays whose values its
     Python read, which tell what the trace holds of the values it read from outside."""
     if _explainer is not None and logged():

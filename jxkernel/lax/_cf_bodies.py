@@ -76,12 +76,13 @@ def _valid_results(flat, info: DebugInfo, out_tree):
     return fun
 
 
-def trace_fun(fun, in_tree, in_avals, what: str, promoted: bool = False):
+def trace_fun(fun, in_tree, in_avals, what: str, promoted: tuple = ()):
     """(ClosedJaxpr of fun over flat inputs, output treedef); consts stay in the ClosedJaxpr.
     A Ref made outside and used inside is a const (core/staging.py); one written is carried
     by the loop or cond that traced it (`_cf_refs.written_refs`), or refused by `hoist`. `promoted`:
-    a loop's retrace with weakly typed carries promoted to what the body returned
-    (`settle_carry`), which the explainer tells apart from a call given other types."""
+    in a loop's retrace with weakly typed carries promoted (`settle_carry`), the carry's types
+    its body returned before (which the explainer tells apart from a call given other types,
+    and from a promotion that still leaves them other than the start's); () otherwise."""
     key = (fun, (in_tree, tuple(in_avals), what, config._trace_state) + vma.trace_place())
     found = _traced.get(key)
     if found is not None:

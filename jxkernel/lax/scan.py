@@ -165,13 +165,13 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
             got = _output_text(out)
             raise TypeError(f"scan body output must be a pair, got {got}.")
         return tuple(out)
-    n_carry = len(carry_avals)
+    n_carry, returned = len(carry_avals), ()
     for attempt in range(3):             # retrace while weak carries settle (JAX's rule)
         # f itself is traced, so its trace is cached across calls (cf.trace_fun); `body`,
         # a new function each call, only to say what a body that is not a pair returned
         try:
             closed, out_tree = cf.trace_fun(f, in_tree, carry_avals + x_avals, "scan body",
-                                            promoted=attempt > 0)
+                                            promoted=returned)
         except cf.CapturedHighValues as e:      # hijax values captured: their state carried
             return _scan_threading(e.values, f, init, xs, length, reverse, unroll)
         node = out_tree.node_data()
@@ -184,7 +184,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
             if carry_out_tree == carry_tree else carry_avals
         if settled == carry_avals or attempt == 2:
             break
-        carry_avals = settled
+        carry_avals, returned = settled, tuple(closed.out_avals[:n_carry])
     cf.check_carry(f, carry_tree, carry_avals, carry_out_tree,   # (its own leaves: named in errors)
                    closed.out_avals[:carry_out_tree.num_leaves], "scan body function")
     check_effects([closed.jaxpr], control_flow_allowed_effects, "`scan`")

@@ -60,19 +60,20 @@ def while_loop(cond_fun, body_fun, init_val):
     avals = cf.avals_of(leaves)
     # cond traced, then body, at the carry's types; a weak carry the body promotes: both
     # again at the promoted types (JAX 0.10.2's order and count, which a print in cond shows)
+    returned = ()
     for attempt in range(3):             # retrace while weak carries settle (JAX's rule)
         cond, cond_tree = cf.trace_fun(cond_fun, args_tree, avals, "while_loop cond",
-                                       promoted=attempt > 0)
+                                       promoted=returned)
         try:
             body, body_tree = cf.trace_fun(body_fun, args_tree, avals, "while_loop body",
-                                           promoted=attempt > 0)
+                                           promoted=returned)
         except cf.CapturedHighValues as e:      # hijax values captured: their state carried
             return _while_threading(e.values, cond_fun, body_fun, init_val)
         _check_cond_output(cond, cond_tree)
         settled = cf.settle_carry(avals, body.out_avals) if body_tree == in_tree else avals
         if settled == avals or attempt == 2:
             break
-        avals = settled
+        avals, returned = settled, tuple(body.out_avals)
     cf.check_carry(body_fun, in_tree, avals, body_tree, body.out_avals,
                    "while_loop body function")
     check_effects([cond.jaxpr, body.jaxpr], control_flow_allowed_effects, "`while`")

@@ -137,13 +137,14 @@ def _body_lineage(user) -> collections.deque:
     return _lineage_in(_BODY_LINEAGES, user)
 
 
-def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = False,
+def body_traced(fun, in_tree, in_avals, what: str, source, promoted: tuple = (),
                 closed=None, host_reads=None) -> None:
     """Log the trace of control-flow body `fun` (a miss of its trace cache), where the
     function is the user's: a retrace event inside the loop or the traced function running
-    it, with why (compile_record.body_traced). `promoted`: the loop's own retrace with weak
-    carries promoted to what the body returned, not a call given other types. `closed`, its
-    trace, and `host_reads` tell what the trace holds of what it read from outside."""
+    it, with why (compile_record.body_traced). `promoted`: in the loop's own retrace with weak
+    carries promoted, not a call given other types, the carry's types the body returned
+    before. `closed`, its trace, and `host_reads` tell what the trace holds of what it read
+    from outside."""
     user, api, namer = getattr(fun, "_jx_traced_as", (fun, _BODY_API.get(what, what), None))
     if source is None or not is_user_filename(source.file):
         # jxkernel's own bodies (lax.map's), or a registered library's: not the user's (JAX
@@ -155,7 +156,12 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: bool = Fals
         seen = _BODY_SEEN.setdefault(fun, [])
     except TypeError:                   # not weakly referable: no history
         seen = []
-    changes, old = _body_changes(fun, user, api, what, new, seen, promoted)
+    # a promotion that still leaves a carry other than the body returns (weak f32 promoted
+    # to f32 where the body returns i32): the loop raises next, as JAX's does
+    returned = {name: out.str_short(True) for (name, a), out in zip(named, promoted)
+                if out.dtype != a.dtype} if promoted else {}
+    changes, old = _body_changes(fun, user, api, what, new, seen, promoted and
+                                 (returned or True))
     if seen and not changes:
         reason = ("traced again: its earlier trace for these inputs closed over values of an "
                   "enclosing trace, so it was not kept")
@@ -253,7 +259,13 @@ def _body_fixed(change: Change, user, api, promoted: bool = False) -> Change:
     if change.kind == "config":
         return change
     given = _body_input(user, api, change.path)
+    unmatched = promoted.get(change.path) if isinstance(promoted, dict) else None
     promoted = promoted and change.kind in ("dtype", "weak_type")
+    if promoted and unmatched is not None:
+        return Change(change.path, change.kind, change.old, change.new,
+                      _PROMOTED_UNMATCHED_FIX.format(
+                          path=change.path, old=change.old, new=change.new, api=api,
+                          fun=_fname(user), returned=unmatched), "")
     fill = dict(fun=_fname(user), api=api, path=change.path, old=change.old,
                 new=change.new, given=given,
                 dtype=(change.new if promoted else change.old).split("[")[0])
@@ -378,6 +390,15 @@ _PROMOTED_FIX = (
     "call (as JAX does; the result is the same). To trace it once, start from the type the "
     "body returns.",
     "{given} = jnp.asarray({given}, jnp.{dtype})    # the type the body returns")
+# ... where the promoted type is still not the one the body returns (a weak f32 start, an
+# i32 carry out: f32, the type both can take): JAX 0.10.2 traces the body again, then raises
+# that the carry's types differ; that error's card says what to change, so no code here
+_PROMOTED_UNMATCHED_FIX = (
+    "{path} started as {old} (a Python number: weakly typed) and the loop's body returns "
+    "{returned} for it: the {api} promoted the start to {new}, the type both can take, and "
+    "traced {fun} again, as JAX does. {fun} still returns {returned} for it, so the {api} "
+    "raises that the carry's types differ: change what {fun} returns, or start {path} as "
+    "{returned} (the error says how).")
 _BODY_STRUCTURE_FIX = _BODY_FIXES["structure"][0].replace("({path}: {old} -> {new})",
                                                           "({path})")
 

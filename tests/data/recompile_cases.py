@@ -691,6 +691,14 @@ SCENARIOS = {
         "init_val = 0\n"
         "init_val = jnp.asarray(init_val, jnp.float32)\n"
         "jax.lax.fori_loop(0, 3, body, init_val)\n"),
+    # the other way: a weak float start whose body returns int32 is promoted to f32 (the type
+    # both can take), traced again, and still differs: JAX raises the carry's TypeError
+    "fori_loop_float_start_int_body": (
+        "a loop from 1.5 (a Python float) whose body returns int32: promoted, traced again, "
+        "then the carry's types differ (TypeError)",
+        "def body(i, c):\n"
+        "    return c.astype(jnp.int32) + i\n"
+        "jax.lax.fori_loop(0, 3, body, 1.5)\n"),
     "scan_int_start_float_body": (
         "a scan's carry from 0 (a Python int) with float steps: promoted, traced twice",
         "def step(c, x):\n"
@@ -2343,6 +2351,7 @@ RAISES = {"static_unhashable", "traced_bool_flag_in_if", "static_numpy_array", "
           "static_jax_array", "static_eq_without_hash",
           "static_argnames_misspelled", "static_frozen_dataclass_with_list_field",
           "static_argnums_out_of_range", "fori_loop_int_start_cast_back",
+          "fori_loop_float_start_int_body",
           "static_self_plain_dataclass", "static_self_array_field",
           "string_argument_not_static", "static_tuple_holding_a_list",
           "traced_if_on_a_new_shape_raises_twice"}

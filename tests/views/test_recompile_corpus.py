@@ -293,7 +293,10 @@ def test_scenario_like_jax(name):
             assert expected["lowerings"] == 0 and not any(e.compiled for e in events)
             assert [e.inlined_into is not None for e in events] == \
                 [True] * len(expected["misses"]) if events else True
-            assert [m["kind"] for m in expected["misses"]] in ([], ["never seen function"])
+            # (a loop body traced again with its weak start promoted, then refused:
+            # fori_loop_float_start_int_body)
+            assert [m["kind"] for m in expected["misses"]] in (
+                [], ["never seen function"], ["never seen function", "types"])
         # the log: each miss JAX logged before the error (its trace began, then raised), at
         # its line, in its kind; none for a call refused before tracing, nor for the same
         # failing call again (JAX's key joined what it explains against: RAISED_AGAIN)
@@ -1576,6 +1579,23 @@ def test_a_promoted_loop_start_is_told_as_the_loops_own_retrace(name):
         _, mine = jx_events("fori_loop_int_start_float_body_fixed")
         assert len(mine) == 1, [(e.reason, e.changes) for e in mine]
         assert REFERENCE["fori_loop_int_start_cast_back"]["error"] == "TypeError"
+
+
+def test_a_promoted_start_the_body_still_differs_from_is_not_told_to_start_there():
+    """A loop from 1.5 whose body returns int32: JAX promotes the start to f32 (the type both
+    can take), traces the body again and raises that the carry's types differ (recorded). The
+    note said the body returns f32 and advised starting from f32, which raises the same; it
+    says the body returns i32, that the loop raises, and writes no code (the error's card
+    has the fix)."""
+    recorded = REFERENCE["fori_loop_float_start_int_body"]
+    assert [m["kind"] for m in recorded["misses"]] == ["never seen function", "types"]
+    assert recorded["error"] == "TypeError"
+    result, events = jx_events("fori_loop_float_start_int_body")
+    assert type(result).__name__ == "TypeError"
+    (change,) = events[-1].changes
+    assert "the loop's body returns i32[] for it" in change.fix, change.fix
+    assert "raises that the carry's types differ" in change.fix
+    assert "the type the body returns" not in change.fix and change.snippet == ""
 
 
 @pytest.mark.parametrize("name", ["scan_int_start_float_body", "fori_loop_int_start_float_body",
