@@ -22,6 +22,19 @@ they name; ("factory", above, call, deleted) the snippet's def above line `above
 factory's def), its last line in place of line `call`, the lines `deleted` deleted.
 """
 
+# a factory whose @jax.jit def closes over lr, called at every pass of a loop over lr, and its
+# note's def written once (the jitted_closure_of_a_factory cases)
+_MAKE_STEP = ("def make_step(lr):\n"
+              "    @jax.jit\n"
+              "    def step(w, g):\n"
+              "        return w - lr * g\n"
+              "    return step\n"
+              "w = jnp.ones(3)\n"
+              "for lr in (0.5, 0.25, 0.5):\n")
+_STEP_ONCE = ("@jax.jit    # once, at the top level (above `def make_step(lr):`)\n"
+              "def step(w, g, lr):\n"
+              "    return w - lr * g\n")
+
 CASES = {
     "static_value_decorated": (
         "a number static (static_argnums) that only scales: a new value each step",
@@ -315,34 +328,18 @@ CASES = {
         "    return v * 2", 1),
     "jitted_closure_of_a_factory": (
         "w = make_step(lr)(w, g) at every pass, make_step's @jax.jit def closing over lr",
-        "def make_step(lr):\n"
-        "    @jax.jit\n"
-        "    def step(w, g):\n"
-        "        return w - lr * g\n"
-        "    return step\n"
-        "w = jnp.ones(3)\n"
-        "for lr in (0.5, 0.25, 0.5):\n"
+        _MAKE_STEP +
         "    w = make_step(lr)(w, jnp.ones(3))\n",
         "step", ("factory", 1, 8, ()),
-        "@jax.jit    # once, at the top level (above `def make_step(lr):`)\n"
-        "def step(w, g, lr):\n"
-        "    return w - lr * g\n"
+        _STEP_ONCE +
         "w = step(w, jnp.ones(3), lr)    # line 8", 1),
     "jitted_closure_of_a_factory_bound_above": (
         "step = make_step(lr), then step(w, g), at every pass",
-        "def make_step(lr):\n"
-        "    @jax.jit\n"
-        "    def step(w, g):\n"
-        "        return w - lr * g\n"
-        "    return step\n"
-        "w = jnp.ones(3)\n"
-        "for lr in (0.5, 0.25, 0.5):\n"
+        _MAKE_STEP +
         "    update = make_step(lr)\n"
         "    w = update(w, jnp.ones(3))\n",
         "step", ("factory", 1, 9, (8,)),
-        "@jax.jit    # once, at the top level (above `def make_step(lr):`)\n"
-        "def step(w, g, lr):\n"
-        "    return w - lr * g\n"
+        _STEP_ONCE +
         "w = step(w, jnp.ones(3), lr)    # line 9; line 8 deleted", 1),
     "jitted_closure_of_a_factory_static": (
         "make_zeros(n)(x) at every pass, n a shape in make_zeros' @jax.jit def",
