@@ -26,7 +26,7 @@ if __name__ == "__main__":
         print(json.dumps(cases.debug_nans(jax, sys.argv[2])))
         sys.exit()
     results = cases.run(jax)
-    for name in cases.CASES:
+    for name in [*cases.CASES, *cases.VALUE_CASES]:
         results[name]["debug_nans"] = child_answer(__file__, name)
     results["jax_version"] = jax.__version__
     path = os.path.join(DATA, "nan_jit_gradient_reference.json")

@@ -57,6 +57,28 @@ CASES = {
 }
 
 
+# a function whose value is NaN though its inputs hold none, differentiated (the note names
+# the operation that first made the NaN, in words): source, program, the line of the source
+# that makes it, the primitive, and whether the gradient holds NaN too
+LOSS = "def loss(w, x):\n    return jnp.sqrt(jnp.sum(w * x))\n"
+VALUE_CASES = {
+    # a jitted training step whose loss walks below 0 under sqrt: its value NaN from that step
+    # on (the parameters NaN after it)
+    "value_nan_training_loop": (
+        LOSS + "@jax.jit\ndef step(w, x):\n    l, g = jax.value_and_grad(loss)(w, x)\n"
+        "    return w - 0.3 * g, l\n",
+        "w = jnp.array([1.0, 1.0])\nfor i in range(12):\n    w, l = step(w, jnp.ones(2))\n"
+        "out = l", 2, "sqrt", True),
+    # eagerly, one call: value and gradient NaN
+    "value_nan_eager": (LOSS, "out = jax.value_and_grad(loss)(jnp.ones(2), -jnp.ones(2))[0]",
+                        2, "sqrt", True),
+    # log of a negative number under jit: the value NaN, its gradient (1 / x) finite
+    "value_nan_finite_gradient": (
+        "def f(x):\n    return jnp.log(x).sum()\n",
+        "out = jax.jit(jax.value_and_grad(f))(-jnp.ones(2))[0]", 2, "log", False),
+}
+
+
 def fixed(name: str) -> str:
     """The case's source with the statement at the named line replaced by the note's fix
     (its lines, indented as the statement's first)."""
@@ -72,12 +94,14 @@ def _out(jax, source, program):
 
 
 def run(jax) -> dict:
-    """Each case's `out`, and with the note's fix its `fixed_out`."""
+    """Each case's `out`, and with the note's fix its `fixed_out`; each VALUE_CASES' `out`."""
     out = {}
     for name, (source, program, _, fix) in CASES.items():
         out[name] = {"out": np.asarray(_out(jax, source, program)).tolist()}
         if fix is not None:
             out[name]["fixed_out"] = np.asarray(_out(jax, fixed(name), program)).tolist()
+    for name, (source, program, *_) in VALUE_CASES.items():
+        out[name] = {"out": np.asarray(_out(jax, source, program)).tolist()}
     return out
 
 
@@ -86,7 +110,7 @@ def debug_nans(jax, name: str) -> str | None:
     raised none). The reference takes each in a process of its own: in one process, JAX
     0.10.2's jax_debug_nans let the jitted training_loop's NaN pass after an eager vmap's
     check raised for vmap_of_grad."""
-    source, program, _, _ = CASES[name]
+    source, program = (CASES.get(name) or VALUE_CASES[name])[:2]
     jax.config.update("jax_debug_nans", True)
     try:
         _out(jax, source, program)

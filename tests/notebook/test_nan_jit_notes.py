@@ -109,6 +109,54 @@ def test_a_loops_first_nan_step_is_told_though_later_steps_hold_nan_inputs(shell
     assert "the jnp.where at" in title
 
 
+# the value cases' note titles, after "(at ": S the cell defining the function, P the program's
+VALUE_CONTEXT = {
+    "value_nan_training_loop": r"In\[S\]:5, inside step \(jitted\), called at In\[P\]:3",
+    "value_nan_eager": r"In\[P\]:1",
+    "value_nan_finite_gradient": r"In\[P\]:1, under jit",
+}
+
+
+@pytest.mark.parametrize("name", cases.VALUE_CASES)
+def test_a_value_gone_nan_is_told_with_the_operation_jax_debug_nans_names(shell, name):
+    """A function's value NaN though its inputs hold none (a loss under sqrt walking below
+    0): the note names the operation that first made it and its line, the operation JAX
+    0.10.2's jax_debug_nans raises at (recorded), and says the gradient is NaN too only
+    where it is (log's is finite)."""
+    source, program, line, prim, gradient_nan = cases.VALUE_CASES[name]
+    defined = ran_ok(shell, source).count
+    ran = ran_ok(shell, program)
+    fname = "loss" if source.startswith("def loss") else "f"
+    (note,) = ran.shown(f"⚠ {fname}'s value is NaN")
+    title, *body = note.splitlines()
+    context = VALUE_CONTEXT[name].replace("S", str(defined)).replace("P", str(ran.count))
+    assert re.fullmatch(rf"⚠ {fname}'s value is NaN, though its inputs hold none \(at "
+                        rf"{context}\): first made by {prim} at In\[{defined}\]:{line}",
+                        title), title
+    theirs = THEIRS[name]
+    assert np.isnan(theirs["out"]) and np.isnan(float(shell.user_ns["out"]))
+    assert theirs["debug_nans"] == f"invalid value (nan) encountered in {prim}"
+    text = " ".join(body)
+    assert ("Its gradient holds NaN too" in text) == gradient_nan, text
+    assert "jax.config.update('jax_debug_nans', True) raises at that operation" in text
+    assert ran_ok(shell, program).shown("⚠") == []          # told once, at its line
+
+
+def test_a_call_given_nan_after_calls_let_by_says_to_run_the_cell_again(shell):
+    """Where a looked-at call of a jitted step is given NaN after calls went by unlooked at
+    (core/watches.Schedule), the note says so, and that the next cell looks at every call:
+    the record's `missed`, as gradient_calls.WatchedProgram.called sets it."""
+    from jxkernel.notebook.notes import nan_notes
+    from jxkernel.transforms.ad import reverse
+    ran_ok(shell, "x = 1")
+    reverse.grad_calls.missed = ("step", ("<ipython-input-9-0>", 4))
+    told = nan_notes._INSTALLED[0].cell_finished(set())
+    assert told.title.startswith("⚠ step was given NaN (at ") and \
+        "after calls of it that went by unlooked at: one of them may have made it" in told.title
+    assert "The next cell to run looks at every call of step" in told.body
+    assert reverse.grad_calls.missed is None          # (each cell its own)
+
+
 def test_the_jitted_functions_prints_and_callbacks_are_not_run_again(shell):
     # a Python print in the step and in f: at the trace alone, and the note's work prints
     # nothing (the step's program is run again without its Python; f's traced again, its

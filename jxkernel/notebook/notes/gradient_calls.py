@@ -90,14 +90,18 @@ def paused():
 
 class GradientCalls(collections.deque):
     """The record transforms/ad/reverse.py appends to (`grad_calls`): the cell's last calls
-    that gave gradients, and the first found holding NaN where the value and the inputs hold
-    none, looked at as it is recorded where it is small. A loop's steps after that one (a
+    that gave gradients, and the first found making NaN of its own (a gradient NaN where the
+    value is finite, or a value NaN; the inputs holding none), looked at as it is recorded
+    where it is small. A loop's steps after that one (a
     training loop's, its parameters NaN from then on) hold NaN in their inputs, and are not
     told: the first is the one to step."""
 
     def __init__(self):
         super().__init__(maxlen=4)
         self.first = None
+        # (name, (file, line)) of the first jitted call looked at with NaN in its inputs after
+        # calls went by unlooked at: the one that made the NaN may be among those
+        self.missed = None
 
     def append(self, call) -> None:
         """A gradient taken eagerly (reverse.py's tuple), or a call of another kind here."""
@@ -127,7 +131,7 @@ class GradientCalls(collections.deque):
 
     def clear(self) -> None:
         super().clear()
-        self.first = None
+        self.first = self.missed = None
 
 
 class _Eager:
@@ -142,7 +146,8 @@ class _Eager:
 
     def holds_nan(self) -> bool:
         d = self.gradient
-        return nan_where_finite(d.out, d.g, (d.args, d.kwargs))
+        return nan_where_finite(d.out, d.g, (d.args, d.kwargs)) or \
+            value_nan(d.out, (d.args, d.kwargs))
 
     def gradients(self) -> list:
         return [self.gradient]
@@ -355,6 +360,8 @@ class WatchedProgram:
             if calls.first is None and watches.let_by(entry) and call.size() <= SMALL and \
                     _holds(np.isnan, call.leaves):
                 watches.in_full_next(entry)
+                calls.missed = calls.missed or (getattr(jitted, "__name__", "the function"),
+                                                call.called_at)
         except Exception as e:  # noqa: BLE001  (recording must never fail the user's call)
             could_not_follow(e)
 
@@ -457,6 +464,11 @@ def _made_in(closed) -> set:
     for eqn in ir.all_equations(closed.jaxpr.eqns):
         made.update(eqn.outvars)
     return made
+
+
+def value_nan(out, given) -> bool:
+    """Whether the value `out` holds NaN and the inputs `given` none (each looked at)."""
+    return bool(_holds(np.isnan, out)) and _holds(np.isnan, given) is False
 
 
 def nan_where_finite(out, g, given) -> bool:

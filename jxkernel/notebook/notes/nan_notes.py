@@ -1,6 +1,7 @@
-"""The note under a cell whose line computed a gradient holding NaN where the function's value
-is finite. `jnp.where(x > 0, jnp.sqrt(x), 0.)` at 0 is 0., and its gradient NaN, in JAX as
-here, and JAX says nothing: the branch where does not take still gets a cotangent, zero, and
+"""The note under a cell whose line computed a gradient holding NaN where the function's
+value is finite, or whose function's value is NaN though its inputs hold none (a loss gone
+NaN: the operation that first made it, found by stepping, below). `jnp.where(x > 0,
+jnp.sqrt(x), 0.)` at 0 is 0., and its gradient NaN, in JAX as here, and JAX says nothing: the branch where does not take still gets a cotangent, zero, and
 zero times sqrt's infinite derivative at 0 is NaN (JAX's FAQ, "gradients contain NaN where
 using where"). The note names the line that first made the NaN, found by stepping the
 gradient's program (views/stepper.py), and where that line is such a where, writes it with a
@@ -19,6 +20,8 @@ import contextlib
 import io
 import linecache
 
+import numpy as np
+
 from ...core import compile_record
 from ...core.ir import all_equations
 from ...core.source_info import OutsideSourceInfo, installed_package, is_jxkernel_file
@@ -26,8 +29,9 @@ from ...transforms.ad import reverse
 from ...views.source import is_user_file
 from ...views.source_edits import parse_file, replaced, segment
 from ...views.stepper import Stepper, make_stepper
+from ...views.error_cards.nans import _DOMAINS
 from ..display import Note, Site, source_label
-from .gradient_calls import CALLBACKS, GradientCalls, nan_where_finite
+from .gradient_calls import CALLBACKS, GradientCalls, _holds, nan_where_finite, value_nan
 
 FAQ = "https://docs.jax.dev/en/latest/faq.html#gradients-contain-nan-where-using-where"
 # the most equations stepped to find the first NaN: past these the note names no line, rather
@@ -71,12 +75,15 @@ class NanGradientWatch:
 
     def cell_finished(self, told: set | None = None) -> Note | None:
         """The note of the cell that just ran, or None: no gradient of the user's holding NaN
-        where the value is finite, or only ones made at lines told of before (`told`: the
-        (file, line) that first made the NaN, or where that is not found the line that asked
-        for the gradient, kept by the loaded extension)."""
+        where the value is finite, nor a value NaN from inputs holding none, nor a jitted
+        call given NaN made by one let by unlooked at; or only ones made at lines told of
+        before (`told`: the (file, line) that first made the NaN, or where that is not found
+        the line that asked for the gradient, or the call given NaN, kept by the loaded
+        extension)."""
         recorded = reverse.grad_calls
         calls = [] if recorded is None else [recorded.first] * (recorded.first is not None) + \
             list(recorded)
+        missed = None if recorded is None else recorded.missed
         if recorded is not None:
             recorded.clear()
         stepped = set()
@@ -86,7 +93,9 @@ class NanGradientWatch:
             except Exception:  # noqa: BLE001  (the note is help: no note rather than an error)
                 continue
             for d in gradients:
-                if d.vg in stepped or not nan_where_finite(d.out, d.g, (d.args, d.kwargs)):
+                given = (d.args, d.kwargs)
+                finite = nan_where_finite(d.out, d.g, given)
+                if d.vg in stepped or not (finite or value_nan(d.out, given)):
                     continue
                 stepped.add(d.vg)             # (a loop's calls: the first one's NaN tells)
                 found = _first_nan(d.vg, d.args, d.kwargs)
@@ -99,7 +108,12 @@ class NanGradientWatch:
                     continue
                 if told is not None:
                     told.add(key)
-                return _note(d, asked, found, whole and found is not None)
+                return _note(d, asked, found, whole and found is not None) if finite else \
+                    _value_note(d, asked, found, whole and found is not None)
+        if missed is not None and (told is None or missed[1] not in told):
+            if told is not None:
+                told.add(missed[1])
+            return _missed_note(*missed)
         return None
 
 
@@ -181,6 +195,61 @@ def _note(d, asked, found, whole: bool = False) -> Note:
               "inside it; where the branch is taken nothing changes" +
               (", jitted or not" if d.jitted is not None else "") + ":\n" +
               "\n".join("  " + line for line in rewritten.splitlines())),
+        kind="info", details=True)
+
+
+# what makes an operation's NaN from finite inputs (its domain's edge, or two infinities):
+# the debug-nans card's words (views/error_cards/nans.py), said of the operation, not of values
+# the note has not read
+_NAN_OF = {"div": "0 / 0 and inf / inf", "mul": "0 times an infinity",
+           "add": "infinities of opposite signs", "sub": "an infinity minus itself",
+           "pow": "a negative number to a fractional power", "rem": "a remainder of 0",
+           **{prim: domain[1] for prim, domain in _DOMAINS.items()}}
+
+
+def _value_note(d, asked, found, whole: bool = False) -> Note:
+    """The note of a gradient whose function's value holds NaN though its inputs hold none:
+    where the first NaN was made (`found`, a stepper's NanFound; None: not stepped)."""
+    name = _function_name(d.vg)
+    head = f"⚠ {name}'s value is NaN, though its inputs hold none (at " \
+        f"{source_label(Site(*asked))}{_context(d)})"
+    how = _how_found(d, name, whole)
+    after = ("Its gradient holds NaN too, and a step taken with it makes the parameters NaN, "
+             "so every value after is NaN (a training loop's loss stays NaN). "
+             if _holds(np.isnan, d.g) else "")
+    guard = ("Find why the input has that value there (print it outside jit, or "
+             "jax.debug.print inside); where such inputs are expected, give the operation a "
+             "safe input with jnp.where under the condition that picks its result, or keep "
+             "the input off that point (an epsilon). jax.config.update('jax_debug_nans', "
+             "True) raises at that operation, with its values.")
+    if found is None:
+        return Note(head, body=how + after + guard.replace("the input has that value there",
+                                                           "a value is NaN") +
+                    " jxkernel.views.stepper.step(f, x).first_nan() finds the equation.",
+                    kind="info", details=True)
+    at = source_label(Site(found.info.file, found.info.line))
+    prim = found.primitive
+    of = _NAN_OF.get(prim)
+    return Note(f"{head}: first made by {prim} at {at}",
+                body=how + f"The first NaN is {prim}'s, at {at}" +
+                (f" ({prim} gives NaN of {of}). " if of else ". ") + after + guard,
+                kind="info", details=True)
+
+
+def _missed_note(name: str, site: tuple) -> Note:
+    """The note of a jitted call given NaN after calls of the cell let by unlooked at
+    (core/watches.Schedule): one of those may have made it, and the next cell looks at every
+    call."""
+    return Note(
+        f"⚠ {name} was given NaN (at {source_label(Site(*site))}), after calls of it that went "
+        "by unlooked at: one of them may have made it",
+        body=(f"A loop's calls of {name} are looked at one in so many after the first few "
+              "(so that looking costs little). The next cell to run looks at every call of "
+              f"{name}: run this cell again, from values without NaN, and the note names the "
+              f"line that made the first NaN, where a call of {name} made it (if none says "
+              "so, the NaN came in from outside: in the data given). "
+              "jax.config.update('jxkernel_watched_calls', 'all') looks at every call, "
+              "always."),
         kind="info", details=True)
 
 

@@ -82,8 +82,8 @@ _METADATA = re.compile(r"<class '([\w.]+)'>\nwith metadata\n    (.*)\nbut .* wit
 
 
 def _difference(message: str, a: str, b: str) -> str:
-    """What differs there, in the trees' names (JAX's message says it below its first line,
-    which alone the card shows): `p has keys b, w there and g has w: b is in p alone`.
+    r"""What differs there, in the trees' names (JAX's message says it below its first line,
+    which alone the card shows): `There p has keys b, w and g has w: b is in p alone`.
 
         >>> _difference("with 2 child keys\n    b w\nbut at ... with 1 child keys\n    w\n"
         ...             "so the symmetric difference on key sets is\n    b", "p", "g")
