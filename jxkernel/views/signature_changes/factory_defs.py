@@ -59,8 +59,7 @@ def factory_at_the_call(fun, site):
     found = _factory_call(site, outer_name)
     if written is None or found is None:
         return None
-    text, call, made, above = found
-    bound_name = None if above is None else ast.unparse(_assignment_above(site)[1].targets[0])
+    text, call, made, above, bound_name = found
     if name in fun.__globals__ and name != bound_name:
         return None                     # (the def at the top level would rebind another)
     try:
@@ -78,7 +77,7 @@ def factory_at_the_call(fun, site):
     head = f"def {outer_name}({', '.join(params)}):"
     first, *rest = written.splitlines()
     return {"names": ", ".join(closed), "outer": outer_name, "fun": name, "line": site.line,
-            "reading": _reading(name, closed, kinds), "them": _them(closed, static),
+            "reading": _reading(name, closed, kinds), "them": _them(closed),
             "code": "\n".join([f"{first}    # once, at the top level (above `{head}`)",
                                *rest]),
             "call": replaced(text, [(call, f"{name}({', '.join(given)})")]),
@@ -117,7 +116,7 @@ def _reading(fun: str, closed: list, kinds: dict) -> str:
     return "; ".join(said)
 
 
-def _them(closed: list, static: list) -> str:
+def _them(closed: list) -> str:
     """`lr as a parameter`, `lr, b as parameters`, as the fix names them."""
     return f"{closed[0]} as a parameter" if len(closed) == 1 else \
         f"{', '.join(closed)} as parameters"
@@ -183,8 +182,8 @@ def _def_written_with(fun, more: list, static: list) -> str | None:
 
 def _factory_call(site, outer: str):
     """(the line at `site`, stripped; the call made there of the factory's result; the
-    factory's call; the line number of `name = outer(...)` just above, or None where the
-    factory is called on the line itself: `outer(...)(...)`), or None."""
+    factory's call; the line number of `name = outer(...)` just above and that name, or None
+    and None where the factory is called on the line itself: `outer(...)(...)`), or None."""
     read = _line_and_tree(site)
     if read is None:
         return None
@@ -208,7 +207,7 @@ def _factory_call(site, outer: str):
         if any(isinstance(a, ast.Starred) for a in call.args + factory.args) or \
                 any(k.arg is None for k in call.keywords + factory.keywords):
             return None
-        return text, call, factory, None if one_line else site.line - 1
+        return (text, call, factory) + ((None, None) if one_line else (site.line - 1, made))
     return None
 
 
