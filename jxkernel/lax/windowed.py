@@ -28,6 +28,7 @@ from ..core.ir import ClosedJaxpr, param_printers
 from ..core import sharding_types
 from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jvp_rules,
                               lowering_rules, numpy_rules, sharding_rules, transpose_rules)
+from ..core.source_info import user_stacklevel
 from ..core.staging import trace_to_jaxpr
 from ..core.symbolic import dilate_dim, index_or_symbolic, is_symbolic, stride_dim
 from ..core.interpreter_primitives import typed_constant
@@ -289,7 +290,8 @@ def _select_and_gather_add_packed_lowering(ctx, tangents, operand, *, select_pri
     else:
         warnings.warn("Using reduced precision for gradient of reduce-window min/max operator "
                       "to work around missing XLA support for pair-reductions. This is likely "
-                      "from a second or higher derivative of a max-pooling operation.")
+                      "from a second or higher derivative of a max-pooling operation.",
+                      stacklevel=user_stacklevel())
         half = nbits // 2
         word = wide = uint(nbits)
         exponent_bits = dtypes.finfo(dtype).nexp

@@ -27,6 +27,7 @@ from .. import lax
 from .. import numpy as jnp
 from ..core import dtypes as _core
 from ..core.dtypes import canonicalize_user_dtype
+from ..core.source_info import user_stacklevel
 from ..lax.dot import _ranges_like, _remaining
 from ..transforms.custom_derivatives import custom_vjp
 
@@ -108,7 +109,7 @@ def scaled_dot_general(lhs, rhs, dimension_numbers, preferred_element_type=np.fl
     `lax.dot_general` itself."""
     if implementation is not None:
         warnings.warn("Backend selector, now ignored. The system chooses the backend "
-                      "automatically.", DeprecationWarning)
+                      "automatically.", DeprecationWarning, stacklevel=user_stacklevel())
     if configs is None:
         return lax.dot_general(lhs, rhs, dimension_numbers,
                                preferred_element_type=preferred_element_type)

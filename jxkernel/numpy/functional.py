@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import lax
 from ..core.config import config
+from ..core.source_info import user_stacklevel
 from ..transforms.batching import vmap
 from . import reductions, util
 from .gufunc_signature import context as gufunc_context, parse_signature, record_core_sizes
@@ -144,7 +145,7 @@ def _check_rank_promotion(args, in_cores, signature):
                "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
         if config.jax_numpy_rank_promotion == "raise":
             raise ValueError(msg)
-        warnings.warn(msg)
+        warnings.warn(msg, stacklevel=user_stacklevel())
 
 
 # ------------------------------------------------------------------ select, piecewise

@@ -37,6 +37,7 @@ from ..core.avals import make, parts_of
 from ..core.config import config
 from ..core.errors import (ConcretizationTypeError, InconclusiveDimensionOperation,
                            NonConcreteBooleanIndexError, record_tracer)
+from ..core.source_info import user_stacklevel
 from ..core.symbolic import canonicalize_slice, definitely_equal, is_symbolic
 from ..core.trace import Tracer
 from ..core.interpreter_primitives import typed_constant
@@ -920,7 +921,8 @@ def _scatter_update(x, idx, y, scatter_op, indices_are_sorted=False, unique_indi
         warnings.warn("scatter inputs have incompatible types: cannot safely cast value "
                       f"from dtype={dtype_and_weak(y)[0]} to dtype={xa.dtype} with "
                       f"jax_numpy_dtype_promotion={config.jax_numpy_dtype_promotion}. In "
-                      "future JAX releases this will result in an error.", FutureWarning)
+                      "future JAX releases this will result in an error.", FutureWarning,
+                      stacklevel=user_stacklevel())
     x2, y = util.promote_dtypes(x, y)
     # the updates typed as the windows they go to (JAX's slice_sharding): split as the index
     # or x's sliced dimension is, or refused as JAX's broadcast refuses another split

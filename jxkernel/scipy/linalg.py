@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import lax
 from ..core import dtypes as _core_dtypes
+from ..core.source_info import user_stacklevel
 from .. import numpy as jnp
 from ..lax import linalg as lax_linalg
 from ..lax.loops import fori_loop
@@ -69,7 +70,7 @@ def _vector_or_matrix_rhs(name, a, b, extra_vector_args=0):
         warnings.warn(f"jax.scipy.linalg.{name}: batched 1D solves with b.ndim > 1 are "
                       f"deprecated, and in the future will be treated as a batched 2D solve. "
                       f"Use {name}(..., b[..., None]).squeeze(-1) to avoid this warning.",
-                      category=FutureWarning)
+                      category=FutureWarning, stacklevel=user_stacklevel())
         return f"(n,n){vec_in},(n)->(n)"
     return f"(n,n){mat_in},(n,k)->(n,k)"
 

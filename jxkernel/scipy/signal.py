@@ -20,6 +20,7 @@ from ..core import dtypes
 from .. import lax
 from .. import numpy as jnp
 from ..core.errors import ConcretizationTypeError
+from ..core.source_info import user_stacklevel
 from ..core.trace import Tracer
 from ..numpy import fft as jnp_fft
 from ..numpy import linalg
@@ -278,7 +279,7 @@ def _triage_segments(window, nperseg, input_length: int, dtype):
         n = input_length if nperseg is None else int(nperseg)
         if n > input_length:
             warnings.warn(f"nperseg={n} is greater than input_length={input_length}, "
-                          f"using nperseg={input_length}")
+                          f"using nperseg={input_length}", stacklevel=user_stacklevel())
             n = input_length
         return jnp.array(_named_window(window, n), dtype=dtype), n
     win = jnp.asarray(window, dtype=dtype)
@@ -518,7 +519,8 @@ def _sides(return_onesided: bool, x, y) -> str:
     if not return_onesided:
         return "twosided"
     if jnp.iscomplexobj(x) or jnp.iscomplexobj(y):
-        warnings.warn("Input data is complex, switching to return_onesided=False")
+        warnings.warn("Input data is complex, switching to return_onesided=False",
+                      stacklevel=user_stacklevel())
         return "twosided"
     return "onesided"
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...core.avals import abstract_token
 from ...core.config import config
+from ...core.source_info import user_stacklevel
 from ...core.staging import is_ref
 from ...core.ir import ClosedJaxpr, jaxpr_params
 from ...core.source_info import creation_frames
@@ -46,7 +47,8 @@ def check_captured_constants(closed: ClosedJaxpr) -> None:
     frames = config.read("jax_captured_constants_report_frames")
     if not frames:
         warnings.warn(message + "To obtain a report of where these constants were "
-                                "encountered, set JAX_CAPTURED_CONSTANTS_REPORT_FRAMES=-1.")
+                                "encountered, set JAX_CAPTURED_CONSTANTS_REPORT_FRAMES=-1.",
+                      stacklevel=user_stacklevel())
         return
     message += ("The subsequent report may be disabled by setting "
                 f"JAX_CAPTURED_CONSTANTS_REPORT_FRAMES=0.\n\nLargest "
@@ -63,7 +65,7 @@ def check_captured_constants(closed: ClosedJaxpr) -> None:
                 if eqn.source_info is not None else []
             text = "\n".join(str(f) for f in where) or "unknown"
             message += "    " + text.replace("\n", "\n    ") + "\n\n"
-    warnings.warn(message)
+    warnings.warn(message, stacklevel=user_stacklevel())
 
 
 def _readers(jaxpr, var):
