@@ -584,6 +584,13 @@ def _sized_results(jax):
         "nonzero_method": _said(lambda: jax.jit(lambda m: m.nonzero())(x > 0)),
         "nonzero_method_sized_value": [np.asarray(a).tolist() for a in jax.jit(
             lambda m: m.nonzero(size=m.size, fill_value=-1))(x > 0)],
+        # the padded indices read back: -1 reads the last element (x = [0., 1., 2.]: [1, 2,
+        # -1] sums 5., not the nonzero elements' 3.), masked as the card says: 3.
+        "nonzero_padded_read": float(jax.jit(lambda v: v[jnp.nonzero(
+            v, size=v.size, fill_value=-1)[0]].sum())(jnp.arange(3.0))),
+        "nonzero_padded_masked": float(jax.jit(lambda v: (lambda idx: jnp.where(
+            idx >= 0, v[idx], 0).sum())(jnp.nonzero(v, size=v.size, fill_value=-1)[0]))(
+                jnp.arange(3.0))),
     }
 
 

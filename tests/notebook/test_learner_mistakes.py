@@ -590,6 +590,25 @@ def test_a_result_sized_by_the_data_gets_size_given_in_place(shell, body, data, 
     assert got == JAX[value]
 
 
+def test_padded_indices_are_masked_where_they_index_as_the_card_says(shell):
+    """`idx = jnp.nonzero(x)[0]` under jit, then `x[idx].sum()`: the card pads idx with -1,
+    which as an index reads the last element (JAX 0.10.2: 5., where the nonzero elements sum
+    to 3.), so it says to mask the unused slots where idx indexes; so masked, JAX's 3."""
+    cell = ("def f(x):\n    idx = jnp.nonzero(x)[0]\n    return x[idx].sum()\n"
+            "_out = jax.jit(f)(jnp.arange(3.0))")
+    text, card = shown(shell, cell)
+    assert card["kind"] == "data-dependent-size", card
+    sized, masked = card["rewrite"].splitlines()[:2]
+    assert sized.split("    #")[0] == "idx = jnp.nonzero(x, size=x.size, fill_value=-1)[0]"
+    mask = masked.rpartition(": ")[2]
+    assert masked.startswith("# -1 as an index reads the last element") and \
+        mask == "jnp.where(idx >= 0, x[idx], 0)", masked
+    assert JAX["nonzero_padded_read"] == 5.0 and JAX["nonzero_padded_masked"] == 3.0
+    fixed = cell.replace("idx = jnp.nonzero(x)[0]", sized.split("    #")[0])
+    assert shell.run_cell(fixed.replace("x[idx].sum()", f"{mask}.sum()")).success
+    assert float(shell.user_ns["_out"]) == JAX["nonzero_padded_masked"]
+
+
 def test_float_of_a_value_grad_traces_is_refused_and_the_card_keeps_the_array(shell):
     """JAX refuses float() of a value grad traces (its value is known, but a Python number
     would have no derivative: grad of float(w) ** 2 would be 0); bool() and int() read it.

@@ -113,12 +113,30 @@ def _size_rewrite(where) -> str:
         extra = f"size={name}.size" + ("" if unique else ", fill_value=-1")
         new = old[:-1] + (", " if node.args or node.keywords else "") + extra + ")"
         said = (f"    # {name}.size slots: enough for every distinct value" if unique else
-                f"    # at most {name}.size indices; unused ones are -1")
+                f"    # at most {name}.size indices; unused ones are -1" +
+                _padded_indices(_assigned(tree), name))
         keep = (f"\n# or keep the shape: jnp.where({ast.get_source_segment(code, data)}, "
                 f"{name}, 0)" if node.func.attr == "where" else "")
         return code.replace(old, new, 1) + said + keep
     return ("idx = jnp.nonzero(mask, size=mask.size, fill_value=-1)    # at most mask.size "
-            "indices; unused ones are -1")
+            "indices; unused ones are -1" + _padded_indices("idx", "x"))
+
+
+def _padded_indices(idx: str | None, x: str) -> str:
+    """The padded indices' caveat: -1 as an index reads the last element (JAX, as NumPy,
+    counts a negative index from the end, and clamps one past it), so an index array padded
+    with it reads real values in its unused slots (`x[idx].sum()` of x = [0., 1., 2.] padded
+    to [1, 2, -1]: 5., not 3.); where it indexes, those slots are masked."""
+    idx = idx or "idx"
+    return (f"\n# -1 as an index reads the last element: where {idx} indexes an array, mask "
+            f"its unused slots: jnp.where({idx} >= 0, {x}[{idx}], 0)")
+
+
+def _assigned(tree) -> str | None:
+    """The name a one-statement line assigns (`idx = jnp.nonzero(x)[0]`: idx), or None."""
+    node = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+    return node.targets[0].id if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+        isinstance(node.targets[0], ast.Name) else None
 
 
 # `x[x > 0]`, `v[mask]`: the array and the mask of a boolean index on the user's line
