@@ -586,6 +586,10 @@ def _sized_results(jax):
             lambda m: m.nonzero(size=m.size, fill_value=-1))(x > 0)],
         # the padded indices read back: -1 reads the last element (x = [0., 1., 2.]: [1, 2,
         # -1] sums 5., not the nonzero elements' 3.), masked as the card says: 3.
+        # the count of distinct values the card writes beside unique's size= (its length is
+        # the slots', x.size): [0, 1, 0, 1, 0] has 2
+        "unique_count_traced": int(jax.jit(lambda v: (jnp.diff(jnp.sort(v.ravel())) != 0)
+                                           .sum() + 1)(x % 2)),
         "nonzero_padded_read": float(jax.jit(lambda v: v[jnp.nonzero(
             v, size=v.size, fill_value=-1)[0]].sum())(jnp.arange(3.0))),
         "nonzero_padded_masked": float(jax.jit(lambda v: (lambda idx: jnp.where(

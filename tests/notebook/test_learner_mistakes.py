@@ -588,6 +588,11 @@ def test_a_result_sized_by_the_data_gets_size_given_in_place(shell, body, data, 
     out = shell.user_ns["_out"]
     got = [a.tolist() for a in out] if isinstance(out, tuple) else out.tolist()
     assert got == JAX[value]
+    if "unique" in body:            # its length is the slots': the count, traced, beside it
+        count = card["rewrite"].splitlines()[1].rpartition(": ")[2]
+        assert "the unused ones repeat the smallest" in card["rewrite"].splitlines()[0]
+        assert shell.run_cell(f"_n = jax.jit(lambda {arg}: {count})({data})").success
+        assert int(shell.user_ns["_n"]) == JAX["unique_count_traced"] == 2
 
 
 def test_padded_indices_are_masked_where_they_index_as_the_card_says(shell):

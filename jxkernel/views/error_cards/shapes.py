@@ -112,7 +112,11 @@ def _size_rewrite(where) -> str:
         unique = node.func.attr.startswith("unique")
         extra = f"size={name}.size" + ("" if unique else ", fill_value=-1")
         new = old[:-1] + (", " if node.args or node.keywords else "") + extra + ")"
-        said = (f"    # {name}.size slots: enough for every distinct value" if unique else
+        # (unique's unused slots repeat the smallest value, JAX's fill_value: its length is
+        # the slots', not the count of distinct values, which a learner may have read off it)
+        said = (f"    # {name}.size slots: enough for every distinct value; the unused ones "
+                f"repeat the smallest\n# the count of distinct values, traced: "
+                f"(jnp.diff(jnp.sort({name}.ravel())) != 0).sum() + 1" if unique else
                 f"    # at most {name}.size indices; unused ones are -1" +
                 _padded_indices(_assigned(tree), name))
         keep = (f"\n# or keep the shape: jnp.where({ast.get_source_segment(code, data)}, "
