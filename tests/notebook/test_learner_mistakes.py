@@ -876,8 +876,11 @@ def test_cond_branches_of_two_types_get_a_card_whose_fixes_work_under_jax(shell)
     for other, (body, fact) in fixes.items():
         _, card = shown(shell, f"lax.cond(True, lambda v: v, lambda v: {other}, x)")
         assert card["origin"]["mismatch"] == "shapes"
-        line = card["rewrite"].splitlines()[0]
+        line, _, said = card["rewrite"].splitlines()[0].partition("    # ")
         assert line == f"lax.cond(True, lambda v: v, lambda v: {body}, x)", card["rewrite"]
+        # (what a pad adds is said to be the rewrite's, not the learner's)
+        assert (said == "false_fun's result padded with zeros: a value of yours to choose") \
+            == ("pad" in body), said
         assert shell.run_cell("_y = " + line).success
         assert [str(shell.user_ns["_y"].dtype), list(shell.user_ns["_y"].shape)] == \
             JAX[fact] == ["float32", [3, 2]], fact

@@ -75,6 +75,8 @@ def _branch_card(exc, where, called_from) -> ErrorCard:
         # a lambda of the line: the line back with its body so shaped (learner6)
         line = _lambda_branches_wrapped(where, {other: back[len("return "):].split("    #")[0]}) \
             if back.startswith("return ") and not path else None
+        if line and "jnp.pad(" in back:     # (what the pad adds is a value of the rewrite's)
+            line += f"    # {other}'s result padded with zeros: a value of yours to choose"
         rewrite = line or f"# in {other} ({other_fun}), return the shape {first} returns:\n" + \
             (_branch_back(exc, other_fun, lambda v: re.sub(
                 r"\bresult\b", v, back[len("return "):].split("    #")[0], count=1), back)
