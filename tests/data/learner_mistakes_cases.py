@@ -590,6 +590,13 @@ def _sized_results(jax):
         # the slots', x.size): [0, 1, 0, 1, 0] has 2
         "unique_count_traced": int(jax.jit(lambda v: (jnp.diff(jnp.sort(v.ravel())) != 0)
                                            .sum() + 1)(x % 2)),
+        # a traced slice's mean: masked whole, the zeros outside count (0.25); with where=
+        # over the slice alone, as the card writes it, the slice's own mean (0.5)
+        "traced_slice_mean_eager": float(jnp.arange(4.0)[:2].mean()),
+        "traced_slice_mean_masked": float(jax.jit(lambda v, n: jnp.where(
+            jnp.arange(v.shape[0]) < n, v, 0).mean())(jnp.arange(4.0), 2)),
+        "traced_slice_mean_where": float(jax.jit(lambda v, n: v.mean(
+            where=jnp.arange(v.shape[0]) < n))(jnp.arange(4.0), 2)),
         "nonzero_padded_read": float(jax.jit(lambda v: v[jnp.nonzero(
             v, size=v.size, fill_value=-1)[0]].sum())(jnp.arange(3.0))),
         "nonzero_padded_masked": float(jax.jit(lambda v: (lambda idx: jnp.where(

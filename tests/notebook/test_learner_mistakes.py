@@ -595,6 +595,21 @@ def test_a_result_sized_by_the_data_gets_size_given_in_place(shell, body, data, 
         assert int(shell.user_ns["_n"]) == JAX["unique_count_traced"] == 2
 
 
+def test_a_traced_slice_reduced_is_reduced_over_the_slice_alone(shell):
+    """`x[:n].mean()` under jit with n traced: masked whole (jnp.where(... < n, x, 0)), the
+    zeros outside the slice would count (JAX 0.10.2: 0.25, the slice's own mean 0.5); the
+    card writes `x.mean(where=...)`, which JAX runs to the slice's mean."""
+    cell = "def f(x, n):\n    return x[:n].mean()\n_out = jax.jit(f)(jnp.arange(4.0), 2)"
+    text, card = shown(shell, cell)
+    assert card["kind"] == "traced-slice", card
+    line = card["rewrite"].splitlines()[0].split("    #")[0]
+    assert line == "return x.mean(where=jnp.arange(x.shape[0]) < n)", card["rewrite"]
+    assert JAX["traced_slice_mean_masked"] == 0.25
+    assert JAX["traced_slice_mean_where"] == JAX["traced_slice_mean_eager"] == 0.5
+    assert shell.run_cell(cell.replace("return x[:n].mean()", line)).success
+    assert float(shell.user_ns["_out"]) == JAX["traced_slice_mean_where"]
+
+
 def test_padded_indices_are_masked_where_they_index_as_the_card_says(shell):
     """`idx = jnp.nonzero(x)[0]` under jit, then `x[idx].sum()`: the card pads idx with -1,
     which as an index reads the last element (JAX 0.10.2: 5., where the nonzero elements sum

@@ -258,8 +258,28 @@ def _slice_rewrite(where) -> str:
             text, note = _one_slice(ast.unparse(node.value), node.slice)
             segment = ast.get_source_segment(code, node)
             if text and segment:
-                return f"{code.replace(segment, text, 1)}    # {note}"
+                reduced = _reduced_slice(code, segment, text)
+                return reduced or f"{code.replace(segment, text, 1)}    # {note}"
     return "y = lax.dynamic_slice_in_dim(x, start, size)   # start traced, size a Python int"
+
+
+# reductions that take where= (jnp's): over the slice's elements alone, where the zeros a
+# masked slice holds outside it would count (a mean's divisor, a variance)
+_REDUCED = re.compile(r"\.(mean|sum|var|std)\(\)")
+
+
+def _reduced_slice(code: str, segment: str, masked: str) -> str | None:
+    """`x[:n].mean()` written as `x.mean(where=jnp.arange(x.shape[0]) < n)`: the masked
+    slice's zeros would count in the mean (x[:2].mean() of [0., 1., 2., 3.] is 0.5, the
+    masked whole's 0.25); None where the slice is not so reduced on the line."""
+    at = code.find(segment)
+    found = _REDUCED.match(code, at + len(segment))
+    where = re.fullmatch(r"jnp\.where\((.+), (.+), 0\)", masked)
+    if found is None or where is None:
+        return None
+    condition, array = where.groups()
+    line = code[:at] + f"{array}.{found.group(1)}(where={condition})" + code[found.end():]
+    return f"{line}    # over the slice's elements alone: one shape, traced"
 
 
 def _one_slice(array, s) -> tuple:
