@@ -148,6 +148,12 @@ _MASKED = re.compile(r"(?P<array>[A-Za-z_][\w.]*)\[(?P<mask>[^\[\]]*(?:[<>]=?|==
                      r"|(?=\w*mask)[A-Za-z_]\w*)\]")
 
 
+# reductions that take where= (jnp's): over the kept elements alone, where the zeros a
+# masked array holds elsewhere would count (a mean's divisor, a variance); not max or min,
+# whose where= needs an initial of the array's dtype (-inf cast to an int warns)
+_REDUCED = re.compile(r"\.(mean|sum|var|std)\(\)")
+
+
 def _mask_rewrite(where) -> str:
     """The user's line with its boolean index kept to one shape, or the pattern."""
     code = (where or {}).get("code") or ""
@@ -157,7 +163,7 @@ def _mask_rewrite(where) -> str:
     array, mask = found.group("array"), found.group("mask").strip()
     # the mean of the kept elements: mean's where= (jnp.where's zeros, counted, made it
     # another mean: x[x > 0].mean() of [-1, 0, 1, 2] is 1.5, the zeros' mean 0.75)
-    reduced = re.match(r"\.(mean|sum)\(\)", code[found.end():])
+    reduced = _REDUCED.match(code[found.end():])
     if reduced:
         line = (code[:found.start()] + f"{array}.{reduced.group(1)}(where={mask})" +
                 code[found.end() + reduced.end():])
@@ -261,11 +267,6 @@ def _slice_rewrite(where) -> str:
                 reduced = _reduced_slice(code, segment, text)
                 return reduced or f"{code.replace(segment, text, 1)}    # {note}"
     return "y = lax.dynamic_slice_in_dim(x, start, size)   # start traced, size a Python int"
-
-
-# reductions that take where= (jnp's): over the slice's elements alone, where the zeros a
-# masked slice holds outside it would count (a mean's divisor, a variance)
-_REDUCED = re.compile(r"\.(mean|sum|var|std)\(\)")
 
 
 def _reduced_slice(code: str, segment: str, masked: str) -> str | None:
