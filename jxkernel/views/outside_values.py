@@ -39,7 +39,7 @@ from ..core.staging import is_ref
 from ..core.trace import Tracer
 from ..xla.array import HOST_READS
 from .host_callbacks import run_at_each_call
-from .static_attributes import attribute_value, global_reads, static_reads
+from .static_attributes import attribute_value, global_loads, global_reads, static_reads
 
 _SMALL = 100_000         # elements of a NumPy array followed to compare its values later
 _COPIED = 1_000          # elements of an array kept as a copy; a larger NumPy array is kept as
@@ -74,7 +74,7 @@ def reads_from_outside(fun) -> tuple:
     at_call = run_at_each_call(fun).names
     found = [name for name in code.co_freevars if name not in at_call]
     scope = getattr(fun, "__globals__", {})
-    for name in _global_names(code):
+    for name in global_loads(code):
         if name in scope and name not in found and name not in at_call and \
                 _is_data(scope[name]):
             found.append(name)
@@ -96,7 +96,7 @@ def helpers_of(fun, limit: int = 16) -> tuple:
         code, here = todo.pop(0), []
         cells = dict(zip(code.__code__.co_freevars, code.__closure__ or ()))
         at_call = run_at_each_call(code).names        # handed to a callback: run at each call
-        for name in (*code.__code__.co_freevars, *_global_names(code.__code__)):
+        for name in (*code.__code__.co_freevars, *global_loads(code.__code__)):
             if name in at_call:
                 continue
             try:
@@ -110,15 +110,6 @@ def helpers_of(fun, limit: int = 16) -> tuple:
         out += here
         todo += here
     return tuple(out[:limit])
-
-
-def _global_names(code):
-    """The global names `code` and the code objects written inside it (a lambda, a def, a
-    comprehension) use."""
-    yield from code.co_names
-    for inner in code.co_consts:
-        if isinstance(inner, types.CodeType):
-            yield from _global_names(inner)
 
 
 def _is_data(value) -> bool:

@@ -22,6 +22,7 @@ a name "self.w").
 from __future__ import annotations
 
 import dis
+import functools
 import inspect
 import types
 
@@ -108,7 +109,7 @@ def global_reads(fun) -> list:
     if code is None or scope is None:
         return []
     out = []
-    for name in dict.fromkeys(_global_loads(code)):
+    for name in global_loads(code):
         obj = scope.get(name, _ABSENT)
         if _namespace_like(obj, scope):
             depth = 0 if isinstance(obj, type) else _DEPTH   # (a class's functions: unbound)
@@ -122,14 +123,20 @@ _LOCAL_LOADS = ("LOAD_FAST", "LOAD_DEREF")
 _NAMESPACES = ("types.SimpleNamespace", "argparse.Namespace")
 
 
-def _global_loads(code):
-    """The global names `code` and the code written inside it load."""
-    for ins in dis.get_instructions(code):
-        if ins.opname in _GLOBAL_LOADS:
-            yield ins.argval
+@functools.lru_cache(maxsize=4096)
+def global_loads(code) -> tuple:
+    """The global names `code` and the code written inside it (a lambda, a def, a
+    comprehension) load, in order, each once: read from its bytecode, since `co_names` holds
+    its attribute names too (`self.w` reads no global `w`).
+
+        >>> global_loads((lambda x: x.w + k).__code__)
+        ('k',)
+    """
+    names = [ins.argval for ins in dis.get_instructions(code) if ins.opname in _GLOBAL_LOADS]
     for inner in code.co_consts:
         if isinstance(inner, types.CodeType):
-            yield from _global_loads(inner)
+            names += global_loads(inner)
+    return tuple(dict.fromkeys(names))
 
 
 def _namespace_like(obj, scope) -> bool:

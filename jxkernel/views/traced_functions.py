@@ -27,6 +27,7 @@ from ..core.lru import LRU
 from ..core.source_info import innermost_function
 from ..tree_util import PyTreeDef, Static, equality_errors, keystr, stand_in_tree
 from .signature_changes.closed_over import _COMPARE_MAX, _Large
+from .static_attributes import global_loads
 
 
 def _user_contexts() -> tuple:
@@ -263,7 +264,7 @@ def _closure_names(fun) -> dict:
         except ValueError:                # a cell not yet filled
             pass
     found = getattr(fun, "__globals__", {})
-    for name in code.co_names:
+    for name in global_loads(code):
         if name in found:
             names.setdefault(id(found[name]), name)
     return names

@@ -19,7 +19,8 @@ from test_labextension_browser import (  # the same harness: server, page and co
     shot_view,
 )
 
-SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED, APPENDED, MOVED, JITTED, FIELD = range(12)
+(SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED, APPENDED, MOVED, JITTED, FIELD,
+ NAN) = range(13)
 NOTEBOOK = [
     "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp",
     "def f(x):\n    return jnp.sin(x) * 2.0\n\nf_jit = jax.jit(f)\n"
@@ -39,6 +40,9 @@ NOTEBOOK = [
     "    @partial(jax.jit, static_argnums=0)\n    def predict(self, x):\n"
     "        return x @ self.w\nm = Model(jnp.ones((3, 2)))\nm.predict(jnp.ones((1, 3)))\n"
     "m.w = jnp.zeros((3, 2))\nm.predict(jnp.ones((1, 3)))",
+    "def loss(w):\n    return jnp.sqrt(jnp.sum(w))\n@jax.jit\ndef step(w):\n"
+    "    l, g = jax.value_and_grad(loss)(w)\n    return w - 0.3 * g, l\nw = jnp.ones(2)\n"
+    "for i in range(12):\n    w, l = step(w)\nl",
 ]
 
 
@@ -46,7 +50,8 @@ NOTEBOOK = [
 server, console, page = notebook_fixtures(
     "notes.ipynb", NOTEBOOK, {AGAIN: "jx-note", MANY: "jx-note", STALE: "jx-note",
                               PRINTED: "jx-note", APPENDED: "jx-note",
-                              MOVED: "jx-note", JITTED: "jx-note", FIELD: "jx-note"},
+                              MOVED: "jx-note", JITTED: "jx-note", FIELD: "jx-note",
+                              NAN: "jx-note"},
     ready=lambda p: expect(cell(p, LOG).locator(".jp-OutputArea-output").first).to_be_visible())
 
 
@@ -95,8 +100,9 @@ def test_the_compiles_log_cuts_no_line(page, request):
     assert clipped == 0, f"{clipped} element(s) of the log cut their content"
     earlier = rows.locator("details.jx-log-earlier")
     # (the log is live: the cells after it add their first compiles, mul's, pr's, logged's,
-    # get's and predict's; get's index checks, the notebook's own program, are not logged)
-    expect(earlier.locator("summary")).to_have_text("29 earlier compilation(s)")
+    # get's, predict's and step's; get's index checks, the notebook's own program, are not
+    # logged)
+    expect(earlier.locator("summary")).to_have_text("30 earlier compilation(s)")
     expect(earlier.locator("td", has_text="first call").first).not_to_be_visible()
     # the user's functions first, in a table of their own; eager operations and jxkernel's own
     # functions folded after it, each a closed group (compile_report.group_of's rule)
@@ -204,3 +210,20 @@ def test_a_field_of_a_static_self_set_after_the_trace_is_noted_with_the_pytree(p
     expect(note.locator("pre")).to_contain_text(
         "jax.tree_util.register_pytree_node(Model, _flatten, _unflatten)")
     shot_view(field, request, "1-open")
+
+
+def test_a_loss_gone_nan_is_noted_with_the_operation_that_made_it(page, request):
+    """A jitted training step whose loss walks below 0 under sqrt: the loss printed NaN (as
+    in JAX), and a note in one line naming sqrt and its line, which opens on what makes
+    sqrt's NaN and jax_debug_nans (notebook/notes/nan_notes.py)."""
+    nan = cell(page, NAN)
+    expect(nan.locator(".jp-OutputArea-output").first).to_contain_text("nan")
+    note = nan.locator("details.jx-note")
+    expect(note).to_have_count(1)
+    expect(note.locator("summary")).to_contain_text(re.compile(
+        r"⚠ loss's value is NaN: first made by sqrt at In\[\d+\]:2 \(loss at In\[\d+\]:5, "
+        r"inside step \(jitted\), called at In\[\d+\]:9\)"))
+    note.locator("summary").click()
+    expect(note.locator("pre")).to_contain_text("sqrt gives NaN of a negative number")
+    expect(note.locator("pre")).to_contain_text("jax.config.update('jax_debug_nans', True)")
+    shot_view(nan, request, "1-open")

@@ -130,13 +130,13 @@ def test_a_value_gone_nan_is_told_with_the_operation_jax_debug_nans_names(shell,
     (note,) = ran.shown(f"⚠ {fname}'s value is NaN")
     title, *body = note.splitlines()
     context = VALUE_CONTEXT[name].replace("S", str(defined)).replace("P", str(ran.count))
-    assert re.fullmatch(rf"⚠ {fname}'s value is NaN, though its inputs hold none \(at "
-                        rf"{context}\): first made by {prim} at In\[{defined}\]:{line}",
-                        title), title
+    assert re.fullmatch(rf"⚠ {fname}'s value is NaN: first made by {prim} at "
+                        rf"In\[{defined}\]:{line} \({fname} at {context}\)", title), title
     theirs = THEIRS[name]
     assert np.isnan(theirs["out"]) and np.isnan(float(shell.user_ns["out"]))
     assert theirs["debug_nans"] == f"invalid value (nan) encountered in {prim}"
     text = " ".join(body)
+    assert text.startswith(f"{fname}'s inputs hold no NaN. "), text
     assert ("Its gradient holds NaN too" in text) == gradient_nan, text
     assert "jax.config.update('jax_debug_nans', True) raises at that operation" in text
     assert ran_ok(shell, program).shown("⚠") == []          # told once, at its line

@@ -33,6 +33,32 @@ def test_only_data_is_followed_not_modules_functions_or_classes():
     assert reads_from_outside(f) == ("k_global", "w_global")
 
 
+class _Layer:
+    def __init__(self, k):
+        self.k_global = k
+
+
+def test_an_attribute_named_as_a_global_is_no_read_of_the_global():
+    """`layer.k_global` and `x.w_global` read attributes, not the globals of those names
+    (co_names holds both; the bytecode's global loads tell them apart): rebinding the global
+    is no change of what the trace read. A jitted method reading `self.w` was told "predict
+    read w ... w is [nan, nan] now" after a cell rebound a global w."""
+    global k_global
+    layer = _Layer(3.0)
+
+    def f(x):
+        return x * layer.k_global + np.sum(x.w_global)
+    assert reads_from_outside(f) == ("layer",)        # (the closure variable alone)
+    stale_reads()
+    g = jxkernel.jit(lambda x: x * layer.k_global)
+    g(1.0)
+    k_global = 7.0
+    try:
+        assert [s for s in stale_reads() if s.name == "k_global"] == []
+    finally:
+        k_global = 2.0
+
+
 def _predict(x):
     return x * k_global + _bias(x)
 

@@ -211,9 +211,10 @@ def _value_note(d, asked, found, whole: bool = False) -> Note:
     """The note of a gradient whose function's value holds NaN though its inputs hold none:
     where the first NaN was made (`found`, a stepper's NanFound; None: not stepped)."""
     name = _function_name(d.vg)
-    head = f"⚠ {name}'s value is NaN, though its inputs hold none (at " \
-        f"{source_label(Site(*asked))}{_context(d)})"
-    how = _how_found(d, name, whole)
+    # (where it was made first, where it was asked after: a title cut short by the page's
+    # width keeps the line to look at)
+    asked_at = f"{name} at {source_label(Site(*asked))}{_context(d)}"
+    how = f"{name}'s inputs hold no NaN. " + _how_found(d, name, whole)
     after = ("Its gradient holds NaN too, and a step taken with it makes the parameters NaN, "
              "so every value after is NaN (a training loop's loss stays NaN). "
              if _holds(np.isnan, d.g) else "")
@@ -223,14 +224,15 @@ def _value_note(d, asked, found, whole: bool = False) -> Note:
              "the input off that point (an epsilon). jax.config.update('jax_debug_nans', "
              "True) raises at that operation, with its values.")
     if found is None:
-        return Note(head, body=how + after + guard.replace("the input has that value there",
-                                                           "a value is NaN") +
+        return Note(f"⚠ {name}'s value is NaN, though its inputs hold none ({asked_at})",
+                    body=how + after + guard.replace("the input has that value there",
+                                                     "a value is NaN") +
                     " jxkernel.views.stepper.step(f, x).first_nan() finds the equation.",
                     kind="info", details=True)
     at = source_label(Site(found.info.file, found.info.line))
     prim = found.primitive
     of = _NAN_OF.get(prim)
-    return Note(f"{head}: first made by {prim} at {at}",
+    return Note(f"⚠ {name}'s value is NaN: first made by {prim} at {at} ({asked_at})",
                 body=how + f"The first NaN is {prim}'s, at {at}" +
                 (f" ({prim} gives NaN of {of}). " if of else ". ") + after + guard,
                 kind="info", details=True)
