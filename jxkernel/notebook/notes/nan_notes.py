@@ -1,13 +1,14 @@
-"""The note under a cell whose line computed a gradient holding NaN where the function's
-value is finite, or whose function's value is NaN though its inputs hold none (a loss gone
-NaN: the operation that first made it, found by stepping, below). `jnp.where(x > 0,
-jnp.sqrt(x), 0.)` at 0 is 0., and its gradient NaN, in JAX as here, and JAX says nothing:
-the branch where does not take still gets a cotangent, zero, and zero times sqrt's infinite
-derivative at 0 is NaN (JAX's FAQ, "gradients contain NaN where using where"). The note names the line that first made the NaN, found by stepping the
-gradient's program (views/stepper.py), and where that line is such a where, writes it with a
-second where inside the branch. A gradient taken under an eager vmap is told with the examples
-whose gradient holds NaN; one taken inside a jitted function, where that function's result
-holds NaN, with the function (gradient_calls.py finds the values it took inside).
+"""The note under a cell whose line computed a gradient holding NaN where the function's value is
+finite, or whose function's value is NaN though its inputs hold none (a loss gone NaN: the
+operation that first made it, found by stepping, below). `jnp.where(x > 0, jnp.sqrt(x), 0.)` at
+0 is 0., and its gradient NaN, in JAX as here, and JAX says nothing: the branch where does not
+take still gets a cotangent, zero, and zero times sqrt's infinite derivative at 0 is NaN (JAX's
+FAQ, "gradients contain NaN where using where"). The note names the line that first made the
+NaN, found by stepping the gradient's program (views/stepper.py), and where that line is such a
+where, writes it with a second where inside the branch. A gradient taken under an eager vmap is
+told with the examples whose gradient holds NaN; one taken inside a jitted function, where that
+function's result holds NaN, with the function (gradient_calls.py finds the values it took
+inside).
 
     def f(x):
         return jnp.where(x > 0, jnp.sqrt(x), 0.)
