@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import types
 
+from ..static_attributes import global_loads
 from .card import ErrorCard
 from .reading import _learners_frames, traceback_frames
 from .rewrites import _parse_line
@@ -22,8 +23,9 @@ def _is_closed_modules(e) -> bool:
 
 
 def _names_read(code) -> set:
-    """The global and closure names `code` and the functions defined in it read."""
-    names = set(code.co_names) | set(code.co_freevars)
+    """The closure names `code` and the functions defined in it read (their globals:
+    static_attributes.global_loads)."""
+    names = set(code.co_freevars)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             names |= _names_read(const)
@@ -35,8 +37,9 @@ def _flax_objects(frame) -> list:
     outside (its globals or closure), not given as arguments."""
     code = frame.f_code
     outside = {**frame.f_globals, **{n: frame.f_locals.get(n) for n in code.co_freevars}}
-    order = list(dict.fromkeys(code.co_names + code.co_freevars)) + \
-        sorted(_names_read(code) - set(code.co_names) - set(code.co_freevars))
+    # (the bytecode's global loads: co_names holds attribute names too, `trainer.model`)
+    order = list(dict.fromkeys(global_loads(code) + code.co_freevars)) + \
+        sorted(_names_read(code) - set(code.co_freevars))
     return [n for n in order if n in outside and _is_flax_object(outside[n])]
 
 
