@@ -158,10 +158,9 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: tuple = (),
         seen = []
     # a promotion that still leaves a carry other than the body returns (weak f32 promoted
     # to f32 where the body returns i32): the loop raises next, as JAX's does
-    returned = {name: out.str_short(True) for (name, a), out in zip(named, promoted)
-                if out.dtype != a.dtype} if promoted else {}
-    changes, old = _body_changes(fun, user, api, what, new, seen, promoted and
-                                 (returned or True))
+    unmatched = {name: out.str_short(True) for (name, a), out in zip(named, promoted)
+                 if out.dtype != a.dtype}
+    changes, old = _body_changes(fun, user, api, what, new, seen, bool(promoted), unmatched)
     if seen and not changes:
         reason = ("traced again: its earlier trace for these inputs closed over values of an "
                   "enclosing trace, so it was not kept")
@@ -206,7 +205,7 @@ def body_traced(fun, in_tree, in_avals, what: str, source, promoted: tuple = (),
                           None if closed is None else closed.consts, reads)
 
 
-def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:
+def _body_changes(fun, user, api, what, new, seen, promoted=False, unmatched=None) -> tuple:
     """(changes, the closest earlier Signature or None): what differs from the closest
     earlier trace of `fun` (JAX's order), or for a function never traced: a trace of it for
     jit (JAX's "Debug info doesn't match"), or another function object of the same code
@@ -224,7 +223,8 @@ def _body_changes(fun, user, api, what, new, seen, promoted=False) -> tuple:
         if severity == 4:
             return (), old
         kinds = {0: ("config",), 1: ("structure",), 3: ("shape", "dtype", "weak_type")}
-        found = tuple(_body_fixed(c, user, api, promoted) for c in explain_changes(old, new)
+        found = tuple(_body_fixed(c, user, api, promoted, unmatched)
+                      for c in explain_changes(old, new)
                       if c.kind in kinds[severity])
         if not found and severity == 1:
             found = (Change("(inputs)", "structure", str(old.treedef), str(new.treedef),
@@ -251,21 +251,24 @@ def _fname(user) -> str:
     return getattr(user, "__name__", type(user).__name__)
 
 
-def _body_fixed(change: Change, user, api, promoted: bool = False) -> Change:
+def _body_fixed(change: Change, user, api, promoted: bool = False,
+                unmatched: dict | None = None) -> Change:
     """`change` with a body's fix: the types a body sees come from what is passed to the
     loop or cond, so the fix is there (a jit's pad-the-argument code would not apply). A
     promoted carry's fix starts the loop from the type the body returns: casting it back
-    to the start's dtype would make the carry's types differ, which JAX refuses."""
+    to the start's dtype would make the carry's types differ, which JAX refuses. `unmatched`:
+    the carry paths whose promoted type the body still does not return ("c": "i32[]"), told
+    as the error to come, with no code."""
     if change.kind == "config":
         return change
     given = _body_input(user, api, change.path)
-    unmatched = promoted.get(change.path) if isinstance(promoted, dict) else None
+    returned = (unmatched or {}).get(change.path)
     promoted = promoted and change.kind in ("dtype", "weak_type")
-    if promoted and unmatched is not None:
+    if promoted and returned is not None:
         return Change(change.path, change.kind, change.old, change.new,
                       _PROMOTED_UNMATCHED_FIX.format(
                           path=change.path, old=change.old, new=change.new, api=api,
-                          fun=_fname(user), returned=unmatched), "")
+                          fun=_fname(user), returned=returned), "")
     fill = dict(fun=_fname(user), api=api, path=change.path, old=change.old,
                 new=change.new, given=given,
                 dtype=(change.new if promoted else change.old).split("[")[0])

@@ -92,9 +92,9 @@ class GradientCalls(collections.deque):
     """The record transforms/ad/reverse.py appends to (`grad_calls`): the cell's last calls
     that gave gradients, and the first found making NaN of its own (a gradient NaN where the
     value is finite, or a value NaN; the inputs holding none), looked at as it is recorded
-    where it is small. A loop's steps after that one (a
-    training loop's, its parameters NaN from then on) hold NaN in their inputs, and are not
-    told: the first is the one to step."""
+    where it is small. A loop's steps after that one (a training loop's, its parameters NaN
+    from then on) hold NaN in their inputs, and are not told: the first is the one to
+    step."""
 
     def __init__(self):
         super().__init__(maxlen=4)
