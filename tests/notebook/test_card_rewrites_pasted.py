@@ -80,6 +80,61 @@ def test_the_cards_code_pasted_runs_as_jaxs(name, tmp_path):
         assert got == recorded["pasted"]["value"]
 
 
+# the pasted fixes whose values differ from the program's own run without jit (what it
+# meant, where jit's refusal is all that failed), each saying so in its words
+_CHANGES_VALUES = {
+    "traced_slice": "the shape of x: 0 outside the slice",
+    "scan_carry_lost_its_axis": "the results change",
+    "cond_branch_named_shape": "return the shape true_fun returns",
+    "elif_of_a_none_default": "given as 0 now counts as given",
+    "if_not_of_a_none_default": "given as 0 now counts as given",
+    "fori_carry_cast_back": "cut back each step",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_cards_code_pasted_computes_what_the_program_meant(name, tmp_path):
+    """Where the program runs with jit off (`jax.disable_jit()`: what it computes where only
+    jit's refusal failed), the card's code pasted gives that `_r`, but where the card says its
+    code changes it (the padded slice, the carry kept at its shape, a given 0 counted as
+    given, ...). The size= and slice cards once changed a mean or a sum silently."""
+    program = CASES[name][0]
+    try:
+        with jxkernel.disable_jit():
+            meant = _run(program, str(tmp_path / f"{name}.py"))["_r"]
+    except Exception:               # (it fails without jit too: nothing it meant to compare)
+        return
+    finally:
+        jxkernel.config.update("jax_debug_key_reuse", False)
+    meant = json.loads(json.dumps(jxkernel.tree_util.tree_map(
+        lambda a: np.asarray(a).tolist(), meant)))
+    same = name in RANDOM or _close(meant, JAX["cases"][name]["pasted"]["value"])
+    if name in _CHANGES_VALUES:
+        with pytest.raises(Exception) as raised:
+            _run(program, str(tmp_path / f"{name}_jitted.py"))
+        card = error_cards.card_for(raised.value)
+        assert not same and _CHANGES_VALUES[name] in card.rewrite + card.fix, card.rewrite
+    else:
+        assert same, (meant, fixed)
+
+
+def _close(a, b) -> bool:
+    """The same structure and values (JSON's lists, numbers and strings): floats within 4
+    ulps of float32 (computed op by op with jit off, and compiled: not bit for bit), the rest
+    exactly."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+            return False
+        try:
+            assert_allclose_ulp(np.float32(a), np.float32(b), 4)
+        except AssertionError:
+            return False
+        return True
+    return a == b
+
+
 @pytest.mark.parametrize("name", sorted(PATTERNS))
 def test_a_card_without_code_it_can_stand_behind_gives_its_pattern_as_comments(name, tmp_path):
     """A template naming what the learner's code has not (`result, value = jax.jit(f)(x)`,

@@ -179,8 +179,9 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
         rewrite = _carry_shape_rewrite(body, leaf, came, went, loop, ys, whole or "carry",
                                        carry_back)
         if "cannot grow" not in rewrite:     # (a growing carry outgrows any start shape)
-            rewrite += (f"\n# or start it with the shape {body} returns: "
-                        f"jnp.zeros({_shape_of(went)}, jnp.{went.split('[')[0]})")
+            rewrite += (f"\n# or start it with the shape {body} returns (the start's value "
+                        f"yours to choose): jnp.zeros({_shape_of(went)}, "
+                        f"jnp.{went.split('[')[0]})")
     else:
         rewrite = _structure_back(exc, body, loop, leaf, came, went)
     return ErrorCard(
@@ -238,6 +239,10 @@ def _carry_shape_rewrite(body, leaf, came, went, loop, ys, carry, back=None) -> 
     dims_in, dims_out = _dims(came), _dims(went)
     head = f"# in {body}, keep {leaf} at shape {_shape_of(came)}, as it came in:\n"
     if len(dims_out) < len(dims_in):
+        # (every element then holds the value it lost its axes to: what the loop computes
+        # changes, as starting it at the new shape changes its start; the learner chooses)
+        head = (f"# in {body}, keep {leaf} at shape {_shape_of(came)}, as it came in (each "
+                f"element then the value it computes: the results change):\n")
         shape = _shape_of(came)
         made = back(lambda n: f"jnp.broadcast_to({ast.unparse(n)}, {shape})") if back else None
         return head + (made or _pattern(f"return jnp.broadcast_to(new_carry, {shape}){ys}"))

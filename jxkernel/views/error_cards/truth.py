@@ -132,7 +132,10 @@ def _none_test(node, where) -> str:
     if not isinstance(name, ast.Name) or not _defaults_to_none(where, node, name.id):
         return ""
     compared = f"{name.id} is None" if negated else f"{name.id} is not None"
-    said = f"    # whether {name.id} was given (its default is None): known while tracing"
+    # (a given 0 or empty value now counts as given: plain Python's truth test took it for
+    # not given, `if not scale: scale = 1.0` of scale=0.0 scaled by 1.0; with `is None`, 0.0)
+    said = (f"    # whether {name.id} was given (its default is None): known while tracing; "
+            f"a {name.id} given as 0 now counts as given")
     if isinstance(node, ast.IfExp):
         stmt = getattr(node, "_statement", None)
         whole, part = (ast.unparse(stmt), ast.unparse(node)) if stmt is not None else ("", "")
