@@ -112,6 +112,18 @@ CASES = {
                        "a = jax.random.normal(subkey, (3,))\n"
                        "key, subkey = jax.random.split(key)\n"
                        "b = jax.random.normal(subkey, (3,))"], None),
+    # a function drawing in a loop of its own with the key it was given, called once: its
+    # passes draw alike (no call given one key each time), and the note's advice, the key
+    # split at each pass before the draw, as it writes it
+    **_both("loop_in_a_function", ["key = KEY(0)\ndef init(key, n):\n    ws = []\n"
+                                   "    for i in range(n):\n"
+                                   "        ws.append(jax.random.normal(key, (3,)))\n"
+                                   "    return ws\na, b = init(key, 2)"], ((0, 5), (0, 5))),
+    **_both("loop_in_a_function_advice", ["key = KEY(0)\ndef init(key, n):\n    ws = []\n"
+                                          "    for i in range(n):\n"
+                                          "        key, subkey = jax.random.split(key)\n"
+                                          "        ws.append(jax.random.normal(subkey, (3,)))\n"
+                                          "    return ws\na, b = init(key, 2)"], None),
     # not reuses
     **_both("split_both_halves", ["key = KEY(0)\nk1, k2 = jax.random.split(key)\n"
                                   "a = jax.random.normal(k1, (3,))\n"

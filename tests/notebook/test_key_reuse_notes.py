@@ -174,6 +174,20 @@ def _draws_two_different_arrays(shell, fixed, ran_under_jax=None):
 
 
 @pytest.mark.parametrize("kind", ["typed", "raw"])
+def test_a_loop_inside_a_function_is_told_as_its_loop_and_split_at_each_pass(shell, kind):
+    """init(key, 2) drawing with its key at each pass of its own loop, called once: not "a
+    key of its own for each call" (it was called once; JAX 0.10.2's two arrays are the same
+    all the same), but the key split at each pass before the draw, the note's two lines in
+    place of the draw's, which JAX ran to two different arrays."""
+    note, lines, code = _advice_of(shell, f"{kind}_loop_in_a_function")
+    assert "init drew at this line again with the same key, in its loop at line 4 (`for i in " \
+        "range(n):`)" in note and "ran this line again" not in note, note
+    assert THEIRS[f"{kind}_loop_in_a_function"]["same"] is True
+    _draws_two_different_arrays(shell, "\n".join(lines[:4] + code + lines[5:]),
+                                f"{kind}_loop_in_a_function_advice")
+
+
+@pytest.mark.parametrize("kind", ["typed", "raw"])
 def test_the_advice_written_into_the_program_draws_two_different_arrays(shell, kind):
     _, lines, code = _advice_of(shell, f"{kind}_twice")
     _draws_two_different_arrays(shell, "\n".join(lines[:1] + code), f"{kind}_advice")

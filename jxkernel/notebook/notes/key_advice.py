@@ -13,7 +13,7 @@ import linecache
 import re
 
 from ...core.source_info import positions
-from ...views.source_edits import after, replaced, segment
+from ...views.source_edits import after, parse_file, replaced, segment
 from ..display import source_label
 
 
@@ -24,7 +24,8 @@ def advice(first_name, first_site, name, site, same_line) -> str:
     function's line run again with the same key: a key of its own for each call."""
     if same_line and first_site.code is site.code and first_site.lasti == site.lasti and \
             _drew_with_a_parameter(site):
-        return again_advice(first_site)
+        loop = _loop_around(site)
+        return again_advice(first_site) if loop is None else loop_advice(site, *loop)
     if first_name == "split" and first_site.callee == "split":
         return split_again_advice(first_site, site)
     if first_site.function != "<module>" and first_site.code is site.code and not same_line:
@@ -55,6 +56,57 @@ def again_advice(site) -> str:
             f"call, so each call draws the same numbers. Give each call a key of its own, "
             f"split where the calls are made (keys = jax.random.split(key, n): one per call, "
             f"keys[i] to the i-th); splitting more inside {name} would not help.")
+
+
+def loop_advice(site, loop_line: int, head: str) -> str:
+    """A function's line inside a loop of its own, run again with the same key: one call's
+    passes may have drawn alike (`for m, n in ...: W = normal(key, (m, n))` in `def
+    init(key, sizes)`, called once), which no key of its own per call would fix: the key
+    split at each pass, before the draw, the line rewritten where it can be (JAX 0.10.2
+    draws a different array at each pass then: key_reuse_note_cases' loop_in_a_function)."""
+    name = getattr(site.code, "co_qualname", None) or site.function
+    said = (f"{name} drew at this line again with the same key, in its loop at line "
+            f"{loop_line} (`{head}`): each pass draws the same numbers (and each call of "
+            f"{name} with that key too). Split the key at each pass, before the draw, and "
+            f"draw with the subkey")
+    text = linecache.getline(site.file, site.line)
+    fixed = split_fix(text.strip(), site.callee)
+    if fixed is None:
+        return said + " (key, subkey = jax.random.split(key))."
+    indent = text[:len(text) - len(text.lstrip())]
+    split, drawn = fixed[1]
+    return (said + f":\n  {indent}{split}\n  {indent}{drawn}    # at "
+            f"{source_label(site)}")
+
+
+def _loop_around(site):
+    """(the line, the head's text) of the innermost `for` or `while` of the function around
+    `site`'s line (the function's own, not a def inside it), or None."""
+    tree = parse_file(site.file)
+    if tree is None:
+        return None
+    around = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and n.name == site.function and n.lineno <= site.line <= n.end_lineno]
+    if len(around) != 1:
+        return None
+    loops = [n for n in _own_nodes(around[0]) if isinstance(n, (ast.For, ast.While)) and
+             n.body[0].lineno <= site.line <= n.end_lineno]
+    if not loops:
+        return None
+    loop = max(loops, key=lambda n: n.lineno)
+    head = linecache.getline(site.file, loop.lineno).strip()
+    return loop.lineno, head.rstrip(":").strip() + ":"
+
+
+def _own_nodes(function):
+    """The nodes of `function`'s body, not those of a def or lambda written inside it."""
+    todo = list(function.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                 ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
 
 
 def _drew_with_a_parameter(site) -> bool:
