@@ -1124,15 +1124,17 @@ def log_export_lowering(miss: Miss, phases) -> None:
                                   EXPORT_LOWERING, phases, "", miss=False))
 
 
-def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False) -> tuple:
+def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False,
+                                inside: str | None = None) -> tuple:
     """(reason, changes, signature, JAX's lines for a different input pytree) of a jitted
     function traced anew under grad, vmap or
     linearize (a miss of JAX's tracing cache, which JAX logs as one), against what it compiled
     and, in `seen`, what it was traced for under a transformation before (the new signature
-    joins `seen`); `under_vmap`: its inputs are rows vmap gives it (the fix is on vmap's)."""
+    joins `seen`); `under_vmap`: its inputs are rows vmap gives it (the fix is on vmap's);
+    `inside`: the traced function it is traced into ("scan(body)"), None at top level."""
     if _explainer is not None:
         try:
-            return _explainer.traced_under_transformation(miss, seen, under_vmap)
+            return _explainer.traced_under_transformation(miss, seen, under_vmap, inside)
         except Exception as e:
             _explainer_failed("explaining a retrace", e)
     return "first call" if not seen else "a new signature", (), _plain_signature(miss), ()

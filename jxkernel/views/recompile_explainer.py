@@ -68,7 +68,7 @@ from .signature_changes.structure import none_made_neutral
 from .signature_changes.at_the_calls import (at_the_calls, bound_where_called,
                                                made_anew_at_the_call)
 from .signature_changes.at_the_calls import calls_it_by_name
-from .signature_changes.input_types import grown_step_by_step
+from .signature_changes.input_types import grown_step_by_step, slices_in_a_loop
 from .signature_changes.vmap_rows import rows_under_vmap
 from .signature_changes.nearest import nearest
 from .argument_uses import field_uses, jit_decorated_def, jitted_lambda_line, uses
@@ -510,12 +510,15 @@ def _remember(miss: Miss, new) -> None:
                                   dataclasses.replace(new, consts=None), _cell_of(jitted._fun)))
 
 
-def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False) -> tuple:
+def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False,
+                                inside: str | None = None) -> tuple:
     """(reason, changes, signature as written, JAX's tree lines) of `miss`, a jitted function
     traced anew under
     a transformation, against its compiles' signatures and `seen`, its earlier traces under
     transformations (JAX's tracing cache holds both); the new signature joins `seen`, not the
-    compiles'. `under_vmap`: a shape change is of the rows vmap gives it (rows_under_vmap)."""
+    compiles'. `under_vmap`: a shape change is of the rows vmap gives it (rows_under_vmap);
+    `inside`: the traced function it is traced into, a loop's body's slices told as such
+    (slices_in_a_loop)."""
     named, static_named, closest, reason, changes, new = _explain(dataclasses.replace(
         miss, history=list(miss.history) + seen))
     if reason == "first call" and any(c.kind == "fresh_jit" for c in changes):
@@ -529,6 +532,8 @@ def traced_under_transformation(miss: Miss, seen: list, under_vmap: bool = False
             changes = tuple(c for c in changes if c.kind != "fresh_jit")
     if under_vmap:
         changes = rows_under_vmap(changes, miss.jitted)
+    elif inside is not None:
+        changes = slices_in_a_loop(changes, inside, miss.jitted._name)
     seen.append(dataclasses.replace(new, consts=None))
     del seen[:-_PER_FUNCTION]
     return reason, changes, _named_signature(named, static_named), \

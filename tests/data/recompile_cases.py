@@ -691,6 +691,15 @@ SCENARIOS = {
         "init_val = 0\n"
         "init_val = jnp.asarray(init_val, jnp.float32)\n"
         "jax.lax.fori_loop(0, 3, body, init_val)\n"),
+    # a jitted step called by a scan's body with batches of 25 rows, after a call with 32: one
+    # trace for the scan's program (each step's slice the same), not a last, partial batch
+    "jit_in_a_scan_body_with_slices": (
+        "a jitted step called in a scan over batches of 25, after a call with 32 rows",
+        "@jax.jit\n"
+        "def step(w, x):\n"
+        "    return w - 0.1 * x.sum()\n"
+        "w = step(jnp.float32(0.0), jnp.ones((32, 3)))\n"
+        "w, _ = jax.lax.scan(lambda w, x: (step(w, x), None), w, jnp.ones((4, 25, 3)))\n"),
     # the other way: a weak float start whose body returns int32 is promoted to f32 (the type
     # both can take), traced again, and still differs: JAX raises the carry's TypeError
     "fori_loop_float_start_int_body": (

@@ -1581,6 +1581,22 @@ def test_a_promoted_loop_start_is_told_as_the_loops_own_retrace(name):
         assert REFERENCE["fori_loop_int_start_cast_back"]["error"] == "TypeError"
 
 
+def test_a_jit_traced_in_a_scans_body_with_its_slices_is_no_partial_batch():
+    """step called with 32 rows, then by a scan's body with batches of 25: JAX 0.10.2 traces
+    it once more (x f32[32,3] -> f32[25,3], recorded), for the scan's program; the same slice
+    at every step, so no partial batch to pad (the note said to pad to 32 and mask)."""
+    recorded = REFERENCE["jit_in_a_scan_body_with_slices"]
+    assert [m["kind"] for m in recorded["misses"] if m["function"] == "step"] == \
+        ["never seen function", "types"]
+    _, events = jx_events("jit_in_a_scan_body_with_slices")
+    (last,) = [e for e in events if e.function == "step" and e.changes]
+    assert last.inlined_into is not None and last.inlined_into.startswith("scan(")
+    for change in last.changes:
+        assert "at every step of scan(" in change.fix and "partial batch" not in change.fix, \
+            change.fix
+        assert change.snippet == ""
+
+
 def test_a_promoted_start_the_body_still_differs_from_is_not_told_to_start_there():
     """A loop from 1.5 whose body returns int32: JAX promotes the start to f32 (the type both
     can take), traces the body again and raises that the carry's types differ (recorded). The

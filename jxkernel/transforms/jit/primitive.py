@@ -294,9 +294,9 @@ def traced_under(jitted, jaxpr, closed, miss, stage_trace_s=None, leaves=None) -
             _origins[jaxpr] = _Origin(jitted, event.reason, event.changes, False, site,
                                       event.jax_lines, event, event.signature)
             return
-    reason, changes, signature, jax_lines = compile_record.traced_under_transformation(
-        found, _seen_under.setdefault(jitted, []), _under_vmap(leaves))
     inside = _staged_into()
+    reason, changes, signature, jax_lines = compile_record.traced_under_transformation(
+        found, _seen_under.setdefault(jitted, []), _under_vmap(leaves), inside)
     # the line that traced it, as JAX names it (no further out than the trace it is part
     # of: "" for make_jaxpr's trace of the jit): JAX logs the miss there, though a later
     # call compiles it

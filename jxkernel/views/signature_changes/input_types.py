@@ -437,6 +437,30 @@ _PARTIAL_BATCH_FIX = (
     "n = {path}.shape[0]\n"
     "{path} = jnp.pad({path}, [(0, {size} - n)] + [(0, 0)] * ({path}.ndim - 1))\n"
     "mask = jnp.arange({size}) < n    # pass it in: weigh each row by it")
+# a loop's body calling a jitted function with one slice of what the loop runs over
+# (`lax.scan` over batches of 25, after calls with 32 rows): fewer rows, but the same at every
+# step, so the function is traced once for the loop's program (JAX 0.10.2 logs one miss there
+# too); no partial batch to pad
+_LOOP_SLICE_FIX = (
+    "{path} is {new} at every step of {inside}: a slice of what the loop runs over, the same "
+    "at each step, so {fun} is traced once for that loop's program (not at each step), as "
+    "JAX traces it. Nothing to fix, unless the loop is given other shapes each time it runs.",
+    "")
+# how a loop's body names its trace (lax/_cf_bodies' _JAX_TRACED_FOR, and fori_loop's)
+_LOOPS = frozenset({"scan", "while_body", "while_cond", "fori_loop"})
+
+
+def slices_in_a_loop(changes, inside: str, fun: str) -> tuple:
+    """`changes` of the jitted function `fun` traced inside `inside` ("scan(body)"): where that
+    is a loop's body, a shape told as a last, partial batch is told as the loop's slice, the
+    same at every step."""
+    if inside.partition("(")[0] not in _LOOPS:
+        return changes
+    return tuple(_refixed(c, _LOOP_SLICE_FIX, inside=inside, fun=fun)
+                 if c.kind == "shape" and "partial batch of an epoch" in c.fix else c
+                 for c in changes)
+
+
 # a batch of typed keys of another count: jnp.pad refuses a key array (JAX 0.10.2: "Cannot
 # convert_element_type from int32 to key<fry>"), a fixed count of keys split is one shape
 _KEY_COUNT_FIX = (
