@@ -277,10 +277,9 @@ def _fresh_jit_changes(jitted) -> tuple:
         (held, kind, what), *_ = holding_functions(_user_function(fun), free)
         change = _refixed(change, _CLOSURE_FUNCTIONS_FIX, names=", ".join(free), held=held,
                           kinds=kind, what=what, fun=jitted._name)
-    elif free and factory_at_the_call(fun, user_source_info()) is not None:
+    elif free and (factory := factory_at_the_call(fun, user_source_info())) is not None:
         # make_step(lr)(w, g): the factory's def once, lr passed
-        change = _refixed(change, _FACTORY_AT_CALL_FIX,
-                          **factory_at_the_call(fun, user_source_info()))
+        change = _refixed(change, _FACTORY_AT_CALL_FIX, **factory)
     elif free:                  # a closure made anew (a factory): its values may differ
         change = _refixed(change, _CLOSURE_FRESH_FIX, names=", ".join(free),
                           first=free[0])

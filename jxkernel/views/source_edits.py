@@ -33,6 +33,23 @@ def parse_file(path: str | None):
         return None
 
 
+def own_nodes(function):
+    r"""The nodes of `function`'s body (an ast def), not those of a def, lambda or class written
+    inside it (their own nodes yielded, not what they hold): what its own code runs.
+
+        >>> tree = ast.parse("def f(k):\n    g = lambda k: k\n    return k")
+        >>> sorted({type(n).__name__ for n in own_nodes(tree.body[0])})[:3]
+        ['Assign', 'Lambda', 'Load']
+    """
+    todo = list(function.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                 ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
 def call_at(code, lasti: int):
     """(the file's text, the ast.Call) of the call a frame of `code` was making at instruction
     `lasti` (its positions: core/source_info.positions), or None where the file does not

@@ -13,7 +13,7 @@ import linecache
 import re
 
 from ...core.source_info import positions
-from ...views.source_edits import after, parse_file, replaced, segment
+from ...views.source_edits import after, own_nodes, parse_file, replaced, segment
 from ..display import source_label
 
 
@@ -89,24 +89,13 @@ def _loop_around(site):
               and n.name == site.function and n.lineno <= site.line <= n.end_lineno]
     if len(around) != 1:
         return None
-    loops = [n for n in _own_nodes(around[0]) if isinstance(n, (ast.For, ast.While)) and
+    loops = [n for n in own_nodes(around[0]) if isinstance(n, (ast.For, ast.While)) and
              n.body[0].lineno <= site.line <= n.end_lineno]
     if not loops:
         return None
     loop = max(loops, key=lambda n: n.lineno)
     head = linecache.getline(site.file, loop.lineno).strip()
     return loop.lineno, head.rstrip(":").strip() + ":"
-
-
-def _own_nodes(function):
-    """The nodes of `function`'s body, not those of a def or lambda written inside it."""
-    todo = list(function.body)
-    while todo:
-        node = todo.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                 ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(node))
 
 
 def _drew_with_a_parameter(site) -> bool:

@@ -21,7 +21,7 @@ import linecache
 from ...numpy import indexing
 from ...xla.array import Array
 from ...views.source import is_user_file
-from ...views.source_edits import parse_file, span
+from ...views.source_edits import own_nodes, parse_file, span
 from ..display import Note, Site, cell_name, more_lines, source_label
 
 SHARP_BITS = ("https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
@@ -191,7 +191,7 @@ def _returned(function, name: str, call: ast.Call, text: str, indent: str) -> st
     kept = f":\n  {indent}{name} = {text}"
     params = set() if function is None else {a.arg for a in function.args.args +
                                              function.args.posonlyargs + function.args.kwonlyargs}
-    returns = [n for n in _own_nodes(function) if isinstance(n, ast.Return)] \
+    returns = [n for n in own_nodes(function) if isinstance(n, ast.Return)] \
         if name in params else []
     if name not in params or any(isinstance(r.value, ast.Name) and r.value.id == name
                                  for r in returns):
@@ -243,17 +243,6 @@ def _frozen(owner: ast.ClassDef) -> bool:
 
 def _named_tuple(owner: ast.ClassDef) -> bool:
     return any(ast.unparse(b).endswith("NamedTuple") for b in owner.bases)
-
-
-def _own_nodes(function):
-    """The nodes of `function`'s body, not those of defs or lambdas inside it."""
-    todo = list(function.body)
-    while todo:
-        node = todo.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                 ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(node))
 
 
 def _names(file: str) -> set:

@@ -21,7 +21,7 @@ import textwrap
 import types
 
 from ..argument_uses import uses
-from ..source_edits import replaced
+from ..source_edits import own_nodes, replaced
 from .made_once import _assignment_above, _line_and_tree
 
 
@@ -137,18 +137,14 @@ def _stored_in(outer, inner: str) -> set:
         tree = ast.parse(textwrap.dedent(inspect.getsource(outer)))
     except (OSError, TypeError, SyntaxError):
         return {"*"}
-    stored, todo = set(), list(tree.body[0].body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                             ast.ClassDef)):
-            stored |= {getattr(node, "name", "")} - {inner}
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+    stored = set()
+    for node in own_nodes(tree.body[0]):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stored |= {node.name} - {inner}
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             stored.add(node.id)
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
             stored.add("*")
-        todo.extend(ast.iter_child_nodes(node))
     return stored
 
 

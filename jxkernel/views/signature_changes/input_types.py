@@ -427,9 +427,11 @@ def _symbols_of(aval) -> dict:
 # (symbolic before, symbolic now) -> the fix
 _SYMBOLIC_FIXES = {(True, False): _SYMBOLIC_FIX, (False, True): _EXPORT_AFTER_CALL_FIX,
                    (True, True): _SYMBOLIC_AGAIN_FIX}
+# (the words slices_in_a_loop finds a partial batch's fix by)
+_PARTIAL_BATCH = "as the last, partial batch of an epoch has"
 _PARTIAL_BATCH_FIX = (
-    "{path} has fewer rows than before ({old} -> {new}), as the last, partial batch of an "
-    "epoch has, and every new shape compiles anew. Pad it to the {size} rows compiled "
+    "{path} has fewer rows than before ({old} -> {new}), " + _PARTIAL_BATCH + ", and every "
+    "new shape compiles anew. Pad it to the {size} rows compiled "
     "before and pass the jitted function the mask below, to weigh the padded rows 0 where "
     "rows are summed or averaged (unweighted, the padding counts in the result; a result "
     "with a row per example has the padded rows too: keep its first n, out[:n]), or drop "
@@ -457,7 +459,7 @@ def slices_in_a_loop(changes, inside: str, fun: str) -> tuple:
     if inside.partition("(")[0] not in _LOOPS:
         return changes
     return tuple(_refixed(c, _LOOP_SLICE_FIX, inside=inside, fun=fun)
-                 if c.kind == "shape" and "partial batch of an epoch" in c.fix else c
+                 if c.kind == "shape" and _PARTIAL_BATCH in c.fix else c
                  for c in changes)
 
 
