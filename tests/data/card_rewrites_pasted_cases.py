@@ -166,6 +166,16 @@ CASES = {
     "grad_of_an_int_name": ("n = 3\n_r = jax.grad(lambda v: v ** 2)(n)\n", (2, 2), "first"),
     "masked_mean_under_jit": ("@jax.jit\ndef f(x):\n    return x[x > 0].mean()\n"
                               "_r = f(jnp.arange(-1.0, 3.0))\n", (3, 3), "first"),
+    # a masked or sliced max/min: the masked whole's zeros would be its max (or min) where the
+    # kept elements are all below (above) 0 (it wrote `jnp.where(x < 0, x, 0).max()`: 0.)
+    "masked_max_under_jit": ("@jax.jit\ndef f(x):\n    return x[x < 0].max()\n"
+                             "_r = f(jnp.array([-3.0, -1.0, 2.0]))\n", (3, 3), "first"),
+    "traced_slice_min": ("@jax.jit\ndef f(x, n):\n    return x[:n].min()\n"
+                         "_r = f(jnp.array([1.0, 2.0, -4.0]), 2)\n", (3, 3), "first"),
+    # jnp's function around the mask: its mean over the kept elements (it wrote
+    # `jnp.mean(jnp.where(x > 0, x, 0))`: the zeros counted, 0.75 for 1.5)
+    "masked_jnp_mean": ("@jax.jit\ndef f(x):\n    return jnp.mean(x[x > 0]) * 2\n"
+                        "_r = f(jnp.arange(-1.0, 3.0))\n", (3, 3), "first"),
     # a branch of lax.cond that is a named function: its own return broadcast or cast (it
     # wrote `return jnp.broadcast_to(result, ...)`, `return result.astype(...)`)
     "cond_branch_named_shape": ("def _cut(v):\n    return v[:1]\nx = jnp.ones((3, 2))\n"
@@ -864,6 +874,9 @@ PASTED = {
     'grad_of_no_return': 'def f(x):\n    y = x ** 2\n    return y    # at the end of f: the one number grad differentiates\n_r = jax.grad(f)(2.0)\n',
     'grad_of_an_int_name': 'n = 3\n_r = jax.grad(lambda v: v ** 2)(jnp.asarray(n, jnp.float32))    # a float input: grad differentiates it\n',
     'masked_mean_under_jit': '@jax.jit\ndef f(x):\n    return x.mean(where=x > 0)    # over the elements where the mask holds: one shape, traced\n_r = f(jnp.arange(-1.0, 3.0))\n',
+    'masked_max_under_jit': '@jax.jit\ndef f(x):\n    return x.max(where=x < 0, initial=x.min())    # over the elements where the mask holds: one shape, traced\n_r = f(jnp.array([-3.0, -1.0, 2.0]))\n',
+    'traced_slice_min': '@jax.jit\ndef f(x, n):\n    return x.min(where=jnp.arange(x.shape[0]) < n, initial=x.max())    # over the slice\'s elements alone: one shape, traced\n_r = f(jnp.array([1.0, 2.0, -4.0]), 2)\n',
+    'masked_jnp_mean': '@jax.jit\ndef f(x):\n    return x.mean(where=x > 0) * 2    # over the elements where the mask holds: one shape, traced\n_r = f(jnp.arange(-1.0, 3.0))\n',
     'cond_branch_named_shape': 'def _cut(v):\n    # in false_fun (_cut), return the shape true_fun returns:\n    return jnp.broadcast_to(v[:1], (3, 2))    # in place of return v[:1]\nx = jnp.ones((3, 2))\n_r = jax.lax.cond(False, lambda v: v, _cut, x)\n',
     'cond_branch_named_dtype': 'def zero(v):\n    # in false_fun (zero), return float32:\n    return jnp.asarray(0, jnp.float32)    # in place of return 0\n_r = jax.lax.cond(False, lambda v: v, zero, 1.5)\n',
     'vmap_of_a_scalar': 'xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per element (your values)\n_r = jax.vmap(lambda a: a * 2)(xs)\n',

@@ -149,9 +149,42 @@ _MASKED = re.compile(r"(?P<array>[A-Za-z_][\w.]*)\[(?P<mask>[^\[\]]*(?:[<>]=?|==
 
 
 # reductions that take where= (jnp's): over the kept elements alone, where the zeros a
-# masked array holds elsewhere would count (a mean's divisor, a variance); not max or min,
-# whose where= needs an initial of the array's dtype (-inf cast to an int warns)
-_REDUCED = re.compile(r"\.(mean|sum|var|std)\(\)")
+# masked array holds elsewhere would count (a mean's divisor, a variance, a max of
+# negatives: jnp.where(x < 0, x, 0).max() is 0.); as a method after the span, or as jnp's
+# function around it
+_REDUCED = re.compile(r"\.(mean|sum|var|std|max|min)\(\)")
+_REDUCED_CALL = re.compile(r"\b(?:jnp|np|jax\.numpy)\.(mean|sum|var|std|max|min)\($")
+
+
+def _reduced_span(code: str, start: int, end: int) -> tuple | None:
+    """(the reduction, its start, its end) where `code[start:end]` is reduced whole on its
+    line, `x[m].mean()` or `jnp.mean(x[m])`; else None.
+
+    >>> _reduced_span("return jnp.max(x[:n]) + 1", 15, 20)
+    ('max', 7, 21)
+    """
+    found = _REDUCED.match(code, end)
+    if found:
+        return found.group(1), start, found.end()
+    call = _REDUCED_CALL.search(code[:start])
+    if call and code.startswith(")", end):
+        return call.group(1), call.start(), end + 1
+    return None
+
+
+def _reduced_where(array: str, op: str, condition: str) -> str:
+    """`array.op()` over the elements where `condition` holds, one shape.
+
+    max and min need an initial with where=: the whole array's min (max) is of its dtype
+    (-inf cast to an int warns) and no kept element is past it, so the result is the kept
+    elements' own.
+
+    >>> _reduced_where("x", "max", "x < 0")
+    'x.max(where=x < 0, initial=x.min())'
+    """
+    initial = {"max": "min", "min": "max"}.get(op)
+    extra = f", initial={array}.{initial}()" if initial else ""
+    return f"{array}.{op}(where={condition}{extra})"
 
 
 def _mask_rewrite(where) -> str:
@@ -163,10 +196,10 @@ def _mask_rewrite(where) -> str:
     array, mask = found.group("array"), found.group("mask").strip()
     # the mean of the kept elements: mean's where= (jnp.where's zeros, counted, made it
     # another mean: x[x > 0].mean() of [-1, 0, 1, 2] is 1.5, the zeros' mean 0.75)
-    reduced = _REDUCED.match(code[found.end():])
+    reduced = _reduced_span(code, found.start(), found.end())
     if reduced:
-        line = (code[:found.start()] + f"{array}.{reduced.group(1)}(where={mask})" +
-                code[found.end() + reduced.end():])
+        op, start, end = reduced
+        line = code[:start] + _reduced_where(array, op, mask) + code[end:]
         return f"{line}    # over the elements where the mask holds: one shape, traced"
     line = code[:found.start()] + f"jnp.where({mask}, {array}, 0)" + code[found.end():]
     return (f"{line}    # same shape as {array}: 0 where the mask is False\n"
@@ -274,12 +307,12 @@ def _reduced_slice(code: str, segment: str, masked: str) -> str | None:
     slice's zeros would count in the mean (x[:2].mean() of [0., 1., 2., 3.] is 0.5, the
     masked whole's 0.25); None where the slice is not so reduced on the line."""
     at = code.find(segment)
-    found = _REDUCED.match(code, at + len(segment))
+    reduced = _reduced_span(code, at, at + len(segment))
     where = re.fullmatch(r"jnp\.where\((.+), (.+), 0\)", masked)
-    if found is None or where is None:
+    if reduced is None or where is None:
         return None
-    condition, array = where.groups()
-    line = code[:at] + f"{array}.{found.group(1)}(where={condition})" + code[found.end():]
+    (op, start, end), (condition, array) = reduced, where.groups()
+    line = code[:start] + _reduced_where(array, op, condition) + code[end:]
     return f"{line}    # over the slice's elements alone: one shape, traced"
 
 
