@@ -508,8 +508,22 @@ def _dot_general_batching(axis_data, vals, dims, *, dimension_numbers, out_shard
         rank = bu.ndim(lhs) + bu.ndim(rhs) - 2 * len(lc) - len(lb) - (lbd is not bu.not_mapped) \
             - (rbd is not bu.not_mapped) + 1
         out_sharding = bu.sharding_for_vmap(axis_data, out_sharding, out_dim, rank)
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=new_dims, out_sharding=out_sharding,
-                              **params), out_dim
+    try:
+        return dot_general_p.bind(lhs, rhs, dimension_numbers=new_dims,
+                                  out_sharding=out_sharding, **params), out_dim
+    except TypeError as error:
+        # the card names the shapes the user's function sees, one example's: `x @ w` of x
+        # mapped along axis 1 of an (8, 3) array is (8,) @ w, not (8, 3) @ w
+        if hasattr(error, "operand_shapes"):
+            error.operand_shapes = tuple(_unbatched(np.shape(v), d)
+                                         for v, d in ((lhs, lbd), (rhs, rbd)))
+            error.under_vmap = True
+        raise
+
+
+def _unbatched(shape, bdim) -> tuple:
+    """`shape` without its batch dimension `bdim` (none where not mapped)."""
+    return tuple(shape) if bdim is bu.not_mapped else tuple(shape[:bdim] + shape[bdim + 1:])
 
 
 ad.defbilinear(dot_general_p, _dot_general_transpose_lhs, _dot_general_transpose_rhs)

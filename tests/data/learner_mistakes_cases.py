@@ -725,6 +725,13 @@ def _operand_shapes(jax):
     xs = jnp.stack([jnp.arange(5), jnp.arange(5)])
     ws = jnp.stack([jnp.array([2., 3., 4.])] * 2)
     found["shapes_stacked_signals"] = _said(lambda: jnp.dot(xs, ws))
+    # x @ w inside jax.vmap, x mapped along the (8, 3) array's axis 1: one example's x is
+    # (8,), and mapped along axis 0, (3,), which fits w (3, 2)
+    product = lambda x, w: x @ w  # noqa: E731
+    found["shapes_matmul_under_vmap"] = _said(
+        lambda: jax.vmap(product, in_axes=(1, None))(jnp.ones((8, 3)), jnp.ones((3, 2))))
+    found["shapes_matmul_under_vmap_fixed"] = list(
+        jax.vmap(product, in_axes=(0, None))(jnp.ones((8, 3)), jnp.ones((3, 2))).shape)
     return found
 
 

@@ -1120,6 +1120,23 @@ def test_a_batched_dot_by_hand_gets_vmap_or_the_batch_first(shell):
             "length (5 and 3 differ).") in card["fix"]
 
 
+def test_a_product_inside_vmap_names_one_examples_shapes(shell):
+    """x @ w inside jax.vmap, x mapped along axis 1 of an (8, 3) array: the function sees an
+    (8,) x (JAX: contracting sizes (8,) and (3,)); the card named the batched (8, 3), whose
+    inner size 3 it said differs from w's 3. It names (8,) and (3, 2), and says that vmap's
+    function sees one example; in_axes=(0, None) gives JAX's shape."""
+    text, card = shown(shell, "def f(x, w):\n    return x @ w\n"
+                              "_y = jax.vmap(f, in_axes=(1, None))(jnp.ones((8, 3)), "
+                              "jnp.ones((3, 2)))")
+    assert card["kind"] == "matmul-shapes", card
+    assert card["message"] == JAX["shapes_matmul_under_vmap"]["first_line"]
+    assert card["title"] == "Matrix product of shapes (8,) and (3, 2): inner sizes 8 and 3 differ"
+    assert "Inside jax.vmap these are one example's shapes" in card["fix"]
+    assert shell.run_cell("_y = jax.vmap(f, in_axes=(0, None))(jnp.ones((8, 3)), "
+                          "jnp.ones((3, 2)))").success
+    assert list(shell.user_ns["_y"].shape) == JAX["shapes_matmul_under_vmap_fixed"] == [8, 2]
+
+
 def test_shapes_with_nothing_to_rewrite_get_words_not_a_guess(shell):
     # (2, 3) and (4, 5): no axis given back, transpose or outer product makes them fit
     text, card = shown(shell, "_y = jnp.ones((2, 3)) + jnp.ones((4, 5))")

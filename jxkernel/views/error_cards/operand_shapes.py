@@ -270,6 +270,12 @@ def _matmul_card(exc, where, called_from) -> ErrorCard:
                 f"jnp.stack([x, x]) makes), a.T @ b sums over it, mixing the examples: apply "
                 f"the per-example function to each row with jax.vmap(f)(a, b) instead; a dot "
                 f"per row pair needs rows of one length ({a[1]} and {b[1]} differ).")
+    if getattr(exc, "under_vmap", False):
+        # jax.vmap's function sees one example: each mapped argument without its in_axes axis
+        fix += (" Inside jax.vmap these are one example's shapes, each mapped argument "
+                "without the axis in_axes maps: where one is not what you expect, map "
+                "another axis (in_axes=(0, None) maps the first argument along its first "
+                "axis and passes the second whole).")
     if options:
         fix = ("If you meant one of these, its inner sizes agree: " +
                "; ".join(f"{said[how]} gives {shape}" for how, shape in options) + ". " + fix)
