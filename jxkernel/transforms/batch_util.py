@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.avals import dim_inserted, get_aval
+from ..core.avals import dim_inserted, dim_removed, get_aval
 from ..core.dtypes import float0
 from ..core.interpreter_primitives import broadcast_in_dim, broadcast_in_dim_p, reshape, transpose
 from ..core.mesh import AbstractMesh, NamedSharding, PartitionSpec, get_mesh, use_abstract_mesh
-from ..core.primitive import batching_rules
+from ..core.primitive import abstract_eval_rules, batching_rules
 
 not_mapped = None
 _I64 = np.int64
@@ -123,6 +123,7 @@ def broadcasting_batcher(prim):
                 d is not not_mapped and r == out_rank or d is not_mapped and r == 0
                 for r, d in zip(ranks, dims)):
             return prim.bind(*vals, **params), first
+        _check_one_example(prim, vals, dims, params)
         moved = []
         for x, d, r in zip(vals, dims, ranks):
             if d is not_mapped:
@@ -135,6 +136,25 @@ def broadcasting_batcher(prim):
             moved.append(x)
         return prim.bind(*moved, **params), 0
     return rule
+
+
+def _check_one_example(prim, vals, dims, params) -> None:
+    """Raise the error the user's function meets where its operands, as it sees them (one
+    example: each without its batch dim), have sizes that do not broadcast: `a + b` of a
+    mapped (8, 3) and an unmapped (4,) is (3,) + (4,), JAX's message (its jnp functions are
+    jitted, so they trace one example); batched, it would name (8, 3) and (1, 4). Ranks that
+    differ are left to the batched bind: only lax called directly gives them, and JAX's lax
+    names the batched ranks. Shapes that fit cost no abstract eval."""
+    shapes = [shape(x) if d is not_mapped else shape(x)[:d] + shape(x)[d + 1:]
+              for x, d in zip(vals, dims)]
+    nonscalar = [s for s in shapes if s]
+    if len({len(s) for s in nonscalar}) > 1 or all(
+            len({n for n in sizes if n != 1}) <= 1 for sizes in zip(*nonscalar)):
+        return
+    rule = abstract_eval_rules.get(prim)
+    if rule is not None:
+        rule(*(get_aval(x) if d is not_mapped else dim_removed(get_aval(x), d)
+               for x, d in zip(vals, dims)), **params)
 
 
 def defvectorized(prim):

@@ -732,6 +732,14 @@ def _operand_shapes(jax):
         lambda: jax.vmap(product, in_axes=(1, None))(jnp.ones((8, 3)), jnp.ones((3, 2))))
     found["shapes_matmul_under_vmap_fixed"] = list(
         jax.vmap(product, in_axes=(0, None))(jnp.ones((8, 3)), jnp.ones((3, 2))).shape)
+    # a + b inside jax.vmap, a mapped (8, 3), b an unmapped (4,): one example's (3,) and (4,)
+    found["shapes_add_under_vmap"] = _said(
+        lambda: jax.vmap(lambda a, b: a + b, in_axes=(0, None))(jnp.ones((8, 3)),
+                                                                 jnp.ones(4)))
+    # jnp.where's three arguments, a fill of another length; and the fill a scalar
+    x = jnp.arange(3.0) - 1
+    found["shapes_where_fill"] = _said(lambda: jnp.where(x > 0, x, jnp.ones(4)))
+    found["shapes_where_fill_scalar"] = jnp.where(x > 0, x, 1.0).tolist()
     return found
 
 

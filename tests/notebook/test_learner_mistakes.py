@@ -1137,6 +1137,31 @@ def test_a_product_inside_vmap_names_one_examples_shapes(shell):
     assert list(shell.user_ns["_y"].shape) == JAX["shapes_matmul_under_vmap_fixed"] == [8, 2]
 
 
+def test_elementwise_shapes_inside_vmap_are_one_examples_as_jaxs(shell):
+    """a + b inside jax.vmap, a mapped along axis 0 of (8, 3), b an unmapped (4,): JAX's jnp
+    functions trace one example, so its message names (3,) and (4,); jxkernel's named the
+    batched (8, 3) and (1, 4), and its card with them."""
+    text, card = shown(shell, "_y = jax.vmap(lambda a, b: a + b, in_axes=(0, None))("
+                              "jnp.ones((8, 3)), jnp.ones(4))")
+    assert card["message"] == JAX["shapes_add_under_vmap"]["first_line"] == \
+        "add got incompatible shapes for broadcasting: (3,), (4,)."
+    assert card["title"] == "Shapes (3,) and (4,) do not broadcast"
+
+
+def test_a_where_of_three_shapes_gets_the_card_naming_each_argument(shell):
+    """jnp.where(x > 0, x, jnp.ones(4)) of a (3,) x: JAX's ValueError names three shapes,
+    and no card was shown (the card read two operands alone). It names each argument with
+    its shape, guesses no rewrite, and its scalar fill runs to JAX's values."""
+    assert shell.run_cell("x = jnp.arange(3.0) - 1").success
+    text, card = shown(shell, "_y = jnp.where(x > 0, x, jnp.ones(4))")
+    assert card["kind"] == "broadcast-shapes", card
+    assert card["message"] == JAX["shapes_where_fill"]["first_line"]
+    assert card["rewrite"] == "# jnp.where's arguments: x > 0 (3,), x (3,), jnp.ones(4) (4,)"
+    assert "a scalar fill, 0., broadcasts with any" in card["fix"]
+    assert shell.run_cell("_y = jnp.where(x > 0, x, 1.0)").success
+    assert shell.user_ns["_y"].tolist() == JAX["shapes_where_fill_scalar"]
+
+
 def test_shapes_with_nothing_to_rewrite_get_words_not_a_guess(shell):
     # (2, 3) and (4, 5): no axis given back, transpose or outer product makes them fit
     text, card = shown(shell, "_y = jnp.ones((2, 3)) + jnp.ones((4, 5))")

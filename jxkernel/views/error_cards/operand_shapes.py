@@ -23,8 +23,8 @@ _REDUCTIONS = {"sum", "mean", "max", "min", "prod", "std", "var", "any", "all", 
 _DOCS = "https://numpy.org/doc/stable/user/basics.broadcasting.html"
 
 
-def _operand_shapes(e):
-    """The two non-scalar shapes a broadcasting error names, in operand order, or None."""
+def _named_shapes(e) -> list | None:
+    """Every shape a broadcasting error names, scalars' too, in operand order, or None."""
     if not isinstance(e, (TypeError, ValueError)) or not str(e).strip():
         return None
     first = str(e).splitlines()[0]
@@ -33,9 +33,17 @@ def _operand_shapes(e):
         return None
     try:
         text = found.group(1) if found.re is _JNP_BROADCAST else f"[{found.group(2)}]"
-        shapes = [tuple(s) for s in ast.literal_eval(text) if s]
+        return [tuple(s) for s in ast.literal_eval(text)]
     except (ValueError, SyntaxError, TypeError):
         return None
+
+
+def _operand_shapes(e):
+    """The two non-scalar shapes a broadcasting error names, in operand order, or None; of
+    three operands (jnp.where's), the two distinct shapes among them."""
+    shapes = [s for s in _named_shapes(e) or () if s]
+    if len(shapes) == 3:
+        shapes = list(dict.fromkeys(shapes))
     return shapes if len(shapes) == 2 else None
 
 
@@ -76,10 +84,34 @@ def _broadcast_card(exc, where, called_from) -> ErrorCard:
         why += (f"Here {a} and {b} meet at axis {axis} (counted from the right) with sizes "
                 f"{size_a} and {size_b}.")
     # (a statement of several lines read whole: its first line alone does not parse)
-    fix, rewrite = _broadcast_fix(a, b, _parse_line(_whole_statement(where)), _user_frame(exc))
+    tree = _parse_line(_whole_statement(where))
+    shapes, call = _named_shapes(exc), _where_call(tree)
+    if len(shapes) == 3 and call is not None:   # jnp.where(c, x, y): no one operation to rewrite
+        fix, rewrite = _where_fix(shapes, call)
+    else:
+        fix, rewrite = _broadcast_fix(a, b, tree, _user_frame(exc))
     return ErrorCard(
         "broadcast-shapes", f"Shapes {a} and {b} do not broadcast", why=why, fix=fix,
         rewrite=rewrite, docs=_DOCS)
+
+
+def _where_call(tree):
+    """The one `jnp.where(condition, x, y)` on the user's line, or None."""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and len(n.args) == 3 and
+             ast.unparse(n.func) in ("jnp.where", "np.where", "where", "jax.numpy.where")] \
+        if tree is not None else []
+    return calls[0] if len(calls) == 1 else None
+
+
+def _where_fix(shapes, call) -> tuple:
+    """(what to do, the shapes by argument) for jnp.where's three operands that do not
+    broadcast together: which one is off is the user's to say (a condition of one shape, a
+    fill of another), so no rewrite is guessed."""
+    listed = ", ".join(f"{ast.unparse(arg)} {shape}" for arg, shape in zip(call.args, shapes))
+    return (f"jnp.where(condition, x, y) broadcasts its three arguments to one shape, as "
+            f"elementwise operations do: here {listed}. Give the one you did not mean a "
+            f"shape that broadcasts with the others (a scalar fill, 0., broadcasts with "
+            f"any).", f"# jnp.where's arguments: {listed}")
 
 
 def _broadcast_fix(a, b, tree, frame) -> tuple:
