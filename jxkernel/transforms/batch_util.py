@@ -112,9 +112,10 @@ def broadcasting_batcher(prim):
 
     Fast path: every batched operand has its batch dim at the same place and every
     unbatched one is a scalar. Otherwise batch dims move to the front and unbatched
-    operands get a leading size-1 dim (lax broadcasts size-1 dims)."""
+    operands get a leading size-1 dim (lax broadcasts size-1 dims). Shapes that do not
+    broadcast raise the error of one example's (`_check_one_example`)."""
 
-    def rule(vals, dims, **params):
+    def batched(vals, dims, params):
         batched = [(x, d) for x, d in zip(vals, dims) if d is not not_mapped]
         first = batched[0][1]
         ranks = [ndim(x) - (d is not not_mapped) for x, d in zip(vals, dims)]
@@ -123,7 +124,6 @@ def broadcasting_batcher(prim):
                 d is not not_mapped and r == out_rank or d is not_mapped and r == 0
                 for r, d in zip(ranks, dims)):
             return prim.bind(*vals, **params), first
-        _check_one_example(prim, vals, dims, params)
         moved = []
         for x, d, r in zip(vals, dims, ranks):
             if d is not_mapped:
@@ -135,6 +135,13 @@ def broadcasting_batcher(prim):
                     x = reshape(x, (shape(x)[0],) + (1,) * out_rank)
             moved.append(x)
         return prim.bind(*moved, **params), 0
+
+    def rule(vals, dims, **params):
+        try:
+            return batched(vals, dims, params)
+        except TypeError:
+            _check_one_example(prim, vals, dims, params)
+            raise
     return rule
 
 
@@ -144,7 +151,7 @@ def _check_one_example(prim, vals, dims, params) -> None:
     mapped (8, 3) and an unmapped (4,) is (3,) + (4,), JAX's message (its jnp functions are
     jitted, so they trace one example); batched, it would name (8, 3) and (1, 4). Ranks that
     differ are left to the batched bind: only lax called directly gives them, and JAX's lax
-    names the batched ranks. Shapes that fit cost no abstract eval."""
+    names the batched ranks. Called where the batched bind failed."""
     shapes = [shape(x) if d is not_mapped else shape(x)[:d] + shape(x)[d + 1:]
               for x, d in zip(vals, dims)]
     nonscalar = [s for s in shapes if s]

@@ -736,6 +736,8 @@ def _operand_shapes(jax):
     found["shapes_add_under_vmap"] = _said(
         lambda: jax.vmap(lambda a, b: a + b, in_axes=(0, None))(jnp.ones((8, 3)),
                                                                  jnp.ones(4)))
+    found["shapes_sub_both_mapped"] = _said(
+        lambda: jax.vmap(lambda a, b: a - b)(jnp.ones((8, 3)), jnp.ones((8, 4))))
     # jnp.where's three arguments, a fill of another length; and the fill a scalar
     x = jnp.arange(3.0) - 1
     found["shapes_where_fill"] = _said(lambda: jnp.where(x > 0, x, jnp.ones(4)))

@@ -1146,6 +1146,11 @@ def test_elementwise_shapes_inside_vmap_are_one_examples_as_jaxs(shell):
     assert card["message"] == JAX["shapes_add_under_vmap"]["first_line"] == \
         "add got incompatible shapes for broadcasting: (3,), (4,)."
     assert card["title"] == "Shapes (3,) and (4,) do not broadcast"
+    # both mapped along axis 0 (the rule's fast path): (3,) and (4,) too
+    text, card = shown(shell, "_y = jax.vmap(lambda a, b: a - b)(jnp.ones((8, 3)), "
+                              "jnp.ones((8, 4)))")
+    assert card["message"] == JAX["shapes_sub_both_mapped"]["first_line"] == \
+        "sub got incompatible shapes for broadcasting: (3,), (4,)."
 
 
 def test_a_where_of_three_shapes_gets_the_card_naming_each_argument(shell):
