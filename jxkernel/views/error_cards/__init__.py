@@ -129,7 +129,8 @@ function's own `return` read back and rewritten), `magics.py` (a line magic's co
 then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (with
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
-`keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `operand_dtypes.py`,
+`keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `reshapes.py`,
+`operand_dtypes.py`,
 `trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
 `einsum_axes.py` and `einsum_output.py` (jnp.einsum's subscripts), `ragged.py`,
 `list_arguments.py`,
@@ -239,10 +240,10 @@ from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_
                              _int_power_card, _is_float_index, _is_float_shape,
                              _is_fori_bounds, _is_int_power, _is_lax_dtypes, _is_switch_index,
                              _lax_dtypes_card, _switch_index_card)
-from .operand_shapes import (_broadcast_card, _is_broadcast_error, _is_matmul_shapes,
-                             _is_reshape_size, _is_reshape_unknowns, _matmul_card,
-                             _reshape_card, _reshape_unknowns_card)
+from .operand_shapes import _broadcast_card, _is_broadcast_error, _is_matmul_shapes, _matmul_card
 from .ragged import _is_ragged, _ragged_card
+from .reshapes import (_is_reshape_size, _is_reshape_unknowns, _reshape_card,
+                       _reshape_unknowns_card)
 from .reading import (_first_line, _operation_lines, _public, _user_frame, _user_lines,
                       spelled_for)
 from .slice_indices import _is_slice_indices, _slice_indices_card
