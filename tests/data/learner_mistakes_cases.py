@@ -844,6 +844,100 @@ def _generator_draw_in_jit(jax) -> dict:
             "random_instance_same_twice": bool(g(1.0) == g(1.0))}
 
 
+# A draw of NumPy's or Python's inside a jitted function (the trace-draw note): (what makes the
+# generator, "" for a module; the draw as the learner wrote it; the note's jax.random call with
+# a key passed in, which draws anew per key)
+DRAW_NOTES = {
+    "np_normal": ("", "np.random.normal()", "jax.random.normal(key)"),
+    "np_randn": ("", "np.random.randn(2, 3)", "jax.random.normal(key, (2, 3))"),
+    "np_normal_loc_size": ("", "np.random.normal(1.0, 2.0, size=(3,))",
+                           "1.0 + 2.0 * jax.random.normal(key, (3,))"),
+    "np_uniform": ("", "np.random.uniform(-1.0, 1.0, 4)",
+                   "jax.random.uniform(key, (4,), minval=-1.0, maxval=1.0)"),
+    "np_randint": ("", "np.random.randint(0, 10, size=(2, 2))",
+                   "jax.random.randint(key, (2, 2), 0, 10)"),
+    "np_choice_list": ("", "np.random.choice([1.0, 2.0, 3.0], 2)",
+                       "jax.random.choice(key, jnp.asarray([1.0, 2.0, 3.0]), (2,))"),
+    "gen_integers": ("np.random.default_rng(0)", "rng.integers(1, 7, size=3)",
+                     "jax.random.randint(key, (3,), 1, 7)"),
+    "gen_integers_endpoint": ("np.random.default_rng(0)",
+                              "rng.integers(1, 6, size=3, endpoint=True)",
+                              "jax.random.randint(key, (3,), 1, 7)"),
+    "gen_random": ("np.random.default_rng(0)", "rng.random((2,))", "jax.random.uniform(key, (2,))"),
+    "gen_permutation": ("np.random.default_rng(0)", "rng.permutation(4)",
+                        "jax.random.permutation(key, 4)"),
+    "py_random": ("", "random.random()", "jax.random.uniform(key)"),
+    "py_gauss": ("", "random.gauss(0.0, 0.5)", "0.0 + 0.5 * jax.random.normal(key)"),
+    "py_randint": ("", "random.randint(1, 6)", "jax.random.randint(key, (), 1, 7)"),
+    "py_uniform": ("", "random.uniform(2.0, 3.0)",
+                   "jax.random.uniform(key, minval=2.0, maxval=3.0)"),
+    "py_choice": ("", "random.choice([0.25, 0.5])",
+                  "jax.random.choice(key, jnp.asarray([0.25, 0.5]))"),
+}
+
+
+def draw_stats(values) -> dict:
+    """What a draw's claims rest on, alike for NumPy's and JAX's: one draw's shape and kind of
+    dtype, and over 2000 draws the values an integer draw takes, or a float draw's mean and
+    standard deviation (3 decimals)."""
+    values = np.asarray(values)
+    one = values[0]
+    stats = {"shape": list(np.shape(one)), "kind": one.dtype.kind if one.dtype.kind != "u"
+             else "i"}
+    if stats["kind"] == "i":
+        stats["values"] = sorted({int(v) for v in values.ravel()})
+    else:
+        stats["mean"], stats["std"] = round(float(values.mean()), 3), round(float(values.std()), 3)
+    return stats
+
+
+def draw_fixes(jax) -> dict:
+    """DRAW_NOTES under JAX: the learner's draw jitted gives one number on two calls; the
+    note's jax.random call, jitted with the key passed in, draws anew per key: its first
+    draw (key 0), and its stats over 2000 keys beside NumPy's (or Python's) own draw's.
+    Recorded apart from `run` (the reference script adds it): the test compares jxkernel's
+    first draw alone, and 2000 draws of each case under jxkernel would cost it 10 s."""
+    import random
+    names = {"np": np, "random": random, "jax": jax, "jnp": jax.numpy}
+    found = {}
+    for case, (made, draw, fix) in DRAW_NOTES.items():
+        random.seed(0)
+        np.random.seed(0)
+        scope = dict(names, rng=eval(made, names) if made else None)
+        baked = jax.jit(eval(f"lambda: {draw}", scope))
+        drawn = jax.jit(eval(f"lambda key: {fix}", scope))
+        keys = jax.random.split(jax.random.key(0), 2000)
+        theirs = [eval(draw, scope) for _ in range(2000)]
+        found[f"draw_{case}"] = {
+            "same_twice": bool(np.array_equal(baked(), baked())),
+            "first": np.asarray(drawn(jax.random.key(0))).tolist(),
+            "stats": draw_stats(jax.vmap(drawn)(keys)),
+            "their_stats": draw_stats(theirs)}
+    found["draw_shuffled_indices"] = _shuffled_indices(jax)
+    return found
+
+
+SHUFFLED = """def batch(x):
+    idx = np.arange(4)
+    np.random.shuffle(idx)
+    return x[idx]
+"""
+
+
+def _shuffled_indices(jax) -> dict:
+    """np.random.shuffle of an index array inside a jitted function (a batch's order): one
+    order, baked in; the note's `idx = jax.random.permutation(key, idx)` takes one per key."""
+    scope = {"np": np, "jax": jax}
+    exec(SHUFFLED, scope)
+    baked, x = jax.jit(scope["batch"]), np.arange(4.0) * 10
+    fixed = SHUFFLED.replace("def batch(x):", "def batch(x, key):").replace(
+        "np.random.shuffle(idx)", "idx = jax.random.permutation(key, idx)")
+    exec(fixed, scope)
+    orders = {tuple(np.asarray(jax.jit(scope["batch"])(x, jax.random.key(k))).tolist())
+              for k in range(20)}
+    return {"same_twice": bool(np.array_equal(baked(x), baked(x))), "orders": len(orders)}
+
+
 def _format_specs(jax):
     """A format spec on an Array: a scalar's value takes it ("1.50"), an array's raises
     NumPy's TypeError, eagerly and in jax.debug.print's callback (JAX 0.10.2: its

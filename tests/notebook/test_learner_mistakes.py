@@ -18,7 +18,8 @@ import jxkernel
 import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
-from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,  # tests/data
+from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES, DRAW_NOTES,
+                                    SHUFFLED,  # tests/data
                                     CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
@@ -64,6 +65,8 @@ def test_the_cases_say_what_jax_says():
     """The same programs under jxkernel: JAX's errors, classes and first lines."""
     ours = our_facts()
     for case in JAX:
+        if case.startswith("draw_"):            # draw_fixes's: their own test
+            continue
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
             ours[case]["first_line"] = ours[case]["first_line"].replace("jxkernel.", "jax.")
         drawn = case.startswith(("nprandom_", "card_random_")) and case.endswith("_fixed")
@@ -1815,3 +1818,49 @@ def test_a_numpy_generator_draw_inside_jit_gets_the_draw_note(shell):
                                   "(at In[") + r"\d+\]:5\)", note), note
     assert _notes(shell, "rng = np.random.default_rng(0)\n@jax.jit\ndef plus(x):\n"
                          "    return x + 1\n_c = plus(rng.normal())") == []
+
+
+@pytest.mark.parametrize("case", sorted(DRAW_NOTES))
+def test_the_draw_note_writes_the_learners_draw_with_jax_random(shell, case):
+    """A NumPy draw with a size, a Generator's, Python's random.randint inside jit: JAX 0.10.2
+    bakes each in (the same value on two calls, recorded). The note wrote every draw as
+    `jax.random.normal(key)` (a scalar for `np.random.randn(2, 3)`) and said "its number"
+    of arrays; it now rewrites the learner's line with the jax.random call that draws alike:
+    under JAX that call draws NumPy's shape and kind, over the same values (integers) or with
+    the same mean and spread (floats) over 2000 keys, recorded beside NumPy's own; here it
+    draws JAX's first numbers (integers exactly, floats within 4 ulps)."""
+    made, draw, fix = DRAW_NOTES[case]
+    facts = JAX[f"draw_{case}"]
+    assert facts["same_twice"]
+    theirs, jaxs = facts["their_stats"], facts["stats"]
+    assert {k: jaxs[k] for k in ("shape", "kind")} == {k: theirs[k] for k in ("shape", "kind")}
+    if theirs["kind"] == "i":
+        assert jaxs["values"] == theirs["values"]
+    else:
+        assert abs(jaxs["mean"] - theirs["mean"]) <= 0.1 * theirs["std"] + 1e-3, facts
+        assert abs(jaxs["std"] / theirs["std"] - 1) <= 0.1, facts
+    cell = (f"import numpy as np, random\nrng = {made or None}\n@jax.jit\ndef noisy(x):\n"
+            f"    return x + {draw}\n_a, _b = noisy(1.0), noisy(1.0)")
+    (note,) = _notes(shell, cell)
+    one = jaxs["shape"] == []
+    assert note.startswith(f"⚠ {draw} drew its {'number' if one else 'numbers'} once, "), note
+    assert ("that same number" if one else "those same numbers") in note, note
+    assert f"  def noisy(x, key):\n      return x + {fix}\n" in note, note
+    assert shell.run_cell(f"_y = jax.jit(lambda key: {fix})(jax.random.key(0))").success
+    got, want = np.asarray(shell.user_ns["_y"]), np.asarray(facts["first"])
+    if want.dtype.kind == "f":
+        assert_allclose_ulp(got, want.astype(np.float32), 4)
+    else:
+        assert got.tolist() == want.tolist()
+
+
+def test_a_shuffle_in_place_is_written_as_a_permutation_bound_to_its_name(shell):
+    """np.random.shuffle(idx) inside jit (a batch's order): JAX bakes one order in (recorded);
+    the note binds jax.random's permutation to the name shuffled, which under JAX gives a new
+    order per key (13 orders of 4 over 20 keys, recorded), and runs here."""
+    facts = JAX["draw_shuffled_indices"]
+    assert facts["same_twice"] and facts["orders"] > 1
+    (note,) = _notes(shell, f"import numpy as np\n{SHUFFLED}"
+                            "_b = jax.jit(batch)(jnp.arange(4.0))")
+    assert note.startswith("⚠ np.random.shuffle(idx) drew its numbers once"), note
+    assert "  def batch(x, key):\n      idx = jax.random.permutation(key, idx)\n" in note, note

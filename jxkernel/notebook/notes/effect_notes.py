@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import ast
 import functools
+import linecache
+import textwrap
 
 from ...core import compile_record, miss_words
 from ...core.compile_record import USER
 from ...core.trace import Tracer
+from ...views.random_calls import draws_one
+from ...views.source_edits import parse_file, replaced, segment
 from ..display import Note, Site, name_of, source_label
 from .effect_sources import (argument_changes, attribute_sets, clock_reads, global_sets,
                              is_container, outside_changes, random_draws, reader, returns_a_value)
@@ -94,7 +98,8 @@ def _pending(function, jitted, backend, signature=()):
                                  returns_a_value(function), program, _nnx_name(function, code))
     drawn = random_draws(function)
     if drawn:
-        return functools.partial(_draw_note, name, drawn, program)
+        return functools.partial(_draw_note, name, drawn, program,
+                                 ", ".join(_parameters(code)))
     read = clock_reads(function)
     if read:
         return functools.partial(_clock_note, name, call, read, program)
@@ -122,19 +127,49 @@ def _owner_name(method) -> str:
     return name_of(method.__self__, getattr(method.__func__, "__globals__", {})) or "obj"
 
 
-def _draw_note(name: str, drawn, program: str = "compiled program") -> Note:
-    call, file, line = drawn[0]
+def _draw_note(name: str, drawn, program: str = "compiled program",
+               parameters: str = "x") -> Note:
+    call, file, line, jax_call = drawn[0]
     at = source_label(Site(file, line))
+    one = draws_one(ast.parse(call, mode="eval").body)
+    what, same = ("number", "that same number") if one else ("numbers", "those same numbers")
+    drawn_line = _drawn_line(file, line, call, jax_call) or \
+        f"... {jax_call or 'jax.random.normal(key, shape)'} ..."
+    key = "" if "key" in parameters.split(", ") else ", key"
     return Note(
-        f"⚠ {call} drew its number once, while {name} was traced (at {at}): the {program} "
-        f"uses that same number on every call",
+        f"⚠ {call} drew its {what} once, while {name} was traced (at {at}): the {program} "
+        f"uses {same} on every call",
         body=("NumPy's and Python's random functions run in Python, at the trace alone (as in "
               "JAX): the value they return is baked into the program. Draw inside the program "
               "with jax.random and a key passed in, a new key for each call:\n"
-              f"  def {name}(x, key):\n"
-              "      ... jax.random.normal(key) ...\n"
+              f"  def {name}({parameters}{key}):\n"
+              f"      {drawn_line}\n"
               "  key, sub = jax.random.split(key)    # then call it with sub"),
         kind="info", details=True)
+
+
+def _drawn_line(file, line, call, jax_call) -> str | None:
+    """The user's statement at `line` of `file` with its draw `call` written as `jax_call`
+    (as typed otherwise; a shuffle in place binds the permuted copy), or None where it is
+    not read back."""
+    tree = parse_file(file) if jax_call is not None else None
+    stmts = [s for s in ast.walk(tree) if isinstance(s, ast.stmt) and not isinstance(
+        s, _BLOCKS) and s.lineno <= line <= s.end_lineno] if tree is not None else []
+    calls = [c for s in stmts[-1:] for c in ast.walk(s)
+             if isinstance(c, ast.Call) and ast.unparse(c) == call]
+    if not calls:
+        return None
+    stmt, text = stmts[-1], "".join(linecache.getlines(file))
+    if isinstance(stmt, ast.Expr) and stmt.value is calls[0] and \
+            jax_call.startswith("jax.random.permutation("):
+        jax_call = f"{segment(text, calls[0].args[0])} = {jax_call}"
+    lines = replaced(text, [(calls[0], jax_call)]).splitlines()[stmt.lineno - 1:stmt.end_lineno]
+    return textwrap.dedent("\n".join(lines)).replace("\n", "\n      ")
+
+
+# statements that hold others: the draw's own statement is the innermost of the rest
+_BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor,
+           ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try, ast.Match)
 
 
 def _note(name: str, found, program: str = "compiled program", owner: str = "obj") -> Note:

@@ -14,13 +14,11 @@ import collections
 import datetime
 import functools
 import inspect
-import random
 import textwrap
 import time
 
-import numpy as np
-
 from ...views.host_callbacks import inside_callbacks
+from ...views.random_calls import as_jax_random, family_of
 
 
 def attribute_sets(method) -> list:
@@ -55,13 +53,14 @@ def attribute_sets(method) -> list:
 
 
 def random_draws(function) -> list:
-    """[(call, file, line)] of each call of NumPy's or Python's random module in a function's
-    own code (`np.random.normal()`, `random.random()`), its names read from its globals,
-    never called; [] for anything else.
+    """[(call, file, line, jax.random's call)] of each call of NumPy's or Python's random
+    module in a function's own code (`np.random.normal()`, `random.random()`), or of a
+    generator of theirs, its names read from its globals, never called; [] for anything else.
+    The last is the draw written with jax.random and a `key` (views/random_calls.py), or None.
 
         >>> import numpy as np
-        >>> [c for c, _, _ in random_draws(lambda x: x + np.random.normal())]
-        ['np.random.normal()']
+        >>> [(c, j) for c, _, _, j in random_draws(lambda x: x + np.random.normal(size=3))]
+        [('np.random.normal(size=3)', 'jax.random.normal(key, (3,))')]
     """
     found = _tree(function)
     if found is None:
@@ -71,20 +70,14 @@ def random_draws(function) -> list:
     found = []
     for node in _traced(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            owner = _resolved(node.func.value, scope)
-            if _draws(owner):
-                found.append((ast.unparse(node), code.co_filename, first + node.lineno - 1))
+            # a generator's draw (`rng = np.random.default_rng(0)`, NumPy's advice for new
+            # code) is baked in as the module's is (JAX 0.10.2: rng.normal() the same on two
+            # calls, recorded)
+            family = family_of(_resolved(node.func.value, scope))
+            if family is not None:
+                found.append((ast.unparse(node), code.co_filename, first + node.lineno - 1,
+                              as_jax_random(node, family, "key")))
     return found
-
-
-def _draws(owner) -> bool:
-    """Whether `owner`'s methods draw random numbers in Python: NumPy's or Python's random
-    module, or a generator of theirs (`rng = np.random.default_rng(0)`, NumPy's advice for new
-    code; `np.random.RandomState`, `random.Random`), whose draw under jit is baked in alike
-    (JAX 0.10.2: rng.normal() the same on two calls, recorded)."""
-    if inspect.ismodule(owner):
-        return owner.__name__ in ("numpy.random", "random")
-    return isinstance(owner, (np.random.Generator, np.random.RandomState, random.Random))
 
 
 def _traced(tree):

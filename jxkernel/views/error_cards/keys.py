@@ -11,6 +11,7 @@ import re
 
 from .card import ErrorCard
 from ..source import cell_name
+from ..random_calls import PARAMETERS, as_jax_random
 from .reading import _user_frame, _user_lines
 from .rewrites import _called, _parse_line, _replaced
 
@@ -275,15 +276,6 @@ def _key_unpack_card(exc, where, called_from) -> ErrorCard:
 # ------------------------------------------------------------------ jnp.random
 _NO_RANDOM = re.compile(r"^module '[\w.]*numpy' has no attribute 'random'$")
 _KEY = "jax.random.key(0)"
-# NumPy's legacy random functions: (their parameters in order, with defaults)
-_NUMPY_RANDOM = {
-    "seed": ("seed",), "rand": None, "randn": None,         # rand/randn: the sizes, spread
-    "random": ("size",), "random_sample": ("size",),
-    "normal": ("loc", "scale", "size"), "uniform": ("low", "high", "size"),
-    "randint": ("low", "high", "size"), "choice": ("a", "size", "replace", "p"),
-    "permutation": ("x",), "shuffle": ("x",)}
-
-
 # NumPy's legacy names asked of jax.random itself (`jax.random.randn(3)`, a NumPy habit): the
 # same card. Only JAX's module: Python's own `random` lacks randn too, and has no keys
 _NO_NUMPY_NAME = re.compile(r"^module '(?:jax|jxkernel)\.random' has no attribute "
@@ -323,11 +315,9 @@ def _numpy_random_module_rewrite(where) -> str:
     for call in ast.walk(tree) if tree is not None else ():
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and
                 isinstance(call.func.value, ast.Attribute) and call.func.value.attr == "random"
-                and call.func.attr in _NUMPY_RANDOM and not any(
-                    isinstance(a, (ast.Starred)) for a in call.args) and
-                all(k.arg for k in call.keywords)):
+                and call.func.attr in PARAMETERS["numpy"]):
             continue
-        new = _jax_random_call(call.func.attr, call)
+        new = as_jax_random(call, "numpy", _KEY)
         if new is None:
             return ""
         if call.func.attr == "seed":
@@ -336,47 +326,6 @@ def _numpy_random_module_rewrite(where) -> str:
             return f"{line}    # in place of the seed: pass key (split) to each draw"
         return f"{_replaced(tree, call, new)}    # a key: made once, split per draw"
     return ""
-
-
-def _jax_random_call(name, call):
-    """jax.random's code for NumPy's random.<name> call, or None."""
-    params = _NUMPY_RANDOM[name]
-    if params is None:                                      # rand(2, 3): the shape, spread
-        shape = ast.unparse(ast.Tuple(call.args, ast.Load()))
-        return f"jax.random.{'uniform' if name == 'rand' else 'normal'}({_KEY}, {shape})" \
-            if not call.keywords else None
-    if len(call.args) > len(params):
-        return None
-    given = dict(zip(params, (ast.unparse(a) for a in call.args)))
-    given.update({k.arg: ast.unparse(k.value) for k in call.keywords})
-    if not set(given) <= set(params):
-        return None
-    size = given.pop("size", None)
-    shape = "()" if size in (None, "None") else (f"({size},)" if size.isdigit() else size)
-    if name == "seed":
-        return f"jax.random.key({given.get('seed', '0')})"
-    if name in ("random", "random_sample"):
-        return f"jax.random.uniform({_KEY}, {shape})"
-    if name == "normal":
-        draw = f"jax.random.normal({_KEY}, {shape})"
-        scale, loc = given.get("scale"), given.get("loc")
-        draw = f"{scale} * {draw}" if scale else draw
-        return f"{loc} + {draw}" if loc else draw
-    if name == "uniform":
-        bounds = "".join(f", {jax_name}={given[np_name]}" for np_name, jax_name in
-                         (("low", "minval"), ("high", "maxval")) if np_name in given)
-        return f"jax.random.uniform({_KEY}, {shape}{bounds})"
-    if name == "randint":
-        low, high = given.get("low"), given.get("high")
-        if low is None:
-            return None
-        low, high = ("0", low) if high in (None, "None") else (low, high)
-        return f"jax.random.randint({_KEY}, {shape}, {low}, {high})"
-    if name == "choice":
-        extra = "".join(f", {k}={given[k]}" for k in ("replace", "p") if k in given)
-        return f"jax.random.choice({_KEY}, {given['a']}, {shape}{extra})" if "a" in given \
-            else None
-    return f"jax.random.permutation({_KEY}, {given['x']})" if "x" in given else None
 
 
 # ------------------------------------------------------------------ a raw key's words as keys
