@@ -387,6 +387,20 @@ CASES = {
                                                "b = jnp.arange(3.0).reshape(1, 3)\n"
                                                "_r = jnp.concatenate([a, b], axis=1)\n", (3, 3),
                                                "first"),
+    # axis=1 to join vectors of two lengths (it said jnp.stack, which needs one shape): end to
+    # end along axis 0; inside vmap (the batch's axis counted: it said jnp.stack there too),
+    # one example's axis 0, a sum's as a join's
+    "concatenate_two_lengths_axis_1": ("a = jnp.arange(3.0)\nb = jnp.arange(4.0) + 10\n"
+                                       "_r = jnp.concatenate([a, b], axis=1)\n", (3, 3), "first"),
+    "concatenate_inside_vmap_axis_1": ("xs = jnp.arange(24.0).reshape(8, 3)\n"
+                                       "ys = jnp.arange(32.0).reshape(8, 4)\n"
+                                       "_r = jax.vmap(lambda a, b: jnp.concatenate([a, b], "
+                                       "axis=1))(xs, ys)\n", (3, 3), "first"),
+    "concatenate_itself_inside_vmap_axis_1": ("xs = jnp.arange(24.0).reshape(8, 3)\n"
+                                              "_r = jax.vmap(lambda a: jnp.concatenate([a, a], "
+                                              "axis=1))(xs)\n", (2, 2), "first"),
+    "sum_inside_vmap_axis_1": ("xs = jnp.arange(24.0).reshape(8, 3)\n"
+                               "_r = jax.vmap(lambda a: a.sum(axis=1))(xs)\n", (2, 2), "first"),
     "concatenate_features_along_axis_0": ("feats = jnp.arange(6.0).reshape(3, 2)\n"
                                           "extra = jnp.arange(3.0).reshape(3, 1)\n"
                                           "_r = jnp.concatenate([feats, extra])\n", (3, 3),
@@ -930,6 +944,10 @@ PASTED = {
     'stack_of_two_lengths_padded': "a = jnp.arange(3.0)\nb = jnp.arange(4.0) + 10\n_r = jnp.stack([jnp.pad(a, (0, 1)), b])    # each (4,), zeros after the shorter's values\n",
     'stack_of_two_lengths_joined': 'a = jnp.arange(3.0)\nb = jnp.arange(4.0) + 10\n_r = jnp.concatenate([a, b])    # (7,)\n',
     'concatenate_along_the_axis_they_differ': 'a = jnp.arange(6.0).reshape(2, 3)\nb = jnp.arange(3.0).reshape(1, 3)\n_r = jnp.concatenate([a, b])    # (3, 3)\n',
+    'concatenate_two_lengths_axis_1': 'a = jnp.arange(3.0)\nb = jnp.arange(4.0) + 10\n_r = jnp.concatenate([a, b], axis=0)    # axis 0: (7,)\n',
+    'concatenate_inside_vmap_axis_1': "xs = jnp.arange(24.0).reshape(8, 3)\nys = jnp.arange(32.0).reshape(8, 4)\n_r = jax.vmap(lambda a, b: jnp.concatenate([a, b], axis=0))(xs, ys)    # axis 0: one example's\n",
+    'concatenate_itself_inside_vmap_axis_1': "xs = jnp.arange(24.0).reshape(8, 3)\n_r = jax.vmap(lambda a: jnp.concatenate([a, a], axis=0))(xs)    # axis 0: one example's\n",
+    'sum_inside_vmap_axis_1': "xs = jnp.arange(24.0).reshape(8, 3)\n_r = jax.vmap(lambda a: a.sum(axis=0))(xs)    # axis 0: one example's\n",
     'concatenate_features_along_axis_0': 'feats = jnp.arange(6.0).reshape(3, 2)\nextra = jnp.arange(3.0).reshape(3, 1)\n_r = jnp.concatenate([feats, extra], axis=1)    # (3, 3)\n',
     'key_cond_typed_and_raw': '_r = jax.random.key_data(jax.lax.cond(False, lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))))\n',
     'key_switch_typed_and_raw': '_r = jax.random.key_data(jax.lax.switch(1, [lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))]))\n',

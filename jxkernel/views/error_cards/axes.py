@@ -1,7 +1,8 @@
 """The card for an axis an array has not: `x.sum(axis=1)` of a vector, `axis=2` of a matrix by
 someone counting from 1 (as MATLAB and R do), `jnp.concatenate(..., axis=1)` of vectors meant
-to stand side by side. The rewrite is the user's line with the axis the array has (its last),
-or jnp.stack for vectors joined along a new axis."""
+to stand side by side, an axis counted in the batch inside jax.vmap (whose function sees one
+example). The rewrite is the user's line with the axis the array has (its last), or jnp.stack
+for vectors of one shape joined along a new axis."""
 from __future__ import annotations
 
 import ast
@@ -29,11 +30,13 @@ def _axis_bounds_card(exc, where, called_from) -> ErrorCard:
     tree = _parse_line(where)
     call, node = _axis_argument(tree, axis) if tree is not None else (None, None)
     joins = call is not None and _called(call) == "concatenate" and axis == ndim
+    frame = _user_frame(exc)
     # JAX checks the axis against the first array alone: stacking is the fix only where every
-    # array has that many axes (vectors side by side), read from the user's names
-    shapes = _joined_shapes(call, _user_frame(exc)) if joins else None
+    # array has that many axes (vectors side by side) and one shape, read from the user's names
+    shapes = _joined_shapes(call, frame) if joins else None
+    listed = ", ".join(f"{name} {shape}" for name, shape in dict(shapes or ()).items())
     mixed = joins and (shapes is None or any(len(s) != ndim for _, s in shapes))
-    joins = joins and not mixed
+    ends = joins and not mixed and len({s for _, s in shapes}) > 1    # stack needs one shape
     if ndim == 0:
         has = "a scalar (a 0-D array) has no axes"
     else:
@@ -41,23 +44,34 @@ def _axis_bounds_card(exc, where, called_from) -> ErrorCard:
                f"{_listing(range(-ndim, 0))} from the end)" if ndim > 1 else
                "a 1-D array (a vector) has one axis, 0 (or -1 from the end)")
     why = f"Axes count from 0: {has}, so axis {axis} is not one of them."
-    if joins:
+    last = ndim - 1
+    if axis == ndim and ndim > 0 and node is not None and _vmapped(call, frame):
+        # the learner counted the batch's axis, which vmap's function never sees
+        fix = (f"Inside jax.vmap the function sees one example, without the batch's axis"
+               f"{': ' + listed if listed else ''}. Axis {axis} of the batch is axis {last} "
+               f"(or -1) of one example; vmap puts the batch's axis back on the result.")
+        rewrite = f"{_replaced(tree, node, str(last))}    # axis {last}: one example's"
+    elif ends and node is not None and len({s[:-1] for _, s in shapes}) == 1:
+        joined = shapes[0][1][:-1] + (sum(s[-1] for _, s in shapes),)
+        fix = (f"jnp.stack sets arrays side by side along a new axis, and needs one shape; "
+               f"these are {listed}. Joined end to end along axis {last} they make "
+               f"{joined}.")
+        rewrite = f"{_replaced(tree, node, str(last))}    # axis {last}: {joined}"
+    elif joins and not mixed and not ends:
         fix = (f"jnp.concatenate joins arrays along an axis they have. To set them side by side "
                f"along a new axis {axis} (vectors as the columns of a matrix), jnp.stack makes "
                f"that axis: jnp.stack(arrays, axis={axis}).")
         rewrite = (f"{_replaced(tree, call.func, _with_name(call.func, 'stack'))}"
-                   f"    # stack: the new axis {axis}") if call is not None else \
-            _pattern(f"y = jnp.stack(arrays, axis={axis})")
-    elif mixed:
-        listed = ", ".join(f"{name} {shape}" for name, shape in shapes or ())
+                   f"    # stack: the new axis {axis}")
+    elif joins:
         fix = ("jnp.concatenate joins arrays along an axis they all have" +
-               (f", and these have different numbers of dimensions ({listed})" if shapes else
-                "") + ": give them the same first (x[None] makes a vector a row, x[:, None] a "
+               (f", and these have different {'numbers of dimensions' if mixed else 'shapes'} "
+                f"({listed})" if shapes else "") +
+               ": give them the same first (x[None] makes a vector a row, x[:, None] a "
                "column), then join along an axis they share; vectors alone side by side: "
                f"jnp.stack(arrays, axis={axis}).")
         rewrite = f"# {listed}" if shapes else "# print each array's shape"
     elif axis == ndim and ndim > 0:
-        last = ndim - 1
         fix = (f"Counting from 1 (as MATLAB and R do), axis {axis} is the last, which is axis "
                f"{last} (or -1) here. Print x.shape to see the axes; for a whole-array result "
                f"(a sum of everything), leave axis out.")
@@ -91,6 +105,14 @@ def _joined_shapes(call, frame):
             return None
         shapes.append((element.id, shape))
     return shapes
+
+
+def _vmapped(call, frame) -> bool:
+    """Whether an array `call` names is one example inside jax.vmap (a BatchTracer, read in
+    the user's frame)."""
+    names = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} if frame else ()
+    return any(type(frame.f_locals.get(n, frame.f_globals.get(n))).__name__ == "BatchTracer"
+               for n in names)
 
 
 def _with_name(func, name) -> str:
