@@ -177,7 +177,12 @@ _OPERATORS = {
 # ---------------------------------------------------------------- methods
 def _delegate(name):
     def method(self, *args, **kwargs):
-        return _jnp(name)(self, *args, **kwargs)
+        try:
+            return _jnp(name)(self, *args, **kwargs)
+        except TypeError as e:      # JAX's method is `_sum`: "_sum() got an unexpected ..."
+            if str(e).startswith(f"{name}() got an unexpected keyword argument "):
+                raise TypeError(f"_{e}") from None
+            raise
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"jnp.{name}(self, ...)."
     return method

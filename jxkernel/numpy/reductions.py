@@ -246,6 +246,7 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, index_axis=False, 
     def deco(fun):
         params = list(inspect.signature(fun).parameters.values())[1:]
         names = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+        accepted = frozenset(p.name for p in params)
         statics = set(static_argnames)
         is_jit = jaxname == fun.__name__
         named = running_as(fun, private, static_argnames) if private else fun
@@ -275,7 +276,7 @@ def _jit_when_eager(*static_argnames, dynamic=(), axes=False, index_axis=False, 
                     except ValueError as e:     # raised as by JAX's C++ jit call: no frames
                         filter_as_jaxs_c_call(e)
                         raise
-            if len(args) > len(names):
+            if len(args) > len(names) or kwargs and not accepted.issuperset(kwargs):
                 return fun(a, *args, **kwargs)      # Python's TypeError, naming `fun`
             if axis_of is not None and (args or kwargs.get("axis") is not None):
                 if args:

@@ -634,7 +634,10 @@ def jnp_jit(fun=None, *, static_argnames=(), inline=False):
     @functools.wraps(fun)
     def call(*args, **kwargs):
         if kwargs and static_argnames:     # statics by position (jit maps keywords by position)
-            bound = sig.bind(*args, **kwargs)
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError as e:          # named as Python names a call's: "sort() got ..."
+                raise TypeError(f"{fun.__name__}() {e}") from None
             bound.apply_defaults()
             args, kwargs = bound.args, bound.kwargs
         if type(_trace._ctx.trace) is _trace.EvalTrace:

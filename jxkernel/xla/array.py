@@ -470,6 +470,12 @@ class ArrayImpl(_ArrayBase, metaclass=_CNamed):
             return on_mesh.put(self._value, self.aval, self._sharding)
         return self._rewrap(_copy_buffer(self._buf, self._buf._sharding))
 
+    def clone(self) -> Array:
+        """A new Array over the same buffer(s), as jaxlib's ArrayImpl.clone (a PyTorch habit
+        that works in JAX): deleting or donating one deletes both; copy() makes new ones."""
+        self._check_alive()
+        return Array(self._buf, self.aval, self._sharding)
+
     def _rewrap(self, buf) -> Array:
         return Array(buf, self.aval, self._sharding)
 

@@ -511,6 +511,8 @@ def run(jax):
             lambda k, n: jax.random.normal(k, (n,)))(jax.random.key(0), 3), 3),
         "generator_draw_in_jit": _generator_draw_in_jit(jax),
         **_format_specs(jax),
+        **{f"dim_keyword {call}": _said(lambda call=call: eval(call, {
+            "jax": jax, "jnp": jnp, "x": jnp.arange(6.0).reshape(2, 3)})) for call in DIM_KEYWORDS},
     }
 
 
@@ -1504,4 +1506,92 @@ def _random_mistakes(jax):
     found["key_unpacked_three"] = _said(lambda: exec("a, b, c = jax.random.key(1)", dict(names)))
     k1, k2 = jax.random.split(jax.random.key(0))
     found["key_unpacked_split"] = [np.asarray(jax.random.key_data(k)).tolist() for k in (k1, k2)]
+    return found
+
+
+# PyTorch's names asked of a JAX array or of jax.numpy (a learner's habit): (the line, the
+# torch-habit card's rewrite). Run with x = arange(6.0) of shape (2, 3), m = x > 2 and _y = x
+# (the in-place methods' target) bound; the fix binds _y.
+TORCH_SETUP = ("import numpy as np\nx = jnp.arange(6.0).reshape(2, 3)\nm = x > 2\n"
+               "_y = x + 0\n")
+TORCH_HABITS = {
+    "to_cuda": ("_y = x.to('cuda')", "_y = x"),
+    "to_dtype": ("_y = x.to(jnp.int32)", "_y = x.astype(jnp.int32)"),
+    "cuda": ("_y = x.cuda()", "_y = x"),
+    "cpu_numpy": ("_y = x.cpu().numpy()", "_y = np.asarray(x)"),
+    "numpy": ("_y = x.numpy()", "_y = np.asarray(x)"),
+    "detach": ("_y = x.detach()", "_y = jax.lax.stop_gradient(x)"),
+    "unsqueeze": ("_y = x.unsqueeze(0)", "_y = jnp.expand_dims(x, 0)"),
+    "permute": ("_y = x.permute(1, 0)", "_y = x.transpose(1, 0)"),
+    "size_call": ("_y = x.size()", "_y = x.shape"),
+    "size_of_axis": ("_y = x.size(1)", "_y = x.shape[1]"),
+    "dim": ("_y = x.dim()", "_y = x.ndim"),
+    "numel": ("_y = x.numel()", "_y = x.size"),
+    "float": ("_y = m.float()", "_y = m.astype(jnp.float32)"),
+    "long": ("_y = x.long()", "_y = x.astype(jnp.int32)"),
+    "mm": ("_y = x.mm(x.T)", "_y = x @ x.T"),
+    "view": ("_y = x.view(3, 2)", "_y = x.reshape(3, 2)"),
+    "view_flat": ("_y = x.view(-1)", "_y = x.reshape(-1)"),
+    "expand": ("_y = x.expand(4, 2, 3)", "_y = jnp.broadcast_to(x, (4, 2, 3))"),
+    "contiguous": ("_y = x.contiguous()", "_y = x"),
+    "masked_fill": ("_y = x.masked_fill(x > 2, 0.0)", "_y = jnp.where(x > 2, 0.0, x)"),
+    "clamp": ("_y = x.clamp(1.0, 4.0)", "_y = jnp.clip(x, 1.0, 4.0)"),
+    "clamp_min": ("_y = x.clamp(min=1.0)", "_y = jnp.clip(x, min=1.0)"),
+    "exp": ("_y = x.exp()", "_y = jnp.exp(x)"),
+    "sigmoid": ("_y = x.sigmoid()", "_y = jax.nn.sigmoid(x)"),
+    "softmax": ("_y = x.softmax(dim=1)", "_y = jax.nn.softmax(x, axis=1)"),
+    "sum_dim": ("_y = x.sum(dim=1)", "_y = x.sum(axis=1)"),
+    "mean_keepdim": ("_y = jnp.mean(x, dim=0, keepdim=True)",
+                     "_y = jnp.mean(x, axis=0, keepdims=True)"),
+    "cat": ("_y = jnp.cat([x, x], dim=0)", "_y = jnp.concatenate([x, x], axis=0)"),
+    "tensor": ("_y = jnp.tensor([1.0, 2.0])", "_y = jnp.array([1.0, 2.0])"),
+    "from_numpy": ("_y = jnp.from_numpy(np.ones(3))", "_y = jnp.asarray(np.ones(3))"),
+    "add_": ("_y.add_(1.0)", "_y = _y + 1.0"),
+    "mul_": ("_y.mul_(x)", "_y = _y * x"),
+    "zero_": ("_y.zero_()", "_y = jnp.zeros_like(_y)"),
+    "device_call": ("_y = x.device()", "_y = x.device"),
+}
+# PyTorch's dim= (and keepdim=) given to jnp's functions and the array's methods: Python's
+# TypeError, naming JAX's function (`sum()`) or its method's (`_sum()`); jxkernel named its
+# private jits (`_reduce_sum()`) or none
+DIM_KEYWORDS = ["x.sum(dim=1)", "x.mean(dim=1)", "x.max(dim=1)", "x.min(dim=1)", "x.std(dim=1)",
+                "x.var(dim=1)", "x.prod(dim=1)", "x.argmax(dim=1)", "x.any(dim=1)",
+                "x.cumsum(dim=1)", "x.sum(1, keepdim=True)", "jnp.sum(x, dim=1)",
+                "jnp.mean(x, dim=1)", "jnp.max(x, dim=1)", "jnp.argmax(x, dim=1)",
+                "jnp.concatenate([x, x], dim=0)", "jnp.stack([x, x], dim=0)",
+                "jnp.cumsum(x, dim=1)", "jax.nn.softmax(x, dim=1)", "jnp.squeeze(x, dim=0)",
+                "jnp.flip(x, dims=(0,))", "jnp.linalg.norm(x, dim=1)", "jnp.sort(x, dim=1)",
+                "jnp.expand_dims(x, dim=0)", "jax.nn.log_softmax(x, dim=-1)",
+                "jnp.median(x, dim=1)", "jnp.all(x, dim=1)", "jnp.var(x, dim=1)",
+                "jnp.std(x, dim=1, keepdim=True)"]
+# the same names under jit, asked of a tracer (JAX's words name the tracer's class)
+TORCH_HABITS_TRACED = {
+    "unsqueeze": ("_y = jax.jit(lambda v: v.unsqueeze(0))(x)",
+                  "_y = jax.jit(lambda v: jnp.expand_dims(v, 0))(x)"),
+    "float": ("_y = jax.jit(lambda v: v.float())(m)",
+              "_y = jax.jit(lambda v: v.astype(jnp.float32))(m)"),
+}
+
+
+def torch_habits(jax) -> dict:
+    """JAX's error for each TORCH_HABITS line, and the value the card's fix gives; `clone`
+    works as it is (jaxlib's clone: another Array over the same buffer). Recorded apart from
+    `run`, as draw_fixes: the test compares the floats within ulps."""
+    scope = {"jax": jax, "jnp": jax.numpy}
+    exec(TORCH_SETUP, scope)
+    found = {}
+    for group, cases in (("torch", TORCH_HABITS), ("torch_traced", TORCH_HABITS_TRACED)):
+        for case, (line, fix) in cases.items():
+            names = dict(scope)
+            found[f"{group}_{case}"] = _said(lambda: exec(line, names))
+            names = dict(scope)
+            exec(fix, names)
+            value = names["_y"]
+            found[f"{group}_{case}_fixed"] = list(value) if isinstance(value, tuple) else \
+                value if isinstance(value, int) else \
+                str(value) if not hasattr(value, "shape") else np.asarray(value).tolist()
+    x = scope["x"]
+    c = x.clone()
+    found["torch_clone"] = [c is not x, c.unsafe_buffer_pointer() == x.unsafe_buffer_pointer(),
+                            np.asarray(c).tolist()]
     return found

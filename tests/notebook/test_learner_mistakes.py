@@ -18,9 +18,9 @@ import jxkernel
 import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
-from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES, DRAW_NOTES,
-                                    SHUFFLED,  # tests/data
-                                    CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
+from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,  # tests/data
+                                    DRAW_NOTES, SHUFFLED, TORCH_HABITS, TORCH_HABITS_TRACED,
+                                    TORCH_SETUP, CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
                                     _unplaced, run as facts_of)
@@ -65,7 +65,7 @@ def test_the_cases_say_what_jax_says():
     """The same programs under jxkernel: JAX's errors, classes and first lines."""
     ours = our_facts()
     for case in JAX:
-        if case.startswith("draw_"):            # draw_fixes's: their own test
+        if case.startswith(("draw_", "torch_")):    # draw_fixes's, torch_habits's: their tests
             continue
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
             ours[case]["first_line"] = ours[case]["first_line"].replace("jxkernel.", "jax.")
@@ -1864,3 +1864,42 @@ def test_a_shuffle_in_place_is_written_as_a_permutation_bound_to_its_name(shell)
                             "_b = jax.jit(batch)(jnp.arange(4.0))")
     assert note.startswith("⚠ np.random.shuffle(idx) drew its numbers once"), note
     assert "  def batch(x, key):\n      idx = jax.random.permutation(key, idx)\n" in note, note
+
+
+def _same_value(got, want, case):
+    """A fix's value beside JAX's recorded one: integers, shapes and text exactly, floats
+    within 4 ulps (exp, sigmoid and softmax are computed)."""
+    if isinstance(want, str):
+        assert str(got) == want, case
+    elif isinstance(want, int) or isinstance(got, tuple):
+        assert (list(got) if isinstance(got, tuple) else got) == want, case
+    elif np.asarray(want).dtype.kind == "f":
+        assert_allclose_ulp(np.asarray(got), np.asarray(want, np.float32), 4, err_msg=case)
+    else:
+        assert np.asarray(got).tolist() == want, case
+
+
+@pytest.mark.parametrize("group, case", [("torch", c) for c in sorted(TORCH_HABITS)] +
+                         [("torch_traced", c) for c in sorted(TORCH_HABITS_TRACED)])
+def test_a_pytorch_habit_gets_its_line_in_jaxs_words(shell, group, case):
+    """PyTorch's names asked of a JAX array or of jax.numpy (x.unsqueeze(0), x.to('cuda'),
+    x.size(1), x.sum(dim=1), jnp.cat, x.add_(1.0)): JAX 0.10.2's error, word for word (its
+    module named jax.numpy, ours jxkernel's), got no card; the torch-habit card rewrites the
+    line in JAX's words, and the rewrite, run, gives the value it gives under JAX."""
+    line, fix = (TORCH_HABITS if group == "torch" else TORCH_HABITS_TRACED)[case]
+    assert shell.run_cell(TORCH_SETUP).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "torch-habit", text
+    assert card["message"].replace("jxkernel.", "jax.") == JAX[f"{group}_{case}"]["first_line"]
+    assert card["rewrite"].splitlines()[0] == fix, card["rewrite"]
+    assert shell.run_cell(fix).success
+    _same_value(shell.user_ns["_y"], JAX[f"{group}_{case}_fixed"], case)
+
+
+def test_clone_gives_another_array_over_the_same_buffer_as_jaxs():
+    """x.clone() (a PyTorch habit) works in JAX 0.10.2: jaxlib's ArrayImpl.clone, another
+    Array over the same buffer (recorded); jxkernel's Array had no clone."""
+    x = jnp.arange(6.0).reshape(2, 3)
+    c = x.clone()
+    assert [c is not x, c.unsafe_buffer_pointer() == x.unsafe_buffer_pointer(),
+            np.asarray(c).tolist()] == JAX["torch_clone"]

@@ -76,7 +76,8 @@ arguments, size=, low=/high=, loc=/scale=, randint(key, 0, 10) without its shape
 key-unpack (TypeError: `k1, k2 = key`, a key iterated), raw-key-unpacked (TypeError: a word
 of a raw key, `k1, k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeError:
 `jnp.random.normal(size=3)`, NumPy's random module asked of jax.numpy, or its legacy names of
-jax.random, `jax.random.randn(3)`), custom-vjp-bwd
+jax.random, `jax.random.randn(3)`), torch-habit (AttributeError, TypeError: PyTorch's name
+asked of an array or of jax.numpy, `x.unsqueeze(0)`, `x.sum(dim=1)`, `jnp.cat`), custom-vjp-bwd
 (TypeError: a custom_vjp's bwd returning a bare value or another number of cotangents than
 the function has arguments), checkpoint-policy (AttributeError or TypeError: a
 jax.checkpoint_policies name misspelled, or `policy='dots_saveable'`, a name for the
@@ -131,7 +132,7 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
 `keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `reshapes.py`,
 `operand_dtypes.py`,
-`trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
+`torch_habits.py`, `trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
 `einsum_axes.py` and `einsum_output.py` (jnp.einsum's subscripts), `ragged.py`,
 `list_arguments.py`,
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`),
@@ -247,6 +248,7 @@ from .reshapes import (_is_reshape_size, _is_reshape_unknowns, _reshape_card,
 from .reading import (_first_line, _operation_lines, _public, _user_frame, _user_lines,
                       spelled_for)
 from .slice_indices import _is_slice_indices, _slice_indices_card
+from .torch_habits import _is_torch_habit, _torch_card
 from .scan_lengths import _is_scan_lengths, _scan_lengths_card
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
 from .readonly_views import _is_readonly_view, _readonly_view_card
@@ -356,6 +358,7 @@ _CARDS = [
     (_is_numpy_random, _numpy_random_card),
     (_is_key_unpacked, _key_unpack_card),
     (_is_numpy_random_module, _numpy_random_module_card),
+    (_is_torch_habit, _torch_card),
     (_is_while_per_element, _while_per_element_card),
     (_is_while_not_bool, _while_not_bool_card),
     (_is_float_shape, _float_shape_card),

@@ -1,0 +1,218 @@
+"""The card for PyTorch's names asked of a JAX array or of jax.numpy, a habit most learners
+bring: `x.unsqueeze(0)`, `x.to('cuda')`, `x.size(1)`, `x.sum(dim=1)`, `jnp.cat`, `x.add_(1.0)`.
+JAX's arrays follow NumPy's names; the rewrite is the learner's line in them, each name's
+checked under JAX 0.10.2 (tests/data/learner_mistakes_cases.py TORCH_HABITS).
+
+    x.unsqueeze(0)    ->  jnp.expand_dims(x, 0)
+    x.cpu().numpy()   ->  np.asarray(x)
+    x.add_(1.0)       ->  x = x + 1.0
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from .card import ErrorCard
+from .rewrites import _operand, _parse_line, _pattern
+
+_NO_ATTRIBUTE = re.compile(r"^(?:'[\w.]*ArrayImpl' object|\w*Tracer) has no attribute "
+                           r"'?(\w+)'?$")
+_NO_FUNCTION = re.compile(r"^module '(?:jax|jxkernel)\.numpy' has no attribute '(\w+)'$")
+_KEYWORD = re.compile(r"^\w+\(\) got an unexpected keyword argument '(dim|keepdim)'$")
+# a call of what is no method in JAX (x.size is an int, x.device a property), x.view(3, 2)
+_CALLED = {"'int' object is not callable": "size", "'Device' object is not callable": "device",
+           "`type` argument of array.view() is not supported.": "view"}
+_VIEW_SIZE = re.compile(r"^Cannot interpret '-?\d+' as a data type$")
+
+_DTYPES = {"float": "float32", "double": "float32", "half": "float16", "bfloat16": "bfloat16",
+           "long": "int32", "int": "int32", "short": "int16", "bool": "bool_"}
+_JNP_MATH = ("exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "square", "sign", "floor",
+             "ceil")
+_NN = ("sigmoid", "relu", "softmax", "log_softmax")
+_IN_PLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
+_FUNCTIONS = {"cat": "concatenate", "tensor": "array", "from_numpy": "asarray",
+              "clamp": "clip"}
+_KEYWORDS = {"dim": "axis", "keepdim": "keepdims"}
+
+
+def _method(name, x, args, kw):
+    """JAX's code for PyTorch's `x.name(*args, **kw)` (code texts), or None."""
+    if name in ("cuda", "cpu", "contiguous") or name == "to" and not _is_dtype(args, kw):
+        return x
+    if name == "to":
+        return f"{x}.astype({(args or list(kw.values()))[0]})"
+    if name in _DTYPES:
+        return f"{x}.astype(jnp.{_DTYPES[name]})"
+    if name in _JNP_MATH:
+        return f"jnp.{name}({x})"
+    if name in _NN:
+        return f"jax.nn.{name}({', '.join([x, *_keywords(kw)])})"
+    simple = {"numpy": f"np.asarray({x})", "detach": f"jax.lax.stop_gradient({x})",
+              "dim": f"{x}.ndim", "numel": f"{x}.size", "device": f"{x}.device",
+              "size": f"{x}.shape[{args[0]}]" if args else f"{x}.shape",
+              "permute": f"{x}.transpose({', '.join(args)})",
+              "view": f"{x}.reshape({', '.join(args)})",
+              "clamp": f"jnp.clip({', '.join([x, *args, *_keywords(kw)])})"}
+    if name in simple:
+        return simple[name]
+    if name in ("mm", "matmul", "bmm") and len(args) == 1:
+        return f"{x} @ {args[0]}"
+    if name == "unsqueeze" and len(args) == 1:
+        return f"jnp.expand_dims({x}, {args[0]})"
+    if name == "masked_fill" and len(args) == 2:
+        return f"jnp.where({args[0]}, {args[1]}, {x})"
+    if name == "expand" and args and "-1" not in args:      # (-1 keeps a size: no such word)
+        return f"jnp.broadcast_to({x}, ({', '.join(args)}{',' if len(args) == 1 else ''}))"
+    return None
+
+
+def _is_dtype(args, kw) -> bool:
+    """Whether `.to(...)` was given a dtype (`jnp.float32`), not a device ('cuda')."""
+    given = args[:1] or [v for k, v in kw.items() if k == "dtype"]
+    return bool(given) and given[0].rpartition(".")[2] in {
+        "float32", "float16", "bfloat16", "float64", "int32", "int64", "int16", "int8",
+        "uint8", "bool_", "complex64"}
+
+
+def _keywords(kw) -> list:
+    return [f"{_KEYWORDS.get(k, k)}={v}" for k, v in kw.items()]
+
+
+class _Rewrite(ast.NodeTransformer):
+    """The learner's line with each PyTorch name in JAX's words (innermost first, so that
+    `x.cpu().numpy()` is np.asarray(x)); `done` lists what it rewrote."""
+
+    def __init__(self):
+        self.done = []
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        for k in node.keywords:
+            if k.arg in _KEYWORDS and _takes_axis(node):
+                k.arg = _KEYWORDS[k.arg]
+                self.done.append(k.arg)
+        if not isinstance(func, ast.Attribute) or any(
+                isinstance(a, ast.Starred) for a in node.args) or \
+                any(k.arg is None for k in node.keywords):
+            return node
+        owner = ast.unparse(func.value)
+        if owner in ("jnp", "jax.numpy") and func.attr in _FUNCTIONS:
+            func.attr = _FUNCTIONS[func.attr]
+            self.done.append(f"{owner}.{func.attr}")
+            return node
+        if owner in ("jnp", "np", "jax", "jax.numpy", "numpy", "lax", "jax.lax"):
+            return node
+        new = _method(func.attr, _operand(func.value), [ast.unparse(a) for a in node.args],
+                      {k.arg: ast.unparse(k.value) for k in node.keywords})
+        if new is None:
+            return node
+        self.done.append(new)
+        return ast.parse(new, mode="eval").body
+
+
+def _takes_axis(node) -> bool:
+    """Whether `node` calls jnp's or jax.nn's function, or an array method, that takes axis=
+    where PyTorch's takes dim= (a function of the learner's keeps its own keywords)."""
+    func = node.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    owner = ast.unparse(func.value)
+    return owner in ("jnp", "jax.numpy", "jax.nn", "nn") or func.attr in _AXIS_METHODS
+
+
+_AXIS_METHODS = {"sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "any",
+                 "all", "cumsum", "cumprod", "squeeze", "sort", "argsort"}
+
+
+def torch_rewrite(code: str) -> str | None:
+    """The line `code` in JAX's words, or None where it holds no PyTorch name this knows.
+
+        >>> torch_rewrite("y = x.unsqueeze(0).sum(dim=1)")
+        'y = jnp.expand_dims(x, 0).sum(axis=1)'
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):   # x.add_(1.0): rebound
+        call = tree.body[0].value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                (call.func.attr in _IN_PLACE and len(call.args) == 1 or
+                 call.func.attr == "zero_" and not call.args):
+            x = ast.unparse(call.func.value)
+            return f"{x} = jnp.zeros_like({x})" if call.func.attr == "zero_" else \
+                f"{x} = {x} {_IN_PLACE[call.func.attr]} {_right(call.args[0])}"
+    rewrite = _Rewrite()
+    out = ast.unparse(rewrite.visit(tree))
+    return out if rewrite.done else None
+
+
+def _right(node) -> str:
+    """`node`'s code as the right operand of + - * /: in parentheses unless a number or an
+    operand (`x = x - (a - b)`, `x = x + 1.0`)."""
+    return ast.unparse(node) if isinstance(node, ast.Constant) else _operand(node)
+
+
+def _asked(exc) -> str | None:
+    """The PyTorch name `exc` says was asked for ('unsqueeze', 'dim', 'cat'), or None."""
+    text = str(exc)
+    for pattern in (_NO_ATTRIBUTE, _NO_FUNCTION, _KEYWORD):
+        found = pattern.match(text)
+        if found:
+            return found.group(1)
+    return _CALLED.get(text) or ("view" if _VIEW_SIZE.match(text) else None)
+
+
+def _is_torch_habit(e) -> bool:
+    return isinstance(e, (AttributeError, TypeError, NotImplementedError)) and \
+        _asked(e) in _WHY
+
+
+# what each name's family says: why JAX has it not, or has it otherwise
+_DEVICE = ("JAX places an array on the default device when it is made (the GPU, where there "
+           "is one): there is nothing to move. jax.device_put(x, device) places one "
+           "elsewhere; np.asarray(x) copies it to the host as a NumPy array.")
+_GRAPH = ("JAX records no graph on arrays: a gradient is taken of a function, jax.grad(loss)"
+          "(params), and jax.lax.stop_gradient keeps a value out of it.")
+_IMMUTABLE = ("JAX arrays never change in place (other code may hold the same one): each "
+              "operation returns a new array, bound to the name again.")
+_NAMES = ("JAX's arrays follow NumPy's names, not PyTorch's: methods for the NumPy ones, "
+          "jnp and jax.nn functions for the rest.")
+_WHY = {
+    **dict.fromkeys(("to", "cuda", "cpu", "numpy", "contiguous"), _DEVICE),
+    **dict.fromkeys(("detach", "backward", "grad"), _GRAPH),
+    **dict.fromkeys((*_IN_PLACE, "zero_"), _IMMUTABLE),
+    **dict.fromkeys(("unsqueeze", "permute", "numel", "mm", "matmul", "bmm", "expand",
+                     "masked_fill", "clamp", "cat", "tensor", "from_numpy", *_JNP_MATH, *_NN),
+                    _NAMES),
+    **dict.fromkeys(_DTYPES, "JAX changes a dtype with astype and jnp's dtypes; its default "
+                             "ints and floats are 32-bit (64-bit ones need jax_enable_x64)."),
+    "dim": "x.ndim is the number of axes, a property as in NumPy.",
+    "size": "x.size is the number of elements, an int as in NumPy, not a method: PyTorch's "
+            "size() is x.shape.",
+    "device": "x.device is a property in JAX (the Array API's), not a method.",
+    "view": "x.view(dtype) reads the same bits as another dtype in NumPy and JAX; a new shape "
+            "is x.reshape.",
+    "keepdim": "NumPy's and JAX's words for dim and keepdim are axis and keepdims.",
+}
+_DIM_KEYWORD = _WHY["keepdim"]          # (dim= shares its key with x.dim())
+
+
+def _torch_card(exc, where, called_from) -> ErrorCard:
+    name = _asked(exc)
+    keyword = _KEYWORD.match(str(exc)) is not None
+    why = _DIM_KEYWORD if keyword else _WHY[name]
+    rewrite = torch_rewrite(where["code"]) if _parse_line(where) is not None else None
+    if name in ("backward", "grad"):
+        rewrite = _pattern("loss, grads = jax.value_and_grad(loss_fn)(params)    # loss_fn "
+                           "returns the loss of params")
+    shown = f"{name}=" if keyword else f"jnp.{name}" if _NO_FUNCTION.match(str(exc)) else \
+        f".{name}()"
+    return ErrorCard(
+        "torch-habit", f"{shown} is PyTorch's: JAX says it otherwise",
+        why=why,
+        fix=("Write it in JAX's words, as the line below does." if rewrite and not
+             rewrite.startswith("#") else "Take the gradient of a function, not of an array."),
+        rewrite=rewrite or "# JAX's names: https://docs.jax.dev/en/latest/jax.numpy.html",
+        docs="https://docs.jax.dev/en/latest/jax.numpy.html")
