@@ -208,6 +208,8 @@ def test_the_learner_mistake_cases_say_what_jax_says_in_the_browser():
     ours = run_json(code, {"JAX_PLATFORMS": ""})
     jax = locations.recorded("learner_mistakes_reference.json")
     for case, said in jax.items():
+        if case.startswith(("draw_", "torch_")):   # recorded apart from `run`: not in ours
+            continue
         mine = ours[case]
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
             mine = {**mine, "first_line": mine["first_line"].replace("jxkernel.", "jax.")}

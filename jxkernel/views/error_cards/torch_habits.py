@@ -80,34 +80,34 @@ def _keywords(kw) -> list:
 
 class _Rewrite(ast.NodeTransformer):
     """The learner's line with each PyTorch name in JAX's words (innermost first, so that
-    `x.cpu().numpy()` is np.asarray(x)); `done` lists what it rewrote."""
+    `x.cpu().numpy()` is np.asarray(x)); `done` maps each PyTorch name to JAX's code."""
 
     def __init__(self):
-        self.done = []
+        self.done = {}
 
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
         for k in node.keywords:
             if k.arg in _KEYWORDS and _takes_axis(node):
-                k.arg = _KEYWORDS[k.arg]
-                self.done.append(k.arg)
+                self.done[k.arg] = k.arg = _KEYWORDS[k.arg]
         if not isinstance(func, ast.Attribute) or any(
                 isinstance(a, ast.Starred) for a in node.args) or \
                 any(k.arg is None for k in node.keywords):
             return node
         owner = ast.unparse(func.value)
         if owner in ("jnp", "jax.numpy") and func.attr in _FUNCTIONS:
+            self.done[func.attr] = f"{owner}.{_FUNCTIONS[func.attr]}"
             func.attr = _FUNCTIONS[func.attr]
-            self.done.append(f"{owner}.{func.attr}")
             return node
         if owner in ("jnp", "np", "jax", "jax.numpy", "numpy", "lax", "jax.lax"):
             return node
-        new = _method(func.attr, _operand(func.value), [ast.unparse(a) for a in node.args],
+        x = _operand(func.value)
+        new = _method(func.attr, x, [ast.unparse(a) for a in node.args],
                       {k.arg: ast.unparse(k.value) for k in node.keywords})
         if new is None:
             return node
-        self.done.append(new)
+        self.done[func.attr] = new
         return ast.parse(new, mode="eval").body
 
 
@@ -131,6 +131,12 @@ def torch_rewrite(code: str) -> str | None:
         >>> torch_rewrite("y = x.unsqueeze(0).sum(dim=1)")
         'y = jnp.expand_dims(x, 0).sum(axis=1)'
     """
+    found = _rewritten(code)
+    return found[0] if found else None
+
+
+def _rewritten(code: str):
+    """(the line in JAX's words, {PyTorch's name: JAX's code}), or None."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -141,11 +147,12 @@ def torch_rewrite(code: str) -> str | None:
                 (call.func.attr in _IN_PLACE and len(call.args) == 1 or
                  call.func.attr == "zero_" and not call.args):
             x = ast.unparse(call.func.value)
-            return f"{x} = jnp.zeros_like({x})" if call.func.attr == "zero_" else \
+            line = f"{x} = jnp.zeros_like({x})" if call.func.attr == "zero_" else \
                 f"{x} = {x} {_IN_PLACE[call.func.attr]} {_right(call.args[0])}"
+            return line, {call.func.attr: line}
     rewrite = _Rewrite()
     out = ast.unparse(rewrite.visit(tree))
-    return out if rewrite.done else None
+    return (out, rewrite.done) if rewrite.done else None
 
 
 def _right(node) -> str:
@@ -180,7 +187,11 @@ _IMMUTABLE = ("JAX arrays never change in place (other code may hold the same on
 _NAMES = ("JAX's arrays follow NumPy's names, not PyTorch's: methods for the NumPy ones, "
           "jnp and jax.nn functions for the rest.")
 _WHY = {
-    **dict.fromkeys(("to", "cuda", "cpu", "numpy", "contiguous"), _DEVICE),
+    **dict.fromkeys(("to", "cuda", "cpu"), _DEVICE),
+    "contiguous": "XLA lays out every JAX array itself: there are no strides, no views to "
+                  "copy.",
+    "numpy": "A JAX array converts to a NumPy array as any array-like does: np.asarray(x) "
+             "(a copy to the host, where the array is on a GPU).",
     **dict.fromkeys(("detach", "backward", "grad"), _GRAPH),
     **dict.fromkeys((*_IN_PLACE, "zero_"), _IMMUTABLE),
     **dict.fromkeys(("unsqueeze", "permute", "numel", "mm", "matmul", "bmm", "expand",
@@ -202,17 +213,33 @@ _DIM_KEYWORD = _WHY["keepdim"]          # (dim= shares its key with x.dim())
 def _torch_card(exc, where, called_from) -> ErrorCard:
     name = _asked(exc)
     keyword = _KEYWORD.match(str(exc)) is not None
-    why = _DIM_KEYWORD if keyword else _WHY[name]
-    rewrite = torch_rewrite(where["code"]) if _parse_line(where) is not None else None
+    module = _NO_FUNCTION.match(str(exc)) is not None
+    shown = f"{name}=" if keyword else f"jnp.{name}" if module else f".{name}()"
+    found = _rewritten(where["code"]) if _parse_line(where) is not None else None
+    rewrite, said = found if found else (None, {})
+    jaxs = said.get(name)
+    jaxs = f"{jaxs}=" if keyword and jaxs else jaxs
     if name in ("backward", "grad"):
         rewrite = _pattern("loss, grads = jax.value_and_grad(loss_fn)(params)    # loss_fn "
                            "returns the loss of params")
-    shown = f"{name}=" if keyword else f"jnp.{name}" if _NO_FUNCTION.match(str(exc)) else \
-        f".{name}()"
+        title, fix = (f"{shown} is PyTorch's: JAX takes gradients of functions",
+                      "Write the loss as a function of the parameters and ask jax.grad (or "
+                      "jax.value_and_grad) for its gradient.")
+    elif name == "contiguous" and jaxs is not None:
+        rewrite += "    # laid out by XLA"
+        title, fix = (f"{shown} is PyTorch's: a JAX array has no strides to fix",
+                      "Leave the call out.")
+    elif name in ("to", "cuda", "cpu") and jaxs is not None and ".astype(" not in jaxs:
+        rewrite += "    # on its device already"
+        title, fix = (f"{shown} is PyTorch's: a JAX array is on its device already",
+                      "Leave the call out (jax.device_put(x, device) where it must go "
+                      "elsewhere).")
+    else:
+        title = f"{shown} is PyTorch's: JAX writes {jaxs}" if jaxs else \
+            f"{shown} is PyTorch's: JAX's arrays take NumPy's names"
+        fix = f"Write {jaxs} in its place, as the line below does." if jaxs else \
+            "Look the name up among jnp's functions (NumPy's names)."
     return ErrorCard(
-        "torch-habit", f"{shown} is PyTorch's: JAX says it otherwise",
-        why=why,
-        fix=("Write it in JAX's words, as the line below does." if rewrite and not
-             rewrite.startswith("#") else "Take the gradient of a function, not of an array."),
+        "torch-habit", title, why=_DIM_KEYWORD if keyword else _WHY[name], fix=fix,
         rewrite=rewrite or "# JAX's names: https://docs.jax.dev/en/latest/jax.numpy.html",
         docs="https://docs.jax.dev/en/latest/jax.numpy.html")
