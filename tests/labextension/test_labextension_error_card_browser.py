@@ -59,6 +59,9 @@ MISTAKES = [
     ("y = jnp.einsum('i->ii', jnp.arange(3.0))",
      "einsum 'i->ii': 'i' is written twice after '->'",
      "y = jnp.diag(jnp.arange(3.0))"),
+    ("y = x.unsqueeze(0).sum(dim=1)",
+     ".unsqueeze() is PyTorch's: JAX writes jnp.expand_dims(x, 0)",
+     "y = jnp.expand_dims(x, 0).sum(axis=1)"),
 ]
 # then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
 # the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
@@ -103,7 +106,7 @@ def mistakes(server, chromium):
 @pytest.mark.parametrize("index", range(len(MISTAKES)),
                          ids=["list-operand", "list-index", "masked-update", "truth-value",
                               "random-arguments", "numpy-random", "einsum-labels",
-                              "einsum-axes", "einsum-output"])
+                              "einsum-axes", "einsum-output", "torch-habit"])
 def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
     """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
     (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn
