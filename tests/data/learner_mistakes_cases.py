@@ -1564,6 +1564,22 @@ DIM_KEYWORDS = ["x.sum(dim=1)", "x.mean(dim=1)", "x.max(dim=1)", "x.min(dim=1)",
                 "jnp.expand_dims(x, dim=0)", "jax.nn.log_softmax(x, dim=-1)",
                 "jnp.median(x, dim=1)", "jnp.all(x, dim=1)", "jnp.var(x, dim=1)",
                 "jnp.std(x, dim=1, keepdim=True)"]
+# NumPy's ways of changing an array in place (the immutable-array card): the line, the new
+# array bound to the name
+IN_PLACE = {
+    "fill": ("_y.fill(0.0)", "_y = jnp.full_like(_y, 0.0)"),
+    "put": ("_y.put([0, 4], [9.0, 8.0])",
+            "_y = jnp.put(_y, jnp.asarray([0, 4]), jnp.asarray([9.0, 8.0]), inplace=False)"),
+    "itemset_flat": ("_y.itemset(4, 1.0)", "_y = jnp.put(_y, 4, 1.0, inplace=False)"),
+    "itemset_pair": ("_y.itemset((1, 2), 7.0)", "_y = _y.at[1, 2].set(7.0)"),
+    "partition": ("_y.partition(1)", "_y = jnp.partition(_y, 1)"),
+    "shape": ("_y.shape = (3, 2)", "_y = _y.reshape((3, 2))"),
+    "dtype": ("_y.dtype = jnp.int32", "_y = _y.view(jnp.int32)"),
+    "copyto": ("np.copyto(_y, np.zeros(3))",
+               "_y = jnp.broadcast_to(jnp.asarray(np.zeros(3), _y.dtype), _y.shape)"),
+    "add_at": ("np.add.at(_y, [0, 0], 1.0)", "_y = _y.at[jnp.asarray([0, 0])].add(1.0)"),
+    "maximum_at": ("np.maximum.at(_y, (1, 2), 9.0)", "_y = _y.at[1, 2].max(9.0)"),
+}
 # the same names under jit, asked of a tracer (JAX's words name the tracer's class)
 TORCH_HABITS_TRACED = {
     "unsqueeze": ("_y = jax.jit(lambda v: v.unsqueeze(0))(x)",
@@ -1574,13 +1590,15 @@ TORCH_HABITS_TRACED = {
 
 
 def torch_habits(jax) -> dict:
-    """JAX's error for each TORCH_HABITS line, and the value the card's fix gives; `clone`
+    """JAX's error for each TORCH_HABITS (and IN_PLACE) line, and the value the card's fix
+    gives; `clone`
     works as it is (jaxlib's clone: another Array over the same buffer). Recorded apart from
     `run`, as draw_fixes: the test compares the floats within ulps."""
     scope = {"jax": jax, "jnp": jax.numpy}
     exec(TORCH_SETUP, scope)
     found = {}
-    for group, cases in (("torch", TORCH_HABITS), ("torch_traced", TORCH_HABITS_TRACED)):
+    for group, cases in (("torch", TORCH_HABITS), ("torch_traced", TORCH_HABITS_TRACED),
+                         ("torch_in_place", IN_PLACE)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = _said(lambda: exec(line, names))

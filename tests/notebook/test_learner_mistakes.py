@@ -19,7 +19,7 @@ import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,  # tests/data
-                                    DRAW_NOTES, SHUFFLED, TORCH_HABITS, TORCH_HABITS_TRACED,
+                                    DRAW_NOTES, IN_PLACE, SHUFFLED, TORCH_HABITS, TORCH_HABITS_TRACED,
                                     TORCH_SETUP, CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
@@ -1903,3 +1903,19 @@ def test_clone_gives_another_array_over_the_same_buffer_as_jaxs():
     c = x.clone()
     assert [c is not x, c.unsafe_buffer_pointer() == x.unsafe_buffer_pointer(),
             np.asarray(c).tolist()] == JAX["torch_clone"]
+
+
+@pytest.mark.parametrize("case", sorted(IN_PLACE))
+def test_numpys_in_place_ways_get_the_new_array_bound_to_the_name(shell, case):
+    """x.fill(0.0), x.put, x.itemset, x.partition, x.shape = ..., x.dtype = ..., np.copyto,
+    np.add.at of a JAX array: JAX 0.10.2's error, word for word, and no card; the
+    immutable-array card binds the array JAX's function makes to the name, which, run, gives
+    the value it gives under JAX."""
+    line, fix = IN_PLACE[case]
+    assert shell.run_cell(TORCH_SETUP).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "immutable-array", text
+    assert card["message"] == JAX[f"torch_in_place_{case}"]["first_line"]
+    assert card["rewrite"].splitlines()[0].split("    # ")[0] == fix, card["rewrite"]
+    assert shell.run_cell(fix).success
+    _same_value(shell.user_ns["_y"], JAX[f"torch_in_place_{case}_fixed"], case)

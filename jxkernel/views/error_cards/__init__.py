@@ -20,7 +20,8 @@ integer-conversion (TracerIntegerConversionError), array-conversion
 in_axes), vmap-rank (ValueError: in_axes names an axis an argument has not), vmap-out-axes
 (ValueError: out_axes names an axis past the function's output), loop-carry
 (TypeError: a scan/while_loop/fori_loop carry changing type, a PRNG key's kind too),
-boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`),
+boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`; NumPy's
+in-place ways, `x.fill(0)`, `np.add.at(x, i, 1)`),
 readonly-view (ValueError: NumPy's "assignment destination is read-only" of `a[i] = v`, `a`
 a NumPy view of a JAX array, `a = np.asarray(x)`),
 key-reuse (KeyReuseError, with jax_debug_key_reuse),
@@ -132,7 +133,7 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
 `keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `reshapes.py`,
 `operand_dtypes.py`,
-`torch_habits.py`, `trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
+`torch_habits.py`, `in_place_methods.py`, `trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
 `einsum_axes.py` and `einsum_output.py` (jnp.einsum's subscripts), `ragged.py`,
 `list_arguments.py`,
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`),
@@ -249,6 +250,7 @@ from .reading import (_first_line, _operation_lines, _public, _user_frame, _user
                       spelled_for)
 from .slice_indices import _is_slice_indices, _slice_indices_card
 from .torch_habits import _is_torch_habit, _torch_card
+from .in_place_methods import _in_place_card, _is_numpy_in_place
 from .scan_lengths import _is_scan_lengths, _scan_lengths_card
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
 from .readonly_views import _is_readonly_view, _readonly_view_card
@@ -359,6 +361,7 @@ _CARDS = [
     (_is_key_unpacked, _key_unpack_card),
     (_is_numpy_random_module, _numpy_random_module_card),
     (_is_torch_habit, _torch_card),
+    (_is_numpy_in_place, _in_place_card),
     (_is_while_per_element, _while_per_element_card),
     (_is_while_not_bool, _while_not_bool_card),
     (_is_float_shape, _float_shape_card),
