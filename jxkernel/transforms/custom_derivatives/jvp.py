@@ -109,13 +109,22 @@ class _FlatJVPRule:
         args = _merge(self.nondiff, tree_unflatten(self.in_tree, primals), c.nondiff_argnums,
                       self.n_args)
         dyn_tangents = tree_unflatten(self.in_tree, tangents)
-        out = c.jvp(tuple(args), tuple(dyn_tangents)) if not c.nondiff_argnums else \
-            c.jvp(*self.nondiff, tuple(a for i, a in enumerate(args) if i not in c.nondiff_argnums),
-                  tuple(dyn_tangents))
+        try:
+            out = c.jvp(tuple(args), tuple(dyn_tangents)) if not c.nondiff_argnums else \
+                c.jvp(*self.nondiff, tuple(a for i, a in enumerate(args)
+                                           if i not in c.nondiff_argnums), tuple(dyn_tangents))
+        except TypeError as e:
+            if _not_entered(e):          # the rule's own signature refused the call: its card
+                e.custom_jvp = c         # (views/error_cards/custom_rules.py) reads these
+            raise
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError(f"Custom JVP rule {self.__name__} for function {self.name} must "
-                            f"produce a pair (list or tuple of length two) representing primal "
-                            f"and tangent outputs, but got {out}.")
+            error = TypeError(f"Custom JVP rule {self.__name__} for function {self.name} must "
+                              f"produce a pair (list or tuple of length two) representing "
+                              f"primal and tangent outputs, but got {out}.")
+            # (how many it gave, None for a bare value: no tracer kept on the error)
+            error.custom_jvp = c
+            error.jvp_returned = len(out) if isinstance(out, (tuple, list)) else None
+            raise error
         p_leaves, p_tree = tree_flatten(out[0])
         t_leaves, t_tree = tree_flatten(out[1])
         if p_tree != t_tree:
@@ -146,6 +155,15 @@ class _FlatJVPRule:
                 f"    {_types_tree(self.out_tree, self.out_avals)}")
         _check_tangent_shapes(p_leaves, t_leaves)
         return p_leaves, t_leaves
+
+
+def _not_entered(error) -> bool:
+    """Whether `error` was raised by the call of the user's rule itself (its signature), not
+    inside it: the traceback ends in the frame that called it."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code is _FlatJVPRule.__call__.__code__
 
 
 def _check_tangent_shapes(primals, tangents):

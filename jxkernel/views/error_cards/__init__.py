@@ -80,7 +80,8 @@ of a raw key, `k1, k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeErr
 jax.random, `jax.random.randn(3)`), torch-habit (AttributeError, TypeError: PyTorch's name
 asked of an array or of jax.numpy, `x.unsqueeze(0)`, `x.sum(dim=1)`, `jnp.cat`), custom-vjp-bwd
 (TypeError: a custom_vjp's bwd returning a bare value or another number of cotangents than
-the function has arguments), checkpoint-policy (AttributeError or TypeError: a
+the function has arguments), custom-jvp-pair (TypeError: a jvp rule returning one value or
+three), custom-jvp-signature (TypeError: `def f_jvp(x, y, tx, ty)`, one parameter per value), checkpoint-policy (AttributeError or TypeError: a
 jax.checkpoint_policies name misspelled, or `policy='dots_saveable'`, a name for the
 function), static-given-again (TypeError: a `.lower(...).compile()`d function called with
 its static argument again, `compiled(7, 8)` for `jax.jit(f, static_argnums=0).lower(7, 8)`),
@@ -199,8 +200,10 @@ from .nans import _debug_nans_card, _is_debug_nans
 from .devices import (_is_late_device_count, _is_pmap_devices, _is_pmap_sizes,
                       _late_device_count_card, _pmap_devices_card, _pmap_sizes_card)
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
-from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_policy_misspelled,
-                           _is_policy_string, _policy_misspelled_card, _policy_string_card)
+from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_jvp_pair,
+                           _is_jvp_signature, _is_policy_misspelled, _is_policy_string,
+                           _jvp_pair_card, _jvp_signature_card, _policy_misspelled_card,
+                           _policy_string_card)
 from .lowered_calls import _is_static_given_again, _static_again_card
 from .branches import _is_several_off, _several_card
 from .carries import _branch_structure_card, _is_branch_structure
@@ -372,6 +375,8 @@ _CARDS = [
     (_is_join_ranks, _join_ranks_card),
     (_is_join_shapes, _join_shapes_card),
     (_is_bwd_structure, _bwd_structure_card),
+    (_is_jvp_pair, _jvp_pair_card),
+    (_is_jvp_signature, _jvp_signature_card),
     (_is_policy_misspelled, _policy_misspelled_card),
     (_is_policy_string, _policy_string_card),
     (_is_static_given_again, _static_again_card),

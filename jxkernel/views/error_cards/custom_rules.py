@@ -124,6 +124,90 @@ def _single_return(fun):
     return returns[0].value if len(returns) == 1 and returns[0].value is not None else None
 
 
+# ------------------------------------------------------------------ custom_jvp rules
+_DOCS_JVP = ("https://docs.jax.dev/en/latest/notebooks/Custom_derivative_rules_for_Python_code"
+             ".html#use-jax-custom-jvp-to-define-custom-forward-mode-rules")
+
+
+def _is_jvp_pair(e) -> bool:
+    # jvp.py's _FlatJVPRule marks a rule that returned no pair
+    return isinstance(e, TypeError) and hasattr(e, "custom_jvp") and hasattr(e, "jvp_returned")
+
+
+def _jvp_pair_card(exc, where, called_from) -> ErrorCard:
+    """A jvp rule returning one value (the tangent alone) or three: JAX's tutorial computes
+    the primal output by calling the function itself inside its rule, `f(x, y)`."""
+    custom, n = exc.custom_jvp, exc.jvp_returned
+    name = getattr(custom.fun, "__name__", "f")
+    jvp = getattr(custom.jvp, "__name__", "jvp")
+    unpacked = _primal_names(custom.jvp)
+    call = f"{name}({', '.join(unpacked) if unpacked else '*primals'})"
+    expr = _single_return(custom.jvp)
+    rewrite = (f"return {call}, {ast.unparse(expr)}    # {name}'s value, then the tangent"
+               if n is None and expr is not None and unpacked else
+               f"# return {call}, tangent_out    # {name}'s value at the primals, its tangent")
+    return ErrorCard(
+        "custom-jvp-pair", f"The jvp rule of {name} must return (primal_out, tangent_out)",
+        why=(f"custom_jvp calls {jvp}{_defined_at(custom.jvp)} with (primals, tangents) and "
+             f"takes back two values: {name}'s output at the primals, and its tangent. It "
+             f"returned " + ("one value." if n is None else f"a tuple of {n}.")),
+        fix=(f"Return {name}'s value first: calling {call} inside its own rule computes it, as "
+             f"JAX's tutorial does; then the tangent."),
+        rewrite=rewrite, docs=_DOCS_JVP)
+
+
+def _primal_names(rule) -> list | None:
+    """The names a jvp rule unpacks its primals into (`x, y = primals`), or None."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(rule)))
+        first = tree.body[0].args.args[0].arg
+    except (OSError, TypeError, SyntaxError, IndexError, AttributeError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and \
+                node.value.id == first and isinstance(node.targets[0], ast.Tuple) and \
+                all(isinstance(t, ast.Name) for t in node.targets[0].elts):
+            return [t.id for t in node.targets[0].elts]
+    return None
+
+
+def _is_jvp_signature(e) -> bool:
+    return isinstance(e, TypeError) and hasattr(e, "custom_jvp") and \
+        not hasattr(e, "jvp_returned")
+
+
+def _jvp_signature_card(exc, where, called_from) -> ErrorCard:
+    """A jvp rule written with one parameter per value (`def f_jvp(x, y, tx, ty)`): custom_jvp
+    passes two tuples. Where its parameters are the primals then as many tangents, the card
+    writes the def with the two tuples unpacked into the same names."""
+    custom = exc.custom_jvp
+    name = getattr(custom.fun, "__name__", "f")
+    jvp = getattr(custom.jvp, "__name__", "jvp")
+    try:
+        params = [p.name for p in inspect.signature(custom.jvp).parameters.values()]
+        n = len([p for p in inspect.signature(custom.fun).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+    except (TypeError, ValueError):
+        params, n = [], 0
+    n -= len(custom.nondiff_argnums)
+    if n and len(params) == 2 * n:
+        primals, tangents = params[:n], params[n:]
+        one = "," if n == 1 else ""
+        rewrite = (f"def {jvp}(primals, tangents):    # in place of def {jvp}"
+                   f"({', '.join(params)}):\n"
+                   f"    {', '.join(primals)}{one} = primals\n"
+                   f"    {', '.join(tangents)}{one} = tangents")
+    else:
+        rewrite = f"# def {jvp}(primals, tangents): each a tuple, one entry per argument"
+    return ErrorCard(
+        "custom-jvp-signature", f"A jvp rule takes two tuples: {jvp}(primals, tangents)",
+        why=(f"custom_jvp calls {jvp}{_defined_at(custom.jvp)} with two arguments, primals and "
+             f"tangents, each a tuple with one entry per argument of {name}; {jvp} takes "
+             f"{len(params)} ({', '.join(params)})."),
+        fix="Take the two tuples and unpack them in the rule's first lines.",
+        rewrite=rewrite, docs=_DOCS_JVP)
+
+
 # ------------------------------------------------------------------ checkpoint policies
 def _is_policy_misspelled(e) -> bool:
     # Python's AttributeError keeps the object asked (3.10+): the namespace of policies (the
