@@ -415,6 +415,12 @@ CASES = {
                                          "    return x * y, tx * y + x * ty\n"
                                          "_r = jax.grad(h, argnums=(0, 1))(1.0, 2.0)\n", (5, 5),
                                          0),
+    # a custom_vjp's fwd returning its output alone, with a bwd that reads no residuals: None
+    "vjp_fwd_returns_the_output_alone": ("@jax.custom_vjp\ndef k(x):\n    return x ** 3\n"
+                                         "def k_fwd(x):\n    return x ** 3\n"
+                                         "def k_bwd(res, g):\n    return (g * 2.0,)\n"
+                                         "k.defvjp(k_fwd, k_bwd)\n_r = jax.grad(k)(2.0)\n",
+                                         (5, 5), "first"),
     "concatenate_features_along_axis_0": ("feats = jnp.arange(6.0).reshape(3, 2)\n"
                                           "extra = jnp.arange(3.0).reshape(3, 1)\n"
                                           "_r = jnp.concatenate([feats, extra])\n", (3, 3),
@@ -964,6 +970,7 @@ PASTED = {
     'sum_inside_vmap_axis_1': "xs = jnp.arange(24.0).reshape(8, 3)\n_r = jax.vmap(lambda a: a.sum(axis=0))(xs)    # axis 0: one example's\n",
     'jvp_rule_returns_the_tangent_alone': "@jax.custom_jvp\ndef g(x):\n    return x ** 3\n@g.defjvp\ndef g_jvp(primals, tangents):\n    x, = primals\n    t, = tangents\n    return g(x), 3.0 * x ** 2 * t    # g's value, then the tangent\n_r = jax.grad(g)(2.0)\n",
     'jvp_rule_one_parameter_per_value': '@jax.custom_jvp\ndef h(x, y):\n    return x * y\n@h.defjvp\ndef h_jvp(primals, tangents):    # in place of def h_jvp(x, y, tx, ty):\n    x, y = primals\n    tx, ty = tangents\n    return x * y, tx * y + x * ty\n_r = jax.grad(h, argnums=(0, 1))(1.0, 2.0)\n',
+    'vjp_fwd_returns_the_output_alone': '@jax.custom_vjp\ndef k(x):\n    return x ** 3\ndef k_fwd(x):\n    return x ** 3, None    # k_bwd reads no residuals\ndef k_bwd(res, g):\n    return (g * 2.0,)\nk.defvjp(k_fwd, k_bwd)\n_r = jax.grad(k)(2.0)\n',
     'concatenate_features_along_axis_0': 'feats = jnp.arange(6.0).reshape(3, 2)\nextra = jnp.arange(3.0).reshape(3, 1)\n_r = jnp.concatenate([feats, extra], axis=1)    # (3, 3)\n',
     'key_cond_typed_and_raw': '_r = jax.random.key_data(jax.lax.cond(False, lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))))\n',
     'key_switch_typed_and_raw': '_r = jax.random.key_data(jax.lax.switch(1, [lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))]))\n',

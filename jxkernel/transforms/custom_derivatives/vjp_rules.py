@@ -62,13 +62,17 @@ class _FlatVJPRule:
                       self.n_args)
         out = c.fwd(*args)
         if not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise TypeError(f"Custom VJP fwd rule {self.__name__} for function {self.name} must "
-                            f"produce a pair (list or tuple of length two) where the first "
-                            f"element represents the primal output (equal to those of the "
-                            f"custom_vjp-decorated function {self.name}) and the second element "
-                            f"represents residuals (i.e. values stored from the forward pass for "
-                            f"use on the backward pass), but instead of a pair the fwd rule "
-                            f"{self.__name__} produced {out}.")
+            error = TypeError(f"Custom VJP fwd rule {self.__name__} for function {self.name} "
+                              f"must produce a pair (list or tuple of length two) where the "
+                              f"first element represents the primal output (equal to those of "
+                              f"the custom_vjp-decorated function {self.name}) and the second "
+                              f"element represents residuals (i.e. values stored from the "
+                              f"forward pass for use on the backward pass), but instead of a "
+                              f"pair the fwd rule {self.__name__} produced {out}.")
+            # for its card (views/error_cards/custom_rules.py): how many it gave, None for one
+            error.custom_vjp_fwd = c
+            error.fwd_returned = len(out) if isinstance(out, (tuple, list)) else None
+            raise error
         out_leaves, out_tree = tree_flatten(out[0])
         if self.out_tree is None:        # called directly: the function was not traced
             self.out_tree = out_tree

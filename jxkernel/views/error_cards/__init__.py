@@ -81,10 +81,12 @@ jax.random, `jax.random.randn(3)`), torch-habit (AttributeError, TypeError: PyTo
 asked of an array or of jax.numpy, `x.unsqueeze(0)`, `x.sum(dim=1)`, `jnp.cat`), custom-vjp-bwd
 (TypeError: a custom_vjp's bwd returning a bare value or another number of cotangents than
 the function has arguments), custom-jvp-pair (TypeError: a jvp rule returning one value or
-three), custom-jvp-signature (TypeError: `def f_jvp(x, y, tx, ty)`, one parameter per value), checkpoint-policy (AttributeError or TypeError: a
-jax.checkpoint_policies name misspelled, or `policy='dots_saveable'`, a name for the
-function), static-given-again (TypeError: a `.lower(...).compile()`d function called with
-its static argument again, `compiled(7, 8)` for `jax.jit(f, static_argnums=0).lower(7, 8)`),
+three), custom-jvp-signature (TypeError: `def f_jvp(x, y, tx, ty)`, one parameter per value),
+custom-vjp-fwd (TypeError: a custom_vjp's fwd returning its output alone), checkpoint-policy
+(AttributeError or TypeError: a jax.checkpoint_policies name misspelled, or
+`policy='dots_saveable'`, a name for the function), static-given-again (TypeError: a
+`.lower(...).compile()`d function called with its static argument again, `compiled(7, 8)`
+for `jax.jit(f, static_argnums=0).lower(7, 8)`),
 unregistered-class (TypeError: an object of the learner's class, no registered pytree, given
 to grad, value_and_grad or vmap, or passed whole by tree_map to its function),
 checkify-unwrapped (ValueError: checkify.check under jit without checkify.checkify),
@@ -133,8 +135,8 @@ then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (with
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
 `keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `reshapes.py`,
-`operand_dtypes.py`,
-`torch_habits.py`, `in_place_methods.py`, `trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
+`operand_dtypes.py`, `torch_habits.py` (PyTorch's names), `in_place_methods.py` (NumPy's
+in-place ways), `trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
 `einsum_axes.py` and `einsum_output.py` (jnp.einsum's subscripts), `ragged.py`,
 `list_arguments.py`,
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`),
@@ -200,7 +202,8 @@ from .nans import _debug_nans_card, _is_debug_nans
 from .devices import (_is_late_device_count, _is_pmap_devices, _is_pmap_sizes,
                       _late_device_count_card, _pmap_devices_card, _pmap_sizes_card)
 from .card import MIME, VERSION, ErrorCard, origin_lines, render_html, render_text
-from .custom_rules import (_bwd_structure_card, _is_bwd_structure, _is_jvp_pair,
+from .custom_rules import (_bwd_structure_card, _fwd_pair_card, _is_bwd_structure,
+                           _is_fwd_pair, _is_jvp_pair,
                            _is_jvp_signature, _is_policy_misspelled, _is_policy_string,
                            _jvp_pair_card, _jvp_signature_card, _policy_misspelled_card,
                            _policy_string_card)
@@ -376,6 +379,7 @@ _CARDS = [
     (_is_join_shapes, _join_shapes_card),
     (_is_bwd_structure, _bwd_structure_card),
     (_is_jvp_pair, _jvp_pair_card),
+    (_is_fwd_pair, _fwd_pair_card),
     (_is_jvp_signature, _jvp_signature_card),
     (_is_policy_misspelled, _policy_misspelled_card),
     (_is_policy_string, _policy_string_card),

@@ -1,7 +1,9 @@
 """The cards for custom derivative rules written against their contract: a custom_vjp's bwd
 returning a bare value, or another number of cotangents than the function has arguments
-(JAX's message gives only two PyTreeDefs), and a checkpoint policy misspelled or given by
-name (JAX's message names a SimpleNamespace, or says a 'str' is not callable)."""
+(JAX's message gives only two PyTreeDefs), its fwd returning the output alone, a custom_jvp's
+rule returning the tangent alone or written with one parameter per value, and a checkpoint
+policy misspelled or given by name (JAX's message names a SimpleNamespace, or says a 'str' is
+not callable)."""
 from __future__ import annotations
 
 import ast
@@ -122,6 +124,53 @@ def _single_return(fun):
         return None
     returns = [node for node in ast.walk(tree) if isinstance(node, ast.Return)]
     return returns[0].value if len(returns) == 1 and returns[0].value is not None else None
+
+
+def _is_fwd_pair(e) -> bool:
+    # vjp_rules._FlatVJPRule marks a fwd that returned no pair
+    return isinstance(e, TypeError) and hasattr(e, "custom_vjp_fwd")
+
+
+def _fwd_pair_card(exc, where, called_from) -> ErrorCard:
+    """A custom_vjp's fwd returning the output alone: it must return (output, residuals),
+    the residuals what bwd receives first. Where bwd never reads them, None is a residual
+    that works; else the card cannot know what bwd expects, and says it in a comment."""
+    custom, n = exc.custom_vjp_fwd, exc.fwd_returned
+    name = getattr(custom.fun, "__name__", "f")
+    fwd, bwd = (getattr(r, "__name__", w) for r, w in ((custom.fwd, "fwd"), (custom.bwd, "bwd")))
+    expr = _single_return(custom.fwd)
+    res = _first_parameter(custom.bwd)
+    unused = res is not None and not _reads(custom.bwd, res)
+    rewrite = (f"return {ast.unparse(expr)}, None    # {bwd} reads no residuals" if
+               n is None and expr is not None and unused else
+               f"# return {ast.unparse(expr) if n is None and expr is not None else 'out'}, "
+               f"res    # res: what {bwd} takes as its first argument, {res or 'res'}")
+    return ErrorCard(
+        "custom-vjp-fwd", f"The fwd rule of {name} must return (output, residuals)",
+        why=(f"custom_vjp calls {fwd}{_defined_at(custom.fwd)} with {name}'s arguments and "
+             f"takes back two values: {name}'s output, and the residuals {bwd} receives first "
+             f"(values the backward pass needs). It returned " +
+             ("one value." if n is None else f"a tuple of {n}.")),
+        fix=(f"Return the output with what {bwd} needs: return out, (x,) saves the argument x, "
+             f"for instance; None where {bwd} needs nothing."),
+        rewrite=rewrite, docs=_DOCS_VJP)
+
+
+def _first_parameter(fun) -> str | None:
+    try:
+        return next(iter(inspect.signature(fun).parameters), None)
+    except (TypeError, ValueError):
+        return None
+
+
+def _reads(fun, name) -> bool:
+    """Whether `fun`'s source reads `name` (True where the source cannot be read)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fun)))
+    except (OSError, TypeError, SyntaxError):
+        return True
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               for n in ast.walk(tree))
 
 
 # ------------------------------------------------------------------ custom_jvp rules
