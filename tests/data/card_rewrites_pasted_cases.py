@@ -421,6 +421,21 @@ CASES = {
                                          "def k_bwd(res, g):\n    return (g * 2.0,)\n"
                                          "k.defvjp(k_fwd, k_bwd)\n_r = jax.grad(k)(2.0)\n",
                                          (5, 5), "first"),
+    # the same inside jax.vmap: JAX's message lists the batched shapes, (8, 3) and (8, 4); the
+    # card wrote its pad and its axis for them (jnp.pad(a, [(0, 0), (0, 1)]) of one example's
+    # (3,), axis=2 of (3, 2)), which raised; one example's shapes now
+    "stack_of_two_lengths_inside_vmap_padded": ("xs = jnp.arange(24.0).reshape(8, 3)\n"
+                                                "ys = jnp.arange(32.0).reshape(8, 4)\n"
+                                                "_r = jax.vmap(lambda a, b: jnp.stack([a, b]))"
+                                                "(xs, ys)\n", (3, 3), 0),
+    "stack_of_two_lengths_inside_vmap_joined": ("xs = jnp.arange(24.0).reshape(8, 3)\n"
+                                                "ys = jnp.arange(32.0).reshape(8, 4)\n"
+                                                "_r = jax.vmap(lambda a, b: jnp.stack([a, b]))"
+                                                "(xs, ys)\n", (3, 3), 1),
+    "concatenate_inside_vmap_along_the_axis_they_differ": (
+        "xs = jnp.arange(48.0).reshape(8, 3, 2)\nys = jnp.arange(72.0).reshape(8, 3, 3)\n"
+        "_r = jax.vmap(lambda a, b: jnp.concatenate([a, b], axis=0))(xs, ys)\n", (3, 3),
+        "first"),
     "concatenate_features_along_axis_0": ("feats = jnp.arange(6.0).reshape(3, 2)\n"
                                           "extra = jnp.arange(3.0).reshape(3, 1)\n"
                                           "_r = jnp.concatenate([feats, extra])\n", (3, 3),
@@ -971,6 +986,9 @@ PASTED = {
     'jvp_rule_returns_the_tangent_alone': "@jax.custom_jvp\ndef g(x):\n    return x ** 3\n@g.defjvp\ndef g_jvp(primals, tangents):\n    x, = primals\n    t, = tangents\n    return g(x), 3.0 * x ** 2 * t    # g's value, then the tangent\n_r = jax.grad(g)(2.0)\n",
     'jvp_rule_one_parameter_per_value': '@jax.custom_jvp\ndef h(x, y):\n    return x * y\n@h.defjvp\ndef h_jvp(primals, tangents):    # in place of def h_jvp(x, y, tx, ty):\n    x, y = primals\n    tx, ty = tangents\n    return x * y, tx * y + x * ty\n_r = jax.grad(h, argnums=(0, 1))(1.0, 2.0)\n',
     'vjp_fwd_returns_the_output_alone': '@jax.custom_vjp\ndef k(x):\n    return x ** 3\ndef k_fwd(x):\n    return x ** 3, None    # k_bwd reads no residuals\ndef k_bwd(res, g):\n    return (g * 2.0,)\nk.defvjp(k_fwd, k_bwd)\n_r = jax.grad(k)(2.0)\n',
+    'stack_of_two_lengths_inside_vmap_padded': "xs = jnp.arange(24.0).reshape(8, 3)\nys = jnp.arange(32.0).reshape(8, 4)\n_r = jax.vmap(lambda a, b: jnp.stack([jnp.pad(a, (0, 1)), b]))(xs, ys)    # each (4,), zeros after the shorter's values\n",
+    'stack_of_two_lengths_inside_vmap_joined': 'xs = jnp.arange(24.0).reshape(8, 3)\nys = jnp.arange(32.0).reshape(8, 4)\n_r = jax.vmap(lambda a, b: jnp.concatenate([a, b]))(xs, ys)    # (7,)\n',
+    'concatenate_inside_vmap_along_the_axis_they_differ': 'xs = jnp.arange(48.0).reshape(8, 3, 2)\nys = jnp.arange(72.0).reshape(8, 3, 3)\n_r = jax.vmap(lambda a, b: jnp.concatenate([a, b], axis=1))(xs, ys)    # (3, 5)\n',
     'concatenate_features_along_axis_0': 'feats = jnp.arange(6.0).reshape(3, 2)\nextra = jnp.arange(3.0).reshape(3, 1)\n_r = jnp.concatenate([feats, extra], axis=1)    # (3, 3)\n',
     'key_cond_typed_and_raw': '_r = jax.random.key_data(jax.lax.cond(False, lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))))\n',
     'key_switch_typed_and_raw': '_r = jax.random.key_data(jax.lax.switch(1, [lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))]))\n',

@@ -10,7 +10,7 @@ import ast
 import re
 
 from .card import ErrorCard
-from .joins import _axis, _func, _join_call, _operands
+from .joins import _ONE_EXAMPLE, _axis, _func, _join_call, _one_example, _operands
 from .rewrites import _operand, _parse_line, _replaced
 
 _STACK = re.compile(r"^All input arrays must have the same shape\. Got (.*)\.$")
@@ -45,9 +45,11 @@ def _join_shapes_card(exc, where, called_from) -> ErrorCard:
     call = _join_call(tree, verb) if tree is not None else None
     name = ast.unparse(call.func) if call is not None else f"jnp.{verb}"
     elts = _operands(call, len(shapes)) if call is not None else None
+    shapes, vmapped = _one_example(exc, elts, shapes)
     names = [ast.unparse(e) for e in elts] if elts else \
         [f"operand {i}" for i in range(len(shapes))]
-    listing = ", ".join(f"{n} is {s}" for n, s in zip(names, shapes))
+    listing = ", ".join(f"{n} is {s}" for n, s in zip(names, shapes)) + \
+        (_ONE_EXAMPLE if vmapped else "")
     differ = [k for k in range(len(shapes[0])) if len({s[k] for s in shapes}) > 1]
     rewrite = None
     if verb == "stack":

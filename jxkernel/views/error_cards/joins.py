@@ -11,6 +11,7 @@ import ast
 import re
 
 from .card import ErrorCard
+from .reading import _user_frame
 from .rewrites import _first_call, _listing, _operand, _parse_line, _replaced
 
 _RANKS = re.compile(r"^Cannot (concatenate|stack) arrays with different numbers of "
@@ -40,9 +41,11 @@ def _join_ranks_card(exc, where, called_from) -> ErrorCard:
     call = _join_call(tree, verb) if tree is not None else None
     name = ast.unparse(call.func) if call is not None else f"jnp.{verb}"
     elts = _operands(call, len(shapes))
+    shapes, vmapped = _one_example(exc, elts, shapes)
     names = [ast.unparse(e) for e in elts] if elts else \
         [f"operand {i}" for i in range(len(shapes))]
-    listing = ", ".join(f"{n} is {s} ({len(s)}-D)" for n, s in zip(names, shapes))
+    listing = ", ".join(f"{n} is {s} ({len(s)}-D)" for n, s in zip(names, shapes)) + \
+        (_ONE_EXAMPLE if vmapped else "")
     ranks = sorted({len(s) for s in shapes})
     what = ("puts arrays of one shape side by side along a new axis, so they must have the "
             "same shape" if verb == "stack" else "joins arrays along an axis they all have, "
@@ -79,6 +82,25 @@ def _operands(call, count):
             any(isinstance(e, ast.Starred) for e in arrays.elts):
         return None
     return arrays.elts
+
+
+def _one_example(exc, elts, shapes):
+    """(the shapes, whether inside jax.vmap): inside vmap JAX's message lists the batched
+    shapes, but the function sees one example, and its axes are what the rewrite writes; so
+    where the operands the line names are vmap's tracers (read in the user's frame), their
+    own shapes, a plain array's as it is."""
+    frame = _user_frame(exc)
+    if frame is None or not elts or not all(isinstance(e, ast.Name) for e in elts):
+        return shapes, False
+    values = [frame.f_locals.get(e.id, frame.f_globals.get(e.id)) for e in elts]
+    if not any(type(v).__name__ == "BatchTracer" for v in values) or \
+            not all(isinstance(getattr(v, "shape", None), tuple) for v in values):
+        return shapes, False
+    return [tuple(v.shape) for v in values], True
+
+
+_ONE_EXAMPLE = (" (one example's shapes: inside jax.vmap the function sees each example "
+                "without the batch's axis)")
 
 
 def _axis(call, verb, rank):
