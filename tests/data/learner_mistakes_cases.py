@@ -511,6 +511,10 @@ def run(jax):
             lambda k, n: jax.random.normal(k, (n,)))(jax.random.key(0), 3), 3),
         "generator_draw_in_jit": _generator_draw_in_jit(jax),
         **_format_specs(jax),
+        # a transpose inside vmap counting the batch's axis (the axis-bounds card, no axis
+        # argument to rewrite: one example's axes said)
+        "transpose_inside_vmap": _said(lambda: jax.vmap(lambda a: a.transpose(1, 0))(
+            jnp.ones((8, 6)))),
         **{f"dim_keyword {call}": _said(lambda call=call: eval(call, {
             "jax": jax, "jnp": jnp, "x": jnp.arange(6.0).reshape(2, 3)})) for call in DIM_KEYWORDS},
     }

@@ -1919,3 +1919,14 @@ def test_numpys_in_place_ways_get_the_new_array_bound_to_the_name(shell, case):
     assert card["rewrite"].splitlines()[0].split("    # ")[0] == fix, card["rewrite"]
     assert shell.run_cell(fix).success
     _same_value(shell.user_ns["_y"], JAX[f"torch_in_place_{case}_fixed"], case)
+
+
+def test_an_axis_counted_in_the_batch_inside_vmap_is_told_so_without_an_axis_argument(shell):
+    """a.transpose(1, 0) inside jax.vmap of (8, 6) rows: one example is a vector, JAX says
+    axis 1 is out of bounds for a 1-D array (recorded); the card told MATLAB's counting from
+    1. It now says vmap's function sees one example, and lists that example's axes."""
+    text, card = shown(shell, "_y = jax.vmap(lambda a: a.transpose(1, 0))(jnp.ones((8, 6)))")
+    assert card["kind"] == "axis-bounds", text
+    assert card["message"] == JAX["transpose_inside_vmap"]["first_line"]
+    assert card["fix"].startswith("Inside jax.vmap the function sees one example"), card["fix"]
+    assert card["rewrite"] == "# one example's axes: 0 (the batch's is vmap's)"

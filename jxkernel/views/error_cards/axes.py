@@ -45,12 +45,14 @@ def _axis_bounds_card(exc, where, called_from) -> ErrorCard:
                "a 1-D array (a vector) has one axis, 0 (or -1 from the end)")
     why = f"Axes count from 0: {has}, so axis {axis} is not one of them."
     last = ndim - 1
-    if axis == ndim and ndim > 0 and node is not None and _vmapped(call, frame):
+    if axis == ndim and ndim > 0 and tree is not None and _vmapped(call or tree, frame):
         # the learner counted the batch's axis, which vmap's function never sees
         fix = (f"Inside jax.vmap the function sees one example, without the batch's axis"
                f"{': ' + listed if listed else ''}. Axis {axis} of the batch is axis {last} "
                f"(or -1) of one example; vmap puts the batch's axis back on the result.")
-        rewrite = f"{_replaced(tree, node, str(last))}    # axis {last}: one example's"
+        rewrite = f"{_replaced(tree, node, str(last))}    # axis {last}: one example's" if \
+            node is not None else \
+            f"# one example's axes: {_listing(range(ndim))} (the batch's is vmap's)"
     elif ends and node is not None and len({s[:-1] for _, s in shapes}) == 1:
         joined = shapes[0][1][:-1] + (sum(s[-1] for _, s in shapes),)
         fix = (f"jnp.stack sets arrays side by side along a new axis, and needs one shape; "
