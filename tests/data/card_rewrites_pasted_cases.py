@@ -436,6 +436,15 @@ CASES = {
         "xs = jnp.arange(48.0).reshape(8, 3, 2)\nys = jnp.arange(72.0).reshape(8, 3, 3)\n"
         "_r = jax.vmap(lambda a, b: jnp.concatenate([a, b], axis=0))(xs, ys)\n", (3, 3),
         "first"),
+    # squeeze of an axis whose size is not 1 (no card): the axis of size 1 there is, or the
+    # squeeze left out where there is none (inside vmap: the batch's axis is vmap's)
+    "squeeze_inside_vmap": ("xs = jnp.arange(48.0).reshape(8, 6)\n"
+                            "_r = jax.vmap(lambda a: jnp.squeeze(a, axis=0))(xs)\n", (2, 2),
+                            "first"),
+    "squeeze_the_other_axis": ("_r = jnp.arange(6.0).reshape(6, 1).squeeze(0)\n", (1, 1),
+                               "first"),
+    "squeeze_lax_dimensions": ("_r = jax.lax.squeeze(jnp.arange(6.0).reshape(1, 6), "
+                               "dimensions=(1,))\n", (1, 1), "first"),
     "concatenate_features_along_axis_0": ("feats = jnp.arange(6.0).reshape(3, 2)\n"
                                           "extra = jnp.arange(3.0).reshape(3, 1)\n"
                                           "_r = jnp.concatenate([feats, extra])\n", (3, 3),
@@ -989,6 +998,9 @@ PASTED = {
     'stack_of_two_lengths_inside_vmap_padded': "xs = jnp.arange(24.0).reshape(8, 3)\nys = jnp.arange(32.0).reshape(8, 4)\n_r = jax.vmap(lambda a, b: jnp.stack([jnp.pad(a, (0, 1)), b]))(xs, ys)    # each (4,), zeros after the shorter's values\n",
     'stack_of_two_lengths_inside_vmap_joined': 'xs = jnp.arange(24.0).reshape(8, 3)\nys = jnp.arange(32.0).reshape(8, 4)\n_r = jax.vmap(lambda a, b: jnp.concatenate([a, b]))(xs, ys)    # (7,)\n',
     'concatenate_inside_vmap_along_the_axis_they_differ': 'xs = jnp.arange(48.0).reshape(8, 3, 2)\nys = jnp.arange(72.0).reshape(8, 3, 3)\n_r = jax.vmap(lambda a, b: jnp.concatenate([a, b], axis=1))(xs, ys)    # (3, 5)\n',
+    'squeeze_inside_vmap': 'xs = jnp.arange(48.0).reshape(8, 6)\n_r = jax.vmap(lambda a: a)(xs)    # (6,): no axis of size 1 to remove\n',
+    'squeeze_the_other_axis': '_r = jnp.arange(6.0).reshape(6, 1).squeeze(1)    # axis 1: size 1\n',
+    'squeeze_lax_dimensions': '_r = jax.lax.squeeze(jnp.arange(6.0).reshape(1, 6), dimensions=(0,))    # axis 0: size 1\n',
     'concatenate_features_along_axis_0': 'feats = jnp.arange(6.0).reshape(3, 2)\nextra = jnp.arange(3.0).reshape(3, 1)\n_r = jnp.concatenate([feats, extra], axis=1)    # (3, 3)\n',
     'key_cond_typed_and_raw': '_r = jax.random.key_data(jax.lax.cond(False, lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))))\n',
     'key_switch_typed_and_raw': '_r = jax.random.key_data(jax.lax.switch(1, [lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))]))\n',

@@ -542,9 +542,10 @@ def test_pmap_of_axes_of_two_sizes_the_function_cannot_take_gets_words():
     assert all(line.startswith("#") for line in card.rewrite.splitlines()), card.rewrite
 
 
-def test_a_squeeze_in_pmaps_words_but_no_pmaps_gets_no_card():
-    """jnp.squeeze of an axis of 8 raises JAX's very words (recorded) but no pmap: the card
-    reads where the error came from (what pmap attaches), not its text."""
+def test_a_squeeze_in_pmaps_words_but_no_pmaps_gets_the_squeezes_card():
+    """jnp.squeeze of an axis of 8 raises JAX's very words (recorded) but no pmap: pmap's card
+    reads where the error came from (what pmap attaches), not its text; the squeeze's own card
+    tells the axis's size."""
     from jxkernel.views.error_cards import card_for
     names = {"jax": jxkernel, "jnp": jxkernel.numpy}
     exec(PMAP_SETUP, names)
@@ -552,7 +553,8 @@ def test_a_squeeze_in_pmaps_words_but_no_pmaps_gets_no_card():
         exec(PMAP_SQUEEZE, names)
     assert str(raised.value) == JAX["pmap_squeeze"]["first_line"] == \
         JAX["pmap_lambda"]["first_line"]
-    assert card_for(raised.value) is None
+    card = card_for(raised.value)
+    assert card.kind == "axis-bounds" and card.title == "squeeze: axis 0 has size 8, not 1"
 
 
 def test_a_decorated_pmap_gets_the_card_with_vmap_in_words(shell):

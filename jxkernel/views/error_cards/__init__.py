@@ -45,7 +45,8 @@ given as a dict keyed by the parameters' names), body-arguments
 (TypeError: a loop body or branch written to take other arguments than lax passes it),
 tree-structure (ValueError: tree_map given trees of two structures; a pair passed whole, as
 value_and_grad's (value, grads), is told with the part to pass), axis-bounds (ValueError or
-IndexError: an axis the array has not, `x.sum(axis=1)` of a vector), scan-lengths
+IndexError: an axis the array has not, `x.sum(axis=1)` of a vector; a squeeze of an axis
+whose size is not 1), scan-lengths
 (ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs;
 ValueError or IndexError: xs a number, `lax.scan(f, init, 10)`; ValueError: neither xs nor
 length, `lax.scan(f, init)`), einsum-labels (ValueError: jnp.einsum's subscripts giving one
@@ -189,7 +190,7 @@ from __future__ import annotations
 from ...core import errors as jx_errors
 from .array_calls import (_is_matmul_0d, _is_uneven_split, _matmul_0d_card,
                           _uneven_split_card)
-from .axes import _axis_bounds_card, _is_axis_bounds
+from .axes import _axis_bounds_card, _is_axis_bounds, _is_squeeze_size, _squeeze_card
 from .einsum_axes import _einsum_axes_card, _is_einsum_axes
 from .einsum_labels import _einsum_labels_card, _is_einsum_labels
 from .einsum_output import _einsum_output_card, _is_einsum_output
@@ -399,6 +400,7 @@ _CARDS = [
     (_is_late_device_count, _late_device_count_card),
     (_is_pmap_devices, _pmap_devices_card),
     (_is_pmap_sizes, _pmap_sizes_card),
+    (_is_squeeze_size, _squeeze_card),      # after pmap's: its splitting says a squeeze's words
     (_is_debug_nans, _debug_nans_card),
     (_is_dropout_rngs, _dropout_rngs_card),
     (_is_closed_modules, _closed_modules_card),

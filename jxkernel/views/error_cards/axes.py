@@ -2,7 +2,8 @@
 someone counting from 1 (as MATLAB and R do), `jnp.concatenate(..., axis=1)` of vectors meant
 to stand side by side, an axis counted in the batch inside jax.vmap (whose function sees one
 example). The rewrite is the user's line with the axis the array has (its last), or jnp.stack
-for vectors of one shape joined along a new axis."""
+for vectors of one shape joined along a new axis. And squeeze asked to remove an axis whose
+size is not 1: the axis of size 1 there is, or the squeeze left out."""
 from __future__ import annotations
 
 import ast
@@ -10,7 +11,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _called, _listing, _parse_line, _pattern, _replaced
+from .rewrites import _called, _listing, _parse_line, _replaced
 
 # JAX's text (NumPy's, from canonicalize_axis); `dimension` is the operand's, or for
 # expand_dims the result's
@@ -148,3 +149,65 @@ def _literal(node):
     except (ValueError, TypeError, SyntaxError):     # a name, a call: not a constant
         return None
     return value if type(value) is int else None
+
+
+# ------------------------------------------------------------------ squeeze
+# JAX's text (lax.squeeze's shape rule); pmap's own splitting says it too (devices.py's card,
+# earlier in the list, holds that one)
+_SQUEEZE = re.compile(r"^cannot select an axis to squeeze out which has size not equal to one, "
+                      r"got shape=(\(.*?\)) and dimensions=(\(.*?\))$")
+
+
+def _is_squeeze_size(e) -> bool:
+    return isinstance(e, ValueError) and _SQUEEZE.match(str(e)) is not None
+
+
+def _squeeze_card(exc, where, called_from) -> ErrorCard:
+    """squeeze asked to remove an axis whose size is not 1 (the learner expected a batch or
+    channel axis of 1 there; inside vmap the batch's axis is vmap's). The rewrite names the
+    axes of size 1 the array has, or drops the squeeze where it has none."""
+    shape, dims = (ast.literal_eval(g) for g in _SQUEEZE.match(str(exc)).groups())
+    ones = [i for i, d in enumerate(shape) if d == 1]
+    wrong = [d for d in dims if shape[d] != 1]
+    tree = _parse_line(where)
+    call = next((n for n in ast.walk(tree) if _called(n) == "squeeze"), None) \
+        if tree is not None else None
+    vmapped = call is not None and _vmapped(call, _user_frame(exc))
+    sizes = ", ".join(f"axis {d} has size {shape[d]}" for d in wrong)
+    why = (f"squeeze removes axes of size 1 only, and this array's shape is {shape}: {sizes}" +
+           (" (one example's shape: inside jax.vmap the function never sees the batch's "
+            "axis)." if vmapped else "."))
+    if ones:
+        new = str(ones[0]) if len(ones) == 1 else str(tuple(ones))
+        fix = (f"Its axis of size 1 is {ones[0]}: squeeze that one (or leave axis out)." if
+               len(ones) == 1 else
+               f"Its axes of size 1 are {_listing(ones)}: squeeze those (or leave axis out).")
+        rewrite = _squeezed(tree, call, new, f"    # axis {new}: size 1")
+    else:
+        fix = (f"It has no axis of size 1: there is nothing to squeeze; leave the squeeze out "
+               f"(x[i] picks one element along an axis, x.reshape a new shape).")
+        rewrite = _squeezed(tree, call, None, f"    # {shape}: no axis of size 1 to remove")
+    return ErrorCard(
+        "axis-bounds", f"squeeze: {sizes}, not 1", why=why, fix=fix,
+        rewrite=rewrite or f"# axes of size 1: {_listing(ones) or 'none'}",
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.squeeze.html")
+
+
+def _squeezed(tree, call, axis, note) -> str | None:
+    """The user's line with the squeeze's axis `axis`, or the squeeze dropped (None), or None
+    where the call cannot be read (its axis given otherwise than once, positionally or by
+    keyword)."""
+    if call is None:
+        return None
+    method = isinstance(call.func, ast.Attribute) and \
+        ast.unparse(call.func.value) not in ("jnp", "np", "jax.numpy", "lax", "jax.lax")
+    array = call.func.value if method else (call.args[0] if call.args else None)
+    given = [k.value for k in call.keywords if k.arg in ("axis", "dimensions")] + \
+        call.args[0 if method else 1:]
+    if array is None or len(given) != 1:
+        return None
+    if axis is None:
+        return _replaced(tree, call, ast.unparse(array)) + note
+    if isinstance(given[0], (ast.Tuple, ast.List)) and not axis.startswith("("):
+        axis = f"({axis},)"                     # a sequence stays one (lax.squeeze's)
+    return _replaced(tree, given[0], axis) + note
