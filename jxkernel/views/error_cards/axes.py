@@ -184,8 +184,8 @@ def _squeeze_card(exc, where, called_from) -> ErrorCard:
                f"Its axes of size 1 are {_listing(ones)}: squeeze those (or leave axis out).")
         rewrite = _squeezed(tree, call, new, f"    # axis {new}: size 1")
     else:
-        fix = (f"It has no axis of size 1: there is nothing to squeeze; leave the squeeze out "
-               f"(x[i] picks one element along an axis, x.reshape a new shape).")
+        fix = ("It has no axis of size 1: there is nothing to squeeze; leave the squeeze out "
+               "(x[i] picks one element along an axis, x.reshape a new shape).")
         rewrite = _squeezed(tree, call, None, f"    # {shape}: no axis of size 1 to remove")
     return ErrorCard(
         "axis-bounds", f"squeeze: {sizes}, not 1", why=why, fix=fix,
