@@ -445,6 +445,15 @@ CASES = {
                                "first"),
     "squeeze_lax_dimensions": ("_r = jax.lax.squeeze(jnp.arange(6.0).reshape(1, 6), "
                                "dimensions=(1,))\n", (1, 1), "first"),
+    # scan's or map's xs a Python list of numbers (it was told "a number with no steps": the
+    # list's entries are leaves): one array of as many steps
+    "scan_over_a_python_list": ("_r = jax.lax.scan(lambda c, x: (c + x, c), 0.0, "
+                                "[1.0, 2.0, 3.0])\n", (1, 1), "first"),
+    "map_over_a_python_list": ("_r = jax.lax.map(lambda x: x * 2, [1.0, 2.0])\n", (1, 1),
+                               "first"),
+    "scan_over_a_named_list": ("steps = [1, 2, 3]\n"
+                               "_r = jax.lax.scan(lambda c, x: (c + x, c), 0, steps)\n", (2, 2),
+                               "first"),
     "concatenate_features_along_axis_0": ("feats = jnp.arange(6.0).reshape(3, 2)\n"
                                           "extra = jnp.arange(3.0).reshape(3, 1)\n"
                                           "_r = jnp.concatenate([feats, extra])\n", (3, 3),
@@ -1001,6 +1010,9 @@ PASTED = {
     'squeeze_inside_vmap': 'xs = jnp.arange(48.0).reshape(8, 6)\n_r = jax.vmap(lambda a: a)(xs)    # (6,): no axis of size 1 to remove\n',
     'squeeze_the_other_axis': '_r = jnp.arange(6.0).reshape(6, 1).squeeze(1)    # axis 1: size 1\n',
     'squeeze_lax_dimensions': '_r = jax.lax.squeeze(jnp.arange(6.0).reshape(1, 6), dimensions=(0,))    # axis 0: size 1\n',
+    'scan_over_a_python_list': '_r = jax.lax.scan(lambda c, x: (c + x, c), 0.0, jnp.asarray([1.0, 2.0, 3.0]))    # one array: 3 steps\n',
+    'map_over_a_python_list': '_r = jax.lax.map(lambda x: x * 2, jnp.asarray([1.0, 2.0]))    # one array: 2 steps\n',
+    'scan_over_a_named_list': 'steps = [1, 2, 3]\n_r = jax.lax.scan(lambda c, x: (c + x, c), 0, jnp.asarray(steps))    # one array: 3 steps\n',
     'concatenate_features_along_axis_0': 'feats = jnp.arange(6.0).reshape(3, 2)\nextra = jnp.arange(3.0).reshape(3, 1)\n_r = jnp.concatenate([feats, extra], axis=1)    # (3, 3)\n',
     'key_cond_typed_and_raw': '_r = jax.random.key_data(jax.lax.cond(False, lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))))\n',
     'key_switch_typed_and_raw': '_r = jax.random.key_data(jax.lax.switch(1, [lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))]))\n',

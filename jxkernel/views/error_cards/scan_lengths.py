@@ -11,6 +11,7 @@ import ast
 import re
 
 from .card import ErrorCard
+from .reading import _user_frame
 from .returns import _learners_def
 from .rewrites import (_called, _first_call, _operand, _parse_line, _pattern, _replaced,
                        _whole_statement)
@@ -104,6 +105,22 @@ def _no_axis_card(exc, where) -> ErrorCard:
     steps = _int_literal(xs) if xs is not None else None
     is_int = steps is not None or (isinstance(xs, ast.Name) and given.isdigit())
     docs = "https://docs.jax.dev/en/latest/_autosummary/jax.lax.scan.html"
+    numbers = _listed_numbers(xs, _user_frame(exc)) if xs is not None else None
+    if numbers is not None:
+        # a Python list of numbers: a pytree of that many leaves, each with no axis; the
+        # learner meant one array of as many steps
+        what = "map's" if _called(call) == "map" else "scan's"
+        src = ast.unparse(xs)
+        return ErrorCard(
+            "scan-lengths", f"{what} xs is a Python list of {numbers} numbers, not an array "
+                            f"of {numbers} steps",
+            why=(f"{what[:-2]} walks the leading axis of each leaf of xs, and a Python list is a "
+                 f"pytree whose entries are its leaves: {numbers} numbers, none with an axis "
+                 f"to step through."),
+            fix=f"Make it one array: jnp.asarray({src}) has {numbers} steps.",
+            rewrite=(f"{_replaced(tree, xs, f'jnp.asarray({src})')}    # one array: "
+                     f"{numbers} steps"),
+            docs=docs)
     if is_int:
         count = steps if steps is not None else int(given)
         src = ast.unparse(xs)
@@ -201,6 +218,23 @@ def _int_literal(node):
     """The int a literal node holds (`10`), else None."""
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
+    return None
+
+
+def _listed_numbers(xs, frame) -> int | None:
+    """How many numbers xs holds where it is a Python list or tuple of them, written on the
+    line or named (read in the user's frame); else None."""
+    value = xs
+    if isinstance(xs, ast.Name) and frame is not None:
+        value = frame.f_locals.get(xs.id, frame.f_globals.get(xs.id))
+        ok = isinstance(value, (list, tuple)) and value and all(
+            type(v) in (int, float) for v in value)
+        return len(value) if ok else None
+    if isinstance(xs, (ast.List, ast.Tuple)) and xs.elts and all(
+            _int_literal(e) is not None or isinstance(e, ast.Constant) and
+            type(e.value) is float or isinstance(e, ast.UnaryOp) and
+            isinstance(e.operand, ast.Constant) for e in xs.elts):
+        return len(xs.elts)
     return None
 
 
