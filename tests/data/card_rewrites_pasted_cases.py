@@ -454,6 +454,12 @@ CASES = {
     "scan_over_a_named_list": ("steps = [1, 2, 3]\n"
                                "_r = jax.lax.scan(lambda c, x: (c + x, c), 0, steps)\n", (2, 2),
                                "first"),
+    # a list grown by append in a fori_loop's body (the card said to return the carry "as it
+    # came in, a list"): an array of a slot per step, each filled in
+    "fori_loop_append": ("_r = jax.lax.fori_loop(0, 3, lambda i, c: c.append(i), [])\n",
+                         (1, 1), "first"),
+    "fori_loop_append_from_one": ("_r = jax.lax.fori_loop(1, 4, lambda i, out: "
+                                  "out.append(i * 2.0), [])\n", (1, 1), "first"),
     "concatenate_features_along_axis_0": ("feats = jnp.arange(6.0).reshape(3, 2)\n"
                                           "extra = jnp.arange(3.0).reshape(3, 1)\n"
                                           "_r = jnp.concatenate([feats, extra])\n", (3, 3),
@@ -1013,6 +1019,8 @@ PASTED = {
     'scan_over_a_python_list': '_r = jax.lax.scan(lambda c, x: (c + x, c), 0.0, jnp.asarray([1.0, 2.0, 3.0]))    # one array: 3 steps\n',
     'map_over_a_python_list': '_r = jax.lax.map(lambda x: x * 2, jnp.asarray([1.0, 2.0]))    # one array: 2 steps\n',
     'scan_over_a_named_list': 'steps = [1, 2, 3]\n_r = jax.lax.scan(lambda c, x: (c + x, c), 0, jnp.asarray(steps))    # one array: 3 steps\n',
+    'fori_loop_append': '_r = jax.lax.fori_loop(0, 3, lambda i, c: c.at[i].set(i), jnp.zeros(3))    # one slot per step, filled in\n',
+    'fori_loop_append_from_one': '_r = jax.lax.fori_loop(1, 4, lambda i, out: out.at[i - 1].set(i * 2.0), jnp.zeros(3))    # one slot per step, filled in\n',
     'concatenate_features_along_axis_0': 'feats = jnp.arange(6.0).reshape(3, 2)\nextra = jnp.arange(3.0).reshape(3, 1)\n_r = jnp.concatenate([feats, extra], axis=1)    # (3, 3)\n',
     'key_cond_typed_and_raw': '_r = jax.random.key_data(jax.lax.cond(False, lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))))\n',
     'key_switch_typed_and_raw': '_r = jax.random.key_data(jax.lax.switch(1, [lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))]))\n',

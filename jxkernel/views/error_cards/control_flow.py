@@ -184,6 +184,9 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
                         f"jnp.{went.split('[')[0]})")
     else:
         rewrite = _structure_back(exc, body, loop, leaf, came, went)
+    appended = _appending_fori(where) if (came, went) == ("a list", "None") else None
+    if appended is not None:
+        return _append_card(appended, body)
     return ErrorCard(
         "loop-carry", f"{loop}: the carry changes type in the loop",
         why=(f"{loop} compiles {body} once for every iteration, so the carry must leave it "
@@ -194,6 +197,49 @@ def _carry_card(exc, where, called_from) -> ErrorCard:
                 "output_type": went, "mismatch": mismatch},
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.lax.{loop}.html"
         if loop != "loop" else None)
+
+
+def _appending_fori(where):
+    """(the line's tree, the fori_loop call, its bounds, the appended value) where the line is
+    `lax.fori_loop(lower, upper, lambda i, c: c.append(v), [])` with int bounds; else None."""
+    tree = _parse_line(where)
+    call = _first_call(tree, {"fori_loop": 2}) if tree is not None else None
+    if call is None or len(call.args) != 4 or call.keywords:
+        return None
+    lower, upper, body, init = call.args
+    bounds = [n.value if isinstance(n, ast.Constant) and type(n.value) is int else None
+              for n in (lower, upper)]
+    fn = body.body if isinstance(body, ast.Lambda) and len(body.args.args) == 2 else None
+    if None in bounds or not isinstance(init, ast.List) or init.elts or \
+            not (isinstance(fn, ast.Call) and isinstance(fn.func, ast.Attribute) and
+                 fn.func.attr == "append" and len(fn.args) == 1 and
+                 ast.unparse(fn.func.value) == body.args.args[1].arg):
+        return None
+    return tree, call, bounds, body.args.args[0].arg, body.args.args[1].arg, fn.args[0]
+
+
+def _append_card(appended, body) -> ErrorCard:
+    """A list grown by append in a fori_loop's body: the body is traced once, so its carry
+    cannot grow; an array with a slot per step, each filled in, is what it meant."""
+    tree, call, (lower, upper), i, c, value = appended
+    slot = i if lower == 0 else f"{i} - {lower}"
+    new_body = f"lambda {i}, {c}: {c}.at[{slot}].set({ast.unparse(value)})"
+    line = _replaced(tree, call.args[2], new_body)
+    tree2 = ast.parse(line)
+    call2 = _first_call(tree2, {"fori_loop": 2})
+    line = _replaced(tree2, call2.args[3], f"jnp.zeros({upper - lower})")
+    return ErrorCard(
+        "loop-carry", "fori_loop: a list cannot grow in a loop JAX compiles",
+        why=(f"fori_loop traces {body} once for every iteration, so its carry keeps one "
+             f"structure and shape; list.append returns None (and would grow the list, "
+             f"which a traced loop cannot)."),
+        fix=(f"Make room for every step first, an array of {upper - lower} slots, and fill "
+             f"slot {slot} at each step with .at[].set; lax.scan returns a value per step "
+             f"stacked, as its ys, where each step computes one."),
+        rewrite=f"{line}    # one slot per step, filled in",
+        origin={"loop": "fori_loop", "body": body, "path": None, "input_type": "a list",
+                "output_type": "None", "mismatch": "structure"},
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html")
 
 
 def _several_carry_card(text, where, loop, body) -> ErrorCard:
