@@ -254,7 +254,10 @@ def _card(value):
     core/told_bugs.py (which the tests read), as a note that fails to build is
     (state.State._note): the learner sees JAX's error as it is, and why no card came."""
     try:
-        return card_for(value)
+        card = card_for(value)
+        if card is not None:        # drawn here too: one that fails to draw is no card either
+            repr(card), card._repr_html_()
+        return card
     except Exception as e:  # noqa: BLE001
         told_bugs.tell(
             f"jxkernel could not make the card for this {type(value).__name__} (it raised "

@@ -665,6 +665,31 @@ def test_a_jitted_lambda_given_a_string_gets_a_rewrite_that_runs(shell):
 
 
 @pytest.mark.tells_a_bug
+def test_a_card_made_but_failing_to_draw_is_no_card_and_told(shell, monkeypatch):
+    """A card built without a field its kind's text reads (a loop-carry card without its
+    origin's body, as a new card of stop 124 was first written) raised KeyError inside
+    IPython's display, whose traceback of our renderer the learner saw twice over JAX's
+    error. The card is drawn where it is made now: failing there, it is no card, told once."""
+    from IPython.utils.capture import capture_output
+    from jxkernel.core import told_bugs
+    from jxkernel.notebook import tracebacks
+    from jxkernel.views.error_cards.card import ErrorCard
+
+    def undrawable(exc):
+        return ErrorCard("loop-carry", "a title", why="", fix="", rewrite="", origin={})
+    monkeypatch.setattr(tracebacks, "card_for", undrawable)
+    before = told_bugs.last_serial()
+    with capture_output() as shown, pytest.warns(RuntimeWarning) as told:
+        result = shell.run_cell(RELU_SUM, store_history=True)
+    assert isinstance(result.error_in_exec, errors.TracerBoolConversionError)
+    (warned,) = [w for w in told if "card" in str(w.message)]
+    assert "(it raised KeyError: 'body')" in str(warned.message)
+    assert "render_text" not in shown.stdout + shown.stderr      # no renderer's traceback
+    (bug,) = told_bugs.told_since(before)
+    assert bug.error == "KeyError"
+
+
+@pytest.mark.tells_a_bug
 def test_a_card_that_raises_while_drawn_is_kept_for_the_tests(shell, monkeypatch):
     """A drawing bug of ours shows the learner JAX's traceback, no card, and one line saying
     the card is missing by a bug of jxkernel's (the shell keeps going); it is kept in
