@@ -168,6 +168,13 @@ CASES = {
                               "_r = f(jnp.arange(-1.0, 3.0))\n", (3, 3), "first"),
     # a masked or sliced max/min: the masked whole's zeros would be its max (or min) where the
     # kept elements are all below (above) 0 (it wrote `jnp.where(x < 0, x, 0).max()`: 0.)
+    # an argmax (argmin) of the kept elements: it was jnp.where(m, x, 0).argmax(), whose 0
+    # could win at a dropped position ([2., -3., -1.] masked x < 0: 0); the index is into x
+    # itself now (2, where x[m].argmax() without jit gives 1, the kept elements' own index)
+    "masked_argmax_under_jit": ("@jax.jit\ndef f(x):\n    return x[x < 0].argmax()\n"
+                                "_r = f(jnp.array([2.0, -3.0, -1.0]))\n", (3, 3), "first"),
+    "masked_jnp_argmin_under_jit": ("@jax.jit\ndef f(x):\n    return jnp.argmin(x[x > 0])\n"
+                                    "_r = f(jnp.array([-2.0, 3.0, 1.0]))\n", (3, 3), "first"),
     "masked_max_under_jit": ("@jax.jit\ndef f(x):\n    return x[x < 0].max()\n"
                              "_r = f(jnp.array([-3.0, -1.0, 2.0]))\n", (3, 3), "first"),
     "traced_slice_min": ("@jax.jit\ndef f(x, n):\n    return x[:n].min()\n"
@@ -947,6 +954,8 @@ PASTED = {
     'grad_of_no_return': 'def f(x):\n    y = x ** 2\n    return y    # at the end of f: the one number grad differentiates\n_r = jax.grad(f)(2.0)\n',
     'grad_of_an_int_name': 'n = 3\n_r = jax.grad(lambda v: v ** 2)(jnp.asarray(n, jnp.float32))    # a float input: grad differentiates it\n',
     'masked_mean_under_jit': '@jax.jit\ndef f(x):\n    return x.mean(where=x > 0)    # over the elements where the mask holds: one shape, traced\n_r = f(jnp.arange(-1.0, 3.0))\n',
+    'masked_argmax_under_jit': '@jax.jit\ndef f(x):\n    return jnp.where(x < 0, x, -jnp.inf).argmax()    # an index into x itself, not into the kept elements alone: -jnp.inf where the mask is False\n_r = f(jnp.array([2.0, -3.0, -1.0]))\n',
+    'masked_jnp_argmin_under_jit': '@jax.jit\ndef f(x):\n    return jnp.where(x > 0, x, jnp.inf).argmin()    # an index into x itself, not into the kept elements alone: jnp.inf where the mask is False\n_r = f(jnp.array([-2.0, 3.0, 1.0]))\n',
     'masked_max_under_jit': '@jax.jit\ndef f(x):\n    return x.max(where=x < 0, initial=x.min())    # over the elements where the mask holds: one shape, traced\n_r = f(jnp.array([-3.0, -1.0, 2.0]))\n',
     'traced_slice_min': '@jax.jit\ndef f(x, n):\n    return x.min(where=jnp.arange(x.shape[0]) < n, initial=x.max())    # over the slice\'s elements alone: one shape, traced\n_r = f(jnp.array([1.0, 2.0, -4.0]), 2)\n',
     'masked_jnp_mean': '@jax.jit\ndef f(x):\n    return x.mean(where=x > 0) * 2    # over the elements where the mask holds: one shape, traced\n_r = f(jnp.arange(-1.0, 3.0))\n',

@@ -89,6 +89,8 @@ _CHANGES_VALUES = {
     "elif_of_a_none_default": "given as 0 now counts as given",
     "if_not_of_a_none_default": "given as 0 now counts as given",
     "fori_carry_cast_back": "cut back each step",
+    "masked_argmax_under_jit": "an index into x itself, not into the kept elements alone",
+    "masked_jnp_argmin_under_jit": "an index into x itself, not into the kept elements alone",
 }
 
 

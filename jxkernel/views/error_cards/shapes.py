@@ -172,6 +172,22 @@ def _reduced_span(code: str, start: int, end: int) -> tuple | None:
     return None
 
 
+_ARG_REDUCED = re.compile(r"\.(argmax|argmin)\(\)")
+_ARG_CALL = re.compile(r"\b(?:jnp|np|jax\.numpy)\.(argmax|argmin)\($")
+
+
+def _arg_reduced(code: str, start: int, end: int) -> tuple | None:
+    """(argmax or argmin, its start, its end) where `code[start:end]` is so reduced whole on
+    its line, `x[m].argmax()` or `jnp.argmax(x[m])`; else None."""
+    found = _ARG_REDUCED.match(code, end)
+    if found:
+        return found.group(1), start, found.end()
+    call = _ARG_CALL.search(code[:start])
+    if call and code.startswith(")", end):
+        return call.group(1), call.start(), end + 1
+    return None
+
+
 def _reduced_where(array: str, op: str, condition: str) -> str:
     """`array.op()` over the elements where `condition` holds, one shape.
 
@@ -196,6 +212,15 @@ def _mask_rewrite(where) -> str:
     array, mask = found.group("array"), found.group("mask").strip()
     # the mean of the kept elements: mean's where= (jnp.where's zeros, counted, made it
     # another mean: x[x > 0].mean() of [-1, 0, 1, 2] is 1.5, the zeros' mean 0.75)
+    picked = _arg_reduced(code, found.start(), found.end())
+    if picked:
+        # an argmax of the kept elements: the others filled with what never wins (jnp.where's
+        # 0 could: [-3., -1., 2.] masked x < 0 gave 2, a dropped position)
+        op, start, end = picked
+        fill = "-jnp.inf" if op == "argmax" else "jnp.inf"
+        line = code[:start] + f"jnp.where({mask}, {array}, {fill}).{op}()" + code[end:]
+        return (f"{line}    # an index into {array} itself, not into the kept elements "
+                f"alone: {fill} where the mask is False")
     reduced = _reduced_span(code, found.start(), found.end())
     if reduced:
         op, start, end = reduced
