@@ -467,6 +467,13 @@ CASES = {
                          (1, 1), "first"),
     "fori_loop_append_from_one": ("_r = jax.lax.fori_loop(1, 4, lambda i, out: "
                                   "out.append(i * 2.0), [])\n", (1, 1), "first"),
+    # an array static under a @partial(jax.jit, static_argnums=0) decorator: the card wrote
+    # f = jax.jit(f), a jit of the jit, which keeps x static and hands it the outer jit's
+    # tracer (JAX 0.10.2: unhashable DynamicJaxprTracer); the function it wraps, jitted again
+    "static_array_under_a_decorator": ("from functools import partial\n"
+                                       "@partial(jax.jit, static_argnums=0)\ndef f(x):\n"
+                                       "    return x * 2\n_r = f(jnp.ones(3))\n", (5, 4),
+                                       "first"),
     "concatenate_features_along_axis_0": ("feats = jnp.arange(6.0).reshape(3, 2)\n"
                                           "extra = jnp.arange(3.0).reshape(3, 1)\n"
                                           "_r = jnp.concatenate([feats, extra])\n", (3, 3),
@@ -1030,6 +1037,7 @@ PASTED = {
     'scan_over_a_named_list': 'steps = [1, 2, 3]\n_r = jax.lax.scan(lambda c, x: (c + x, c), 0, jnp.asarray(steps))    # one array: 3 steps\n',
     'fori_loop_append': '_r = jax.lax.fori_loop(0, 3, lambda i, c: c.at[i].set(i), jnp.zeros(3))    # one slot per step, filled in\n',
     'fori_loop_append_from_one': '_r = jax.lax.fori_loop(1, 4, lambda i, out: out.at[i - 1].set(i * 2.0), jnp.zeros(3))    # one slot per step, filled in\n',
+    'static_array_under_a_decorator': 'from functools import partial\n@partial(jax.jit, static_argnums=0)\ndef f(x):\n    return x * 2\nf = jax.jit(f.__wrapped__)   # x traced\n_r = f(jnp.ones(3))\n',
     'concatenate_features_along_axis_0': 'feats = jnp.arange(6.0).reshape(3, 2)\nextra = jnp.arange(3.0).reshape(3, 1)\n_r = jnp.concatenate([feats, extra], axis=1)    # (3, 3)\n',
     'key_cond_typed_and_raw': '_r = jax.random.key_data(jax.lax.cond(False, lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))))\n',
     'key_switch_typed_and_raw': '_r = jax.random.key_data(jax.lax.switch(1, [lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))]))\n',

@@ -64,7 +64,7 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
     elif hashable:
         rewrite = f"# pass {arg}={hashable} instead of {value_text}\n{code}".rstrip()
     else:     # (the jit the line calls, `power_jit = jax.jit(power, static_argnums=0)`)
-        rewrite = f"{_called_name(where, function)} = jax.jit({function})   # {arg} traced " \
+        rewrite = f"{_jit_again(where, function, exc)}   # {arg} traced " \
                   f"instead: not in static_argnums/static_argnames"
     # only where the function computes with it: traced, a shape, a size or a loop count
     # fails (jnp.zeros(shape) with a traced shape is JAX's "Shapes must be 1D sequences of
@@ -97,7 +97,7 @@ def _array_static_card(exc, type_name, value_text, arg, function, where,
         f"{code}\n# with {arg} passed as {python}".strip()
     keyword = "static_argnames" if position is None else "static_argnums"
     traced = _traced_call(code, function, arg) or (
-        f"{_called_name(where, function)} = jax.jit({function})" if function.isidentifier()
+        _jit_again(where, function, exc) if function.isidentifier()
         else f"# where the jit is made: leave {arg} out of {keyword} (traced)")
     needs = ", ".join(used.python)
     if used.python and used.array:
@@ -405,6 +405,20 @@ def _data_fields(value) -> tuple | None:
     if not data or not all(k.isidentifier() for k in fields):
         return None
     return data, [k for k in fields if k not in data]
+
+
+def _jit_again(where, function, exc) -> str:
+    """`f = jax.jit(f)`, the jit made again without static arguments; of the function the
+    jit wraps (`f.__wrapped__`) where the name the line calls is a jit object already (a
+    `@partial(jax.jit, static_argnums=0)` above): jitting that again keeps its static
+    argument, which the outer jit's tracer then fills (JAX 0.10.2: "unhashable type:
+    'DynamicJaxprTracer'")."""
+    called = _called_name(where, function)
+    frame = _user_frame(exc)
+    value = frame.f_globals.get(function) if frame is not None else None
+    if value is not None and hasattr(value, "__wrapped__") and hasattr(value, "lower"):
+        return f"{called} = jax.jit({function}.__wrapped__)"
+    return f"{called} = jax.jit({function})"
 
 
 def _static_call(where, function, arg, exc) -> str:
