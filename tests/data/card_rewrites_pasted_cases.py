@@ -474,6 +474,17 @@ CASES = {
                                        "@partial(jax.jit, static_argnums=0)\ndef f(x):\n"
                                        "    return x * 2\n_r = f(jnp.ones(3))\n", (5, 4),
                                        "first"),
+    # jax.debug.print called as Python's print (no card: JAX's "Unused positional arguments",
+    # "expected str", a concretization, KeyError 'x'): a format string with a field for each
+    # value, the values after it; each prints under JAX as the program runs
+    "debug_print_values_side_by_side": ("import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x =', x)\n"
+        "    return x * 2\n" + _PRINTED.format(arg="3.0"), (4, 4), "first"),
+    "debug_print_a_value_alone": ("import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print(x)\n"
+        "    return x * 2\n" + _PRINTED.format(arg="3.0"), (4, 4), "first"),
+    "debug_print_percent_format": ("import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = %.2f' % x)\n"
+        "    return x * 2\n" + _PRINTED.format(arg="3.0"), (4, 4), "first"),
+    "debug_print_named_field_by_position": ("import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = {x:.2f}', x)\n"
+        "    return x * 2\n" + _PRINTED.format(arg="3.0"), (4, 4), "first"),
     "concatenate_features_along_axis_0": ("feats = jnp.arange(6.0).reshape(3, 2)\n"
                                           "extra = jnp.arange(3.0).reshape(3, 1)\n"
                                           "_r = jnp.concatenate([feats, extra])\n", (3, 3),
@@ -1038,6 +1049,10 @@ PASTED = {
     'fori_loop_append': '_r = jax.lax.fori_loop(0, 3, lambda i, c: c.at[i].set(i), jnp.zeros(3))    # one slot per step, filled in\n',
     'fori_loop_append_from_one': '_r = jax.lax.fori_loop(1, 4, lambda i, out: out.at[i - 1].set(i * 2.0), jnp.zeros(3))    # one slot per step, filled in\n',
     'static_array_under_a_decorator': 'from functools import partial\n@partial(jax.jit, static_argnums=0)\ndef f(x):\n    return x * 2\nf = jax.jit(f.__wrapped__)   # x traced\n_r = f(jnp.ones(3))\n',
+    'debug_print_values_side_by_side': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = {}', x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
+    'debug_print_a_value_alone': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = {}', x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
+    'debug_print_percent_format': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = {:.2f}', x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
+    'debug_print_named_field_by_position': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = {x:.2f}', x=x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
     'concatenate_features_along_axis_0': 'feats = jnp.arange(6.0).reshape(3, 2)\nextra = jnp.arange(3.0).reshape(3, 1)\n_r = jnp.concatenate([feats, extra], axis=1)    # (3, 3)\n',
     'key_cond_typed_and_raw': '_r = jax.random.key_data(jax.lax.cond(False, lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))))\n',
     'key_switch_typed_and_raw': '_r = jax.random.key_data(jax.lax.switch(1, [lambda: jax.random.key(0), lambda: jax.random.wrap_key_data(jax.random.PRNGKey(1))]))\n',

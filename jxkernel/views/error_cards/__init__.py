@@ -79,7 +79,9 @@ key-unpack (TypeError: `k1, k2 = key`, a key iterated), raw-key-unpacked (TypeEr
 of a raw key, `k1, k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeError:
 `jnp.random.normal(size=3)`, NumPy's random module asked of jax.numpy, or its legacy names of
 jax.random, `jax.random.randn(3)`), torch-habit (AttributeError, TypeError: PyTorch's name
-asked of an array or of jax.numpy, `x.unsqueeze(0)`, `x.sum(dim=1)`, `jnp.cat`), custom-vjp-bwd
+asked of an array or of jax.numpy, `x.unsqueeze(0)`, `x.sum(dim=1)`, `jnp.cat`), debug-print
+(ValueError, TypeError, KeyError, ConcretizationTypeError: jax.debug.print called as print
+is, `jax.debug.print("x =", x)`, `jax.debug.print(x)`, `"%f" % x`), custom-vjp-bwd
 (TypeError: a custom_vjp's bwd returning a bare value or another number of cotangents than
 the function has arguments), custom-jvp-pair (TypeError: a jvp rule returning one value or
 three), custom-jvp-signature (TypeError: `def f_jvp(x, y, tx, ty)`, one parameter per value),
@@ -137,7 +139,8 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
 `keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `reshapes.py`,
 `operand_dtypes.py`, `torch_habits.py` (PyTorch's names), `in_place_methods.py` (NumPy's
-in-place ways), `trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
+in-place ways), `debug_prints.py`, `trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`,
+`einsum_labels.py`,
 `einsum_axes.py` and `einsum_output.py` (jnp.einsum's subscripts), `ragged.py`,
 `list_arguments.py`,
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`),
@@ -257,6 +260,7 @@ from .reading import (_first_line, _operation_lines, _public, _user_frame, _user
                       spelled_for)
 from .slice_indices import _is_slice_indices, _slice_indices_card
 from .torch_habits import _is_torch_habit, _torch_card
+from .debug_prints import _debug_print_card, _is_debug_print
 from .in_place_methods import _in_place_card, _is_numpy_in_place
 from .scan_lengths import _is_scan_lengths, _scan_lengths_card
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
@@ -307,6 +311,7 @@ _CARDS = [
     (_is_real_jax_array, _real_jax_array_card),
     (_is_traced_field, _traced_field_card),     # before the tracer cards: Equinox's way
     (lambda e: isinstance(e, jx_errors.TracerBoolConversionError), _bool_card),
+    (_is_debug_print, _debug_print_card),   # before the concretization card: `"%f" % x`
     (_is_size_needed, _size_card),          # before the general concretization card
     (lambda e: isinstance(e, (jx_errors.ConcretizationTypeError,
                               jx_errors.TracerIntegerConversionError)), _concretization_card),
