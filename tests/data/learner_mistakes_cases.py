@@ -1584,6 +1584,18 @@ IN_PLACE = {
     "add_at": ("np.add.at(_y, [0, 0], 1.0)", "_y = _y.at[jnp.asarray([0, 0])].add(1.0)"),
     "maximum_at": ("np.maximum.at(_y, (1, 2), 9.0)", "_y = _y.at[1, 2].max(9.0)"),
 }
+# NumPy 1.x's names NumPy 2.0 removed, and jax.numpy with it (the numpy1-name card)
+NUMPY1_NAMES = {
+    "in1d": ("_y = jnp.in1d(jnp.arange(4), jnp.array([1, 3]))",
+             "_y = jnp.isin(jnp.arange(4), jnp.array([1, 3]))"),
+    "product": ("_y = jnp.product(x)", "_y = jnp.prod(x)"),
+    "alltrue": ("_y = jnp.alltrue(m)", "_y = jnp.all(m)"),
+    "cumproduct": ("_y = jnp.cumproduct(x + 1)", "_y = jnp.cumprod(x + 1)"),
+    "nan": ("_y = jnp.full(2, jnp.NaN)", "_y = jnp.full(2, jnp.nan)"),
+    "ninf": ("_y = jnp.maximum(x, jnp.NINF)", "_y = jnp.maximum(x, -jnp.inf)"),
+    "trapz": ("_y = jnp.trapz(x[0])", "_y = jnp.trapezoid(x[0])"),
+    "row_stack": ("_y = jnp.row_stack([x, x])", "_y = jnp.vstack([x, x])"),
+}
 # the same names under jit, asked of a tracer (JAX's words name the tracer's class)
 TORCH_HABITS_TRACED = {
     "unsqueeze": ("_y = jax.jit(lambda v: v.unsqueeze(0))(x)",
@@ -1602,7 +1614,7 @@ def torch_habits(jax) -> dict:
     exec(TORCH_SETUP, scope)
     found = {}
     for group, cases in (("torch", TORCH_HABITS), ("torch_traced", TORCH_HABITS_TRACED),
-                         ("torch_in_place", IN_PLACE)):
+                         ("torch_in_place", IN_PLACE), ("torch_numpy1", NUMPY1_NAMES)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = _said(lambda: exec(line, names))

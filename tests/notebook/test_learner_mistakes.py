@@ -19,8 +19,8 @@ import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,  # tests/data
-                                    DRAW_NOTES, IN_PLACE, SHUFFLED, TORCH_HABITS, TORCH_HABITS_TRACED,
-                                    TORCH_SETUP, CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
+                                    DRAW_NOTES, IN_PLACE, NUMPY1_NAMES, SHUFFLED, TORCH_HABITS,
+                                    TORCH_HABITS_TRACED, TORCH_SETUP, CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
                                     _unplaced, run as facts_of)
@@ -1930,3 +1930,19 @@ def test_an_axis_counted_in_the_batch_inside_vmap_is_told_so_without_an_axis_arg
     assert card["message"] == JAX["transpose_inside_vmap"]["first_line"]
     assert card["fix"].startswith("Inside jax.vmap the function sees one example"), card["fix"]
     assert card["rewrite"] == "# one example's axes: 0 (the batch's is vmap's)"
+
+
+@pytest.mark.parametrize("case", sorted(NUMPY1_NAMES))
+def test_numpy_1_names_get_numpy_2s(shell, case):
+    """jnp.in1d, jnp.product, jnp.NaN, jnp.trapz, ... (an older tutorial's NumPy): JAX 0.10.2's
+    AttributeError, word for word but the module's name, and no card; the numpy1-name card
+    writes NumPy 2's name, which, run, gives the value JAX gives."""
+    line, fix = NUMPY1_NAMES[case]
+    assert shell.run_cell(TORCH_SETUP).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "numpy1-name", text
+    assert card["message"].replace("jxkernel.", "jax.") == \
+        JAX[f"torch_numpy1_{case}"]["first_line"]
+    assert card["rewrite"].split("    # ")[0] == fix, card["rewrite"]
+    assert shell.run_cell(fix).success
+    _same_value(shell.user_ns["_y"], JAX[f"torch_numpy1_{case}_fixed"], case)

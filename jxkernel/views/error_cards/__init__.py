@@ -79,8 +79,8 @@ key-unpack (TypeError: `k1, k2 = key`, a key iterated), raw-key-unpacked (TypeEr
 of a raw key, `k1, k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeError:
 `jnp.random.normal(size=3)`, NumPy's random module asked of jax.numpy, or its legacy names of
 jax.random, `jax.random.randn(3)`), torch-habit (AttributeError, TypeError: PyTorch's name
-asked of an array or of jax.numpy, `x.unsqueeze(0)`, `x.sum(dim=1)`, `jnp.cat`), debug-print
-(ValueError, TypeError, KeyError, ConcretizationTypeError: jax.debug.print called as print
+asked of an array or of jax.numpy, `x.unsqueeze(0)`, `x.sum(dim=1)`, `jnp.cat`), numpy1-name
+(AttributeError: `jnp.in1d`, `jnp.NaN`, NumPy 1.x's names), debug-print (ValueError, TypeError, KeyError, ConcretizationTypeError: jax.debug.print called as print
 is, `jax.debug.print("x =", x)`, `jax.debug.print(x)`, `"%f" % x`), custom-vjp-bwd
 (TypeError: a custom_vjp's bwd returning a bare value or another number of cotangents than
 the function has arguments), custom-jvp-pair (TypeError: a jvp rule returning one value or
@@ -139,8 +139,8 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
 `keys.py`, `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `reshapes.py`,
 `operand_dtypes.py`, `torch_habits.py` (PyTorch's names), `in_place_methods.py` (NumPy's
-in-place ways), `debug_prints.py`, `trees.py`, `methods.py`, `axes.py`, `scan_lengths.py`,
-`einsum_labels.py`,
+in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py`, `methods.py`,
+`axes.py`, `scan_lengths.py`, `einsum_labels.py`,
 `einsum_axes.py` and `einsum_output.py` (jnp.einsum's subscripts), `ragged.py`,
 `list_arguments.py`,
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`),
@@ -261,6 +261,7 @@ from .reading import (_first_line, _operation_lines, _public, _user_frame, _user
 from .slice_indices import _is_slice_indices, _slice_indices_card
 from .torch_habits import _is_torch_habit, _torch_card
 from .debug_prints import _debug_print_card, _is_debug_print
+from .numpy_names import _is_numpy1_name, _numpy1_card
 from .in_place_methods import _in_place_card, _is_numpy_in_place
 from .scan_lengths import _is_scan_lengths, _scan_lengths_card
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
@@ -373,6 +374,7 @@ _CARDS = [
     (_is_key_unpacked, _key_unpack_card),
     (_is_numpy_random_module, _numpy_random_module_card),
     (_is_torch_habit, _torch_card),
+    (_is_numpy1_name, _numpy1_card),
     (_is_numpy_in_place, _in_place_card),
     (_is_while_per_element, _while_per_element_card),
     (_is_while_not_bool, _while_not_bool_card),
