@@ -80,8 +80,9 @@ of a raw key, `k1, k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeErr
 `jnp.random.normal(size=3)`, NumPy's random module asked of jax.numpy, or its legacy names of
 jax.random, `jax.random.randn(3)`), torch-habit (AttributeError, TypeError: PyTorch's name
 asked of an array or of jax.numpy, `x.unsqueeze(0)`, `x.sum(dim=1)`, `jnp.cat`), numpy1-name
-(AttributeError: `jnp.in1d`, `jnp.NaN`, NumPy 1.x's names), debug-print (ValueError, TypeError, KeyError, ConcretizationTypeError: jax.debug.print called as print
-is, `jax.debug.print("x =", x)`, `jax.debug.print(x)`, `"%f" % x`), custom-vjp-bwd
+(AttributeError: `jnp.in1d`, `jnp.NaN`, NumPy 1.x's names), debug-print (ValueError,
+TypeError, KeyError, ConcretizationTypeError: jax.debug.print called as print is,
+`jax.debug.print("x =", x)`, `jax.debug.print(x)`, `"%f" % x`), custom-vjp-bwd
 (TypeError: a custom_vjp's bwd returning a bare value or another number of cotangents than
 the function has arguments), custom-jvp-pair (TypeError: a jvp rule returning one value or
 three), custom-jvp-signature (TypeError: `def f_jvp(x, y, tx, ty)`, one parameter per value),
