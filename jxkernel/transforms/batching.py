@@ -399,6 +399,7 @@ def _leaf_axes(flat_axes, leaves, name, args):
         counts = [len(tree_leaves(a)) for a in args]
         error.vmap_leaves = [(_shape_of(x), ax) for x, ax in zip(leaves, flat_axes)]
         error.vmap_leaf_counts = counts     # the leaves of each positional argument
+        error.vmap_leaf_dtypes = [str(getattr(x, "dtype", "")) for x in leaves]   # a key's
         raise
 
 

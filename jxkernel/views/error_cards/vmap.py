@@ -322,10 +322,20 @@ def _vmap_rank_card(exc, where, called_from) -> ErrorCard:
                 "element."))
     axes = [a for s, a in leaves[:sum(counts)]]
     rewrite = None
-    if new is None and size is None:        # a scalar alone: there is nothing to map over
-        batched = _batch_passed(where)
+    dtypes = getattr(exc, "vmap_leaf_dtypes", None) or [""] * len(leaves)
+    if new is None and size is None and dtypes[bad].startswith("key<"):
+        # one key, mapped: a batch of keys is split from it (floats are no keys)
+        fix = ("A key is one value: split it into a key per element, jax.random.split(key, n), "
+               "and map over those.")
+        passed = _batch_passed(where, "keys")
+        rewrite = (f"keys = jax.random.split({passed[1]}, 3)    # a batch of keys: one per "
+                   f"element\n{passed[0]}") if passed else \
+            _pattern("keys = jax.random.split(key, n)    # a batch of keys: one per element\n"
+                     "ys = jax.vmap(f)(keys)")
+    elif new is None and size is None:        # a scalar alone: there is nothing to map over
+        passed = _batch_passed(where)
         rewrite = ("xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per element (your "
-                   "values)\n" + batched) if batched else \
+                   "values)\n" + passed[0]) if passed else \
             _pattern("xs = jnp.asarray([1.0, 2.0, 3.0])    # a batch: one value per element\n"
                      "ys = jax.vmap(f)(xs)")
     elif position is not None and all(c == 1 for c in counts) and len(leaves) == len(counts):
@@ -343,17 +353,17 @@ def _vmap_rank_card(exc, where, called_from) -> ErrorCard:
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.vmap.html")
 
 
-def _batch_passed(where) -> str | None:
-    """The user's `jax.vmap(f)(1.0)` with the batch `xs` passed in place of its one
-    argument (the template's `jax.vmap(f)(xs)` named an f the learner's line may not have),
-    or None."""
+def _batch_passed(where, name="xs") -> tuple | None:
+    """(the user's `jax.vmap(f)(1.0)` with the batch `name` passed in place of its one
+    argument, that argument's code), or None (the template's `jax.vmap(f)(xs)` named an f
+    the learner's line may not have)."""
     tree = _parse_line(where)
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
                 ast.unparse(node.func.func).split(".")[-1] == "vmap" and \
                 len(node.args) == 1 and not node.keywords and \
                 not isinstance(node.args[0], ast.Starred):
-            return _replaced(tree, node.args[0], "xs")
+            return _replaced(tree, node.args[0], name), ast.unparse(node.args[0])
     return None
 
 
