@@ -133,6 +133,7 @@ the learner's jax is jxkernel).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin, and the static_argnames fix of the user's own call),
+`frame_names.py` (what the user's frame holds under a name: a value, one example of a vmap),
 `rewrites.py` (the user's code read back and rewritten: branches, loops), `returns.py` (a
 function's own `return` read back and rewritten), `magics.py` (a line magic's code as typed),
 then one module

@@ -10,6 +10,7 @@ import ast
 import re
 
 from .card import ErrorCard
+from .frame_names import _is_one_example, _named_value
 from .reading import _user_frame
 from .rewrites import _called, _listing, _parse_line, _replaced
 
@@ -102,7 +103,7 @@ def _joined_shapes(call, frame):
     for element in seq.elts:
         if not isinstance(element, ast.Name):
             return None
-        value = frame.f_locals.get(element.id, frame.f_globals.get(element.id))
+        value = _named_value(frame, element.id)
         shape = getattr(value, "shape", None)
         if not isinstance(shape, tuple):
             return None
@@ -110,12 +111,11 @@ def _joined_shapes(call, frame):
     return shapes
 
 
-def _vmapped(call, frame) -> bool:
-    """Whether an array `call` names is one example inside jax.vmap (a BatchTracer, read in
-    the user's frame)."""
-    names = {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} if frame else ()
-    return any(type(frame.f_locals.get(n, frame.f_globals.get(n))).__name__ == "BatchTracer"
-               for n in names)
+def _vmapped(node, frame) -> bool:
+    """Whether an array `node` names is one example inside jax.vmap (read in the user's
+    frame)."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if frame else ()
+    return any(_is_one_example(_named_value(frame, n)) for n in names)
 
 
 def _with_name(func, name) -> str:

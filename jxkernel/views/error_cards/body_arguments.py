@@ -11,6 +11,7 @@ import re
 
 from ...transforms.api_util import positional_parameters
 from .card import ErrorCard
+from .frame_names import _named_value
 from .reading import _location, _user_frame, _user_lines
 from .rewrites import _called, _parse_line, _replaced, _whole_statement
 
@@ -89,7 +90,7 @@ def _bound(frame, node):
     """The value the user's frame binds to the name `node` (never called), or None."""
     if frame is None or not isinstance(node, ast.Name):
         return None
-    return frame.f_locals.get(node.id, frame.f_globals.get(node.id))
+    return _named_value(frame, node.id)
 
 
 def _is_body_arguments(e) -> bool:

@@ -10,6 +10,7 @@ import re
 
 from ...core.trace import Tracer
 from .card import ErrorCard
+from .frame_names import _named_value
 from .reading import _user_frame
 from .rewrites import _debug_prints, _parse_line, _pattern
 
@@ -101,7 +102,7 @@ def _lists_indexed(where, code, casts, frame) -> str:
         if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
             continue
         index = ast.get_source_segment(where["code"], node.slice) or ""
-        held = frame.f_locals.get(node.value.id, frame.f_globals.get(node.value.id))
+        held = _named_value(frame, node.value.id)
         if isinstance(held, (list, tuple)) and any(w in index for w, _, _ in casts):
             whole = ast.get_source_segment(where["code"], node)
             code = code.replace(whole, f"jnp.asarray({node.value.id})"

@@ -113,14 +113,19 @@ def _return_rewrite(bwd, out, names) -> str:
     return line
 
 
+def _source_tree(fun):
+    """The syntax tree of `fun`'s source, dedented, or None where it has none to read."""
+    try:
+        return ast.parse(textwrap.dedent(inspect.getsource(fun)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+
+
 def _single_return(fun):
     """The expression of `fun`'s only return statement, or None (a lambda, no source, several
     returns)."""
-    if getattr(fun, "__name__", "") == "<lambda>":
-        return None
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fun)))
-    except (OSError, TypeError, SyntaxError):
+    tree = _source_tree(fun) if getattr(fun, "__name__", "") != "<lambda>" else None
+    if tree is None:
         return None
     returns = [node for node in ast.walk(tree) if isinstance(node, ast.Return)]
     return returns[0].value if len(returns) == 1 and returns[0].value is not None else None
@@ -165,12 +170,9 @@ def _first_parameter(fun) -> str | None:
 
 def _reads(fun, name) -> bool:
     """Whether `fun`'s source reads `name` (True where the source cannot be read)."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fun)))
-    except (OSError, TypeError, SyntaxError):
-        return True
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-               for n in ast.walk(tree))
+    tree = _source_tree(fun)
+    return tree is None or any(isinstance(n, ast.Name) and n.id == name and
+                               isinstance(n.ctx, ast.Load) for n in ast.walk(tree))
 
 
 # ------------------------------------------------------------------ custom_jvp rules
@@ -207,10 +209,10 @@ def _jvp_pair_card(exc, where, called_from) -> ErrorCard:
 
 def _primal_names(rule) -> list | None:
     """The names a jvp rule unpacks its primals into (`x, y = primals`), or None."""
+    tree = _source_tree(rule)
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(rule)))
         first = tree.body[0].args.args[0].arg
-    except (OSError, TypeError, SyntaxError, IndexError, AttributeError):
+    except (IndexError, AttributeError):          # (no source, or a lambda's line)
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and \

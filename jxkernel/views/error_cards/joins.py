@@ -11,6 +11,7 @@ import ast
 import re
 
 from .card import ErrorCard
+from .frame_names import _is_one_example, _named_value
 from .reading import _user_frame
 from .rewrites import _first_call, _listing, _operand, _parse_line, _replaced
 
@@ -92,8 +93,8 @@ def _one_example(exc, elts, shapes):
     frame = _user_frame(exc)
     if frame is None or not elts or not all(isinstance(e, ast.Name) for e in elts):
         return shapes, False
-    values = [frame.f_locals.get(e.id, frame.f_globals.get(e.id)) for e in elts]
-    if not any(type(v).__name__ == "BatchTracer" for v in values) or \
+    values = [_named_value(frame, e.id) for e in elts]
+    if not any(_is_one_example(v) for v in values) or \
             not all(isinstance(getattr(v, "shape", None), tuple) for v in values):
         return shapes, False
     return [tuple(v.shape) for v in values], True

@@ -12,6 +12,7 @@ import re
 from .card import ErrorCard
 from ..source import cell_name
 from ..random_calls import PARAMETERS, as_jax_random
+from .frame_names import _named_value
 from .reading import _user_frame, _user_lines
 from .rewrites import _called, _parse_line, _replaced
 
@@ -344,7 +345,7 @@ def _key_word_given(exc):
     if not calls or not isinstance(calls[0].args[0], ast.Name):
         return None
     name = calls[0].args[0].id
-    value = frame.f_locals.get(name, frame.f_globals.get(name))
+    value = _named_value(frame, name)
     if getattr(value, "shape", None) != () or str(getattr(value, "dtype", "")) != "uint32":
         return None
     return name, where

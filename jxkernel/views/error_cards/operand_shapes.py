@@ -11,6 +11,7 @@ import re
 import numpy as np
 
 from .card import ErrorCard
+from .frame_names import _named_value
 from .reading import _user_frame
 from .rewrites import _parse_line, _pattern, _whole_statement
 
@@ -212,7 +213,7 @@ def _shape_in(frame, node):
     the user's run), or None."""
     if frame is None or not isinstance(node, ast.Name):
         return None
-    value = frame.f_locals.get(node.id, frame.f_globals.get(node.id))
+    value = _named_value(frame, node.id)
     shape = getattr(value, "shape", None)
     return tuple(shape) if isinstance(shape, tuple) else None
 

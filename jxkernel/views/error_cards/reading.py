@@ -13,10 +13,10 @@ from ...core.errors import CHECKPOINT
 from ...core.source_info import JaxStackTraceBeforeTransformation, installed_package
 from ...transforms.jit.args import python_value_of
 from ..argument_uses import argument_expression, literal_of, python_value, with_argument
-from ..source import cell_name, is_user_file
+from ..source import cell_name, is_user_file, label as source_label
 from ..source_edits import after, replaced
+from .frame_names import _named_value
 from .magics import _magic_code, as_typed
-from ..source import label as source_label
 from .rewrites import _parse_line
 
 
@@ -296,7 +296,7 @@ def _static_sequence(origin, exc) -> tuple:
     try:
         value = ast.literal_eval(expression) if expression else None
     except (ValueError, SyntaxError):       # a name: its value in the calling frame
-        value = caller[2].f_locals.get(expression, caller[2].f_globals.get(expression)) \
+        value = _named_value(caller[2], expression) \
             if expression.isidentifier() else None
     if not isinstance(value, (tuple, list)) or not all(
             type(v) in (int, float, bool) for v in value):

@@ -11,6 +11,7 @@ import ast
 import re
 
 from .card import ErrorCard
+from .frame_names import _named_value
 from .reading import _user_frame
 from .returns import _learners_def
 from .rewrites import (_called, _first_call, _operand, _parse_line, _pattern, _replaced,
@@ -226,7 +227,7 @@ def _listed_numbers(xs, frame) -> int | None:
     line or named (read in the user's frame); else None."""
     value = xs
     if isinstance(xs, ast.Name) and frame is not None:
-        value = frame.f_locals.get(xs.id, frame.f_globals.get(xs.id))
+        value = _named_value(frame, xs.id)
         ok = isinstance(value, (list, tuple)) and value and all(
             type(v) in (int, float) for v in value)
         return len(value) if ok else None

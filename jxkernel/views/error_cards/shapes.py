@@ -152,37 +152,22 @@ _MASKED = re.compile(r"(?P<array>[A-Za-z_][\w.]*)\[(?P<mask>[^\[\]]*(?:[<>]=?|==
 # masked array holds elsewhere would count (a mean's divisor, a variance, a max of
 # negatives: jnp.where(x < 0, x, 0).max() is 0.); as a method after the span, or as jnp's
 # function around it
-_REDUCED = re.compile(r"\.(mean|sum|var|std|max|min)\(\)")
-_REDUCED_CALL = re.compile(r"\b(?:jnp|np|jax\.numpy)\.(mean|sum|var|std|max|min)\($")
+_WHERE_OPS = "mean|sum|var|std|max|min"
+# argmax and argmin of the kept elements: the others filled with what never wins
+_ARG_OPS = "argmax|argmin"
 
 
-def _reduced_span(code: str, start: int, end: int) -> tuple | None:
+def _reduced_span(code: str, start: int, end: int, ops: str = _WHERE_OPS) -> tuple | None:
     """(the reduction, its start, its end) where `code[start:end]` is reduced whole on its
-    line, `x[m].mean()` or `jnp.mean(x[m])`; else None.
+    line by one of `ops`, `x[m].mean()` or `jnp.mean(x[m])`; else None.
 
     >>> _reduced_span("return jnp.max(x[:n]) + 1", 15, 20)
     ('max', 7, 21)
     """
-    found = _REDUCED.match(code, end)
+    found = re.compile(rf"\.({ops})\(\)").match(code, end)
     if found:
         return found.group(1), start, found.end()
-    call = _REDUCED_CALL.search(code[:start])
-    if call and code.startswith(")", end):
-        return call.group(1), call.start(), end + 1
-    return None
-
-
-_ARG_REDUCED = re.compile(r"\.(argmax|argmin)\(\)")
-_ARG_CALL = re.compile(r"\b(?:jnp|np|jax\.numpy)\.(argmax|argmin)\($")
-
-
-def _arg_reduced(code: str, start: int, end: int) -> tuple | None:
-    """(argmax or argmin, its start, its end) where `code[start:end]` is so reduced whole on
-    its line, `x[m].argmax()` or `jnp.argmax(x[m])`; else None."""
-    found = _ARG_REDUCED.match(code, end)
-    if found:
-        return found.group(1), start, found.end()
-    call = _ARG_CALL.search(code[:start])
+    call = re.compile(rf"\b(?:jnp|np|jax\.numpy)\.({ops})\($").search(code[:start])
     if call and code.startswith(")", end):
         return call.group(1), call.start(), end + 1
     return None
@@ -212,7 +197,7 @@ def _mask_rewrite(where) -> str:
     array, mask = found.group("array"), found.group("mask").strip()
     # the mean of the kept elements: mean's where= (jnp.where's zeros, counted, made it
     # another mean: x[x > 0].mean() of [-1, 0, 1, 2] is 1.5, the zeros' mean 0.75)
-    picked = _arg_reduced(code, found.start(), found.end())
+    picked = _reduced_span(code, found.start(), found.end(), _ARG_OPS)
     if picked:
         # an argmax of the kept elements: the others filled with what never wins (jnp.where's
         # 0 could: [-3., -1., 2.] masked x < 0 gave 2, a dropped position)

@@ -10,6 +10,7 @@ import ast
 import re
 
 from .card import ErrorCard
+from .frame_names import _named_value
 from .reading import _user_frame, _user_lines
 from .rewrites import _called, _first_call, _parse_line
 
@@ -64,7 +65,7 @@ def _operand_shape(exc, call):
     if frame is None or call is None or not isinstance(call.args[0], ast.Name):
         return None
     name = call.args[0].id
-    value = frame.f_locals.get(name, frame.f_globals.get(name))
+    value = _named_value(frame, name)
     shape = getattr(value, "shape", None)
     return tuple(shape) if isinstance(shape, tuple) else None
 

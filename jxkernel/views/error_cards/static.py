@@ -414,11 +414,17 @@ def _jit_again(where, function, exc) -> str:
     argument, which the outer jit's tracer then fills (JAX 0.10.2: "unhashable type:
     'DynamicJaxprTracer'")."""
     called = _called_name(where, function)
-    frame = _user_frame(exc)
-    value = frame.f_globals.get(function) if frame is not None else None
-    if value is not None and hasattr(value, "__wrapped__") and hasattr(value, "lower"):
+    if _is_jit_object(exc, function):
         return f"{called} = jax.jit({function}.__wrapped__)"
     return f"{called} = jax.jit({function})"
+
+
+def _is_jit_object(exc, name) -> bool:
+    """Whether the global `name` of the user's frame is a jit object (a jitted function, which
+    a new jit of would wrap whole, its static arguments kept)."""
+    frame = _user_frame(exc)
+    value = frame.f_globals.get(name) if frame is not None else None
+    return value is not None and hasattr(value, "__wrapped__") and hasattr(value, "lower")
 
 
 def _static_call(where, function, arg, exc) -> str:
@@ -433,9 +439,7 @@ def _static_call(where, function, arg, exc) -> str:
         return (f"from functools import partial\n@partial({decorator[1:]}, static_argnames="
                 f"({arg!r},))   # in place of {decorator}\n{header}")
     called = _called_name(where, function)
-    frame = _user_frame(exc)
-    value = frame.f_globals.get(called) if frame is not None else None
-    if value is not None and hasattr(value, "__wrapped__") and hasattr(value, "lower"):
+    if _is_jit_object(exc, called):
         return f"{called} = jax.jit({called}.__wrapped__, static_argnames=({arg!r},))"
     if not (called.isidentifier() and function.isidentifier()):
         # (a lambda jitted where the line does not show it: `<lambda>` is no name to bind)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
+from .axes import _AXIS_SECOND
 from .card import ErrorCard
 from .rewrites import _operand, _parse_line, _pattern
 
@@ -118,11 +119,7 @@ def _takes_axis(node) -> bool:
     if not isinstance(func, ast.Attribute):
         return False
     owner = ast.unparse(func.value)
-    return owner in ("jnp", "jax.numpy", "jax.nn", "nn") or func.attr in _AXIS_METHODS
-
-
-_AXIS_METHODS = {"sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "any",
-                 "all", "cumsum", "cumprod", "squeeze", "sort", "argsort"}
+    return owner in ("jnp", "jax.numpy", "jax.nn", "nn") or func.attr in _AXIS_SECOND
 
 
 def torch_rewrite(code: str) -> str | None:
