@@ -224,7 +224,7 @@ class State:
         dropped = self._note(result, "update", update_notes.cell_note, self.updates_told)
         if dropped is not None and config.jxkernel_compile_notes != "off":
             show(dropped)
-        reused = self.keys.cell_finished()
+        reused = self.keys.cell_finished(getattr(result, "error_in_exec", None))
         if reused is not None and config.jxkernel_compile_notes != "off":
             show(reused)
         # (after the other watches: finding the NaN traces the user's function again)

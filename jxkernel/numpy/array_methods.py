@@ -191,8 +191,9 @@ def _delegate(name):
 def _sort(self, *args, **kwargs):
     """jnp.sort(self, ...): a sorted copy. NumPy's x.sort() sorts x in place, so the line is
     recorded for the notebook's note on a copy the line dropped (notebook/notes/update_notes.py)."""
-    _jnp_private("indexing", "_record_update_site")()
-    return _jnp("sort")(self, *args, **kwargs)
+    out = _jnp("sort")(self, *args, **kwargs)
+    _jnp_private("indexing", "_record_update_site")()      # (once sorted: see indexing's)
+    return out
 
 
 def _reshape(self, *args, order="C", out_sharding=None):

@@ -342,7 +342,8 @@ def record_traced(frame=None) -> None:
 
 
 def _record_update_site() -> None:
-    """Adds the call of an `.at[idx]` update or `x.sort()` to update_sites, where it is the
+    """Adds the call of an `.at[idx]` update or `x.sort()` that returned its copy (called once
+    the copy is made: one that raised dropped nothing) to update_sites, where it is the
     user's: (file, line, where the call is: its (line, end line, column, end column), from the
     instruction that made it, or None), so that the note tells that call, not another on its
     line (`y = x.sort(); names.sort()`: the list's sorts in place)."""
@@ -973,13 +974,15 @@ def _update_method(name, how, doc):
     def method(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                out_sharding=None, wrap_negative_indices=True):
         out_sharding = canonicalize_sharding(out_sharding, f".{name}")
-        _record_update_site()
         if isinstance(how, str):
-            return _scatter_update(self.array, self.index, values, getattr(lax, how),
-                                   indices_are_sorted, unique_indices, mode,
-                                   wrap_negative_indices, out_sharding)
-        return how(self.array, self._ones_mul(values, indices_are_sorted, unique_indices, mode,
-                                              wrap_negative_indices, out_sharding))
+            out = _scatter_update(self.array, self.index, values, getattr(lax, how),
+                                  indices_are_sorted, unique_indices, mode,
+                                  wrap_negative_indices, out_sharding)
+        else:
+            out = how(self.array, self._ones_mul(values, indices_are_sorted, unique_indices,
+                                                 mode, wrap_negative_indices, out_sharding))
+        _record_update_site()       # (once made: an update that raised returned no copy)
+        return out
     method.__name__, method.__doc__ = name, doc
     method.__qualname__ = f"_IndexUpdateRef.{name}"
     return method
@@ -1029,11 +1032,11 @@ class _IndexUpdateRef:
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):
         """x[idx] = func(x[idx]), applied once per occurrence of a repeated index."""
-        _record_update_site()
-
         def scatter_apply(x, indices, y, dnums, **kw):
             return _scatter(scatter_p, lambda a, _: func(a), x, indices, y, dnums,
                             kw["indices_are_sorted"], kw["unique_indices"], kw["mode"])
         a = aval_of(self.array)
-        return _scatter_update(self.array, self.index, typed_constant(0, a.dtype), scatter_apply,
-                               indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+        out = _scatter_update(self.array, self.index, typed_constant(0, a.dtype), scatter_apply,
+                              indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+        _record_update_site()       # (once made, as the other updates')
+        return out

@@ -570,6 +570,22 @@ def test_a_draw_the_checker_refused_is_not_told_beside_its_error(shell):
     assert np.array_equal(shell.user_ns["a"], shell.user_ns["c"])
 
 
+def test_a_call_that_raised_after_taking_its_key_drew_nothing(shell):
+    # split's count refused after its key was checked (Python's TypeError, JAX's words): the
+    # call returned no keys, so the key's next use is its first draw, and no note says
+    # otherwise; inside the learner's function, and a line that drew and then raised, alike
+    ran_ok(shell, "key = jax.random.key(4)\ndef halves(k):\n    return jax.random.split(k, 2.0)")
+    for cell in ("jax.random.split(key, 2.0)", "ks = halves(key)"):
+        ran = run_cell(shell, cell)
+        assert type(ran.error) is TypeError and ran.shown(NOTE) == [], cell
+    assert ran_ok(shell, "a = jax.random.normal(key, (3,))").shown(NOTE) == []
+    # the draw returned, then its line raised: it drew, and the next use is told
+    assert type(run_cell(shell, "b = jax.random.normal(key, (3,)) + 'text'").error) is TypeError
+    (note,) = ran_ok(shell, "c = jax.random.normal(key, (3,))").shown(NOTE)
+    assert re.match(r"⚠ key reused \(at In\[\d+\]:1\): normal drew with the key that normal "
+                    r"used at In\[\d+\]:1", note), note
+
+
 def test_a_key_that_split_consumed_is_told_to_draw_with_the_keys_it_made(shell):
     (note,) = _run_case(shell, "typed_split_then_draw")[0][0]
     assert re.search(r"The keys split made at In\[\d+\]:2 are new ones: draw with one of them",

@@ -12,7 +12,7 @@ pytest.importorskip("IPython")
 import jxkernel
 import dropped_copies_cases as cases  # tests/data
 import locations  # tests/support
-from ipython_shell import ran_ok, shell_fixture  # tests/support
+from ipython_shell import ran_failing, ran_ok, shell_fixture  # tests/support
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True)
 THEIRS = locations.jax_answers("dropped_copies_reference.json")
@@ -144,6 +144,18 @@ def test_updates_kept_read_or_of_something_else_get_no_note(shell):
     assert _notes(ran_ok(shell, "xs = [3, 1]\ny = x.sort(); xs.sort()\npass")) == []
     (note,) = _notes(ran_ok(shell, "xs = [3, 1]\nx.sort(); xs.sort()\npass"))
     assert note.startswith("⚠ x.sort() made a new array"), note
+
+
+def test_an_update_that_raised_is_not_told(shell):
+    """A value of the wrong shape (JAX's ValueError, "Incompatible types for broadcasting"):
+    the call returned no copy, so none was dropped or shown, and x's line is the error's."""
+    ran_ok(shell, "x = jnp.zeros((2, 3))\nv = jnp.ones(3)")
+    for cell in ("x.at[:, 0].set(v)", "x.at[0].add(jnp.ones(2))\npass", "x.at[0].apply(len)",
+                 "x.sort(axis=2)"):
+        ran = ran_failing(shell, cell)
+        assert _notes(ran) == [], (cell, _notes(ran))
+    # the same line told once it runs
+    assert len(_notes(ran_ok(shell, "x.at[:, 0].set(v[:2])"))) == 1
 
 
 def test_a_line_is_told_once(shell):

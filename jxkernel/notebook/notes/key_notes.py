@@ -143,9 +143,10 @@ class KeyReuseWatch:
         taken_keys.forget_tracers()
         self.in_cell = True
 
-    def cell_finished(self) -> Note | None:
-        """The note of the cell that just ran, or None: no key of the user's drawn with
-        twice, or only at lines told of before."""
+    def cell_finished(self, error=None) -> Note | None:
+        """The note of the cell that just ran (`error`: the exception it raised, or None),
+        or None: no key of the user's drawn with twice, or only at lines told of before."""
+        _take_back_raised(error)
         self._read()
         self.in_cell = False
         reused = self._traced_reuses() + self.reused
@@ -272,6 +273,26 @@ def _read_draws() -> None:
     deleted (`del k` after `split(k)`) where JAX's lists none."""
     if keys.consumed_keys:
         keys.consumed_keys.read()
+
+
+def _take_back_raised(error) -> None:
+    """Take back the newest draw where the random function that recorded it raised `error`
+    after taking its key (`split(key, 2.0)`: the key checked, then the count refused): the
+    call returned nothing, so the note must not tell it as a draw (as `keys.refused_draw`
+    does for the key-reuse checker's error). That draw is the newest, still unread (`_Draws`
+    reads before adding), and the traceback passes through its call: the user's frame at the
+    same instruction, with the error raised further in."""
+    drawn = keys.consumed_keys
+    calls = drawn[-1][2] if error is not None and drawn else None
+    if not calls:
+        return
+    code, offset = calls[0][3], calls[0][4]
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is code and tb.tb_lasti == offset and tb.tb_next is not None:
+            del drawn[-1]
+            return
+        tb = tb.tb_next
 
 
 class _Draws(list):
