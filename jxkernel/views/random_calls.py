@@ -34,6 +34,15 @@ PARAMETERS = {
                "normalvariate": ("loc", "scale"), "randint": ("low", "high_in"),
                "randrange": ("low", "high"), "choice": ("a",), "shuffle": ("x",)},
 }
+# jax.random's functions that take a key first (JAX 0.10.2's): `jnp.random.normal(key, (3,))`
+# is JAX's call under NumPy's module, fixed by the module alone
+TAKES_KEY = frozenset({
+    "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare",
+    "choice", "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma",
+    "generalized_normal", "geometric", "gumbel", "laplace", "loggamma", "logistic",
+    "lognormal", "maxwell", "multinomial", "multivariate_normal", "normal", "orthogonal",
+    "pareto", "permutation", "poisson", "rademacher", "randint", "rayleigh", "split", "t",
+    "triangular", "truncated_normal", "uniform", "wald", "weibull_min"})
 # the jax.random function that draws as each name does (the others keep their name)
 _AS = {"rand": "uniform", "random": "uniform", "random_sample": "uniform", "randn": "normal",
        "standard_normal": "normal", "gauss": "normal", "normalvariate": "normal",

@@ -1485,6 +1485,13 @@ NUMPY_RANDOM = {
     "choice": ("jnp.random.choice(5, 2, replace=False)",
                "jax.random.choice(jax.random.key(0), 5, (2,), replace=False)"),
     "permutation": ("jnp.random.permutation(5)", "jax.random.permutation(jax.random.key(0), 5)"),
+    # JAX's call already, a key first, under NumPy's module: only the module changes (the
+    # card wrote `key + (3,) * jax.random.normal(...)`, NumPy's loc and scale, at stop 124)
+    "key_given": ("jnp.random.normal(jax.random.key(2), (3,))",
+                  "jax.random.normal(jax.random.key(2), (3,))"),
+    "key_given_bernoulli": ("jnp.random.bernoulli(jax.random.split(jax.random.key(1))[0], 0.5, "
+                            "(4,))", "jax.random.bernoulli(jax.random.split(jax.random.key(1))"
+                            "[0], 0.5, (4,))"),
     "seed": ("jax.random.key_data(jnp.random.seed(0))",
              "jax.random.key_data(jax.random.key(0))"),
     # NumPy's legacy names asked of jax.random itself (JAX: AttributeError naming jax.random)

@@ -1671,6 +1671,47 @@ def test_numpys_random_arguments_become_jaxs_and_draw_jaxs_numbers(shell, case):
                         np.asarray(JAX[f"card_{case}_fixed"], np.float32), 4)
 
 
+@pytest.mark.parametrize("setup, line, fix", [
+    ("key = jax.random.key(5)", "jnp.random.uniform(key, (2,), minval=1.0)",
+     "jax.random.uniform(key, (2,), minval=1.0)"),
+    ("keys = jax.random.split(jax.random.key(5), 3)", "jnp.random.normal(keys[1])",
+     "jax.random.normal(keys[1])"),
+    ("raw = jax.random.PRNGKey(5)", "jnp.random.randint(raw, (2,), 0, 4)",
+     "jax.random.randint(raw, (2,), 0, 4)")])
+def test_jaxs_call_given_a_named_key_under_jnp_random_only_changes_module(shell, setup, line,
+                                                                          fix):
+    """A key read by name in the learner's frame (typed, taken from a batch, raw): the call is
+    JAX's already, and the card's line draws what jax.random draws with that key."""
+    assert shell.run_cell(setup).success
+    text, card = shown(shell, f"_y = {line}")
+    assert card["kind"] == "numpy-random", text
+    first = card["rewrite"].splitlines()[0].split("    # ")[0]
+    assert first == f"_y = {fix}", card["rewrite"]
+    assert shell.run_cell(first + f"\n_z = {fix}").success
+    assert np.array_equal(shell.user_ns["_y"], shell.user_ns["_z"])
+
+
+def test_the_functions_said_to_take_a_key_first_do():
+    """random_calls.TAKES_KEY (JAX 0.10.2's list): each is jax.random's, its first parameter
+    the key, so the module alone changed gives a call that runs."""
+    import inspect
+    from jxkernel.views.random_calls import TAKES_KEY
+    for name in sorted(TAKES_KEY):
+        first = next(iter(inspect.signature(getattr(jxkernel.random, name)).parameters))
+        assert first == "key", name
+
+
+def test_randint_given_a_low_of_zero_and_no_high_gets_no_guessed_high(shell):
+    """`randint(key, (3,), 0)`: NumPy's randint(high) reading would write randint(key, (3,),
+    0, 0), an empty range (every draw 0); the maxval left out cannot be guessed, so the card
+    shows the arguments' order on an example."""
+    text, card = shown(shell, "_y = jax.random.randint(jax.random.key(0), (3,), 0)")
+    assert card["kind"] == "random-arguments", text
+    assert card["message"] == "randint() missing 1 required positional argument: 'maxval'"
+    assert "0, 0)" not in card["rewrite"]
+    assert card["rewrite"].startswith("x = jax.random.randint(key, (3,), 0, 10)")
+
+
 @pytest.mark.parametrize("case", sorted(NUMPY_RANDOM))
 def test_numpys_random_module_asked_of_jnp_becomes_jax_random_with_a_key(shell, case):
     """`jnp.random.normal(size=3)`, `jax.random.randn(2, 3)`: JAX's AttributeError (its

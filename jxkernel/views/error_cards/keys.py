@@ -11,7 +11,7 @@ import re
 
 from .card import ErrorCard
 from ..source import cell_name
-from ..random_calls import PARAMETERS, as_jax_random
+from ..random_calls import PARAMETERS, TAKES_KEY, as_jax_random
 from .frame_names import _named_value
 from .reading import _user_frame, _user_lines
 from .rewrites import _called, _parse_line, _replaced
@@ -228,6 +228,9 @@ def _randint_arguments(args, keywords):
     bounds = args[2:] if shape_given else args[1:]
     bounds += [keywords[k] for k in ("minval", "maxval") if k in keywords]
     if shape_given and len(bounds) == 1 and "maxval" not in keywords:
+        if isinstance(bounds[0], ast.Constant) and isinstance(bounds[0].value, int) and \
+                bounds[0].value <= 0:       # no high NumPy takes (its "high <= 0"): a low
+            return None                     # whose maxval was left out, which no one can tell
         return args[:2] + [ast.Constant(0)] + args[2:]      # NumPy's randint(high): from 0
     if not shape_given and len(bounds) == 2:
         if len(args) == 1:                                  # all by keyword: shape= first
@@ -289,7 +292,7 @@ def _is_numpy_random_module(e) -> bool:
 
 
 def _numpy_random_module_card(exc, where, called_from) -> ErrorCard:
-    rewrite = _numpy_random_module_rewrite(where)
+    rewrite = _numpy_random_module_rewrite(where, _user_frame(exc))
     name = _NO_NUMPY_NAME.match(str(exc))
     title = f"jax.random has no {name.group(1)}: its functions take a key and a shape" if name \
         else "jax.numpy has no random module: random numbers come from jax.random"
@@ -309,14 +312,21 @@ def _numpy_random_module_card(exc, where, called_from) -> ErrorCard:
         docs="https://docs.jax.dev/en/latest/random-numbers.html")
 
 
-def _numpy_random_module_rewrite(where) -> str:
+def _numpy_random_module_rewrite(where, frame=None) -> str:
     """The user's `jnp.random.<fn>(...)` call as jax.random's, with a key from seed 0 and
-    NumPy's size as the shape, or "" where it is no call this knows."""
+    NumPy's size as the shape, or "" where it is no call this knows. A call given a key
+    first (`jnp.random.normal(key, (3,))`) is JAX's already: only its module changes."""
     tree = _parse_line(where)
     for call in ast.walk(tree) if tree is not None else ():
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and
-                isinstance(call.func.value, ast.Attribute) and call.func.value.attr == "random"
-                and call.func.attr in PARAMETERS["numpy"]):
+                isinstance(call.func.value, ast.Attribute) and call.func.value.attr == "random"):
+            continue
+        if call.func.attr in TAKES_KEY and call.args and _is_key_given(call.args[0], frame) \
+                and ast.unparse(call.func.value.value) != "jax":     # (not jax.random's own)
+            new = ast.Call(ast.parse(f"jax.random.{call.func.attr}", mode="eval").body,
+                           call.args, call.keywords)
+            return f"{_replaced(tree, call, new)}    # your key and arguments, JAX's module"
+        if call.func.attr not in PARAMETERS["numpy"]:
             continue
         new = as_jax_random(call, "numpy", _KEY)
         if new is None:
@@ -327,6 +337,21 @@ def _numpy_random_module_rewrite(where) -> str:
             return f"{line}    # in place of the seed: pass key (split) to each draw"
         return f"{_replaced(tree, call, new)}    # a key: made once, split per draw"
     return ""
+
+
+def _is_key_given(node, frame) -> bool:
+    """Whether `node`, a call's first argument, is a key: one made on the line
+    (`jax.random.key(0)`, a split's), or a name (`key`, `keys[0]`) whose value in the user's
+    frame is a typed key or a raw one (uint32, last axis 2)."""
+    base = node.value if isinstance(node, ast.Subscript) else node
+    if isinstance(base, ast.Call):
+        return _called(base) in ("key", "PRNGKey", "split", "fold_in", "clone")
+    if not isinstance(base, ast.Name) or frame is None:
+        return False
+    value = _named_value(frame, base.id)
+    dtype, shape = str(getattr(value, "dtype", "")), getattr(value, "shape", None)
+    return dtype.startswith("key<") or (dtype == "uint32" and isinstance(shape, tuple) and
+                                        shape[-1:] == (2,))
 
 
 # ------------------------------------------------------------------ a raw key's words as keys
