@@ -243,7 +243,22 @@ def canonicalize_named(dtype) -> np.dtype:
     ...     canonicalize_named(np.int64)
     dtype('int64')
     """
-    return _canonicalize(dtype, config._named_x64)
+    try:
+        return _canonicalize(dtype, config._named_x64)
+    except TypeError:           # (an array is unhashable: the cache's key)
+        if not _is_array(dtype):
+            raise
+    raise ValueError(_ARRAY_AS_DTYPE)
+
+
+# JAX's words where an array is given as a dtype (`jnp.vstack(x, y)`: y is vstack's dtype
+# argument), said before NumPy would read the array's own dtype from it
+_ARRAY_AS_DTYPE = ("Passing an array as a dtype argument is no longer supported; instead of "
+                   "dtype=arr use dtype=arr.dtype.")
+
+
+def _is_array(d) -> bool:
+    return hasattr(d, "aval") and not isinstance(d, type)
 
 
 def is_canonical(dtype) -> bool:
@@ -277,9 +292,8 @@ def canonicalize_user_dtype(d, fun_name: str = "") -> np.dtype:
         return d
     if isinstance(d, type) and d in _DEFAULT_TYPEMAP:
         return _DEFAULT_TYPEMAP[d]()
-    if hasattr(d, "aval") and not isinstance(d, type):
-        raise ValueError("Passing an array as a dtype argument is no longer supported; "
-                         "instead of dtype=arr use dtype=arr.dtype.")
+    if _is_array(d):
+        raise ValueError(_ARRAY_AS_DTYPE)
     try:
         nd = np.dtype(d)
     except TypeError:

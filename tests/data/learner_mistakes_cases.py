@@ -1524,7 +1524,7 @@ def _random_mistakes(jax):
 # torch-habit card's rewrite). Run with x = arange(6.0) of shape (2, 3), m = x > 2 and _y = x
 # (the in-place methods' target) bound; the fix binds _y.
 TORCH_SETUP = ("import numpy as np\nx = jnp.arange(6.0).reshape(2, 3)\nm = x > 2\n"
-               "_y = x + 0\n")
+               "_y = x + 0\na = x + 1\nv = jnp.arange(3.0)\nw = v + 1\n")
 TORCH_HABITS = {
     "to_cuda": ("_y = x.to('cuda')", "_y = x"),
     "to_dtype": ("_y = x.to(jnp.int32)", "_y = x.astype(jnp.int32)"),
@@ -1612,6 +1612,27 @@ TORCH_HABITS_TRACED = {
 }
 
 
+# arrays given one by one to a join that takes one sequence (its next arguments: axis, dtype,
+# out), run with TORCH_SETUP: x and a of shape (2, 3), v and w of shape (3,); the
+# join-arguments card lists them
+JOIN_ARGUMENTS = {
+    "stack": ("_y = jnp.stack(x, a)", "_y = jnp.stack([x, a])"),
+    "stack_vectors": ("_y = jnp.stack(v, w)", "_y = jnp.stack([v, w])"),
+    "stack_three": ("_y = jnp.stack(x, a, x)", "_y = jnp.stack([x, a, x])"),
+    "stack_axis": ("_y = jnp.stack(v, w, axis=1)", "_y = jnp.stack([v, w], axis=1)"),
+    "concatenate": ("_y = jnp.concatenate(x, a)", "_y = jnp.concatenate([x, a])"),
+    "concatenate_vectors": ("_y = jnp.concatenate(v, w)", "_y = jnp.concatenate([v, w])"),
+    "concatenate_axis": ("_y = jnp.concatenate(x, a, axis=1)",
+                         "_y = jnp.concatenate([x, a], axis=1)"),
+    "concatenate_three": ("_y = jnp.concatenate(x, a, x)", "_y = jnp.concatenate([x, a, x])"),
+    "vstack": ("_y = jnp.vstack(x, a)", "_y = jnp.vstack([x, a])"),
+    "hstack_vectors": ("_y = jnp.hstack(v, w)", "_y = jnp.hstack([v, w])"),
+    "dstack": ("_y = jnp.dstack(x, a * 2)", "_y = jnp.dstack([x, a * 2])"),
+    "vstack_three": ("_y = jnp.vstack(v, w, v)", "_y = jnp.vstack([v, w, v])"),
+    "column_stack": ("_y = jnp.column_stack(v, w)", "_y = jnp.column_stack([v, w])"),
+}
+
+
 def torch_habits(jax) -> dict:
     """JAX's error for each TORCH_HABITS (and IN_PLACE) line, and the value the card's fix
     gives; `clone`
@@ -1621,7 +1642,8 @@ def torch_habits(jax) -> dict:
     exec(TORCH_SETUP, scope)
     found = {}
     for group, cases in (("torch", TORCH_HABITS), ("torch_traced", TORCH_HABITS_TRACED),
-                         ("torch_in_place", IN_PLACE), ("torch_numpy1", NUMPY1_NAMES)):
+                         ("torch_in_place", IN_PLACE), ("torch_numpy1", NUMPY1_NAMES),
+                         ("join_arguments", JOIN_ARGUMENTS)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = _said(lambda: exec(line, names))
@@ -1635,4 +1657,17 @@ def torch_habits(jax) -> dict:
     c = x.clone()
     found["torch_clone"] = [c is not x, c.unsafe_buffer_pointer() == x.unsafe_buffer_pointer(),
                             np.asarray(c).tolist()]
+    # an array where a dtype goes, not a join's arrays written out: JAX's ValueError, no card
+    for case, line in ARRAY_AS_DTYPE.items():
+        found[f"array_as_dtype_{case}"] = _said(lambda: exec(line, dict(scope)))
     return found
+
+
+# an array given as a dtype by other ways than a join's arrays one by one (the tuple of arrays
+# given, then another array): each JAX's ValueError, which no card explains
+ARRAY_AS_DTYPE = {
+    "hstack_tuple": "_y = jnp.hstack((v, w), v)",
+    "concatenate_dtype": "_y = jnp.concatenate([x], dtype=x)",
+    "astype": "_y = x.astype(a)",
+    "convert_element_type": "_y = jax.lax.convert_element_type(x, a)",
+}

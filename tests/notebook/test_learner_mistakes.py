@@ -23,7 +23,7 @@ from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRIT
                                     TORCH_HABITS_TRACED, TORCH_SETUP, CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
-                                    _unplaced, run as facts_of)
+                                    _unplaced, run as facts_of, ARRAY_AS_DTYPE, JOIN_ARGUMENTS)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -65,8 +65,8 @@ def test_the_cases_say_what_jax_says():
     """The same programs under jxkernel: JAX's errors, classes and first lines."""
     ours = our_facts()
     for case in JAX:
-        if case.startswith(("draw_", "torch_")):    # draw_fixes's, torch_habits's: their tests
-            continue
+        if case.startswith(("draw_", "torch_", "join_arguments_", "array_as_dtype_")):
+            continue                    # draw_fixes's, torch_habits's: their own tests
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
             ours[case]["first_line"] = ours[case]["first_line"].replace("jxkernel.", "jax.")
         drawn = case.startswith(("nprandom_", "card_random_")) and case.endswith("_fixed")
@@ -1971,6 +1971,34 @@ def test_an_axis_counted_in_the_batch_inside_vmap_is_told_so_without_an_axis_arg
     assert card["message"] == JAX["transpose_inside_vmap"]["first_line"]
     assert card["fix"].startswith("Inside jax.vmap the function sees one example"), card["fix"]
     assert card["rewrite"] == "# one example's axes: 0 (the batch's is vmap's)"
+
+
+@pytest.mark.parametrize("case", sorted(JOIN_ARGUMENTS))
+def test_arrays_given_one_by_one_to_a_join_are_listed(shell, case):
+    """jnp.stack(x, a), jnp.concatenate(v, w), jnp.vstack(x, a): the second array taken as the
+    axis, dtype or out, JAX 0.10.2's error names that option (word for word), and no card
+    said more; the join-arguments card lists the arrays, and its line gives JAX's value."""
+    line, fix = JOIN_ARGUMENTS[case]
+    assert shell.run_cell(TORCH_SETUP).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "join-arguments", text
+    assert card["message"] == JAX[f"join_arguments_{case}"]["first_line"]
+    assert card["rewrite"].splitlines()[0].split("    # ")[0] == fix, card["rewrite"]
+    assert shell.run_cell(fix).success
+    _same_value(shell.user_ns["_y"], JAX[f"join_arguments_{case}_fixed"], case)
+
+
+@pytest.mark.parametrize("case", sorted(ARRAY_AS_DTYPE))
+def test_an_array_given_as_a_dtype_is_jaxs_value_error(shell, case):
+    """An array where a dtype goes (jnp.hstack((v, w), v), astype(a)): JAX's ValueError, its
+    words and class (jxkernel's was a TypeError, "unhashable type", for some), and no join
+    card: the arrays were given as a sequence."""
+    assert shell.run_cell(TORCH_SETUP).success
+    text, card = shown(shell, ARRAY_AS_DTYPE[case])
+    assert card is None, text
+    assert JAX[f"array_as_dtype_{case}"]["error"] == "ValueError"
+    assert f"ValueError: {JAX[f'array_as_dtype_{case}']['first_line']}" in text, text
+    assert "unhashable" not in text, text
 
 
 @pytest.mark.parametrize("case", sorted(NUMPY1_NAMES))

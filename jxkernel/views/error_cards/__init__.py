@@ -145,7 +145,8 @@ in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py`, `
 `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
 `einsum_axes.py` and `einsum_output.py` (jnp.einsum's subscripts), `ragged.py`,
 `list_arguments.py`,
-`truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`),
+`truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`,
+`join_arguments.py`: arrays given one by one),
 `custom_rules.py`, `lowered_calls.py`, `objects.py`, `checks.py`, `jnp_statics.py`,
 `hashes.py`, `collectives.py`,
 `body_arguments.py` (a body or branch given other arguments than lax passes),
@@ -237,6 +238,7 @@ from .closed_modules import _closed_modules_card, _is_closed_modules
 from .conversions import _format_card, _is_traced_format
 from .layers import _is_layer_features, _layer_features_card
 from .join_shapes import _is_join_shapes, _join_shapes_card
+from .join_arguments import _is_join_arguments, _join_arguments_card
 from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
                              _list_argument_card, _list_index_card, _list_operand_card)
@@ -376,6 +378,7 @@ _CARDS = [
     (_is_key_unpacked, _key_unpack_card),
     (_is_numpy_random_module, _numpy_random_module_card),
     (_is_torch_habit, _torch_card),
+    (_is_join_arguments, _join_arguments_card),
     (_is_numpy1_name, _numpy1_card),
     (_is_numpy_in_place, _in_place_card),
     (_is_while_per_element, _while_per_element_card),
