@@ -1524,7 +1524,8 @@ def _random_mistakes(jax):
 # torch-habit card's rewrite). Run with x = arange(6.0) of shape (2, 3), m = x > 2 and _y = x
 # (the in-place methods' target) bound; the fix binds _y.
 TORCH_SETUP = ("import numpy as np\nx = jnp.arange(6.0).reshape(2, 3)\nm = x > 2\n"
-               "_y = x + 0\na = x + 1\nv = jnp.arange(3.0)\nw = v + 1\n")
+               "_y = x + 0\na = x + 1\nv = jnp.arange(3.0)\nw = v + 1\n"
+               "key = jax.random.key(0)\n")
 TORCH_HABITS = {
     "to_cuda": ("_y = x.to('cuda')", "_y = x"),
     "to_dtype": ("_y = x.to(jnp.int32)", "_y = x.astype(jnp.int32)"),
@@ -1633,6 +1634,21 @@ JOIN_ARGUMENTS = {
 }
 
 
+# a jax.random function called without its key first (the shape first, the two swapped, None):
+# the key-missing card's lines, with TORCH_SETUP's key
+MISSING_KEYS = {
+    "shape_first": ("_y = jax.random.normal((2, 3))",
+                    "key, sub = jax.random.split(key)\n_y = jax.random.normal(sub, (2, 3))"),
+    "swapped": ("_y = jax.random.uniform((3,), key)", "_y = jax.random.uniform(key, (3,))"),
+    "swapped_randint": ("_y = jax.random.randint((3,), key, 0, 10)",
+                        "_y = jax.random.randint(key, (3,), 0, 10)"),
+    "list_shape": ("_y = jax.random.uniform([3])",
+                   "key, sub = jax.random.split(key)\n_y = jax.random.uniform(sub, [3])"),
+    "none": ("_y = jax.random.bernoulli(None, 0.5, (4,))",
+             "key, sub = jax.random.split(key)\n_y = jax.random.bernoulli(sub, 0.5, (4,))"),
+}
+
+
 def torch_habits(jax) -> dict:
     """JAX's error for each TORCH_HABITS (and IN_PLACE) line, and the value the card's fix
     gives; `clone`
@@ -1643,7 +1659,7 @@ def torch_habits(jax) -> dict:
     found = {}
     for group, cases in (("torch", TORCH_HABITS), ("torch_traced", TORCH_HABITS_TRACED),
                          ("torch_in_place", IN_PLACE), ("torch_numpy1", NUMPY1_NAMES),
-                         ("join_arguments", JOIN_ARGUMENTS)):
+                         ("join_arguments", JOIN_ARGUMENTS), ("missing_key", MISSING_KEYS)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = _said(lambda: exec(line, names))

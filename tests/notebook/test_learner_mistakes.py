@@ -23,7 +23,8 @@ from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRIT
                                     TORCH_HABITS_TRACED, TORCH_SETUP, CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
-                                    _unplaced, run as facts_of, ARRAY_AS_DTYPE, JOIN_ARGUMENTS)
+                                    _unplaced, run as facts_of, ARRAY_AS_DTYPE, JOIN_ARGUMENTS,
+                                    MISSING_KEYS)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -65,7 +66,8 @@ def test_the_cases_say_what_jax_says():
     """The same programs under jxkernel: JAX's errors, classes and first lines."""
     ours = our_facts()
     for case in JAX:
-        if case.startswith(("draw_", "torch_", "join_arguments_", "array_as_dtype_")):
+        if case.startswith(("draw_", "torch_", "join_arguments_", "array_as_dtype_",
+                            "missing_key_")):
             continue                    # draw_fixes's, torch_habits's: their own tests
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
             ours[case]["first_line"] = ours[case]["first_line"].replace("jxkernel.", "jax.")
@@ -1986,6 +1988,38 @@ def test_arrays_given_one_by_one_to_a_join_are_listed(shell, case):
     assert card["rewrite"].splitlines()[0].split("    # ")[0] == fix, card["rewrite"]
     assert shell.run_cell(fix).success
     _same_value(shell.user_ns["_y"], JAX[f"join_arguments_{case}_fixed"], case)
+
+
+@pytest.mark.parametrize("case", sorted(MISSING_KEYS))
+def test_a_draw_without_its_key_first_gets_one(shell, case):
+    """jax.random.normal((2, 3)), uniform((3,), key), bernoulli(None, ...): JAX 0.10.2's
+    "unexpected PRNG key type", word for word, named no key; the key-missing card puts the
+    key first (moved, or a new one split from the learner's key), and its lines give JAX's
+    value."""
+    line, fix = MISSING_KEYS[case]
+    assert shell.run_cell(TORCH_SETUP).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "key-missing", text
+    assert card["message"] == JAX[f"missing_key_{case}"]["first_line"]
+    lines = [part.split("    # ")[0] for part in card["rewrite"].splitlines()]
+    assert "\n".join(lines) == fix, card["rewrite"]
+    assert shell.run_cell(fix).success
+    _same_value(shell.user_ns["_y"], JAX[f"missing_key_{case}_fixed"], case)
+
+
+def test_a_key_left_none_in_a_function_is_named_and_not_split_there(shell):
+    """Inside a function whose key parameter defaulted to None: the card names the parameter,
+    and splits no global key there (`key, sub = split(key)` in a function makes key a local
+    read before it is bound): the line, pasted into the function, runs."""
+    assert shell.run_cell("key = jax.random.key(0)\ndef init(shape, rng=None):\n"
+                          "    return jax.random.normal(rng, shape)").success
+    text, card = shown(shell, "_y = init((2,))")
+    assert card["kind"] == "key-missing", text
+    assert "rng, which is None here" in card["why"] and "rng=None" in card["why"]
+    (line,) = card["rewrite"].splitlines()
+    body = line.split("    # ")[0].strip()
+    assert body == "return jax.random.normal(jax.random.key(0), shape)", line
+    assert shell.run_cell(f"def init(shape, rng=None):\n    {body}\n_y = init((2,))").success
 
 
 @pytest.mark.parametrize("case", sorted(ARRAY_AS_DTYPE))

@@ -348,10 +348,18 @@ def _is_key_given(node, frame) -> bool:
         return _called(base) in ("key", "PRNGKey", "split", "fold_in", "clone")
     if not isinstance(base, ast.Name) or frame is None:
         return False
-    value = _named_value(frame, base.id)
+    return _is_key_value(_named_value(frame, base.id))
+
+
+def _is_key_value(value, one=False) -> bool:
+    """Whether `value` is a typed key or raw key data (uint32, last axis 2); `one`: a single
+    key (shape (), or (2,) raw), not a batch."""
     dtype, shape = str(getattr(value, "dtype", "")), getattr(value, "shape", None)
-    return dtype.startswith("key<") or (dtype == "uint32" and isinstance(shape, tuple) and
-                                        shape[-1:] == (2,))
+    if not isinstance(shape, tuple):
+        return False
+    if dtype.startswith("key<"):
+        return not one or shape == ()
+    return dtype == "uint32" and (shape == (2,) if one else shape[-1:] == (2,))
 
 
 # ------------------------------------------------------------------ a raw key's words as keys
