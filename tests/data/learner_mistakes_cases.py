@@ -1649,6 +1649,24 @@ MISSING_KEYS = {
 }
 
 
+# an .at update given a value of another shape than its selection's (TORCH_SETUP's x (2, 3),
+# v (3,)): the update-shape card's line where the value holds as many numbers (None: the
+# card writes no line, and says which of x's rows or columns has the value's length)
+UPDATE_SHAPES = {
+    "column_given_a_row": ("_y = x.at[:, 0].set(v)", None),
+    "row_given_a_column": ("_y = x.at[0].set(jnp.ones(2))", None),
+    "entry_given_a_row": ("_y = x.at[0, 0].set(v)", None),
+    "list_value": ("_y = x.at[1].set([1., 2.])", None),
+    "column_vector": ("_y = x.at[:, 0].set(jnp.ones((2, 1)))",
+                      "_y = x.at[:, 0].set(jnp.ones((2, 1)).reshape(2))"),
+    "row_matrix": ("_y = x.at[0, :].add(jnp.arange(3.0).reshape(3, 1))",
+                   "_y = x.at[0, :].add(jnp.arange(3.0).reshape(3, 1).reshape(3))"),
+    "transposed": ("_y = x.at[:].set(a.T)", "_y = x.at[:].set(a)"),
+    "transposed_expression": ("_y = x.at[:].multiply(a.T * 2)",
+                              "_y = x.at[:].multiply((a.T * 2).T)"),
+}
+
+
 def torch_habits(jax) -> dict:
     """JAX's error for each TORCH_HABITS (and IN_PLACE) line, and the value the card's fix
     gives; `clone`
@@ -1659,10 +1677,13 @@ def torch_habits(jax) -> dict:
     found = {}
     for group, cases in (("torch", TORCH_HABITS), ("torch_traced", TORCH_HABITS_TRACED),
                          ("torch_in_place", IN_PLACE), ("torch_numpy1", NUMPY1_NAMES),
-                         ("join_arguments", JOIN_ARGUMENTS), ("missing_key", MISSING_KEYS)):
+                         ("join_arguments", JOIN_ARGUMENTS), ("missing_key", MISSING_KEYS),
+                         ("update_shape", UPDATE_SHAPES)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = _said(lambda: exec(line, names))
+            if fix is None:
+                continue
             names = dict(scope)
             exec(fix, names)
             value = names["_y"]

@@ -24,7 +24,7 @@ from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRIT
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
                                     _unplaced, run as facts_of, ARRAY_AS_DTYPE, JOIN_ARGUMENTS,
-                                    MISSING_KEYS)
+                                    MISSING_KEYS, UPDATE_SHAPES)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -67,7 +67,7 @@ def test_the_cases_say_what_jax_says():
     ours = our_facts()
     for case in JAX:
         if case.startswith(("draw_", "torch_", "join_arguments_", "array_as_dtype_",
-                            "missing_key_")):
+                            "missing_key_", "update_shape_")):
             continue                    # draw_fixes's, torch_habits's: their own tests
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
             ours[case]["first_line"] = ours[case]["first_line"].replace("jxkernel.", "jax.")
@@ -2020,6 +2020,31 @@ def test_a_key_left_none_in_a_function_is_named_and_not_split_there(shell):
     body = line.split("    # ")[0].strip()
     assert body == "return jax.random.normal(jax.random.key(0), shape)", line
     assert shell.run_cell(f"def init(shape, rng=None):\n    {body}\n_y = init((2,))").success
+
+
+@pytest.mark.parametrize("case", sorted(UPDATE_SHAPES))
+def test_an_update_given_a_value_of_another_shape_gets_the_two_shapes(shell, case):
+    """x.at[:, 0].set(v) with v a row's length, a (2, 1) value for a column, a transposed
+    matrix: JAX 0.10.2's error (word for word) names types, not which is the value; the
+    update-shape card names the selection's shape and the value's, fits a value holding as
+    many numbers (its line gives JAX's value) and writes no guess where it does not, saying
+    instead which of x's rows or columns has the value's length."""
+    line, fix = UPDATE_SHAPES[case]
+    assert shell.run_cell(TORCH_SETUP).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "update-shape", text
+    assert card["message"] == JAX[f"update_shape_{case}"]["first_line"]
+    first = card["rewrite"].splitlines()[0]
+    if fix is None:
+        assert first.startswith("# x.at["), card["rewrite"]
+        if case in ("column_given_a_row", "entry_given_a_row"):
+            assert "A row of x has 3 entries" in card["why"], card["why"]
+        if case in ("row_given_a_column", "list_value"):
+            assert "A column of x has 2 entries" in card["why"], card["why"]
+        return
+    assert first.split("    # ")[0] == fix, card["rewrite"]
+    assert shell.run_cell(fix).success
+    _same_value(shell.user_ns["_y"], JAX[f"update_shape_{case}_fixed"], case)
 
 
 @pytest.mark.parametrize("case", sorted(ARRAY_AS_DTYPE))
