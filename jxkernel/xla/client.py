@@ -592,8 +592,9 @@ def get_backend(platform: str | None = None) -> Backend:
                 _backends[platform] = _FACTORIES[platform]()
             except Exception as e:
                 _failures[platform] = e
+                # (its words carry the cause's: a chain would show the learner our frames)
                 raise RuntimeError(f"Backend {platform!r} failed to initialize: {e}. Available "
-                                   f"backends are {_started_names()}") from e
+                                   f"backends are {_started_names()}") from None
         return _backends[platform]
 
 
