@@ -615,3 +615,21 @@ def test_the_state_other_modules_keep_on_a_jit_is_declared_when_it_is_made():
     assert type(f).__dict__["_looked_up"] is None      # (a class default: copies leave it out)
     f(1.0)
     assert "_looked_up" in vars(f) and "_looked_up" not in f.__getstate__()
+
+
+def test_device_and_backend_on_jit_warn_as_jax_does():
+    """JAX 0.10.2 warns that jit's device= and backend= are deprecated (its words, run by
+    hand), at the line that made the jit (a decorator's too), and not for a plain jit."""
+    words = ('backend and device argument on jit is deprecated. You can use '
+             '`jax.device_put(..., jax.local_devices(backend="cpu")[0])` on the inputs to the '
+             'jitted function to get the same behavior.')
+    for made in (lambda: jax.jit(jnp.sin, device=jax.devices("cpu")[0]),
+                 lambda: jax.jit(backend="cpu")(jnp.sin)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            made()
+        assert [(w.category, str(w.message), w.filename) for w in caught] == \
+            [(DeprecationWarning, words, __file__)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jax.jit(jnp.sin)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 import time
+import warnings
 
 import numpy as np
 
@@ -72,6 +73,11 @@ def jit(fun=None, *, in_shardings=None, out_shardings=None, static_argnums=None,
                                  backend=backend, device=device, inline=inline,
                                  keep_unused=keep_unused, compiler_options=compiler_options)
     check_callable(fun)
+    if backend is not None or device is not None:      # JAX's words, at the user's jit line
+        warnings.warn('backend and device argument on jit is deprecated. You can use'
+                      ' `jax.device_put(..., jax.local_devices(backend="cpu")[0])` on the'
+                      ' inputs to the jitted function to get the same behavior.',
+                      DeprecationWarning, stacklevel=3)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                   backend, device, inline, keep_unused, in_shardings=in_shardings,
                   out_shardings=out_shardings, compiler_options=compiler_options)
