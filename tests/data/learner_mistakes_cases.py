@@ -1667,6 +1667,19 @@ UPDATE_SHAPES = {
 }
 
 
+# a device named by a string where JAX takes a Device (TORCH_SETUP's x): the device-name
+# card's line (the CPU's; a GPU named on a machine without one: tests/notebook's own test)
+DEVICE_NAMES = {
+    "device_put": ("_y = jax.device_put(x, 'cpu')",
+                   "_y = jax.device_put(x, jax.devices('cpu')[0])"),
+    "device_keyword": ("_y = jax.device_put(x, device='cpu')",
+                       "_y = jax.device_put(x, device=jax.devices('cpu')[0])"),
+    "to_device": ("_y = x.to_device('cpu:0')", "_y = x.to_device(jax.devices('cpu')[0])"),
+    "jit_device": ("_y = jax.jit(lambda a: a.sum(), device='cpu')(x)",
+                   "_y = jax.jit(lambda a: a.sum())(x)"),
+}
+
+
 def torch_habits(jax) -> dict:
     """JAX's error for each TORCH_HABITS (and IN_PLACE) line, and the value the card's fix
     gives; `clone`
@@ -1678,7 +1691,7 @@ def torch_habits(jax) -> dict:
     for group, cases in (("torch", TORCH_HABITS), ("torch_traced", TORCH_HABITS_TRACED),
                          ("torch_in_place", IN_PLACE), ("torch_numpy1", NUMPY1_NAMES),
                          ("join_arguments", JOIN_ARGUMENTS), ("missing_key", MISSING_KEYS),
-                         ("update_shape", UPDATE_SHAPES)):
+                         ("update_shape", UPDATE_SHAPES), ("device_name", DEVICE_NAMES)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = _said(lambda: exec(line, names))

@@ -24,7 +24,7 @@ from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRIT
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
                                     _unplaced, run as facts_of, ARRAY_AS_DTYPE, JOIN_ARGUMENTS,
-                                    MISSING_KEYS, UPDATE_SHAPES)
+                                    MISSING_KEYS, UPDATE_SHAPES, DEVICE_NAMES)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -67,7 +67,7 @@ def test_the_cases_say_what_jax_says():
     ours = our_facts()
     for case in JAX:
         if case.startswith(("draw_", "torch_", "join_arguments_", "array_as_dtype_",
-                            "missing_key_", "update_shape_")):
+                            "missing_key_", "update_shape_", "device_name_")):
             continue                    # draw_fixes's, torch_habits's: their own tests
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
             ours[case]["first_line"] = ours[case]["first_line"].replace("jxkernel.", "jax.")
@@ -2045,6 +2045,41 @@ def test_an_update_given_a_value_of_another_shape_gets_the_two_shapes(shell, cas
     assert first.split("    # ")[0] == fix, card["rewrite"]
     assert shell.run_cell(fix).success
     _same_value(shell.user_ns["_y"], JAX[f"update_shape_{case}_fixed"], case)
+
+
+@pytest.mark.parametrize("case", sorted(DEVICE_NAMES))
+def test_a_device_named_by_a_string_gets_the_device(shell, case):
+    """jax.device_put(x, 'cpu'), x.to_device('cpu:0'), jax.jit(f, device='cpu'): JAX 0.10.2's
+    error lists the types it takes (or, for jit, an attribute a str lacks: 'client' there,
+    'platform' in jxkernel, where each looks the device up); the device-name card asks
+    jax.devices for the Device, and its line gives JAX's value."""
+    line, fix = DEVICE_NAMES[case]
+    assert shell.run_cell(TORCH_SETUP).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "device-name", text
+    want = JAX[f"device_name_{case}"]["first_line"]
+    assert card["message"] == (want.replace("'client'", "'platform'") if case == "jit_device"
+                               else want)
+    assert card["rewrite"].splitlines()[0].split("    # ")[0] == fix, card["rewrite"]
+    assert shell.run_cell(fix).success
+    _same_value(shell.user_ns["_y"], JAX[f"device_name_{case}_fixed"], case)
+
+
+def test_a_gpu_named_where_there_is_none_gets_the_default_device(shell):
+    """'cuda' on a machine without a GPU: the card says so and writes the default device
+    (jax.devices()[0]), whose line runs; with a GPU, that GPU."""
+    assert shell.run_cell(TORCH_SETUP).success
+    text, card = shown(shell, "_y = jax.device_put(x, 'cuda')")
+    assert card["kind"] == "device-name", text
+    try:
+        has_gpu = bool(jxkernel.devices("gpu"))
+    except RuntimeError:
+        has_gpu = False
+    line = card["rewrite"].splitlines()[0]
+    device = "jax.devices('gpu')[0]" if has_gpu else "jax.devices()[0]"
+    assert line.split("    # ")[0] == f"_y = jax.device_put(x, {device})", line
+    assert has_gpu or "this machine has no GPU" in line
+    assert shell.run_cell(line).success
 
 
 @pytest.mark.parametrize("case", sorted(ARRAY_AS_DTYPE))

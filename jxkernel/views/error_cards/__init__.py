@@ -151,7 +151,7 @@ in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py`, `
 `hashes.py`, `collectives.py`,
 `body_arguments.py` (a body or branch given other arguments than lax passes),
 `nans.py` (the values that made a NaN under jax_debug_nans),
-`meshes.py`, `devices.py`, `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`,
+`meshes.py`, `devices.py` (and `device_names.py`), `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`,
 `check_arguments.py`, `real_jax.py`,
 `conversions.py` (a conversion of a traced value rewritten: int(i) as
 i.astype(int), a formatted number as jax.debug.print).
@@ -240,6 +240,7 @@ from .layers import _is_layer_features, _layer_features_card
 from .join_shapes import _is_join_shapes, _join_shapes_card
 from .join_arguments import _is_join_arguments, _join_arguments_card
 from .missing_keys import _is_missing_key, _missing_key_card
+from .device_names import _device_name_card, _is_device_name
 from .update_shapes import _is_update_shape, _update_shape_card
 from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
@@ -381,6 +382,7 @@ _CARDS = [
     (_is_numpy_random, _numpy_random_card),
     (_is_key_unpacked, _key_unpack_card),
     (_is_numpy_random_module, _numpy_random_module_card),
+    (_is_device_name, _device_name_card),
     (_is_torch_habit, _torch_card),
     (_is_join_arguments, _join_arguments_card),
     (_is_numpy1_name, _numpy1_card),
