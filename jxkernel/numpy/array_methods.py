@@ -232,8 +232,9 @@ def _flatten(self, order="C", *, out_sharding=None):
     return _jnp("ravel")(self, order=order, out_sharding=out_sharding)
 
 
-def _clip(self, min=None, max=None, **kwargs):
-    return ufuncs.clip(self, min, max, **kwargs)
+def _clip(self, min=None, max=None):
+    # (no **kwargs, as JAX's: x.clip(a_max=2.0) is "_clip() got an unexpected keyword ...")
+    return ufuncs.clip(self, min, max)
 
 
 def _astype(self, dtype, copy=False, device=None):

@@ -1594,6 +1594,11 @@ IN_PLACE = {
 }
 # NumPy 1.x's names NumPy 2.0 removed, and jax.numpy with it (the numpy1-name card)
 NUMPY1_NAMES = {
+    # clip's keywords before NumPy 2.1 (a_min=, a_max=, a=): min= and max=, the array first
+    "clip_a_min": ("_y = jnp.clip(x, a_min=1.0)", "_y = jnp.clip(x, min=1.0)"),
+    "clip_a_max": ("_y = jnp.clip(x, 1.0, a_max=2.0)", "_y = jnp.clip(x, 1.0, max=2.0)"),
+    "clip_method": ("_y = x.clip(a_max=2.0)", "_y = x.clip(max=2.0)"),
+    "clip_a": ("_y = jnp.clip(a=x, min=1.0)", "_y = jnp.clip(x, min=1.0)"),
     "in1d": ("_y = jnp.in1d(jnp.arange(4), jnp.array([1, 3]))",
              "_y = jnp.isin(jnp.arange(4), jnp.array([1, 3]))"),
     "product": ("_y = jnp.product(x)", "_y = jnp.prod(x)"),

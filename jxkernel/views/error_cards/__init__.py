@@ -139,7 +139,8 @@ function's own `return` read back and rewritten), `magics.py` (a line magic's co
 then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (with
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
-`keys.py` (and `missing_keys.py`), `key_reuse.py`, `grad.py`, `scalars.py`, `operand_shapes.py`, `reshapes.py`, `update_shapes.py`,
+`keys.py` (and `missing_keys.py`), `key_reuse.py`, `grad.py`, `scalars.py`,
+`operand_shapes.py`, `reshapes.py`, `update_shapes.py` (an .at update's value),
 `operand_dtypes.py`, `torch_habits.py` (PyTorch's names), `in_place_methods.py` (NumPy's
 in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py`, `methods.py`,
 `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
@@ -151,7 +152,8 @@ in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py`, `
 `hashes.py`, `collectives.py`,
 `body_arguments.py` (a body or branch given other arguments than lax passes),
 `nans.py` (the values that made a NaN under jax_debug_nans),
-`meshes.py`, `devices.py` (and `device_names.py`), `layers.py`, `dropout.py`, `closed_modules.py`, `equinox.py`,
+`meshes.py`, `devices.py` (and `device_names.py`), `layers.py`, `dropout.py`,
+`closed_modules.py`, `equinox.py`,
 `check_arguments.py`, `real_jax.py`,
 `conversions.py` (a conversion of a traced value rewritten: int(i) as
 i.astype(int), a formatted number as jax.debug.print).
@@ -268,7 +270,7 @@ from .reading import (_first_line, _operation_lines, _public, _user_frame, _user
 from .slice_indices import _is_slice_indices, _slice_indices_card
 from .torch_habits import _is_torch_habit, _torch_card
 from .debug_prints import _debug_print_card, _is_debug_print
-from .numpy_names import _is_numpy1_name, _numpy1_card
+from .numpy_names import _clip_keyword_card, _is_clip_keyword, _is_numpy1_name, _numpy1_card
 from .in_place_methods import _in_place_card, _is_numpy_in_place
 from .scan_lengths import _is_scan_lengths, _scan_lengths_card
 from .scalars import _is_scalar_conversion, _scalar_conversion_card
@@ -386,6 +388,7 @@ _CARDS = [
     (_is_torch_habit, _torch_card),
     (_is_join_arguments, _join_arguments_card),
     (_is_numpy1_name, _numpy1_card),
+    (_is_clip_keyword, _clip_keyword_card),
     (_is_numpy_in_place, _in_place_card),
     (_is_while_per_element, _while_per_element_card),
     (_is_while_not_bool, _while_not_bool_card),

@@ -9,6 +9,7 @@ checked under JAX 0.10.2 (tests/data/learner_mistakes_cases.py NUMPY1_NAMES).
 from __future__ import annotations
 
 import ast
+import re
 
 from .card import ErrorCard
 from .rewrites import _parse_line, _replaced
@@ -43,3 +44,37 @@ def _numpy1_card(exc, where, called_from) -> ErrorCard:
              f"uses it."),
         fix=f"Write {spelled} in its place.", rewrite=rewrite,
         docs="https://numpy.org/doc/stable/numpy_2_0_migration_guide.html")
+
+
+# ------------------------------------------------------------------ clip's NumPy 1.x keywords
+# jnp.clip's a_min=, a_max= and a= (NumPy before 2.1), which JAX 0.10.2 no longer takes
+_CLIP_KEYWORD = re.compile(r"^_?clip\(\) got an unexpected keyword argument '(a_min|a_max|a)'$")
+_CLIP_NAMES = {"a_min": "min", "a_max": "max"}
+
+
+def _is_clip_keyword(e) -> bool:
+    return isinstance(e, TypeError) and _CLIP_KEYWORD.match(str(e)) is not None
+
+
+def _clip_keyword_card(exc, where, called_from) -> ErrorCard:
+    old = _CLIP_KEYWORD.match(str(exc)).group(1)
+    tree = _parse_line(where)
+    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                 isinstance(n.func, (ast.Attribute, ast.Name)) and
+                 getattr(n.func, "attr", getattr(n.func, "id", None)) == "clip"), None) \
+        if tree is not None else None
+    rewrite = f"# {old}= is written {_CLIP_NAMES.get(old, 'as the first argument')} now"
+    if call is not None:
+        given = [k.value for k in call.keywords if k.arg == "a"]
+        new = ast.Call(call.func, given + list(call.args),
+                       [ast.keyword(_CLIP_NAMES.get(k.arg, k.arg), k.value)
+                        for k in call.keywords if k.arg != "a"])
+        rewrite = f"{_replaced(tree, call, new)}    # NumPy 2's keywords"
+    return ErrorCard(
+        "numpy1-name", f"{old}= is NumPy 1.x's: NumPy 2 and JAX write "
+                       f"{_CLIP_NAMES.get(old, 'the array first')}",
+        why=("jnp.clip follows NumPy 2.1's clip(arr, /, min=None, max=None): the bounds are "
+             "min= and max= (a_min= and a_max= before), and the array goes first, by "
+             "position (a= before)."),
+        fix="Write min= and max= for a_min= and a_max=, and pass the array first.",
+        rewrite=rewrite, docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.clip.html")
