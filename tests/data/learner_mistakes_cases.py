@@ -1685,6 +1685,23 @@ DEVICE_NAMES = {
 }
 
 
+# jnp.linalg.solve given shapes that do not pair (its message is jnp.vectorize's): the
+# solve-shapes card's line, each program's names made in its first line
+_SOLVE = "S = jnp.eye(3) * 2\nB = jnp.arange(6.0).reshape(2, 3)\nN = jnp.eye(2, 3)\n"
+SOLVE_SHAPES = {
+    "rows_as_columns": (_SOLVE + "_y = jnp.linalg.solve(S, B)",
+                        _SOLVE + "_y = jnp.linalg.solve(S, B.T)"),
+    "transposed_given": (_SOLVE + "C = B.T\n_y = jnp.linalg.solve(S, C.T)",
+                         _SOLVE + "C = B.T\n_y = jnp.linalg.solve(S, C)"),
+    "not_square": (_SOLVE + "_y = jnp.linalg.solve(N, jnp.ones(2))", None),
+    "not_square_named": (_SOLVE + "b = jnp.array([1.0, 2.0])\n_y = jnp.linalg.solve(N, b)",
+                         _SOLVE + "b = jnp.array([1.0, 2.0])\n"
+                                  "_y = jnp.linalg.lstsq(N, b)[0]"),
+    "vector_of_another_length": (_SOLVE + "b = jnp.ones(2)\n_y = jnp.linalg.solve(S, b)",
+                                 None),
+}
+
+
 def torch_habits(jax) -> dict:
     """JAX's error for each TORCH_HABITS (and IN_PLACE) line, and the value the card's fix
     gives; `clone`
@@ -1696,7 +1713,8 @@ def torch_habits(jax) -> dict:
     for group, cases in (("torch", TORCH_HABITS), ("torch_traced", TORCH_HABITS_TRACED),
                          ("torch_in_place", IN_PLACE), ("torch_numpy1", NUMPY1_NAMES),
                          ("join_arguments", JOIN_ARGUMENTS), ("missing_key", MISSING_KEYS),
-                         ("update_shape", UPDATE_SHAPES), ("device_name", DEVICE_NAMES)):
+                         ("update_shape", UPDATE_SHAPES), ("device_name", DEVICE_NAMES),
+                         ("solve_shapes", SOLVE_SHAPES)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = _said(lambda: exec(line, names))

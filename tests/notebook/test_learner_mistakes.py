@@ -24,7 +24,7 @@ from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRIT
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
                                     _unplaced, run as facts_of, ARRAY_AS_DTYPE, JOIN_ARGUMENTS,
-                                    MISSING_KEYS, UPDATE_SHAPES, DEVICE_NAMES)
+                                    MISSING_KEYS, UPDATE_SHAPES, DEVICE_NAMES, SOLVE_SHAPES)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -67,7 +67,8 @@ def test_the_cases_say_what_jax_says():
     ours = our_facts()
     for case in JAX:
         if case.startswith(("draw_", "torch_", "join_arguments_", "array_as_dtype_",
-                            "missing_key_", "update_shape_", "device_name_")):
+                            "missing_key_", "update_shape_", "device_name_",
+                            "solve_shapes_")):
             continue                    # draw_fixes's, torch_habits's: their own tests
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
             ours[case]["first_line"] = ours[case]["first_line"].replace("jxkernel.", "jax.")
@@ -2080,6 +2081,30 @@ def test_a_gpu_named_where_there_is_none_gets_the_default_device(shell):
     assert line.split("    # ")[0] == f"_y = jax.device_put(x, {device})", line
     assert has_gpu or "this machine has no GPU" in line
     assert shell.run_cell(line).success
+
+
+@pytest.mark.parametrize("case", sorted(SOLVE_SHAPES))
+def test_solve_given_shapes_that_do_not_pair_names_them(shell, case):
+    """jnp.linalg.solve(S, B) with B's right-hand sides as rows, a non-square a, a vector of
+    another length: JAX 0.10.2's message is jnp.vectorize's (word for word), naming neither
+    argument; the solve-shapes card names both shapes, transposes b where that fits, offers
+    lstsq where a is not square (its value within 1e-6: an SVD's rounding on any CPU), and
+    writes no guess otherwise."""
+    line, fix = SOLVE_SHAPES[case]
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "solve-shapes", text
+    assert card["message"] == JAX[f"solve_shapes_{case}"]["first_line"]
+    first = card["rewrite"].splitlines()[0]
+    if fix is None:
+        assert first.startswith("# jnp.linalg.solve(a, b)"), card["rewrite"]
+        return
+    assert first.split("    # ")[0] == fix.splitlines()[-1], card["rewrite"]
+    assert shell.run_cell(fix).success
+    want = np.asarray(JAX[f"solve_shapes_{case}_fixed"], np.float32)
+    if "lstsq" in fix:
+        np.testing.assert_allclose(np.asarray(shell.user_ns["_y"]), want, rtol=0, atol=1e-6)
+    else:
+        _same_value(shell.user_ns["_y"], JAX[f"solve_shapes_{case}_fixed"], case)
 
 
 @pytest.mark.parametrize("case", sorted(ARRAY_AS_DTYPE))

@@ -141,6 +141,7 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
 `keys.py` (and `missing_keys.py`), `key_reuse.py`, `grad.py`, `scalars.py`,
 `operand_shapes.py`, `reshapes.py`, `update_shapes.py` (an .at update's value),
+`solve_shapes.py`,
 `operand_dtypes.py`, `torch_habits.py` (PyTorch's names), `in_place_methods.py` (NumPy's
 in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py`, `methods.py`,
 `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
@@ -243,6 +244,7 @@ from .join_shapes import _is_join_shapes, _join_shapes_card
 from .join_arguments import _is_join_arguments, _join_arguments_card
 from .missing_keys import _is_missing_key, _missing_key_card
 from .device_names import _device_name_card, _is_device_name
+from .solve_shapes import _is_solve_shapes, _solve_shapes_card
 from .update_shapes import _is_update_shape, _update_shape_card
 from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
@@ -358,6 +360,7 @@ _CARDS = [
     (_is_aux_shape, _aux_shape_card),
     (_is_scalar_conversion, _scalar_conversion_card),
     (_is_update_shape, _update_shape_card),     # before broadcast's: an .at update's
+    (_is_solve_shapes, _solve_shapes_card),
     (_is_broadcast_error, _broadcast_card),
     (_is_batch_into_layer, _batch_into_layer_card),  # before the layer's and matmul's
     (_is_linear_features, _linear_features_card),

@@ -1,0 +1,85 @@
+"""The card for jnp.linalg.solve (and jax.scipy.linalg.solve) given shapes that do not pair:
+`solve(a, b)` solves a @ x = b, so a is square, (m, m), and b has m rows. JAX's message is
+jnp.vectorize's: "inconsistent size for core dimension 'm': 2 vs 3 on vectorized function with
+excluded=frozenset() and signature='(m,m),(m)->(m)'", naming neither argument. The card names
+both shapes; where b transposed fits, the rewrite transposes it, and where a is not square but
+has b's rows, the least-squares solution (jnp.linalg.lstsq) is offered.
+
+    jnp.linalg.solve(A, B)   # A (3, 3), B (2, 3)  ->  jnp.linalg.solve(A, B.T)
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from .card import ErrorCard
+from .frame_names import _named_value
+from .reading import _user_frame, _user_lines
+from .rewrites import _called, _operand, _parse_line, _replaced
+
+_CORE = re.compile(r"^inconsistent size for core dimension '(\w+)': (\d+) vs (\d+) on "
+                   r"vectorized function with excluded=.* and signature='(.*)'$")
+
+
+def _solve_call(tree):
+    """The line's `solve(a, b)` call given two arguments by position, or None."""
+    for call in ast.walk(tree) if tree is not None else ():
+        if _called(call) == "solve" and len(call.args) == 2:
+            return call
+    return None
+
+
+def _is_solve_shapes(e) -> bool:
+    if not (isinstance(e, ValueError) and _CORE.match(str(e))):
+        return False
+    where, _ = _user_lines(e)
+    return _solve_call(_parse_line(where)) is not None
+
+
+def _shape(node, frame):
+    """The shape of an array the call names (a name in the user's frame), else None: an
+    expression is not evaluated again."""
+    if isinstance(node, ast.Attribute) and node.attr == "T":
+        inner = _shape(node.value, frame)
+        return None if inner is None else inner[::-1]
+    if not isinstance(node, ast.Name) or frame is None:
+        return None
+    shape = getattr(_named_value(frame, node.id), "shape", None)
+    return shape if isinstance(shape, tuple) else None
+
+
+def _solve_shapes_card(exc, where, called_from) -> ErrorCard:
+    tree = _parse_line(where)
+    call, frame = _solve_call(tree), _user_frame(exc)
+    a, b = call.args
+    a_code, b_code = ast.unparse(a), ast.unparse(b)
+    a_shape, b_shape = _shape(a, frame), _shape(b, frame)
+    name = ast.unparse(call.func)
+    shapes = ("" if a_shape is None or b_shape is None else
+              f" Here {a_code} has shape {a_shape} and {b_code} {b_shape}.")
+    rewrite = f"# {name}(a, b): a of shape (m, m), b of shape (m,) or (m, k)"
+    if a_shape is not None and b_shape is not None and len(a_shape) == 2:
+        m = a_shape[0]
+        if a_shape[0] != a_shape[1]:
+            if b_shape[:1] == (m,):
+                module = ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) \
+                    and "scipy" not in ast.unparse(call.func) else "jax.numpy.linalg"
+                lstsq = f"{module}.lstsq({a_code}, {b_code})[0]"
+                rewrite = f"{_replaced(tree, call, lstsq)}    # least squares: a is not square"
+        elif len(b_shape) == 2 and b_shape[1] == m:
+            fitted = ast.unparse(b.value) if isinstance(b, ast.Attribute) and b.attr == "T" \
+                else f"{_operand(b)}.T"
+            new = ast.Call(call.func, [a, ast.parse(fitted, mode="eval").body], call.keywords)
+            rewrite = f"{_replaced(tree, call, new)}    # b with its {m} rows first"
+    square = (f" {a_code} is not square, so no one solution: jnp.linalg.lstsq(a, b) gives "
+              f"the least-squares one." if a_shape is not None and len(a_shape) == 2 and
+              a_shape[0] != a_shape[1] else "")
+    return ErrorCard(
+        "solve-shapes", f"{name}({a_code}, {b_code}): the shapes do not pair",
+        why=(f"{name}(a, b) solves a @ x = b: a is square, (m, m), and b has m rows (shape "
+             f"(m,) for one right-hand side, (m, k) for k of them). JAX's message names "
+             f"jnp.vectorize's signature, whose m is that size." + shapes + square),
+        fix=("Give b as many rows as a has (b.T where its right-hand sides are rows), and a "
+             "square a; print both shapes to see which is off."),
+        rewrite=rewrite,
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.linalg.solve.html")
