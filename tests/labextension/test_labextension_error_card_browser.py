@@ -62,6 +62,9 @@ MISTAKES = [
     ("y = x.unsqueeze(0).sum(dim=1)",
      ".unsqueeze() is PyTorch's: JAX writes jnp.expand_dims(x, 0)",
      "y = jnp.expand_dims(x, 0).sum(axis=1)"),
+    ("y = jnp.stack(x, x)", "jnp.stack takes its arrays as one list", "y = jnp.stack([x, x])"),
+    ("jax.random.normal((2, 3))", "jax.random.normal was called without a key first",
+     "jax.random.normal(jax.random.key(0), (2, 3))"),
 ]
 # then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
 # the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
@@ -106,7 +109,8 @@ def mistakes(server, chromium):
 @pytest.mark.parametrize("index", range(len(MISTAKES)),
                          ids=["list-operand", "list-index", "masked-update", "truth-value",
                               "random-arguments", "numpy-random", "einsum-labels",
-                              "einsum-axes", "einsum-output", "torch-habit"])
+                              "einsum-axes", "einsum-output", "torch-habit",
+                              "join-arguments", "key-missing"])
 def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
     """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
     (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn
