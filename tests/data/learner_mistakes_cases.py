@@ -1702,6 +1702,53 @@ SOLVE_SHAPES = {
 }
 
 
+# training state kept in the learner's classes: a field of a NamedTuple or a frozen dataclass
+# set in place, a registered class's flatten returning its children alone. (the program, its
+# last line; the card's rewrite line, as written; the program with it pasted)
+_P = ("@jax.tree_util.register_pytree_node_class\nclass P:\n"
+      "    def __init__(self, a): self.a = a\n"
+      "    def tree_flatten(self): return [self.a]\n"
+      "    @classmethod\n    def tree_unflatten(cls, aux, children): return cls(*children)\n")
+_Q = ("class Q:\n    def __init__(self, a, b): self.a, self.b = a, b\n"
+      "def flatten_q(q):\n    return (q.a, q.b)\n"
+      "jax.tree_util.register_pytree_node(Q, flatten_q, lambda aux, ch: Q(*ch))\n")
+_STATE = ("from typing import NamedTuple\nimport dataclasses\n"
+          "class State(NamedTuple):\n    step: int\n    w: jax.Array\n"
+          "@dataclasses.dataclass(frozen=True)\nclass F:\n    step: int\n"
+          "s = State(0, jnp.ones(3))\nf = F(2)\n")
+STATE_CLASSES = {
+    "flatten_list": (_P + "_y = len(jax.tree.leaves(P(1.0)))",
+                     "    return [self.a], None",
+                     _P.replace("return [self.a]", "return [self.a], None") +
+                     "_y = len(jax.tree.leaves(P(1.0)))"),
+    "flatten_children_pair": (_Q + "_y = jax.jit(lambda q: q.a + q.b)(Q(1.0, 2.0))",
+                              "    return (q.a, q.b), None",
+                              _Q.replace("return (q.a, q.b)", "return (q.a, q.b), None") +
+                              "_y = jax.jit(lambda q: q.a + q.b)(Q(1.0, 2.0))"),
+    "namedtuple_step": (_STATE + "s.step += 1", "s = s._replace(step=s.step + 1)",
+                        _STATE + "s = s._replace(step=s.step + 1)\n_y = s.step"),
+    "namedtuple_array": (_STATE + "s.w = s.w * 2", "s = s._replace(w=s.w * 2)",
+                         _STATE + "s = s._replace(w=s.w * 2)\n_y = s.w"),
+    "frozen_dataclass": (_STATE + "f.step = f.step + 1",
+                         "f = dataclasses.replace(f, step=f.step + 1)",
+                         _STATE + "f = dataclasses.replace(f, step=f.step + 1)\n_y = f.step"),
+}
+
+
+def state_classes(jax) -> dict:
+    """JAX's error for each STATE_CLASSES program, and the value its fixed program binds."""
+    found = {}
+    for case, (program, _, fixed) in STATE_CLASSES.items():
+        found[f"state_class_{case}"] = _said(lambda: exec(program, {"jax": jax,
+                                                                     "jnp": jax.numpy}))
+        names = {"jax": jax, "jnp": jax.numpy}
+        exec(fixed, names)
+        value = names["_y"]
+        found[f"state_class_{case}_fixed"] = value if isinstance(value, int) else \
+            np.asarray(value).tolist()
+    return found
+
+
 def torch_habits(jax) -> dict:
     """JAX's error for each TORCH_HABITS (and IN_PLACE) line, and the value the card's fix
     gives; `clone`

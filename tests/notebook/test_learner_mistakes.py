@@ -24,7 +24,8 @@ from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRIT
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
                                     _unplaced, run as facts_of, ARRAY_AS_DTYPE, JOIN_ARGUMENTS,
-                                    MISSING_KEYS, UPDATE_SHAPES, DEVICE_NAMES, SOLVE_SHAPES)
+                                    MISSING_KEYS, UPDATE_SHAPES, DEVICE_NAMES, SOLVE_SHAPES,
+                                    STATE_CLASSES)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -68,7 +69,7 @@ def test_the_cases_say_what_jax_says():
     for case in JAX:
         if case.startswith(("draw_", "torch_", "join_arguments_", "array_as_dtype_",
                             "missing_key_", "update_shape_", "device_name_",
-                            "solve_shapes_")):
+                            "solve_shapes_", "state_class_")):
             continue                    # draw_fixes's, torch_habits's: their own tests
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
             ours[case]["first_line"] = ours[case]["first_line"].replace("jxkernel.", "jax.")
@@ -2105,6 +2106,21 @@ def test_solve_given_shapes_that_do_not_pair_names_them(shell, case):
         np.testing.assert_allclose(np.asarray(shell.user_ns["_y"]), want, rtol=0, atol=1e-6)
     else:
         _same_value(shell.user_ns["_y"], JAX[f"solve_shapes_{case}_fixed"], case)
+
+
+@pytest.mark.parametrize("case", sorted(STATE_CLASSES))
+def test_a_state_class_used_as_jax_would_gets_its_fix(shell, case):
+    """state.step += 1 of a NamedTuple or a frozen dataclass (Python's errors), a registered
+    class's flatten returning its children alone (JAX's "should return a (children, aux_data)
+    tuple"): the words JAX 0.10.2 gave, word for word, and the card's line, which pasted in
+    (the flatten's return, the state bound anew) gives JAX's value."""
+    program, line, fixed = STATE_CLASSES[case]
+    text, card = shown(shell, program)
+    assert card is not None and card["kind"] in ("immutable-state", "flatten-pair"), text
+    assert card["message"] == JAX[f"state_class_{case}"]["first_line"]
+    assert card["rewrite"].splitlines()[0].split("    # ")[0] == line, card["rewrite"]
+    assert shell.run_cell(fixed).success
+    _same_value(shell.user_ns["_y"], JAX[f"state_class_{case}_fixed"], case)
 
 
 @pytest.mark.parametrize("case", sorted(ARRAY_AS_DTYPE))

@@ -149,7 +149,8 @@ in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py`, `
 `list_arguments.py`,
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`,
 `join_arguments.py`: arrays given one by one),
-`custom_rules.py`, `lowered_calls.py`, `objects.py`, `checks.py`, `jnp_statics.py`,
+`custom_rules.py`, `lowered_calls.py`, `objects.py` (and `state_classes.py`), `checks.py`,
+`jnp_statics.py`,
 `hashes.py`, `collectives.py`,
 `body_arguments.py` (a body or branch given other arguments than lax passes),
 `nans.py` (the values that made a NaN under jax_debug_nans),
@@ -245,6 +246,8 @@ from .join_arguments import _is_join_arguments, _join_arguments_card
 from .missing_keys import _is_missing_key, _missing_key_card
 from .device_names import _device_name_card, _is_device_name
 from .solve_shapes import _is_solve_shapes, _solve_shapes_card
+from .state_classes import (_field_set_card, _flatten_pair_card, _is_field_set,
+                            _is_flatten_pair)
 from .update_shapes import _is_update_shape, _update_shape_card
 from .joins import _is_join_ranks, _join_ranks_card
 from .list_arguments import (_is_list_argument, _is_list_index, _is_list_operand,
@@ -410,6 +413,8 @@ _CARDS = [
     (_is_policy_string, _policy_string_card),
     (_is_static_given_again, _static_again_card),
     (_is_unregistered_object, _unregistered_object_card),
+    (_is_flatten_pair, _flatten_pair_card),
+    (_is_field_set, _field_set_card),
     (_is_checkify_unwrapped, _checkify_unwrapped_card),
     (_is_check_format_args, _check_format_args_card),
     (_is_int_grad_output, _int_grad_output_card),
