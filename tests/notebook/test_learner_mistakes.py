@@ -2123,6 +2123,14 @@ def test_a_state_class_used_as_jax_would_gets_its_fix(shell, case):
     _same_value(shell.user_ns["_y"], JAX[f"state_class_{case}_fixed"], case)
 
 
+def test_a_name_no_field_of_a_state_gets_no_immutable_state_card(shell):
+    """s.foo = 1 of a NamedTuple without foo: no _replace(foo=...) (which raises), so no
+    immutable-state card."""
+    program = STATE_CLASSES["namedtuple_step"][0].replace("s.step += 1", "s.foo = 1")
+    text, card = shown(shell, program)
+    assert card is None or card["kind"] != "immutable-state", text
+
+
 @pytest.mark.parametrize("case", sorted(ARRAY_AS_DTYPE))
 def test_an_array_given_as_a_dtype_is_jaxs_value_error(shell, case):
     """An array where a dtype goes (jnp.hstack((v, w), v), astype(a)): JAX's ValueError, its

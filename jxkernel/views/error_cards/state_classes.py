@@ -42,7 +42,10 @@ def _field_set(exc):
             frame is None:
         return None
     value = _named_value(frame, target.value.id)
-    if not (_is_namedtuple(value) or dataclasses.is_dataclass(value)):
+    fields = type(value)._fields if _is_namedtuple(value) else \
+        [f.name for f in dataclasses.fields(value)] if dataclasses.is_dataclass(value) and \
+        type(value).__dataclass_params__.frozen else ()
+    if target.attr not in fields:       # (no field of its: another error, another card)
         return None
     return statement, target.value.id, target.attr, value
 
