@@ -1749,6 +1749,19 @@ def state_classes(jax) -> dict:
     return found
 
 
+# jvp given its primals and tangents bare, vjp's or linearize's pair called as a function
+# (TORCH_SETUP's x): the card's lines, as pasted
+AUTODIFF_CALLS = {
+    "jvp_arrays": ("_y = jax.jvp(jnp.sin, x, x)[1]", "_y = jax.jvp(jnp.sin, (x,), (x,))[1]"),
+    "jvp_tangent": ("_y = jax.jvp(jnp.sin, (x,), x)[1]",
+                    "_y = jax.jvp(jnp.sin, (x,), (x,))[1]"),
+    "vjp_called": ("_y = jax.vjp(jnp.sin, x)(x)[0]",
+                   "out, f_vjp = jax.vjp(jnp.sin, x)\n_y = f_vjp(x)[0]"),
+    "linearize_called": ("_y = jax.linearize(jnp.sin, x)(x)",
+                         "out, f_jvp = jax.linearize(jnp.sin, x)\n_y = f_jvp(x)"),
+}
+
+
 def torch_habits(jax) -> dict:
     """JAX's error for each TORCH_HABITS (and IN_PLACE) line, and the value the card's fix
     gives; `clone`
@@ -1761,7 +1774,7 @@ def torch_habits(jax) -> dict:
                          ("torch_in_place", IN_PLACE), ("torch_numpy1", NUMPY1_NAMES),
                          ("join_arguments", JOIN_ARGUMENTS), ("missing_key", MISSING_KEYS),
                          ("update_shape", UPDATE_SHAPES), ("device_name", DEVICE_NAMES),
-                         ("solve_shapes", SOLVE_SHAPES)):
+                         ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = _said(lambda: exec(line, names))

@@ -25,7 +25,7 @@ from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRIT
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
                                     _unplaced, run as facts_of, ARRAY_AS_DTYPE, JOIN_ARGUMENTS,
                                     MISSING_KEYS, UPDATE_SHAPES, DEVICE_NAMES, SOLVE_SHAPES,
-                                    STATE_CLASSES)
+                                    STATE_CLASSES, AUTODIFF_CALLS)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -69,7 +69,7 @@ def test_the_cases_say_what_jax_says():
     for case in JAX:
         if case.startswith(("draw_", "torch_", "join_arguments_", "array_as_dtype_",
                             "missing_key_", "update_shape_", "device_name_",
-                            "solve_shapes_", "state_class_")):
+                            "solve_shapes_", "state_class_", "autodiff_")):
             continue                    # draw_fixes's, torch_habits's: their own tests
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
             ours[case]["first_line"] = ours[case]["first_line"].replace("jxkernel.", "jax.")
@@ -2129,6 +2129,23 @@ def test_a_name_no_field_of_a_state_gets_no_immutable_state_card(shell):
     program = STATE_CLASSES["namedtuple_step"][0].replace("s.step += 1", "s.foo = 1")
     text, card = shown(shell, program)
     assert card is None or card["kind"] != "immutable-state", text
+
+
+@pytest.mark.parametrize("case", sorted(AUTODIFF_CALLS))
+def test_jvp_and_vjp_called_as_grad_is_get_their_forms(shell, case):
+    """jax.jvp(f, x, v) (JAX: "must be tuples or lists"), jax.vjp(f, x)(v) and
+    jax.linearize(f, x)(v) (Python's "'tuple' object is not callable"): JAX 0.10.2's words,
+    and the card's lines (tuples; the pair unpacked, then its function called), which give
+    JAX's value."""
+    line, fix = AUTODIFF_CALLS[case]
+    assert shell.run_cell(TORCH_SETUP).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] in ("jvp-tuples", "pair-called"), text
+    assert card["message"] == JAX[f"autodiff_{case}"]["first_line"]
+    lines = [part.split("    # ")[0] for part in card["rewrite"].splitlines()]
+    assert "\n".join(lines) == fix, card["rewrite"]
+    assert shell.run_cell(fix).success
+    _same_value(shell.user_ns["_y"], JAX[f"autodiff_{case}_fixed"], case)
 
 
 @pytest.mark.parametrize("case", sorted(ARRAY_AS_DTYPE))

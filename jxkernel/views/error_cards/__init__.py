@@ -139,7 +139,8 @@ function's own `return` read back and rewritten), `magics.py` (a line magic's co
 then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (with
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
-`keys.py` (and `missing_keys.py`), `key_reuse.py`, `grad.py`, `scalars.py`,
+`keys.py` (and `missing_keys.py`), `key_reuse.py`, `grad.py` (and `autodiff_calls.py`),
+`scalars.py`,
 `operand_shapes.py`, `reshapes.py`, `update_shapes.py` (an .at update's value),
 `solve_shapes.py`,
 `operand_dtypes.py`, `torch_habits.py` (PyTorch's names), `in_place_methods.py` (NumPy's
@@ -245,6 +246,8 @@ from .join_shapes import _is_join_shapes, _join_shapes_card
 from .join_arguments import _is_join_arguments, _join_arguments_card
 from .missing_keys import _is_missing_key, _missing_key_card
 from .device_names import _device_name_card, _is_device_name
+from .autodiff_calls import (_is_jvp_tuples, _is_pair_called, _jvp_tuples_card,
+                             _pair_called_card)
 from .solve_shapes import _is_solve_shapes, _solve_shapes_card
 from .state_classes import (_field_set_card, _flatten_pair_card, _is_field_set,
                             _is_flatten_pair)
@@ -359,6 +362,8 @@ _CARDS = [
     (_is_seed_as_key, _seed_card),
     (_is_missing_key, _missing_key_card),
     (_is_int_grad_input, _int_grad_card),
+    (_is_jvp_tuples, _jvp_tuples_card),
+    (_is_pair_called, _pair_called_card),
     (_is_scalar_output, _scalar_output_card),
     (_is_aux_shape, _aux_shape_card),
     (_is_scalar_conversion, _scalar_conversion_card),
