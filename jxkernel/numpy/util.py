@@ -13,8 +13,10 @@ ints, `ints / 2`), the function runs jitted, so the conversion fuses into the on
 """
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
+import itertools
 import math
 import sys
 import warnings
@@ -27,7 +29,7 @@ from ..core import trace as _trace
 from ..core.avals import ShapedArray, Token, abstract_token
 from ..core.errors import aval_text, float0_error, jax_class_path, masked_array_error
 from ..core.interpreter_primitives import typed_scalar
-from ..core.source_info import user_stacklevel
+from ..core.source_info import installed_package, is_user_filename, user_stacklevel
 from ..core.traceback_util import filter_raised, register_boundary
 from ..core.sharding_types import broadcast_sharding, traced_sharding, typed_sharding
 from ..core.staging import JaxprTracer, is_ref
@@ -331,6 +333,42 @@ def promote_dtypes_complex(*args) -> list:
 
 
 # ---------------------------------------------------------------- rank promotion
+# The user's lines where an elementwise operation met a column (n, 1) and a vector (n,), n > 1,
+# and NumPy's broadcasting made an (n, n) result, while the notebook tells them
+# (notebook/notes/broadcast_notes.py): a loss of a model's column of outputs against a vector of
+# targets is then a mean over every pair, and JAX says nothing. Each (file, line, where the
+# call is: (line, end line, column, end column) or None, the function's name, the operands'
+# shapes, {name: shape} of the frame's names holding either shape). Recorded only there: the
+# frame walk costs this rare path only, and a script pays one test.
+column_sites: collections.deque = collections.deque(maxlen=16)
+record_column_sites = False
+
+
+def _record_column(fun_name: str, shapes) -> None:
+    a, b = shapes
+    column, vector = (a, b) if len(a) == 2 else (b, a)
+    if not (len(column) == 2 and len(vector) == 1 and column[1] == 1 and
+            column[0] == vector[0] and isinstance(vector[0], int) and vector[0] > 1):
+        return
+    # out past jxkernel's frames and a library's (optax.l2_loss(pred, y) subtracts inside
+    # optax) to the user's own line
+    frame = sys._getframe(2)
+    while frame is not None and not (is_user_filename(frame.f_code.co_filename) and
+                                     not installed_package(frame.f_code.co_filename)):
+        frame = frame.f_back
+    if frame is None:
+        return
+    code = frame.f_code
+    # (one position per 2-byte code unit; columns count UTF-8 bytes, as ast's)
+    position = next(itertools.islice(code.co_positions(), frame.f_lasti // 2, None), None)
+    names = {**frame.f_globals, **frame.f_locals}
+    held = {n: tuple(v.shape) for n, v in names.items()
+            if isinstance(getattr(v, "shape", None), tuple) and tuple(v.shape) in (a, b)}
+    column_sites.append((code.co_filename, frame.f_lineno,
+                         position if position and None not in position else None,
+                         fun_name, (tuple(a), tuple(b)), held))
+
+
 def promote_shapes(fun_name: str, *args) -> list:
     """Give lower-rank args leading size-1 dims (lax broadcasts those and rank-0 operands)."""
     if len(args) < 2:
@@ -344,6 +382,8 @@ def promote_shapes(fun_name: str, *args) -> list:
     # shapes that cannot broadcast raise JAX's ValueError here, naming the operands' own
     # shapes (not lax's TypeError about the rank-promoted ones)
     rank = len(shapes.broadcast_shapes(*[aval_of(x).shape for x in args]))
+    if record_column_sites and len(args) == 2:
+        _record_column(fun_name, [aval_of(x).shape for x in args])
     return [shapes.broadcast_to_rank(x, rank) if r else ensure_array(x)
             for x, r in zip(args, ranks)]
 

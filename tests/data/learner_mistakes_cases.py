@@ -1735,6 +1735,12 @@ STATE_CLASSES = {
 }
 
 
+# the prefixes of the reference's entries recorded apart from `run` (draw_fixes',
+# torch_habits' groups, state_classes'): each group's own test compares them
+APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_",
+         "update_shape_", "device_name_", "solve_shapes_", "state_class_", "autodiff_")
+
+
 def state_classes(jax) -> dict:
     """JAX's error for each STATE_CLASSES program, and the value its fixed program binds."""
     found = {}

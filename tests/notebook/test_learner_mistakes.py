@@ -23,7 +23,7 @@ from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRIT
                                     TORCH_HABITS_TRACED, TORCH_SETUP, CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
                                     METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
-                                    _unplaced, run as facts_of, ARRAY_AS_DTYPE, JOIN_ARGUMENTS,
+                                    _unplaced, run as facts_of, APART, ARRAY_AS_DTYPE, JOIN_ARGUMENTS,
                                     MISSING_KEYS, UPDATE_SHAPES, DEVICE_NAMES, SOLVE_SHAPES,
                                     STATE_CLASSES, AUTODIFF_CALLS)
 import locations  # tests/support: the repository's folders
@@ -67,10 +67,8 @@ def test_the_cases_say_what_jax_says():
     """The same programs under jxkernel: JAX's errors, classes and first lines."""
     ours = our_facts()
     for case in JAX:
-        if case.startswith(("draw_", "torch_", "join_arguments_", "array_as_dtype_",
-                            "missing_key_", "update_shape_", "device_name_",
-                            "solve_shapes_", "state_class_", "autodiff_")):
-            continue                    # draw_fixes's, torch_habits's: their own tests
+        if case.startswith(APART):        # recorded apart from `run`: their own tests
+            continue
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
             ours[case]["first_line"] = ours[case]["first_line"].replace("jxkernel.", "jax.")
         drawn = case.startswith(("nprandom_", "card_random_")) and case.endswith("_fixed")

@@ -13,6 +13,7 @@ from jxkernel import config  # noqa: E402
 from ipython_shell import ok_cell, shell_fixture  # noqa: E402
 from fresh_process import NO_JAXLIB, run_json  # noqa: E402
 import locations  # noqa: E402  tests/support: the repository's folders
+from learner_mistakes_cases import APART  # noqa: E402  tests/data
 from numerics import assert_allclose_ulp  # noqa: E402
 
 # loaded anew, and unloaded after (which gives the device options back as they were)
@@ -208,7 +209,7 @@ def test_the_learner_mistake_cases_say_what_jax_says_in_the_browser():
     ours = run_json(code, {"JAX_PLATFORMS": ""})
     jax = locations.recorded("learner_mistakes_reference.json")
     for case, said in jax.items():
-        if case.startswith(("draw_", "torch_")):   # recorded apart from `run`: not in ours
+        if case.startswith(APART):        # recorded apart from `run`: not in ours
             continue
         mine = ours[case]
         if case.startswith("nprandom_") and not case.endswith("_fixed"):   # our module's name
