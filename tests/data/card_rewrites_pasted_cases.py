@@ -110,6 +110,18 @@ CASES = {
                       "_r = Model(2.0).apply(3.0)\n", (7, 6), 0),
     "traced_slice": ("@jax.jit\ndef head(x, n):\n    return x[:n]\n"
                      "_r = head(jnp.arange(1.0, 6.0), 2)\n", (3, 3), "first"),
+    # stop 125: the slice bound to a name and reduced on a line below (the masked whole's
+    # zeros counted in the mean: the note said "0 outside the slice" and no more): the mask,
+    # and the line below reduced over it (a sum keeps the masked line: zeros add nothing)
+    "traced_slice_then_mean": ("@jax.jit\ndef f(x, n):\n    y = x[:n]\n    return y.mean()\n"
+                               "_r = f(jnp.arange(1.0, 6.0), 2)\n", None,
+                               [((3, 3), slice(0, 1)), ((4, 4), slice(1, 2))]),
+    "traced_slice_then_max": ("@jax.jit\ndef g(x, n):\n    tail = x[n:]\n"
+                              "    m = jnp.max(tail) + 1\n    return m\n"
+                              "_r = g(jnp.array([4.0, -1.0, -3.0, -2.0]), 1)\n", None,
+                              [((3, 3), slice(0, 1)), ((4, 4), slice(1, 2))]),
+    "traced_slice_then_sum": ("@jax.jit\ndef h(x, n):\n    y = x[:n]\n    return y.sum()\n"
+                              "_r = h(jnp.arange(1.0, 6.0), 2)\n", (3, 3), "first"),
     "grad_int": ("_r = jax.grad(lambda x: x ** 2)(3)\n", (1, 1), "first"),
     "grad_vector_jacobian": ("def f(x):\n    return x ** 2\n_r = jax.grad(f)(jnp.arange(3.0))\n",
                              (3, 3), "first"),
@@ -926,6 +938,9 @@ def pasted(program, span, take, rewrite) -> str:
 
 # each case's program with the card's code pasted (the card's text, checked by the test)
 PASTED = {
+    'traced_slice_then_mean': "@jax.jit\ndef f(x, n):\n    mask = jnp.arange(x.shape[0]) < n    # in place of y = ...: the slice's elements, x's shape\n    return x.mean(where=mask)    # in place of line 4's y: over the slice's elements alone\n_r = f(jnp.arange(1.0, 6.0), 2)\n",
+    'traced_slice_then_max': "@jax.jit\ndef g(x, n):\n    mask = jnp.arange(x.shape[0]) >= n    # in place of tail = ...: the slice's elements, x's shape\n    m = x.max(where=mask, initial=x.min()) + 1    # in place of line 4's tail: over the slice's elements alone\n    return m\n_r = g(jnp.array([4.0, -1.0, -3.0, -2.0]), 1)\n",
+    'traced_slice_then_sum': '@jax.jit\ndef h(x, n):\n    y = jnp.where(jnp.arange(x.shape[0]) < n, x, 0)    # the shape of x: 0 outside the slice\n    return y.sum()\n_r = h(jnp.arange(1.0, 6.0), 2)\n',
     'int_of_traced_index': '@jax.jit\ndef pick(x, i):\n    return x[i.astype(int)]   # instead of int(i): traced, an array of int dtype\n    # a size? take it from a shape, known under jit (n = x.shape[0])\n_r = pick(jnp.arange(3.0), jnp.array(2))\n',
     'int_of_python_index_static': "from functools import partial\n@partial(jax.jit, static_argnames=('i',))   # in place of @jax.jit\ndef pick(x, i):\n    # then this line sees a Python value:\n    return x[int(i)]\n_r = pick(jnp.arange(3.0), 1)\n",
     'int_of_python_index_traced': '@jax.jit\ndef pick(x, i):\n    return x[i.astype(int)]   # instead of int(i): traced, an array of int dtype\n_r = pick(jnp.arange(3.0), 1)\n',

@@ -307,7 +307,8 @@ def _slice_rewrite(where) -> str:
             text, note = _one_slice(ast.unparse(node.value), node.slice)
             segment = ast.get_source_segment(code, node)
             if text and segment:
-                reduced = _reduced_slice(code, segment, text)
+                reduced = _reduced_slice(code, segment, text) or \
+                    _reduced_below(where, tree, node, text)
                 return reduced or f"{code.replace(segment, text, 1)}    # {note}"
     return "y = lax.dynamic_slice_in_dim(x, start, size)   # start traced, size a Python int"
 
@@ -324,6 +325,56 @@ def _reduced_slice(code: str, segment: str, masked: str) -> str | None:
     (op, start, end), (condition, array) = reduced, where.groups()
     line = code[:start] + _reduced_where(array, op, condition) + code[end:]
     return f"{line}    # over the slice's elements alone: one shape, traced"
+
+
+def _reduced_below(where, tree, node, masked: str) -> str | None:
+    """`y = x[:n]` and, below it in its function, `y.mean()` the one use of y: written as the
+    mask and that line reduced over it (`x.mean(where=mask)`), since the masked whole's zeros
+    would count in the mean, max or min (a sum is left as it is: zeros add nothing); None where
+    the slice is not so bound and used."""
+    statement = tree.body[0] if len(tree.body) == 1 else None
+    found = re.fullmatch(r"jnp\.where\((.+), (.+), 0\)", masked)
+    if not (isinstance(statement, ast.Assign) and statement.value is node and found and
+            len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)):
+        return None
+    name, (condition, array) = statement.targets[0].id, found.groups()
+    body = _function_body(where)
+    later = [line for line in body if line[0] > where["line"]]
+    uses = [(number, text) for number, text in later
+            if re.search(rf"\b{re.escape(name)}\b", text)]
+    if len(uses) != 1 or len(re.findall(rf"\b{re.escape(name)}\b", uses[0][1])) != 1:
+        return None
+    number, text = uses[0]
+    at = re.search(rf"\b{re.escape(name)}\b", text)
+    reduced = _reduced_span(text, at.start(), at.end(), "mean|var|std|max|min")
+    if reduced is None:
+        return None
+    op, start, end = reduced
+    # (the second line's indentation relative to the slice's line, which the card writes flush)
+    base = dict(body).get(where["line"], "")
+    indent = text[len(base) - len(base.lstrip()):len(text) - len(text.lstrip())]
+    return (f"mask = {condition}    # in place of {name} = ...: the slice's elements, "
+            f"{array}'s shape\n"
+            f"{indent}{text[:start].lstrip()}{_reduced_where(array, op, 'mask')}{text[end:]}"
+            f"    # in place of line {number}'s {name}: over the slice's elements alone")
+
+
+def _function_body(where) -> list:
+    """[(line number, text)] of the lines of the def holding the user's line, from the file
+    linecache holds (a cell's too); [] at a file's top level."""
+    import linecache
+    from ..source_edits import parse_file
+    tree = parse_file(where.get("_path"))
+    holder = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.lineno <= where["line"] <= node.end_lineno and \
+                (holder is None or node.lineno > holder.lineno):
+            holder = node
+    if holder is None:
+        return []
+    return [(n, linecache.getline(where["_path"], n).rstrip("\n"))
+            for n in range(holder.body[0].lineno, holder.end_lineno + 1)]
 
 
 def _one_slice(array, s) -> tuple:
