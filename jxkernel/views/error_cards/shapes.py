@@ -4,9 +4,11 @@ sized by the data (jnp.nonzero, one-argument jnp.where), a slice with a traced b
 from __future__ import annotations
 
 import ast
+import linecache
 import re
 
 from ...core import errors as jx_errors
+from ..source_edits import parse_file
 from .card import ErrorCard, _DOCS
 from .reading import _array_note, _or_static, _origin, _static_fix, _traced_phrase
 from .rewrites import _operand, _parse_line, _replaced
@@ -362,8 +364,6 @@ def _reduced_below(where, tree, node, masked: str) -> str | None:
 def _function_body(where) -> list:
     """[(line number, text)] of the lines of the def holding the user's line, from the file
     linecache holds (a cell's too); [] at a file's top level."""
-    import linecache
-    from ..source_edits import parse_file
     tree = parse_file(where.get("_path"))
     holder = None
     for node in ast.walk(tree) if tree is not None else ():
