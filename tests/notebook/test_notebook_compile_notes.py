@@ -663,14 +663,16 @@ def test_a_scan_body_traced_again_is_noted_as_a_retrace_with_a_fix_that_applies(
 def test_a_loop_compiling_every_step_is_told_in_full_three_times_then_a_line_each(shell):
     """A learner's loop with a static value per step: the first compiles are told in full,
     the next ones one line each, the rest counted -- the note does not drown its cell (30
-    compiles read 30 stories of ~10 lines each)."""
+    compiles read 30 stories of ~10 lines each); the same fix at the same line (each step's
+    new static value) is written out once, the next detailed ones a title each saying so."""
     from jxkernel.notebook.notes.compile_notes import DETAILED, LISTED
     ran = ok(shell, "fn30 = jax.jit(lambda v, n: v * n, static_argnums=1)\n"
                     "for n in range(31):\n    fn30(jnp.ones(2), n)")
     (note,) = ran.notes
     text = note["text/plain"]
     assert text.splitlines()[0].startswith(here("⚙ 30 recompile(s) in this cell: <lambda>: "))
-    assert text.count(here("what changed since the nearest earlier compile")) == DETAILED
+    assert text.count(here("what changed since the nearest earlier compile")) == 1
+    assert text.count("· the same fix as above") == DETAILED - 1
     assert text.count(here("compiled again (compile #")) == DETAILED + LISTED
     assert f"… and {30 - DETAILED - LISTED} more (%jxcompiles lists them all)" in text
     assert len(text.splitlines()) < 60, len(text.splitlines())

@@ -388,8 +388,18 @@ def cell_note(events, mode: str, skip=(), dropped: int = 0) -> Note | None:
     # one story (one compile, or a jit made anew in a loop N times) is its own title: a
     # header counting them above the same line again would say it twice
     one_story = len(runs) == 1 and (mode == "recompiles" or len(told) == 1)
-    bodies = [_details(r[0], r) if one_story else
-              f"{_title(r[0], len(r))}\n{_indent(_details(r[0], r))}" for r in runs[:DETAILED]]
+    bodies, fixes_told = [], set()
+    for r in runs[:DETAILED]:
+        # a loop's next shapes at the same line, with the same fix: their titles only (the
+        # whole story, its fix's code, told once above)
+        fix = (where(r[0]), _changes(r[0])[0].fix) if _changes(r[0]) else None
+        if not one_story and fix is not None and fix in fixes_told:
+            bodies.append(f"{_title(r[0], len(r)).split(' · fix: ')[0]} · the same fix as "
+                          f"above")
+            continue
+        fixes_told.add(fix)
+        bodies.append(_details(r[0], r) if one_story else
+                      f"{_title(r[0], len(r))}\n{_indent(_details(r[0], r))}")
     bodies += _one_line_each(runs[DETAILED:])
     rest = []
     # the NumPy backend compiles none of them: each is a cache miss, traced (miss_words)
