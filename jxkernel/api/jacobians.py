@@ -25,7 +25,7 @@ from ..core.interpreter_primitives import convert_element_type_p
 from ..core.mesh import NamedSharding, PartitionSpec
 from ..tree_util import (tree_flatten, tree_map, tree_structure, tree_transpose,
                          tree_unflatten)
-from ..transforms.ad import _check_grad_input, check_output_dtype, jvp, vjp
+from ..transforms.ad import _check_grad_input, check_output_dtype, grad_input_aval, jvp, vjp
 from ..transforms.api_util import (argnums_in_range, check_callable, ensure_index,
                                    partial_over, wraps)
 from ..transforms.batching import vmap
@@ -84,7 +84,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         f_partial, dyn = partial_over(fun, argnums_in_range(argnums, len(args)), args, kwargs)
         # A tree_map, as JAX's: it rebuilds the arguments' pytrees with None leaves, so a
         # class whose unflatten validates its children fails here as under JAX.
-        tree_map(lambda x: _check_jacfwd_input(get_aval(x), holomorphic), dyn)
+        tree_map(lambda x: _check_jacfwd_input(grad_input_aval(x), holomorphic), dyn)
 
         def push(tangents):
             return jvp(f_partial, dyn, tangents, has_aux=has_aux)
@@ -110,7 +110,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     @wraps(fun, docstr=_JAC_DOC, argnums=argnums)
     def jacfun(*args, **kwargs):
         f_partial, dyn = partial_over(fun, argnums_in_range(argnums, len(args)), args, kwargs)
-        tree_map(lambda x: _check_grad_input(get_aval(x), allow_int, holomorphic, "jacrev"),
+        tree_map(lambda x: _check_grad_input(grad_input_aval(x), allow_int, holomorphic, "jacrev"),
                  dyn)  # a tree_map, as JAX's (see jacfwd)
         if has_aux:
             y, pullback, aux = vjp(f_partial, *dyn, has_aux=True)

@@ -1738,7 +1738,8 @@ STATE_CLASSES = {
 # the prefixes of the reference's entries recorded apart from `run` (draw_fixes',
 # torch_habits' groups, state_classes'): each group's own test compares them
 APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_",
-         "update_shape_", "device_name_", "solve_shapes_", "state_class_", "autodiff_")
+         "update_shape_", "device_name_", "solve_shapes_", "state_class_", "autodiff_",
+         "text_leaf_")
 
 
 def state_classes(jax) -> dict:
@@ -1768,6 +1769,23 @@ AUTODIFF_CALLS = {
 }
 
 
+# a str among the leaves given to grad or vmap (a dict of parameters holding a layer's name):
+# the text-leaf card's lines (JAX 0.10.2's own words; a vmap's in_axes None for it)
+TEXT_LEAVES = {
+    "grad_lambda": ("params = {'w': jnp.ones(3) * 2, 'name': 'layer1'}\n"
+                    "_y = jax.grad(lambda p: (p['w'] ** 2).sum())(params)['w']",
+                    "params = {'w': jnp.ones(3) * 2, 'name': 'layer1'}\n"
+                    "arrays = {k: v for k, v in params.items() if k != 'name'}\n"
+                    "_y = jax.grad(lambda p: (p['w'] ** 2).sum())(arrays)['w']"),
+    "vmap": ("params = {'w': jnp.arange(6.0).reshape(2, 3), 'name': 'layer1'}\n"
+             "_y = jax.vmap(lambda p: p['w'].sum())(params)",
+             "params = {'w': jnp.arange(6.0).reshape(2, 3), 'name': 'layer1'}\n"
+             "_y = jax.vmap(lambda p: p['w'].sum(), in_axes=({'w': 0, 'name': None},))(params)"),
+    "jacrev_reads_it": ("params = {'w': jnp.ones(3), 'name': 'layer1'}\n"
+                        "_y = jax.jacrev(lambda p: p['w'] * len(p['name']))(params)", None),
+}
+
+
 def torch_habits(jax) -> dict:
     """JAX's error for each TORCH_HABITS (and IN_PLACE) line, and the value the card's fix
     gives; `clone`
@@ -1780,7 +1798,8 @@ def torch_habits(jax) -> dict:
                          ("torch_in_place", IN_PLACE), ("torch_numpy1", NUMPY1_NAMES),
                          ("join_arguments", JOIN_ARGUMENTS), ("missing_key", MISSING_KEYS),
                          ("update_shape", UPDATE_SHAPES), ("device_name", DEVICE_NAMES),
-                         ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS)):
+                         ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
+                         ("text_leaf", TEXT_LEAVES)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = _said(lambda: exec(line, names))

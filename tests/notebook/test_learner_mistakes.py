@@ -25,7 +25,7 @@ from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRIT
                                     OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
                                     _unplaced, run as facts_of, APART, ARRAY_AS_DTYPE, JOIN_ARGUMENTS,
                                     MISSING_KEYS, UPDATE_SHAPES, DEVICE_NAMES, SOLVE_SHAPES,
-                                    STATE_CLASSES, AUTODIFF_CALLS)
+                                    STATE_CLASSES, AUTODIFF_CALLS, TEXT_LEAVES)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -2144,6 +2144,27 @@ def test_jvp_and_vjp_called_as_grad_is_get_their_forms(shell, case):
     assert "\n".join(lines) == fix, card["rewrite"]
     assert shell.run_cell(fix).success
     _same_value(shell.user_ns["_y"], JAX[f"autodiff_{case}_fixed"], case)
+
+
+@pytest.mark.parametrize("case", sorted(TEXT_LEAVES))
+def test_a_str_among_the_leaves_given_to_grad_or_vmap_is_named(shell, case):
+    """A dict of parameters holding a layer's name, given to grad, vmap or jacrev: JAX 0.10.2's
+    words (a full stop for grad's and jacrev's input checks, none for vmap's), the card naming
+    the leaf's path; its lines, where written (not where the function reads the str), give
+    JAX's value."""
+    line, fix = TEXT_LEAVES[case]
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "text-leaf", text
+    assert card["message"] == JAX[f"text_leaf_{case}"]["first_line"]
+    assert card["title"].startswith("params['name'] is a str"), card["title"]
+    first = card["rewrite"].splitlines()
+    if fix is None:
+        assert first[0].startswith("# params['name'] = 'layer1'"), card["rewrite"]
+        return
+    lines = [part.split("    # ")[0] for part in first]
+    assert "\n".join(lines) == "\n".join(fix.splitlines()[1:]), card["rewrite"]
+    assert shell.run_cell(fix).success
+    _same_value(shell.user_ns["_y"], JAX[f"text_leaf_{case}_fixed"], case)
 
 
 @pytest.mark.parametrize("case", sorted(ARRAY_AS_DTYPE))

@@ -28,8 +28,8 @@ from .linearization import linearize, linearize_flat  # noqa: F401
 from .transposition import (always_transposed, backward_pass, linear_transpose,  # noqa: F401
                             refs_as_values, transpose_jaxpr)
 from .pullback import DidntWant, DontWant, GradRef, GradValue, NotNeeded  # noqa: F401
-from .reverse import (_check_grad_input, check_output_dtype, grad, value_and_grad,  # noqa: F401
-                      vjp)
+from .reverse import (_check_grad_input, check_output_dtype, grad, grad_input_aval,  # noqa: F401
+                      value_and_grad, vjp)
 
 # The classes and functions answer at the package, as before it was split into modules: a
 # tracer's type prints as `jxkernel.transforms.ad.JVPTracer` (JAX's jax-primitives page tells

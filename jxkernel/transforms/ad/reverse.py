@@ -233,10 +233,10 @@ _VALUE_AND_GRAD_DOC = (
     "arguments at positions {argnums}.")
 
 
-def _grad_input_aval(leaf):
-    """The aval of an input grad differentiates; a value of no JAX type (an object of an
-    unregistered class) worded as JAX 0.10.2's grad words it: the type unquoted, a full stop
-    (vmap's and jit's words quote it)."""
+def grad_input_aval(leaf):
+    """The aval of an input grad (jacrev, jacfwd) differentiates; a value of no JAX type (a
+    str, an object of an unregistered class) worded as JAX 0.10.2's input checks word it (its
+    dtypes.dtype): the type unquoted, a full stop (vmap's and jit's words quote it)."""
     try:
         aval = get_aval(leaf)
     except TypeError as e:
@@ -265,7 +265,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
                             f"caller, but got only {len(args)} positional arguments.")
         partial_fun, dyn = partial_over(fun, argnums_in_range(nums, len(args)), args, kwargs)
         for leaf in tree_flatten(dyn)[0]:
-            _check_grad_input(_grad_input_aval(leaf), allow_int, holomorphic, "grad")
+            _check_grad_input(grad_input_aval(leaf), allow_int, holomorphic, "grad")
 
         if has_aux:
             out, f_vjp, aux = vjp(partial_fun, *dyn, has_aux=True)

@@ -264,7 +264,8 @@ from .keys import (_is_key_batch, _is_key_unpacked, _is_numpy_random,
                    _key_unpack_card, _numpy_random_card, _numpy_random_module_card,
                    _raw_key_word_card, _seed_card)
 from .methods import _is_method_self, _method_card
-from .objects import _is_unregistered_object, _unregistered_object_card
+from .objects import (_is_text_leaf, _is_unregistered_object, _text_leaf_card,
+                      _unregistered_object_card)
 from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_card,
                              _int_power_card, _is_float_index, _is_float_shape,
                              _is_fori_bounds, _is_int_power, _is_lax_dtypes, _is_switch_index,
@@ -418,6 +419,7 @@ _CARDS = [
     (_is_policy_string, _policy_string_card),
     (_is_static_given_again, _static_again_card),
     (_is_unregistered_object, _unregistered_object_card),
+    (_is_text_leaf, _text_leaf_card),
     (_is_flatten_pair, _flatten_pair_card),
     (_is_field_set, _field_set_card),
     (_is_checkify_unwrapped, _checkify_unwrapped_card),

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 import re
 
 from ...core.traceback_util import unfiltered_traceback
-from ...tree_util import tree_leaves
+from ...tree_util import keystr, tree_flatten_with_path, tree_leaves
 from .card import ErrorCard
+from .frame_names import _named_value
+from .reading import _user_frame, _user_lines
+from .rewrites import _parse_line, _replaced
 
 # grad's words (type unquoted, a full stop) and vmap's (quoted)
 _NOT_JAX_TYPE = re.compile(r"^Argument '.*' of type '?<class '([\w.<>]+)'>'? is not a valid "
@@ -147,3 +151,93 @@ def _parses(line: str) -> bool:
     except SyntaxError:
         return False
     return True
+
+
+# ------------------------------------------------------------------ a str among the leaves
+_TEXT_LEAF = re.compile(r"^Argument '(.*)' of type '?<class 'str'>'? is not a valid JAX type",
+                        re.S)
+# the transformations whose argument's leaves must all be arrays, and what each does to them
+_TAKES_ARRAYS = {"grad": "differentiates", "value_and_grad": "differentiates",
+                 "jacrev": "differentiates", "jacfwd": "differentiates",
+                 "hessian": "differentiates", "vmap": "maps over"}
+
+
+def _text_leaf(exc):
+    """(the line's tree, the transformation's call `api(f, ...)`, the called call, the
+    argument's name, the path to the str in it, the dict holding it at its top level or None)
+    of a str among the leaves of a name given to grad or vmap; None where not found."""
+    found = _TEXT_LEAF.match(str(exc)) if isinstance(exc, TypeError) else None
+    where, _ = _user_lines(exc) if found else (None, None)
+    tree, frame = _parse_line(where), _user_frame(exc)
+    for call in ast.walk(tree) if tree is not None and frame is not None else ():
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Call) and
+                _api(call.func) in _TAKES_ARRAYS and call.func.args):
+            continue
+        for arg in call.args:
+            value = _named_value(frame, arg.id) if isinstance(arg, ast.Name) else None
+            paths = [keystr(path) for path, leaf in tree_flatten_with_path(value)[0]
+                     if isinstance(leaf, str) and leaf == found.group(1)] if value else []
+            if paths:
+                return tree, call.func, call, arg.id, paths[0], value
+    return None
+
+
+def _api(call) -> str | None:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+
+
+def _is_text_leaf(e) -> bool:
+    return _text_leaf(e) is not None
+
+
+def _reads_key(function, key: str, frame) -> bool | None:
+    """Whether the function (a lambda on the line, or a name of the frame's) reads `key`
+    (`p['name']`); None where its source is not at hand."""
+    if isinstance(function, ast.Lambda):
+        body = function
+    else:
+        value = _named_value(frame, function.id) if isinstance(function, ast.Name) else None
+        code = getattr(value, "__code__", None)
+        try:
+            body = ast.parse(inspect.getsource(code).lstrip()) if code else None
+        except (OSError, TypeError, SyntaxError):
+            return None
+    if body is None:
+        return None
+    return any(isinstance(n, ast.Constant) and n.value == key for n in ast.walk(body))
+
+
+def _text_leaf_card(exc, where, called_from) -> ErrorCard:
+    tree, api_call, call, name, path, value = _text_leaf(exc)
+    api = _api(api_call)
+    does = _TAKES_ARRAYS[api]
+    text = _TEXT_LEAF.match(str(exc)).group(1)
+    key = ast.literal_eval(path[1:-1]) if re.fullmatch(r"\['[^'\]]*'\]", path) else None
+    rewrite = f"# {name}{path} = {text!r}: keep it out of what {api} {does}"
+    if key is not None and isinstance(value, dict) and api == "vmap":
+        axes = "{" + ", ".join(f"{k!r}: {'None' if isinstance(v, str) else 0}"
+                               for k, v in value.items()) + "}"
+        given = [axes if isinstance(a, ast.Name) and a.id == name else "0" for a in call.args]
+        spec = given[0] + "," if len(given) == 1 else ", ".join(given)
+        new = ast.Call(api_call.func, api_call.args, [
+            k for k in api_call.keywords if k.arg != "in_axes"] +
+            [ast.keyword("in_axes", ast.parse(f"({spec})", mode="eval").body)])
+        rewrite = (f"{_replaced(tree, api_call, new)}    # None: {name}{path} given to every "
+                   f"example as it is")
+    elif key is not None and isinstance(value, dict) and \
+            _reads_key(api_call.args[0], key, _user_frame(exc)) is False:
+        arrays = f"{{k: v for k, v in {name}.items() if k != {key!r}}}"
+        new = ast.Call(api_call, [ast.Name("arrays") if isinstance(a, ast.Name) and
+                                  a.id == name else a for a in call.args], call.keywords)
+        rewrite = (f"arrays = {arrays}    # the arrays alone\n"
+                   f"{_replaced(tree, call, new)}")
+    return ErrorCard(
+        "text-leaf", f"{name}{path} is a str, which {api} cannot take as an array",
+        why=(f"{api} {does} every leaf of its arguments (each entry of a dict, list or tuple, "
+             f"down to the arrays), and {name}{path} holds the str {text!r}, no number."),
+        fix=(f"Keep settings out of what {api} {does}: pass them as another argument"
+             + (" (grad differentiates argnums=0 alone)" if does == "differentiates" else
+                " (in_axes None for them)") +
+             f", or close over them; give {api} the arrays alone."),
+        rewrite=rewrite, docs="https://docs.jax.dev/en/latest/pytrees.html")
