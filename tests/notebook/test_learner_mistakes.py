@@ -18,14 +18,13 @@ import jxkernel
 import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
-from learner_mistakes_cases import (CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,  # tests/data
-                                    DRAW_NOTES, IN_PLACE, NUMPY1_NAMES, SHUFFLED, TORCH_HABITS,
-                                    TORCH_HABITS_TRACED, TORCH_SETUP, CARD_SETUP, CARD_WORDS, FORI_FLOAT_BOUNDS,
-                                    METHOD_PYTREE_FIX, NOT_ARRAYS, NUMPY_RANDOM,
-                                    OPERAND_SHAPES, RANDOM_REWRITES, VMAP_RANKS,
-                                    _unplaced, run as facts_of, APART, ARRAY_AS_DTYPE, JOIN_ARGUMENTS,
-                                    MISSING_KEYS, UPDATE_SHAPES, DEVICE_NAMES, SOLVE_SHAPES,
-                                    STATE_CLASSES, AUTODIFF_CALLS, TEXT_LEAVES)
+from learner_mistakes_cases import (  # tests/data
+    APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,
+    CARD_SETUP, CARD_WORDS, DEVICE_NAMES, DRAW_NOTES, FORI_FLOAT_BOUNDS, IN_PLACE,
+    JOIN_ARGUMENTS, METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM,
+    OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES, STATE_CLASSES, TEXT_LEAVES,
+    TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, UPDATE_SHAPES, VMAP_RANKS, _unplaced,
+    run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -1975,19 +1974,33 @@ def test_an_axis_counted_in_the_batch_inside_vmap_is_told_so_without_an_axis_arg
     assert card["rewrite"] == "# one example's axes: 0 (the batch's is vmap's)"
 
 
+def _card_then_its_lines(shell, group, case, line, kinds, setup=TORCH_SETUP, message=None):
+    """The card of a mistake recorded under JAX as `{group}_{case}`: one of `kinds`, its
+    message JAX's first line (or `message`, where jxkernel's words differ and say why);
+    returns (the card, its code lines without their comments)."""
+    if setup:
+        assert shell.run_cell(setup).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] in kinds, text
+    assert card["message"] == (message or JAX[f"{group}_{case}"]["first_line"])
+    return card, [part.split("    # ")[0] for part in card["rewrite"].splitlines()]
+
+
+def _fix_gives_jaxs_value(shell, group, case, fix, lines):
+    """The card's code `lines` are the fix's last lines; the fix, run, gives JAX's value."""
+    assert lines == fix.splitlines()[-len(lines):], lines
+    assert shell.run_cell(fix).success
+    _same_value(shell.user_ns["_y"], JAX[f"{group}_{case}_fixed"], case)
+
+
 @pytest.mark.parametrize("case", sorted(JOIN_ARGUMENTS))
 def test_arrays_given_one_by_one_to_a_join_are_listed(shell, case):
     """jnp.stack(x, a), jnp.concatenate(v, w), jnp.vstack(x, a): the second array taken as the
     axis, dtype or out, JAX 0.10.2's error names that option (word for word), and no card
     said more; the join-arguments card lists the arrays, and its line gives JAX's value."""
     line, fix = JOIN_ARGUMENTS[case]
-    assert shell.run_cell(TORCH_SETUP).success
-    text, card = shown(shell, line)
-    assert card is not None and card["kind"] == "join-arguments", text
-    assert card["message"] == JAX[f"join_arguments_{case}"]["first_line"]
-    assert card["rewrite"].splitlines()[0].split("    # ")[0] == fix, card["rewrite"]
-    assert shell.run_cell(fix).success
-    _same_value(shell.user_ns["_y"], JAX[f"join_arguments_{case}_fixed"], case)
+    _, lines = _card_then_its_lines(shell, "join_arguments", case, line, ("join-arguments",))
+    _fix_gives_jaxs_value(shell, "join_arguments", case, fix, lines)
 
 
 @pytest.mark.parametrize("case", sorted(MISSING_KEYS))
@@ -1997,14 +2010,9 @@ def test_a_draw_without_its_key_first_gets_one(shell, case):
     key first (moved, or a new one split from the learner's key), and its lines give JAX's
     value."""
     line, fix = MISSING_KEYS[case]
-    assert shell.run_cell(TORCH_SETUP).success
-    text, card = shown(shell, line)
-    assert card is not None and card["kind"] == "key-missing", text
-    assert card["message"] == JAX[f"missing_key_{case}"]["first_line"]
-    lines = [part.split("    # ")[0] for part in card["rewrite"].splitlines()]
-    assert "\n".join(lines) == fix, card["rewrite"]
-    assert shell.run_cell(fix).success
-    _same_value(shell.user_ns["_y"], JAX[f"missing_key_{case}_fixed"], case)
+    _, lines = _card_then_its_lines(shell, "missing_key", case, line, ("key-missing",))
+    assert "\n".join(lines) == fix
+    _fix_gives_jaxs_value(shell, "missing_key", case, fix, lines)
 
 
 def test_a_key_left_none_in_a_function_is_named_and_not_split_there(shell):
@@ -2030,21 +2038,15 @@ def test_an_update_given_a_value_of_another_shape_gets_the_two_shapes(shell, cas
     many numbers (its line gives JAX's value) and writes no guess where it does not, saying
     instead which of x's rows or columns has the value's length."""
     line, fix = UPDATE_SHAPES[case]
-    assert shell.run_cell(TORCH_SETUP).success
-    text, card = shown(shell, line)
-    assert card is not None and card["kind"] == "update-shape", text
-    assert card["message"] == JAX[f"update_shape_{case}"]["first_line"]
-    first = card["rewrite"].splitlines()[0]
+    card, lines = _card_then_its_lines(shell, "update_shape", case, line, ("update-shape",))
     if fix is None:
-        assert first.startswith("# x.at["), card["rewrite"]
+        assert lines[0].startswith("# x.at["), card["rewrite"]
         if case in ("column_given_a_row", "entry_given_a_row"):
             assert "A row of x has 3 entries" in card["why"], card["why"]
         if case in ("row_given_a_column", "list_value"):
             assert "A column of x has 2 entries" in card["why"], card["why"]
         return
-    assert first.split("    # ")[0] == fix, card["rewrite"]
-    assert shell.run_cell(fix).success
-    _same_value(shell.user_ns["_y"], JAX[f"update_shape_{case}_fixed"], case)
+    _fix_gives_jaxs_value(shell, "update_shape", case, fix, lines)
 
 
 @pytest.mark.parametrize("case", sorted(DEVICE_NAMES))
@@ -2054,15 +2056,10 @@ def test_a_device_named_by_a_string_gets_the_device(shell, case):
     'platform' in jxkernel, where each looks the device up); the device-name card asks
     jax.devices for the Device, and its line gives JAX's value."""
     line, fix = DEVICE_NAMES[case]
-    assert shell.run_cell(TORCH_SETUP).success
-    text, card = shown(shell, line)
-    assert card is not None and card["kind"] == "device-name", text
-    want = JAX[f"device_name_{case}"]["first_line"]
-    assert card["message"] == (want.replace("'client'", "'platform'") if case == "jit_device"
-                               else want)
-    assert card["rewrite"].splitlines()[0].split("    # ")[0] == fix, card["rewrite"]
-    assert shell.run_cell(fix).success
-    _same_value(shell.user_ns["_y"], JAX[f"device_name_{case}_fixed"], case)
+    said = JAX[f"device_name_{case}"]["first_line"]
+    _, lines = _card_then_its_lines(shell, "device_name", case, line, ("device-name",),
+                                    message=said.replace("'client'", "'platform'"))
+    _fix_gives_jaxs_value(shell, "device_name", case, fix, lines)
 
 
 def test_a_gpu_named_where_there_is_none_gets_the_default_device(shell):
@@ -2090,20 +2087,17 @@ def test_solve_given_shapes_that_do_not_pair_names_them(shell, case):
     lstsq where a is not square (its value within 1e-6: an SVD's rounding on any CPU), and
     writes no guess otherwise."""
     line, fix = SOLVE_SHAPES[case]
-    text, card = shown(shell, line)
-    assert card is not None and card["kind"] == "solve-shapes", text
-    assert card["message"] == JAX[f"solve_shapes_{case}"]["first_line"]
-    first = card["rewrite"].splitlines()[0]
+    card, lines = _card_then_its_lines(shell, "solve_shapes", case, line, ("solve-shapes",),
+                                       setup=None)
     if fix is None:
-        assert first.startswith("# jnp.linalg.solve(a, b)"), card["rewrite"]
+        assert lines[0].startswith("# jnp.linalg.solve(a, b)"), card["rewrite"]
         return
-    assert first.split("    # ")[0] == fix.splitlines()[-1], card["rewrite"]
-    assert shell.run_cell(fix).success
+    if "lstsq" not in fix:
+        _fix_gives_jaxs_value(shell, "solve_shapes", case, fix, lines)
+        return
+    assert lines == fix.splitlines()[-1:] and shell.run_cell(fix).success
     want = np.asarray(JAX[f"solve_shapes_{case}_fixed"], np.float32)
-    if "lstsq" in fix:
-        np.testing.assert_allclose(np.asarray(shell.user_ns["_y"]), want, rtol=0, atol=1e-6)
-    else:
-        _same_value(shell.user_ns["_y"], JAX[f"solve_shapes_{case}_fixed"], case)
+    np.testing.assert_allclose(np.asarray(shell.user_ns["_y"]), want, rtol=0, atol=1e-6)
 
 
 @pytest.mark.parametrize("case", sorted(STATE_CLASSES))
@@ -2136,14 +2130,10 @@ def test_jvp_and_vjp_called_as_grad_is_get_their_forms(shell, case):
     and the card's lines (tuples; the pair unpacked, then its function called), which give
     JAX's value."""
     line, fix = AUTODIFF_CALLS[case]
-    assert shell.run_cell(TORCH_SETUP).success
-    text, card = shown(shell, line)
-    assert card is not None and card["kind"] in ("jvp-tuples", "pair-called"), text
-    assert card["message"] == JAX[f"autodiff_{case}"]["first_line"]
-    lines = [part.split("    # ")[0] for part in card["rewrite"].splitlines()]
-    assert "\n".join(lines) == fix, card["rewrite"]
-    assert shell.run_cell(fix).success
-    _same_value(shell.user_ns["_y"], JAX[f"autodiff_{case}_fixed"], case)
+    _, lines = _card_then_its_lines(shell, "autodiff", case, line, ("jvp-tuples",
+                                                                    "pair-called"))
+    assert "\n".join(lines) == fix
+    _fix_gives_jaxs_value(shell, "autodiff", case, fix, lines)
 
 
 @pytest.mark.parametrize("case", sorted(TEXT_LEAVES))
@@ -2153,18 +2143,14 @@ def test_a_str_among_the_leaves_given_to_grad_or_vmap_is_named(shell, case):
     the leaf's path; its lines, where written (not where the function reads the str), give
     JAX's value."""
     line, fix = TEXT_LEAVES[case]
-    text, card = shown(shell, line)
-    assert card is not None and card["kind"] == "text-leaf", text
-    assert card["message"] == JAX[f"text_leaf_{case}"]["first_line"]
+    card, lines = _card_then_its_lines(shell, "text_leaf", case, line, ("text-leaf",),
+                                       setup=None)
     assert card["title"].startswith("params['name'] is a str"), card["title"]
-    first = card["rewrite"].splitlines()
     if fix is None:
-        assert first[0].startswith("# params['name'] = 'layer1'"), card["rewrite"]
+        assert lines[0].startswith("# params['name'] = 'layer1'"), card["rewrite"]
         return
-    lines = [part.split("    # ")[0] for part in first]
-    assert "\n".join(lines) == "\n".join(fix.splitlines()[1:]), card["rewrite"]
-    assert shell.run_cell(fix).success
-    _same_value(shell.user_ns["_y"], JAX[f"text_leaf_{case}_fixed"], case)
+    assert lines == fix.splitlines()[1:]
+    _fix_gives_jaxs_value(shell, "text_leaf", case, fix, lines)
 
 
 @pytest.mark.parametrize("case", sorted(ARRAY_AS_DTYPE))
