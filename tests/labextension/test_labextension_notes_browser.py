@@ -20,7 +20,7 @@ from test_labextension_browser import (  # the same harness: server, page and co
 )
 
 (SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED, APPENDED, MOVED, JITTED, FIELD,
- NAN) = range(13)
+ NAN, PAIRS) = range(14)
 NOTEBOOK = [
     "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp",
     "def f(x):\n    return jnp.sin(x) * 2.0\n\nf_jit = jax.jit(f)\n"
@@ -43,6 +43,8 @@ NOTEBOOK = [
     "def loss(w):\n    return jnp.sqrt(jnp.sum(w))\n@jax.jit\ndef step(w):\n"
     "    l, g = jax.value_and_grad(loss)(w)\n    return w - 0.3 * g, l\nw = jnp.ones(2)\n"
     "for i in range(12):\n    w, l = step(w)\nl",
+    "X = jnp.arange(12.0).reshape(4, 3)\ny = jnp.arange(4.0)\npred = X @ jnp.ones((3, 1))\n"
+    "((pred - y) ** 2).mean()",
 ]
 
 
@@ -51,7 +53,7 @@ server, console, page = notebook_fixtures(
     "notes.ipynb", NOTEBOOK, {AGAIN: "jx-note", MANY: "jx-note", STALE: "jx-note",
                               PRINTED: "jx-note", APPENDED: "jx-note",
                               MOVED: "jx-note", JITTED: "jx-note", FIELD: "jx-note",
-                              NAN: "jx-note"},
+                              NAN: "jx-note", PAIRS: "jx-note"},
     ready=lambda p: expect(cell(p, LOG).locator(".jp-OutputArea-output").first).to_be_visible())
 
 
@@ -227,3 +229,18 @@ def test_a_loss_gone_nan_is_noted_with_the_operation_that_made_it(page, request)
     expect(note.locator("pre")).to_contain_text("sqrt gives NaN of a negative number")
     expect(note.locator("pre")).to_contain_text("jax.config.update('jax_debug_nans', True)")
     shot_view(nan, request, "1-open")
+
+
+def test_a_column_met_by_a_vector_is_noted_with_the_line_entry_by_entry(page, request):
+    """A loss of a column of predictions against a vector of targets: the mean of every pair
+    (as in JAX), and a note in one line naming both shapes and the (4, 4) result, which opens
+    on the line written entry by entry (notebook/notes/broadcast_notes.py)."""
+    pairs = cell(page, PAIRS)
+    note = pairs.locator("details.jx-note")
+    expect(note).to_have_count(1)
+    expect(note.locator("summary")).to_contain_text(re.compile(
+        r"⚠ pred - y broadcast a column \(4, 1\) and a vector \(4,\) into a \(4, 4\) matrix "
+        r"\(at In\[\d+\]:4\)"))
+    note.locator("summary").click()
+    expect(note.locator("pre")).to_contain_text("((pred[:, 0] - y) ** 2).mean()")
+    shot_view(pairs, request, "1-open")
