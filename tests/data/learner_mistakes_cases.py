@@ -1136,6 +1136,10 @@ CARD_REWRITES = {
                                "jnp.where(x > 2, double(x), negate(x))"),
     "lax_add_two_dtypes": ("lax.add(x, jnp.arange(3))", "jnp.add(x, jnp.arange(3))"),
     "lax_mul_two_dtypes": ("jax.lax.mul(jnp.arange(3), x)", "jnp.multiply(jnp.arange(3), x)"),
+    # lax.clamp's three dtypes (jnp.clip promotes, x first), lax.select's scalar case
+    # (jnp.where broadcasts)
+    "lax_clamp_dtypes": ("lax.clamp(0.0, M, 3)", "jnp.clip(M, 0.0, 3)"),
+    "laxselect_scalar_case": ("lax.select(M > 2, M, 0.0)", "jnp.where(M > 2, M, 0.0)"),
     "reshape_method": ("m.reshape(4, 3)", "m.reshape(-1, 3)"),
     "reshape_function": ("jnp.reshape(m, (3, 4))", "jnp.reshape(m, (3, -1))"),
     "float_index_division": ("x[len(x) / 2]", "x[len(x) // 2]"),

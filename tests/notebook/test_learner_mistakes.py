@@ -1234,7 +1234,7 @@ def test_vmap_of_a_scalar_alone_asks_for_a_batch_not_in_axes_none(shell):
 
 
 _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
-          "lax": "lax-dtypes", "reshape": "reshape-size", "float": "float-index",
+          "lax": "lax-dtypes", "laxselect": "lax-shapes", "reshape": "reshape-size", "float": "float-index",
           "float_shape": "float-shape", "slice": "slice-indices", "scan_output": "scan-output",
           "integer": "integer-power", "vmap": "vmap-in-axes", "body": "body-arguments",
           "at": "immutable-array", "tree": "tree-structure", "axis": "axis-bounds",

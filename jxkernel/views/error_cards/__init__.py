@@ -268,7 +268,8 @@ from .objects import (_is_text_leaf, _is_unregistered_object, _text_leaf_card,
                       _unregistered_object_card)
 from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_card,
                              _int_power_card, _is_float_index, _is_float_shape,
-                             _is_fori_bounds, _is_int_power, _is_lax_dtypes, _is_switch_index,
+                             _is_fori_bounds, _is_int_power, _is_lax_clamp_or_select,
+                             _is_lax_dtypes, _is_switch_index, _lax_clamp_or_select_card,
                              _lax_dtypes_card, _switch_index_card)
 from .operand_shapes import _broadcast_card, _is_broadcast_error, _is_matmul_shapes, _matmul_card
 from .ragged import _is_ragged, _ragged_card
@@ -383,6 +384,7 @@ _CARDS = [
     (_is_einsum_output, _einsum_output_card),
     (_is_uneven_split, _uneven_split_card),
     (_is_lax_dtypes, _lax_dtypes_card),
+    (_is_lax_clamp_or_select, _lax_clamp_or_select_card),
     (_is_int_power, _int_power_card),
     (_is_float_index, _float_index_card),
     (_is_tree_structure, _tree_structure_card),

@@ -51,6 +51,52 @@ def _lax_dtypes_card(exc, where, called_from) -> ErrorCard:
         docs="https://docs.jax.dev/en/latest/type_promotion.html")
 
 
+# ------------------------------------------------------------------ lax.clamp, lax.select
+_CLAMP_DTYPES = re.compile(r"^lax\.clamp requires arguments to have the same dtypes, got "
+                           r"(\w+), (\w+), (\w+)\.$")
+_SELECT_SHAPES = re.compile(r"^select cases must have the same shapes, got \[(.*)\]\.$")
+
+
+def _is_lax_clamp_or_select(e) -> bool:
+    return isinstance(e, TypeError) and (_CLAMP_DTYPES.match(str(e)) or
+                                         _SELECT_SHAPES.match(str(e))) is not None
+
+
+def _lax_clamp_or_select_card(exc, where, called_from) -> ErrorCard:
+    """lax.clamp(lo, x, hi) of several dtypes as jnp.clip(x, lo, hi), which promotes them;
+    lax.select(which, a, b) of cases of two shapes as jnp.where(which, a, b), which
+    broadcasts them (a scalar case: `lax.select(x > 2, x, 0.0)`)."""
+    clamp = _CLAMP_DTYPES.match(str(exc))
+    op, jnp_name = ("clamp", "clip") if clamp else ("select", "where")
+    tree = _parse_line(where)
+    call = _first_call(tree, {op}, 3)
+    if call is None:
+        rewrite = "y = jnp.clip(x, lo, hi)" if clamp else "y = jnp.where(which, a, b)"
+    else:
+        lo, x, hi = call.args[:3]
+        args = [x, lo, hi] if clamp else call.args[:3]
+        new = ast.Call(ast.parse(f"jnp.{jnp_name}", mode="eval").body, args, call.keywords)
+        rewrite = f"{_replaced(tree, call, new)}    # " + \
+            ("x first, then the bounds: one dtype made of the three" if clamp else
+             "its cases broadcast to one shape")
+    if clamp:
+        got = ", ".join(clamp.groups())
+        title, why = (f"lax.clamp was given dtypes {got}",
+                      f"lax.clamp(min, x, max) is XLA's clamp, which takes one dtype for all "
+                      f"three and never promotes; these are {got}.")
+        fix = ("jnp.clip(x, min, max) promotes them, as NumPy's clip does (note the order: x "
+               "first); or cast the bounds to x's dtype.")
+    else:
+        title, why = ("lax.select takes cases of one shape",
+                      f"lax.select(which, on_true, on_false) is XLA's select, which takes cases "
+                      f"of one shape and never broadcasts; these are "
+                      f"{_SELECT_SHAPES.match(str(exc)).group(1)}.")
+        fix = "jnp.where(which, on_true, on_false) broadcasts them (a scalar fits any shape)."
+    return ErrorCard("lax-dtypes" if clamp else "lax-shapes", title, why=why, fix=fix,
+                     rewrite=rewrite,
+                     docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.numpy.{jnp_name}.html")
+
+
 # ------------------------------------------------------------------ integer ** negative
 def _is_int_power(e) -> bool:
     return isinstance(e, TypeError) and str(e).startswith(_INT_POWER)
