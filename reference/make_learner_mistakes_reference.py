@@ -14,9 +14,10 @@ import jax
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 sys.path.insert(0, DATA)
-from learner_mistakes_cases import draw_fixes, run, state_classes, torch_habits  # noqa: E402
+from learner_mistakes_cases import (draw_fixes, run, state_classes,  # noqa: E402
+                                    torch_habits, tree_arithmetic)
 
 with open(os.path.join(DATA, "learner_mistakes_reference.json"), "w") as f:
-    json.dump({**run(jax), **draw_fixes(jax), **torch_habits(jax), **state_classes(jax)}, f,
-              indent=1, sort_keys=True)
+    json.dump({**run(jax), **draw_fixes(jax), **torch_habits(jax), **state_classes(jax),
+               **tree_arithmetic(jax)}, f, indent=1, sort_keys=True)
     f.write("\n")

@@ -1743,7 +1743,42 @@ STATE_CLASSES = {
 # torch_habits' groups, state_classes'): each group's own test compares them
 APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_",
          "update_shape_", "device_name_", "solve_shapes_", "state_class_", "autodiff_",
-         "text_leaf_")
+         "text_leaf_", "tree_arithmetic_")
+
+
+# arithmetic on a pytree of arrays as on one array (a gradient step on dicts, a list's, jnp.sum
+# of a dict): (the setup, the line, the tree-arithmetic card's line, what `_y` is made of after)
+_TREES = ("params = {'w': jnp.ones(3), 'b': jnp.zeros(())}\n"
+          "grads = {'w': jnp.arange(3.0), 'b': jnp.ones(())}\n")
+TREE_ARITHMETIC = {
+    "sgd_dicts": (_TREES, "params = params - 0.5 * grads",
+                  "params = jax.tree.map(lambda p, g: p - 0.5 * g, params, grads)",
+                  "jax.tree.leaves(params)"),
+    "sgd_lists": ("ws = [jnp.ones(2), jnp.ones(3)]\ngs = [jnp.ones(2), jnp.arange(3.0)]\n",
+                  "ws = ws - 0.5 * gs", "ws = jax.tree.map(lambda w, g: w - 0.5 * g, ws, gs)",
+                  "ws"),
+    "scaled": (_TREES, "doubled = params * 2", "doubled = jax.tree.map(lambda p: p * 2, params)",
+               "jax.tree.leaves(doubled)"),
+    "sum_of_a_dict": (_TREES, "total = jnp.sum(grads)",
+                      "total = sum([jnp.sum(x) for x in jax.tree.leaves(grads)])", "total"),
+    "norm_of_a_dict": (_TREES, "norm = jnp.linalg.norm(grads)",
+                       "norm = jnp.sqrt(sum([jnp.sum(x ** 2) for x in jax.tree.leaves(grads)]))",
+                       "norm"),
+}
+
+
+def tree_arithmetic(jax) -> dict:
+    """JAX's error for each TREE_ARITHMETIC line, and `_y` after the card's line."""
+    found = {}
+    for case, (setup, line, fixed, result) in TREE_ARITHMETIC.items():
+        names = {"jax": jax, "jnp": jax.numpy}
+        exec(setup, names)
+        found[f"tree_arithmetic_{case}"] = _said(lambda: exec(line, dict(names)))
+        exec(f"{fixed}\n_y = {result}", names)
+        found[f"tree_arithmetic_{case}_fixed"] = [np.asarray(v).tolist() for v in
+                                                  names["_y"]] if isinstance(names["_y"], list) \
+            else np.asarray(names["_y"]).tolist()
+    return found
 
 
 def state_classes(jax) -> dict:

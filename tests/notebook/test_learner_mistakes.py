@@ -23,7 +23,8 @@ from learner_mistakes_cases import (  # tests/data
     CARD_SETUP, CARD_WORDS, DEVICE_NAMES, DRAW_NOTES, FORI_FLOAT_BOUNDS, IN_PLACE,
     JOIN_ARGUMENTS, METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM,
     OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES, STATE_CLASSES, TEXT_LEAVES,
-    TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, UPDATE_SHAPES, VMAP_RANKS, _unplaced,
+    TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC, UPDATE_SHAPES, VMAP_RANKS,
+    _unplaced,
     run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
@@ -1234,7 +1235,8 @@ def test_vmap_of_a_scalar_alone_asks_for_a_batch_not_in_axes_none(shell):
 
 
 _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
-          "lax": "lax-dtypes", "laxselect": "lax-shapes", "reshape": "reshape-size", "float": "float-index",
+          "lax": "lax-dtypes", "laxselect": "lax-shapes", "reshape": "reshape-size",
+          "float": "float-index",
           "float_shape": "float-shape", "slice": "slice-indices", "scan_output": "scan-output",
           "integer": "integer-power", "vmap": "vmap-in-axes", "body": "body-arguments",
           "at": "immutable-array", "tree": "tree-structure", "axis": "axis-bounds",
@@ -2151,6 +2153,27 @@ def test_a_str_among_the_leaves_given_to_grad_or_vmap_is_named(shell, case):
         return
     assert lines == fix.splitlines()[1:]
     _fix_gives_jaxs_value(shell, "text_leaf", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(TREE_ARITHMETIC))
+def test_arithmetic_on_a_pytree_goes_leaf_by_leaf(shell, case):
+    """params - 0.5 * grads of dicts (Python's "unsupported operand type(s)"), of lists
+    ("can't multiply sequence by non-int"), jnp.sum / jnp.linalg.norm of a dict (JAX's
+    "requires ndarray or scalar arguments"): the card's line maps over the leaves
+    (jax.tree.map) or sums over them (jax.tree.leaves), and gives JAX's values."""
+    setup, line, fixed, result = TREE_ARITHMETIC[case]
+    _, lines = _card_then_its_lines(shell, "tree_arithmetic", case, line,
+                                    ("tree-arithmetic",), setup=setup)
+    assert lines == [fixed]
+    assert shell.run_cell(f"{setup}{fixed}\n_y = {result}").success
+    got = shell.user_ns["_y"]
+    want = JAX[f"tree_arithmetic_{case}_fixed"]
+    if isinstance(got, list):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            _same_value(g, w, case)
+    else:
+        _same_value(got, want, case)
 
 
 @pytest.mark.parametrize("case", sorted(ARRAY_AS_DTYPE))

@@ -144,7 +144,8 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `operand_shapes.py`, `reshapes.py`, `update_shapes.py` (an .at update's value),
 `solve_shapes.py`,
 `operand_dtypes.py`, `torch_habits.py` (PyTorch's names), `in_place_methods.py` (NumPy's
-in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py`, `methods.py`,
+in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py` (and
+`tree_arithmetic.py`), `methods.py`,
 `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
 `einsum_axes.py` and `einsum_output.py` (jnp.einsum's subscripts), `ragged.py`,
 `list_arguments.py`,
@@ -249,6 +250,7 @@ from .device_names import _device_name_card, _is_device_name
 from .autodiff_calls import (_is_jvp_tuples, _is_pair_called, _jvp_tuples_card,
                              _pair_called_card)
 from .solve_shapes import _is_solve_shapes, _solve_shapes_card
+from .tree_arithmetic import _is_tree_arithmetic, _tree_arithmetic_card
 from .state_classes import (_field_set_card, _flatten_pair_card, _is_field_set,
                             _is_flatten_pair)
 from .update_shapes import _is_update_shape, _update_shape_card
@@ -388,6 +390,7 @@ _CARDS = [
     (_is_int_power, _int_power_card),
     (_is_float_index, _float_index_card),
     (_is_tree_structure, _tree_structure_card),
+    (_is_tree_arithmetic, _tree_arithmetic_card),
     (_is_axis_bounds, _axis_bounds_card),
     (_is_scan_lengths, _scan_lengths_card),
     (_is_ragged, _ragged_card),
