@@ -1136,6 +1136,12 @@ CARD_REWRITES = {
                                "jnp.where(x > 2, double(x), negate(x))"),
     "lax_add_two_dtypes": ("lax.add(x, jnp.arange(3))", "jnp.add(x, jnp.arange(3))"),
     "lax_mul_two_dtypes": ("jax.lax.mul(jnp.arange(3), x)", "jnp.multiply(jnp.arange(3), x)"),
+    # jnp.append along an axis of a number or a row (its concatenate's ranks): values given
+    # the array's dimensions
+    "concatenate_append_number": ("jnp.append(M, 1.0, axis=0)",
+                                  "jnp.append(M, jnp.full((1, 3), 1.0), axis=0)"),
+    "concatenate_append_row": ("jnp.append(M, x, axis=0)",
+                               "jnp.append(M, jnp.expand_dims(x, 0), axis=0)"),
     # lax.clamp's three dtypes (jnp.clip promotes, x first), lax.select's scalar case
     # (jnp.where broadcasts)
     "lax_clamp_dtypes": ("lax.clamp(0.0, M, 3)", "jnp.clip(M, 0.0, 3)"),

@@ -39,6 +39,10 @@ def _shapes(exc):
 def _join_ranks_card(exc, where, called_from) -> ErrorCard:
     verb, shapes = _RANKS.match(str(exc)).group(1), _shapes(exc)
     tree = _parse_line(where)
+    appended = _first_call(tree, {"append"}, 2) if tree is not None and verb == "concatenate" \
+        else None
+    if appended is not None and len(shapes) == 2:
+        return _append_card(tree, appended, shapes)
     call = _join_call(tree, verb) if tree is not None else None
     name = ast.unparse(call.func) if call is not None else f"jnp.{verb}"
     elts = _operands(call, len(shapes))
@@ -66,6 +70,38 @@ def _join_ranks_card(exc, where, called_from) -> ErrorCard:
         why=f"{name} {what}: {listing}.", fix=fix, rewrite=rewrite,
         docs="https://numpy.org/doc/stable/user/absolute_beginners.html"
              "#adding-removing-and-sorting-elements")
+
+
+def _append_card(tree, call, shapes) -> ErrorCard:
+    """jnp.append(arr, values, axis=k) of values with fewer dimensions than arr (a number, a
+    row): values given arr's dimensions (a number filled to arr's shape with size 1 along k, a
+    row given its axis k); with no axis, jnp.append flattens both instead."""
+    arr, values = call.args[:2]
+    given = [k.value for k in call.keywords if k.arg == "axis"] or call.args[2:3]
+    a_shape, v_shape = shapes
+    try:
+        k = ast.literal_eval(given[0]) % len(a_shape) if given else None
+    except (ValueError, TypeError, SyntaxError, ZeroDivisionError):
+        k = None
+    name, arr_text, v_text = ast.unparse(call.func), ast.unparse(arr), ast.unparse(values)
+    fitted = None
+    if k is not None and not v_shape:
+        fill = tuple(1 if i == k else n for i, n in enumerate(a_shape))
+        fitted = f"jnp.full({fill}, {v_text})"
+    elif k is not None and v_shape == a_shape[:k] + a_shape[k + 1:]:
+        fitted = f"jnp.expand_dims({v_text}, {k})"
+    rewrite = (f"{_replaced(tree, values, fitted)}    # values of {arr_text}'s "
+               f"{len(a_shape)} dimensions, size 1 along axis {k}") if fitted else \
+        f"# {arr_text}: {a_shape}; {v_text}: {v_shape}"
+    return ErrorCard(
+        "concatenate-ranks", f"{name} along axis {k} takes values of {len(a_shape)} dimensions",
+        why=(f"{name}(arr, values, axis={k}) joins values to arr along that axis, as "
+             f"jnp.concatenate does, so values must have arr's {len(a_shape)} dimensions "
+             f"({arr_text} is {a_shape}, {v_text} is {v_shape}); without axis, jnp.append "
+             f"flattens both into one vector."),
+        fix=(f"Give values arr's dimensions, with size 1 along axis {k} for one more row or "
+             f"column: a number as jnp.full, a row with jnp.expand_dims (or v[None])."),
+        rewrite=rewrite, docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.append.html")
 
 
 def _join_call(tree, verb):
