@@ -29,7 +29,8 @@ from ..core import trace as _trace
 from ..core.avals import ShapedArray, Token, abstract_token
 from ..core.errors import aval_text, float0_error, jax_class_path, masked_array_error
 from ..core.interpreter_primitives import typed_scalar
-from ..core.source_info import installed_package, is_user_filename, user_stacklevel
+from ..core.source_info import (installed_package, is_jxkernel_file, is_user_filename,
+                                user_stacklevel)
 from ..core.traceback_util import filter_raised, register_boundary
 from ..core.sharding_types import broadcast_sharding, traced_sharding, typed_sharding
 from ..core.staging import JaxprTracer, is_ref
@@ -350,13 +351,14 @@ def _record_column(fun_name: str, shapes) -> None:
     if not (len(column) == 2 and len(vector) == 1 and column[1] == 1 and
             column[0] == vector[0] and isinstance(vector[0], int) and vector[0] > 1):
         return
-    # out past jxkernel's frames and a library's (optax.l2_loss(pred, y) subtracts inside
-    # optax) to the user's own line
+    # out past jxkernel's frames to the line that asked for the operation: the user's own, not
+    # a library's (whose broadcasts are its own business, meant or checked: optax's losses
+    # check their operands' shapes first)
     frame = sys._getframe(2)
-    while frame is not None and not (is_user_filename(frame.f_code.co_filename) and
-                                     not installed_package(frame.f_code.co_filename)):
+    while frame is not None and is_jxkernel_file(frame.f_code.co_filename):
         frame = frame.f_back
-    if frame is None:
+    if frame is None or not is_user_filename(frame.f_code.co_filename) or \
+            installed_package(frame.f_code.co_filename):
         return
     code = frame.f_code
     # (one position per 2-byte code unit; columns count UTF-8 bytes, as ast's)

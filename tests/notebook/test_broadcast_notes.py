@@ -14,6 +14,7 @@ pytest.importorskip("IPython")
 import broadcast_note_cases as cases  # tests/data
 import locations  # tests/support
 from ipython_shell import ran_ok, shell_fixture  # tests/support
+from registered_library import import_library  # tests/support
 from jxkernel.numpy import util
 
 shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True)
@@ -79,3 +80,18 @@ def test_without_the_notebook_nothing_is_recorded(monkeypatch):
     util.column_sites.clear()
     (jnp.ones((3, 1)) - jnp.ones(3)).block_until_ready()
     assert list(util.column_sites) == []
+
+
+def test_a_librarys_own_operation_gets_no_note(shell, tmp_path):
+    """A column met by a vector inside an installed library's function (under site-packages),
+    called from the learner's line: the library's own business (meant, or checked first as
+    optax's losses check shapes), not told at the learner's call."""
+    folder = tmp_path / "site-packages"
+    folder.mkdir()
+    lib = import_library(folder, "broadcast_library_mod",
+                         "def pairwise(a, b):\n    return (a - b).sum()\n")
+    shell.user_ns["pairwise"] = lib.pairwise
+    ran_ok(shell, cases.SETUP)
+    assert _notes(ran_ok(shell, "_y = pairwise(pred, y)")) == []
+    # the same operation on the learner's line is told
+    assert len(_notes(ran_ok(shell, "_y = (pred - y).sum()"))) == 1
