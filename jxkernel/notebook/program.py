@@ -17,6 +17,7 @@ import functools
 import io
 import os
 import re
+import warnings
 
 from .. import numpy as jx_numpy
 from ..core import compile_record
@@ -46,8 +47,12 @@ class CellProgram:
         self.events: list = []
         static_argnums = [i for i, p in enumerate(self.params) if self.kinds[p] == STATIC]
         donate_argnums = [i for i, p in enumerate(self.params) if p in donate]
-        self.jitted = jit(self._traceable(), static_argnums=static_argnums,
-                          donate_argnums=donate_argnums, backend=backend, device=device)
+        with warnings.catch_warnings():
+            # the magic's --backend, the user's choice of where the cell runs: not the jit
+            # argument JAX deprecates (its DeprecationWarning would name this file)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            self.jitted = jit(self._traceable(), static_argnums=static_argnums,
+                              donate_argnums=donate_argnums, backend=backend, device=device)
 
     def _traceable(self):
         fn, outputs = self.fn, self.info.outputs + [LAST]

@@ -3,6 +3,7 @@ misses with their reasons, outputs written back, errors at cell lines (and the s
 usable after them), an honest %timeit, and the widgets the magics return."""
 import re
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -290,8 +291,13 @@ def test_donate(shell):
 @pytest.mark.xla_only("CPU platform")
 def test_backend_option(shell):
     ok(shell, "x14 = jnp.ones(2)")
-    ran = ok(shell, "%%jit --backend cpu\ny14 = x14 * 2")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ran = ok(shell, "%%jit --backend cpu\ny14 = x14 * 2")
     assert ran.shown("for cpu")
+    # the magic's option, not jit's deprecated backend= (JAX's DeprecationWarning naming
+    # jxkernel's file)
+    assert [w for w in caught if issubclass(w.category, DeprecationWarning)] == []
     if "gpu" not in {d.platform for d in _all_devices()}:
         ran = run(shell, "%%jit --backend gpu\ny14 = x14 * 2")
         assert isinstance(ran.error, UsageError) and "pip install" in str(ran.error)
