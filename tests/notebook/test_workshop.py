@@ -446,6 +446,19 @@ def test_solutions_notebook_is_current_and_every_check_passes(path):
         assert [s for _, s in CHECKED.findall(outputs(cell))] == ["✓ correct"], outputs(cell)
 
 
+def test_the_vmap_notebooks_broadcasting_bug_gets_its_note():
+    """04_vmap shows the loss of a column against a vector (its markdown: "Nothing fails, and
+    JAX says nothing; jxkernel's note under the cell tells it"): the note under that cell
+    names both shapes and the (5, 5) result."""
+    nb = executed(DEMOS / "04_vmap.ipynb", DEMOS)
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and "y_column = y[:, None]" in
+               c.source]
+    assert "jxkernel's note under the cell tells it" in "".join(
+        c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "broadcast a column (5, 1) and a vector (5,) into a (5, 5) matrix" in \
+        outputs(cell), outputs(cell)
+
+
 def _same_text(shown: str) -> str:
     """A cell's output with device names made the CPU's and a sharding picture's rules
     dropped (its boxes are as wide as its longest device name)."""
