@@ -15,7 +15,7 @@ import re
 from ...xla import client
 from .card import ErrorCard
 from .reading import _user_lines
-from .rewrites import _parse_line, _replaced
+from .rewrites import _called, _parse_line, _replaced
 
 _NOT_ACCEPTED = re.compile(r"^`jax\.device_put` only accepts `None`, .* Received invalid "
                            r"value: (\S+)$")
@@ -36,15 +36,13 @@ def _string_given(tree):
     """(the call, the string node naming a device) of the line: device_put's or to_device's
     second/first argument (or device=), jit's device=; None without one."""
     for call in ast.walk(tree) if tree is not None else ():
-        if not isinstance(call, ast.Call) or not isinstance(call.func, (ast.Attribute,
-                                                                        ast.Name)):
+        name = _called(call)
+        if name not in ("device_put", "to_device", "jit"):
             continue
-        name = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id
         at = {"device_put": 1, "to_device": 0}.get(name)
         given = [k.value for k in call.keywords if k.arg == "device"] + \
             (call.args[at:at + 1] if at is not None else [])
-        if name in ("device_put", "to_device", "jit") and given and \
-                isinstance(given[0], ast.Constant) and isinstance(given[0].value, str) and \
+        if given and isinstance(given[0], ast.Constant) and isinstance(given[0].value, str) and \
                 _named(given[0].value):
             return call, given[0]
     return None
@@ -75,7 +73,7 @@ def _device_code(module: str, platform: str, index: int) -> tuple:
 def _device_name_card(exc, where, called_from) -> ErrorCard:
     tree = _parse_line(where)
     call, given = _string_given(tree)
-    name = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id
+    name = _called(call)
     module = ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) and \
         name != "to_device" else "jax"
     platform, index = _named(given.value)

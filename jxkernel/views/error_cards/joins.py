@@ -18,7 +18,8 @@ from .rewrites import _first_call, _listing, _operand, _parse_line, _replaced
 _RANKS = re.compile(r"^Cannot (concatenate|stack) arrays with different numbers of "
                     r"dimensions: got (.*)\.$")
 # where each function takes the axis it joins along: (its keyword, its position, its default)
-_AXIS = {"concatenate": ("axis", 1, 0), "stack": ("axis", 1, 0), "hstack": (None, None, 1)}
+_AXIS = {"concatenate": ("axis", 1, 0), "stack": ("axis", 1, 0), "hstack": (None, None, 1),
+         "append": ("axis", 2, None)}
 _LAX_AXIS = ("dimension", 1, None)                  # lax.concatenate(operands, dimension)
 
 
@@ -77,12 +78,8 @@ def _append_card(tree, call, shapes) -> ErrorCard:
     row): values given arr's dimensions (a number filled to arr's shape with size 1 along k, a
     row given its axis k); with no axis, jnp.append flattens both instead."""
     arr, values = call.args[:2]
-    given = [k.value for k in call.keywords if k.arg == "axis"] or call.args[2:3]
     a_shape, v_shape = shapes
-    try:
-        k = ast.literal_eval(given[0]) % len(a_shape) if given else None
-    except (ValueError, TypeError, SyntaxError, ZeroDivisionError):
-        k = None
+    k = _axis(call, "concatenate", len(a_shape))
     name, arr_text, v_text = ast.unparse(call.func), ast.unparse(arr), ast.unparse(values)
     fitted = None
     if k is not None and not v_shape:

@@ -12,7 +12,7 @@ import ast
 import re
 
 from .card import ErrorCard
-from .rewrites import _parse_line, _replaced
+from .rewrites import _first_call, _parse_line, _replaced
 from .torch_habits import _NO_FUNCTION
 
 # NumPy 1.x's name: NumPy 2's (numpy.org's "NumPy 2.0 migration guide")
@@ -59,10 +59,7 @@ def _is_clip_keyword(e) -> bool:
 def _clip_keyword_card(exc, where, called_from) -> ErrorCard:
     old = _CLIP_KEYWORD.match(str(exc)).group(1)
     tree = _parse_line(where)
-    call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
-                 isinstance(n.func, (ast.Attribute, ast.Name)) and
-                 getattr(n.func, "attr", getattr(n.func, "id", None)) == "clip"), None) \
-        if tree is not None else None
+    call = _first_call(tree, {"clip"})
     rewrite = f"# {old}= is written {_CLIP_NAMES.get(old, 'as the first argument')} now"
     if call is not None:
         given = [k.value for k in call.keywords if k.arg == "a"]

@@ -14,7 +14,7 @@ from ...tree_util import keystr, tree_flatten_with_path, tree_leaves
 from .card import ErrorCard
 from .frame_names import _named_value
 from .reading import _user_frame, _user_lines
-from .rewrites import _parse_line, _replaced
+from .rewrites import _called, _parse_line, _replaced
 
 # grad's words (type unquoted, a full stop) and vmap's (quoted)
 _NOT_JAX_TYPE = re.compile(r"^Argument '.*' of type '?<class '([\w.<>]+)'>'? is not a valid "
@@ -171,7 +171,7 @@ def _text_leaf(exc):
     tree, frame = _parse_line(where), _user_frame(exc)
     for call in ast.walk(tree) if tree is not None and frame is not None else ():
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Call) and
-                _api(call.func) in _TAKES_ARRAYS and call.func.args):
+                _called(call.func) in _TAKES_ARRAYS and call.func.args):
             continue
         for arg in call.args:
             value = _named_value(frame, arg.id) if isinstance(arg, ast.Name) else None
@@ -180,11 +180,6 @@ def _text_leaf(exc):
             if paths:
                 return tree, call.func, call, arg.id, paths[0], value
     return None
-
-
-def _api(call) -> str | None:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
 
 
 def _is_text_leaf(e) -> bool:
@@ -210,7 +205,7 @@ def _reads_key(function, key: str, frame) -> bool | None:
 
 def _text_leaf_card(exc, where, called_from) -> ErrorCard:
     tree, api_call, call, name, path, value = _text_leaf(exc)
-    api = _api(api_call)
+    api = _called(api_call)
     does = _TAKES_ARRAYS[api]
     text = _TEXT_LEAF.match(str(exc)).group(1)
     key = ast.literal_eval(path[1:-1]) if re.fullmatch(r"\['[^'\]]*'\]", path) else None

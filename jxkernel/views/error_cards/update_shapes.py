@@ -63,7 +63,7 @@ def _update_shape_card(exc, where, called_from) -> ErrorCard:
     tree = _parse_line(where)
     call = _update_call(tree)
     target, index, given = call.func.value.value.value, call.func.value.slice, call.args[0]
-    x, idx, value = (_as_typed(where, node) for node in (target, index, given))
+    x, idx, value = (_source_of(where, node) for node in (target, index, given))
     selection = f"{x}.at[{idx}]"
     rewrite, why_more = "", ""
     if math.prod(value_shape) == math.prod(selected) and not isinstance(given, ast.List):
@@ -93,7 +93,7 @@ def _update_shape_card(exc, where, called_from) -> ErrorCard:
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
 
-def _as_typed(where, node) -> str:
+def _source_of(where, node) -> str:
     """`node`'s code as the learner typed it (`x.at[:, 0]`, not ast's `x.at[(:, 0)]`)."""
     return ast.get_source_segment(where["code"], node) or ast.unparse(node)
 
