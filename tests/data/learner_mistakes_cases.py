@@ -709,6 +709,21 @@ OPERAND_SHAPES = {
 }
 
 
+# (mistake, the matmul-shapes card's fix) for a product a function returns to jax.grad: the
+# fix must be one number (a @ a.T of a column, (3, 3), was refused by grad next), jnp.vdot where
+# both arrays have one size, else the product that fits, summed. C a column (3, 1); the arrays
+# above otherwise. The card's line is the fix's last line but for the `_y = ` call
+MATMUL_TO_GRAD = {
+    "column_dot_itself": ("_y = jax.grad(lambda a: jnp.dot(a, a))(C)",
+                          "_y = jax.grad(lambda a: jnp.vdot(a, a))(C)"),
+    "value_and_grad_of_a_pair": ("_y = jax.value_and_grad(lambda a, b: a @ b)(P, Q)",
+                                 "_y = jax.value_and_grad(lambda a, b: jnp.vdot(a, b))(P, Q)"),
+    "returned_by_the_loss": ("def loss(w, x):\n    return x @ w\n_y = jax.grad(loss)(v, X)",
+                             "def loss(w, x):\n    return (x.T @ w).sum()\n"
+                             "_y = jax.grad(loss)(v, X)"),
+}
+
+
 def _operand_shapes(jax):
     """Each OPERAND_SHAPES mistake's error under JAX, and its fix's result shape."""
     jnp = jax.numpy
@@ -738,6 +753,13 @@ def _operand_shapes(jax):
         lambda: jax.vmap(product, in_axes=(1, None))(jnp.ones((8, 3)), jnp.ones((3, 2))))
     found["shapes_matmul_under_vmap_fixed"] = list(
         jax.vmap(product, in_axes=(0, None))(jnp.ones((8, 3)), jnp.ones((3, 2))).shape)
+    names["C"] = jnp.arange(3.0).reshape(3, 1)
+    for case, (mistake, fix) in MATMUL_TO_GRAD.items():
+        found[f"to_grad_{case}"] = _said(lambda: exec(mistake, dict(names)))
+        scope = dict(names)
+        exec(fix, scope)
+        found[f"to_grad_{case}_fixed"] = jax.tree_util.tree_map(
+            lambda a: np.asarray(a).tolist(), scope["_y"])
     # a + b inside jax.vmap, a mapped (8, 3), b an unmapped (4,): one example's (3,) and (4,)
     found["shapes_add_under_vmap"] = _said(
         lambda: jax.vmap(lambda a, b: a + b, in_axes=(0, None))(jnp.ones((8, 3)),
@@ -1828,6 +1850,14 @@ TEXT_LEAVES = {
              "_y = jax.vmap(lambda p: p['w'].sum(), in_axes=({'w': 0, 'name': None},))(params)"),
     "jacrev_reads_it": ("params = {'w': jnp.ones(3), 'name': 'layer1'}\n"
                         "_y = jax.jacrev(lambda p: p['w'] * len(p['name']))(params)", None),
+    # the dict written on the line (its path from grad's arguments: args[0]); the str taken
+    # out of it where the function reads it not
+    "literal": ("_y = jax.grad(lambda p: (p['w'] ** 2).sum())("
+                "{'w': jnp.ones(3) * 2, 'cfg': {'act': 'relu'}})['w']",
+                "_y = jax.grad(lambda p: (p['w'] ** 2).sum())("
+                "{'w': jnp.ones(3) * 2, 'cfg': {}})['w']"),
+    "literal_reads_it": ("_y = jax.grad(lambda p: p['w'].sum() * len(p['cfg']['act']))("
+                         "{'w': jnp.ones(3), 'cfg': {'act': 'relu'}})", None),
 }
 
 

@@ -19,12 +19,12 @@ import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import (  # tests/data
-    APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,
-    CARD_SETUP, CARD_WORDS, DEVICE_NAMES, DRAW_NOTES, FORI_FLOAT_BOUNDS, IN_PLACE,
-    JOIN_ARGUMENTS, METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM,
-    OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES, STATE_CLASSES, TEXT_LEAVES,
-    TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC, UPDATE_SHAPES, VMAP_RANKS,
-    _unplaced,
+    APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PROGRAMS,
+    CARD_REWRITES, CARD_SETUP, CARD_WORDS, DEVICE_NAMES, DRAW_NOTES, FORI_FLOAT_BOUNDS, IN_PLACE,
+    JOIN_ARGUMENTS, MATMUL_TO_GRAD, METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES,
+    NUMPY_RANDOM, OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES, STATE_CLASSES,
+    TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC, UPDATE_SHAPES,
+    VMAP_RANKS, _unplaced,
     run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
@@ -1142,6 +1142,42 @@ def test_a_product_inside_vmap_names_one_examples_shapes(shell):
     assert list(shell.user_ns["_y"].shape) == JAX["shapes_matmul_under_vmap_fixed"] == [8, 2]
 
 
+@pytest.mark.parametrize("case", sorted(MATMUL_TO_GRAD))
+def test_a_product_returned_to_grad_is_rewritten_to_one_number(shell, case):
+    """A product a function returns to jax.grad: the card's first option was a @ a.T, (3, 3),
+    which grad refused next. Now jnp.vdot where the two arrays have one size (JAX 0.10.2's
+    value, exact: small integers), else the product that fits, summed; the fix says why."""
+    mistake, fix = MATMUL_TO_GRAD[case]
+    assert shell.run_cell(_ARRAYS + "\nC = jnp.arange(3.0).reshape(3, 1)").success
+    text, card = shown(shell, mistake)
+    assert card["kind"] == "matmul-shapes", text
+    assert card["message"] == JAX[f"to_grad_{case}"]["first_line"]
+    assert "returns this product to jax.grad, which needs one number" in card["fix"]
+    line = card["rewrite"].split("    # ")[0]
+    assert line in [part.strip() for part in fix.splitlines()], card["rewrite"]
+    assert shell.run_cell(fix).success
+    got = shell.user_ns["_y"]
+    assert jax_tree_lists(got) == JAX[f"to_grad_{case}_fixed"], (got, case)
+
+
+def test_a_product_a_loss_sums_keeps_its_shape(shell):
+    """The product a model returns to the loss that sums it (`loss` calls `model`) is no
+    number grad needs: the card's options are the plain ones, the first unsummed."""
+    text, card = shown(shell, "def model(w, x):\n    return x @ w\n"
+                              "def loss(w, x):\n    return model(w, x).sum()\n"
+                              "_y = jax.grad(loss)(jnp.ones(4), jnp.ones((4, 3)))")
+    assert card["kind"] == "matmul-shapes", text
+    assert "jax.grad" not in card["fix"]
+    assert card["rewrite"].split("    # ") == ["return x.T @ w", "(3,)"], card["rewrite"]
+
+
+def jax_tree_lists(tree):
+    """`tree` with its arrays as nested lists (tuples as lists): as the reference records."""
+    if isinstance(tree, (tuple, list)):
+        return [jax_tree_lists(t) for t in tree]
+    return np.asarray(tree).tolist()
+
+
 def test_elementwise_shapes_inside_vmap_are_one_examples_as_jaxs(shell):
     """a + b inside jax.vmap, a mapped along axis 0 of (8, 3), b an unmapped (4,): JAX's jnp
     functions trace one example, so its message names (3,) and (4,); jxkernel's named the
@@ -2147,11 +2183,14 @@ def test_a_str_among_the_leaves_given_to_grad_or_vmap_is_named(shell, case):
     line, fix = TEXT_LEAVES[case]
     card, lines = _card_then_its_lines(shell, "text_leaf", case, line, ("text-leaf",),
                                        setup=None)
-    assert card["title"].startswith("params['name'] is a str"), card["title"]
+    # a dict written on the line is named by its place among grad's arguments, JAX's args[0]
+    path, text = ("args[0]['cfg']['act']", "'relu'") if case.startswith("literal") else \
+        ("params['name']", "'layer1'")
+    assert card["title"].startswith(f"{path} is a str"), card["title"]
     if fix is None:
-        assert lines[0].startswith("# params['name'] = 'layer1'"), card["rewrite"]
+        assert lines[0].startswith(f"# {path} = {text}"), card["rewrite"]
         return
-    assert lines == fix.splitlines()[1:]
+    assert lines == [part for part in fix.splitlines() if not part.startswith("params = ")]
     _fix_gives_jaxs_value(shell, "text_leaf", case, fix, lines)
 
 

@@ -9,6 +9,7 @@ import re
 import textwrap
 
 from ...transforms.ad import reverse
+from ..source import is_user_file
 from ..source_edits import replaced
 from .card import ErrorCard
 from .reading import _user_frame
@@ -156,6 +157,19 @@ def _scalar_output_card(exc, where, called_from) -> ErrorCard:
         return _array_output_card(shape, where, called_from, _user_frame(exc))
     return _container_output_card(getattr(exc, "output", None), where, called_from,
                                   _user_frame(exc))
+
+
+def returns_to_grad(frame) -> bool:
+    """Whether `frame`, a learner's function's, was called by jax.grad or value_and_grad to be
+    differentiated, no frame of the learner's between: what it returns must be one number.
+    Read through the frames' callers, which traceback filtering leaves whole.
+    `jax.grad(lambda a: jnp.dot(a, a))(a)`'s lambda: yes; a model that the loss calls: no."""
+    caller = frame.f_back if frame is not None else None
+    while caller is not None and not is_user_file(caller.f_code.co_filename):
+        if caller.f_code.co_name == "value_and_grad_f" and caller.f_globals is vars(reverse):
+            return True
+        caller = caller.f_back
+    return False
 
 
 def _grad_call(tree):

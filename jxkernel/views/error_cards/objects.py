@@ -173,12 +173,39 @@ def _text_leaf(exc):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Call) and
                 _called(call.func) in _TAKES_ARRAYS and call.func.args):
             continue
-        for arg in call.args:
+        for i, arg in enumerate(call.args):
+            if isinstance(arg, (ast.Dict, ast.List, ast.Tuple)):    # written on the line
+                entry = _literal_entry(arg, found.group(1))
+                if entry is not None:
+                    return tree, call.func, call, f"args[{i}]", entry[0], entry[1:]
+                continue
             value = _named_value(frame, arg.id) if isinstance(arg, ast.Name) else None
             paths = [keystr(path) for path, leaf in tree_flatten_with_path(value)[0]
                      if isinstance(leaf, str) and leaf == found.group(1)] if value else []
             if paths:
                 return tree, call.func, call, arg.id, paths[0], value
+    return None
+
+
+def _literal_entry(node, text: str, path: str = ""):
+    """(the path to the str constant `text` in the dict, list or tuple written as `node`, the
+    dict or sequence node holding it, its index there), or None: `{'cfg': {'act': 'relu'}}`
+    -> ("['cfg']['act']", the inner dict, 0). Read from the source, never evaluated."""
+    if isinstance(node, ast.Dict):
+        entries = [(ast.unparse(k) if k is not None else None, v)
+                   for k, v in zip(node.keys, node.values)]
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        entries = [(str(i), v) for i, v in enumerate(node.elts)]
+    else:
+        return None
+    for i, (key, value) in enumerate(entries):
+        if key is None:                         # (a `**rest` in the dict: not read)
+            return None
+        if isinstance(value, ast.Constant) and value.value == text:
+            return f"{path}[{key}]", node, i
+        inner = _literal_entry(value, text, f"{path}[{key}]")
+        if inner is not None:
+            return inner
     return None
 
 
@@ -220,6 +247,13 @@ def _text_leaf_card(exc, where, called_from) -> ErrorCard:
             [ast.keyword("in_axes", ast.parse(f"({spec})", mode="eval").body)])
         rewrite = (f"{_replaced(tree, api_call, new)}    # None: {name}{path} given to every "
                    f"example as it is")
+    elif isinstance(value, tuple) and isinstance(value[0], ast.Dict) and \
+            isinstance(value[0].keys[value[1]], ast.Constant) and \
+            _reads_key(api_call.args[0], value[0].keys[value[1]].value, _user_frame(exc)) is False:
+        holder, i = value       # the entry taken out of the dict written on the line
+        holder.keys.pop(i)
+        holder.values.pop(i)
+        rewrite = f"{ast.unparse(tree)}    # {text!r} left out: the arrays alone"
     elif key is not None and isinstance(value, dict) and \
             _reads_key(api_call.args[0], key, _user_frame(exc)) is False:
         arrays = f"{{k: v for k, v in {name}.items() if k != {key!r}}}"

@@ -12,6 +12,7 @@ import numpy as np
 
 from .card import ErrorCard
 from .frame_names import _named_value
+from .grad import returns_to_grad
 from .reading import _user_frame
 from .rewrites import _parse_line, _pattern, _whole_statement
 
@@ -289,10 +290,17 @@ def _matmul_card(exc, where, called_from) -> ErrorCard:
     if len(a) == 1 and len(b) == 2 and swapped:
         options = swapped + [o for o in options if o[0] != "swap"]
     options, misfit = _fitting_first(options, tree, site, _user_frame(exc))
+    # the product is what a function jax.grad differentiates returns: it must be one number
+    # (`jax.grad(lambda a: jnp.dot(a, a))` of a column: a @ a.T, (3, 3), raised again in grad)
+    to_grad = _returned(tree, site) and returns_to_grad(_user_frame(exc))
+    summed = False
+    if to_grad:
+        options, summed = _one_number_first(options, a, b)
     said = {"b.T": "a @ b.T", "a.T": "a.T @ b", "b @ a.T": "b @ a.T",
             "swap": "b @ a (a dot per row of b: jax.vmap(jnp.dot, in_axes=(0, None))(b, a))"
             if len(a) == 1 else "b @ a",
-            "pairs": "jax.vmap(jnp.dot)(a, b) (a dot per row pair)"}
+            "pairs": "jax.vmap(jnp.dot)(a, b) (a dot per row pair)",
+            "vdot": "jnp.vdot(a, b) (a * b summed over every entry)"}
     fix = ("Check which array is which: a batch of rows times weights is xs @ W, W of shape "
            "(inputs, outputs).")
     if len(a) == 2 and len(b) == 2 and a[0] == b[0] and a[1] != b[1]:
@@ -308,6 +316,13 @@ def _matmul_card(exc, where, called_from) -> ErrorCard:
                 "without the axis in_axes maps: where one is not what you expect, map "
                 "another axis (in_axes=(0, None) maps the first argument along its first "
                 "axis and passes the second whole).")
+    if summed:
+        fix += (" The function returns this product to jax.grad, which needs one number: "
+                "none of these is one, so the line sums it, as a loss does (or take its "
+                ".mean()).")
+    elif to_grad:
+        fix += (" The function returns this product to jax.grad, which needs one number "
+                "(shape ()): that one first.")
     if options:
         fix = ("If you meant one of these, its inner sizes agree: " +
                "; ".join(f"{said[how]} gives {shape}" for how, shape in options) + ". " + fix)
@@ -317,8 +332,27 @@ def _matmul_card(exc, where, called_from) -> ErrorCard:
         why=(f"a @ b (jnp.dot, jnp.matmul) pairs a's last axis (size {a[-1]}) with b's "
              f"{'only' if len(b) == 1 else 'first'} axis (size {inner_b}): each row of a meets "
              f"each column of b element by element, so the two sizes must be equal."),
-        fix=fix, rewrite=misfit or _matmul_rewrite(tree, site, options),
+        fix=fix, rewrite=misfit or _matmul_rewrite(tree, site, options, summed),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.matmul.html")
+
+
+def _returned(tree, site) -> bool:
+    """Whether the product is what the line returns: `return x @ w`, a lambda's body."""
+    return site is not None and any(
+        isinstance(n, ast.Return) and n.value is site or isinstance(n, ast.Lambda) and
+        n.body is site for n in ast.walk(tree))
+
+
+def _one_number_first(options, a, b) -> tuple:
+    """(options, whether the line must sum the product) for a product returned to grad: those
+    of shape () first; else, two arrays of one size, jnp.vdot (a * b summed, as `a.T @ a` of
+    a column means, but (1, 1) is no number to grad); else the first option, summed."""
+    scalar = [o for o in options if o[1] == ()]
+    if scalar:
+        return scalar + [o for o in options if o[1] != ()], False
+    if np.prod(a) == np.prod(b):
+        return [("vdot", ())] + options, False
+    return options, bool(options)
 
 
 def _matmul_site(tree):
@@ -348,20 +382,21 @@ def _replace_node(tree, old, new) -> None:
                         return
 
 
-def _matmul_rewrite(tree, site, options) -> str:
-    """The user's one product rewritten the first way that works, or the pattern."""
+def _matmul_rewrite(tree, site, options, summed=False) -> str:
+    """The user's one product rewritten the first way that works (`summed`: and summed, for
+    grad), or the pattern."""
     if not options:
         return "# print(a.shape, b.shape): the inner sizes of a @ b must agree"
     how, shape = options[0]
     if site is None:
         return {"b.T": "y = a @ b.T", "a.T": "y = a.T @ b", "swap": "y = b @ a",
-                "b @ a.T": "y = b @ a.T",
+                "b @ a.T": "y = b @ a.T", "vdot": "y = jnp.vdot(a, b)",
                 "pairs": "y = jax.vmap(jnp.dot)(a, b)"}[how] + f"    # {shape}"
     left, right = _operands(site)
-    if how == "pairs":      # the product becomes the call, in its place
-        call = ast.Call(ast.Call(ast.parse("jax.vmap", mode="eval").body,
-                                 [ast.parse("jnp.dot", mode="eval").body], []), [left, right], [])
-        _replace_node(tree, site, call)
+    if how in ("pairs", "vdot"):      # the product becomes the call, in its place
+        function = ast.parse("jnp.vdot" if how == "vdot" else "jax.vmap(jnp.dot)",
+                             mode="eval").body
+        _replace_node(tree, site, ast.Call(function, [left, right], []))
         return f"{ast.unparse(tree)}    # {shape}"
     if how == "b.T":
         right = _transposed(right)
@@ -375,6 +410,9 @@ def _matmul_rewrite(tree, site, options) -> str:
         site.left, site.right = left, right
     else:
         site.args = [left, right]
+    if summed:
+        _replace_node(tree, site, ast.Call(ast.Attribute(site, "sum"), [], []))
+        return f"{ast.unparse(tree)}    # (), the sum of {shape}: grad needs one number"
     return f"{ast.unparse(tree)}    # {shape}"
 
 
