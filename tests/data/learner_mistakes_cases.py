@@ -1771,7 +1771,7 @@ STATE_CLASSES = {
 # torch_habits' groups, state_classes'): each group's own test compares them
 APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_",
          "update_shape_", "device_name_", "solve_shapes_", "state_class_", "autodiff_",
-         "text_leaf_", "tree_arithmetic_")
+         "text_leaf_", "tree_arithmetic_", "tree_map_")
 
 
 # arithmetic on a pytree of arrays as on one array (a gradient step on dicts, a list's, jnp.sum
@@ -1795,9 +1795,30 @@ TREE_ARITHMETIC = {
 }
 
 
+# a function given to tree_map another number of trees than it takes (over _TREES): the
+# tree-map-arguments card's line where one name in the learner's namespace has the first
+# tree's structure (grads beside params), else words alone (None)
+TREE_MAP_ARGUMENTS = {
+    "one_tree_for_two": ("_y = jax.tree.map(lambda p, g: p - 0.5 * g, params)",
+                         "_y = jax.tree.map(lambda p, g: p - 0.5 * g, params, grads)"),
+    "two_trees_for_one": ("_y = jax.tree_util.tree_map(lambda p: p * 2, params, grads)", None),
+    "three_parameters": ("def sgd(p, g, m):\n    return p - 0.5 * g\n"
+                         "_y = jax.tree.map(sgd, params, grads)", None),
+}
+
+
 def tree_arithmetic(jax) -> dict:
-    """JAX's error for each TREE_ARITHMETIC line, and `_y` after the card's line."""
+    """JAX's error for each TREE_ARITHMETIC line, and `_y` after the card's line; and for
+    each TREE_MAP_ARGUMENTS line, with the leaves its fix gives."""
     found = {}
+    for case, (line, fix) in TREE_MAP_ARGUMENTS.items():
+        names = {"jax": jax, "jnp": jax.numpy}
+        exec(_TREES, names)
+        found[f"tree_map_{case}"] = _said(lambda: exec(line, dict(names)))
+        if fix is not None:
+            exec(fix, names)
+            found[f"tree_map_{case}_fixed"] = [np.asarray(v).tolist()
+                                               for v in jax.tree.leaves(names["_y"])]
     for case, (setup, line, fixed, result) in TREE_ARITHMETIC.items():
         names = {"jax": jax, "jnp": jax.numpy}
         exec(setup, names)

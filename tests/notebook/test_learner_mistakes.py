@@ -23,8 +23,8 @@ from learner_mistakes_cases import (  # tests/data
     CARD_REWRITES, CARD_SETUP, CARD_WORDS, DEVICE_NAMES, DRAW_NOTES, FORI_FLOAT_BOUNDS, IN_PLACE,
     JOIN_ARGUMENTS, MATMUL_TO_GRAD, METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES,
     NUMPY_RANDOM, OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES, STATE_CLASSES,
-    TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC, UPDATE_SHAPES,
-    VMAP_RANKS, _unplaced,
+    TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC,
+    TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, _TREES, _unplaced,
     run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
@@ -2192,6 +2192,30 @@ def test_a_str_among_the_leaves_given_to_grad_or_vmap_is_named(shell, case):
         return
     assert lines == [part for part in fix.splitlines() if not part.startswith("params = ")]
     _fix_gives_jaxs_value(shell, "text_leaf", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(TREE_MAP_ARGUMENTS))
+def test_a_function_given_another_number_of_trees_is_told_as_tree_maps(shell, case):
+    """jax.tree.map(lambda p, g: ..., params) (the gradients left out), or more trees than the
+    function takes: Python's TypeError in JAX 0.10.2's words; the body-arguments card told it
+    as lax.map's ("lax.map calls f(x): one slice of xs"). The tree-map-arguments card counts
+    trees and parameters; where one name of the namespace has the first tree's structure, its
+    line gives JAX's value, else it says what to give, in words."""
+    line, fix = TREE_MAP_ARGUMENTS[case]
+    card, lines = _card_then_its_lines(shell, "tree_map", case, line, ("tree-map-arguments",),
+                                       setup=_TREES)
+    trees, takes = {"one_tree_for_two": (1, 2), "two_trees_for_one": (2, 1),
+                    "three_parameters": (2, 3)}[case]
+    assert card["title"].endswith(f"{trees} tree{'s' * (trees > 1)}, {takes} "
+                                  f"parameter{'s' * (takes > 1)}"), card["title"]
+    assert "lax" not in card["why"] + card["fix"]
+    if fix is None:
+        assert lines[0].startswith("# "), card["rewrite"]
+        return
+    assert shell.run_cell(fix).success
+    assert lines == fix.splitlines()[-1:]
+    assert [np.asarray(v).tolist() for v in jxkernel.tree.leaves(shell.user_ns["_y"])] == \
+        JAX[f"tree_map_{case}_fixed"]
 
 
 @pytest.mark.parametrize("case", sorted(TREE_ARITHMETIC))

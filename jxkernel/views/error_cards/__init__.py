@@ -44,7 +44,9 @@ array to a negative power), float-index (TypeError: an array indexed by a float)
 given as a dict keyed by the parameters' names), body-arguments
 (TypeError: a loop body or branch written to take other arguments than lax passes it),
 tree-structure (ValueError: tree_map given trees of two structures; a pair passed whole, as
-value_and_grad's (value, grads), is told with the part to pass), axis-bounds (ValueError or
+value_and_grad's (value, grads), is told with the part to pass), tree-map-arguments
+(TypeError: a function given to tree_map another number of trees than it takes arguments,
+`jax.tree.map(lambda p, g: ..., params)`), axis-bounds (ValueError or
 IndexError: an axis the array has not, `x.sum(axis=1)` of a vector; a squeeze of an axis
 whose size is not 1), scan-lengths
 (ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs;
@@ -292,7 +294,8 @@ from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
 from .static import _is_not_an_array, _is_unhashable, _not_an_array_card, _unhashable_card
 from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_shape_error,
                      _leaked_card)
-from .trees import _is_tree_structure, _tree_structure_card
+from .trees import (_is_tree_map_arguments, _is_tree_structure, _tree_map_arguments_card,
+                    _tree_structure_card)
 from .truth import _is_truth_value, _truth_value_card
 from .vmap import (_in_axes_dict_card, _in_axes_length_card, _is_in_axes_dict,
                    _is_in_axes_length, _is_vmap_out_axes, _is_vmap_rank, _is_vmap_sizes,
@@ -354,6 +357,7 @@ _CARDS = [
     (_is_cond_predicate, _cond_predicate_card),
     (_is_while_grad, _while_grad_card),
     (_is_body_arguments, _body_arguments_card),
+    (_is_tree_map_arguments, _tree_map_arguments_card),
     (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
     (_is_item_assignment, _immutable_card),
     (_is_readonly_view, _readonly_view_card),

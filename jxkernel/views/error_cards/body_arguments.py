@@ -14,6 +14,7 @@ from .card import ErrorCard
 from .frame_names import _named_value
 from .reading import _location, _user_frame, _user_lines
 from .rewrites import _called, _parse_line, _replaced, _whole_statement
+from .trees import is_tree_map
 
 # Python's own TypeError of a call with the wrong arguments
 _ARITY = re.compile(r"^(\S+)\(\) (?:takes \d+ positional arguments? but \d+ (?:was|were) given|"
@@ -65,7 +66,7 @@ def _body_call(e):
     frame = _user_frame(e)
     for node in ast.walk(tree) if tree is not None else ():
         api = _called(node)
-        if api in _CALLS and any(_names(f, found.group(1), frame)
+        if api in _CALLS and not is_tree_map(node) and any(_names(f, found.group(1), frame)
                                  for f in _functions(api, node)):
             return api, node, found.group(1).rsplit(".", 1)[-1], tree, frame
     return None

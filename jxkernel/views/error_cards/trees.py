@@ -1,14 +1,17 @@
-"""The card for trees that tree_map cannot pair leaf by leaf: most often a pair passed whole
+"""The cards of tree_map: trees it cannot pair leaf by leaf (most often a pair passed whole
 where its part was meant, `(loss, grads)` from value_and_grad or `(grads, aux)` from
-has_aux=True, given to tree_map beside the parameters."""
+has_aux=True, given beside the parameters), and a function given another number of trees than
+it takes arguments (`jax.tree.map(lambda p, g: p - lr * g, params)`)."""
 from __future__ import annotations
 
 import ast
 import linecache
 import re
 
+from ...tree_util import tree_leaves, tree_structure
 from .card import ErrorCard
-from .reading import _learners_frames
+from .frame_names import _named_value
+from .reading import _learners_frames, _user_frame, _user_lines
 from .rewrites import _called, _parse_line, _replaced
 
 # which part of a pair has the parameters' structure, and what made such a pair
@@ -175,3 +178,103 @@ def _filtered_state(exc, where, why=""):
                     f"{state} = {optimizer}.init(eqx.filter({model}, eqx.is_array))    "
                     f"# in place of {optimizer}.init({model})")
     return None
+
+
+# ------------------------------------------------- a function of another number of trees
+# Python's TypeError as tree_map calls f: fewer trees than parameters, or more
+_MISSING = re.compile(r"^(\S+)\(\) missing (\d+) required positional arguments?: (.+)$")
+_TOO_MANY = re.compile(r"^(\S+)\(\) takes (\d+) positional arguments? but (\d+) (?:was|were) "
+                       r"given$")
+
+
+def is_tree_map(call) -> bool:
+    """Whether `call` is tree_map's (`jax.tree.map`, `jax.tree_util.tree_map`, `tree_map`), not
+    lax.map's or Python's map."""
+    name = ast.unparse(call.func) if isinstance(call, ast.Call) else ""
+    return name.endswith("tree_map") or name.endswith("tree.map")
+
+
+def _tree_map_call(e):
+    """(the message's match, the tree_map call, the line's tree, the user's frame) where the
+    function given to tree_map on the user's line took another number of arguments; None
+    otherwise."""
+    found = isinstance(e, TypeError) and (_MISSING.match(str(e)) or _TOO_MANY.match(str(e)))
+    where, _ = _user_lines(e) if found else (None, None)
+    tree = _parse_line(where)
+    call = next((n for n in ast.walk(tree) if is_tree_map(n) and len(n.args) >= 2),
+                None) if tree is not None else None
+    if call is None:
+        return None
+    function = call.args[0]
+    short = found.group(1).rsplit(".", 1)[-1]
+    if not (isinstance(function, ast.Lambda) and short == "<lambda>" or
+            ast.unparse(function).split(".")[-1] == short):
+        return None
+    return found, call, tree, _user_frame(e)
+
+
+def _is_tree_map_arguments(e) -> bool:
+    return _tree_map_call(e) is not None
+
+
+def _tree_map_arguments_card(exc, where, called_from) -> ErrorCard:
+    found, call, tree, frame = _tree_map_call(exc)
+    name, first = found.group(1).rsplit(".", 1)[-1], ast.unparse(call.args[1])
+    trees = len(call.args) - 1
+    takes = trees + int(found.group(2)) if found.re is _MISSING else int(found.group(2))
+    why = (f"jax.tree.map(f, tree, *rest) calls f once per leaf of tree, with that leaf and "
+           f"the leaf at the same place in each tree of rest: f is given as many arguments as "
+           f"there are trees. Here {trees} tree{'s' * (trees != 1)} for {name}, which takes "
+           f"{takes}.")
+    if found.re is _MISSING:
+        fix = (f"Give one tree per parameter of {name}, each of the structure of {first} (the "
+               f"gradients beside the parameters: jax.tree.map(lambda p, g: p - lr * g, "
+               f"params, grads)).")
+        others = _trees_like(frame, call, takes - trees)
+        if others:
+            new = ast.Call(call.func, call.args + [ast.Name(n) for n in others], call.keywords)
+            rewrite = (f"{_replaced(tree, call, new)}    # {', '.join(others)}: of the "
+                       f"structure of {first}, if {'those are' if len(others) > 1 else 'that is'}"
+                       f" the tree{'s' * (len(others) > 1)} meant")
+        else:
+            rewrite = (f"# jax.tree.map({ast.unparse(call.args[0])}, {first}, ...): "
+                       f"{takes - trees} more tree{'s' * (takes - trees != 1)} of the "
+                       f"structure of {first}")
+    else:
+        fix = (f"Write {name} to take {trees} arguments, a leaf of each tree in their order, "
+               f"or give it {takes} tree{'s' * (takes != 1)}.")
+        rewrite = f"# {name} is given one leaf of each of the {trees} trees"
+    return ErrorCard(
+        "tree-map-arguments", f"tree_map gives {name} one leaf of each tree: {trees} "
+                              f"tree{'s' * (trees != 1)}, {takes} parameter{'s' * (takes != 1)}",
+        why=why, fix=fix, rewrite=rewrite,
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.tree.map.html")
+
+
+def _trees_like(frame, call, count) -> list:
+    """The `count` names of the user's frame (none private) whose values are trees of arrays
+    with the structure of the call's first tree (a name of that frame), none given to the call
+    already, where exactly `count` are: `grads` beside `params`; [] otherwise (never a guess
+    among more)."""
+    node = call.args[1]
+    first = _named_value(frame, node.id) if isinstance(node, ast.Name) and frame else None
+    if first is None or not tree_leaves(first):
+        return []
+    names = {**frame.f_globals, **frame.f_locals}
+    given = {a.id for a in call.args if isinstance(a, ast.Name)}
+    given_values = [names.get(n) for n in given]
+    shape = tree_structure(first)
+    found = [n for n, v in names.items() if not n.startswith("_") and n not in given and
+             not any(v is g for g in given_values) and _tree_of_arrays(v) and
+             tree_structure(v) == shape]
+    return found if len(found) == count else []
+
+
+def _tree_of_arrays(value) -> bool:
+    """Whether `value` is a dict, list or tuple whose leaves are all arrays (not a module,
+    class or function of the user's namespace)."""
+    if not isinstance(value, (dict, list, tuple)):
+        return False
+    leaves = tree_leaves(value)
+    return bool(leaves) and all(hasattr(leaf, "shape") and hasattr(leaf, "dtype")
+                                for leaf in leaves)
