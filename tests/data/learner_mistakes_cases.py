@@ -758,8 +758,8 @@ def _operand_shapes(jax):
         found[f"to_grad_{case}"] = _said(lambda: exec(mistake, dict(names)))
         scope = dict(names)
         exec(fix, scope)
-        found[f"to_grad_{case}_fixed"] = jax.tree_util.tree_map(
-            lambda a: np.asarray(a).tolist(), scope["_y"])
+        found[f"to_grad_{case}_fixed"] = json.loads(json.dumps(jax.tree_util.tree_map(
+            lambda a: np.asarray(a).tolist(), scope["_y"])))      # (a tuple as JSON's list)
     # a + b inside jax.vmap, a mapped (8, 3), b an unmapped (4,): one example's (3,) and (4,)
     found["shapes_add_under_vmap"] = _said(
         lambda: jax.vmap(lambda a, b: a + b, in_axes=(0, None))(jnp.ones((8, 3)),
@@ -1254,6 +1254,11 @@ CARD_REWRITES = {
                              "lax.dynamic_slice(M, (1, 0), (1, 3))"),
     "slice_indices_matrix_numbers": ("lax.dynamic_slice(M, 1, 1)",
                                      "lax.dynamic_slice(M, (1, 0), (1, 3))"),
+    # the starts a tuple, the sizes one number (JAX 0.10.2: "safe_map() argument 2 is
+    # shorter than argument 1"): an axis's size from its start to its end (the whole axis,
+    # 3 from 1, would move the start to 0: dynamic_slice clamps)
+    "slice_indices_sizes_number": ("lax.dynamic_slice(M, (0, 1), 2)",
+                                   "lax.dynamic_slice(M, (0, 1), (2, 2))"),
     "slice_indices_update": ("lax.dynamic_update_slice(x, jnp.zeros(2), 1)",
                              "lax.dynamic_update_slice(x, jnp.zeros(2), (1,))"),
     "scan_output_one_value": ("lax.scan(lambda c, v: c + v, 0.0, x)",
@@ -1716,6 +1721,16 @@ DEVICE_NAMES = {
                    "_y = jax.jit(lambda a: a.sum())(x)"),
 }
 
+# a device asked for by an index past jax.devices() (code for several GPUs run on one CPU):
+# Python's IndexError in JAX too; the device-index card's first line (the suite's one CPU)
+DEVICE_INDICES = {
+    "device_put": ("_y = jax.device_put(x, jax.devices()[1])",
+                   "_y = jax.device_put(x, jax.devices()[0])"),
+    "platform_named": ("_y = jax.devices('cpu')[3].platform",
+                       "_y = jax.devices('cpu')[0].platform"),
+    "from_the_end": ("_y = jax.local_devices()[-2].id", "_y = jax.local_devices()[0].id"),
+}
+
 
 # jnp.linalg.solve given shapes that do not pair (its message is jnp.vectorize's): the
 # solve-shapes card's line, each program's names made in its first line
@@ -1770,7 +1785,8 @@ STATE_CLASSES = {
 # the prefixes of the reference's entries recorded apart from `run` (draw_fixes',
 # torch_habits' groups, state_classes'): each group's own test compares them
 APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_",
-         "update_shape_", "device_name_", "solve_shapes_", "state_class_", "autodiff_",
+         "update_shape_", "device_name_", "device_index_", "solve_shapes_", "state_class_",
+         "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_")
 
 
@@ -1894,6 +1910,7 @@ def torch_habits(jax) -> dict:
                          ("torch_in_place", IN_PLACE), ("torch_numpy1", NUMPY1_NAMES),
                          ("join_arguments", JOIN_ARGUMENTS), ("missing_key", MISSING_KEYS),
                          ("update_shape", UPDATE_SHAPES), ("device_name", DEVICE_NAMES),
+                         ("device_index", DEVICE_INDICES),
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
                          ("text_leaf", TEXT_LEAVES)):
         for case, (line, fix) in cases.items():

@@ -20,8 +20,8 @@ import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import (  # tests/data
     APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PROGRAMS,
-    CARD_REWRITES, CARD_SETUP, CARD_WORDS, DEVICE_NAMES, DRAW_NOTES, FORI_FLOAT_BOUNDS, IN_PLACE,
-    JOIN_ARGUMENTS, MATMUL_TO_GRAD, METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES,
+    CARD_REWRITES, CARD_SETUP, CARD_WORDS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
+    FORI_FLOAT_BOUNDS, IN_PLACE, JOIN_ARGUMENTS, MATMUL_TO_GRAD, METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES,
     NUMPY_RANDOM, OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES, STATE_CLASSES,
     TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC,
     TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, _TREES, _unplaced,
@@ -2098,6 +2098,22 @@ def test_a_device_named_by_a_string_gets_the_device(shell, case):
     _, lines = _card_then_its_lines(shell, "device_name", case, line, ("device-name",),
                                     message=said.replace("'client'", "'platform'"))
     _fix_gives_jaxs_value(shell, "device_name", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(DEVICE_INDICES))
+def test_a_device_index_past_the_list_names_the_devices_there_are(shell, case):
+    """jax.devices()[1] on a machine of one device (code for several GPUs): Python's
+    IndexError in JAX 0.10.2 too, and no card said more. The device-index card counts the
+    devices, writes the last, whose line gives JAX's value, and on the CPU says how to
+    simulate as many as the index asked for."""
+    line, fix = DEVICE_INDICES[case]
+    card, lines = _card_then_its_lines(shell, "device_index", case, line, ("device-index",))
+    assert lines[0] == fix, card["rewrite"]
+    asked = {"device_put": 2, "platform_named": 4, "from_the_end": 2}[case]
+    assert lines[1] == (f"# or {asked} CPU devices: jax.config.update('jax_num_cpu_devices', "
+                        f"{asked}) first, in a fresh kernel"), card["rewrite"]
+    assert "1 device here" in card["title"], card["title"]
+    _fix_gives_jaxs_value(shell, "device_index", case, fix, lines[:1])
 
 
 def test_a_gpu_named_where_there_is_none_gets_the_default_device(shell):

@@ -248,7 +248,8 @@ from .layers import _is_layer_features, _layer_features_card
 from .join_shapes import _is_join_shapes, _join_shapes_card
 from .join_arguments import _is_join_arguments, _join_arguments_card
 from .missing_keys import _is_missing_key, _missing_key_card
-from .device_names import _device_name_card, _is_device_name
+from .device_names import (_device_index_card, _device_name_card, _is_device_index,
+                           _is_device_name)
 from .autodiff_calls import (_is_jvp_tuples, _is_pair_called, _jvp_tuples_card,
                              _pair_called_card)
 from .solve_shapes import _is_solve_shapes, _solve_shapes_card
@@ -406,6 +407,7 @@ _CARDS = [
     (_is_key_unpacked, _key_unpack_card),
     (_is_numpy_random_module, _numpy_random_module_card),
     (_is_device_name, _device_name_card),
+    (_is_device_index, _device_index_card),
     (_is_torch_habit, _torch_card),
     (_is_join_arguments, _join_arguments_card),
     (_is_numpy1_name, _numpy1_card),

@@ -6,6 +6,11 @@ attribute 'client'"). The rewrite asks jax.devices for the device: `jax.devices(
 a GPU named on a machine without one gets the default device, said so.
 
     jax.device_put(x, 'cpu')  ->  jax.device_put(x, jax.devices('cpu')[0])
+
+And a device asked for by an index past the list, `jax.devices()[1]` on a machine of one
+(code written for several GPUs, run on a CPU or a one-GPU runtime): Python's IndexError, "list
+index out of range", in JAX's words too. The card names the devices there are and writes the
+last of them; where the platform is the CPU, it says how to simulate several.
 """
 from __future__ import annotations
 
@@ -96,3 +101,66 @@ def _device_name_card(exc, where, called_from) -> ErrorCard:
              f"{module}.devices()[0], the default one), and pass it."),
         rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.device_put.html")
+
+
+# ------------------------------------------------------------ a device index past the list
+_LISTS = ("devices", "local_devices")
+
+
+def _indexed_list(tree):
+    """(the subscript node, the call, its platform or None, the index) of the line's first
+    `jax.devices()[N]` (or local_devices, a platform named) whose N is past the list; None."""
+    for node in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(node, ast.Subscript) and _called(node.value) in _LISTS):
+            continue
+        try:        # (`[-2]` is an operator applied to 2)
+            index = ast.literal_eval(node.slice)
+        except ValueError:
+            continue
+        if type(index) is not int:
+            continue
+        call = node.value
+        named = call.args[:1] or [k.value for k in call.keywords if k.arg == "backend"]
+        platform = named[0].value if named and isinstance(named[0], ast.Constant) else None
+        platform = _PLATFORMS.get(platform, platform)
+        try:
+            count = len(client.devices(platform) if _called(call) == "devices" else
+                        client.local_devices(backend=platform))
+        except (RuntimeError, TypeError):
+            continue
+        if not -count <= index < count:
+            return node, call, platform, index, count
+    return None
+
+
+def _is_device_index(e) -> bool:
+    if not (isinstance(e, IndexError) and str(e) == "list index out of range"):
+        return False
+    where, _ = _user_lines(e)
+    return _indexed_list(_parse_line(where)) is not None
+
+
+def _device_index_card(exc, where, called_from) -> ErrorCard:
+    tree = _parse_line(where)
+    node, call, platform, index, count = _indexed_list(tree)
+    listed = ast.unparse(call)
+    kind = (platform or client.default_backend()).upper()
+    rewrite = (f"{_replaced(tree, node.slice, ast.Constant(count - 1))}    # the "
+               f"{'only' if count == 1 else 'last'} one here")
+    simulate, needed = "", index + 1 if index >= 0 else -index
+    if kind == "CPU":
+        simulate = (f" On the CPU, jax.config.update('jax_num_cpu_devices', {needed}) in the "
+                    f"notebook's first cell (before any array is made) gives {needed} "
+                    f"simulated devices, as code for several GPUs expects.")
+        rewrite += (f"\n# or {needed} CPU devices: jax.config.update('jax_num_cpu_devices', "
+                    f"{needed}) first, in a fresh kernel")
+    return ErrorCard(
+        "device-index", f"{listed} lists {count} device{'s' * (count != 1)} here: index {index} "
+                        f"is past them",
+        why=(f"{listed} is the list of this machine's {kind} devices, {count} here, at indices "
+             f"0 to {count - 1}: code written for a machine of several devices (device 1 the "
+             f"second GPU) asks for more than this one has."),
+        fix=(f"Use the devices there are: {listed}[0], or len({listed}) for how many."
+             + simulate),
+        rewrite=rewrite,
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.devices.html")

@@ -232,7 +232,8 @@ def _assigned_field(where):
 
 
 def _frozen_field_card(exc, where, called_from) -> ErrorCard:
-    module = next(f.f_locals["self"] for f in traceback_frames(exc) if f.f_code.co_name == "__setattr__"
+    module = next(f.f_locals["self"] for f in traceback_frames(exc)
+                  if f.f_code.co_name == "__setattr__"
                   and _is_equinox_module(f.f_locals.get("self")))
     cls = type(module).__name__
     assigned = _assigned_field(where)

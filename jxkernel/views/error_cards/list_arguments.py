@@ -99,9 +99,9 @@ def _ragged_list_card(name, kind, tree, argument, lengths) -> ErrorCard:
     return ErrorCard(
         "list-argument", f"jnp.{name} was given a Python {kind} of rows of lengths {shown}",
         why=why,
-        fix=(f"Give the rows one length first (pad the short ones with a value that leaves "
-             f"your result as it is, jnp.pad or by hand), then jnp.asarray; or, to join them "
-             f"end to end, jnp.concatenate of each row as an array."),
+        fix=("Give the rows one length first (pad the short ones with a value that leaves "
+             "your result as it is, jnp.pad or by hand), then jnp.asarray; or, to join them "
+             "end to end, jnp.concatenate of each row as an array."),
         rewrite=(f"# jnp.asarray needs rows of one length: these have {shown}\n# the pattern, "
                  f"with your own names in place of these:\n#   rows = [jnp.pad(jnp.asarray(r),"
                  f" (0, n - len(r))) for r in rows]    # n: the longest row's length"),

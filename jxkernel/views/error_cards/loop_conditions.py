@@ -4,7 +4,8 @@ element's own loop: jnp.any to go on while one element is not done, jnp.where so
 element stays as it is; or, for named functions, vmap of the loop (JAX's batching rule for
 while_loop does the same); a tuple carry (jnp.where takes no tuple) steps whole while any
 element's test holds. The same error of a fori_loop given a bound of shape (1,) (the loop
-it runs as, `i < upper`): the bound squeezed, or one loop per element by vmap. And the card for a condition that gives one number, not a bool
+it runs as, `i < upper`): the bound squeezed, or one loop per element by vmap. And the card
+for a condition that gives one number, not a bool
 (`lambda c: c`, as Python's `while c:` reads): the rewrite says what Python means by it,
 `c != 0`."""
 from __future__ import annotations

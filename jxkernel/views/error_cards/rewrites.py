@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import linecache
-import re
 
 from ..source_edits import parse_file
 from .branch_types import _cond_of

@@ -1,7 +1,8 @@
 """The card for lax.dynamic_slice / dynamic_update_slice given a bare number where they take
 one start index (and one size) per axis: `lax.dynamic_slice(x, i, 2)` meets Python's
 "object of type 'int' has no len()" (JAX's own words, from len()), a traced `i` "len() of
-unsized object", and too few indices for a matrix JAX's "Length of slice indices must
+unsized object", the sizes alone a number "safe_map() argument 2 is shorter than argument 1",
+and too few indices for a matrix JAX's "Length of slice indices must
 match". The rewrite writes them as tuples, one entry per axis: the axes not named start at
 0 and keep their whole size."""
 from __future__ import annotations
@@ -15,13 +16,15 @@ from .reading import _user_frame, _user_lines
 from .rewrites import _called, _first_call, _parse_line
 
 _NO_LEN = ("object of type 'int' has no len()", "len() of unsized object")
+# the start indices a tuple and the sizes a bare number: JAX 0.10.2's zip of the two
+_SHORTER = "safe_map() argument 2 is shorter than argument 1"
 _LENGTH = re.compile(r"^Length of slice indices must match number of operand dimensions "
                      r"\((\d+) vs \(([\d, ]*)\)\)$")
 _CALLS = {"dynamic_slice": (1, 2), "dynamic_update_slice": (2, None)}   # (indices, sizes)
 
 
 def _is_slice_indices(e) -> bool:
-    if isinstance(e, ValueError) and _LENGTH.match(str(e)):
+    if isinstance(e, ValueError) and (_LENGTH.match(str(e)) or str(e) == _SHORTER):
         return _call_on_line(e) is not None
     return isinstance(e, TypeError) and str(e) in _NO_LEN and _call_on_line(e) is not None
 
@@ -77,13 +80,26 @@ def _rewrite(tree, call, shape) -> str | None:
     given = _entries(call.args[where_indices])
     if given is None or len(given) > len(shape):
         return None
-    call.args[where_indices] = _tuple(given + ["0"] * (len(shape) - len(given)))
+    starts = given + ["0"] * (len(shape) - len(given))
+    call.args[where_indices] = _tuple(starts)
     if where_sizes is not None and len(call.args) > where_sizes:
         sizes = _entries(call.args[where_sizes])
         if sizes is None or len(sizes) > len(shape):
             return None
-        call.args[where_sizes] = _tuple(sizes + [str(d) for d in shape[len(sizes):]])
+        rest = [_rest_of(shape[k], starts[k]) for k in range(len(sizes), len(shape))]
+        if None in rest:
+            return None
+        call.args[where_sizes] = _tuple(sizes + rest)
     return ast.unparse(tree)
+
+
+def _rest_of(size: int, start: str) -> str | None:
+    """The size of an axis's slice from `start` (code) to its end: a number start is known
+    (1 on an axis of 3: 2); None for a start not written as a number, whose whole size would
+    move the start to 0 (dynamic_slice clamps a slice to fit)."""
+    if start.isdigit() and int(start) < size:
+        return str(size - int(start))
+    return None
 
 
 def _entries(node) -> list | None:

@@ -168,8 +168,9 @@ def _every_pair(exc, where, shown) -> str | None:
             vmap_name, inner = ast.unparse(node.func.func), ast.unparse(node.func.args[0])
             shape = getattr(out, "shape", None)
             a, b = (ast.unparse(x) for x in node.args) if len(node.args) == 2 else ("a", "b")
-            return f"# or, {inner} of every pair (a row of each):\n" + _replaced(tree, node.func, f"{vmap_name}({vmap_name}({inner}, in_axes=(None, "
-                                              f"0)), in_axes=(0, None))") + \
+            nested = f"{vmap_name}({vmap_name}({inner}, in_axes=(None, 0)), in_axes=(0, None))"
+            return f"# or, {inner} of every pair (a row of each):\n" + \
+                _replaced(tree, node.func, nested) + \
                 (f"    # {tuple(shape)}: at [i, j], of {a}[i] and {b}[j]" if shape is not None
                  else "")
     return None
