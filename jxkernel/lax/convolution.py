@@ -161,8 +161,10 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimen
     if isinstance(dimension_numbers, ConvDimensionNumbers):
         return dimension_numbers
     if len(lhs_shape) != len(rhs_shape):
-        raise TypeError(f"convolution requires lhs and rhs ndim to be equal, got "
-                        f"{len(lhs_shape)} and {len(rhs_shape)}.")
+        error = TypeError(f"convolution requires lhs and rhs ndim to be equal, got "
+                          f"{len(lhs_shape)} and {len(rhs_shape)}.")
+        error.conv_shapes = (tuple(lhs_shape), tuple(rhs_shape))    # for the error card
+        raise error
     if dimension_numbers is None:
         iota = tuple(range(len(lhs_shape)))
         return ConvDimensionNumbers(iota, iota, iota)
@@ -228,9 +230,14 @@ def _conv_shape(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation
                          f"dimension size, but {feature_group_count} does not divide "
                          f"{lhs_features}.")
     if lhs_features // feature_group_count != rhs_in:
-        raise ValueError(f"conv_general_dilated lhs feature dimension size divided by "
-                         f"feature_group_count must equal the rhs input feature dimension "
-                         f"size, but {lhs_features} // {feature_group_count} != {rhs_in}.")
+        error = ValueError(f"conv_general_dilated lhs feature dimension size divided by "
+                           f"feature_group_count must equal the rhs input feature dimension "
+                           f"size, but {lhs_features} // {feature_group_count} != {rhs_in}.")
+        # for the error card: the shapes in the default layout's reading (none under vmap,
+        # whose shapes are not the learner's)
+        if lhs_spec == rhs_spec == tuple(range(len(lhs.shape))):
+            error.conv_shapes = (tuple(lhs.shape), tuple(rhs.shape))
+        raise error
     if rhs_out % feature_group_count:
         raise ValueError(f"conv_general_dilated rhs output feature dimension size must be a "
                          f"multiple of feature_group_count, but {rhs_out} is not a multiple "
@@ -511,6 +518,17 @@ def _conv_transpose_rhs(ct, lhs, rhs, *, window_strides, padding, lhs_dilation, 
 
 
 def _conv_batching(axis_data, vals, dims, **params):
+    try:
+        return _conv_batched(axis_data, vals, dims, **params)
+    except ValueError as error:
+        # the shapes a card would name are the whole batch's, not the one example the
+        # learner's function sees: no card reads them
+        if hasattr(error, "conv_shapes"):
+            del error.conv_shapes
+        raise
+
+
+def _conv_batched(axis_data, vals, dims, **params):
     """As JAX: a batched lhs joins the batch dim (or, with batch groups, each group's part
     of it); a batched rhs joins the out-feature dim (inside each group); both batched make
     the batch a feature (or batch) group of its own. An out_sharding= splits the dim the

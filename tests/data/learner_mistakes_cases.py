@@ -1573,6 +1573,9 @@ TORCH_HABITS = {
     "unsqueeze": ("_y = x.unsqueeze(0)", "_y = jnp.expand_dims(x, 0)"),
     "permute": ("_y = x.permute(1, 0)", "_y = x.transpose(1, 0)"),
     "size_call": ("_y = x.size()", "_y = x.shape"),
+    # dim= given to jax.nn's function: its keyword rewritten, the module kept (the card read
+    # jax.nn as the array of a method, `jax.nn.softmax(jax.nn, axis=1)`)
+    "nn_softmax_dim": ("_y = jax.nn.softmax(x, dim=1)", "_y = jax.nn.softmax(x, axis=1)"),
     "size_of_axis": ("_y = x.size(1)", "_y = x.shape[1]"),
     "dim": ("_y = x.dim()", "_y = x.ndim"),
     "numel": ("_y = x.numel()", "_y = x.size"),
@@ -1731,6 +1734,21 @@ DEVICE_INDICES = {
     "from_the_end": ("_y = jax.local_devices()[-2].id", "_y = jax.local_devices()[0].id"),
 }
 
+# a convolution given channels-last arrays where lax reads NCHW and OIHW (images and Flax's
+# kernels are NHWC and HWIO), or an image without its batch axis: the conv-layout card's
+# line, with dimension_numbers or [None] (values exact: sums of ones)
+_CONV = "img = jnp.ones((1, 6, 6, 3))\nw = jnp.ones((4, 3, 3, 3))\nk = jnp.ones((3, 3, 3, 4))\n"
+CONV_LAYOUTS = {
+    "channels_last": (_CONV + "_y = jax.lax.conv(img, w, (1, 1), 'SAME')",
+                      _CONV + "_y = jax.lax.conv_general_dilated(img, w, (1, 1), 'SAME', "
+                      "dimension_numbers=('NHWC', 'OIHW', 'NHWC'))"),
+    "flax_kernel": (_CONV + "_y = jax.lax.conv_general_dilated(img, k, (1, 1), 'VALID')",
+                    _CONV + "_y = jax.lax.conv_general_dilated(img, k, (1, 1), 'VALID', "
+                    "dimension_numbers=('NHWC', 'HWIO', 'NHWC'))"),
+    "no_batch": (_CONV + "_y = jax.lax.conv(jnp.ones((3, 6, 6)), w, (2, 2), 'VALID')",
+                 _CONV + "_y = jax.lax.conv(jnp.ones((3, 6, 6))[None], w, (2, 2), 'VALID')"),
+}
+
 
 # jnp.linalg.solve given shapes that do not pair (its message is jnp.vectorize's): the
 # solve-shapes card's line, each program's names made in its first line
@@ -1785,8 +1803,8 @@ STATE_CLASSES = {
 # the prefixes of the reference's entries recorded apart from `run` (draw_fixes',
 # torch_habits' groups, state_classes'): each group's own test compares them
 APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_",
-         "update_shape_", "device_name_", "device_index_", "solve_shapes_", "state_class_",
-         "autodiff_",
+         "update_shape_", "device_name_", "device_index_", "conv_layout_", "solve_shapes_",
+         "state_class_", "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_")
 
 
@@ -1910,7 +1928,7 @@ def torch_habits(jax) -> dict:
                          ("torch_in_place", IN_PLACE), ("torch_numpy1", NUMPY1_NAMES),
                          ("join_arguments", JOIN_ARGUMENTS), ("missing_key", MISSING_KEYS),
                          ("update_shape", UPDATE_SHAPES), ("device_name", DEVICE_NAMES),
-                         ("device_index", DEVICE_INDICES),
+                         ("device_index", DEVICE_INDICES), ("conv_layout", CONV_LAYOUTS),
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
                          ("text_leaf", TEXT_LEAVES)):
         for case, (line, fix) in cases.items():

@@ -19,11 +19,11 @@ import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import (  # tests/data
-    APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PROGRAMS,
-    CARD_REWRITES, CARD_SETUP, CARD_WORDS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
-    FORI_FLOAT_BOUNDS, IN_PLACE, JOIN_ARGUMENTS, MATMUL_TO_GRAD, METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES,
-    NUMPY_RANDOM, OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES, STATE_CLASSES,
-    TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC,
+    APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,
+    CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
+    FORI_FLOAT_BOUNDS, IN_PLACE, JOIN_ARGUMENTS, MATMUL_TO_GRAD, METHOD_PYTREE_FIX, MISSING_KEYS,
+    NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES,
+    STATE_CLASSES, TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC,
     TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, _TREES, _unplaced,
     run as facts_of)
 import locations  # tests/support: the repository's folders
@@ -2114,6 +2114,20 @@ def test_a_device_index_past_the_list_names_the_devices_there_are(shell, case):
                         f"{asked}) first, in a fresh kernel"), card["rewrite"]
     assert "1 device here" in card["title"], card["title"]
     _fix_gives_jaxs_value(shell, "device_index", case, fix, lines[:1])
+
+
+@pytest.mark.parametrize("case", sorted(CONV_LAYOUTS))
+def test_a_convolution_of_channels_last_arrays_gets_their_layouts(shell, case):
+    """lax.conv of an NHWC image (a (1, 6, 6, 3) img read as 6 channels), a Flax HWIO kernel
+    given to conv_general_dilated, an image without its batch axis: JAX 0.10.2's words and no
+    card. The conv-layout card writes dimension_numbers (or [None]); its line, and the shape
+    its comment gives, are JAX's."""
+    line, fix = CONV_LAYOUTS[case]
+    card, lines = _card_then_its_lines(shell, "conv_layout", case, line, ("conv-layout",))
+    assert lines == fix.splitlines()[-1:], card["rewrite"]
+    shape = tuple(np.shape(JAX[f"conv_layout_{case}_fixed"]))
+    assert f"    # {shape}" in card["rewrite"], (card["rewrite"], shape)
+    _fix_gives_jaxs_value(shell, "conv_layout", case, fix, lines)
 
 
 def test_a_gpu_named_where_there_is_none_gets_the_default_device(shell):

@@ -157,6 +157,7 @@ in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py` (a
 `jnp_statics.py`,
 `hashes.py`, `collectives.py`,
 `body_arguments.py` (a body or branch given other arguments than lax passes),
+`conv_layouts.py` (a convolution's arrays in another layout than NCHW/OIHW),
 `nans.py` (the values that made a NaN under jax_debug_nans),
 `meshes.py`, `devices.py` (and `device_names.py`), `layers.py`, `dropout.py`,
 `closed_modules.py`, `equinox.py`,
@@ -295,6 +296,7 @@ from .shapes import (_boolean_index_card, _immutable_card, _is_item_assignment,
 from .static import _is_not_an_array, _is_unhashable, _not_an_array_card, _unhashable_card
 from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_shape_error,
                      _leaked_card)
+from .conv_layouts import _conv_layout_card, _is_conv_layout
 from .trees import (_is_tree_map_arguments, _is_tree_structure, _tree_map_arguments_card,
                     _tree_structure_card)
 from .truth import _is_truth_value, _truth_value_card
@@ -359,6 +361,7 @@ _CARDS = [
     (_is_while_grad, _while_grad_card),
     (_is_body_arguments, _body_arguments_card),
     (_is_tree_map_arguments, _tree_map_arguments_card),
+    (_is_conv_layout, _conv_layout_card),
     (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
     (_is_item_assignment, _immutable_card),
     (_is_readonly_view, _readonly_view_card),

@@ -101,7 +101,10 @@ class _Rewrite(ast.NodeTransformer):
             self.done[func.attr] = f"{owner}.{_FUNCTIONS[func.attr]}"
             func.attr = _FUNCTIONS[func.attr]
             return node
-        if owner in ("jnp", "np", "jax", "jax.numpy", "numpy", "lax", "jax.lax"):
+        # a module's function, not an array's method: `jax.nn.softmax(x, dim=1)` was read as
+        # x.softmax's habit, with jax.nn for x
+        if owner in ("jnp", "np", "jax", "jax.numpy", "numpy", "lax", "nn", "random") or \
+                owner.startswith(("jax.", "jnp.", "np.", "numpy.")):
             return node
         x = _operand(func.value)
         new = _method(func.attr, x, [ast.unparse(a) for a in node.args],
