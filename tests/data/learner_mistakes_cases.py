@@ -1749,6 +1749,18 @@ CONV_LAYOUTS = {
                  _CONV + "_y = jax.lax.conv(jnp.ones((3, 6, 6))[None], w, (2, 2), 'VALID')"),
 }
 
+# eigh, eigvalsh or cholesky of a matrix that is not square (JAX's message is their
+# symmetrizing sum's): the square-matrix card's line, a @ a.T or b.T @ b, whose eigenvalues
+# are 2 and 4 (a diagonal matrix: within ulps on any CPU)
+_SQUARE = "a = jnp.array([[1.0, 0.0, 1.0], [0.0, 2.0, 0.0]])\nb = a.T\n"
+SQUARE_MATRICES = {
+    "eigh_wide": (_SQUARE + "_y = jnp.linalg.eigh(a)[0]",
+                  _SQUARE + "_y = jnp.linalg.eigh(a @ a.T)[0]"),
+    "eigvalsh_tall": (_SQUARE + "_y = jnp.linalg.eigvalsh(b)",
+                      _SQUARE + "_y = jnp.linalg.eigvalsh(b.T @ b)"),
+    "cholesky": (_SQUARE + "_y = jnp.linalg.cholesky(a)", None),
+}
+
 
 # jnp.linalg.solve given shapes that do not pair (its message is jnp.vectorize's): the
 # solve-shapes card's line, each program's names made in its first line
@@ -1804,6 +1816,7 @@ STATE_CLASSES = {
 # torch_habits' groups, state_classes'): each group's own test compares them
 APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_",
          "update_shape_", "device_name_", "device_index_", "conv_layout_", "solve_shapes_",
+         "square_matrix_",
          "state_class_", "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_")
 
@@ -1929,6 +1942,7 @@ def torch_habits(jax) -> dict:
                          ("join_arguments", JOIN_ARGUMENTS), ("missing_key", MISSING_KEYS),
                          ("update_shape", UPDATE_SHAPES), ("device_name", DEVICE_NAMES),
                          ("device_index", DEVICE_INDICES), ("conv_layout", CONV_LAYOUTS),
+                         ("square_matrix", SQUARE_MATRICES),
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
                          ("text_leaf", TEXT_LEAVES)):
         for case, (line, fix) in cases.items():

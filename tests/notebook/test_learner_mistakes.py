@@ -23,7 +23,7 @@ from learner_mistakes_cases import (  # tests/data
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
     FORI_FLOAT_BOUNDS, IN_PLACE, JOIN_ARGUMENTS, MATMUL_TO_GRAD, METHOD_PYTREE_FIX, MISSING_KEYS,
     NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES,
-    STATE_CLASSES, TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC,
+    SQUARE_MATRICES, STATE_CLASSES, TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC,
     TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, _TREES, _unplaced,
     run as facts_of)
 import locations  # tests/support: the repository's folders
@@ -2128,6 +2128,24 @@ def test_a_convolution_of_channels_last_arrays_gets_their_layouts(shell, case):
     shape = tuple(np.shape(JAX[f"conv_layout_{case}_fixed"]))
     assert f"    # {shape}" in card["rewrite"], (card["rewrite"], shape)
     _fix_gives_jaxs_value(shell, "conv_layout", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(SQUARE_MATRICES))
+def test_a_symmetric_matrix_that_is_not_square_is_told_as_such(shell, case):
+    """eigh, eigvalsh, cholesky of a (2, 3) matrix: JAX 0.10.2's message is the sum they
+    symmetrize with, "add got incompatible shapes for broadcasting: (2, 3), (3, 2)", and the
+    broadcast card offered b.T as for the learner's own sum. The square-matrix card says the
+    matrix must be square; its line (a @ a.T, the symmetric matrix of a's singular values
+    squared) gives JAX's eigenvalues; cholesky's says what it factors, in words."""
+    line, fix = SQUARE_MATRICES[case]
+    card, lines = _card_then_its_lines(shell, "square_matrix", case, line, ("square-matrix",))
+    assert "takes a square, symmetric matrix" in card["title"]
+    assert "b.T has" not in card["fix"]
+    if fix is None:
+        assert lines[0].startswith("# a: (2, 3), not square"), card["rewrite"]
+        return
+    assert lines[0] == fix.splitlines()[-1], card["rewrite"]
+    _fix_gives_jaxs_value(shell, "square_matrix", case, fix, lines[:1])
 
 
 def test_a_gpu_named_where_there_is_none_gets_the_default_device(shell):

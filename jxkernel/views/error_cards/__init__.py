@@ -144,7 +144,7 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `keys.py` (and `missing_keys.py`), `key_reuse.py`, `grad.py` (and `autodiff_calls.py`),
 `scalars.py`,
 `operand_shapes.py`, `reshapes.py`, `update_shapes.py` (an .at update's value),
-`solve_shapes.py`,
+`solve_shapes.py` (and a symmetric matrix's squareness),
 `operand_dtypes.py`, `torch_habits.py` (PyTorch's names), `in_place_methods.py` (NumPy's
 in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py` (and
 `tree_arithmetic.py`), `methods.py`,
@@ -253,7 +253,8 @@ from .device_names import (_device_index_card, _device_name_card, _is_device_ind
                            _is_device_name)
 from .autodiff_calls import (_is_jvp_tuples, _is_pair_called, _jvp_tuples_card,
                              _pair_called_card)
-from .solve_shapes import _is_solve_shapes, _solve_shapes_card
+from .solve_shapes import (_is_solve_shapes, _is_square_matrix, _solve_shapes_card,
+                           _square_matrix_card)
 from .tree_arithmetic import _is_tree_arithmetic, _tree_arithmetic_card
 from .state_classes import (_field_set_card, _flatten_pair_card, _is_field_set,
                             _is_flatten_pair)
@@ -381,6 +382,7 @@ _CARDS = [
     (_is_scalar_conversion, _scalar_conversion_card),
     (_is_update_shape, _update_shape_card),     # before broadcast's: an .at update's
     (_is_solve_shapes, _solve_shapes_card),
+    (_is_square_matrix, _square_matrix_card),      # (before the broadcast card: its sum's)
     (_is_broadcast_error, _broadcast_card),
     (_is_batch_into_layer, _batch_into_layer_card),  # before the layer's and matmul's
     (_is_linear_features, _linear_features_card),

@@ -6,6 +6,12 @@ both shapes; where b transposed fits, the rewrite transposes it, and where a is 
 has b's rows, the least-squares solution (jnp.linalg.lstsq) is offered.
 
     jnp.linalg.solve(A, B)   # A (3, 3), B (2, 3)  ->  jnp.linalg.solve(A, B.T)
+
+And eigh, eigvalsh or cholesky given a matrix that is not square: they symmetrize it first,
+(a + a.T) / 2, so JAX's message is that sum's, "add got incompatible shapes for broadcasting:
+(2, 3), (3, 2)" (the broadcast card read it as the learner's own sum and offered b.T). The
+card says the matrix must be square and symmetric, and what a rectangular one has instead:
+its singular values (jnp.linalg.svd), or the symmetric a.T @ a.
 """
 from __future__ import annotations
 
@@ -83,3 +89,60 @@ def _solve_shapes_card(exc, where, called_from) -> ErrorCard:
              "square a; print both shapes to see which is off."),
         rewrite=rewrite,
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.linalg.solve.html")
+
+
+# ------------------------------------------------------------ a symmetric matrix not square
+_ADD = re.compile(r"^add got incompatible shapes for broadcasting: \((\d+), (\d+)\), "
+                  r"\((\d+), (\d+)\)\.$")
+_SYMMETRIC = ("eigh", "eigvalsh", "cholesky")
+
+
+def _symmetric_call(e):
+    """(the line's tree, its eigh/eigvalsh/cholesky call, the matrix's shape) where `e` is the
+    sum of a matrix and its transpose that those functions make first; None otherwise."""
+    found = isinstance(e, TypeError) and _ADD.match(str(e))
+    if not found or (found.group(1), found.group(2)) != (found.group(4), found.group(3)):
+        return None
+    where, _ = _user_lines(e)
+    tree = _parse_line(where)
+    call = next((n for n in ast.walk(tree) if _called(n) in _SYMMETRIC and n.args), None) \
+        if tree is not None else None
+    return None if call is None else (tree, call, (int(found.group(1)), int(found.group(2))))
+
+
+def _is_square_matrix(e) -> bool:
+    return _symmetric_call(e) is not None
+
+
+def _square_matrix_card(exc, where, called_from) -> ErrorCard:
+    tree, call, (m, n) = _symmetric_call(exc)
+    name, a = _called(call), ast.unparse(call.args[0])
+    gram = (f"{_operand(call.args[0])}.T @ {_operand(call.args[0])}" if m > n else
+            f"{_operand(call.args[0])} @ {_operand(call.args[0])}.T")
+    size = min(m, n)
+    if name == "cholesky":
+        rewrite = (f"# {a}: ({m}, {n}), not square; cholesky factors a symmetric positive "
+                   f"definite matrix, such as {gram} ({size}, {size}) where the rows or "
+                   f"columns of {a} are independent")
+        instead = (f" A symmetric matrix made from it: {gram}, ({size}, {size}), positive "
+                   f"definite where its {'columns' if m > n else 'rows'} are independent.")
+    else:
+        new = ast.Call(call.func, [ast.parse(gram, mode="eval").body] + call.args[1:],
+                       call.keywords)
+        rewrite = (f"{_replaced(tree, call, new)}    # ({size}, {size}), symmetric: its "
+                   f"eigenvalues are {a}'s singular values squared\n"
+                   f"# or {a}'s singular values themselves: jnp.linalg.svd({a}, "
+                   f"compute_uv=False)")
+        instead = (f" A rectangular matrix has singular values instead: jnp.linalg.svd({a}); "
+                   f"{gram}, ({size}, {size}), is symmetric, and its eigenvalues are their "
+                   f"squares.")
+    return ErrorCard(
+        "square-matrix", f"{name} takes a square, symmetric matrix: {a} has shape ({m}, {n})",
+        why=(f"{name} reads a symmetric (Hermitian) matrix, and symmetrizes it first, "
+             f"(a + a.T) / 2: JAX's message is that sum's, ({m}, {n}) and its transpose "
+             f"({n}, {m}) do not add. A matrix of {m} rows and {n} columns is not square, so "
+             + ("it has no Cholesky factor." if name == "cholesky" else
+                "it has no eigenvalues of its own.")),
+        fix=f"Give {name} a square symmetric matrix." + instead,
+        rewrite=rewrite,
+        docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.numpy.linalg.{name}.html")
