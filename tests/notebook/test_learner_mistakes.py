@@ -23,8 +23,8 @@ from learner_mistakes_cases import (  # tests/data
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
     FORI_FLOAT_BOUNDS, IN_PLACE, JOIN_ARGUMENTS, MATMUL_TO_GRAD, METHOD_PYTREE_FIX, MISSING_KEYS,
     NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES,
-    SQUARE_MATRICES, STATE_CLASSES, TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC,
-    TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, _TREES, _unplaced,
+    SQUARE_MATRICES, STATE_CLASSES, TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP,
+    TREE_ARITHMETIC, TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, _TREES, _unplaced,
     run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
@@ -710,7 +710,8 @@ def test_grad_of_a_dict_written_with_an_int_gets_the_int_as_a_float(shell):
     assert JAX["grad_of_dict_with_int_leaf"]["error"] == "TypeError"
     text, card = shown(shell, "_g = jax.grad(lambda p: p['w'] * p['n'])({'w': 2.0, 'n': 3})")
     line = card["rewrite"].splitlines()[0]
-    assert line.split("    #")[0] == "_g = jax.grad(lambda p: p['w'] * p['n'])({'w': 2.0, 'n': 3.0})"
+    assert line.split("    #")[0] == \
+        "_g = jax.grad(lambda p: p['w'] * p['n'])({'w': 2.0, 'n': 3.0})"
     assert shell.run_cell(line).success
     assert {k: float(v) for k, v in shell.user_ns["_g"].items()} == \
         JAX["grad_of_dict_with_int_leaf_as_float"]
@@ -783,7 +784,8 @@ def test_text_python_made_from_a_tracer_is_rewritten_with_the_values_passed(shel
     for key in ("print_percent_earlier_fix_lines", "debug_print_percent_in_jit_lines",
                 "debug_print_format_in_jit_lines"):
         assert JAX[key] == [tracer] * 2, key
-    assert JAX["debug_print_in_jit_lines"] == ["x is 1.0", "x is 2.0"]     # debug.print('x is {}', x)
+    # debug.print('x is {}', x)
+    assert JAX["debug_print_in_jit_lines"] == ["x is 1.0", "x is 2.0"]
     assert JAX["debug_print_repr_concat_fixed_lines"] == \
         ["x is Array(1., dtype=float32)!", "x is Array(2., dtype=float32)!"]
     for key in ("print_percent_in_jit_lines", "print_str_concat_in_jit_lines",
@@ -916,7 +918,8 @@ def test_cond_branches_of_two_types_get_a_card_whose_fixes_work_under_jax(shell)
     # switch: no jnp.where alternative (more than two branches); its lambdas in the list
     # rewritten as cond's are (stop 101: it gave `# in branch 0 (<lambda>), return float32:`
     # and the pattern; JAX's values of such lines: test_card_gaps.py's switch cases)
-    _, card = shown(shell, "lax.switch(1, [lambda v: v, lambda v: v * 1.0], jnp.ones(2, jnp.int32))")
+    _, card = shown(shell, "lax.switch(1, [lambda v: v, lambda v: v * 1.0], "
+                           "jnp.ones(2, jnp.int32))")
     assert card["origin"]["api"] == "switch" and "jnp.where" not in card["rewrite"]
     assert card["rewrite"] == ("lax.switch(1, [lambda v: jnp.asarray(v, jnp.float32), "
                                "lambda v: v * 1.0], jnp.ones(2, jnp.int32))")
@@ -1361,8 +1364,8 @@ def test_a_card_rewrite_of_more_than_a_line_runs_as_jaxs(shell, case):
     """A named fori_loop body taking the value alone (its def line given the index), a
     while_loop's lambdas of two parameters (functions unpacking the one value), a lambda body
     bound to a name (the line making it given the index), a call written over two lines (one
-    line given back), `x.at[0] = v` (x = x.at[0].set(v)): JAX's error, and the program the card's rewrite makes, run, gives
-    JAX's recorded value."""
+    line given back), `x.at[0] = v` (x = x.at[0].set(v)): JAX's error, and the program the
+    card's rewrite makes, run, gives JAX's recorded value."""
     mistake, program = CARD_PROGRAMS[case]
     assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
     text, card = shown(shell, mistake)
