@@ -158,6 +158,7 @@ in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py` (a
 `hashes.py`, `collectives.py`,
 `body_arguments.py` (a body or branch given other arguments than lax passes),
 `conv_layouts.py` (a convolution's arrays in another layout than NCHW/OIHW),
+`optimizers.py` (Optax as a PyTorch learner writes it: integer labels, lr=, step()),
 `nans.py` (the values that made a NaN under jax_debug_nans),
 `meshes.py`, `devices.py` (and `device_names.py`), `layers.py`, `dropout.py`,
 `closed_modules.py`, `equinox.py`,
@@ -298,6 +299,8 @@ from .static import _is_not_an_array, _is_unhashable, _not_an_array_card, _unhas
 from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_shape_error,
                      _leaked_card)
 from .conv_layouts import _conv_layout_card, _is_conv_layout
+from .optimizers import (_integer_labels_card, _is_integer_labels, _is_optimizer_words,
+                         _optimizer_words_card)
 from .trees import (_is_tree_map_arguments, _is_tree_structure, _tree_map_arguments_card,
                     _tree_structure_card)
 from .truth import _is_truth_value, _truth_value_card
@@ -363,6 +366,7 @@ _CARDS = [
     (_is_body_arguments, _body_arguments_card),
     (_is_tree_map_arguments, _tree_map_arguments_card),
     (_is_conv_layout, _conv_layout_card),
+    (_is_optimizer_words, _optimizer_words_card),
     (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
     (_is_item_assignment, _immutable_card),
     (_is_readonly_view, _readonly_view_card),
@@ -383,6 +387,7 @@ _CARDS = [
     (_is_update_shape, _update_shape_card),     # before broadcast's: an .at update's
     (_is_solve_shapes, _solve_shapes_card),
     (_is_square_matrix, _square_matrix_card),      # (before the broadcast card: its sum's)
+    (_is_integer_labels, _integer_labels_card),    # (and Optax's product inside its loss)
     (_is_broadcast_error, _broadcast_card),
     (_is_batch_into_layer, _batch_into_layer_card),  # before the layer's and matmul's
     (_is_linear_features, _linear_features_card),

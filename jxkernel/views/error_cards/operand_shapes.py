@@ -10,10 +10,11 @@ import re
 
 import numpy as np
 
+from ...core.source_info import installed_package
 from .card import ErrorCard
 from .frame_names import _named_value
 from .grad import returns_to_grad
-from .reading import _user_frame
+from .reading import _user_frame, traceback_frames
 from .rewrites import _parse_line, _pattern, _whole_statement
 
 # jnp's message (ranks may differ) and lax's (equal ranks, the primitive named)
@@ -87,13 +88,32 @@ def _broadcast_card(exc, where, called_from) -> ErrorCard:
     # (a statement of several lines read whole: its first line alone does not parse)
     tree = _parse_line(_whole_statement(where))
     shapes, call = _named_shapes(exc), _where_call(tree)
+    library = _library_below(exc)
     if len(shapes) == 3 and call is not None:   # jnp.where(c, x, y): no one operation to rewrite
         fix, rewrite = _where_fix(shapes, call)
+    elif library is not None and _binop(tree) is None:
+        # the operation is the library's, inside its function: the learner's line has none to
+        # reshape (optax's loss given labels of another shape ran, after an expand_dims, as
+        # another loss); which argument is off is the library's documentation's to say
+        fix = (f"The elementwise operation is {library}'s, inside the function this line "
+               f"calls: its arguments' shapes must be as {library}'s documentation says "
+               f"(reshaping one until it broadcasts may compute something else).")
+        rewrite = f"# {a} and {b} met inside {library}: print each argument's .shape"
     else:
         fix, rewrite = _broadcast_fix(a, b, tree, _user_frame(exc))
     return ErrorCard(
         "broadcast-shapes", f"Shapes {a} and {b} do not broadcast", why=why, fix=fix,
         rewrite=rewrite, docs=_DOCS)
+
+
+def _library_below(exc) -> str | None:
+    """The installed library (optax) whose own code raised `exc`, below the learner's line;
+    None where the operation was jxkernel's own or the learner's."""
+    frames = traceback_frames(exc)
+    inner = _user_frame(exc)
+    below = frames[frames.index(inner) + 1:] if inner in frames else []
+    return next((p for p in (installed_package(f.f_code.co_filename) for f in below) if p),
+                None)
 
 
 def _where_call(tree):

@@ -1,0 +1,131 @@
+"""Cards for Optax as a PyTorch learner first writes it (each error Optax's or Python's own, in
+JAX's words too):
+
+- integer class labels given to `optax.softmax_cross_entropy(logits, labels)`, which takes a
+  probability per class, labels of the logits' shape: "Incompatible shapes for broadcasting:
+  shapes=[(8,), (8, 10)]" from inside Optax (the broadcast card's expand_dims would have made
+  it run, and compute another loss). The rewrite is the integer-labels loss.
+- PyTorch's optimizer words: `optax.adam(lr=1e-3)` (Optax's is learning_rate), and
+  `opt.step()` / `opt.zero_grad()`: an Optax optimizer is a pair of functions, init and
+  update; the rewrite is the update step.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+from ...core.source_info import installed_package
+from .card import ErrorCard
+from .frame_names import _named_value
+from .reading import _user_frame, _user_lines, traceback_frames
+from .rewrites import _called, _parse_line, _pattern, _replaced
+
+_DOCS = "https://optax.readthedocs.io/en/latest/api/losses.html"
+_BROADCAST = re.compile(r"^Incompatible shapes for broadcasting: shapes=\[\((\d+),\), "
+                        r"\((\d+), (\d+)\)\]$")
+
+
+def _raised_in_optax(exc) -> bool:
+    return any(installed_package(f.f_code.co_filename) == "optax"
+               for f in traceback_frames(exc))
+
+
+# ---------------------------------------------- integer labels where a distribution goes
+def _labels_call(exc):
+    """(the line's tree, its softmax_cross_entropy call, the labels' shape, the logits')
+    where the labels have one axis fewer than the logits; None otherwise."""
+    found = isinstance(exc, ValueError) and _BROADCAST.match(str(exc))
+    if not found or found.group(1) != found.group(2) or not _raised_in_optax(exc):
+        return None
+    tree = _parse_line(_user_lines(exc)[0])
+    call = next((n for n in ast.walk(tree) if _called(n) == "softmax_cross_entropy" and
+                 len(n.args) == 2), None) if tree is not None else None
+    if call is None:
+        return None
+    n, k = int(found.group(2)), int(found.group(3))
+    return tree, call, (n,), (n, k)
+
+
+def _is_integer_labels(e) -> bool:
+    return _labels_call(e) is not None
+
+
+def _integer_labels_card(exc, where, called_from) -> ErrorCard:
+    tree, call, labels_shape, logits_shape = _labels_call(exc)
+    logits, labels = (ast.unparse(a) for a in call.args)
+    value = _named_value(_user_frame(exc), call.args[1].id) \
+        if isinstance(call.args[1], ast.Name) and _user_frame(exc) is not None else None
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    if kind == "f":         # float class numbers: the integer-labels loss refuses them
+        new = ast.Call(call.func, [call.args[0], ast.parse(
+            f"jax.nn.one_hot({labels}.astype(int), {logits_shape[1]})", mode="eval").body],
+            call.keywords)
+        note = f"one-hot labels {logits_shape} from the class numbers"
+    else:
+        func = ast.parse(ast.unparse(call.func).rsplit("softmax_cross_entropy", 1)[0] +
+                         "softmax_cross_entropy_with_integer_labels", mode="eval").body
+        new = ast.Call(func, call.args, call.keywords)
+        note = f"integer labels {labels_shape}: one class per example"
+    return ErrorCard(
+        "integer-labels", f"softmax_cross_entropy takes labels of the logits' shape "
+                          f"{logits_shape}: {labels} is {labels_shape}",
+        why=(f"optax.softmax_cross_entropy(logits, labels) compares a distribution with a "
+             f"distribution: labels holds a probability per class, of the logits' shape "
+             f"{logits_shape} (one-hot rows for a known class). {labels} {labels_shape} holds "
+             f"one class number per example, so Optax's elementwise product inside it does "
+             f"not broadcast (an expand_dims would make it run and compute another loss)."),
+        fix=(f"For class numbers, optax.softmax_cross_entropy_with_integer_labels(logits, "
+             f"labels) takes them as they are (integers); or make them one-hot: "
+             f"jax.nn.one_hot({labels}, {logits_shape[1]})."),
+        rewrite=f"{_replaced(tree, call, new)}    # {note}", docs=_DOCS)
+
+
+# ------------------------------------------------------------- PyTorch's optimizer words
+_LR = re.compile(r"^(\w+)\(\) got an unexpected keyword argument 'lr'$")
+_NO_METHOD = re.compile(r"^'(GradientTransformation\w*)' object has no attribute "
+                        r"'(step|zero_grad)'$")
+
+
+def _is_optimizer_words(e) -> bool:
+    if isinstance(e, TypeError) and _LR.match(str(e)):
+        where, _ = _user_lines(e)
+        tree = _parse_line(where)
+        return tree is not None and any(
+            any(k.arg == "lr" for k in n.keywords) and "optax" in ast.unparse(n.func)
+            for n in ast.walk(tree) if isinstance(n, ast.Call))
+    return isinstance(e, AttributeError) and _NO_METHOD.match(str(e)) is not None
+
+
+def _optimizer_words_card(exc, where, called_from) -> ErrorCard:
+    tree = _parse_line(where)
+    found = _LR.match(str(exc))
+    if found:
+        call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                    any(k.arg == "lr" for k in n.keywords))
+        new = ast.Call(call.func, call.args, [ast.keyword("learning_rate", k.value)
+                                              if k.arg == "lr" else k for k in call.keywords])
+        return ErrorCard(
+            "optimizer-words", "lr= is PyTorch's: Optax writes learning_rate=",
+            why=(f"Optax's optimizers name their step size learning_rate "
+                 f"(optax.{found.group(1)}(learning_rate=1e-3), or given first, by position)."),
+            fix="Write learning_rate= in its place.",
+            rewrite=_replaced(tree, call, new),
+            docs="https://optax.readthedocs.io/en/latest/api/optimizers.html")
+    method = _NO_METHOD.match(str(exc)).group(2)
+    node = next((n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and
+                 n.attr == method), None) if tree is not None else None
+    opt = ast.unparse(node.value) if node is not None else "optimizer"
+    return ErrorCard(
+        "optimizer-words", f"{opt}.{method}() is PyTorch's: an Optax optimizer is init and "
+                           f"update",
+        why=("An Optax optimizer keeps no parameters and no gradients: it is a pair of "
+             "functions. init(params) makes its state; update(grads, state, params) returns "
+             "the updates and the next state, and optax.apply_updates adds the updates to the "
+             "parameters. Gradients are values jax.grad returns, so nothing accumulates "
+             "between steps: there is nothing to zero."),
+        fix=("Replace the step (and drop zero_grad) with the update, after jax.grad has given "
+             "the gradients:"),
+        rewrite=_pattern(f"grads = jax.grad(loss_fn)(params, x, y)\n"
+                         f"updates, opt_state = {opt}.update(grads, opt_state, params)\n"
+                         f"params = optax.apply_updates(params, updates)"),
+        docs="https://optax.readthedocs.io/en/latest/getting_started.html")

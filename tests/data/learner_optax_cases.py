@@ -1,0 +1,63 @@
+"""A PyTorch learner's first Optax cells and their mistakes, as notebook cells: integer class
+labels given to softmax_cross_entropy (a distribution per example), PyTorch's `lr=`, and
+`optimizer.step()` / `zero_grad()`. Run under JAX 0.10.2 with Optax 0.2.8 by
+reference/make_learner_optax_reference.py, and in a jxkernel kernel by
+tests/notebook/test_learner_optax.py. Each case is one cell after SETUP; FIXED cells are a
+mistake's cell with its card's line pasted in, and the name whose value is recorded."""
+
+from learner_equinox_cases import first_line  # noqa: F401  (tests/data: the reference's words)
+
+# tests/ never import the real JAX: the test runs these in a kernel where `jax` is jxkernel's
+# alias; only the reference script, in a venv of its own, runs them under the real JAX 0.10.2.
+SETUP = """\
+import jax, jax.numpy as jnp, optax
+logits = jnp.linspace(-1.0, 1.0, 24).reshape(6, 4)
+labels = jnp.array([0, 1, 2, 3, 0, 1])
+float_labels = labels.astype(jnp.float32)
+params = {'w': jnp.ones(3)}
+opt = optax.sgd(0.1)
+opt_state = opt.init(params)
+"""
+CASES = {
+    "integer_labels": "loss = optax.softmax_cross_entropy(logits, labels).mean()\n",
+    "float_class_numbers": "loss = optax.softmax_cross_entropy(logits, float_labels).mean()\n",
+    "lr_keyword": "opt2 = optax.adam(lr=1e-3)\n",
+    "step": "opt.step()\n",
+    "zero_grad": "opt.zero_grad()\n",
+    # another loss of Optax's given the class numbers: its broadcast inside (the broadcast card,
+    # in words: no reshaping of the learner's arrays, which would run as another loss)
+    "binary_labels": "loss = optax.sigmoid_binary_cross_entropy(logits, labels)\n",
+}
+# the card's line pasted (a loss: the test compares it within ulps), and the update step it
+# writes, run with the learner's names
+FIXED = {
+    "integer_labels_fixed": (
+        "loss = optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()\n"
+        "said = float(loss)\n", "said"),
+    "float_class_numbers_fixed": (
+        "loss = optax.softmax_cross_entropy(logits, jax.nn.one_hot(float_labels.astype(int), "
+        "4)).mean()\nsaid = float(loss)\n", "said"),
+    "lr_keyword_fixed": ("opt2 = optax.adam(learning_rate=0.001)\n"
+                         "made = type(opt2).__name__\n", "made"),
+    "step_fixed": ("grads = jax.grad(lambda p: (p['w'] ** 2).sum())(params)\n"
+                   "updates, opt_state = opt.update(grads, opt_state, params)\n"
+                   "params = optax.apply_updates(params, updates)\n"
+                   "stepped = [float(v) for v in params['w']]\n", "stepped"),
+}
+
+
+def outcome(run_cell, namespace) -> dict:
+    """{case: {"error": class name, "first_line": its first line} or None; fixed case: the
+    value its cell leaves in `namespace`}, each cell run by `run_cell(source)`."""
+    run_cell(SETUP)
+    found = {}
+    for name, source in CASES.items():
+        try:
+            run_cell(source)
+            found[name] = None
+        except Exception as e:                  # noqa: BLE001 -- the case's error is the fact
+            found[name] = {"error": type(e).__name__, "first_line": first_line(e)}
+    for name, (source, result) in FIXED.items():
+        run_cell(source)
+        found[name] = namespace[result]
+    return found
