@@ -65,6 +65,16 @@ MISTAKES = [
     ("y = jnp.stack(x, x)", "jnp.stack takes its arrays as one list", "y = jnp.stack([x, x])"),
     ("jax.random.normal((2, 3))", "jax.random.normal was called without a key first",
      "jax.random.normal(jax.random.key(0), (2, 3))"),
+    ("jax.tree.map(lambda p, g: p - 0.1 * g, {'w': x})",
+     "tree_map gives <lambda> one leaf of each tree: 1 tree, 2 parameters",
+     "# jax.tree.map(lambda p, g: p - 0.1 * g, {'w': x}, ...): 1 more tree"),
+    ("jax.lax.conv(jnp.ones((1, 8, 8, 3)), jnp.ones((4, 3, 3, 3)), (1, 1), 'SAME')",
+     "conv reads arrays as NCHW and OIHW: the layouts are NHWC and OIHW",
+     "jax.lax.conv_general_dilated(jnp.ones((1, 8, 8, 3)), jnp.ones((4, 3, 3, 3)), (1, 1), "
+     "'SAME', dimension_numbers=('NHWC', 'OIHW', 'NHWC'))"),
+    ("jax.grad(lambda a: jnp.dot(a, a))(x[:, None])",
+     "Matrix product of shapes (3, 1) and (3, 1): inner sizes 1 and 3 differ",
+     "jax.grad(lambda a: jnp.vdot(a, a))(x[:, None])"),
 ]
 # then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
 # the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
@@ -110,7 +120,8 @@ def mistakes(server, chromium):
                          ids=["list-operand", "list-index", "masked-update", "truth-value",
                               "random-arguments", "numpy-random", "einsum-labels",
                               "einsum-axes", "einsum-output", "torch-habit",
-                              "join-arguments", "key-missing"])
+                              "join-arguments", "key-missing", "tree-map-arguments",
+                              "conv-layout", "matmul-to-grad"])
 def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
     """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
     (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn
