@@ -33,11 +33,16 @@ CASES = {
     "ufunc_call": ("_y = jnp.subtract(y, pred).sum()\n", 1,
                    "_y = jnp.subtract(y, pred[:, 0]).sum()",
                    "_y = jnp.subtract(y[:, None], pred).sum()"),
+    # targets made a column on a line above (sklearn's habit), beside predictions (n,)
+    "targets_as_a_column": ("_t = y.reshape(-1, 1)\n_y = ((X[:, 0] - _t) ** 2).mean()\n", 2,
+                            "_y = ((X[:, 0] - _t[:, 0]) ** 2).mean()",
+                            "_y = ((X[:, 0][:, None] - _t) ** 2).mean()"),
 }
 # the same shapes broadcast on purpose (pairwise differences): no note
 ON_PURPOSE = {
     "pairwise": "_y = (X[:, 0][:, None] - X[:, 0]).sum()\n",
     "outer_reshape": "_y = (y.reshape(-1, 1) * y).sum()\n",
+    "atleast_2d": "_y = (jnp.atleast_2d(y).T - y).sum()\n",
 }
 
 

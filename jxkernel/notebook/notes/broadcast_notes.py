@@ -24,7 +24,9 @@ from ..display import Note, Site, more_lines, source_label
 
 PROMOTION = "https://docs.jax.dev/en/latest/rank_promotion_warning.html"
 # words of a line that broadcasts on purpose
-_ON_PURPOSE = ("None", "newaxis", "expand_dims", "reshape", "outer", "broadcast")
+# (a column made on an earlier line is not read: `y = y.reshape(-1, 1)` of targets, beside
+# predictions (n,), is the very mistake, sklearn's habit)
+_ON_PURPOSE = ("None", "newaxis", "expand_dims", "reshape", "outer", "broadcast", "atleast_2d")
 
 
 def install() -> None:
