@@ -1761,6 +1761,21 @@ SQUARE_MATRICES = {
     "cholesky": (_SQUARE + "_y = jnp.linalg.cholesky(a)", None),
 }
 
+# lax.switch given an index per element (JAX: "Branch index must be scalar"): the
+# switch-per-element card's line, a vmap over the index and the operands of its length (one of
+# another length passed whole: in_axes None); exact values (small integers)
+_SWITCH = "idx = jnp.array([0, 1, 0])\nxs = jnp.arange(3.0)\nw = jnp.ones(5)\n"
+SWITCH_PER_ELEMENT = {
+    "one_operand": (_SWITCH + "_y = jax.lax.switch(idx, [lambda v: v, lambda v: -v], xs)",
+                    _SWITCH + "_y = jax.vmap(lambda i, v: jax.lax.switch(i, [lambda v: v, "
+                    "lambda v: -v], v))(idx, xs)"),
+    "shared_operand": (_SWITCH + "_y = jax.lax.switch(idx, [lambda v, u: v + u.sum(), "
+                       "lambda v, u: -v], xs, w)",
+                       _SWITCH + "_y = jax.vmap(lambda i, v0, v1: jax.lax.switch(i, [lambda v, "
+                       "u: v + u.sum(), lambda v, u: -v], v0, v1), in_axes=(0, 0, None))(idx, "
+                       "xs, w)"),
+}
+
 
 # jnp.linalg.solve given shapes that do not pair (its message is jnp.vectorize's): the
 # solve-shapes card's line, each program's names made in its first line
@@ -1816,7 +1831,7 @@ STATE_CLASSES = {
 # torch_habits' groups, state_classes'): each group's own test compares them
 APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_",
          "update_shape_", "device_name_", "device_index_", "conv_layout_", "solve_shapes_",
-         "square_matrix_",
+         "square_matrix_", "switch_per_element_",
          "state_class_", "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_")
 
@@ -1943,6 +1958,7 @@ def torch_habits(jax) -> dict:
                          ("update_shape", UPDATE_SHAPES), ("device_name", DEVICE_NAMES),
                          ("device_index", DEVICE_INDICES), ("conv_layout", CONV_LAYOUTS),
                          ("square_matrix", SQUARE_MATRICES),
+                         ("switch_per_element", SWITCH_PER_ELEMENT),
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
                          ("text_leaf", TEXT_LEAVES)):
         for case, (line, fix) in cases.items():

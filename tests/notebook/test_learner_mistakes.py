@@ -23,8 +23,9 @@ from learner_mistakes_cases import (  # tests/data
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
     FORI_FLOAT_BOUNDS, IN_PLACE, JOIN_ARGUMENTS, MATMUL_TO_GRAD, METHOD_PYTREE_FIX, MISSING_KEYS,
     NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES,
-    SQUARE_MATRICES, STATE_CLASSES, TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP,
-    TREE_ARITHMETIC, TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, _TREES, _unplaced,
+    SQUARE_MATRICES, STATE_CLASSES, SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS,
+    TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC, TREE_MAP_ARGUMENTS, UPDATE_SHAPES,
+    VMAP_RANKS, _TREES, _unplaced,
     run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
@@ -2149,6 +2150,19 @@ def test_a_symmetric_matrix_that_is_not_square_is_told_as_such(shell, case):
         return
     assert lines[0] == fix.splitlines()[-1], card["rewrite"]
     _fix_gives_jaxs_value(shell, "square_matrix", case, fix, lines[:1])
+
+
+@pytest.mark.parametrize("case", sorted(SWITCH_PER_ELEMENT))
+def test_a_switch_index_per_element_gets_a_vmap_of_the_switch(shell, case):
+    """lax.switch(idx, branches, xs) of an index per element: JAX 0.10.2's TypeError ("Branch
+    index must be scalar") and no card. The switch-per-element card writes jax.vmap of the
+    switch over the index and the operands of its length (an operand of another length
+    whole), whose value is JAX's."""
+    line, fix = SWITCH_PER_ELEMENT[case]
+    card, lines = _card_then_its_lines(shell, "switch_per_element", case, line,
+                                       ("switch-per-element",))
+    assert card["title"] == "lax.switch was given one index per element: shape (3,)"
+    _fix_gives_jaxs_value(shell, "switch_per_element", case, fix, lines)
 
 
 def test_a_gpu_named_where_there_is_none_gets_the_default_device(shell):

@@ -1,8 +1,9 @@
 """Cards for structured control flow: lax.cond/switch branches returning different types, a
-scan/while_loop/fori_loop carry that changes type, lax.cond given one condition per element,
-grad of a while_loop (or of a fori_loop with traced bounds); a scan body's (carry, y). A body
-or branch written to take other arguments than the loop passes it: body_arguments.py; branches
-off in several places (several branches, leaves, or dtype and shape): branches.py."""
+scan/while_loop/fori_loop carry that changes type, grad of a while_loop (or of a fori_loop
+with traced bounds); a scan body's (carry, y). A body or branch written to take other
+arguments than the loop passes it: body_arguments.py; branches off in several places (several
+branches, leaves, or dtype and shape): branches.py; a condition or index per element given
+to cond or switch: element_choices.py."""
 from __future__ import annotations
 
 import ast
@@ -314,77 +315,6 @@ def _shape_of(type_text) -> str:
 
 def _is_carry_error(e) -> bool:
     return isinstance(e, TypeError) and "carry input and carry output must have" in str(e)
-
-
-# ------------------------------------------------------------------ cond's condition
-_PRED = re.compile(r"^Pred must be a scalar, got (.*) of (?:shape (\(.*\))\.|type (.*))$")
-
-
-def _is_cond_predicate(e) -> bool:
-    return isinstance(e, TypeError) and _PRED.match(str(e)) is not None
-
-
-def _cond_predicate_card(exc, where, called_from) -> ErrorCard:
-    value, shape, kind = _PRED.match(str(exc)).groups()
-    has = f"shape {shape}" if shape else f"type {kind}"
-    return ErrorCard(
-        "cond-predicate", "lax.cond was given one condition per element",
-        why=(f"lax.cond runs one branch for the whole computation, so its condition is one "
-             f"bool, of shape (). This one has {has}: {value}."),
-        fix=("For a choice per element, jnp.where(condition, a, b) computes both branches and "
-             "takes, at each position, a's element where the condition holds and b's where "
-             "not. For one branch for the whole array, make the condition one bool: "
-             "jnp.all(condition) (every element) or jnp.any(condition) (at least one)."),
-        rewrite=_cond_rewrite(where),
-        docs="https://docs.jax.dev/en/latest/_autosummary/jax.lax.cond.html")
-
-
-def _cond_rewrite(where) -> str:
-    """The user's lax.cond as jnp.where of its branches' values (a lambda's body with the
-    operands put in for its parameters, a named function called on them), then with its
-    condition reduced by jnp.all."""
-    tree = _parse_line(where)
-    call = _first_call(tree, {"cond"}, 3)
-    if call is None:
-        return _pattern("y = jnp.where(condition, a, b)     # per element: both computed\n"
-                        "y = lax.cond(jnp.all(condition), true_fun, false_fun, *operands)   "
-                        "# one branch for the whole array")
-    pred, operands = call.args[0], call.args[3:]
-    values = [_branch_value(b, operands) for b in call.args[1:3]]
-    lines = []
-    if None not in values:
-        where_ = ast.Call(ast.parse("jnp.where", mode="eval").body, [pred, *values], [])
-        lines += [f"{_replaced(tree, call, where_)}    # both computed, then picked element "
-                  f"by element",
-                  "# or, to run one branch for the whole array (jnp.any: at least one):"]
-    every = ast.Call(ast.parse("jnp.all", mode="eval").body, [pred], [])
-    lines.append(_replaced(tree, pred, every))
-    return "\n".join(lines)
-
-
-def _branch_value(branch, operands):
-    """The expression a branch gives for `operands`: a lambda's body with them put in for
-    its parameters, a function named by the user called on them; None otherwise."""
-    if isinstance(branch, ast.Lambda):
-        params = branch.args
-        if params.vararg or params.kwarg or params.kwonlyargs or params.defaults or \
-                len(params.args) != len(operands):
-            return None
-        names = {a.arg: op for a, op in zip(params.args, operands)}
-        return _Substitute(names).visit(ast.parse(ast.unparse(branch.body), mode="eval").body)
-    if isinstance(branch, (ast.Name, ast.Attribute)):
-        return ast.Call(branch, list(operands), [])
-    return None
-
-
-class _Substitute(ast.NodeTransformer):
-    """Puts an expression in for each read of a name (a lambda's parameter)."""
-
-    def __init__(self, names):
-        self.names = names
-
-    def visit_Name(self, node):
-        return self.names.get(node.id, node) if isinstance(node.ctx, ast.Load) else node
 
 
 # ------------------------------------------------------------------ grad of a while_loop
