@@ -409,6 +409,19 @@ class NumpyClient:
 
 
 _live: weakref.WeakSet = weakref.WeakSet()      # for jax.live_arrays and %jxmemory
+
+
+def holds_value(array: np.ndarray) -> bool:
+    """Whether `array` is the value a live NumPy-backend buffer holds (what jax.device_get and
+    np.asarray give there, without a copy): an error card tells a learner's write into it as
+    a write into a JAX array's memory, as on XLA's CPU.
+
+        >>> holds_value(np.ones(3))
+        False
+    """
+    return any(buffer.value is array for buffer in list(_live))
+
+
 LIVE_EXECUTABLES: weakref.WeakSet = weakref.WeakSet()   # numpy_backend's, as they are made
 NUMPY_DEVICE = NumpyDevice()
 _DEVICES = [NUMPY_DEVICE]                       # every one made (by id), simulated or not

@@ -1963,8 +1963,11 @@ def _same_value(got, want, case):
         assert np.asarray(got).tolist() == want, case
 
 
-@pytest.mark.parametrize("group, case", [("torch", c) for c in sorted(TORCH_HABITS)] +
-                         [("torch_traced", c) for c in sorted(TORCH_HABITS_TRACED)])
+# (x.device() names the device's class: jaxlib's Device, the NumPy backend's NumpyDevice)
+@pytest.mark.parametrize("group, case", [
+    pytest.param("torch", c, marks=pytest.mark.xla_only("CPU platform")) if c == "device_call"
+    else ("torch", c) for c in sorted(TORCH_HABITS)] +
+    [("torch_traced", c) for c in sorted(TORCH_HABITS_TRACED)])
 def test_a_pytorch_habit_gets_its_line_in_jaxs_words(shell, group, case):
     """PyTorch's names asked of a JAX array or of jax.numpy (x.unsqueeze(0), x.to('cuda'),
     x.size(1), x.sum(dim=1), jnp.cat, x.add_(1.0)): JAX 0.10.2's error, word for word (its
@@ -2091,7 +2094,10 @@ def test_an_update_given_a_value_of_another_shape_gets_the_two_shapes(shell, cas
     _fix_gives_jaxs_value(shell, "update_shape", case, fix, lines)
 
 
-@pytest.mark.parametrize("case", sorted(DEVICE_NAMES))
+# (the NumPy backend has no 'cpu' platform: its cards write jax.devices()[0])
+@pytest.mark.parametrize("case", [
+    pytest.param(c, marks=pytest.mark.xla_only("CPU platform")) if "'cpu'" in DEVICE_NAMES[c][1]
+    else c for c in sorted(DEVICE_NAMES)])
 def test_a_device_named_by_a_string_gets_the_device(shell, case):
     """jax.device_put(x, 'cpu'), x.to_device('cpu:0'), jax.jit(f, device='cpu'): JAX 0.10.2's
     error lists the types it takes (or, for jit, an attribute a str lacks: 'client' there,
@@ -2104,7 +2110,9 @@ def test_a_device_named_by_a_string_gets_the_device(shell, case):
     _fix_gives_jaxs_value(shell, "device_name", case, fix, lines)
 
 
-@pytest.mark.parametrize("case", sorted(DEVICE_INDICES))
+@pytest.mark.parametrize("case", [
+    pytest.param(c, marks=pytest.mark.xla_only("CPU platform")) if "'cpu'" in DEVICE_INDICES[c][0]
+    else c for c in sorted(DEVICE_INDICES)])
 def test_a_device_index_past_the_list_names_the_devices_there_are(shell, case):
     """jax.devices()[1] on a machine of one device (code for several GPUs): Python's
     IndexError in JAX 0.10.2 too, and no card said more. The device-index card counts the

@@ -145,11 +145,16 @@ def _device_index_card(exc, where, called_from) -> ErrorCard:
     node, call, platform, index, count = _indexed_list(tree)
     listed = ast.unparse(call)
     kind = (platform or client.default_backend()).upper()
+    # the NumPy backend (JupyterLite) stands in for XLA's CPU and simulates devices as it does
+    where_ = {"CPU": "this machine's CPU devices",
+              "NUMPY": "the NumPy backend's devices (XLA's CPU's stand-in)"}.get(
+        kind, f"this machine's {kind} devices")
     rewrite = (f"{_replaced(tree, node.slice, ast.Constant(count - 1))}    # the "
                f"{'only' if count == 1 else 'last'} one here")
     simulate, needed = "", index + 1 if index >= 0 else -index
-    if kind == "CPU":
-        simulate = (f" On the CPU, jax.config.update('jax_num_cpu_devices', {needed}) in the "
+    if kind in ("CPU", "NUMPY"):
+        simulate = (f" On the CPU (and the NumPy backend), "
+                    f"jax.config.update('jax_num_cpu_devices', {needed}) in the "
                     f"notebook's first cell (before any array is made) gives {needed} "
                     f"simulated devices, as code for several GPUs expects.")
         rewrite += (f"\n# or {needed} CPU devices: jax.config.update('jax_num_cpu_devices', "
@@ -157,7 +162,7 @@ def _device_index_card(exc, where, called_from) -> ErrorCard:
     return ErrorCard(
         "device-index", f"{listed} lists {count} device{'s' * (count != 1)} here: index {index} "
                         f"is past them",
-        why=(f"{listed} is the list of this machine's {kind} devices, {count} here, at indices "
+        why=(f"{listed} is the list of {where_}, {count} here, at indices "
              f"0 to {count - 1}: code written for a machine of several devices (device 1 the "
              f"second GPU) asks for more than this one has."),
         fix=(f"Use the devices there are: {listed}[0], or len({listed}) for how many."

@@ -9,6 +9,7 @@ import ast
 import numpy as np
 
 from ...core.basearray import Array
+from ...xla.numpy_device import holds_value
 from .card import ErrorCard
 from .reading import _location, _user_frame
 from .rewrites import _parse_line
@@ -47,12 +48,14 @@ def _views_a_jax_array(value) -> bool:
     """
     if not isinstance(value, np.ndarray) or value.flags.writeable:
         return False
-    base = value
+    root, base = value, value
     while isinstance(base, np.ndarray):
-        base = base.base
+        root, base = base, base.base
     owner = getattr(base, "obj", base)          # (a memoryview's exporter)
-    # jxkernel's Array (np.asarray), or the runtime's buffer under it (jax.device_get)
-    return isinstance(owner, Array) or type(owner).__module__.startswith("jaxlib.")
+    # jxkernel's Array (np.asarray), or the runtime's buffer under it (jax.device_get), or
+    # the NumPy backend's own value (JupyterLite: no copy there either)
+    return isinstance(owner, Array) or type(owner).__module__.startswith("jaxlib.") or \
+        holds_value(root)
 
 
 def _readonly_view_card(exc, where, called_from) -> ErrorCard:

@@ -22,6 +22,7 @@ _NO_FUNCTION = re.compile(r"^module '(?:jax|jxkernel)\.numpy' has no attribute '
 _KEYWORD = re.compile(r"^\w+\(\) got an unexpected keyword argument '(dim|keepdim)'$")
 # a call of what is no method in JAX (x.size is an int, x.device a property), x.view(3, 2)
 _CALLED = {"'int' object is not callable": "size", "'Device' object is not callable": "device",
+           "'NumpyDevice' object is not callable": "device",    # (the NumPy backend's)
            "`type` argument of array.view() is not supported.": "view"}
 _VIEW_SIZE = re.compile(r"^Cannot interpret '-?\d+' as a data type$")
 
