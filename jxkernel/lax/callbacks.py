@@ -416,18 +416,23 @@ def _debug_callback_impl(*args, callback, effect, partitioned):
     return []
 
 
-def _debug_callback_numpy(*args, callback, effect, partitioned):
-    """As XLA's host call: the callback gets Arrays, and its error reaches the program's caller
-    as a CallbackError (the callback's own exception its cause; a SystemExit too, as the
-    debugger's `q` raises: XLA's host call wraps it alike)."""
+def _as_host_call(api: str, fn, args) -> None:
+    """fn(*args) on the NumPy backend as XLA's host call runs it: its error reaches the
+    program's caller as a CallbackError (the callback's own exception its cause; a SystemExit
+    too, as the debugger's `q` raises: XLA's host call wraps it alike)."""
     try:
-        callback(*_as_arrays(args))
+        fn(*args)
     except CallbackError:
         raise
     except BaseException as e:
-        _log_failure("jax.debug.callback")
-        raise CallbackError(f"The callback {_describe(callback)} passed to jax.debug.callback "
-                            f"raised {type(e).__name__}: {e} (its traceback is above)") from e
+        _log_failure(api)
+        raise CallbackError(f"The callback {_describe(fn)} passed to {api} raised "
+                            f"{type(e).__name__}: {e} (its traceback is above)") from e
+
+
+def _debug_callback_numpy(*args, callback, effect, partitioned):
+    """As XLA's host call: the callback gets Arrays; its error is a CallbackError."""
+    _as_host_call("jax.debug.callback", callback, _as_arrays(args))
     return []
 
 
@@ -516,9 +521,11 @@ impl_rules[debug_print_p] = _debug_print_impl
 
 def _debug_print_numpy(*args, fmt, ordered, partitioned, in_tree, static_args, np_printoptions,
                        has_placeholders, logging_record):
-    # Arrays, as XLA's host call hands them (a pytree's values print as `Array(2, ...)`)
-    _print_function(fmt, has_placeholders, in_tree, static_args, np_printoptions,
-                    logging_record)(*_as_arrays(args))
+    # Arrays, as XLA's host call hands them (a pytree's values print as `Array(2, ...)`), and
+    # a failure (a format spec a vector has not) a CallbackError, as XLA's host call raises it
+    _as_host_call("jax.debug.print", _print_function(
+        fmt, has_placeholders, in_tree, static_args, np_printoptions, logging_record),
+        _as_arrays(args))
     return []
 
 

@@ -154,6 +154,24 @@ def test_error_in_callback_surfaces_and_process_goes_on():
     np.testing.assert_array_equal(jax.jit(lambda x: x + 1)(jnp.ones(2)), [2.0, 2.0])
 
 
+@pytest.mark.parametrize("platform", [pytest.param("cpu", marks=pytest.mark.xla_only(
+    "CPU platform")), "numpy"])
+def test_a_debug_print_that_fails_in_a_program_is_a_callback_error_on_each_backend(platform):
+    """jax.debug.print('{:.2f}', v) of a vector (NumPy's TypeError: no format spec for an
+    array): eagerly the TypeError itself, inside a jitted program XLA's host call's
+    CallbackError (a JaxRuntimeError: what `except` of JAX's class catches), its cause the
+    TypeError. The NumPy backend (JupyterLite) raised the bare TypeError there."""
+    x = jax.device_put(jnp.ones(2), jax.devices(platform)[0])
+    with pytest.raises(TypeError, match="unsupported format string"):
+        jax.debug.print("v = {:.2f}", x)
+    f = jax.jit(lambda v: jax.debug.print("v = {:.2f}", v))
+    with pytest.raises(CallbackError, match="raised TypeError: unsupported format string") \
+            as info:
+        f(x)
+        jax.effects_barrier()
+    assert isinstance(info.value.__cause__, TypeError)
+
+
 # ------------------------------------------------------------------ pure_callback
 def test_pure_callback_eager_and_jit():
     x = jnp.arange(3.0)

@@ -20,6 +20,7 @@ import locations                        # tests/support
 from library_notes_cases import EQUINOX, FLAX, OPTAX, SETUP   # tests/data
 from real_kernel import kernel_cell, running_alias_kernel
 from note_words import here  # noqa: E402  (tests/support)
+from backend_tier import on_numpy_backend  # noqa: E402  (tests/support)
 
 JAX = locations.recorded("library_notes_reference.json")
 
@@ -50,6 +51,11 @@ def _ran(client, cases) -> dict:
             "card": ran.card,
             "stdout": ran.stdout}
     return out
+
+
+# a training step's printed losses beside JAX's: 4 float32 ulps on XLA's CPUs; 16 on the NumPy
+# backend, whose dots are NumPy's BLAS (another order of summands than XLA's), over a few steps
+_ULPS = 16 if on_numpy_backend() else 4
 
 
 def _f32_ulps(a: float, b: float) -> int:
@@ -148,7 +154,7 @@ def test_a_new_optimizers_transformation_made_again_is_told_where_and_made_once(
     for name in names:
         ours = _numbers(flax_cells[name]["stdout"].splitlines())
         theirs = _numbers(jax[name]["printed"])
-        assert len(ours) == len(theirs) and all(_f32_ulps(a, b) <= 4 for a, b in zip(ours,
+        assert len(ours) == len(theirs) and all(_f32_ulps(a, b) <= _ULPS for a, b in zip(ours,
                                                                                    theirs))
     (note,) = flax_cells["new_optimizer_again"]["notes"]
     first = note.splitlines()[0]
@@ -191,7 +197,7 @@ def test_an_nnx_step_under_jax_jit_is_told_to_use_nnx_jit(flax_cells):
     assert stuck[0] == stuck[1] and fixed[1] < fixed[0]
     for name in ("jax_jit_of_nnx_step", "jax_jit_of_nnx_step_fixed"):
         ours = _numbers(flax_cells[name]["stdout"].splitlines())
-        assert all(_f32_ulps(a, b) <= 4 for a, b in zip(ours, _numbers(jax[name]["printed"])))
+        assert all(_f32_ulps(a, b) <= _ULPS for a, b in zip(ours, _numbers(jax[name]["printed"])))
     notes = flax_cells["jax_jit_of_nnx_step"]["card_or_notes"]
     assert "⚠ plain_step changes its argument optimizer (optimizer.update(model, grads)" in notes
     assert notes.endswith("use it in place of jax.jit:\n  @nnx.jit\n  def plain_step(model, "
@@ -240,7 +246,7 @@ def test_an_nnx_jit_called_with_a_new_length_each_step_is_told_to_pad_as_jax_jit
     theirs = JAX["flax_cases"]["lengths_loop"]
     assert ran["stdout"].splitlines() == theirs["printed"]
     (note,) = ran["notes"]
-    assert note.count("mean_square compiled again (compile #") == \
+    assert note.count(here("mean_square compiled again (compile #")) == \
         theirs["compiles"]["mean_square"] - 1
     assert "grew by one" not in note and "Pad or bucket x to a few fixed sizes" in note
 
@@ -307,7 +313,7 @@ def test_a_step_closing_over_an_optimizer_is_advised_static_not_traced(optax_cel
     for name in ("fit_adam", "fit_chain"):      # the printed loss: float32, 4 ulps
         ours = _numbers(optax_cells[name]["stdout"].splitlines())
         assert len(ours) == len(jax[name]["printed"])
-        assert all(_f32_ulps(a, b) <= 4 for a, b in zip(ours, _numbers(jax[name]["printed"])))
+        assert all(_f32_ulps(a, b) <= _ULPS for a, b in zip(ours, _numbers(jax[name]["printed"])))
     assert jax["optimizer_traced"]["error"].startswith("TypeError: Error interpreting argument")
     assert optax_cells["optimizer_traced"]["error"][0] == "TypeError"
     # the fix, pasted: one compile for two fits (no note), the same losses (float32, 4 ulps:
@@ -317,7 +323,7 @@ def test_a_step_closing_over_an_optimizer_is_advised_static_not_traced(optax_cel
     assert optax_cells["optimizer_static"]["notes"] == []
     ours = _numbers(optax_cells["optimizer_static"]["stdout"].splitlines())
     theirs = _numbers(jax["optimizer_static"]["printed"])
-    assert len(ours) == len(theirs) and all(_f32_ulps(a, b) <= 4 for a, b in zip(ours, theirs))
+    assert len(ours) == len(theirs) and all(_f32_ulps(a, b) <= _ULPS for a, b in zip(ours, theirs))
 
 
 def test_a_step_closing_over_optax_multisteps_is_advised_static_not_traced(optax_cells):
@@ -334,7 +340,7 @@ def test_a_step_closing_over_optax_multisteps_is_advised_static_not_traced(optax
     assert jax["multisteps_static"]["error"] is None
     ours = _numbers(optax_cells["multisteps_static"]["stdout"].splitlines())
     theirs = _numbers(jax["multisteps_static"]["printed"])
-    assert len(ours) == len(theirs) and all(_f32_ulps(a, b) <= 4 for a, b in zip(ours, theirs))
+    assert len(ours) == len(theirs) and all(_f32_ulps(a, b) <= _ULPS for a, b in zip(ours, theirs))
 
 
 def test_another_model_given_to_one_filter_jit_is_another_program_nothing_to_pad(optax_cells):
@@ -346,7 +352,7 @@ def test_another_model_given_to_one_filter_jit_is_another_program_nothing_to_pad
     ran = optax_cells["two_models"]
     assert ran["stdout"].splitlines() == theirs["printed"]
     (note,) = ran["notes"]
-    assert note.count("evaluate compiled again") == theirs["compiles"]["evaluate"] - 1
+    assert note.count(here("evaluate compiled again")) == theirs["compiles"]["evaluate"] - 1
     assert "model: pytree a Up -> a Down" in note, note
     assert "their Python types differ" in note and "nothing to fix" in note
     assert "Pad" not in note and "switch" not in note and "PyTreeDef" not in note.splitlines()[0]
@@ -408,7 +414,7 @@ def test_an_optax_optimizer_passed_traced_gets_static_not_a_class_rewrite(optax_
     assert ran["error"] is None and ran["notes"] == []
     ours = [float(v) for v in ran["stdout"].split()]
     assert len(ours) == 3
-    assert all(_f32_ulps(a, float(b)) <= 4 for a, b in zip(ours, jax["printed"]))
+    assert all(_f32_ulps(a, float(b)) <= _ULPS for a, b in zip(ours, jax["printed"]))
 
 
 def test_an_equinox_models_optimizer_state_made_whole_is_told_with_the_filter(optax_cells):
@@ -433,4 +439,4 @@ def test_an_equinox_models_optimizer_state_made_whole_is_told_with_the_filter(op
     ours = [line.rpartition("=")[2] for line in fixed["stdout"].splitlines()]
     theirs = [line.rpartition("=")[2] for line in jax["rnn_card_fix"]["printed"]]
     assert len(ours) == len(theirs) == 3
-    assert all(_f32_ulps(float(a), float(b)) <= 4 for a, b in zip(ours, theirs)), (ours, theirs)
+    assert all(_f32_ulps(float(a), float(b)) <= _ULPS for a, b in zip(ours, theirs)), (ours, theirs)

@@ -317,7 +317,7 @@ def test_a_class_cell_edited_is_told_as_the_edit(shell):
     runs = run_program(shell, "namedtuple_class_cell_edited_with_a_field")
     change = _change_under(runs[4])
     assert change.new.endswith("(class Opt5 edited)"), change
-    assert "Nothing to fix: a compile per edit is expected." in change.fix
+    assert here("Nothing to fix: a compile per edit is expected.") in change.fix
     assert "run once" not in runs[4][0].notes[0]["text/plain"]
     assert [c["lowerings"] for c in
             REFERENCE["namedtuple_class_cell_edited_with_a_field"]["cells"]] == [0, 0, 1, 0, 1, 0]

@@ -39,6 +39,8 @@ NUMPY_WORDS = (("would recompile because", "would trace again because"),   # the
                ("rows compiled before", "rows traced before"),
                # a value read from outside changed since the trace (the stale note)
                ("its compiled program", "its program"),
+               ("every call of the compiled program", "every call of the program"),
+               ("a compile for each is expected", "a trace for each is expected"),
                ("the program compiled at that trace", "the program made at that trace"),
                # the explainer's own reasons (a pmap's layout, a trace made before), %timeit's
                ("compiled again for its arguments' layout", "prepared again for its arguments' "

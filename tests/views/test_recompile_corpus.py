@@ -252,7 +252,8 @@ def _jax_repr(text: str) -> str:
 # the scenarios only XLA runs as recorded: export_symbolic's needs jax.export (StableHLO),
 # which the NumPy backend refuses; default_device_cpu asks for jax.devices('cpu'); JAX's miss
 # in set_mesh_around_a_call prints the mesh's platform=cpu (test_scenario_like_jax only)
-XLA_ONLY = {"export_symbolic": "XLA text", "default_device_cpu": "CPU platform"}
+XLA_ONLY = {"export_symbolic": "XLA text", "export_symbolic_then_growing": "XLA text",
+            "default_device_cpu": "CPU platform"}
 XLA_ONLY_TEXT = {**XLA_ONLY, "set_mesh_around_a_call": "CPU platform"}
 
 

@@ -13,6 +13,7 @@ import locations  # tests/support: the repository's folders, recorded answers
 import stale_global_fields_cases as global_cases  # tests/data
 import stale_static_cases as cases  # tests/data
 from doc_examples import check_docstring_examples      # tests/support
+from note_words import here  # tests/support
 
 
 def test_the_docstring_examples_run():
@@ -47,8 +48,8 @@ def test_the_results_and_the_fix_are_jaxs_and_the_fields_are_told():
     assert (found["predict", "self.scale"].then, found["predict", "self.scale"].now) == \
         ("1.0", "3.0")
     note = stale_note([w])
-    assert note.title.endswith("now, and its compiled program keeps [[1.0, 1.0], [1.0, 1.0], "
-                               "[1.0, 1.0]] (float32[3,2])")
+    assert note.title.endswith(here("now, and its compiled program keeps [[1.0, 1.0], [1.0, 1.0], "
+                                    "[1.0, 1.0]] (float32[3,2])"))
     why, code = note.body.split(":\n", 1)
     assert why.startswith("self is a static argument of predict, and Model keeps object's "
                           "own hash and == (by identity)")
