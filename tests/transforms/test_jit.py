@@ -617,6 +617,7 @@ def test_the_state_other_modules_keep_on_a_jit_is_declared_when_it_is_made():
     assert "_looked_up" in vars(f) and "_looked_up" not in f.__getstate__()
 
 
+@pytest.mark.xla_only("CPU platform")
 def test_device_and_backend_on_jit_warn_as_jax_does():
     """JAX 0.10.2 warns that jit's device= and backend= are deprecated (its words, run by
     hand), at the line that made the jit (a decorator's too), and not for a plain jit."""
