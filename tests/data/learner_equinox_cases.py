@@ -4,7 +4,7 @@ JAX 0.10.2 with Equinox 0.13.8 and Optax 0.2.8 by reference/make_learner_equinox
 and in a jxkernel kernel by tests/notebook/test_learner_equinox.py. Each case is one cell after
 SETUP; FIXED cells are a mistake's cell with a card's advice pasted in."""
 
-import re
+from learner_cells import cells_outcome  # tests/data
 
 # tests/ never import the real JAX: the test runs these in a kernel where `jax` is jxkernel's
 # alias; only the reference script, in a venv of its own, runs them under the real JAX 0.10.2.
@@ -136,25 +136,6 @@ FIXED = {"jax_jit_module_fixed": (JAX_JIT_MODULE_FIXED, "predicted"),
          "mutate_field_fixed": (MUTATE_FIELD_FIXED, "shortened")}
 
 
-def first_line(exc) -> str:
-    """The first line of `exc`'s message, its object addresses (`at 0x7f...`, which differ
-    from run to run) written 0x...."""
-    return re.sub(r"0x[0-9a-f]+", "0x...", str(exc).splitlines()[0])
-
-
 def outcome(run_cell, namespace) -> dict:
-    """{case: {"error": class name, "first_line": first_line(exc)} or None; fixed
-    case: the value its cell leaves in `namespace`}, each cell run by `run_cell(source)`
-    (which raises what the cell raised)."""
-    run_cell(SETUP)
-    found = {}
-    for name, source in CASES.items():
-        try:
-            run_cell(source)
-            found[name] = None
-        except Exception as e:                  # noqa: BLE001 -- the case's error is the fact
-            found[name] = {"error": type(e).__name__, "first_line": first_line(e)}
-    for name, (source, result) in FIXED.items():
-        run_cell(source)
-        found[name] = namespace[result]
-    return found
+    """What the cells did under the JAX that runs them (learner_cells.cells_outcome)."""
+    return cells_outcome(SETUP, CASES, FIXED, run_cell, namespace)

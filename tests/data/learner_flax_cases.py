@@ -4,6 +4,8 @@ Optax 0.2.8 by reference/make_learner_flax_reference.py, and in a jxkernel kerne
 tests/notebook/test_learner_flax.py. Each case is one cell after SETUP; FIXED cells are a
 mistake's cell with a card's advice pasted in."""
 
+from learner_cells import cells_outcome  # tests/data
+
 # The learner's imports. tests/ never import the real JAX: the test runs them in a kernel where
 # `jax` is jxkernel's alias (install_as_jax, as the kernel "JAX on jxkernel"; it asserts
 # `jax.jit is jxkernel.jit`); only reference/make_learner_flax_reference.py, in a venv of its
@@ -130,18 +132,5 @@ FIXED = {"dropout_model_eval": (DROPOUT_MODEL_EVAL, "dropout_eval"),
 
 
 def outcome(run_cell, namespace) -> dict:
-    """{case: {"error": class name, "first_line": the message's first line} or None; fixed
-    case: the value its cell leaves in `namespace`}, each cell run by `run_cell(source)`
-    (which raises what the cell raised)."""
-    run_cell(SETUP)
-    found = {}
-    for name, source in CASES.items():
-        try:
-            run_cell(source)
-            found[name] = None
-        except Exception as e:                  # noqa: BLE001 -- the case's error is the fact
-            found[name] = {"error": type(e).__name__, "first_line": str(e).splitlines()[0]}
-    for name, (source, result) in FIXED.items():
-        run_cell(source)
-        found[name] = namespace[result]
-    return found
+    """What the cells did under the JAX that runs them (learner_cells.cells_outcome)."""
+    return cells_outcome(SETUP, CASES, FIXED, run_cell, namespace)

@@ -5,7 +5,7 @@ reference/make_learner_optax_reference.py, and in a jxkernel kernel by
 tests/notebook/test_learner_optax.py. Each case is one cell after SETUP; FIXED cells are a
 mistake's cell with its card's line pasted in, and the name whose value is recorded."""
 
-from learner_equinox_cases import first_line  # noqa: F401  (tests/data: the reference's words)
+from learner_cells import cells_outcome  # tests/data
 
 # tests/ never import the real JAX: the test runs these in a kernel where `jax` is jxkernel's
 # alias; only the reference script, in a venv of its own, runs them under the real JAX 0.10.2.
@@ -47,17 +47,5 @@ FIXED = {
 
 
 def outcome(run_cell, namespace) -> dict:
-    """{case: {"error": class name, "first_line": its first line} or None; fixed case: the
-    value its cell leaves in `namespace`}, each cell run by `run_cell(source)`."""
-    run_cell(SETUP)
-    found = {}
-    for name, source in CASES.items():
-        try:
-            run_cell(source)
-            found[name] = None
-        except Exception as e:                  # noqa: BLE001 -- the case's error is the fact
-            found[name] = {"error": type(e).__name__, "first_line": first_line(e)}
-    for name, (source, result) in FIXED.items():
-        run_cell(source)
-        found[name] = namespace[result]
-    return found
+    """What the cells did under the JAX that runs them (learner_cells.cells_outcome)."""
+    return cells_outcome(SETUP, CASES, FIXED, run_cell, namespace)
