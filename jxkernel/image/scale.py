@@ -181,9 +181,9 @@ def _kernel_and_padding(method: ResizeMethod, antialias: bool):
 def _check_shape(fun_name: str, image, shape):
     check_arraylike(fun_name, image)
     if len(shape) != np.ndim(image):
-        raise ValueError(f"{fun_name}: shape must have length equal to the number of "
-                         f"dimensions of the image; got shape={shape} for an image of shape "
-                         f"{np.shape(image)}.")
+        # JAX 0.10.2's words (two spaces too); the image-shape card says which sizes to add
+        raise ValueError(f"shape must have length equal to the number of dimensions of x;  "
+                         f"{tuple(shape)} vs {np.shape(image)}")
 
 
 def scale_and_translate(image, shape: Sequence[int], spatial_dims: Sequence[int], scale,

@@ -1776,6 +1776,20 @@ SWITCH_PER_ELEMENT = {
                        "xs, w)"),
 }
 
+# jax.image.resize given the spatial axes' sizes alone (JAX: "shape must have length equal to
+# the number of dimensions of x"): the image-shape card's line, the other axes' sizes kept
+# (values exact: a resize of ones)
+_IMAGES = ("img = jnp.ones((6, 6, 3))\nchw = jnp.ones((3, 6, 6))\n"
+           "batch = jnp.ones((2, 6, 6, 1))\n")
+IMAGE_SHAPES = {
+    "channels_last": (_IMAGES + "_y = jax.image.resize(img, (4, 4), 'bilinear')",
+                      _IMAGES + "_y = jax.image.resize(img, (4, 4, 3), 'bilinear')"),
+    "channels_first": (_IMAGES + "_y = jax.image.resize(chw, (4, 4), 'bilinear')",
+                       _IMAGES + "_y = jax.image.resize(chw, (3, 4, 4), 'bilinear')"),
+    "a_batch": (_IMAGES + "_y = jax.image.resize(batch, (3, 3), method='nearest')",
+                _IMAGES + "_y = jax.image.resize(batch, (2, 3, 3, 1), method='nearest')"),
+}
+
 
 # jnp.linalg.solve given shapes that do not pair (its message is jnp.vectorize's): the
 # solve-shapes card's line, each program's names made in its first line
@@ -1832,6 +1846,7 @@ STATE_CLASSES = {
 APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_",
          "update_shape_", "device_name_", "device_index_", "conv_layout_", "solve_shapes_",
          "square_matrix_", "switch_per_element_",
+         "image_shape_",
          "state_class_", "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_")
 
@@ -1959,6 +1974,7 @@ def torch_habits(jax) -> dict:
                          ("device_index", DEVICE_INDICES), ("conv_layout", CONV_LAYOUTS),
                          ("square_matrix", SQUARE_MATRICES),
                          ("switch_per_element", SWITCH_PER_ELEMENT),
+                         ("image_shape", IMAGE_SHAPES),
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
                          ("text_leaf", TEXT_LEAVES)):
         for case, (line, fix) in cases.items():

@@ -21,9 +21,9 @@ from jxkernel.views import error_cards
 from learner_mistakes_cases import (  # tests/data
     APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
-    FORI_FLOAT_BOUNDS, IN_PLACE, JOIN_ARGUMENTS, MATMUL_TO_GRAD, METHOD_PYTREE_FIX, MISSING_KEYS,
-    NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES,
-    SQUARE_MATRICES, STATE_CLASSES, SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS,
+    FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_PLACE, JOIN_ARGUMENTS, MATMUL_TO_GRAD, METHOD_PYTREE_FIX,
+    MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED,
+    SOLVE_SHAPES, SQUARE_MATRICES, STATE_CLASSES, SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS,
     TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC, TREE_MAP_ARGUMENTS, UPDATE_SHAPES,
     VMAP_RANKS, _TREES, _unplaced,
     run as facts_of)
@@ -2171,6 +2171,17 @@ def test_a_switch_index_per_element_gets_a_vmap_of_the_switch(shell, case):
                                        ("switch-per-element",))
     assert card["title"] == "lax.switch was given one index per element: shape (3,)"
     _fix_gives_jaxs_value(shell, "switch_per_element", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(IMAGE_SHAPES))
+def test_a_resize_given_the_spatial_sizes_alone_keeps_the_other_axes(shell, case):
+    """jax.image.resize(img, (4, 4), ...) of an HWC, CHW or NHWC image: JAX 0.10.2's
+    ValueError, word for word (jxkernel had its own words), and no card. The image-shape card
+    gives the whole shape, the channels and the batch kept, whose value is JAX's."""
+    line, fix = IMAGE_SHAPES[case]
+    card, lines = _card_then_its_lines(shell, "image_shape", case, line, ("image-shape",))
+    assert card["title"].startswith("resize takes a size for every axis"), card["title"]
+    _fix_gives_jaxs_value(shell, "image_shape", case, fix, lines)
 
 
 def test_a_gpu_named_where_there_is_none_gets_the_default_device(shell):

@@ -158,6 +158,7 @@ in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py` (a
 `hashes.py`, `collectives.py`,
 `body_arguments.py` (a body or branch given other arguments than lax passes),
 `conv_layouts.py` (a convolution's arrays in another layout than NCHW/OIHW),
+`image_shapes.py` (jax.image.resize given the spatial axes' sizes alone),
 `optimizers.py` (Optax as a PyTorch learner writes it: integer labels, lr=, step()),
 `nans.py` (the values that made a NaN under jax_debug_nans),
 `meshes.py`, `devices.py` (and `device_names.py`), `layers.py`, `dropout.py`,
@@ -299,6 +300,7 @@ from .static import _is_not_an_array, _is_unhashable, _not_an_array_card, _unhas
 from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_shape_error,
                      _leaked_card)
 from .conv_layouts import _conv_layout_card, _is_conv_layout
+from .image_shapes import _image_shape_card, _is_image_shape
 from .optimizers import (_integer_labels_card, _is_integer_labels, _is_optimizer_words,
                          _optimizer_words_card)
 from .trees import (_is_tree_map_arguments, _is_tree_structure, _tree_map_arguments_card,
@@ -367,6 +369,7 @@ _CARDS = [
     (_is_body_arguments, _body_arguments_card),
     (_is_tree_map_arguments, _tree_map_arguments_card),
     (_is_conv_layout, _conv_layout_card),
+    (_is_image_shape, _image_shape_card),
     (_is_optimizer_words, _optimizer_words_card),
     (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
     (_is_item_assignment, _immutable_card),
