@@ -24,8 +24,8 @@ import logging
 import sys
 import weakref
 
-from .notes import (broadcast_notes, clamped_start_notes, index_calls, index_notes,
-                    update_notes)
+from .notes import (broadcast_notes, categorical_notes, clamped_start_notes, index_calls,
+                    index_notes, update_notes)
 from . import comm, display, formatters, timeit, tracebacks
 from .guard import no_recompile
 from .magics import MAGIC_CLASSES
@@ -83,6 +83,7 @@ def load_ipython_extension(shell) -> None:
     clamped_start_notes.install()
     update_notes.install()
     broadcast_notes.install()
+    categorical_notes.install()
     _exclude_ipythons_frames()
     told_bugs.shown_by = "%jxbugs"      # each bug's warning says what to send with it
     _states[shell] = state
@@ -118,6 +119,7 @@ def unload_ipython_extension(shell) -> None:
         clamped_start_notes.uninstall()
         update_notes.uninstall()
         broadcast_notes.uninstall()
+        categorical_notes.uninstall()
     tracebacks.uninstall(shell)
     tracebacks.uninstall_warnings()
     tracebacks.uninstall_log_names()

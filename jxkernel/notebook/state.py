@@ -9,9 +9,9 @@ import weakref
 from ..core import told_bugs, watches
 from ..core.config import config
 from ..xla import client
-from .notes import (breakpoint_notes, broadcast_notes, clamped_start_notes, compile_notes,
-                    effect_notes, index_calls, index_notes, key_notes, layout_notes, nan_notes,
-                    print_notes, update_notes)
+from .notes import (breakpoint_notes, broadcast_notes, categorical_notes, clamped_start_notes,
+                    compile_notes, effect_notes, index_calls, index_notes, key_notes,
+                    layout_notes, nan_notes, print_notes, update_notes)
 from . import cell_origins, room_keeper, tracebacks
 from .display import show
 
@@ -88,6 +88,7 @@ class State:
         self.starts_told: set = set()         # lines whose dynamic slice's moved start too
         self.updates_told: set = set()        # lines whose dropped .at update a note told
         self.columns_told: set = set()        # lines whose column met a vector, told
+        self.probabilities_told: set = set()  # lines that gave categorical probabilities
         self.keys = key_notes.KeyReuseWatch()  # the keys drawn with, for a key reused
         self.gradients = nan_notes.NanGradientWatch()   # gradients holding NaN, outside jit
         self.gradients_told: set = set()      # lines whose NaN gradient a note told
@@ -178,6 +179,7 @@ class State:
         clamped_start_notes.clear()
         update_notes.clear()
         broadcast_notes.clear()
+        categorical_notes.clear()
         self.keys.cell_started()
         self.gradients.cell_started()
         self.effects.cell_started()
@@ -230,6 +232,10 @@ class State:
         pairs = self._note(result, "broadcast", broadcast_notes.cell_note, self.columns_told)
         if pairs is not None and config.jxkernel_compile_notes != "off":
             show(pairs)
+        drawn = self._note(result, "categorical", categorical_notes.cell_note,
+                           self.probabilities_told)
+        if drawn is not None and config.jxkernel_compile_notes != "off":
+            show(drawn)
         reused = self.keys.cell_finished(getattr(result, "error_in_exec", None))
         if reused is not None and config.jxkernel_compile_notes != "off":
             show(reused)

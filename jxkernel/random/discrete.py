@@ -6,14 +6,17 @@ by random keys) and choice, as JAX 0.10.2 computes them.
 """
 from __future__ import annotations
 
+import collections
 import math
 import operator
+import sys
 
 import numpy as np
 
 from .. import lax
 from ..core import dtypes
 from ..core.errors import ConcretizationTypeError
+from ..core.source_info import learner_frame
 from ..core.symbolic import is_symbolic
 from ..core.trace import Tracer
 from ..transforms.jit import jit
@@ -71,9 +74,36 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
     else:
         shape = static_shape("categorical", shape)
         _check_shape("categorical", shape, batch_shape)
+    if record_probability_sites:
+        _record_probabilities(logits, axis)
     if not dtypes.is_float(_dtype(logits)):
         logits = lax.convert_element_type(logits, dtypes.to_inexact_dtype(_dtype(logits)))
     return _categorical(data, logits, shape, batch_shape, axis, replace, _gumbel_mode(mode))
+
+
+# The learner's lines that gave categorical probabilities (every entry in [0, 1], each row
+# summing to 1) where it takes logits, while the notebook tells them
+# (notebook/notes/categorical_notes.py): it draws from softmax(p), another distribution, and
+# JAX says nothing (NumPy's choice(p=...) and PyTorch's multinomial take probabilities). Each
+# (file, line, the first row). Concrete values only: a traced one has none to read.
+probability_sites: collections.deque = collections.deque(maxlen=8)
+record_probability_sites = False
+
+
+def _record_probabilities(logits, axis: int) -> None:
+    if isinstance(logits, Tracer):
+        return
+    p = np.asarray(logits)
+    if p.ndim == 0 or p.shape[axis] < 2 or p.dtype.kind not in "fiu" or p.size > 1 << 20:
+        return
+    if not ((p >= 0).all() and (p <= 1).all() and
+            np.allclose(p.sum(axis=axis), 1.0, atol=1e-3)):
+        return
+    frame = learner_frame(sys._getframe(2))
+    if frame is not None:
+        row = np.moveaxis(p, axis, -1).reshape(-1, p.shape[axis])[0]
+        probability_sites.append((frame.f_code.co_filename, frame.f_lineno,
+                                  tuple(float(v) for v in row)))
 
 
 # ------------------------------------------------------------------ permutation, choice
