@@ -20,7 +20,7 @@ from test_labextension_browser import (  # the same harness: server, page and co
 )
 
 (SETUP, FIRST, AGAIN, HIT, MANY, LOG, STALE, PRINTED, APPENDED, MOVED, JITTED, FIELD,
- NAN, PAIRS) = range(14)
+ NAN, PAIRS, DRAWN) = range(15)
 NOTEBOOK = [
     "%load_ext jxkernel\nimport jxkernel as jax, jxkernel.numpy as jnp",
     "def f(x):\n    return jnp.sin(x) * 2.0\n\nf_jit = jax.jit(f)\n"
@@ -45,6 +45,8 @@ NOTEBOOK = [
     "for i in range(12):\n    w, l = step(w)\nl",
     "X = jnp.arange(12.0).reshape(4, 3)\ny = jnp.arange(4.0)\npred = X @ jnp.ones((3, 1))\n"
     "((pred - y) ** 2).mean()",
+    "p = jnp.array([0.1, 0.2, 0.7])\ndraws = jax.random.categorical(jax.random.key(3), p, "
+    "shape=(1000,))",
 ]
 
 
@@ -53,7 +55,7 @@ server, console, page = notebook_fixtures(
     "notes.ipynb", NOTEBOOK, {AGAIN: "jx-note", MANY: "jx-note", STALE: "jx-note",
                               PRINTED: "jx-note", APPENDED: "jx-note",
                               MOVED: "jx-note", JITTED: "jx-note", FIELD: "jx-note",
-                              NAN: "jx-note", PAIRS: "jx-note"},
+                              NAN: "jx-note", PAIRS: "jx-note", DRAWN: "jx-note"},
     ready=lambda p: expect(cell(p, LOG).locator(".jp-OutputArea-output").first).to_be_visible())
 
 
@@ -244,3 +246,19 @@ def test_a_column_met_by_a_vector_is_noted_with_the_line_entry_by_entry(page, re
     note.locator("summary").click()
     expect(note.locator("pre")).to_contain_text("((pred[:, 0] - y) ** 2).mean()")
     shot_view(pairs, request, "1-open")
+
+
+def test_probabilities_given_to_categorical_are_noted_with_their_log(page, request):
+    """jax.random.categorical(key, p) of probabilities: it draws with softmax(p) (as in JAX),
+    and a note in one line naming them, which opens on the line with jnp.log(p)
+    (notebook/notes/categorical_notes.py)."""
+    drawn = cell(page, DRAWN)
+    note = drawn.locator("details.jx-note")
+    expect(note).to_have_count(1)
+    expect(note.locator("summary")).to_contain_text(re.compile(
+        r"⚠ jax.random.categorical was given probabilities \[0.1, 0.2, 0.7\] where it takes "
+        r"logits \(at In\[\d+\]:2\)"))
+    note.locator("summary").click()
+    expect(note.locator("pre")).to_contain_text(
+        "draws = jax.random.categorical(jax.random.key(3), jnp.log(p), shape=(1000,))")
+    shot_view(drawn, request, "1-open")
