@@ -1790,6 +1790,25 @@ IMAGE_SHAPES = {
                 _IMAGES + "_y = jax.image.resize(batch, (2, 3, 3, 1), method='nearest')"),
 }
 
+# keys given where a card rewrote the wrong place or nonsense: a batch of keys to the second of
+# two calls on a line (the first's `keys[0]` was indexed again), a seed's name that is also a
+# lambda's parameter (the text replace rewrote the parameter), vmap over one raw key (its two
+# uint32 words mapped as keys): the card's line (typed keys in TORCH_SETUP's `key`)
+KEY_PLACES = {
+    "batch_in_the_second_call": (
+        "keys = jax.random.split(key, 4)\n"
+        "_y = jax.random.normal(keys[0], (3,)) + jax.random.uniform(keys, (3,))",
+        "keys = jax.random.split(key, 4)\n"
+        "_y = jax.random.normal(keys[0], (3,)) + jax.random.uniform(keys[0], (3,))"),
+    "seed_named_as_the_parameter": (
+        "_y = jax.vmap(lambda k: jax.random.normal(k))(jnp.arange(3))",
+        "_y = jax.vmap(lambda k: jax.random.normal(jax.random.key(k)))(jnp.arange(3))"),
+    "vmap_over_a_raw_key": (
+        "old = jax.random.PRNGKey(0)\n_y = jax.vmap(lambda k: jax.random.normal(k))(old)",
+        "old = jax.random.PRNGKey(0)\n"
+        "_y = jax.vmap(lambda k: jax.random.normal(k))(jax.random.split(old, 4))"),
+}
+
 
 # jnp.linalg.solve given shapes that do not pair (its message is jnp.vectorize's): the
 # solve-shapes card's line, each program's names made in its first line
@@ -1846,7 +1865,7 @@ STATE_CLASSES = {
 APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_",
          "update_shape_", "device_name_", "device_index_", "conv_layout_", "solve_shapes_",
          "square_matrix_", "switch_per_element_",
-         "image_shape_",
+         "image_shape_", "key_place_",
          "state_class_", "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_")
 
@@ -1974,7 +1993,7 @@ def torch_habits(jax) -> dict:
                          ("device_index", DEVICE_INDICES), ("conv_layout", CONV_LAYOUTS),
                          ("square_matrix", SQUARE_MATRICES),
                          ("switch_per_element", SWITCH_PER_ELEMENT),
-                         ("image_shape", IMAGE_SHAPES),
+                         ("image_shape", IMAGE_SHAPES), ("key_place", KEY_PLACES),
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
                          ("text_leaf", TEXT_LEAVES)):
         for case, (line, fix) in cases.items():

@@ -21,11 +21,11 @@ from jxkernel.views import error_cards
 from learner_mistakes_cases import (  # tests/data
     APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
-    FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_PLACE, JOIN_ARGUMENTS, MATMUL_TO_GRAD, METHOD_PYTREE_FIX,
-    MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, OPERAND_SHAPES, RANDOM_REWRITES, SHUFFLED,
-    SOLVE_SHAPES, SQUARE_MATRICES, STATE_CLASSES, SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS,
-    TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC, TREE_MAP_ARGUMENTS, UPDATE_SHAPES,
-    VMAP_RANKS, _TREES, _unplaced,
+    FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES, MATMUL_TO_GRAD,
+    METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, OPERAND_SHAPES,
+    RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES, SQUARE_MATRICES, STATE_CLASSES, SWITCH_PER_ELEMENT,
+    TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC,
+    TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, _TREES, _unplaced,
     run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
@@ -2182,6 +2182,18 @@ def test_a_resize_given_the_spatial_sizes_alone_keeps_the_other_axes(shell, case
     card, lines = _card_then_its_lines(shell, "image_shape", case, line, ("image-shape",))
     assert card["title"].startswith("resize takes a size for every axis"), card["title"]
     _fix_gives_jaxs_value(shell, "image_shape", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(KEY_PLACES))
+def test_a_key_card_rewrites_the_call_that_raised_in_its_place(shell, case):
+    """A batch of keys given to the second of two draws on a line: the card indexed the
+    first's `keys[0]` again (`keys[0][0]`); a seed whose name is also the lambda's parameter:
+    the card's text replace rewrote the parameter; vmap over one raw key: the card wrote
+    unbalanced nonsense. Each card's line now is the fix, whose value is JAX 0.10.2's."""
+    line, fix = KEY_PLACES[case]
+    card, lines = _card_then_its_lines(shell, "key_place", case, line,
+                                       ("key-batch", "seed-as-key"))
+    _fix_gives_jaxs_value(shell, "key_place", case, fix, lines[:1])
 
 
 def test_a_gpu_named_where_there_is_none_gets_the_default_device(shell):

@@ -14,7 +14,7 @@ from ..source import cell_name
 from ..random_calls import PARAMETERS, TAKES_KEY, as_jax_random
 from .frame_names import _named_value
 from .reading import _user_frame, _user_lines
-from .rewrites import _called, _parse_line, _replaced
+from .rewrites import _called, _operand, _parse_line, _replaced
 
 
 # ------------------------------------------------------------------ a seed where a key goes
@@ -27,6 +27,9 @@ def _seed_card(exc, where, called_from) -> ErrorCard:
     wrapped = _wrapped_key(exc, where)
     if wrapped is not None:       # wrap_key_data of a typed key: the same words, no seed
         return _key_wrapped_card(wrapped, where)
+    mapped = _vmapped_raw_key(exc, where)
+    if mapped is not None:        # vmap over one raw key: its two uint32 words, as "keys"
+        return _vmapped_key_card(*mapped)
     why, fix = "", ""
     given = _key_word_given(exc)
     if given is not None:       # a uint32 number: maybe a raw key's word unpacked elsewhere
@@ -51,14 +54,16 @@ def _key_rewrite(where) -> str:
     same module name (`random.normal(0)` after `from jax import random`: random.key)."""
     tree = _parse_line(where)
     for call in ast.walk(tree) if tree is not None else ():
-        func = ast.unparse(call.func) if isinstance(call, ast.Call) else ""
-        if func.rpartition(".")[0].endswith("random") and call.args:
+        # (a random module's function by its dotted name: `jax.vmap(lambda k:
+        # jax.random.normal(k))(xs)`, whose callee's text ends in `random.normal` too, is not)
+        module = ast.unparse(call.func.value) if isinstance(call, ast.Call) and \
+            isinstance(call.func, ast.Attribute) else ""
+        if re.fullmatch(r"[\w.]*random", module) and call.args:
             seed = ast.unparse(call.args[0])
-            module = func.rpartition(".")[0]
-            segment = ast.get_source_segment(where["code"], call.args[0])
-            if segment:
-                line = where["code"].replace(segment, f"{module}.key({seed})", 1)
-                return f"{line}    # a key from the seed; split it for the next draw"
+            # in its place in the line (a text replace took the seed's name where it came
+            # first: `lambda k: ...normal(k)` rewrote the lambda's parameter)
+            line = _replaced(tree, call.args[0], f"{module}.key({seed})")
+            return f"{line}    # a key from the seed; split it for the next draw"
     return ("key = jax.random.key(0)              # once, from a seed\n"
             "key, sub = jax.random.split(key)     # a new key for each use\n"
             "x = jax.random.normal(sub, (3,))")
@@ -81,6 +86,38 @@ def _wrapped_key(exc, where):
             if str(getattr(value, "dtype", "")).startswith("key<"):
                 return call
     return None
+
+
+def _vmapped_raw_key(exc, where):
+    """(the line's tree, the vmapped call, the argument, its name) where the line vmaps a
+    function over a raw key (`jax.random.PRNGKey(0)`: uint32 data of shape (2,)), so that the
+    function got its two words one by one, as "keys"; else None."""
+    frame, tree = _user_frame(exc), _parse_line(where)
+    if frame is None or tree is None:
+        return None
+    for call in ast.walk(tree):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Call) and
+                _called(call.func) == "vmap"):
+            continue
+        for arg in call.args:
+            value = _named_value(frame, arg.id) if isinstance(arg, ast.Name) else None
+            if str(getattr(value, "dtype", "")) == "uint32" and \
+                    tuple(getattr(value, "shape", ())) == (2,):
+                return tree, call, arg, arg.id
+    return None
+
+
+def _vmapped_key_card(tree, call, arg, name) -> ErrorCard:
+    split = f"jax.random.split({name}, 4)"
+    return ErrorCard(
+        "seed-as-key", f"vmap mapped over the two words of one raw key, {name}",
+        why=(f"{name} is one key in the raw form jax.random.PRNGKey makes: uint32 data of shape "
+             f"(2,). vmap maps over its first axis, so the function got its two uint32 words "
+             f"one by one, and a single word is no key (JAX's 'invalid PRNG key data')."),
+        fix=(f"For a key per element, split it into as many keys as the batch has elements, "
+             f"and map over those: {split} (4 of them here; yours to choose)."),
+        rewrite=f"{_replaced(tree, arg, split)}    # a key per element",
+        docs="https://docs.jax.dev/en/latest/random-numbers.html")
 
 
 def _makes_key(node) -> bool:
@@ -125,16 +162,12 @@ def _key_batch_card(exc, where, called_from) -> ErrorCard:
         func = ast.unparse(call.func) if isinstance(call, ast.Call) else ""
         if func.rpartition(".")[2] == name and \
                 func.rpartition(".")[0].endswith("random") and call.args:
-            keys = call.args[0]
-            segment = ast.get_source_segment(where["code"], keys)
-            if segment:
-                lines.append(where["code"].replace(segment, f"{ast.unparse(keys)}[0]", 1) +
-                             "    # one key of the batch")
-            whole = ast.get_source_segment(where["code"], call)
-            if whole and len(call.args) == 1 and not call.keywords:
-                lines.append(where["code"].replace(
-                    whole, f"jax.vmap({func})({ast.unparse(keys)})", 1) +
-                    "    # or: one draw per key")
+            keys = call.args[0]         # (in its place: the same text may come earlier)
+            lines.append(_replaced(tree, keys, f"{_operand(keys)}[0]") +
+                         "    # one key of the batch")
+            if len(call.args) == 1 and not call.keywords:
+                lines.append(_replaced(tree, call, f"jax.vmap({func})({ast.unparse(keys)})") +
+                             "    # or: one draw per key")
             break
     return ErrorCard(
         "key-batch", f"jax.random.{name} was given {shape.rstrip(',')} keys, not one",
