@@ -141,7 +141,8 @@ function's own `return` read back and rewritten), `magics.py` (a line magic's co
 then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (with
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
-`keys.py` (and `missing_keys.py`), `key_reuse.py`, `grad.py` (and `autodiff_calls.py`),
+`keys.py` (and `missing_keys.py`, `seed_keys.py`), `key_reuse.py`, `grad.py` (and
+`autodiff_calls.py`),
 `scalars.py`,
 `operand_shapes.py`, `reshapes.py`, `update_shapes.py` (an .at update's value),
 `solve_shapes.py` (and a symmetric matrix's squareness),
@@ -271,7 +272,8 @@ from .key_types import _is_key_types, _key_types_card
 from .keys import (_is_key_batch, _is_key_unpacked, _is_numpy_random,
                    _is_numpy_random_module, _is_raw_key_word, _is_seed_as_key, _key_batch_card,
                    _key_unpack_card, _numpy_random_card, _numpy_random_module_card,
-                   _raw_key_word_card, _seed_card)
+                   _raw_key_word_card)
+from .seed_keys import _seed_card
 from .methods import _is_method_self, _method_card
 from .objects import (_is_text_leaf, _is_unregistered_object, _text_leaf_card,
                       _unregistered_object_card)
