@@ -13,7 +13,7 @@ import numpy as np
 from ..core.avals import dim_inserted, dim_removed, get_aval
 from ..core.dtypes import float0
 from ..core.interpreter_primitives import broadcast_in_dim, broadcast_in_dim_p, reshape, transpose
-from ..core.mesh import AbstractMesh, NamedSharding, PartitionSpec, get_mesh, use_abstract_mesh
+from ..core.mesh import AbstractMesh, NamedSharding, get_mesh, use_abstract_mesh
 from ..core.primitive import abstract_eval_rules, batching_rules
 
 not_mapped = None
