@@ -1809,6 +1809,14 @@ KEY_PLACES = {
         "_y = jax.vmap(lambda k: jax.random.normal(k))(jax.random.split(old, 4))"),
 }
 
+# jnp.where given two arguments (its y None: JAX's "got <class 'NoneType'> at position 2"):
+# the where-arguments card's line, with a fill of 0 (TORCH_SETUP's x; exact values)
+WHERE_OF_TWO = {
+    "eager": ("_y = jnp.where(x > 2, x)", "_y = jnp.where(x > 2, x, 0)"),
+    "under_jit": ("_y = jax.jit(lambda v: jnp.where(v > 2, v))(x)",
+                  "_y = jax.jit(lambda v: jnp.where(v > 2, v, 0))(x)"),
+}
+
 
 # jnp.linalg.solve given shapes that do not pair (its message is jnp.vectorize's): the
 # solve-shapes card's line, each program's names made in its first line
@@ -1865,7 +1873,7 @@ STATE_CLASSES = {
 APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_",
          "update_shape_", "device_name_", "device_index_", "conv_layout_", "solve_shapes_",
          "square_matrix_", "switch_per_element_",
-         "image_shape_", "key_place_",
+         "image_shape_", "key_place_", "where_of_two_",
          "state_class_", "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_")
 
@@ -1994,6 +2002,7 @@ def torch_habits(jax) -> dict:
                          ("square_matrix", SQUARE_MATRICES),
                          ("switch_per_element", SWITCH_PER_ELEMENT),
                          ("image_shape", IMAGE_SHAPES), ("key_place", KEY_PLACES),
+                         ("where_of_two", WHERE_OF_TWO),
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
                          ("text_leaf", TEXT_LEAVES)):
         for case, (line, fix) in cases.items():

@@ -25,7 +25,7 @@ from learner_mistakes_cases import (  # tests/data
     METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, OPERAND_SHAPES,
     RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES, SQUARE_MATRICES, STATE_CLASSES, SWITCH_PER_ELEMENT,
     TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC,
-    TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, _TREES, _unplaced,
+    TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, WHERE_OF_TWO, _TREES, _unplaced,
     run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
@@ -2194,6 +2194,17 @@ def test_a_key_card_rewrites_the_call_that_raised_in_its_place(shell, case):
     card, lines = _card_then_its_lines(shell, "key_place", case, line,
                                        ("key-batch", "seed-as-key"))
     _fix_gives_jaxs_value(shell, "key_place", case, fix, lines[:1])
+
+
+@pytest.mark.parametrize("case", sorted(WHERE_OF_TWO))
+def test_jnp_where_of_two_arguments_gets_its_third(shell, case):
+    """jnp.where(x > 2, x): JAX 0.10.2's TypeError names a None at position 2, and no card
+    said more. The where-arguments card gives y (0, the learner's to choose) and names the
+    one-argument form; its line's value is JAX's."""
+    line, fix = WHERE_OF_TWO[case]
+    card, lines = _card_then_its_lines(shell, "where_of_two", case, line, ("where-arguments",))
+    assert lines[1].startswith("# or the indices where it holds: jnp.where("), card["rewrite"]
+    _fix_gives_jaxs_value(shell, "where_of_two", case, fix, lines[:1])
 
 
 def test_a_gpu_named_where_there_is_none_gets_the_default_device(shell):

@@ -233,7 +233,7 @@ from .body_arguments import _body_arguments_card, _is_body_arguments
 from .control_flow import (_branch_card, _carry_card, _is_branch_types, _is_carry_error,
                            _is_scan_output, _is_while_grad, _scan_output_card, _while_grad_card)
 from .element_choices import (_cond_predicate_card, _is_cond_predicate, _is_switch_per_element,
-                              _switch_per_element_card)
+                              _is_where_of_two, _switch_per_element_card, _where_of_two_card)
 from .grad import (_aux_shape_card, _int_grad_card, _int_grad_output_card, _is_aux_shape,
                    _is_int_grad_input, _is_int_grad_output, _is_scalar_output,
                    _scalar_output_card)
@@ -367,6 +367,7 @@ _CARDS = [
     (_is_branch_structure, _branch_structure_card),
     (_is_cond_predicate, _cond_predicate_card),
     (_is_switch_per_element, _switch_per_element_card),
+    (_is_where_of_two, _where_of_two_card),
     (_is_while_grad, _while_grad_card),
     (_is_body_arguments, _body_arguments_card),
     (_is_tree_map_arguments, _tree_map_arguments_card),

@@ -1,7 +1,8 @@
 """Cards for a choice per element given to lax's one-branch control flow: lax.cond given a
 condition per element (JAX: "Pred must be a scalar"), lax.switch given an index per element
 ("Branch index must be scalar"). cond and switch run one branch for the whole computation;
-a choice per element is jnp.where's (both branches computed), or a vmap of the switch.
+a choice per element is jnp.where's (both branches computed), or a vmap of the switch. And
+jnp.where itself given two arguments (its y None: "got <class 'NoneType'> at position 2").
 
     lax.cond(x > 0, f, g, x)          ->  jnp.where(x > 0, f(x), g(x))
     lax.switch(idx, branches, x)      ->  jax.vmap(lambda i, v: lax.switch(i, branches, v))(idx, x)
@@ -13,8 +14,8 @@ import re
 
 from .card import ErrorCard
 from .frame_names import _named_value
-from .reading import _user_frame
-from .rewrites import _first_call, _parse_line, _pattern, _replaced
+from .reading import _user_frame, _user_lines
+from .rewrites import _called, _first_call, _parse_line, _pattern, _replaced
 
 
 # ------------------------------------------------------------------ cond's condition
@@ -135,3 +136,41 @@ def _switch_rewrite(where, frame, shape: str) -> str:
                        f"({', '.join(ast.unparse(a) for a in [index, *operands])})",
                        mode="eval").body
     return f"{_replaced(tree, call, mapped)}    # a branch per element"
+
+
+# ------------------------------------------------------------------ jnp.where of two
+_NO_Y = "where requires ndarray or scalar arguments, got <class 'NoneType'> at position 2."
+
+
+def _where_call(where):
+    """(the line's tree, its `where(condition, x)` call) or None."""
+    tree = _parse_line(where)
+    call = next((n for n in ast.walk(tree) if _called(n) == "where" and len(n.args) == 2 and
+                 not n.keywords), None) if tree is not None else None
+    return None if call is None else (tree, call)
+
+
+def _is_where_of_two(e) -> bool:
+    return isinstance(e, TypeError) and str(e) == _NO_Y and \
+        _where_call(_user_lines(e)[0]) is not None
+
+
+def _where_of_two_card(exc, where, called_from) -> ErrorCard:
+    tree, call = _where_call(where)
+    condition, x = (ast.unparse(a) for a in call.args)
+    three = ast.Call(call.func, call.args + [ast.Constant(0)], [])
+    one = ast.Call(call.func, call.args[:1], [])
+    return ErrorCard(
+        "where-arguments", "jnp.where takes the condition alone, or all three: condition, "
+                           "x, y",
+        why=("jnp.where(condition, x, y) picks, element by element, x where the condition "
+             "holds and y where it does not, so it needs both; jnp.where(condition) alone "
+             "(NumPy's nonzero) gives the indices where it holds. Given two, y is None, and "
+             "JAX's message is that None's (position 2)."),
+        fix=(f"Give the value where {condition} does not hold (0, or an array to keep its "
+             f"own values there), or leave {x} out for the indices."),
+        rewrite=(f"{_replaced(tree, call, three)}    # 0 where {condition} does not hold: "
+                 f"yours to choose\n"
+                 f"# or the indices where it holds: {ast.unparse(one)} (under jit: give it "
+                 f"size=, the most there can be)"),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.where.html")
