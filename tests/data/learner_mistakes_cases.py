@@ -1817,6 +1817,16 @@ WHERE_OF_TWO = {
                   "_y = jax.jit(lambda v: jnp.where(v > 2, v, 0))(x)"),
 }
 
+# a scan's carry started at another size than the slices it meets (TORCH_SETUP's x, rows of
+# 3): the broadcast card's outer sum made a (2, 3) carry, which scan refused next; the carry
+# started at the slices' size (exact values)
+SCAN_CARRIES = {
+    "sum": ("_y = jax.lax.scan(lambda c, r: (c + r, c), jnp.zeros(2), x)[0]",
+            "_y = jax.lax.scan(lambda c, r: (c + r, c), jnp.zeros(3), x)[0]"),
+    "product": ("_y = jax.lax.scan(lambda c, r: (r * c, c), jnp.ones(2), x)[0]",
+                "_y = jax.lax.scan(lambda c, r: (r * c, c), jnp.ones(3), x)[0]"),
+}
+
 
 # jnp.linalg.solve given shapes that do not pair (its message is jnp.vectorize's): the
 # solve-shapes card's line, each program's names made in its first line
@@ -1874,6 +1884,7 @@ APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_"
          "update_shape_", "device_name_", "device_index_", "conv_layout_", "solve_shapes_",
          "square_matrix_", "switch_per_element_",
          "image_shape_", "key_place_", "where_of_two_",
+         "scan_carry_",
          "state_class_", "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_")
 
@@ -2002,7 +2013,7 @@ def torch_habits(jax) -> dict:
                          ("square_matrix", SQUARE_MATRICES),
                          ("switch_per_element", SWITCH_PER_ELEMENT),
                          ("image_shape", IMAGE_SHAPES), ("key_place", KEY_PLACES),
-                         ("where_of_two", WHERE_OF_TWO),
+                         ("where_of_two", WHERE_OF_TWO), ("scan_carry", SCAN_CARRIES),
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
                          ("text_leaf", TEXT_LEAVES)):
         for case, (line, fix) in cases.items():

@@ -23,9 +23,9 @@ from learner_mistakes_cases import (  # tests/data
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
     FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES, MATMUL_TO_GRAD,
     METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, OPERAND_SHAPES,
-    RANDOM_REWRITES, SHUFFLED, SOLVE_SHAPES, SQUARE_MATRICES, STATE_CLASSES, SWITCH_PER_ELEMENT,
-    TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC,
-    TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, WHERE_OF_TWO, _TREES, _unplaced,
+    RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SQUARE_MATRICES, STATE_CLASSES,
+    SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP,
+    TREE_ARITHMETIC, TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, WHERE_OF_TWO, _TREES, _unplaced,
     run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
@@ -2205,6 +2205,18 @@ def test_jnp_where_of_two_arguments_gets_its_third(shell, case):
     card, lines = _card_then_its_lines(shell, "where_of_two", case, line, ("where-arguments",))
     assert lines[1].startswith("# or the indices where it holds: jnp.where("), card["rewrite"]
     _fix_gives_jaxs_value(shell, "where_of_two", case, fix, lines[:1])
+
+
+@pytest.mark.parametrize("case", sorted(SCAN_CARRIES))
+def test_a_scan_carry_of_another_size_than_its_slices_starts_at_theirs(shell, case):
+    """lax.scan(lambda c, r: (c + r, c), jnp.zeros(2), x) of rows of 3: JAX 0.10.2's
+    broadcast TypeError; the broadcast card's outer sum, c[:, None] + r, made a (2, 3) carry,
+    which scan refused next (a fix that could not work). It starts the carry at the slices'
+    size, whose value is JAX's."""
+    line, fix = SCAN_CARRIES[case]
+    card, lines = _card_then_its_lines(shell, "scan_carry", case, line, ("broadcast-shapes",))
+    assert "[:, None]" not in card["rewrite"] and "keeps one shape" in card["fix"], card
+    _fix_gives_jaxs_value(shell, "scan_carry", case, fix, lines)
 
 
 def test_a_gpu_named_where_there_is_none_gets_the_default_device(shell):

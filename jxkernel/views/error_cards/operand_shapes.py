@@ -15,7 +15,7 @@ from .card import ErrorCard
 from .frame_names import _named_value
 from .grad import returns_to_grad
 from .reading import _user_frame, traceback_frames
-from .rewrites import _parse_line, _pattern, _whole_statement
+from .rewrites import _called, _parse_line, _pattern, _replaced, _whole_statement
 
 # jnp's message (ranks may differ) and lax's (equal ranks, the primitive named)
 _JNP_BROADCAST = re.compile(r"^Incompatible shapes for broadcasting: shapes=(\[.*\])$")
@@ -150,6 +150,9 @@ def _broadcast_fix(a, b, tree, frame) -> tuple:
                  f"{axis}, keepdims=True keeps the axis.")
         return words, _expand_rewrite(tree, op, short_first, axis, fixed, long_shape, frame)
     if len(a) == len(b) == 1:             # two vectors of different sizes
+        carried = _carry_met(tree, op, a, b)
+        if carried is not None:           # an outer sum would change the carry's shape
+            return carried
         words = (f"Two vectors of sizes {a[0]} and {b[0]}: if you meant every pair (an outer "
                  f"sum or product), a[:, None] and b make a {(a[0], b[0])} result; otherwise "
                  f"the arrays are not the ones you meant.")
@@ -167,6 +170,37 @@ def _broadcast_fix(a, b, tree, frame) -> tuple:
     return (f"Make the sizes at axis {_conflict(a, b)[0]} agree (or one of them 1): check "
             f"which arrays this line combines, and reshape or index one of them.",
             f"# {a} and {b}: print each operand's .shape to find the one you did not expect")
+
+
+def _carry_met(tree, op, a, b):
+    """(words, rewrite) where `op` is in the body of a lax.scan lambda on the line and adds the
+    carry (its first parameter) to a vector of another size: the carry keeps one shape from
+    step to step, so an outer sum, (n, m), is refused by scan next. The rewrite starts the
+    carry with the other's size where it is written `jnp.zeros(n)` (or ones); else None."""
+    scan = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+                 _called(n) == "scan" and len(n.args) >= 2 and
+                 isinstance(n.args[0], ast.Lambda) and n.args[0].args.args and op is not None
+                 and any(m is op for m in ast.walk(n.args[0].body))), None) \
+        if tree is not None else None
+    if scan is None:
+        return None
+    carry = scan.args[0].args.args[0].arg
+    sides = [isinstance(s, ast.Name) and s.id == carry for s in (op.left, op.right)]
+    if sides.count(True) != 1:
+        return None
+    carry_size, other = (a[0], b[0]) if sides[0] else (b[0], a[0])
+    words = (f"In lax.scan's body the carry, {carry}, keeps one shape from step to step: it "
+             f"is ({carry_size},) and meets a ({other},) each step, so an outer sum (every "
+             f"pair, ({carry_size}, {other})) would change it, and scan refuses that next. The "
+             f"two sizes must agree: start the carry with the size of the slices each step "
+             f"meets it with.")
+    init = scan.args[1]
+    if isinstance(init, ast.Call) and _called(init) in ("zeros", "ones") and init.args and \
+            isinstance(init.args[0], ast.Constant) and init.args[0].value == carry_size:
+        new = ast.Call(init.func, [ast.Constant(other)] + init.args[1:], init.keywords)
+        return words, (f"{_replaced(tree, init, new)}    # the carry of the slices' size: "
+                       f"({other},)")
+    return words, f"# {carry} starts ({carry_size},); each step meets ({other},): start it so"
 
 
 def _removed_axis(long_shape, short_shape):
