@@ -1219,6 +1219,9 @@ CARD_REWRITES = {
     "axis_counted_from_one": ("M.sum(axis=2)", "M.sum(axis=1)"),
     "axis_positional": ("jnp.max(M, 2)", "jnp.max(M, 1)"),
     "axis_in_a_tuple": ("M.sum(axis=(0, 2))", "M.sum(axis=(0, 1))"),
+    # every axis counted from 1: each one less (the last for 2 alone made (1, 1), a duplicate
+    # JAX refuses)
+    "axis_tuple_counted_from_one": ("M.sum(axis=(1, 2))", "M.sum(axis=(0, 1))"),
     "axis_under_jit": ("jax.jit(lambda v: v.sum(axis=1))(x)",
                        "jax.jit(lambda v: v.sum(axis=0))(x)"),
     "axis_concatenate_vectors": ("jnp.concatenate([x, x], axis=1)", "jnp.stack([x, x], axis=1)"),

@@ -80,8 +80,13 @@ def _axis_bounds_card(exc, where, called_from) -> ErrorCard:
                f"{last} (or -1) here. Print x.shape to see the axes; for a whole-array result "
                f"(a sum of everything), leave axis out.")
         said = "a vector's only axis" if ndim == 1 else f"the last of {ndim}"
-        rewrite = (f"{_replaced(tree, node, str(last))}    # axis {last}: {said}"
-                   if node is not None else f"# axis={last}: {said}")
+        counted = _counted_from_one(call, node, ndim) if node is not None else None
+        if counted is not None:       # a tuple counted from 1: each entry one less
+            old, new = counted
+            rewrite = (f"{_replaced(tree, old, new)}    # axes {new}: counted from 0")
+        else:
+            rewrite = (f"{_replaced(tree, node, str(last))}    # axis {last}: {said}"
+                       if node is not None else f"# axis={last}: {said}")
     else:
         fix = ("Print x.shape to see the axes the array has, and name one of them (negative "
                "numbers count from the end: -1 is the last).")
@@ -90,6 +95,23 @@ def _axis_bounds_card(exc, where, called_from) -> ErrorCard:
         "axis-bounds", f"axis {axis} is past the axes of a {ndim}-D array",
         why=why, fix=fix, rewrite=rewrite,
         docs="https://numpy.org/doc/stable/glossary.html#term-axis")
+
+
+def _counted_from_one(call, node, ndim):
+    """(the axis tuple holding `node`, the tuple with each entry one less) where the learner
+    counted every axis from 1 (`axis=(1, 2)` of a 2-D array: (0, 1)); None where `node` is no
+    tuple's entry, or one less is not every entry's axis (writing the last for the one past
+    it alone made `(1, 1)`, a duplicate JAX refuses)."""
+    holder = next((v for v in [k.value for k in call.keywords] + list(call.args)
+                   if isinstance(v, (ast.Tuple, ast.List)) and any(e is node for e in v.elts)),
+                  None) if call is not None else None
+    if holder is None:
+        return None
+    values = [_literal(e) for e in holder.elts]
+    if None in values or not all(1 <= v <= ndim for v in values) or \
+            len(set(values)) != len(values):
+        return None
+    return holder, repr(tuple(v - 1 for v in values))
 
 
 def _joined_shapes(call, frame):
