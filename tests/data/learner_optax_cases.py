@@ -7,10 +7,11 @@ mistake's cell with its card's line pasted in, and the name whose value is recor
 
 from learner_cells import cells_outcome  # tests/data
 
-# tests/ never import the real JAX: the test runs these in a kernel where `jax` is jxkernel's
-# alias; only the reference script, in a venv of its own, runs them under the real JAX 0.10.2.
-SETUP = """\
-import jax, jax.numpy as jnp, optax
+# The learner's imports, as a cell's text. tests/ never import the real JAX: the test runs
+# them in a kernel where `jax` is jxkernel's alias; only the reference script, in a venv of its
+# own, runs them under the real JAX 0.10.2.
+IMPORTS = "import jax, jax.numpy as jnp, optax\n"
+SETUP = IMPORTS + """\
 logits = jnp.linspace(-1.0, 1.0, 24).reshape(6, 4)
 labels = jnp.array([0, 1, 2, 3, 0, 1])
 float_labels = labels.astype(jnp.float32)
