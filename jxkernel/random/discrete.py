@@ -91,10 +91,11 @@ record_probability_sites = False
 
 
 def _record_probabilities(logits, axis: int) -> None:
-    if isinstance(logits, Tracer):
-        return
+    shape = _shape(logits)
+    if isinstance(logits, Tracer) or not shape or shape[axis] < 2 or math.prod(shape) > 1 << 20:
+        return          # (a traced value has none to read; a large one is not copied to look)
     p = np.asarray(logits)
-    if p.ndim == 0 or p.shape[axis] < 2 or p.dtype.kind not in "fiu" or p.size > 1 << 20:
+    if p.dtype.kind not in "fiu":
         return
     if not ((p >= 0).all() and (p <= 1).all() and
             np.allclose(p.sum(axis=axis), 1.0, atol=1e-3)):

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...random import discrete
 from ...views.source import is_user_file
-from ...views.source_edits import parse_file
+from ...views.source_edits import parse_file, replaced, segment
 from ..display import Note, Site, more_lines, source_label
 
 DOCS = "https://docs.jax.dev/en/latest/_autosummary/jax.random.categorical.html"
@@ -86,9 +86,6 @@ def _with_log(file: str, line: int) -> str | None:
              n.lineno == n.end_lineno == line] if tree is not None else []
     if len(calls) != 1:
         return None
-    call, text = calls[0], linecache.getline(file, line).rstrip("\n")
-    raw = text.encode()
-    arg = call.args[1]
-    inner = raw[arg.col_offset:arg.end_col_offset].decode()
-    return (raw[:arg.col_offset].decode() + f"jnp.log({inner})" +
-            raw[arg.end_col_offset:].decode()).strip()
+    source, logits = "".join(linecache.getlines(file)), calls[0].args[1]
+    edited = replaced(source, [(logits, f"jnp.log({segment(source, logits)})")])
+    return edited.splitlines()[line - 1].strip()

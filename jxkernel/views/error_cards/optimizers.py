@@ -53,8 +53,9 @@ def _is_integer_labels(e) -> bool:
 def _integer_labels_card(exc, where, called_from) -> ErrorCard:
     tree, call, labels_shape, logits_shape = _labels_call(exc)
     logits, labels = (ast.unparse(a) for a in call.args)
-    value = _named_value(_user_frame(exc), call.args[1].id) \
-        if isinstance(call.args[1], ast.Name) and _user_frame(exc) is not None else None
+    frame = _user_frame(exc)
+    value = _named_value(frame, call.args[1].id) \
+        if isinstance(call.args[1], ast.Name) and frame is not None else None
     kind = getattr(getattr(value, "dtype", None), "kind", None)
     if kind == "f":         # float class numbers: the integer-labels loss refuses them
         new = ast.Call(call.func, [call.args[0], ast.parse(
