@@ -134,7 +134,8 @@ inside JAX: the real JAX, imported by a library such as Optax, given jxkernel's 
 the learner's jax is jxkernel).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
-user's lines, the value's origin, and the static_argnames fix of the user's own call),
+user's lines, the value's origin), `static_fixes.py` (the static_argnames fix of the user's own
+call),
 `frame_names.py` (what the user's frame holds under a name: a value, one example of a vmap),
 `rewrites.py` (the user's code read back and rewritten: branches, loops), `returns.py` (a
 function's own `return` read back and rewritten), `magics.py` (a line magic's code as typed),
@@ -158,6 +159,7 @@ in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py` (a
 `jnp_statics.py`,
 `hashes.py`, `collectives.py`,
 `body_arguments.py` (a body or branch given other arguments than lax passes),
+`call_arity.py` (a function given to grad, jit or vmap called with other arguments),
 `conv_layouts.py` (a convolution's arrays in another layout than NCHW/OIHW),
 `image_shapes.py` (jax.image.resize given the spatial axes' sizes alone),
 `optimizers.py` (Optax as a PyTorch learner writes it: integer labels, lr=, step()),
@@ -230,6 +232,7 @@ from .lowered_calls import _is_static_given_again, _static_again_card
 from .branches import _is_several_off, _several_card
 from .carries import _branch_structure_card, _is_branch_structure
 from .body_arguments import _body_arguments_card, _is_body_arguments
+from .call_arity import _call_arity_card, _is_call_arity
 from .control_flow import (_branch_card, _carry_card, _is_branch_types, _is_carry_error,
                            _is_scan_output, _is_while_grad, _scan_output_card, _while_grad_card)
 from .element_choices import (_cond_predicate_card, _is_cond_predicate, _is_switch_per_element,
@@ -371,6 +374,7 @@ _CARDS = [
     (_is_while_grad, _while_grad_card),
     (_is_body_arguments, _body_arguments_card),
     (_is_tree_map_arguments, _tree_map_arguments_card),
+    (_is_call_arity, _call_arity_card),
     (_is_conv_layout, _conv_layout_card),
     (_is_image_shape, _image_shape_card),
     (_is_optimizer_words, _optimizer_words_card),

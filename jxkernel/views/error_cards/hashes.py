@@ -13,7 +13,8 @@ from types import SimpleNamespace
 from ...core import errors as jx_errors
 from ...core.traceback_util import unfiltered_traceback
 from .card import ErrorCard
-from .reading import _origin, _static_fix, _static_or
+from .reading import _origin
+from .static_fixes import _static_fix, _static_or
 
 _PARAMETER = re.compile(r"^As of JAX v0\.7, parameters to jaxpr equations must have __hash__ "
                         r"and __eq__ methods\. In a call to primitive (\w+), the value of "

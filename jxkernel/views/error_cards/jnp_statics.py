@@ -10,7 +10,8 @@ import numpy as np
 
 from ..source_edits import replaced
 from .card import ErrorCard
-from .reading import _origin, _static_or
+from .reading import _origin
+from .static_fixes import _static_or
 from .rewrites import _parse_line
 
 

@@ -10,7 +10,8 @@ import re
 from ...core import errors as jx_errors
 from ..source_edits import parse_file
 from .card import ErrorCard, _DOCS
-from .reading import _array_note, _or_static, _origin, _static_fix, _traced_phrase
+from .reading import _origin
+from .static_fixes import _array_note, _or_static, _static_fix, _traced_phrase
 from .rewrites import _operand, _parse_line, _replaced
 
 

@@ -13,8 +13,8 @@ from ...transforms.jit.args import python_value_of
 from ..argument_uses import UNKNOWN, argument_expression, python_value, uses, with_argument
 from .card import ErrorCard
 from .objects import _fields
-from .reading import (_called_name, _jit_decorator, _lambda_static, _rebound,
-                      _user_frame)
+from .reading import _user_frame
+from .static_fixes import _called_name, _jit_decorator, _lambda_static, _rebound
 from .rewrites import _parse_line
 
 

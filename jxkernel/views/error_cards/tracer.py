@@ -10,8 +10,8 @@ from ...core import errors as jx_errors
 from ...core.trace import Tracer
 from .card import ErrorCard, _DOCS
 from .conversions import _astype_rewrite, _printed_as_it_runs, _unwrapped
-from .reading import (_array_note, _or_static, _origin, _static_fix, _static_how,
-                      _traced_phrase, _user_frame)
+from .reading import _origin, _user_frame
+from .static_fixes import _array_note, _or_static, _static_fix, _static_how, _traced_phrase
 from .rewrites import (_branch_rewrite, _node_at, _parse_line, _pattern, _print_when,
                        _python_math_rewrite, _range_loop_rewrite, _whole_statement)
 from ..source_edits import replaced
@@ -196,6 +196,19 @@ def _python_number_traced(value, kind="int") -> bool:
 _CONVERTERS = ("int", "float", "complex", "bool")
 
 
+def _keywords_added(fixed, code) -> bool:
+    """Whether `fixed` is the line `code` with static_argnames added to a jit on it (the fix
+    in place, `jax.jit(jnp.sum, static_argnames=('axis',))(x, 0)`): the line as it was,
+    shown after it, would trace the argument again."""
+    trees = [_parse_line({"code": c}) for c in (fixed, code)]
+    if None in trees:
+        return False
+    for call in ast.walk(trees[0]):
+        if isinstance(call, ast.Call):
+            call.keywords = [k for k in call.keywords if k.arg != "static_argnames"]
+    return ast.dump(trees[0]) == ast.dump(trees[1])
+
+
 def _concretization_card(exc, where, called_from) -> ErrorCard:
     # a line of a longer statement: the whole statement rewritten (its fragment did not parse)
     where = _whole_statement(where)
@@ -230,7 +243,7 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
     astype = _branch_unconverted(where, frame) or astype
     if static:
         # the line itself, a lambda jitted where it is called (`s[0]`'s fix: s static)
-        in_place = "\n" not in static and "lambda" in static
+        in_place = "\n" not in static and ("lambda" in static or _keywords_added(static, code))
         # after a `def f(...):` the line is in its body: indented, as it would be pasted
         body = "    " if static.rstrip().endswith(":") else ""
         lines = "\n".join(body + line for line in code.splitlines())  # (a statement's all)

@@ -16,6 +16,7 @@ from ...transforms.batching import vmap
 from ...transforms.api_util import positional_parameters
 from ...transforms.make_jaxpr import eval_shape
 from ...tree_util import tree_flatten, tree_unflatten
+from .call_arity import in_axes_for_missing
 from .card import ErrorCard
 from .reading import _user_frame
 from .rewrites import _called, _parse_line, _pattern, _replaced
@@ -413,6 +414,15 @@ def _in_axes_length_card(exc, where, called_from) -> ErrorCard:
                     f"{'it' if n == 1 else 'them'} too.")
         fix = (f"Give one entry per argument: the axis to map it along, or None to pass it "
                f"whole to every call. {what}")
+    elif (short := in_axes_for_missing(exc, where, given)) is not None:
+        left, rewrite = short
+        said = " and ".join(left)
+        fix = (f"in_axes has an entry for each of the function's {given} parameters; the call "
+               f"left out {said}: pass {'it' if len(left) == 1 else 'them'} after the others"
+               + ("." if rewrite else f" (nothing here is named {said}: your own values)."))
+        rewrite = f"{rewrite}    # every parameter, as in_axes lists them" if rewrite else \
+            _pattern(f"jax.vmap(f, in_axes=...)(..., {', '.join(left)})    # every parameter")
+        fitted = None
     else:
         fix = (f"Give one entry per argument passed: {given - passed} too many here (the "
                f"rewrite drops the last).")
@@ -420,7 +430,7 @@ def _in_axes_length_card(exc, where, called_from) -> ErrorCard:
         example = "(0, None)" if passed == 2 else repr((0,) * passed)    # (0,): a tuple
         rewrite = _pattern(f"jax.vmap(f, in_axes={example})(...)    # one entry per "
                            f"positional argument")
-    else:
+    elif fitted is not None:
         rewrite += f"    # in_axes={tuple(fitted)!r}: one entry per argument"
     return ErrorCard(
         "vmap-in-axes", f"vmap: in_axes has {given} entries for {passed} arguments",

@@ -1,0 +1,99 @@
+"""A function given to grad, value_and_grad, jit or vmap, then called: with other arguments
+than it takes (CASES), or a library's function jitted whole with an argument it needs as a
+Python value (STATIC_OF_LIBRARY). Each line, the error JAX 0.10.2 raises for it and the value
+the card's line gives (reference/make_transformed_call_reference.py records `run(jax)`;
+tests/notebook/test_transformed_call_cards.py checks the cards against it).
+
+    >>> sorted(CASES)[0]
+    'argnums_read_as_positions'
+"""
+import numpy as np
+
+# the learner's names: a loss of the parameters and the data, one of the parameters only,
+# a step unpacking its batch, a per-example loss, a jitted loss bound to a name
+SETUP = """\
+params = jnp.array([0.5, -1.0, 2.0]); x = jnp.arange(12.0).reshape(4, 3) / 10
+y = jnp.array([1.0, 0.0, -1.0, 2.0])
+def loss(params, x, y):
+    return jnp.mean((x @ params - y) ** 2)
+def loss1(params):
+    return jnp.sum(params ** 2)
+def step(params, batch):
+    xb, yb = batch
+    return loss(params, xb, yb)
+def per_example(p, xi, yi):
+    return (xi @ p - yi) ** 2
+loss_jit = jax.jit(loss)
+"""
+# case: (the line, the card's kind, the card's lines pasted (None: it says what in words),
+# the value they give, _y)
+CASES = {
+    "grad_without_the_data": ("_y = jax.grad(loss)(params)", "call-arity",
+                              "_y = jax.grad(loss)(params, x, y)"),
+    "value_and_grad_without_the_data": ("_y = jax.value_and_grad(loss)(params)[1]",
+                                        "call-arity",
+                                        "_y = jax.value_and_grad(loss)(params, x, y)[1]"),
+    "argnums_read_as_positions": ("_y = jax.grad(loss, argnums=1)(x, y)", "call-arity",
+                                  "_y = jax.grad(loss, argnums=1)(params, x, y)"),
+    "jitted_name_without_the_data": ("_y = loss_jit(params)", "call-arity",
+                                     "_y = loss_jit(params, x, y)"),
+    "lambda_of_one_parameter": ("_y = jax.grad(lambda p: jnp.sum(p ** 2))(params, x)",
+                                "call-arity",
+                                "_y = jax.grad(lambda p, x: jnp.sum(p ** 2))(params, x)"),
+    "def_of_one_parameter": ("_y = jax.grad(loss1)(params, x, y)", "call-arity",
+                             "def loss1(params, x, y):\n    return jnp.sum(params ** 2)\n"
+                             "_y = jax.grad(loss1)(params, x, y)"),
+    "batch_given_apart": ("_y = jax.grad(step)(params, x, y)", "call-arity",
+                          "_y = jax.grad(step)(params, (x, y))"),
+    "vmap_in_axes_for_every_parameter": ("_y = jax.vmap(loss, in_axes=(None, 0, 0))(params, x)",
+                                         "vmap-in-axes",
+                                         "_y = jax.vmap(loss, in_axes=(None, 0, 0))(params, x, y)"),
+    "vmap_in_axes_and_argument_short": ("_y = jax.vmap(per_example, in_axes=(None, 0))(params, x)",
+                                        "call-arity", None),
+    "jit_one_argument_more": ("_y = jax.jit(loss)(params, x, y, 3)", "call-arity", None),
+}
+# jnp's functions jitted whole, their axis traced (JAX: "The axis argument must be known
+# statically"): the card made the fix `sum = jax.jit(sum, static_argnames=('axis',))`
+# (Python's builtin rebound; the line unchanged traced the axis again). (the line, the card's
+# line: static in place, or the jit bound to a name made again from the function it wraps)
+STATIC_OF_LIBRARY = {
+    "sum_inline": ("_y = jax.jit(jnp.sum)(x, 0)",
+                   "_y = jax.jit(jnp.sum, static_argnames=('axis',))(x, 0)"),
+    "mean_by_keyword": ("_y = jax.jit(jnp.mean)(x, axis=1)",
+                        "_y = jax.jit(jnp.mean, static_argnames=('axis',))(x, axis=1)"),
+    "bound_to_a_name": ("_y = sum_jit(x, 1)",
+                        "sum_jit = jax.jit(sum_jit.__wrapped__, static_argnames=('axis',))"),
+}
+STATIC_SETUP = "sum_jit = jax.jit(jnp.sum)\n"
+# a function called inside the loss with the wrong arguments: Python's error, no card of
+# these (the transformed call passed the loss what it takes)
+INSIDE = ("def helper(a, b):\n    return a + b\n"
+          "def loss_h(p):\n    return jnp.sum(helper(p))\n"
+          "_y = jax.grad(loss_h)(params)")
+
+
+def _said(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  the error is the answer
+        return {"error": type(e).__name__, "first_line": str(e).splitlines()[0]}
+    return None
+
+
+def run(jax) -> dict:
+    """JAX's error for each line, and `_y` after the card's lines."""
+    found = {}
+    for case, (line, _, fix) in {**CASES, "inside": (INSIDE, None, None)}.items():
+        names = {"jax": jax, "jnp": jax.numpy}
+        exec(SETUP, names)
+        found[case] = _said(lambda: exec(line, dict(names)))
+        if fix is not None:
+            exec(fix, names)
+            found[f"{case}_fixed"] = np.asarray(names["_y"]).tolist()
+    for case, (line, fix) in STATIC_OF_LIBRARY.items():
+        names = {"jax": jax, "jnp": jax.numpy}
+        exec(SETUP + STATIC_SETUP, names)
+        found[f"static_{case}"] = _said(lambda: exec(line, dict(names)))
+        exec(fix if fix.startswith("_y") else f"{fix}\n{line}", names)
+        found[f"static_{case}_fixed"] = np.asarray(names["_y"]).tolist()
+    return found

@@ -1,0 +1,95 @@
+"""Cards of a transformed function's call against JAX 0.10.2: a function given to grad,
+value_and_grad, jit or vmap, called with other arguments than it takes (the call-arity card),
+and jnp's functions jitted whole with an axis traced (the concretization card's static fix)
+(tests/data/transformed_call_cases.py; JAX's words and the values of the cards' lines recorded
+by reference/make_transformed_call_reference.py)."""
+import numpy as np
+import pytest
+
+pytest.importorskip("IPython")
+
+from transformed_call_cases import (  # tests/data
+    CASES, INSIDE, SETUP, STATIC_OF_LIBRARY, STATIC_SETUP)
+import locations  # tests/support
+from ipython_shell import ran_failing, shell_fixture
+from numerics import assert_allclose_ulp
+
+JAX = locations.recorded("transformed_call_reference.json")
+
+shell = shell_fixture("import jxkernel as jax, jxkernel.numpy as jnp", fresh=True)
+
+
+def _card(shell, line):
+    assert shell.run_cell(SETUP).success
+    ran = ran_failing(shell, line, recovers=True)
+    return ran.card
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_transformed_function_called_with_other_arguments_gets_its_call(shell, case):
+    """JAX 0.10.2's words (Python's TypeError, or vmap's in_axes count) first; the card says
+    the transformed function passes every argument on, and its line, pasted, gives JAX's value
+    (the data passed, a parameter per argument, the batch as the tuple the step unpacks, the
+    argument argnums was read as skipping). Where no name of the namespace fits, the card's
+    line is a pattern, commented, and vmap's listed in_axes get an entry per argument added;
+    the in_axes card no longer drops the entry of an argument the call left out (its line
+    then failed in loss: "missing 1 required positional argument: 'y'")."""
+    line, kind, fix = CASES[case]
+    card = _card(shell, line)
+    assert card is not None and card["kind"] == kind, card
+    assert card["message"] == JAX[case]["first_line"]
+    lines = [part.split("    # ")[0] for part in card["rewrite"].splitlines()]
+    if fix is None:
+        assert all(part.startswith("#") for part in lines), card["rewrite"]
+        return
+    assert lines == fix.splitlines(), card["rewrite"]
+    assert shell.run_cell(fix).success
+    assert_allclose_ulp(np.asarray(shell.user_ns["_y"]),
+                        np.asarray(JAX[f"{case}_fixed"], np.float32), 4, err_msg=case)
+
+
+def test_the_listed_in_axes_get_an_entry_for_the_argument_left_out(shell):
+    """vmap(per_example, in_axes=(None, 0))(params, x) of per_example(p, xi, yi): nothing is
+    named yi, so the card's line is a pattern, with in_axes of three entries."""
+    card = _card(shell, CASES["vmap_in_axes_and_argument_short"][0])
+    assert card["rewrite"].startswith(
+        "# jax.vmap(per_example, in_axes=(None, 0, 0))(p, xi, yi)"), card["rewrite"]
+    assert "in_axes needs an entry for each" in card["fix"]
+
+
+def test_the_card_says_what_argnums_differentiates(shell):
+    """argnums=1 read as choosing the arguments to pass: the card names x as what grad
+    differentiates, and passes params first."""
+    card = _card(shell, CASES["argnums_read_as_positions"][0])
+    assert "differentiates with respect to x (argnums=1)" in card["why"], card["why"]
+    assert card["title"].startswith("jax.grad(loss, argnums=1) called without params")
+
+
+def test_a_wrong_call_inside_the_function_is_not_the_transformations(shell):
+    """helper(p) inside the loss, helper taking two: Python's words as JAX's, and no call-arity
+    card (the transformed call gave the loss what it takes)."""
+    card = _card(shell, INSIDE)
+    assert card is None or card["kind"] != "call-arity", card
+    assert JAX["inside"]["first_line"] == "helper() missing 1 required positional argument: 'b'"
+
+
+@pytest.mark.parametrize("case", sorted(STATIC_OF_LIBRARY))
+def test_a_library_function_jitted_whole_gets_its_argument_static_where_it_is_jitted(
+        shell, case):
+    """jax.jit(jnp.sum)(x, 0): the axis traced (JAX 0.10.2: "The axis argument must be known
+    statically"). The card's fix was `sum = jax.jit(sum, static_argnames=('axis',))`, which
+    rebinds Python's builtin, then the line unchanged, which traced the axis again: now the
+    line itself with static_argnames on its jit, or the name's jit made again from the function
+    it wraps; pasted, JAX's value."""
+    line, fix = STATIC_OF_LIBRARY[case]
+    assert shell.run_cell(SETUP + STATIC_SETUP).success
+    card = ran_failing(shell, line, recovers=True).card
+    assert card is not None and card["kind"] == "concretization", card
+    assert card["error"] == JAX[f"static_{case}"]["error"]      # (ConcretizationTypeError)
+    lines = [part.split("    # ")[0] for part in card["rewrite"].splitlines()
+             if not part.startswith("#")]
+    assert lines[0] == fix, card["rewrite"]
+    assert lines[1:] in ([], [line]) and (lines[1:] == [line]) == (not fix.startswith("_y"))
+    assert shell.run_cell(fix if fix.startswith("_y") else f"{fix}\n{line}").success
+    assert_allclose_ulp(np.asarray(shell.user_ns["_y"]),
+                        np.asarray(JAX[f"static_{case}_fixed"], np.float32), 4, err_msg=case)
