@@ -1605,6 +1605,19 @@ TORCH_HABITS = {
     "mul_": ("_y.mul_(x)", "_y = _y * x"),
     "zero_": ("_y.zero_()", "_y = jnp.zeros_like(_y)"),
     "device_call": ("_y = x.device()", "_y = x.device"),
+    # a dtype by PyTorch's name, or NumPy 1's alias (np.float, gone since NumPy 1.24), asked
+    # of jnp: the card said "look the name up among jnp's functions", with no line
+    "jnp_float_dtype": ("_y = jnp.zeros((2,), dtype=jnp.float)",
+                        "_y = jnp.zeros((2,), dtype=jnp.float32)"),
+    "jnp_long_astype": ("_y = x.astype(jnp.long)", "_y = x.astype(jnp.int32)"),
+}
+# jax.nn.one_hot given the labels alone (PyTorch's F.one_hot counts the classes): Python's
+# TypeError, JAX's words too; the card passes the largest label + 1 where the labels are a
+# name holding integers, and a pattern otherwise. (the line, the card's line or None)
+ONE_HOT = {
+    "labels_named": ("labels = jnp.array([0, 2, 1, 2])\n_y = jax.nn.one_hot(labels)",
+                     "labels = jnp.array([0, 2, 1, 2])\n_y = jax.nn.one_hot(labels, 3)"),
+    "labels_written": ("_y = jax.nn.one_hot(jnp.array([1, 0]))", None),
 }
 # PyTorch's dim= (and keepdim=) given to jnp's functions and the array's methods: Python's
 # TypeError, naming JAX's function (`sum()`) or its method's (`_sum()`); jxkernel named its
@@ -1889,7 +1902,7 @@ APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_"
          "image_shape_", "key_place_", "where_of_two_",
          "scan_carry_",
          "state_class_", "autodiff_",
-         "text_leaf_", "tree_arithmetic_", "tree_map_")
+         "text_leaf_", "tree_arithmetic_", "tree_map_", "one_hot_")
 
 
 # arithmetic on a pytree of arrays as on one array (a gradient step on dicts, a list's, jnp.sum
@@ -2018,7 +2031,7 @@ def torch_habits(jax) -> dict:
                          ("image_shape", IMAGE_SHAPES), ("key_place", KEY_PLACES),
                          ("where_of_two", WHERE_OF_TWO), ("scan_carry", SCAN_CARRIES),
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
-                         ("text_leaf", TEXT_LEAVES)):
+                         ("text_leaf", TEXT_LEAVES), ("one_hot", ONE_HOT)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = _said(lambda: exec(line, names))

@@ -22,7 +22,8 @@ from learner_mistakes_cases import (  # tests/data
     APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
     FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES, MATMUL_TO_GRAD,
-    METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, OPERAND_SHAPES,
+    METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, ONE_HOT,
+    OPERAND_SHAPES,
     RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SQUARE_MATRICES, STATE_CLASSES,
     SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP,
     TREE_ARITHMETIC, TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, WHERE_OF_TWO, _TREES, _unplaced,
@@ -2335,6 +2336,22 @@ def test_a_function_given_another_number_of_trees_is_told_as_tree_maps(shell, ca
     assert lines == fix.splitlines()[-1:]
     assert [np.asarray(v).tolist() for v in jxkernel.tree.leaves(shell.user_ns["_y"])] == \
         JAX[f"tree_map_{case}_fixed"]
+
+
+@pytest.mark.parametrize("case", sorted(ONE_HOT))
+def test_one_hot_without_the_number_of_classes_gets_it(shell, case):
+    """jax.nn.one_hot(labels) (PyTorch's F.one_hot counts the classes): Python's TypeError in
+    JAX 0.10.2's words, and no card. The one-hot card passes the largest label + 1 where the
+    labels are a name holding integers (its line gives JAX's one-hot rows), saying that the
+    dataset's count is surer; a pattern where it cannot read them."""
+    line, fix = ONE_HOT[case]
+    card, lines = _card_then_its_lines(shell, "one_hot", case, line, ("one-hot-classes",),
+                                       setup=None)
+    if fix is None:
+        assert lines[0].startswith("#"), card["rewrite"]
+        return
+    assert "a batch may lack the last class" in card["fix"]
+    _fix_gives_jaxs_value(shell, "one_hot", case, fix, lines)
 
 
 @pytest.mark.parametrize("case", sorted(TREE_ARITHMETIC))

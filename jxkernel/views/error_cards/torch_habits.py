@@ -116,6 +116,16 @@ class _Rewrite(ast.NodeTransformer):
         return ast.parse(new, mode="eval").body
 
 
+    def visit_Attribute(self, node):
+        # `dtype=jnp.float`: a dtype by PyTorch's name (torch.float), or NumPy 1's alias of
+        # Python's float (np.float, gone since NumPy 1.24): JAX's dtype of that kind
+        self.generic_visit(node)
+        if ast.unparse(node.value) in ("jnp", "jax.numpy") and node.attr in _DTYPES:
+            self.done[node.attr] = f"{ast.unparse(node.value)}.{_DTYPES[node.attr]}"
+            node.attr = _DTYPES[node.attr]
+        return node
+
+
 def _takes_axis(node) -> bool:
     """Whether `node` calls jnp's or jax.nn's function, or an array method, that takes axis=
     where PyTorch's takes dim= (a function of the learner's keeps its own keywords)."""
@@ -235,6 +245,11 @@ def _torch_card(exc, where, called_from) -> ErrorCard:
         title, fix = (f"{shown} is PyTorch's: a JAX array is on its device already",
                       "Leave the call out (jax.device_put(x, device) where it must go "
                       "elsewhere).")
+    elif module and name in _DTYPES and jaxs is not None:
+        numpy1 = f" and NumPy 1's (np.{name}, gone since NumPy 1.24)" \
+            if name in ("float", "int") else ""
+        title = f"{shown} is PyTorch's (torch.{name}){numpy1}: JAX writes {jaxs}"
+        fix = f"Write {jaxs} in its place, as the line below does."
     else:
         title = f"{shown} is PyTorch's: JAX writes {jaxs}" if jaxs else \
             f"{shown} is PyTorch's: JAX's arrays take NumPy's names"
