@@ -1,7 +1,8 @@
 """A function given to grad, value_and_grad, jit or vmap, then called: with other arguments
 than it takes (CASES), or a library's function jitted whole with an argument it needs as a
-Python value (STATIC_OF_LIBRARY). Each line, the error JAX 0.10.2 raises for it and the value
-the card's line gives (reference/make_transformed_call_reference.py records `run(jax)`;
+Python value (STATIC_OF_LIBRARY), or what grad returns unpacked otherwise (GRAD_RESULTS).
+Each line, the error JAX 0.10.2 raises for it and the value the card's line gives
+(reference/make_transformed_call_reference.py records `run(jax)`;
 tests/notebook/test_transformed_call_cards.py checks the cards against it).
 
     >>> sorted(CASES)[0]
@@ -24,6 +25,8 @@ def step(params, batch):
 def per_example(p, xi, yi):
     return (xi @ p - yi) ** 2
 loss_jit = jax.jit(loss)
+def loss_aux(params):
+    return jnp.sum(params ** 2), {'norm': jnp.linalg.norm(params)}
 """
 # case: (the line, the card's kind, the card's lines pasted (None: it says what in words),
 # the value they give, _y)
@@ -65,6 +68,24 @@ STATIC_OF_LIBRARY = {
                         "sum_jit = jax.jit(sum_jit.__wrapped__, static_argnames=('axis',))"),
 }
 STATIC_SETUP = "sum_jit = jax.jit(jnp.sum)\n"
+# what grad and value_and_grad return, unpacked or used otherwise: Python's own errors in
+# JAX 0.10.2 too, and no card said what grad returns. (the cell, the card's kind, the card's
+# lines and what reads `_y` after them (None: a pattern))
+GRAD_RESULTS = {
+    "grad_unpacked_as_value_and_gradient": (
+        "value, grads = jax.grad(loss)(params, x, y)", "grad-unpacked",
+        "value, grads = jax.value_and_grad(loss)(params, x, y)\n_y = grads"),
+    "value_and_grad_with_aux_into_three": (
+        "value, aux, grads = jax.value_and_grad(loss_aux, has_aux=True)(params)",
+        "grad-unpacked",
+        "(value, aux), grads = jax.value_and_grad(loss_aux, has_aux=True)(params)\n_y = grads"),
+    "grad_with_aux_into_three": (
+        "g, a, b = jax.grad(loss_aux, has_aux=True)(params)", "grad-unpacked", None),
+    "aux_pair_used_as_the_gradient": (
+        "grads = jax.grad(loss_aux, has_aux=True)(params)\n_y = params - 0.1 * grads",
+        "aux-pair",
+        "grads, aux = jax.grad(loss_aux, has_aux=True)(params)\n_y = params - 0.1 * grads"),
+}
 # a function called inside the loss with the wrong arguments: Python's error, no card of
 # these (the transformed call passed the loss what it takes)
 INSIDE = ("def helper(a, b):\n    return a + b\n"
@@ -90,6 +111,13 @@ def run(jax) -> dict:
         if fix is not None:
             exec(fix, names)
             found[f"{case}_fixed"] = np.asarray(names["_y"]).tolist()
+    for case, (cell, _, fix) in GRAD_RESULTS.items():
+        names = {"jax": jax, "jnp": jax.numpy}
+        exec(SETUP, names)
+        found[f"result_{case}"] = _said(lambda: exec(cell, dict(names)))
+        if fix is not None:
+            exec(fix, names)
+            found[f"result_{case}_fixed"] = np.asarray(names["_y"]).tolist()
     for case, (line, fix) in STATIC_OF_LIBRARY.items():
         names = {"jax": jax, "jnp": jax.numpy}
         exec(SETUP + STATIC_SETUP, names)

@@ -117,7 +117,7 @@ def test_the_cards_code_pasted_computes_what_the_program_meant(name, tmp_path):
         card = error_cards.card_for(raised.value)
         assert not same and _CHANGES_VALUES[name] in card.rewrite + card.fix, card.rewrite
     else:
-        assert same, (meant, fixed)
+        assert same, (meant, JAX["cases"][name]["pasted"]["value"])
 
 
 def _close(a, b) -> bool:

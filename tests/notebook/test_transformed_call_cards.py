@@ -1,6 +1,7 @@
 """Cards of a transformed function's call against JAX 0.10.2: a function given to grad,
 value_and_grad, jit or vmap, called with other arguments than it takes (the call-arity card),
-and jnp's functions jitted whole with an axis traced (the concretization card's static fix)
+jnp's functions jitted whole with an axis traced (the concretization card's static fix), and
+what grad returns unpacked or used otherwise (the grad-unpacked and aux-pair cards)
 (tests/data/transformed_call_cases.py; JAX's words and the values of the cards' lines recorded
 by reference/make_transformed_call_reference.py)."""
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 pytest.importorskip("IPython")
 
 from transformed_call_cases import (  # tests/data
-    CASES, INSIDE, SETUP, STATIC_OF_LIBRARY, STATIC_SETUP)
+    CASES, GRAD_RESULTS, INSIDE, SETUP, STATIC_OF_LIBRARY, STATIC_SETUP)
 import locations  # tests/support
 from ipython_shell import ran_failing, shell_fixture
 from numerics import assert_allclose_ulp
@@ -93,3 +94,26 @@ def test_a_library_function_jitted_whole_gets_its_argument_static_where_it_is_ji
     assert shell.run_cell(fix if fix.startswith("_y") else f"{fix}\n{line}").success
     assert_allclose_ulp(np.asarray(shell.user_ns["_y"]),
                         np.asarray(JAX[f"static_{case}_fixed"], np.float32), 4, err_msg=case)
+
+
+@pytest.mark.parametrize("case", sorted(GRAD_RESULTS))
+def test_what_grad_returns_unpacked_otherwise_is_told_as_it_comes(shell, case):
+    """`value, grads = jax.grad(loss)(...)` (grad returns the gradient alone: "too many values
+    to unpack"), three names for value_and_grad with has_aux (it returns ((value, aux),
+    grads)), grad's (gradient, aux) pair bound to one name and used as the gradient (Python's
+    "can't multiply sequence"): Python's words, JAX 0.10.2's too, and no card said what grad
+    returns. The card's lines (value_and_grad; the pair unpacked as it comes, where it is
+    made) give JAX's value; three names of grad's pair, which cannot be told apart, get a
+    pattern."""
+    cell, kind, fix = GRAD_RESULTS[case]
+    card = _card(shell, cell)
+    assert card is not None and card["kind"] == kind, card
+    assert card["message"] == JAX[f"result_{case}"]["first_line"]
+    lines = [part.split("    # ")[0] for part in card["rewrite"].splitlines()]
+    if fix is None:
+        assert all(part.startswith("#") for part in lines), card["rewrite"]
+        return
+    assert lines == fix.splitlines()[:len(lines)], card["rewrite"]
+    assert shell.run_cell(fix).success
+    assert_allclose_ulp(np.asarray(shell.user_ns["_y"]),
+                        np.asarray(JAX[f"result_{case}_fixed"], np.float32), 4, err_msg=case)

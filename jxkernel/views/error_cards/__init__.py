@@ -258,8 +258,9 @@ from .join_arguments import _is_join_arguments, _join_arguments_card
 from .missing_keys import _is_missing_key, _missing_key_card
 from .device_names import (_device_index_card, _device_name_card, _is_device_index,
                            _is_device_name)
-from .autodiff_calls import (_is_jvp_tuples, _is_pair_called, _jvp_tuples_card,
-                             _pair_called_card)
+from .autodiff_calls import (_aux_pair_card, _grad_unpacked_card, _is_aux_pair_used,
+                             _is_grad_unpacked, _is_jvp_tuples, _is_pair_called,
+                             _jvp_tuples_card, _pair_called_card)
 from .solve_shapes import (_is_solve_shapes, _is_square_matrix, _solve_shapes_card,
                            _square_matrix_card)
 from .tree_arithmetic import _is_tree_arithmetic, _tree_arithmetic_card
@@ -394,6 +395,7 @@ _CARDS = [
     (_is_int_grad_input, _int_grad_card),
     (_is_jvp_tuples, _jvp_tuples_card),
     (_is_pair_called, _pair_called_card),
+    (_is_grad_unpacked, _grad_unpacked_card),
     (_is_scalar_output, _scalar_output_card),
     (_is_aux_shape, _aux_shape_card),
     (_is_scalar_conversion, _scalar_conversion_card),
@@ -418,6 +420,7 @@ _CARDS = [
     (_is_int_power, _int_power_card),
     (_is_float_index, _float_index_card),
     (_is_tree_structure, _tree_structure_card),
+    (_is_aux_pair_used, _aux_pair_card),      # before tree arithmetic's: has_aux's pair
     (_is_tree_arithmetic, _tree_arithmetic_card),
     (_is_axis_bounds, _axis_bounds_card),
     (_is_scan_lengths, _scan_lengths_card),

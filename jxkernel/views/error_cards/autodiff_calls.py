@@ -6,6 +6,10 @@
 - `jax.vjp(f, x)(v)` (and `jax.linearize(f, x)(v)`): vjp returns the output and the function,
   a pair, which Python refuses to call ("'tuple' object is not callable"); the rewrite
   unpacks the pair first.
+- what grad and value_and_grad return, unpacked otherwise (Python's "too many values to
+  unpack"): `loss, grads = jax.grad(f)(x)` (grad returns the gradient alone: value_and_grad
+  returns both), `loss, aux, grads = jax.value_and_grad(f, has_aux=True)(x)` (it returns
+  ((value, aux), grads)).
 """
 from __future__ import annotations
 
@@ -13,8 +17,9 @@ import ast
 import re
 
 from .card import ErrorCard
-from .reading import _user_lines
-from .rewrites import _called, _parse_line, _replaced
+from ..source_edits import parse_file
+from .reading import _user_frame, _user_lines
+from .rewrites import _called, _parse_line, _pattern, _replaced
 
 _NOT_TUPLES = re.compile(r"^primal and tangent arguments to jax\.jvp must be tuples or lists; "
                          r"found (\w+) and (\w+)\.$")
@@ -91,3 +96,155 @@ def _pair_called_card(exc, where, called_from) -> ErrorCard:
         rewrite=(f"{indent}out, {function} = {made}    # f's output, and {what}\n"
                  f"{indent}{_replaced(tree, call, used).lstrip()}"),
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.{name}.html")
+
+
+# ------------------------------------------------------------------ grad's results unpacked
+_UNPACK = re.compile(r"^(?:not enough|too many) values to unpack \(expected (\d+)")
+_RETURNS = ("grad", "value_and_grad")
+
+
+def _unpacked_call(e):
+    """(the user's line parsed, its assignment, grad's call, has_aux) where the line unpacks
+    what grad or value_and_grad returned into another number of names; None otherwise."""
+    if not (isinstance(e, ValueError) and _UNPACK.match(str(e))):
+        return None
+    where, _ = _user_lines(e)
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Tuple) and isinstance(node.value, ast.Call) \
+                and _called(node.value.func) in _RETURNS:
+            aux = next((k.value for k in node.value.func.keywords if k.arg == "has_aux"), None)
+            return tree, node, node.value, isinstance(aux, ast.Constant) and aux.value is True
+    return None
+
+
+def _returns_fix(node, kind, has_aux) -> str | None:
+    """The assignment's targets as `kind` returns them, or None where the names do not say
+    which is which: `loss, grads` of grad is value_and_grad's pair; three names of
+    value_and_grad with has_aux are ((value, aux), grads), the gradient the one named so."""
+    names = node.targets[0].elts
+    node = _copied(node)
+    names = node.targets[0].elts
+    if any(not isinstance(n, ast.Name) for n in names):
+        return None
+    if kind == "grad" and not has_aux and len(names) == 2:
+        node.value.func.func = ast.parse(
+            ast.unparse(node.value.func.func).rsplit("grad", 1)[0] + "value_and_grad",
+            mode="eval").body
+        return ast.unparse(node)
+    if kind == "value_and_grad" and has_aux and len(names) == 3:
+        grads = [n for n in names if "grad" in n.id.lower()]
+        last = grads[0] if len(grads) == 1 else names[2]
+        rest = [n for n in names if n is not last]
+        node.targets = [ast.Tuple([ast.Tuple(rest, ast.Store()), last], ast.Store())]
+        return ast.unparse(node)
+    return None
+
+
+def _copied(node):
+    """A copy of the statement `node` to rewrite (the card's line), the learner's kept."""
+    return ast.parse(ast.unparse(node)).body[0]
+
+
+def _call_text(call) -> str:
+    """`jax.grad(loss, has_aux=True)`: the transformation's call as written (grad's function
+    and keywords), its arguments left out."""
+    return ast.unparse(call.func)
+
+
+def _is_grad_unpacked(e) -> bool:
+    return _unpacked_call(e) is not None
+
+
+def _grad_unpacked_card(exc, where, called_from) -> ErrorCard:
+    tree, node, call, has_aux = _unpacked_call(exc)
+    kind = _called(call.func)
+    returns = {("grad", False): "the gradient alone (an array, or a tree like the argument's)",
+               ("grad", True): "(gradient, aux): a pair",
+               ("value_and_grad", False): "(value, gradient): a pair",
+               ("value_and_grad", True): "((value, aux), gradient): a pair whose first is a "
+                                         "pair"}[kind, has_aux]
+    given = len(node.targets[0].elts)
+    line = _returns_fix(node, kind, has_aux)
+    if line is not None and kind == "grad":
+        fix = "Ask value_and_grad for the value and the gradient together."
+        rewrite = f"{line}    # (value, gradient)"
+    elif line is not None:
+        fix = "Unpack it as it comes: the value and aux in a pair of their own, then the gradient."
+        rewrite = f"{line}    # ((value, aux), gradient)"
+    else:
+        fix = f"Unpack it as it comes: {returns.split(':')[0]}."
+        rewrite = _pattern({"grad": "grads = jax.grad(f)(x)",
+                            "value_and_grad": "loss, grads = jax.value_and_grad(f)(x)"}[kind]
+                           if not has_aux else
+                           {"grad": "grads, aux = jax.grad(f, has_aux=True)(x)",
+                            "value_and_grad": "(loss, aux), grads = jax.value_and_grad(f, "
+                                              "has_aux=True)(x)"}[kind])
+    made = _call_text(call)
+    return ErrorCard(
+        "grad-unpacked", f"{made} returns {returns.split(':')[0].split(' (')[0]}, "
+        f"not {given} values",
+        why=(f"{made} returns {returns}; the line unpacked it into {given} names (Python "
+             f"unpacks an array along its first axis, a tuple by its entries)."),
+        fix=fix, rewrite=rewrite,
+        docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.{kind}.html")
+
+
+# ------------------------------------------------------------------ has_aux's pair as the gradient
+_ARITHMETIC = re.compile(r"^(?:unsupported operand type\(s\) for .+|can't multiply sequence by "
+                         r"non-int of type '\w+'|bad operand type for unary .+)$")
+
+
+def _aux_binding(e):
+    """(the name, its statement in the cell, the cell's tree) where the user's line computes
+    with a name its cell bound, on an earlier line, to what grad or value_and_grad returned
+    with has_aux=True: a pair (gradient and aux, or value-and-aux and gradient), used as the
+    gradient alone; None otherwise."""
+    if not (isinstance(e, TypeError) and _ARITHMETIC.match(str(e))):
+        return None
+    where, _ = _user_lines(e)
+    line, frame = _parse_line(where), _user_frame(e)
+    cell = parse_file(where.get("_path")) if line is not None and frame is not None else None
+    used = {n.id for n in ast.walk(line) if isinstance(n, ast.Name)} if cell else set()
+    found = None
+    for node in ast.walk(cell) if cell is not None else ():
+        if isinstance(node, ast.Assign) and node.lineno < where["line"] and \
+                len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
+                node.targets[0].id in used and isinstance(node.value, ast.Call) and \
+                _called(node.value.func) in _RETURNS and any(
+                    k.arg == "has_aux" and isinstance(k.value, ast.Constant) and
+                    k.value.value is True for k in node.value.func.keywords):
+            value = frame.f_locals.get(node.targets[0].id, frame.f_globals.get(
+                node.targets[0].id))
+            if isinstance(value, tuple) and len(value) == 2 and \
+                    (found is None or node.lineno > found[1].lineno):
+                found = (node.targets[0].id, node, cell)
+    return found
+
+
+def _is_aux_pair_used(e) -> bool:
+    return _aux_binding(e) is not None
+
+
+def _aux_pair_card(exc, where, called_from) -> ErrorCard:
+    name, node, _ = _aux_binding(exc)
+    call = node.value
+    kind = _called(call.func)
+    fixed = _copied(node)
+    store = ast.Store()
+    if kind == "grad":
+        fixed.targets = [ast.Tuple([ast.Name(name, store), ast.Name("aux", store)], store)]
+        pair = "(gradient, aux)"
+    else:
+        fixed.targets = [ast.Tuple([ast.Tuple([ast.Name("loss", store), ast.Name("aux", store)],
+                                              store), ast.Name(name, store)], store)]
+        pair = "((value, aux), gradient)"
+    return ErrorCard(
+        "aux-pair", f"{name} holds {pair}: {_call_text(call)} returns a pair",
+        why=(f"With has_aux=True, {kind} returns {pair}; line {node.lineno} bound the whole "
+             f"pair to {name}, and this line computes with it as the gradient alone."),
+        fix=f"Unpack the pair where it is made, so that {name} is the gradient.",
+        rewrite=(f"{ast.unparse(fixed)}    # line {node.lineno}: {name} the gradient\n"
+                 f"{where['code']}"),
+        docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.{kind}.html")
