@@ -107,6 +107,19 @@ def test_gpu_lowering_errors():
                   ((3, 3), np.float32))
 
 
+def test_an_empty_eigh_lowers_for_the_tpu_as_jaxs():
+    """eigh of a 0 x 0 matrix lowered for the TPU: no Eigh kernel, its operations JAX 0.10.2's
+    (`jax.jit(jnp.linalg.eigh).trace(x).lower(lowering_platforms=('tpu',))`: transpose, add,
+    constant, broadcast_in_dim, divide, reshape, real). The lowering named a module it had not
+    imported (NameError: hl)."""
+    x = np.zeros((0, 0), np.float32)
+    text = jxkernel.jit(jxkernel.numpy.linalg.eigh).trace(x).lower(
+        lowering_platforms=("tpu",)).as_text()
+    assert re.findall(r"stablehlo\.\w+|custom_call", text) == [
+        "stablehlo.transpose", "stablehlo.add", "stablehlo.constant",
+        "stablehlo.broadcast_in_dim", "stablehlo.divide", "stablehlo.reshape", "stablehlo.real"]
+
+
 # ------------------------------------------------------------------ on the GPU
 def _H(a):
     return np.conj(np.swapaxes(a, -1, -2))

@@ -17,7 +17,7 @@ from ...core.primitive import (Primitive, abstract_eval_rules, batching_rules, j
 from ...xla import ffi, gpu_solver, lapack
 from ...xla.lapack import char
 from ...transforms import ad_util as ad
-from .. import conversion, elementwise as ew
+from .. import _lowering as hl, conversion, elementwise as ew
 from ._common import (_H, _batch_all_front, _check_matrix, _diag, _dot, _dtype, _eye, _nan_unless,
                       _ok, _real, _shape, linalg_sharding_rule, symmetrize, untyped_lowering)
 
