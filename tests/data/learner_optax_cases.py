@@ -1,6 +1,7 @@
 """A PyTorch learner's first Optax cells and their mistakes, as notebook cells: integer class
-labels given to softmax_cross_entropy (a distribution per example), PyTorch's `lr=`, and
-`optimizer.step()` / `zero_grad()`. Run under JAX 0.10.2 with Optax 0.2.8 by
+labels given to softmax_cross_entropy (a distribution per example), PyTorch's `lr=`,
+`optimizer.step()` / `zero_grad()`, and update's pair applied whole or update without the
+state. Run under JAX 0.10.2 with Optax 0.2.8 by
 reference/make_learner_optax_reference.py, and in a jxkernel kernel by
 tests/notebook/test_learner_optax.py. Each case is one cell after SETUP; FIXED cells are a
 mistake's cell with its card's line pasted in, and the name whose value is recorded."""
@@ -28,6 +29,13 @@ CASES = {
     # another loss of Optax's given the class numbers: its broadcast inside (the broadcast card,
     # in words: no reshaping of the learner's arrays, which would run as another loss)
     "binary_labels": "loss = optax.sigmoid_binary_cross_entropy(logits, labels)\n",
+    # update's pair (updates, next state) bound to one name and applied: the tree-structure
+    # card told it as grad's has_aux pair, and wrote `grads, aux = jax.grad(f, has_aux=True)`
+    "update_pair_applied": ("g_u = jax.grad(lambda p: (p['w'] ** 2).sum())(params)\n"
+                            "updates = opt.update(g_u, opt_state)\n"
+                            "new_params = optax.apply_updates(params, updates)\n"),
+    # update without the state (PyTorch's optimizer keeps its own)
+    "update_without_state": "updates_s, opt_state = opt.update(g_u)\n",
 }
 # the card's line pasted (a loss: the test compares it within ulps), and the update step it
 # writes, run with the learner's names
@@ -44,6 +52,14 @@ FIXED = {
                    "updates, opt_state = opt.update(grads, opt_state, params)\n"
                    "params = optax.apply_updates(params, updates)\n"
                    "stepped = [float(v) for v in params['w']]\n", "stepped"),
+    "update_pair_applied_fixed": (
+        "g_u = jax.grad(lambda p: (p['w'] ** 2).sum())(params)\n"
+        "updates, opt_state = opt.update(g_u, opt_state)\n"
+        "new_params = optax.apply_updates(params, updates)\n"
+        "stepped_u = [float(v) for v in new_params['w']]\n", "stepped_u"),
+    "update_without_state_fixed": (
+        "updates_s, opt_state = opt.update(g_u, opt_state)\n"
+        "moved = [float(v) for v in updates_s['w']]\n", "moved"),
 }
 
 

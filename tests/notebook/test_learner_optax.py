@@ -87,3 +87,26 @@ def test_a_broadcast_inside_optax_is_told_without_reshaping_the_learners_arrays(
     assert "inside the function this line calls" in card["fix"] and "optax" in card["fix"]
     assert "expand_dims" not in card["fix"] + card["rewrite"], card
     assert card["rewrite"] == "# (6,) and (6, 4) met inside optax: print each argument's .shape"
+
+
+def test_updates_pair_applied_whole_is_unpacked_where_update_made_it(cells):
+    """`updates = opt.update(g, opt_state)` then optax.apply_updates(params, updates): JAX's
+    "pytree structure error" from inside Optax, and the tree-structure card told the pair as
+    grad's has_aux pair ("grads, aux = jax.grad(f, has_aux=True)(params, ...)"), a line of
+    nothing the learner wrote. It names update's (updates, new state) and unpacks the pair on
+    its own line, then the learner's; pasted, JAX's step (FIXED update_pair_applied_fixed)."""
+    card = cells["update_pair_applied"].card
+    assert card["kind"] == "tree-structure", card
+    assert "has_aux" not in card["why"] + card["fix"] + card["rewrite"], card
+    assert "an optimizer's update returns (updates, new state)" in card["why"], card["why"]
+    assert _lines(card) == FIXED["update_pair_applied_fixed"][0].splitlines()[1:3], card
+
+
+def test_update_without_the_state_gets_the_learners_state(cells):
+    """opt.update(g) (a PyTorch optimizer keeps its state): Optax's "update_fn() missing 1
+    required positional argument: 'state'", in JAX's kernel too, and no card. The card passes
+    the one Optax state of the namespace (opt_state) and binds the next; pasted, JAX's updates
+    (FIXED update_without_state_fixed)."""
+    card = cells["update_without_state"].card
+    assert card["kind"] == "optimizer-words", card
+    assert _lines(card) == FIXED["update_without_state_fixed"][0].splitlines()[:1], card

@@ -310,7 +310,7 @@ from .tracer import (_array_card, _bool_card, _concretization_card, _is_traced_s
 from .conv_layouts import _conv_layout_card, _is_conv_layout
 from .image_shapes import _image_shape_card, _is_image_shape
 from .optimizers import (_integer_labels_card, _is_integer_labels, _is_optimizer_words,
-                         _optimizer_words_card)
+                         _is_update_without_state, _optimizer_words_card, _update_state_card)
 from .trees import (_is_tree_map_arguments, _is_tree_structure, _tree_map_arguments_card,
                     _tree_structure_card)
 from .truth import _is_truth_value, _truth_value_card
@@ -381,6 +381,7 @@ _CARDS = [
     (_is_conv_layout, _conv_layout_card),
     (_is_image_shape, _image_shape_card),
     (_is_optimizer_words, _optimizer_words_card),
+    (_is_update_without_state, _update_state_card),
     (lambda e: isinstance(e, jx_errors.NonConcreteBooleanIndexError), _boolean_index_card),
     (_is_item_assignment, _immutable_card),
     (_is_readonly_view, _readonly_view_card),

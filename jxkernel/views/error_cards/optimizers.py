@@ -8,6 +8,9 @@ JAX's words too):
 - PyTorch's optimizer words: `optax.adam(lr=1e-3)` (Optax's is learning_rate), and
   `opt.step()` / `opt.zero_grad()`: an Optax optimizer is a pair of functions, init and
   update; the rewrite is the update step.
+- `opt.update(grads)` without the state ("update_fn() missing 1 required positional argument:
+  'state'"): a PyTorch optimizer keeps its state, Optax's takes it and returns the next; the
+  rewrite passes the one state of the learner's namespace and binds the next.
 """
 from __future__ import annotations
 
@@ -130,3 +133,65 @@ def _optimizer_words_card(exc, where, called_from) -> ErrorCard:
                          f"updates, opt_state = {opt}.update(grads, opt_state, params)\n"
                          f"params = optax.apply_updates(params, updates)"),
         docs="https://optax.readthedocs.io/en/latest/getting_started.html")
+
+
+# ------------------------------------------------------------- update without its state
+_NO_STATE = re.compile(r"^[\w.<>]*update_fn\(\) missing 1 required positional argument: "
+                       r"'state'$")
+
+
+def is_optax_state(value) -> bool:
+    """Whether `value` is one of Optax's states: its NamedTuples (EmptyState too, which holds
+    no leaf), or a tuple of them (a chain's); not a pair that holds one beside other values.
+
+        >>> is_optax_state(({"w": 1.0}, ()))
+        False
+    """
+    if type(value).__module__.startswith("optax"):
+        return True
+    return isinstance(value, tuple) and bool(value) and all(is_optax_state(v) for v in value)
+
+
+def _update_call(exc):
+    """(the line's tree, its `.update(grads)` call) where Optax's update was called without
+    its state; None otherwise."""
+    if not (isinstance(exc, TypeError) and _NO_STATE.match(str(exc))):
+        return None
+    tree = _parse_line(_user_lines(exc)[0])
+    call = next((n for n in ast.walk(tree) if _called(n) == "update" and len(n.args) == 1
+                 and not n.keywords), None) if tree is not None else None
+    return (tree, call) if call is not None else None
+
+
+def _is_update_without_state(e) -> bool:
+    return _update_call(e) is not None
+
+
+def _update_state_card(exc, where, called_from) -> ErrorCard:
+    tree, call = _update_call(exc)
+    frame = _user_frame(exc)
+    names = {**frame.f_globals, **frame.f_locals} if frame is not None else {}
+    # (an optimizer is one of Optax's NamedTuples too: init and update)
+    states = [n for n, v in names.items() if not n.startswith("_") and is_optax_state(v)
+              and not hasattr(v, "update")]
+    opt = ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) else "optimizer"
+    if len(states) == 1:
+        state = states[0]
+        given = ast.Call(call.func, [*call.args, ast.Name(state, ast.Load())], [])
+        line = _replaced(tree, call, given)
+        assign = tree.body[0] if len(tree.body) == 1 else None
+        if isinstance(assign, ast.Assign) and isinstance(assign.targets[0], ast.Tuple):
+            rewrite = f"{line}    # the state in, the next state out"
+        else:
+            rewrite = f"{line}    # returns (updates, the next state): unpack both"
+    else:
+        rewrite = _pattern(f"updates, opt_state = {opt}.update(grads, opt_state)    # "
+                           f"opt_state = {opt}.init(params), once")
+    return ErrorCard(
+        "optimizer-words", f"{opt}.update takes the optimizer's state: update(grads, state)",
+        why=("An Optax optimizer keeps no state of its own (PyTorch's does): init(params) "
+             "makes the state, and update(grads, state, params) takes it and returns "
+             "(updates, the next state), which the next step passes in."),
+        fix=("Pass the state init made after the gradients, and bind the state update "
+             "returns for the next step."),
+        rewrite=rewrite, docs="https://optax.readthedocs.io/en/latest/getting_started.html")

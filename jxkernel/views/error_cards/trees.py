@@ -1,6 +1,7 @@
 """The cards of tree_map: trees it cannot pair leaf by leaf (most often a pair passed whole
-where its part was meant, `(loss, grads)` from value_and_grad or `(grads, aux)` from
-has_aux=True, given beside the parameters), and a function given another number of trees than
+where its part was meant, `(loss, grads)` from value_and_grad, `(grads, aux)` from
+has_aux=True or `(updates, state)` from an optimizer's update, given beside the parameters;
+what made the pair is read from the line that bound it, else from its value), and a function given another number of trees than
 it takes arguments (`jax.tree.map(lambda p, g: p - lr * g, params)`)."""
 from __future__ import annotations
 
@@ -11,16 +12,15 @@ import re
 from ...tree_util import tree_leaves, tree_structure
 from .card import ErrorCard
 from .frame_names import _named_value
+from .optimizers import is_optax_state
 from .reading import _learners_frames, _user_frame, _user_lines
+from ..source_edits import parse_file
 from .rewrites import _called, _parse_line, _replaced
 
 # which part of a pair has the parameters' structure, and what made such a pair
-_PAIRS = {
-    1: ("value_and_grad returns (value, gradient)",
-        "loss, {name} = jax.value_and_grad(f)(params, ...)"),
-    0: ("grad with has_aux=True returns (gradient, aux)",
-        "{name}, aux = jax.grad(f, has_aux=True)(params, ...)"),
-}
+_PAIRS = {1: "value_and_grad returns (value, gradient)",
+          0: "grad with has_aux=True returns (gradient, aux)"}
+_UPDATE = "an optimizer's update returns (updates, new state)"
 
 
 def _is_tree_structure(e) -> bool:
@@ -40,21 +40,25 @@ def _tree_structure_card(exc, where, called_from) -> ErrorCard:
            f"must have the first's structure; these have {kind} "
            f"{f'at {path}' if path else 'at the top'}.")
     if part is not None:
-        made, unpack = _PAIRS[part]
+        arg = call.args[2 + exc.rest_index] if call is not None else None
+        if call is None:    # inside a library's function (Optax's apply_updates): the name
+            name, arg, tree = _pair_passed(where, _user_frame(exc), first, part)
+        made, unpack = _pair_made(where, name, part, _user_frame(exc))
         shown = name or "the tree"
         why += (f" {shown.capitalize() if name is None else shown} is a pair whose "
-                f"{'second' if part else 'first'} part has the first tree's structure: "
-                f"{made}.")
-        fix = (f"Pass the part: unpack the pair where it is made "
-               f"({unpack.format(name=name or 'grads')}), or give tree_map "
-               f"{name or 'it'}[{part}].")
-        if call is not None:
-            arg = call.args[2 + exc.rest_index]
+                f"{'second' if part else 'first'} part has the first tree's structure"
+                f"{f': {made}' if made else ''}.")
+        fix = ("Pass the part: unpack the pair where it is made"
+               + (f" ({unpack})" if unpack else "")
+               + f", or give {'tree_map ' if call is not None else ''}{name or 'it'}[{part}].")
+        if unpack and where:        # unpacked where it is made: the state kept too
+            rewrite = f"{unpack}    # above: {name} the part\n{where['code']}"
+        elif arg is not None:
             taken = ast.Subscript(arg, ast.Constant(part), ast.Load())
             rewrite = (f"{_replaced(tree, arg, taken)}    # [{part}]: the part shaped like "
                        f"the first tree")
         else:
-            rewrite = f"# {unpack.format(name='grads')}"
+            rewrite = f"# {unpack or f'the pair unpacked where it is made, its [{part}] passed'}"
     elif _filtered_state(exc, where) is not None:
         why, fix, rewrite = _filtered_state(exc, where, why)
     else:
@@ -121,6 +125,57 @@ def _matching_part(first, other):
             other.node_data()[0] not in (tuple, list):
         return None
     return next((i for i in (1, 0) if children[i] == first), None)
+
+
+def _pair_passed(where, frame, first, part) -> tuple:
+    """(the name on the user's line bound to a pair whose [part] has `first`'s structure, its
+    node, the line's syntax tree), or (None, None, None)."""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None and frame is not None else ():
+        value = _named_value(frame, node.id) if isinstance(node, ast.Name) else None
+        if isinstance(value, (tuple, list)) and len(value) == 2 and \
+                tree_structure(value[part]) == first:
+            return node.id, node, tree
+    return None, None, None
+
+
+def _pair_made(where, name, part, frame) -> tuple:
+    """(what made the pair, in words; the line unpacking it where it was made, or None), read
+    from the statement of the user's cell (or file) that bound `name` above its line: grad's
+    or value_and_grad's call, or an optimizer's update, which returns (updates, new state).
+    Bound in another cell, the pair's value tells: a number and a tree (value_and_grad's), a
+    tree and Optax's state (update's). The card told every first-part pair as has_aux's, where
+    Optax's update had made it."""
+    bound = None
+    for node in ast.walk(parse_file(where.get("_path"))) if where and name else ():
+        if isinstance(node, ast.Assign) and node.lineno < where["line"] and \
+                [ast.unparse(t) for t in node.targets] == [name] and \
+                isinstance(node.value, ast.Call) and \
+                (bound is None or node.lineno > bound.lineno):
+            bound = node
+    call = bound.value if bound is not None else None
+    if call is None:
+        return _pair_valued(_named_value(frame, name) if name and frame else None, part), None
+    made = _called(call.func) if isinstance(call.func, ast.Call) else None
+    aux = made == "grad" and any(k.arg == "has_aux" for k in call.func.keywords)
+    if (made, part) == ("value_and_grad", 1) or (aux and part == 0):
+        words, targets = _PAIRS[part], (f"loss, {name}" if part else f"{name}, aux")
+    elif _called(call) == "update" and part == 0:
+        state = ast.unparse(call.args[1]) if len(call.args) > 1 else "opt_state"
+        words, targets = _UPDATE, f"{name}, {state}"
+    else:
+        return "", None
+    return words, f"{targets} = {ast.unparse(call)}"
+
+
+def _pair_valued(value, part) -> str:
+    """What made a pair, read from its value: value_and_grad's (a number, then the tree),
+    an optimizer's update (the tree, then Optax's state); "" otherwise."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        return ""
+    if part == 1 and getattr(value[0], "shape", None) == ():
+        return _PAIRS[1]
+    return _UPDATE if part == 0 and is_optax_state(value[1]) else ""
 
 
 def _tree_argument(where, index):
