@@ -75,6 +75,12 @@ MISTAKES = [
     ("jax.grad(lambda a: jnp.dot(a, a))(x[:, None])",
      "Matrix product of shapes (3, 1) and (3, 1): inner sizes 1 and 3 differ",
      "jax.grad(lambda a: jnp.vdot(a, a))(x[:, None])"),
+    ("jax.grad(lambda p, data: jnp.sum(p * data))(x)",
+     "jax.grad(…) called without data: the lambda takes 2 arguments (p, data)",
+     "# jax.grad(lambda p, data: jnp.sum(p * data))(p, data)"),
+    ("v, g = jax.grad(lambda p: jnp.sum(p ** 2))(x)",
+     "jax.grad(lambda p: jnp.sum(p ** 2)) returns the gradient alone, not 2 values",
+     "v, g = jax.value_and_grad(lambda p: jnp.sum(p ** 2))(x)"),
 ]
 # then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
 # the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
@@ -121,7 +127,8 @@ def mistakes(server, chromium):
                               "random-arguments", "numpy-random", "einsum-labels",
                               "einsum-axes", "einsum-output", "torch-habit",
                               "join-arguments", "key-missing", "tree-map-arguments",
-                              "conv-layout", "matmul-to-grad"])
+                              "conv-layout", "matmul-to-grad", "call-arity",
+                              "grad-unpacked"])
 def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
     """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
     (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn

@@ -261,8 +261,9 @@ def _call_arity_card(exc, where, called_from) -> ErrorCard:
     call, transforms, fun, node, tree, frame = _arity_call(exc)
     name = "the lambda" if isinstance(node, ast.Lambda) else fun.__name__
     params = _parameters(fun, node) or []
-    callee = ast.unparse(call.func)
-    callee = callee if len(callee) <= 40 else name
+    callee = written = ast.unparse(call.func)
+    if len(callee) > 40:            # a lambda written in it: the transformation's name
+        callee = f"{ast.unparse(call.func.func)}(…)" if transforms else name
     differentiates = bool(set(transforms) & set(_DIFFERENTIATE))
     does = _what_it_does(transforms, callee, name, params, _argnums(transforms, call))
     takes = f"{name} takes {_plural(len(params), 'argument')} ({', '.join(params)})"
@@ -280,7 +281,7 @@ def _call_arity_card(exc, where, called_from) -> ErrorCard:
             fix += (" in_axes needs an entry for each too: 0 maps it along its first axis, "
                     "None passes it whole to every call.")
         rewrite = f"{rewrite}    # every argument {name} takes" if rewrite else \
-            f"# {_with_entries(call, len(left), callee)}({', '.join(params)})    # with your " \
+            f"# {_with_entries(call, len(left), written)}({', '.join(params)})    # with your " \
             f"own values, in this order"
         return ErrorCard("call-arity", title, why=f"{does} Here it was given "
                          f"{_plural(len(call.args), 'argument')}; {takes}.", fix=fix,
@@ -296,7 +297,7 @@ def _call_arity_card(exc, where, called_from) -> ErrorCard:
         rewrite, fix = grouped, (f"Pass the arguments past {', '.join(params[:-1])} as one "
                                  f"tuple, {params[-1]}, as {name} unpacks it.")
     if rewrite is None:
-        rewrite = f"# {callee}({', '.join(params)})    # one argument per parameter"
+        rewrite = f"# {written}({', '.join(params)})    # one argument per parameter"
     return ErrorCard("call-arity", title, why=f"{does} Here it was given {given}; {takes}.",
                      fix=fix, rewrite=rewrite, docs=docs)
 
