@@ -1,6 +1,7 @@
 """A function given to grad, value_and_grad, jit or vmap, then called: with other arguments
 than it takes (CASES), or a library's function jitted whole with an argument it needs as a
-Python value (STATIC_OF_LIBRARY), or what grad returns unpacked otherwise (GRAD_RESULTS).
+Python value (STATIC_OF_LIBRARY), or what grad returns unpacked otherwise (GRAD_RESULTS), or
+what vmap and scan return (a dict of stacked leaves) indexed as a list (STACKED).
 Each line, the error JAX 0.10.2 raises for it and the value the card's line gives
 (reference/make_transformed_call_reference.py records `run(jax)`;
 tests/notebook/test_transformed_call_cards.py checks the cards against it).
@@ -86,6 +87,15 @@ GRAD_RESULTS = {
         "aux-pair",
         "grads, aux = jax.grad(loss_aux, has_aux=True)(params)\n_y = params - 0.1 * grads"),
 }
+# vmap's and scan's dict of stacked leaves indexed by a number, as a list of dicts: Python's
+# KeyError, JAX's too, and no card. (the cell, the card's line)
+STACKED_SETUP = ("stats = jax.vmap(lambda r: {'s': r.sum(), 'm': r.max()})(x)\n"
+                 "_, hist = jax.lax.scan(lambda c, r: (c, {'r2': r * 2}), 0.0, x)\n")
+STACKED = {
+    "first_entry": ("_y = stats[0]", "_y = jax.tree.map(lambda v: v[0], stats)"),
+    "entry_then_key": ("_y = stats[1]['s']", "_y = stats['s'][1]"),
+    "last_step_of_a_scan": ("_y = hist[-1]", "_y = jax.tree.map(lambda v: v[-1], hist)"),
+}
 # a function called inside the loss with the wrong arguments: Python's error, no card of
 # these (the transformed call passed the loss what it takes)
 INSIDE = ("def helper(a, b):\n    return a + b\n"
@@ -118,6 +128,13 @@ def run(jax) -> dict:
         if fix is not None:
             exec(fix, names)
             found[f"result_{case}_fixed"] = np.asarray(names["_y"]).tolist()
+    for case, (line, fix) in STACKED.items():
+        names = {"jax": jax, "jnp": jax.numpy}
+        exec(SETUP + STACKED_SETUP, names)
+        found[f"stacked_{case}"] = _said(lambda: exec(line, dict(names)))
+        exec(fix, names)
+        found[f"stacked_{case}_fixed"] = jax.tree.map(lambda v: np.asarray(v).tolist(),
+                                                      names["_y"])
     for case, (line, fix) in STATIC_OF_LIBRARY.items():
         names = {"jax": jax, "jnp": jax.numpy}
         exec(SETUP + STATIC_SETUP, names)

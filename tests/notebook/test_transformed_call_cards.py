@@ -7,10 +7,13 @@ by reference/make_transformed_call_reference.py)."""
 import numpy as np
 import pytest
 
+import jxkernel
+
 pytest.importorskip("IPython")
 
 from transformed_call_cases import (  # tests/data
-    CASES, GRAD_RESULTS, INSIDE, SETUP, STATIC_OF_LIBRARY, STATIC_SETUP)
+    CASES, GRAD_RESULTS, INSIDE, SETUP, STACKED, STACKED_SETUP, STATIC_OF_LIBRARY,
+    STATIC_SETUP)
 import locations  # tests/support
 from ipython_shell import ran_failing, shell_fixture
 from numerics import assert_allclose_ulp
@@ -117,3 +120,23 @@ def test_what_grad_returns_unpacked_otherwise_is_told_as_it_comes(shell, case):
     assert shell.run_cell(fix).success
     assert_allclose_ulp(np.asarray(shell.user_ns["_y"]),
                         np.asarray(JAX[f"result_{case}_fixed"], np.float32), 4, err_msg=case)
+
+
+@pytest.mark.parametrize("case", sorted(STACKED))
+def test_a_stacked_dict_indexed_as_a_list_gets_each_leafs_entry(shell, case):
+    """vmap's (or scan's) result of a dict is one dict, each leaf stacked: `stats[0]` (a list
+    of dicts read into it) is Python's KeyError, JAX 0.10.2's too, and no card. The card takes
+    the entry of every leaf (jax.tree.map), or of the leaf named next (`stats['s'][1]`); its
+    line, pasted, gives JAX's value."""
+    line, fix = STACKED[case]
+    assert shell.run_cell(SETUP + STACKED_SETUP).success
+    card = ran_failing(shell, line, recovers=True).card
+    assert card is not None and card["kind"] == "stacked-index", card
+    assert card["message"] == str(JAX[f"stacked_{case}"]["first_line"])
+    assert card["rewrite"].split("    # ")[0] == fix, card["rewrite"]
+    assert shell.run_cell(fix).success
+    got = jxkernel.tree.leaves(shell.user_ns["_y"])       # (a dict's: in sorted key order)
+    want = JAX[f"stacked_{case}_fixed"]
+    want = [want[k] for k in sorted(want)] if isinstance(want, dict) else [want]
+    for g, w in zip(got, want, strict=True):
+        assert_allclose_ulp(np.asarray(g), np.asarray(w, np.float32), 4, err_msg=case)

@@ -263,7 +263,8 @@ from .autodiff_calls import (_aux_pair_card, _grad_unpacked_card, _is_aux_pair_u
                              _jvp_tuples_card, _pair_called_card)
 from .solve_shapes import (_is_solve_shapes, _is_square_matrix, _solve_shapes_card,
                            _square_matrix_card)
-from .tree_arithmetic import _is_tree_arithmetic, _tree_arithmetic_card
+from .tree_arithmetic import (_is_stacked_index, _is_tree_arithmetic, _stacked_index_card,
+                              _tree_arithmetic_card)
 from .state_classes import (_field_set_card, _flatten_pair_card, _is_field_set,
                             _is_flatten_pair)
 from .update_shapes import _is_update_shape, _update_shape_card
@@ -423,6 +424,7 @@ _CARDS = [
     (_is_tree_structure, _tree_structure_card),
     (_is_aux_pair_used, _aux_pair_card),      # before tree arithmetic's: has_aux's pair
     (_is_tree_arithmetic, _tree_arithmetic_card),
+    (_is_stacked_index, _stacked_index_card),
     (_is_axis_bounds, _axis_bounds_card),
     (_is_scan_lengths, _scan_lengths_card),
     (_is_ragged, _ragged_card),

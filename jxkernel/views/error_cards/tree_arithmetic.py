@@ -4,10 +4,14 @@ operand type(s) for *: 'float' and 'dict'"; a list's "can't multiply sequence by
 type 'float'"), or `jnp.sum(params)`, `jnp.linalg.norm(grads)` of a dict (JAX's "sum requires
 ndarray or scalar arguments, got <class 'dict'>"). The rewrite maps the expression over the
 leaves with jax.tree.map (the trees of one structure, as a gradient's and its parameters'
-are), or sums over jax.tree.leaves.
+are), or sums over jax.tree.leaves. And a stacked tree indexed as one array: vmap or scan
+returns a dict with each leaf stacked (`out['loss']` holds every step's), so `out[0]` is
+Python's KeyError, JAX 0.10.2's too; the rewrite takes entry 0 of every leaf.
 
     params = params - 0.1 * grads
     ->  params = jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+    out[0]
+    ->  jax.tree.map(lambda v: v[0], out)
 """
 from __future__ import annotations
 
@@ -145,4 +149,64 @@ def _tree_arithmetic_card(exc, where, called_from) -> ErrorCard:
         fix="Map the expression over the leaves: jax.tree.map(lambda p, g: p - lr * g, params, "
             "grads).",
         rewrite=f"{_replaced(tree, expression, mapped)}    # leaf by leaf",
+        docs="https://docs.jax.dev/en/latest/pytrees.html")
+
+
+# ------------------------------------------------------------ a stacked tree indexed as a list
+def _stacked_index(exc):
+    """(the line's tree, the subscript, the dict's name, its leading size) where the line
+    indexes by a number a dict of arrays (vmap's or scan's stacked result) that has no such
+    key; None otherwise."""
+    key = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+    if type(key) is not int:
+        return None
+    where, _ = _user_lines(exc)
+    tree, frame = _parse_line(where), _user_frame(exc)
+    for node in ast.walk(tree) if tree is not None and frame is not None else ():
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
+                _literal(node.slice) == key:
+            value = _named_value(frame, node.value.id)
+            if not isinstance(value, dict) or key in value or not _is_tree(value):
+                continue
+            sizes = {getattr(v, "shape", ())[:1] for v in tree_leaves(value)}
+            if len(sizes) == 1 and sizes != {()} and -sizes.pop()[0] <= key < max(
+                    v.shape[0] for v in tree_leaves(value)):
+                return tree, node, node.value.id, tree_leaves(value)[0].shape[0]
+    return None
+
+
+def _literal(node):
+    """The Python value `node` writes (`-1`, `'s'`), or None where it is no literal."""
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        return None
+
+
+def _is_stacked_index(e) -> bool:
+    return _stacked_index(e) is not None
+
+
+def _stacked_index_card(exc, where, called_from) -> ErrorCard:
+    tree, node, name, size = _stacked_index(exc)
+    key = _literal(node.slice)
+    value = _named_value(_user_frame(exc), name)
+    keys = ", ".join(repr(k) for k in list(value)[:4])
+    # `out[1]['s']`: the leaf first, then its entry (out['s'][1]); else every leaf's entry
+    outer = next((n for n in ast.walk(tree) if isinstance(n, ast.Subscript) and
+                  n.value is node and _literal(n.slice) in value), None)
+    if outer is not None:
+        node, taken = outer, f"{name}[{_literal(outer.slice)!r}][{key}]"
+    else:
+        taken = f"jax.tree.map(lambda v: v[{key}], {name})"
+    return ErrorCard(
+        "stacked-index", f"{name} is a dict of stacked arrays: its entry {key} is in each leaf",
+        why=(f"vmap and scan return the structure the function returns once, each leaf "
+             f"stacked along a new first axis ({size} entries here), not a list of "
+             f"{size} dicts: {name} has the keys {keys}, and {name}[{key}] looked for a key "
+             f"{key}."),
+        fix=(f"Take entry {key} of every leaf with jax.tree.map (or one leaf's: "
+             f"{name}[key][{key}])."),
+        rewrite=f"{_replaced(tree, node, taken)}    # entry {key} of "
+                f"{'the leaf' if outer is not None else 'each leaf'}",
         docs="https://docs.jax.dev/en/latest/pytrees.html")
