@@ -2,7 +2,8 @@
 where its part was meant, `(loss, grads)` from value_and_grad, `(grads, aux)` from
 has_aux=True or `(updates, state)` from an optimizer's update, given beside the parameters;
 what made the pair is read from the line that bound it, else from its value), and a function
-given another number of trees than it takes arguments (`jax.tree.map(lambda p, g: p - lr * g, params)`)."""
+given another number of trees than it takes arguments (`jax.tree.map(lambda p, g: p - lr * g,
+params)`)."""
 from __future__ import annotations
 
 import ast
