@@ -1250,6 +1250,14 @@ CARD_REWRITES = {
     "float_shape_eye": ("jnp.eye(len(x) / 3)", "jnp.eye(len(x) // 3)"),
     "float_shape_list": ("jnp.reshape(m, [len(m) / 2, 2])", "jnp.reshape(m, [len(m) // 2, 2])"),
     "float_shape_full": ("jnp.full((len(m) / 3,), 1.0 / 4)", "jnp.full((len(m) // 3,), 1.0 / 4)"),
+    # a traced bound slicing one axis of a matrix: the whole kept, masked along that axis (the
+    # card's line was a template naming start and size, code that raised NameError pasted)
+    "traced_slice_last_axis": ("jax.jit(lambda v, n: v[:, :n])(M, 2)",
+                               "jax.jit(lambda v, n: jnp.where(jnp.arange(v.shape[1]) < n, v, "
+                               "0))(M, 2)"),
+    "traced_slice_first_axis": ("jax.jit(lambda v, n: v[n:, :])(M, 1)",
+                                "jax.jit(lambda v, n: jnp.where(lax.broadcasted_iota(jnp.int32, "
+                                "v.shape, 0) >= n, v, 0))(M, 1)"),
     "slice_indices_numbers": ("lax.dynamic_slice(x, 1, 2)", "lax.dynamic_slice(x, (1,), (2,))"),
     "slice_indices_traced": ("jax.jit(lambda v, j: lax.dynamic_slice(v, j, 2))(x, 1)",
                              "jax.jit(lambda v, j: lax.dynamic_slice(v, (j,), (2,)))(x, 1)"),

@@ -1289,7 +1289,7 @@ _KINDS = {"grad": "while-grad", "value": "while-grad", "cond": "cond-predicate",
           "truth": "truth-value", "static_shape": "concretization",
           "random": "random-arguments", "readonly": "readonly-view",
           "concatenate": "concatenate-ranks", "branch": "branch-types",
-          "object": "not-an-array"}
+          "object": "not-an-array", "traced_slice": "traced-slice"}
 
 
 def _kind_of(case):

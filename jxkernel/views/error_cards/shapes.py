@@ -10,9 +10,10 @@ import re
 from ...core import errors as jx_errors
 from ..source_edits import parse_file
 from .card import ErrorCard, _DOCS
-from .reading import _origin
+from .frame_names import _named_value
+from .reading import _origin, _user_frame
 from .static_fixes import _array_note, _or_static, _static_fix, _traced_phrase
-from .rewrites import _operand, _parse_line, _replaced
+from .rewrites import _operand, _parse_line, _pattern, _replaced
 
 
 # ------------------------------------------------------------------ fixed shapes and values
@@ -283,7 +284,7 @@ def _slice_card(exc, where, called_from) -> ErrorCard:
     argument, or the whole shape kept with a mask (JAX's gotchas: "the size of slices can't
     be functions of argument values")."""
     origin = _origin(exc)
-    rewrite = _slice_rewrite(where)
+    rewrite = _slice_rewrite(where, _user_frame(exc))
     static = _static_fix(origin, where, exc)
     rewrite += _or_static(origin, static, "int")
     return ErrorCard(
@@ -298,7 +299,7 @@ def _slice_card(exc, where, called_from) -> ErrorCard:
                             "Common_Gotchas_in_JAX.html#dynamic-shapes")
 
 
-def _slice_rewrite(where) -> str:
+def _slice_rewrite(where, frame) -> str:
     """The user's line with its slice of a traced bound rewritten: `x[i:i + 2]` as a
     dynamic slice of size 2, `x[:n]` / `x[n:]` as the whole of x, masked; else the
     pattern."""
@@ -313,7 +314,40 @@ def _slice_rewrite(where) -> str:
                 reduced = _reduced_slice(code, segment, text) or \
                     _reduced_below(where, tree, node, text)
                 return reduced or f"{code.replace(segment, text, 1)}    # {note}"
-    return "y = lax.dynamic_slice_in_dim(x, start, size)   # start traced, size a Python int"
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
+            text, note = _slice_of_axis(node, frame)
+            segment = ast.get_source_segment(code, node)
+            if text and segment:
+                return f"{code.replace(segment, text, 1)}    # {note}"
+    # (a pattern: pasted as code, its names were the learner's NameError)
+    return _pattern("y = lax.dynamic_slice_in_dim(x, start, size)   # start traced, size a "
+                    "Python int")
+
+
+def _slice_of_axis(node, frame) -> tuple:
+    """`x[:, :i]` (one axis sliced with a traced bound, the others whole) written as x masked
+    along that axis, and a note; ("", "") otherwise. The mask's axis is the array's last
+    (jnp.arange broadcasts there), else lax.broadcasted_iota's."""
+    entries = node.slice.elts
+    bounded = [k for k, e in enumerate(entries) if isinstance(e, ast.Slice) and
+               (e.lower is not None or e.upper is not None)]
+    whole = all(isinstance(e, ast.Slice) and e.lower is e.upper is e.step is None
+                for k, e in enumerate(entries) if k not in bounded)
+    if len(bounded) != 1 or not whole or entries[bounded[0]].step is not None:
+        return "", ""
+    k, s = bounded[0], entries[bounded[0]]
+    if s.lower is not None and s.upper is not None:
+        return "", ""
+    array = ast.unparse(node.value)
+    value = _named_value(frame, node.value.id) if isinstance(node.value, ast.Name) and \
+        frame is not None else None
+    ndim = len(getattr(value, "shape", ())) if value is not None else None
+    index = f"jnp.arange({array}.shape[{k}])" if ndim == len(entries) and k == ndim - 1 else \
+        f"lax.broadcasted_iota(jnp.int32, {array}.shape, {k})"
+    test = f"{index} < {ast.unparse(s.upper)}" if s.upper is not None else \
+        f"{index} >= {ast.unparse(s.lower)}"
+    return (f"jnp.where({test}, {array}, 0)",
+            f"the shape of {array}: 0 outside the slice along axis {k}")
 
 
 def _reduced_slice(code: str, segment: str, masked: str) -> str | None:
