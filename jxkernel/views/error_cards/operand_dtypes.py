@@ -11,7 +11,7 @@ import re
 from ...core import dtypes
 from ..source_edits import replaced
 from .card import ErrorCard
-from .rewrites import _first_call, _parse_line, _replaced
+from .rewrites import _first_call, _parse_line, _pattern, _replaced
 
 # JAX's text (lax._check_same_dtypes) names the jnp function that promotes
 _LAX_DTYPES = re.compile(r"^lax\.(\w+) requires arguments to have the same dtypes, got (\w+), "
@@ -71,7 +71,7 @@ def _lax_clamp_or_select_card(exc, where, called_from) -> ErrorCard:
     tree = _parse_line(where)
     call = _first_call(tree, {op}, 3)
     if call is None:
-        rewrite = "y = jnp.clip(x, lo, hi)" if clamp else "y = jnp.where(which, a, b)"
+        rewrite = _pattern("y = jnp.clip(x, lo, hi)" if clamp else "y = jnp.where(which, a, b)")
     else:
         lo, x, hi = call.args[:3]
         args = [x, lo, hi] if clamp else call.args[:3]
@@ -114,7 +114,7 @@ def _int_power_card(exc, where, called_from) -> ErrorCard:
             base = f"({base})"
         rewrite = replaced(code, [(left, base + ".astype(float)")]) + note
     else:
-        rewrite = "y = x.astype(float) ** -1" + note
+        rewrite = _pattern("y = x.astype(float) ** -1" + note)
     return ErrorCard(
         "integer-power", "An integer array raised to a negative power",
         why=("x ** -n is 1 / x ** n: fractions, which an integer array cannot hold, so JAX "

@@ -9,7 +9,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _user_lines
-from .rewrites import _first_call, _parse_line, _replaced
+from .rewrites import _first_call, _parse_line, _pattern, _replaced
 
 _INHOMOGENEOUS = re.compile(r"^setting an array element with a sequence\. The requested array "
                             r"has an inhomogeneous shape after (\d+) dimensions?\. The detected "
@@ -63,7 +63,8 @@ def _ragged_card(exc, where, called_from) -> ErrorCard:
         rewrite = (f"{_replaced(tree, call, f'[jnp.asarray(row) for row in {rows_code}]')}"
                    f"    # a list of arrays, one per row")
     else:
-        rewrite = "rows = [jnp.asarray(row) for row in rows]    # a list of arrays, one per row"
+        rewrite = _pattern("rows = [jnp.asarray(row) for row in rows]    # a list of arrays, "
+                           "one per row")
     return ErrorCard("ragged-array", "jnp.array was given rows of different lengths",
                      why=why, fix=fix, rewrite=rewrite, docs=None)
 

@@ -197,7 +197,8 @@ def _mask_rewrite(where) -> str:
     code = (where or {}).get("code") or ""
     found = _MASKED.search(code)
     if found is None:
-        return "y = jnp.where(mask, x, 0)    # same shape as x: 0 where the mask is False"
+        return _pattern("y = jnp.where(mask, x, 0)    # same shape as x: 0 where the mask is "
+                        "False")
     array, mask = found.group("array"), found.group("mask").strip()
     # the mean of the kept elements: mean's where= (jnp.where's zeros, counted, made it
     # another mean: x[x > 0].mean() of [-1, 0, 1, 2] is 1.5, the zeros' mean 0.75)
@@ -249,7 +250,7 @@ def _at_rewrite(where) -> str:
     """The user's assignment as an .at[] update, or the pattern."""
     found = _ASSIGNED.match((where or {}).get("code") or "")
     if found is None:
-        return "x = x.at[i].set(v)    # a new array; .add(v) for x[i] += v"
+        return _pattern("x = x.at[i].set(v)    # a new array; .add(v) for x[i] += v")
     array, index, value = found.group("array"), found.group("index"), found.group("value")
     array = array.removesuffix(".at")           # `x.at[0] = 1`: the array is x
     method = _AT_METHOD[found.group("op")]

@@ -19,7 +19,7 @@ from ..source import is_user_file
 from .card import ErrorCard
 from .frame_names import _named_value
 from .reading import _user_frame, _user_lines
-from .rewrites import _parse_line
+from .rewrites import _parse_line, _pattern
 
 _FROZEN = re.compile(r"^cannot assign to field '(\w+)'$")
 # (a pair whose first is no sequence, `return (q.a, q.b)`: its children taken for the pair)
@@ -138,7 +138,8 @@ def _flatten_pair_card(exc, where, called_from) -> ErrorCard:
         rewrite = (f"{indent}return {ast.unparse(statement.value)}, None    # (children, "
                    f"aux_data): None, no aux data")
     else:
-        rewrite = "return [self.a, self.b], None    # (children, aux_data) in tree_flatten"
+        rewrite = _pattern("return [self.a, self.b], None    # (children, aux_data) in "
+                           "tree_flatten")
     return ErrorCard(
         "flatten-pair", "tree_flatten returns a pair: the children, then the aux data",
         why=(f"JAX calls a registered class's tree_flatten to take it apart, and reads two "

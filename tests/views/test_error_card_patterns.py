@@ -1,0 +1,53 @@
+"""A card's fallback line, written where the learner's line does not show what it rewrites
+(the operation inside a helper, a line that does not parse alone): a pattern, every line a
+comment, never code naming what the learner's namespace may not hold. Pasted as code, each of
+these raised NameError (`lo`, `which`, `mask`, `start`, `rows`) or, in a class, returned
+another object's fields."""
+import pytest
+
+from jxkernel.views.error_cards import operand_dtypes, ragged, shapes, state_classes
+
+OTHER_LINE = {"code": "y = helper(x)", "line": 1, "function": "<module>", "file": "In[1]"}
+
+
+def _commented(rewrite: str) -> bool:
+    return all(line.startswith("#") for line in rewrite.splitlines())
+
+
+@pytest.mark.parametrize("message", [
+    "lax.clamp requires arguments to have the same dtypes, got float32, int32, float32.",
+    "select cases must have the same shapes, got [(3,), (2,)].",
+])
+def test_lax_clamp_or_select_of_another_line_gets_a_pattern(message):
+    card = operand_dtypes._lax_clamp_or_select_card(TypeError(message), OTHER_LINE, None)
+    assert _commented(card.rewrite), card.rewrite
+
+
+def test_a_negative_power_of_another_line_gets_a_pattern():
+    card = operand_dtypes._int_power_card(ValueError("Integers to negative integer powers are "
+                                                     "not allowed."), OTHER_LINE, None)
+    assert _commented(card.rewrite), card.rewrite
+
+
+def test_ragged_rows_of_another_line_get_a_pattern():
+    message = ("setting an array element with a sequence. The requested array has an "
+               "inhomogeneous shape after 1 dimensions. The detected shape was (2,) + "
+               "inhomogeneous part.")          # (NumPy's words, JAX 0.10.2's too)
+    card = ragged._ragged_card(ValueError(message), OTHER_LINE, None)
+    assert _commented(card.rewrite), card.rewrite
+
+
+@pytest.mark.parametrize("rewrite", [
+    lambda: shapes._mask_rewrite(OTHER_LINE), lambda: shapes._at_rewrite(OTHER_LINE),
+    lambda: shapes._slice_rewrite(OTHER_LINE, None)])
+def test_the_shape_cards_fallbacks_are_patterns(rewrite):
+    assert _commented(rewrite()), rewrite()
+
+
+def test_a_flatten_whose_return_is_not_found_gets_a_pattern():
+    """tree_flatten's return not found in the learner's class (its source not at hand): the
+    pattern, commented (as code, `return [self.a, self.b], None` outside a method)."""
+    message = ("The to_iterable function for a custom PyTree node should return a (children, "
+               "aux_data) tuple, got [1.0, 2.0]")
+    card = state_classes._flatten_pair_card(ValueError(message), OTHER_LINE, None)
+    assert _commented(card.rewrite), card.rewrite
