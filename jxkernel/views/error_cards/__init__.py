@@ -147,7 +147,8 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `scalars.py`,
 `operand_shapes.py`, `reshapes.py`, `update_shapes.py` (an .at update's value),
 `solve_shapes.py` (and a symmetric matrix's squareness),
-`operand_dtypes.py`, `torch_habits.py` (PyTorch's names; `one_hot.py`: its class count),
+`operand_dtypes.py` (and `int_overflow.py`: a Python int past int32),
+`torch_habits.py` (PyTorch's names; `one_hot.py`: its class count),
 `in_place_methods.py` (NumPy's
 in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py` (and
 `tree_arithmetic.py`), `methods.py`,
@@ -295,6 +296,7 @@ from .reshapes import (_is_reshape_size, _is_reshape_unknowns, _reshape_card,
 from .reading import (_first_line, _operation_lines, _public, _user_frame, _user_lines,
                       spelled_for)
 from .slice_indices import _is_slice_indices, _slice_indices_card
+from .int_overflow import _int_overflow_card, _is_int_overflow
 from .one_hot import _is_one_hot_classes, _one_hot_card
 from .torch_habits import _is_torch_habit, _torch_card
 from .debug_prints import _debug_print_card, _is_debug_print
@@ -439,6 +441,7 @@ _CARDS = [
     (_is_device_index, _device_index_card),
     (_is_torch_habit, _torch_card),
     (_is_one_hot_classes, _one_hot_card),
+    (_is_int_overflow, _int_overflow_card),
     (_is_join_arguments, _join_arguments_card),
     (_is_numpy1_name, _numpy1_card),
     (_is_clip_keyword, _clip_keyword_card),
