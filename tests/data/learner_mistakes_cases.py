@@ -1237,6 +1237,11 @@ CARD_REWRITES = {
                          "lax.map(lambda ab: ab[0] * ab[1], [x[:3], m[:3]])"),
     "ragged_rows": ("jnp.array([[1, 2], [3]])", "jnp.array([[1, 2], [3, 0]])"),
     "ragged_arrays": ("jnp.array([x, m])", "[jnp.asarray(row) for row in [x, m]]"),
+    # entries of several ranks, a vector and numbers (JAX's words are its rows' join, "(1, 3),
+    # (1,)"): the numbers put on the end as vectors of one (no card said more)
+    "ragged_vector_and_number": ("jnp.array([x, 1])", "jnp.concatenate([x, jnp.array([1])])"),
+    "ragged_numbers_around_a_vector": ("jnp.array([0.5, x, 2])",
+                                       "jnp.concatenate([jnp.array([0.5]), x, jnp.array([2])])"),
     "list_sum": ("jnp.sum([1, 2, 3])", "jnp.sum(jnp.asarray([1, 2, 3]))"),
     "list_dot": ("jnp.dot([1.0, 2.0], x[:2])", "jnp.dot(jnp.asarray([1.0, 2.0]), x[:2])"),
     "list_under_grad": ("jax.grad(lambda v: jnp.sum(v))([1.0, 2.0])",
