@@ -1789,6 +1789,15 @@ SQUARE_MATRICES = {
                       _SQUARE + "_y = jnp.linalg.eigvalsh(b.T @ b)"),
     "cholesky": (_SQUARE + "_y = jnp.linalg.cholesky(a)", None),
 }
+# inv, eigvals, det of a matrix that is not square (JAX's own words say so: "Argument to inv
+# must have shape [..., n, n]"), and no card: the pseudo-inverse, the singular values, or (det)
+# words and the rank
+SQUARE_ONLY = {
+    "inv_wide": (_SQUARE + "_y = jnp.linalg.inv(a)", _SQUARE + "_y = jnp.linalg.pinv(a)"),
+    "eigvals_wide": (_SQUARE + "_y = jnp.linalg.eigvals(a)",
+                     _SQUARE + "_y = jnp.linalg.svd(a, compute_uv=False)"),
+    "det_tall": (_SQUARE + "_y = jnp.linalg.det(b)", None),
+}
 
 # lax.switch given an index per element (JAX: "Branch index must be scalar"): the
 # switch-per-element card's line, a vmap over the index and the operands of its length (one of
@@ -1911,7 +1920,7 @@ STATE_CLASSES = {
 # torch_habits' groups, state_classes'): each group's own test compares them
 APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_",
          "update_shape_", "device_name_", "device_index_", "conv_layout_", "solve_shapes_",
-         "square_matrix_", "switch_per_element_",
+         "square_matrix_", "square_only_", "switch_per_element_",
          "image_shape_", "key_place_", "where_of_two_",
          "scan_carry_",
          "state_class_", "autodiff_",
@@ -2039,7 +2048,7 @@ def torch_habits(jax) -> dict:
                          ("join_arguments", JOIN_ARGUMENTS), ("missing_key", MISSING_KEYS),
                          ("update_shape", UPDATE_SHAPES), ("device_name", DEVICE_NAMES),
                          ("device_index", DEVICE_INDICES), ("conv_layout", CONV_LAYOUTS),
-                         ("square_matrix", SQUARE_MATRICES),
+                         ("square_matrix", SQUARE_MATRICES), ("square_only", SQUARE_ONLY),
                          ("switch_per_element", SWITCH_PER_ELEMENT),
                          ("image_shape", IMAGE_SHAPES), ("key_place", KEY_PLACES),
                          ("where_of_two", WHERE_OF_TWO), ("scan_carry", SCAN_CARRIES),

@@ -23,11 +23,10 @@ from learner_mistakes_cases import (  # tests/data
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
     FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES, MATMUL_TO_GRAD,
     METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, ONE_HOT,
-    OPERAND_SHAPES,
-    RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SQUARE_MATRICES, STATE_CLASSES,
-    SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS, TORCH_HABITS_TRACED, TORCH_SETUP,
-    TREE_ARITHMETIC, TREE_MAP_ARGUMENTS, UPDATE_SHAPES, VMAP_RANKS, WHERE_OF_TWO, _TREES, _unplaced,
-    run as facts_of)
+    OPERAND_SHAPES, RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SQUARE_MATRICES,
+    SQUARE_ONLY, STATE_CLASSES, SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS,
+    TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC, TREE_MAP_ARGUMENTS, UPDATE_SHAPES,
+    VMAP_RANKS, WHERE_OF_TWO, _TREES, _unplaced, run as facts_of)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -2159,6 +2158,22 @@ def test_a_symmetric_matrix_that_is_not_square_is_told_as_such(shell, case):
         return
     assert lines[0] == fix.splitlines()[-1], card["rewrite"]
     _fix_gives_jaxs_value(shell, "square_matrix", case, fix, lines[:1])
+
+
+@pytest.mark.parametrize("case", sorted(SQUARE_ONLY))
+def test_inv_or_eigvals_of_a_rectangular_matrix_gets_its_rectangular_kin(shell, case):
+    """inv, eigvals, det of a (2, 3) matrix: JAX 0.10.2's own words ("Argument to inv must
+    have shape [..., n, n], got (2, 3)."), and no card. The square-matrix card says only a
+    square matrix has them; inv's line is the pseudo-inverse and eigvals' the singular values,
+    each JAX's value; det's says so in words, with the rank."""
+    line, fix = SQUARE_ONLY[case]
+    card, lines = _card_then_its_lines(shell, "square_only", case, line, ("square-matrix",))
+    assert "takes a square matrix" in card["title"], card["title"]
+    if fix is None:
+        assert lines[0].startswith("# b: (3, 2), not square"), card["rewrite"]
+        return
+    assert lines[0] == fix.splitlines()[-1], card["rewrite"]
+    _fix_gives_jaxs_value(shell, "square_only", case, fix, lines[:1])
 
 
 @pytest.mark.parametrize("case", sorted(SWITCH_PER_ELEMENT))

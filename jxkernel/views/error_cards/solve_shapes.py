@@ -111,10 +111,34 @@ def _symmetric_call(e):
 
 
 def _is_square_matrix(e) -> bool:
-    return _symmetric_call(e) is not None
+    return _symmetric_call(e) is not None or _square_call(e) is not None
+
+
+# inv, det, slogdet, eig and eigvals given a matrix that is not square (JAX 0.10.2's words)
+_NOT_SQUARE = re.compile(r"^(?:Argument to (inv|_det\(\)|slogdet\(\)) must have shape "
+                         r"\[\.\.\., n, n\], got \((\d+), (\d+)\)\.?|The input to (eig) must "
+                         r"be a square matrix\. Got shape \((\d+), (\d+)\)\.)$")
+_SQUARE_ONLY = ("inv", "det", "slogdet", "eig", "eigvals")
+
+
+def _square_call(e):
+    """(the line's tree, its inv/det/slogdet/eig/eigvals call, the matrix's shape) where `e`
+    is JAX's refusal of a matrix that is not square; None otherwise."""
+    found = isinstance(e, ValueError) and _NOT_SQUARE.match(str(e))
+    if not found:
+        return None
+    m, n = (int(g) for g in found.groups()[1:3] if g) if found.group(1) else \
+        (int(g) for g in found.groups()[4:6])
+    where, _ = _user_lines(e)
+    tree = _parse_line(where)
+    call = next((c for c in ast.walk(tree) if _called(c) in _SQUARE_ONLY and c.args), None) \
+        if tree is not None else None
+    return None if call is None else (tree, call, (m, n))
 
 
 def _square_matrix_card(exc, where, called_from) -> ErrorCard:
+    if _symmetric_call(exc) is None:
+        return _square_only_card(*_square_call(exc))
     tree, call, (m, n) = _symmetric_call(exc)
     name, a = _called(call), ast.unparse(call.args[0])
     gram = (f"{_operand(call.args[0])}.T @ {_operand(call.args[0])}" if m > n else
@@ -144,5 +168,36 @@ def _square_matrix_card(exc, where, called_from) -> ErrorCard:
              + ("it has no Cholesky factor." if name == "cholesky" else
                 "it has no eigenvalues of its own.")),
         fix=f"Give {name} a square symmetric matrix." + instead,
+        rewrite=rewrite,
+        docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.numpy.linalg.{name}.html")
+
+
+def _square_only_card(tree, call, shape) -> ErrorCard:
+    """inv of a rectangular matrix: its pseudo-inverse, pinv (the least-squares inverse);
+    eig and eigvals: its singular values, svd; det and slogdet: none (words and its rank)."""
+    (m, n), name, a = shape, _called(call), ast.unparse(call.args[0])
+    module = ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) else "jnp.linalg"
+    if name == "inv":
+        new = f"{module}.pinv({a})"
+        rewrite = (f"{_replaced(tree, call, new)}    # ({n}, {m}): the pseudo-inverse, "
+                   f"the least-squares inverse")
+        instead = (f" Its pseudo-inverse, jnp.linalg.pinv({a}) of shape ({n}, {m}), solves "
+                   f"least-squares problems (x = pinv(a) @ b minimizes |a @ x - b|).")
+    elif name in ("eig", "eigvals"):
+        new = f"{module}.svd({a}, compute_uv=False)"
+        rewrite = (f"{_replaced(tree, call, new)}    # {min(m, n)} singular values, where a "
+                   f"rectangular matrix has no eigenvalues")
+        instead = (f" A rectangular matrix has singular values instead: jnp.linalg.svd({a}, "
+                   f"compute_uv=False).")
+    else:
+        rewrite = (f"# {a}: ({m}, {n}), not square: no determinant; its rank, "
+                   f"jnp.linalg.matrix_rank({a}), says how many independent rows it has")
+        instead = f" Its rank, jnp.linalg.matrix_rank({a}), is what says how degenerate it is."
+    shown = name
+    return ErrorCard(
+        "square-matrix", f"{shown} takes a square matrix: {a} has shape ({m}, {n})",
+        why=(f"{shown} is defined for square matrices, (n, n), only (a map of a space onto "
+             f"itself); {a} has {m} rows and {n} columns."),
+        fix=f"Give {shown} a square matrix." + instead,
         rewrite=rewrite,
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.numpy.linalg.{name}.html")
