@@ -8,6 +8,8 @@ tests/notebook/test_int_overflow_cards.py checks the card against it).
 """
 import numpy as np
 
+from learner_cells import said  # tests/data
+
 # case: (the cell, the line whose value `_y` is read after the card's line ran, or None: the
 # cell's last line itself)
 CASES = {
@@ -22,26 +24,18 @@ CASES = {
 PAST_INT64 = "_y = jnp.array(2**70)"
 
 
-def _said(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001  the error is the answer
-        return {"error": type(e).__name__, "first_line": str(e).splitlines()[0]}
-    return None
-
-
 def run(jax) -> dict:
     """JAX's error for each cell at 32 bits, and `_y` (its values and dtype) with 64-bit
     types turned on, as the card's line does; then 64-bit types off again."""
     found = {}
     for case, (cell, again) in CASES.items():
         names = {"jax": jax, "jnp": jax.numpy}
-        found[case] = _said(lambda: exec(cell, names))
+        found[case] = said(lambda: exec(cell, names))
         jax.config.update("jax_enable_x64", True)
         try:
             exec(again or cell, names)
             found[f"{case}_fixed"] = [np.asarray(names["_y"]).tolist(), str(names["_y"].dtype)]
-            found["past_int64"] = _said(lambda: exec(PAST_INT64, dict(names)))
+            found["past_int64"] = said(lambda: exec(PAST_INT64, dict(names)))
         finally:
             jax.config.update("jax_enable_x64", False)
     return found

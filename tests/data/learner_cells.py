@@ -15,6 +15,16 @@ def first_line(exc) -> str:
     return re.sub(r"0x[0-9a-f]+", "0x...", str(exc).splitlines()[0])
 
 
+def said(fn) -> dict | None:
+    """{"error": class name, "first_line": the message's first line} of what `fn()` raised,
+    or None where it raised nothing."""
+    try:
+        fn()
+    except Exception as e:                      # noqa: BLE001 -- the error is the fact
+        return {"error": type(e).__name__, "first_line": str(e).splitlines()[0]}
+    return None
+
+
 def cells_outcome(setup: str, cases: dict, fixed: dict, run_cell, namespace) -> dict:
     """{case: {"error": class name, "first_line": first_line(exc)} or None; fixed case: the
     value its cell leaves in `namespace` under its name}, `setup` run first and each cell by

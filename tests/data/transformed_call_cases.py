@@ -11,6 +11,8 @@ tests/notebook/test_transformed_call_cards.py checks the cards against it).
 """
 import numpy as np
 
+from learner_cells import said  # tests/data
+
 # the learner's names: a loss of the parameters and the data, one of the parameters only,
 # a step unpacking its batch, a per-example loss, a jitted loss bound to a name
 SETUP = """\
@@ -103,42 +105,34 @@ INSIDE = ("def helper(a, b):\n    return a + b\n"
           "_y = jax.grad(loss_h)(params)")
 
 
-def _said(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001  the error is the answer
-        return {"error": type(e).__name__, "first_line": str(e).splitlines()[0]}
-    return None
-
-
 def run(jax) -> dict:
     """JAX's error for each line, and `_y` after the card's lines."""
     found = {}
     for case, (line, _, fix) in {**CASES, "inside": (INSIDE, None, None)}.items():
         names = {"jax": jax, "jnp": jax.numpy}
         exec(SETUP, names)
-        found[case] = _said(lambda: exec(line, dict(names)))
+        found[case] = said(lambda: exec(line, dict(names)))
         if fix is not None:
             exec(fix, names)
             found[f"{case}_fixed"] = np.asarray(names["_y"]).tolist()
     for case, (cell, _, fix) in GRAD_RESULTS.items():
         names = {"jax": jax, "jnp": jax.numpy}
         exec(SETUP, names)
-        found[f"result_{case}"] = _said(lambda: exec(cell, dict(names)))
+        found[f"result_{case}"] = said(lambda: exec(cell, dict(names)))
         if fix is not None:
             exec(fix, names)
             found[f"result_{case}_fixed"] = np.asarray(names["_y"]).tolist()
     for case, (line, fix) in STACKED.items():
         names = {"jax": jax, "jnp": jax.numpy}
         exec(SETUP + STACKED_SETUP, names)
-        found[f"stacked_{case}"] = _said(lambda: exec(line, dict(names)))
+        found[f"stacked_{case}"] = said(lambda: exec(line, dict(names)))
         exec(fix, names)
         found[f"stacked_{case}_fixed"] = jax.tree.map(lambda v: np.asarray(v).tolist(),
                                                       names["_y"])
     for case, (line, fix) in STATIC_OF_LIBRARY.items():
         names = {"jax": jax, "jnp": jax.numpy}
         exec(SETUP + STATIC_SETUP, names)
-        found[f"static_{case}"] = _said(lambda: exec(line, dict(names)))
+        found[f"static_{case}"] = said(lambda: exec(line, dict(names)))
         exec(fix if fix.startswith("_y") else f"{fix}\n{line}", names)
         found[f"static_{case}_fixed"] = np.asarray(names["_y"]).tolist()
     return found
