@@ -54,21 +54,31 @@ def _functions(api, call) -> list:
     return out
 
 
-def _body_call(e):
-    """(lax function, its call node, the function named in `e`'s message, the syntax tree,
-    the user's frame) of the user's statement where a lax loop or cond called one of its
-    functions with arguments it does not take; None otherwise."""
+def arity_statement(e):
+    """(the function's name in `e`'s message, the user's whole statement parsed or None, the
+    user's frame) where `e` is Python's TypeError of a call with the wrong arguments; None
+    otherwise."""
     found = isinstance(e, TypeError) and _ARITY.match(str(e))
     if not found:
         return None
     where, _ = _user_lines(e)
-    tree = _parse_line(_whole_statement(where)) if where else None
-    frame = _user_frame(e)
+    return (found.group(1), _parse_line(_whole_statement(where)) if where else None,
+            _user_frame(e))
+
+
+def _body_call(e):
+    """(lax function, its call node, the function named in `e`'s message, the syntax tree,
+    the user's frame) of the user's statement where a lax loop or cond called one of its
+    functions with arguments it does not take; None otherwise."""
+    found = arity_statement(e)
+    if not found:
+        return None
+    named, tree, frame = found
     for node in ast.walk(tree) if tree is not None else ():
         api = _called(node)
-        if api in _CALLS and not is_tree_map(node) and any(_names(f, found.group(1), frame)
-                                 for f in _functions(api, node)):
-            return api, node, found.group(1).rsplit(".", 1)[-1], tree, frame
+        if api in _CALLS and not is_tree_map(node) and any(_names(f, named, frame)
+                                                           for f in _functions(api, node)):
+            return api, node, named.rsplit(".", 1)[-1], tree, frame
     return None
 
 

@@ -17,10 +17,10 @@ import textwrap
 
 from ...transforms.api_util import positional_parameters
 from ..source import is_user_file
-from .body_arguments import _ARITY
+from .body_arguments import arity_statement
 from .card import ErrorCard
 from .frame_names import _named_value
-from .reading import _user_frame, _user_lines
+from .reading import _user_frame
 from .rewrites import _parse_line, _replaced, _whole_statement
 
 _DIFFERENTIATE = ("grad", "value_and_grad", "jacfwd", "jacrev", "jacobian", "hessian")
@@ -71,13 +71,11 @@ def _arity_call(e):
     """(the call node, its transformations, the function, its node, the syntax tree, the
     frame) where the user's line calls a transformed function with arguments that the
     function it wraps does not take; None otherwise."""
-    found = isinstance(e, TypeError) and _ARITY.match(str(e))
+    found = arity_statement(e)
     if not found:
         return None
-    where, _ = _user_lines(e)
-    tree = _parse_line(_whole_statement(where)) if where else None
-    frame = _user_frame(e)
-    short = found.group(1).rsplit(".", 1)[-1]
+    named, tree, frame = found
+    short = named.rsplit(".", 1)[-1]
     for call in ast.walk(tree) if tree is not None and frame is not None else ():
         if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred)
                                                  for a in call.args):
