@@ -117,10 +117,24 @@ CLOSED_OVER_FIXED = CLOSED_OVER.replace("@jax.jit\ndef step_closed(batch):",
 # its arguments)
 CLOSED_OVER_NNX = CLOSED_OVER.replace("@jax.jit\n", "@nnx.jit\n")
 
+# a seed where Flax takes an nnx.Rngs, written on a layer or on the learner's own model, whose
+# __init__ passes it on: Flax's "'int' object has no attribute 'params'" from inside the layer
+RNGS_SEED = "layer_r = nnx.Linear(3, 2, rngs=0)\n"
+RNGS_THROUGH_A_MODEL = ("class Small(nnx.Module):\n  def __init__(self, rngs):\n"
+                        "    self.l = nnx.Linear(3, 2, rngs=rngs)\nsmall = Small(42)\n")
+# the card's lines pasted: the layer's kernel, its shape and its sum to 4 places
+RNGS_SEED_FIXED = ("layer_r = nnx.Linear(3, 2, rngs=nnx.Rngs(0))\n"
+                   "kernel_r = [list(layer_r.kernel.value.shape), "
+                   "round(float(layer_r.kernel.value.sum()), 4)]\n")
+RNGS_THROUGH_A_MODEL_FIXED = ("small = Small(nnx.Rngs(42))\n"
+                              "kernel_s = [list(small.l.kernel.value.shape), "
+                              "round(float(small.l.kernel.value.sum()), 4)]\n")
+
 CASES = {"closed_over": CLOSED_OVER, "closed_over_nnx": CLOSED_OVER_NNX, "float_accumulated": FLOAT_ACCUMULATED, "tracer_accumulated": TRACER_ACCUMULATED,
          "linear_features": LINEAR_FEATURES, "linear_images": LINEAR_IMAGES,
          "conv_no_channel": CONV_NO_CHANNEL, "dropout_layer": DROPOUT_LAYER,
-         "dropout_model": DROPOUT_MODEL}
+         "dropout_model": DROPOUT_MODEL, "rngs_seed": RNGS_SEED,
+         "rngs_through_a_model": RNGS_THROUGH_A_MODEL}
 FIXED = {"dropout_model_eval": (DROPOUT_MODEL_EVAL, "dropout_eval"),
          "dropout_model_rngs": (DROPOUT_MODEL_RNGS, "dropout_rngs"),
          "dropout_layer_eval": (DROPOUT_LAYER_EVAL, "drop_eval"),
@@ -128,7 +142,9 @@ FIXED = {"dropout_model_eval": (DROPOUT_MODEL_EVAL, "dropout_eval"),
          "float_accumulated_fixed": (FLOAT_ACCUMULATED_FIXED, "accumulated"),
          "closed_over_fixed": (CLOSED_OVER_FIXED, "closed_loss"),
          "linear_images_fixed": (LINEAR_IMAGES_FIXED, "images_out"),
-         "conv_no_channel_fixed": (CONV_NO_CHANNEL_FIXED, "conv_out")}
+         "conv_no_channel_fixed": (CONV_NO_CHANNEL_FIXED, "conv_out"),
+         "rngs_seed_fixed": (RNGS_SEED_FIXED, "kernel_r"),
+         "rngs_through_a_model_fixed": (RNGS_THROUGH_A_MODEL_FIXED, "kernel_s")}
 
 
 def outcome(run_cell, namespace) -> dict:

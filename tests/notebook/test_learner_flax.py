@@ -19,7 +19,8 @@ from learner_flax_cases import (CASES, CLOSED_OVER_FIXED, CONV_NO_CHANNEL_FIXED,
                                  DROPOUT_LAYER_EVAL,
                                  DROPOUT_LAYER_RNGS, DROPOUT_MODEL_EVAL, DROPOUT_MODEL_RNGS,
                                  FIXED, FLOAT_ACCUMULATED, FLOAT_ACCUMULATED_FIXED,
-                                 LINEAR_IMAGES_FIXED, SETUP)
+                                 LINEAR_IMAGES_FIXED, RNGS_SEED_FIXED,
+                                 RNGS_THROUGH_A_MODEL_FIXED, SETUP)
 from real_kernel import alias_kernel_cells
 
 from jxkernel.views import error_cards
@@ -128,6 +129,22 @@ def test_dropout_in_training_mode_without_a_key_gets_eval_or_a_key(cells, case, 
     for fixed in (f"{case}_eval", f"{case}_rngs"):
         ran = cells[fixed]
         assert ran.error is None and ran.stdout == f"{JAX[fixed]}\n", (fixed, ran)
+
+
+@pytest.mark.parametrize("case, fixed", [("rngs_seed", RNGS_SEED_FIXED),
+                                         ("rngs_through_a_model", RNGS_THROUGH_A_MODEL_FIXED)])
+def test_a_seed_where_flax_takes_an_rngs_is_wrapped_where_the_learner_wrote_it(cells, case,
+                                                                            fixed):
+    """nnx.Linear(3, 2, rngs=0), and Small(42) whose __init__ passes its rngs to a layer:
+    Flax's "'int' object has no attribute 'params'" from inside the layer (JAX's kernel says
+    the same), and no card. The card wraps the seed in nnx.Rngs on the outermost line that
+    writes it (the model's call, not the layer inside it); pasted, JAX's kernel values."""
+    card = cells[case].card
+    assert card is not None and card["kind"] == "flax-rngs", card
+    assert card["message"] == JAX[case]["first_line"]
+    assert card["rewrite"].split("    #")[0] == fixed.splitlines()[0], card["rewrite"]
+    ran = cells[f"{case}_fixed"]
+    assert ran.error is None and ran.stdout == f"{JAX[case + '_fixed']}\n", ran
 
 
 def test_a_model_updated_inside_jax_jit_from_outside_gets_nnx_jit_with_it_as_argument(cells):

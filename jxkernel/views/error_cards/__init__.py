@@ -166,7 +166,8 @@ in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py` (a
 `image_shapes.py` (jax.image.resize given the spatial axes' sizes alone),
 `optimizers.py` (Optax as a PyTorch learner writes it: integer labels, lr=, step()),
 `nans.py` (the values that made a NaN under jax_debug_nans),
-`meshes.py`, `devices.py` (and `device_names.py`), `layers.py`, `dropout.py`,
+`meshes.py`, `devices.py` (and `device_names.py`), `layers.py`, `dropout.py` (and
+`flax_rngs.py`: a seed where Flax takes nnx.Rngs),
 `closed_modules.py`, `equinox.py`,
 `check_arguments.py`, `real_jax.py`,
 `conversions.py` (a conversion of a traced value rewritten: int(i) as
@@ -296,6 +297,7 @@ from .reshapes import (_is_reshape_size, _is_reshape_unknowns, _reshape_card,
 from .reading import (_first_line, _operation_lines, _public, _user_frame, _user_lines,
                       spelled_for)
 from .slice_indices import _is_slice_indices, _slice_indices_card
+from .flax_rngs import _flax_rngs_card, _is_flax_rngs
 from .int_overflow import _int_overflow_card, _is_int_overflow
 from .one_hot import _is_one_hot_classes, _one_hot_card
 from .torch_habits import _is_torch_habit, _torch_card
@@ -483,6 +485,7 @@ _CARDS = [
     (_is_squeeze_size, _squeeze_card),      # after pmap's: its splitting says a squeeze's words
     (_is_debug_nans, _debug_nans_card),
     (_is_dropout_rngs, _dropout_rngs_card),
+    (_is_flax_rngs, _flax_rngs_card),
     (_is_closed_modules, _closed_modules_card),
     (_is_grad_of_module, _grad_of_module_card),
     (_is_frozen_field, _frozen_field_card),
