@@ -130,7 +130,8 @@ RNGS_THROUGH_A_MODEL_FIXED = ("small = Small(nnx.Rngs(42))\n"
                               "kernel_s = [list(small.l.kernel.value.shape), "
                               "round(float(small.l.kernel.value.sum()), 4)]\n")
 
-CASES = {"closed_over": CLOSED_OVER, "closed_over_nnx": CLOSED_OVER_NNX, "float_accumulated": FLOAT_ACCUMULATED, "tracer_accumulated": TRACER_ACCUMULATED,
+CASES = {"closed_over": CLOSED_OVER, "closed_over_nnx": CLOSED_OVER_NNX,
+         "float_accumulated": FLOAT_ACCUMULATED, "tracer_accumulated": TRACER_ACCUMULATED,
          "linear_features": LINEAR_FEATURES, "linear_images": LINEAR_IMAGES,
          "conv_no_channel": CONV_NO_CHANNEL, "dropout_layer": DROPOUT_LAYER,
          "dropout_model": DROPOUT_MODEL, "rngs_seed": RNGS_SEED,

@@ -18,7 +18,7 @@ import locations                        # tests/support
 from learner_flax_cases import (CASES, CLOSED_OVER_FIXED, CONV_NO_CHANNEL_FIXED,  # tests/data
                                  DROPOUT_LAYER_EVAL,
                                  DROPOUT_LAYER_RNGS, DROPOUT_MODEL_EVAL, DROPOUT_MODEL_RNGS,
-                                 FIXED, FLOAT_ACCUMULATED, FLOAT_ACCUMULATED_FIXED,
+                                 FIXED, FLOAT_ACCUMULATED_FIXED,
                                  LINEAR_IMAGES_FIXED, RNGS_SEED_FIXED,
                                  RNGS_THROUGH_A_MODEL_FIXED, SETUP)
 from real_kernel import alias_kernel_cells
