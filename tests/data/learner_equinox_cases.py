@@ -120,10 +120,17 @@ LINEAR_FEATURES_FIXED = LINEAR_FEATURES.replace(
 MUTATE_FIELD_FIXED = ("model = eqx.tree_at(lambda m: m.layers, model, model.layers[:-1])\n"
                       "shortened = [len(model.layers), list(jax.vmap(model)(x).shape)]\n")
 
+# a seed where Equinox takes a key (its layers' key=): JAX's "invalid PRNG key data ... Got 0"
+# from inside the layer; the seed-as-key card's line was a template (key, sub, x made anew)
+KEY_SEED = "lin_k = eqx.nn.Linear(3, 2, key=0)\n"
+KEY_SEED_FIXED = ("lin_k = eqx.nn.Linear(3, 2, key=jax.random.key(0))\n"
+                  "keyed_out = [round(float(v), 4) for v in lin_k(jnp.ones(3))]\n")
+
 CASES = {"jax_jit_module": JAX_JIT_MODULE, "jax_grad_module": JAX_GRAD_MODULE,
          "jax_value_and_grad_module": JAX_VALUE_AND_GRAD_MODULE,
          "batch_into_model": BATCH_INTO_MODEL, "linear_features": LINEAR_FEATURES,
-         "linear_batch": LINEAR_BATCH, "mutate_field": MUTATE_FIELD, "counter": COUNTER}
+         "linear_batch": LINEAR_BATCH, "mutate_field": MUTATE_FIELD, "counter": COUNTER,
+         "key_seed": KEY_SEED}
 FIXED = {"jax_jit_module_fixed": (JAX_JIT_MODULE_FIXED, "predicted"),
          "jax_jit_module_partition": (JAX_JIT_MODULE_PARTITION, "partitioned"),
          "jax_grad_module_fixed": (JAX_GRAD_MODULE_FIXED, "grads_kind"),
@@ -133,7 +140,8 @@ FIXED = {"jax_jit_module_fixed": (JAX_JIT_MODULE_FIXED, "predicted"),
          "linear_batch_fixed": (LINEAR_BATCH_FIXED, "lin_out"),
          "counter_fixed": (COUNTER_FIXED, "counted_out"),
          "linear_features_fixed": (LINEAR_FEATURES_FIXED, "features_out"),
-         "mutate_field_fixed": (MUTATE_FIELD_FIXED, "shortened")}
+         "mutate_field_fixed": (MUTATE_FIELD_FIXED, "shortened"),
+         "key_seed_fixed": (KEY_SEED_FIXED, "keyed_out")}
 
 
 def outcome(run_cell, namespace) -> dict:

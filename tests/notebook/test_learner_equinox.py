@@ -14,7 +14,7 @@ if importlib.util.find_spec("equinox") is None or importlib.util.find_spec("opta
     pytest.skip("needs equinox and optax (the kernel imports them)", allow_module_level=True)
 
 import locations                        # tests/support
-from learner_equinox_cases import CASES, FIXED, PRINT_STEP, SETUP  # tests/data
+from learner_equinox_cases import CASES, FIXED, KEY_SEED_FIXED, PRINT_STEP, SETUP  # tests/data
 from real_kernel import alias_kernel_cells
 
 JAX = locations.recorded("learner_equinox_reference.json")
@@ -157,3 +157,13 @@ def test_one_example_of_another_size_into_eqx_linear_names_the_layer(cells):
     (line,) = _rewrite(card)
     assert line == "lin = eqx.nn.Linear(785, 10, key=jax.random.PRNGKey(0))", card["rewrite"]
     assert line in FIXED["linear_features_fixed"][0]
+
+
+def test_a_seed_given_to_an_equinox_layers_key_is_made_a_key_there(cells):
+    """eqx.nn.Linear(3, 2, key=0): JAX's "invalid PRNG key data" from inside Equinox; the
+    seed-as-key card's line was its template (a key made and numbers drawn that the learner
+    never asked for); now the learner's line with jax.random.key(0) as the key, which gives
+    JAX's layer (FIXED key_seed_fixed)."""
+    card = cells["key_seed"].card
+    assert card is not None and card["kind"] == "seed-as-key", card
+    assert card["rewrite"].split("    #")[0] == KEY_SEED_FIXED.splitlines()[0], card["rewrite"]

@@ -13,7 +13,7 @@ from .card import ErrorCard
 from .frame_names import _named_value
 from .keys import _key_word_given
 from .reading import _user_frame
-from .rewrites import _called, _parse_line, _replaced
+from .rewrites import _called, _parse_line, _pattern, _replaced
 
 
 # ------------------------------------------------------------------ a seed where a key goes
@@ -58,9 +58,19 @@ def _key_rewrite(where) -> str:
             # first: `lambda k: ...normal(k)` rewrote the lambda's parameter)
             line = _replaced(tree, call.args[0], f"{module}.key({seed})")
             return f"{line}    # a key from the seed; split it for the next draw"
-    return ("key = jax.random.key(0)              # once, from a seed\n"
-            "key, sub = jax.random.split(key)     # a new key for each use\n"
-            "x = jax.random.normal(sub, (3,))")
+    # a library's function given the seed as its key= (Equinox's layers: eqx.nn.Linear(3, 2,
+    # key=0)): the key made there (the template below, pasted, made a key and drew numbers
+    # the learner never asked for)
+    for call in ast.walk(tree) if tree is not None else ():
+        given = [k.value for k in call.keywords if k.arg == "key"] \
+            if isinstance(call, ast.Call) else []
+        if given and (isinstance(given[0], ast.Name) or isinstance(given[0], ast.Constant)
+                      and type(given[0].value) is int):
+            line = _replaced(tree, given[0], f"jax.random.key({ast.unparse(given[0])})")
+            return f"{line}    # a key from the seed; split it for the next use"
+    return _pattern("key = jax.random.key(0)              # once, from a seed\n"
+                    "key, sub = jax.random.split(key)     # a new key for each use\n"
+                    "x = jax.random.normal(sub, (3,))")
 
 
 def _wrapped_key(exc, where):
