@@ -1751,6 +1751,11 @@ DEVICE_NAMES = {
     "to_device": ("_y = x.to_device('cpu:0')", "_y = x.to_device(jax.devices('cpu')[0])"),
     "jit_device": ("_y = jax.jit(lambda a: a.sum(), device='cpu')(x)",
                    "_y = jax.jit(lambda a: a.sum())(x)"),
+    # the jit made on a line above and called below, where JAX raises: no card (the line
+    # called shows no device), and jxkernel's words named 'platform' where JAX's name 'client'
+    "jit_device_called_later": ("f_dev = jax.jit(lambda a: a.sum(), device='cpu')\n"
+                                "_y = f_dev(x)",
+                                "f_dev = jax.jit(lambda a: a.sum())\n_y = f_dev(x)"),
 }
 
 # a device asked for by an index past jax.devices() (code for several GPUs run on one CPU):

@@ -348,6 +348,8 @@ class PjitFunction(native.JitFunction if native else object, metaclass=_CNamed):
                 self._trace(treedef, statics, avals, dyn_args, dyn_kwargs)
         jit_refs.check_one_device(closed, leaves)      # (a Ref over a mesh: partitioned)
         jit_args.check_arg_layouts(self, closed, treedef, out_tree, leaves)  # (Formats' layouts)
+        if isinstance(self._device, str):   # device='cpu': JAX reads its backend first,
+            raise AttributeError("'str' object has no attribute 'client'")   # device.client
         refs = jit_refs.ref_positions(leaves)
         names = jit_refs.without_refs(self._leaf_names(dyn_args, dyn_kwargs), refs)
         device = program_placement(self, closed, device, False, leaves, dyn_args, dyn_kwargs)[0]

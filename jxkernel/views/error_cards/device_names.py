@@ -20,6 +20,7 @@ import re
 from ...xla import client
 from .card import ErrorCard
 from .reading import _user_lines
+from ..source_edits import parse_file
 from .rewrites import _called, _parse_line, _replaced
 
 _NOT_ACCEPTED = re.compile(r"^`jax\.device_put` only accepts `None`, .* Received invalid "
@@ -53,12 +54,29 @@ def _string_given(tree):
     return None
 
 
+def _jit_made_above(where):
+    """(the statement, its jit call, the device's string) of the user's cell that bound, above
+    the line, a name the line calls to a jit of device='cpu' (`f = jax.jit(g, device='cpu')`
+    then `f(x)`, where JAX raises); None otherwise."""
+    tree = _parse_line(where)
+    called = {c.func.id for c in ast.walk(tree) if isinstance(c, ast.Call) and
+              isinstance(c.func, ast.Name)} if tree is not None else set()
+    for node in ast.walk(parse_file(where.get("_path"))) if called else ():
+        if isinstance(node, ast.Assign) and node.lineno < where["line"] and \
+                [ast.unparse(t) for t in node.targets] in ([n] for n in called):
+            found = _string_given(ast.Module([node], []))
+            if found is not None and _called(found[0]) == "jit":
+                return (node, *found)
+    return None
+
+
 def _is_device_name(e) -> bool:
     if not ((isinstance(e, ValueError) and _NOT_ACCEPTED.match(str(e))) or
             (isinstance(e, AttributeError) and _STR_DEVICE.match(str(e)))):
         return False
     where, _ = _user_lines(e)
-    return _string_given(_parse_line(where)) is not None
+    return _string_given(_parse_line(where)) is not None or \
+        (where is not None and _jit_made_above(where) is not None)
 
 
 def _device_code(module: str, platform: str, index: int) -> tuple:
@@ -77,7 +95,12 @@ def _device_code(module: str, platform: str, index: int) -> tuple:
 
 def _device_name_card(exc, where, called_from) -> ErrorCard:
     tree = _parse_line(where)
-    call, given = _string_given(tree)
+    above = None if _string_given(tree) is not None else _jit_made_above(where)
+    if above is not None:       # the jit made on a line above, called here: that line fixed
+        statement, call, given = above
+        tree = ast.Module([statement], [])
+    else:
+        call, given = _string_given(tree)
     name = _called(call)
     module = ast.unparse(call.func.value) if isinstance(call.func, ast.Attribute) and \
         name != "to_device" else "jax"
@@ -87,6 +110,8 @@ def _device_name_card(exc, where, called_from) -> ErrorCard:
         new = ast.Call(call.func, call.args, [k for k in call.keywords if k.arg != "device"])
         rewrite = (f"{_replaced(tree, call, new)}    # then put its inputs on the device: "
                    f"{module}.device_put(x, {device})")
+        if above is not None:
+            rewrite += f"\n{where['code']}"
     else:
         rewrite = f"{_replaced(tree, given, device)}    # " + \
             (note or f"the Device object for {given.value!r}")
