@@ -67,6 +67,10 @@ STATIC_OF_LIBRARY = {
                    "_y = jax.jit(jnp.sum, static_argnames=('axis',))(x, 0)"),
     "mean_by_keyword": ("_y = jax.jit(jnp.mean)(x, axis=1)",
                         "_y = jax.jit(jnp.mean, static_argnames=('axis',))(x, axis=1)"),
+    # a tuple of sizes, traced element by element (JAX: "Shapes must be 1D sequences of
+    # concrete values"): the card said to take sizes from shapes, where the learner wrote them
+    "reshape_sizes": ("_y = jax.jit(jnp.reshape)(x, (2, 6))",
+                      "_y = jax.jit(jnp.reshape, static_argnames=('shape',))(x, (2, 6))"),
     "bound_to_a_name": ("_y = sum_jit(x, 1)",
                         "sum_jit = jax.jit(sum_jit.__wrapped__, static_argnames=('axis',))"),
 }

@@ -8,6 +8,7 @@ import linecache
 import re
 
 from ...core.errors import CHECKPOINT
+from ...transforms.api_util import positional_parameters
 from ...transforms.jit.args import python_value_of
 from ..argument_uses import argument_expression, literal_of, python_value, with_argument
 from ..source import is_user_file
@@ -161,8 +162,13 @@ def _static_sequence(origin, exc) -> tuple:
     arg, function = found.group(1), origin.get("function") or ""
     position, caller = _parameter_at(exc, function, arg), _caller(exc, function)
     if position is None or caller is None:
-        return "", None
-    code = linecache.getline(*caller[:2]).strip()
+        library = _library_jitted(exc, function, arg)
+        if library is None:
+            return "", None
+        position, code, frame = library
+        caller = (None, None, frame)
+    else:
+        code = linecache.getline(*caller[:2]).strip()
     expression = argument_expression(code, arg, position)
     try:
         value = ast.literal_eval(expression) if expression else None
@@ -175,6 +181,35 @@ def _static_sequence(origin, exc) -> tuple:
     if isinstance(value, tuple):
         return arg, None
     return arg, (repr(tuple(value)) if expression.startswith("[") else f"tuple({expression})")
+
+
+def _library_jitted(exc, function, arg):
+    """(`arg`'s position among the parameters of a library's function jitted on the user's
+    line, the line, the user's frame): `jax.jit(jnp.reshape)(x, (3, 2))` gives shape's 1
+    (its frames are filtered out of the traceback, where a function of the user's has its
+    own); None otherwise."""
+    frame = _user_frame(exc)
+    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip() \
+        if frame is not None else ""
+    tree = _parse_line({"code": line})
+    for call in ast.walk(tree) if tree is not None else ():
+        inner = call.func if isinstance(call, ast.Call) else None
+        if isinstance(inner, ast.Call) and ast.unparse(inner.func) in ("jax.jit", "jit") and \
+                len(inner.args) == 1 and ast.unparse(inner.args[0]).split(".")[-1] == function:
+            value = _dotted_value(inner.args[0], frame)
+            params = positional_parameters(value) if callable(value) else None
+            if params and arg in params:
+                return params.index(arg), line, frame
+    return None
+
+
+def _dotted_value(node, frame):
+    """What the frame binds to a name or a dotted name (`jnp.reshape`), never calling."""
+    if isinstance(node, ast.Name):
+        return _named_value(frame, node.id)
+    if isinstance(node, ast.Attribute):
+        return getattr(_dotted_value(node.value, frame), node.attr, None)
+    return None
 
 
 def _tuple_passed(line, arg, position, as_tuple) -> str:
