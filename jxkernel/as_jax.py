@@ -31,18 +31,10 @@ import sys
 import types
 
 from .core import errors as _errors
+from .tree_util import REMOVED_IN_0_6
 from .version import jax_version, jax_version_info
 
 ENVIRONMENT_VARIABLE = "JXKERNEL_AS_JAX"
-
-
-# the tree functions JAX 0.6.0 removed from `jax` (JAX 0.10.2's CHANGELOG, "Several
-# previously-deprecated APIs have been removed"), with what replaces each: pages written
-# before (JAX 101's pytrees chapter: jax.tree_map) meet JAX's bare "has no attribute" there
-REMOVED_IN_0_6 = {"tree_map": "jax.tree.map", "tree_leaves": "jax.tree.leaves",
-                  "tree_structure": "jax.tree.structure", "tree_transpose": "jax.tree.transpose",
-                  "tree_flatten": "jax.tree.flatten", "tree_unflatten": "jax.tree.unflatten",
-                  "treedef_is_leaf": "jax.tree_util.treedef_is_leaf"}
 
 
 class JaxModule(types.ModuleType):

@@ -178,6 +178,16 @@ class ArrayImpl(_ArrayBase, metaclass=_CNamed):
 
     global_shards = addressable_shards      # (one process: every shard is this one's)
 
+    # older JAX's names, each JAX 0.10.2's AttributeError in its words (which say what to use)
+    @property
+    def device_buffer(self):
+        raise AttributeError("arr.device_buffer has been deprecated. Use arr.addressable_data(0)")
+
+    @property
+    def device_buffers(self):
+        raise AttributeError("arr.device_buffers has been deprecated. Use [x.data for x in "
+                             "arr.addressable_shards]")
+
     @property
     def _arrays(self) -> list | None:
         """JAX's private per-device list (its tests and some libraries read it): each

@@ -150,7 +150,8 @@ per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (wi
 `operand_dtypes.py` (and `int_overflow.py`: a Python int past int32),
 `torch_habits.py` (PyTorch's names; `one_hot.py`: its class count),
 `in_place_methods.py` (NumPy's
-in-place ways), `numpy_names.py` (NumPy 1.x's), `debug_prints.py`, `trees.py` (and
+in-place ways), `numpy_names.py` (NumPy 1.x's; `removed_names.py`: older JAX's),
+`debug_prints.py`, `trees.py` (and
 `tree_arithmetic.py`), `methods.py`,
 `axes.py`, `scan_lengths.py`, `einsum_labels.py`,
 `einsum_axes.py` and `einsum_output.py` (jnp.einsum's subscripts), `ragged.py`,
@@ -300,6 +301,7 @@ from .slice_indices import _is_slice_indices, _slice_indices_card
 from .flax_rngs import _flax_rngs_card, _is_flax_rngs
 from .int_overflow import _int_overflow_card, _is_int_overflow
 from .one_hot import _is_one_hot_classes, _one_hot_card
+from .removed_names import _is_removed_name, _removed_name_card
 from .torch_habits import _is_torch_habit, _torch_card
 from .debug_prints import _debug_print_card, _is_debug_print
 from .numpy_names import _clip_keyword_card, _is_clip_keyword, _is_numpy1_name, _numpy1_card
@@ -446,6 +448,7 @@ _CARDS = [
     (_is_int_overflow, _int_overflow_card),
     (_is_join_arguments, _join_arguments_card),
     (_is_numpy1_name, _numpy1_card),
+    (_is_removed_name, _removed_name_card),
     (_is_clip_keyword, _clip_keyword_card),
     (_is_numpy_in_place, _in_place_card),
     (_is_while_per_element, _while_per_element_card),
