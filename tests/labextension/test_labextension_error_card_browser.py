@@ -81,6 +81,11 @@ MISTAKES = [
     ("v, g = jax.grad(lambda p: jnp.sum(p ** 2))(x)",
      "jax.grad(lambda p: jnp.sum(p ** 2)) returns the gradient alone, not 2 values",
      "v, g = jax.value_and_grad(lambda p: jnp.sum(p ** 2))(x)"),
+    ("big = jnp.array(2**40)", "2**40 does not fit in int32, JAX's default integer",
+     'jax.config.update("jax_enable_x64", True)'),
+    ("y = jax.ops.index_update(x, 0, 5.0)",
+     "jax.ops.index_update is gone from JAX: x.at[idx].set(y) replaces it",
+     "y = x.at[0].set(5.0)"),
 ]
 # then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
 # the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
@@ -128,7 +133,7 @@ def mistakes(server, chromium):
                               "einsum-axes", "einsum-output", "torch-habit",
                               "join-arguments", "key-missing", "tree-map-arguments",
                               "conv-layout", "matmul-to-grad", "call-arity",
-                              "grad-unpacked"])
+                              "grad-unpacked", "int-overflow", "removed-name"])
 def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
     """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
     (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn

@@ -56,7 +56,7 @@ def _removed(e) -> tuple | None:
         return None
     if not found:
         return None
-    key = (re.sub(r"^jxkernel", "jax", key[0]), key[1])
+    key = (re.sub(r"^jxkernel(?:\.api|\._jax)?", "jax", key[0]), key[1])
     return (*key, is_import) if key in _REPLACED else None
 
 
