@@ -31,7 +31,7 @@ import sys
 import types
 
 from .core import errors as _errors
-from .tree_util import REMOVED_IN_0_6
+from .tree_util import _REMOVED_IN_0_6 as REMOVED_IN_0_6
 from .version import jax_version, jax_version_info
 
 ENVIRONMENT_VARIABLE = "JXKERNEL_AS_JAX"

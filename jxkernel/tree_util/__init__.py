@@ -46,11 +46,12 @@ default_registry, registries = _pytree.default_registry, _pytree.registries
 # the tree functions JAX 0.6.0 removed from `jax` (JAX 0.10.2's CHANGELOG, "Several
 # previously-deprecated APIs have been removed"), with what replaces each: pages written
 # before (JAX 101's pytrees chapter: jax.tree_map) meet JAX's bare "has no attribute" there.
-# Read by the `jax` alias (as_jax.py) and the removed-name card (views/error_cards).
-REMOVED_IN_0_6 = {"tree_map": "jax.tree.map", "tree_leaves": "jax.tree.leaves",
-                  "tree_structure": "jax.tree.structure", "tree_transpose": "jax.tree.transpose",
-                  "tree_flatten": "jax.tree.flatten", "tree_unflatten": "jax.tree.unflatten",
-                  "treedef_is_leaf": "jax.tree_util.treedef_is_leaf"}
+# Read by the `jax` alias (as_jax.py) and the removed-name card (views/error_cards); private:
+# JAX's jax.tree_util has no such name.
+_REMOVED_IN_0_6 = {"tree_map": "jax.tree.map", "tree_leaves": "jax.tree.leaves",
+                   "tree_structure": "jax.tree.structure", "tree_transpose": "jax.tree.transpose",
+                   "tree_flatten": "jax.tree.flatten", "tree_unflatten": "jax.tree.unflatten",
+                   "treedef_is_leaf": "jax.tree_util.treedef_is_leaf"}
 
 __all__ = [
     "DictKey", "FlattenedIndexKey", "GetAttrKey", "KeyEntry", "KeyPath", "Partial", "PyTreeDef",

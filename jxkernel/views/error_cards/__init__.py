@@ -46,17 +46,13 @@ given as a dict keyed by the parameters' names), body-arguments
 tree-structure (ValueError: tree_map given trees of two structures; a pair passed whole, as
 value_and_grad's (value, grads), is told with the part to pass), tree-map-arguments
 (TypeError: a function given to tree_map another number of trees than it takes arguments,
-`jax.tree.map(lambda p, g: ..., params)`), call-arity (TypeError: a function given to grad,
-value_and_grad, jit or vmap called with other arguments than it takes, `jax.grad(loss)(params)`
-of loss(params, x, y)), grad-unpacked (ValueError: what grad or value_and_grad returns
-unpacked into another number of names), aux-pair (TypeError: has_aux's pair used as the
-gradient), stacked-index (KeyError: vmap's dict of stacked leaves indexed as a list),
-one-hot-classes (TypeError: jax.nn.one_hot without num_classes), int-overflow (OverflowError:
-a Python int past int32), flax-rngs (AttributeError or TypeError: Flax NNX's rngs given a
-seed), removed-name (AttributeError or ImportError: older JAX's names, jax.ops.index_update),
-axis-bounds (ValueError or
-IndexError: an axis the array has not, `x.sum(axis=1)` of a vector; a squeeze of an axis
-whose size is not 1), scan-lengths
+`jax.tree.map(lambda p, g: ..., params)`), call-arity (TypeError: grad's, jit's or vmap's
+function called with other arguments than it takes), grad-unpacked (ValueError: grad's result
+unpacked otherwise), aux-pair (TypeError: has_aux's pair as the gradient), stacked-index
+(KeyError: vmap's stacked dict indexed as a list), one-hot-classes, int-overflow, flax-rngs
+(Flax's rngs given a seed), removed-name (older JAX's names, jax.ops.index_update),
+axis-bounds (ValueError or IndexError: an axis the array has not, `x.sum(axis=1)` of a vector;
+a squeeze of an axis whose size is not 1), scan-lengths
 (ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs;
 ValueError or IndexError: xs a number, `lax.scan(f, init, 10)`; ValueError: neither xs nor
 length, `lax.scan(f, init)`), einsum-labels (ValueError: jnp.einsum's subscripts giving one

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ...tree_util import REMOVED_IN_0_6
+from ...tree_util import _REMOVED_IN_0_6 as REMOVED_IN_0_6
 from .card import ErrorCard
 from .rewrites import _parse_line, _replaced
 
