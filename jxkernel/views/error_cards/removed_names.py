@@ -5,7 +5,7 @@ call shows it.
 
     jax.ops.index_update(x, 0, 5.0)   ->  x.at[0].set(5.0)
     jax.tree_multimap(f, a, b)        ->  jax.tree.map(f, a, b)
-    from jax.experimental import stax ->  from jax.example_libraries import stax
+    jax.experimental's stax           ->  jax.example_libraries' stax (the import rewritten)
 """
 from __future__ import annotations
 
