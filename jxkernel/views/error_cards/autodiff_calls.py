@@ -17,9 +17,9 @@ import ast
 import re
 
 from .card import ErrorCard
-from ..source_edits import parse_file
 from .reading import _user_frame, _user_lines
-from .rewrites import _called, _parse_line, _pattern, _replaced
+from .frame_names import _named_value
+from .rewrites import _bound_above, _called, _parse_line, _pattern, _replaced
 
 _NOT_TUPLES = re.compile(r"^primal and tangent arguments to jax\.jvp must be tuples or lists; "
                          r"found (\w+) and (\w+)\.$")
@@ -197,7 +197,7 @@ _ARITHMETIC = re.compile(r"^(?:unsupported operand type\(s\) for .+|can't multip
 
 
 def _aux_binding(e):
-    """(the name, its statement in the cell, the cell's tree) where the user's line computes
+    """(the name, its statement in the cell) where the user's line computes
     with a name its cell bound, on an earlier line, to what grad or value_and_grad returned
     with has_aux=True: a pair (gradient and aux, or value-and-aux and gradient), used as the
     gradient alone; None otherwise."""
@@ -205,21 +205,18 @@ def _aux_binding(e):
         return None
     where, _ = _user_lines(e)
     line, frame = _parse_line(where), _user_frame(e)
-    cell = parse_file(where.get("_path")) if line is not None and frame is not None else None
-    used = {n.id for n in ast.walk(line) if isinstance(n, ast.Name)} if cell else set()
+    used = {n.id for n in ast.walk(line) if isinstance(n, ast.Name)} \
+        if line is not None and frame is not None else set()
     found = None
-    for node in ast.walk(cell) if cell is not None else ():
-        if isinstance(node, ast.Assign) and node.lineno < where["line"] and \
-                len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and \
-                node.targets[0].id in used and isinstance(node.value, ast.Call) and \
-                _called(node.value.func) in _RETURNS and any(
-                    k.arg == "has_aux" and isinstance(k.value, ast.Constant) and
-                    k.value.value is True for k in node.value.func.keywords):
-            value = frame.f_locals.get(node.targets[0].id, frame.f_globals.get(
-                node.targets[0].id))
+    for name in used:
+        node = _bound_above(where, name)
+        if node is not None and _called(node.value.func) in _RETURNS and any(
+                k.arg == "has_aux" and isinstance(k.value, ast.Constant) and
+                k.value.value is True for k in node.value.func.keywords):
+            value = _named_value(frame, name)
             if isinstance(value, tuple) and len(value) == 2 and \
                     (found is None or node.lineno > found[1].lineno):
-                found = (node.targets[0].id, node, cell)
+                found = (name, node)
     return found
 
 
@@ -228,7 +225,7 @@ def _is_aux_pair_used(e) -> bool:
 
 
 def _aux_pair_card(exc, where, called_from) -> ErrorCard:
-    name, node, _ = _aux_binding(exc)
+    name, node = _aux_binding(exc)
     call = node.value
     kind = _called(call.func)
     fixed = _copied(node)

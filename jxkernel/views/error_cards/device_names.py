@@ -20,8 +20,7 @@ import re
 from ...xla import client
 from .card import ErrorCard
 from .reading import _user_lines
-from ..source_edits import parse_file
-from .rewrites import _called, _parse_line, _replaced
+from .rewrites import _bound_above, _called, _parse_line, _replaced
 
 _NOT_ACCEPTED = re.compile(r"^`jax\.device_put` only accepts `None`, .* Received invalid "
                            r"value: (\S+)$")
@@ -61,12 +60,11 @@ def _jit_made_above(where):
     tree = _parse_line(where)
     called = {c.func.id for c in ast.walk(tree) if isinstance(c, ast.Call) and
               isinstance(c.func, ast.Name)} if tree is not None else set()
-    for node in ast.walk(parse_file(where.get("_path"))) if called else ():
-        if isinstance(node, ast.Assign) and node.lineno < where["line"] and \
-                [ast.unparse(t) for t in node.targets] in ([n] for n in called):
-            found = _string_given(ast.Module([node], []))
-            if found is not None and _called(found[0]) == "jit":
-                return (node, *found)
+    for name in sorted(called):
+        node = _bound_above(where, name)
+        found = _string_given(ast.Module([node], [])) if node is not None else None
+        if found is not None and _called(found[0]) == "jit":
+            return (node, *found)
     return None
 
 

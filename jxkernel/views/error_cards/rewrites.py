@@ -286,6 +286,25 @@ def _parse_line(where):
         return None
 
 
+def _bound_above(where, name):
+    """The last statement `name = <call>` of the user's cell (or file) above `where`'s line:
+    what made the value the line uses (a pair grad or update returned, a jit); None where the
+    cell has none (bound in another cell, or otherwise).
+
+        >>> where = {"_path": None, "line": 3}
+        >>> _bound_above(where, "g") is None
+        True
+    """
+    found, tree = None, parse_file(where.get("_path")) if where and name else None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Assign) and node.lineno < where["line"] and \
+                [ast.unparse(t) for t in node.targets] == [name] and \
+                isinstance(node.value, ast.Call) and \
+                (found is None or node.lineno > found.lineno):
+            found = node
+    return found
+
+
 def _called(node) -> str | None:
     """The last dotted name of the function `node` calls (`scan` for lax.scan, jax.lax.scan
     and scan alike); None when `node` is no call."""

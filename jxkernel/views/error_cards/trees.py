@@ -15,8 +15,7 @@ from .card import ErrorCard
 from .frame_names import _named_value
 from .optimizers import is_optax_state
 from .reading import _learners_frames, _user_frame, _user_lines
-from ..source_edits import parse_file
-from .rewrites import _called, _parse_line, _replaced
+from .rewrites import _bound_above, _called, _parse_line, _replaced
 
 # which part of a pair has the parameters' structure, and what made such a pair
 _PAIRS = {1: "value_and_grad returns (value, gradient)",
@@ -147,13 +146,7 @@ def _pair_made(where, name, part, frame) -> tuple:
     Bound in another cell, the pair's value tells: a number and a tree (value_and_grad's), a
     tree and Optax's state (update's). The card told every first-part pair as has_aux's, where
     Optax's update had made it."""
-    bound = None
-    for node in ast.walk(parse_file(where.get("_path"))) if where and name else ():
-        if isinstance(node, ast.Assign) and node.lineno < where["line"] and \
-                [ast.unparse(t) for t in node.targets] == [name] and \
-                isinstance(node.value, ast.Call) and \
-                (bound is None or node.lineno > bound.lineno):
-            bound = node
+    bound = _bound_above(where, name)
     call = bound.value if bound is not None else None
     if call is None:
         return _pair_valued(_named_value(frame, name) if name and frame else None, part), None
