@@ -11,17 +11,11 @@ import warnings
 
 import numpy as np
 
-
-def _said(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001  the error is the answer
-        return {"error": type(e).__name__, "first_line": str(e).splitlines()[0]}
-    return None
+from learner_cells import said  # tests/data
 
 
 def _said_lines(fn, lines):
-    """_said with the message's first `lines` lines."""
+    """said() with the message's first `lines` lines."""
     try:
         fn()
     except Exception as e:  # noqa: BLE001  the error is the answer
@@ -135,7 +129,7 @@ def _gotchas(jax):
         return x * n
 
     def operand_address(fn):            # an object's address: not the same two runs
-        found = _said(fn)
+        found = said(fn)
         if found is not None:
             found["first_line"] = re.sub(r" at 0x[0-9a-f]+", "", found["first_line"])
         return found
@@ -143,38 +137,38 @@ def _gotchas(jax):
     x = jnp.array([1, 2, jnp.nan, 3, 4])
     return {
         # Python's `and` of a many-element array, even without jit (JAX's words, as NumPy's)
-        "truth_value_of_array": _said(lambda: bool(jnp.array([-1, 2, 5]) > 0)),
-        "truth_value_of_empty": _said(lambda: bool(jnp.ones((0,)))),
+        "truth_value_of_array": said(lambda: bool(jnp.array([-1, 2, 5]) > 0)),
+        "truth_value_of_empty": said(lambda: bool(jnp.ones((0,)))),
         # an iterator as an operand (the gotchas' `lax.cond(True, ..., iter_operand)`)
         "iterator_as_operand": operand_address(
             lambda: lax.cond(True, lambda it: 1, lambda it: 0, iter(range(3)))),
-        "hash_of_tracer": _said(lambda: jax.jit(lambda v: {v: 1})(1.0)),
-        "typeof_of_str": _said(lambda: jax.typeof("text")),     # (a str: its type unquoted)
+        "hash_of_tracer": said(lambda: jax.jit(lambda v: {v: 1})(1.0)),
+        "typeof_of_str": said(lambda: jax.typeof("text")),     # (a str: its type unquoted)
         # a traced size in lax.dynamic_slice: JAX's shape error, with jit's lines
         "dynamic_slice_traced_size": _said_here(lambda: jax.jit(
             lambda v, n: lax.dynamic_slice(v, (0,), (n,)))(jnp.arange(5), 3), 3),
-        "nansum_masked": _said(lambda: jax.jit(nansum)(x)),
-        "nansum_where": _said(lambda: jax.jit(nansum_where)(x)),
+        "nansum_masked": said(lambda: jax.jit(nansum)(x)),
+        "nansum_where": said(lambda: jax.jit(nansum_where)(x)),
         # `if x < 3: return 3. * x ** 2 else: return -4 * x` of an int x: jnp.where promotes
         # the branches, lax.cond needs them of one type (the card says so)
-        "if_int_where": _said(lambda: jax.jit(
+        "if_int_where": said(lambda: jax.jit(
             lambda x: jnp.where(x < 3, 3.0 * x ** 2, -4 * x))(2)),
-        "if_int_cond": _said(lambda: jax.jit(
+        "if_int_cond": said(lambda: jax.jit(
             lambda x: lax.cond(x < 3, lambda: 3.0 * x ** 2, lambda: -4 * x))(2)),
-        "and_of_tracers": _said(lambda: jax.jit(positive_small)(2)),
-        "and_logical_and": _said(lambda: jax.jit(
+        "and_of_tracers": said(lambda: jax.jit(positive_small)(2)),
+        "and_logical_and": said(lambda: jax.jit(
             lambda x: jnp.logical_and(x > 0, x < 3))(2)),
-        "static_dict": _said(lambda: jax.jit(weighted, static_argnums=1)(1.0, {"a": 2})),
-        "static_dict_traced": _said(lambda: jax.jit(weighted)(1.0, {"a": 2})),
+        "static_dict": said(lambda: jax.jit(weighted, static_argnums=1)(1.0, {"a": 2})),
+        "static_dict_traced": said(lambda: jax.jit(weighted)(1.0, {"a": 2})),
         # the dict as a tuple of pairs: indexed by key it fails, read back as a dict it works
-        "static_dict_pairs": _said(lambda: jax.jit(weighted, static_argnums=1)(
+        "static_dict_pairs": said(lambda: jax.jit(weighted, static_argnums=1)(
             1.0, (("a", 2),))),
-        "static_dict_pairs_as_dict": _said(lambda: jax.jit(
+        "static_dict_pairs_as_dict": said(lambda: jax.jit(
             lambda x, d: weighted(x, dict(d)), static_argnums=1)(1.0, (("a", 2),))),
         # JAX prints the value with str(): NumPy's `[0 1 2]`, not `array([0, 1, 2])`
-        "static_numpy_array": _said(lambda: jax.jit(scaled, static_argnums=1)(
+        "static_numpy_array": said(lambda: jax.jit(scaled, static_argnums=1)(
             1.0, np.arange(3))),
-        "static_array_traced": _said(lambda: jax.jit(scaled)(1.0, jnp.arange(3))),
+        "static_array_traced": said(lambda: jax.jit(scaled)(1.0, jnp.arange(3))),
         # a Python loop on a traced bound, as the cards write it: fori_loop takes traced
         # bounds, while_loop a traced condition
         "range_as_fori_loop": int(jax.jit(
@@ -182,13 +176,13 @@ def _gotchas(jax):
         "while_as_while_loop": int(jax.jit(
             lambda x, n: x + lax.while_loop(lambda i: i < n, lambda i: i + 1, 0))(10, 20)),
         # a lambda made static where the line jits it (JAX names a lambda's parameters)
-        "lambda_static_in_place": _said(lambda: jax.jit(
+        "lambda_static_in_place": said(lambda: jax.jit(
             lambda v: v if v > 0 else -v, static_argnames=("v",))(1.0)),
         "lambda_float_static": float(jax.jit(lambda v: float(v), static_argnames=("v",))(1.0)),
         # a slice of a traced bound (the gotchas: a slice's size can't depend on a value),
         # and the card's fixes, each run: masked, a dynamic slice, the bound static
-        "slice_traced_stop": _said(lambda: jax.jit(lambda v, n: v[:n])(jnp.arange(5), 3)),
-        "slice_traced_window": _said(lambda: jax.jit(
+        "slice_traced_stop": said(lambda: jax.jit(lambda v, n: v[:n])(jnp.arange(5), 3)),
+        "slice_traced_window": said(lambda: jax.jit(
             lambda v, i: v[i:i + 2])(jnp.arange(5), 1)),
         "slice_masked": jax.jit(lambda v, n: jnp.where(jnp.arange(v.shape[0]) < n, v, 0))(
             jnp.arange(5), 3).tolist(),
@@ -197,9 +191,9 @@ def _gotchas(jax):
         "slice_static": jax.jit(lambda v, n: v[:n], static_argnames=("n",))(
             jnp.arange(5), 3).tolist(),
         # a shape tuple holding an array: static, it is not hashable (the card offers none)
-        "static_shape_array_inside": _said(lambda: jax.jit(
+        "static_shape_array_inside": said(lambda: jax.jit(
             lambda v, s: v.reshape(s), static_argnames=("s",))(jnp.arange(6), (jnp.array(2), 3))),
-        "static_array_as_shape_tuple": _said(lambda: jax.jit(
+        "static_array_as_shape_tuple": said(lambda: jax.jit(
             lambda x, s: jnp.zeros(s) + x, static_argnums=1)(
                 1.0, tuple(np.array([2, 3]).tolist()))),
     }
@@ -235,9 +229,9 @@ def _jitted_method(jax):
         return CustomClass
 
     traced = make(jax.jit)
-    said = _said(lambda: traced(2, True).calc(3))
-    if said is not None:                 # the function's address: not the same two runs
-        said["first_line"] = re.sub(r" at 0x[0-9a-f]+", "", said["first_line"])
+    traced_said = said(lambda: traced(2, True).calc(3))
+    if traced_said is not None:          # the function's address: not the same two runs
+        traced_said["first_line"] = re.sub(r" at 0x[0-9a-f]+", "", traced_said["first_line"])
     registered = make(jax.jit)
     exec(METHOD_PYTREE_FIX, {"jax": jax, "CustomClass": registered})
     c = registered(2, True)
@@ -247,7 +241,7 @@ def _jitted_method(jax):
     s = static(2, True)
     stale = int(s.calc(3))
     s.mul = False
-    return {"method_self_traced": said,
+    return {"method_self_traced": traced_said,
             "method_as_pytree": [first, int(c.calc(3))],
             "method_self_static_changed": [stale, int(s.calc(3))]}
 
@@ -281,24 +275,24 @@ def _first_errors(jax):
     jax.grad(lambda x: leak(x) * 1.0)(1.0)
     jax.vmap(leak)(jnp.ones(2))
     found = {
-        "boolean_index": _said(lambda: jax.jit(lambda x: x[x > 0])(jnp.arange(3.0) - 1)),
+        "boolean_index": said(lambda: jax.jit(lambda x: x[x > 0])(jnp.arange(3.0) - 1)),
         # the fixes the message advises: jnp.where, or jnp.nonzero with size=
-        "boolean_index_where": _said(
+        "boolean_index_where": said(
             lambda: jax.jit(lambda x: jnp.where(x > 0, x, 0.0))(jnp.arange(3.0) - 1)),
-        "boolean_index_nonzero_size": _said(lambda: jax.jit(
+        "boolean_index_nonzero_size": said(lambda: jax.jit(
             lambda x: x[jnp.nonzero(x > 0, size=3, fill_value=0)])(jnp.arange(3.0) - 1)),
-        "setitem": _said(lambda: set_first(jnp.zeros(3))),
-        "setitem_under_jit": _said(lambda: jax.jit(set_first)(jnp.zeros(3))),
-        "setitem_at_set": _said(lambda: jnp.zeros(3).at[0].set(1.0)),
+        "setitem": said(lambda: set_first(jnp.zeros(3))),
+        "setitem_under_jit": said(lambda: jax.jit(set_first)(jnp.zeros(3))),
+        "setitem_at_set": said(lambda: jnp.zeros(3).at[0].set(1.0)),
         "leaked_from_jit": _said_here(lambda: leaked[0] + 1, 3),
         "leaked_from_grad": _said_here(lambda: leaked[1] + 1, 2),
         "leaked_from_vmap": _said_here(lambda: jax.jit(lambda v: v + leaked[2])(1.0), 2),
-        "leaked_returned": _said(lambda: jax.jit(keep)(1.0)),
-        "numpy_array_of_tracers": _said(
+        "leaked_returned": said(lambda: jax.jit(keep)(1.0)),
+        "numpy_array_of_tracers": said(
             lambda: jax.jit(lambda x, y: np.array([x, y]))(1.0, 2.0)),
-        "jnp_array_of_tracers": _said(lambda: jax.jit(lambda x, y: jnp.array([x, y]))(1.0, 2.0)),
-        "zeros_of_traced_n": _said(lambda: jax.jit(lambda n: jnp.zeros(n))(3)),
-        "zeros_of_static_n": _said(lambda: jax.jit(lambda n: jnp.zeros(n), static_argnums=0)(3)),
+        "jnp_array_of_tracers": said(lambda: jax.jit(lambda x, y: jnp.array([x, y]))(1.0, 2.0)),
+        "zeros_of_traced_n": said(lambda: jax.jit(lambda n: jnp.zeros(n))(3)),
+        "zeros_of_static_n": said(lambda: jax.jit(lambda n: jnp.zeros(n), static_argnums=0)(3)),
         "int_of_tracer": _said_here(lambda: jax.jit(lambda x: int(x))(1.0), 3),
         # the line naming the function traced and the arguments the value depends on
         "if_on_tracer": _said_here(lambda: jax.jit(lambda x: x if x > 0 else -x)(1.0), 2),
@@ -312,8 +306,8 @@ def _first_errors(jax):
     }
     jax.config.update("jax_debug_key_reuse", True)
     try:
-        found["key_reused_checked"] = _said(lambda: jax.jit(key_twice)(jax.random.key(1)))
-        found["key_split"] = _said(lambda: jax.jit(key_split)(jax.random.key(1)))
+        found["key_reused_checked"] = said(lambda: jax.jit(key_twice)(jax.random.key(1)))
+        found["key_split"] = said(lambda: jax.jit(key_split)(jax.random.key(1)))
     finally:
         jax.config.update("jax_debug_key_reuse", False)
     return found
@@ -403,7 +397,7 @@ def run(jax):
         warnings.simplefilter("always")         # the same, of a random draw (the gotchas')
         jax.random.uniform(jax.random.key(0), (2,), dtype=jnp.float64)
     return {
-        "attribute_of_tracer": _said(lambda: jax.jit(typo)(1.0)),
+        "attribute_of_tracer": said(lambda: jax.jit(typo)(1.0)),
         # such an object marked static instead: hashed by identity, so an equal new one
         # compiles again (two programs for two calls)
         "static_object_programs": _static_object_programs(jax),
@@ -413,7 +407,7 @@ def run(jax):
         # in place of the whole loop (learner6)
         # grad of a dict written on the line with an int leaf: the int written as a float
         # (learner6)
-        "grad_of_dict_with_int_leaf": _said(lambda: jax.grad(lambda p: p['w'] * p['n'])(
+        "grad_of_dict_with_int_leaf": said(lambda: jax.grad(lambda p: p['w'] * p['n'])(
             {'w': 2.0, 'n': 3})),
         "grad_of_dict_with_int_leaf_as_float": {k: float(v) for k, v in jax.grad(
             lambda p: p['w'] * p['n'])({'w': 2.0, 'n': 3.0}).items()},
@@ -421,7 +415,7 @@ def run(jax):
             0, n, lambda i, total: total + i, 0))(10)),
         # jacfwd, jacrev and hessian of ints (JAX's autodiff tutorial, learner6): hessian says
         # jacfwd's words; the card's float input gives each its Jacobian
-        **{f"{name}_of_int_array": _said(lambda f=f: f(lambda v: v ** 3)(jnp.array([1, 2])))
+        **{f"{name}_of_int_array": said(lambda f=f: f(lambda v: v ** 3)(jnp.array([1, 2])))
            for name, f in [("jacfwd", jax.jacfwd), ("jacrev", jax.jacrev),
                            ("hessian", jax.hessian)]},
         **{f"{name}_of_int_array_as_float": f(lambda v: v ** 3)(
@@ -430,39 +424,39 @@ def run(jax):
                            ("hessian", jax.hessian)]},
         # the in_axes card's None for rows of the batch's size (its rewrite before learner6):
         # the second batch passed whole, and dot raises
-        "vmap_in_axes_none_for_rows": _said(lambda: jax.vmap(jnp.dot, in_axes=(0, None))(
+        "vmap_in_axes_none_for_rows": said(lambda: jax.vmap(jnp.dot, in_axes=(0, None))(
             jnp.ones((2, 3)), jnp.ones((2, 3)))),
-        "static_list": _said(lambda: jax.jit(zeros, static_argnums=1)(1.0, [2, 3])),
+        "static_list": said(lambda: jax.jit(zeros, static_argnums=1)(1.0, [2, 3])),
         # the advice: a tuple instead works; a traced shape does not
-        "static_list_as_tuple": _said(lambda: jax.jit(zeros, static_argnums=1)(1.0, (2, 3))),
-        "static_list_traced": _said(lambda: jax.jit(zeros)(1.0, jnp.asarray([2, 3]))),
-        "item_of_tracer": _said(lambda: jax.jit(item)(1.0)),
+        "static_list_as_tuple": said(lambda: jax.jit(zeros, static_argnums=1)(1.0, (2, 3))),
+        "static_list_traced": said(lambda: jax.jit(zeros)(1.0, jnp.asarray([2, 3]))),
+        "item_of_tracer": said(lambda: jax.jit(item)(1.0)),
         "item_of_tracer_lines": _said_lines(lambda: jax.jit(item)(1.0), 2),
         # "make x static" for .item(): x is then a Python float, which has no .item()
-        "item_made_static": _said(lambda: jax.jit(item, static_argnames=("x",))(1.0)),
-        "item_dropped": _said(lambda: jax.jit(lambda x: x)(1.0)),
-        "range_of_tracer": _said(lambda: decorated(5)),
+        "item_made_static": said(lambda: jax.jit(item, static_argnames=("x",))(1.0)),
+        "item_dropped": said(lambda: jax.jit(lambda x: x)(1.0)),
+        "range_of_tracer": said(lambda: decorated(5)),
         # static advice for a decorated function: wrapping the jit object again leaves its own
         # jit tracing n (the same error); the decorator itself must take static_argnames
-        "range_rejitted_static": _said(lambda: jax.jit(decorated, static_argnames=("n",))(5)),
-        "range_decorator_static": _said(
+        "range_rejitted_static": said(lambda: jax.jit(decorated, static_argnames=("n",))(5)),
+        "range_decorator_static": said(
             lambda: functools.partial(jax.jit, static_argnames=("n",))(count)(5)),
         # a traced size in x.reshape: JAX's shape TypeError, not __index__'s
-        "reshape_traced_size": _said(lambda: jax.jit(lambda x, n: x.reshape(n, -1))(
+        "reshape_traced_size": said(lambda: jax.jit(lambda x, n: x.reshape(n, -1))(
             jnp.arange(6.0), 2)),
         # jnp.nonzero without size=: the count (int32[]) is what is not concrete
-        "nonzero_without_size": _said(lambda: jax.jit(lambda x: jnp.nonzero(x))(jnp.arange(3))),
+        "nonzero_without_size": said(lambda: jax.jit(lambda x: jnp.nonzero(x))(jnp.arange(3))),
         # a seed where a key goes
-        "seed_as_key": _said(lambda: jax.random.normal(0)),
-        "scalar_array_as_key": _said(lambda: jax.random.normal(jnp.array(0))),
+        "seed_as_key": said(lambda: jax.random.normal(0)),
+        "scalar_array_as_key": said(lambda: jax.random.normal(jnp.array(0))),
         # the card's fix: the seed made a key in place
-        "seed_made_key": _said(lambda: jax.random.normal(jax.random.key(0), (2,))),
-        "scalar_array_made_key": _said(lambda: jax.random.normal(jax.random.key(jnp.array(0)))),
+        "seed_made_key": said(lambda: jax.random.normal(jax.random.key(0), (2,))),
+        "scalar_array_made_key": said(lambda: jax.random.normal(jax.random.key(jnp.array(0)))),
         # a raw key unpacked into its two uint32 words, one given as a key; the card's fix
         # (split) works; a key made of a word is key(0) for both words of PRNGKey(0)
-        "raw_key_word_as_key": _said(lambda: jax.random.normal(
+        "raw_key_word_as_key": said(lambda: jax.random.normal(
             tuple(jax.random.PRNGKey(0))[0], (2,))),
-        "raw_key_split_as_advised": _said(lambda: jax.random.normal(
+        "raw_key_split_as_advised": said(lambda: jax.random.normal(
             jax.random.split(jax.random.PRNGKey(0))[0], (2,))),
         "raw_key_words": [int(w) for w in jax.random.PRNGKey(0)],
         # the first word is 0 whatever the seed (below 2**32): key(k1) ignores the seed
@@ -471,7 +465,7 @@ def run(jax):
         # .tolist() of a traced array: JAX's second line names the method
         "tolist_of_tracer": _said_lines(lambda: jax.jit(lambda x: x.tolist())(jnp.ones(2)), 2),
         # a string dtype, named as the user wrote it
-        "astype_str": _said(lambda: jnp.ones(3).astype("str")),
+        "astype_str": said(lambda: jnp.ones(3).astype("str")),
         # make_jaxpr and eval_shape name the argument by the function's parameters
         "make_jaxpr_argument": _argument_named(lambda: jax.make_jaxpr(branch)(1.0)),
         "make_jaxpr_leaf": _argument_named(lambda: jax.make_jaxpr(branch_tree)({"a": 1.0}, 2.0)),
@@ -486,7 +480,7 @@ def run(jax):
                                    "at_caller": drawn[0].filename == __file__,
                                    "first_line": str(drawn[0].message).splitlines()[0]},
         # a list where an array goes: JAX's one line (jxkernel's advice on the next)
-        "sum_of_list": _said(lambda: jnp.sum([1, 2, 3])),
+        "sum_of_list": said(lambda: jnp.sum([1, 2, 3])),
         **_first_errors(jax),
         **_leaks(jax),
         **_gotchas(jax),
@@ -504,8 +498,8 @@ def run(jax):
         **_card_rewrites(jax),
         **_random_mistakes(jax),
         # jnp.stack of arrays of two shapes, of two ranks: JAX's words name them
-        "stack_of_two_shapes": _said(lambda: jnp.stack([jnp.ones(2), jnp.ones(3)])),
-        "stack_of_two_ranks": _said(lambda: jnp.stack([jnp.ones(2), jnp.ones((2, 1))])),
+        "stack_of_two_shapes": said(lambda: jnp.stack([jnp.ones(2), jnp.ones(3)])),
+        "stack_of_two_ranks": said(lambda: jnp.stack([jnp.ones(2), jnp.ones((2, 1))])),
         # a traced size in a random sampler's shape: JAX's shape TypeError, with jit's lines
         "random_normal_traced_shape": _said_here(lambda: jax.jit(
             lambda k, n: jax.random.normal(k, (n,)))(jax.random.key(0), 3), 3),
@@ -513,9 +507,9 @@ def run(jax):
         **_format_specs(jax),
         # a transpose inside vmap counting the batch's axis (the axis-bounds card, no axis
         # argument to rewrite: one example's axes said)
-        "transpose_inside_vmap": _said(lambda: jax.vmap(lambda a: a.transpose(1, 0))(
+        "transpose_inside_vmap": said(lambda: jax.vmap(lambda a: a.transpose(1, 0))(
             jnp.ones((8, 6)))),
-        **{f"dim_keyword {call}": _said(lambda call=call: eval(call, {
+        **{f"dim_keyword {call}": said(lambda call=call: eval(call, {
             "jax": jax, "jnp": jnp, "x": jnp.arange(6.0).reshape(2, 3)})) for call in DIM_KEYWORDS},
     }
 
@@ -530,30 +524,30 @@ def _conversions_under_grad(jax):
     def branch(x):
         return 3.0 * x ** 2 if x < 3 else -4.0 * x
     return {
-        "grad_of_if_on_value": _said(lambda: jax.grad(branch)(2.0)),
-        "grad_of_int": _said(lambda: jax.grad(lambda w: w * int(w))(1.0)),
-        "grad_of_item": _said(lambda: jax.grad(lambda w: w * w.item())(2.0)),
+        "grad_of_if_on_value": said(lambda: jax.grad(branch)(2.0)),
+        "grad_of_int": said(lambda: jax.grad(lambda w: w * int(w))(1.0)),
+        "grad_of_item": said(lambda: jax.grad(lambda w: w * w.item())(2.0)),
         "grad_of_float": _said_lines(lambda: jax.grad(lambda w: float(w) ** 2)(1.0), 2),
-        "grad_of_complex": _said(lambda: jax.grad(lambda w: complex(w).real * w)(2.0)),
+        "grad_of_complex": said(lambda: jax.grad(lambda w: complex(w).real * w)(2.0)),
         "grad_of_tolist": _said_lines(lambda: jax.grad(lambda w: w * w.tolist())(2.0), 2),
-        "grad_of_np_asarray": _said(lambda: jax.grad(lambda w: w * np.asarray(w))(2.0)),
-        "jvp_of_float": _said(lambda: jax.jvp(lambda w: float(w) * w, (2.0,), (1.0,))),
-        "linearize_of_float": _said(lambda: jax.linearize(lambda w: float(w) * w, 2.0)),
-        "jacfwd_of_float": _said(lambda: jax.jacfwd(lambda w: float(w) * w)(2.0)),
+        "grad_of_np_asarray": said(lambda: jax.grad(lambda w: w * np.asarray(w))(2.0)),
+        "jvp_of_float": said(lambda: jax.jvp(lambda w: float(w) * w, (2.0,), (1.0,))),
+        "linearize_of_float": said(lambda: jax.linearize(lambda w: float(w) * w, 2.0)),
+        "jacfwd_of_float": said(lambda: jax.jacfwd(lambda w: float(w) * w)(2.0)),
         # grad(f)(3): JAX's TypeError; the card's 3.0 gives the slope
-        "grad_of_int_literal": _said(lambda: jax.grad(lambda x: x ** 2)(3)),
+        "grad_of_int_literal": said(lambda: jax.grad(lambda x: x ** 2)(3)),
         "grad_of_float_literal": float(jax.grad(lambda x: x ** 2)(3.0)),
         # grad(loss)(jnp.arange(3)), the int array made by an expression: the card's
         # jnp.asarray(..., jnp.float32) around it gives the gradient
-        "grad_of_int_array": _said(lambda: jax.grad(lambda w: jnp.sum(w ** 2))(jnp.arange(3))),
+        "grad_of_int_array": said(lambda: jax.grad(lambda w: jnp.sum(w ** 2))(jnp.arange(3))),
         "grad_of_int_array_as_float": jax.grad(lambda w: jnp.sum(w ** 2))(
             jnp.asarray(jnp.arange(3), jnp.float32)).tolist(),
         # `if v > 0: n += 1` in a loop under jit: TracerBoolConversionError; the card's
         # `n = jnp.where(v > 0, n + 1, n)` counts (learner5)
-        "count_with_if_in_jit": _said(lambda: jax.jit(_count_if)(jnp.arange(-2.0, 3.0))),
+        "count_with_if_in_jit": said(lambda: jax.jit(_count_if)(jnp.arange(-2.0, 3.0))),
         "count_with_where_in_jit": int(jax.jit(_count_where(jnp))(jnp.arange(-2.0, 3.0))),
         # the fix for float(w): keep it an array (w itself, or w.astype(float))
-        "grad_of_astype": _said(lambda: jax.grad(lambda w: w.astype(jnp.float32) ** 2)(1.0)),
+        "grad_of_astype": said(lambda: jax.grad(lambda w: w.astype(jnp.float32) ** 2)(1.0)),
     }
 
 
@@ -581,13 +575,13 @@ def _sized_results(jax):
     jnp = jax.numpy
     x = jnp.arange(-2, 3)
     return {
-        "where_one_argument": _said(lambda: jax.jit(lambda x: jnp.where(x > 0))(x)),
+        "where_one_argument": said(lambda: jax.jit(lambda x: jnp.where(x > 0))(x)),
         "where_one_argument_value": [np.asarray(a).tolist() for a in jax.jit(
             lambda x: jnp.where(x > 0, size=x.size, fill_value=-1))(x)],
-        "unique_traced": _said(lambda: jax.jit(lambda x: jnp.unique(x))(x)),
+        "unique_traced": said(lambda: jax.jit(lambda x: jnp.unique(x))(x)),
         "unique_sized_value": np.asarray(jax.jit(lambda x: jnp.unique(x, size=x.size))(
             x % 2)).tolist(),
-        "nonzero_method": _said(lambda: jax.jit(lambda m: m.nonzero())(x > 0)),
+        "nonzero_method": said(lambda: jax.jit(lambda m: m.nonzero())(x > 0)),
         "nonzero_method_sized_value": [np.asarray(a).tolist() for a in jax.jit(
             lambda m: m.nonzero(size=m.size, fill_value=-1))(x > 0)],
         # the padded indices read back: -1 reads the last element (x = [0., 1., 2.]: [1, 2,
@@ -615,11 +609,11 @@ def _grad_outputs(jax):
     """grad of a function returning a tuple, a list or None, and has_aux=True with one
     output: JAX's TypeErrors (the first words; the values' reprs are each library's)."""
     def first_words(fn, n):
-        found = _said(fn)
+        found = said(fn)
         return found and {"error": found["error"], "start": found["first_line"][:n]}
     return {
         "grad_of_tuple_output": first_words(lambda: jax.grad(lambda x: (x ** 2, 1.0))(2.0), 67),
-        "grad_of_none_output": _said(lambda: jax.grad(lambda x: None)(2.0)),
+        "grad_of_none_output": said(lambda: jax.grad(lambda x: None)(2.0)),
         "grad_has_aux_one_output": first_words(
             lambda: jax.grad(lambda x: x ** 2, has_aux=True)(2.0), 69),
         "vjp_has_aux_three_outputs": first_words(
@@ -648,11 +642,11 @@ def _grad_output_fixes(jax):
         return json.loads(json.dumps(jax.tree_util.tree_map(lambda a: np.asarray(a).tolist(),
                                                             tree)))
     return {
-        "grad_of_vector_output": _said(lambda: jax.grad(square)(x)),
-        "value_and_grad_of_vector_output": _said(lambda: jax.value_and_grad(square)(x)),
-        "grad_of_triple_output": _said(
+        "grad_of_vector_output": said(lambda: jax.grad(square)(x)),
+        "value_and_grad_of_vector_output": said(lambda: jax.value_and_grad(square)(x)),
+        "grad_of_triple_output": said(
             lambda: jax.grad(lambda x: (x.sum(), x, 1.0))(x))["first_line"][:67],
-        "grad_of_dict_output": _said(lambda: jax.grad(entries)(x))["first_line"][:67],
+        "grad_of_dict_output": said(lambda: jax.grad(entries)(x))["first_line"][:67],
         "fix_jacrev": listed(jax.jacrev(square)(x)),
         "fix_grad_of_sum": listed(jax.grad(lambda *args: square(*args).sum())(x)),
         "fix_value_and_grad_of_sum": listed(
@@ -673,10 +667,10 @@ def _scalar_conversions(jax):
     eager and under jit, and the scalar-conversion card's fixes as advised."""
     jnp = jax.numpy
     return {
-        "float_of_one_element": _said(lambda: float(jnp.array([1.5]))),
-        "int_of_vector": _said(lambda: int(jnp.array([1, 2]))),
-        "complex_of_matrix": _said(lambda: complex(jnp.ones((2, 2)))),
-        "float_of_vector_in_jit": _said(lambda: jax.jit(lambda x: float(x) * 2)(jnp.ones(2))),
+        "float_of_one_element": said(lambda: float(jnp.array([1.5]))),
+        "int_of_vector": said(lambda: int(jnp.array([1, 2]))),
+        "complex_of_matrix": said(lambda: complex(jnp.ones((2, 2)))),
+        "float_of_vector_in_jit": said(lambda: jax.jit(lambda x: float(x) * 2)(jnp.ones(2))),
         "fix_item": float(jnp.array([1.5]).item()),
         "fix_tolist": jnp.array([1, 2]).tolist(),
         "fix_sum": int(jnp.array([1, 2]).sum()),
@@ -733,7 +727,7 @@ def _operand_shapes(jax):
     names["m"] = names["X"].mean(axis=1)
     found = {}
     for case, (mistake, fix) in OPERAND_SHAPES.items():
-        found[f"shapes_{case}"] = _said(lambda: eval(mistake, dict(names)))
+        found[f"shapes_{case}"] = said(lambda: eval(mistake, dict(names)))
         found[f"shapes_{case}_fixed"] = list(eval(fix, dict(names)).shape)
     found["shapes_matmul_vector_swapped"] = list(jnp.dot(jnp.ones(3), names["X"]).shape)
     # the values the two rewrites give (exact: small integers in float32), and the learner6
@@ -745,30 +739,30 @@ def _operand_shapes(jax):
         jax.vmap(jnp.dot, in_axes=(0, None))(P, v).tolist()
     xs = jnp.stack([jnp.arange(5), jnp.arange(5)])
     ws = jnp.stack([jnp.array([2., 3., 4.])] * 2)
-    found["shapes_stacked_signals"] = _said(lambda: jnp.dot(xs, ws))
+    found["shapes_stacked_signals"] = said(lambda: jnp.dot(xs, ws))
     # x @ w inside jax.vmap, x mapped along the (8, 3) array's axis 1: one example's x is
     # (8,), and mapped along axis 0, (3,), which fits w (3, 2)
     product = lambda x, w: x @ w  # noqa: E731
-    found["shapes_matmul_under_vmap"] = _said(
+    found["shapes_matmul_under_vmap"] = said(
         lambda: jax.vmap(product, in_axes=(1, None))(jnp.ones((8, 3)), jnp.ones((3, 2))))
     found["shapes_matmul_under_vmap_fixed"] = list(
         jax.vmap(product, in_axes=(0, None))(jnp.ones((8, 3)), jnp.ones((3, 2))).shape)
     names["C"] = jnp.arange(3.0).reshape(3, 1)
     for case, (mistake, fix) in MATMUL_TO_GRAD.items():
-        found[f"to_grad_{case}"] = _said(lambda: exec(mistake, dict(names)))
+        found[f"to_grad_{case}"] = said(lambda: exec(mistake, dict(names)))
         scope = dict(names)
         exec(fix, scope)
         found[f"to_grad_{case}_fixed"] = json.loads(json.dumps(jax.tree_util.tree_map(
             lambda a: np.asarray(a).tolist(), scope["_y"])))      # (a tuple as JSON's list)
     # a + b inside jax.vmap, a mapped (8, 3), b an unmapped (4,): one example's (3,) and (4,)
-    found["shapes_add_under_vmap"] = _said(
+    found["shapes_add_under_vmap"] = said(
         lambda: jax.vmap(lambda a, b: a + b, in_axes=(0, None))(jnp.ones((8, 3)),
                                                                  jnp.ones(4)))
-    found["shapes_sub_both_mapped"] = _said(
+    found["shapes_sub_both_mapped"] = said(
         lambda: jax.vmap(lambda a, b: a - b)(jnp.ones((8, 3)), jnp.ones((8, 4))))
     # jnp.where's three arguments, a fill of another length; and the fill a scalar
     x = jnp.arange(3.0) - 1
-    found["shapes_where_fill"] = _said(lambda: jnp.where(x > 0, x, jnp.ones(4)))
+    found["shapes_where_fill"] = said(lambda: jnp.where(x > 0, x, jnp.ones(4)))
     found["shapes_where_fill_scalar"] = jnp.where(x > 0, x, 1.0).tolist()
     return found
 
@@ -819,9 +813,9 @@ def _not_arrays(jax):
         names = {"jax": jax, "jnp": jnp, "x": jnp.ones(2), "act": act, "apply": apply,
                  "neg": neg}
         exec(before, names)
-        said = _said(lambda: exec(mistake, names))
-        said["first_line"] = _unplaced(said["first_line"])
-        found[f"not_array_{case}"] = said
+        got = said(lambda: exec(mistake, names))
+        got["first_line"] = _unplaced(got["first_line"])
+        found[f"not_array_{case}"] = got
         exec(fix + "\n" + after, names)
         found[f"not_array_{case}_fixed"] = np.asarray(names["y"]).tolist()
     return found
@@ -848,10 +842,10 @@ def _vmap_ranks(jax):
     names = {"jax": jax, "jnp": jnp, "xs": jnp.ones((5, 3)), "scale": scale}
     found = {}
     for case, (mistake, fix) in VMAP_RANKS.items():
-        found[f"vmap_rank_{case}"] = _said(lambda: eval(mistake, dict(names)))
+        found[f"vmap_rank_{case}"] = said(lambda: eval(mistake, dict(names)))
         found[f"vmap_rank_{case}_fixed"] = list(eval(fix, dict(names)).shape)
-    found["vmap_rank_scalar_alone"] = _said(lambda: jax.vmap(lambda x: x * 2)(1.0))
-    found["vmap_all_none"] = _said(lambda: jax.vmap(lambda x: x * 2, in_axes=None)(1.0))
+    found["vmap_rank_scalar_alone"] = said(lambda: jax.vmap(lambda x: x * 2)(1.0))
+    found["vmap_all_none"] = said(lambda: jax.vmap(lambda x: x * 2, in_axes=None)(1.0))
     return found
 
 
@@ -989,7 +983,7 @@ def _format_specs(jax):
         return v
     return {"format_spec_of_scalar": f"{jnp.float32(1.5):.2f}",
             "format_of_vector": f"{jnp.ones(2)}",
-            "format_spec_of_vector": _said(lambda: f"{jnp.ones(2):.2f}"),
+            "format_spec_of_vector": said(lambda: f"{jnp.ones(2):.2f}"),
             "debug_print_spec_of_scalar": debug_printed(jax.jit(spec_printed), 1.5),
             "debug_print_spec_of_vector": debug_printed(jax.jit(spec_printed), jnp.ones(2))}
 
@@ -1092,19 +1086,19 @@ def _branch_types(jax):
     def typed(y):
         return [str(y.dtype), list(y.shape)]
     return {
-        "cond_branch_dtypes": _said(lambda: lax.cond(True, lambda v: v.astype(jnp.int32),
+        "cond_branch_dtypes": said(lambda: lax.cond(True, lambda v: v.astype(jnp.int32),
                                                      lambda v: v, x)),
         "cond_branch_dtypes_cast": typed(lax.cond(
             True, lambda v: v.astype(jnp.int32).astype(jnp.float32), lambda v: v, x)),
         "cond_branch_where_promotes": typed(jnp.where(True, x.astype(jnp.int32), x)),
-        "cond_branch_shapes": _said(lambda: lax.cond(True, lambda v: v, lambda v: v[:1], x)),
+        "cond_branch_shapes": said(lambda: lax.cond(True, lambda v: v, lambda v: v[:1], x)),
         "cond_branch_shapes_broadcast": typed(lax.cond(
             False, lambda v: v, lambda v: jnp.broadcast_to(v[:1], (3, 2)), x)),
         "cond_branch_shapes_pad": typed(lax.cond(
             False, lambda v: v, lambda v: jnp.pad(v[:2], [(0, 1), (0, 0)]), x)),
         "cond_branch_shapes_slice": typed(lax.cond(
             False, lambda v: v[:2], lambda v: v[:3][:2], x)),
-        "switch_branch_dtypes": _said(lambda: lax.switch(1, [lambda v: v, lambda v: v * 1.0],
+        "switch_branch_dtypes": said(lambda: lax.switch(1, [lambda v: v, lambda v: v * 1.0],
                                                          jnp.ones(2, jnp.int32))),
     }
 
@@ -1500,23 +1494,23 @@ def _card_rewrites(jax):
         return value_of(eval(code, dict(names)))
     found = {}
     for case, (mistake, fix) in {**CARD_REWRITES, **RANDOM_REWRITES}.items():
-        found[f"card_{case}"] = _said(lambda: eval(mistake, dict(names)))
+        found[f"card_{case}"] = said(lambda: eval(mistake, dict(names)))
         found[f"card_{case}_fixed"] = value(fix)
     for case, code in CARD_OTHER_FIXES.items():
         found[f"card_{case}"] = value(code)
     for case, code in FLOAT_SIZES.items():
-        found[f"float_size_{case}"] = _said(lambda: eval(code, dict(names)))
+        found[f"float_size_{case}"] = said(lambda: eval(code, dict(names)))
     for case, code in CARD_WORDS.items():
-        found[f"card_{case}"] = _said(lambda: eval(code, dict(names)))
+        found[f"card_{case}"] = said(lambda: eval(code, dict(names)))
     for case, code in PYTHON_INT_OVERFLOW.items():
-        found[f"int_overflow_{case}"] = _said(lambda: eval(code, dict(names)))
+        found[f"int_overflow_{case}"] = said(lambda: eval(code, dict(names)))
     for case, code in FORI_FLOAT_BOUNDS.items():
         result = eval(code, dict(names))
         found[f"fori_float_bounds_{case}"] = [str(result.dtype), value_of(result)]
     for case, (mistake, program) in CARD_PROGRAMS.items():
-        said = _said(lambda: exec(mistake, dict(names)))   # (a lambda's address dropped)
-        found[f"card_{case}"] = {**said, "first_line": _unplaced(said["first_line"])} \
-            if isinstance(said, dict) and "first_line" in said else said
+        got = said(lambda: exec(mistake, dict(names)))   # (a lambda's address dropped)
+        found[f"card_{case}"] = {**got, "first_line": _unplaced(got["first_line"])} \
+            if isinstance(got, dict) and "first_line" in got else got
         ran = dict(names)
         exec(program, ran)
         found[f"card_{case}_fixed"] = value_of(ran["_y"])
@@ -1564,10 +1558,10 @@ def _random_mistakes(jax):
     names = {"jax": jax, "jnp": jax.numpy}
     found = {}
     for case, (mistake, fix) in NUMPY_RANDOM.items():
-        found[f"nprandom_{case}"] = _said(lambda: eval(mistake, dict(names)))
+        found[f"nprandom_{case}"] = said(lambda: eval(mistake, dict(names)))
         found[f"nprandom_{case}_fixed"] = np.asarray(eval(fix, dict(names))).tolist()
-    found["key_unpacked"] = _said(lambda: exec("k1, k2 = jax.random.key(0)", dict(names)))
-    found["key_unpacked_three"] = _said(lambda: exec("a, b, c = jax.random.key(1)", dict(names)))
+    found["key_unpacked"] = said(lambda: exec("k1, k2 = jax.random.key(0)", dict(names)))
+    found["key_unpacked_three"] = said(lambda: exec("a, b, c = jax.random.key(1)", dict(names)))
     k1, k2 = jax.random.split(jax.random.key(0))
     found["key_unpacked_split"] = [np.asarray(jax.random.key_data(k)).tolist() for k in (k1, k2)]
     return found
@@ -1972,7 +1966,7 @@ def tree_arithmetic(jax) -> dict:
     for case, (line, fix) in TREE_MAP_ARGUMENTS.items():
         names = {"jax": jax, "jnp": jax.numpy}
         exec(_TREES, names)
-        found[f"tree_map_{case}"] = _said(lambda: exec(line, dict(names)))
+        found[f"tree_map_{case}"] = said(lambda: exec(line, dict(names)))
         if fix is not None:
             exec(fix, names)
             found[f"tree_map_{case}_fixed"] = [np.asarray(v).tolist()
@@ -1980,7 +1974,7 @@ def tree_arithmetic(jax) -> dict:
     for case, (setup, line, fixed, result) in TREE_ARITHMETIC.items():
         names = {"jax": jax, "jnp": jax.numpy}
         exec(setup, names)
-        found[f"tree_arithmetic_{case}"] = _said(lambda: exec(line, dict(names)))
+        found[f"tree_arithmetic_{case}"] = said(lambda: exec(line, dict(names)))
         exec(f"{fixed}\n_y = {result}", names)
         found[f"tree_arithmetic_{case}_fixed"] = [np.asarray(v).tolist() for v in
                                                   names["_y"]] if isinstance(names["_y"], list) \
@@ -1992,7 +1986,7 @@ def state_classes(jax) -> dict:
     """JAX's error for each STATE_CLASSES program, and the value its fixed program binds."""
     found = {}
     for case, (program, _, fixed) in STATE_CLASSES.items():
-        found[f"state_class_{case}"] = _said(lambda: exec(program, {"jax": jax,
+        found[f"state_class_{case}"] = said(lambda: exec(program, {"jax": jax,
                                                                      "jnp": jax.numpy}))
         names = {"jax": jax, "jnp": jax.numpy}
         exec(fixed, names)
@@ -2061,7 +2055,7 @@ def torch_habits(jax) -> dict:
                          ("text_leaf", TEXT_LEAVES), ("one_hot", ONE_HOT)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
-            found[f"{group}_{case}"] = _said(lambda: exec(line, names))
+            found[f"{group}_{case}"] = said(lambda: exec(line, names))
             if fix is None:
                 continue
             names = dict(scope)
@@ -2076,7 +2070,7 @@ def torch_habits(jax) -> dict:
                             np.asarray(c).tolist()]
     # an array where a dtype goes, not a join's arrays written out: JAX's ValueError, no card
     for case, line in ARRAY_AS_DTYPE.items():
-        found[f"array_as_dtype_{case}"] = _said(lambda: exec(line, dict(scope)))
+        found[f"array_as_dtype_{case}"] = said(lambda: exec(line, dict(scope)))
     return found
 
 

@@ -7,13 +7,7 @@ as written. The reference (learner_parallel_reference.json) is real JAX 0.10.2's
 reference/make_learner_parallel_reference.py."""
 import numpy as np
 
-
-def _said(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001  the error is the answer
-        return {"error": type(e).__name__, "first_line": str(e).splitlines()[0]}
-    return None
+from learner_cells import said  # tests/data
 
 
 # The learners' programs; each line that fails is the card's `where` (this file is theirs).
@@ -124,15 +118,15 @@ def run(jax) -> dict:
     jax.set_mesh(jax.make_mesh((4, 2), ('i', 'j')))
     x = jax.device_put(jnp.arange(8.), jax.P('i'))
     out = {
-        "psum_outside": _said(lambda: psum_outside(jax, jnp)),
-        "pmean_outside": _said(lambda: pmean_outside(jax, jnp, x)),
-        "axis_index_outside": _said(lambda: axis_index_outside(jax, jnp)),
-        "psum_outside_other_axis": _said(lambda: psum_outside_other_axis(jax, jnp)),
+        "psum_outside": said(lambda: psum_outside(jax, jnp)),
+        "pmean_outside": said(lambda: pmean_outside(jax, jnp, x)),
+        "axis_index_outside": said(lambda: axis_index_outside(jax, jnp)),
+        "psum_outside_other_axis": said(lambda: psum_outside_other_axis(jax, jnp)),
         # (JAX 0.10.2 with check_vma=True fails an internal assert, a bare AssertionError:
         # jxkernel raises the NameError it raises with check_vma=False, below)
-        "psum_other_axis": _said(lambda: psum_other_axis(jax, jnp, x, False)),
-        "two_meshes": _said(lambda: two_meshes(jax, jnp)),
-        "late_device_count": _said(lambda: late_device_count(jax)),
+        "psum_other_axis": said(lambda: psum_other_axis(jax, jnp, x, False)),
+        "two_meshes": said(lambda: two_meshes(jax, jnp)),
+        "late_device_count": said(lambda: late_device_count(jax)),
     }
     for case in set(REWRITES) - {"late_device_count"}:
         out[case + "_fixed"] = _fixed(jax, case, x)

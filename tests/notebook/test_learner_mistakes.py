@@ -319,8 +319,8 @@ def test_a_leaked_tracer_names_the_cells_lines_that_made_it(shell):
     # JAX lists the user's frames from the traced function down to the line that made the
     # value (leaked_from_helper_in_jit): here the cell's, never jxkernel's
     assert JAX["leaked_from_helper_in_jit"]["lines"][8:10] == [
-        "learner_mistakes_cases.py:95:22 (_leaks.<locals>.<lambda>)",
-        "learner_mistakes_cases.py:80:12 (_leaks.<locals>.helper)"]
+        "learner_mistakes_cases.py:89:22 (_leaks.<locals>.<lambda>)",
+        "learner_mistakes_cases.py:74:12 (_leaks.<locals>.helper)"]
     shell.run_cell("held = []\ndef helper(x):\n    y = jnp.sin(x)\n    held.append(y)\n"
                    "    return y\ndef outer(x):\n    return helper(x) * 2\n"
                    "jax.jit(outer)(1.0)", store_history=True)
