@@ -111,6 +111,9 @@ def _check_unmapped(ema, leaves, axes) -> None:
 
 class BatchTracer(Tracer):
     __slots__ = ("val", "batch_dim", "source_info")
+    # its type as JAX's messages print it (a tree_map of mismatched trees names it), JAX's own
+    # path, as forward.py's tracers have (no jxkernel module holds this name)
+    _jax_class_path = "jax._src.interpreters.batching.BatchTracer"
 
     def __init__(self, trace, val, batch_dim: int):
         self._trace, self.val, self.batch_dim = trace, val, batch_dim

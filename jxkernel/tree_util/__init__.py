@@ -36,6 +36,7 @@ else:
             raise
         from . import pure as _pytree
 
+from ..core.errors import jax_type_text as _jax_type_text  # classes as JAX names them
 from . import recursion_room as _room
 
 DictKey, FlattenedIndexKey = _pytree.DictKey, _pytree.FlattenedIndexKey
@@ -597,9 +598,9 @@ def _prefix_error(path, prefix, full, is_leaf):
     if type(prefix) != type(full):
         yield lambda name: ValueError(
             f"pytree structure error: different types at key path\n{where(name)}\n"
-            f"    {type(prefix)}\n"
+            f"    {_jax_type_text(prefix)}\n"
             "but at the same key path the full pytree has a subtree of different type\n"
-            f"    {type(full)}.")
+            f"    {_jax_type_text(full)}.")
         return
     (p_children, p_meta), (f_children, f_meta) = flatten_one_level(prefix), flatten_one_level(full)
     p_children, f_children = tuple(p_children), tuple(f_children)

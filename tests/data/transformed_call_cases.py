@@ -93,6 +93,70 @@ GRAD_RESULTS = {
         "aux-pair",
         "grads, aux = jax.grad(loss_aux, has_aux=True)(params)\n_y = params - 0.1 * grads"),
 }
+# what grad and value_and_grad return, unpacked in another order than it comes: no error
+# there, and the name taken as the gradient (the aux, the value, has_aux's (value, aux) pair)
+# fails where it meets the parameters (tree_map's structures; Python's arithmetic), where the
+# card spoke of structures alone. (the cell, the card's kind, the card's line for the
+# statement that unpacked it; that line in the cell in its place gives `_y`)
+ORDER_SETUP = """\
+p = {'w': jnp.array([0.5, -1.0, 2.0]), 'b': jnp.array(0.5)}
+def loss_p(p, x, y):
+    return jnp.mean((x @ p['w'] + p['b'] - y) ** 2)
+def loss_p_aux(p, x, y):
+    r = x @ p['w'] + p['b'] - y
+    return jnp.mean(r ** 2), {'worst': jnp.max(jnp.abs(r))}
+"""
+_STEP = "_y = jax.tree.map(lambda a, g: a - 0.1 * g, p, grads)"
+ORDER = {
+    "value_and_grad_gradient_in_the_pair": (
+        "(value, grads), aux = jax.value_and_grad(loss_p_aux, has_aux=True)(p, x, y)\n" + _STEP,
+        "tree-structure",
+        "(value, aux), grads = jax.value_and_grad(loss_p_aux, has_aux=True)(p, x, y)"),
+    "grad_aux_first": (
+        "aux, grads = jax.grad(loss_p_aux, has_aux=True)(p, x, y)\n" + _STEP, "tree-structure",
+        "grads, aux = jax.grad(loss_p_aux, has_aux=True)(p, x, y)"),
+    "value_and_grad_gradient_first": (
+        "grads, value = jax.value_and_grad(loss_p)(p, x, y)\n" + _STEP, "tree-structure",
+        "value, grads = jax.value_and_grad(loss_p)(p, x, y)"),
+    "value_and_grad_aux_into_two": (
+        "grads, aux = jax.value_and_grad(loss_p_aux, has_aux=True)(p, x, y)\n" + _STEP,
+        "tree-structure",
+        "(_, aux), grads = jax.value_and_grad(loss_p_aux, has_aux=True)(p, x, y)"),
+    "in_a_jitted_step": (
+        "@jax.jit\ndef train_step(p, x, y):\n"
+        "    (l, grads), aux = jax.value_and_grad(loss_p_aux, has_aux=True)(p, x, y)\n"
+        "    return jax.tree.map(lambda a, g: a - 0.1 * g, p, grads)\n"
+        "_y = train_step(p, x, y)", "tree-structure",
+        "(l, aux), grads = jax.value_and_grad(loss_p_aux, has_aux=True)(p, x, y)"),
+    "arithmetic_of_the_aux": (
+        "aux, grads = jax.grad(loss_aux, has_aux=True)(params)\n_y = params - 0.1 * grads",
+        "grad-order", "grads, aux = jax.grad(loss_aux, has_aux=True)(params)"),
+    "arithmetic_of_the_pair": (
+        "grads, aux = jax.value_and_grad(loss_aux, has_aux=True)(params)\n"
+        "_y = params - 0.1 * grads", "grad-order",
+        "(_, aux), grads = jax.value_and_grad(loss_aux, has_aux=True)(params)"),
+    # has_aux's whole result bound to one name, of a loss named `loss`: the card unpacked it as
+    # `(loss, aux), grads = jax.value_and_grad(loss, ...)`, rebinding the function to a
+    # number (the cell failed when run again)
+    "pair_of_a_loss_named_loss": (
+        "def loss(p, x, y):\n    return loss_p_aux(p, x, y)\n"
+        "grads = jax.value_and_grad(loss, has_aux=True)(p, x, y)\n" + _STEP, "tree-structure",
+        "(loss_value, aux), grads = jax.value_and_grad(loss, has_aux=True)(p, x, y)"),
+}
+
+
+def order_fixed(cell: str, line: str) -> str:
+    """`cell` with the card's `line` in place of the statement it rewrites (the one binding
+    grads, its indentation kept)."""
+    out = []
+    for old in cell.splitlines():
+        bound = old.strip().split(" = ")[0] if " = " in old else ""
+        if "grads" in bound.replace("(", " ").replace(")", " ").replace(",", " ").split():
+            old = old[:len(old) - len(old.lstrip())] + line
+        out.append(old)
+    return "\n".join(out)
+
+
 # vmap's and scan's dict of stacked leaves indexed by a number, as a list of dicts: Python's
 # KeyError, JAX's too, and no card. (the cell, the card's line)
 STACKED_SETUP = ("stats = jax.vmap(lambda r: {'s': r.sum(), 'm': r.max()})(x)\n"
@@ -133,6 +197,14 @@ def run(jax) -> dict:
         exec(fix, names)
         found[f"stacked_{case}_fixed"] = jax.tree.map(lambda v: np.asarray(v).tolist(),
                                                       names["_y"])
+    for case, (cell, _, line) in ORDER.items():
+        names = {"jax": jax, "jnp": jax.numpy}
+        exec(SETUP + ORDER_SETUP, names)
+        found[f"order_{case}"] = said(lambda: exec(cell, dict(names)))
+        fixed = order_fixed(cell, line)
+        exec(fixed + "\n" + fixed, names)       # twice: a cell run again runs
+        found[f"order_{case}_fixed"] = [np.asarray(v).tolist()
+                                        for v in jax.tree.leaves(names["_y"])]
     for case, (line, fix) in STATIC_OF_LIBRARY.items():
         names = {"jax": jax, "jnp": jax.numpy}
         exec(SETUP + STATIC_SETUP, names)

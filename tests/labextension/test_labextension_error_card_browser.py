@@ -86,6 +86,11 @@ MISTAKES = [
     ("y = jax.ops.index_update(x, 0, 5.0)",
      "jax.ops.index_update is gone from JAX: x.at[idx].set(y) replaces it",
      "y = x.at[0].set(5.0)"),
+    ("aux, g = jax.grad(lambda p: (jnp.sum(p ** 2), {'n': p}), has_aux=True)(x)\n"
+     "y = x - 0.1 * g",
+     "g holds the aux: jax.grad(lambda p: (jnp.sum(p ** 2), {'n': p}), has_aux=True) returns "
+     "(gradient, aux)",
+     "g, aux = jax.grad(lambda p: (jnp.sum(p ** 2), {'n': p}), has_aux=True)(x)"),
 ]
 # then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
 # the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
@@ -133,7 +138,8 @@ def mistakes(server, chromium):
                               "einsum-axes", "einsum-output", "torch-habit",
                               "join-arguments", "key-missing", "tree-map-arguments",
                               "conv-layout", "matmul-to-grad", "call-arity",
-                              "grad-unpacked", "int-overflow", "removed-name"])
+                              "grad-unpacked", "int-overflow", "removed-name",
+                              "grad-order"])
 def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
     """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
     (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn
@@ -141,7 +147,8 @@ def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, requ
     source, title, rewrite = MISTAKES[index]
     card = cell(mistakes, index + 1).locator(".jx-ErrorCardOutput")
     expect(card.locator(".jx-ErrorCard-title")).to_have_text(title)
-    line = "return max(v, 0.0)" if source.startswith("def ") else source  # the user's line
+    # the user's line: the cell's last (its first unpacks what the last one fails on)
+    line = "return max(v, 0.0)" if source.startswith("def ") else source.splitlines()[-1]
     expect(card.locator(".jx-ErrorCard-code").first).to_have_text(line)
     expect(card.locator(".jx-ErrorCard-rewrite")).to_contain_text(rewrite)
     # the error said once, in one line, and one card (the kernel's own stderr may come on

@@ -1,7 +1,8 @@
 """Cards of a transformed function's call against JAX 0.10.2: a function given to grad,
 value_and_grad, jit or vmap, called with other arguments than it takes (the call-arity card),
 jnp's functions jitted whole with an axis traced (the concretization card's static fix), and
-what grad returns unpacked or used otherwise (the grad-unpacked and aux-pair cards)
+what grad returns unpacked or used otherwise (the grad-unpacked and aux-pair cards), or
+unpacked in another order (the tree-structure and grad-order cards)
 (tests/data/transformed_call_cases.py; JAX's words and the values of the cards' lines recorded
 by reference/make_transformed_call_reference.py)."""
 import numpy as np
@@ -12,8 +13,8 @@ import jxkernel
 pytest.importorskip("IPython")
 
 from transformed_call_cases import (  # tests/data
-    CASES, GRAD_RESULTS, INSIDE, SETUP, STACKED, STACKED_SETUP, STATIC_OF_LIBRARY,
-    STATIC_SETUP)
+    CASES, GRAD_RESULTS, INSIDE, ORDER, ORDER_SETUP, SETUP, STACKED, STACKED_SETUP,
+    STATIC_OF_LIBRARY, STATIC_SETUP, order_fixed)
 import locations  # tests/support
 from ipython_shell import ran_failing, shell_fixture
 from numerics import assert_allclose_ulp
@@ -140,3 +141,61 @@ def test_a_stacked_dict_indexed_as_a_list_gets_each_leafs_entry(shell, case):
     want = [want[k] for k in sorted(want)] if isinstance(want, dict) else [want]
     for g, w in zip(got, want, strict=True):
         assert_allclose_ulp(np.asarray(g), np.asarray(w, np.float32), 4, err_msg=case)
+
+
+@pytest.mark.parametrize("case", sorted(ORDER))
+def test_what_grad_returns_unpacked_in_another_order_is_told_where_it_was_unpacked(
+        shell, case):
+    """`(value, grads), aux = jax.value_and_grad(f, has_aux=True)(...)` and its kin: no error
+    there, and grads (the aux, the value, or has_aux's (value, aux) pair) fails where it meets
+    the parameters, JAX 0.10.2's words kept (tree_map's structures, Python's arithmetic). The
+    card said only that the trees differ ("Parameters and gradients of one model match"), or
+    nothing; now it reads the statement that unpacked grads, says what each name holds, and
+    writes it in the order grad returns, names where the learner put them (`_` for a part no
+    name held), a name the call reads never rebound (`loss_value` for a loss named loss, which
+    the card had made a number). That line in its place in the cell gives JAX's value, run
+    twice."""
+    cell, kind, line = ORDER[case]
+    assert shell.run_cell(SETUP + ORDER_SETUP).success
+    card = ran_failing(shell, cell, recovers=True).card
+    assert card is not None and card["kind"] == kind, card
+    assert card["message"] == JAX[f"order_{case}"]["first_line"]
+    rewrite = [part.split("    # ")[0] for part in card["rewrite"].splitlines()]
+    failing = cell.splitlines()[-2 if case == "in_a_jitted_step" else -1].strip()
+    assert rewrite == [line, failing], card["rewrite"]
+    assert "grads" in card["why"] and "gradient" in card["why"], card
+    fixed = order_fixed(cell, line)
+    assert shell.run_cell(fixed).success and shell.run_cell(fixed).success
+    got = jxkernel.tree.leaves(shell.user_ns["_y"])
+    for g, w in zip(got, JAX[f"order_{case}_fixed"], strict=True):
+        assert_allclose_ulp(np.asarray(g), np.asarray(w, np.float32), 4, err_msg=case)
+
+
+def test_a_tree_of_another_type_is_named_in_a_learners_words(shell):
+    """JAX's message names jaxlib's class (`<class 'jaxlib._jax.ArrayImpl'>`, where jxkernel's
+    said `jxkernel.xla.array.ArrayImpl`); the card's why says "an array (a leaf)", and inside
+    jit "a traced array"."""
+    assert shell.run_cell(SETUP + ORDER_SETUP).success
+    card = ran_failing(shell, "_y = jax.tree.map(lambda a, g: a - g, p, x.sum())",
+                       recovers=True).card
+    assert "There p has a dict and x.sum() an array (a leaf)." in card["why"], card["why"]
+    assert "jxkernel" not in card["why"] + card["traceback"], card
+    card = ran_failing(shell, "_y = jax.jit(lambda s: jax.tree.map(lambda a, g: a - g, p, s))"
+                              "(x.sum())", recovers=True).card
+    assert "There p has a dict and s a traced array (a leaf)." in card["why"], card["why"]
+
+
+def test_a_librarys_tree_map_gets_the_lines_names_printed(shell):
+    """A tree_map inside a library's function (Optax's apply_updates; here a function of the
+    learner's namespace that is not the cell's line): the card printed
+    `jax.tree_util.tree_structure(a)` and `(b)`, names the learner never bound (NameError
+    when pasted); now the line's names holding the two trees."""
+    assert shell.run_cell(SETUP + ORDER_SETUP).success
+    assert shell.run_cell("import sys, types\nlib = types.ModuleType('lib')\n"
+                          "exec('import jxkernel as jax\\ndef apply(a, b):\\n'\n"
+                          "     '    return jax.tree.map(lambda u, v: u + v, a, b)', "
+                          "lib.__dict__)").success
+    card = ran_failing(shell, "s = x.sum()\n_y = lib.apply(p, s)", recovers=True).card
+    assert card is not None and card["kind"] == "tree-structure", card
+    assert [line.split("    # ")[0] for line in card["rewrite"].splitlines()] == [
+        "print(jax.tree_util.tree_structure(p))", "print(jax.tree_util.tree_structure(s))"]

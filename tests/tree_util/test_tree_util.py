@@ -372,3 +372,27 @@ def test_the_jax_tree_namespace_has_jaxs_names():
     assert leaves == [1.0, 2.0]
     assert str(treedef) == "PyTreeDef(CustomNode(Op[('add', 't')], [*, *]))"
     assert dataclasses.fields(Op)[3].metadata == {"static": True, "doc": "kept"}
+
+
+def test_a_mismatch_names_an_arrays_and_a_tracers_class_as_jax_does():
+    # JAX 0.10.2 names jaxlib's C type (`<class 'jaxlib._jax.ArrayImpl'>`) and its tracers'
+    # classes by their jax._src paths (partial_eval.DynamicJaxprTracer under jit,
+    # batching.BatchTracer under vmap); jxkernel's message printed its own class paths
+    # (`jxkernel.xla.array.ArrayImpl`, `jxkernel.core.staging.DynamicJaxprTracer`)
+    import jxkernel
+    import jxkernel.numpy as jnp
+    said = []
+
+    def last_line(x):
+        try:
+            tree_map(lambda a, b: a, {"w": 1}, x)
+        except ValueError as e:
+            said.append(str(e).splitlines()[-1].strip())
+        return x
+
+    last_line(jnp.ones(2))
+    jxkernel.jit(last_line)(1.0)
+    jxkernel.vmap(last_line)(jnp.ones(2))
+    assert said[0] == "<class 'jaxlib._jax.ArrayImpl'>."
+    assert said[1].endswith("._src.interpreters.partial_eval.DynamicJaxprTracer'>."), said
+    assert said[2] == "<class 'jax._src.interpreters.batching.BatchTracer'>."

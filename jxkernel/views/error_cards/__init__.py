@@ -48,7 +48,8 @@ value_and_grad's (value, grads), is told with the part to pass), tree-map-argume
 (TypeError: a function given to tree_map another number of trees than it takes arguments,
 `jax.tree.map(lambda p, g: ..., params)`), call-arity (TypeError: grad's, jit's or vmap's
 function called with other arguments than it takes), grad-unpacked (ValueError: grad's result
-unpacked otherwise), aux-pair (TypeError: has_aux's pair as the gradient), stacked-index
+unpacked otherwise), aux-pair (TypeError: has_aux's pair as the gradient), grad-order
+(TypeError: its parts unpacked in another order), stacked-index
 (KeyError: vmap's stacked dict indexed as a list), one-hot-classes, int-overflow, flax-rngs
 (Flax's rngs given a seed), removed-name (older JAX's names, jax.ops.index_update),
 axis-bounds (ValueError or IndexError: an axis the array has not, `x.sum(axis=1)` of a vector;

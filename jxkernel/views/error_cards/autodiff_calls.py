@@ -9,7 +9,11 @@
 - what grad and value_and_grad return, unpacked otherwise (Python's "too many values to
   unpack"): `loss, grads = jax.grad(f)(x)` (grad returns the gradient alone: value_and_grad
   returns both), `loss, aux, grads = jax.value_and_grad(f, has_aux=True)(x)` (it returns
-  ((value, aux), grads)).
+  ((value, aux), grads));
+- and unpacked in another order (`(loss, grads), aux = jax.value_and_grad(f, has_aux=True)(x)`,
+  `aux, grads = jax.grad(f, has_aux=True)(x)`): no error there, and `grads`, the aux or the
+  value, fails where it meets the parameters (tree_map's structures, trees.py's card);
+  `misbound_gradient` reads the statement that bound it.
 """
 from __future__ import annotations
 
@@ -103,6 +107,25 @@ _UNPACK = re.compile(r"^(?:not enough|too many) values to unpack \(expected (\d+
 _RETURNS = ("grad", "value_and_grad")
 
 
+def unused(name: str, statement) -> str:
+    """`name` for a part the card's line unpacks, or `name_value` where `statement` already
+    reads `name` (`(loss, aux), g = jax.value_and_grad(loss, ...)` would rebind the function
+    `loss` to a number, and the cell would fail when run again).
+
+        >>> unused("loss", ast.parse("g = jax.grad(loss)(p)")), unused("loss", ast.parse("g = 1"))
+        ('loss_value', 'loss')
+    """
+    taken = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
+    return f"{name}_value" if name in taken else name
+
+
+def with_aux(call) -> bool:
+    """Whether grad's (or value_and_grad's) `call` is written with has_aux=True."""
+    return isinstance(call, ast.Call) and any(
+        k.arg == "has_aux" and isinstance(k.value, ast.Constant) and k.value.value is True
+        for k in call.keywords)
+
+
 def _unpacked_call(e):
     """(the user's line parsed, its assignment, grad's call, has_aux) where the line unpacks
     what grad or value_and_grad returned into another number of names; None otherwise."""
@@ -114,8 +137,7 @@ def _unpacked_call(e):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], ast.Tuple) and isinstance(node.value, ast.Call) \
                 and _called(node.value.func) in _RETURNS:
-            aux = next((k.value for k in node.value.func.keywords if k.arg == "has_aux"), None)
-            return tree, node, node.value, isinstance(aux, ast.Constant) and aux.value is True
+            return tree, node, node.value, with_aux(node.value.func)
     return None
 
 
@@ -210,9 +232,8 @@ def _aux_binding(e):
     found = None
     for name in used:
         node = _bound_above(where, name)
-        if node is not None and _called(node.value.func) in _RETURNS and any(
-                k.arg == "has_aux" and isinstance(k.value, ast.Constant) and
-                k.value.value is True for k in node.value.func.keywords):
+        if node is not None and _called(node.value.func) in _RETURNS and \
+                with_aux(node.value.func):
             value = _named_value(frame, name)
             if isinstance(value, tuple) and len(value) == 2 and \
                     (found is None or node.lineno > found[1].lineno):
@@ -220,21 +241,41 @@ def _aux_binding(e):
     return found
 
 
+def _misbound_used(e):
+    """misbound_gradient's answer for a name the user's line computes with (Python refused
+    the arithmetic: the aux a dict, the value and the aux a pair), or None."""
+    if not (isinstance(e, TypeError) and _ARITHMETIC.match(str(e))):
+        return None
+    where, _ = _user_lines(e)
+    line = _parse_line(where)
+    for node in ast.walk(line) if line is not None else ():
+        found = misbound_gradient(where, node.id) if isinstance(node, ast.Name) else None
+        if found is not None:
+            return found
+    return None
+
+
 def _is_aux_pair_used(e) -> bool:
-    return _aux_binding(e) is not None
+    return _aux_binding(e) is not None or _misbound_used(e) is not None
 
 
 def _aux_pair_card(exc, where, called_from) -> ErrorCard:
+    if _aux_binding(exc) is None:           # unpacked, in another order than it comes
+        title, why, fix, rewrite = _misbound_used(exc)
+        return ErrorCard("grad-order", title, why=why.strip(), fix=fix, rewrite=rewrite,
+                         docs="https://docs.jax.dev/en/latest/_autosummary/jax.grad.html")
     name, node = _aux_binding(exc)
     call = node.value
     kind = _called(call.func)
     fixed = _copied(node)
     store = ast.Store()
     if kind == "grad":
-        fixed.targets = [ast.Tuple([ast.Name(name, store), ast.Name("aux", store)], store)]
+        fixed.targets = [ast.Tuple([ast.Name(name, store), ast.Name(unused("aux", node), store)],
+                                   store)]
         pair = "(gradient, aux)"
     else:
-        fixed.targets = [ast.Tuple([ast.Tuple([ast.Name("loss", store), ast.Name("aux", store)],
+        fixed.targets = [ast.Tuple([ast.Tuple([ast.Name(unused("loss", node), store),
+                                               ast.Name(unused("aux", node), store)],
                                               store), ast.Name(name, store)], store)]
         pair = "((value, aux), gradient)"
     return ErrorCard(
@@ -245,3 +286,84 @@ def _aux_pair_card(exc, where, called_from) -> ErrorCard:
         rewrite=(f"{ast.unparse(fixed)}    # line {node.lineno}: {name} the gradient\n"
                  f"{where['code']}"),
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.{kind}.html")
+
+
+# ------------------------------------------------------------------ unpacked in another order
+# what grad and value_and_grad return: the targets unpacking it in its order
+_ORDER = {("grad", True): "{gradient}, {aux}",
+          ("value_and_grad", False): "{value}, {gradient}",
+          ("value_and_grad", True): "({value}, {aux}), {gradient}"}
+# each part's place in it
+_PLACES = {("grad", True): {(0,): "gradient", (1,): "aux"},
+           ("value_and_grad", False): {(0,): "value", (1,): "gradient"},
+           ("value_and_grad", True): {(0, 0): "value", (0, 1): "aux", (1,): "gradient"}}
+
+
+def _places(target, at=()) -> dict | None:
+    """{name: its place} in an unpacking's target (`(l, g), a`: {'l': (0, 0), 'g': (0, 1),
+    'a': (1,)}); None where it holds other than names and tuples (a starred name, an index).
+
+        >>> _places(ast.parse("(l, g), a = f()").body[0].targets[0])
+        {'l': (0, 0), 'g': (0, 1), 'a': (1,)}
+    """
+    if isinstance(target, ast.Name):
+        return {target.id: at}
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return None
+    found = {}
+    for i, part in enumerate(target.elts):
+        inner = _places(part, at + (i,))
+        if inner is None:
+            return None
+        found.update(inner)
+    return found
+
+
+def _held(place, parts) -> str:
+    """What the name at `place` holds of the parts: one part, or a pair of them."""
+    if place in parts:
+        return f"the {parts[place]}"
+    inside = [what for at, what in parts.items() if at[:len(place)] == place]
+    return f"the ({', '.join(inside)}) pair" if inside else "no part of it"
+
+
+def misbound_gradient(where, name) -> tuple | None:
+    """(a title, why, fix, the rewrite) where the user's cell unpacked what grad or value_and_grad
+    returned (with has_aux=True, or value_and_grad's pair) above `where`'s line in another
+    order than it comes, `name` bound to another part than the gradient (`(loss, grads), aux =
+    jax.value_and_grad(f, has_aux=True)(x)`: grads holds the aux); None otherwise. The names
+    are written back in its order, the others where they stand, `_` for a part none held."""
+    bound = _bound_above(where, name, unpacked=True)
+    call = bound.value if bound is not None else None
+    kind = (_called(call.func), with_aux(call.func)) \
+        if call is not None and isinstance(call.func, ast.Call) else None
+    places = _places(bound.targets[0]) if kind in _ORDER else None
+    if places is None or name not in places:
+        return None
+    parts = _PLACES[kind]
+    gradient = next(at for at, what in parts.items() if what == "gradient")
+    if places[name][:len(gradient)] == gradient:        # bound where the gradient is
+        return None
+    others = [n for n in places if n != name]
+    rest = [what for what in parts.values() if what != "gradient"]
+    if len(others) > len(rest):
+        return None
+    others = ["_"] * (len(rest) - len(others)) + others     # a part no name held: `_`
+    targets = _ORDER[kind].format(gradient=name, **dict(zip(rest, others)))
+    made = _call_text(call)
+    holder = next((n for n, at in places.items() if parts.get(at) == "gradient"), None)
+    returns = _ORDER[kind].format(value="value", aux="aux", gradient="gradient")
+    written = ast.unparse(bound.targets[0])
+    if isinstance(bound.targets[0], ast.Tuple):         # as written: `(l, g), a`, no parentheses
+        written = written[1:-1]
+    held = _held(places[name], parts)
+    title = f"{name} holds {held}: {made} returns ({returns})"
+    why = (f" {name} was unpacked on line {bound.lineno} ({written} = ...), and {made} "
+           f"returns ({returns}): so {name} holds {held}"
+           + (f", and {holder} the gradient" if holder else "") + ".")
+    fix = (f"Unpack it in the order it comes ({targets} = ...), so that {name} is the "
+           f"gradient; the line then runs as written.")
+    fixed = _copied(bound)
+    fixed.targets = [ast.parse(f"{targets} = 0").body[0].targets[0]]
+    rewrite = f"{ast.unparse(fixed)}    # line {bound.lineno}: {name} the gradient\n{where['code']}"
+    return title, why, fix, rewrite

@@ -286,10 +286,11 @@ def _parse_line(where):
         return None
 
 
-def _bound_above(where, name):
+def _bound_above(where, name, unpacked=False):
     """The last statement `name = <call>` of the user's cell (or file) above `where`'s line:
     what made the value the line uses (a pair grad or update returned, a jit); None where the
-    cell has none (bound in another cell, or otherwise).
+    cell has none (bound in another cell, or otherwise). `unpacked`: a statement unpacking
+    the call into names, `name` among them (`(loss, grads), aux = ...`), counts too.
 
         >>> where = {"_path": None, "line": 3}
         >>> _bound_above(where, "g") is None
@@ -298,11 +299,19 @@ def _bound_above(where, name):
     found, tree = None, parse_file(where.get("_path")) if where and name else None
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Assign) and node.lineno < where["line"] and \
-                [ast.unparse(t) for t in node.targets] == [name] and \
-                isinstance(node.value, ast.Call) and \
+                _binds(node.targets, name, unpacked) and isinstance(node.value, ast.Call) and \
                 (found is None or node.lineno > found.lineno):
             found = node
     return found
+
+
+def _binds(targets, name, unpacked) -> bool:
+    """Whether an assignment's `targets` are `name` alone (or, `unpacked`, one tuple of
+    names and tuples holding it)."""
+    if [ast.unparse(t) for t in targets] == [name]:
+        return True
+    return unpacked and len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List)) \
+        and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(targets[0]))
 
 
 def _called(node) -> str | None:

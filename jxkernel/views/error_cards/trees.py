@@ -9,8 +9,10 @@ from __future__ import annotations
 import ast
 import linecache
 import re
+import types
 
 from ...tree_util import tree_leaves, tree_structure
+from .autodiff_calls import misbound_gradient, unused, with_aux
 from .card import ErrorCard
 from .frame_names import _named_value
 from .optimizers import is_optax_state
@@ -59,6 +61,9 @@ def _tree_structure_card(exc, where, called_from) -> ErrorCard:
                        f"the first tree")
         else:
             rewrite = f"# {unpack or f'the pair unpacked where it is made, its [{part}] passed'}"
+    elif (misbound := _misbound(where, name if call is not None else None)) is not None:
+        why += _difference(str(exc), *_tree_names(call, exc, where)) + misbound[1]
+        fix, rewrite = misbound[2:]
     elif _filtered_state(exc, where) is not None:
         why, fix, rewrite = _filtered_state(exc, where, why)
     else:
@@ -66,12 +71,17 @@ def _tree_structure_card(exc, where, called_from) -> ErrorCard:
                "message names the first place they differ; jax.tree_util.tree_structure(t) "
                "prints each whole. Parameters and gradients of one model match; an optimizer "
                "state made by init(params) matches those params only.")
-        a, b = ((ast.unparse(call.args[1]), ast.unparse(call.args[2 + exc.rest_index]))
-                if call is not None else ("a", "b"))
-        why += _difference(str(exc), *((a, b) if call is not None else
-                                       ("the first tree", "the other")))
-        rewrite = (f"print(jax.tree_util.tree_structure({a}))\n"
-                   f"print(jax.tree_util.tree_structure({b}))    # where they differ")
+        a, b = _tree_names(call, exc, where)
+        why += _difference(str(exc), a, b)
+        shown = [f"print(jax.tree_util.tree_structure({t}))" for t in (a, b)]
+        if call is None and _user_frame(exc) is not None:
+            # a library's tree_map (Optax's apply_updates): its trees by the names of the
+            # user's line that hold them
+            frame = _user_frame(exc)
+            named = [_named_tree(where, frame, s) for s in exc.structures]
+            shown = [f"print(jax.tree_util.tree_structure({n}))" if n else f"# {line}"
+                     for n, line in zip(named, shown)]
+        rewrite = f"{shown[0]}\n{shown[1]}    # where they differ"
     return ErrorCard(
         "tree-structure", "tree_map: the trees have different structures",
         why=why, fix=fix, rewrite=rewrite,
@@ -105,7 +115,7 @@ def _difference(message: str, a: str, b: str) -> str:
                 f"{', '.join(other) or 'none'}: {said}.")
     found = _TYPES.search(message)
     if found:
-        return f" There {a} has a {found.group(1)} and {b} a {found.group(2)}."
+        return f" There {a} has {_kind(found.group(1))} and {b} {_kind(found.group(2))}."
     found = _LENGTHS.search(message)
     if found:
         kind, n, m = found.groups()
@@ -116,6 +126,61 @@ def _difference(message: str, a: str, b: str) -> str:
         what = "keys" if kind == "dict" else f"{kind}'s metadata"
         return f" There {a}'s {what} are {first} and {b}'s {other}."
     return ""
+
+
+def _misbound(where, name):
+    """misbound_gradient's (why, fix, rewrite) for `name`, or for the first name of the user's
+    line it holds for (`name` None: the trees were passed to a library's function)."""
+    if name is not None:
+        return misbound_gradient(where, name)
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        found = misbound_gradient(where, node.id) if isinstance(node, ast.Name) else None
+        if found is not None:
+            return found
+    return None
+
+
+def _tree_names(call, exc, where) -> tuple:
+    """The two trees as the card names them: the tree_map call's arguments on the user's
+    line, else "the first tree" and "the other"."""
+    if call is None:
+        return "the first tree", "the other"
+    return ast.unparse(call.args[1]), ast.unparse(call.args[2 + exc.rest_index])
+
+
+def _named_tree(where, frame, structure) -> str | None:
+    """The first name on the user's line whose value has `structure`, or None."""
+    tree = _parse_line(where)
+    for node in ast.walk(tree) if tree is not None else ():
+        value = _named_value(frame, node.id) if isinstance(node, ast.Name) else None
+        if value is not None and not callable(value) and \
+                not isinstance(value, types.ModuleType) and _structure_of(value) == structure:
+            return node.id
+    return None
+
+
+def _structure_of(value):
+    """tree_structure(value), None where it cannot be flattened."""
+    try:
+        return tree_structure(value)
+    except Exception:       # noqa: BLE001 -- a value no tree holds is no match
+        return None
+
+
+def _kind(path: str) -> str:
+    """A class JAX's message names, in a learner's words: 'jaxlib._jax.ArrayImpl' is an array,
+    a tracer's class a traced array (a leaf each), other classes by their own name.
+
+        >>> _kind("jaxlib._jax.ArrayImpl"), _kind("dict")
+        ('an array (a leaf)', 'a dict')
+    """
+    name = path.rpartition(".")[2]
+    if name == "ArrayImpl":
+        return "an array (a leaf)"
+    if name.endswith("Tracer"):
+        return "a traced array (a leaf)"
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def _matching_part(first, other):
@@ -151,9 +216,13 @@ def _pair_made(where, name, part, frame) -> tuple:
     if call is None:
         return _pair_valued(_named_value(frame, name) if name and frame else None, part), None
     made = _called(call.func) if isinstance(call.func, ast.Call) else None
-    aux = made == "grad" and any(k.arg == "has_aux" for k in call.func.keywords)
-    if (made, part) == ("value_and_grad", 1) or (aux and part == 0):
-        words, targets = _PAIRS[part], (f"loss, {name}" if part else f"{name}, aux")
+    aux = made == "grad" and with_aux(call.func)
+    if (made, part) == ("value_and_grad", 1) and with_aux(call.func):
+        words = "value_and_grad with has_aux=True returns ((value, aux), gradient)"
+        targets = f"({unused('loss', bound)}, {unused('aux', bound)}), {name}"
+    elif (made, part) == ("value_and_grad", 1) or (aux and part == 0):
+        words, targets = _PAIRS[part], (f"{unused('loss', bound)}, {name}" if part else
+                                        f"{name}, {unused('aux', bound)}")
     elif _called(call) == "update" and part == 0:
         state = ast.unparse(call.args[1]) if len(call.args) > 1 else "opt_state"
         words, targets = _UPDATE, f"{name}, {state}"
