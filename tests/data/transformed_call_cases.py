@@ -105,6 +105,9 @@ def loss_p(p, x, y):
 def loss_p_aux(p, x, y):
     r = x @ p['w'] + p['b'] - y
     return jnp.mean(r ** 2), {'worst': jnp.max(jnp.abs(r))}
+import types
+lib = types.ModuleType('lib'); lib.jax = jax      # a library's step: its tree_map not the cell's
+exec('def sgd(g, p):\\n    return jax.tree.map(lambda u, v: v - 0.1 * u, g, p)', lib.__dict__)
 """
 _STEP = "_y = jax.tree.map(lambda a, g: a - 0.1 * g, p, grads)"
 ORDER = {
@@ -135,6 +138,12 @@ ORDER = {
         "grads, aux = jax.value_and_grad(loss_aux, has_aux=True)(params)\n"
         "_y = params - 0.1 * grads", "grad-order",
         "(_, aux), grads = jax.value_and_grad(loss_aux, has_aux=True)(params)"),
+    # all of has_aux's result bound to one name and given to a library's step (Optax's update
+    # maps the gradients first): the generic card, "Parameters and gradients of one model match"
+    "whole_result_to_a_library": (
+        "grads = jax.value_and_grad(loss_p_aux, has_aux=True)(p, x, y)\n_y = lib.sgd(grads, p)",
+        "tree-structure",
+        "(loss, aux), grads = jax.value_and_grad(loss_p_aux, has_aux=True)(p, x, y)"),
     # has_aux's whole result bound to one name, of a loss named `loss`: the card unpacked it as
     # `(loss, aux), grads = jax.value_and_grad(loss, ...)`, rebinding the function to a
     # number (the cell failed when run again)

@@ -328,11 +328,12 @@ def _held(place, parts) -> str:
 
 
 def misbound_gradient(where, name) -> tuple | None:
-    """(a title, why, fix, the rewrite) where the user's cell unpacked what grad or value_and_grad
-    returned (with has_aux=True, or value_and_grad's pair) above `where`'s line in another
-    order than it comes, `name` bound to another part than the gradient (`(loss, grads), aux =
-    jax.value_and_grad(f, has_aux=True)(x)`: grads holds the aux); None otherwise. The names
-    are written back in its order, the others where they stand, `_` for a part none held."""
+    """(a title, why, fix, the rewrite) where the user's cell unpacked what grad or
+    value_and_grad returned (with has_aux=True, or value_and_grad's pair) above `where`'s line
+    in another order than it comes, `name` bound to another part than the gradient (`(loss,
+    grads), aux = jax.value_and_grad(f, has_aux=True)(x)`: grads holds the aux), or to all of
+    it; None otherwise. The names are written back in its order, the others where they stand,
+    `_` for a part none held (all of it bound to `name`: the parts named)."""
     bound = _bound_above(where, name, unpacked=True)
     call = bound.value if bound is not None else None
     kind = (_called(call.func), with_aux(call.func)) \
@@ -348,7 +349,9 @@ def misbound_gradient(where, name) -> tuple | None:
     rest = [what for what in parts.values() if what != "gradient"]
     if len(others) > len(rest):
         return None
-    others = ["_"] * (len(rest) - len(others)) + others     # a part no name held: `_`
+    whole = isinstance(bound.targets[0], ast.Name)      # all of it bound to one name
+    others = [unused({"value": "loss"}.get(what, what), bound) for what in rest] if whole \
+        else ["_"] * (len(rest) - len(others)) + others     # a part no name held: `_`
     targets = _ORDER[kind].format(gradient=name, **dict(zip(rest, others)))
     made = _call_text(call)
     holder = next((n for n, at in places.items() if parts.get(at) == "gradient"), None)
@@ -356,9 +359,10 @@ def misbound_gradient(where, name) -> tuple | None:
     written = ast.unparse(bound.targets[0])
     if isinstance(bound.targets[0], ast.Tuple):         # as written: `(l, g), a`, no parentheses
         written = written[1:-1]
-    held = _held(places[name], parts)
+    held = f"all of it, ({returns})" if whole else _held(places[name], parts)
     title = f"{name} holds {held}: {made} returns ({returns})"
-    why = (f" {name} was unpacked on line {bound.lineno} ({written} = ...), and {made} "
+    why = (f" {name} was {'bound' if whole else 'unpacked'} on line {bound.lineno} "
+           f"({written} = ...), and {made} "
            f"returns ({returns}): so {name} holds {held}"
            + (f", and {holder} the gradient" if holder else "") + ".")
     fix = (f"Unpack it in the order it comes ({targets} = ...), so that {name} is the "
