@@ -11,7 +11,6 @@ Every public function accepts both kinds and returns the kind it was given, as J
 """
 from __future__ import annotations
 
-import collections
 import functools
 import inspect
 import math
@@ -402,8 +401,13 @@ def check_key(name: str, key, allow_batched=False):
         wrapped = True
         shape = tuple(aval.shape[:-len(impl.key_shape)])
     if not allow_batched and shape:
-        raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
-                         f"{shape} != (). Use jax.vmap for batching.")
+        # JAX's words name the shape of what was passed: a raw key array's with its data
+        # axis, (4, 2) for four keys from PRNGKey's split, a typed key array's (4,)
+        given = tuple(get_aval(key).shape) if wrapped else shape
+        error = ValueError(f"{name} accepts a single key, but was given a key array of shape "
+                           f"{given} != (). Use jax.vmap for batching.")
+        error.batch_shape = shape       # the keys' count, for the key-batch card
+        raise error
     if consumed_keys is not None and name not in KEEPS_KEY:
         if _staged(_trace._ctx.trace):
             _traced_draw(name)

@@ -62,6 +62,9 @@ KEYS = {
     "key_plus_one": "jax.random.key(0) + 1",
     "key_of_key": "jax.random.key(jax.random.key(0))",
     "fold_in_key": "jax.random.fold_in(jax.random.key(0), jax.random.key(1))",
+    # raw keys (PRNGKey's): JAX's message names the array's shape with its data axis, (3, 2),
+    # where jxkernel's said (3,)
+    "raw_keys_where_one_goes": "jax.random.normal(jax.random.split(jax.random.PRNGKey(0), 3))",
 }
 KEY_FIXES = {     # the cards' rewrites: the first key of the batch, the key as it is
     "keys_where_one_goes": "jax.random.normal(jax.random.split(jax.random.key(0))[0])",
@@ -69,6 +72,10 @@ KEY_FIXES = {     # the cards' rewrites: the first key of the batch, the key as 
     "key_wrapped_again": "jax.random.key_data(jax.random.key(0))",
     "split_of_keys": "jax.random.split(jax.random.split(jax.random.key(0))[0])",
     "split_of_keys_vmap": "jax.vmap(jax.random.split)(jax.random.split(jax.random.key(0)))",
+    "raw_keys_where_one_goes":
+        "jax.random.normal(jax.random.split(jax.random.PRNGKey(0), 3)[0])",
+    "raw_keys_where_one_goes_vmap":
+        "jax.vmap(jax.random.normal)(jax.random.split(jax.random.PRNGKey(0), 3))",
 }
 
 # jnp functions whose static arguments go through an inner jit, given a traced value there

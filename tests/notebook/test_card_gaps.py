@@ -164,13 +164,17 @@ def test_grad_of_an_integer_output_gets_a_float_output_and_says_it_is_zero(shell
     assert leaf_values(jxkernel, shell.user_ns["_y"]) == JAX[f"int_output_{case}_fixed"]
 
 
-@pytest.mark.parametrize("case", ["keys_where_one_goes", "split_of_keys"])
+@pytest.mark.parametrize("case", ["keys_where_one_goes", "split_of_keys",
+                                  "raw_keys_where_one_goes"])
 def test_a_batch_of_keys_where_one_goes_gets_one_key_or_vmap(shell, case):
     """normal(split(key)): one key of the batch (first line), or vmap of the call, one draw
-    per key (second): JAX's numbers."""
+    per key (second): JAX's numbers. Raw keys (PRNGKey's): JAX's message names the array's
+    shape with its key-data axis, (3, 2) (jxkernel's said (3,)); the card counts the keys."""
     text, card = shown(shell, f"_y = {KEYS[case]}")
     assert card is not None and card["kind"] == "key-batch", text
     assert card["message"] == JAX[f"key_{case}"]["first_line"]
+    if case.startswith("raw"):
+        assert card["title"] == "jax.random.normal was given 3 keys, not one", card["title"]
     first, *rest = rewrite_code(card["rewrite"]).splitlines()
     assert [first, *rest] == [f"_y = {KEY_FIXES[case]}", f"_y = {KEY_FIXES[case + '_vmap']}"]
     for line, fixed in ((first, f"key_{case}_fixed"), (rest[0], f"key_{case}_vmap_fixed")):

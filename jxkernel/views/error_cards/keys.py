@@ -30,6 +30,11 @@ def _key_batch_card(exc, where, called_from) -> ErrorCard:
     """normal(keys), split(keys) with keys from split: the first key of the batch (one draw),
     or vmap over the keys (a draw per key) where the call passes the keys alone."""
     name, shape = _KEY_BATCH.match(str(exc)).groups()
+    # JAX's message names a raw key array's whole shape, its last axis the key's two uint32
+    # words ((4, 2) for PRNGKey's split(key, 4)): the keys' own shape is the error's
+    batch = getattr(exc, "batch_shape", None)
+    if batch is not None:
+        shape = ", ".join(map(str, batch)) + ("," if len(batch) == 1 else "")
     tree = _parse_line(where)
     lines = []
     for call in ast.walk(tree) if tree is not None else ():
