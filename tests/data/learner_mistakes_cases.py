@@ -1365,6 +1365,21 @@ RANDOM_REWRITES = {
                                 "maxval=2.0)"),
     "random_normal_loc_scale": ("jax.random.normal(jax.random.key(0), (2,), loc=1.0, scale=2.0)",
                                 "1.0 + 2.0 * jax.random.normal(jax.random.key(0), (2,))"),
+    # NumPy's bounds (loc and scale) by position after the shape, where JAX takes the dtype:
+    # NumPy's "Cannot interpret '-1.0' as a data type" (the torch-habit card read it as
+    # PyTorch's x.view(3)), or Python's count of normal's arguments
+    "random_uniform_bounds_by_position": ("jax.random.uniform(jax.random.key(0), (3,), -1.0, "
+                                          "1.0)",
+                                          "jax.random.uniform(jax.random.key(0), (3,), "
+                                          "minval=-1.0, maxval=1.0)"),
+    "random_uniform_int_bounds_and_dtype": ("jax.random.uniform(jax.random.key(0), (2,), 0, 10, "
+                                            "jnp.float16)",
+                                            "jax.random.uniform(jax.random.key(0), (2,), "
+                                            "minval=0, maxval=10, dtype=jnp.float16)"),
+    "random_normal_loc_scale_by_position": ("jax.random.normal(jax.random.key(0), (2,), 1.0, "
+                                            "2.0)",
+                                            "1.0 + 2.0 * jax.random.normal(jax.random.key(0), "
+                                            "(2,))"),
 }
 
 # (mistake statement, the program the card's rewrite makes of it): a rewrite of more than one

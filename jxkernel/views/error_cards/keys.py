@@ -67,6 +67,35 @@ _NUMPY_KEYWORD = re.compile(r"^(\w+)\(\) got an unexpected keyword argument "
 _RANDINT_MISSING = re.compile(r"^randint\(\) missing 1 required positional argument: "
                               r"'(maxval|shape)'$")
 _RENAMED = {"size": "shape", "low": "minval", "high": "maxval"}
+# NumPy's words for a number where a dtype goes: uniform(key, shape, dtype, minval, maxval)
+# and normal(key, shape, dtype) given NumPy's bounds, or loc and scale, after the shape
+# (normal's loc and scale both: Python's count of its arguments)
+_DTYPE_PLACE = re.compile(r"^Cannot interpret '.+' as a data type$|^(?:uniform|normal)\(\) takes "
+                          r"from \d+ to \d+ positional arguments but \d+ were given$")
+_AFTER_SHAPE = {"uniform": ("minval", "maxval"), "normal": ("loc", "scale")}
+
+
+def _positional_bounds(e) -> str | None:
+    """'uniform' or 'normal' where NumPy refused a number as the dtype (or Python the count of
+    the arguments) and the user's line passes jax.random.uniform or normal more than a key and
+    a shape by position."""
+    if not (isinstance(e, TypeError) and _DTYPE_PLACE.match(str(e))):
+        return None
+    where, _ = _user_lines(e)
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        func = ast.unparse(call.func) if isinstance(call, ast.Call) else ""
+        name = func.rpartition(".")[2]
+        if name in _AFTER_SHAPE and func.rpartition(".")[0].endswith("random") and \
+                len(call.args) > 2:
+            return name
+    return None
+
+
+def _is_dtype_text(node) -> bool:
+    """Whether an argument reads as a dtype: jnp.float32, np.int8, 'float32', float."""
+    text = ast.unparse(node).rpartition(".")[2].strip("'\"")
+    return re.fullmatch(r"(float|int|uint|bfloat|complex)\d*|bool_?", text) is not None
 
 
 def _is_numpy_random(e) -> bool:
@@ -74,6 +103,8 @@ def _is_numpy_random(e) -> bool:
     a function of the user's named `normal`)."""
     if not isinstance(e, TypeError):
         return False
+    if _positional_bounds(e) is not None:
+        return True
     found = _NUMPY_KEYWORD.match(str(e)) or _RANDINT_MISSING.match(str(e))
     name = "randint" if found is not None and found.re is _RANDINT_MISSING else \
         found and found.group(1)
@@ -83,14 +114,17 @@ def _is_numpy_random(e) -> bool:
 
 def _numpy_random_card(exc, where, called_from) -> ErrorCard:
     found = _NUMPY_KEYWORD.match(str(exc))
-    name = found.group(1) if found else "randint"
+    name = found.group(1) if found else _positional_bounds(exc) or "randint"
     rewrite = _numpy_random_rewrite(where, name)
     return ErrorCard(
         "random-arguments", f"jax.random.{name} was called with NumPy's arguments",
         why=("jax.random's functions take a key first, then the shape (NumPy's size=), then "
              "their parameters by JAX's names: minval/maxval for NumPy's low/high, and no "
              "loc/scale (normal is standard: scale and shift its result). randint needs both "
-             "bounds after the shape: randint(key, shape, minval, maxval)."),
+             "bounds after the shape: randint(key, shape, minval, maxval)."
+             + (f" After the shape, {name} takes the dtype (uniform(key, shape, dtype, minval, "
+                f"maxval); normal(key, shape, dtype)): the number there was read as a dtype."
+                if name in _AFTER_SHAPE else "")),
         fix=("Pass shape= (a tuple: (3,), or () for one number) where NumPy took size=, "
              "minval=/maxval= for low=/high=, and write normal's loc + scale * normal(key, "
              "shape)."),
@@ -118,6 +152,16 @@ def _numpy_random_rewrite(where, name) -> str:
                 type(keywords["shape"].value) is int:       # size=3: the shape (3,)
             keywords["shape"] = ast.Tuple([keywords["shape"]], ast.Load())
         args = list(call.args)
+        if name in _AFTER_SHAPE and len(args) > 2:      # NumPy's order after the shape
+            extra, args = args[2:], args[:2]
+            dtype = [a for a in extra if _is_dtype_text(a)]
+            numbers = [a for a in extra if not _is_dtype_text(a)]
+            if len(numbers) > 2 or len(dtype) > 1:
+                return ""
+            for key, value in zip(_AFTER_SHAPE[name], numbers):
+                (shift if key in ("loc", "scale") else keywords)[key] = value
+            if dtype and not (name == "uniform" and "int" in ast.unparse(dtype[0])):
+                keywords["dtype"] = dtype[0]    # (uniform draws floats: an int dtype left out)
         if name == "randint" and "shape" not in keywords:
             args = _randint_arguments(args, keywords)
             if args is None:

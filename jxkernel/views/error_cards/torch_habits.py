@@ -14,6 +14,7 @@ import re
 
 from .axes import _AXIS_SECOND
 from .card import ErrorCard
+from .reading import _user_lines
 from .rewrites import _operand, _parse_line, _pattern
 
 _NO_ATTRIBUTE = re.compile(r"^(?:'[\w.]*ArrayImpl' object|\w*Tracer) has no attribute "
@@ -179,7 +180,19 @@ def _asked(exc) -> str | None:
         found = pattern.match(text)
         if found:
             return found.group(1)
-    return _CALLED.get(text) or ("view" if _VIEW_SIZE.match(text) else None)
+    return _CALLED.get(text) or ("view" if _VIEW_SIZE.match(text) and _calls_view(exc)
+                                 else None)
+
+
+def _calls_view(exc) -> bool:
+    """Whether the user's line calls a `.view(...)` method: NumPy's "Cannot interpret '3' as
+    a data type" comes from any number where a dtype goes (jax.random.uniform(key, (2,), 0, 1),
+    its third argument the dtype), and only x.view(3) is PyTorch's view."""
+    where, _ = _user_lines(exc)
+    tree = _parse_line(where)
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+               node.func.attr == "view" for node in ast.walk(tree)) if tree is not None \
+        else False
 
 
 def _is_torch_habit(e) -> bool:
