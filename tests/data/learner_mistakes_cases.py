@@ -1567,6 +1567,30 @@ NUMPY_RANDOM = {
 }
 
 
+# split's keys unpacked into another number of names (Python's ValueError, JAX's too, and no
+# card): (the line, the split-count card's lines: as many keys as names; all of them, the rest
+# as a list, or None), run after `key = jax.random.key(0)`
+SPLIT_COUNTS = {
+    "three_into_two": ("key, subkey = jax.random.split(key, 3)",
+                       "key, subkey = jax.random.split(key)",
+                       "key, *subkeys = jax.random.split(key, 3)"),
+    "two_into_three": ("a, b, c = jax.random.split(key)", "a, b, c = jax.random.split(key, 3)",
+                       None),
+    "num_by_keyword": ("k1, k2 = jax.random.split(key, num=4)", "k1, k2 = jax.random.split(key)",
+                       "k1, *k2s = jax.random.split(key, num=4)"),
+}
+
+
+def split_count_keys(jax, line) -> list:
+    """The key data of the keys `line` binds, after `key = jax.random.key(0)`, in its names'
+    order (a list of keys, each)."""
+    names = {"jax": jax, "key": jax.random.key(0)}
+    exec(line, names)
+    bound = [t.strip().lstrip("*") for t in line.split(" = ")[0].split(",")]
+    return [np.asarray(jax.random.key_data(jax.numpy.stack(names[n]) if isinstance(
+        names[n], list) else names[n])).tolist() for n in bound]
+
+
 def _random_mistakes(jax):
     """NUMPY_RANDOM's errors and values, and a key unpacked as two (`k1, k2 = key`: JAX's
     TypeError) with the key-unpack card's split: the two keys' data."""
@@ -1577,6 +1601,12 @@ def _random_mistakes(jax):
         found[f"nprandom_{case}_fixed"] = np.asarray(eval(fix, dict(names))).tolist()
     found["key_unpacked"] = said(lambda: exec("k1, k2 = jax.random.key(0)", dict(names)))
     found["key_unpacked_three"] = said(lambda: exec("a, b, c = jax.random.key(1)", dict(names)))
+    for case, (line, fix, rest) in SPLIT_COUNTS.items():
+        found[f"split_count_{case}"] = said(
+            lambda: exec(line, {"jax": jax, "key": jax.random.key(0)}))
+        found[f"split_count_{case}_fixed"] = split_count_keys(jax, fix)
+        if rest is not None:
+            found[f"split_count_{case}_rest"] = split_count_keys(jax, rest)
     k1, k2 = jax.random.split(jax.random.key(0))
     found["key_unpacked_split"] = [np.asarray(jax.random.key_data(k)).tolist() for k in (k1, k2)]
     return found

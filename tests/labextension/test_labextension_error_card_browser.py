@@ -91,6 +91,9 @@ MISTAKES = [
      "g holds the aux: jax.grad(lambda p: (jnp.sum(p ** 2), {'n': p}), has_aux=True) returns "
      "(gradient, aux)",
      "g, aux = jax.grad(lambda p: (jnp.sum(p ** 2), {'n': p}), has_aux=True)(x)"),
+    ("k, sub = jax.random.split(jax.random.key(0), 3)",
+     "jax.random.split(jax.random.key(0), 3) makes 3 keys, not 2",
+     "k, sub = jax.random.split(jax.random.key(0))"),
 ]
 # then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
 # the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
@@ -139,7 +142,7 @@ def mistakes(server, chromium):
                               "join-arguments", "key-missing", "tree-map-arguments",
                               "conv-layout", "matmul-to-grad", "call-arity",
                               "grad-unpacked", "int-overflow", "removed-name",
-                              "grad-order"])
+                              "grad-order", "split-count"])
 def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
     """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
     (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn

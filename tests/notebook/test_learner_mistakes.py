@@ -23,10 +23,10 @@ from learner_mistakes_cases import (  # tests/data
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
     FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES, MATMUL_TO_GRAD,
     METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, ONE_HOT,
-    OPERAND_SHAPES, RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SQUARE_MATRICES,
-    SQUARE_ONLY, STATE_CLASSES, SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS,
+    OPERAND_SHAPES, RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SPLIT_COUNTS,
+    SQUARE_MATRICES, SQUARE_ONLY, STATE_CLASSES, SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS,
     TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC, TREE_MAP_ARGUMENTS, UPDATE_SHAPES,
-    VMAP_RANKS, WHERE_OF_TWO, _TREES, _unplaced, run as facts_of)
+    VMAP_RANKS, WHERE_OF_TWO, _TREES, _unplaced, run as facts_of, split_count_keys)
 import locations  # tests/support: the repository's folders
 from numerics import assert_allclose_ulp
 from ipython_shell import ran_failing, ran_ok, shell_fixture
@@ -1742,6 +1742,26 @@ def test_the_functions_said_to_take_a_key_first_do():
     for name in sorted(TAKES_KEY):
         first = next(iter(inspect.signature(getattr(jxkernel.random, name)).parameters))
         assert first == "key", name
+
+
+@pytest.mark.parametrize("case", sorted(SPLIT_COUNTS))
+def test_splits_keys_unpacked_into_other_names_get_a_key_per_name(shell, case):
+    """`key, subkey = jax.random.split(key, 3)`: Python's "too many values to unpack", JAX
+    0.10.2's too, and no card. The split-count card asks split for a key per name (split(key)
+    for two), or takes them all, the rest as a list; each line binds JAX's keys (their bits
+    exact)."""
+    line, fix, rest = SPLIT_COUNTS[case]
+    assert shell.run_cell("key = jax.random.key(0)").success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "split-count", text
+    assert card["message"] == JAX[f"split_count_{case}"]["first_line"]
+    lines = [part.split("    # ")[0] for part in card["rewrite"].splitlines()]
+    assert lines == [fix] + ([rest] if rest else []), card["rewrite"]
+    for code, recorded in ((fix, "fixed"), (rest, "rest")):
+        if code is None:
+            continue
+        assert shell.run_cell("key = jax.random.key(0)\n" + code).success
+        assert split_count_keys(jxkernel, code) == JAX[f"split_count_{case}_{recorded}"]
 
 
 def test_randint_given_a_low_of_zero_and_no_high_gets_no_guessed_high(shell):

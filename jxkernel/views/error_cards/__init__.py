@@ -14,129 +14,116 @@ no IPython: in a script, `print(card_for(e))` shows the text.
     ('bool-conversion', 'x')
 
 Kinds: bool-conversion (TracerBoolConversionError), concretization (ConcretizationTypeError),
-integer-conversion (TracerIntegerConversionError), array-conversion
-(TracerArrayConversionError), leaked-tracer (UnexpectedTracerError), unhashable-static
-(ValueError: non-hashable static argument), vmap-sizes (ValueError: inconsistent sizes along
-in_axes), vmap-rank (ValueError: in_axes names an axis an argument has not), vmap-out-axes
-(ValueError: out_axes names an axis past the function's output), loop-carry
-(TypeError: a scan/while_loop/fori_loop carry changing type, a PRNG key's kind too),
-boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError: `x[i] = v`; NumPy's
-in-place ways, `x.fill(0)`, `np.add.at(x, i, 1)`),
-readonly-view (ValueError: NumPy's "assignment destination is read-only" of `a[i] = v`, `a`
-a NumPy view of a JAX array, `a = np.asarray(x)`),
-key-reuse (KeyReuseError, with jax_debug_key_reuse),
-jit-method (TypeError: `@jax.jit` on a method, its `self` no array), traced-slice
-(IndexError: `x[:n]` with a traced bound),
-seed-as-key (TypeError: a seed given to jax.random where a key goes), integer-grad-input
+integer-conversion (TracerIntegerConversionError), array-conversion (TracerArrayConversionError),
+leaked-tracer (UnexpectedTracerError), unhashable-static (ValueError: non-hashable static
+argument), vmap-sizes (ValueError: inconsistent sizes along in_axes), vmap-rank (ValueError:
+in_axes names an axis an argument has not), vmap-out-axes (ValueError: out_axes names an axis past
+the function's output), loop-carry (TypeError: a scan/while_loop/fori_loop carry changing type, a
+PRNG key's kind too), boolean-index (NonConcreteBooleanIndexError), immutable-array (TypeError:
+`x[i] = v`; NumPy's in-place ways, `x.fill(0)`, `np.add.at(x, i, 1)`), readonly-view (ValueError:
+NumPy's "assignment destination is read-only" of `a[i] = v`, `a` a NumPy view of a JAX array, `a =
+np.asarray(x)`), key-reuse (KeyReuseError, with jax_debug_key_reuse), jit-method (TypeError:
+`@jax.jit` on a method, its `self` no array), traced-slice (IndexError: `x[:n]` with a traced
+bound), seed-as-key (TypeError: a seed given to jax.random where a key goes), integer-grad-input
 (TypeError: grad of an int), grad-output (TypeError: grad of a function whose output is not one
 number), aux-output (TypeError: has_aux=True, f returning one value or a tuple of 3),
 scalar-conversion (TypeError: int(x)/float(x)/complex(x) of an array with dimensions),
-broadcast-shapes (elementwise operands that do not broadcast), matmul-shapes (TypeError: a
-matrix product whose inner sizes differ; ValueError: of a 0-d operand), not-an-array
-(TypeError: a string, a function or another object passed to a jitted function where jit
-traces it), cond-predicate (TypeError:
-lax.cond given a condition per element), while-grad (ValueError: grad of a while_loop, or of
-a fori_loop with traced bounds), reshape-size (TypeError: a reshape to another size, or
-with two -1s), uneven-split (ValueError: jnp.split into pieces that do not divide the axis),
-lax-dtypes (TypeError: a lax operation given two dtypes), integer-power (TypeError: an integer
-array to a negative power), float-index (TypeError: an array indexed by a float), vmap-in-axes
-(ValueError: an in_axes tuple of another length than the arguments; TypeError: in_axes
-given as a dict keyed by the parameters' names), body-arguments
-(TypeError: a loop body or branch written to take other arguments than lax passes it),
-tree-structure (ValueError: tree_map given trees of two structures; a pair passed whole, as
-value_and_grad's (value, grads), is told with the part to pass), tree-map-arguments
-(TypeError: a function given to tree_map another number of trees than it takes arguments,
-`jax.tree.map(lambda p, g: ..., params)`), call-arity (TypeError: grad's, jit's or vmap's
-function called with other arguments than it takes), grad-unpacked (ValueError: grad's result
-unpacked otherwise), aux-pair (TypeError: has_aux's pair as the gradient), grad-order
-(TypeError: its parts unpacked in another order), stacked-index
-(KeyError: vmap's stacked dict indexed as a list), one-hot-classes, int-overflow, flax-rngs
-(Flax's rngs given a seed), removed-name (older JAX's names, jax.ops.index_update),
-axis-bounds (ValueError or IndexError: an axis the array has not, `x.sum(axis=1)` of a vector;
-a squeeze of an axis whose size is not 1), scan-lengths
-(ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs;
-ValueError or IndexError: xs a number, `lax.scan(f, init, 10)`; ValueError: neither xs nor
-length, `lax.scan(f, init)`), einsum-labels (ValueError: jnp.einsum's subscripts giving one
-letter two sizes, `jnp.einsum('ij,jk->ik', a, b)` of a (2, 3) a and a (4, 5) b), einsum-axes
-(ValueError: jnp.einsum's subscripts with another number of letters than an operand has axes,
-`jnp.einsum('ij,jk->ik', a, b)` of a (2, 3, 4) a), einsum-output (ValueError: jnp.einsum's
-result subscripts naming a letter no operand has or one letter twice, `jnp.einsum('ij->ik',
-a)`, `jnp.einsum('i->ii', v)`),
-ragged-array (ValueError or TypeError: jnp.array given rows of different lengths),
-list-argument (TypeError: a Python list or tuple given to a jnp function), while-per-element
-(TypeError: a while_loop condition giving one bool per element), while-condition
-(TypeError: a while_loop condition giving a number, `lambda c: c`), float-shape (TypeError: a
-shape given a float, `jnp.zeros(n / 2)`), slice-indices (TypeError or ValueError:
-lax.dynamic_slice / dynamic_update_slice given a number where a tuple per axis goes),
-scan-output (TypeError: a scan body returning one value or three, not (carry, y)),
-fori-bounds (TypeError: lax.fori_loop given a float bound, `lax.fori_loop(0, n / 2, ...)`),
-switch-index (TypeError: lax.switch given a float index, `lax.switch(n / 2, branches)`),
-branch-types (TypeError: lax.cond or lax.switch branches returning different dtypes, shapes
-or structures, or keys of two kinds), concatenate-ranks (TypeError or ValueError:
-jnp.concatenate, hstack, stack or
-lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix),
-join-shapes (ValueError or TypeError: jnp.stack given arrays of two shapes, (3,) and (4,), or
-jnp.concatenate given arrays that differ on an axis it does not join along),
-list-operand (TypeError: an array's operator given a Python list or tuple, `x + [1, 2]`),
-list-index (TypeError: an array indexed by a Python list, `x[[0, 2]]`), truth-value
-(ValueError: an array of several booleans where Python needs one, `if x > 0:` of a vector,
-`max(v, 0.0)`), random-arguments (TypeError: a jax.random function called with NumPy's
-arguments, size=, low=/high=, loc=/scale=, randint(key, 0, 10) without its shape),
-key-unpack (TypeError: `k1, k2 = key`, a key iterated), raw-key-unpacked (TypeError: a word
-of a raw key, `k1, k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeError:
-`jnp.random.normal(size=3)`, NumPy's random module asked of jax.numpy, or its legacy names of
-jax.random, `jax.random.randn(3)`), torch-habit (AttributeError, TypeError: PyTorch's name
-asked of an array or of jax.numpy, `x.unsqueeze(0)`, `x.sum(dim=1)`, `jnp.cat`), numpy1-name
-(AttributeError: `jnp.in1d`, `jnp.NaN`, NumPy 1.x's names), debug-print (ValueError,
-TypeError, KeyError, ConcretizationTypeError: jax.debug.print called as print is,
-`jax.debug.print("x =", x)`, `jax.debug.print(x)`, `"%f" % x`), custom-vjp-bwd
-(TypeError: a custom_vjp's bwd returning a bare value or another number of cotangents than
-the function has arguments), custom-jvp-pair (TypeError: a jvp rule returning one value or
-three), custom-jvp-signature (TypeError: `def f_jvp(x, y, tx, ty)`, one parameter per value),
-custom-vjp-fwd (TypeError: a custom_vjp's fwd returning its output alone), checkpoint-policy
-(AttributeError or TypeError: a jax.checkpoint_policies name misspelled, or
-`policy='dots_saveable'`, a name for the function), static-given-again (TypeError: a
-`.lower(...).compile()`d function called with its static argument again, `compiled(7, 8)`
-for `jax.jit(f, static_argnums=0).lower(7, 8)`),
-unregistered-class (TypeError: an object of the learner's class, no registered pytree, given
-to grad, value_and_grad or vmap, or passed whole by tree_map to its function),
-checkify-unwrapped (ValueError: checkify.check under jit without checkify.checkify),
-integer-grad-output (TypeError: grad of a function returning an int, `jnp.sum(x > 0)`),
-key-batch (ValueError: a jax.random function given split's array of keys where one goes),
-key-wrapped (TypeError: wrap_key_data given a typed key; the seed-as-key card's words),
-jnp-static (ValueError: a traced value where a jnp function takes a static one, jnp.vander's
-N or jnp.sort's axis: its inner jit cannot hash it), jnp-unhashable (ValueError: a list or
-an array there, jnp.pad's stat_length=[1, 2]: the line rewritten with a number or a tuple),
-traced-parameter (TypeError: a traced
-value in a primitive's parameter, jnp.tile's reps), traced-hash (TypeError: a traced array as
-a dict key, a set member or hash()'s argument), unbound-axis (NameError: a collective over an
-axis nothing binds, `jax.lax.psum(x, 'i')` outside shard_map, or an axis the mesh has not),
-mesh-mismatch (ValueError: an operand on another mesh than jax.set_mesh's, arrays put on four
-devices' mesh added under set_mesh of all eight), late-device-count (RuntimeError:
-jax_num_cpu_devices updated once the backend runs), layer-features (TypeError or ValueError:
-a layer, Flax's nnx.Linear or nnx.Conv, given an input whose last axis is not its
-in_features, `nnx.Linear(784, 10)` on (4, 28, 28) images), dropout-rngs (ValueError: Flax's
-nnx.Dropout in training mode called with no random key, `model(x)` after model.train()),
-closed-modules (ValueError: a model or optimizer read from outside a jax.jit function and
-updated inside it, Flax's "Cannot extract graph node from different trace level"),
-equinox-jit (TypeError: jax.jit of a function given an Equinox model, its non-array fields no
-arrays: eqx.filter_jit), equinox-grad (TypeError: jax.grad of a loss given an Equinox model:
-eqx.filter_grad), equinox-batch (TypeError or ValueError: a batch given to an Equinox layer or
-model, which takes one example: jax.vmap(model)(x)), equinox-frozen (FrozenInstanceError: a
-field of an Equinox model assigned: eqx.tree_at), equinox-array-field (TracerIntegerConversionError
-and its kin: a field of the learner's eqx.Module built as an array, `jnp.array(1)`, read as a
-Python int under jit: a Python int, eqx.field(static=True)), equinox-features (TypeError: one
-example of another size given to eqx.nn.Linear, `eqx.nn.Linear(784, 10)` on (785,)),
-check-format-args (TypeError: checkify.check given a Python number to format, `i=i` in a
-checkified function called with an int, not jitted), traced-format (TypeError: a format spec
-given a traced value, `print(f'{x:.2f}')` under jit, grad or vmap: jax.debug.print),
-pmap-devices (ValueError or IndivisibleError: pmap given an axis longer than the devices),
-pmap-sizes (ValueError: pmap given mapped axes of two sizes, a w with no axis per device:
-in_axes None for it),
-debug-nans (FloatingPointError: jax_debug_nans or jax_debug_infs at the operation that made
-one: the values it was given, `jnp.log(y)` of y = -2.0), real-jax-array (TypeError or an error
-inside JAX: the real JAX, imported by a library such as Optax, given jxkernel's array where
-the learner's jax is jxkernel).
+broadcast-shapes (elementwise operands that do not broadcast), matmul-shapes (TypeError: a matrix
+product whose inner sizes differ; ValueError: of a 0-d operand), not-an-array (TypeError: a string,
+a function or another object passed to a jitted function where jit traces it), cond-predicate
+(TypeError: lax.cond given a condition per element), while-grad (ValueError: grad of a while_loop,
+or of a fori_loop with traced bounds), reshape-size (TypeError: a reshape to another size, or with
+two -1s), uneven-split (ValueError: jnp.split into pieces that do not divide the axis), lax-dtypes
+(TypeError: a lax operation given two dtypes), integer-power (TypeError: an integer array to a
+negative power), float-index (TypeError: an array indexed by a float), vmap-in-axes (ValueError: an
+in_axes tuple of another length than the arguments; TypeError: in_axes given as a dict keyed by the
+parameters' names), body-arguments (TypeError: a loop body or branch written to take other
+arguments than lax passes it), tree-structure (ValueError: tree_map given trees of two structures;
+a pair passed whole, as value_and_grad's (value, grads), is told with the part to pass),
+tree-map-arguments (TypeError: a function given to tree_map another number of trees than it takes
+arguments, `jax.tree.map(lambda p, g: ..., params)`), call-arity (TypeError: grad's, jit's or
+vmap's function called with other arguments than it takes), grad-unpacked (ValueError: grad's
+result unpacked otherwise), aux-pair (TypeError: has_aux's pair as the gradient), grad-order
+(TypeError: its parts unpacked in another order), split-count (ValueError: split's keys unpacked
+into other names), stacked-index (KeyError: vmap's stacked dict indexed as a list),
+one-hot-classes, int-overflow, flax-rngs (Flax's rngs given a seed), removed-name (older JAX's
+names, jax.ops.index_update), axis-bounds (ValueError or IndexError: an axis the array has not,
+`x.sum(axis=1)` of a vector; a squeeze of an axis whose size is not 1), scan-lengths (ValueError:
+scan's xs leaves of different lengths, or a `length=` that disagrees with xs; ValueError or
+IndexError: xs a number, `lax.scan(f, init, 10)`; ValueError: neither xs nor length, `lax.scan(f,
+init)`), einsum-labels (ValueError: jnp.einsum's subscripts giving one letter two sizes,
+`jnp.einsum('ij,jk->ik', a, b)` of a (2, 3) a and a (4, 5) b), einsum-axes (ValueError:
+jnp.einsum's subscripts with another number of letters than an operand has axes,
+`jnp.einsum('ij,jk->ik', a, b)` of a (2, 3, 4) a), einsum-output (ValueError: jnp.einsum's result
+subscripts naming a letter no operand has or one letter twice, `jnp.einsum('ij->ik', a)`,
+`jnp.einsum('i->ii', v)`), ragged-array (ValueError or TypeError: jnp.array given rows of different
+lengths), list-argument (TypeError: a Python list or tuple given to a jnp function),
+while-per-element (TypeError: a while_loop condition giving one bool per element), while-condition
+(TypeError: a while_loop condition giving a number, `lambda c: c`), float-shape (TypeError: a shape
+given a float, `jnp.zeros(n / 2)`), slice-indices (TypeError or ValueError: lax.dynamic_slice /
+dynamic_update_slice given a number where a tuple per axis goes), scan-output (TypeError: a scan
+body returning one value or three, not (carry, y)), fori-bounds (TypeError: lax.fori_loop given a
+float bound, `lax.fori_loop(0, n / 2, ...)`), switch-index (TypeError: lax.switch given a float
+index, `lax.switch(n / 2, branches)`), branch-types (TypeError: lax.cond or lax.switch branches
+returning different dtypes, shapes or structures, or keys of two kinds), concatenate-ranks
+(TypeError or ValueError: jnp.concatenate, hstack, stack or lax.concatenate given arrays of
+different numbers of dimensions, a vector and a matrix), join-shapes (ValueError or TypeError:
+jnp.stack given arrays of two shapes, (3,) and (4,), or jnp.concatenate given arrays that differ on
+an axis it does not join along), list-operand (TypeError: an array's operator given a Python list
+or tuple, `x + [1, 2]`), list-index (TypeError: an array indexed by a Python list, `x[[0, 2]]`),
+truth-value (ValueError: an array of several booleans where Python needs one, `if x > 0:` of a
+vector, `max(v, 0.0)`), random-arguments (TypeError: a jax.random function called with NumPy's
+arguments, size=, low=/high=, loc=/scale=, randint(key, 0, 10) without its shape), key-unpack
+(TypeError: `k1, k2 = key`, a key iterated), raw-key-unpacked (TypeError: a word of a raw key, `k1,
+k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeError: `jnp.random.normal(size=3)`,
+NumPy's random module asked of jax.numpy, or its legacy names of jax.random,
+`jax.random.randn(3)`), torch-habit (AttributeError, TypeError: PyTorch's name asked of an array or
+of jax.numpy, `x.unsqueeze(0)`, `x.sum(dim=1)`, `jnp.cat`), numpy1-name (AttributeError:
+`jnp.in1d`, `jnp.NaN`, NumPy 1.x's names), debug-print (ValueError, TypeError, KeyError,
+ConcretizationTypeError: jax.debug.print called as print is, `jax.debug.print("x =", x)`,
+`jax.debug.print(x)`, `"%f" % x`), custom-vjp-bwd (TypeError: a custom_vjp's bwd returning a bare
+value or another number of cotangents than the function has arguments), custom-jvp-pair (TypeError:
+a jvp rule returning one value or three), custom-jvp-signature (TypeError: `def f_jvp(x, y, tx,
+ty)`, one parameter per value), custom-vjp-fwd (TypeError: a custom_vjp's fwd returning its output
+alone), checkpoint-policy (AttributeError or TypeError: a jax.checkpoint_policies name misspelled,
+or `policy='dots_saveable'`, a name for the function), static-given-again (TypeError: a
+`.lower(...).compile()`d function called with its static argument again, `compiled(7, 8)` for
+`jax.jit(f, static_argnums=0).lower(7, 8)`), unregistered-class (TypeError: an object of the
+learner's class, no registered pytree, given to grad, value_and_grad or vmap, or passed whole by
+tree_map to its function), checkify-unwrapped (ValueError: checkify.check under jit without
+checkify.checkify), integer-grad-output (TypeError: grad of a function returning an int, `jnp.sum(x
+> 0)`), key-batch (ValueError: a jax.random function given split's array of keys where one goes),
+key-wrapped (TypeError: wrap_key_data given a typed key; the seed-as-key card's words), jnp-static
+(ValueError: a traced value where a jnp function takes a static one, jnp.vander's N or jnp.sort's
+axis: its inner jit cannot hash it), jnp-unhashable (ValueError: a list or an array there,
+jnp.pad's stat_length=[1, 2]: the line rewritten with a number or a tuple), traced-parameter
+(TypeError: a traced value in a primitive's parameter, jnp.tile's reps), traced-hash (TypeError: a
+traced array as a dict key, a set member or hash()'s argument), unbound-axis (NameError: a
+collective over an axis nothing binds, `jax.lax.psum(x, 'i')` outside shard_map, or an axis the
+mesh has not), mesh-mismatch (ValueError: an operand on another mesh than jax.set_mesh's, arrays
+put on four devices' mesh added under set_mesh of all eight), late-device-count (RuntimeError:
+jax_num_cpu_devices updated once the backend runs), layer-features (TypeError or ValueError: a
+layer, Flax's nnx.Linear or nnx.Conv, given an input whose last axis is not its in_features,
+`nnx.Linear(784, 10)` on (4, 28, 28) images), dropout-rngs (ValueError: Flax's nnx.Dropout in
+training mode called with no random key, `model(x)` after model.train()), closed-modules
+(ValueError: a model or optimizer read from outside a jax.jit function and updated inside it,
+Flax's "Cannot extract graph node from different trace level"), equinox-jit (TypeError: jax.jit of
+a function given an Equinox model, its non-array fields no arrays: eqx.filter_jit), equinox-grad
+(TypeError: jax.grad of a loss given an Equinox model: eqx.filter_grad), equinox-batch (TypeError
+or ValueError: a batch given to an Equinox layer or model, which takes one example:
+jax.vmap(model)(x)), equinox-frozen (FrozenInstanceError: a field of an Equinox model assigned:
+eqx.tree_at), equinox-array-field (TracerIntegerConversionError and its kin: a field of the
+learner's eqx.Module built as an array, `jnp.array(1)`, read as a Python int under jit: a Python
+int, eqx.field(static=True)), equinox-features (TypeError: one example of another size given to
+eqx.nn.Linear, `eqx.nn.Linear(784, 10)` on (785,)), check-format-args (TypeError: checkify.check
+given a Python number to format, `i=i` in a checkified function called with an int, not jitted),
+traced-format (TypeError: a format spec given a traced value, `print(f'{x:.2f}')` under jit, grad
+or vmap: jax.debug.print), pmap-devices (ValueError or IndivisibleError: pmap given an axis longer
+than the devices), pmap-sizes (ValueError: pmap given mapped axes of two sizes, a w with no axis
+per device: in_axes None for it), debug-nans (FloatingPointError: jax_debug_nans or jax_debug_infs
+at the operation that made one: the values it was given, `jnp.log(y)` of y = -2.0), real-jax-array
+(TypeError or an error inside JAX: the real JAX, imported by a library such as Optax, given
+jxkernel's array where the learner's jax is jxkernel).
 
 Where things are: `card.py` (the card, its JSON and how it renders), `reading.py` (the
 user's lines, the value's origin), `static_fixes.py` (the static_argnames fix of the user's own

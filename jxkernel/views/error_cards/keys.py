@@ -199,8 +199,52 @@ def _randint_arguments(args, keywords):
 
 
 # ------------------------------------------------------------------ a key unpacked
+# (or split's keys unpacked into another number of names: Python's words)
+_UNPACK_COUNT = re.compile(r"^(?:too many|not enough) values to unpack \(expected (\d+)")
+
+
 def _is_key_unpacked(e) -> bool:
-    return isinstance(e, TypeError) and str(e) == "iteration over a 0-d key array"
+    return isinstance(e, TypeError) and str(e) == "iteration over a 0-d key array" or \
+        _split_unpacked(e) is not None
+
+
+def _split_unpacked(e):
+    """The user's statement unpacking what jax.random.split returned into another number of
+    names than it made keys (`key, sub = jax.random.split(key, 3)`), or None."""
+    if not (isinstance(e, ValueError) and _UNPACK_COUNT.match(str(e))):
+        return None
+    where, _ = _user_lines(e)
+    tree = _parse_line(where)
+    for node in _unpackings(tree) if tree is not None else []:
+        func = ast.unparse(node.value.func) if isinstance(node.value, ast.Call) else ""
+        if func.rpartition(".")[2] == "split" and func.rpartition(".")[0].endswith("random"):
+            return node
+    return None
+
+
+def _split_count_card(node) -> ErrorCard:
+    """split(key, n) unpacked into k names: split(key, k) (split(key) for two), or all n with
+    the rest as a list (`key, *subkeys = ...`)."""
+    call, names = node.value, [t.id for t in node.targets[0].elts]
+    num = call.args[1] if len(call.args) > 1 else \
+        next((k.value for k in call.keywords if k.arg == "num"), None)
+    made = ast.unparse(num) if num is not None else "2"
+    asked = ast.Call(call.func, call.args[:1] + ([] if len(names) == 2 else
+                                                 [ast.Constant(len(names))]),
+                     [k for k in call.keywords if k.arg != "num"])
+    lines = [f"{', '.join(names)} = {ast.unparse(asked)}    # {len(names)} keys, one per name"]
+    if len(names) < int(made) if made.isdigit() else len(names) > 1:
+        lines.append(f"{', '.join(names[:-1])}, *{names[-1]}s = {ast.unparse(call)}"
+                     f"    # or: all {made}, the rest as a list")
+    return ErrorCard(
+        "split-count", f"{ast.unparse(call)} makes {made} keys, not {len(names)}",
+        why=(f"jax.random.split(key, n) returns one array of n new keys (n is 2 when left "
+             f"out); the line unpacks it into {len(names)} names, and Python unpacks an array "
+             f"along its first axis, one key per name."),
+        fix=(f"Ask split for as many keys as names: {ast.unparse(asked)}; or take all of them "
+             f"and keep the rest as a list."),
+        rewrite="\n".join(lines),
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.random.split.html")
 
 
 def _unpackings(tree) -> list:
@@ -220,6 +264,8 @@ def _split_rewrite(node) -> str:
 
 
 def _key_unpack_card(exc, where, called_from) -> ErrorCard:
+    if _split_unpacked(exc) is not None:
+        return _split_count_card(_split_unpacked(exc))
     tree = _parse_line(where)
     found = _unpackings(tree) if tree is not None else []
     rewrite = _split_rewrite(found[-1]) if found else ""
