@@ -38,6 +38,23 @@ CASES = {
                           "_y = list(stax.Dense(2)[0](key, (1, 3))[0])"),
     "xla_device_array": ("from jax.interpreters.xla import DeviceArray",
                          "from jax import Array as DeviceArray", "_y = isinstance(x, DeviceArray)"),
+    "key_array_type": ("_y = isinstance(key, jax.random.KeyArray)",
+                       "_y = isinstance(key, jax.Array)", None),
+    "xla_computation": ("_y = jax.xla_computation(lambda a: a + 1)(x).as_hlo_text()"
+                        ".startswith('HloModule')",
+                        "_y = jax.jit(lambda a: a + 1).lower(x).compiler_ir('hlo').as_hlo_text()"
+                        ".startswith('HloModule')", None),
+    "abstract_arrays": ("_y = jax.abstract_arrays.ShapedArray((2,), jnp.float32).shape",
+                        "_y = jax.core.ShapedArray((2,), jnp.float32).shape", None),
+    "linear_util": ("from jax import linear_util", "from jax.extend import linear_util",
+                    "_y = callable(linear_util.wrap_init)"),
+}
+# removed names whose replacement takes other arguments: the card says it in words, a commented
+# line (the cell: what the card names)
+WORDS_ONLY = {
+    "host_callback": ("from jax.experimental import host_callback", "jax.debug.callback"),
+    "xla_bridge": ("_y = jax.lib.xla_bridge.get_backend().platform", "jax.default_backend()"),
+    "experimental_maps": ("from jax.experimental import maps", "jax.shard_map"),
 }
 # an array's attributes JAX deprecated, whose AttributeError says what to use (no card)
 ATTRIBUTES = {"device_buffer": "_y = x.device_buffer", "device_buffers": "_y = x.device_buffers"}
@@ -60,6 +77,10 @@ def run(jax) -> dict:
         found[case] = _without_path(said(lambda: exec(cell, dict(names))))
         exec(lines + ("\n" + check if check else ""), names)
         found[f"{case}_fixed"] = np.asarray(names["_y"]).tolist()
+    for case, (cell, _) in WORDS_ONLY.items():
+        names = {"jax": jax, "jnp": jax.numpy}
+        exec(SETUP, names)
+        found[case] = _without_path(said(lambda: exec(cell, dict(names))))
     for case, cell in ATTRIBUTES.items():
         names = {"jax": jax, "jnp": jax.numpy}
         exec(SETUP, names)

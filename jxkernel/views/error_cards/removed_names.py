@@ -6,6 +6,7 @@ call shows it.
     jax.ops.index_update(x, 0, 5.0)   ->  x.at[0].set(5.0)
     jax.tree_multimap(f, a, b)        ->  jax.tree.map(f, a, b)
     jax.experimental's stax           ->  jax.example_libraries' stax (the import rewritten)
+    jax.xla_computation(f)(x)         ->  jax.jit(f).lower(x).compiler_ir('hlo')
 """
 from __future__ import annotations
 
@@ -38,8 +39,25 @@ _REPLACED = {
     ("jax.experimental", "optimizers"): ("jax.example_libraries.optimizers", "it moved"),
     ("jax.experimental", "stax"): ("jax.example_libraries.stax", "it moved"),
     ("jax.interpreters.xla", "DeviceArray"): ("jax.Array", "jax.Array is every array's type"),
+    ("jax.random", "KeyArray"): ("jax.Array", "a key array is a jax.Array of a key dtype"),
+    ("jax", "xla_computation"): ("jax.jit(f).lower(*args).compiler_ir('hlo')",
+                                 "jit's lowering gives the program"),
+    ("jax", "abstract_arrays"): ("jax.core", "ShapedArray is jax.core's"),
+    ("jax", "linear_util"): ("jax.extend.linear_util", "it moved"),
+    # _IN_WORDS: no line to write, what replaces them takes other arguments
+    ("jax.experimental", "host_callback"): (
+        "jax.debug.callback, jax.pure_callback or jax.experimental.io_callback",
+        "JAX's callbacks replaced its id_tap and call"),
+    ("jax.lib", "xla_bridge"): ("jax.default_backend() or jax.devices()",
+                                "the backend and its devices are asked of jax itself"),
+    ("jax.experimental", "maps"): ("jax.shard_map with a Mesh",
+                                   "xmap's named axes are a mesh's axes"),
     **{("jax", name): (new, "JAX 0.6.0 removed it") for name, new in REMOVED_IN_0_6.items()},
 }
+
+
+_IN_WORDS = {("jax.experimental", "host_callback"), ("jax.lib", "xla_bridge"),
+             ("jax.experimental", "maps")}
 
 
 def _removed(e) -> tuple | None:
@@ -66,17 +84,24 @@ def _is_removed_name(e) -> bool:
 
 def _rewritten(tree, module, name) -> str | None:
     """The learner's line with the removed name replaced, or None where it does not show."""
+    new = _REPLACED[module, name][0]
+    if (module, name) in _IN_WORDS:
+        return None
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.ImportFrom) and node.module == module and \
                 any(a.name == name for a in node.names):
-            new = _REPLACED[module, name][0]
             home, _, own = new.rpartition(".")
             aliases = [ast.alias(own, a.asname if a.asname or own == name else name)
                        if a.name == name else a for a in node.names]
             return ast.unparse(ast.ImportFrom(home, aliases, 0))
         if isinstance(node, ast.Attribute) and node.attr == name and \
-                _REPLACED[module, name][0] == "jax.Array":     # a type, not called
-            return _replaced(tree, node, "jax.Array")
+                new in ("jax.Array", "jax.core"):      # a type or a module, not called
+            return _replaced(tree, node, new)
+        if name == "xla_computation" and isinstance(node, ast.Call) and \
+                isinstance(node.func, ast.Call) and len(node.func.args) == 1:
+            jitted = f"jax.jit({ast.unparse(node.func.args[0])})"      # f, then f's arguments
+            lowered = ast.unparse(ast.Call(ast.Name("lower"), node.args, node.keywords))
+            return _replaced(tree, node, f"{jitted}.{lowered}.compiler_ir('hlo')")
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
                 node.func.attr == name):
             continue
@@ -87,8 +112,7 @@ def _rewritten(tree, module, name) -> str | None:
             return _replaced(tree, node, node.args[1])
         if name == "partial":
             return "from functools import partial\n" + _replaced(tree, node.func, "partial")
-        new = _REPLACED[module, name][0]
-        if "." in new and " " not in new:
+        if "." in new and "(" not in new:
             owner = ast.unparse(node.func.value)        # (the learner's own module name)
             spelled = new if not new.startswith(f"{module}.") else \
                 f"{owner}.{new[len(module) + 1:]}"
