@@ -16,6 +16,7 @@ SETUP = IMPORTS + """\
 logits = jnp.linspace(-1.0, 1.0, 24).reshape(6, 4)
 labels = jnp.array([0, 1, 2, 3, 0, 1])
 float_labels = labels.astype(jnp.float32)
+onehot = jax.nn.one_hot(labels, 4)
 params = {'w': jnp.ones(3)}
 opt = optax.sgd(0.1)
 opt_state = opt.init(params)
@@ -36,6 +37,15 @@ CASES = {
                             "new_params = optax.apply_updates(params, updates)\n"),
     # update without the state (PyTorch's optimizer keeps its own)
     "update_without_state": "updates_s, opt_state = opt.update(g_u)\n",
+    # the integer-labels loss given one-hot rows or float class numbers (Optax's dtype check,
+    # no card): the class numbers, or the loss of a distribution
+    "one_hot_to_integer_loss": (
+        "loss = optax.softmax_cross_entropy_with_integer_labels(logits, jax.nn.one_hot(labels, "
+        "4)).mean()\n"),
+    "one_hot_name_to_integer_loss": (
+        "loss = optax.softmax_cross_entropy_with_integer_labels(logits, onehot).mean()\n"),
+    "float_numbers_to_integer_loss": (
+        "loss = optax.softmax_cross_entropy_with_integer_labels(logits, float_labels).mean()\n"),
 }
 # the card's line pasted (a loss: the test compares it within ulps), and the update step it
 # writes, run with the learner's names
@@ -57,6 +67,15 @@ FIXED = {
         "updates, opt_state = opt.update(g_u, opt_state)\n"
         "new_params = optax.apply_updates(params, updates)\n"
         "stepped_u = [float(v) for v in new_params['w']]\n", "stepped_u"),
+    "one_hot_to_integer_loss_fixed": (
+        "loss = optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()\n"
+        "said = float(loss)\n", "said"),
+    "one_hot_name_to_integer_loss_fixed": (
+        "loss = optax.softmax_cross_entropy(logits, onehot).mean()\nsaid = float(loss)\n",
+        "said"),
+    "float_numbers_to_integer_loss_fixed": (
+        "loss = optax.softmax_cross_entropy_with_integer_labels(logits, float_labels.astype(int))"
+        ".mean()\nsaid = float(loss)\n", "said"),
     "update_without_state_fixed": (
         "updates_s, opt_state = opt.update(g_u, opt_state)\n"
         "moved = [float(v) for v in updates_s['w']]\n", "moved"),

@@ -63,6 +63,21 @@ def test_class_numbers_given_to_softmax_cross_entropy_get_the_integer_labels_los
     assert line == FIXED[f"{case}_fixed"][0].splitlines()[0], card["rewrite"]
 
 
+@pytest.mark.parametrize("case", ["one_hot_to_integer_loss", "one_hot_name_to_integer_loss",
+                                  "float_numbers_to_integer_loss"])
+def test_one_hot_rows_given_to_the_integer_labels_loss_get_class_numbers(cells, case):
+    """softmax_cross_entropy_with_integer_labels given `jax.nn.one_hot(labels, 4)`, a one-hot
+    name, or float class numbers: Optax's dtype check ("Expected the input to have a dtype
+    that is a subdtype of <class 'numpy.integer'>"), and no card. The card gives the class
+    numbers one_hot was given, the distribution loss for one-hot rows, or the numbers cast;
+    pasted, JAX's loss."""
+    card = cells[case].card
+    assert card is not None and card["kind"] == "integer-labels", cells[case]
+    assert card["where"]["code"] == CASES[case].strip(), card["where"]
+    (line,) = _lines(card)
+    assert line == FIXED[f"{case}_fixed"][0].splitlines()[0], card["rewrite"]
+
+
 def test_pytorchs_optimizer_words_get_optaxs(cells):
     """optax.adam(lr=1e-3): learning_rate=; opt.step() and opt.zero_grad(): an Optax optimizer
     is init and update, and the card writes the update step with the learner's optimizer,

@@ -4,7 +4,9 @@ JAX's words too):
 - integer class labels given to `optax.softmax_cross_entropy(logits, labels)`, which takes a
   probability per class, labels of the logits' shape: "Incompatible shapes for broadcasting:
   shapes=[(8,), (8, 10)]" from inside Optax (the broadcast card's expand_dims would have made
-  it run, and compute another loss). The rewrite is the integer-labels loss.
+  it run, and compute another loss). The rewrite is the integer-labels loss; that loss given
+  one-hot rows or float class numbers (Optax's dtype check) gets the class numbers, or the
+  distribution loss.
 - PyTorch's optimizer words: `optax.adam(lr=1e-3)` (Optax's is learning_rate), and
   `opt.step()` / `opt.zero_grad()`: an Optax optimizer is a pair of functions, init and
   update; the rewrite is the update step.
@@ -50,10 +52,12 @@ def _labels_call(exc):
 
 
 def _is_integer_labels(e) -> bool:
-    return _labels_call(e) is not None
+    return _labels_call(e) is not None or _float_labels_call(e) is not None
 
 
 def _integer_labels_card(exc, where, called_from) -> ErrorCard:
+    if _labels_call(exc) is None:
+        return _float_labels_card(exc, where, called_from)
     tree, call, labels_shape, logits_shape = _labels_call(exc)
     logits, labels = (ast.unparse(a) for a in call.args)
     frame = _user_frame(exc)
@@ -81,6 +85,59 @@ def _integer_labels_card(exc, where, called_from) -> ErrorCard:
         fix=(f"For class numbers, optax.softmax_cross_entropy_with_integer_labels(logits, "
              f"labels) takes them as they are (integers); or make them one-hot: "
              f"jax.nn.one_hot({labels}, {logits_shape[1]})."),
+        rewrite=f"{_replaced(tree, call, new)}    # {note}", docs=_DOCS)
+
+
+# ------------------------------------------ one-hot rows where class numbers go
+# (the integer-labels loss given one-hot rows or float class numbers: Optax's check)
+_NOT_INTEGER = re.compile(r"^Expected the input to have a dtype that is a subdtype of "
+                          r"<class 'numpy\.integer'>, got (\w+) instead$")
+
+
+def _float_labels_call(exc):
+    """(the line's tree, its softmax_cross_entropy_with_integer_labels call) where Optax
+    refused its labels' dtype; None otherwise."""
+    if not (isinstance(exc, TypeError) and _NOT_INTEGER.match(str(exc)) and
+            _raised_in_optax(exc)):
+        return None
+    tree = _parse_line(_user_lines(exc)[0])
+    call = next((n for n in ast.walk(tree) if _called(n) ==
+                 "softmax_cross_entropy_with_integer_labels" and len(n.args) == 2), None) \
+        if tree is not None else None
+    return (tree, call) if call is not None else None
+
+
+def _float_labels_card(exc, where, called_from) -> ErrorCard:
+    """One-hot rows (`jax.nn.one_hot(labels, k)` on the line: the class numbers it was given;
+    a value of the logits' rank: the distribution loss), or float class numbers (cast)."""
+    tree, call = _float_labels_call(exc)
+    logits, labels = call.args
+    frame = _user_frame(exc)
+    value = _named_value(frame, labels.id) if isinstance(labels, ast.Name) and frame else None
+    logits_value = _named_value(frame, logits.id) \
+        if isinstance(logits, ast.Name) and frame else None
+    if _called(labels) == "one_hot" and labels.args:
+        new = ast.Call(call.func, [logits, labels.args[0]], call.keywords)
+        note, what = "the class numbers one_hot was given", "one-hot rows"
+    elif value is not None and logits_value is not None and \
+            getattr(value, "ndim", None) == getattr(logits_value, "ndim", -1):
+        func = ast.parse(ast.unparse(call.func).rsplit("_with_integer_labels", 1)[0],
+                         mode="eval").body
+        new = ast.Call(func, call.args, call.keywords)
+        note, what = "a distribution per example: the loss that takes them", \
+            "a distribution per example (one-hot rows)"
+    else:
+        new = ast.Call(call.func, [logits, ast.parse(f"{ast.unparse(labels)}.astype(int)",
+                                                     mode="eval").body], call.keywords)
+        note, what = "class numbers as integers", "class numbers of a float dtype"
+    return ErrorCard(
+        "integer-labels", "softmax_cross_entropy_with_integer_labels takes class numbers, "
+                          "integers",
+        why=(f"optax.softmax_cross_entropy_with_integer_labels(logits, labels) takes one "
+             f"class number per example, of an integer dtype; {ast.unparse(labels)} holds "
+             f"{what}."),
+        fix=("Give it the class numbers as integers, or give one-hot rows (a probability per "
+             "class) to optax.softmax_cross_entropy(logits, labels)."),
         rewrite=f"{_replaced(tree, call, new)}    # {note}", docs=_DOCS)
 
 
