@@ -284,6 +284,10 @@ def jax_type_text(x) -> str:
     """
     kind = type(x)
     path = jax_class_path(kind) or _c_level_name(kind)
+    if path is None and kind.__module__.startswith("jxkernel._src."):
+        # a class whose module is JAX's home for it (custom_jvp's jxkernel._src
+        # .custom_derivatives): under the alias, jax._src..., as JAX prints it
+        path = f"{_SRC_PACKAGE[0]}{kind.__module__[len('jxkernel'):]}.{kind.__qualname__}"
     return f"<class '{path}'>" if path else str(kind)
 
 

@@ -51,6 +51,10 @@ def predict(model, x):
   return jax.vmap(model)(x)
 predict(model, x)
 """
+# the same jit written as a call: bound to a name above the line, or on the line (the card
+# wrote the decorator, `@eqx.filter_jit`, which pasted there is a syntax error)
+JAX_JIT_MODULE_BOUND = "predict_b = jax.jit(lambda m, v: jax.vmap(m)(v))\npredict_b(model, x)\n"
+JAX_JIT_MODULE_INLINE = "jax.jit(lambda m, v: jax.vmap(m)(v))(model, x)\n"
 # jax.grad of the loss taking the model
 JAX_GRAD_MODULE = "jax.grad(loss)(model, x, y)\n"
 JAX_VALUE_AND_GRAD_MODULE = "loss_value, grads = jax.value_and_grad(loss)(model, x, y)\n"
@@ -100,6 +104,10 @@ def predict(params, x):
   return jax.vmap(eqx.combine(params, static))(x)
 partitioned = list(predict(params, x).shape)
 """
+JAX_JIT_MODULE_BOUND_FIXED = ("predict_b = eqx.filter_jit(lambda m, v: jax.vmap(m)(v))\n"
+                              "predicted_b = list(predict_b(model, x).shape)\n")
+JAX_JIT_MODULE_INLINE_FIXED = ("predicted_i = list(eqx.filter_jit(lambda m, v: "
+                               "jax.vmap(m)(v))(model, x).shape)\n")
 JAX_GRAD_MODULE_FIXED = ("grads = eqx.filter_grad(loss)(model, x, y)\n"
                          "grads_kind = [type(grads).__name__, grads.layers[1] is None]\n")
 JAX_VALUE_AND_GRAD_MODULE_FIXED = (
@@ -126,13 +134,16 @@ KEY_SEED = "lin_k = eqx.nn.Linear(3, 2, key=0)\n"
 KEY_SEED_FIXED = ("lin_k = eqx.nn.Linear(3, 2, key=jax.random.key(0))\n"
                   "keyed_out = [round(float(v), 4) for v in lin_k(jnp.ones(3))]\n")
 
-CASES = {"jax_jit_module": JAX_JIT_MODULE, "jax_grad_module": JAX_GRAD_MODULE,
+CASES = {"jax_jit_module": JAX_JIT_MODULE, "jax_jit_module_bound": JAX_JIT_MODULE_BOUND,
+         "jax_jit_module_inline": JAX_JIT_MODULE_INLINE, "jax_grad_module": JAX_GRAD_MODULE,
          "jax_value_and_grad_module": JAX_VALUE_AND_GRAD_MODULE,
          "batch_into_model": BATCH_INTO_MODEL, "linear_features": LINEAR_FEATURES,
          "linear_batch": LINEAR_BATCH, "mutate_field": MUTATE_FIELD, "counter": COUNTER,
          "key_seed": KEY_SEED}
 FIXED = {"jax_jit_module_fixed": (JAX_JIT_MODULE_FIXED, "predicted"),
          "jax_jit_module_partition": (JAX_JIT_MODULE_PARTITION, "partitioned"),
+         "jax_jit_module_bound_fixed": (JAX_JIT_MODULE_BOUND_FIXED, "predicted_b"),
+         "jax_jit_module_inline_fixed": (JAX_JIT_MODULE_INLINE_FIXED, "predicted_i"),
          "jax_grad_module_fixed": (JAX_GRAD_MODULE_FIXED, "grads_kind"),
          "jax_value_and_grad_module_fixed": (JAX_VALUE_AND_GRAD_MODULE_FIXED,
                                              "value_and_grads_kind"),

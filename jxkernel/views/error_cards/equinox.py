@@ -22,7 +22,7 @@ from ...core import errors as jx_errors
 from ...core.trace import Tracer
 from .card import ErrorCard
 from .reading import _user_lines, traceback_frames
-from .rewrites import _parse_line
+from .rewrites import _bound_above, _called, _parse_line, _replaced
 
 _DOCS = "https://docs.kidger.site/equinox/all-of-equinox/"
 _NOT_ARRAY = re.compile(r"^Error interpreting argument to <function ([\w.<>]+) at 0x[0-9a-f]+> "
@@ -85,8 +85,9 @@ def _jit_of_module_card(exc, where, called_from) -> ErrorCard:
     except (TypeError, ValueError):
         params = None
     name = qualified.rsplit(".", 1)[-1]
-    rewrite = "@eqx.filter_jit    # in place of @jax.jit: the arrays traced, the rest static"
-    if params is not None and name.isidentifier():
+    rewrite = _filter_jit_line(called_from or where) or \
+        "@eqx.filter_jit    # in place of @jax.jit: the arrays traced, the rest static"
+    if rewrite.startswith("@") and params is not None and name.isidentifier():
         rewrite += f"\ndef {name}({params}):"
     return ErrorCard(
         "equinox-jit", f"jax.jit was given {module}, an Equinox model: its {path} is {what}",
@@ -99,6 +100,28 @@ def _jit_of_module_card(exc, where, called_from) -> ErrorCard:
              "eqx.combine(params, static) with static read from outside (as a static argument "
              "it must be hashable, and a Module holding a list is not)."),
         rewrite=rewrite, docs="https://docs.kidger.site/equinox/api/transformations/")
+
+
+def _filter_jit_line(where) -> str | None:
+    """The learner's jax.jit as eqx.filter_jit where it is written as a call: on the line
+    (`jax.jit(f)(model, x)`), or on the statement above that bound the name the line calls
+    (`predict = jax.jit(f)`, then the line); None for a decorator (the card writes one).
+    filter_jit takes the function alone: jit's static_argnums have no place there."""
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and _called(call.func) == "jit" and call.func.args:
+            jitted = ast.Call(ast.parse("eqx.filter_jit", mode="eval").body,
+                              call.func.args[:1], [])
+            return f"{_replaced(tree, call.func, jitted)}    # the arrays traced, the rest static"
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+            bound = _bound_above(where, call.func.id)
+            made = bound.value if bound is not None else None
+            if _called(made) == "jit" and made.args:
+                fixed = ast.Assign(bound.targets, ast.Call(ast.parse(
+                    "eqx.filter_jit", mode="eval").body, made.args[:1], []), lineno=0)
+                return (f"{ast.unparse(fixed)}    # line {bound.lineno}: the arrays traced, "
+                        f"the rest static\n{where['code']}")
+    return None
 
 
 # ---------------------------------------------------------------- jax.grad of a module
