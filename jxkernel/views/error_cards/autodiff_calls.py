@@ -246,7 +246,11 @@ def _misbound_used(e):
     the arithmetic: the aux a dict, the value and the aux a pair), or None."""
     if not (isinstance(e, TypeError) and _ARITHMETIC.match(str(e))):
         return None
-    where, _ = _user_lines(e)
+    return misbound_on_line(_user_lines(e)[0])
+
+
+def misbound_on_line(where) -> tuple | None:
+    """misbound_gradient's answer for the first name of the user's line it has one for."""
     line = _parse_line(where)
     for node in ast.walk(line) if line is not None else ():
         found = misbound_gradient(where, node.id) if isinstance(node, ast.Name) else None

@@ -233,7 +233,9 @@ def _split_count_card(node) -> ErrorCard:
                                                  [ast.Constant(len(names))]),
                      [k for k in call.keywords if k.arg != "num"])
     lines = [f"{', '.join(names)} = {ast.unparse(asked)}    # {len(names)} keys, one per name"]
-    if len(names) < int(made) if made.isdigit() else len(names) > 1:
+    # more keys made than names (or a count not written as a number): all of them, a list
+    more = len(names) < int(made) if made.isdigit() else len(names) > 1
+    if more:
         lines.append(f"{', '.join(names[:-1])}, *{names[-1]}s = {ast.unparse(call)}"
                      f"    # or: all {made}, the rest as a list")
     return ErrorCard(

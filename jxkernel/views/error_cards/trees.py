@@ -1,7 +1,8 @@
 """The cards of tree_map: trees it cannot pair leaf by leaf (most often a pair passed whole
 where its part was meant, `(loss, grads)` from value_and_grad, `(grads, aux)` from
 has_aux=True or `(updates, state)` from an optimizer's update, given beside the parameters;
-what made the pair is read from the line that bound it, else from its value), and a function
+what made the pair is read from the line that bound it, else from its value; a name unpacked
+from grad's result in another order than it comes, told where it was unpacked), and a function
 given another number of trees than it takes arguments (`jax.tree.map(lambda p, g: p - lr * g,
 params)`)."""
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 import types
 
 from ...tree_util import tree_leaves, tree_structure
-from .autodiff_calls import misbound_gradient, unused, with_aux
+from .autodiff_calls import misbound_gradient, misbound_on_line, unused, with_aux
 from .card import ErrorCard
 from .frame_names import _named_value
 from .optimizers import is_optax_state
@@ -62,7 +63,7 @@ def _tree_structure_card(exc, where, called_from) -> ErrorCard:
         else:
             rewrite = f"# {unpack or f'the pair unpacked where it is made, its [{part}] passed'}"
     elif (misbound := _misbound(where, name if call is not None else None)) is not None:
-        why += _difference(str(exc), *_tree_names(call, exc, where)) + misbound[1]
+        why += _difference(str(exc), *_tree_names(call, exc)) + misbound[1]
         fix, rewrite = misbound[2:]
     elif _filtered_state(exc, where) is not None:
         why, fix, rewrite = _filtered_state(exc, where, why)
@@ -71,7 +72,7 @@ def _tree_structure_card(exc, where, called_from) -> ErrorCard:
                "message names the first place they differ; jax.tree_util.tree_structure(t) "
                "prints each whole. Parameters and gradients of one model match; an optimizer "
                "state made by init(params) matches those params only.")
-        a, b = _tree_names(call, exc, where)
+        a, b = _tree_names(call, exc)
         why += _difference(str(exc), a, b)
         shown = [f"print(jax.tree_util.tree_structure({t}))" for t in (a, b)]
         if call is None and _user_frame(exc) is not None:
@@ -129,19 +130,12 @@ def _difference(message: str, a: str, b: str) -> str:
 
 
 def _misbound(where, name):
-    """misbound_gradient's (why, fix, rewrite) for `name`, or for the first name of the user's
-    line it holds for (`name` None: the trees were passed to a library's function)."""
-    if name is not None:
-        return misbound_gradient(where, name)
-    tree = _parse_line(where)
-    for node in ast.walk(tree) if tree is not None else ():
-        found = misbound_gradient(where, node.id) if isinstance(node, ast.Name) else None
-        if found is not None:
-            return found
-    return None
+    """misbound_gradient's (title, why, fix, rewrite) for `name`, or for the first name of the
+    user's line it holds for (`name` None: the trees were passed to a library's function)."""
+    return misbound_gradient(where, name) if name is not None else misbound_on_line(where)
 
 
-def _tree_names(call, exc, where) -> tuple:
+def _tree_names(call, exc) -> tuple:
     """The two trees as the card names them: the tree_map call's arguments on the user's
     line, else "the first tree" and "the other"."""
     if call is None:
