@@ -285,10 +285,24 @@ def jax_type_text(x) -> str:
     kind = type(x)
     path = jax_class_path(kind) or _c_level_name(kind)
     if path is None and kind.__module__.startswith("jxkernel._src."):
-        # a class whose module is JAX's home for it (custom_jvp's jxkernel._src
-        # .custom_derivatives): under the alias, jax._src..., as JAX prints it
-        path = f"{_SRC_PACKAGE[0]}{kind.__module__[len('jxkernel'):]}.{kind.__qualname__}"
+        path = src_class_path(kind)
     return f"<class '{path}'>" if path else str(kind)
+
+
+def src_class_path(kind) -> str:
+    """`module.qualname` of a class, a module of jxkernel's `_src` (JAX's home for the class:
+    custom_jvp's `jxkernel._src.custom_derivatives`) printed under the package the learner
+    imports JAX by (`jax._src...` under the alias), as JAX's messages and reprs print it.
+
+        >>> class C: pass
+        >>> C.__module__ = "jxkernel._src.custom_derivatives"
+        >>> src_class_path(C).endswith("._src.custom_derivatives.C")
+        True
+    """
+    module = kind.__module__
+    if module.startswith("jxkernel._src."):
+        module = _SRC_PACKAGE[0] + module[len("jxkernel"):]
+    return f"{module}.{kind.__qualname__}"
 
 
 def jax_class_path(kind) -> str | None:
