@@ -130,7 +130,23 @@ RNGS_THROUGH_A_MODEL_FIXED = ("small = Small(nnx.Rngs(42))\n"
                               "kernel_s = [list(small.l.kernel.value.shape), "
                               "round(float(small.l.kernel.value.sum()), 4)]\n")
 
+# nnx.Optimizer as tutorials before Flax 0.11 wrote it: without wrt, and update given the
+# gradients alone (Flax's "Missing required argument `wrt`" / "`grads`", from inside Flax)
+OPTIMIZER_NO_WRT = "optimizer_w = nnx.Optimizer(model, optax.sgd(0.1))\n"
+UPDATE_GRADS_ONLY = ("optimizer_u = nnx.Optimizer(model, optax.sgd(0.1), wrt=nnx.Param)\n"
+                     "grads_u = nnx.grad(lambda m: m(make_batch(4)['image']).sum())(model)\n"
+                     "optimizer_u.update(grads_u)\n")
+# the cards' lines pasted: the optimizer made (its step count), the model updated (its step
+# count, and whether the kernel moved: a value after a step differs in its last bits by CPU)
+OPTIMIZER_NO_WRT_FIXED = ("optimizer_w = nnx.Optimizer(model, optax.sgd(0.1), wrt=nnx.Param)\n"
+                          "made_w = int(optimizer_w.step.value)\n")
+UPDATE_GRADS_ONLY_FIXED = UPDATE_GRADS_ONLY.replace(
+    "optimizer_u.update(grads_u)\n", "k0_u = model.l2.kernel.value\n"
+    "optimizer_u.update(model, grads_u)\n"
+    "updated_u = [int(optimizer_u.step.value), bool((model.l2.kernel.value != k0_u).any())]\n")
+
 CASES = {"closed_over": CLOSED_OVER, "closed_over_nnx": CLOSED_OVER_NNX,
+         "optimizer_no_wrt": OPTIMIZER_NO_WRT, "update_grads_only": UPDATE_GRADS_ONLY,
          "float_accumulated": FLOAT_ACCUMULATED, "tracer_accumulated": TRACER_ACCUMULATED,
          "linear_features": LINEAR_FEATURES, "linear_images": LINEAR_IMAGES,
          "conv_no_channel": CONV_NO_CHANNEL, "dropout_layer": DROPOUT_LAYER,
@@ -145,7 +161,10 @@ FIXED = {"dropout_model_eval": (DROPOUT_MODEL_EVAL, "dropout_eval"),
          "linear_images_fixed": (LINEAR_IMAGES_FIXED, "images_out"),
          "conv_no_channel_fixed": (CONV_NO_CHANNEL_FIXED, "conv_out"),
          "rngs_seed_fixed": (RNGS_SEED_FIXED, "kernel_r"),
-         "rngs_through_a_model_fixed": (RNGS_THROUGH_A_MODEL_FIXED, "kernel_s")}
+         "rngs_through_a_model_fixed": (RNGS_THROUGH_A_MODEL_FIXED, "kernel_s"),
+         # (last: it changes the model the other cells use)
+         "optimizer_no_wrt_fixed": (OPTIMIZER_NO_WRT_FIXED, "made_w"),
+         "update_grads_only_fixed": (UPDATE_GRADS_ONLY_FIXED, "updated_u")}
 
 
 def outcome(run_cell, namespace) -> dict:

@@ -147,6 +147,23 @@ def test_a_seed_where_flax_takes_an_rngs_is_wrapped_where_the_learner_wrote_it(c
     assert ran.error is None and ran.stdout == f"{JAX[case + '_fixed']}\n", ran
 
 
+@pytest.mark.parametrize("case, line", [
+    ("optimizer_no_wrt", "optimizer_w = nnx.Optimizer(model, optax.sgd(0.1), wrt=nnx.Param)"),
+    ("update_grads_only", "optimizer_u.update(model, grads_u)")])
+def test_an_optimizer_as_before_flax_0_11_gets_flaxs_arguments_on_the_line(cells, case, line):
+    """nnx.Optimizer(model, tx) and optimizer.update(grads), as tutorials before Flax 0.11
+    write them: Flax's "Missing required argument `wrt`" ("`grads`") from inside Flax (JAX's
+    kernel says the same), and no card. The card writes wrt=nnx.Param on the line, or the
+    model the optimizer was made for (read from the cell's statement that made it) before the
+    gradients; pasted, JAX's kernel values."""
+    card = cells[case].card
+    assert card is not None and card["kind"] == "flax-optimizer", card
+    assert card["message"] == JAX[case]["first_line"]
+    assert card["rewrite"].split("    #")[0] == line, card["rewrite"]
+    ran = cells[f"{case}_fixed"]
+    assert ran.error is None and ran.stdout == f"{JAX[case + '_fixed']}\n", ran
+
+
 def test_a_model_updated_inside_jax_jit_from_outside_gets_nnx_jit_with_it_as_argument(cells):
     """jax.jit of a step reading the model and optimizer from its globals and updating them:
     Flax's ValueError (its words, with no way out); the card names both and writes the step

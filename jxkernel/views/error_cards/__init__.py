@@ -46,13 +46,13 @@ vmap's function called with other arguments than it takes), grad-unpacked (Value
 result unpacked otherwise), aux-pair (TypeError: has_aux's pair as the gradient), grad-order
 (TypeError: its parts unpacked in another order), split-count (ValueError: split's keys unpacked
 into other names), stacked-index (KeyError: vmap's stacked dict indexed as a list),
-one-hot-classes, int-overflow, flax-rngs (Flax's rngs given a seed), removed-name (older JAX's
-names, jax.ops.index_update), axis-bounds (ValueError or IndexError: an axis the array has not,
-`x.sum(axis=1)` of a vector; a squeeze of an axis whose size is not 1), scan-lengths (ValueError:
-scan's xs leaves of different lengths, or a `length=` that disagrees with xs; ValueError or
-IndexError: xs a number, `lax.scan(f, init, 10)`; ValueError: neither xs nor length, `lax.scan(f,
-init)`), einsum-labels (ValueError: jnp.einsum's subscripts giving one letter two sizes,
-`jnp.einsum('ij,jk->ik', a, b)` of a (2, 3) a and a (4, 5) b), einsum-axes (ValueError:
+one-hot-classes, int-overflow, flax-rngs (Flax's rngs given a seed), flax-optimizer, removed-name
+(older JAX's names, jax.ops.index_update), axis-bounds (ValueError or IndexError: an axis the array
+has not, `x.sum(axis=1)` of a vector; a squeeze of an axis whose size is not 1), scan-lengths
+(ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs;
+ValueError or IndexError: xs a number, `lax.scan(f, init, 10)`; ValueError: neither xs nor length,
+`lax.scan(f, init)`), einsum-labels (ValueError: jnp.einsum's subscripts giving one letter two
+sizes, `jnp.einsum('ij,jk->ik', a, b)` of a (2, 3) a and a (4, 5) b), einsum-axes (ValueError:
 jnp.einsum's subscripts with another number of letters than an operand has axes,
 `jnp.einsum('ij,jk->ik', a, b)` of a (2, 3, 4) a), einsum-output (ValueError: jnp.einsum's result
 subscripts naming a letter no operand has or one letter twice, `jnp.einsum('ij->ik', a)`,
@@ -160,7 +160,8 @@ in-place ways), `numpy_names.py` (NumPy 1.x's; `removed_names.py`: older JAX's),
 `optimizers.py` (Optax as a PyTorch learner writes it: integer labels, lr=, step()),
 `nans.py` (the values that made a NaN under jax_debug_nans),
 `meshes.py`, `devices.py` (and `device_names.py`), `layers.py`, `dropout.py` (and
-`flax_rngs.py`: a seed where Flax takes nnx.Rngs),
+`flax_rngs.py`: a seed where Flax takes nnx.Rngs; `flax_optimizer.py`: nnx.Optimizer as before
+Flax 0.11),
 `closed_modules.py`, `equinox.py`,
 `check_arguments.py`, `real_jax.py`,
 `conversions.py` (a conversion of a traced value rewritten: int(i) as
@@ -290,6 +291,7 @@ from .reshapes import (_is_reshape_size, _is_reshape_unknowns, _reshape_card,
 from .reading import (_first_line, _operation_lines, _public, _user_frame, _user_lines,
                       spelled_for)
 from .slice_indices import _is_slice_indices, _slice_indices_card
+from .flax_optimizer import _flax_optimizer_card, _is_flax_optimizer
 from .flax_rngs import _flax_rngs_card, _is_flax_rngs
 from .int_overflow import _int_overflow_card, _is_int_overflow
 from .one_hot import _is_one_hot_classes, _one_hot_card
@@ -481,6 +483,7 @@ _CARDS = [
     (_is_debug_nans, _debug_nans_card),
     (_is_dropout_rngs, _dropout_rngs_card),
     (_is_flax_rngs, _flax_rngs_card),
+    (_is_flax_optimizer, _flax_optimizer_card),
     (_is_closed_modules, _closed_modules_card),
     (_is_grad_of_module, _grad_of_module_card),
     (_is_frozen_field, _frozen_field_card),
