@@ -1,6 +1,7 @@
 """The card for jax.debug.print called as Python's print is: `jax.debug.print("x =", x)`
 (JAX: "Unused positional arguments"), `jax.debug.print(x)` ("expected str"), a named field
-given by position (`"{x:.2f}", x`: KeyError 'x'), and `"x = %f" % x` formatted in Python at
+given by position (`"{x:.2f}", x`: KeyError 'x'), an unnamed field given a value by name
+(`"{:.2f}", x=x`: IndexError), and `"x = %f" % x` formatted in Python at
 the trace (a concretization error). jax.debug.print takes a format string with `{}` fields
 and the values after it; the rewrite is the learner's line so written, each run under JAX
 0.10.2 with its printed text recorded (tests/data/card_rewrites_pasted_cases.py).
@@ -36,7 +37,7 @@ def _print_call(where):
 
 def _rewrite(exc, where) -> str | None:
     """The learner's jax.debug.print call in its own form, or None where it is none of the
-    four this knows (each error says which it is)."""
+    five this knows (each error says which it is)."""
     found = _print_call(where)
     if found is None or any(isinstance(a, ast.Starred) for a in found[1].args) or \
             not found[1].args:
@@ -61,12 +62,32 @@ def _rewrite(exc, where) -> str | None:
         new = f"{ast.unparse(call.func)}({fmt!r}, " + \
             ", ".join(f"{n}={v}" for n, v in zip(names, rest)) + ")"
         return _replaced(tree, call, new)
+    elif isinstance(exc, IndexError) and fmt is not None and not rest and call.keywords:
+        # "x = {}", x=x: the fields named for the values, in order
+        fields = [f for _, f, _, _ in string.Formatter().parse(fmt) if f is not None]
+        names = [k.arg for k in call.keywords]
+        if fields != [""] * len(names) or None in names:
+            return None
+        return _replaced(tree, call, f"{ast.unparse(call.func)}({_named(fmt, names)!r}, " +
+                         ", ".join(ast.unparse(k) for k in call.keywords) + ")")
     elif _UNUSED.match(str(exc)) and fmt is not None:     # "x =", x: a field for each
         fields = sum(1 for _, f, _, _ in string.Formatter().parse(fmt) if f is not None)
         fmt, values = fmt.rstrip() + " {}" * (len(rest) - fields), rest
     else:
         return None
     return _replaced(tree, call, f"{ast.unparse(call.func)}({fmt!r}, {', '.join(values)})")
+
+
+def _named(fmt: str, names: list) -> str:
+    """`fmt` with its empty fields named, in order: `_named("x = {:.2f}", ["x"])` is
+    "x = {x:.2f}"."""
+    out, names = [], iter(names)
+    for literal, field, spec, conversion in string.Formatter().parse(fmt):
+        out.append(literal.replace("{", "{{").replace("}", "}}"))
+        if field is not None:
+            out.append("{" + next(names) + (f"!{conversion}" if conversion else "") +
+                       (f":{spec}" if spec else "") + "}")
+    return "".join(out)
 
 
 def _field(spec) -> str:
@@ -76,8 +97,8 @@ def _field(spec) -> str:
 
 
 def _is_debug_print(e) -> bool:
-    if not (_UNUSED.match(str(e)) or isinstance(e, KeyError) or _NOT_STR.match(str(e)) or
-            type(e).__name__ == "ConcretizationTypeError"):
+    if not (_UNUSED.match(str(e)) or isinstance(e, (KeyError, IndexError)) or
+            _NOT_STR.match(str(e)) or type(e).__name__ == "ConcretizationTypeError"):
         return False
     where, _ = _user_lines(e)
     return _rewrite(e, where) is not None
