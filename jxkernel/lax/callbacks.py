@@ -36,6 +36,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
+from ..core.source_info import is_user_filename, positions
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -62,7 +63,7 @@ from ..xla.dispatch import to_device
 from ..xla.ffi import layout, row_major
 from ..transforms import batch_util as bu
 from . import shapes, slicing
-from ..xla.lowering import TOKEN, effect_token
+from ..xla.lowering import TOKEN, effect_token, source_frames
 from .scan import scan
 from .io_effects import io_effect, ordered_io_effect
 
@@ -180,6 +181,8 @@ def _host_function(kind, fn, result_avals=None, numpy_in=False):
                 err = CallbackError(f"The callback {_describe(fn)} passed to {kind} raised "
                                     f"{type(e).__name__}: {e} (its traceback is above)")
                 err.__cause__ = e
+                # the user's line that staged it (a card fixes that line, not the call's)
+                err.staged_at = getattr(fn, "staged_at", None)
                 record_callback_error(err)
             raise
     return call_from_xla
@@ -510,6 +513,10 @@ def _debug_print_lowering(ctx, *args, fmt, ordered, partitioned, in_tree, static
                           np_printoptions, has_placeholders, logging_record):
     fn = _print_function(fmt, has_placeholders, in_tree, static_args, np_printoptions,
                          logging_record)
+    # (file, line) of the innermost frame of the learner's that staged the print
+    fn.staged_at = next(((code.co_filename, positions(code, lasti)[0])
+                         for code, lasti in source_frames(ctx.source_info)
+                         if is_user_filename(code.co_filename)), None)
     return emit_host_callback(ctx, _host_function("jax.debug.print", fn), args, [],
                               has_side_effect=True, what="jax.debug.print", ordered=ordered,
                               partitioned=partitioned)

@@ -297,7 +297,8 @@ from .int_overflow import _int_overflow_card, _is_int_overflow
 from .one_hot import _is_one_hot_classes, _one_hot_card
 from .removed_names import _is_removed_name, _removed_name_card
 from .torch_habits import _is_torch_habit, _torch_card
-from .debug_prints import _debug_print_card, _is_debug_print
+from .debug_prints import (_debug_print_card, _is_debug_print, _is_print_spec_of_array,
+                           _print_spec_of_array_card)
 from .numpy_names import _clip_keyword_card, _is_clip_keyword, _is_numpy1_name, _numpy1_card
 from .in_place_methods import _in_place_card, _is_numpy_in_place
 from .scan_lengths import _is_scan_lengths, _scan_lengths_card
@@ -355,6 +356,7 @@ _CARDS = [
     (_is_traced_field, _traced_field_card),     # before the tracer cards: Equinox's way
     (lambda e: isinstance(e, jx_errors.TracerBoolConversionError), _bool_card),
     (_is_debug_print, _debug_print_card),   # before the concretization card: `"%f" % x`
+    (_is_print_spec_of_array, _print_spec_of_array_card),
     (_is_size_needed, _size_card),          # before the general concretization card
     (lambda e: isinstance(e, (jx_errors.ConcretizationTypeError,
                               jx_errors.TracerIntegerConversionError)), _concretization_card),

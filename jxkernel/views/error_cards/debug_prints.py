@@ -12,6 +12,7 @@ and the values after it; the rewrite is the learner's line so written, each run 
 from __future__ import annotations
 
 import ast
+import linecache
 import re
 import string
 
@@ -114,3 +115,55 @@ def _debug_print_card(exc, where, called_from) -> ErrorCard:
              "side by side, a value alone, % formatting of a traced value) do not fit it."),
         fix="Write a field for each value in the string and pass the values after it.",
         rewrite=f"{rewrite}    # prints the values as the program runs", docs=_DOCS)
+
+
+# ------------------------------------------------------------------ a spec of an array's value
+# NumPy's refusal, inside the print's host callback, of a format spec for an array of more than
+# one value ('{:.2f}' of a vector): the program's call raises (JAX: a JaxRuntimeError), and the
+# print's own line is the one the callback was staged at
+_SPEC_OF_ARRAY = "unsupported format string passed to numpy.ndarray.__format__"
+
+
+def _staged_print(e):
+    """(the staged line as a `where`, its tree, its jax.debug.print call) where a
+    jax.debug.print's format spec met an array as the program ran; None otherwise."""
+    staged = getattr(e, "staged_at", None)
+    if type(e).__name__ != "CallbackError" or str(e.__cause__) != _SPEC_OF_ARRAY or not staged:
+        return None
+    path, line = staged
+    where = {"code": linecache.getline(path, line).strip(), "line": line, "_path": path}
+    found = _print_call(where)
+    if found is None or not found[1].args or not isinstance(found[1].args[0], ast.Constant) \
+            or not isinstance(found[1].args[0].value, str):
+        return None
+    return (where, *found)
+
+
+def _unspecced(fmt: str) -> str:
+    """`fmt` with its fields' format specs dropped: "v = {:.2f}" is "v = {}"."""
+    out = []
+    for literal, field, _, conversion in string.Formatter().parse(fmt):
+        out.append(literal.replace("{", "{{").replace("}", "}}"))
+        if field is not None:
+            out.append("{" + field + (f"!{conversion}" if conversion else "") + "}")
+    return "".join(out)
+
+
+def _is_print_spec_of_array(e) -> bool:
+    return _staged_print(e) is not None
+
+
+def _print_spec_of_array_card(exc, where, called_from) -> ErrorCard:
+    staged, tree, call = _staged_print(exc)
+    fmt = call.args[0].value
+    new = ast.Call(call.func, [ast.Constant(_unspecced(fmt)), *call.args[1:]], call.keywords)
+    return ErrorCard(
+        "debug-print", f"jax.debug.print({fmt!r}) gave a format spec to an array",
+        why=("jax.debug.print formats each value with its field's spec as the program runs; a "
+             "spec such as :.2f formats one number, and the value there was an array of more "
+             "than one (NumPy: \"unsupported format string passed to numpy.ndarray.__format__\"). "
+             f"The print is at line {staged['line']}: the program's call raised it."),
+        fix=("Drop the spec, {} prints the array's values; or give the field one number "
+             "(jnp.mean(v), v[0])."),
+        rewrite=f"{_replaced(tree, call, new)}    # line {staged['line']}: an array's values, "
+                f"no spec", docs=_DOCS)
