@@ -171,6 +171,10 @@ def _eval(jaxpr: Jaxpr, consts, args, prepare=None) -> list:
             # with the equation's line as its cause (the lowering's ctx.source_info)
             if getattr(impl, "compile_error", False):
                 add_user_context(e, eqn.source_info)
+            # a failed host callback (a CallbackError) without its line: the equation's, the
+            # learner's line that staged it (XLA's lowering records it so)
+            if getattr(e, "staged_at", False) is None and eqn.source_info is not None:
+                e.staged_at = (eqn.source_info.file, eqn.source_info.line)
             raise
         if _errors.written is not None:
             outs = _errors.written(eqn, outs)

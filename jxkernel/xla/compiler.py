@@ -53,7 +53,9 @@ class ExecutionError(RuntimeError):
 class CallbackError(_client.JaxRuntimeError):
     """A Python host callback (debug.print, debug.callback, pure_callback) failed while its
     program ran; the callback's own exception is the `__cause__`. A JaxRuntimeError, the class
-    JAX raises for a failed callback (libraries catch it: Equinox's runtime errors)."""
+    JAX raises for a failed callback (libraries catch it: Equinox's runtime errors).
+    `staged_at`: (file, line) of the learner's line that staged the callback, where known."""
+    staged_at = None
 
 
 # The host function records its error here: XLA passes on only the text, and may call it on
