@@ -299,10 +299,8 @@ def src_class_path(kind) -> str:
         >>> src_class_path(C).endswith("._src.custom_derivatives.C")
         True
     """
-    module = kind.__module__
-    if module.startswith("jxkernel._src."):
-        module = _SRC_PACKAGE[0] + module[len("jxkernel"):]
-    return f"{module}.{kind.__qualname__}"
+    path = f"{kind.__module__}.{kind.__qualname__}"
+    return _under_package(path) if kind.__module__.startswith("jxkernel._src.") else path
 
 
 def jax_class_path(kind) -> str | None:
@@ -310,9 +308,12 @@ def jax_class_path(kind) -> str | None:
     (`jax._src...` under the `import jax` alias, which names no module of jxkernel's), or
     None where it has none."""
     path = kind.__dict__.get("_jax_class_path")
-    if path is not None and path.startswith("jxkernel."):
-        path = _SRC_PACKAGE[0] + path[len("jxkernel"):]
-    return path
+    return _under_package(path) if path is not None else None
+
+
+def _under_package(path: str) -> str:
+    """A dotted path of jxkernel's printed under the package JAX is imported by."""
+    return _SRC_PACKAGE[0] + path[len("jxkernel"):] if path.startswith("jxkernel.") else path
 
 
 # the package `jxkernel._src...` class paths are printed under: as_jax.install_as_jax makes it

@@ -22,7 +22,7 @@ import numpy as np
 from .ir import ClosedJaxpr, Jaxpr, Literal
 from .physical import has_keys, physical_value, physicalize
 from .primitive import foreign_primitives, impl_rules, lowering_rules, numpy_rules, rule
-from .source_info import add_user_context
+from .source_info import add_user_context, staged_line
 
 
 def _as_array(x, aval) -> np.ndarray:
@@ -173,8 +173,8 @@ def _eval(jaxpr: Jaxpr, consts, args, prepare=None) -> list:
                 add_user_context(e, eqn.source_info)
             # a failed host callback (a CallbackError) without its line: the equation's, the
             # learner's line that staged it (XLA's lowering records it so)
-            if getattr(e, "staged_at", False) is None and eqn.source_info is not None:
-                e.staged_at = (eqn.source_info.file, eqn.source_info.line)
+            if getattr(e, "staged_at", False) is None:
+                e.staged_at = staged_line(eqn.source_info)
             raise
         if _errors.written is not None:
             outs = _errors.written(eqn, outs)

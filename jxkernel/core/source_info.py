@@ -310,6 +310,16 @@ def installed_package(filename: str) -> str | None:
 TIMEIT_FILE = "<magic-timeit>"
 
 
+def staged_line(info: SourceInfo | None) -> tuple | None:
+    """(file, line) of the user's line an equation records, where it records one: a failed
+    host callback's (CallbackError.staged_at), which a card fixes there, not at the call.
+
+        >>> staged_line(SourceInfo("train.py", 3, "loss")), staged_line(None)
+        (('train.py', 3), None)
+    """
+    return None if info is None or isinstance(info, OutsideSourceInfo) else (info.file, info.line)
+
+
 def learner_source_info(skip: int = 1) -> SourceInfo | None:
     """user_source_info that passes over installed packages' frames too: the learner's own
     innermost line (a cell's, a file of theirs) that called into a library, where

@@ -36,7 +36,7 @@ import numpy as np
 from ..core import dtypes
 from ..core.avals import ShapedArray, get_aval
 from ..core.ir import param_printers
-from ..core.source_info import is_user_filename, positions
+from ..core.source_info import staged_line
 from ..core.primitive import (
     Primitive,
     abstract_eval_rules,
@@ -63,7 +63,7 @@ from ..xla.dispatch import to_device
 from ..xla.ffi import layout, row_major
 from ..transforms import batch_util as bu
 from . import shapes, slicing
-from ..xla.lowering import TOKEN, effect_token, source_frames
+from ..xla.lowering import TOKEN, effect_token
 from .scan import scan
 from .io_effects import io_effect, ordered_io_effect
 
@@ -182,9 +182,10 @@ def _host_function(kind, fn, result_avals=None, numpy_in=False):
                                     f"{type(e).__name__}: {e} (its traceback is above)")
                 err.__cause__ = e
                 # the user's line that staged it (a card fixes that line, not the call's)
-                err.staged_at = getattr(fn, "staged_at", None)
+                err.staged_at = call_from_xla.staged_at
                 record_callback_error(err)
             raise
+    call_from_xla.staged_at = None      # emit_host_callback writes the equation's line
     return call_from_xla
 
 
@@ -210,6 +211,8 @@ def emit_host_callback(ctx, host_fn, operands, result_avals, *, has_side_effect,
     In a module partitioned over a mesh the call runs once, on one device (`_maximal`), or
     with `partitioned` (no results) once per device on its own blocks of the operands (jaxlib's
     partitioner of that target splits it, as JAX's)."""
+    if hasattr(host_fn, "staged_at"):          # (a _host_function's)
+        host_fn.staged_at = staged_line(ctx.source_info)
     if ordered:
         return _emit_ordered(ctx, host_fn, operands, result_avals, what, operand_avals,
                              sharding)
@@ -513,10 +516,6 @@ def _debug_print_lowering(ctx, *args, fmt, ordered, partitioned, in_tree, static
                           np_printoptions, has_placeholders, logging_record):
     fn = _print_function(fmt, has_placeholders, in_tree, static_args, np_printoptions,
                          logging_record)
-    # (file, line) of the innermost frame of the learner's that staged the print
-    fn.staged_at = next(((code.co_filename, positions(code, lasti)[0])
-                         for code, lasti in source_frames(ctx.source_info)
-                         if is_user_filename(code.co_filename)), None)
     return emit_host_callback(ctx, _host_function("jax.debug.print", fn), args, [],
                               has_side_effect=True, what="jax.debug.print", ordered=ordered,
                               partitioned=partitioned)

@@ -69,7 +69,7 @@ def _rewrite(exc, where) -> str | None:
         names = [k.arg for k in call.keywords]
         if fields != [""] * len(names) or None in names:
             return None
-        return _replaced(tree, call, f"{ast.unparse(call.func)}({_named(fmt, names)!r}, " +
+        return _replaced(tree, call, f"{ast.unparse(call.func)}({_rebuilt(fmt, iter(names))!r}, " +
                          ", ".join(ast.unparse(k) for k in call.keywords) + ")")
     elif _UNUSED.match(str(exc)) and fmt is not None:     # "x =", x: a field for each
         fields = sum(1 for _, f, _, _ in string.Formatter().parse(fmt) if f is not None)
@@ -79,15 +79,20 @@ def _rewrite(exc, where) -> str | None:
     return _replaced(tree, call, f"{ast.unparse(call.func)}({fmt!r}, {', '.join(values)})")
 
 
-def _named(fmt: str, names: list) -> str:
-    """`fmt` with its empty fields named, in order: `_named("x = {:.2f}", ["x"])` is
-    "x = {x:.2f}"."""
-    out, names = [], iter(names)
+def _rebuilt(fmt: str, names=None, specs=True) -> str:
+    """`fmt` written again, its fields named from `names` in order (an iterator; None: as
+    they are), their format specs kept or dropped.
+
+        >>> _rebuilt("x = {:.2f}", iter(["x"])), _rebuilt("v = {v:.2f}", specs=False)
+        ('x = {x:.2f}', 'v = {v}')
+    """
+    out = []
     for literal, field, spec, conversion in string.Formatter().parse(fmt):
         out.append(literal.replace("{", "{{").replace("}", "}}"))
         if field is not None:
-            out.append("{" + next(names) + (f"!{conversion}" if conversion else "") +
-                       (f":{spec}" if spec else "") + "}")
+            out.append("{" + (field if names is None else next(names)) +
+                       (f"!{conversion}" if conversion else "") +
+                       (f":{spec}" if spec and specs else "") + "}")
     return "".join(out)
 
 
@@ -139,16 +144,6 @@ def _staged_print(e):
     return (where, *found)
 
 
-def _unspecced(fmt: str) -> str:
-    """`fmt` with its fields' format specs dropped: "v = {:.2f}" is "v = {}"."""
-    out = []
-    for literal, field, _, conversion in string.Formatter().parse(fmt):
-        out.append(literal.replace("{", "{{").replace("}", "}}"))
-        if field is not None:
-            out.append("{" + field + (f"!{conversion}" if conversion else "") + "}")
-    return "".join(out)
-
-
 def _is_print_spec_of_array(e) -> bool:
     return _staged_print(e) is not None
 
@@ -156,7 +151,8 @@ def _is_print_spec_of_array(e) -> bool:
 def _print_spec_of_array_card(exc, where, called_from) -> ErrorCard:
     staged, tree, call = _staged_print(exc)
     fmt = call.args[0].value
-    new = ast.Call(call.func, [ast.Constant(_unspecced(fmt)), *call.args[1:]], call.keywords)
+    new = ast.Call(call.func, [ast.Constant(_rebuilt(fmt, specs=False)), *call.args[1:]],
+                   call.keywords)
     return ErrorCard(
         "debug-print", f"jax.debug.print({fmt!r}) gave a format spec to an array",
         why=("jax.debug.print formats each value with its field's spec as the program runs; a "
