@@ -49,6 +49,11 @@ class JaxModule(types.ModuleType):
                 return importlib.import_module(f"jax.{name}")
             except ModuleNotFoundError:
                 pass
+        if name in LOADED_BY_IMPORT_ONLY and f"jax.{name}" not in sys.modules:
+            # code that ran here without the import failed under JAX
+            raise AttributeError(f"module 'jax' has no attribute {name!r} (`import jax` does "
+                                 f"not load jax.{name}: `import jax.{name}` first)",
+                                 name=name, obj=self)
         if _own_module(name):       # jax.xla, jax.stepper: JAX's `jax` has no such name
             raise AttributeError(
                 f"module 'jax' has no attribute {name!r}" + ("" if name.startswith("_") else
@@ -128,6 +133,10 @@ _SUBMODULES = frozenset((
     "api_util core custom_batching custom_derivatives debug distributed dlpack dtypes errors "
     "experimental export ffi image interpreters lax lib monitoring nn numpy ops profiler "
     "random ref scipy sharding stages tree tree_util typing").split())
+
+# JAX 0.10.2's modules that its `import jax` does not load: `jax.extend` is JAX's AttributeError
+# until `import jax.extend` (which binds it, here as there)
+LOADED_BY_IMPORT_ONLY = frozenset(["ad_checkpoint", "extend", "flatten_util", "test_util"])
 
 
 class _Loader(importlib.abc.Loader):

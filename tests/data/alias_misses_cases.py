@@ -24,6 +24,8 @@ where it named jxkernel's module object; the file is each side's own.
 has not, which the alias served; JAX's ModuleNotFoundError. (`modules`: JAX's module names,
 which reference/make_alias_misses_reference.py adds as "jax_modules", for the test's sweep of
 every module of jxkernel's.)
+"unloaded": JAX's modules that `import jax` does not load (`jax.extend`), read as attributes
+before any import of them: JAX's AttributeError (the alias then says to import it).
 "own": jxkernel's own modules read as attributes of `jax` (`jax.xla`, `jax.stepper`), which the
 alias handed on to jxkernel though JAX's `jax` has no such attribute; JAX's words (the alias
 then says where jxkernel's module is). "from_top": `from jax import name`, whose ImportError
@@ -45,6 +47,10 @@ TOP = ("nope", "tree_multimap", "ShapedArray", "xla_computation", "abstract_arra
 # `KeyArray`, a top-level `stop_gradient`): code run here then failed under JAX
 GONE = ("numpy.product", "numpy.alltrue", "numpy.sometrue", "random.KeyArray",
         "random.threefry_2x32", "random.threefry2x32_p")
+# JAX's modules its `import jax` does not load: `jax.extend` without `import jax.extend` is
+# JAX's AttributeError (it ran here, and the same code failed under JAX); read before anything
+# imports them
+UNLOADED = ("extend", "flatten_util", "ad_checkpoint", "test_util")
 # modules JAX 0.10.2 has not (older tutorials' `from jax.config import config`): JAX's
 # ModuleNotFoundError; the alias adds what to write instead
 NO_MODULE = ("config",)
@@ -102,8 +108,9 @@ def modules(jax) -> dict:
 
 
 def run(jax) -> dict:
-    out = {f"imported:{path}": _miss(importlib.import_module(f"jax.{path}"))
-           for path in IMPORTED}
+    out = {f"unloaded:{name}": _miss(jax, name) for name in UNLOADED}
+    out.update({f"imported:{path}": _miss(importlib.import_module(f"jax.{path}"))
+                for path in IMPORTED})
     for package, attribute in REACHED:
         module = getattr(importlib.import_module(f"jax.{package}"), attribute)
         out[f"reached:{package}.{attribute}"] = _miss(module)

@@ -170,7 +170,8 @@ def test_a_name_a_jax_module_lacks_is_named_under_its_jax_path():
     JAX's bare words, not as a gap of jxkernel's. `from jax.X import nope` names `jax.X` too
     (Python named jxkernel's module: 'jxkernel._jax.experimental'), and `import jax.xla`, a
     module of jxkernel's that JAX has not, is JAX's ModuleNotFoundError, as `jax.xla` is JAX's
-    AttributeError (it was jxkernel's module) and `from jax import xla` JAX's ImportError."""
+    AttributeError (it was jxkernel's module) and `from jax import xla` JAX's ImportError.
+    `jax.extend` before `import jax.extend` is JAX's AttributeError (it ran here)."""
     # the child finds the case file as pytest's own `pythonpath` setting gives it to the tests
     search = os.pathsep.join(p for p in (locations.DATA, os.environ.get("PYTHONPATH")) if p)
     got = run("""
@@ -184,6 +185,12 @@ def test_a_name_a_jax_module_lacks_is_named_under_its_jax_path():
     for key in [k for k in recorded if k.startswith("module:")]:
         (kind, words), (ours, said) = recorded.pop(key), got.pop(key)
         assert ours == kind and said.startswith(words + " (JAX 0.4.29 removed it"), said
+    # JAX's modules `import jax` does not load: JAX's words, then the import to write
+    for key in [k for k in recorded if k.startswith("unloaded:")]:
+        (kind, words), (ours, said) = recorded.pop(key), got.pop(key)
+        name = key.split(":")[1]
+        assert [ours, said] == [kind, f"{words} (`import jax` does not load jax.{name}: "
+                                      f"`import jax.{name}` first)"]
     # jxkernel's own modules read as `jax.X`: JAX's words, then where jxkernel's module is
     for key in [k for k in recorded if k.startswith("own:")]:
         (kind, words), (ours, said) = recorded.pop(key), got.pop(key)
