@@ -1473,6 +1473,15 @@ CARD_WORDS = {
     "axis_concatenate_vector_and_matrix": "jnp.concatenate([x, M], axis=1)",
 }
 
+# mistakes whose card shows a pattern (comments) with a part only the learner can choose: (the
+# mistake, the pattern with that part filled in, whose value JAX's run records). randint's
+# upper bound left out after a low of 0 (no NumPy reading: NumPy's randint(high) has no high
+# of 0): the call with `maxval` in its place
+CARD_PATTERNS = {
+    "random_randint_low_only": ("jax.random.randint(jax.random.key(0), (3,), 0)",
+                                "jax.random.randint(jax.random.key(0), (3,), 0, 10)"),
+}
+
 # a Python int past int32 (x64 off) given to jnp: JAX parses the arguments of its jitted jnp
 # functions (ufuncs, operators, where, clip) as a jitted computation's and names the
 # parameter ("whose argument path is y"); jnp.array and .at[] convert it themselves
@@ -1517,6 +1526,9 @@ def _card_rewrites(jax):
         found[f"float_size_{case}"] = said(lambda: eval(code, dict(names)))
     for case, code in CARD_WORDS.items():
         found[f"card_{case}"] = said(lambda: eval(code, dict(names)))
+    for case, (mistake, filled) in CARD_PATTERNS.items():
+        found[f"card_{case}"] = said(lambda: eval(mistake, dict(names)))
+        found[f"card_{case}_filled"] = value(filled)
     for case, code in PYTHON_INT_OVERFLOW.items():
         found[f"int_overflow_{case}"] = said(lambda: eval(code, dict(names)))
     for case, code in FORI_FLOAT_BOUNDS.items():
@@ -1747,6 +1759,28 @@ JOIN_ARGUMENTS = {
 }
 
 
+# a shape (or transpose's axes) given number by number, as PyTorch's torch.zeros(3, 4) takes
+# it, where JAX's message names the slot the next number landed in (reshape's order, a dtype)
+# or counts the arguments: the shape-arguments card writes them as one tuple. With TORCH_SETUP
+# (x of shape (2, 3), v of (3,), key). jnp.zeros(3, 4) gets no card: JAX's own message says
+# "Did you accidentally write `jax.numpy.zeros(3, 4)` ..." (SHAPE_ARGUMENTS_SAID)
+SHAPE_ARGUMENTS = {
+    "zeros_three": ("_y = jnp.zeros(2, 3, 4)", "_y = jnp.zeros((2, 3, 4))"),
+    "ones_of_a_shape": ("_y = jnp.ones(x.shape[0], 3, 1)", "_y = jnp.ones((x.shape[0], 3, 1))"),
+    "empty_three": ("_y = jnp.empty(1, 2, 3).shape", "_y = jnp.empty((1, 2, 3)).shape"),
+    "reshape": ("_y = jnp.reshape(v, 3, 1)", "_y = jnp.reshape(v, (3, 1))"),
+    "reshape_minus_one": ("_y = jnp.reshape(x, -1, 2)", "_y = jnp.reshape(x, (-1, 2))"),
+    "reshape_three": ("_y = jnp.reshape(x, 1, 2, 3)", "_y = jnp.reshape(x, (1, 2, 3))"),
+    "transpose": ("_y = jnp.transpose(x, 1, 0)", "_y = jnp.transpose(x, (1, 0))"),
+    "normal": ("_y = jax.random.normal(key, 3, 4)", "_y = jax.random.normal(key, (3, 4))"),
+    "normal_three": ("_y = jax.random.normal(key, 2, 3, 4)",
+                     "_y = jax.random.normal(key, (2, 3, 4))"),
+    "uniform": ("_y = jax.random.uniform(key, 2, x.shape[1])",
+                "_y = jax.random.uniform(key, (2, x.shape[1]))"),
+}
+SHAPE_ARGUMENTS_SAID = {"zeros_two": "_y = jnp.zeros(3, 4)"}
+
+
 # a jax.random function called without its key first (the shape first, the two swapped, None):
 # the key-missing card's lines, with TORCH_SETUP's key
 MISSING_KEYS = {
@@ -1968,7 +2002,7 @@ APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_"
          "image_shape_", "key_place_", "where_of_two_",
          "scan_carry_",
          "state_class_", "autodiff_",
-         "text_leaf_", "tree_arithmetic_", "tree_map_", "one_hot_")
+         "text_leaf_", "tree_arithmetic_", "tree_map_", "one_hot_", "shape_arguments_")
 
 
 # arithmetic on a pytree of arrays as on one array (a gradient step on dicts, a list's, jnp.sum
@@ -2097,7 +2131,8 @@ def torch_habits(jax) -> dict:
                          ("image_shape", IMAGE_SHAPES), ("key_place", KEY_PLACES),
                          ("where_of_two", WHERE_OF_TWO), ("scan_carry", SCAN_CARRIES),
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
-                         ("text_leaf", TEXT_LEAVES), ("one_hot", ONE_HOT)):
+                         ("text_leaf", TEXT_LEAVES), ("one_hot", ONE_HOT),
+                         ("shape_arguments", SHAPE_ARGUMENTS)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = said(lambda: exec(line, names))
@@ -2113,6 +2148,8 @@ def torch_habits(jax) -> dict:
     c = x.clone()
     found["torch_clone"] = [c is not x, c.unsafe_buffer_pointer() == x.unsafe_buffer_pointer(),
                             np.asarray(c).tolist()]
+    for case, line in SHAPE_ARGUMENTS_SAID.items():     # (JAX's message says it: no card)
+        found[f"shape_arguments_{case}"] = _said_lines(lambda: exec(line, dict(scope)), 5)
     # an array where a dtype goes, not a join's arrays written out: JAX's ValueError, no card
     for case, line in ARRAY_AS_DTYPE.items():
         found[f"array_as_dtype_{case}"] = said(lambda: exec(line, dict(scope)))

@@ -19,12 +19,14 @@ import jxkernel.numpy as jnp
 import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import (  # tests/data
-    APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PROGRAMS, CARD_REWRITES,
+    APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PATTERNS, CARD_PROGRAMS,
+    CARD_REWRITES,
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
     FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES, MATMUL_TO_GRAD,
     METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, ONE_HOT,
     OPERAND_SHAPES, RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SPLIT_COUNTS,
-    SQUARE_MATRICES, SQUARE_ONLY, STATE_CLASSES, SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS,
+    SHAPE_ARGUMENTS, SHAPE_ARGUMENTS_SAID, SQUARE_MATRICES, SQUARE_ONLY, STATE_CLASSES,
+    SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS,
     TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC, TREE_MAP_ARGUMENTS, UPDATE_SHAPES,
     VMAP_RANKS, WHERE_OF_TWO, _TREES, _unplaced, run as facts_of, split_count_keys)
 import locations  # tests/support: the repository's folders
@@ -1595,6 +1597,27 @@ def test_a_scan_output_card_offers_each_steps_value_on_its_second_line(shell):
     assert _value(shell.user_ns["_y"]) == JAX["card_scan_output_each_step"]
 
 
+@pytest.mark.parametrize("case", sorted(CARD_PATTERNS))
+def test_a_card_whose_fix_the_learner_chooses_shows_a_pattern_that_runs_filled_in(shell, case):
+    """jax.random.randint(key, (3,), 0): JAX's "missing 1 required positional argument:
+    'maxval'", and the card read it as NumPy's randint(high) though no NumPy call has a high
+    of 0, inventing a bound of 10 and a line of normal's the learner never wrote. Now its
+    pattern is the learner's call with `maxval` in its place, as comments: filled in, it runs
+    and gives JAX's value."""
+    mistake, filled = CARD_PATTERNS[case]
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, f"_y = {mistake}")
+    assert card is not None and card["kind"] == _kind_of(case), text
+    assert card["message"] == JAX[f"card_{case}"]["first_line"]
+    assert card["title"] == "jax.random.randint takes both bounds, minval and maxval"
+    assert "0, 0)" not in card["rewrite"]       # (NumPy's reading: an empty range, every draw 0)
+    lines = card["rewrite"].splitlines()
+    assert all(line.startswith("# ") for line in lines), card["rewrite"]
+    assert lines[-1] == f"#   _y = {filled.replace(', 10)', ', maxval)')}", card["rewrite"]
+    assert shell.run_cell(f"_y = {filled}").success
+    assert _value(shell.user_ns["_y"]) == JAX[f"card_{case}_filled"]
+
+
 @pytest.mark.parametrize("case", sorted(CARD_WORDS))
 def test_a_card_with_no_rewrite_it_can_stand_behind_gives_words_not_code(shell, case):
     """A fori_loop bound of 2.5 or a traced float (no `/`, no whole float to rewrite), arrays
@@ -1762,17 +1785,6 @@ def test_splits_keys_unpacked_into_other_names_get_a_key_per_name(shell, case):
             continue
         assert shell.run_cell("key = jax.random.key(0)\n" + code).success
         assert split_count_keys(jxkernel, code) == JAX[f"split_count_{case}_{recorded}"]
-
-
-def test_randint_given_a_low_of_zero_and_no_high_gets_no_guessed_high(shell):
-    """`randint(key, (3,), 0)`: NumPy's randint(high) reading would write randint(key, (3,),
-    0, 0), an empty range (every draw 0); the maxval left out cannot be guessed, so the card
-    shows the arguments' order on an example."""
-    text, card = shown(shell, "_y = jax.random.randint(jax.random.key(0), (3,), 0)")
-    assert card["kind"] == "random-arguments", text
-    assert card["message"] == "randint() missing 1 required positional argument: 'maxval'"
-    assert "0, 0)" not in card["rewrite"]
-    assert card["rewrite"].startswith("x = jax.random.randint(key, (3,), 0, 10)")
 
 
 @pytest.mark.parametrize("case", sorted(NUMPY_RANDOM))
@@ -2066,6 +2078,29 @@ def test_arrays_given_one_by_one_to_a_join_are_listed(shell, case):
     line, fix = JOIN_ARGUMENTS[case]
     _, lines = _card_then_its_lines(shell, "join_arguments", case, line, ("join-arguments",))
     _fix_gives_jaxs_value(shell, "join_arguments", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(SHAPE_ARGUMENTS))
+def test_a_shape_given_number_by_number_is_written_as_one_tuple(shell, case):
+    """jnp.zeros(2, 3, 4), jnp.reshape(v, 3, 1), jnp.transpose(x, 1, 0), jax.random.normal(key,
+    3, 4): JAX 0.10.2's error names the slot the next number landed in (reshape's order, a
+    dtype) or counts the arguments, word for word, and no card said more (the random-arguments
+    card read normal(key, 3, 4) as a shape of 3 shifted by 4); the shape-arguments card writes
+    the numbers as one tuple, and its line gives JAX's value."""
+    line, fix = SHAPE_ARGUMENTS[case]
+    _, lines = _card_then_its_lines(shell, "shape_arguments", case, line, ("shape-arguments",))
+    _fix_gives_jaxs_value(shell, "shape_arguments", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(SHAPE_ARGUMENTS_SAID))
+def test_a_shape_jaxs_own_message_explains_gets_no_card(shell, case):
+    """jnp.zeros(3, 4): JAX's message asks "Did you accidentally write `jax.numpy.zeros(3, 4)`
+    when you meant `jax.numpy.zeros((3, 4))`", as ours does, word for word: no card repeats it."""
+    assert shell.run_cell(TORCH_SETUP).success
+    text, card = shown(shell, SHAPE_ARGUMENTS_SAID[case])
+    want = JAX[f"shape_arguments_{case}"]
+    assert card is None and want["lines"][2].startswith("Did you accidentally"), text
+    assert "\n".join(want["lines"]) in text
 
 
 @pytest.mark.parametrize("case", sorted(MISSING_KEYS))

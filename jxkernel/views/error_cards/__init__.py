@@ -73,7 +73,8 @@ an axis it does not join along), list-operand (TypeError: an array's operator gi
 or tuple, `x + [1, 2]`), list-index (TypeError: an array indexed by a Python list, `x[[0, 2]]`),
 truth-value (ValueError: an array of several booleans where Python needs one, `if x > 0:` of a
 vector, `max(v, 0.0)`), random-arguments (TypeError: a jax.random function called with NumPy's
-arguments, size=, low=/high=, loc=/scale=, randint(key, 0, 10) without its shape), key-unpack
+arguments, size=, low=/high=, loc=/scale=, randint(key, 0, 10) without its shape), shape-arguments
+(TypeError or ValueError: a shape given number by number, `jnp.zeros(3, 4)`), key-unpack
 (TypeError: `k1, k2 = key`, a key iterated), raw-key-unpacked (TypeError: a word of a raw key, `k1,
 k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeError: `jnp.random.normal(size=3)`,
 NumPy's random module asked of jax.numpy, or its legacy names of jax.random,
@@ -134,8 +135,8 @@ function's own `return` read back and rewritten), `magics.py` (a line magic's co
 then one module
 per family of errors: `tracer.py`, `static.py`, `vmap.py`, `control_flow.py` (with
 `carries.py`: a carry's or the branches' structure in the learner's terms), `shapes.py`,
-`keys.py` (and `missing_keys.py`, `seed_keys.py`), `key_reuse.py`, `grad.py` (and
-`autodiff_calls.py`),
+`keys.py` (and `missing_keys.py`, `seed_keys.py`, `random_arguments.py`), `key_reuse.py`,
+`grad.py` (and `autodiff_calls.py`),
 `scalars.py`,
 `operand_shapes.py`, `reshapes.py`, `update_shapes.py` (an .at update's value),
 `solve_shapes.py` (and a symmetric matrix's squareness),
@@ -149,7 +150,7 @@ in-place ways), `numpy_names.py` (NumPy 1.x's; `removed_names.py`: older JAX's),
 `einsum_axes.py` and `einsum_output.py` (jnp.einsum's subscripts), `ragged.py`,
 `list_arguments.py`,
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`,
-`join_arguments.py`: arrays given one by one),
+`join_arguments.py`: arrays given one by one; `shape_arguments.py`: a shape's),
 `custom_rules.py`, `lowered_calls.py`, `objects.py` (and `state_classes.py`), `checks.py`,
 `jnp_statics.py`,
 `hashes.py`, `collectives.py`,
@@ -251,6 +252,7 @@ from .conversions import _format_card, _is_traced_format
 from .layers import _is_layer_features, _layer_features_card
 from .join_shapes import _is_join_shapes, _join_shapes_card
 from .join_arguments import _is_join_arguments, _join_arguments_card
+from .shape_arguments import _is_shape_arguments, _shape_arguments_card
 from .missing_keys import _is_missing_key, _missing_key_card
 from .device_names import (_device_index_card, _device_name_card, _is_device_index,
                            _is_device_name)
@@ -271,10 +273,10 @@ from .loop_conditions import (_is_while_not_bool, _is_while_per_element,
                               _while_not_bool_card, _while_per_element_card)
 from .key_reuse import _key_reuse_card
 from .key_types import _is_key_types, _key_types_card
-from .keys import (_is_key_batch, _is_key_unpacked, _is_numpy_random,
-                   _is_numpy_random_module, _is_raw_key_word, _is_seed_as_key, _key_batch_card,
-                   _key_unpack_card, _numpy_random_card, _numpy_random_module_card,
+from .keys import (_is_key_batch, _is_key_unpacked, _is_numpy_random_module, _is_raw_key_word,
+                   _is_seed_as_key, _key_batch_card, _key_unpack_card, _numpy_random_module_card,
                    _raw_key_word_card)
+from .random_arguments import _is_numpy_random, _numpy_random_card
 from .seed_keys import _seed_card
 from .methods import _is_method_self, _method_card
 from .objects import (_is_text_leaf, _is_unregistered_object, _text_leaf_card,
@@ -434,6 +436,7 @@ _CARDS = [
     (_is_list_operand, _list_operand_card),
     (_is_list_index, _list_index_card),
     (_is_truth_value, _truth_value_card),
+    (_is_shape_arguments, _shape_arguments_card),  # before NumPy's random arguments
     (_is_numpy_random, _numpy_random_card),
     (_is_key_unpacked, _key_unpack_card),
     (_is_numpy_random_module, _numpy_random_module_card),
