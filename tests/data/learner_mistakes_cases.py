@@ -1781,6 +1781,31 @@ SHAPE_ARGUMENTS = {
 SHAPE_ARGUMENTS_SAID = {"zeros_two": "_y = jnp.zeros(3, 4)"}
 
 
+# an option JAX takes by keyword only, given by position as NumPy's or Python's function of the
+# same name takes it (jit's static_argnums, one_hot's dtype, pad's constant_values, lax.map's
+# batch_size; argmax's keepdims where NumPy's third is out), and Python's map given two
+# sequences: Python's count of the arguments (or JAX's refusal of out), and the keyword-option
+# card's line. With TORCH_SETUP (x of shape (2, 3), v and w of (3,))
+KEYWORD_OPTIONS = {
+    "jit_static_argnums": ("_y = jax.jit(lambda u, n: u * n, 1)(x, 2)",
+                           "_y = jax.jit(lambda u, n: u * n, static_argnums=1)(x, 2)"),
+    "jit_static_argnames": ("_y = jax.jit(lambda u, n: u * n, ('n',))(x, 2)",
+                            "_y = jax.jit(lambda u, n: u * n, static_argnames=('n',))(x, 2)"),
+    "one_hot_dtype": ("_y = jax.nn.one_hot(jnp.array([0, 2]), 3, jnp.int8)",
+                      "_y = jax.nn.one_hot(jnp.array([0, 2]), 3, dtype=jnp.int8)"),
+    "one_hot_axis": ("_y = jax.nn.one_hot(jnp.array([0, 2]), 3, 0)",
+                     "_y = jax.nn.one_hot(jnp.array([0, 2]), 3, axis=0)"),
+    "pad_constant": ("_y = jnp.pad(v, 1, 'constant', 9)",
+                     "_y = jnp.pad(v, 1, 'constant', constant_values=9)"),
+    "map_batch_size": ("_y = jax.lax.map(lambda r: r * 2, x, 2)",
+                       "_y = jax.lax.map(lambda r: r * 2, x, batch_size=2)"),
+    "map_sequences": ("_y = jax.lax.map(jnp.multiply, v, w)",
+                      "_y = jax.lax.map(lambda args: jnp.multiply(*args), (v, w))"),
+    "argmax_keepdims": ("_y = jnp.argmax(x, 1, True)", "_y = jnp.argmax(x, 1, keepdims=True)"),
+    "argmin_keepdims": ("_y = jnp.argmin(x, 0, True)", "_y = jnp.argmin(x, 0, keepdims=True)"),
+}
+
+
 # a jax.random function called without its key first (the shape first, the two swapped, None):
 # the key-missing card's lines, with TORCH_SETUP's key
 MISSING_KEYS = {
@@ -2002,7 +2027,8 @@ APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_"
          "image_shape_", "key_place_", "where_of_two_",
          "scan_carry_",
          "state_class_", "autodiff_",
-         "text_leaf_", "tree_arithmetic_", "tree_map_", "one_hot_", "shape_arguments_")
+         "text_leaf_", "tree_arithmetic_", "tree_map_", "one_hot_", "shape_arguments_",
+         "keyword_option_")
 
 
 # arithmetic on a pytree of arrays as on one array (a gradient step on dicts, a list's, jnp.sum
@@ -2132,7 +2158,8 @@ def torch_habits(jax) -> dict:
                          ("where_of_two", WHERE_OF_TWO), ("scan_carry", SCAN_CARRIES),
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
                          ("text_leaf", TEXT_LEAVES), ("one_hot", ONE_HOT),
-                         ("shape_arguments", SHAPE_ARGUMENTS)):
+                         ("shape_arguments", SHAPE_ARGUMENTS),
+                         ("keyword_option", KEYWORD_OPTIONS)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = said(lambda: exec(line, names))

@@ -22,7 +22,8 @@ from learner_mistakes_cases import (  # tests/data
     APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PATTERNS, CARD_PROGRAMS,
     CARD_REWRITES,
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
-    FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES, MATMUL_TO_GRAD,
+    FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES, KEYWORD_OPTIONS,
+    MATMUL_TO_GRAD,
     METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, ONE_HOT,
     OPERAND_SHAPES, RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SPLIT_COUNTS,
     SHAPE_ARGUMENTS, SHAPE_ARGUMENTS_SAID, SQUARE_MATRICES, SQUARE_ONLY, STATE_CLASSES,
@@ -2090,6 +2091,19 @@ def test_a_shape_given_number_by_number_is_written_as_one_tuple(shell, case):
     line, fix = SHAPE_ARGUMENTS[case]
     _, lines = _card_then_its_lines(shell, "shape_arguments", case, line, ("shape-arguments",))
     _fix_gives_jaxs_value(shell, "shape_arguments", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(KEYWORD_OPTIONS))
+def test_an_option_given_by_position_is_named(shell, case):
+    """jax.jit(f, 1), jax.nn.one_hot(labels, 3, jnp.int8), jnp.pad(v, 1, 'constant', 9),
+    jax.lax.map(f, x, 2), jnp.argmax(x, 1, True): Python's count of the arguments ("jit()
+    takes from 0 to 1 positional arguments but 2 were given") or JAX's refusal of NumPy's out,
+    word for word, and no card named the option; the keyword-option card's line names it (and
+    gives lax.map, given two sequences as Python's map takes them, one tuple), and gives JAX's
+    value."""
+    line, fix = KEYWORD_OPTIONS[case]
+    _, lines = _card_then_its_lines(shell, "keyword_option", case, line, ("keyword-option",))
+    _fix_gives_jaxs_value(shell, "keyword_option", case, fix, lines)
 
 
 @pytest.mark.parametrize("case", sorted(SHAPE_ARGUMENTS_SAID))

@@ -74,7 +74,8 @@ or tuple, `x + [1, 2]`), list-index (TypeError: an array indexed by a Python lis
 truth-value (ValueError: an array of several booleans where Python needs one, `if x > 0:` of a
 vector, `max(v, 0.0)`), random-arguments (TypeError: a jax.random function called with NumPy's
 arguments, size=, low=/high=, loc=/scale=, randint(key, 0, 10) without its shape), shape-arguments
-(TypeError or ValueError: a shape given number by number, `jnp.zeros(3, 4)`), key-unpack
+(TypeError or ValueError: a shape given number by number, `jnp.zeros(3, 4)`), keyword-option
+(TypeError: an option JAX takes by keyword only given by position, `jax.jit(f, 1)`), key-unpack
 (TypeError: `k1, k2 = key`, a key iterated), raw-key-unpacked (TypeError: a word of a raw key, `k1,
 k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeError: `jnp.random.normal(size=3)`,
 NumPy's random module asked of jax.numpy, or its legacy names of jax.random,
@@ -150,7 +151,8 @@ in-place ways), `numpy_names.py` (NumPy 1.x's; `removed_names.py`: older JAX's),
 `einsum_axes.py` and `einsum_output.py` (jnp.einsum's subscripts), `ragged.py`,
 `list_arguments.py`,
 `truth.py`, `loop_conditions.py`, `slice_indices.py`, `joins.py` (and `join_shapes.py`,
-`join_arguments.py`: arrays given one by one; `shape_arguments.py`: a shape's),
+`join_arguments.py`: arrays given one by one; `shape_arguments.py`: a shape's;
+`keyword_options.py`: an option by position),
 `custom_rules.py`, `lowered_calls.py`, `objects.py` (and `state_classes.py`), `checks.py`,
 `jnp_statics.py`,
 `hashes.py`, `collectives.py`,
@@ -253,6 +255,7 @@ from .layers import _is_layer_features, _layer_features_card
 from .join_shapes import _is_join_shapes, _join_shapes_card
 from .join_arguments import _is_join_arguments, _join_arguments_card
 from .shape_arguments import _is_shape_arguments, _shape_arguments_card
+from .keyword_options import _is_keyword_option, _keyword_option_card
 from .missing_keys import _is_missing_key, _missing_key_card
 from .device_names import (_device_index_card, _device_name_card, _is_device_index,
                            _is_device_name)
@@ -437,6 +440,7 @@ _CARDS = [
     (_is_list_index, _list_index_card),
     (_is_truth_value, _truth_value_card),
     (_is_shape_arguments, _shape_arguments_card),  # before NumPy's random arguments
+    (_is_keyword_option, _keyword_option_card),
     (_is_numpy_random, _numpy_random_card),
     (_is_key_unpacked, _key_unpack_card),
     (_is_numpy_random_module, _numpy_random_module_card),
