@@ -1772,6 +1772,8 @@ SHAPE_ARGUMENTS = {
     "reshape_minus_one": ("_y = jnp.reshape(x, -1, 2)", "_y = jnp.reshape(x, (-1, 2))"),
     "reshape_three": ("_y = jnp.reshape(x, 1, 2, 3)", "_y = jnp.reshape(x, (1, 2, 3))"),
     "transpose": ("_y = jnp.transpose(x, 1, 0)", "_y = jnp.transpose(x, (1, 0))"),
+    "tile": ("_y = jnp.tile(v, 2, 3)", "_y = jnp.tile(v, (2, 3))"),
+    "expand_dims": ("_y = jnp.expand_dims(v, 0, 1)", "_y = jnp.expand_dims(v, (0, 1))"),
     "normal": ("_y = jax.random.normal(key, 3, 4)", "_y = jax.random.normal(key, (3, 4))"),
     "normal_three": ("_y = jax.random.normal(key, 2, 3, 4)",
                      "_y = jax.random.normal(key, (2, 3, 4))"),

@@ -1,12 +1,14 @@
-"""The card for a shape (or a transpose's axes) given number by number where JAX takes one
-tuple, as PyTorch's `torch.zeros(3, 4)` and `torch.randn(3, 4)` take it: `jnp.zeros(3, 4)`,
-`jnp.reshape(x, 3, 1)`, `jnp.transpose(x, 1, 0)`, `jax.random.normal(key, 3, 4)`. The second
-number lands in the next slot by position, and JAX's message names that slot, never the shape:
-"Cannot interpret '4' as a data type." (a dtype), "Unexpected value for 'order' argument: 1."
-(reshape's order), "zeros() takes from 1 to 2 positional arguments but 3 were given". The
+"""The card for a shape (a transpose's axes, tile's reps) given number by number where JAX
+takes one tuple, as PyTorch's `torch.zeros(2, 3, 4)` and `torch.randn(3, 4)` take it:
+`jnp.zeros(2, 3, 4)`, `jnp.reshape(x, 3, 1)`, `jnp.transpose(x, 1, 0)`, `jnp.tile(v, 2, 3)`,
+`jax.random.normal(key, 3, 4)`. The second number lands in the next slot by position, and JAX's
+message names that slot, never the shape: "Cannot interpret '4' as a data type" (a dtype),
+"Unexpected value for 'order' argument: 1." (reshape's order), or counts the arguments:
+"zeros() takes from 1 to 2 positional arguments but 3 were given". (`jnp.zeros(3, 4)` gets no
+card: JAX's message asks "Did you accidentally write `jax.numpy.zeros(3, 4)` ...".) The
 rewrite writes the numbers as one tuple, keywords kept:
 
-    jnp.zeros(3, 4)               ->  jnp.zeros((3, 4))
+    jnp.zeros(2, 3, 4)            ->  jnp.zeros((2, 3, 4))
     jax.random.normal(key, 3, 4)  ->  jax.random.normal(key, (3, 4))
 """
 from __future__ import annotations
@@ -24,12 +26,14 @@ from .rewrites import _called, _parse_line, _replaced
 # in JAX 0.10.2's signature: what a second number was taken for; None where there is none)
 _TAKES = {"zeros": (0, "shape", "dtype"), "ones": (0, "shape", "dtype"),
           "empty": (0, "shape", "dtype"), "reshape": (1, "shape", "order"),
-          "transpose": (1, "axes", None), "normal": (1, "shape", "dtype"),
+          "transpose": (1, "axes", None), "tile": (1, "reps", None),
+          "expand_dims": (1, "axis", None), "normal": (1, "shape", "dtype"),
           "uniform": (1, "shape", "dtype")}
 _RANDOM = ("normal", "uniform")
 _MESSAGES = re.compile(r"^(Cannot interpret '-?\d+' as a data type\.?"
                        r"|Unexpected value for 'order' argument: -?\d+\."
-                       r"|\w+\(\) takes from \d+ to \d+ positional arguments but \d+ were given)$")
+                       r"|\w+\(\) takes (?:from \d+ to )?\d+ positional arguments but \d+ were "
+                       r"given)$")
 
 
 def _is_shape_arguments(e) -> bool:
@@ -89,7 +93,7 @@ def _shape_arguments_card(exc, where, called_from) -> ErrorCard:
         "shape-arguments", f"{func} takes the {shape} as one tuple",
         why=(f"{func}({head}{shape}{', ' + slot if slot else ''}) takes the {shape} as one "
              f"tuple, {tuple_text}; it was given the numbers one by one, {taken}, not the "
-             f"{shape}. {_habit(name, call, sizes)}"),
+             f"{shape}. {_habit(name, call, sizes)}".rstrip()),
         fix=f"Write the {shape} as one tuple: {ast.unparse(written)}.",
         rewrite=f"{_replaced(tree, call, written)}    # the {shape} as one tuple",
         docs=(f"https://docs.jax.dev/en/latest/_autosummary/jax.random.{name}.html"
@@ -103,11 +107,15 @@ _TORCH = {"normal": "randn", "uniform": "rand"}
 
 def _habit(name, call, sizes) -> str:
     """Where the numbers one by one come from: the method's way (x.reshape(3, 1), as NumPy's
-    takes them), else PyTorch's."""
+    takes them), PyTorch's (torch.zeros(3, 4), x.repeat(2, 3) for tile), or "" for none."""
     numbers_ = ", ".join(map(ast.unparse, sizes))
+    array = ast.unparse(call.args[0]) if call.args else "x"
     if name in ("reshape", "transpose"):
         also = "; .T reverses all of them" if name == "transpose" else ""
-        return (f"The method takes them one by one too: "
-                f"{ast.unparse(call.args[0])}.{name}({numbers_}){also}.")
+        return f"The method takes them one by one too: {array}.{name}({numbers_}){also}."
+    if name == "tile":
+        return f"PyTorch's {array}.repeat({numbers_}) takes them one by one."
+    if name == "expand_dims":
+        return ""
     return (f"PyTorch's torch.{_TORCH.get(name, name)}({numbers_}) takes the sizes one by "
             f"one; NumPy's and JAX's functions take one tuple.")
