@@ -5,7 +5,7 @@ these raised NameError (`lo`, `which`, `mask`, `start`, `rows`) or, in a class, 
 another object's fields."""
 import pytest
 
-from jxkernel.views.error_cards import operand_dtypes, ragged, shapes, state_classes
+from jxkernel.views.error_cards import keys, operand_dtypes, ragged, shapes, state_classes
 
 OTHER_LINE = {"code": "y = helper(x)", "line": 1, "function": "<module>", "file": "In[1]"}
 
@@ -51,3 +51,15 @@ def test_a_flatten_whose_return_is_not_found_gets_a_pattern():
                "aux_data) tuple, got [1.0, 2.0]")
     card = state_classes._flatten_pair_card(ValueError(message), OTHER_LINE, None)
     assert _commented(card.rewrite), card.rewrite
+
+
+def test_the_key_cards_fallbacks_are_patterns():
+    """A batch of keys given where one goes, or a key unpacked, where the learner's line does
+    not show the draw or the unpacking (inside a helper): the split's pattern, commented (as
+    code it named `key`, which the learner's namespace may not hold)."""
+    batch = ValueError("normal accepts a single key, but was given a key array of shape (4,) "
+                       "!= (). Use jax.vmap for batching.")
+    card = keys._key_batch_card(batch, OTHER_LINE, None)
+    assert _commented(card.rewrite) and "split(key)" in card.rewrite, card.rewrite
+    card = keys._key_unpack_card(TypeError("iteration over a 0-d key array"), OTHER_LINE, None)
+    assert _commented(card.rewrite) and "split(key)" in card.rewrite, card.rewrite

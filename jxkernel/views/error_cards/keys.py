@@ -14,7 +14,7 @@ from ..source import cell_name
 from ..random_calls import PARAMETERS, TAKES_KEY, as_jax_random
 from .frame_names import _named_value
 from .reading import _user_frame, _user_lines
-from .rewrites import _called, _operand, _parse_line, _replaced
+from .rewrites import _called, _operand, _parse_line, _pattern, _replaced
 
 
 # ------------------------------------------------------------------ a batch of keys for one
@@ -54,8 +54,8 @@ def _key_batch_card(exc, where, called_from) -> ErrorCard:
              f"({shape}), as split returns them."),
         fix=(f"Pass one key of the batch (keys[0], or unpack: k1, k2 = jax.random.split(key)); "
              f"for one result per key, jax.vmap({name}) over the keys, as JAX's message says."),
-        rewrite="\n".join(lines) or (f"k1, k2 = jax.random.split(key)    # one key each\n"
-                                      f"x = jax.random.{name}(k1)"),
+        rewrite="\n".join(lines) or _pattern(f"k1, k2 = jax.random.split(key)    # one key "
+                                              f"each\nx = jax.random.{name}(k1)"),
         docs="https://docs.jax.dev/en/latest/random-numbers.html")
 
 
@@ -138,7 +138,8 @@ def _key_unpack_card(exc, where, called_from) -> ErrorCard:
              "come from jax.random.split(key, n), which returns n of them."),
         fix=("Split the key: k1, k2 = jax.random.split(key) (or split(key, n) for n keys), and "
              "use each new key once."),
-        rewrite=rewrite or "key, sub = jax.random.split(key)    # a key to keep, one to use",
+        rewrite=rewrite or _pattern("key, sub = jax.random.split(key)    # a key to keep, one "
+                                    "to use"),
         docs="https://docs.jax.dev/en/latest/random-numbers.html")
 
 
