@@ -1808,6 +1808,20 @@ KEYWORD_OPTIONS = {
 }
 
 
+# a dict made static (unhashable): (setup, the line, the card's fix: the jit's line with the
+# dict traced, then the call). Its tuple of pairs, which the card pasted as code where the line
+# jits a lambda or calls a jit made above, fails at the function's `d['a']` (JAX 0.10.2:
+# "tuple indices must be integers or slices, not str"): now a comment beside dict(d)
+STATIC_DICTS = {
+    "lambda": ("", "_y = jax.jit(lambda d: d['a'] + 1, static_argnums=0)({'a': 1})",
+               "_y = jax.jit(lambda d: d['a'] + 1)({'a': 1})"),
+    "jit_above": ("def scaled(u, cfg):\n    return u * cfg['scale']\n"
+                  "scaled_jit = jax.jit(scaled, static_argnums=1)\n",
+                  "_y = scaled_jit(v, {'scale': 2.0})",
+                  "scaled_jit = jax.jit(scaled)\n_y = scaled_jit(v, {'scale': 2.0})"),
+}
+
+
 # a jax.random function called without its key first (the shape first, the two swapped, None):
 # the key-missing card's lines, with TORCH_SETUP's key
 MISSING_KEYS = {
@@ -2030,7 +2044,7 @@ APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_"
          "scan_carry_",
          "state_class_", "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_", "one_hot_", "shape_arguments_",
-         "keyword_option_")
+         "keyword_option_", "dict_static_")
 
 
 # arithmetic on a pytree of arrays as on one array (a gradient step on dicts, a list's, jnp.sum
@@ -2177,6 +2191,14 @@ def torch_habits(jax) -> dict:
     c = x.clone()
     found["torch_clone"] = [c is not x, c.unsafe_buffer_pointer() == x.unsafe_buffer_pointer(),
                             np.asarray(c).tolist()]
+    for case, (setup, line, fix) in STATIC_DICTS.items():
+        names = dict(scope)
+        exec(setup, names)
+        found[f"dict_static_{case}"] = said(lambda: exec(line, names))
+        found[f"dict_static_{case}_tuple"] = said(lambda: exec(line.replace(
+            "{'a': 1}", "(('a', 1),)").replace("{'scale': 2.0}", "(('scale', 2.0),)"), names))
+        exec(fix, names)
+        found[f"dict_static_{case}_fixed"] = np.asarray(names["_y"]).tolist()
     for case, line in SHAPE_ARGUMENTS_SAID.items():     # (JAX's message says it: no card)
         found[f"shape_arguments_{case}"] = _said_lines(lambda: exec(line, dict(scope)), 5)
     # an array where a dtype goes, not a join's arrays written out: JAX's ValueError, no card

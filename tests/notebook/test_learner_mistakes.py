@@ -27,6 +27,7 @@ from learner_mistakes_cases import (  # tests/data
     METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, ONE_HOT,
     OPERAND_SHAPES, RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SPLIT_COUNTS,
     SHAPE_ARGUMENTS, SHAPE_ARGUMENTS_SAID, SQUARE_MATRICES, SQUARE_ONLY, STATE_CLASSES,
+    STATIC_DICTS,
     SWITCH_PER_ELEMENT, TEXT_LEAVES, TORCH_HABITS,
     TORCH_HABITS_TRACED, TORCH_SETUP, TREE_ARITHMETIC, TREE_MAP_ARGUMENTS, UPDATE_SHAPES,
     VMAP_RANKS, WHERE_OF_TWO, _TREES, _unplaced, run as facts_of, split_count_keys)
@@ -2104,6 +2105,26 @@ def test_an_option_given_by_position_is_named(shell, case):
     line, fix = KEYWORD_OPTIONS[case]
     _, lines = _card_then_its_lines(shell, "keyword_option", case, line, ("keyword-option",))
     _fix_gives_jaxs_value(shell, "keyword_option", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(STATIC_DICTS))
+def test_a_static_dict_is_made_traced_not_a_tuple_the_function_cannot_index(shell, case):
+    """A dict made static, jitted as a lambda on the line or called through a jit made above:
+    the card pasted its tuple of pairs as code, which fails at the function's `d['a']` under
+    JAX too (recorded: "tuple indices must be integers..."); now the jit's line with the dict
+    traced (a pytree: each value traced) gives JAX's value, and the tuple is only a comment
+    beside dict(d)."""
+    setup, line, fix = STATIC_DICTS[case]
+    assert JAX[f"dict_static_{case}_tuple"]["first_line"].startswith("tuple indices must")
+    assert shell.run_cell(TORCH_SETUP + setup).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "unhashable-static", text
+    assert card["message"] == JAX[f"dict_static_{case}"]["first_line"]
+    rewrite = card["rewrite"].splitlines()
+    assert rewrite[0].split("   # ")[0] == fix.splitlines()[0], card["rewrite"]
+    assert all(part.startswith("#") for part in rewrite[1:] if "((" in part), card["rewrite"]
+    assert shell.run_cell(fix).success
+    _same_value(shell.user_ns["_y"], JAX[f"dict_static_{case}_fixed"], case)
 
 
 @pytest.mark.parametrize("case", sorted(SHAPE_ARGUMENTS_SAID))

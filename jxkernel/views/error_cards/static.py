@@ -56,6 +56,10 @@ def _unhashable_card(exc, where, called_from) -> ErrorCard:
     hashable = _hashable_text(type_name, value_text)
     code = where["code"] if where else ""
     traced = _traced_call(code, function, arg)
+    if type_name == "dict" and not traced and function.isidentifier():
+        # (a dict's tuple of pairs, passed where the jit is called, fails at the function's
+        # `d['a']`: traced is the line to paste, the tuple a comment beside dict(d))
+        traced = _jit_again(where, function, exc)
     if traced and (hashable is None or type_name == "dict"):
         return _traced_static_card(type_name, value_text, arg, function, traced, hashable,
                                    where, called_from)
@@ -134,7 +138,8 @@ def _traced_call(code, function, arg) -> str:
     tree = _parse_line({"code": code}) if code else None
     for call in ast.walk(tree) if tree is not None else ():
         if isinstance(call, ast.Call) and ast.unparse(call.func) in ("jax.jit", "jit") and \
-                [ast.unparse(a) for a in call.args] == [function]:
+                ([ast.unparse(a) for a in call.args] == [function] or function == "<lambda>"
+                 and len(call.args) == 1 and isinstance(call.args[0], ast.Lambda)):
             static = [k for k in call.keywords if k.arg in ("static_argnums", "static_argnames")]
             if len(static) != 1 or isinstance(static[0].value, (ast.Tuple, ast.List)) and \
                     len(static[0].value.elts) != 1:
