@@ -1808,6 +1808,27 @@ KEYWORD_OPTIONS = {
 }
 
 
+# vmap's in_axes given a dict for a dict argument with other keys than it has (one left out, one
+# too many, a nested one): JAX's "must be a tree prefix" message walking both trees, and the
+# in_axes-keys card's line, the dict's one entry standing for all of it. With TORCH_SETUP (x of
+# shape (2, 3)); each line binds its params first
+_PARAMS = "params = {'w': jnp.ones((3, 2)), 'b': jnp.zeros(2)}\n"
+_NESTED = "net = {'dense': {'w': jnp.ones((3, 2)), 'b': jnp.zeros(2)}}\n"
+IN_AXES_KEYS = {
+    "missing": (_PARAMS + "_y = jax.vmap(lambda p, r: r @ p['w'] + p['b'], "
+                "in_axes=({'w': None}, 0))(params, x)",
+                _PARAMS + "_y = jax.vmap(lambda p, r: r @ p['w'] + p['b'], "
+                "in_axes=(None, 0))(params, x)"),
+    "extra": (_PARAMS + "_y = jax.vmap(lambda p, r: r @ p['w'], "
+              "in_axes=({'w': None, 'b': None, 'c': None}, 0))(params, x)",
+              _PARAMS + "_y = jax.vmap(lambda p, r: r @ p['w'], in_axes=(None, 0))(params, x)"),
+    "nested": (_NESTED + "_y = jax.vmap(lambda n, r: r @ n['dense']['w'], "
+               "in_axes=({'dense': {'w': None}}, 0))(net, x)",
+               _NESTED + "_y = jax.vmap(lambda n, r: r @ n['dense']['w'], "
+               "in_axes=({'dense': None}, 0))(net, x)"),
+}
+
+
 # a dict made static (unhashable): (setup, the line, the card's fix: the jit's line with the
 # dict traced, then the call). Its tuple of pairs, which the card pasted as code where the line
 # jits a lambda or calls a jit made above, fails at the function's `d['a']` (JAX 0.10.2:
@@ -2044,7 +2065,8 @@ APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_"
          "scan_carry_",
          "state_class_", "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_", "one_hot_", "shape_arguments_",
-         "keyword_option_", "dict_static_")
+         "keyword_option_", "dict_static_",
+         "in_axes_keys_")
 
 
 # arithmetic on a pytree of arrays as on one array (a gradient step on dicts, a list's, jnp.sum
@@ -2175,7 +2197,7 @@ def torch_habits(jax) -> dict:
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
                          ("text_leaf", TEXT_LEAVES), ("one_hot", ONE_HOT),
                          ("shape_arguments", SHAPE_ARGUMENTS),
-                         ("keyword_option", KEYWORD_OPTIONS)):
+                         ("keyword_option", KEYWORD_OPTIONS), ("in_axes_keys", IN_AXES_KEYS)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = said(lambda: exec(line, names))

@@ -22,8 +22,8 @@ from learner_mistakes_cases import (  # tests/data
     APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PATTERNS, CARD_PROGRAMS,
     CARD_REWRITES,
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
-    FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES, KEYWORD_OPTIONS,
-    MATMUL_TO_GRAD,
+    FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_AXES_KEYS, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES,
+    KEYWORD_OPTIONS, MATMUL_TO_GRAD,
     METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, ONE_HOT,
     OPERAND_SHAPES, RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SPLIT_COUNTS,
     SHAPE_ARGUMENTS, SHAPE_ARGUMENTS_SAID, SQUARE_MATRICES, SQUARE_ONLY, STATE_CLASSES,
@@ -2105,6 +2105,18 @@ def test_an_option_given_by_position_is_named(shell, case):
     line, fix = KEYWORD_OPTIONS[case]
     _, lines = _card_then_its_lines(shell, "keyword_option", case, line, ("keyword-option",))
     _fix_gives_jaxs_value(shell, "keyword_option", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(IN_AXES_KEYS))
+def test_an_in_axes_dict_of_other_keys_gets_one_entry_for_the_whole_dict(shell, case):
+    """jax.vmap(f, in_axes=({'w': None}, 0))(params, x) of params holding 'w' and 'b' (a key
+    too many, a nested dict short of one): JAX 0.10.2's "must be a tree prefix" message, word
+    for word, and no card; the in_axes-keys card gives the dict's one entry for all of it, and
+    its line gives JAX's value."""
+    line, fix = IN_AXES_KEYS[case]
+    card, lines = _card_then_its_lines(shell, "in_axes_keys", case, line, ("vmap-in-axes",))
+    assert "have the argument's keys" in card["why"], card["why"]
+    _fix_gives_jaxs_value(shell, "in_axes_keys", case, fix, lines)
 
 
 @pytest.mark.parametrize("case", sorted(STATIC_DICTS))
