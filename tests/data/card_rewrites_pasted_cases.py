@@ -507,6 +507,12 @@ CASES = {
     "debug_print_field_by_position_value_by_name": (
         "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = {:.2f}', x=x)\n"
         "    return x * 2\n" + _PRINTED.format(arg="3.0"), (4, 4), "first"),
+    # (stop 129) print's % habit in jax.debug.print's string, the value after it (JAX's "Unused
+    # positional arguments"): the card kept the %f and added a field, which printed
+    # "x = %f 3.0" under JAX; the % conversion becomes the field
+    "debug_print_percent_with_the_value_after": (
+        "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = %f', x)\n"
+        "    return x * 2\n" + _PRINTED.format(arg="3.0"), (4, 4), "first"),
     # vmap over one key (no axis to map): it wrote a batch of floats, jnp.asarray([1.0, 2.0,
     # 3.0]), as the keys; a batch of keys split from it now
     "vmap_over_one_key": ("key = jax.random.key(0)\n"
@@ -1084,6 +1090,7 @@ PASTED = {
     'debug_print_percent_format': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = {:.2f}', x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
     'debug_print_named_field_by_position': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = {x:.2f}', x=x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
     'debug_print_spec_of_a_vector': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = {}', x)    # line 4: an array's values, no spec\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(jnp.array([1.25, 4.5]))\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
+    'debug_print_percent_with_the_value_after': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = {:f}', x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
     'debug_print_field_by_position_value_by_name': "import io, contextlib\n@jax.jit\ndef f(x):\n    jax.debug.print('x = {x:.2f}', x=x)    # prints the values as the program runs\n    return x * 2\nout = io.StringIO()\nwith contextlib.redirect_stdout(out):\n    y = f(3.0)\n    jax.effects_barrier()\n_r = [y, out.getvalue()]\n",
     'vmap_over_one_key': 'key = jax.random.key(0)\nkeys = jax.random.split(key, 3)    # a batch of keys: one per element\n_r = jax.vmap(lambda k: jax.random.randint(k, (), 0, 10))(keys)\n',
     'concatenate_features_along_axis_0': 'feats = jnp.arange(6.0).reshape(3, 2)\nextra = jnp.arange(3.0).reshape(3, 1)\n_r = jnp.concatenate([feats, extra], axis=1)    # (3, 3)\n',

@@ -72,6 +72,8 @@ def _rewrite(exc, where) -> str | None:
         return _replaced(tree, call, f"{ast.unparse(call.func)}({_rebuilt(fmt, iter(names))!r}, " +
                          ", ".join(ast.unparse(k) for k in call.keywords) + ")")
     elif _UNUSED.match(str(exc)) and fmt is not None:     # "x =", x: a field for each
+        if len(_PERCENT.findall(fmt)) == len(rest):     # "x = %f", x: print's % habit
+            fmt = _PERCENT.sub(_field, fmt.replace("{", "{{").replace("}", "}}"))
         fields = sum(1 for _, f, _, _ in string.Formatter().parse(fmt) if f is not None)
         fmt, values = fmt.rstrip() + " {}" * (len(rest) - fields), rest
     else:
