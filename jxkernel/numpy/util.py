@@ -98,6 +98,10 @@ def check_arraylike(fun_name: str, *args) -> None:
             # one raises again, at position 1)
             error.sequence_positions = tuple(j for j, a in enumerate(args)
                                              if isinstance(a, (list, tuple)))
+            # and the sequences themselves: JAX's position counts the check's arguments, not
+            # the call's (jnp.full's fill_value is its position 0), and a jnp function called
+            # inside another (jax.nn.softmax's max) names its own
+            error.sequences = tuple(a for a in args if isinstance(a, (list, tuple)))
             raise error
 
 

@@ -1127,7 +1127,7 @@ PASTED = {
     'grad_vector_bound_sum': 'def f(x):\n    return x ** 2\ng = jax.grad(f)\nxs = jnp.arange(3.0)\n_r = jax.grad(lambda *args: f(*args).sum())(xs)    # the derivative of their sum (a loss)\n',
     'grad_vector_bound_argnums_jacobian': "def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.jacrev(f, argnums=1)(2.0, jnp.arange(3.0))    # the Jacobian: every output's derivative\n",
     'grad_vector_bound_argnums_sum': 'def f(w, x):\n    return w * x ** 2\ndf = jax.grad(f, argnums=1)\n_r = jax.grad(lambda *args: f(*args).sum(), argnums=1)(2.0, jnp.arange(3.0))    # the derivative of their sum (a loss)\n',
-    'dot_of_two_lists': '_r = jnp.dot(jnp.asarray([1.0, 2.0]), jnp.asarray([3.0, 4.0]))    # each array: one value for dot\n',
+    'dot_of_two_lists': '_r = jnp.dot(jnp.asarray([1.0, 2.0]), jnp.asarray([3.0, 4.0]))    # each array: one value for jnp.dot\n',
     'vmap_sizes_of_a_keyword_argument': 'def f(x, scale):\n    return x * scale\n_r = jax.vmap(f, in_axes=(0, None))(jnp.arange(3.0), jnp.arange(2.0))    # scale passed positionally: in_axes=(0, None)\n',
     'vmap_sizes_every_pair_whole': 'xs = jnp.arange(12.0).reshape(4, 3)\nys = jnp.arange(15.0).reshape(5, 3)\ndef dist(a, b):\n    return jnp.sqrt(((a - b) ** 2).sum())\n_r = jax.vmap(dist, in_axes=(0, None))(xs, ys)    # the same whole argument for every element\n',
     'vmap_sizes_every_pair': 'xs = jnp.arange(12.0).reshape(4, 3)\nys = jnp.arange(15.0).reshape(5, 3)\ndef dist(a, b):\n    return jnp.sqrt(((a - b) ** 2).sum())\n_r = jax.vmap(jax.vmap(dist, in_axes=(None, 0)), in_axes=(0, None))(xs, ys)    # (4, 5): at [i, j], of xs[i] and ys[j]\n',

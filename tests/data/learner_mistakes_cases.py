@@ -1808,6 +1808,24 @@ KEYWORD_OPTIONS = {
 }
 
 
+# a Python list given where JAX takes an array, at a place the list-argument card found by JAX's
+# position, which counts the check's arguments, not the call's (jnp.full's fill_value is its
+# position 0: the card wrapped the shape), or by the jnp function named, which is the one inside
+# the learner's (jax.nn.softmax's max: the card wrote `jnp.max(jnp.asarray(values))`). Now the
+# list the check refused, found on the line. With TORCH_SETUP (v of shape (3,))
+LIST_ARGUMENTS = {
+    "full_fill_value": ("_y = jnp.full((2,), [1, 2])", "_y = jnp.full((2,), jnp.asarray([1, 2]))"),
+    "full_like_keyword": ("_y = jnp.full_like(v, fill_value=[1.0, 2.0, 3.0])",
+                          "_y = jnp.full_like(v, fill_value=jnp.asarray([1.0, 2.0, 3.0]))"),
+    "softmax": ("_y = jax.nn.softmax([1.0, 2.0])", "_y = jax.nn.softmax(jnp.asarray([1.0, 2.0]))"),
+    "relu": ("_y = jax.nn.relu([1.0, -2.0])", "_y = jax.nn.relu(jnp.asarray([1.0, -2.0]))"),
+    "logsumexp": ("_y = jax.scipy.special.logsumexp([1.0, 2.0])",
+                  "_y = jax.scipy.special.logsumexp(jnp.asarray([1.0, 2.0]))"),
+    "dot_both": ("_y = jnp.dot([1.0, 2.0], [3.0, 4.0])",
+                 "_y = jnp.dot(jnp.asarray([1.0, 2.0]), jnp.asarray([3.0, 4.0]))"),
+}
+
+
 # vmap's in_axes given a dict for a dict argument with other keys than it has (one left out, one
 # too many, a nested one): JAX's "must be a tree prefix" message walking both trees, and the
 # in_axes-keys card's line, the dict's one entry standing for all of it. With TORCH_SETUP (x of
@@ -2066,7 +2084,7 @@ APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_"
          "state_class_", "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_", "one_hot_", "shape_arguments_",
          "keyword_option_", "dict_static_",
-         "in_axes_keys_")
+         "in_axes_keys_", "list_arguments_")
 
 
 # arithmetic on a pytree of arrays as on one array (a gradient step on dicts, a list's, jnp.sum
@@ -2197,7 +2215,8 @@ def torch_habits(jax) -> dict:
                          ("solve_shapes", SOLVE_SHAPES), ("autodiff", AUTODIFF_CALLS),
                          ("text_leaf", TEXT_LEAVES), ("one_hot", ONE_HOT),
                          ("shape_arguments", SHAPE_ARGUMENTS),
-                         ("keyword_option", KEYWORD_OPTIONS), ("in_axes_keys", IN_AXES_KEYS)):
+                         ("keyword_option", KEYWORD_OPTIONS), ("in_axes_keys", IN_AXES_KEYS),
+                         ("list_arguments", LIST_ARGUMENTS)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = said(lambda: exec(line, names))

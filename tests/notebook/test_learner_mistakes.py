@@ -23,7 +23,7 @@ from learner_mistakes_cases import (  # tests/data
     CARD_REWRITES,
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
     FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_AXES_KEYS, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES,
-    KEYWORD_OPTIONS, MATMUL_TO_GRAD,
+    KEYWORD_OPTIONS, LIST_ARGUMENTS, MATMUL_TO_GRAD,
     METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, ONE_HOT,
     OPERAND_SHAPES, RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SPLIT_COUNTS,
     SHAPE_ARGUMENTS, SHAPE_ARGUMENTS_SAID, SQUARE_MATRICES, SQUARE_ONLY, STATE_CLASSES,
@@ -2105,6 +2105,20 @@ def test_an_option_given_by_position_is_named(shell, case):
     line, fix = KEYWORD_OPTIONS[case]
     _, lines = _card_then_its_lines(shell, "keyword_option", case, line, ("keyword-option",))
     _fix_gives_jaxs_value(shell, "keyword_option", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(LIST_ARGUMENTS))
+def test_a_list_given_for_an_array_is_made_one_where_the_learner_wrote_it(shell, case):
+    """jnp.full((2,), [1, 2]) (JAX's position 0 is the check's: the fill value), full_like's
+    fill_value by keyword, jax.nn.softmax / relu / logsumexp of a list (JAX names the jnp
+    function inside them): JAX 0.10.2's words, and the list-argument card makes the list the
+    learner wrote an array (it wrapped the shape, or wrote `jnp.max(jnp.asarray(values))`),
+    titled by the learner's call; its line gives JAX's value."""
+    line, fix = LIST_ARGUMENTS[case]
+    card, lines = _card_then_its_lines(shell, "list_arguments", case, line, ("list-argument",))
+    called = fix.split(" = ", 1)[1].split("(")[0]
+    assert card["title"].startswith(called + " was given"), card["title"]
+    _fix_gives_jaxs_value(shell, "list_arguments", case, fix, lines)
 
 
 @pytest.mark.parametrize("case", sorted(IN_AXES_KEYS))

@@ -5,7 +5,8 @@ these raised NameError (`lo`, `which`, `mask`, `start`, `rows`) or, in a class, 
 another object's fields."""
 import pytest
 
-from jxkernel.views.error_cards import keys, operand_dtypes, ragged, shapes, state_classes
+from jxkernel.views.error_cards import (keys, list_arguments, operand_dtypes, ragged, shapes,
+                                       state_classes)
 
 OTHER_LINE = {"code": "y = helper(x)", "line": 1, "function": "<module>", "file": "In[1]"}
 
@@ -63,3 +64,12 @@ def test_the_key_cards_fallbacks_are_patterns():
     assert _commented(card.rewrite) and "split(key)" in card.rewrite, card.rewrite
     card = keys._key_unpack_card(TypeError("iteration over a 0-d key array"), OTHER_LINE, None)
     assert _commented(card.rewrite) and "split(key)" in card.rewrite, card.rewrite
+
+
+def test_a_list_given_inside_a_helper_gets_a_pattern():
+    """A list refused inside a helper the learner's line calls (the line shows no list): the
+    pattern, commented (as code, `y = jnp.sum(jnp.asarray(values))` named `values`)."""
+    error = TypeError("sum requires ndarray or scalar arguments, got <class 'list'> at "
+                      "position 0.")
+    card = list_arguments._list_argument_card(error, OTHER_LINE, None)
+    assert _commented(card.rewrite) and "jnp.asarray(values)" in card.rewrite, card.rewrite

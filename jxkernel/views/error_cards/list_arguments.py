@@ -9,7 +9,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _user_frame
-from .rewrites import _parse_line, _replaced
+from .rewrites import _parse_line, _pattern, _replaced
 
 # JAX's text (check_arraylike), the exception's whole message
 _LIST = re.compile(r"^(\w+) requires ndarray or scalar arguments, got <class '(list|tuple)'> "
@@ -23,16 +23,26 @@ def _is_list_argument(e) -> bool:
 def _list_argument_card(exc, where, called_from) -> ErrorCard:
     name, kind, position = _LIST.match(str(exc)).groups()
     tree = _parse_line(where)
-    argument = _argument(tree, name, int(position)) if tree is not None else None
+    found = _sequence_nodes(tree, exc, _user_frame(exc)) if tree is not None else []
+    if not found and tree is not None:      # (no sequences attached: the position JAX names)
+        argument = _argument(tree, name, int(position))
+        found = [(None, node) for node in [argument] if node is not None]
+        found += [(None, node) for at in getattr(exc, "sequence_positions", ())
+                  if at != int(position) and (node := _argument(tree, name, at)) is not None]
+    if not found and tree is not None:      # a list traced into a custom_jvp (jax.nn.relu's):
+        found = _sole_literal(tree, kind)   # its elements tracers, no equal literal on the line
+    # the call the learner wrote: jax.nn.softmax's list reached jnp.max inside it
+    called = ast.unparse(found[0][0].func) if found and found[0][0] is not None else \
+        f"jnp.{name}"
+    argument = found[0][1] if found else None
     lengths = _ragged_lengths(argument, _user_frame(exc)) if argument is not None else None
     if lengths is not None:
-        return _ragged_list_card(name, kind, tree, argument, lengths)
-    several = len(set(getattr(exc, "sequence_positions", ()))) > 1
-    note = f"    # {'each' if several else 'an'} array: one value for {name}"
-    rewrite = (f"{_as_arrays(tree, name, int(position), exc)}{note}"
-               if argument is not None else f"y = jnp.{name}(jnp.asarray(values)){note}")
+        return _ragged_list_card(name, called, kind, tree, argument, lengths)
+    note = f"    # {'each' if len(found) > 1 else 'an'} array: one value for {called}"
+    rewrite = (f"{_as_arrays(tree, [node for _, node in found])}{note}" if found else
+               _pattern(f"y = {called}(jnp.asarray(values))    # the {kind} made an array"))
     return ErrorCard(
-        "list-argument", f"jnp.{name} was given a Python {kind}",
+        "list-argument", f"{called} was given a Python {kind}",
         why=(f"NumPy turns a {kind} into an array for you; JAX's functions do not, since "
              f"under jit, grad or vmap each element of a {kind} would be traced as a value of "
              f"its own (a {kind} of 1,000 numbers: 1,000 inputs), where an array is one."),
@@ -42,18 +52,70 @@ def _list_argument_card(exc, where, called_from) -> ErrorCard:
         rewrite=rewrite, docs=None)
 
 
-def _as_arrays(tree, name, position, exc) -> str:
-    """The user's line with the list at `position` of `name`'s call made an array, and every
-    other argument the check found a list or tuple (the exception's `sequence_positions`,
-    numpy/util.py's check_arraylike): JAX names the first alone, and `jnp.dot([1.0, 2.0],
-    [3.0, 4.0])` with only that one made an array raises again at position 1 (JAX 0.10.2)."""
-    positions = sorted(set(getattr(exc, "sequence_positions", ())) | {position})
-    for at in reversed(positions):          # (each a node of the line as the last left it)
-        argument = _argument(tree, name, at)
-        if argument is not None:
-            tree = ast.parse(_replaced(tree, argument,
-                                       f"jnp.asarray({ast.unparse(argument)})"))
-    return ast.unparse(tree)
+def _sequence_nodes(tree, exc, frame) -> list:
+    """(call, argument) of the user's line for each list or tuple the check refused (the
+    exception's `sequences`): a literal of equal value, or a name holding that very object;
+    in the order the line reads them."""
+    left = list(getattr(exc, "sequences", ()))
+    found = []
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
+        for node in [*call.args, *(k.value for k in call.keywords)]:
+            held = next((i for i, value in enumerate(left) if _holds(node, value, frame)), None)
+            if held is not None:
+                found.append((call, node))
+                del left[held]
+    return found
+
+
+def _sole_literal(tree, kind) -> list:
+    """[(call, argument)] where one argument of one call on the line is a `kind` ("list",
+    "tuple") written out; [] otherwise."""
+    literal = ast.List if kind == "list" else ast.Tuple
+    found = [(call, node) for call in ast.walk(tree) if isinstance(call, ast.Call)
+             for node in [*call.args, *(k.value for k in call.keywords)]
+             if isinstance(node, literal)]
+    return found if len(found) == 1 else []
+
+
+def _plain(value) -> bool:
+    """Whether `value` holds only Python's own scalars (nested lists and tuples of them): a
+    list of tracers compared with a literal would ask a tracer for its truth."""
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, (bool, int, float, complex, str))
+
+
+def _holds(node, value, frame) -> bool:
+    """Whether the argument `node` is the list or tuple `value`."""
+    if isinstance(node, ast.Name):
+        names = {**frame.f_globals, **frame.f_locals} if frame is not None else {}
+        return names.get(node.id) is value
+    if not isinstance(node, ast.List if type(value) is list else ast.Tuple) or \
+            not _plain(value):
+        return False
+    try:
+        return ast.literal_eval(node) == value
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+
+
+def _as_arrays(tree, nodes) -> str:
+    """The user's line with each of `nodes` made an array: every list or tuple the check
+    found (JAX names the first alone, and `jnp.dot([1.0, 2.0], [3.0, 4.0])` with only that
+    one made an array raises again at position 1, JAX 0.10.2)."""
+    return ast.unparse(_MadeArrays(nodes).visit(tree))
+
+
+class _MadeArrays(ast.NodeTransformer):
+    """Wraps each of its nodes in jnp.asarray(...)."""
+
+    def __init__(self, nodes):
+        self.nodes = nodes
+
+    def visit(self, node):
+        if any(node is n for n in self.nodes):
+            return ast.parse(f"jnp.asarray({ast.unparse(node)})", mode="eval").body
+        return super().visit(node)
 
 
 # jnp's functions that join their arrays end to end: a list of rows of any lengths joins as
@@ -80,7 +142,7 @@ def _ragged_lengths(argument, frame) -> list | None:
     return lengths if len(set(lengths)) > 1 else None
 
 
-def _ragged_list_card(name, kind, tree, argument, lengths) -> ErrorCard:
+def _ragged_list_card(name, called, kind, tree, argument, lengths) -> ErrorCard:
     """A list of rows of different lengths: jnp.asarray of it (the card's fix for a list)
     raised NumPy's ValueError, pasted. Joined end to end, each row an array of its own;
     stacked or computed with, no array holds them: the words, no code."""
@@ -91,13 +153,13 @@ def _ragged_list_card(name, kind, tree, argument, lengths) -> ErrorCard:
     if name in _END_TO_END:
         each = f"[jnp.asarray(row) for row in {ast.unparse(argument)}]"
         return ErrorCard(
-            "list-argument", f"jnp.{name} was given a Python {kind} of rows of lengths {shown}",
-            why=why, fix=(f"Make each row an array: jnp.{name} takes a list of arrays of "
+            "list-argument", f"{called} was given a Python {kind} of rows of lengths {shown}",
+            why=why, fix=(f"Make each row an array: {called} takes a list of arrays of "
                           f"different lengths and joins them end to end."),
             rewrite=f"{_replaced(tree, argument, each)}    # each row an array of its own",
             docs=None)
     return ErrorCard(
-        "list-argument", f"jnp.{name} was given a Python {kind} of rows of lengths {shown}",
+        "list-argument", f"{called} was given a Python {kind} of rows of lengths {shown}",
         why=why,
         fix=("Give the rows one length first (pad the short ones with a value that leaves "
              "your result as it is, jnp.pad or by hand), then jnp.asarray; or, to join them "
