@@ -49,11 +49,9 @@ class JaxModule(types.ModuleType):
                 return importlib.import_module(f"jax.{name}")
             except ModuleNotFoundError:
                 pass
-        if name in LOADED_BY_IMPORT_ONLY and f"jax.{name}" not in sys.modules:
-            # code that ran here without the import failed under JAX
-            raise AttributeError(f"module 'jax' has no attribute {name!r} (`import jax` does "
-                                 f"not load jax.{name}: `import jax.{name}` first)",
-                                 name=name, obj=self)
+        unloaded = _not_loaded("jax", name, self)
+        if unloaded is not None:
+            raise unloaded
         if _own_module(name):       # jax.xla, jax.stepper: JAX's `jax` has no such name
             raise AttributeError(
                 f"module 'jax' has no attribute {name!r}" + ("" if name.startswith("_") else
@@ -134,9 +132,20 @@ _SUBMODULES = frozenset((
     "experimental export ffi image interpreters lax lib monitoring nn numpy ops profiler "
     "random ref scipy sharding stages tree tree_util typing").split())
 
-# JAX 0.10.2's modules that its `import jax` does not load: `jax.extend` is JAX's AttributeError
-# until `import jax.extend` (which binds it, here as there)
-LOADED_BY_IMPORT_ONLY = frozenset(["ad_checkpoint", "extend", "flatten_util", "test_util"])
+# JAX 0.10.2's modules that its `import jax` does not load, per package: `jax.extend` and
+# `jax.scipy.optimize` are JAX's AttributeError until imported (which binds them, here as there)
+LOADED_BY_IMPORT_ONLY = {"jax": frozenset(["ad_checkpoint", "extend", "flatten_util", "test_util"]),
+                         "jax.scipy": frozenset(["optimize", "spatial"])}
+
+
+def _not_loaded(package: str, name: str, module) -> AttributeError | None:
+    """JAX's AttributeError for `package.name` read before `import package.name`, or None."""
+    if name not in LOADED_BY_IMPORT_ONLY.get(package, ()) or f"{package}.{name}" in sys.modules:
+        return None
+    # code that ran here without the import failed under JAX
+    return AttributeError(f"module {package!r} has no attribute {name!r} (`import jax` does "
+                          f"not load {package}.{name}: `import {package}.{name}` first)",
+                          name=name, obj=module)
 
 
 class _Loader(importlib.abc.Loader):
@@ -255,6 +264,9 @@ def _name_misses_as(module, alias: str, imported: bool = True) -> None:
     default = f"module {real!r} has no attribute "
 
     def __getattr__(attr):
+        unloaded = _not_loaded(alias, attr, module)
+        if unloaded is not None:
+            raise unloaded
         if own is not None:
             try:
                 value = own(attr)

@@ -50,7 +50,8 @@ GONE = ("numpy.product", "numpy.alltrue", "numpy.sometrue", "random.KeyArray",
 # JAX's modules its `import jax` does not load: `jax.extend` without `import jax.extend` is
 # JAX's AttributeError (it ran here, and the same code failed under JAX); read before anything
 # imports them
-UNLOADED = ("extend", "flatten_util", "ad_checkpoint", "test_util")
+UNLOADED = ("extend", "flatten_util", "ad_checkpoint", "test_util", "scipy.optimize",
+            "scipy.spatial")
 # modules JAX 0.10.2 has not (older tutorials' `from jax.config import config`): JAX's
 # ModuleNotFoundError; the alias adds what to write instead
 NO_MODULE = ("config",)
@@ -108,7 +109,8 @@ def modules(jax) -> dict:
 
 
 def run(jax) -> dict:
-    out = {f"unloaded:{name}": _miss(jax, name) for name in UNLOADED}
+    out = {f"unloaded:{path}": _miss(importlib.import_module(".".join(["jax", *parent])), name)
+           for path in UNLOADED for *parent, name in [path.split(".")]}
     out.update({f"imported:{path}": _miss(importlib.import_module(f"jax.{path}"))
                 for path in IMPORTED})
     for package, attribute in REACHED:
