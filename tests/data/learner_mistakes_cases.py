@@ -1660,6 +1660,11 @@ TORCH_HABITS = {
     "sigmoid": ("_y = x.sigmoid()", "_y = jax.nn.sigmoid(x)"),
     "softmax": ("_y = x.softmax(dim=1)", "_y = jax.nn.softmax(x, axis=1)"),
     "sum_dim": ("_y = x.sum(dim=1)", "_y = x.sum(axis=1)"),
+    # PyTorch's x.max(dim=1) is a pair, (values, indices): unpacked as written after dim= was
+    # renamed, the two names took the two rows' maxima (stop 129); JAX's max, then argmax
+    "max_dim_pair": ("_i, _y = x.max(dim=1)", "_i, _y = (x.max(axis=1), x.argmax(axis=1))"),
+    "max_dim_values": ("_y = x.max(dim=1).values", "_y = x.max(axis=1)"),
+    "min_dim_indices": ("_y = x.min(dim=0).indices", "_y = x.argmin(axis=0)"),
     "mean_keepdim": ("_y = jnp.mean(x, dim=0, keepdim=True)",
                      "_y = jnp.mean(x, axis=0, keepdims=True)"),
     "cat": ("_y = jnp.cat([x, x], dim=0)", "_y = jnp.concatenate([x, x], axis=0)"),
@@ -1771,6 +1776,9 @@ SHAPE_ARGUMENTS = {
     "reshape": ("_y = jnp.reshape(v, 3, 1)", "_y = jnp.reshape(v, (3, 1))"),
     "reshape_minus_one": ("_y = jnp.reshape(x, -1, 2)", "_y = jnp.reshape(x, (-1, 2))"),
     "reshape_three": ("_y = jnp.reshape(x, 1, 2, 3)", "_y = jnp.reshape(x, (1, 2, 3))"),
+    # the first number alone of another size than the array: reshape's size error comes first
+    # (the reshape-size card advised sizes that multiply to 6, (3, 2) among them, as written)
+    "reshape_first_of_another_size": ("_y = jnp.reshape(x, 3, 2)", "_y = jnp.reshape(x, (3, 2))"),
     "transpose": ("_y = jnp.transpose(x, 1, 0)", "_y = jnp.transpose(x, (1, 0))"),
     "tile": ("_y = jnp.tile(v, 2, 3)", "_y = jnp.tile(v, (2, 3))"),
     "expand_dims": ("_y = jnp.expand_dims(v, 0, 1)", "_y = jnp.expand_dims(v, (0, 1))"),
@@ -1803,6 +1811,9 @@ KEYWORD_OPTIONS = {
                        "_y = jax.lax.map(lambda r: r * 2, x, batch_size=2)"),
     "map_sequences": ("_y = jax.lax.map(jnp.multiply, v, w)",
                       "_y = jax.lax.map(lambda args: jnp.multiply(*args), (v, w))"),
+    "map_sequences_lambda": ("_y = jax.lax.map(lambda p, q, r: p + q * r, v, w, v)",
+                             "_y = jax.lax.map(lambda args: (lambda p, q, r: p + q * r)(*args), "
+                             "(v, w, v))"),
     "argmax_keepdims": ("_y = jnp.argmax(x, 1, True)", "_y = jnp.argmax(x, 1, keepdims=True)"),
     "argmin_keepdims": ("_y = jnp.argmin(x, 0, True)", "_y = jnp.argmin(x, 0, keepdims=True)"),
 }

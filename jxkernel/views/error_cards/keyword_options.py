@@ -124,7 +124,10 @@ def _sequences_card(tree, call, func, docs) -> ErrorCard:
     """lax.map(f, xs, ys): one tuple of the sequences, which the function unpacks."""
     f, seqs = call.args[0], call.args[1:]
     names = ", ".join(ast.unparse(s) for s in seqs)
-    packed = ast.parse(f"lambda args: {ast.unparse(f)}(*args)", mode="eval").body
+    # (a lambda written on the line called in parentheses: `lambda args: (lambda p, q: ...)(
+    # *args)`, where unparenthesized its body would be the call)
+    callee = f"({ast.unparse(f)})" if isinstance(f, ast.Lambda) else ast.unparse(f)
+    packed = ast.parse(f"lambda args: {callee}(*args)", mode="eval").body
     new = ast.Call(call.func, [packed, ast.Tuple(list(seqs), ast.Load())], call.keywords)
     return ErrorCard(
         "keyword-option", f"{func} maps over one pytree, not several sequences",

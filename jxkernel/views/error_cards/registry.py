@@ -302,6 +302,7 @@ CARDS = [
     (_is_linear_features, _linear_features_card),
     (_is_layer_features, _layer_features_card),  # before matmul's: the layer's words
     (_is_matmul_shapes, _matmul_card),
+    (_is_shape_arguments, _shape_arguments_card),  # before reshape's, random arguments'
     (_is_reshape_size, _reshape_card),
     (_is_reshape_unknowns, _reshape_unknowns_card),
     (_is_matmul_0d, _matmul_0d_card),
@@ -324,7 +325,6 @@ CARDS = [
     (_is_list_operand, _list_operand_card),
     (_is_list_index, _list_index_card),
     (_is_truth_value, _truth_value_card),
-    (_is_shape_arguments, _shape_arguments_card),  # before NumPy's random arguments
     (_is_keyword_option, _keyword_option_card),
     (_is_numpy_random, _numpy_random_card),
     (_is_key_unpacked, _key_unpack_card),

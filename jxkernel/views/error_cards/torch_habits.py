@@ -121,10 +121,26 @@ class _Rewrite(ast.NodeTransformer):
         # `dtype=jnp.float`: a dtype by PyTorch's name (torch.float), or NumPy 1's alias of
         # Python's float (np.float, gone since NumPy 1.24): JAX's dtype of that kind
         self.generic_visit(node)
+        if node.attr in ("values", "indices") and _reduced_along(node.value, self.done):
+            # PyTorch's x.max(dim=1) is a pair, (values, indices); JAX's the values alone
+            return node.value if node.attr == "values" else _arg_of(node.value)
         if ast.unparse(node.value) in ("jnp", "jax.numpy") and node.attr in _DTYPES:
             self.done[node.attr] = f"{ast.unparse(node.value)}.{_DTYPES[node.attr]}"
             node.attr = _DTYPES[node.attr]
         return node
+
+
+def _reduced_along(node, done) -> bool:
+    """Whether `node` is x.max(axis=...) or x.min(axis=...) written with PyTorch's dim=."""
+    return "dim" in done and isinstance(node, ast.Call) and \
+        isinstance(node.func, ast.Attribute) and node.func.attr in ("max", "min") and \
+        any(k.arg == "axis" for k in node.keywords)
+
+
+def _arg_of(call):
+    """x.argmax(axis=...) for x.max(axis=...) (argmin for min): PyTorch's indices."""
+    return ast.Call(ast.Attribute(call.func.value, "arg" + call.func.attr, ast.Load()),
+                    call.args, call.keywords)
 
 
 def _takes_axis(node) -> bool:
@@ -163,7 +179,15 @@ def _rewritten(code: str):
                 f"{x} = {x} {_IN_PLACE[call.func.attr]} {_right(call.args[0])}"
             return line, {call.func.attr: line}
     rewrite = _Rewrite()
-    out = ast.unparse(rewrite.visit(tree))
+    tree = rewrite.visit(tree)
+    first = tree.body[0] if len(tree.body) == 1 else None
+    if isinstance(first, ast.Assign) and len(first.targets) == 1 and \
+            isinstance(first.targets[0], ast.Tuple) and len(first.targets[0].elts) == 2 and \
+            _reduced_along(first.value, rewrite.done):
+        # `values, indices = x.max(dim=1)`, PyTorch's pair: JAX's max then argmax (unpacked
+        # as it was, the two names took the two rows' maxima)
+        first.value = ast.Tuple([first.value, _arg_of(first.value)], ast.Load())
+    out = ast.unparse(tree)
     return (out, rewrite.done) if rewrite.done else None
 
 
