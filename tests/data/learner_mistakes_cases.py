@@ -1717,6 +1717,21 @@ IN_PLACE = {
     "add_at": ("np.add.at(_y, [0, 0], 1.0)", "_y = _y.at[jnp.asarray([0, 0])].add(1.0)"),
     "maximum_at": ("np.maximum.at(_y, (1, 2), 9.0)", "_y = _y.at[1, 2].max(9.0)"),
 }
+# an item assigned through two subscripts (the immutable-array card): (the cell, the card's
+# line, then `_y` read back). A dict's array (`p['w'][1] = 2.0`) was rewritten
+# `p = p.at['w'][1].set(2.0)`, and a matrix's item (`z[0][1] = 9.0`) `z = z.at[0][1].set(9.0)`:
+# both raise under JAX (a dict has no .at; .at's update takes one index). With TORCH_SETUP
+_DICT, _LIST, _MATRIX = "_p = {'w': v + 0}\n", "_p = [{'w': v + 0}]\n", "_z = x + 0\n"
+NESTED_ITEMS = {
+    "dict_entry": (_DICT + "_p['w'][1] = 2.0",
+                   _DICT + "_p['w'] = _p['w'].at[1].set(2.0)\n_y = _p['w']"),
+    "list_of_dicts": (_LIST + "_p[0]['w'][2] += 5.0",
+                      _LIST + "_p[0]['w'] = _p[0]['w'].at[2].add(5.0)\n_y = _p[0]['w']"),
+    "row_then_item": (_MATRIX + "_z[0][1] = 9.0",
+                      _MATRIX + "_z = _z.at[0, 1].set(9.0)\n_y = _z"),
+    "row_then_item_multiplied": (_MATRIX + "_z[1][2] *= 2.0",
+                                 _MATRIX + "_z = _z.at[1, 2].multiply(2.0)\n_y = _z"),
+}
 # NumPy 1.x's names NumPy 2.0 removed, and jax.numpy with it (the numpy1-name card)
 NUMPY1_NAMES = {
     # clip's keywords before NumPy 2.1 (a_min=, a_max=, a=): min= and max=, the array first
@@ -2095,7 +2110,7 @@ APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_"
          "state_class_", "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_", "one_hot_", "shape_arguments_",
          "keyword_option_", "dict_static_",
-         "in_axes_keys_", "list_arguments_")
+         "in_axes_keys_", "list_arguments_", "nested_item_")
 
 
 # arithmetic on a pytree of arrays as on one array (a gradient step on dicts, a list's, jnp.sum
@@ -2227,7 +2242,7 @@ def torch_habits(jax) -> dict:
                          ("text_leaf", TEXT_LEAVES), ("one_hot", ONE_HOT),
                          ("shape_arguments", SHAPE_ARGUMENTS),
                          ("keyword_option", KEYWORD_OPTIONS), ("in_axes_keys", IN_AXES_KEYS),
-                         ("list_arguments", LIST_ARGUMENTS)):
+                         ("list_arguments", LIST_ARGUMENTS), ("nested_item", NESTED_ITEMS)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = said(lambda: exec(line, names))

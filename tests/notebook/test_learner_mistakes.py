@@ -24,7 +24,7 @@ from learner_mistakes_cases import (  # tests/data
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
     FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_AXES_KEYS, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES,
     KEYWORD_OPTIONS, LIST_ARGUMENTS, MATMUL_TO_GRAD,
-    METHOD_PYTREE_FIX, MISSING_KEYS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, ONE_HOT,
+    METHOD_PYTREE_FIX, MISSING_KEYS, NESTED_ITEMS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, ONE_HOT,
     OPERAND_SHAPES, RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SPLIT_COUNTS,
     SHAPE_ARGUMENTS, SHAPE_ARGUMENTS_SAID, SQUARE_MATRICES, SQUARE_ONLY, STATE_CLASSES,
     STATIC_DICTS,
@@ -2105,6 +2105,23 @@ def test_an_option_given_by_position_is_named(shell, case):
     line, fix = KEYWORD_OPTIONS[case]
     _, lines = _card_then_its_lines(shell, "keyword_option", case, line, ("keyword-option",))
     _fix_gives_jaxs_value(shell, "keyword_option", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(NESTED_ITEMS))
+def test_an_item_assigned_through_two_subscripts_updates_the_array_it_is_in(shell, case):
+    """p['w'][1] = 2.0 of a dict of arrays, z[0][1] = 9.0 of a matrix (and += through them):
+    JAX 0.10.2's "immutable" TypeError, word for word; the immutable-array card updates the
+    array the item is in, p['w'] = p['w'].at[1].set(2.0), or the item (0, 1) of z, where it
+    wrote p.at['w'][1] and z.at[0][1] (both raise under JAX); its line gives JAX's value."""
+    line, fix = NESTED_ITEMS[case]
+    assert shell.run_cell(TORCH_SETUP).success
+    text, card = shown(shell, line)
+    assert card is not None and card["kind"] == "immutable-array", text
+    assert card["message"] == JAX[f"nested_item_{case}"]["first_line"]
+    assert card["rewrite"].splitlines()[0].split("    # ")[0] == fix.splitlines()[1], \
+        card["rewrite"]
+    assert shell.run_cell(fix).success
+    _same_value(shell.user_ns["_y"], JAX[f"nested_item_{case}_fixed"], case)
 
 
 @pytest.mark.parametrize("case", sorted(LIST_ARGUMENTS))

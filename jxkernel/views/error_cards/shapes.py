@@ -236,7 +236,7 @@ def _immutable_card(exc, where, called_from) -> ErrorCard:
         why=why,
         fix=("Use x = x.at[i].set(v) (x[i] += v: .add(v); also .subtract, .multiply, .divide, "
              ".min, .max): a new array, bound to x."),
-        rewrite=_at_rewrite(where),
+        rewrite=_nested_at_rewrite(where, _user_frame(exc)) or _at_rewrite(where),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
 
 
@@ -246,10 +246,52 @@ _ASSIGNED = re.compile(r"^(?P<indent>\s*)(?P<array>[A-Za-z_][\w.]*)\[(?P<index>.
 _AT_METHOD = {"": "set", "+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
 
 
+_AT_OPS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "divide"}
+
+
+def _nested_at_rewrite(where, frame) -> str | None:
+    """An assignment through two subscripts as its .at[] update, or None: `p['w'][1] = 2.0`
+    of a dict of arrays updates the array `p['w']` (the one regex read it as p.at['w'][1]:
+    a dict has no .at), `z[0][1] = 9.0` of a matrix the item (0, 1) of z (`z.at[0][1]`: .at's
+    update has no second index)."""
+    tree = _parse_line(where)
+    statement = tree.body[0] if tree is not None and len(tree.body) == 1 else None
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, method = statement.targets[0], "set"
+    elif isinstance(statement, ast.AugAssign) and type(statement.op) in _AT_OPS:
+        target, method = statement.target, _AT_OPS[type(statement.op)]
+    else:
+        return None
+    chain, node = [], target
+    while isinstance(node, ast.Subscript):
+        chain.insert(0, node)
+        node = node.value
+    if len(chain) < 2 or not isinstance(node, ast.Name) or frame is None:
+        return None
+    value, level = _named_value(frame, node.id), 0        # through the containers to the array
+    while isinstance(value, (dict, list, tuple)) and level < len(chain) - 1 and \
+            isinstance(chain[level].slice, ast.Constant):
+        try:
+            value = value[chain[level].slice.value]
+        except (KeyError, IndexError, TypeError):
+            return None
+        level += 1
+    if not hasattr(value, "at"):
+        return None
+    array = ast.unparse(chain[level - 1]) if level else node.id
+    indices = [c.slice for c in chain[level:]]
+    if len(indices) > 1 and not all(isinstance(i, (ast.Constant, ast.Name, ast.UnaryOp))
+                                    for i in indices):
+        return None         # (a slice then an index is no one index of the array)
+    index = ", ".join(ast.unparse(i) for i in indices)
+    return (f"{array} = {array}.at[{index}].{method}({ast.unparse(statement.value)})"
+            f"    # a new array, bound to {array}")
+
+
 def _at_rewrite(where) -> str:
     """The user's assignment as an .at[] update, or the pattern."""
     found = _ASSIGNED.match((where or {}).get("code") or "")
-    if found is None:
+    if found is None or "][" in found.group("index"):   # (two subscripts: _nested_at_rewrite's)
         return _pattern("x = x.at[i].set(v)    # a new array; .add(v) for x[i] += v")
     array, index, value = found.group("array"), found.group("index"), found.group("value")
     array = array.removesuffix(".at")           # `x.at[0] = 1`: the array is x
