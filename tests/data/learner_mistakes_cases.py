@@ -1751,6 +1751,11 @@ NUMPY1_NAMES = {
 }
 # the same names under jit, asked of a tracer (JAX's words name the tracer's class)
 TORCH_HABITS_TRACED = {
+    # .numpy() of a traced value: np.asarray(v) raised TracerArrayConversionError, pasted
+    # (stop 129); the JAX array kept
+    "numpy": ("_y = jax.jit(lambda v: v.numpy() * 2)(x)", "_y = jax.jit(lambda v: v * 2)(x)"),
+    "cpu_numpy": ("_y = jax.jit(lambda v: v.cpu().numpy() + 1)(x)",
+                  "_y = jax.jit(lambda v: v + 1)(x)"),
     "unsqueeze": ("_y = jax.jit(lambda v: v.unsqueeze(0))(x)",
                   "_y = jax.jit(lambda v: jnp.expand_dims(v, 0))(x)"),
     "float": ("_y = jax.jit(lambda v: v.float())(m)",

@@ -38,9 +38,12 @@ _FUNCTIONS = {"cat": "concatenate", "tensor": "array", "from_numpy": "asarray",
 _KEYWORDS = {"dim": "axis", "keepdim": "keepdims"}
 
 
-def _method(name, x, args, kw):
-    """JAX's code for PyTorch's `x.name(*args, **kw)` (code texts), or None."""
-    if name in ("cuda", "cpu", "contiguous") or name == "to" and not _is_dtype(args, kw):
+def _method(name, x, args, kw, traced=False):
+    """JAX's code for PyTorch's `x.name(*args, **kw)` (code texts), or None. `traced`: the
+    line runs under jit, grad or vmap, where no NumPy array exists (np.asarray of a traced
+    value raises): .numpy() leaves the JAX array as it is."""
+    if name in ("cuda", "cpu", "contiguous") or name == "to" and not _is_dtype(args, kw) or \
+            name == "numpy" and traced:
         return x
     if name == "to":
         return f"{x}.astype({(args or list(kw.values()))[0]})"
@@ -85,8 +88,8 @@ class _Rewrite(ast.NodeTransformer):
     """The learner's line with each PyTorch name in JAX's words (innermost first, so that
     `x.cpu().numpy()` is np.asarray(x)); `done` maps each PyTorch name to JAX's code."""
 
-    def __init__(self):
-        self.done = {}
+    def __init__(self, traced=False):
+        self.done, self.traced = {}, traced
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -110,7 +113,7 @@ class _Rewrite(ast.NodeTransformer):
             return node
         x = _operand(func.value)
         new = _method(func.attr, x, [ast.unparse(a) for a in node.args],
-                      {k.arg: ast.unparse(k.value) for k in node.keywords})
+                      {k.arg: ast.unparse(k.value) for k in node.keywords}, self.traced)
         if new is None:
             return node
         self.done[func.attr] = new
@@ -163,8 +166,9 @@ def torch_rewrite(code: str) -> str | None:
     return found[0] if found else None
 
 
-def _rewritten(code: str):
-    """(the line in JAX's words, {PyTorch's name: JAX's code}), or None."""
+def _rewritten(code: str, traced=False):
+    """(the line in JAX's words, {PyTorch's name: JAX's code}), or None; `traced` as
+    _method's."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -178,7 +182,7 @@ def _rewritten(code: str):
             line = f"{x} = jnp.zeros_like({x})" if call.func.attr == "zero_" else \
                 f"{x} = {x} {_IN_PLACE[call.func.attr]} {_right(call.args[0])}"
             return line, {call.func.attr: line}
-    rewrite = _Rewrite()
+    rewrite = _Rewrite(traced)
     tree = rewrite.visit(tree)
     first = tree.body[0] if len(tree.body) == 1 else None
     if isinstance(first, ast.Assign) and len(first.targets) == 1 and \
@@ -263,7 +267,9 @@ def _torch_card(exc, where, called_from) -> ErrorCard:
     keyword = _KEYWORD.match(str(exc)) is not None
     module = _NO_FUNCTION.match(str(exc)) is not None
     shown = f"{name}=" if keyword else f"jnp.{name}" if module else f".{name}()"
-    found = _rewritten(where["code"]) if _parse_line(where) is not None else None
+    # a tracer's class in JAX's words ('DynamicJaxprTracer' has no attribute 'numpy')
+    traced = "Tracer" in str(exc).split(" has no attribute ")[0]
+    found = _rewritten(where["code"], traced) if _parse_line(where) is not None else None
     rewrite, said = found if found else (None, {})
     jaxs = said.get(name)
     jaxs = f"{jaxs}=" if keyword and jaxs else jaxs
@@ -277,6 +283,11 @@ def _torch_card(exc, where, called_from) -> ErrorCard:
         rewrite += "    # laid out by XLA"
         title, fix = (f"{shown} is PyTorch's: a JAX array has no strides to fix",
                       "Leave the call out.")
+    elif name == "numpy" and traced and jaxs is not None:
+        rewrite += "    # a JAX array: np.asarray(out) of the result, outside"
+        title, fix = (f"{shown} is PyTorch's: under jit, grad or vmap there is no NumPy array "
+                      f"yet", "Keep the JAX array inside the function; take np.asarray of "
+                      "what it returns, outside, where the values exist.")
     elif name in ("to", "cuda", "cpu") and jaxs is not None and ".astype(" not in jaxs:
         rewrite += "    # on its device already"
         title, fix = (f"{shown} is PyTorch's: a JAX array is on its device already",
