@@ -1179,6 +1179,10 @@ CARD_REWRITES = {
                                 "jax.vmap(jnp.dot, in_axes=(0, 0))(M, M)"),
     "vmap_in_axes_short_shared": ("jax.vmap(jnp.multiply, in_axes=(0,))(x, M)",
                                   "jax.vmap(jnp.multiply, in_axes=(0, None))(x, M)"),
+    # every entry given None (stop 129): padded with None, vmap raised "at least one non-None
+    # value in in_axes", pasted; the argument added with an axis 0 is mapped
+    "vmap_in_axes_short_all_none": ("jax.vmap(jnp.dot, in_axes=(None,))(x, M)",
+                                    "jax.vmap(jnp.dot, in_axes=(None, 0))(x, M)"),
     # lax.cond's branches written as lambdas on the line, one returning an int (learner6):
     # the lambda's body cast (the card's `return result.astype(...)` fits no lambda)
     "branch_types_lambda": ("lax.cond(True, lambda v: v, lambda v: 0, 1.5)",

@@ -402,7 +402,10 @@ def _in_axes_length_card(exc, where, called_from) -> ErrorCard:
     if given < passed:
         n = passed - given
         mapped = [i for i, a in enumerate(added) if a == 0]
-        if mapped and len(mapped) == len(added):
+        if mapped and axes is not None and all(a is None for a in axes):
+            what = ("Every entry given is None, and vmap maps at least one argument: the rewrite "
+                    "maps along axis 0 the ones it adds that have an axis 0.")
+        elif mapped and len(mapped) == len(added):
             what = (f"The rewrite maps the last {n} along axis 0 too: "
                     f"{'its' if n == 1 else 'their'} axis 0 has the batch's size (None would "
                     f"pass {'it' if n == 1 else 'them'} whole to every call).")
@@ -461,14 +464,25 @@ def _added_axes(where, axes, passed, frame) -> list:
         return tuple(found) if isinstance(found, tuple) else None
 
     if call is None or len(call.args) != passed:
-        return [None] * missing
+        return _one_mapped(axes, [None] * missing)
     shapes = [shape(a) for a in call.args]
+    if all(a is None for a in axes):        # no batch given yet: map what has an axis 0
+        return _one_mapped(axes, [0 if s else None for s in shapes[len(axes):]])
     sizes = {s[a] for s, a in zip(shapes, axes)
              if s is not None and isinstance(a, int) and -len(s) <= a < len(s)}
     if len(sizes) != 1:
         return [None] * missing
     size = sizes.pop()
     return [0 if s and s[0] == size else None for s in shapes[len(axes):]]
+
+
+def _one_mapped(axes, added) -> list:
+    """`added` with its first entry 0 where every entry would be None: vmap maps at least one
+    argument (JAX 0.10.2: "vmap must have at least one non-None value in in_axes"), and
+    in_axes=(None,) padded with None raised that, pasted."""
+    if all(a is None for a in [*axes, *added]) and added:
+        added[0] = 0
+    return added
 
 
 def _given_in_axes(where) -> list | None:
