@@ -1314,6 +1314,8 @@ CARD_REWRITES = {
     # a list as an index: an index array (JAX's "arr[array(seq)]"), or, for a list of lists,
     # one index per axis (JAX's "arr[tuple(seq)]")
     "list_index_vector": ("x[[0, 2]]", "x[jnp.array([0, 2])]"),
+    # a list made on the line (stop 129: the card wrote `y = x[jnp.array(seq)]`, NameError)
+    "list_index_made": ("x[list(range(2))]", "x[jnp.array(list(range(2)))]"),
     "list_index_rows": ("M[[1, 0]]", "M[jnp.array([1, 0])]"),
     "list_index_at": ("x.at[[0, 2]].set(0.0)", "x.at[jnp.array([0, 2])].set(0.0)"),
     "list_index_nested": ("M[[[0, 1], [1, 2]]]", "M[[0, 1], [1, 2]]"),

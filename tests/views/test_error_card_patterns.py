@@ -6,7 +6,7 @@ another object's fields."""
 import pytest
 
 from jxkernel.views.error_cards import (keys, list_arguments, operand_dtypes, ragged, shapes,
-                                       state_classes)
+                                       state_classes, truth)
 
 OTHER_LINE = {"code": "y = helper(x)", "line": 1, "function": "<module>", "file": "In[1]"}
 
@@ -73,3 +73,17 @@ def test_a_list_given_inside_a_helper_gets_a_pattern():
                       "position 0.")
     card = list_arguments._list_argument_card(error, OTHER_LINE, None)
     assert _commented(card.rewrite) and "jnp.asarray(values)" in card.rewrite, card.rewrite
+
+
+def test_the_truth_and_list_index_cards_fallbacks_are_patterns():
+    """An array's truth asked, or an array indexed by a list, where the learner's line does
+    not show it: patterns (as code, `jnp.where(cond, a, b)` and `x[jnp.array(seq)]` named
+    `cond` and `seq`)."""
+    truth_error = ValueError("The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()")
+    card = truth._truth_value_card(truth_error, OTHER_LINE, None)
+    assert _commented(card.rewrite), card.rewrite
+    index_error = TypeError("Using a non-tuple sequence for multidimensional indexing is not "
+                            "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
+    card = list_arguments._list_index_card(index_error, OTHER_LINE, None)
+    assert _commented(card.rewrite), card.rewrite

@@ -262,9 +262,9 @@ def _list_index_card(exc, where, called_from) -> ErrorCard:
     tree = _parse_line(where)
     index = _list_index_node(tree) if tree is not None else None
     if index is None:
-        rewrite = ("y = x[tuple(seq)]    # one index per axis\n# or, as one index array: "
-                   "x[jnp.array(seq)]") if per_axis else \
-            "y = x[jnp.array(seq)]    # an index array: the elements it names"
+        rewrite = _pattern(("y = x[tuple(seq)]    # one index per axis\n# or, as one index "
+                            "array: x[jnp.array(seq)]") if per_axis else
+                           "y = x[jnp.array(seq)]    # an index array: the elements it names")
     else:
         text = ast.unparse(index)
         as_array = _replaced(tree, index, f"jnp.array({text})")
@@ -291,7 +291,9 @@ def _list_index_node(tree):
     """The list that indexes an array on the user's line (`x[[0, 2]]`, `x.at[[0, 2]]`), else
     the one name that does (`x[idx]`), or None."""
     subscripts = [n for n in ast.walk(tree) if isinstance(n, ast.Subscript)]
-    lists = [n.slice for n in subscripts if isinstance(n.slice, ast.List)]
+    # a list written out, or made there: `x[list(range(2))]`, `x[[i for i in ...]]`
+    lists = [n.slice for n in subscripts if isinstance(n.slice, (ast.List, ast.ListComp)) or
+             isinstance(n.slice, ast.Call) and ast.unparse(n.slice.func) == "list"]
     names = [n.slice for n in subscripts if isinstance(n.slice, ast.Name)]
     if lists:
         return lists[0] if len(lists) == 1 else None

@@ -112,8 +112,8 @@ def _per_element(node) -> str:
             return f"{head}jnp.where({test}, {a}, {b})    # per element\n{one.format(test, test)}"
         keyword = "if" if isinstance(node, ast.If) else "while"
         return f"{keyword} jnp.all({test}):    # every element (jnp.any: at least one)"
-    return ("y = jnp.where(cond, a, b)    # per element\n"
-            "# or, one answer for the whole array: jnp.all(cond) or jnp.any(cond)")
+    return _pattern("y = jnp.where(cond, a, b)    # per element\n"
+                    "# or, one answer for the whole array: jnp.all(cond) or jnp.any(cond)")
 
 
 _NONE_WHY = (" Its default is None: if the test asks whether it was given, that is `is not "
