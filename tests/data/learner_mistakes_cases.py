@@ -1658,6 +1658,8 @@ TORCH_HABITS = {
     "view": ("_y = x.view(3, 2)", "_y = x.reshape(3, 2)"),
     "view_flat": ("_y = x.view(-1)", "_y = x.reshape(-1)"),
     "expand": ("_y = x.expand(4, 2, 3)", "_y = jnp.broadcast_to(x, (4, 2, 3))"),
+    # the sizes as one tuple (stop 129: the card wrapped it again, ((4, 2, 3),), which raised)
+    "expand_tuple": ("_y = x.expand((4, 2, 3))", "_y = jnp.broadcast_to(x, (4, 2, 3))"),
     "contiguous": ("_y = x.contiguous()", "_y = x"),
     "masked_fill": ("_y = x.masked_fill(x > 2, 0.0)", "_y = jnp.where(x > 2, 0.0, x)"),
     "clamp": ("_y = x.clamp(1.0, 4.0)", "_y = jnp.clip(x, 1.0, 4.0)"),
@@ -1674,6 +1676,9 @@ TORCH_HABITS = {
     "mean_keepdim": ("_y = jnp.mean(x, dim=0, keepdim=True)",
                      "_y = jnp.mean(x, axis=0, keepdims=True)"),
     "cat": ("_y = jnp.cat([x, x], dim=0)", "_y = jnp.concatenate([x, x], axis=0)"),
+    # torch.cat's keyword for its sequence (stop 129: kept, jnp.concatenate raised on it)
+    "cat_tensors": ("_y = jnp.cat(tensors=[x, x], dim=1)",
+                    "_y = jnp.concatenate(arrays=[x, x], axis=1)"),
     "tensor": ("_y = jnp.tensor([1.0, 2.0])", "_y = jnp.array([1.0, 2.0])"),
     "from_numpy": ("_y = jnp.from_numpy(np.ones(3))", "_y = jnp.asarray(np.ones(3))"),
     "add_": ("_y.add_(1.0)", "_y = _y + 1.0"),

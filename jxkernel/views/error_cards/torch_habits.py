@@ -36,6 +36,8 @@ _IN_PLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
 _FUNCTIONS = {"cat": "concatenate", "tensor": "array", "from_numpy": "asarray",
               "clamp": "clip"}
 _KEYWORDS = {"dim": "axis", "keepdim": "keepdims"}
+# torch.cat's keyword for its sequence, jnp.concatenate's name for it
+_SEQUENCE_KEYWORDS = {"tensors": "arrays"}
 
 
 def _method(name, x, args, kw, traced=False):
@@ -68,6 +70,8 @@ def _method(name, x, args, kw, traced=False):
     if name == "masked_fill" and len(args) == 2:
         return f"jnp.where({args[0]}, {args[1]}, {x})"
     if name == "expand" and args and "-1" not in args:      # (-1 keeps a size: no such word)
+        if len(args) == 1 and args[0].startswith(("(", "[")):     # x.expand((2, 3)): the shape
+            return f"jnp.broadcast_to({x}, {args[0]})"
         return f"jnp.broadcast_to({x}, ({', '.join(args)}{',' if len(args) == 1 else ''}))"
     return None
 
@@ -105,6 +109,8 @@ class _Rewrite(ast.NodeTransformer):
         if owner in ("jnp", "jax.numpy") and func.attr in _FUNCTIONS:
             self.done[func.attr] = f"{owner}.{_FUNCTIONS[func.attr]}"
             func.attr = _FUNCTIONS[func.attr]
+            for k in node.keywords:         # torch.cat(tensors=...): jnp's arrays=
+                k.arg = _SEQUENCE_KEYWORDS.get(k.arg, k.arg)
             return node
         # a module's function, not an array's method: `jax.nn.softmax(x, dim=1)` was read as
         # x.softmax's habit, with jax.nn for x
