@@ -1357,6 +1357,11 @@ CARD_REWRITES = {
     "random_randint_size": ("jax.random.randint(jax.random.key(1), size=4, low=0, high=10)",
                             "jax.random.randint(jax.random.key(1), shape=(4,), minval=0, "
                             "maxval=10)"),
+    # NumPy's bounds by position and size= (stop 129: size= made shape=, and the 0 by position
+    # took the shape too: "multiple values for argument 'shape'"): the bounds by keyword
+    "random_randint_bounds_and_size": ("jax.random.randint(jax.random.key(0), 0, 10, size=5)",
+                                       "jax.random.randint(jax.random.key(0), shape=(5,), "
+                                       "minval=0, maxval=10)"),
     "random_choice_size": ("jax.random.choice(jax.random.key(0), 5, size=2, replace=False)",
                            "jax.random.choice(jax.random.key(0), 5, shape=(2,), replace=False)"),
 }
@@ -1382,6 +1387,13 @@ RANDOM_REWRITES = {
                                             "jnp.float16)",
                                             "jax.random.uniform(jax.random.key(0), (2,), "
                                             "minval=0, maxval=10, dtype=jnp.float16)"),
+    "random_uniform_bounds_and_size": ("jax.random.uniform(jax.random.key(0), 1.0, 2.0, "
+                                       "size=(2,))",
+                                       "jax.random.uniform(jax.random.key(0), shape=(2,), "
+                                       "minval=1.0, maxval=2.0)"),
+    # a shape by position and size= both (it read the shape as normal's loc: `(2,) + ...`)
+    "random_normal_shape_and_size": ("jax.random.normal(jax.random.key(0), (2,), size=2)",
+                                     "jax.random.normal(jax.random.key(0), (2,))"),
     "random_normal_loc_scale_by_position": ("jax.random.normal(jax.random.key(0), (2,), 1.0, "
                                             "2.0)",
                                             "1.0 + 2.0 * jax.random.normal(jax.random.key(0), "

@@ -30,6 +30,8 @@ _RENAMED = {"size": "shape", "low": "minval", "high": "maxval"}
 _DTYPE_PLACE = re.compile(r"^Cannot interpret '.+' as a data type$|^(?:uniform|normal)\(\) takes "
                           r"from \d+ to \d+ positional arguments but \d+ were given$")
 _AFTER_SHAPE = {"uniform": ("minval", "maxval"), "normal": ("loc", "scale")}
+# jax.random's functions that take a key but no shape: size= there names nothing of JAX's
+_NO_SHAPE = frozenset(["permutation", "split", "fold_in", "shuffle"])
 
 
 def _positional_bounds(e) -> str | None:
@@ -88,8 +90,9 @@ def _numpy_random_card(exc, where, called_from) -> ErrorCard:
              "minval=/maxval= for low=/high=, and write normal's loc + scale * normal(key, "
              "shape)."),
         rewrite=(f"{rewrite}    # JAX's arguments" if rewrite else
-                 "x = jax.random.randint(key, (3,), 0, 10)    # key, shape, minval, maxval\n"
-                 "y = 1.0 + 2.0 * jax.random.normal(key, (3,))    # loc + scale * normal"),
+                 _pattern("x = jax.random.randint(key, (3,), 0, 10)    # key, shape, minval, "
+                          "maxval\ny = 1.0 + 2.0 * jax.random.normal(key, (3,))    # loc + "
+                          "scale * normal")),
         docs="https://docs.jax.dev/en/latest/jax.random.html")
 
 
@@ -131,6 +134,23 @@ def _numpy_random_rewrite(where, name) -> str:
                 type(keywords["shape"].value) is int:       # size=3: the shape (3,)
             keywords["shape"] = ast.Tuple([keywords["shape"]], ast.Load())
         args = list(call.args)
+        if "shape" in keywords and len(args) > 1 and isinstance(args[1], (ast.Tuple, ast.List)):
+            # a shape by position and size= both: one of them, where they agree
+            if ast.unparse(args[1]) != ast.unparse(keywords["shape"]):
+                return ""
+            del keywords["shape"]
+        if "shape" in keywords and name in _NO_SHAPE:     # size= where JAX has no shape
+            return ""
+        meant = {"randint": ("minval", "maxval"), **_AFTER_SHAPE}.get(name)
+        if "shape" in keywords and len(args) > 1 and meant is not None:
+            # size= given, and numbers after the key by position, which would take JAX's
+            # shape slot too (randint(key, 0, 10, size=5): "multiple values for 'shape'"):
+            # NumPy's meanings for them, by keyword
+            if len(args) - 1 > len(meant):
+                return ""
+            for key, value in zip(meant, args[1:]):
+                (shift if key in ("loc", "scale") else keywords)[key] = value
+            args = args[:1]
         if name in _AFTER_SHAPE and len(args) > 2:      # NumPy's order after the shape
             extra, args = args[2:], args[:2]
             dtype = [a for a in extra if _is_dtype_text(a)]
