@@ -1921,6 +1921,16 @@ MISSING_KEYS = {
     "shape_first": ("_y = jax.random.normal((2, 3))",
                     "key, sub = jax.random.split(key)\n_y = jax.random.normal(sub, (2, 3))"),
     "swapped": ("_y = jax.random.uniform((3,), key)", "_y = jax.random.uniform(key, (3,))"),
+    # other words for it (stop 129): randint's shape taken for its key moves its bounds along
+    # (maxval missing: the random-arguments card wrote randint((3,), (), 0, 10)); NumPy's
+    # parameters first, read as key data (the seed card made a key of p=0.5)
+    "randint_shape_first": ("_y = jax.random.randint((3,), 0, 10)",
+                            "key, sub = jax.random.split(key)\n"
+                            "_y = jax.random.randint(sub, (3,), 0, 10)"),
+    "bernoulli_p_first": ("_y = jax.random.bernoulli(0.5, (4,))",
+                          "key, sub = jax.random.split(key)\n"
+                          "_y = jax.random.bernoulli(sub, 0.5, (4,))"),
+
     "swapped_randint": ("_y = jax.random.randint((3,), key, 0, 10)",
                         "_y = jax.random.randint(key, (3,), 0, 10)"),
     "list_shape": ("_y = jax.random.uniform([3])",

@@ -15,6 +15,7 @@ import re
 
 from .card import ErrorCard
 from .keys import _is_key_given, _is_key_value
+from .frame_names import _named_value
 from .reading import _user_frame, _user_lines
 from .rewrites import _parse_line, _replaced
 from ..random_calls import TAKES_KEY
@@ -24,11 +25,43 @@ _UNEXPECTED = re.compile(r"^unexpected PRNG key type <class '(tuple|list|NoneTyp
 _KEY_NAMES = ("key", "rng", "rng_key", "prng_key", "prng", "seed_key")
 
 
+# other words for the same mistake: randint's shape taken for its key moves its bounds along
+# (`randint((3,), 0, 10)`: maxval missing), and NumPy's parameters first read as key data
+# (`bernoulli(0.5, (4,))`, `choice(jnp.arange(5), (2,))`), which the seed card took for seeds
+_RANDINT_SHORT = "randint() missing 1 required positional argument: 'maxval'"
+_KEY_DATA = "JAX encountered invalid PRNG key data"
+
+
 def _is_missing_key(e) -> bool:
-    if not (isinstance(e, TypeError) and _UNEXPECTED.match(str(e))):
+    if not isinstance(e, TypeError):
         return False
     where, _ = _user_lines(e)
-    return _random_call(_parse_line(where)) is not None
+    call = _random_call(_parse_line(where))
+    if call is None:
+        return False
+    if _UNEXPECTED.match(str(e)):
+        return True
+    first = call.args[0]
+    if str(e) == _RANDINT_SHORT:
+        return call.func.attr == "randint" and isinstance(first, (ast.Tuple, ast.List))
+    return str(e).startswith(_KEY_DATA) and _no_seed(first, _user_frame(e))
+
+
+def _no_seed(node, frame) -> bool:
+    """Whether `node`, given where a key goes, is no seed either: a float, a sequence or an
+    array of several values (a seed is one integer)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, float)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return True
+    value = _named_value(frame, node.id) if isinstance(node, ast.Name) and frame else None
+    if isinstance(node, ast.Call):      # an array of several made there: jnp.arange(5)
+        func = ast.unparse(node.func).rpartition(".")[2]
+        return func in ("arange", "linspace", "ones", "zeros") or \
+            func in ("array", "asarray") and bool(node.args) and \
+            isinstance(node.args[0], (ast.List, ast.Tuple))
+    shape = getattr(value, "shape", None)
+    return isinstance(value, float) or bool(shape)
 
 
 def _random_call(tree):
@@ -56,9 +89,11 @@ def _learners_key(frame) -> str | None:
 
 
 def _missing_key_card(exc, where, called_from) -> ErrorCard:
-    given = _UNEXPECTED.match(str(exc)).group(1)
     tree = _parse_line(where)
     call, frame = _random_call(tree), _user_frame(exc)
+    found = _UNEXPECTED.match(str(exc))
+    given = found.group(1) if found else {ast.Tuple: "tuple", ast.List: "list"}.get(
+        type(call.args[0]), "float" if isinstance(call.args[0], ast.Constant) else "array")
     name = f"{ast.unparse(call.func.value)}.{call.func.attr}"
     module = ast.unparse(call.func.value)
     first, args = call.args[0], list(call.args)
@@ -81,7 +116,9 @@ def _missing_key_card(exc, where, called_from) -> ErrorCard:
     if given != "NoneType":
         why += f"a {given}, {ast.unparse(first)}: " + \
             (f"the key, {ast.unparse(call.args[at])}, came after it." if at is not None else
-             "a shape where the key goes (NumPy's draws take none).")
+             ("a shape where the key goes (NumPy's draws take none)." if given in
+              ("tuple", "list") else "a parameter where the key goes (NumPy's draws take "
+              "none: their parameters come first)."))
     elif isinstance(first, ast.Name):
         why += (f"{first.id}, which is None here: a key never given (a default of None, "
                 f"{first.id}=None, left as it was at the call).")

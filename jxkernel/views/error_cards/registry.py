@@ -284,8 +284,8 @@ CARDS = [
     (_is_not_an_array, _not_an_array_card),     # after the method's self
     (_is_traced_slice, _slice_card),
     (_is_raw_key_word, _raw_key_word_card),     # before the seed's: the same words
+    (_is_missing_key, _missing_key_card),       # before the seed's: a float, a vector
     (_is_seed_as_key, _seed_card),
-    (_is_missing_key, _missing_key_card),
     (_is_int_grad_input, _int_grad_card),
     (_is_jvp_tuples, _jvp_tuples_card),
     (_is_pair_called, _pair_called_card),
