@@ -42,6 +42,11 @@ CASES = {
                        "    return 0.0\n_r = relu(3.0)\n", (1, 2), 2),
     "while_on_a_tracer": ("@jax.jit\ndef halve(x):\n    while x > 1.0:\n        x = x / 2\n"
                           "    return x\n_r = halve(10.0)\n", (3, 4), "first"),
+    # (stop 129) a while over a traced vector's test: the truth-value card wrote `while
+    # jnp.all(v < 10):`, still Python's while of a traced bool (TracerBoolConversionError)
+    "while_on_a_traced_vector": ("@jax.jit\ndef grow(v):\n    while v < 10:\n        v = v * 2\n"
+                                 "    return v\n_r = grow(jnp.array([1.0, 3.0]))\n", (3, 4),
+                                 "first"),
     "python_max": ("@jax.jit\ndef f(x):\n    return max(x, 0.0)\n_r = f(-1.0)\n", (3, 3),
                    "first"),
     # `or` and `not` in the condition: jnp.logical_or / logical_not (jnp.where(x > 0 or y > 0,
@@ -966,6 +971,7 @@ PASTED = {
     'item_traced': '@jax.jit\ndef f(x):\n    return x + 1   # the array itself, traced: no .item()\n_r = f(2.0)\n',
     'numpy_on_a_tracer': 'import numpy as np\n@jax.jit\ndef f(x):\n    return jnp.sin(x) * 2\n_r = f(jnp.arange(3.0))\n',
     'if_made_static': "from functools import partial\n@partial(jax.jit, static_argnames=('x',))   # in place of @jax.jit\ndef relu(x):\n    if x > 0:\n        return x\n    return 0.0\n_r = relu(3.0)\n",
+    'while_on_a_traced_vector': '@jax.jit\ndef grow(v):\n    v = jax.lax.while_loop(lambda v: jnp.all(v < 10), lambda v: v * 2, v)    # in place of the whole loop (its 2 lines): every element (jnp.any: at least one)\n    return v\n_r = grow(jnp.array([1.0, 3.0]))\n',
     'while_on_a_tracer': '@jax.jit\ndef halve(x):\n    x = jax.lax.while_loop(lambda x: x > 1.0, lambda x: x / 2, x)    # in place of the whole loop (its 2 lines), traced: x its state\n    return x\n_r = halve(10.0)\n',
     'python_max': "@jax.jit\ndef f(x):\n    return jnp.maximum(x, 0.0)    # jnp's max and min: traced, no True or False needed\n_r = f(-1.0)\n",
     'if_with_or': '@jax.jit\ndef f(x, y):\n    return jnp.where(jnp.logical_or(x > 0, y > 0), x + y, x - y)\n_r = f(-1.0, -2.0)\n',

@@ -15,8 +15,9 @@ from .checks import _checked_rewrite
 from .conversions import _traced_calls
 from .reading import _learners_frames, _location, _user_frame
 from ..source_edits import parse_file
-from .rewrites import (_branch_rewrite, _logical_rewrite, _node_at, _parse_line,
-                       _pattern, _python_math_rewrite, _simple_if)
+from .rewrites import (_branch_rewrite, _in_place_of, _logical_rewrite, _node_at,
+                       _one_update, _parse_line, _pattern, _python_math_rewrite, _simple_if,
+                       _traced_test)
 
 _AMBIGUOUS = "The truth value of an array with more than one element is ambiguous"
 
@@ -39,6 +40,10 @@ def _truth_value_card(exc, where, called_from) -> ErrorCard:
         why = ("Python's if, while, and, or and not need one True or False, and this array "
                "holds one per element: which one decides is ambiguous.")
         rewrite = _per_element(node)
+        if isinstance(node, ast.While) and _traced_names(node.test, exc):
+            # (jnp.all of a traced test is one traced bool: Python's while still asks it for
+            # True or False, TracerBoolConversionError under JAX 0.10.2 too)
+            rewrite = _traced_while(node)
     none = _none_test(node, where)
     if none:
         why += _NONE_WHY
@@ -50,6 +55,30 @@ def _truth_value_card(exc, where, called_from) -> ErrorCard:
              "max and min, jnp.logical_and / logical_or for and and or). One answer for the "
              "whole array: jnp.all(cond) (every element) or jnp.any(cond) (at least one)."),
         rewrite=rewrite, docs=None)
+
+
+def _traced_while(loop) -> str:
+    """A `while` over a traced array's test, as lax.while_loop of jnp.all of the test (the
+    loop's one update its body), else the pattern."""
+    test = f"jnp.all({_traced_test(loop.test)})"
+    step = _one_update(loop.body)
+    if step is not None and step[0] in {n.id for n in ast.walk(loop.test)
+                                        if isinstance(n, ast.Name)}:
+        name, value = step
+        return (f"{name} = lax.while_loop(lambda {name}: {test}, lambda {name}: {value}, "
+                f"{name})    # {_in_place_of(loop)}: every element (jnp.any: at least one)")
+    return _pattern(f"def cond_fun(state): return {test}   # in terms of the loop state\n"
+                    f"def body_fun(state): ...              # the loop body, the new state\n"
+                    f"state = lax.while_loop(cond_fun, body_fun, state)")
+
+
+def _traced_names(test, exc) -> list:
+    """The names in `test` that hold traced values in the user's frame (under jit, grad or
+    vmap), in order."""
+    frame = _user_frame(exc)
+    names = {**frame.f_globals, **frame.f_locals} if frame is not None else {}
+    return [n.id for n in ast.walk(test) if isinstance(n, ast.Name) and
+            isinstance(names.get(n.id), Tracer)]
 
 
 def _vector_assert_card(exc, where) -> ErrorCard | None:
@@ -65,10 +94,7 @@ def _vector_assert_card(exc, where) -> ErrorCard | None:
     if not isinstance(stmt, ast.Assert):
         return None
     test = ast.get_source_segment(where["code"], stmt.test) or ast.unparse(stmt.test)
-    frame = _user_frame(exc)
-    names = {**frame.f_globals, **frame.f_locals} if frame is not None else {}
-    traced = [n.id for n in ast.walk(stmt.test) if isinstance(n, ast.Name) and
-              isinstance(names.get(n.id), Tracer)]
+    traced = _traced_names(stmt.test, exc)
     why = (f"assert needs one True or False, and {test} holds one per element: which one "
            f"decides is ambiguous.")
     if traced:
