@@ -1148,6 +1148,10 @@ CARD_REWRITES = {
                          "jnp.where(x > 2, x * 2, -x)"),
     "cond_per_element_constants": ("lax.cond(x > 2, lambda: 1.0, lambda: 0.0)",
                                    "jnp.where(x > 2, 1.0, 0.0)"),
+    # branches returning pairs (stop 129: jnp.where of the two tuples, which raised): a
+    # jnp.where per part
+    "cond_per_element_pairs": ("lax.cond(x > 2, lambda v: (v, -v), lambda v: (-v, v), x)",
+                               "(jnp.where(x > 2, x, -x), jnp.where(x > 2, -x, x))"),
     "cond_per_element_named": ("lax.cond(x > 2, double, negate, x)",
                                "jnp.where(x > 2, double(x), negate(x))"),
     "lax_add_two_dtypes": ("lax.add(x, jnp.arange(3))", "jnp.add(x, jnp.arange(3))"),

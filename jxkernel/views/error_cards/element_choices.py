@@ -55,13 +55,21 @@ def _cond_rewrite(where) -> str:
     values = [_branch_value(b, operands) for b in call.args[1:3]]
     lines = []
     if None not in values:
-        where_ = ast.Call(ast.parse("jnp.where", mode="eval").body, [pred, *values], [])
+        where_ = _where_of(pred, *values)
         lines += [f"{_replaced(tree, call, where_)}    # both computed, then picked element "
                   f"by element",
                   "# or, to run one branch for the whole array (jnp.any: at least one):"]
     every = ast.Call(ast.parse("jnp.all", mode="eval").body, [pred], [])
     lines.append(_replaced(tree, pred, every))
     return "\n".join(lines)
+
+
+def _where_of(pred, a, b):
+    """jnp.where(pred, a, b); of branches returning tuples of one length, a tuple of jnp.where
+    per part (jnp.where of the tuples raised: a tuple given where it takes arrays)."""
+    if isinstance(a, ast.Tuple) and isinstance(b, ast.Tuple) and len(a.elts) == len(b.elts):
+        return ast.Tuple([_where_of(pred, x, y) for x, y in zip(a.elts, b.elts)], ast.Load())
+    return ast.Call(ast.parse("jnp.where", mode="eval").body, [pred, a, b], [])
 
 
 def _branch_value(branch, operands):
