@@ -1307,6 +1307,9 @@ CARD_REWRITES = {
     # an .at[] update picked by a boolean mask, under jit: jnp.where of the update and x
     "mask_at_set": ("jax.jit(lambda v: v.at[v > 2].set(0.0))(x)",
                     "jax.jit(lambda v: jnp.where(v > 2, 0.0, v))(x)"),
+    # the value picked by the same mask (stop 129: kept, the boolean index raised again)
+    "mask_at_set_masked_value": ("jax.jit(lambda v: v.at[v > 1].set(v[v > 1] * 2))(x)",
+                                 "jax.jit(lambda v: jnp.where(v > 1, v * 2, v))(x)"),
     "mask_at_add": ("jax.jit(lambda v: v.at[v > 1].add(10.0))(x)",
                     "jax.jit(lambda v: jnp.where(v > 1, v + 10.0, v))(x)"),
     "mask_at_min": ("jax.jit(lambda v, w: v.at[w < 2].min(w))(x, x - 1)",

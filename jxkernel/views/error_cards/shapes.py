@@ -65,12 +65,26 @@ def _masked_update_rewrite(where) -> str:
             continue
         array = _operand(call.func.value.value.value)
         mask, value = ast.unparse(call.func.value.slice), call.args[0]
+        # the value picked by the same mask (`.set(v[v > 1] * 2)`): the whole array there,
+        # jnp.where picks its elements (kept, the boolean index raised again under jit)
+        value = _Unmasked(mask).visit(ast.parse(ast.unparse(value), mode="eval").body)
         value = ast.unparse(value) if call.func.attr in ("set", "min", "max") else \
             _operand(value)
         new = _AT_NEW[call.func.attr].format(x=array, v=value)
         return (f"{_replaced(tree, call, f'jnp.where({mask}, {new}, {array})')}    "
                 f"# {array} where the mask is False")
     return ""
+
+
+class _Unmasked(ast.NodeTransformer):
+    """`y[mask]` as `y`, for the one mask's text."""
+
+    def __init__(self, mask):
+        self.mask = mask
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        return node.value if ast.unparse(node.slice) == self.mask else node
 
 
 def _is_size_needed(e) -> bool:
