@@ -1507,6 +1507,14 @@ CARD_PATTERNS = {
                                 "jax.random.randint(jax.random.key(0), (3,), 0, 10)"),
 }
 
+# a jnp function's own fix in JAX's message, on its second line (jnp.repeat's
+# total_repeat_length=, bincount's length=), under the card's generic words (stop 129: the
+# card showed the first line alone and said "a size? take it from a shape")
+JAX_ADVICE = {
+    "repeat_traced": "jax.jit(lambda v, r: jnp.repeat(v, r))(x[:2], jnp.array([1, 2]))",
+    "bincount_traced": "jax.jit(lambda v: jnp.bincount(v))(jnp.array([0, 1, 1]))",
+}
+
 # a Python int past int32 (x64 off) given to jnp: JAX parses the arguments of its jitted jnp
 # functions (ufuncs, operators, where, clip) as a jitted computation's and names the
 # parameter ("whose argument path is y"); jnp.array and .at[] convert it themselves
@@ -1551,6 +1559,8 @@ def _card_rewrites(jax):
         found[f"float_size_{case}"] = said(lambda: eval(code, dict(names)))
     for case, code in CARD_WORDS.items():
         found[f"card_{case}"] = said(lambda: eval(code, dict(names)))
+    for case, code in JAX_ADVICE.items():
+        found[f"advice_{case}"] = _said_lines(lambda: eval(code, dict(names)), 2)
     for case, (mistake, filled) in CARD_PATTERNS.items():
         found[f"card_{case}"] = said(lambda: eval(mistake, dict(names)))
         found[f"card_{case}_filled"] = value(filled)

@@ -20,6 +20,7 @@ import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import (  # tests/data
     APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PATTERNS, CARD_PROGRAMS,
+    JAX_ADVICE,
     CARD_REWRITES,
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
     FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_AXES_KEYS, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES,
@@ -1618,6 +1619,20 @@ def test_a_card_whose_fix_the_learner_chooses_shows_a_pattern_that_runs_filled_i
     assert lines[-1] == f"#   _y = {filled.replace(', 10)', ', maxval)')}", card["rewrite"]
     assert shell.run_cell(f"_y = {filled}").success
     assert _value(shell.user_ns["_y"]) == JAX[f"card_{case}_filled"]
+
+
+@pytest.mark.parametrize("case", sorted(JAX_ADVICE))
+def test_a_jnp_functions_own_fix_in_jaxs_message_leads_the_cards_fix(shell, case):
+    """jnp.repeat of traced repeats, jnp.bincount of traced values under jit: JAX 0.10.2's
+    message says on its second line what to pass (total_repeat_length=, length=); the card
+    showed the first line alone and said "a size? take it from a shape". Now its fix starts
+    with JAX's line, word for word, and its code says it first."""
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, f"_y = {JAX_ADVICE[case]}")
+    want = JAX[f"advice_{case}"]["lines"]
+    assert card is not None and card["message"] == want[0], text
+    assert card["fix"].startswith(f"JAX's message says: {want[1]}"), card["fix"]
+    assert card["rewrite"].startswith(f"# {want[1]}"), card["rewrite"]
 
 
 @pytest.mark.parametrize("case", sorted(CARD_WORDS))

@@ -303,6 +303,12 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         fix = ("Keep the value traced: jnp operations instead of Python ones (x.astype(int) "
                "instead of int(x)); sizes must come from shapes (x.shape), which are static "
                "under jit." + _array_note(origin))
+    advice = _jax_advice(exc)
+    if advice and not kept and not math:
+        # the jnp function's own fix in JAX's message (jnp.repeat's total_repeat_length=,
+        # bincount's length=), which the card's first line left out and its words buried
+        fix = f"JAX's message says: {advice} " + fix
+        rewrite = f"# {advice}\n{rewrite}" if rewrite.startswith("# a size?") else rewrite
     return ErrorCard(
         "integer-conversion" if integer else "concretization",
         "A Python value was needed from a traced array",
@@ -311,6 +317,17 @@ def _concretization_card(exc, where, called_from) -> ErrorCard:
         fix=fix, rewrite=rewrite,
         origin=origin, docs=_DOCS + (type(exc).__name__ if isinstance(exc, jx_errors.JAXTypeError)
                                      else "ConcretizationTypeError"))
+
+
+def _jax_advice(exc) -> str:
+    """The line of JAX's message that says how to fix it (a jnp function's own words: "To
+    fix this, ... pass a static value to `total_repeat_length`."), or ""."""
+    for line in str(exc).splitlines()[1:]:
+        if line.startswith("The error occurred while tracing"):
+            break
+        if "To fix this" in line or "To avoid this error" in line:
+            return line.strip()
+    return ""
 
 
 def _branch_unconverted(where, frame) -> str:
