@@ -778,6 +778,21 @@ def test_an_fstring_in_debug_print_gets_a_note_with_the_values_passed(shell):
     assert "print ran while tracing" not in note
 
 
+@pytest.mark.parametrize("line", ["msg = 'value: ' + str(x)", "return str(x)",
+                                  "assert x.shape[0] == 2, f'bad {x}'"])
+def test_text_made_from_a_tracer_without_a_print_is_not_told_as_a_print(shell, line):
+    """str(x), an f-string of x inside jit, no print on the line: the note said "print ran
+    while tracing", naming a print the cell has not; it says the value was made text while
+    tracing, what the text reads, and jax.debug.print for the values."""
+    body = line if line.startswith("return") else f"{line}\n    return x"
+    source = f"@jax.jit\ndef made(x):\n    {body}\ntry:\n    made(jnp.ones(3))\nexcept " \
+             f"Exception:\n    pass"
+    texts = ran_ok(shell, source, store_history=False).texts
+    assert not [t for t in texts if t.startswith("⚠ print ran while tracing")], texts
+    (note,) = [t for t in texts if t.startswith("⚠ a traced value was made text")]
+    assert "JitTracer(float32[3])" in note.splitlines()[0] and "jax.debug.print" in note, note
+
+
 def test_text_python_made_from_a_tracer_is_rewritten_with_the_values_passed(shell):
     """`print("x is %s" % x)`, `print("x is " + str(x))` inside jit: JAX 0.10.2 prints the
     tracer once (recorded), and the note's fix was `jax.debug.print('{}', 'x is %s' % x)`,

@@ -57,6 +57,18 @@ def cell_note(told: set | None = None) -> Note | None:
             kind="info", details=True)
     what = ("a placeholder with a shape and dtype, not the value" if _jit(text) else
             "a tracer (the value with what the transformation tracks), not an array")
+    if not _prints(source):
+        # str(x), an f-string or a message made of a traced value, no print on the line
+        # ("print ran while tracing" named a print the cell does not have)
+        return Note(
+            f"⚠ a traced value was made text while tracing (at {at}): it reads {text}, "
+            f"{what}",
+            body=("str(), an f-string or % of a traced value runs while the function is "
+                  "traced, and writes the tracer's placeholder, not the value: the text is "
+                  "made once, at the trace. To see the values on every call, inside jit, vmap "
+                  "and grad alike:\n  jax.debug.print(\"x = {}\", x)    # x: the value to "
+                  "print\nor return the array and format it outside, where it has a value."),
+            kind="info", details=True)
     # a grad's or vmap's tracer inside a jit (a loss printing under jit(grad(loss))) runs at
     # the jit's trace alone too: JAX 0.10.2 prints its GradTracer once for three calls (it
     # said "it runs on every call")
@@ -84,6 +96,16 @@ def cell_note(told: set | None = None) -> Note | None:
         body=(f"A Python print inside a traced function sees tracers: {when}. To print the "
               f"values on every call, inside jit, vmap and grad alike{fix}"),
         kind="info", details=True)
+
+
+def _prints(code: str) -> bool:
+    """Whether the line calls print (a line that does not parse alone: assumed to)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return True
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+               for n in ast.walk(tree))
 
 
 def _jit(text: str) -> bool:
