@@ -1336,6 +1336,9 @@ CARD_REWRITES = {
                         "jax.jit(lambda v: jnp.exp(v))(0.0)"),
     "python_math_under_grad": ("jax.grad(lambda v: math.sqrt(v))(4.0)",
                                "jax.grad(lambda v: jnp.sqrt(v))(4.0)"),
+    # float() of a vector in an f-string with a spec (stop 129: `f'{x.tolist():.2f}'`, which
+    # raised "unsupported format string passed to list.__format__"): the values, no spec
+    "scalar_fstring_spec": ("f'{float(x):.2f}'", "f'{x.tolist()}'"),
     "scalar_math_vector": ("jax.jit(lambda v: math.floor(v / 2))(x)",
                            "jax.jit(lambda v: jnp.floor(v / 2))(x)"),
     # several booleans where Python needs one (NumPy's ValueError, traced or not)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from .card import ErrorCard
-from .rewrites import _parse_line, _python_math_rewrite, _replaced
+from .rewrites import _parse_line, _pattern, _python_math_rewrite, _replaced
 
 _CONVERSION = "Only scalar arrays can be converted to Python scalars"
 _CONVERTERS = ("int", "float", "complex")
@@ -72,5 +72,13 @@ def _conversion_rewrite(where, traced, size) -> str:
         new, note = f"{array}.tolist()", (f"every value; or one: {converter}({array}.sum()), "
                                           f"{converter}({array}[0]) for a vector")
     if call is None:
-        return f"y = {new}    # {note}"
+        return _pattern(f"y = {new}    # {note}")
+    spec = next((n for n in ast.walk(tree) if isinstance(n, ast.FormattedValue) and
+                 n.value is call and n.format_spec is not None), None)
+    if spec is not None and not traced and size != 1:
+        # f'{float(v):.2f}': a format spec formats one number, not the list of them
+        # (JAX 0.10.2 and Python: "unsupported format string passed to list.__format__")
+        shown = ast.FormattedValue(ast.parse(new, mode="eval").body, -1, None)
+        return (f"{_replaced(tree, spec, shown)}    # without the spec (it formats one "
+                f"number): {note}")
     return f"{_replaced(tree, call, new)}    # {note}"
