@@ -1338,6 +1338,11 @@ CARD_REWRITES = {
                                "jax.grad(lambda v: jnp.sqrt(v))(4.0)"),
     # float() of a vector in an f-string with a spec (stop 129: `f'{x.tolist():.2f}'`, which
     # raised "unsupported format string passed to list.__format__"): the values, no spec
+    # Python's max(a, b) habit: jnp.max's second argument is an axis (stop 129: the axis card
+    # said the 0-D array has none)
+    "max_of_two_numbers": ("jnp.max(3, 4)", "jnp.maximum(3, 4)"),
+    "min_of_two_arrays": ("jnp.min(x, M[1])", "jnp.minimum(x, M[1])"),
+    "max_of_an_array_and_a_float": ("jnp.max(x, 2.5)", "jnp.maximum(x, 2.5)"),
     "scalar_fstring_spec": ("f'{float(x):.2f}'", "f'{x.tolist()}'"),
     "scalar_math_vector": ("jax.jit(lambda v: math.floor(v / 2))(x)",
                            "jax.jit(lambda v: jnp.floor(v / 2))(x)"),

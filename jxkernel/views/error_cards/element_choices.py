@@ -2,7 +2,8 @@
 condition per element (JAX: "Pred must be a scalar"), lax.switch given an index per element
 ("Branch index must be scalar"). cond and switch run one branch for the whole computation;
 a choice per element is jnp.where's (both branches computed), or a vmap of the switch. And
-jnp.where itself given two arguments (its y None: "got <class 'NoneType'> at position 2").
+jnp.where itself given two arguments (its y None: "got <class 'NoneType'> at position 2"),
+and jnp.max(a, b) written as Python's max(a, b) (its b read as an axis): jnp.maximum(a, b).
 
     lax.cond(x > 0, f, g, x)          ->  jnp.where(x > 0, f(x), g(x))
     lax.switch(idx, branches, x)      ->  jax.vmap(lambda i, v: lax.switch(i, branches, v))(idx, x)
@@ -182,3 +183,49 @@ def _where_of_two_card(exc, where, called_from) -> ErrorCard:
                  f"# or the indices where it holds: {ast.unparse(one)} (under jit: give it "
                  f"size=, the most there can be)"),
         docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.where.html")
+
+
+# ------------------------------------------------------------------ jnp.max of two values
+# the words for jnp.max(a, b)'s b taken as an axis: a number past the axes, an array, a float
+_AXIS_TAKEN = re.compile(r"^(axis -?\d+ is out of bounds for array of dimension \d+"
+                         r"|Only integer scalar arrays can be converted to a scalar index\."
+                         r"|'float' object is not iterable)$")
+_ELEMENTWISE = {"max": "maximum", "min": "minimum", "amax": "maximum", "amin": "minimum"}
+
+
+def _is_max_of_two(e) -> bool:
+    return isinstance(e, (TypeError, ValueError)) and _AXIS_TAKEN.match(str(e)) is not None \
+        and _max_of_two(_user_lines(e)[0]) is not None
+
+
+def _max_of_two(where):
+    """(the line's tree, its jnp.max(a, b) of two values), or None: two arguments by
+    position, the second no axis (not an int written out), or both numbers written out."""
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        if _called(call) in _ELEMENTWISE and len(call.args) == 2 and not call.keywords and \
+                ast.unparse(call.func).rpartition(".")[0] in ("jnp", "jax.numpy", "np"):
+            a, b = call.args
+            number = isinstance(b, ast.Constant) and type(b.value) is int
+            if not number or isinstance(a, ast.Constant):
+                return tree, call
+    return None
+
+
+def _max_of_two_card(exc, where, called_from) -> ErrorCard:
+    tree, call = _max_of_two(where)
+    name = _called(call)
+    module = ast.unparse(call.func).rpartition(".")[0]
+    new = ast.Call(ast.parse(f"{module}.{_ELEMENTWISE[name]}", mode="eval").body,
+                   call.args, [])
+    return ErrorCard(
+        "elementwise-max", f"{module}.{name} reduces one array: the {name} of two is "
+                           f"{module}.{_ELEMENTWISE[name]}",
+        why=(f"{module}.{name}(a, axis) takes the {name} of one array's elements, along an "
+             f"axis; its second argument is that axis, so {ast.unparse(call.args[1])} was "
+             f"read as one (JAX's message is about that axis). Python's {name}(a, b) picks "
+             f"between two values: {module}.{_ELEMENTWISE[name]} does that, element by "
+             f"element."),
+        fix=f"Write {ast.unparse(new)}.",
+        rewrite=f"{_replaced(tree, call, new)}    # the {name} of the two, element by element",
+        docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.numpy.{_ELEMENTWISE[name]}.html")

@@ -65,7 +65,8 @@ booleans where Python needs one, `if x > 0:` of a vector, `max(v, 0.0)`), random
 (TypeError: a jax.random function called with NumPy's arguments, size=, low=/high=, loc=/scale=,
 randint(key, 0, 10) without its shape), shape-arguments (TypeError or ValueError: a shape given
 number by number, `jnp.zeros(3, 4)`), keyword-option (TypeError: an option JAX takes by keyword
-only given by position, `jax.jit(f, 1)`), key-unpack (TypeError: `k1, k2 = key`, a key iterated),
+only given by position, `jax.jit(f, 1)`), elementwise-max (ValueError or TypeError: `jnp.max(a, b)`
+as Python's max of two, b read as an axis), key-unpack (TypeError: `k1, k2 = key`, a key iterated),
 raw-key-unpacked (TypeError: a word of a raw key, `k1, k2 = PRNGKey(0)`, given as a key),
 numpy-random (AttributeError: `jnp.random.normal(size=3)`, NumPy's random module asked of
 jax.numpy, or its legacy names of jax.random, `jax.random.randn(3)`), torch-habit (AttributeError,
@@ -146,8 +147,9 @@ from .body_arguments import _body_arguments_card, _is_body_arguments
 from .call_arity import _call_arity_card, _is_call_arity
 from .control_flow import (_branch_card, _carry_card, _is_branch_types, _is_carry_error,
                            _is_scan_output, _is_while_grad, _scan_output_card, _while_grad_card)
-from .element_choices import (_cond_predicate_card, _is_cond_predicate, _is_switch_per_element,
-                              _is_where_of_two, _switch_per_element_card, _where_of_two_card)
+from .element_choices import (_cond_predicate_card, _is_cond_predicate, _is_max_of_two,
+                              _is_switch_per_element, _is_where_of_two, _max_of_two_card,
+                              _switch_per_element_card, _where_of_two_card)
 from .grad import (_aux_shape_card, _int_grad_card, _int_grad_output_card, _is_aux_shape,
                    _is_int_grad_input, _is_int_grad_output, _is_scalar_output,
                    _scalar_output_card)
@@ -318,6 +320,7 @@ CARDS = [
     (_is_aux_pair_used, _aux_pair_card),      # before tree arithmetic's: has_aux's pair
     (_is_tree_arithmetic, _tree_arithmetic_card),
     (_is_stacked_index, _stacked_index_card),
+    (_is_max_of_two, _max_of_two_card),    # before the axis's, join's: its b an axis
     (_is_axis_bounds, _axis_bounds_card),
     (_is_scan_lengths, _scan_lengths_card),
     (_is_ragged, _ragged_card),
