@@ -1705,6 +1705,12 @@ TORCH_HABITS = {
     "sigmoid": ("_y = x.sigmoid()", "_y = jax.nn.sigmoid(x)"),
     "softmax": ("_y = x.softmax(dim=1)", "_y = jax.nn.softmax(x, axis=1)"),
     "sum_dim": ("_y = x.sum(dim=1)", "_y = x.sum(axis=1)"),
+    # chained methods (stop 129: after the first became a JAX call, `jax.lax.stop_gradient(x)`,
+    # the next were read as a module's functions and kept, raising again); x.pow(2)
+    "detach_cpu_numpy": ("_y = x.detach().cpu().numpy()",
+                         "_y = np.asarray(jax.lax.stop_gradient(x))"),
+    "exp_then_log": ("_y = x.exp().log()", "_y = jnp.log(jnp.exp(x))"),
+    "pow_then_sum": ("_y = x.pow(2).sum()", "_y = (x ** 2).sum()"),
     # PyTorch's x.max(dim=1) is a pair, (values, indices): unpacked as written after dim= was
     # renamed, the two names took the two rows' maxima (stop 129); JAX's max, then argmax
     "max_dim_pair": ("_i, _y = x.max(dim=1)", "_i, _y = (x.max(axis=1), x.argmax(axis=1))"),

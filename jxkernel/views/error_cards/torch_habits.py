@@ -65,6 +65,8 @@ def _method(name, x, args, kw, traced=False):
         return simple[name]
     if name in ("mm", "matmul", "bmm") and len(args) == 1:
         return f"{x} @ {args[0]}"
+    if name == "pow" and len(args) == 1:
+        return f"{x} ** {args[0]}"
     if name == "unsqueeze" and len(args) == 1:
         return f"jnp.expand_dims({x}, {args[0]})"
     if name == "masked_fill" and len(args) == 2:
@@ -114,8 +116,11 @@ class _Rewrite(ast.NodeTransformer):
             return node
         # a module's function, not an array's method: `jax.nn.softmax(x, dim=1)` was read as
         # x.softmax's habit, with jax.nn for x
-        if owner in ("jnp", "np", "jax", "jax.numpy", "numpy", "lax", "nn", "random") or \
-                owner.startswith(("jax.", "jnp.", "np.", "numpy.")):
+        # (a module's path: a name or attribute, not an expression such as the JAX call a
+        # method before it became, `jax.lax.stop_gradient(x).cpu()`)
+        if isinstance(func.value, (ast.Name, ast.Attribute)) and (
+                owner in ("jnp", "np", "jax", "jax.numpy", "numpy", "lax", "nn", "random") or
+                owner.startswith(("jax.", "jnp.", "np.", "numpy."))):
             return node
         x = _operand(func.value)
         new = _method(func.attr, x, [ast.unparse(a) for a in node.args],
@@ -252,7 +257,7 @@ _WHY = {
              "(a copy to the host, where the array is on a GPU).",
     **dict.fromkeys(("detach", "backward", "grad"), _GRAPH),
     **dict.fromkeys((*_IN_PLACE, "zero_"), _IMMUTABLE),
-    **dict.fromkeys(("unsqueeze", "permute", "numel", "mm", "matmul", "bmm", "expand",
+    **dict.fromkeys(("unsqueeze", "permute", "numel", "mm", "matmul", "bmm", "expand", "pow",
                      "masked_fill", "clamp", "cat", "tensor", "from_numpy", *_JNP_MATH, *_NN),
                     _NAMES),
     **dict.fromkeys(_DTYPES, "JAX changes a dtype with astype and jnp's dtypes; its default "
