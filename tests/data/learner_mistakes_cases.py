@@ -1506,6 +1506,16 @@ CARD_WORDS = {
     "axis_concatenate_vector_and_matrix": "jnp.concatenate([x, M], axis=1)",
 }
 
+# a list of sizes passed to a jit made on an earlier line (stop 129: the card gave the generic
+# "a size? take it from a shape", where the one-line jax.jit(fill)(1.0, shp) got
+# static_argnames): (the cell, the card's first two lines, the jit made again and the call
+# with the tuple), recorded as CARD_PROGRAMS are
+STATIC_JIT_ABOVE = {
+    "static_shape_list_jit_above": ("fz = jax.jit(fill)\n_y = fz(1.0, shp)",
+                                    "fz = jax.jit(fill, static_argnames=('shape',))\n"
+                                    "_y = fz(1.0, tuple(shp))"),
+}
+
 # mistakes whose card shows a pattern (comments) with a part only the learner can choose: (the
 # mistake, the pattern with that part filled in, whose value JAX's run records). randint's
 # upper bound left out after a low of 0 (no NumPy reading: NumPy's randint(high) has no high
@@ -1577,7 +1587,7 @@ def _card_rewrites(jax):
     for case, code in FORI_FLOAT_BOUNDS.items():
         result = eval(code, dict(names))
         found[f"fori_float_bounds_{case}"] = [str(result.dtype), value_of(result)]
-    for case, (mistake, program) in CARD_PROGRAMS.items():
+    for case, (mistake, program) in {**CARD_PROGRAMS, **STATIC_JIT_ABOVE}.items():
         got = said(lambda: exec(mistake, dict(names)))   # (a lambda's address dropped)
         found[f"card_{case}"] = {**got, "first_line": _unplaced(got["first_line"])} \
             if isinstance(got, dict) and "first_line" in got else got

@@ -20,7 +20,7 @@ import numpy as np
 from jxkernel.views import error_cards
 from learner_mistakes_cases import (  # tests/data
     APART, ARRAY_AS_DTYPE, AUTODIFF_CALLS, CARD_OTHER_FIXES, CARD_PATTERNS, CARD_PROGRAMS,
-    JAX_ADVICE,
+    JAX_ADVICE, STATIC_JIT_ABOVE,
     CARD_REWRITES,
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
     FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_AXES_KEYS, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES,
@@ -1410,6 +1410,21 @@ def test_a_card_rewrite_of_more_than_a_line_runs_as_jaxs(shell, case):
         rewrite = mistake.rsplit("\n", 1)[0] + "\n" + rewrite
     assert rewrite == program, card["rewrite"]
     assert shell.run_cell(rewrite).success
+    assert _value(shell.user_ns["_y"]) == JAX[f"card_{case}_fixed"]
+
+
+@pytest.mark.parametrize("case", sorted(STATIC_JIT_ABOVE))
+def test_a_list_of_sizes_given_to_a_jit_made_above_gets_it_static_as_a_tuple(shell, case):
+    """fz = jax.jit(fill) on one line, fz(1.0, shp) of a list of sizes on the next: JAX's
+    error, and the card's first lines make the jit again with the shape static and pass the
+    list as its tuple (it said only "a size? take it from a shape"); run, JAX's value."""
+    mistake, program = STATIC_JIT_ABOVE[case]
+    assert shell.run_cell("from jxkernel import lax\n" + CARD_SETUP).success
+    text, card = shown(shell, mistake)
+    assert card is not None and card["message"] == JAX[f"card_{case}"]["first_line"], text
+    lines = [line.split("    # ")[0] for line in card["rewrite"].splitlines()[:2]]
+    assert "\n".join(lines) == program, card["rewrite"]
+    assert shell.run_cell(program).success
     assert _value(shell.user_ns["_y"]) == JAX[f"card_{case}_fixed"]
 
 

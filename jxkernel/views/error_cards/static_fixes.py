@@ -60,10 +60,19 @@ def _static_fix(origin, where=None, exc=None) -> str:
                 f"{decorator}\n{header}")
     # (a library's function jitted, `jax.jit(jnp.sum)(x, 0)`: its frames are filtered out of
     # the traceback, and the learner's line is the call)
-    rebound = _rebound(_jit_caller(exc, function) or _line_of(where, exc), function, arg)
+    caller = _jit_caller(exc, function) or _line_of(where, exc)
+    rebound = _rebound(caller, function, arg)
     if as_tuple:
-        return _tuple_passed(rebound, arg, _parameter_at(exc, function, arg), as_tuple) \
-            if not decorator else ""
+        if decorator:
+            return ""
+        position = _parameter_at(exc, function, arg)
+        passed = _tuple_passed(rebound, arg, position, as_tuple)
+        if not passed and rebound and caller:
+            # `g = jax.jit(f)` made earlier, `g(1.0, shp)` called: the jit made again, then
+            # the call with the tuple (the call is no part of the jit's line)
+            call = _tuple_passed((caller or {}).get("code", ""), arg, position, as_tuple)
+            passed = f"{rebound}\n{call}" if call else ""
+        return passed
     if origin.get("input_kind") != "array":
         return rebound or _jit_again(exc, function, arg)
     # jit was given an array, or an outer transformation's tracer (`jax.grad(jax.jit(f))(1.0)`:
