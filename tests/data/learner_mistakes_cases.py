@@ -1875,6 +1875,19 @@ SHAPE_ARGUMENTS = {
 SHAPE_ARGUMENTS_SAID = {"zeros_two": "_y = jnp.zeros(3, 4)"}
 
 
+# an integer array given to an operation of floats alone (lax's logistic under jax.nn.sigmoid
+# and silu, lax.exp: "does not accept dtype int32", no card, where relu, gelu, softmax and jnp's
+# functions promote): cast. With TORCH_SETUP
+FLOATS_ONLY = {
+    "sigmoid": ("_y = jax.nn.sigmoid(jnp.array([1, 2]))",
+                "_y = jax.nn.sigmoid(jnp.array([1, 2]).astype(jnp.float32))"),
+    "silu": ("_y = jax.nn.silu(jnp.arange(3))",
+             "_y = jax.nn.silu(jnp.arange(3).astype(jnp.float32))"),
+    "lax_exp": ("_i = jnp.arange(3)\n_y = jax.lax.exp(_i)",
+                "_i = jnp.arange(3)\n_y = jax.lax.exp(_i.astype(jnp.float32))"),
+}
+
+
 # an option JAX takes by keyword only, given by position as NumPy's or Python's function of the
 # same name takes it (jit's static_argnums, one_hot's dtype, pad's constant_values, lax.map's
 # batch_size; argmax's keepdims where NumPy's third is out), and Python's map given two
@@ -2188,7 +2201,7 @@ APART = ("draw_", "torch_", "join_arguments_", "array_as_dtype_", "missing_key_"
          "scan_carry_",
          "state_class_", "autodiff_",
          "text_leaf_", "tree_arithmetic_", "tree_map_", "one_hot_", "shape_arguments_",
-         "keyword_option_", "dict_static_",
+         "keyword_option_", "dict_static_", "floats_only_",
          "in_axes_keys_", "list_arguments_", "nested_item_")
 
 
@@ -2321,7 +2334,8 @@ def torch_habits(jax) -> dict:
                          ("text_leaf", TEXT_LEAVES), ("one_hot", ONE_HOT),
                          ("shape_arguments", SHAPE_ARGUMENTS),
                          ("keyword_option", KEYWORD_OPTIONS), ("in_axes_keys", IN_AXES_KEYS),
-                         ("list_arguments", LIST_ARGUMENTS), ("nested_item", NESTED_ITEMS)):
+                         ("list_arguments", LIST_ARGUMENTS), ("nested_item", NESTED_ITEMS),
+                         ("floats_only", FLOATS_ONLY)):
         for case, (line, fix) in cases.items():
             names = dict(scope)
             found[f"{group}_{case}"] = said(lambda: exec(line, names))

@@ -94,6 +94,10 @@ MISTAKES = [
     ("k, sub = jax.random.split(jax.random.key(0), 3)",
      "jax.random.split(jax.random.key(0), 3) makes 3 keys, not 2",
      "k, sub = jax.random.split(jax.random.key(0))"),
+    ("y = jnp.zeros(2, 3, 4)", "jnp.zeros takes the shape as one tuple",
+     "y = jnp.zeros((2, 3, 4))"),
+    ("jax.jit(lambda v, n: v * n, 1)(x, 2)", "jax.jit takes static_argnums by keyword only",
+     "jax.jit(lambda v, n: v * n, static_argnums=1)(x, 2)"),
 ]
 # then a dict that holds itself, whose flatten keeps all of Python's recursion room (under JAX
 # the kernel runs no later cell; jxkernel/notebook/room_keeper.py), and a cell after it
@@ -142,7 +146,8 @@ def mistakes(server, chromium):
                               "join-arguments", "key-missing", "tree-map-arguments",
                               "conv-layout", "matmul-to-grad", "call-arity",
                               "grad-unpacked", "int-overflow", "removed-name",
-                              "grad-order", "split-count"])
+                              "grad-order", "split-count", "shape-arguments",
+                              "keyword-option"])
 def test_a_learners_mistake_gets_its_card_with_the_line_rewritten(mistakes, request, index):
     """The cards of jxkernel/views/error_cards/ for mistakes JAX's pages and learners meet
     (tests/notebook/test_learner_mistakes.py checks each rewrite against JAX's value): drawn

@@ -23,7 +23,8 @@ from learner_mistakes_cases import (  # tests/data
     JAX_ADVICE, STATIC_JIT_ABOVE,
     CARD_REWRITES,
     CARD_SETUP, CARD_WORDS, CONV_LAYOUTS, DEVICE_INDICES, DEVICE_NAMES, DRAW_NOTES,
-    FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_AXES_KEYS, IN_PLACE, JOIN_ARGUMENTS, KEY_PLACES,
+    FLOATS_ONLY, FORI_FLOAT_BOUNDS, IMAGE_SHAPES, IN_AXES_KEYS, IN_PLACE, JOIN_ARGUMENTS,
+    KEY_PLACES,
     KEYWORD_OPTIONS, LIST_ARGUMENTS, MATMUL_TO_GRAD,
     METHOD_PYTREE_FIX, MISSING_KEYS, NESTED_ITEMS, NOT_ARRAYS, NUMPY1_NAMES, NUMPY_RANDOM, ONE_HOT,
     OPERAND_SHAPES, RANDOM_REWRITES, SCAN_CARRIES, SHUFFLED, SOLVE_SHAPES, SPLIT_COUNTS,
@@ -2139,6 +2140,17 @@ def test_a_shape_given_number_by_number_is_written_as_one_tuple(shell, case):
     line, fix = SHAPE_ARGUMENTS[case]
     _, lines = _card_then_its_lines(shell, "shape_arguments", case, line, ("shape-arguments",))
     _fix_gives_jaxs_value(shell, "shape_arguments", case, fix, lines)
+
+
+@pytest.mark.parametrize("case", sorted(FLOATS_ONLY))
+def test_an_integer_array_given_to_an_operation_of_floats_is_cast(shell, case):
+    """jax.nn.sigmoid and silu (lax's logistic) and lax.exp of integers: JAX 0.10.2's "does
+    not accept dtype int32", word for word, and no card; the lax-dtypes card casts the array
+    the learner gave, and its line gives JAX's value."""
+    line, fix = FLOATS_ONLY[case]
+    card, lines = _card_then_its_lines(shell, "floats_only", case, line, ("lax-dtypes",))
+    assert card["title"].endswith("takes floats, and was given int32"), card["title"]
+    _fix_gives_jaxs_value(shell, "floats_only", case, fix, lines)
 
 
 @pytest.mark.parametrize("case", sorted(KEYWORD_OPTIONS))

@@ -1,8 +1,10 @@
 """Cards for an operand of the wrong dtype: lax's operations given two dtypes (lax never
 promotes), an integer array raised to a negative power, an array indexed by a float, a shape
 given a float (`jnp.zeros(n / 2)`), a fori_loop bound given one (`lax.fori_loop(0, n / 2,
-body, x)`: bounds of two dtypes), and lax.switch given a float index. Each rewrite is the
-user's own line with the one change that gives the operation a dtype it takes."""
+body, x)`: bounds of two dtypes), lax.switch given a float index, and an integer array given
+to an operation of floats alone (`jax.nn.sigmoid(labels)`: lax's logistic, "does not accept
+dtype int32"). Each rewrite is the user's own line with the one change that gives the
+operation a dtype it takes."""
 from __future__ import annotations
 
 import ast
@@ -11,7 +13,9 @@ import re
 from ...core import dtypes
 from ..source_edits import replaced
 from .card import ErrorCard
-from .rewrites import _first_call, _parse_line, _pattern, _replaced
+from .frame_names import _named_value
+from .reading import _user_frame, _user_lines
+from .rewrites import _first_call, _operand, _parse_line, _pattern, _replaced
 
 # JAX's text (lax._check_same_dtypes) names the jnp function that promotes
 _LAX_DTYPES = re.compile(r"^lax\.(\w+) requires arguments to have the same dtypes, got (\w+), "
@@ -301,3 +305,50 @@ def _switch_rewrite(where) -> str:
         return f"{_replaced(tree, index, str(int(index.value)))}    # an integer index"
     return (f"{_replaced(tree, index, f'jnp.int32({ast.unparse(index)})')}    # an integer "
             f"index, rounded toward zero")
+
+
+# ------------------------------------------------------------------ floats alone
+# lax's words for an operation of floats given integers or booleans (jax.nn.sigmoid's logistic,
+# lax.exp): JAX's jnp functions promote an int array to float, lax's and these do not
+_FLOATS_ONLY = re.compile(r"^(\w+) does not accept dtype (u?int\d+|bool)\. Accepted dtypes "
+                          r"are subtypes of floating, complexfloating\.$")
+
+
+def _is_floats_only(e) -> bool:
+    return isinstance(e, TypeError) and _FLOATS_ONLY.match(str(e)) is not None and \
+        _int_argument(e) is not None
+
+
+def _int_argument(e):
+    """(the line's tree, the learner's call, its argument that holds the integers): a name
+    holding an integer array, or the one positional argument of the call; None otherwise."""
+    where, _ = _user_lines(e)
+    tree, frame = _parse_line(where), _user_frame(e)
+    for call in ast.walk(tree) if tree is not None else ():
+        if not isinstance(call, ast.Call) or not call.args:
+            continue
+        for node in call.args:
+            value = _named_value(frame, node.id) if isinstance(node, ast.Name) and frame \
+                else None
+            if getattr(getattr(value, "dtype", None), "kind", "f") in "iub":
+                return tree, call, node
+        if len(call.args) == 1 and not isinstance(call.args[0], ast.Name) and \
+                ast.unparse(call.func).startswith(("jax.nn.", "nn.", "jax.lax.", "lax.")):
+            return tree, call, call.args[0]
+    return None
+
+
+def _floats_only_card(exc, where, called_from) -> ErrorCard:
+    name, dtype = _FLOATS_ONLY.match(str(exc)).groups()
+    tree, call, node = _int_argument(exc)
+    cast = f"{_operand(node)}.astype(jnp.float32)"
+    func = ast.unparse(call.func)
+    return ErrorCard(
+        "lax-dtypes", f"{func} takes floats, and was given {dtype}",
+        why=(f"{func} runs lax's {name}, which computes on floating-point values only and "
+             f"does not promote: jnp's functions turn an integer array into floats for you, "
+             f"lax's operations and the jax.nn functions built on them do not."),
+        fix=f"Make it a float array first: {cast}.",
+        rewrite=f"{_replaced(tree, node, cast)}    # floats in, as {func} takes",
+        docs="https://docs.jax.dev/en/latest/type_promotion.html")
+

@@ -23,63 +23,63 @@ a function or another object passed to a jitted function where jit traces it), c
 (TypeError: lax.cond given a condition per element), while-grad (ValueError: grad of a while_loop,
 or of a fori_loop with traced bounds), reshape-size (TypeError: a reshape to another size, or with
 two -1s), uneven-split (ValueError: jnp.split into pieces that do not divide the axis), lax-dtypes
-(TypeError: a lax operation given two dtypes), integer-power (TypeError: an integer array to a
-negative power), float-index (TypeError: an array indexed by a float), vmap-in-axes (ValueError: an
-in_axes tuple of another length than the arguments, or a dict of other keys than its argument's;
-TypeError: in_axes given as a dict keyed by the parameters' names), body-arguments (TypeError: a
-loop body or branch written to take other arguments than lax passes it), tree-structure
-(ValueError: tree_map given trees of two structures; a pair passed whole, as value_and_grad's
-(value, grads), is told with the part to pass), tree-map-arguments (TypeError: a function given to
-tree_map another number of trees than it takes arguments, `jax.tree.map(lambda p, g: ...,
-params)`), call-arity (TypeError: grad's, jit's or vmap's function called with other arguments than
-it takes), grad-unpacked (ValueError: grad's result unpacked otherwise), aux-pair (TypeError:
-has_aux's pair as the gradient), grad-order (TypeError: its parts unpacked in another order),
-split-count (ValueError: split's keys unpacked into other names), stacked-index (KeyError: vmap's
-stacked dict indexed as a list), one-hot-classes, int-overflow, flax-rngs (Flax's rngs given a
-seed), flax-optimizer, removed-name (older JAX's names, jax.ops.index_update), axis-bounds
-(ValueError or IndexError: an axis the array has not, `x.sum(axis=1)` of a vector; a squeeze of an
-axis whose size is not 1), scan-lengths (ValueError: scan's xs leaves of different lengths, or a
-`length=` that disagrees with xs; ValueError or IndexError: xs a number, `lax.scan(f, init, 10)`;
-ValueError: neither xs nor length, `lax.scan(f, init)`), einsum-labels (ValueError: jnp.einsum's
-subscripts giving one letter two sizes, `jnp.einsum('ij,jk->ik', a, b)` of a (2, 3) a and a (4, 5)
-b), einsum-axes (ValueError: jnp.einsum's subscripts with another number of letters than an operand
-has axes, `jnp.einsum('ij,jk->ik', a, b)` of a (2, 3, 4) a), einsum-output (ValueError:
-jnp.einsum's result subscripts naming a letter no operand has or one letter twice,
-`jnp.einsum('ij->ik', a)`, `jnp.einsum('i->ii', v)`), ragged-array (ValueError or TypeError:
-jnp.array given rows of different lengths), list-argument (TypeError: a Python list or tuple given
-to a jnp function), while-per-element (TypeError: a while_loop condition giving one bool per
-element), while-condition (TypeError: a while_loop condition giving a number, `lambda c: c`),
-float-shape (TypeError: a shape given a float, `jnp.zeros(n / 2)`), slice-indices (TypeError or
-ValueError: lax.dynamic_slice / dynamic_update_slice given a number where a tuple per axis goes),
-scan-output (TypeError: a scan body returning one value or three, not (carry, y)), fori-bounds
-(TypeError: lax.fori_loop given a float bound, `lax.fori_loop(0, n / 2, ...)`), switch-index
-(TypeError: lax.switch given a float index, `lax.switch(n / 2, branches)`), branch-types
-(TypeError: lax.cond or lax.switch branches returning different dtypes, shapes or structures, or
-keys of two kinds), concatenate-ranks (TypeError or ValueError: jnp.concatenate, hstack, stack or
-lax.concatenate given arrays of different numbers of dimensions, a vector and a matrix),
-join-shapes (ValueError or TypeError: jnp.stack given arrays of two shapes, (3,) and (4,), or
-jnp.concatenate given arrays that differ on an axis it does not join along), list-operand
-(TypeError: an array's operator given a Python list or tuple, `x + [1, 2]`), list-index (TypeError:
-an array indexed by a Python list, `x[[0, 2]]`), truth-value (ValueError: an array of several
-booleans where Python needs one, `if x > 0:` of a vector, `max(v, 0.0)`), random-arguments
-(TypeError: a jax.random function called with NumPy's arguments, size=, low=/high=, loc=/scale=,
-randint(key, 0, 10) without its shape), shape-arguments (TypeError or ValueError: a shape given
-number by number, `jnp.zeros(3, 4)`), keyword-option (TypeError: an option JAX takes by keyword
-only given by position, `jax.jit(f, 1)`), elementwise-max (ValueError or TypeError: `jnp.max(a, b)`
-as Python's max of two, b read as an axis), key-unpack (TypeError: `k1, k2 = key`, a key iterated),
-raw-key-unpacked (TypeError: a word of a raw key, `k1, k2 = PRNGKey(0)`, given as a key),
-numpy-random (AttributeError: `jnp.random.normal(size=3)`, NumPy's random module asked of
-jax.numpy, or its legacy names of jax.random, `jax.random.randn(3)`), torch-habit (AttributeError,
-TypeError: PyTorch's name asked of an array or of jax.numpy, `x.unsqueeze(0)`, `x.sum(dim=1)`,
-`jnp.cat`), numpy1-name (AttributeError: `jnp.in1d`, `jnp.NaN`, NumPy 1.x's names), debug-print
-(ValueError, TypeError, KeyError, ConcretizationTypeError: jax.debug.print called as print is,
-`jax.debug.print("x =", x)`, `jax.debug.print(x)`, `"%f" % x`), custom-vjp-bwd (TypeError: a
-custom_vjp's bwd returning a bare value or another number of cotangents than the function has
-arguments), custom-jvp-pair (TypeError: a jvp rule returning one value or three),
-custom-jvp-signature (TypeError: `def f_jvp(x, y, tx, ty)`, one parameter per value),
-custom-vjp-fwd (TypeError: a custom_vjp's fwd returning its output alone), checkpoint-policy
-(AttributeError or TypeError: a jax.checkpoint_policies name misspelled, or
-`policy='dots_saveable'`, a name for the function), static-given-again (TypeError: a
+(TypeError: a lax operation given two dtypes, or integers where it takes floats alone,
+`jax.nn.sigmoid(labels)`), integer-power (TypeError: an integer array to a negative power),
+float-index (TypeError: an array indexed by a float), vmap-in-axes (ValueError: an in_axes tuple of
+another length than the arguments, or a dict of other keys than its argument's; TypeError: in_axes
+given as a dict keyed by the parameters' names), body-arguments (TypeError: a loop body or branch
+written to take other arguments than lax passes it), tree-structure (ValueError: tree_map given
+trees of two structures; a pair passed whole, as value_and_grad's (value, grads), is told with the
+part to pass), tree-map-arguments (TypeError: a function given to tree_map another number of trees
+than it takes arguments, `jax.tree.map(lambda p, g: ..., params)`), call-arity (TypeError: grad's,
+jit's or vmap's function called with other arguments than it takes), grad-unpacked (ValueError:
+grad's result unpacked otherwise), aux-pair (TypeError: has_aux's pair as the gradient), grad-order
+(TypeError: its parts unpacked in another order), split-count (ValueError: split's keys unpacked
+into other names), stacked-index (KeyError: vmap's stacked dict indexed as a list),
+one-hot-classes, int-overflow, flax-rngs (Flax's rngs given a seed), flax-optimizer, removed-name
+(older JAX's names, jax.ops.index_update), axis-bounds (ValueError or IndexError: an axis the array
+has not, `x.sum(axis=1)` of a vector; a squeeze of an axis whose size is not 1), scan-lengths
+(ValueError: scan's xs leaves of different lengths, or a `length=` that disagrees with xs;
+ValueError or IndexError: xs a number, `lax.scan(f, init, 10)`; ValueError: neither xs nor length,
+`lax.scan(f, init)`), einsum-labels (ValueError: jnp.einsum's subscripts giving one letter two
+sizes, `jnp.einsum('ij,jk->ik', a, b)` of a (2, 3) a and a (4, 5) b), einsum-axes (ValueError:
+jnp.einsum's subscripts with another number of letters than an operand has axes,
+`jnp.einsum('ij,jk->ik', a, b)` of a (2, 3, 4) a), einsum-output (ValueError: jnp.einsum's result
+subscripts naming a letter no operand has or one letter twice, `jnp.einsum('ij->ik', a)`,
+`jnp.einsum('i->ii', v)`), ragged-array (ValueError or TypeError: jnp.array given rows of different
+lengths), list-argument (TypeError: a Python list or tuple given to a jnp function),
+while-per-element (TypeError: a while_loop condition giving one bool per element), while-condition
+(TypeError: a while_loop condition giving a number, `lambda c: c`), float-shape (TypeError: a shape
+given a float, `jnp.zeros(n / 2)`), slice-indices (TypeError or ValueError: lax.dynamic_slice /
+dynamic_update_slice given a number where a tuple per axis goes), scan-output (TypeError: a scan
+body returning one value or three, not (carry, y)), fori-bounds (TypeError: lax.fori_loop given a
+float bound, `lax.fori_loop(0, n / 2, ...)`), switch-index (TypeError: lax.switch given a float
+index, `lax.switch(n / 2, branches)`), branch-types (TypeError: lax.cond or lax.switch branches
+returning different dtypes, shapes or structures, or keys of two kinds), concatenate-ranks
+(TypeError or ValueError: jnp.concatenate, hstack, stack or lax.concatenate given arrays of
+different numbers of dimensions, a vector and a matrix), join-shapes (ValueError or TypeError:
+jnp.stack given arrays of two shapes, (3,) and (4,), or jnp.concatenate given arrays that differ on
+an axis it does not join along), list-operand (TypeError: an array's operator given a Python list
+or tuple, `x + [1, 2]`), list-index (TypeError: an array indexed by a Python list, `x[[0, 2]]`),
+truth-value (ValueError: an array of several booleans where Python needs one, `if x > 0:` of a
+vector, `max(v, 0.0)`), random-arguments (TypeError: a jax.random function called with NumPy's
+arguments, size=, low=/high=, loc=/scale=, randint(key, 0, 10) without its shape), shape-arguments
+(TypeError or ValueError: a shape given number by number, `jnp.zeros(3, 4)`), keyword-option
+(TypeError: an option JAX takes by keyword only given by position, `jax.jit(f, 1)`),
+elementwise-max (ValueError or TypeError: `jnp.max(a, b)` as Python's max of two, b read as an
+axis), key-unpack (TypeError: `k1, k2 = key`, a key iterated), raw-key-unpacked (TypeError: a word
+of a raw key, `k1, k2 = PRNGKey(0)`, given as a key), numpy-random (AttributeError:
+`jnp.random.normal(size=3)`, NumPy's random module asked of jax.numpy, or its legacy names of
+jax.random, `jax.random.randn(3)`), torch-habit (AttributeError, TypeError: PyTorch's name asked of
+an array or of jax.numpy, `x.unsqueeze(0)`, `x.sum(dim=1)`, `jnp.cat`), numpy1-name
+(AttributeError: `jnp.in1d`, `jnp.NaN`, NumPy 1.x's names), debug-print (ValueError, TypeError,
+KeyError, ConcretizationTypeError: jax.debug.print called as print is, `jax.debug.print("x =", x)`,
+`jax.debug.print(x)`, `"%f" % x`), custom-vjp-bwd (TypeError: a custom_vjp's bwd returning a bare
+value or another number of cotangents than the function has arguments), custom-jvp-pair (TypeError:
+a jvp rule returning one value or three), custom-jvp-signature (TypeError: `def f_jvp(x, y, tx,
+ty)`, one parameter per value), custom-vjp-fwd (TypeError: a custom_vjp's fwd returning its output
+alone), checkpoint-policy (AttributeError or TypeError: a jax.checkpoint_policies name misspelled,
+or `policy='dots_saveable'`, a name for the function), static-given-again (TypeError: a
 `.lower(...).compile()`d function called with its static argument again, `compiled(7, 8)` for
 `jax.jit(f, static_argnums=0).lower(7, 8)`), unregistered-class (TypeError: an object of the
 learner's class, no registered pytree, given to grad, value_and_grad or vmap, or passed whole by
@@ -197,8 +197,9 @@ from .seed_keys import _seed_card
 from .methods import _is_method_self, _method_card
 from .objects import (_is_text_leaf, _is_unregistered_object, _text_leaf_card,
                       _unregistered_object_card)
-from .operand_dtypes import (_float_index_card, _float_shape_card, _fori_bounds_card,
-                             _int_power_card, _is_float_index, _is_float_shape,
+from .operand_dtypes import (_float_index_card, _float_shape_card, _floats_only_card,
+                             _fori_bounds_card, _int_power_card, _is_float_index,
+                             _is_float_shape, _is_floats_only,
                              _is_fori_bounds, _is_int_power, _is_lax_clamp_or_select,
                              _is_lax_dtypes, _is_switch_index, _lax_clamp_or_select_card,
                              _lax_dtypes_card, _switch_index_card)
@@ -313,6 +314,7 @@ CARDS = [
     (_is_einsum_output, _einsum_output_card),
     (_is_uneven_split, _uneven_split_card),
     (_is_lax_dtypes, _lax_dtypes_card),
+    (_is_floats_only, _floats_only_card),
     (_is_lax_clamp_or_select, _lax_clamp_or_select_card),
     (_is_int_power, _int_power_card),
     (_is_float_index, _float_index_card),
