@@ -92,7 +92,7 @@ def _shape_arguments_card(exc, where, called_from) -> ErrorCard:
     head = "".join(f"{ast.unparse(a)}, " for a in call.args[:before])
     taken = (f"so {ast.unparse(sizes[1])} was taken as its {slot}: JAX's message is about "
              f"that" if slot and len(sizes) == 2 else
-             "more arguments than it takes by position: JAX's message counts them")
+             "more arguments than it takes by position: Python's message counts them")
     return ErrorCard(
         "shape-arguments", f"{func} takes the {shape} as one tuple",
         why=(f"{func}({head}{shape}{', ' + slot if slot else ''}) takes the {shape} as one "
