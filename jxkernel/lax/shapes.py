@@ -37,6 +37,7 @@ from ..core.primitive import (Primitive, abstract_eval_rules, batching_rules, jv
                               sharding_typing_rules, transpose_rules)
 from ..xla import stablehlo as hlo
 from ..transforms import ad_util as ad
+from ..transforms.jit.args import unhashable_as_jax
 from ..transforms import batch_util as bu
 from . import _lowering as hl, _rules
 from ._rules import NUMERIC, check_same_dtypes
@@ -925,6 +926,13 @@ def concatenate(operands, dimension: int):
         raise ValueError("concatenate requires a non-empty sequences of arrays")
     if len(operands) == 1 and _is_array(operands[0]):
         return operands[0]
+    if not isinstance(dimension, Tracer):
+        try:
+            hash(dimension)
+        except TypeError as e:
+            # JAX binds the dimension as given, whose hash refuses an array or a list
+            # (lax.concatenate(x, y), the arrays one by one: JAX's "unhashable type")
+            raise TypeError(unhashable_as_jax(dimension, e)[1]) from None
     index = operator.index(dimension)
     # (a NumPy int stays one in the equation, as JAX's binds what it is given: jnp.roll's
     # `concatenate[dimension=np.int64(0)]`)

@@ -1845,6 +1845,9 @@ JOIN_ARGUMENTS = {
     "dstack": ("_y = jnp.dstack(x, a * 2)", "_y = jnp.dstack([x, a * 2])"),
     "vstack_three": ("_y = jnp.vstack(v, w, v)", "_y = jnp.vstack([v, w, v])"),
     "column_stack": ("_y = jnp.column_stack(v, w)", "_y = jnp.column_stack([v, w])"),
+    # lax's, whose dimension has no default (stop 129: the card named jnp.concatenate and
+    # left the dimension out; JAX's words, "unhashable type", jxkernel's were NumPy's index's)
+    "lax_concatenate": ("_y = jax.lax.concatenate(v, w)", "_y = jax.lax.concatenate([v, w], 0)"),
 }
 
 

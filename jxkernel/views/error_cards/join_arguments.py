@@ -30,7 +30,9 @@ _MESSAGES = re.compile(
     r"|Zero-dimensional arrays cannot be concatenated\."
     r"|The 'out' argument to jnp\.stack is not supported\."
     r"|(?:stack|concatenate)\(\) got multiple values for argument 'axis'"
-    r"|\w+\(\) takes (?:1|from 1 to 2) positional arguments? but \d+ were given)$")
+    r"|\w+\(\) takes (?:1|from 1 to 2) positional arguments? but \d+ were given"
+    # lax.concatenate(x, y): the second array bound as its dimension, which JAX hashes
+    r"|unhashable type: '[\w.]*ArrayImpl')$")
 
 
 def _is_join_arguments(e) -> bool:
@@ -69,6 +71,9 @@ def _join_arguments_card(exc, where, called_from) -> ErrorCard:
     name, arrays = _called(call), call.args
     listed = ast.Call(call.func, [ast.List(list(arrays), ast.Load())], call.keywords)
     params = _AFTER_ARRAYS[name]
+    func = ast.unparse(call.func)
+    if func.rpartition(".")[0].endswith("lax"):
+        return _lax_join_card(tree, call, func)
     took = len(arrays) - 1 <= len(params)
     slots = " and ".join(f"{ast.unparse(a)} as its {p}" for a, p in zip(arrays[1:], params))
     taken = f"so it took {ast.unparse(arrays[0])} as the sequence of arrays and {slots}" \
@@ -82,3 +87,21 @@ def _join_arguments_card(exc, where, called_from) -> ErrorCard:
              + (f" (its options by keyword: {params[0]}=...)." if params else ".")),
         rewrite=f"{_replaced(tree, call, listed)}    # the arrays in one list",
         docs=f"https://docs.jax.dev/en/latest/_autosummary/jax.numpy.{name}.html")
+
+
+def _lax_join_card(tree, call, func) -> ErrorCard:
+    """lax.concatenate(x, y): lax's takes the operands as one sequence and the dimension after
+    it, which has no default (jnp's axis is 0 unless given): the arrays listed, dimension 0."""
+    arrays = call.args
+    given = [k for k in call.keywords if k.arg == "dimension"]
+    listed = ast.Call(call.func, [ast.List(list(arrays), ast.Load())] +
+                      ([] if given else [ast.Constant(0)]), call.keywords)
+    return ErrorCard(
+        "join-arguments", f"{func} takes its arrays as one list, then the dimension",
+        why=(f"{func}(operands, dimension) takes the sequence of arrays to join, then the "
+             f"dimension to join them along (no default): the second array was bound as the "
+             f"dimension, which JAX hashes as a parameter, and an array is not hashable."),
+        fix=(f"Put the arrays in one list and give the dimension: {ast.unparse(listed)} "
+             f"(jnp.concatenate's axis is 0 unless given)."),
+        rewrite=f"{_replaced(tree, call, listed)}    # the arrays in one list, along dimension 0",
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.lax.concatenate.html")
