@@ -1441,6 +1441,13 @@ CARD_PROGRAMS = {
     "body_while_no_parameter": ("_y = lax.while_loop(lambda c: c < 3.0, lambda: 4.0, 0.0)",
                                 "def cond_fun(c):\n    return c < 3.0\ndef body_fun(_):\n"
                                 "    return 4.0\n_y = lax.while_loop(cond_fun, body_fun, 0.0)"),
+    # a body taking fori_loop's (i, c) over while_loop's one value (stop 129: `i, c = state`
+    # unpacked 1.0, "iteration over a 0-d array"): the one parameter the body reads
+    "body_while_index_and_value": ("_y = lax.while_loop(lambda c: c < 10, lambda i, c: c * 2, "
+                                   "1.0)",
+                                   "def cond_fun(c):\n    return c < 10\ndef body_fun(c):\n"
+                                   "    return c * 2\n_y = lax.while_loop(cond_fun, body_fun, "
+                                   "1.0)"),
     "at_assigned": ("_y = jnp.zeros(3)\n_y.at[0] = 1.0", "_y = jnp.zeros(3)\n"
                     "_y = _y.at[0].set(1.0)"),
     # an object of the learner's class holding numbers, into jit (the pytree tutorial's

@@ -202,9 +202,18 @@ def _while_rewrite(call, tree, funs) -> str:
     """while_loop's lambdas as functions of the one value carried, unpacking it where a
     lambda took several."""
     defs, names = [], []
+    init = call.args[2] if len(call.args) > 2 else next(
+        (k.value for k in call.keywords if k.arg == "init_val"), None)
     for fun, kind in zip(funs, ("cond_fun", "body_fun")):
         have = [a.arg for a in fun.args.args]
         body = ast.unparse(fun.body)
+        read = [a for a in have if a in {n.id for n in ast.walk(fun.body)
+                                         if isinstance(n, ast.Name)}]
+        if len(have) > 1 and len(read) == 1 and not (
+                isinstance(init, ast.Tuple) and len(init.elts) == len(have)):
+            # `lambda i, c: c * 2` over one value (1.0): unpacking it raised ("iteration over
+            # a 0-d array"); the one parameter the body reads is the value
+            have = read
         if len(have) <= 1:                 # (one that takes nothing ignores the value)
             defs.append(f"def {kind}({have[0] if have else '_'}):\n    return {body}")
         else:
