@@ -5,8 +5,8 @@ these raised NameError (`lo`, `which`, `mask`, `start`, `rows`) or, in a class, 
 another object's fields."""
 import pytest
 
-from jxkernel.views.error_cards import (keys, list_arguments, operand_dtypes, ragged, shapes,
-                                       state_classes, truth)
+from jxkernel.views.error_cards import (control_flow, keys, list_arguments, operand_dtypes,
+                                       ragged, shapes, state_classes, truth)
 
 OTHER_LINE = {"code": "y = helper(x)", "line": 1, "function": "<module>", "file": "In[1]"}
 
@@ -87,3 +87,13 @@ def test_the_truth_and_list_index_cards_fallbacks_are_patterns():
                             "allowed; use `arr[array(seq)]` instead of `arr[seq]`.")
     card = list_arguments._list_index_card(index_error, OTHER_LINE, None)
     assert _commented(card.rewrite), card.rewrite
+
+
+def test_a_while_grad_made_on_another_line_gets_a_pattern():
+    """grad of a while loop called through a name made above (`g = jax.grad(f)`, then
+    `g(2.0)`): the pattern (as code, `g = jax.jacfwd(f)(x)` named `f` and `x`, and bound a
+    value where g was a function)."""
+    error = ValueError("Reverse-mode differentiation does not work for lax.while_loop or "
+                       "lax.fori_loop with dynamic start/stop values.")
+    card = control_flow._while_grad_card(error, OTHER_LINE, None)
+    assert _commented(card.rewrite) and "jax.jacfwd" in card.rewrite, card.rewrite

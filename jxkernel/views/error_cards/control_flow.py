@@ -327,10 +327,10 @@ def _is_while_grad(e) -> bool:
 
 def _while_grad_card(exc, where, called_from) -> ErrorCard:
     rewrite = next(filter(None, (_forward_rewrite(w) for w in (where, called_from))), None)
-    if rewrite is None:
-        rewrite = ("g = jax.jacfwd(f)(x)    # forward mode: the gradient jax.grad(f)(x) would "
-                   "give\n# or, for a fori_loop: Python int bounds (static under jit), so it "
-                   "runs as a lax.scan")
+    if rewrite is None:     # (the grad made elsewhere: `g = jax.grad(f)` above, `g(2.0)` here)
+        rewrite = _pattern("g = jax.jacfwd(f)(x)    # forward mode: the gradient "
+                           "jax.grad(f)(x) would give\n# or, for a fori_loop: Python int "
+                           "bounds (static under jit), so it runs as a lax.scan")
     return ErrorCard(
         "while-grad", "grad of a loop whose number of steps is known only when it runs",
         why=("jax.grad runs the program backwards, from the output, so it must keep what every "
