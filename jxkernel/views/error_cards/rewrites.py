@@ -63,17 +63,7 @@ def _branch_rewrite(where, frame=None) -> str:
     if isinstance(node, ast.BoolOp):        # `a and b` of traced booleans: elementwise
         return _logical_rewrite(node)
     if isinstance(node, ast.While):
-        test = _traced_test(node.test)
-        step = _one_update(node.body)
-        if step is not None and step[0] in {n.id for n in ast.walk(node.test)
-                                            if isinstance(n, ast.Name)}:
-            name, value = step
-            return (f"{name} = lax.while_loop(lambda {name}: {test}, lambda {name}: {value}, "
-                    f"{name})    # {_in_place_of(node)}, traced: {name} its state")
-        return _pattern(
-            f"def cond_fun(state): return {test}   # in terms of the loop state\n"
-            f"def body_fun(state): ...              # the loop body, returning the new state\n"
-            f"state = lax.while_loop(cond_fun, body_fun, state)")
+        return _while_loop_rewrite(node, _traced_test(node.test), ", traced: {name} its state")
     return _pattern("y = jnp.where(cond, a, b)                   # elementwise, both computed\n"
                     "y = lax.cond(cond, true_fn, false_fn, *operands)   # one branch runs")
 
@@ -189,6 +179,21 @@ def _logical_rewrite(node) -> str:
     if stmt is not None and ast.unparse(node) in ast.unparse(stmt):
         text = ast.unparse(stmt).replace(ast.unparse(node), text, 1)
     return f"{text}    # elementwise, traced: Python's `{word}` needs one True or False"
+
+
+def _while_loop_rewrite(loop, test, said) -> str:
+    """A `while` loop as lax.while_loop of `test`, its body's one update the state (`said`,
+    the comment's tail, may name it: "{name}"); else the pattern."""
+    step = _one_update(loop.body)
+    if step is not None and step[0] in {n.id for n in ast.walk(loop.test)
+                                        if isinstance(n, ast.Name)}:
+        name, value = step
+        return (f"{name} = lax.while_loop(lambda {name}: {test}, lambda {name}: {value}, "
+                f"{name})    # {_in_place_of(loop)}{said.format(name=name)}")
+    return _pattern(
+        f"def cond_fun(state): return {test}   # in terms of the loop state\n"
+        f"def body_fun(state): ...              # the loop body, returning the new state\n"
+        f"state = lax.while_loop(cond_fun, body_fun, state)")
 
 
 def _in_place_of(loop) -> str:

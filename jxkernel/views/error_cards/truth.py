@@ -15,9 +15,8 @@ from .checks import _checked_rewrite
 from .conversions import _traced_calls
 from .reading import _learners_frames, _location, _user_frame
 from ..source_edits import parse_file
-from .rewrites import (_branch_rewrite, _in_place_of, _logical_rewrite, _node_at,
-                       _one_update, _parse_line, _pattern, _python_math_rewrite, _simple_if,
-                       _traced_test)
+from .rewrites import (_branch_rewrite, _logical_rewrite, _node_at, _parse_line, _pattern,
+                       _python_math_rewrite, _simple_if, _traced_test, _while_loop_rewrite)
 
 _AMBIGUOUS = "The truth value of an array with more than one element is ambiguous"
 
@@ -58,18 +57,9 @@ def _truth_value_card(exc, where, called_from) -> ErrorCard:
 
 
 def _traced_while(loop) -> str:
-    """A `while` over a traced array's test, as lax.while_loop of jnp.all of the test (the
-    loop's one update its body), else the pattern."""
-    test = f"jnp.all({_traced_test(loop.test)})"
-    step = _one_update(loop.body)
-    if step is not None and step[0] in {n.id for n in ast.walk(loop.test)
-                                        if isinstance(n, ast.Name)}:
-        name, value = step
-        return (f"{name} = lax.while_loop(lambda {name}: {test}, lambda {name}: {value}, "
-                f"{name})    # {_in_place_of(loop)}: every element (jnp.any: at least one)")
-    return _pattern(f"def cond_fun(state): return {test}   # in terms of the loop state\n"
-                    f"def body_fun(state): ...              # the loop body, the new state\n"
-                    f"state = lax.while_loop(cond_fun, body_fun, state)")
+    """A `while` over a traced array's test, as lax.while_loop of jnp.all of the test."""
+    return _while_loop_rewrite(loop, f"jnp.all({_traced_test(loop.test)})",
+                               ": every element (jnp.any: at least one)")
 
 
 def _traced_names(test, exc) -> list:
