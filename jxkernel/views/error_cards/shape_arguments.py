@@ -1,13 +1,12 @@
 """The card for a shape (a transpose's axes, tile's reps) given number by number where JAX
 takes one tuple, as PyTorch's `torch.zeros(2, 3, 4)` and `torch.randn(3, 4)` take it:
 `jnp.zeros(2, 3, 4)`, `jnp.reshape(x, 3, 1)`, `jnp.transpose(x, 1, 0)`, `jnp.tile(v, 2, 3)`,
-`jax.random.normal(key, 3, 4)`. The second number lands in the next slot by position, and JAX's
-message names that slot, never the shape: "Cannot interpret '4' as a data type" (a dtype),
-"Unexpected value for 'order' argument: 1." (reshape's order; or the first number alone
-was of another size: "cannot reshape array of shape (2, 3) (size 6) into shape 3"), or counts
-the arguments:
-"zeros() takes from 1 to 2 positional arguments but 3 were given". (`jnp.zeros(3, 4)` gets no
-card: JAX's message asks "Did you accidentally write `jax.numpy.zeros(3, 4)` ...".) The
+`jax.random.normal(key, 3, 4)`. The second number lands in the next slot by position, and the
+message names that slot, never the shape ("Cannot interpret '4' as a data type", reshape's
+"Unexpected value for 'order' argument: 1."), or says the first number alone is of another
+size ("cannot reshape array of shape (2, 3) (size 6) into shape 3"), or counts the arguments
+("zeros() takes from 1 to 2 positional arguments but 3 were given"). `jnp.zeros(3, 4)` gets
+no card: JAX's message asks "Did you accidentally write `jax.numpy.zeros(3, 4)` ...". The
 rewrite writes the numbers as one tuple, keywords kept:
 
     jnp.zeros(2, 3, 4)            ->  jnp.zeros((2, 3, 4))
