@@ -88,7 +88,10 @@ def uniform(scale=1e-2, dtype=None) -> Initializer:
     >>> uniform(10.0)(jxkernel.random.key(42), (2,)).shape
     (2,)
     """
-    return _scaled(random.uniform, scale, dtype)
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        dtype = _dtype(dtype)
+        return random.uniform(key, shape, dtype) * jnp.array(scale, dtype)
+    return takes_out_sharding(init)
 
 
 def normal(stddev=1e-2, dtype=None) -> Initializer:
@@ -97,14 +100,11 @@ def normal(stddev=1e-2, dtype=None) -> Initializer:
     >>> normal(5.0)(jxkernel.random.key(42), (2,)).shape
     (2,)
     """
-    return _scaled(random.normal, stddev, dtype)
-
-
-def _scaled(sample, scale, dtype) -> Initializer:
-    """An initializer drawing `sample(key, shape, dtype)` times `scale` (in that dtype)."""
+    # (each initializer's own `init`, as JAX's: Python names it in its errors,
+    # "normal.<locals>.init() missing 1 required positional argument: 'shape'")
     def init(key, shape, dtype=dtype, out_sharding=None):
         dtype = _dtype(dtype)
-        return sample(key, shape, dtype) * jnp.array(scale, dtype)
+        return random.normal(key, shape, dtype) * jnp.array(stddev, dtype)
     return takes_out_sharding(init)
 
 

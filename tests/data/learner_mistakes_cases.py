@@ -1991,6 +1991,14 @@ MISSING_KEYS = {
     "randint_shape_first": ("_y = jax.random.randint((3,), 0, 10)",
                             "key, sub = jax.random.split(key)\n"
                             "_y = jax.random.randint(sub, (3,), 0, 10)"),
+    # an initializer given the shape alone (stop 129: no card; Python named jxkernel's
+    # `_scaled.<locals>.init` where JAX's is `normal.<locals>.init`)
+    "initializer_shape_alone": ("_y = jax.nn.initializers.normal()((2, 3))",
+                                "key, sub = jax.random.split(key)\n"
+                                "_y = jax.nn.initializers.normal()(sub, (2, 3))"),
+    "initializer_zeros_shape_alone": ("_y = jax.nn.initializers.zeros((2,))",
+                                      "key, sub = jax.random.split(key)\n"
+                                      "_y = jax.nn.initializers.zeros(sub, (2,))"),
     "bernoulli_p_first": ("_y = jax.random.bernoulli(0.5, (4,))",
                           "key, sub = jax.random.split(key)\n"
                           "_y = jax.random.bernoulli(sub, 0.5, (4,))"),

@@ -32,7 +32,27 @@ _RANDINT_SHORT = "randint() missing 1 required positional argument: 'maxval'"
 _KEY_DATA = "JAX encountered invalid PRNG key data"
 
 
+# an initializer called with the shape alone (`jax.nn.initializers.normal()((2, 3))`, `zeros(
+# (2,))`): Python's words for the shape missing, the shape having taken the key's place
+_INIT_SHORT = re.compile(r"^(?:\w+\.<locals>\.init|zeros|ones)\(\) missing 1 required "
+                         r"positional argument: 'shape'$")
+
+
+def _init_call(e):
+    """(the line's tree, the initializer's call given one argument) for _INIT_SHORT's words,
+    or None."""
+    if not (isinstance(e, TypeError) and _INIT_SHORT.match(str(e))):
+        return None
+    where, _ = _user_lines(e)
+    tree = _parse_line(where)
+    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and len(c.args) == 1 and
+             not c.keywords] if tree is not None else []
+    return (tree, calls[0]) if len(calls) == 1 else None
+
+
 def _is_missing_key(e) -> bool:
+    if _init_call(e) is not None:
+        return True
     if not isinstance(e, TypeError):
         return False
     where, _ = _user_lines(e)
@@ -89,6 +109,8 @@ def _learners_key(frame) -> str | None:
 
 
 def _missing_key_card(exc, where, called_from) -> ErrorCard:
+    if _init_call(exc) is not None:
+        return _initializer_key_card(exc)
     tree = _parse_line(where)
     call, frame = _random_call(tree), _user_frame(exc)
     found = _UNEXPECTED.match(str(exc))
@@ -131,3 +153,22 @@ def _missing_key_card(exc, where, called_from) -> ErrorCard:
              "each draw: key, sub = jax.random.split(key), then draw with sub."),
         rewrite=f"{split}{line}    # {note}",
         docs="https://docs.jax.dev/en/latest/random-numbers.html")
+
+
+def _initializer_key_card(exc) -> ErrorCard:
+    """An initializer given the shape alone: the key first, the learner's (split) or one made
+    from a seed, as a draw's."""
+    tree, call = _init_call(exc)
+    learners = _learners_key(_user_frame(exc))
+    key = "sub" if learners else "jax.random.key(0)"
+    split = f"{learners}, sub = jax.random.split({learners})    # a new key for each draw\n" \
+        if learners else ""
+    new = ast.Call(call.func, [ast.Name(key), *call.args], [])
+    return ErrorCard(
+        "key-missing", "An initializer was called without a key first",
+        why=("jax.nn.initializers' functions are called as init(key, shape, dtype): the key "
+             "first, as jax.random's draws take it (an initializer draws random numbers), "
+             f"so {ast.unparse(call.args[0])} took the key's place and the shape was missing."),
+        fix="Give the key first: init(key, shape), a new key split for each draw.",
+        rewrite=f"{split}{_replaced(tree, call, new)}    # the key first, then the shape",
+        docs="https://docs.jax.dev/en/latest/jax.nn.initializers.html")
