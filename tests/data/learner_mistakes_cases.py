@@ -1374,6 +1374,10 @@ CARD_REWRITES = {
                             "maxval=10)"),
     # NumPy's bounds by position and size= (stop 129: size= made shape=, and the 0 by position
     # took the shape too: "multiple values for argument 'shape'"): the bounds by keyword
+    # NumPy's order, randint(key, low, high, size) (stop 129: its size bound as JAX's maxval,
+    # a TracerArrayConversionError the array-conversion card told as NumPy called on a value)
+    "random_randint_numpy_order": ("jax.random.randint(jax.random.key(0), 0, 10, (3,))",
+                                   "jax.random.randint(jax.random.key(0), (3,), 0, 10)"),
     "random_randint_bounds_and_size": ("jax.random.randint(jax.random.key(0), 0, 10, size=5)",
                                        "jax.random.randint(jax.random.key(0), shape=(5,), "
                                        "minval=0, maxval=10)"),

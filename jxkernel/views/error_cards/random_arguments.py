@@ -57,6 +57,32 @@ def _is_dtype_text(node) -> bool:
     return re.fullmatch(r"(float|int|uint|bfloat|complex)\d*|bool_?", text) is not None
 
 
+def _numpy_order(e):
+    """(the line's tree, its randint call) where jax.random.randint was given NumPy's order,
+    randint(key, low, high, size) (its size then JAX's maxval: the traced bound's conversion
+    fails, a TracerArrayConversionError the array-conversion card told as NumPy's), or None."""
+    where, _ = _user_lines(e)
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        func = ast.unparse(call.func) if isinstance(call, ast.Call) else ""
+        if func.endswith("random.randint") and len(call.args) == 4 and not call.keywords and \
+                all(_is_number(a) for a in call.args[1:3]) and \
+                (isinstance(call.args[3], (ast.Tuple, ast.List)) or _is_number(call.args[3])):
+            return tree, call
+    return None
+
+
+def _is_number(node) -> bool:
+    """An int written out (a negative one too)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _is_numpy_order(e) -> bool:
+    return type(e).__name__ == "TracerArrayConversionError" and _numpy_order(e) is not None
+
+
 def _is_numpy_random(e) -> bool:
     """The words of a NumPy-style call, and the user's line calls jax.random's function (not
     a function of the user's named `normal`)."""
@@ -75,6 +101,13 @@ def _numpy_random_card(exc, where, called_from) -> ErrorCard:
     found = _NUMPY_KEYWORD.match(str(exc))
     name = found.group(1) if found else _positional_bounds(exc) or "randint"
     rewrite = _numpy_random_rewrite(where, name)
+    ordered = _numpy_order(exc) if type(exc).__name__ == "TracerArrayConversionError" else None
+    if ordered is not None:         # randint(key, low, high, size): the size as the shape
+        tree, call = ordered
+        key, low, high, size = call.args
+        shape = size if isinstance(size, (ast.Tuple, ast.List)) else \
+            ast.Tuple([size], ast.Load())
+        rewrite = _replaced(tree, call, ast.Call(call.func, [key, shape, low, high], []))
     if not rewrite and _RANDINT_MISSING.match(str(exc)):
         return _randint_bounds_card(where)
     return ErrorCard(

@@ -192,7 +192,7 @@ from .key_types import _is_key_types, _key_types_card
 from .keys import (_is_key_batch, _is_key_unpacked, _is_numpy_random_module, _is_raw_key_word,
                    _is_seed_as_key, _key_batch_card, _key_unpack_card, _numpy_random_module_card,
                    _raw_key_word_card)
-from .random_arguments import _is_numpy_random, _numpy_random_card
+from .random_arguments import _is_numpy_order, _is_numpy_random, _numpy_random_card
 from .seed_keys import _seed_card
 from .methods import _is_method_self, _method_card
 from .objects import (_is_text_leaf, _is_unregistered_object, _text_leaf_card,
@@ -253,6 +253,7 @@ CARDS = [
     (lambda e: isinstance(e, (jx_errors.ConcretizationTypeError,
                               jx_errors.TracerIntegerConversionError)), _concretization_card),
     (_is_traced_shape_error, _concretization_card),
+    (_is_numpy_order, _numpy_random_card),     # before array-conversion's: its words
     (lambda e: isinstance(e, jx_errors.TracerArrayConversionError), _array_card),
     (lambda e: isinstance(e, jx_errors.UnexpectedTracerError), _leaked_card),
     (_is_unhashable, _unhashable_card),
