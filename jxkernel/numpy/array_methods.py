@@ -180,7 +180,8 @@ def _delegate(name):
         try:
             return _jnp(name)(self, *args, **kwargs)
         except TypeError as e:      # JAX's method is `_sum`: "_sum() got an unexpected ..."
-            if str(e).startswith(f"{name}() got an unexpected keyword argument "):
+            if str(e).startswith((f"{name}() got an unexpected keyword argument ",
+                                  f"{name}() takes ")):   # (and "_repeat() takes from 2 to 3")
                 raise TypeError(f"_{e}") from None
             raise
     method.__name__ = method.__qualname__ = name

@@ -1734,6 +1734,10 @@ TORCH_HABITS = {
     "pow_then_sum": ("_y = x.pow(2).sum()", "_y = (x ** 2).sum()"),
     # PyTorch's x.max(dim=1) is a pair, (values, indices): unpacked as written after dim= was
     # renamed, the two names took the two rows' maxima (stop 129); JAX's max, then argmax
+    # PyTorch's repeat, a tile (stop 129: the axis card read its 1 as a MATLAB-counted axis
+    # and advised axis=0, which repeats each element)
+    "repeat_as_tile": ("_y = v.repeat(2, 1)", "_y = jnp.tile(v, (2, 1))"),
+    "repeat_as_tile_three": ("_y = x.repeat(2, 1, 1)", "_y = jnp.tile(x, (2, 1, 1))"),
     "max_dim_pair": ("_i, _y = x.max(dim=1)", "_i, _y = (x.max(axis=1), x.argmax(axis=1))"),
     "max_dim_values": ("_y = x.max(dim=1).values", "_y = x.max(axis=1)"),
     "min_dim_indices": ("_y = x.min(dim=0).indices", "_y = x.argmin(axis=0)"),

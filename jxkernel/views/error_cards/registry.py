@@ -213,7 +213,7 @@ from .flax_rngs import _flax_rngs_card, _is_flax_rngs
 from .int_overflow import _int_overflow_card, _is_int_overflow
 from .one_hot import _is_one_hot_classes, _one_hot_card
 from .removed_names import _is_removed_name, _removed_name_card
-from .torch_habits import _is_torch_habit, _torch_card
+from .torch_habits import _is_torch_habit, _is_torch_repeat, _torch_card, _torch_repeat_card
 from .debug_prints import (_debug_print_card, _is_debug_print, _is_print_spec_of_array,
                            _print_spec_of_array_card)
 from .numpy_names import _clip_keyword_card, _is_clip_keyword, _is_numpy1_name, _numpy1_card
@@ -324,6 +324,7 @@ CARDS = [
     (_is_tree_arithmetic, _tree_arithmetic_card),
     (_is_stacked_index, _stacked_index_card),
     (_is_max_of_two, _max_of_two_card),    # before the axis's, join's: its b an axis
+    (_is_torch_repeat, _torch_repeat_card),  # before the axis's: PyTorch's tile
     (_is_axis_bounds, _axis_bounds_card),
     (_is_scan_lengths, _scan_lengths_card),
     (_is_ragged, _ragged_card),

@@ -15,7 +15,7 @@ import re
 from .axes import _AXIS_SECOND
 from .card import ErrorCard
 from .reading import _user_lines
-from .rewrites import _operand, _parse_line, _pattern
+from .rewrites import _operand, _parse_line, _pattern, _replaced
 
 _NO_ATTRIBUTE = re.compile(r"^(?:'[\w.]*ArrayImpl' object|\w*Tracer) has no attribute "
                            r"'?(\w+)'?$")
@@ -318,3 +318,46 @@ def _torch_card(exc, where, called_from) -> ErrorCard:
         "torch-habit", title, why=_DIM_KEYWORD if keyword else _WHY[name], fix=fix,
         rewrite=rewrite or "# JAX's names: https://docs.jax.dev/en/latest/jax.numpy.html",
         docs="https://docs.jax.dev/en/latest/jax.numpy.html")
+
+
+# ------------------------------------------------------------------ PyTorch's repeat: a tile
+# x.repeat(2, 1) is PyTorch's tile (copies of the whole tensor per axis); NumPy's and JAX's
+# x.repeat(repeats, axis) repeats each element, so the 1 was read as an axis
+_REPEAT_WORDS = re.compile(r"^(axis -?\d+ is out of bounds for array of dimension \d+"
+                           r"|_repeat\(\) takes from 2 to 3 positional arguments but \d+ were "
+                           r"given)$")
+
+
+def _torch_repeat(e):
+    """(the line's tree, its `x.repeat(a, b, ...)` of ints written out) where JAX's words
+    are the axis's or the count's, or None."""
+    if not isinstance(e, (ValueError, TypeError)) or not _REPEAT_WORDS.match(str(e)):
+        return None
+    where, _ = _user_lines(e)
+    tree = _parse_line(where)
+    for call in ast.walk(tree) if tree is not None else ():
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                call.func.attr == "repeat" and len(call.args) >= 2 and not call.keywords and \
+                all(isinstance(a, ast.Constant) and type(a.value) is int for a in call.args):
+            return tree, call
+    return None
+
+
+def _is_torch_repeat(e) -> bool:
+    return _torch_repeat(e) is not None
+
+
+def _torch_repeat_card(exc, where, called_from) -> ErrorCard:
+    tree, call = _torch_repeat(exc)
+    x = _operand(call.func.value)
+    reps = ", ".join(ast.unparse(a) for a in call.args)
+    tiled = f"jnp.tile({x}, ({reps}))"
+    return ErrorCard(
+        "torch-habit", f".repeat({reps}) is PyTorch's tile: JAX writes {tiled}",
+        why=(f"PyTorch's x.repeat({reps}) makes copies of the whole array along each axis; "
+             f"NumPy's and JAX's x.repeat(repeats, axis) repeats each element along one axis, "
+             f"so {ast.unparse(call.args[1])} was read as that axis (JAX's message is about "
+             f"it). jnp.tile takes the copies per axis."),
+        fix=f"Write {tiled}.",
+        rewrite=f"{_replaced(tree, call, tiled)}    # copies of the whole array, per axis",
+        docs="https://docs.jax.dev/en/latest/_autosummary/jax.numpy.tile.html")
