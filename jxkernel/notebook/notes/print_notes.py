@@ -101,11 +101,15 @@ def cell_note(told: set | None = None) -> Note | None:
 def _prints(code: str) -> bool:
     """Whether the line calls print (a line that does not parse alone: assumed to)."""
     try:
-        tree = ast.parse(code)
+        return bool(_print_calls(ast.parse(code)))
     except SyntaxError:
         return True
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
-               for n in ast.walk(tree))
+
+
+def _print_calls(tree) -> list:
+    """The calls of Python's print in `tree`."""
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
+            isinstance(n.func, ast.Name) and n.func.id == "print"]
 
 
 def _jit(text: str) -> bool:
@@ -128,8 +132,7 @@ def print_fix(code: str) -> str | None:
         tree = ast.parse(code)
     except SyntaxError:
         return None
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and
-             isinstance(n.func, ast.Name) and n.func.id == "print"]
+    calls = _print_calls(tree)
     if len(calls) != 1 or calls[0].keywords or \
             any(isinstance(a, ast.Starred) for a in calls[0].args):
         return None

@@ -16,7 +16,7 @@ import re
 from .card import ErrorCard
 from .frame_names import _named_value
 from .reading import _user_frame, _user_lines
-from .rewrites import _called, _first_call, _parse_line, _pattern, _replaced
+from .rewrites import _called, _first_call, _int_written, _parse_line, _pattern, _replaced
 
 
 # ------------------------------------------------------------------ cond's condition
@@ -206,7 +206,7 @@ def _max_of_two(where):
         if _called(call) in _ELEMENTWISE and len(call.args) == 2 and not call.keywords and \
                 ast.unparse(call.func).rpartition(".")[0] in ("jnp", "jax.numpy", "np"):
             a, b = call.args
-            number = isinstance(b, ast.Constant) and type(b.value) is int
+            number = _int_written(b)
             if not number or isinstance(a, ast.Constant):
                 return tree, call
     return None

@@ -18,7 +18,7 @@ import re
 from .card import ErrorCard
 from .random_arguments import _is_dtype_text
 from .reading import _user_lines
-from .rewrites import _called, _parse_line, _replaced
+from .rewrites import _called, _int_written, _parse_line, _replaced
 
 _COUNT = re.compile(r"^(\w+)\(\) takes (?:from \d+ to )?\d+ positional arguments? but \d+ were "
                     r"given$")
@@ -32,7 +32,7 @@ def _constant(node, kind) -> bool:
 def _ints(node) -> bool:
     """An int written out, or a tuple of them: jit's static_argnums."""
     items = node.elts if isinstance(node, ast.Tuple) else [node]
-    return bool(items) and all(_constant(n, int) for n in items)
+    return bool(items) and all(_int_written(n) for n in items)
 
 
 def _strings(node) -> bool:
@@ -57,7 +57,7 @@ _OPTIONS = {
     "one_hot": ("nn.one_hot", 2, _one_hot),
     "pad": ("pad", 3, lambda extra: ["constant_values"] if len(extra) == 1 else None),
     "map": ("lax.map", 2, lambda extra: ["batch_size"] if len(extra) == 1 and
-            _constant(extra[0], int) else None),
+            _int_written(extra[0]) else None),
     "argmax": ("argmax", 2, lambda extra: ["keepdims"] if len(extra) == 1 and
                _constant(extra[0], bool) else None),
 }

@@ -14,7 +14,7 @@ import re
 
 from .card import ErrorCard
 from .reading import _user_lines
-from .rewrites import _parse_line, _pattern, _replaced
+from .rewrites import _int_written, _parse_line, _pattern, _replaced
 
 
 # Python's words for a jax.random call written as NumPy's: a keyword NumPy's functions take,
@@ -66,17 +66,10 @@ def _numpy_order(e):
     for call in ast.walk(tree) if tree is not None else ():
         func = ast.unparse(call.func) if isinstance(call, ast.Call) else ""
         if func.endswith("random.randint") and len(call.args) == 4 and not call.keywords and \
-                all(_is_number(a) for a in call.args[1:3]) and \
-                (isinstance(call.args[3], (ast.Tuple, ast.List)) or _is_number(call.args[3])):
+                all(_int_written(a) for a in call.args[1:3]) and \
+                (isinstance(call.args[3], (ast.Tuple, ast.List)) or _int_written(call.args[3])):
             return tree, call
     return None
-
-
-def _is_number(node) -> bool:
-    """An int written out (a negative one too)."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        node = node.operand
-    return isinstance(node, ast.Constant) and type(node.value) is int
 
 
 def _is_numpy_order(e) -> bool:
@@ -100,7 +93,6 @@ def _is_numpy_random(e) -> bool:
 def _numpy_random_card(exc, where, called_from) -> ErrorCard:
     found = _NUMPY_KEYWORD.match(str(exc))
     name = found.group(1) if found else _positional_bounds(exc) or "randint"
-    rewrite = _numpy_random_rewrite(where, name)
     ordered = _numpy_order(exc) if type(exc).__name__ == "TracerArrayConversionError" else None
     if ordered is not None:         # randint(key, low, high, size): the size as the shape
         tree, call = ordered
@@ -108,6 +100,8 @@ def _numpy_random_card(exc, where, called_from) -> ErrorCard:
         shape = size if isinstance(size, (ast.Tuple, ast.List)) else \
             ast.Tuple([size], ast.Load())
         rewrite = _replaced(tree, call, ast.Call(call.func, [key, shape, low, high], []))
+    else:
+        rewrite = _numpy_random_rewrite(where, name)
     if not rewrite and _RANDINT_MISSING.match(str(exc)):
         return _randint_bounds_card(where)
     return ErrorCard(

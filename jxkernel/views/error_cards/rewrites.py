@@ -392,6 +392,17 @@ def _simple_if(node):
     return None
 
 
+def _int_written(node) -> bool:
+    """Whether `node` is an int written out, a negative one too (no bool).
+
+        >>> _int_written(ast.parse("-1", mode="eval").body)
+        True
+    """
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
 def _operand(node) -> str:
     """`node`'s code, in parentheses unless it binds tighter than an index: ready for `[...]`
     or `.attr` after it.

@@ -21,7 +21,7 @@ import re
 from .card import ErrorCard
 from .frame_names import _named_value
 from .reading import _user_frame, _user_lines
-from .rewrites import _called, _parse_line, _replaced
+from .rewrites import _called, _int_written, _parse_line, _replaced
 
 # function -> (the arguments before the shape, the shape's name, the slot after it by position
 # in JAX 0.10.2's signature: what a second number was taken for; None where there is none)
@@ -68,10 +68,8 @@ def _from_random(call) -> bool:
 def _is_size(node, frame) -> bool:
     """Whether `node` reads as one size or axis: an int written out (-1 too), a name holding
     a Python or NumPy int, `x.shape[i]`, or `len(...)`."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        node = node.operand
-    if isinstance(node, ast.Constant):
-        return type(node.value) is int
+    if _int_written(node):
+        return True
     if isinstance(node, ast.Name):
         value = _named_value(frame, node.id) if frame is not None else None
         return isinstance(value, numbers.Integral) and not isinstance(value, bool)

@@ -15,7 +15,7 @@ import re
 from .axes import _AXIS_SECOND
 from .card import ErrorCard
 from .reading import _user_lines
-from .rewrites import _operand, _parse_line, _pattern, _replaced
+from .rewrites import _int_written, _operand, _parse_line, _pattern, _replaced
 
 _NO_ATTRIBUTE = re.compile(r"^(?:'[\w.]*ArrayImpl' object|\w*Tracer) has no attribute "
                            r"'?(\w+)'?$")
@@ -338,7 +338,7 @@ def _torch_repeat(e):
     for call in ast.walk(tree) if tree is not None else ():
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
                 call.func.attr == "repeat" and len(call.args) >= 2 and not call.keywords and \
-                all(isinstance(a, ast.Constant) and type(a.value) is int for a in call.args):
+                all(_int_written(a) for a in call.args):
             return tree, call
     return None
 
