@@ -926,7 +926,7 @@ def concatenate(operands, dimension: int):
         raise ValueError("concatenate requires a non-empty sequences of arrays")
     if len(operands) == 1 and _is_array(operands[0]):
         return operands[0]
-    if not isinstance(dimension, Tracer):
+    if type(dimension) is not int and not isinstance(dimension, Tracer):   # (ints: the path)
         try:
             hash(dimension)
         except TypeError as e:
